@@ -1,0 +1,29 @@
+# procalloc: see README.md. Every target that needs HiGHS installs it first (idempotent).
+GO      ?= go
+TAGS    ?= highs
+BIN     := bin/procalloc
+BENCHTIME ?= 1s
+
+.PHONY: all build test bench demo highs lint clean
+
+all: build
+
+highs:
+	@bash scripts/install-highs.sh
+
+build: highs
+	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/procalloc
+
+test: highs
+	$(GO) vet -tags $(TAGS) ./...
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) test -tags $(TAGS) ./...
+
+bench: highs
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+demo: build
+	@bash scripts/demo.sh $(BIN)
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// openInput opens a named input file, or standard input for "-".
+func openInput(e *env, path string) (io.ReadCloser, error) {
+	if path == "" {
+		return nil, usagef("no input file given")
+	}
+	if path == "-" {
+		return io.NopCloser(e.stdin), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// output is where a command writes its result: a file given with -o (written to a
+// temporary file in the same directory and renamed into place on success, so a failed
+// run never leaves half a file), or standard output.
+type output struct {
+	*bufio.Writer
+	file *os.File
+	path string
+}
+
+func createOutput(e *env, path string) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{Writer: bufio.NewWriter(e.stdout)}, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	return &output{Writer: bufio.NewWriter(f), file: f, path: path}, nil
+}
+
+// Commit flushes and, for files, moves the result into place.
+func (o *output) Commit() error {
+	if err := o.Flush(); err != nil {
+		o.Abort()
+		return err
+	}
+	if o.file == nil {
+		return nil
+	}
+	if err := o.file.Close(); err != nil {
+		os.Remove(o.file.Name())
+		return err
+	}
+	if err := os.Rename(o.file.Name(), o.path); err != nil {
+		os.Remove(o.file.Name())
+		return err
+	}
+	return nil
+}
+
+// Abort discards a file output; it is safe after Commit.
+func (o *output) Abort() {
+	if o.file != nil {
+		o.file.Close()
+		os.Remove(o.file.Name())
+	}
+}
+
+// writeFileAtomic writes a whole file through createOutput.
+func writeFileAtomic(e *env, path string, write func(w io.Writer) error) error {
+	o, err := createOutput(e, path)
+	if err != nil {
+		return err
+	}
+	if err := write(o); err != nil {
+		o.Abort()
+		return err
+	}
+	return o.Commit()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// table writes aligned columns.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t") }
+func (t *table) flush() error        { return t.tw.Flush() }
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progress draws a one-line bar on stderr when it is a terminal, and only once the
+// work has taken more than a second; otherwise it prints nothing.
+type progress struct {
+	w       io.Writer
+	on      bool
+	label   string
+	total   int64
+	start   time.Time
+	last    time.Time
+	visible bool
+}
+
+func newProgress(e *env, label string, total int64) *progress {
+	return &progress{w: e.stderr, on: e.stderrIsTTY, label: label, total: total, start: time.Now()}
+}
+
+// Update reports done units of total, with an optional status text.
+func (p *progress) Update(done int64, status string) {
+	if !p.on {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	p.visible = true
+	const width = 30
+	bar := ""
+	if p.total > 0 {
+		filled := int(int64(width) * min(done, p.total) / p.total)
+		bar = fmt.Sprintf("[%s%s] %3d%% ", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), 100*min(done, p.total)/p.total)
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s %s%s %.0fs", p.label, bar, status, now.Sub(p.start).Seconds())
+}
+
+// Done clears the bar.
+func (p *progress) Done() {
+	if p.visible {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,157 @@
+// Command procalloc generates node orderings, solves k-point subset problems, and
+// replays workload traces to compare processor allocators. Run "procalloc help" for
+// the list of commands and "procalloc help COMMAND" for one command's flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+)
+
+// command is one subcommand. Each lives in its own cmd_*.go file and registers itself
+// from init, so that commands can be added without touching this file.
+type command struct {
+	name    string
+	summary string // one line, for the command list
+	usage   string // synopsis after "procalloc"
+	details string // what it does, formats, notes
+	example string // one or more example command lines
+	// flags declares the command's flags on fs and returns the function that runs the
+	// command once the flags are parsed; args are the remaining arguments.
+	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("procalloc: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// env is what a command may touch of the process: standard streams and whether
+// stderr is a terminal (for progress bars).
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	stderrIsTTY    bool
+}
+
+// usageError marks errors in the command line itself; they exit with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrIsTTY: isTerminal(os.Stderr)}
+	os.Exit(run(ctx, e, os.Args[1:]))
+}
+
+// run executes one command line and returns the exit status: 0 ok, 1 failure, 2 usage.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		printCommandList(e.stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", args[1])
+				printCommandList(e.stderr)
+				return 2
+			}
+			printCommandHelp(e.stdout, c)
+			return 0
+		}
+		printCommandList(e.stdout)
+		return 0
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", name)
+		printCommandList(e.stderr)
+		return 2
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runFn := c.flags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(e.stdout, c)
+			return 0
+		}
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
+	}
+	if err := runFn(ctx, e, fs.Args()); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+			return 2
+		}
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+func printCommandList(w io.Writer) {
+	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")
+	fmt.Fprintln(w, "\nusage: procalloc <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nrun 'procalloc help <command>' for a command's flags and examples")
+}
+
+func printCommandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: procalloc %s\n\n%s\n", c.usage, c.summary)
+	if c.details != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.details))
+	}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.flags(fs)
+	fmt.Fprintln(w, "\nflags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		head := "  " + dash + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		fmt.Fprintf(w, "%s\n        %s", head, strings.ReplaceAll(usage, "\n", "\n        "))
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+	if c.example != "" {
+		fmt.Fprintf(w, "\nexamples:\n")
+		for _, line := range strings.Split(strings.TrimSpace(c.example), "\n") {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+}

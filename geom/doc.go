@@ -1,0 +1,17 @@
+// Package geom holds the geometry every solver in procalloc scores with: points with
+// integer (exact) or float coordinates, the L1 and L-infinity distances, bounding boxes,
+// and the total pairwise L1 distance of a point set.
+//
+// The total pairwise L1 distance of k points is the objective of the center-based
+// allocators and subset solvers of Bender et al., "Communication-Aware Processor
+// Allocation for Supercomputers" (2005), §2 and §3 (../shared/papers). It separates by
+// dimension: sum over pairs of |a_j - b_j| in dimension j equals, with the k
+// coordinates sorted as c_0 <= ... <= c_{k-1}, sum over i of c_i (2i - k + 1).
+// PairwiseL1 uses that identity, O(d k log k), or O(d k) by counting sort when the
+// coordinate range is small; PairwiseL1Brute is the O(d k^2) definition kept as a test
+// oracle.
+//
+// Points are plain slices ([]int or []float64), so callers keep their own storage; the
+// functions are generic over the coordinate type. Integer arithmetic is exact; callers
+// with coordinates beyond about 2^31 should check for overflow of the sums themselves.
+package geom

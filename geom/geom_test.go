@@ -1,0 +1,100 @@
+package geom
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestPairwiseL1MatchesBrute(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 2000; trial++ {
+		k := r.IntN(30)
+		d := 1 + r.IntN(4)
+		span := 1 + r.IntN(1000)
+		if trial%3 == 0 {
+			span = 1 + r.IntN(4) // many ties: the counting-sort path
+		}
+		pts := make([]Point, k)
+		ptsF := make([]PointF, k)
+		for i := range pts {
+			pts[i] = make(Point, d)
+			ptsF[i] = make(PointF, d)
+			for j := range pts[i] {
+				pts[i][j] = r.IntN(span) - span/2
+				ptsF[i][j] = float64(pts[i][j]) + 0.5*float64(r.IntN(2))
+			}
+		}
+		if got, want := PairwiseL1(pts), PairwiseL1Brute(pts); got != want {
+			t.Fatalf("int: PairwiseL1 = %d, brute %d, points %v", got, want, pts)
+		}
+		if got, want := PairwiseL1(ptsF), PairwiseL1Brute(ptsF); got != want {
+			t.Fatalf("float: PairwiseL1 = %g, brute %g", got, want)
+		}
+	}
+}
+
+func TestBoundingBoxTriplePerimeter(t *testing.T) {
+	// Three points in the plane: total pairwise L1 = twice the box's sum of sides.
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 1000; trial++ {
+		pts := make([]Point, 3)
+		for i := range pts {
+			pts[i] = Point{r.IntN(10), r.IntN(10)}
+		}
+		if got, want := PairwiseL1(pts), 2*BoundingBox(pts).SumOfSides(); got != want {
+			t.Fatalf("%v: pairwise %d, 2*sides %d", pts, got, want)
+		}
+	}
+}
+
+func TestReadPoints(t *testing.T) {
+	pts, err := ReadPoints(strings.NewReader("# header\n1 2\n\n3.5 -4 # c\n1 2\n"))
+	if err != nil || len(pts) != 3 || pts[1][0] != 3.5 {
+		t.Fatalf("got %v, %v", pts, err)
+	}
+	for _, bad := range []string{"", "# only\n", "1 2\n3\n", "1 NaN\n", "1 inf\n", "1 x\n"} {
+		if _, err := ReadPoints(strings.NewReader(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func FuzzReadPoints(f *testing.F) {
+	f.Add("1 2\n3 4\n")
+	f.Add("# c\n1e3 -2.5\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		pts, err := ReadPoints(strings.NewReader(src))
+		if err != nil {
+			return
+		}
+		if err := CheckDims(pts); err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		if err := WritePoints(&sb, pts); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadPoints(strings.NewReader(sb.String()))
+		if err != nil || len(back) != len(pts) {
+			t.Fatalf("round trip: %v", err)
+		}
+		for i := range pts {
+			if L1(pts[i], back[i]) != 0 {
+				t.Fatalf("round trip changed point %d", i)
+			}
+		}
+	})
+}
+
+func BenchmarkPairwiseL1Million(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pts := make([]Point, 1_000_000)
+	for i := range pts {
+		pts[i] = Point{r.IntN(1 << 20), r.IntN(1 << 20)}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		PairwiseL1(pts)
+	}
+}

@@ -1,0 +1,73 @@
+package geom
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ReadPoints reads a points file: one point per line, whitespace-separated coordinates,
+// every data line of the same dimension; '#' starts a comment (to the end of the line)
+// and blank lines are skipped. Duplicate points are allowed. Point i of the result is
+// the i-th data line. Errors name the line: a token that is not a number, NaN or an
+// infinite coordinate, a dimension different from the first data line's, or no points.
+func ReadPoints(r io.Reader) ([]PointF, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	var pts []PointF
+	dim := 0
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		fields := strings.Fields(text)
+		if len(fields) == 0 {
+			continue
+		}
+		p := make(PointF, len(fields))
+		for j, f := range fields {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is not a number", line, j+1, f)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is not finite", line, j+1, f)
+			}
+			p[j] = v
+		}
+		if dim == 0 {
+			dim = len(p)
+		} else if len(p) != dim {
+			return nil, fmt.Errorf("line %d: %d coordinates, but earlier points have %d", line, len(p), dim)
+		}
+		pts = append(pts, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("no points in input")
+	}
+	return pts, nil
+}
+
+// WritePoints writes points in the format ReadPoints reads.
+func WritePoints[P ~[]T, T Number](w io.Writer, pts []P) error {
+	bw := bufio.NewWriter(w)
+	for _, p := range pts {
+		for j, v := range p {
+			if j > 0 {
+				bw.WriteByte(' ')
+			}
+			bw.WriteString(strconv.FormatFloat(float64(v), 'g', -1, 64))
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,317 @@
+package topo
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/traverse"
+)
+
+// Graph is an irregular network: nodes 0..N-1 with names, undirected unit-length links,
+// and optional groups (processors under a switch). Hop distances come from
+// breadth-first search in gonum/graph, one source at a time, and are cached per source.
+type Graph struct {
+	names  []string
+	index  map[string]int
+	g      *simple.UndirectedGraph
+	adj    [][]int
+	groups []Group
+
+	mu   sync.Mutex
+	rows map[int][]int32
+}
+
+// Group is a named set of nodes, such as the processors under one switch.
+type Group struct {
+	Name  string
+	Nodes []int
+}
+
+// GraphFormatHelp describes the edge-list format ReadGraph accepts.
+const GraphFormatHelp = `One link per line: "U V" (two node names). '#' starts a comment.
+Names that are all non-negative integers are node indices 0..max; otherwise nodes are
+numbered in order of first appearance. Directives:
+  %node NAME             declare a node (fixes its index; allows a node with no links yet)
+  %group NAME: A B C     processors A, B, C sit under switch NAME (for hierarchical ordering)
+Self loops and repeated links are errors.`
+
+// ReadGraph reads an edge list (see GraphFormatHelp). Errors name the line.
+func ReadGraph(r io.Reader) (*Graph, error) {
+	type edge struct {
+		a, b string
+		line int
+	}
+	type groupDecl struct {
+		name  string
+		nodes []string
+		line  int
+	}
+	var (
+		order  []string
+		seen   = map[string]bool{}
+		edges  []edge
+		groups []groupDecl
+	)
+	note := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			order = append(order, name)
+		}
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		f := strings.Fields(text)
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case f[0] == "%node":
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: %%node takes one name, got %d", line, len(f)-1)
+			}
+			note(f[1])
+		case f[0] == "%group":
+			rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "%group"))
+			name, members, ok := strings.Cut(rest, ":")
+			name = strings.TrimSpace(name)
+			if !ok || name == "" || len(strings.Fields(name)) != 1 {
+				return nil, fmt.Errorf("line %d: want %%group NAME: NODE NODE ...", line)
+			}
+			ms := strings.Fields(members)
+			if len(ms) == 0 {
+				return nil, fmt.Errorf("line %d: group %q has no nodes", line, name)
+			}
+			groups = append(groups, groupDecl{name, ms, line})
+		case strings.HasPrefix(f[0], "%"):
+			return nil, fmt.Errorf("line %d: unknown directive %q (want %%node or %%group)", line, f[0])
+		default:
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: want two node names \"U V\", got %d fields", line, len(f))
+			}
+			if f[0] == f[1] {
+				return nil, fmt.Errorf("line %d: self loop at node %q", line, f[0])
+			}
+			note(f[0])
+			note(f[1])
+			edges = append(edges, edge{f[0], f[1], line})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("no nodes in graph")
+	}
+	// All-integer names are indices 0..max.
+	numeric := true
+	maxID := -1
+	for _, name := range order {
+		v, err := strconv.Atoi(name)
+		if err != nil || v < 0 || strconv.Itoa(v) != name {
+			numeric = false
+			break
+		}
+		maxID = max(maxID, v)
+	}
+	var names []string
+	if numeric {
+		if maxID >= 1<<24 {
+			return nil, fmt.Errorf("node index %d is too large (at most %d nodes)", maxID, 1<<24)
+		}
+		names = make([]string, maxID+1)
+		for i := range names {
+			names[i] = strconv.Itoa(i)
+		}
+	} else {
+		names = order
+	}
+	g := newGraph(names)
+	for _, e := range edges {
+		a, b := g.index[e.a], g.index[e.b]
+		if g.g.HasEdgeBetween(int64(a), int64(b)) {
+			return nil, fmt.Errorf("line %d: link %s-%s given twice", e.line, e.a, e.b)
+		}
+		g.addEdge(a, b)
+	}
+	inGroup := map[int]string{}
+	for _, gd := range groups {
+		grp := Group{Name: gd.name}
+		for _, m := range gd.nodes {
+			i, ok := g.index[m]
+			if !ok {
+				return nil, fmt.Errorf("line %d: group %q names unknown node %q", gd.line, gd.name, m)
+			}
+			if other, dup := inGroup[i]; dup {
+				return nil, fmt.Errorf("line %d: node %q is already in group %q", gd.line, m, other)
+			}
+			inGroup[i] = gd.name
+			grp.Nodes = append(grp.Nodes, i)
+		}
+		g.groups = append(g.groups, grp)
+	}
+	return g, nil
+}
+
+func newGraph(names []string) *Graph {
+	g := &Graph{
+		names: names,
+		index: make(map[string]int, len(names)),
+		g:     simple.NewUndirectedGraph(),
+		adj:   make([][]int, len(names)),
+		rows:  map[int][]int32{},
+	}
+	for i, n := range names {
+		g.index[n] = i
+		g.g.AddNode(simple.Node(int64(i)))
+	}
+	return g
+}
+
+func (g *Graph) addEdge(a, b int) {
+	g.g.SetEdge(simple.Edge{F: simple.Node(int64(a)), T: simple.Node(int64(b))})
+	g.adj[a] = append(g.adj[a], b)
+	g.adj[b] = append(g.adj[b], a)
+}
+
+// NewGraphFromEdges builds a graph on nodes 0..n-1 (named by their index) from edges;
+// self loops, repeated edges and out-of-range nodes are errors.
+func NewGraphFromEdges(n int, edges [][2]int) (*Graph, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("topo: a graph needs at least one node")
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	g := newGraph(names)
+	for k, e := range edges {
+		a, b := e[0], e[1]
+		switch {
+		case a < 0 || a >= n || b < 0 || b >= n:
+			return nil, fmt.Errorf("topo: edge %d (%d,%d) leaves nodes 0..%d", k, a, b, n-1)
+		case a == b:
+			return nil, fmt.Errorf("topo: edge %d is a self loop at %d", k, a)
+		case g.g.HasEdgeBetween(int64(a), int64(b)):
+			return nil, fmt.Errorf("topo: edge %d (%d,%d) given twice", k, a, b)
+		}
+		g.addEdge(a, b)
+	}
+	return g, nil
+}
+
+// GraphOf returns the graph of a machine's links (for grids: one link per neighbour pair).
+func GraphOf(m Machine) *Graph {
+	if g, ok := m.(*Graph); ok {
+		return g
+	}
+	names := make([]string, m.N())
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	g := newGraph(names)
+	var nb []int
+	for a := 0; a < m.N(); a++ {
+		nb = m.Neighbors(a, nb[:0])
+		for _, b := range nb {
+			if a < b && !g.g.HasEdgeBetween(int64(a), int64(b)) {
+				g.addEdge(a, b)
+			}
+		}
+	}
+	return g
+}
+
+// N returns the number of nodes.
+func (g *Graph) N() int { return len(g.names) }
+
+// Name returns node i's name.
+func (g *Graph) Name(i int) string { return g.names[i] }
+
+// Lookup returns the index of the node with the given name.
+func (g *Graph) Lookup(name string) (int, bool) {
+	i, ok := g.index[name]
+	return i, ok
+}
+
+// Groups returns the declared groups (switches), possibly none.
+func (g *Graph) Groups() []Group { return g.groups }
+
+// Gonum returns the graph as a gonum undirected graph with node IDs 0..N-1.
+func (g *Graph) Gonum() graph.Undirected { return g.g }
+
+// Edges returns the number of links.
+func (g *Graph) Edges() int { return g.g.Edges().Len() }
+
+// Neighbors appends the nodes one hop from a, ascending.
+func (g *Graph) Neighbors(a int, dst []int) []int {
+	start := len(dst)
+	dst = append(dst, g.adj[a]...)
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// Spec names the graph by its size.
+func (g *Graph) Spec() string {
+	return fmt.Sprintf("graph:%dnodes,%dlinks", g.N(), g.Edges())
+}
+
+// DistRow returns the hop distances from src to every node (-1 where unreachable). The
+// row is cached and shared: do not modify it.
+func (g *Graph) DistRow(src int) []int32 {
+	g.mu.Lock()
+	row, ok := g.rows[src]
+	g.mu.Unlock()
+	if ok {
+		return row
+	}
+	row = make([]int32, len(g.names))
+	for i := range row {
+		row[i] = -1
+	}
+	bf := traverse.BreadthFirst{}
+	bf.Walk(g.g, g.g.Node(int64(src)), func(n graph.Node, d int) bool {
+		row[n.ID()] = int32(d)
+		return false
+	})
+	g.mu.Lock()
+	g.rows[src] = row
+	g.mu.Unlock()
+	return row
+}
+
+// Dist returns the hop distance between a and b, -1 when they are not connected.
+func (g *Graph) Dist(a, b int) int { return int(g.DistRow(a)[b]) }
+
+// Connected reports whether every node can reach every other.
+func (g *Graph) Connected() bool {
+	for _, d := range g.DistRow(0) {
+		if d < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckConnected returns an error naming an unreachable node when g is disconnected.
+func (g *Graph) CheckConnected() error {
+	for i, d := range g.DistRow(0) {
+		if d < 0 {
+			return fmt.Errorf("graph is disconnected: node %q cannot be reached from node %q", g.names[i], g.names[0])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package topo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// SpecHelp describes the accepted machine specs, for command-line help.
+const SpecHelp = `mesh:XxY[xZ...]            mesh, e.g. mesh:16x16, mesh:8x8x5
+torus:XxY[xZ...]           torus (wraparound in every dimension), e.g. torus:8x8
+mesh:XxYxZ:wrap=LETTERS    wraparound in the named dimensions (x, y, z, w), e.g. mesh:8x8x5:wrap=yz
+mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped`
+
+// ParseSpec parses a grid spec (see SpecHelp).
+func ParseSpec(spec string) (*Grid, error) {
+	s := strings.TrimSpace(spec)
+	if strings.HasPrefix(s, "mesh[") {
+		if !strings.HasSuffix(s, "]") {
+			return nil, fmt.Errorf("machine spec %q: missing closing ']'", spec)
+		}
+		dims, err := parseSizes(s[len("mesh["):len(s)-1], ",")
+		if err != nil {
+			return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+		}
+		for len(dims) > 1 && dims[len(dims)-1] == 1 {
+			dims = dims[:len(dims)-1]
+		}
+		return newGridSpec(spec, dims, nil)
+	}
+	kind, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return nil, fmt.Errorf("machine spec %q: want KIND:SIZES such as mesh:16x16 or torus:8x8x8", spec)
+	}
+	sizes, opts, _ := strings.Cut(rest, ":")
+	dims, err := parseSizes(sizes, "x")
+	if err != nil {
+		return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+	}
+	wrap := make([]bool, len(dims))
+	switch kind {
+	case "mesh":
+	case "torus":
+		for j := range wrap {
+			wrap[j] = true
+		}
+	default:
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", spec, kind)
+	}
+	if opts != "" {
+		key, val, ok := strings.Cut(opts, "=")
+		if !ok || key != "wrap" {
+			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS)", spec, opts)
+		}
+		for _, r := range val {
+			j := strings.IndexRune(axisLetters, r)
+			if j < 0 || j >= len(dims) {
+				return nil, fmt.Errorf("machine spec %q: wrap=%s: %q is not a dimension of a %d-dimensional grid", spec, val, r, len(dims))
+			}
+			wrap[j] = true
+		}
+	}
+	return newGridSpec(spec, dims, wrap)
+}
+
+func newGridSpec(spec string, dims []int, wrap []bool) (*Grid, error) {
+	g, err := NewGrid(dims, wrap)
+	if err != nil {
+		return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+	}
+	return g, nil
+}
+
+func parseSizes(s, sep string) ([]int, error) {
+	if s == "" {
+		return nil, fmt.Errorf("no sizes")
+	}
+	parts := strings.Split(s, sep)
+	dims := make([]int, len(parts))
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("size %q is not a positive integer", p)
+		}
+		dims[i] = v
+	}
+	return dims, nil
+}

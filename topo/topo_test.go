@@ -1,0 +1,128 @@
+package topo
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestGridIndexCoordRoundTrip(t *testing.T) {
+	g := Mesh(4, 3, 5)
+	var c []int
+	for i := 0; i < g.N(); i++ {
+		c = g.Coord(i, c)
+		if c[0]+c[1]*4+c[2]*12 != i || g.Index(c) != i {
+			t.Fatalf("node %d: coord %v", i, c)
+		}
+	}
+}
+
+// Grid distances must equal BFS distances on the grid's own links.
+func TestGridDistMatchesBFS(t *testing.T) {
+	for _, spec := range []string{"mesh:5x4", "torus:5x4", "mesh:4x3x3:wrap=yz", "torus:2x3", "mesh:7", "torus:6"} {
+		g, err := ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gg := GraphOf(g)
+		for a := 0; a < g.N(); a++ {
+			for b := 0; b < g.N(); b++ {
+				if g.Dist(a, b) != gg.Dist(a, b) {
+					t.Fatalf("%s: Dist(%d,%d) = %d, BFS %d", spec, a, b, g.Dist(a, b), gg.Dist(a, b))
+				}
+			}
+		}
+		if g.Spec() != spec {
+			t.Errorf("Spec() = %q, want %q", g.Spec(), spec)
+		}
+	}
+}
+
+func TestParseSpec(t *testing.T) {
+	g, err := ParseSpec("mesh[16,16,1]")
+	if err != nil || g.Spec() != "mesh:16x16" {
+		t.Fatalf("mesh[16,16,1] -> %v, %v", g, err)
+	}
+	for _, bad := range []string{"", "mesh", "mesh:", "mesh:0x4", "mesh:4xa", "cube:4x4", "mesh:4x4:wrap=z", "mesh:4x4:foo=x", "mesh[4,4", "mesh:-1x3", "mesh:100000x100000x100000"} {
+		if _, err := ParseSpec(bad); err == nil {
+			t.Errorf("ParseSpec(%q) accepted", bad)
+		}
+	}
+}
+
+func TestReadGraph(t *testing.T) {
+	src := "# ring of names\na b\nb c\nc d\n%node e\nd e # tail\n%group s1: a b\n%group s2: c d e\n"
+	g, err := ReadGraph(strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N() != 5 || g.Edges() != 4 || len(g.Groups()) != 2 {
+		t.Fatalf("N=%d edges=%d groups=%d", g.N(), g.Edges(), len(g.Groups()))
+	}
+	a, _ := g.Lookup("a")
+	e, _ := g.Lookup("e")
+	if g.Dist(a, e) != 4 || g.Dist(e, a) != 4 || g.Dist(a, a) != 0 {
+		t.Fatalf("Dist(a,e) = %d", g.Dist(a, e))
+	}
+	bad := map[string]string{
+		"self loop":     "a a\n",
+		"duplicate":     "a b\nb a\n",
+		"three fields":  "a b c\n",
+		"empty":         "# nothing\n",
+		"unknown dir":   "%foo a\n",
+		"group unknown": "a b\n%group s: a z\n",
+		"group twice":   "a b\n%group s: a\n%group t: a\n",
+	}
+	for name, src := range bad {
+		if _, err := ReadGraph(strings.NewReader(src)); err == nil {
+			t.Errorf("%s: accepted %q", name, src)
+		}
+	}
+	g, err = ReadGraph(strings.NewReader("0 1\n3 2\n"))
+	if err != nil || g.N() != 4 || g.Connected() {
+		t.Fatalf("numeric graph: N=%d connected=%v err=%v", g.N(), g.Connected(), err)
+	}
+	if g.CheckConnected() == nil {
+		t.Fatal("disconnected graph passed CheckConnected")
+	}
+}
+
+func FuzzReadGraph(f *testing.F) {
+	f.Add("a b\nb c\n%group s: a b\n")
+	f.Add("0 1\n1 2\n2 0\n")
+	f.Add("%node x\n# c\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		g, err := ReadGraph(strings.NewReader(src))
+		if err != nil {
+			return
+		}
+		if g.N() == 0 {
+			t.Fatal("accepted a graph with no nodes")
+		}
+		if g.N() <= 64 {
+			for a := 0; a < g.N(); a++ {
+				if g.Dist(a, a) != 0 {
+					t.Fatal("Dist(a,a) != 0")
+				}
+			}
+		}
+	})
+}
+
+func TestGridNeighborsSymmetric(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 50; trial++ {
+		dims := []int{1 + r.IntN(5), 1 + r.IntN(5), 1 + r.IntN(3)}
+		wrap := []bool{r.IntN(2) == 0, r.IntN(2) == 0, r.IntN(2) == 0}
+		g, _ := NewGrid(dims, wrap)
+		var nb []int
+		for a := 0; a < g.N(); a++ {
+			nb = g.Neighbors(a, nb[:0])
+			for _, b := range nb {
+				if g.Dist(a, b) != 1 {
+					t.Fatalf("%s: neighbour %d of %d at distance %d", g.Spec(), b, a, g.Dist(a, b))
+				}
+			}
+		}
+	}
+}
