@@ -1,0 +1,88 @@
+package curves
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Weights are the w(t) of the ordering objective of Leung et al. 2002 §2.2: a pair of
+// nodes whose ranks differ by t contributes w(t) times their hop distance. W[t-1] is
+// w(t) for t = 1..K; w(t) = 0 for t > K.
+type Weights []float64
+
+// K returns the largest rank difference with a non-zero weight budget (len(w)).
+func (w Weights) K() int { return len(w) }
+
+// WeightsHelp describes the weight specs ParseWeights accepts.
+const WeightsHelp = `list:W1,W2,...   w(1)=W1, w(2)=W2, ...; 0 beyond (e.g. list:1,0.5,0.25)
+exp:B:K          w(t) = B^(1-t) for t = 1..K, 0 beyond (e.g. exp:2:8)`
+
+// ParseWeights parses a weight spec (see WeightsHelp). Weights must be finite and
+// non-negative, and w(1) must be positive.
+func ParseWeights(spec string) (Weights, error) {
+	kind, rest, ok := strings.Cut(spec, ":")
+	if !ok {
+		return nil, fmt.Errorf("weights %q: want list:W1,W2,... or exp:B:K", spec)
+	}
+	var w Weights
+	switch kind {
+	case "list":
+		for i, f := range strings.Split(rest, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, fmt.Errorf("weights %q: w(%d) = %q is not a number", spec, i+1, f)
+			}
+			w = append(w, v)
+		}
+	case "exp":
+		bs, ks, ok := strings.Cut(rest, ":")
+		if !ok {
+			return nil, fmt.Errorf("weights %q: want exp:B:K", spec)
+		}
+		b, err := strconv.ParseFloat(bs, 64)
+		if err != nil || !(b >= 1) || math.IsInf(b, 0) {
+			return nil, fmt.Errorf("weights %q: base %q must be a number >= 1", spec, bs)
+		}
+		k, err := strconv.Atoi(ks)
+		if err != nil || k < 1 || k > 1<<20 {
+			return nil, fmt.Errorf("weights %q: K %q must be a positive integer", spec, ks)
+		}
+		w = make(Weights, k)
+		for t := 1; t <= k; t++ {
+			w[t-1] = math.Pow(b, float64(1-t))
+		}
+	default:
+		return nil, fmt.Errorf("weights %q: unknown kind %q (want list or exp)", spec, kind)
+	}
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("weights %q: %w", spec, err)
+	}
+	return w, nil
+}
+
+// Validate checks that the weights are finite, non-negative, and w(1) > 0.
+func (w Weights) Validate() error {
+	if len(w) == 0 {
+		return fmt.Errorf("no weights")
+	}
+	for i, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("w(%d) = %g: weights must be finite and non-negative", i+1, v)
+		}
+	}
+	if w[0] <= 0 {
+		return fmt.Errorf("w(1) = %g: must be positive", w[0])
+	}
+	return nil
+}
+
+// String returns a list spec that ParseWeights reads back to the same weights.
+func (w Weights) String() string {
+	parts := make([]string, len(w))
+	for i, v := range w {
+		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return "list:" + strings.Join(parts, ",")
+}
