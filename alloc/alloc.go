@@ -1,0 +1,28 @@
+package alloc
+
+import (
+	"errors"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// ErrNotEnoughFree is returned (wrapped) when a request asks for more nodes than are free.
+var ErrNotEnoughFree = errors.New("not enough free nodes")
+
+// Allocator chooses nodes for jobs on one machine and tracks which nodes are busy.
+// Allocate and Release must be called from one goroutine at a time.
+type Allocator interface {
+	// Name returns the allocator spec it was built from, e.g. "bf:hilbert" or "mc1x1".
+	Name() string
+	// Machine returns the machine the allocator works on.
+	Machine() topo.Machine
+	// Allocate chooses k distinct free nodes, marks them busy and returns them. It
+	// returns an error wrapping ErrNotEnoughFree when fewer than k nodes are free, and
+	// never changes the state on error.
+	Allocate(k int) ([]int, error)
+	// Release marks the nodes free again; releasing a node that is not busy is an error
+	// and changes nothing.
+	Release(nodes []int) error
+	// NumFree returns the number of free nodes.
+	NumFree() int
+}
