@@ -1,0 +1,73 @@
+package alloc
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Compat selects whose conventions an allocator follows where published simulators
+// differ from procalloc's defaults (see ../shared/reference/reference-simulators.md).
+type Compat string
+
+const (
+	CompatDefault Compat = ""       // procalloc's documented conventions
+	CompatPReMAS  Compat = "premas" // exactly the PReMAS simulator (the published tables)
+	CompatSST     Compat = "sst"    // SST's scheduler element
+)
+
+// Options are settings shared by all allocators.
+type Options struct {
+	Compat Compat
+}
+
+// constructor builds an allocator from the argument after the spec's first ':' (""
+// when there is none).
+type constructor func(arg string, m topo.Machine, opt Options) (Allocator, error)
+
+type family struct {
+	name    string
+	summary string
+	build   constructor
+}
+
+var families = map[string]family{}
+
+// register adds an allocator family ("bf", "mc1x1", ...); each allocator file registers
+// its own from init.
+func register(name, summary string, build constructor) {
+	if _, dup := families[name]; dup {
+		panic("alloc: family registered twice: " + name)
+	}
+	families[name] = family{name, summary, build}
+}
+
+// Names returns the registered allocator family names, sorted.
+func Names() []string {
+	names := make([]string, 0, len(families))
+	for n := range families {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Summary returns a one-line description of the family.
+func Summary(name string) string { return families[name].summary }
+
+// Parse builds the allocator named by spec on machine m: "NAME" or "NAME:ARG", for
+// example "bf:hilbert", "ff:ranks.txt", "mc1x1", "mc1x1:tb=3,9,3,2".
+func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
+	name, arg, _ := strings.Cut(spec, ":")
+	f, ok := families[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown allocator %q; valid: %s", spec, strings.Join(Names(), ", "))
+	}
+	a, err := f.build(arg, m, opt)
+	if err != nil {
+		return nil, fmt.Errorf("allocator %q: %w", spec, err)
+	}
+	return a, nil
+}
