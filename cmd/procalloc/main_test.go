@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs one command line in-process and returns its exit status and output.
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
+	code = run(context.Background(), e, args)
+	return code, out.String(), errb.String()
+}
+
+func TestUnknownCommandIsUsageError(t *testing.T) {
+	if code, _, stderr := runCLI(t, "", "frobnicate"); code != 2 || !strings.Contains(stderr, "unknown command") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if code, _, _ := runCLI(t, ""); code != 2 {
+		t.Fatalf("no arguments: exit %d, want 2", code)
+	}
+}
+
+// Every command documents every flag and gives an example.
+func TestHelpForEveryCommand(t *testing.T) {
+	for name, c := range commands {
+		code, out, _ := runCLI(t, "", "help", name)
+		if code != 0 || !strings.Contains(out, "usage: procalloc "+name) {
+			t.Errorf("help %s: exit %d, output %q", name, code, out)
+		}
+		if c.example == "" || !strings.Contains(out, "examples:") {
+			t.Errorf("help %s: no example", name)
+		}
+		if strings.Contains(out, "\n        \n") {
+			t.Errorf("help %s: a flag has no description", name)
+		}
+	}
+}
+
+func TestUnknownFlagIsUsageError(t *testing.T) {
+	if code, _, _ := runCLI(t, "", "version", "--nope"); code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+}
+
+func TestSubsetInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	pts := filepath.Join(dir, "pts.txt")
+	if err := os.WriteFile(pts, []byte("0 0\n1 0\n0 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	free := filepath.Join(dir, "free.txt")
+	if err := os.WriteFile(free, []byte("0 1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"subset", "--algo", "nope", "--k", "2", "--points", pts}, 2, "unknown --algo"},
+		{[]string{"subset", "--k", "2"}, 2, "unknown --algo"},
+		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "4", "--points", pts}, 2, "--k 4"},
+		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "0", "--points", pts}, 2, "--k 0"},
+		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "1", "--points", "-"}, 1, "no points"},
+		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "1", "--machine", "mesh:2x2", "--free", free}, 1, "listed twice"},
+		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "1", "--machine", "mesh:2x", "--free", free}, 2, "machine spec"},
+		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "1", "--points", pts, "--machine", "mesh:2x2"}, 2, "not both"},
+	}
+	if len(subsetAlgos) == 0 {
+		t.Skip("no subset algorithms registered")
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+}
+
+func firstSubsetAlgo() string {
+	names := subsetAlgoNames()
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
+}
+
+func TestReadNodeList(t *testing.T) {
+	nodes, err := readNodeList(strings.NewReader("3 1 # c\n\n0\n"), 4)
+	if err != nil || len(nodes) != 3 || nodes[0] != 3 {
+		t.Fatalf("got %v, %v", nodes, err)
+	}
+	for _, bad := range []string{"", "4", "-1", "1 1", "x", "1.5", "01"} {
+		if _, err := readNodeList(strings.NewReader(bad), 4); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestOutputIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{stdout: &bytes.Buffer{}}
+	failed := writeFileAtomic(e, path, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return errors.New("boom")
+	})
+	if failed == nil {
+		t.Fatal("error not passed on")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("failed write changed the file to %q", b)
+	}
+	if err := writeFileAtomic(e, path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Fatalf("file is %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
