@@ -1,0 +1,168 @@
+package alloc
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// State is a machine's free/busy state: one bit per node and a free count. Every
+// allocator keeps one; Take and Release validate their arguments and are all or
+// nothing, so a rejected call never changes the state.
+//
+// The zero value is not usable; build one with NewState.
+type State struct {
+	n    int
+	free []uint64 // bit i set = node i free
+	nf   int
+}
+
+// NewState returns the state of an n-node machine with every node free.
+func NewState(n int) *State {
+	s := &State{n: n, free: make([]uint64, (n+63)/64)}
+	s.Reset()
+	return s
+}
+
+// Reset marks every node free.
+func (s *State) Reset() {
+	for i := range s.free {
+		s.free[i] = ^uint64(0)
+	}
+	if r := s.n % 64; r != 0 {
+		s.free[len(s.free)-1] = 1<<r - 1
+	}
+	s.nf = s.n
+}
+
+// N returns the number of nodes.
+func (s *State) N() int { return s.n }
+
+// NumFree returns the number of free nodes.
+func (s *State) NumFree() int { return s.nf }
+
+// IsFree reports whether node i is free; nodes outside 0..N-1 are not.
+func (s *State) IsFree(i int) bool {
+	return i >= 0 && i < s.n && s.free[i>>6]>>(i&63)&1 != 0
+}
+
+// CheckRequest returns nil when k nodes can be allocated now: an error for k < 1, and
+// an error wrapping ErrNotEnoughFree when fewer than k nodes are free.
+func (s *State) CheckRequest(k int) error {
+	if k < 1 {
+		return fmt.Errorf("request for %d nodes: must be at least 1", k)
+	}
+	if k > s.nf {
+		return fmt.Errorf("request for %d nodes, %d of %d free: %w", k, s.nf, s.n, ErrNotEnoughFree)
+	}
+	return nil
+}
+
+// Take marks the nodes busy. Every node must be in range, free, and listed once;
+// otherwise Take returns an error naming the first offending node and changes nothing.
+func (s *State) Take(nodes []int) error {
+	for j, v := range nodes {
+		if v < 0 || v >= s.n || s.free[v>>6]>>(v&63)&1 == 0 {
+			err := s.badNode("take", nodes, j, true)
+			for _, u := range nodes[:j] { // roll back
+				s.free[u>>6] |= 1 << (u & 63)
+			}
+			return err
+		}
+		s.free[v>>6] &^= 1 << (v & 63)
+	}
+	s.nf -= len(nodes)
+	return nil
+}
+
+// Release marks the nodes free. Every node must be in range, busy, and listed once;
+// otherwise Release returns an error naming the first offending node and changes
+// nothing.
+func (s *State) Release(nodes []int) error {
+	for j, v := range nodes {
+		if v < 0 || v >= s.n || s.free[v>>6]>>(v&63)&1 != 0 {
+			err := s.badNode("release", nodes, j, false)
+			for _, u := range nodes[:j] { // roll back
+				s.free[u>>6] &^= 1 << (u & 63)
+			}
+			return err
+		}
+		s.free[v>>6] |= 1 << (v & 63)
+	}
+	s.nf += len(nodes)
+	return nil
+}
+
+// badNode explains why nodes[j] cannot be taken (take) or released; the nodes before
+// j have already been flipped, which is how a repeat is told from a plain conflict.
+func (s *State) badNode(op string, nodes []int, j int, take bool) error {
+	v := nodes[j]
+	if v < 0 || v >= s.n {
+		return fmt.Errorf("%s: node %d is outside 0..%d", op, v, s.n-1)
+	}
+	for _, u := range nodes[:j] {
+		if u == v {
+			return fmt.Errorf("%s: node %d is listed twice", op, v)
+		}
+	}
+	if take {
+		return fmt.Errorf("%s: node %d is already busy", op, v)
+	}
+	return fmt.Errorf("%s: node %d is not busy", op, v)
+}
+
+// AppendFree appends the free nodes to dst in node-index order and returns it.
+func (s *State) AppendFree(dst []int) []int {
+	for w, word := range s.free {
+		for word != 0 {
+			dst = append(dst, w<<6+bits.TrailingZeros64(word))
+			word &= word - 1
+		}
+	}
+	return dst
+}
+
+// AppendFreeInOrder appends the free nodes to dst in the order they appear in order (a
+// permutation of the nodes, such as FreeListOrder) and returns it.
+func (s *State) AppendFreeInOrder(dst []int, order []int) []int {
+	for _, v := range order {
+		if s.free[v>>6]>>(v&63)&1 != 0 {
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
+
+// FreeListOrder returns the order in which the PReMAS simulator lists free
+// processors (reference-simulators.md, "Machine and node order"): on a grid it loops
+// over x outermost, then y, then z, so nodes are sorted by (x, y, z, ...) — NOT by
+// node index, which has x fastest. On a machine that is not a grid it is node-index
+// order. Center-based allocators in CompatPReMAS use it for their candidate centers
+// and the initial order of their working array.
+func FreeListOrder(m topo.Machine) []int {
+	n := m.N()
+	order := make([]int, 0, n)
+	g, ok := m.(*topo.Grid)
+	if !ok {
+		for i := range n {
+			order = append(order, i)
+		}
+		return order
+	}
+	// Sorted by (c0, c1, c2, ...): the transpose of index order. Enumerate
+	// coordinates with the last dimension fastest.
+	dims := g.Dims()
+	c := make([]int, len(dims))
+	for range n {
+		order = append(order, g.Index(c))
+		for j := len(dims) - 1; j >= 0; j-- {
+			c[j]++
+			if c[j] < dims[j] {
+				break
+			}
+			c[j] = 0
+		}
+	}
+	return order
+}

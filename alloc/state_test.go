@@ -1,0 +1,105 @@
+package alloc
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+func TestStateTakeRelease(t *testing.T) {
+	for _, n := range []int{1, 63, 64, 65, 200} {
+		s := NewState(n)
+		if s.NumFree() != n || len(s.AppendFree(nil)) != n {
+			t.Fatalf("n=%d: new state has %d free (%d listed)", n, s.NumFree(), len(s.AppendFree(nil)))
+		}
+		rng := rand.New(rand.NewPCG(uint64(n), 1))
+		busy := make([]bool, n)
+		for step := 0; step < 2000; step++ {
+			nodes := make([]int, 1+rng.IntN(4))
+			for i := range nodes {
+				nodes[i] = rng.IntN(n+2) - 1 // sometimes out of range
+			}
+			before := slices.Clone(busy)
+			wantOK := true
+			take := rng.IntN(2) == 0
+			seen := map[int]bool{}
+			for _, v := range nodes {
+				if v < 0 || v >= n || seen[v] || busy[v] == take {
+					wantOK = false
+				}
+				seen[v] = true
+			}
+			var err error
+			if take {
+				err = s.Take(nodes)
+			} else {
+				err = s.Release(nodes)
+			}
+			if (err == nil) != wantOK {
+				t.Fatalf("n=%d take=%v %v: err=%v, want ok=%v", n, take, nodes, err, wantOK)
+			}
+			if err == nil {
+				for _, v := range nodes {
+					busy[v] = take
+				}
+			}
+			nf := 0
+			for i := range n {
+				if s.IsFree(i) == busy[i] {
+					t.Fatalf("n=%d: node %d free=%v, want %v (before %v, op %v %v)", n, i, s.IsFree(i), !busy[i], before[i], take, nodes)
+				}
+				if !busy[i] {
+					nf++
+				}
+			}
+			if s.NumFree() != nf || len(s.AppendFree(nil)) != nf {
+				t.Fatalf("n=%d: NumFree %d, listed %d, want %d", n, s.NumFree(), len(s.AppendFree(nil)), nf)
+			}
+		}
+	}
+}
+
+func TestStateErrors(t *testing.T) {
+	s := NewState(10)
+	if err := s.CheckRequest(0); err == nil {
+		t.Error("k=0 accepted")
+	}
+	if err := s.CheckRequest(11); !errors.Is(err, ErrNotEnoughFree) {
+		t.Errorf("k=11 of 10: %v, want ErrNotEnoughFree", err)
+	}
+	if err := s.CheckRequest(10); err != nil {
+		t.Errorf("k=10 of 10: %v", err)
+	}
+	if err := s.Take([]int{3, 3}); err == nil || s.NumFree() != 10 || !s.IsFree(3) {
+		t.Errorf("double take: err=%v free=%d", err, s.NumFree())
+	}
+	if err := s.Release([]int{3}); err == nil {
+		t.Error("release of a free node accepted")
+	}
+}
+
+func TestFreeListOrder(t *testing.T) {
+	g := topo.Mesh(3, 2, 2)
+	order := FreeListOrder(g)
+	var c []int
+	prev := []int{-1, -1, -1}
+	for r, v := range order {
+		c = g.Coord(v, c)
+		if r > 0 && slices.Compare(prev, c) >= 0 {
+			t.Fatalf("free list %v not sorted by (x,y,z) at %d", order, r)
+		}
+		copy(prev, c)
+	}
+	if len(order) != 12 || order[1] != 6 { // (0,0,0) then (0,0,1) = 0 + 0*3 + 1*6
+		t.Fatalf("free list %v", order)
+	}
+	s := NewState(12)
+	_ = s.Take([]int{6, 0})
+	got := s.AppendFreeInOrder(nil, order)
+	if len(got) != 10 || got[0] != 3 || got[1] != 9 {
+		t.Fatalf("free in order %v", got)
+	}
+}
