@@ -1,0 +1,397 @@
+package curves
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Format is a ranking-file format.
+type Format string
+
+// The ranking-file formats. Text formats allow '#' comments and blank lines.
+const (
+	// FormatPairs: "i r" per line, node i has rank r (the curve files PReMAS reads;
+	// several pairs on one line are accepted too, as PReMAS reads a token stream).
+	FormatPairs Format = "pairs"
+	// FormatRanks: line i (counting data lines from 0) holds the rank of node i.
+	FormatRanks Format = "ranks"
+	// FormatOrder: the node indices in curve order, one per line.
+	FormatOrder Format = "order"
+	// FormatJSON: {"order": [...]} plus optional metadata (see RankingJSON).
+	FormatJSON Format = "json"
+	// FormatHosts: host names in curve order, one per line; the names of the nodes
+	// (in node-index order) are given separately.
+	FormatHosts Format = "hosts"
+)
+
+// Formats lists the ranking-file formats.
+var Formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts}
+
+// FormatsHelp describes the formats for command-line help.
+const FormatsHelp = `pairs   "i r" per line: node i has rank r (PReMAS curve file)
+ranks   line i holds the rank of node i
+order   node indices in curve order, one per line
+json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[...]}
+hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)`
+
+// ParseFormat returns the format with the given name.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown ranking format %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// FormatFromPath returns the format named by a file's extension (.pairs, .ranks,
+// .order, .json, .hosts), if any.
+func FormatFromPath(path string) (Format, bool) {
+	ext := strings.TrimPrefix(filepath.Ext(path), ".")
+	f, err := ParseFormat(ext)
+	return f, err == nil
+}
+
+// DetectFormat guesses a ranking file's format from its content: JSON when it starts
+// with '{', pairs when data lines have two fields, hosts when a single field is not a
+// number. One number per line cannot tell ranks from order apart: that is an error
+// asking for a .ranks or .order extension.
+func DetectFormat(data []byte) (Format, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		return FormatJSON, nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		f := dataFields(sc.Text())
+		switch {
+		case len(f) == 0:
+			continue
+		case len(f)%2 == 0:
+			return FormatPairs, nil
+		case len(f) == 1:
+			if _, err := strconv.Atoi(f[0]); err != nil {
+				return FormatHosts, nil
+			}
+			return "", fmt.Errorf("one number per line: cannot tell ranks from order; name the file .ranks or .order")
+		default:
+			return "", fmt.Errorf("cannot detect the ranking format (%d fields on a line)", len(f))
+		}
+	}
+	return "", fmt.Errorf("empty ranking file")
+}
+
+// dataFields returns the whitespace-separated fields of a line without its comment.
+func dataFields(line string) []string {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	return strings.Fields(line)
+}
+
+// RankingJSON is the JSON ranking document. Only Order is required when reading; N,
+// when present, must equal the machine's node count, and Order must be a permutation.
+type RankingJSON struct {
+	Format  string `json:"format,omitempty"` // "procalloc-ranking"
+	Machine string `json:"machine,omitempty"`
+	Curve   string `json:"curve,omitempty"`
+	N       *int   `json:"n,omitempty"`
+	Order   []int  `json:"order"`
+}
+
+// RankingMeta is the optional metadata written into JSON ranking files.
+type RankingMeta struct {
+	Machine string // machine spec
+	Curve   string // curve name or source
+}
+
+// WriteRanking writes o in format f. hosts, for FormatHosts, are the node names in
+// node-index order (nil: the node indices).
+func WriteRanking(w io.Writer, f Format, o Order, meta RankingMeta, hosts []string) error {
+	bw := bufio.NewWriter(w)
+	var buf []byte
+	switch f {
+	case FormatPairs:
+		for node, r := range o.Ranks() {
+			buf = strconv.AppendInt(buf[:0], int64(node), 10)
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(r), 10)
+			buf = append(buf, '\n')
+			bw.Write(buf)
+		}
+	case FormatRanks:
+		for _, r := range o.Ranks() {
+			buf = strconv.AppendInt(buf[:0], int64(r), 10)
+			buf = append(buf, '\n')
+			bw.Write(buf)
+		}
+	case FormatOrder:
+		for _, v := range o {
+			buf = strconv.AppendInt(buf[:0], int64(v), 10)
+			buf = append(buf, '\n')
+			bw.Write(buf)
+		}
+	case FormatHosts:
+		if hosts != nil && len(hosts) != len(o) {
+			return fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
+		}
+		for _, v := range o {
+			if hosts != nil {
+				bw.WriteString(hosts[v])
+			} else {
+				bw.WriteString(strconv.Itoa(v))
+			}
+			bw.WriteByte('\n')
+		}
+	case FormatJSON:
+		n := len(o)
+		doc := RankingJSON{Format: "procalloc-ranking", Machine: meta.Machine, Curve: meta.Curve, N: &n, Order: o}
+		if doc.Order == nil {
+			doc.Order = []int{}
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	default:
+		return fmt.Errorf("unknown ranking format %q", f)
+	}
+	return bw.Flush()
+}
+
+// ReadRankingFile reads a ranking file of an n-node machine; the format comes from the
+// extension, else from the content (DetectFormat). hosts are the node names for host
+// files (nil: node indices).
+func ReadRankingFile(path string, n int, hosts []string) (Order, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := FormatFromPath(path)
+	if !ok {
+		if f, err = DetectFormat(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	o, err := ReadRanking(bytes.NewReader(data), f, n, hosts)
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s format): %w", path, f, err)
+	}
+	return o, nil
+}
+
+// ReadRanking reads a ranking of an n-node machine in format f and checks that it is a
+// permutation of 0..n-1: a malformed line, a value out of range, a duplicate, a missing
+// node or a wrong count is an error naming the line and the problem. hosts are the
+// node names for FormatHosts (nil: node indices).
+func ReadRanking(r io.Reader, f Format, n int, hosts []string) (Order, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("machine has no nodes")
+	}
+	if f == FormatJSON {
+		return readRankingJSON(r, n)
+	}
+	rd := rankReader{n: n, rankOf: make([]int, n), lineOf: make([]int, n), nodeAt: make([]int, n), rankLine: make([]int, n)}
+	for i := range rd.rankOf {
+		rd.rankOf[i] = -1
+		rd.nodeAt[i] = -1
+	}
+	var index map[string]int
+	if f == FormatHosts && hosts != nil {
+		if len(hosts) != n {
+			return nil, fmt.Errorf("%d host names for %d nodes", len(hosts), n)
+		}
+		index = make(map[string]int, n)
+		for i, h := range hosts {
+			index[h] = i
+		}
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	line := 0
+	count := 0 // data items read (pairs, ranks, nodes)
+	for sc.Scan() {
+		line++
+		fs := dataFields(sc.Text())
+		if len(fs) == 0 {
+			continue
+		}
+		switch f {
+		case FormatPairs:
+			if len(fs)%2 != 0 {
+				return nil, fmt.Errorf("line %d: want pairs \"i r\" (node, rank), got %d fields", line, len(fs))
+			}
+			for k := 0; k < len(fs); k += 2 {
+				node, err := rd.number(fs[k], "node", line)
+				if err != nil {
+					return nil, err
+				}
+				rank, err := rd.number(fs[k+1], "rank", line)
+				if err != nil {
+					return nil, err
+				}
+				if err := rd.set(node, rank, line); err != nil {
+					return nil, err
+				}
+				count++
+			}
+		case FormatRanks, FormatOrder, FormatHosts:
+			if len(fs) != 1 {
+				return nil, fmt.Errorf("line %d: want one value per line, got %d fields", line, len(fs))
+			}
+			if count >= n {
+				return nil, fmt.Errorf("line %d: more than %d entries (the machine has %d nodes)", line, n, n)
+			}
+			var err error
+			switch f {
+			case FormatRanks:
+				var rank int
+				if rank, err = rd.number(fs[0], "rank", line); err == nil {
+					err = rd.set(count, rank, line)
+				}
+			case FormatOrder:
+				var node int
+				if node, err = rd.number(fs[0], "node", line); err == nil {
+					err = rd.set(node, count, line)
+				}
+			case FormatHosts:
+				node, ok := 0, false
+				if index != nil {
+					node, ok = index[fs[0]]
+				} else if v, e := strconv.Atoi(fs[0]); e == nil && v >= 0 && v < n && strconv.Itoa(v) == fs[0] {
+					node, ok = v, true
+				}
+				if !ok {
+					return nil, fmt.Errorf("line %d: unknown host %q", line, fs[0])
+				}
+				err = rd.set(node, count, line)
+			}
+			if err != nil {
+				return nil, err
+			}
+			count++
+		default:
+			return nil, fmt.Errorf("unknown ranking format %q", f)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if count != n {
+		what := map[Format]string{FormatPairs: "pairs", FormatRanks: "ranks", FormatOrder: "nodes", FormatHosts: "hosts"}[f]
+		return nil, fmt.Errorf("%d %s for a machine of %d nodes (first missing: %s)", count, what, n, rd.firstGap(f))
+	}
+	return Order(rd.nodeAt), nil
+}
+
+// rankReader collects node -> rank assignments and reports conflicts by line.
+type rankReader struct {
+	n                int
+	rankOf, lineOf   []int // per node: its rank and the line that set it
+	nodeAt, rankLine []int // per rank: its node and the line that set it
+}
+
+func (rd *rankReader) number(s, what string, line int) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("line %d: %s %q is not an integer", line, what, s)
+	}
+	if v < 0 || v >= rd.n {
+		return 0, fmt.Errorf("line %d: %s %d is outside 0..%d", line, what, v, rd.n-1)
+	}
+	return v, nil
+}
+
+func (rd *rankReader) set(node, rank, line int) error {
+	if rd.rankOf[node] >= 0 {
+		return fmt.Errorf("line %d: node %d appears twice (first on line %d)", line, node, rd.lineOf[node])
+	}
+	if rd.nodeAt[rank] >= 0 {
+		return fmt.Errorf("line %d: rank %d is given twice (first on line %d, to node %d)", line, rank, rd.rankLine[rank], rd.nodeAt[rank])
+	}
+	rd.rankOf[node], rd.lineOf[node] = rank, line
+	rd.nodeAt[rank], rd.rankLine[rank] = node, line
+	return nil
+}
+
+func (rd *rankReader) firstGap(f Format) string {
+	if f == FormatPairs || f == FormatRanks {
+		for i, r := range rd.rankOf {
+			if r < 0 {
+				return fmt.Sprintf("node %d", i)
+			}
+		}
+	}
+	for r, v := range rd.nodeAt {
+		if v < 0 {
+			return fmt.Sprintf("rank %d", r)
+		}
+	}
+	return "none"
+}
+
+func readRankingJSON(r io.Reader, n int) (Order, error) {
+	var doc RankingJSON
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("JSON: trailing data after the document")
+	}
+	if doc.Order == nil {
+		return nil, fmt.Errorf("JSON: no \"order\" array")
+	}
+	if doc.N != nil && *doc.N != n {
+		return nil, fmt.Errorf("JSON: n = %d, machine has %d nodes", *doc.N, n)
+	}
+	if err := Order(doc.Order).Validate(n); err != nil {
+		return nil, fmt.Errorf("JSON order: %w", err)
+	}
+	return Order(slices.Clone(doc.Order)), nil
+}
+
+// ReadHostNames reads host names, one per line in node-index order ('#' comments and
+// blank lines skipped); names must be unique and free of spaces.
+func ReadHostNames(r io.Reader) ([]string, error) {
+	var names []string
+	seen := map[string]int{}
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		fs := dataFields(sc.Text())
+		if len(fs) == 0 {
+			continue
+		}
+		if len(fs) != 1 {
+			return nil, fmt.Errorf("line %d: want one host name per line, got %d fields", line, len(fs))
+		}
+		if first, dup := seen[fs[0]]; dup {
+			return nil, fmt.Errorf("line %d: host %q already named on line %d", line, fs[0], first)
+		}
+		seen[fs[0]] = line
+		names = append(names, fs[0])
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no host names")
+	}
+	return names, nil
+}

@@ -1,0 +1,148 @@
+package curves
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Curve is a named ordering generator. The built-in curves register themselves in this
+// package; a package that computes orderings another way (for example optimal orderings
+// from an integer program) can add its own with Register, or hand its result over as a
+// ranking file (see Resolve), since everything downstream needs only an Order.
+type Curve struct {
+	Name    string
+	Summary string // one line, for listings
+	// Applies returns nil when the curve can order m, else an error saying why not.
+	Applies func(m topo.Machine) error
+	// Generate returns the ordering of m; it is only called when Applies(m) is nil.
+	Generate func(m topo.Machine) (Order, error)
+}
+
+var registry = map[string]*Curve{}
+
+// Register adds a curve to the registry. Names must be unique, non-empty and free of
+// path separators and commas (they are used in comma-separated lists on the command
+// line and must not be mistaken for ranking files).
+func Register(c Curve) error {
+	switch {
+	case c.Name == "" || strings.ContainsAny(c.Name, ",/\\ \t"):
+		return fmt.Errorf("curves: invalid curve name %q", c.Name)
+	case c.Applies == nil || c.Generate == nil:
+		return fmt.Errorf("curves: curve %q needs Applies and Generate", c.Name)
+	}
+	if _, dup := registry[c.Name]; dup {
+		return fmt.Errorf("curves: curve %q registered twice", c.Name)
+	}
+	registry[c.Name] = &c
+	return nil
+}
+
+func mustRegister(c Curve) {
+	if err := Register(c); err != nil {
+		panic(err)
+	}
+}
+
+// Names returns the names of all registered curves, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Applicable returns the names of the curves that can order m, sorted.
+func Applicable(m topo.Machine) []string {
+	var names []string
+	for _, n := range Names() {
+		if registry[n].Applies(m) == nil {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// Summary returns the one-line description of a curve ("" for an unknown name).
+func Summary(name string) string {
+	if c, ok := registry[name]; ok {
+		return c.Summary
+	}
+	return ""
+}
+
+// Why returns nil when the named curve applies to m, else the reason it does not (an
+// unknown name is an error listing the valid names).
+func Why(name string, m topo.Machine) error {
+	c, ok := registry[name]
+	if !ok {
+		return fmt.Errorf("unknown curve %q; valid curves: %s", name, strings.Join(Names(), ", "))
+	}
+	if err := c.Applies(m); err != nil {
+		return fmt.Errorf("curve %q does not apply to %s: %w", name, m.Spec(), err)
+	}
+	return nil
+}
+
+// Generate returns the named curve's ordering of m. An unknown name is an error listing
+// the valid names; a machine the curve does not apply to is an error saying why. The
+// result is checked to be a permutation of 0..m.N()-1.
+func Generate(name string, m topo.Machine) (Order, error) {
+	if err := Why(name, m); err != nil {
+		return nil, err
+	}
+	o, err := registry[name].Generate(m)
+	if err != nil {
+		return nil, fmt.Errorf("curve %q on %s: %w", name, m.Spec(), err)
+	}
+	if err := o.Validate(m.N()); err != nil {
+		return nil, fmt.Errorf("curve %q on %s: internal error: %w", name, m.Spec(), err)
+	}
+	return o, nil
+}
+
+// Resolve returns the ordering named by spec: a registered curve name, or else the path
+// of a ranking file (format from the extension .pairs/.ranks/.order/.json/.hosts, or
+// detected from the content; see ReadRankingFile), validated against m.N(). Host-name
+// files are matched against the node names of a *topo.Graph; on other machines host
+// names must be node indices.
+func Resolve(spec string, m topo.Machine) (Order, error) {
+	if _, ok := registry[spec]; ok {
+		return Generate(spec, m)
+	}
+	if _, err := os.Stat(spec); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", spec, strings.Join(Names(), ", "))
+		}
+		return nil, err
+	}
+	return ReadRankingFile(spec, m.N(), NodeNames(m))
+}
+
+// NodeNames returns the node names of m: a graph's names, nil (node indices) otherwise.
+func NodeNames(m topo.Machine) []string {
+	g, ok := m.(*topo.Graph)
+	if !ok {
+		return nil
+	}
+	names := make([]string, g.N())
+	for i := range names {
+		names[i] = g.Name(i)
+	}
+	return names
+}
+
+// gridOf returns m as a grid or an error naming the requirement.
+func gridOf(m topo.Machine) (*topo.Grid, error) {
+	g, ok := m.(*topo.Grid)
+	if !ok {
+		return nil, fmt.Errorf("needs a mesh or torus, not %s", m.Spec())
+	}
+	return g, nil
+}
