@@ -1,0 +1,233 @@
+package alloc
+
+import (
+	"github.com/procalloc/procalloc/topo"
+)
+
+// gridIndex answers the counting questions of center-based allocators on a mesh or
+// torus in O(2^d) time each: how many nodes (free nodes, free wall nodes) lie in an
+// L-infinity ball. It keeps d-dimensional prefix sums over the free map, rebuilt in
+// O(N) after the state changes.
+type gridIndex struct {
+	g       *topo.Grid
+	dims    []int
+	wrap    []bool
+	d       int
+	coord   []int32 // coord[i*d+j] = coordinate j of node i
+	wall    []bool  // node on the mesh boundary (Johnson 2010 "wall", topo.Grid.OnBoundary)
+	pstride []int   // strides of the (dims[j]+1)-sized prefix arrays
+	free    []int32 // prefix sums of the free map
+	freeW   []int32 // prefix sums of free wall nodes
+	anyWrap bool
+
+	// scratch
+	ivl  [][2][2]int // per dimension up to two coordinate intervals of a ball
+	nivl []int
+	cur  []int
+	lo   []int
+	hi   []int
+}
+
+func newGridIndex(g *topo.Grid) *gridIndex {
+	x := &gridIndex{g: g, dims: g.Dims(), wrap: g.Wrap(), d: g.Dim(), anyWrap: g.Wraps()}
+	n := g.N()
+	x.coord = make([]int32, n*x.d)
+	x.wall = make([]bool, n)
+	c := make([]int, x.d)
+	for i := range n {
+		c = g.Coord(i, c)
+		for j, v := range c {
+			x.coord[i*x.d+j] = int32(v)
+		}
+		x.wall[i] = g.OnBoundary(c)
+	}
+	x.pstride = make([]int, x.d)
+	size := 1
+	for j, dj := range x.dims {
+		x.pstride[j] = size
+		size *= dj + 1
+	}
+	x.free = make([]int32, size)
+	x.freeW = make([]int32, size)
+	x.ivl = make([][2][2]int, x.d)
+	x.nivl = make([]int, x.d)
+	x.cur = make([]int, x.d)
+	x.lo = make([]int, x.d)
+	x.hi = make([]int, x.d)
+	return x
+}
+
+// rebuild recomputes the prefix sums from the state.
+func (x *gridIndex) rebuild(s *State) {
+	clear(x.free)
+	clear(x.freeW)
+	n := x.g.N()
+	for i := range n {
+		if !s.IsFree(i) {
+			continue
+		}
+		p := 0
+		for j := range x.d {
+			p += (int(x.coord[i*x.d+j]) + 1) * x.pstride[j]
+		}
+		x.free[p] = 1
+		if x.wall[i] {
+			x.freeW[p] = 1
+		}
+	}
+	for j := range x.d {
+		st := x.pstride[j]
+		for p := range x.free {
+			if (p/st)%(x.dims[j]+1) == 0 {
+				continue
+			}
+			x.free[p] += x.free[p-st]
+			x.freeW[p] += x.freeW[p-st]
+		}
+	}
+}
+
+// box returns the sum of arr over the inclusive box lo..hi.
+func (x *gridIndex) box(arr []int32, lo, hi []int) int {
+	if x.d == 2 {
+		s0, s1 := x.pstride[0], x.pstride[1]
+		a, b := lo[0]*s0, (hi[0]+1)*s0
+		c, d := lo[1]*s1, (hi[1]+1)*s1
+		return int(arr[b+d] - arr[a+d] - arr[b+c] + arr[a+c])
+	}
+	s := 0
+	for mask := 0; mask < 1<<x.d; mask++ {
+		p, neg := 0, false
+		for j := range x.d {
+			if mask>>j&1 != 0 {
+				p += lo[j] * x.pstride[j]
+				neg = !neg
+			} else {
+				p += (hi[j] + 1) * x.pstride[j]
+			}
+		}
+		if neg {
+			s -= int(arr[p])
+		} else {
+			s += int(arr[p])
+		}
+	}
+	return s
+}
+
+// intervals sets x.ivl/x.nivl to the coordinate intervals, per dimension, of the
+// L-infinity ball of radius r around node c (clipped on a mesh, wrapped on a torus).
+func (x *gridIndex) intervals(c, r int) {
+	for j, dj := range x.dims {
+		v := int(x.coord[c*x.d+j])
+		lo, hi := v-r, v+r
+		switch {
+		case x.wrap[j] && 2*r+1 >= dj:
+			x.ivl[j][0] = [2]int{0, dj - 1}
+			x.nivl[j] = 1
+		case x.wrap[j] && lo < 0:
+			x.ivl[j][0] = [2]int{0, hi}
+			x.ivl[j][1] = [2]int{lo + dj, dj - 1}
+			x.nivl[j] = 2
+		case x.wrap[j] && hi >= dj:
+			x.ivl[j][0] = [2]int{0, hi - dj}
+			x.ivl[j][1] = [2]int{lo, dj - 1}
+			x.nivl[j] = 2
+		default:
+			x.ivl[j][0] = [2]int{max(lo, 0), min(hi, dj-1)}
+			x.nivl[j] = 1
+		}
+	}
+}
+
+// ball returns the number of free nodes, free wall nodes and all nodes within
+// L-infinity distance r of node c.
+func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
+	if r < 0 {
+		return 0, 0, 0
+	}
+	x.intervals(c, r)
+	if !x.anyWrap {
+		all = 1
+		for j := range x.d {
+			x.lo[j], x.hi[j] = x.ivl[j][0][0], x.ivl[j][0][1]
+			all *= x.hi[j] - x.lo[j] + 1
+		}
+		return x.box(x.free, x.lo, x.hi), x.box(x.freeW, x.lo, x.hi), all
+	}
+	// Product of up to 2^d boxes.
+	for j := range x.d {
+		x.cur[j] = 0
+	}
+	for {
+		vol := 1
+		for j := range x.d {
+			iv := x.ivl[j][x.cur[j]]
+			x.lo[j], x.hi[j] = iv[0], iv[1]
+			vol *= iv[1] - iv[0] + 1
+		}
+		free += x.box(x.free, x.lo, x.hi)
+		freeWall += x.box(x.freeW, x.lo, x.hi)
+		all += vol
+		j := 0
+		for ; j < x.d; j++ {
+			x.cur[j]++
+			if x.cur[j] < x.nivl[j] {
+				break
+			}
+			x.cur[j] = 0
+		}
+		if j == x.d {
+			break
+		}
+	}
+	return free, freeWall, all
+}
+
+// freeInBall returns only the number of free nodes within distance r of c.
+func (x *gridIndex) freeInBall(c, r int) int {
+	if r < 0 {
+		return 0
+	}
+	if !x.anyWrap {
+		x.intervals(c, r)
+		for j := range x.d {
+			x.lo[j], x.hi[j] = x.ivl[j][0][0], x.ivl[j][0][1]
+		}
+		return x.box(x.free, x.lo, x.hi)
+	}
+	f, _, _ := x.ball(c, r)
+	return f
+}
+
+// axisDist is the hop distance along dimension j between nodes a and b.
+func (x *gridIndex) axisDist(j, a, b int) int {
+	d := int(x.coord[a*x.d+j] - x.coord[b*x.d+j])
+	if d < 0 {
+		d = -d
+	}
+	if x.wrap[j] && x.dims[j]-d < d {
+		d = x.dims[j] - d
+	}
+	return d
+}
+
+// linf is the L-infinity distance between nodes (shortest way around on tori).
+func (x *gridIndex) linf(a, b int) int {
+	m := 0
+	for j := range x.d {
+		if v := x.axisDist(j, a, b); v > m {
+			m = v
+		}
+	}
+	return m
+}
+
+// l1 is the hop (L1) distance between nodes (shortest way around on tori).
+func (x *gridIndex) l1(a, b int) int {
+	s := 0
+	for j := range x.d {
+		s += x.axisDist(j, a, b)
+	}
+	return s
+}

@@ -1,0 +1,436 @@
+package alloc
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	register("mc1x1", "MC1x1 (Bender et al. 2005; Johnson et al. 2010): L-infinity shells around each free node; mc1x1:tb=SR,AF,WF,BF adds Johnson's tie-breaking",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
+			return newMC1x1("mc1x1", arg, m, opt, false)
+		})
+	register("mc1x1-greedy", "MC1x1 with PReMAS's greedy outer shell (outer-shell nodes added by smallest total L1 to those chosen); accepts :tb=SR,AF,WF,BF",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
+			return newMC1x1("mc1x1-greedy", arg, m, opt, true)
+		})
+}
+
+// TieBreak holds the parameters (SR, AF, WF, BF) of Johnson et al. 2010 §II: scan
+// radius and available, wall and border factors.
+type TieBreak struct {
+	SR         int
+	AF, WF, BF float64
+}
+
+// ParseTieBreak parses "SR,AF,WF,BF", e.g. "3,9,3,2".
+func ParseTieBreak(s string) (TieBreak, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return TieBreak{}, fmt.Errorf("tie-breaking %q: want SR,AF,WF,BF (four numbers, e.g. 3,9,3,2)", s)
+	}
+	sr, err := strconv.Atoi(strings.TrimSpace(parts[0]))
+	if err != nil || sr < 0 {
+		return TieBreak{}, fmt.Errorf("tie-breaking %q: scan radius %q is not a non-negative integer", s, parts[0])
+	}
+	tb := TieBreak{SR: sr}
+	for i, p := range []*float64{&tb.AF, &tb.WF, &tb.BF} {
+		v, err := strconv.ParseFloat(strings.TrimSpace(parts[i+1]), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return TieBreak{}, fmt.Errorf("tie-breaking %q: factor %q is not a finite number", s, parts[i+1])
+		}
+		*p = v
+	}
+	return tb, nil
+}
+
+func (t TieBreak) String() string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	return fmt.Sprintf("%d,%s,%s,%s", t.SR, f(t.AF), f(t.WF), f(t.BF))
+}
+
+// TieStats counts how often the best candidate score of a center-based allocator is
+// shared by several candidates (Johnson et al. 2010, Fig. 4).
+type TieStats struct {
+	Decisions      int64 // allocations made
+	Tied           int64 // allocations in which more than one candidate had the best score
+	TiedCandidates int64 // over the tied allocations, the total number of candidates sharing the best score
+}
+
+// TieReporter is implemented by allocators that score candidate allocations.
+type TieReporter interface {
+	// LastTies returns how many candidates shared the best score in the last
+	// allocation: 1 when it was unique, 0 when no choice was scored (the job took
+	// every free node).
+	LastTies() int
+	TieStats() TieStats
+}
+
+// mc1x1 is MC1x1 (Bender et al. 2005 §5, Bunde et al. 2004 §2.3, Johnson et al. 2010
+// §I): for every free node c, in free-list order, take the k free nodes closest to c
+// in L-infinity distance ("shells") and score them by the sum of their distances to
+// c; the first center with the smallest (score, tie score) wins.
+//
+// Which nodes of the outermost shell are taken follows PReMAS exactly
+// (reference-simulators.md): one working array, initially the free list, is
+// stable-sorted by distance from each center in turn and never reset, so after the
+// i-th center it is ordered by (d_i, d_{i-1}, ..., d_1, free-list position), d_j the
+// distance from center j. Scores and the order-independent parts of tie scores come
+// from prefix sums over the mesh in O(2^d) per shell; the order is worked out only
+// for the outermost shell of the winner (and of tied candidates whose wall term needs
+// it), comparing nodes by distances to the earlier centers. That gives the same
+// answer as re-sorting the whole array per center, without its O(n) per center.
+type mc1x1 struct {
+	name   string
+	g      *topo.Grid
+	st     *State
+	x      *gridIndex
+	order  []int
+	dirty  bool
+	greedy bool
+	tb     *TieBreak
+	stats  TieStats
+	last   int
+
+	fl   []int   // free list of the current allocation
+	pos  []int32 // node -> position in fl (valid for free nodes)
+	ball []shellCount
+	sh   []int
+	sums []int
+}
+
+type shellCount struct{ free, freeWall, all int }
+
+func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Allocator, error) {
+	g, ok := m.(*topo.Grid)
+	if !ok {
+		return nil, fmt.Errorf("%s needs a mesh or torus, not %s", name, m.Spec())
+	}
+	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), dirty: true, greedy: greedy}
+	a.pos = make([]int32, g.N())
+	switch {
+	case arg == "":
+	case strings.HasPrefix(arg, "tb="):
+		tb, err := ParseTieBreak(strings.TrimPrefix(arg, "tb="))
+		if err != nil {
+			return nil, err
+		}
+		a.tb = &tb
+		a.name = name + ":tb=" + tb.String()
+	default:
+		return nil, fmt.Errorf("unknown argument %q (want tb=SR,AF,WF,BF)", arg)
+	}
+	return a, nil
+}
+
+func (a *mc1x1) Name() string          { return a.name }
+func (a *mc1x1) Machine() topo.Machine { return a.g }
+func (a *mc1x1) NumFree() int          { return a.st.NumFree() }
+func (a *mc1x1) LastTies() int         { return a.last }
+func (a *mc1x1) TieStats() TieStats    { return a.stats }
+
+func (a *mc1x1) Release(nodes []int) error {
+	if err := a.st.Release(nodes); err != nil {
+		return err
+	}
+	a.dirty = true
+	return nil
+}
+
+func (a *mc1x1) Allocate(k int) ([]int, error) {
+	if err := a.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	a.stats.Decisions++
+	if k == a.st.NumFree() {
+		// PReMAS: a job that needs every free node gets them all, unscored.
+		nodes := a.st.AppendFree(nil)
+		a.last = 0
+		return nodes, a.take(nodes)
+	}
+	if a.dirty {
+		a.x.rebuild(a.st)
+		a.dirty = false
+	}
+	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
+	for i, v := range a.fl {
+		a.pos[v] = int32(i)
+	}
+	best, bestIdx, bestL, bestM, ties := math.MaxInt, -1, 0, 0, 0
+	bestTie := 0.0
+	for i, c := range a.fl {
+		score, L, m, ok := a.shellScore(c, k, best)
+		if !ok {
+			continue
+		}
+		switch {
+		case score < best:
+			best, bestIdx, bestL, bestM, ties = score, i, L, m, 1
+			if a.tb != nil {
+				bestTie = a.tieScore(i, k, L, m)
+			}
+		case score == best:
+			ties++
+			if a.tb != nil {
+				if t := a.tieScore(i, k, L, m); t < bestTie {
+					bestIdx, bestL, bestM, bestTie = i, L, m, t
+				}
+			}
+		}
+	}
+	a.last = ties
+	if ties > 1 {
+		a.stats.Tied++
+		a.stats.TiedCandidates += int64(ties)
+	}
+	nodes := a.choose(bestIdx, k, bestL, bestM, nil)
+	slices.Sort(nodes)
+	return nodes, a.take(nodes)
+}
+
+func (a *mc1x1) take(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("%s: internal error: %w", a.name, err)
+	}
+	a.dirty = true
+	return nil
+}
+
+// shellScore returns, for center c, the sum of the L-infinity distances of the k
+// nearest free nodes, the radius L of the outermost shell used, and how many nodes m
+// of that shell are taken. It gives up (ok false) as soon as the score must exceed
+// bound.
+func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
+	acc, prev := 0, 0
+	for r := 0; ; r++ {
+		cnt := a.x.freeInBall(c, r)
+		if cnt >= k {
+			m = k - prev
+			return acc + r*m, r, m, true
+		}
+		acc += r * (cnt - prev)
+		prev = cnt
+		if acc+(r+1)*(k-prev) > bound {
+			return 0, 0, 0, false
+		}
+	}
+}
+
+// shells fills a.ball[0..R] with the cumulative counts of the balls around c.
+func (a *mc1x1) shells(c, R int) {
+	a.ball = a.ball[:0]
+	for r := 0; r <= R; r++ {
+		f, fw, all := a.x.ball(c, r)
+		a.ball = append(a.ball, shellCount{f, fw, all})
+	}
+}
+
+// tieScore is Johnson et al. 2010 §II's tie-breaking score of the candidate centered
+// on a.fl[i], as PReMAS computes it (reference-simulators.md): with lastlook = L+SR
+// and weight(d) = lastlook-d+1, + AF*weight for each free node not taken with
+// d <= lastlook, - WF*weight for each taken node on the mesh boundary, - BF*weight
+// for each busy node at d = L+1.
+func (a *mc1x1) tieScore(i, k, L, m int) float64 {
+	tb := a.tb
+	if tb.SR == 0 {
+		return 0
+	}
+	c := a.fl[i]
+	look := L + tb.SR
+	a.shells(c, look)
+	shell := func(d int) shellCount {
+		s := a.ball[d]
+		if d > 0 {
+			p := a.ball[d-1]
+			s.free -= p.free
+			s.freeWall -= p.freeWall
+			s.all -= p.all
+		}
+		return s
+	}
+	w := func(d int) float64 { return float64(look - d + 1) }
+	avail, wall := 0.0, 0.0
+	for d := 0; d < L; d++ {
+		wall += w(d) * float64(shell(d).freeWall)
+	}
+	last := shell(L)
+	avail -= w(L) * float64(m)
+	for d := L; d <= look; d++ {
+		avail += w(d) * float64(shell(d).free)
+	}
+	var wallLast int
+	switch {
+	case a.greedy:
+		for _, v := range a.chooseLast(i, L, m) {
+			if a.x.wall[v] {
+				wallLast++
+			}
+		}
+	case m == last.free || last.freeWall == 0:
+		wallLast = last.freeWall
+	case last.freeWall == last.free:
+		wallLast = m
+	default:
+		for _, v := range a.chooseLast(i, L, m) {
+			if a.x.wall[v] {
+				wallLast++
+			}
+		}
+	}
+	wall += w(L) * float64(wallLast)
+	b := shell(L + 1)
+	border := w(L+1) * float64(b.all-b.free)
+	return tb.AF*avail - tb.WF*wall - tb.BF*border
+}
+
+// choose returns the k nodes of the candidate centered on a.fl[i] (appended to dst).
+func (a *mc1x1) choose(i, k, L, m int, dst []int) []int {
+	c := a.fl[i]
+	for _, v := range a.fl {
+		if a.x.linf(c, v) < L {
+			dst = append(dst, v)
+		}
+	}
+	return append(dst, a.chooseLast(i, L, m)...)
+}
+
+// chooseLast returns the m nodes taken from the outermost shell (radius L) of the
+// candidate centered on a.fl[i]. The result aliases scratch space.
+func (a *mc1x1) chooseLast(i, L, m int) []int {
+	c := a.fl[i]
+	a.sh = a.shellNodes(c, L, a.sh[:0])
+	S := a.sh
+	if m == len(S) {
+		return S
+	}
+	if a.greedy {
+		return a.greedyLast(c, L, m, S)
+	}
+	// Working-array order after the stable sort for center i: by distance to the
+	// earlier centers, latest first, then free-list position.
+	slices.SortFunc(S, func(p, q int) int {
+		for j := i - 1; j >= 0; j-- {
+			cj := a.fl[j]
+			if dp, dq := a.x.linf(cj, p), a.x.linf(cj, q); dp != dq {
+				return dp - dq
+			}
+		}
+		return int(a.pos[p] - a.pos[q])
+	})
+	return S[:m]
+}
+
+// greedyLast is PReMAS's greedy outer shell: all nodes strictly inside shell L are
+// taken; then the shell node with the smallest total L1 distance to those taken so far
+// joins, ties going to the smaller L1 distance to the center, then the smaller
+// (x, y, z) (free-list position). S is reordered so that its first m entries are the
+// ones taken.
+func (a *mc1x1) greedyLast(c, L, m int, S []int) []int {
+	sums := a.sums[:0]
+	for _, s := range S {
+		t := 0
+		for _, v := range a.fl {
+			if a.x.linf(c, v) < L {
+				t += a.x.l1(s, v)
+			}
+		}
+		sums = append(sums, t)
+	}
+	a.sums = sums
+	for n := 0; n < m; n++ {
+		b := n
+		for j := n + 1; j < len(S); j++ {
+			if sums[j] != sums[b] {
+				if sums[j] < sums[b] {
+					b = j
+				}
+				continue
+			}
+			dj, db := a.x.l1(c, S[j]), a.x.l1(c, S[b])
+			if dj < db || dj == db && a.pos[S[j]] < a.pos[S[b]] {
+				b = j
+			}
+		}
+		S[n], S[b] = S[b], S[n]
+		sums[n], sums[b] = sums[b], sums[n]
+		for j := n + 1; j < len(S); j++ {
+			sums[j] += a.x.l1(S[j], S[n])
+		}
+	}
+	return S[:m]
+}
+
+// shellNodes appends the free nodes at L-infinity distance exactly r from c.
+func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
+	x := a.x
+	d := x.d
+	// Coordinates of the ball, per dimension, with their axis distances.
+	coords := make([][]int, d)
+	for j, dj := range x.dims {
+		cv := int(x.coord[c*d+j])
+		if x.wrap[j] && 2*r+1 >= dj {
+			for v := range dj {
+				coords[j] = append(coords[j], v)
+			}
+			continue
+		}
+		for v := cv - r; v <= cv+r; v++ {
+			w := v
+			if x.wrap[j] {
+				w = (v%dj + dj) % dj
+			} else if v < 0 || v >= dj {
+				continue
+			}
+			coords[j] = append(coords[j], w)
+		}
+	}
+	axis := func(j, v int) int {
+		t := v - int(x.coord[c*d+j])
+		if t < 0 {
+			t = -t
+		}
+		if x.wrap[j] && x.dims[j]-t < t {
+			t = x.dims[j] - t
+		}
+		return t
+	}
+	idx := make([]int, d) // positions in coords for dims 1..d-1
+	for {
+		outerMax, base := 0, 0
+		st := 1
+		for j := 0; j < d; j++ {
+			if j > 0 {
+				v := coords[j][idx[j]]
+				base += v * st
+				outerMax = max(outerMax, axis(j, v))
+			}
+			st *= x.dims[j]
+		}
+		if outerMax <= r {
+			for _, v := range coords[0] {
+				if outerMax == r || axis(0, v) == r {
+					if n := base + v; a.st.IsFree(n) {
+						dst = append(dst, n)
+					}
+				}
+			}
+		}
+		j := 1
+		for ; j < d; j++ {
+			idx[j]++
+			if idx[j] < len(coords[j]) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j >= d {
+			break
+		}
+	}
+	return dst
+}

@@ -1,0 +1,309 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// meter computes the per-job allocation metrics.
+type meter struct {
+	g      *topo.Grid
+	wrap   []bool // wrap used for distances and boxes (none under PReMAS)
+	dims   []int
+	coord  [][]int32 // coord[j][node]
+	counts []int64   // per-dimension value counts (scratch)
+	mark   []int32   // component search (scratch)
+	stamp  int32
+	stack  []int
+	nb     []int
+}
+
+func newMeter(g *topo.Grid, c Compat) *meter {
+	m := &meter{g: g, dims: g.Dims(), wrap: slices.Clone(g.Wrap())}
+	if c == alloc.CompatPReMAS {
+		// PReMAS has meshes only: plain L1, no wraparound.
+		clear(m.wrap)
+	}
+	m.coord = make([][]int32, len(m.dims))
+	c0 := make([]int, len(m.dims))
+	for j := range m.dims {
+		m.coord[j] = make([]int32, g.N())
+	}
+	for i := range g.N() {
+		c0 = g.Coord(i, c0)
+		for j, v := range c0 {
+			m.coord[j][i] = int32(v)
+		}
+	}
+	m.counts = make([]int64, slices.Max(m.dims))
+	m.mark = make([]int32, g.N())
+	return m
+}
+
+func (m *meter) measure(r *JobResult) {
+	nodes := r.Nodes
+	k := len(nodes)
+	r.TotalL1 = 0
+	r.BoxVolume, r.BoxSides = 1, 0
+	for j, d := range m.dims {
+		cnt := m.counts[:d]
+		clear(cnt)
+		for _, v := range nodes {
+			cnt[m.coord[j][v]]++
+		}
+		r.TotalL1 += pairwise1D(cnt, m.wrap[j])
+		side := extent(cnt, m.wrap[j])
+		r.BoxVolume *= int64(side)
+		r.BoxSides += side
+	}
+	if k > 1 {
+		r.AvgL1 = float64(r.TotalL1) / (float64(k) * float64(k-1) / 2)
+	}
+	lo, hi := slices.Min(nodes), slices.Max(nodes)
+	r.Span = hi - lo + 1
+	r.RingSpan = ringSpan(nodes, m.g.N())
+	r.Components = m.components(nodes)
+}
+
+// pairwise1D is the sum over unordered pairs of |a-b| (the shorter way around when
+// wrap) for values given by their counts.
+func pairwise1D(cnt []int64, wrap bool) int64 {
+	d := int64(len(cnt))
+	var total int64
+	if !wrap {
+		var n, sum int64
+		for v, c := range cnt {
+			if c == 0 {
+				continue
+			}
+			total += c * (int64(v)*n - sum)
+			n += c
+			sum += c * int64(v)
+		}
+		return total
+	}
+	for u, cu := range cnt {
+		if cu == 0 {
+			continue
+		}
+		for v := u + 1; v < len(cnt); v++ {
+			if cv := cnt[v]; cv != 0 {
+				t := int64(v - u)
+				total += cu * cv * min(t, d-t)
+			}
+		}
+	}
+	return total
+}
+
+// extent is the side of the smallest interval (arc, when wrap) holding every value.
+func extent(cnt []int64, wrap bool) int {
+	first, last := -1, -1
+	for v, c := range cnt {
+		if c != 0 {
+			if first < 0 {
+				first = v
+			}
+			last = v
+		}
+	}
+	if first < 0 {
+		return 0
+	}
+	if !wrap {
+		return last - first + 1
+	}
+	// Largest run of empty values around the circle.
+	d := len(cnt)
+	gap, run := 0, 0
+	for i := 0; i < 2*d; i++ {
+		if cnt[i%d] == 0 {
+			run++
+			gap = max(gap, min(run, d))
+		} else {
+			run = 0
+		}
+	}
+	return d - gap
+}
+
+func ringSpan(nodes []int, n int) int {
+	s := slices.Sorted(slices.Values(nodes))
+	gap := s[0] + n - s[len(s)-1] // wrap-around gap, counted in steps
+	for i := 1; i < len(s); i++ {
+		gap = max(gap, s[i]-s[i-1])
+	}
+	return n - gap + 1
+}
+
+func (m *meter) components(nodes []int) int {
+	m.stamp++
+	if m.stamp == 0 {
+		clear(m.mark)
+		m.stamp = 1
+	}
+	in := m.stamp
+	m.stamp++
+	seen := m.stamp
+	for _, v := range nodes {
+		m.mark[v] = in
+	}
+	comps := 0
+	for _, v := range nodes {
+		if m.mark[v] == seen {
+			continue
+		}
+		comps++
+		m.mark[v] = seen
+		m.stack = append(m.stack[:0], v)
+		for len(m.stack) > 0 {
+			u := m.stack[len(m.stack)-1]
+			m.stack = m.stack[:len(m.stack)-1]
+			m.nb = m.g.Neighbors(u, m.nb[:0])
+			for _, w := range m.nb {
+				if m.mark[w] == in {
+					m.mark[w] = seen
+					m.stack = append(m.stack, w)
+				}
+			}
+		}
+	}
+	return comps
+}
+
+// Summary is the aggregate of a replay.
+type Summary struct {
+	Alloc               string  `json:"alloc"`
+	Machine             string  `json:"machine"`
+	Sched               string  `json:"sched"`
+	Compat              string  `json:"compat"`
+	Jobs                int     `json:"jobs"`
+	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
+	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
+	MeanWait            float64 `json:"mean_wait"`
+	MeanResponse        float64 `json:"mean_response"`
+	MeanSlowdown        float64 `json:"mean_slowdown"`
+	MaxWait             int64   `json:"max_wait"`
+	Makespan            int64   `json:"makespan"`
+	Utilization         float64 `json:"utilization"`
+	MeanSpan            float64 `json:"mean_span"`
+	MeanRingSpan        float64 `json:"mean_ring_span"`
+	MeanStretchSpan     float64 `json:"mean_stretch_span"`
+	MeanBoxVolume       float64 `json:"mean_bbox_volume"`
+	MeanBoxSides        float64 `json:"mean_bbox_sides"`
+	MeanComponents      float64 `json:"mean_components"`
+	PctContiguous       float64 `json:"pct_contiguous"`
+	Ties                *Ties   `json:"ties,omitempty"`
+	BySize              []Size  `json:"by_size"`
+}
+
+// Ties is Johnson et al. 2010 Fig. 4 for one replay.
+type Ties struct {
+	Decisions  int64   `json:"decisions"`
+	Tied       int64   `json:"tied"`
+	PctTied    float64 `json:"pct_tied"`
+	AvgNumTied float64 `json:"avg_num_tied"`
+}
+
+// Size is the breakdown for one job size.
+type Size struct {
+	Procs               int     `json:"procs"`
+	Jobs                int     `json:"jobs"`
+	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
+	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
+	MeanWait            float64 `json:"mean_wait"`
+	PctContiguous       float64 `json:"pct_contiguous"`
+}
+
+// Result is a finished replay.
+type Result struct {
+	Summary
+	PerJob []JobResult `json:"-"`
+}
+
+func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
+	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched, Compat: string(cfg.Compat), Jobs: len(res)}
+	if s.Sched == "" {
+		s.Sched = "fcfs"
+	}
+	if s.Compat == "" {
+		s.Compat = "default"
+	}
+	if len(res) == 0 {
+		return &Result{Summary: s}
+	}
+	var totL1 int64
+	var avgL1, wait, resp, slow, span, ring, stretch, vol, sides, comps, work float64
+	contig := 0
+	first, last := res[0].Arrival, res[0].End
+	type acc struct {
+		n, contig       int
+		tot, avg, waits float64
+	}
+	by := map[int]*acc{}
+	for i := range res {
+		r := &res[i]
+		totL1 += r.TotalL1
+		avgL1 += r.AvgL1
+		wait += float64(r.Wait())
+		s.MaxWait = max(s.MaxWait, r.Wait())
+		resp += float64(r.Response())
+		slow += r.Slowdown()
+		span += float64(r.Span)
+		ring += float64(r.RingSpan)
+		stretch += float64(r.Span) / float64(r.Procs)
+		vol += float64(r.BoxVolume)
+		sides += float64(r.BoxSides)
+		comps += float64(r.Components)
+		if r.Components == 1 {
+			contig++
+		}
+		work += float64(r.Procs) * float64(r.Runtime)
+		first = min(first, r.Arrival)
+		last = max(last, r.End)
+		a := by[r.Procs]
+		if a == nil {
+			a = &acc{}
+			by[r.Procs] = a
+		}
+		a.n++
+		a.tot += float64(r.TotalL1)
+		a.avg += r.AvgL1
+		a.waits += float64(r.Wait())
+		if r.Components == 1 {
+			a.contig++
+		}
+	}
+	n := float64(len(res))
+	s.MeanTotalPairwiseL1 = float64(totL1) / n
+	s.MeanAvgPairwiseL1 = avgL1 / n
+	s.MeanWait = wait / n
+	s.MeanResponse = resp / n
+	s.MeanSlowdown = slow / n
+	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = span/n, ring/n, stretch/n
+	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = vol/n, sides/n, comps/n
+	s.PctContiguous = 100 * float64(contig) / n
+	s.Makespan = last - first
+	if s.Makespan > 0 {
+		s.Utilization = work / (float64(cfg.Machine.N()) * float64(s.Makespan))
+	}
+	for p, a := range by {
+		s.BySize = append(s.BySize, Size{Procs: p, Jobs: a.n, MeanTotalPairwiseL1: a.tot / float64(a.n),
+			MeanAvgPairwiseL1: a.avg / float64(a.n), MeanWait: a.waits / float64(a.n), PctContiguous: 100 * float64(a.contig) / float64(a.n)})
+	}
+	slices.SortFunc(s.BySize, func(a, b Size) int { return a.Procs - b.Procs })
+	if tr != nil {
+		ts := tr.TieStats()
+		t := &Ties{Decisions: ts.Decisions, Tied: ts.Tied}
+		if ts.Decisions > 0 {
+			t.PctTied = 100 * float64(ts.Tied) / float64(ts.Decisions)
+		}
+		if ts.Tied > 0 {
+			t.AvgNumTied = float64(ts.TiedCandidates) / float64(ts.Tied)
+		}
+		s.Ties = t
+	}
+	return &Result{Summary: s, PerJob: res}
+}

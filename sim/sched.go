@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+)
+
+// SchedNames lists the schedulers.
+var SchedNames = []string{"fcfs", "easy", "cplant"}
+
+// scheduler decides which queued job starts next. arrive queues job i; next returns a
+// job to start now (removing it from the queue) or -1. The replay calls next until it
+// returns -1.
+type scheduler interface {
+	arrive(i int)
+	next(now int64, free int, running *runSet) int
+}
+
+func newScheduler(name string, res []JobResult) (scheduler, error) {
+	switch name {
+	case "fcfs", "":
+		return &fcfs{res: res}, nil
+	case "easy":
+		return &easy{res: res}, nil
+	case "cplant":
+		return &cplant{res: res}, nil
+	}
+	return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy or cplant)", name)
+}
+
+// runSet is the running jobs with their estimated end times.
+type runSet struct {
+	jobs []runJob
+}
+
+type runJob struct {
+	job    int
+	estEnd int64
+	procs  int
+}
+
+func (s *runSet) add(job int, estEnd int64, procs int) {
+	s.jobs = append(s.jobs, runJob{job, estEnd, procs})
+}
+
+func (s *runSet) remove(job int) {
+	for i, r := range s.jobs {
+		if r.job == job {
+			s.jobs = slices.Delete(s.jobs, i, i+1)
+			return
+		}
+	}
+}
+
+// fcfs is strict first-come first-served: only the head of the queue (arrival order,
+// then trace order) may start, when enough processors are free; no backfilling.
+type fcfs struct {
+	res   []JobResult
+	queue []int
+	head  int
+}
+
+func (s *fcfs) arrive(i int) { s.queue = append(s.queue, i) }
+
+func (s *fcfs) next(now int64, free int, _ *runSet) int {
+	if s.head == len(s.queue) {
+		return -1
+	}
+	i := s.queue[s.head]
+	if s.res[i].Procs > free {
+		return -1
+	}
+	s.head++
+	if s.head > 1024 && s.head*2 > len(s.queue) {
+		s.queue = append(s.queue[:0], s.queue[s.head:]...)
+		s.head = 0
+	}
+	return i
+}
+
+// easy is EASY backfilling (Lifka 1995) with SST's rule: the head job starts if it
+// fits; otherwise it gets a reservation at the earliest estimated completion that
+// frees enough processors (the shadow time), and a later job, in queue order, may
+// start now if it fits and either ends by its estimate before the shadow time or
+// leaves the head enough processors at that time. The reservation is recomputed on
+// every call, so backfilled jobs are accounted for. A running job past its estimate
+// is taken to end now.
+type easy struct {
+	res   []JobResult
+	queue []int
+	ends  []runJob
+}
+
+func (s *easy) arrive(i int) { s.queue = append(s.queue, i) }
+
+func (s *easy) next(now int64, free int, running *runSet) int {
+	if len(s.queue) == 0 {
+		return -1
+	}
+	head := s.queue[0]
+	if s.res[head].Procs <= free {
+		s.queue = s.queue[1:]
+		return head
+	}
+	s.ends = append(s.ends[:0], running.jobs...)
+	for i := range s.ends {
+		s.ends[i].estEnd = max(s.ends[i].estEnd, now)
+	}
+	slices.SortStableFunc(s.ends, func(a, b runJob) int { return cmpInt64(a.estEnd, b.estEnd) })
+	avail := free
+	shadow, extra := int64(-1), 0
+	for _, r := range s.ends {
+		avail += r.procs
+		if avail >= s.res[head].Procs {
+			shadow, extra = r.estEnd, avail-s.res[head].Procs
+			break
+		}
+	}
+	if shadow < 0 {
+		return -1 // cannot happen: every job fits the empty machine
+	}
+	for qi := 1; qi < len(s.queue); qi++ {
+		i := s.queue[qi]
+		r := &s.res[i]
+		if r.Procs > free {
+			continue
+		}
+		if now+r.EstimateUsed <= shadow || r.Procs <= extra {
+			s.queue = slices.Delete(s.queue, qi, qi+1)
+			return i
+		}
+	}
+	return -1
+}
+
+// cplant is the Cplant queue of Leung et al. 2002 §3: the queue is kept sorted by
+// requested processors (fewest first), then requested time (shortest first), then
+// arrival order, and jobs leave from its front only.
+type cplant struct {
+	res   []JobResult
+	queue []int
+}
+
+func (s *cplant) arrive(i int) {
+	r := &s.res[i]
+	at, _ := slices.BinarySearchFunc(s.queue, i, func(q, _ int) int {
+		o := &s.res[q]
+		if o.Procs != r.Procs {
+			return o.Procs - r.Procs
+		}
+		if o.EstimateUsed != r.EstimateUsed {
+			return cmpInt64(o.EstimateUsed, r.EstimateUsed)
+		}
+		return -1 // earlier arrivals stay ahead
+	})
+	s.queue = slices.Insert(s.queue, at, i)
+}
+
+func (s *cplant) next(now int64, free int, _ *runSet) int {
+	if len(s.queue) == 0 || s.res[s.queue[0]].Procs > free {
+		return -1
+	}
+	i := s.queue[0]
+	s.queue = s.queue[1:]
+	return i
+}

@@ -1,0 +1,268 @@
+package sim
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Compat selects whose conventions a replay follows (docs/sim.md).
+type Compat = alloc.Compat
+
+// Config describes one replay.
+type Config struct {
+	Machine *topo.Grid
+	Alloc   alloc.Allocator // fresh (every node free); must be on Machine
+	Sched   string          // "fcfs", "easy" or "cplant"
+	Compat  Compat
+	Scale   Scale
+	// Progress, when set, is called now and then with the jobs finished so far.
+	Progress func(done, total int)
+}
+
+// Scale is load scaling (Leung et al. 2002 §3; Bunde et al. 2004 §3.2). Zero values
+// leave the trace as it is.
+type Scale struct {
+	Work      float64 // work multiple: run times (and estimates) are multiplied by it
+	Contract  float64 // arrival contraction: arrival times are multiplied by it
+	Replicate int     // replication factor: each job appears this many times
+	// Perturb is the largest arrival offset, in seconds, of a replica (uniform in
+	// 0..Perturb, seeded); 0 means the trace's mean inter-arrival time.
+	Perturb int64
+	Seed    uint64
+}
+
+// Apply returns the scaled jobs (a new slice; the input is not changed), stably
+// sorted by arrival, renumbered in that order when replicated.
+func (s Scale) Apply(jobs []Job) ([]Job, error) {
+	if s.Work < 0 || s.Contract < 0 || s.Replicate < 0 || s.Perturb < 0 {
+		return nil, fmt.Errorf("load scaling: negative factor in %+v", s)
+	}
+	out := slices.Clone(jobs)
+	if s.Work != 0 && s.Work != 1 {
+		for i := range out {
+			out[i].Runtime = int64(math.Round(float64(out[i].Runtime) * s.Work))
+			if out[i].Estimate > 0 {
+				out[i].Estimate = max(1, int64(math.Round(float64(out[i].Estimate)*s.Work)))
+			}
+		}
+	}
+	if s.Contract != 0 && s.Contract != 1 {
+		for i := range out {
+			out[i].Arrival = int64(math.Round(float64(out[i].Arrival) * s.Contract))
+		}
+	}
+	if s.Replicate > 1 && len(out) > 0 {
+		p := s.Perturb
+		if p == 0 && len(out) > 1 {
+			p = (out[len(out)-1].Arrival - out[0].Arrival) / int64(len(out)-1)
+		}
+		rng := rand.New(rand.NewPCG(s.Seed, 0x9e3779b97f4a7c15))
+		orig := len(out)
+		for r := 1; r < s.Replicate; r++ {
+			for i := range orig {
+				j := out[i]
+				if p > 0 {
+					j.Arrival += rng.Int64N(p + 1)
+				}
+				j.Line = 0
+				out = append(out, j)
+			}
+		}
+		slices.SortStableFunc(out, func(a, b Job) int { return cmpInt64(a.Arrival, b.Arrival) })
+		for i := range out {
+			out[i].ID = i + 1
+		}
+	}
+	return out, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// JobResult is what a replay records for one job.
+type JobResult struct {
+	Job
+	Start, End   int64
+	Nodes        []int   `json:"-"`
+	TotalL1      int64   // total pairwise hop (L1) distance of its nodes
+	AvgL1        float64 // TotalL1 / (k(k-1)/2); 0 for k = 1
+	Span         int     // max - min + 1 of its node indices
+	RingSpan     int     // smallest arc of the node-index ring 0..N-1 covering them
+	BoxVolume    int64   // bounding box volume (nodes)
+	BoxSides     int     // sum of the bounding box's side lengths (nodes)
+	Components   int     // connected components in the machine's network
+	Ties         int     // candidates sharing the best score (TieReporter), else 0
+	EstimateUsed int64   // the estimate the scheduler used
+}
+
+// Wait returns start - arrival.
+func (r *JobResult) Wait() int64 { return r.Start - r.Arrival }
+
+// Response returns end - arrival.
+func (r *JobResult) Response() int64 { return r.End - r.Arrival }
+
+// Slowdown returns response / max(runtime, 1).
+func (r *JobResult) Slowdown() float64 {
+	return float64(r.Response()) / float64(max(r.Runtime, 1))
+}
+
+type event struct {
+	time   int64
+	depart bool
+	seq    int
+	job    int
+}
+
+type eventQueue []event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	a, b := q[i], q[j]
+	if a.time != b.time {
+		return a.time < b.time
+	}
+	if a.depart != b.depart {
+		return a.depart
+	}
+	return a.seq < b.seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+// ErrTooLarge is wrapped by Run when a job asks for more processors than the machine
+// has.
+var ErrTooLarge = errors.New("job larger than the machine")
+
+// Run replays jobs (in trace order) on cfg.Machine with cfg.Alloc and scheduler
+// cfg.Sched, following the PReMAS event loop (reference-simulators.md): events at
+// equal times are handled departures first, then arrivals, each in creation order;
+// jobs start only after every event of the current time stamp, the scheduler being
+// asked again and again until it starts none.
+func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
+	if cfg.Machine == nil || cfg.Alloc == nil {
+		return nil, errors.New("sim: no machine or allocator")
+	}
+	if cfg.Alloc.Machine().N() != cfg.Machine.N() {
+		return nil, fmt.Errorf("sim: allocator %s is on %s, not %s", cfg.Alloc.Name(), cfg.Alloc.Machine().Spec(), cfg.Machine.Spec())
+	}
+	if cfg.Alloc.NumFree() != cfg.Machine.N() {
+		return nil, errors.New("sim: the allocator must start with every node free")
+	}
+	n := cfg.Machine.N()
+	res := make([]JobResult, len(jobs))
+	for i, j := range jobs {
+		if j.Procs > n {
+			return nil, fmt.Errorf("job %d (line %d) needs %d processors, the machine %s has %d: %w", j.ID, j.Line, j.Procs, cfg.Machine.Spec(), n, ErrTooLarge)
+		}
+		if j.Procs < 1 || j.Runtime < 0 {
+			return nil, fmt.Errorf("job %d (line %d): %d processors, run time %d", j.ID, j.Line, j.Procs, j.Runtime)
+		}
+		res[i].Job = j
+		res[i].EstimateUsed = estimate(j, cfg.Compat)
+	}
+	sch, err := newScheduler(cfg.Sched, res)
+	if err != nil {
+		return nil, err
+	}
+	ties, _ := cfg.Alloc.(alloc.TieReporter)
+	m := newMeter(cfg.Machine, cfg.Compat)
+
+	q := make(eventQueue, 0, len(jobs))
+	for i, j := range jobs {
+		q = append(q, event{time: j.Arrival, seq: i, job: i})
+	}
+	heap.Init(&q)
+	seq := len(jobs)
+	running := &runSet{}
+	done := 0
+	for q.Len() > 0 {
+		if done&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if cfg.Progress != nil {
+				cfg.Progress(done, len(jobs))
+			}
+		}
+		now := q[0].time
+		for q.Len() > 0 && q[0].time == now {
+			e := heap.Pop(&q).(event)
+			r := &res[e.job]
+			if e.depart {
+				if err := cfg.Alloc.Release(r.Nodes); err != nil {
+					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
+				}
+				running.remove(e.job)
+				done++
+				continue
+			}
+			sch.arrive(e.job)
+		}
+		for {
+			i := sch.next(now, cfg.Alloc.NumFree(), running)
+			if i < 0 {
+				break
+			}
+			r := &res[i]
+			nodes, err := cfg.Alloc.Allocate(r.Procs)
+			if err != nil {
+				return nil, fmt.Errorf("job %d (%d processors) at time %d: %w", r.ID, r.Procs, now, err)
+			}
+			if len(nodes) != r.Procs {
+				return nil, fmt.Errorf("allocator %s gave job %d %d nodes, want %d", cfg.Alloc.Name(), r.ID, len(nodes), r.Procs)
+			}
+			r.Nodes = nodes
+			r.Start, r.End = now, now+r.Runtime
+			if ties != nil {
+				r.Ties = ties.LastTies()
+			}
+			m.measure(r)
+			running.add(i, r.Start+r.EstimateUsed, r.Procs)
+			heap.Push(&q, event{time: r.End, depart: true, seq: seq, job: i})
+			seq++
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(done, len(jobs))
+	}
+	if done != len(jobs) {
+		return nil, fmt.Errorf("sim: internal error: %d of %d jobs finished", done, len(jobs))
+	}
+	if cfg.Alloc.NumFree() != n {
+		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), n)
+	}
+	return summarize(res, cfg, ties), nil
+}
+
+// estimate is the run-time estimate the scheduler sees: the trace's, or when it is
+// unknown (-1, or 0) twice the run time under SST, the run time otherwise.
+func estimate(j Job, c Compat) int64 {
+	if j.Estimate > 0 {
+		return j.Estimate
+	}
+	if c == alloc.CompatSST {
+		return 2 * j.Runtime
+	}
+	return j.Runtime
+}

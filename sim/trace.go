@@ -1,0 +1,293 @@
+package sim
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Job is one job of a trace, in seconds.
+type Job struct {
+	ID       int   // SWF job number, or the 1-based line number's job count in a converted file
+	Line     int   // line of the trace file it came from (0 when generated)
+	Arrival  int64 // submit time
+	Procs    int   // processors used
+	Runtime  int64 // run time
+	Estimate int64 // requested time; -1 when unknown
+}
+
+// Trace is a workload: jobs in file order plus what the header said.
+type Trace struct {
+	Jobs     []Job
+	Format   string // "swf" or "converted"
+	MaxProcs int    // from the SWF header (MaxProcs, else MaxNodes); 0 when absent
+	Bad      int    // malformed lines skipped (ReadOptions.SkipBad)
+	Filtered int    // well-formed SWF records dropped by the conversion rules
+}
+
+// ReadOptions tune ReadTrace.
+type ReadOptions struct {
+	// Format is "swf", "converted", or "" to detect it from the first record: lines
+	// starting with ';' or records of 18 fields are SWF, 4 fields the converted format.
+	Format string
+	// SkipBad skips and counts malformed lines instead of failing on the first one.
+	SkipBad bool
+}
+
+// ParseError is a malformed trace line.
+type ParseError struct {
+	Line int
+	Text string
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
+}
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ReadTraceFile reads a trace file (gzip-compressed or not; see ReadTrace).
+func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := ReadTrace(f, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// ReadTrace reads a workload trace: SWF 2.2 (Feitelson's Standard Workload Format)
+// or the 4-column converted format `arrival procs runtime estimate` that PReMAS
+// reads (../shared/reference/traces.md). Gzip input is decompressed transparently.
+//
+// SWF records are converted with the rules that produced the published converted
+// files: records with allocated processors (field 5) <= 0 are dropped; run time is
+// field 4, or field 6 when field 4 is -1; status (field 11) -1, 0 and 1 are kept, 5
+// only when the run time is positive; values are rounded to the nearest integer. A
+// record whose run time is still unknown (negative) is dropped too. Dropped records
+// are counted in Trace.Filtered. Converted files are taken as they are.
+func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 1<<16)
+	}
+	switch opt.Format {
+	case "", "swf", "converted":
+	default:
+		return nil, fmt.Errorf("unknown trace format %q (want swf or converted)", opt.Format)
+	}
+	t := &Trace{Format: opt.Format}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	line := 0
+	var fields []string
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		s := strings.TrimSpace(text)
+		if s == "" {
+			continue
+		}
+		if s[0] == ';' {
+			if t.Format == "" {
+				t.Format = "swf"
+			}
+			if t.Format == "swf" {
+				t.header(s)
+			}
+			continue
+		}
+		fields = appendFields(fields[:0], s)
+		if t.Format == "" {
+			switch {
+			case len(fields) == 4:
+				t.Format = "converted"
+			case len(fields) >= 18:
+				t.Format = "swf"
+			default:
+				return nil, &ParseError{line, clip(text), fmt.Errorf("cannot tell the trace format from a record of %d fields (want 4 for the converted format or 18 for SWF)", len(fields))}
+			}
+		}
+		var (
+			j    Job
+			keep bool
+			err  error
+		)
+		if t.Format == "swf" {
+			j, keep, err = parseSWF(fields)
+		} else {
+			j, err = parseConverted(fields)
+			keep = true
+		}
+		if err != nil {
+			if opt.SkipBad {
+				t.Bad++
+				continue
+			}
+			return nil, &ParseError{line, clip(text), err}
+		}
+		if !keep {
+			t.Filtered++
+			continue
+		}
+		j.Line = line
+		if t.Format == "converted" {
+			j.ID = len(t.Jobs) + 1
+		}
+		t.Jobs = append(t.Jobs, j)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if t.Format == "" {
+		t.Format = opt.Format
+	}
+	return t, nil
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+func appendFields(dst []string, s string) []string {
+	for {
+		s = strings.TrimLeft(s, " \t\r")
+		if s == "" {
+			return dst
+		}
+		i := strings.IndexAny(s, " \t\r")
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i:]
+	}
+}
+
+// header reads "; MaxProcs: N" (preferred) or "; MaxNodes: N".
+func (t *Trace) header(s string) {
+	key, val, ok := strings.Cut(strings.TrimSpace(s[1:]), ":")
+	if !ok {
+		return
+	}
+	f := strings.Fields(val)
+	if len(f) == 0 {
+		return
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n <= 0 {
+		return
+	}
+	switch strings.TrimSpace(key) {
+	case "MaxProcs":
+		t.MaxProcs = n
+	case "MaxNodes":
+		if t.MaxProcs == 0 {
+			t.MaxProcs = n
+		}
+	}
+}
+
+var errRange = errors.New("value out of range")
+
+func parseInt(s, what string) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q is not an integer", what, s)
+	}
+	if v < -1 || v > math.MaxInt32*int64(1<<20) {
+		return 0, fmt.Errorf("%s %d: %w", what, v, errRange)
+	}
+	return v, nil
+}
+
+func parseConverted(f []string) (Job, error) {
+	if len(f) != 4 {
+		return Job{}, fmt.Errorf("%d fields, want 4 (arrival procs runtime estimate)", len(f))
+	}
+	var v [4]int64
+	for i, name := range []string{"arrival", "procs", "runtime", "estimate"} {
+		x, err := parseInt(f[i], name)
+		if err != nil {
+			return Job{}, err
+		}
+		v[i] = x
+	}
+	switch {
+	case v[0] < 0:
+		return Job{}, fmt.Errorf("negative arrival %d", v[0])
+	case v[1] < 1 || v[1] > math.MaxInt32:
+		return Job{}, fmt.Errorf("procs %d: must be at least 1", v[1])
+	case v[2] < 0:
+		return Job{}, fmt.Errorf("negative runtime %d", v[2])
+	}
+	return Job{Arrival: v[0], Procs: int(v[1]), Runtime: v[2], Estimate: v[3]}, nil
+}
+
+// parseSWF converts one SWF record; keep is false for records the conversion drops.
+func parseSWF(f []string) (j Job, keep bool, err error) {
+	if len(f) != 18 {
+		return Job{}, false, fmt.Errorf("%d fields, want 18 (SWF 2.2)", len(f))
+	}
+	var v [18]int64
+	for i, s := range f {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e15 {
+			return Job{}, false, fmt.Errorf("field %d %q is not a number", i+1, s)
+		}
+		v[i] = int64(math.Round(x))
+	}
+	id, submit, run, procs, cpu, req, status := v[0], v[1], v[3], v[4], v[5], v[8], v[10]
+	if procs <= 0 {
+		return Job{}, false, nil
+	}
+	if procs > math.MaxInt32 {
+		return Job{}, false, fmt.Errorf("allocated processors %d: %w", procs, errRange)
+	}
+	if run == -1 {
+		run = cpu
+	}
+	switch status {
+	case -1, 0, 1:
+	case 5:
+		if run <= 0 {
+			return Job{}, false, nil
+		}
+	default:
+		return Job{}, false, nil
+	}
+	if run < 0 || submit < 0 {
+		return Job{}, false, nil
+	}
+	if req < -1 {
+		req = -1
+	}
+	return Job{ID: int(id), Arrival: submit, Procs: int(procs), Runtime: run, Estimate: req}, true, nil
+}
+
+// WriteConverted writes jobs in the 4-column converted format.
+func WriteConverted(w io.Writer, jobs []Job) error {
+	bw := bufio.NewWriter(w)
+	for _, j := range jobs {
+		fmt.Fprintf(bw, "%d\t%d\t%d\t%d\n", j.Arrival, j.Procs, j.Runtime, j.Estimate)
+	}
+	return bw.Flush()
+}
