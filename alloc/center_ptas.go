@@ -1,0 +1,114 @@
+package alloc
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/ptas"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	register("mm", "MM, Manhattan Median (Bender et al. 2005 §3): k nearest free nodes in L1 around every median candidate, best total pairwise L1 (package ptas)",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
+			return newPTASAlloc("mm", arg, m, opt)
+		})
+	register("genalg", "Gen-Alg (Krumke et al. 1997; Bunde et al. 2004 §2.2): k nearest free nodes in L1 around every free node, best total pairwise L1 (package ptas)",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
+			return newPTASAlloc("genalg", arg, m, opt)
+		})
+	register("mminc", "MM+Inc (Bender et al. 2005 §5): MM, then swaps of a chosen and a free node while they lower the total pairwise L1 (package ptas)",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
+			return newPTASAlloc("mminc", arg, m, opt)
+		})
+}
+
+// ptasAlloc runs one of package ptas's center-based subset algorithms on the free
+// nodes at every allocation, so that MM and Gen-Alg have one implementation. The free
+// nodes are passed in PReMAS free-list order (x outermost); under CompatPReMAS with
+// ptas.TiesPReMAS (the reference's working-array rules), otherwise with
+// ptas.TiesByIndex. Distances are plain coordinate L1: on a torus the choice ignores
+// wraparound (the replay still measures hop distances).
+type ptasAlloc struct {
+	name  string
+	kind  string
+	g     *topo.Grid
+	st    *State
+	order []int
+	pts   []geom.Point // coordinates of every node
+	ties  ptas.Ties
+
+	fl   []int
+	free []geom.Point
+}
+
+func newPTASAlloc(name, arg string, m topo.Machine, opt Options) (Allocator, error) {
+	g, ok := m.(*topo.Grid)
+	if !ok {
+		return nil, fmt.Errorf("%s needs a mesh or torus, not %s", name, m.Spec())
+	}
+	if arg != "" {
+		return nil, fmt.Errorf("%s takes no argument, got %q", name, arg)
+	}
+	a := &ptasAlloc{name: name, kind: name, g: g, st: NewState(g.N()), order: FreeListOrder(g), ties: ptas.TiesByIndex}
+	if opt.Compat == CompatPReMAS {
+		a.ties = ptas.TiesPReMAS
+	}
+	a.pts = make([]geom.Point, g.N())
+	for i := range a.pts {
+		a.pts[i] = g.Coord(i, nil)
+	}
+	return a, nil
+}
+
+func (a *ptasAlloc) Name() string          { return a.name }
+func (a *ptasAlloc) Machine() topo.Machine { return a.g }
+func (a *ptasAlloc) NumFree() int          { return a.st.NumFree() }
+func (a *ptasAlloc) Release(nodes []int) error {
+	return a.st.Release(nodes)
+}
+
+func (a *ptasAlloc) Allocate(k int) ([]int, error) {
+	if err := a.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
+	var nodes []int
+	if k == len(a.fl) {
+		nodes = slices.Clone(a.fl)
+	} else {
+		a.free = a.free[:0]
+		for _, v := range a.fl {
+			a.free = append(a.free, a.pts[v])
+		}
+		var (
+			res ptas.Result
+			err error
+		)
+		opt := ptas.Options{Ties: a.ties}
+		switch a.kind {
+		case "mm":
+			res, err = ptas.MM(a.free, k, opt)
+		case "genalg":
+			res, err = ptas.GenAlg(a.free, k, opt)
+		default:
+			res, err = ptas.MMInc(a.free, k, opt)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.name, err)
+		}
+		if len(res.Indices) != k {
+			return nil, fmt.Errorf("%s: internal error: %d nodes chosen, want %d", a.name, len(res.Indices), k)
+		}
+		nodes = make([]int, k)
+		for i, p := range res.Indices {
+			nodes[i] = a.fl[p]
+		}
+	}
+	slices.Sort(nodes)
+	if err := a.st.Take(nodes); err != nil {
+		return nil, fmt.Errorf("%s: internal error: %w", a.name, err)
+	}
+	return nodes, nil
+}
