@@ -1,0 +1,92 @@
+package ptas
+
+import (
+	"context"
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// MM is the Manhattan Median algorithm (Bender et al. 2005, §2.1 and §4.1): every
+// intersection of axis-parallel hyperplanes through input points is a candidate
+// center, each takes its k nearest points in L1, and the candidate with the smallest
+// total pairwise L1 distance wins. Ratio 7/4 in the plane, 2 - 1/(2d) in d dimensions
+// (both tight), and 2 - 2/k. O(n^d) centers. Ties follow opt.Ties.
+func MM[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
+	return mmContext(context.Background(), pts, k, opt)
+}
+
+func mmContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
+	pr, err := newProblem(pts, k)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkTies(opt.Ties); err != nil {
+		return Result{}, err
+	}
+	g := MMGuarantee(pr.d, k)
+	if k == pr.n {
+		return pr.allPoints(g), nil
+	}
+	sr := newSearcher(pr, opt.Ties, metricL1, scorePairwise)
+	if err := mmCenters(ctx, pr, opt.Ties, sr.try); err != nil {
+		return Result{}, err
+	}
+	return sr.result(g), nil
+}
+
+// GenAlg is Gen-Alg of Krumke et al. as described by Bender et al. 2005 (§2.1, §2.2):
+// like MM but the candidate centers are the input points (in input order). A
+// (2 - 2/k)-approximation.
+func GenAlg[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
+	return pointCentered(pts, k, opt, metricL1, scorePairwise, func(d, k int) float64 { return genAlgGuarantee(k) })
+}
+
+// MC1x1 is MC1x1 (Bender et al. 2005, §2.2) used as a subset selector: each input point
+// (in input order) is a center, points are ranked by L-infinity distance (the shell
+// number on a grid), the score is the sum of those distances over the k chosen, and
+// the first center with the strictly smallest score wins. A (2 - 2/k)d approximation
+// of the total pairwise L1 (Theorem 2). Total is still the pairwise L1 total.
+func MC1x1[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
+	return pointCentered(pts, k, opt, metricLInf, scoreStar, MC1x1Guarantee)
+}
+
+func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
+	pr, err := newProblem(pts, k)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkTies(opt.Ties); err != nil {
+		return Result{}, err
+	}
+	g := guarantee(pr.d, k)
+	if k == pr.n {
+		return pr.allPoints(g), nil
+	}
+	sr := newSearcher(pr, opt.Ties, m, s)
+	for _, p := range pr.pts {
+		sr.try(p)
+	}
+	return sr.result(g), nil
+}
+
+// MMInc is MM+Inc (Bender et al. 2005, §5): MM (with opt.Ties), then local search that
+// swaps a chosen point for an unchosen one while that lowers the total, to a local
+// minimum. Each round takes the swap with the largest decrease (ties: the chosen point
+// earliest in Indices, then the unchosen point of smallest index). Every point keeps
+// its summed distance to the chosen set, so a swap's effect costs O(d) to evaluate and
+// O(n d) to apply. The guarantee is MM's.
+func MMInc[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
+	res, err := MM(pts, k, opt)
+	if err != nil || k == len(pts) {
+		return res, err
+	}
+	pr, _ := newProblem(pts, k)
+	idx := improve(pr, res.Indices)
+	if opt.Ties == TiesByIndex {
+		slices.Sort(idx)
+	}
+	res.Indices = idx
+	res.Total = float64(newPairScorer(pr.pts, k).total(idx))
+	return res, nil
+}

@@ -1,0 +1,356 @@
+package ptas
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// metric is the distance a center ranks points by.
+type metric int
+
+const (
+	metricL1   metric = iota // MM, Gen-Alg
+	metricLInf               // MC1x1 shells
+)
+
+// scoreKind is what a candidate is judged by.
+type scoreKind int
+
+const (
+	scorePairwise scoreKind = iota // total pairwise L1 (MM, Gen-Alg)
+	scoreStar                      // sum of metric distances to the center (MC1x1)
+)
+
+// maxCountingSpan bounds the value range for which distances are sorted by counting.
+const maxCountingSpan = 1 << 16
+
+// searcher runs one center-based search: for each candidate center, rank the points by
+// distance, take the first k, score them, keep the first strictly best.
+type searcher[T geom.Number] struct {
+	pr     *problem[T]
+	ties   Ties
+	metric metric
+	score  scoreKind
+
+	integral bool // every coordinate is an integer: distances are sorted by counting
+	dist     []T  // distance of each point (by input index) from the current center
+	work     []int
+	tmp      []int
+	sel      []int
+	cnt      []int
+	vals     []T
+	sc       *pairScorer[T]
+
+	found      bool
+	bestScore  T
+	bestSel    []int
+	bestCenter []T
+}
+
+func newSearcher[T geom.Number](pr *problem[T], ties Ties, m metric, s scoreKind) *searcher[T] {
+	sr := &searcher[T]{pr: pr, ties: ties, metric: m, score: s,
+		integral: allIntegral(pr.pts),
+		dist:     make([]T, pr.n), work: make([]int, pr.n), tmp: make([]int, pr.n),
+		sel: make([]int, pr.k), vals: make([]T, pr.n), bestSel: make([]int, pr.k),
+		sc: newPairScorer(pr.pts, pr.k)}
+	for i := range sr.work {
+		sr.work[i] = i
+	}
+	return sr
+}
+
+func allIntegral[T geom.Number](pts [][]T) bool {
+	for _, p := range pts {
+		for _, v := range p {
+			if T(int64(v)) != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// try evaluates one center.
+func (sr *searcher[T]) try(c []T) {
+	pr := sr.pr
+	maxd := T(0)
+	if sr.metric == metricL1 {
+		for i, p := range pr.pts {
+			var s T
+			for j, v := range p {
+				if x := v - c[j]; x < 0 {
+					s -= x
+				} else {
+					s += x
+				}
+			}
+			sr.dist[i] = s
+			maxd = max(maxd, s)
+		}
+	} else {
+		for i, p := range pr.pts {
+			var s T
+			for j, v := range p {
+				x := v - c[j]
+				if x < 0 {
+					x = -x
+				}
+				s = max(s, x)
+			}
+			sr.dist[i] = s
+			maxd = max(maxd, s)
+		}
+	}
+	counting := sr.integral && float64(maxd) < maxCountingSpan
+	if sr.ties == TiesPReMAS {
+		sr.stableSortWork(counting, int(maxd))
+		copy(sr.sel, sr.work[:pr.k])
+	} else {
+		sr.selectByIndex(counting, int(maxd))
+	}
+	var score T
+	if sr.score == scorePairwise {
+		score = sr.sc.total(sr.sel)
+	} else {
+		for _, i := range sr.sel {
+			score += sr.dist[i]
+		}
+	}
+	if !sr.found || score < sr.bestScore {
+		sr.found = true
+		sr.bestScore = score
+		copy(sr.bestSel, sr.sel)
+		sr.bestCenter = append(sr.bestCenter[:0], c...)
+	}
+}
+
+// stableSortWork stable-sorts the working array by distance, in place (PReMAS).
+func (sr *searcher[T]) stableSortWork(counting bool, maxd int) {
+	if !counting {
+		slices.SortStableFunc(sr.work, func(a, b int) int { return cmp.Compare(sr.dist[a], sr.dist[b]) })
+		return
+	}
+	cnt := sr.counts(maxd + 1)
+	for _, i := range sr.work {
+		cnt[int(sr.dist[i])]++
+	}
+	pos := 0
+	for v, m := range cnt {
+		cnt[v] = pos
+		pos += m
+	}
+	for _, i := range sr.work {
+		v := int(sr.dist[i])
+		sr.tmp[cnt[v]] = i
+		cnt[v]++
+	}
+	sr.work, sr.tmp = sr.tmp, sr.work
+}
+
+func (sr *searcher[T]) counts(size int) []int {
+	if cap(sr.cnt) < size {
+		sr.cnt = make([]int, size)
+	}
+	sr.cnt = sr.cnt[:size]
+	clear(sr.cnt)
+	return sr.cnt
+}
+
+// selectByIndex puts into sel the k points smallest by (distance, index), ascending
+// by index.
+func (sr *searcher[T]) selectByIndex(counting bool, maxd int) {
+	k := sr.pr.k
+	var thr T
+	if counting {
+		cnt := sr.counts(maxd + 1)
+		for _, v := range sr.dist {
+			cnt[int(v)]++
+		}
+		acc := 0
+		for v, m := range cnt {
+			acc += m
+			if acc >= k {
+				thr = T(v)
+				break
+			}
+		}
+	} else {
+		copy(sr.vals, sr.dist)
+		thr = kthSmallest(sr.vals, k-1)
+	}
+	below := 0
+	for _, v := range sr.dist {
+		if v < thr {
+			below++
+		}
+	}
+	atThr := k - below // how many points at distance thr are taken, lowest index first
+	sel := sr.sel[:0]
+	for i, v := range sr.dist {
+		if v < thr {
+			sel = append(sel, i)
+		} else if v == thr && atThr > 0 {
+			sel = append(sel, i)
+			atThr--
+		}
+	}
+	sr.sel = sel
+}
+
+// kthSmallest returns the value of rank r (0-based) of a; a is reordered
+// (deterministic quickselect with median-of-three pivots).
+func kthSmallest[T geom.Number](a []T, r int) T {
+	lo, hi := 0, len(a)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		x, y, z := a[lo], a[mid], a[hi]
+		p := max(min(x, y), min(max(x, y), z))
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case r <= j:
+			hi = j
+		case r >= i:
+			lo = i
+		default:
+			return a[r]
+		}
+	}
+	return a[r]
+}
+
+// result turns the best candidate into a Result.
+func (sr *searcher[T]) result(guarantee float64) Result {
+	idx := slices.Clone(sr.bestSel)
+	c := make([]float64, len(sr.bestCenter))
+	for j, v := range sr.bestCenter {
+		c[j] = float64(v)
+	}
+	return Result{Indices: idx, Total: float64(sr.sc.total(idx)), Center: c, Guarantee: guarantee}
+}
+
+// pairScorer computes total pairwise L1 distances of subsets of a fixed point set.
+type pairScorer[T geom.Number] struct {
+	pts      [][]T
+	integral bool
+	lo, hi   []T // per-dimension coordinate range
+	col      []T
+	cnt      []int
+}
+
+func newPairScorer[T geom.Number](pts [][]T, k int) *pairScorer[T] {
+	d := len(pts[0])
+	s := &pairScorer[T]{pts: pts, integral: allIntegral(pts), col: make([]T, 0, k)}
+	if s.integral {
+		b := geom.BoundingBox(pts)
+		s.lo, s.hi = b.Min, b.Max
+		span := 0
+		for j := 0; j < d; j++ {
+			if w := float64(s.hi[j] - s.lo[j]); w >= maxCountingSpan {
+				s.integral = false
+			} else {
+				span = max(span, int(w)+1)
+			}
+		}
+		if s.integral {
+			s.cnt = make([]int, span)
+		}
+	}
+	return s
+}
+
+// total returns the total pairwise L1 distance of the points idx.
+func (s *pairScorer[T]) total(idx []int) T {
+	k := len(idx)
+	if k < 2 {
+		return 0
+	}
+	var tot T
+	for j := range s.pts[0] {
+		if s.integral && int(s.hi[j]-s.lo[j]) < 4*k+64 {
+			// Counting sort: a value v with multiplicity m at sorted positions
+			// [p, p+m) contributes v*m*(2p+m-k).
+			lo := s.lo[j]
+			cnt := s.cnt[:int(s.hi[j]-lo)+1]
+			for _, i := range idx {
+				cnt[int(s.pts[i][j]-lo)]++
+			}
+			p := 0
+			for off, m := range cnt {
+				if m == 0 {
+					continue
+				}
+				cnt[off] = 0
+				tot += (lo + T(off)) * T(m*(2*p+m-k))
+				p += m
+			}
+			continue
+		}
+		col := s.col[:0]
+		for _, i := range idx {
+			col = append(col, s.pts[i][j])
+		}
+		s.col = col
+		tot += geom.Pairwise1D(col)
+	}
+	return tot
+}
+
+// mmCenters calls f with every MM candidate center: each combination of one distinct
+// coordinate value per dimension, the first dimension outermost. Values are ascending
+// for TiesByIndex and in order of first appearance for TiesPReMAS. f's argument is
+// reused between calls. It stops early when ctx is done.
+func mmCenters[T geom.Number](ctx context.Context, pr *problem[T], ties Ties, f func(c []T)) error {
+	vals := make([][]T, pr.d)
+	for j := range vals {
+		seen := map[T]bool{}
+		for _, p := range pr.pts {
+			if !seen[p[j]] {
+				seen[p[j]] = true
+				vals[j] = append(vals[j], p[j])
+			}
+		}
+		if ties == TiesByIndex {
+			slices.Sort(vals[j])
+		}
+	}
+	pos := make([]int, pr.d)
+	c := make([]T, pr.d)
+	for step := 0; ; step++ {
+		if step&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for j := range c {
+			c[j] = vals[j][pos[j]]
+		}
+		f(c)
+		j := pr.d - 1
+		for ; j >= 0; j-- {
+			pos[j]++
+			if pos[j] < len(vals[j]) {
+				break
+			}
+			pos[j] = 0
+		}
+		if j < 0 {
+			return nil
+		}
+	}
+}

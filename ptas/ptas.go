@@ -1,0 +1,123 @@
+package ptas
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// Ties selects the deterministic tie-breaking rule of the center-based algorithms.
+type Ties int
+
+const (
+	// TiesByIndex: for each center the k nearest points by (distance, input index);
+	// centers in a fixed order (MM: ascending coordinates, the first dimension
+	// outermost; Gen-Alg and MC1x1: the points in input order); the first center with
+	// the strictly smallest score wins. Result.Indices are ascending.
+	TiesByIndex Ties = iota
+	// TiesPReMAS follows the reference simulator PReMAS exactly: the points are given
+	// in free-list order; one working array, initially that order, is stable-sorted in
+	// place by distance from each center in turn and never reset, so equal distances
+	// keep the order the previous center left; its first k entries are the candidate.
+	// MM's centers are every combination of distinct coordinate values, each list in
+	// order of first appearance, the first dimension outermost; Gen-Alg and MC1x1 use
+	// the points in input order. The first strictly better score wins.
+	// Result.Indices are in working-array order (by distance from the center).
+	TiesPReMAS
+)
+
+// String names the rule.
+func (t Ties) String() string {
+	switch t {
+	case TiesByIndex:
+		return "index"
+	case TiesPReMAS:
+		return "premas"
+	}
+	return fmt.Sprintf("Ties(%d)", int(t))
+}
+
+// Options tune the center-based algorithms.
+type Options struct {
+	Ties Ties
+}
+
+// Result is a chosen subset.
+type Result struct {
+	// Indices are positions in the input, k distinct values.
+	Indices []int
+	// Total is the total pairwise L1 distance of the chosen points.
+	Total float64
+	// Center is the winning center (MM, Gen-Alg, MC1x1, and MM+Inc's starting MM
+	// center); nil when k == n (every point is taken, no center is tried) and for PTAS.
+	Center []float64
+	// Guarantee is the proven approximation ratio: Total <= Guarantee * optimum.
+	Guarantee float64
+}
+
+// ErrInput is wrapped by every input validation error.
+var ErrInput = errors.New("invalid input")
+
+// problem is validated input in one representation shared by all algorithms.
+type problem[T geom.Number] struct {
+	pts  [][]T
+	n, d int
+	k    int
+}
+
+func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("%w: no points", ErrInput)
+	}
+	if err := geom.CheckDims(pts); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	n := len(pts)
+	if k < 1 || k > n {
+		return nil, fmt.Errorf("%w: k = %d must be between 1 and the number of points (%d)", ErrInput, k, n)
+	}
+	pr := &problem[T]{pts: make([][]T, n), n: n, d: len(pts[0]), k: k}
+	for i, p := range pts {
+		for j, v := range p {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("%w: point %d coordinate %d is %v", ErrInput, i, j, f)
+			}
+		}
+		pr.pts[i] = []T(p)
+	}
+	return pr, nil
+}
+
+func checkTies(t Ties) error {
+	if t != TiesByIndex && t != TiesPReMAS {
+		return fmt.Errorf("%w: unknown ties rule %d", ErrInput, int(t))
+	}
+	return nil
+}
+
+// allPoints is the answer for k == n.
+func (pr *problem[T]) allPoints(guarantee float64) Result {
+	idx := make([]int, pr.n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return Result{Indices: idx, Total: float64(geom.PairwiseL1(pr.pts)), Guarantee: guarantee}
+}
+
+// MMGuarantee is MM's proven ratio in dimension d for subsets of size k: 7/4 in the
+// plane (Theorem 1), 2 - 1/(2d) in general (Theorem 5), and never worse than the
+// 2 - 2/k of Krumke et al. (§2.2); 1 when k <= 2 (MM is exact there).
+func MMGuarantee(d, k int) float64 {
+	g := 2 - 1/(2*float64(d))
+	return max(1, min(g, genAlgGuarantee(k)))
+}
+
+func genAlgGuarantee(k int) float64 { return max(1, 2-2/float64(k)) }
+
+// GenAlgGuarantee is Gen-Alg's proven ratio 2 - 2/k (1 for k <= 2).
+func GenAlgGuarantee(k int) float64 { return genAlgGuarantee(k) }
+
+// MC1x1Guarantee is MC1x1's proven ratio (2 - 2/k) d (Theorem 2), at least 1.
+func MC1x1Guarantee(d, k int) float64 { return max(1, (2-2/float64(k))*float64(d)) }
