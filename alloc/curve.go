@@ -1,0 +1,461 @@
+package alloc
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Curve-based allocators (Leung et al. 2002, §2.3): the nodes are ranked once along a
+// 1D ordering (a space-filling curve, or any ranking file); an interval is a maximal
+// run of free nodes with consecutive ranks. Semantics follow PReMAS
+// (reference-simulators.md, "Curve-based allocators"):
+//
+//   - freelist (sorted free list, Cplant's default; Paging with page size 1): the k
+//     free nodes of lowest rank;
+//   - ff (First Fit): the first k nodes of the first interval (lowest start rank) with
+//     at least k nodes;
+//   - bf (Best Fit): the first k nodes of the smallest interval with at least k nodes,
+//     the lowest start rank on ties;
+//   - sos (Sum of Squares, Leung §2.3 after Csirik et al.): among the intervals with at
+//     least k nodes, the one whose use leaves the multiset of interval lengths with the
+//     smallest sum over lengths L of N(L)^2 (N(L) = number of free intervals of length
+//     L), the job taking the first k nodes of it; lowest start rank on ties;
+//   - ff, bf and sos fall back to minimum span when no interval is large enough: among
+//     the free nodes sorted by rank, the window of k consecutive entries with the
+//     smallest rank difference between its last and first entry, the earliest on ties.
+//
+// The ring variant (spec suffix ":ring") treats ranks as a cycle, as Leung's ring span
+// does: intervals may wrap from rank n-1 to rank 0 (such an interval starts at its
+// first rank after a busy node; when every node is free, the single interval starts
+// at rank 0), the first k nodes of an interval may wrap, and the span window is
+// cyclic, its length the rank difference around the ring; ties go to the lowest
+// starting rank. A set of k free nodes with minimum ring span (Leung's s^w) always
+// exists among these cyclic windows, so the fallback minimizes ring span.
+//
+// Cost. The free intervals are kept in a bitset tree of start ranks with their lengths,
+// plus, as the rule needs, a max segment tree over start ranks (First Fit: leftmost
+// start with length >= k, O(log n)) and a treap of (length, start) (Best Fit and Sum
+// of Squares: smallest length >= k and its earliest start in O(log n); Sum of Squares
+// walks the distinct lengths >= k, at most sqrt(2n) of them). Taking or releasing a
+// run of consecutive ranks costs O(log n). The minimum-span fallback walks the
+// intervals once with two pointers (O(I) for I free intervals, not O(n)): a window
+// starting inside an interval is never shorter than the one starting at that
+// interval's first node, so only interval starts are candidates.
+
+type fitRule int
+
+const (
+	fitFreeList fitRule = iota
+	fitFirst
+	fitBest
+	fitSumSquares
+)
+
+func init() {
+	const arg = " ARG: CURVE (a built-in curve name or a ranking file), then optionally :ring; e.g. %s:hilbert, %s:hilbert:ring, %s:ranks.txt"
+	reg := func(name, what string, rule fitRule) {
+		register(name, what+fmt.Sprintf(arg, name, name, name), func(a string, m topo.Machine, opt Options) (Allocator, error) {
+			return newCurveFromSpec(name, a, m, rule)
+		})
+	}
+	register("freelist", "sorted free list along a curve (Paging, page size 1): the k free nodes of lowest rank. ARG: CURVE, e.g. freelist:hilbert",
+		func(a string, m topo.Machine, opt Options) (Allocator, error) {
+			return newCurveFromSpec("freelist", a, m, fitFreeList)
+		})
+	reg("ff", "First Fit along a curve (Leung 2002): first interval of free ranks with room, else minimum span.", fitFirst)
+	reg("bf", "Best Fit along a curve (Leung 2002): smallest interval of free ranks with room, else minimum span.", fitBest)
+	reg("sos", "Sum of Squares along a curve (Leung 2002): interval leaving the most varied free lengths, else minimum span.", fitSumSquares)
+}
+
+// newCurveFromSpec parses "CURVE" or "CURVE:ring" / "CURVE:linear".
+func newCurveFromSpec(family, arg string, m topo.Machine, rule fitRule) (Allocator, error) {
+	curve, ring := arg, false
+	if c, ok := strings.CutSuffix(arg, ":ring"); ok {
+		curve, ring = c, true
+	} else if c, ok := strings.CutSuffix(arg, ":linear"); ok {
+		curve = c
+	}
+	if curve == "" {
+		return nil, fmt.Errorf("%s needs a curve: %s:CURVE[:ring] with CURVE one of %s, or a ranking file",
+			family, family, strings.Join(curves.Names(), ", "))
+	}
+	if ring && rule == fitFreeList {
+		return nil, fmt.Errorf("the sorted free list takes the lowest ranks; :ring does not apply")
+	}
+	o, err := curves.Resolve(curve, m)
+	if err != nil {
+		return nil, err
+	}
+	name := family + ":" + arg
+	return NewCurveAllocator(name, m, o, rule, ring)
+}
+
+// CurveAllocator allocates along a 1D ordering of the nodes (see the rules above).
+type CurveAllocator struct {
+	name  string
+	m     topo.Machine
+	st    *State
+	rule  fitRule
+	ring  bool
+	n     int
+	order []int32 // node of each rank
+	rank  []int32 // rank of each node
+
+	starts *bitTree // start ranks of the free intervals
+	length []int32  // length[s] for s in starts
+	byPos  *maxTree // fitFirst: length at each start
+	bySize *treap   // fitBest, fitSumSquares: (length << 32) | start
+	count  []int32  // fitSumSquares: number of intervals of each length
+
+	mark []uint64 // scratch bitset over ranks (Release)
+}
+
+// NewCurveAllocator returns a curve allocator over the ordering o (o[r] = node of rank
+// r) of machine m, every node free. rule is fitFreeList, fitFirst, fitBest or
+// fitSumSquares; ring selects the ring span variant.
+func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule fitRule, ring bool) (*CurveAllocator, error) {
+	n := m.N()
+	if err := o.Validate(n); err != nil {
+		return nil, fmt.Errorf("ordering for %s: %w", m.Spec(), err)
+	}
+	a := &CurveAllocator{
+		name: name, m: m, st: NewState(n), rule: rule, ring: ring && rule != fitFreeList, n: n,
+		order: make([]int32, n), rank: make([]int32, n),
+		starts: newBitTree(n), length: make([]int32, n), mark: make([]uint64, (n+63)/64),
+	}
+	for r, v := range o {
+		a.order[r] = int32(v)
+		a.rank[v] = int32(r)
+	}
+	switch rule {
+	case fitFirst:
+		a.byPos = newMaxTree(n)
+	case fitBest:
+		a.bySize = newTreap()
+	case fitSumSquares:
+		a.bySize = newTreap()
+		a.count = make([]int32, n+1)
+	}
+	a.addInterval(0, n)
+	return a, nil
+}
+
+func (a *CurveAllocator) Name() string          { return a.name }
+func (a *CurveAllocator) Machine() topo.Machine { return a.m }
+func (a *CurveAllocator) NumFree() int          { return a.st.NumFree() }
+
+// State returns the allocator's free/busy state (read it, do not change it).
+func (a *CurveAllocator) State() *State { return a.st }
+
+func (a *CurveAllocator) addInterval(s, l int) {
+	a.starts.add(s)
+	a.length[s] = int32(l)
+	if a.byPos != nil {
+		a.byPos.set(s, int32(l))
+	}
+	if a.bySize != nil {
+		a.bySize.insert(uint64(l)<<32 | uint64(s))
+	}
+	if a.count != nil {
+		a.count[l]++
+	}
+}
+
+func (a *CurveAllocator) removeInterval(s int) int {
+	l := int(a.length[s])
+	a.starts.remove(s)
+	if a.byPos != nil {
+		a.byPos.set(s, 0)
+	}
+	if a.bySize != nil {
+		a.bySize.delete(uint64(l)<<32 | uint64(s))
+	}
+	if a.count != nil {
+		a.count[l]--
+	}
+	return l
+}
+
+// intervalOf returns the start of the free interval holding free rank r.
+func (a *CurveAllocator) intervalOf(r int) int {
+	if s := a.starts.prev(r); s >= 0 && r < s+int(a.length[s]) {
+		return s
+	}
+	// Ring only: r lies in the part of the last interval that wrapped past rank 0.
+	return a.starts.prev(a.n - 1)
+}
+
+// nextStart returns the start of the interval after the one starting at s, in rank
+// order (cyclically in the ring variant), or -1.
+func (a *CurveAllocator) nextStart(s int) int {
+	t := a.starts.next(s + 1)
+	if t < 0 && a.ring {
+		t = a.starts.next(0)
+	}
+	return t
+}
+
+// takeRun marks c free ranks r, r+1, ... (cyclic in the ring variant), all in one
+// interval, busy in the interval index. The caller updates the State.
+func (a *CurveAllocator) takeRun(r, c int) {
+	s := a.intervalOf(r)
+	l := a.removeInterval(s)
+	if l == a.n && a.ring {
+		// The whole ring was free: what is left is one interval after the run.
+		if c < a.n {
+			a.addInterval((r+c)%a.n, a.n-c)
+		}
+		return
+	}
+	off := r - s
+	if off < 0 {
+		off += a.n
+	}
+	if off > 0 {
+		a.addInterval(s, off)
+	}
+	if rest := l - off - c; rest > 0 {
+		a.addInterval((r+c)%a.n, rest)
+	}
+}
+
+// releaseRun frees c busy ranks r, r+1, ... (consecutive, not wrapping) in the
+// interval index, merging with the free intervals on either side.
+func (a *CurveAllocator) releaseRun(r, c int) {
+	start, l := r, c
+	right := r + c
+	if right == a.n {
+		right = -1
+		if a.ring {
+			right = 0
+		}
+	}
+	rightStart := -1
+	if right >= 0 && a.starts.has(right) {
+		rightStart = right
+	}
+	left := r - 1
+	if left < 0 && a.ring {
+		left = a.n - 1
+	}
+	leftStart := -1
+	if left >= 0 {
+		leftStart = a.intervalContaining(left)
+	}
+	if leftStart >= 0 && leftStart == rightStart {
+		// Ring: the run closes the only gap; everything is free.
+		a.removeInterval(leftStart)
+		a.addInterval(0, a.n)
+		return
+	}
+	if leftStart >= 0 {
+		l += a.removeInterval(leftStart)
+		start = leftStart
+	}
+	if rightStart >= 0 {
+		l += a.removeInterval(rightStart)
+	}
+	if l == a.n {
+		start = 0 // everything free: the canonical interval starts at rank 0
+	}
+	a.addInterval(start, l)
+}
+
+// intervalContaining returns the start of the free interval that covers rank r in
+// the interval index, or -1 (Release consults the index, not the State, which
+// already shows the whole released set free).
+func (a *CurveAllocator) intervalContaining(r int) int {
+	if s := a.starts.prev(r); s >= 0 && r < s+int(a.length[s]) {
+		return s
+	}
+	if a.ring {
+		if s := a.starts.prev(a.n - 1); s >= 0 && r < s+int(a.length[s])-a.n {
+			return s
+		}
+	}
+	return -1
+}
+
+// Allocate chooses k free nodes by the allocator's rule (see the package notes on
+// curve allocators); the nodes are returned in rank order from the first one taken.
+func (a *CurveAllocator) Allocate(k int) ([]int, error) {
+	if err := a.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	var s int
+	switch a.rule {
+	case fitFreeList:
+		s = a.starts.next(0)
+		return a.takeWindow(s, k), nil
+	case fitFirst:
+		s = a.byPos.leftmostAtLeast(int32(k))
+	case fitBest:
+		s = -1
+		if key, ok := a.bySize.ceil(uint64(k) << 32); ok {
+			s = int(uint32(key))
+		}
+	case fitSumSquares:
+		s = a.sumSquaresChoice(k)
+	}
+	if s < 0 {
+		s = a.minSpanStart(k)
+	}
+	return a.takeWindow(s, k), nil
+}
+
+// sumSquaresChoice returns the start of the interval Sum of Squares picks, or -1
+// when no interval holds k nodes. Taking k nodes from the front of an interval of
+// length L turns one interval of length L into one of length L-k (none when L = k),
+// so sum N^2 changes by (1 - 2 N(L)) + (2 N(L-k) + 1 if L > k); only the length
+// matters, so each distinct length is scored once, with its earliest interval.
+func (a *CurveAllocator) sumSquaresChoice(k int) int {
+	best, bestDelta := -1, 0
+	for l := k; ; {
+		key, ok := a.bySize.ceil(uint64(l) << 32)
+		if !ok {
+			break
+		}
+		l = int(key >> 32)
+		s := int(uint32(key))
+		delta := 1 - 2*int(a.count[l])
+		if l > k {
+			delta += 2*int(a.count[l-k]) + 1
+		}
+		if best < 0 || delta < bestDelta || (delta == bestDelta && s < best) {
+			best, bestDelta = s, delta
+		}
+		l++
+	}
+	return best
+}
+
+// minSpanStart returns the rank where the minimum-span window of k free nodes
+// begins. Windows are compared by the rank difference between their last and first
+// node (around the ring in the ring variant); ties go to the lowest start rank. It
+// walks the intervals in rank order with two pointers: cur is the interval of the
+// candidate start pos, j the interval where its window ends (cyclically in the ring
+// variant), sum the free nodes from pos to the end of interval j. Candidates are the
+// interval starts, and in the ring variant also rank 0 when the last interval wraps
+// past it (it is the lowest rank of that interval). The caller guarantees that no
+// interval holds k nodes and k <= free nodes.
+func (a *CurveAllocator) minSpanStart(k int) int {
+	best, bestSpan := -1, 0
+	cur := a.starts.next(0)
+	pos, head := cur, int(a.length[cur]) // head: free nodes from pos to the end of cur
+	if a.ring {
+		if w := a.starts.prev(a.n - 1); w+int(a.length[w]) > a.n {
+			cur, pos, head = w, 0, w+int(a.length[w])-a.n
+		}
+	}
+	j, sum := cur, head
+	back := false // the window from rank 0 came round to the part of cur before it
+	for {
+		for sum < k {
+			nj := a.nextStart(j)
+			if nj < 0 {
+				return best // linear: no window from pos on holds k nodes
+			}
+			if nj == cur {
+				if pos == cur || back {
+					return best // cannot happen when k <= free nodes
+				}
+				back = true
+			}
+			j = nj
+			if back && j == cur {
+				sum += int(a.length[cur]) - head
+			} else {
+				sum += int(a.length[j])
+			}
+		}
+		end := pos + k - 1
+		switch {
+		case back && j == cur: // ends in the part of cur from its start to rank n-1
+			end = cur + k - (sum - (int(a.length[cur]) - head)) - 1
+		case j != cur: // ends inside interval j
+			end = j + k - (sum - int(a.length[j])) - 1
+		}
+		span := end - pos
+		if a.ring {
+			span = ((end-pos)%a.n + a.n) % a.n
+		}
+		if best < 0 || span < bestSpan {
+			best, bestSpan = pos, span
+		}
+		var next int
+		if pos != cur {
+			next = a.starts.next(0) // from rank 0 in the wrapping interval to the first
+		} else if next = a.starts.next(cur + 1); next < 0 {
+			return best
+		}
+		if j == cur || back {
+			j, sum, back = next, int(a.length[next]), false
+		} else {
+			sum -= head
+		}
+		cur, pos, head = next, next, int(a.length[next])
+	}
+}
+
+// takeWindow takes the k free nodes that follow free rank p in rank order
+// (cyclically in the ring variant), p included.
+func (a *CurveAllocator) takeWindow(p, k int) []int {
+	nodes := make([]int, 0, k)
+	s := a.intervalOf(p)
+	for rem := k; rem > 0; {
+		off := p - s
+		if off < 0 {
+			off += a.n
+		}
+		c := min(int(a.length[s])-off, rem)
+		next := a.nextStart(s)
+		for t := 0; t < c; t++ {
+			r := p + t
+			if r >= a.n {
+				r -= a.n
+			}
+			nodes = append(nodes, int(a.order[r]))
+		}
+		a.takeRun(p, c)
+		rem -= c
+		s, p = next, next
+	}
+	// The nodes were free (they come from the interval index), so this cannot fail.
+	if err := a.st.Take(nodes); err != nil {
+		panic("alloc: curve interval index out of step with the state: " + err.Error())
+	}
+	return nodes
+}
+
+// Release frees the nodes; they must all be busy (else nothing changes).
+func (a *CurveAllocator) Release(nodes []int) error {
+	if err := a.st.Release(nodes); err != nil {
+		return err
+	}
+	// Group the released ranks into runs of consecutive ranks without sorting: mark
+	// them, then start a run at every marked rank whose predecessor is unmarked.
+	for _, v := range nodes {
+		r := a.rank[v]
+		a.mark[r>>6] |= 1 << (r & 63)
+	}
+	marked := func(r int) bool { return r >= 0 && r < a.n && a.mark[r>>6]>>(r&63)&1 != 0 }
+	for _, v := range nodes {
+		r := int(a.rank[v])
+		if marked(r - 1) {
+			continue
+		}
+		c := 1
+		for marked(r + c) {
+			c++
+		}
+		a.releaseRun(r, c)
+	}
+	for _, v := range nodes {
+		r := a.rank[v]
+		a.mark[r>>6] &^= 1 << (r & 63)
+	}
+	return nil
+}
