@@ -1,0 +1,175 @@
+package curves
+
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	mustRegister(Curve{
+		Name:    "hindex",
+		Summary: "H-index (Niedermeier-Reinhardt-Sanders) on a power-of-two square: closed, last node next to the first",
+		Applies: func(m topo.Machine) error { _, err := powerOfTwoSquare(m); return err },
+		Generate: func(m topo.Machine) (Order, error) {
+			g, _ := gridOf(m)
+			return HIndex(g)
+		},
+	})
+	mustRegister(Curve{
+		Name:    "morton",
+		Summary: "Z-order (bit interleaving, x lowest) on any grid; cut to the grid when sides are not powers of two",
+		Applies: func(m topo.Machine) error { _, err := gridOf(m); return err },
+		Generate: func(m topo.Machine) (Order, error) {
+			g, _ := gridOf(m)
+			return Morton(g), nil
+		},
+	})
+}
+
+// HIndex returns the H-index of a power-of-two square grid (Niedermeier, Reinhardt and
+// Sanders, "Towards optimal locality in mesh-indexings", cited by Leung et al. 2002
+// §2.1): a closed curve made of self-similar right triangles of cells.
+//
+// The triangle T(s) of an s x s square is the cells above the diagonal plus the
+// diagonal cells with even x: {(x,y): x < y} ∪ {(x,x): x even}, s*s/2 cells, walked from
+// (0,0) to (s-2,s-1). T(2) is (0,0), (0,1). T(s) is four copies of T(s/2), placed on
+// the four half-size triangles of its Sierpinski subdivision (right-angle vertex R,
+// acute vertices A1, A2 as lattice points, h = s/2):
+//
+//	1: R (0,h), (0,0) -> (h,h), forward      2: R (0,h), (0,s) -> (h,h), reversed
+//	3: R (h,s), (h,h) -> (0,s), reversed     4: R (h,s), (h,h) -> (s,s), forward
+//
+// where "P -> Q" says which acute vertex the copy's (0,0) and (h,h) corners map to.
+// (These four choices are the only ones, among all placements of the copies, that
+// give a continuous walk with these end points at every size; a test checks the
+// properties.) The square is T(n) followed by T(n) turned by 180 degrees, so every
+// step, including the one from the last node (1,0) back to the first (0,0), is one hop.
+func HIndex(g *topo.Grid) (Order, error) {
+	if _, err := powerOfTwoSquare(g); err != nil {
+		return nil, err
+	}
+	n := g.Dims()[0]
+	if n == 1 {
+		return Order{0}, nil
+	}
+	hw := hindexWalker{out: make(Order, 0, n*n), stride: n}
+	hw.tri(affine{a: 1, d: 1}, false, n)
+	hw.tri(affine{a: -1, d: -1, tx: n, ty: n}, false, n)
+	return hw.out, nil
+}
+
+// affine is the lattice map p -> (a x + b y + tx, c x + d y + ty), a signed permutation
+// plus a translation.
+type affine struct{ a, b, c, d, tx, ty int }
+
+// then returns f∘g (first g, then f).
+func (f affine) then(g affine) affine {
+	return affine{
+		a: f.a*g.a + f.b*g.c, b: f.a*g.b + f.b*g.d,
+		c: f.c*g.a + f.d*g.c, d: f.c*g.b + f.d*g.d,
+		tx: f.a*g.tx + f.b*g.ty + f.tx, ty: f.c*g.tx + f.d*g.ty + f.ty,
+	}
+}
+
+// cell maps the unit cell with lower-left corner (x, y) and returns the image cell's
+// lower-left corner (computed through the doubled cell centre).
+func (f affine) cell(x, y int) (int, int) {
+	cx, cy := 2*x+1, 2*y+1
+	return (f.a*cx + f.b*cy + 2*f.tx - 1) / 2, (f.c*cx + f.d*cy + 2*f.ty - 1) / 2
+}
+
+// triangleMap returns the map taking T(h)'s vertices (0,0), (0,h), (h,h) to p, r, q.
+func triangleMap(h, px, py, rx, ry, qx, qy int) affine {
+	return affine{a: (qx - rx) / h, b: (rx - px) / h, c: (qy - ry) / h, d: (ry - py) / h, tx: px, ty: py}
+}
+
+type hindexWalker struct {
+	out    Order
+	stride int
+}
+
+// tri emits the image of T(s) under f, walked backwards when rev.
+func (hw *hindexWalker) tri(f affine, rev bool, s int) {
+	if s == 2 {
+		x0, y0 := f.cell(0, 0)
+		x1, y1 := f.cell(0, 1)
+		if rev {
+			x0, y0, x1, y1 = x1, y1, x0, y0
+		}
+		hw.out = append(hw.out, x0+y0*hw.stride, x1+y1*hw.stride)
+		return
+	}
+	h := s / 2
+	kids := [4]struct {
+		g   affine
+		rev bool
+	}{
+		{triangleMap(h, 0, 0, 0, h, h, h), false},
+		{triangleMap(h, 0, s, 0, h, h, h), true},
+		{triangleMap(h, h, h, h, s, 0, s), true},
+		{triangleMap(h, h, h, h, s, s, s), false},
+	}
+	for i := range 4 {
+		k := i
+		if rev {
+			k = 3 - i
+		}
+		hw.tri(f.then(kids[k].g), rev != kids[k].rev, h)
+	}
+}
+
+// Morton returns the Z-order of a grid of any dimension: nodes sorted by the bit
+// interleaving of their coordinates, bit 0 of x lowest, then bit 0 of y, ...; a
+// dimension whose bits are used up drops out of the interleaving (the same order as
+// padding with zeros). On a grid whose sides are not powers of two this is the Z-order
+// of the enclosing power-of-two box cut to the grid.
+func Morton(g *topo.Grid) Order {
+	dims := g.Dims()
+	nb := make([]int, len(dims))
+	for j, d := range dims {
+		nb[j] = bits.Len(uint(d - 1))
+	}
+	n := g.N()
+	keys := make([]uint64, n)
+	c := make([]int, len(dims))
+	for i := 0; i < n; i++ {
+		c = g.Coord(i, c)
+		var key uint64
+		pos := 0
+		for b := 0; ; b++ {
+			any := false
+			for j := range dims {
+				if b < nb[j] {
+					any = true
+					key |= uint64((c[j]>>b)&1) << pos
+					pos++
+				}
+			}
+			if !any {
+				break
+			}
+		}
+		keys[i] = key
+	}
+	o := RowMajor(n)
+	slices.SortFunc(o, func(a, b int) int {
+		switch {
+		case keys[a] < keys[b]:
+			return -1
+		case keys[a] > keys[b]:
+			return 1
+		}
+		return 0
+	})
+	return o
+}
+
+// nextPow2 returns the smallest power of two >= v (v >= 1).
+func nextPow2(v int) int {
+	if v <= 1 {
+		return 1
+	}
+	return 1 << bits.Len(uint(v-1))
+}
