@@ -1,0 +1,168 @@
+package exact
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// Solution1D is an optimal (or best found) k-subset of points on a line or a ring.
+type Solution1D[T geom.Number] struct {
+	// Indices are positions in the input, ascending.
+	Indices []int
+	// Total is the total pairwise distance of the chosen points in the problem's metric
+	// (|a-b| on the line, min(|a-b|, C-|a-b|) on the ring).
+	Total T
+}
+
+// Line returns k points of coords with minimum total pairwise distance |a - b|.
+//
+// Structure (proof). Some optimal set is k consecutive points in sorted order. Take
+// any k-set S that is not, with leftmost point b1 and rightmost b2, and an unchosen
+// point r strictly between them in sorted order (b1 <= r <= b2 by value). Let g(x) be
+// the sum of |x - s| over s in S \ {b1, b2}; g is convex. Swapping b1 for r changes the
+// total by g(r) - g(b1) - (r - b1); swapping b2 for r changes it by g(r) - g(b2) -
+// (b2 - r). If both were positive, g would rise by more than slope 1 on [b1, r] and fall
+// by more than slope 1 on [r, b2], which a convex function cannot do. So one swap does
+// not increase the total, and it shrinks the span of sorted positions S covers; repeat
+// until S is a window. The cost of the window c_j..c_{j+k-1} is
+// sum_i c_{j+i} (2i - k + 1), evaluated for every j from prefix sums of c and i*c.
+//
+// Time O(n) after sorting; integer coordinates ([]int, []int32, []int64) are sorted by
+// LSD radix sort in O(n) passes of 11 bits over the value range, others by comparison.
+// Ties: among optimal windows the leftmost in sorted order (sort is stable, so equal
+// coordinates keep input order). Errors: k outside 1..n, non-finite coordinates.
+func Line[T geom.Number](coords []T, k int) (Solution1D[T], error) {
+	n := len(coords)
+	if err := check1D(coords, k); err != nil {
+		return Solution1D[T]{}, err
+	}
+	order := sortedOrder(coords)
+	c := make([]T, n)
+	for i, j := range order {
+		c[i] = coords[j]
+	}
+	best, total := bestWindow(c, k)
+	idx := slices.Clone(order[best : best+k])
+	slices.Sort(idx)
+	return Solution1D[T]{Indices: idx, Total: total}, nil
+}
+
+func check1D[T geom.Number](coords []T, k int) error {
+	n := len(coords)
+	if n == 0 {
+		return fmt.Errorf("exact: no points")
+	}
+	if k < 1 || k > n {
+		return fmt.Errorf("exact: k = %d must be between 1 and the number of points (%d)", k, n)
+	}
+	for i, v := range coords {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("exact: coordinate %d is %v", i, f)
+		}
+	}
+	return nil
+}
+
+// bestWindow returns the start of the first window of k consecutive values of the
+// sorted c with minimum total pairwise distance, and that total.
+func bestWindow[T geom.Number](c []T, k int) (int, T) {
+	// P[j] = c_0+...+c_{j-1}; Q[j] = sum_{i<j} i*c_i. Window at j:
+	// sum_{i=0}^{k-1} c_{j+i}(2i-k+1) = 2(Q[j+k]-Q[j] - j(P[j+k]-P[j])) - (k-1)(P[j+k]-P[j]).
+	// Evaluated with running sums instead of arrays.
+	var s, q T // window sum of c and of (position-in-array)*c
+	for i := 0; i < k; i++ {
+		s += c[i]
+		q += T(i) * c[i]
+	}
+	cost := func(j int) T { return 2*(q-T(j)*s) - T(k-1)*s }
+	best, bestCost := 0, cost(0)
+	for j := 1; j+k <= len(c); j++ {
+		out, in := c[j-1], c[j+k-1]
+		s += in - out
+		q += T(j+k-1)*in - T(j-1)*out
+		if v := cost(j); v < bestCost {
+			best, bestCost = j, v
+		}
+	}
+	return best, bestCost
+}
+
+// sortedOrder returns the input positions in ascending order of value, stable.
+func sortedOrder[T geom.Number](coords []T) []int {
+	switch v := any(coords).(type) {
+	case []int:
+		return radixOrder(len(v), func(i int) int64 { return int64(v[i]) })
+	case []int64:
+		return radixOrder(len(v), func(i int) int64 { return v[i] })
+	case []int32:
+		return radixOrder(len(v), func(i int) int64 { return int64(v[i]) })
+	}
+	order := make([]int, len(coords))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(coords[a], coords[b]) })
+	return order
+}
+
+// radixOrder is a stable LSD radix sort of positions 0..n-1 by key, 11 bits per pass
+// over the range max-min, so a range below 2^22 takes two passes.
+func radixOrder(n int, key func(int) int64) []int {
+	if n == 0 {
+		return nil
+	}
+	keys := make([]uint64, n)
+	lo, hi := key(0), key(0)
+	for i := range n {
+		k := key(i)
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	for i := range n {
+		keys[i] = uint64(key(i) - lo) // wraps correctly for any int64 range
+	}
+	span := uint64(hi - lo)
+	const bits = 11
+	const buckets = 1 << bits
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if n >= math.MaxInt32 {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+		return out
+	}
+	tmp := make([]int32, n)
+	tmpKeys := make([]uint64, n)
+	var count [buckets]int
+	for shift := uint(0); shift < 64 && (span>>shift) > 0; shift += bits {
+		clear(count[:])
+		for _, k := range keys {
+			count[(k>>shift)&(buckets-1)]++
+		}
+		sum := 0
+		for b := range count {
+			count[b], sum = sum, sum+count[b]
+		}
+		for i, k := range keys {
+			b := (k >> shift) & (buckets - 1)
+			tmp[count[b]] = order[i]
+			tmpKeys[count[b]] = k
+			count[b]++
+		}
+		order, tmp = tmp, order
+		keys, tmpKeys = tmpKeys, keys
+	}
+	out := make([]int, n)
+	for i, v := range order {
+		out[i] = int(v)
+	}
+	return out
+}
