@@ -1,0 +1,251 @@
+package alloc
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// The Multiple Buddy Strategy (MBS; Lo, Windisch, Liu and Nitzberg 1997, cited as a
+// block-based comparator by Johnson et al. 2010 §2) keeps the free processors of a 2D
+// mesh as square blocks with power-of-two sides, each block splitting into four
+// buddies of half the side. A request for k processors is factored into blocks: as
+// many of the largest block size as fit in k, then base-4 digits for the smaller
+// sizes (k = sum over i of d_i 4^i). Blocks are served largest first: a free block
+// of the size if there is one, else one obtained by splitting the smallest larger
+// free block (buddy splitting), else the request for that block becomes four requests
+// for blocks of half the side. Released processors merge with their buddies back
+// into larger blocks. MBS always succeeds when k processors are free.
+//
+// procalloc's conventions (where the paper leaves a choice):
+//   - Non-power-of-two meshes: the mesh is cut into root blocks as in SST's MBS
+//     allocator: the largest power-of-two square at the corner of the region, then
+//     the same recursively for the strip to its right (full height) and the strip
+//     above it (its width). Buddies never merge across roots. A 24x24 mesh, for
+//     example, has roots of side 16 (one) and 8 (five).
+//   - 3D and higher meshes: each z layer (each combination of the coordinates
+//     beyond x and y) is an independent 2D mesh with its own roots ("layered", as in
+//     SST); blocks never span layers. 1D meshes are X x 1: every block is one node.
+//   - Tori: the wraparound links are ignored (blocks are submeshes of the mesh).
+//   - Which free block of a size: the one whose corner has the lowest node index
+//     (lowest z, then y, then x), which makes allocations deterministic. The nodes of
+//     each block are returned in node-index order, blocks in the order taken.
+//   - Release accepts any set of busy nodes (not only whole jobs): each freed node
+//     merges upward with its buddies, so the free blocks are always the maximal free
+//     buddy blocks, a function of the free set alone.
+
+func init() {
+	register("mbs", "Multiple Buddy Strategy (Lo et al. 1997): square power-of-two buddy blocks on 2D meshes, layered in 3D; no ARG",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
+			if arg != "" {
+				return nil, fmt.Errorf("mbs takes no argument, got %q", arg)
+			}
+			return NewMBS(m)
+		})
+}
+
+// MBS is the Multiple Buddy Strategy allocator (see above).
+type MBS struct {
+	g  *topo.Grid
+	st *State
+	x  int // mesh width (dimension 1)
+	y  int // mesh height (dimension 2; 1 for a 1D mesh)
+
+	rootOf []int32    // root block of each node
+	roots  []mbsRoot  // corner node and level (side 2^level)
+	free   []*bitTree // free[i]: corner nodes of the free blocks of side 2^i
+	nfree  []int      // number of free blocks per level
+}
+
+type mbsRoot struct {
+	corner int
+	level  int
+}
+
+// NewMBS returns the MBS allocator of a mesh or torus, every node free.
+func NewMBS(m topo.Machine) (*MBS, error) {
+	g, ok := m.(*topo.Grid)
+	if !ok {
+		return nil, fmt.Errorf("mbs needs a mesh or torus, not %s", m.Spec())
+	}
+	dims := g.Dims()
+	a := &MBS{g: g, st: NewState(g.N()), x: dims[0], y: 1, rootOf: make([]int32, g.N())}
+	if len(dims) > 1 {
+		a.y = dims[1]
+	}
+	layers := g.N() / (a.x * a.y)
+	top := 0
+	for l := 0; l < layers; l++ {
+		a.decompose(l*a.x*a.y, 0, 0, a.x, a.y, &top)
+	}
+	a.free = make([]*bitTree, top+1)
+	a.nfree = make([]int, top+1)
+	for i := range a.free {
+		a.free[i] = newBitTree(g.N())
+	}
+	for _, r := range a.roots {
+		a.free[r.level].add(r.corner)
+		a.nfree[r.level]++
+	}
+	return a, nil
+}
+
+// decompose cuts the w x h region at (x0, y0) of the layer whose first node is base
+// into root blocks: the largest power-of-two square at its corner, then the strip to
+// its right (full height) and the strip above it.
+func (a *MBS) decompose(base, x0, y0, w, h int, top *int) {
+	if w <= 0 || h <= 0 {
+		return
+	}
+	lv := bits.Len(uint(min(w, h))) - 1
+	side := 1 << lv
+	corner := base + x0 + y0*a.x
+	id := int32(len(a.roots))
+	a.roots = append(a.roots, mbsRoot{corner, lv})
+	*top = max(*top, lv)
+	for dy := 0; dy < side; dy++ {
+		for dx := 0; dx < side; dx++ {
+			a.rootOf[corner+dx+dy*a.x] = id
+		}
+	}
+	a.decompose(base, x0+side, y0, w-side, h, top)
+	a.decompose(base, x0, y0+side, side, h-side, top)
+}
+
+func (a *MBS) Name() string          { return "mbs" }
+func (a *MBS) Machine() topo.Machine { return a.g }
+func (a *MBS) NumFree() int          { return a.st.NumFree() }
+
+// State returns the allocator's free/busy state (read it, do not change it).
+func (a *MBS) State() *State { return a.st }
+
+// parent returns the corner of the block of level lv+1 holding the level-lv block at
+// corner c, or -1 when that block is a root.
+func (a *MBS) parent(c, lv int) int {
+	r := a.roots[a.rootOf[c]]
+	if lv >= r.level {
+		return -1
+	}
+	// Offsets inside the root; clear bit lv of both to get the parent's corner.
+	dx, dy := (c-r.corner)%a.x, (c-r.corner)/a.x
+	return c - (dx & (1 << lv)) - (dy&(1<<lv))*a.x
+}
+
+// children returns the four corners of the level-(lv-1) buddies of block c at lv.
+func (a *MBS) children(c, lv int) [4]int {
+	h := 1 << (lv - 1)
+	return [4]int{c, c + h, c + h*a.x, c + h + h*a.x}
+}
+
+func (a *MBS) addFree(c, lv int) {
+	a.free[lv].add(c)
+	a.nfree[lv]++
+}
+
+func (a *MBS) removeFree(c, lv int) {
+	a.free[lv].remove(c)
+	a.nfree[lv]--
+}
+
+// Allocate takes k free nodes as buddy blocks (see above).
+func (a *MBS) Allocate(k int) ([]int, error) {
+	if err := a.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	top := len(a.free) - 1
+	need := make([]int, top+1)
+	rest := k
+	for i := top; i >= 0; i-- {
+		need[i] = rest >> (2 * i)
+		rest -= need[i] << (2 * i)
+	}
+	nodes := make([]int, 0, k)
+	for i := top; i >= 0; i-- {
+		for need[i] > 0 {
+			if a.nfree[i] == 0 && !a.splitDownTo(i) {
+				if i == 0 {
+					// Cannot happen: k <= free nodes and every free node is in a block.
+					panic("alloc: mbs lost track of free nodes")
+				}
+				need[i]--
+				need[i-1] += 4
+				continue
+			}
+			c := a.free[i].next(0)
+			a.removeFree(c, i)
+			side := 1 << i
+			for dy := 0; dy < side; dy++ {
+				for dx := 0; dx < side; dx++ {
+					nodes = append(nodes, c+dx+dy*a.x)
+				}
+			}
+			need[i]--
+		}
+	}
+	if err := a.st.Take(nodes); err != nil {
+		panic("alloc: mbs blocks out of step with the state: " + err.Error())
+	}
+	return nodes, nil
+}
+
+// splitDownTo makes a free block of level i by splitting the smallest larger free
+// block (lowest corner among those); it reports false when there is none.
+func (a *MBS) splitDownTo(i int) bool {
+	j := i + 1
+	for j < len(a.free) && a.nfree[j] == 0 {
+		j++
+	}
+	if j == len(a.free) {
+		return false
+	}
+	c := a.free[j].next(0)
+	a.removeFree(c, j)
+	for ; j > i; j-- {
+		ch := a.children(c, j)
+		for _, d := range ch[1:] {
+			a.addFree(d, j-1)
+		}
+		if j-1 == i {
+			a.addFree(ch[0], i)
+		}
+		// Keep splitting the corner child: it has the lowest corner of the four.
+	}
+	return true
+}
+
+// Release frees the nodes; they must all be busy (else nothing changes). Each node
+// becomes a free 1x1 block and merges with its buddies as far as they are free.
+func (a *MBS) Release(nodes []int) error {
+	if err := a.st.Release(nodes); err != nil {
+		return err
+	}
+	for _, v := range nodes {
+		c, lv := v, 0
+		for {
+			p := a.parent(c, lv)
+			if p < 0 {
+				break
+			}
+			ch := a.children(p, lv+1)
+			all := true
+			for _, d := range ch {
+				if d != c && !a.free[lv].has(d) {
+					all = false
+					break
+				}
+			}
+			if !all {
+				break
+			}
+			for _, d := range ch {
+				if d != c {
+					a.removeFree(d, lv)
+				}
+			}
+			c, lv = p, lv+1
+		}
+		a.addFree(c, lv)
+	}
+	return nil
+}

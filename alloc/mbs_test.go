@@ -1,0 +1,234 @@
+package alloc
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// checkBuddy verifies that MBS's free blocks are exactly the maximal free buddy
+// blocks: every free block is fully free, blocks are disjoint and cover the free
+// nodes, and no free block's parent is fully free.
+func checkBuddy(t *testing.T, a *MBS) {
+	t.Helper()
+	n := a.g.N()
+	covered := make([]bool, n)
+	fullyFree := func(c, lv int) bool {
+		side := 1 << lv
+		for dy := 0; dy < side; dy++ {
+			for dx := 0; dx < side; dx++ {
+				if !a.st.IsFree(c + dx + dy*a.x) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for lv, bt := range a.free {
+		count := 0
+		for c := bt.next(0); c >= 0; c = bt.next(c + 1) {
+			count++
+			if !fullyFree(c, lv) {
+				t.Fatalf("free block at %d (level %d) has busy nodes", c, lv)
+			}
+			side := 1 << lv
+			for dy := 0; dy < side; dy++ {
+				for dx := 0; dx < side; dx++ {
+					v := c + dx + dy*a.x
+					if covered[v] || int(a.rootOf[v]) != int(a.rootOf[c]) {
+						t.Fatalf("free block at %d (level %d) overlaps or leaves its root at node %d", c, lv, v)
+					}
+					covered[v] = true
+				}
+			}
+			if p := a.parent(c, lv); p >= 0 && fullyFree(p, lv+1) {
+				t.Fatalf("free block at %d (level %d) should have merged into %d", c, lv, p)
+			}
+		}
+		if count != a.nfree[lv] {
+			t.Fatalf("level %d: %d free blocks counted %d", lv, count, a.nfree[lv])
+		}
+	}
+	for v := range n {
+		if covered[v] != a.st.IsFree(v) {
+			t.Fatalf("node %d: free=%v but covered=%v", v, a.st.IsFree(v), covered[v])
+		}
+	}
+}
+
+func TestMBSRandom(t *testing.T) {
+	for _, spec := range []string{"mesh:8x8", "mesh:24x24", "mesh:5x3", "mesh:7", "mesh:6x4x3", "torus:4x4"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := NewMBS(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBuddy(t, a)
+		rng := rand.New(rand.NewPCG(7, uint64(m.N())))
+		replay(t, rng, a, 600, nil, func() { checkBuddy(t, a) })
+		// Partial releases: free nodes one at a time, in random order.
+		f := a.NumFree()
+		all, err := a.Allocate(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		for _, v := range all {
+			if err := a.Release([]int{v}); err != nil {
+				t.Fatal(err)
+			}
+			checkBuddy(t, a)
+		}
+		if a.NumFree() != f {
+			t.Fatalf("%s: %d free after releasing, want %d", spec, a.NumFree(), f)
+		}
+	}
+}
+
+func TestMBSExamples(t *testing.T) {
+	a, err := NewMBS(topo.Mesh(4, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 = 4 + 1: the 2x2 block at the corner, then the 1x1 at the corner of the
+	// next 2x2 block (x = 2..3, y = 0..1), split for it.
+	got, _ := a.Allocate(5)
+	if want := []int{0, 1, 4, 5, 2}; !slices.Equal(got, want) {
+		t.Errorf("4x4, k=5: %v, want %v", got, want)
+	}
+	// 4 more: no free 2x2 block is left whole except (0,2) and (2,2): corner 8.
+	got, _ = a.Allocate(4)
+	if want := []int{8, 9, 12, 13}; !slices.Equal(got, want) {
+		t.Errorf("4x4, then k=4: %v, want %v", got, want)
+	}
+	// Roots of non-power-of-two meshes.
+	for _, tc := range []struct {
+		dims  []int
+		sides []int
+	}{
+		{[]int{24, 24}, []int{16, 8, 8, 8, 8, 8}},
+		{[]int{5, 3}, []int{2, 2, 1, 1, 1, 1, 1, 1, 1}},
+		{[]int{2, 2, 2}, []int{2, 2}},
+	} {
+		g, _ := topo.NewGrid(tc.dims, nil)
+		b, _ := NewMBS(g)
+		var sides []int
+		area := 0
+		for _, r := range b.roots {
+			sides = append(sides, 1<<r.level)
+			area += 1 << (2 * r.level)
+		}
+		if !slices.Equal(sides, tc.sides) || area != g.N() {
+			t.Errorf("%v: root sides %v (area %d), want %v", tc.dims, sides, area, tc.sides)
+		}
+	}
+	if _, err := NewMBS(mustGraph(t)); err == nil {
+		t.Error("mbs on a graph accepted")
+	}
+	if _, err := Parse("mbs:x", topo.Mesh(4, 4), Options{}); err == nil {
+		t.Error("mbs with an argument accepted")
+	}
+}
+
+func mustGraph(t *testing.T) topo.Machine {
+	g, err := topo.NewGraphFromEdges(3, [][2]int{{0, 1}, {1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// refMBS computes the MBS allocation of k nodes from the free set alone: it finds
+// the maximal free buddy blocks by brute force, then serves the request by the rules
+// (largest blocks first; lowest corner; split the smallest larger block; else four
+// requests of half the side).
+func refMBS(a *MBS, free func(int) bool, k int) []int {
+	top := 0
+	for _, r := range a.roots {
+		top = max(top, r.level)
+	}
+	lists := make([][]int, top+1) // corners of free blocks per level
+	block := func(c, lv int) []int {
+		var v []int
+		for dy := 0; dy < 1<<lv; dy++ {
+			for dx := 0; dx < 1<<lv; dx++ {
+				v = append(v, c+dx+dy*a.x)
+			}
+		}
+		return v
+	}
+	var walk func(c, lv int)
+	walk = func(c, lv int) {
+		all := true
+		for _, v := range block(c, lv) {
+			all = all && free(v)
+		}
+		if all {
+			lists[lv] = append(lists[lv], c)
+			return
+		}
+		if lv > 0 {
+			h := 1 << (lv - 1)
+			for _, d := range []int{c, c + h, c + h*a.x, c + h + h*a.x} {
+				walk(d, lv-1)
+			}
+		}
+	}
+	for _, r := range a.roots {
+		walk(r.corner, r.level)
+	}
+	popMin := func(lv int) int {
+		i := slices.Index(lists[lv], slices.Min(lists[lv]))
+		c := lists[lv][i]
+		lists[lv] = slices.Delete(lists[lv], i, i+1)
+		return c
+	}
+	need := make([]int, top+1)
+	rest := k
+	for i := top; i >= 0; i-- {
+		need[i] = rest / (1 << (2 * i))
+		rest -= need[i] * (1 << (2 * i))
+	}
+	var nodes []int
+	for i := top; i >= 0; i-- {
+		for need[i] > 0 {
+			for len(lists[i]) == 0 {
+				j := i + 1
+				for j <= top && len(lists[j]) == 0 {
+					j++
+				}
+				if j > top {
+					break
+				}
+				c := popMin(j)
+				h := 1 << (j - 1)
+				lists[j-1] = append(lists[j-1], c, c+h, c+h*a.x, c+h+h*a.x)
+			}
+			if len(lists[i]) == 0 {
+				need[i]--
+				need[i-1] += 4
+				continue
+			}
+			nodes = append(nodes, block(popMin(i), i)...)
+			need[i]--
+		}
+	}
+	return nodes
+}
+
+func TestMBSMatchesReference(t *testing.T) {
+	for _, spec := range []string{"mesh:8x8", "mesh:16x16", "mesh:24x24", "mesh:5x3", "mesh:6x4x3"} {
+		m, _ := topo.ParseSpec(spec)
+		a, err := NewMBS(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(11, uint64(m.N())))
+		replay(t, rng, a, 800, func(k int) []int { return refMBS(a, a.st.IsFree, k) }, nil)
+	}
+}
