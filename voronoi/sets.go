@@ -1,0 +1,118 @@
+package voronoi
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// Set is one k-nearest set with a witness center (doubled coordinates) and the
+// doubled L1 radius at which its farthest member lies.
+type Set struct {
+	Indices []int // ascending
+	Center2 [2]int64
+	Radius2 int64
+}
+
+// Center returns the witness in input coordinates.
+func (s Set) Center() [2]float64 {
+	return [2]float64{float64(s.Center2[0]) / 2, float64(s.Center2[1]) / 2}
+}
+
+// KNearestSets returns every distinct k-nearest set (tie rule of Walk) with one witness
+// each, sorted lexicographically by indices. It fails when more than limit sets exist
+// (heavy ties can make the count exponential: n coincident points have C(n, k)), so
+// callers bound the output; limit <= 0 means no limit.
+func KNearestSets(pts []geom.Point, k, limit int) ([]Set, error) {
+	seenFam := map[string]bool{}
+	seen := map[string]bool{}
+	var out []Set
+	var ferr error
+	err := Walk(pts, k, func(f *Family) bool {
+		key := f.Key()
+		if seenFam[key] {
+			return true
+		}
+		seenFam[key] = true
+		need := f.Need(k)
+		pick := make([]int, 0, need)
+		var rec func(start int) bool
+		rec = func(start int) bool {
+			if len(pick) == need {
+				idx := append(slices.Clone(f.Inner), pick...)
+				slices.Sort(idx)
+				sk := setKey(idx)
+				if !seen[sk] {
+					seen[sk] = true
+					if limit > 0 && len(out) >= limit {
+						ferr = fmt.Errorf("voronoi: more than %d distinct %d-nearest sets (ties); raise the limit", limit, k)
+						return false
+					}
+					out = append(out, Set{Indices: idx, Center2: f.Center2, Radius2: f.Radius2})
+				}
+				return true
+			}
+			for i := start; i <= len(f.Boundary)-(need-len(pick)); i++ {
+				pick = append(pick, f.Boundary[i])
+				if !rec(i + 1) {
+					return false
+				}
+				pick = pick[:len(pick)-1]
+			}
+			return true
+		}
+		return rec(0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ferr != nil {
+		return nil, ferr
+	}
+	slices.SortFunc(out, func(a, b Set) int { return slices.Compare(a.Indices, b.Indices) })
+	return out, nil
+}
+
+func setKey(idx []int) string {
+	var sb strings.Builder
+	for _, i := range idx {
+		sb.WriteString(strconv.Itoa(i))
+		sb.WriteByte(',')
+	}
+	return sb.String()
+}
+
+// CheckWitness verifies exactly that idx is a k-nearest set of the doubled center c2
+// under the tie rule, returning an error naming the violation.
+func CheckWitness(pts []geom.Point, idx []int, c2 [2]int64) error {
+	in := make(map[int]bool, len(idx))
+	var maxIn int64 = -1
+	for _, i := range idx {
+		in[i] = true
+		maxIn = max(maxIn, dist2(pts[i], c2))
+	}
+	for i, p := range pts {
+		if !in[i] {
+			if d := dist2(p, c2); d < maxIn {
+				return fmt.Errorf("point %d (doubled distance %d) is closer than member at %d", i, d, maxIn)
+			}
+		}
+	}
+	return nil
+}
+
+// dist2 is the doubled L1 distance from p to the doubled center c2.
+func dist2(p geom.Point, c2 [2]int64) int64 {
+	dx := 2*int64(p[0]) - c2[0]
+	dy := 2*int64(p[1]) - c2[1]
+	if dx < 0 {
+		dx = -dx
+	}
+	if dy < 0 {
+		dy = -dy
+	}
+	return dx + dy
+}

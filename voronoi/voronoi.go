@@ -1,0 +1,364 @@
+package voronoi
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// Family is a set of k-nearest sets sharing one witness center c and radius r: the
+// points strictly closer to c than r (Inner) belong to every set of the family, the
+// points at distance exactly r (Boundary) complete them in every possible way, and all
+// other points are farther than r. Every k-set S with Inner ⊆ S ⊆ Inner ∪ Boundary
+// satisfies the tie rule at c (max over S <= r <= min over the rest).
+//
+// Coordinates are doubled so that the witness is exact: c = Center2 / 2 and
+// r = Radius2 / 2 (both half-integers at worst, since input coordinates are integers).
+type Family struct {
+	Center2  [2]int64
+	Radius2  int64
+	Inner    []int // ascending
+	Boundary []int // ascending
+}
+
+// Need is how many Boundary points complete a k-set.
+func (f *Family) Need(k int) int { return k - len(f.Inner) }
+
+// Center returns the witness center in input coordinates.
+func (f *Family) Center() [2]float64 {
+	return [2]float64{float64(f.Center2[0]) / 2, float64(f.Center2[1]) / 2}
+}
+
+// Key identifies a family by its Inner and Boundary sets (for deduplication).
+func (f *Family) Key() string {
+	var sb strings.Builder
+	for _, i := range f.Inner {
+		sb.WriteString(strconv.Itoa(i))
+		sb.WriteByte(',')
+	}
+	sb.WriteByte('|')
+	for _, i := range f.Boundary {
+		sb.WriteString(strconv.Itoa(i))
+		sb.WriteByte(',')
+	}
+	return sb.String()
+}
+
+// MaxCoord bounds the absolute value of input coordinates, so that doubled rotated
+// coordinates and their sums cannot overflow int64.
+const MaxCoord = 1 << 58
+
+// CheckInput validates a planar integer point set and k.
+func CheckInput(pts []geom.Point, k int) error {
+	if len(pts) == 0 {
+		return fmt.Errorf("voronoi: no points")
+	}
+	if err := geom.CheckDims(pts); err != nil {
+		return fmt.Errorf("voronoi: %w", err)
+	}
+	if d := len(pts[0]); d != 2 {
+		return fmt.Errorf("voronoi: points have dimension %d; the L1 Voronoi structure is planar (2)", d)
+	}
+	if k < 1 || k > len(pts) {
+		return fmt.Errorf("voronoi: k = %d must be between 1 and the number of points (%d)", k, len(pts))
+	}
+	for i, p := range pts {
+		for _, v := range p {
+			if v > MaxCoord || v < -MaxCoord {
+				return fmt.Errorf("voronoi: point %d coordinate %d exceeds 2^58 in magnitude", i, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Walk calls fn with families of k-nearest sets until fn returns false. Every k-set
+// that is the k-nearest set of some center of the plane (tie rule: max_{s in S} d(c,s)
+// <= min_{t not in S} d(c,t), d = L1) lies in at least one reported family; a family
+// may be reported more than once. The *Family passed to fn is reused: copy what you
+// keep.
+//
+// Method. With u = x+y, v = x-y the L1 distance is the L-infinity distance of (u, v),
+// so L1 balls are axis-parallel squares and S is a k-nearest set exactly when some
+// closed square contains S while its open interior contains no other point. Shrinking
+// such a square onto S keeps it valid, so a square of side D = max(W, H) works, W and H
+// being the u- and v-extents of S. Say W >= H (the other case swaps u and v): the
+// square spans [u_a, u_b] for a u-leftmost point a and u-rightmost point b of S and
+// slides vertically; the lowest valid position t either puts the top side on the
+// topmost point of S (t = v_q - W) or the bottom side on a point p blocking any lower
+// position (t = v_p). So Walk tries, for each pair (a, b) with u_b - u_a = W >=
+// |v_b - v_a|, every t in {v_q - W, v_q} for the points q of the relevant strip, and
+// reports the square's family when its interior holds at most k points and its closed
+// square at least k. For a fixed a the pairs are taken by increasing W, stopping once
+// every square of side W with a on its left side has k-1 or more interior points (then
+// so does every larger one, and a canonical square with a and b on its sides has at
+// most k-2 interior points).
+//
+// Cost. The points near a are fetched from a uniform grid over (u, v) by growing boxes;
+// on inputs of bounded local density (random points, meshes, allocation instances)
+// each point does O(k^2 log k) work, so Walk runs in O(n log n) time (the grid build
+// sorts) for fixed k. Adversarial inputs (long collinear runs along the diagonals,
+// heavy duplication) can cost up to O(n^2) per pass; the output is still complete.
+func Walk(pts []geom.Point, k int, fn func(f *Family) bool) error {
+	if err := CheckInput(pts, k); err != nil {
+		return err
+	}
+	n := len(pts)
+	u := make([]int64, n)
+	v := make([]int64, n)
+	for i, p := range pts {
+		u[i] = int64(p[0]) + int64(p[1])
+		v[i] = int64(p[0]) - int64(p[1])
+	}
+	g := newGrid(u, v)
+	w := &walker{k: k, fn: fn, g: g}
+	for pass := 0; pass < 2; pass++ {
+		w.swap = pass == 1
+		if w.swap {
+			w.U, w.V = v, u
+		} else {
+			w.U, w.V = u, v
+		}
+		for a := 0; a < n; a++ {
+			if !w.fromPoint(a) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+type walker struct {
+	k    int
+	fn   func(f *Family) bool
+	g    *grid
+	swap bool
+	U, V []int64
+	// scratch
+	near   []int   // points in the current box, sorted by U
+	strip  []int64 // V values for the stop test
+	region []int
+	ts     []int64
+	fam    Family
+}
+
+// fromPoint handles every canonical square with point a on its left side (in the
+// current orientation). It returns false when fn asked to stop.
+func (w *walker) fromPoint(a int) bool {
+	U, V := w.U, w.V
+	ua, va := U[a], V[a]
+	R := w.g.cell
+	done := int64(-1) // W values <= done were handled
+	for {
+		w.near = w.g.box(w.near[:0], w.swap, ua, ua+R, va-R, va+R)
+		slices.SortFunc(w.near, func(p, q int) int {
+			if U[p] != U[q] {
+				if U[p] < U[q] {
+					return -1
+				}
+				return 1
+			}
+			return p - q
+		})
+		for i := 0; i < len(w.near); {
+			W := U[w.near[i]] - ua
+			j := i
+			for j < len(w.near) && U[w.near[j]]-ua == W {
+				j++
+			}
+			if W > done && W <= R {
+				if W > 0 && w.minInterior(ua, va, W) >= w.k-1 {
+					return true
+				}
+				for _, b := range w.near[i:j] {
+					d := V[b] - va
+					if d < 0 {
+						d = -d
+					}
+					if d > W {
+						continue
+					}
+					if !w.squares(a, b, W) {
+						return false
+					}
+				}
+			}
+			i = j
+		}
+		done = R
+		if R >= w.g.extent {
+			return true
+		}
+		R *= 2
+	}
+}
+
+// minInterior is the fewest points in the open interior of a square of side W whose
+// left side is at u = ua and whose closed side covers va.
+func (w *walker) minInterior(ua, va, W int64) int {
+	U, V := w.U, w.V
+	w.strip = w.strip[:0]
+	for _, p := range w.near {
+		if U[p] > ua && U[p] < ua+W && V[p] > va-W && V[p] < va+W {
+			w.strip = append(w.strip, V[p])
+		}
+	}
+	if len(w.strip) < w.k-1 {
+		return len(w.strip)
+	}
+	slices.Sort(w.strip)
+	best := len(w.strip)
+	try := func(t int64) {
+		if t < va-W || t > va {
+			return
+		}
+		// count of strip values in (t, t+W)
+		lo, _ := slices.BinarySearch(w.strip, t+1)
+		hi, _ := slices.BinarySearch(w.strip, t+W)
+		best = min(best, hi-lo)
+	}
+	try(va - W)
+	try(va)
+	for _, s := range w.strip {
+		try(s)
+		try(s - W)
+	}
+	return best
+}
+
+// squares reports the families of the squares with a on the left side and b on the
+// right side (u-extent W) at every candidate vertical position.
+func (w *walker) squares(a, b int, W int64) bool {
+	U, V := w.U, w.V
+	ua, ub := U[a], U[b]
+	vhi, vlo := max(V[a], V[b]), min(V[a], V[b])
+	tmin, tmax := vhi-W, vlo
+	w.region = w.region[:0]
+	w.ts = w.ts[:0]
+	for _, q := range w.near {
+		if U[q] < ua || U[q] > ub || V[q] < tmin || V[q] > tmax+W {
+			continue
+		}
+		w.region = append(w.region, q)
+		for _, t := range [2]int64{V[q] - W, V[q]} {
+			if t >= tmin && t <= tmax {
+				w.ts = append(w.ts, t)
+			}
+		}
+	}
+	slices.Sort(w.ts)
+	w.ts = slices.Compact(w.ts)
+	for _, t := range w.ts {
+		f := &w.fam
+		f.Inner, f.Boundary = f.Inner[:0], f.Boundary[:0]
+		for _, q := range w.region {
+			if V[q] < t || V[q] > t+W {
+				continue
+			}
+			if U[q] > ua && U[q] < ub && V[q] > t && V[q] < t+W {
+				f.Inner = append(f.Inner, q)
+			} else {
+				f.Boundary = append(f.Boundary, q)
+			}
+		}
+		if len(f.Inner) > w.k || len(f.Inner)+len(f.Boundary) < w.k {
+			continue
+		}
+		slices.Sort(f.Inner)
+		slices.Sort(f.Boundary)
+		if w.swap {
+			f.Center2 = [2]int64{t + ua + W, t - ua}
+		} else {
+			f.Center2 = [2]int64{ua + t + W, ua - t}
+		}
+		f.Radius2 = W
+		if !w.fn(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// grid is a uniform bucket grid over (u, v).
+type grid struct {
+	u, v             []int64
+	u0, v0           int64
+	cell             int64
+	nu, nv           int64
+	start            []int32 // CSR: points of cell c are idx[start[c]:start[c+1]]
+	idx              []int32
+	extent           int64 // max(u-range, v-range): no square wider than this matters
+	umaxAll, vmaxAll int64
+}
+
+func newGrid(u, v []int64) *grid {
+	n := len(u)
+	g := &grid{u: u, v: v}
+	umin, umax, vmin, vmax := u[0], u[0], v[0], v[0]
+	for i := range u {
+		umin, umax = min(umin, u[i]), max(umax, u[i])
+		vmin, vmax = min(vmin, v[i]), max(vmax, v[i])
+	}
+	g.u0, g.v0 = umin, vmin
+	g.umaxAll, g.vmaxAll = umax, vmax
+	g.extent = max(umax-umin, vmax-vmin, 1)
+	// About two points per cell on uniform input; rotated coordinates occupy half the
+	// bounding square of (u, v).
+	area := float64(umax-umin+1) * float64(vmax-vmin+1)
+	cell := int64(math.Ceil(math.Sqrt(area / float64(n))))
+	g.cell = max(cell, 1)
+	g.nu = (umax-umin)/g.cell + 1
+	g.nv = (vmax-vmin)/g.cell + 1
+	for g.nu*g.nv > int64(4*n+16) { // guard against degenerate extents
+		g.cell *= 2
+		g.nu = (umax-umin)/g.cell + 1
+		g.nv = (vmax-vmin)/g.cell + 1
+	}
+	cells := g.nu * g.nv
+	g.start = make([]int32, cells+1)
+	cellOf := make([]int32, n)
+	for i := range u {
+		c := ((u[i]-umin)/g.cell)*g.nv + (v[i]-vmin)/g.cell
+		cellOf[i] = int32(c)
+		g.start[c+1]++
+	}
+	for c := int64(0); c < cells; c++ {
+		g.start[c+1] += g.start[c]
+	}
+	g.idx = make([]int32, n)
+	pos := slices.Clone(g.start[:cells])
+	for i, c := range cellOf {
+		g.idx[pos[c]] = int32(i)
+		pos[c]++
+	}
+	return g
+}
+
+// box appends the points with U in [ulo, uhi] and V in [vlo, vhi] (closed), where
+// (U, V) = (u, v), or (v, u) when swap.
+func (g *grid) box(out []int, swap bool, ulo, uhi, vlo, vhi int64) []int {
+	if swap {
+		ulo, uhi, vlo, vhi = vlo, vhi, ulo, uhi
+	}
+	// now in (u, v)
+	ulo, uhi = max(ulo, g.u0), min(uhi, g.umaxAll)
+	vlo, vhi = max(vlo, g.v0), min(vhi, g.vmaxAll)
+	if ulo > uhi || vlo > vhi {
+		return out
+	}
+	cu0, cu1 := (ulo-g.u0)/g.cell, (uhi-g.u0)/g.cell
+	cv0, cv1 := (vlo-g.v0)/g.cell, (vhi-g.v0)/g.cell
+	for cu := cu0; cu <= cu1; cu++ {
+		row := cu * g.nv
+		for _, p := range g.idx[g.start[row+cv0]:g.start[row+cv1+1]] {
+			if g.u[p] >= ulo && g.u[p] <= uhi && g.v[p] >= vlo && g.v[p] <= vhi {
+				out = append(out, int(p))
+			}
+		}
+	}
+	return out
+}
