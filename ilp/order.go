@@ -1,0 +1,265 @@
+package ilp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// OrderOptions control SolveOrdering.
+type OrderOptions struct {
+	Options
+	// Ring scores rank differences around the ring (Leung et al. 2002 §2.3, ring span).
+	Ring bool
+	// Flat ignores a graph's groups (switches) and orders all nodes in one problem.
+	Flat bool
+	// Starts are extra starting orderings (curves, ranking files) for the local search.
+	Starts []Start
+}
+
+// OrderResult is an ordering with its certificate. Objective is F of Order recomputed
+// by curves.Objective (the verifier every solver reports through).
+type OrderResult struct {
+	Result
+	Order        curves.Order
+	Hierarchical bool // ordered switch by switch (graph groups)
+	Groups       int
+}
+
+// StartOrders returns the starting orderings SolveOrdering uses by default: every
+// registered curve that applies to m (curves.Applicable) and breadth-first orders from
+// node 0 and from a node farthest from it.
+func StartOrders(m topo.Machine) []Start {
+	var s []Start
+	for _, name := range curves.Applicable(m) {
+		if o, err := curves.Generate(name, m); err == nil {
+			s = append(s, Start{name, o})
+		}
+	}
+	s = append(s, Start{"bfs", BFSOrder(m, 0)})
+	far, fd := 0, -1
+	for v := 0; v < m.N(); v++ {
+		if d := m.Dist(0, v); d > fd {
+			far, fd = v, d
+		}
+	}
+	if far != 0 {
+		s = append(s, Start{"bfs-far", BFSOrder(m, far)})
+	}
+	return s
+}
+
+// BFSOrder returns the breadth-first order of m from src (neighbours in ascending
+// order); unreachable nodes follow in index order.
+func BFSOrder(m topo.Machine, src int) curves.Order {
+	n := m.N()
+	seen := make([]bool, n)
+	o := make(curves.Order, 0, n)
+	var nb []int
+	visit := func(s int) {
+		seen[s] = true
+		o = append(o, s)
+		for h := len(o) - 1; h < len(o); h++ {
+			nb = m.Neighbors(o[h], nb[:0])
+			for _, v := range nb {
+				if !seen[v] {
+					seen[v] = true
+					o = append(o, v)
+				}
+			}
+		}
+	}
+	visit(src)
+	for v := 0; v < n; v++ {
+		if !seen[v] {
+			visit(v)
+		}
+	}
+	return o
+}
+
+// SolveOrdering finds an ordering of m minimizing F = sum over node pairs of w(rank
+// difference) x hop distance (Leung et al. 2002 §2.2), with a certificate: a proven
+// lower bound (Gilmore-Lawler, or HiGHS's dual bound of the MIP) and the gap. A graph
+// with groups is ordered switch by switch unless opt.Flat (see orderHierarchical).
+func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("weights: %w", err)
+	}
+	if g, ok := m.(*topo.Graph); ok {
+		if err := g.CheckConnected(); err != nil {
+			return nil, err
+		}
+		if len(g.Groups()) > 0 && !opt.Flat {
+			return orderHierarchical(ctx, g, w, opt)
+		}
+	}
+	q, err := OrderingQAP(m, w, opt.Ring)
+	if err != nil {
+		return nil, err
+	}
+	starts := append(StartOrders(m), opt.Starts...)
+	for _, s := range opt.Starts {
+		if err := curves.Order(s.P).Validate(m.N()); err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.Name, err)
+		}
+	}
+	res, err := SolveQAP(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	return verifyOrder(m, w, opt.Ring, q, res)
+}
+
+// verifyOrder recomputes F with curves.Objective and makes it the reported objective;
+// a disagreement with the solver's own sum beyond rounding is an internal error.
+func verifyOrder(m topo.Machine, w curves.Weights, ring bool, q *QAP, res *Result) (*OrderResult, error) {
+	o := curves.Order(res.Assignment)
+	f, err := curves.Objective(m, o, w, ring)
+	if err != nil {
+		return nil, fmt.Errorf("verifier: %w", err)
+	}
+	if math.Abs(f-res.Objective) > 1e-9*max(1, math.Abs(f)) {
+		return nil, fmt.Errorf("internal error: solver objective %g, verifier F = %g", res.Objective, f)
+	}
+	res.Objective = f
+	if res.Bound > f {
+		res.Bound = f
+	}
+	if res.Status == StatusOptimal {
+		res.Bound = max(res.Bound, f)
+	}
+	res.Gap = relGap(f, res.Bound)
+	if res.Status == StatusOptimal {
+		res.Gap = 0
+	}
+	return &OrderResult{Result: *res, Order: o}, nil
+}
+
+// orderHierarchical orders a graph whose processors are grouped under switches switch
+// by switch, as Leung et al. 2002 §2.2 suggests for hierarchical networks: every group
+// (and every ungrouped node, as a group of one) stays contiguous in the ordering. The
+// groups are ordered first, as a QAP whose "distance" between two groups is the mean
+// hop distance between their members and whose flows are the weights w on group-rank
+// differences (solved like any ordering: local search, bound, MIP when small); then the
+// members inside each group are arranged by a local search on the full objective F
+// restricted to swaps inside a group and reversals of a group. The bound reported is
+// the Gilmore-Lawler bound of the unrestricted problem, so a "optimal" status means
+// optimal among all orderings, and the gap is honest otherwise.
+func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
+	t0 := time.Now()
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	n := g.N()
+	q, err := OrderingQAP(g, w, opt.Ring)
+	if err != nil {
+		return nil, err
+	}
+	var blocks [][]int
+	inGroup := make([]bool, n)
+	for _, gr := range g.Groups() {
+		blocks = append(blocks, slices.Clone(gr.Nodes))
+		for _, v := range gr.Nodes {
+			inGroup[v] = true
+		}
+	}
+	for v := 0; v < n; v++ {
+		if !inGroup[v] {
+			blocks = append(blocks, []int{v})
+		}
+	}
+	nb := len(blocks)
+	bq := &QAP{N: nb, A: make([]float64, nb*nb), B: make([]float64, nb*nb), Name: "groups of " + g.Spec()}
+	for r := 0; r < nb; r++ {
+		for s := r + 1; s < nb; s++ {
+			t := s - r
+			if opt.Ring {
+				t = min(t, nb-t)
+			}
+			if t <= len(w) {
+				bq.A[r*nb+s] = w[t-1]
+			}
+		}
+	}
+	for a := 0; a < nb; a++ {
+		for b := 0; b < nb; b++ {
+			if a == b {
+				continue
+			}
+			var s float64
+			for _, u := range blocks[a] {
+				for _, v := range blocks[b] {
+					s += float64(g.Dist(u, v))
+				}
+			}
+			bq.B[a*nb+b] = s / float64(len(blocks[a])*len(blocks[b]))
+		}
+	}
+	bopt := opt.Options
+	bopt.TimeLimit = 0 // the context carries the deadline
+	bres, err := SolveQAP(ctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
+	if err != nil {
+		return nil, fmt.Errorf("ordering the groups: %w", err)
+	}
+	// Expand and refine inside groups.
+	p := make([]int, 0, n)
+	var spans [][2]int
+	for _, b := range bres.Assignment {
+		lo := len(p)
+		p = append(p, blocks[b]...)
+		spans = append(spans, [2]int{lo, len(p) - 1})
+	}
+	ls := newLocalSearch(q, p, 0)
+	set := make([]int, 0, n)
+	for improved := true; improved && ctx.Err() == nil; {
+		improved = false
+		for _, sp := range spans {
+			lo, hi := sp[0], sp[1]
+			for r := lo; r <= hi; r++ {
+				for s := r + 1; s <= hi; s++ {
+					set = append(set[:0], r, s)
+					sw := func() { ls.p[r], ls.p[s] = ls.p[s], ls.p[r] }
+					if ls.try(set, sw, sw) {
+						improved = true
+					}
+				}
+			}
+			if hi > lo {
+				set = set[:0]
+				for i := lo; i <= hi; i++ {
+					set = append(set, i)
+				}
+				rev := func() { ls.reverse(lo, hi) }
+				if ls.try(set, rev, rev) {
+					improved = true
+				}
+			}
+		}
+	}
+	res := &Result{Assignment: ls.p, Objective: q.Objective(ls.p), Bound: math.Inf(-1), BoundSource: "none",
+		Granularity: granularity(q), StartSource: "switch-by-switch", Status: StatusHeuristic}
+	res.StartObjective = res.Objective
+	if glb, ok := GilmoreLawlerBound(ctx, q); ok {
+		res.Bound, res.BoundSource = roundBound(glb, res.Granularity), "glb"
+	}
+	if res.proven() {
+		res.Status = StatusOptimal
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("groups ordered as a %d-block QAP (status %s, mean member distance); members arranged within groups", nb, bres.Status))
+	res.Formulation = bres.Formulation
+	res.Seconds = time.Since(t0).Seconds()
+	out, err := verifyOrder(g, w, opt.Ring, q, res)
+	if err != nil {
+		return nil, err
+	}
+	out.Hierarchical, out.Groups = true, len(g.Groups())
+	return out, nil
+}

@@ -1,0 +1,291 @@
+package ilp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/procalloc/procalloc/ilp/highs"
+)
+
+// Statuses of a Result.
+const (
+	StatusOptimal     = "optimal"     // Objective == Bound (within the solution granularity)
+	StatusGap         = "gap_limit"   // stopped at the requested relative gap
+	StatusTimeLimit   = "time_limit"  // the time limit ended the MIP first
+	StatusInterrupted = "interrupted" // the context was cancelled
+	StatusHeuristic   = "heuristic"   // no MIP was run (NoMIP, or too large): local search + bound only
+)
+
+// DefaultMaxColumns is the default limit on MIP columns; larger instances are solved by
+// local search only (with the Gilmore-Lawler bound as certificate).
+const DefaultMaxColumns = 3_000_000
+
+// Options control SolveQAP and SolveOrdering.
+type Options struct {
+	Formulation string        // FormulationAJ (default) or FormulationAJSym
+	TimeLimit   time.Duration // for the whole solve (0: none)
+	RelGap      float64       // stop the MIP at this relative gap (0: prove optimality)
+	Threads     int           // HiGHS threads (0: default)
+	Seed        uint64        // local search and HiGHS seed
+	Log         io.Writer     // HiGHS log (nil: off)
+	// Progress receives incumbent/bound snapshots while the MIP runs.
+	Progress func(highs.Progress)
+	// NoMIP skips HiGHS: local search plus the Gilmore-Lawler bound only.
+	NoMIP bool
+	// MaxColumns caps the MIP size (0: DefaultMaxColumns).
+	MaxColumns int
+	// LocalSearch tunes the local search that produces the warm start.
+	LocalSearch LocalSearchOptions
+	// NoSymmetry leaves out the symmetry-breaking constraints (for comparisons).
+	NoSymmetry bool
+}
+
+// Result is a solution with its certificate.
+type Result struct {
+	Assignment []int   // facility -> location (for orderings: the Order)
+	Objective  float64 // q.Objective(Assignment)
+	// Bound is a proven lower bound on the optimum: the larger of the Gilmore-Lawler
+	// bound and HiGHS's dual bound (rounded up to the granularity when every objective
+	// value is a multiple of it).
+	Bound       float64
+	BoundSource string  // "glb", "mip", or "none"
+	Gap         float64 // (Objective - Bound) / |Objective|, 0 when optimal
+	Status      string
+	Formulation string // "" when no MIP ran
+	Symmetry    string
+	Granularity float64 // g > 0: every objective value is a multiple of g
+	// StartObjective is the objective of the warm start (best curve after local search).
+	StartObjective float64
+	StartSource    string
+	MIPStatus      string // HiGHS's model status, "" when no MIP ran
+	MIPObjective   float64
+	MIPColumns     int
+	MIPRows        int
+	Nodes          int64
+	Seconds        float64
+	Notes          []string
+}
+
+// Start is a named starting assignment.
+type Start struct {
+	Name string
+	P    []int
+}
+
+// SolveQAP solves q: local search from each start (and the identity), the
+// Gilmore-Lawler bound, then, unless the local search optimum already meets the bound,
+// the MIP through HiGHS warm-started from the best assignment. sym may be nil.
+func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
+	t0 := time.Now()
+	if opt.Formulation == "" {
+		opt.Formulation = FormulationAJ
+	}
+	if err := checkFormulation(opt.Formulation); err != nil {
+		return nil, err
+	}
+	if opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
+		return nil, fmt.Errorf("relative gap %g must be >= 0", opt.RelGap)
+	}
+	var deadline time.Time
+	if opt.TimeLimit > 0 {
+		deadline = t0.Add(opt.TimeLimit)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	n := q.N
+	ident := make([]int, n)
+	for i := range ident {
+		ident[i] = i
+	}
+	starts = append(slices.Clone(starts), Start{"identity", ident})
+	res := &Result{Objective: math.Inf(1), Bound: math.Inf(-1), BoundSource: "none", Granularity: granularity(q)}
+	if glb, ok := GilmoreLawlerBound(ctx, q); ok {
+		res.Bound, res.BoundSource = roundBound(glb, res.Granularity), "glb"
+	}
+	lsOpt := opt.LocalSearch
+	if lsOpt.Seed == 0 {
+		lsOpt.Seed = opt.Seed
+	}
+	if !math.IsInf(res.Bound, -1) {
+		lsOpt.Target, lsOpt.HasTarget = res.Bound, true
+	}
+	// Plain descent from every start, then iterated local search from the best.
+	descent := lsOpt
+	descent.Rounds = -1
+	for _, s := range starts {
+		if err := q.CheckPerm(s.P); err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.Name, err)
+		}
+		p, f, err := LocalSearch(ctx, q, s.P, descent)
+		if err != nil {
+			return nil, err
+		}
+		if f < res.Objective {
+			res.Assignment, res.Objective, res.StartSource = p, f, s.Name
+		}
+		if ctx.Err() != nil || res.proven() {
+			break
+		}
+	}
+	if !res.proven() && ctx.Err() == nil && lsOpt.Rounds >= 0 {
+		p, f, err := LocalSearch(ctx, q, res.Assignment, lsOpt)
+		if err != nil {
+			return nil, err
+		}
+		if f < res.Objective {
+			res.Assignment, res.Objective = p, f
+		}
+	}
+	res.StartObjective = res.Objective
+	finish := func(status string) (*Result, error) {
+		res.Status = status
+		if res.proven() {
+			res.Status = StatusOptimal
+		}
+		res.Gap = relGap(res.Objective, res.Bound)
+		if res.Status == StatusOptimal {
+			res.Gap = 0
+		}
+		res.Seconds = time.Since(t0).Seconds()
+		return res, nil
+	}
+	if res.proven() {
+		res.Notes = append(res.Notes, "the local search optimum meets the Gilmore-Lawler bound: no MIP needed")
+		return finish(StatusOptimal)
+	}
+	if ctx.Err() != nil {
+		return finish(ctxStatus(ctx))
+	}
+	if opt.NoMIP {
+		return finish(StatusHeuristic)
+	}
+	maxCols := opt.MaxColumns
+	if maxCols <= 0 {
+		maxCols = DefaultMaxColumns
+	}
+	if cols := ModelSize(q, opt.Formulation); cols > maxCols {
+		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: %d columns exceed the limit of %d", cols, maxCols))
+		return finish(StatusHeuristic)
+	}
+	if !highs.Available() {
+		return nil, highs.ErrNotAvailable
+	}
+	if opt.NoSymmetry {
+		sym = nil
+	}
+	mm, err := buildModel(q, opt.Formulation, sym)
+	if err != nil {
+		return nil, err
+	}
+	res.Formulation = opt.Formulation
+	res.MIPColumns, res.MIPRows = mm.model.NumCols(), mm.model.NumRows()
+	if sym != nil {
+		res.Symmetry = sym.desc
+	}
+	start := res.Assignment
+	if sym != nil {
+		start = sym.canon(start)
+		if f := q.Objective(start); math.Abs(f-res.Objective) > 1e-9*(1+math.Abs(f)) {
+			return nil, fmt.Errorf("internal error: symmetry canonicalization changed the objective from %g to %g", res.Objective, f)
+		}
+		res.Assignment = start
+	}
+	hopt := highs.Options{RelGap: opt.RelGap, Threads: opt.Threads, Seed: int(opt.Seed % (1 << 31)), Log: opt.Log, Progress: opt.Progress}
+	if res.Granularity > 0 {
+		hopt.AbsGap = 0.999 * res.Granularity
+	}
+	if !deadline.IsZero() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return finish(StatusTimeLimit)
+		}
+		hopt.TimeLimit = left
+	}
+	hr, err := highs.Solve(ctx, mm.model, mm.encode(start), hopt)
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return finish(ctxStatus(ctx))
+		}
+		return nil, err
+	}
+	res.MIPStatus, res.MIPObjective, res.Nodes = hr.ModelStatus, hr.Objective, hr.Nodes
+	if hr.Status == highs.StatusInfeasible {
+		return nil, fmt.Errorf("internal error: HiGHS reports the ordering MIP infeasible although the warm start (objective %g) is feasible", res.Objective)
+	}
+	if hr.X != nil {
+		p, err := mm.decode(hr.X)
+		if err != nil {
+			return nil, err
+		}
+		if f := q.Objective(p); f < res.Objective {
+			res.Assignment, res.Objective = p, f
+		}
+	}
+	if !math.IsNaN(hr.DualBound) && !math.IsInf(hr.DualBound, 0) {
+		if b := roundBound(hr.DualBound, res.Granularity); b > res.Bound {
+			res.Bound, res.BoundSource = b, "mip"
+		}
+	}
+	res.Bound = min(res.Bound, res.Objective) // the bound never exceeds a known solution
+	switch hr.Status {
+	case highs.StatusOptimal:
+		if opt.RelGap > 0 {
+			return finish(StatusGap)
+		}
+		// HiGHS proved optimality within its tolerances; the certificate is its bound.
+		if res.Objective-res.Bound <= 1e-6*max(1, math.Abs(res.Objective)) {
+			res.Bound = res.Objective
+		}
+		return finish(StatusOptimal)
+	case highs.StatusTimeLimit:
+		return finish(StatusTimeLimit)
+	case highs.StatusInterrupted:
+		return finish(ctxStatus(ctx))
+	default:
+		res.Notes = append(res.Notes, "HiGHS stopped with model status "+hr.ModelStatus)
+		return finish(StatusTimeLimit)
+	}
+}
+
+func ctxStatus(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return StatusTimeLimit
+	}
+	return StatusInterrupted
+}
+
+// proven reports whether the bound certifies the objective as optimal.
+func (r *Result) proven() bool {
+	if math.IsInf(r.Bound, -1) {
+		return false
+	}
+	return r.Objective-r.Bound <= 1e-9*max(1, math.Abs(r.Objective))
+}
+
+// roundBound rounds a lower bound up to the next multiple of g (g > 0), which is still
+// a lower bound when every objective value is a multiple of g.
+func roundBound(b, g float64) float64 {
+	if g <= 0 || math.IsInf(b, 0) || math.IsNaN(b) {
+		return b
+	}
+	return math.Ceil(b/g-1e-6) * g
+}
+
+func relGap(obj, bound float64) float64 {
+	if math.IsInf(bound, -1) {
+		return math.Inf(1)
+	}
+	if obj == 0 {
+		if bound >= 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return max(0, (obj-bound)/math.Abs(obj))
+}
