@@ -142,7 +142,7 @@ func TestEASYBackfill(t *testing.T) {
 	g := topo.Mesh(2, 2)
 	jobs := []Job{
 		{ID: 1, Arrival: 0, Procs: 3, Runtime: 10, Estimate: 10},
-		{ID: 2, Arrival: 1, Procs: 4, Runtime: 5, Estimate: 5},  // head: reserved at 10
+		{ID: 2, Arrival: 1, Procs: 4, Runtime: 5, Estimate: 5},   // head: reserved at 10
 		{ID: 3, Arrival: 2, Procs: 1, Runtime: 20, Estimate: 20}, // would delay job 2: waits
 		{ID: 4, Arrival: 3, Procs: 1, Runtime: 5, Estimate: 7},   // ends by 10: backfills
 	}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// simFlags are the flags sim and compare share.
+type simFlags struct {
+	trace, machine, sched, compat, format string
+	skipBad                               bool
+	scale                                 sim.Scale
+}
+
+func (f *simFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&f.trace, "trace", "", "workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip or not ('-' for stdin)")
+	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
+	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling) or cplant (queue sorted by size, then requested time)")
+	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
+	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, or empty to detect it")
+	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
+	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
+	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
+	fs.IntVar(&f.scale.Replicate, "replicate", 1, "replication factor: each job appears this many times, replicas with perturbed arrivals")
+	fs.Int64Var(&f.scale.Perturb, "perturb", 0, "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)")
+	fs.Uint64Var(&f.scale.Seed, "seed", 1, "seed of the replica perturbation")
+}
+
+// load parses the machine and compat and reads and scales the trace.
+func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job, error) {
+	if f.trace == "" {
+		return nil, "", nil, nil, usagef("--trace FILE is required")
+	}
+	if f.machine == "" {
+		return nil, "", nil, nil, usagef("--machine SPEC is required, e.g. --machine mesh:16x16")
+	}
+	g, err := topo.ParseSpec(f.machine)
+	if err != nil {
+		return nil, "", nil, nil, usageError{err.Error()}
+	}
+	var compat alloc.Compat
+	switch f.compat {
+	case "", "default":
+	case "premas":
+		compat = alloc.CompatPReMAS
+	case "sst":
+		compat = alloc.CompatSST
+	default:
+		return nil, "", nil, nil, usagef("--compat %q: want premas, sst or empty", f.compat)
+	}
+	switch f.sched {
+	case "fcfs", "easy", "cplant":
+	default:
+		return nil, "", nil, nil, usagef("--sched %q: want fcfs, easy or cplant", f.sched)
+	}
+	switch f.format {
+	case "", "swf", "converted":
+	default:
+		return nil, "", nil, nil, usagef("--format %q: want swf or converted", f.format)
+	}
+	if f.scale.Work <= 0 || f.scale.Contract <= 0 || f.scale.Replicate < 1 || f.scale.Perturb < 0 {
+		return nil, "", nil, nil, usagef("--work and --contract must be positive, --replicate at least 1, --perturb not negative")
+	}
+	r, err := openInput(e, f.trace)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	defer r.Close()
+	tr, err := sim.ReadTrace(r, sim.ReadOptions{Format: f.format, SkipBad: f.skipBad})
+	if err != nil {
+		return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
+	}
+	jobs, err := f.scale.Apply(tr.Jobs)
+	if err != nil {
+		return nil, "", nil, nil, usageError{err.Error()}
+	}
+	return g, compat, tr, jobs, nil
+}
+
+// simOutput is the JSON of "procalloc sim".
+type simOutput struct {
+	sim.Summary
+	Trace    string  `json:"trace"`
+	BadLines int     `json:"bad_lines"`
+	Filtered int     `json:"filtered_records"`
+	Seconds  float64 `json:"seconds"`
+}
+
+func init() {
+	register(&command{
+		name:    "sim",
+		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
+		usage:   "sim --trace FILE --machine SPEC --alloc SPEC [--sched fcfs|easy|cplant] [--compat premas|sst] [flags]",
+		details: `Replays a trace (SWF 2.2 or the 4-column converted format "arrival procs runtime
+estimate", gzip read transparently) on a mesh or torus: jobs arrive, the scheduler
+decides when each starts, the allocator which nodes it gets. Run times are taken
+from the trace (allocation does not change them). Reported per job and on average:
+total and average pairwise hop (L1) distance, span and ring span of the node indices,
+stretch-span, bounding box volume and sum of sides, connected components (and the
+% of contiguous jobs), wait, response, slowdown; overall makespan and utilization;
+for center-based allocators how often the best score was tied (Johnson 2010 Fig. 4).
+
+--compat premas follows the PReMAS simulator exactly and reproduces the published
+tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
+5309.586). --compat sst follows SST's scheduler (unknown estimates are twice the run
+time; the headline figure is the average pairwise distance). See docs/sim.md.
+
+SWF records are converted the way the published converted traces were (procs <= 0
+dropped, run time field 4 or else field 6, status -1/0/1 kept and 5 when it ran);
+--convert FILE writes the (scaled) jobs in the 4-column format and exits. A job
+larger than the machine is an error naming it.
+
+Allocators (--alloc): ` + strings.Join(alloc.Names(), ", ") + `; e.g. mc1x1,
+mc1x1:tb=3,9,3,2, bf:hilbert, ff:snake, freelist:hilbert, sos:hilbert.`,
+		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
+procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
+procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
+procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			var sf simFlags
+			sf.declare(fs)
+			allocSpec := fs.String("alloc", "mc1x1", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)")
+			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`")
+			bySize := fs.Bool("by-size", false, "also print the breakdown by job size")
+			convert := fs.String("convert", "", "write the (scaled) trace in the 4-column converted format to `FILE` and exit")
+			asJSON := fs.Bool("json", false, "print JSON")
+			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				if *convert != "" && sf.machine == "" {
+					sf.machine = "mesh:1" // not used
+				}
+				g, compat, tr, jobs, err := sf.load(e)
+				if err != nil {
+					return err
+				}
+				if *convert != "" {
+					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
+				}
+				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat})
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				res, secs, err := runReplay(ctx, e, jobs, g, a, sf.sched, compat, "sim "+a.Name())
+				if err != nil {
+					return err
+				}
+				if *perJob != "" {
+					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob) }); err != nil {
+						return err
+					}
+				}
+				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, Seconds: secs}
+				return writeFileAtomic(e, *out, func(w io.Writer) error {
+					if *asJSON {
+						return writeJSON(w, o)
+					}
+					return printSimSummary(w, o, *bySize)
+				})
+			}
+		},
+	})
+}
+
+func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
+	s := o.Summary
+	fmt.Fprintf(w, "%s on %s, %s scheduling, compat %s: %d jobs", s.Alloc, s.Machine, s.Sched, s.Compat, s.Jobs)
+	if o.BadLines > 0 {
+		fmt.Fprintf(w, " (%d malformed lines skipped)", o.BadLines)
+	}
+	fmt.Fprintln(w)
+	t := newTable(w, "metric", "value")
+	for _, m := range summaryMetrics {
+		t.row(m.name, m.format(s))
+	}
+	if s.Ties != nil {
+		t.row("tied decisions", fmt.Sprintf("%d of %d (%.1f%%)", s.Ties.Tied, s.Ties.Decisions, s.Ties.PctTied))
+		t.row("avg # tied", fmt.Sprintf("%.1f", s.Ties.AvgNumTied))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if bySize {
+		fmt.Fprintln(w)
+		t := newTable(w, "procs", "jobs", "mean total L1", "mean avg L1", "mean wait", "% contiguous")
+		for _, b := range s.BySize {
+			t.row(strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
+				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous))
+		}
+		return t.flush()
+	}
+	return nil
+}
+
+// summaryMetric is one row of the sim table and one column of compare.
+type summaryMetric struct {
+	name, key string
+	value     func(s sim.Summary) float64
+	prec      int
+}
+
+func (m summaryMetric) format(s sim.Summary) string {
+	return strconv.FormatFloat(m.value(s), 'f', m.prec, 64)
+}
+
+var summaryMetrics = []summaryMetric{
+	{"mean total pairwise L1", "mean_total_pairwise_l1", func(s sim.Summary) float64 { return s.MeanTotalPairwiseL1 }, 3},
+	{"mean avg pairwise L1", "mean_avg_pairwise_l1", func(s sim.Summary) float64 { return s.MeanAvgPairwiseL1 }, 4},
+	{"mean span", "mean_span", func(s sim.Summary) float64 { return s.MeanSpan }, 2},
+	{"mean ring span", "mean_ring_span", func(s sim.Summary) float64 { return s.MeanRingSpan }, 2},
+	{"mean stretch-span", "mean_stretch_span", func(s sim.Summary) float64 { return s.MeanStretchSpan }, 3},
+	{"mean bbox volume", "mean_bbox_volume", func(s sim.Summary) float64 { return s.MeanBoxVolume }, 2},
+	{"mean bbox sides", "mean_bbox_sides", func(s sim.Summary) float64 { return s.MeanBoxSides }, 2},
+	{"mean components", "mean_components", func(s sim.Summary) float64 { return s.MeanComponents }, 3},
+	{"% contiguous", "pct_contiguous", func(s sim.Summary) float64 { return s.PctContiguous }, 2},
+	{"mean wait (s)", "mean_wait", func(s sim.Summary) float64 { return s.MeanWait }, 1},
+	{"mean response (s)", "mean_response", func(s sim.Summary) float64 { return s.MeanResponse }, 1},
+	{"mean slowdown", "mean_slowdown", func(s sim.Summary) float64 { return s.MeanSlowdown }, 3},
+	{"makespan (s)", "makespan", func(s sim.Summary) float64 { return float64(s.Makespan) }, 0},
+	{"utilization", "utilization", func(s sim.Summary) float64 { return s.Utilization }, 4},
+}
+
+var nowFunc = time.Now
+
+// runReplay runs one replay with a progress bar.
+func runReplay(ctx context.Context, e *env, jobs []sim.Job, g *topo.Grid, a alloc.Allocator, sched string, compat alloc.Compat, label string) (*sim.Result, float64, error) {
+	p := newProgress(e, label, int64(len(jobs)))
+	start := nowFunc()
+	res, err := sim.Run(ctx, jobs, sim.Config{Machine: g, Alloc: a, Sched: sched, Compat: compat,
+		Progress: func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }})
+	p.Done()
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, nowFunc().Sub(start).Seconds(), nil
+}
+
+func writePerJobCSV(w io.Writer, jobs []sim.JobResult) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
+		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties", "nodes"})
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, j := range jobs {
+		nodes := make([]string, len(j.Nodes))
+		for i, v := range j.Nodes {
+			nodes[i] = strconv.Itoa(v)
+		}
+		cw.Write([]string{strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
+			strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
+			strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
+			strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
+			strconv.Itoa(j.Components), strconv.Itoa(j.Ties), strings.Join(nodes, " ")})
+	}
+	cw.Flush()
+	return cw.Error()
+}
