@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSplitAllocSpecs(t *testing.T) {
+	got := splitAllocSpecs("mc1x1,mc1x1:tb=3,9,3,2, bf:hilbert,mc1x1-greedy:tb=2,1.5,-1,0")
+	want := []string{"mc1x1", "mc1x1:tb=3,9,3,2", "bf:hilbert", "mc1x1-greedy:tb=2,1.5,-1,0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestCompareOrderAndOutputs: results come back in the order given, identical to
+// single sim runs, with CSV and SVG written.
+func TestCompareOrderAndOutputs(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, svgPath := filepath.Join(dir, "c.csv"), filepath.Join(dir, "c.svg")
+	specs := []string{"mc1x1:tb=2,13,20,6", "mc1x1", "bf:snake"}
+	code, out, stderr := runCLI(t, "", "compare", "--trace", kthTrace, "--machine", "mesh:10x10", "--compat", "premas",
+		"--alloc", strings.Join(specs, ","), "--json", "--csv", csvPath, "--svg", svgPath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Runs []map[string]any `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 3 {
+		t.Fatalf("%d runs", len(res.Runs))
+	}
+	want := []float64{564.865, 575.399, -1}
+	for i, r := range res.Runs {
+		if r["alloc"] != specs[i] {
+			t.Errorf("run %d is %v, want %s", i, r["alloc"], specs[i])
+		}
+		if got := r["mean_total_pairwise_l1"].(float64); want[i] > 0 && (got < want[i]-0.001 || got >= want[i]+0.001) {
+			t.Errorf("%s: %v, published %v", specs[i], got, want[i])
+		}
+	}
+	code, single, _ := runCLI(t, "", "sim", "--trace", kthTrace, "--machine", "mesh:10x10", "--compat", "premas", "--alloc", "bf:snake", "--json")
+	var s map[string]any
+	if code != 0 || json.Unmarshal([]byte(single), &s) != nil || s["mean_total_pairwise_l1"] != res.Runs[2]["mean_total_pairwise_l1"] {
+		t.Errorf("compare and sim disagree on bf:snake: %v vs %v", s["mean_total_pairwise_l1"], res.Runs[2]["mean_total_pairwise_l1"])
+	}
+	csvData, _ := os.ReadFile(csvPath)
+	if strings.Count(string(csvData), "\n") != 4 || !strings.HasPrefix(string(csvData), "alloc,") {
+		t.Errorf("CSV: %q", csvData)
+	}
+	svgData, _ := os.ReadFile(svgPath)
+	if !strings.HasPrefix(string(svgData), "<svg") || strings.Count(string(svgData), "<rect") != 3 {
+		t.Errorf("SVG: %q", svgData)
+	}
+	if code, _, _ := runCLI(t, "", "compare", "--trace", kthTrace, "--machine", "mesh:10x10", "--alloc", ""); code != 2 {
+		t.Errorf("empty --alloc: exit %d, want 2", code)
+	}
+}

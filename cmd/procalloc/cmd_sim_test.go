@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const kthTrace = "../../sim/testdata/KTH-SP2-1996-2.converted.txt.gz"
+
+// TestSimPublishedJSON: the KTH-SP2 MC1x1 run of Johnson et al. 2010 Fig. 8 through
+// the command line, with the JSON keys other tools rely on.
+func TestSimPublishedJSON(t *testing.T) {
+	dir := t.TempDir()
+	perJob := filepath.Join(dir, "jobs.csv")
+	code, out, stderr := runCLI(t, "", "sim", "--trace", kthTrace, "--machine", "mesh:10x10", "--alloc", "mc1x1",
+		"--sched", "fcfs", "--compat", "premas", "--per-job", perJob, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"jobs", "mean_total_pairwise_l1", "mean_avg_pairwise_l1", "mean_wait", "mean_response", "makespan", "utilization"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON has no %q", k)
+		}
+	}
+	if got := m["mean_total_pairwise_l1"].(float64); got < 575.399 || got >= 575.400 {
+		t.Errorf("mean total pairwise L1 %v, published 575.399", got)
+	}
+	if m["jobs"].(float64) != 28489 {
+		t.Errorf("jobs %v", m["jobs"])
+	}
+	data, err := os.ReadFile(perJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(data), "\n"); lines != 28490 {
+		t.Errorf("per-job CSV has %d lines, want 28490", lines)
+	}
+}
+
+func TestSimErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("0 4 10 -1\n5 four 10 -1\n9 2 1 -1\n"), 0o644)
+	big := filepath.Join(dir, "big.txt")
+	os.WriteFile(big, []byte("0 4 10 -1\n5 17 10 -1\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sim", "--machine", "mesh:4x4"}, 2, "--trace"},
+		{[]string{"sim", "--trace", bad}, 2, "--machine"},
+		{[]string{"sim", "--trace", bad, "--machine", "mesh:4x4", "--sched", "sjf"}, 2, "--sched"},
+		{[]string{"sim", "--trace", bad, "--machine", "mesh:4x4", "--alloc", "nope"}, 1, "line 2"},
+		{[]string{"sim", "--trace", bad, "--machine", "mesh:4x4", "--alloc", "nope", "--skip-bad"}, 2, "unknown allocator"},
+		{[]string{"sim", "--trace", big, "--machine", "mesh:4x4"}, 1, "job 2"},
+		{[]string{"sim", "--trace", bad, "--machine", "mesh:4x4", "--compat", "x"}, 2, "--compat"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	code, out, stderr := runCLI(t, "", "sim", "--trace", bad, "--machine", "mesh:4x4", "--skip-bad", "--sched", "easy")
+	if code != 0 || !strings.Contains(out, "1 malformed lines skipped") || !strings.Contains(out, "mean total pairwise L1") {
+		t.Errorf("--skip-bad: exit %d, %s %s", code, out, stderr)
+	}
+}
+
+func TestSimConvert(t *testing.T) {
+	dir := t.TempDir()
+	swf := filepath.Join(dir, "t.swf")
+	os.WriteFile(swf, []byte("; MaxProcs: 16\n1 0 0 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n2 5 0 -1 0 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1\n3 7 0 3.6 2 -1 -1 2 -1 -1 0 1 1 -1 -1 -1 -1 -1\n"), 0o644)
+	conv := filepath.Join(dir, "t.txt")
+	if code, _, stderr := runCLI(t, "", "sim", "--trace", swf, "--convert", conv, "--work", "2"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(conv)
+	if got, want := string(data), "0\t4\t20\t40\n7\t2\t8\t-1\n"; got != want {
+		t.Errorf("converted %q, want %q", got, want)
+	}
+}
+
