@@ -1,0 +1,529 @@
+package curves
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// testMachines returns a spread of machines: degenerate, odd, power-of-two, 3D, tori,
+// and graphs (connected and not).
+func testMachines(t *testing.T) []topo.Machine {
+	t.Helper()
+	var ms []topo.Machine
+	for _, spec := range []string{
+		"mesh:1", "mesh:7", "mesh:1x1", "mesh:1x9", "mesh:9x1", "mesh:2x2", "mesh:3x3", "mesh:5x7",
+		"mesh:7x4", "mesh:16x16", "mesh:16x22", "mesh:13x8", "mesh:32x32", "mesh:1x1x1",
+		"mesh:2x2x2", "mesh:4x4x4", "mesh:8x8x5", "mesh:3x5x7", "mesh:1x4x3", "mesh:2x3x2x3",
+		"torus:8x8", "torus:5x7", "torus:9", "mesh:8x8x5:wrap=yz", "torus:3x3x3",
+	} {
+		g, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, g)
+	}
+	// A connected irregular graph: a 5-cycle with a tail and a chord; a disconnected one.
+	g1, err := topo.NewGraphFromEdges(8, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}, {4, 5}, {5, 6}, {6, 7}, {1, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := topo.NewGraphFromEdges(6, [][2]int{{0, 1}, {1, 2}, {3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(ms, g1, g2, topo.GraphOf(topo.Mesh(4, 5)))
+}
+
+func TestRegistry(t *testing.T) {
+	names := Names()
+	if !slices.IsSorted(names) || len(names) < 15 {
+		t.Fatalf("Names() = %v", names)
+	}
+	for _, n := range names {
+		if Summary(n) == "" {
+			t.Errorf("curve %q has no summary", n)
+		}
+	}
+	m := topo.Mesh(16, 16)
+	if _, err := Generate("nope", m); err == nil || !strings.Contains(err.Error(), "hilbert, hilbert-trunc") {
+		t.Errorf("unknown curve: error %v should list the valid names", err)
+	}
+	if _, err := Generate("hilbert", topo.Mesh(16, 22)); err == nil || !strings.Contains(err.Error(), "power of two") {
+		t.Errorf("hilbert on 16x22: error %v", err)
+	}
+	if _, err := Generate("snake", mustGraph(t)); err == nil || !strings.Contains(err.Error(), "mesh or torus") {
+		t.Errorf("snake on a graph: error %v", err)
+	}
+	app := Applicable(m)
+	for _, want := range []string{"hilbert", "gilbert", "hindex", "snake", "rowmajor", "bfs", "spectral"} {
+		if !slices.Contains(app, want) {
+			t.Errorf("Applicable(16x16) = %v lacks %s", app, want)
+		}
+	}
+	if slices.Contains(app, "hilbert3d") {
+		t.Errorf("Applicable(16x16) contains hilbert3d")
+	}
+	if err := Register(Curve{Name: "hilbert", Applies: func(topo.Machine) error { return nil }, Generate: func(topo.Machine) (Order, error) { return nil, nil }}); err == nil {
+		t.Errorf("registering a duplicate name succeeded")
+	}
+}
+
+func mustGraph(t *testing.T) *topo.Graph {
+	g, err := topo.NewGraphFromEdges(3, [][2]int{{0, 1}, {1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// Every applicable curve is a permutation of the nodes, on every test machine.
+func TestEveryCurveIsAPermutation(t *testing.T) {
+	for _, m := range testMachines(t) {
+		for _, name := range Applicable(m) {
+			if name == "spectral" && m.N() > 400 {
+				continue // dense eigendecomposition: slow; covered on the smaller machines
+			}
+			o, err := Generate(name, m)
+			if name == "spectral" && err != nil && strings.Contains(err.Error(), "connected") {
+				continue // the disconnected graph
+			}
+			if err != nil {
+				t.Errorf("%s on %s: %v", name, m.Spec(), err)
+				continue
+			}
+			if err := o.Validate(m.N()); err != nil {
+				t.Errorf("%s on %s: %v", name, m.Spec(), err)
+			}
+		}
+	}
+}
+
+// xy2dReference is the Hilbert rank written from the geometric definition: split the
+// n x n square into quadrants visited (0,0), (0,1), (1,1), (1,0); the lower-left
+// quadrant holds the curve transposed, the upper ones as is, the lower-right one
+// reflected in its anti-diagonal; recurse into the quadrant with local coordinates.
+func xy2dReference(n, x, y int) int {
+	if n == 1 {
+		return 0
+	}
+	h := n / 2
+	switch {
+	case x < h && y < h:
+		return xy2dReference(h, y, x)
+	case x < h:
+		return h*h + xy2dReference(h, x, y-h)
+	case y >= h:
+		return 2*h*h + xy2dReference(h, x-h, y-h)
+	default:
+		lx, ly := x-h, y
+		return 3*h*h + xy2dReference(h, h-1-ly, h-1-lx)
+	}
+}
+
+func TestHilbertPublished16x16(t *testing.T) {
+	m := topo.Mesh(16, 16)
+	o, err := Generate("hilbert", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := o.Ranks()
+	for y := 0; y < 16; y++ {
+		for x := 0; x < 16; x++ {
+			if r, want := ranks[x+16*y], xy2dReference(16, x, y); r != want {
+				t.Fatalf("(%d,%d): rank %d, reference xy2d %d", x, y, r, want)
+			}
+			if HilbertXY2D(16, x, y) != ranks[x+16*y] {
+				t.Fatalf("HilbertXY2D(16,%d,%d) disagrees", x, y)
+			}
+		}
+	}
+	if o[0] != 0 || o[255] != 15 {
+		t.Errorf("endpoints: rank 0 at node %d, rank 255 at node %d; want (0,0) and (15,0)", o[0], o[255])
+	}
+	// The first steps of the published curve: (0,0) (1,0) (1,1) (0,1) (0,2) ...
+	if want := []int{0, 1, 17, 16, 32}; !slices.Equal(o[:5], Order(want)) {
+		t.Errorf("first nodes %v, want %v", o[:5], want)
+	}
+	if s := StepStats(m, o, false); s.Jumps != 0 {
+		t.Errorf("Hilbert 16x16 has %d jumps", s.Jumps)
+	}
+}
+
+func TestHilbertMatchesReferenceAllPowers(t *testing.T) {
+	for n := 1; n <= 128; n *= 2 {
+		g := topo.Mesh(n, n)
+		for name, f := range map[string]func(*topo.Grid) (Order, error){"hilbert": Hilbert, "hilbert-trunc": HilbertTrunc, "gilbert": Gilbert} {
+			o, err := f(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, v := range o {
+				if xy2dReference(n, v%n, v/n) != r {
+					t.Fatalf("%s %dx%d: rank %d is node %d, not the reference", name, n, n, r, v)
+				}
+			}
+		}
+	}
+}
+
+// The truncated curve keeps exactly the grid's nodes in the enclosing curve's order.
+func TestHilbertTruncIsSortedByEnclosingRank(t *testing.T) {
+	for _, d := range [][2]int{{1, 1}, {1, 9}, {9, 1}, {5, 7}, {16, 22}, {13, 8}, {33, 3}} {
+		g := topo.Mesh(d[0], d[1])
+		o, err := HilbertTrunc(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		side := nextPow2(max(d[0], d[1]))
+		want := RowMajor(g.N())
+		slices.SortFunc(want, func(a, b int) int {
+			return xy2dReference(side, a%d[0], a/d[0]) - xy2dReference(side, b%d[0], b/d[0])
+		})
+		if !slices.Equal(o, want) {
+			t.Errorf("%v: truncated Hilbert differs from sorting by enclosing rank", d)
+		}
+	}
+}
+
+func TestGilbertContinuousOnEveryRectangle(t *testing.T) {
+	size := 64
+	if testing.Short() {
+		size = 24
+	}
+	for w := 1; w <= size; w++ {
+		for h := 1; h <= size; h++ {
+			g := topo.Mesh(w, h)
+			o, err := Gilbert(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Validate(g.N()); err != nil {
+				t.Fatalf("%dx%d: %v", w, h, err)
+			}
+			if s := StepStats(g, o, false); s.Jumps != 0 {
+				t.Fatalf("%dx%d: %d jumps (max step %d)", w, h, s.Jumps, s.Max)
+			}
+			if o[0] != 0 {
+				t.Fatalf("%dx%d: starts at node %d", w, h, o[0])
+			}
+			end := w - 1
+			if !gilbertAlongX(w, h) {
+				end = (h - 1) * w
+			}
+			if o[len(o)-1] != end {
+				t.Fatalf("%dx%d: ends at node %d, want %d", w, h, o[len(o)-1], end)
+			}
+		}
+	}
+}
+
+func TestHIndexClosed(t *testing.T) {
+	for n := 1; n <= 128; n *= 2 {
+		g := topo.Mesh(n, n)
+		o, err := HIndex(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Validate(g.N()); err != nil {
+			t.Fatal(err)
+		}
+		if s := StepStats(g, o, true); s.Jumps != 0 || (n > 1 && s.Max != 1) {
+			t.Fatalf("%dx%d: steps %+v; want a closed one-hop cycle", n, n, s)
+		}
+		if n >= 2 && (o[0] != 0 || o[len(o)-1] != 1) {
+			t.Errorf("%dx%d: endpoints %d, %d", n, n, o[0], o[len(o)-1])
+		}
+	}
+	// The triangle T(4) of the H-index: a column, then a U (its "H" shape).
+	o, _ := HIndex(topo.Mesh(4, 4))
+	if want := (Order{0, 4, 8, 12, 13, 9, 10, 14}); !slices.Equal(o[:8], want) {
+		t.Errorf("H-index 4x4 first half %v, want %v", o[:8], want)
+	}
+	// Locality: the H-index beats the Hilbert curve on the objective with w(1..2)
+	// (Niedermeier et al.'s point), on a 32x32 ring.
+	g := topo.Mesh(32, 32)
+	h, _ := Hilbert(g)
+	w := Weights{1, 1, 1, 1}
+	fh, _ := Objective(g, o, w, true)
+	_ = fh
+	oh, _ := HIndex(g)
+	fH, _ := Objective(g, oh, w, true)
+	fHil, _ := Objective(g, h, w, true)
+	if fH >= fHil {
+		t.Logf("note: H-index F %g, Hilbert F %g", fH, fHil)
+	}
+}
+
+func TestMortonOrder(t *testing.T) {
+	g := topo.Mesh(4, 4)
+	o := Morton(g)
+	if want := (Order{0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}); !slices.Equal(o, want) {
+		t.Errorf("Morton 4x4 = %v, want %v", o, want)
+	}
+	// On a 3x5x2 box: sorted by interleaved bits, checked by a direct comparison of
+	// the highest differing bit.
+	g3 := topo.Mesh(3, 5, 2)
+	o = Morton(g3)
+	less := func(a, b []int) bool {
+		for bit := 3; bit >= 0; bit-- {
+			for j := 2; j >= 0; j-- {
+				x, y := a[j]>>bit&1, b[j]>>bit&1
+				if x != y {
+					return x < y
+				}
+			}
+		}
+		return false
+	}
+	for r := 1; r < len(o); r++ {
+		if !less(g3.Coord(o[r-1], nil), g3.Coord(o[r], nil)) {
+			t.Fatalf("Morton 3x5x2: rank %d (node %d) not after rank %d (node %d)", r, o[r], r-1, o[r-1])
+		}
+	}
+}
+
+func TestSnakes(t *testing.T) {
+	g := topo.Mesh(3, 3)
+	if o := Snake(g); !slices.Equal(o, Order{0, 1, 2, 5, 4, 3, 6, 7, 8}) {
+		t.Errorf("snake 3x3 = %v", o)
+	}
+	for _, spec := range []string{"mesh:1x5", "mesh:5x1", "mesh:4x3", "mesh:7x6", "mesh:3x4x5", "mesh:4x3x3", "mesh:2x3x2x3"} {
+		g, _ := topo.ParseSpec(spec)
+		if s := StepStats(g, SnakeReflected(g), false); s.Jumps != 0 {
+			t.Errorf("snake3d on %s: %d jumps", spec, s.Jumps)
+		}
+		if g.Dim() <= 2 {
+			if !slices.Equal(Snake(g), SnakeReflected(g)) {
+				t.Errorf("%s: snake and snake3d differ in 2D", spec)
+			}
+		}
+	}
+	// SST: y reversed on odd z layers.
+	g3 := topo.Mesh(2, 3, 2)
+	o, err := Generate("snake-sst", g3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g3.Coord(o[6], nil) // first node of layer z = 1
+	if c[2] != 1 || c[1] != 2 {
+		t.Errorf("snake-sst: layer 1 starts at %v, want y = 2", c)
+	}
+	// The plain snake keeps y increasing in every layer (and jumps between layers).
+	o = Snake(g3)
+	if c := g3.Coord(o[6], nil); c[1] != 0 || c[2] != 1 {
+		t.Errorf("snake: layer 1 starts at %v, want y = 0", c)
+	}
+}
+
+// Closed orderings are closed exactly where a Hamiltonian cycle exists.
+func TestRingCurvesClose(t *testing.T) {
+	size := 24
+	if testing.Short() {
+		size = 10
+	}
+	for w := 1; w <= size; w++ {
+		for h := 1; h <= size; h++ {
+			for wr := 0; wr < 4; wr++ {
+				g, _ := topo.NewGrid([]int{w, h}, []bool{wr&1 == 1, wr&2 == 2})
+				n := g.N()
+				canClose := n <= 2 || (n%2 == 0 && w >= 2 && h >= 2) || (wr&1 == 1 && w >= 3) || (wr&2 == 2 && h >= 3)
+				oc, closedC := RingComb(g)
+				og, closedG, err := GilbertRing(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for name, r := range map[string]struct {
+					o      Order
+					closed bool
+				}{"snake-ring": {oc, closedC}, "gilbert-ring": {og, closedG}} {
+					if err := r.o.Validate(n); err != nil {
+						t.Fatalf("%s %s: %v", name, g.Spec(), err)
+					}
+					if r.closed != canClose {
+						t.Errorf("%s %s: closed = %v, want %v", name, g.Spec(), r.closed, canClose)
+					}
+					if s := StepStats(g, r.o, r.closed); s.Jumps != 0 {
+						t.Errorf("%s %s (closed %v): %d jumps", name, g.Spec(), r.closed, s.Jumps)
+					}
+				}
+			}
+		}
+	}
+	for _, spec := range []string{"mesh:4x3x3", "torus:3x3x3", "mesh:3x3x3:wrap=z", "mesh:2x3x5x3"} {
+		g, _ := topo.ParseSpec(spec)
+		o, closed := RingComb(g)
+		if !closed || StepStats(g, o, true).Jumps != 0 {
+			t.Errorf("snake-ring %s: closed %v, steps %+v", spec, closed, StepStats(g, o, true))
+		}
+	}
+	g, _ := topo.ParseSpec("mesh:3x3x3")
+	if _, closed := RingComb(g); closed {
+		t.Errorf("snake-ring on odd mesh claims to be closed")
+	}
+}
+
+func TestHilbert3D(t *testing.T) {
+	for b := 0; b <= 5; b++ {
+		n := 1 << b
+		g := topo.Mesh(n, n, n)
+		o, err := Hilbert3D(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, v := range o {
+			x, y, z := Hilbert3DIndexToAxes(uint64(r), b)
+			if v != x+n*y+n*n*z {
+				t.Fatalf("side %d rank %d: node %d, Skilling gives (%d,%d,%d)", n, r, v, x, y, z)
+			}
+		}
+		if err := o.Validate(g.N()); err != nil {
+			t.Fatal(err)
+		}
+		if s := StepStats(g, o, false); s.Jumps != 0 {
+			t.Fatalf("side %d: %d jumps", n, s.Jumps)
+		}
+		if o[len(o)-1] != n-1 {
+			t.Errorf("side %d: ends at node %d, want (n-1,0,0)", n, o[len(o)-1])
+		}
+	}
+	for _, d := range [][3]int{{8, 8, 5}, {3, 5, 7}, {1, 1, 9}, {16, 16, 16}} {
+		g := topo.Mesh(d[0], d[1], d[2])
+		o, err := Hilbert3DTrunc(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		side := nextPow2(max(d[0], d[1], d[2]))
+		b := 0
+		for 1<<b < side {
+			b++
+		}
+		var want Order
+		for r := 0; r < side*side*side; r++ {
+			x, y, z := Hilbert3DIndexToAxes(uint64(r), b)
+			if x < d[0] && y < d[1] && z < d[2] {
+				want = append(want, g.Index([]int{x, y, z}))
+			}
+		}
+		if !slices.Equal(o, want) {
+			t.Errorf("%v: hilbert3d-trunc differs from filtering the enclosing curve", d)
+		}
+	}
+}
+
+func TestGraphOrders(t *testing.T) {
+	// On a path, BFS, RCM and spectral all walk the path from one end.
+	path := topo.Mesh(9)
+	for _, name := range []string{"bfs", "rcm", "spectral"} {
+		o, err := Generate(name, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := StepStats(path, o, false); s.Jumps != 0 {
+			t.Errorf("%s on a path: %v (steps %+v)", name, o, s)
+		}
+	}
+	// Spectral on a 6x2 ladder: monotone along the long side (the Fiedler vector is
+	// cos(pi (x+1/2)/6), constant across the rungs).
+	lad := topo.Mesh(6, 2)
+	o, err := Spectral(lad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc, dec := true, true
+	for r := 2; r < len(o); r++ {
+		inc = inc && o[r]%6 >= o[r-2]%6
+		dec = dec && o[r]%6 <= o[r-2]%6
+	}
+	if !inc && !dec {
+		t.Errorf("spectral on 6x2 is not monotone in x: %v", o)
+	}
+	// Deterministic.
+	o2, _ := Spectral(lad)
+	if !slices.Equal(o, o2) {
+		t.Errorf("spectral not deterministic")
+	}
+	// RCM has small bandwidth on a long mesh: every rank step at most 2 hops... check
+	// bandwidth (max |rank difference| of a link) <= the short side + 1.
+	g := topo.Mesh(20, 4)
+	rk := ReverseCuthillMcKee(g).Ranks()
+	bw := 0
+	var nb []int
+	for a := 0; a < g.N(); a++ {
+		for _, b := range g.Neighbors(a, nb[:0]) {
+			bw = max(bw, iabs(rk[a]-rk[b]))
+		}
+	}
+	if bw > 5 {
+		t.Errorf("RCM bandwidth on 20x4 = %d, want <= 5", bw)
+	}
+	// Refusals.
+	if _, err := Generate("spectral", topo.Mesh(50, 50)); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("spectral on 2500 nodes: %v", err)
+	}
+	dis, _ := topo.NewGraphFromEdges(4, [][2]int{{0, 1}, {2, 3}})
+	if _, err := Generate("spectral", dis); err == nil || !strings.Contains(err.Error(), "connected") {
+		t.Errorf("spectral on a disconnected graph: %v", err)
+	}
+	if o, err := Generate("bfs", dis); err != nil || o.Validate(4) != nil {
+		t.Errorf("bfs on a disconnected graph: %v %v", o, err)
+	}
+}
+
+// Objective agrees with the O(n^2) definition on random orders of lines, rings, grids
+// and graphs, including small n where ring offsets wrap and K >= n.
+func TestObjectiveMatchesBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	machines := []topo.Machine{topo.Mesh(1), topo.Mesh(2), topo.Mesh(3), topo.Torus(4), topo.Torus(5),
+		topo.Mesh(4, 4), topo.Torus(3, 5), topo.Mesh(3, 2, 2), mustGraph(t)}
+	for i := 0; i < 20; i++ {
+		w, h := 1+rng.IntN(7), 1+rng.IntN(7)
+		g, _ := topo.NewGrid([]int{w, h}, []bool{rng.IntN(2) == 0, rng.IntN(2) == 0})
+		machines = append(machines, g)
+	}
+	for _, m := range machines {
+		n := m.N()
+		for trial := 0; trial < 10; trial++ {
+			o := RowMajor(n)
+			rng.Shuffle(n, func(i, j int) { o[i], o[j] = o[j], o[i] })
+			k := 1 + rng.IntN(n+3) // K may exceed n
+			w := make(Weights, k)
+			for i := range w {
+				w[i] = float64(rng.IntN(8)) / 4
+			}
+			w[0] = 1
+			for _, ring := range []bool{false, true} {
+				f, err := Objective(m, o, w, ring)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b := ObjectiveBrute(m, o, w, ring); f != b {
+					t.Fatalf("%s order %v w %v ring %v: Objective %g, brute %g", m.Spec(), o, w, ring, f, b)
+				}
+			}
+		}
+	}
+}
+
+func TestStepStats(t *testing.T) {
+	g := topo.Mesh(4)
+	s := StepStats(g, Order{0, 2, 1, 3}, false)
+	if s.Max != 2 || s.Jumps != 2 || s.Mean != 5.0/3 {
+		t.Errorf("StepStats = %+v", s)
+	}
+	s = StepStats(g, Order{0, 1, 2, 3}, true)
+	if s.Max != 3 || s.Jumps != 1 {
+		t.Errorf("ring StepStats = %+v", s)
+	}
+}
+
+func ExampleGenerate() {
+	m, _ := topo.ParseSpec("mesh:4x4")
+	o, _ := Generate("hilbert", m)
+	fmt.Println(o)
+	// Output: [0 1 5 4 8 12 13 9 10 14 15 11 7 6 2 3]
+}
