@@ -104,11 +104,10 @@ type CurveAllocator struct {
 	order []int32 // node of each rank
 	rank  []int32 // rank of each node
 
-	starts *bitTree // start ranks of the free intervals
-	length []int32  // length[s] for s in starts
-	byPos  *maxTree // fitFirst: length at each start
-	bySize *treap   // fitBest, fitSumSquares: (length << 32) | start
-	count  []int32  // fitSumSquares: number of intervals of each length
+	starts *bitTree   // start ranks of the free intervals
+	length []int32    // length[s] for s in starts
+	byPos  *maxTree   // fitFirst: length at each start
+	bySize *sizeIndex // fitBest, fitSumSquares: intervals by (length, start)
 
 	mark []uint64 // scratch bitset over ranks (Release)
 }
@@ -133,11 +132,8 @@ func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule fitRule
 	switch rule {
 	case fitFirst:
 		a.byPos = newMaxTree(n)
-	case fitBest:
-		a.bySize = newTreap()
-	case fitSumSquares:
-		a.bySize = newTreap()
-		a.count = make([]int32, n+1)
+	case fitBest, fitSumSquares:
+		a.bySize = newSizeIndex(n)
 	}
 	a.addInterval(0, n)
 	return a, nil
@@ -157,10 +153,7 @@ func (a *CurveAllocator) addInterval(s, l int) {
 		a.byPos.set(s, int32(l))
 	}
 	if a.bySize != nil {
-		a.bySize.insert(uint64(l)<<32 | uint64(s))
-	}
-	if a.count != nil {
-		a.count[l]++
+		a.bySize.add(s, l)
 	}
 }
 
@@ -171,10 +164,7 @@ func (a *CurveAllocator) removeInterval(s int) int {
 		a.byPos.set(s, 0)
 	}
 	if a.bySize != nil {
-		a.bySize.delete(uint64(l)<<32 | uint64(s))
-	}
-	if a.count != nil {
-		a.count[l]--
+		a.bySize.remove(s, l)
 	}
 	return l
 }
@@ -198,10 +188,9 @@ func (a *CurveAllocator) nextStart(s int) int {
 	return t
 }
 
-// takeRun marks c free ranks r, r+1, ... (cyclic in the ring variant), all in one
-// interval, busy in the interval index. The caller updates the State.
-func (a *CurveAllocator) takeRun(r, c int) {
-	s := a.intervalOf(r)
+// takeRunIn marks c free ranks r, r+1, ... (cyclic in the ring variant), all in the
+// interval that starts at s, busy in the interval index. The caller updates the State.
+func (a *CurveAllocator) takeRunIn(s, r, c int) {
 	l := a.removeInterval(s)
 	if l == a.n && a.ring {
 		// The whole ring was free: what is left is one interval after the run.
@@ -294,8 +283,8 @@ func (a *CurveAllocator) Allocate(k int) ([]int, error) {
 		s = a.byPos.leftmostAtLeast(int32(k))
 	case fitBest:
 		s = -1
-		if key, ok := a.bySize.ceil(uint64(k) << 32); ok {
-			s = int(uint32(key))
+		if _, t, ok := a.bySize.ceil(k); ok {
+			s = t
 		}
 	case fitSumSquares:
 		s = a.sumSquaresChoice(k)
@@ -314,15 +303,14 @@ func (a *CurveAllocator) Allocate(k int) ([]int, error) {
 func (a *CurveAllocator) sumSquaresChoice(k int) int {
 	best, bestDelta := -1, 0
 	for l := k; ; {
-		key, ok := a.bySize.ceil(uint64(l) << 32)
-		if !ok {
+		var s int
+		var ok bool
+		if l, s, ok = a.bySize.ceil(l); !ok {
 			break
 		}
-		l = int(key >> 32)
-		s := int(uint32(key))
-		delta := 1 - 2*int(a.count[l])
+		delta := 1 - 2*int(a.bySize.count[l])
 		if l > k {
-			delta += 2*int(a.count[l-k]) + 1
+			delta += 2*int(a.bySize.count[l-k]) + 1
 		}
 		if best < 0 || delta < bestDelta || (delta == bestDelta && s < best) {
 			best, bestDelta = s, delta
@@ -419,7 +407,7 @@ func (a *CurveAllocator) takeWindow(p, k int) []int {
 			}
 			nodes = append(nodes, int(a.order[r]))
 		}
-		a.takeRun(p, c)
+		a.takeRunIn(s, p, c)
 		rem -= c
 		s, p = next, next
 	}

@@ -266,3 +266,75 @@ func (t *treap) ceil(k uint64) (uint64, bool) {
 
 // len returns the number of keys (for tests).
 func (t *treap) len() int { return len(t.key) - 1 - len(t.freeNodes) }
+
+// smallLen is the longest interval length sizeIndex keeps in per-length bitsets.
+const smallLen = 64
+
+// sizeIndex orders free intervals by (length, start) for Best Fit and Sum of Squares.
+// Short intervals, the common case on a fragmented machine, sit in one bitset of
+// starts per length (plus a mask of the lengths present), so adding or removing one
+// is a few word operations; longer ones, of which there are at most n/smallLen, sit
+// in a treap keyed by length<<32 | start.
+type sizeIndex struct {
+	n     int
+	small [smallLen + 1]*bitTree // small[l]: starts of the intervals of length l
+	mask  uint64                 // bit l-1 set: some interval has length l <= smallLen
+	count []int32                // intervals of each length
+	large *treap
+}
+
+func newSizeIndex(n int) *sizeIndex {
+	return &sizeIndex{n: n, count: make([]int32, n+1), large: newTreap()}
+}
+
+func (x *sizeIndex) add(s, l int) {
+	x.count[l]++
+	if l > smallLen {
+		x.large.insert(uint64(l)<<32 | uint64(s))
+		return
+	}
+	if x.small[l] == nil {
+		x.small[l] = newBitTree(x.n)
+	}
+	x.small[l].add(s)
+	x.mask |= 1 << (l - 1)
+}
+
+func (x *sizeIndex) remove(s, l int) {
+	x.count[l]--
+	if l > smallLen {
+		x.large.delete(uint64(l)<<32 | uint64(s))
+		return
+	}
+	x.small[l].remove(s)
+	if x.count[l] == 0 {
+		x.mask &^= 1 << (l - 1)
+	}
+}
+
+// ceil returns the smallest length l >= k held by some interval and the lowest start
+// among the intervals of that length.
+func (x *sizeIndex) ceil(k int) (l, s int, ok bool) {
+	if k <= smallLen {
+		if m := x.mask >> (k - 1); m != 0 {
+			l = k + bits.TrailingZeros64(m)
+			return l, x.small[l].next(0), true
+		}
+		k = smallLen + 1
+	}
+	key, ok := x.large.ceil(uint64(k) << 32)
+	return int(key >> 32), int(uint32(key)), ok
+}
+
+// len returns the number of intervals held (for tests).
+func (x *sizeIndex) len() int {
+	c := x.large.len()
+	for l := 1; l <= smallLen; l++ {
+		if x.small[l] != nil {
+			for s := x.small[l].next(0); s >= 0; s = x.small[l].next(s + 1) {
+				c++
+			}
+		}
+	}
+	return c
+}
