@@ -28,18 +28,34 @@ func PaperRatio(m int) float64 {
 	return 1 / (1 - c)
 }
 
-// ChooseM returns the smallest m >= 3 whose paper guarantee PaperRatio(m) is at most
-// 1+eps (the paper's inequality, §3), raised further if needed until the guarantee
-// PTASRatio(k, m) of the slice sizes actually used is at most 1+eps too.
-func ChooseM(k int, eps float64) (int, error) {
+// PaperM returns the smallest m >= 3 whose PaperRatio(m) is at most 1+eps, the m of
+// the paper's inequality 1/(m-2) + 2/(m-1) <= eps/(1+eps) (§3); 0 for invalid eps.
+func PaperM(eps float64) int {
 	if math.IsNaN(eps) || eps <= 0 || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("%w: eps = %v must be positive and finite", ErrInput, eps)
+		return 0
 	}
 	m := 3
 	for PaperRatio(m) > 1+eps {
 		m++
 	}
-	for PTASRatio(k, m) > 1+eps {
+	return m
+}
+
+// ChooseM returns the number of slices per axis PTAS uses for accuracy eps: the
+// smallest m whose guarantee PTASRatio(k, m) is at most 1+eps. PTASRatio is the
+// paper's inequality w(HEU)(1 - c) <= w(OPT) with the exact one-dimensional bounds in
+// Lemmas 4 and 5 and the actual slice sizes, so for m | k it never needs more slices
+// than the paper's form (PaperM), and usually needs far fewer; never more than k
+// (m = k slices of one point each give an exact search).
+func ChooseM(k int, eps float64) (int, error) {
+	if math.IsNaN(eps) || eps <= 0 || math.IsInf(eps, 0) {
+		return 0, fmt.Errorf("%w: eps = %v must be positive and finite", ErrInput, eps)
+	}
+	if k < 1 {
+		return 0, fmt.Errorf("%w: k = %d must be positive", ErrInput, k)
+	}
+	m := 1
+	for m < k && PTASRatio(k, m) > 1+eps {
 		m++
 	}
 	return m, nil
@@ -164,6 +180,9 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 		return Result{Indices: s.best, Total: s.bestTotal, Guarantee: mmG}, nil
 	}
 	if err := s.run(ctx); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return Result{}, fmt.Errorf("ptas: %w", err)
+		}
 		res := Result{Indices: s.best, Total: s.bestTotal, Guarantee: mmG}
 		return res, fmt.Errorf("ptas: stopped early (%d of the cut combinations examined): %w", s.evaluated, err)
 	}

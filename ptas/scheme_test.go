@@ -73,12 +73,21 @@ func TestRatios(t *testing.T) {
 		eps float64
 		m   int
 	}{{1, 8}, {0.5, 11}, {0.25, 17}} {
-		m, err := ChooseM(1000*c.m, c.eps)
-		if err != nil || m != c.m {
-			t.Errorf("eps %v: m = %d (%v), want %d", c.eps, m, err, c.m)
+		if m := PaperM(c.eps); m != c.m {
+			t.Errorf("eps %v: paper m = %d, want %d", c.eps, m, c.m)
 		}
 		if PaperRatio(c.m) > 1+c.eps || PaperRatio(c.m-1) <= 1+c.eps {
 			t.Errorf("paper ratio of m=%d: %v", c.m, PaperRatio(c.m))
+		}
+		// ChooseM never needs more than the paper's m, meets 1+eps, and is minimal.
+		for _, k := range []int{2, 3, 7, 8, 16, 33, 64, 1000} {
+			m, err := ChooseM(k, c.eps)
+			if err != nil || m > max(c.m, 1) || m > k || PTASRatio(k, m) > 1+c.eps {
+				t.Errorf("k=%d eps=%v: m=%d ratio %v (%v)", k, c.eps, m, PTASRatio(k, m), err)
+			}
+			if m > 1 && PTASRatio(k, m-1) <= 1+c.eps {
+				t.Errorf("k=%d eps=%v: m=%d is not the smallest", k, c.eps, m)
+			}
 		}
 	}
 	// For m | k our ratio is never worse than the paper's.

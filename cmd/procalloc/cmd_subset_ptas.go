@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/procalloc/procalloc/ptas"
+)
+
+// The approximation algorithms of package ptas (Bender et al. 2005) as subset
+// algorithms. Integer input (all coordinates whole numbers, e.g. mesh nodes) runs on
+// the exact integer path; other input on float64. Ties are broken by input index
+// (ptas.TiesByIndex); with --machine/--free the input order is the free list's order.
+func init() {
+	center := func(name string, f func(in *subsetInput, k int) (ptas.Result, error)) func(context.Context, *subsetInput, subsetParams) (*subsetResult, error) {
+		return func(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
+			res, err := f(in, p.K)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			out := &subsetResult{Indices: res.Indices, Guarantee: res.Guarantee}
+			if res.Center != nil {
+				out.Extra = map[string]any{"center": res.Center}
+				out.Notes = append(out.Notes, "center "+fmtCoords(res.Center))
+			}
+			return out, nil
+		}
+	}
+	pick := func(fi func([][]int, int, ptas.Options) (ptas.Result, error), ff func([][]float64, int, ptas.Options) (ptas.Result, error)) func(*subsetInput, int) (ptas.Result, error) {
+		return func(in *subsetInput, k int) (ptas.Result, error) {
+			if in.Ints != nil {
+				return fi(intRows(in), k, ptas.Options{})
+			}
+			return ff(floatRows(in), k, ptas.Options{})
+		}
+	}
+	registerSubsetAlgo(&subsetAlgo{name: "mm",
+		summary: "Manhattan Median: every axis-line intersection as center, its k nearest in L1; 7/4 (2D), 2-1/(2d)",
+		run:     center("mm", pick(ptas.MM[[]int, int], ptas.MM[[]float64, float64]))})
+	registerSubsetAlgo(&subsetAlgo{name: "genalg",
+		summary: "Gen-Alg (Krumke et al.): every point as center, its k nearest in L1; 2-2/k",
+		run:     center("genalg", pick(ptas.GenAlg[[]int, int], ptas.GenAlg[[]float64, float64]))})
+	registerSubsetAlgo(&subsetAlgo{name: "mc1x1",
+		summary: "MC1x1: every point as center, L-infinity shells, least sum of shell numbers; (2-2/k)d",
+		run:     center("mc1x1", pick(ptas.MC1x1[[]int, int], ptas.MC1x1[[]float64, float64]))})
+	registerSubsetAlgo(&subsetAlgo{name: "mminc",
+		summary: "MM+Inc: MM, then swaps of a chosen and an unchosen point while the total drops",
+		run:     center("mminc", pick(ptas.MMInc[[]int, int], ptas.MMInc[[]float64, float64]))})
+	registerSubsetAlgo(&subsetAlgo{name: "ptas",
+		summary: "PTAS (Bender et al. §3, §4.2): total <= (1+eps) x optimum; exponential in 1/eps",
+		run:     runPTAS})
+	if c, ok := commands["subset"]; ok {
+		c.details += ptasHelp
+	}
+}
+
+// ptasHelp is appended to "procalloc help subset".
+const ptasHelp = `
+
+Approximation algorithms (package ptas; guarantee = proven worst-case ratio):
+  mm      Manhattan Median: centers at all intersections of axis-parallel lines
+          through the points, each takes its k nearest (L1), best total wins;
+          7/4 in 2D, 2-1/(2d) in d dimensions, and 2-2/k. Ties: by input index.
+  genalg  Gen-Alg: the points themselves as centers; 2-2/k.
+  mc1x1   MC1x1: points as centers, L-infinity shells, least sum of shells; (2-2/k)d.
+  mminc   MM+Inc: MM, then swaps while the total drops (a local minimum); MM's ratio.
+  ptas    the approximation scheme: m slices per axis chosen from --eps (the paper's
+          inequality); the guarantee printed is the one for the m used (1 when
+          m >= k: exact). Starts from MM and prunes cuts that cannot matter. Time
+          grows like C(n-1, min(m,k)-1)^d: --eps 1 (m = 8) finishes in seconds for
+          about n <= 40 when k <= 8 and n <= 20 otherwise; --eps 0.5 (m = 11) and
+          0.25 (m = 17) for about n <= 20. Larger instances are refused with an
+          error; --time-limit stops early with the best subset found (MM's ratio).`
+
+func runPTAS(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
+	m, err := ptas.ChooseM(p.K, p.Eps)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	res, err := ptas.PTASWithM(ctx, floatRows(in), p.K, m)
+	out := &subsetResult{Indices: res.Indices, Guarantee: res.Guarantee,
+		Extra: map[string]any{"m": m, "slices": min(m, p.K), "scheme_ratio": ptas.PTASRatio(p.K, m)}}
+	out.Notes = append(out.Notes, fmt.Sprintf("m = %d slices per axis (%d used), scheme ratio %.4g", m, min(m, p.K), ptas.PTASRatio(p.K, m)))
+	if err != nil {
+		if res.Indices != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+			out.Notes = append(out.Notes, "stopped early: best subset found so far, with MM's guarantee")
+			return out, nil
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+func intRows(in *subsetInput) [][]int {
+	rows := make([][]int, len(in.Ints))
+	for i, p := range in.Ints {
+		rows[i] = p
+	}
+	return rows
+}
+
+func floatRows(in *subsetInput) [][]float64 {
+	rows := make([][]float64, len(in.Points))
+	for i, p := range in.Points {
+		rows[i] = p
+	}
+	return rows
+}
+
+func fmtCoords(c []float64) string {
+	s := "("
+	for j, v := range c {
+		if j > 0 {
+			s += ", "
+		}
+		s += fmtNum(v)
+	}
+	return s + ")"
+}
