@@ -1,0 +1,231 @@
+package curves
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+func TestRankingRoundTrip(t *testing.T) {
+	hosts := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
+	for _, o := range []Order{{0}, {1, 0}, {3, 1, 4, 0, 5, 2}, RowMajor(6)} {
+		n := len(o)
+		for _, f := range Formats {
+			var names []string
+			if f == FormatHosts {
+				names = hosts[:n]
+			}
+			var buf bytes.Buffer
+			if err := WriteRanking(&buf, f, o, RankingMeta{Machine: "mesh:6", Curve: "test"}, names); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadRanking(bytes.NewReader(buf.Bytes()), f, n, names)
+			if err != nil {
+				t.Fatalf("%s: reading back %q: %v", f, buf.String(), err)
+			}
+			if !slices.Equal(got, o) {
+				t.Errorf("%s: round trip %v -> %q -> %v", f, o, buf.String(), got)
+			}
+			// Detection from content agrees (except one-column numeric formats, which
+			// need the extension).
+			if df, err := DetectFormat(buf.Bytes()); err == nil && df != f {
+				t.Errorf("%s: content detected as %s", f, df)
+			}
+		}
+	}
+}
+
+func TestRankingFormatsByExample(t *testing.T) {
+	o := Order{2, 0, 1} // node 2 first
+	want := map[Format]string{
+		FormatPairs: "0 1\n1 2\n2 0\n",
+		FormatRanks: "1\n2\n0\n",
+		FormatOrder: "2\n0\n1\n",
+		FormatHosts: "c\na\nb\n",
+		FormatJSON:  `{"format":"procalloc-ranking","machine":"mesh:3","curve":"x","n":3,"order":[2,0,1]}` + "\n",
+	}
+	for f, w := range want {
+		var buf bytes.Buffer
+		if err := WriteRanking(&buf, f, o, RankingMeta{Machine: "mesh:3", Curve: "x"}, []string{"a", "b", "c"}); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != w {
+			t.Errorf("%s: wrote %q, want %q", f, buf.String(), w)
+		}
+	}
+	// PReMAS token stream: several pairs per line, comments.
+	got, err := ReadRanking(strings.NewReader("# curve\n0 1 1 2\n2 0 # last\n"), FormatPairs, 3, nil)
+	if err != nil || !slices.Equal(got, o) {
+		t.Errorf("pairs token stream: %v %v", got, err)
+	}
+}
+
+func TestRankingErrors(t *testing.T) {
+	cases := []struct {
+		f     Format
+		in    string
+		n     int
+		want  string
+		hosts []string
+	}{
+		{FormatPairs, "0 0\n1\n", 2, "line 2: want pairs", nil},
+		{FormatPairs, "0 0\n1 x\n", 2, `line 2: rank "x" is not an integer`, nil},
+		{FormatPairs, "0 0\n0 1\n", 2, "line 2: node 0 appears twice (first on line 1)", nil},
+		{FormatPairs, "0 0\n1 0\n", 2, "line 2: rank 0 is given twice", nil},
+		{FormatPairs, "0 0\n1 5\n", 2, "line 2: rank 5 is outside 0..1", nil},
+		{FormatPairs, "0 0\n2 1\n", 3, "2 pairs for a machine of 3 nodes (first missing: node 1)", nil},
+		{FormatRanks, "0\n1\n5\n", 3, "line 3: rank 5 is outside 0..2", nil},
+		{FormatRanks, "0\n1\n2\n", 2, "line 3: more than 2 entries", nil},
+		{FormatRanks, "0\n1\n1\n", 3, "line 3: rank 1 is given twice (first on line 2, to node 1)", nil},
+		{FormatRanks, "0\n2\n", 3, "2 ranks for a machine of 3 nodes (first missing: node 2)", nil},
+		{FormatRanks, "0 1\n", 2, "line 1: want one value per line", nil},
+		{FormatOrder, "0\n1\n2\n3\n", 3, "line 4: more than 3 entries", nil},
+		{FormatOrder, "0\n0\n", 2, "line 2: node 0 appears twice", nil},
+		{FormatOrder, "-1\n", 2, "line 1: node -1 is outside 0..1", nil},
+		{FormatHosts, "a\nz\n", 2, `line 2: unknown host "z"`, []string{"a", "b"}},
+		{FormatHosts, "a\na\n", 2, "line 2: node 0 appears twice", []string{"a", "b"}},
+		{FormatJSON, `{"order":[0,0]}`, 2, "JSON order: rank 1: node 0 appears twice", nil},
+		{FormatJSON, `{"n":3,"order":[0,1]}`, 2, "n = 3, machine has 2 nodes", nil},
+		{FormatJSON, `{"orders":[0,1]}`, 2, `no "order" array`, nil},
+		{FormatJSON, `{"order":[0,1]} {}`, 2, "trailing data", nil},
+		{FormatJSON, `{"order":[0,1`, 2, "JSON", nil},
+	}
+	for _, c := range cases {
+		_, err := ReadRanking(strings.NewReader(c.in), c.f, c.n, c.hosts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %q: error %v, want it to contain %q", c.f, c.in, err, c.want)
+		}
+	}
+}
+
+func TestDetectAndResolve(t *testing.T) {
+	dir := t.TempDir()
+	m := topo.Mesh(4, 4)
+	h, _ := Generate("hilbert", m)
+	write := func(name string, f Format) string {
+		p := filepath.Join(dir, name)
+		var buf bytes.Buffer
+		if err := WriteRanking(&buf, f, h, RankingMeta{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		f    Format
+	}{{"a.pairs", FormatPairs}, {"a.ranks", FormatRanks}, {"a.order", FormatOrder}, {"a.json", FormatJSON},
+		{"b.txt", FormatPairs}, {"b", FormatJSON}} {
+		p := write(c.name, c.f)
+		o, err := Resolve(p, m)
+		if err != nil || !slices.Equal(o, h) {
+			t.Errorf("Resolve(%s): %v, %v", c.name, o, err)
+		}
+	}
+	// One number per line without an extension is ambiguous.
+	if _, err := Resolve(write("c.txt", FormatOrder), m); err == nil || !strings.Contains(err.Error(), ".ranks or .order") {
+		t.Errorf("ambiguous file: %v", err)
+	}
+	// Wrong machine size.
+	if _, err := Resolve(filepath.Join(dir, "a.pairs"), topo.Mesh(5, 5)); err == nil || !strings.Contains(err.Error(), "outside 0..24") && !strings.Contains(err.Error(), "machine of 25") {
+		t.Errorf("wrong size: %v", err)
+	}
+	if _, err := Resolve("no-such-curve", m); err == nil || !strings.Contains(err.Error(), "neither a curve") {
+		t.Errorf("unknown spec: %v", err)
+	}
+	if o, err := Resolve("gilbert", topo.Mesh(3, 5)); err != nil || len(o) != 15 {
+		t.Errorf("Resolve(gilbert): %v %v", o, err)
+	}
+	// Host names of a graph.
+	g, err := topo.ReadGraph(strings.NewReader("a b\nb c\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "g.hosts")
+	os.WriteFile(p, []byte("c\na\nb\n"), 0o644)
+	if o, err := Resolve(p, g); err != nil || !slices.Equal(o, Order{2, 0, 1}) {
+		t.Errorf("hosts on a graph: %v %v", o, err)
+	}
+}
+
+func TestReadHostNames(t *testing.T) {
+	names, err := ReadHostNames(strings.NewReader("# hosts\nalpha\n\nbeta # second\n"))
+	if err != nil || !slices.Equal(names, []string{"alpha", "beta"}) {
+		t.Errorf("%v %v", names, err)
+	}
+	if _, err := ReadHostNames(strings.NewReader("a\nb\na\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("duplicate: %v", err)
+	}
+	if _, err := ReadHostNames(strings.NewReader("a b\n")); err == nil {
+		t.Errorf("two fields accepted")
+	}
+}
+
+// fuzzRanking checks that a reader never panics and that what it accepts is a
+// permutation that survives a write/read round trip.
+func fuzzRanking(t *testing.T, f Format, data []byte, n int, hosts []string) {
+	n = 1 + (n%8+8)%8
+	if hosts != nil {
+		hosts = hosts[:n]
+	}
+	o, err := ReadRanking(bytes.NewReader(data), f, n, hosts)
+	if err != nil {
+		return
+	}
+	if err := o.Validate(n); err != nil {
+		t.Fatalf("accepted %q as %v: %v", data, o, err)
+	}
+	var buf bytes.Buffer
+	if err := WriteRanking(&buf, f, o, RankingMeta{}, hosts); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRanking(&buf, f, n, hosts)
+	if err != nil || !slices.Equal(back, o) {
+		t.Fatalf("round trip of %v: %v %v", o, back, err)
+	}
+}
+
+func FuzzReadPairs(f *testing.F) {
+	f.Add([]byte("0 1\n1 0\n"), 2)
+	f.Add([]byte("0 0 1 2 2 1\n"), 3)
+	f.Add([]byte("# c\n0 0\n"), 1)
+	f.Add([]byte("0 1\n0 1\n"), 2)
+	f.Fuzz(func(t *testing.T, data []byte, n int) { fuzzRanking(t, FormatPairs, data, n, nil) })
+}
+
+func FuzzReadRanks(f *testing.F) {
+	f.Add([]byte("1\n0\n"), 2)
+	f.Add([]byte("2\n0\n1\n"), 3)
+	f.Add([]byte("x\n"), 1)
+	f.Fuzz(func(t *testing.T, data []byte, n int) { fuzzRanking(t, FormatRanks, data, n, nil) })
+}
+
+func FuzzReadOrder(f *testing.F) {
+	f.Add([]byte("1\n0\n"), 2)
+	f.Add([]byte("0\n# c\n1\n2\n"), 3)
+	f.Add([]byte("99999999999999999999\n"), 1)
+	f.Fuzz(func(t *testing.T, data []byte, n int) { fuzzRanking(t, FormatOrder, data, n, nil) })
+}
+
+func FuzzReadJSON(f *testing.F) {
+	f.Add([]byte(`{"order":[1,0]}`), 2)
+	f.Add([]byte(`{"format":"procalloc-ranking","n":3,"order":[2,0,1]}`), 3)
+	f.Add([]byte(`{"order":null}`), 1)
+	f.Add([]byte(`[1,2]`), 2)
+	f.Fuzz(func(t *testing.T, data []byte, n int) { fuzzRanking(t, FormatJSON, data, n, nil) })
+}
+
+func FuzzReadHosts(f *testing.F) {
+	f.Add([]byte("h1\nh0\n"), 2)
+	f.Add([]byte("h0\nh0\n"), 2)
+	f.Add([]byte("h7\nh6\nh5\nh4\nh3\nh2\nh1\nh0\n"), 8)
+	hosts := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"}
+	f.Fuzz(func(t *testing.T, data []byte, n int) { fuzzRanking(t, FormatHosts, data, n, hosts) })
+}
