@@ -1,0 +1,60 @@
+package alloc
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// familySpec returns a spec that builds family f on a grid: the curve families along
+// the Morton order (it applies to every grid), the others by their bare name.
+func familySpec(f string) string {
+	if slices.Contains([]string{"freelist", "ff", "bf", "sos"}, f) {
+		return f + ":morton"
+	}
+	return f
+}
+
+// TestAllFamiliesContract replays random allocate/release sequences on every
+// registered allocator family (the center-based ones included) and checks the
+// Allocator contract: k distinct free nodes per allocation, no double allocation, the
+// free count kept, errors for k < 1 and k > free (wrapping ErrNotEnoughFree) that
+// change nothing, and a rejected double release.
+func TestAllFamiliesContract(t *testing.T) {
+	for _, spec := range []string{"mesh:8x8", "mesh:5x3x2", "torus:4x4"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range Names() {
+			a, err := Parse(familySpec(f), m, Options{})
+			if err != nil {
+				t.Errorf("%s on %s: %v", f, spec, err)
+				continue
+			}
+			rng := rand.New(rand.NewPCG(uint64(i), uint64(m.N())))
+			replay(t, rng, a, 150, nil, nil)
+			t.Logf("%s on %s: ok, %d free", a.Name(), spec, a.NumFree())
+			if a.Name() == "" || a.Machine() != topo.Machine(m) {
+				t.Errorf("%s: Name %q, Machine %v", f, a.Name(), a.Machine())
+			}
+		}
+	}
+}
+
+// TestCurveRingSpecs checks the spec forms of the span variants.
+func TestCurveRingSpecs(t *testing.T) {
+	m := topo.Mesh(4, 4)
+	for _, spec := range []string{"bf:hilbert", "bf:hilbert:ring", "bf:hilbert:linear", "sos:hilbert:ring", "ff:hilbert:ring"} {
+		a, err := Parse(spec, m, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		ca := a.(*CurveAllocator)
+		if want := spec[len(spec)-5:] == ":ring"; ca.ring != want {
+			t.Errorf("%s: ring = %v", spec, ca.ring)
+		}
+	}
+}
