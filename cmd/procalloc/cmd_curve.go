@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	register(&command{
+		name:    "curve",
+		summary: "order a machine's nodes along a curve and write the ranking file",
+		usage:   "curve (--machine SPEC | --graph FILE) --curve NAME [--format F] [--hosts FILE] [-o FILE] [--svg FILE] | curve --list [--machine SPEC]",
+		details: `Generates a 1D ordering of all nodes of a machine (Leung et al. 2002 §2.2) and
+writes it as a ranking file. --curve takes a built-in curve name (--list shows them,
+with the machines they apply to) or the path of an existing ranking file, which is then
+validated and converted to --format.
+
+Curves: hilbert is the published xy2d indexing on power-of-two squares (rank 0 at (0,0),
+last at (n-1,0)); snake is row by row, even rows with x increasing; gilbert is continuous
+on every rectangle; hilbert-trunc cuts the enclosing power-of-two curve (with jumps).
+See docs/curves.md for every curve's definition and continuity guarantees.
+
+Machine specs:
+` + indent(topo.SpecHelp) + `
+
+Ranking formats (--format, default pairs):
+` + indent(curves.FormatsHelp) + `
+
+--format hosts writes host names in curve order; the names come from --hosts FILE (one
+name per line, in node-index order) or, with --graph, from the graph's node names.
+--svg FILE also draws the curve on a 1D, 2D or 3D grid (3D: one panel per z layer; jumps
+dashed red).`,
+		example: `procalloc curve --machine mesh:16x16 --curve hilbert --format pairs
+procalloc curve --machine mesh:16x22 --curve gilbert --format order -o gilbert.order
+procalloc curve --machine mesh:8x8x5 --curve hilbert3d-trunc --svg cplant.svg -o cplant.pairs
+procalloc curve --graph net.txt --curve rcm --format hosts
+procalloc curve --list --machine torus:8x8`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
+			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
+			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json or hosts")
+			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for --format hosts)")
+			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
+			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
+			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies)")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				if *list {
+					var m topo.Machine
+					if *machine != "" || *graphFile != "" {
+						var err error
+						if m, err = curveLoadMachine(e, *machine, *graphFile); err != nil {
+							return err
+						}
+					}
+					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
+				}
+				m, err := curveLoadMachine(e, *machine, *graphFile)
+				if err != nil {
+					return err
+				}
+				f, err := curves.ParseFormat(*format)
+				if err != nil {
+					return usagef("--format: %v", err)
+				}
+				if *curve == "" {
+					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
+				}
+				o, err := curveResolve(*curve, m)
+				if err != nil {
+					return err
+				}
+				var names []string
+				if f == curves.FormatHosts {
+					switch {
+					case *hosts != "":
+						if names, err = curveReadHosts(e, *hosts, m.N()); err != nil {
+							return err
+						}
+					case curves.NodeNames(m) != nil:
+						names = curves.NodeNames(m)
+					default:
+						return usagef("--format hosts needs --hosts FILE (host names in node-index order)")
+					}
+				} else if *hosts != "" {
+					return usagef("--hosts is only used with --format hosts")
+				}
+				if *svg != "" {
+					g, ok := m.(*topo.Grid)
+					if !ok {
+						return usagef("--svg draws grids only, not %s", m.Spec())
+					}
+					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return curves.WriteSVG(w, g, o) }); err != nil {
+						return fmt.Errorf("--svg: %w", err)
+					}
+				}
+				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
+				return writeFileAtomic(e, *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) })
+			}
+		},
+	})
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// curveLoadMachine returns the machine of --machine SPEC or --graph FILE (exactly one).
+func curveLoadMachine(e *env, spec, graphFile string) (topo.Machine, error) {
+	switch {
+	case spec != "" && graphFile != "":
+		return nil, usagef("give either --machine or --graph, not both")
+	case spec != "":
+		g, err := topo.ParseSpec(spec)
+		if err != nil {
+			return nil, usagef("--machine: %v", err)
+		}
+		return g, nil
+	case graphFile != "":
+		r, err := openInput(e, graphFile)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		g, err := topo.ReadGraph(r)
+		if err != nil {
+			return nil, fmt.Errorf("--graph %s: %w", graphFile, err)
+		}
+		return g, nil
+	}
+	return nil, usagef("a machine is required: --machine SPEC or --graph FILE")
+}
+
+// curveResolve resolves a curve name or ranking file; an unknown name or a curve that
+// does not apply to the machine is a usage error, a bad ranking file a failure.
+func curveResolve(spec string, m topo.Machine) (curves.Order, error) {
+	if curves.Summary(spec) != "" {
+		if err := curves.Why(spec, m); err != nil {
+			return nil, usagef("%v", err)
+		}
+		return curves.Generate(spec, m)
+	}
+	if _, err := os.Stat(spec); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usagef("unknown curve %q (and no such ranking file); valid curves: %s", spec, strings.Join(curves.Names(), ", "))
+		}
+		return nil, err
+	}
+	return curves.Resolve(spec, m)
+}
+
+func curveReadHosts(e *env, path string, n int) ([]string, error) {
+	r, err := openInput(e, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	names, err := curves.ReadHostNames(r)
+	if err != nil {
+		return nil, fmt.Errorf("--hosts %s: %w", path, err)
+	}
+	if len(names) != n {
+		return nil, fmt.Errorf("--hosts %s: %d host names for a machine of %d nodes", path, len(names), n)
+	}
+	return names, nil
+}
+
+func curveList(w io.Writer, m topo.Machine) error {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	if m == nil {
+		fmt.Fprintln(tw, "curve\tsummary")
+	} else {
+		fmt.Fprintf(tw, "curve\tapplies to %s\tsummary\n", m.Spec())
+	}
+	for _, n := range curves.Names() {
+		if m == nil {
+			fmt.Fprintf(tw, "%s\t%s\n", n, curves.Summary(n))
+			continue
+		}
+		ok := "yes"
+		if err := curves.Why(n, m); err != nil {
+			ok = "no"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", n, ok, curves.Summary(n))
+	}
+	return tw.Flush()
+}

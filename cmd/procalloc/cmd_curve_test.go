@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func TestCurveHilbertPairs(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "curve", "--machine", "mesh:16x16", "--curve", "hilbert", "--format", "pairs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 256 {
+		t.Fatalf("%d lines, want 256", len(lines))
+	}
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 2 || f[0] != strconv.Itoa(i) {
+			t.Fatalf("line %d: %q", i+1, l)
+		}
+		if r, _ := strconv.Atoi(f[1]); r != curves.HilbertXY2D(16, i%16, i/16) {
+			t.Fatalf("node %d: rank %d, xy2d %d", i, r, curves.HilbertXY2D(16, i%16, i/16))
+		}
+	}
+}
+
+func TestCurveGilbertOrder(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "curve", "--machine", "mesh:16x22", "--curve", "gilbert", "--format", "order")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var o curves.Order
+	for _, l := range strings.Fields(out) {
+		v, err := strconv.Atoi(l)
+		if err != nil {
+			t.Fatalf("not a node index: %q", l)
+		}
+		o = append(o, v)
+	}
+	m := topo.Mesh(16, 22)
+	if err := o.Validate(m.N()); err != nil {
+		t.Fatal(err)
+	}
+	if s := curves.StepStats(m, o, false); s.Jumps != 0 {
+		t.Errorf("gilbert 16x22 has %d jumps", s.Jumps)
+	}
+}
+
+func TestCurveList(t *testing.T) {
+	code, out, _ := runCLI(t, "", "curve", "--list")
+	if code != 0 || !strings.Contains(out, "hilbert") || !strings.Contains(out, "gilbert") {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, "", "curve", "--list", "--machine", "mesh:8x8x8")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 1 && f[0] == "hilbert3d" && f[1] != "yes" {
+			t.Errorf("hilbert3d does not apply to 8x8x8: %q", l)
+		}
+		if len(f) > 1 && f[0] == "hilbert" && f[1] != "no" {
+			t.Errorf("hilbert applies to 8x8x8: %q", l)
+		}
+	}
+}
+
+func TestCurveErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.pairs")
+	os.WriteFile(bad, []byte("0 0\n1 0\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--machine", "mesh:4x4", "--curve", "nope"}, 2, "valid curves: bfs"},
+		{[]string{"--machine", "mesh:4x6", "--curve", "hilbert"}, 2, "power of two"},
+		{[]string{"--curve", "hilbert"}, 2, "a machine is required"},
+		{[]string{"--machine", "mesh:4x4", "--graph", "x", "--curve", "hilbert"}, 2, "not both"},
+		{[]string{"--machine", "mesh:4x4", "--curve", "hilbert", "--format", "csv"}, 2, "unknown ranking format"},
+		{[]string{"--machine", "mesh:4x4", "--curve", "hilbert", "--format", "hosts"}, 2, "needs --hosts"},
+		{[]string{"--machine", "blob:4", "--curve", "hilbert"}, 2, "unknown kind"},
+		{[]string{"--machine", "mesh:4x4"}, 2, "--curve is required"},
+		{[]string{"--machine", "mesh:2", "--curve", bad}, 1, "line 2: rank 0 is given twice"},
+		{[]string{"--machine", "mesh:2x2x2x2", "--curve", "snake3d", "--svg", filepath.Join(dir, "x.svg")}, 1, "up to 3 dimensions"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", append([]string{"curve"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+func TestCurveFilesHostsAndSVG(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "h.json")
+	svg := filepath.Join(dir, "h.svg")
+	if code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:8x8", "--curve", "hindex", "--format", "json", "-o", out, "--svg", svg); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc curves.RankingJSON
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Machine != "mesh:8x8" || doc.Curve != "hindex" || len(doc.Order) != 64 {
+		t.Fatalf("JSON ranking %s: %v", data, err)
+	}
+	if s, err := os.ReadFile(svg); err != nil || !strings.HasPrefix(string(s), "<svg") {
+		t.Fatalf("svg: %v", err)
+	}
+	// Convert the JSON ranking file to order format.
+	code, conv, stderr := runCLI(t, "", "curve", "--machine", "mesh:8x8", "--curve", out, "--format", "order")
+	if code != 0 || strings.Fields(conv)[1] != strconv.Itoa(doc.Order[1]) {
+		t.Fatalf("conversion: exit %d %s", code, stderr)
+	}
+	// Host names from a file, and from a graph.
+	hosts := filepath.Join(dir, "hosts.txt")
+	os.WriteFile(hosts, []byte("a\nb\nc\nd\n"), 0o644)
+	code, got, stderr := runCLI(t, "", "curve", "--machine", "mesh:2x2", "--curve", "hilbert", "--format", "hosts", "--hosts", hosts)
+	if code != 0 || got != "a\nc\nd\nb\n" {
+		t.Fatalf("hosts: exit %d, %q, %s", code, got, stderr)
+	}
+	code, got, stderr = runCLI(t, "x y\ny z\n", "curve", "--graph", "-", "--curve", "bfs", "--format", "hosts")
+	if code != 0 || (got != "x\ny\nz\n" && got != "z\ny\nx\n") {
+		t.Fatalf("graph hosts: exit %d, %q, %s", code, got, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "curve", "--machine", "mesh:2x3", "--curve", "hilbert-trunc", "--format", "hosts", "--hosts", hosts)
+	if code != 1 || !strings.Contains(stderr, "4 host names for a machine of 6 nodes") {
+		t.Fatalf("wrong host count: exit %d, %s", code, stderr)
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "evaluate", "--machine", "mesh:16x16", "--curve", "hilbert", "--weights", "exp:2:8", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(out), &ev); err != nil {
+		t.Fatal(err)
+	}
+	m := topo.Mesh(16, 16)
+	o, _ := curves.Generate("hilbert", m)
+	w, _ := curves.ParseWeights("exp:2:8")
+	f, _ := curves.Objective(m, o, w, false)
+	if ev["objective"] != f || ev["max_step"] != 1.0 || ev["jumps"] != 0.0 || ev["n"] != 256.0 || ev["k"] != 8.0 || ev["ring"] != false {
+		t.Errorf("evaluate JSON %v; objective want %g", ev, f)
+	}
+	// Several curves: an array, in the order given.
+	code, out, _ = runCLI(t, "", "evaluate", "--machine", "torus:8x8", "--curve", "snake,hindex,snake-ring", "--ring", "--json")
+	var evs []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &evs) != nil || len(evs) != 3 || evs[1]["curve"] != "hindex" {
+		t.Fatalf("exit %d, %s", code, out)
+	}
+	if evs[1]["jumps"] != 0.0 || evs[2]["jumps"] != 0.0 || evs[0]["ring"] != true {
+		t.Errorf("closed curves on a torus ring: %v", evs)
+	}
+	// Table.
+	code, out, _ = runCLI(t, "", "evaluate", "--machine", "mesh:8x8", "--curve", "all")
+	if code != 0 || !strings.Contains(out, "gilbert") || !strings.Contains(out, "objective") {
+		t.Errorf("table: exit %d %q", code, out)
+	}
+	// A ranking file.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "h.pairs")
+	runCLI(t, "", "curve", "--machine", "mesh:16x16", "--curve", "hilbert", "-o", p)
+	code, out, _ = runCLI(t, "", "evaluate", "--machine", "mesh:16x16", "--ranking", p, "--json")
+	if code != 0 || !strings.Contains(out, `"ranking": "`+p) || !strings.Contains(out, strconv.FormatFloat(f, 'g', -1, 64)) {
+		t.Errorf("ranking: exit %d %s", code, out)
+	}
+	// Errors.
+	bad := filepath.Join(dir, "bad.order")
+	os.WriteFile(bad, []byte("0\n1\nx\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--machine", "mesh:3", "--ranking", bad}, 1, `line 3: node "x" is not an integer`},
+		{[]string{"--machine", "mesh:4x4", "--ranking", p}, 1, "outside 0..15"},
+		{[]string{"--machine", "mesh:4x4", "--curve", "hilbert", "--weights", "exp:0.5:3"}, 2, "base"},
+		{[]string{"--machine", "mesh:4x4", "--curve", "hilbert", "--ranking", p}, 2, "exactly one"},
+		{[]string{"--machine", "mesh:4x4"}, 2, "exactly one"},
+		{[]string{"--machine", "mesh:4x4", "--curve", "hilbert,bogus"}, 2, "unknown curve \"bogus\""},
+		{[]string{"--machine", "mesh:4x4", "--ranking", filepath.Join(dir, "none.pairs")}, 1, "no such file"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", append([]string{"evaluate"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}

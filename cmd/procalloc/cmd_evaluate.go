@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// evaluation is the JSON of "procalloc evaluate" for one ordering.
+type evaluation struct {
+	Curve     string  `json:"curve,omitempty"`
+	Ranking   string  `json:"ranking,omitempty"`
+	Machine   string  `json:"machine"`
+	Weights   string  `json:"weights"`
+	Ring      bool    `json:"ring"`
+	N         int     `json:"n"`
+	K         int     `json:"k"`
+	Objective float64 `json:"objective"`
+	curves.Steps
+}
+
+func init() {
+	register(&command{
+		name:    "evaluate",
+		summary: "score orderings: objective F = sum of w(rank difference) x hop distance, and step statistics",
+		usage:   "evaluate (--machine SPEC | --graph FILE) (--ranking FILE | --curve NAME[,NAME...]) [--weights SPEC] [--ring] [--json]",
+		details: `Computes the ordering objective of Leung et al. 2002 §2.2 for a ranking file or one or
+more built-in curves: F = sum over node pairs of w(t) x hop distance, t the pairs' rank
+difference (with --ring, the distance around the ring, min(t, n-t)); pairs with t > K
+contribute nothing. Also reports the steps between consecutive nodes: max_step,
+mean_step and jumps (steps longer than one hop; with --ring the step from the last
+node back to the first counts too).
+
+--curve takes a comma-separated list (or "all" for every curve that applies); several
+orderings give a comparison table (JSON: an array). --ranking FILE reads a ranking file
+(format from the extension .pairs/.ranks/.order/.json/.hosts or the content).
+
+Weights:
+` + indent(curves.WeightsHelp) + `
+
+JSON fields: curve or ranking, machine, weights, ring, n, k, objective, max_step,
+mean_step, jumps.`,
+		example: `procalloc evaluate --machine mesh:16x16 --curve hilbert,snake,gilbert --weights exp:2:8
+procalloc evaluate --machine torus:8x8 --curve all --ring --json
+procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
+			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			ranking := fs.String("ranking", "", "ranking `FILE` to score")
+			curveList := fs.String("curve", "", "curve `NAMES`, comma-separated, or all")
+			weights := fs.String("weights", "exp:2:8", "weight `SPEC`: list:W1,W2,... or exp:B:K")
+			ring := fs.Bool("ring", false, "measure rank differences around the ring (min(t, n-t))")
+			asJSON := fs.Bool("json", false, "print JSON (an object for one ordering, an array for several)")
+			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				m, err := curveLoadMachine(e, *machine, *graphFile)
+				if err != nil {
+					return err
+				}
+				w, err := curves.ParseWeights(*weights)
+				if err != nil {
+					return usagef("--weights: %v", err)
+				}
+				if (*ranking == "") == (*curveList == "") {
+					return usagef("give exactly one of --ranking FILE and --curve NAMES")
+				}
+				var evals []evaluation
+				score := func(o curves.Order) (evaluation, error) {
+					f, err := curves.Objective(m, o, w, *ring)
+					if err != nil {
+						return evaluation{}, err
+					}
+					return evaluation{Machine: m.Spec(), Weights: w.String(), Ring: *ring, N: m.N(), K: w.K(),
+						Objective: f, Steps: curves.StepStats(m, o, *ring)}, nil
+				}
+				if *ranking != "" {
+					o, err := curves.ReadRankingFile(*ranking, m.N(), curves.NodeNames(m))
+					if err != nil {
+						return err
+					}
+					ev, err := score(o)
+					if err != nil {
+						return err
+					}
+					ev.Ranking = *ranking
+					evals = append(evals, ev)
+				} else {
+					names := strings.Split(*curveList, ",")
+					if *curveList == "all" {
+						names = curves.Applicable(m)
+					}
+					for _, name := range names {
+						name = strings.TrimSpace(name)
+						if err := ctx.Err(); err != nil {
+							return err
+						}
+						o, err := curveResolve(name, m)
+						if err != nil {
+							return err
+						}
+						ev, err := score(o)
+						if err != nil {
+							return fmt.Errorf("%s: %w", name, err)
+						}
+						ev.Curve = name
+						evals = append(evals, ev)
+					}
+				}
+				return writeFileAtomic(e, *out, func(wr io.Writer) error {
+					if *asJSON {
+						if len(evals) == 1 {
+							return writeJSON(wr, evals[0])
+						}
+						return writeJSON(wr, evals)
+					}
+					return printEvaluations(wr, m, evals)
+				})
+			}
+		},
+	})
+}
+
+func printEvaluations(w io.Writer, m topo.Machine, evals []evaluation) error {
+	e0 := evals[0]
+	ringNote := ""
+	if e0.Ring {
+		ringNote = ", ring"
+	}
+	fmt.Fprintf(w, "machine %s (%d nodes), weights %s (K = %d%s)\n", m.Spec(), e0.N, e0.Weights, e0.K, ringNote)
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ordering\tobjective\tmax_step\tmean_step\tjumps\t")
+	for _, ev := range evals {
+		name := ev.Curve
+		if name == "" {
+			name = ev.Ranking
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%d\t\n", name, strconv.FormatFloat(ev.Objective, 'g', 10, 64), ev.Max, ev.Mean, ev.Jumps)
+	}
+	return tw.Flush()
+}
