@@ -75,14 +75,19 @@ func (x *gridIndex) rebuild(s *State) {
 			x.freeW[p] = 1
 		}
 	}
+	// Cumulative sums along each dimension in turn, without divisions.
+	size := len(x.free)
 	for j := range x.d {
-		st := x.pstride[j]
-		for p := range x.free {
-			if (p/st)%(x.dims[j]+1) == 0 {
-				continue
+		st, dj := x.pstride[j], x.dims[j]
+		block := st * (dj + 1)
+		for b := 0; b < size; b += block {
+			for c := 1; c <= dj; c++ {
+				row := b + c*st
+				for p := row; p < row+st; p++ {
+					x.free[p] += x.free[p-st]
+					x.freeW[p] += x.freeW[p-st]
+				}
 			}
-			x.free[p] += x.free[p-st]
-			x.freeW[p] += x.freeW[p-st]
 		}
 	}
 }
@@ -188,6 +193,12 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 func (x *gridIndex) freeInBall(c, r int) int {
 	if r < 0 {
 		return 0
+	}
+	if !x.anyWrap && x.d == 2 {
+		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+		x0, x1 := max(cx-r, 0), min(cx+r, x.dims[0]-1)+1
+		y0, y1 := max(cy-r, 0)*x.pstride[1], (min(cy+r, x.dims[1]-1)+1)*x.pstride[1]
+		return int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
 	}
 	if !x.anyWrap {
 		x.intervals(c, r)

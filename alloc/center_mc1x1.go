@@ -102,6 +102,10 @@ type mc1x1 struct {
 	ball []shellCount
 	sh   []int
 	sums []int
+	tmp  []int
+
+	coords [][]int // shellNodes scratch
+	idx    []int
 }
 
 type shellCount struct{ free, freeWall, all int }
@@ -300,7 +304,14 @@ func (a *mc1x1) choose(i, k, L, m int, dst []int) []int {
 }
 
 // chooseLast returns the m nodes taken from the outermost shell (radius L) of the
-// candidate centered on a.fl[i]. The result aliases scratch space.
+// candidate centered on a.fl[i], in no particular order. The result aliases scratch
+// space.
+//
+// In the working array after the stable sort for center i, the shell's nodes are
+// ordered by (d_{i-1}, d_{i-2}, ..., d_0, free-list position), d_j the distance from
+// center j. Only set membership matters, so instead of sorting the shell this walks
+// back through the earlier centers refining just the group of nodes that straddles
+// the cut at m: nodes closer to center j than the cut value are in, farther ones out.
 func (a *mc1x1) chooseLast(i, L, m int) []int {
 	c := a.fl[i]
 	a.sh = a.shellNodes(c, L, a.sh[:0])
@@ -311,18 +322,87 @@ func (a *mc1x1) chooseLast(i, L, m int) []int {
 	if a.greedy {
 		return a.greedyLast(c, L, m, S)
 	}
-	// Working-array order after the stable sort for center i: by distance to the
-	// earlier centers, latest first, then free-list position.
-	slices.SortFunc(S, func(p, q int) int {
-		for j := i - 1; j >= 0; j-- {
-			cj := a.fl[j]
-			if dp, dq := a.x.linf(cj, p), a.x.linf(cj, q); dp != dq {
-				return dp - dq
+	// S[:in] are taken for sure; S[in:hi] is the undecided group, of which need
+	// more are taken.
+	in, hi, need := 0, len(S), m
+	keys := a.sums[:0]
+	for j := i - 1; j >= 0 && need > 0 && need < hi-in; j-- {
+		cj := a.fl[j]
+		g := S[in:hi]
+		keys = keys[:0]
+		lo, up := math.MaxInt, -1
+		for _, v := range g {
+			d := a.x.linf(cj, v)
+			keys = append(keys, d)
+			lo, up = min(lo, d), max(up, d)
+		}
+		if lo == up {
+			continue
+		}
+		// Cut value: the need-th smallest key. Partition g into < cut, == cut, > cut,
+		// keeping the relative order (it does not matter for membership).
+		cut := kthSmallest(append(a.tmp[:0], keys...), need-1)
+		a.tmp = a.tmp[:0]
+		less, eq := 0, 0
+		for x, v := range g {
+			if keys[x] < cut {
+				a.tmp = append(a.tmp, v)
+				less++
 			}
 		}
-		return int(a.pos[p] - a.pos[q])
-	})
-	return S[:m]
+		for x, v := range g {
+			if keys[x] == cut {
+				a.tmp = append(a.tmp, v)
+				eq++
+			}
+		}
+		for x, v := range g {
+			if keys[x] > cut {
+				a.tmp = append(a.tmp, v)
+			}
+		}
+		copy(g, a.tmp)
+		in += less
+		need -= less
+		hi = in + eq
+	}
+	a.sums = keys
+	if need > 0 && need < hi-in {
+		g := S[in:hi]
+		slices.SortFunc(g, func(p, q int) int { return int(a.pos[p] - a.pos[q]) })
+	}
+	return S[:in+need]
+}
+
+// kthSmallest returns the r-th smallest (0-based) of a, reordering a.
+func kthSmallest(a []int, r int) int {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		p := a[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case r <= j:
+			hi = j
+		case r >= i:
+			lo = i
+		default:
+			return a[r]
+		}
+	}
+	return a[r]
 }
 
 // greedyLast is PReMAS's greedy outer shell: all nodes strictly inside shell L are
@@ -370,7 +450,14 @@ func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
 	x := a.x
 	d := x.d
 	// Coordinates of the ball, per dimension, with their axis distances.
-	coords := make([][]int, d)
+	if len(a.coords) != d {
+		a.coords = make([][]int, d)
+		a.idx = make([]int, d)
+	}
+	coords := a.coords
+	for j := range coords {
+		coords[j] = coords[j][:0]
+	}
 	for j, dj := range x.dims {
 		cv := int(x.coord[c*d+j])
 		if x.wrap[j] && 2*r+1 >= dj {
@@ -399,7 +486,8 @@ func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
 		}
 		return t
 	}
-	idx := make([]int, d) // positions in coords for dims 1..d-1
+	idx := a.idx // positions in coords for dims 1..d-1
+	clear(idx)
 	for {
 		outerMax, base := 0, 0
 		st := 1

@@ -88,4 +88,3 @@ func TestSimConvert(t *testing.T) {
 		t.Errorf("converted %q, want %q", got, want)
 	}
 }
-

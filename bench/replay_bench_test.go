@@ -1,0 +1,87 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// replay runs one whole trace replay with a fresh allocator.
+func replay(b *testing.B, jobs []sim.Job, mesh, spec string, compat alloc.Compat) *sim.Result {
+	b.Helper()
+	g, err := topo.ParseSpec(mesh)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := alloc.Parse(spec, g, alloc.Options{Compat: compat})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := sim.Run(context.Background(), jobs, sim.Config{Machine: g, Alloc: a, Sched: "fcfs", Compat: compat})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+func readTrace(b *testing.B, path string) []sim.Job {
+	b.Helper()
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("trace %s not available: %v", path, err)
+	}
+	tr, err := sim.ReadTraceFile(path, sim.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tr.Jobs
+}
+
+// fig18 are the allocators of Johnson et al. 2010 Fig. 18 (LLNL-T3D, 16x16, FCFS).
+var fig18 = []string{"mc1x1:tb=3,9,3,2", "bf:hilbert", "mc1x1", "mm", "genalg", "bf:snake"}
+
+// BenchmarkFig18 replays the six runs of Fig. 18 together, as "procalloc compare"
+// does: one goroutine per run, all at once (goal: under 5 s on 2 cores).
+func BenchmarkFig18(b *testing.B) {
+	jobs := readTrace(b, "../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz")
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for _, spec := range fig18 {
+			wg.Go(func() { replay(b, jobs, "mesh:16x16", spec, alloc.CompatPReMAS) })
+		}
+		wg.Wait()
+	}
+}
+
+// BenchmarkFig18Each replays each Fig. 18 run on its own.
+func BenchmarkFig18Each(b *testing.B) {
+	jobs := readTrace(b, "../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz")
+	for _, spec := range fig18 {
+		b.Run(spec, func(b *testing.B) {
+			for b.Loop() {
+				replay(b, jobs, "mesh:16x16", spec, alloc.CompatPReMAS)
+			}
+		})
+	}
+}
+
+const lanl = "../../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz"
+
+// BenchmarkLANLCM5 replays LANL-CM5 (122,057 jobs after conversion) on a 32x32 mesh
+// with MC1x1, plain and with the tie-breaking Johnson et al. 2010 found best for it
+// (12,42,41,15) (goal: under 60 s).
+func BenchmarkLANLCM5(b *testing.B) {
+	jobs := readTrace(b, lanl)
+	for _, spec := range []string{"mc1x1", "mc1x1:tb=12,42,41,15"} {
+		b.Run(spec, func(b *testing.B) {
+			for b.Loop() {
+				r := replay(b, jobs, "mesh:32x32", spec, alloc.CompatPReMAS)
+				b.ReportMetric(r.MeanTotalPairwiseL1, "meanL1")
+			}
+		})
+	}
+}
