@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
@@ -109,6 +110,10 @@ type CurveAllocator struct {
 	byPos  *maxTree   // fitFirst: length at each start
 	bySize *sizeIndex // fitBest, fitSumSquares: intervals by (length, start)
 
+	freeR      []uint64 // bit r set: rank r free (for the word-level span scan)
+	nIntervals int      // number of free intervals
+	scanMode   int      // tests: 0 choose, 1 always walk intervals, 2 always scan words
+
 	mark []uint64 // scratch bitset over ranks (Release)
 }
 
@@ -124,6 +129,7 @@ func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule fitRule
 		name: name, m: m, st: NewState(n), rule: rule, ring: ring && rule != fitFreeList, n: n,
 		order: make([]int32, n), rank: make([]int32, n),
 		starts: newBitTree(n), length: make([]int32, n), mark: make([]uint64, (n+63)/64),
+		freeR: make([]uint64, (n+63)/64),
 	}
 	for r, v := range o {
 		a.order[r] = int32(v)
@@ -136,6 +142,7 @@ func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule fitRule
 		a.bySize = newSizeIndex(n)
 	}
 	a.addInterval(0, n)
+	a.setRanks(0, n, true)
 	return a, nil
 }
 
@@ -147,6 +154,7 @@ func (a *CurveAllocator) NumFree() int          { return a.st.NumFree() }
 func (a *CurveAllocator) State() *State { return a.st }
 
 func (a *CurveAllocator) addInterval(s, l int) {
+	a.nIntervals++
 	a.starts.add(s)
 	a.length[s] = int32(l)
 	if a.byPos != nil {
@@ -158,6 +166,7 @@ func (a *CurveAllocator) addInterval(s, l int) {
 }
 
 func (a *CurveAllocator) removeInterval(s int) int {
+	a.nIntervals--
 	l := int(a.length[s])
 	a.starts.remove(s)
 	if a.byPos != nil {
@@ -191,6 +200,7 @@ func (a *CurveAllocator) nextStart(s int) int {
 // takeRunIn marks c free ranks r, r+1, ... (cyclic in the ring variant), all in the
 // interval that starts at s, busy in the interval index. The caller updates the State.
 func (a *CurveAllocator) takeRunIn(s, r, c int) {
+	a.setRanks(r, c, false)
 	l := a.removeInterval(s)
 	if l == a.n && a.ring {
 		// The whole ring was free: what is left is one interval after the run.
@@ -214,6 +224,7 @@ func (a *CurveAllocator) takeRunIn(s, r, c int) {
 // releaseRun frees c busy ranks r, r+1, ... (consecutive, not wrapping) in the
 // interval index, merging with the free intervals on either side.
 func (a *CurveAllocator) releaseRun(r, c int) {
+	a.setRanks(r, c, true)
 	start, l := r, c
 	right := r + c
 	if right == a.n {
@@ -290,7 +301,7 @@ func (a *CurveAllocator) Allocate(k int) ([]int, error) {
 		s = a.sumSquaresChoice(k)
 	}
 	if s < 0 {
-		s = a.minSpanStart(k)
+		s = a.minSpan(k)
 	}
 	return a.takeWindow(s, k), nil
 }
@@ -318,6 +329,116 @@ func (a *CurveAllocator) sumSquaresChoice(k int) int {
 		l++
 	}
 	return best
+}
+
+// setRanks marks c ranks from r (cyclically) free or busy in freeR.
+func (a *CurveAllocator) setRanks(r, c int, free bool) {
+	if r+c > a.n { // wraps: two pieces
+		a.setRanks(r, a.n-r, free)
+		a.setRanks(0, r+c-a.n, free)
+		return
+	}
+	for lo, hi := r, r+c; lo < hi; {
+		w := lo >> 6
+		end := min(hi, (w+1)<<6)
+		var mask uint64 = ^uint64(0)
+		if end-lo < 64 {
+			mask = (1<<(end-lo) - 1) << (lo & 63)
+		}
+		if free {
+			a.freeR[w] |= mask
+		} else {
+			a.freeR[w] &^= mask
+		}
+		lo = end
+	}
+}
+
+// minSpan returns the rank where the minimum-span window of k free nodes begins
+// (see minSpanStart for the rule). Both methods below give the same answer; the
+// interval walk costs O(I) for I free intervals, the word scan O(n/64 + I) with a
+// smaller constant, so the scan is used when intervals are dense.
+func (a *CurveAllocator) minSpan(k int) int {
+	switch {
+	case a.scanMode == 1:
+		return a.minSpanStart(k)
+	case a.scanMode == 2 || a.nIntervals > len(a.freeR)/4:
+		return a.minSpanScan(k)
+	}
+	return a.minSpanStart(k)
+}
+
+// minSpanScan is minSpanStart computed over the bitset of free ranks: the window
+// candidates are the free ranks whose predecessor is busy (interval starts) and, in
+// the ring variant, rank 0 when free; each candidate's window ends at the free node
+// k-1 places further in the (cyclic) free list, found by a forward-only pointer with
+// popcounts and an in-word select. The ring is handled as the free list doubled.
+func (a *CurveAllocator) minSpanScan(k int) int {
+	nf := a.st.NumFree()
+	words := len(a.freeR)
+	best, bestSpan := -1, 0
+	// End pointer: the free node with free-list index eidx is bit eb of word ew, on
+	// the first or (ring) second lap; above masks the bits of word ew after it.
+	ew, eb, lap, eidx := 0, -1, 0, -1
+	above := ^uint64(0)
+	sbase := 0 // free ranks in the words before sw
+	var prevTop uint64
+	for sw := 0; sw < words; sw++ {
+		w := a.freeR[sw]
+		for m := w &^ (w<<1 | prevTop); m != 0; m &= m - 1 {
+			b := bits.TrailingZeros64(m)
+			p := sw<<6 + b
+			target := sbase + bits.OnesCount64(w&(1<<b-1)) + k - 1 // free-list index of the window's last node
+			if target >= nf && !a.ring {
+				return best
+			}
+			for need := target - eidx; need > 0; {
+				rest := a.freeR[ew] & above
+				if c := bits.OnesCount64(rest); c >= need {
+					eb = select64(rest, need-1)
+					above = ^uint64(0) << uint(eb) << 1
+					break
+				} else {
+					need -= c
+				}
+				if ew++; ew == words {
+					ew, lap = 0, 1
+				}
+				above = ^uint64(0)
+			}
+			eidx = target
+			e := ew<<6 + eb + lap*a.n
+			if span := e - p; best < 0 || span < bestSpan {
+				best, bestSpan = p, span
+			}
+		}
+		prevTop = w >> 63
+		sbase += bits.OnesCount64(w)
+	}
+	return best
+}
+
+// select64 returns the position of the j-th (from 0) set bit of w; w has more than
+// j set bits.
+func select64(w uint64, j int) int {
+	if j < 4 {
+		for ; j > 0; j-- {
+			w &= w - 1
+		}
+		return bits.TrailingZeros64(w)
+	}
+	pos := 0
+	for _, sh := range [3]uint{32, 16, 8} {
+		if low := bits.OnesCount64(w & (1<<sh - 1)); j >= low {
+			j -= low
+			w >>= sh
+			pos += int(sh)
+		}
+	}
+	for ; j > 0; j-- {
+		w &= w - 1
+	}
+	return pos + bits.TrailingZeros64(w)
 }
 
 // minSpanStart returns the rank where the minimum-span window of k free nodes

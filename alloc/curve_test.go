@@ -160,17 +160,19 @@ func TestCurveMatchesReference(t *testing.T) {
 	}
 	for _, n := range sizes {
 		for _, cr := range curveRules {
-			for _, ring := range []bool{false, true} {
-				if ring && cr.rule == fitFreeList {
+			for variant := range 4 {
+				ring, mode := variant&1 == 1, 1+variant/2 // both span searches
+				if ring && cr.rule == fitFreeList || mode == 2 && cr.rule == fitFreeList {
 					continue
 				}
-				rng := rand.New(rand.NewPCG(uint64(n), uint64(cr.rule)*2+boolU(ring)))
+				rng := rand.New(rand.NewPCG(uint64(n), uint64(cr.rule)*4+uint64(variant)))
 				o := curves.Order(rng.Perm(n))
 				m := topo.Mesh(n)
-				a, err := NewCurveAllocator(fmt.Sprintf("%s-n%d-ring%v", cr.name, n, ring), m, o, cr.rule, ring)
+				a, err := NewCurveAllocator(fmt.Sprintf("%s-n%d-ring%v-mode%d", cr.name, n, ring, mode), m, o, cr.rule, ring)
 				if err != nil {
 					t.Fatal(err)
 				}
+				a.scanMode = mode
 				replay(t, rng, a, steps, func(k int) []int {
 					freeRank := make([]bool, n)
 					for r := range freeRank {
