@@ -479,7 +479,8 @@ func TestGraphOrders(t *testing.T) {
 func TestObjectiveMatchesBrute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	machines := []topo.Machine{topo.Mesh(1), topo.Mesh(2), topo.Mesh(3), topo.Torus(4), topo.Torus(5),
-		topo.Mesh(4, 4), topo.Torus(3, 5), topo.Mesh(3, 2, 2), mustGraph(t)}
+		topo.Mesh(4, 4), topo.Torus(3, 5), topo.Mesh(3, 2, 2), mustGraph(t),
+		plainMachine{topo.Torus(3, 5)}, plainMachine{topo.Mesh(2, 3, 2)}, plainMachine{mustGraph(t)}}
 	for i := 0; i < 20; i++ {
 		w, h := 1+rng.IntN(7), 1+rng.IntN(7)
 		g, _ := topo.NewGrid([]int{w, h}, []bool{rng.IntN(2) == 0, rng.IntN(2) == 0})
@@ -506,6 +507,37 @@ func TestObjectiveMatchesBrute(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// plainMachine hides a machine's concrete type, so Objective takes its generic path.
+type plainMachine struct{ topo.Machine }
+
+// The grid, graph and generic paths of Objective sum the same integers, so they agree
+// exactly even with weights that are not binary fractions.
+func TestObjectivePathsAgree(t *testing.T) {
+	w, _ := ParseWeights("exp:3:9")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, spec := range []string{"mesh:7x5", "torus:6x4", "mesh:4x3x5:wrap=xz", "torus:9"} {
+		g, _ := topo.ParseSpec(spec)
+		gr := topo.GraphOf(g)
+		o := RowMajor(g.N())
+		rng.Shuffle(len(o), func(i, j int) { o[i], o[j] = o[j], o[i] })
+		for _, ring := range []bool{false, true} {
+			a, _ := Objective(g, o, w, ring)
+			b, _ := Objective(gr, o, w, ring)
+			c, _ := Objective(plainMachine{g}, o, w, ring)
+			if a != b || a != c {
+				t.Errorf("%s ring %v: grid %v, graph %v, generic %v", spec, ring, a, b, c)
+			}
+		}
+	}
+	dis, _ := topo.NewGraphFromEdges(3, [][2]int{{0, 1}})
+	if _, err := Objective(dis, Order{0, 1, 2}, w, false); err == nil {
+		t.Errorf("disconnected graph: no error")
+	}
+	if _, err := Objective(topo.Mesh(3), Order{0, 1}, w, false); err == nil {
+		t.Errorf("short order: no error")
 	}
 }
 

@@ -105,6 +105,14 @@ func (gw *gilbertWalker) walk(x, y, ax, ay, bx, by int) {
 		gw.pos += h
 		return
 	}
+	if w == 2 && h == 2 {
+		// What the general case below does on a 2 x 2 block, without the calls.
+		da, db := dax+day*gw.stride, dbx+dby*gw.stride
+		out := gw.out[gw.pos : gw.pos+4]
+		out[0], out[1], out[2], out[3] = p, p+db, p+db+da, p+da
+		gw.pos += 4
+		return
+	}
 	ax2, ay2 := ax/2, ay/2
 	bx2, by2 := bx/2, by/2
 	w2 := iabs(ax2 + ay2)

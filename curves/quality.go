@@ -8,9 +8,12 @@ import (
 
 // Objective returns F = sum over node pairs of w(rank difference) x hop distance for
 // the ordering o of machine m (Leung et al. 2002 §2.2). With ring, the rank difference
-// is taken around the ring: min(t, n-t). Pairs are visited in a fixed order (by lower
-// rank, then by offset), so the float sum is reproducible; every solver that reports
-// an objective recomputes it with this function. O(n K) distance evaluations.
+// is taken around the ring: min(t, n-t), each pair counted once. The hop distances are
+// summed exactly, in integers, per rank difference t (D_t), and F = sum over t = 1..K
+// of w(t) x D_t in order of t, so the result is reproducible and does not depend on
+// how distances are computed; every solver that reports an objective recomputes it
+// with this function. O(n K) distance evaluations (on grids a few subtractions each,
+// on graphs one cached BFS row per node).
 //
 // o must be a valid Order of m (see Order.Validate); an unreachable pair (a disconnected
 // graph) is an error.
@@ -19,30 +22,147 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 	if err := o.Validate(m.N()); err != nil {
 		return 0, err
 	}
+	sums := make([]int64, offsetCount(n, len(w), ring))
+	var err error
+	switch g := m.(type) {
+	case *topo.Grid:
+		gridOffsetSums(g, o, ring, sums)
+	case *topo.Graph:
+		err = rowOffsetSums(func(a int) []int32 { return g.DistRow(a) }, o, ring, sums)
+	default:
+		err = machineOffsetSums(m, o, ring, sums)
+	}
+	if err != nil {
+		return 0, err
+	}
 	var f float64
-	for r := 0; r < n; r++ {
-		a := o[r]
-		for t := 1; t <= len(w); t++ {
-			s := r + t
-			if ring {
-				// Offsets t and n-t name the same pair: count each pair once, at its
-				// ring distance min(t, n-t); antipodal pairs (2t = n) from their
-				// lower rank only.
-				if 2*t > n || (2*t == n && r >= n/2) {
-					break
-				}
-				s %= n
-			} else if s >= n {
-				break
-			}
-			d := m.Dist(a, o[s])
-			if d < 0 {
-				return 0, fmt.Errorf("nodes %d and %d are not connected", a, o[s])
-			}
-			f += w[t-1] * float64(d)
-		}
+	for t, d := range sums {
+		f += w[t] * float64(d)
 	}
 	return f, nil
+}
+
+// offsetCount returns how many rank differences t = 1, 2, ... have pairs: t < n on a
+// line, 2t <= n on a ring; at most k.
+func offsetCount(n, k int, ring bool) int {
+	if ring {
+		return min(k, n/2)
+	}
+	return min(k, max(n-1, 0))
+}
+
+// ringPairs returns how many lower ranks r have a pair at difference t: all n on a
+// ring (the partner is (r+t) mod n), except the antipodal difference 2t = n, whose
+// pairs are counted from r < n/2 only; n-t on a line.
+func ringPairs(n, t int, ring bool) int {
+	if !ring {
+		return n - t
+	}
+	if 2*t == n {
+		return n / 2
+	}
+	return n
+}
+
+// gridOffsetSums adds, per dimension, the coordinate distances of all pairs at each
+// rank difference: tight loops over coordinates laid out in rank order.
+func gridOffsetSums(g *topo.Grid, o Order, ring bool, sums []int64) {
+	n := len(o)
+	dims, wrap := g.Dims(), g.Wrap()
+	coords := make([]int32, n)
+	for j, size := range dims {
+		if size == 1 {
+			continue
+		}
+		stride := 1
+		for k := 0; k < j; k++ {
+			stride *= dims[k]
+		}
+		for r, v := range o {
+			coords[r] = int32(v / stride % size)
+		}
+		sz := int32(size)
+		for t := 1; t <= len(sums); t++ {
+			cnt := ringPairs(n, t, ring)
+			var d int64
+			// Pairs (r, r+t) without wrapping the rank, then (r, r+t-n) for the ring.
+			lin := min(cnt, n-t)
+			a, b := coords[:lin], coords[t:t+lin]
+			if wrap[j] {
+				for i := range a {
+					v := a[i] - b[i]
+					if v < 0 {
+						v = -v
+					}
+					d += int64(min(v, sz-v))
+				}
+			} else {
+				for i := range a {
+					v := a[i] - b[i]
+					if v < 0 {
+						v = -v
+					}
+					d += int64(v)
+				}
+			}
+			for r := lin; r < cnt; r++ {
+				v := coords[r] - coords[r+t-n]
+				if v < 0 {
+					v = -v
+				}
+				if wrap[j] {
+					v = min(v, sz-v)
+				}
+				d += int64(v)
+			}
+			sums[t-1] += d
+		}
+	}
+}
+
+// rowOffsetSums sums distances read from each lower-rank node's distance row.
+func rowOffsetSums(row func(a int) []int32, o Order, ring bool, sums []int64) error {
+	n := len(o)
+	for r := 0; r < n; r++ {
+		dr := row(o[r])
+		for t := 1; t <= len(sums); t++ {
+			if r >= ringPairs(n, t, ring) {
+				break // no pair at this or any larger difference
+			}
+			s := r + t
+			if s >= n {
+				s -= n
+			}
+			d := dr[o[s]]
+			if d < 0 {
+				return fmt.Errorf("nodes %d and %d are not connected", o[r], o[s])
+			}
+			sums[t-1] += int64(d)
+		}
+	}
+	return nil
+}
+
+// machineOffsetSums is the same for any machine, through Dist.
+func machineOffsetSums(m topo.Machine, o Order, ring bool, sums []int64) error {
+	n := len(o)
+	for r := 0; r < n; r++ {
+		for t := 1; t <= len(sums); t++ {
+			if r >= ringPairs(n, t, ring) {
+				break
+			}
+			s := r + t
+			if s >= n {
+				s -= n
+			}
+			d := m.Dist(o[r], o[s])
+			if d < 0 {
+				return fmt.Errorf("nodes %d and %d are not connected", o[r], o[s])
+			}
+			sums[t-1] += int64(d)
+		}
+	}
+	return nil
 }
 
 // ObjectiveBrute is the O(n^2) definition of Objective, kept as a test oracle.
