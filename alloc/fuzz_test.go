@@ -1,0 +1,122 @@
+package alloc
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// FuzzCurveAllocator drives a curve allocator with an operation sequence decoded
+// from the input and checks every allocation against the literal definition and the
+// interval index against the free set. Input: byte 0 machine size, byte 1 rule, byte 2
+// ring and span-search mode, byte 3 ordering seed, then one byte per operation (high
+// bit set: end a job; else allocate 1 + b mod free).
+func FuzzCurveAllocator(f *testing.F) {
+	f.Add([]byte{10, 2, 0, 1, 3, 5, 0x80, 2, 7, 0x81, 1})
+	f.Add([]byte{17, 1, 1, 9, 8, 8, 8, 0x81, 0x80, 12, 3, 3})
+	f.Add([]byte{33, 3, 3, 4, 1, 2, 3, 4, 5, 0x83, 0x80, 20, 0x82, 7, 7})
+	f.Add([]byte{5, 0, 0, 0, 4, 0x80, 4, 0, 0x81})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 4 {
+			return
+		}
+		n := 1 + int(data[0])%48
+		rule := fitRule(data[1] % 4)
+		ring := data[2]&1 == 1 && rule != fitFreeList
+		mode := 1 + int(data[2]>>1)&1
+		o := make(curves.Order, n)
+		for i := range o {
+			o[i] = i
+		}
+		for i := n - 1; i > 0; i-- { // a permutation from the seed byte
+			j := (int(data[3])*31 + i*17) % (i + 1)
+			o[i], o[j] = o[j], o[i]
+		}
+		a, err := NewCurveAllocator("fuzz", topo.Mesh(n), o, rule, ring)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.scanMode = mode
+		var jobs [][]int
+		for _, b := range data[4:] {
+			if b&0x80 != 0 {
+				if len(jobs) == 0 {
+					continue
+				}
+				j := int(b&0x7f) % len(jobs)
+				if err := a.Release(jobs[j]); err != nil {
+					t.Fatal(err)
+				}
+				jobs = slices.Delete(jobs, j, j+1)
+			} else {
+				if a.NumFree() == 0 {
+					continue
+				}
+				k := 1 + int(b)%a.NumFree()
+				freeRank := make([]bool, n)
+				for r := range freeRank {
+					freeRank[r] = a.st.IsFree(o[r])
+				}
+				want := refCurveAllocate(freeRank, rule, ring, k)
+				got, err := a.Allocate(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, r := range want {
+					if got[i] != o[r] {
+						t.Fatalf("allocate %d: got %v, want ranks %v", k, got, want)
+					}
+				}
+				jobs = append(jobs, got)
+			}
+			checkIndex(t, a)
+		}
+	})
+}
+
+// FuzzMBS drives MBS on a small mesh with an operation sequence (as above) and checks
+// every allocation against the brute-force reference and the blocks after each step.
+func FuzzMBS(f *testing.F) {
+	f.Add([]byte{8, 8, 5, 4, 0x80, 9, 1, 0x81})
+	f.Add([]byte{6, 5, 12, 3, 3, 0x82, 7, 0x80, 30})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		g := topo.Mesh(1+int(data[0])%12, 1+int(data[1])%12)
+		a, err := NewMBS(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jobs [][]int
+		for _, b := range data[2:] {
+			if b&0x80 != 0 {
+				if len(jobs) == 0 {
+					continue
+				}
+				j := int(b&0x7f) % len(jobs)
+				if err := a.Release(jobs[j]); err != nil {
+					t.Fatal(err)
+				}
+				jobs = slices.Delete(jobs, j, j+1)
+			} else {
+				if a.NumFree() == 0 {
+					continue
+				}
+				k := 1 + int(b)%a.NumFree()
+				want := refMBS(a, a.st.IsFree, k)
+				got, err := a.Allocate(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("allocate %d: got %v, want %v", k, got, want)
+				}
+				jobs = append(jobs, got)
+			}
+			checkBuddy(t, a)
+		}
+	})
+}
