@@ -28,6 +28,17 @@ func mmContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
+	if opt.Ties == TiesByIndex {
+		idx, c, err := mmSweep(ctx, pr)
+		if err != nil {
+			return Result{}, err
+		}
+		cf := make([]float64, len(c))
+		for j, v := range c {
+			cf[j] = float64(v)
+		}
+		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
+	}
 	sr := newSearcher(pr, opt.Ties, metricL1, scorePairwise)
 	if err := mmCenters(ctx, pr, opt.Ties, sr.try); err != nil {
 		return Result{}, err

@@ -36,6 +36,7 @@ type searcher[T geom.Number] struct {
 	score  scoreKind
 
 	integral bool // every coordinate is an integer: distances are sorted by counting
+	flat     []T  // coordinates, point i at [i*d, i*d+d)
 	dist     []T  // distance of each point (by input index) from the current center
 	work     []int
 	tmp      []int
@@ -59,7 +60,18 @@ func newSearcher[T geom.Number](pr *problem[T], ties Ties, m metric, s scoreKind
 	for i := range sr.work {
 		sr.work[i] = i
 	}
+	sr.flat = make([]T, 0, pr.n*pr.d)
+	for _, p := range pr.pts {
+		sr.flat = append(sr.flat, p...)
+	}
 	return sr
+}
+
+func absT[T geom.Number](x T) T {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func allIntegral[T geom.Number](pts [][]T) bool {
@@ -77,28 +89,36 @@ func allIntegral[T geom.Number](pts [][]T) bool {
 func (sr *searcher[T]) try(c []T) {
 	pr := sr.pr
 	maxd := T(0)
-	if sr.metric == metricL1 {
-		for i, p := range pr.pts {
+	flat, d := sr.flat, pr.d
+	switch {
+	case d == 2 && sr.metric == metricL1:
+		c0, c1 := c[0], c[1]
+		for i := range sr.dist {
+			s := absT(flat[2*i]-c0) + absT(flat[2*i+1]-c1)
+			sr.dist[i] = s
+			maxd = max(maxd, s)
+		}
+	case d == 2:
+		c0, c1 := c[0], c[1]
+		for i := range sr.dist {
+			s := max(absT(flat[2*i]-c0), absT(flat[2*i+1]-c1))
+			sr.dist[i] = s
+			maxd = max(maxd, s)
+		}
+	case sr.metric == metricL1:
+		for i := range sr.dist {
 			var s T
-			for j, v := range p {
-				if x := v - c[j]; x < 0 {
-					s -= x
-				} else {
-					s += x
-				}
+			for j, v := range flat[i*d : i*d+d] {
+				s += absT(v - c[j])
 			}
 			sr.dist[i] = s
 			maxd = max(maxd, s)
 		}
-	} else {
-		for i, p := range pr.pts {
+	default:
+		for i := range sr.dist {
 			var s T
-			for j, v := range p {
-				x := v - c[j]
-				if x < 0 {
-					x = -x
-				}
-				s = max(s, x)
+			for j, v := range flat[i*d : i*d+d] {
+				s = max(s, absT(v-c[j]))
 			}
 			sr.dist[i] = s
 			maxd = max(maxd, s)

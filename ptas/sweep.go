@@ -1,0 +1,234 @@
+package ptas
+
+import (
+	"cmp"
+	"context"
+	"math/bits"
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// rankScorer computes total pairwise L1 distances of subsets in O(d (n/64 + k)): the
+// points' rank in each dimension is precomputed, so a subset is sorted per dimension
+// by setting bits in an n-bit bitmap and reading them back in order.
+type rankScorer[T geom.Number] struct {
+	rank   [][]int32 // rank[j][p]: position of p in dimension j's sorted order
+	sorted [][]T     // sorted[j][r]: the coordinate of rank r
+	bitmap []uint64
+}
+
+func newRankScorer[T geom.Number](pts [][]T) *rankScorer[T] {
+	n, d := len(pts), len(pts[0])
+	s := &rankScorer[T]{rank: make([][]int32, d), sorted: make([][]T, d), bitmap: make([]uint64, (n+63)/64)}
+	ord := make([]int, n)
+	for j := 0; j < d; j++ {
+		for i := range ord {
+			ord[i] = i
+		}
+		slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(pts[a][j], pts[b][j]) })
+		s.rank[j] = make([]int32, n)
+		s.sorted[j] = make([]T, n)
+		for r, p := range ord {
+			s.rank[j][p] = int32(r)
+			s.sorted[j][r] = pts[p][j]
+		}
+	}
+	return s
+}
+
+// total returns the total pairwise L1 distance of the points idx (distinct).
+func (s *rankScorer[T]) total(idx []int) T {
+	k := len(idx)
+	var tot T
+	for j, rk := range s.rank {
+		for _, p := range idx {
+			r := rk[p]
+			s.bitmap[r>>6] |= 1 << (r & 63)
+		}
+		vals := s.sorted[j]
+		coef := 1 - k // 2i - k + 1 for the i-th smallest
+		for w, word := range s.bitmap {
+			if word == 0 {
+				continue
+			}
+			s.bitmap[w] = 0
+			for word != 0 {
+				b := bits.TrailingZeros64(word)
+				word &= word - 1
+				tot += vals[w<<6|b] * T(coef)
+				coef += 2
+			}
+		}
+	}
+	return tot
+}
+
+// topList keeps the k smallest (key, index) pairs inserted so far, sorted.
+type topList[T geom.Number] struct {
+	key []T
+	idx []int
+	k   int
+}
+
+func (t *topList[T]) reset() { t.key, t.idx = t.key[:0], t.idx[:0] }
+
+func (t *topList[T]) insert(key T, i int) {
+	n := len(t.key)
+	if n == t.k && (key > t.key[n-1] || key == t.key[n-1] && i > t.idx[n-1]) {
+		return
+	}
+	// Binary search for the first entry greater than (key, i).
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.key[m] < key || t.key[m] == key && t.idx[m] < i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if n < t.k {
+		t.key = append(t.key, key)
+		t.idx = append(t.idx, i)
+	}
+	copy(t.key[lo+1:], t.key[lo:len(t.key)-1])
+	copy(t.idx[lo+1:], t.idx[lo:len(t.idx)-1])
+	t.key[lo], t.idx[lo] = key, i
+}
+
+// mmSweep is MM with TiesByIndex. Centers are taken row by row: a row fixes the
+// coordinates of dimensions 1..d-1 (every combination of their distinct values) and
+// sweeps dimension 0 over its distinct values in ascending order. With a = the L1
+// distance in dimensions 1..d-1, a point p at or left of the center (p_0 <= c_0) has
+// distance (a - p_0) + c_0 and a point right of it (a + p_0) - c_0: within each side
+// the order does not depend on c_0. So each side keeps its k nearest in a sorted list
+// (the left side grows as the sweep advances; the right side's lists are prepared by
+// a sweep from the right), and each center merges the two lists: O(k) per center
+// instead of O(n), plus O(k + n/64) scoring by ranks. Among equal totals the lexicographically smallest center
+// wins, which is the first one in MM's documented order (dimension 0 outermost).
+func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bestCenter []T, err error) {
+	n, d, k := pr.n, pr.d, pr.k
+	pts := pr.pts
+	vals := make([][]T, d)
+	for j := range vals {
+		v := make([]T, n)
+		for i, p := range pts {
+			v[i] = p[j]
+		}
+		slices.Sort(v)
+		vals[j] = slices.Compact(v)
+	}
+	xs := vals[0]
+	// Points grouped by their position in xs (order within a group: by index).
+	xorder := make([]int, n)
+	for i := range xorder {
+		xorder[i] = i
+	}
+	slices.SortStableFunc(xorder, func(a, b int) int { return cmp.Compare(pts[a][0], pts[b][0]) })
+	xstart := make([]int, len(xs)+1)
+	for r, xi := 0, 0; xi < len(xs); xi++ {
+		xstart[xi] = r
+		for r < n && pts[xorder[r]][0] == xs[xi] {
+			r++
+		}
+		xstart[xi+1] = r
+	}
+	sc := newRankScorer(pts)
+	a := make([]T, n)
+	keyL := make([]T, n)
+	keyR := make([]T, n)
+	// Right-side lists per x position, flattened: rk/ri[xi*k : xi*k+rlen[xi]].
+	rk := make([]T, len(xs)*k)
+	ri := make([]int, len(xs)*k)
+	rlen := make([]int, len(xs))
+	left := &topList[T]{key: make([]T, 0, k), idx: make([]int, 0, k), k: k}
+	right := &topList[T]{key: make([]T, 0, k), idx: make([]int, 0, k), k: k}
+	sel := make([]int, k)
+	best = make([]int, k)
+	bestCenter = make([]T, d)
+	found := false
+	var bestScore T
+	c := make([]T, d)
+	pos := make([]int, d) // odometer over dimensions 1..d-1
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		for j := 1; j < d; j++ {
+			c[j] = vals[j][pos[j]]
+		}
+		for i, p := range pts {
+			var s T
+			for j := 1; j < d; j++ {
+				if x := p[j] - c[j]; x < 0 {
+					s -= x
+				} else {
+					s += x
+				}
+			}
+			a[i] = s
+			keyL[i] = s - p[0]
+			keyR[i] = s + p[0]
+		}
+		right.reset()
+		for xi := len(xs) - 1; xi >= 0; xi-- {
+			off := xi * k
+			rlen[xi] = copy(rk[off:off+k], right.key)
+			copy(ri[off:off+k], right.idx)
+			for _, p := range xorder[xstart[xi]:xstart[xi+1]] {
+				right.insert(keyR[p], p)
+			}
+		}
+		left.reset()
+		for xi, cx := range xs {
+			for _, p := range xorder[xstart[xi]:xstart[xi+1]] {
+				left.insert(keyL[p], p)
+			}
+			// Merge by (distance, index).
+			off := xi * k
+			rkeys, ridx := rk[off:off+rlen[xi]], ri[off:off+rlen[xi]]
+			li, rj := 0, 0
+			for m := 0; m < k; m++ {
+				takeLeft := rj == len(ridx)
+				var dl, dr T
+				if li < len(left.idx) {
+					dl = left.key[li] + cx
+					if !takeLeft {
+						dr = rkeys[rj] - cx
+						takeLeft = dl < dr || dl == dr && left.idx[li] < ridx[rj]
+					}
+				} else {
+					dr = rkeys[rj] - cx
+				}
+				if takeLeft {
+					sel[m] = left.idx[li]
+					li++
+				} else {
+					sel[m] = ridx[rj]
+					rj++
+				}
+			}
+			c[0] = cx
+			score := sc.total(sel)
+			if !found || score < bestScore || score == bestScore && geom.Compare(c, bestCenter) < 0 {
+				found, bestScore = true, score
+				copy(best, sel)
+				copy(bestCenter, c)
+			}
+		}
+		j := d - 1
+		for ; j >= 1; j-- {
+			pos[j]++
+			if pos[j] < len(vals[j]) {
+				break
+			}
+			pos[j] = 0
+		}
+		if j < 1 {
+			break
+		}
+	}
+	slices.Sort(best)
+	return best, bestCenter, nil
+}
