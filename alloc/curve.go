@@ -38,41 +38,45 @@ import (
 //
 // Cost. The free intervals are kept in a bitset tree of start ranks with their lengths,
 // plus, as the rule needs, a max segment tree over start ranks (First Fit: leftmost
-// start with length >= k, O(log n)) and a treap of (length, start) (Best Fit and Sum
-// of Squares: smallest length >= k and its earliest start in O(log n); Sum of Squares
-// walks the distinct lengths >= k, at most sqrt(2n) of them). Taking or releasing a
-// run of consecutive ranks costs O(log n). The minimum-span fallback walks the
-// intervals once with two pointers (O(I) for I free intervals, not O(n)): a window
-// starting inside an interval is never shorter than the one starting at that
-// interval's first node, so only interval starts are candidates.
+// start with length >= k, O(log n)) and a (length, start) index (Best Fit and Sum of
+// Squares: per-length bitsets of starts for lengths <= 64, a treap above; smallest
+// length >= k and its earliest start in O(1) resp. O(log n); Sum of Squares scores
+// each distinct length >= k, at most sqrt(2n) of them). Taking or releasing a run of
+// consecutive ranks costs O(log n). The minimum-span fallback is linear in the number
+// I of free intervals, never a rescan of the nodes: a window starting inside an
+// interval is never shorter than the one starting at that interval's first node, so
+// only interval starts are candidates; they are walked with two pointers (O(I)), or,
+// when intervals are dense, scanned in a bitset of free ranks with popcounts
+// (O(n/64 + I), a smaller constant).
 
-type fitRule int
+// CurveRule selects how a CurveAllocator chooses among the free intervals.
+type CurveRule int
 
 const (
-	fitFreeList fitRule = iota
-	fitFirst
-	fitBest
-	fitSumSquares
+	SortedFreeList CurveRule = iota // "freelist": the k free nodes of lowest rank
+	FirstFit                        // "ff"
+	BestFit                         // "bf"
+	SumOfSquares                    // "sos"
 )
 
 func init() {
 	const arg = " ARG: CURVE (a built-in curve name or a ranking file), then optionally :ring; e.g. %s:hilbert, %s:hilbert:ring, %s:ranks.txt"
-	reg := func(name, what string, rule fitRule) {
+	reg := func(name, what string, rule CurveRule) {
 		register(name, what+fmt.Sprintf(arg, name, name, name), func(a string, m topo.Machine, opt Options) (Allocator, error) {
 			return newCurveFromSpec(name, a, m, rule)
 		})
 	}
 	register("freelist", "sorted free list along a curve (Paging, page size 1): the k free nodes of lowest rank. ARG: CURVE, e.g. freelist:hilbert",
 		func(a string, m topo.Machine, opt Options) (Allocator, error) {
-			return newCurveFromSpec("freelist", a, m, fitFreeList)
+			return newCurveFromSpec("freelist", a, m, SortedFreeList)
 		})
-	reg("ff", "First Fit along a curve (Leung 2002): first interval of free ranks with room, else minimum span.", fitFirst)
-	reg("bf", "Best Fit along a curve (Leung 2002): smallest interval of free ranks with room, else minimum span.", fitBest)
-	reg("sos", "Sum of Squares along a curve (Leung 2002): interval leaving the most varied free lengths, else minimum span.", fitSumSquares)
+	reg("ff", "First Fit along a curve (Leung 2002): first interval of free ranks with room, else minimum span.", FirstFit)
+	reg("bf", "Best Fit along a curve (Leung 2002): smallest interval of free ranks with room, else minimum span.", BestFit)
+	reg("sos", "Sum of Squares along a curve (Leung 2002): interval leaving the most varied free lengths, else minimum span.", SumOfSquares)
 }
 
 // newCurveFromSpec parses "CURVE" or "CURVE:ring" / "CURVE:linear".
-func newCurveFromSpec(family, arg string, m topo.Machine, rule fitRule) (Allocator, error) {
+func newCurveFromSpec(family, arg string, m topo.Machine, rule CurveRule) (Allocator, error) {
 	curve, ring := arg, false
 	if c, ok := strings.CutSuffix(arg, ":ring"); ok {
 		curve, ring = c, true
@@ -83,7 +87,7 @@ func newCurveFromSpec(family, arg string, m topo.Machine, rule fitRule) (Allocat
 		return nil, fmt.Errorf("%s needs a curve: %s:CURVE[:ring] with CURVE one of %s, or a ranking file",
 			family, family, strings.Join(curves.Names(), ", "))
 	}
-	if ring && rule == fitFreeList {
+	if ring && rule == SortedFreeList {
 		return nil, fmt.Errorf("the sorted free list takes the lowest ranks; :ring does not apply")
 	}
 	o, err := curves.Resolve(curve, m)
@@ -99,7 +103,7 @@ type CurveAllocator struct {
 	name  string
 	m     topo.Machine
 	st    *State
-	rule  fitRule
+	rule  CurveRule
 	ring  bool
 	n     int
 	order []int32 // node of each rank
@@ -107,8 +111,8 @@ type CurveAllocator struct {
 
 	starts *bitTree   // start ranks of the free intervals
 	length []int32    // length[s] for s in starts
-	byPos  *maxTree   // fitFirst: length at each start
-	bySize *sizeIndex // fitBest, fitSumSquares: intervals by (length, start)
+	byPos  *maxTree   // FirstFit: length at each start
+	bySize *sizeIndex // BestFit, SumOfSquares: intervals by (length, start)
 
 	freeR      []uint64 // bit r set: rank r free (for the word-level span scan)
 	nIntervals int      // number of free intervals
@@ -117,16 +121,19 @@ type CurveAllocator struct {
 	mark []uint64 // scratch bitset over ranks (Release)
 }
 
-// NewCurveAllocator returns a curve allocator over the ordering o (o[r] = node of rank
-// r) of machine m, every node free. rule is fitFreeList, fitFirst, fitBest or
-// fitSumSquares; ring selects the ring span variant.
-func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule fitRule, ring bool) (*CurveAllocator, error) {
+// NewCurveAllocator returns a curve allocator named name over the ordering o (o[r] =
+// node of rank r) of machine m, every node free; ring selects the ring span variant
+// (ignored for SortedFreeList).
+func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule CurveRule, ring bool) (*CurveAllocator, error) {
 	n := m.N()
+	if n < 1 || rule < SortedFreeList || rule > SumOfSquares {
+		return nil, fmt.Errorf("curve allocator: %d nodes, rule %d", n, rule)
+	}
 	if err := o.Validate(n); err != nil {
 		return nil, fmt.Errorf("ordering for %s: %w", m.Spec(), err)
 	}
 	a := &CurveAllocator{
-		name: name, m: m, st: NewState(n), rule: rule, ring: ring && rule != fitFreeList, n: n,
+		name: name, m: m, st: NewState(n), rule: rule, ring: ring && rule != SortedFreeList, n: n,
 		order: make([]int32, n), rank: make([]int32, n),
 		starts: newBitTree(n), length: make([]int32, n), mark: make([]uint64, (n+63)/64),
 		freeR: make([]uint64, (n+63)/64),
@@ -136,9 +143,9 @@ func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule fitRule
 		a.rank[v] = int32(r)
 	}
 	switch rule {
-	case fitFirst:
+	case FirstFit:
 		a.byPos = newMaxTree(n)
-	case fitBest, fitSumSquares:
+	case BestFit, SumOfSquares:
 		a.bySize = newSizeIndex(n)
 	}
 	a.addInterval(0, n)
@@ -287,17 +294,17 @@ func (a *CurveAllocator) Allocate(k int) ([]int, error) {
 	}
 	var s int
 	switch a.rule {
-	case fitFreeList:
+	case SortedFreeList:
 		s = a.starts.next(0)
 		return a.takeWindow(s, k), nil
-	case fitFirst:
+	case FirstFit:
 		s = a.byPos.leftmostAtLeast(int32(k))
-	case fitBest:
+	case BestFit:
 		s = -1
 		if _, t, ok := a.bySize.ceil(k); ok {
 			s = t
 		}
-	case fitSumSquares:
+	case SumOfSquares:
 		s = a.sumSquaresChoice(k)
 	}
 	if s < 0 {

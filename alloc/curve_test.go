@@ -41,7 +41,7 @@ func refIntervals(freeRank []bool, ring bool) []refInterval {
 
 // refCurveAllocate is the slow, literal definition of the curve rules: it returns
 // the ranks the rule takes, in order.
-func refCurveAllocate(freeRank []bool, rule fitRule, ring bool, k int) []int {
+func refCurveAllocate(freeRank []bool, rule CurveRule, ring bool, k int) []int {
 	n := len(freeRank)
 	var fr []int
 	for r, f := range freeRank {
@@ -49,26 +49,26 @@ func refCurveAllocate(freeRank []bool, rule fitRule, ring bool, k int) []int {
 			fr = append(fr, r)
 		}
 	}
-	if rule == fitFreeList {
+	if rule == SortedFreeList {
 		return fr[:k]
 	}
 	iv := refIntervals(freeRank, ring)
 	chosen := -1
 	switch rule {
-	case fitFirst:
+	case FirstFit:
 		for i, v := range iv {
 			if v.length >= k {
 				chosen = i
 				break
 			}
 		}
-	case fitBest:
+	case BestFit:
 		for i, v := range iv {
 			if v.length >= k && (chosen < 0 || v.length < iv[chosen].length) {
 				chosen = i
 			}
 		}
-	case fitSumSquares:
+	case SumOfSquares:
 		bestScore := 0
 		for i, v := range iv {
 			if v.length < k {
@@ -146,8 +146,8 @@ func checkIndex(t *testing.T, a *CurveAllocator) {
 
 var curveRules = []struct {
 	name string
-	rule fitRule
-}{{"freelist", fitFreeList}, {"ff", fitFirst}, {"bf", fitBest}, {"sos", fitSumSquares}}
+	rule CurveRule
+}{{"freelist", SortedFreeList}, {"ff", FirstFit}, {"bf", BestFit}, {"sos", SumOfSquares}}
 
 // TestCurveMatchesReference replays random allocate/release sequences on random
 // orderings and checks every allocation against the literal definition, the
@@ -162,7 +162,7 @@ func TestCurveMatchesReference(t *testing.T) {
 		for _, cr := range curveRules {
 			for variant := range 4 {
 				ring, mode := variant&1 == 1, 1+variant/2 // both span searches
-				if ring && cr.rule == fitFreeList || mode == 2 && cr.rule == fitFreeList {
+				if ring && cr.rule == SortedFreeList || mode == 2 && cr.rule == SortedFreeList {
 					continue
 				}
 				rng := rand.New(rand.NewPCG(uint64(n), uint64(cr.rule)*4+uint64(variant)))
@@ -285,7 +285,7 @@ func TestCurveBigRandom(t *testing.T) {
 	o := curves.Order(rng.Perm(n))
 	for _, cr := range curveRules {
 		for _, ring := range []bool{false, true} {
-			if ring && cr.rule == fitFreeList {
+			if ring && cr.rule == SortedFreeList {
 				continue
 			}
 			a, err := NewCurveAllocator(cr.name, topo.Mesh(n), o, cr.rule, ring)

@@ -23,8 +23,8 @@ func FuzzCurveAllocator(f *testing.F) {
 			return
 		}
 		n := 1 + int(data[0])%48
-		rule := fitRule(data[1] % 4)
-		ring := data[2]&1 == 1 && rule != fitFreeList
+		rule := CurveRule(data[1] % 4)
+		ring := data[2]&1 == 1 && rule != SortedFreeList
 		mode := 1 + int(data[2]>>1)&1
 		o := make(curves.Order, n)
 		for i := range o {
