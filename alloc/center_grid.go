@@ -13,11 +13,13 @@ type gridIndex struct {
 	dims    []int
 	wrap    []bool
 	d       int
-	coord   []int32 // coord[i*d+j] = coordinate j of node i
-	wall    []bool  // node on the mesh boundary (Johnson 2010 "wall", topo.Grid.OnBoundary)
-	pstride []int   // strides of the (dims[j]+1)-sized prefix arrays
-	free    []int32 // prefix sums of the free map
-	freeW   []int32 // prefix sums of free wall nodes
+	coord   []int32  // coord[i*d+j] = coordinate j of node i
+	wall    []bool   // node on the mesh boundary (Johnson 2010 "wall", topo.Grid.OnBoundary)
+	pstride []int    // strides of the (dims[j]+1)-sized prefix arrays
+	free    []int32  // prefix sums of the free map
+	freeW   []int32  // prefix sums of free wall nodes
+	hash    []uint64 // random 64-bit label of each node (tie statistics)
+	freeH   []uint64 // prefix sums (mod 2^64) of the labels of free nodes
 	anyWrap bool
 
 	// scratch
@@ -49,6 +51,17 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 	}
 	x.free = make([]int32, size)
 	x.freeW = make([]int32, size)
+	x.freeH = make([]uint64, size)
+	x.hash = make([]uint64, n)
+	h := uint64(0x853c49e6748fea9b)
+	for i := range x.hash {
+		// splitmix64: fixed labels, so results are deterministic.
+		h += 0x9e3779b97f4a7c15
+		z := h
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		x.hash[i] = z ^ z>>31
+	}
 	x.ivl = make([][2][2]int, x.d)
 	x.nivl = make([]int, x.d)
 	x.cur = make([]int, x.d)
@@ -61,6 +74,7 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 func (x *gridIndex) rebuild(s *State) {
 	clear(x.free)
 	clear(x.freeW)
+	clear(x.freeH)
 	n := x.g.N()
 	for i := range n {
 		if !s.IsFree(i) {
@@ -74,6 +88,7 @@ func (x *gridIndex) rebuild(s *State) {
 		if x.wall[i] {
 			x.freeW[p] = 1
 		}
+		x.freeH[p] = x.hash[i]
 	}
 	// Cumulative sums along each dimension in turn, without divisions.
 	size := len(x.free)
@@ -86,6 +101,7 @@ func (x *gridIndex) rebuild(s *State) {
 				for p := row; p < row+st; p++ {
 					x.free[p] += x.free[p-st]
 					x.freeW[p] += x.freeW[p-st]
+					x.freeH[p] += x.freeH[p-st]
 				}
 			}
 		}
@@ -187,6 +203,59 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 		}
 	}
 	return free, freeWall, all
+}
+
+// boxHash is box for the label sums (arithmetic mod 2^64).
+func (x *gridIndex) boxHash(lo, hi []int) uint64 {
+	var s uint64
+	for mask := 0; mask < 1<<x.d; mask++ {
+		p, neg := 0, false
+		for j := range x.d {
+			if mask>>j&1 != 0 {
+				p += lo[j] * x.pstride[j]
+				neg = !neg
+			} else {
+				p += (hi[j] + 1) * x.pstride[j]
+			}
+		}
+		if neg {
+			s -= x.freeH[p]
+		} else {
+			s += x.freeH[p]
+		}
+	}
+	return s
+}
+
+// ballHash returns the sum (mod 2^64) of the labels of the free nodes within
+// L-infinity distance r of c: a fingerprint of that set.
+func (x *gridIndex) ballHash(c, r int) uint64 {
+	if r < 0 {
+		return 0
+	}
+	x.intervals(c, r)
+	for j := range x.d {
+		x.cur[j] = 0
+	}
+	var h uint64
+	for {
+		for j := range x.d {
+			iv := x.ivl[j][x.cur[j]]
+			x.lo[j], x.hi[j] = iv[0], iv[1]
+		}
+		h += x.boxHash(x.lo, x.hi)
+		j := 0
+		for ; j < x.d; j++ {
+			x.cur[j]++
+			if x.cur[j] < x.nivl[j] {
+				break
+			}
+			x.cur[j] = 0
+		}
+		if j == x.d {
+			return h
+		}
+	}
 }
 
 // freeInBall returns only the number of free nodes within distance r of c.

@@ -92,6 +92,7 @@ func refCenter(g *topo.Grid, free []bool, k int, variant string, tb *TieBreak) (
 	work := slices.Clone(fl)
 	var best []int
 	bestScore, bestTie, ties := math.MaxInt, 0.0, 0
+	var tiedSets []string
 	for _, c := range centers {
 		slices.SortStableFunc(work, func(a, b int) int { return dist(c, a) - dist(c, b) })
 		cand := slices.Clone(work[:k])
@@ -162,17 +163,19 @@ func refCenter(g *topo.Grid, free []bool, k int, variant string, tb *TieBreak) (
 				}
 			}
 		}
-		switch {
-		case score < bestScore || score == bestScore && tie < bestTie:
-			if score < bestScore {
-				ties = 0
-			}
+		if score < bestScore {
+			tiedSets = tiedSets[:0]
+		}
+		if score < bestScore || score == bestScore && tie < bestTie {
 			bestScore, bestTie, best = score, tie, cand
 		}
 		if score == bestScore {
-			ties++
+			tiedSets = append(tiedSets, fmt.Sprint(slices.Sorted(slices.Values(cand))))
 		}
 	}
+	// Ties are counted as distinct node sets (TieStats).
+	slices.Sort(tiedSets)
+	ties = len(slices.Compact(tiedSets))
 	return slices.Sorted(slices.Values(best)), ties
 }
 
@@ -365,5 +368,4 @@ func TestCenterErrors(t *testing.T) {
 	if tb, err := ParseTieBreak("3,9,3,2"); err != nil || tb.String() != "3,9,3,2" {
 		t.Errorf("ParseTieBreak round trip: %v %v", tb, err)
 	}
-	_ = fmt.Sprint()
 }
