@@ -49,3 +49,6 @@ func BenchmarkObjectiveK8Mesh1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(g.N())*float64(iters)/b.Elapsed().Seconds(), "nodes/s")
 }
+
+func BenchmarkGilbert3D128(b *testing.B) { benchCurve(b, topo.Mesh(128, 128, 128), Gilbert3D) }
+func BenchmarkGilbert3D100(b *testing.B) { benchCurve(b, topo.Mesh(100, 100, 100), Gilbert3D) }

@@ -415,6 +415,64 @@ func TestHilbert3D(t *testing.T) {
 	}
 }
 
+func TestGilbert3DContinuous(t *testing.T) {
+	size := 12
+	if testing.Short() {
+		size = 6
+	}
+	check := func(x, y, z int) {
+		g := topo.Mesh(x, y, z)
+		o, err := Gilbert3D(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Validate(g.N()); err != nil {
+			t.Fatalf("%dx%dx%d: %v", x, y, z, err)
+		}
+		if s := StepStats(g, o, false); s.Jumps != 0 {
+			t.Fatalf("%dx%dx%d: %d jumps", x, y, z, s.Jumps)
+		}
+		if o[0] != 0 {
+			t.Fatalf("%dx%dx%d: starts at %d", x, y, z, o[0])
+		}
+		// It ends at the far end of an axis of even length when there is one.
+		c := g.Coord(o[len(o)-1], nil)
+		nonzero := 0
+		for j, v := range c {
+			if v != 0 {
+				nonzero++
+				if v != g.Dims()[j]-1 || (g.N()%2 == 0 && g.Dims()[j]%2 == 1) {
+					t.Fatalf("%dx%dx%d: ends at %v", x, y, z, c)
+				}
+			}
+		}
+		if nonzero > 1 {
+			t.Fatalf("%dx%dx%d: ends at %v, not next to a corner along one axis", x, y, z, c)
+		}
+	}
+	for x := 1; x <= size; x++ {
+		for y := 1; y <= size; y++ {
+			for z := 1; z <= size; z++ {
+				check(x, y, z)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 60; i++ {
+		check(1+rng.IntN(48), 1+rng.IntN(48), 1+rng.IntN(48))
+	}
+	// Locality close to the true Hilbert curve on a cube.
+	g := topo.Mesh(16, 16, 16)
+	o, _ := Gilbert3D(g)
+	h, _ := Hilbert3D(g)
+	w, _ := ParseWeights("exp:2:8")
+	fo, _ := Objective(g, o, w, false)
+	fh, _ := Objective(g, h, w, false)
+	if fo > 1.1*fh {
+		t.Errorf("gilbert3d F = %g, more than 10%% above hilbert3d's %g", fo, fh)
+	}
+}
+
 func TestGraphOrders(t *testing.T) {
 	// On a path, BFS, RCM and spectral all walk the path from one end.
 	path := topo.Mesh(9)
