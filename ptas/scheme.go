@@ -95,11 +95,11 @@ func abs(x int) int {
 // most PaperRatio(m); for m >= k it is 1 (one point per slice: no distance inside a
 // slice is neglected). +Inf when c >= 1.
 func PTASRatio(k, m int) float64 {
-	if k <= 2 {
-		return 1
+	if k <= 1 || m >= k {
+		return 1 // one point per slice: nothing inside a slice is neglected
 	}
 	if m < 2 {
-		return math.Inf(1)
+		return math.Inf(1) // one slice: the gradient is zero, no guarantee
 	}
 	s := sliceSizes(k, m)
 	last := len(s) - 1
@@ -214,7 +214,8 @@ type scheme struct {
 // axisCuts holds, for one axis, every cut vector (m'-1 rank positions) and its lower
 // bound on the across-slice distance along that axis.
 type axisCuts struct {
-	cuts [][]int32
+	cuts []int32 // cut vector j at [j*w, j*w+w), w = m'-1
+	w    int
 	lb   []float64
 }
 
@@ -317,7 +318,7 @@ func (s *scheme) enumerateCuts(ctx context.Context, a int) (axisCuts, error) {
 	var rec func(i, lo int, acc float64) error
 	rec = func(i, lo int, acc float64) error {
 		if i == m-1 {
-			ac.cuts = append(ac.cuts, slices.Clone(t))
+			ac.cuts = append(ac.cuts, t...)
 			ac.lb = append(ac.lb, acc+sliceLB(i, lo, n))
 			if len(ac.lb)&4095 == 0 {
 				return ctx.Err()
@@ -341,9 +342,11 @@ func (s *scheme) enumerateCuts(ctx context.Context, a int) (axisCuts, error) {
 		ord[i] = i
 	}
 	slices.SortStableFunc(ord, func(p, q int) int { return cmp.Compare(ac.lb[p], ac.lb[q]) })
-	sorted := axisCuts{cuts: make([][]int32, len(ord)), lb: make([]float64, len(ord))}
+	w := m - 1
+	sorted := axisCuts{cuts: make([]int32, 0, len(ac.cuts)), lb: make([]float64, len(ord)), w: w}
 	for j, o := range ord {
-		sorted.cuts[j], sorted.lb[j] = ac.cuts[o], ac.lb[o]
+		sorted.cuts = append(sorted.cuts, ac.cuts[o*w:o*w+w]...)
+		sorted.lb[j] = ac.lb[o]
 	}
 	return sorted, nil
 }
@@ -364,7 +367,8 @@ func (s *scheme) evaluate(chosen []int) {
 	pr := s.pr
 	clear(s.cost)
 	for a := 0; a < pr.d; a++ {
-		cuts := s.axes[a].cuts[chosen[a]]
+		ac := &s.axes[a]
+		cuts := ac.cuts[chosen[a]*ac.w : chosen[a]*ac.w+ac.w]
 		sl := 0
 		for r, i := range s.rank[a] {
 			for sl < len(cuts) && r >= int(cuts[sl]) {

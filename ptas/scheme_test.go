@@ -35,7 +35,7 @@ func TestSchemeMeetsItsRatio(t *testing.T) {
 			n = 3 + r.IntN(4)
 		}
 		k := 2 + r.IntN(n-2)
-		m := 2 + r.IntN(5)
+		m := 1 + r.IntN(6)
 		var pts [][]float64
 		if r.IntN(2) == 0 {
 			pts = randomFloats(r, n, d)
@@ -98,7 +98,10 @@ func TestRatios(t *testing.T) {
 			}
 		}
 	}
-	if PTASRatio(5, 5) != 1 || PTASRatio(5, 9) != 1 {
+	if PTASRatio(5, 5) != 1 || PTASRatio(5, 9) != 1 || PTASRatio(1, 1) != 1 {
 		t.Error("one point per slice must be exact")
+	}
+	if !math.IsInf(PTASRatio(2, 1), 1) || !math.IsInf(PTASRatio(9, 2), 1) {
+		t.Error("one or two slices give no guarantee")
 	}
 }

@@ -69,32 +69,80 @@ type topList[T geom.Number] struct {
 	key []T
 	idx []int
 	k   int
+	// scratch for addGroup
+	ck   []T
+	ci   []int
+	nkey []T
+	nid  []int
+}
+
+func newTopList[T geom.Number](k int) *topList[T] {
+	return &topList[T]{key: make([]T, 0, k), idx: make([]int, 0, k), k: k,
+		nkey: make([]T, 0, k), nid: make([]int, 0, k)}
 }
 
 func (t *topList[T]) reset() { t.key, t.idx = t.key[:0], t.idx[:0] }
 
-func (t *topList[T]) insert(key T, i int) {
-	n := len(t.key)
-	if n == t.k && (key > t.key[n-1] || key == t.key[n-1] && i > t.idx[n-1]) {
+// addGroup adds the points group (ascending indices) with keys key[p]: the members
+// that can enter are sorted by (key, index) and merged in, O(k + g log g) instead of g
+// insertions of O(k) each.
+func (t *topList[T]) addGroup(group []int, key []T) {
+	t.ck, t.ci = t.ck[:0], t.ci[:0]
+	full := len(t.key) == t.k
+	for _, p := range group {
+		kp := key[p]
+		if full {
+			last := t.key[t.k-1]
+			if kp > last || kp == last && p > t.idx[t.k-1] {
+				continue
+			}
+		}
+		t.ck = append(t.ck, kp)
+		t.ci = append(t.ci, p)
+	}
+	sortPairs(t.ck, t.ci)
+	if len(t.ck) == 0 {
 		return
 	}
-	// Binary search for the first entry greater than (key, i).
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.key[m] < key || t.key[m] == key && t.idx[m] < i {
-			lo = m + 1
+	nk, ni := t.nkey[:0], t.nid[:0]
+	a, b := 0, 0
+	for len(nk) < t.k && (a < len(t.key) || b < len(t.ck)) {
+		if b == len(t.ck) || a < len(t.key) && (t.key[a] < t.ck[b] || t.key[a] == t.ck[b] && t.idx[a] < t.ci[b]) {
+			nk, ni = append(nk, t.key[a]), append(ni, t.idx[a])
+			a++
 		} else {
-			hi = m
+			nk, ni = append(nk, t.ck[b]), append(ni, t.ci[b])
+			b++
 		}
 	}
-	if n < t.k {
-		t.key = append(t.key, key)
-		t.idx = append(t.idx, i)
+	t.key, t.nkey = nk, t.key[:0]
+	t.idx, t.nid = ni, t.idx[:0]
+}
+
+// sortPairs sorts keys ascending, carrying idx along; equal keys keep their order
+// (the callers pass ascending indices, so ties end up by index).
+func sortPairs[T geom.Number](key []T, idx []int) {
+	if len(key) <= 24 {
+		for i := 1; i < len(key); i++ {
+			k, x := key[i], idx[i]
+			j := i
+			for j > 0 && key[j-1] > k {
+				key[j], idx[j] = key[j-1], idx[j-1]
+				j--
+			}
+			key[j], idx[j] = k, x
+		}
+		return
 	}
-	copy(t.key[lo+1:], t.key[lo:len(t.key)-1])
-	copy(t.idx[lo+1:], t.idx[lo:len(t.idx)-1])
-	t.key[lo], t.idx[lo] = key, i
+	ord := make([]int, len(key))
+	for i := range ord {
+		ord[i] = i
+	}
+	slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(key[a], key[b]) })
+	k2, i2 := slices.Clone(key), slices.Clone(idx)
+	for j, o := range ord {
+		key[j], idx[j] = k2[o], i2[o]
+	}
 }
 
 // mmSweep is MM with TiesByIndex. Centers are taken row by row: a row fixes the
@@ -142,8 +190,7 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 	rk := make([]T, len(xs)*k)
 	ri := make([]int, len(xs)*k)
 	rlen := make([]int, len(xs))
-	left := &topList[T]{key: make([]T, 0, k), idx: make([]int, 0, k), k: k}
-	right := &topList[T]{key: make([]T, 0, k), idx: make([]int, 0, k), k: k}
+	left, right := newTopList[T](k), newTopList[T](k)
 	sel := make([]int, k)
 	best = make([]int, k)
 	bestCenter = make([]T, d)
@@ -176,15 +223,11 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 			off := xi * k
 			rlen[xi] = copy(rk[off:off+k], right.key)
 			copy(ri[off:off+k], right.idx)
-			for _, p := range xorder[xstart[xi]:xstart[xi+1]] {
-				right.insert(keyR[p], p)
-			}
+			right.addGroup(xorder[xstart[xi]:xstart[xi+1]], keyR)
 		}
 		left.reset()
 		for xi, cx := range xs {
-			for _, p := range xorder[xstart[xi]:xstart[xi+1]] {
-				left.insert(keyL[p], p)
-			}
+			left.addGroup(xorder[xstart[xi]:xstart[xi+1]], keyL)
 			// Merge by (distance, index).
 			off := xi * k
 			rkeys, ridx := rk[off:off+rlen[xi]], ri[off:off+rlen[xi]]
