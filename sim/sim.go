@@ -255,14 +255,15 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	return summarize(res, cfg, ties), nil
 }
 
-// estimate is the run-time estimate the scheduler sees: the trace's, or when it is
-// unknown (-1, or 0) twice the run time under SST, the run time otherwise.
+// estimate is the run-time estimate the scheduler sees. PReMAS (and procalloc's
+// default) raise an estimate below the run time, including -1 "unknown", to the run
+// time; SST replaces -1 or 0 by twice the run time and keeps other estimates.
 func estimate(j Job, c Compat) int64 {
-	if j.Estimate > 0 {
+	if c == alloc.CompatSST {
+		if j.Estimate <= 0 {
+			return 2 * j.Runtime
+		}
 		return j.Estimate
 	}
-	if c == alloc.CompatSST {
-		return 2 * j.Runtime
-	}
-	return j.Runtime
+	return max(j.Estimate, j.Runtime)
 }
