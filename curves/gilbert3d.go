@@ -68,7 +68,7 @@ func Gilbert3D(g *topo.Grid) (Order, error) {
 			k++
 		}
 	}
-	w := gilbert3Walker{out: make(Order, 0, g.N())}
+	w := gilbert3Walker{out: make(Order, 0, g.N()), plans: map[[3]int]*boxPlan{}}
 	w.walk(0, ax[0], ax[1], ax[2])
 	if len(w.out) != g.N() {
 		return nil, fmt.Errorf("internal error: generalized 3D Hilbert curve visited %d of %d nodes", len(w.out), g.N())
@@ -77,7 +77,8 @@ func Gilbert3D(g *topo.Grid) (Order, error) {
 }
 
 type gilbert3Walker struct {
-	out Order
+	out   Order
+	plans map[[3]int]*boxPlan // local cache of boxPlans
 }
 
 // axis is one side of a box being walked: its length and the node-index step of one
@@ -119,7 +120,12 @@ func (w *gilbert3Walker) walk(p int, a, b, c axis) {
 		w.walk(p+a1*a.u, axis{a.n - a1, a.u}, b, c)
 		return
 	}
-	plan := boxPlanFor(a.n, b.n, c.n)
+	key := [3]int{a.n, b.n, c.n}
+	plan, ok := w.plans[key]
+	if !ok {
+		plan = boxPlanFor(a.n, b.n, c.n)
+		w.plans[key] = plan
+	}
 	if plan == nil {
 		// No plan found: layers along c, each walked in 2D; complete, but may jump
 		// between layers (tests check this does not happen on the boxes they cover).
@@ -149,6 +155,10 @@ func (w *gilbert3Walker) walk2(p int, a, b axis) {
 	}
 	if a.n == 1 {
 		w.line(p, b)
+		return
+	}
+	if a.n == 2 && b.n == 2 {
+		w.out = append(w.out, p, p+b.u, p+b.u+a.u, p+a.u)
 		return
 	}
 	a2, b2 := a.n/2, b.n/2
