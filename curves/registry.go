@@ -32,8 +32,8 @@ func Register(c Curve) error {
 	switch {
 	case c.Name == "" || strings.ContainsAny(c.Name, ",/\\ \t"):
 		return fmt.Errorf("curves: invalid curve name %q", c.Name)
-	case c.Applies == nil || c.Generate == nil:
-		return fmt.Errorf("curves: curve %q needs Applies and Generate", c.Name)
+	case c.Applies == nil || c.Generate == nil || c.Summary == "":
+		return fmt.Errorf("curves: curve %q needs a Summary, Applies and Generate", c.Name)
 	}
 	if _, dup := registry[c.Name]; dup {
 		return fmt.Errorf("curves: curve %q registered twice", c.Name)

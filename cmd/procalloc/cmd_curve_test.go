@@ -180,6 +180,15 @@ func TestEvaluate(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"ranking": "`+p) || !strings.Contains(out, strconv.FormatFloat(f, 'g', -1, 64)) {
 		t.Errorf("ranking: exit %d %s", code, out)
 	}
+	// Standard input, format from the content.
+	pairs, _ := os.ReadFile(p)
+	code, out, stderr = runCLI(t, string(pairs), "evaluate", "--machine", "mesh:16x16", "--ranking", "-", "--json")
+	if code != 0 || !strings.Contains(out, strconv.FormatFloat(f, 'g', -1, 64)) {
+		t.Errorf("stdin ranking: exit %d %s %s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, "0\n1\n", "evaluate", "--machine", "mesh:2", "--ranking", "-"); code != 1 || !strings.Contains(stderr, ".ranks or .order") {
+		t.Errorf("ambiguous stdin: exit %d %s", code, stderr)
+	}
 	// Errors.
 	bad := filepath.Join(dir, "bad.order")
 	os.WriteFile(bad, []byte("0\n1\nx\n"), 0o644)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -53,7 +54,7 @@ procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
 			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
-			ranking := fs.String("ranking", "", "ranking `FILE` to score")
+			ranking := fs.String("ranking", "", "ranking `FILE` to score ('-' for stdin; format from the content)")
 			curveList := fs.String("curve", "", "curve `NAMES`, comma-separated, or all")
 			weights := fs.String("weights", "exp:2:8", "weight `SPEC`: list:W1,W2,... or exp:B:K")
 			ring := fs.Bool("ring", false, "measure rank differences around the ring (min(t, n-t))")
@@ -84,7 +85,7 @@ procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1
 						Objective: f, Steps: curves.StepStats(m, o, *ring)}, nil
 				}
 				if *ranking != "" {
-					o, err := curves.ReadRankingFile(*ranking, m.N(), curves.NodeNames(m))
+					o, err := evaluateReadRanking(e, *ranking, m)
 					if err != nil {
 						return err
 					}
@@ -147,4 +148,25 @@ func printEvaluations(w io.Writer, m topo.Machine, evals []evaluation) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%d\t\n", name, strconv.FormatFloat(ev.Objective, 'g', 10, 64), ev.Max, ev.Mean, ev.Jumps)
 	}
 	return tw.Flush()
+}
+
+// evaluateReadRanking reads a ranking file, or standard input for "-" (format detected
+// from the content).
+func evaluateReadRanking(e *env, path string, m topo.Machine) (curves.Order, error) {
+	if path != "-" {
+		return curves.ReadRankingFile(path, m.N(), curves.NodeNames(m))
+	}
+	data, err := io.ReadAll(e.stdin)
+	if err != nil {
+		return nil, err
+	}
+	f, err := curves.DetectFormat(data)
+	if err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	o, err := curves.ReadRanking(bytes.NewReader(data), f, m.N(), curves.NodeNames(m))
+	if err != nil {
+		return nil, fmt.Errorf("stdin (%s format): %w", f, err)
+	}
+	return o, nil
 }
