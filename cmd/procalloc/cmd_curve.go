@@ -30,10 +30,10 @@ on every rectangle; hilbert-trunc cuts the enclosing power-of-two curve (with ju
 See docs/curves.md for every curve's definition and continuity guarantees.
 
 Machine specs:
-` + indent(topo.SpecHelp) + `
+` + curveIndent(topo.SpecHelp) + `
 
 Ranking formats (--format, default pairs):
-` + indent(curves.FormatsHelp) + `
+` + curveIndent(curves.FormatsHelp) + `
 
 --format hosts writes host names in curve order; the names come from --hosts FILE (one
 name per line, in node-index order) or, with --graph, from the graph's node names.
@@ -113,7 +113,7 @@ procalloc curve --list --machine torus:8x8`,
 	})
 }
 
-func indent(s string) string {
+func curveIndent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 

@@ -14,8 +14,8 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// evaluation is the JSON of "procalloc evaluate" for one ordering.
-type evaluation struct {
+// curveEvaluation is the JSON of "procalloc evaluate" for one ordering.
+type curveEvaluation struct {
 	Curve     string  `json:"curve,omitempty"`
 	Ranking   string  `json:"ranking,omitempty"`
 	Machine   string  `json:"machine"`
@@ -44,7 +44,7 @@ orderings give a comparison table (JSON: an array). --ranking FILE reads a ranki
 (format from the extension .pairs/.ranks/.order/.json/.hosts or the content).
 
 Weights:
-` + indent(curves.WeightsHelp) + `
+` + curveIndent(curves.WeightsHelp) + `
 
 JSON fields: curve or ranking, machine, weights, ring, n, k, objective, max_step,
 mean_step, jumps.`,
@@ -75,13 +75,13 @@ procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1
 				if (*ranking == "") == (*curveList == "") {
 					return usagef("give exactly one of --ranking FILE and --curve NAMES")
 				}
-				var evals []evaluation
-				score := func(o curves.Order) (evaluation, error) {
+				var evals []curveEvaluation
+				score := func(o curves.Order) (curveEvaluation, error) {
 					f, err := curves.Objective(m, o, w, *ring)
 					if err != nil {
-						return evaluation{}, err
+						return curveEvaluation{}, err
 					}
-					return evaluation{Machine: m.Spec(), Weights: w.String(), Ring: *ring, N: m.N(), K: w.K(),
+					return curveEvaluation{Machine: m.Spec(), Weights: w.String(), Ring: *ring, N: m.N(), K: w.K(),
 						Objective: f, Steps: curves.StepStats(m, o, *ring)}, nil
 				}
 				if *ranking != "" {
@@ -124,14 +124,14 @@ procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1
 						}
 						return writeJSON(wr, evals)
 					}
-					return printEvaluations(wr, m, evals)
+					return printCurveEvaluations(wr, m, evals)
 				})
 			}
 		},
 	})
 }
 
-func printEvaluations(w io.Writer, m topo.Machine, evals []evaluation) error {
+func printCurveEvaluations(w io.Writer, m topo.Machine, evals []curveEvaluation) error {
 	e0 := evals[0]
 	ringNote := ""
 	if e0.Ring {
