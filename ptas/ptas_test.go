@@ -96,6 +96,9 @@ func TestAgainstBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkResult(t, "ptas", asRows(fpts), k, res, opt)
+		if d == 1 && res.Total != opt {
+			t.Fatalf("ptas in 1D must be exact: %v vs %v on %v", res.Total, opt, pts)
+		}
 	}
 }
 

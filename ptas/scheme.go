@@ -148,7 +148,8 @@ func PTAS(ctx context.Context, pts [][]float64, k int, eps float64) (Result, err
 // combination cannot be the optimum's unless the incumbent already meets the
 // guarantee. Guarantee reports min(PTASRatio, MMGuarantee). Time grows like
 // C(n-1, m'-1)^d; instances with more than MaxCutVectors cuts per axis are refused.
-// If ctx ends early the best subset so far is returned with MM's guarantee, together
+// In one dimension the exact optimum (a window of k consecutive points) is returned
+// instead, with guarantee 1. If ctx ends early the best subset so far is returned with MM's guarantee, together
 // with the context's error.
 func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 	pr, err := newProblem(pts, k)
@@ -163,6 +164,13 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 	g := min(ratio, mmG)
 	if k == pr.n {
 		return pr.allPoints(1), nil
+	}
+	if pr.d == 1 {
+		// On a line some optimal subset is k consecutive points in sorted order (moving
+		// an extreme chosen point onto an unchosen point between chosen ones never
+		// raises the total), so the exact answer costs O(n log n).
+		idx := lineWindow(pr.pts, k)
+		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Guarantee: 1}, nil
 	}
 	start, err := mmContext(ctx, pts, k, Options{})
 	if err != nil {
@@ -590,4 +598,34 @@ func (s *scheme) cellSearch() []int {
 		sel = append(sel, cs[ci].pts[:t]...)
 	}
 	return sel
+}
+
+// lineWindow returns (ascending) the indices of the k consecutive points, in sorted
+// order of the single coordinate, with the least total pairwise distance. The window
+// [i, i+k) of sorted values x has total sum_j x_j (2(j-i) - k + 1), updated in O(1)
+// per shift from prefix sums of x_j and j x_j.
+func lineWindow(pts [][]float64, k int) []int {
+	n := len(pts)
+	ord := make([]int, n)
+	for i := range ord {
+		ord[i] = i
+	}
+	slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(pts[a][0], pts[b][0]) })
+	s1 := make([]float64, n+1) // prefix sums of x_j
+	s2 := make([]float64, n+1) // prefix sums of j x_j
+	for j, i := range ord {
+		x := pts[i][0]
+		s1[j+1] = s1[j] + x
+		s2[j+1] = s2[j] + float64(j)*x
+	}
+	best, bestTot := 0, math.Inf(1)
+	for i := 0; i+k <= n; i++ {
+		t := 2*(s2[i+k]-s2[i]) - float64(2*i+k-1)*(s1[i+k]-s1[i])
+		if t < bestTot {
+			best, bestTot = i, t
+		}
+	}
+	idx := slices.Clone(ord[best : best+k])
+	slices.Sort(idx)
+	return idx
 }
