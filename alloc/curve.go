@@ -172,6 +172,19 @@ func (a *CurveAllocator) addInterval(s, l int) {
 	}
 }
 
+// resizeInterval changes the length of the interval that starts at s.
+func (a *CurveAllocator) resizeInterval(s, l int) {
+	old := int(a.length[s])
+	a.length[s] = int32(l)
+	if a.byPos != nil {
+		a.byPos.set(s, int32(l))
+	}
+	if a.bySize != nil {
+		a.bySize.remove(s, old)
+		a.bySize.add(s, l)
+	}
+}
+
 func (a *CurveAllocator) removeInterval(s int) int {
 	a.nIntervals--
 	l := int(a.length[s])
@@ -208,9 +221,10 @@ func (a *CurveAllocator) nextStart(s int) int {
 // interval that starts at s, busy in the interval index. The caller updates the State.
 func (a *CurveAllocator) takeRunIn(s, r, c int) {
 	a.setRanks(r, c, false)
-	l := a.removeInterval(s)
+	l := int(a.length[s])
 	if l == a.n && a.ring {
 		// The whole ring was free: what is left is one interval after the run.
+		a.removeInterval(s)
 		if c < a.n {
 			a.addInterval((r+c)%a.n, a.n-c)
 		}
@@ -221,7 +235,9 @@ func (a *CurveAllocator) takeRunIn(s, r, c int) {
 		off += a.n
 	}
 	if off > 0 {
-		a.addInterval(s, off)
+		a.resizeInterval(s, off) // the part before the run keeps its start
+	} else {
+		a.removeInterval(s)
 	}
 	if rest := l - off - c; rest > 0 {
 		a.addInterval((r+c)%a.n, rest)
@@ -258,12 +274,17 @@ func (a *CurveAllocator) releaseRun(r, c int) {
 		a.addInterval(0, a.n)
 		return
 	}
-	if leftStart >= 0 {
-		l += a.removeInterval(leftStart)
-		start = leftStart
-	}
 	if rightStart >= 0 {
 		l += a.removeInterval(rightStart)
+	}
+	if leftStart >= 0 {
+		l += int(a.length[leftStart])
+		if l < a.n || leftStart == 0 {
+			a.resizeInterval(leftStart, l) // the merged interval keeps the left start
+			return
+		}
+		a.removeInterval(leftStart)
+		start = leftStart
 	}
 	if l == a.n {
 		start = 0 // everything free: the canonical interval starts at rank 0
