@@ -29,8 +29,9 @@ func benchCurve(m topo.Machine) string {
 
 // allocSpecs returns the allocator specs to time on m: the curve families (Best Fit
 // also in its ring variant), MBS, and, unless curveOnly, every other registered
-// family by its bare name (the center-based allocators register themselves; a family
-// that is not registered in this build is simply absent).
+// family by its bare name plus MC1x1 with tie-breaking (the center-based allocators
+// register themselves; a family that is not registered in this build is simply
+// absent).
 func allocSpecs(m topo.Machine, curveOnly bool) []string {
 	c := benchCurve(m)
 	var specs []string
@@ -50,6 +51,12 @@ func allocSpecs(m topo.Machine, curveOnly bool) []string {
 		for _, f := range registered {
 			if !slices.Contains(curveFamilies, f) && f != "mbs" {
 				specs = append(specs, f)
+			}
+		}
+		// MC1x1 with Johnson et al.'s tie-breaking, when this build accepts the spec.
+		for _, spec := range []string{"mc1x1:tb=3,9,3,2"} {
+			if _, err := alloc.Parse(spec, m, alloc.Options{}); err == nil {
+				specs = append(specs, spec)
 			}
 		}
 	}
