@@ -58,3 +58,23 @@ func TestCurveRingSpecs(t *testing.T) {
 		}
 	}
 }
+
+// TestCurveOnGraph runs the curve allocators on an irregular machine along a graph
+// ordering; MBS refuses it.
+func TestCurveOnGraph(t *testing.T) {
+	edges := [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}, {0, 3}, {6, 2}, {7, 6}}
+	g, err := topo.NewGraphFromEdges(8, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{"freelist:bfs", "ff:bfs", "bf:rcm:ring", "sos:rowmajor"} {
+		a, err := Parse(spec, g, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		replay(t, rand.New(rand.NewPCG(5, 5)), a, 200, nil, nil)
+	}
+	if _, err := Parse("mbs", g, Options{}); err == nil {
+		t.Error("mbs on a graph accepted")
+	}
+}
