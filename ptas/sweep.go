@@ -87,62 +87,53 @@ func (t *topList[T]) reset() { t.key, t.idx = t.key[:0], t.idx[:0] }
 // that can enter are sorted by (key, index) and merged in, O(k + g log g) instead of g
 // insertions of O(k) each.
 func (t *topList[T]) addGroup(group []int, key []T) {
-	t.ck, t.ci = t.ck[:0], t.ci[:0]
+	c := t.ci[:0]
 	full := len(t.key) == t.k
 	for _, p := range group {
-		kp := key[p]
 		if full {
-			last := t.key[t.k-1]
+			kp, last := key[p], t.key[t.k-1]
 			if kp > last || kp == last && p > t.idx[t.k-1] {
 				continue
 			}
 		}
-		t.ck = append(t.ck, kp)
-		t.ci = append(t.ci, p)
+		c = append(c, p)
 	}
-	sortPairs(t.ck, t.ci)
-	if len(t.ck) == 0 {
+	t.ci = c
+	if len(c) == 0 {
 		return
+	}
+	// Sort the candidates by (key, index); they arrive in ascending index order.
+	if len(c) <= 24 {
+		for i := 1; i < len(c); i++ {
+			p, kp := c[i], key[c[i]]
+			j := i
+			for j > 0 && key[c[j-1]] > kp {
+				c[j] = c[j-1]
+				j--
+			}
+			c[j] = p
+		}
+	} else {
+		slices.SortFunc(c, func(a, b int) int {
+			if r := cmp.Compare(key[a], key[b]); r != 0 {
+				return r
+			}
+			return a - b
+		})
 	}
 	nk, ni := t.nkey[:0], t.nid[:0]
 	a, b := 0, 0
-	for len(nk) < t.k && (a < len(t.key) || b < len(t.ck)) {
-		if b == len(t.ck) || a < len(t.key) && (t.key[a] < t.ck[b] || t.key[a] == t.ck[b] && t.idx[a] < t.ci[b]) {
+	for len(nk) < t.k && (a < len(t.key) || b < len(c)) {
+		if b == len(c) || a < len(t.key) && (t.key[a] < key[c[b]] || t.key[a] == key[c[b]] && t.idx[a] < c[b]) {
 			nk, ni = append(nk, t.key[a]), append(ni, t.idx[a])
 			a++
 		} else {
-			nk, ni = append(nk, t.ck[b]), append(ni, t.ci[b])
+			nk, ni = append(nk, key[c[b]]), append(ni, c[b])
 			b++
 		}
 	}
 	t.key, t.nkey = nk, t.key[:0]
 	t.idx, t.nid = ni, t.idx[:0]
-}
-
-// sortPairs sorts keys ascending, carrying idx along; equal keys keep their order
-// (the callers pass ascending indices, so ties end up by index).
-func sortPairs[T geom.Number](key []T, idx []int) {
-	if len(key) <= 24 {
-		for i := 1; i < len(key); i++ {
-			k, x := key[i], idx[i]
-			j := i
-			for j > 0 && key[j-1] > k {
-				key[j], idx[j] = key[j-1], idx[j-1]
-				j--
-			}
-			key[j], idx[j] = k, x
-		}
-		return
-	}
-	ord := make([]int, len(key))
-	for i := range ord {
-		ord[i] = i
-	}
-	slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(key[a], key[b]) })
-	k2, i2 := slices.Clone(key), slices.Clone(idx)
-	for j, o := range ord {
-		key[j], idx[j] = k2[o], i2[o]
-	}
 }
 
 // mmSweep is MM with TiesByIndex. Centers are taken row by row: a row fixes the
