@@ -94,27 +94,42 @@ func BenchmarkRandom1024Float(b *testing.B) {
 	benchAlgos(b, fp, 64)
 }
 
-// PTAS time and achieved ratio against the brute-force optimum (reported as the
-// "ratio" metric, the scheme's guarantee as "guarantee").
+// PTAS time and achieved ratio against the brute-force optimum ("ratio"), with the
+// guarantee for the m used and MM's ratio on the same instance ("mm-ratio"). Random
+// instances are easy for MM; Fig. 4's family (k = 8, epsilon = 1/100) is MM's worst
+// case, where the scheme has to find the optimum itself.
 func BenchmarkPTAS(b *testing.B) {
-	for _, n := range []int{12, 20} {
-		for _, k := range []int{4, 8} {
-			r := rand.New(rand.NewPCG(uint64(n), uint64(k)))
-			pts := randomFloats(r, n, 2)
-			opt := bruteOpt(pts, k)
-			for _, eps := range []float64{1, 0.5, 0.25} {
-				b.Run(fmt.Sprintf("n=%d/k=%d/eps=%v", n, k, eps), func(b *testing.B) {
-					var res Result
-					loop(b, func() (err error) {
-						res, err = PTAS(context.Background(), pts, k, eps)
-						return err
-					})
-					b.ReportMetric(res.Total/opt, "ratio")
-					b.ReportMetric(res.Guarantee, "guarantee")
-					mm, _ := MM(pts, k, Options{})
-					b.ReportMetric(mm.Total/opt, "mm-ratio")
+	type inst struct {
+		name string
+		pts  [][]float64
+		k    int
+	}
+	var insts []inst
+	for _, c := range []struct{ n, k int }{{12, 4}, {20, 4}, {20, 8}} {
+		r := rand.New(rand.NewPCG(uint64(c.n), uint64(c.k)))
+		insts = append(insts, inst{fmt.Sprintf("random/n=%d/k=%d", c.n, c.k), randomFloats(r, c.n, 2), c.k})
+	}
+	var fig [][]float64
+	for _, p := range fig4(8, 100) {
+		fig = append(fig, []float64{float64(p[0]), float64(p[1])})
+	}
+	insts = append(insts, inst{"fig4/n=14/k=8", fig, 8})
+	for _, in := range insts {
+		opt := bruteOpt(in.pts, in.k)
+		mm, _ := MM(in.pts, in.k, Options{})
+		for _, eps := range []float64{1, 0.5, 0.25} {
+			b.Run(fmt.Sprintf("%s/eps=%v", in.name, eps), func(b *testing.B) {
+				var res Result
+				loop(b, func() (err error) {
+					res, err = PTAS(context.Background(), in.pts, in.k, eps)
+					return err
 				})
-			}
+				m, _ := ChooseM(in.k, eps)
+				b.ReportMetric(float64(m), "m")
+				b.ReportMetric(res.Total/opt, "ratio")
+				b.ReportMetric(res.Guarantee, "guarantee")
+				b.ReportMetric(mm.Total/opt, "mm-ratio")
+			})
 		}
 	}
 }
