@@ -316,11 +316,7 @@ func (a *mc1x1) tieScore(i, k, L, m int) float64 {
 	case last.freeWall == last.free:
 		wallLast = m
 	default:
-		for _, v := range a.chooseLast(i, L, m) {
-			if a.x.wall[v] {
-				wallLast++
-			}
-		}
+		wallLast = a.wallInLast(i, L, m)
 	}
 	wall += w(L) * float64(wallLast)
 	b := shell(L + 1)
@@ -358,13 +354,62 @@ func (a *mc1x1) chooseLast(i, L, m int) []int {
 	if a.greedy {
 		return a.greedyLast(c, L, m, S)
 	}
-	// S[:in] are taken for sure; S[in:hi] is the undecided group, of which need
-	// more are taken.
-	in, hi, need := 0, len(S), m
+	in, hi, need := a.refine(i, S, m, false)
+	if need > 0 && need < hi-in {
+		g := S[in:hi]
+		slices.SortFunc(g, func(p, q int) int { return int(a.pos[p] - a.pos[q]) })
+	}
+	return S[:in+need]
+}
+
+// wallInLast returns how many of the nodes chooseLast(i, L, m) would return lie on
+// the mesh boundary, refining only until the undecided nodes are all on it or all
+// off it.
+func (a *mc1x1) wallInLast(i, L, m int) int {
+	a.sh = a.shellNodes(a.fl[i], L, a.sh[:0])
+	S := a.sh
+	in, hi, need := a.refine(i, S, m, true)
+	walls := 0
+	for _, v := range S[:in] {
+		if a.x.wall[v] {
+			walls++
+		}
+	}
+	g := S[in:hi]
+	if need > 0 && need < len(g) {
+		if gw := a.countWall(g); gw == 0 || gw == len(g) {
+			return walls + need*gw/len(g)
+		}
+		slices.SortFunc(g, func(p, q int) int { return int(a.pos[p] - a.pos[q]) })
+	}
+	return walls + a.countWall(g[:need])
+}
+
+func (a *mc1x1) countWall(nodes []int) int {
+	n := 0
+	for _, v := range nodes {
+		if a.x.wall[v] {
+			n++
+		}
+	}
+	return n
+}
+
+// refine walks back through the centers before i, narrowing the group of shell
+// nodes S that straddles the cut at m (see chooseLast). It reorders S and returns
+// in, hi, need: S[:in] are taken, S[in:hi] undecided, need more of them taken. With
+// wallOnly it stops as soon as the undecided nodes are all on or all off the wall.
+func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) {
+	in, hi, need = 0, len(S), m
 	keys := a.sums[:0]
 	for j := i - 1; j >= 0 && need > 0 && need < hi-in; j-- {
-		cj := a.fl[j]
 		g := S[in:hi]
+		if wallOnly {
+			if gw := a.countWall(g); gw == 0 || gw == len(g) {
+				break
+			}
+		}
+		cj := a.fl[j]
 		keys = keys[:0]
 		lo, up := math.MaxInt, -1
 		for _, v := range g {
@@ -375,8 +420,8 @@ func (a *mc1x1) chooseLast(i, L, m int) []int {
 		if lo == up {
 			continue
 		}
-		// Cut value: the need-th smallest key. Partition g into < cut, == cut, > cut,
-		// keeping the relative order (it does not matter for membership).
+		// Cut value: the need-th smallest key. Partition g into < cut, == cut, > cut
+		// (the relative order does not matter for membership).
 		cut := kthSmallest(append(a.tmp[:0], keys...), need-1)
 		a.tmp = a.tmp[:0]
 		less, eq := 0, 0
@@ -403,11 +448,7 @@ func (a *mc1x1) chooseLast(i, L, m int) []int {
 		hi = in + eq
 	}
 	a.sums = keys
-	if need > 0 && need < hi-in {
-		g := S[in:hi]
-		slices.SortFunc(g, func(p, q int) int { return int(a.pos[p] - a.pos[q]) })
-	}
-	return S[:in+need]
+	return in, hi, need
 }
 
 // kthSmallest returns the r-th smallest (0-based) of a, reordering a.
