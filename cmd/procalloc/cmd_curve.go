@@ -117,6 +117,10 @@ func curveIndent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
+// curveMaxNodes bounds the machines curve and evaluate accept: an ordering takes 8
+// bytes per node, plus the output.
+const curveMaxNodes = 1 << 26
+
 // curveLoadMachine returns the machine of --machine SPEC or --graph FILE (exactly one).
 func curveLoadMachine(e *env, spec, graphFile string) (topo.Machine, error) {
 	switch {
@@ -126,6 +130,9 @@ func curveLoadMachine(e *env, spec, graphFile string) (topo.Machine, error) {
 		g, err := topo.ParseSpec(spec)
 		if err != nil {
 			return nil, usagef("--machine: %v", err)
+		}
+		if g.N() > curveMaxNodes {
+			return nil, usagef("--machine %s has %d nodes; curve and evaluate handle at most %d", spec, g.N(), curveMaxNodes)
 		}
 		return g, nil
 	case graphFile != "":

@@ -91,6 +91,7 @@ func TestCurveErrors(t *testing.T) {
 		{[]string{"--machine", "mesh:4x4", "--curve", "hilbert", "--format", "hosts"}, 2, "needs --hosts"},
 		{[]string{"--machine", "blob:4", "--curve", "hilbert"}, 2, "unknown kind"},
 		{[]string{"--machine", "mesh:4x4"}, 2, "--curve is required"},
+		{[]string{"--machine", "mesh:40000x40000", "--curve", "gilbert"}, 2, "at most 67108864"},
 		{[]string{"--machine", "mesh:2", "--curve", bad}, 1, "line 2: rank 0 is given twice"},
 		{[]string{"--machine", "mesh:2x2x2x2", "--curve", "snake3d", "--svg", filepath.Join(dir, "x.svg")}, 1, "up to 3 dimensions"},
 	}
