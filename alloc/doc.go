@@ -1,8 +1,19 @@
 // Package alloc holds online processor allocators: each keeps a machine's free/busy
-// state and, when a job starts, chooses the nodes it gets.
+// state (State) and, when a job starts, chooses the nodes it gets.
 //
-// Curve-based allocators (Leung et al. 2002, §2.3) allocate along a 1D ordering of the
-// nodes; center-based allocators (Bender et al. 2005 §5; Bunde et al. 2004; Johnson et
-// al. 2010) pick k free nodes near a center, scored by total pairwise L1 distance.
-// Papers: ../shared/papers.
+//   - Curve-based (Leung et al. 2002, "Processor Allocation on Cplant", §2.3): the sorted
+//     free list, First Fit, Best Fit and Sum of Squares along any 1D ordering (a built-in
+//     curve or a ranking file), each with the minimum-span fallback, in a linear and a
+//     ring variant.
+//   - Center-based (Bender et al. 2005 §5; Bunde et al. 2004 §2; Johnson et al. 2010
+//     §II): MC1x1 with plain or greedy outer shells and Johnson's tie-breaking, Gen-Alg,
+//     MM and MM+Inc (MM, Gen-Alg and MM+Inc are package ptas's implementations).
+//   - Block-based: the Multiple Buddy Strategy (Lo, Windisch, Liu and Nitzberg 1997) as
+//     the comparator.
+//
+// Parse builds an allocator from a spec such as "bf:hilbert" or "mc1x1:tb=3,9,3,2".
+// With Options.Compat = CompatPReMAS every allocator follows the published simulator
+// exactly (../shared/reference/reference-simulators.md), which is how the published
+// tables are reproduced. Rules, tie-breaking and measured costs: docs/alloc.md and
+// docs/sim.md. Papers: ../shared/papers.
 package alloc
