@@ -476,7 +476,7 @@ func TestGilbert3DContinuous(t *testing.T) {
 func TestGraphOrders(t *testing.T) {
 	// On a path, BFS, RCM and spectral all walk the path from one end.
 	path := topo.Mesh(9)
-	for _, name := range []string{"bfs", "rcm", "spectral"} {
+	for _, name := range []string{"bfs", "rcm", "cuthill-mckee", "spectral"} {
 		o, err := Generate(name, path)
 		if err != nil {
 			t.Fatal(err)
@@ -499,6 +499,13 @@ func TestGraphOrders(t *testing.T) {
 	}
 	if !inc && !dec {
 		t.Errorf("spectral on 6x2 is not monotone in x: %v", o)
+	}
+	// RCM is Cuthill-McKee reversed.
+	cm, rcm := CuthillMcKee(lad), ReverseCuthillMcKee(lad)
+	for i := range cm {
+		if cm[i] != rcm[len(rcm)-1-i] {
+			t.Fatalf("rcm %v is not cuthill-mckee %v reversed", rcm, cm)
+		}
 	}
 	// Deterministic.
 	o2, _ := Spectral(lad)

@@ -23,6 +23,12 @@ func init() {
 		Generate: func(m topo.Machine) (Order, error) { return BFSOrder(m), nil },
 	})
 	mustRegister(Curve{
+		Name:     "cuthill-mckee",
+		Summary:  "Cuthill-McKee: BFS from a pseudo-peripheral node, low-degree neighbours first (rcm reversed); any machine",
+		Applies:  always,
+		Generate: func(m topo.Machine) (Order, error) { return CuthillMcKee(m), nil },
+	})
+	mustRegister(Curve{
 		Name:     "rcm",
 		Summary:  "reverse Cuthill-McKee (bandwidth-reducing BFS, low-degree neighbours first, reversed); any machine",
 		Applies:  always,
@@ -137,6 +143,11 @@ func graphWalk(m topo.Machine, byDegree bool) Order {
 // neighbours in index order; disconnected components follow each other, by smallest
 // node. Deterministic.
 func BFSOrder(m topo.Machine) Order { return graphWalk(m, false) }
+
+// CuthillMcKee returns the Cuthill-McKee order of m (Cuthill and McKee 1969):
+// breadth-first from a pseudo-peripheral node, neighbours by increasing degree (ties
+// by index). Deterministic.
+func CuthillMcKee(m topo.Machine) Order { return graphWalk(m, true) }
 
 // ReverseCuthillMcKee returns the reverse Cuthill-McKee order of m (Cuthill and McKee
 // 1969; George 1971): breadth-first from a pseudo-peripheral node, neighbours by
