@@ -1,6 +1,30 @@
 #!/usr/bin/env bash
-# make demo: the main jobs on built-in examples, results in out/.
+# make demo: procalloc's main jobs on built-in examples; every result lands in out/.
 set -euo pipefail
 bin=${1:-bin/procalloc}
-mkdir -p out
-echo "procalloc demo: results in out/"
+out=out
+mkdir -p "$out"
+say() { printf '\n== %s\n' "$*"; }
+
+say "1. Node orderings: curves, ranking files and pictures for a few machines"
+for spec in mesh:16x16 mesh:16x22 torus:8x8 mesh:8x8x5:wrap=yz; do
+	name=${spec//[:=]/_}
+	case $spec in
+	mesh:16x16) curves="hilbert gilbert hindex snake morton" ;;
+	mesh:16x22) curves="gilbert hilbert-trunc snake" ;;
+	torus:8x8) curves="snake-ring gilbert-ring hilbert hindex" ;;
+	*) curves="gilbert3d hilbert3d-trunc snake3d" ;;
+	esac
+	for curve in $curves; do
+		"$bin" curve --machine "$spec" --curve "$curve" --format pairs \
+			-o "$out/$name.$curve.pairs" --svg "$out/$name.$curve.svg"
+	done
+	ring=""
+	[[ $spec == torus:* ]] && ring="--ring"
+	say "   $spec: ordering quality F (w = exp:2:8$([[ -n $ring ]] && echo ', ring')) and steps"
+	"$bin" evaluate --machine "$spec" --curve "$(echo $curves | tr ' ' ,)" --weights exp:2:8 $ring \
+		| tee "$out/$name.evaluate.txt"
+done
+"$bin" curve --machine mesh:16x16 --curve hilbert --format json -o "$out/mesh_16x16.hilbert.json"
+"$bin" curve --machine mesh:16x16 --curve hilbert --format order -o "$out/mesh_16x16.hilbert.order"
+echo "   wrote $(ls "$out"/*.pairs | wc -l) ranking files and $(ls "$out"/*.svg | wc -l) SVG pictures"
