@@ -23,10 +23,24 @@ const (
 	// location pair, with sum_l z({i,j},{k,l}) = x[i][k] + x[j][k] for every k. Half the
 	// pair variables and rows, a weaker LP relaxation.
 	FormulationAJSym = "aj-sym"
+	// FormulationWindow is for banded flows (orderings): for every window of K+1
+	// consecutive ranks (cyclically for the ring) a continuous variable per tuple of
+	// K+1 distinct nodes, z_r(v_0..v_K) standing for "ranks r..r+K hold v_0..v_K".
+	// Consecutive windows agree on their K shared ranks (for every K-tuple, the two
+	// marginals are equal), each window's first rank agrees with x, and every pair of
+	// ranks within K is charged to one window containing it. The LP relaxation sees
+	// whole runs of K+1 nodes, so parity and triangle effects of the distances count
+	// (bipartite grids: two unit steps are never followed by a pair at distance 0 or
+	// 1), which the pairwise formulations miss. Size: windows x n!/(n-K-1)! columns.
+	FormulationWindow = "window"
+	// FormulationWindow3 is the window formulation with windows of 3 ranks (pairs up to
+	// offset 2) and Adams-Johnson pair variables for longer offsets: much smaller than
+	// FormulationWindow for K >= 3, with a weaker bound on the long-offset terms.
+	FormulationWindow3 = "window3"
 )
 
 // Formulations lists the formulation names.
-var Formulations = []string{FormulationAJ, FormulationAJSym}
+var Formulations = []string{FormulationWindow, FormulationWindow3, FormulationAJ, FormulationAJSym}
 
 func checkFormulation(name string) error {
 	if slices.Contains(Formulations, name) {
@@ -49,25 +63,85 @@ func facilityPairs(q *QAP) [][2]int {
 	return ps
 }
 
-// ModelSize returns the number of columns of the formulation for q.
-func ModelSize(q *QAP, formulation string) int {
+// ModelSize returns the number of columns of the formulation for q (ring: flows banded
+// around the ring), or 0 when the formulation does not apply.
+func ModelSize(q *QAP, formulation string, ring bool) int {
 	n := q.N
-	p := len(facilityPairs(q))
-	if formulation == FormulationAJSym {
-		return n*n + p*n*(n-1)/2
+	pairsLonger := func(k int) int {
+		c := 0
+		for _, pr := range facilityPairs(q) {
+			t := pr[1] - pr[0]
+			if ring {
+				t = min(t, n-t)
+			}
+			if t > k {
+				c++
+			}
+		}
+		return c
 	}
-	return n*n + p*n*(n-1)
+	switch formulation {
+	case FormulationWindow, FormulationWindow3:
+		k := bandOf(q, ring)
+		if formulation == FormulationWindow3 {
+			k = min(k, 2)
+		}
+		if k == 0 || k+1 > n {
+			return 0
+		}
+		t := 1
+		for i := 0; i <= k; i++ {
+			t *= n - i
+			if t > MaxWindowTuples {
+				return 1 << 40
+			}
+		}
+		w := n - k
+		if ring {
+			w = n
+		}
+		return n*n + w*t + pairsLonger(k)*n*(n-1)
+	case FormulationAJSym:
+		return n*n + pairsLonger(0)*n*(n-1)/2
+	default:
+		return n*n + pairsLonger(0)*n*(n-1)
+	}
 }
+
+// autoFormulation picks the formulation for q: the full window formulation when its
+// windows are small (at most autoWindowTuples tuples), else windows of 3 ranks plus
+// pair variables, else AJ, each only when within maxCols columns.
+func autoFormulation(q *QAP, ring bool, maxCols int) string {
+	n := q.N
+	k := bandOf(q, ring)
+	if k >= 1 && k+1 < n {
+		t := 1.0
+		for i := 0; i <= k; i++ {
+			t *= float64(n - i)
+		}
+		if c := ModelSize(q, FormulationWindow, ring); t <= autoWindowTuples && c > 0 && c <= maxCols {
+			return FormulationWindow
+		}
+		if c := ModelSize(q, FormulationWindow3, ring); k >= 2 && c > 0 && c <= maxCols {
+			return FormulationWindow3
+		}
+	}
+	return FormulationAJ
+}
+
+const autoWindowTuples = 20000
 
 // mipModel is a built formulation with the column layout needed to encode starting
 // solutions and decode results.
 type mipModel struct {
-	q       *QAP
-	name    string
-	model   *highs.Model
-	pairs   [][2]int
-	perPair int // pair variables per facility pair
-	yBase   int // first pair column
+	q          *QAP
+	name       string
+	model      *highs.Model
+	pairs      [][2]int // facility pairs with AJ pair variables
+	aggregated bool     // pair variables per unordered location pair (aj-sym)
+	perPair    int      // pair variables per facility pair
+	yBase      int      // first pair column
+	win        *windowLayout
 }
 
 func (mm *mipModel) x(i, k int) int { return i*mm.q.N + k }
@@ -75,7 +149,7 @@ func (mm *mipModel) x(i, k int) int { return i*mm.q.N + k }
 // y returns the pair column for facility pair index p with i at k and j at l.
 func (mm *mipModel) y(p, k, l int) int {
 	n := mm.q.N
-	if mm.name == FormulationAJSym {
+	if mm.aggregated {
 		if k > l {
 			k, l = l, k
 		}
@@ -90,32 +164,78 @@ func (mm *mipModel) y(p, k, l int) int {
 }
 
 // buildModel builds the formulation of q with the symmetry-breaking constraints sym
-// (may be nil).
-func buildModel(q *QAP, name string, sym *symmetry) (*mipModel, error) {
+// (may be nil). ring matters for the window formulation only.
+func buildModel(q *QAP, name string, ring bool, sym *symmetry) (*mipModel, error) {
 	if err := checkFormulation(name); err != nil {
 		return nil, err
 	}
 	if name == FormulationAJSym && !q.symmetricB() {
 		return nil, fmt.Errorf("formulation %s needs a symmetric distance matrix B", name)
 	}
-	n := q.N
-	mm := &mipModel{q: q, name: name, model: &highs.Model{}, pairs: facilityPairs(q)}
-	m := mm.model
+	mm := &mipModel{q: q, name: name, model: &highs.Model{}}
+	addAssignment(mm)
+	switch name {
+	case FormulationWindow, FormulationWindow3:
+		kw := bandOf(q, ring)
+		if name == FormulationWindow3 {
+			kw = min(kw, 2)
+		}
+		long, err := addWindows(mm, ring, kw)
+		if err != nil {
+			return nil, err
+		}
+		addAJPairs(mm, long, false)
+	default:
+		addAJPairs(mm, facilityPairs(q), name == FormulationAJSym)
+	}
+	if sym != nil {
+		addSymmetry(mm, sym)
+	}
+	return mm, nil
+}
+
+// addAssignment adds the x columns (with the diagonal flow costs) and the assignment
+// constraints.
+func addAssignment(mm *mipModel) {
+	q, m, n := mm.q, mm.model, mm.q.N
 	for i := 0; i < n; i++ {
 		for k := 0; k < n; k++ {
 			m.AddCol(q.A[i*n+i]*q.B[k*n+k], 0, 1, true)
 		}
 	}
-	mm.yBase = n * n
-	if name == FormulationAJSym {
+	idx := make([]int, n)
+	val := make([]float64, n)
+	for i := range val {
+		val[i] = 1
+	}
+	for i := 0; i < n; i++ {
+		for k := 0; k < n; k++ {
+			idx[k] = mm.x(i, k)
+		}
+		m.AddRow(1, 1, idx, val)
+	}
+	for k := 0; k < n; k++ {
+		for i := 0; i < n; i++ {
+			idx[i] = mm.x(i, k)
+		}
+		m.AddRow(1, 1, idx, val)
+	}
+}
+
+// addAJPairs adds Adams-Johnson pair variables and linking constraints for pairs.
+func addAJPairs(mm *mipModel, pairs [][2]int, aggregated bool) {
+	q, m, n := mm.q, mm.model, mm.q.N
+	mm.pairs, mm.aggregated = pairs, aggregated
+	mm.yBase = m.NumCols()
+	if aggregated {
 		mm.perPair = n * (n - 1) / 2
 	} else {
 		mm.perPair = n * (n - 1)
 	}
-	for _, pr := range mm.pairs {
+	for _, pr := range pairs {
 		i, j := pr[0], pr[1]
 		aij, aji := q.A[i*n+j], q.A[j*n+i]
-		if name == FormulationAJSym {
+		if aggregated {
 			for k := 0; k < n; k++ {
 				for l := k + 1; l < n; l++ {
 					m.AddCol((aij+aji)*q.B[k*n+l], 0, 1, false)
@@ -131,37 +251,22 @@ func buildModel(q *QAP, name string, sym *symmetry) (*mipModel, error) {
 			}
 		}
 	}
-	if m.NumCols() != mm.yBase+len(mm.pairs)*mm.perPair {
-		return nil, fmt.Errorf("internal error: column layout")
-	}
 	idx := make([]int, 0, n+2)
 	val := make([]float64, 0, n+2)
-	ones := func(k int) []float64 {
+	row := func(extra ...int) {
 		val = val[:0]
-		for range k {
+		for range len(idx) {
 			val = append(val, 1)
 		}
-		return val
-	}
-	// Assignment constraints.
-	for i := 0; i < n; i++ {
-		idx = idx[:0]
-		for k := 0; k < n; k++ {
-			idx = append(idx, mm.x(i, k))
+		for _, c := range extra {
+			idx = append(idx, c)
+			val = append(val, -1)
 		}
-		m.AddRow(1, 1, idx, ones(n))
+		m.AddRow(0, 0, idx, val)
 	}
-	for k := 0; k < n; k++ {
-		idx = idx[:0]
-		for i := 0; i < n; i++ {
-			idx = append(idx, mm.x(i, k))
-		}
-		m.AddRow(1, 1, idx, ones(n))
-	}
-	// Linking constraints.
-	for p, pr := range mm.pairs {
+	for p, pr := range pairs {
 		i, j := pr[0], pr[1]
-		if name == FormulationAJSym {
+		if aggregated {
 			for k := 0; k < n; k++ {
 				idx = idx[:0]
 				for l := 0; l < n; l++ {
@@ -169,10 +274,7 @@ func buildModel(q *QAP, name string, sym *symmetry) (*mipModel, error) {
 						idx = append(idx, mm.y(p, k, l))
 					}
 				}
-				v := ones(n - 1)
-				idx = append(idx, mm.x(i, k), mm.x(j, k))
-				v = append(v, -1, -1)
-				m.AddRow(0, 0, idx, v)
+				row(mm.x(i, k), mm.x(j, k))
 			}
 			continue
 		}
@@ -183,10 +285,7 @@ func buildModel(q *QAP, name string, sym *symmetry) (*mipModel, error) {
 					idx = append(idx, mm.y(p, k, l))
 				}
 			}
-			v := ones(n - 1)
-			idx = append(idx, mm.x(i, k))
-			v = append(v, -1)
-			m.AddRow(0, 0, idx, v)
+			row(mm.x(i, k))
 		}
 		for l := 0; l < n; l++ { // j at l: i somewhere else
 			idx = idx[:0]
@@ -195,27 +294,9 @@ func buildModel(q *QAP, name string, sym *symmetry) (*mipModel, error) {
 					idx = append(idx, mm.y(p, k, l))
 				}
 			}
-			v := ones(n - 1)
-			idx = append(idx, mm.x(j, l))
-			v = append(v, -1)
-			m.AddRow(0, 0, idx, v)
+			row(mm.x(j, l))
 		}
 	}
-	if sym != nil {
-		for _, f := range sym.fix {
-			c := mm.x(f.i, f.k)
-			m.ColLower[c], m.ColUpper[c] = f.v, f.v
-		}
-		for _, r := range sym.rows {
-			idx, val = idx[:0], val[:0]
-			for _, t := range r.terms {
-				idx = append(idx, mm.x(t.i, t.k))
-				val = append(val, t.c)
-			}
-			m.AddRow(r.lo, r.hi, idx, val)
-		}
-	}
-	return mm, nil
 }
 
 // encode returns the column values of assignment p.
@@ -223,6 +304,15 @@ func (mm *mipModel) encode(p []int) []float64 {
 	v := make([]float64, mm.model.NumCols())
 	for i, k := range p {
 		v[mm.x(i, k)] = 1
+	}
+	if wl := mm.win; wl != nil {
+		t := make([]int, wl.k+1)
+		for r := 0; r < wl.windows; r++ {
+			for j := range t {
+				t[j] = p[wl.rank(r, j)]
+			}
+			v[wl.col(r, wl.encodeTuple(t))] = 1
+		}
 	}
 	for pi, pr := range mm.pairs {
 		v[mm.y(pi, p[pr[0]], p[pr[1]])] = 1

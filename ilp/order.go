@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/topo"
 )
 
 // OrderOptions control SolveOrdering.
 type OrderOptions struct {
 	Options
+	// Method: MethodMIP (default), MethodDP, MethodLocal or MethodAuto.
+	Method string
 	// Ring scores rank differences around the ring (Leung et al. 2002 §2.3, ring span).
 	Ring bool
 	// Flat ignores a graph's groups (switches) and orders all nodes in one problem.
@@ -21,6 +25,25 @@ type OrderOptions struct {
 	// Starts are extra starting orderings (curves, ranking files) for the local search.
 	Starts []Start
 }
+
+// Methods of SolveOrdering.
+const (
+	// MethodMIP: local search, Gilmore-Lawler bound, then the MIP through HiGHS.
+	MethodMIP = "mip"
+	// MethodDP: exact.OrderDP, dynamic programming over subsets (no HiGHS; small n).
+	MethodDP = "dp"
+	// MethodLocal: local search and the Gilmore-Lawler bound only (same as NoMIP).
+	MethodLocal = "local"
+	// MethodAuto: the DP when its state count is at most AutoDPStates, else the MIP.
+	MethodAuto = "auto"
+)
+
+// Methods lists the method names.
+var Methods = []string{MethodAuto, MethodMIP, MethodDP, MethodLocal}
+
+// AutoDPStates is the largest DP (in states) MethodAuto prefers to the MIP: about ten
+// seconds on the project's machines.
+const AutoDPStates = 3e7
 
 // OrderResult is an ordering with its certificate. Objective is F of Order recomputed
 // by curves.Objective (the verifier every solver reports through).
@@ -91,6 +114,14 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
+	switch opt.Method {
+	case "", MethodMIP:
+	case MethodLocal:
+		opt.NoMIP = true
+	case MethodDP, MethodAuto:
+	default:
+		return nil, fmt.Errorf("unknown method %q (want %s)", opt.Method, strings.Join(Methods, ", "))
+	}
 	if g, ok := m.(*topo.Graph); ok {
 		if err := g.CheckConnected(); err != nil {
 			return nil, err
@@ -98,6 +129,9 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		if len(g.Groups()) > 0 && !opt.Flat {
 			return orderHierarchical(ctx, g, w, opt)
 		}
+	}
+	if opt.Method == MethodDP || (opt.Method == MethodAuto && exact.OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
+		return orderByDP(ctx, m, w, opt)
 	}
 	q, err := OrderingQAP(m, w, opt.Ring)
 	if err != nil {
@@ -109,10 +143,36 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 			return nil, fmt.Errorf("start %s: %w", s.Name, err)
 		}
 	}
+	opt.Options.Cyclic = opt.Ring
 	res, err := SolveQAP(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
 	if err != nil {
 		return nil, err
 	}
+	return verifyOrder(m, w, opt.Ring, q, res)
+}
+
+// orderByDP solves the ordering exactly with exact.OrderDP; the certificate is the DP
+// itself (bound = optimum).
+func orderByDP(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
+	t0 := time.Now()
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	q, err := OrderingQAP(m, w, opt.Ring)
+	if err != nil {
+		return nil, err
+	}
+	dr, err := exact.OrderDP(ctx, m, w, opt.Ring)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Assignment: dr.Order, Objective: q.Objective(dr.Order), Status: StatusOptimal,
+		BoundSource: "dp", Formulation: "dp", Granularity: granularity(q), StartSource: "dp",
+		Notes: []string{fmt.Sprintf("exact dynamic program over subsets: %d states", dr.States)}}
+	res.Bound, res.StartObjective = res.Objective, res.Objective
+	res.Seconds = time.Since(t0).Seconds()
 	return verifyOrder(m, w, opt.Ring, q, res)
 }
 
@@ -205,6 +265,7 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	}
 	bopt := opt.Options
 	bopt.TimeLimit = 0 // the context carries the deadline
+	bopt.Cyclic = opt.Ring
 	bres, err := SolveQAP(ctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
 	if err != nil {
 		return nil, fmt.Errorf("ordering the groups: %w", err)

@@ -27,12 +27,16 @@ const DefaultMaxColumns = 3_000_000
 
 // Options control SolveQAP and SolveOrdering.
 type Options struct {
-	Formulation string        // FormulationAJ (default) or FormulationAJSym
-	TimeLimit   time.Duration // for the whole solve (0: none)
-	RelGap      float64       // stop the MIP at this relative gap (0: prove optimality)
-	Threads     int           // HiGHS threads (0: default)
-	Seed        uint64        // local search and HiGHS seed
-	Log         io.Writer     // HiGHS log (nil: off)
+	// Formulation: one of Formulations; "" chooses by size (autoFormulation).
+	Formulation string
+	// Cyclic says the flows are banded around a ring (the ring ordering variant); only
+	// the window formulation needs to know.
+	Cyclic    bool
+	TimeLimit time.Duration // for the whole solve (0: none)
+	RelGap    float64       // stop the MIP at this relative gap (0: prove optimality)
+	Threads   int           // HiGHS threads (0: default)
+	Seed      uint64        // local search and HiGHS seed
+	Log       io.Writer     // HiGHS log (nil: off)
 	// Progress receives incumbent/bound snapshots while the MIP runs.
 	Progress func(highs.Progress)
 	// NoMIP skips HiGHS: local search plus the Gilmore-Lawler bound only.
@@ -82,8 +86,12 @@ type Start struct {
 // the MIP through HiGHS warm-started from the best assignment. sym may be nil.
 func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
 	t0 := time.Now()
+	maxCols := opt.MaxColumns
+	if maxCols <= 0 {
+		maxCols = DefaultMaxColumns
+	}
 	if opt.Formulation == "" {
-		opt.Formulation = FormulationAJ
+		opt.Formulation = autoFormulation(q, opt.Cyclic, maxCols)
 	}
 	if err := checkFormulation(opt.Formulation); err != nil {
 		return nil, err
@@ -165,11 +173,9 @@ func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if opt.NoMIP {
 		return finish(StatusHeuristic)
 	}
-	maxCols := opt.MaxColumns
-	if maxCols <= 0 {
-		maxCols = DefaultMaxColumns
-	}
-	if cols := ModelSize(q, opt.Formulation); cols > maxCols {
+	if cols := ModelSize(q, opt.Formulation, opt.Cyclic); cols == 0 {
+		return nil, fmt.Errorf("formulation %s does not apply to this instance (flows not banded narrowly enough)", opt.Formulation)
+	} else if cols > maxCols {
 		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: %d columns exceed the limit of %d", cols, maxCols))
 		return finish(StatusHeuristic)
 	}
@@ -179,7 +185,7 @@ func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if opt.NoSymmetry {
 		sym = nil
 	}
-	mm, err := buildModel(q, opt.Formulation, sym)
+	mm, err := buildModel(q, opt.Formulation, opt.Cyclic, sym)
 	if err != nil {
 		return nil, err
 	}
