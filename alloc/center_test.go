@@ -369,3 +369,44 @@ func TestCenterErrors(t *testing.T) {
 		t.Errorf("ParseTieBreak round trip: %v %v", tb, err)
 	}
 }
+
+// TestMMIncNoWorseThanMM: MM+Inc starts from MM's choice and only takes improving
+// swaps, so on the same free set its total pairwise L1 is never larger.
+func TestMMIncNoWorseThanMM(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, g := range []*topo.Grid{topo.Mesh(7, 6), topo.Mesh(4, 4, 3)} {
+		for r := range 40 {
+			free := randomFree(rng, g.N(), []float64{0.3, 0.7}[r%2])
+			var chosen [2][]int
+			for i, spec := range []string{"mm", "mminc"} {
+				a, err := Parse(spec, g, Options{Compat: CompatPReMAS})
+				if err != nil {
+					t.Fatal(err)
+				}
+				setFree(t, a, free)
+				k := 1 + rng.IntN(a.NumFree())
+				if i == 1 {
+					k = len(chosen[0])
+				}
+				if chosen[i], err = a.Allocate(k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			total := func(nodes []int) int {
+				pts := make([]geom.Point, len(nodes))
+				for i, v := range nodes {
+					pts[i] = g.Coord(v, nil)
+				}
+				return geom.PairwiseL1Brute(pts)
+			}
+			if mm, inc := total(chosen[0]), total(chosen[1]); inc > mm {
+				t.Fatalf("%s: MM+Inc total %d > MM %d (k=%d)", g.Spec(), inc, mm, len(chosen[0]))
+			}
+			for _, v := range chosen[1] {
+				if !free[v] {
+					t.Fatalf("MM+Inc chose busy node %d", v)
+				}
+			}
+		}
+	}
+}
