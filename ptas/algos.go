@@ -13,10 +13,12 @@ import (
 // total pairwise L1 distance wins. Ratio 7/4 in the plane, 2 - 1/(2d) in d dimensions
 // (both tight), and 2 - 2/k. O(n^d) centers. Ties follow opt.Ties.
 func MM[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
-	return mmContext(context.Background(), pts, k, opt)
+	return MMContext(context.Background(), pts, k, opt)
 }
 
-func mmContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
+// MMContext is MM that stops with ctx's error when ctx ends (checked between rows of
+// centers).
+func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {
 		return Result{}, err
@@ -88,7 +90,12 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 // its summed distance to the chosen set, so a swap's effect costs O(d) to evaluate and
 // O(n d) to apply. The guarantee is MM's.
 func MMInc[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
-	res, err := MM(pts, k, opt)
+	return MMIncContext(context.Background(), pts, k, opt)
+}
+
+// MMIncContext is MMInc whose MM phase stops with ctx's error when ctx ends.
+func MMIncContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
+	res, err := MMContext(ctx, pts, k, opt)
 	if err != nil || k == len(pts) {
 		return res, err
 	}

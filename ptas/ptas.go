@@ -57,6 +57,10 @@ type Result struct {
 	Guarantee float64
 }
 
+// maxIntCoord bounds integer coordinates so that totals (at most k^2 d times twice
+// the coordinate range) stay exact in 64-bit integers for any realistic k.
+const maxIntCoord = 1 << 31
+
 // ErrInput is wrapped by every input validation error.
 var ErrInput = errors.New("invalid input")
 
@@ -79,10 +83,13 @@ func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
 		return nil, fmt.Errorf("%w: k = %d must be between 1 and the number of points (%d)", ErrInput, k, n)
 	}
 	pr := &problem[T]{pts: make([][]T, n), n: n, d: len(pts[0]), k: k}
+	float := isFloat[T]()
 	for i, p := range pts {
 		for j, v := range p {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				return nil, fmt.Errorf("%w: point %d coordinate %d is %v", ErrInput, i, j, f)
+			} else if !float && math.Abs(f) > maxIntCoord {
+				return nil, fmt.Errorf("%w: point %d coordinate %d is %v, beyond ±2^31: integer sums could overflow (use float64 coordinates)", ErrInput, i, j, v)
 			}
 		}
 		pr.pts[i] = []T(p)

@@ -206,6 +206,9 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("ptas %s: error %v", c.name, err)
 		}
 	}
+	if _, err := MM([][]int{{0, 1 << 40}}, 1, Options{}); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("huge integer coordinate: %v", err)
+	}
 	if _, err := MM(good, 1, Options{Ties: 7}); err == nil {
 		t.Error("unknown ties rule accepted")
 	}

@@ -172,7 +172,7 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 		idx := lineWindow(pr.pts, k)
 		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Guarantee: 1}, nil
 	}
-	start, err := mmContext(ctx, pts, k, Options{})
+	start, err := MMContext(ctx, pts, k, Options{})
 	if err != nil {
 		return Result{}, err
 	}

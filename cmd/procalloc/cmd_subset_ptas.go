@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/procalloc/procalloc/geom"
 	"github.com/procalloc/procalloc/ptas"
 )
 
@@ -13,9 +14,9 @@ import (
 // the exact integer path; other input on float64. Ties are broken by input index
 // (ptas.TiesByIndex); with --machine/--free the input order is the free list's order.
 func init() {
-	center := func(name string, f func(in *subsetInput, k int) (ptas.Result, error)) func(context.Context, *subsetInput, subsetParams) (*subsetResult, error) {
+	center := func(name string, f func(ctx context.Context, in *subsetInput, k int) (ptas.Result, error)) func(context.Context, *subsetInput, subsetParams) (*subsetResult, error) {
 		return func(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
-			res, err := f(in, p.K)
+			res, err := f(ctx, in, p.K)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -27,17 +28,26 @@ func init() {
 			return out, nil
 		}
 	}
-	pick := func(fi func([][]int, int, ptas.Options) (ptas.Result, error), ff func([][]float64, int, ptas.Options) (ptas.Result, error)) func(*subsetInput, int) (ptas.Result, error) {
-		return func(in *subsetInput, k int) (ptas.Result, error) {
-			if in.Ints != nil {
+	pick := func(fi func([][]int, int, ptas.Options) (ptas.Result, error), ff func([][]float64, int, ptas.Options) (ptas.Result, error)) func(context.Context, *subsetInput, int) (ptas.Result, error) {
+		return func(_ context.Context, in *subsetInput, k int) (ptas.Result, error) {
+			if in.Ints != nil && !intsTooLarge(in.Ints) {
 				return fi(intRows(in), k, ptas.Options{})
 			}
 			return ff(floatRows(in), k, ptas.Options{})
 		}
 	}
+	// MM and MM+Inc can run long on large inputs (O(n^d) centers): they honour ctx.
+	pickCtx := func(fi func(context.Context, [][]int, int, ptas.Options) (ptas.Result, error), ff func(context.Context, [][]float64, int, ptas.Options) (ptas.Result, error)) func(context.Context, *subsetInput, int) (ptas.Result, error) {
+		return func(ctx context.Context, in *subsetInput, k int) (ptas.Result, error) {
+			if in.Ints != nil && !intsTooLarge(in.Ints) {
+				return fi(ctx, intRows(in), k, ptas.Options{})
+			}
+			return ff(ctx, floatRows(in), k, ptas.Options{})
+		}
+	}
 	registerSubsetAlgo(&subsetAlgo{name: "mm",
 		summary: "Manhattan Median: every axis-line intersection as center, its k nearest in L1; 7/4 (2D), 2-1/(2d)",
-		run:     center("mm", pick(ptas.MM[[]int, int], ptas.MM[[]float64, float64]))})
+		run:     center("mm", pickCtx(ptas.MMContext[[]int, int], ptas.MMContext[[]float64, float64]))})
 	registerSubsetAlgo(&subsetAlgo{name: "genalg",
 		summary: "Gen-Alg (Krumke et al.): every point as center, its k nearest in L1; 2-2/k",
 		run:     center("genalg", pick(ptas.GenAlg[[]int, int], ptas.GenAlg[[]float64, float64]))})
@@ -46,7 +56,7 @@ func init() {
 		run:     center("mc1x1", pick(ptas.MC1x1[[]int, int], ptas.MC1x1[[]float64, float64]))})
 	registerSubsetAlgo(&subsetAlgo{name: "mminc",
 		summary: "MM+Inc: MM, then swaps of a chosen and an unchosen point while the total drops",
-		run:     center("mminc", pick(ptas.MMInc[[]int, int], ptas.MMInc[[]float64, float64]))})
+		run:     center("mminc", pickCtx(ptas.MMIncContext[[]int, int], ptas.MMIncContext[[]float64, float64]))})
 	registerSubsetAlgo(&subsetAlgo{name: "ptas",
 		summary: "PTAS (Bender et al. §3, §4.2): total <= (1+eps) x optimum; exponential in 1/eps",
 		run:     runPTAS})
@@ -93,6 +103,19 @@ func runPTAS(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResul
 		return nil, err
 	}
 	return out, nil
+}
+
+// intsTooLarge reports integer input beyond the integer path's range (ptas refuses
+// coordinates beyond 2^31 there); such input runs on float64 instead.
+func intsTooLarge(pts []geom.Point) bool {
+	for _, p := range pts {
+		for _, v := range p {
+			if v > 1<<31 || v < -(1<<31) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func intRows(in *subsetInput) [][]int {
