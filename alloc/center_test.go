@@ -214,7 +214,12 @@ func randomFree(rng *rand.Rand, n int, p float64) []bool {
 // TestCenterMatchesReference checks every center-based family against the literal
 // reference on random free sets of small meshes and tori.
 func TestCenterMatchesReference(t *testing.T) {
-	grids := []*topo.Grid{topo.Mesh(6, 5), topo.Mesh(4, 3, 3), topo.Mesh(9, 1), topo.Torus(5, 4), topo.Torus(3, 4, 2)}
+	grids := []*topo.Grid{topo.Mesh(6, 5), topo.Mesh(4, 3, 3), topo.Mesh(9, 1), topo.Mesh(11), topo.Torus(5, 4), topo.Torus(3, 4, 2), topo.Torus(7)}
+	partial, err := topo.NewGrid([]int{5, 4, 3}, []bool{false, true, true}) // Cplant-like: wrap in y and z
+	if err != nil {
+		t.Fatal(err)
+	}
+	grids = append(grids, partial)
 	cases := []struct {
 		spec, variant string
 		tb            *TieBreak
