@@ -9,7 +9,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // Statuses of a Result.
@@ -47,6 +49,9 @@ type Options struct {
 	LocalSearch LocalSearchOptions
 	// NoSymmetry leaves out the symmetry-breaking constraints (for comparisons).
 	NoSymmetry bool
+	// ForceMIP runs the MIP even when the Gilmore-Lawler bound already proves the local
+	// search result optimal (for cross-checks of the formulations).
+	ForceMIP bool
 }
 
 // Result is a solution with its certificate.
@@ -163,7 +168,7 @@ func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		res.Seconds = time.Since(t0).Seconds()
 		return res, nil
 	}
-	if res.proven() {
+	if res.proven() && !opt.ForceMIP {
 		res.Notes = append(res.Notes, "the local search optimum meets the Gilmore-Lawler bound: no MIP needed")
 		return finish(StatusOptimal)
 	}
@@ -294,4 +299,26 @@ func relGap(obj, bound float64) float64 {
 		return math.Inf(1)
 	}
 	return max(0, (obj-bound)/math.Abs(obj))
+}
+
+// LPBound returns the LP-relaxation bound of a formulation (with symmetry breaking) for
+// the ordering problem of m with weights w: the objective of the relaxation, a lower
+// bound on the optimal F. Used to compare formulations (docs/ilp.md).
+func LPBound(ctx context.Context, m topo.Machine, w curves.Weights, ring bool, formulation string) (float64, error) {
+	q, err := OrderingQAP(m, w, ring)
+	if err != nil {
+		return 0, err
+	}
+	mm, err := buildModel(q, formulation, ring, orderingSymmetry(m, ring))
+	if err != nil {
+		return 0, err
+	}
+	r, err := highs.Solve(ctx, mm.model, nil, highs.Options{Relax: true})
+	if err != nil {
+		return 0, err
+	}
+	if r.Status != highs.StatusOptimal {
+		return 0, fmt.Errorf("LP relaxation: %s", r.ModelStatus)
+	}
+	return r.Objective, nil
 }

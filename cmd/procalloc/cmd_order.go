@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/ilp"
+	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// orderOutput is the JSON of "procalloc order". Objective is recomputed by
+// curves.Objective from Order (for --qap: by the QAP objective from Assignment).
+type orderOutput struct {
+	Machine     string             `json:"machine,omitempty"`
+	QAP         string             `json:"qap,omitempty"`
+	N           int                `json:"n"`
+	Weights     string             `json:"weights,omitempty"`
+	Ring        bool               `json:"ring"`
+	Method      string             `json:"method"`
+	Status      string             `json:"status"`
+	Objective   float64            `json:"objective"`
+	Bound       *float64           `json:"bound"`
+	Gap         *float64           `json:"gap"`
+	BoundSource string             `json:"bound_source"`
+	Formulation string             `json:"formulation"`
+	Symmetry    string             `json:"symmetry,omitempty"`
+	Order       []int              `json:"order"`
+	Hierarchy   *orderHierarchy    `json:"hierarchy,omitempty"`
+	Start       float64            `json:"start_objective"`
+	StartFrom   string             `json:"start_from"`
+	Curves      map[string]float64 `json:"curves,omitempty"`
+	MIP         *orderMIP          `json:"mip,omitempty"`
+	Seconds     float64            `json:"seconds"`
+	Notes       []string           `json:"notes,omitempty"`
+}
+
+type orderHierarchy struct {
+	Groups int `json:"groups"`
+}
+
+type orderMIP struct {
+	Status  string  `json:"status"`
+	Columns int     `json:"columns"`
+	Rows    int     `json:"rows"`
+	Nodes   int64   `json:"nodes"`
+	Obj     float64 `json:"objective"`
+}
+
+func init() {
+	register(&command{
+		name:    "order",
+		summary: "optimal node ordering (minimum F) by integer programming, with a certificate",
+		usage:   "order (--graph FILE | --machine SPEC) --weights SPEC [--ring] [flags] | order --qap FILE [flags]",
+		details: `Finds a 1D ordering of a machine's nodes minimizing
+  F = sum over node pairs of w(rank difference) x hop distance
+(Leung et al. 2002 §2.2; with --ring the rank difference is taken around the ring, for
+ring span). It is a quadratic assignment problem with a Toeplitz (circulant) flow
+matrix, NP-hard (w = (1) is Hamiltonian path / cycle).
+
+Method (--method):
+  mip    local search from every applicable curve and BFS orders (the warm start), the
+         Gilmore-Lawler bound, then the MIP through HiGHS (needs a build with -tags
+         highs after 'make highs'); the default
+  dp     exact dynamic program over subsets, no HiGHS (n up to about 16)
+  local  local search + Gilmore-Lawler bound only (also --no-mip); for large graphs
+  auto   dp when small enough (about 3e7 states), else mip
+Formulations (--formulation, MIP only): window (runs of K+1 ranks), window3 (runs of 3
+ranks plus pair variables), aj (Adams-Johnson pairs), aj-sym (aggregated pairs);
+default: chosen by size. See docs/ilp.md.
+
+Certificate: bound is a proven lower bound on the optimal F (HiGHS's dual bound, the
+Gilmore-Lawler bound, or the DP), gap = (objective - bound) / objective. status is
+optimal, time_limit, interrupted, gap_limit or heuristic (no MIP ran). objective is F of
+the printed order, recomputed by the same function that scores curves. When all weights
+are dyadic (1, 0.5, 0.25, ...) every F is a multiple of the finest one, and the bound is
+rounded up to such a multiple. Ctrl-C stops the solve and prints the best ordering found
+with its bound.
+
+Graphs whose processors are grouped under switches (%group lines) are ordered switch
+by switch (groups stay contiguous) unless --flat. Weights beyond the largest rank
+difference (K >= n) are allowed and unused. Disconnected graphs are errors.
+
+--qap FILE solves a general QAP in QAPLIB format (n, matrix A, matrix B; objective
+sum A[i][j] B[p(i)][p(j)]); order is then p (0-based, location of each facility).
+
+With -o FILE the ordering is written as a ranking file (--format, default from the
+extension, else pairs) and the summary goes to stdout.`,
+		example: `procalloc order --machine torus:4x4 --weights list:1,0.5 --json
+procalloc order --graph net.txt --weights exp:2:3 --ring --time-limit 5m -o net.pairs
+procalloc order --machine torus:8x8 --weights exp:2:3 --time-limit 60s --gap 0.01
+procalloc order --machine mesh:4x4 --weights list:1,0.5,0.25 --method dp
+procalloc order --qap nug5.dat --json`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")
+			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			qapFile := fs.String("qap", "", "solve a QAPLIB-format `FILE` instead of an ordering")
+			weights := fs.String("weights", "", "weights `SPEC`: "+strings.ReplaceAll(curves.WeightsHelp, "\n", "; "))
+			ring := fs.Bool("ring", false, "measure rank differences around the ring (ring span)")
+			limit := fs.Duration("time-limit", 60*time.Second, "stop after this long and report the best ordering with its bound (0: none)")
+			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
+			threads := fs.Int("threads", 0, "HiGHS threads (0: HiGHS default)")
+			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")
+			method := fs.String("method", ilp.MethodMIP, "solution `METHOD`: "+strings.Join(ilp.Methods, ", "))
+			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")
+			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+strings.Join(ilp.Formulations, ", ")+" (default: by size)")
+			flat := fs.Bool("flat", false, "ignore the graph's groups (switches) and order all nodes at once")
+			start := fs.String("start", "", "extra starting `ORDERS`: comma-separated curve names or ranking files")
+			out := fs.String("o", "", "write the ordering as a ranking `FILE` (summary to stdout)")
+			format := fs.String("format", "", "ranking `FORMAT` for -o: pairs, ranks, order, json, hosts (default: from the extension, else pairs)")
+			asJSON := fs.Bool("json", false, "print the summary as JSON")
+			logHiGHS := fs.Bool("log", false, "show HiGHS's log on stderr")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				if *noMIP {
+					*method = ilp.MethodLocal
+				}
+				if !contains(ilp.Methods, *method) {
+					return usagef("--method %q: want %s", *method, strings.Join(ilp.Methods, ", "))
+				}
+				if *formulation != "" && !contains(ilp.Formulations, *formulation) {
+					return usagef("--formulation %q: want %s", *formulation, strings.Join(ilp.Formulations, ", "))
+				}
+				if math.IsNaN(*gap) || *gap < 0 || *gap >= 1 {
+					return usagef("--gap %g: must be in [0, 1)", *gap)
+				}
+				if *limit < 0 || *threads < 0 {
+					return usagef("--time-limit and --threads must not be negative")
+				}
+				if (*method == ilp.MethodMIP || (*method == ilp.MethodAuto && *qapFile != "")) && !highs.Available() {
+					return fmt.Errorf("%v\n(or run without HiGHS: --method dp for small instances, --method local / --no-mip for local search with a lower bound)", highs.ErrNotAvailable)
+				}
+				opt := ilp.Options{Formulation: *formulation, TimeLimit: *limit, RelGap: *gap, Threads: *threads,
+					Seed: *seed, NoMIP: *method == ilp.MethodLocal}
+				if *logHiGHS {
+					opt.Log = e.stderr
+				}
+				prog := newProgress(e, "order", 0)
+				opt.Progress = func(p highs.Progress) {
+					inc := "-"
+					if !math.IsInf(p.Incumbent, 0) && p.Incumbent < 1e300 {
+						inc = fmtNum(p.Incumbent)
+					}
+					prog.Update(0, fmt.Sprintf("incumbent %s  bound %s  gap %.2f%%  nodes %d", inc, fmtNum(p.Bound), 100*p.Gap, p.Nodes))
+				}
+				var o *orderOutput
+				var err error
+				var m topo.Machine
+				var ws curves.Weights
+				if *qapFile != "" {
+					if *machine != "" || *graphFile != "" || *weights != "" || *ring || *start != "" {
+						return usagef("--qap takes no --machine, --graph, --weights, --ring or --start")
+					}
+					if *method == ilp.MethodDP {
+						return usagef("--method dp solves orderings, not general QAPs")
+					}
+					o, err = orderQAP(ctx, e, *qapFile, opt)
+				} else {
+					if *weights == "" {
+						return usagef("--weights is required (e.g. list:1,0.5,0.25 or exp:2:3)")
+					}
+					if ws, err = curves.ParseWeights(*weights); err != nil {
+						return usagef("--weights: %v", err)
+					}
+					if m, err = curveLoadMachine(e, *machine, *graphFile); err != nil {
+						return err
+					}
+					if m.N() > ilp.MaxOrderingNodes {
+						return fmt.Errorf("machine has %d nodes; order handles at most %d", m.N(), ilp.MaxOrderingNodes)
+					}
+					oo := ilp.OrderOptions{Options: opt, Method: *method, Ring: *ring, Flat: *flat}
+					if *start != "" {
+						for _, s := range strings.Split(*start, ",") {
+							so, err := curveResolve(strings.TrimSpace(s), m)
+							if err != nil {
+								return err
+							}
+							oo.Starts = append(oo.Starts, ilp.Start{Name: s, P: so})
+						}
+					}
+					o, err = orderMachine(ctx, m, ws, oo)
+				}
+				prog.Done()
+				if err != nil {
+					return err
+				}
+				if *out != "" {
+					if o.QAP != "" {
+						return usagef("-o writes ranking files; with --qap use --json")
+					}
+					f := curves.FormatPairs
+					if *format != "" {
+						if f, err = curves.ParseFormat(*format); err != nil {
+							return usagef("--format: %v", err)
+						}
+					} else if ff, ok := curves.FormatFromPath(*out); ok {
+						f = ff
+					}
+					meta := curves.RankingMeta{Machine: m.Spec(), Curve: fmt.Sprintf("optimal-F %s ring=%v (%s)", ws, *ring, o.Status)}
+					if err := writeFileAtomic(e, *out, func(w io.Writer) error {
+						return curves.WriteRanking(w, f, curves.Order(o.Order), meta, curves.NodeNames(m))
+					}); err != nil {
+						return err
+					}
+				} else if *format != "" {
+					return usagef("--format needs -o FILE")
+				}
+				if *asJSON {
+					return writeJSON(e.stdout, o)
+				}
+				return printOrder(e.stdout, o, *out == "")
+			}
+		},
+	})
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp.OrderOptions) (*orderOutput, error) {
+	res, err := ilp.SolveOrdering(ctx, m, w, opt)
+	if err != nil {
+		return nil, err
+	}
+	// The verifier: F of the returned order, by the function that scores every curve.
+	f, err := curves.Objective(m, res.Order, w, opt.Ring)
+	if err != nil {
+		return nil, fmt.Errorf("verifier: %w", err)
+	}
+	if f != res.Objective {
+		return nil, fmt.Errorf("internal error: reported F %v, verifier %v", res.Objective, f)
+	}
+	o := fillOrderOutput(&res.Result)
+	o.Machine, o.N, o.Weights, o.Ring = m.Spec(), m.N(), w.String(), opt.Ring
+	o.Method = opt.Method
+	if o.Method == "" {
+		o.Method = ilp.MethodMIP
+	}
+	if opt.Method == ilp.MethodAuto {
+		o.Method = "auto:" + res.BoundSource
+	}
+	o.Order = res.Order
+	if res.Hierarchical {
+		o.Hierarchy = &orderHierarchy{Groups: res.Groups}
+	}
+	o.Curves = map[string]float64{}
+	for _, name := range curves.Applicable(m) {
+		if co, err := curves.Generate(name, m); err == nil {
+			if cf, err := curves.Objective(m, co, w, opt.Ring); err == nil {
+				o.Curves[name] = cf
+			}
+		}
+	}
+	return o, nil
+}
+
+func orderQAP(ctx context.Context, e *env, path string, opt ilp.Options) (*orderOutput, error) {
+	r, err := openInput(e, path)
+	if err != nil {
+		return nil, err
+	}
+	q, err := ilp.ReadQAPLIB(r)
+	r.Close()
+	if err != nil {
+		return nil, fmt.Errorf("--qap %s: %w", path, err)
+	}
+	res, err := ilp.SolveQAP(ctx, q, nil, nil, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.CheckPerm(res.Assignment); err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	res.Objective = q.Objective(res.Assignment)
+	o := fillOrderOutput(res)
+	o.QAP, o.N, o.Order = path, q.N, res.Assignment
+	o.Method = ilp.MethodMIP
+	if opt.NoMIP {
+		o.Method = ilp.MethodLocal
+	}
+	return o, nil
+}
+
+func fillOrderOutput(r *ilp.Result) *orderOutput {
+	o := &orderOutput{Status: r.Status, Objective: r.Objective, BoundSource: r.BoundSource,
+		Formulation: r.Formulation, Symmetry: r.Symmetry, Start: r.StartObjective, StartFrom: r.StartSource,
+		Seconds: r.Seconds, Notes: r.Notes}
+	if !math.IsInf(r.Bound, 0) && !math.IsNaN(r.Bound) {
+		b, g := r.Bound, r.Gap
+		o.Bound, o.Gap = &b, &g
+	}
+	if o.Formulation == "" {
+		o.Formulation = "none"
+	}
+	if r.MIPStatus != "" {
+		o.MIP = &orderMIP{Status: r.MIPStatus, Columns: r.MIPColumns, Rows: r.MIPRows, Nodes: r.Nodes, Obj: r.MIPObjective}
+	}
+	return o
+}
+
+func printOrder(w io.Writer, o *orderOutput, withOrder bool) error {
+	src := o.Machine
+	if o.QAP != "" {
+		src = "qap " + o.QAP
+	}
+	fmt.Fprintf(w, "instance     %s (n = %d)\n", src, o.N)
+	if o.Weights != "" {
+		fmt.Fprintf(w, "weights      %s  ring=%v\n", o.Weights, o.Ring)
+	}
+	fmt.Fprintf(w, "method       %s  formulation %s\n", o.Method, o.Formulation)
+	fmt.Fprintf(w, "status       %s\n", o.Status)
+	fmt.Fprintf(w, "objective    %s\n", fmtNum(o.Objective))
+	if o.Bound != nil {
+		fmt.Fprintf(w, "bound        %s (%s)\n", fmtNum(*o.Bound), o.BoundSource)
+		fmt.Fprintf(w, "gap          %.4g%%\n", 100**o.Gap)
+	} else {
+		fmt.Fprintf(w, "bound        none\n")
+	}
+	fmt.Fprintf(w, "start        %s (%s)\n", fmtNum(o.Start), o.StartFrom)
+	if len(o.Curves) > 0 {
+		names := make([]string, 0, len(o.Curves))
+		for n := range o.Curves {
+			names = append(names, n)
+		}
+		sortStrings(names)
+		var sb strings.Builder
+		for i, n := range names {
+			if i > 0 {
+				sb.WriteString("  ")
+			}
+			fmt.Fprintf(&sb, "%s %s", n, fmtNum(o.Curves[n]))
+		}
+		fmt.Fprintf(w, "curves       %s\n", sb.String())
+	}
+	if o.MIP != nil {
+		fmt.Fprintf(w, "mip          %s, %d columns, %d rows, %d nodes\n", o.MIP.Status, o.MIP.Columns, o.MIP.Rows, o.MIP.Nodes)
+	}
+	fmt.Fprintf(w, "seconds      %.3f\n", o.Seconds)
+	for _, n := range o.Notes {
+		fmt.Fprintf(w, "note         %s\n", n)
+	}
+	if withOrder {
+		fmt.Fprintf(w, "order        %s\n", joinInts(o.Order))
+	}
+	return nil
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
