@@ -232,3 +232,22 @@ func TestAllPoints(t *testing.T) {
 		}
 	}
 }
+
+func TestContextAndLimits(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	pts := randomFloats(rand.New(rand.NewPCG(1, 1)), 30, 2)
+	if _, err := MMContext(ctx, pts, 5, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("MMContext on a cancelled context: %v", err)
+	}
+	if _, err := MMIncContext(ctx, pts, 5, Options{Ties: TiesPReMAS}); !errors.Is(err, context.Canceled) {
+		t.Errorf("MMIncContext on a cancelled context: %v", err)
+	}
+	if _, err := PTAS(ctx, pts, 5, 0.5); !errors.Is(err, context.Canceled) {
+		t.Errorf("PTAS on a cancelled context: %v", err)
+	}
+	big := randomFloats(rand.New(rand.NewPCG(2, 2)), 300, 2)
+	if _, err := PTAS(context.Background(), big, 40, 0.1); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("huge PTAS: %v", err)
+	}
+}

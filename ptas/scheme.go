@@ -149,8 +149,8 @@ func PTAS(ctx context.Context, pts [][]float64, k int, eps float64) (Result, err
 // guarantee. Guarantee reports min(PTASRatio, MMGuarantee). Time grows like
 // C(n-1, m'-1)^d; instances with more than MaxCutVectors cuts per axis are refused.
 // In one dimension the exact optimum (a window of k consecutive points) is returned
-// instead, with guarantee 1. If ctx ends early the best subset so far is returned with MM's guarantee, together
-// with the context's error.
+// instead, with guarantee 1. If ctx ends early the best subset so far is returned
+// with MM's guarantee, together with the context's error.
 func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {
@@ -172,6 +172,11 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 		idx := lineWindow(pr.pts, k)
 		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Guarantee: 1}, nil
 	}
+	sizes := sliceSizes(k, m)
+	if c := binom(pr.n-1, len(sizes)-1); c > MaxCutVectors {
+		return Result{}, fmt.Errorf("ptas: %w: %d points with %d slices per axis give %.3g cut vectors per axis (limit %d); use a larger eps or fewer points",
+			ErrTooLarge, pr.n, len(sizes), c, MaxCutVectors)
+	}
 	start, err := MMContext(ctx, pts, k, Options{})
 	if err != nil {
 		return Result{}, err
@@ -180,7 +185,7 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 		start.Guarantee, start.Center = 1, nil
 		return start, nil
 	}
-	s := &scheme{pr: pr, sizes: sliceSizes(k, m), ratio: ratio, sc: newPairScorer(pr.pts, k)}
+	s := &scheme{pr: pr, sizes: sizes, ratio: ratio, sc: newPairScorer(pr.pts, k)}
 	s.best = slices.Clone(start.Indices)
 	s.bestTotal = start.Total
 	if math.IsInf(ratio, 1) {
@@ -188,10 +193,8 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 		return Result{Indices: s.best, Total: s.bestTotal, Guarantee: mmG}, nil
 	}
 	if err := s.run(ctx); err != nil {
-		if errors.Is(err, ErrTooLarge) {
-			return Result{}, fmt.Errorf("ptas: %w", err)
-		}
-		res := Result{Indices: s.best, Total: s.bestTotal, Guarantee: mmG}
+		slices.Sort(s.best)
+		res := Result{Indices: s.best, Total: float64(s.sc.total(s.best)), Guarantee: mmG}
 		return res, fmt.Errorf("ptas: stopped early (%d of the cut combinations examined): %w", s.evaluated, err)
 	}
 	idx := slices.Clone(s.best)
@@ -300,10 +303,6 @@ func (s *scheme) enumerateCuts(ctx context.Context, a int) (axisCuts, error) {
 	for r, i := range s.rank[a] {
 		x[r] = pr.pts[i][a]
 		pre[r+1] = pre[r] + x[r]
-	}
-	if c := binom(n-1, m-1); c > MaxCutVectors {
-		return axisCuts{}, fmt.Errorf("%w: %d points with %d slices per axis give %.3g cut vectors per axis (limit %d); use a larger eps or fewer points",
-			ErrTooLarge, n, m, c, MaxCutVectors)
 	}
 	// Slice i occupies ranks [t_i, t_{i+1}) with t_0 = 0, t_m = n, and needs at
 	// least s_i ranks; need[i] = sum of s_j for j >= i bounds how late t_i may be.

@@ -96,7 +96,8 @@ func runPTAS(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResul
 	out.Notes = append(out.Notes, fmt.Sprintf("m = %d slices per axis, scheme ratio %.4g (the paper's form needs m = %d)",
 		m, ptas.PTASRatio(p.K, m), ptas.PaperM(p.Eps)))
 	if err != nil {
-		if res.Indices != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		// --time-limit: report the best subset so far; an interrupt is an error.
+		if res.Indices != nil && errors.Is(err, context.DeadlineExceeded) {
 			out.Notes = append(out.Notes, "stopped early: best subset found so far, with MM's guarantee")
 			return out, nil
 		}
