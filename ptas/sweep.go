@@ -174,7 +174,6 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 		xstart[xi+1] = r
 	}
 	sc := newRankScorer(pts)
-	a := make([]T, n)
 	keyL := make([]T, n)
 	keyR := make([]T, n)
 	// Right-side lists per x position, flattened: rk/ri[xi*k : xi*k+rlen[xi]].
@@ -205,7 +204,6 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 					s += x
 				}
 			}
-			a[i] = s
 			keyL[i] = s - p[0]
 			keyR[i] = s + p[0]
 		}
@@ -225,15 +223,9 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 			li, rj := 0, 0
 			for m := 0; m < k; m++ {
 				takeLeft := rj == len(ridx)
-				var dl, dr T
-				if li < len(left.idx) {
-					dl = left.key[li] + cx
-					if !takeLeft {
-						dr = rkeys[rj] - cx
-						takeLeft = dl < dr || dl == dr && left.idx[li] < ridx[rj]
-					}
-				} else {
-					dr = rkeys[rj] - cx
+				if !takeLeft && li < len(left.idx) {
+					dl, dr := left.key[li]+cx, rkeys[rj]-cx
+					takeLeft = dl < dr || dl == dr && left.idx[li] < ridx[rj]
 				}
 				if takeLeft {
 					sel[m] = left.idx[li]
