@@ -10,6 +10,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/exact"
+	"github.com/procalloc/procalloc/ilp/highs"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -34,7 +35,8 @@ const (
 	MethodDP = "dp"
 	// MethodLocal: local search and the Gilmore-Lawler bound only (same as NoMIP).
 	MethodLocal = "local"
-	// MethodAuto: the DP when its state count is at most AutoDPStates, else the MIP.
+	// MethodAuto: the DP when its state count is at most AutoDPStates, else the MIP
+	// (local search when HiGHS is not compiled in).
 	MethodAuto = "auto"
 )
 
@@ -132,6 +134,9 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	}
 	if opt.Method == MethodDP || (opt.Method == MethodAuto && exact.OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
 		return orderByDP(ctx, m, w, opt)
+	}
+	if opt.Method == MethodAuto && !highs.Available() {
+		opt.NoMIP = true
 	}
 	q, err := OrderingQAP(m, w, opt.Ring)
 	if err != nil {

@@ -135,9 +135,6 @@ procalloc order --qap nug5.dat --json`,
 				if *limit < 0 || *threads < 0 {
 					return usagef("--time-limit and --threads must not be negative")
 				}
-				if (*method == ilp.MethodMIP || (*method == ilp.MethodAuto && *qapFile != "")) && !highs.Available() {
-					return fmt.Errorf("%v\n(or run without HiGHS: --method dp for small instances, --method local / --no-mip for local search with a lower bound)", highs.ErrNotAvailable)
-				}
 				opt := ilp.Options{Formulation: *formulation, TimeLimit: *limit, RelGap: *gap, Threads: *threads,
 					Seed: *seed, NoMIP: *method == ilp.MethodLocal}
 				if *logHiGHS {
@@ -162,6 +159,9 @@ procalloc order --qap nug5.dat --json`,
 					if *method == ilp.MethodDP {
 						return usagef("--method dp solves orderings, not general QAPs")
 					}
+					if *method != ilp.MethodLocal && !highs.Available() {
+						return orderNeedHiGHS()
+					}
 					o, err = orderQAP(ctx, e, *qapFile, opt)
 				} else {
 					if *weights == "" {
@@ -185,6 +185,9 @@ procalloc order --qap nug5.dat --json`,
 							}
 							oo.Starts = append(oo.Starts, ilp.Start{Name: s, P: so})
 						}
+					}
+					if *method == ilp.MethodMIP && !highs.Available() {
+						return orderNeedHiGHS()
 					}
 					o, err = orderMachine(ctx, m, ws, oo)
 				}
@@ -220,6 +223,11 @@ procalloc order --qap nug5.dat --json`,
 			}
 		},
 	})
+}
+
+// orderNeedHiGHS is the error for a MIP request in a build without HiGHS.
+func orderNeedHiGHS() error {
+	return fmt.Errorf("%v\n(or run without HiGHS: --method dp for small instances, --method local / --no-mip for local search with a lower bound)", highs.ErrNotAvailable)
 }
 
 func contains(xs []string, s string) bool {

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func runOrderJSON(t *testing.T, args ...string) orderOutput {
+	t.Helper()
+	code, out, errOut := runCLI(t, "", append([]string{"order", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("order %v: exit %d: %s", args, code, errOut)
+	}
+	var o orderOutput
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatalf("order %v: %v\n%s", args, err, out)
+	}
+	return o
+}
+
+// The reported objective is F of the printed order, and a DP or local-search answer
+// on instances with known optima is proven.
+func TestOrderKnownOptimaWithoutHiGHS(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want float64
+	}{
+		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--method", "dp"}, 8},
+		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--ring", "--method", "dp"}, 10},
+		{[]string{"--machine", "torus:4x4", "--weights", "list:1", "--ring", "--no-mip"}, 16},
+		{[]string{"--machine", "mesh:4x4", "--weights", "list:1", "--method", "local"}, 15},
+	} {
+		o := runOrderJSON(t, c.args...)
+		g, _ := topo.ParseSpec(c.args[1])
+		w, _ := curves.ParseWeights(c.args[3])
+		ring := strings.Contains(strings.Join(c.args, " "), "--ring")
+		f, err := curves.Objective(g, o.Order, w, ring)
+		if err != nil || f != o.Objective || o.Objective != c.want || o.Status != "optimal" || o.Bound == nil || *o.Bound != c.want {
+			t.Errorf("%v: F %g (verifier %g, %v), status %s, bound %v; want proven %g", c.args, o.Objective, f, err, o.Status, o.Bound, c.want)
+		}
+	}
+}
+
+func TestOrderMIPOrHowToGetHiGHS(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "order", "--machine", "mesh:3x3", "--weights", "list:1,0.5", "--json")
+	if !highs.Available() {
+		if code != 1 || !strings.Contains(errOut, "-tags highs") || !strings.Contains(errOut, "--no-mip") {
+			t.Fatalf("without HiGHS: exit %d, %q", code, errOut)
+		}
+		return
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var o orderOutput
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	// 3x3 mesh, w = (1, 0.5): 8 unit steps and 7 pairs at distance 2 (bipartite) = 15.
+	if o.Status != "optimal" || o.Objective != 15 {
+		t.Fatalf("got %+v", o)
+	}
+}
+
+func TestOrderWritesRankingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "o.pairs")
+	code, _, errOut := runCLI(t, "", "order", "--machine", "mesh:3x3", "--weights", "list:1", "--method", "dp", "-o", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	o, err := curves.ReadRankingFile(path, 9, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := curves.Objective(topo.Mesh(3, 3), o, curves.Weights{1}, false)
+	if f != 8 {
+		t.Fatalf("ranking file order has F %g", f)
+	}
+}
+
+func TestOrderQAPLIB(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tiny.dat")
+	// n = 4; the optimum (checked by enumerating all 24 permutations in the test) is
+	// computed below, not hard-coded.
+	data := "4\n0 3 0 2\n3 0 0 1\n0 0 0 4\n2 1 4 0\n\n0 22 53 53\n22 0 40 62\n53 40 0 55\n53 62 55 0\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	A := [][]float64{{0, 3, 0, 2}, {3, 0, 0, 1}, {0, 0, 0, 4}, {2, 1, 4, 0}}
+	B := [][]float64{{0, 22, 53, 53}, {22, 0, 40, 62}, {53, 40, 0, 55}, {53, 62, 55, 0}}
+	cost := func(p []int) float64 {
+		var f float64
+		for i := range p {
+			for j := range p {
+				f += A[i][j] * B[p[i]][p[j]]
+			}
+		}
+		return f
+	}
+	best := 1e18
+	var perm func(p []int, k int)
+	perm = func(p []int, k int) {
+		if k == len(p) {
+			best = min(best, cost(p))
+			return
+		}
+		for i := k; i < len(p); i++ {
+			p[k], p[i] = p[i], p[k]
+			perm(p, k+1)
+			p[k], p[i] = p[i], p[k]
+		}
+	}
+	perm([]int{0, 1, 2, 3}, 0)
+	args := []string{"--qap", path, "--no-mip"}
+	if highs.Available() {
+		args = []string{"--qap", path}
+	}
+	o := runOrderJSON(t, args...)
+	if o.Objective != cost(o.Order) || o.Objective < best {
+		t.Fatalf("objective %g, recomputed %g, optimum %g", o.Objective, cost(o.Order), best)
+	}
+	if highs.Available() && (o.Objective != best || o.Status != "optimal") {
+		t.Fatalf("MIP: %s %g, optimum %g", o.Status, o.Objective, best)
+	}
+}
+
+func TestOrderBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	disc := write("disc.txt", "a b\nc d\n")
+	loop := write("loop.txt", "a b\nb b\n")
+	dup := write("dup.txt", "a b\nb a\n")
+	unknown := write("unk.txt", "%group s: a z\na b\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--machine", "mesh:3x3"}, 2, "--weights is required"},
+		{[]string{"--machine", "mesh:3x3", "--weights", "list:1,-1"}, 2, "non-negative"},
+		{[]string{"--machine", "mesh:3x3", "--weights", "list:0"}, 2, "positive"},
+		{[]string{"--graph", disc, "--weights", "list:1", "--method", "dp"}, 1, "disconnected"},
+		{[]string{"--graph", disc, "--weights", "list:1", "--no-mip"}, 1, "disconnected"},
+		{[]string{"--graph", loop, "--weights", "list:1", "--no-mip"}, 1, "self loop"},
+		{[]string{"--graph", dup, "--weights", "list:1", "--no-mip"}, 1, "twice"},
+		{[]string{"--graph", unknown, "--weights", "list:1", "--no-mip"}, 1, "unknown node"},
+		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--method", "magic"}, 2, "--method"},
+		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--formulation", "magic"}, 2, "--formulation"},
+		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--gap", "-1"}, 2, "--gap"},
+		{[]string{"--machine", "mesh:5x5", "--weights", "list:1", "--method", "dp"}, 1, "OrderDP handles"},
+		{[]string{"--qap", disc, "--machine", "mesh:3x3"}, 2, "--qap takes no"},
+		{[]string{"--qap", disc, "--no-mip"}, 1, "QAPLIB"},
+		{[]string{"--machine", "mesh:3x3", "--graph", disc, "--weights", "list:1"}, 2, "not both"},
+	} {
+		code, _, errOut := runCLI(t, "", append([]string{"order"}, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+	// K >= n is allowed: unused weights.
+	o := runOrderJSON(t, "--machine", "mesh:3", "--weights", "list:1,1,1,1,1", "--method", "dp")
+	if o.Objective != 4 {
+		t.Errorf("K > n: F %g, want 4", o.Objective)
+	}
+}
+
+// Groups (switches) stay contiguous.
+func TestOrderHierarchicalGraph(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "h.txt")
+	src := "%group s0: a0 a1\n%group s1: b0 b1\na0 x\na1 x\nb0 y\nb1 y\nx y\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := runOrderJSON(t, "--graph", p, "--weights", "list:1,0.5", "--no-mip")
+	if o.Hierarchy == nil || o.Hierarchy.Groups != 2 {
+		t.Fatalf("no hierarchy: %+v", o)
+	}
+	g, _ := topo.ReadGraph(strings.NewReader(src))
+	ranks := curves.Order(o.Order).Ranks()
+	for _, gr := range g.Groups() {
+		if d := ranks[gr.Nodes[0]] - ranks[gr.Nodes[1]]; d != 1 && d != -1 {
+			t.Errorf("group %s split: ranks %d, %d", gr.Name, ranks[gr.Nodes[0]], ranks[gr.Nodes[1]])
+		}
+	}
+}
