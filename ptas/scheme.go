@@ -220,6 +220,12 @@ type scheme struct {
 	slice [][]int    // per axis: slice of each point under the current cuts
 	cost  []float64  // per point: linear cost under the current cuts
 	rank  [][]int    // per axis: points in rank order
+
+	// reused by evaluate
+	cells           [][]int
+	used, outX, inY []int
+	dist            []float64
+	prev            []int
 }
 
 // axisCuts holds, for one axis, every cut vector (m'-1 rank positions) and its lower
@@ -400,20 +406,29 @@ func (s *scheme) evaluate(chosen []int) {
 	}
 }
 
-// cellPoints groups points by cell key, each group sorted by (cost, index).
+// cellPoints groups points by cell key, each group sorted by (cost, index). The
+// groups reuse the scheme's buffers and stay valid until the next call.
 func (s *scheme) cellPoints(key func(i int) int, ncell int) [][]int {
-	cells := make([][]int, ncell)
+	if cap(s.cells) < ncell {
+		s.cells = make([][]int, ncell)
+	}
+	cells := s.cells[:ncell]
+	for c := range cells {
+		cells[c] = cells[c][:0]
+	}
 	for i := 0; i < s.pr.n; i++ {
 		c := key(i)
 		cells[c] = append(cells[c], i)
 	}
 	for _, c := range cells {
-		slices.SortFunc(c, func(p, q int) int {
-			if r := cmp.Compare(s.cost[p], s.cost[q]); r != 0 {
-				return r
-			}
-			return cmp.Compare(p, q)
-		})
+		if len(c) > 1 {
+			slices.SortFunc(c, func(p, q int) int {
+				if r := cmp.Compare(s.cost[p], s.cost[q]); r != 0 {
+					return r
+				}
+				return cmp.Compare(p, q)
+			})
+		}
 	}
 	return cells
 }
@@ -425,11 +440,15 @@ func (s *scheme) transport() []int {
 	m := len(s.sizes)
 	xs, ys := s.slice[0], s.slice[1]
 	cells := s.cellPoints(func(i int) int { return xs[i]*m + ys[i] }, m*m)
-	used := make([]int, m*m)
-	outX := make([]int, m) // units sent from x-slice i
-	inY := make([]int, m)
-	dist := make([]float64, 2*m) // nodes: x-slices 0..m-1, y-slices m..2m-1
-	prev := make([]int, 2*m)
+	if len(s.used) != m*m {
+		s.used, s.outX, s.inY = make([]int, m*m), make([]int, m), make([]int, m)
+		s.dist, s.prev = make([]float64, 2*m), make([]int, 2*m)
+	}
+	used, outX, inY := s.used, s.outX, s.inY // units per cell, out of x-slice i, into y-slice j
+	clear(used)
+	clear(outX)
+	clear(inY)
+	dist, prev := s.dist, s.prev // nodes: x-slices 0..m-1, y-slices m..2m-1
 	inf := math.Inf(1)
 	for unit := 0; unit < s.pr.k; unit++ {
 		for v := range dist {
