@@ -302,6 +302,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 		}
 		if ts.Tied > 0 {
 			t.AvgNumTied = float64(ts.TiedCandidates) / float64(ts.Tied)
+			t.AvgTiedCenters = float64(ts.TiedCenters) / float64(ts.Tied)
 		}
 		s.Ties = t
 	}
