@@ -205,6 +205,8 @@ type Ties struct {
 	Tied       int64   `json:"tied"`
 	PctTied    float64 `json:"pct_tied"`
 	AvgNumTied float64 `json:"avg_num_tied"`
+	// AvgTiedCenters counts centers rather than distinct node sets.
+	AvgTiedCenters float64 `json:"avg_tied_centers"`
 }
 
 // Size is the breakdown for one job size.
