@@ -30,7 +30,7 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
-	if opt.Ties == TiesByIndex {
+	if opt.Ties == TiesByIndex && distinctCount(pr, 0)*k <= maxSweepEntries {
 		idx, c, err := mmSweep(ctx, pr)
 		if err != nil {
 			return Result{}, err
@@ -46,6 +46,18 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		return Result{}, err
 	}
 	return sr.result(g), nil
+}
+
+// maxSweepEntries bounds the memory of MM's sweep (k entries per distinct value of the
+// first coordinate); beyond it MM scans all points per center instead (same result).
+var maxSweepEntries = 1 << 24
+
+func distinctCount[T geom.Number](pr *problem[T], j int) int {
+	seen := make(map[T]struct{}, pr.n)
+	for _, p := range pr.pts {
+		seen[p[j]] = struct{}{}
+	}
+	return len(seen)
 }
 
 // GenAlg is Gen-Alg of Krumke et al. as described by Bender et al. 2005 (§2.1, §2.2):

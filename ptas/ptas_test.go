@@ -251,3 +251,22 @@ func TestContextAndLimits(t *testing.T) {
 		t.Errorf("huge PTAS: %v", err)
 	}
 }
+
+// Beyond the sweep's memory bound MM scans every point per center; both paths give
+// the same subsets.
+func TestMMScanEqualsSweep(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 300; trial++ {
+		n := 2 + r.IntN(30)
+		k := 1 + r.IntN(n-1)
+		pts := randomInts(r, n, 1+r.IntN(3), 2+r.IntN(10))
+		sweep, _ := MM(pts, k, Options{})
+		saved := maxSweepEntries
+		maxSweepEntries = 0
+		scan, _ := MM(pts, k, Options{})
+		maxSweepEntries = saved
+		if !slices.Equal(sweep.Indices, scan.Indices) || !slices.Equal(sweep.Center, scan.Center) {
+			t.Fatalf("sweep %+v, scan %+v on %v k=%d", sweep, scan, pts, k)
+		}
+	}
+}
