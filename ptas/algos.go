@@ -100,7 +100,9 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 // minimum. Each round takes the swap with the largest decrease (ties: the chosen point
 // earliest in Indices, then the unchosen point of smallest index). Every point keeps
 // its summed distance to the chosen set, so a swap's effect costs O(d) to evaluate and
-// O(n d) to apply. The guarantee is MM's.
+// O(n d) to apply. The guarantee is MM's. Indices are ascending under TiesByIndex;
+// under TiesPReMAS they keep MM's order, a swapped-in point taking the place of the
+// point it replaced.
 func MMInc[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
 	return MMIncContext(context.Background(), pts, k, opt)
 }
