@@ -260,6 +260,14 @@ func TestMMScanEqualsSweep(t *testing.T) {
 		n := 2 + r.IntN(30)
 		k := 1 + r.IntN(n-1)
 		pts := randomInts(r, n, 1+r.IntN(3), 2+r.IntN(10))
+		if trial%10 == 0 {
+			// Large groups of equal first coordinate (the sweep selects within them).
+			n, k = 150+r.IntN(100), 1+r.IntN(40)
+			pts = randomInts(r, n, 2, 40)
+			for _, p := range pts {
+				p[0] %= 3
+			}
+		}
 		sweep, _ := MM(pts, k, Options{})
 		saved := maxSweepEntries
 		maxSweepEntries = 0

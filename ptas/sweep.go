@@ -84,8 +84,8 @@ func newTopList[T geom.Number](k int) *topList[T] {
 func (t *topList[T]) reset() { t.key, t.idx = t.key[:0], t.idx[:0] }
 
 // addGroup adds the points group (ascending indices) with keys key[p]: the members
-// that can enter are sorted by (key, index) and merged in, O(k + g log g) instead of g
-// insertions of O(k) each.
+// that can enter are selected (at most k), sorted by (key, index) and merged in,
+// O(g + k log k) instead of g insertions of O(k) each.
 func (t *topList[T]) addGroup(group []int, key []T) {
 	c := t.ci[:0]
 	full := len(t.key) == t.k
@@ -114,12 +114,18 @@ func (t *topList[T]) addGroup(group []int, key []T) {
 			c[j] = p
 		}
 	} else {
-		slices.SortFunc(c, func(a, b int) int {
+		less := func(a, b int) int {
 			if r := cmp.Compare(key[a], key[b]); r != 0 {
 				return r
 			}
 			return a - b
-		})
+		}
+		if len(c) > t.k {
+			// Only the k smallest can enter: select them first, sort only those.
+			selectSmallest(c, t.k, less)
+			c = c[:t.k]
+		}
+		slices.SortFunc(c, less)
 	}
 	nk, ni := t.nkey[:0], t.nid[:0]
 	a, b := 0, 0
@@ -134,6 +140,37 @@ func (t *topList[T]) addGroup(group []int, key []T) {
 	}
 	t.key, t.nkey = nk, t.key[:0]
 	t.idx, t.nid = ni, t.idx[:0]
+}
+
+// selectSmallest reorders c so that its r smallest elements under cmp (a strict total
+// order) come first, by deterministic quickselect.
+func selectSmallest(c []int, r int, cmp func(a, b int) int) {
+	lo, hi := 0, len(c)-1
+	for lo < hi {
+		p := c[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for cmp(c[i], p) < 0 {
+				i++
+			}
+			for cmp(c[j], p) > 0 {
+				j--
+			}
+			if i <= j {
+				c[i], c[j] = c[j], c[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case r-1 <= j:
+			hi = j
+		case r-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // mmSweep is MM with TiesByIndex. Centers are taken row by row: a row fixes the
