@@ -115,6 +115,24 @@ func abs64(x float64) float64 {
 	return x
 }
 
+// trySwap is try for exchanging the locations of facilities r and s, without closures
+// (the hot loop of the descent).
+func (ls *localSearch) trySwap(r, s int) bool {
+	ls.moves++
+	set := [2]int{r, s}
+	ls.inS[r], ls.inS[s] = true, true
+	before := ls.costOf(set[:])
+	ls.p[r], ls.p[s] = ls.p[s], ls.p[r]
+	after := ls.costOf(set[:])
+	ls.inS[r], ls.inS[s] = false, false
+	if after < before-1e-9*(1+abs64(before)) {
+		ls.cost += after - before
+		return true
+	}
+	ls.p[r], ls.p[s] = ls.p[s], ls.p[r]
+	return false
+}
+
 // reverse reverses p[lo..hi].
 func (ls *localSearch) reverse(lo, hi int) {
 	for lo < hi {
@@ -148,9 +166,7 @@ func (ls *localSearch) descend(ctx context.Context) bool {
 		}
 		for r := 0; r < n; r++ {
 			for s := r + 1; s < n; s++ {
-				set = append(set[:0], r, s)
-				sw := func() { ls.p[r], ls.p[s] = ls.p[s], ls.p[r] }
-				if ls.try(set, sw, sw) {
+				if ls.trySwap(r, s) {
 					improved = true
 				}
 			}

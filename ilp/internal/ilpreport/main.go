@@ -1,0 +1,224 @@
+//go:build highs
+
+// Command ilpreport measures the tables of docs/ilp.md: LP bounds of the formulations,
+// time to proven optimality, and certified gaps on larger machines. Run with
+//
+//	go run -tags highs ./ilp/internal/ilpreport [-table lp|time|large] [-limit 60s]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/exact"
+	"github.com/procalloc/procalloc/ilp"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func main() {
+	table := flag.String("table", "lp", "which table: lp, time, large")
+	limit := flag.Duration("limit", 60*time.Second, "time limit per solve")
+	only := flag.String("only", "", "comma-separated instance names to run (default all)")
+	flag.Parse()
+	var err error
+	switch *table {
+	case "lp":
+		err = lpTable()
+	case "time":
+		err = timeTable(*limit, *only)
+	case "large":
+		err = largeTable(*limit, *only)
+	default:
+		err = fmt.Errorf("unknown table %q", *table)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func weights(k int) curves.Weights { return curves.Weights{1, 0.5, 0.25, 0.125}[:k] }
+
+type instance struct {
+	name string
+	m    topo.Machine
+}
+
+// randomRegular returns a connected simple d-regular graph on n nodes (configuration
+// model with retries), deterministic for a seed.
+func randomRegular(n, d int, seed uint64) *topo.Graph {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for {
+		stubs := make([]int, 0, n*d)
+		for v := 0; v < n; v++ {
+			for range d {
+				stubs = append(stubs, v)
+			}
+		}
+		rng.Shuffle(len(stubs), func(i, j int) { stubs[i], stubs[j] = stubs[j], stubs[i] })
+		seen := map[[2]int]bool{}
+		var edges [][2]int
+		ok := true
+		for i := 0; i < len(stubs); i += 2 {
+			a, b := stubs[i], stubs[i+1]
+			if a > b {
+				a, b = b, a
+			}
+			if a == b || seen[[2]int{a, b}] {
+				ok = false
+				break
+			}
+			seen[[2]int{a, b}] = true
+			edges = append(edges, [2]int{a, b})
+		}
+		if !ok {
+			continue
+		}
+		g, err := topo.NewGraphFromEdges(n, edges)
+		if err == nil && g.Connected() {
+			return g
+		}
+	}
+}
+
+func lpTable() error {
+	ctx := context.Background()
+	insts := []instance{{"mesh:3x3", topo.Mesh(3, 3)}, {"mesh:4x3", topo.Mesh(4, 3)}, {"torus:4x3", topo.Torus(4, 3)},
+		{"rr3-10", randomRegular(10, 3, 1)}}
+	fmt.Println("| instance | K | ring | optimum (DP) | GLB | " + strings.Join(ilp.Formulations, " | ") + " |")
+	fmt.Println("|---|---|---|---|---|" + strings.Repeat("---|", len(ilp.Formulations)))
+	for _, in := range insts {
+		for _, k := range []int{2, 3} {
+			for _, ring := range []bool{false, true} {
+				w := weights(k)
+				dp, err := exact.OrderDP(ctx, in.m, w, ring)
+				if err != nil {
+					return err
+				}
+				q, _ := ilp.OrderingQAP(in.m, w, ring)
+				glb, _ := ilp.GilmoreLawlerBound(ctx, q)
+				row := fmt.Sprintf("| %s | %d | %v | %g | %.3f |", in.name, k, ring, dp.Objective, glb)
+				for _, f := range ilp.Formulations {
+					t0 := time.Now()
+					b, err := ilp.LPBound(ctx, in.m, w, ring, f)
+					if err != nil {
+						row += " n/a |"
+						continue
+					}
+					row += fmt.Sprintf(" %.3f (%.1fs) |", b, time.Since(t0).Seconds())
+				}
+				fmt.Println(row)
+			}
+		}
+	}
+	return nil
+}
+
+func selected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, s := range strings.Split(only, ",") {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+func timeTable(limit time.Duration, only string) error {
+	ctx := context.Background()
+	insts := []instance{
+		{"mesh:3x3", topo.Mesh(3, 3)}, {"mesh:4x3", topo.Mesh(4, 3)}, {"mesh:4x4", topo.Mesh(4, 4)},
+		{"torus:3x3", topo.Torus(3, 3)}, {"torus:4x3", topo.Torus(4, 3)}, {"torus:4x4", topo.Torus(4, 4)},
+		{"rr3-8", randomRegular(8, 3, 1)}, {"rr3-12", randomRegular(12, 3, 1)}, {"rr3-16", randomRegular(16, 3, 1)},
+	}
+	fmt.Println("| instance | n | K | ring | F | status | bound | MIP s | formulation | DP F | DP s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, in := range insts {
+		if !selected(in.name, only) {
+			continue
+		}
+		for _, k := range []int{1, 2, 3} {
+			for _, ring := range []bool{false, true} {
+				if ring && in.m.N() >= 16 && k == 3 {
+					// The ring DP enumerates (n-1)(n-2) prefixes: minutes at n = 16.
+				}
+				w := weights(k)
+				res, err := ilp.SolveOrdering(ctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{TimeLimit: limit, Seed: 1}})
+				if err != nil {
+					return err
+				}
+				dpF, dpS := "-", "-"
+				if exact.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
+					t0 := time.Now()
+					dctx, cancel := context.WithTimeout(ctx, 3*limit)
+					dp, err := exact.OrderDP(dctx, in.m, w, ring)
+					cancel()
+					if err == nil {
+						dpF, dpS = fmt.Sprint(dp.Objective), fmt.Sprintf("%.1f", time.Since(t0).Seconds())
+						if res.Status == ilp.StatusOptimal && math.Abs(dp.Objective-res.Objective) > 1e-9 {
+							return fmt.Errorf("%s K=%d ring=%v: MIP %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
+						}
+					} else {
+						dpS = "> " + (3 * limit).String()
+					}
+				}
+				form := res.Formulation
+				if form == "" {
+					form = "(none: LS+GLB)"
+				}
+				fmt.Printf("| %s | %d | %d | %v | %g | %s | %g | %.1f | %s | %s | %s |\n", in.name, in.m.N(), k, ring,
+					res.Objective, res.Status, res.Bound, res.Seconds, form, dpF, dpS)
+			}
+		}
+	}
+	return nil
+}
+
+func largeTable(limit time.Duration, only string) error {
+	ctx := context.Background()
+	insts := []instance{{"torus:8x8", topo.Torus(8, 8)}, {"mesh:8x8", topo.Mesh(8, 8)}, {"mesh:16x16", topo.Mesh(16, 16)},
+		{"torus:8x8x4", topo.Torus(8, 8, 4)}, {"rr3-64", randomRegular(64, 3, 1)}}
+	fmt.Println("| instance | n | K | ring | F (ours) | status | bound | gap | hilbert | snake | best curve | seconds |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, in := range insts {
+		if !selected(in.name, only) {
+			continue
+		}
+		for _, k := range []int{1, 2, 3} {
+			for _, ring := range []bool{false, true} {
+				w := weights(k)
+				res, err := ilp.SolveOrdering(ctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{TimeLimit: limit, Seed: 1}})
+				if err != nil {
+					return err
+				}
+				cv := func(name string) string {
+					o, err := curves.Generate(name, in.m)
+					if err != nil {
+						return "-"
+					}
+					f, _ := curves.Objective(in.m, o, w, ring)
+					return fmt.Sprint(f)
+				}
+				best, bestName := math.Inf(1), ""
+				for _, name := range curves.Applicable(in.m) {
+					o, _ := curves.Generate(name, in.m)
+					if f, err := curves.Objective(in.m, o, w, ring); err == nil && f < best {
+						best, bestName = f, name
+					}
+				}
+				fmt.Printf("| %s | %d | %d | %v | %g | %s | %g | %.2f%% | %s | %s | %g (%s) | %.1f |\n", in.name, in.m.N(), k, ring,
+					res.Objective, res.Status, res.Bound, 100*res.Gap, cv("hilbert"), cv("snake"), best, bestName, res.Seconds)
+			}
+		}
+	}
+	return nil
+}
