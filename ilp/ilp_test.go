@@ -321,3 +321,24 @@ func BenchmarkLocalSearchMesh32x32K2Descent(b *testing.B) {
 		LocalSearch(context.Background(), q, start, LocalSearchOptions{Rounds: -1})
 	}
 }
+
+// The window bound never exceeds the optimum (brute force / DP) and certifies the
+// bipartite-grid values with w = (1, 1/2): F = 63 + 62 = 125 on the 8x8 torus.
+func TestWindowBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for c := 0; c < 30; c++ {
+		n := 3 + rng.IntN(5)
+		g := randomGraph(rng, n, rng.IntN(n))
+		w := curves.Weights{1, 0.5, 0.25}[:1+rng.IntN(3)]
+		ring := rng.IntN(2) == 0
+		q, _ := OrderingQAP(g, w, ring)
+		opt := bruteQAP(q)
+		if b, ok := WindowBound(context.Background(), q, ring); ok && b > opt+1e-9 {
+			t.Fatalf("case %d n=%d w=%v ring=%v: window bound %g above optimum %g", c, n, w, ring, b, opt)
+		}
+	}
+	q, _ := OrderingQAP(topo.Torus(8, 8), curves.Weights{1, 0.5}, false)
+	if b, ok := WindowBound(context.Background(), q, false); !ok || b != 125 {
+		t.Fatalf("torus 8x8: window bound %g (%v), want 125", b, ok)
+	}
+}

@@ -121,6 +121,11 @@ func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if glb, ok := GilmoreLawlerBound(ctx, q); ok {
 		res.Bound, res.BoundSource = roundBound(glb, res.Granularity), "glb"
 	}
+	if wb, ok := WindowBound(ctx, q, opt.Cyclic); ok {
+		if b := roundBound(wb, res.Granularity); b > res.Bound {
+			res.Bound, res.BoundSource = b, "window"
+		}
+	}
 	lsOpt := opt.LocalSearch
 	if lsOpt.Seed == 0 {
 		lsOpt.Seed = opt.Seed
