@@ -81,45 +81,50 @@ func TestSolveRejectsBadModel(t *testing.T) {
 	}
 }
 
-// A hard-ish MIP (a random-cost assignment with a quadratic-like side structure is
-// overkill; a pigeonhole instance is hard for branch and bound) stops on cancellation.
-func TestSolveCancelled(t *testing.T) {
-	// Pigeonhole: n+1 pigeons in n holes, infeasible, exponential for B&B without the
-	// right cuts; cancellation must end it early.
-	const n = 11
+// A market-split instance (Cornuejols and Dawande: equality knapsacks with random
+// coefficients, notoriously hard for branch and bound) stops on cancellation, and a
+// solve cut by the time limit reports time_limit.
+func marketSplit(rows, cols int) *Model {
 	m := &Model{}
-	x := func(p, h int) int { return p*n + h }
-	for p := 0; p <= n; p++ {
-		for h := 0; h < n; h++ {
-			m.AddCol(float64((p*7+h*3)%5), 0, 1, true)
-		}
+	state := uint64(12345)
+	rnd := func() int {
+		state = state*6364136223846793005 + 1442695040888963407
+		return int(state>>33) % 100
 	}
-	for p := 0; p <= n; p++ {
-		idx, val := []int{}, []float64{}
-		for h := 0; h < n; h++ {
-			idx, val = append(idx, x(p, h)), append(val, 1)
-		}
-		m.AddRow(1, Inf, idx, val)
+	for j := 0; j < cols; j++ {
+		m.AddCol(0, 0, 1, true)
 	}
-	for h := 0; h < n; h++ {
-		for p := 0; p <= n; p++ {
-			for q := p + 1; q <= n; q++ {
-				m.AddRow(math.Inf(-1), 1, []int{x(p, h), x(q, h)}, []float64{1, 1})
-			}
+	for r := 0; r < rows; r++ {
+		idx := make([]int, cols)
+		val := make([]float64, cols)
+		sum := 0
+		for j := 0; j < cols; j++ {
+			a := rnd()
+			idx[j], val[j] = j, float64(a)
+			sum += a
 		}
+		m.AddRow(float64(sum/2), float64(sum/2), idx, val)
 	}
+	return m
+}
+
+func TestSolveCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	res, err := Solve(ctx, m, nil, Options{})
+	res, err := Solve(ctx, marketSplit(5, 40), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status == StatusInfeasible {
-		t.Skip("HiGHS proved the pigeonhole instance infeasible before the deadline")
-	}
 	if res.Status != StatusInterrupted || time.Since(t0) > 5*time.Second {
-		t.Fatalf("status %s after %v", res.Status, time.Since(t0))
+		t.Fatalf("status %s (%s) after %v", res.Status, res.ModelStatus, time.Since(t0))
+	}
+	res, err = Solve(context.Background(), marketSplit(5, 40), nil, Options{TimeLimit: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusTimeLimit {
+		t.Fatalf("time limit: status %s (%s)", res.Status, res.ModelStatus)
 	}
 }
 
