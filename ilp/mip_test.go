@@ -77,6 +77,30 @@ func TestMIPProvesKnownOptima(t *testing.T) {
 	}
 }
 
+// Paths, cycles, meshes and tori with exponential weights: the MIP's proven optimum
+// equals the dynamic program's.
+func TestMIPProvesGridOptimaWithExponentialWeights(t *testing.T) {
+	ctx := context.Background()
+	for _, m := range []topo.Machine{topo.Mesh(7), topo.Torus(7), topo.Mesh(3, 3), topo.Torus(3, 3), topo.Mesh(4, 2), topo.Torus(4, 2)} {
+		for _, k := range []int{2, 3} {
+			w := curves.Weights{1, 0.5, 0.25}[:k]
+			for _, ring := range []bool{false, true} {
+				want, err := exact.OrderDP(ctx, m, w, ring)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := SolveOrdering(ctx, m, w, OrderOptions{Ring: ring, Options: Options{ForceMIP: true, TimeLimit: time.Minute}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Status != StatusOptimal || res.Objective != want.Objective || res.Bound != want.Objective {
+					t.Errorf("%s K=%d ring=%v: F %g bound %g status %s, DP %g", m.Spec(), k, ring, res.Objective, res.Bound, res.Status, want.Objective)
+				}
+			}
+		}
+	}
+}
+
 // The MIP (every formulation) and the dynamic program agree on random small graphs;
 // the reported objective is the verifier's F.
 func TestMIPMatchesDP(t *testing.T) {
