@@ -65,18 +65,19 @@ ring span). It is a quadratic assignment problem with a Toeplitz (circulant) flo
 matrix, NP-hard (w = (1) is Hamiltonian path / cycle).
 
 Method (--method):
-  mip    local search from every applicable curve and BFS orders (the warm start), the
-         Gilmore-Lawler bound, then the MIP through HiGHS (needs a build with -tags
-         highs after 'make highs'); the default
+  mip    local search from every applicable curve and BFS orders (the warm start),
+         lower bounds (Gilmore-Lawler, window decomposition), then, unless a bound
+         already proves the warm start optimal, the MIP through HiGHS (needs a build
+         with -tags highs after 'make highs'); the default
   dp     exact dynamic program over subsets, no HiGHS (n up to about 16)
-  local  local search + Gilmore-Lawler bound only (also --no-mip); for large graphs
-  auto   dp when small enough (about 3e7 states), else mip
+  local  local search + lower bounds only (also --no-mip); for large graphs
+  auto   dp when small enough (about 3e7 states), else mip (local without HiGHS)
 Formulations (--formulation, MIP only): window (runs of K+1 ranks), window3 (runs of 3
 ranks plus pair variables), aj (Adams-Johnson pairs), aj-sym (aggregated pairs);
 default: chosen by size. See docs/ilp.md.
 
 Certificate: bound is a proven lower bound on the optimal F (HiGHS's dual bound, the
-Gilmore-Lawler bound, or the DP), gap = (objective - bound) / objective. status is
+Gilmore-Lawler bound, the window-decomposition bound, or the DP: bound_source), gap = (objective - bound) / objective. status is
 optimal, time_limit, interrupted, gap_limit or heuristic (no MIP ran). objective is F of
 the printed order, recomputed by the same function that scores curves. When all weights
 are dyadic (1, 0.5, 0.25, ...) every F is a multiple of the finest one, and the bound is
@@ -101,7 +102,7 @@ procalloc order --qap nug5.dat --json`,
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")
 			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
 			qapFile := fs.String("qap", "", "solve a QAPLIB-format `FILE` instead of an ordering")
-			weights := fs.String("weights", "", "weights `SPEC`: "+strings.ReplaceAll(curves.WeightsHelp, "\n", "; "))
+			weights := fs.String("weights", "", "weights `SPEC`: list:W1,W2,... (w(t) for t = 1, 2, ...) or exp:B:K (w(t) = B^(1-t), t <= K)")
 			ring := fs.Bool("ring", false, "measure rank differences around the ring (ring span)")
 			limit := fs.Duration("time-limit", 60*time.Second, "stop after this long and report the best ordering with its bound (0: none)")
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
