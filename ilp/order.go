@@ -214,7 +214,7 @@ func verifyOrder(m topo.Machine, w curves.Weights, ring bool, q *QAP, res *Resul
 // differences (solved like any ordering: local search, bound, MIP when small); then the
 // members inside each group are arranged by a local search on the full objective F
 // restricted to swaps inside a group and reversals of a group. The bound reported is
-// the Gilmore-Lawler bound of the unrestricted problem, so a "optimal" status means
+// the larger of the Gilmore-Lawler and window bounds of the unrestricted problem, so a "optimal" status means
 // optimal among all orderings, and the gap is honest otherwise.
 func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
 	t0 := time.Now()
@@ -315,6 +315,11 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	res.StartObjective = res.Objective
 	if glb, ok := GilmoreLawlerBound(ctx, q); ok {
 		res.Bound, res.BoundSource = roundBound(glb, res.Granularity), "glb"
+	}
+	if wb, ok := WindowBound(ctx, q, opt.Ring); ok {
+		if b := roundBound(wb, res.Granularity); b > res.Bound {
+			res.Bound, res.BoundSource = b, "window"
+		}
 	}
 	if res.proven() {
 		res.Status = StatusOptimal
