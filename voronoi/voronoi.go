@@ -1,6 +1,7 @@
 package voronoi
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -104,18 +105,51 @@ func CheckInput(pts []geom.Point, k int) error {
 // sorts) for fixed k. Adversarial inputs (long collinear runs along the diagonals,
 // heavy duplication) can cost up to O(n^2) per pass; the output is still complete.
 func Walk(pts []geom.Point, k int, fn func(f *Family) bool) error {
+	return WalkBounded(pts, k, nil, fn)
+}
+
+// WalkBounded is Walk restricted to k-sets of small L1 diameter: when maxDiam is not
+// nil, families are complete only for the k-nearest sets whose L1 diameter is at most
+// maxDiam(), which is re-read as the walk proceeds (an optimizer lowers it as its
+// incumbent improves). A k-set's total pairwise L1 is at least (k-1) times its
+// diameter (every third point p has d(a,p)+d(p,b) >= d(a,b)), so an optimizer with
+// incumbent z may pass z/(k-1). The bound also removes the superlinear cost of the
+// unbounded cells near the hull, whose squares grow without limit.
+func WalkBounded(pts []geom.Point, k int, maxDiam func() int64, fn func(f *Family) bool) error {
 	if err := CheckInput(pts, k); err != nil {
 		return err
 	}
-	n := len(pts)
+	// Coincident points are always on the same side of every square: walk over
+	// distinct positions with multiplicities and expand the families at the end.
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := geom.Compare(pts[a], pts[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	var members [][]int
+	for i, p := range order {
+		if i == 0 || geom.Compare(pts[order[i-1]], pts[p]) != 0 {
+			members = append(members, nil)
+		}
+		members[len(members)-1] = append(members[len(members)-1], p)
+	}
+	n := len(members)
 	u := make([]int64, n)
 	v := make([]int64, n)
-	for i, p := range pts {
+	weight := make([]int, n)
+	for i, m := range members {
+		p := pts[m[0]]
 		u[i] = int64(p[0]) + int64(p[1])
 		v[i] = int64(p[0]) - int64(p[1])
+		weight[i] = len(m)
 	}
 	g := newGrid(u, v)
-	w := &walker{k: k, fn: fn, g: g}
+	w := &walker{k: k, fn: fn, g: g, members: members, weight: weight, maxDiam: maxDiam}
 	for pass := 0; pass < 2; pass++ {
 		w.swap = pass == 1
 		if w.swap {
@@ -133,14 +167,19 @@ func Walk(pts []geom.Point, k int, fn func(f *Family) bool) error {
 }
 
 type walker struct {
-	k    int
-	fn   func(f *Family) bool
-	g    *grid
-	swap bool
-	U, V []int64
+	k       int
+	fn      func(f *Family) bool
+	members [][]int // input indices at each distinct position
+	weight  []int   // len(members[i])
+	maxDiam func() int64
+	g       *grid
+	swap    bool
+	U, V    []int64
 	// scratch
 	near   []int   // points in the current box, sorted by U
 	strip  []int64 // V values for the stop test
+	wsum   []int   // prefix sums of the weights of strip values
+	pos    []int   // positions in the current square
 	region []int
 	ts     []int64
 	fam    Family
@@ -170,6 +209,9 @@ func (w *walker) fromPoint(a int) bool {
 			for j < len(w.near) && U[w.near[j]]-ua == W {
 				j++
 			}
+			if w.maxDiam != nil && W > w.maxDiam() {
+				return true
+			}
 			if W > done && W <= R {
 				if W > 0 && w.minInterior(ua, va, W) >= w.k-1 {
 					return true
@@ -190,36 +232,44 @@ func (w *walker) fromPoint(a int) bool {
 			i = j
 		}
 		done = R
-		if R >= w.g.extent {
+		if R >= w.g.extent || (w.maxDiam != nil && R >= w.maxDiam()) {
 			return true
 		}
 		R *= 2
 	}
 }
 
-// minInterior is the fewest points in the open interior of a square of side W whose
-// left side is at u = ua and whose closed side covers va.
+// minInterior is the fewest points (with multiplicity) in the open interior of a
+// square of side W whose left side is at u = ua and whose closed side covers va.
 func (w *walker) minInterior(ua, va, W int64) int {
 	U, V := w.U, w.V
-	w.strip = w.strip[:0]
+	w.pos = w.pos[:0]
+	total := 0
 	for _, p := range w.near {
 		if U[p] > ua && U[p] < ua+W && V[p] > va-W && V[p] < va+W {
-			w.strip = append(w.strip, V[p])
+			w.pos = append(w.pos, p)
+			total += w.weight[p]
 		}
 	}
-	if len(w.strip) < w.k-1 {
-		return len(w.strip)
+	if total < w.k-1 {
+		return total
 	}
-	slices.Sort(w.strip)
-	best := len(w.strip)
+	slices.SortFunc(w.pos, func(p, q int) int { return cmp.Compare(V[p], V[q]) })
+	w.strip = w.strip[:0]
+	w.wsum = append(w.wsum[:0], 0)
+	for _, p := range w.pos {
+		w.strip = append(w.strip, V[p])
+		w.wsum = append(w.wsum, w.wsum[len(w.wsum)-1]+w.weight[p])
+	}
+	best := total
 	try := func(t int64) {
 		if t < va-W || t > va {
 			return
 		}
-		// count of strip values in (t, t+W)
+		// weight of strip values in (t, t+W)
 		lo, _ := slices.BinarySearch(w.strip, t+1)
 		hi, _ := slices.BinarySearch(w.strip, t+W)
-		best = min(best, hi-lo)
+		best = min(best, w.wsum[hi]-w.wsum[lo])
 	}
 	try(va - W)
 	try(va)
@@ -255,18 +305,29 @@ func (w *walker) squares(a, b int, W int64) bool {
 	for _, t := range w.ts {
 		f := &w.fam
 		f.Inner, f.Boundary = f.Inner[:0], f.Boundary[:0]
+		nIn, nB := 0, 0
 		for _, q := range w.region {
 			if V[q] < t || V[q] > t+W {
 				continue
 			}
 			if U[q] > ua && U[q] < ub && V[q] > t && V[q] < t+W {
-				f.Inner = append(f.Inner, q)
+				nIn += w.weight[q]
 			} else {
-				f.Boundary = append(f.Boundary, q)
+				nB += w.weight[q]
 			}
 		}
-		if len(f.Inner) > w.k || len(f.Inner)+len(f.Boundary) < w.k {
+		if nIn > w.k || nIn+nB < w.k {
 			continue
+		}
+		for _, q := range w.region {
+			if V[q] < t || V[q] > t+W {
+				continue
+			}
+			if U[q] > ua && U[q] < ub && V[q] > t && V[q] < t+W {
+				f.Inner = append(f.Inner, w.members[q]...)
+			} else {
+				f.Boundary = append(f.Boundary, w.members[q]...)
+			}
 		}
 		slices.Sort(f.Inner)
 		slices.Sort(f.Boundary)

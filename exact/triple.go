@@ -1,0 +1,172 @@
+package exact
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/voronoi"
+)
+
+// SetResult is a chosen subset with its exact integer total.
+type SetResult struct {
+	// Indices are positions in the input, ascending.
+	Indices []int
+	// Total is the total pairwise L1 distance of the chosen points.
+	Total int64
+	// Center2 is the doubled witness center whose k nearest points (tie rule of package
+	// voronoi) are the chosen set.
+	Center2 [2]int64
+}
+
+// Triple returns three points of a planar integer point set with minimum total
+// pairwise L1 distance (Bender et al. 2005, §2.3, Theorem 3).
+//
+// Why it is exact: for a triple S the total is twice the half-perimeter of its bounding
+// box, 2((x2-x0)+(y2-y0)), and the half-perimeter is the length of S's smallest
+// Steiner star, centered at the coordinate-wise median c. If some point t outside S
+// were strictly closer to c than the farthest member s of S, then S - s + t would have
+// a star at c strictly shorter, hence a smaller total. So an optimal S is a 3-nearest
+// set of c under the tie rule of package voronoi, and Triple scans every family that
+// voronoi.Walk reports for k = 3, taking the best completion of each (points that
+// share coordinates are interchangeable, so at most three copies of a position are
+// tried). Ties: the smallest total, then the lexicographically smallest index triple.
+//
+// Time: that of voronoi.Walk for k = 3 — O(n log n) on inputs of bounded local
+// density (see Walk for the adversarial worst case) — plus O(1) per family.
+func Triple(pts []geom.Point) (SetResult, error) {
+	return planeMM(pts, 3)
+}
+
+// PlaneMM is "MM over the whole plane": the best k-nearest set over every center of
+// the plane (not only the O(n^2) grid intersections MM tries), scanning every family
+// of voronoi.Walk and completing each optimally. It is never worse than MM with any
+// tie-breaking (MM's set is a k-nearest set of its center) and equals the optimum for
+// k <= 3. Families with many tied boundary points are completed by exhaustive search
+// over distinct positions, so heavy ties cost time, not correctness.
+func PlaneMM(pts []geom.Point, k int) (SetResult, error) {
+	return planeMM(pts, k)
+}
+
+func planeMM(pts []geom.Point, k int) (SetResult, error) {
+	if err := voronoi.CheckInput(pts, k); err != nil {
+		return SetResult{}, fmt.Errorf("exact: %w", err)
+	}
+	best := SetResult{Total: -1}
+	var cur []int
+	var scratch []geom.Point
+	cost := func(idx []int) int64 {
+		if k == 3 {
+			a, b, c := pts[idx[0]], pts[idx[1]], pts[idx[2]]
+			w := max(a[0], b[0], c[0]) - min(a[0], b[0], c[0])
+			h := max(a[1], b[1], c[1]) - min(a[1], b[1], c[1])
+			return 2 * int64(w+h)
+		}
+		scratch = scratch[:0]
+		for _, i := range idx {
+			scratch = append(scratch, pts[i])
+		}
+		return int64(geom.PairwiseL1(scratch))
+	}
+	consider := func(idx []int, c2 [2]int64) {
+		v := cost(idx)
+		if best.Total >= 0 && v > best.Total {
+			return
+		}
+		sorted := slices.Clone(idx)
+		slices.Sort(sorted)
+		if best.Total < 0 || v < best.Total || slices.Compare(sorted, best.Indices) < 0 {
+			best = SetResult{Indices: sorted, Total: v, Center2: c2}
+		}
+	}
+	var cand []int
+	// Only k-sets with total <= incumbent matter, and their diameter is at most
+	// total/(k-1); with no incumbent yet, no bound.
+	maxDiam := func() int64 {
+		if best.Total < 0 || k < 2 {
+			return math.MaxInt64
+		}
+		return best.Total / int64(k-1)
+	}
+	err := voronoi.WalkBounded(pts, k, maxDiam, func(f *voronoi.Family) bool {
+		need := f.Need(k)
+		cur = append(cur[:0], f.Inner...)
+		if need == 0 {
+			consider(cur, f.Center2)
+			return true
+		}
+		// Keep at most `need` boundary points per position (copies are interchangeable).
+		cand = cand[:0]
+		for _, b := range f.Boundary {
+			copies := 0
+			for _, c := range cand {
+				if pts[c][0] == pts[b][0] && pts[c][1] == pts[b][1] {
+					copies++
+				}
+			}
+			if copies < need {
+				cand = append(cand, b)
+			}
+		}
+		var rec func(start int)
+		rec = func(start int) {
+			if len(cur) == k {
+				consider(cur, f.Center2)
+				return
+			}
+			for i := start; i <= len(cand)-(k-len(cur)); i++ {
+				cur = append(cur, cand[i])
+				rec(i + 1)
+				cur = cur[:len(cur)-1]
+			}
+		}
+		rec(0)
+		return true
+	})
+	if err != nil {
+		return SetResult{}, fmt.Errorf("exact: %w", err)
+	}
+	return best, nil
+}
+
+// TripleSweep is an independent exact method for k = 3, kept as a test oracle for
+// Triple: points sorted by x; a triple whose x-extent alone is at least half the best
+// total found so far cannot improve it (total = 2(x-extent + y-extent)), so for each
+// leftmost point only the points within that x-window are combined. Exact for any
+// input; fast when the optimum is small compared with the spread of x.
+func TripleSweep(pts []geom.Point) (SetResult, error) {
+	if err := voronoi.CheckInput(pts, 3); err != nil {
+		return SetResult{}, fmt.Errorf("exact: %w", err)
+	}
+	n := len(pts)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return pts[a][0] - pts[b][0] })
+	best := SetResult{Total: -1}
+	for ii := 0; ii < n; ii++ {
+		a := pts[order[ii]]
+		for jj := ii + 1; jj < n; jj++ {
+			b := pts[order[jj]]
+			if best.Total >= 0 && 2*int64(b[0]-a[0]) > best.Total {
+				break
+			}
+			for ll := jj + 1; ll < n; ll++ {
+				c := pts[order[ll]]
+				if best.Total >= 0 && 2*int64(c[0]-a[0]) > best.Total {
+					break
+				}
+				h := max(a[1], b[1], c[1]) - min(a[1], b[1], c[1])
+				v := 2 * int64(c[0]-a[0]+h)
+				idx := []int{order[ii], order[jj], order[ll]}
+				slices.Sort(idx)
+				if best.Total < 0 || v < best.Total || (v == best.Total && slices.Compare(idx, best.Indices) < 0) {
+					best = SetResult{Indices: idx, Total: v}
+				}
+			}
+		}
+	}
+	return best, nil
+}

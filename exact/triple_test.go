@@ -1,0 +1,198 @@
+package exact
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/ptas"
+	"github.com/procalloc/procalloc/voronoi"
+)
+
+func randPts(r *rand.Rand, n, span int, mode int) []geom.Point {
+	pts := make([]geom.Point, n)
+	for i := range pts {
+		x, y := r.IntN(span), r.IntN(span)
+		switch mode {
+		case 1: // collinear along axes and diagonals
+			switch r.IntN(3) {
+			case 0:
+				y = x
+			case 1:
+				y = span - x
+			default:
+				y = 3
+			}
+		case 2: // duplicates
+			if i > 0 && r.IntN(2) == 0 {
+				j := r.IntN(i)
+				x, y = pts[j][0], pts[j][1]
+			}
+		}
+		pts[i] = geom.Point{x, y}
+	}
+	return pts
+}
+
+func bruteL1(pts []geom.Point, k int) int64 {
+	return bruteSubset(len(pts), k, func(idx []int) int64 {
+		return int64(geom.PairwiseL1Subset(pts, idx))
+	})
+}
+
+func TestTripleMatchesBrute(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	trials := 3000
+	if testing.Short() {
+		trials = 600
+	}
+	for trial := 0; trial < trials; trial++ {
+		n := 3 + r.IntN(10)
+		span := 1 + r.IntN(12)
+		if trial%3 == 0 {
+			span = 1 + r.IntN(3)
+		}
+		pts := randPts(r, n, span, trial%3)
+		got, err := Triple(pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIndices(t, got.Indices, n, 3)
+		want := bruteL1(pts, 3)
+		if got.Total != want || int64(geom.PairwiseL1Subset(pts, got.Indices)) != want {
+			t.Fatalf("points %v: Triple %d %v, brute %d", pts, got.Total, got.Indices, want)
+		}
+		if err := voronoi.CheckWitness(pts, got.Indices, got.Center2); err != nil {
+			t.Fatalf("points %v: witness: %v", pts, err)
+		}
+		sw, _ := TripleSweep(pts)
+		if sw.Total != want || !slices.Equal(sw.Indices, got.Indices) {
+			t.Fatalf("points %v: sweep %d %v, Triple %d %v", pts, sw.Total, sw.Indices, got.Total, got.Indices)
+		}
+	}
+}
+
+func TestTripleMatchesSweepMedium(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for trial := 0; trial < 60; trial++ {
+		n := 200 + r.IntN(2000)
+		span := 10 + r.IntN(5000)
+		pts := randPts(r, n, span, trial%3)
+		got, err := Triple(pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, _ := TripleSweep(pts)
+		if got.Total != sw.Total || !slices.Equal(sw.Indices, got.Indices) {
+			t.Fatalf("n %d: Triple %d %v, sweep %d %v", n, got.Total, got.Indices, sw.Total, sw.Indices)
+		}
+	}
+}
+
+func TestPlaneMM(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	trials := 1500
+	if testing.Short() {
+		trials = 300
+	}
+	for trial := 0; trial < trials; trial++ {
+		n := 1 + r.IntN(10)
+		k := 1 + r.IntN(n)
+		span := 1 + r.IntN(8)
+		pts := randPts(r, n, span, trial%3)
+		got, err := PlaneMM(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIndices(t, got.Indices, n, k)
+		if v := int64(geom.PairwiseL1Subset(pts, got.Indices)); v != got.Total {
+			t.Fatalf("reported %d, indices cost %d", got.Total, v)
+		}
+		if err := voronoi.CheckWitness(pts, got.Indices, got.Center2); err != nil {
+			t.Fatalf("points %v k %d: %v", pts, k, err)
+		}
+		opt := bruteL1(pts, k)
+		if got.Total < opt || (k <= 3 && got.Total != opt) {
+			t.Fatalf("points %v k %d: plane MM %d, optimum %d", pts, k, got.Total, opt)
+		}
+		for _, ties := range []ptas.Ties{ptas.TiesByIndex, ptas.TiesPReMAS} {
+			mm, err := ptas.MM(pts, k, ptas.Options{Ties: ties})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if float64(got.Total) > mm.Total {
+				t.Fatalf("points %v k %d: plane MM %d worse than MM (%v) %g", pts, k, got.Total, ties, mm.Total)
+			}
+		}
+		// Brute force over the quarter lattice of centers: best k-nearest set.
+		if want := brutePlaneMM(pts, k); got.Total != want {
+			t.Fatalf("points %v k %d: plane MM %d, lattice brute force %d", pts, k, got.Total, want)
+		}
+	}
+}
+
+// brutePlaneMM: best k-nearest set (every tie completion) over the quarter lattice.
+func brutePlaneMM(pts []geom.Point, k int) int64 {
+	sets, err := voronoi.KNearestSets(pts, k, 0)
+	_ = sets
+	if err != nil {
+		panic(err)
+	}
+	b := geom.BoundingBox(pts)
+	best := int64(-1)
+	type pd struct {
+		i int
+		d int
+	}
+	for x4 := 4 * b.Min[0]; x4 <= 4*b.Max[0]; x4++ {
+		for y4 := 4 * b.Min[1]; y4 <= 4*b.Max[1]; y4++ {
+			ds := make([]pd, len(pts))
+			for i, p := range pts {
+				ds[i] = pd{i, abs(4*p[0]-x4) + abs(4*p[1]-y4)}
+			}
+			slices.SortFunc(ds, func(a, b pd) int { return a.d - b.d })
+			r := ds[k-1].d
+			var inner, shell []int
+			for _, e := range ds {
+				if e.d < r {
+					inner = append(inner, e.i)
+				} else if e.d == r {
+					shell = append(shell, e.i)
+				}
+			}
+			need := k - len(inner)
+			var rec func(start int, pick []int)
+			rec = func(start int, pick []int) {
+				if len(pick) == need {
+					idx := append(slices.Clone(inner), pick...)
+					if v := int64(geom.PairwiseL1Subset(pts, idx)); best < 0 || v < best {
+						best = v
+					}
+					return
+				}
+				for i := start; i <= len(shell)-(need-len(pick)); i++ {
+					rec(i+1, append(pick, shell[i]))
+				}
+			}
+			rec(0, nil)
+		}
+	}
+	return best
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestTripleErrors(t *testing.T) {
+	if _, err := Triple([]geom.Point{{0, 0}, {1, 1}}); err == nil {
+		t.Error("n < 3 accepted")
+	}
+	if _, err := Triple([]geom.Point{{0, 0, 1}, {1, 1, 1}, {2, 2, 2}}); err == nil {
+		t.Error("3D accepted")
+	}
+}
