@@ -8,24 +8,32 @@ import (
 // SchedNames lists the schedulers.
 var SchedNames = []string{"fcfs", "easy", "cplant"}
 
-// scheduler decides which queued job starts next. arrive queues job i; next returns a
-// job to start now (removing it from the queue) or -1. The replay calls next until it
-// returns -1.
+// scheduler decides which queued job starts next. arrive queues job i; depart tells
+// it a job has finished (after its nodes are free and it has left running); next
+// returns a job to start now (removing it from the queue) or -1. The replay calls
+// next until it returns -1.
 type scheduler interface {
-	arrive(i int)
+	arrive(i int, now int64, free int, running *runSet)
+	depart(now int64, free int, running *runSet)
 	next(now int64, free int, running *runSet) int
 }
 
+// schedulers builds a scheduler by name.
+var schedulers = map[string]func(res []JobResult) scheduler{
+	"fcfs":   func(res []JobResult) scheduler { return &fcfs{res: res} },
+	"easy":   func(res []JobResult) scheduler { return &easy{res: res} },
+	"cplant": func(res []JobResult) scheduler { return &cplant{res: res} },
+}
+
 func newScheduler(name string, res []JobResult) (scheduler, error) {
-	switch name {
-	case "fcfs", "":
-		return &fcfs{res: res}, nil
-	case "easy":
-		return &easy{res: res}, nil
-	case "cplant":
-		return &cplant{res: res}, nil
+	if name == "" {
+		name = "fcfs"
 	}
-	return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy or cplant)", name)
+	mk, ok := schedulers[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy or cplant)", name)
+	}
+	return mk(res), nil
 }
 
 // runSet is the running jobs with their estimated end times.
@@ -60,7 +68,8 @@ type fcfs struct {
 	head  int
 }
 
-func (s *fcfs) arrive(i int) { s.queue = append(s.queue, i) }
+func (s *fcfs) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
+func (s *fcfs) depart(int64, int, *runSet)              {}
 
 func (s *fcfs) next(now int64, free int, _ *runSet) int {
 	if s.head == len(s.queue) {
@@ -78,20 +87,23 @@ func (s *fcfs) next(now int64, free int, _ *runSet) int {
 	return i
 }
 
-// easy is EASY backfilling (Lifka 1995) with SST's rule: the head job starts if it
-// fits; otherwise it gets a reservation at the earliest estimated completion that
-// frees enough processors (the shadow time), and a later job, in queue order, may
-// start now if it fits and either ends by its estimate before the shadow time or
-// leaves the head enough processors at that time. The reservation is recomputed on
-// every call, so backfilled jobs are accounted for. A running job past its estimate
-// is taken to end now.
+// easy is EASY backfilling (Lifka 1995) with SST's and PReMAS's rule: the head job
+// starts if it fits; otherwise it gets a reservation at the earliest estimated
+// completion that frees enough processors (the shadow time), and a later job, in
+// queue order, may start now if it fits and either ends by its estimate no later
+// than the shadow time or leaves the head enough processors then, counting every
+// running job estimated to end by the shadow time (several may end at it). The
+// reservation is recomputed on every call; that starts every job when PReMAS's
+// stored guarantee does (TestEASYMatchesGuarantee). A running job past its estimate
+// (possible only under SST's estimates) is taken to end now.
 type easy struct {
 	res   []JobResult
 	queue []int
 	ends  []runJob
 }
 
-func (s *easy) arrive(i int) { s.queue = append(s.queue, i) }
+func (s *easy) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
+func (s *easy) depart(int64, int, *runSet)              {}
 
 func (s *easy) next(now int64, free int, running *runSet) int {
 	if len(s.queue) == 0 {
@@ -108,17 +120,27 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 	}
 	slices.SortStableFunc(s.ends, func(a, b runJob) int { return cmpInt64(a.estEnd, b.estEnd) })
 	avail := free
-	shadow, extra := int64(-1), 0
+	shadow := int64(-1)
 	for _, r := range s.ends {
 		avail += r.procs
 		if avail >= s.res[head].Procs {
-			shadow, extra = r.estEnd, avail-s.res[head].Procs
+			shadow = r.estEnd
 			break
 		}
 	}
 	if shadow < 0 {
 		return -1 // cannot happen: every job fits the empty machine
 	}
+	// Processors left over at the shadow time: every job ending by then counts,
+	// including others that end at the shadow time itself.
+	avail = free
+	for _, r := range s.ends {
+		if r.estEnd > shadow {
+			break
+		}
+		avail += r.procs
+	}
+	extra := avail - s.res[head].Procs
 	for qi := 1; qi < len(s.queue); qi++ {
 		i := s.queue[qi]
 		r := &s.res[i]
@@ -141,7 +163,9 @@ type cplant struct {
 	queue []int
 }
 
-func (s *cplant) arrive(i int) {
+func (s *cplant) depart(int64, int, *runSet) {}
+
+func (s *cplant) arrive(i int, _ int64, _ int, _ *runSet) {
 	r := &s.res[i]
 	at, _ := slices.BinarySearchFunc(s.queue, i, func(q, _ int) int {
 		o := &s.res[q]

@@ -214,10 +214,11 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 				}
 				running.remove(e.job)
+				sch.depart(now, cfg.Alloc.NumFree(), running)
 				done++
 				continue
 			}
-			sch.arrive(e.job)
+			sch.arrive(e.job, now, cfg.Alloc.NumFree(), running)
 		}
 		for {
 			i := sch.next(now, cfg.Alloc.NumFree(), running)
