@@ -1,0 +1,440 @@
+package exact
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// SubsetOptions tune Subset.
+type SubsetOptions struct {
+	// Incumbent is an optional starting k-subset (e.g. MM or MM+Inc from package ptas);
+	// Subset also builds its own greedy one and keeps the better.
+	Incumbent []int
+	// Forced points are in every considered subset (Cluster uses it to pin the origin).
+	Forced []int
+	// Allowed, when not nil, restricts the other chosen points to those with
+	// Allowed[i] true.
+	Allowed []bool
+	// SizeBound, when not nil, returns a lower bound on the total pairwise L1 of any m
+	// distinct points of the input (for distinct lattice points: the unconstrained
+	// optimum of Z^d, ClusterTotals). It strengthens the bound for the unchosen part.
+	SizeBound func(m int) float64
+}
+
+// SubsetResult is the outcome of Subset.
+type SubsetResult struct {
+	Indices []int   // ascending
+	Total   float64 // total pairwise L1 of Indices
+	Optimal bool    // the search finished: Total is the minimum
+	Bound   float64 // proven lower bound on the minimum (== Total when Optimal)
+	Gap     float64 // (Total - Bound) / Total, 0 when Optimal or Total == 0
+	Nodes   int64   // search nodes visited
+}
+
+// Subset finds k points of pts with minimum total pairwise L1 distance by depth-first
+// branch and bound (include / exclude one candidate per level).
+//
+// Bound at a node with chosen set A, m = k - |A| points still to choose from the
+// candidates R: for B ⊆ R, |B| = m,
+//
+//	w(A ∪ B) = w(A) + Σ_{r∈B} α(r) + w(B),   α(r) = Σ_{a∈A} d(r, a),
+//	w(B) = ½ Σ_{r∈B} Σ_{r'∈B\r} d(r, r') >= Σ_{r∈B} β_m(r),
+//
+// β_m(r) being half the sum of the m-1 smallest distances from r to any other input
+// point. So LB = w(A) + max(Σ of the m smallest α+β_m, Σ of the m smallest α +
+// SizeBound(m)). Integral input rounds LB up. Candidates are branched in order of
+// distance to the incumbent's median, include first.
+//
+// It honours ctx: when ctx ends, the result is the incumbent with Optimal = false and
+// Bound = the smallest bound over the unexplored subtrees (never a false claim of
+// optimality). Memory O(n^2) for the sorted distance rows; meant for allocation-sized
+// inputs (n up to a few thousand).
+func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
+	n := len(pts)
+	if n == 0 {
+		return SubsetResult{}, fmt.Errorf("exact: no points")
+	}
+	if err := geom.CheckDims(pts); err != nil {
+		return SubsetResult{}, fmt.Errorf("exact: %w", err)
+	}
+	if k < 1 || k > n {
+		return SubsetResult{}, fmt.Errorf("exact: k = %d must be between 1 and the number of points (%d)", k, n)
+	}
+	if len(opt.Forced) > k {
+		return SubsetResult{}, fmt.Errorf("exact: %d forced points exceed k = %d", len(opt.Forced), k)
+	}
+	_, integral := geom.ToInt(pts)
+	s := &bbSearch{ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound}
+	s.dist = make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			s.dist[i*n+j] = geom.L1(pts[i], pts[j])
+		}
+	}
+	// prefix sums of sorted distance rows: near[i*k + t] = sum of t smallest (t < k).
+	s.near = make([]float64, n*k)
+	row := make([]float64, n)
+	for i := range n {
+		copy(row, s.dist[i*n:(i+1)*n])
+		row[i] = math.Inf(1)
+		slices.Sort(row)
+		sum := 0.0
+		for t := 0; t < k; t++ {
+			s.near[i*k+t] = sum
+			if t < n-1 {
+				sum += row[t]
+			}
+		}
+	}
+	s.alpha = make([]float64, n)
+	s.inA = make([]bool, n)
+	forced := map[int]bool{}
+	for _, f := range opt.Forced {
+		if f < 0 || f >= n || forced[f] {
+			return SubsetResult{}, fmt.Errorf("exact: bad or repeated forced point %d", f)
+		}
+		forced[f] = true
+		s.add(f)
+	}
+	// Incumbent: the caller's, and greedy growth around each forced point or, without
+	// forced points, around every point (the k nearest by L1, then pairwise swaps).
+	s.best = math.Inf(1)
+	if opt.Incumbent != nil {
+		if err := s.offer(opt.Incumbent, forced, opt.Allowed); err != nil {
+			return SubsetResult{}, err
+		}
+	}
+	s.greedyIncumbent(forced, opt.Allowed)
+	// Candidates: not forced, allowed; sorted by distance to the incumbent's first
+	// point median (a proxy of its center), then index.
+	med := medianPoint(pts, s.bestIdx)
+	for i := range n {
+		if forced[i] || (opt.Allowed != nil && !opt.Allowed[i]) {
+			continue
+		}
+		s.cand = append(s.cand, i)
+	}
+	key := make([]float64, n)
+	for _, i := range s.cand {
+		key[i] = geom.L1(pts[i], med)
+	}
+	slices.SortStableFunc(s.cand, func(a, b int) int {
+		if key[a] != key[b] {
+			if key[a] < key[b] {
+				return -1
+			}
+			return 1
+		}
+		return a - b
+	})
+	if len(s.cand)+len(s.A) < k {
+		return SubsetResult{}, fmt.Errorf("exact: only %d allowed points for k = %d", len(s.cand)+len(s.A), k)
+	}
+	s.openLB = math.Inf(1)
+	s.search(0)
+	res := SubsetResult{Indices: slices.Sorted(slices.Values(s.bestIdx)), Total: s.best, Nodes: s.nodes}
+	if s.stopped {
+		res.Bound = min(s.openLB, s.best)
+	} else {
+		res.Optimal, res.Bound = true, s.best
+	}
+	if res.Total > 0 {
+		res.Gap = (res.Total - res.Bound) / res.Total
+	}
+	return res, nil
+}
+
+type bbSearch struct {
+	ctx       context.Context
+	pts       []geom.PointF
+	k, n      int
+	integral  bool
+	sizeBound func(int) float64
+	dist      []float64
+	near      []float64
+	alpha     []float64 // Σ over A of distance
+	inA       []bool
+	A         []int
+	wA        float64
+	cand      []int
+	best      float64
+	bestIdx   []int
+	nodes     int64
+	stopped   bool
+	openLB    float64
+	scratch   []float64
+	scratch2  []float64
+}
+
+func (s *bbSearch) add(i int) {
+	s.wA += s.alpha[i]
+	for j := range s.n {
+		s.alpha[j] += s.dist[i*s.n+j]
+	}
+	s.inA[i] = true
+	s.A = append(s.A, i)
+}
+
+func (s *bbSearch) remove(i int) {
+	s.A = s.A[:len(s.A)-1]
+	s.inA[i] = false
+	for j := range s.n {
+		s.alpha[j] -= s.dist[i*s.n+j]
+	}
+	s.wA -= s.alpha[i]
+}
+
+func (s *bbSearch) total(idx []int) float64 {
+	t := 0.0
+	for a := range idx {
+		for b := a + 1; b < len(idx); b++ {
+			t += s.dist[idx[a]*s.n+idx[b]]
+		}
+	}
+	return t
+}
+
+func (s *bbSearch) offer(idx []int, forced map[int]bool, allowed []bool) error {
+	if len(idx) != s.k {
+		return fmt.Errorf("exact: incumbent has %d points, want %d", len(idx), s.k)
+	}
+	seen := map[int]bool{}
+	for _, i := range idx {
+		if i < 0 || i >= s.n || seen[i] {
+			return fmt.Errorf("exact: incumbent has bad or repeated index %d", i)
+		}
+		seen[i] = true
+	}
+	for f := range forced {
+		if !seen[f] {
+			return nil // not feasible here; ignore
+		}
+	}
+	for _, i := range idx {
+		if !forced[i] && allowed != nil && !allowed[i] {
+			return nil
+		}
+	}
+	if t := s.total(idx); t < s.best {
+		s.best, s.bestIdx = t, slices.Clone(idx)
+	}
+	return nil
+}
+
+// greedyIncumbent: from each seed, take the k nearest (L1, then index), then improve
+// by single swaps until none helps (the MM+Inc idea, Bender et al. 2005 §5).
+func (s *bbSearch) greedyIncumbent(forced map[int]bool, allowed []bool) {
+	var seeds []int
+	for f := range forced {
+		seeds = append(seeds, f)
+	}
+	if len(seeds) == 0 {
+		for i := range s.n {
+			if allowed == nil || allowed[i] {
+				seeds = append(seeds, i)
+			}
+		}
+	}
+	slices.Sort(seeds)
+	if len(seeds) > 256 { // enough variety; keep it O(n^2 log n)-ish
+		step := len(seeds) / 256
+		var sub []int
+		for i := 0; i < len(seeds); i += step {
+			sub = append(sub, seeds[i])
+		}
+		seeds = sub
+	}
+	ok := func(i int) bool { return forced[i] || allowed == nil || allowed[i] }
+	order := make([]int, 0, s.n)
+	for _, seed := range seeds {
+		order = order[:0]
+		for i := range s.n {
+			if ok(i) && !forced[i] {
+				order = append(order, i)
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			da, db := s.dist[seed*s.n+a], s.dist[seed*s.n+b]
+			if da != db {
+				if da < db {
+					return -1
+				}
+				return 1
+			}
+			return a - b
+		})
+		idx := slices.Sorted(func(yield func(int) bool) {
+			for f := range forced {
+				if !yield(f) {
+					return
+				}
+			}
+		})
+		for _, i := range order {
+			if len(idx) == s.k {
+				break
+			}
+			idx = append(idx, i)
+		}
+		if len(idx) < s.k {
+			continue
+		}
+		idx = s.improve(idx, forced, ok)
+		if t := s.total(idx); t < s.best {
+			s.best, s.bestIdx = t, slices.Clone(idx)
+		}
+	}
+}
+
+func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []int {
+	in := make([]bool, s.n)
+	for _, i := range idx {
+		in[i] = true
+	}
+	h := make([]float64, s.n) // Σ over idx of distance
+	for j := range s.n {
+		for _, i := range idx {
+			h[j] += s.dist[i*s.n+j]
+		}
+	}
+	for round := 0; round < 4*s.k; round++ {
+		bestGain, bo, bi := 1e-9, -1, -1
+		for p, o := range idx {
+			if forced[o] {
+				continue
+			}
+			for j := range s.n {
+				if in[j] || !ok(j) {
+					continue
+				}
+				if g := h[o] - (h[j] - s.dist[o*s.n+j]); g > bestGain {
+					bestGain, bo, bi = g, p, j
+				}
+			}
+		}
+		if bo < 0 {
+			break
+		}
+		o := idx[bo]
+		in[o], in[bi] = false, true
+		idx[bo] = bi
+		for j := range s.n {
+			h[j] += s.dist[bi*s.n+j] - s.dist[o*s.n+j]
+		}
+	}
+	return idx
+}
+
+func medianPoint(pts []geom.PointF, idx []int) geom.PointF {
+	d := len(pts[0])
+	m := make(geom.PointF, d)
+	col := make([]float64, len(idx))
+	for j := range d {
+		for t, i := range idx {
+			col[t] = pts[i][j]
+		}
+		slices.Sort(col)
+		m[j] = col[len(col)/2]
+	}
+	return m
+}
+
+// lowerBound of the node whose candidates are cand[pos:].
+func (s *bbSearch) lowerBound(pos int) float64 {
+	m := s.k - len(s.A)
+	if m == 0 {
+		return s.wA
+	}
+	rest := s.cand[pos:]
+	if len(rest) < m {
+		return math.Inf(1)
+	}
+	s.scratch = s.scratch[:0]
+	s.scratch2 = s.scratch2[:0]
+	for _, r := range rest {
+		s.scratch = append(s.scratch, s.alpha[r]+0.5*s.near[r*s.k+m-1])
+		s.scratch2 = append(s.scratch2, s.alpha[r])
+	}
+	lb1 := sumSmallest(s.scratch, m)
+	lb2 := sumSmallest(s.scratch2, m)
+	if s.sizeBound != nil {
+		lb2 += s.sizeBound(m)
+	} else {
+		lb2 = 0
+	}
+	lb := s.wA + max(lb1, lb2)
+	if s.integral {
+		lb = math.Ceil(lb - 1e-9)
+	}
+	return lb
+}
+
+// sumSmallest returns the sum of the m smallest values of a (a is reordered).
+func sumSmallest(a []float64, m int) float64 {
+	if m < len(a) {
+		// quickselect the m smallest to the front
+		lo, hi := 0, len(a)-1
+		for lo < hi {
+			p := a[(lo+hi)/2]
+			i, j := lo, hi
+			for i <= j {
+				for a[i] < p {
+					i++
+				}
+				for a[j] > p {
+					j--
+				}
+				if i <= j {
+					a[i], a[j] = a[j], a[i]
+					i++
+					j--
+				}
+			}
+			if m-1 <= j {
+				hi = j
+			} else if m-1 >= i {
+				lo = i
+			} else {
+				break
+			}
+		}
+	}
+	t := 0.0
+	for _, v := range a[:m] {
+		t += v
+	}
+	return t
+}
+
+// search explores the node with candidates cand[pos:]; it returns false when stopped.
+func (s *bbSearch) search(pos int) {
+	s.nodes++
+	if s.nodes&1023 == 0 && s.ctx.Err() != nil {
+		s.stopped = true
+	}
+	lb := s.lowerBound(pos)
+	if s.stopped {
+		s.openLB = min(s.openLB, lb)
+		return
+	}
+	if lb >= s.best {
+		return
+	}
+	if len(s.A) == s.k {
+		s.best, s.bestIdx = s.wA, slices.Clone(s.A)
+		return
+	}
+	r := s.cand[pos]
+	s.add(r)
+	s.search(pos + 1)
+	s.remove(r)
+	if s.stopped {
+		s.openLB = min(s.openLB, lb)
+		return
+	}
+	s.search(pos + 1)
+}
