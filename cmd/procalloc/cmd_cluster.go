@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/procalloc/procalloc/exact"
+	"github.com/procalloc/procalloc/geom"
+)
+
+func init() {
+	register(&command{
+		name:    "cluster",
+		summary: "optimal unconstrained cluster: k points of Z^2 or Z^3 with minimum total pairwise L1",
+		usage:   "cluster --k K [--dim 2|3] [--time-limit D] [--json] [--svg FILE] [-o FILE]",
+		details: `Computes the k points of the integer lattice (no occupied nodes) with minimum total
+pairwise L1 distance, the shapes of Bender et al. (2005), Fig. 2, by branch and bound
+(package exact; the optima of all smaller sizes are computed first and used as bounds).
+The points are translated so that the lexicographically smallest one is the origin.
+JSON: k, dim, total, average, points, optimal, bound, seconds. --svg draws the shape
+(3D: one panel per layer).`,
+		example: `procalloc cluster --k 21
+procalloc cluster --k 12 --dim 3 --json
+procalloc cluster --k 16 --svg cluster16.svg`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			k := fs.Int("k", 0, "number of points")
+			dim := fs.Int("dim", 2, "lattice dimension: 2 or 3")
+			limit := fs.Duration("time-limit", 0, "stop after this long and report the bound (0: no limit)")
+			asJSON := fs.Bool("json", false, "print JSON")
+			svg := fs.String("svg", "", "also draw the cluster to `FILE` (SVG)")
+			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				if *k < 1 {
+					return usagef("--k %d: must be at least 1", *k)
+				}
+				if *dim != 2 && *dim != 3 {
+					return usagef("--dim %d: must be 2 or 3", *dim)
+				}
+				if *limit > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, *limit)
+					defer cancel()
+				}
+				start := time.Now()
+				all, err := exact.Clusters(ctx, *dim, *k)
+				if err != nil {
+					return err
+				}
+				c := all[len(all)-1]
+				if c.K != *k {
+					return fmt.Errorf("stopped at k = %d (bound %d, best %d) before reaching k = %d", c.K, c.Bound, c.Total, *k)
+				}
+				avg := 0.0
+				if c.K > 1 {
+					avg = float64(c.Total) / float64(c.K*(c.K-1)/2)
+				}
+				res := map[string]any{"k": c.K, "dim": c.Dim, "total": c.Total, "average": avg,
+					"points": c.Points, "optimal": c.Optimal, "bound": c.Bound, "seconds": time.Since(start).Seconds()}
+				if *svg != "" {
+					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }); err != nil {
+						return err
+					}
+				}
+				return writeFileAtomic(e, *out, func(w io.Writer) error {
+					if *asJSON {
+						return writeJSON(w, res)
+					}
+					fmt.Fprintf(w, "k           %d\ndim         %d\ntotal       %d\naverage     %.4f\noptimal     %v\nbound       %d\n",
+						c.K, c.Dim, c.Total, avg, c.Optimal, c.Bound)
+					return drawCluster(w, c.Points)
+				})
+			}
+		},
+	})
+}
+
+// drawCluster prints the shape as text ('#' chosen), one block per z layer.
+func drawCluster(w io.Writer, pts []geom.Point) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	b := geom.BoundingBox(pts)
+	in := map[string]bool{}
+	for _, p := range pts {
+		in[fmt.Sprint(p)] = true
+	}
+	d := len(pts[0])
+	zlo, zhi := 0, 0
+	if d == 3 {
+		zlo, zhi = b.Min[2], b.Max[2]
+	}
+	for z := zlo; z <= zhi; z++ {
+		if d == 3 {
+			fmt.Fprintf(w, "layer z=%d\n", z)
+		}
+		for y := b.Max[1]; y >= b.Min[1]; y-- {
+			for x := b.Min[0]; x <= b.Max[0]; x++ {
+				p := geom.Point{x, y}
+				if d == 3 {
+					p = append(p, z)
+				}
+				if in[fmt.Sprint(p)] {
+					fmt.Fprint(w, "# ")
+				} else {
+					fmt.Fprint(w, ". ")
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
+
+func clusterSVG(w io.Writer, pts []geom.Point) error {
+	b := geom.BoundingBox(pts)
+	const cell = 20
+	d := len(pts[0])
+	layers := 1
+	if d == 3 {
+		layers = b.Max[2] - b.Min[2] + 1
+	}
+	wx := b.Max[0] - b.Min[0] + 1
+	wy := b.Max[1] - b.Min[1] + 1
+	width := layers * (wx + 1) * cell
+	height := (wy + 1) * cell
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", width, height, width, height)
+	for _, p := range pts {
+		layer := 0
+		if d == 3 {
+			layer = p[2] - b.Min[2]
+		}
+		x := (layer*(wx+1)+p[0]-b.Min[0])*cell + cell/2
+		y := (b.Max[1]-p[1])*cell + cell/2
+		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#3b6ea5" stroke="#fff"/>`+"\n", x, y, cell, cell)
+	}
+	_, err := fmt.Fprintln(w, "</svg>")
+	return err
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/voronoi"
+)
+
+func init() {
+	register(&command{
+		name:    "voronoi",
+		summary: "list the L1 order-k Voronoi sets: every k-nearest set of some center, with a witness",
+		usage:   "voronoi --k K --points FILE [--limit N] [--json] [--svg FILE] [-o FILE]",
+		details: `Lists every set of k input points that is the set of k nearest points (L1) of some
+center of the plane — the generator sets of the cells of the order-k L1 Voronoi
+diagram — with a witness center and radius. Tie rule: S is a k-nearest set of c when
+max over S of d(c, s) <= min over the other points of d(c, t); with ties (equal
+distances, coincident points) one center can have several sets, and all are listed.
+Points: planar, integer coordinates (see "procalloc help subset" for the file format).
+indices are 0-based positions among the data lines; total is the set's total pairwise
+L1 distance. Heavy ties can make the list exponential: --limit bounds it.`,
+		example: `procalloc voronoi --k 3 --points pts.txt
+procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			k := fs.Int("k", 0, "size of the nearest sets")
+			points := fs.String("points", "", "points `FILE` ('-' for stdin), two integer coordinates per line")
+			limit := fs.Int("limit", 1000000, "fail when there are more than `N` sets")
+			asJSON := fs.Bool("json", false, "print JSON")
+			svg := fs.String("svg", "", "also draw the points and witness centers to `FILE` (SVG)")
+			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				in, err := readSubsetInput(e, *points, "", "")
+				if err != nil {
+					return err
+				}
+				if *k < 1 || *k > len(in.Points) {
+					return usagef("--k %d: must be between 1 and the number of points (%d)", *k, len(in.Points))
+				}
+				if in.Ints == nil {
+					return fmt.Errorf("%s: coordinates must be integers", *points)
+				}
+				sets, err := voronoi.KNearestSets(in.Ints, *k, *limit)
+				if err != nil {
+					return err
+				}
+				type jsonSet struct {
+					Indices []int      `json:"indices"`
+					Center  [2]float64 `json:"center"`
+					Radius  float64    `json:"radius"`
+					Total   int        `json:"total"`
+				}
+				js := make([]jsonSet, len(sets))
+				for i, s := range sets {
+					js[i] = jsonSet{s.Indices, s.Center(), float64(s.Radius2) / 2, geom.PairwiseL1Subset(in.Ints, s.Indices)}
+				}
+				if *svg != "" {
+					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return voronoiSVG(w, in.Ints, sets) }); err != nil {
+						return err
+					}
+				}
+				return writeFileAtomic(e, *out, func(w io.Writer) error {
+					if *asJSON {
+						return writeJSON(w, map[string]any{"k": *k, "n": len(in.Ints), "count": len(sets), "sets": js})
+					}
+					t := newTable(w, "indices", "center", "radius", "total")
+					for _, s := range js {
+						t.row(joinInts(s.Indices), fmt.Sprintf("%g,%g", s.Center[0], s.Center[1]), fmtNum(s.Radius), fmt.Sprint(s.Total))
+					}
+					if err := t.flush(); err != nil {
+						return err
+					}
+					_, err := fmt.Fprintf(w, "%d sets\n", len(js))
+					return err
+				})
+			}
+		},
+	})
+}
+
+func voronoiSVG(w io.Writer, pts []geom.Point, sets []voronoi.Set) error {
+	b := geom.BoundingBox(pts)
+	const scale, pad = 20.0, 20.0
+	sx := func(x float64) float64 { return pad + (x-float64(b.Min[0]))*scale }
+	sy := func(y float64) float64 { return pad + (float64(b.Max[1])-y)*scale }
+	width := 2*pad + float64(b.Max[0]-b.Min[0])*scale
+	height := 2*pad + float64(b.Max[1]-b.Min[1])*scale
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g">`+"\n", width, height)
+	for _, s := range sets {
+		c := s.Center()
+		fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="2" fill="#d9822b"><title>%s</title></circle>`+"\n", sx(c[0]), sy(c[1]), joinInts(s.Indices))
+	}
+	for i, p := range pts {
+		fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="4" fill="#3b6ea5"><title>%d</title></circle>`+"\n", sx(float64(p[0])), sy(float64(p[1])), i)
+	}
+	sb.WriteString("</svg>\n")
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
