@@ -33,22 +33,126 @@ type Solution1D[T geom.Number] struct {
 //
 // Time O(n) after sorting; integer coordinates ([]int, []int32, []int64) are sorted by
 // LSD radix sort in O(n) passes of 11 bits over the value range, others by comparison.
-// Ties: among optimal windows the leftmost in sorted order (sort is stable, so equal
-// coordinates keep input order). Errors: k outside 1..n, non-finite coordinates.
+// Ties: the leftmost optimal window in sorted order; among equal coordinates at its
+// ends, the first occurrences in input order. Errors: k outside 1..n, non-finite coordinates.
 func Line[T geom.Number](coords []T, k int) (Solution1D[T], error) {
 	n := len(coords)
 	if err := check1D(coords, k); err != nil {
 		return Solution1D[T]{}, err
 	}
-	order := sortedOrder(coords)
-	c := make([]T, n)
-	for i, j := range order {
-		c[i] = coords[j]
-	}
+	_ = n
+	c := sortedValues(coords)
 	best, total := bestWindow(c, k)
-	idx := slices.Clone(order[best : best+k])
-	slices.Sort(idx)
-	return Solution1D[T]{Indices: idx, Total: total}, nil
+	return Solution1D[T]{Indices: pickWindow(coords, c, best, k), Total: total}, nil
+}
+
+// sortedValues returns the values ascending: integer slices by LSD radix sort,
+// others by comparison sort.
+func sortedValues[T geom.Number](coords []T) []T {
+	switch v := any(coords).(type) {
+	case []int64:
+		return any(radixValues(slices.Clone(v))).([]T)
+	case []int:
+		w := make([]int64, len(v))
+		for i, x := range v {
+			w[i] = int64(x)
+		}
+		w = radixValues(w)
+		out := make([]int, len(v))
+		for i, x := range w {
+			out[i] = int(x)
+		}
+		return any(out).([]T)
+	}
+	out := slices.Clone(coords)
+	slices.Sort(out)
+	return out
+}
+
+// radixValues sorts v ascending (LSD radix, 8 bits per pass over max-min: small
+// bucket tables keep the scatter cache-friendly).
+func radixValues(v []int64) []int64 {
+	if len(v) < 2 {
+		return v
+	}
+	lo, hi := v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	span := uint64(hi - lo)
+	keys := make([]uint64, len(v))
+	for i, x := range v {
+		keys[i] = uint64(x - lo)
+	}
+	tmp := make([]uint64, len(v))
+	const bits = 8
+	const buckets = 1 << bits
+	var count [buckets]int
+	for shift := uint(0); shift < 64 && span>>shift > 0; shift += bits {
+		clear(count[:])
+		for _, k := range keys {
+			count[(k>>shift)&(buckets-1)]++
+		}
+		sum := 0
+		for b := range count {
+			count[b], sum = sum, sum+count[b]
+		}
+		for _, k := range keys {
+			b := (k >> shift) & (buckets - 1)
+			tmp[count[b]] = k
+			count[b]++
+		}
+		keys, tmp = tmp, keys
+	}
+	for i, k := range keys {
+		v[i] = int64(k) + lo
+	}
+	return v
+}
+
+// pickWindow returns the input positions (ascending) of the values at sorted
+// positions start, start+1, ..., start+k-1 (mod n, so a ring window may wrap). Values
+// strictly inside the window's range are all taken; of the values equal to the
+// window's first (last) value, the first occurrences in input order, as many as the
+// window holds.
+func pickWindow[T geom.Number](coords, sorted []T, start, k int) []int {
+	n := len(sorted)
+	if k == n {
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	loV, hiV := sorted[start], sorted[(start+k-1)%n]
+	wrap := start+k > n
+	needLo, needHi := 0, 0
+	for p := start; p < start+k; p++ {
+		switch sorted[p%n] {
+		case loV:
+			needLo++
+		case hiV:
+			needHi++
+		}
+	}
+	idx := make([]int, 0, k)
+	for i, v := range coords {
+		switch {
+		case v == loV:
+			if needLo > 0 {
+				needLo--
+				idx = append(idx, i)
+			}
+		case v == hiV:
+			if needHi > 0 {
+				needHi--
+				idx = append(idx, i)
+			}
+		case !wrap && v > loV && v < hiV, wrap && (v > loV || v < hiV):
+			idx = append(idx, i)
+		}
+	}
+	return idx
 }
 
 func check1D[T geom.Number](coords []T, k int) error {

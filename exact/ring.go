@@ -62,19 +62,19 @@ func RingArc[T geom.Number](coords []T, c T, k int) (Solution1D[T], error) {
 		return Solution1D[T]{}, err
 	}
 	n := len(coords)
-	order := sortedOrder(coords)
+	sorted := sortedValues(coords)
 	// Unrolled positions x[0..2n): x[i+n] = x[i] + c, and prefix sums.
 	x := make([]T, 2*n)
-	for i, j := range order {
-		x[i] = coords[j]
-		x[i+n] = coords[j] + c
+	for i, v := range sorted {
+		x[i] = v
+		x[i+n] = v + c
 	}
 	pre := make([]T, 2*n+1)
 	for i, v := range x {
 		pre[i+1] = pre[i] + v
 	}
 	sum := func(a, b int) T { return pre[b] - pre[a] } // x[a..b)
-	near := func(d T) bool { return 2*d <= c }      // d <= c/2 without halving
+	near := func(d T) bool { return 2*d <= c }         // d <= c/2 without halving
 	// dist from x[i] to every x[j], j in [a, b), all with x[j] >= x[i]; split at the
 	// first j with x[j]-x[i] > c/2 (found by the monotone pointer *p).
 	fwd := func(i, a, b int, p *int) T {
@@ -107,8 +107,7 @@ func RingArc[T geom.Number](coords []T, c T, k int) (Solution1D[T], error) {
 		return T(m-a)*(c-x[i]) + sum(a, m) + T(b-m)*x[i] - sum(m, b)
 	}
 	if k == n {
-		idx := slices.Clone(order)
-		slices.Sort(idx)
+		idx := pickWindow(coords, sorted, 0, n)
 		return Solution1D[T]{Indices: idx, Total: RingTotal(coords, c, idx)}, nil
 	}
 	// First window [0, k): build by adding points one at a time.
@@ -127,12 +126,7 @@ func RingArc[T geom.Number](coords []T, c T, k int) (Solution1D[T], error) {
 			best, bestCost = s, cost
 		}
 	}
-	idx := make([]int, k)
-	for i := range idx {
-		idx[i] = order[(best+i)%n]
-	}
-	slices.Sort(idx)
-	return Solution1D[T]{Indices: idx, Total: bestCost}, nil
+	return Solution1D[T]{Indices: pickWindow(coords, sorted, best, k), Total: bestCost}, nil
 }
 
 // Ring returns k points with minimum total pairwise ring distance
@@ -321,4 +315,3 @@ func Ring[T geom.Number](ctx context.Context, coords []T, c T, k int) (sol Solut
 	}
 	return Solution1D[T]{Indices: idx, Total: total}, true, nil
 }
-

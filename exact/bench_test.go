@@ -1,0 +1,176 @@
+package exact
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/ptas"
+)
+
+func BenchmarkTriple(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		r := rand.New(rand.NewPCG(1, uint64(n)))
+		pts := randPts(r, n, 1<<20, 0)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Triple(pts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkLine(b *testing.B) {
+	n := 10_000_000
+	r := rand.New(rand.NewPCG(2, 3))
+	c := make([]int64, n)
+	for i := range c {
+		c[i] = r.Int64N(1 << 30)
+	}
+	b.Run("n=1e7/k=64", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Line(c, 64); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkRingArc(b *testing.B) {
+	n := 10_000_000
+	r := rand.New(rand.NewPCG(4, 5))
+	const C = 1 << 30
+	c := make([]int64, n)
+	for i := range c {
+		c[i] = r.Int64N(C)
+	}
+	b.Run("n=1e7/k=64", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := RingArc(c, C, 64); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkRing(b *testing.B) {
+	for _, tc := range []struct{ n, k int }{{10_000, 8}, {100_000, 8}, {10_000, 32}} {
+		r := rand.New(rand.NewPCG(6, uint64(tc.n)))
+		const C = 1 << 30
+		c := make([]int64, tc.n)
+		for i := range c {
+			c[i] = r.Int64N(C)
+		}
+		b.Run(fmt.Sprintf("n=%d/k=%d", tc.n, tc.k), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := Ring(context.Background(), c, C, tc.k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// meshInstance: the free nodes of a side x side mesh after random jobs took a
+// fraction of the nodes in random rectangles (a fragmented allocation state).
+func meshInstance(r *rand.Rand, side int, busy float64) []geom.PointF {
+	used := make([]bool, side*side)
+	count := 0
+	for float64(count) < busy*float64(side*side) {
+		w, h := 1+r.IntN(side/4), 1+r.IntN(side/4)
+		x0, y0 := r.IntN(side-w+1), r.IntN(side-h+1)
+		for x := x0; x < x0+w; x++ {
+			for y := y0; y < y0+h; y++ {
+				if !used[x+y*side] && r.IntN(3) > 0 {
+					used[x+y*side] = true
+					count++
+				}
+			}
+		}
+	}
+	var pts []geom.PointF
+	for i, u := range used {
+		if !u {
+			pts = append(pts, geom.PointF{float64(i % side), float64(i / side)})
+		}
+	}
+	return pts
+}
+
+// BenchmarkSubsetMesh solves fragmented 16x16 and 32x32 mesh instances with a 2 s
+// limit each and reports the solved fraction and mean gap.
+func BenchmarkSubsetMesh(b *testing.B) {
+	for _, side := range []int{16, 32} {
+		for _, k := range []int{4, 8, 16, 24, 32} {
+			b.Run(fmt.Sprintf("mesh=%dx%d/k=%d", side, side, k), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(uint64(side), uint64(k)))
+				solved, runs, gap := 0, 0, 0.0
+				for b.Loop() {
+					pts := meshInstance(r, side, 0.5)
+					if len(pts) < k {
+						continue
+					}
+					mm, err := ptas.MMInc(pts, k, ptas.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+					res, err := Subset(ctx, pts, k, SubsetOptions{Incumbent: mm.Indices, SizeBound: z2Bound(k)})
+					cancel()
+					if err != nil {
+						b.Fatal(err)
+					}
+					runs++
+					if res.Optimal {
+						solved++
+					}
+					gap += res.Gap
+				}
+				b.ReportMetric(float64(solved)/float64(max(runs, 1)), "solved")
+				b.ReportMetric(gap/float64(max(runs, 1)), "gap")
+			})
+		}
+	}
+}
+
+var z2Cache []float64
+
+func z2Bound(k int) func(int) float64 {
+	if len(z2Cache) < k+1 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		all, _ := Clusters(ctx, 2, k)
+		cancel()
+		z2Cache = []float64{0}
+		for _, c := range all {
+			if !c.Optimal {
+				break
+			}
+			z2Cache = append(z2Cache, float64(c.Total))
+		}
+	}
+	f := z2Cache
+	return func(m int) float64 {
+		if m < len(f) {
+			return f[m]
+		}
+		return 0
+	}
+}
+
+func BenchmarkClusters(b *testing.B) {
+	for _, tc := range []struct{ dim, k int }{{2, 21}, {2, 30}, {3, 15}} {
+		b.Run(fmt.Sprintf("dim=%d/k=1..%d", tc.dim, tc.k), func(b *testing.B) {
+			for b.Loop() {
+				all, err := Clusters(context.Background(), tc.dim, tc.k)
+				if err != nil || !all[len(all)-1].Optimal {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
