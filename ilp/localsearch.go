@@ -13,8 +13,9 @@ type LocalSearchOptions struct {
 	// Rounds is the number of perturbation rounds of the iterated local search
 	// (0: a default that shrinks with the instance size; negative: none, plain descent).
 	Rounds int
-	// Window bounds the length of insertion and segment-reversal moves (0: a default of
-	// max(16, 4*(largest flow offset))). Swaps are always tried between all pairs.
+	// Window bounds the length of insertion and segment-reversal moves (0: no bound up
+	// to 128 facilities, else max(16, 4*(largest flow offset))). Swaps are always tried
+	// between all pairs.
 	Window int
 	// TimeLimit stops the search early (0: none). With a time limit the result depends
 	// on the machine's speed; without one it is deterministic.
@@ -53,6 +54,11 @@ func newLocalSearch(q *QAP, start []int, window int) *localSearch {
 			}
 		}
 		window = max(16, 4*maxOff)
+		if q.N <= 128 {
+			// Small instances afford moves of any length (2-opt style reversals of
+			// whole stretches matter for Hamiltonian paths).
+			window = q.N
+		}
 	}
 	ls.win = min(window, q.N)
 	return ls
