@@ -138,28 +138,8 @@ func BenchmarkSubsetMesh(b *testing.B) {
 	}
 }
 
-var z2Cache []float64
-
-func z2Bound(k int) func(int) float64 {
-	if len(z2Cache) < k+1 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		all, _ := Clusters(ctx, 2, k)
-		cancel()
-		z2Cache = []float64{0}
-		for _, c := range all {
-			if !c.Optimal {
-				break
-			}
-			z2Cache = append(z2Cache, float64(c.Total))
-		}
-	}
-	f := z2Cache
-	return func(m int) float64 {
-		if m < len(f) {
-			return f[m]
-		}
-		return 0
-	}
+func z2Bound(int) func(int) float64 {
+	return func(m int) float64 { return LatticeBound(2, m) }
 }
 
 func BenchmarkClusters(b *testing.B) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/procalloc/procalloc/geom"
@@ -69,8 +70,9 @@ func sortedValues[T geom.Number](coords []T) []T {
 	return out
 }
 
-// radixValues sorts v ascending (LSD radix, 8 bits per pass over max-min: small
-// bucket tables keep the scatter cache-friendly).
+// radixValues sorts v ascending by LSD radix over max-min: the span's bits are split
+// into equal digits of at most 11 bits (30 bits: three passes of 10), and the
+// histograms of all digits are counted in one read pass.
 func radixValues(v []int64) []int64 {
 	if len(v) < 2 {
 		return v
@@ -80,27 +82,37 @@ func radixValues(v []int64) []int64 {
 		lo, hi = min(lo, x), max(hi, x)
 	}
 	span := uint64(hi - lo)
+	if span == 0 {
+		return v
+	}
+	nbits := 64 - bits.LeadingZeros64(span)
+	passes := (nbits + 10) / 11
+	width := uint((nbits + passes - 1) / passes)
+	mask := uint64(1)<<width - 1
+	counts := make([][]int, passes)
+	for p := range counts {
+		counts[p] = make([]int, 1<<width)
+	}
 	keys := make([]uint64, len(v))
 	for i, x := range v {
-		keys[i] = uint64(x - lo)
+		k := uint64(x - lo)
+		keys[i] = k
+		for p := range passes {
+			counts[p][(k>>(uint(p)*width))&mask]++
+		}
 	}
 	tmp := make([]uint64, len(v))
-	const bits = 8
-	const buckets = 1 << bits
-	var count [buckets]int
-	for shift := uint(0); shift < 64 && span>>shift > 0; shift += bits {
-		clear(count[:])
-		for _, k := range keys {
-			count[(k>>shift)&(buckets-1)]++
-		}
+	for p := range passes {
+		c := counts[p]
 		sum := 0
-		for b := range count {
-			count[b], sum = sum, sum+count[b]
+		for b := range c {
+			c[b], sum = sum, sum+c[b]
 		}
+		shift := uint(p) * width
 		for _, k := range keys {
-			b := (k >> shift) & (buckets - 1)
-			tmp[count[b]] = k
-			count[b]++
+			b := (k >> shift) & mask
+			tmp[c[b]] = k
+			c[b]++
 		}
 		keys, tmp = tmp, keys
 	}

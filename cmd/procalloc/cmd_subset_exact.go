@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
@@ -167,28 +166,10 @@ func runSubsetExact(ctx context.Context, in *subsetInput, p subsetParams) (*subs
 		return nil, fmt.Errorf("exact: incumbent: %w", err)
 	}
 	// Distinct lattice points in 2D or 3D: the unconstrained optima of Z^d bound the
-	// unchosen part (computed for as many sizes as a short budget allows).
+	// unchosen part.
 	if in.Ints != nil && distinct(in.Ints) {
 		if d := len(in.Ints[0]); d == 2 || d == 3 {
-			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			cl, err := exact.Clusters(cctx, d, p.K)
-			cancel()
-			if err == nil {
-				f := make([]float64, 0, len(cl)+1)
-				f = append(f, 0)
-				for _, c := range cl {
-					if !c.Optimal {
-						break
-					}
-					f = append(f, float64(c.Total))
-				}
-				opt.SizeBound = func(m int) float64 {
-					if m < len(f) {
-						return f[m]
-					}
-					return 0
-				}
-			}
+			opt.SizeBound = func(m int) float64 { return exact.LatticeBound(d, m) }
 		}
 	}
 	r, err := exact.Subset(ctx, in.Points, p.K, opt)
