@@ -194,6 +194,12 @@ func (w *walker) fromPoint(a int) bool {
 	done := int64(-1) // W values <= done were handled
 	for {
 		w.near = w.g.box(w.near[:0], w.swap, ua, ua+R, va-R, va+R)
+		// The stop test runs once per box, at the largest side already handled: if
+		// every square of that side is dead, so is every larger one. (Testing at every
+		// side would stop sooner but costs O(m log m) per side.)
+		if done > 0 && w.minInterior(ua, va, done) >= w.k-1 {
+			return true
+		}
 		slices.SortFunc(w.near, func(p, q int) int {
 			if U[p] != U[q] {
 				if U[p] < U[q] {
@@ -213,9 +219,6 @@ func (w *walker) fromPoint(a int) bool {
 				return true
 			}
 			if W > done && W <= R {
-				if W > 0 && w.minInterior(ua, va, W) >= w.k-1 {
-					return true
-				}
 				for _, b := range w.near[i:j] {
 					d := V[b] - va
 					if d < 0 {
