@@ -9,6 +9,10 @@ import (
 	"github.com/procalloc/procalloc/geom"
 )
 
+// MaxSubsetPoints bounds the input of Subset (its distance table is n^2 float64s:
+// 128 MiB at the bound).
+const MaxSubsetPoints = 4096
+
 // SubsetOptions tune Subset.
 type SubsetOptions struct {
 	// Incumbent is an optional starting k-subset (e.g. MM or MM+Inc from package ptas);
@@ -63,6 +67,9 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 	}
 	if k < 1 || k > n {
 		return SubsetResult{}, fmt.Errorf("exact: k = %d must be between 1 and the number of points (%d)", k, n)
+	}
+	if n > MaxSubsetPoints {
+		return SubsetResult{}, fmt.Errorf("exact: %d points; the branch and bound keeps an n x n distance table and accepts at most %d", n, MaxSubsetPoints)
 	}
 	if len(opt.Forced) > k {
 		return SubsetResult{}, fmt.Errorf("exact: %d forced points exceed k = %d", len(opt.Forced), k)
@@ -251,6 +258,9 @@ func (s *bbSearch) greedyIncumbent(forced map[int]bool, allowed []bool) {
 	ok := func(i int) bool { return forced[i] || allowed == nil || allowed[i] }
 	order := make([]int, 0, s.n)
 	for _, seed := range seeds {
+		if s.ctx.Err() != nil && s.bestIdx != nil {
+			break
+		}
 		order = order[:0]
 		for i := range s.n {
 			if ok(i) && !forced[i] {
