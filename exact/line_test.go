@@ -247,3 +247,24 @@ func TestRingErrors(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRingFloatMatchesBrute(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for trial := 0; trial < 1500; trial++ {
+		n := 1 + r.IntN(10)
+		k := 1 + r.IntN(n)
+		C := float64(1+r.IntN(30)) / 2
+		c := make([]float64, n)
+		for i := range c {
+			c[i] = float64(r.IntN(int(2*C))) / 2
+		}
+		want := bruteSubset(n, k, func(idx []int) int64 { return int64(2 * RingTotal(c, C, idx)) })
+		sol, opt, err := Ring(context.Background(), c, C, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !opt || int64(2*sol.Total) != want || int64(2*RingTotal(c, C, sol.Indices)) != want {
+			t.Fatalf("C %g coords %v k %d: got %g, brute %g", C, c, k, sol.Total, float64(want)/2)
+		}
+	}
+}
