@@ -33,7 +33,7 @@ type Solution1D[T geom.Number] struct {
 // sum_i c_{j+i} (2i - k + 1), evaluated for every j from prefix sums of c and i*c.
 //
 // Time O(n) after sorting; integer coordinates ([]int, []int32, []int64) are sorted by
-// LSD radix sort in O(n) passes of 11 bits over the value range, others by comparison.
+// LSD radix sort over the value range (digits of at most 11 bits), others by comparison.
 // Ties: the leftmost optimal window in sorted order; among equal coordinates at its
 // ends, the first occurrences in input order. Errors: k outside 1..n, non-finite coordinates.
 func Line[T geom.Number](coords []T, k int) (Solution1D[T], error) {
