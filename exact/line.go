@@ -32,7 +32,7 @@ type Solution1D[T geom.Number] struct {
 // until S is a window. The cost of the window c_j..c_{j+k-1} is
 // sum_i c_{j+i} (2i - k + 1), evaluated for every j from prefix sums of c and i*c.
 //
-// Time O(n) after sorting; integer coordinates ([]int, []int32, []int64) are sorted by
+// Time O(n) after sorting; integer coordinates ([]int, []int64) are sorted by
 // LSD radix sort over the value range (digits of at most 11 bits), others by comparison.
 // Ties: the leftmost optimal window in sorted order; among equal coordinates at its
 // ends, the first occurrences in input order. Errors: k outside 1..n, non-finite coordinates.
