@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -340,5 +341,38 @@ func TestWindowBound(t *testing.T) {
 	q, _ := OrderingQAP(topo.Torus(8, 8), curves.Weights{1, 0.5}, false)
 	if b, ok := WindowBound(context.Background(), q, false); !ok || b != 125 {
 		t.Fatalf("torus 8x8: window bound %g (%v), want 125", b, ok)
+	}
+}
+
+// The Cplant development machine (8x8 torus of switches, four rows with four
+// processors per switch) ordered switch by switch: groups contiguous, F verified.
+func TestHierarchicalCplantDev(t *testing.T) {
+	f, err := os.Open("testdata/cplant-dev.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := topo.ReadGraph(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := curves.Weights{1, 0.5, 0.25}
+	res, err := SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{NoMIP: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := res.Order.Ranks()
+	for _, gr := range g.Groups() {
+		lo, hi := g.N(), -1
+		for _, v := range gr.Nodes {
+			lo, hi = min(lo, ranks[v]), max(hi, ranks[v])
+		}
+		if hi-lo+1 != len(gr.Nodes) {
+			t.Errorf("group %s spans ranks %d..%d", gr.Name, lo, hi)
+		}
+	}
+	fv, err := curves.Objective(g, res.Order, w, false)
+	if err != nil || fv != res.Objective || res.Bound > fv || len(g.Groups()) != 32 || g.N() != 192 {
+		t.Fatalf("F %g reported %g bound %g groups %d n %d (%v)", fv, res.Objective, res.Bound, len(g.Groups()), g.N(), err)
 	}
 }
