@@ -89,14 +89,14 @@ links are not used by these solvers (the reported total is the mesh L1 total).`,
 		example: `procalloc subset --algo mm --k 8 --points pts.txt
 procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			algo := fs.String("algo", "", "algorithm: "+strings.Join(subsetAlgoNames(), ", "))
+			algo := fs.String("algo", "", "`ALGO`: "+strings.Join(subsetAlgoNames(), ", ")+" (described above)")
 			k := fs.Int("k", 0, "number of points to choose")
 			eps := fs.Float64("eps", 0.5, "PTAS accuracy: guaranteed ratio 1+eps or better")
 			points := fs.String("points", "", "points `FILE` ('-' for stdin)")
 			machine := fs.String("machine", "", "machine `SPEC` (with --free), e.g. mesh:32x32")
 			free := fs.String("free", "", "`FILE` of free node indices (with --machine)")
 			circ := fs.Float64("circumference", 0, "ring circumference C (--algo ring); points must lie in [0, C)")
-			limit := fs.Duration("time-limit", 0, "stop exact searches after this long and report the gap (0: no limit)")
+			limit := fs.Duration("time-limit", 0, "stop after this long: exact searches report the best subset with bound and gap, ptas its best subset so far, mm and mminc fail (0: no limit)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
 			return func(ctx context.Context, e *env, args []string) error {

@@ -135,15 +135,15 @@ func printCommandHelp(w io.Writer, c *command) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
+		if f.Name == "o" {
+			dash = "-" // -o FILE, as in compilers and most Unix tools
 		}
 		head := "  " + dash + f.Name
 		if name != "" {
 			head += " " + name
 		}
 		fmt.Fprintf(w, "%s\n        %s", head, strings.ReplaceAll(usage, "\n", "\n        "))
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
 			fmt.Fprintf(w, " (default %s)", f.DefValue)
 		}
 		fmt.Fprintln(w)
