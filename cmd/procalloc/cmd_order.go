@@ -160,6 +160,9 @@ procalloc order --qap nug5.dat --json`,
 					if *method == ilp.MethodDP {
 						return usagef("--method dp solves orderings, not general QAPs")
 					}
+					if *out != "" || *format != "" {
+						return usagef("-o and --format write ranking files; with --qap use --json")
+					}
 					if *method != ilp.MethodLocal && !highs.Available() {
 						return orderNeedHiGHS()
 					}
@@ -197,9 +200,6 @@ procalloc order --qap nug5.dat --json`,
 					return err
 				}
 				if *out != "" {
-					if o.QAP != "" {
-						return usagef("-o writes ranking files; with --qap use --json")
-					}
 					f := curves.FormatPairs
 					if *format != "" {
 						if f, err = curves.ParseFormat(*format); err != nil {
