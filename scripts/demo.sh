@@ -40,3 +40,50 @@ say "3. Beyond the paper: more allocators on KTH-SP2 (10x10 mesh), EASY backfill
 "$bin" compare --trace sim/testdata/KTH-SP2-1996-2.converted.txt.gz --machine mesh:10x10 \
 	--alloc mc1x1,mc1x1:tb=2,13,20,6,mc1x1-greedy,mm,mminc,bf:gilbert,ff:gilbert,sos:gilbert,freelist:gilbert,mbs \
 	--sched easy --compat premas --csv "$out/kth-easy.csv" | tee "$out/kth-easy.txt"
+
+say "4. Optimal orderings (Leung et al. 2002 §2.2) with certificates: HiGHS MIP, bounds, DP"
+"$bin" order --machine torus:3x3 --weights list:1,0.5,0.25 --ring --time-limit 60s \
+	-o "$out/torus_3x3.optimal.pairs" | tee "$out/torus_3x3.order.txt"
+"$bin" order --machine mesh:16x16 --weights list:1,0.5 --ring -o "$out/mesh_16x16.optimal-ring.pairs" \
+	| tee "$out/mesh_16x16.order.txt"
+"$bin" order --graph ilp/testdata/cplant-dev.txt --weights list:1,0.5,0.25 --no-mip \
+	-o "$out/cplant-dev.pairs" | tee "$out/cplant-dev.order.txt"
+
+say "5. k-subsets on the free nodes of a 16x16 mesh (about half busy): approximations vs the optimum"
+# A fixed pseudo-random occupancy (a linear congruential generator, so no tool is needed).
+seed=12345
+: >"$out/free-16x16.txt"
+for ((i = 0; i < 256; i++)); do
+	seed=$(((seed * 1103515245 + 12345) % 2147483648))
+	((seed / 65536 % 2 == 0)) && echo "$i" >>"$out/free-16x16.txt"
+done
+subset_row() { # ALGO K FREEFILE [FLAGS...]: one table row from the JSON result
+	local algo=$1 k=$2 free=$3 json
+	shift 3
+	json="$out/subset-$algo-$k-$(basename "$free" .txt).json"
+	"$bin" subset --algo "$algo" --k "$k" --machine mesh:16x16 --free "$free" "$@" --json >"$json"
+	printf '%8s %8s %10s %10.4g %8s\n' "$algo" "$k" \
+		"$(grep -o '"total": *[0-9.e+]*' "$json" | grep -o '[0-9.e+]*$')" \
+		"$(grep -o '"guarantee": *[0-9.e+]*' "$json" | grep -o '[0-9.e+]*$')" \
+		"$(grep -o '"optimal": *[a-z]*' "$json" | grep -o '[a-z]*$' || echo -)"
+}
+printf '%8s %8s %10s %10s %8s\n' algo k total guarantee optimal
+for k in 8 16; do
+	for algo in mc1x1 genalg mm mminc exact; do
+		subset_row "$algo" "$k" "$out/free-16x16.txt" --time-limit 20s
+	done
+done
+# The PTAS enumeration is exponential in 1/eps: a smaller instance (the first 30 free nodes).
+head -n 30 "$out/free-16x16.txt" >"$out/free-30.txt"
+echo "   the first 30 free nodes:"
+for algo in mm ptas exact; do
+	subset_row "$algo" 8 "$out/free-30.txt" --eps 0.5 --time-limit 20s
+done
+
+say "6. Optimal unconstrained clusters of Z^2 (Bender et al. 2005 Fig. 2)"
+for k in 5 12 21; do
+	"$bin" cluster --k "$k" --svg "$out/cluster-$k.svg" | tee "$out/cluster-$k.txt"
+done
+
+echo
+echo "done: results in $out/"
