@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/geom"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -422,7 +423,7 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 		}
 		// Cut value: the need-th smallest key. Partition g into < cut, == cut, > cut
 		// (the relative order does not matter for membership).
-		cut := kthSmallest(append(a.tmp[:0], keys...), need-1)
+		cut := geom.Select(append(a.tmp[:0], keys...), need-1)
 		a.tmp = a.tmp[:0]
 		less, eq := 0, 0
 		for x, v := range g {
@@ -449,37 +450,6 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 	}
 	a.sums = keys
 	return in, hi, need
-}
-
-// kthSmallest returns the r-th smallest (0-based) of a, reordering a.
-func kthSmallest(a []int, r int) int {
-	lo, hi := 0, len(a)-1
-	for lo < hi {
-		p := a[(lo+hi)/2]
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < p {
-				i++
-			}
-			for a[j] > p {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case r <= j:
-			hi = j
-		case r >= i:
-			lo = i
-		default:
-			return a[r]
-		}
-	}
-	return a[r]
 }
 
 // greedyLast is PReMAS's greedy outer shell: all nodes strictly inside shell L are

@@ -369,8 +369,8 @@ func (s *bbSearch) lowerBound(pos int) float64 {
 		s.scratch = append(s.scratch, s.alpha[r]+0.5*s.near[r*s.k+m-1])
 		s.scratch2 = append(s.scratch2, s.alpha[r])
 	}
-	lb1 := sumSmallest(s.scratch, m)
-	lb2 := sumSmallest(s.scratch2, m)
+	lb1 := geom.SumSmallest(s.scratch, m)
+	lb2 := geom.SumSmallest(s.scratch2, m)
 	if s.sizeBound != nil {
 		lb2 += s.sizeBound(m)
 	} else {
@@ -381,43 +381,6 @@ func (s *bbSearch) lowerBound(pos int) float64 {
 		lb = math.Ceil(lb - 1e-9)
 	}
 	return lb
-}
-
-// sumSmallest returns the sum of the m smallest values of a (a is reordered).
-func sumSmallest(a []float64, m int) float64 {
-	if m < len(a) {
-		// quickselect the m smallest to the front
-		lo, hi := 0, len(a)-1
-		for lo < hi {
-			p := a[(lo+hi)/2]
-			i, j := lo, hi
-			for i <= j {
-				for a[i] < p {
-					i++
-				}
-				for a[j] > p {
-					j--
-				}
-				if i <= j {
-					a[i], a[j] = a[j], a[i]
-					i++
-					j--
-				}
-			}
-			if m-1 <= j {
-				hi = j
-			} else if m-1 >= i {
-				lo = i
-			} else {
-				break
-			}
-		}
-	}
-	t := 0.0
-	for _, v := range a[:m] {
-		t += v
-	}
-	return t
 }
 
 // search explores the node with candidates cand[pos:]; it returns false when stopped.

@@ -199,7 +199,7 @@ func (sr *searcher[T]) selectByIndex(counting bool, maxd int) {
 		}
 	} else {
 		copy(sr.vals, sr.dist)
-		thr = kthSmallest(sr.vals, k-1)
+		thr = geom.Select(sr.vals, k-1)
 	}
 	below := 0
 	for _, v := range sr.dist {
@@ -218,40 +218,6 @@ func (sr *searcher[T]) selectByIndex(counting bool, maxd int) {
 		}
 	}
 	sr.sel = sel
-}
-
-// kthSmallest returns the value of rank r (0-based) of a; a is reordered
-// (deterministic quickselect with median-of-three pivots).
-func kthSmallest[T geom.Number](a []T, r int) T {
-	lo, hi := 0, len(a)-1
-	for hi > lo {
-		mid := lo + (hi-lo)/2
-		x, y, z := a[lo], a[mid], a[hi]
-		p := max(min(x, y), min(max(x, y), z))
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < p {
-				i++
-			}
-			for a[j] > p {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case r <= j:
-			hi = j
-		case r >= i:
-			lo = i
-		default:
-			return a[r]
-		}
-	}
-	return a[r]
 }
 
 // result turns the best candidate into a Result.
