@@ -280,16 +280,10 @@ func (x *gridIndex) freeInBall(c, r int) int {
 	return f
 }
 
-// axisDist is the hop distance along dimension j between nodes a and b.
+// axisDist is the hop distance along dimension j between nodes a and b, from the
+// cached coordinates.
 func (x *gridIndex) axisDist(j, a, b int) int {
-	d := int(x.coord[a*x.d+j] - x.coord[b*x.d+j])
-	if d < 0 {
-		d = -d
-	}
-	if x.wrap[j] && x.dims[j]-d < d {
-		d = x.dims[j] - d
-	}
-	return d
+	return x.g.AxisDist(j, int(x.coord[a*x.d+j]), int(x.coord[b*x.d+j]))
 }
 
 // linf is the L-infinity distance between nodes (shortest way around on tori).
