@@ -62,7 +62,7 @@ type Result struct {
 	// bound and HiGHS's dual bound (rounded up to the granularity when every objective
 	// value is a multiple of it).
 	Bound       float64
-	BoundSource string  // "glb", "mip", or "none"
+	BoundSource string  // "glb", "window", "mip", or "none"
 	Gap         float64 // (Objective - Bound) / |Objective|, 0 when optimal
 	Status      string
 	Formulation string // "" when no MIP ran
@@ -174,7 +174,8 @@ func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		return res, nil
 	}
 	if res.proven() && !opt.ForceMIP {
-		res.Notes = append(res.Notes, "the local search optimum meets the Gilmore-Lawler bound: no MIP needed")
+		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition"}[res.BoundSource]
+		res.Notes = append(res.Notes, "the local search optimum meets the "+name+" bound: no MIP needed")
 		return finish(StatusOptimal)
 	}
 	if ctx.Err() != nil {
