@@ -69,10 +69,14 @@ type TieStats struct {
 }
 
 // TieReporter is implemented by allocators that score candidate allocations.
+// Counting distinct tied allocations costs as much as choosing them, so it is off
+// until CountTies(true); a trace replay turns it on, a bare allocation does not pay.
 type TieReporter interface {
+	// CountTies turns tie counting on or off for the allocations that follow.
+	CountTies(on bool)
 	// LastTies returns how many distinct allocations shared the best score in the
 	// last allocation: 1 when it was unique, 0 when no choice was scored (the job
-	// took every free node).
+	// took every free node) or tie counting is off.
 	LastTies() int
 	TieStats() TieStats
 }
@@ -102,6 +106,8 @@ type mc1x1 struct {
 	tb     *TieBreak
 	stats  TieStats
 	last   int
+
+	countTies bool // CountTies: fingerprint tied candidates (TieReporter)
 
 	fl   []int   // free list of the current allocation
 	pos  []int32 // node -> position in fl (valid for free nodes)
@@ -144,6 +150,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 func (a *mc1x1) Name() string          { return a.name }
 func (a *mc1x1) Machine() topo.Machine { return a.g }
 func (a *mc1x1) NumFree() int          { return a.st.NumFree() }
+func (a *mc1x1) CountTies(on bool)     { a.countTies = on }
 func (a *mc1x1) LastTies() int         { return a.last }
 func (a *mc1x1) TieStats() TieStats    { return a.stats }
 
@@ -197,6 +204,9 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 				}
 			}
 		}
+	}
+	if !a.countTies {
+		ties = 0
 	}
 	if ties > 1 {
 		centers := ties

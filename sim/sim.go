@@ -186,6 +186,9 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	ties, _ := cfg.Alloc.(alloc.TieReporter)
+	if ties != nil {
+		ties.CountTies(true) // the replay reports tie statistics (Johnson 2010 Fig. 4)
+	}
 	m := newMeter(cfg.Machine, cfg.Compat)
 
 	q := make(eventQueue, 0, len(jobs))
