@@ -30,8 +30,14 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
-	if opt.Ties == TiesByIndex && distinctCount(pr, 0)*k <= maxSweepEntries {
-		idx, c, err := mmSweep(ctx, pr)
+	if opt.Ties == TiesByIndex && (mmGridFits(pr) || distinctCount(pr, 0)*k <= maxSweepEntries) {
+		var idx []int
+		var c []T
+		if mmGridFits(pr) {
+			idx, c, err = mmGrid(ctx, pr)
+		} else {
+			idx, c, err = mmSweep(ctx, pr)
+		}
 		if err != nil {
 			return Result{}, err
 		}

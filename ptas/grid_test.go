@@ -1,0 +1,69 @@
+package ptas
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestGridMatchesSweep checks that mmGrid returns exactly mmSweep's subset and center
+// (both TiesByIndex MM) on random integer point sets in the plane: partly occupied
+// meshes in free-list and shuffled order, and clustered points with duplicates and
+// gaps between coordinate values, for k from 1 to n-1.
+func TestGridMatchesSweep(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	trials := 400
+	if testing.Short() {
+		trials = 100
+	}
+	for trial := 0; trial < trials; trial++ {
+		var pts [][]int
+		switch trial % 3 {
+		case 0, 1: // mesh with a random fraction busy
+			X, Y := 1+r.IntN(20), 1+r.IntN(20)
+			busy := r.Float64()
+			for x := 0; x < X; x++ {
+				for y := 0; y < Y; y++ {
+					if r.Float64() >= busy {
+						pts = append(pts, []int{x - 5, y + 3})
+					}
+				}
+			}
+			if trial%3 == 1 {
+				r.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
+			}
+		default: // duplicates and gaps
+			n, span := 2+r.IntN(60), 1+r.IntN(12)
+			for i := 0; i < n; i++ {
+				pts = append(pts, []int{3 * r.IntN(span), r.IntN(span) * (1 + r.IntN(2))})
+			}
+		}
+		if len(pts) < 2 {
+			continue
+		}
+		for _, k := range []int{1, 2, 1 + r.IntN(len(pts)-1), len(pts) / 2, len(pts) - 1} {
+			if k < 1 || k >= len(pts) {
+				continue
+			}
+			pr, err := newProblem(pts, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mmGridFits(pr) {
+				t.Fatalf("trial %d: grid does not fit", trial)
+			}
+			gi, gc, err := mmGrid(context.Background(), pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			si, scen, err := mmSweep(context.Background(), pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(gi, si) || !slices.Equal(gc, scen) {
+				t.Fatalf("trial %d, n = %d, k = %d: grid %v at %v, sweep %v at %v\npoints %v", trial, len(pts), k, gi, gc, si, scen, pts)
+			}
+		}
+	}
+}
