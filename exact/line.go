@@ -47,79 +47,184 @@ func Line[T geom.Number](coords []T, k int) (Solution1D[T], error) {
 	return Solution1D[T]{Indices: pickWindow(coords, c, best, k), Total: total}, nil
 }
 
-// sortedValues returns the values ascending: integer slices by LSD radix sort,
-// others by comparison sort.
+// sortedValues returns a new slice of the values ascending: integer slices by LSD
+// radix sort, others by comparison sort. coords is not modified.
 func sortedValues[T geom.Number](coords []T) []T {
 	switch v := any(coords).(type) {
 	case []int64:
-		return any(radixValues(slices.Clone(v))).([]T)
+		return any(radixSorted(v)).([]T)
 	case []int:
-		w := make([]int64, len(v))
-		for i, x := range v {
-			w[i] = int64(x)
-		}
-		w = radixValues(w)
-		out := make([]int, len(v))
-		for i, x := range w {
-			out[i] = int(x)
-		}
-		return any(out).([]T)
+		return any(radixSorted(v)).([]T)
+	case []int32:
+		return any(radixSorted(v)).([]T)
 	}
 	out := slices.Clone(coords)
 	slices.Sort(out)
 	return out
 }
 
-// radixValues sorts v ascending by LSD radix over max-min: the span's bits are split
-// into equal digits of at most 11 bits (30 bits: three passes of 10), and the
-// histograms of all digits are counted in one read pass.
-func radixValues(v []int64) []int64 {
-	if len(v) < 2 {
-		return v
+// radixSmall is the length below which radixSorted uses a comparison sort.
+const radixSmall = 256
+
+// radixMaxBits bounds a radix digit: 2^11 counters fit in L1 and 2^11 write streams
+// stay cheap.
+const radixMaxBits = 11
+
+// radixSorted returns a sorted copy of src by radix sort of the keys x - min, over
+// the bits of the span max - min. Only values are sorted (equal values are
+// indistinguishable), so stability does not matter. A span below 2^32 sorts 4-byte
+// keys, which halves the memory traffic. Large inputs take one MSD pass on the top
+// digit, then each bucket (a few thousand keys on spread-out data, so it sits in
+// cache) is finished by LSD passes on the remaining bits, the two halves of the
+// buckets on two goroutines.
+func radixSorted[E int | int32 | int64](src []E) []E {
+	n := len(src)
+	out := make([]E, n)
+	if n < radixSmall {
+		copy(out, src)
+		slices.Sort(out)
+		return out
 	}
-	lo, hi := v[0], v[0]
-	for _, x := range v {
+	lo, hi := src[0], src[0]
+	for _, x := range src {
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	span := uint64(hi - lo)
+	span := uint64(int64(hi) - int64(lo)) // wraps correctly for any int64 range
 	if span == 0 {
-		return v
+		for i := range out {
+			out[i] = lo
+		}
+		return out
 	}
-	nbits := 64 - bits.LeadingZeros64(span)
-	passes := (nbits + 10) / 11
+	nbits := bits.Len64(span)
+	if nbits <= 32 {
+		radixMSD[E, uint32](src, out, int64(lo), nbits)
+	} else {
+		radixMSD[E, uint64](src, out, int64(lo), nbits)
+	}
+	return out
+}
+
+// radixMSD sorts src into out by the keys K(x - lo) of nbits significant bits: a
+// counting pass and a scatter on the top digit into a key buffer, then radixLSD on
+// each bucket.
+func radixMSD[E int | int32 | int64, K uint32 | uint64](src, out []E, lo int64, nbits int) {
+	n := len(src)
+	if nbits <= 2*radixMaxBits || n < 1<<16 {
+		keys := make([]K, n)
+		for i, x := range src {
+			keys[i] = K(int64(x) - lo)
+		}
+		radixLSD(keys, make([]K, n), out, lo, nbits, make([]int, radixMaxBits*2<<radixMaxBits))
+		return
+	}
+	shift := uint(nbits - radixMaxBits)
+	var count [1 << radixMaxBits]int
+	for _, x := range src {
+		count[K(int64(x)-lo)>>shift]++
+	}
+	var start [1<<radixMaxBits + 1]int
+	sum, half := 0, 0
+	for b, m := range count {
+		start[b] = sum
+		count[b] = sum
+		sum += m
+		if sum <= n/2 {
+			half = b + 1
+		}
+	}
+	start[len(count)] = n
+	keys := make([]K, n)
+	for _, x := range src {
+		k := K(int64(x) - lo)
+		b := k >> shift
+		keys[count[b]] = k
+		count[b]++
+	}
+	// Buckets [0, half) on this goroutine, [half, 2^11) on another.
+	mask := K(1)<<shift - 1
+	finish := func(b0, b1 int) {
+		maxLen := 0
+		for b := b0; b < b1; b++ {
+			maxLen = max(maxLen, start[b+1]-start[b])
+		}
+		scratch := make([]K, maxLen)
+		counts := make([]int, radixMaxBits*2<<radixMaxBits)
+		for b := b0; b < b1; b++ {
+			s, e := start[b], start[b+1]
+			if s == e {
+				continue
+			}
+			top := int64(b) << shift
+			bk := keys[s:e]
+			for i := range bk {
+				bk[i] &= mask
+			}
+			radixLSD(bk, scratch[:e-s], out[s:e], lo+top, int(shift), counts)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		finish(half, len(count))
+		close(done)
+	}()
+	finish(0, half)
+	<-done
+}
+
+// radixLSD sorts keys (each below 2^nbits) into out as E(key + lo) by LSD passes of
+// at most radixMaxBits bits, using scratch (len(keys)) and counts (at least
+// passes * 2^width) as work space; keys is overwritten.
+func radixLSD[E int | int32 | int64, K uint32 | uint64](keys, scratch []K, out []E, lo int64, nbits int, counts []int) {
+	n := len(keys)
+	if n < 64 || nbits == 0 {
+		if nbits > 0 {
+			slices.Sort(keys)
+		}
+		for i, k := range keys {
+			out[i] = E(int64(k) + lo)
+		}
+		return
+	}
+	passes := (nbits + radixMaxBits - 1) / radixMaxBits
 	width := uint((nbits + passes - 1) / passes)
-	mask := uint64(1)<<width - 1
-	counts := make([][]int, passes)
-	for p := range counts {
-		counts[p] = make([]int, 1<<width)
+	mask := K(1)<<width - 1
+	buckets := 1 << width
+	if len(counts) < passes*buckets {
+		counts = make([]int, passes*buckets)
 	}
-	keys := make([]uint64, len(v))
-	for i, x := range v {
-		k := uint64(x - lo)
-		keys[i] = k
+	counts = counts[:passes*buckets]
+	clear(counts)
+	for _, k := range keys {
 		for p := range passes {
-			counts[p][(k>>(uint(p)*width))&mask]++
+			counts[p*buckets+int((k>>(uint(p)*width))&mask)]++
 		}
 	}
-	tmp := make([]uint64, len(v))
 	for p := range passes {
-		c := counts[p]
+		c := counts[p*buckets : (p+1)*buckets]
 		sum := 0
-		for b := range c {
-			c[b], sum = sum, sum+c[b]
+		for b, m := range c {
+			c[b], sum = sum, sum+m
 		}
+	}
+	a, t := keys, scratch
+	for p := 0; p < passes-1; p++ {
+		c := counts[p*buckets : (p+1)*buckets]
 		shift := uint(p) * width
-		for _, k := range keys {
+		for _, k := range a {
 			b := (k >> shift) & mask
-			tmp[c[b]] = k
+			t[c[b]] = k
 			c[b]++
 		}
-		keys, tmp = tmp, keys
+		a, t = t, a
 	}
-	for i, k := range keys {
-		v[i] = int64(k) + lo
+	c := counts[(passes-1)*buckets:]
+	shift := uint(passes-1) * width
+	for _, k := range a {
+		b := (k >> shift) & mask
+		out[c[b]] = E(int64(k) + lo)
+		c[b]++
 	}
-	return v
 }
 
 // pickWindow returns the input positions (ascending) of the values at sorted
