@@ -101,32 +101,14 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 		fill[c]++
 	}
 
-	// count returns the number of points within distance r >= 0 of (xs[cxi], cy).
-	count := func(cxi, cy, r int) int {
-		cx := xs[cxi]
-		s := int32(0)
-		for xi := cxi; xi >= 0; xi-- {
-			rem := r - (cx - xs[xi])
-			if rem < 0 {
-				break
-			}
-			p := colPre[xi*(H+1) : (xi+1)*(H+1)]
-			s += p[min(cy+rem, H-1)+1] - p[max(cy-rem, 0)]
-		}
-		for xi := cxi + 1; xi < nx; xi++ {
-			rem := r - (xs[xi] - cx)
-			if rem < 0 {
-				break
-			}
-			p := colPre[xi*(H+1) : (xi+1)*(H+1)]
-			s += p[min(cy+rem, H-1)+1] - p[max(cy-rem, 0)]
-		}
-		return int(s)
+	// ordered: input order is ascending (x, y), so the points at one distance, read
+	// column by column (lower cell first), come in index order.
+	ordered := true
+	for i := 1; i < n && ordered; i++ {
+		ordered = px[i-1] < px[i] || px[i-1] == px[i] && py[i-1] <= py[i]
 	}
-	// atLeastK reports count(r) >= k, treating r < 0 as no points.
-	atLeastK := func(cxi, cy, r int) bool { return r >= 0 && count(cxi, cy, r) >= k }
 
-	cntX, cntY := make([]int, nx), make([]int, ny)
+	cntX, cntY := make([]int32, nx), make([]int32, ny)
 	ring := make([]int32, 0, n)
 	bestX, bestY := -1, -1
 	var bestTot int64
@@ -137,27 +119,45 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 		}
 		thr := thrCol
 		for cyi, cy := range ys {
-			// thr: the smallest r with count(r) >= k.
-			if atLeastK(cxi, cy, thr) {
-				for atLeastK(cxi, cy, thr-1) {
-					thr--
+			// thr, the smallest r with at least k points within r: per column, the
+			// points at distance < thr (cntX) and at distance thr; thr moves by one
+			// until below < k <= below + onRing. The walk is monotone.
+			var xlo, xhi int
+			var below, onRing int32
+			for {
+				xlo, xhi = cxi, cxi
+				for xlo > 0 && cx-xs[xlo-1] <= thr {
+					xlo--
 				}
-			} else {
-				for thr++; !atLeastK(cxi, cy, thr); thr++ {
+				for xhi < nx-1 && xs[xhi+1]-cx <= thr {
+					xhi++
+				}
+				below, onRing = 0, 0
+				for xi := xlo; xi <= xhi; xi++ {
+					rem := thr - absInt(xs[xi]-cx)
+					p := colPre[xi*(H+1) : (xi+1)*(H+1)]
+					lo, hi := cy-rem, cy+rem
+					in := p[min(hi+1, H)] - p[max(lo, 0)]
+					var bel int32
+					if rem > 0 {
+						bel = p[min(hi, H)] - p[max(lo+1, 0)]
+					}
+					cntX[xi] = bel
+					below += bel
+					onRing += in - bel
+				}
+				if below >= int32(k) {
+					thr--
+				} else if below+onRing < int32(k) {
+					thr++
+				} else {
+					break
 				}
 			}
 			if cyi == 0 {
 				thrCol = thr
 			}
-			// Marginals of the points at distance < thr, columns and rows within
-			// thr of the center.
-			xlo, xhi := cxi, cxi
-			for xlo > 0 && cx-xs[xlo-1] <= thr {
-				xlo--
-			}
-			for xhi < nx-1 && xs[xhi+1]-cx <= thr {
-				xhi++
-			}
+			// Rows: the points at distance < thr.
 			ylo, yhi := cyi, cyi
 			for ylo > 0 && cy-ys[ylo-1] <= thr {
 				ylo--
@@ -166,49 +166,56 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 				yhi++
 			}
 			r := thr - 1
-			below := 0
-			for xi := xlo; xi <= xhi; xi++ {
-				rem := r - absInt(xs[xi]-cx)
-				m := 0
-				if rem >= 0 {
-					p := colPre[xi*(H+1) : (xi+1)*(H+1)]
-					m = int(p[min(cy+rem, H-1)+1] - p[max(cy-rem, 0)])
-				}
-				cntX[xi] = m
-				below += m
-			}
 			for yi := ylo; yi <= yhi; yi++ {
 				rem := r - absInt(ys[yi]-cy)
-				m := 0
+				var m int32
 				if rem >= 0 {
 					p := rowPre[yi*(W+1) : (yi+1)*(W+1)]
-					m = int(p[min(cx+rem, W-1)+1] - p[max(cx-rem, 0)])
+					m = p[min(cx+rem, W-1)+1] - p[max(cx-rem, 0)]
 				}
 				cntY[yi] = m
 			}
 			// The k - below lowest-index points at distance exactly thr.
-			ring = ring[:0]
-			for xi := xlo; xi <= xhi; xi++ {
-				rem := thr - absInt(xs[xi]-cx)
-				if rem < 0 {
-					continue
+			take := int32(k) - below
+			if ordered || take == onRing {
+				// Whole cells in index order (or all of them): count by cell.
+				for xi := xlo; xi <= xhi && take > 0; xi++ {
+					rem := thr - absInt(xs[xi]-cx)
+					if y := cy - rem; y >= 0 {
+						c := xi*H + y
+						if m := min(cellStart[c+1]-cellStart[c], take); m > 0 {
+							cntX[xi] += m
+							cntY[rowOf[y]] += m
+							take -= m
+						}
+					}
+					if y := cy + rem; rem > 0 && y < H && take > 0 {
+						c := xi*H + y
+						if m := min(cellStart[c+1]-cellStart[c], take); m > 0 {
+							cntX[xi] += m
+							cntY[rowOf[y]] += m
+							take -= m
+						}
+					}
 				}
-				if y := cy - rem; y >= 0 {
-					c := xi*H + y
-					ring = append(ring, cellPts[cellStart[c]:cellStart[c+1]]...)
+			} else {
+				ring = ring[:0]
+				for xi := xlo; xi <= xhi; xi++ {
+					rem := thr - absInt(xs[xi]-cx)
+					if y := cy - rem; y >= 0 {
+						c := xi*H + y
+						ring = append(ring, cellPts[cellStart[c]:cellStart[c+1]]...)
+					}
+					if y := cy + rem; rem > 0 && y < H {
+						c := xi*H + y
+						ring = append(ring, cellPts[cellStart[c]:cellStart[c+1]]...)
+					}
 				}
-				if y := cy + rem; rem > 0 && y < H {
-					c := xi*H + y
-					ring = append(ring, cellPts[cellStart[c]:cellStart[c+1]]...)
-				}
-			}
-			take := k - below
-			if take < len(ring) && !slices.IsSorted(ring) {
 				slices.Sort(ring)
-			}
-			for _, p := range ring[:take] {
-				cntX[colOf[px[p]]]++
-				cntY[rowOf[py[p]]]++
+				for _, p := range ring[:take] {
+					cntX[colOf[px[p]]]++
+					cntY[rowOf[py[p]]]++
+				}
 			}
 			tot := pairwiseCounts(cntX[xlo:xhi+1], xs[xlo:xhi+1], k) + pairwiseCounts(cntY[ylo:yhi+1], ys[ylo:yhi+1], k)
 			if bestX < 0 || tot < bestTot {
@@ -252,13 +259,14 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 // pairwiseCounts is the total pairwise distance of a multiset of k values given as
 // counts cnt[i] of the ascending values vals[i]: the value at sorted position q
 // contributes v (2q - k + 1).
-func pairwiseCounts(cnt, vals []int, k int) int64 {
+func pairwiseCounts(cnt []int32, vals []int, k int) int64 {
 	var tot int64
 	q := 0
-	for i, m := range cnt {
-		if m == 0 {
+	for i, m32 := range cnt {
+		if m32 == 0 {
 			continue
 		}
+		m := int(m32)
 		tot += int64(vals[i]) * int64(m*(2*q+m-k))
 		q += m
 	}

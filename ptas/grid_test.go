@@ -10,7 +10,8 @@ import (
 // TestGridMatchesSweep checks that mmGrid returns exactly mmSweep's subset and center
 // (both TiesByIndex MM) on random integer point sets in the plane: partly occupied
 // meshes in free-list and shuffled order, and clustered points with duplicates and
-// gaps between coordinate values, for k from 1 to n-1.
+// gaps between coordinate values (in random and in ascending (x, y) order), for k
+// from 1 to n-1.
 func TestGridMatchesSweep(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	trials := 400
@@ -37,6 +38,9 @@ func TestGridMatchesSweep(t *testing.T) {
 			n, span := 2+r.IntN(60), 1+r.IntN(12)
 			for i := 0; i < n; i++ {
 				pts = append(pts, []int{3 * r.IntN(span), r.IntN(span) * (1 + r.IntN(2))})
+			}
+			if trial%2 == 0 { // ascending (x, y): cells of several points read in order
+				slices.SortStableFunc(pts, func(a, b []int) int { return slices.Compare(a, b) })
 			}
 		}
 		if len(pts) < 2 {
