@@ -280,6 +280,9 @@ func check1D[T geom.Number](coords []T, k int) error {
 	if k < 1 || k > n {
 		return fmt.Errorf("exact: k = %d must be between 1 and the number of points (%d)", k, n)
 	}
+	if isInteger[T]() {
+		return nil // integers are always finite
+	}
 	for i, v := range coords {
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("exact: coordinate %d is %v", i, f)
@@ -288,9 +291,23 @@ func check1D[T geom.Number](coords []T, k int) error {
 	return nil
 }
 
+// isInteger reports whether T is one of the integer types of geom.Number.
+func isInteger[T geom.Number]() bool {
+	one := T(1)
+	return one/2 == 0
+}
+
 // bestWindow returns the start of the first window of k consecutive values of the
 // sorted c with minimum total pairwise distance, and that total.
 func bestWindow[T geom.Number](c []T, k int) (int, T) {
+	if isInteger[T]() {
+		return bestWindowInt(c, k)
+	}
+	return bestWindowPrefix(c, k)
+}
+
+// bestWindowPrefix is bestWindow by the prefix-sum form, used for floating point.
+func bestWindowPrefix[T geom.Number](c []T, k int) (int, T) {
 	// P[j] = c_0+...+c_{j-1}; Q[j] = sum_{i<j} i*c_i. Window at j:
 	// sum_{i=0}^{k-1} c_{j+i}(2i-k+1) = 2(Q[j+k]-Q[j] - j(P[j+k]-P[j])) - (k-1)(P[j+k]-P[j]).
 	// Evaluated with running sums instead of arrays.
@@ -307,6 +324,32 @@ func bestWindow[T geom.Number](c []T, k int) (int, T) {
 		q += T(j+k-1)*in - T(j-1)*out
 		if v := cost(j); v < bestCost {
 			best, bestCost = j, v
+		}
+	}
+	return best, bestCost
+}
+
+// bestWindowInt is bestWindow for integer T with one multiplication per step.
+// Sliding the window drops out = c[j-1] and adds in = c[j+k-1]; the k-1 points r
+// they share lie between them by value, so the total changes by
+// sum_r (in - r) - sum_r (r - out) = (k-1)(in + out) - 2 sum_r r. Integer arithmetic
+// is exact (or wraps exactly as the prefix form does), so every window total equals
+// bestWindow's bit for bit and the same window wins.
+func bestWindowInt[T geom.Number](c []T, k int) (int, T) {
+	var cost, s T // total of window 0; s = sum of its values
+	for i := 0; i < k; i++ {
+		cost += T(2*i-k+1) * c[i]
+		s += c[i]
+	}
+	best, bestCost := 0, cost
+	km1 := T(k - 1)
+	for j := 1; j+k <= len(c); j++ {
+		out, in := c[j-1], c[j+k-1]
+		s -= out // s = sum of the shared points
+		cost += km1*(in+out) - 2*s
+		s += in
+		if cost < bestCost {
+			best, bestCost = j, cost
 		}
 	}
 	return best, bestCost

@@ -169,3 +169,34 @@ func TestLineIntegerMatchesComparisonPath(t *testing.T) {
 		}
 	}
 }
+
+// The one-multiplication window update gives the prefix form's totals, bit for bit,
+// also when the totals wrap around.
+func TestBestWindowIntMatchesPrefix(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for trial := range 300 {
+		n := 1 + r.IntN(200)
+		c := make([]int64, n)
+		scale := []int64{3, 1000, 1 << 40, math.MaxInt64}[trial%4]
+		for i := range c {
+			c[i] = r.Int64N(scale) - scale/2
+		}
+		slices.Sort(c)
+		k := 1 + r.IntN(n)
+		j1, t1 := bestWindowInt(c, k)
+		j2, t2 := bestWindowPrefix(c, k)
+		if j1 != j2 || t1 != t2 {
+			t.Fatalf("n=%d k=%d scale=%d: bestWindowInt (%d, %d), prefix form (%d, %d)", n, k, scale, j1, t1, j2, t2)
+		}
+		c32 := make([]int32, n)
+		for i := range c {
+			c32[i] = int32(c[i] >> 32)
+		}
+		slices.Sort(c32)
+		j1, u1 := bestWindowInt(c32, k)
+		j2, u2 := bestWindowPrefix(c32, k)
+		if j1 != j2 || u1 != u2 {
+			t.Fatalf("int32 n=%d k=%d: bestWindowInt (%d, %d), prefix form (%d, %d)", n, k, j1, u1, j2, u2)
+		}
+	}
+}
