@@ -66,17 +66,50 @@ func sortedValues[T geom.Number](coords []T) []T {
 // radixSmall is the length below which radixSorted uses a comparison sort.
 const radixSmall = 256
 
+// radixParallel is the length from which radixSorted splits its passes over the
+// input between two goroutines.
+const radixParallel = 1 << 16
+
 // radixMaxBits bounds a radix digit: 2^11 counters fit in L1 and 2^11 write streams
 // stay cheap.
 const radixMaxBits = 11
+
+// inHalves calls f(0, 0, n/2) and f(1, n/2, n), in parallel (see both) when n is at
+// least radixParallel, and returns when both are done.
+func inHalves(n int, f func(h, a, b int)) {
+	if n < radixParallel {
+		f(0, 0, n/2)
+		f(1, n/2, n)
+		return
+	}
+	both(func(h int) {
+		if h == 0 {
+			f(0, 0, n/2)
+		} else {
+			f(1, n/2, n)
+		}
+	})
+}
+
+// both calls f(0) and f(1) at once, f(1) on another goroutine, and returns when both
+// are done.
+func both(f func(h int)) {
+	done := make(chan struct{})
+	go func() {
+		f(1)
+		close(done)
+	}()
+	f(0)
+	<-done
+}
 
 // radixSorted returns a sorted copy of src by radix sort of the keys x - min, over
 // the bits of the span max - min. Only values are sorted (equal values are
 // indistinguishable), so stability does not matter. A span below 2^32 sorts 4-byte
 // keys, which halves the memory traffic. Large inputs take one MSD pass on the top
 // digit, then each bucket (a few thousand keys on spread-out data, so it sits in
-// cache) is finished by LSD passes on the remaining bits, the two halves of the
-// buckets on two goroutines.
+// cache) is finished by LSD passes on the remaining bits; the passes over the input
+// and the buckets are split between two goroutines.
 func radixSorted[E int | int32 | int64](src []E) []E {
 	n := len(src)
 	out := make([]E, n)
@@ -85,10 +118,15 @@ func radixSorted[E int | int32 | int64](src []E) []E {
 		slices.Sort(out)
 		return out
 	}
-	lo, hi := src[0], src[0]
-	for _, x := range src {
-		lo, hi = min(lo, x), max(hi, x)
-	}
+	var los, his [2]E
+	inHalves(n, func(h, a, b int) {
+		l, u := src[a], src[a]
+		for _, x := range src[a:b] {
+			l, u = min(l, x), max(u, x)
+		}
+		los[h], his[h] = l, u
+	})
+	lo, hi := min(los[0], los[1]), max(his[0], his[1])
 	span := uint64(int64(hi) - int64(lo)) // wraps correctly for any int64 range
 	if span == 0 {
 		for i := range out {
@@ -110,69 +148,72 @@ func radixSorted[E int | int32 | int64](src []E) []E {
 // each bucket.
 func radixMSD[E int | int32 | int64, K uint32 | uint64](src, out []E, lo int64, nbits int) {
 	n := len(src)
-	if nbits <= 2*radixMaxBits || n < 1<<16 {
+	if nbits <= 2*radixMaxBits || n < radixParallel {
 		keys := make([]K, n)
 		for i, x := range src {
 			keys[i] = K(int64(x) - lo)
 		}
-		radixLSD(keys, make([]K, n), out, lo, nbits, make([]int, radixMaxBits*2<<radixMaxBits))
+		radixLSD(keys, make([]K, n), out, lo, nbits, make([]int, 2<<radixMaxBits))
 		return
 	}
+	const buckets = 1 << radixMaxBits
 	shift := uint(nbits - radixMaxBits)
-	var count [1 << radixMaxBits]int
-	for _, x := range src {
-		count[K(int64(x)-lo)>>shift]++
-	}
-	var start [1<<radixMaxBits + 1]int
+	var count [2][buckets]int
+	inHalves(n, func(h, a, b int) {
+		c := &count[h]
+		for _, x := range src[a:b] {
+			c[K(int64(x)-lo)>>shift]++
+		}
+	})
+	// Bucket b holds keys[start[b]:start[b+1]]: the first half's keys, then the
+	// second's; count[h][b] becomes where half h writes its next key of bucket b.
+	var start [buckets + 1]int
 	sum, half := 0, 0
-	for b, m := range count {
+	for b := range buckets {
+		m0, m1 := count[0][b], count[1][b]
 		start[b] = sum
-		count[b] = sum
-		sum += m
+		count[0][b] = sum
+		count[1][b] = sum + m0
+		sum += m0 + m1
 		if sum <= n/2 {
 			half = b + 1
 		}
 	}
-	start[len(count)] = n
+	start[buckets] = n
 	keys := make([]K, n)
-	for _, x := range src {
-		k := K(int64(x) - lo)
-		b := k >> shift
-		keys[count[b]] = k
-		count[b]++
-	}
-	// Buckets [0, half) on this goroutine, [half, 2^11) on another.
-	mask := K(1)<<shift - 1
-	finish := func(b0, b1 int) {
+	inHalves(n, func(h, a, b int) {
+		c := &count[h]
+		for _, x := range src[a:b] {
+			k := K(int64(x) - lo)
+			d := k >> shift
+			keys[c[d]] = k
+			c[d]++
+		}
+	})
+	// Keys in one bucket share their top digit, so radixLSD on the low shift bits
+	// sorts them without masking it off (a digit reaching into it only adds a
+	// constant).
+	both(func(h int) {
+		b0, b1 := 0, half
+		if h == 1 {
+			b0, b1 = half, buckets
+		}
 		maxLen := 0
 		for b := b0; b < b1; b++ {
 			maxLen = max(maxLen, start[b+1]-start[b])
 		}
 		scratch := make([]K, maxLen)
-		counts := make([]int, radixMaxBits*2<<radixMaxBits)
+		counts := make([]int, 2<<radixMaxBits)
 		for b := b0; b < b1; b++ {
 			s, e := start[b], start[b+1]
-			if s == e {
-				continue
+			if s < e {
+				radixLSD(keys[s:e], scratch[:e-s], out[s:e], lo, int(shift), counts)
 			}
-			top := int64(b) << shift
-			bk := keys[s:e]
-			for i := range bk {
-				bk[i] &= mask
-			}
-			radixLSD(bk, scratch[:e-s], out[s:e], lo+top, int(shift), counts)
 		}
-	}
-	done := make(chan struct{})
-	go func() {
-		finish(half, len(count))
-		close(done)
-	}()
-	finish(0, half)
-	<-done
+	})
 }
 
-// radixLSD sorts keys (each below 2^nbits) into out as E(key + lo) by LSD passes of
+// radixLSD sorts keys (each below 2^nbits, or all with the same bits from nbits up) into out as E(key + lo) by LSD passes of
 // at most radixMaxBits bits, using scratch (len(keys)) and counts (at least
 // passes * 2^width) as work space; keys is overwritten.
 func radixLSD[E int | int32 | int64, K uint32 | uint64](keys, scratch []K, out []E, lo int64, nbits int, counts []int) {
