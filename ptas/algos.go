@@ -30,10 +30,11 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
-	if opt.Ties == TiesByIndex && (mmGridFits(pr) || distinctCount(pr, 0)*k <= maxSweepEntries) {
+	useGrid := opt.Ties == TiesByIndex && mmGridPays(pr)
+	if useGrid || opt.Ties == TiesByIndex && distinctCount(pr, 0)*k <= maxSweepEntries {
 		var idx []int
 		var c []T
-		if mmGridFits(pr) {
+		if useGrid {
 			idx, c, err = mmGrid(ctx, pr)
 		} else {
 			idx, c, err = mmSweep(ctx, pr)
