@@ -377,14 +377,35 @@ func bestWindowPrefix[T geom.Number](c []T, k int) (int, T) {
 // is exact (or wraps exactly as the prefix form does), so every window total equals
 // bestWindow's bit for bit and the same window wins.
 func bestWindowInt[T geom.Number](c []T, k int) (int, T) {
-	var cost, s T // total of window 0; s = sum of its values
-	for i := 0; i < k; i++ {
-		cost += T(2*i-k+1) * c[i]
-		s += c[i]
+	w := len(c) - k + 1 // number of windows
+	if len(c) < radixParallel || w < 2 {
+		return bestWindowRange(c, k, 0, w)
 	}
-	best, bestCost := 0, cost
+	var start [2]int
+	var cost [2]T
+	both(func(h int) {
+		if h == 0 {
+			start[0], cost[0] = bestWindowRange(c, k, 0, w/2)
+		} else {
+			start[1], cost[1] = bestWindowRange(c, k, w/2, w)
+		}
+	})
+	if cost[1] < cost[0] {
+		return start[1], cost[1]
+	}
+	return start[0], cost[0]
+}
+
+// bestWindowRange is bestWindowInt over the windows starting at j0..j1-1 (j0 < j1).
+func bestWindowRange[T geom.Number](c []T, k, j0, j1 int) (int, T) {
+	var cost, s T // total of window j0; s = sum of its values
+	for i := 0; i < k; i++ {
+		cost += T(2*i-k+1) * c[j0+i]
+		s += c[j0+i]
+	}
+	best, bestCost := j0, cost
 	km1 := T(k - 1)
-	for j := 1; j+k <= len(c); j++ {
+	for j := j0 + 1; j < j1; j++ {
 		out, in := c[j-1], c[j+k-1]
 		s -= out // s = sum of the shared points
 		cost += km1*(in+out) - 2*s
