@@ -100,6 +100,11 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 		}
 	}
 	nx, ny := len(xs), len(ys)
+	// firstCol[v]: the first column at offset >= v; lastCol[v]: the last column at
+	// offset <= v (v in [0, W)); likewise for rows. They give the columns and rows
+	// within a distance of a center in O(1).
+	firstCol, lastCol := spanIndex(colOf)
+	firstRow, lastRow := spanIndex(rowOf)
 	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
 	colPre := make([]int32, nx*(H+1))
 	rowPre := make([]int32, ny*(W+1))
@@ -159,13 +164,7 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 			var xlo, xhi int
 			var below, onRing int32
 			for {
-				xlo, xhi = cxi, cxi
-				for xlo > 0 && cx-xs[xlo-1] <= thr {
-					xlo--
-				}
-				for xhi < nx-1 && xs[xhi+1]-cx <= thr {
-					xhi++
-				}
+				xlo, xhi = int(firstCol[max(cx-thr, 0)]), int(lastCol[min(cx+thr, W-1)])
 				below, onRing = 0, 0
 				for xi := xlo; xi <= xhi; xi++ {
 					rem := thr - absInt(xs[xi]-cx)
@@ -192,13 +191,7 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 				thrCol = thr
 			}
 			// Rows: the points at distance < thr.
-			ylo, yhi := cyi, cyi
-			for ylo > 0 && cy-ys[ylo-1] <= thr {
-				ylo--
-			}
-			for yhi < ny-1 && ys[yhi+1]-cy <= thr {
-				yhi++
-			}
+			ylo, yhi := int(firstRow[max(cy-thr, 0)]), int(lastRow[min(cy+thr, H-1)])
 			r := thr - 1
 			for yi := ylo; yi <= yhi; yi++ {
 				rem := r - absInt(ys[yi]-cy)
@@ -288,6 +281,27 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 	}
 	bestCenter = []T{T(cx + x0), T(cy + y0)}
 	return best, bestCenter, nil
+}
+
+// spanIndex turns idx (offset -> index of the distinct value at that offset, -1 if
+// none; the first and last offsets are used) into first[v], the index of the first
+// value at offset >= v, and last[v], that of the last value at offset <= v.
+func spanIndex(idx []int32) (first, last []int32) {
+	first, last = make([]int32, len(idx)), make([]int32, len(idx))
+	cur := int32(-1)
+	for v, i := range idx {
+		if i >= 0 {
+			cur = i
+		}
+		last[v] = cur
+	}
+	for v := len(idx) - 1; v >= 0; v-- {
+		if idx[v] >= 0 {
+			cur = idx[v]
+		}
+		first[v] = cur
+	}
+	return first, last
 }
 
 // pairwiseCounts is the total pairwise distance of a multiset of k values given as
