@@ -293,21 +293,66 @@ func pickWindow[T geom.Number](coords, sorted []T, start, k int) []int {
 			needHi++
 		}
 	}
+	// Each half of the input lists, ascending, its positions inside the window's
+	// range and its first needLo (needHi) positions equal to loV (hiV); the halves'
+	// lists are then merged in input order, keeping the first occurrences overall.
+	scan := func(a, b int) []int {
+		var idx []int
+		nLo, nHi := needLo, needHi
+		for i, v := range coords[a:b] {
+			if wrap {
+				if v < loV && v > hiV {
+					continue
+				}
+			} else if v < loV || v > hiV {
+				continue
+			}
+			switch v {
+			case loV:
+				if nLo > 0 {
+					nLo--
+					idx = append(idx, a+i)
+				}
+			case hiV:
+				if nHi > 0 {
+					nHi--
+					idx = append(idx, a+i)
+				}
+			default:
+				idx = append(idx, a+i)
+			}
+		}
+		return idx
+	}
+	var parts [2][]int
+	if len(coords) < radixParallel {
+		parts[0] = scan(0, len(coords))
+	} else {
+		both(func(h int) {
+			if h == 0 {
+				parts[0] = scan(0, len(coords)/2)
+			} else {
+				parts[1] = scan(len(coords)/2, len(coords))
+			}
+		})
+	}
 	idx := make([]int, 0, k)
-	for i, v := range coords {
-		switch {
-		case v == loV:
-			if needLo > 0 {
-				needLo--
+	for _, part := range parts {
+		for _, i := range part {
+			switch coords[i] {
+			case loV:
+				if needLo > 0 {
+					needLo--
+					idx = append(idx, i)
+				}
+			case hiV:
+				if needHi > 0 {
+					needHi--
+					idx = append(idx, i)
+				}
+			default:
 				idx = append(idx, i)
 			}
-		case v == hiV:
-			if needHi > 0 {
-				needHi--
-				idx = append(idx, i)
-			}
-		case !wrap && v > loV && v < hiV, wrap && (v > loV || v < hiV):
-			idx = append(idx, i)
 		}
 	}
 	return idx

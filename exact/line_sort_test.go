@@ -203,3 +203,66 @@ func TestBestWindowIntMatchesPrefix(t *testing.T) {
 		}
 	}
 }
+
+// pickWindowRef is the one-pass definition of pickWindow, the reference for its
+// split form.
+func pickWindowRef(coords, sorted []int64, start, k int) []int {
+	n := len(sorted)
+	loV, hiV := sorted[start], sorted[(start+k-1)%n]
+	wrap := start+k > n
+	needLo, needHi := 0, 0
+	for p := start; p < start+k; p++ {
+		switch sorted[p%n] {
+		case loV:
+			needLo++
+		case hiV:
+			needHi++
+		}
+	}
+	var idx []int
+	for i, v := range coords {
+		switch {
+		case v == loV:
+			if needLo > 0 {
+				needLo--
+				idx = append(idx, i)
+			}
+		case v == hiV:
+			if needHi > 0 {
+				needHi--
+				idx = append(idx, i)
+			}
+		case !wrap && v > loV && v < hiV, wrap && (v > loV || v < hiV):
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func TestPickWindowMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, n := range []int{1, 2, 10, 1000, radixParallel, radixParallel + 777} {
+		for _, span := range []int64{1, 2, 5, 1000, 1 << 40} {
+			coords := make([]int64, n)
+			for i := range coords {
+				coords[i] = r.Int64N(span) - span/3
+			}
+			sorted := slices.Sorted(slices.Values(coords))
+			for range 20 {
+				k := 1 + r.IntN(min(n, 300))
+				if r.IntN(4) == 0 {
+					k = 1 + r.IntN(n)
+				}
+				start := r.IntN(n) // may wrap, as RingArc's windows do
+				if k == n {
+					start = 0
+				}
+				got := pickWindow(coords, sorted, start, k)
+				want := pickWindowRef(coords, sorted, start, k)
+				if !slices.Equal(got, want) {
+					t.Fatalf("n=%d span=%d start=%d k=%d: got %d positions, want %d (differ)", n, span, start, k, len(got), len(want))
+				}
+			}
+		}
+	}
+}
