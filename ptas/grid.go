@@ -310,11 +310,9 @@ func spanIndex(idx []int32) (first, last []int32) {
 func pairwiseCounts(cnt []int32, vals []int, k int) int64 {
 	var tot int64
 	q := 0
+	vals = vals[:len(cnt)]
 	for i, m32 := range cnt {
-		if m32 == 0 {
-			continue
-		}
-		m := int(m32)
+		m := int(m32) // m = 0 adds nothing
 		tot += int64(vals[i]) * int64(m*(2*q+m-k))
 		q += m
 	}

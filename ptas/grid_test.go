@@ -11,7 +11,7 @@ import (
 // (both TiesByIndex MM) on random integer point sets in the plane: partly occupied
 // meshes in free-list and shuffled order, and clustered points with duplicates and
 // gaps between coordinate values (in random and in ascending (x, y) order), for k
-// from 1 to n-1.
+// from 1 to n-1; and mmGrid on the same points as float64.
 func TestGridMatchesSweep(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	trials := 400
@@ -46,6 +46,10 @@ func TestGridMatchesSweep(t *testing.T) {
 		if len(pts) < 2 {
 			continue
 		}
+		fpts := make([][]float64, len(pts))
+		for i, p := range pts {
+			fpts[i] = []float64{float64(p[0]), float64(p[1])}
+		}
 		for _, k := range []int{1, 2, 1 + r.IntN(len(pts)-1), len(pts) / 2, len(pts) - 1} {
 			if k < 1 || k >= len(pts) {
 				continue
@@ -67,6 +71,21 @@ func TestGridMatchesSweep(t *testing.T) {
 			}
 			if !slices.Equal(gi, si) || !slices.Equal(gc, scen) {
 				t.Fatalf("trial %d, n = %d, k = %d: grid %v at %v, sweep %v at %v\npoints %v", trial, len(pts), k, gi, gc, si, scen, pts)
+			}
+			// The same points as float64 (integral values) take the grid too.
+			fpr, err := newProblem(fpts, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mmGridFits(fpr) {
+				t.Fatalf("trial %d: grid does not fit float64 points", trial)
+			}
+			fi, fc, err := mmGrid(context.Background(), fpr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(fi, gi) || fc[0] != float64(gc[0]) || fc[1] != float64(gc[1]) {
+				t.Fatalf("trial %d, k = %d: float64 grid %v at %v, int grid %v at %v", trial, k, fi, fc, gi, gc)
 			}
 		}
 	}
