@@ -236,9 +236,17 @@ func radixLSD[E int | int32 | int64, K uint32 | uint64](keys, scratch []K, out [
 	}
 	counts = counts[:passes*buckets]
 	clear(counts)
-	for _, k := range keys {
-		for p := range passes {
-			counts[p*buckets+int((k>>(uint(p)*width))&mask)]++
+	if passes == 2 { // the usual case, unrolled
+		c0, c1 := counts[:buckets], counts[buckets:2*buckets]
+		for _, k := range keys {
+			c0[k&mask]++
+			c1[(k>>width)&mask]++
+		}
+	} else {
+		for _, k := range keys {
+			for p := range passes {
+				counts[p*buckets+int((k>>(uint(p)*width))&mask)]++
+			}
 		}
 	}
 	for p := range passes {

@@ -266,3 +266,15 @@ func TestPickWindowMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRadixSorted: the integer sort alone, on BenchmarkLine's input.
+func BenchmarkRadixSorted(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 3))
+	c := make([]int64, 10_000_000)
+	for i := range c {
+		c[i] = r.Int64N(1 << 30)
+	}
+	for b.Loop() {
+		radixSorted(c)
+	}
+}
