@@ -32,8 +32,9 @@ type Solution1D[T geom.Number] struct {
 // until S is a window. The cost of the window c_j..c_{j+k-1} is
 // sum_i c_{j+i} (2i - k + 1), evaluated for every j from prefix sums of c and i*c.
 //
-// Time O(n) after sorting; integer coordinates ([]int, []int64) are sorted by
-// LSD radix sort over the value range (digits of at most 11 bits), others by comparison.
+// Time O(n) after sorting; integer coordinates ([]int, []int32, []int64) are sorted
+// by radix sort over the value range (digits of at most 11 bits; see radixSorted),
+// others by comparison. Large inputs use two goroutines.
 // Ties: the leftmost optimal window in sorted order; among equal coordinates at its
 // ends, the first occurrences in input order. Errors: k outside 1..n, non-finite coordinates.
 func Line[T geom.Number](coords []T, k int) (Solution1D[T], error) {
@@ -47,8 +48,8 @@ func Line[T geom.Number](coords []T, k int) (Solution1D[T], error) {
 	return Solution1D[T]{Indices: pickWindow(coords, c, best, k), Total: total}, nil
 }
 
-// sortedValues returns a new slice of the values ascending: integer slices by LSD
-// radix sort, others by comparison sort. coords is not modified.
+// sortedValues returns a new slice of the values ascending: integer slices by
+// radixSorted, others by comparison sort. coords is not modified.
 func sortedValues[T geom.Number](coords []T) []T {
 	switch v := any(coords).(type) {
 	case []int64:
