@@ -247,6 +247,12 @@ func (a *CurveAllocator) takeRunIn(s, r, c int) {
 // releaseRun frees c busy ranks r, r+1, ... (consecutive, not wrapping) in the
 // interval index, merging with the free intervals on either side.
 func (a *CurveAllocator) releaseRun(r, c int) {
+	left := r - 1
+	if left < 0 && a.ring {
+		left = a.n - 1
+	}
+	// A busy left neighbour (the common case) needs no interval lookup.
+	leftFree := left >= 0 && a.freeR[left>>6]>>(left&63)&1 != 0
 	a.setRanks(r, c, true)
 	start, l := r, c
 	right := r + c
@@ -260,12 +266,8 @@ func (a *CurveAllocator) releaseRun(r, c int) {
 	if right >= 0 && a.starts.has(right) {
 		rightStart = right
 	}
-	left := r - 1
-	if left < 0 && a.ring {
-		left = a.n - 1
-	}
 	leftStart := -1
-	if left >= 0 {
+	if leftFree {
 		leftStart = a.intervalContaining(left)
 	}
 	if leftStart >= 0 && leftStart == rightStart {
@@ -538,28 +540,79 @@ func (a *CurveAllocator) minSpanStart(k int) int {
 }
 
 // takeWindow takes the k free nodes that follow free rank p in rank order
-// (cyclically in the ring variant), p included.
+// (cyclically in the ring variant), p included. The intervals strictly between the
+// first and the last one the window touches are used whole: their starts and free
+// bits are cleared as one range each at the end, not one interval at a time.
 func (a *CurveAllocator) takeWindow(p, k int) []int {
-	nodes := make([]int, 0, k)
+	nodes := make([]int, k)
 	s := a.intervalOf(p)
-	for rem := k; rem > 0; {
-		off := p - s
-		if off < 0 {
-			off += a.n
-		}
-		c := min(int(a.length[s])-off, rem)
-		next := a.nextStart(s)
-		for t := 0; t < c; t++ {
-			r := p + t
-			if r >= a.n {
-				r -= a.n
-			}
-			nodes = append(nodes, int(a.order[r]))
-		}
-		a.takeRunIn(s, p, c)
-		rem -= c
-		s, p = next, next
+	off := p - s
+	if off < 0 {
+		off += a.n
 	}
+	c := min(int(a.length[s])-off, k)
+	i := a.appendRanks(nodes, 0, p, c)
+	if i == k {
+		a.takeRunIn(s, p, c)
+		return a.commit(nodes)
+	}
+	next := a.nextStart(s)
+	a.takeRunIn(s, p, c)
+	firstMid, lastMid, endMid := -1, -1, 0
+	for s = next; ; s = next {
+		l := int(a.length[s])
+		if i+l >= k { // the last interval
+			c = k - i
+			i = a.appendRanks(nodes, i, s, c)
+			a.takeRunIn(s, s, c)
+			break
+		}
+		i = a.appendRanks(nodes, i, s, l)
+		next = a.nextStart(s)
+		a.nIntervals--
+		if a.byPos != nil {
+			a.byPos.set(s, 0)
+		}
+		if a.bySize != nil {
+			a.bySize.remove(s, l)
+		}
+		if firstMid < 0 {
+			firstMid = s
+		}
+		lastMid, endMid = s, s+l
+	}
+	if firstMid >= 0 {
+		if lastMid >= firstMid {
+			a.starts.removeRange(firstMid, lastMid+1)
+		} else {
+			a.starts.removeRange(firstMid, a.n)
+			a.starts.removeRange(0, lastMid+1)
+		}
+		span := endMid - firstMid
+		if span <= 0 {
+			span += a.n
+		}
+		a.setRanks(firstMid, span, false)
+	}
+	return a.commit(nodes)
+}
+
+// appendRanks writes the nodes of the c ranks from r (cyclically) into nodes from
+// index i and returns the index after them.
+func (a *CurveAllocator) appendRanks(nodes []int, i, r, c int) int {
+	if r+c > a.n {
+		i = a.appendRanks(nodes, i, r, a.n-r)
+		return a.appendRanks(nodes, i, 0, r+c-a.n)
+	}
+	dst := nodes[i : i+c]
+	for t, v := range a.order[r : r+c] {
+		dst[t] = int(v)
+	}
+	return i + c
+}
+
+// commit marks the chosen nodes busy in the State.
+func (a *CurveAllocator) commit(nodes []int) []int {
 	// The nodes were free (they come from the interval index), so this cannot fail.
 	if err := a.st.Take(nodes); err != nil {
 		panic("alloc: curve interval index out of step with the state: " + err.Error())
@@ -573,26 +626,44 @@ func (a *CurveAllocator) Release(nodes []int) error {
 		return err
 	}
 	// Group the released ranks into runs of consecutive ranks without sorting: mark
-	// them, then start a run at every marked rank whose predecessor is unmarked.
-	for _, v := range nodes {
-		r := a.rank[v]
-		a.mark[r>>6] |= 1 << (r & 63)
-	}
-	marked := func(r int) bool { return r >= 0 && r < a.n && a.mark[r>>6]>>(r&63)&1 != 0 }
+	// them, then read the runs off the marked words in rank order, clearing as we go.
+	lo, hi := a.n, -1
 	for _, v := range nodes {
 		r := int(a.rank[v])
-		if marked(r - 1) {
-			continue
-		}
-		c := 1
-		for marked(r + c) {
-			c++
-		}
-		a.releaseRun(r, c)
+		a.mark[r>>6] |= 1 << (r & 63)
+		lo, hi = min(lo, r), max(hi, r)
 	}
-	for _, v := range nodes {
-		r := a.rank[v]
-		a.mark[r>>6] &^= 1 << (r & 63)
+	for w := lo >> 6; w <= hi>>6; w++ {
+		for a.mark[w] != 0 {
+			r := w<<6 + bits.TrailingZeros64(a.mark[w])
+			end := r // one past the run
+			for end < a.n {
+				ones := bits.TrailingZeros64(^(a.mark[end>>6] >> (end & 63)))
+				if ones == 0 {
+					break
+				}
+				end += ones
+				if end&63 != 0 {
+					break
+				}
+			}
+			clearBits(a.mark, r, end)
+			a.releaseRun(r, end-r)
+		}
 	}
 	return nil
+}
+
+// clearBits clears bits lo..hi-1 of b.
+func clearBits(b []uint64, lo, hi int) {
+	for lo < hi {
+		w := lo >> 6
+		end := min(hi, (w+1)<<6)
+		var mask uint64 = ^uint64(0)
+		if end-lo < 64 {
+			mask = (1<<(end-lo) - 1) << (lo & 63)
+		}
+		b[w] &^= mask
+		lo = end
+	}
 }

@@ -49,6 +49,25 @@ func (t *bitTree) remove(i int) {
 	}
 }
 
+// removeRange removes the elements lo..hi-1.
+func (t *bitTree) removeRange(lo, hi int) {
+	for _, lv := range t.levels {
+		if lo >= hi {
+			return
+		}
+		clearBits(lv, lo, hi)
+		// The words strictly inside are now empty; the end words may not be.
+		wlo, whi := lo>>6, (hi-1)>>6
+		lo, hi = wlo, whi+1
+		if lv[wlo] != 0 {
+			lo++
+		}
+		if lv[whi] != 0 {
+			hi--
+		}
+	}
+}
+
 // next returns the smallest element >= i, or -1.
 func (t *bitTree) next(i int) int {
 	if i < 0 {

@@ -14,9 +14,16 @@ func TestBitTree(t *testing.T) {
 		steps := 3000
 		for s := 0; s < steps; s++ {
 			i := rng.IntN(n)
-			if rng.IntN(3) == 0 {
+			if op := rng.IntN(7); op < 2 {
 				bt.remove(i)
 				ref[i] = false
+			} else if op == 2 {
+				// removeRange over a short or a long range, sometimes empty.
+				hi := min(n, i+rng.IntN(1+[]int{3, 70, 5000}[rng.IntN(3)]))
+				bt.removeRange(i, hi)
+				for j := i; j < hi; j++ {
+					ref[j] = false
+				}
 			} else {
 				bt.add(i)
 				ref[i] = true
