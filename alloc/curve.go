@@ -626,31 +626,41 @@ func (a *CurveAllocator) Release(nodes []int) error {
 		return err
 	}
 	// Group the released ranks into runs of consecutive ranks without sorting: mark
-	// them, then read the runs off the marked words in rank order, clearing as we go.
+	// them, then read the runs off the marked words in rank order.
 	lo, hi := a.n, -1
 	for _, v := range nodes {
 		r := int(a.rank[v])
 		a.mark[r>>6] |= 1 << (r & 63)
 		lo, hi = min(lo, r), max(hi, r)
 	}
-	for w := lo >> 6; w <= hi>>6; w++ {
-		for a.mark[w] != 0 {
-			r := w<<6 + bits.TrailingZeros64(a.mark[w])
-			end := r // one past the run
-			for end < a.n {
-				ones := bits.TrailingZeros64(^(a.mark[end>>6] >> (end & 63)))
-				if ones == 0 {
-					break
-				}
-				end += ones
-				if end&63 != 0 {
-					break
-				}
+	for r, last := lo, hi>>6; ; {
+		w := r >> 6
+		x := a.mark[w] >> (r & 63) << (r & 63)
+		for x == 0 && w < last {
+			w++
+			x = a.mark[w]
+		}
+		if x == 0 {
+			break
+		}
+		r = w<<6 + bits.TrailingZeros64(x)
+		end := r // one past the run
+		for end < a.n {
+			ones := bits.TrailingZeros64(^(a.mark[end>>6] >> (end & 63)))
+			if ones == 0 {
+				break
 			}
-			clearBits(a.mark, r, end)
-			a.releaseRun(r, end-r)
+			end += ones
+			if end&63 != 0 {
+				break
+			}
+		}
+		a.releaseRun(r, end-r)
+		if r = end; r > hi {
+			break
 		}
 	}
+	clear(a.mark[lo>>6 : hi>>6+1])
 	return nil
 }
 
