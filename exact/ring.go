@@ -57,76 +57,174 @@ func checkRing[T geom.Number](coords []T, c T, k int) error {
 // leaving (or entering) point to the rest of the window split into a run measured
 // clockwise and a run measured counterclockwise, at a split index that only moves
 // forward, and both runs are prefix-sum differences over the unrolled positions.
+// Those positions (x and x + c) are read from the sorted values as the window
+// passes, and only the window's k prefix sums are kept, so beyond the sort the
+// extra memory is O(k). Integer inputs of at least 2^16 points scan the two halves
+// of the windows on two goroutines (exact arithmetic makes the totals identical).
+// Ties: the first window of least total in sorted order; among equal values at its
+// ends, the first occurrences in input order.
 func RingArc[T geom.Number](coords []T, c T, k int) (Solution1D[T], error) {
 	if err := checkRing(coords, c, k); err != nil {
 		return Solution1D[T]{}, err
 	}
 	n := len(coords)
 	sorted := sortedValues(coords)
-	// Unrolled positions x[0..2n): x[i+n] = x[i] + c, and prefix sums.
-	x := make([]T, 2*n)
-	for i, v := range sorted {
-		x[i] = v
-		x[i+n] = v + c
-	}
-	pre := make([]T, 2*n+1)
-	for i, v := range x {
-		pre[i+1] = pre[i] + v
-	}
-	sum := func(a, b int) T { return pre[b] - pre[a] } // x[a..b)
-	near := func(d T) bool { return 2*d <= c }         // d <= c/2 without halving
-	// dist from x[i] to every x[j], j in [a, b), all with x[j] >= x[i]; split at the
-	// first j with x[j]-x[i] > c/2 (found by the monotone pointer *p).
-	fwd := func(i, a, b int, p *int) T {
-		if *p < a {
-			*p = a
-		}
-		for *p < b && near(x[*p]-x[i]) {
-			*p++
-		}
-		m := *p
-		if m > b {
-			m = b
-		}
-		return sum(a, m) - T(m-a)*x[i] + T(b-m)*(c+x[i]) - sum(m, b)
-	}
-	// dist from x[i] to every x[j], j in [a, b), all with x[j] <= x[i]; j in [a, m)
-	// are far (measured the other way), [m, b) near; m is the first j with
-	// x[i]-x[j] <= c/2 (monotone pointer *p).
-	bwd := func(i, a, b int, p *int) T {
-		if *p < a {
-			*p = a
-		}
-		for *p < b && !near(x[i]-x[*p]) {
-			*p++
-		}
-		m := *p
-		if m > b {
-			m = b
-		}
-		return T(m-a)*(c-x[i]) + sum(a, m) + T(b-m)*x[i] - sum(m, b)
-	}
 	if k == n {
 		idx := pickWindow(coords, sorted, 0, n)
 		return Solution1D[T]{Indices: idx, Total: RingTotal(coords, c, idx)}, nil
 	}
-	// First window [0, k): build by adding points one at a time.
-	var cost T
-	for j := 1; j < k; j++ {
-		p := 0
-		cost += bwd(j, 0, j, &p)
+	// The windows start at s = 0..n-1 of the unrolled positions x[j] = sorted[j] and
+	// x[j+n] = sorted[j] + c. Only window starts s <= n-k stay inside sorted; the
+	// others read tail, the positions x[n-k .. n+k-1) built here.
+	tail := make([]T, 2*k-1)
+	for j := range tail {
+		if i := n - k + j; i < n {
+			tail[j] = sorted[i]
+		} else {
+			tail[j] = sorted[i-n] + c
+		}
 	}
-	best, bestCost := 0, cost
-	pOut, pIn := 0, 0
-	for s := 1; s < n; s++ {
-		// remove x[s-1] (distances to s..s+k-2), add x[s+k-1] (distances to s..s+k-2)
-		cost -= fwd(s-1, s, s+k-1, &pOut)
-		cost += bwd(s+k-1, s, s+k-1, &pIn)
+	// Integer positions up to 2c and differences doubled stay far from overflow, so
+	// x is sorted and the split pointers may carry over (see arcScan.start).
+	noOverflow := !isInteger[T]() || (4*c/4 == c && 4*c > 0)
+	seg := func(s0, s1 int) arcScan[T] {
+		a := newArcScan(c, k)
+		a.carry = noOverflow
+		if s0+k-1 < n {
+			a.start(sorted, 0, s0)
+		} else {
+			a.start(tail, n-k, s0)
+		}
+		mid := min(max(n-k+1, s0+1), s1)
+		a.slide(sorted, 0, mid)
+		a.slide(tail, n-k, s1)
+		return a
+	}
+	var best int
+	if isInteger[T]() && noOverflow && n >= radixParallel && 4*k <= n {
+		// Integer arithmetic is exact (or wraps exactly), so a window's total does not
+		// depend on where the sliding started: the halves agree bit for bit with one
+		// sequential pass, and the first half wins ties.
+		var h [2]arcScan[T]
+		both(func(i int) {
+			if i == 0 {
+				h[0] = seg(0, n/2)
+			} else {
+				h[1] = seg(n/2, n)
+			}
+		})
+		best = 0
+		if h[1].bestCost < h[0].bestCost {
+			best = 1
+		}
+		return Solution1D[T]{Indices: pickWindow(coords, sorted, h[best].best, k), Total: h[best].bestCost}, nil
+	}
+	// Floating point: one pass from s = 0, so every total is rounded exactly as the
+	// same sequence of updates always rounds it.
+	a := seg(0, n)
+	best = a.best
+	return Solution1D[T]{Indices: pickWindow(coords, sorted, best, k), Total: a.bestCost}, nil
+}
+
+// arcScan is RingArc's sliding window over the unrolled positions x: the current
+// window [s, s+k), its total, and the best window so far. The prefix sums
+// pre[j] = x[s0] + ... + x[j-1] (s0 the first window's start) are kept only for
+// j in [s, s+k), in a ring buffer, since no other prefix sum is read again.
+type arcScan[T geom.Number] struct {
+	c         T
+	k         int
+	pre       []T // pre[j&mask]
+	mask      int
+	top       T   // pre[s+k-1]
+	s         int // current window start
+	pOut, pIn int // the monotone split pointers of the leaving and entering point
+	cost      T
+	best      int
+	bestCost  T
+	carry     bool // start may carry its split pointer from one point to the next
+}
+
+func newArcScan[T geom.Number](c T, k int) arcScan[T] {
+	size := 2
+	for size <= k {
+		size *= 2
+	}
+	return arcScan[T]{c: c, k: k, pre: make([]T, size), mask: size - 1}
+}
+
+// start sets the window to [s0, s0+k) and computes its total by adding its points
+// one at a time; xs[j-off] is x[j] for every j in the window.
+func (a *arcScan[T]) start(xs []T, off, s0 int) {
+	c, k, pre, mask := a.c, a.k, a.pre, a.mask
+	near := func(d T) bool { return 2*d <= c } // d <= c/2 without halving
+	var top T
+	pre[s0&mask] = 0
+	var cost T
+	p := s0
+	for j := s0 + 1; j < s0+k; j++ {
+		if !a.carry {
+			p = s0
+		}
+		top += xs[j-1-off]
+		pre[j&mask] = top
+		// distances from x[j] to x[s0..j): [s0, m) far, [m, j) near, m the first
+		// index with x[j]-x[m] <= c/2 (nondecreasing in j, so p carries over).
+		xi := xs[j-off]
+		for p < j && !near(xi-xs[p-off]) {
+			p++
+		}
+		m := min(p, j)
+		preA, preM, preB := pre[s0&mask], pre[m&mask], pre[j&mask]
+		cost += T(m-s0)*(c-xi) + (preM - preA) + T(j-m)*xi - (preB - preM)
+	}
+	a.top, a.s, a.cost = top, s0, cost
+	a.pOut, a.pIn = s0, s0
+	a.best, a.bestCost = s0, cost
+}
+
+// slide moves the window start from a.s to each of a.s+1, ..., s1-1 in turn,
+// keeping the first window of least total; xs[j-off] is x[j] for every j in
+// [a.s, s1+k-1).
+func (a *arcScan[T]) slide(xs []T, off, s1 int) {
+	c, k, pre, mask := a.c, a.k, a.pre, a.mask
+	near := func(d T) bool { return 2*d <= c }
+	top, cost, pOut, pIn := a.top, a.cost, a.pOut, a.pIn
+	best, bestCost := a.best, a.bestCost
+	s := a.s + 1
+	for ; s < s1; s++ {
+		b := s + k - 1
+		top += xs[b-1-off] // pre[b]
+		pre[b&mask] = top
+		preA, preB := pre[s&mask], pre[b&mask]
+		// Leaving x[s-1]: distances to x[s..b), all ahead of it; [s, m) near, [m, b)
+		// far, m the first index with x[m]-x[s-1] > c/2.
+		xo := xs[s-1-off]
+		pOut = max(pOut, s)
+		for pOut < b && near(xs[pOut-off]-xo) {
+			pOut++
+		}
+		m := min(pOut, b)
+		preM := pre[m&mask]
+		cost -= (preM - preA) - T(m-s)*xo + T(b-m)*(c+xo) - (preB - preM)
+		// Entering x[b]: distances to x[s..b), all behind it; [s, m) far, [m, b) near,
+		// m the first index with x[b]-x[m] <= c/2.
+		xi := xs[b-off]
+		pIn = max(pIn, s)
+		for pIn < b && !near(xi-xs[pIn-off]) {
+			pIn++
+		}
+		m = min(pIn, b)
+		preM = pre[m&mask]
+		cost += T(m-s)*(c-xi) + (preM - preA) + T(b-m)*xi - (preB - preM)
 		if cost < bestCost {
 			best, bestCost = s, cost
 		}
 	}
-	return Solution1D[T]{Indices: pickWindow(coords, sorted, best, k), Total: bestCost}, nil
+	a.top, a.cost, a.pOut, a.pIn = top, cost, pOut, pIn
+	a.best, a.bestCost = best, bestCost
+	if s1 > a.s {
+		a.s = s1 - 1
+	}
 }
 
 // Ring returns k points with minimum total pairwise ring distance
