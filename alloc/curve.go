@@ -246,14 +246,14 @@ func (a *CurveAllocator) takeRunIn(s, r, c int) {
 
 // releaseRun frees c busy ranks r, r+1, ... (consecutive, not wrapping) in the
 // interval index, merging with the free intervals on either side.
+// The caller has already marked the run free in freeR.
 func (a *CurveAllocator) releaseRun(r, c int) {
 	left := r - 1
 	if left < 0 && a.ring {
 		left = a.n - 1
 	}
-	// A busy left neighbour (the common case) needs no interval lookup.
+	// A left neighbour busy in freeR (the common case) is in no interval: no lookup.
 	leftFree := left >= 0 && a.freeR[left>>6]>>(left&63)&1 != 0
-	a.setRanks(r, c, true)
 	start, l := r, c
 	right := r + c
 	if right == a.n {
@@ -632,6 +632,9 @@ func (a *CurveAllocator) Release(nodes []int) error {
 		r := int(a.rank[v])
 		a.mark[r>>6] |= 1 << (r & 63)
 		lo, hi = min(lo, r), max(hi, r)
+	}
+	for w := lo >> 6; w <= hi>>6; w++ {
+		a.freeR[w] |= a.mark[w]
 	}
 	for r, last := lo, hi>>6; ; {
 		w := r >> 6
