@@ -116,7 +116,13 @@ func (x *gridIndex) box(arr []int32, lo, hi []int) int {
 		c, d := lo[1]*s1, (hi[1]+1)*s1
 		return int(arr[b+d] - arr[a+d] - arr[b+c] + arr[a+c])
 	}
-	s := 0
+	return int(boxSum(x, arr, lo, hi))
+}
+
+// boxSum is the inclusion-exclusion over the 2^d corners of the box lo..hi in the
+// prefix-sum array arr (for uint64 labels the arithmetic is mod 2^64, as intended).
+func boxSum[T int32 | uint64](x *gridIndex, arr []T, lo, hi []int) T {
+	var s T
 	for mask := 0; mask < 1<<x.d; mask++ {
 		p, neg := 0, false
 		for j := range x.d {
@@ -128,9 +134,9 @@ func (x *gridIndex) box(arr []int32, lo, hi []int) int {
 			}
 		}
 		if neg {
-			s -= int(arr[p])
+			s -= arr[p]
 		} else {
-			s += int(arr[p])
+			s += arr[p]
 		}
 	}
 	return s
@@ -205,28 +211,6 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 	return free, freeWall, all
 }
 
-// boxHash is box for the label sums (arithmetic mod 2^64).
-func (x *gridIndex) boxHash(lo, hi []int) uint64 {
-	var s uint64
-	for mask := 0; mask < 1<<x.d; mask++ {
-		p, neg := 0, false
-		for j := range x.d {
-			if mask>>j&1 != 0 {
-				p += lo[j] * x.pstride[j]
-				neg = !neg
-			} else {
-				p += (hi[j] + 1) * x.pstride[j]
-			}
-		}
-		if neg {
-			s -= x.freeH[p]
-		} else {
-			s += x.freeH[p]
-		}
-	}
-	return s
-}
-
 // ballHash returns the sum (mod 2^64) of the labels of the free nodes within
 // L-infinity distance r of c: a fingerprint of that set.
 func (x *gridIndex) ballHash(c, r int) uint64 {
@@ -243,7 +227,7 @@ func (x *gridIndex) ballHash(c, r int) uint64 {
 			iv := x.ivl[j][x.cur[j]]
 			x.lo[j], x.hi[j] = iv[0], iv[1]
 		}
-		h += x.boxHash(x.lo, x.hi)
+		h += boxSum(x, x.freeH, x.lo, x.hi)
 		j := 0
 		for ; j < x.d; j++ {
 			x.cur[j]++
