@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -195,8 +197,16 @@ type Summary struct {
 	MeanBoxSides        float64 `json:"mean_bbox_sides"`
 	MeanComponents      float64 `json:"mean_components"`
 	PctContiguous       float64 `json:"pct_contiguous"`
-	Ties                *Ties   `json:"ties,omitempty"`
-	BySize              []Size  `json:"by_size"`
+	// Route metrics of the jobs' communication pattern (JobResult): the mean over
+	// jobs of their average message distance (hops), of their hop-bytes, and of the
+	// most of their routes on one link.
+	RoutePattern        string       `json:"route_pattern"`
+	MeanMessageDistance float64      `json:"mean_message_distance"`
+	MeanHopBytes        float64      `json:"mean_hop_bytes"`
+	MeanMaxShared       float64      `json:"mean_max_routes_on_a_link"`
+	Comm                *CommSummary `json:"comm,omitempty"`
+	Ties                *Ties        `json:"ties,omitempty"`
+	BySize              []Size       `json:"by_size"`
 }
 
 // Ties is Johnson et al. 2010 Fig. 4 for one replay.
@@ -233,11 +243,18 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	if s.Compat == "" {
 		s.Compat = "default"
 	}
+	s.RoutePattern = "all-to-all"
+	if cfg.Comm != nil && cfg.Comm.Pattern != nil {
+		s.RoutePattern = cfg.Comm.Pattern.Name()
+	} else if cfg.Pattern != nil {
+		s.RoutePattern = cfg.Pattern.Name()
+	}
 	if len(res) == 0 {
 		return &Result{Summary: s}
 	}
 	var totL1 int64
 	var avgL1, wait, resp, slow, span, ring, stretch, vol, sides, comps, work float64
+	var msgDist, hopBytes, shared float64
 	contig := 0
 	first, last := res[0].Arrival, res[0].End
 	type acc struct {
@@ -262,7 +279,10 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 		if r.Components == 1 {
 			contig++
 		}
-		work += float64(r.Procs) * float64(r.Runtime)
+		msgDist += r.MessageDistance
+		hopBytes += float64(r.HopBytes)
+		shared += float64(r.MaxShared)
+		work += float64(r.Procs) * float64(r.End-r.Start)
 		first = min(first, r.Arrival)
 		last = max(last, r.End)
 		a := by[r.Procs]
@@ -287,6 +307,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = span/n, ring/n, stretch/n
 	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = vol/n, sides/n, comps/n
 	s.PctContiguous = 100 * float64(contig) / n
+	s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = msgDist/n, hopBytes/n, shared/n
 	s.Makespan = last - first
 	if s.Makespan > 0 {
 		s.Utilization = work / (float64(cfg.Machine.N()) * float64(s.Makespan))
@@ -309,4 +330,40 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 		s.Ties = t
 	}
 	return &Result{Summary: s, PerJob: res}
+}
+
+// routeMeter measures the static route metrics of each job's pattern.
+type routeMeter struct {
+	m     *netsim.RouteMeter
+	bytes int64
+}
+
+func newRouteMeter(cfg Config) (*routeMeter, error) {
+	pat, bytes := cfg.Pattern, cfg.MessageBytes
+	if cfg.Comm != nil {
+		pat = cfg.Comm.Pattern
+		bytes = cfg.Comm.Params.MessageFlits * cfg.Comm.Params.FlitBytes
+	}
+	if pat == nil {
+		pat, _ = netsim.ParsePattern("all-to-all")
+	}
+	if bytes == 0 {
+		d := netsim.DefaultParams()
+		bytes = d.MessageFlits * d.FlitBytes
+	}
+	if bytes < 0 {
+		return nil, fmt.Errorf("message size %d bytes: must be positive", bytes)
+	}
+	seed := uint64(1)
+	if cfg.Comm != nil {
+		seed = cfg.Comm.Seed
+	}
+	return &routeMeter{m: netsim.NewRouteMeter(netsim.NewGridRouter(cfg.Machine), pat, seed), bytes: bytes}, nil
+}
+
+func (rm *routeMeter) measure(r *JobResult) {
+	l := rm.m.Measure(r.ID, r.Nodes)
+	r.Messages, r.MessageHops, r.MaxShared = l.Messages, l.Hops, l.MaxShared
+	r.MessageDistance = l.MeanDistance()
+	r.HopBytes = l.Hops * rm.bytes
 }

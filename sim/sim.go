@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -23,6 +24,16 @@ type Config struct {
 	Sched   string          // "fcfs", "easy" or "cplant"
 	Compat  Compat
 	Scale   Scale
+	// Comm, when set, lets communication over the network decide run times
+	// (Bunde et al. 2004 §3.2); see Comm.
+	Comm *Comm
+	// Pattern is the communication pattern of the static per-job route metrics
+	// (message distance, hop-bytes, routes sharing a link); nil means all-to-all.
+	// With Comm, Comm.Pattern is used.
+	Pattern netsim.Pattern
+	// MessageBytes is the message size of the static hop-bytes (default 256, the
+	// default 32 flits of 8 bytes); with Comm, its message size is used.
+	MessageBytes int64
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
 }
@@ -108,6 +119,14 @@ type JobResult struct {
 	Components   int     // connected components in the machine's network
 	Ties         int     // candidates sharing the best score (TieReporter), else 0
 	EstimateUsed int64   // the estimate the scheduler used
+	// Route metrics of the job's communication pattern along the machine's routes:
+	// without Comm, over one cycle of the pattern (static, no contention); with
+	// Comm, over the messages it actually sent.
+	Messages        int64   // messages (one cycle of the pattern without Comm)
+	MessageHops     int64   // links they crossed
+	MessageDistance float64 // MessageHops / Messages
+	HopBytes        int64   // sum over messages of hops x message bytes
+	MaxShared       int64   // most of the job's routes (one cycle) on one link
 }
 
 // Wait returns start - arrival.
@@ -116,9 +135,10 @@ func (r *JobResult) Wait() int64 { return r.Start - r.Arrival }
 // Response returns end - arrival.
 func (r *JobResult) Response() int64 { return r.End - r.Arrival }
 
-// Slowdown returns response / max(runtime, 1).
+// Slowdown returns response / max(run time, 1), the run time being end - start
+// (the trace's run time, except with communication deciding it).
 func (r *JobResult) Slowdown() float64 {
-	return float64(r.Response()) / float64(max(r.Runtime, 1))
+	return float64(r.Response()) / float64(max(r.End-r.Start, 1))
 }
 
 type event struct {
@@ -185,11 +205,15 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ties, _ := cfg.Alloc.(alloc.TieReporter)
-	if ties != nil {
-		ties.CountTies(true) // the replay reports tie statistics (Johnson 2010 Fig. 4)
-	}
+	ties := tieReporter(cfg)
 	m := newMeter(cfg.Machine, cfg.Compat)
+	rm, err := newRouteMeter(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Comm != nil {
+		return runComm(ctx, res, cfg, sch, m, rm)
+	}
 
 	q := make(eventQueue, 0, len(jobs))
 	for i, j := range jobs {
@@ -229,19 +253,10 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				break
 			}
 			r := &res[i]
-			nodes, err := cfg.Alloc.Allocate(r.Procs)
-			if err != nil {
-				return nil, fmt.Errorf("job %d (%d processors) at time %d: %w", r.ID, r.Procs, now, err)
+			if err := startJob(r, cfg, ties, m, rm); err != nil {
+				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
-			if len(nodes) != r.Procs {
-				return nil, fmt.Errorf("allocator %s gave job %d %d nodes, want %d", cfg.Alloc.Name(), r.ID, len(nodes), r.Procs)
-			}
-			r.Nodes = nodes
 			r.Start, r.End = now, now+r.Runtime
-			if ties != nil {
-				r.Ties = ties.LastTies()
-			}
-			m.measure(r)
 			running.add(i, r.Start+r.EstimateUsed, r.Procs)
 			heap.Push(&q, event{time: r.End, depart: true, seq: seq, job: i})
 			seq++
@@ -257,6 +272,32 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), n)
 	}
 	return summarize(res, cfg, ties), nil
+}
+
+func tieReporter(cfg Config) alloc.TieReporter {
+	ties, _ := cfg.Alloc.(alloc.TieReporter)
+	if ties != nil {
+		ties.CountTies(true) // the replay reports tie statistics (Johnson 2010 Fig. 4)
+	}
+	return ties
+}
+
+// startJob allocates r's nodes and measures the allocation.
+func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
+	nodes, err := cfg.Alloc.Allocate(r.Procs)
+	if err != nil {
+		return fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
+	}
+	if len(nodes) != r.Procs {
+		return fmt.Errorf("allocator %s gave job %d %d nodes, want %d", cfg.Alloc.Name(), r.ID, len(nodes), r.Procs)
+	}
+	r.Nodes = nodes
+	if ties != nil {
+		r.Ties = ties.LastTies()
+	}
+	m.measure(r)
+	rm.measure(r)
+	return nil
 }
 
 // estimate is the run-time estimate the scheduler sees. PReMAS (and procalloc's

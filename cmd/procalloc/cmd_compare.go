@@ -90,6 +90,9 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				if err != nil {
 					return err
 				}
+				if _, _, _, err := sf.network(); err != nil {
+					return err
+				}
 				allocators := make([]alloc.Allocator, len(specs))
 				for i, s := range specs {
 					if allocators[i], err = alloc.Parse(s, g, alloc.Options{Compat: compat}); err != nil {
@@ -115,17 +118,18 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 						defer wg.Done()
 						sem <- struct{}{}
 						defer func() { <-sem }()
-						results[i], errs[i] = sim.Run(ctx, jobs, sim.Config{Machine: g, Alloc: allocators[i], Sched: sf.sched, Compat: compat,
-							Progress: func(d, _ int) {
-								mu.Lock()
-								done[i] = d
-								sum := 0
-								for _, v := range done {
-									sum += v
-								}
-								p.Update(int64(sum), fmt.Sprintf("%d replays", len(specs)))
-								mu.Unlock()
-							}})
+						cfg, _ := sf.config(g, allocators[i], compat) // checked above
+						cfg.Progress = func(d, _ int) {
+							mu.Lock()
+							done[i] = d
+							sum := 0
+							for _, v := range done {
+								sum += v
+							}
+							p.Update(int64(sum), fmt.Sprintf("%d replays", len(specs)))
+							mu.Unlock()
+						}
+						results[i], errs[i] = sim.Run(ctx, jobs, cfg)
 						if errs[i] != nil {
 							cancel()
 						}

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -20,6 +22,11 @@ type simFlags struct {
 	trace, machine, sched, compat, format string
 	skipBad                               bool
 	scale                                 sim.Scale
+	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
+	comm, pattern                    string
+	msgFlits, routerDelay, flitBytes int64
+	cycleSeconds, msgsPerSecond      float64
+	commSeed                         uint64
 }
 
 func (f *simFlags) declare(fs *flag.FlagSet) {
@@ -34,6 +41,49 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.IntVar(&f.scale.Replicate, "replicate", 1, "replication factor: each job appears this many times, replicas with perturbed arrivals")
 	fs.Int64Var(&f.scale.Perturb, "perturb", 0, "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)")
 	fs.Uint64Var(&f.scale.Seed, "seed", 1, "seed of the replica perturbation")
+	d := netsim.DefaultParams()
+	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
+	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
+	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
+	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
+	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
+	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm)")
+	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm)")
+	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
+}
+
+// network returns the replay's communication settings from the flags.
+func (f *simFlags) network() (comm *sim.Comm, pattern netsim.Pattern, msgBytes int64, err error) {
+	p := netsim.Params{MessageFlits: f.msgFlits, RouterDelay: f.routerDelay, FlitBytes: f.flitBytes}
+	if err := p.Validate(); err != nil {
+		return nil, nil, 0, usageError{err.Error()}
+	}
+	if pattern, err = netsim.ParsePattern(f.pattern); err != nil {
+		return nil, nil, 0, usagef("--pattern: %v", err)
+	}
+	if f.comm != "" {
+		pat, err := netsim.ParsePattern(f.comm)
+		if err != nil {
+			return nil, nil, 0, usagef("--comm: %v", err)
+		}
+		comm = &sim.Comm{Pattern: pat, Params: p, MessagesPerSecond: f.msgsPerSecond, CycleSeconds: f.cycleSeconds, Seed: f.commSeed}
+		if !(f.msgsPerSecond > 0) || math.IsInf(f.msgsPerSecond, 0) {
+			return nil, nil, 0, usagef("--msgs-per-second %v: must be a positive number", f.msgsPerSecond)
+		}
+		if !(f.cycleSeconds > 0) || math.IsInf(f.cycleSeconds, 0) {
+			return nil, nil, 0, usagef("--cycle-seconds %v: must be a positive number", f.cycleSeconds)
+		}
+	}
+	return comm, pattern, p.MessageFlits * p.FlitBytes, nil
+}
+
+// config is the replay configuration the flags describe, for allocator a.
+func (f *simFlags) config(g *topo.Grid, a alloc.Allocator, compat alloc.Compat) (sim.Config, error) {
+	comm, pat, bytes, err := f.network()
+	if err != nil {
+		return sim.Config{}, err
+	}
+	return sim.Config{Machine: g, Alloc: a, Sched: f.sched, Compat: compat, Comm: comm, Pattern: pat, MessageBytes: bytes}, nil
 }
 
 // load parses the machine and compat and reads and scales the trace.
@@ -153,7 +203,11 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
 				if err != nil {
 					return usageError{err.Error()}
 				}
-				res, secs, err := runReplay(ctx, e, jobs, g, a, sf.sched, compat, "sim "+a.Name())
+				cfg, err := sf.config(g, a, compat)
+				if err != nil {
+					return err
+				}
+				res, secs, err := runReplay(ctx, e, jobs, cfg, "sim "+a.Name())
 				if err != nil {
 					return err
 				}
@@ -184,6 +238,12 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 	t := newTable(w, "metric", "value")
 	for _, m := range summaryMetrics {
 		t.row(m.name, m.format(s))
+	}
+	t.row("route metrics pattern", s.RoutePattern)
+	if c := s.Comm; c != nil {
+		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
+		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
+		t.row("busiest link: messages, load", fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad))
 	}
 	if s.Ties != nil {
 		t.row("tied decisions", fmt.Sprintf("%d of %d (%.1f%%)", s.Ties.Tied, s.Ties.Decisions, s.Ties.PctTied))
@@ -230,16 +290,19 @@ var summaryMetrics = []summaryMetric{
 	{"mean slowdown", "mean_slowdown", func(s sim.Summary) float64 { return s.MeanSlowdown }, 3},
 	{"makespan (s)", "makespan", func(s sim.Summary) float64 { return float64(s.Makespan) }, 0},
 	{"utilization", "utilization", func(s sim.Summary) float64 { return s.Utilization }, 4},
+	{"mean message distance (hops)", "mean_message_distance", func(s sim.Summary) float64 { return s.MeanMessageDistance }, 4},
+	{"mean hop-bytes", "mean_hop_bytes", func(s sim.Summary) float64 { return s.MeanHopBytes }, 1},
+	{"mean max routes on a link", "mean_max_routes_on_a_link", func(s sim.Summary) float64 { return s.MeanMaxShared }, 3},
 }
 
 var nowFunc = time.Now
 
 // runReplay runs one replay with a progress bar.
-func runReplay(ctx context.Context, e *env, jobs []sim.Job, g *topo.Grid, a alloc.Allocator, sched string, compat alloc.Compat, label string) (*sim.Result, float64, error) {
+func runReplay(ctx context.Context, e *env, jobs []sim.Job, cfg sim.Config, label string) (*sim.Result, float64, error) {
 	p := newProgress(e, label, int64(len(jobs)))
 	start := nowFunc()
-	res, err := sim.Run(ctx, jobs, sim.Config{Machine: g, Alloc: a, Sched: sched, Compat: compat,
-		Progress: func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }})
+	cfg.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
+	res, err := sim.Run(ctx, jobs, cfg)
 	p.Done()
 	if err != nil {
 		return nil, 0, err
@@ -250,7 +313,8 @@ func runReplay(ctx context.Context, e *env, jobs []sim.Job, g *topo.Grid, a allo
 func writePerJobCSV(w io.Writer, jobs []sim.JobResult) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
-		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties", "nodes"})
+		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
+		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "nodes"})
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, j := range jobs {
 		nodes := make([]string, len(j.Nodes))
@@ -261,7 +325,9 @@ func writePerJobCSV(w io.Writer, jobs []sim.JobResult) error {
 			strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
 			strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
 			strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
-			strconv.Itoa(j.Components), strconv.Itoa(j.Ties), strings.Join(nodes, " ")})
+			strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
+			i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared),
+			strings.Join(nodes, " ")})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -1,0 +1,24 @@
+// Package netsim is procalloc's network model: routes, channels, messages and their
+// contention, so that a replay can let communication decide how long a job runs.
+//
+// It follows the experiments of D. P. Bunde, V. J. Leung and J. Mache,
+// "Communication patterns and allocation strategies" (IPDPS 2004 workshops, 2004;
+// the paper file gives no DOI), §3.2: every job sends a quota of messages in a
+// pattern (all-to-all, n-body, random) over a mesh with x-y routing, and ends when
+// they have all arrived. Bunde et al. used ProcSimity's flit-level wormhole model
+// (Windisch, Miller and Lo, "ProcSimity: an experimental tool for processor
+// allocation and scheduling in highly parallel systems", Frontiers '95, 1995,
+// doi:10.1109/FMPC.1995.380463); Engine models wormhole switching at message level,
+// as described in W. J. Dally and B. Towles, "Principles and Practices of
+// Interconnection Networks" (Morgan Kaufmann, 2004), §13.2 (wormhole flow control),
+// §14.2 (dimension-order routing) and §3.3 (bisection bounds). docs/comm.md states
+// the model, its approximations and its validation.
+//
+// The pieces:
+//   - Router: dimension-ordered routes on meshes and tori (dateline virtual channels
+//     on wrapped dimensions), shortest paths on graphs; documented tie rules.
+//   - Engine: the discrete-event wormhole model, deterministic, integer cycles.
+//   - Pattern and Workload: jobs' communication patterns and message quotas.
+//   - UniformTraffic: the open-loop latency/throughput experiment.
+//   - RouteMeter: static per-job metrics (message distance, routes sharing a link).
+package netsim

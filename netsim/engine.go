@@ -1,0 +1,349 @@
+package netsim
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// ErrDeadlock is returned by Run when messages hold channels and wait for each other
+// with no event left that could free one (possible with shortest-path routing on
+// graphs; dimension-ordered routing on meshes and dateline routing on tori cannot
+// deadlock).
+var ErrDeadlock = errors.New("network deadlock")
+
+// Params are the timing parameters of the wormhole model, in cycles: one cycle is
+// the time a link takes to carry one flit (every channel carries one flit per cycle).
+type Params struct {
+	// MessageFlits is the length S of every message in flits (>= 1).
+	MessageFlits int64
+	// RouterDelay is the time r, in cycles, that a message header takes to cross one
+	// router and the link after it (>= 1).
+	RouterDelay int64
+	// FlitBytes is the size of a flit, used only to report hop-bytes (>= 1).
+	FlitBytes int64
+}
+
+// DefaultParams are 32-flit messages of 8-byte flits and a one-cycle router delay.
+func DefaultParams() Params { return Params{MessageFlits: 32, RouterDelay: 1, FlitBytes: 8} }
+
+// maxParam bounds the parameters so that times stay far from int64 overflow and
+// the calendar stays small.
+const maxParam = 1 << 20
+
+// Validate reports parameters outside their ranges.
+func (p Params) Validate() error {
+	if p.MessageFlits < 1 || p.MessageFlits > maxParam {
+		return fmt.Errorf("message size %d flits: must be 1..%d", p.MessageFlits, maxParam)
+	}
+	if p.RouterDelay < 1 || p.RouterDelay > maxParam {
+		return fmt.Errorf("router delay %d cycles: must be 1..%d", p.RouterDelay, maxParam)
+	}
+	if p.FlitBytes < 1 || p.FlitBytes > maxParam {
+		return fmt.Errorf("flit size %d bytes: must be 1..%d", p.FlitBytes, maxParam)
+	}
+	return nil
+}
+
+// Latency is the time a message alone in the network takes over hops links:
+// hops*r + S cycles (the header crosses hops routers, then the S flits stream in
+// behind it, one per cycle).
+func (p Params) Latency(hops int) int64 { return int64(hops)*p.RouterDelay + p.MessageFlits }
+
+// Message is one message: from endpoint Src to endpoint Dst, Tag chosen by the caller
+// (the owner, for instance a job).
+type Message struct {
+	Src, Dst int32
+	Tag      int32
+}
+
+// Delivery describes a message that has arrived, passed to the engine's callback.
+type Delivery struct {
+	Message
+	Hops     int   // network links crossed (the route's length)
+	Queued   int64 // time it was handed to Send
+	Injected int64 // time its header left the source
+	Arrived  int64 // time its tail reached the destination
+}
+
+// Event kinds, in the low bit of an event.
+const (
+	evHop  = 0 // the header tries to take the next channel of its route
+	evDone = 1 // the tail has arrived: release every channel
+)
+
+type slot struct {
+	msg      Message
+	route    []int32 // network channels, then the destination's ejection channel
+	hop      int32   // index in route of the channel the header wants next
+	next     int32   // next waiter in the queue of the channel this one waits for
+	queued   int64
+	injected int64
+}
+
+type pending struct {
+	msg    Message
+	queued int64
+}
+
+// Engine is a discrete-event model of wormhole switching (Dally & Towles 2004
+// §13.2): a message's header takes the channels of its route one after the other,
+// RouterDelay cycles apart; at a busy channel it waits, keeping the channels it
+// already holds, in first-come first-served order; when the header has reached the
+// destination the message holds its whole path while its S flits stream in, and the
+// tail's arrival frees every channel of the path at once. Each endpoint sends one
+// message at a time (the next leaves when the previous one's tail has arrived) and
+// receives one at a time (its ejection channel is the last channel of every route to
+// it). docs/comm.md compares this with ProcSimity's flit-level model.
+//
+// Time is an integer number of cycles. Events at equal times are handled in the
+// order they were created; a message that a delivery lets its source send leaves at
+// once, before later events of the same cycle. So runs are deterministic.
+type Engine struct {
+	r   Router
+	p   Params
+	cur int64 // every event at time <= cur has been handled
+
+	buckets [][]int32 // calendar: events (slot<<1 | kind) of time t in buckets[t&mask]
+	mask    int64
+	events  int // events in the calendar
+	active  int // messages injected and not yet arrived
+
+	owner        []int32 // channel -> slot holding it, or -1
+	qhead, qtail []int32 // channel -> FIFO of slots waiting for it (via slot.next)
+	eject        int32   // id of endpoint 0's ejection channel
+
+	slots []slot
+	free  []int32
+
+	srcQ    [][]pending // per endpoint, messages waiting to leave
+	srcHead []int32
+	srcBusy []bool
+
+	carried []int64 // messages each channel has carried
+
+	deliver func(*Delivery)
+	stop    bool
+
+	hops, delivered int64
+}
+
+// NewEngine returns an idle engine at time 0 on router r. deliver, if not nil, is
+// called for every message when its tail arrives; it may call Send and Stop.
+func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	span := max(p.MessageFlits, p.RouterDelay) + 1
+	size := int64(1) << bits.Len64(uint64(span))
+	nch := r.Channels() + r.Endpoints()
+	e := &Engine{
+		r: r, p: p, deliver: deliver,
+		buckets: make([][]int32, size), mask: size - 1,
+		owner: make([]int32, nch), qhead: make([]int32, nch), qtail: make([]int32, nch),
+		eject:   int32(r.Channels()),
+		srcQ:    make([][]pending, r.Endpoints()),
+		srcHead: make([]int32, r.Endpoints()),
+		srcBusy: make([]bool, r.Endpoints()),
+		carried: make([]int64, nch),
+	}
+	for i := range e.owner {
+		e.owner[i], e.qhead[i], e.qtail[i] = -1, -1, -1
+	}
+	return e, nil
+}
+
+// Now is the engine's current time: events up to it have been handled and a message
+// sent now leaves at this time.
+func (e *Engine) Now() int64 { return e.cur }
+
+// Params returns the engine's parameters.
+func (e *Engine) Params() Params { return e.p }
+
+// Router returns the engine's router.
+func (e *Engine) Router() Router { return e.r }
+
+// Idle reports whether no message is in the network or waiting at a source.
+func (e *Engine) Idle() bool { return e.active == 0 && e.queuedTotal() == 0 }
+
+func (e *Engine) queuedTotal() int {
+	n := 0
+	for i, q := range e.srcQ {
+		n += len(q) - int(e.srcHead[i])
+	}
+	return n
+}
+
+// Stop makes Run return once it has handled every event of the current cycle.
+func (e *Engine) Stop() { e.stop = true }
+
+// Send queues m at its source at the current time; the source sends its messages in
+// the order they were queued, one at a time.
+func (e *Engine) Send(m Message) {
+	s := m.Src
+	e.srcQ[s] = append(e.srcQ[s], pending{m, e.cur})
+	if !e.srcBusy[s] {
+		e.inject(s)
+	}
+}
+
+// inject starts the next queued message of source s at the current time.
+func (e *Engine) inject(s int32) {
+	q := e.srcQ[s]
+	h := e.srcHead[s]
+	if int(h) == len(q) {
+		return
+	}
+	pm := q[h]
+	h++
+	if int(h) == len(q) {
+		e.srcQ[s], h = q[:0], 0
+	}
+	e.srcHead[s] = h
+	e.srcBusy[s] = true
+
+	var id int32
+	if n := len(e.free); n > 0 {
+		id = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		e.slots = append(e.slots, slot{})
+		id = int32(len(e.slots) - 1)
+	}
+	sl := &e.slots[id]
+	sl.msg, sl.queued, sl.injected, sl.hop, sl.next = pm.msg, pm.queued, e.cur, 0, -1
+	sl.route = e.r.Route(int(pm.msg.Src), int(pm.msg.Dst), sl.route[:0])
+	sl.route = append(sl.route, e.eject+pm.msg.Dst)
+	e.active++
+	e.tryHop(id, e.cur)
+}
+
+func (e *Engine) push(t int64, ev int32) {
+	b := &e.buckets[t&e.mask]
+	*b = append(*b, ev)
+	e.events++
+}
+
+// tryHop lets the header of slot id take the next channel of its route at time t,
+// or queues it at that channel.
+func (e *Engine) tryHop(id int32, t int64) {
+	sl := &e.slots[id]
+	c := sl.route[sl.hop]
+	if e.owner[c] >= 0 {
+		sl.next = -1
+		if e.qtail[c] < 0 {
+			e.qhead[c] = id
+		} else {
+			e.slots[e.qtail[c]].next = id
+		}
+		e.qtail[c] = id
+		return
+	}
+	e.granted(id, c, t)
+}
+
+// granted gives channel c to slot id at time t and schedules its next step.
+func (e *Engine) granted(id, c int32, t int64) {
+	e.owner[c] = id
+	sl := &e.slots[id]
+	sl.hop++
+	if int(sl.hop) == len(sl.route) {
+		e.push(t+e.p.MessageFlits, id<<1|evDone)
+	} else {
+		e.push(t+e.p.RouterDelay, id<<1|evHop)
+	}
+}
+
+// arrive handles the tail of slot id arriving at time t.
+func (e *Engine) arrive(id int32, t int64) {
+	route := e.slots[id].route
+	for _, c := range route {
+		e.carried[c]++
+		w := e.qhead[c]
+		if w < 0 {
+			e.owner[c] = -1
+			continue
+		}
+		e.qhead[c] = e.slots[w].next
+		if e.qhead[c] < 0 {
+			e.qtail[c] = -1
+		}
+		e.granted(w, c, t)
+	}
+	sl := &e.slots[id]
+	d := Delivery{Message: sl.msg, Hops: len(route) - 1, Queued: sl.queued, Injected: sl.injected, Arrived: t}
+	e.free = append(e.free, id)
+	e.active--
+	e.hops += int64(d.Hops)
+	e.delivered++
+	src := d.Src
+	e.srcBusy[src] = false
+	if e.deliver != nil {
+		e.deliver(&d)
+	}
+	if !e.srcBusy[src] {
+		e.inject(src)
+	}
+}
+
+// Run handles events in time order up to and including time limit, and then sets
+// the current time to limit. If the delivery callback calls Stop, Run returns after
+// the cycle in which it did, with Now at that cycle. It returns ErrDeadlock when
+// messages wait for channels and no event is left to free one.
+func (e *Engine) Run(limit int64) error {
+	e.stop = false
+	for e.cur < limit {
+		if e.events == 0 {
+			if e.active > 0 {
+				return e.deadlock()
+			}
+			e.cur = limit
+			return nil
+		}
+		t := e.cur + 1
+		e.cur = t // messages that deliveries let leave now leave at t
+		b := &e.buckets[t&e.mask]
+		for i := 0; i < len(*b); i++ {
+			ev := (*b)[i]
+			e.events--
+			if ev&1 == evHop {
+				e.tryHop(ev>>1, t)
+			} else {
+				e.arrive(ev>>1, t)
+			}
+		}
+		*b = (*b)[:0]
+		if e.stop {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (e *Engine) deadlock() error {
+	blocked := 0
+	for c, h := range e.qhead {
+		if h >= 0 && e.owner[c] >= 0 {
+			blocked++
+		}
+	}
+	return fmt.Errorf("%s at cycle %d: %d messages in the network, %d channels with waiters: %w", e.r.Spec(), e.cur, e.active, blocked, ErrDeadlock)
+}
+
+// Stats are totals since the engine was made.
+type Stats struct {
+	Delivered int64 // messages arrived
+	Hops      int64 // links crossed by arrived messages
+	// MaxChannelMessages is the largest number of messages any one network channel
+	// (ejection channels excluded) has carried.
+	MaxChannelMessages int64
+}
+
+// Stats returns the totals so far.
+func (e *Engine) Stats() Stats {
+	s := Stats{Delivered: e.delivered, Hops: e.hops}
+	for _, c := range e.carried[:e.eject] {
+		s.MaxChannelMessages = max(s.MaxChannelMessages, c)
+	}
+	return s
+}

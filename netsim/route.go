@@ -1,0 +1,197 @@
+package netsim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// ErrNoRoute is wrapped when two endpoints of a network are not connected.
+var ErrNoRoute = errors.New("no route")
+
+// Router gives the deterministic route between two endpoints as a sequence of
+// channel ids in 0..Channels()-1, appended to buf. A route never lists a channel twice.
+type Router interface {
+	// Endpoints is the number of nodes that send and receive (0..Endpoints()-1).
+	Endpoints() int
+	// Channels is the number of network channels (directed links, or virtual
+	// channels of one, each a resource that one message holds at a time).
+	Channels() int
+	// Route appends the channels from src to dst, in the order the header takes
+	// them, to buf and returns it; src == dst gives an empty route.
+	Route(src, dst int, buf []int32) []int32
+	// Spec names the network, e.g. "mesh:8x8 dor".
+	Spec() string
+}
+
+// GridRouter is dimension-ordered routing on a mesh or torus (Dally & Towles 2004
+// §14.2): x first, then y, then z, each dimension corrected completely before the
+// next. On a wrapped dimension the message goes the shorter way round; when both
+// ways are equally long (an even ring, distance half of it) it goes in the
+// positive direction. Each wrapped dimension has two virtual channels per link,
+// the dateline scheme of Dally & Seitz 1987: a message uses virtual channel 0
+// until it crosses the wraparound link of that dimension and channel 1 after, so
+// wormhole routing on a torus cannot deadlock. The two virtual channels are
+// separate resources of full bandwidth (the model does not share a link's
+// bandwidth between them).
+type GridRouter struct {
+	g      *topo.Grid
+	dims   []int
+	wrap   []bool
+	stride []int
+	vcs    int // virtual channels per direction: 2 when some dimension wraps
+}
+
+// NewGridRouter returns dimension-ordered routing on g.
+func NewGridRouter(g *topo.Grid) *GridRouter {
+	r := &GridRouter{g: g, dims: g.Dims(), wrap: g.Wrap(), vcs: 1}
+	if g.Wraps() {
+		r.vcs = 2
+	}
+	s := 1
+	for _, d := range r.dims {
+		r.stride = append(r.stride, s)
+		s *= d
+	}
+	return r
+}
+
+// Endpoints is the number of nodes of the grid.
+func (r *GridRouter) Endpoints() int { return r.g.N() }
+
+// Channels is nodes x dimensions x 2 directions x virtual channels.
+func (r *GridRouter) Channels() int { return r.g.N() * len(r.dims) * 2 * r.vcs }
+
+// Spec is the grid's spec followed by " dor".
+func (r *GridRouter) Spec() string { return r.g.Spec() + " dor" }
+
+// channel is the id of the link leaving node in dimension j, direction dir (0 for
+// +, 1 for -), virtual channel vc.
+func (r *GridRouter) channel(node, j, dir, vc int) int32 {
+	return int32(((node*len(r.dims)+j)*2+dir)*r.vcs + vc)
+}
+
+// Channel is the id of the link leaving node along dimension j in the positive
+// (dir = 0) or negative (dir = 1) direction, on virtual channel vc. Tests and
+// callers that attach extra endpoints use it.
+func (r *GridRouter) Channel(node, j, dir, vc int) int32 { return r.channel(node, j, dir, vc) }
+
+// Route appends the dimension-ordered route from src to dst.
+func (r *GridRouter) Route(src, dst int, buf []int32) []int32 {
+	cur := src
+	for j, d := range r.dims {
+		a := (src / r.stride[j]) % d
+		b := (dst / r.stride[j]) % d
+		if a == b {
+			continue
+		}
+		dir, steps := 0, b-a
+		if steps < 0 {
+			dir, steps = 1, -steps
+		}
+		if r.wrap[j] && 2*steps > d || (r.wrap[j] && 2*steps == d && dir == 1) {
+			// The other way round is shorter (or as short and positive).
+			dir, steps = 1-dir, d-steps
+		}
+		vc, x := 0, a
+		for range steps {
+			buf = append(buf, r.channel(cur, j, dir, vc))
+			nx := x + 1
+			if dir == 1 {
+				nx = x - 1
+			}
+			switch {
+			case nx == d:
+				nx, vc = 0, 1 // crossed the dateline
+			case nx < 0:
+				nx, vc = d-1, 1
+			}
+			cur += (nx - x) * r.stride[j]
+			x = nx
+		}
+	}
+	return buf
+}
+
+// GraphRouter routes along shortest paths of a graph. The tie rule: from each node
+// the message takes the neighbour of smallest index among those one hop closer to
+// the destination, so routes are deterministic and every prefix of a route is a
+// shortest path. It stores an n x n next-hop table.
+type GraphRouter struct {
+	g      *topo.Graph
+	next   []int32 // next[dst*n+v]: the neighbour of v one hop closer to dst
+	nextCh []int32 // nextCh[dst*n+v]: the channel from v to next[dst*n+v]
+	edges  int
+	n      int
+}
+
+// NewGraphRouter builds the next-hop table of g; it fails when some pair of nodes
+// is not connected, naming one such pair.
+func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
+	n := g.N()
+	r := &GraphRouter{g: g, n: n, next: make([]int32, n*n), nextCh: make([]int32, n*n)}
+	edge := map[[2]int32]int32{}
+	var nb []int
+	for v := range n {
+		nb = g.Neighbors(v, nb[:0])
+		for _, w := range nb {
+			edge[[2]int32{int32(v), int32(w)}] = int32(len(edge))
+		}
+	}
+	r.edges = len(edge)
+	for dst := range n {
+		dist := g.DistRow(dst)
+		row := r.next[dst*n : (dst+1)*n]
+		for v := range n {
+			row[v] = -1
+			if v == dst {
+				continue
+			}
+			if dist[v] < 0 {
+				return nil, fmt.Errorf("graph %s: %s and %s are not connected: %w", g.Spec(), g.Name(v), g.Name(dst), ErrNoRoute)
+			}
+			nb = g.Neighbors(v, nb[:0])
+			best := -1
+			for _, w := range nb {
+				if dist[w] == dist[v]-1 && (best < 0 || w < best) {
+					best = w
+				}
+			}
+			row[v] = int32(best)
+			r.nextCh[dst*n+v] = edge[[2]int32{int32(v), int32(best)}]
+		}
+	}
+	return r, nil
+}
+
+// Endpoints is the number of graph nodes.
+func (r *GraphRouter) Endpoints() int { return r.n }
+
+// Channels is the number of directed links (twice the edges).
+func (r *GraphRouter) Channels() int { return r.edges }
+
+// Spec is the graph's spec followed by " shortest".
+func (r *GraphRouter) Spec() string { return r.g.Spec() + " shortest" }
+
+// Route appends the shortest route from src to dst.
+func (r *GraphRouter) Route(src, dst int, buf []int32) []int32 {
+	row := r.next[dst*r.n : (dst+1)*r.n]
+	ch := r.nextCh[dst*r.n : (dst+1)*r.n]
+	for v := src; v != dst; v = int(row[v]) {
+		buf = append(buf, ch[v])
+	}
+	return buf
+}
+
+// NewRouter returns the router of a machine: dimension-ordered routing on a grid,
+// shortest paths on a graph.
+func NewRouter(m topo.Machine) (Router, error) {
+	switch g := m.(type) {
+	case *topo.Grid:
+		return NewGridRouter(g), nil
+	case *topo.Graph:
+		return NewGraphRouter(g)
+	}
+	return nil, fmt.Errorf("netsim: no router for machine %s", m.Spec())
+}

@@ -1,0 +1,190 @@
+package netsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// TrafficConfig is an open-loop synthetic traffic experiment (Dally & Towles 2004
+// §23.1): every endpoint generates messages by a Bernoulli process, Rate flits per
+// cycle on average (a fraction of one channel's bandwidth), to uniformly random other
+// endpoints; messages wait at their source, which sends one at a time.
+type TrafficConfig struct {
+	Rate    float64 // offered load per endpoint, flits per cycle, in (0, 1]
+	Warmup  int64   // cycles before measuring (default 10,000)
+	Measure int64   // cycles measured (default 50,000)
+	// Drain is how long after the measured window the experiment waits for the
+	// messages generated in it (default 4 x Measure); those still missing then are
+	// counted in Undelivered and left out of MeanLatency.
+	Drain int64
+	Seed  uint64
+}
+
+// TrafficResult is what the experiment measured.
+type TrafficResult struct {
+	Offered  float64 `json:"offered"`  // flits generated per endpoint per cycle in the window
+	Accepted float64 `json:"accepted"` // flits delivered per endpoint per cycle in the window
+	// MeanLatency is the mean time, in cycles, from generation to the tail's arrival
+	// of the messages generated in the window (source queueing included).
+	MeanLatency     float64 `json:"mean_latency"`
+	ZeroLoadLatency float64 `json:"zero_load_latency"` // mean lone-message latency over all pairs
+	Generated       int64   `json:"generated"`         // messages generated in the window
+	Undelivered     int64   `json:"undelivered"`       // of those, not arrived by the end of the drain
+}
+
+// Saturated reports whether the network could not carry the offered load: it
+// accepted less than 95 % of it, or did not deliver the window's messages in time.
+func (r TrafficResult) Saturated() bool {
+	return r.Undelivered > 0 || r.Accepted < 0.95*r.Offered
+}
+
+// UniformTraffic runs the experiment on router r with parameters p.
+func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) (TrafficResult, error) {
+	var res TrafficResult
+	if !(cfg.Rate > 0 && cfg.Rate <= 1) {
+		return res, fmt.Errorf("offered load %v: must be in (0, 1] flits per cycle (a fraction of one link's bandwidth)", cfg.Rate)
+	}
+	if cfg.Warmup == 0 {
+		cfg.Warmup = 10000
+	}
+	if cfg.Measure == 0 {
+		cfg.Measure = 50000
+	}
+	if cfg.Drain == 0 {
+		cfg.Drain = 4 * cfg.Measure
+	}
+	if cfg.Warmup < 0 || cfg.Measure < 0 || cfg.Drain < 0 || cfg.Warmup > 1e9 || cfg.Measure > 1e9 || cfg.Drain > 1e10 {
+		return res, fmt.Errorf("warmup %d, measure %d, drain %d cycles: must be positive and at most 1e9", cfg.Warmup, cfg.Measure, cfg.Drain)
+	}
+	n := r.Endpoints()
+	if n < 2 {
+		return res, errors.New("uniform traffic needs at least two endpoints")
+	}
+	if err := p.Validate(); err != nil {
+		return res, err
+	}
+	res.ZeroLoadLatency = ZeroLoadLatency(r, p)
+
+	start, end := cfg.Warmup, cfg.Warmup+cfg.Measure
+	var inWindow, acceptedFlits, latSum, arrived int64
+	eng, err := NewEngine(r, p, func(d *Delivery) {
+		if d.Arrived > start && d.Arrived <= end {
+			acceptedFlits += p.MessageFlits
+		}
+		if d.Tag == 1 {
+			arrived++
+			latSum += d.Arrived - d.Queued
+		}
+	})
+	if err != nil {
+		return res, err
+	}
+	rng := NewRand(cfg.Seed, 0)
+	prob := cfg.Rate / float64(p.MessageFlits)
+	// Inter-generation gaps are geometric: draw each endpoint's next generation time
+	// instead of tossing a coin per endpoint per cycle.
+	next := make([]int64, n)
+	gap := func() int64 {
+		if prob >= 1 {
+			return 1
+		}
+		u := rng.Float64()
+		return 1 + int64(math.Floor(math.Log1p(-u)/math.Log1p(-prob)))
+	}
+	for i := range next {
+		next[i] = gap()
+	}
+	for t := int64(1); t <= end; t++ {
+		if t&4095 == 0 && ctx.Err() != nil {
+			return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", t, ctx.Err())
+		}
+		if err := eng.Run(t); err != nil {
+			return res, err
+		}
+		for i := range next {
+			for next[i] == t {
+				d := int(rng.Uint64n(uint64(n - 1)))
+				if d >= i {
+					d++
+				}
+				var tag int32
+				if t > start {
+					tag = 1
+					inWindow++
+				}
+				eng.Send(Message{Src: int32(i), Dst: int32(d), Tag: tag})
+				next[i] += gap()
+			}
+		}
+	}
+	for t := end + 1024; arrived < inWindow && t <= end+cfg.Drain; t += 1024 {
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("uniform traffic interrupted while draining: %w", ctx.Err())
+		}
+		if err := eng.Run(t); err != nil {
+			return res, err
+		}
+	}
+	win := float64(cfg.Measure) * float64(n)
+	res.Offered = float64(inWindow) * float64(p.MessageFlits) / win
+	res.Accepted = float64(acceptedFlits) / win
+	res.Generated = inWindow
+	res.Undelivered = inWindow - arrived
+	if arrived > 0 {
+		res.MeanLatency = float64(latSum) / float64(arrived)
+	}
+	return res, nil
+}
+
+// ZeroLoadLatency is the mean latency of a lone message over all ordered pairs of
+// distinct endpoints: r x (mean hops) + S.
+func ZeroLoadLatency(r Router, p Params) float64 {
+	n := r.Endpoints()
+	if n < 2 {
+		return float64(p.MessageFlits)
+	}
+	var hops int64
+	var buf []int32
+	for s := range n {
+		for d := range n {
+			if s != d {
+				buf = r.Route(s, d, buf[:0])
+				hops += int64(len(buf))
+			}
+		}
+	}
+	mean := float64(hops) / float64(n*(n-1))
+	return mean*float64(p.RouterDelay) + float64(p.MessageFlits)
+}
+
+// BisectionBound is the largest per-endpoint uniform load, in flits per cycle, that
+// the channel bisection of a k_1 x ... grid can carry (Dally & Towles 2004 §3.3.1):
+// half of all traffic crosses the bisection, so N*R/2 <= 2*B_c, B_c the channels
+// crossing it in one direction. For a k x k mesh that is 4/k; a torus doubles it. It
+// is 0 for a machine that is not a grid.
+func BisectionBound(dims []int, wrap []bool) float64 {
+	if len(dims) == 0 {
+		return 0
+	}
+	// Cut the largest dimension in half: the cut crosses N/k_max channels per
+	// direction, twice that with wraparound.
+	n, j := 1, 0
+	for i, d := range dims {
+		n *= d
+		if d > dims[j] {
+			j = i
+		}
+	}
+	if dims[j] < 2 {
+		return 0
+	}
+	cross := float64(n / dims[j])
+	if wrap[j] {
+		cross *= 2
+	}
+	// Traffic across the cut one way: (N/2 sources) x R x (N/2)/(N-1) of their
+	// messages go to the other half; the bound uses the large-N form N*R/4.
+	return 4 * cross / float64(n)
+}

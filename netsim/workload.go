@@ -1,0 +1,163 @@
+package netsim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// JobStats is what a job's communication did.
+type JobStats struct {
+	Messages int64 // messages delivered
+	Hops     int64 // links crossed by them
+	Latency  int64 // sum of their latencies (arrival - queued), in cycles
+	End      int64 // arrival time of the last one
+}
+
+// MeanDistance is hops per message (0 without messages).
+func (s JobStats) MeanDistance() float64 {
+	if s.Messages == 0 {
+		return 0
+	}
+	return float64(s.Hops) / float64(s.Messages)
+}
+
+type jobState struct {
+	id        int
+	nodes     []int32
+	quota     int64 // messages not yet queued
+	phase     int
+	phaseLeft int64 // messages of the current phase not yet arrived
+	rng       *Rand
+	stats     JobStats
+	live      bool
+}
+
+// Workload runs jobs' communication patterns on one engine, the model of Bunde et
+// al. 2004 §3.2: a job sends a given number of messages (its quota) following the
+// pattern, cycle after cycle, the last cycle cut short; it ends when the last of them
+// has arrived. A phase starts when the previous one has completely arrived. A job of
+// one processor has nobody to talk to: it sends its messages to itself, one at a
+// time, each taking the S cycles of its ejection channel.
+type Workload struct {
+	eng  *Engine
+	pat  Pattern
+	seed uint64
+	jobs []jobState
+	free []int32
+	done func(tag int, st JobStats)
+}
+
+// NewWorkload returns a workload on router r: pattern pat, random choices from seed;
+// done is called (from within Engine.Run, or from Start for a job without messages)
+// when a job's last message has arrived. It also stops the engine's Run, so that the
+// caller can react at that cycle.
+func NewWorkload(r Router, p Params, pat Pattern, seed uint64, done func(tag int, st JobStats)) (*Workload, error) {
+	if pat == nil {
+		return nil, errors.New("netsim: no communication pattern")
+	}
+	w := &Workload{pat: pat, seed: seed, done: done}
+	eng, err := NewEngine(r, p, w.delivered)
+	if err != nil {
+		return nil, err
+	}
+	w.eng = eng
+	return w, nil
+}
+
+// Engine returns the workload's engine (for Run, Now and Stats).
+func (w *Workload) Engine() *Engine { return w.eng }
+
+// Start begins a job at the engine's current time: id identifies it (and seeds its
+// random choices), nodes are its processors in allocation order, quota its number of
+// messages. It returns the tag that done will report. A job with quota 0 is done at
+// once: done is called before Start returns.
+func (w *Workload) Start(id int, nodes []int, quota int64) (int, error) {
+	if len(nodes) == 0 {
+		return 0, fmt.Errorf("job %d: no processors", id)
+	}
+	if quota < 0 {
+		return 0, fmt.Errorf("job %d: negative message quota %d", id, quota)
+	}
+	n := w.eng.r.Endpoints()
+	var tag int32
+	if k := len(w.free); k > 0 {
+		tag = w.free[k-1]
+		w.free = w.free[:k-1]
+	} else {
+		w.jobs = append(w.jobs, jobState{})
+		tag = int32(len(w.jobs) - 1)
+	}
+	j := &w.jobs[tag]
+	*j = jobState{id: id, nodes: j.nodes[:0], quota: quota, rng: NewRand(w.seed, uint64(id)), live: true}
+	for _, v := range nodes {
+		if v < 0 || v >= n {
+			w.free = append(w.free, tag)
+			j.live = false
+			return 0, fmt.Errorf("job %d: node %d is not an endpoint of %s", id, v, w.eng.r.Spec())
+		}
+		j.nodes = append(j.nodes, int32(v))
+	}
+	j.stats.End = w.eng.Now()
+	if quota == 0 {
+		w.finish(tag)
+		return int(tag), nil
+	}
+	w.startPhase(tag)
+	return int(tag), nil
+}
+
+func (w *Workload) startPhase(tag int32) {
+	j := &w.jobs[tag]
+	p := len(j.nodes)
+	var sent int64
+	if p == 1 {
+		w.eng.Send(Message{Src: j.nodes[0], Dst: j.nodes[0], Tag: tag})
+		sent = 1
+	} else {
+		limit := j.quota
+		nodes := j.nodes
+		w.pat.Phase(p, j.phase, j.rng, func(s, d int) bool {
+			if sent == limit {
+				return false
+			}
+			sent++
+			w.eng.Send(Message{Src: nodes[s], Dst: nodes[d], Tag: tag})
+			return true
+		})
+		j = &w.jobs[tag]
+		j.phase++
+		if j.phase == w.pat.Phases(p) {
+			j.phase = 0
+		}
+	}
+	j.quota -= sent
+	j.phaseLeft += sent
+}
+
+func (w *Workload) delivered(d *Delivery) {
+	j := &w.jobs[d.Tag]
+	j.stats.Messages++
+	j.stats.Hops += int64(d.Hops)
+	j.stats.Latency += d.Arrived - d.Queued
+	j.stats.End = d.Arrived
+	j.phaseLeft--
+	if j.phaseLeft > 0 {
+		return
+	}
+	if j.quota > 0 {
+		w.startPhase(d.Tag)
+		return
+	}
+	w.finish(d.Tag)
+	w.eng.Stop()
+}
+
+func (w *Workload) finish(tag int32) {
+	j := &w.jobs[tag]
+	j.live = false
+	st := j.stats
+	w.free = append(w.free, tag)
+	if w.done != nil {
+		w.done(int(tag), st)
+	}
+}

@@ -1,0 +1,224 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/procalloc/procalloc/netsim"
+)
+
+// Comm makes communication decide how long jobs run (Bunde et al. 2004 §3.2): each
+// job sends MessagesPerSecond messages per second of its trace run time in Pattern
+// over the machine's network, shared with every other running job, and ends when
+// the last of them has arrived.
+type Comm struct {
+	Pattern netsim.Pattern
+	Params  netsim.Params
+	// MessagesPerSecond is the quota per second of trace run time (Bunde et al.:
+	// 1); a job's quota is its run time times it, rounded.
+	MessagesPerSecond float64
+	// CycleSeconds is the length of one network cycle (one flit over one link) in
+	// seconds of the trace's clock: arrivals are converted to cycles with it and
+	// results back to seconds.
+	CycleSeconds float64
+	// Seed seeds the random pattern's choices (with each job's number).
+	Seed uint64
+}
+
+// DefaultCycleSeconds is the default cycle length. It is calibrated so that, with the
+// default parameters, all-to-all jobs alone on the machine do about as much node-time
+// as the trace says: on the first 4,000 jobs of the SDSC Paragon log on a 16x22 mesh
+// under Hilbert Best Fit, spread out so that they do not meet, jobs took 3.43 cycles
+// per second of trace run time (n-body 0.87, random 4.61), and 1/3.43 is about 0.3.
+// docs/comm.md has the measurement.
+const DefaultCycleSeconds = 0.3
+
+// CommSummary is the network's side of a replay with communication.
+type CommSummary struct {
+	Pattern           string  `json:"pattern"`
+	MessageFlits      int64   `json:"message_flits"`
+	RouterDelay       int64   `json:"router_delay_cycles"`
+	CycleSeconds      float64 `json:"cycle_seconds"`
+	MessagesPerSecond float64 `json:"messages_per_second"`
+	Messages          int64   `json:"messages"`
+	// MeanLatency is the mean time in cycles from a message's queueing at its source
+	// to its tail's arrival.
+	MeanLatency float64 `json:"mean_latency_cycles"`
+	// MaxLinkMessages is the most messages any one link carried over the replay.
+	MaxLinkMessages int64 `json:"max_link_messages"`
+	// MaxLinkLoad is MaxLinkMessages x S flits over the replay's length in cycles:
+	// the busiest link's utilisation.
+	MaxLinkLoad float64 `json:"max_link_load"`
+}
+
+func (c *Comm) validate() error {
+	if c.Pattern == nil {
+		return fmt.Errorf("communication: no pattern")
+	}
+	if err := c.Params.Validate(); err != nil {
+		return fmt.Errorf("communication: %w", err)
+	}
+	if !(c.MessagesPerSecond > 0) || math.IsInf(c.MessagesPerSecond, 0) || c.MessagesPerSecond > 1e6 {
+		return fmt.Errorf("communication: %v messages per second: must be positive and at most 1e6", c.MessagesPerSecond)
+	}
+	if !(c.CycleSeconds >= 1e-9) || math.IsInf(c.CycleSeconds, 0) || c.CycleSeconds > 1e6 {
+		return fmt.Errorf("communication: cycle of %v s: must be between 1e-9 and 1e6 seconds", c.CycleSeconds)
+	}
+	return nil
+}
+
+// runComm is Run with communication: job ends come from the network model. The
+// event order is Run's: at each time, departures (jobs whose last message arrived in
+// that cycle), then arrivals, then the scheduler starts what it can. Times inside
+// are cycles; results are converted back to seconds (rounded to the nearest second,
+// the trace's resolution); Runtime stays the trace's, End - Start is the simulated
+// run time.
+func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m *meter, rm *routeMeter) (*Result, error) {
+	c := cfg.Comm
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	toCycles := func(s int64) (int64, error) {
+		v := math.Round(float64(s) / c.CycleSeconds)
+		if v > 1<<60 || v < -(1<<60) {
+			return 0, fmt.Errorf("communication: time %d s is %g cycles of %g s, too many", s, v, c.CycleSeconds)
+		}
+		return int64(v), nil
+	}
+	quota := make([]int64, len(res))
+	for i := range res {
+		r := &res[i]
+		q := math.Round(float64(r.Runtime) * c.MessagesPerSecond)
+		if q > 1<<40 {
+			return nil, fmt.Errorf("job %d (line %d): %g messages is too many", r.ID, r.Line, q)
+		}
+		quota[i] = int64(q)
+		var err error
+		if r.Arrival, err = toCycles(r.Arrival); err != nil {
+			return nil, err
+		}
+		if r.EstimateUsed, err = toCycles(r.EstimateUsed); err != nil {
+			return nil, err
+		}
+	}
+	router := netsim.NewGridRouter(cfg.Machine)
+	finished := []int{}
+	tagJob := map[int]int{}
+	var latency int64
+	wl, err := netsim.NewWorkload(router, c.Params, c.Pattern, c.Seed, func(tag int, st netsim.JobStats) {
+		i := tagJob[tag]
+		delete(tagJob, tag)
+		r := &res[i]
+		r.End = st.End
+		r.Messages = st.Messages
+		r.MessageHops = st.Hops
+		r.HopBytes = st.Hops * c.Params.MessageFlits * c.Params.FlitBytes
+		if st.Messages > 0 {
+			r.MessageDistance = float64(st.Hops) / float64(st.Messages)
+		}
+		latency += st.Latency
+		finished = append(finished, i)
+	})
+	if err != nil {
+		return nil, err
+	}
+	eng := wl.Engine()
+	ties := tieReporter(cfg)
+	running := &runSet{}
+	next, done := 0, 0 // next arrival (res is in arrival order), jobs finished
+	start := int64(0)
+	if len(res) > 0 {
+		start = res[0].Arrival
+	}
+	if err := eng.Run(start); err != nil {
+		return nil, err
+	}
+	for done < len(res) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(finished) == 0 {
+			limit := int64(math.MaxInt64)
+			if next < len(res) {
+				limit = res[next].Arrival
+			}
+			if len(tagJob) == 0 && limit == math.MaxInt64 {
+				return nil, fmt.Errorf("sim: internal error: %d jobs queued with nothing running", len(res)-done)
+			}
+			if err := eng.Run(limit); err != nil {
+				return nil, fmt.Errorf("at cycle %d: %w", eng.Now(), err)
+			}
+		}
+		now := eng.Now()
+		for _, i := range finished {
+			r := &res[i]
+			if err := cfg.Alloc.Release(r.Nodes); err != nil {
+				return nil, fmt.Errorf("job %d finishing at cycle %d: %w", r.ID, now, err)
+			}
+			running.remove(i)
+			sch.depart(now, cfg.Alloc.NumFree(), running)
+			done++
+		}
+		finished = finished[:0]
+		for next < len(res) && res[next].Arrival == now {
+			sch.arrive(next, now, cfg.Alloc.NumFree(), running)
+			next++
+		}
+		for {
+			i := sch.next(now, cfg.Alloc.NumFree(), running)
+			if i < 0 {
+				break
+			}
+			r := &res[i]
+			if err := startJob(r, cfg, ties, m, rm); err != nil {
+				return nil, fmt.Errorf("%w at cycle %d", err, now)
+			}
+			r.Start = now
+			running.add(i, r.Start+r.EstimateUsed, r.Procs)
+			if quota[i] == 0 {
+				// Nothing to send: it ends now, and leaves at this time stamp's
+				// next round of departures, as in Run.
+				r.End = now
+				finished = append(finished, i)
+				continue
+			}
+			tag, err := wl.Start(r.ID, r.Nodes, quota[i])
+			if err != nil {
+				return nil, err
+			}
+			tagJob[tag] = i
+		}
+		if cfg.Progress != nil && done&255 == 0 {
+			cfg.Progress(done, len(res))
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(done, len(res))
+	}
+	if cfg.Alloc.NumFree() != cfg.Machine.N() {
+		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), cfg.Machine.N())
+	}
+	first, last := res[0].Arrival, int64(0)
+	for i := range res {
+		last = max(last, res[i].End)
+	}
+	toSeconds := func(t int64) int64 { return int64(math.Round(float64(t) * c.CycleSeconds)) }
+	for i := range res {
+		r := &res[i]
+		r.Arrival, r.Start, r.End = toSeconds(r.Arrival), toSeconds(r.Start), toSeconds(r.End)
+		r.EstimateUsed = toSeconds(r.EstimateUsed)
+	}
+	out := summarize(res, cfg, ties)
+	st := eng.Stats()
+	cs := &CommSummary{Pattern: c.Pattern.Name(), MessageFlits: c.Params.MessageFlits, RouterDelay: c.Params.RouterDelay,
+		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Messages: st.Delivered, MaxLinkMessages: st.MaxChannelMessages}
+	if st.Delivered > 0 {
+		cs.MeanLatency = float64(latency) / float64(st.Delivered)
+	}
+	if last > first {
+		cs.MaxLinkLoad = float64(st.MaxChannelMessages*c.Params.MessageFlits) / float64(last-first)
+	}
+	out.Comm = cs
+	return out, nil
+}

@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func commConfig(t *testing.T, spec, allocSpec, pattern string) Config {
+	t.Helper()
+	g, err := topo.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := alloc.Parse(allocSpec, g, alloc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := netsim.ParsePattern(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := netsim.Params{MessageFlits: 31, RouterDelay: 2, FlitBytes: 8}
+	return Config{Machine: g, Alloc: a, Comm: &Comm{Pattern: pat, Params: p, MessagesPerSecond: 1, CycleSeconds: 1, Seed: 1}}
+}
+
+func TestCommRunTimeIsTheNetworks(t *testing.T) {
+	// Two neighbours (row-major free list on 4x4 takes nodes 0 and 1) exchange 10
+	// messages: 5 all-to-all phases of one message each way, R + S = 33 cycles each.
+	cfg := commConfig(t, "mesh:4x4", "freelist:rowmajor", "all-to-all")
+	jobs := []Job{{ID: 1, Procs: 2, Runtime: 10, Estimate: -1}, {ID: 2, Arrival: 1000, Procs: 1, Runtime: 3, Estimate: -1}, {ID: 3, Arrival: 2000, Procs: 3, Runtime: 0, Estimate: -1}}
+	res, err := Run(context.Background(), jobs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{5 * 33, 3 * 31, 0} // a lone processor sends to itself: S each
+	for i, r := range res.PerJob {
+		if got := r.End - r.Start; got != want[i] {
+			t.Errorf("job %d ran %d s, want %d", r.ID, got, want[i])
+		}
+		if r.Runtime != jobs[i].Runtime {
+			t.Errorf("job %d: trace run time changed to %d", r.ID, r.Runtime)
+		}
+	}
+	if res.PerJob[0].Messages != 10 || res.PerJob[0].MessageDistance != 1 {
+		t.Errorf("job 1: %d messages at distance %v, want 10 at 1", res.PerJob[0].Messages, res.PerJob[0].MessageDistance)
+	}
+	if res.Comm == nil || res.Comm.Messages != 13 {
+		t.Fatalf("comm summary %+v, want 13 messages", res.Comm)
+	}
+}
+
+func TestCommContentionSlowsJobs(t *testing.T) {
+	// On a 16-node line, a free list along an interleaving ranking gives job 1 the
+	// even nodes and job 2 the odd ones: their routes share links, so each runs
+	// longer together than alone. With the row-major order they get halves of the
+	// line, share nothing, and run exactly as long as alone.
+	ranking := filepath.Join(t.TempDir(), "interleave.pairs")
+	var b strings.Builder
+	for i := range 16 {
+		fmt.Fprintf(&b, "%d %d\n", i, i/2+8*(i%2))
+	}
+	if err := os.WriteFile(ranking, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one := []Job{{ID: 1, Procs: 8, Runtime: 700, Estimate: -1}}
+	two := append(slices.Clone(one), Job{ID: 2, Procs: 8, Runtime: 700, Estimate: -1})
+	dur := func(jobs []Job, allocSpec string) int64 {
+		res, err := Run(context.Background(), jobs, commConfig(t, "mesh:16x1", allocSpec, "all-to-all"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.PerJob[0].End - res.PerJob[0].Start
+	}
+	if a, b := dur(one, "freelist:rowmajor"), dur(two, "freelist:rowmajor"); a != b {
+		t.Errorf("disjoint halves: %d s together, %d alone", b, a)
+	}
+	if a, b := dur(one, "freelist:"+ranking), dur(two, "freelist:"+ranking); b <= a {
+		t.Errorf("interleaved jobs: %d s together, not longer than %d alone", b, a)
+	}
+}
+
+func TestCommDeterministicAndComplete(t *testing.T) {
+	jobs := []Job{}
+	for i := range 60 {
+		jobs = append(jobs, Job{ID: i + 1, Line: i + 1, Arrival: int64(i * 37), Procs: 1 + (i*7)%13, Runtime: int64((i * 53) % 400), Estimate: -1})
+	}
+	for _, spec := range []string{"mesh:6x6", "torus:6x6"} {
+		for _, a := range []string{"mc1x1", "bf:hilbert-trunc", "genalg", "mm"} {
+			for _, pat := range netsim.Patterns {
+				r1, err := Run(context.Background(), jobs, commConfig(t, spec, a, pat))
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", spec, a, pat, err)
+				}
+				r2, err := Run(context.Background(), jobs, commConfig(t, spec, a, pat))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(r1.Summary, r2.Summary) {
+					t.Fatalf("%s %s %s: two runs differ", spec, a, pat)
+				}
+				var msgs int64
+				for i, r := range r1.PerJob {
+					if r.Start < r.Arrival || r.End < r.Start {
+						t.Fatalf("job %d: arrival %d start %d end %d", r.ID, r.Arrival, r.Start, r.End)
+					}
+					if r.Messages != jobs[i].Runtime {
+						t.Fatalf("%s %s %s: job %d sent %d messages, quota %d", spec, a, pat, r.ID, r.Messages, jobs[i].Runtime)
+					}
+					msgs += r.Messages
+				}
+				if r1.Comm.Messages != msgs {
+					t.Fatalf("engine delivered %d, jobs %d", r1.Comm.Messages, msgs)
+				}
+			}
+		}
+	}
+}
+
+func TestCommRejectsBadSettings(t *testing.T) {
+	jobs := []Job{{ID: 1, Procs: 2, Runtime: 10}}
+	for _, mod := range []func(*Comm){
+		func(c *Comm) { c.MessagesPerSecond = 0 },
+		func(c *Comm) { c.CycleSeconds = -1 },
+		func(c *Comm) { c.Params.MessageFlits = 0 },
+		func(c *Comm) { c.Pattern = nil },
+	} {
+		cfg := commConfig(t, "mesh:4x4", "mc1x1", "n-body")
+		mod(cfg.Comm)
+		if _, err := Run(context.Background(), jobs, cfg); err == nil {
+			t.Errorf("%+v accepted", *cfg.Comm)
+		}
+	}
+}
+
+func TestStaticRouteMetricsWithoutComm(t *testing.T) {
+	g, _ := topo.ParseSpec("mesh:8x8")
+	a, _ := alloc.Parse("freelist:rowmajor", g, alloc.Options{})
+	nbody, _ := netsim.ParsePattern("n-body")
+	res, err := Run(context.Background(), []Job{{ID: 1, Procs: 8, Runtime: 5}, {ID: 2, Procs: 16, Runtime: 5}}, Config{Machine: g, Alloc: a, Pattern: nbody})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Job 1 is row 0 in order: ring messages go 1 hop except 7->0 (7 hops); the
+	// chordal ones 4 hops. 4 ring phases + 1 chordal of 8 messages.
+	r := res.PerJob[0]
+	wantHops := int64(4*(7+7) + 8*4)
+	if r.Messages != 40 || r.MessageHops != wantHops {
+		t.Fatalf("job 1: %d messages %d hops, want 40 and %d", r.Messages, r.MessageHops, wantHops)
+	}
+	if res.RoutePattern != "n-body" || r.HopBytes != wantHops*256 {
+		t.Fatalf("pattern %q hop-bytes %d", res.RoutePattern, r.HopBytes)
+	}
+}
