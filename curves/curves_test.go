@@ -624,3 +624,42 @@ func ExampleGenerate() {
 	fmt.Println(o)
 	// Output: [0 1 5 4 8 12 13 9 10 14 15 11 7 6 2 3]
 }
+
+func TestHIndexTrunc(t *testing.T) {
+	for _, n := range []int{2, 4, 16, 32} {
+		g := topo.Mesh(n, n)
+		a, err := HIndex(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := HIndexTrunc(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a, b) {
+			t.Fatalf("%dx%d: truncated H-index differs from the H-index", n, n)
+		}
+	}
+	// 16x22 (Bunde et al. 2004 Fig. 6): a permutation; the only jumps are where the
+	// 32x32 curve leaves the mesh at its top rows.
+	g := topo.Mesh(16, 22)
+	o, err := HIndexTrunc(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make([]bool, g.N())
+	for _, v := range o {
+		if seen[v] {
+			t.Fatalf("node %d twice", v)
+		}
+		seen[v] = true
+	}
+	if len(o) != g.N() {
+		t.Fatalf("%d of %d nodes", len(o), g.N())
+	}
+	for i := 1; i < len(o); i++ {
+		if d := g.Dist(o[i-1], o[i]); d > 1 && o[i-1]/16 < 16 && o[i]/16 < 16 {
+			t.Fatalf("jump of %d hops between %d and %d, both below the top rows", d, o[i-1], o[i])
+		}
+	}
+}

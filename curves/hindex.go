@@ -18,6 +18,15 @@ func init() {
 		},
 	})
 	mustRegister(Curve{
+		Name:    "hindex-trunc",
+		Summary: "H-index of the enclosing power-of-two square, cut to a 1D/2D grid (Bunde et al. 2004 Fig. 6; jumps where cut)",
+		Applies: func(m topo.Machine) error { _, err := grid2D(m); return err },
+		Generate: func(m topo.Machine) (Order, error) {
+			g, _ := gridOf(m)
+			return HIndexTrunc(g)
+		},
+	})
+	mustRegister(Curve{
 		Name:    "morton",
 		Summary: "Z-order (bit interleaving, x lowest) on any grid; cut to the grid when sides are not powers of two",
 		Applies: func(m topo.Machine) error { _, err := gridOf(m); return err },
@@ -172,4 +181,32 @@ func nextPow2(v int) int {
 		return 1
 	}
 	return 1 << bits.Len(uint(v-1))
+}
+
+// HIndexTrunc returns the H-index of the smallest power-of-two square that contains
+// the 1D or 2D grid, keeping only the grid's nodes in curve order: the method of
+// Bunde et al. 2004 §4 (Fig. 6), who cut a 32 x 32 curve to the 16 x 22 mesh. On a
+// power-of-two square it equals HIndex; elsewhere consecutive nodes may be several
+// hops apart where the curve leaves the grid.
+func HIndexTrunc(g *topo.Grid) (Order, error) {
+	if _, err := grid2D(g); err != nil {
+		return nil, err
+	}
+	x, y := dims2(g)
+	side := 1
+	if m := max(x, y); m > 1 {
+		side = 1 << bits.Len(uint(m-1))
+	}
+	sq, err := HIndex(topo.Mesh(side, side))
+	if err != nil {
+		return nil, err
+	}
+	o := make(Order, 0, g.N())
+	for _, v := range sq {
+		cx, cy := v%side, v/side
+		if cx < x && cy < y {
+			o = append(o, cy*x+cx)
+		}
+	}
+	return o, nil
 }

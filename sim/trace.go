@@ -29,6 +29,10 @@ type Trace struct {
 	MaxProcs int    // from the SWF header (MaxProcs, else MaxNodes); 0 when absent
 	Bad      int    // malformed lines skipped (ReadOptions.SkipBad)
 	Filtered int    // well-formed SWF records dropped by the conversion rules
+	// UnixStart is the SWF header's UnixStartTime (arrivals count seconds from it),
+	// 0 when absent; TimeZone its TimeZoneString (e.g. "US/Pacific"), "" when absent.
+	UnixStart int64
+	TimeZone  string
 }
 
 // ReadOptions tune ReadTrace.
@@ -192,6 +196,16 @@ func (t *Trace) header(s string) {
 	if len(f) == 0 {
 		return
 	}
+	switch strings.TrimSpace(key) {
+	case "UnixStartTime":
+		if v, err := strconv.ParseInt(f[0], 10, 64); err == nil && v > 0 {
+			t.UnixStart = v
+		}
+		return
+	case "TimeZoneString":
+		t.TimeZone = f[0]
+		return
+	}
 	n, err := strconv.Atoi(f[0])
 	if err != nil || n <= 0 {
 		return
@@ -290,4 +304,42 @@ func WriteConverted(w io.Writer, jobs []Job) error {
 		fmt.Fprintf(bw, "%d\t%d\t%d\t%d\n", j.Arrival, j.Procs, j.Runtime, j.Estimate)
 	}
 	return bw.Flush()
+}
+
+// ErrEmptyWindow is returned by Window when no job arrives in the window.
+var ErrEmptyWindow = errors.New("no job arrives in the window")
+
+// Window returns the jobs that arrive at from <= arrival < to (seconds from the
+// trace's start), in order; to <= 0 means no upper end. Bunde et al. 2004 §3.1 cut
+// the SDSC Paragon log to its last three months of 1996 this way.
+func Window(jobs []Job, from, to int64) ([]Job, error) {
+	if to > 0 && to <= from {
+		return nil, fmt.Errorf("window [%d, %d): the end must come after the start", from, to)
+	}
+	var out []Job
+	for _, j := range jobs {
+		if j.Arrival >= from && (to <= 0 || j.Arrival < to) {
+			out = append(out, j)
+		}
+	}
+	if len(out) == 0 {
+		win := fmt.Sprintf("[%d s, %d s)", from, to)
+		if to <= 0 {
+			win = fmt.Sprintf("from %d s on", from)
+		}
+		return nil, fmt.Errorf("window %s of the trace's %d jobs: %w", win, len(jobs), ErrEmptyWindow)
+	}
+	return out, nil
+}
+
+// DropLarger returns the jobs of at most n processors and how many it dropped
+// (Bunde et al. 2004 §4 removed three 320-node jobs for the 16x16 mesh).
+func DropLarger(jobs []Job, n int) ([]Job, int) {
+	out := make([]Job, 0, len(jobs))
+	for _, j := range jobs {
+		if j.Procs <= n {
+			out = append(out, j)
+		}
+	}
+	return out, len(jobs) - len(out)
 }

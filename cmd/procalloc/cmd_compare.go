@@ -37,9 +37,11 @@ func splitAllocSpecs(s string) []string {
 
 // compareOutput is the JSON of "procalloc compare".
 type compareOutput struct {
-	Trace    string        `json:"trace"`
-	BadLines int           `json:"bad_lines"`
-	Runs     []sim.Summary `json:"runs"`
+	Trace    string `json:"trace"`
+	BadLines int    `json:"bad_lines"`
+	// DroppedLarger counts the jobs --drop-larger removed.
+	DroppedLarger int           `json:"dropped_larger"`
+	Runs          []sim.Summary `json:"runs"`
 }
 
 func init() {
@@ -163,7 +165,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
-						return writeJSON(w, compareOutput{Trace: sf.trace, BadLines: tr.Bad, Runs: sums})
+						return writeJSON(w, compareOutput{Trace: sf.trace, BadLines: tr.Bad, DroppedLarger: sf.droppedLarger, Runs: sums})
 					}
 					return printCompare(w, sums)
 				})

@@ -27,6 +27,10 @@ type simFlags struct {
 	msgFlits, routerDelay, flitBytes int64
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
+	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
+	from, to      string
+	dropLarger    bool
+	droppedLarger int // set by load
 }
 
 func (f *simFlags) declare(fs *flag.FlagSet) {
@@ -41,6 +45,9 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.IntVar(&f.scale.Replicate, "replicate", 1, "replication factor: each job appears this many times, replicas with perturbed arrivals")
 	fs.Int64Var(&f.scale.Perturb, "perturb", 0, "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)")
 	fs.Uint64Var(&f.scale.Seed, "seed", 1, "seed of the replica perturbation")
+	fs.StringVar(&f.from, "from", "", "keep jobs arriving at or after `TIME`: seconds from the trace's start, or a date YYYY-MM-DD[THH:MM:SS] in the trace's time zone (SWF header)")
+	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from)")
+	fs.BoolVar(&f.dropLarger, "drop-larger", false, "drop jobs larger than the machine (counted and reported) instead of failing")
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
 	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
@@ -130,20 +137,79 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 	if err != nil {
 		return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
 	}
-	jobs, err := f.scale.Apply(tr.Jobs)
+	jobs := tr.Jobs
+	if f.from != "" || f.to != "" {
+		from, to := int64(0), int64(0)
+		if f.from != "" {
+			if from, err = windowTime(f.from, tr); err != nil {
+				return nil, "", nil, nil, usagef("--from: %v", err)
+			}
+		}
+		if f.to != "" {
+			if to, err = windowTime(f.to, tr); err != nil {
+				return nil, "", nil, nil, usagef("--to: %v", err)
+			}
+			if to <= 0 {
+				return nil, "", nil, nil, usagef("--to %s: the window must end after the trace's start", f.to)
+			}
+		}
+		if jobs, err = sim.Window(jobs, from, to); err != nil {
+			return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
+		}
+	}
+	if f.dropLarger {
+		jobs, f.droppedLarger = sim.DropLarger(jobs, g.N())
+		if len(jobs) == 0 {
+			return nil, "", nil, nil, fmt.Errorf("%s: every job is larger than %s", f.trace, g.Spec())
+		}
+	}
+	jobs, err = f.scale.Apply(jobs)
 	if err != nil {
 		return nil, "", nil, nil, usageError{err.Error()}
 	}
 	return g, compat, tr, jobs, nil
 }
 
+// windowTime reads a --from/--to value: seconds from the trace's start, or a date
+// (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS) in the trace's time zone, which needs the SWF
+// header's UnixStartTime.
+func windowTime(s string, tr *sim.Trace) (int64, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if v < 0 {
+			return 0, fmt.Errorf("%d: seconds from the trace's start cannot be negative", v)
+		}
+		return v, nil
+	}
+	if tr.UnixStart == 0 {
+		return 0, fmt.Errorf("%q: a date needs the SWF header's UnixStartTime, which this trace lacks; give seconds from its start", s)
+	}
+	loc := time.UTC
+	if tr.TimeZone != "" {
+		l, err := time.LoadLocation(tr.TimeZone)
+		if err != nil {
+			return 0, fmt.Errorf("the trace's time zone %q: %w", tr.TimeZone, err)
+		}
+		loc = l
+	}
+	var t time.Time
+	var err error
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+		if t, err = time.ParseInLocation(layout, s, loc); err == nil {
+			return t.Unix() - tr.UnixStart, nil
+		}
+	}
+	return 0, fmt.Errorf("%q is neither seconds nor a date YYYY-MM-DD[THH:MM:SS]", s)
+}
+
 // simOutput is the JSON of "procalloc sim".
 type simOutput struct {
 	sim.Summary
-	Trace    string  `json:"trace"`
-	BadLines int     `json:"bad_lines"`
-	Filtered int     `json:"filtered_records"`
-	Seconds  float64 `json:"seconds"`
+	Trace    string `json:"trace"`
+	BadLines int    `json:"bad_lines"`
+	Filtered int    `json:"filtered_records"`
+	// DroppedLarger counts the jobs --drop-larger removed.
+	DroppedLarger int     `json:"dropped_larger"`
+	Seconds       float64 `json:"seconds"`
 }
 
 func init() {
@@ -216,7 +282,7 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
 						return err
 					}
 				}
-				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, Seconds: secs}
+				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, DroppedLarger: sf.droppedLarger, Seconds: secs}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
 						return writeJSON(w, o)
@@ -233,6 +299,9 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 	fmt.Fprintf(w, "%s on %s, %s scheduling, compat %s: %d jobs", s.Alloc, s.Machine, s.Sched, s.Compat, s.Jobs)
 	if o.BadLines > 0 {
 		fmt.Fprintf(w, " (%d malformed lines skipped)", o.BadLines)
+	}
+	if o.DroppedLarger > 0 {
+		fmt.Fprintf(w, " (%d jobs larger than the machine dropped)", o.DroppedLarger)
 	}
 	fmt.Fprintln(w)
 	t := newTable(w, "metric", "value")

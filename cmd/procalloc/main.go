@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	_ "time/tzdata" // trace time zones for sim --from/--to dates
 )
 
 // command is one subcommand. Each lives in its own cmd_*.go file and registers itself

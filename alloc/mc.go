@@ -1,0 +1,260 @@
+package alloc
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	register("mc", "MC (Mache, Lo and Windisch 1997; Bunde et al. 2004 §2.3): shells around a requested submesh shape centred on each free node, least total shell number; shape: the most square box holding k (see docs); no ARG",
+		func(arg string, m topo.Machine, _ Options) (Allocator, error) {
+			if arg != "" {
+				return nil, fmt.Errorf("mc takes no argument (the shape comes from the job size), got %q", arg)
+			}
+			g, ok := m.(*topo.Grid)
+			if !ok || g.Wraps() {
+				return nil, fmt.Errorf("mc needs a mesh without wraparound, not %s", m.Spec())
+			}
+			return NewMC(g), nil
+		})
+}
+
+// MC is the allocator of J. Mache, V. Lo and K. Windisch, "Minimizing message-passing
+// contention in fragmentation-free processor allocation" (PDCS 1997), as Bunde et al.
+// 2004 §2.3 describe it: a job requests a submesh shape; every free node evaluates the
+// shape placed around itself (shell 0) and the rings of nodes around it (shell s: the
+// nodes at L-infinity distance s from the submesh); the job's k nodes are taken from
+// the lowest shells, and the cost is the sum of their shell numbers. The cheapest
+// centre wins, the first in node-index order on ties.
+//
+// Trace jobs request no shape, so procalloc gives each the most square box that holds
+// it (Shape): side ceil(k^(1/d)) in the first dimension, then the same rule for the
+// remaining ceil(k / side) nodes in the others, each side at most the machine's. The
+// centre node sits at offset floor((side-1)/2) from the box's low corner in every
+// dimension; parts of the box outside the mesh hold no nodes. In the last shell
+// needed, nodes are taken by L1 distance to the centre, then by index.
+type MC struct {
+	g     *topo.Grid
+	st    *State
+	dims  []int
+	pre   []int32 // prefix sums of the free map, (dims+1) per dimension
+	pstr  []int
+	dirty bool
+	c, lo []int
+	hi    []int
+	buf   []int
+}
+
+// NewMC returns MC on mesh g, every node free.
+func NewMC(g *topo.Grid) *MC {
+	d := g.Dims()
+	a := &MC{g: g, st: NewState(g.N()), dims: d, dirty: true,
+		c: make([]int, len(d)), lo: make([]int, len(d)), hi: make([]int, len(d))}
+	s := 1
+	for _, v := range d {
+		a.pstr = append(a.pstr, s)
+		s *= v + 1
+	}
+	a.pre = make([]int32, s)
+	return a
+}
+
+// Shape returns the box MC requests for k nodes on a machine of sides dims.
+func Shape(k int, dims []int) []int {
+	out := make([]int, len(dims))
+	rem := k
+	for j, d := range dims {
+		left := len(dims) - j
+		side := int(math.Ceil(math.Pow(float64(rem), 1/float64(left)) - 1e-9))
+		side = max(1, min(side, d))
+		if left == 1 {
+			side = min(rem, d)
+		}
+		out[j] = side
+		rem = (rem + side - 1) / side
+	}
+	prod := 1
+	for _, v := range out {
+		prod *= v
+	}
+	if prod < k {
+		copy(out, dims) // only the whole machine holds it
+	}
+	return out
+}
+
+func (a *MC) Name() string          { return "mc" }
+func (a *MC) Machine() topo.Machine { return a.g }
+func (a *MC) NumFree() int          { return a.st.NumFree() }
+
+func (a *MC) Release(nodes []int) error {
+	if err := a.st.Release(nodes); err != nil {
+		return err
+	}
+	a.dirty = true
+	return nil
+}
+
+func (a *MC) rebuild() {
+	clear(a.pre)
+	D := len(a.dims)
+	c := a.c
+	for i := range a.g.N() {
+		if !a.st.IsFree(i) {
+			continue
+		}
+		c = a.g.Coord(i, c)
+		p := 0
+		for j := range D {
+			p += (c[j] + 1) * a.pstr[j]
+		}
+		a.pre[p]++
+	}
+	for j := range D {
+		st := a.pstr[j]
+		for p := range a.pre {
+			if (p/st)%(a.dims[j]+1) > 0 {
+				a.pre[p] += a.pre[p-st]
+			}
+		}
+	}
+	a.dirty = false
+}
+
+// count is the number of free nodes in the box lo..hi (inclusive), clipped to the mesh.
+func (a *MC) count(lo, hi []int) int {
+	D := len(a.dims)
+	var s int32
+	for mask := 0; mask < 1<<D; mask++ {
+		p, neg := 0, false
+		for j := range D {
+			l, h := max(lo[j], 0), min(hi[j], a.dims[j]-1)
+			if l > h {
+				return 0
+			}
+			if mask>>j&1 != 0 {
+				p += l * a.pstr[j]
+				neg = !neg
+			} else {
+				p += (h + 1) * a.pstr[j]
+			}
+		}
+		if neg {
+			s -= a.pre[p]
+		} else {
+			s += a.pre[p]
+		}
+	}
+	return int(s)
+}
+
+// cost returns the MC cost of centre c for k nodes with box shape, and the shell L
+// from which the last nodes come.
+func (a *MC) cost(c, shape []int, k int) (cost, L int) {
+	prev := 0
+	for s := 0; ; s++ {
+		for j := range c {
+			a.lo[j] = c[j] - (shape[j]-1)/2 - s
+			a.hi[j] = a.lo[j] + shape[j] - 1 + 2*s
+		}
+		f := a.count(a.lo, a.hi)
+		if f >= k {
+			return cost + s*(k-prev), s
+		}
+		cost += s * (f - prev)
+		prev = f
+	}
+}
+
+// Allocate chooses k free nodes by the MC rule.
+func (a *MC) Allocate(k int) ([]int, error) {
+	if err := a.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	if a.dirty {
+		a.rebuild()
+	}
+	shape := Shape(k, a.dims)
+	best, bestCost, bestL := -1, 0, 0
+	c := make([]int, len(a.dims))
+	for i := range a.g.N() {
+		if !a.st.IsFree(i) {
+			continue
+		}
+		c = a.g.Coord(i, c)
+		cost, L := a.cost(c, shape, k)
+		if best < 0 || cost < bestCost {
+			best, bestCost, bestL = i, cost, L
+		}
+	}
+	nodes := a.chooseNodes(best, shape, k, bestL)
+	if err := a.st.Take(nodes); err != nil {
+		return nil, err
+	}
+	a.dirty = true
+	return nodes, nil
+}
+
+// chooseNodes lists the free nodes of shells 0..L-1 around centre i, then the
+// closest (L1 to the centre, then index) free nodes of shell L up to k.
+func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
+	c := a.g.Coord(i, nil)
+	lo := make([]int, len(c))
+	hi := make([]int, len(c))
+	for j := range c {
+		lo[j] = max(0, c[j]-(shape[j]-1)/2-L)
+		hi[j] = min(a.dims[j]-1, c[j]-(shape[j]-1)/2+shape[j]-1+L)
+	}
+	type cand struct{ shell, l1, node int }
+	var cs []cand
+	x := make([]int, len(c))
+	copy(x, lo)
+	for {
+		node := a.g.Index(x)
+		if a.st.IsFree(node) {
+			sh, l1 := 0, 0
+			for j := range x {
+				b0 := c[j] - (shape[j]-1)/2
+				b1 := b0 + shape[j] - 1
+				sh = max(sh, b0-x[j], x[j]-b1)
+				l1 += abs(x[j] - c[j])
+			}
+			cs = append(cs, cand{sh, l1, node})
+		}
+		j := 0
+		for ; j < len(x); j++ {
+			if x[j] < hi[j] {
+				x[j]++
+				break
+			}
+			x[j] = lo[j]
+		}
+		if j == len(x) {
+			break
+		}
+	}
+	slices.SortFunc(cs, func(p, q cand) int {
+		if p.shell != q.shell {
+			return p.shell - q.shell
+		}
+		if p.l1 != q.l1 {
+			return p.l1 - q.l1
+		}
+		return p.node - q.node
+	})
+	out := a.buf[:0]
+	for _, v := range cs[:k] {
+		out = append(out, v.node)
+	}
+	return slices.Clone(out)
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -1,0 +1,149 @@
+package alloc
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	register("paging", "Paging (Lo et al. 1997; Bunde et al. 2004 §2.1): pages of 2^s x 2^s nodes ordered along a curve, a job takes the first free pages. ARG: CURVE:s, e.g. paging:hilbert:1 (s = 0 is freelist:CURVE)",
+		func(arg string, m topo.Machine, _ Options) (Allocator, error) {
+			curve, sArg, ok := cutLast(arg, ":")
+			if !ok || curve == "" {
+				return nil, fmt.Errorf("paging needs CURVE:s, e.g. paging:hilbert:1")
+			}
+			s, err := strconv.Atoi(sArg)
+			if err != nil || s < 0 || s > 20 {
+				return nil, fmt.Errorf("paging page size s %q: want an integer 0..20 (pages of 2^s x 2^s nodes)", sArg)
+			}
+			g, ok := m.(*topo.Grid)
+			if !ok || g.Dim() != 2 {
+				return nil, fmt.Errorf("paging needs a 2D grid, not %s", m.Spec())
+			}
+			return NewPaging("paging:"+arg, g, curve, s)
+		})
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// Paging is the allocator of W. Lo, K. Windisch, W. Liu and B. Nitzberg,
+// "Noncontiguous processor allocation algorithms for mesh-connected multicomputers"
+// (IEEE TPDS 8(7), 1997, doi:10.1109/71.598343), with the page orders of Leung et al.
+// 2002: the mesh is cut into pages of 2^s x 2^s nodes, the pages are ordered along a
+// curve of the grid of pages, and a job of k nodes takes the ceil(k/2^(2s)) free pages
+// of lowest rank (a sorted free list of pages). It gets the first k nodes of those
+// pages (row-major inside each page); the rest of its last page stays with it unused
+// (internal fragmentation) and NumFree counts only nodes of free pages. The mesh's
+// sides must be multiples of 2^s.
+type Paging struct {
+	name   string
+	g      *topo.Grid
+	side   int     // 2^s
+	pages  [][]int // nodes of each page, by page rank, row-major inside
+	pageOf []int32 // node -> page rank
+	free   []uint64
+	nfree  int // free pages
+	busy   []bool
+}
+
+// NewPaging returns Paging with pages of 2^s x 2^s along curve (a built-in curve name
+// or a ranking file of the page grid) on the 2D grid g.
+func NewPaging(name string, g *topo.Grid, curve string, s int) (*Paging, error) {
+	side := 1 << s
+	d := g.Dims()
+	if d[0]%side != 0 || d[1]%side != 0 {
+		return nil, fmt.Errorf("paging with s = %d needs sides that are multiples of %d; %s is not", s, side, g.Spec())
+	}
+	px, py := d[0]/side, d[1]/side
+	pg, err := topo.NewGrid([]int{px, py}, []bool{g.Wrap()[0], g.Wrap()[1]})
+	if err != nil {
+		return nil, err
+	}
+	order, err := curves.Resolve(curve, pg)
+	if err != nil {
+		return nil, fmt.Errorf("paging: page order: %w", err)
+	}
+	a := &Paging{name: name, g: g, side: side, pageOf: make([]int32, g.N())}
+	for r, p := range order {
+		x0, y0 := (p%px)*side, (p/px)*side
+		var nodes []int
+		for y := y0; y < y0+side; y++ {
+			for x := x0; x < x0+side; x++ {
+				v := y*d[0] + x
+				nodes = append(nodes, v)
+				a.pageOf[v] = int32(r)
+			}
+		}
+		a.pages = append(a.pages, nodes)
+	}
+	a.free = make([]uint64, (len(a.pages)+63)/64)
+	for r := range a.pages {
+		a.free[r/64] |= 1 << (r % 64)
+	}
+	a.nfree = len(a.pages)
+	a.busy = make([]bool, g.N())
+	return a, nil
+}
+
+func (a *Paging) Name() string          { return a.name }
+func (a *Paging) Machine() topo.Machine { return a.g }
+func (a *Paging) NumFree() int          { return a.nfree * a.side * a.side }
+
+// Allocate takes the free pages of lowest rank.
+func (a *Paging) Allocate(k int) ([]int, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("request for %d nodes", k)
+	}
+	per := a.side * a.side
+	need := (k + per - 1) / per
+	if need > a.nfree {
+		return nil, fmt.Errorf("request for %d nodes (%d pages), %d free pages: %w", k, need, a.nfree, ErrNotEnoughFree)
+	}
+	out := make([]int, 0, k)
+	for w := 0; need > 0; w++ {
+		for word := a.free[w]; word != 0 && need > 0; word &= word - 1 {
+			r := w*64 + bits.TrailingZeros64(word)
+			a.free[w] &^= 1 << (r % 64)
+			a.nfree--
+			need--
+			for _, v := range a.pages[r] {
+				if len(out) < k {
+					out = append(out, v)
+					a.busy[v] = true
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Release frees the pages of the nodes, which must be busy (all or nothing).
+func (a *Paging) Release(nodes []int) error {
+	for i, v := range nodes {
+		if v < 0 || v >= a.g.N() || !a.busy[v] {
+			return fmt.Errorf("release of node %d (entry %d), which is not allocated", v, i)
+		}
+	}
+	for _, v := range nodes {
+		a.busy[v] = false
+	}
+	for _, v := range nodes {
+		r := int(a.pageOf[v])
+		if a.free[r/64]&(1<<(r%64)) == 0 {
+			a.free[r/64] |= 1 << (r % 64)
+			a.nfree++
+		}
+	}
+	return nil
+}
