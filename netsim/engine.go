@@ -123,6 +123,7 @@ type Engine struct {
 	carried []int64 // messages each channel has carried
 
 	deliver func(*Delivery)
+	dv      Delivery // passed to deliver (reused: no allocation per message)
 	stop    bool
 
 	hops, delivered int64
@@ -271,15 +272,18 @@ func (e *Engine) arrive(id int32, t int64) {
 		e.granted(w, c, t)
 	}
 	sl := &e.slots[id]
-	d := Delivery{Message: sl.msg, Hops: len(route) - 1, Queued: sl.queued, Injected: sl.injected, Arrived: t}
+	hops := len(route) - 1
+	src := sl.msg.Src
+	if e.deliver != nil {
+		e.dv = Delivery{Message: sl.msg, Hops: hops, Queued: sl.queued, Injected: sl.injected, Arrived: t}
+	}
 	e.free = append(e.free, id)
 	e.active--
-	e.hops += int64(d.Hops)
+	e.hops += int64(hops)
 	e.delivered++
-	src := d.Src
 	e.srcBusy[src] = false
 	if e.deliver != nil {
-		e.deliver(&d)
+		e.deliver(&e.dv)
 	}
 	if !e.srcBusy[src] {
 		e.inject(src)

@@ -40,7 +40,8 @@ type GridRouter struct {
 	dims   []int
 	wrap   []bool
 	stride []int
-	vcs    int // virtual channels per direction: 2 when some dimension wraps
+	coord  [][]int32 // coord[j][node]
+	vcs    int       // virtual channels per direction: 2 when some dimension wraps
 }
 
 // NewGridRouter returns dimension-ordered routing on g.
@@ -53,6 +54,13 @@ func NewGridRouter(g *topo.Grid) *GridRouter {
 	for _, d := range r.dims {
 		r.stride = append(r.stride, s)
 		s *= d
+	}
+	for j, d := range r.dims {
+		c := make([]int32, g.N())
+		for v := range c {
+			c[v] = int32((v / r.stride[j]) % d)
+		}
+		r.coord = append(r.coord, c)
 	}
 	return r
 }
@@ -81,8 +89,7 @@ func (r *GridRouter) Channel(node, j, dir, vc int) int32 { return r.channel(node
 func (r *GridRouter) Route(src, dst int, buf []int32) []int32 {
 	cur := src
 	for j, d := range r.dims {
-		a := (src / r.stride[j]) % d
-		b := (dst / r.stride[j]) % d
+		a, b := int(r.coord[j][src]), int(r.coord[j][dst])
 		if a == b {
 			continue
 		}
@@ -93,6 +100,22 @@ func (r *GridRouter) Route(src, dst int, buf []int32) []int32 {
 		if r.wrap[j] && 2*steps > d || (r.wrap[j] && 2*steps == d && dir == 1) {
 			// The other way round is shorter (or as short and positive).
 			dir, steps = 1-dir, d-steps
+		}
+		if !r.wrap[j] {
+			// Along a mesh dimension the channel ids of successive hops are evenly
+			// spaced: step from node to node by the stride.
+			ch := r.channel(cur, j, dir, 0)
+			delta := int32(r.stride[j] * len(r.dims) * 2 * r.vcs)
+			move := r.stride[j]
+			if dir == 1 {
+				delta, move = -delta, -move
+			}
+			for range steps {
+				buf = append(buf, ch)
+				ch += delta
+			}
+			cur += steps * move
+			continue
 		}
 		vc, x := 0, a
 		for range steps {

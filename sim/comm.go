@@ -26,13 +26,12 @@ type Comm struct {
 	Seed uint64
 }
 
-// DefaultCycleSeconds is the default cycle length. It is calibrated so that, with the
-// default parameters, all-to-all jobs alone on the machine do about as much node-time
-// as the trace says: on the first 4,000 jobs of the SDSC Paragon log on a 16x22 mesh
-// under Hilbert Best Fit, spread out so that they do not meet, jobs took 3.43 cycles
-// per second of trace run time (n-body 0.87, random 4.61), and 1/3.43 is about 0.3.
-// docs/comm.md has the measurement.
-const DefaultCycleSeconds = 0.3
+// DefaultCycleSeconds is the default cycle length. With the default parameters it
+// makes Bunde et al.'s load factors 1 to 0.2 span light to saturated load: on the SDSC
+// Paragon log of Oct-Dec 1996 on a 16x16 mesh under Hilbert Best Fit with all-to-all
+// traffic, utilization is 0.25 at load factor 1, 0.54 at 0.6 and 0.89 (saturated,
+// mean wait 877,000 s) at 0.2. docs/comm.md has the measurement and the alternatives.
+const DefaultCycleSeconds = 0.05
 
 // CommSummary is the network's side of a replay with communication.
 type CommSummary struct {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +69,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 			svgOut := fs.String("svg", "", "also write a bar chart of --metric to `FILE` (SVG)")
 			metric := fs.String("metric", "mean_total_pairwise_l1", "metric of the --svg chart (a JSON key of the table)")
 			par := fs.Int("parallel", runtime.GOMAXPROCS(0), "replays run at the same time")
+			loads := fs.String("loads", "", "comma-separated load factors `L1,L2,...` (arrival contractions, as --contract): every allocator runs at each; --svg then plots --metric against the load factor, one line per allocator (Bunde et al. 2004 Figs. 7-8)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -88,39 +92,72 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				if *par < 1 {
 					return usagef("--parallel %d: must be at least 1", *par)
 				}
-				g, compat, tr, jobs, err := sf.load(e)
+				loadList := []float64{sf.scale.Contract}
+				var err error
+				if *loads != "" {
+					if sf.scale.Contract != 1 {
+						return usagef("--loads replaces --contract; give one of them")
+					}
+					if loadList, err = parseLoads(*loads); err != nil {
+						return usageError{err.Error()}
+					}
+				}
+				g, compat, tr, base, err := sf.load(e)
 				if err != nil {
 					return err
+				}
+				jobsAt := make([][]sim.Job, len(loadList))
+				for li, l := range loadList {
+					if jobsAt[li], err = (sim.Scale{Contract: l}).Apply(base); err != nil {
+						return usageError{err.Error()}
+					}
 				}
 				if _, _, _, err := sf.network(); err != nil {
 					return err
 				}
-				allocators := make([]alloc.Allocator, len(specs))
-				for i, s := range specs {
-					if allocators[i], err = alloc.Parse(s, g, alloc.Options{Compat: compat}); err != nil {
+				for _, s := range specs {
+					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat}); err != nil {
 						return usageError{err.Error()}
 					}
 				}
+				// One run per load factor and allocator, load-major.
+				type run struct{ spec, load int }
+				var runs []run
+				for li := range loadList {
+					for si := range specs {
+						runs = append(runs, run{si, li})
+					}
+				}
 				// Run in parallel; results land in their own slots, so the output order
-				// is the order given.
-				results := make([]*sim.Result, len(specs))
-				errs := make([]error, len(specs))
+				// is the order given (load factors, then allocators).
+				results := make([]*sim.Result, len(runs))
+				errs := make([]error, len(runs))
+				var total int64
+				for _, r := range runs {
+					total += int64(len(jobsAt[r.load]))
+				}
 				var (
 					mu   sync.Mutex
-					done = make([]int, len(specs))
-					p    = newProgress(e, "compare", int64(len(jobs)*len(specs)))
+					done = make([]int, len(runs))
+					p    = newProgress(e, "compare", total)
 					wg   sync.WaitGroup
 					sem  = make(chan struct{}, *par)
 				)
 				ctx, cancel := context.WithCancel(ctx)
 				defer cancel()
-				for i := range specs {
+				for i, r := range runs {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
 						sem <- struct{}{}
 						defer func() { <-sem }()
-						cfg, _ := sf.config(g, allocators[i], compat) // checked above
+						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat})
+						if err != nil {
+							errs[i] = err
+							cancel()
+							return
+						}
+						cfg, _ := sf.config(g, a, compat) // checked above
 						cfg.Progress = func(d, _ int) {
 							mu.Lock()
 							done[i] = d
@@ -128,10 +165,10 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 							for _, v := range done {
 								sum += v
 							}
-							p.Update(int64(sum), fmt.Sprintf("%d replays", len(specs)))
+							p.Update(int64(sum), fmt.Sprintf("%d replays", len(runs)))
 							mu.Unlock()
 						}
-						results[i], errs[i] = sim.Run(ctx, jobs, cfg)
+						results[i], errs[i] = sim.Run(ctx, jobsAt[r.load], cfg)
 						if errs[i] != nil {
 							cancel()
 						}
@@ -141,7 +178,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				p.Done()
 				for i, err := range errs {
 					if err != nil && err != context.Canceled {
-						return fmt.Errorf("%s: %w", specs[i], err)
+						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
 					}
 				}
 				for _, err := range errs {
@@ -152,6 +189,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				sums := make([]sim.Summary, len(results))
 				for i, r := range results {
 					sums[i] = r.Summary
+					sums[i].LoadFactor = loadList[runs[i].load]
 				}
 				if *csvOut != "" {
 					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
@@ -180,8 +218,13 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 		fmt.Fprintf(w, "%s, %s scheduling, compat %s, %d jobs\n", s.Machine, s.Sched, s.Compat, s.Jobs)
 	}
 	header := []string{"metric"}
+	several := len(sums) > 0 && sums[0].LoadFactor != sums[len(sums)-1].LoadFactor
 	for _, s := range sums {
-		header = append(header, s.Alloc)
+		if several {
+			header = append(header, fmt.Sprintf("%s @%g", s.Alloc, s.LoadFactor))
+		} else {
+			header = append(header, s.Alloc)
+		}
 	}
 	t := newTable(w, header...)
 	for _, m := range summaryMetrics {
@@ -205,14 +248,14 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 
 func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	cw := csv.NewWriter(w)
-	header := []string{"alloc", "machine", "sched", "compat", "jobs"}
+	header := []string{"alloc", "machine", "sched", "compat", "load_factor", "jobs"}
 	for _, m := range summaryMetrics {
 		header = append(header, m.key)
 	}
 	header = append(header, "pct_tied", "avg_num_tied")
 	cw.Write(header)
 	for _, s := range sums {
-		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.Itoa(s.Jobs)}
+		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.FormatFloat(s.LoadFactor, 'f', -1, 64), strconv.Itoa(s.Jobs)}
 		for _, m := range summaryMetrics {
 			row = append(row, strconv.FormatFloat(m.value(s), 'f', -1, 64))
 		}
@@ -253,6 +296,104 @@ func writeBarChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 		fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+barH-6, html.EscapeString(s.Alloc))
 		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#4878a8"/>`+"\n", left, y, bw, barH)
 		fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", left+bw+6, y+barH-6, m.format(s))
+	}
+	_, err := fmt.Fprintln(w, "</svg>")
+	return err
+}
+
+// parseLoads reads the --loads list: positive finite load factors, no repeats.
+func parseLoads(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("--loads %q: %q is not a positive load factor", s, f)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("--loads %q: %g given twice", s, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// writeLoadChart draws the metric against the load factor, one line per allocator
+// (the form of Bunde et al. 2004 Figs. 7-8).
+func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
+	const left, top, width, height, legendW = 90, 50, 520, 340, 230
+	var names []string
+	xs := map[float64]bool{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range sums {
+		if !slices.Contains(names, s.Alloc) {
+			names = append(names, s.Alloc)
+		}
+		xs[s.LoadFactor] = true
+		lo, hi = min(lo, m.value(s)), max(hi, m.value(s))
+	}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for x := range xs {
+		xmin, xmax = min(xmin, x), max(xmax, x)
+	}
+	if xmax == xmin {
+		xmax = xmin + 1
+	}
+	lo = min(lo, 0)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	px := func(x float64) float64 { return left + width*(x-xmin)/(xmax-xmin) }
+	py := func(y float64) float64 { return top + height - height*(y-lo)/(hi-lo) }
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", left+width+legendW, top+height+60)
+	title := m.name
+	if len(sums) > 0 {
+		title = fmt.Sprintf("%s against load factor — %s, %s, %d jobs", m.name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
+		if sums[0].Comm != nil {
+			title += ", " + sums[0].Comm.Pattern + " communication"
+		}
+	}
+	fmt.Fprintf(w, `<text x="10" y="22" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
+	fmt.Fprintf(w, `<path d="M%d %d V%d H%d" fill="none" stroke="black"/>`+"\n", left, top, top+height, left+width)
+	for i := 0; i <= 5; i++ {
+		v := lo + (hi-lo)*float64(i)/5
+		y := py(v)
+		fmt.Fprintf(w, `<line x1="%d" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
+			left, float64(left+width), y, y, left-6, y+4, strconv.FormatFloat(v, 'g', 4, 64))
+	}
+	var ticks []float64
+	for x := range xs {
+		ticks = append(ticks, x)
+	}
+	slices.Sort(ticks)
+	for _, x := range ticks {
+		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%g</text>`+"\n", px(x), top+height+18, x)
+	}
+	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">load factor (arrival times multiplied by it)</text>`+"\n", left+width/2, top+height+40)
+	fmt.Fprintf(w, `<text x="20" y="%d" transform="rotate(-90 20 %d)" text-anchor="middle">%s</text>`+"\n", top+height/2, top+height/2, html.EscapeString(m.name))
+	palette := []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"}
+	dashes := []string{"", "6 3", "2 2"}
+	for i, name := range names {
+		var pts []sim.Summary
+		for _, s := range sums {
+			if s.Alloc == name {
+				pts = append(pts, s)
+			}
+		}
+		slices.SortFunc(pts, func(a, b sim.Summary) int { return cmp.Compare(a.LoadFactor, b.LoadFactor) })
+		var d strings.Builder
+		for j, s := range pts {
+			op := "L"
+			if j == 0 {
+				op = "M"
+			}
+			fmt.Fprintf(&d, "%s%.1f %.1f ", op, px(s.LoadFactor), py(m.value(s)))
+		}
+		color := palette[i%len(palette)]
+		dash := dashes[(i/len(palette))%len(dashes)]
+		fmt.Fprintf(w, `<path d="%s" fill="none" stroke="%s" stroke-width="1.6" stroke-dasharray="%s"/>`+"\n", d.String(), color, dash)
+		ly := top + 14*i
+		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/><text x="%d" y="%d">%s</text>`+"\n",
+			left+width+15, left+width+40, ly, ly, color, dash, left+width+45, ly+4, html.EscapeString(name))
 	}
 	_, err := fmt.Fprintln(w, "</svg>")
 	return err

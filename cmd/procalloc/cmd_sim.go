@@ -282,6 +282,7 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
 						return err
 					}
 				}
+				res.Summary.LoadFactor = sf.scale.Contract
 				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, DroppedLarger: sf.droppedLarger, Seconds: secs}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
