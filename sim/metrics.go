@@ -177,14 +177,14 @@ func (m *meter) components(nodes []int) int {
 
 // Summary is the aggregate of a replay.
 type Summary struct {
-	Alloc               string  `json:"alloc"`
-	Machine             string  `json:"machine"`
-	Sched               string  `json:"sched"`
-	Compat              string  `json:"compat"`
-	Jobs                int     `json:"jobs"`
+	Alloc   string `json:"alloc"`
+	Machine string `json:"machine"`
+	Sched   string `json:"sched"`
+	Compat  string `json:"compat"`
+	Jobs    int    `json:"jobs"`
 	// LoadFactor is the arrival contraction the trace was replayed with (set by the
 	// caller that scaled it; 0 when not recorded).
-	LoadFactor float64 `json:"load_factor,omitempty"`
+	LoadFactor          float64 `json:"load_factor,omitempty"`
 	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
 	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
 	MeanWait            float64 `json:"mean_wait"`
