@@ -197,7 +197,11 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 					}
 				}
 				if *svgOut != "" {
-					if err := writeFileAtomic(e, *svgOut, func(w io.Writer) error { return writeBarChart(w, sums, *chart) }); err != nil {
+					draw := func(w io.Writer) error { return writeBarChart(w, sums, *chart) }
+					if len(loadList) > 1 {
+						draw = func(w io.Writer) error { return writeLoadChart(w, sums, *chart) }
+					}
+					if err := writeFileAtomic(e, *svgOut, draw); err != nil {
 						return err
 					}
 				}

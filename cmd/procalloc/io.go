@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,54 +23,6 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// output is where a command writes its result: a file given with -o (written to a
-// temporary file in the same directory and renamed into place on success, so a failed
-// run never leaves half a file), or standard output.
-type output struct {
-	*bufio.Writer
-	file *os.File
-	path string
-}
-
-func createOutput(e *env, path string) (*output, error) {
-	if path == "" || path == "-" {
-		return &output{Writer: bufio.NewWriter(e.stdout)}, nil
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return nil, err
-	}
-	return &output{Writer: bufio.NewWriter(f), file: f, path: path}, nil
-}
-
-// Commit flushes and, for files, moves the result into place.
-func (o *output) Commit() error {
-	if err := o.Flush(); err != nil {
-		o.Abort()
-		return err
-	}
-	if o.file == nil {
-		return nil
-	}
-	if err := o.file.Close(); err != nil {
-		os.Remove(o.file.Name())
-		return err
-	}
-	if err := os.Rename(o.file.Name(), o.path); err != nil {
-		os.Remove(o.file.Name())
-		return err
-	}
-	return nil
-}
-
-// Abort discards a file output; it is safe after Commit.
-func (o *output) Abort() {
-	if o.file != nil {
-		o.file.Close()
-		os.Remove(o.file.Name())
-	}
 }
 
 // writeFileAtomic writes a whole file through createOutput.

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	_ "time/tzdata" // trace time zones for sim --from/--to dates
 )
 
@@ -54,8 +55,19 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	// The first SIGINT or SIGTERM cancels the command's context: long solves stop
+	// and write what they have. A second one stops the process at once, removing
+	// any half-written output file.
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		removeTemps()
+		os.Exit(130)
+	}()
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrIsTTY: isTerminal(os.Stderr)}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// output is where a command writes its result: standard output, or the file given
+// with -o. A regular file (or a new path) is written to a hidden temporary file in
+// the same directory and renamed into place on success, so a failed or interrupted
+// run never leaves half a file; the result keeps the mode of the file it replaces,
+// else gets 0666 less the umask, as any file a shell redirection creates. A symlink
+// is followed and its target replaced, the link kept. Anything that is not a regular
+// file (a terminal, a pipe, a FIFO, /dev/null, /dev/full) is written through, as a
+// shell redirection would. A read-only target is refused, not replaced.
+type output struct {
+	*bufio.Writer
+	file *os.File // the temporary file, or the target itself when writing through
+	path string   // what the user named
+	dest string   // the file that is replaced (path with symlinks resolved)
+	mode fs.FileMode
+	temp bool
+}
+
+// tempPrefix names the temporary files of dest: ".NAME.procalloc-PID-".
+func tempPrefix(dest string, pid int) string {
+	return "." + filepath.Base(dest) + ".procalloc-" + strconv.Itoa(pid) + "-"
+}
+
+// temps are the temporary files being written, removed if a signal stops the process.
+var temps = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// removeTemps deletes every temporary output file still being written; main calls it
+// when a second interrupt stops the process before a command finished.
+func removeTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	for name := range temps.m {
+		os.Remove(name)
+	}
+}
+
+func createOutput(e *env, path string) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{Writer: bufio.NewWriter(e.stdout)}, nil
+	}
+	dest, err := resolveTarget(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(dest)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("-o %s: is a directory", path)
+	case err == nil && !fi.Mode().IsRegular():
+		// A device, FIFO or socket: write through, never replace it.
+		f, err := os.OpenFile(dest, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+		}
+		return &output{Writer: bufio.NewWriter(f), file: f, path: path, dest: dest}, nil
+	case err == nil:
+		if fi.Mode().Perm()&0o222 == 0 {
+			return nil, fmt.Errorf("-o %s: the file is read-only (mode %04o); not replaced", path, fi.Mode().Perm())
+		}
+		if err := syscall.Access(dest, 2 /* W_OK */); err != nil {
+			return nil, fmt.Errorf("-o %s: not writable: %w", path, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+	}
+	mode := fs.FileMode(0o666) &^ umask()
+	if fi != nil {
+		mode = fi.Mode().Perm()
+	}
+	sweepStaleTemps(dest)
+	f, err := os.CreateTemp(filepath.Dir(dest), tempPrefix(dest, os.Getpid())+"*")
+	if err != nil {
+		return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+	}
+	temps.Lock()
+	temps.m[f.Name()] = true
+	temps.Unlock()
+	return &output{Writer: bufio.NewWriter(f), file: f, path: path, dest: dest, mode: mode, temp: true}, nil
+}
+
+// resolveTarget follows symlinks in path to the file to write, also when the last
+// link points to a file that does not exist yet.
+func resolveTarget(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("-o %s: %w", path, err)
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", fmt.Errorf("-o %s: too many levels of symbolic links", path)
+}
+
+// sweepStaleTemps removes temporary files of dest left by procalloc processes that no
+// longer run (killed with SIGKILL, or by a power cut); those of live processes stay.
+func sweepStaleTemps(dest string) {
+	dir := filepath.Dir(dest)
+	prefix := "." + filepath.Base(dest) + ".procalloc-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, en := range entries {
+		rest, ok := strings.CutPrefix(en.Name(), prefix)
+		if !ok || !en.Type().IsRegular() {
+			continue
+		}
+		pidStr, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			os.Remove(filepath.Join(dir, en.Name()))
+		}
+	}
+}
+
+var umaskOnce = sync.OnceValue(func() fs.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return fs.FileMode(m)
+})
+
+func umask() fs.FileMode { return umaskOnce() }
+
+// unwrapPath drops the operation and path of an *fs.PathError, so that messages name
+// the user's file rather than a temporary one.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Commit flushes and, for files, moves the result into place.
+func (o *output) Commit() error {
+	if err := o.Flush(); err != nil {
+		o.Abort()
+		return o.fail(err)
+	}
+	if o.file == nil {
+		return nil
+	}
+	if !o.temp {
+		return o.fail(o.file.Close())
+	}
+	if err := o.file.Chmod(o.mode); err != nil {
+		o.Abort()
+		return o.fail(err)
+	}
+	if err := o.file.Close(); err != nil {
+		o.Abort()
+		return o.fail(err)
+	}
+	if err := os.Rename(o.file.Name(), o.dest); err != nil {
+		o.Abort()
+		return o.fail(err)
+	}
+	o.forget()
+	return nil
+}
+
+func (o *output) fail(err error) error {
+	if err == nil || o.path == "" {
+		return err
+	}
+	return fmt.Errorf("writing %s: %w", o.path, unwrapPath(err))
+}
+
+func (o *output) forget() {
+	temps.Lock()
+	delete(temps.m, o.file.Name())
+	temps.Unlock()
+}
+
+// Abort discards a file output; it is safe after Commit.
+func (o *output) Abort() {
+	if o.file == nil {
+		return
+	}
+	o.file.Close()
+	if o.temp {
+		os.Remove(o.file.Name())
+		o.forget()
+	}
+}

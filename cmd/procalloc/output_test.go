@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func writeString(t *testing.T, path, s string) error {
+	t.Helper()
+	return writeFileAtomic(&env{stdout: &bytes.Buffer{}}, path, func(w io.Writer) error {
+		_, err := io.WriteString(w, s)
+		return err
+	})
+}
+
+func TestOutputKeepsModeAndHonoursUmask(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	fresh := filepath.Join(dir, "new.pairs")
+	if err := writeString(t, fresh, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(fresh); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("new file has mode %04o, want 0644 under umask 022", fi.Mode().Perm())
+	}
+	kept := filepath.Join(dir, "kept.pairs")
+	os.WriteFile(kept, []byte("old"), 0o640)
+	os.Chmod(kept, 0o640)
+	if err := writeString(t, kept, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(kept); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("replaced file has mode %04o, want 0640 kept", fi.Mode().Perm())
+	}
+}
+
+func TestOutputRefusesReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ro.txt")
+	os.WriteFile(path, []byte("keep"), 0o444)
+	os.Chmod(path, 0o444)
+	err := writeString(t, path, "new")
+	if err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("err = %v, want a read-only refusal", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "keep" {
+		t.Fatalf("read-only file changed to %q", b)
+	}
+}
+
+func TestOutputFollowsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.txt")
+	os.WriteFile(target, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.txt")
+	os.Symlink("real.txt", link)
+	if err := writeString(t, link, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced by a file")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Fatalf("target is %q", b)
+	}
+	// a dangling link creates its target
+	dangling := filepath.Join(dir, "dangling.txt")
+	os.Symlink("made.txt", dangling)
+	if err := writeString(t, dangling, "made"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "made.txt")); string(b) != "made" {
+		t.Fatalf("dangling link's target is %q", b)
+	}
+}
+
+func TestOutputWritesThroughDevicesAndFIFOs(t *testing.T) {
+	if err := writeString(t, "/dev/null", "gone"); err != nil {
+		t.Fatalf("/dev/null: %v", err)
+	}
+	if fi, err := os.Stat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is no longer a device: %v %v", fi, err)
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		err := writeString(t, "/dev/full", strings.Repeat("x", 10000))
+		if err == nil || !strings.Contains(err.Error(), "/dev/full") {
+			t.Fatalf("/dev/full: err = %v, want a write error naming it", err)
+		}
+		if fi, _ := os.Stat("/dev/full"); fi.Mode()&os.ModeCharDevice == 0 {
+			t.Fatal("/dev/full was replaced")
+		}
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	got := make(chan string)
+	go func() { b, _ := os.ReadFile(fifo); got <- string(b) }()
+	if err := writeString(t, fifo, "through"); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through" {
+		t.Fatalf("read %q from the FIFO", s)
+	}
+	if fi, _ := os.Lstat(fifo); fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatal("the FIFO was replaced")
+	}
+}
+
+func TestOutputSweepsStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.pairs")
+	// a temp of a process that no longer exists, and one of a live process
+	dead := exec.Command("true")
+	dead.Run()
+	stale := filepath.Join(dir, tempPrefix(path, dead.Process.Pid)+"123")
+	live := filepath.Join(dir, tempPrefix(path, os.Getppid())+"456")
+	os.WriteFile(stale, []byte("half"), 0o600)
+	os.WriteFile(live, []byte("busy"), 0o600)
+	if err := writeString(t, path, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale temp of dead process %d left behind", dead.Process.Pid)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("temp of live process %d removed", os.Getppid())
+	}
+}
+
+func TestOutputErrorsNameTheUsersPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	err := writeFileAtomic(&env{}, path, func(w io.Writer) error {
+		return os.ErrInvalid
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	err = writeString(t, filepath.Join(dir, "missing-dir", "x.txt"), "x")
+	if err == nil || strings.Contains(err.Error(), ".procalloc-") || !strings.Contains(err.Error(), "missing-dir") {
+		t.Fatalf("err = %v, want the user's path and no temp name", err)
+	}
+}
+
+func TestRemoveTempsOnSignal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.txt")
+	o, err := createOutput(&env{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(o, "half")
+	o.Flush()
+	name := o.file.Name()
+	removeTemps() // what main does on the second SIGINT/SIGTERM
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Fatalf("temporary %s survives", name)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("half a file reached the target")
+	}
+}
