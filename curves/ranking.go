@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/procalloc/procalloc/topo"
 	"io"
 	"os"
 	"path/filepath"
@@ -173,10 +174,28 @@ func WriteRanking(w io.Writer, f Format, o Order, meta RankingMeta, hosts []stri
 	return bw.Flush()
 }
 
+// canonicalSpec writes a grid spec the way topo does (mesh[16,16,1] and mesh:16x16
+// are one machine); other specs are kept as they are.
+func canonicalSpec(s string) string {
+	if g, err := topo.ParseSpec(s); err == nil {
+		return g.Spec()
+	}
+	return s
+}
+
 // ReadRankingFile reads a ranking file of an n-node machine; the format comes from the
 // extension, else from the content (DetectFormat). hosts are the node names for host
 // files (nil: node indices).
 func ReadRankingFile(path string, n int, hosts []string) (Order, error) {
+	return readRankingFile(path, n, "", hosts)
+}
+
+// ReadRankingFileOf is ReadRankingFile for machine m (see ReadRankingOf).
+func ReadRankingFileOf(path string, m topo.Machine, hosts []string) (Order, error) {
+	return readRankingFile(path, m.N(), m.Spec(), hosts)
+}
+
+func readRankingFile(path string, n int, spec string, hosts []string) (Order, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -187,7 +206,7 @@ func ReadRankingFile(path string, n int, hosts []string) (Order, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	o, err := ReadRanking(bytes.NewReader(data), f, n, hosts)
+	o, err := readRanking(bytes.NewReader(data), f, n, spec, hosts)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s format): %w", path, f, err)
 	}
@@ -199,11 +218,21 @@ func ReadRankingFile(path string, n int, hosts []string) (Order, error) {
 // node or a wrong count is an error naming the line and the problem. hosts are the
 // node names for FormatHosts (nil: node indices).
 func ReadRanking(r io.Reader, f Format, n int, hosts []string) (Order, error) {
+	return readRanking(r, f, n, "", hosts)
+}
+
+// ReadRankingOf is ReadRanking for machine m: a JSON ranking that names its machine
+// must name m.
+func ReadRankingOf(r io.Reader, f Format, m topo.Machine, hosts []string) (Order, error) {
+	return readRanking(r, f, m.N(), m.Spec(), hosts)
+}
+
+func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Order, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("machine has no nodes")
 	}
 	if f == FormatJSON {
-		return readRankingJSON(r, n)
+		return readRankingJSON(r, n, spec)
 	}
 	rd := rankReader{n: n, rankOf: make([]int, n), lineOf: make([]int, n), nodeAt: make([]int, n), rankLine: make([]int, n)}
 	for i := range rd.rankOf {
@@ -344,7 +373,7 @@ func (rd *rankReader) firstGap(f Format) string {
 	return "none"
 }
 
-func readRankingJSON(r io.Reader, n int) (Order, error) {
+func readRankingJSON(r io.Reader, n int, spec string) (Order, error) {
 	var doc RankingJSON
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
@@ -356,8 +385,14 @@ func readRankingJSON(r io.Reader, n int) (Order, error) {
 	if doc.Order == nil {
 		return nil, fmt.Errorf("JSON: no \"order\" array")
 	}
+	if doc.Format != "" && doc.Format != "procalloc-ranking" {
+		return nil, fmt.Errorf("JSON: format %q is not a procalloc ranking (want \"procalloc-ranking\")", doc.Format)
+	}
 	if doc.N != nil && *doc.N != n {
 		return nil, fmt.Errorf("JSON: n = %d, machine has %d nodes", *doc.N, n)
+	}
+	if spec != "" && doc.Machine != "" && canonicalSpec(doc.Machine) != canonicalSpec(spec) {
+		return nil, fmt.Errorf("JSON: the ranking is for machine %s, not %s", doc.Machine, spec)
 	}
 	if err := Order(doc.Order).Validate(n); err != nil {
 		return nil, fmt.Errorf("JSON order: %w", err)

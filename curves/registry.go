@@ -122,7 +122,7 @@ func Resolve(spec string, m topo.Machine) (Order, error) {
 		}
 		return nil, err
 	}
-	return ReadRankingFile(spec, m.N(), NodeNames(m))
+	return ReadRankingFileOf(spec, m, NodeNames(m))
 }
 
 // NodeNames returns the node names of m: a graph's names, nil (node indices) otherwise.

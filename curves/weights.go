@@ -1,6 +1,7 @@
 package curves
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -31,6 +32,9 @@ func ParseWeights(spec string) (Weights, error) {
 	case "list":
 		for i, f := range strings.Split(rest, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("weights %q: w(%d) = %q is out of the range of float64 (about 1e-308 to 1.8e308)", spec, i+1, f)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("weights %q: w(%d) = %q is not a number", spec, i+1, f)
 			}
@@ -47,7 +51,7 @@ func ParseWeights(spec string) (Weights, error) {
 		}
 		k, err := strconv.Atoi(ks)
 		if err != nil || k < 1 || k > 1<<20 {
-			return nil, fmt.Errorf("weights %q: K %q must be a positive integer", spec, ks)
+			return nil, fmt.Errorf("weights %q: K %q must be an integer from 1 to %d", spec, ks, 1<<20)
 		}
 		w = make(Weights, k)
 		for t := 1; t <= k; t++ {

@@ -2,6 +2,7 @@ package geom
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,11 +34,19 @@ func ReadPoints(r io.Reader) ([]PointF, error) {
 		p := make(PointF, len(fields))
 		for j, f := range fields {
 			v, err := strconv.ParseFloat(f, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is out of the range of float64", line, j+1, f)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("line %d: coordinate %d: %q is not a number", line, j+1, f)
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("line %d: coordinate %d: %q is not finite", line, j+1, f)
+			}
+			if math.Abs(v) > 1<<53 {
+				// Beyond 2^53 float64 cannot tell neighbouring integers apart, so
+				// distinct points would silently become equal.
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is beyond 2^53, where coordinates lose precision; shift or rescale the points", line, j+1, f)
 			}
 			p[j] = v
 		}

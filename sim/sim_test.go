@@ -342,3 +342,32 @@ func FuzzReadTrace(f *testing.F) {
 }
 
 var _ = fmt.Sprint
+
+func TestGzipDamageIsReportedAsSuch(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for i := range 5000 {
+		fmt.Fprintf(zw, "%d 4 100 200\n", i*10)
+	}
+	zw.Close()
+	full := buf.Bytes()
+	if tr, err := ReadTrace(bytes.NewReader(full), ReadOptions{}); err != nil || len(tr.Jobs) != 5000 {
+		t.Fatalf("whole file: %v", err)
+	}
+	for _, tc := range []struct {
+		data []byte
+		want string
+	}{
+		{full[:len(full)/2], "truncated: it ends after line"},
+		{full[:len(full)-4], "truncated"},
+		{full[:5], "ends inside its header"},
+		{append([]byte{0x1f, 0x8b, 0x99}, full[3:]...), "bad header"},
+	} {
+		for _, skip := range []bool{false, true} {
+			_, err := ReadTrace(bytes.NewReader(tc.data), ReadOptions{SkipBad: skip})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%d bytes (skip-bad %v): err = %v, want %q", len(tc.data), skip, err, tc.want)
+			}
+		}
+	}
+}

@@ -82,13 +82,15 @@ func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
 // are counted in Trace.Filtered. Converted files are taken as they are.
 func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	var gz *gzipErr
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, gzipError(err, 0)
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 1<<16)
+		gz = &gzipErr{r: zr}
+		br = bufio.NewReaderSize(gz, 1<<16)
 	}
 	switch opt.Format {
 	case "", "swf", "converted":
@@ -139,6 +141,10 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 			keep = true
 		}
 		if err != nil {
+			if gz != nil && gz.err != nil {
+				// A torn last line of a damaged file: say what is wrong with the file.
+				return nil, gzipError(gz.err, line-1)
+			}
 			if opt.SkipBad {
 				t.Bad++
 				continue
@@ -156,6 +162,9 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		t.Jobs = append(t.Jobs, j)
 	}
 	if err := sc.Err(); err != nil {
+		if gz != nil && gz.err != nil {
+			return nil, gzipError(gz.err, line)
+		}
 		return nil, fmt.Errorf("line %d: %w", line+1, err)
 	}
 	if t.Format == "" {
@@ -342,4 +351,35 @@ func DropLarger(jobs []Job, n int) ([]Job, int) {
 		}
 	}
 	return out, len(jobs) - len(out)
+}
+
+// gzipErr remembers the error of a gzip stream, so that a line torn by a truncated
+// or damaged file is reported as what it is, not as a malformed record.
+type gzipErr struct {
+	r   io.Reader
+	err error
+}
+
+func (g *gzipErr) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		g.err = err
+	}
+	return n, err
+}
+
+// gzipError says what is wrong with a gzip file, after line lines were read whole.
+func gzipError(err error, lines int) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		if lines == 0 {
+			return fmt.Errorf("the gzip file is truncated (it ends inside its header): %w", err)
+		}
+		return fmt.Errorf("the gzip file is truncated: it ends after line %d: %w", lines, err)
+	case errors.Is(err, gzip.ErrHeader):
+		return fmt.Errorf("not a valid gzip file (bad header): %w", err)
+	case errors.Is(err, gzip.ErrChecksum):
+		return fmt.Errorf("the gzip file is damaged (checksum mismatch after line %d): %w", lines, err)
+	}
+	return fmt.Errorf("gzip, after line %d: %w", lines, err)
 }

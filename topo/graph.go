@@ -54,10 +54,12 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 		line  int
 	}
 	var (
-		order  []string
-		seen   = map[string]bool{}
-		edges  []edge
-		groups []groupDecl
+		order    []string
+		seen     = map[string]bool{}
+		declared = map[string]int{} // %node NAME -> line
+		grouped  = map[string]int{} // %group NAME -> line
+		edges    []edge
+		groups   []groupDecl
 	)
 	note := func(name string) {
 		if !seen[name] {
@@ -83,6 +85,10 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			if len(f) != 2 {
 				return nil, fmt.Errorf("line %d: %%node takes one name, got %d", line, len(f)-1)
 			}
+			if first, dup := declared[f[1]]; dup {
+				return nil, fmt.Errorf("line %d: %%node %s declared again (first on line %d)", line, f[1], first)
+			}
+			declared[f[1]] = line
 			note(f[1])
 		case f[0] == "%group":
 			rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "%group"))
@@ -95,6 +101,10 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			if len(ms) == 0 {
 				return nil, fmt.Errorf("line %d: group %q has no nodes", line, name)
 			}
+			if first, dup := grouped[name]; dup {
+				return nil, fmt.Errorf("line %d: %%group %s declared again (first on line %d)", line, name, first)
+			}
+			grouped[name] = line
 			groups = append(groups, groupDecl{name, ms, line})
 		case strings.HasPrefix(f[0], "%"):
 			return nil, fmt.Errorf("line %d: unknown directive %q (want %%node or %%group)", line, f[0])
@@ -131,6 +141,15 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	if numeric {
 		if maxID >= 1<<24 {
 			return nil, fmt.Errorf("node index %d is too large (at most %d nodes)", maxID, 1<<24)
+		}
+		if maxID+1 != len(order) {
+			// Indices name nodes 0..max: a gap would be a node that no line mentions,
+			// cut off from the rest (a typo such as "0 16777215" would make millions).
+			for i := 0; i <= maxID; i++ {
+				if !seen[strconv.Itoa(i)] {
+					return nil, fmt.Errorf("node indices go up to %d but node %d appears on no line; number nodes 0..N-1 (declare a node without links with %%node %d)", maxID, i, i)
+				}
+			}
 		}
 		names = make([]string, maxID+1)
 		for i := range names {

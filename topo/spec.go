@@ -52,10 +52,16 @@ func ParseSpec(spec string) (*Grid, error) {
 		if !ok || key != "wrap" {
 			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS)", spec, opts)
 		}
+		if val == "" {
+			return nil, fmt.Errorf("machine spec %q: wrap= names no dimension (want letters among %q, e.g. wrap=yz)", spec, axisLetters[:min(len(dims), len(axisLetters))])
+		}
 		for _, r := range val {
 			j := strings.IndexRune(axisLetters, r)
 			if j < 0 || j >= len(dims) {
 				return nil, fmt.Errorf("machine spec %q: wrap=%s: %q is not a dimension of a %d-dimensional grid", spec, val, r, len(dims))
+			}
+			if wrap[j] {
+				return nil, fmt.Errorf("machine spec %q: wrap=%s names %q twice", spec, val, r)
 			}
 			wrap[j] = true
 		}

@@ -27,6 +27,7 @@ func splitAllocSpecs(s string) []string {
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(p)
 		if p == "" {
+			out = append(out, "") // refused by the caller: an empty spec is a typo
 			continue
 		}
 		if len(out) > 0 && strings.IndexByte("0123456789-+.", p[0]) >= 0 {
@@ -79,6 +80,11 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				specs := splitAllocSpecs(*allocs)
 				if len(specs) == 0 {
 					return usagef("--alloc needs at least one allocator spec")
+				}
+				for i, s := range specs {
+					if s == "" {
+						return usagef("--alloc %q: allocator %d of the list is empty (two commas?)", *allocs, i+1)
+					}
 				}
 				var chart *summaryMetric
 				for i := range summaryMetrics {

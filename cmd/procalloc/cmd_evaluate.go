@@ -154,7 +154,7 @@ func printCurveEvaluations(w io.Writer, m topo.Machine, evals []curveEvaluation)
 // from the content).
 func evaluateReadRanking(e *env, path string, m topo.Machine) (curves.Order, error) {
 	if path != "-" {
-		return curves.ReadRankingFile(path, m.N(), curves.NodeNames(m))
+		return curves.ReadRankingFileOf(path, m, curves.NodeNames(m))
 	}
 	data, err := io.ReadAll(e.stdin)
 	if err != nil {
@@ -164,7 +164,7 @@ func evaluateReadRanking(e *env, path string, m topo.Machine) (curves.Order, err
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
-	o, err := curves.ReadRanking(bytes.NewReader(data), f, m.N(), curves.NodeNames(m))
+	o, err := curves.ReadRankingOf(bytes.NewReader(data), f, m, curves.NodeNames(m))
 	if err != nil {
 		return nil, fmt.Errorf("stdin (%s format): %w", f, err)
 	}

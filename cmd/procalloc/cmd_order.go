@@ -122,6 +122,11 @@ procalloc order --qap nug5.dat --json`,
 					return usagef("unexpected arguments %q", args)
 				}
 				if *noMIP {
+					explicit := false
+					fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "method" })
+					if explicit && *method != ilp.MethodLocal {
+						return usagef("--no-mip means --method local; it contradicts --method %s", *method)
+					}
 					*method = ilp.MethodLocal
 				}
 				if !contains(ilp.Methods, *method) {

@@ -125,8 +125,19 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 	default:
 		return nil, "", nil, nil, usagef("--format %q: want swf or converted", f.format)
 	}
-	if f.scale.Work <= 0 || f.scale.Contract <= 0 || f.scale.Replicate < 1 || f.scale.Perturb < 0 {
-		return nil, "", nil, nil, usagef("--work and --contract must be positive, --replicate at least 1, --perturb not negative")
+	for _, v := range []struct {
+		name string
+		val  float64
+	}{{"--work", f.scale.Work}, {"--contract", f.scale.Contract}} {
+		if !(v.val > 0) || v.val > 1e6 {
+			return nil, "", nil, nil, usagef("%s %v: must be a number greater than 0 and at most 1e6", v.name, v.val)
+		}
+	}
+	if f.scale.Replicate < 1 || f.scale.Perturb < 0 {
+		return nil, "", nil, nil, usagef("--replicate must be at least 1, --perturb not negative")
+	}
+	if g.N() > simMaxNodes {
+		return nil, "", nil, nil, usagef("--machine %s has %d nodes; a replay handles at most %d (the allocators keep several words per node)", f.machine, g.N(), simMaxNodes)
 	}
 	r, err := openInput(e, f.trace)
 	if err != nil {
@@ -136,6 +147,15 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 	tr, err := sim.ReadTrace(r, sim.ReadOptions{Format: f.format, SkipBad: f.skipBad})
 	if err != nil {
 		return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
+	}
+	if tr.Filtered > 0 {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
+	}
+	if len(tr.Jobs) == 0 {
+		return nil, "", nil, nil, fmt.Errorf("%s: the trace has no jobs", f.trace)
+	}
+	if n := int64(len(tr.Jobs)) * int64(f.scale.Replicate); n > simMaxJobs {
+		return nil, "", nil, nil, usagef("--replicate %d makes %d jobs; a replay holds at most %d in memory (about 200 bytes each)", f.scale.Replicate, n, simMaxJobs)
 	}
 	jobs := tr.Jobs
 	if f.from != "" || f.to != "" {
@@ -169,6 +189,13 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 	}
 	return g, compat, tr, jobs, nil
 }
+
+// simMaxNodes and simMaxJobs bound what a replay accepts, so that a typo in a machine
+// spec or a replication factor is an error rather than an out-of-memory crash.
+const (
+	simMaxNodes = 1 << 22
+	simMaxJobs  = 20_000_000
+)
 
 // windowTime reads a --from/--to value: seconds from the trace's start, or a date
 // (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS) in the trace's time zone, which needs the SWF

@@ -116,7 +116,7 @@ func runSubsetRing(ctx context.Context, in *subsetInput, p subsetParams) (*subse
 	}
 	C := p.Circumference
 	if !(C > 0) || math.IsInf(C, 0) {
-		return nil, usagef("--algo ring needs --circumference C > 0")
+		return nil, usagef("--algo ring needs --circumference C, a finite number > 0 (got %v)", C)
 	}
 	for i, q := range in.Points {
 		if q[0] < 0 || q[0] >= C {

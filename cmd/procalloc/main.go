@@ -103,6 +103,10 @@ func run(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runFn := c.flags(fs)
+	if dup := repeatedFlag(fs, args[1:]); dup != "" {
+		fmt.Fprintf(e.stderr, "procalloc %s: flag --%s given twice; give it once\nrun 'procalloc help %s' for usage\n", name, dup, name)
+		return 2
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, c)
@@ -167,4 +171,34 @@ func printCommandHelp(w io.Writer, c *command) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
+}
+
+// repeatedFlag returns the name of a flag that args set twice ("" when none): the
+// flag package would silently keep the last value, which hides typos in long
+// command lines.
+func repeatedFlag(fs *flag.FlagSet, args []string) string {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			if a == "--" || len(a) == 0 || a[0] != '-' {
+				// the flag package stops at the first argument that is not a flag
+				return ""
+			}
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if seen[name] {
+			return name
+		}
+		seen[name] = true
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && bf.IsBoolFlag()) {
+			i++ // the next argument is this flag's value
+		}
+	}
+	return ""
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInputIsRefused collects the inputs of issue 13 that used to be accepted
+// silently, crash, or give an unclear message: each must now exit with the given
+// status and a message containing the given words.
+func TestBadInputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	empty := write("empty.txt", "")
+	gap := write("gap.txt", "0 1\n1 2\n0 16777215\n")
+	dupNode := write("dupnode.txt", "%node a\n%node a\na b\n")
+	dupGroup := write("dupgroup.txt", "a b\n%group s: a\n%group s: b\n")
+	big := write("big.txt", "0 0\n9007199254740993 0\n9007199254740994 0\n")
+	huge := write("huge.txt", "1e400 0\n")
+	ring := write("ring.txt", "1\n2\n3\n")
+	jsonOther := write("other.json", `{"format":"procalloc-ranking","machine":"mesh:4x4","n":16,"order":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}`)
+	jsonFormat := write("fmt.json", `{"format":"something-else","order":[0,1,2,3]}`)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:46000x46000", "--alloc", "mc1x1"}, 2, "at most 4194304"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--replicate", "1000000", "--alloc", "mc1x1"}, 2, "at most 20000000"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--contract", "NaN"}, 2, "--contract NaN"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--contract", "Inf"}, 2, "--contract +Inf"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--work", "1e30"}, 2, "at most 1e6"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:8x8:wrap=xx"}, 2, "names 'x' twice"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:8x8:wrap="}, 2, "names no dimension"},
+		{[]string{"sim", "--trace", empty, "--machine", "mesh:4x4"}, 1, "no jobs"},
+		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:snake,,mm"}, 2, "is empty"},
+		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--curve", "snake"}, 2, "--curve given twice"},
+		{[]string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--no-mip", "--method", "dp"}, 2, "contradicts --method dp"},
+		{[]string{"curve", "--graph", gap, "--curve", "bfs"}, 1, "node 3 appears on no line"},
+		{[]string{"curve", "--graph", dupNode, "--curve", "bfs"}, 1, "%node a declared again"},
+		{[]string{"curve", "--graph", dupGroup, "--curve", "bfs"}, 1, "%group s declared again"},
+		{[]string{"subset", "--algo", "mm", "--k", "2", "--points", big}, 1, "beyond 2^53"},
+		{[]string{"subset", "--algo", "mm", "--k", "1", "--points", huge}, 1, "out of the range"},
+		{[]string{"subset", "--algo", "ring", "--k", "2", "--points", ring, "--circumference", "Inf"}, 2, "finite number > 0"},
+		{[]string{"evaluate", "--machine", "mesh:4x4", "--weights", "list:1e400"}, 2, "out of the range"},
+		{[]string{"evaluate", "--machine", "mesh:4x4", "--weights", "exp:2:1000000000"}, 2, "1 to 1048576"},
+		{[]string{"evaluate", "--machine", "torus:4x4", "--ranking", jsonOther, "--weights", "list:1"}, 1, "not torus:4x4"},
+		{[]string{"evaluate", "--machine", "mesh:2x2", "--ranking", jsonFormat, "--weights", "list:1"}, 1, "not a procalloc ranking"},
+	} {
+		code, _, stderr := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
+		}
+	}
+}
