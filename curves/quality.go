@@ -2,6 +2,7 @@ package curves
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -38,6 +39,9 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 	var f float64
 	for t, d := range sums {
 		f += w[t] * float64(d)
+	}
+	if math.IsInf(f, 0) {
+		return 0, fmt.Errorf("F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
 	}
 	return f, nil
 }

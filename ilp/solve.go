@@ -89,7 +89,91 @@ type Start struct {
 // SolveQAP solves q: local search from each start (and the identity), the
 // Gilmore-Lawler bound, then, unless the local search optimum already meets the bound,
 // the MIP through HiGHS warm-started from the best assignment. sym may be nil.
+//
+// Flows and distances must be finite and non-negative (the bounds assume it), and
+// the objective must stay within float64. Data far from unit size (entries above
+// 2^40 or all below 2^-20) are scaled by a power of two before solving and the
+// results scaled back, exactly: the solver's tolerances are then relative to the
+// data, so list:1e-10 weights are solved as list:1 are.
 func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
+	if err := q.checkSolvable(); err != nil {
+		return nil, err
+	}
+	sa, sb := dataScale(q.A), dataScale(q.B)
+	if sa == 1 && sb == 1 {
+		return solveQAP(ctx, q, starts, sym, opt)
+	}
+	qs := &QAP{N: q.N, A: scaleAll(q.A, 1/sa), B: scaleAll(q.B, 1/sb), Name: q.Name}
+	res, err := solveQAP(ctx, qs, starts, sym, opt)
+	if res != nil {
+		s := sa * sb
+		res.Objective *= s
+		res.Bound *= s
+		res.StartObjective *= s
+		res.MIPObjective *= s
+		res.Granularity *= s
+		res.Notes = append(res.Notes, fmt.Sprintf("solved with flows scaled by 2^%d and distances by 2^%d (exact), so that tolerances fit the data", -math.Ilogb(sa), -math.Ilogb(sb)))
+	}
+	return res, err
+}
+
+// checkSolvable refuses data the bounds and tolerances are not made for.
+func (q *QAP) checkSolvable() error {
+	n := q.N
+	var sumA, maxB float64
+	for _, m := range []struct {
+		name string
+		v    []float64
+	}{{"flow", q.A}, {"distance", q.B}} {
+		for idx, v := range m.v {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s [%d][%d] = %v is not finite", m.name, idx/n, idx%n, v)
+			}
+			if v < 0 {
+				return fmt.Errorf("%s [%d][%d] = %v is negative: procalloc's lower bounds assume non-negative flows and distances, so it cannot certify such an instance (add a constant to make the entries non-negative)", m.name, idx/n, idx%n, v)
+			}
+		}
+	}
+	for _, v := range q.A {
+		sumA += v
+	}
+	for _, v := range q.B {
+		maxB = max(maxB, v)
+	}
+	if math.IsInf(sumA, 0) {
+		return fmt.Errorf("the flows alone sum past float64's range; scale the weights down")
+	}
+	if t := sumA * maxB; math.IsInf(t, 0) || t > math.MaxFloat64/4 {
+		return fmt.Errorf("the objective can reach %g (sum of flows %g times largest distance %g), beyond what float64 holds; scale the weights down", t, sumA, maxB)
+	}
+	return nil
+}
+
+// dataScale is 1 for entries of comfortable size, else the power of two nearest their
+// largest magnitude.
+func dataScale(v []float64) float64 {
+	var m float64
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	if m == 0 {
+		return 1
+	}
+	if e := math.Ilogb(m); e < -20 || e > 40 {
+		return math.Ldexp(1, e)
+	}
+	return 1
+}
+
+func scaleAll(v []float64, s float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x * s
+	}
+	return out
+}
+
+func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
 	t0 := time.Now()
 	maxCols := opt.MaxColumns
 	if maxCols <= 0 {
