@@ -1,6 +1,7 @@
 package voronoi
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,11 +28,21 @@ func (s Set) Center() [2]float64 {
 // (heavy ties can make the count exponential: n coincident points have C(n, k)), so
 // callers bound the output; limit <= 0 means no limit.
 func KNearestSets(pts []geom.Point, k, limit int) ([]Set, error) {
+	return KNearestSetsContext(context.Background(), pts, k, limit)
+}
+
+// KNearestSetsContext is KNearestSets that stops, with ctx's error, soon after ctx ends.
+func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([]Set, error) {
 	seenFam := map[string]bool{}
 	seen := map[string]bool{}
 	var out []Set
 	var ferr error
+	steps := 0
 	err := Walk(pts, k, func(f *Family) bool {
+		if steps++; steps&1023 == 0 && ctx.Err() != nil {
+			ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), ctx.Err())
+			return false
+		}
 		key := f.Key()
 		if seenFam[key] {
 			return true
@@ -51,7 +62,11 @@ func KNearestSets(pts []geom.Point, k, limit int) ([]Set, error) {
 						ferr = fmt.Errorf("voronoi: more than %d distinct %d-nearest sets (ties); raise the limit", limit, k)
 						return false
 					}
-					out = append(out, Set{Indices: idx, Center2: f.Center2, Radius2: f.Radius2})
+					if len(out)&4095 == 4095 && ctx.Err() != nil {
+						ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), ctx.Err())
+						return false
+					}
+					out = append(out, Set{Indices: idx, Center2: f.Center2, Radius2: farthest2(pts, idx, f.Center2)})
 				}
 				return true
 			}
@@ -74,6 +89,25 @@ func KNearestSets(pts []geom.Point, k, limit int) ([]Set, error) {
 	}
 	slices.SortFunc(out, func(a, b Set) int { return slices.Compare(a.Indices, b.Indices) })
 	return out, nil
+}
+
+// farthest2 is the doubled L1 distance from the doubled center c2 to the farthest of
+// the points idx: the radius of the set itself. (A family's radius is that of its
+// boundary ring, which a set taking none of the boundary points does not reach.)
+func farthest2(pts []geom.Point, idx []int, c2 [2]int64) int64 {
+	var r int64
+	for _, i := range idx {
+		d := abs64(2*int64(pts[i][0])-c2[0]) + abs64(2*int64(pts[i][1])-c2[1])
+		r = max(r, d)
+	}
+	return r
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 func setKey(idx []int) string {

@@ -1,6 +1,8 @@
 package voronoi
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -53,13 +55,6 @@ func bruteSets(pts []geom.Point, k int) map[string][]int {
 		}
 	}
 	return out
-}
-
-func abs64(x int64) int64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func randomPoints(r *rand.Rand, n, span int, collinear bool) []geom.Point {
@@ -149,5 +144,44 @@ func TestInputErrors(t *testing.T) {
 	}
 	if _, err := KNearestSets(many, 6, 100); err == nil {
 		t.Error("limit not enforced on 924 coincident sets")
+	}
+}
+
+// Issue 13 item 14: a set's radius is that of its farthest member, never more.
+func TestSetRadiusIsTheFarthestMember(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 200 {
+		n := 3 + rng.IntN(12)
+		pts := make([]geom.Point, n)
+		for i := range pts {
+			pts[i] = geom.Point{rng.IntN(6), rng.IntN(6)}
+		}
+		k := 1 + rng.IntN(n)
+		sets, err := KNearestSets(pts, k, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sets {
+			var far int64
+			for _, i := range s.Indices {
+				d := abs64(2*int64(pts[i][0])-s.Center2[0]) + abs64(2*int64(pts[i][1])-s.Center2[1])
+				far = max(far, d)
+			}
+			if s.Radius2 != far {
+				t.Fatalf("set %v: radius2 %d, farthest member at %d", s.Indices, s.Radius2, far)
+			}
+		}
+	}
+}
+
+func TestKNearestSetsStopsWhenCancelled(t *testing.T) {
+	var many []geom.Point
+	for i := range 40 {
+		many = append(many, geom.Point{i % 3, i % 2})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := KNearestSetsContext(ctx, many, 15, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }

@@ -27,6 +27,7 @@ func TestBadInputIsRefused(t *testing.T) {
 	big := write("big.txt", "0 0\n9007199254740993 0\n9007199254740994 0\n")
 	huge := write("huge.txt", "1e400 0\n")
 	ring := write("ring.txt", "1\n2\n3\n")
+	plane := write("plane.txt", "0 0\n1 1\n2 0\n")
 	jsonOther := write("other.json", `{"format":"procalloc-ranking","machine":"mesh:4x4","n":16,"order":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}`)
 	jsonFormat := write("fmt.json", `{"format":"something-else","order":[0,1,2,3]}`)
 	for _, tc := range []struct {
@@ -55,6 +56,9 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"evaluate", "--machine", "mesh:4x4", "--weights", "exp:2:1000000000"}, 2, "1 to 1048576"},
 		{[]string{"evaluate", "--machine", "torus:4x4", "--ranking", jsonOther, "--weights", "list:1"}, 1, "not torus:4x4"},
 		{[]string{"evaluate", "--machine", "mesh:2x2", "--ranking", jsonFormat, "--weights", "list:1"}, 1, "not a procalloc ranking"},
+		{[]string{"voronoi", "--k", "1", "--points", plane, "--limit", "0"}, 2, "must be at least 1"},
+		{[]string{"evaluate", "--machine", "mesh:3x3", "--curve", "snake", "--weights", "list:1e308,1e308", "--json"}, 1, "overflows float64"},
+		{[]string{"order", "--machine", "mesh:3x3", "--weights", "list:1e308,1e308", "--method", "local"}, 1, "float64"},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

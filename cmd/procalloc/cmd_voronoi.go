@@ -47,7 +47,10 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 				if in.Ints == nil {
 					return fmt.Errorf("%s: coordinates must be integers", *points)
 				}
-				sets, err := voronoi.KNearestSets(in.Ints, *k, *limit)
+				if *limit < 1 {
+					return usagef("--limit %d: must be at least 1 (heavy ties can make the list exponential, so it is always bounded)", *limit)
+				}
+				sets, err := voronoi.KNearestSetsContext(ctx, in.Ints, *k, *limit)
 				if err != nil {
 					return err
 				}
