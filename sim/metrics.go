@@ -184,7 +184,9 @@ type Summary struct {
 	Jobs    int    `json:"jobs"`
 	// LoadFactor is the arrival contraction the trace was replayed with (set by the
 	// caller that scaled it; 0 when not recorded).
-	LoadFactor          float64 `json:"load_factor,omitempty"`
+	LoadFactor float64 `json:"load_factor,omitempty"`
+	// Seconds is the replay's wall-clock time (set by the caller that timed it).
+	Seconds             float64 `json:"seconds,omitempty"`
 	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
 	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
 	MeanWait            float64 `json:"mean_wait"`

@@ -127,17 +127,18 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 					}
 				}
 				// One run per load factor and allocator, load-major.
-				type run struct{ spec, load int }
-				var runs []run
+				var runs []compareRun
 				for li := range loadList {
 					for si := range specs {
-						runs = append(runs, run{si, li})
+						runs = append(runs, compareRun{si, li})
 					}
 				}
 				// Run in parallel; results land in their own slots, so the output order
 				// is the order given (load factors, then allocators).
 				results := make([]*sim.Result, len(runs))
 				errs := make([]error, len(runs))
+				seconds := make([]float64, len(runs))
+				finished := make([]bool, len(runs))
 				var total int64
 				for _, r := range runs {
 					total += int64(len(jobsAt[r.load]))
@@ -167,17 +168,22 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 						cfg.Progress = func(d, _ int) {
 							mu.Lock()
 							done[i] = d
-							sum := 0
-							for _, v := range done {
-								sum += v
-							}
-							p.Update(int64(sum), fmt.Sprintf("%d replays", len(runs)))
+							p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return len(jobsAt[runs[k].load]) }))
 							mu.Unlock()
 						}
+						t0 := nowFunc()
 						results[i], errs[i] = sim.Run(ctx, jobsAt[r.load], cfg)
 						if errs[i] != nil {
 							cancel()
+							return
 						}
+						// Only the summary is kept: dropping the per-job records at once
+						// keeps memory flat however many allocators run.
+						results[i].PerJob = nil
+						seconds[i] = nowFunc().Sub(t0).Seconds()
+						mu.Lock()
+						finished[i] = true
+						mu.Unlock()
 					}()
 				}
 				wg.Wait()
@@ -196,6 +202,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				for i, r := range results {
 					sums[i] = r.Summary
 					sums[i].LoadFactor = loadList[runs[i].load]
+					sums[i].Seconds = seconds[i]
 				}
 				if *csvOut != "" {
 					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
@@ -407,4 +414,42 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 	}
 	_, err := fmt.Fprintln(w, "</svg>")
 	return err
+}
+
+// compareRun is one replay of compare: an allocator spec and a load factor (indices).
+type compareRun struct{ spec, load int }
+
+func sumInts(v []int) int {
+	s := 0
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// compareStatus is the progress line of compare: how many replays are done, and the
+// share of its jobs each running one has replayed (per allocator), so that a slow
+// allocator is visible as such.
+func compareStatus(runs []compareRun, done []int, finished []bool, jobs func(int) int) string {
+	var b strings.Builder
+	nf := 0
+	for _, f := range finished {
+		if f {
+			nf++
+		}
+	}
+	fmt.Fprintf(&b, "%d/%d replays done", nf, len(runs))
+	shown := 0
+	for k := range runs {
+		if finished[k] || done[k] == 0 {
+			continue
+		}
+		if shown == 3 {
+			b.WriteString(" ...")
+			break
+		}
+		fmt.Fprintf(&b, "; #%d %d%%", k+1, 100*done[k]/max(1, jobs(k)))
+		shown++
+	}
+	return b.String()
 }

@@ -94,7 +94,13 @@ func (p *progress) Update(done int64, status string) {
 		filled := int(int64(width) * min(done, p.total) / p.total)
 		bar = fmt.Sprintf("[%s%s] %3d%% ", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), 100*min(done, p.total)/p.total)
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s %s%s %.0fs", p.label, bar, status, now.Sub(p.start).Seconds())
+	elapsed := now.Sub(p.start)
+	eta := ""
+	if p.total > 0 && done > 0 && done < p.total {
+		left := time.Duration(float64(elapsed) * float64(p.total-done) / float64(done))
+		eta = ", ETA " + left.Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s %s%s %.0fs%s", p.label, bar, status, elapsed.Seconds(), eta)
 }
 
 // Done clears the bar.
