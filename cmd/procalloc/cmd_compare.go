@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"html"
@@ -337,20 +338,47 @@ func parseLoads(s string) ([]float64, error) {
 // writeLoadChart draws the metric against the load factor, one line per allocator
 // (the form of Bunde et al. 2004 Figs. 7-8).
 func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
+	var series []lineSeries
+	for _, s := range sums {
+		k := slices.IndexFunc(series, func(l lineSeries) bool { return l.name == s.Alloc })
+		if k < 0 {
+			series = append(series, lineSeries{name: s.Alloc})
+			k = len(series) - 1
+		}
+		series[k].x = append(series[k].x, s.LoadFactor)
+		series[k].y = append(series[k].y, m.value(s))
+	}
+	title := m.name
+	if len(sums) > 0 {
+		title = fmt.Sprintf("%s against load factor — %s, %s, %d jobs", m.name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
+		if sums[0].Comm != nil {
+			title += ", " + sums[0].Comm.Pattern + " communication"
+		}
+	}
+	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", m.name, series)
+}
+
+// lineSeries is one line of a chart: points (x[i], y[i]).
+type lineSeries struct {
+	name string
+	x, y []float64
+}
+
+// writeLineChart draws one line per series with axes, ticks and a legend.
+func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeries) error {
 	const left, top, width, height, legendW = 90, 50, 520, 340, 230
-	var names []string
 	xs := map[float64]bool{}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range sums {
-		if !slices.Contains(names, s.Alloc) {
-			names = append(names, s.Alloc)
-		}
-		xs[s.LoadFactor] = true
-		lo, hi = min(lo, m.value(s)), max(hi, m.value(s))
-	}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for x := range xs {
-		xmin, xmax = min(xmin, x), max(xmax, x)
+	for _, s := range series {
+		for i := range s.x {
+			xs[s.x[i]] = true
+			xmin, xmax = min(xmin, s.x[i]), max(xmax, s.x[i])
+			lo, hi = min(lo, s.y[i]), max(hi, s.y[i])
+		}
+	}
+	if len(xs) == 0 {
+		return errors.New("nothing to plot")
 	}
 	if xmax == xmin {
 		xmax = xmin + 1
@@ -362,20 +390,14 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 	px := func(x float64) float64 { return left + width*(x-xmin)/(xmax-xmin) }
 	py := func(y float64) float64 { return top + height - height*(y-lo)/(hi-lo) }
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", left+width+legendW, top+height+60)
-	title := m.name
-	if len(sums) > 0 {
-		title = fmt.Sprintf("%s against load factor — %s, %s, %d jobs", m.name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
-		if sums[0].Comm != nil {
-			title += ", " + sums[0].Comm.Pattern + " communication"
-		}
-	}
+	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(w, `<text x="10" y="22" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
 	fmt.Fprintf(w, `<path d="M%d %d V%d H%d" fill="none" stroke="black"/>`+"\n", left, top, top+height, left+width)
 	for i := 0; i <= 5; i++ {
 		v := lo + (hi-lo)*float64(i)/5
 		y := py(v)
-		fmt.Fprintf(w, `<line x1="%d" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			left, float64(left+width), y, y, left-6, y+4, strconv.FormatFloat(v, 'g', 4, 64))
+		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
+			left, left+width, y, y, left-6, y+4, strconv.FormatFloat(v, 'g', 4, 64))
 	}
 	var ticks []float64
 	for x := range xs {
@@ -385,32 +407,33 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 	for _, x := range ticks {
 		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%g</text>`+"\n", px(x), top+height+18, x)
 	}
-	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">load factor (arrival times multiplied by it)</text>`+"\n", left+width/2, top+height+40)
-	fmt.Fprintf(w, `<text x="20" y="%d" transform="rotate(-90 20 %d)" text-anchor="middle">%s</text>`+"\n", top+height/2, top+height/2, html.EscapeString(m.name))
+	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", left+width/2, top+height+40, html.EscapeString(xlabel))
+	fmt.Fprintf(w, `<text x="20" y="%d" transform="rotate(-90 20 %d)" text-anchor="middle">%s</text>`+"\n", top+height/2, top+height/2, html.EscapeString(ylabel))
 	palette := []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"}
 	dashes := []string{"", "6 3", "2 2"}
-	for i, name := range names {
-		var pts []sim.Summary
-		for _, s := range sums {
-			if s.Alloc == name {
-				pts = append(pts, s)
-			}
+	for i, s := range series {
+		idx := make([]int, len(s.x))
+		for j := range idx {
+			idx[j] = j
 		}
-		slices.SortFunc(pts, func(a, b sim.Summary) int { return cmp.Compare(a.LoadFactor, b.LoadFactor) })
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(s.x[a], s.x[b]) })
 		var d strings.Builder
-		for j, s := range pts {
+		for j, k := range idx {
 			op := "L"
 			if j == 0 {
 				op = "M"
 			}
-			fmt.Fprintf(&d, "%s%.1f %.1f ", op, px(s.LoadFactor), py(m.value(s)))
+			fmt.Fprintf(&d, "%s%.1f %.1f ", op, px(s.x[k]), py(s.y[k]))
 		}
 		color := palette[i%len(palette)]
 		dash := dashes[(i/len(palette))%len(dashes)]
 		fmt.Fprintf(w, `<path d="%s" fill="none" stroke="%s" stroke-width="1.6" stroke-dasharray="%s"/>`+"\n", d.String(), color, dash)
+		for _, k := range idx {
+			fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>`+"\n", px(s.x[k]), py(s.y[k]), color)
+		}
 		ly := top + 14*i
 		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/><text x="%d" y="%d">%s</text>`+"\n",
-			left+width+15, left+width+40, ly, ly, color, dash, left+width+45, ly+4, html.EscapeString(name))
+			left+width+15, left+width+40, ly, ly, color, dash, left+width+45, ly+4, html.EscapeString(s.name))
 	}
 	_, err := fmt.Fprintln(w, "</svg>")
 	return err

@@ -107,15 +107,30 @@ func run(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "procalloc %s: flag --%s given twice; give it once\nrun 'procalloc help %s' for usage\n", name, dup, name)
 		return 2
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printCommandHelp(e.stdout, c)
-			return 0
+	// Flags may come before, between or after the arguments ("sweep SPEC -o F").
+	var positional []string
+	rest := args[1:]
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printCommandHelp(e.stdout, c)
+				return 0
+			}
+			fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+			return 2
 		}
-		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
-		return 2
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if rest[0] == "--" || (len(rest) > 0 && len(rest) == len(fs.Args()) && rest[0] == "--") {
+			positional = append(positional, rest[1:]...)
+			break
+		}
+		positional = append(positional, rest[0])
+		rest = rest[1:]
 	}
-	if err := runFn(ctx, e, fs.Args()); err != nil {
+	if err := runFn(ctx, e, positional); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
@@ -180,12 +195,11 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" || len(a) < 2 || a[0] != '-' {
-			if a == "--" || len(a) == 0 || a[0] != '-' {
-				// the flag package stops at the first argument that is not a flag
-				return ""
-			}
-			continue
+		if a == "--" {
+			return ""
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue // an argument, not a flag
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		f := fs.Lookup(name)

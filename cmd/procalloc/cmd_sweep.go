@@ -1,0 +1,431 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/procalloc/procalloc/sim/sweep"
+)
+
+// sweepOutput is the JSON of "procalloc sweep".
+type sweepOutput struct {
+	Sweep   string `json:"sweep"`
+	Results string `json:"results"`
+	Shard   string `json:"shard"`
+	Items   int    `json:"items"`   // items of this shard
+	Skipped int    `json:"skipped"` // already done in the results file
+	Ran     int    `json:"ran"`
+	Failed  int    `json:"failed"`
+	Stopped bool   `json:"stopped"` // interrupted: rerun to finish
+}
+
+// shardFromEnv returns the shard of a Slurm array task: SLURM_ARRAY_TASK_ID minus
+// SLURM_ARRAY_TASK_MIN (0 when unset) of SLURM_ARRAY_TASK_COUNT.
+func shardFromEnv(getenv func(string) string) (i, n int, ok bool, err error) {
+	id := getenv("SLURM_ARRAY_TASK_ID")
+	if id == "" {
+		return 0, 1, false, nil
+	}
+	v, err1 := strconv.Atoi(id)
+	lo, err2 := strconv.Atoi(cmpOr(getenv("SLURM_ARRAY_TASK_MIN"), "0"))
+	cnt, err3 := strconv.Atoi(getenv("SLURM_ARRAY_TASK_COUNT"))
+	if err1 != nil || err2 != nil || err3 != nil || cnt < 1 {
+		return 0, 0, false, fmt.Errorf("inside a Slurm array task but SLURM_ARRAY_TASK_ID=%q, SLURM_ARRAY_TASK_MIN=%q, SLURM_ARRAY_TASK_COUNT=%q do not give a shard; use --shard i/n",
+			id, getenv("SLURM_ARRAY_TASK_MIN"), getenv("SLURM_ARRAY_TASK_COUNT"))
+	}
+	return v - lo, cnt, true, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	return i, n, nil
+}
+
+func init() {
+	register(&command{
+		name:    "sweep",
+		summary: "run a grid of replays from a sweep file (YAML or JSON), sharded, resumable; --sbatch for Slurm job arrays",
+		usage:   "sweep SPEC -o RESULTS.jsonl [--shard i/n] [-j N] | sweep SPEC --sbatch --shards N | sweep SPEC --list",
+		details: `A sweep file lists what to vary; the sweep is the product of the lists:
+
+  name: bunde2004                  # optional; default: the file's name
+  traces: [SDSC-Par-1996-3.1-cln.swf.gz]   # relative to the sweep file
+  machines: [mesh:16x22, mesh:16x16]
+  allocators: [bf:hilbert-trunc, mc, mc1x1, genalg]
+  schedulers: [fcfs]               # default [fcfs]
+  contract: [1, 0.8, 0.6, 0.4, 0.2]  # load factors (sim --contract); default [1]
+  patterns: [all-to-all, n-body]   # sim --comm; "none" replays without; default [none]
+  seeds: [1]                       # sim --seed and --comm-seed; default [1]
+  flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags
+
+JSON with the same keys works too. An unknown key is an error naming it and its line.
+Items are numbered in one fixed order: traces, machines, schedulers, load factors,
+patterns, seeds, then allocators innermost. Each item is one "procalloc sim" run
+(in-process, with the same flags); all cores are used (-j).
+
+Results (-o): one JSON line per finished item, appended whole and flushed to disk:
+{"sweep", "index", "key" (a hash of the item's parameters), "params", "status" (ok or
+failed), "error", "result" (the item's sim --json), "seconds"}. A rerun skips items
+already done, so a killed or preempted run resumes where it stopped; a torn last
+line is cut off and its item redone; failed items are retried. Editing the sweep file
+changes the keys of the items it changes, never old results. A results file of
+another sweep (another name) is refused.
+
+Sharding: --shard i/n runs the items whose index mod n is i. Inside a Slurm array
+task, without --shard, i is SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN and n is
+SLURM_ARRAY_TASK_COUNT. --sbatch prints a ready sbatch script for --shards tasks;
+"procalloc merge" then joins the shards' files. --list prints the items and exits.`,
+		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
+procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
+procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
+procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			out := fs.String("o", "", "append results to `FILE` (JSON lines; created if missing)")
+			shard := fs.String("shard", "", "run shard `i/n`: the items whose index mod n is i (default: from the Slurm array environment, else all)")
+			jobs := fs.Int("j", runtime.GOMAXPROCS(0), "items run at the same time")
+			sbatch := fs.Bool("sbatch", false, "print an sbatch script that runs the sweep as a Slurm job array of --shards tasks, and exit")
+			shards := fs.Int("shards", 4, "array tasks of the --sbatch script")
+			cpus := fs.Int("cpus", 2, "CPUs per array task in the --sbatch script (and -j of each task)")
+			list := fs.Bool("list", false, "print the items (index, key, parameters) and exit")
+			asJSON := fs.Bool("json", false, "print a JSON summary at the end")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one sweep file, got %d arguments", len(args))
+				}
+				spec, err := sweep.ReadFile(args[0])
+				if err != nil {
+					return err
+				}
+				items := spec.Items()
+				if *list {
+					w := e.stdout
+					for _, it := range items {
+						fmt.Fprintf(w, "%d\t%s\t%s\n", it.Index, it.Key, strings.Join(it.Params.Args(""), " "))
+					}
+					return nil
+				}
+				if *sbatch {
+					if *shards < 1 || *cpus < 1 {
+						return usagef("--shards and --cpus must be at least 1")
+					}
+					return writeSbatch(e.stdout, args[0], spec, *shards, *cpus, *out)
+				}
+				if *out == "" {
+					return usagef("-o RESULTS.jsonl is required: results are appended there")
+				}
+				if *jobs < 1 {
+					return usagef("-j %d: must be at least 1", *jobs)
+				}
+				si, sn := 0, 1
+				if *shard != "" {
+					if si, sn, err = parseShard(*shard); err != nil {
+						return usageError{err.Error()}
+					}
+				} else if i, n, ok, err := shardFromEnv(os.Getenv); err != nil {
+					return usageError{err.Error()}
+				} else if ok {
+					if i < 0 || i >= n {
+						return usagef("Slurm array task %d of %d is out of range (is --array 0-%d?)", i, n, n-1)
+					}
+					si, sn = i, n
+				}
+				mine, err := sweep.Shard(items, si, sn)
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				res, err := sweep.OpenResults(*out, spec.Name)
+				if err != nil {
+					return err
+				}
+				defer res.Close()
+				o := sweepOutput{Sweep: spec.Name, Results: *out, Shard: fmt.Sprintf("%d/%d", si, sn), Items: len(mine)}
+				var todo []sweep.Item
+				for _, it := range mine {
+					if _, ok := res.Done[it.Key]; ok {
+						o.Skipped++
+					} else {
+						todo = append(todo, it)
+					}
+				}
+				if err := runSweepItems(ctx, e, spec, todo, res, *jobs, &o); err != nil {
+					return err
+				}
+				w := e.stdout
+				if *asJSON {
+					return writeJSON(w, o)
+				}
+				fmt.Fprintf(w, "sweep %s, shard %s: %d items, %d already done, %d run, %d failed -> %s\n", o.Sweep, o.Shard, o.Items, o.Skipped, o.Ran, o.Failed, o.Results)
+				if o.Stopped {
+					fmt.Fprintln(w, "interrupted: run the same command again to finish")
+				}
+				if o.Failed > 0 {
+					return fmt.Errorf("%d items failed (their errors are in %s; a rerun retries them)", o.Failed, o.Results)
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// runSweepItems runs the items, jobs at a time, appending each result as it ends.
+func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.Item, res *sweep.Results, jobs int, o *sweepOutput) error {
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		next     int
+		writeErr error
+		p        = newProgress(e, "sweep", int64(len(todo)))
+		done     int64
+	)
+	for range min(jobs, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next == len(todo) || writeErr != nil || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				it := todo[next]
+				next++
+				mu.Unlock()
+				line := runSweepItem(ctx, spec, it)
+				if ctx.Err() != nil {
+					return // interrupted: not a result; a rerun does it
+				}
+				mu.Lock()
+				if err := res.Append(line); err != nil && writeErr == nil {
+					writeErr = err
+				}
+				o.Ran++
+				if line.Status != "ok" {
+					o.Failed++
+				}
+				done++
+				p.Update(done, fmt.Sprintf("%d/%d items, %d failed", done, len(todo), o.Failed))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	p.Done()
+	o.Stopped = ctx.Err() != nil && o.Ran < len(todo)
+	if writeErr != nil {
+		return fmt.Errorf("writing results: %w", writeErr)
+	}
+	return nil
+}
+
+// runSweepItem runs one item as "procalloc sim ... --json" in this process.
+func runSweepItem(ctx context.Context, spec *sweep.Spec, it sweep.Item) sweep.Line {
+	var out, errb bytes.Buffer
+	t0 := time.Now()
+	args := append([]string{"sim"}, it.Params.Args(spec.Dir)...)
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--json"))
+	l := sweep.Line{Sweep: spec.Name, Item: it, Seconds: time.Since(t0).Seconds()}
+	if code != 0 {
+		l.Status = "failed"
+		l.Error = strings.TrimSpace(errb.String())
+		return l
+	}
+	// The replay's own timing moves to the line, so that the result depends only on
+	// the item (and merged files on the sweep, not on the run).
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		l.Status, l.Error = "failed", "sim printed no JSON: "+err.Error()
+		return l
+	}
+	delete(res, "seconds")
+	b, err := json.Marshal(res)
+	if err != nil {
+		l.Status, l.Error = "failed", err.Error()
+		return l
+	}
+	l.Status, l.Result = "ok", b
+	return l
+}
+
+// writeSbatch prints a Slurm job-array script for the sweep.
+func writeSbatch(w io.Writer, specPath string, spec *sweep.Spec, shards, cpus int, out string) error {
+	abs, err := filepath.Abs(specPath)
+	if err != nil {
+		return err
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	prefix := out
+	if prefix == "" {
+		prefix = spec.Name
+	}
+	prefix = strings.TrimSuffix(prefix, ".jsonl")
+	_, err = fmt.Fprintf(w, `#!/bin/bash
+# procalloc sweep %[1]s as a Slurm job array of %[2]d tasks; each task runs the items
+# whose index mod %[2]d is its index and appends them to its own results file
+# (resumable: resubmitting reruns only what is missing). When all have finished:
+#   %[3]s merge %[4]s.shard-*.jsonl --spec %[5]s -o %[4]s.jsonl --csv %[4]s.csv
+#SBATCH --job-name=procalloc-%[1]s
+#SBATCH --array=0-%[6]d
+#SBATCH --cpus-per-task=%[7]d
+#SBATCH --output=%[1]s_%%A_%%a.out
+set -euo pipefail
+exec %[3]s sweep %[5]s -j %[7]d -o "%[4]s.shard-${SLURM_ARRAY_TASK_ID}.jsonl"
+`, spec.Name, shards, bin, prefix, abs, shards-1, cpus)
+	return err
+}
+
+func init() {
+	register(&command{
+		name:    "merge",
+		summary: "join the results files of a sweep's shards: one line per item, in item order; report missing and failed items",
+		usage:   "merge FILES... [--spec SPEC] [-o MERGED.jsonl] [--csv FILE]",
+		details: `Reads results files written by "procalloc sweep" (for instance one per Slurm array
+task), keeps one line per item (a successful one over failures), sorts them by item
+index and leaves out the timings, so that the merge of n shards is byte for byte the
+merge of a single run. With --spec, items of the sweep that have no line are listed
+as missing, and lines of items the (edited) sweep file no longer has are left out.
+Files of different sweeps are refused. Exits 1 when any item is missing or failed
+(after writing what there is). --csv writes one row per item: its parameters and the
+metrics of "sim --json".`,
+		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			specPath := fs.String("spec", "", "the sweep file, to list missing items")
+			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
+			csvOut := fs.String("csv", "", "also write a CSV table to `FILE`")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) == 0 {
+					return usagef("want at least one results file")
+				}
+				var spec *sweep.Spec
+				if *specPath != "" {
+					var err error
+					if spec, err = sweep.ReadFile(*specPath); err != nil {
+						return err
+					}
+				}
+				rep, err := sweep.Merge(args, spec)
+				if err != nil {
+					return err
+				}
+				if err := writeFileAtomic(e, *out, func(w io.Writer) error {
+					for _, l := range rep.Lines {
+						b, err := json.Marshal(l)
+						if err != nil {
+							return err
+						}
+						if _, err := w.Write(append(b, '\n')); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+				if *csvOut != "" {
+					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeSweepCSV(w, rep.Lines) }); err != nil {
+						return err
+					}
+				}
+				fmt.Fprintf(e.stderr, "merge: %d items, %d failed, %d missing", len(rep.Lines), len(rep.Failed), len(rep.Missing))
+				if rep.Extra > 0 {
+					fmt.Fprintf(e.stderr, ", %d lines of items no longer in the sweep left out", rep.Extra)
+				}
+				fmt.Fprintln(e.stderr)
+				for _, l := range rep.Failed {
+					fmt.Fprintf(e.stderr, "  failed #%d %s: %s\n", l.Index, strings.Join(l.Params.Args(""), " "), l.Error)
+				}
+				for i, it := range rep.Missing {
+					if i == 20 {
+						fmt.Fprintf(e.stderr, "  ... and %d more missing\n", len(rep.Missing)-20)
+						break
+					}
+					fmt.Fprintf(e.stderr, "  missing #%d (in shard i/n with i = %d mod n) %s\n", it.Index, it.Index, strings.Join(it.Params.Args(""), " "))
+				}
+				if len(rep.Failed) > 0 || len(rep.Missing) > 0 {
+					return errors.New("the sweep is incomplete: rerun the shards with missing or failed items")
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// resultMetrics reads the numeric top-level metrics of a line's result.
+func resultMetrics(l sweep.Line) map[string]float64 {
+	var m map[string]any
+	out := map[string]float64{}
+	if json.Unmarshal(l.Result, &m) != nil {
+		return out
+	}
+	for k, v := range m {
+		if f, ok := v.(float64); ok {
+			out[k] = f
+		}
+	}
+	if c, ok := m["comm"].(map[string]any); ok {
+		for k, v := range c {
+			if f, ok := v.(float64); ok {
+				out["comm_"+k] = f
+			}
+		}
+	}
+	return out
+}
+
+func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
+	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status"}
+	for _, m := range summaryMetrics {
+		header = append(header, m.key)
+	}
+	fmt.Fprintln(w, strings.Join(header, ","))
+	for _, l := range lines {
+		p := l.Params
+		row := []string{strconv.Itoa(l.Index), l.Key, csvQuote(p.Trace), csvQuote(p.Machine), csvQuote(p.Alloc), p.Sched,
+			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), l.Status}
+		mv := resultMetrics(l)
+		for _, m := range summaryMetrics {
+			if v, ok := mv[m.key]; ok {
+				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+			} else {
+				row = append(row, "")
+			}
+		}
+		if _, err := fmt.Fprintln(w, strings.Join(row, ",")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func csvQuote(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}

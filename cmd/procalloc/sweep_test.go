@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeSweep writes a small trace and a sweep over it into dir.
+func writeSweep(t *testing.T, dir string, allocators string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&b, "%d %d %d -1\n", i*50, 1+(i*7)%12, 100+(i*37)%400)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "jobs.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "s.yaml")
+	body := "name: small\ntraces: [jobs.txt]\nmachines: [mesh:6x6]\nallocators: [" + allocators + "]\ncontract: [1, 0.5]\npatterns: [none, all-to-all]\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func TestSweepShardsMergeToTheSingleRun(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSweep(t, dir, "bf:hilbert-trunc, mc1x1, genalg")
+	one := filepath.Join(dir, "one.jsonl")
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", one, "-j", "2"); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	mergedOne := filepath.Join(dir, "m1.jsonl")
+	if code, _, stderr := runCLI(t, "", "merge", one, "--spec", spec, "-o", mergedOne); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	var shards []string
+	for i := range 3 {
+		f := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+		shards = append(shards, f)
+		if code, _, stderr := runCLI(t, "", "sweep", spec, "--shard", fmt.Sprintf("%d/3", i), "-o", f); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	mergedShards := filepath.Join(dir, "m3.jsonl")
+	// a merge without one shard reports the missing items and fails
+	if code, _, stderr := runCLI(t, "", "merge", shards[0], shards[1], "--spec", spec, "-o", mergedShards); code != 1 || !strings.Contains(stderr, "missing") {
+		t.Fatalf("merge with a shard missing: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", shards[0], shards[1], shards[2], "--spec", spec, "-o", mergedShards, "--csv", filepath.Join(dir, "m.csv")); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(mergedOne)
+	b, _ := os.ReadFile(mergedShards)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Fatalf("merged shards differ from the single run (%d vs %d bytes)", len(b), len(a))
+	}
+	if n := strings.Count(string(a), "\n"); n != 12 {
+		t.Fatalf("%d merged lines, want 12", n)
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "m.csv"))
+	if !strings.HasPrefix(string(csv), "index,key,trace,machine,alloc") || strings.Count(string(csv), "\n") != 13 {
+		t.Fatalf("csv:\n%s", csv)
+	}
+	// a rerun does nothing
+	code, out, _ := runCLI(t, "", "sweep", spec, "-o", one, "--json")
+	if code != 0 || !strings.Contains(out, `"skipped": 12`) || !strings.Contains(out, `"ran": 0`) {
+		t.Fatalf("rerun: exit %d, %s", code, out)
+	}
+	// plot
+	code, out, stderr := runCLI(t, "", "plot", mergedOne, "--where", "pattern=all-to-all", "--y", "mean_response", "--svg", filepath.Join(dir, "p.svg"))
+	if code != 0 || !strings.Contains(out, "mc1x1") {
+		t.Fatalf("plot: exit %d, %s %s", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "plot", mergedOne, "--y", "mean_response"); code != 1 || !strings.Contains(stderr, "differ in pattern") {
+		t.Fatalf("ambiguous plot: exit %d, %s", code, stderr)
+	}
+	// another sweep's file is refused
+	other := strings.Replace(string(mustRead(t, spec)), "name: small", "name: other", 1)
+	os.WriteFile(spec, []byte(other), 0o644)
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", one); code != 1 || !strings.Contains(stderr, "another sweep") {
+		t.Fatalf("other sweep: exit %d, %s", code, stderr)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSweepFailuresAndShardsFromSlurm(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSweep(t, dir, "mc1x1, paging:hilbert:5") // 2^5 pages do not fit a 6x6 mesh
+	res := filepath.Join(dir, "r.jsonl")
+	code, _, stderr := runCLI(t, "", "sweep", spec, "-o", res)
+	if code != 1 || !strings.Contains(stderr, "4 items failed") {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	if data := mustRead(t, res); !strings.Contains(string(data), `"status":"failed"`) || !strings.Contains(string(data), "multiples of 32") {
+		t.Fatalf("failed items not recorded with their error:\n%.500s", data)
+	}
+	// Slurm array environment
+	for _, tc := range []struct {
+		env  map[string]string
+		i, n int
+		ok   bool
+		bad  bool
+	}{
+		{map[string]string{}, 0, 1, false, false},
+		{map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "4", "SLURM_ARRAY_TASK_COUNT": "3"}, 1, 3, true, false},
+		{map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, 2, 4, true, false},
+		{map[string]string{"SLURM_ARRAY_TASK_ID": "2"}, 0, 0, false, true},
+	} {
+		i, n, ok, err := shardFromEnv(func(k string) string { return tc.env[k] })
+		if (err != nil) != tc.bad || ok != tc.ok || (!tc.bad && (i != tc.i || n != tc.n)) {
+			t.Errorf("%v: %d/%d %v %v", tc.env, i, n, ok, err)
+		}
+	}
+	for _, bad := range []string{"4/4", "-1/2", "x", "1/0"} {
+		if code, _, _ := runCLI(t, "", "sweep", spec, "-o", res, "--shard", bad); code != 2 {
+			t.Errorf("--shard %s: exit %d", bad, code)
+		}
+	}
+	code, out, _ := runCLI(t, "", "sweep", spec, "--sbatch", "--shards", "4")
+	if code != 0 || !strings.Contains(out, "#SBATCH --array=0-3") || !strings.Contains(out, "%A_%a") || !strings.Contains(out, "SLURM_ARRAY_TASK_ID") {
+		t.Fatalf("sbatch: exit %d\n%s", code, out)
+	}
+}

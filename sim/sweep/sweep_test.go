@@ -1,0 +1,153 @@
+package sweep
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const spec = `
+name: t
+traces: [a.txt, b.txt]
+machines: [mesh:4x4, mesh:8x8]
+allocators: [bf:hilbert, mc1x1, genalg]
+contract: [1, 0.5]
+patterns: [none, n-body]
+`
+
+func TestParseDefaultsAndOrder(t *testing.T) {
+	s, err := Parse([]byte(spec), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "t" || !slices.Equal(s.Schedulers, []string{"fcfs"}) || !slices.Equal(s.Seeds, []uint64{1}) {
+		t.Fatalf("defaults: %+v", s)
+	}
+	items := s.Items()
+	if len(items) != 2*2*3*2*2 {
+		t.Fatalf("%d items", len(items))
+	}
+	// allocators innermost, traces outermost
+	if items[0].Params.Alloc != "bf:hilbert" || items[1].Params.Alloc != "mc1x1" || items[0].Params.Trace != "a.txt" || items[len(items)-1].Params.Trace != "b.txt" {
+		t.Fatalf("order: %+v ... %+v", items[0].Params, items[len(items)-1].Params)
+	}
+	keys := map[string]bool{}
+	for i, it := range items {
+		if it.Index != i || keys[it.Key] || len(it.Key) != 16 {
+			t.Fatalf("item %d: index %d key %q (dup %v)", i, it.Index, it.Key, keys[it.Key])
+		}
+		keys[it.Key] = true
+	}
+	// JSON is YAML too, and gives the same items
+	js := `{"name":"t","traces":["a.txt","b.txt"],"machines":["mesh:4x4","mesh:8x8"],"allocators":["bf:hilbert","mc1x1","genalg"],"contract":[1,0.5],"patterns":["none","n-body"]}`
+	s2, err := Parse([]byte(js), "x.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(items, s2.Items(), func(a, b Item) bool { return a.Key == b.Key && a.Index == b.Index }) {
+		t.Fatal("JSON and YAML sweeps differ")
+	}
+	// the name defaults to the file's
+	s3, _ := Parse([]byte("traces: [a]\nmachines: [m]\nallocators: [x]\n"), "dir/grid.yaml")
+	if s3.Name != "grid" {
+		t.Fatalf("name %q", s3.Name)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"traces: [a]\nmachines: [m]\nallocator: [x]\n", `line 3: unknown key "allocator"`},
+		{"traces: a\nmachines: [m]\nallocators: [x]\n", "traces must be a list"},
+		{"traces: [a]\nmachines: [m]\n", "required"},
+		{"traces: [a]\nmachines: [m, m]\nallocators: [x]\n", "listed twice"},
+		{"traces: [a]\nmachines: [m]\nallocators: [x]\ncontract: [0]\n", "load factor 0"},
+		{"- a\n- b\n", "want a mapping"},
+		{"", "empty"},
+	} {
+		if _, err := Parse([]byte(tc.in), "s.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestShardsPartitionTheItems(t *testing.T) {
+	s, _ := Parse([]byte(spec), "x")
+	items := s.Items()
+	for n := 1; n <= 7; n++ {
+		seen := map[int]int{}
+		for i := range n {
+			sh, err := Shard(items, i, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range sh {
+				seen[it.Index]++
+				if it.Index%n != i {
+					t.Fatalf("item %d in shard %d/%d", it.Index, i, n)
+				}
+			}
+		}
+		if len(seen) != len(items) {
+			t.Fatalf("n=%d: %d of %d items", n, len(seen), len(items))
+		}
+	}
+	if _, err := Shard(items, 4, 4); err == nil {
+		t.Fatal("shard 4/4 accepted")
+	}
+}
+
+func TestResultsResumeAndTornLine(t *testing.T) {
+	s, _ := Parse([]byte(spec), "x")
+	items := s.Items()
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	r, err := OpenResults(path, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items[:3] {
+		if err := r.Append(Line{Sweep: "t", Item: it, Status: "ok", Result: []byte(`{"x":1}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Append(Line{Sweep: "t", Item: items[3], Status: "failed", Error: "boom"})
+	r.Close()
+	// a write cut short by a kill
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"sweep":"t","index":4,"key":"`)
+	f.Close()
+	r, err = OpenResults(path, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Done) != 3 {
+		t.Fatalf("%d done, want 3 (the failed one and the torn one are redone)", len(r.Done))
+	}
+	r.Close()
+	data, _ := os.ReadFile(path)
+	if strings.Count(string(data), "\n") != 4 || !strings.HasSuffix(string(data), "\n") {
+		t.Fatalf("torn line not cut off: %q", data)
+	}
+	if _, err := OpenResults(path, "other"); !errors.Is(err, ErrOtherSweep) {
+		t.Fatalf("other sweep: err = %v", err)
+	}
+	// merge: the ok lines, the failed one reported, the rest missing
+	rep, err := Merge([]string{path}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Lines) != 4 || len(rep.Failed) != 1 || len(rep.Missing) != len(items)-4 {
+		t.Fatalf("merge: %d lines, %d failed, %d missing", len(rep.Lines), len(rep.Failed), len(rep.Missing))
+	}
+}
+
+func TestArgs(t *testing.T) {
+	p := Params{Trace: "t.swf", Machine: "mesh:4x4", Alloc: "mc1x1", Sched: "easy", Contract: 0.5, Pattern: "n-body", Seed: 3, Flags: []string{"--drop-larger"}}
+	got := strings.Join(p.Args("/data"), " ")
+	want := "--trace /data/t.swf --machine mesh:4x4 --alloc mc1x1 --sched easy --contract 0.5 --seed 3 --comm-seed 3 --comm n-body --drop-larger"
+	if got != want {
+		t.Fatalf("args\n%s\nwant\n%s", got, want)
+	}
+}
