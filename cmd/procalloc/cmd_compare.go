@@ -383,21 +383,41 @@ func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeri
 	if xmax == xmin {
 		xmax = xmin + 1
 	}
-	lo = min(lo, 0)
+	// Values spanning more than two decades (a saturated load next to light ones)
+	// get a logarithmic axis, else the light loads are a flat line at the bottom.
+	logY := lo > 0 && hi/lo > 100
+	if !logY {
+		lo = min(lo, 0)
+	}
 	if hi <= lo {
 		hi = lo + 1
 	}
+	tr := func(v float64) float64 { return v }
+	if logY {
+		tr = math.Log10
+		lo, hi = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+		ylabel += " (log scale)"
+	}
 	px := func(x float64) float64 { return left + width*(x-xmin)/(xmax-xmin) }
-	py := func(y float64) float64 { return top + height - height*(y-lo)/(hi-lo) }
+	py := func(y float64) float64 { return top + height - height*(tr(y)-tr(lo))/(tr(hi)-tr(lo)) }
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", left+width+legendW, top+height+60)
 	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(w, `<text x="10" y="22" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
 	fmt.Fprintf(w, `<path d="M%d %d V%d H%d" fill="none" stroke="black"/>`+"\n", left, top, top+height, left+width)
-	for i := 0; i <= 5; i++ {
-		v := lo + (hi-lo)*float64(i)/5
+	var yticks []float64
+	if logY {
+		for v := lo; v <= hi*1.0001; v *= 10 {
+			yticks = append(yticks, v)
+		}
+	} else {
+		for i := 0; i <= 5; i++ {
+			yticks = append(yticks, lo+(hi-lo)*float64(i)/5)
+		}
+	}
+	for _, v := range yticks {
 		y := py(v)
 		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			left, left+width, y, y, left-6, y+4, strconv.FormatFloat(v, 'g', 4, 64))
+			left, left+width, y, y, left-6, y+4, strconv.FormatFloat(v, 'g', 3, 64))
 	}
 	var ticks []float64
 	for x := range xs {
@@ -408,7 +428,7 @@ func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeri
 		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%g</text>`+"\n", px(x), top+height+18, x)
 	}
 	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", left+width/2, top+height+40, html.EscapeString(xlabel))
-	fmt.Fprintf(w, `<text x="20" y="%d" transform="rotate(-90 20 %d)" text-anchor="middle">%s</text>`+"\n", top+height/2, top+height/2, html.EscapeString(ylabel))
+	fmt.Fprintf(w, `<text x="14" y="%d" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>`+"\n", top+height/2, top+height/2, html.EscapeString(ylabel))
 	palette := []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"}
 	dashes := []string{"", "6 3", "2 2"}
 	for i, s := range series {

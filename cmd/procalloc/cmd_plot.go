@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +31,8 @@ func init() {
 		name:    "plot",
 		summary: "plot a metric of merged sweep results against a parameter, one line per allocator (SVG and table)",
 		usage:   "plot RESULTS.jsonl [--x contract] [--y mean_response] [--where KEY=VALUE,...] [--svg FILE] [--json]",
-		details: `Reads results of "procalloc sweep" or "procalloc merge" and draws --y (a metric key of
+		details: `Reads results of "procalloc sweep" or "procalloc merge" (or the --json output of
+"procalloc compare") and draws --y (a metric key of
 "sim --json", e.g. mean_response, mean_wait, mean_total_pairwise_l1,
 mean_message_distance, utilization) against --x (contract, the load factor, or seed),
 one line per allocator: the form of Bunde et al. 2004 Figs. 7-8. --where keeps the
@@ -62,7 +65,7 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.`
 						filters[k] = v
 					}
 				}
-				rep, err := sweep.Merge(args, nil)
+				rep, err := readPlotInput(args)
 				if err != nil {
 					return err
 				}
@@ -173,4 +176,50 @@ func differingParam(a, b sweep.Params) string {
 	}
 	b1, _ := json.Marshal(a.Flags)
 	return "flags " + string(b1)
+}
+
+// readPlotInput reads sweep results, or compare --json outputs (each run becoming an
+// item with its allocator, machine, pattern and load factor).
+func readPlotInput(paths []string) (*sweep.MergeReport, error) {
+	var lines []sweep.Line
+	var sweepFiles []string
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var c struct {
+			Trace string            `json:"trace"`
+			Runs  []json.RawMessage `json:"runs"`
+		}
+		if json.Unmarshal(data, &c) != nil || c.Runs == nil {
+			sweepFiles = append(sweepFiles, p)
+			continue
+		}
+		for _, raw := range c.Runs {
+			var r struct {
+				Alloc, Machine, Sched string
+				LoadFactor            float64 `json:"load_factor"`
+				Comm                  *struct{ Pattern string }
+			}
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			pat := "none"
+			if r.Comm != nil {
+				pat = r.Comm.Pattern
+			}
+			lines = append(lines, sweep.Line{Item: sweep.Item{Index: len(lines), Params: sweep.Params{Trace: c.Trace, Machine: r.Machine,
+				Alloc: r.Alloc, Sched: r.Sched, Contract: cmp.Or(r.LoadFactor, 1), Pattern: pat}}, Status: "ok", Result: raw})
+		}
+	}
+	rep := &sweep.MergeReport{Lines: lines}
+	if len(sweepFiles) > 0 {
+		m, err := sweep.Merge(sweepFiles, nil)
+		if err != nil {
+			return nil, err
+		}
+		rep.Lines = append(rep.Lines, m.Lines...)
+	}
+	return rep, nil
 }
