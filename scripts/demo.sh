@@ -85,5 +85,22 @@ for k in 5 12 21; do
 	"$bin" cluster --k "$k" --svg "$out/cluster-$k.svg" | tee "$out/cluster-$k.txt"
 done
 
+say "7. The network model: latency against offered load on an 8x8 mesh (uniform traffic)"
+"$bin" netsim --machine mesh:8x8 --traffic uniform --rate 0.05:0.4:0.05 | tee "$out/netsim-8x8.txt"
+
+say "8. Communication decides run times (Bunde et al. 2004): LLNL-T3D on 16x16, n-body, three allocators"
+"$bin" compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 \
+	--alloc bf:hilbert,freelist:hilbert,mc1x1 --comm n-body --msgs-per-second 0.01 --cycle-seconds 10 \
+	--loads 1,0.5 --metric mean_response --svg "$out/comm-nbody.svg" --csv "$out/comm-nbody.csv" |
+	grep -E "metric|mean response|message distance|routes on a link" | tee "$out/comm-nbody.txt"
+
+say "9. A sweep in two shards (as two Slurm array tasks would run it), merged and plotted"
+rm -f "$out"/demo-sweep.shard-*.jsonl
+for i in 0 1; do
+	"$bin" sweep examples/demo-sweep.yaml --shard "$i/2" -o "$out/demo-sweep.shard-$i.jsonl"
+done
+"$bin" merge "$out"/demo-sweep.shard-*.jsonl --spec examples/demo-sweep.yaml -o "$out/demo-sweep.jsonl" --csv "$out/demo-sweep.csv"
+"$bin" plot "$out/demo-sweep.jsonl" --where pattern=n-body --y mean_response --svg "$out/demo-sweep.svg"
+
 echo
 echo "done: results in $out/"
