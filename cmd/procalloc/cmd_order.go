@@ -111,6 +111,7 @@ procalloc order --qap nug5.dat --json`,
 			method := fs.String("method", ilp.MethodMIP, "solution `METHOD`: "+strings.Join(ilp.Methods, ", "))
 			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")
 			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+strings.Join(ilp.Formulations, ", ")+" (default: by size)")
+			maxCols := fs.Int("max-columns", ilp.DefaultMaxColumns, "largest MIP, in columns (HiGHS needs about 2 KB of memory per column); a larger model is not built: local search and bounds only, said in the notes")
 			flat := fs.Bool("flat", false, "ignore the graph's groups (switches) and order all nodes at once")
 			start := fs.String("start", "", "extra starting `ORDERS`: comma-separated curve names or ranking files")
 			out := fs.String("o", "", "write the ordering as a ranking `FILE` (summary to stdout)")
@@ -141,7 +142,10 @@ procalloc order --qap nug5.dat --json`,
 				if *limit < 0 || *threads < 0 {
 					return usagef("--time-limit and --threads must not be negative")
 				}
-				opt := ilp.Options{Formulation: *formulation, TimeLimit: *limit, RelGap: *gap, Threads: *threads,
+				if *maxCols < 1 {
+					return usagef("--max-columns %d: must be positive", *maxCols)
+				}
+				opt := ilp.Options{Formulation: *formulation, MaxColumns: *maxCols, TimeLimit: *limit, RelGap: *gap, Threads: *threads,
 					Seed: *seed, NoMIP: *method == ilp.MethodLocal}
 				if *logHiGHS {
 					opt.Log = e.stderr

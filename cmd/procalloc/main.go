@@ -136,7 +136,7 @@ func run(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 			return 2
 		}
-		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, plainError(err))
 		return 1
 	}
 	return 0
@@ -215,4 +215,16 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 		}
 	}
 	return ""
+}
+
+// plainError words context errors as what happened to the user's command.
+func plainError(err error) string {
+	msg := err.Error()
+	if errors.Is(err, context.Canceled) {
+		msg = strings.ReplaceAll(msg, context.Canceled.Error(), "interrupted")
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		msg = strings.ReplaceAll(msg, context.DeadlineExceeded.Error(), "time limit reached")
+	}
+	return msg
 }

@@ -195,6 +195,26 @@ func finite(v float64) C.double {
 	return C.double(v)
 }
 
+// abandonGrace is how long Solve waits for HiGHS to notice an interrupt or its time
+// limit before it returns without it.
+const abandonGrace = 800 * time.Millisecond
+
+// abandon returns the result of a run that did not stop in time, and lets the run free
+// its HiGHS instance when it ends: no solution, no bound.
+func abandon(h unsafe.Pointer, handle cgo.Handle, done <-chan C.HighsInt, owned *bool, status Status, t0 time.Time, m *Model) *Result {
+	*owned = false
+	go func() {
+		<-done
+		C.Highs_destroy(h)
+		handle.Delete()
+	}()
+	res := &Result{Status: status, Seconds: time.Since(t0).Seconds(), ModelStatus: "abandoned (HiGHS was still in presolve or setup)", DualBound: math.Inf(-1)}
+	if m.Maximize {
+		res.DualBound = math.Inf(1)
+	}
+	return res
+}
+
 // Solve runs HiGHS on m. start, when not nil, is a starting solution (one value per
 // column) handed to HiGHS. Cancelling ctx interrupts the solve; the result then has
 // status StatusInterrupted and the best solution found so far (if any). An error is
@@ -213,11 +233,15 @@ func Solve(ctx context.Context, m *Model, start []float64, opt Options) (*Result
 	if h == nil {
 		return nil, fmt.Errorf("highs: Highs_create failed")
 	}
-	defer C.Highs_destroy(h)
-
 	st := &solveState{ctx: ctx, opt: &opt}
 	handle := cgo.NewHandle(st)
-	defer handle.Delete()
+	owned := true // false once an abandoned run frees h itself
+	defer func() {
+		if owned {
+			C.Highs_destroy(h)
+			handle.Delete()
+		}
+	}()
 
 	if err := configure(h, &opt); err != nil {
 		return nil, err
@@ -242,17 +266,42 @@ func Solve(ctx context.Context, m *Model, start []float64, opt Options) (*Result
 		kinds = append(kinds, cbLogging)
 	}
 	for _, k := range kinds {
-		if !opt.Relax && k != cbMipInterrupt && k != cbLogging {
-			// In a MIP the LP interrupts would abort sub-solves, not the search.
-			continue
-		}
+		// In a MIP the LP interrupt callbacks fire inside the root LP and every
+		// sub-solve too; they only interrupt once ctx has ended, when the whole solve
+		// must stop anyway, so that Ctrl-C does not wait for a long root LP.
 		if C.Highs_startCallback(h, k) == statusError {
 			return nil, fmt.Errorf("highs: cannot start callback %d", int(k))
 		}
 	}
 
 	t0 := time.Now()
-	runStatus := C.Highs_run(h)
+	// HiGHS polls the interrupt callbacks in its LPs and its search, but not in
+	// presolve or its MIP setup, which take tens of seconds on large models. So the
+	// run goes on its own thread: once ctx has ended (or the time limit passed) and
+	// HiGHS has not returned within abandonGrace, Solve returns without it, and the
+	// run frees its memory when it finishes.
+	done := make(chan C.HighsInt, 1)
+	go func() { done <- C.Highs_run(h) }()
+	var limit <-chan time.Time
+	if opt.TimeLimit > 0 {
+		// The time limit should hold within a few percent: HiGHS gets 2 % of it
+		// (at most abandonGrace) to notice it before it is abandoned.
+		tm := time.NewTimer(opt.TimeLimit + min(abandonGrace, opt.TimeLimit/50))
+		defer tm.Stop()
+		limit = tm.C
+	}
+	var runStatus C.HighsInt
+	select {
+	case runStatus = <-done:
+	case <-ctx.Done():
+		select {
+		case runStatus = <-done:
+		case <-time.After(abandonGrace):
+			return abandon(h, handle, done, &owned, StatusInterrupted, t0, m), nil
+		}
+	case <-limit:
+		return abandon(h, handle, done, &owned, StatusTimeLimit, t0, m), nil
+	}
 	res := &Result{Seconds: time.Since(t0).Seconds()}
 	ms := C.Highs_getModelStatus(h)
 	res.ModelStatus = modelStatusName(int(ms))
