@@ -53,9 +53,18 @@ procalloc curve --list --machine torus:8x8`,
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
 			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies)")
+			asJSON := fs.Bool("json", false, "write the ranking as JSON (the same as --format json)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
+				}
+				if *asJSON {
+					explicit := false
+					fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "format" })
+					if explicit && *format != "json" {
+						return usagef("--json writes JSON; it contradicts --format %s", *format)
+					}
+					*format = "json"
 				}
 				if *list {
 					var m topo.Machine

@@ -318,6 +318,7 @@ metrics of "sim --json".`,
 			specPath := fs.String("spec", "", "the sweep file, to list missing items")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
 			csvOut := fs.String("csv", "", "also write a CSV table to `FILE`")
+			asJSON := fs.Bool("json", false, "report (items, failed, missing) as JSON on stderr; the merged lines are JSON already")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one results file")
@@ -351,6 +352,32 @@ metrics of "sim --json".`,
 					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeSweepCSV(w, rep.Lines) }); err != nil {
 						return err
 					}
+				}
+				if *asJSON {
+					type item struct {
+						Index int    `json:"index"`
+						Key   string `json:"key"`
+						Error string `json:"error,omitempty"`
+					}
+					r := struct {
+						Items   int    `json:"items"`
+						Failed  []item `json:"failed"`
+						Missing []item `json:"missing"`
+						Extra   int    `json:"extra_lines_left_out"`
+					}{Items: len(rep.Lines), Failed: []item{}, Missing: []item{}, Extra: rep.Extra}
+					for _, l := range rep.Failed {
+						r.Failed = append(r.Failed, item{l.Index, l.Key, l.Error})
+					}
+					for _, it := range rep.Missing {
+						r.Missing = append(r.Missing, item{Index: it.Index, Key: it.Key})
+					}
+					if err := writeJSON(e.stderr, r); err != nil {
+						return err
+					}
+					if len(rep.Failed) > 0 || len(rep.Missing) > 0 {
+						return errors.New("the sweep is incomplete")
+					}
+					return nil
 				}
 				fmt.Fprintf(e.stderr, "merge: %d items, %d failed, %d missing", len(rep.Lines), len(rep.Failed), len(rep.Missing))
 				if rep.Extra > 0 {

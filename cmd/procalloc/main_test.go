@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -142,5 +143,16 @@ func TestContextErrorsInPlainWords(t *testing.T) {
 		[]string{"sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "mc1x1"})
 	if code != 1 || strings.Contains(errb.String(), "context canceled") || !strings.Contains(errb.String(), "interrupted") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// Every command takes --json (the README says so).
+func TestEveryCommandHasJSON(t *testing.T) {
+	for name, c := range commands {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		c.flags(fs)
+		if fs.Lookup("json") == nil {
+			t.Errorf("%s has no --json", name)
+		}
 	}
 }
