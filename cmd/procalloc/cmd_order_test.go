@@ -162,7 +162,7 @@ func TestOrderBadInput(t *testing.T) {
 		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--method", "magic"}, 2, "--method"},
 		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--formulation", "magic"}, 2, "--formulation"},
 		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--gap", "-1"}, 2, "--gap"},
-		{[]string{"--machine", "mesh:5x5", "--weights", "list:1", "--method", "dp"}, 1, "OrderDP handles"},
+		{[]string{"--machine", "mesh:5x5", "--weights", "list:1", "--method", "dp"}, 1, "orders at most 22 nodes"},
 		{[]string{"--qap", disc, "--machine", "mesh:3x3"}, 2, "--qap takes no"},
 		{[]string{"--qap", disc, "--no-mip"}, 1, "QAPLIB"},
 		{[]string{"--machine", "mesh:3x3", "--graph", disc, "--weights", "list:1"}, 2, "not both"},
