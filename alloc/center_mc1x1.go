@@ -121,6 +121,7 @@ type mc1x1 struct {
 
 	coords [][]int // shellNodes scratch
 	idx    []int
+	hist   []int // l1Sums scratch
 }
 
 type shellCount struct{ free, freeWall, all int }
@@ -180,6 +181,9 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	for i, v := range a.fl {
 		a.pos[v] = int32(i)
+	}
+	if a.greedy {
+		return a.allocateGreedy(k)
 	}
 	best, bestIdx, bestL, bestM, ties := math.MaxInt, -1, 0, 0, 0
 	bestTie := 0.0
@@ -578,4 +582,160 @@ func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
 		}
 	}
 	return dst
+}
+
+// allocateGreedy is MC1x1 with PReMAS's greedy point collector
+// (GreedyLInfPointCollector; reference-simulators.md): around each center c, L is the
+// shell of the k-th nearest free node; every free node strictly inside shell L is
+// taken, and the other m come one at a time from all free nodes at distance >= L (the
+// outer shell and beyond), each the one with the smallest total L1 distance to those
+// taken so far, ties to the smaller L1 distance to c, then the smaller (x, y, z). The
+// candidate's score is the sum of the L-infinity distances of the set it returns, so a
+// node from beyond shell L adds its own shell number; its tie score is 0 (PReMAS
+// scores the returned set alone, which leaves no node to weigh). The first center with
+// the smallest score wins.
+//
+// The count-based score of the plain collector (L for each of the m nodes) is a lower
+// bound of the greedy score, so centers whose bound is not below the best greedy
+// score so far are skipped without running the collector.
+func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
+	best := math.MaxInt
+	var bestSet []int
+	ties := 0
+	a.hashes = a.hashes[:0]
+	for _, c := range a.fl {
+		lower, L, m, ok := a.shellScore(c, k, best)
+		if !ok || lower > best || (lower == best && !a.countTies) {
+			continue
+		}
+		score, set := a.greedyCollect(c, L, m)
+		switch {
+		case score < best:
+			best, ties = score, 1
+			bestSet = append(bestSet[:0], set...)
+			a.hashes = append(a.hashes[:0], a.setHash(set))
+		case score == best:
+			ties++
+			a.hashes = append(a.hashes, a.setHash(set))
+		}
+	}
+	if !a.countTies {
+		ties = 0
+	}
+	if ties > 1 {
+		centers := ties
+		slices.Sort(a.hashes)
+		if ties = len(slices.Compact(a.hashes)); ties > 1 {
+			a.stats.Tied++
+			a.stats.TiedCandidates += int64(ties)
+			a.stats.TiedCenters += int64(centers)
+		}
+	}
+	a.last = ties
+	nodes := slices.Clone(bestSet)
+	slices.Sort(nodes)
+	return nodes, a.take(nodes)
+}
+
+func (a *mc1x1) setHash(set []int) uint64 {
+	var h uint64
+	for _, v := range set {
+		h += a.x.hash[v]
+	}
+	return h
+}
+
+// greedyCollect returns the greedy collector's score and set around c, given the shell
+// L of the k-th nearest free node and the number m of nodes to take at distance >= L.
+// The set aliases scratch space.
+func (a *mc1x1) greedyCollect(c, L, m int) (int, []int) {
+	set := a.tmp[:0]
+	cand := a.sh[:0]
+	score := 0
+	for _, v := range a.fl {
+		if d := a.x.linf(c, v); d < L {
+			set = append(set, v)
+			score += d
+		} else {
+			cand = append(cand, v)
+		}
+	}
+	a.sh = cand
+	// Initial totals: L1 distance from each candidate to the inner nodes, from
+	// per-dimension counts of the inner nodes' coordinates (O(d) per candidate); with
+	// wraparound, pair by pair.
+	sums := a.sums[:0]
+	if !slices.Contains(a.x.wrap, true) {
+		a.l1Sums(set, cand, &sums)
+	} else {
+		for _, s := range cand {
+			t := 0
+			for _, v := range set {
+				t += a.x.l1(s, v)
+			}
+			sums = append(sums, t)
+		}
+	}
+	a.sums = sums
+	for n := 0; n < m; n++ {
+		b := n
+		for j := n + 1; j < len(cand); j++ {
+			if sums[j] != sums[b] {
+				if sums[j] < sums[b] {
+					b = j
+				}
+				continue
+			}
+			dj, db := a.x.l1(c, cand[j]), a.x.l1(c, cand[b])
+			if dj < db || dj == db && a.pos[cand[j]] < a.pos[cand[b]] {
+				b = j
+			}
+		}
+		cand[n], cand[b] = cand[b], cand[n]
+		sums[n], sums[b] = sums[b], sums[n]
+		picked := cand[n]
+		set = append(set, picked)
+		score += a.x.linf(c, picked)
+		for j := n + 1; j < len(cand); j++ {
+			sums[j] += a.x.l1(cand[j], picked)
+		}
+	}
+	a.tmp = set
+	return score, set
+}
+
+// l1Sums appends, for each node of cand, its total L1 distance to the nodes of set
+// (no wraparound): per dimension, prefix counts and coordinate sums of set give
+// sum |x - x_v| = x*below - sumBelow + sumAbove - x*above.
+func (a *mc1x1) l1Sums(set, cand []int, sums *[]int) {
+	x := a.x
+	d := x.d
+	base := len(*sums)
+	for range cand {
+		*sums = append(*sums, 0)
+	}
+	out := (*sums)[base:]
+	for j, side := range x.dims {
+		cnt := a.hist[:0]
+		for range 2 * (side + 1) {
+			cnt = append(cnt, 0)
+		}
+		a.hist = cnt
+		num, tot := cnt[:side+1], cnt[side+1:]
+		for _, v := range set {
+			c := int(x.coord[v*d+j])
+			num[c+1]++
+			tot[c+1] += c
+		}
+		for i := 1; i <= side; i++ {
+			num[i] += num[i-1]
+			tot[i] += tot[i-1]
+		}
+		n, t := num[side], tot[side]
+		for i, s := range cand {
+			c := int(x.coord[s*d+j])
+			below, sumBelow := num[c], tot[c] // coordinates < c
+			out[i] += c*below - sumBelow + (t - sumBelow) - c*(n-below)
+		}
+	}
 }

@@ -115,7 +115,7 @@ func refCenter(g *topo.Grid, free []bool, k int, variant string, tb *TieBreak) (
 				switch dv := linf(c, v); {
 				case dv < L:
 					chosen = append(chosen, v)
-				case dv == L:
+				case dv >= L: // PReMAS: the outer shell and everything beyond it
 					outer = append(outer, v)
 				}
 			}
@@ -136,9 +136,14 @@ func refCenter(g *topo.Grid, free []bool, k int, variant string, tb *TieBreak) (
 				outer = slices.Delete(outer, bi, bi+1)
 			}
 			cand = chosen
+			score = 0 // scored on the set returned
+			for _, v := range cand {
+				score += linf(c, v)
+			}
 		}
 		tie := 0.0
-		if tb != nil && tb.SR > 0 {
+		// PReMAS's tie score sees only the greedy collector's returned set: 0.
+		if tb != nil && tb.SR > 0 && variant != "mc1x1-greedy" {
 			slices.SortStableFunc(work, func(a, b int) int { return linf(c, a) - linf(c, b) })
 			last := linf(c, work[k-1])
 			look := last + tb.SR

@@ -51,6 +51,11 @@ var published = []struct {
 	{"testdata/KTH-SP2-1996-2.converted.txt.gz", "mesh:10x10", "mc1x1:tb=2,13,20,6", 559.623, "easy"},
 	{"testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "mc1x1", 5260.370, "easy"},
 	{"testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "mc1x1:tb=3,9,3,2", 5167.365, "easy"},
+	// Not in the paper: PReMAS's later default MC1x1, with its greedy outer shell
+	// (GreedyLInfPointCollector), run by us on 2026-11-24 (java simulator.Main
+	// machine=mesh[16,16,1] scheduler=pqueue[fifo] allocator=MC1x1, PReMAS as in
+	// long1710/Network-Topology 855d5b1): 5344.034986 (docs/alloc.md).
+	{"testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "mc1x1-greedy", 5344.035, ""},
 }
 
 // TestPublishedTables replays the published runs with --compat premas. The paper
