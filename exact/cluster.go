@@ -185,3 +185,54 @@ func latticeBox(dim, r int) []geom.Point {
 	rec(0)
 	return out
 }
+
+// RoundCluster returns k points of Z^dim nearest the origin in Euclidean distance
+// (ties by coordinates), a near-optimal cluster: optimal clusters for total pairwise
+// L1 distance are close to discs (Bender et al. 2005 §1, Fig. 2). Bound is
+// LatticeBound(dim, k); Optimal is true only when the two meet. The cluster command
+// reports it for the requested k when --time-limit stops the exact search earlier.
+func RoundCluster(dim, k int) (ClusterResult, error) {
+	if dim < 1 || dim > 3 || k < 1 {
+		return ClusterResult{}, fmt.Errorf("exact: cluster of %d points in dimension %d", k, dim)
+	}
+	r := 1
+	for {
+		side := 2*r + 1
+		n := side
+		for range dim - 1 {
+			n *= side
+		}
+		if n >= 4*k {
+			break
+		}
+		r++
+	}
+	pts := latticeBox(dim, r)
+	norm := func(p geom.Point) int {
+		s := 0
+		for _, v := range p {
+			s += v * v
+		}
+		return s
+	}
+	slices.SortFunc(pts, func(a, b geom.Point) int {
+		if na, nb := norm(a), norm(b); na != nb {
+			return na - nb
+		}
+		return geom.Compare(a, b)
+	})
+	pts = slices.Clone(pts[:k])
+	total := int64(geom.PairwiseL1Brute(pts))
+	// As Clusters reports them: sorted, translated so that the smallest is the origin.
+	slices.SortFunc(pts, func(a, b geom.Point) int { return geom.Compare(a, b) })
+	o := slices.Clone(pts[0])
+	for i, p := range pts {
+		q := make(geom.Point, len(p))
+		for j := range p {
+			q[j] = p[j] - o[j]
+		}
+		pts[i] = q
+	}
+	bound := int64(math.Ceil(LatticeBound(dim, k) - 1e-9))
+	return ClusterResult{K: k, Dim: dim, Points: pts, Total: total, Bound: bound, Optimal: total == bound}, nil
+}

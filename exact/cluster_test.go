@@ -2,6 +2,7 @@ package exact
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -56,5 +57,28 @@ func TestClustersMatchBrute(t *testing.T) {
 				t.Errorf("dim %d k %d: %d (optimal %v), brute %d", dim, c.K, c.Total, c.Optimal, want)
 			}
 		}
+	}
+}
+
+// RoundCluster is a valid cluster of the requested size, never below its bound, and
+// optimal where the tabulated optimum says it is.
+func TestRoundCluster(t *testing.T) {
+	for _, dim := range []int{2, 3} {
+		for k := 1; k <= 60; k++ {
+			c, err := RoundCluster(dim, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, p := range c.Points {
+				seen[fmt.Sprint(p)] = true
+			}
+			if len(c.Points) != k || len(seen) != k || c.Total != int64(geom.PairwiseL1Brute(c.Points)) || c.Bound > c.Total {
+				t.Fatalf("dim %d k %d: %d points (%d distinct), total %d, bound %d", dim, k, len(c.Points), len(seen), c.Total, c.Bound)
+			}
+		}
+	}
+	if c, _ := RoundCluster(2, 5); !c.Optimal || c.Total != 16 {
+		t.Fatalf("k = 5: %+v, want the optimal plus shape (16)", c)
 	}
 }

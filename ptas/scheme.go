@@ -177,7 +177,18 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 		return Result{}, fmt.Errorf("ptas: %w: %d points with %d slices per axis give %.3g cut vectors per axis (limit %d); use a larger eps or fewer points",
 			ErrTooLarge, pr.n, len(sizes), c, MaxCutVectors)
 	}
-	start, err := MMContext(ctx, pts, k, Options{})
+	// The MM seed runs to the end even past a deadline (it is polynomial, and the
+	// enumeration below is not): a stopped scheme still returns a subset with MM's
+	// guarantee. An interrupt stops it.
+	seedCtx, cancelSeed := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelSeed()
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			cancelSeed()
+		}
+	})
+	defer stop()
+	start, err := MMContext(seedCtx, pts, k, Options{})
 	if err != nil {
 		return Result{}, err
 	}

@@ -53,8 +53,14 @@ procalloc cluster --k 16 --svg cluster16.svg`,
 					return err
 				}
 				c := all[len(all)-1]
+				var note string
 				if c.K != *k {
-					return fmt.Errorf("stopped at k = %d (bound %d, best %d) before reaching k = %d", c.K, c.Bound, c.Total, *k)
+					// The exact search stopped at a smaller size: report a near-optimal
+					// round cluster of the requested size with its proven bound.
+					note = fmt.Sprintf("time limit: the exact search reached k = %d; this round cluster is the best found for k = %d, with the lattice bound", c.K, *k)
+					if c, err = exact.RoundCluster(*dim, *k); err != nil {
+						return err
+					}
 				}
 				avg := 0.0
 				if c.K > 1 {
@@ -62,6 +68,9 @@ procalloc cluster --k 16 --svg cluster16.svg`,
 				}
 				res := map[string]any{"k": c.K, "dim": c.Dim, "total": c.Total, "average": avg,
 					"points": c.Points, "optimal": c.Optimal, "bound": c.Bound, "seconds": time.Since(start).Seconds()}
+				if note != "" {
+					res["note"] = note
+				}
 				if *svg != "" {
 					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }); err != nil {
 						return err
@@ -73,6 +82,9 @@ procalloc cluster --k 16 --svg cluster16.svg`,
 					}
 					fmt.Fprintf(w, "k           %d\ndim         %d\ntotal       %d\naverage     %.4f\noptimal     %v\nbound       %d\n",
 						c.K, c.Dim, c.Total, avg, c.Optimal, c.Bound)
+					if note != "" {
+						fmt.Fprintf(w, "note        %s\n", note)
+					}
 					return drawCluster(w, c.Points)
 				})
 			}
