@@ -180,6 +180,9 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 	// The MM seed runs to the end even past a deadline (it is polynomial, and the
 	// enumeration below is not): a stopped scheme still returns a subset with MM's
 	// guarantee. An interrupt stops it.
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return Result{}, ctx.Err()
+	}
 	seedCtx, cancelSeed := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSeed()
 	stop := context.AfterFunc(ctx, func() {
