@@ -320,12 +320,6 @@ func (a *mc1x1) tieScore(i, k, L, m int) float64 {
 	}
 	var wallLast int
 	switch {
-	case a.greedy:
-		for _, v := range a.chooseLast(i, L, m) {
-			if a.x.wall[v] {
-				wallLast++
-			}
-		}
 	case m == last.free || last.freeWall == 0:
 		wallLast = last.freeWall
 	case last.freeWall == last.free:
@@ -365,9 +359,6 @@ func (a *mc1x1) chooseLast(i, L, m int) []int {
 	S := a.sh
 	if m == len(S) {
 		return S
-	}
-	if a.greedy {
-		return a.greedyLast(c, L, m, S)
 	}
 	in, hi, need := a.refine(i, S, m, false)
 	if need > 0 && need < hi-in {
@@ -466,45 +457,6 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 	return in, hi, need
 }
 
-// greedyLast is PReMAS's greedy outer shell: all nodes strictly inside shell L are
-// taken; then the shell node with the smallest total L1 distance to those taken so far
-// joins, ties going to the smaller L1 distance to the center, then the smaller
-// (x, y, z) (free-list position). S is reordered so that its first m entries are the
-// ones taken.
-func (a *mc1x1) greedyLast(c, L, m int, S []int) []int {
-	sums := a.sums[:0]
-	for _, s := range S {
-		t := 0
-		for _, v := range a.fl {
-			if a.x.linf(c, v) < L {
-				t += a.x.l1(s, v)
-			}
-		}
-		sums = append(sums, t)
-	}
-	a.sums = sums
-	for n := 0; n < m; n++ {
-		b := n
-		for j := n + 1; j < len(S); j++ {
-			if sums[j] != sums[b] {
-				if sums[j] < sums[b] {
-					b = j
-				}
-				continue
-			}
-			dj, db := a.x.l1(c, S[j]), a.x.l1(c, S[b])
-			if dj < db || dj == db && a.pos[S[j]] < a.pos[S[b]] {
-				b = j
-			}
-		}
-		S[n], S[b] = S[b], S[n]
-		sums[n], sums[b] = sums[b], sums[n]
-		for j := n + 1; j < len(S); j++ {
-			sums[j] += a.x.l1(S[j], S[n])
-		}
-	}
-	return S[:m]
-}
 
 // shellNodes appends the free nodes at L-infinity distance exactly r from c.
 func (a *mc1x1) shellNodes(c, r int, dst []int) []int {

@@ -109,13 +109,9 @@ func Hilbert(g *topo.Grid) (Order, error) {
 // re-enters, consecutive nodes may be several hops apart. On a power-of-two square it
 // equals Hilbert.
 func HilbertTrunc(g *topo.Grid) (Order, error) {
-	if _, err := grid2D(g); err != nil {
+	x, y, side, err := enclosingSquare(g)
+	if err != nil {
 		return nil, err
-	}
-	x, y := dims2(g)
-	side := 1
-	if m := max(x, y); m > 1 {
-		side = 1 << bits.Len(uint(m-1))
 	}
 	o := make(Order, g.N())
 	hw := hilbertWalker{out: o, stride: x, w: x, h: y}
@@ -186,4 +182,18 @@ func (hw *hilbertWalker) clipped(px, py, ax, ay, bx, by, side int) {
 	hw.clipped(px+bx*h, py+by*h, ax, ay, bx, by, h)
 	hw.clipped(px+bx*h+ax*h, py+by*h+ay*h, ax, ay, bx, by, h)
 	hw.clipped(px+ax*(side-1)+bx*(h-1), py+ay*(side-1)+by*(h-1), -bx, -by, -ax, -ay, h)
+}
+
+// enclosingSquare returns the sides of the 1D or 2D grid g and the side of the
+// smallest power-of-two square that contains it (the truncated curves' square).
+func enclosingSquare(g *topo.Grid) (x, y, side int, err error) {
+	if _, err := grid2D(g); err != nil {
+		return 0, 0, 0, err
+	}
+	x, y = dims2(g)
+	side = 1
+	if m := max(x, y); m > 1 {
+		side = 1 << bits.Len(uint(m-1))
+	}
+	return x, y, side, nil
 }

@@ -189,13 +189,9 @@ func nextPow2(v int) int {
 // power-of-two square it equals HIndex; elsewhere consecutive nodes may be several
 // hops apart where the curve leaves the grid.
 func HIndexTrunc(g *topo.Grid) (Order, error) {
-	if _, err := grid2D(g); err != nil {
+	x, y, side, err := enclosingSquare(g)
+	if err != nil {
 		return nil, err
-	}
-	x, y := dims2(g)
-	side := 1
-	if m := max(x, y); m > 1 {
-		side = 1 << bits.Len(uint(m-1))
 	}
 	sq, err := HIndex(topo.Mesh(side, side))
 	if err != nil {
