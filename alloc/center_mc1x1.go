@@ -457,7 +457,6 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 	return in, hi, need
 }
 
-
 // shellNodes appends the free nodes at L-infinity distance exactly r from c.
 func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
 	x := a.x
