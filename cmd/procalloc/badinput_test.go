@@ -66,3 +66,17 @@ func TestBadInputIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestHostlistCommand(t *testing.T) {
+	code, out, _ := runCLI(t, "", "hostlist", "expand", "rack[0-1]_blade[7-8]")
+	if code != 0 || out != "rack0_blade7\nrack0_blade8\nrack1_blade7\nrack1_blade8\n" {
+		t.Fatalf("expand: exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, "n1\nn2,n3 n7\n", "hostlist", "compress")
+	if code != 0 || out != "n[1-3,7]\n" {
+		t.Fatalf("compress: exit %d, %q", code, out)
+	}
+	if code, _, stderr := runCLI(t, "", "hostlist", "expand", "n[3-1]"); code != 1 || !strings.Contains(stderr, "reversed range") {
+		t.Fatalf("reversed range: exit %d, %s", code, stderr)
+	}
+}

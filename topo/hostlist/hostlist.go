@@ -1,0 +1,257 @@
+// Package hostlist reads and writes Slurm hostlist expressions such as
+// node[001-016,020] or rack[0-3]_blade[0-41], the way Slurm's scontrol show hostnames
+// and scontrol show hostlist do (Slurm's hostlist.c; checked against scontrol in the
+// tests): Expand lists the names of an expression in order, Compress writes names as
+// one expression, keeping their order.
+package hostlist
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxHosts bounds what Expand produces, so that a typo such as n[0-999999999] is an
+// error and not an exhausted memory.
+const MaxHosts = 1 << 22
+
+// ErrSyntax is wrapped by every Expand error.
+var ErrSyntax = errors.New("invalid hostlist")
+
+// Expand returns the host names of expr, a comma-separated list of names, each with
+// zero or more bracketed range lists ([1-3,7], zero padding kept: [001-016]), in order:
+// left to right, the first bracket outermost. Text after the last bracket of a name
+// is refused, as Slurm refuses it; so are reversed ranges, numbers beyond 2^63 and
+// lists of more than MaxHosts names.
+func Expand(expr string) ([]string, error) {
+	var out []string
+	for _, item := range splitTop(expr) {
+		if item == "" {
+			return nil, fmt.Errorf("%q: empty name in the list: %w", expr, ErrSyntax)
+		}
+		names, err := expandOne(item, MaxHosts-len(out))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", expr, err)
+		}
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// splitTop splits at the commas outside brackets.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+func expandOne(item string, room int) ([]string, error) {
+	names := []string{""}
+	rest := item
+	sawBracket := false
+	for rest != "" {
+		open := strings.IndexByte(rest, '[')
+		if open < 0 {
+			if strings.ContainsRune(rest, ']') {
+				return nil, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
+			}
+			if sawBracket {
+				return nil, fmt.Errorf("text %q after the last bracket of %q: %w", rest, item, ErrSyntax)
+			}
+			for i := range names {
+				names[i] += rest
+			}
+			break
+		}
+		closeAt := strings.IndexByte(rest, ']')
+		if closeAt < open {
+			return nil, fmt.Errorf("unmatched brackets in %q: %w", item, ErrSyntax)
+		}
+		prefix, body := rest[:open], rest[open+1:closeAt]
+		if strings.ContainsAny(body, "[") {
+			return nil, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
+		}
+		vals, err := rangeList(body, item)
+		if err != nil {
+			return nil, err
+		}
+		if len(names)*len(vals) > room {
+			return nil, fmt.Errorf("%q names more than %d hosts: %w", item, MaxHosts, ErrSyntax)
+		}
+		next := make([]string, 0, len(names)*len(vals))
+		for _, n := range names {
+			for _, v := range vals {
+				next = append(next, n+prefix+v)
+			}
+		}
+		names = next
+		rest = rest[closeAt+1:]
+		sawBracket = true
+	}
+	return names, nil
+}
+
+// rangeList expands "1-3,007,9" into the numbers as written (padding kept).
+func rangeList(body, item string) ([]string, error) {
+	if body == "" {
+		return nil, fmt.Errorf("empty brackets in %q: %w", item, ErrSyntax)
+	}
+	var out []string
+	for _, r := range strings.Split(body, ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		a, err := number(lo, item)
+		if err != nil {
+			return nil, err
+		}
+		b := a
+		if isRange {
+			if b, err = number(hi, item); err != nil {
+				return nil, err
+			}
+		}
+		if b < a {
+			return nil, fmt.Errorf("reversed range %q in %q: %w", r, item, ErrSyntax)
+		}
+		if b-a >= MaxHosts {
+			return nil, fmt.Errorf("range %q in %q names more than %d hosts: %w", r, item, MaxHosts, ErrSyntax)
+		}
+		width := 0
+		if len(lo) > 1 && lo[0] == '0' {
+			width = len(lo) // zero padded: keep the width
+		}
+		for v := a; v <= b; v++ {
+			s := strconv.FormatUint(v, 10)
+			for len(s) < width {
+				s = "0" + s
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func number(s, item string) (uint64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, fmt.Errorf("%q in %q is not a number: %w", s, item, ErrSyntax)
+	}
+	v, err := strconv.ParseUint(s, 10, 63)
+	if err != nil {
+		return 0, fmt.Errorf("%q in %q is too large: %w", s, item, ErrSyntax)
+	}
+	return v, nil
+}
+
+// hostRange is a run of names prefix+number with consecutive numbers, as Slurm keeps
+// them: lo..hi, written with width digits (0: unpadded).
+type hostRange struct {
+	prefix string
+	lo, hi uint64
+	width  int
+	plain  bool // a name without a numeric suffix
+}
+
+// split cuts a name into its prefix and trailing number.
+func split(name string) (prefix, digits string) {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	return name[:i], name[i:]
+}
+
+// Compress writes names as one hostlist expression in their order, as scontrol show
+// hostlist does: a name extends the previous run when it has the same prefix, the
+// next number and a compatible width; consecutive runs of one prefix share a bracket.
+func Compress(names []string) (string, error) {
+	var runs []hostRange
+	for _, n := range names {
+		if n == "" || strings.ContainsAny(n, ",[] \t\n") {
+			return "", fmt.Errorf("%q is not a host name (empty, or with a comma, bracket or space)", n)
+		}
+		prefix, digits := split(n)
+		if digits == "" || len(digits) > 18 {
+			runs = append(runs, hostRange{prefix: n, plain: true})
+			continue
+		}
+		v, _ := strconv.ParseUint(digits, 10, 64)
+		width := 0
+		if len(digits) > 1 && digits[0] == '0' {
+			width = len(digits)
+		}
+		if k := len(runs) - 1; k >= 0 {
+			r := &runs[k]
+			if !r.plain && r.prefix == prefix && v == r.hi+1 && widthFits(r.width, width, digits) {
+				r.hi = v
+				continue
+			}
+		}
+		runs = append(runs, hostRange{prefix: prefix, lo: v, hi: v, width: width})
+	}
+	var b strings.Builder
+	for i := 0; i < len(runs); {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		r := runs[i]
+		if r.plain {
+			b.WriteString(r.prefix)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(runs) && !runs[j].plain && runs[j].prefix == r.prefix {
+			j++
+		}
+		if j == i+1 && r.lo == r.hi {
+			b.WriteString(r.prefix + pad(r.lo, r.width))
+			i++
+			continue
+		}
+		b.WriteString(r.prefix + "[")
+		for k := i; k < j; k++ {
+			if k > i {
+				b.WriteByte(',')
+			}
+			q := runs[k]
+			b.WriteString(pad(q.lo, q.width))
+			if q.hi != q.lo {
+				b.WriteString("-" + pad(q.hi, q.width))
+			}
+		}
+		b.WriteByte(']')
+		i = j
+	}
+	return b.String(), nil
+}
+
+// widthFits says whether a number written as digits (padded to width w, 0 when not
+// padded) continues a run written with width rw: padded runs take numbers of their
+// width, unpadded runs unpadded numbers.
+func widthFits(rw, w int, digits string) bool {
+	if rw > 0 {
+		return len(digits) == rw
+	}
+	return w == 0
+}
+
+func pad(v uint64, width int) string {
+	s := strconv.FormatUint(v, 10)
+	for len(s) < width {
+		s = "0" + s
+	}
+	return s
+}
