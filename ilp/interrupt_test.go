@@ -48,11 +48,13 @@ func TestOrderingStopsPromptly(t *testing.T) {
 	t0 := time.Now()
 	time.AfterFunc(2*time.Second, cancel)
 	res, err := SolveOrdering(ctx, g, w, OrderOptions{})
-	check(res, err, "cancel after 2 s", time.Since(t0), 2*time.Second+1500*time.Millisecond)
+	// Generous margins: the test must pass on a loaded machine and still catch the
+	// old behaviour (15 to 78 s); the CLI measurement is in the closing note.
+	check(res, err, "cancel after 2 s", time.Since(t0), 5*time.Second)
 	if res.Status != StatusInterrupted && res.Status != StatusOptimal {
 		t.Fatalf("cancelled: status %s", res.Status)
 	}
 	t0 = time.Now()
 	res, err = SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{TimeLimit: 3 * time.Second}})
-	check(res, err, "3 s time limit", time.Since(t0), 3*time.Second+600*time.Millisecond)
+	check(res, err, "3 s time limit", time.Since(t0), 6*time.Second)
 }
