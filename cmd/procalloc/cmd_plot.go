@@ -46,6 +46,7 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.`
 			y := fs.String("y", "mean_response", "metric `KEY` on the y axis (a key of sim --json)")
 			where := fs.String("where", "", "keep items whose parameters match: `KEY=VALUE,...` (trace, machine, sched, pattern, alloc)")
 			svg := fs.String("svg", "", "write the chart to `FILE` (SVG)")
+			title := fs.String("title", "", "chart `TITLE` (default: the metric, the parameter and --where)")
 			asJSON := fs.Bool("json", false, "print JSON: one series per allocator")
 			out := fs.String("o", "", "write the table to `FILE` instead of stdout")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -106,11 +107,18 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.`
 					return fmt.Errorf("no successful item matches --where %q", *where)
 				}
 				if *svg != "" {
-					title := fmt.Sprintf("%s against %s", *y, *x)
-					if *where != "" {
-						title += " — " + *where
+					t := *title
+					if t == "" {
+						t = fmt.Sprintf("%s against %s", *y, *x)
+						if *where != "" {
+							t += " — " + *where
+						}
 					}
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return writeLineChart(w, title, *x, *y, series) }); err != nil {
+					xlabel := *x
+					if xlabel == "contract" {
+						xlabel = "load factor (arrival times multiplied by it)"
+					}
+					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return writeLineChart(w, t, xlabel, *y, series) }); err != nil {
 						return err
 					}
 				}
