@@ -34,17 +34,27 @@ const (
 )
 
 // Formats lists the ranking-file formats.
-var Formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts}
+var Formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts,
+	FormatSlurmWeight, FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
 
 // FormatsHelp describes the formats for command-line help.
 const FormatsHelp = `pairs   "i r" per line: node i has rank r (PReMAS curve file)
 ranks   line i holds the rank of node i
 order   node indices in curve order, one per line
 json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[...]}
-hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)`
+hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
+slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines (Slurm takes the lowest Weight first)
+hostfile          the same as hosts (SLURM_HOSTFILE, mpirun --hostfile with --map-by seq)
+hostlist          the hosts in curve order as one Slurm hostlist expression
+rankfile          Open MPI rankfile: "rank R=HOST slot=0"
+mpich-rank-order  MPICH_RANK_ORDER: the MPI rank of each node slot, nodes in index order
+jgf               Flux JSON Graph Format resource graph, node vertex id = curve rank`
 
 // ParseFormat returns the format with the given name.
 func ParseFormat(s string) (Format, error) {
+	if s == "hostfile" {
+		return FormatHosts, nil // one host per line in curve order: the hosts format
+	}
 	for _, f := range Formats {
 		if string(f) == s {
 			return f, nil
@@ -70,6 +80,9 @@ func FormatFromPath(path string) (Format, bool) {
 // number. One number per line cannot tell ranks from order apart: that is an error
 // asking for a .ranks or .order extension.
 func DetectFormat(data []byte) (Format, error) {
+	if f := detectSchedulerFormat(data); f != "" {
+		return f, nil
+	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		return FormatJSON, nil
 	}
@@ -169,7 +182,8 @@ func WriteRanking(w io.Writer, f Format, o Order, meta RankingMeta, hosts []stri
 		bw.Write(b)
 		bw.WriteByte('\n')
 	default:
-		return fmt.Errorf("unknown ranking format %q", f)
+		bw.Flush()
+		return writeSchedulerFormat(w, f, o, hosts)
 	}
 	return bw.Flush()
 }
@@ -233,6 +247,9 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 	}
 	if f == FormatJSON {
 		return readRankingJSON(r, n, spec)
+	}
+	if slices.Contains(SchedulerFormats, f) {
+		return readSchedulerFormat(r, f, n, hosts)
 	}
 	rd := rankReader{n: n, rankOf: make([]int, n), lineOf: make([]int, n), nodeAt: make([]int, n), rankLine: make([]int, n)}
 	for i := range rd.rankOf {

@@ -1,0 +1,321 @@
+package curves
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// Ranking formats that resource managers and MPI launchers read. Each holds host
+// names, so writing them needs the nodes' names (--hosts FILE, or a graph's names;
+// without names a node is named by its index).
+const (
+	// FormatSlurmWeight: slurm.conf "NodeName=HOST Weight=RANK+1" lines. Slurm
+	// allocates the lowest Weight first among nodes of equal fitness, so a weight per
+	// node equal to its curve rank makes Slurm allocate along the curve.
+	FormatSlurmWeight Format = "slurm-weight"
+	// FormatHostlist: the hosts in curve order as one Slurm hostlist expression.
+	FormatHostlist Format = "hostlist"
+	// FormatRankfile: Open MPI rankfile, "rank R=HOST slot=0", rank R on the host of
+	// curve rank R.
+	FormatRankfile Format = "rankfile"
+	// FormatMPICHRankOrder: an MPICH_RANK_ORDER file (Cray MPICH custom rank
+	// placement): the MPI rank to place on each node slot, nodes in index order,
+	// comma-separated with ranges.
+	FormatMPICHRankOrder Format = "mpich-rank-order"
+	// FormatJGF: Flux's JSON Graph Format resource graph, a cluster vertex and one node
+	// vertex per host whose "id" is the host's curve rank, so that Flux's low-id-first
+	// match policies allocate along the curve.
+	FormatJGF Format = "jgf"
+)
+
+// SchedulerFormats are the formats above.
+var SchedulerFormats = []Format{FormatSlurmWeight, FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+
+func hostName(hosts []string, v int) string {
+	if hosts != nil {
+		return hosts[v]
+	}
+	return strconv.Itoa(v)
+}
+
+// writeSchedulerFormat writes o in one of SchedulerFormats.
+func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error {
+	if hosts != nil && len(hosts) != len(o) {
+		return fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
+	}
+	bw := bufio.NewWriter(w)
+	switch f {
+	case FormatSlurmWeight:
+		fmt.Fprintln(bw, "# slurm.conf node weights along a curve: Slurm allocates the lowest Weight first")
+		for r, v := range o {
+			fmt.Fprintf(bw, "NodeName=%s Weight=%d\n", hostName(hosts, v), r+1)
+		}
+	case FormatHostlist:
+		names := make([]string, len(o))
+		for r, v := range o {
+			names[r] = hostName(hosts, v)
+		}
+		expr, err := hostlist.Compress(names)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(bw, expr)
+	case FormatRankfile:
+		for r, v := range o {
+			fmt.Fprintf(bw, "rank %d=%s slot=0\n", r, hostName(hosts, v))
+		}
+	case FormatMPICHRankOrder:
+		ranks := o.Ranks()
+		var parts []string
+		for i := 0; i < len(ranks); {
+			j := i
+			for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
+				j++
+			}
+			if j > i {
+				parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
+			} else {
+				parts = append(parts, strconv.Itoa(ranks[i]))
+			}
+			i = j + 1
+		}
+		fmt.Fprintln(bw, strings.Join(parts, ","))
+	case FormatJGF:
+		type meta struct {
+			Type      string            `json:"type"`
+			Basename  string            `json:"basename"`
+			Name      string            `json:"name"`
+			ID        int               `json:"id"`
+			UniqID    int               `json:"uniq_id"`
+			Rank      int               `json:"rank"`
+			Exclusive bool              `json:"exclusive"`
+			Unit      string            `json:"unit"`
+			Size      int               `json:"size"`
+			Paths     map[string]string `json:"paths"`
+		}
+		type vertex struct {
+			ID       string `json:"id"`
+			Metadata meta   `json:"metadata"`
+		}
+		type edge struct {
+			Source   string            `json:"source"`
+			Target   string            `json:"target"`
+			Metadata map[string]string `json:"metadata"`
+		}
+		nodes := []vertex{{ID: "0", Metadata: meta{Type: "cluster", Basename: "cluster", Name: "cluster0", Rank: -1, Size: 1,
+			Paths: map[string]string{"containment": "/cluster0"}}}}
+		var edges []edge
+		for r, v := range o {
+			name := hostName(hosts, v)
+			base := strings.TrimRight(name, "0123456789")
+			nodes = append(nodes, vertex{ID: strconv.Itoa(r + 1), Metadata: meta{Type: "node", Basename: base, Name: name, ID: r,
+				UniqID: r + 1, Rank: -1, Size: 1, Paths: map[string]string{"containment": "/cluster0/" + name}}})
+			edges = append(edges, edge{Source: "0", Target: strconv.Itoa(r + 1), Metadata: map[string]string{"subsystem": "containment"}})
+		}
+		doc := map[string]any{"graph": map[string]any{"nodes": nodes, "edges": edges}}
+		b, err := json.MarshalIndent(doc, "", " ")
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	default:
+		return fmt.Errorf("unknown ranking format %q", f)
+	}
+	return bw.Flush()
+}
+
+// readSchedulerFormat reads o back from one of SchedulerFormats.
+func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		rank int
+		host string
+		line int
+	}
+	var es []entry
+	lines := strings.Split(string(data), "\n")
+	dataLines := func(yield func(int, string) bool) {
+		for i, l := range lines {
+			if k := strings.IndexByte(l, '#'); k >= 0 {
+				l = l[:k]
+			}
+			if l = strings.TrimSpace(l); l != "" {
+				if !yield(i+1, l) {
+					return
+				}
+			}
+		}
+	}
+	switch f {
+	case FormatSlurmWeight:
+		for ln, l := range dataLines {
+			var name string
+			weight := -1
+			for _, kv := range strings.Fields(l) {
+				k, v, _ := strings.Cut(kv, "=")
+				switch strings.ToLower(k) {
+				case "nodename":
+					name = v
+				case "weight":
+					if weight, err = strconv.Atoi(v); err != nil || weight < 1 {
+						return nil, fmt.Errorf("line %d: Weight %q is not a positive integer", ln, v)
+					}
+				}
+			}
+			if name == "" || weight < 0 {
+				return nil, fmt.Errorf("line %d: want NodeName=HOST Weight=N", ln)
+			}
+			es = append(es, entry{weight - 1, name, ln})
+		}
+	case FormatHostlist:
+		var expr strings.Builder
+		first := 0
+		for ln, l := range dataLines {
+			if first == 0 {
+				first = ln
+			}
+			if expr.Len() > 0 {
+				expr.WriteByte(',')
+			}
+			expr.WriteString(l)
+		}
+		names, err := hostlist.Expand(expr.String())
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range names {
+			es = append(es, entry{i, h, first})
+		}
+	case FormatRankfile:
+		for ln, l := range dataLines {
+			var rank int
+			var rest string
+			if _, err := fmt.Sscanf(l, "rank %d=%s", &rank, &rest); err != nil {
+				return nil, fmt.Errorf("line %d: want \"rank R=HOST slot=S\": %v", ln, err)
+			}
+			es = append(es, entry{rank, rest, ln})
+		}
+	case FormatMPICHRankOrder:
+		i := 0
+		for ln, l := range dataLines {
+			for _, part := range strings.Split(l, ",") {
+				if part = strings.TrimSpace(part); part == "" {
+					continue
+				}
+				lo, hi, isRange := strings.Cut(part, "-")
+				a, err1 := strconv.Atoi(lo)
+				b := a
+				var err2 error
+				if isRange {
+					b, err2 = strconv.Atoi(hi)
+				}
+				if err1 != nil || err2 != nil || b < a || a < 0 || b-a > n {
+					return nil, fmt.Errorf("line %d: %q is not a rank or a range a-b", ln, part)
+				}
+				for v := a; v <= b; v++ {
+					es = append(es, entry{v, strconv.Itoa(i), ln}) // node i gets rank v
+					i++
+				}
+			}
+		}
+		hosts = nil // nodes by index
+	case FormatJGF:
+		var doc struct {
+			Graph struct {
+				Nodes []struct {
+					Metadata struct {
+						Type string `json:"type"`
+						Name string `json:"name"`
+						ID   *int   `json:"id"`
+					} `json:"metadata"`
+				} `json:"nodes"`
+			} `json:"graph"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("JGF: %w", err)
+		}
+		for i, v := range doc.Graph.Nodes {
+			if v.Metadata.Type != "node" {
+				continue
+			}
+			if v.Metadata.ID == nil {
+				return nil, fmt.Errorf("JGF vertex %d (%s): no id", i, v.Metadata.Name)
+			}
+			es = append(es, entry{*v.Metadata.ID, v.Metadata.Name, i})
+		}
+	default:
+		return nil, fmt.Errorf("unknown ranking format %q", f)
+	}
+	if len(es) != n {
+		return nil, fmt.Errorf("%d hosts for a machine of %d nodes", len(es), n)
+	}
+	index := map[string]int{}
+	for i := range n {
+		index[hostName(hosts, i)] = i
+	}
+	o := make(Order, n)
+	for i := range o {
+		o[i] = -1
+	}
+	seen := map[string]int{}
+	for _, e := range es {
+		v, ok := index[e.host]
+		if !ok {
+			return nil, fmt.Errorf("line %d: host %q is not a node of the machine", e.line, e.host)
+		}
+		if first, dup := seen[e.host]; dup {
+			return nil, fmt.Errorf("line %d: host %q again (first on line %d)", e.line, e.host, first)
+		}
+		seen[e.host] = e.line
+		if e.rank < 0 || e.rank >= n {
+			return nil, fmt.Errorf("line %d: rank %d out of range 0..%d", e.line, e.rank, n-1)
+		}
+		if o[e.rank] >= 0 {
+			return nil, fmt.Errorf("line %d: rank %d given twice", e.line, e.rank)
+		}
+		o[e.rank] = v
+	}
+	return o, o.Validate(n)
+}
+
+// detectSchedulerFormat recognises the scheduler formats by their content ("" when
+// none matches).
+func detectSchedulerFormat(data []byte) Format {
+	t := strings.TrimSpace(string(data))
+	if strings.HasPrefix(t, "{") {
+		if strings.Contains(t, `"graph"`) {
+			return FormatJGF
+		}
+		return ""
+	}
+	for _, l := range strings.Split(t, "\n") {
+		if k := strings.IndexByte(l, '#'); k >= 0 {
+			l = l[:k]
+		}
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "":
+			continue
+		case strings.HasPrefix(strings.ToLower(l), "nodename="):
+			return FormatSlurmWeight
+		case strings.HasPrefix(l, "rank ") && strings.Contains(l, "="):
+			return FormatRankfile
+		case strings.Trim(l, "0123456789,-") == "" && strings.ContainsAny(l, ",-"):
+			return FormatMPICHRankOrder
+		case strings.ContainsAny(l, "[,"):
+			return FormatHostlist
+		}
+		return ""
+	}
+	return ""
+}
