@@ -81,6 +81,13 @@ type slot struct {
 	injected int64
 }
 
+// chanState is a channel's state: the slot holding it (or -1), the FIFO of slots
+// waiting for it (through slot.next), and how many messages it has carried.
+type chanState struct {
+	owner, qhead, qtail int32
+	carried             int64
+}
+
 type pending struct {
 	msg    Message
 	queued int64
@@ -109,9 +116,8 @@ type Engine struct {
 	events  int // events in the calendar
 	active  int // messages injected and not yet arrived
 
-	owner        []int32 // channel -> slot holding it, or -1
-	qhead, qtail []int32 // channel -> FIFO of slots waiting for it (via slot.next)
-	eject        int32   // id of endpoint 0's ejection channel
+	ch    []chanState // per channel; one struct so that a hop touches one cache line
+	eject int32       // id of endpoint 0's ejection channel
 
 	slots []slot
 	free  []int32
@@ -119,8 +125,6 @@ type Engine struct {
 	srcQ    [][]pending // per endpoint, messages waiting to leave
 	srcHead []int32
 	srcBusy []bool
-
-	carried []int64 // messages each channel has carried
 
 	deliver func(*Delivery)
 	dv      Delivery // passed to deliver (reused: no allocation per message)
@@ -141,15 +145,14 @@ func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 	e := &Engine{
 		r: r, p: p, deliver: deliver,
 		buckets: make([][]int32, size), mask: size - 1,
-		owner: make([]int32, nch), qhead: make([]int32, nch), qtail: make([]int32, nch),
+		ch:      make([]chanState, nch),
 		eject:   int32(r.Channels()),
 		srcQ:    make([][]pending, r.Endpoints()),
 		srcHead: make([]int32, r.Endpoints()),
 		srcBusy: make([]bool, r.Endpoints()),
-		carried: make([]int64, nch),
 	}
-	for i := range e.owner {
-		e.owner[i], e.qhead[i], e.qtail[i] = -1, -1, -1
+	for i := range e.ch {
+		e.ch[i] = chanState{owner: -1, qhead: -1, qtail: -1}
 	}
 	return e, nil
 }
@@ -230,14 +233,15 @@ func (e *Engine) push(t int64, ev int32) {
 func (e *Engine) tryHop(id int32, t int64) {
 	sl := &e.slots[id]
 	c := sl.route[sl.hop]
-	if e.owner[c] >= 0 {
+	cs := &e.ch[c]
+	if cs.owner >= 0 {
 		sl.next = -1
-		if e.qtail[c] < 0 {
-			e.qhead[c] = id
+		if cs.qtail < 0 {
+			cs.qhead = id
 		} else {
-			e.slots[e.qtail[c]].next = id
+			e.slots[cs.qtail].next = id
 		}
-		e.qtail[c] = id
+		cs.qtail = id
 		return
 	}
 	e.granted(id, c, t)
@@ -245,7 +249,7 @@ func (e *Engine) tryHop(id int32, t int64) {
 
 // granted gives channel c to slot id at time t and schedules its next step.
 func (e *Engine) granted(id, c int32, t int64) {
-	e.owner[c] = id
+	e.ch[c].owner = id
 	sl := &e.slots[id]
 	sl.hop++
 	if int(sl.hop) == len(sl.route) {
@@ -259,15 +263,16 @@ func (e *Engine) granted(id, c int32, t int64) {
 func (e *Engine) arrive(id int32, t int64) {
 	route := e.slots[id].route
 	for _, c := range route {
-		e.carried[c]++
-		w := e.qhead[c]
+		cs := &e.ch[c]
+		cs.carried++
+		w := cs.qhead
 		if w < 0 {
-			e.owner[c] = -1
+			cs.owner = -1
 			continue
 		}
-		e.qhead[c] = e.slots[w].next
-		if e.qhead[c] < 0 {
-			e.qtail[c] = -1
+		cs.qhead = e.slots[w].next
+		if cs.qhead < 0 {
+			cs.qtail = -1
 		}
 		e.granted(w, c, t)
 	}
@@ -326,8 +331,8 @@ func (e *Engine) Run(limit int64) error {
 
 func (e *Engine) deadlock() error {
 	blocked := 0
-	for c, h := range e.qhead {
-		if h >= 0 && e.owner[c] >= 0 {
+	for _, cs := range e.ch {
+		if cs.qhead >= 0 && cs.owner >= 0 {
 			blocked++
 		}
 	}
@@ -346,8 +351,8 @@ type Stats struct {
 // Stats returns the totals so far.
 func (e *Engine) Stats() Stats {
 	s := Stats{Delivered: e.delivered, Hops: e.hops}
-	for _, c := range e.carried[:e.eject] {
-		s.MaxChannelMessages = max(s.MaxChannelMessages, c)
+	for _, cs := range e.ch[:e.eject] {
+		s.MaxChannelMessages = max(s.MaxChannelMessages, cs.carried)
 	}
 	return s
 }
