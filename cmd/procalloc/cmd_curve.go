@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -48,8 +49,8 @@ procalloc curve --list --machine torus:8x8`,
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
 			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
-			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json or hosts")
-			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for --format hosts)")
+			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order or jgf")
+			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
 			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies)")
@@ -92,7 +93,8 @@ procalloc curve --list --machine torus:8x8`,
 					return err
 				}
 				var names []string
-				if f == curves.FormatHosts {
+				named := f == curves.FormatHosts || slices.Contains(curves.SchedulerFormats, f)
+				if named {
 					switch {
 					case *hosts != "":
 						if names, err = curveReadHosts(e, *hosts, m.N()); err != nil {
@@ -100,11 +102,12 @@ procalloc curve --list --machine torus:8x8`,
 						}
 					case curves.NodeNames(m) != nil:
 						names = curves.NodeNames(m)
-					default:
+					case f == curves.FormatHosts:
 						return usagef("--format hosts needs --hosts FILE (host names in node-index order)")
 					}
+					// The scheduler formats name nodes by index when no names are given.
 				} else if *hosts != "" {
-					return usagef("--hosts is only used with --format hosts")
+					return usagef("--hosts is only used with formats that name hosts (hosts, %s)", formatList(curves.SchedulerFormats))
 				}
 				if *svg != "" {
 					g, ok := m.(*topo.Grid)
@@ -212,4 +215,12 @@ func curveList(w io.Writer, m topo.Machine) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", n, ok, curves.Summary(n))
 	}
 	return tw.Flush()
+}
+
+func formatList(fs []curves.Format) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, string(f))
+	}
+	return strings.Join(out, ", ")
 }
