@@ -25,7 +25,7 @@ type SubsetOptions struct {
 	Allowed []bool
 	// SizeBound, when not nil, returns a lower bound on the total pairwise L1 of any m
 	// distinct points of the input (for distinct lattice points: the unconstrained
-	// optimum of Z^d, ClusterTotals). It strengthens the bound for the unchosen part.
+	// optimum of Z^d, LatticeBound). It strengthens the bound for the unchosen part.
 	SizeBound func(m int) float64
 }
 

@@ -6,8 +6,6 @@ import (
 	"math"
 
 	"github.com/procalloc/procalloc/exact"
-	"github.com/procalloc/procalloc/geom"
-	"github.com/procalloc/procalloc/ptas"
 )
 
 // The exact solvers of package exact as subset algorithms: k3 (Theorem 3 of Bender et
@@ -158,21 +156,7 @@ func runSubsetRing(ctx context.Context, in *subsetInput, p subsetParams) (*subse
 }
 
 func runSubsetExact(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
-	var opt exact.SubsetOptions
-	var notes []string
-	if mm, err := ptas.MMIncContext(ctx, floatRows(in), p.K, ptas.Options{}); err == nil {
-		opt.Incumbent = mm.Indices
-	} else if ctx.Err() == nil {
-		return nil, fmt.Errorf("exact: incumbent: %w", err)
-	}
-	// Distinct lattice points in 2D or 3D: the unconstrained optima of Z^d bound the
-	// unchosen part.
-	if in.Ints != nil && distinct(in.Ints) {
-		if d := len(in.Ints[0]); d == 2 || d == 3 {
-			opt.SizeBound = func(m int) float64 { return exact.LatticeBound(d, m) }
-		}
-	}
-	r, err := exact.Subset(ctx, in.Points, p.K, opt)
+	r, err := exact.SubsetSeeded(ctx, in.Points, p.K, exact.SubsetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("exact: %w", err)
 	}
@@ -184,20 +168,7 @@ func runSubsetExact(ctx context.Context, in *subsetInput, p subsetParams) (*subs
 		if r.Bound > 0 {
 			res.Guarantee = r.Total / r.Bound
 		}
-		notes = append(notes, "stopped before proving optimality; bound is a proven lower bound")
+		res.Notes = append(res.Notes, "stopped before proving optimality; bound is a proven lower bound")
 	}
-	res.Notes = notes
 	return res, nil
-}
-
-func distinct(pts []geom.Point) bool {
-	seen := make(map[string]bool, len(pts))
-	for _, p := range pts {
-		key := fmt.Sprint(p)
-		if seen[key] {
-			return false
-		}
-		seen[key] = true
-	}
-	return true
 }
