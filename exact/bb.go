@@ -27,6 +27,9 @@ type SubsetOptions struct {
 	// distinct points of the input (for distinct lattice points: the unconstrained
 	// optimum of Z^d, LatticeBound). It strengthens the bound for the unchosen part.
 	SizeBound func(m int) float64
+	// MaxNodes, when > 0, stops the search after that many nodes as if ctx had ended:
+	// a budget that, unlike a time limit, gives the same answer on every machine.
+	MaxNodes int64
 }
 
 // SubsetResult is the outcome of Subset.
@@ -75,7 +78,7 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 		return SubsetResult{}, fmt.Errorf("exact: %d forced points exceed k = %d", len(opt.Forced), k)
 	}
 	_, integral := geom.ToInt(pts)
-	s := &bbSearch{ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound}
+	s := &bbSearch{ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound, maxNodes: opt.MaxNodes}
 	s.dist = make([]float64, n*n)
 	for i := range n {
 		for j := range n {
@@ -161,6 +164,7 @@ type bbSearch struct {
 	k, n      int
 	integral  bool
 	sizeBound func(int) float64
+	maxNodes  int64
 	dist      []float64
 	near      []float64
 	alpha     []float64 // Σ over A of distance
@@ -386,7 +390,7 @@ func (s *bbSearch) lowerBound(pos int) float64 {
 // search explores the node with candidates cand[pos:]; it returns false when stopped.
 func (s *bbSearch) search(pos int) {
 	s.nodes++
-	if s.nodes&1023 == 0 && s.ctx.Err() != nil {
+	if (s.nodes&1023 == 0 && s.ctx.Err() != nil) || (s.maxNodes > 0 && s.nodes > s.maxNodes) {
 		s.stopped = true
 	}
 	lb := s.lowerBound(pos)

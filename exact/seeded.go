@@ -12,19 +12,19 @@ import (
 
 // SubsetSeeded is Subset as procalloc runs it everywhere (the subset command, the
 // replay baseline, the opt allocator): the incumbent is MM+Inc (package ptas, a
-// 7/4-approximation in 2D), and when the points are distinct points of Z^2 or Z^3 the
-// unconstrained lattice optimum (LatticeBound) bounds the part still to choose.
-// Neither changes the answer of a finished search, only how soon it finishes. opt's
-// Incumbent and SizeBound, when set, are kept.
+// 7/4-approximation in 2D), or opt's Incumbent when that is better (ties: MM+Inc), and
+// when the points are distinct points of Z^2 or Z^3 the unconstrained lattice optimum
+// (LatticeBound) bounds the part still to choose. Neither changes the answer of a
+// finished search, only how soon it finishes. opt's SizeBound, when set, is kept.
 func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
-	if opt.Incumbent == nil {
-		mm, err := ptas.MMIncContext(ctx, pts, k, ptas.Options{})
-		switch {
-		case err == nil:
+	mm, err := ptas.MMIncContext(ctx, pts, k, ptas.Options{})
+	switch {
+	case err == nil:
+		if opt.Incumbent == nil || geom.PairwiseL1Subset(pts, mm.Indices) <= geom.PairwiseL1Subset(pts, opt.Incumbent) {
 			opt.Incumbent = mm.Indices
-		case ctx.Err() == nil:
-			return SubsetResult{}, fmt.Errorf("incumbent: %w", err)
 		}
+	case ctx.Err() == nil:
+		return SubsetResult{}, fmt.Errorf("incumbent: %w", err)
 	}
 	if opt.SizeBound == nil {
 		if d, ok := distinctLattice(pts); ok {

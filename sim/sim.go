@@ -34,6 +34,8 @@ type Config struct {
 	// MessageBytes is the message size of the static hop-bytes (default 256, the
 	// default 32 flits of 8 bytes); with Comm, its message size is used.
 	MessageBytes int64
+	// Baseline, when set, solves every decision exactly for comparison (Baseline).
+	Baseline *Baseline
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
 }
@@ -127,6 +129,12 @@ type JobResult struct {
 	MessageDistance float64 // MessageHops / Messages
 	HopBytes        int64   // sum over messages of hops x message bytes
 	MaxShared       int64   // most of the job's routes (one cycle) on one link
+	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
+	// job's start (the best found when not proven), whether it was proven, and
+	// TotalL1 over it (0 when not proven).
+	OptTotalL1     int64
+	OptProven      bool
+	RatioToOptimal float64
 }
 
 // Wait returns start - arrival.
@@ -211,6 +219,11 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	bl, err := newBaseline(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.bl = bl
 	if cfg.Comm != nil {
 		return runComm(ctx, res, cfg, sch, m, rm)
 	}
@@ -240,6 +253,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				if err := cfg.Alloc.Release(r.Nodes); err != nil {
 					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 				}
+				m.release(r.Nodes)
 				running.remove(e.job)
 				sch.depart(now, cfg.Alloc.NumFree(), running)
 				done++
@@ -253,7 +267,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				break
 			}
 			r := &res[i]
-			if err := startJob(r, cfg, ties, m, rm); err != nil {
+			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
@@ -283,7 +297,7 @@ func tieReporter(cfg Config) alloc.TieReporter {
 }
 
 // startJob allocates r's nodes and measures the allocation.
-func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
+func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
 	nodes, err := cfg.Alloc.Allocate(r.Procs)
 	if err != nil {
 		return fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
@@ -297,6 +311,12 @@ func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *ro
 	}
 	m.measure(r)
 	rm.measure(r)
+	if m.bl != nil {
+		if err := m.bl.measure(ctx, r); err != nil {
+			return err
+		}
+		m.bl.take(r.Nodes)
+	}
 	return nil
 }
 
