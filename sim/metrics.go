@@ -247,12 +247,12 @@ type Ties struct {
 
 // Size is the breakdown for one job size.
 type Size struct {
-	Procs               int     `json:"procs"`
-	Jobs                int     `json:"jobs"`
-	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
-	MeanWait            float64 `json:"mean_wait"`
-	PctContiguous       float64 `json:"pct_contiguous"`
+	Procs               int      `json:"procs"`
+	Jobs                int      `json:"jobs"`
+	MeanTotalPairwiseL1 float64  `json:"mean_total_pairwise_l1"`
+	MeanAvgPairwiseL1   float64  `json:"mean_avg_pairwise_l1"`
+	MeanWait            float64  `json:"mean_wait"`
+	PctContiguous       float64  `json:"pct_contiguous"`
 	MeanRatioToOptimal  *float64 `json:"mean_ratio_to_optimal,omitempty"`
 	BaselineProven      *float64 `json:"baseline_proven,omitempty"`
 }
