@@ -30,6 +30,11 @@ type SubsetOptions struct {
 	// MaxNodes, when > 0, stops the search after that many nodes as if ctx had ended:
 	// a budget that, unlike a time limit, gives the same answer on every machine.
 	MaxNodes int64
+	// Linear, when not nil (one value per point), adds Σ_{i∈S} Linear[i] to the
+	// objective: Subset then minimises W(S) + Σ Linear. Choosing k of n points is
+	// choosing the n-k left out, T, with W(S) = W(P) - Σ_{t∈T} D(t) + W(T), D(t) the
+	// distance sum from t to all points: a smaller search when k > n/2.
+	Linear []float64
 }
 
 // SubsetResult is the outcome of Subset.
@@ -78,7 +83,18 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 		return SubsetResult{}, fmt.Errorf("exact: %d forced points exceed k = %d", len(opt.Forced), k)
 	}
 	_, integral := geom.ToInt(pts)
-	s := &bbSearch{ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound, maxNodes: opt.MaxNodes}
+	if opt.Linear != nil {
+		if len(opt.Linear) != n {
+			return SubsetResult{}, fmt.Errorf("exact: %d linear terms for %d points", len(opt.Linear), n)
+		}
+		for _, v := range opt.Linear {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return SubsetResult{}, fmt.Errorf("exact: linear term %v", v)
+			}
+			integral = integral && v == math.Trunc(v)
+		}
+	}
+	s := &bbSearch{lin: opt.Linear, ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound, maxNodes: opt.MaxNodes}
 	s.dist = make([]float64, n*n)
 	for i := range n {
 		for j := range n {
@@ -165,6 +181,7 @@ type bbSearch struct {
 	integral  bool
 	sizeBound func(int) float64
 	maxNodes  int64
+	lin       []float64 // optional linear term per point
 	dist      []float64
 	near      []float64
 	alpha     []float64 // Σ over A of distance
@@ -182,7 +199,7 @@ type bbSearch struct {
 }
 
 func (s *bbSearch) add(i int) {
-	s.wA += s.alpha[i]
+	s.wA += s.alpha[i] + s.linear(i)
 	for j := range s.n {
 		s.alpha[j] += s.dist[i*s.n+j]
 	}
@@ -196,11 +213,21 @@ func (s *bbSearch) remove(i int) {
 	for j := range s.n {
 		s.alpha[j] -= s.dist[i*s.n+j]
 	}
-	s.wA -= s.alpha[i]
+	s.wA -= s.alpha[i] + s.linear(i)
+}
+
+func (s *bbSearch) linear(i int) float64 {
+	if s.lin == nil {
+		return 0
+	}
+	return s.lin[i]
 }
 
 func (s *bbSearch) total(idx []int) float64 {
 	t := 0.0
+	for _, i := range idx {
+		t += s.linear(i)
+	}
 	for a := range idx {
 		for b := a + 1; b < len(idx); b++ {
 			t += s.dist[idx[a]*s.n+idx[b]]
@@ -325,7 +352,7 @@ func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []
 				if in[j] || !ok(j) {
 					continue
 				}
-				if g := h[o] - (h[j] - s.dist[o*s.n+j]); g > bestGain {
+				if g := h[o] + s.linear(o) - (h[j] - s.dist[o*s.n+j] + s.linear(j)); g > bestGain {
 					bestGain, bo, bi = g, p, j
 				}
 			}
@@ -370,8 +397,9 @@ func (s *bbSearch) lowerBound(pos int) float64 {
 	s.scratch = s.scratch[:0]
 	s.scratch2 = s.scratch2[:0]
 	for _, r := range rest {
-		s.scratch = append(s.scratch, s.alpha[r]+0.5*s.near[r*s.k+m-1])
-		s.scratch2 = append(s.scratch2, s.alpha[r])
+		a := s.alpha[r] + s.linear(r)
+		s.scratch = append(s.scratch, a+0.5*s.near[r*s.k+m-1])
+		s.scratch2 = append(s.scratch2, a)
 	}
 	lb1 := geom.SumSmallest(s.scratch, m)
 	lb2 := geom.SumSmallest(s.scratch2, m)
