@@ -34,7 +34,8 @@ import "slices"
 
 // lineDP is the outside-in dynamic program of lineCost over weights pushed in
 // ascending order: dp[L] is the least cost of the pushed weights with L of them
-// (by weight) on the left, S the pushed total, k the grand total.
+// (by weight) on the smaller side, S the pushed total, k the grand total. A state and
+// its mirror image (sides swapped) have the same future, so only L <= S/2 is kept.
 type lineDP struct {
 	dp []int64
 	S  int
@@ -43,40 +44,42 @@ type lineDP struct {
 const infCost = int64(1) << 62
 
 func newLineDP(k int) lineDP {
-	d := make([]int64, k+1)
+	d := make([]int64, k/2+1)
 	for i := range d {
 		d[i] = infCost
 	}
 	d[0] = 0
-	return lineDP{dp: d}
+	return lineDP{dp: d[:1]}
 }
 
-// push adds weight w (not the last one) into out (len >= S+w+1) and returns the state.
+// push adds weight w (not the last one) into out (len >= (S+w)/2+1) and returns the
+// state.
 func (st lineDP) push(w, k int, out []int64) lineDP {
 	S := st.S
-	out = out[:S+w+1]
+	T := S + w
+	out = out[:T/2+1]
 	for L := range out {
 		out[L] = infCost
 	}
-	for L := 0; L <= S; L++ {
-		c0 := st.dp[L]
+	for L, c0 := range st.dp {
 		if c0 == infCost {
 			continue
 		}
 		l2 := L + w
-		if c := c0 + int64(l2)*int64(k-l2); c < out[l2] {
-			out[l2] = c
+		if c := c0 + int64(l2)*int64(k-l2); true {
+			i := min(l2, T-l2)
+			out[i] = min(out[i], c)
 		}
-		r2 := S - L + w
+		r2 := S - L + w // L <= S/2 < T/2: L stays the smaller side's index
 		if c := c0 + int64(r2)*int64(k-r2); c < out[L] {
 			out[L] = c
 		}
 	}
-	return lineDP{dp: out, S: S + w}
+	return lineDP{dp: out, S: T}
 }
 
 // finish pushes the remaining weights (ascending, all >= the pushed ones; the last adds
-// nothing) and returns the least total. b1, b2 are scratch of length >= k+1.
+// nothing) and returns the least total. b1, b2 are scratch of length >= k/2+1.
 func (st lineDP) finish(rest []int, k int, b1, b2 []int64) int64 {
 	cur := st
 	for i := 0; i < len(rest)-1; i++ {
@@ -87,7 +90,7 @@ func (st lineDP) finish(rest []int, k int, b1, b2 []int64) int64 {
 		}
 	}
 	best := infCost
-	for _, c := range cur.dp[:cur.S+1] {
+	for _, c := range cur.dp {
 		best = min(best, c)
 	}
 	return best
