@@ -132,13 +132,18 @@ func (s *planeSearch) rec(rem int) {
 	if len(s.layers) == s.zmax {
 		return
 	}
-	// Next layer: every diagram inside top with 1..rem cells, larger first.
-	var subs [][]int
+	// Next layer: every diagram inside top with 1..rem cells, generated column by
+	// column (each a prefix of the next ones' generation).
 	sub := make([]int, 0, len(top))
 	var gen func(x, left, cap int)
 	gen = func(x, left, cap int) {
-		if len(sub) > 0 && sub[0] > 0 {
-			subs = append(subs, slices.Clone(sub))
+		if s.stopped {
+			return
+		}
+		if len(sub) > 0 {
+			s.push(sub)
+			s.rec(left)
+			s.pop()
 		}
 		if x == len(top) || left == 0 {
 			return
@@ -150,16 +155,9 @@ func (s *planeSearch) rec(rem int) {
 		}
 	}
 	gen(0, rem, top[0])
-	slices.SortStableFunc(subs, func(p, q []int) int { return sum(q) - sum(p) })
-	for _, l := range subs {
-		s.push(l)
-		s.rec(rem - sum(l))
-		s.pop()
-		if s.stopped {
-			// the unexplored siblings are covered by this node's bound
-			s.openLB = min(s.openLB, lb)
-			return
-		}
+	if s.stopped {
+		// the unexplored children are covered by this node's bound
+		s.openLB = min(s.openLB, lb)
 	}
 }
 

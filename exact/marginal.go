@@ -99,8 +99,19 @@ func (st lineDP) finish(rest []int, k int, b1, b2 []int64) int64 {
 // lineCost is the minimum over orders of w (positive weights) of
 // Σ_{i<j} w_i w_j |pos_i - pos_j|.
 func lineCost(w []int) int64 {
-	c, _ := lineOrder(w)
-	return c
+	if len(w) <= 1 {
+		return 0
+	}
+	a := slices.Clone(w)
+	slices.Sort(a)
+	k := 0
+	for _, v := range a {
+		k += v
+	}
+	buf := make([]int64, 3*(k/2+1))
+	st := lineDP{dp: buf[:1], S: 0}
+	st.dp[0] = 0
+	return st.finish(a, k, buf[k/2+1:2*(k/2+1)], buf[2*(k/2+1):])
 }
 
 // lineOrder returns lineCost(w) and an optimal order: pos[i] is the position (0-based)
