@@ -28,7 +28,8 @@ type SubsetOptions struct {
 	// optimum of Z^d, LatticeBound). It strengthens the bound for the unchosen part.
 	SizeBound func(m int) float64
 	// MaxNodes, when > 0, stops the search after that many nodes as if ctx had ended:
-	// a budget that, unlike a time limit, gives the same answer on every machine.
+	// a budget that, unlike a time limit, gives the same answer on every machine. The
+	// greedy incumbent's local search counts too (n per seed and per swap round of k).
 	MaxNodes int64
 	// Linear, when not nil (one value per point), adds Σ_{i∈S} Linear[i] to the
 	// objective: Subset then minimises W(S) + Σ Linear. Choosing k of n points is
@@ -44,7 +45,7 @@ type SubsetResult struct {
 	Optimal bool    // the search finished: Total is the minimum
 	Bound   float64 // proven lower bound on the minimum (== Total when Optimal)
 	Gap     float64 // (Total - Bound) / Total, 0 when Optimal or Total == 0
-	Nodes   int64   // search nodes visited
+	Nodes   int64   // search nodes visited (and the incumbent's work, see MaxNodes)
 }
 
 // Subset finds k points of pts with minimum total pairwise L1 distance by depth-first
@@ -292,6 +293,11 @@ func (s *bbSearch) greedyIncumbent(forced map[int]bool, allowed []bool) {
 		if s.ctx.Err() != nil && s.bestIdx != nil {
 			break
 		}
+		// Under a node budget the seeds spend up to half of it, one node per point
+		// sorted and per candidate swap tried.
+		if s.maxNodes > 0 && s.bestIdx != nil && s.nodes >= s.maxNodes/2 {
+			break
+		}
 		order = order[:0]
 		for i := range s.n {
 			if ok(i) && !forced[i] {
@@ -324,14 +330,16 @@ func (s *bbSearch) greedyIncumbent(forced map[int]bool, allowed []bool) {
 		if len(idx) < s.k {
 			continue
 		}
-		idx = s.improve(idx, forced, ok)
+		var rounds int
+		idx, rounds = s.improve(idx, forced, ok)
+		s.nodes += int64(s.n) * int64(1+rounds*s.k)
 		if t := s.total(idx); t < s.best {
 			s.best, s.bestIdx = t, slices.Clone(idx)
 		}
 	}
 }
 
-func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []int {
+func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) ([]int, int) {
 	in := make([]bool, s.n)
 	for _, i := range idx {
 		in[i] = true
@@ -342,7 +350,8 @@ func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []
 			h[j] += s.dist[i*s.n+j]
 		}
 	}
-	for round := 0; round < 4*s.k; round++ {
+	round := 0
+	for ; round < 4*s.k; round++ {
 		bestGain, bo, bi := 1e-9, -1, -1
 		for p, o := range idx {
 			if forced[o] {
@@ -367,7 +376,7 @@ func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []
 			h[j] += s.dist[bi*s.n+j] - s.dist[o*s.n+j]
 		}
 	}
-	return idx
+	return idx, round
 }
 
 func medianPoint(pts []geom.PointF, idx []int) geom.PointF {
