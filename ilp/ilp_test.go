@@ -308,7 +308,7 @@ x1 x2
 func BenchmarkLocalSearchTorus8x8K3(b *testing.B) {
 	g := topo.Torus(8, 8)
 	q, _ := OrderingQAP(g, curves.Weights{1, 0.5, 0.25}, false)
-	start := BFSOrder(g, 0)
+	start := topo.BFSOrder(g, 0)
 	for b.Loop() {
 		LocalSearch(context.Background(), q, start, LocalSearchOptions{Rounds: 50})
 	}
@@ -317,7 +317,7 @@ func BenchmarkLocalSearchTorus8x8K3(b *testing.B) {
 func BenchmarkLocalSearchMesh32x32K2Descent(b *testing.B) {
 	g := topo.Mesh(32, 32)
 	q, _ := OrderingQAP(g, curves.Weights{1, 0.5}, false)
-	start := BFSOrder(g, 0)
+	start := topo.BFSOrder(g, 0)
 	for b.Loop() {
 		LocalSearch(context.Background(), q, start, LocalSearchOptions{Rounds: -1})
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -85,7 +84,7 @@ func TestMIPProvesGridOptimaWithExponentialWeights(t *testing.T) {
 		for _, k := range []int{2, 3} {
 			w := curves.Weights{1, 0.5, 0.25}[:k]
 			for _, ring := range []bool{false, true} {
-				want, err := exact.OrderDP(ctx, m, w, ring)
+				want, err := OrderDP(ctx, m, w, ring)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,7 +119,7 @@ func TestMIPMatchesDP(t *testing.T) {
 		}
 		ring := c%2 == 1
 		form := Formulations[c%len(Formulations)]
-		want, err := exact.OrderDP(ctx, g, w, ring)
+		want, err := OrderDP(ctx, g, w, ring)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +142,7 @@ func TestMIPMatchesDP(t *testing.T) {
 func TestFormulationLPBoundsAreValid(t *testing.T) {
 	g := topo.Mesh(3, 3)
 	w := curves.Weights{1, 0.5}
-	opt, err := exact.OrderDP(context.Background(), g, w, false)
+	opt, err := OrderDP(context.Background(), g, w, false)
 	if err != nil {
 		t.Fatal(err)
 	}

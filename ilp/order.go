@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/ilp/highs"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -31,7 +30,7 @@ type OrderOptions struct {
 const (
 	// MethodMIP: local search, Gilmore-Lawler bound, then the MIP through HiGHS.
 	MethodMIP = "mip"
-	// MethodDP: exact.OrderDP, dynamic programming over subsets (no HiGHS; small n).
+	// MethodDP: OrderDP, dynamic programming over subsets (no HiGHS; small n).
 	MethodDP = "dp"
 	// MethodLocal: local search and the Gilmore-Lawler bound only (same as NoMIP).
 	MethodLocal = "local"
@@ -66,7 +65,7 @@ func StartOrders(m topo.Machine) []Start {
 			s = append(s, Start{name, o})
 		}
 	}
-	s = append(s, Start{"bfs", BFSOrder(m, 0)})
+	s = append(s, Start{"bfs", topo.BFSOrder(m, 0)})
 	far, fd := 0, -1
 	for v := 0; v < m.N(); v++ {
 		if d := m.Dist(0, v); d > fd {
@@ -74,38 +73,9 @@ func StartOrders(m topo.Machine) []Start {
 		}
 	}
 	if far != 0 {
-		s = append(s, Start{"bfs-far", BFSOrder(m, far)})
+		s = append(s, Start{"bfs-far", topo.BFSOrder(m, far)})
 	}
 	return s
-}
-
-// BFSOrder returns the breadth-first order of m from src (neighbours in ascending
-// order); unreachable nodes follow in index order.
-func BFSOrder(m topo.Machine, src int) curves.Order {
-	n := m.N()
-	seen := make([]bool, n)
-	o := make(curves.Order, 0, n)
-	var nb []int
-	visit := func(s int) {
-		seen[s] = true
-		o = append(o, s)
-		for h := len(o) - 1; h < len(o); h++ {
-			nb = m.Neighbors(o[h], nb[:0])
-			for _, v := range nb {
-				if !seen[v] {
-					seen[v] = true
-					o = append(o, v)
-				}
-			}
-		}
-	}
-	visit(src)
-	for v := 0; v < n; v++ {
-		if !seen[v] {
-			visit(v)
-		}
-	}
-	return o
 }
 
 // SolveOrdering finds an ordering of m minimizing F = sum over node pairs of w(rank
@@ -132,7 +102,7 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 			return orderHierarchical(ctx, g, w, opt)
 		}
 	}
-	if opt.Method == MethodDP || (opt.Method == MethodAuto && exact.OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
+	if opt.Method == MethodDP || (opt.Method == MethodAuto && OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
 		return orderByDP(ctx, m, w, opt)
 	}
 	if opt.Method == MethodAuto && !highs.Available() {
@@ -156,7 +126,7 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	return verifyOrder(m, w, opt.Ring, q, res)
 }
 
-// orderByDP solves the ordering exactly with exact.OrderDP; the certificate is the DP
+// orderByDP solves the ordering exactly with OrderDP; the certificate is the DP
 // itself (bound = optimum).
 func orderByDP(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
 	t0 := time.Now()
@@ -169,7 +139,7 @@ func orderByDP(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderO
 	if err != nil {
 		return nil, err
 	}
-	dr, err := exact.OrderDP(ctx, m, w, opt.Ring)
+	dr, err := OrderDP(ctx, m, w, opt.Ring)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,10 @@
 // each wrapped dimension taking the shorter way around.
 //
 // A Graph is an irregular network read from an edge list; its hop distances come from
-// breadth-first search (gonum/graph). Processors may be grouped under switches, as
-// Leung et al. §2.2 order hierarchical networks switch by switch.
+// breadth-first search (BreadthFirst, the module's one BFS, which the graph orderings
+// of package curves and the ordering solver's starts use too). Processors may be
+// grouped under switches, as Leung et al. §2.2 order hierarchical networks switch by
+// switch.
 //
 // Machine specs on the command line (ParseSpec): "mesh:16x16", "torus:8x8",
 // "mesh:8x8x5", "mesh:8x8x5:wrap=yz" (wrap letters x, y, z, w, then d4, d5, ... are not

@@ -11,12 +11,11 @@ import (
 
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/traverse"
 )
 
 // Graph is an irregular network: nodes 0..N-1 with names, undirected unit-length links,
 // and optional groups (processors under a switch). Hop distances come from
-// breadth-first search in gonum/graph, one source at a time, and are cached per source.
+// breadth-first search (BreadthFirst), one source at a time, and are cached per source.
 type Graph struct {
 	names  []string
 	index  map[string]int
@@ -297,15 +296,15 @@ func (g *Graph) DistRow(src int) []int32 {
 	if ok {
 		return row
 	}
-	row = make([]int32, len(g.names))
-	for i := range row {
-		row[i] = -1
+	level := make([]int, len(g.names))
+	for i := range level {
+		level[i] = -1
 	}
-	bf := traverse.BreadthFirst{}
-	bf.Walk(g.g, g.g.Node(int64(src)), func(n graph.Node, d int) bool {
-		row[n.ID()] = int32(d)
-		return false
-	})
+	BreadthFirst(g, src, level, nil, nil)
+	row = make([]int32, len(level))
+	for i, d := range level {
+		row[i] = int32(d)
+	}
 	g.mu.Lock()
 	g.rows[src] = row
 	g.mu.Unlock()

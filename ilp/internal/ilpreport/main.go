@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/ilp"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -98,7 +97,7 @@ func lpTable() error {
 		for _, k := range []int{2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				dp, err := exact.OrderDP(ctx, in.m, w, ring)
+				dp, err := ilp.OrderDP(ctx, in.m, w, ring)
 				if err != nil {
 					return err
 				}
@@ -155,10 +154,10 @@ func timeTable(limit time.Duration, only string) error {
 					return err
 				}
 				dpF, dpS := "-", "-"
-				if exact.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
+				if ilp.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
 					t0 := time.Now()
 					dctx, cancel := context.WithTimeout(ctx, 3*limit)
-					dp, err := exact.OrderDP(dctx, in.m, w, ring)
+					dp, err := ilp.OrderDP(dctx, in.m, w, ring)
 					cancel()
 					if err == nil {
 						dpF, dpS = fmt.Sprint(dp.Objective), fmt.Sprintf("%.1f", time.Since(t0).Seconds())
