@@ -185,7 +185,7 @@ func TestNoMIPProvesHamiltonianOrders(t *testing.T) {
 		ring bool
 		want float64
 	}{{"mesh:4x4", false, 15}, {"torus:4x4", true, 16}, {"mesh:6x4", true, 24}, {"mesh:8x8", false, 63}, {"torus:8x8", true, 64}} {
-		res, err := SolveOrdering(context.Background(), mustSpec(c.spec), curves.Weights{1}, OrderOptions{Ring: c.ring, Options: Options{NoMIP: true}})
+		res, err := SolveOrdering(context.Background(), mustSpec(c.spec), curves.Weights{1}, OrderOptions{Ring: c.ring, Options: Options{Method: MethodLocal}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestOrderingErrors(t *testing.T) {
 		t.Error("unknown formulation accepted")
 	}
 	// K >= n: unused weights are fine.
-	res, err := SolveOrdering(ctx, topo.Mesh(3), curves.Weights{1, 1, 1, 1}, OrderOptions{Options: Options{NoMIP: true}})
+	res, err := SolveOrdering(ctx, topo.Mesh(3), curves.Weights{1, 1, 1, 1}, OrderOptions{Options: Options{Method: MethodLocal}})
 	if err != nil || res.Objective != 4 {
 		t.Errorf("K > n: %+v %v", res, err)
 	}
@@ -282,7 +282,7 @@ x1 x2
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5}, OrderOptions{Options: Options{NoMIP: true}})
+	res, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5}, OrderOptions{Options: Options{Method: MethodLocal}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestHierarchicalCplantDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := curves.Weights{1, 0.5, 0.25}
-	res, err := SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{NoMIP: true}})
+	res, err := SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{Method: MethodLocal}})
 	if err != nil {
 		t.Fatal(err)
 	}

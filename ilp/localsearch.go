@@ -3,7 +3,6 @@ package ilp
 import (
 	"context"
 	"math/rand/v2"
-	"time"
 )
 
 // LocalSearchOptions control LocalSearch. The zero value runs a default number of
@@ -17,9 +16,6 @@ type LocalSearchOptions struct {
 	// to 128 facilities, else max(16, 4*(largest flow offset))). Swaps are always tried
 	// between all pairs.
 	Window int
-	// TimeLimit stops the search early (0: none). With a time limit the result depends
-	// on the machine's speed; without one it is deterministic.
-	TimeLimit time.Duration
 	// With HasTarget the search stops once the objective is at most Target (a known
 	// lower bound: nothing better exists).
 	Target    float64
@@ -207,18 +203,14 @@ func (ls *localSearch) descend(ctx context.Context) bool {
 // window), then rounds of random perturbation (a random segment reversal or a few
 // random swaps) followed by descent, keeping the best assignment seen. Moves are
 // evaluated incrementally from the pairs they touch. It returns the best assignment
-// and its objective (q.Objective). Deterministic for a given seed without a time limit.
+// and its objective (q.Objective). Deterministic for a given seed when ctx has no
+// deadline (a deadline stops it early, at a point that depends on the machine's speed).
 func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOptions) ([]int, float64, error) {
 	if err := q.CheckPerm(start); err != nil {
 		return nil, 0, err
 	}
 	if q.N < 2 {
 		return append([]int(nil), start...), q.Objective(start), nil
-	}
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
 	}
 	ls := newLocalSearch(q, start, opt.Window)
 	ls.descend(ctx)
