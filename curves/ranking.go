@@ -37,19 +37,6 @@ const (
 var Formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts,
 	FormatSlurmWeight, FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
 
-// FormatsHelp describes the formats for command-line help.
-const FormatsHelp = `pairs   "i r" per line: node i has rank r (PReMAS curve file)
-ranks   line i holds the rank of node i
-order   node indices in curve order, one per line
-json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[...]}
-hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
-slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines (Slurm takes the lowest Weight first)
-hostfile          the same as hosts (SLURM_HOSTFILE, mpirun --hostfile with --map-by seq)
-hostlist          the hosts in curve order as one Slurm hostlist expression
-rankfile          Open MPI rankfile: "rank R=HOST slot=0"
-mpich-rank-order  MPICH_RANK_ORDER: the MPI rank of each node slot, nodes in index order
-jgf               Flux JSON Graph Format resource graph, node vertex id = curve rank`
-
 // ParseFormat returns the format with the given name.
 func ParseFormat(s string) (Format, error) {
 	if s == "hostfile" {
@@ -207,6 +194,13 @@ func ReadRankingFile(path string, n int, hosts []string) (Order, error) {
 // ReadRankingFileOf is ReadRankingFile for machine m (see ReadRankingOf).
 func ReadRankingFileOf(path string, m topo.Machine, hosts []string) (Order, error) {
 	return readRankingFile(path, m.N(), m.Spec(), hosts)
+}
+
+// ReadMachineRanking reads the ranking file at path for machine m, host names matched
+// against m's node names (NodeNames). Its signature fits alloc.Options.Ranking, for
+// callers who name ranking files where a curve may stand.
+func ReadMachineRanking(path string, m topo.Machine) (Order, error) {
+	return ReadRankingFileOf(path, m, NodeNames(m))
 }
 
 func readRankingFile(path string, n int, spec string, hosts []string) (Order, error) {

@@ -33,15 +33,11 @@ type Group struct {
 	Nodes []int
 }
 
-// GraphFormatHelp describes the edge-list format ReadGraph accepts.
-const GraphFormatHelp = `One link per line: "U V" (two node names). '#' starts a comment.
-Names that are all non-negative integers are node indices 0..max; otherwise nodes are
-numbered in order of first appearance. Directives:
-  %node NAME             declare a node (fixes its index; allows a node with no links yet)
-  %group NAME: A B C     processors A, B, C sit under switch NAME (for hierarchical ordering)
-Self loops and repeated links are errors.`
-
-// ReadGraph reads an edge list (see GraphFormatHelp). Errors name the line.
+// ReadGraph reads an edge list: one link "U V" (two node names) per line, '#' starting
+// a comment. Names that are all non-negative integers are node indices 0..max;
+// otherwise nodes are numbered in order of first appearance. "%node NAME" declares a
+// node (fixing its index), "%group NAME: A B C" puts processors A, B, C under switch
+// NAME. Self loops, repeated links and repeated directives are errors naming the line.
 func ReadGraph(r io.Reader) (*Graph, error) {
 	type edge struct {
 		a, b string

@@ -85,7 +85,7 @@ output are 0-based positions among the data lines.
 With --machine SPEC --free FILE the points are the coordinates of the free nodes listed
 in FILE (node indices, whitespace-separated, '#' comments); the output also lists the
 chosen node indices. Distances are L1 on mesh coordinates; on a torus the wraparound
-links are not used by these solvers (the reported total is the mesh L1 total).`,
+links are not used by these solvers (the reported total is the mesh L1 total).` + exactHelp + ptasHelp,
 		example: `procalloc subset --algo mm --k 8 --points pts.txt
 procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
