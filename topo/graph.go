@@ -1,7 +1,6 @@
 package topo
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
 )
@@ -62,19 +62,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			order = append(order, name)
 		}
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		f := strings.Fields(text)
-		if len(f) == 0 {
-			continue
-		}
+	lines := textin.NewLines(r)
+	for lines.Next() {
+		line, text, f := lines.Line(), lines.Text(), lines.Fields()
 		switch {
 		case f[0] == "%node":
 			if len(f) != 2 {
@@ -115,8 +105,8 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			edges = append(edges, edge{f[0], f[1], line})
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	if err := lines.Err(); err != nil {
+		return nil, err
 	}
 	if len(order) == 0 {
 		return nil, fmt.Errorf("no nodes in graph")
