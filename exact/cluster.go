@@ -222,7 +222,7 @@ func RoundCluster(dim, k int) (ClusterResult, error) {
 		return geom.Compare(a, b)
 	})
 	pts = slices.Clone(pts[:k])
-	total := int64(geom.PairwiseL1Brute(pts))
+	total := int64(geom.PairwiseL1(pts))
 	// As Clusters reports them: sorted, translated so that the smallest is the origin.
 	slices.SortFunc(pts, func(a, b geom.Point) int { return geom.Compare(a, b) })
 	o := slices.Clone(pts[0])

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/oracle"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -23,7 +24,7 @@ func orderBrute(t *testing.T, m topo.Machine, w curves.Weights, ring bool) float
 	var rec func(k int)
 	rec = func(k int) {
 		if k == n {
-			best = min(best, curves.ObjectiveBrute(m, p, w, ring))
+			best = min(best, oracle.ObjectiveBrute(m, p, w, ring))
 			return
 		}
 		for i := k; i < n; i++ {
