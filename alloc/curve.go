@@ -562,7 +562,7 @@ func (a *CurveAllocator) takeWindow(p, k int) []int {
 		l := int(a.length[s])
 		if i+l >= k { // the last interval
 			c = k - i
-			i = a.appendRanks(nodes, i, s, c)
+			a.appendRanks(nodes, i, s, c)
 			a.takeRunIn(s, s, c)
 			break
 		}

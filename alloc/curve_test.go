@@ -190,13 +190,6 @@ func TestCurveMatchesReference(t *testing.T) {
 	}
 }
 
-func boolU(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // replay runs a random sequence of allocations and releases on a, checking the
 // Allocator contract; want (may be nil) gives the expected nodes of an allocation,
 // check (may be nil) runs after every step.

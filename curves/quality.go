@@ -41,7 +41,7 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 		f += w[t] * float64(d)
 	}
 	if math.IsInf(f, 0) {
-		return 0, fmt.Errorf("F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
+		return 0, fmt.Errorf("the objective F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
 	}
 	return f, nil
 }

@@ -2,6 +2,7 @@ package ilp
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 )
 
@@ -102,19 +103,12 @@ func (ls *localSearch) try(set []int, move, undo func()) bool {
 	move()
 	after := ls.costOf(set)
 	ls.mark(set, false)
-	if after < before-1e-9*(1+abs64(before)) {
+	if after < before-1e-9*(1+math.Abs(before)) {
 		ls.cost += after - before
 		return true
 	}
 	undo()
 	return false
-}
-
-func abs64(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // trySwap is try for exchanging the locations of facilities r and s, without closures
@@ -127,7 +121,7 @@ func (ls *localSearch) trySwap(r, s int) bool {
 	ls.p[r], ls.p[s] = ls.p[s], ls.p[r]
 	after := ls.costOf(set[:])
 	ls.inS[r], ls.inS[s] = false, false
-	if after < before-1e-9*(1+abs64(before)) {
+	if after < before-1e-9*(1+math.Abs(before)) {
 		ls.cost += after - before
 		return true
 	}
@@ -221,7 +215,7 @@ func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOption
 		rounds = max(10, 2000/q.N)
 	}
 	reached := func(c float64) bool {
-		return opt.HasTarget && c <= opt.Target+1e-9*(1+abs64(opt.Target))
+		return opt.HasTarget && c <= opt.Target+1e-9*(1+math.Abs(opt.Target))
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	n := q.N
@@ -239,7 +233,7 @@ func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOption
 		}
 		ls.cost = q.Objective(ls.p)
 		ls.descend(ctx)
-		if ls.cost < bestCost-1e-9*(1+abs64(bestCost)) {
+		if ls.cost < bestCost-1e-9*(1+math.Abs(bestCost)) {
 			copy(best, ls.p)
 			bestCost = ls.cost
 		}

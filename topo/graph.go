@@ -80,7 +80,7 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			name, members, ok := strings.Cut(rest, ":")
 			name = strings.TrimSpace(name)
 			if !ok || name == "" || len(strings.Fields(name)) != 1 {
-				return nil, fmt.Errorf("line %d: want %%group NAME: NODE NODE ...", line)
+				return nil, fmt.Errorf("line %d: want %%group NAME: NODE NODE (one or more nodes)", line)
 			}
 			ms := strings.Fields(members)
 			if len(ms) == 0 {
