@@ -362,7 +362,7 @@ type gzipErr struct {
 
 func (g *gzipErr) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		g.err = err
 	}
 	return n, err
