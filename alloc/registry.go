@@ -10,7 +10,7 @@ import (
 )
 
 // Compat selects whose conventions an allocator follows where published simulators
-// differ from procalloc's defaults (see ../shared/reference/reference-simulators.md).
+// differ from procalloc's defaults (docs/sim.md).
 type Compat string
 
 const (

@@ -4,8 +4,8 @@
 // A Grid is a mesh or torus of any dimension with wraparound chosen per dimension
 // (Cplant, the machine of Leung et al. 2002 §1, was a 3D mesh with wraparound in two
 // dimensions). Node i of an X x Y x Z grid has coordinates (x, y, z) with
-// i = x + y*X + z*X*Y, x fastest, the numbering of the published simulators
-// (../shared/reference/reference-simulators.md). The hop distance is the L1 distance,
+// i = x + y*X + z*X*Y, x fastest, the numbering of the published simulators PReMAS
+// and SST (docs/sim.md). The hop distance is the L1 distance,
 // each wrapped dimension taking the shorter way around.
 //
 // A Graph is an irregular network read from an edge list; its hop distances come from
