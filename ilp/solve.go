@@ -287,7 +287,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if cols := ModelSize(q, opt.Formulation, opt.cyclic); cols == 0 {
 		return nil, fmt.Errorf("formulation %s does not apply to this instance (flows not banded narrowly enough)", opt.Formulation)
 	} else if cols > maxCols {
-		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: the %s model would have %d columns, above the limit of %d (about 2 KB of memory each; raise it with --max-columns)", opt.Formulation, cols, maxCols))
+		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: the %s model would have %d columns, above the limit of %d (about 2 KB of memory each; the limit is Options.MaxColumns, --max-columns on the command line)", opt.Formulation, cols, maxCols))
 		return finish(StatusHeuristic)
 	}
 	if !highs.Available() {
