@@ -200,19 +200,9 @@ func Spectral(m topo.Machine) (Order, error) {
 }
 
 func connected(m topo.Machine) bool {
-	n := m.N()
-	seen := make([]bool, n)
-	seen[0] = true
-	queue := []int{0}
-	var nb []int
-	for h := 0; h < len(queue); h++ {
-		nb = m.Neighbors(queue[h], nb[:0])
-		for _, b := range nb {
-			if !seen[b] {
-				seen[b] = true
-				queue = append(queue, b)
-			}
-		}
+	level := make([]int, m.N())
+	for i := range level {
+		level[i] = -1
 	}
-	return len(queue) == n
+	return len(topo.BreadthFirst(m, 0, level, nil, nil)) == m.N()
 }
