@@ -377,7 +377,7 @@ func TestHilbert3D(t *testing.T) {
 			t.Fatal(err)
 		}
 		for r, v := range o {
-			x, y, z := oracle.Hilbert3DIndexToAxes(uint64(r), b)
+			x, y, z := hilbert3DIndexToAxes(uint64(r), b)
 			if v != x+n*y+n*n*z {
 				t.Fatalf("side %d rank %d: node %d, Skilling gives (%d,%d,%d)", n, r, v, x, y, z)
 			}
@@ -405,7 +405,7 @@ func TestHilbert3D(t *testing.T) {
 		}
 		var want Order
 		for r := 0; r < side*side*side; r++ {
-			x, y, z := oracle.Hilbert3DIndexToAxes(uint64(r), b)
+			x, y, z := hilbert3DIndexToAxes(uint64(r), b)
 			if x < d[0] && y < d[1] && z < d[2] {
 				want = append(want, g.Index([]int{x, y, z}))
 			}

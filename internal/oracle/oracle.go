@@ -1,7 +1,6 @@
 // Package oracle holds reference definitions: slow, plainly correct implementations
 // that the fast code of the module is checked against in tests (brute-force sums, an
-// independent k = 3 search) and, for the 3D Hilbert curve, derived from. They are not
-// part of procalloc's API.
+// independent k = 3 search). Only tests import it; it is not part of procalloc's API.
 package oracle
 
 import (
@@ -85,43 +84,4 @@ func TripleSweep(pts []geom.Point) ([]int, int64) {
 		}
 	}
 	return best.idx, best.total
-}
-
-// Hilbert3DIndexToAxes returns the cell of rank h on the 3D Hilbert curve of a cube of
-// side 2^b, by J. Skilling's method ("Programming the Hilbert curve", AIP Conf. Proc.
-// 707, 2004, doi:10.1063/1.1751381): the rank's bits, dealt round-robin to the three axes (most significant
-// first, x first), are Gray-decoded and then untangled level by level. Rank 0 is at
-// (0,0,0). This is the definition the fast generator curves.Hilbert3D derives its octant
-// tables from and is tested against.
-func Hilbert3DIndexToAxes(h uint64, b int) (x, y, z int) {
-	var X [3]uint64
-	for j := 0; j < b; j++ {
-		for i := 0; i < 3; i++ {
-			X[i] |= (h >> (3*j + 2 - i) & 1) << j
-		}
-	}
-	if b == 0 {
-		return 0, 0, 0
-	}
-	// Gray decode.
-	t := X[2] >> 1
-	for i := 2; i > 0; i-- {
-		X[i] ^= X[i-1]
-	}
-	X[0] ^= t
-	// Undo the excess work, from the second-lowest level up.
-	top := uint64(2) << (b - 1)
-	for q := uint64(2); q != top; q <<= 1 {
-		p := q - 1
-		for i := 2; i >= 0; i-- {
-			if X[i]&q != 0 {
-				X[0] ^= p
-			} else {
-				t := (X[0] ^ X[i]) & p
-				X[0] ^= t
-				X[i] ^= t
-			}
-		}
-	}
-	return int(X[0]), int(X[1]), int(X[2])
 }
