@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -129,10 +130,10 @@ func pointCluster(ctx context.Context, dim, k int, f []float64) (ClusterResult, 
 			a1, a2 := key(a)
 			b1, b2 := key(b)
 			if a1 != b1 {
-				return cmpF(a1, b1)
+				return cmp.Compare(a1, b1)
 			}
 			if a2 != b2 {
-				return cmpF(a2, b2)
+				return cmp.Compare(a2, b2)
 			}
 			return geom.Compare(a, b)
 		})
@@ -194,16 +195,6 @@ func pointCluster(ctx context.Context, dim, k int, f []float64) (ClusterResult, 
 	}
 	slices.SortFunc(out.Points, func(a, b geom.Point) int { return geom.Compare(a, b) })
 	return out, nil
-}
-
-func cmpF(a, b float64) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	return 0
 }
 
 // latticeBox lists the points of {-r..r}^dim.

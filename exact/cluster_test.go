@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
 )
 
 // Fig. 2 of Bender et al. (2005): optimal totals of k = 2..21 points of Z^2
@@ -35,7 +36,7 @@ func checkCluster(t *testing.T, c ClusterResult) {
 	if len(c.Points) != c.K || len(seen) != c.K || slices.ContainsFunc(c.Points[0], func(v int) bool { return v != 0 }) {
 		t.Fatalf("dim %d k %d: %d points, %d distinct, first %v", c.Dim, c.K, len(c.Points), len(seen), c.Points[0])
 	}
-	if got := int64(geom.PairwiseL1Brute(c.Points)); got != c.Total {
+	if got := int64(oracle.PairwiseL1Brute(c.Points)); got != c.Total {
 		t.Fatalf("dim %d k %d: total %d, points total %d", c.Dim, c.K, c.Total, got)
 	}
 	if c.Bound > c.Total || c.Optimal != (c.Bound == c.Total) {

@@ -264,12 +264,13 @@ dropped, run time field 4 or else field 6, status -1/0/1 kept and 5 when it ran)
 --convert FILE writes the (scaled) jobs in the 4-column format and exits. A job
 larger than the machine is an error naming it.
 
-Allocators (--alloc): ` + strings.Join(alloc.Names(), ", ") + `; e.g. mc1x1,
-mc1x1:tb=3,9,3,2, bf:hilbert, ff:snake, freelist:hilbert, sos:hilbert. opt is the
-exact solver as an allocator (the greedy-optimal allocator of Bender et al. 2005 §5)
-with a budget of search nodes per decision (opt:nodes=N), so its decisions are the
-same on every machine; decisions left unproven keep the best set found (never worse
-than MM+Inc) and are counted.
+Allocators (--alloc SPEC):
+` + allocHelp() + `
+
+opt is the exact solver as an allocator (the greedy-optimal allocator of Bender et al.
+2005 §5) with a budget of search nodes per decision (opt:nodes=N), so its decisions
+are the same on every machine; decisions left unproven keep the best set found (never
+worse than MM+Inc) and are counted.
 
 --baseline exact solves every allocation decision exactly on the nodes free at that
 moment (package exact: MM+Inc incumbent, lattice bound; one-node jobs, two-node jobs,
@@ -310,7 +311,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if *convert != "" {
 					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
 				}
-				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat})
+				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat, Ranking: allocRanking})
 				if err != nil {
 					return usageError{err.Error()}
 				}
