@@ -23,8 +23,8 @@ number of points in each row and column (and layer), some optimum is a down-set 
 Ferrers diagram in 2D, a plane partition in 3D) with its rows and columns reordered,
 and a branch and bound over those with a majorization bound proves the optimum. The
 points are translated so that the lexicographically smallest one is the origin.
-Measured on a shared 2-core machine: every 2D k <= 100 in about 9 s in all, every 3D
-k <= 30 in about 3 s; larger k take longer (2D k = 120 about 4 s alone).
+Measured as CPU time: every 2D k <= 100 in 2.9 s in all, <= 115 in 9.8 s; every 3D
+k <= 30 in 1.0 s, <= 40 in 37 s; larger k take longer (see docs/exact.md).
 --time-limit stops the search and reports the best cluster found for k with its proven
 bound (optimal false unless they meet); a limit makes the result depend on the machine.
 JSON: k, dim, total, average, points, optimal, bound, seconds. --svg draws the shape
