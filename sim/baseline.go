@@ -133,6 +133,9 @@ func (bl *baseline) solve(ctx context.Context, k int, chosen []int, total int64)
 		bl.key = append(bl.key, c)
 	}
 	if r, ok := bl.memo[string(bl.key)]; ok {
+		if !r.proven {
+			r.total = min(r.total, total) // the best found may have been a worse incumbent's
+		}
 		return r, nil
 	}
 	var (
