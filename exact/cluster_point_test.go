@@ -108,4 +108,3 @@ func pointCluster(ctx context.Context, dim, k int, f []float64) (ClusterResult, 
 	slices.SortFunc(out.Points, func(a, b geom.Point) int { return geom.Compare(a, b) })
 	return out, nil
 }
-
