@@ -36,10 +36,10 @@ func init() {
 	})
 	mustRegister(Curve{
 		Name:    "spectral",
-		Summary: fmt.Sprintf("sorted Fiedler vector of the graph Laplacian; connected machines up to %d nodes (O(n^3))", MaxSpectralNodes),
+		Summary: fmt.Sprintf("sorted Fiedler vector of the graph Laplacian; connected machines up to %d vertices (O(n^3))", MaxSpectralNodes),
 		Applies: func(m topo.Machine) error {
-			if m.N() > MaxSpectralNodes {
-				return fmt.Errorf("spectral ordering takes a dense O(n^3) eigendecomposition; %d nodes is above the limit of %d", m.N(), MaxSpectralNodes)
+			if nv := topo.Vertices(m); nv > MaxSpectralNodes {
+				return fmt.Errorf("spectral ordering takes a dense O(n^3) eigendecomposition; %d vertices is above the limit of %d", nv, MaxSpectralNodes)
 			}
 			return nil
 		},
@@ -67,8 +67,11 @@ func pseudoPeripheral(m topo.Machine, start int, level []int, queue []int, nb []
 func degree(m topo.Machine, a int, nb []int) int { return len(m.Neighbors(a, nb[:0])) }
 
 // bfsFarthest returns the farthest node from src (smallest degree, then index) and its
-// distance; level is scratch (reset on return).
+// distance; level is scratch (reset on return). On a machine with switches only hosts
+// (vertices below m.N()) are candidates: the walk runs through switches but starts
+// and ends at hosts.
 func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
+	n := m.N()
 	queue = append(queue[:0], src)
 	level[src] = 0
 	for h := 0; h < len(queue); h++ {
@@ -81,10 +84,15 @@ func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
 			}
 		}
 	}
-	ecc := level[queue[len(queue)-1]]
+	ecc := 0
+	for _, a := range queue {
+		if a < n {
+			ecc = max(ecc, level[a])
+		}
+	}
 	far, fd := -1, 0
 	for _, a := range queue {
-		if level[a] == ecc {
+		if a < n && level[a] == ecc {
 			d := degree(m, a, nb)
 			if far < 0 || d < fd || (d == fd && a < far) {
 				far, fd = a, d
@@ -99,16 +107,18 @@ func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
 
 // graphWalk orders every component by BFS from a pseudo-peripheral node, components by
 // their smallest node; byDegree visits neighbours by (degree, index) instead of index.
+// Switches (vertices N() and up) are walked through but get no rank.
 func graphWalk(m topo.Machine, byDegree bool) Order {
 	n := m.N()
-	level := make([]int, n)
+	nv := topo.Vertices(m)
+	level := make([]int, nv)
 	for i := range level {
 		level[i] = -1
 	}
-	seen := make([]bool, n)
+	seen := make([]bool, nv)
 	o := make(Order, 0, n)
 	var queue, nb, scratch []int
-	deg := make([]int, n)
+	deg := make([]int, nv)
 	if byDegree {
 		for a := range deg {
 			deg[a] = degree(m, a, nb)
@@ -123,7 +133,9 @@ func graphWalk(m topo.Machine, byDegree bool) Order {
 		queue = append(queue[:0], root)
 		for h := 0; h < len(queue); h++ {
 			a := queue[h]
-			o = append(o, a)
+			if a < n {
+				o = append(o, a)
+			}
 			nb = m.Neighbors(a, nb[:0])
 			if byDegree {
 				slices.SortStableFunc(nb, func(x, y int) int { return deg[x] - deg[y] })
@@ -170,15 +182,16 @@ func ReverseCuthillMcKee(m topo.Machine) Order {
 // canonical. Refuses machines above MaxSpectralNodes nodes.
 func Spectral(m topo.Machine) (Order, error) {
 	n := m.N()
-	if n > MaxSpectralNodes {
-		return nil, fmt.Errorf("spectral ordering: %d nodes is above the limit of %d (dense O(n^3) eigendecomposition)", n, MaxSpectralNodes)
+	nv := topo.Vertices(m) // the Laplacian includes switches; only hosts are ranked
+	if nv > MaxSpectralNodes {
+		return nil, fmt.Errorf("spectral ordering: %d vertices is above the limit of %d (dense O(n^3) eigendecomposition)", nv, MaxSpectralNodes)
 	}
 	if n <= 2 {
 		return RowMajor(n), nil
 	}
-	lap := mat.NewSymDense(n, nil)
+	lap := mat.NewSymDense(nv, nil)
 	var nb []int
-	for a := 0; a < n; a++ {
+	for a := 0; a < nv; a++ {
 		nb = m.Neighbors(a, nb[:0])
 		lap.SetSym(a, a, float64(len(nb)))
 		for _, b := range nb {
@@ -198,7 +211,7 @@ func Spectral(m topo.Machine) (Order, error) {
 	es.VectorsTo(&vecs)
 	// Eigenvalues come in ascending order; column 1 is the Fiedler vector.
 	f := make([]float64, n)
-	bestAbs, bestI := -1.0, 0
+	bestAbs, bestI := -1.0, 0 // the sign is fixed on the hosts' entries
 	for i := range f {
 		f[i] = math.Round(vecs.At(i, 1)*1e9) / 1e9
 		if a := math.Abs(f[i]); a > bestAbs {
@@ -224,7 +237,7 @@ func Spectral(m topo.Machine) (Order, error) {
 }
 
 func connected(m topo.Machine) bool {
-	n := m.N()
+	n := topo.Vertices(m)
 	seen := make([]bool, n)
 	seen[0] = true
 	queue := []int{0}

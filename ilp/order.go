@@ -83,18 +83,21 @@ func StartOrders(m topo.Machine) []Start {
 // order); unreachable nodes follow in index order.
 func BFSOrder(m topo.Machine, src int) curves.Order {
 	n := m.N()
-	seen := make([]bool, n)
+	seen := make([]bool, topo.Vertices(m)) // switches are walked through, not ranked
 	o := make(curves.Order, 0, n)
-	var nb []int
+	var nb, queue []int
 	visit := func(s int) {
 		seen[s] = true
-		o = append(o, s)
-		for h := len(o) - 1; h < len(o); h++ {
-			nb = m.Neighbors(o[h], nb[:0])
+		queue = append(queue[:0], s)
+		for h := 0; h < len(queue); h++ {
+			if queue[h] < n {
+				o = append(o, queue[h])
+			}
+			nb = m.Neighbors(queue[h], nb[:0])
 			for _, v := range nb {
 				if !seen[v] {
 					seen[v] = true
-					o = append(o, v)
+					queue = append(queue, v)
 				}
 			}
 		}

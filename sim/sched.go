@@ -6,7 +6,7 @@ import (
 )
 
 // SchedNames lists the schedulers.
-var SchedNames = []string{"fcfs", "easy", "cplant"}
+var SchedNames = []string{"fcfs", "easy", "cplant", "as-run"}
 
 // scheduler decides which queued job starts next. arrive queues job i; depart tells
 // it a job has finished (after its nodes are free and it has left running); next
@@ -23,6 +23,28 @@ var schedulers = map[string]func(res []JobResult) scheduler{
 	"fcfs":   func(res []JobResult) scheduler { return &fcfs{res: res} },
 	"easy":   func(res []JobResult) scheduler { return &easy{res: res} },
 	"cplant": func(res []JobResult) scheduler { return &cplant{res: res} },
+	"as-run": func(res []JobResult) scheduler { return &asRun{res: res} },
+}
+
+// asRun starts every job when production started it (Job.Started, from an sacct
+// trace), whatever is free: with the as-run allocator the replay then is production's
+// own schedule and placement. Run adds a wake-up event at each recorded start.
+type asRun struct {
+	res   []JobResult
+	queue []int
+}
+
+func (s *asRun) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
+func (s *asRun) depart(int64, int, *runSet)              {}
+
+func (s *asRun) next(now int64, _ int, _ *runSet) int {
+	for k, i := range s.queue {
+		if max(s.res[i].Started, s.res[i].Arrival) <= now {
+			s.queue = slices.Delete(s.queue, k, k+1)
+			return i
+		}
+	}
+	return -1
 }
 
 func newScheduler(name string, res []JobResult) (scheduler, error) {
@@ -31,7 +53,7 @@ func newScheduler(name string, res []JobResult) (scheduler, error) {
 	}
 	mk, ok := schedulers[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy or cplant)", name)
+		return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy, cplant or as-run)", name)
 	}
 	return mk(res), nil
 }
