@@ -259,15 +259,15 @@ type Summary struct {
 	// SpanOrder names the ordering whose ranks span, ring span and stretch-span are
 	// measured on (Leung et al. 2002 §2.3): the curve allocator's own, the one
 	// Config.SpanName names, or "node index".
-	SpanOrder string `json:"span_order"`
-	Utilization         float64 `json:"utilization"`
-	MeanSpan            float64 `json:"mean_span"`
-	MeanRingSpan        float64 `json:"mean_ring_span"`
-	MeanStretchSpan     float64 `json:"mean_stretch_span"`
-	MeanBoxVolume       float64 `json:"mean_bbox_volume"`
-	MeanBoxSides        float64 `json:"mean_bbox_sides"`
-	MeanComponents      float64 `json:"mean_components"`
-	PctContiguous       float64 `json:"pct_contiguous"`
+	SpanOrder       string  `json:"span_order"`
+	Utilization     float64 `json:"utilization"`
+	MeanSpan        float64 `json:"mean_span"`
+	MeanRingSpan    float64 `json:"mean_ring_span"`
+	MeanStretchSpan float64 `json:"mean_stretch_span"`
+	MeanBoxVolume   float64 `json:"mean_bbox_volume"`
+	MeanBoxSides    float64 `json:"mean_bbox_sides"`
+	MeanComponents  float64 `json:"mean_components"`
+	PctContiguous   float64 `json:"pct_contiguous"`
 	// Route metrics of the jobs' communication pattern (JobResult): the mean over
 	// jobs of their average message distance (hops), of their hop-bytes, and of the
 	// most of their routes on one link.

@@ -120,7 +120,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		id, _ := get(f, "JobIDRaw", "JobID")
 		state, _ := get(f, "State")
-		state = strings.Fields(state + " ")[0] // "CANCELLED by 1234" -> CANCELLED
+		state, _, _ = strings.Cut(strings.TrimSpace(state), " ") // "CANCELLED by 1234" -> CANCELLED
 		submitS, _ := get(f, "Submit")
 		startS, _ := get(f, "Start")
 		endS, _ := get(f, "End")

@@ -19,7 +19,7 @@ type Compat = alloc.Compat
 
 // Config describes one replay.
 type Config struct {
-	Machine topo.Machine // a *topo.Grid or a *topo.Graph
+	Machine topo.Machine    // a *topo.Grid or a *topo.Graph
 	Alloc   alloc.Allocator // fresh (every node free); must be on Machine
 	Sched   string          // "fcfs", "easy" or "cplant"
 	Compat  Compat
