@@ -47,7 +47,8 @@ procalloc curve --graph net.txt --curve rcm --format hosts
 procalloc curve --list --machine torus:8x8`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
-			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
+			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
 			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order or jgf")
 			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts)")
@@ -71,13 +72,13 @@ procalloc curve --list --machine torus:8x8`,
 					var m topo.Machine
 					if *machine != "" || *graphFile != "" {
 						var err error
-						if m, err = curveLoadMachine(e, *machine, *graphFile); err != nil {
+						if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
 							return err
 						}
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
 				}
-				m, err := curveLoadMachine(e, *machine, *graphFile)
+				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
 				}
@@ -132,35 +133,6 @@ func curveIndent(s string) string {
 // curveMaxNodes bounds the machines curve and evaluate accept: an ordering takes 8
 // bytes per node, plus the output.
 const curveMaxNodes = 1 << 26
-
-// curveLoadMachine returns the machine of --machine SPEC or --graph FILE (exactly one).
-func curveLoadMachine(e *env, spec, graphFile string) (topo.Machine, error) {
-	switch {
-	case spec != "" && graphFile != "":
-		return nil, usagef("give either --machine or --graph, not both")
-	case spec != "":
-		g, err := topo.ParseSpec(spec)
-		if err != nil {
-			return nil, usagef("--machine: %v", err)
-		}
-		if g.N() > curveMaxNodes {
-			return nil, usagef("--machine %s has %d nodes; curve and evaluate handle at most %d", spec, g.N(), curveMaxNodes)
-		}
-		return g, nil
-	case graphFile != "":
-		r, err := openInput(e, graphFile)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		g, err := topo.ReadGraph(r)
-		if err != nil {
-			return nil, fmt.Errorf("--graph %s: %w", graphFile, err)
-		}
-		return g, nil
-	}
-	return nil, usagef("a machine is required: --machine SPEC or --graph FILE")
-}
 
 // curveResolve resolves a curve name or ranking file; an unknown name or a curve that
 // does not apply to the machine is a usage error, a bad ranking file a failure.

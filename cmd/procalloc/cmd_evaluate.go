@@ -53,7 +53,8 @@ procalloc evaluate --machine torus:8x8 --curve all --ring --json
 procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
-			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
+			gf := declareGraphFlags(fs)
 			ranking := fs.String("ranking", "", "ranking `FILE` to score ('-' for stdin; format from the content)")
 			curveList := fs.String("curve", "", "curve `NAMES`, comma-separated, or all")
 			weights := fs.String("weights", "exp:2:8", "weight `SPEC`: list:W1,W2,... or exp:B:K")
@@ -64,7 +65,7 @@ procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				m, err := curveLoadMachine(e, *machine, *graphFile)
+				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
 				}
