@@ -351,7 +351,6 @@ func TestFabricBadInput(t *testing.T) {
 	}
 }
 
-
 func TestEdgeListSwitches(t *testing.T) {
 	src := "%switch top\n%switch s1\n%switch s2\na s1\nb s1\nc s2\nd s2\ns1 top\ns2 top\n"
 	g, err := ReadGraph(strings.NewReader(src))

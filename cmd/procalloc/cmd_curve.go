@@ -50,7 +50,7 @@ procalloc curve --list --machine torus:8x8`,
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
-			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order or jgf")
+			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-torus3d (topology.yaml)")
 			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
@@ -82,9 +82,12 @@ procalloc curve --list --machine torus:8x8`,
 				if err != nil {
 					return err
 				}
+				if nf := curves.Format(*format); slices.Contains(curves.NetworkFormats, nf) {
+					return curveWriteNetwork(e, nf, m, *curve, *hosts, *out)
+				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
-					return usagef("--format: %v", err)
+					return usagef("--format: %v (or a network format: %s)", err, formatList(curves.NetworkFormats))
 				}
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
@@ -124,6 +127,45 @@ procalloc curve --list --machine torus:8x8`,
 			}
 		},
 	})
+}
+
+// curveWriteNetwork writes the Slurm topology formats, which describe the network
+// rather than rank its nodes.
+func curveWriteNetwork(e *env, f curves.Format, m topo.Machine, curve, hostsFile, out string) error {
+	if curve == "" {
+		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
+	}
+	o, err := curveResolve(curve, m)
+	if err != nil {
+		return err
+	}
+	switch f {
+	case curves.FormatSlurmTopology:
+		g, ok := m.(*topo.Graph)
+		if !ok || g.Vertices() == g.N() {
+			return usagef("--format slurm-topology needs a switched network (--graph from ibnetdiscover, topology.conf, ...; or fattree:), not %s", m.Spec())
+		}
+		if hostsFile != "" {
+			return usagef("--hosts: a network read with --graph names its own hosts")
+		}
+		return writeFileAtomic(e, out, func(w io.Writer) error { return curves.WriteSlurmTopology(w, g, o) })
+	default:
+		g, ok := m.(*topo.Grid)
+		if !ok {
+			return usagef("--format slurm-torus3d needs a torus (--machine torus:XxYxZ), not %s", m.Spec())
+		}
+		if hostsFile == "" {
+			return usagef("--format slurm-torus3d needs --hosts FILE: the Slurm node names, in node-index order (x fastest)")
+		}
+		names, err := curveReadHosts(e, hostsFile, m.N())
+		if err != nil {
+			return err
+		}
+		if err := curves.WriteSlurmTorus3D(io.Discard, g, names); err != nil {
+			return usagef("--format slurm-torus3d: %v", err)
+		}
+		return writeFileAtomic(e, out, func(w io.Writer) error { return curves.WriteSlurmTorus3D(w, g, names) })
+	}
 }
 
 func curveIndent(s string) string {

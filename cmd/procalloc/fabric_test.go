@@ -144,3 +144,48 @@ func TestFabricReplay(t *testing.T) {
 		t.Fatalf("exit %d: %s %s", code, stderr, out)
 	}
 }
+
+// The Slurm topology writers from the command line, read back by --graph.
+func TestFabricTopologyWriters(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "topology.conf")
+	code, _, stderr := runCLI(t, "", "curve", "--graph", ibSample, "--node-name-map", ibNameMap, "--curve", "rcm", "--format", "slurm-topology", "-o", conf)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Read back, its own name order is the rcm order: the same objective.
+	code, out, stderr := runCLI(t, "", "evaluate", "--graph", conf, "--curve", "rowmajor", "--weights", "list:1,0.5", "--json")
+	if code != 0 || !strings.Contains(out, `"objective": 56`) {
+		t.Fatalf("exit %d: %s %s", code, stderr, out)
+	}
+	hosts := filepath.Join(dir, "hosts")
+	var names []string
+	for i := range 16 {
+		names = append(names, "nid"+strconv.Itoa(100+i))
+	}
+	os.WriteFile(hosts, []byte(strings.Join(names, "\n")+"\n"), 0o644)
+	yml := filepath.Join(dir, "topology.yaml")
+	code, _, stderr = runCLI(t, "", "curve", "--machine", "torus:4x2x2", "--curve", "rowmajor", "--format", "slurm-torus3d", "--hosts", hosts, "-o", yml)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, out, _ = runCLI(t, "", "evaluate", "--graph", yml, "--curve", "rowmajor", "--weights", "list:1", "--json")
+	code2, out2, _ := runCLI(t, "", "evaluate", "--machine", "torus:4x2x2", "--curve", "rowmajor", "--weights", "list:1", "--json")
+	obj := func(s string) string { i := strings.Index(s, `"objective"`); return s[i : i+strings.IndexByte(s[i:], ',')] }
+	if code != 0 || code2 != 0 || obj(out) != obj(out2) {
+		t.Fatalf("torus3d read back: %s vs %s", obj(out), obj(out2))
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "rowmajor", "--format", "slurm-topology"}, "needs a switched network"},
+		{[]string{"curve", "--machine", "torus:4x4", "--curve", "rowmajor", "--format", "slurm-torus3d"}, "needs --hosts"},
+		{[]string{"curve", "--graph", topoConf, "--curve", "rcm", "--format", "slurm-torus3d"}, "needs a torus"},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
