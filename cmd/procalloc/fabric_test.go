@@ -171,7 +171,10 @@ func TestFabricTopologyWriters(t *testing.T) {
 	}
 	code, out, _ = runCLI(t, "", "evaluate", "--graph", yml, "--curve", "rowmajor", "--weights", "list:1", "--json")
 	code2, out2, _ := runCLI(t, "", "evaluate", "--machine", "torus:4x2x2", "--curve", "rowmajor", "--weights", "list:1", "--json")
-	obj := func(s string) string { i := strings.Index(s, `"objective"`); return s[i : i+strings.IndexByte(s[i:], ',')] }
+	obj := func(s string) string {
+		i := strings.Index(s, `"objective"`)
+		return s[i : i+strings.IndexByte(s[i:], ',')]
+	}
 	if code != 0 || code2 != 0 || obj(out) != obj(out2) {
 		t.Fatalf("torus3d read back: %s vs %s", obj(out), obj(out2))
 	}
