@@ -436,3 +436,19 @@ func checkFabricInvariants(t *testing.T, g *Graph) {
 		}
 	}
 }
+
+func FuzzReadNodeNameMap(f *testing.F) {
+	f.Add(readFile(f, "testdata/fattree.node-name-map"))
+	f.Add("0x1 a # c\n0X2 \"b\"\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		m, err := ReadNodeNameMap(strings.NewReader(src))
+		if err != nil {
+			return
+		}
+		for g, name := range m {
+			if name == "" || strings.ContainsAny(name, " \t") {
+				t.Fatalf("GUID %x mapped to %q", g, name)
+			}
+		}
+	})
+}
