@@ -75,7 +75,7 @@ func (a *AsRun) Place(names []string) ([]int, error) {
 	slices.Sort(nodes)
 	for i := 1; i < len(nodes); i++ {
 		if nodes[i] == nodes[i-1] {
-			return nil, fmt.Errorf("recorded node list names %q twice", names[slices.Index(names, names[0])])
+			return nil, fmt.Errorf("recorded node list names %q twice", a.nameOf(nodes[i]))
 		}
 	}
 	for _, v := range nodes {

@@ -295,7 +295,9 @@ Job steps, pending jobs, jobs cancelled before they started, jobs still running 
 earlier runs of requeued jobs are skipped and counted on stderr; UNLIMITED and
 Partition_Limit limits are unknown estimates; Procs is NNodes. --alloc as-run places
 each job on its recorded NodeList and, with --sched as-run, starts it when production
-did: the replay is then production itself, to score next to procalloc's allocators.
+did: the replay is then production itself. Other allocators under --sched as-run run
+on production's schedule too (as many nodes are busy at every moment), so that only the
+placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores them.
 
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->

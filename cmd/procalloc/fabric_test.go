@@ -138,6 +138,16 @@ func TestFabricReplay(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
 		}
 	}
+	// On production's schedule every allocator sees the same free count: the waits are
+	// production's, only the placements differ.
+	code, out, stderr = runCLI(t, "", "compare", "--graph", topoConf, "--trace", sacctTrace, "--sched", "as-run",
+		"--alloc", "as-run,bf:name-order,bf:rcm,genalg", "--json")
+	if code != 0 {
+		t.Fatalf("compare as-run: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(out, `"mean_wait": 546.4285714285714`); n != 4 {
+		t.Fatalf("%d of 4 allocators with production's mean wait:\n%s", n, out)
+	}
 	// A synthetic fat tree with a named span curve for Gen-Alg.
 	code, out, stderr = runCLI(t, "", "sim", "--machine", "fattree:4,4:4", "--trace", sacctTrace, "--alloc", "genalg", "--span-curve", "rcm", "--sched", "easy", "--json")
 	if code != 0 || !strings.Contains(out, `"span_order": "rcm"`) {
