@@ -9,6 +9,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -183,5 +184,40 @@ func TestReplayOnFabric(t *testing.T) {
 		if _, err := alloc.Parse(spec, g, alloc.Options{}); err == nil || !strings.Contains(err.Error(), "needs a mesh or torus") {
 			t.Errorf("%s on a graph: %v", spec, err)
 		}
+	}
+}
+
+// The network model on switched networks: messages are routed through switches
+// (shortest paths), every job's messages arrive, and a placement on one leaf gives
+// shorter messages than one spread over the leaves.
+func TestCommOnFabric(t *testing.T) {
+	g := sampleFabric(t)
+	ft, _ := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9")
+	tr, err := ReadTraceFile("testdata/sacct-fattree.txt", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, _ := netsim.ParsePattern("all-to-all")
+	dist := map[string]float64{}
+	for _, c := range []struct {
+		m    topo.Machine
+		spec string
+	}{{g, "bf:rcm"}, {g, "bf:name-order"}, {ft, "bf:rcm"}, {ft, "genalg"}} {
+		a, err := alloc.Parse(c.spec, c.m, alloc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		comm := &Comm{Pattern: pat, Params: netsim.DefaultParams(), MessagesPerSecond: 0.05, CycleSeconds: DefaultCycleSeconds, Seed: 1}
+		res, err := Run(context.Background(), tr.Jobs, Config{Machine: c.m, Alloc: a, Sched: "easy", Comm: comm})
+		if err != nil {
+			t.Fatalf("%s on %s: %v", c.spec, c.m.Spec(), err)
+		}
+		if res.Comm == nil || res.Comm.Messages == 0 {
+			t.Fatalf("%s on %s: no messages", c.spec, c.m.Spec())
+		}
+		dist[c.m.Spec()+" "+c.spec] = res.MeanMessageDistance
+	}
+	if a, b := dist[g.Spec()+" bf:rcm"], dist[g.Spec()+" bf:name-order"]; !(a < b) {
+		t.Fatalf("message distance along rcm %v, along name order %v", a, b)
 	}
 }

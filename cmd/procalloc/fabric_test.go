@@ -100,8 +100,12 @@ func TestFabricReplay(t *testing.T) {
 	}
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "c.csv")
+	pairs := filepath.Join(dir, "rcm.pairs")
+	if code, _, stderr := runCLI(t, "", "curve", "--graph", ibSample, "--curve", "rcm", "-o", pairs); code != 0 {
+		t.Fatalf("curve: %s", stderr)
+	}
 	code, _, stderr = runCLI(t, "", "compare", "--graph", ibSample, "--node-name-map", ibNameMap, "--trace", sacctTrace, "--sched", "easy",
-		"--alloc", "bf:name-order,bf:rcm,genalg", "--csv", csv)
+		"--alloc", "bf:name-order,bf:rcm,genalg,bf:"+pairs, "--csv", csv)
 	if code != 0 {
 		t.Fatalf("compare: exit %d: %s", code, stderr)
 	}
@@ -111,7 +115,7 @@ func TestFabricReplay(t *testing.T) {
 	}
 	rows, err := encodingcsv.NewReader(f).ReadAll()
 	f.Close()
-	if err != nil || len(rows) != 4 {
+	if err != nil || len(rows) != 5 {
 		t.Fatalf("csv: %v %v", rows, err)
 	}
 	col := slices.Index(rows[0], "mean_total_pairwise_l1")
@@ -121,7 +125,7 @@ func TestFabricReplay(t *testing.T) {
 	}
 	// 45.714 hops per job along Slurm's name order, 35.714 along rcm (one leaf per
 	// 4-node job).
-	if !(hops["bf:rcm"] < hops["bf:name-order"]) || hops["genalg"] > hops["bf:name-order"] {
+	if !(hops["bf:rcm"] < hops["bf:name-order"]) || hops["genalg"] > hops["bf:name-order"] || hops["bf:"+pairs] != hops["bf:rcm"] {
 		t.Fatalf("mean total hops %v", hops)
 	}
 	for _, c := range []struct {
