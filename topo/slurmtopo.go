@@ -185,7 +185,7 @@ func (tb *treeBuilder) build(blocks bool) (*Graph, error) {
 // name selects a topology; empty selects the one with cluster_default: true, else the
 // only one. Errors name the line.
 func ReadSlurmTopologyYAML(r io.Reader, name string) (*Graph, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	data, err := readLimited(r, 64<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +399,7 @@ type GraphReadOptions struct {
 // ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
 // detected from the content (DetectGraphFormat) and an undecidable file is an error.
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
+	data, err := readLimited(r, 256<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -530,4 +530,17 @@ func UpperSwitches(g *Graph) (sws []int, children [][]int) {
 		children = append(children, ch)
 	}
 	return sws, children
+}
+
+// readLimited reads all of r, refusing more than limit bytes rather than cutting the
+// input short.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("the file is larger than %d MiB", limit>>20)
+	}
+	return data, nil
 }
