@@ -24,6 +24,11 @@ func TestSlurmTopologyRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// On the fat tree a step between hosts of one leaf is 2 hops, not a jump: an
+	// ordering leaf by leaf jumps only between leaves.
+	if o, _ := Generate("rcm", ib); StepStats(ib, o, false).Jumps != 3 {
+		t.Fatalf("rcm on 4 leaves: %+v", StepStats(ib, o, false))
+	}
 	ft, _ := topo.ParseMachine("fattree:4,4:4,4:8")
 	for _, c := range []struct {
 		g     *topo.Graph

@@ -37,13 +37,22 @@ Ranking formats (--format, default pairs):
 ` + curveIndent(curves.FormatsHelp) + `
 
 --format hosts writes host names in curve order; the names come from --hosts FILE (one
-name per line, in node-index order) or, with --graph, from the graph's node names.
+name or hostlist expression per line, in node-index order) or, with --graph, from the
+graph's node names.
+--format slurm-topology writes a topology.conf whose leaf switches follow the curve
+(use it with TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank);
+--format slurm-torus3d writes a topology.yaml for a torus (names from --hosts).
 --svg FILE also draws the curve on a 1D, 2D or 3D grid (3D: one panel per z layer; jumps
-dashed red).`,
+dashed red).
+
+` + graphHelp + `
+--machine also takes SST merlin's fattree:D0,U0:...:DL and dragonfly:... specs.`,
 		example: `procalloc curve --machine mesh:16x16 --curve hilbert --format pairs
 procalloc curve --machine mesh:16x22 --curve gilbert --format order -o gilbert.order
 procalloc curve --machine mesh:8x8x5 --curve hilbert3d-trunc --svg cplant.svg -o cplant.pairs
 procalloc curve --graph net.txt --curve rcm --format hosts
+procalloc curve --graph ibnetdiscover.out --node-name-map names.map --curve rcm --format slurm-weight
+procalloc curve --graph topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
 procalloc curve --list --machine torus:8x8`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")

@@ -116,7 +116,7 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 	if f.machine == "" && f.graph == "" {
 		return nil, "", nil, nil, usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:16x16")
 	}
-	g, err := loadMachine(e, f.machine, f.graph, f.gf)
+	g, err := loadMachineLimit(e, f.machine, f.graph, f.gf, simMaxNodes, "a replay handles (the allocators keep several words per node)")
 	if err != nil {
 		return nil, "", nil, nil, err
 	}

@@ -30,8 +30,14 @@ is detected unless --graph-format says it. Switches route but get no rank: only 
 are ordered and allocated.`
 
 // loadMachine returns the machine of --machine SPEC (a grid, fattree:..., dragonfly:...)
-// or --graph FILE (exactly one).
+// or --graph FILE (exactly one). A --machine of more than curveMaxNodes nodes is a
+// usage error.
 func loadMachine(e *env, spec, graphFile string, gf *graphFlags) (topo.Machine, error) {
+	return loadMachineLimit(e, spec, graphFile, gf, curveMaxNodes, "curve, evaluate and order handle")
+}
+
+// loadMachineLimit is loadMachine with the command's own node limit, named by what.
+func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int, what string) (topo.Machine, error) {
 	switch {
 	case spec != "" && graphFile != "":
 		return nil, usagef("give either --machine or --graph, not both")
@@ -43,8 +49,8 @@ func loadMachine(e *env, spec, graphFile string, gf *graphFlags) (topo.Machine, 
 		if err != nil {
 			return nil, usagef("--machine: %v", err)
 		}
-		if m.N() > curveMaxNodes {
-			return nil, usagef("--machine %s has %d nodes; at most %d", spec, m.N(), curveMaxNodes)
+		if m.N() > limit {
+			return nil, usagef("--machine %s has %d nodes; %s at most %d", spec, m.N(), what, limit)
 		}
 		return m, nil
 	case graphFile != "":
