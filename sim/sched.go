@@ -5,8 +5,9 @@ import (
 	"slices"
 )
 
-// SchedNames lists the schedulers.
-var SchedNames = []string{"fcfs", "easy", "cplant", "as-run"}
+// SchedNames lists the schedulers that decide start times; "as-run" (production's
+// recorded start times, sacct traces only) is not among them.
+var SchedNames = []string{"fcfs", "easy", "cplant"}
 
 // scheduler decides which queued job starts next. arrive queues job i; depart tells
 // it a job has finished (after its nodes are free and it has left running); next

@@ -11,12 +11,14 @@ import (
 
 // IBNetDiscoverHelp describes what ReadIBNetDiscover accepts.
 const IBNetDiscoverHelp = `ibnetdiscover output, either form:
-  default   node blocks "Switch 36 \"S-<guid>\" # \"desc\" ..." / "Ca 2 \"H-<guid>\" # \"desc\""
-            followed by port lines "[p] \"S-<guid>\"[q] # ..." (routers "Rt"/"R-" are switches)
-  -p        one line per port: "CA 3 1 0x<guid> 4x EDR - SW 1 7 0x<guid> ( 'desc' - 'desc' )"
+  default   node blocks  Switch 36 "S-<guid>" # "desc" ...  or  Ca 2 "H-<guid>" # "desc"
+            followed by port lines  [p] "S-<guid>"[q] # ...  (routers Rt/R- are switches)
+  -p        one line per port:  CA 3 1 0x<guid> 4x EDR - SW 1 7 0x<guid> ( 'desc' - 'desc' )
 A host is named by --node-name-map (its GUID), else by the first word of its
 NodeDescription ("node01 HCA-1" -> node01); several HCAs of one host join one host.
-A switch is named by --node-name-map, else "S-<guid>". Parallel cables count once.`
+A switch is named by --node-name-map, else "S-<guid>". Parallel cables count once.
+The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
+GUID is usually its node GUID; hosts are best named by their NodeDescription).`
 
 // NodeNameMap maps GUIDs to names (an OpenSM / infiniband-diags node-name-map file).
 type NodeNameMap map[uint64]string
