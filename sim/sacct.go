@@ -183,31 +183,20 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		j.Runtime = run
 		j.Estimate = -1
+		var err error
 		if v, ok := get(f, "TimelimitRaw"); ok {
-			switch v {
-			case "UNLIMITED", "Partition_Limit", "", "INVALID":
-			default:
-				m, err := strconv.ParseInt(v, 10, 64)
-				if err != nil || m < 0 {
-					if err := bad(fmt.Errorf("TimelimitRaw %q: want minutes, UNLIMITED or Partition_Limit", v)); err != nil {
-						return nil, err
-					}
-					continue
+			if j.Estimate, err = sacctLimit(v, true); err != nil {
+				if err := bad(fmt.Errorf("TimelimitRaw %q: %w", v, err)); err != nil {
+					return nil, err
 				}
-				j.Estimate = m * 60
+				continue
 			}
 		} else if v, ok := get(f, "Timelimit"); ok {
-			switch v {
-			case "UNLIMITED", "Partition_Limit", "", "INVALID":
-			default:
-				e, err := slurmDuration(v)
-				if err != nil {
-					if err := bad(fmt.Errorf("Timelimit %q: %w", v, err)); err != nil {
-						return nil, err
-					}
-					continue
+			if j.Estimate, err = sacctLimit(v, false); err != nil {
+				if err := bad(fmt.Errorf("Timelimit %q: %w", v, err)); err != nil {
+					return nil, err
 				}
-				j.Estimate = e
+				continue
 			}
 		}
 		size, _ := get(f, "NNodes", "NCPUS")
@@ -281,6 +270,23 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 
 func sortJobsByArrival(jobs []Job) {
 	slices.SortStableFunc(jobs, func(a, b Job) int { return cmpInt64(a.Arrival, b.Arrival) })
+}
+
+// sacctLimit reads a time limit: minutes (TimelimitRaw) or [DD-[HH:]]MM:SS
+// (Timelimit); UNLIMITED, Partition_Limit, INVALID and empty are unknown (-1).
+func sacctLimit(v string, raw bool) (int64, error) {
+	switch v {
+	case "UNLIMITED", "Partition_Limit", "", "INVALID":
+		return -1, nil
+	}
+	if !raw {
+		return slurmDuration(v)
+	}
+	m, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || m < 0 || m > 1<<40 {
+		return -1, fmt.Errorf("want minutes, UNLIMITED or Partition_Limit")
+	}
+	return m * 60, nil
 }
 
 func noTime(s string) bool {

@@ -108,12 +108,7 @@ func (f *Fabric) Graph() (*Graph, error) {
 		if len(g.adj[v]) == 0 {
 			return nil, fmt.Errorf("host %q has no link", g.names[v])
 		}
-		leaf := -1
-		for _, w := range g.adj[v] {
-			if w >= g.hosts && (leaf < 0 || w < leaf) {
-				leaf = w
-			}
-		}
+		leaf := g.LeafSwitch(v)
 		if leaf < 0 {
 			continue
 		}

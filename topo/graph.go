@@ -192,23 +192,36 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 		}
 		g.addEdge(a, b)
 	}
+	if err := g.setGroups(groups); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// setGroups replaces g's groups by the declared ones; a name that is no host, or a
+// host in two groups, is an error naming the line.
+func (g *Graph) setGroups(groups []groupDecl) error {
+	g.groups = nil
 	inGroup := map[int]string{}
 	for _, gd := range groups {
 		grp := Group{Name: gd.name}
 		for _, m := range gd.nodes {
 			i, ok := g.index[m]
-			if !ok {
-				return nil, fmt.Errorf("line %d: group %q names unknown node %q", gd.line, gd.name, m)
+			switch {
+			case !ok:
+				return fmt.Errorf("line %d: group %q names unknown node %q", gd.line, gd.name, m)
+			case g.IsSwitch(i):
+				return fmt.Errorf("line %d: group %q names switch %q; groups hold hosts", gd.line, gd.name, m)
 			}
 			if other, dup := inGroup[i]; dup {
-				return nil, fmt.Errorf("line %d: node %q is already in group %q", gd.line, m, other)
+				return fmt.Errorf("line %d: node %q is already in group %q", gd.line, m, other)
 			}
 			inGroup[i] = gd.name
 			grp.Nodes = append(grp.Nodes, i)
 		}
 		g.groups = append(g.groups, grp)
 	}
-	return g, nil
+	return nil
 }
 
 func newGraph(names []string) *Graph {
@@ -403,25 +416,8 @@ func edgeListFabric(order []string, switches map[string]int, swOrder []string, e
 		return nil, err
 	}
 	if len(groups) > 0 {
-		g.groups = nil
-		inGroup := map[int]string{}
-		for _, gd := range groups {
-			grp := Group{Name: gd.name}
-			for _, m := range gd.nodes {
-				i, ok := g.index[m]
-				switch {
-				case !ok:
-					return nil, fmt.Errorf("line %d: group %q names unknown node %q", gd.line, gd.name, m)
-				case g.IsSwitch(i):
-					return nil, fmt.Errorf("line %d: group %q names switch %q; groups hold hosts", gd.line, gd.name, m)
-				}
-				if other, dup := inGroup[i]; dup {
-					return nil, fmt.Errorf("line %d: node %q is already in group %q", gd.line, m, other)
-				}
-				inGroup[i] = gd.name
-				grp.Nodes = append(grp.Nodes, i)
-			}
-			g.groups = append(g.groups, grp)
+		if err := g.setGroups(groups); err != nil {
+			return nil, err
 		}
 	}
 	return g, nil
