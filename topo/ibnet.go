@@ -79,7 +79,7 @@ func parseGUID(s string) (uint64, error) {
 
 var (
 	ibNodeRe = regexp.MustCompile(`^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"(.*)$`)
-	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\([0-9a-fA-F]+\))?\s*"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]`)
+	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]`)
 	ibPRe    = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s.*?\s-\s+(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s*\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$`)
 	ibPOpen  = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s`)
 	ibQuoted = regexp.MustCompile(`"([^"]*)"`)
