@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -269,7 +270,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 }
 
 func sortJobsByArrival(jobs []Job) {
-	slices.SortStableFunc(jobs, func(a, b Job) int { return cmpInt64(a.Arrival, b.Arrival) })
+	slices.SortStableFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Arrival, b.Arrival) })
 }
 
 // sacctLimit reads a time limit: minutes (TimelimitRaw) or [DD-[HH:]]MM:SS

@@ -4,12 +4,13 @@
 // A Grid is a mesh or torus of any dimension with wraparound chosen per dimension
 // (Cplant, the machine of Leung et al. 2002 §1, was a 3D mesh with wraparound in two
 // dimensions). Node i of an X x Y x Z grid has coordinates (x, y, z) with
-// i = x + y*X + z*X*Y, x fastest, the numbering of the published simulators
-// (../shared/reference/reference-simulators.md). The hop distance is the L1 distance,
+// i = x + y*X + z*X*Y, x fastest, the numbering of the published simulators PReMAS
+// and SST (docs/sim.md). The hop distance is the L1 distance,
 // each wrapped dimension taking the shorter way around.
 //
 // A Graph is an irregular network; its hop distances come from breadth-first search
-// (gonum/graph). Processors may be grouped under switches, as Leung et al. §2.2 order
+// (BreadthFirst, the module's one BFS, which the graph orderings of package curves
+// and the ordering solver's starts use too). Processors may be grouped under switches, as Leung et al. §2.2 order
 // hierarchical networks switch by switch. A switched network keeps its switches as
 // vertices after the hosts: they route and count in hop distances, only hosts
 // (0..N()-1) get ranks and jobs, and hosts are grouped under their leaf switch.

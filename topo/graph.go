@@ -1,7 +1,6 @@
 package topo
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -9,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/traverse"
 )
 
 // Graph is an irregular network: vertices with names, undirected unit-length links,
@@ -19,7 +18,7 @@ import (
 // nodes that get ranks and jobs; vertices N..Vertices()-1, when there are any, are
 // switches: they route messages and count in hop distances but are never allocated
 // (an InfiniBand fabric, a Slurm tree topology, a fat tree or a dragonfly). Hop
-// distances come from breadth-first search in gonum/graph, one source at a time, and
+// distances come from breadth-first search (BreadthFirst), one source at a time, and
 // are cached per source.
 type Graph struct {
 	names  []string
@@ -40,17 +39,6 @@ type Group struct {
 	Nodes []int
 }
 
-// GraphFormatHelp describes the edge-list format ReadGraph accepts.
-const GraphFormatHelp = `One link per line: "U V" (two node names). '#' starts a comment.
-Names that are all non-negative integers are node indices 0..max; otherwise nodes are
-numbered in order of first appearance. Directives:
-  %node NAME             declare a node (fixes its index; allows a node with no links yet)
-  %group NAME: A B C     processors A, B, C sit under switch NAME (for hierarchical ordering)
-  %switch NAME           NAME is a switch: it routes but gets no rank (names are then
-                         names, not indices; hosts are grouped under their switch
-                         unless %group lines say otherwise)
-Self loops and repeated links are errors.`
-
 type edge struct {
 	a, b string
 	line int
@@ -62,7 +50,14 @@ type groupDecl struct {
 	line  int
 }
 
-// ReadGraph reads an edge list (see GraphFormatHelp). Errors name the line.
+// ReadGraph reads an edge list: one link "U V" (two node names) per line, '#' starting
+// a comment. Names that are all non-negative integers are node indices 0..max;
+// otherwise nodes are numbered in order of first appearance. "%node NAME" declares a
+// node (fixing its index), "%group NAME: A B C" puts processors A, B, C under switch
+// NAME, "%switch NAME" makes NAME a switch vertex, which routes but gets no rank (names
+// are then names, not indices; hosts are grouped under their switch unless %group
+// lines say otherwise). Self loops, repeated links and repeated directives are errors
+// naming the line.
 func ReadGraph(r io.Reader) (*Graph, error) {
 	var (
 		order    []string
@@ -80,19 +75,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			order = append(order, name)
 		}
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		f := strings.Fields(text)
-		if len(f) == 0 {
-			continue
-		}
+	lines := textin.NewLines(r)
+	for lines.Next() {
+		line, text, f := lines.Line(), lines.Text(), lines.Fields()
 		switch {
 		case f[0] == "%node":
 			if len(f) != 2 {
@@ -118,7 +103,7 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			name, members, ok := strings.Cut(rest, ":")
 			name = strings.TrimSpace(name)
 			if !ok || name == "" || len(strings.Fields(name)) != 1 {
-				return nil, fmt.Errorf("line %d: want %%group NAME: NODE NODE ...", line)
+				return nil, fmt.Errorf("line %d: want %%group NAME: NODE NODE (one or more nodes)", line)
 			}
 			ms := strings.Fields(members)
 			if len(ms) == 0 {
@@ -143,8 +128,8 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			edges = append(edges, edge{f[0], f[1], line})
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	if err := lines.Err(); err != nil {
+		return nil, err
 	}
 	if len(order) == 0 {
 		return nil, fmt.Errorf("no nodes in graph")
@@ -350,15 +335,15 @@ func (g *Graph) DistRow(src int) []int32 {
 	if ok {
 		return row
 	}
-	row = make([]int32, len(g.names))
-	for i := range row {
-		row[i] = -1
+	level := make([]int, len(g.names))
+	for i := range level {
+		level[i] = -1
 	}
-	bf := traverse.BreadthFirst{}
-	bf.Walk(g.g, g.g.Node(int64(src)), func(n graph.Node, d int) bool {
-		row[n.ID()] = int32(d)
-		return false
-	})
+	BreadthFirst(g, src, level, nil, nil)
+	row = make([]int32, len(level))
+	for i, d := range level {
+		row[i] = int32(d)
+	}
 	g.mu.Lock()
 	g.rows[src] = row
 	g.mu.Unlock()

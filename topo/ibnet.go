@@ -9,17 +9,6 @@ import (
 	"strings"
 )
 
-// IBNetDiscoverHelp describes what ReadIBNetDiscover accepts.
-const IBNetDiscoverHelp = `ibnetdiscover output, either form:
-  default   node blocks  Switch 36 "S-<guid>" # "desc" ...  or  Ca 2 "H-<guid>" # "desc"
-            followed by port lines  [p] "S-<guid>"[q] # ...  (routers Rt/R- are switches)
-  -p        one line per port:  CA 3 1 0x<guid> 4x EDR - SW 1 7 0x<guid> ( 'desc' - 'desc' )
-A host is named by --node-name-map (its GUID), else by the first word of its
-NodeDescription ("node01 HCA-1" -> node01); several HCAs of one host join one host.
-A switch is named by --node-name-map, else "S-<guid>". Parallel cables count once.
-The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
-GUID is usually its node GUID; hosts are best named by their NodeDescription).`
-
 // NodeNameMap maps GUIDs to names (an OpenSM / infiniband-diags node-name-map file).
 type NodeNameMap map[uint64]string
 
@@ -98,9 +87,14 @@ type ibLink struct {
 	line int
 }
 
-// ReadIBNetDiscover reads ibnetdiscover output (the default topology form or the -p
-// ports report; see IBNetDiscoverHelp) as a fabric: hosts are the CAs, switches
-// (and routers) route. names may be nil. Errors name the line: a node block given
+// ReadIBNetDiscover reads ibnetdiscover output (ibnetdiscover(8), infiniband-diags):
+// the default topology form (Switch/Ca/Rt node blocks, each followed by its port lines
+// [p] "S-<guid>"[q]) or the -p ports report (one line per port, both ends' type, port
+// and GUID and their NodeDescriptions), as a fabric: hosts are the CAs, switches (and
+// routers) route. A host is named by names (its GUID), else by the first word of its
+// NodeDescription ("node01 HCA-1" -> node01; several HCAs of one host make one host);
+// a switch by names, else "S-<guid>". The -p form shows port GUIDs, with which names
+// is then looked up. Parallel cables count once. names may be nil. Errors name the line: a node block given
 // twice, a link to a GUID with no node block (default form), a malformed line.
 func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 	sc := bufio.NewScanner(r)

@@ -6,23 +6,14 @@ import (
 	"strings"
 )
 
-// MachineSpecHelp describes every machine spec ParseMachine accepts.
-const MachineSpecHelp = SpecHelp + `
-fattree:D0,U0:D1,U1:...:DL  fat tree in SST merlin's "shape" (level 0 = leaf switches):
-                           Di links down and Ui up per switch of level i, e.g. fattree:4,4:4,4:8
-                           (128 hosts); hosts h0.. under leaf switches rtr_l0_g0_r0..
-dragonfly:hosts_per_router=P,routers_per_group=A,intergroup_links=L,num_groups=G
-                           SST merlin's dragonfly (absolute global links), routers G<g>R<r>
-                           all-to-all in a group, hosts h0.., e.g.
-                           dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5`
-
 // MaxSyntheticHosts bounds the hosts of a synthetic machine (a typo such as
 // fattree:1000,1000:1000 must not exhaust memory).
 const MaxSyntheticHosts = 1 << 20
 
 // ParseMachine parses any machine spec: a grid (ParseSpec), or a synthetic switched
-// network "fattree:..." or "dragonfly:..." (see MachineSpecHelp) built as a Graph whose
-// switches are routing vertices.
+// network built as a Graph whose switches are routing vertices: "fattree:D0,U0:...:DL"
+// (FatTree) or "dragonfly:hosts_per_router=P,routers_per_group=A,intergroup_links=L,
+// num_groups=G" (Dragonfly).
 func ParseMachine(spec string) (Machine, error) {
 	s := strings.TrimSpace(spec)
 	kind, rest, _ := strings.Cut(s, ":")

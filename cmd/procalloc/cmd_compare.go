@@ -125,7 +125,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					return err
 				}
 				for _, s := range specs {
-					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat}); err != nil {
+					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat, Ranking: allocRanking}); err != nil {
 						return usageError{err.Error()}
 					}
 				}
@@ -161,7 +161,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						defer wg.Done()
 						sem <- struct{}{}
 						defer func() { <-sem }()
-						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat})
+						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat, Ranking: allocRanking})
 						if err != nil {
 							errs[i] = err
 							cancel()
@@ -192,7 +192,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 				wg.Wait()
 				p.Done()
 				for i, err := range errs {
-					if err != nil && err != context.Canceled {
+					if err != nil && !errors.Is(err, context.Canceled) {
 						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
 					}
 				}

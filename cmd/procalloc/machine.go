@@ -28,7 +28,7 @@ const graphHelp = `--graph FILE reads a network: an edge list (see README), ibne
 block) or topology.yaml (tree, block, torus3d; --topology NAME picks one). The format
 is detected unless --graph-format says it. Switches route but get no rank: only hosts
 are ordered and allocated.
-Reading ` + topo.IBNetDiscoverHelp
+Reading ` + ibnetdiscoverHelp
 
 // loadMachine returns the machine of --machine SPEC (a grid, fattree:..., dragonfly:...)
 // or --graph FILE (exactly one). A --machine of more than curveMaxNodes nodes is a
