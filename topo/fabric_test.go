@@ -452,3 +452,26 @@ func FuzzReadNodeNameMap(f *testing.F) {
 		}
 	})
 }
+
+// BFSOrder walks through the switches and returns the hosts only, each once.
+func TestBFSOrderSkipsSwitches(t *testing.T) {
+	m, _ := ParseMachine("fattree:4,4:8")
+	g := m.(*Graph)
+	o := BFSOrder(g, 5)
+	seen := map[int]bool{}
+	for _, v := range o {
+		if v < 0 || v >= g.N() || seen[v] {
+			t.Fatalf("BFSOrder gave %v", o)
+		}
+		seen[v] = true
+	}
+	if len(o) != g.N() || o[0] != 5 {
+		t.Fatalf("BFSOrder: %d of %d hosts, first %d", len(o), g.N(), o[0])
+	}
+	// The four hosts of node 5's leaf come first.
+	for _, v := range o[1:4] {
+		if g.Dist(5, v) != 2 {
+			t.Fatalf("BFSOrder from 5: %v", o[:4])
+		}
+	}
+}
