@@ -10,6 +10,7 @@ import (
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // Baseline asks the replay to solve, at every allocation decision, the exact k-subset
@@ -18,7 +19,7 @@ import (
 // pairwise L1 distance to that optimum. It only measures: the allocator's decisions
 // do not depend on it. Distances are plain coordinate L1, so a machine with
 // wraparound links is refused (under --compat premas, which measures plain L1 on
-// every machine, it is accepted).
+// every machine, it is accepted), and so is a machine without node coordinates.
 type Baseline struct {
 	// TimeLimit bounds each decision's search (> 0). Which decisions are proven then
 	// depends on the machine's speed; the fraction proven is reported.
@@ -49,7 +50,10 @@ func newBaseline(cfg Config) (*baseline, error) {
 	if b.TimeLimit <= 0 {
 		return nil, fmt.Errorf("sim: baseline time limit %v: must be positive", b.TimeLimit)
 	}
-	g := cfg.Machine
+	g, ok := cfg.Machine.(*topo.Grid)
+	if !ok {
+		return nil, fmt.Errorf("sim: the exact baseline needs node coordinates (a mesh); %s has none", cfg.Machine.Spec())
+	}
 	if cfg.Compat != alloc.CompatPReMAS && slices.Contains(g.Wrap(), true) {
 		return nil, fmt.Errorf("sim: the exact baseline measures plain L1 distance; %s has wraparound links (use a mesh, or --compat premas, which measures plain L1)", g.Spec())
 	}

@@ -139,6 +139,19 @@ func TestBaselineBadInput(t *testing.T) {
 			t.Errorf("%s limit %v: %v, want %q", tc.g.Spec(), tc.limit, err, tc.want)
 		}
 	}
+	// A machine without node coordinates.
+	gr, err := topo.NewGraphFromEdges(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := alloc.Parse("bf:bfs", gr, alloc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), jobs, Config{Machine: gr, Alloc: a, Baseline: &Baseline{TimeLimit: time.Second}})
+	if err == nil || !strings.Contains(err.Error(), "coordinates") {
+		t.Errorf("graph machine: %v", err)
+	}
 }
 
 // opt's decisions depend on its node budget only: two replays agree, and a tiny
