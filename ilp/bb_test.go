@@ -1,0 +1,194 @@
+package ilp
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// randomQAP returns an n x n QAP with entries drawn from 0..maxv; sym makes B
+// symmetric, frac > 0 rounds entries to multiples of 1/frac... (float data when
+// frac is not a power of two).
+func randomQAP(rng *rand.Rand, n, maxv int, symB bool, scale float64) *QAP {
+	q := &QAP{N: n, A: make([]float64, n*n), B: make([]float64, n*n)}
+	for i := range q.A {
+		q.A[i] = float64(rng.IntN(maxv+1)) * scale
+		q.B[i] = float64(rng.IntN(maxv + 1))
+	}
+	if symB {
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				q.B[i*n+j] = q.B[j*n+i]
+			}
+		}
+	}
+	return q
+}
+
+// TestBranchAndBoundBrute compares the branch and bound with brute force over all
+// permutations on random QAPs: integer, symmetric or not, sparse, and float data
+// (scale 0.1 has no granularity), with one and two workers, with and without an
+// incumbent.
+func TestBranchAndBoundBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for trial := 0; trial < 60; trial++ {
+		n := 3 + trial%5
+		scale := 1.0
+		if trial%3 == 2 {
+			scale = 0.1
+		}
+		q := randomQAP(rng, n, 1+trial%7, trial%2 == 0, scale)
+		want := bruteQAP(q)
+		var inc []int
+		if trial%4 == 1 {
+			inc = rng.Perm(n)
+		}
+		for _, workers := range []int{1, 2} {
+			r, err := BranchAndBound(context.Background(), q, inc, BBOptions{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Optimal || r.Status != StatusOptimal {
+				t.Fatalf("trial %d: not optimal: %+v", trial, r)
+			}
+			if math.Abs(r.Objective-want) > 1e-9*max(1, want) || q.Objective(r.Assignment) != r.Objective {
+				t.Fatalf("trial %d (n %d, workers %d): objective %v, brute force %v", trial, n, workers, r.Objective, want)
+			}
+			if r.Bound != r.Objective || r.RootBound > want+1e-9 {
+				t.Fatalf("trial %d: bound %v root bound %v, optimum %v", trial, r.Bound, r.RootBound, want)
+			}
+		}
+	}
+}
+
+// TestBranchAndBoundDeterministic: two workers return the same assignment every run.
+func TestBranchAndBoundDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	q := randomQAP(rng, 9, 9, true, 1)
+	var first []int
+	for run := 0; run < 4; run++ {
+		r, err := BranchAndBound(context.Background(), q, nil, BBOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = r.Assignment
+			continue
+		}
+		for i := range first {
+			if first[i] != r.Assignment[i] {
+				t.Fatalf("run %d: assignment %v, first run %v", run, r.Assignment, first)
+			}
+		}
+	}
+}
+
+// TestBranchAndBoundInterrupt: a cancelled search returns at once with a valid
+// assignment and a bound no larger than the optimum (nug12: 578).
+func TestBranchAndBoundInterrupt(t *testing.T) {
+	q := readQAPLIBFile(t, "nug12")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	r, err := BranchAndBound(ctx, q, nil, BBOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el > time.Second {
+		t.Errorf("took %v after a 20 ms deadline", el)
+	}
+	if r.Optimal {
+		t.Skip("solved within 20 ms: nothing to interrupt")
+	}
+	if r.Status != StatusTimeLimit || r.Bound > 578 || (r.Assignment != nil && r.Objective < 578) {
+		t.Fatalf("status %s, objective %v, bound %v (optimum 578)", r.Status, r.Objective, r.Bound)
+	}
+}
+
+func readQAPLIBFile(t testing.TB, name string) *QAP {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "shared", "qaplib", name+".dat"))
+	if err != nil {
+		t.Skipf("QAPLIB instance %s not available: %v", name, err)
+	}
+	defer f.Close()
+	q, err := ReadQAPLIB(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// qaplibOptima are the published optimal values (QAPLIB, Burkard, Karisch and Rendl
+// 1997; ../shared/qaplib/README.md).
+var qaplibOptima = map[string]float64{"chr12a": 9552, "had12": 1652, "nug12": 578, "scr12": 31410,
+	"tai12a": 224416, "nug14": 1014, "esc16a": 68}
+
+// TestBranchAndBoundQAPLIB proves the published optima of the 12-facility QAPLIB
+// instances (all of them in the long mode).
+func TestBranchAndBoundQAPLIB(t *testing.T) {
+	names := []string{"chr12a", "had12", "nug12", "scr12", "esc16a"}
+	if !testing.Short() {
+		names = append(names, "tai12a", "nug14")
+	}
+	for _, name := range names {
+		q := readQAPLIBFile(t, name)
+		r, err := BranchAndBound(context.Background(), q, nil, BBOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Optimal || r.Objective != qaplibOptima[name] || r.Bound != r.Objective {
+			t.Errorf("%s: status %s objective %v bound %v, published optimum %v", name, r.Status, r.Objective, r.Bound, qaplibOptima[name])
+		}
+		t.Logf("%s: %v proven, %d nodes, root bound %v, %.2fs", name, r.Objective, r.Nodes, r.RootBound, r.Seconds)
+	}
+}
+
+// TestBranchAndBoundSymmetricBrute checks the symmetry breaking (automorphisms of the
+// distances, interchangeable facilities) against brute force: distances of a cycle or
+// a 2x4 torus (many automorphisms), flows with isolated and identical facilities.
+func TestBranchAndBoundSymmetricBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 40; trial++ {
+		n := 6 + trial%3
+		q := &QAP{N: n, A: make([]float64, n*n), B: make([]float64, n*n)}
+		for k := 0; k < n; k++ {
+			for l := 0; l < n; l++ {
+				d := min((k-l+n)%n, (l-k+n)%n) // cycle
+				if trial%2 == 1 && n == 8 {   // 2x4 torus
+					dx, dy := abs(k%4-l%4), abs(k/4-l/4)
+					d = min(dx, 4-dx) + dy
+				}
+				q.B[k*n+l] = float64(d)
+			}
+		}
+		active := 2 + rng.IntN(n-2)
+		for i := 0; i < active; i++ {
+			for j := 0; j < active; j++ {
+				if i != j && rng.IntN(3) > 0 {
+					q.A[i*n+j] = float64(rng.IntN(4))
+				}
+			}
+		}
+		if trial%4 == 0 && active >= 3 { // make facilities 1 and 2 identical
+			for k := 0; k < n; k++ {
+				q.A[2*n+k], q.A[k*n+2] = q.A[1*n+k], q.A[k*n+1]
+			}
+			q.A[1*n+2], q.A[2*n+1], q.A[2*n+2] = q.A[1*n+1], q.A[1*n+1], q.A[1*n+1]
+		}
+		want := bruteQAP(q)
+		for _, workers := range []int{1, 2} {
+			r, err := BranchAndBound(context.Background(), q, nil, BBOptions{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Optimal || r.Objective != want || q.Objective(r.Assignment) != want {
+				t.Fatalf("trial %d (n %d, workers %d): %+v, brute force %v", trial, n, workers, r, want)
+			}
+		}
+	}
+}
