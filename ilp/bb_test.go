@@ -10,9 +10,8 @@ import (
 	"time"
 )
 
-// randomQAP returns an n x n QAP with entries drawn from 0..maxv; sym makes B
-// symmetric, frac > 0 rounds entries to multiples of 1/frac... (float data when
-// frac is not a power of two).
+// randomQAP returns an n x n QAP with integer entries in 0..maxv, B symmetric when
+// symB, and the flows multiplied by scale (0.1 gives float data without granularity).
 func randomQAP(rng *rand.Rand, n, maxv int, symB bool, scale float64) *QAP {
 	q := &QAP{N: n, A: make([]float64, n*n), B: make([]float64, n*n)}
 	for i := range q.A {
@@ -159,7 +158,7 @@ func TestBranchAndBoundSymmetricBrute(t *testing.T) {
 		for k := 0; k < n; k++ {
 			for l := 0; l < n; l++ {
 				d := min((k-l+n)%n, (l-k+n)%n) // cycle
-				if trial%2 == 1 && n == 8 {   // 2x4 torus
+				if trial%2 == 1 && n == 8 {    // 2x4 torus
 					dx, dy := abs(k%4-l%4), abs(k/4-l/4)
 					d = min(dx, 4-dx) + dy
 				}

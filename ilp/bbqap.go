@@ -429,13 +429,13 @@ type bbChild struct {
 
 // bbWorker searches subtrees depth first.
 type bbWorker struct {
-	s      *bbShared
-	p, loc []int
-	lv     []bbLevel
-	lap    *lapSolver
-	fbuf   []float64
-	nf     []int
-	dbuf   []float64
+	s         *bbShared
+	p, loc    []int
+	lv        []bbLevel
+	lap       *lapSolver
+	fbuf      []float64
+	nf        []int
+	dbuf      []float64
 	nodes     int64
 	flushed   int64
 	rootLB    float64
