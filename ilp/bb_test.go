@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/exact"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // randomQAP returns an n x n QAP with integer entries in 0..maxv, B symmetric when
@@ -187,6 +191,52 @@ func TestBranchAndBoundSymmetricBrute(t *testing.T) {
 			}
 			if !r.Optimal || r.Objective != want || q.Objective(r.Assignment) != want {
 				t.Fatalf("trial %d (n %d, workers %d): %+v, brute force %v", trial, n, workers, r, want)
+			}
+		}
+	}
+}
+
+// TestBranchAndBoundOrderingDP compares the ordering branch and bound with the exact
+// dynamic program (exact.OrderDP) and the general branch and bound on meshes, tori and
+// random graphs, K = 1..3, line and ring, with and without symmetry breaking.
+func TestBranchAndBoundOrderingDP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var machines []topo.Machine
+	for _, spec := range []string{"mesh:3x3", "torus:3x3", "mesh:4x2", "torus:4x3", "mesh:2x2x2"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		machines = append(machines, m)
+	}
+	for i := 0; i < 4; i++ {
+		machines = append(machines, randomGraph(rng, 7+i, 3))
+	}
+	for mi, m := range machines {
+		for k := 1; k <= 3; k++ {
+			w := curves.Weights{1, 0.5, 0.25}[:k]
+			for _, ring := range []bool{false, true} {
+				if ring && 2*k >= m.N() {
+					continue
+				}
+				q, err := OrderingQAP(m, w, ring)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dp, err := exact.OrderDP(context.Background(), m, w, ring)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, opt := range []BBOptions{{Workers: 1}, {Workers: 2}, {Workers: 1, NoSymmetry: true}} {
+					r, err := BranchAndBoundOrdering(context.Background(), q, ring, nil, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f, _ := curves.Objective(m, curves.Order(r.Assignment), w, ring)
+					if !r.Optimal || f != dp.Objective || r.Objective != f || r.Bound != f || r.RootBound > f {
+						t.Fatalf("machine %d (%s) K %d ring %v %+v: F %v bound %v root %v, DP %v", mi, m.Spec(), k, ring, opt, f, r.Bound, r.RootBound, dp.Objective)
+					}
+				}
 			}
 		}
 	}
