@@ -35,13 +35,13 @@ const (
 	MethodDP = "dp"
 	// MethodLocal: local search and the Gilmore-Lawler bound only (same as NoMIP).
 	MethodLocal = "local"
-	// MethodAuto: the DP when its state count is at most AutoDPStates, else the MIP
-	// (local search when HiGHS is not compiled in).
+	// MethodAuto: the branch and bound (MethodBB) up to AutoBBMaxNodes nodes, else the
+	// MIP (local search when HiGHS is not compiled in).
 	MethodAuto = "auto"
 )
 
 // Methods lists the method names.
-var Methods = []string{MethodAuto, MethodMIP, MethodDP, MethodLocal}
+var Methods = []string{MethodAuto, MethodMIP, MethodBB, MethodDP, MethodLocal}
 
 // AutoDPStates is the largest DP (in states) MethodAuto prefers to the MIP: about ten
 // seconds on the project's machines.
@@ -120,7 +120,7 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	case "", MethodMIP:
 	case MethodLocal:
 		opt.NoMIP = true
-	case MethodDP, MethodAuto:
+	case MethodDP, MethodAuto, MethodBB:
 	default:
 		return nil, fmt.Errorf("unknown method %q (want %s)", opt.Method, strings.Join(Methods, ", "))
 	}
@@ -132,8 +132,11 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 			return orderHierarchical(ctx, g, w, opt)
 		}
 	}
-	if opt.Method == MethodDP || (opt.Method == MethodAuto && exact.OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
+	if opt.Method == MethodDP {
 		return orderByDP(ctx, m, w, opt)
+	}
+	if opt.Method == MethodBB || (opt.Method == MethodAuto && m.N() <= AutoBBMaxNodes) {
+		return orderByBB(ctx, m, w, opt)
 	}
 	if opt.Method == MethodAuto && !highs.Available() {
 		opt.NoMIP = true
@@ -150,6 +153,25 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	}
 	opt.Options.Cyclic = opt.Ring
 	res, err := SolveQAP(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	return verifyOrder(m, w, opt.Ring, q, res)
+}
+
+// orderByBB solves the ordering by SolveQAPBB (local search, then the ordering branch
+// and bound).
+func orderByBB(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
+	q, err := OrderingQAP(m, w, opt.Ring)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range opt.Starts {
+		if err := curves.Order(s.P).Validate(m.N()); err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.Name, err)
+		}
+	}
+	res, err := SolveQAPBB(ctx, q, append(StartOrders(m), opt.Starts...), true, opt.Ring, opt.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,101 @@
+package ilp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/procalloc/procalloc/ilp/highs"
+)
+
+// MethodBB is the branch-and-bound method of SolveOrdering (and of `order --qap`):
+// BranchAndBoundOrdering for orderings, BranchAndBound for general QAPs.
+const MethodBB = "bb"
+
+// AutoBBMaxNodes is the largest instance MethodAuto hands to the branch and bound:
+// QAPLIB instances of 12-16 facilities and 16-node orderings take seconds; beyond
+// about 30 the tree grows past any time limit and the MIP or local search is the
+// better use of the time.
+const AutoBBMaxNodes = 30
+
+// SolveQAPBB solves q by branch and bound: the local search and combinatorial bounds
+// of SolveQAP first (the incumbent), then, unless they already meet, the branch and
+// bound with what is left of the time limit. ring says q is an ordering problem
+// scored around the ring; ordering says q's facilities are ranks with banded flows,
+// in which case the ordering branch and bound is used when it applies.
+func SolveQAPBB(ctx context.Context, q *QAP, starts []Start, ordering, ring bool, opt Options) (*Result, error) {
+	t0 := time.Now()
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	hopt := opt
+	hopt.TimeLimit, hopt.NoMIP, hopt.Cyclic = 0, true, ring
+	res, err := SolveQAP(ctx, q, starts, nil, hopt)
+	if err != nil {
+		return nil, err
+	}
+	res.Formulation = "bb"
+	if res.Status == StatusOptimal || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			res.Status = ctxStatus(ctx)
+		}
+		res.Seconds = time.Since(t0).Seconds()
+		return res, nil
+	}
+	bopt := BBOptions{Workers: opt.Threads}
+	if opt.Progress != nil {
+		bopt.Progress = func(p BBProgress) {
+			b := max(p.RootBound, res.Bound)
+			opt.Progress(highs.Progress{Incumbent: p.Incumbent, Bound: b, Gap: relGap(p.Incumbent, b),
+				Nodes: p.Nodes, Seconds: time.Since(t0).Seconds()})
+		}
+	}
+	var br *BBResult
+	how := "Gilmore-Lawler branch and bound"
+	if ordering {
+		br, err = BranchAndBoundOrdering(ctx, q, ring, res.Assignment, bopt)
+		if err == nil {
+			res.Formulation, how = "bb-walk", "ordering branch and bound (walk bound)"
+		} else {
+			res.Notes = append(res.Notes, err.Error()+"; using the Gilmore-Lawler branch and bound")
+		}
+	}
+	if br == nil {
+		if br, err = BranchAndBound(ctx, q, res.Assignment, bopt); err != nil {
+			return nil, err
+		}
+		res.Formulation = "bb-glb"
+	}
+	res.Nodes = br.Nodes
+	if br.Assignment != nil && br.Objective < res.Objective {
+		res.Assignment, res.Objective = br.Assignment, br.Objective
+	}
+	if b := br.Bound; !math.IsInf(b, 0) && b > res.Bound {
+		res.Bound, res.BoundSource = b, "bb"
+	}
+	if br.Optimal {
+		res.Bound, res.BoundSource = res.Objective, "bb"
+	}
+	res.Bound = min(res.Bound, res.Objective)
+	res.Status = br.Status
+	if br.Optimal {
+		res.Status = StatusOptimal
+	}
+	res.Gap = relGap(res.Objective, res.Bound)
+	if res.Status == StatusOptimal {
+		res.Gap = 0
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("%s: %d nodes, root bound %s, %.2fs", how, br.Nodes, fmtBound(br.RootBound), br.Seconds))
+	res.Seconds = time.Since(t0).Seconds()
+	return res, nil
+}
+
+func fmtBound(b float64) string {
+	if math.IsInf(b, 0) {
+		return "not computed"
+	}
+	return fmt.Sprintf("%.10g", b)
+}
