@@ -212,6 +212,13 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 			res.Bound, res.BoundSource = b, "window"
 		}
 	}
+	if !opt.Cyclic {
+		if wb, ok := WalkBound(ctx, q); ok {
+			if b := roundBound(wb, res.Granularity); b > res.Bound {
+				res.Bound, res.BoundSource = b, "walk"
+			}
+		}
+	}
 	lsOpt := opt.LocalSearch
 	if lsOpt.Seed == 0 {
 		lsOpt.Seed = opt.Seed
@@ -260,7 +267,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		return res, nil
 	}
 	if res.proven() && !opt.ForceMIP {
-		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition"}[res.BoundSource]
+		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition", "walk": "walk"}[res.BoundSource]
 		res.Notes = append(res.Notes, "the local search optimum meets the "+name+" bound: no MIP needed")
 		return finish(StatusOptimal)
 	}

@@ -1,0 +1,134 @@
+package ilp
+
+import (
+	"context"
+	"math"
+	"slices"
+)
+
+// maxWalkBoundWork caps the transitions WalkBound evaluates.
+const maxWalkBoundWork = 2e9
+
+// WalkBound returns a lower bound on the ordering problem q (line, flows w(s - r) for
+// ranks at most K apart) on a vertex-transitive machine (every node mapped to every
+// other by an automorphism of the distances, as on a torus): the cheapest walk of n
+// nodes in which every K+2 consecutive nodes are distinct, by a dynamic program over
+// the last K+1 nodes. Since every node looks alike, a state is stored translated so
+// that its last node is node 0, which makes the table n^K entries instead of n^(K+1).
+// An ordering is such a walk, so the walk's cost bounds F from below; the window of
+// K+2 forbids the short cycles (four steps around a square of a grid) that the window
+// and Gilmore-Lawler bounds cannot exclude. ok is false when q is not such an
+// ordering, the machine is not vertex-transitive, the work would exceed
+// maxWalkBoundWork, or ctx ends.
+func WalkBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
+	n := q.N
+	k := bandOf(q, false)
+	if k < 1 || k+2 > n || n > 255 || !q.symmetricB() {
+		return 0, false
+	}
+	// Toeplitz flows on the line: coefficient of B[p_r][p_s] depends on s - r only.
+	coef := make([]float64, k+1)
+	for t := 1; t <= k; t++ {
+		coef[t] = q.A[t] + q.A[t*n]
+	}
+	for r := 0; r < n; r++ {
+		if q.A[r*n+r] != 0 {
+			return 0, false
+		}
+		for s := r + 1; s < n; s++ {
+			c := q.A[r*n+s] + q.A[s*n+r]
+			if (s-r <= k && c != coef[s-r]) || (s-r > k && c != 0) {
+				return 0, false
+			}
+		}
+	}
+	L := k + 2 // window of distinct nodes; the state holds the last L-1 = k+1 nodes
+	states := math.Pow(float64(n), float64(L-2))
+	if states*float64(n)*float64(n) > maxWalkBoundWork {
+		return 0, false
+	}
+	auts := distanceAutomorphisms(q.B, n)
+	if auts == nil {
+		return 0, false
+	}
+	// to0[v]: an automorphism mapping v to node 0.
+	to0 := make([][]int, n)
+	for _, a := range auts {
+		if v := slices.Index(a, 0); to0[v] == nil {
+			to0[v] = a
+		}
+	}
+	for _, a := range to0 {
+		if a == nil {
+			return 0, false
+		}
+	}
+	m := L - 2 // free nodes of a canonical state (the last one is node 0)
+	size := int(states)
+	B := q.B
+	inf := math.Inf(1)
+	cur := make([]float64, size)
+	next := make([]float64, size)
+	tup := make([]int, L-1)
+	decode := func(code int) {
+		for j := m - 1; j >= 0; j-- {
+			tup[j] = code % n
+			code /= n
+		}
+		tup[m] = 0
+	}
+	// First layer: walks of L-1 nodes ending at node 0.
+	for code := 0; code < size; code++ {
+		decode(code)
+		if !distinct(tup) {
+			cur[code] = inf
+			continue
+		}
+		var c float64
+		for s := 1; s < len(tup); s++ {
+			for t := 1; t <= min(k, s); t++ {
+				c += coef[t] * B[tup[s-t]*n+tup[s]]
+			}
+		}
+		cur[code] = c
+	}
+	for length := L - 1; length < n; length++ {
+		if ctx.Err() != nil {
+			return 0, false
+		}
+		for i := range next {
+			next[i] = inf
+		}
+		for code := 0; code < size; code++ {
+			base := cur[code]
+			if math.IsInf(base, 1) {
+				continue
+			}
+			decode(code)
+			for v := 0; v < n; v++ {
+				if slices.Contains(tup, v) {
+					continue
+				}
+				c := base
+				for t := 1; t <= k; t++ {
+					c += coef[t] * B[tup[L-1-t]*n+v]
+				}
+				// New state: the last L-1 nodes tup[1..], v, mapped so that v is 0.
+				a := to0[v]
+				nc := 0
+				for j := 1; j < L-1; j++ {
+					nc = nc*n + a[tup[j]]
+				}
+				if c < next[nc] {
+					next[nc] = c
+				}
+			}
+		}
+		cur, next = next, cur
+	}
+	best := inf
+	for _, c := range cur {
+		best = min(best, c)
+	}
+	return best, !math.IsInf(best, 1)
+}
