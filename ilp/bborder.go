@@ -103,7 +103,7 @@ type orderBB struct {
 	// useDom: the dominance key (8 bits per node, the last k nodes and for the ring
 	// the first k) fits in 64 bits.
 	useDom bool
-	codes []int32   // codes of k-tuples of distinct nodes
+	codes  []int32 // codes of k-tuples of distinct nodes
 }
 
 func newOrderBB(q *QAP, ring bool, opt BBOptions) (*orderBB, error) {
