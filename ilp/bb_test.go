@@ -284,3 +284,31 @@ func TestWalkBound(t *testing.T) {
 		t.Error("mesh:3x3 is not vertex-transitive: no walk bound expected")
 	}
 }
+
+// TestBranchAndBoundOrderingInterrupt: a deadline stops the ordering branch and bound
+// within a second, with an ordering and a bound no larger than the optimum (mesh:5x4,
+// K = 3, ring: 50.5, proven by the same code without a deadline, docs/ilp.md).
+func TestBranchAndBoundOrderingInterrupt(t *testing.T) {
+	m := topo.Mesh(5, 4)
+	q, err := OrderingQAP(m, curves.Weights{1, 0.5, 0.25}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := BFSOrder(m, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	r, err := BranchAndBoundOrdering(ctx, q, true, start, BBOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el > time.Second+50*time.Millisecond {
+		t.Errorf("returned %v after a 50 ms deadline", el)
+	}
+	if r.Optimal {
+		t.Skip("proven within 50 ms: nothing to interrupt")
+	}
+	if r.Status != StatusTimeLimit || r.Bound > 50.5 || r.Objective < 50.5 || q.Objective(r.Assignment) != r.Objective {
+		t.Fatalf("status %s objective %v bound %v (optimum 50.5)", r.Status, r.Objective, r.Bound)
+	}
+}
