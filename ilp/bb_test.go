@@ -312,3 +312,41 @@ func TestBranchAndBoundOrderingInterrupt(t *testing.T) {
 		t.Fatalf("status %s objective %v bound %v (optimum 50.5)", r.Status, r.Objective, r.Bound)
 	}
 }
+
+func benchBB(b *testing.B, name string) {
+	q := readQAPLIBFile(b, name)
+	for b.Loop() {
+		r, err := BranchAndBound(context.Background(), q, nil, BBOptions{})
+		if err != nil || !r.Optimal || r.Objective != qaplibOptima[name] {
+			b.Fatalf("%v %+v", err, r)
+		}
+	}
+}
+
+// QAPLIB with no incumbent (the local search is not included), both workers.
+func BenchmarkBranchAndBoundNug12(b *testing.B)  { benchBB(b, "nug12") }
+func BenchmarkBranchAndBoundNug14(b *testing.B)  { benchBB(b, "nug14") }
+func BenchmarkBranchAndBoundEsc16a(b *testing.B) { benchBB(b, "esc16a") }
+
+// The 4x4 torus, K = 3, ring: proven 39 from the local search's ordering.
+func BenchmarkBranchAndBoundOrderingTorus4x4K3Ring(b *testing.B) {
+	m := topo.Torus(4, 4)
+	q, _ := OrderingQAP(m, curves.Weights{1, 0.5, 0.25}, true)
+	start, _, _ := LocalSearch(context.Background(), q, BFSOrder(m, 0), LocalSearchOptions{Seed: 1})
+	for b.Loop() {
+		r, err := BranchAndBoundOrdering(context.Background(), q, true, start, BBOptions{})
+		if err != nil || !r.Optimal || r.Objective != 39 {
+			b.Fatalf("%v %+v", err, r)
+		}
+	}
+}
+
+// The walk bound of the 8x8 torus, K = 3 (151.5).
+func BenchmarkWalkBoundTorus8x8K3(b *testing.B) {
+	q, _ := OrderingQAP(topo.Torus(8, 8), curves.Weights{1, 0.5, 0.25}, false)
+	for b.Loop() {
+		if v, ok := WalkBound(context.Background(), q); !ok || v != 151.5 {
+			b.Fatal(v, ok)
+		}
+	}
+}

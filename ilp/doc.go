@@ -26,6 +26,15 @@
 //     multiple of some g (integer distances, dyadic weights), bounds are rounded up to
 //     multiples of g, which is what lets HiGHS stop as soon as it has proven optimality.
 //
+//   - branch and bound without HiGHS (MethodBB): for any QAP the Gilmore-Lawler bound
+//     at every node with reduced-cost child bounds and branching (BranchAndBound;
+//     Gilmore 1962, Lawler 1963; polytomic branching as in Clausen and Perregaard 1997,
+//     "Solving large quadratic assignment problems in parallel", Computational
+//     Optimization and Applications 8), for orderings a rank-by-rank search bounded by
+//     the cheapest walk with K+1 consecutive nodes distinct, with dominance and the
+//     distance matrix's automorphisms (BranchAndBoundOrdering), and WalkBound (K+2
+//     consecutive nodes distinct, vertex-transitive machines) among the root bounds.
+//
 // Graphs with groups (processors under switches) are ordered switch by switch
 // (SolveOrdering). Every reported objective is recomputed by curves.Objective; the
 // certificate is the proven lower bound and the gap. See docs/ilp.md for the
