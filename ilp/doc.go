@@ -25,7 +25,6 @@
 //     local-search ordering as starting solution. When every objective value is a
 //     multiple of some g (integer distances, dyadic weights), bounds are rounded up to
 //     multiples of g, which is what lets HiGHS stop as soon as it has proven optimality.
-//
 //   - branch and bound without HiGHS (MethodBB): for any QAP the Gilmore-Lawler bound
 //     at every node with reduced-cost child bounds and branching (BranchAndBound;
 //     Gilmore 1962, Lawler 1963; polytomic branching as in Clausen and Perregaard 1997,
