@@ -3,49 +3,88 @@ package ilp
 import "slices"
 
 // maxAutomorphisms caps the automorphisms of the distance matrix that
-// distanceAutomorphisms lists; a larger group is left unused (the symmetry breaking is
-// then skipped, which is always sound).
+// distanceAutomorphisms lists; a larger group is left unused.
 const maxAutomorphisms = 100_000
+
+// maxAutomorphismWork caps the distance comparisons of one automorphism search (tens
+// of milliseconds).
+const maxAutomorphismWork = 20_000_000
 
 // distanceAutomorphisms lists the permutations pi of the locations with
 // B[pi(k)][pi(l)] = B[k][l] for all k, l (the symmetries of the machine: for a torus
 // its translations, reflections and dimension swaps, for a hypercube all its
-// automorphisms), by backtracking with the sorted rows as a refinement. It returns nil
-// when the group is larger than maxAutomorphisms or the search takes too long.
+// automorphisms), by backtracking. It returns nil when the group is larger than
+// maxAutomorphisms or the search needs more than maxAutomorphismWork comparisons
+// (then no symmetry is used, which is always sound).
 func distanceAutomorphisms(b []float64, n int) [][]int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	auts, complete := automorphismSearch(b, n, order, -1, maxAutomorphisms)
+	if !complete {
+		return nil
+	}
+	return auts
+}
+
+// automorphismSearch enumerates automorphisms of the distances b, assigning the nodes
+// in the given order, order[0] to image0 when image0 >= 0; it stops after maxSols
+// solutions (complete = true) or maxAutomorphismWork comparisons (complete = false).
+func automorphismSearch(b []float64, n int, order []int, image0, maxSols int) (auts [][]int, complete bool) {
+	// Nodes whose sorted distance rows differ cannot be images of each other.
 	sig := make([][]float64, n)
 	for k := 0; k < n; k++ {
 		r := append([]float64{b[k*n+k]}, b[k*n:k*n+n]...)
 		slices.Sort(r[1:])
 		sig[k] = r
 	}
-	var out [][]int
+	byRow := make([]int, n)
+	for i := range byRow {
+		byRow[i] = i
+	}
+	slices.SortFunc(byRow, func(x, y int) int { return slices.Compare(sig[x], sig[y]) })
+	class := make([]int, n)
+	for i := 1; i < n; i++ {
+		class[byRow[i]] = class[byRow[i-1]]
+		if !slices.Equal(sig[byRow[i]], sig[byRow[i-1]]) {
+			class[byRow[i]]++
+		}
+	}
 	pi := make([]int, n)
 	used := make([]bool, n)
-	steps := 0
-	var rec func(k int) bool
-	rec = func(k int) bool {
-		if k == n {
-			out = append(out, slices.Clone(pi))
-			return len(out) <= maxAutomorphisms
+	work := 0
+	stopped := false
+	var rec func(d int) bool // false: stop
+	rec = func(d int) bool {
+		if d == n {
+			auts = append(auts, slices.Clone(pi))
+			return len(auts) < maxSols
 		}
+		k := order[d]
 		for c := 0; c < n; c++ {
-			steps++
-			if steps > 20_000_000 {
-				return false
+			if d == 0 && image0 >= 0 && c != image0 {
+				continue
 			}
-			if used[c] || !slices.Equal(sig[k], sig[c]) {
+			work++
+			if used[c] || class[k] != class[c] {
 				continue
 			}
 			ok := true
-			for l := 0; l < k && ok; l++ {
+			for e := 0; e < d && ok; e++ {
+				l := order[e]
 				ok = b[k*n+l] == b[c*n+pi[l]] && b[l*n+k] == b[pi[l]*n+c]
+				work++
+			}
+			if work > maxAutomorphismWork {
+				stopped = true
+				return false
 			}
 			if !ok {
 				continue
 			}
 			pi[k], used[c] = c, true
-			cont := rec(k + 1)
+			cont := rec(d + 1)
 			used[c] = false
 			if !cont {
 				return false
@@ -53,10 +92,32 @@ func distanceAutomorphisms(b []float64, n int) [][]int {
 		}
 		return true
 	}
-	if !rec(0) {
-		return nil
+	rec(0)
+	return auts, !stopped
+}
+
+// mapsToZero returns, for every node v, an automorphism of the distances mapping v to
+// node 0, or nil when some node has none (the machine is not vertex-transitive) or the
+// search runs out of budget.
+func mapsToZero(b []float64, n int) [][]int {
+	to0 := make([][]int, n)
+	order := make([]int, n)
+	for v := 0; v < n; v++ {
+		order[0] = v
+		j := 1
+		for u := 0; u < n; u++ {
+			if u != v {
+				order[j] = u
+				j++
+			}
+		}
+		a, _ := automorphismSearch(b, n, order, 0, 1)
+		if len(a) == 0 {
+			return nil
+		}
+		to0[v] = a[0]
 	}
-	return out
+	return to0
 }
 
 // facilityTwins returns, for each facility, the smallest facility it is interchangeable

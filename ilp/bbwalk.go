@@ -9,6 +9,11 @@ import (
 // maxWalkBoundWork caps the transitions WalkBound evaluates.
 const maxWalkBoundWork = 2e9
 
+// maxWalkBoundNodes is the largest machine WalkBound takes: finding the automorphisms
+// that move each node to node 0 grows as n^3 and already takes seconds at 256 nodes,
+// where the table would be too large for K >= 2 anyway.
+const maxWalkBoundNodes = 128
+
 // WalkBound returns a lower bound on the ordering problem q (line, flows w(s - r) for
 // ranks at most K apart) on a vertex-transitive machine (every node mapped to every
 // other by an automorphism of the distances, as on a torus): the cheapest walk of n
@@ -19,11 +24,11 @@ const maxWalkBoundWork = 2e9
 // K+2 forbids the short cycles (four steps around a square of a grid) that the window
 // and Gilmore-Lawler bounds cannot exclude. ok is false when q is not such an
 // ordering, the machine is not vertex-transitive, the work would exceed
-// maxWalkBoundWork, or ctx ends.
+// maxWalkBoundWork, the machine has more than maxWalkBoundNodes nodes, or ctx ends.
 func WalkBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
 	n := q.N
 	k := bandOf(q, false)
-	if k < 1 || k+2 > n || n > 255 || !q.symmetricB() {
+	if k < 1 || k+2 > n || n > maxWalkBoundNodes || !q.symmetricB() {
 		return 0, false
 	}
 	// Toeplitz flows on the line: coefficient of B[p_r][p_s] depends on s - r only.
@@ -47,21 +52,9 @@ func WalkBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
 	if states*float64(n)*float64(n) > maxWalkBoundWork {
 		return 0, false
 	}
-	auts := distanceAutomorphisms(q.B, n)
-	if auts == nil {
+	to0 := mapsToZero(q.B, n) // to0[v]: an automorphism mapping v to node 0
+	if to0 == nil {
 		return 0, false
-	}
-	// to0[v]: an automorphism mapping v to node 0.
-	to0 := make([][]int, n)
-	for _, a := range auts {
-		if v := slices.Index(a, 0); to0[v] == nil {
-			to0[v] = a
-		}
-	}
-	for _, a := range to0 {
-		if a == nil {
-			return 0, false
-		}
 	}
 	m := L - 2 // free nodes of a canonical state (the last one is node 0)
 	size := int(states)
