@@ -37,7 +37,6 @@ func SolveQAPBB(ctx context.Context, q *QAP, starts []Start, ordering, ring bool
 	if err != nil {
 		return nil, err
 	}
-	res.Formulation = "bb"
 	if res.Status == StatusOptimal || ctx.Err() != nil {
 		if ctx.Err() != nil {
 			res.Status = ctxStatus(ctx)
