@@ -14,24 +14,35 @@ const maxWalkBoundWork = 2e9
 // where the table would be too large for K >= 2 anyway.
 const maxWalkBoundNodes = 128
 
-// WalkBound returns a lower bound on the ordering problem q (line, flows w(s - r) for
-// ranks at most K apart) on a vertex-transitive machine (every node mapped to every
-// other by an automorphism of the distances, as on a torus): the cheapest walk of n
-// nodes in which every K+2 consecutive nodes are distinct, by a dynamic program over
-// the last K+1 nodes. Since every node looks alike, a state is stored translated so
-// that its last node is node 0, which makes the table n^K entries instead of n^(K+1).
-// An ordering is such a walk, so the walk's cost bounds F from below; the window of
-// K+2 forbids the short cycles (four steps around a square of a grid) that the window
-// and Gilmore-Lawler bounds cannot exclude. ok is false when q is not such an
-// ordering, the machine is not vertex-transitive, the work would exceed
-// maxWalkBoundWork, the machine has more than maxWalkBoundNodes nodes, or ctx ends.
-func WalkBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
+// WalkBound returns a lower bound on the ordering problem q (flows w(t) between ranks
+// t <= K apart, around the ring when ring) on a vertex-transitive machine (every node
+// mapped to every other by an automorphism of the distances, as on a torus): the
+// cheapest walk in which every K+2 consecutive nodes are distinct, by a dynamic program
+// over the last K+1 nodes. Since every node looks alike, a state is stored translated
+// so that its last node is node 0, which makes the table n^K entries instead of
+// n^(K+1). A line ordering is such a walk of n nodes, so the walk's cost bounds F from
+// below; the window of K+2 forbids the short cycles (four steps around a square of a
+// grid) that the window and Gilmore-Lawler bounds cannot exclude.
+//
+// For the ring, F is the line cost of p_0..p_{n-1} plus the pairs across the wrap,
+// each at distance at least the smallest distance d between two nodes: F >= walk(n) +
+// d * sum of t w(t). Also, repeating the first K nodes after the last gives a walk of
+// n+K nodes whose line cost is F plus the pairs among those K nodes; rotating the ring
+// so that these are cheapest, their cost is at most the average over rotations, at
+// most (K-1) F / n, so F >= walk(n+K) / (1 + (K-1)/n). The larger of the two is
+// returned.
+//
+// ok is false when q is not such an ordering, the machine is not vertex-transitive,
+// the work would exceed maxWalkBoundWork, the machine has more than maxWalkBoundNodes
+// nodes, or ctx ends.
+func WalkBound(ctx context.Context, q *QAP, ring bool) (bound float64, ok bool) {
 	n := q.N
-	k := bandOf(q, false)
-	if k < 1 || k+2 > n || n > maxWalkBoundNodes || !q.symmetricB() {
+	k := bandOf(q, ring)
+	if k < 1 || k+2 > n || (ring && 2*k+1 > n) || n > maxWalkBoundNodes || !q.symmetricB() {
 		return 0, false
 	}
-	// Toeplitz flows on the line: coefficient of B[p_r][p_s] depends on s - r only.
+	// Toeplitz (circulant) flows: the coefficient of B[p_r][p_s] depends on the rank
+	// difference only.
 	coef := make([]float64, k+1)
 	for t := 1; t <= k; t++ {
 		coef[t] = q.A[t] + q.A[t*n]
@@ -41,8 +52,12 @@ func WalkBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
 			return 0, false
 		}
 		for s := r + 1; s < n; s++ {
+			t := s - r
+			if ring {
+				t = min(t, n-t)
+			}
 			c := q.A[r*n+s] + q.A[s*n+r]
-			if (s-r <= k && c != coef[s-r]) || (s-r > k && c != 0) {
+			if (t <= k && c != coef[t]) || (t > k && c != 0) {
 				return 0, false
 			}
 		}
@@ -85,7 +100,22 @@ func WalkBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
 		}
 		cur[code] = c
 	}
-	for length := L - 1; length < n; length++ {
+	minOf := func(v []float64) float64 {
+		b := inf
+		for _, c := range v {
+			b = min(b, c)
+		}
+		return b
+	}
+	last := n
+	if ring {
+		last = n + k
+	}
+	walkN := inf
+	for length := L - 1; length < last; length++ {
+		if length == n {
+			walkN = minOf(cur)
+		}
 		if ctx.Err() != nil {
 			return 0, false
 		}
@@ -119,9 +149,27 @@ func WalkBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
 		}
 		cur, next = next, cur
 	}
-	best := inf
-	for _, c := range cur {
-		best = min(best, c)
+	if !ring {
+		walkN = minOf(cur)
+		return walkN, !math.IsInf(walkN, 1)
 	}
+	dmin := inf
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			if a != b {
+				dmin = min(dmin, B[a*n+b])
+			}
+		}
+	}
+	var wrap float64
+	for t := 1; t <= k; t++ {
+		wrap += float64(t) * coef[t] * dmin
+	}
+	b1 := walkN + wrap
+	// The division rounds; lower the quotient by a relative 1e-12 so that it never
+	// rounds in its favour.
+	b2 := minOf(cur) * float64(n) / float64(n+k-1)
+	b2 -= 1e-12 * math.Abs(b2)
+	best := max(b1, b2)
 	return best, !math.IsInf(best, 1)
 }

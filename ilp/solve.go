@@ -212,11 +212,9 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 			res.Bound, res.BoundSource = b, "window"
 		}
 	}
-	if !opt.Cyclic {
-		if wb, ok := WalkBound(ctx, q); ok {
-			if b := roundBound(wb, res.Granularity); b > res.Bound {
-				res.Bound, res.BoundSource = b, "walk"
-			}
+	if wb, ok := WalkBound(ctx, q, opt.Cyclic); ok {
+		if b := roundBound(wb, res.Granularity); b > res.Bound {
+			res.Bound, res.BoundSource = b, "walk"
 		}
 	}
 	lsOpt := opt.LocalSearch
