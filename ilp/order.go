@@ -43,10 +43,6 @@ const (
 // Methods lists the method names.
 var Methods = []string{MethodAuto, MethodMIP, MethodBB, MethodDP, MethodLocal}
 
-// AutoDPStates is the largest DP (in states) MethodAuto prefers to the MIP: about ten
-// seconds on the project's machines.
-const AutoDPStates = 3e7
-
 // OrderResult is an ordering with its certificate. Objective is F of Order recomputed
 // by curves.Objective (the verifier every solver reports through).
 type OrderResult struct {
