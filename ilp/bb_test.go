@@ -38,8 +38,8 @@ func randomQAP(rng *rand.Rand, n, maxv int, symB bool, scale float64) *QAP {
 // incumbent.
 func TestBranchAndBoundBrute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	for trial := 0; trial < 60; trial++ {
-		n := 3 + trial%5
+	for trial := 0; trial < 70; trial++ {
+		n := 1 + trial%7
 		scale := 1.0
 		if trial%3 == 2 {
 			scale = 0.1
@@ -202,7 +202,7 @@ func TestBranchAndBoundSymmetricBrute(t *testing.T) {
 func TestBranchAndBoundOrderingDP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var machines []topo.Machine
-	specs := []string{"mesh:3x3", "torus:3x3", "mesh:4x2", "mesh:2x2x2"}
+	specs := []string{"mesh:2", "mesh:3", "mesh:5", "mesh:3x3", "torus:3x3", "mesh:4x2", "mesh:2x2x2"}
 	graphs := 2
 	if !testing.Short() {
 		specs, graphs = append(specs, "torus:4x3"), 4
