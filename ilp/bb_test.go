@@ -270,16 +270,24 @@ func TestWalkBound(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s K %d ring %v: no walk bound", spec, k, ring)
 				}
-				dp, err := exact.OrderDP(context.Background(), m, w, ring)
-				if err != nil {
-					t.Fatal(err)
+				var opt float64
+				if dp, err := exact.OrderDP(context.Background(), m, w, ring); err == nil {
+					opt = dp.Objective
+				} else {
+					// The ring DP of 16 nodes is too large; the ordering branch and bound,
+					// checked against the DP on smaller machines, gives the optimum.
+					r, err := BranchAndBoundOrdering(context.Background(), q, ring, nil, BBOptions{})
+					if err != nil || !r.Optimal {
+						t.Fatalf("%s K %d ring %v: no optimum: %v", spec, k, ring, err)
+					}
+					opt = r.Objective
 				}
-				if b > dp.Objective {
-					t.Fatalf("%s K %d ring %v: walk bound %v above the optimum %v", spec, k, ring, b, dp.Objective)
+				if b > opt {
+					t.Fatalf("%s K %d ring %v: walk bound %v above the optimum %v", spec, k, ring, b, opt)
 				}
-				t.Logf("%s K %d ring %v: walk bound %v, optimum %v", spec, k, ring, b, dp.Objective)
-				if spec == "torus:4x4" && k == 3 && !ring && b != dp.Objective {
-					t.Errorf("torus:4x4 K 3: walk bound %v, optimum %v (documented as tight)", b, dp.Objective)
+				t.Logf("%s K %d ring %v: walk bound %v, optimum %v", spec, k, ring, b, opt)
+				if spec == "torus:4x4" && k == 3 && !ring && b != opt {
+					t.Errorf("torus:4x4 K 3: walk bound %v, optimum %v (documented as tight)", b, opt)
 				}
 			}
 		}
