@@ -12,18 +12,20 @@ import (
 )
 
 // TestBranchAndBoundAgainstMIP: where the MIP proves optimality, the branch and bound
-// (SolveQAPBB, the --method bb path) proves the same value, on random QAPs and on
+// (MethodBB) proves the same value, on random QAPs and on
 // orderings of random graphs, line and ring.
 func TestBranchAndBoundAgainstMIP(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(31, 32))
 	for trial := 0; trial < 4; trial++ {
 		q := randomQAP(rng, 5, 5, trial%2 == 0, 1)
-		mip, err := SolveQAP(ctx, q, nil, nil, Options{ForceMIP: true, TimeLimit: time.Minute})
+		mctx, cancel := context.WithTimeout(ctx, time.Minute)
+		mip, err := SolveQAP(mctx, q, nil, Options{forceMIP: true})
+		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
-		bb, err := SolveQAPBB(ctx, q, nil, false, false, Options{})
+		bb, err := SolveQAP(ctx, q, nil, Options{Method: MethodBB})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,11 +37,13 @@ func TestBranchAndBoundAgainstMIP(t *testing.T) {
 		g := randomGraph(rng, 7, 3)
 		ring := trial%2 == 1
 		w := curves.Weights{1, 0.5}
-		mip, err := SolveOrdering(ctx, g, w, OrderOptions{Ring: ring, Options: Options{ForceMIP: true, TimeLimit: time.Minute}})
+		mctx, cancel := context.WithTimeout(ctx, time.Minute)
+		mip, err := SolveOrdering(mctx, g, w, OrderOptions{Ring: ring, Options: Options{forceMIP: true}})
+		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
-		bb, err := SolveOrdering(ctx, g, w, OrderOptions{Method: MethodBB, Ring: ring})
+		bb, err := SolveOrdering(ctx, g, w, OrderOptions{Ring: ring, Options: Options{Method: MethodBB}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -197,7 +196,7 @@ func TestBranchAndBoundSymmetricBrute(t *testing.T) {
 }
 
 // TestBranchAndBoundOrderingDP compares the ordering branch and bound with the exact
-// dynamic program (exact.OrderDP) and the general branch and bound on meshes, tori and
+// dynamic program (OrderDP) and the general branch and bound on meshes, tori and
 // random graphs, K = 1..3, line and ring, with and without symmetry breaking.
 func TestBranchAndBoundOrderingDP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -228,7 +227,7 @@ func TestBranchAndBoundOrderingDP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				dp, err := exact.OrderDP(context.Background(), m, w, ring)
+				dp, err := OrderDP(context.Background(), m, w, ring)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -247,7 +246,7 @@ func TestBranchAndBoundOrderingDP(t *testing.T) {
 	}
 }
 
-// TestWalkBound: the walk bound never exceeds the optimum (exact.OrderDP) on
+// TestWalkBound: the walk bound never exceeds the optimum (OrderDP) on
 // vertex-transitive machines, and refuses machines that are not.
 func TestWalkBound(t *testing.T) {
 	specs := []string{"torus:3x3", "torus:2x2x2", "torus:4x3"}
@@ -271,7 +270,7 @@ func TestWalkBound(t *testing.T) {
 					t.Fatalf("%s K %d ring %v: no walk bound", spec, k, ring)
 				}
 				var opt float64
-				if dp, err := exact.OrderDP(context.Background(), m, w, ring); err == nil {
+				if dp, err := OrderDP(context.Background(), m, w, ring); err == nil {
 					opt = dp.Objective
 				} else {
 					// The ring DP of 16 nodes is too large; the ordering branch and bound,
@@ -308,7 +307,7 @@ func TestBranchAndBoundOrderingInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := BFSOrder(m, 0)
+	start := topo.BFSOrder(m, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
@@ -346,7 +345,7 @@ func BenchmarkBranchAndBoundEsc16a(b *testing.B) { benchBB(b, "esc16a") }
 func BenchmarkBranchAndBoundOrderingTorus4x4K3Ring(b *testing.B) {
 	m := topo.Torus(4, 4)
 	q, _ := OrderingQAP(m, curves.Weights{1, 0.5, 0.25}, true)
-	start, _, _ := LocalSearch(context.Background(), q, BFSOrder(m, 0), LocalSearchOptions{Seed: 1})
+	start, _, _ := LocalSearch(context.Background(), q, topo.BFSOrder(m, 0), LocalSearchOptions{Seed: 1})
 	for b.Loop() {
 		r, err := BranchAndBoundOrdering(context.Background(), q, true, start, BBOptions{})
 		if err != nil || !r.Optimal || r.Objective != 39 {

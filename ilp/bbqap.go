@@ -46,7 +46,7 @@ type BBResult struct {
 	Bound     float64
 	RootBound float64 // Gilmore-Lawler bound of the root
 	Optimal   bool    // the search completed: Objective is optimal
-	Status    string  // StatusOptimal, StatusTimeLimit or StatusInterrupted
+	Status    Status  // StatusOptimal, StatusTimeLimit or StatusInterrupted
 	Nodes     int64   // nodes whose bound was computed
 	Seconds   float64
 }

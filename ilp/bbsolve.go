@@ -9,36 +9,26 @@ import (
 	"github.com/procalloc/procalloc/ilp/highs"
 )
 
-// MethodBB is the branch-and-bound method of SolveOrdering (and of `order --qap`):
-// BranchAndBoundOrdering for orderings, BranchAndBound for general QAPs.
-const MethodBB = "bb"
-
 // AutoBBMaxNodes is the largest instance MethodAuto hands to the branch and bound:
 // QAPLIB instances of 12-16 facilities and 16-node orderings take seconds; beyond
 // about 30 the tree grows past any time limit and the MIP or local search is the
 // better use of the time.
 const AutoBBMaxNodes = 30
 
-// SolveQAPBB solves q by branch and bound: the local search and combinatorial bounds
-// of SolveQAP first (the incumbent), then, unless they already meet, the branch and
-// bound with what is left of the time limit. ring says q is an ordering problem
-// scored around the ring; ordering says q's facilities are ranks with banded flows,
-// in which case the ordering branch and bound is used when it applies.
-func SolveQAPBB(ctx context.Context, q *QAP, starts []Start, ordering, ring bool, opt Options) (*Result, error) {
+// solveBB is MethodBB: the local search and combinatorial bounds of MethodLocal
+// first (the incumbent), then, unless they already meet, the branch and bound until
+// the context's deadline. With sym (an ordering problem: facilities are ranks) the
+// ordering branch and bound is used when it applies, else the Gilmore-Lawler one.
+func solveBB(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
 	t0 := time.Now()
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
-	}
 	hopt := opt
-	hopt.TimeLimit, hopt.NoMIP, hopt.Cyclic = 0, true, ring
-	res, err := SolveQAP(ctx, q, starts, nil, hopt)
+	hopt.Method = MethodLocal
+	res, err := solveSym(ctx, q, starts, sym, hopt)
 	if err != nil {
 		return nil, err
 	}
 	if res.Status == StatusOptimal || ctx.Err() != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && res.Status != StatusOptimal {
 			res.Status = ctxStatus(ctx)
 		}
 		res.Seconds = time.Since(t0).Seconds()
@@ -54,10 +44,10 @@ func SolveQAPBB(ctx context.Context, q *QAP, starts []Start, ordering, ring bool
 	}
 	var br *BBResult
 	how := "Gilmore-Lawler branch and bound"
-	if ordering {
-		br, err = BranchAndBoundOrdering(ctx, q, ring, res.Assignment, bopt)
+	if sym != nil {
+		br, err = BranchAndBoundOrdering(ctx, q, opt.cyclic, res.Assignment, bopt)
 		if err == nil {
-			res.Formulation, how = "bb-walk", "ordering branch and bound (walk bound)"
+			how = "ordering branch and bound (walk bound)"
 		} else {
 			res.Notes = append(res.Notes, err.Error()+"; using the Gilmore-Lawler branch and bound")
 		}
@@ -66,7 +56,6 @@ func SolveQAPBB(ctx context.Context, q *QAP, starts []Start, ordering, ring bool
 		if br, err = BranchAndBound(ctx, q, res.Assignment, bopt); err != nil {
 			return nil, err
 		}
-		res.Formulation = "bb-glb"
 	}
 	res.Nodes = br.Nodes
 	if br.Assignment != nil && br.Objective < res.Objective {

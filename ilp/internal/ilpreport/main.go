@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/ilp"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -99,13 +98,17 @@ func lpTable() error {
 	ctx := context.Background()
 	insts := []instance{{"mesh:3x3", topo.Mesh(3, 3)}, {"mesh:4x3", topo.Mesh(4, 3)}, {"torus:4x3", topo.Torus(4, 3)},
 		{"rr3-10", randomRegular(10, 3, 1)}}
-	fmt.Println("| instance | K | ring | optimum (DP) | GLB | window bound | " + strings.Join(ilp.Formulations, " | ") + " |")
+	var forms []string
+	for _, f := range ilp.Formulations {
+		forms = append(forms, string(f))
+	}
+	fmt.Println("| instance | K | ring | optimum (DP) | GLB | window bound | " + strings.Join(forms, " | ") + " |")
 	fmt.Println("|---|---|---|---|---|---|" + strings.Repeat("---|", len(ilp.Formulations)))
 	for _, in := range insts {
 		for _, k := range []int{2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				dp, err := exact.OrderDP(ctx, in.m, w, ring)
+				dp, err := ilp.OrderDP(ctx, in.m, w, ring)
 				if err != nil {
 					return err
 				}
@@ -157,15 +160,17 @@ func timeTable(limit time.Duration, only string) error {
 		for _, k := range []int{1, 2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				res, err := ilp.SolveOrdering(ctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{TimeLimit: limit, Seed: 1}})
+				sctx, cancel := context.WithTimeout(ctx, limit)
+				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Seed: 1}})
+				cancel()
 				if err != nil {
 					return err
 				}
 				dpF, dpS := "-", "-"
-				if exact.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
+				if ilp.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
 					t0 := time.Now()
 					dctx, cancel := context.WithTimeout(ctx, 3*limit)
-					dp, err := exact.OrderDP(dctx, in.m, w, ring)
+					dp, err := ilp.OrderDP(dctx, in.m, w, ring)
 					cancel()
 					if err == nil {
 						dpF, dpS = fmt.Sprint(dp.Objective), fmt.Sprintf("%.1f", time.Since(t0).Seconds())
@@ -201,7 +206,9 @@ func largeTable(limit time.Duration, only string) error {
 		for _, k := range []int{1, 2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				res, err := ilp.SolveOrdering(ctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{TimeLimit: limit, Seed: 1}})
+				sctx, cancel := context.WithTimeout(ctx, limit)
+				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Seed: 1}})
+				cancel()
 				if err != nil {
 					return err
 				}
@@ -256,14 +263,16 @@ func bbTable(limit time.Duration, only string) error {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
 				c0 := cpuSeconds()
-				res, err := ilp.SolveOrdering(ctx, in.m, w, ilp.OrderOptions{Method: ilp.MethodBB, Ring: ring, Options: ilp.Options{TimeLimit: limit, Seed: 1}})
+				sctx, cancel := withLimit(ctx, limit)
+				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Method: ilp.MethodBB, Seed: 1}})
+				cancel()
 				if err != nil {
 					return err
 				}
 				cpu := cpuSeconds() - c0
 				dpF := "-"
-				if exact.OrderDPStates(in.m.N(), k, ring) <= 3e7 {
-					dp, err := exact.OrderDP(ctx, in.m, w, ring)
+				if ilp.OrderDPStates(in.m.N(), k, ring) <= 3e7 {
+					dp, err := ilp.OrderDP(ctx, in.m, w, ring)
 					if err != nil {
 						return err
 					}
@@ -301,7 +310,9 @@ func qaplibTable(limit time.Duration, dir string) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		c0 := cpuSeconds()
-		res, err := ilp.SolveQAPBB(ctx, q, nil, false, false, ilp.Options{TimeLimit: limit, Seed: 1})
+		sctx, cancel := withLimit(ctx, limit)
+		res, err := ilp.SolveQAP(sctx, q, nil, ilp.Options{Method: ilp.MethodBB, Seed: 1})
+		cancel()
 		if err != nil {
 			return err
 		}
@@ -309,7 +320,9 @@ func qaplibTable(limit time.Duration, dir string) error {
 		glb, _ := ilp.GilmoreLawlerBound(ctx, q)
 		mip := "-"
 		if limit > 0 {
-			mr, err := ilp.SolveQAP(ctx, q, nil, nil, ilp.Options{TimeLimit: limit, Seed: 1})
+			mctx, cancel := context.WithTimeout(ctx, limit)
+			mr, err := ilp.SolveQAP(mctx, q, nil, ilp.Options{Seed: 1})
+			cancel()
 			if err != nil {
 				return err
 			}
@@ -319,4 +332,12 @@ func qaplibTable(limit time.Duration, dir string) error {
 		fmt.Printf("| %s | %d | %g | %s | %g | %d | %.2f | %.2f | %s |\n", name, q.N, res.Objective, res.Status, glb, res.Nodes, res.Seconds, cpu, mip)
 	}
 	return nil
+}
+
+// withLimit is ctx with a deadline limit from now (none when limit is 0).
+func withLimit(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	if limit > 0 {
+		return context.WithTimeout(ctx, limit)
+	}
+	return context.WithCancel(ctx)
 }
