@@ -9,22 +9,46 @@
 #
 # Usage: scripts/slurm-local.sh [BIN] [SPEC] [SHARDS]
 #   BIN defaults to bin/procalloc, SPEC to examples/demo-sweep.yaml, SHARDS to 4.
-# Needs root (the daemons run as root here) and the packages; exits 3 when they are
-# missing so that callers can skip.
+# Needs root (the daemons run as root here). Installs Debian's slurm-wlm, slurm-client
+# and munge with apt-get when a command is missing (idempotent: nothing to do once they
+# are there); exits 3 when it is not root or cannot install, so that callers can skip.
 set -euo pipefail
 bin=$(realpath "${1:-bin/procalloc}")
 spec=$(realpath "${2:-examples/demo-sweep.yaml}")
 shards=${3:-4}
 
-for c in slurmctld slurmd sbatch squeue sinfo munged; do
-	if ! command -v "$c" >/dev/null; then
-		echo "slurm-local: $c not found (apt-get install slurm-wlm munge)" >&2
-		exit 3
-	fi
-done
 if [ "$(id -u)" -ne 0 ]; then
 	echo "slurm-local: needs root to run the Slurm daemons" >&2
 	exit 3
+fi
+# Install Debian's packages once; a second run finds the commands and installs nothing.
+# The daemons are only ever started by this script, with its own configuration: the
+# packages' services are not enabled or started (policy-rc.d refuses them during the
+# install, and systemd is not running in containers anyway).
+missing=()
+for c in slurmctld slurmd sbatch squeue sinfo scontrol munged; do
+	command -v "$c" >/dev/null || missing+=("$c")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if ! command -v apt-get >/dev/null; then
+		echo "slurm-local: ${missing[*]} not found and no apt-get: install Slurm and MUNGE" >&2
+		exit 3
+	fi
+	echo "slurm-local: installing slurm-wlm slurm-client munge (missing: ${missing[*]})" >&2
+	policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod 0755 "$policy"
+	fi
+	status=0
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends slurm-wlm slurm-client munge; } >&2 || status=$?
+	[ -n "$policy" ] && rm -f "$policy"
+	if [ "$status" -ne 0 ]; then
+		echo "slurm-local: apt-get failed ($status)" >&2
+		exit 3
+	fi
 fi
 
 work=$(mktemp -d /tmp/procalloc-slurm.XXXXXX)
