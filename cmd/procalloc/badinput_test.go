@@ -59,6 +59,17 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"voronoi", "--k", "1", "--points", plane, "--limit", "0"}, 2, "must be at least 1"},
 		{[]string{"evaluate", "--machine", "mesh:3x3", "--curve", "snake", "--weights", "list:1e308,1e308", "--json"}, 1, "overflows float64"},
 		{[]string{"order", "--machine", "mesh:3x3", "--weights", "list:1e308,1e308", "--method", "local"}, 1, "float64"},
+		// Issue 9 item 7: the communication replay's bad input.
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "gossip"}, 2, `unknown communication pattern "gossip"`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--pattern", "gossip"}, 2, `unknown communication pattern "gossip"`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--msg-flits", "0"}, 2, "message size 0 flits"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--router-delay", "-1"}, 2, "router delay -1 cycles"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--msgs-per-second", "-1"}, 2, "--msgs-per-second -1: must be a positive number"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--cycle-seconds", "0"}, 2, "--cycle-seconds 0"},
+		{[]string{"netsim", "--machine", "mesh:8x8", "--rate", "0"}, 2, "--rate 0: must be in (0, 1]"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1000000000000"}, 1, "no job arrives in the window"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "100", "--to", "50"}, 1, "the end must come after the start"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1.5"}, 2, `"1.5" is neither whole seconds`},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,6 +208,11 @@ func windowTime(s string, tr *sim.Trace) (int64, error) {
 		}
 		return v, nil
 	}
+	layouts := []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"}
+	isDate := slices.ContainsFunc(layouts, func(l string) bool { _, err := time.Parse(l, s); return err == nil })
+	if !isDate {
+		return 0, fmt.Errorf("%q is neither whole seconds from the trace's start nor a date YYYY-MM-DD[THH:MM:SS]", s)
+	}
 	if tr.UnixStart == 0 {
 		return 0, fmt.Errorf("%q: a date needs the SWF header's UnixStartTime, which this trace lacks; give seconds from its start", s)
 	}
@@ -220,7 +226,7 @@ func windowTime(s string, tr *sim.Trace) (int64, error) {
 	}
 	var t time.Time
 	var err error
-	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+	for _, layout := range layouts {
 		if t, err = time.ParseInLocation(layout, s, loc); err == nil {
 			return t.Unix() - tr.UnixStart, nil
 		}
