@@ -181,8 +181,14 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if maxCols <= 0 {
 		maxCols = DefaultMaxColumns
 	}
+	var budgetNote string
 	if opt.Formulation == "" {
 		opt.Formulation = autoFormulation(q, opt.Cyclic, maxCols)
+		// Say when the memory budget, not the instance, ruled out the tighter model.
+		if c := ModelSize(q, FormulationWindow3, opt.Cyclic); opt.Formulation == FormulationAJ && c > maxCols {
+			budgetNote = fmt.Sprintf("formulation %s (%d columns): %s would have %d, above the limit of %d (raise it with --max-columns)",
+				FormulationAJ, ModelSize(q, FormulationAJ, opt.Cyclic), FormulationWindow3, c, maxCols)
+		}
 	}
 	if err := checkFormulation(opt.Formulation); err != nil {
 		return nil, err
@@ -275,6 +281,9 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	} else if cols > maxCols {
 		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: the %s model would have %d columns, above the limit of %d (about 2 KB of memory each; raise it with --max-columns)", opt.Formulation, cols, maxCols))
 		return finish(StatusHeuristic)
+	}
+	if budgetNote != "" {
+		res.Notes = append(res.Notes, budgetNote)
 	}
 	if !highs.Available() {
 		return nil, highs.ErrNotAvailable
