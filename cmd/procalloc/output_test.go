@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -164,5 +165,50 @@ func TestRemoveTempsOnSignal(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("half a file reached the target")
+	}
+}
+
+// -o /dev/stdout is this process's standard output, and a path that reaches a
+// descriptor through /proc/PID/fd or /dev/fd is written through: following the link
+// to the regular file behind it (a shell's redirection) and replacing that file would
+// cut the shell off from it.
+func TestOutputToDescriptorsWritesThrough(t *testing.T) {
+	var out bytes.Buffer
+	e := &env{stdout: &out, stderr: &bytes.Buffer{}}
+	if err := writeFileAtomic(e, "/dev/stdout", func(w io.Writer) error { _, err := io.WriteString(w, "to stdout"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "to stdout" {
+		t.Fatalf("-o /dev/stdout wrote %q to standard output", out.String())
+	}
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	dir := t.TempDir()
+	redirected := filepath.Join(dir, "redirected")
+	f, err := os.Create(redirected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, _ := f.Stat()
+	for i, link := range []string{"/proc/self/fd/", "/dev/fd/"} {
+		path := link + strconv.Itoa(int(f.Fd()))
+		alias := filepath.Join(dir, "alias"+strconv.Itoa(i))
+		if err := os.Symlink(path, alias); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, alias} {
+			if err := writeString(t, p, "through"); err != nil {
+				t.Fatalf("-o %s: %v", p, err)
+			}
+			now, err := os.Stat(redirected)
+			if err != nil || !os.SameFile(before, now) {
+				t.Fatalf("-o %s replaced the file behind the descriptor (%v)", p, err)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(redirected); string(b) != "through" {
+		t.Fatalf("the descriptor's file holds %q", b)
 	}
 }
