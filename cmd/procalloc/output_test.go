@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func writeString(t *testing.T, path, s string) error {
@@ -210,5 +211,47 @@ func TestOutputToDescriptorsWritesThrough(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(redirected); string(b) != "through" {
 		t.Fatalf("the descriptor's file holds %q", b)
+	}
+}
+
+// Issue 13 item 10: after SIGTERM a command that does not stop (a large -o write does
+// not poll the interrupt) is stopped after the grace period, its temporary file
+// removed; a second signal stops it at once.
+func TestSignalsStopAndRemoveTemps(t *testing.T) {
+	for _, second := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "big.txt")
+		o, err := createOutput(&env{}, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(o, "half")
+		o.Flush()
+		sigs := make(chan os.Signal, 2)
+		cancelled := make(chan bool, 1)
+		exited := make(chan int, 1)
+		var msg bytes.Buffer
+		grace := 200 * time.Millisecond
+		if second {
+			grace = time.Hour
+		}
+		go watchSignals(sigs, func() { cancelled <- true }, grace, &msg, func(code int) { exited <- code })
+		t0 := time.Now()
+		sigs <- syscall.SIGTERM
+		<-cancelled
+		if second {
+			sigs <- syscall.SIGINT
+		}
+		if code := <-exited; code != 130 {
+			t.Fatalf("exit %d, want 130", code)
+		}
+		if took := time.Since(t0); !second && took < grace {
+			t.Fatalf("stopped after %v, before the grace of %v", took, grace)
+		}
+		if _, err := os.Stat(o.file.Name()); !os.IsNotExist(err) {
+			t.Fatalf("second signal %v: temporary %s survives", second, o.file.Name())
+		}
+		if !second && !strings.Contains(msg.String(), "after the interrupt: stopped") {
+			t.Fatalf("message %q", msg.String())
+		}
 	}
 }
