@@ -49,7 +49,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"curve", "--graph", gap, "--curve", "bfs"}, 1, "node 3 appears on no line"},
 		{[]string{"curve", "--graph", dupNode, "--curve", "bfs"}, 1, "%node a declared again"},
 		{[]string{"curve", "--graph", dupGroup, "--curve", "bfs"}, 1, "%group s declared again"},
-		{[]string{"subset", "--algo", "mm", "--k", "2", "--points", big}, 1, "beyond 2^53"},
+		{[]string{"subset", "--algo", "mm", "--k", "2", "--points", big}, 1, `line 2: coordinate 1: "9007199254740993" is 2^53 or beyond`},
 		{[]string{"subset", "--algo", "mm", "--k", "1", "--points", huge}, 1, "out of the range"},
 		{[]string{"subset", "--algo", "ring", "--k", "2", "--points", ring, "--circumference", "Inf"}, 2, "finite number > 0"},
 		{[]string{"evaluate", "--machine", "mesh:4x4", "--weights", "list:1e400"}, 2, "out of the range"},
