@@ -150,7 +150,7 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 		return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
 	}
 	if tr.Filtered > 0 {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
 	}
 	if len(tr.Jobs) == 0 {
 		return nil, "", nil, nil, fmt.Errorf("%s: the trace has no jobs", f.trace)

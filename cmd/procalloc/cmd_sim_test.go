@@ -123,3 +123,23 @@ func TestSDSCWindowOfBunde2004(t *testing.T) {
 		t.Errorf("16x16 without --drop-larger: exit %d, %q", code, stderr)
 	}
 }
+
+// Issue 13 item 12: SWF records dropped by the conversion (here a negative submit
+// time) are said on stderr, not only counted in the JSON.
+func TestSWFDroppedRecordsAreSaid(t *testing.T) {
+	swf := filepath.Join(t.TempDir(), "neg.swf")
+	os.WriteFile(swf, []byte("1 0 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"+
+		"2 -5 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"+
+		"3 20 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"), 0o644)
+	code, out, stderr := runCLI(t, "", "sim", "--trace", swf, "--machine", "mesh:4x4", "--alloc", "ff:snake", "--json")
+	if code != 0 || !strings.Contains(stderr, "1 SWF records dropped") || !strings.Contains(stderr, "negative submit time") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var s struct {
+		Jobs     int `json:"jobs"`
+		Filtered int `json:"filtered_records"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Jobs != 2 || s.Filtered != 1 {
+		t.Fatalf("jobs %d, filtered %d, %v", s.Jobs, s.Filtered, err)
+	}
+}
