@@ -59,6 +59,8 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"voronoi", "--k", "1", "--points", plane, "--limit", "0"}, 2, "must be at least 1"},
 		{[]string{"evaluate", "--machine", "mesh:3x3", "--curve", "snake", "--weights", "list:1e308,1e308", "--json"}, 1, "overflows float64"},
 		{[]string{"order", "--machine", "mesh:3x3", "--weights", "list:1e308,1e308", "--method", "local"}, 1, "float64"},
+		// Issue 12 item 7: a shard out of range.
+		{[]string{"sweep", write("s.yaml", "traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\n"), "--shard", "3/3", "-o", filepath.Join(dir, "r.jsonl")}, 2, `--shard "3/3": want i/n with 0 <= i < n`},
 		// Issue 9 item 7: the communication replay's bad input.
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "gossip"}, 2, `unknown communication pattern "gossip"`},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--pattern", "gossip"}, 2, `unknown communication pattern "gossip"`},
