@@ -3,7 +3,8 @@
 # the merged shards equal a single-process run of the same sweep.
 #
 # It starts MUNGE, slurmctld and slurmd from Debian's packages (slurm-wlm, munge) with a
-# private configuration in a temporary directory (loopback only, ports 16817/16818),
+# private configuration in a temporary directory (loopback only, two free ports
+# picked at random, so that several runs on one machine do not collide),
 # submits "procalloc sweep SPEC --sbatch" as an array of SHARDS tasks, waits, merges,
 # compares, and stops every daemon it started, whatever happens.
 #
@@ -70,6 +71,23 @@ munged --foreground --force --key-file="$work/munge/munge.key" --socket="$work/m
 	>"$work/munged.out" 2>&1 &
 pids+=($!)
 
+# Two free TCP ports: a port is taken when something accepts a connection on it.
+free_port() {
+	local p
+	for _ in $(seq 100); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+	echo "slurm-local: no free port found" >&2
+	exit 1
+}
+ctld_port=$(free_port)
+slurmd_port=$(free_port)
+while [ "$slurmd_port" = "$ctld_port" ]; do slurmd_port=$(free_port); done
+
 host=$(hostname -s)
 cpus=$(nproc)
 export SLURM_CONF=$work/slurm.conf
@@ -78,8 +96,8 @@ ClusterName=procalloc
 SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 AuthType=auth/munge
 AuthInfo=socket=$work/munge/munge.socket
 CredType=cred/munge
@@ -107,18 +125,19 @@ slurmctld -D -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
 pids+=($!)
 slurmd -D -f "$SLURM_CONF" >"$work/slurmd.out" 2>&1 &
 pids+=($!)
-for i in $(seq 100); do
+# Up to two minutes: the daemons start in a few seconds on an idle machine.
+for i in $(seq 600); do
 	state=$(sinfo -h -o %t 2>/dev/null || true)
 	[ "$state" = idle ] && break
 	sleep 0.2
 done
 if [ "$state" != idle ]; then
 	log "the node did not come up (state '$state'); logs:"
-	tail -5 "$work"/slurm*.log >&2 || true
+	tail -n 5 "$work"/slurm*.log "$work"/*.out >&2 || true
 	keep=1
 	exit 1
 fi
-log "Slurm $(sinfo -V | cut -d' ' -f2) up: node $host, $cpus CPUs"
+log "Slurm $(sinfo -V | cut -d' ' -f2) up: node $host, $cpus CPUs, ports $ctld_port/$slurmd_port"
 
 cd "$work/out"
 "$bin" sweep "$spec" --sbatch --shards "$shards" --cpus 1 -o "$work/out/res" >job.sbatch
