@@ -129,6 +129,9 @@ pids+=($!)
 for i in $(seq 600); do
 	state=$(sinfo -h -o %t 2>/dev/null || true)
 	[ "$state" = idle ] && break
+	alive=1
+	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || alive=0; done
+	[ "$alive" = 1 ] || break # a daemon died (a port taken?): no use waiting
 	sleep 0.2
 done
 if [ "$state" != idle ]; then
