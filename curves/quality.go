@@ -41,7 +41,7 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 		f += w[t] * float64(d)
 	}
 	if math.IsInf(f, 0) {
-		return 0, fmt.Errorf("F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
+		return 0, fmt.Errorf("the objective F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
 	}
 	return f, nil
 }
@@ -169,35 +169,31 @@ func machineOffsetSums(m topo.Machine, o Order, ring bool, sums []int64) error {
 	return nil
 }
 
-// ObjectiveBrute is the O(n^2) definition of Objective, kept as a test oracle.
-func ObjectiveBrute(m topo.Machine, o Order, w Weights, ring bool) float64 {
-	n := len(o)
-	var f float64
-	for r := 0; r < n; r++ {
-		for s := r + 1; s < n; s++ {
-			t := s - r
-			if ring {
-				t = min(t, n-t)
-			}
-			if t <= len(w) {
-				f += w[t-1] * float64(m.Dist(o[r], o[s]))
-			}
-		}
-	}
-	return f
-}
-
 // Steps summarizes the hops between consecutive nodes of an ordering.
 type Steps struct {
 	Max   int     `json:"max_step"`
 	Mean  float64 `json:"mean_step"`
-	Jumps int     `json:"jumps"` // steps longer than one hop
+	Jumps int     `json:"jumps"` // steps longer than the shortest host-to-host distance
 }
 
 // StepStats returns the step statistics of o on m; with ring the step from the last
-// node back to the first counts too.
+// node back to the first counts too. A jump is a step longer than the shortest
+// distance between two nodes: one hop, or on a switched network the shortest way
+// from a host through switches to another (two hops over a shared switch).
 func StepStats(m topo.Machine, o Order, ring bool) Steps {
 	var s Steps
+	near := 1
+	if g, ok := m.(*topo.Graph); ok && g.Vertices() > g.N() && g.N() > 1 {
+		near = -1
+		for a := range g.N() {
+			row := g.DistRow(a)
+			for b := range g.N() {
+				if d := int(row[b]); b != a && d > 0 && (near < 0 || d < near) {
+					near = d
+				}
+			}
+		}
+	}
 	n := len(o)
 	steps := n - 1
 	if ring && n > 1 {
@@ -208,7 +204,7 @@ func StepStats(m topo.Machine, o Order, ring bool) Steps {
 		d := m.Dist(o[r], o[(r+1)%n])
 		total += d
 		s.Max = max(s.Max, d)
-		if d > 1 {
+		if d > near {
 			s.Jumps++
 		}
 	}

@@ -103,7 +103,8 @@ func TestRankingErrors(t *testing.T) {
 	}
 }
 
-func TestDetectAndResolve(t *testing.T) {
+func TestReadRankingFileDetectsFormat(t *testing.T) {
+	resolve := func(path string, m topo.Machine) (Order, error) { return ReadRankingFileOf(path, m, NodeNames(m)) }
 	dir := t.TempDir()
 	m := topo.Mesh(4, 4)
 	h, _ := Generate("hilbert", m)
@@ -124,24 +125,18 @@ func TestDetectAndResolve(t *testing.T) {
 	}{{"a.pairs", FormatPairs}, {"a.ranks", FormatRanks}, {"a.order", FormatOrder}, {"a.json", FormatJSON},
 		{"b.txt", FormatPairs}, {"b", FormatJSON}} {
 		p := write(c.name, c.f)
-		o, err := Resolve(p, m)
+		o, err := resolve(p, m)
 		if err != nil || !slices.Equal(o, h) {
-			t.Errorf("Resolve(%s): %v, %v", c.name, o, err)
+			t.Errorf("ReadRankingFileOf(%s): %v, %v", c.name, o, err)
 		}
 	}
 	// One number per line without an extension is ambiguous.
-	if _, err := Resolve(write("c.txt", FormatOrder), m); err == nil || !strings.Contains(err.Error(), ".ranks or .order") {
+	if _, err := resolve(write("c.txt", FormatOrder), m); err == nil || !strings.Contains(err.Error(), ".ranks or .order") {
 		t.Errorf("ambiguous file: %v", err)
 	}
 	// Wrong machine size.
-	if _, err := Resolve(filepath.Join(dir, "a.pairs"), topo.Mesh(5, 5)); err == nil || !strings.Contains(err.Error(), "outside 0..24") && !strings.Contains(err.Error(), "machine of 25") {
+	if _, err := resolve(filepath.Join(dir, "a.pairs"), topo.Mesh(5, 5)); err == nil || !strings.Contains(err.Error(), "outside 0..24") && !strings.Contains(err.Error(), "machine of 25") {
 		t.Errorf("wrong size: %v", err)
-	}
-	if _, err := Resolve("no-such-curve", m); err == nil || !strings.Contains(err.Error(), "neither a curve") {
-		t.Errorf("unknown spec: %v", err)
-	}
-	if o, err := Resolve("gilbert", topo.Mesh(3, 5)); err != nil || len(o) != 15 {
-		t.Errorf("Resolve(gilbert): %v %v", o, err)
 	}
 	// Host names of a graph.
 	g, err := topo.ReadGraph(strings.NewReader("a b\nb c\n"))
@@ -150,7 +145,7 @@ func TestDetectAndResolve(t *testing.T) {
 	}
 	p := filepath.Join(dir, "g.hosts")
 	os.WriteFile(p, []byte("c\na\nb\n"), 0o644)
-	if o, err := Resolve(p, g); err != nil || !slices.Equal(o, Order{2, 0, 1}) {
+	if o, err := resolve(p, g); err != nil || !slices.Equal(o, Order{2, 0, 1}) {
 		t.Errorf("hosts on a graph: %v %v", o, err)
 	}
 }
@@ -162,6 +157,14 @@ func TestReadHostNames(t *testing.T) {
 	}
 	if _, err := ReadHostNames(strings.NewReader("a\nb\na\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("duplicate: %v", err)
+	}
+	if names, err := ReadHostNames(strings.NewReader("n[1-3]\nm0\nm[001-002],x\n")); err != nil || strings.Join(names, " ") != "n1 n2 n3 m0 m001 m002 x" {
+		t.Fatalf("hostlist lines: %v %v", names, err)
+	}
+	for _, bad := range []string{"n[3-1]\n", "n[1-2]\nn2\n", "n[0-99999999999999999999999]\n"} {
+		if _, err := ReadHostNames(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%q: %v", bad, err)
+		}
 	}
 	if _, err := ReadHostNames(strings.NewReader("a b\n")); err == nil {
 		t.Errorf("two fields accepted")

@@ -57,7 +57,9 @@ func TestOrderingStopsPromptly(t *testing.T) {
 		t.Fatalf("cancelled: status %s", res.Status)
 	}
 	t0 = time.Now()
-	res, err = SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{TimeLimit: 3 * time.Second}})
+	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	res, err = SolveOrdering(ctx, g, w, OrderOptions{})
 	check(res, err, "3 s time limit", time.Since(t0), 6*time.Second)
 }
 
@@ -91,9 +93,9 @@ func TestFormulationChoiceFitsBudgetAndSaysSo(t *testing.T) {
 		t.Skip("-short: builds and starts a MIP of 179,440 columns")
 	}
 	// Stop as soon as the MIP reports progress: the note is made before it starts.
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := SolveOrdering(ctx, g, w, OrderOptions{Options: Options{TimeLimit: 2 * time.Minute, Progress: func(highs.Progress) { cancel() }}})
+	res, err := SolveOrdering(ctx, g, w, OrderOptions{Options: Options{Progress: func(highs.Progress) { cancel() }}})
 	if err != nil {
 		t.Fatal(err)
 	}

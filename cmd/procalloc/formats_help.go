@@ -1,0 +1,91 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/procalloc/procalloc/alloc"
+)
+
+// The command-line help of the text formats and specs the library parses; the
+// library's doc comments describe the same syntax for Go callers.
+
+// specHelp describes the accepted machine specs, for command-line help.
+const specHelp = `mesh:XxY[xZ...]            mesh, e.g. mesh:16x16, mesh:8x8x5
+torus:XxY[xZ...]           torus (wraparound in every dimension), e.g. torus:8x8
+mesh:XxYxZ:wrap=LETTERS    wraparound in the named dimensions (x, y, z, w), e.g. mesh:8x8x5:wrap=yz
+mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped
+fattree:D0,U0:D1,U1:...:DL  fat tree in SST merlin's "shape" (level 0 = leaf switches):
+                           Di links down and Ui up per switch of level i, e.g. fattree:4,4:4,4:8
+                           (128 hosts); hosts h0.. under leaf switches rtr_l0_g0_r0..
+dragonfly:hosts_per_router=P,routers_per_group=A,intergroup_links=L,num_groups=G
+                           SST merlin's dragonfly (absolute global links), routers G<g>R<r>
+                           all-to-all in a group, hosts h0.., e.g.
+                           dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9`
+
+// graphFormatHelp describes the edge-list format ReadGraph accepts.
+const graphFormatHelp = `One link per line: "U V" (two node names). '#' starts a comment.
+Names that are all non-negative integers are node indices 0..max; otherwise nodes are
+numbered in order of first appearance. Directives:
+  %node NAME             declare a node (fixes its index; allows a node with no links yet)
+  %group NAME: A B C     processors A, B, C sit under switch NAME (for hierarchical ordering)
+  %switch NAME           NAME is a switch: it routes but gets no rank (names are then
+                         names, not indices; hosts are grouped under their switch
+                         unless %group lines say otherwise)
+Self loops and repeated links are errors.`
+
+// ibnetdiscoverHelp describes the ibnetdiscover output topo.ReadIBNetDiscover reads.
+const ibnetdiscoverHelp = `ibnetdiscover output, either form:
+  default   node blocks  Switch 36 "S-<guid>" # "desc" ...  or  Ca 2 "H-<guid>" # "desc"
+            followed by port lines  [p] "S-<guid>"[q] # ...  (routers Rt/R- are switches)
+  -p        one line per port:  CA 3 1 0x<guid> 4x EDR - SW 1 7 0x<guid> ( 'desc' - 'desc' )
+A host is named by --node-name-map (its GUID), else by the first word of its
+NodeDescription ("node01 HCA-1" -> node01); several HCAs of one host join one host.
+A switch is named by --node-name-map, else "S-<guid>". Parallel cables count once.
+The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
+GUID is usually its node GUID; hosts are best named by their NodeDescription).`
+
+// weightsHelp describes the weight specs ParseWeights accepts.
+const weightsHelp = `list:W1,W2,...   w(1)=W1, w(2)=W2, ...; 0 beyond (e.g. list:1,0.5,0.25)
+exp:B:K          w(t) = B^(1-t) for t = 1..K, 0 beyond (e.g. exp:2:8)`
+
+// formatsHelp describes the formats for command-line help.
+const formatsHelp = `pairs   "i r" per line: node i has rank r (PReMAS curve file)
+ranks   line i holds the rank of node i
+order   node indices in curve order, one per line
+json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[...]}
+hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
+slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines (Slurm takes the lowest Weight first)
+hostfile          the same as hosts (SLURM_HOSTFILE, mpirun --hostfile with --map-by seq)
+hostlist          the hosts in curve order as one Slurm hostlist expression
+rankfile          Open MPI rankfile: "rank R=HOST slot=0"
+mpich-rank-order  MPICH_RANK_ORDER: the MPI rank of each node slot, nodes in index order
+jgf               Flux JSON Graph Format resource graph, node vertex id = curve rank`
+
+// allocSyntax is the --alloc spelling of the allocator families that take an argument
+// (alloc.Parse); the others are named alone.
+var allocSyntax = map[string]string{
+	"freelist":     "freelist:CURVE",
+	"ff":           "ff:CURVE[:ring]",
+	"bf":           "bf:CURVE[:ring]",
+	"sos":          "sos:CURVE[:ring]",
+	"paging":       "paging:CURVE:s",
+	"mc1x1":        "mc1x1[:tb=SR,AF,WF,BF]",
+	"mc1x1-greedy": "mc1x1-greedy[:tb=SR,AF,WF,BF]",
+}
+
+// allocHelp lists the allocator specs of --alloc with the library's summaries.
+func allocHelp() string {
+	var b strings.Builder
+	b.WriteString(`CURVE is a built-in curve (procalloc curve --list) or a ranking file; :ring uses the
+ring span; s gives pages of 2^s x 2^s nodes; tb= sets Johnson et al.'s tie-breaking
+(SR, AF, WF, BF). Examples: mc1x1, mc1x1:tb=3,9,3,2, bf:hilbert, ff:snake:ring,
+freelist:hilbert, paging:hilbert:1, bf:ranks.pairs.
+`)
+	for _, name := range alloc.Names() {
+		spec := cmp.Or(allocSyntax[name], name)
+		fmt.Fprintf(&b, "  %-30s %s\n", spec, alloc.Summary(name))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
