@@ -1,6 +1,9 @@
 package ilp
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // lapSolver solves dense linear assignment problems of size up to its capacity by the
 // shortest-augmenting-path Hungarian method with potentials (O(m^3)), and keeps the
@@ -22,12 +25,22 @@ func newLAPSolver(n int) *lapSolver {
 // solve returns the minimum of sum c[i][s(i)] over permutations s of 0..m-1 (c is m x m,
 // row-major) and writes the reduced costs c[i][j] - u[i] - v[j] into rc (m x m).
 func (h *lapSolver) solve(m int, c, rc []float64) float64 {
+	total, _ := h.solveContext(context.Background(), m, c, rc)
+	return total
+}
+
+// solveContext is solve for large m: it checks ctx every 64 rows and reports false
+// when ctx has ended. rc may be nil.
+func (h *lapSolver) solveContext(ctx context.Context, m int, c, rc []float64) (float64, bool) {
 	inf := math.Inf(1)
 	u, v, p, way, minv, used := h.u[:m+1], h.v[:m+1], h.p[:m+1], h.way[:m+1], h.minv[:m+1], h.used[:m+1]
 	for j := range p {
 		u[j], v[j], p[j], way[j] = 0, 0, 0, 0
 	}
 	for i := 1; i <= m; i++ {
+		if i%64 == 0 && ctx.Err() != nil {
+			return 0, false
+		}
 		p[0] = i
 		j0 := 0
 		for j := range minv {
@@ -77,12 +90,12 @@ func (h *lapSolver) solve(m int, c, rc []float64) float64 {
 	for j := 1; j <= m; j++ {
 		total += c[(p[j]-1)*m+(j-1)]
 	}
-	for i := 0; i < m; i++ {
+	for i := 0; i < m && rc != nil; i++ {
 		for j := 0; j < m; j++ {
 			// Not clamped at zero: rounding on float data can leave a reduced cost a
 			// hair below zero, which only weakens the child bounds.
 			rc[i*m+j] = c[i*m+j] - u[i+1] - v[j+1]
 		}
 	}
-	return total
+	return total, true
 }
