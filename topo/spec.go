@@ -10,7 +10,9 @@ import (
 const SpecHelp = `mesh:XxY[xZ...]            mesh, e.g. mesh:16x16, mesh:8x8x5
 torus:XxY[xZ...]           torus (wraparound in every dimension), e.g. torus:8x8
 mesh:XxYxZ:wrap=LETTERS    wraparound in the named dimensions (x, y, z, w), e.g. mesh:8x8x5:wrap=yz
-mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped`
+mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped
+mesh:XxY:io=SIDE[:COUNT]   a 2D mesh with I/O nodes along SIDE (left, right, top, bottom), one per
+                           row or column unless COUNT is given (Liu et al.), e.g. mesh:16x16:io=left`
 
 // ParseSpec parses a grid spec (see SpecHelp).
 func ParseSpec(spec string) (*Grid, error) {
@@ -47,10 +49,20 @@ func ParseSpec(spec string) (*Grid, error) {
 	default:
 		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", spec, kind)
 	}
+	if key, val, _ := strings.Cut(opts, "="); key == "io" {
+		g, err := newGridSpec(spec, dims, wrap)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = parseIOOption(g, val); err != nil {
+			return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+		}
+		return g, nil
+	}
 	if opts != "" {
 		key, val, ok := strings.Cut(opts, "=")
 		if !ok || key != "wrap" {
-			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS)", spec, opts)
+			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS or io=SIDE)", spec, opts)
 		}
 		if val == "" {
 			return nil, fmt.Errorf("machine spec %q: wrap= names no dimension (want letters among %q, e.g. wrap=yz)", spec, axisLetters[:min(len(dims), len(axisLetters))])
