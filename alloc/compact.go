@@ -21,13 +21,49 @@ import (
 // size occurs at most once, and for free blocks p bigger than q, the parent of p is
 // an ancestor of q. SpatiallyCompact checks this.
 
+// Compactness measures free sets of one 2^m x 2^n mesh (Squares and
+// SpatiallyCompact without rebuilding the division tree each time). Not safe for
+// concurrent use.
+type Compactness struct {
+	t     *divTree
+	whole []bool
+}
+
+// NewCompactness returns the meter of m, or an error when m is not a 2D mesh of
+// 2^m x 2^n nodes.
+func NewCompactness(m topo.Machine) (*Compactness, error) {
+	t, err := newDivTree(m, "compactness")
+	if err != nil {
+		return nil, err
+	}
+	return &Compactness{t: t, whole: make([]bool, 2*t.n())}, nil
+}
+
 // Squares returns D, the number of maximal free aligned power-of-two squares of the
 // free set of a 2^m x 2^n mesh (see above); free reports whether a node is free.
 func Squares(m topo.Machine, free func(v int) bool) (int, error) {
-	t, err := newDivTree(m, "compactness")
+	c, err := NewCompactness(m)
 	if err != nil {
 		return 0, err
 	}
+	return c.Squares(free), nil
+}
+
+// SpatiallyCompact reports whether the free set of a 2^m x 2^n mesh satisfies the
+// condition of Liu et al.'s Lemma 1 (see above); when it does not, reason names the
+// two offending blocks.
+func SpatiallyCompact(m topo.Machine, free func(v int) bool) (ok bool, reason string, err error) {
+	c, err := NewCompactness(m)
+	if err != nil {
+		return false, "", err
+	}
+	ok, reason = c.SpatiallyCompact(free)
+	return ok, reason, nil
+}
+
+// Squares is D of the free set (see the package function).
+func (c *Compactness) Squares(free func(v int) bool) int {
+	t := c.t
 	side := min(t.x, t.y)
 	count := 0
 	var rec func(x0, y0, s int) bool // reports whether the square is wholly free
@@ -58,14 +94,14 @@ func Squares(m topo.Machine, free func(v int) bool) (int, error) {
 			}
 		}
 	}
-	return count, nil
+	return count
 }
 
 // freeBlocks returns the maximal wholly free tree nodes of the orthogonal division
-// of m (bt's division tree) as tree node numbers (root 1, children 2i and 2i+1).
-func freeBlocks(t *divTree, free func(v int) bool) []int {
+// (bt's division tree) as tree node numbers (root 1, children 2i and 2i+1); whole is
+// scratch of 2N entries.
+func freeBlocks(t *divTree, whole []bool, free func(v int) bool) []int {
 	n := t.n()
-	whole := make([]bool, 2*n)
 	for i := 2*n - 1; i >= 1; i-- {
 		if i >= n {
 			whole[i] = free(int(t.x0[i]) + int(t.y0[i])*t.x)
@@ -82,28 +118,25 @@ func freeBlocks(t *divTree, free func(v int) bool) []int {
 	return out
 }
 
-// SpatiallyCompact reports whether the free set of a 2^m x 2^n mesh satisfies the
-// condition of Liu et al.'s Lemma 1 (see above); when it does not, reason names the two offending blocks.
-func SpatiallyCompact(m topo.Machine, free func(v int) bool) (ok bool, reason string, err error) {
-	t, err := newDivTree(m, "spatial compactness")
-	if err != nil {
-		return false, "", err
-	}
-	blocks := freeBlocks(t, free)
+// SpatiallyCompact is Lemma 1's condition on the free set (see the package
+// function).
+func (c *Compactness) SpatiallyCompact(free func(v int) bool) (ok bool, reason string) {
+	t := c.t
+	blocks := freeBlocks(t, c.whole, free)
 	bySize := map[int]int{}
 	for _, b := range blocks {
 		a := t.area(b)
-		if c, dup := bySize[a]; dup {
-			return false, fmt.Sprintf("two free blocks of %d processors (tree nodes %d and %d)", a, c, b), nil
+		if prev, dup := bySize[a]; dup {
+			return false, fmt.Sprintf("two free blocks of %d processors (tree nodes %d and %d)", a, prev, b)
 		}
 		bySize[a] = b
 	}
 	for _, p := range blocks {
 		for _, q := range blocks {
 			if t.area(p) > t.area(q) && !t.isAncestor(p/2, q) {
-				return false, fmt.Sprintf("free block %d (%d processors): its parent is not an ancestor of free block %d (%d processors)", p, t.area(p), q, t.area(q)), nil
+				return false, fmt.Sprintf("free block %d (%d processors): its parent is not an ancestor of free block %d (%d processors)", p, t.area(p), q, t.area(q))
 			}
 		}
 	}
-	return true, "", nil
+	return true, ""
 }

@@ -272,6 +272,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, run int) (*
 		return nil, err
 	}
 	stater, _ := a.(interface{ State() *alloc.State })
+	cm, _ := alloc.NewCompactness(b.Machine) // nil on meshes that are not 2^m x 2^n
 	n := b.Machine.N()
 	K := router.IONodes()
 	rng := rand.New(rand.NewPCG(b.Seed, uint64(run)))
@@ -377,12 +378,10 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, run int) (*
 			}
 			tk.nodes, tk.started = nodes, true
 			out.Allocations++
-			if stater != nil {
-				st := stater.State()
-				if d, err := alloc.Squares(b.Machine, st.IsFree); err == nil {
-					out.SquaresSum += d
-				}
-				if ok, _, err := alloc.SpatiallyCompact(b.Machine, st.IsFree); err == nil && ok {
+			if stater != nil && cm != nil {
+				free := stater.State().IsFree
+				out.SquaresSum += cm.Squares(free)
+				if ok, _ := cm.SpatiallyCompact(free); ok {
 					out.CompactSteps++
 				}
 			}

@@ -20,10 +20,12 @@ type meter struct {
 	stamp  int32
 	stack  []int
 	nb     []int
+	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
 }
 
 func newMeter(g *topo.Grid, c Compat) *meter {
 	m := &meter{g: g, dims: g.Dims(), wrap: slices.Clone(g.Wrap())}
+	m.cm, _ = alloc.NewCompactness(g)
 	if c == alloc.CompatPReMAS {
 		// PReMAS has meshes only: plain L1, no wraparound.
 		clear(m.wrap)
@@ -42,6 +44,19 @@ func newMeter(g *topo.Grid, c Compat) *meter {
 	m.counts = make([]int64, slices.Max(m.dims))
 	m.mark = make([]int32, g.N())
 	return m
+}
+
+// measureCompactness records D and Lemma 1's condition of the free set after r's
+// allocation, when the machine and the allocator allow it (else FreeSquares = -1).
+func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
+	r.FreeSquares = -1
+	st, ok := a.(interface{ State() *alloc.State })
+	if m.cm == nil || !ok {
+		return
+	}
+	free := st.State().IsFree
+	r.FreeSquares = m.cm.Squares(free)
+	r.SpatiallyCompact, _ = m.cm.SpatiallyCompact(free)
 }
 
 func (m *meter) measure(r *JobResult) {
@@ -211,7 +226,35 @@ type Summary struct {
 	MeanMaxShared       float64      `json:"mean_max_routes_on_a_link"`
 	Comm                *CommSummary `json:"comm,omitempty"`
 	Ties                *Ties        `json:"ties,omitempty"`
-	BySize              []Size       `json:"by_size"`
+	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
+	Compactness *CompactnessSummary `json:"compactness,omitempty"`
+	BySize      []Size              `json:"by_size"`
+}
+
+// CompactnessSummary is the mean D (Definition 1: free power-of-two squares) after
+// each allocation and the percentage of allocations after which the free set met
+// Lemma 1's condition of spatial compactness.
+type CompactnessSummary struct {
+	MeanFreeSquares     float64 `json:"mean_free_squares"`
+	PctSpatiallyCompact float64 `json:"pct_spatially_compact"`
+}
+
+func summarizeCompactness(res []JobResult) *CompactnessSummary {
+	var sq, compact, n int
+	for i := range res {
+		if res[i].FreeSquares < 0 {
+			return nil
+		}
+		sq += res[i].FreeSquares
+		if res[i].SpatiallyCompact {
+			compact++
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return &CompactnessSummary{MeanFreeSquares: float64(sq) / float64(n), PctSpatiallyCompact: 100 * float64(compact) / float64(n)}
 }
 
 // Ties is Johnson et al. 2010 Fig. 4 for one replay.
@@ -312,6 +355,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = span/n, ring/n, stretch/n
 	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = vol/n, sides/n, comps/n
 	s.PctContiguous = 100 * float64(contig) / n
+	s.Compactness = summarizeCompactness(res)
 	s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = msgDist/n, hopBytes/n, shared/n
 	s.Makespan = last - first
 	if s.Makespan > 0 {

@@ -127,6 +127,12 @@ type JobResult struct {
 	MessageDistance float64 // MessageHops / Messages
 	HopBytes        int64   // sum over messages of hops x message bytes
 	MaxShared       int64   // most of the job's routes (one cycle) on one link
+	// Compactness of the free set right after the job's allocation (Liu et al. §4;
+	// alloc.Compactness), on 2^m x 2^n meshes with an allocator that exposes its
+	// state: FreeSquares is D (Definition 1), -1 when not measured;
+	// SpatiallyCompact is Lemma 1's condition.
+	FreeSquares      int
+	SpatiallyCompact bool
 }
 
 // Wait returns start - arrival.
@@ -297,6 +303,7 @@ func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *ro
 	}
 	m.measure(r)
 	rm.measure(r)
+	m.measureCompactness(r, cfg.Alloc)
 	return nil
 }
 
