@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -123,14 +124,16 @@ func freeBlocks(t *divTree, whole []bool, free func(v int) bool) []int {
 func (c *Compactness) SpatiallyCompact(free func(v int) bool) (ok bool, reason string) {
 	t := c.t
 	blocks := freeBlocks(t, c.whole, free)
-	bySize := map[int]int{}
+	var bySize [64]int // tree node of the free block of 2^i processors, 0 if none
 	for _, b := range blocks {
-		a := t.area(b)
-		if prev, dup := bySize[a]; dup {
-			return false, fmt.Sprintf("two free blocks of %d processors (tree nodes %d and %d)", a, prev, b)
+		i := bits.Len(uint(t.area(b))) - 1 // log2 of b's area
+		if prev := bySize[i]; prev != 0 {
+			return false, fmt.Sprintf("two free blocks of %d processors (tree nodes %d and %d)", t.area(b), prev, b)
 		}
-		bySize[a] = b
+		bySize[i] = b
 	}
+	// Now at most one block per size: at most log2(N)+1 blocks, so the pairwise check
+	// below is cheap.
 	for _, p := range blocks {
 		for _, q := range blocks {
 			if t.area(p) > t.area(q) && !t.isAncestor(p/2, q) {
