@@ -51,7 +51,7 @@ func init() {
 	register(&command{
 		name:    "batch",
 		summary: "Liu et al.'s I/O experiment: a batch of tasks that communicate, then write to I/O nodes; mean time until all finish",
-		usage:   "batch --machine mesh:XxY:io=SIDE --alloc SPEC[,SPEC...] [--comm-per-io N[,N...]] [--pattern P] [--runs R] [--json] [--svg FILE]",
+		usage:   "batch --machine mesh:XxY:io=SIDE --alloc SPEC[,SPEC...] [--comm-per-io N[,N...]] [--pattern P] [--runs R] [--json] [--svg FILE] [--svg-relative FILE]",
 		details: `Runs the experiment of Liu, Hsu and Wu, "I/O Processor Allocation for Mesh
 Cluster Computers", §5 (docs/io.md): --tasks tasks (default 16) arrive together on a
 mesh with I/O nodes along one side; their sizes are exponential with mean
@@ -79,7 +79,9 @@ count in --svg, in the form of the paper's figures: the x axis is the tolerance
 when all allocators are one family with numeric arguments (sbt:4,sbt:16,... as in
 Figs. 3-5), else the allocators in the order given (Fig. 6). --json gives
 mean_completion and ci95 (seconds) at the top level for one configuration, a list
-"results" for several.`,
+"results" for several. The chart's y axis spans the values only; --svg-relative
+draws each line divided by its first point, which shows the trend along the x axis
+of lines of very different heights.`,
 		example: `procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/4 --comm-per-io 16 --runs 1000 --json
 procalloc batch --machine mesh:16x16:io=left --alloc sbt:4,sbt:16,sbt:64,sbt:256 --comm-per-io 0,4,16 --runs 200 --svg fig3.svg
 procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas --comm-per-io 0,8,16 --runs 200 -o fig6.txt`,
@@ -103,6 +105,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "write a chart in the paper's form to `FILE`")
+			svgRel := fs.String("svg-relative", "", "write the chart with each line divided by its first point to `FILE` (trends of lines of different heights)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
@@ -190,8 +193,14 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					}
 				}
 				prog.Done()
-				if *svg != "" {
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return writeBatchChart(w, o) }); err != nil {
+				for _, c := range []struct {
+					path     string
+					relative bool
+				}{{*svg, false}, {*svgRel, true}} {
+					if c.path == "" {
+						continue
+					}
+					if err := writeFileAtomic(e, c.path, func(w io.Writer) error { return writeBatchChart(w, o, c.relative) }); err != nil {
 						return err
 					}
 				}
@@ -272,7 +281,7 @@ func batchX(specs []string) ([]float64, string) {
 
 // writeBatchChart draws mean completion time against the allocators, one line per
 // communication count (Liu et al. Figs. 3-6).
-func writeBatchChart(w io.Writer, o batchOutput) error {
+func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
 	var specs []string
 	for _, r := range o.Results {
 		if !containsString(specs, r.Alloc) {
@@ -304,7 +313,20 @@ func writeBatchChart(w io.Writer, o batchOutput) error {
 		series[k].y = append(series[k].y, r.MeanCompletion)
 	}
 	title := fmt.Sprintf("Time until all %d tasks finish — %s, %s", o.Tasks, o.Machine, o.Pattern)
-	return writeLineChart(w, title, xlabel, "mean completion time (s)", series)
+	ylabel := "mean completion time (s)"
+	if relative {
+		// Each line divided by its first point: the trend along the x axis of lines
+		// of very different heights.
+		for i := range series {
+			if first := series[i].y[0]; first > 0 {
+				for j := range series[i].y {
+					series[i].y[j] /= first
+				}
+			}
+		}
+		ylabel = "mean completion time / first point of the line"
+	}
+	return writeLineChartAxis(w, title, xlabel, ylabel, series, false)
 }
 
 func containsString(list []string, s string) bool {

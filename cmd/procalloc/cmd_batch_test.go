@@ -35,7 +35,7 @@ func TestBatchCommand(t *testing.T) {
 	dir := t.TempDir()
 	svg := filepath.Join(dir, "f.svg")
 	code, out, stderr = runCLI(t, "", "batch", "--machine", "mesh:8x8:io=top", "--alloc", "sbt:4,sbt:16", "--comm-per-io", "0,1",
-		"--runs", "3", "--tasks", "6", "--mean-size", "6", "--svg", svg)
+		"--runs", "3", "--tasks", "6", "--mean-size", "6", "--svg", svg, "--svg-relative", svg+".rel")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -45,5 +45,8 @@ func TestBatchCommand(t *testing.T) {
 	b, err := os.ReadFile(svg)
 	if err != nil || !strings.Contains(string(b), "pure I/O") || !strings.Contains(string(b), "1 comm per I/O") || !strings.Contains(string(b), "sbt tolerance") {
 		t.Errorf("svg: %v\n%.400s", err, b)
+	}
+	if b, err := os.ReadFile(svg + ".rel"); err != nil || !strings.Contains(string(b), "first point of the line") {
+		t.Errorf("relative svg: %v", err)
 	}
 }
