@@ -67,3 +67,31 @@ func TestIOSpecBadInput(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSpecIO: any spec either fails with an error or gives a grid whose Spec()
+// parses back to the same spec and the same I/O attachment; never a panic.
+func FuzzParseSpecIO(f *testing.F) {
+	for _, s := range []string{"mesh:16x16:io=left", "mesh:8x4:io=top:2", "mesh:4x4:io=right:4", "mesh:2x2:io=bottom:1", "mesh:4x4:io=left:", "mesh:4:io=left", "torus:4x4:io=top"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		g, err := ParseSpec(spec)
+		if err != nil || g.N() > 1<<16 {
+			return
+		}
+		h, err := ParseSpec(g.Spec())
+		if err != nil {
+			t.Fatalf("%q -> %q does not parse: %v", spec, g.Spec(), err)
+		}
+		if h.Spec() != g.Spec() || (h.IO() == nil) != (g.IO() == nil) {
+			t.Fatalf("%q: %q then %q", spec, g.Spec(), h.Spec())
+		}
+		if io := g.IO(); io != nil {
+			for j := range io.Count {
+				if io.Attach(j) != h.IO().Attach(j) || io.Attach(j) < 0 || io.Attach(j) >= g.N() {
+					t.Fatalf("%q: I/O node %d attached to %d and %d", spec, j, io.Attach(j), h.IO().Attach(j))
+				}
+			}
+		}
+	})
+}
