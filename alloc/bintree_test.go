@@ -355,3 +355,89 @@ func TestPLASLayout(t *testing.T) {
 		t.Errorf("plas io=top 8 = %v, want the top row", got)
 	}
 }
+
+// FuzzBinaryTree drives a tree allocator on a small 2^m x 2^n mesh with an operation
+// sequence (byte 0: sides, byte 1: variant and I/O side, then one byte per operation:
+// high bit set ends a job, else allocate 1 + b mod free) and checks every contiguous
+// decision against the reference descent, every allocation for distinct nodes that
+// were free, and the free count after every step.
+func FuzzBinaryTree(f *testing.F) {
+	f.Add([]byte{0x21, 0, 3, 5, 0x80, 2, 7, 0x81, 1})
+	f.Add([]byte{0x12, 7, 9, 8, 8, 0x81, 0x80, 12, 3, 3})
+	f.Add([]byte{0x22, 13, 1, 2, 3, 4, 5, 0x83, 0x80, 20, 0x82, 7, 7})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		w, h := 1<<(int(data[0]&0xf)%4), 1<<(int(data[0]>>4)%4)
+		specs := []string{"bt", "sbt:2", "sbt:0", "dbt:1/4", "dbt:1", "ind-bt", "ind-sbt:3", "d-bt", "d-dbt:1/2", "d-sbt:1"}
+		spec := specs[int(data[1])%len(specs)]
+		sides := []string{"", ":io=left", ":io=right", ":io=top", ":io=bottom"}
+		m, err := topo.ParseSpec("mesh:" + itoa(w) + "x" + itoa(h) + sides[int(data[1]>>4)%len(sides)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Parse(spec, m, Options{})
+		if err != nil {
+			if strings.Contains(err.Error(), "0..") { // sbt tolerance above a tiny mesh's size
+				return
+			}
+			t.Fatal(err)
+		}
+		bt := a.(*BinaryTree)
+		used := make([]bool, m.N())
+		ref := &refTree{t: bt.t, busy: used, rule: bt.rule}
+		var jobs [][]int
+		for _, b := range data[2:] {
+			if b&0x80 != 0 {
+				if len(jobs) == 0 {
+					continue
+				}
+				j := int(b&0x7f) % len(jobs)
+				if err := a.Release(jobs[j]); err != nil {
+					t.Fatal(err)
+				}
+				jobs = slices.Delete(jobs, j, j+1)
+			} else {
+				if a.NumFree() == 0 {
+					continue
+				}
+				k := 1 + int(b)%a.NumFree()
+				want := 0
+				if bt.mode == contiguous {
+					want = ref.find(1, 1<<bits.Len(uint(k-1)))
+				}
+				got, err := a.Allocate(k)
+				if errors.Is(err, ErrFragmented) && bt.mode == contiguous && want == 0 {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s on %s: allocate %d of %d: %v", spec, m.Spec(), k, a.NumFree(), err)
+				}
+				if bt.mode == contiguous && int(bt.block[got[0]]) != want {
+					t.Fatalf("%s: block %d, reference %d", spec, bt.block[got[0]], want)
+				}
+				seen := map[int]bool{}
+				for _, v := range got {
+					if seen[v] || used[v] {
+						t.Fatalf("%s: node %d repeated or busy", spec, v)
+					}
+					seen[v] = true
+				}
+				jobs = append(jobs, got)
+			}
+			for v := range used {
+				used[v] = !bt.st.IsFree(v)
+			}
+			busy := 0
+			for _, u := range used {
+				if u {
+					busy++
+				}
+			}
+			if a.NumFree() != m.N()-busy {
+				t.Fatalf("%s: NumFree %d, busy %d of %d", spec, a.NumFree(), busy, m.N())
+			}
+		}
+	})
+}
