@@ -72,15 +72,14 @@ var ErrFragmented = errors.New("no free block large enough (external fragmentati
 // the children of node i are 2i (the "left" half) and 2i+1; the leaves N..2N-1 are
 // single compute nodes.
 type divTree struct {
-	g          *topo.Grid
-	x, y       int
-	x0, y0     []int32 // corner of each tree node
-	w, h       []int32 // sides
-	leaf       []int32 // tree node of each compute node
-	side       topo.IOSide
-	hasIO      bool
-	leafOrder  []int // compute nodes in left-to-right leaf order
-	fillByTree bool
+	g         *topo.Grid
+	x, y      int
+	x0, y0    []int32 // corner of each tree node
+	w, h      []int32 // sides
+	leaf      []int32 // tree node of each compute node
+	side      topo.IOSide
+	hasIO     bool
+	leafOrder []int // compute nodes in left-to-right leaf order
 }
 
 // newDivTree checks that g is a 2D mesh with power-of-two sides and builds its
@@ -273,15 +272,15 @@ func init() {
 			kind, m := base.kind, mode.m
 			register(name, fmt.Sprintf("binary tree allocation (Liu et al. §3): %s. %s", mode.what, base.arg),
 				func(arg string, mc topo.Machine, opt Options) (Allocator, error) {
-					return NewBinaryTree(name, kind, arg, m, mc)
+					return newBinaryTree(name, kind, arg, m, mc)
 				})
 		}
 	}
 }
 
-// NewBinaryTree returns the tree allocator family ("bt", "ind-sbt", ...) with base
+// newBinaryTree returns the tree allocator family ("bt", "ind-sbt", ...) with base
 // rule kind ('b', 's', 'd'), its argument and mode on machine m.
-func NewBinaryTree(family string, kind byte, arg string, mode treeMode, m topo.Machine) (*BinaryTree, error) {
+func newBinaryTree(family string, kind byte, arg string, mode treeMode, m topo.Machine) (*BinaryTree, error) {
 	t, err := newDivTree(m, family)
 	if err != nil {
 		return nil, err
