@@ -135,3 +135,27 @@ func TestBatchDeterministicAndChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchInterruptKeepsFinishedRuns: Ctrl-C after some runs returns those runs,
+// marked interrupted, each equal to the same run of an uninterrupted batch.
+func TestBatchInterruptKeepsFinishedRuns(t *testing.T) {
+	b := liuBatch(t, "mesh:8x8:io=left", "ind-sbt:4", 1, 40)
+	b.Tasks, b.MeanSize, b.Workers = 8, 8, 1
+	full, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Progress = func(done, total int) {
+		if done == 5 {
+			cancel()
+		}
+	}
+	part, err := b.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !part.Interrupted || part.Runs != 5 || !slices.Equal(part.Completions, full.Completions[:5]) {
+		t.Fatalf("interrupted: %v, %d runs, %v; full starts %v", part.Interrupted, part.Runs, part.Completions, full.Completions[:5])
+	}
+}
