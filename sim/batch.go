@@ -151,12 +151,13 @@ func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := &batchEngine{}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= b.Runs || ctx.Err() != nil {
 					return
 				}
-				r, err := b.runOne(ctx, router, i)
+				r, err := b.runOne(ctx, router, w, i)
 				if err != nil {
 					if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 						mu.Lock()
@@ -260,13 +261,34 @@ func (b *Batch) RunOne(ctx context.Context, i int) (*BatchRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.runOne(ctx, router, i)
+	return b.runOne(ctx, router, &batchEngine{}, i)
 }
 
 // chunk bounds how far one Engine.Run goes, so that Ctrl-C is seen promptly.
 const batchChunk = 1 << 16
 
-func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, run int) (*BatchRun, error) {
+// batchEngine is one worker's network engine, reset between runs (Engine.Reset makes
+// it behave as a new one), with the current run's delivery callback.
+type batchEngine struct {
+	eng     *netsim.Engine
+	deliver func(*netsim.Delivery)
+}
+
+func (w *batchEngine) get(r netsim.Router, p netsim.Params, deliver func(*netsim.Delivery)) (*netsim.Engine, error) {
+	w.deliver = deliver
+	if w.eng != nil {
+		w.eng.Reset()
+		return w.eng, nil
+	}
+	eng, err := netsim.NewEngine(r, p, func(d *netsim.Delivery) { w.deliver(d) })
+	if err != nil {
+		return nil, err
+	}
+	w.eng = eng
+	return eng, nil
+}
+
+func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEngine, run int) (*BatchRun, error) {
 	a, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt)
 	if err != nil {
 		return nil, err
@@ -330,7 +352,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, run int) (*
 			}
 		}
 	}
-	eng, err = netsim.NewEngine(router, b.Params, func(d *netsim.Delivery) {
+	eng, err = w.get(router, b.Params, func(d *netsim.Delivery) {
 		t := int(d.Tag)
 		tk := &tasks[t]
 		if tk.inIO {
