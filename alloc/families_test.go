@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -54,6 +55,9 @@ func TestAllFamiliesContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, f := range Names() {
+			if f == "as-run" {
+				continue // places recorded node lists, never k nodes: TestAsRunContract
+			}
 			a, err := Parse(familySpec(f), m, Options{})
 			if want, ok := refuses[f][spec]; ok {
 				if err == nil || !strings.Contains(err.Error(), want) {
@@ -101,7 +105,7 @@ func TestCurveOnGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, spec := range []string{"freelist:bfs", "ff:bfs", "bf:rcm:ring", "sos:rowmajor"} {
+	for _, spec := range []string{"freelist:bfs", "ff:bfs", "bf:rcm:ring", "sos:rowmajor", "genalg"} {
 		a, err := Parse(spec, g, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
@@ -110,5 +114,34 @@ func TestCurveOnGraph(t *testing.T) {
 	}
 	if _, err := Parse("mbs", g, Options{}); err == nil {
 		t.Error("mbs on a graph accepted")
+	}
+}
+
+// TestAsRunContract: as-run takes exactly the named hosts, refuses unknown, repeated
+// and busy ones without changing anything, and cannot choose nodes itself.
+func TestAsRunContract(t *testing.T) {
+	g, err := topo.ReadGraph(strings.NewReader("%switch s\na s\nb s\nc s\nd s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Parse("as-run", g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.(Placer)
+	if _, err := a.Allocate(1); !errors.Is(err, ErrNoPlacement) {
+		t.Fatalf("Allocate: %v", err)
+	}
+	nodes, err := p.Place([]string{"c", "a"})
+	if err != nil || !slices.Equal(nodes, []int{0, 2}) || a.NumFree() != 2 {
+		t.Fatalf("Place(c, a) = %v, %v, %d free", nodes, err, a.NumFree())
+	}
+	for _, bad := range [][]string{{"a"}, {"e"}, {"b", "b"}, nil} {
+		if _, err := p.Place(bad); err == nil || a.NumFree() != 2 {
+			t.Fatalf("Place(%v) accepted or changed the state (%d free)", bad, a.NumFree())
+		}
+	}
+	if err := a.Release(nodes); err != nil || a.NumFree() != 4 {
+		t.Fatalf("release: %v", err)
 	}
 }

@@ -101,7 +101,10 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			return nil, err
 		}
 	}
-	router := netsim.NewGridRouter(cfg.Machine)
+	router, err := netsim.NewRouter(cfg.Machine)
+	if err != nil {
+		return nil, err
+	}
 	finished := []int{}
 	tagJob := map[int]int{}
 	var latency int64

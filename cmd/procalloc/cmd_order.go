@@ -101,7 +101,8 @@ procalloc order --machine mesh:4x4 --weights list:1,0.5,0.25 --method dp
 procalloc order --qap nug5.dat --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")
-			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
+			gf := declareGraphFlags(fs)
 			qapFile := fs.String("qap", "", "solve a QAPLIB-format `FILE` instead of an ordering")
 			weights := fs.String("weights", "", "weights `SPEC`: list:W1,W2,... (w(t) for t = 1, 2, ...) or exp:B:K (w(t) = B^(1-t), t <= K)")
 			ring := fs.Bool("ring", false, "measure rank differences around the ring (ring span)")
@@ -195,7 +196,7 @@ procalloc order --qap nug5.dat --json`,
 					if ws, err = curves.ParseWeights(*weights); err != nil {
 						return usagef("--weights: %v", err)
 					}
-					if m, err = curveLoadMachine(e, *machine, *graphFile); err != nil {
+					if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
 						return err
 					}
 					if m.N() > ilp.MaxOrderingNodes {

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +22,8 @@ import (
 // simFlags are the flags sim and compare share.
 type simFlags struct {
 	trace, machine, sched, compat, format string
+	graph, spanCurve                      string
+	gf                                    *graphFlags
 	skipBad                               bool
 	scale                                 sim.Scale
 	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
@@ -35,10 +39,13 @@ type simFlags struct {
 
 func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.trace, "trace", "", "workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip or not ('-' for stdin)")
-	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
-	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling) or cplant (queue sorted by size, then requested time)")
+	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8")
+	fs.StringVar(&f.graph, "graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")
+	f.gf = declareGraphFlags(fs)
+	fs.StringVar(&f.spanCurve, "span-curve", "", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)")
+	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)")
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
-	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, or empty to detect it")
+	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
 	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
 	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
@@ -85,25 +92,33 @@ func (f *simFlags) network() (comm *sim.Comm, pattern netsim.Pattern, msgBytes i
 }
 
 // config is the replay configuration the flags describe, for allocator a.
-func (f *simFlags) config(g *topo.Grid, a alloc.Allocator, compat alloc.Compat) (sim.Config, error) {
+func (f *simFlags) config(g topo.Machine, a alloc.Allocator, compat alloc.Compat) (sim.Config, error) {
 	comm, pat, bytes, err := f.network()
 	if err != nil {
 		return sim.Config{}, err
 	}
-	return sim.Config{Machine: g, Alloc: a, Sched: f.sched, Compat: compat, Comm: comm, Pattern: pat, MessageBytes: bytes}, nil
+	cfg := sim.Config{Machine: g, Alloc: a, Sched: f.sched, Compat: compat, Comm: comm, Pattern: pat, MessageBytes: bytes}
+	if f.spanCurve != "" {
+		o, err := curveResolve(f.spanCurve, g)
+		if err != nil {
+			return sim.Config{}, fmt.Errorf("--span-curve: %w", err)
+		}
+		cfg.SpanOrder, cfg.SpanName = o, f.spanCurve
+	}
+	return cfg, nil
 }
 
 // load parses the machine and compat and reads and scales the trace.
-func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job, error) {
+func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.Job, error) {
 	if f.trace == "" {
 		return nil, "", nil, nil, usagef("--trace FILE is required")
 	}
-	if f.machine == "" {
-		return nil, "", nil, nil, usagef("--machine SPEC is required, e.g. --machine mesh:16x16")
+	if f.machine == "" && f.graph == "" {
+		return nil, "", nil, nil, usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:16x16")
 	}
-	g, err := topo.ParseSpec(f.machine)
+	g, err := loadMachineLimit(e, f.machine, f.graph, f.gf, simMaxNodes, "a replay handles (the allocators keep several words per node)")
 	if err != nil {
-		return nil, "", nil, nil, usageError{err.Error()}
+		return nil, "", nil, nil, err
 	}
 	var compat alloc.Compat
 	switch f.compat {
@@ -116,14 +131,14 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 		return nil, "", nil, nil, usagef("--compat %q: want premas, sst or empty", f.compat)
 	}
 	switch f.sched {
-	case "fcfs", "easy", "cplant":
+	case "fcfs", "easy", "cplant", "as-run":
 	default:
-		return nil, "", nil, nil, usagef("--sched %q: want fcfs, easy or cplant", f.sched)
+		return nil, "", nil, nil, usagef("--sched %q: want fcfs, easy, cplant or as-run", f.sched)
 	}
 	switch f.format {
-	case "", "swf", "converted":
+	case "", "swf", "converted", "sacct":
 	default:
-		return nil, "", nil, nil, usagef("--format %q: want swf or converted", f.format)
+		return nil, "", nil, nil, usagef("--format %q: want swf, converted or sacct", f.format)
 	}
 	for _, v := range []struct {
 		name string
@@ -137,7 +152,7 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 		return nil, "", nil, nil, usagef("--replicate must be at least 1, --perturb not negative")
 	}
 	if g.N() > simMaxNodes {
-		return nil, "", nil, nil, usagef("--machine %s has %d nodes; a replay handles at most %d (the allocators keep several words per node)", f.machine, g.N(), simMaxNodes)
+		return nil, "", nil, nil, usagef("%s has %d nodes; a replay handles at most %d (the allocators keep several words per node)", g.Spec(), g.N(), simMaxNodes)
 	}
 	r, err := openInput(e, f.trace)
 	if err != nil {
@@ -150,6 +165,17 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 	}
 	if tr.Filtered > 0 {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
+	}
+	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", f.trace, tr.Skipped[why], why)
+	}
+	if f.sched == "as-run" {
+		if tr.Format != "sacct" {
+			return nil, "", nil, nil, usagef("--sched as-run starts jobs when production did, which only an sacct trace records")
+		}
+		if f.scale.Work != 1 || f.scale.Contract != 1 || f.scale.Replicate != 1 || f.from != "" || f.to != "" {
+			return nil, "", nil, nil, usagef("--sched as-run replays production's own schedule: --work, --contract, --replicate, --from and --to do not apply")
+		}
 	}
 	if len(tr.Jobs) == 0 {
 		return nil, "", nil, nil, fmt.Errorf("%s: the trace has no jobs", f.trace)
@@ -234,6 +260,8 @@ type simOutput struct {
 	Trace    string `json:"trace"`
 	BadLines int    `json:"bad_lines"`
 	Filtered int    `json:"filtered_records"`
+	// Skipped counts sacct records not replayed, by reason.
+	Skipped map[string]int `json:"skipped_records,omitempty"`
 	// DroppedLarger counts the jobs --drop-larger removed.
 	DroppedLarger int     `json:"dropped_larger"`
 	Seconds       float64 `json:"seconds"`
@@ -243,15 +271,33 @@ func init() {
 	register(&command{
 		name:    "sim",
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
-		usage:   "sim --trace FILE --machine SPEC --alloc SPEC [--sched fcfs|easy|cplant] [--compat premas|sst] [flags]",
-		details: `Replays a trace (SWF 2.2 or the 4-column converted format "arrival procs runtime
-estimate", gzip read transparently) on a mesh or torus: jobs arrive, the scheduler
-decides when each starts, the allocator which nodes it gets. Run times are taken
-from the trace (allocation does not change them). Reported per job and on average:
-total and average pairwise hop (L1) distance, span and ring span of the node indices,
-stretch-span, bounding box volume and sum of sides, connected components (and the
-% of contiguous jobs), wait, response, slowdown; overall makespan and utilization;
-for center-based allocators how often the best score was tied (Johnson 2010 Fig. 4).
+		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
+		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
+estimate", or sacct -P output; gzip read transparently) on a mesh or torus, a
+synthetic fat tree or dragonfly (--machine), or a real network (--graph): jobs arrive,
+the scheduler decides when each starts, the allocator which nodes it gets. Run times
+are taken from the trace (allocation does not change them). Reported per job and on
+average: total and average pairwise hop distance (L1 on grids), span and ring span of
+the ranks of the allocator's ordering (Leung et al. 2002 §2.3; --span-curve names the
+ordering for other allocators, node indices otherwise), stretch-span, bounding box
+volume and sum of sides (grids only; 0 on graphs), connected components (on a graph
+hosts on one switch are neighbours) and the % of contiguous jobs, wait, response,
+slowdown; overall makespan and utilization; for center-based allocators how often the
+best score was tied (Johnson 2010 Fig. 4). On a graph only genalg and the curve
+allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or a
+ranking file) apply; the others place jobs by coordinates and refuse.
+
+` + graphHelp + `
+
+sacct traces (--format sacct, or detected from the header): produce them with
+  sacct -X -P -a -S START -E END -o ` + sim.SacctFields + `
+Job steps, pending jobs, jobs cancelled before they started, jobs still running and
+earlier runs of requeued jobs are skipped and counted on stderr; UNLIMITED and
+Partition_Limit limits are unknown estimates; Procs is NNodes. --alloc as-run places
+each job on its recorded NodeList and, with --sched as-run, starts it when production
+did: the replay is then production itself. Other allocators under --sched as-run run
+on production's schedule too (as many nodes are busy at every moment), so that only the
+placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores them.
 
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
@@ -268,7 +314,10 @@ Allocators (--alloc SPEC):
 		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
 procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
 procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
-procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
+procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
+procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
+procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
+procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs)
@@ -310,7 +359,7 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
 					}
 				}
 				res.Summary.LoadFactor = sf.scale.Contract
-				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, DroppedLarger: sf.droppedLarger, Seconds: secs}
+				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, Skipped: tr.Skipped, DroppedLarger: sf.droppedLarger, Seconds: secs}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
 						return writeJSON(w, o)

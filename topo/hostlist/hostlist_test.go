@@ -152,3 +152,15 @@ func FuzzExpand(f *testing.F) {
 		}
 	})
 }
+
+func TestNaturalCompare(t *testing.T) {
+	sorted := []string{"a", "a1", "a2", "a02", "a10", "b", "node1", "node2", "node9", "node10", "node10a", "node11", "rack1_blade2", "rack1_blade10", "rack2_blade1"}
+	for i := range sorted {
+		for j := range sorted {
+			want := cmpLen(i, j)
+			if got := NaturalCompare(sorted[i], sorted[j]); got != want {
+				t.Errorf("NaturalCompare(%q, %q) = %d, want %d", sorted[i], sorted[j], got, want)
+			}
+		}
+	}
+}
