@@ -26,6 +26,14 @@ type meter struct {
 	nb     []int
 	ranks  []int              // scratch
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
+	bl     *baseline          // the exact baseline, when asked for
+}
+
+// release tells the baseline that nodes are free again.
+func (m *meter) release(nodes []int) {
+	if m.bl != nil {
+		m.bl.release(nodes)
+	}
 }
 
 // newMeter returns the meter of machine m (a *topo.Grid or a *topo.Graph). Spans are
@@ -292,9 +300,22 @@ type Summary struct {
 	MeanMaxShared       float64      `json:"mean_max_routes_on_a_link"`
 	Comm                *CommSummary `json:"comm,omitempty"`
 	Ties                *Ties        `json:"ties,omitempty"`
+	// With the exact baseline (Config.Baseline): the mean over decisions proven
+	// optimal of the allocator's total pairwise L1 over the optimum, and the
+	// fraction of decisions proven.
+	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
+	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
+	// Fallbacks counts the decisions an exact allocator (opt) left unproven.
+	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
 	Compactness *CompactnessSummary `json:"compactness,omitempty"`
 	BySize      []Size              `json:"by_size"`
+}
+
+// Fallbacks is alloc.FallbackCounter's count for one replay.
+type Fallbacks struct {
+	Decisions int64 `json:"decisions"`
+	Fallbacks int64 `json:"fallbacks"`
 }
 
 // CompactnessSummary is the mean D (Definition 1: free power-of-two squares) after
@@ -335,12 +356,14 @@ type Ties struct {
 
 // Size is the breakdown for one job size.
 type Size struct {
-	Procs               int     `json:"procs"`
-	Jobs                int     `json:"jobs"`
-	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
-	MeanWait            float64 `json:"mean_wait"`
-	PctContiguous       float64 `json:"pct_contiguous"`
+	Procs               int      `json:"procs"`
+	Jobs                int      `json:"jobs"`
+	MeanTotalPairwiseL1 float64  `json:"mean_total_pairwise_l1"`
+	MeanAvgPairwiseL1   float64  `json:"mean_avg_pairwise_l1"`
+	MeanWait            float64  `json:"mean_wait"`
+	PctContiguous       float64  `json:"pct_contiguous"`
+	MeanRatioToOptimal  *float64 `json:"mean_ratio_to_optimal,omitempty"`
+	BaselineProven      *float64 `json:"baseline_proven,omitempty"`
 }
 
 // Result is a finished replay.
@@ -375,6 +398,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	type acc struct {
 		n, contig       int
 		tot, avg, waits float64
+		jobs            []*JobResult
 	}
 	by := map[int]*acc{}
 	for i := range res {
@@ -412,6 +436,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 		if r.Components == 1 {
 			a.contig++
 		}
+		a.jobs = append(a.jobs, r)
 	}
 	n := float64(len(res))
 	s.MeanTotalPairwiseL1 = float64(totL1) / n
@@ -429,8 +454,25 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 		s.Utilization = work / (float64(cfg.Machine.N()) * float64(s.Makespan))
 	}
 	for p, a := range by {
-		s.BySize = append(s.BySize, Size{Procs: p, Jobs: a.n, MeanTotalPairwiseL1: a.tot / float64(a.n),
-			MeanAvgPairwiseL1: a.avg / float64(a.n), MeanWait: a.waits / float64(a.n), PctContiguous: 100 * float64(a.contig) / float64(a.n)})
+		z := Size{Procs: p, Jobs: a.n, MeanTotalPairwiseL1: a.tot / float64(a.n),
+			MeanAvgPairwiseL1: a.avg / float64(a.n), MeanWait: a.waits / float64(a.n), PctContiguous: 100 * float64(a.contig) / float64(a.n)}
+		if cfg.Baseline != nil {
+			b := baselineOf(a.jobs)
+			z.MeanRatioToOptimal, z.BaselineProven = &b.MeanRatio, &b.Proven
+		}
+		s.BySize = append(s.BySize, z)
+	}
+	if cfg.Baseline != nil {
+		all := make([]*JobResult, len(res))
+		for i := range res {
+			all[i] = &res[i]
+		}
+		b := baselineOf(all)
+		s.MeanRatioToOptimal, s.BaselineProven = &b.MeanRatio, &b.Proven
+	}
+	if fc, ok := cfg.Alloc.(alloc.FallbackCounter); ok {
+		d, f := fc.Fallbacks()
+		s.Fallbacks = &Fallbacks{Decisions: d, Fallbacks: f}
 	}
 	slices.SortFunc(s.BySize, func(a, b Size) int { return a.Procs - b.Procs })
 	if tr != nil {

@@ -41,6 +41,8 @@ type Config struct {
 	// indices.
 	SpanOrder []int
 	SpanName  string
+	// Baseline, when set, solves every decision exactly for comparison (Baseline).
+	Baseline *Baseline
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
 }
@@ -130,6 +132,12 @@ type JobResult struct {
 	// SpatiallyCompact is Lemma 1's condition.
 	FreeSquares      int
 	SpatiallyCompact bool
+	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
+	// job's start (the best found when not proven), whether it was proven, and
+	// TotalL1 over it (0 when not proven).
+	OptTotalL1     int64
+	OptProven      bool
+	RatioToOptimal float64
 }
 
 // Wait returns start - arrival.
@@ -219,6 +227,11 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	bl, err := newBaseline(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.bl = bl
 	if cfg.Comm != nil {
 		if cfg.Sched == "as-run" {
 			return nil, errors.New("sim: the as-run schedule keeps production's run times; it does not take a communication model")
@@ -262,6 +275,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				if err := cfg.Alloc.Release(r.Nodes); err != nil {
 					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 				}
+				m.release(r.Nodes)
 				running.remove(e.job)
 				sch.depart(now, cfg.Alloc.NumFree(), running)
 				done++
@@ -275,7 +289,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				break
 			}
 			r := &res[i]
-			if err := startJob(r, cfg, ties, m, rm); err != nil {
+			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
@@ -305,7 +319,7 @@ func tieReporter(cfg Config) alloc.TieReporter {
 }
 
 // startJob allocates r's nodes and measures the allocation.
-func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
+func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
 	var nodes []int
 	var err error
 	if p, ok := cfg.Alloc.(alloc.Placer); ok {
@@ -326,6 +340,12 @@ func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *ro
 	m.measure(r)
 	rm.measure(r)
 	m.measureCompactness(r, cfg.Alloc)
+	if m.bl != nil {
+		if err := m.bl.measure(ctx, r); err != nil {
+			return err
+		}
+		m.bl.take(r.Nodes)
+	}
 	return nil
 }
 

@@ -310,20 +310,38 @@ dropped, run time field 4 or else field 6, status -1/0/1 kept and 5 when it ran)
 larger than the machine is an error naming it.
 
 Allocators (--alloc SPEC):
-` + allocHelp(),
+` + allocHelp() + `
+
+opt is the exact solver as an allocator (the greedy-optimal allocator of Bender et al.
+2005 §5) with a budget of search nodes per decision (opt:nodes=N), so its decisions
+are the same on every machine; decisions left unproven keep the best set found (never
+worse than MM+Inc) and are counted.
+
+--baseline exact solves every allocation decision exactly on the nodes free at that
+moment (package exact: MM+Inc incumbent, lattice bound; one-node jobs, two-node jobs,
+jobs taking every free node and allocations that meet the unconstrained optimum are
+proven without search; repeated free sets are remembered) and reports each job's ratio
+of its total pairwise L1 to the optimum: mean_ratio_to_optimal (over the decisions
+proven) and baseline_proven (their fraction) in the summary and --by-size, three
+columns in --per-job. Each decision stops at --baseline-time-limit, so which decisions
+are proven depends on the machine's speed (and load); the allocator's own decisions do
+not. Plain L1 distance: a mesh, or --compat premas.`,
 		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
 procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
 procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
 procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
 procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
-procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm`,
+procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
+procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs)
 			allocSpec := fs.String("alloc", "mc1x1", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)")
 			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`")
 			bySize := fs.Bool("by-size", false, "also print the breakdown by job size")
+			baseline := fs.String("baseline", "", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)")
+			baselineLimit := fs.Duration("baseline-time-limit", time.Second, "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported")
 			convert := fs.String("convert", "", "write the (scaled) trace in the 4-column converted format to `FILE` and exit")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
@@ -349,12 +367,32 @@ procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-cu
 				if err != nil {
 					return err
 				}
+				switch *baseline {
+				case "":
+					if flagSet(fs, "baseline-time-limit") {
+						return usagef("--baseline-time-limit needs --baseline exact")
+					}
+				case "exact":
+					if *baselineLimit <= 0 {
+						return usagef("--baseline-time-limit %v: must be positive", *baselineLimit)
+					}
+					grid, ok := g.(*topo.Grid)
+					if !ok {
+						return usagef("--baseline exact needs node coordinates (a mesh, --machine); %s has none", g.Spec())
+					}
+					if compat != alloc.CompatPReMAS && slices.Contains(grid.Wrap(), true) {
+						return usagef("--baseline exact measures plain L1 distance; %s has wraparound links (use a mesh, or --compat premas)", g.Spec())
+					}
+					cfg.Baseline = &sim.Baseline{TimeLimit: *baselineLimit}
+				default:
+					return usagef("--baseline %q: want exact", *baseline)
+				}
 				res, secs, err := runReplay(ctx, e, jobs, cfg, "sim "+a.Name())
 				if err != nil {
 					return err
 				}
 				if *perJob != "" {
-					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob) }); err != nil {
+					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob, cfg.Baseline != nil) }); err != nil {
 						return err
 					}
 				}
@@ -391,6 +429,13 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
 		t.row("busiest link: messages, load", fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad))
 	}
+	if s.MeanRatioToOptimal != nil {
+		t.row("mean ratio to optimal (proven)", fmt.Sprintf("%.4f", *s.MeanRatioToOptimal))
+		t.row("baseline decisions proven", fmt.Sprintf("%.1f%%", 100**s.BaselineProven))
+	}
+	if f := s.Fallbacks; f != nil {
+		t.row("exact decisions unproven (fallback)", fmt.Sprintf("%d of %d", f.Fallbacks, f.Decisions))
+	}
 	if s.Ties != nil {
 		t.row("tied decisions", fmt.Sprintf("%d of %d (%.1f%%)", s.Ties.Tied, s.Ties.Decisions, s.Ties.PctTied))
 		t.row("avg # tied", fmt.Sprintf("%.1f", s.Ties.AvgNumTied))
@@ -400,10 +445,18 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 	}
 	if bySize {
 		fmt.Fprintln(w)
-		t := newTable(w, "procs", "jobs", "mean total L1", "mean avg L1", "mean wait", "% contiguous")
+		cols := []string{"procs", "jobs", "mean total L1", "mean avg L1", "mean wait", "% contiguous"}
+		if s.MeanRatioToOptimal != nil {
+			cols = append(cols, "ratio to optimal", "% proven")
+		}
+		t := newTable(w, cols...)
 		for _, b := range s.BySize {
-			t.row(strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
-				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous))
+			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
+				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
+			if b.MeanRatioToOptimal != nil {
+				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
+			}
+			t.row(row...)
 		}
 		return t.flush()
 	}
@@ -456,25 +509,41 @@ func runReplay(ctx context.Context, e *env, jobs []sim.Job, cfg sim.Config, labe
 	return res, nowFunc().Sub(start).Seconds(), nil
 }
 
-func writePerJobCSV(w io.Writer, jobs []sim.JobResult) error {
+// writePerJobCSV writes one row per job; with the exact baseline, three more
+// columns before nodes: the optimum (or best found), whether it was proven, the ratio.
+func writePerJobCSV(w io.Writer, jobs []sim.JobResult, baseline bool) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
+	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
-		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "nodes"})
+		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
+	if baseline {
+		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
+	}
+	cw.Write(append(head, "nodes"))
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, j := range jobs {
 		nodes := make([]string, len(j.Nodes))
 		for i, v := range j.Nodes {
 			nodes[i] = strconv.Itoa(v)
 		}
-		cw.Write([]string{strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
+		row := []string{strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
 			strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
 			strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
 			strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
 			strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
-			i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared),
-			strings.Join(nodes, " ")})
+			i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared)}
+		if baseline {
+			row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
+		}
+		cw.Write(append(row, strings.Join(nodes, " ")))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

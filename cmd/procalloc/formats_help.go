@@ -81,6 +81,7 @@ var allocSyntax = map[string]string{
 	"ind-dbt":      "ind-dbt:RATIO",
 	"d-sbt":        "d-sbt:ALPHA",
 	"d-dbt":        "d-dbt:RATIO",
+	"opt":          "opt[:nodes=N]",
 }
 
 // allocHelp lists the allocator specs of --alloc with the library's summaries.
