@@ -111,8 +111,13 @@ func SolveQAP(ctx context.Context, q *QAP, starts []Start, opt Options) (*Result
 // It is the one entry point of every method that works on a QAP: a new method is one
 // more case of the switch.
 func solveSym(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
+	if opt.Method == MethodAuto && q.N <= AutoBBMaxNodes {
+		opt.Method = MethodBB
+	}
 	switch opt.Method {
 	case "", MethodMIP, MethodLocal, MethodAuto:
+	case MethodBB:
+		return solveBB(ctx, q, starts, sym, opt)
 	case MethodDP:
 		return nil, fmt.Errorf("method %s orders machines (SolveOrdering); it does not solve general QAPs", MethodDP)
 	default:
@@ -226,6 +231,11 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 			res.Bound, res.BoundSource = b, "window"
 		}
 	}
+	if wb, ok := WalkBound(ctx, q, opt.cyclic); ok {
+		if b := roundBound(wb, res.Granularity); b > res.Bound {
+			res.Bound, res.BoundSource = b, "walk"
+		}
+	}
 	lsOpt := opt.LocalSearch
 	if lsOpt.Seed == 0 {
 		lsOpt.Seed = opt.Seed
@@ -274,7 +284,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		return res, nil
 	}
 	if res.proven() && !opt.forceMIP {
-		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition"}[res.BoundSource]
+		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition", "walk": "walk"}[res.BoundSource]
 		res.Notes = append(res.Notes, "the local search optimum meets the "+name+" bound: no MIP needed")
 		return finish(StatusOptimal)
 	}
