@@ -14,7 +14,7 @@ import (
 
 // OrderOptions control SolveOrdering.
 type OrderOptions struct {
-	Options // Method: MethodMIP (default), MethodDP, MethodLocal or MethodAuto
+	Options // Method: MethodMIP (the zero value), MethodBB, MethodDP, MethodLocal or MethodAuto (the CLI default)
 	// Ring scores rank differences around the ring (Leung et al. 2002 §2.3, ring span).
 	Ring bool
 	// Flat ignores a graph's groups (switches) and orders all nodes in one problem.

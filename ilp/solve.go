@@ -206,8 +206,14 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if maxCols <= 0 {
 		maxCols = DefaultMaxColumns
 	}
+	var budgetNote string
 	if opt.Formulation == "" {
 		opt.Formulation = autoFormulation(q, opt.cyclic, maxCols)
+		// Say when the memory budget, not the instance, ruled out the tighter model.
+		if c := ModelSize(q, FormulationWindow3, opt.cyclic); opt.Formulation == FormulationAJ && c > maxCols {
+			budgetNote = fmt.Sprintf("formulation %s (%d columns): %s would have %d, above the limit of %d (Options.MaxColumns, --max-columns on the command line)",
+				FormulationAJ, ModelSize(q, FormulationAJ, opt.cyclic), FormulationWindow3, c, maxCols)
+		}
 	}
 	if err := checkFormulation(opt.Formulation); err != nil {
 		return nil, err
@@ -299,6 +305,9 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	} else if cols > maxCols {
 		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: the %s model would have %d columns, above the limit of %d (about 2 KB of memory each; the limit is Options.MaxColumns, --max-columns on the command line)", opt.Formulation, cols, maxCols))
 		return finish(StatusHeuristic)
+	}
+	if budgetNote != "" {
+		res.Notes = append(res.Notes, budgetNote)
 	}
 	if !highs.Available() {
 		return nil, highs.ErrNotAvailable

@@ -88,7 +88,8 @@ func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
 // files: records with allocated processors (field 5) <= 0 are dropped; run time is
 // field 4, or field 6 when field 4 is -1; status (field 11) -1, 0 and 1 are kept, 5
 // only when the run time is positive; values are rounded to the nearest integer. A
-// record whose run time is still unknown (negative) is dropped too. Dropped records
+// record whose run time is still unknown (negative), or whose submit time is
+// negative, is dropped too. Dropped records
 // are counted in Trace.Filtered. Converted files are taken as they are.
 func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	br := bufio.NewReaderSize(r, 1<<16)

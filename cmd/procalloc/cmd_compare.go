@@ -357,7 +357,26 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 			title += ", " + sums[0].Comm.Pattern + " communication"
 		}
 	}
-	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", m.name, series)
+	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", metricLabel(m.name), series)
+}
+
+// metricLabel is a metric's name with its unit, for a chart's axis.
+func metricLabel(name string) string {
+	unit := ""
+	switch {
+	case strings.HasSuffix(name, "_wait") || strings.HasSuffix(name, "_response") || name == "makespan":
+		unit = "s"
+	case strings.Contains(name, "pairwise_l1") || strings.Contains(name, "message_distance"):
+		unit = "hops"
+	case strings.Contains(name, "hop_bytes"):
+		unit = "hops x bytes"
+	case name == "utilization":
+		unit = "fraction of node-seconds"
+	}
+	if unit == "" {
+		return name
+	}
+	return name + " (" + unit + ")"
 }
 
 // lineSeries is one line of a chart: points (x[i], y[i]).

@@ -123,7 +123,7 @@ procalloc order --qap nug5.dat --json`,
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
 			threads := fs.Int("threads", 0, "HiGHS threads (0: HiGHS default)")
 			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")
-			method := fs.String("method", string(ilp.MethodMIP), "solution `METHOD`: "+joinNames(ilp.Methods))
+			method := fs.String("method", string(ilp.MethodAuto), "solution `METHOD`: "+joinNames(ilp.Methods)+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP)")
 			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")
 			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+joinNames(ilp.Formulations)+" (default: by size)")
 			maxCols := fs.Int("max-columns", ilp.DefaultMaxColumns, "largest MIP, in columns (HiGHS needs about 2 KB of memory per column); a larger model is not built: local search and bounds only, said in the notes")

@@ -164,7 +164,7 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 		return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
 	}
 	if tr.Filtered > 0 {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
 	}
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", f.trace, tr.Skipped[why], why)
@@ -233,6 +233,11 @@ func windowTime(s string, tr *sim.Trace) (int64, error) {
 		}
 		return v, nil
 	}
+	layouts := []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"}
+	isDate := slices.ContainsFunc(layouts, func(l string) bool { _, err := time.Parse(l, s); return err == nil })
+	if !isDate {
+		return 0, fmt.Errorf("%q is neither whole seconds from the trace's start nor a date YYYY-MM-DD[THH:MM:SS]", s)
+	}
 	if tr.UnixStart == 0 {
 		return 0, fmt.Errorf("%q: a date needs the SWF header's UnixStartTime, which this trace lacks; give seconds from its start", s)
 	}
@@ -246,7 +251,7 @@ func windowTime(s string, tr *sim.Trace) (int64, error) {
 	}
 	var t time.Time
 	var err error
-	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+	for _, layout := range layouts {
 		if t, err = time.ParseInLocation(layout, s, loc); err == nil {
 			return t.Unix() - tr.UnixStart, nil
 		}

@@ -97,7 +97,7 @@ func randomNames(rng *rand.Rand) []string {
 func TestAgainstScontrol(t *testing.T) {
 	sc, err := exec.LookPath("scontrol")
 	if err != nil {
-		t.Skip("scontrol not on PATH: install Debian's slurm-client to compare with Slurm")
+		t.Skip("scontrol not on PATH: install Debian's slurm-client (or run scripts/slurm-local.sh as root) to compare with Slurm")
 	}
 	conf := filepath.Join(t.TempDir(), "slurm.conf")
 	os.WriteFile(conf, []byte("ClusterName=hostlist\nSlurmctldHost=localhost\n"), 0o644)
