@@ -11,4 +11,8 @@
 // are SWF, the converted format, or Slurm accounting (sacct(1) -P output); the as-run
 // scheduler and the alloc as-run allocator replay production's recorded start times
 // and node lists (docs/fabric.md).
+//
+// Batch is the I/O experiment of Liu, Hsu and Wu, "I/O Processor Allocation for Mesh
+// Cluster Computers" (§5): a batch of tasks that communicate and then write to the
+// I/O nodes, on the network model of package netsim; docs/io.md.
 package sim

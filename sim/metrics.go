@@ -24,8 +24,9 @@ type meter struct {
 	stamp  int32
 	stack  []int
 	nb     []int
-	ranks  []int     // scratch
-	bl     *baseline // the exact baseline, when asked for
+	ranks  []int              // scratch
+	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
+	bl     *baseline          // the exact baseline, when asked for
 }
 
 // release tells the baseline that nodes are free again.
@@ -48,6 +49,7 @@ func newMeter(m topo.Machine, c Compat, span []int) (*meter, error) {
 			mt.rank[v] = int32(r)
 		}
 	}
+	mt.cm, _ = alloc.NewCompactness(m)
 	switch g := m.(type) {
 	case *topo.Graph:
 		mt.graph = g
@@ -76,6 +78,19 @@ func newMeter(m topo.Machine, c Compat, span []int) (*meter, error) {
 	}
 	mt.counts = make([]int64, slices.Max(mt.dims))
 	return mt, nil
+}
+
+// measureCompactness records D and Lemma 1's condition of the free set after r's
+// allocation, when the machine and the allocator allow it (else FreeSquares = -1).
+func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
+	r.FreeSquares = -1
+	st, ok := a.(interface{ State() *alloc.State })
+	if m.cm == nil || !ok {
+		return
+	}
+	free := st.State().IsFree
+	r.FreeSquares = m.cm.Squares(free)
+	r.SpatiallyCompact, _ = m.cm.SpatiallyCompact(free)
 }
 
 func (m *meter) measure(r *JobResult) {
@@ -292,13 +307,41 @@ type Summary struct {
 	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
 	// Fallbacks counts the decisions an exact allocator (opt) left unproven.
 	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
-	BySize    []Size     `json:"by_size"`
+	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
+	Compactness *CompactnessSummary `json:"compactness,omitempty"`
+	BySize      []Size              `json:"by_size"`
 }
 
 // Fallbacks is alloc.FallbackCounter's count for one replay.
 type Fallbacks struct {
 	Decisions int64 `json:"decisions"`
 	Fallbacks int64 `json:"fallbacks"`
+}
+
+// CompactnessSummary is the mean D (Definition 1: free power-of-two squares) after
+// each allocation and the percentage of allocations after which the free set met
+// Lemma 1's condition of spatial compactness.
+type CompactnessSummary struct {
+	MeanFreeSquares     float64 `json:"mean_free_squares"`
+	PctSpatiallyCompact float64 `json:"pct_spatially_compact"`
+}
+
+func summarizeCompactness(res []JobResult) *CompactnessSummary {
+	var sq, compact, n int
+	for i := range res {
+		if res[i].FreeSquares < 0 {
+			return nil
+		}
+		sq += res[i].FreeSquares
+		if res[i].SpatiallyCompact {
+			compact++
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return &CompactnessSummary{MeanFreeSquares: float64(sq) / float64(n), PctSpatiallyCompact: 100 * float64(compact) / float64(n)}
 }
 
 // Ties is Johnson et al. 2010 Fig. 4 for one replay.
@@ -404,6 +447,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = span/n, ring/n, stretch/n
 	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = vol/n, sides/n, comps/n
 	s.PctContiguous = 100 * float64(contig) / n
+	s.Compactness = summarizeCompactness(res)
 	s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = msgDist/n, hopBytes/n, shared/n
 	s.Makespan = last - first
 	if s.Makespan > 0 {

@@ -126,6 +126,12 @@ type JobResult struct {
 	MessageDistance float64 // MessageHops / Messages
 	HopBytes        int64   // sum over messages of hops x message bytes
 	MaxShared       int64   // most of the job's routes (one cycle) on one link
+	// Compactness of the free set right after the job's allocation (Liu et al. §4;
+	// alloc.Compactness), on 2^m x 2^n meshes with an allocator that exposes its
+	// state: FreeSquares is D (Definition 1), -1 when not measured;
+	// SpatiallyCompact is Lemma 1's condition.
+	FreeSquares      int
+	SpatiallyCompact bool
 	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
 	// job's start (the best found when not proven), whether it was proven, and
 	// TotalL1 over it (0 when not proven).
@@ -333,6 +339,7 @@ func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieRepor
 	}
 	m.measure(r)
 	rm.measure(r)
+	m.measureCompactness(r, cfg.Alloc)
 	if m.bl != nil {
 		if err := m.bl.measure(ctx, r); err != nil {
 			return err

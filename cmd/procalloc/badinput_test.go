@@ -59,6 +59,19 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"voronoi", "--k", "1", "--points", plane, "--limit", "0"}, 2, "must be at least 1"},
 		{[]string{"evaluate", "--machine", "mesh:3x3", "--curve", "snake", "--weights", "list:1e308,1e308", "--json"}, 1, "overflows float64"},
 		{[]string{"order", "--machine", "mesh:3x3", "--weights", "list:1e308,1e308", "--method", "local"}, 1, "float64"},
+		// Issue 10: I/O machines and the binary-tree allocators.
+		{[]string{"batch", "--machine", "mesh:12x16:io=left", "--alloc", "dbt:1/4", "--runs", "1"}, 2, "2^m x 2^n"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=middle", "--alloc", "bt"}, 2, `no side "middle"`},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left:17", "--alloc", "bt"}, 2, "must be 1..16"},
+		{[]string{"batch", "--machine", "torus:16x16:io=left", "--alloc", "bt"}, 2, "without wraparound"},
+		{[]string{"batch", "--machine", "mesh:16x16", "--alloc", "bt"}, 2, "has no I/O nodes"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "sbt:300"}, 2, "0..256"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "dbt:3/2"}, 2, "between 0 and 1"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "d-dbt:1/0"}, 2, "Q > 0"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--comm-per-io", "-1"}, 2, "must be 0..1048576"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "0"}, 2, "positive number"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--mean-size", "NaN"}, 2, "--mean-size NaN"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:12x12", "--alloc", "scbt"}, 2, "2^m x 2^n"},
 		// Issue 12 item 7: a shard out of range.
 		{[]string{"sweep", write("s.yaml", "traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\n"), "--shard", "3/3", "-o", filepath.Join(dir, "r.jsonl")}, 2, `--shard "3/3": want i/n with 0 <= i < n`},
 		// Issue 9 item 7: the communication replay's bad input.

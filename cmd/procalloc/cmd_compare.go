@@ -385,8 +385,15 @@ type lineSeries struct {
 	x, y []float64
 }
 
-// writeLineChart draws one line per series with axes, ticks and a legend.
+// writeLineChart draws one line per series with axes, ticks and a legend; the y axis
+// starts at zero (or is logarithmic when the values span more than two decades).
 func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeries) error {
+	return writeLineChartAxis(w, title, xlabel, ylabel, series, true)
+}
+
+// writeLineChartAxis is writeLineChart; with fromZero false the linear y axis spans
+// only the values (with a margin), for small differences between large values.
+func writeLineChartAxis(w io.Writer, title, xlabel, ylabel string, series []lineSeries, fromZero bool) error {
 	const left, top, width, height, legendW = 90, 50, 520, 340, 230
 	xs := map[float64]bool{}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -407,8 +414,14 @@ func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeri
 	// Values spanning more than two decades (a saturated load next to light ones)
 	// get a logarithmic axis, else the light loads are a flat line at the bottom.
 	logY := lo > 0 && hi/lo > 100
-	if !logY {
+	if !logY && fromZero {
 		lo = min(lo, 0)
+	} else if !logY {
+		pad := (hi - lo) * 0.05
+		if pad == 0 {
+			pad = math.Abs(hi)*0.05 + 1e-9
+		}
+		lo, hi = lo-pad, hi+pad
 	}
 	if hi <= lo {
 		hi = lo + 1

@@ -16,6 +16,8 @@ const specHelp = `mesh:XxY[xZ...]            mesh, e.g. mesh:16x16, mesh:8x8x5
 torus:XxY[xZ...]           torus (wraparound in every dimension), e.g. torus:8x8
 mesh:XxYxZ:wrap=LETTERS    wraparound in the named dimensions (x, y, z, w), e.g. mesh:8x8x5:wrap=yz
 mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped
+mesh:XxY:io=SIDE[:COUNT]   a 2D mesh with I/O nodes along SIDE (left, right, top, bottom), one per
+                           row or column unless COUNT is given (Liu et al.), e.g. mesh:16x16:io=left
 fattree:D0,U0:D1,U1:...:DL  fat tree in SST merlin's "shape" (level 0 = leaf switches):
                            Di links down and Ui up per switch of level i, e.g. fattree:4,4:4,4:8
                            (128 hosts); hosts h0.. under leaf switches rtr_l0_g0_r0..
@@ -73,6 +75,12 @@ var allocSyntax = map[string]string{
 	"paging":       "paging:CURVE:s",
 	"mc1x1":        "mc1x1[:tb=SR,AF,WF,BF]",
 	"mc1x1-greedy": "mc1x1-greedy[:tb=SR,AF,WF,BF]",
+	"sbt":          "sbt:ALPHA",
+	"dbt":          "dbt:RATIO",
+	"ind-sbt":      "ind-sbt:ALPHA",
+	"ind-dbt":      "ind-dbt:RATIO",
+	"d-sbt":        "d-sbt:ALPHA",
+	"d-dbt":        "d-dbt:RATIO",
 	"opt":          "opt[:nodes=N]",
 }
 
@@ -82,7 +90,9 @@ func allocHelp() string {
 	b.WriteString(`CURVE is a built-in curve (procalloc curve --list) or a ranking file; :ring uses the
 ring span; s gives pages of 2^s x 2^s nodes; tb= sets Johnson et al.'s tie-breaking
 (SR, AF, WF, BF). Examples: mc1x1, mc1x1:tb=3,9,3,2, bf:hilbert, ff:snake:ring,
-freelist:hilbert, paging:hilbert:1, bf:ranks.pairs.
+freelist:hilbert, paging:hilbert:1, bf:ranks.pairs. The binary-tree family (Liu et
+al., 2^m x 2^n meshes; docs/io.md): ALPHA an imbalance tolerance in processors (0..N),
+RATIO one relative to the block (P/Q or a decimal in [0,1]), e.g. sbt:16, d-dbt:1/4.
 `)
 	for _, name := range alloc.Names() {
 		spec := cmp.Or(allocSyntax[name], name)
