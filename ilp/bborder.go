@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // MaxOrderBBWork caps the size of the walk tables of BranchAndBoundOrdering (entries
@@ -34,53 +33,7 @@ const MaxOrderBBWork = 2e8
 // (n^K entries) fit MaxOrderBBWork; otherwise it returns an error and the general
 // BranchAndBound applies.
 func BranchAndBoundOrdering(ctx context.Context, q *QAP, ring bool, incumbent []int, opt BBOptions) (*BBResult, error) {
-	t0 := time.Now()
-	if err := q.checkSolvable(); err != nil {
-		return nil, err
-	}
-	ob, err := newOrderBB(q, ring, opt)
-	if err != nil {
-		return nil, err
-	}
-	if incumbent != nil {
-		if err := q.CheckPerm(incumbent); err != nil {
-			return nil, fmt.Errorf("incumbent: %w", err)
-		}
-		ob.best, ob.bestVal = slices.Clone(incumbent), q.Objective(incumbent)
-		ob.setCut(ob.bestVal)
-	}
-	stopWatch := context.AfterFunc(ctx, func() { ob.stop.Store(true) })
-	defer stopWatch()
-	if ctx.Err() != nil {
-		ob.stop.Store(true)
-	}
-	res := ob.run()
-	startVal := math.Inf(1)
-	if incumbent != nil {
-		startVal = q.Objective(incumbent)
-	}
-	if res.Optimal && ob.workers > 1 && res.Objective < startVal {
-		f, _ := newOrderBB(q, ring, opt)
-		f.workers, f.findFirst, f.bestVal = 1, true, math.Inf(1)
-		f.setCut(f.above(res.Objective))
-		stop2 := context.AfterFunc(ctx, func() { f.stop.Store(true) })
-		r2 := f.run()
-		stop2()
-		res.Nodes += r2.Nodes
-		if r2.Assignment != nil && r2.Objective <= res.Objective {
-			res.Assignment, res.Objective = r2.Assignment, r2.Objective
-		}
-	}
-	switch {
-	case res.Optimal:
-		res.Status, res.Bound = StatusOptimal, res.Objective
-	case ctx.Err() != nil:
-		res.Status = ctxStatus(ctx)
-	default:
-		res.Status = StatusInterrupted
-	}
-	res.Seconds = time.Since(t0).Seconds()
-	return res, nil
+	return runBBTree(ctx, q, incumbent, func() (bbTree, error) { return newOrderBB(q, ring, opt) })
 }
 
 type predTerm struct {

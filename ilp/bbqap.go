@@ -75,18 +75,39 @@ type BBResult struct {
 // assignment of that value in depth-first order. Only Nodes varies between runs with
 // more than one worker.
 func BranchAndBound(ctx context.Context, q *QAP, incumbent []int, opt BBOptions) (*BBResult, error) {
+	return runBBTree(ctx, q, incumbent, func() (bbTree, error) { return newBBShared(q, opt), nil })
+}
+
+// bbTree is a branch and bound over the shared state: BranchAndBound's own search
+// (*bbShared) or the ordering search (*orderBB, which embeds it).
+type bbTree interface {
+	shared() *bbShared
+	run() *BBResult
+}
+
+func (s *bbShared) shared() *bbShared { return s }
+
+// runBBTree runs the tree that mk builds from the incumbent until it is exhausted or
+// ctx ends, and makes the result deterministic: when several workers improve on the
+// incumbent, the optimal value they prove is searched again by one worker that stops
+// at the first assignment of that value in depth-first order.
+func runBBTree(ctx context.Context, q *QAP, incumbent []int, mk func() (bbTree, error)) (*BBResult, error) {
 	t0 := time.Now()
 	if err := q.checkSolvable(); err != nil {
 		return nil, err
 	}
+	tree, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	s := tree.shared()
+	startVal := math.Inf(1)
 	if incumbent != nil {
 		if err := q.CheckPerm(incumbent); err != nil {
 			return nil, fmt.Errorf("incumbent: %w", err)
 		}
-	}
-	s := newBBShared(q, opt)
-	if incumbent != nil {
-		s.best, s.bestVal = slices.Clone(incumbent), q.Objective(incumbent)
+		startVal = q.Objective(incumbent)
+		s.best, s.bestVal = slices.Clone(incumbent), startVal
 		s.setCut(s.bestVal)
 	}
 	stopWatch := context.AfterFunc(ctx, func() { s.stop.Store(true) })
@@ -94,21 +115,14 @@ func BranchAndBound(ctx context.Context, q *QAP, incumbent []int, opt BBOptions)
 	if ctx.Err() != nil {
 		s.stop.Store(true)
 	}
-	res := s.run()
-	startVal := math.Inf(1)
-	if incumbent != nil {
-		startVal = q.Objective(incumbent)
-	}
+	res := tree.run()
 	if res.Optimal && s.workers > 1 && res.Objective < startVal {
-		// Make the returned assignment independent of the workers' timing: the first
-		// assignment of the proven optimal value in depth-first order.
-		f := newBBShared(q, opt)
-		f.workers = 1
-		f.findFirst = true
-		f.bestVal = math.Inf(1)
+		again, _ := mk() // mk succeeded once on the same data
+		f := again.shared()
+		f.workers, f.findFirst, f.bestVal = 1, true, math.Inf(1)
 		f.setCut(f.above(res.Objective))
 		stop2 := context.AfterFunc(ctx, func() { f.stop.Store(true) })
-		r2 := f.run()
+		r2 := again.run()
 		stop2()
 		res.Nodes += r2.Nodes
 		if r2.Assignment != nil && r2.Objective <= res.Objective {
@@ -117,8 +131,7 @@ func BranchAndBound(ctx context.Context, q *QAP, incumbent []int, opt BBOptions)
 	}
 	switch {
 	case res.Optimal:
-		res.Status = StatusOptimal
-		res.Bound = res.Objective
+		res.Status, res.Bound = StatusOptimal, res.Objective
 	case ctx.Err() != nil:
 		res.Status = ctxStatus(ctx)
 	default:
