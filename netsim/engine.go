@@ -111,7 +111,7 @@ type Engine struct {
 	p   Params
 	cur int64 // every event at time <= cur has been handled
 
-	buckets [][]int32 // calendar: events (slot<<1 | kind) of time t in buckets[t&mask]
+	buckets [][]uint64 // calendar: events (channel<<32 | slot<<1 | kind) of time t in buckets[t&mask]
 	mask    int64
 	events  int // events in the calendar
 	active  int // messages injected and not yet arrived
@@ -144,7 +144,7 @@ func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 	nch := r.Channels() + r.Endpoints()
 	e := &Engine{
 		r: r, p: p, deliver: deliver,
-		buckets: make([][]int32, size), mask: size - 1,
+		buckets: make([][]uint64, size), mask: size - 1,
 		ch:      make([]chanState, nch),
 		eject:   int32(r.Channels()),
 		srcQ:    make([][]pending, r.Endpoints()),
@@ -241,23 +241,22 @@ func (e *Engine) inject(s int32) {
 	sl.route = e.r.Route(int(pm.msg.Src), int(pm.msg.Dst), sl.route[:0])
 	sl.route = append(sl.route, e.eject+pm.msg.Dst)
 	e.active++
-	e.tryHop(id, e.cur)
+	e.tryHop(id, sl.route[0], e.cur)
 }
 
-func (e *Engine) push(t int64, ev int32) {
+func (e *Engine) push(t int64, ev uint64) {
 	b := &e.buckets[t&e.mask]
 	*b = append(*b, ev)
 	e.events++
 }
 
-// tryHop lets the header of slot id take the next channel of its route at time t,
-// or queues it at that channel.
-func (e *Engine) tryHop(id int32, t int64) {
-	sl := &e.slots[id]
-	c := sl.route[sl.hop]
+// tryHop lets the header of slot id take channel c, the next channel of its route,
+// at time t, or queues it at that channel. (A hop event carries c so that the
+// channel's state is read without going through the slot and its route.)
+func (e *Engine) tryHop(id, c int32, t int64) {
 	cs := &e.ch[c]
 	if cs.owner >= 0 {
-		sl.next = -1
+		e.slots[id].next = -1
 		if cs.qtail < 0 {
 			cs.qhead = id
 		} else {
@@ -275,9 +274,9 @@ func (e *Engine) granted(id, c int32, t int64) {
 	sl := &e.slots[id]
 	sl.hop++
 	if int(sl.hop) == len(sl.route) {
-		e.push(t+e.p.MessageFlits, id<<1|evDone)
+		e.push(t+e.p.MessageFlits, uint64(id)<<1|evDone)
 	} else {
-		e.push(t+e.p.RouterDelay, id<<1|evHop)
+		e.push(t+e.p.RouterDelay, uint64(sl.route[sl.hop])<<32|uint64(id)<<1|evHop)
 	}
 }
 
@@ -337,10 +336,11 @@ func (e *Engine) Run(limit int64) error {
 		for i := 0; i < len(*b); i++ {
 			ev := (*b)[i]
 			e.events--
+			id := int32(uint32(ev) >> 1)
 			if ev&1 == evHop {
-				e.tryHop(ev>>1, t)
+				e.tryHop(id, int32(ev>>32), t)
 			} else {
-				e.arrive(ev>>1, t)
+				e.arrive(id, t)
 			}
 		}
 		*b = (*b)[:0]

@@ -304,3 +304,44 @@ func BenchmarkEngineUniform16x16(b *testing.B) {
 	}
 	b.ReportMetric(float64(hops)/b.Elapsed().Seconds()/1e6, "Mhops/s")
 }
+
+// BenchmarkWorkloadAllToAll16x16 is the engine's share of a Bunde et al. 2004 replay
+// without the rest of the simulator: waves of all-to-all jobs that tile a 16x16 mesh
+// (runs of consecutive nodes), each sending 3000 messages.
+func BenchmarkWorkloadAllToAll16x16(b *testing.B) {
+	g := mustSpec(b, "mesh:16x16")
+	r := NewGridRouter(g)
+	pat, _ := ParsePattern("all-to-all")
+	sizes := []int{128, 64, 32, 16, 8, 4, 2, 1, 1}
+	var msgs int64
+	for range b.N {
+		w, err := NewWorkload(r, DefaultParams(), pat, 1, func(int, JobStats) {})
+		if err != nil {
+			b.Fatal(err)
+		}
+		eng := w.Engine()
+		id := 0
+		for wave := range 8 {
+			start := 0
+			for k := range sizes {
+				p := sizes[(k+wave)%len(sizes)]
+				nodes := make([]int, p)
+				for i := range nodes {
+					nodes[i] = (start + i*(wave+1)) % g.N() // spread more every wave
+				}
+				start += p
+				if _, err := w.Start(id, nodes, 3000); err != nil {
+					b.Fatal(err)
+				}
+				id++
+			}
+			for !eng.Idle() {
+				if err := eng.Run(eng.Now() + 1<<40); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		msgs += eng.Stats().Delivered
+	}
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds()/1e6, "Mmsgs/s")
+}
