@@ -82,10 +82,11 @@ type slot struct {
 }
 
 // chanState is a channel's state: the slot holding it (or -1), the FIFO of slots
-// waiting for it (through slot.next), and how many messages it has carried.
+// waiting for it (through slot.next), and how many messages it has carried modulo
+// 2^32 (Engine.carriedHigh counts the wraps): 16 bytes, four channels a cache line.
 type chanState struct {
 	owner, qhead, qtail int32
-	carried             int64
+	carried             uint32
 }
 
 type pending struct {
@@ -116,8 +117,9 @@ type Engine struct {
 	events  int // events in the calendar
 	active  int // messages injected and not yet arrived
 
-	ch    []chanState // per channel; one struct so that a hop touches one cache line
-	eject int32       // id of endpoint 0's ejection channel
+	ch          []chanState // per channel; one struct so that a hop touches one cache line
+	carriedHigh map[int32]int64
+	eject       int32 // id of endpoint 0's ejection channel
 
 	slots []slot
 	free  []int32
@@ -169,6 +171,7 @@ func (e *Engine) Reset() {
 	for i := range e.ch {
 		e.ch[i] = chanState{owner: -1, qhead: -1, qtail: -1}
 	}
+	clear(e.carriedHigh)
 	e.free = e.free[:0]
 	for id := len(e.slots) - 1; id >= 0; id-- {
 		e.free = append(e.free, int32(id))
@@ -286,6 +289,9 @@ func (e *Engine) arrive(id int32, t int64) {
 	for _, c := range route {
 		cs := &e.ch[c]
 		cs.carried++
+		if cs.carried == 0 {
+			e.carriedWrapped(c)
+		}
 		w := cs.qhead
 		if w < 0 {
 			cs.owner = -1
@@ -314,6 +320,13 @@ func (e *Engine) arrive(id int32, t int64) {
 	if !e.srcBusy[src] {
 		e.inject(src)
 	}
+}
+
+func (e *Engine) carriedWrapped(c int32) {
+	if e.carriedHigh == nil {
+		e.carriedHigh = map[int32]int64{}
+	}
+	e.carriedHigh[c]++
 }
 
 // Run handles events in time order up to and including time limit, and then sets
@@ -373,8 +386,8 @@ type Stats struct {
 // Stats returns the totals so far.
 func (e *Engine) Stats() Stats {
 	s := Stats{Delivered: e.delivered, Hops: e.hops}
-	for _, cs := range e.ch[:e.eject] {
-		s.MaxChannelMessages = max(s.MaxChannelMessages, cs.carried)
+	for c, cs := range e.ch[:e.eject] {
+		s.MaxChannelMessages = max(s.MaxChannelMessages, e.carriedHigh[int32(c)]<<32|int64(cs.carried))
 	}
 	return s
 }
