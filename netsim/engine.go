@@ -259,16 +259,21 @@ func (e *Engine) push(t int64, ev uint64) {
 func (e *Engine) tryHop(id, c int32, t int64) {
 	cs := &e.ch[c]
 	if cs.owner >= 0 {
-		e.slots[id].next = -1
-		if cs.qtail < 0 {
-			cs.qhead = id
-		} else {
-			e.slots[cs.qtail].next = id
-		}
-		cs.qtail = id
+		e.wait(cs, id)
 		return
 	}
 	e.granted(id, c, t)
+}
+
+// wait queues slot id at the busy channel cs.
+func (e *Engine) wait(cs *chanState, id int32) {
+	e.slots[id].next = -1
+	if cs.qtail < 0 {
+		cs.qhead = id
+	} else {
+		e.slots[cs.qtail].next = id
+	}
+	cs.qtail = id
 }
 
 // granted gives channel c to slot id at time t and schedules its next step.
@@ -350,10 +355,24 @@ func (e *Engine) Run(limit int64) error {
 			ev := (*b)[i]
 			e.events--
 			id := int32(uint32(ev) >> 1)
-			if ev&1 == evHop {
-				e.tryHop(id, int32(ev>>32), t)
-			} else {
+			if ev&1 != evHop {
 				e.arrive(id, t)
+				continue
+			}
+			// tryHop and granted, written out: this is the hottest path.
+			c := int32(ev >> 32)
+			cs := &e.ch[c]
+			if cs.owner >= 0 {
+				e.wait(cs, id)
+				continue
+			}
+			cs.owner = id
+			sl := &e.slots[id]
+			sl.hop++
+			if int(sl.hop) == len(sl.route) {
+				e.push(t+e.p.MessageFlits, uint64(id)<<1|evDone)
+			} else {
+				e.push(t+e.p.RouterDelay, uint64(sl.route[sl.hop])<<32|uint64(id)<<1|evHop)
 			}
 		}
 		*b = (*b)[:0]
