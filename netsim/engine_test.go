@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -344,4 +345,19 @@ func BenchmarkWorkloadAllToAll16x16(b *testing.B) {
 		msgs += eng.Stats().Delivered
 	}
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds()/1e6, "Mmsgs/s")
+}
+
+func TestRoute2DMeshMatchesGeneralRoute(t *testing.T) {
+	for _, spec := range []string{"mesh:5x7", "mesh:16x16", "mesh:1x6", "mesh:6x1", "mesh:16x22"} {
+		r := NewGridRouter(mustSpec(t, spec))
+		for s := range r.Endpoints() {
+			for d := range r.Endpoints() {
+				fast := r.Route(s, d, []int32{-7})
+				general := r.routeAnyGrid(s, d, []int32{-7})
+				if !slices.Equal(fast, general) {
+					t.Fatalf("%s %d->%d: route %v, general routing gives %v", spec, s, d, fast, general)
+				}
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package netsim
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -87,6 +88,14 @@ func (r *GridRouter) Channel(node, j, dir, vc int) int32 { return r.channel(node
 
 // Route appends the dimension-ordered route from src to dst.
 func (r *GridRouter) Route(src, dst int, buf []int32) []int32 {
+	if r.vcs == 1 && len(r.dims) == 2 {
+		return r.route2DMesh(src, dst, buf)
+	}
+	return r.routeAnyGrid(src, dst, buf)
+}
+
+// routeAnyGrid is Route on any mesh or torus.
+func (r *GridRouter) routeAnyGrid(src, dst int, buf []int32) []int32 {
 	cur := src
 	for j, d := range r.dims {
 		a, b := int(r.coord[j][src]), int(r.coord[j][dst])
@@ -135,6 +144,54 @@ func (r *GridRouter) Route(src, dst int, buf []int32) []int32 {
 		}
 	}
 	return buf
+}
+
+// route2DMesh is Route on a 2D mesh (the engine's most frequent case), written
+// out: x, then y, the channel ids of successive hops evenly spaced.
+func (r *GridRouter) route2DMesh(src, dst int, buf []int32) []int32 {
+	dx := int(r.coord[0][dst]) - int(r.coord[0][src])
+	dy := int(r.coord[1][dst]) - int(r.coord[1][src])
+	n := len(buf)
+	buf = slices.Grow(buf, abs(dx)+abs(dy))
+	// channel(node, j, dir, 0) = (node*2+j)*2+dir; a step of +-stride nodes moves
+	// the id by +-4*stride.
+	ch := int32(src * 4)
+	if dx != 0 {
+		step := int32(4)
+		if dx < 0 {
+			ch++ // dir 1
+			step, dx = -4, -dx
+		}
+		out := buf[n : n+dx]
+		for i := range out {
+			out[i] = ch
+			ch += step
+		}
+		n += dx
+		ch = ch &^ 3 // back to (node*2+0)*2+0 of the node reached
+	}
+	if dy != 0 {
+		step := int32(4 * r.stride[1])
+		ch += 2 // dimension 1, dir 0
+		if dy < 0 {
+			ch++
+			step, dy = -step, -dy
+		}
+		out := buf[n : n+dy]
+		for i := range out {
+			out[i] = ch
+			ch += step
+		}
+		n += dy
+	}
+	return buf[:n]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // GraphRouter routes along shortest paths of a graph. The tie rule: from a vertex v at
