@@ -108,9 +108,11 @@ type pending struct {
 // order they were created; a message that a delivery lets its source send leaves at
 // once, before later events of the same cycle. So runs are deterministic.
 type Engine struct {
-	r   Router
-	p   Params
-	cur int64 // every event at time <= cur has been handled
+	r      Router
+	mesh2D *GridRouter // r, when it is a 2D mesh
+	io     *IORouter   // r, when it is a mesh with I/O nodes
+	p      Params
+	cur    int64 // every event at time <= cur has been handled
 
 	buckets [][]uint64 // calendar: events (channel<<32 | slot<<1 | kind) of time t in buckets[t&mask]
 	mask    int64
@@ -152,6 +154,14 @@ func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 		srcQ:    make([][]pending, r.Endpoints()),
 		srcHead: make([]int32, r.Endpoints()),
 		srcBusy: make([]bool, r.Endpoints()),
+	}
+	switch r := r.(type) {
+	case *GridRouter:
+		if r.vcs == 1 && len(r.dims) == 2 {
+			e.mesh2D = r
+		}
+	case *IORouter:
+		e.io = r
 	}
 	for i := range e.ch {
 		e.ch[i] = chanState{owner: -1, qhead: -1, qtail: -1}
@@ -241,7 +251,14 @@ func (e *Engine) inject(s int32) {
 	}
 	sl := &e.slots[id]
 	sl.msg, sl.queued, sl.injected, sl.hop, sl.next = pm.msg, pm.queued, e.cur, 0, -1
-	sl.route = e.r.Route(int(pm.msg.Src), int(pm.msg.Dst), sl.route[:0])
+	switch src, dst := int(pm.msg.Src), int(pm.msg.Dst); {
+	case e.mesh2D != nil: // the common case without an interface call
+		sl.route = e.mesh2D.route2DMesh(src, dst, sl.route[:0])
+	case e.io != nil:
+		sl.route = e.io.Route(src, dst, sl.route[:0])
+	default:
+		sl.route = e.r.Route(src, dst, sl.route[:0])
+	}
 	sl.route = append(sl.route, e.eject+pm.msg.Dst)
 	e.active++
 	e.tryHop(id, sl.route[0], e.cur)

@@ -149,10 +149,13 @@ func (r *GridRouter) routeAnyGrid(src, dst int, buf []int32) []int32 {
 // route2DMesh is Route on a 2D mesh (the engine's most frequent case), written
 // out: x, then y, the channel ids of successive hops evenly spaced.
 func (r *GridRouter) route2DMesh(src, dst int, buf []int32) []int32 {
-	dx := int(r.coord[0][dst]) - int(r.coord[0][src])
-	dy := int(r.coord[1][dst]) - int(r.coord[1][src])
+	xs, ys := r.coord[0], r.coord[1]
+	dx := int(xs[dst]) - int(xs[src])
+	dy := int(ys[dst]) - int(ys[src])
 	n := len(buf)
-	buf = slices.Grow(buf, abs(dx)+abs(dy))
+	if need := abs(dx) + abs(dy); cap(buf)-n < need {
+		buf = slices.Grow(buf, need)
+	}
 	// channel(node, j, dir, 0) = (node*2+j)*2+dir; a step of +-stride nodes moves
 	// the id by +-4*stride.
 	ch := int32(src * 4)
