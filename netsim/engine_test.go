@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -359,5 +360,30 @@ func TestRoute2DMeshMatchesGeneralRoute(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The channel counters are 32 bits wide with the wraps counted apart: a channel
+// that has carried 2^32 - 1 messages and carries one more reports 2^32.
+func TestChannelCountPast32Bits(t *testing.T) {
+	r := NewGridRouter(mustSpec(t, "mesh:4x4"))
+	eng, err := NewEngine(r, DefaultParams(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Route(0, 1, nil)[0]
+	eng.ch[c].carried = math.MaxUint32
+	for range 2 {
+		eng.Send(Message{Src: 0, Dst: 1})
+	}
+	if err := eng.Run(1000); err != nil {
+		t.Fatal(err)
+	}
+	if got := eng.Stats().MaxChannelMessages; got != 1<<32+1 {
+		t.Fatalf("max channel messages = %d, want 2^32 + 1", got)
+	}
+	eng.Reset()
+	if got := eng.Stats().MaxChannelMessages; got != 0 {
+		t.Fatalf("after Reset: max channel messages = %d, want 0", got)
 	}
 }
