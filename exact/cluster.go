@@ -29,11 +29,13 @@ func Clusters(ctx context.Context, dim, kmax int) ([]ClusterResult, error) {
 		return nil, fmt.Errorf("exact: cluster size %d must be at least 1", kmax)
 	}
 	var out []ClusterResult
+	var prev []geom.Point
 	for k := 1; k <= kmax; k++ {
-		res, err := Cluster(ctx, dim, k)
+		res, err := cluster(ctx, dim, k, prev)
 		if err != nil {
 			return nil, err
 		}
+		prev = res.Points
 		out = append(out, res)
 		if !res.Optimal {
 			break
@@ -50,6 +52,12 @@ func Clusters(ctx context.Context, dim, kmax int) ([]ClusterResult, error) {
 // so Total is always the cost of the returned points. When ctx ends first, the result
 // is the best cluster found with Optimal = false and a proven Bound.
 func Cluster(ctx context.Context, dim, k int) (ClusterResult, error) {
+	return cluster(ctx, dim, k, nil)
+}
+
+// cluster is Cluster with the optimal cluster of k-1 points (or nil), one cell more
+// being a candidate incumbent.
+func cluster(ctx context.Context, dim, k int, prev []geom.Point) (ClusterResult, error) {
 	if dim < 1 || dim > 3 {
 		return ClusterResult{}, fmt.Errorf("exact: cluster dimension %d: must be 1, 2 or 3", dim)
 	}
@@ -66,8 +74,15 @@ func Cluster(ctx context.Context, dim, k int) (ClusterResult, error) {
 		}
 		res.Optimal = true
 	case 2:
-		inc := improveFerrers(columnsOf(downSet(roundPoints(2, k))))
-		cols, _, bound, opt, _ := ferrersOptimum(ctx, k, inc)
+		inc := ferrersIncumbent(k, prev)
+		var cols []int
+		var bound int64
+		var opt bool
+		if k <= ferrersDPMaxK {
+			cols, _, opt = ferrersDPOptimum(ctx, k, inc)
+		} else {
+			cols, _, bound, opt, _ = ferrersOptimum(ctx, k, inc)
+		}
 		for x, h := range cols {
 			for y := range h {
 				cells = append(cells, geom.Point{x, y})
@@ -93,6 +108,8 @@ func Cluster(ctx context.Context, dim, k int) (ClusterResult, error) {
 	} else if dim > 1 {
 		res.Bound = max(res.Bound, int64(math.Ceil(LatticeBound(dim, k)-1e-9)))
 		res.Bound = min(res.Bound, res.Total)
+		// The table holds proven optima (TestLatticeTable recomputes them).
+		res.Optimal = res.Bound == res.Total
 	}
 	return res, nil
 }

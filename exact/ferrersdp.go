@@ -1,0 +1,321 @@
+package exact
+
+import (
+	"context"
+	"math"
+)
+
+// ferrersDP is an exact dynamic program for min over Ferrers diagrams λ ⊢ k of
+// lineCost(λ) + lineCost(λ') (the 2D optimum, marginal.go), run along the diagram's
+// boundary: the lattice path from (W, 0) to (0, H) with N steps (at x: the next row
+// has length x) and W steps (at height y: column x has height y). Rows come in
+// descending order, columns in ascending order, so one pass carries both one-axis
+// programs:
+//
+//   - columns, outside-in (marginal.go, fact 1): each column but the last (column 1,
+//     the tallest) goes to one side and adds P(k-P), P the side's total after it; state
+//     S (columns pushed) and L (the smaller side's total).
+//   - rows, inside-out, the same arrangement read from the centre: row 1 (the longest)
+//     is the centre; with a and b the totals still to come left and right of it (a+b =
+//     k minus the rows placed, a chosen freely at the start), the row placed next to a
+//     side's inner block has, on its outer side of the gap between them, exactly that
+//     side's remaining total r, so it adds r(k-r) and r drops by its length. Every
+//     arrangement of the rows is one choice of a and of sides, with the same cost as
+//     the outside-in sum (both are Σ over gaps of outer mass × inner mass).
+//
+// At (x, y) the rows placed total T = x·y + S (rows 1..y hold x cells each left of x
+// and every cell of the columns right of x, all of height <= y), so a state is (x, y,
+// S, L, a) with L <= S/2 and a <= b by mirror symmetry; it holds the least cost of the
+// path so far. The answer is the least cost reaching (0, y) with S + y = k, a = 0.
+// Every diagram is one path and every path one diagram, so this is exact.
+//
+// Pruning (the DP only looks for a diagram cheaper than the incumbent U): a state is
+// not expanded when its cost plus a lower bound h on what remains is >= U.
+//   - rows: the rows still to come are at most x long; a side with r left adds r(k-r),
+//     then some r' >= r-x, and so on down to 0; the j-th term lies in [r-jx, r] and
+//     t(k-t) is concave, so it is at least min(g(r-jx), g(r)), g(t) = t(k-t): phiRow.
+//   - columns: x-1 pushes remain (columns x..2, each at least y tall); each adds g(P)
+//     with P at least y plus the smaller side's total L, and at most k - c_1, c_1 >=
+//     max(y, ⌈(k-S)/x⌉) being the tallest column; by concavity each push adds at least
+//     min(g(lo), g(hi)).
+//
+// Costs are int32 (the caller only runs it for k <= ferrersDPMaxK, where every sum
+// stays far below 2^31).
+type ferrersDP struct {
+	ctx  context.Context
+	k    int
+	U    int32 // look only for costs < U
+	phi  [][]int32
+	keep map[[2]int]map[int32]int32 // expanded states per (x, y), for the backtrack
+}
+
+const (
+	inf32         = int32(math.MaxInt32)
+	ferrersDPMaxK = 220 // memory: the layers of one column x hold ~k^4/(96x) states
+)
+
+// dpLayer holds the states (S, L, a) of one boundary point (x, y), R = k - x·y.
+type dpLayer struct {
+	R   int
+	off []int32
+	c   []int32
+}
+
+func newDPLayer(R int) *dpLayer {
+	off := layerOffsets(R)
+	c := make([]int32, off[R+1])
+	for i := range c {
+		c[i] = inf32
+	}
+	return &dpLayer{R: R, off: off, c: c}
+}
+
+func (l *dpLayer) at(S, L, a int) int { return int(l.off[S]) + L*((l.R-S)/2+1) + a }
+
+func (l *dpLayer) relax(S, L, a int, c int32) {
+	if i := l.at(S, L, a); c < l.c[i] {
+		l.c[i] = c
+	}
+}
+
+func newFerrersDP(ctx context.Context, k int, U int64) *ferrersDP {
+	d := &ferrersDP{ctx: ctx, k: k, U: int32(min(U, int64(inf32)))}
+	d.phi = make([][]int32, k+1)
+	for x := 1; x <= k; x++ {
+		p := make([]int32, k+1)
+		for r := 1; r <= k; r++ {
+			s := int64(0)
+			for t := r; t > 0; t -= x {
+				s += min(d.g(t), d.g(r))
+			}
+			p[r] = int32(min(s, int64(inf32)))
+		}
+		d.phi[x] = p
+	}
+	return d
+}
+
+func (d *ferrersDP) g(t int) int64 { return int64(t) * int64(d.k-t) }
+
+// lowerCols is the columns' part of h of a state (see the type comment); the rows'
+// part is phi[x][a] + phi[x][b].
+func (d *ferrersDP) lowerCols(x, y, S, L int) int64 {
+	if x < 2 {
+		return 0
+	}
+	lo := y + L
+	c1 := max(y, (d.k-S+x-1)/x)
+	if hi := d.k - c1; lo <= hi {
+		return int64(x-1) * min(d.g(lo), d.g(hi))
+	}
+	return 0
+}
+
+// run returns the least cost below U (inf32 when there is none) and whether the
+// context stopped it.
+func (d *ferrersDP) run() (int32, bool) {
+	k := d.k
+	best := inf32
+	next := make([]*dpLayer, k+2)
+	for x := k; x >= 1; x-- {
+		if d.ctx.Err() != nil {
+			return best, true
+		}
+		cur := next
+		next = make([]*dpLayer, k/max(x-1, 1)+2)
+		ymax := k / x
+		if cur[1] == nil {
+			cur[1] = newDPLayer(k - x)
+		}
+		for a := 0; a <= (k-x)/2; a++ { // start: row 1 has length W = x
+			cur[1].relax(0, 0, a, 0)
+		}
+		for y := 1; y <= ymax; y++ {
+			lay := cur[y]
+			if lay == nil {
+				continue
+			}
+			cur[y] = nil
+			var kept map[int32]int32
+			if d.keep != nil {
+				kept = map[int32]int32{}
+				d.keep[[2]int{x, y}] = kept
+			}
+			R := lay.R
+			for S := 0; S <= R; S++ {
+				na := (R-S)/2 + 1
+				T := x*y + S
+				for L := 0; L <= S/2; L++ {
+					base := lay.at(S, L, 0)
+					hx := d.lowerCols(x, y, S, L)
+					phi := d.phi[x]
+					for a := range na {
+						c := lay.c[base+a]
+						if c >= d.U {
+							continue
+						}
+						b := k - T - a
+						if int64(c)+hx+int64(phi[a])+int64(phi[b]) >= int64(d.U) {
+							continue
+						}
+						if kept != nil {
+							kept[int32(base+a)] = c
+						}
+						// N: row y+1 of length x.
+						if T+x <= k {
+							if cur[y+1] == nil {
+								cur[y+1] = newDPLayer(k - x*(y+1))
+							}
+							up := cur[y+1]
+							if a >= x {
+								if nc := int64(c) + d.g(a); nc < int64(d.U) {
+									up.relax(S, L, min(a-x, b), int32(nc))
+								}
+							}
+							if b >= x {
+								if nc := int64(c) + d.g(b); nc < int64(d.U) {
+									up.relax(S, L, min(a, b-x), int32(nc))
+								}
+							}
+						}
+						// W: column x of height y.
+						if x == 1 {
+							if S+y == k && a == 0 && c < best {
+								best = c
+							}
+							continue
+						}
+						if next[y] == nil {
+							next[y] = newDPLayer(k - (x-1)*y)
+						}
+						left := next[y]
+						S2 := S + y
+						if nc := int64(c) + d.g(L+y); nc < int64(d.U) {
+							l2 := L + y
+							left.relax(S2, min(l2, S2-l2), a, int32(nc))
+						}
+						if nc := int64(c) + d.g(S-L+y); nc < int64(d.U) {
+							left.relax(S2, L, a, int32(nc))
+						}
+					}
+				}
+			}
+		}
+	}
+	return best, false
+}
+
+// backtrack rebuilds the columns (nonincreasing) of a diagram of cost v from the
+// states kept by a run with keep set and U > v.
+func (d *ferrersDP) backtrack(v int32) []int {
+	k := d.k
+	lookup := func(x, y, S, L, a int) (int32, bool) {
+		m := d.keep[[2]int{x, y}]
+		if m == nil || S < 0 || L < 0 || L > S/2 {
+			return 0, false
+		}
+		R := k - x*y
+		if S > R || a < 0 || a > (R-S)/2 {
+			return 0, false
+		}
+		c, ok := m[int32((&dpLayer{R: R, off: layerOffsets(R)}).at(S, L, a))]
+		return c, ok
+	}
+	// Terminal: (1, y, S = k-y, L, a = 0) with cost v.
+	x, y, S, L, a := 1, 0, 0, 0, 0
+	found := false
+	for yy := 1; yy <= k && !found; yy++ {
+		for LL := 0; LL <= (k-yy)/2; LL++ {
+			if c, ok := lookup(1, yy, k-yy, LL, 0); ok && c == v {
+				x, y, S, L, a, found = 1, yy, k-yy, LL, 0, true
+				break
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	cols := map[int]int{1: y}
+	c := v
+	for !(y == 1 && S == 0 && c == 0) {
+		T := x*y + S
+		b := k - T - a
+		moved := false
+		// From (x, y-1) by an N step (row y of length x).
+		if y >= 2 {
+			Tp := T - x
+			for ap := 0; ap <= (k-Tp)/2 && !moved; ap++ {
+				cp, ok := lookup(x, y-1, S, L, ap)
+				if !ok {
+					continue
+				}
+				bp := k - Tp - ap
+				if ap >= x && min(ap-x, bp) == a && max(ap-x, bp) == b && int64(cp)+d.g(ap) == int64(c) ||
+					bp >= x && min(ap, bp-x) == a && max(ap, bp-x) == b && int64(cp)+d.g(bp) == int64(c) {
+					y, a, c, moved = y-1, ap, cp, true
+				}
+			}
+		}
+		// From (x+1, y) by a W step (column x+1 of height y).
+		if !moved && S >= y {
+			Sp := S - y
+			for Lp := 0; Lp <= Sp/2 && !moved; Lp++ {
+				cp, ok := lookup(x+1, y, Sp, Lp, a)
+				if !ok {
+					continue
+				}
+				l2 := Lp + y
+				if min(l2, S-l2) == L && int64(cp)+d.g(l2) == int64(c) ||
+					Lp == L && int64(cp)+d.g(Sp-Lp+y) == int64(c) {
+					cols[x+1] = y
+					x, S, L, c, moved = x+1, Sp, Lp, cp, true
+				}
+			}
+		}
+		if !moved {
+			return nil
+		}
+	}
+	out := make([]int, x)
+	for i := 1; i <= x; i++ {
+		out[i-1] = cols[i]
+	}
+	return out
+}
+
+func layerOffsets(R int) []int32 {
+	off := make([]int32, R+2)
+	n := 0
+	for S := 0; S <= R; S++ {
+		off[S] = int32(n)
+		n += (S/2 + 1) * ((R-S)/2 + 1)
+	}
+	off[R+1] = int32(n)
+	return off
+}
+
+// ferrersDPOptimum proves or improves the incumbent diagram inc for k: it returns the
+// best diagram's columns, its cost and whether the search finished (then it is
+// optimal). Without a finished run it returns inc.
+func ferrersDPOptimum(ctx context.Context, k int, inc []int) (cols []int, cost int64, optimal bool) {
+	U := lineCost(inc) + lineCost(conjugate(inc))
+	d := newFerrersDP(ctx, k, U)
+	v, stopped := d.run()
+	if stopped {
+		return inc, U, false
+	}
+	if v == inf32 {
+		return inc, U, true
+	}
+	// A cheaper diagram exists: run again below v+1, keeping the states, and trace it.
+	d2 := newFerrersDP(ctx, k, int64(v)+1)
+	d2.keep = map[[2]int]map[int32]int32{}
+	if _, stopped := d2.run(); stopped {
+		return inc, U, false
+	}
+	cols = d2.backtrack(v)
+	if cols == nil {
+		return inc, U, false
+	}
+	return cols, lineCost(cols) + lineCost(conjugate(cols)), true
+}
