@@ -258,7 +258,7 @@ func TestFerrersDPMatchesBranchAndBound(t *testing.T) {
 				t.Errorf("k %d: DP without incumbent %d, want %d", k, v, want)
 			}
 			d2 := newFerrersDP(context.Background(), k, int64(v)+1)
-			d2.keep = map[[2]int]map[int32]int32{}
+			d2.keep = map[[2]int]*keptLayer{}
 			d2.run()
 			if cols := d2.backtrack(v); sum(cols) != k || lineCost(cols)+lineCost(conjugate(cols)) != want {
 				t.Errorf("k %d: traced %v", k, cols)

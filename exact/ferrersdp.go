@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // ferrersDP is an exact dynamic program for min over Ferrers diagrams λ ⊢ k of
@@ -46,7 +47,9 @@ type ferrersDP struct {
 	k    int
 	U    int32 // look only for costs < U
 	phi  [][]int32
-	keep map[[2]int]map[int32]int32 // expanded states per (x, y), for the backtrack
+	keep map[[2]int]*keptLayer // expanded states per (x, y), for the backtrack
+	offs [][]int32             // layerOffsets by R
+	pool [][]*dpLayer          // released layers by R
 }
 
 const (
@@ -54,32 +57,46 @@ const (
 	ferrersDPMaxK = 220 // memory: the layers of one column x hold ~k^4/(96x) states
 )
 
-// dpLayer holds the states (S, L, a) of one boundary point (x, y), R = k - x·y.
+// dpLayer holds the states (S, L, a) of one boundary point (x, y), R = k - x·y. A
+// state's entry is U - cost (0: no path below U yet), so a cleared array is empty.
 type dpLayer struct {
 	R   int
 	off []int32
 	c   []int32
+	hit []bool // hit[blockOf(S, L)]: some entry of the (S, L) block was written
 }
 
-func newDPLayer(R int) *dpLayer {
-	off := layerOffsets(R)
-	c := make([]int32, off[R+1])
-	for i := range c {
-		c[i] = inf32
-	}
-	return &dpLayer{R: R, off: off, c: c}
-}
+// blockOf numbers the (S, L) pairs, L <= S/2, in order.
+func blockOf(S, L int) int { return (S/2)*(S/2+1) + (S%2)*(S/2+1) + L }
 
 func (l *dpLayer) at(S, L, a int) int { return int(l.off[S]) + L*((l.R-S)/2+1) + a }
 
-func (l *dpLayer) relax(S, L, a int, c int32) {
-	if i := l.at(S, L, a); c < l.c[i] {
-		l.c[i] = c
+// layer returns an empty layer of R, reusing a released array.
+func (d *ferrersDP) layer(R int) *dpLayer {
+	if d.offs[R] == nil {
+		d.offs[R] = layerOffsets(R)
 	}
+	off := d.offs[R]
+	if n := len(d.pool[R]); n > 0 {
+		l := d.pool[R][n-1]
+		d.pool[R] = d.pool[R][:n-1]
+		clear(l.c)
+		clear(l.hit)
+		return l
+	}
+	return &dpLayer{R: R, off: off, c: make([]int32, off[R+1]), hit: make([]bool, blockOf(R+1, 0))}
+}
+
+func (d *ferrersDP) release(l *dpLayer) { d.pool[l.R] = append(d.pool[l.R], l) }
+
+// keptLayer lists the expanded states of one (x, y): indices ascending, costs.
+type keptLayer struct {
+	idx, c []int32
 }
 
 func newFerrersDP(ctx context.Context, k int, U int64) *ferrersDP {
 	d := &ferrersDP{ctx: ctx, k: k, U: int32(min(U, int64(inf32)))}
+	d.offs, d.pool = make([][]int32, k+1), make([][]*dpLayer, k+1)
 	d.phi = make([][]int32, k+1)
 	for x := 1; x <= k; x++ {
 		p := make([]int32, k+1)
@@ -115,6 +132,7 @@ func (d *ferrersDP) lowerCols(x, y, S, L int) int64 {
 // context stopped it.
 func (d *ferrersDP) run() (int32, bool) {
 	k := d.k
+	U := int64(d.U)
 	best := inf32
 	next := make([]*dpLayer, k+2)
 	for x := k; x >= 1; x-- {
@@ -125,81 +143,107 @@ func (d *ferrersDP) run() (int32, bool) {
 		next = make([]*dpLayer, k/max(x-1, 1)+2)
 		ymax := k / x
 		if cur[1] == nil {
-			cur[1] = newDPLayer(k - x)
+			cur[1] = d.layer(k - x)
 		}
-		for a := 0; a <= (k-x)/2; a++ { // start: row 1 has length W = x
-			cur[1].relax(0, 0, a, 0)
+		for a := 0; a <= (k-x)/2; a++ { // start: row 1 has length W = x, cost 0
+			cur[1].c[cur[1].at(0, 0, a)] = d.U
 		}
+		cur[1].hit[0] = true
+		phi := d.phi[x]
 		for y := 1; y <= ymax; y++ {
 			lay := cur[y]
 			if lay == nil {
 				continue
 			}
 			cur[y] = nil
-			var kept map[int32]int32
+			var kept *keptLayer
 			if d.keep != nil {
-				kept = map[int32]int32{}
+				kept = &keptLayer{}
 				d.keep[[2]int{x, y}] = kept
 			}
 			R := lay.R
+			var up, left *dpLayer
 			for S := 0; S <= R; S++ {
 				na := (R-S)/2 + 1
 				T := x*y + S
+				canUp := T+x <= k
 				for L := 0; L <= S/2; L++ {
+					if !lay.hit[blockOf(S, L)] {
+						continue
+					}
 					base := lay.at(S, L, 0)
-					hx := d.lowerCols(x, y, S, L)
-					phi := d.phi[x]
+					hx := U - d.lowerCols(x, y, S, L)
+					// Targets of this (S, L): N keeps S, L; W pushes column x (height y)
+					// to the smaller side (A) or the larger (B).
+					upBase, leftA, leftB := -1, -1, -1
+					var gA, gB int64
+					if x >= 2 {
+						S2, l2 := S+y, L+y
+						gA, gB = d.g(l2), d.g(S-L+y)
+						if gA < U || gB < U {
+							if left == nil {
+								if next[y] == nil {
+									next[y] = d.layer(k - (x-1)*y)
+								}
+								left = next[y]
+							}
+							leftA, leftB = left.at(S2, min(l2, S2-l2), 0), left.at(S2, L, 0)
+							left.hit[blockOf(S2, min(l2, S2-l2))] = true
+							left.hit[blockOf(S2, L)] = true
+						}
+					}
 					for a := range na {
-						c := lay.c[base+a]
-						if c >= d.U {
+						e := int64(lay.c[base+a])
+						if e <= 0 {
 							continue
 						}
+						c := U - e
 						b := k - T - a
-						if int64(c)+hx+int64(phi[a])+int64(phi[b]) >= int64(d.U) {
+						if c+int64(phi[a])+int64(phi[b]) >= hx {
 							continue
 						}
 						if kept != nil {
-							kept[int32(base+a)] = c
+							kept.idx = append(kept.idx, int32(base+a))
+							kept.c = append(kept.c, int32(c))
 						}
-						// N: row y+1 of length x.
-						if T+x <= k {
-							if cur[y+1] == nil {
-								cur[y+1] = newDPLayer(k - x*(y+1))
+						if canUp {
+							if upBase < 0 {
+								if up == nil {
+									if cur[y+1] == nil {
+										cur[y+1] = d.layer(k - x*(y+1))
+									}
+									up = cur[y+1]
+								}
+								upBase = up.at(S, L, 0)
+								up.hit[blockOf(S, L)] = true
 							}
-							up := cur[y+1]
 							if a >= x {
-								if nc := int64(c) + d.g(a); nc < int64(d.U) {
-									up.relax(S, L, min(a-x, b), int32(nc))
+								if r := e - d.g(a); r > 0 && r > int64(up.c[upBase+min(a-x, b)]) {
+									up.c[upBase+min(a-x, b)] = int32(r)
 								}
 							}
 							if b >= x {
-								if nc := int64(c) + d.g(b); nc < int64(d.U) {
-									up.relax(S, L, min(a, b-x), int32(nc))
+								if r := e - d.g(b); r > 0 && r > int64(up.c[upBase+min(a, b-x)]) {
+									up.c[upBase+min(a, b-x)] = int32(r)
 								}
 							}
 						}
-						// W: column x of height y.
 						if x == 1 {
-							if S+y == k && a == 0 && c < best {
-								best = c
+							if S+y == k && a == 0 && c < int64(best) {
+								best = int32(c)
 							}
 							continue
 						}
-						if next[y] == nil {
-							next[y] = newDPLayer(k - (x-1)*y)
+						if r := e - gA; r > 0 && r > int64(left.c[leftA+a]) {
+							left.c[leftA+a] = int32(r)
 						}
-						left := next[y]
-						S2 := S + y
-						if nc := int64(c) + d.g(L+y); nc < int64(d.U) {
-							l2 := L + y
-							left.relax(S2, min(l2, S2-l2), a, int32(nc))
-						}
-						if nc := int64(c) + d.g(S-L+y); nc < int64(d.U) {
-							left.relax(S2, L, a, int32(nc))
+						if r := e - gB; r > 0 && r > int64(left.c[leftB+a]) {
+							left.c[leftB+a] = int32(r)
 						}
 					}
 				}
 			}
+			d.release(lay)
 		}
 	}
 	return best, false
@@ -218,8 +262,11 @@ func (d *ferrersDP) backtrack(v int32) []int {
 		if S > R || a < 0 || a > (R-S)/2 {
 			return 0, false
 		}
-		c, ok := m[int32((&dpLayer{R: R, off: layerOffsets(R)}).at(S, L, a))]
-		return c, ok
+		i, ok := slices.BinarySearch(m.idx, int32((&dpLayer{R: R, off: layerOffsets(R)}).at(S, L, a)))
+		if !ok {
+			return 0, false
+		}
+		return m.c[i], true
 	}
 	// Terminal: (1, y, S = k-y, L, a = 0) with cost v.
 	x, y, S, L, a := 1, 0, 0, 0, 0
@@ -309,7 +356,7 @@ func ferrersDPOptimum(ctx context.Context, k int, inc []int) (cols []int, cost i
 	}
 	// A cheaper diagram exists: run again below v+1, keeping the states, and trace it.
 	d2 := newFerrersDP(ctx, k, int64(v)+1)
-	d2.keep = map[[2]int]map[int32]int32{}
+	d2.keep = map[[2]int]*keptLayer{}
 	if _, stopped := d2.run(); stopped {
 		return inc, U, false
 	}
