@@ -31,25 +31,27 @@ import (
 // Every diagram is one path and every path one diagram, so this is exact.
 //
 // Pruning (the DP only looks for a diagram cheaper than the incumbent U): a state is
-// not expanded when its cost plus a lower bound h on what remains is >= U.
-//   - rows: the rows still to come are at most x long; a side with r left adds r(k-r),
-//     then some r' >= r-x, and so on down to 0; the j-th term lies in [r-jx, r] and
-//     t(k-t) is concave, so it is at least min(g(r-jx), g(r)), g(t) = t(k-t): phiRow.
-//   - columns: x-1 pushes remain (columns x..2, each at least y tall); each adds g(P)
-//     with P at least y plus the smaller side's total L, and at most k - c_1, c_1 >=
-//     max(y, ⌈(k-S)/x⌉) being the tallest column; by concavity each push adds at least
-//     min(g(lo), g(hi)).
+// not expanded when its cost plus a lower bound on what remains is >= U. The two axes'
+// costs to come are added separately, each minimised with the other axis ignored:
+//   - rows: those still to come are at most x long and nonincreasing; split by side
+//     they are two nonincreasing sequences (any two merge into one), and a side with
+//     r left adds r(k-r), then r' = r - (its row), ... down to 0: phi[x][r] is the
+//     least such sum, so phi[x][a] + phi[x][b] bounds the rows.
+//   - columns: columns x..1 are at least y tall and nondecreasing towards column 1,
+//     totalling k - S; xrest (buildColumnRest) is the exact least cost of the column
+//     program over all such sequences.
 //
 // Costs are int32 (the caller only runs it for k <= ferrersDPMaxK, where every sum
 // stays far below 2^31).
 type ferrersDP struct {
-	ctx  context.Context
-	k    int
-	U    int32 // look only for costs < U
-	phi  [][]int32
-	keep map[[2]int]*keptLayer // expanded states per (x, y), for the backtrack
-	offs [][]int32             // layerOffsets by R
-	pool [][]*dpLayer          // released layers by R
+	ctx   context.Context
+	k     int
+	U     int32                 // look only for costs < U
+	phi   [][]int32             // rows' lower bound per side, phi[x][r]
+	xrest [][][]int32           // columns' cost to come, buildColumnRest
+	keep  map[[2]int]*keptLayer // expanded states per (x, y), for the backtrack
+	offs  [][]int32             // layerOffsets by R
+	pool  [][]*dpLayer          // released layers by R
 }
 
 const (
@@ -97,35 +99,75 @@ type keptLayer struct {
 func newFerrersDP(ctx context.Context, k int, U int64) *ferrersDP {
 	d := &ferrersDP{ctx: ctx, k: k, U: int32(min(U, int64(inf32)))}
 	d.offs, d.pool = make([][]int32, k+1), make([][]*dpLayer, k+1)
+	// phi[x][r]: the least Σ r_j(k - r_j) over r = r_0 > r_1 > ... > 0 with
+	// nonincreasing steps of at most x (the rows of one side, see the type comment).
 	d.phi = make([][]int32, k+1)
+	d.phi[0] = make([]int32, k+1)
+	for r := 1; r <= k; r++ {
+		d.phi[0][r] = inf32
+	}
 	for x := 1; x <= k; x++ {
 		p := make([]int32, k+1)
 		for r := 1; r <= k; r++ {
-			s := int64(0)
-			for t := r; t > 0; t -= x {
-				s += min(d.g(t), d.g(r))
+			v := int64(d.phi[x-1][r])
+			if x <= r {
+				v = min(v, d.g(r)+int64(p[r-x]))
 			}
-			p[r] = int32(min(s, int64(inf32)))
+			p[r] = int32(min(v, int64(inf32)))
 		}
 		d.phi[x] = p
 	}
+	d.buildColumnRest()
 	return d
 }
 
 func (d *ferrersDP) g(t int) int64 { return int64(t) * int64(d.k-t) }
 
+// buildColumnRest fills xrest[x][y][blockOf(S, L)]: the least cost of the column
+// program still to come at a state (x, y, S, L), over every sequence of the columns
+// x..1 with heights >= y, nondecreasing towards column 1, totalling k - S (the rows
+// ignored, so it is a lower bound of the cost to come). Column 1 adds nothing and
+// must be at least y tall; column x >= 2 is either exactly y tall (pushed to either
+// side, then the state (x-1, y, S+y, ·)) or taller (the state (x, y+1, S, L)).
+func (d *ferrersDP) buildColumnRest() {
+	k := d.k
+	d.xrest = make([][][]int32, k+1)
+	for x := 1; x <= k; x++ {
+		ymax := k / x
+		d.xrest[x] = make([][]int32, ymax+2)
+		for y := ymax; y >= 1; y-- {
+			R := k - x*y
+			t := make([]int32, blockOf(R+1, 0))
+			for S := 0; S <= R; S++ {
+				for L := 0; L <= S/2; L++ {
+					v := inf32
+					if x == 1 {
+						v = 0 // column 1 = k - S >= y cells, as S <= R
+					} else {
+						if y+1 <= ymax && S <= k-x*(y+1) {
+							v = d.xrest[x][y+1][blockOf(S, L)]
+						}
+						next := d.xrest[x-1][y]
+						S2, l2 := S+y, L+y
+						if n := next[blockOf(S2, min(l2, S2-l2))]; n != inf32 {
+							v = int32(min(int64(v), d.g(l2)+int64(n)))
+						}
+						if n := next[blockOf(S2, L)]; n != inf32 {
+							v = int32(min(int64(v), d.g(S-L+y)+int64(n)))
+						}
+					}
+					t[blockOf(S, L)] = v
+				}
+			}
+			d.xrest[x][y] = t
+		}
+	}
+}
+
 // lowerCols is the columns' part of h of a state (see the type comment); the rows'
 // part is phi[x][a] + phi[x][b].
 func (d *ferrersDP) lowerCols(x, y, S, L int) int64 {
-	if x < 2 {
-		return 0
-	}
-	lo := y + L
-	c1 := max(y, (d.k-S+x-1)/x)
-	if hi := d.k - c1; lo <= hi {
-		return int64(x-1) * min(d.g(lo), d.g(hi))
-	}
-	return 0
+	return int64(d.xrest[x][y][blockOf(S, L)])
 }
 
 // run returns the least cost below U (inf32 when there is none) and whether the
