@@ -246,18 +246,18 @@ func TestFerrersDPMatchesBranchAndBound(t *testing.T) {
 		if !opt {
 			t.Fatalf("k %d: branch and bound did not finish", k)
 		}
-		got, cost, ok := ferrersDPOptimum(context.Background(), k, inc)
+		got, cost, ok := ferrersDPOptimum(context.Background(), k, inc, nil)
 		if !ok || cost != want || lineCost(got)+lineCost(conjugate(got)) != cost || sum(got) != k ||
 			!slices.IsSortedFunc(got, func(a, b int) int { return b - a }) {
 			t.Errorf("k %d: DP %d (optimal %v, cols %v), branch and bound %d", k, cost, ok, got, want)
 		}
 		if k%7 == 0 { // no incumbent: the DP finds and traces the optimum itself
-			d := newFerrersDP(context.Background(), k, int64(inf32))
+			d := newFerrersDP(context.Background(), k, int64(inf32), nil)
 			v, _ := d.run()
 			if int64(v) != want {
 				t.Errorf("k %d: DP without incumbent %d, want %d", k, v, want)
 			}
-			d2 := newFerrersDP(context.Background(), k, int64(v)+1)
+			d2 := newFerrersDP(context.Background(), k, int64(v)+1, nil)
 			d2.keep = map[[2]int]*keptLayer{}
 			d2.run()
 			if cols := d2.backtrack(v); sum(cols) != k || lineCost(cols)+lineCost(conjugate(cols)) != want {

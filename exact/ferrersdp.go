@@ -50,8 +50,7 @@ type ferrersDP struct {
 	phi   [][]int32             // rows' lower bound per side, phi[x][r]
 	xrest [][][]int32           // columns' cost to come, buildColumnRest
 	keep  map[[2]int]*keptLayer // expanded states per (x, y), for the backtrack
-	offs  [][]int32             // layerOffsets by R
-	pool  [][]*dpLayer          // released layers by R
+	store *dpStore
 }
 
 const (
@@ -73,32 +72,46 @@ func blockOf(S, L int) int { return (S/2)*(S/2+1) + (S%2)*(S/2+1) + L }
 
 func (l *dpLayer) at(S, L, a int) int { return int(l.off[S]) + L*((l.R-S)/2+1) + a }
 
-// layer returns an empty layer of R, reusing a released array.
+// dpStore keeps released layers by R for reuse, across the runs of Clusters too (a
+// layer's shape depends on R alone), so memory is not paid for again at every k.
+type dpStore struct {
+	offs [][]int32    // layerOffsets by R
+	pool [][]*dpLayer // released layers by R
+}
+
+// layer returns an empty layer of R, reusing a released one.
 func (d *ferrersDP) layer(R int) *dpLayer {
-	if d.offs[R] == nil {
-		d.offs[R] = layerOffsets(R)
+	st := d.store
+	for len(st.offs) <= R {
+		st.offs, st.pool = append(st.offs, nil), append(st.pool, nil)
 	}
-	off := d.offs[R]
-	if n := len(d.pool[R]); n > 0 {
-		l := d.pool[R][n-1]
-		d.pool[R] = d.pool[R][:n-1]
+	if st.offs[R] == nil {
+		st.offs[R] = layerOffsets(R)
+	}
+	if n := len(st.pool[R]); n > 0 {
+		l := st.pool[R][n-1]
+		st.pool[R] = st.pool[R][:n-1]
 		clear(l.c)
 		clear(l.hit)
 		return l
 	}
+	off := st.offs[R]
 	return &dpLayer{R: R, off: off, c: make([]int32, off[R+1]), hit: make([]bool, blockOf(R+1, 0))}
 }
 
-func (d *ferrersDP) release(l *dpLayer) { d.pool[l.R] = append(d.pool[l.R], l) }
+func (d *ferrersDP) release(l *dpLayer) { d.store.pool[l.R] = append(d.store.pool[l.R], l) }
 
 // keptLayer lists the expanded states of one (x, y): indices ascending, costs.
 type keptLayer struct {
 	idx, c []int32
 }
 
-func newFerrersDP(ctx context.Context, k int, U int64) *ferrersDP {
+func newFerrersDP(ctx context.Context, k int, U int64, store *dpStore) *ferrersDP {
 	d := &ferrersDP{ctx: ctx, k: k, U: int32(min(U, int64(inf32)))}
-	d.offs, d.pool = make([][]int32, k+1), make([][]*dpLayer, k+1)
+	if store == nil {
+		store = &dpStore{}
+	}
+	d.store = store
 	// phi[x][r]: the least Σ r_j(k - r_j) over r = r_0 > r_1 > ... > 0 with
 	// nonincreasing steps of at most x (the rows of one side, see the type comment).
 	d.phi = make([][]int32, k+1)
@@ -385,10 +398,10 @@ func layerOffsets(R int) []int32 {
 
 // ferrersDPOptimum proves or improves the incumbent diagram inc for k: it returns the
 // best diagram's columns, its cost and whether the search finished (then it is
-// optimal). Without a finished run it returns inc.
-func ferrersDPOptimum(ctx context.Context, k int, inc []int) (cols []int, cost int64, optimal bool) {
+// optimal). Without a finished run it returns inc. store may be nil.
+func ferrersDPOptimum(ctx context.Context, k int, inc []int, store *dpStore) (cols []int, cost int64, optimal bool) {
 	U := lineCost(inc) + lineCost(conjugate(inc))
-	d := newFerrersDP(ctx, k, U)
+	d := newFerrersDP(ctx, k, U, store)
 	v, stopped := d.run()
 	if stopped {
 		return inc, U, false
@@ -397,7 +410,7 @@ func ferrersDPOptimum(ctx context.Context, k int, inc []int) (cols []int, cost i
 		return inc, U, true
 	}
 	// A cheaper diagram exists: run again below v+1, keeping the states, and trace it.
-	d2 := newFerrersDP(ctx, k, int64(v)+1)
+	d2 := newFerrersDP(ctx, k, int64(v)+1, store)
 	d2.keep = map[[2]int]*keptLayer{}
 	if _, stopped := d2.run(); stopped {
 		return inc, U, false
