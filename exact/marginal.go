@@ -135,7 +135,11 @@ func lineCostScratch(w []int, sc *lineScratch) int64 {
 	if len(a) <= 1 {
 		return 0
 	}
-	slices.Sort(a)
+	if slices.IsSortedFunc(a, func(x, y int) int { return y - x }) {
+		slices.Reverse(a) // the searches' plane counts come nonincreasing
+	} else {
+		slices.Sort(a)
+	}
 	h := k/2 + 1
 	if len(sc.buf) < 3*h {
 		sc.buf = make([]int64, 3*h)
