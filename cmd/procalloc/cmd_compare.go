@@ -166,6 +166,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 							return
 						}
 						cfg, _ := sf.config(g, a, compat) // checked above
+						cfg.DropNodes = true              // only the summary is kept
 						cfg.Progress = func(d, _ int) {
 							mu.Lock()
 							done[i] = d
