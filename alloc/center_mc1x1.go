@@ -432,10 +432,19 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 		cj := a.fl[j]
 		keys = keys[:0]
 		lo, up := math.MaxInt, -1
-		for _, v := range g {
-			d := a.x.linf(cj, v)
-			keys = append(keys, d)
-			lo, up = min(lo, d), max(up, d)
+		if co := a.x.coord; a.x.d == 2 && !a.x.anyWrap {
+			cx, cy := co[2*cj], co[2*cj+1]
+			for _, v := range g {
+				d := int(max(abs32(co[2*v]-cx), abs32(co[2*v+1]-cy)))
+				keys = append(keys, d)
+				lo, up = min(lo, d), max(up, d)
+			}
+		} else {
+			for _, v := range g {
+				d := a.x.linf(cj, v)
+				keys = append(keys, d)
+				lo, up = min(lo, d), max(up, d)
+			}
 		}
 		if lo == up {
 			continue
@@ -475,6 +484,9 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
 	x := a.x
 	d := x.d
+	if d == 2 && !x.anyWrap {
+		return a.ringNodes2D(int(x.coord[2*c]), int(x.coord[2*c+1]), r, dst)
+	}
 	// Coordinates of the ball, per dimension, with their axis distances.
 	if len(a.coords) != d {
 		a.coords = make([][]int, d)
