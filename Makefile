@@ -4,7 +4,7 @@ TAGS    ?= highs
 BIN     := bin/procalloc
 BENCHTIME ?= 1s
 
-.PHONY: all build test bench demo highs lint clean
+.PHONY: all build test test-full bench demo highs lint clean
 
 all: build
 
@@ -17,6 +17,12 @@ build: highs
 test: highs
 	$(GO) vet -tags $(TAGS) ./...
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) test -tags $(TAGS) -short ./...
+
+# test-full also runs the long cross-checks that -short trims (every grid of the MIP
+# against the DP, the interrupt timings, Slurm when installed, larger random cases).
+test-full: highs
+	$(GO) vet -tags $(TAGS) ./...
 	$(GO) test -tags $(TAGS) ./...
 
 bench: highs

@@ -14,11 +14,11 @@ import (
 )
 
 func init() {
-	register("mc1x1", "MC1x1 (Bender et al. 2005; Johnson et al. 2010): L-infinity shells around each free node; mc1x1:tb=SR,AF,WF,BF adds Johnson's tie-breaking",
+	register("mc1x1", "MC1x1 (Bender et al. 2005; Johnson et al. 2010): L-infinity shells around each free node, optionally with Johnson's tie-breaking (TieBreak)",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			return newMC1x1("mc1x1", arg, m, opt, false)
 		})
-	register("mc1x1-greedy", "MC1x1 with PReMAS's greedy outer shell (outer-shell nodes added by smallest total L1 to those chosen); accepts :tb=SR,AF,WF,BF",
+	register("mc1x1-greedy", "MC1x1 with PReMAS's greedy outer shell (outer-shell nodes added by smallest total L1 to those chosen), optionally with Johnson's tie-breaking",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			return newMC1x1("mc1x1-greedy", arg, m, opt, true)
 		})

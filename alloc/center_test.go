@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -106,7 +107,7 @@ func refCenter(g *topo.Grid, free []bool, k int, variant string, tb *TieBreak) (
 			for i, v := range cand {
 				pts[i] = coord(v)
 			}
-			score = geom.PairwiseL1Brute(pts)
+			score = oracle.PairwiseL1Brute(pts)
 		}
 		if variant == "mc1x1-greedy" {
 			L := linf(c, cand[k-1])
@@ -416,7 +417,7 @@ func TestMMIncNoWorseThanMM(t *testing.T) {
 				for i, v := range nodes {
 					pts[i] = g.Coord(v, nil)
 				}
-				return geom.PairwiseL1Brute(pts)
+				return oracle.PairwiseL1Brute(pts)
 			}
 			if mm, inc := total(chosen[0]), total(chosen[1]); inc > mm {
 				t.Fatalf("%s: MM+Inc total %d > MM %d (k=%d)", g.Spec(), inc, mm, len(chosen[0]))

@@ -60,23 +60,22 @@ const (
 )
 
 func init() {
-	const arg = " ARG: CURVE (a built-in curve name or a ranking file), then optionally :ring; e.g. %s:hilbert, %s:hilbert:ring, %s:ranks.txt"
 	reg := func(name, what string, rule CurveRule) {
-		register(name, what+fmt.Sprintf(arg, name, name, name), func(a string, m topo.Machine, opt Options) (Allocator, error) {
-			return newCurveFromSpec(name, a, m, rule)
+		register(name, what, func(a string, m topo.Machine, opt Options) (Allocator, error) {
+			return newCurveFromSpec(name, a, m, rule, opt)
 		})
 	}
-	register("freelist", "sorted free list along a curve (Paging, page size 1): the k free nodes of lowest rank. ARG: CURVE, e.g. freelist:hilbert",
+	register("freelist", "sorted free list along a curve (Paging, page size 1): the k free nodes of lowest rank",
 		func(a string, m topo.Machine, opt Options) (Allocator, error) {
-			return newCurveFromSpec("freelist", a, m, SortedFreeList)
+			return newCurveFromSpec("freelist", a, m, SortedFreeList, opt)
 		})
-	reg("ff", "First Fit along a curve (Leung 2002): first interval of free ranks with room, else minimum span.", FirstFit)
-	reg("bf", "Best Fit along a curve (Leung 2002): smallest interval of free ranks with room, else minimum span.", BestFit)
-	reg("sos", "Sum of Squares along a curve (Leung 2002): interval leaving the most varied free lengths, else minimum span.", SumOfSquares)
+	reg("ff", "First Fit along a curve (Leung 2002): first interval of free ranks with room, else minimum span", FirstFit)
+	reg("bf", "Best Fit along a curve (Leung 2002): smallest interval of free ranks with room, else minimum span", BestFit)
+	reg("sos", "Sum of Squares along a curve (Leung 2002): interval leaving the most varied free lengths, else minimum span", SumOfSquares)
 }
 
 // newCurveFromSpec parses "CURVE" or "CURVE:ring" / "CURVE:linear".
-func newCurveFromSpec(family, arg string, m topo.Machine, rule CurveRule) (Allocator, error) {
+func newCurveFromSpec(family, arg string, m topo.Machine, rule CurveRule, opt Options) (Allocator, error) {
 	curve, ring := arg, false
 	if c, ok := strings.CutSuffix(arg, ":ring"); ok {
 		curve, ring = c, true
@@ -90,7 +89,7 @@ func newCurveFromSpec(family, arg string, m topo.Machine, rule CurveRule) (Alloc
 	if ring && rule == SortedFreeList {
 		return nil, fmt.Errorf("the sorted free list takes the lowest ranks; :ring does not apply")
 	}
-	o, err := curves.Resolve(curve, m)
+	o, err := resolveCurve(curve, m, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -563,7 +562,7 @@ func (a *CurveAllocator) takeWindow(p, k int) []int {
 		l := int(a.length[s])
 		if i+l >= k { // the last interval
 			c = k - i
-			i = a.appendRanks(nodes, i, s, c)
+			a.appendRanks(nodes, i, s, c)
 			a.takeRunIn(s, s, c)
 			break
 		}

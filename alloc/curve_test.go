@@ -190,13 +190,6 @@ func TestCurveMatchesReference(t *testing.T) {
 	}
 }
 
-func boolU(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // replay runs a random sequence of allocations and releases on a, checking the
 // Allocator contract; want (may be nil) gives the expected nodes of an allocation,
 // check (may be nil) runs after every step.
@@ -379,10 +372,10 @@ func TestCurveParseErrors(t *testing.T) {
 	if err := os.WriteFile(path, []byte("0 0\n1 1\n2 3\n3 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Parse("ff:"+path, m, Options{}); err == nil {
+	if _, err := Parse("ff:"+path, m, Options{Ranking: curves.ReadMachineRanking}); err == nil {
 		t.Error("ranking file of another machine size accepted")
 	}
-	a, err := Parse("ff:"+path+":ring", topo.Mesh(2, 2), Options{})
+	a, err := Parse("ff:"+path+":ring", topo.Mesh(2, 2), Options{Ranking: curves.ReadMachineRanking})
 	if err != nil {
 		t.Fatalf("ranking file on its machine: %v", err)
 	}

@@ -13,7 +13,14 @@
 //
 // Parse builds an allocator from a spec such as "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 // With Options.Compat = CompatPReMAS every allocator follows the published simulator
-// exactly (../shared/reference/reference-simulators.md), which is how the published
-// tables are reproduced. Rules, tie-breaking and measured costs: docs/alloc.md and
-// docs/sim.md. Papers: ../shared/papers.
+// exactly, which is how the published tables are reproduced. Rules, tie-breaking and
+// measured costs: docs/alloc.md and docs/sim.md.
+//
+// Papers: V. J. Leung et al., "Processor Allocation on Cplant: Achieving General
+// Processor Locality Using One-Dimensional Allocation Strategies" (IEEE Cluster 2002,
+// doi:10.1109/CLUSTR.2002.1137758); M. A. Bender et al., "Communication-Aware
+// Processor Allocation for Supercomputers" (WADS 2005, doi:10.1007/11534273_16);
+// D. P. Bunde, V. J. Leung and J. Mache, "Communication Patterns and Allocation
+// Strategies" (IPDPS 2004 workshops); C. R. Johnson, D. P. Bunde and V. J. Leung, "A
+// Tie-Breaking Strategy for Processor Allocation in Meshes" (ICPP workshops 2010).
 package alloc

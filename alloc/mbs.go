@@ -36,7 +36,7 @@ import (
 //     buddy blocks, a function of the free set alone.
 
 func init() {
-	register("mbs", "Multiple Buddy Strategy (Lo et al. 1997): square power-of-two buddy blocks on 2D meshes, layered in 3D; no ARG",
+	register("mbs", "Multiple Buddy Strategy (Lo et al. 1997): square power-of-two buddy blocks on 2D meshes, layered in 3D",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("mbs takes no argument, got %q", arg)

@@ -175,11 +175,11 @@ func TestPagingPageSizeZeroIsTheSortedFreeList(t *testing.T) {
 
 func TestPagingTakesWholePages(t *testing.T) {
 	g, _ := topo.ParseSpec("mesh:16x22")
-	a, err := NewPaging("paging:hilbert-trunc:1", g, "hilbert-trunc", 1)
+	a, err := NewPaging("paging:hilbert-trunc:1", g, "hilbert-trunc", 1, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pageOrder, _ := curves.Resolve("hilbert-trunc", topo.Mesh(8, 11))
+	pageOrder, _ := curves.Generate("hilbert-trunc", topo.Mesh(8, 11))
 	x, err := a.Allocate(5) // two pages: the first two along the page curve, 3 nodes idle
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +203,7 @@ func TestPagingTakesWholePages(t *testing.T) {
 		t.Fatal("double release accepted")
 	}
 	// sides must be multiples of 2^s
-	if _, err := NewPaging("p", g, "hilbert-trunc", 2); err == nil {
+	if _, err := NewPaging("p", g, "hilbert-trunc", 2, Options{}); err == nil {
 		t.Fatal("22 is not a multiple of 4: accepted")
 	}
 	// the free-count contract: a request the free pages cannot hold is refused

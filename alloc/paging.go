@@ -6,13 +6,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
 )
 
 func init() {
-	register("paging", "Paging (Lo et al. 1997; Bunde et al. 2004 §2.1): pages of 2^s x 2^s nodes ordered along a curve, a job takes the first free pages. ARG: CURVE:s, e.g. paging:hilbert:1 (s = 0 is freelist:CURVE)",
-		func(arg string, m topo.Machine, _ Options) (Allocator, error) {
+	register("paging", "Paging (Lo et al. 1997; Bunde et al. 2004 §2.1): pages of 2^s x 2^s nodes ordered along a curve, a job takes the first free pages (s = 0 is the sorted free list)",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			curve, sArg, ok := cutLast(arg, ":")
 			if !ok || curve == "" {
 				return nil, fmt.Errorf("paging needs CURVE:s, e.g. paging:hilbert:1")
@@ -25,7 +24,7 @@ func init() {
 			if !ok || g.Dim() != 2 {
 				return nil, fmt.Errorf("paging needs a 2D grid, not %s", m.Spec())
 			}
-			return NewPaging("paging:"+arg, g, curve, s)
+			return NewPaging("paging:"+arg, g, curve, s, opt)
 		})
 }
 
@@ -57,9 +56,9 @@ type Paging struct {
 	busy   []bool
 }
 
-// NewPaging returns Paging with pages of 2^s x 2^s along curve (a built-in curve name
-// or a ranking file of the page grid) on the 2D grid g.
-func NewPaging(name string, g *topo.Grid, curve string, s int) (*Paging, error) {
+// NewPaging returns Paging with pages of 2^s x 2^s along curve (a built-in curve name,
+// or an ordering of the page grid that opt.Ranking returns) on the 2D grid g.
+func NewPaging(name string, g *topo.Grid, curve string, s int, opt Options) (*Paging, error) {
 	side := 1 << s
 	d := g.Dims()
 	if d[0]%side != 0 || d[1]%side != 0 {
@@ -70,7 +69,7 @@ func NewPaging(name string, g *topo.Grid, curve string, s int) (*Paging, error) 
 	if err != nil {
 		return nil, err
 	}
-	order, err := curves.Resolve(curve, pg)
+	order, err := resolveCurve(curve, pg, opt)
 	if err != nil {
 		return nil, fmt.Errorf("paging: page order: %w", err)
 	}

@@ -5,11 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
 )
 
 // Compat selects whose conventions an allocator follows where published simulators
-// differ from procalloc's defaults (see ../shared/reference/reference-simulators.md).
+// differ from procalloc's defaults (docs/sim.md).
 type Compat string
 
 const (
@@ -21,6 +22,22 @@ const (
 // Options are settings shared by all allocators.
 type Options struct {
 	Compat Compat
+	// Ranking returns the ordering named by a CURVE argument that is not a built-in
+	// curve (curves.Names), such as a ranking file the caller has read: the library
+	// never guesses from the file system. nil: built-in curves only.
+	Ranking func(name string, m topo.Machine) (curves.Order, error)
+}
+
+// resolveCurve returns the ordering of m named by a CURVE argument: a built-in curve,
+// or else what opt.Ranking returns for it.
+func resolveCurve(name string, m topo.Machine, opt Options) (curves.Order, error) {
+	if curves.Summary(name) != "" {
+		return curves.Generate(name, m)
+	}
+	if opt.Ranking == nil {
+		return nil, fmt.Errorf("%q is not a curve (valid: %s)", name, strings.Join(curves.Names(), ", "))
+	}
+	return opt.Ranking(name, m)
 }
 
 // constructor builds an allocator from the argument after the spec's first ':' (""
@@ -58,7 +75,10 @@ func Names() []string {
 func Summary(name string) string { return families[name].summary }
 
 // Parse builds the allocator named by spec on machine m: "NAME" or "NAME:ARG", for
-// example "bf:hilbert", "ff:ranks.txt", "mc1x1", "mc1x1:tb=3,9,3,2".
+// example "bf:hilbert", "ff:hilbert:ring", "paging:hilbert:1", "mc1x1",
+// "mc1x1:tb=3,9,3,2". ARG is CURVE[:ring] for ff, bf and sos, CURVE for freelist,
+// CURVE:s for paging, tb=SR,AF,WF,BF for the MC1x1 families, and empty otherwise;
+// CURVE is a built-in curve or a name opt.Ranking resolves (a ranking file).
 func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
 	name, arg, _ := strings.Cut(spec, ":")
 	f, ok := families[name]

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/oracle"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -376,7 +377,7 @@ func TestHilbert3D(t *testing.T) {
 			t.Fatal(err)
 		}
 		for r, v := range o {
-			x, y, z := Hilbert3DIndexToAxes(uint64(r), b)
+			x, y, z := hilbert3DIndexToAxes(uint64(r), b)
 			if v != x+n*y+n*n*z {
 				t.Fatalf("side %d rank %d: node %d, Skilling gives (%d,%d,%d)", n, r, v, x, y, z)
 			}
@@ -404,7 +405,7 @@ func TestHilbert3D(t *testing.T) {
 		}
 		var want Order
 		for r := 0; r < side*side*side; r++ {
-			x, y, z := Hilbert3DIndexToAxes(uint64(r), b)
+			x, y, z := hilbert3DIndexToAxes(uint64(r), b)
 			if x < d[0] && y < d[1] && z < d[2] {
 				want = append(want, g.Index([]int{x, y, z}))
 			}
@@ -567,7 +568,7 @@ func TestObjectiveMatchesBrute(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if b := ObjectiveBrute(m, o, w, ring); f != b {
+				if b := oracle.ObjectiveBrute(m, o, w, ring); f != b {
 					t.Fatalf("%s order %v w %v ring %v: Objective %g, brute %g", m.Spec(), o, w, ring, f, b)
 				}
 			}

@@ -2,6 +2,7 @@ package curves
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/procalloc/procalloc/topo"
@@ -249,20 +250,11 @@ func boxPlanFor(la, lb, lc int) *boxPlan {
 func halves(n int) []int {
 	var hs []int
 	for _, v := range []int{n / 2, n/2 + 1, n/2 - 1} {
-		if v >= 1 && v <= n-1 && !containsInt(hs, v) {
+		if v >= 1 && v <= n-1 && !slices.Contains(hs, v) {
 			hs = append(hs, v)
 		}
 	}
 	return hs
-}
-
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // searchBoxPlan tries, in order: octant splits (all half sizes near the middle, every

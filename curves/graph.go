@@ -69,18 +69,7 @@ func degree(m topo.Machine, a int, nb []int) int { return len(m.Neighbors(a, nb[
 // bfsFarthest returns the farthest node from src (smallest degree, then index) and its
 // distance; level is scratch (reset on return).
 func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
-	queue = append(queue[:0], src)
-	level[src] = 0
-	for h := 0; h < len(queue); h++ {
-		a := queue[h]
-		nb = m.Neighbors(a, nb[:0])
-		for _, b := range nb {
-			if level[b] < 0 {
-				level[b] = level[a] + 1
-				queue = append(queue, b)
-			}
-		}
-	}
+	queue = topo.BreadthFirst(m, src, level, queue[:0], nil)
 	ecc := level[queue[len(queue)-1]]
 	far, fd := -1, 0
 	for _, a := range queue {
@@ -102,39 +91,26 @@ func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
 func graphWalk(m topo.Machine, byDegree bool) Order {
 	n := m.N()
 	level := make([]int, n)
+	walked := make([]int, n) // the levels of the walk itself, kept across components
 	for i := range level {
-		level[i] = -1
+		level[i], walked[i] = -1, -1
 	}
-	seen := make([]bool, n)
 	o := make(Order, 0, n)
-	var queue, nb, scratch []int
-	deg := make([]int, n)
+	var nb, scratch []int
+	var byDeg func(x, y int) int
 	if byDegree {
+		deg := make([]int, n)
 		for a := range deg {
 			deg[a] = degree(m, a, nb)
 		}
+		byDeg = func(x, y int) int { return deg[x] - deg[y] }
 	}
 	for s := 0; s < n; s++ {
-		if seen[s] {
+		if walked[s] >= 0 {
 			continue
 		}
 		root := pseudoPeripheral(m, s, level, scratch, nb)
-		seen[root] = true
-		queue = append(queue[:0], root)
-		for h := 0; h < len(queue); h++ {
-			a := queue[h]
-			o = append(o, a)
-			nb = m.Neighbors(a, nb[:0])
-			if byDegree {
-				slices.SortStableFunc(nb, func(x, y int) int { return deg[x] - deg[y] })
-			}
-			for _, b := range nb {
-				if !seen[b] {
-					seen[b] = true
-					queue = append(queue, b)
-				}
-			}
-		}
+		o = topo.BreadthFirst(m, root, walked, o, byDeg)
 	}
 	return o
 }
@@ -224,19 +200,9 @@ func Spectral(m topo.Machine) (Order, error) {
 }
 
 func connected(m topo.Machine) bool {
-	n := m.N()
-	seen := make([]bool, n)
-	seen[0] = true
-	queue := []int{0}
-	var nb []int
-	for h := 0; h < len(queue); h++ {
-		nb = m.Neighbors(queue[h], nb[:0])
-		for _, b := range nb {
-			if !seen[b] {
-				seen[b] = true
-				queue = append(queue, b)
-			}
-		}
+	level := make([]int, m.N())
+	for i := range level {
+		level[i] = -1
 	}
-	return len(queue) == n
+	return len(topo.BreadthFirst(m, 0, level, nil, nil)) == m.N()
 }

@@ -50,44 +50,6 @@ func powerOfTwoCube(m topo.Machine) (*topo.Grid, error) {
 	return g, nil
 }
 
-// Hilbert3DIndexToAxes returns the cell of rank h on the 3D Hilbert curve of a cube of
-// side 2^b, by J. Skilling's method ("Programming the Hilbert curve", AIP Conf. Proc.
-// 707, 2004): the rank's bits, dealt round-robin to the three axes (most significant
-// first, x first), are Gray-decoded and then untangled level by level. Rank 0 is at
-// (0,0,0). This is the definition the fast generator Hilbert3D is tested against.
-func Hilbert3DIndexToAxes(h uint64, b int) (x, y, z int) {
-	var X [3]uint64
-	for j := 0; j < b; j++ {
-		for i := 0; i < 3; i++ {
-			X[i] |= (h >> (3*j + 2 - i) & 1) << j
-		}
-	}
-	if b == 0 {
-		return 0, 0, 0
-	}
-	// Gray decode.
-	t := X[2] >> 1
-	for i := 2; i > 0; i-- {
-		X[i] ^= X[i-1]
-	}
-	X[0] ^= t
-	// Undo the excess work, from the second-lowest level up.
-	top := uint64(2) << (b - 1)
-	for q := uint64(2); q != top; q <<= 1 {
-		p := q - 1
-		for i := 2; i >= 0; i-- {
-			if X[i]&q != 0 {
-				X[0] ^= p
-			} else {
-				t := (X[0] ^ X[i]) & p
-				X[0] ^= t
-				X[i] ^= t
-			}
-		}
-	}
-	return int(X[0]), int(X[1]), int(X[2])
-}
-
 // hilbert3DChild describes octant k of the 3D Hilbert curve as a map of the whole
 // curve at half size: parent-local = S * child-local + h*off + (h-1)*neg, S a signed
 // permutation (neg marks its negative rows).
@@ -103,17 +65,17 @@ var (
 )
 
 // init derives the recursive structure from the side-4 curve of
-// Hilbert3DIndexToAxes: each octant (8 consecutive ranks) is the side-2 curve under
+// hilbert3DIndexToAxes: each octant (8 consecutive ranks) is the side-2 curve under
 // one signed permutation plus translation. Tests check that the recursion reproduces
-// Hilbert3DIndexToAxes on larger cubes.
+// hilbert3DIndexToAxes on larger cubes.
 func init() {
 	for r := 0; r < 8; r++ {
-		x, y, z := Hilbert3DIndexToAxes(uint64(r), 1)
+		x, y, z := hilbert3DIndexToAxes(uint64(r), 1)
 		hilbert3DBase[r] = [3]int{x, y, z}
 	}
 	var side4 [64][3]int
 	for r := range side4 {
-		x, y, z := Hilbert3DIndexToAxes(uint64(r), 2)
+		x, y, z := hilbert3DIndexToAxes(uint64(r), 2)
 		side4[r] = [3]int{x, y, z}
 	}
 	perms := [6][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
@@ -166,7 +128,7 @@ func init() {
 	}
 }
 
-// Hilbert3D returns the 3D Hilbert curve of a power-of-two cube (Hilbert3DIndexToAxes
+// Hilbert3D returns the 3D Hilbert curve of a power-of-two cube (hilbert3DIndexToAxes
 // order), generated recursively in O(1) per node.
 func Hilbert3D(g *topo.Grid) (Order, error) {
 	if _, err := powerOfTwoCube(g); err != nil {
@@ -279,4 +241,43 @@ func (hw *hilbert3DWalker) clipped(p [3]int, a [3][3]int, side int) {
 		}
 		hw.clipped(q, b, h)
 	}
+}
+
+// hilbert3DIndexToAxes returns the cell of rank h on the 3D Hilbert curve of a cube of
+// side 2^b, by J. Skilling's method ("Programming the Hilbert curve", AIP Conf. Proc.
+// 707, 2004, doi:10.1063/1.1751381): the rank's bits, dealt round-robin to the three axes (most significant
+// first, x first), are Gray-decoded and then untangled level by level. Rank 0 is at
+// (0,0,0). Hilbert3D derives its octant tables from it, and tests
+// check the generator against it on larger cubes.
+func hilbert3DIndexToAxes(h uint64, b int) (x, y, z int) {
+	var X [3]uint64
+	for j := 0; j < b; j++ {
+		for i := 0; i < 3; i++ {
+			X[i] |= (h >> (3*j + 2 - i) & 1) << j
+		}
+	}
+	if b == 0 {
+		return 0, 0, 0
+	}
+	// Gray decode.
+	t := X[2] >> 1
+	for i := 2; i > 0; i-- {
+		X[i] ^= X[i-1]
+	}
+	X[0] ^= t
+	// Undo the excess work, from the second-lowest level up.
+	top := uint64(2) << (b - 1)
+	for q := uint64(2); q != top; q <<= 1 {
+		p := q - 1
+		for i := 2; i >= 0; i-- {
+			if X[i]&q != 0 {
+				X[0] ^= p
+			} else {
+				t := (X[0] ^ X[i]) & p
+				X[0] ^= t
+				X[i] ^= t
+			}
+		}
+	}
+	return int(X[0]), int(X[1]), int(X[2])
 }

@@ -41,7 +41,7 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 		f += w[t] * float64(d)
 	}
 	if math.IsInf(f, 0) {
-		return 0, fmt.Errorf("F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
+		return 0, fmt.Errorf("the objective F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
 	}
 	return f, nil
 }
@@ -167,24 +167,6 @@ func machineOffsetSums(m topo.Machine, o Order, ring bool, sums []int64) error {
 		}
 	}
 	return nil
-}
-
-// ObjectiveBrute is the O(n^2) definition of Objective, kept as a test oracle.
-func ObjectiveBrute(m topo.Machine, o Order, w Weights, ring bool) float64 {
-	n := len(o)
-	var f float64
-	for r := 0; r < n; r++ {
-		for s := r + 1; s < n; s++ {
-			t := s - r
-			if ring {
-				t = min(t, n-t)
-			}
-			if t <= len(w) {
-				f += w[t-1] * float64(m.Dist(o[r], o[s]))
-			}
-		}
-	}
-	return f
 }
 
 // Steps summarizes the hops between consecutive nodes of an ordering.

@@ -5,13 +5,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/procalloc/procalloc/topo"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // Format is a ranking-file format.
@@ -36,19 +38,6 @@ const (
 // Formats lists the ranking-file formats.
 var Formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts,
 	FormatSlurmWeight, FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
-
-// FormatsHelp describes the formats for command-line help.
-const FormatsHelp = `pairs   "i r" per line: node i has rank r (PReMAS curve file)
-ranks   line i holds the rank of node i
-order   node indices in curve order, one per line
-json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[...]}
-hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
-slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines (Slurm takes the lowest Weight first)
-hostfile          the same as hosts (SLURM_HOSTFILE, mpirun --hostfile with --map-by seq)
-hostlist          the hosts in curve order as one Slurm hostlist expression
-rankfile          Open MPI rankfile: "rank R=HOST slot=0"
-mpich-rank-order  MPICH_RANK_ORDER: the MPI rank of each node slot, nodes in index order
-jgf               Flux JSON Graph Format resource graph, node vertex id = curve rank`
 
 // ParseFormat returns the format with the given name.
 func ParseFormat(s string) (Format, error) {
@@ -86,13 +75,10 @@ func DetectFormat(data []byte) (Format, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		return FormatJSON, nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		f := dataFields(sc.Text())
+	lines := textin.NewLines(bytes.NewReader(data))
+	for lines.Next() {
+		f := lines.Fields()
 		switch {
-		case len(f) == 0:
-			continue
 		case len(f)%2 == 0:
 			return FormatPairs, nil
 		case len(f) == 1:
@@ -105,14 +91,6 @@ func DetectFormat(data []byte) (Format, error) {
 		}
 	}
 	return "", fmt.Errorf("empty ranking file")
-}
-
-// dataFields returns the whitespace-separated fields of a line without its comment.
-func dataFields(line string) []string {
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
-	}
-	return strings.Fields(line)
 }
 
 // RankingJSON is the JSON ranking document. Only Order is required when reading; N,
@@ -209,6 +187,13 @@ func ReadRankingFileOf(path string, m topo.Machine, hosts []string) (Order, erro
 	return readRankingFile(path, m.N(), m.Spec(), hosts)
 }
 
+// ReadMachineRanking reads the ranking file at path for machine m, host names matched
+// against m's node names (NodeNames). Its signature fits alloc.Options.Ranking, for
+// callers who name ranking files where a curve may stand.
+func ReadMachineRanking(path string, m topo.Machine) (Order, error) {
+	return ReadRankingFileOf(path, m, NodeNames(m))
+}
+
 func readRankingFile(path string, n int, spec string, hosts []string) (Order, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -266,16 +251,10 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 			index[h] = i
 		}
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
+	lines := textin.NewLines(r)
 	count := 0 // data items read (pairs, ranks, nodes)
-	for sc.Scan() {
-		line++
-		fs := dataFields(sc.Text())
-		if len(fs) == 0 {
-			continue
-		}
+	for lines.Next() {
+		line, fs := lines.Line(), lines.Fields()
 		switch f {
 		case FormatPairs:
 			if len(fs)%2 != 0 {
@@ -334,8 +313,8 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 			return nil, fmt.Errorf("unknown ranking format %q", f)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	if err := lines.Err(); err != nil {
+		return nil, err
 	}
 	if count != n {
 		what := map[Format]string{FormatPairs: "pairs", FormatRanks: "ranks", FormatOrder: "nodes", FormatHosts: "hosts"}[f]
@@ -422,14 +401,9 @@ func readRankingJSON(r io.Reader, n int, spec string) (Order, error) {
 func ReadHostNames(r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
-	sc := bufio.NewScanner(r)
-	line := 0
-	for sc.Scan() {
-		line++
-		fs := dataFields(sc.Text())
-		if len(fs) == 0 {
-			continue
-		}
+	lines := textin.NewLines(r)
+	for lines.Next() {
+		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {
 			return nil, fmt.Errorf("line %d: want one host name per line, got %d fields", line, len(fs))
 		}
@@ -439,8 +413,8 @@ func ReadHostNames(r io.Reader) ([]string, error) {
 		seen[fs[0]] = line
 		names = append(names, fs[0])
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	if err := lines.Err(); err != nil {
+		return nil, err
 	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("no host names")

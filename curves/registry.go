@@ -1,9 +1,7 @@
 package curves
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -105,24 +103,6 @@ func Generate(name string, m topo.Machine) (Order, error) {
 		return nil, fmt.Errorf("curve %q on %s: internal error: %w", name, m.Spec(), err)
 	}
 	return o, nil
-}
-
-// Resolve returns the ordering named by spec: a registered curve name, or else the path
-// of a ranking file (format from the extension .pairs/.ranks/.order/.json/.hosts, or
-// detected from the content; see ReadRankingFile), validated against m.N(). Host-name
-// files are matched against the node names of a *topo.Graph; on other machines host
-// names must be node indices.
-func Resolve(spec string, m topo.Machine) (Order, error) {
-	if _, ok := registry[spec]; ok {
-		return Generate(spec, m)
-	}
-	if _, err := os.Stat(spec); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", spec, strings.Join(Names(), ", "))
-		}
-		return nil, err
-	}
-	return ReadRankingFileOf(spec, m, NodeNames(m))
 }
 
 // NodeNames returns the node names of m: a graph's names, nil (node indices) otherwise.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -146,10 +147,7 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 	lines := strings.Split(string(data), "\n")
 	dataLines := func(yield func(int, string) bool) {
 		for i, l := range lines {
-			if k := strings.IndexByte(l, '#'); k >= 0 {
-				l = l[:k]
-			}
-			if l = strings.TrimSpace(l); l != "" {
+			if l = strings.TrimSpace(textin.StripComment(l)); l != "" {
 				if !yield(i+1, l) {
 					return
 				}
@@ -299,10 +297,7 @@ func detectSchedulerFormat(data []byte) Format {
 		return ""
 	}
 	for _, l := range strings.Split(t, "\n") {
-		if k := strings.IndexByte(l, '#'); k >= 0 {
-			l = l[:k]
-		}
-		l = strings.TrimSpace(l)
+		l = strings.TrimSpace(textin.StripComment(l))
 		switch {
 		case l == "":
 			continue

@@ -18,11 +18,11 @@ func TestSchedulerFormatsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := Resolve("snake", g)
+		o, err := Generate("snake", g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o2, _ := Resolve("morton", g)
+		o2, _ := Generate("morton", g)
 		var names []string
 		for i := range g.N() {
 			names = append(names, fmt.Sprintf("cn%04d", 10+i))

@@ -3,6 +3,7 @@ package curves
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func svgOf(t *testing.T, spec, curve string) string {
 	// Well-formed XML.
 	dec := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
 	for {
-		if _, err := dec.Token(); err == io.EOF {
+		if _, err := dec.Token(); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			t.Fatalf("%s %s: invalid XML: %v", spec, curve, err)

@@ -16,11 +16,8 @@ type Weights []float64
 // K returns the largest rank difference with a non-zero weight budget (len(w)).
 func (w Weights) K() int { return len(w) }
 
-// WeightsHelp describes the weight specs ParseWeights accepts.
-const WeightsHelp = `list:W1,W2,...   w(1)=W1, w(2)=W2, ...; 0 beyond (e.g. list:1,0.5,0.25)
-exp:B:K          w(t) = B^(1-t) for t = 1..K, 0 beyond (e.g. exp:2:8)`
-
-// ParseWeights parses a weight spec (see WeightsHelp). Weights must be finite and
+// ParseWeights parses a weight spec: "list:W1,W2,..." (w(t) = Wt, 0 beyond) or
+// "exp:B:K" (w(t) = B^(1-t) for t = 1..K, 0 beyond). Weights must be finite and
 // non-negative, and w(1) must be positive.
 func ParseWeights(spec string) (Weights, error) {
 	kind, rest, ok := strings.Cut(spec, ":")

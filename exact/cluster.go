@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -90,10 +91,10 @@ func cluster(ctx context.Context, dim, k int, f []float64) (ClusterResult, error
 			a1, a2 := key(a)
 			b1, b2 := key(b)
 			if a1 != b1 {
-				return cmpF(a1, b1)
+				return cmp.Compare(a1, b1)
 			}
 			if a2 != b2 {
-				return cmpF(a2, b2)
+				return cmp.Compare(a2, b2)
 			}
 			return geom.Compare(a, b)
 		})
@@ -157,16 +158,6 @@ func cluster(ctx context.Context, dim, k int, f []float64) (ClusterResult, error
 	return out, nil
 }
 
-func cmpF(a, b float64) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	return 0
-}
-
 // latticeBox lists the points of {-r..r}^dim.
 func latticeBox(dim, r int) []geom.Point {
 	var out []geom.Point
@@ -222,7 +213,7 @@ func RoundCluster(dim, k int) (ClusterResult, error) {
 		return geom.Compare(a, b)
 	})
 	pts = slices.Clone(pts[:k])
-	total := int64(geom.PairwiseL1Brute(pts))
+	total := int64(geom.PairwiseL1(pts))
 	// As Clusters reports them: sorted, translated so that the smallest is the origin.
 	slices.SortFunc(pts, func(a, b geom.Point) int { return geom.Compare(a, b) })
 	o := slices.Clone(pts[0])

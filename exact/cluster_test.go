@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
 )
 
 // Fig. 2 of Bender et al. (2005): optimal totals of k = 2..21 points of Z^2
@@ -73,7 +74,7 @@ func TestRoundCluster(t *testing.T) {
 			for _, p := range c.Points {
 				seen[fmt.Sprint(p)] = true
 			}
-			if len(c.Points) != k || len(seen) != k || c.Total != int64(geom.PairwiseL1Brute(c.Points)) || c.Bound > c.Total {
+			if len(c.Points) != k || len(seen) != k || c.Total != int64(oracle.PairwiseL1Brute(c.Points)) || c.Bound > c.Total {
 				t.Fatalf("dim %d k %d: %d points (%d distinct), total %d, bound %d", dim, k, len(c.Points), len(seen), c.Total, c.Bound)
 			}
 		}

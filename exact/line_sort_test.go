@@ -15,7 +15,7 @@ func sortCase(r *rand.Rand, n, nbits int, dup bool) []int64 {
 	if nbits < 64 {
 		span = 1<<uint(nbits) - 1
 	}
-	base := int64(r.Uint64())
+	var base int64
 	if nbits < 63 {
 		// keep base + span inside int64
 		base = r.Int64N(1<<62) - 1<<61

@@ -4,12 +4,13 @@
 //
 // The total pairwise L1 distance of k points is the objective of the center-based
 // allocators and subset solvers of Bender et al., "Communication-Aware Processor
-// Allocation for Supercomputers" (2005), §2 and §3 (../shared/papers). It separates by
+// Allocation for Supercomputers" (WADS 2005, doi:10.1007/11534273_16), §2 and §3. It
+// separates by
 // dimension: sum over pairs of |a_j - b_j| in dimension j equals, with the k
 // coordinates sorted as c_0 <= ... <= c_{k-1}, sum over i of c_i (2i - k + 1).
 // PairwiseL1 uses that identity, O(d k log k), or O(d k) by counting sort when the
-// coordinate range is small; PairwiseL1Brute is the O(d k^2) definition kept as a test
-// oracle.
+// coordinate range is small; the tests check it against the O(d k^2) definition in
+// internal/oracle.
 //
 // Points are plain slices ([]int or []float64), so callers keep their own storage; the
 // functions are generic over the coordinate type. Integer arithmetic is exact; callers

@@ -119,17 +119,6 @@ func pairwiseColumn[T Number](col []T) T {
 	return s
 }
 
-// PairwiseL1Brute is the O(d k^2) definition of PairwiseL1, kept as a test oracle.
-func PairwiseL1Brute[P ~[]T, T Number](pts []P) T {
-	var s T
-	for i := range pts {
-		for j := i + 1; j < len(pts); j++ {
-			s += L1(pts[i], pts[j])
-		}
-	}
-	return s
-}
-
 // PairwiseL1Subset returns the total pairwise L1 distance of the points pts[idx[i]].
 func PairwiseL1Subset[P ~[]T, T Number](pts []P, idx []int) T {
 	sub := make([]P, len(idx))

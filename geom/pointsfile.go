@@ -7,7 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // ReadPoints reads a points file: one point per line, whitespace-separated coordinates,
@@ -16,21 +17,11 @@ import (
 // the i-th data line. Errors name the line: a token that is not a number, NaN or an
 // infinite coordinate, a dimension different from the first data line's, or no points.
 func ReadPoints(r io.Reader) ([]PointF, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	lines := textin.NewLines(r)
 	var pts []PointF
 	dim := 0
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
+	for lines.Next() {
+		line, fields := lines.Line(), lines.Fields()
 		p := make(PointF, len(fields))
 		for j, f := range fields {
 			v, err := strconv.ParseFloat(f, 64)
@@ -57,8 +48,8 @@ func ReadPoints(r io.Reader) ([]PointF, error) {
 		}
 		pts = append(pts, p)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	if err := lines.Err(); err != nil {
+		return nil, err
 	}
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("no points in input")

@@ -9,6 +9,9 @@ import (
 	"github.com/procalloc/procalloc/ilp/highs"
 )
 
+// Formulation names a mixed-integer linear program of the QAP.
+type Formulation string
+
 // Formulations of the QAP as a mixed-integer linear program.
 const (
 	// FormulationAJ is the Adams-Johnson linearization (level-1 RLT), kept sparse:
@@ -17,12 +20,12 @@ const (
 	// K) and each ordered location pair (k,l), k != l, a continuous y(ik,jl) in [0,1]
 	// standing for x[i][k] x[j][l], tied to x by sum_l y(ik,jl) = x[i][k] for every k and
 	// sum_k y(ik,jl) = x[j][l] for every l. Cost of y: A[i][j] B[k][l] + A[j][i] B[l][k].
-	FormulationAJ = "aj"
+	FormulationAJ Formulation = "aj"
 	// FormulationAJSym aggregates the two orientations of each location pair when B is
 	// symmetric: z({i,j},{k,l}) = y(ik,jl) + y(il,jk), one variable per unordered
 	// location pair, with sum_l z({i,j},{k,l}) = x[i][k] + x[j][k] for every k. Half the
 	// pair variables and rows, a weaker LP relaxation.
-	FormulationAJSym = "aj-sym"
+	FormulationAJSym Formulation = "aj-sym"
 	// FormulationWindow is for banded flows (orderings): for every window of K+1
 	// consecutive ranks (cyclically for the ring) a continuous variable per tuple of
 	// K+1 distinct nodes, z_r(v_0..v_K) standing for "ranks r..r+K hold v_0..v_K".
@@ -32,21 +35,31 @@ const (
 	// whole runs of K+1 nodes, so parity and triangle effects of the distances count
 	// (bipartite grids: two unit steps are never followed by a pair at distance 0 or
 	// 1), which the pairwise formulations miss. Size: windows x n!/(n-K-1)! columns.
-	FormulationWindow = "window"
+	FormulationWindow Formulation = "window"
 	// FormulationWindow3 is the window formulation with windows of 3 ranks (pairs up to
 	// offset 2) and Adams-Johnson pair variables for longer offsets: much smaller than
 	// FormulationWindow for K >= 3, with a weaker bound on the long-offset terms.
-	FormulationWindow3 = "window3"
+	FormulationWindow3 Formulation = "window3"
 )
 
 // Formulations lists the formulation names.
-var Formulations = []string{FormulationWindow, FormulationWindow3, FormulationAJ, FormulationAJSym}
+var Formulations = []Formulation{FormulationWindow, FormulationWindow3, FormulationAJ, FormulationAJSym}
 
-func checkFormulation(name string) error {
-	if slices.Contains(Formulations, name) {
-		return nil
+func checkFormulation(name Formulation) error {
+	_, err := ParseFormulation(string(name))
+	return err
+}
+
+// ParseFormulation returns the formulation named s.
+func ParseFormulation(s string) (Formulation, error) {
+	if f := Formulation(s); slices.Contains(Formulations, f) {
+		return f, nil
 	}
-	return fmt.Errorf("unknown formulation %q (want %s)", name, strings.Join(Formulations, ", "))
+	names := make([]string, len(Formulations))
+	for i, f := range Formulations {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown formulation %q (want %s)", s, strings.Join(names, ", "))
 }
 
 // facilityPairs returns the facility pairs i < j with a non-zero flow either way.
@@ -65,7 +78,7 @@ func facilityPairs(q *QAP) [][2]int {
 
 // ModelSize returns the number of columns of the formulation for q (ring: flows banded
 // around the ring), or 0 when the formulation does not apply.
-func ModelSize(q *QAP, formulation string, ring bool) int {
+func ModelSize(q *QAP, formulation Formulation, ring bool) int {
 	n := q.N
 	pairsLonger := func(k int) int {
 		c := 0
@@ -111,7 +124,7 @@ func ModelSize(q *QAP, formulation string, ring bool) int {
 // autoFormulation picks the formulation for q: the full window formulation when its
 // windows are small (at most autoWindowTuples tuples), else windows of 3 ranks plus
 // pair variables, else AJ, each only when within maxCols columns.
-func autoFormulation(q *QAP, ring bool, maxCols int) string {
+func autoFormulation(q *QAP, ring bool, maxCols int) Formulation {
 	n := q.N
 	k := bandOf(q, ring)
 	if k >= 1 && k+1 < n {
@@ -135,7 +148,7 @@ const autoWindowTuples = 20000
 // solutions and decode results.
 type mipModel struct {
 	q          *QAP
-	name       string
+	name       Formulation
 	model      *highs.Model
 	pairs      [][2]int // facility pairs with AJ pair variables
 	aggregated bool     // pair variables per unordered location pair (aj-sym)
@@ -165,7 +178,7 @@ func (mm *mipModel) y(p, k, l int) int {
 
 // buildModel builds the formulation of q with the symmetry-breaking constraints sym
 // (may be nil). ring matters for the window formulation only.
-func buildModel(q *QAP, name string, ring bool, sym *symmetry) (*mipModel, error) {
+func buildModel(q *QAP, name Formulation, ring bool, sym *symmetry) (*mipModel, error) {
 	if err := checkFormulation(name); err != nil {
 		return nil, err
 	}

@@ -185,7 +185,7 @@ func TestNoMIPProvesHamiltonianOrders(t *testing.T) {
 		ring bool
 		want float64
 	}{{"mesh:4x4", false, 15}, {"torus:4x4", true, 16}, {"mesh:6x4", true, 24}, {"mesh:8x8", false, 63}, {"torus:8x8", true, 64}} {
-		res, err := SolveOrdering(context.Background(), mustSpec(c.spec), curves.Weights{1}, OrderOptions{Ring: c.ring, Options: Options{NoMIP: true}})
+		res, err := SolveOrdering(context.Background(), mustSpec(c.spec), curves.Weights{1}, OrderOptions{Ring: c.ring, Options: Options{Method: MethodLocal}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestOrderingErrors(t *testing.T) {
 		t.Error("unknown formulation accepted")
 	}
 	// K >= n: unused weights are fine.
-	res, err := SolveOrdering(ctx, topo.Mesh(3), curves.Weights{1, 1, 1, 1}, OrderOptions{Options: Options{NoMIP: true}})
+	res, err := SolveOrdering(ctx, topo.Mesh(3), curves.Weights{1, 1, 1, 1}, OrderOptions{Options: Options{Method: MethodLocal}})
 	if err != nil || res.Objective != 4 {
 		t.Errorf("K > n: %+v %v", res, err)
 	}
@@ -282,7 +282,7 @@ x1 x2
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5}, OrderOptions{Options: Options{NoMIP: true}})
+	res, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5}, OrderOptions{Options: Options{Method: MethodLocal}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ x1 x2
 func BenchmarkLocalSearchTorus8x8K3(b *testing.B) {
 	g := topo.Torus(8, 8)
 	q, _ := OrderingQAP(g, curves.Weights{1, 0.5, 0.25}, false)
-	start := BFSOrder(g, 0)
+	start := topo.BFSOrder(g, 0)
 	for b.Loop() {
 		LocalSearch(context.Background(), q, start, LocalSearchOptions{Rounds: 50})
 	}
@@ -317,7 +317,7 @@ func BenchmarkLocalSearchTorus8x8K3(b *testing.B) {
 func BenchmarkLocalSearchMesh32x32K2Descent(b *testing.B) {
 	g := topo.Mesh(32, 32)
 	q, _ := OrderingQAP(g, curves.Weights{1, 0.5}, false)
-	start := BFSOrder(g, 0)
+	start := topo.BFSOrder(g, 0)
 	for b.Loop() {
 		LocalSearch(context.Background(), q, start, LocalSearchOptions{Rounds: -1})
 	}
@@ -357,7 +357,7 @@ func TestHierarchicalCplantDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := curves.Weights{1, 0.5, 0.25}
-	res, err := SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{NoMIP: true}})
+	res, err := SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{Method: MethodLocal}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,8 @@ func TestOrderingStopsPromptly(t *testing.T) {
 		t.Fatalf("cancelled: status %s", res.Status)
 	}
 	t0 = time.Now()
-	res, err = SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{TimeLimit: 3 * time.Second}})
+	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	res, err = SolveOrdering(ctx, g, w, OrderOptions{})
 	check(res, err, "3 s time limit", time.Since(t0), 6*time.Second)
 }

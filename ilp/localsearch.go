@@ -2,8 +2,8 @@ package ilp
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
-	"time"
 )
 
 // LocalSearchOptions control LocalSearch. The zero value runs a default number of
@@ -17,9 +17,6 @@ type LocalSearchOptions struct {
 	// to 128 facilities, else max(16, 4*(largest flow offset))). Swaps are always tried
 	// between all pairs.
 	Window int
-	// TimeLimit stops the search early (0: none). With a time limit the result depends
-	// on the machine's speed; without one it is deterministic.
-	TimeLimit time.Duration
 	// With HasTarget the search stops once the objective is at most Target (a known
 	// lower bound: nothing better exists).
 	Target    float64
@@ -106,19 +103,12 @@ func (ls *localSearch) try(set []int, move, undo func()) bool {
 	move()
 	after := ls.costOf(set)
 	ls.mark(set, false)
-	if after < before-1e-9*(1+abs64(before)) {
+	if after < before-1e-9*(1+math.Abs(before)) {
 		ls.cost += after - before
 		return true
 	}
 	undo()
 	return false
-}
-
-func abs64(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // trySwap is try for exchanging the locations of facilities r and s, without closures
@@ -131,7 +121,7 @@ func (ls *localSearch) trySwap(r, s int) bool {
 	ls.p[r], ls.p[s] = ls.p[s], ls.p[r]
 	after := ls.costOf(set[:])
 	ls.inS[r], ls.inS[s] = false, false
-	if after < before-1e-9*(1+abs64(before)) {
+	if after < before-1e-9*(1+math.Abs(before)) {
 		ls.cost += after - before
 		return true
 	}
@@ -207,18 +197,14 @@ func (ls *localSearch) descend(ctx context.Context) bool {
 // window), then rounds of random perturbation (a random segment reversal or a few
 // random swaps) followed by descent, keeping the best assignment seen. Moves are
 // evaluated incrementally from the pairs they touch. It returns the best assignment
-// and its objective (q.Objective). Deterministic for a given seed without a time limit.
+// and its objective (q.Objective). Deterministic for a given seed when ctx has no
+// deadline (a deadline stops it early, at a point that depends on the machine's speed).
 func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOptions) ([]int, float64, error) {
 	if err := q.CheckPerm(start); err != nil {
 		return nil, 0, err
 	}
 	if q.N < 2 {
 		return append([]int(nil), start...), q.Objective(start), nil
-	}
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
 	}
 	ls := newLocalSearch(q, start, opt.Window)
 	ls.descend(ctx)
@@ -229,7 +215,7 @@ func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOption
 		rounds = max(10, 2000/q.N)
 	}
 	reached := func(c float64) bool {
-		return opt.HasTarget && c <= opt.Target+1e-9*(1+abs64(opt.Target))
+		return opt.HasTarget && c <= opt.Target+1e-9*(1+math.Abs(opt.Target))
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	n := q.N
@@ -247,7 +233,7 @@ func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOption
 		}
 		ls.cost = q.Objective(ls.p)
 		ls.descend(ctx)
-		if ls.cost < bestCost-1e-9*(1+abs64(bestCost)) {
+		if ls.cost < bestCost-1e-9*(1+math.Abs(bestCost)) {
 			copy(best, ls.p)
 			bestCost = ls.cost
 		}

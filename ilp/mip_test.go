@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -65,8 +64,7 @@ func TestMIPProvesKnownOptima(t *testing.T) {
 		{completeGraph(7), wexp, true, completeF(7, wexp, true)},
 	}
 	for _, c := range cases {
-		res, err := SolveOrdering(context.Background(), c.m, c.w, OrderOptions{Ring: c.ring,
-			Options: Options{ForceMIP: true, TimeLimit: time.Minute}})
+		res, err := SolveOrdering(minuteCtx(t), c.m, c.w, OrderOptions{Ring: c.ring, Options: ForceMIP(Options{})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,15 +79,21 @@ func TestMIPProvesKnownOptima(t *testing.T) {
 // equals the dynamic program's.
 func TestMIPProvesGridOptimaWithExponentialWeights(t *testing.T) {
 	ctx := context.Background()
-	for _, m := range []topo.Machine{topo.Mesh(7), topo.Torus(7), topo.Mesh(3, 3), topo.Torus(3, 3), topo.Mesh(4, 2), topo.Torus(4, 2)} {
-		for _, k := range []int{2, 3} {
+	machines := []topo.Machine{topo.Mesh(7), topo.Torus(7), topo.Mesh(3, 3), topo.Torus(3, 3), topo.Mesh(4, 2), topo.Torus(4, 2)}
+	ks := []int{2, 3}
+	if testing.Short() {
+		// Paths, cycles, meshes and a torus with K = 2: seconds instead of about 40.
+		machines, ks = []topo.Machine{topo.Mesh(7), topo.Torus(7), topo.Mesh(3, 3), topo.Mesh(4, 2), topo.Torus(4, 2)}, []int{2}
+	}
+	for _, m := range machines {
+		for _, k := range ks {
 			w := curves.Weights{1, 0.5, 0.25}[:k]
 			for _, ring := range []bool{false, true} {
-				want, err := exact.OrderDP(ctx, m, w, ring)
+				want, err := OrderDP(ctx, m, w, ring)
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := SolveOrdering(ctx, m, w, OrderOptions{Ring: ring, Options: Options{ForceMIP: true, TimeLimit: time.Minute}})
+				res, err := SolveOrdering(minuteCtx(t), m, w, OrderOptions{Ring: ring, Options: ForceMIP(Options{})})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,14 +124,14 @@ func TestMIPMatchesDP(t *testing.T) {
 		}
 		ring := c%2 == 1
 		form := Formulations[c%len(Formulations)]
-		want, err := exact.OrderDP(ctx, g, w, ring)
+		want, err := OrderDP(ctx, g, w, ring)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A deliberately poor start (no local search rounds, descent only) so the MIP
 		// has work to do.
-		res, err := SolveOrdering(ctx, g, w, OrderOptions{Ring: ring, Options: Options{Formulation: form, ForceMIP: true,
-			TimeLimit: time.Minute, LocalSearch: LocalSearchOptions{Rounds: -1}}})
+		res, err := SolveOrdering(minuteCtx(t), g, w, OrderOptions{Ring: ring, Options: ForceMIP(Options{Formulation: form,
+			LocalSearch: LocalSearchOptions{Rounds: -1}})})
 		if err != nil {
 			t.Fatalf("case %d (%s): %v", c, form, err)
 		}
@@ -143,7 +147,7 @@ func TestMIPMatchesDP(t *testing.T) {
 func TestFormulationLPBoundsAreValid(t *testing.T) {
 	g := topo.Mesh(3, 3)
 	w := curves.Weights{1, 0.5}
-	opt, err := exact.OrderDP(context.Background(), g, w, false)
+	opt, err := OrderDP(context.Background(), g, w, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +177,7 @@ func TestSolveQAPMatchesBruteForce(t *testing.T) {
 			}
 		}
 		want := bruteQAP(q)
-		res, err := SolveQAP(context.Background(), q, nil, nil, Options{ForceMIP: true, TimeLimit: time.Minute})
+		res, err := SolveQAP(minuteCtx(t), q, nil, ForceMIP(Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +212,7 @@ func TestMIPInterrupted(t *testing.T) {
 func BenchmarkMIPMesh3x3K2(b *testing.B) {
 	g := topo.Mesh(3, 3)
 	for b.Loop() {
-		if _, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5}, OrderOptions{Options: Options{ForceMIP: true}}); err != nil {
+		if _, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5}, OrderOptions{Options: ForceMIP(Options{})}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -217,10 +221,33 @@ func BenchmarkMIPMesh3x3K2(b *testing.B) {
 func BenchmarkMIPRandom8K3Ring(b *testing.B) {
 	g := randomGraph(rand.New(rand.NewPCG(1, 1)), 8, 5)
 	for b.Loop() {
-		if _, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5, 0.25}, OrderOptions{Ring: true, Options: Options{ForceMIP: true}}); err != nil {
+		if _, err := SolveOrdering(context.Background(), g, curves.Weights{1, 0.5, 0.25}, OrderOptions{Ring: true, Options: ForceMIP(Options{})}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 var _ = fmt.Sprint
+
+// Symmetry breaking removes equivalent orderings, never the optimum: the MIP proves
+// the same F with and without it.
+func TestSymmetryBreakingKeepsOptimum(t *testing.T) {
+	for _, m := range []topo.Machine{topo.Mesh(3, 3), topo.Torus(4, 2)} {
+		for _, ring := range []bool{false, true} {
+			w := curves.Weights{1, 0.5}
+			with, err := SolveOrdering(minuteCtx(t), m, w, OrderOptions{Ring: ring, Options: ForceMIP(Options{})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			without, err := SolveOrdering(minuteCtx(t), m, w, OrderOptions{Ring: ring, Options: NoSymmetry(ForceMIP(Options{}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if with.Status != StatusOptimal || without.Status != StatusOptimal || with.Objective != without.Objective ||
+				with.Symmetry == "" || without.Symmetry != "" {
+				t.Errorf("%s ring=%v: with symmetry breaking %s F %g (%q), without %s F %g (%q)", m.Spec(), ring,
+					with.Status, with.Objective, with.Symmetry, without.Status, without.Objective, without.Symmetry)
+			}
+		}
+	}
+}

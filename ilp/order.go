@@ -9,16 +9,12 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
-	"github.com/procalloc/procalloc/ilp/highs"
 	"github.com/procalloc/procalloc/topo"
 )
 
 // OrderOptions control SolveOrdering.
 type OrderOptions struct {
-	Options
-	// Method: MethodMIP (default), MethodDP, MethodLocal or MethodAuto.
-	Method string
+	Options // Method: MethodMIP (default), MethodDP, MethodLocal or MethodAuto
 	// Ring scores rank differences around the ring (Leung et al. 2002 §2.3, ring span).
 	Ring bool
 	// Flat ignores a graph's groups (switches) and orders all nodes in one problem.
@@ -27,21 +23,41 @@ type OrderOptions struct {
 	Starts []Start
 }
 
-// Methods of SolveOrdering.
+// Method is how SolveOrdering (and SolveQAP) solve: the ordering methods side by side.
+type Method string
+
+// Methods of SolveOrdering and SolveQAP.
 const (
-	// MethodMIP: local search, Gilmore-Lawler bound, then the MIP through HiGHS.
-	MethodMIP = "mip"
-	// MethodDP: exact.OrderDP, dynamic programming over subsets (no HiGHS; small n).
-	MethodDP = "dp"
-	// MethodLocal: local search and the Gilmore-Lawler bound only (same as NoMIP).
-	MethodLocal = "local"
-	// MethodAuto: the DP when its state count is at most AutoDPStates, else the MIP
-	// (local search when HiGHS is not compiled in).
-	MethodAuto = "auto"
+	// MethodMIP: local search, lower bounds, then the MIP through HiGHS.
+	MethodMIP Method = "mip"
+	// MethodDP: OrderDP, dynamic programming over subsets (no HiGHS; small n;
+	// orderings only).
+	MethodDP Method = "dp"
+	// MethodLocal: local search and the lower bounds only, no MIP.
+	MethodLocal Method = "local"
+	// MethodAuto: for orderings the DP when its state count is at most AutoDPStates;
+	// otherwise the MIP, or the local search when HiGHS is not compiled in.
+	MethodAuto Method = "auto"
 )
 
-// Methods lists the method names.
-var Methods = []string{MethodAuto, MethodMIP, MethodDP, MethodLocal}
+// Methods lists the methods.
+var Methods = []Method{MethodAuto, MethodMIP, MethodDP, MethodLocal}
+
+// ParseMethod returns the method named s.
+func ParseMethod(s string) (Method, error) {
+	if m := Method(s); slices.Contains(Methods, m) {
+		return m, nil
+	}
+	return "", unknownMethod(Method(s))
+}
+
+func unknownMethod(m Method) error {
+	names := make([]string, len(Methods))
+	for i, x := range Methods {
+		names[i] = string(x)
+	}
+	return fmt.Errorf("unknown method %q (want %s)", m, strings.Join(names, ", "))
+}
 
 // AutoDPStates is the largest DP (in states) MethodAuto prefers to the MIP: about ten
 // seconds on the project's machines.
@@ -66,7 +82,7 @@ func StartOrders(m topo.Machine) []Start {
 			s = append(s, Start{name, o})
 		}
 	}
-	s = append(s, Start{"bfs", BFSOrder(m, 0)})
+	s = append(s, Start{"bfs", topo.BFSOrder(m, 0)})
 	far, fd := 0, -1
 	for v := 0; v < m.N(); v++ {
 		if d := m.Dist(0, v); d > fd {
@@ -74,38 +90,9 @@ func StartOrders(m topo.Machine) []Start {
 		}
 	}
 	if far != 0 {
-		s = append(s, Start{"bfs-far", BFSOrder(m, far)})
+		s = append(s, Start{"bfs-far", topo.BFSOrder(m, far)})
 	}
 	return s
-}
-
-// BFSOrder returns the breadth-first order of m from src (neighbours in ascending
-// order); unreachable nodes follow in index order.
-func BFSOrder(m topo.Machine, src int) curves.Order {
-	n := m.N()
-	seen := make([]bool, n)
-	o := make(curves.Order, 0, n)
-	var nb []int
-	visit := func(s int) {
-		seen[s] = true
-		o = append(o, s)
-		for h := len(o) - 1; h < len(o); h++ {
-			nb = m.Neighbors(o[h], nb[:0])
-			for _, v := range nb {
-				if !seen[v] {
-					seen[v] = true
-					o = append(o, v)
-				}
-			}
-		}
-	}
-	visit(src)
-	for v := 0; v < n; v++ {
-		if !seen[v] {
-			visit(v)
-		}
-	}
-	return o
 }
 
 // SolveOrdering finds an ordering of m minimizing F = sum over node pairs of w(rank
@@ -116,13 +103,8 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
-	switch opt.Method {
-	case "", MethodMIP:
-	case MethodLocal:
-		opt.NoMIP = true
-	case MethodDP, MethodAuto:
-	default:
-		return nil, fmt.Errorf("unknown method %q (want %s)", opt.Method, strings.Join(Methods, ", "))
+	if _, err := ParseMethod(string(opt.Method)); err != nil && opt.Method != "" {
+		return nil, err
 	}
 	if g, ok := m.(*topo.Graph); ok {
 		if err := g.CheckConnected(); err != nil {
@@ -132,11 +114,8 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 			return orderHierarchical(ctx, g, w, opt)
 		}
 	}
-	if opt.Method == MethodDP || (opt.Method == MethodAuto && exact.OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
+	if opt.Method == MethodDP || (opt.Method == MethodAuto && OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
 		return orderByDP(ctx, m, w, opt)
-	}
-	if opt.Method == MethodAuto && !highs.Available() {
-		opt.NoMIP = true
 	}
 	q, err := OrderingQAP(m, w, opt.Ring)
 	if err != nil {
@@ -148,33 +127,28 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 			return nil, fmt.Errorf("start %s: %w", s.Name, err)
 		}
 	}
-	opt.Options.Cyclic = opt.Ring
-	res, err := SolveQAP(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
+	opt.Options.cyclic = opt.Ring
+	res, err := solveSym(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
 	if err != nil {
 		return nil, err
 	}
 	return verifyOrder(m, w, opt.Ring, q, res)
 }
 
-// orderByDP solves the ordering exactly with exact.OrderDP; the certificate is the DP
+// orderByDP solves the ordering exactly with OrderDP; the certificate is the DP
 // itself (bound = optimum).
 func orderByDP(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
 	t0 := time.Now()
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
-	}
 	q, err := OrderingQAP(m, w, opt.Ring)
 	if err != nil {
 		return nil, err
 	}
-	dr, err := exact.OrderDP(ctx, m, w, opt.Ring)
+	dr, err := OrderDP(ctx, m, w, opt.Ring)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Assignment: dr.Order, Objective: q.Objective(dr.Order), Status: StatusOptimal,
-		BoundSource: "dp", Formulation: "dp", Granularity: granularity(q), StartSource: "dp",
+		BoundSource: "dp", Granularity: granularity(q), StartSource: "dp",
 		Notes: []string{fmt.Sprintf("exact dynamic program over subsets: %d states", dr.States)}}
 	res.Bound, res.StartObjective = res.Objective, res.Objective
 	res.Seconds = time.Since(t0).Seconds()
@@ -218,11 +192,6 @@ func verifyOrder(m topo.Machine, w curves.Weights, ring bool, q *QAP, res *Resul
 // optimal among all orderings, and the gap is honest otherwise.
 func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
 	t0 := time.Now()
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
-	}
 	n := g.N()
 	q, err := OrderingQAP(g, w, opt.Ring)
 	if err != nil {
@@ -269,9 +238,8 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 		}
 	}
 	bopt := opt.Options
-	bopt.TimeLimit = 0 // the context carries the deadline
-	bopt.Cyclic = opt.Ring
-	bres, err := SolveQAP(ctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
+	bopt.cyclic = opt.Ring
+	bres, err := solveSym(ctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
 	if err != nil {
 		return nil, fmt.Errorf("ordering the groups: %w", err)
 	}

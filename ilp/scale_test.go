@@ -15,8 +15,8 @@ import (
 // only with a bound that meets it.
 func TestTinyWeightsSolvedLikeUnitWeights(t *testing.T) {
 	m := topo.Mesh(3, 3)
-	for _, method := range []string{MethodLocal, MethodMIP, MethodDP} {
-		unit, err := SolveOrdering(context.Background(), m, curves.Weights{1}, OrderOptions{Method: method})
+	for _, method := range []Method{MethodLocal, MethodMIP, MethodDP} {
+		unit, err := SolveOrdering(context.Background(), m, curves.Weights{1}, OrderOptions{Options: Options{Method: method}})
 		if err != nil {
 			if method == MethodMIP && strings.Contains(err.Error(), "HiGHS") {
 				continue
@@ -24,7 +24,7 @@ func TestTinyWeightsSolvedLikeUnitWeights(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range []float64{1e-10, 1e-300, 1e30} {
-			res, err := SolveOrdering(context.Background(), m, curves.Weights{s}, OrderOptions{Method: method})
+			res, err := SolveOrdering(context.Background(), m, curves.Weights{s}, OrderOptions{Options: Options{Method: method}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,12 +46,12 @@ func TestTinyWeightsSolvedLikeUnitWeights(t *testing.T) {
 // with a message, never certified wrongly nor looped on.
 func TestQAPDataRefused(t *testing.T) {
 	q := &QAP{N: 3, A: []float64{0, 1, 2, 1, 0, -3, 2, 3, 0}, B: []float64{0, 1, 1, 1, 0, 1, 1, 1, 0}}
-	if _, err := SolveQAP(context.Background(), q, nil, nil, Options{NoMIP: true}); err == nil || !strings.Contains(err.Error(), "negative") {
+	if _, err := SolveQAP(context.Background(), q, nil, Options{Method: MethodLocal}); err == nil || !strings.Contains(err.Error(), "negative") {
 		t.Fatalf("negative flow: err = %v", err)
 	}
 	q.A[5] = 3
 	q.B[1] = -1
-	if _, err := SolveQAP(context.Background(), q, nil, nil, Options{NoMIP: true}); err == nil || !strings.Contains(err.Error(), "negative") {
+	if _, err := SolveQAP(context.Background(), q, nil, Options{Method: MethodLocal}); err == nil || !strings.Contains(err.Error(), "negative") {
 		t.Fatalf("negative distance: err = %v", err)
 	}
 	_, err := SolveOrdering(context.Background(), topo.Mesh(3, 3), curves.Weights{1e308, 1e308}, OrderOptions{})

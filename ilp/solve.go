@@ -14,13 +14,16 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
+// Status says how a solve ended.
+type Status string
+
 // Statuses of a Result.
 const (
-	StatusOptimal     = "optimal"     // Objective == Bound (within the solution granularity)
-	StatusGap         = "gap_limit"   // stopped at the requested relative gap
-	StatusTimeLimit   = "time_limit"  // the time limit ended the MIP first
-	StatusInterrupted = "interrupted" // the context was cancelled
-	StatusHeuristic   = "heuristic"   // no MIP was run (NoMIP, or too large): local search + bound only
+	StatusOptimal     Status = "optimal"     // Objective == Bound (within the solution granularity)
+	StatusGap         Status = "gap_limit"   // stopped at the requested relative gap
+	StatusTimeLimit   Status = "time_limit"  // the context's deadline ended the solve first
+	StatusInterrupted Status = "interrupted" // the context was cancelled
+	StatusHeuristic   Status = "heuristic"   // no MIP was run (MethodLocal, or too large): local search + bound only
 )
 
 // DefaultMaxColumns is the default limit on MIP columns; larger instances are solved by
@@ -29,31 +32,33 @@ const (
 // used 4.7 GB), so the default keeps a solve near 2 GB.
 const DefaultMaxColumns = 1_000_000
 
-// Options control SolveQAP and SolveOrdering.
+// Options control SolveQAP and SolveOrdering. The time limit is the context's
+// deadline: a solve stopped by it reports StatusTimeLimit, one cancelled
+// StatusInterrupted, both with the best solution found and its bound.
 type Options struct {
+	// Method: MethodMIP when empty; MethodDP for orderings only.
+	Method Method
 	// Formulation: one of Formulations; "" chooses by size (autoFormulation).
-	Formulation string
-	// Cyclic says the flows are banded around a ring (the ring ordering variant); only
-	// the window formulation needs to know.
-	Cyclic    bool
-	TimeLimit time.Duration // for the whole solve (0: none)
-	RelGap    float64       // stop the MIP at this relative gap (0: prove optimality)
-	Threads   int           // HiGHS threads (0: default)
-	Seed      uint64        // local search and HiGHS seed
-	Log       io.Writer     // HiGHS log (nil: off)
+	Formulation Formulation
+	RelGap      float64   // stop the MIP at this relative gap (0: prove optimality)
+	Threads     int       // HiGHS threads (0: default)
+	Seed        uint64    // local search and HiGHS seed
+	Log         io.Writer // HiGHS log (nil: off)
 	// Progress receives incumbent/bound snapshots while the MIP runs.
 	Progress func(highs.Progress)
-	// NoMIP skips HiGHS: local search plus the Gilmore-Lawler bound only.
-	NoMIP bool
 	// MaxColumns caps the MIP size (0: DefaultMaxColumns).
 	MaxColumns int
 	// LocalSearch tunes the local search that produces the warm start.
 	LocalSearch LocalSearchOptions
-	// NoSymmetry leaves out the symmetry-breaking constraints (for comparisons).
-	NoSymmetry bool
-	// ForceMIP runs the MIP even when the Gilmore-Lawler bound already proves the local
-	// search result optimal (for cross-checks of the formulations).
-	ForceMIP bool
+
+	// cyclic says the flows are banded around a ring (the ring ordering variant); only
+	// the window formulation needs to know. SolveOrdering sets it.
+	cyclic bool
+	// noSymmetry leaves out the symmetry-breaking constraints, and forceMIP runs the
+	// MIP even when a bound already proves the local search result optimal: for the
+	// tests' cross-checks of the formulations (export_test.go).
+	noSymmetry bool
+	forceMIP   bool
 }
 
 // Result is a solution with its certificate.
@@ -66,8 +71,8 @@ type Result struct {
 	Bound       float64
 	BoundSource string  // "glb", "window", "mip", or "none"
 	Gap         float64 // (Objective - Bound) / |Objective|, 0 when optimal
-	Status      string
-	Formulation string // "" when no MIP ran
+	Status      Status
+	Formulation Formulation // "" when no MIP ran
 	Symmetry    string
 	Granularity float64 // g > 0: every objective value is a multiple of g
 	// StartObjective is the objective of the warm start (best curve after local search).
@@ -89,15 +94,30 @@ type Start struct {
 }
 
 // SolveQAP solves q: local search from each start (and the identity), the
-// Gilmore-Lawler bound, then, unless the local search optimum already meets the bound,
-// the MIP through HiGHS warm-started from the best assignment. sym may be nil.
+// Gilmore-Lawler bound, then, unless the local search optimum already meets the bound
+// or opt.Method is MethodLocal, the MIP through HiGHS warm-started from the best
+// assignment (MethodAuto: only when HiGHS is compiled in).
 //
 // Flows and distances must be finite and non-negative (the bounds assume it), and
 // the objective must stay within float64. Data far from unit size (entries above
 // 2^40 or all below 2^-20) are scaled by a power of two before solving and the
 // results scaled back, exactly: the solver's tolerances are then relative to the
 // data, so list:1e-10 weights are solved as list:1 are.
-func SolveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
+func SolveQAP(ctx context.Context, q *QAP, starts []Start, opt Options) (*Result, error) {
+	return solveSym(ctx, q, starts, nil, opt)
+}
+
+// solveSym is SolveQAP with symmetry-breaking constraints for the MIP (sym may be nil).
+// It is the one entry point of every method that works on a QAP: a new method is one
+// more case of the switch.
+func solveSym(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
+	switch opt.Method {
+	case "", MethodMIP, MethodLocal, MethodAuto:
+	case MethodDP:
+		return nil, fmt.Errorf("method %s orders machines (SolveOrdering); it does not solve general QAPs", MethodDP)
+	default:
+		return nil, unknownMethod(opt.Method)
+	}
 	if err := q.checkSolvable(); err != nil {
 		return nil, err
 	}
@@ -182,7 +202,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		maxCols = DefaultMaxColumns
 	}
 	if opt.Formulation == "" {
-		opt.Formulation = autoFormulation(q, opt.Cyclic, maxCols)
+		opt.Formulation = autoFormulation(q, opt.cyclic, maxCols)
 	}
 	if err := checkFormulation(opt.Formulation); err != nil {
 		return nil, err
@@ -190,13 +210,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if opt.RelGap < 0 || math.IsNaN(opt.RelGap) {
 		return nil, fmt.Errorf("relative gap %g must be >= 0", opt.RelGap)
 	}
-	var deadline time.Time
-	if opt.TimeLimit > 0 {
-		deadline = t0.Add(opt.TimeLimit)
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
-	}
+	deadline, _ := ctx.Deadline()
 	n := q.N
 	ident := make([]int, n)
 	for i := range ident {
@@ -207,7 +221,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if glb, ok := GilmoreLawlerBound(ctx, q); ok {
 		res.Bound, res.BoundSource = roundBound(glb, res.Granularity), "glb"
 	}
-	if wb, ok := WindowBound(ctx, q, opt.Cyclic); ok {
+	if wb, ok := WindowBound(ctx, q, opt.cyclic); ok {
 		if b := roundBound(wb, res.Granularity); b > res.Bound {
 			res.Bound, res.BoundSource = b, "window"
 		}
@@ -247,7 +261,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		}
 	}
 	res.StartObjective = res.Objective
-	finish := func(status string) (*Result, error) {
+	finish := func(status Status) (*Result, error) {
 		res.Status = status
 		if res.proven() {
 			res.Status = StatusOptimal
@@ -259,7 +273,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		res.Seconds = time.Since(t0).Seconds()
 		return res, nil
 	}
-	if res.proven() && !opt.ForceMIP {
+	if res.proven() && !opt.forceMIP {
 		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition"}[res.BoundSource]
 		res.Notes = append(res.Notes, "the local search optimum meets the "+name+" bound: no MIP needed")
 		return finish(StatusOptimal)
@@ -267,22 +281,22 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if ctx.Err() != nil {
 		return finish(ctxStatus(ctx))
 	}
-	if opt.NoMIP {
+	if opt.Method == MethodLocal || (opt.Method == MethodAuto && !highs.Available()) {
 		return finish(StatusHeuristic)
 	}
-	if cols := ModelSize(q, opt.Formulation, opt.Cyclic); cols == 0 {
+	if cols := ModelSize(q, opt.Formulation, opt.cyclic); cols == 0 {
 		return nil, fmt.Errorf("formulation %s does not apply to this instance (flows not banded narrowly enough)", opt.Formulation)
 	} else if cols > maxCols {
-		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: the %s model would have %d columns, above the limit of %d (about 2 KB of memory each; raise it with --max-columns)", opt.Formulation, cols, maxCols))
+		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: the %s model would have %d columns, above the limit of %d (about 2 KB of memory each; the limit is Options.MaxColumns, --max-columns on the command line)", opt.Formulation, cols, maxCols))
 		return finish(StatusHeuristic)
 	}
 	if !highs.Available() {
 		return nil, highs.ErrNotAvailable
 	}
-	if opt.NoSymmetry {
+	if opt.noSymmetry {
 		sym = nil
 	}
-	mm, err := buildModel(q, opt.Formulation, opt.Cyclic, sym)
+	mm, err := buildModel(q, opt.Formulation, opt.cyclic, sym)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +370,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	}
 }
 
-func ctxStatus(ctx context.Context) string {
+func ctxStatus(ctx context.Context) Status {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return StatusTimeLimit
 	}
@@ -396,7 +410,7 @@ func relGap(obj, bound float64) float64 {
 // LPBound returns the LP-relaxation bound of a formulation (with symmetry breaking) for
 // the ordering problem of m with weights w: the objective of the relaxation, a lower
 // bound on the optimal F. Used to compare formulations (docs/ilp.md).
-func LPBound(ctx context.Context, m topo.Machine, w curves.Weights, ring bool, formulation string) (float64, error) {
+func LPBound(ctx context.Context, m topo.Machine, w curves.Weights, ring bool, formulation Formulation) (float64, error) {
 	q, err := OrderingQAP(m, w, ring)
 	if err != nil {
 		return 0, err

@@ -49,7 +49,7 @@ func newWindowLayout(n, k int, ring bool) (*windowLayout, error) {
 		count *= float64(n - i)
 	}
 	if count > MaxWindowTuples {
-		return nil, fmt.Errorf("window formulation: %.0f tuples per window exceed the limit of %d (use --formulation aj)", count, MaxWindowTuples)
+		return nil, fmt.Errorf("window formulation: %.0f tuples per window exceed the limit of %d (use formulation aj)", count, MaxWindowTuples)
 	}
 	wl := &windowLayout{n: n, k: k, ring: ring}
 	if ring {

@@ -1,8 +1,8 @@
 // Package ptas holds approximation algorithms that choose k of n points in R^d with
 // small total pairwise L1 distance (the objective of center-based processor
 // allocation), following Bender, Bunde, Demaine, Fekete, Leung, Meijer and Phillips,
-// "Communication-Aware Processor Allocation for Supercomputers" (2005),
-// ../shared/papers/bender2005-communication-aware-allocation.md:
+// "Communication-Aware Processor Allocation for Supercomputers" (WADS 2005,
+// doi:10.1007/11534273_16):
 //
 //   - MM, Manhattan Median (§2.1, §4.1): every intersection of axis-parallel
 //     hyperplanes through input points is a candidate center; each center takes its k
@@ -22,7 +22,7 @@
 // TiesByIndex (the default) takes, for each center, the k nearest points ordered by
 // (distance, input index), tries centers in a fixed documented order and keeps the
 // first strictly best. TiesPReMAS reproduces the reference simulator PReMAS (and SST)
-// exactly (../shared/reference/reference-simulators.md, "Center-based allocators"):
+// exactly (docs/alloc.md, center-based allocators):
 // one working array of the points, stable-sorted in place by distance from each center
 // in turn and never reset, so ties follow the order the previous center left.
 //

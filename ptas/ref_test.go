@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
 )
 
 // Straightforward oracles written from the definitions, for cross-checks.
@@ -60,7 +61,7 @@ func refSearch[T geom.Number](pts [][]T, k int, centers [][]T, m metric, s score
 		cand := slices.Clone(work[:k])
 		var score float64
 		if s == scorePairwise {
-			score = float64(geom.PairwiseL1Brute(subset(pts, cand)))
+			score = float64(oracle.PairwiseL1Brute(subset(pts, cand)))
 		} else {
 			for _, i := range cand {
 				score += float64(distOf(m, pts[i], c))

@@ -70,7 +70,6 @@ type topList[T geom.Number] struct {
 	idx []int
 	k   int
 	// scratch for addGroup
-	ck   []T
 	ci   []int
 	nkey []T
 	nid  []int

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -21,7 +22,7 @@ func commConfig(t *testing.T, spec, allocSpec, pattern string) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := alloc.Parse(allocSpec, g, alloc.Options{})
+	a, err := alloc.Parse(allocSpec, g, alloc.Options{Ranking: curves.ReadMachineRanking})
 	if err != nil {
 		t.Fatal(err)
 	}

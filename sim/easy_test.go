@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -24,7 +25,7 @@ type guaranteeEASY struct {
 
 func (s *guaranteeEASY) sorted(running *runSet) []runJob {
 	r := slices.Clone(running.jobs)
-	slices.SortStableFunc(r, func(a, b runJob) int { return cmpInt64(a.estEnd, b.estEnd) })
+	slices.SortStableFunc(r, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
 	return r
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -118,7 +119,7 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 	for i := range s.ends {
 		s.ends[i].estEnd = max(s.ends[i].estEnd, now)
 	}
-	slices.SortStableFunc(s.ends, func(a, b runJob) int { return cmpInt64(a.estEnd, b.estEnd) })
+	slices.SortStableFunc(s.ends, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
 	avail := free
 	shadow := int64(-1)
 	for _, r := range s.ends {
@@ -173,7 +174,7 @@ func (s *cplant) arrive(i int, _ int64, _ int, _ *runSet) {
 			return o.Procs - r.Procs
 		}
 		if o.EstimateUsed != r.EstimateUsed {
-			return cmpInt64(o.EstimateUsed, r.EstimateUsed)
+			return cmp.Compare(o.EstimateUsed, r.EstimateUsed)
 		}
 		return -1 // earlier arrivals stay ahead
 	})

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"errors"
@@ -91,22 +92,12 @@ func (s Scale) Apply(jobs []Job) ([]Job, error) {
 				out = append(out, j)
 			}
 		}
-		slices.SortStableFunc(out, func(a, b Job) int { return cmpInt64(a.Arrival, b.Arrival) })
+		slices.SortStableFunc(out, func(a, b Job) int { return cmp.Compare(a.Arrival, b.Arrival) })
 		for i := range out {
 			out[i].ID = i + 1
 		}
 	}
 	return out, nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // JobResult is what a replay records for one job.

@@ -72,7 +72,7 @@ func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
 
 // ReadTrace reads a workload trace: SWF 2.2 (Feitelson's Standard Workload Format)
 // or the 4-column converted format `arrival procs runtime estimate` that PReMAS
-// reads (../shared/reference/traces.md). Gzip input is decompressed transparently.
+// reads (docs/sim.md). Gzip input is decompressed transparently.
 //
 // SWF records are converted with the rules that produced the published converted
 // files: records with allocated processors (field 5) <= 0 are dropped; run time is
@@ -362,7 +362,7 @@ type gzipErr struct {
 
 func (g *gzipErr) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		g.err = err
 	}
 	return n, err

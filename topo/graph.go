@@ -1,7 +1,6 @@
 package topo
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -9,14 +8,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/traverse"
 )
 
 // Graph is an irregular network: nodes 0..N-1 with names, undirected unit-length links,
 // and optional groups (processors under a switch). Hop distances come from
-// breadth-first search in gonum/graph, one source at a time, and are cached per source.
+// breadth-first search (BreadthFirst), one source at a time, and are cached per source.
 type Graph struct {
 	names  []string
 	index  map[string]int
@@ -34,15 +33,11 @@ type Group struct {
 	Nodes []int
 }
 
-// GraphFormatHelp describes the edge-list format ReadGraph accepts.
-const GraphFormatHelp = `One link per line: "U V" (two node names). '#' starts a comment.
-Names that are all non-negative integers are node indices 0..max; otherwise nodes are
-numbered in order of first appearance. Directives:
-  %node NAME             declare a node (fixes its index; allows a node with no links yet)
-  %group NAME: A B C     processors A, B, C sit under switch NAME (for hierarchical ordering)
-Self loops and repeated links are errors.`
-
-// ReadGraph reads an edge list (see GraphFormatHelp). Errors name the line.
+// ReadGraph reads an edge list: one link "U V" (two node names) per line, '#' starting
+// a comment. Names that are all non-negative integers are node indices 0..max;
+// otherwise nodes are numbered in order of first appearance. "%node NAME" declares a
+// node (fixing its index), "%group NAME: A B C" puts processors A, B, C under switch
+// NAME. Self loops, repeated links and repeated directives are errors naming the line.
 func ReadGraph(r io.Reader) (*Graph, error) {
 	type edge struct {
 		a, b string
@@ -67,19 +62,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			order = append(order, name)
 		}
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		f := strings.Fields(text)
-		if len(f) == 0 {
-			continue
-		}
+	lines := textin.NewLines(r)
+	for lines.Next() {
+		line, text, f := lines.Line(), lines.Text(), lines.Fields()
 		switch {
 		case f[0] == "%node":
 			if len(f) != 2 {
@@ -95,7 +80,7 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			name, members, ok := strings.Cut(rest, ":")
 			name = strings.TrimSpace(name)
 			if !ok || name == "" || len(strings.Fields(name)) != 1 {
-				return nil, fmt.Errorf("line %d: want %%group NAME: NODE NODE ...", line)
+				return nil, fmt.Errorf("line %d: want %%group NAME: NODE NODE (one or more nodes)", line)
 			}
 			ms := strings.Fields(members)
 			if len(ms) == 0 {
@@ -120,8 +105,8 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			edges = append(edges, edge{f[0], f[1], line})
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	if err := lines.Err(); err != nil {
+		return nil, err
 	}
 	if len(order) == 0 {
 		return nil, fmt.Errorf("no nodes in graph")
@@ -297,15 +282,15 @@ func (g *Graph) DistRow(src int) []int32 {
 	if ok {
 		return row
 	}
-	row = make([]int32, len(g.names))
-	for i := range row {
-		row[i] = -1
+	level := make([]int, len(g.names))
+	for i := range level {
+		level[i] = -1
 	}
-	bf := traverse.BreadthFirst{}
-	bf.Walk(g.g, g.g.Node(int64(src)), func(n graph.Node, d int) bool {
-		row[n.ID()] = int32(d)
-		return false
-	})
+	BreadthFirst(g, src, level, nil, nil)
+	row = make([]int32, len(level))
+	for i, d := range level {
+		row[i] = int32(d)
+	}
 	g.mu.Lock()
 	g.rows[src] = row
 	g.mu.Unlock()

@@ -6,13 +6,9 @@ import (
 	"strings"
 )
 
-// SpecHelp describes the accepted machine specs, for command-line help.
-const SpecHelp = `mesh:XxY[xZ...]            mesh, e.g. mesh:16x16, mesh:8x8x5
-torus:XxY[xZ...]           torus (wraparound in every dimension), e.g. torus:8x8
-mesh:XxYxZ:wrap=LETTERS    wraparound in the named dimensions (x, y, z, w), e.g. mesh:8x8x5:wrap=yz
-mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped`
-
-// ParseSpec parses a grid spec (see SpecHelp).
+// ParseSpec parses a grid spec: "mesh:XxY[xZ...]", "torus:XxY[xZ...]" (wraparound in
+// every dimension), "mesh:XxYxZ:wrap=LETTERS" (wraparound in the dimensions named x, y,
+// z, w) or the published simulators' "mesh[X,Y,Z]" (sizes of 1 at the end dropped).
 func ParseSpec(spec string) (*Grid, error) {
 	s := strings.TrimSpace(spec)
 	if strings.HasPrefix(s, "mesh[") {

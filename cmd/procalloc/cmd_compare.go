@@ -123,7 +123,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 					return err
 				}
 				for _, s := range specs {
-					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat}); err != nil {
+					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat, Ranking: allocRanking}); err != nil {
 						return usageError{err.Error()}
 					}
 				}
@@ -159,7 +159,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 						defer wg.Done()
 						sem <- struct{}{}
 						defer func() { <-sem }()
-						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat})
+						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat, Ranking: allocRanking})
 						if err != nil {
 							errs[i] = err
 							cancel()
@@ -191,7 +191,7 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 				wg.Wait()
 				p.Done()
 				for i, err := range errs {
-					if err != nil && err != context.Canceled {
+					if err != nil && !errors.Is(err, context.Canceled) {
 						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
 					}
 				}

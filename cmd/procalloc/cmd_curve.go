@@ -31,10 +31,13 @@ on every rectangle; hilbert-trunc cuts the enclosing power-of-two curve (with ju
 See docs/curves.md for every curve's definition and continuity guarantees.
 
 Machine specs:
-` + curveIndent(topo.SpecHelp) + `
+` + curveIndent(specHelp) + `
+
+Graph files (--graph):
+` + curveIndent(graphFormatHelp) + `
 
 Ranking formats (--format, default pairs):
-` + curveIndent(curves.FormatsHelp) + `
+` + curveIndent(formatsHelp) + `
 
 --format hosts writes host names in curve order; the names come from --hosts FILE (one
 name per line, in node-index order) or, with --graph, from the graph's node names.
@@ -177,7 +180,19 @@ func curveResolve(spec string, m topo.Machine) (curves.Order, error) {
 		}
 		return nil, err
 	}
-	return curves.Resolve(spec, m)
+	return curves.ReadMachineRanking(spec, m)
+}
+
+// allocRanking is alloc.Options.Ranking for the CLI: a CURVE argument of an allocator
+// spec (bf:FILE, paging:FILE:s) that is not a built-in curve names a ranking file.
+func allocRanking(path string, m topo.Machine) (curves.Order, error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
+		}
+		return nil, err
+	}
+	return curves.ReadMachineRanking(path, m)
 }
 
 func curveReadHosts(e *env, path string, n int) ([]string, error) {

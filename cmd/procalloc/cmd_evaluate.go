@@ -44,7 +44,7 @@ orderings give a comparison table (JSON: an array). --ranking FILE reads a ranki
 (format from the extension .pairs/.ranks/.order/.json/.hosts or the content).
 
 Weights:
-` + curveIndent(curves.WeightsHelp) + `
+` + curveIndent(weightsHelp) + `
 
 JSON fields: curve or ranking, machine, weights, ring, n, k, objective, max_step,
 mean_step, jumps.`,
@@ -154,7 +154,7 @@ func printCurveEvaluations(w io.Writer, m topo.Machine, evals []curveEvaluation)
 // from the content).
 func evaluateReadRanking(e *env, path string, m topo.Machine) (curves.Order, error) {
 	if path != "-" {
-		return curves.ReadRankingFileOf(path, m, curves.NodeNames(m))
+		return curves.ReadMachineRanking(path, m)
 	}
 	data, err := io.ReadAll(e.stdin)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,9 +109,9 @@ procalloc order --qap nug5.dat --json`,
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
 			threads := fs.Int("threads", 0, "HiGHS threads (0: HiGHS default)")
 			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")
-			method := fs.String("method", ilp.MethodMIP, "solution `METHOD`: "+strings.Join(ilp.Methods, ", "))
+			method := fs.String("method", string(ilp.MethodMIP), "solution `METHOD`: "+joinNames(ilp.Methods))
 			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")
-			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+strings.Join(ilp.Formulations, ", ")+" (default: by size)")
+			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+joinNames(ilp.Formulations)+" (default: by size)")
 			maxCols := fs.Int("max-columns", ilp.DefaultMaxColumns, "largest MIP, in columns (HiGHS needs about 2 KB of memory per column); a larger model is not built: local search and bounds only, said in the notes")
 			flat := fs.Bool("flat", false, "ignore the graph's groups (switches) and order all nodes at once")
 			start := fs.String("start", "", "extra starting `ORDERS`: comma-separated curve names or ranking files")
@@ -125,16 +126,20 @@ procalloc order --qap nug5.dat --json`,
 				if *noMIP {
 					explicit := false
 					fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "method" })
-					if explicit && *method != ilp.MethodLocal {
+					if explicit && *method != string(ilp.MethodLocal) {
 						return usagef("--no-mip means --method local; it contradicts --method %s", *method)
 					}
-					*method = ilp.MethodLocal
+					*method = string(ilp.MethodLocal)
 				}
-				if !contains(ilp.Methods, *method) {
-					return usagef("--method %q: want %s", *method, strings.Join(ilp.Methods, ", "))
+				meth, err := ilp.ParseMethod(*method)
+				if err != nil {
+					return usagef("--method %q: want %s", *method, joinNames(ilp.Methods))
 				}
-				if *formulation != "" && !contains(ilp.Formulations, *formulation) {
-					return usagef("--formulation %q: want %s", *formulation, strings.Join(ilp.Formulations, ", "))
+				var form ilp.Formulation
+				if *formulation != "" {
+					if form, err = ilp.ParseFormulation(*formulation); err != nil {
+						return usagef("--formulation %q: want %s", *formulation, joinNames(ilp.Formulations))
+					}
 				}
 				if math.IsNaN(*gap) || *gap < 0 || *gap >= 1 {
 					return usagef("--gap %g: must be in [0, 1)", *gap)
@@ -145,8 +150,7 @@ procalloc order --qap nug5.dat --json`,
 				if *maxCols < 1 {
 					return usagef("--max-columns %d: must be positive", *maxCols)
 				}
-				opt := ilp.Options{Formulation: *formulation, MaxColumns: *maxCols, TimeLimit: *limit, RelGap: *gap, Threads: *threads,
-					Seed: *seed, NoMIP: *method == ilp.MethodLocal}
+				opt := ilp.Options{Method: meth, Formulation: form, MaxColumns: *maxCols, RelGap: *gap, Threads: *threads, Seed: *seed}
 				if *logHiGHS {
 					opt.Log = e.stderr
 				}
@@ -158,24 +162,32 @@ procalloc order --qap nug5.dat --json`,
 					}
 					prog.Update(0, fmt.Sprintf("incumbent %s  bound %s  gap %.2f%%  nodes %d", inc, fmtNum(p.Bound), 100*p.Gap, p.Nodes))
 				}
+				// The time limit is the solve's deadline, counted from here on.
+				solveCtx := func() (context.Context, context.CancelFunc) {
+					if *limit > 0 {
+						return context.WithTimeout(ctx, *limit)
+					}
+					return context.WithCancel(ctx)
+				}
 				var o *orderOutput
-				var err error
 				var m topo.Machine
 				var ws curves.Weights
 				if *qapFile != "" {
 					if *machine != "" || *graphFile != "" || *weights != "" || *ring || *start != "" {
 						return usagef("--qap takes no --machine, --graph, --weights, --ring or --start")
 					}
-					if *method == ilp.MethodDP {
+					if meth == ilp.MethodDP {
 						return usagef("--method dp solves orderings, not general QAPs")
 					}
 					if *out != "" || *format != "" {
 						return usagef("-o and --format write ranking files; with --qap use --json")
 					}
-					if *method != ilp.MethodLocal && !highs.Available() {
+					if meth != ilp.MethodLocal && !highs.Available() {
 						return orderNeedHiGHS()
 					}
-					o, err = orderQAP(ctx, e, *qapFile, opt)
+					sctx, cancel := solveCtx()
+					o, err = orderQAP(sctx, e, *qapFile, opt)
+					cancel()
 				} else {
 					if *weights == "" {
 						return usagef("--weights is required (e.g. list:1,0.5,0.25 or exp:2:3)")
@@ -189,7 +201,7 @@ procalloc order --qap nug5.dat --json`,
 					if m.N() > ilp.MaxOrderingNodes {
 						return fmt.Errorf("machine has %d nodes; order handles at most %d", m.N(), ilp.MaxOrderingNodes)
 					}
-					oo := ilp.OrderOptions{Options: opt, Method: *method, Ring: *ring, Flat: *flat}
+					oo := ilp.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
 						for _, s := range strings.Split(*start, ",") {
 							so, err := curveResolve(strings.TrimSpace(s), m)
@@ -199,10 +211,12 @@ procalloc order --qap nug5.dat --json`,
 							oo.Starts = append(oo.Starts, ilp.Start{Name: s, P: so})
 						}
 					}
-					if *method == ilp.MethodMIP && !highs.Available() {
+					if meth == ilp.MethodMIP && !highs.Available() {
 						return orderNeedHiGHS()
 					}
-					o, err = orderMachine(ctx, m, ws, oo)
+					sctx, cancel := solveCtx()
+					o, err = orderMachine(sctx, m, ws, oo)
+					cancel()
 				}
 				prog.Done()
 				if err != nil {
@@ -240,13 +254,13 @@ func orderNeedHiGHS() error {
 	return fmt.Errorf("%v\n(or run without HiGHS: --method dp for small instances, --method local / --no-mip for local search with a lower bound)", highs.ErrNotAvailable)
 }
 
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
+// joinNames lists the names of a typed enumeration (methods, formulations).
+func joinNames[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
 	}
-	return false
+	return strings.Join(s, ", ")
 }
 
 func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp.OrderOptions) (*orderOutput, error) {
@@ -264,9 +278,9 @@ func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp
 	}
 	o := fillOrderOutput(&res.Result)
 	o.Machine, o.N, o.Weights, o.Ring = m.Spec(), m.N(), w.String(), opt.Ring
-	o.Method = opt.Method
+	o.Method = string(opt.Method)
 	if o.Method == "" {
-		o.Method = ilp.MethodMIP
+		o.Method = string(ilp.MethodMIP)
 	}
 	if opt.Method == ilp.MethodAuto {
 		o.Method = "auto:" + res.BoundSource
@@ -296,7 +310,7 @@ func orderQAP(ctx context.Context, e *env, path string, opt ilp.Options) (*order
 	if err != nil {
 		return nil, fmt.Errorf("--qap %s: %w", path, err)
 	}
-	res, err := ilp.SolveQAP(ctx, q, nil, nil, opt)
+	res, err := ilp.SolveQAP(ctx, q, nil, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -306,22 +320,26 @@ func orderQAP(ctx context.Context, e *env, path string, opt ilp.Options) (*order
 	res.Objective = q.Objective(res.Assignment)
 	o := fillOrderOutput(res)
 	o.QAP, o.N, o.Order = path, q.N, res.Assignment
-	o.Method = ilp.MethodMIP
-	if opt.NoMIP {
-		o.Method = ilp.MethodLocal
+	o.Method = string(ilp.MethodMIP)
+	if opt.Method == ilp.MethodLocal {
+		o.Method = string(ilp.MethodLocal)
 	}
 	return o, nil
 }
 
 func fillOrderOutput(r *ilp.Result) *orderOutput {
-	o := &orderOutput{Status: r.Status, Objective: r.Objective, BoundSource: r.BoundSource,
-		Formulation: r.Formulation, Symmetry: r.Symmetry, Start: r.StartObjective, StartFrom: r.StartSource,
+	o := &orderOutput{Status: string(r.Status), Objective: r.Objective, BoundSource: r.BoundSource,
+		Formulation: string(r.Formulation), Symmetry: r.Symmetry, Start: r.StartObjective, StartFrom: r.StartSource,
 		Seconds: r.Seconds, Notes: r.Notes}
 	if !math.IsInf(r.Bound, 0) && !math.IsNaN(r.Bound) {
 		b, g := r.Bound, r.Gap
 		o.Bound, o.Gap = &b, &g
 	}
-	if o.Formulation == "" {
+	switch {
+	case o.Formulation != "":
+	case r.BoundSource == "dp": // the dynamic program: its own certificate, no MIP
+		o.Formulation = "dp"
+	default:
 		o.Formulation = "none"
 	}
 	if r.MIPStatus != "" {
@@ -354,7 +372,7 @@ func printOrder(w io.Writer, o *orderOutput, withOrder bool) error {
 		for n := range o.Curves {
 			names = append(names, n)
 		}
-		sortStrings(names)
+		slices.Sort(names)
 		var sb strings.Builder
 		for i, n := range names {
 			if i > 0 {
@@ -375,12 +393,4 @@ func printOrder(w io.Writer, o *orderOutput, withOrder bool) error {
 		fmt.Fprintf(w, "order        %s\n", joinInts(o.Order))
 	}
 	return nil
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }

@@ -263,8 +263,8 @@ dropped, run time field 4 or else field 6, status -1/0/1 kept and 5 when it ran)
 --convert FILE writes the (scaled) jobs in the 4-column format and exits. A job
 larger than the machine is an error naming it.
 
-Allocators (--alloc): ` + strings.Join(alloc.Names(), ", ") + `; e.g. mc1x1,
-mc1x1:tb=3,9,3,2, bf:hilbert, ff:snake, freelist:hilbert, sos:hilbert.`,
+Allocators (--alloc SPEC):
+` + allocHelp(),
 		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
 procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
 procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
@@ -292,7 +292,7 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
 				if *convert != "" {
 					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
 				}
-				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat})
+				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat, Ranking: allocRanking})
 				if err != nil {
 					return usageError{err.Error()}
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -85,7 +86,7 @@ output are 0-based positions among the data lines.
 With --machine SPEC --free FILE the points are the coordinates of the free nodes listed
 in FILE (node indices, whitespace-separated, '#' comments); the output also lists the
 chosen node indices. Distances are L1 on mesh coordinates; on a torus the wraparound
-links are not used by these solvers (the reported total is the mesh L1 total).`,
+links are not used by these solvers (the reported total is the mesh L1 total).` + exactHelp + ptasHelp,
 		example: `procalloc subset --algo mm --k 8 --points pts.txt
 procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -206,30 +207,28 @@ func readSubsetInput(e *env, pointsPath, machineSpec, freePath string) (*subsetI
 // readNodeList reads whitespace-separated node indices ('#' comments), refusing
 // indices outside 0..n-1 and repeats.
 func readNodeList(r io.Reader, n int) ([]int, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
 	seen := make([]bool, n)
 	var nodes []int
-	for ln, line := range strings.Split(string(data), "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		for _, f := range strings.Fields(line) {
+	lines := textin.NewLines(r)
+	for lines.Next() {
+		ln := lines.Line()
+		for _, f := range lines.Fields() {
 			var v int
 			if _, err := fmt.Sscanf(f, "%d", &v); err != nil || fmt.Sprint(v) != f {
-				return nil, fmt.Errorf("line %d: %q is not a node index", ln+1, f)
+				return nil, fmt.Errorf("line %d: %q is not a node index", ln, f)
 			}
 			if v < 0 || v >= n {
-				return nil, fmt.Errorf("line %d: node %d is outside 0..%d", ln+1, v, n-1)
+				return nil, fmt.Errorf("line %d: node %d is outside 0..%d", ln, v, n-1)
 			}
 			if seen[v] {
-				return nil, fmt.Errorf("line %d: node %d listed twice", ln+1, v)
+				return nil, fmt.Errorf("line %d: node %d listed twice", ln, v)
 			}
 			seen[v] = true
 			nodes = append(nodes, v)
 		}
+	}
+	if err := lines.Err(); err != nil {
+		return nil, err
 	}
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("no free nodes listed")

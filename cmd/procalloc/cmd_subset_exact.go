@@ -24,11 +24,9 @@ func init() {
 	registerSubsetAlgo(&subsetAlgo{name: "exact",
 		summary: "exact for any k and dimension: branch and bound from MM+Inc; --time-limit reports bound and gap",
 		run:     runSubsetExact})
-	if c, ok := commands["subset"]; ok {
-		c.details += exactHelp
-	}
 }
 
+// exactHelp is part of "procalloc help subset" (cmd_subset.go).
 const exactHelp = `
 
 Exact algorithms (package exact; optimal, bound and gap in the output):

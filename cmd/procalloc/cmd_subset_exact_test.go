@@ -11,6 +11,7 @@ import (
 
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
 )
 
 func writeTemp(t *testing.T, name, content string) string {
@@ -55,11 +56,11 @@ func TestSubsetExactAlgos(t *testing.T) {
 			fmt.Fprintf(&sb, "%d %d\n", pts[i][0], pts[i][1])
 		}
 		file := writeTemp(t, "p.txt", sb.String())
-		want, _ := exact.TripleSweep(pts)
+		_, want := oracle.TripleSweep(pts)
 		for _, algo := range []string{"k3", "exact"} {
 			got := runJSON(t, "subset", "--algo", algo, "--k", "3", "--points", file, "--json")
-			if got.Total != float64(want.Total) || got.Optimal == nil || !*got.Optimal || *got.Gap != 0 {
-				t.Fatalf("%s: %+v, want total %d", algo, got, want.Total)
+			if got.Total != float64(want) || got.Optimal == nil || !*got.Optimal || *got.Gap != 0 {
+				t.Fatalf("%s: %+v, want total %d", algo, got, want)
 			}
 		}
 		k := 2 + r.IntN(4)

@@ -60,12 +60,9 @@ func init() {
 	registerSubsetAlgo(&subsetAlgo{name: "ptas",
 		summary: "PTAS (Bender et al. §3, §4.2): total <= (1+eps) x optimum; exponential in 1/eps",
 		run:     runPTAS})
-	if c, ok := commands["subset"]; ok {
-		c.details += ptasHelp
-	}
 }
 
-// ptasHelp is appended to "procalloc help subset".
+// ptasHelp is part of "procalloc help subset" (cmd_subset.go).
 const ptasHelp = `
 
 Approximation algorithms (package ptas; guarantee = proven worst-case ratio):

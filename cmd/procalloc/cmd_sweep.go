@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,20 +40,13 @@ func shardFromEnv(getenv func(string) string) (i, n int, ok bool, err error) {
 		return 0, 1, false, nil
 	}
 	v, err1 := strconv.Atoi(id)
-	lo, err2 := strconv.Atoi(cmpOr(getenv("SLURM_ARRAY_TASK_MIN"), "0"))
+	lo, err2 := strconv.Atoi(cmp.Or(getenv("SLURM_ARRAY_TASK_MIN"), "0"))
 	cnt, err3 := strconv.Atoi(getenv("SLURM_ARRAY_TASK_COUNT"))
 	if err1 != nil || err2 != nil || err3 != nil || cnt < 1 {
 		return 0, 0, false, fmt.Errorf("inside a Slurm array task but SLURM_ARRAY_TASK_ID=%q, SLURM_ARRAY_TASK_MIN=%q, SLURM_ARRAY_TASK_COUNT=%q do not give a shard; use --shard i/n",
 			id, getenv("SLURM_ARRAY_TASK_MIN"), getenv("SLURM_ARRAY_TASK_COUNT"))
 	}
 	return v - lo, cnt, true, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func parseShard(s string) (i, n int, err error) {

@@ -10,6 +10,6 @@
 //
 // Without the tag the same API compiles, Available reports false and Solve returns
 // ErrNotAvailable, which says how to build with HiGHS. Why a binding of our own:
-// the published Go wrappers are not reachable from this project's module proxy
-// (../shared/reference/highs.md).
+// the published Go wrappers are not reachable from this project's module proxy, and
+// the binding needs little of the API.
 package highs

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/ilp"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -92,13 +91,17 @@ func lpTable() error {
 	ctx := context.Background()
 	insts := []instance{{"mesh:3x3", topo.Mesh(3, 3)}, {"mesh:4x3", topo.Mesh(4, 3)}, {"torus:4x3", topo.Torus(4, 3)},
 		{"rr3-10", randomRegular(10, 3, 1)}}
-	fmt.Println("| instance | K | ring | optimum (DP) | GLB | window bound | " + strings.Join(ilp.Formulations, " | ") + " |")
+	var forms []string
+	for _, f := range ilp.Formulations {
+		forms = append(forms, string(f))
+	}
+	fmt.Println("| instance | K | ring | optimum (DP) | GLB | window bound | " + strings.Join(forms, " | ") + " |")
 	fmt.Println("|---|---|---|---|---|---|" + strings.Repeat("---|", len(ilp.Formulations)))
 	for _, in := range insts {
 		for _, k := range []int{2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				dp, err := exact.OrderDP(ctx, in.m, w, ring)
+				dp, err := ilp.OrderDP(ctx, in.m, w, ring)
 				if err != nil {
 					return err
 				}
@@ -150,15 +153,17 @@ func timeTable(limit time.Duration, only string) error {
 		for _, k := range []int{1, 2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				res, err := ilp.SolveOrdering(ctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{TimeLimit: limit, Seed: 1}})
+				sctx, cancel := context.WithTimeout(ctx, limit)
+				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Seed: 1}})
+				cancel()
 				if err != nil {
 					return err
 				}
 				dpF, dpS := "-", "-"
-				if exact.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
+				if ilp.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
 					t0 := time.Now()
 					dctx, cancel := context.WithTimeout(ctx, 3*limit)
-					dp, err := exact.OrderDP(dctx, in.m, w, ring)
+					dp, err := ilp.OrderDP(dctx, in.m, w, ring)
 					cancel()
 					if err == nil {
 						dpF, dpS = fmt.Sprint(dp.Objective), fmt.Sprintf("%.1f", time.Since(t0).Seconds())
@@ -194,7 +199,9 @@ func largeTable(limit time.Duration, only string) error {
 		for _, k := range []int{1, 2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				res, err := ilp.SolveOrdering(ctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{TimeLimit: limit, Seed: 1}})
+				sctx, cancel := context.WithTimeout(ctx, limit)
+				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Seed: 1}})
+				cancel()
 				if err != nil {
 					return err
 				}

@@ -1,4 +1,4 @@
-package exact
+package ilp
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func OrderDP(ctx context.Context, m topo.Machine, w curves.Weights, ring bool) (
 	}
 	n := m.N()
 	if n < 1 || n > OrderDPMaxNodes {
-		return nil, fmt.Errorf("the exact dynamic program (--method dp) orders at most %d nodes (about 16 finish in seconds; the time and memory double with each node), the machine has %d; use --method mip or local", OrderDPMaxNodes, n)
+		return nil, fmt.Errorf("the exact dynamic program (method dp) orders at most %d nodes (about 16 finish in seconds; the time and memory double with each node), the machine has %d; use method mip or local", OrderDPMaxNodes, n)
 	}
 	d := make([]float64, n*n)
 	for a := 0; a < n; a++ {

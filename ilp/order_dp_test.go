@@ -1,4 +1,4 @@
-package exact
+package ilp
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/oracle"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -23,7 +24,7 @@ func orderBrute(t *testing.T, m topo.Machine, w curves.Weights, ring bool) float
 	var rec func(k int)
 	rec = func(k int) {
 		if k == n {
-			best = min(best, curves.ObjectiveBrute(m, p, w, ring))
+			best = min(best, oracle.ObjectiveBrute(m, p, w, ring))
 			return
 		}
 		for i := k; i < n; i++ {
@@ -36,35 +37,6 @@ func orderBrute(t *testing.T, m topo.Machine, w curves.Weights, ring bool) float
 	return best
 }
 
-// randomConnectedGraph returns a random spanning tree plus extra random edges.
-func randomConnectedGraph(rng *rand.Rand, n, extra int) *topo.Graph {
-	seen := map[[2]int]bool{}
-	var edges [][2]int
-	add := func(a, b int) {
-		if a == b {
-			return
-		}
-		if a > b {
-			a, b = b, a
-		}
-		if !seen[[2]int{a, b}] {
-			seen[[2]int{a, b}] = true
-			edges = append(edges, [2]int{a, b})
-		}
-	}
-	for v := 1; v < n; v++ {
-		add(v, rng.IntN(v))
-	}
-	for range extra {
-		add(rng.IntN(n), rng.IntN(n))
-	}
-	g, err := topo.NewGraphFromEdges(n, edges)
-	if err != nil {
-		panic(err)
-	}
-	return g
-}
-
 func TestOrderDPMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	weights := []curves.Weights{{1}, {1, 0.5}, {1, 0.5, 0.25}, {3, 1, 1}, {1, 0, 2}}
@@ -74,7 +46,7 @@ func TestOrderDPMatchesBruteForce(t *testing.T) {
 	}
 	for c := 0; c < cases; c++ {
 		n := 2 + rng.IntN(6) // up to 7 nodes: 5040 orderings
-		g := randomConnectedGraph(rng, n, rng.IntN(n+1))
+		g := randomGraph(rng, n, rng.IntN(n+1))
 		w := weights[rng.IntN(len(weights))]
 		for _, ring := range []bool{false, true} {
 			res, err := OrderDP(context.Background(), g, w, ring)

@@ -1,0 +1,87 @@
+// Package oracle holds reference definitions: slow, plainly correct implementations
+// that the fast code of the module is checked against in tests (brute-force sums, an
+// independent k = 3 search). Only tests import it; it is not part of procalloc's API.
+package oracle
+
+import (
+	"slices"
+
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// ObjectiveBrute is the O(n^2) definition of curves.Objective: F of the ordering o
+// (o[r] = node of rank r) of m with weights w (w[t-1] for rank difference t; with
+// ring, differences around the ring).
+func ObjectiveBrute(m topo.Machine, o []int, w []float64, ring bool) float64 {
+	n := len(o)
+	var f float64
+	for r := 0; r < n; r++ {
+		for s := r + 1; s < n; s++ {
+			t := s - r
+			if ring {
+				t = min(t, n-t)
+			}
+			if t <= len(w) {
+				f += w[t-1] * float64(m.Dist(o[r], o[s]))
+			}
+		}
+	}
+	return f
+}
+
+// PairwiseL1Brute is the O(d k^2) definition of geom.PairwiseL1: the sum of the L1
+// distances of all pairs of points.
+func PairwiseL1Brute[P ~[]T, T geom.Number](pts []P) T {
+	var s T
+	for i := range pts {
+		for j := i + 1; j < len(pts); j++ {
+			s += geom.L1(pts[i], pts[j])
+		}
+	}
+	return s
+}
+
+// TripleSweep is an exact method for k = 3 independent of exact.Triple (at least three
+// points): points sorted by x; a triple whose x-extent alone is at least half the best
+// total found so far cannot improve it (total = 2(x-extent + y-extent)), so for each
+// leftmost point only the points within that x-window are combined. Exact for any
+// input; fast when the optimum is small compared with the spread of x.
+// It returns the indices of the best triple, ascending (the lexicographically first
+// among equal totals), and its total pairwise L1 distance.
+func TripleSweep(pts []geom.Point) ([]int, int64) {
+	n := len(pts)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return pts[a][0] - pts[b][0] })
+	type triple struct {
+		idx   []int
+		total int64
+	}
+	best := triple{total: -1}
+	for ii := 0; ii < n; ii++ {
+		a := pts[order[ii]]
+		for jj := ii + 1; jj < n; jj++ {
+			b := pts[order[jj]]
+			if best.total >= 0 && 2*int64(b[0]-a[0]) > best.total {
+				break
+			}
+			for ll := jj + 1; ll < n; ll++ {
+				c := pts[order[ll]]
+				if best.total >= 0 && 2*int64(c[0]-a[0]) > best.total {
+					break
+				}
+				h := max(a[1], b[1], c[1]) - min(a[1], b[1], c[1])
+				v := 2 * int64(c[0]-a[0]+h)
+				idx := []int{order[ii], order[jj], order[ll]}
+				slices.Sort(idx)
+				if best.total < 0 || v < best.total || (v == best.total && slices.Compare(idx, best.idx) < 0) {
+					best = triple{idx, v}
+				}
+			}
+		}
+	}
+	return best.idx, best.total
+}

@@ -1,0 +1,72 @@
+// Package textin is the one reader of procalloc's line-oriented text formats: points
+// (geom.ReadPoints), graphs (topo.ReadGraph), node lists, ranking and host-name files
+// (package curves). In all of them '#' starts a comment that runs to the end of the
+// line, blank lines carry no data, and an error names its 1-based line.
+package textin
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxLine is the longest line a Lines reads (a node list may put every node on one
+// line); the buffer grows to it only when a line needs it.
+const MaxLine = 1 << 30
+
+// StripComment returns s without its comment ('#' to the end).
+func StripComment(s string) string {
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Fields returns the whitespace-separated fields of a line without its comment.
+func Fields(s string) []string { return strings.Fields(StripComment(s)) }
+
+// Lines reads the data lines of r: Next skips blank and comment-only lines.
+type Lines struct {
+	sc     *bufio.Scanner
+	line   int
+	text   string
+	fields []string
+}
+
+// NewLines returns a reader of the data lines of r.
+func NewLines(r io.Reader) *Lines {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), MaxLine)
+	return &Lines{sc: sc}
+}
+
+// Next advances to the next line with data and reports whether there is one.
+func (l *Lines) Next() bool {
+	for l.sc.Scan() {
+		l.line++
+		l.text = StripComment(l.sc.Text())
+		if l.fields = strings.Fields(l.text); len(l.fields) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Line returns the 1-based number of the current line.
+func (l *Lines) Line() int { return l.line }
+
+// Text returns the current line without its comment.
+func (l *Lines) Text() string { return l.text }
+
+// Fields returns the whitespace-separated fields of the current line.
+func (l *Lines) Fields() []string { return l.fields }
+
+// Err returns the read error that ended Next, naming the line it happened on, or nil
+// at the end of the input.
+func (l *Lines) Err() error {
+	if err := l.sc.Err(); err != nil {
+		return fmt.Errorf("line %d: %w", l.line+1, err)
+	}
+	return nil
+}

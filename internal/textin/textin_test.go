@@ -1,0 +1,46 @@
+package textin
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestLinesSkipCommentsAndNameLines(t *testing.T) {
+	in := "# header\n\n1 2 # two\n   \n#x\n3\r\nlast"
+	l := NewLines(strings.NewReader(in))
+	type got struct {
+		line   int
+		fields []string
+	}
+	var gs []got
+	for l.Next() {
+		gs = append(gs, got{l.Line(), slices.Clone(l.Fields())})
+	}
+	want := []got{{3, []string{"1", "2"}}, {6, []string{"3"}}, {7, []string{"last"}}}
+	if len(gs) != len(want) {
+		t.Fatalf("got %v, want %v", gs, want)
+	}
+	for i := range want {
+		if gs[i].line != want[i].line || !slices.Equal(gs[i].fields, want[i].fields) {
+			t.Errorf("line %d: got %v, want %v", i, gs[i], want[i])
+		}
+	}
+	if l.Err() != nil {
+		t.Error(l.Err())
+	}
+	if f := Fields("a b#c d"); !slices.Equal(f, []string{"a", "b"}) {
+		t.Errorf("Fields: %q", f)
+	}
+}
+
+func TestLinesReportReadErrorWithLine(t *testing.T) {
+	l := NewLines(iotest.TimeoutReader(strings.NewReader("1\n2\n")))
+	for l.Next() {
+	}
+	if err := l.Err(); !errors.Is(err, iotest.ErrTimeout) || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("read error: %v", err)
+	}
+}

@@ -1,0 +1,51 @@
+package topo
+
+import "slices"
+
+// BreadthFirst is the one breadth-first search of the module: hop distances of graphs
+// (Graph.DistRow), the graph orderings of package curves and the starting orders of the
+// ordering solver all walk through it.
+//
+// It visits the nodes reachable from src that level marks unvisited (level[v] < 0),
+// sets level[v] to their hop distance from src, and appends them to order in visiting
+// order. Neighbours are taken in Neighbors order (ascending), or sorted stably by cmp
+// when it is not nil. level has m.N() entries and is kept between calls, so walks from
+// several sources share it (a later walk skips what an earlier one reached).
+func BreadthFirst(m Machine, src int, level []int, order []int, cmp func(a, b int) int) []int {
+	head := len(order)
+	level[src] = 0
+	order = append(order, src)
+	var nb []int
+	for ; head < len(order); head++ {
+		a := order[head]
+		nb = m.Neighbors(a, nb[:0])
+		if cmp != nil {
+			slices.SortStableFunc(nb, cmp)
+		}
+		for _, b := range nb {
+			if level[b] < 0 {
+				level[b] = level[a] + 1
+				order = append(order, b)
+			}
+		}
+	}
+	return order
+}
+
+// BFSOrder returns the breadth-first order of m from src, neighbours in ascending
+// order; the nodes src cannot reach follow, each unreached component walked from its
+// smallest node.
+func BFSOrder(m Machine, src int) []int {
+	n := m.N()
+	level := make([]int, n)
+	for i := range level {
+		level[i] = -1
+	}
+	order := BreadthFirst(m, src, level, make([]int, 0, n), nil)
+	for v := 0; v < n; v++ {
+		if level[v] < 0 {
+			order = BreadthFirst(m, v, level, order, nil)
+		}
+	}
+	return order
+}
