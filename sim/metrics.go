@@ -20,6 +20,7 @@ type meter struct {
 	stamp  int32
 	stack  []int
 	nb     []int
+	sorted []int // ringSpan scratch
 }
 
 func newMeter(g *topo.Grid, c Compat) *meter {
@@ -65,7 +66,7 @@ func (m *meter) measure(r *JobResult) {
 	}
 	lo, hi := slices.Min(nodes), slices.Max(nodes)
 	r.Span = hi - lo + 1
-	r.RingSpan = ringSpan(nodes, m.g.N())
+	r.RingSpan = ringSpan(nodes, m.g.N(), &m.sorted)
 	r.Components = m.components(nodes)
 }
 
@@ -131,8 +132,13 @@ func extent(cnt []int64, wrap bool) int {
 	return d - gap
 }
 
-func ringSpan(nodes []int, n int) int {
-	s := slices.Sorted(slices.Values(nodes))
+func ringSpan(nodes []int, n int, scratch *[]int) int {
+	s := nodes
+	if !slices.IsSorted(s) { // center-based allocators return sorted nodes
+		s = append((*scratch)[:0], nodes...)
+		slices.Sort(s)
+		*scratch = s
+	}
 	gap := s[0] + n - s[len(s)-1] // wrap-around gap, counted in steps
 	for i := 1; i < len(s); i++ {
 		gap = max(gap, s[i]-s[i-1])
