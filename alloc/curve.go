@@ -152,6 +152,22 @@ func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule CurveRu
 	return a, nil
 }
 
+// Ranked is an allocator that allocates along an ordering of the nodes; a replay
+// measures spans on its ranks (Leung et al. 2002 §2.3).
+type Ranked interface {
+	// Ordering returns the node of each rank (a new slice).
+	Ordering() []int
+}
+
+// Ordering returns the node of each rank.
+func (a *CurveAllocator) Ordering() []int {
+	o := make([]int, len(a.order))
+	for r, v := range a.order {
+		o[r] = int(v)
+	}
+	return o
+}
+
 func (a *CurveAllocator) Name() string          { return a.name }
 func (a *CurveAllocator) Machine() topo.Machine { return a.m }
 func (a *CurveAllocator) NumFree() int          { return a.st.NumFree() }

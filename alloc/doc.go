@@ -10,6 +10,13 @@
 //     MM and MM+Inc (MM, Gen-Alg and MM+Inc are package ptas's implementations).
 //   - Block-based: the Multiple Buddy Strategy (Lo, Windisch, Liu and Nitzberg 1997) as
 //     the comparator.
+//   - I/O-aware (P. Liu, C.-C. Hsu and J.-J. Wu, "I/O Processor Allocation for Mesh
+//     Cluster Computers", §3-§4; the paper file gives no DOI): the binary-tree family
+//     bt, sbt, dbt and their independent and dependent non-contiguous variants
+//     (bintree.go), the spatially compact scbt and Mache et al.'s parallel layout plas
+//     (scbt.go), and the compactness measures D (Definition 1) and Lemma 1's spatial
+//     compactness (compact.go). Choices where the paper is silent are in those files'
+//     notes and docs/io.md.
 //
 // Parse builds an allocator from a spec such as "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 // With Options.Compat = CompatPReMAS every allocator follows the published simulator

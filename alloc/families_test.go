@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ func familySpec(f string) string {
 	if f == "paging" {
 		return "paging:morton:0" // pages of one node keep the exact free count
 	}
-	return f
+	return f + familyArg[f]
 }
 
 // refuses lists the families that reject some machines by design, with the words
@@ -26,7 +27,21 @@ func familySpec(f string) string {
 var refuses = map[string]map[string]string{
 	"mc":     {"torus:4x4": "mesh without wraparound"},
 	"paging": {"mesh:5x3x2": "2D grid"},
+	"plas":   {"mesh:5x3x2": "2D mesh"},
 }
+
+func init() {
+	// The binary-tree family (bintree.go) needs 2^m x 2^n meshes.
+	for _, f := range []string{"bt", "sbt", "dbt", "ind-bt", "ind-sbt", "ind-dbt", "d-bt", "d-sbt", "d-dbt", "scbt"} {
+		refuses[f] = map[string]string{"mesh:5x3x2": "2^m x 2^n", "torus:4x4": "2^m x 2^n"}
+	}
+}
+
+// familyArg gives the families that need an argument one; fragmenting reports the
+// families that may refuse a request for external fragmentation (ErrFragmented),
+// which the contract replay below does not allow; bintree_test.go checks them.
+var familyArg = map[string]string{"sbt": ":16", "dbt": ":1/4", "ind-sbt": ":16", "ind-dbt": ":1/4", "d-sbt": ":16", "d-dbt": ":1/4"}
+var fragmenting = map[string]bool{"bt": true, "sbt": true, "dbt": true}
 
 // TestAllFamiliesContract replays random allocate/release sequences on every
 // registered allocator family (the center-based ones included) and checks the
@@ -40,6 +55,9 @@ func TestAllFamiliesContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, f := range Names() {
+			if f == "as-run" {
+				continue // places recorded node lists, never k nodes: TestAsRunContract
+			}
 			a, err := Parse(familySpec(f), m, Options{})
 			if want, ok := refuses[f][spec]; ok {
 				if err == nil || !strings.Contains(err.Error(), want) {
@@ -49,6 +67,9 @@ func TestAllFamiliesContract(t *testing.T) {
 			}
 			if err != nil {
 				t.Errorf("%s on %s: %v", f, spec, err)
+				continue
+			}
+			if fragmenting[f] {
 				continue
 			}
 			rng := rand.New(rand.NewPCG(uint64(i), uint64(m.N())))
@@ -84,7 +105,7 @@ func TestCurveOnGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, spec := range []string{"freelist:bfs", "ff:bfs", "bf:rcm:ring", "sos:rowmajor"} {
+	for _, spec := range []string{"freelist:bfs", "ff:bfs", "bf:rcm:ring", "sos:rowmajor", "genalg"} {
 		a, err := Parse(spec, g, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
@@ -93,5 +114,34 @@ func TestCurveOnGraph(t *testing.T) {
 	}
 	if _, err := Parse("mbs", g, Options{}); err == nil {
 		t.Error("mbs on a graph accepted")
+	}
+}
+
+// TestAsRunContract: as-run takes exactly the named hosts, refuses unknown, repeated
+// and busy ones without changing anything, and cannot choose nodes itself.
+func TestAsRunContract(t *testing.T) {
+	g, err := topo.ReadGraph(strings.NewReader("%switch s\na s\nb s\nc s\nd s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Parse("as-run", g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.(Placer)
+	if _, err := a.Allocate(1); !errors.Is(err, ErrNoPlacement) {
+		t.Fatalf("Allocate: %v", err)
+	}
+	nodes, err := p.Place([]string{"c", "a"})
+	if err != nil || !slices.Equal(nodes, []int{0, 2}) || a.NumFree() != 2 {
+		t.Fatalf("Place(c, a) = %v, %v, %d free", nodes, err, a.NumFree())
+	}
+	for _, bad := range [][]string{{"a"}, {"e"}, {"b", "b"}, nil} {
+		if _, err := p.Place(bad); err == nil || a.NumFree() != 2 {
+			t.Fatalf("Place(%v) accepted or changed the state (%d free)", bad, a.NumFree())
+		}
+	}
+	if err := a.Release(nodes); err != nil || a.NumFree() != 4 {
+		t.Fatalf("release: %v", err)
 	}
 }

@@ -85,6 +85,18 @@ func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown allocator %q; valid: %s", spec, strings.Join(Names(), ", "))
 	}
+	if g, isGraph := m.(*topo.Graph); isGraph {
+		switch name {
+		case "genalg":
+			if arg != "" {
+				return nil, fmt.Errorf("allocator %q: genalg takes no argument", spec)
+			}
+			return newGraphGenAlg(g), nil
+		case "freelist", "ff", "bf", "sos", "as-run":
+		default:
+			return nil, fmt.Errorf("allocator %q places jobs by node coordinates and needs a mesh or torus; %s is a network without coordinates (use genalg, or a curve allocator such as bf:rcm or bf:RANKING-FILE)", spec, m.Spec())
+		}
+	}
 	a, err := f.build(arg, m, opt)
 	if err != nil {
 		return nil, fmt.Errorf("allocator %q: %w", spec, err)

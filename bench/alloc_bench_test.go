@@ -49,7 +49,8 @@ func allocSpecs(m topo.Machine, curveOnly bool) []string {
 	}
 	if !curveOnly {
 		for _, f := range registered {
-			if !slices.Contains(curveFamilies, f) && f != "mbs" {
+			// opt solves every decision exactly (a search per job): not a speed peer.
+			if !slices.Contains(curveFamilies, f) && f != "mbs" && f != "opt" {
 				specs = append(specs, f)
 			}
 		}

@@ -36,10 +36,10 @@ func init() {
 	})
 	mustRegister(Curve{
 		Name:    "spectral",
-		Summary: fmt.Sprintf("sorted Fiedler vector of the graph Laplacian; connected machines up to %d nodes (O(n^3))", MaxSpectralNodes),
+		Summary: fmt.Sprintf("sorted Fiedler vector of the graph Laplacian; connected machines up to %d vertices (O(n^3))", MaxSpectralNodes),
 		Applies: func(m topo.Machine) error {
-			if m.N() > MaxSpectralNodes {
-				return fmt.Errorf("spectral ordering takes a dense O(n^3) eigendecomposition; %d nodes is above the limit of %d", m.N(), MaxSpectralNodes)
+			if nv := topo.Vertices(m); nv > MaxSpectralNodes {
+				return fmt.Errorf("spectral ordering takes a dense O(n^3) eigendecomposition; %d vertices is above the limit of %d", nv, MaxSpectralNodes)
 			}
 			return nil
 		},
@@ -67,13 +67,21 @@ func pseudoPeripheral(m topo.Machine, start int, level []int, queue []int, nb []
 func degree(m topo.Machine, a int, nb []int) int { return len(m.Neighbors(a, nb[:0])) }
 
 // bfsFarthest returns the farthest node from src (smallest degree, then index) and its
-// distance; level is scratch (reset on return).
+// distance; level is scratch (reset on return). On a machine with switches only hosts
+// (vertices below m.N()) are candidates: the walk runs through switches but starts
+// and ends at hosts.
 func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
+	n := m.N()
 	queue = topo.BreadthFirst(m, src, level, queue[:0], nil)
-	ecc := level[queue[len(queue)-1]]
+	ecc := 0
+	for _, a := range queue {
+		if a < n {
+			ecc = max(ecc, level[a])
+		}
+	}
 	far, fd := -1, 0
 	for _, a := range queue {
-		if level[a] == ecc {
+		if a < n && level[a] == ecc {
 			d := degree(m, a, nb)
 			if far < 0 || d < fd || (d == fd && a < far) {
 				far, fd = a, d
@@ -88,18 +96,20 @@ func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
 
 // graphWalk orders every component by BFS from a pseudo-peripheral node, components by
 // their smallest node; byDegree visits neighbours by (degree, index) instead of index.
+// Switches (vertices N() and up) are walked through but get no rank.
 func graphWalk(m topo.Machine, byDegree bool) Order {
 	n := m.N()
-	level := make([]int, n)
-	walked := make([]int, n) // the levels of the walk itself, kept across components
+	nv := topo.Vertices(m)
+	level := make([]int, nv)
+	walked := make([]int, nv) // the levels of the walk itself, kept across components
 	for i := range level {
 		level[i], walked[i] = -1, -1
 	}
-	o := make(Order, 0, n)
+	o := make(Order, 0, nv)
 	var nb, scratch []int
 	var byDeg func(x, y int) int
 	if byDegree {
-		deg := make([]int, n)
+		deg := make([]int, nv)
 		for a := range deg {
 			deg[a] = degree(m, a, nb)
 		}
@@ -112,7 +122,7 @@ func graphWalk(m topo.Machine, byDegree bool) Order {
 		root := pseudoPeripheral(m, s, level, scratch, nb)
 		o = topo.BreadthFirst(m, root, walked, o, byDeg)
 	}
-	return o
+	return slices.DeleteFunc(o, func(v int) bool { return v >= n }) // switches get no rank
 }
 
 // BFSOrder returns the breadth-first order of m: from a pseudo-peripheral node,
@@ -146,15 +156,16 @@ func ReverseCuthillMcKee(m topo.Machine) Order {
 // canonical. Refuses machines above MaxSpectralNodes nodes.
 func Spectral(m topo.Machine) (Order, error) {
 	n := m.N()
-	if n > MaxSpectralNodes {
-		return nil, fmt.Errorf("spectral ordering: %d nodes is above the limit of %d (dense O(n^3) eigendecomposition)", n, MaxSpectralNodes)
+	nv := topo.Vertices(m) // the Laplacian includes switches; only hosts are ranked
+	if nv > MaxSpectralNodes {
+		return nil, fmt.Errorf("spectral ordering: %d vertices is above the limit of %d (dense O(n^3) eigendecomposition)", nv, MaxSpectralNodes)
 	}
 	if n <= 2 {
 		return RowMajor(n), nil
 	}
-	lap := mat.NewSymDense(n, nil)
+	lap := mat.NewSymDense(nv, nil)
 	var nb []int
-	for a := 0; a < n; a++ {
+	for a := 0; a < nv; a++ {
 		nb = m.Neighbors(a, nb[:0])
 		lap.SetSym(a, a, float64(len(nb)))
 		for _, b := range nb {
@@ -174,7 +185,7 @@ func Spectral(m topo.Machine) (Order, error) {
 	es.VectorsTo(&vecs)
 	// Eigenvalues come in ascending order; column 1 is the Fiedler vector.
 	f := make([]float64, n)
-	bestAbs, bestI := -1.0, 0
+	bestAbs, bestI := -1.0, 0 // the sign is fixed on the hosts' entries
 	for i := range f {
 		f[i] = math.Round(vecs.At(i, 1)*1e9) / 1e9
 		if a := math.Abs(f[i]); a > bestAbs {
@@ -200,9 +211,9 @@ func Spectral(m topo.Machine) (Order, error) {
 }
 
 func connected(m topo.Machine) bool {
-	level := make([]int, m.N())
+	level := make([]int, topo.Vertices(m))
 	for i := range level {
 		level[i] = -1
 	}
-	return len(topo.BreadthFirst(m, 0, level, nil, nil)) == m.N()
+	return len(topo.BreadthFirst(m, 0, level, nil, nil)) == len(level)
 }

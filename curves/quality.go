@@ -173,13 +173,27 @@ func machineOffsetSums(m topo.Machine, o Order, ring bool, sums []int64) error {
 type Steps struct {
 	Max   int     `json:"max_step"`
 	Mean  float64 `json:"mean_step"`
-	Jumps int     `json:"jumps"` // steps longer than one hop
+	Jumps int     `json:"jumps"` // steps longer than the shortest host-to-host distance
 }
 
 // StepStats returns the step statistics of o on m; with ring the step from the last
-// node back to the first counts too.
+// node back to the first counts too. A jump is a step longer than the shortest
+// distance between two nodes: one hop, or on a switched network the shortest way
+// from a host through switches to another (two hops over a shared switch).
 func StepStats(m topo.Machine, o Order, ring bool) Steps {
 	var s Steps
+	near := 1
+	if g, ok := m.(*topo.Graph); ok && g.Vertices() > g.N() && g.N() > 1 {
+		near = -1
+		for a := range g.N() {
+			row := g.DistRow(a)
+			for b := range g.N() {
+				if d := int(row[b]); b != a && d > 0 && (near < 0 || d < near) {
+					near = d
+				}
+			}
+		}
+	}
 	n := len(o)
 	steps := n - 1
 	if ring && n > 1 {
@@ -190,7 +204,7 @@ func StepStats(m topo.Machine, o Order, ring bool) Steps {
 		d := m.Dist(o[r], o[(r+1)%n])
 		total += d
 		s.Max = max(s.Max, d)
-		if d > 1 {
+		if d > near {
 			s.Jumps++
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // Format is a ranking-file format.
@@ -397,7 +398,8 @@ func readRankingJSON(r io.Reader, n int, spec string) (Order, error) {
 }
 
 // ReadHostNames reads host names, one per line in node-index order ('#' comments and
-// blank lines skipped); names must be unique and free of spaces.
+// blank lines skipped); a line may hold a Slurm hostlist expression (node[01-16]),
+// which stands for its names in order. Names must be unique and free of spaces.
 func ReadHostNames(r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
@@ -407,11 +409,23 @@ func ReadHostNames(r io.Reader) ([]string, error) {
 		if len(fs) != 1 {
 			return nil, fmt.Errorf("line %d: want one host name per line, got %d fields", line, len(fs))
 		}
-		if first, dup := seen[fs[0]]; dup {
-			return nil, fmt.Errorf("line %d: host %q already named on line %d", line, fs[0], first)
+		here := fs[:1]
+		if strings.ContainsAny(fs[0], "[,") {
+			var err error
+			if here, err = hostlist.Expand(fs[0]); err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
 		}
-		seen[fs[0]] = line
-		names = append(names, fs[0])
+		for _, h := range here {
+			if first, dup := seen[h]; dup {
+				return nil, fmt.Errorf("line %d: host %q already named on line %d", line, h, first)
+			}
+			seen[h] = line
+			names = append(names, h)
+			if len(names) > hostlist.MaxHosts {
+				return nil, fmt.Errorf("line %d: more than %d host names", line, hostlist.MaxHosts)
+			}
+		}
 	}
 	if err := lines.Err(); err != nil {
 		return nil, err

@@ -158,6 +158,14 @@ func TestReadHostNames(t *testing.T) {
 	if _, err := ReadHostNames(strings.NewReader("a\nb\na\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("duplicate: %v", err)
 	}
+	if names, err := ReadHostNames(strings.NewReader("n[1-3]\nm0\nm[001-002],x\n")); err != nil || strings.Join(names, " ") != "n1 n2 n3 m0 m001 m002 x" {
+		t.Fatalf("hostlist lines: %v %v", names, err)
+	}
+	for _, bad := range []string{"n[3-1]\n", "n[1-2]\nn2\n", "n[0-99999999999999999999999]\n"} {
+		if _, err := ReadHostNames(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
 	if _, err := ReadHostNames(strings.NewReader("a b\n")); err == nil {
 		t.Errorf("two fields accepted")
 	}

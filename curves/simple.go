@@ -2,8 +2,10 @@ package curves
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 func init() {
@@ -12,6 +14,18 @@ func init() {
 		Summary:  "node-index order (x fastest, then y, then z); any machine",
 		Applies:  func(topo.Machine) error { return nil },
 		Generate: func(m topo.Machine) (Order, error) { return RowMajor(m.N()), nil },
+	})
+	mustRegister(Curve{
+		Name:    "name-order",
+		Summary: "hosts in natural name order (node9 before node10): the order Slurm keeps nodes in without a topology plugin; any machine (node indices on grids)",
+		Applies: func(topo.Machine) error { return nil },
+		Generate: func(m topo.Machine) (Order, error) {
+			o := RowMajor(m.N())
+			if names := NodeNames(m); names != nil {
+				slices.SortStableFunc(o, func(a, b int) int { return hostlist.NaturalCompare(names[a], names[b]) })
+			}
+			return o, nil
+		},
 	})
 	mustRegister(Curve{
 		Name:    "snake",

@@ -27,6 +27,15 @@ type SubsetOptions struct {
 	// distinct points of the input (for distinct lattice points: the unconstrained
 	// optimum of Z^d, LatticeBound). It strengthens the bound for the unchosen part.
 	SizeBound func(m int) float64
+	// MaxNodes, when > 0, stops the search after that many nodes as if ctx had ended:
+	// a budget that, unlike a time limit, gives the same answer on every machine. The
+	// greedy incumbent's local search counts too (n per seed and per swap round of k).
+	MaxNodes int64
+	// Linear, when not nil (one value per point), adds Σ_{i∈S} Linear[i] to the
+	// objective: Subset then minimises W(S) + Σ Linear. Choosing k of n points is
+	// choosing the n-k left out, T, with W(S) = W(P) - Σ_{t∈T} D(t) + W(T), D(t) the
+	// distance sum from t to all points: a smaller search when k > n/2.
+	Linear []float64
 }
 
 // SubsetResult is the outcome of Subset.
@@ -36,7 +45,7 @@ type SubsetResult struct {
 	Optimal bool    // the search finished: Total is the minimum
 	Bound   float64 // proven lower bound on the minimum (== Total when Optimal)
 	Gap     float64 // (Total - Bound) / Total, 0 when Optimal or Total == 0
-	Nodes   int64   // search nodes visited
+	Nodes   int64   // search nodes visited (and the incumbent's work, see MaxNodes)
 }
 
 // Subset finds k points of pts with minimum total pairwise L1 distance by depth-first
@@ -75,7 +84,18 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 		return SubsetResult{}, fmt.Errorf("exact: %d forced points exceed k = %d", len(opt.Forced), k)
 	}
 	_, integral := geom.ToInt(pts)
-	s := &bbSearch{ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound}
+	if opt.Linear != nil {
+		if len(opt.Linear) != n {
+			return SubsetResult{}, fmt.Errorf("exact: %d linear terms for %d points", len(opt.Linear), n)
+		}
+		for _, v := range opt.Linear {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return SubsetResult{}, fmt.Errorf("exact: linear term %v", v)
+			}
+			integral = integral && v == math.Trunc(v)
+		}
+	}
+	s := &bbSearch{lin: opt.Linear, ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound, maxNodes: opt.MaxNodes}
 	s.dist = make([]float64, n*n)
 	for i := range n {
 		for j := range n {
@@ -161,6 +181,8 @@ type bbSearch struct {
 	k, n      int
 	integral  bool
 	sizeBound func(int) float64
+	maxNodes  int64
+	lin       []float64 // optional linear term per point
 	dist      []float64
 	near      []float64
 	alpha     []float64 // Σ over A of distance
@@ -178,7 +200,7 @@ type bbSearch struct {
 }
 
 func (s *bbSearch) add(i int) {
-	s.wA += s.alpha[i]
+	s.wA += s.alpha[i] + s.linear(i)
 	for j := range s.n {
 		s.alpha[j] += s.dist[i*s.n+j]
 	}
@@ -192,11 +214,21 @@ func (s *bbSearch) remove(i int) {
 	for j := range s.n {
 		s.alpha[j] -= s.dist[i*s.n+j]
 	}
-	s.wA -= s.alpha[i]
+	s.wA -= s.alpha[i] + s.linear(i)
+}
+
+func (s *bbSearch) linear(i int) float64 {
+	if s.lin == nil {
+		return 0
+	}
+	return s.lin[i]
 }
 
 func (s *bbSearch) total(idx []int) float64 {
 	t := 0.0
+	for _, i := range idx {
+		t += s.linear(i)
+	}
 	for a := range idx {
 		for b := a + 1; b < len(idx); b++ {
 			t += s.dist[idx[a]*s.n+idx[b]]
@@ -261,6 +293,11 @@ func (s *bbSearch) greedyIncumbent(forced map[int]bool, allowed []bool) {
 		if s.ctx.Err() != nil && s.bestIdx != nil {
 			break
 		}
+		// Under a node budget the seeds spend up to half of it, one node per point
+		// sorted and per candidate swap tried.
+		if s.maxNodes > 0 && s.bestIdx != nil && s.nodes >= s.maxNodes/2 {
+			break
+		}
 		order = order[:0]
 		for i := range s.n {
 			if ok(i) && !forced[i] {
@@ -293,14 +330,16 @@ func (s *bbSearch) greedyIncumbent(forced map[int]bool, allowed []bool) {
 		if len(idx) < s.k {
 			continue
 		}
-		idx = s.improve(idx, forced, ok)
+		var rounds int
+		idx, rounds = s.improve(idx, forced, ok)
+		s.nodes += int64(s.n) * int64(1+rounds*s.k)
 		if t := s.total(idx); t < s.best {
 			s.best, s.bestIdx = t, slices.Clone(idx)
 		}
 	}
 }
 
-func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []int {
+func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) ([]int, int) {
 	in := make([]bool, s.n)
 	for _, i := range idx {
 		in[i] = true
@@ -311,7 +350,8 @@ func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []
 			h[j] += s.dist[i*s.n+j]
 		}
 	}
-	for round := 0; round < 4*s.k; round++ {
+	round := 0
+	for ; round < 4*s.k; round++ {
 		bestGain, bo, bi := 1e-9, -1, -1
 		for p, o := range idx {
 			if forced[o] {
@@ -321,7 +361,7 @@ func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []
 				if in[j] || !ok(j) {
 					continue
 				}
-				if g := h[o] - (h[j] - s.dist[o*s.n+j]); g > bestGain {
+				if g := h[o] + s.linear(o) - (h[j] - s.dist[o*s.n+j] + s.linear(j)); g > bestGain {
 					bestGain, bo, bi = g, p, j
 				}
 			}
@@ -336,7 +376,7 @@ func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) []
 			h[j] += s.dist[bi*s.n+j] - s.dist[o*s.n+j]
 		}
 	}
-	return idx
+	return idx, round
 }
 
 func medianPoint(pts []geom.PointF, idx []int) geom.PointF {
@@ -366,8 +406,9 @@ func (s *bbSearch) lowerBound(pos int) float64 {
 	s.scratch = s.scratch[:0]
 	s.scratch2 = s.scratch2[:0]
 	for _, r := range rest {
-		s.scratch = append(s.scratch, s.alpha[r]+0.5*s.near[r*s.k+m-1])
-		s.scratch2 = append(s.scratch2, s.alpha[r])
+		a := s.alpha[r] + s.linear(r)
+		s.scratch = append(s.scratch, a+0.5*s.near[r*s.k+m-1])
+		s.scratch2 = append(s.scratch2, a)
 	}
 	lb1 := geom.SumSmallest(s.scratch, m)
 	lb2 := geom.SumSmallest(s.scratch2, m)
@@ -386,7 +427,7 @@ func (s *bbSearch) lowerBound(pos int) float64 {
 // search explores the node with candidates cand[pos:]; it returns false when stopped.
 func (s *bbSearch) search(pos int) {
 	s.nodes++
-	if s.nodes&1023 == 0 && s.ctx.Err() != nil {
+	if (s.nodes&1023 == 0 && s.ctx.Err() != nil) || (s.maxNodes > 0 && s.nodes > s.maxNodes) {
 		s.stopped = true
 	}
 	lb := s.lowerBound(pos)

@@ -1,7 +1,6 @@
 package exact
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -22,25 +21,16 @@ type ClusterResult struct {
 }
 
 // Clusters computes the optimal unconstrained clusters of Z^dim for sizes 1..kmax
-// (Bender et al. 2005, §1, Fig. 2 shows k = 2..21 in the plane), each by Subset over
-// lattice points near the origin, with the origin forced as the lexicographically
-// smallest point (every set can be translated so), every other candidate
-// lexicographically larger and within L1 distance total/(k-1) of the origin (a k-set's
-// diameter is at most its total over k-1, and the incumbent bounds the total), and
-// the optima of smaller sizes as SizeBound — the unchosen part of a cluster is itself a
-// set of distinct lattice points. The sequence stops early when ctx ends; the last
-// entry then carries Optimal = false and its proven bound.
+// (Bender et al. 2005, §1, Fig. 2 shows k = 2..21 in the plane), each by Cluster. The
+// sequence stops early when ctx ends; the last entry then carries Optimal = false and
+// its proven bound.
 func Clusters(ctx context.Context, dim, kmax int) ([]ClusterResult, error) {
-	if dim < 1 || dim > 3 {
-		return nil, fmt.Errorf("exact: cluster dimension %d: must be 1, 2 or 3", dim)
-	}
 	if kmax < 1 {
 		return nil, fmt.Errorf("exact: cluster size %d must be at least 1", kmax)
 	}
-	f := []float64{0, 0} // f[m]: optimum for m points
 	var out []ClusterResult
 	for k := 1; k <= kmax; k++ {
-		res, err := cluster(ctx, dim, k, f)
+		res, err := Cluster(ctx, dim, k)
 		if err != nil {
 			return nil, err
 		}
@@ -48,114 +38,63 @@ func Clusters(ctx context.Context, dim, kmax int) ([]ClusterResult, error) {
 		if !res.Optimal {
 			break
 		}
-		if k >= 2 {
-			f = append(f, float64(res.Total))
-		}
 	}
 	return out, nil
 }
 
-// Cluster returns the optimal cluster of size k in Z^dim (computing all smaller ones
-// first for the bound).
+// Cluster returns an optimal cluster of k points of Z^dim: k points with minimum total
+// pairwise L1 distance. It searches over plane counts, not point sets (marginal.go):
+// the optimum is the least Σ_axes lineCost over down-sets of k cells, Ferrers diagrams
+// in 2D (ferrersSearch), plane partitions in 3D (planeSearch), and the reported
+// points are the best down-set with the planes of every axis in their optimal order,
+// so Total is always the cost of the returned points. When ctx ends first, the result
+// is the best cluster found with Optimal = false and a proven Bound.
 func Cluster(ctx context.Context, dim, k int) (ClusterResult, error) {
-	all, err := Clusters(ctx, dim, k)
-	if err != nil {
-		return ClusterResult{}, err
+	if dim < 1 || dim > 3 {
+		return ClusterResult{}, fmt.Errorf("exact: cluster dimension %d: must be 1, 2 or 3", dim)
 	}
-	return all[len(all)-1], nil
-}
-
-func cluster(ctx context.Context, dim, k int, f []float64) (ClusterResult, error) {
-	if k == 1 {
-		return ClusterResult{K: 1, Dim: dim, Points: []geom.Point{make(geom.Point, dim)}, Optimal: true}, nil
+	if k < 1 {
+		return ClusterResult{}, fmt.Errorf("exact: cluster size %d must be at least 1", k)
 	}
-	// Incumbent: the k lattice points nearest (L1, then L2, then lexicographic) to the
-	// best of a few centers; its total bounds the diameter of any better cluster.
-	inc := math.Inf(1)
-	var incPts []geom.Point
-	r := int(math.Ceil(math.Pow(float64(k), 1/float64(dim)))) + 2
-	box := latticeBox(dim, r)
-	for _, c := range [][]float64{{0, 0, 0}, {0.5, 0, 0}, {0.5, 0.5, 0}, {0.5, 0.5, 0.5}, {0.25, 0.25, 0}, {0.5, 0.25, 0}} {
-		c = c[:dim]
-		pts := slices.Clone(box)
-		key := func(p geom.Point) (float64, float64) {
-			l1, l2 := 0.0, 0.0
-			for j, v := range p {
-				d := float64(v) - c[j]
-				l1 += math.Abs(d)
-				l2 += d * d
+	res := ClusterResult{K: k, Dim: dim}
+	var cells []geom.Point
+	switch dim {
+	case 1:
+		// k consecutive points (Line): Σ_{i<j} (j - i) = (k^3 - k)/6.
+		for i := range k {
+			cells = append(cells, geom.Point{i})
+		}
+		res.Optimal = true
+	case 2:
+		inc := improveFerrers(columnsOf(downSet(roundPoints(2, k))))
+		cols, _, bound, opt, _ := ferrersOptimum(ctx, k, inc)
+		for x, h := range cols {
+			for y := range h {
+				cells = append(cells, geom.Point{x, y})
 			}
-			return l1, l2
 		}
-		slices.SortStableFunc(pts, func(a, b geom.Point) int {
-			a1, a2 := key(a)
-			b1, b2 := key(b)
-			if a1 != b1 {
-				return cmp.Compare(a1, b1)
+		res.Optimal, res.Bound = opt, bound
+	case 3:
+		inc := layersOf(downSet(roundPoints(3, k)))
+		layers, _, bound, opt, _ := planeOptimum(ctx, k, inc)
+		for z, l := range layers {
+			for x, h := range l {
+				for y := range h {
+					cells = append(cells, geom.Point{x, y, z})
+				}
 			}
-			if a2 != b2 {
-				return cmp.Compare(a2, b2)
-			}
-			return geom.Compare(a, b)
-		})
-		if t := float64(geom.PairwiseL1(pts[:k])); t < inc {
-			inc, incPts = t, slices.Clone(pts[:k])
 		}
+		res.Optimal, res.Bound = opt, bound
 	}
-	// Translate the incumbent so its lexicographically smallest point is the origin.
-	slices.SortFunc(incPts, func(a, b geom.Point) int { return geom.Compare(a, b) })
-	o := slices.Clone(incPts[0])
-	for i := range incPts {
-		p := slices.Clone(incPts[i])
-		for j := range p {
-			p[j] -= o[j]
-		}
-		incPts[i] = p
+	res.Points = arrangePlanes(cells)
+	res.Total = int64(geom.PairwiseL1(res.Points))
+	if res.Optimal {
+		res.Bound = res.Total
+	} else if dim > 1 {
+		res.Bound = max(res.Bound, int64(math.Ceil(LatticeBound(dim, k)-1e-9)))
+		res.Bound = min(res.Bound, res.Total)
 	}
-	D := int(inc) / (k - 1)
-	cands := []geom.Point{make(geom.Point, dim)}
-	for _, p := range latticeBox(dim, D) {
-		l1 := 0
-		for _, v := range p {
-			l1 += max(v, -v)
-		}
-		if l1 <= D && geom.Compare(p, cands[0]) > 0 {
-			cands = append(cands, p)
-		}
-	}
-	index := map[string]int{}
-	pf := make([]geom.PointF, len(cands))
-	for i, p := range cands {
-		index[fmt.Sprint(p)] = i
-		pf[i] = make(geom.PointF, dim)
-		for j, v := range p {
-			pf[i][j] = float64(v)
-		}
-	}
-	incIdx := make([]int, k)
-	for i, p := range incPts {
-		j, ok := index[fmt.Sprint(p)]
-		if !ok {
-			return ClusterResult{}, fmt.Errorf("exact: internal error: incumbent point %v outside the candidate region", p)
-		}
-		incIdx[i] = j
-	}
-	size := func(m int) float64 {
-		if m < len(f) {
-			return f[m]
-		}
-		return 0
-	}
-	res, err := Subset(ctx, pf, k, SubsetOptions{Incumbent: incIdx, Forced: []int{0}, SizeBound: size})
-	if err != nil {
-		return ClusterResult{}, err
-	}
-	out := ClusterResult{K: k, Dim: dim, Total: int64(res.Total), Optimal: res.Optimal, Bound: int64(math.Ceil(res.Bound - 1e-9))}
-	for _, i := range res.Indices {
-		out.Points = append(out.Points, cands[i])
-	}
-	slices.SortFunc(out.Points, func(a, b geom.Point) int { return geom.Compare(a, b) })
-	return out, nil
+	return res, nil
 }
 
 // latticeBox lists the points of {-r..r}^dim.
@@ -177,15 +116,9 @@ func latticeBox(dim, r int) []geom.Point {
 	return out
 }
 
-// RoundCluster returns k points of Z^dim nearest the origin in Euclidean distance
-// (ties by coordinates), a near-optimal cluster: optimal clusters for total pairwise
-// L1 distance are close to discs (Bender et al. 2005 §1, Fig. 2). Bound is
-// LatticeBound(dim, k); Optimal is true only when the two meet. The cluster command
-// reports it for the requested k when --time-limit stops the exact search earlier.
-func RoundCluster(dim, k int) (ClusterResult, error) {
-	if dim < 1 || dim > 3 || k < 1 {
-		return ClusterResult{}, fmt.Errorf("exact: cluster of %d points in dimension %d", k, dim)
-	}
+// roundPoints returns the k points of Z^dim nearest the origin in Euclidean distance
+// (ties by coordinates): the incumbent of the cluster searches.
+func roundPoints(dim, k int) []geom.Point {
 	r := 1
 	for {
 		side := 2*r + 1
@@ -212,18 +145,126 @@ func RoundCluster(dim, k int) (ClusterResult, error) {
 		}
 		return geom.Compare(a, b)
 	})
-	pts = slices.Clone(pts[:k])
-	total := int64(geom.PairwiseL1(pts))
-	// As Clusters reports them: sorted, translated so that the smallest is the origin.
+	return slices.Clone(pts[:k])
+}
+
+// downSet pushes the points of every axis-parallel line to the start of the line,
+// axis after axis, until nothing moves: a down-set of N^d with no larger plane-count
+// cost (marginal.go). The points must be distinct.
+func downSet(pts []geom.Point) []geom.Point {
+	d := len(pts[0])
+	out := make([]geom.Point, len(pts))
+	lo := slices.Clone(pts[0])
+	for _, p := range pts {
+		for j := range d {
+			lo[j] = min(lo[j], p[j])
+		}
+	}
+	for i, p := range pts {
+		q := make(geom.Point, d)
+		for j := range d {
+			q[j] = p[j] - lo[j]
+		}
+		out[i] = q
+	}
+	for moved := true; moved; {
+		moved = false
+		for axis := range d {
+			// Sort by the other coordinates, then by this one; renumber each line.
+			slices.SortFunc(out, func(a, b geom.Point) int {
+				for j := range d {
+					if j != axis && a[j] != b[j] {
+						return a[j] - b[j]
+					}
+				}
+				return a[axis] - b[axis]
+			})
+			n := 0
+			for i := range out {
+				same := i > 0
+				for j := range d {
+					if j != axis && i > 0 && out[i][j] != out[i-1][j] {
+						same = false
+					}
+				}
+				if !same {
+					n = 0
+				}
+				if out[i][axis] != n {
+					out[i][axis], moved = n, true
+				}
+				n++
+			}
+		}
+	}
+	return out
+}
+
+// columnsOf returns the column heights (nonincreasing) of a 2D down-set.
+func columnsOf(ds []geom.Point) []int {
+	var cols []int
+	for _, p := range ds {
+		for len(cols) <= p[0] {
+			cols = append(cols, 0)
+		}
+		cols[p[0]]++
+	}
+	return cols
+}
+
+// layersOf returns the z-layers of a 3D down-set, each as its column heights.
+func layersOf(ds []geom.Point) [][]int {
+	var layers [][]int
+	for _, p := range ds {
+		for len(layers) <= p[2] {
+			layers = append(layers, nil)
+		}
+		l := layers[p[2]]
+		for len(l) <= p[0] {
+			l = append(l, 0)
+		}
+		l[p[0]]++
+		layers[p[2]] = l
+	}
+	return layers
+}
+
+// arrangePlanes reorders, along every axis, the planes of the (distinct) cells in an
+// optimal order of their counts (lineOrder), so the total pairwise L1 distance of the
+// result is Σ_axes lineCost; it returns the points sorted lexicographically and
+// translated so that the smallest is the origin.
+func arrangePlanes(cells []geom.Point) []geom.Point {
+	d := len(cells[0])
+	pts := make([]geom.Point, len(cells))
+	for i := range cells {
+		pts[i] = slices.Clone(cells[i])
+	}
+	for axis := range d {
+		var vals []int
+		for _, p := range cells {
+			vals = append(vals, p[axis])
+		}
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
+		count := make([]int, len(vals))
+		at := map[int]int{}
+		for i, v := range vals {
+			at[v] = i
+		}
+		for _, p := range cells {
+			count[at[p[axis]]]++
+		}
+		_, pos := lineOrder(count)
+		for i, p := range cells {
+			pts[i][axis] = pos[at[p[axis]]]
+		}
+	}
 	slices.SortFunc(pts, func(a, b geom.Point) int { return geom.Compare(a, b) })
 	o := slices.Clone(pts[0])
-	for i, p := range pts {
-		q := make(geom.Point, len(p))
+	for _, p := range pts {
 		for j := range p {
-			q[j] = p[j] - o[j]
+			p[j] -= o[j]
 		}
-		pts[i] = q
 	}
-	bound := int64(math.Ceil(LatticeBound(dim, k) - 1e-9))
-	return ClusterResult{K: k, Dim: dim, Points: pts, Total: total, Bound: bound, Optimal: total == bound}, nil
+	return pts
 }

@@ -3,6 +3,8 @@ package exact
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,30 +16,83 @@ import (
 // (numerators of the average distances shown).
 var fig2 = []int64{1, 4, 8, 16, 25, 38, 54, 72, 96, 124, 152, 188, 227, 272, 318, 374, 433, 496, 563, 632}
 
-func TestClustersFig2(t *testing.T) {
-	kmax := 21
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
-	start := time.Now()
-	all, err := Clusters(ctx, 2, kmax)
+// OEIS A193452 (Demaine, Fekete, Rote, Schweer, Schymura, Zelke 2010, Table 1):
+// minimum total pairwise L1 distance of n points of Z^2, n = 1..49.
+var a193452 = []int64{0, 1, 4, 8, 16, 25, 38, 54, 72, 96, 124, 152, 188, 227, 272, 318, 374, 433,
+	496, 563, 632, 716, 804, 895, 992, 1091, 1204, 1318, 1442, 1570, 1704, 1840, 1996, 2153,
+	2318, 2486, 2656, 2847, 3040, 3241, 3446, 3662, 3886, 4112, 4360, 4612, 4868, 5128, 5398}
+
+// OEIS A290190: the same in Z^3, n = 2..13.
+var a290190 = []int64{1, 4, 8, 16, 25, 36, 48, 68, 89, 112, 136, 168}
+
+// checkCluster asserts the invariants of a result: k distinct points, the first at
+// the origin, Total their recomputed total, Bound <= Total, Bound == Total iff optimal.
+func checkCluster(t *testing.T, c ClusterResult) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, p := range c.Points {
+		seen[fmt.Sprint(p)] = true
+	}
+	if len(c.Points) != c.K || len(seen) != c.K || slices.ContainsFunc(c.Points[0], func(v int) bool { return v != 0 }) {
+		t.Fatalf("dim %d k %d: %d points, %d distinct, first %v", c.Dim, c.K, len(c.Points), len(seen), c.Points[0])
+	}
+	if got := int64(oracle.PairwiseL1Brute(c.Points)); got != c.Total {
+		t.Fatalf("dim %d k %d: total %d, points total %d", c.Dim, c.K, c.Total, got)
+	}
+	if c.Bound > c.Total || c.Optimal != (c.Bound == c.Total) {
+		t.Fatalf("dim %d k %d: total %d, bound %d, optimal %v", c.Dim, c.K, c.Total, c.Bound, c.Optimal)
+	}
+}
+
+func TestClustersPublished(t *testing.T) {
+	all, err := Clusters(context.Background(), 2, len(a193452))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range all {
+		checkCluster(t, c)
+		if want := a193452[c.K-1]; !c.Optimal || c.Total != want {
+			t.Errorf("Z^2 k %d: %d (optimal %v), A193452 says %d", c.K, c.Total, c.Optimal, want)
+		}
+		if c.K >= 2 && c.K <= 21 && c.Total != fig2[c.K-2] {
+			t.Errorf("Z^2 k %d: %d, Fig. 2 says %d", c.K, c.Total, fig2[c.K-2])
+		}
+	}
+	all, err = Clusters(context.Background(), 3, len(a290190)+1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range all[1:] {
-		if !c.Optimal {
-			t.Fatalf("k %d not solved (bound %d, total %d) after %v", c.K, c.Bound, c.Total, time.Since(start))
-		}
-		if want := fig2[c.K-2]; c.Total != want {
-			t.Errorf("k %d: total %d, Fig. 2 says %d", c.K, c.Total, want)
-		}
-		if got := int64(geom.PairwiseL1(c.Points)); got != c.Total || len(c.Points) != c.K {
-			t.Errorf("k %d: points total %d (%d points)", c.K, got, len(c.Points))
+		checkCluster(t, c)
+		if want := a290190[c.K-2]; !c.Optimal || c.Total != want {
+			t.Errorf("Z^3 k %d: %d (optimal %v), A290190 says %d", c.K, c.Total, c.Optimal, want)
 		}
 	}
-	if len(all) != kmax {
-		t.Fatalf("only %d sizes", len(all))
+}
+
+// The plane-count search against the former point-set search (Subset over lattice
+// points), an independent method, where the latter finishes quickly.
+func TestClusterMatchesPointSearch(t *testing.T) {
+	for _, tc := range []struct{ dim, kmax int }{{2, 16}, {3, 10}} {
+		f := []float64{0, 0}
+		for k := 1; k <= tc.kmax; k++ {
+			want, err := pointCluster(context.Background(), tc.dim, k, f)
+			if err != nil || !want.Optimal {
+				t.Fatalf("point search dim %d k %d: %v", tc.dim, k, err)
+			}
+			if k >= 2 {
+				f = append(f, float64(want.Total))
+			}
+			got, err := Cluster(context.Background(), tc.dim, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCluster(t, got)
+			if got.Total != want.Total || !got.Optimal {
+				t.Errorf("dim %d k %d: plane counts %d (optimal %v), point search %d", tc.dim, k, got.Total, got.Optimal, want.Total)
+			}
+		}
 	}
-	t.Logf("k = 2..%d in %v", kmax, time.Since(start))
 }
 
 // Small clusters against exhaustive search over a lattice box.
@@ -50,6 +105,7 @@ func TestClustersMatchBrute(t *testing.T) {
 		}
 		box := latticeBox(dim, map[int]int{1: 4, 2: 2, 3: 1}[dim])
 		for _, c := range all {
+			checkCluster(t, c)
 			if c.K < 2 {
 				continue
 			}
@@ -61,25 +117,114 @@ func TestClustersMatchBrute(t *testing.T) {
 	}
 }
 
-// RoundCluster is a valid cluster of the requested size, never below its bound, and
-// optimal where the tabulated optimum says it is.
-func TestRoundCluster(t *testing.T) {
-	for _, dim := range []int{2, 3} {
-		for k := 1; k <= 60; k++ {
-			c, err := RoundCluster(dim, k)
-			if err != nil {
-				t.Fatal(err)
+// lineCost against every order of small weight vectors, and lineOrder's order has
+// that cost.
+func TestLineCostMatchesPermutations(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 300; trial++ {
+		m := 1 + r.IntN(7)
+		w := make([]int, m)
+		for i := range w {
+			w[i] = 1 + r.IntN(6)
+		}
+		brute := infCost
+		perm := make([]int, m)
+		for i := range perm {
+			perm[i] = i
+		}
+		var rec func(i int)
+		rec = func(i int) {
+			if i == m {
+				brute = min(brute, orderCost(w, perm))
+				return
 			}
-			seen := map[string]bool{}
-			for _, p := range c.Points {
-				seen[fmt.Sprint(p)] = true
-			}
-			if len(c.Points) != k || len(seen) != k || c.Total != int64(oracle.PairwiseL1Brute(c.Points)) || c.Bound > c.Total {
-				t.Fatalf("dim %d k %d: %d points (%d distinct), total %d, bound %d", dim, k, len(c.Points), len(seen), c.Total, c.Bound)
+			for j := i; j < m; j++ {
+				perm[i], perm[j] = perm[j], perm[i]
+				rec(i + 1)
+				perm[i], perm[j] = perm[j], perm[i]
 			}
 		}
+		rec(0)
+		c, pos := lineOrder(w)
+		if c != brute || orderCost(w, pos) != c {
+			t.Fatalf("w %v: lineCost %d (order cost %d), brute %d", w, c, orderCost(w, pos), brute)
+		}
 	}
-	if c, _ := RoundCluster(2, 5); !c.Optimal || c.Total != 16 {
-		t.Fatalf("k = 5: %+v, want the optimal plus shape (16)", c)
+}
+
+func orderCost(w, pos []int) int64 {
+	var c int64
+	for i := range w {
+		for j := i + 1; j < len(w); j++ {
+			c += int64(w[i] * w[j] * max(pos[i]-pos[j], pos[j]-pos[i]))
+		}
 	}
+	return c
+}
+
+// Compression to a down-set never raises Σ lineCost of the plane counts and yields a
+// down-set: the reduction the searches rest on.
+func TestDownSetNeverWorse(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 200; trial++ {
+		dim := 2 + r.IntN(2)
+		k := 1 + r.IntN(20)
+		seen := map[string]bool{}
+		var pts []geom.Point
+		for len(pts) < k {
+			p := make(geom.Point, dim)
+			for j := range p {
+				p[j] = r.IntN(6) - 2
+			}
+			if !seen[fmt.Sprint(p)] {
+				seen[fmt.Sprint(p)] = true
+				pts = append(pts, p)
+			}
+		}
+		ds := downSet(pts)
+		in := map[string]bool{}
+		for _, p := range ds {
+			in[fmt.Sprint(p)] = true
+		}
+		for _, p := range ds {
+			for j := range p {
+				if p[j] > 0 {
+					q := slices.Clone(p)
+					q[j]--
+					if !in[fmt.Sprint(q)] {
+						t.Fatalf("%v: not a down-set (%v without %v)", ds, p, q)
+					}
+				}
+			}
+		}
+		before := int64(geom.PairwiseL1(arrangePlanes(pts)))
+		after := int64(geom.PairwiseL1(arrangePlanes(ds)))
+		if len(in) != k || after > before || before > int64(geom.PairwiseL1(pts)) {
+			t.Fatalf("%v: %d distinct after, arranged cost %d -> %d (raw %d)", pts, len(in), before, after, geom.PairwiseL1(pts))
+		}
+	}
+}
+
+// A cancelled search still returns a valid cluster of the requested size with a
+// proven bound.
+func TestClusterTimeLimit(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct{ dim, k int }{{2, 150}, {3, 50}} {
+		c, err := Cluster(ctx, tc.dim, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCluster(t, c)
+		if c.Optimal || c.Bound <= 0 {
+			t.Errorf("dim %d k %d: optimal %v bound %d after cancel", tc.dim, tc.k, c.Optimal, c.Bound)
+		}
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	c, err := Cluster(ctx, 2, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCluster(t, c)
 }

@@ -1,11 +1,24 @@
 package exact
 
-// Optimal totals of m distinct points of Z^2 and Z^3 (index m, m = 0..len-1), as
-// computed by Clusters: Z^2 up to m = 26 and Z^3 up to m = 17 (Z^2 m <= 21 is Fig. 2
-// of Bender et al. 2005; TestLatticeTable recomputes the table's prefix).
+// Optimal totals of m distinct points of Z^2 and Z^3 (index m), as computed by Cluster
+// (the plane-count search, marginal.go): Z^2 up to m = 100, Z^3 up to m = 30.
+// TestLatticeTable recomputes them; Z^2 m <= 49 is OEIS A193452 (Demaine et al. 2010,
+// Table 1) and m <= 21 Fig. 2 of Bender et al. 2005; Z^3 m <= 13 is OEIS A290190.
 var (
-	z2Optima = []int64{0, 0, 1, 4, 8, 16, 25, 38, 54, 72, 96, 124, 152, 188, 227, 272, 318, 374, 433, 496, 563, 632, 716, 804, 895, 992, 1091}
-	z3Optima = []int64{0, 0, 1, 4, 8, 16, 25, 36, 48, 68, 89, 112, 136, 168, 201, 238, 278, 322}
+	z2Optima = []int64{
+		0, 0, 1, 4, 8, 16, 25, 38, 54, 72, 96, 124, 152, 188, 227, 272, 318, 374, 433, 496,
+		563, 632, 716, 804, 895, 992, 1091, 1204, 1318, 1442, 1570, 1704, 1840, 1996, 2153,
+		2318, 2486, 2656, 2847, 3040, 3241, 3446, 3662, 3886, 4112, 4360, 4612, 4868, 5128,
+		5398, 5675, 5960, 6248, 6568, 6890, 7222, 7556, 7896, 8243, 8604, 8968, 9354, 9749,
+		10146, 10556, 10972, 11400, 11836, 12280, 12728, 13209, 13700, 14193, 14690, 15195,
+		15712, 16232, 16780, 17335, 17904, 18478, 19062, 19653, 20262, 20874, 21506, 22141,
+		22804, 23472, 24144, 24831, 25522, 26225, 26938, 27667, 28406, 29157, 29912, 30708,
+		31512, 32332,
+	}
+	z3Optima = []int64{
+		0, 0, 1, 4, 8, 16, 25, 36, 48, 68, 89, 112, 136, 168, 201, 238, 278, 322, 369, 420,
+		472, 536, 599, 664, 734, 812, 891, 972, 1062, 1156, 1249,
+	}
 )
 
 // LatticeBound returns a lower bound on the total pairwise L1 distance of any m

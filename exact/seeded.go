@@ -12,26 +12,77 @@ import (
 
 // SubsetSeeded is Subset as procalloc runs it everywhere (the subset command, the
 // replay baseline, the opt allocator): the incumbent is MM+Inc (package ptas, a
-// 7/4-approximation in 2D), and when the points are distinct points of Z^2 or Z^3 the
-// unconstrained lattice optimum (LatticeBound) bounds the part still to choose.
-// Neither changes the answer of a finished search, only how soon it finishes. opt's
-// Incumbent and SizeBound, when set, are kept.
+// 7/4-approximation in 2D), or opt's Incumbent when that is better (ties: MM+Inc), and
+// when the points are distinct points of Z^2 or Z^3 the unconstrained lattice optimum
+// (LatticeBound) bounds the part still to choose. Neither changes the answer of a
+// finished search, only how soon it finishes. opt's SizeBound, when set, is kept. When
+// k > n/2 it searches the n-k points left out instead (SubsetOptions.Linear), a
+// shallower tree.
 func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
-	if opt.Incumbent == nil {
-		mm, err := ptas.MMIncContext(ctx, pts, k, ptas.Options{})
-		switch {
-		case err == nil:
+	mm, err := ptas.MMIncContext(ctx, pts, k, ptas.Options{})
+	switch {
+	case err == nil:
+		if opt.Incumbent == nil || geom.PairwiseL1Subset(pts, mm.Indices) <= geom.PairwiseL1Subset(pts, opt.Incumbent) {
 			opt.Incumbent = mm.Indices
-		case ctx.Err() == nil:
-			return SubsetResult{}, fmt.Errorf("incumbent: %w", err)
 		}
+	case ctx.Err() == nil:
+		return SubsetResult{}, fmt.Errorf("incumbent: %w", err)
 	}
 	if opt.SizeBound == nil {
 		if d, ok := distinctLattice(pts); ok {
 			opt.SizeBound = func(m int) float64 { return LatticeBound(d, m) }
 		}
 	}
-	return Subset(ctx, pts, k, opt)
+	n := len(pts)
+	if 2*k <= n || k == n || opt.Linear != nil || opt.Forced != nil || opt.Allowed != nil || opt.Incumbent == nil {
+		return Subset(ctx, pts, k, opt)
+	}
+	// More than half: choose the n-k points left out, T, minimising
+	// W(T) - Σ_{t∈T} D(t) (SubsetOptions.Linear); the size bound still bounds W(T).
+	lin := make([]float64, n)
+	all := 0.0
+	for i := range n {
+		for j := range n {
+			lin[i] -= geom.L1(pts[i], pts[j])
+		}
+		all -= lin[i]
+	}
+	all /= 2 // W(P)
+	in := make([]bool, n)
+	for _, i := range opt.Incumbent {
+		if i >= 0 && i < n {
+			in[i] = true
+		}
+	}
+	comp := func(in []bool) []int {
+		var out []int
+		for i := range n {
+			if !in[i] {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	copt := opt
+	copt.Linear = lin
+	copt.Incumbent = comp(in)
+	res, err := Subset(ctx, pts, n-k, copt)
+	if err != nil {
+		return SubsetResult{}, err
+	}
+	clear(in)
+	for _, i := range res.Indices {
+		in[i] = true
+	}
+	out := SubsetResult{Indices: comp(in), Total: all + res.Total, Optimal: res.Optimal,
+		Bound: all + res.Bound, Nodes: res.Nodes}
+	if out.Optimal {
+		out.Bound = out.Total
+	}
+	if out.Total > 0 {
+		out.Gap = (out.Total - out.Bound) / out.Total
+	}
+	return out, nil
 }
 
 // distinctLattice reports the dimension of pts when it is 2 or 3 and the points are

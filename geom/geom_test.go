@@ -22,10 +22,14 @@ func TestBoundingBoxTriplePerimeter(t *testing.T) {
 
 func TestReadPoints(t *testing.T) {
 	pts, err := ReadPoints(strings.NewReader("# header\n1 2\n\n3.5 -4 # c\n1 2\n"))
+	if p, err := ReadPoints(strings.NewReader("9007199254740991 -9007199254740991\n")); err != nil || p[0][0] != 1<<53-1 {
+		t.Errorf("2^53-1: %v, %v", p, err)
+	}
 	if err != nil || len(pts) != 3 || pts[1][0] != 3.5 {
 		t.Fatalf("got %v, %v", pts, err)
 	}
-	for _, bad := range []string{"", "# only\n", "1 2\n3\n", "1 NaN\n", "1 inf\n", "1 x\n"} {
+	for _, bad := range []string{"", "# only\n", "1 2\n3\n", "1 NaN\n", "1 inf\n", "1 x\n",
+		"9007199254740993 0\n", "0 -9007199254740992\n"} { // 2^53+1 would read as 2^53
 		if _, err := ReadPoints(strings.NewReader(bad)); err == nil {
 			t.Errorf("accepted %q", bad)
 		}

@@ -34,10 +34,11 @@ func ReadPoints(r io.Reader) ([]PointF, error) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("line %d: coordinate %d: %q is not finite", line, j+1, f)
 			}
-			if math.Abs(v) > 1<<53 {
-				// Beyond 2^53 float64 cannot tell neighbouring integers apart, so
-				// distinct points would silently become equal.
-				return nil, fmt.Errorf("line %d: coordinate %d: %q is beyond 2^53, where coordinates lose precision; shift or rescale the points", line, j+1, f)
+			if math.Abs(v) >= 1<<53 {
+				// From 2^53 on float64 cannot tell neighbouring integers apart
+				// (2^53+1 reads as 2^53), so distinct points would silently become
+				// equal or move.
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is 2^53 or beyond, where coordinates lose precision; shift or rescale the points", line, j+1, f)
 			}
 			p[j] = v
 		}

@@ -2,7 +2,6 @@ package ilp
 
 import (
 	"context"
-	"math"
 	"slices"
 )
 
@@ -84,66 +83,7 @@ func GilmoreLawlerBound(ctx context.Context, q *QAP) (bound float64, ok bool) {
 }
 
 // assignmentMin returns the minimum of sum cost[i][p(i)] over permutations p
-// (Hungarian method with potentials, O(n^3)).
+// (the Hungarian method of lapSolver, O(n^3)), or false when ctx ends first.
 func assignmentMin(ctx context.Context, n int, cost []float64) (float64, bool) {
-	inf := math.Inf(1)
-	u := make([]float64, n+1)
-	v := make([]float64, n+1)
-	p := make([]int, n+1) // p[j]: row matched to column j (1-based), 0 = none
-	way := make([]int, n+1)
-	minv := make([]float64, n+1)
-	used := make([]bool, n+1)
-	for i := 1; i <= n; i++ {
-		if i%64 == 0 && ctx.Err() != nil {
-			return 0, false
-		}
-		p[0] = i
-		j0 := 0
-		for j := range minv {
-			minv[j] = inf
-			used[j] = false
-		}
-		for {
-			used[j0] = true
-			i0 := p[j0]
-			delta := inf
-			j1 := 0
-			for j := 1; j <= n; j++ {
-				if used[j] {
-					continue
-				}
-				cur := cost[(i0-1)*n+(j-1)] - u[i0] - v[j]
-				if cur < minv[j] {
-					minv[j] = cur
-					way[j] = j0
-				}
-				if minv[j] < delta {
-					delta = minv[j]
-					j1 = j
-				}
-			}
-			for j := 0; j <= n; j++ {
-				if used[j] {
-					u[p[j]] += delta
-					v[j] -= delta
-				} else {
-					minv[j] -= delta
-				}
-			}
-			j0 = j1
-			if p[j0] == 0 {
-				break
-			}
-		}
-		for j0 != 0 {
-			j1 := way[j0]
-			p[j0] = p[j1]
-			j0 = j1
-		}
-	}
-	var total float64
-	for j := 1; j <= n; j++ {
-		total += cost[(p[j]-1)*n+(j-1)]
-	}
-	return total, true
+	return newLAPSolver(n).solveContext(ctx, n, cost, nil)
 }

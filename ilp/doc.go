@@ -40,8 +40,21 @@
 //     16 nodes), its own certificate.
 //   - MethodLocal: the local search and the bounds only, for instances too large for
 //     the MIP.
-//   - MethodAuto: the DP when it is small enough (AutoDPStates), else the MIP (the
-//     local search when HiGHS is not compiled in).
+//   - MethodBB: branch and bound without HiGHS, after the local search and bounds. For
+//     any QAP (BranchAndBound) the Gilmore-Lawler bound at every node, the reduced
+//     costs of its assignment bounding the children and choosing the branching row or
+//     column (polytomic branching as in J. Clausen and M. Perregaard, "Solving Large
+//     Quadratic Assignment Problems in Parallel", Computational Optimization and
+//     Applications 8, 1997), symmetry from the distance
+//     matrix's automorphisms and interchangeable facilities. For orderings
+//     (BranchAndBoundOrdering) ranks placed in order, bounded by the cheapest walk
+//     whose K+1 consecutive nodes are distinct (a table over the last K nodes), with
+//     dominance and lexicographic-leader symmetry breaking. WalkBound (K+2
+//     consecutive nodes distinct, vertex-transitive machines) is one more root bound
+//     of every method.
+//   - MethodAuto: MethodBB up to AutoBBMaxNodes nodes, else the DP when it is small
+//     enough (AutoDPStates), else the MIP (the local search when HiGHS is not compiled
+//     in).
 //
 // A new method is one more Method constant and one more case where SolveOrdering and
 // SolveQAP dispatch on it.

@@ -3,6 +3,8 @@ package ilp
 import (
 	"context"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,4 +61,47 @@ func TestOrderingStopsPromptly(t *testing.T) {
 	defer cancel()
 	res, err = SolveOrdering(ctx, g, w, OrderOptions{})
 	check(res, err, "3 s time limit", time.Since(t0), 6*time.Second)
+}
+
+// Issue 13 item 6: the default formulation fits the column budget and says when the
+// budget ruled out the tighter one (window3 on this graph has 2.3M columns).
+func TestFormulationChoiceFitsBudgetAndSaysSo(t *testing.T) {
+	if !highs.Available() {
+		t.Skip("HiGHS not compiled in (build with -tags highs)")
+	}
+	f, err := os.Open("testdata/random40.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := topo.ReadGraph(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := curves.Weights{1, 0.5, 0.25}
+	q, err := OrderingQAP(g, w, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ModelSize(q, FormulationWindow3, false); c <= DefaultMaxColumns || c > 3_000_000 {
+		t.Fatalf("window3 has %d columns; the test needs between %d and 3e6", c, DefaultMaxColumns)
+	}
+	if got := autoFormulation(q, false, 3_000_000); got != FormulationWindow3 {
+		t.Errorf("with a budget of 3e6 columns: %s, want %s", got, FormulationWindow3)
+	}
+	if testing.Short() {
+		t.Skip("-short: builds and starts a MIP of 179,440 columns")
+	}
+	// Stop as soon as the MIP reports progress: the note is made before it starts.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := SolveOrdering(ctx, g, w, OrderOptions{Options: Options{Progress: func(highs.Progress) { cancel() }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Formulation != FormulationAJ || !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "window3 would have") && strings.Contains(n, "--max-columns")
+	}) {
+		t.Errorf("default budget: formulation %q, notes %q; want aj and a note naming window3's size", res.Formulation, res.Notes)
+	}
 }

@@ -14,7 +14,7 @@ import (
 
 // OrderOptions control SolveOrdering.
 type OrderOptions struct {
-	Options // Method: MethodMIP (default), MethodDP, MethodLocal or MethodAuto
+	Options // Method: MethodMIP (the zero value), MethodBB, MethodDP, MethodLocal or MethodAuto (the CLI default)
 	// Ring scores rank differences around the ring (Leung et al. 2002 §2.3, ring span).
 	Ring bool
 	// Flat ignores a graph's groups (switches) and orders all nodes in one problem.
@@ -35,13 +35,17 @@ const (
 	MethodDP Method = "dp"
 	// MethodLocal: local search and the lower bounds only, no MIP.
 	MethodLocal Method = "local"
-	// MethodAuto: for orderings the DP when its state count is at most AutoDPStates;
-	// otherwise the MIP, or the local search when HiGHS is not compiled in.
+	// MethodBB: branch and bound, no HiGHS: BranchAndBoundOrdering for orderings
+	// (BranchAndBound when it does not apply), BranchAndBound for general QAPs.
+	MethodBB Method = "bb"
+	// MethodAuto: MethodBB up to AutoBBMaxNodes nodes (facilities); otherwise for
+	// orderings the DP when its state count is at most AutoDPStates, else the MIP, or
+	// the local search when HiGHS is not compiled in.
 	MethodAuto Method = "auto"
 )
 
 // Methods lists the methods.
-var Methods = []Method{MethodAuto, MethodMIP, MethodDP, MethodLocal}
+var Methods = []Method{MethodAuto, MethodMIP, MethodBB, MethodDP, MethodLocal}
 
 // ParseMethod returns the method named s.
 func ParseMethod(s string) (Method, error) {
@@ -113,6 +117,9 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		if len(g.Groups()) > 0 && !opt.Flat {
 			return orderHierarchical(ctx, g, w, opt)
 		}
+	}
+	if opt.Method == MethodAuto && m.N() <= AutoBBMaxNodes {
+		opt.Method = MethodBB
 	}
 	if opt.Method == MethodDP || (opt.Method == MethodAuto && OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
 		return orderByDP(ctx, m, w, opt)

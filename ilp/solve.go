@@ -111,8 +111,13 @@ func SolveQAP(ctx context.Context, q *QAP, starts []Start, opt Options) (*Result
 // It is the one entry point of every method that works on a QAP: a new method is one
 // more case of the switch.
 func solveSym(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Options) (*Result, error) {
+	if opt.Method == MethodAuto && q.N <= AutoBBMaxNodes {
+		opt.Method = MethodBB
+	}
 	switch opt.Method {
 	case "", MethodMIP, MethodLocal, MethodAuto:
+	case MethodBB:
+		return solveBB(ctx, q, starts, sym, opt)
 	case MethodDP:
 		return nil, fmt.Errorf("method %s orders machines (SolveOrdering); it does not solve general QAPs", MethodDP)
 	default:
@@ -201,8 +206,14 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if maxCols <= 0 {
 		maxCols = DefaultMaxColumns
 	}
+	var budgetNote string
 	if opt.Formulation == "" {
 		opt.Formulation = autoFormulation(q, opt.cyclic, maxCols)
+		// Say when the memory budget, not the instance, ruled out the tighter model.
+		if c := ModelSize(q, FormulationWindow3, opt.cyclic); opt.Formulation == FormulationAJ && c > maxCols {
+			budgetNote = fmt.Sprintf("formulation %s (%d columns): %s would have %d, above the limit of %d (Options.MaxColumns, --max-columns on the command line)",
+				FormulationAJ, ModelSize(q, FormulationAJ, opt.cyclic), FormulationWindow3, c, maxCols)
+		}
 	}
 	if err := checkFormulation(opt.Formulation); err != nil {
 		return nil, err
@@ -224,6 +235,11 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	if wb, ok := WindowBound(ctx, q, opt.cyclic); ok {
 		if b := roundBound(wb, res.Granularity); b > res.Bound {
 			res.Bound, res.BoundSource = b, "window"
+		}
+	}
+	if wb, ok := WalkBound(ctx, q, opt.cyclic); ok {
+		if b := roundBound(wb, res.Granularity); b > res.Bound {
+			res.Bound, res.BoundSource = b, "walk"
 		}
 	}
 	lsOpt := opt.LocalSearch
@@ -274,7 +290,7 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 		return res, nil
 	}
 	if res.proven() && !opt.forceMIP {
-		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition"}[res.BoundSource]
+		name := map[string]string{"glb": "Gilmore-Lawler", "window": "window-decomposition", "walk": "walk"}[res.BoundSource]
 		res.Notes = append(res.Notes, "the local search optimum meets the "+name+" bound: no MIP needed")
 		return finish(StatusOptimal)
 	}
@@ -289,6 +305,9 @@ func solveQAP(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Op
 	} else if cols > maxCols {
 		res.Notes = append(res.Notes, fmt.Sprintf("MIP skipped: the %s model would have %d columns, above the limit of %d (about 2 KB of memory each; the limit is Options.MaxColumns, --max-columns on the command line)", opt.Formulation, cols, maxCols))
 		return finish(StatusHeuristic)
+	}
+	if budgetNote != "" {
+		res.Notes = append(res.Notes, budgetNote)
 	}
 	if !highs.Available() {
 		return nil, highs.ErrNotAvailable

@@ -21,4 +21,7 @@
 //   - Pattern and Workload: jobs' communication patterns and message quotas.
 //   - UniformTraffic: the open-loop latency/throughput experiment.
 //   - RouteMeter: static per-job metrics (message distance, routes sharing a link).
+//   - IORouter and Disks: I/O nodes attached along one side of a mesh and their disks
+//     (P. Liu, C.-C. Hsu and J.-J. Wu, "I/O Processor Allocation for Mesh Cluster
+//     Computers", §2 and §5.1); docs/io.md.
 package netsim

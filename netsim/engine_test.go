@@ -212,7 +212,10 @@ func TestUniformTrafficSaturatesBelowBisectionBound(t *testing.T) {
 			t.Fatalf("bisection bound of %dx%d = %v, want 4/k = %v", k, k, bound, want)
 		}
 		cfg := TrafficConfig{Warmup: 2000, Measure: 10000, Seed: 1}
-		cfg.Rate = bound / 5
+		// The model saturates at 35-45 % of the bound (docs/comm.md: wormhole
+		// switching without virtual channels); below 30 % it must not, and past
+		// saturation it must still carry at least 30 % of the bound.
+		cfg.Rate = 0.3 * bound
 		low, err := UniformTraffic(context.Background(), r, DefaultParams(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -225,7 +228,7 @@ func TestUniformTrafficSaturatesBelowBisectionBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !high.Saturated() || high.Accepted > bound*1.02 {
+		if !high.Saturated() || high.Accepted > bound*1.02 || high.Accepted < 0.3*bound {
 			t.Fatalf("%dx%d at %.3f: accepted %.4f, bound %.4f: %+v", k, k, cfg.Rate, high.Accepted, bound, high)
 		}
 	}

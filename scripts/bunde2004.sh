@@ -57,6 +57,7 @@ for a in "${list[@]}"; do
 done
 awk -F, 'NR > 1 { n++; y = $2; for (k = 3; k <= 4; k++) { x = $k; sx[k] += x; sxx[k] += x*x; sxy[k] += x*y }; sy += y; syy += y*y }
 	END {
+		if (n < 3) { printf "too few 128-processor n-body jobs (%d) for a correlation\n", n; exit 1 }
 		for (k = 3; k <= 4; k++) {
 			r = (n*sxy[k] - sx[k]*sy) / sqrt((n*sxx[k] - sx[k]^2) * (n*syy - sy^2))
 			printf "%s: Pearson r = %.3f over %d jobs\n", (k == 3 ? "run time vs average pairwise distance" : "run time vs average message distance"), r, n

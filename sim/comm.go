@@ -101,7 +101,10 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			return nil, err
 		}
 	}
-	router := netsim.NewGridRouter(cfg.Machine)
+	router, err := netsim.NewRouter(cfg.Machine)
+	if err != nil {
+		return nil, err
+	}
 	finished := []int{}
 	tagJob := map[int]int{}
 	var latency int64
@@ -152,6 +155,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 		now := eng.Now()
 		for _, i := range finished {
 			r := &res[i]
+			m.release(r.Nodes)
 			if err := cfg.Alloc.Release(r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at cycle %d: %w", r.ID, now, err)
 			}
@@ -173,7 +177,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 				break
 			}
 			r := &res[i]
-			if err := startJob(r, cfg, ties, m, rm); err != nil {
+			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
 				return nil, fmt.Errorf("%w at cycle %d", err, now)
 			}
 			r.Start = now

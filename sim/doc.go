@@ -4,4 +4,15 @@
 // 2010 §I and §III: full titles in package alloc). With alloc.CompatPReMAS it follows
 // the PReMAS simulator exactly and reproduces the published tables; docs/sim.md says
 // how, rule by rule.
+//
+// Machines are grids or graphs (switched networks: hop distances through the
+// switches). Span, ring span and stretch-span are measured on the ranks of the
+// allocator's ordering, as Leung et al. 2002 §2.3 define span on the ranking. Traces
+// are SWF, the converted format, or Slurm accounting (sacct(1) -P output); the as-run
+// scheduler and the alloc as-run allocator replay production's recorded start times
+// and node lists (docs/fabric.md).
+//
+// Batch is the I/O experiment of Liu, Hsu and Wu, "I/O Processor Allocation for Mesh
+// Cluster Computers" (§5): a batch of tasks that communicate and then write to the
+// I/O nodes, on the network model of package netsim; docs/io.md.
 package sim

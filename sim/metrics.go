@@ -9,10 +9,14 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// meter computes the per-job allocation metrics.
+// meter computes the per-job allocation metrics: on a grid from coordinates, on a
+// graph from hop distances (breadth-first rows, cached by the graph).
 type meter struct {
-	g      *topo.Grid
-	wrap   []bool // wrap used for distances and boxes (none under PReMAS)
+	g      *topo.Grid  // nil on a graph
+	graph  *topo.Graph // nil on a grid
+	n      int
+	rank   []int32 // rank of each node in the span ordering; nil: node index
+	wrap   []bool  // wrap used for distances and boxes (none under PReMAS)
 	dims   []int
 	coord  [][]int32 // coord[j][node]
 	counts []int64   // per-dimension value counts (scratch)
@@ -20,29 +24,74 @@ type meter struct {
 	stamp  int32
 	stack  []int
 	nb     []int
-	sorted []int // ringSpan scratch
+	ranks  []int              // scratch
+	sorted []int              // ringSpan scratch
+	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
+	bl     *baseline          // the exact baseline, when asked for
 }
 
-func newMeter(g *topo.Grid, c Compat) *meter {
-	m := &meter{g: g, dims: g.Dims(), wrap: slices.Clone(g.Wrap())}
+// release tells the baseline that nodes are free again.
+func (m *meter) release(nodes []int) {
+	if m.bl != nil {
+		m.bl.release(nodes)
+	}
+}
+
+// newMeter returns the meter of machine m (a *topo.Grid or a *topo.Graph). Spans are
+// measured on the ranks of ordering span (node of each rank; nil: node indices).
+func newMeter(m topo.Machine, c Compat, span []int) (*meter, error) {
+	mt := &meter{n: m.N(), mark: make([]int32, m.N())}
+	if span != nil {
+		if len(span) != m.N() {
+			return nil, fmt.Errorf("span ordering has %d ranks for %d nodes", len(span), m.N())
+		}
+		mt.rank = make([]int32, m.N())
+		for r, v := range span {
+			mt.rank[v] = int32(r)
+		}
+	}
+	mt.cm, _ = alloc.NewCompactness(m)
+	switch g := m.(type) {
+	case *topo.Graph:
+		mt.graph = g
+		return mt, nil
+	case *topo.Grid:
+		mt.g = g
+	default:
+		return nil, fmt.Errorf("sim: no metrics for machine %s", m.Spec())
+	}
+	g := mt.g
+	mt.dims, mt.wrap = g.Dims(), slices.Clone(g.Wrap())
 	if c == alloc.CompatPReMAS {
 		// PReMAS has meshes only: plain L1, no wraparound.
-		clear(m.wrap)
+		clear(mt.wrap)
 	}
-	m.coord = make([][]int32, len(m.dims))
-	c0 := make([]int, len(m.dims))
-	for j := range m.dims {
-		m.coord[j] = make([]int32, g.N())
+	mt.coord = make([][]int32, len(mt.dims))
+	c0 := make([]int, len(mt.dims))
+	for j := range mt.dims {
+		mt.coord[j] = make([]int32, g.N())
 	}
 	for i := range g.N() {
 		c0 = g.Coord(i, c0)
 		for j, v := range c0 {
-			m.coord[j][i] = int32(v)
+			mt.coord[j][i] = int32(v)
 		}
 	}
-	m.counts = make([]int64, slices.Max(m.dims))
-	m.mark = make([]int32, g.N())
-	return m
+	mt.counts = make([]int64, slices.Max(mt.dims))
+	return mt, nil
+}
+
+// measureCompactness records D and Lemma 1's condition of the free set after r's
+// allocation, when the machine and the allocator allow it (else FreeSquares = -1).
+func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
+	r.FreeSquares = -1
+	st, ok := a.(interface{ State() *alloc.State })
+	if m.cm == nil || !ok {
+		return
+	}
+	free := st.State().IsFree
+	r.FreeSquares = m.cm.Squares(free)
+	r.SpatiallyCompact, _ = m.cm.SpatiallyCompact(free)
 }
 
 func (m *meter) measure(r *JobResult) {
@@ -50,6 +99,16 @@ func (m *meter) measure(r *JobResult) {
 	k := len(nodes)
 	r.TotalL1 = 0
 	r.BoxVolume, r.BoxSides = 1, 0
+	if m.graph != nil {
+		// Hop distances; a bounding box means nothing on a graph.
+		r.BoxVolume = 0
+		for i, a := range nodes {
+			row := m.graph.DistRow(a)
+			for _, b := range nodes[i+1:] {
+				r.TotalL1 += int64(row[b])
+			}
+		}
+	}
 	for j, d := range m.dims {
 		cnt := m.counts[:d]
 		clear(cnt)
@@ -64,9 +123,17 @@ func (m *meter) measure(r *JobResult) {
 	if k > 1 {
 		r.AvgL1 = float64(r.TotalL1) / (float64(k) * float64(k-1) / 2)
 	}
-	lo, hi := slices.Min(nodes), slices.Max(nodes)
+	ranks := nodes
+	if m.rank != nil {
+		m.ranks = m.ranks[:0]
+		for _, v := range nodes {
+			m.ranks = append(m.ranks, int(m.rank[v]))
+		}
+		ranks = m.ranks
+	}
+	lo, hi := slices.Min(ranks), slices.Max(ranks)
 	r.Span = hi - lo + 1
-	r.RingSpan = ringSpan(nodes, m.g.N(), &m.sorted)
+	r.RingSpan = ringSpan(ranks, m.n, &m.sorted)
 	r.Components = m.components(nodes)
 }
 
@@ -134,7 +201,7 @@ func extent(cnt []int64, wrap bool) int {
 
 func ringSpan(nodes []int, n int, scratch *[]int) int {
 	s := nodes
-	if !slices.IsSorted(s) { // center-based allocators return sorted nodes
+	if !slices.IsSorted(s) { // sorted already from center-based allocators on node indices
 		s = append((*scratch)[:0], nodes...)
 		slices.Sort(s)
 		*scratch = s
@@ -146,6 +213,9 @@ func ringSpan(nodes []int, n int, scratch *[]int) int {
 	return n - gap + 1
 }
 
+// components counts the connected components of the job's nodes: on a grid through
+// its links, on a graph through host-to-host links and shared switches (two hosts on
+// one switch are neighbours).
 func (m *meter) components(nodes []int) int {
 	m.stamp++
 	if m.stamp == 0 {
@@ -158,6 +228,7 @@ func (m *meter) components(nodes []int) int {
 	for _, v := range nodes {
 		m.mark[v] = in
 	}
+	var nb2 []int
 	comps := 0
 	for _, v := range nodes {
 		if m.mark[v] == seen {
@@ -169,8 +240,22 @@ func (m *meter) components(nodes []int) int {
 		for len(m.stack) > 0 {
 			u := m.stack[len(m.stack)-1]
 			m.stack = m.stack[:len(m.stack)-1]
-			m.nb = m.g.Neighbors(u, m.nb[:0])
+			if m.graph != nil {
+				m.nb = m.graph.Neighbors(u, m.nb[:0])
+			} else {
+				m.nb = m.g.Neighbors(u, m.nb[:0])
+			}
 			for _, w := range m.nb {
+				if w >= m.n { // a switch: its hosts are u's neighbours
+					nb2 = m.graph.Neighbors(w, nb2[:0])
+					for _, x := range nb2 {
+						if x < m.n && m.mark[x] == in {
+							m.mark[x] = seen
+							m.stack = append(m.stack, x)
+						}
+					}
+					continue
+				}
 				if m.mark[w] == in {
 					m.mark[w] = seen
 					m.stack = append(m.stack, w)
@@ -200,14 +285,18 @@ type Summary struct {
 	MeanSlowdown        float64 `json:"mean_slowdown"`
 	MaxWait             int64   `json:"max_wait"`
 	Makespan            int64   `json:"makespan"`
-	Utilization         float64 `json:"utilization"`
-	MeanSpan            float64 `json:"mean_span"`
-	MeanRingSpan        float64 `json:"mean_ring_span"`
-	MeanStretchSpan     float64 `json:"mean_stretch_span"`
-	MeanBoxVolume       float64 `json:"mean_bbox_volume"`
-	MeanBoxSides        float64 `json:"mean_bbox_sides"`
-	MeanComponents      float64 `json:"mean_components"`
-	PctContiguous       float64 `json:"pct_contiguous"`
+	// SpanOrder names the ordering whose ranks span, ring span and stretch-span are
+	// measured on (Leung et al. 2002 §2.3): the curve allocator's own, the one
+	// Config.SpanName names, or "node index".
+	SpanOrder       string  `json:"span_order"`
+	Utilization     float64 `json:"utilization"`
+	MeanSpan        float64 `json:"mean_span"`
+	MeanRingSpan    float64 `json:"mean_ring_span"`
+	MeanStretchSpan float64 `json:"mean_stretch_span"`
+	MeanBoxVolume   float64 `json:"mean_bbox_volume"`
+	MeanBoxSides    float64 `json:"mean_bbox_sides"`
+	MeanComponents  float64 `json:"mean_components"`
+	PctContiguous   float64 `json:"pct_contiguous"`
 	// Route metrics of the jobs' communication pattern (JobResult): the mean over
 	// jobs of their average message distance (hops), of their hop-bytes, and of the
 	// most of their routes on one link.
@@ -217,7 +306,48 @@ type Summary struct {
 	MeanMaxShared       float64      `json:"mean_max_routes_on_a_link"`
 	Comm                *CommSummary `json:"comm,omitempty"`
 	Ties                *Ties        `json:"ties,omitempty"`
-	BySize              []Size       `json:"by_size"`
+	// With the exact baseline (Config.Baseline): the mean over decisions proven
+	// optimal of the allocator's total pairwise L1 over the optimum, and the
+	// fraction of decisions proven.
+	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
+	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
+	// Fallbacks counts the decisions an exact allocator (opt) left unproven.
+	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
+	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
+	Compactness *CompactnessSummary `json:"compactness,omitempty"`
+	BySize      []Size              `json:"by_size"`
+}
+
+// Fallbacks is alloc.FallbackCounter's count for one replay.
+type Fallbacks struct {
+	Decisions int64 `json:"decisions"`
+	Fallbacks int64 `json:"fallbacks"`
+}
+
+// CompactnessSummary is the mean D (Definition 1: free power-of-two squares) after
+// each allocation and the percentage of allocations after which the free set met
+// Lemma 1's condition of spatial compactness.
+type CompactnessSummary struct {
+	MeanFreeSquares     float64 `json:"mean_free_squares"`
+	PctSpatiallyCompact float64 `json:"pct_spatially_compact"`
+}
+
+func summarizeCompactness(res []JobResult) *CompactnessSummary {
+	var sq, compact, n int
+	for i := range res {
+		if res[i].FreeSquares < 0 {
+			return nil
+		}
+		sq += res[i].FreeSquares
+		if res[i].SpatiallyCompact {
+			compact++
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return &CompactnessSummary{MeanFreeSquares: float64(sq) / float64(n), PctSpatiallyCompact: 100 * float64(compact) / float64(n)}
 }
 
 // Ties is Johnson et al. 2010 Fig. 4 for one replay.
@@ -232,12 +362,14 @@ type Ties struct {
 
 // Size is the breakdown for one job size.
 type Size struct {
-	Procs               int     `json:"procs"`
-	Jobs                int     `json:"jobs"`
-	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
-	MeanWait            float64 `json:"mean_wait"`
-	PctContiguous       float64 `json:"pct_contiguous"`
+	Procs               int      `json:"procs"`
+	Jobs                int      `json:"jobs"`
+	MeanTotalPairwiseL1 float64  `json:"mean_total_pairwise_l1"`
+	MeanAvgPairwiseL1   float64  `json:"mean_avg_pairwise_l1"`
+	MeanWait            float64  `json:"mean_wait"`
+	PctContiguous       float64  `json:"pct_contiguous"`
+	MeanRatioToOptimal  *float64 `json:"mean_ratio_to_optimal,omitempty"`
+	BaselineProven      *float64 `json:"baseline_proven,omitempty"`
 }
 
 // Result is a finished replay.
@@ -248,6 +380,7 @@ type Result struct {
 
 func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched, Compat: string(cfg.Compat), Jobs: len(res)}
+	_, s.SpanOrder = spanOrder(cfg)
 	if s.Sched == "" {
 		s.Sched = "fcfs"
 	}
@@ -271,6 +404,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	type acc struct {
 		n, contig       int
 		tot, avg, waits float64
+		jobs            []*JobResult
 	}
 	by := map[int]*acc{}
 	for i := range res {
@@ -308,6 +442,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 		if r.Components == 1 {
 			a.contig++
 		}
+		a.jobs = append(a.jobs, r)
 	}
 	n := float64(len(res))
 	s.MeanTotalPairwiseL1 = float64(totL1) / n
@@ -318,14 +453,32 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = span/n, ring/n, stretch/n
 	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = vol/n, sides/n, comps/n
 	s.PctContiguous = 100 * float64(contig) / n
+	s.Compactness = summarizeCompactness(res)
 	s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = msgDist/n, hopBytes/n, shared/n
 	s.Makespan = last - first
 	if s.Makespan > 0 {
 		s.Utilization = work / (float64(cfg.Machine.N()) * float64(s.Makespan))
 	}
 	for p, a := range by {
-		s.BySize = append(s.BySize, Size{Procs: p, Jobs: a.n, MeanTotalPairwiseL1: a.tot / float64(a.n),
-			MeanAvgPairwiseL1: a.avg / float64(a.n), MeanWait: a.waits / float64(a.n), PctContiguous: 100 * float64(a.contig) / float64(a.n)})
+		z := Size{Procs: p, Jobs: a.n, MeanTotalPairwiseL1: a.tot / float64(a.n),
+			MeanAvgPairwiseL1: a.avg / float64(a.n), MeanWait: a.waits / float64(a.n), PctContiguous: 100 * float64(a.contig) / float64(a.n)}
+		if cfg.Baseline != nil {
+			b := baselineOf(a.jobs)
+			z.MeanRatioToOptimal, z.BaselineProven = &b.MeanRatio, &b.Proven
+		}
+		s.BySize = append(s.BySize, z)
+	}
+	if cfg.Baseline != nil {
+		all := make([]*JobResult, len(res))
+		for i := range res {
+			all[i] = &res[i]
+		}
+		b := baselineOf(all)
+		s.MeanRatioToOptimal, s.BaselineProven = &b.MeanRatio, &b.Proven
+	}
+	if fc, ok := cfg.Alloc.(alloc.FallbackCounter); ok {
+		d, f := fc.Fallbacks()
+		s.Fallbacks = &Fallbacks{Decisions: d, Fallbacks: f}
 	}
 	slices.SortFunc(s.BySize, func(a, b Size) int { return a.Procs - b.Procs })
 	if tr != nil {
@@ -369,7 +522,11 @@ func newRouteMeter(cfg Config) (*routeMeter, error) {
 	if cfg.Comm != nil {
 		seed = cfg.Comm.Seed
 	}
-	return &routeMeter{m: netsim.NewRouteMeter(netsim.NewGridRouter(cfg.Machine), pat, seed), bytes: bytes}, nil
+	router, err := netsim.NewRouter(cfg.Machine)
+	if err != nil {
+		return nil, err
+	}
+	return &routeMeter{m: netsim.NewRouteMeter(router, pat, seed), bytes: bytes}, nil
 }
 
 func (rm *routeMeter) measure(r *JobResult) {

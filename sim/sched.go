@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// SchedNames lists the schedulers.
+// SchedNames lists the schedulers that decide start times; "as-run" (production's
+// recorded start times, sacct traces only) is not among them.
 var SchedNames = []string{"fcfs", "easy", "cplant"}
 
 // scheduler decides which queued job starts next. arrive queues job i; depart tells
@@ -24,6 +25,28 @@ var schedulers = map[string]func(res []JobResult) scheduler{
 	"fcfs":   func(res []JobResult) scheduler { return &fcfs{res: res} },
 	"easy":   func(res []JobResult) scheduler { return &easy{res: res} },
 	"cplant": func(res []JobResult) scheduler { return &cplant{res: res} },
+	"as-run": func(res []JobResult) scheduler { return &asRun{res: res} },
+}
+
+// asRun starts every job when production started it (Job.Started, from an sacct
+// trace), whatever is free: with the as-run allocator the replay then is production's
+// own schedule and placement. Run adds a wake-up event at each recorded start.
+type asRun struct {
+	res   []JobResult
+	queue []int
+}
+
+func (s *asRun) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
+func (s *asRun) depart(int64, int, *runSet)              {}
+
+func (s *asRun) next(now int64, _ int, _ *runSet) int {
+	for k, i := range s.queue {
+		if max(s.res[i].Started, s.res[i].Arrival) <= now {
+			s.queue = slices.Delete(s.queue, k, k+1)
+			return i
+		}
+	}
+	return -1
 }
 
 func newScheduler(name string, res []JobResult) (scheduler, error) {
@@ -32,7 +55,7 @@ func newScheduler(name string, res []JobResult) (scheduler, error) {
 	}
 	mk, ok := schedulers[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy or cplant)", name)
+		return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy, cplant or as-run)", name)
 	}
 	return mk(res), nil
 }

@@ -20,7 +20,7 @@ type Compat = alloc.Compat
 
 // Config describes one replay.
 type Config struct {
-	Machine *topo.Grid
+	Machine topo.Machine    // a *topo.Grid or a *topo.Graph
 	Alloc   alloc.Allocator // fresh (every node free); must be on Machine
 	Sched   string          // "fcfs", "easy" or "cplant"
 	Compat  Compat
@@ -35,6 +35,14 @@ type Config struct {
 	// MessageBytes is the message size of the static hop-bytes (default 256, the
 	// default 32 flits of 8 bytes); with Comm, its message size is used.
 	MessageBytes int64
+	// SpanOrder, when set, is the ordering (node of each rank) on whose ranks span,
+	// ring span and stretch-span are measured (Leung et al. 2002 §2.3), named
+	// SpanName; else a curve allocator's own ordering (alloc.Ranked), else node
+	// indices.
+	SpanOrder []int
+	SpanName  string
+	// Baseline, when set, solves every decision exactly for comparison (Baseline).
+	Baseline *Baseline
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
 	// DropNodes forgets each job's node list (JobResult.Nodes) when the job ends,
@@ -122,6 +130,18 @@ type JobResult struct {
 	MessageDistance float64 // MessageHops / Messages
 	HopBytes        int64   // sum over messages of hops x message bytes
 	MaxShared       int64   // most of the job's routes (one cycle) on one link
+	// Compactness of the free set right after the job's allocation (Liu et al. §4;
+	// alloc.Compactness), on 2^m x 2^n meshes with an allocator that exposes its
+	// state: FreeSquares is D (Definition 1), -1 when not measured;
+	// SpatiallyCompact is Lemma 1's condition.
+	FreeSquares      int
+	SpatiallyCompact bool
+	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
+	// job's start (the best found when not proven), whether it was proven, and
+	// TotalL1 over it (0 when not proven).
+	OptTotalL1     int64
+	OptProven      bool
+	RatioToOptimal float64
 }
 
 // Wait returns start - arrival.
@@ -138,6 +158,7 @@ func (r *JobResult) Slowdown() float64 {
 
 type event struct {
 	time   int64
+	wake   bool // only asks the scheduler again (as-run: a recorded start)
 	depart bool
 	seq    int
 	job    int
@@ -201,12 +222,24 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	ties := tieReporter(cfg)
-	m := newMeter(cfg.Machine, cfg.Compat)
+	span, _ := spanOrder(cfg)
+	m, err := newMeter(cfg.Machine, cfg.Compat, span)
+	if err != nil {
+		return nil, err
+	}
 	rm, err := newRouteMeter(cfg)
 	if err != nil {
 		return nil, err
 	}
+	bl, err := newBaseline(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.bl = bl
 	if cfg.Comm != nil {
+		if cfg.Sched == "as-run" {
+			return nil, errors.New("sim: the as-run schedule keeps production's run times; it does not take a communication model")
+		}
 		return runComm(ctx, res, cfg, sch, m, rm)
 	}
 
@@ -214,8 +247,16 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	for i, j := range jobs {
 		q = append(q, event{time: j.Arrival, seq: i, job: i})
 	}
-	heap.Init(&q)
 	seq := len(jobs)
+	if cfg.Sched == "as-run" {
+		for i, j := range jobs {
+			if j.Started > j.Arrival {
+				q = append(q, event{time: j.Started, seq: seq, job: i, wake: true})
+				seq++
+			}
+		}
+	}
+	heap.Init(&q)
 	running := &runSet{}
 	done := 0
 	for q.Len() > 0 {
@@ -230,11 +271,15 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		now := q[0].time
 		for q.Len() > 0 && q[0].time == now {
 			e := heap.Pop(&q).(event)
+			if e.wake {
+				continue
+			}
 			r := &res[e.job]
 			if e.depart {
 				if err := cfg.Alloc.Release(r.Nodes); err != nil {
 					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 				}
+				m.release(r.Nodes)
 				if cfg.DropNodes {
 					r.Nodes = nil
 				}
@@ -251,7 +296,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				break
 			}
 			r := &res[i]
-			if err := startJob(r, cfg, ties, m, rm); err != nil {
+			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
@@ -281,8 +326,14 @@ func tieReporter(cfg Config) alloc.TieReporter {
 }
 
 // startJob allocates r's nodes and measures the allocation.
-func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
-	nodes, err := cfg.Alloc.Allocate(r.Procs)
+func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
+	var nodes []int
+	var err error
+	if p, ok := cfg.Alloc.(alloc.Placer); ok {
+		nodes, err = p.Place(r.NodeList)
+	} else {
+		nodes, err = cfg.Alloc.Allocate(r.Procs)
+	}
 	if err != nil {
 		return fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
 	}
@@ -295,6 +346,13 @@ func startJob(r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *ro
 	}
 	m.measure(r)
 	rm.measure(r)
+	m.measureCompactness(r, cfg.Alloc)
+	if m.bl != nil {
+		if err := m.bl.measure(ctx, r); err != nil {
+			return err
+		}
+		m.bl.take(r.Nodes)
+	}
 	return nil
 }
 
@@ -309,4 +367,20 @@ func estimate(j Job, c Compat) int64 {
 		return j.Estimate
 	}
 	return max(j.Estimate, j.Runtime)
+}
+
+// spanOrder returns the ordering spans are measured on and its name (see
+// Config.SpanOrder).
+func spanOrder(cfg Config) ([]int, string) {
+	if cfg.SpanOrder != nil {
+		name := cfg.SpanName
+		if name == "" {
+			name = "given ordering"
+		}
+		return cfg.SpanOrder, name
+	}
+	if r, ok := cfg.Alloc.(alloc.Ranked); ok {
+		return r.Ordering(), "allocator's ordering"
+	}
+	return nil, "node index"
 }

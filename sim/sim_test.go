@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -201,7 +203,7 @@ func TestJobTooLarge(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	g := topo.Mesh(4, 4)
-	m := newMeter(g, alloc.CompatPReMAS)
+	m, _ := newMeter(g, alloc.CompatPReMAS, nil)
 	// Nodes (0,0), (1,0), (3,3): pairwise L1 1 + 6 + 5 = 12; box 4x4; 2 components.
 	r := &JobResult{Job: Job{Procs: 3}, Nodes: []int{0, 1, 15}}
 	m.measure(r)
@@ -212,7 +214,7 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("average %v, want 4", r.AvgL1)
 	}
 	tor := topo.Torus(4, 4)
-	m = newMeter(tor, alloc.CompatSST)
+	m, _ = newMeter(tor, alloc.CompatSST, nil)
 	r = &JobResult{Job: Job{Procs: 2}, Nodes: []int{0, 15}} // (0,0) and (3,3): 2 hops around
 	m.measure(r)
 	if r.TotalL1 != 2 || r.BoxVolume != 4 || r.Components != 2 {
@@ -251,7 +253,7 @@ func TestReadSWF(t *testing.T) {
 			{ID: 2, Line: 5, Arrival: 20, Procs: 8, Runtime: 50, Estimate: -1},
 			{ID: 5, Line: 8, Arrival: 50, Procs: 2, Runtime: 8, Estimate: 200},
 		}
-		if tr.Format != "swf" || tr.MaxProcs != 128 || tr.Filtered != 3 || !slices.Equal(tr.Jobs, want) {
+		if tr.Format != "swf" || tr.MaxProcs != 128 || tr.Filtered != 3 || !reflect.DeepEqual(tr.Jobs, want) {
 			t.Errorf("got %+v", tr)
 		}
 	}
@@ -296,7 +298,7 @@ func TestScale(t *testing.T) {
 		}
 	}
 	again, _ := Scale{Replicate: 3, Seed: 1}.Apply(jobs)
-	if !slices.Equal(out, again) {
+	if !reflect.DeepEqual(out, again) {
 		t.Errorf("replication is not deterministic")
 	}
 }
@@ -307,6 +309,9 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add([]byte("; MaxProcs: 5\n\n"))
 	f.Add([]byte("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n"))
 	f.Add([]byte("0 1e3 10 -1\n"))
+	if sacct, err := os.ReadFile("testdata/sacct-fattree.txt"); err == nil {
+		f.Add(sacct)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := ReadTrace(bytes.NewReader(data), ReadOptions{})
 		if err != nil {

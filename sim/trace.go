@@ -20,6 +20,12 @@ type Job struct {
 	Procs    int   // processors used
 	Runtime  int64 // run time
 	Estimate int64 // requested time; -1 when unknown
+	// NodeList is where production ran the job (sacct's NodeList, expanded), for the
+	// as-run allocator; nil for other traces.
+	NodeList []string
+	// Started is when production started the job, in seconds from the trace's start
+	// (only sacct traces record it; 0 otherwise); the as-run scheduler starts jobs then.
+	Started int64
 }
 
 // Trace is a workload: jobs in file order plus what the header said.
@@ -33,12 +39,16 @@ type Trace struct {
 	// 0 when absent; TimeZone its TimeZoneString (e.g. "US/Pacific"), "" when absent.
 	UnixStart int64
 	TimeZone  string
+	// Skipped counts sacct records that are not replayed, by reason (job steps,
+	// pending, cancelled before start, still running, earlier runs of requeued jobs).
+	Skipped map[string]int
 }
 
 // ReadOptions tune ReadTrace.
 type ReadOptions struct {
-	// Format is "swf", "converted", or "" to detect it from the first record: lines
-	// starting with ';' or records of 18 fields are SWF, 4 fields the converted format.
+	// Format is "swf", "converted", "sacct", or "" to detect it from the first
+	// record: lines starting with ';' or records of 18 fields are SWF, 4 fields the
+	// converted format, a '|'-separated header naming JobID or JobIDRaw sacct -P.
 	Format string
 	// SkipBad skips and counts malformed lines instead of failing on the first one.
 	SkipBad bool
@@ -78,7 +88,8 @@ func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
 // files: records with allocated processors (field 5) <= 0 are dropped; run time is
 // field 4, or field 6 when field 4 is -1; status (field 11) -1, 0 and 1 are kept, 5
 // only when the run time is positive; values are rounded to the nearest integer. A
-// record whose run time is still unknown (negative) is dropped too. Dropped records
+// record whose run time is still unknown (negative), or whose submit time is
+// negative, is dropped too. Dropped records
 // are counted in Trace.Filtered. Converted files are taken as they are.
 func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
@@ -94,8 +105,13 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	switch opt.Format {
 	case "", "swf", "converted":
+		if opt.Format == "" && looksLikeSacct(br) {
+			return readSacct(br, opt)
+		}
+	case "sacct":
+		return readSacct(br, opt)
 	default:
-		return nil, fmt.Errorf("unknown trace format %q (want swf or converted)", opt.Format)
+		return nil, fmt.Errorf("unknown trace format %q (want swf, converted or sacct)", opt.Format)
 	}
 	t := &Trace{Format: opt.Format}
 	sc := bufio.NewScanner(br)

@@ -8,11 +8,24 @@
 // and SST (docs/sim.md). The hop distance is the L1 distance,
 // each wrapped dimension taking the shorter way around.
 //
-// A Graph is an irregular network read from an edge list; its hop distances come from
-// breadth-first search (BreadthFirst, the module's one BFS, which the graph orderings
-// of package curves and the ordering solver's starts use too). Processors may be
-// grouped under switches, as Leung et al. §2.2 order hierarchical networks switch by
-// switch.
+// A Graph is an irregular network; its hop distances come from breadth-first search
+// (BreadthFirst, the module's one BFS, which the graph orderings of package curves
+// and the ordering solver's starts use too). Processors may be grouped under switches, as Leung et al. §2.2 order
+// hierarchical networks switch by switch. A switched network keeps its switches as
+// vertices after the hosts: they route and count in hop distances, only hosts
+// (0..N()-1) get ranks and jobs, and hosts are grouped under their leaf switch.
+// Graphs are read from an edge list (ReadGraph, %switch lines for switches),
+// ibnetdiscover output in its default and -p forms with an optional node-name-map
+// (ReadIBNetDiscover; infiniband-diags ibnetdiscover(8)), Slurm's topology.conf
+// (topology.conf(5): tree and block) and topology.yaml (topology.yaml(5): tree,
+// block, and torus3d with dims and nodes as Slurm's torus3d_record.c maps them);
+// ReadGraphFormat detects which. Node sets are Slurm hostlist expressions
+// (package hostlist).
+//
+// Synthetic switched machines follow SST merlin's topology builders
+// (sst-elements src/sst/elements/merlin/topology): "fattree:4,4:4,4:8" is merlin's
+// fattree "shape", "dragonfly:hosts_per_router=...,routers_per_group=...,
+// intergroup_links=...,num_groups=..." its dragonfly with absolute global links.
 //
 // Machine specs on the command line (ParseSpec): "mesh:16x16", "torus:8x8",
 // "mesh:8x8x5", "mesh:8x8x5:wrap=yz" (wrap letters x, y, z, w, then d4, d5, ... are not

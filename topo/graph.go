@@ -13,15 +13,21 @@ import (
 	"gonum.org/v1/gonum/graph/simple"
 )
 
-// Graph is an irregular network: nodes 0..N-1 with names, undirected unit-length links,
-// and optional groups (processors under a switch). Hop distances come from
-// breadth-first search (BreadthFirst), one source at a time, and are cached per source.
+// Graph is an irregular network: vertices with names, undirected unit-length links,
+// and optional groups (processors under a switch). Vertices 0..N-1 are the hosts, the
+// nodes that get ranks and jobs; vertices N..Vertices()-1, when there are any, are
+// switches: they route messages and count in hop distances but are never allocated
+// (an InfiniBand fabric, a Slurm tree topology, a fat tree or a dragonfly). Hop
+// distances come from breadth-first search (BreadthFirst), one source at a time, and
+// are cached per source.
 type Graph struct {
 	names  []string
 	index  map[string]int
 	g      *simple.UndirectedGraph
 	adj    [][]int
 	groups []Group
+	hosts  int    // vertices 0..hosts-1 are hosts, the rest switches
+	spec   string // Spec() when set (synthetic machines)
 
 	mu   sync.Mutex
 	rows map[int][]int32
@@ -33,26 +39,33 @@ type Group struct {
 	Nodes []int
 }
 
+type edge struct {
+	a, b string
+	line int
+}
+
+type groupDecl struct {
+	name  string
+	nodes []string
+	line  int
+}
+
 // ReadGraph reads an edge list: one link "U V" (two node names) per line, '#' starting
 // a comment. Names that are all non-negative integers are node indices 0..max;
 // otherwise nodes are numbered in order of first appearance. "%node NAME" declares a
 // node (fixing its index), "%group NAME: A B C" puts processors A, B, C under switch
-// NAME. Self loops, repeated links and repeated directives are errors naming the line.
+// NAME, "%switch NAME" makes NAME a switch vertex, which routes but gets no rank (names
+// are then names, not indices; hosts are grouped under their switch unless %group
+// lines say otherwise). Self loops, repeated links and repeated directives are errors
+// naming the line.
 func ReadGraph(r io.Reader) (*Graph, error) {
-	type edge struct {
-		a, b string
-		line int
-	}
-	type groupDecl struct {
-		name  string
-		nodes []string
-		line  int
-	}
 	var (
 		order    []string
 		seen     = map[string]bool{}
 		declared = map[string]int{} // %node NAME -> line
 		grouped  = map[string]int{} // %group NAME -> line
+		switches = map[string]int{} // %switch NAME -> line
+		swOrder  []string
 		edges    []edge
 		groups   []groupDecl
 	)
@@ -75,6 +88,16 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			}
 			declared[f[1]] = line
 			note(f[1])
+		case f[0] == "%switch":
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: %%switch takes one name, got %d", line, len(f)-1)
+			}
+			if first, dup := switches[f[1]]; dup {
+				return nil, fmt.Errorf("line %d: switch %s listed twice (first on line %d)", line, f[1], first)
+			}
+			switches[f[1]] = line
+			swOrder = append(swOrder, f[1])
+			note(f[1])
 		case f[0] == "%group":
 			rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "%group"))
 			name, members, ok := strings.Cut(rest, ":")
@@ -92,7 +115,7 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 			grouped[name] = line
 			groups = append(groups, groupDecl{name, ms, line})
 		case strings.HasPrefix(f[0], "%"):
-			return nil, fmt.Errorf("line %d: unknown directive %q (want %%node or %%group)", line, f[0])
+			return nil, fmt.Errorf("line %d: unknown directive %q (want %%node, %%group or %%switch)", line, f[0])
 		default:
 			if len(f) != 2 {
 				return nil, fmt.Errorf("line %d: want two node names \"U V\", got %d fields", line, len(f))
@@ -110,6 +133,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	}
 	if len(order) == 0 {
 		return nil, fmt.Errorf("no nodes in graph")
+	}
+	if len(switches) > 0 {
+		return edgeListFabric(order, switches, swOrder, edges, groups)
 	}
 	// All-integer names are indices 0..max.
 	numeric := true
@@ -151,23 +177,36 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 		}
 		g.addEdge(a, b)
 	}
+	if err := g.setGroups(groups); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// setGroups replaces g's groups by the declared ones; a name that is no host, or a
+// host in two groups, is an error naming the line.
+func (g *Graph) setGroups(groups []groupDecl) error {
+	g.groups = nil
 	inGroup := map[int]string{}
 	for _, gd := range groups {
 		grp := Group{Name: gd.name}
 		for _, m := range gd.nodes {
 			i, ok := g.index[m]
-			if !ok {
-				return nil, fmt.Errorf("line %d: group %q names unknown node %q", gd.line, gd.name, m)
+			switch {
+			case !ok:
+				return fmt.Errorf("line %d: group %q names unknown node %q", gd.line, gd.name, m)
+			case g.IsSwitch(i):
+				return fmt.Errorf("line %d: group %q names switch %q; groups hold hosts", gd.line, gd.name, m)
 			}
 			if other, dup := inGroup[i]; dup {
-				return nil, fmt.Errorf("line %d: node %q is already in group %q", gd.line, m, other)
+				return fmt.Errorf("line %d: node %q is already in group %q", gd.line, m, other)
 			}
 			inGroup[i] = gd.name
 			grp.Nodes = append(grp.Nodes, i)
 		}
 		g.groups = append(g.groups, grp)
 	}
-	return g, nil
+	return nil
 }
 
 func newGraph(names []string) *Graph {
@@ -182,6 +221,7 @@ func newGraph(names []string) *Graph {
 		g.index[n] = i
 		g.g.AddNode(simple.Node(int64(i)))
 	}
+	g.hosts = len(names)
 	return g
 }
 
@@ -239,13 +279,19 @@ func GraphOf(m Machine) *Graph {
 	return g
 }
 
-// N returns the number of nodes.
-func (g *Graph) N() int { return len(g.names) }
+// N returns the number of hosts (the nodes that get ranks); switches are not counted.
+func (g *Graph) N() int { return g.hosts }
 
-// Name returns node i's name.
+// Vertices returns the number of vertices: hosts, then switches.
+func (g *Graph) Vertices() int { return len(g.names) }
+
+// IsSwitch reports whether vertex v is a switch (a routing vertex, never allocated).
+func (g *Graph) IsSwitch(v int) bool { return v >= g.hosts }
+
+// Name returns vertex i's name (a host's for i < N()).
 func (g *Graph) Name(i int) string { return g.names[i] }
 
-// Lookup returns the index of the node with the given name.
+// Lookup returns the index of the vertex with the given name (a host when < N()).
 func (g *Graph) Lookup(name string) (int, bool) {
 	i, ok := g.index[name]
 	return i, ok
@@ -260,7 +306,8 @@ func (g *Graph) Gonum() graph.Undirected { return g.g }
 // Edges returns the number of links.
 func (g *Graph) Edges() int { return g.g.Edges().Len() }
 
-// Neighbors appends the nodes one hop from a, ascending.
+// Neighbors appends the vertices one hop from a, ascending; on a graph with switches
+// they include switch vertices (>= N()): see Vertices.
 func (g *Graph) Neighbors(a int, dst []int) []int {
 	start := len(dst)
 	dst = append(dst, g.adj[a]...)
@@ -268,8 +315,14 @@ func (g *Graph) Neighbors(a int, dst []int) []int {
 	return dst
 }
 
-// Spec names the graph by its size.
+// Spec names the graph: the synthetic machine's spec, or its size.
 func (g *Graph) Spec() string {
+	switch {
+	case g.spec != "":
+		return g.spec
+	case g.hosts < len(g.names):
+		return fmt.Sprintf("graph:%dhosts,%dswitches,%dlinks", g.hosts, len(g.names)-g.hosts, g.Edges())
+	}
 	return fmt.Sprintf("graph:%dnodes,%dlinks", g.N(), g.Edges())
 }
 
@@ -318,4 +371,39 @@ func (g *Graph) CheckConnected() error {
 		}
 	}
 	return nil
+}
+
+// edgeListFabric builds an edge list with %switch lines: hosts in order of first
+// appearance, then the switches in the order of their lines.
+func edgeListFabric(order []string, switches map[string]int, swOrder []string, edges []edge, groups []groupDecl) (*Graph, error) {
+	f := NewFabric()
+	for _, n := range order {
+		if _, sw := switches[n]; !sw {
+			f.AddHost(n)
+		}
+	}
+	for _, n := range swOrder {
+		f.AddSwitch(n)
+	}
+	seen := map[[2]string]int{}
+	for _, e := range edges {
+		key := [2]string{min(e.a, e.b), max(e.a, e.b)}
+		if first, dup := seen[key]; dup {
+			return nil, fmt.Errorf("line %d: link %s-%s given twice (first on line %d)", e.line, e.a, e.b, first)
+		}
+		seen[key] = e.line
+		if err := f.Link(e.a, e.b); err != nil {
+			return nil, fmt.Errorf("line %d: %w", e.line, err)
+		}
+	}
+	g, err := f.Graph()
+	if err != nil {
+		return nil, err
+	}
+	if len(groups) > 0 {
+		if err := g.setGroups(groups); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
 }

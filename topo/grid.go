@@ -13,6 +13,7 @@ type Grid struct {
 	wrap    []bool
 	strides []int
 	n       int
+	io      *IO // I/O nodes attached along one side (nil: none); see io.go
 }
 
 // NewGrid returns the grid with the given dimension sizes; wrap may be nil (a mesh) or
@@ -219,7 +220,7 @@ func (g *Grid) Spec() string {
 	}
 	switch {
 	case none:
-		return "mesh:" + size
+		return "mesh:" + size + g.ioSpec()
 	case all:
 		return "torus:" + size
 	default:

@@ -8,7 +8,8 @@ import (
 
 // ParseSpec parses a grid spec: "mesh:XxY[xZ...]", "torus:XxY[xZ...]" (wraparound in
 // every dimension), "mesh:XxYxZ:wrap=LETTERS" (wraparound in the dimensions named x, y,
-// z, w) or the published simulators' "mesh[X,Y,Z]" (sizes of 1 at the end dropped).
+// z, w), the published simulators' "mesh[X,Y,Z]" (sizes of 1 at the end dropped), or
+// "mesh:XxY:io=SIDE[:COUNT]", a 2D mesh with I/O nodes along a side (io.go).
 func ParseSpec(spec string) (*Grid, error) {
 	s := strings.TrimSpace(spec)
 	if strings.HasPrefix(s, "mesh[") {
@@ -43,10 +44,20 @@ func ParseSpec(spec string) (*Grid, error) {
 	default:
 		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", spec, kind)
 	}
+	if key, val, _ := strings.Cut(opts, "="); key == "io" {
+		g, err := newGridSpec(spec, dims, wrap)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = parseIOOption(g, val); err != nil {
+			return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+		}
+		return g, nil
+	}
 	if opts != "" {
 		key, val, ok := strings.Cut(opts, "=")
 		if !ok || key != "wrap" {
-			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS)", spec, opts)
+			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS or io=SIDE)", spec, opts)
 		}
 		if val == "" {
 			return nil, fmt.Errorf("machine spec %q: wrap= names no dimension (want letters among %q, e.g. wrap=yz)", spec, axisLetters[:min(len(dims), len(axisLetters))])

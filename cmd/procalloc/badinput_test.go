@@ -49,7 +49,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"curve", "--graph", gap, "--curve", "bfs"}, 1, "node 3 appears on no line"},
 		{[]string{"curve", "--graph", dupNode, "--curve", "bfs"}, 1, "%node a declared again"},
 		{[]string{"curve", "--graph", dupGroup, "--curve", "bfs"}, 1, "%group s declared again"},
-		{[]string{"subset", "--algo", "mm", "--k", "2", "--points", big}, 1, "beyond 2^53"},
+		{[]string{"subset", "--algo", "mm", "--k", "2", "--points", big}, 1, `line 2: coordinate 1: "9007199254740993" is 2^53 or beyond`},
 		{[]string{"subset", "--algo", "mm", "--k", "1", "--points", huge}, 1, "out of the range"},
 		{[]string{"subset", "--algo", "ring", "--k", "2", "--points", ring, "--circumference", "Inf"}, 2, "finite number > 0"},
 		{[]string{"evaluate", "--machine", "mesh:4x4", "--weights", "list:1e400"}, 2, "out of the range"},
@@ -59,6 +59,32 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"voronoi", "--k", "1", "--points", plane, "--limit", "0"}, 2, "must be at least 1"},
 		{[]string{"evaluate", "--machine", "mesh:3x3", "--curve", "snake", "--weights", "list:1e308,1e308", "--json"}, 1, "overflows float64"},
 		{[]string{"order", "--machine", "mesh:3x3", "--weights", "list:1e308,1e308", "--method", "local"}, 1, "float64"},
+		// Issue 10: I/O machines and the binary-tree allocators.
+		{[]string{"batch", "--machine", "mesh:12x16:io=left", "--alloc", "dbt:1/4", "--runs", "1"}, 2, "2^m x 2^n"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=middle", "--alloc", "bt"}, 2, `no side "middle"`},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left:17", "--alloc", "bt"}, 2, "must be 1..16"},
+		{[]string{"batch", "--machine", "torus:16x16:io=left", "--alloc", "bt"}, 2, "without wraparound"},
+		{[]string{"batch", "--machine", "mesh:16x16", "--alloc", "bt"}, 2, "has no I/O nodes"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "sbt:300"}, 2, "0..256"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "dbt:3/2"}, 2, "between 0 and 1"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "d-dbt:1/0"}, 2, "Q > 0"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--comm-per-io", "-1"}, 2, "must be 0..1048576"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "0"}, 2, "positive number"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--mean-size", "NaN"}, 2, "--mean-size NaN"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:12x12", "--alloc", "scbt"}, 2, "2^m x 2^n"},
+		// Issue 12 item 7: a shard out of range.
+		{[]string{"sweep", write("s.yaml", "traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\n"), "--shard", "3/3", "-o", filepath.Join(dir, "r.jsonl")}, 2, `--shard "3/3": want i/n with 0 <= i < n`},
+		// Issue 9 item 7: the communication replay's bad input.
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "gossip"}, 2, `unknown communication pattern "gossip"`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--pattern", "gossip"}, 2, `unknown communication pattern "gossip"`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--msg-flits", "0"}, 2, "message size 0 flits"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--router-delay", "-1"}, 2, "router delay -1 cycles"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--msgs-per-second", "-1"}, 2, "--msgs-per-second -1: must be a positive number"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--cycle-seconds", "0"}, 2, "--cycle-seconds 0"},
+		{[]string{"netsim", "--machine", "mesh:8x8", "--rate", "0"}, 2, "--rate 0: must be in (0, 1]"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1000000000000"}, 1, "no job arrives in the window"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "100", "--to", "50"}, 1, "the end must come after the start"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1.5"}, 2, `"1.5" is neither whole seconds`},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

@@ -53,16 +53,18 @@ func init() {
 	register(&command{
 		name:    "compare",
 		summary: "replay one trace with several allocators (in parallel) and compare them side by side",
-		usage:   "compare --trace FILE --machine SPEC --alloc SPEC1,SPEC2,... [--sched S] [--compat C] [--csv FILE] [--svg FILE] [--json]",
+		usage:   "compare --trace FILE (--machine SPEC | --graph FILE) --alloc SPEC1,SPEC2,... [--sched S] [--compat C] [--csv FILE] [--svg FILE] [--json]",
 		details: `Runs "procalloc sim" once per allocator over the same trace, machine, scheduler and
 load scaling, several at a time (--parallel), and prints the metrics side by side in
 the order the allocators were given. Commas inside a tie-breaking vector are
 understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
 --csv writes the table, --svg a bar chart of one metric (--metric), --json every
-summary (the same keys as sim --json).`,
+summary (the same keys as sim --json). Machines, networks (--graph) and traces
+(sacct too) as for "procalloc sim"; see 'procalloc help sim'.`,
 		example: `procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
     --alloc mc1x1:tb=3,9,3,2,bf:hilbert,mc1x1,mm,genalg,bf:snake --svg fig18.svg
-procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv`,
+procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv
+procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:name-order,bf:rcm,bf:opt.pairs,genalg`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs)
@@ -356,7 +358,26 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 			title += ", " + sums[0].Comm.Pattern + " communication"
 		}
 	}
-	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", m.name, series)
+	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", metricLabel(m.name), series)
+}
+
+// metricLabel is a metric's name with its unit, for a chart's axis.
+func metricLabel(name string) string {
+	unit := ""
+	switch {
+	case strings.HasSuffix(name, "_wait") || strings.HasSuffix(name, "_response") || name == "makespan":
+		unit = "s"
+	case strings.Contains(name, "pairwise_l1") || strings.Contains(name, "message_distance"):
+		unit = "hops"
+	case strings.Contains(name, "hop_bytes"):
+		unit = "hops x bytes"
+	case name == "utilization":
+		unit = "fraction of node-seconds"
+	}
+	if unit == "" {
+		return name
+	}
+	return name + " (" + unit + ")"
 }
 
 // lineSeries is one line of a chart: points (x[i], y[i]).
@@ -365,8 +386,15 @@ type lineSeries struct {
 	x, y []float64
 }
 
-// writeLineChart draws one line per series with axes, ticks and a legend.
+// writeLineChart draws one line per series with axes, ticks and a legend; the y axis
+// starts at zero (or is logarithmic when the values span more than two decades).
 func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeries) error {
+	return writeLineChartAxis(w, title, xlabel, ylabel, series, true)
+}
+
+// writeLineChartAxis is writeLineChart; with fromZero false the linear y axis spans
+// only the values (with a margin), for small differences between large values.
+func writeLineChartAxis(w io.Writer, title, xlabel, ylabel string, series []lineSeries, fromZero bool) error {
 	const left, top, width, height, legendW = 90, 50, 520, 340, 230
 	xs := map[float64]bool{}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -387,8 +415,14 @@ func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeri
 	// Values spanning more than two decades (a saturated load next to light ones)
 	// get a logarithmic axis, else the light loads are a flat line at the bottom.
 	logY := lo > 0 && hi/lo > 100
-	if !logY {
+	if !logY && fromZero {
 		lo = min(lo, 0)
+	} else if !logY {
+		pad := (hi - lo) * 0.05
+		if pad == 0 {
+			pad = math.Abs(hi)*0.05 + 1e-9
+		}
+		lo, hi = lo-pad, hi+pad
 	}
 	if hi <= lo {
 		hi = lo + 1

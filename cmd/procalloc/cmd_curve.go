@@ -40,19 +40,29 @@ Ranking formats (--format, default pairs):
 ` + curveIndent(formatsHelp) + `
 
 --format hosts writes host names in curve order; the names come from --hosts FILE (one
-name per line, in node-index order) or, with --graph, from the graph's node names.
+name or hostlist expression per line, in node-index order) or, with --graph, from the
+graph's node names.
+--format slurm-topology writes a topology.conf whose leaf switches follow the curve
+(use it with TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank);
+--format slurm-torus3d writes a topology.yaml for a torus (names from --hosts).
 --svg FILE also draws the curve on a 1D, 2D or 3D grid (3D: one panel per z layer; jumps
-dashed red).`,
+dashed red).
+
+` + graphHelp + `
+--machine also takes SST merlin's fattree:D0,U0:...:DL and dragonfly:... specs.`,
 		example: `procalloc curve --machine mesh:16x16 --curve hilbert --format pairs
 procalloc curve --machine mesh:16x22 --curve gilbert --format order -o gilbert.order
 procalloc curve --machine mesh:8x8x5 --curve hilbert3d-trunc --svg cplant.svg -o cplant.pairs
 procalloc curve --graph net.txt --curve rcm --format hosts
+procalloc curve --graph ibnetdiscover.out --node-name-map names.map --curve rcm --format slurm-weight
+procalloc curve --graph topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
 procalloc curve --list --machine torus:8x8`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
-			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
+			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
-			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order or jgf")
+			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-torus3d (topology.yaml)")
 			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
@@ -74,19 +84,22 @@ procalloc curve --list --machine torus:8x8`,
 					var m topo.Machine
 					if *machine != "" || *graphFile != "" {
 						var err error
-						if m, err = curveLoadMachine(e, *machine, *graphFile); err != nil {
+						if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
 							return err
 						}
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
 				}
-				m, err := curveLoadMachine(e, *machine, *graphFile)
+				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
 				}
+				if nf := curves.Format(*format); slices.Contains(curves.NetworkFormats, nf) {
+					return curveWriteNetwork(e, nf, m, *curve, *hosts, *out)
+				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
-					return usagef("--format: %v", err)
+					return usagef("--format: %v (or a network format: %s)", err, formatList(curves.NetworkFormats))
 				}
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
@@ -128,6 +141,45 @@ procalloc curve --list --machine torus:8x8`,
 	})
 }
 
+// curveWriteNetwork writes the Slurm topology formats, which describe the network
+// rather than rank its nodes.
+func curveWriteNetwork(e *env, f curves.Format, m topo.Machine, curve, hostsFile, out string) error {
+	if curve == "" {
+		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
+	}
+	o, err := curveResolve(curve, m)
+	if err != nil {
+		return err
+	}
+	switch f {
+	case curves.FormatSlurmTopology:
+		g, ok := m.(*topo.Graph)
+		if !ok || g.Vertices() == g.N() {
+			return usagef("--format slurm-topology needs a switched network (--graph from ibnetdiscover, topology.conf, ...; or fattree:), not %s", m.Spec())
+		}
+		if hostsFile != "" {
+			return usagef("--hosts: a network read with --graph names its own hosts")
+		}
+		return writeFileAtomic(e, out, func(w io.Writer) error { return curves.WriteSlurmTopology(w, g, o) })
+	default:
+		g, ok := m.(*topo.Grid)
+		if !ok {
+			return usagef("--format slurm-torus3d needs a torus (--machine torus:XxYxZ), not %s", m.Spec())
+		}
+		if hostsFile == "" {
+			return usagef("--format slurm-torus3d needs --hosts FILE: the Slurm node names, in node-index order (x fastest)")
+		}
+		names, err := curveReadHosts(e, hostsFile, m.N())
+		if err != nil {
+			return err
+		}
+		if err := curves.WriteSlurmTorus3D(io.Discard, g, names); err != nil {
+			return usagef("--format slurm-torus3d: %v", err)
+		}
+		return writeFileAtomic(e, out, func(w io.Writer) error { return curves.WriteSlurmTorus3D(w, g, names) })
+	}
+}
+
 func curveIndent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
@@ -135,35 +187,6 @@ func curveIndent(s string) string {
 // curveMaxNodes bounds the machines curve and evaluate accept: an ordering takes 8
 // bytes per node, plus the output.
 const curveMaxNodes = 1 << 26
-
-// curveLoadMachine returns the machine of --machine SPEC or --graph FILE (exactly one).
-func curveLoadMachine(e *env, spec, graphFile string) (topo.Machine, error) {
-	switch {
-	case spec != "" && graphFile != "":
-		return nil, usagef("give either --machine or --graph, not both")
-	case spec != "":
-		g, err := topo.ParseSpec(spec)
-		if err != nil {
-			return nil, usagef("--machine: %v", err)
-		}
-		if g.N() > curveMaxNodes {
-			return nil, usagef("--machine %s has %d nodes; curve and evaluate handle at most %d", spec, g.N(), curveMaxNodes)
-		}
-		return g, nil
-	case graphFile != "":
-		r, err := openInput(e, graphFile)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		g, err := topo.ReadGraph(r)
-		if err != nil {
-			return nil, fmt.Errorf("--graph %s: %w", graphFile, err)
-		}
-		return g, nil
-	}
-	return nil, usagef("a machine is required: --machine SPEC or --graph FILE")
-}
 
 // curveResolve resolves a curve name or ranking file; an unknown name or a curve that
 // does not apply to the machine is a usage error, a bad ranking file a failure.

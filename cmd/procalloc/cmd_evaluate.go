@@ -36,7 +36,8 @@ func init() {
 more built-in curves: F = sum over node pairs of w(t) x hop distance, t the pairs' rank
 difference (with --ring, the distance around the ring, min(t, n-t)); pairs with t > K
 contribute nothing. Also reports the steps between consecutive nodes: max_step,
-mean_step and jumps (steps longer than one hop; with --ring the step from the last
+mean_step and jumps (steps longer than one hop, or two through a shared switch on a
+switched network; with --ring the step from the last
 node back to the first counts too).
 
 --curve takes a comma-separated list (or "all" for every curve that applies); several
@@ -50,10 +51,12 @@ JSON fields: curve or ranking, machine, weights, ring, n, k, objective, max_step
 mean_step, jumps.`,
 		example: `procalloc evaluate --machine mesh:16x16 --curve hilbert,snake,gilbert --weights exp:2:8
 procalloc evaluate --machine torus:8x8 --curve all --ring --json
-procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25`,
+procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25
+procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights list:1,0.5`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
-			graphFile := fs.String("graph", "", "irregular machine: edge-list `FILE` ('-' for stdin)")
+			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
+			gf := declareGraphFlags(fs)
 			ranking := fs.String("ranking", "", "ranking `FILE` to score ('-' for stdin; format from the content)")
 			curveList := fs.String("curve", "", "curve `NAMES`, comma-separated, or all")
 			weights := fs.String("weights", "exp:2:8", "weight `SPEC`: list:W1,W2,... or exp:B:K")
@@ -64,7 +67,7 @@ procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				m, err := curveLoadMachine(e, *machine, *graphFile)
+				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
 				}

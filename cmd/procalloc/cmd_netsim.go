@@ -97,9 +97,10 @@ most uniform traffic the channel bisection can carry: 4/k per node on a k x k me
 saturated rate and the most accepted.`,
 		example: `procalloc netsim --machine mesh:8x8 --traffic uniform --rate 0.2 --json
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.02:0.4:0.02
-procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-flits 16`,
+procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-flits 16
+procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:8x8, torus:8x8")
+			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:8x8, torus:8x8, fattree:4,4:8 (switches route, hosts send)")
 			traffic := fs.String("traffic", "uniform", "traffic `PATTERN`: uniform (random destinations)")
 			rate := fs.String("rate", "", "offered load per node, flits per cycle (a fraction of one link's bandwidth): `R`, a list R1,R2 or a range FROM:TO:STEP")
 			d := netsim.DefaultParams()
@@ -139,16 +140,21 @@ procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-
 				if *warmup < 0 || *measure < 1 || *warmup > 1e8 || *measure > 1e8 {
 					return usagef("--warmup and --measure: 0..1e8 and 1..1e8 cycles")
 				}
-				g, err := topo.ParseSpec(*machine)
+				m, err := topo.ParseMachine(*machine)
 				if err != nil {
 					return usageError{err.Error()}
 				}
-				if g.N() < 2 || g.N() > 1<<16 {
+				if m.N() < 2 || m.N() > 1<<16 {
 					return usagef("--machine %s: uniform traffic needs 2 to 65536 nodes", *machine)
 				}
-				r := netsim.NewGridRouter(g)
-				o := netsimOutput{Machine: g.Spec(), Traffic: *traffic, MessageFlits: p.MessageFlits, RouterDelay: p.RouterDelay,
-					BisectionBound: netsim.BisectionBound(g.Dims(), g.Wrap())}
+				r, err := netsim.NewRouter(m)
+				if err != nil {
+					return err
+				}
+				o := netsimOutput{Machine: m.Spec(), Traffic: *traffic, MessageFlits: p.MessageFlits, RouterDelay: p.RouterDelay}
+				if g, ok := m.(*topo.Grid); ok {
+					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
+				}
 				prog := newProgress(e, "netsim", int64(len(rates)))
 				for i, rt := range rates {
 					prog.Update(int64(i), fmt.Sprintf("rate %g", rt))
@@ -177,8 +183,11 @@ procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-
 						}
 						return writeJSON(w, o)
 					}
-					fmt.Fprintf(w, "%s, %s traffic, %d-flit messages, router delay %d; bisection bound %.4f flits/cycle/node\n",
-						o.Machine, o.Traffic, o.MessageFlits, o.RouterDelay, o.BisectionBound)
+					fmt.Fprintf(w, "%s, %s traffic, %d-flit messages, router delay %d", o.Machine, o.Traffic, o.MessageFlits, o.RouterDelay)
+					if o.BisectionBound > 0 {
+						fmt.Fprintf(w, "; bisection bound %.4f flits/cycle/node", o.BisectionBound)
+					}
+					fmt.Fprintln(w)
 					t := newTable(w, "rate", "offered", "accepted", "mean latency", "zero-load", "saturated")
 					for _, pt := range o.Points {
 						sat := ""
@@ -191,9 +200,12 @@ procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-
 					if err := t.flush(); err != nil {
 						return err
 					}
-					if len(o.Points) > 1 {
+					if len(o.Points) > 1 && o.BisectionBound > 0 {
 						fmt.Fprintf(w, "saturation: first at offered %.4f; most accepted %.4f (%.0f%% of the bisection bound)\n",
 							o.SaturationOffered, o.MaxAccepted, 100*o.MaxAccepted/o.BisectionBound)
+					} else if len(o.Points) > 1 {
+						fmt.Fprintf(w, "saturation: first at offered %.4f; most accepted %.4f (no bisection bound computed for a graph)\n",
+							o.SaturationOffered, o.MaxAccepted)
 					}
 					return nil
 				})

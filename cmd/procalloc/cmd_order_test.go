@@ -199,3 +199,33 @@ func TestOrderHierarchicalGraph(t *testing.T) {
 		}
 	}
 }
+
+// --method bb proves orderings without HiGHS (the optima are cross-checked against the
+// DP in ilp's tests and in docs/ilp.md) and the QAPLIB optimum of nug12.
+func TestOrderBranchAndBound(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		dp   bool
+	}{
+		{[]string{"--machine", "mesh:4x3", "--weights", "list:1,0.5,0.25", "--method", "bb"}, true},
+		{[]string{"--machine", "mesh:4x3", "--weights", "list:1,0.5,0.25", "--ring", "--method", "auto"}, true},
+	} {
+		o := runOrderJSON(t, c.args...)
+		g, _ := topo.ParseSpec(c.args[1])
+		w, _ := curves.ParseWeights(c.args[3])
+		ring := strings.Contains(strings.Join(c.args, " "), "--ring")
+		f, _ := curves.Objective(g, o.Order, w, ring)
+		dp := runOrderJSON(t, "--machine", c.args[1], "--weights", c.args[3], "--method", "dp", map[bool]string{true: "--ring", false: "--ring=false"}[ring])
+		if f != o.Objective || o.Status != "optimal" || o.Bound == nil || *o.Bound != f || f != dp.Objective {
+			t.Errorf("%v: F %g (verifier %g), status %s, bound %v, DP %g", c.args, o.Objective, f, o.Status, o.Bound, dp.Objective)
+		}
+	}
+	path := filepath.Join("..", "..", "..", "shared", "qaplib", "nug12.dat")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("QAPLIB nug12 not available: %v", err)
+	}
+	o := runOrderJSON(t, "--qap", path, "--method", "auto")
+	if o.Status != "optimal" || o.Objective != 578 || o.Bound == nil || *o.Bound != 578 || o.Method != "auto:bb" || o.BB == nil {
+		t.Fatalf("nug12 (published optimum 578): %+v", o)
+	}
+}

@@ -118,7 +118,7 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.`
 					if xlabel == "contract" {
 						xlabel = "load factor (arrival times multiplied by it)"
 					}
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return writeLineChart(w, t, xlabel, *y, series) }); err != nil {
+					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return writeLineChart(w, t, xlabel, metricLabel(*y), series) }); err != nil {
 						return err
 					}
 				}

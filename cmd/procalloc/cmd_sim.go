@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +22,8 @@ import (
 // simFlags are the flags sim and compare share.
 type simFlags struct {
 	trace, machine, sched, compat, format string
+	graph, spanCurve                      string
+	gf                                    *graphFlags
 	skipBad                               bool
 	scale                                 sim.Scale
 	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
@@ -35,10 +39,13 @@ type simFlags struct {
 
 func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.trace, "trace", "", "workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip or not ('-' for stdin)")
-	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
-	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling) or cplant (queue sorted by size, then requested time)")
+	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8")
+	fs.StringVar(&f.graph, "graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")
+	f.gf = declareGraphFlags(fs)
+	fs.StringVar(&f.spanCurve, "span-curve", "", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)")
+	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)")
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
-	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, or empty to detect it")
+	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
 	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
 	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
@@ -85,25 +92,33 @@ func (f *simFlags) network() (comm *sim.Comm, pattern netsim.Pattern, msgBytes i
 }
 
 // config is the replay configuration the flags describe, for allocator a.
-func (f *simFlags) config(g *topo.Grid, a alloc.Allocator, compat alloc.Compat) (sim.Config, error) {
+func (f *simFlags) config(g topo.Machine, a alloc.Allocator, compat alloc.Compat) (sim.Config, error) {
 	comm, pat, bytes, err := f.network()
 	if err != nil {
 		return sim.Config{}, err
 	}
-	return sim.Config{Machine: g, Alloc: a, Sched: f.sched, Compat: compat, Comm: comm, Pattern: pat, MessageBytes: bytes}, nil
+	cfg := sim.Config{Machine: g, Alloc: a, Sched: f.sched, Compat: compat, Comm: comm, Pattern: pat, MessageBytes: bytes}
+	if f.spanCurve != "" {
+		o, err := curveResolve(f.spanCurve, g)
+		if err != nil {
+			return sim.Config{}, fmt.Errorf("--span-curve: %w", err)
+		}
+		cfg.SpanOrder, cfg.SpanName = o, f.spanCurve
+	}
+	return cfg, nil
 }
 
 // load parses the machine and compat and reads and scales the trace.
-func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job, error) {
+func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.Job, error) {
 	if f.trace == "" {
 		return nil, "", nil, nil, usagef("--trace FILE is required")
 	}
-	if f.machine == "" {
-		return nil, "", nil, nil, usagef("--machine SPEC is required, e.g. --machine mesh:16x16")
+	if f.machine == "" && f.graph == "" {
+		return nil, "", nil, nil, usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:16x16")
 	}
-	g, err := topo.ParseSpec(f.machine)
+	g, err := loadMachineLimit(e, f.machine, f.graph, f.gf, simMaxNodes, "a replay handles (the allocators keep several words per node)")
 	if err != nil {
-		return nil, "", nil, nil, usageError{err.Error()}
+		return nil, "", nil, nil, err
 	}
 	var compat alloc.Compat
 	switch f.compat {
@@ -116,14 +131,14 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 		return nil, "", nil, nil, usagef("--compat %q: want premas, sst or empty", f.compat)
 	}
 	switch f.sched {
-	case "fcfs", "easy", "cplant":
+	case "fcfs", "easy", "cplant", "as-run":
 	default:
-		return nil, "", nil, nil, usagef("--sched %q: want fcfs, easy or cplant", f.sched)
+		return nil, "", nil, nil, usagef("--sched %q: want fcfs, easy, cplant or as-run", f.sched)
 	}
 	switch f.format {
-	case "", "swf", "converted":
+	case "", "swf", "converted", "sacct":
 	default:
-		return nil, "", nil, nil, usagef("--format %q: want swf or converted", f.format)
+		return nil, "", nil, nil, usagef("--format %q: want swf, converted or sacct", f.format)
 	}
 	for _, v := range []struct {
 		name string
@@ -137,7 +152,7 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 		return nil, "", nil, nil, usagef("--replicate must be at least 1, --perturb not negative")
 	}
 	if g.N() > simMaxNodes {
-		return nil, "", nil, nil, usagef("--machine %s has %d nodes; a replay handles at most %d (the allocators keep several words per node)", f.machine, g.N(), simMaxNodes)
+		return nil, "", nil, nil, usagef("%s has %d nodes; a replay handles at most %d (the allocators keep several words per node)", g.Spec(), g.N(), simMaxNodes)
 	}
 	r, err := openInput(e, f.trace)
 	if err != nil {
@@ -149,7 +164,18 @@ func (f *simFlags) load(e *env) (*topo.Grid, alloc.Compat, *sim.Trace, []sim.Job
 		return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
 	}
 	if tr.Filtered > 0 {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
+	}
+	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", f.trace, tr.Skipped[why], why)
+	}
+	if f.sched == "as-run" {
+		if tr.Format != "sacct" {
+			return nil, "", nil, nil, usagef("--sched as-run starts jobs when production did, which only an sacct trace records")
+		}
+		if f.scale.Work != 1 || f.scale.Contract != 1 || f.scale.Replicate != 1 || f.from != "" || f.to != "" {
+			return nil, "", nil, nil, usagef("--sched as-run replays production's own schedule: --work, --contract, --replicate, --from and --to do not apply")
+		}
 	}
 	if len(tr.Jobs) == 0 {
 		return nil, "", nil, nil, fmt.Errorf("%s: the trace has no jobs", f.trace)
@@ -207,6 +233,11 @@ func windowTime(s string, tr *sim.Trace) (int64, error) {
 		}
 		return v, nil
 	}
+	layouts := []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"}
+	isDate := slices.ContainsFunc(layouts, func(l string) bool { _, err := time.Parse(l, s); return err == nil })
+	if !isDate {
+		return 0, fmt.Errorf("%q is neither whole seconds from the trace's start nor a date YYYY-MM-DD[THH:MM:SS]", s)
+	}
 	if tr.UnixStart == 0 {
 		return 0, fmt.Errorf("%q: a date needs the SWF header's UnixStartTime, which this trace lacks; give seconds from its start", s)
 	}
@@ -220,7 +251,7 @@ func windowTime(s string, tr *sim.Trace) (int64, error) {
 	}
 	var t time.Time
 	var err error
-	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+	for _, layout := range layouts {
 		if t, err = time.ParseInLocation(layout, s, loc); err == nil {
 			return t.Unix() - tr.UnixStart, nil
 		}
@@ -234,6 +265,8 @@ type simOutput struct {
 	Trace    string `json:"trace"`
 	BadLines int    `json:"bad_lines"`
 	Filtered int    `json:"filtered_records"`
+	// Skipped counts sacct records not replayed, by reason.
+	Skipped map[string]int `json:"skipped_records,omitempty"`
 	// DroppedLarger counts the jobs --drop-larger removed.
 	DroppedLarger int     `json:"dropped_larger"`
 	Seconds       float64 `json:"seconds"`
@@ -243,15 +276,33 @@ func init() {
 	register(&command{
 		name:    "sim",
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
-		usage:   "sim --trace FILE --machine SPEC --alloc SPEC [--sched fcfs|easy|cplant] [--compat premas|sst] [flags]",
-		details: `Replays a trace (SWF 2.2 or the 4-column converted format "arrival procs runtime
-estimate", gzip read transparently) on a mesh or torus: jobs arrive, the scheduler
-decides when each starts, the allocator which nodes it gets. Run times are taken
-from the trace (allocation does not change them). Reported per job and on average:
-total and average pairwise hop (L1) distance, span and ring span of the node indices,
-stretch-span, bounding box volume and sum of sides, connected components (and the
-% of contiguous jobs), wait, response, slowdown; overall makespan and utilization;
-for center-based allocators how often the best score was tied (Johnson 2010 Fig. 4).
+		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
+		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
+estimate", or sacct -P output; gzip read transparently) on a mesh or torus, a
+synthetic fat tree or dragonfly (--machine), or a real network (--graph): jobs arrive,
+the scheduler decides when each starts, the allocator which nodes it gets. Run times
+are taken from the trace (allocation does not change them). Reported per job and on
+average: total and average pairwise hop distance (L1 on grids), span and ring span of
+the ranks of the allocator's ordering (Leung et al. 2002 §2.3; --span-curve names the
+ordering for other allocators, node indices otherwise), stretch-span, bounding box
+volume and sum of sides (grids only; 0 on graphs), connected components (on a graph
+hosts on one switch are neighbours) and the % of contiguous jobs, wait, response,
+slowdown; overall makespan and utilization; for center-based allocators how often the
+best score was tied (Johnson 2010 Fig. 4). On a graph only genalg and the curve
+allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or a
+ranking file) apply; the others place jobs by coordinates and refuse.
+
+` + graphHelp + `
+
+sacct traces (--format sacct, or detected from the header): produce them with
+  sacct -X -P -a -S START -E END -o ` + sim.SacctFields + `
+Job steps, pending jobs, jobs cancelled before they started, jobs still running and
+earlier runs of requeued jobs are skipped and counted on stderr; UNLIMITED and
+Partition_Limit limits are unknown estimates; Procs is NNodes. --alloc as-run places
+each job on its recorded NodeList and, with --sched as-run, starts it when production
+did: the replay is then production itself. Other allocators under --sched as-run run
+on production's schedule too (as many nodes are busy at every moment), so that only the
+placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores them.
 
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
@@ -264,17 +315,38 @@ dropped, run time field 4 or else field 6, status -1/0/1 kept and 5 when it ran)
 larger than the machine is an error naming it.
 
 Allocators (--alloc SPEC):
-` + allocHelp(),
+` + allocHelp() + `
+
+opt is the exact solver as an allocator (the greedy-optimal allocator of Bender et al.
+2005 §5) with a budget of search nodes per decision (opt:nodes=N), so its decisions
+are the same on every machine; decisions left unproven keep the best set found (never
+worse than MM+Inc) and are counted.
+
+--baseline exact solves every allocation decision exactly on the nodes free at that
+moment (package exact: MM+Inc incumbent, lattice bound; one-node jobs, two-node jobs,
+jobs taking every free node and allocations that meet the unconstrained optimum are
+proven without search; repeated free sets are remembered) and reports each job's ratio
+of its total pairwise L1 to the optimum: mean_ratio_to_optimal (over the decisions
+proven) and baseline_proven (their fraction) in the summary and --by-size, three
+columns in --per-job. Each decision stops at --baseline-time-limit, so which decisions
+are proven depends on the machine's speed (and load); the allocator's own decisions do
+not. Plain L1 distance: a mesh, or --compat premas.`,
 		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
 procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
 procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
-procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
+procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
+procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
+procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
+procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
+procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs)
 			allocSpec := fs.String("alloc", "mc1x1", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)")
 			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`")
 			bySize := fs.Bool("by-size", false, "also print the breakdown by job size")
+			baseline := fs.String("baseline", "", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)")
+			baselineLimit := fs.Duration("baseline-time-limit", time.Second, "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported")
 			convert := fs.String("convert", "", "write the (scaled) trace in the 4-column converted format to `FILE` and exit")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
@@ -300,17 +372,37 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt`,
 				if err != nil {
 					return err
 				}
+				switch *baseline {
+				case "":
+					if flagSet(fs, "baseline-time-limit") {
+						return usagef("--baseline-time-limit needs --baseline exact")
+					}
+				case "exact":
+					if *baselineLimit <= 0 {
+						return usagef("--baseline-time-limit %v: must be positive", *baselineLimit)
+					}
+					grid, ok := g.(*topo.Grid)
+					if !ok {
+						return usagef("--baseline exact needs node coordinates (a mesh, --machine); %s has none", g.Spec())
+					}
+					if compat != alloc.CompatPReMAS && slices.Contains(grid.Wrap(), true) {
+						return usagef("--baseline exact measures plain L1 distance; %s has wraparound links (use a mesh, or --compat premas)", g.Spec())
+					}
+					cfg.Baseline = &sim.Baseline{TimeLimit: *baselineLimit}
+				default:
+					return usagef("--baseline %q: want exact", *baseline)
+				}
 				res, secs, err := runReplay(ctx, e, jobs, cfg, "sim "+a.Name())
 				if err != nil {
 					return err
 				}
 				if *perJob != "" {
-					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob) }); err != nil {
+					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob, cfg.Baseline != nil) }); err != nil {
 						return err
 					}
 				}
 				res.Summary.LoadFactor = sf.scale.Contract
-				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, DroppedLarger: sf.droppedLarger, Seconds: secs}
+				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, Skipped: tr.Skipped, DroppedLarger: sf.droppedLarger, Seconds: secs}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
 						return writeJSON(w, o)
@@ -342,6 +434,13 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
 		t.row("busiest link: messages, load", fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad))
 	}
+	if s.MeanRatioToOptimal != nil {
+		t.row("mean ratio to optimal (proven)", fmt.Sprintf("%.4f", *s.MeanRatioToOptimal))
+		t.row("baseline decisions proven", fmt.Sprintf("%.1f%%", 100**s.BaselineProven))
+	}
+	if f := s.Fallbacks; f != nil {
+		t.row("exact decisions unproven (fallback)", fmt.Sprintf("%d of %d", f.Fallbacks, f.Decisions))
+	}
 	if s.Ties != nil {
 		t.row("tied decisions", fmt.Sprintf("%d of %d (%.1f%%)", s.Ties.Tied, s.Ties.Decisions, s.Ties.PctTied))
 		t.row("avg # tied", fmt.Sprintf("%.1f", s.Ties.AvgNumTied))
@@ -351,10 +450,18 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 	}
 	if bySize {
 		fmt.Fprintln(w)
-		t := newTable(w, "procs", "jobs", "mean total L1", "mean avg L1", "mean wait", "% contiguous")
+		cols := []string{"procs", "jobs", "mean total L1", "mean avg L1", "mean wait", "% contiguous"}
+		if s.MeanRatioToOptimal != nil {
+			cols = append(cols, "ratio to optimal", "% proven")
+		}
+		t := newTable(w, cols...)
 		for _, b := range s.BySize {
-			t.row(strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
-				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous))
+			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
+				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
+			if b.MeanRatioToOptimal != nil {
+				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
+			}
+			t.row(row...)
 		}
 		return t.flush()
 	}
@@ -407,25 +514,41 @@ func runReplay(ctx context.Context, e *env, jobs []sim.Job, cfg sim.Config, labe
 	return res, nowFunc().Sub(start).Seconds(), nil
 }
 
-func writePerJobCSV(w io.Writer, jobs []sim.JobResult) error {
+// writePerJobCSV writes one row per job; with the exact baseline, three more
+// columns before nodes: the optimum (or best found), whether it was proven, the ratio.
+func writePerJobCSV(w io.Writer, jobs []sim.JobResult, baseline bool) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
+	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
-		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "nodes"})
+		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
+	if baseline {
+		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
+	}
+	cw.Write(append(head, "nodes"))
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, j := range jobs {
 		nodes := make([]string, len(j.Nodes))
 		for i, v := range j.Nodes {
 			nodes[i] = strconv.Itoa(v)
 		}
-		cw.Write([]string{strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
+		row := []string{strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
 			strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
 			strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
 			strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
 			strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
-			i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared),
-			strings.Join(nodes, " ")})
+			i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared)}
+		if baseline {
+			row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
+		}
+		cw.Write(append(row, strings.Join(nodes, " ")))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -88,3 +88,58 @@ func TestSimConvert(t *testing.T) {
 		t.Errorf("converted %q, want %q", got, want)
 	}
 }
+
+// TestSDSCWindowOfBunde2004 cuts the SDSC Paragon log to Oct-Dec 1996 by dates in its
+// time zone (Bunde et al. 2004 §4): 6,613 jobs, of which three ask for 320 nodes; on
+// 16x16 they are an error naming the job unless --drop-larger drops them.
+func TestSDSCWindowOfBunde2004(t *testing.T) {
+	const sdsc = "../../../shared/traces/SDSC-Par-1996-3.1-cln.swf.gz"
+	if _, err := os.Stat(sdsc); err != nil {
+		t.Skipf("%s not found: the shared traces are needed", sdsc)
+	}
+	window := []string{"--trace", sdsc, "--from", "1996-10-01", "--to", "1997-01-01", "--alloc", "ff:snake", "--json"}
+	jobs := func(args ...string) (int, int) {
+		code, out, stderr := runCLI(t, "", append(args, window...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var s struct {
+			Jobs    int `json:"jobs"`
+			Dropped int `json:"dropped_larger"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Jobs, s.Dropped
+	}
+	if n, d := jobs("sim", "--machine", "mesh:16x22"); n != 6613 || d != 0 {
+		t.Errorf("16x22: %d jobs, %d dropped; want 6613, 0", n, d)
+	}
+	if n, d := jobs("sim", "--machine", "mesh:16x16", "--drop-larger"); n != 6610 || d != 3 {
+		t.Errorf("16x16 --drop-larger: %d jobs, %d dropped; want 6610, 3", n, d)
+	}
+	code, _, stderr := runCLI(t, "", append([]string{"sim", "--machine", "mesh:16x16"}, window...)...)
+	if code != 1 || !strings.Contains(stderr, "needs 320 processors") {
+		t.Errorf("16x16 without --drop-larger: exit %d, %q", code, stderr)
+	}
+}
+
+// Issue 13 item 12: SWF records dropped by the conversion (here a negative submit
+// time) are said on stderr, not only counted in the JSON.
+func TestSWFDroppedRecordsAreSaid(t *testing.T) {
+	swf := filepath.Join(t.TempDir(), "neg.swf")
+	os.WriteFile(swf, []byte("1 0 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"+
+		"2 -5 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"+
+		"3 20 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"), 0o644)
+	code, out, stderr := runCLI(t, "", "sim", "--trace", swf, "--machine", "mesh:4x4", "--alloc", "ff:snake", "--json")
+	if code != 0 || !strings.Contains(stderr, "1 SWF records dropped") || !strings.Contains(stderr, "negative submit time") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var s struct {
+		Jobs     int `json:"jobs"`
+		Filtered int `json:"filtered_records"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Jobs != 2 || s.Filtered != 1 {
+		t.Fatalf("jobs %d, filtered %d, %v", s.Jobs, s.Filtered, err)
+	}
+}

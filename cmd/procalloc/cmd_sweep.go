@@ -303,7 +303,9 @@ func init() {
 task), keeps one line per item (a successful one over failures), sorts them by item
 index and leaves out the timings, so that the merge of n shards is byte for byte the
 merge of a single run. With --spec, items of the sweep that have no line are listed
-as missing, and lines of items the (edited) sweep file no longer has are left out.
+as missing, and lines of items the (edited) sweep file no longer has are left out;
+without it, gaps in the item indices are listed as missing (items after the last
+line found cannot be checked).
 Files of different sweeps are refused. Exits 1 when any item is missing or failed
 (after writing what there is). --csv writes one row per item: its parameters and the
 metrics of "sim --json".`,
@@ -386,7 +388,14 @@ metrics of "sim --json".`,
 						fmt.Fprintf(e.stderr, "  ... and %d more missing\n", len(rep.Missing)-20)
 						break
 					}
+					if spec == nil {
+						fmt.Fprintf(e.stderr, "  missing #%d (in shard i/n with i = %d mod n; its parameters need --spec)\n", it.Index, it.Index)
+						continue
+					}
 					fmt.Fprintf(e.stderr, "  missing #%d (in shard i/n with i = %d mod n) %s\n", it.Index, it.Index, strings.Join(it.Params.Args(""), " "))
+				}
+				if spec == nil {
+					fmt.Fprintln(e.stderr, "  (without --spec, items after the last one found cannot be checked)")
 				}
 				if len(rep.Failed) > 0 || len(rep.Missing) > 0 {
 					return errors.New("the sweep is incomplete: rerun the shards with missing or failed items")

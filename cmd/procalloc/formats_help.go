@@ -15,7 +15,16 @@ import (
 const specHelp = `mesh:XxY[xZ...]            mesh, e.g. mesh:16x16, mesh:8x8x5
 torus:XxY[xZ...]           torus (wraparound in every dimension), e.g. torus:8x8
 mesh:XxYxZ:wrap=LETTERS    wraparound in the named dimensions (x, y, z, w), e.g. mesh:8x8x5:wrap=yz
-mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped`
+mesh[X,Y,Z]                the published simulators' spelling; sizes of 1 at the end are dropped
+mesh:XxY:io=SIDE[:COUNT]   a 2D mesh with I/O nodes along SIDE (left, right, top, bottom), one per
+                           row or column unless COUNT is given (Liu et al.), e.g. mesh:16x16:io=left
+fattree:D0,U0:D1,U1:...:DL  fat tree in SST merlin's "shape" (level 0 = leaf switches):
+                           Di links down and Ui up per switch of level i, e.g. fattree:4,4:4,4:8
+                           (128 hosts); hosts h0.. under leaf switches rtr_l0_g0_r0..
+dragonfly:hosts_per_router=P,routers_per_group=A,intergroup_links=L,num_groups=G
+                           SST merlin's dragonfly (absolute global links), routers G<g>R<r>
+                           all-to-all in a group, hosts h0.., e.g.
+                           dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9`
 
 // graphFormatHelp describes the edge-list format ReadGraph accepts.
 const graphFormatHelp = `One link per line: "U V" (two node names). '#' starts a comment.
@@ -23,7 +32,21 @@ Names that are all non-negative integers are node indices 0..max; otherwise node
 numbered in order of first appearance. Directives:
   %node NAME             declare a node (fixes its index; allows a node with no links yet)
   %group NAME: A B C     processors A, B, C sit under switch NAME (for hierarchical ordering)
+  %switch NAME           NAME is a switch: it routes but gets no rank (names are then
+                         names, not indices; hosts are grouped under their switch
+                         unless %group lines say otherwise)
 Self loops and repeated links are errors.`
+
+// ibnetdiscoverHelp describes the ibnetdiscover output topo.ReadIBNetDiscover reads.
+const ibnetdiscoverHelp = `ibnetdiscover output, either form:
+  default   node blocks  Switch 36 "S-<guid>" # "desc" ...  or  Ca 2 "H-<guid>" # "desc"
+            followed by port lines  [p] "S-<guid>"[q] # ...  (routers Rt/R- are switches)
+  -p        one line per port:  CA 3 1 0x<guid> 4x EDR - SW 1 7 0x<guid> ( 'desc' - 'desc' )
+A host is named by --node-name-map (its GUID), else by the first word of its
+NodeDescription ("node01 HCA-1" -> node01); several HCAs of one host join one host.
+A switch is named by --node-name-map, else "S-<guid>". Parallel cables count once.
+The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
+GUID is usually its node GUID; hosts are best named by their NodeDescription).`
 
 // weightsHelp describes the weight specs ParseWeights accepts.
 const weightsHelp = `list:W1,W2,...   w(1)=W1, w(2)=W2, ...; 0 beyond (e.g. list:1,0.5,0.25)
@@ -52,6 +75,13 @@ var allocSyntax = map[string]string{
 	"paging":       "paging:CURVE:s",
 	"mc1x1":        "mc1x1[:tb=SR,AF,WF,BF]",
 	"mc1x1-greedy": "mc1x1-greedy[:tb=SR,AF,WF,BF]",
+	"sbt":          "sbt:ALPHA",
+	"dbt":          "dbt:RATIO",
+	"ind-sbt":      "ind-sbt:ALPHA",
+	"ind-dbt":      "ind-dbt:RATIO",
+	"d-sbt":        "d-sbt:ALPHA",
+	"d-dbt":        "d-dbt:RATIO",
+	"opt":          "opt[:nodes=N]",
 }
 
 // allocHelp lists the allocator specs of --alloc with the library's summaries.
@@ -60,7 +90,9 @@ func allocHelp() string {
 	b.WriteString(`CURVE is a built-in curve (procalloc curve --list) or a ranking file; :ring uses the
 ring span; s gives pages of 2^s x 2^s nodes; tb= sets Johnson et al.'s tie-breaking
 (SR, AF, WF, BF). Examples: mc1x1, mc1x1:tb=3,9,3,2, bf:hilbert, ff:snake:ring,
-freelist:hilbert, paging:hilbert:1, bf:ranks.pairs.
+freelist:hilbert, paging:hilbert:1, bf:ranks.pairs. The binary-tree family (Liu et
+al., 2^m x 2^n meshes; docs/io.md): ALPHA an imbalance tolerance in processors (0..N),
+RATIO one relative to the block (P/Q or a decimal in [0,1]), e.g. sbt:16, d-dbt:1/4.
 `)
 	for _, name := range alloc.Names() {
 		spec := cmp.Or(allocSyntax[name], name)

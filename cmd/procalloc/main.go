@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 	_ "time/tzdata" // trace time zones for sim --from/--to dates
 )
 
@@ -54,20 +55,35 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// interruptGrace is how long a command may take, after the first SIGINT or SIGTERM,
+// to stop and write its best result (solvers stop within about a second). Work that
+// does not poll the interrupt, such as writing a gigabyte ranking, is stopped when
+// it runs out, and its half-written output removed.
+const interruptGrace = 2 * time.Second
+
+// watchSignals cancels the command on the first signal; on a second one, or when the
+// command has not finished within grace, it removes half-written output files and
+// exits with status 130.
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Duration, stderr io.Writer, exit func(int)) {
+	<-sigs
+	cancel()
+	select {
+	case <-sigs:
+	case <-time.After(grace):
+		fmt.Fprintf(stderr, "procalloc: still running %v after the interrupt: stopped; unfinished output files removed\n", grace)
+	}
+	removeTemps()
+	exit(130)
+}
+
 func main() {
 	// The first SIGINT or SIGTERM cancels the command's context: long solves stop
-	// and write what they have. A second one stops the process at once, removing
-	// any half-written output file.
+	// and write what they have. A second one, or interruptGrace later, stops the
+	// process, removing any half-written output file.
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		cancel()
-		<-sigs
-		removeTemps()
-		os.Exit(130)
-	}()
+	go watchSignals(sigs, cancel, interruptGrace, os.Stderr, os.Exit)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrIsTTY: isTerminal(os.Stderr)}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }

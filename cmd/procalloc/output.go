@@ -55,12 +55,28 @@ func createOutput(e *env, path string) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{Writer: bufio.NewWriter(e.stdout)}, nil
 	}
+	// /dev/stdout and its aliases name this process's own descriptors: write to them
+	// as to "-". Following them would find the file a shell redirected to (through
+	// /proc/self/fd) and replace it, cutting off what the shell writes there next.
+	switch filepath.Clean(path) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return &output{Writer: bufio.NewWriter(e.stdout), path: path}, nil
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		return &output{Writer: bufio.NewWriter(e.stderr), path: path}, nil
+	}
 	dest, err := resolveTarget(path)
 	if err != nil {
 		return nil, err
 	}
 	fi, err := os.Stat(dest)
 	switch {
+	case err == nil && viaProcFD(path):
+		// Another descriptor (/dev/fd/N, /proc/PID/fd/N): write through, as a shell would.
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+		}
+		return &output{Writer: bufio.NewWriter(f), file: f, path: path, dest: path}, nil
 	case err == nil && fi.IsDir():
 		return nil, fmt.Errorf("-o %s: is a directory", path)
 	case err == nil && !fi.Mode().IsRegular():
@@ -113,6 +129,29 @@ func resolveTarget(path string) (string, error) {
 		path = link
 	}
 	return "", fmt.Errorf("-o %s: too many levels of symbolic links", path)
+}
+
+// viaProcFD reports whether path, or a symlink on the way to its target, is one of
+// the kernel's descriptor links (/proc/PID/fd/N, reached from /dev/fd/N too).
+func viaProcFD(path string) bool {
+	for range 40 {
+		if p := filepath.Clean(path); strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/") && strings.Contains(p, "/fd/") {
+			return true
+		}
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return false
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return false
 }
 
 // sweepStaleTemps removes temporary files of dest left by procalloc processes that no

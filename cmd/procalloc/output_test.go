@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func writeString(t *testing.T, path, s string) error {
@@ -164,5 +166,92 @@ func TestRemoveTempsOnSignal(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("half a file reached the target")
+	}
+}
+
+// -o /dev/stdout is this process's standard output, and a path that reaches a
+// descriptor through /proc/PID/fd or /dev/fd is written through: following the link
+// to the regular file behind it (a shell's redirection) and replacing that file would
+// cut the shell off from it.
+func TestOutputToDescriptorsWritesThrough(t *testing.T) {
+	var out bytes.Buffer
+	e := &env{stdout: &out, stderr: &bytes.Buffer{}}
+	if err := writeFileAtomic(e, "/dev/stdout", func(w io.Writer) error { _, err := io.WriteString(w, "to stdout"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "to stdout" {
+		t.Fatalf("-o /dev/stdout wrote %q to standard output", out.String())
+	}
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	dir := t.TempDir()
+	redirected := filepath.Join(dir, "redirected")
+	f, err := os.Create(redirected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, _ := f.Stat()
+	for i, link := range []string{"/proc/self/fd/", "/dev/fd/"} {
+		path := link + strconv.Itoa(int(f.Fd()))
+		alias := filepath.Join(dir, "alias"+strconv.Itoa(i))
+		if err := os.Symlink(path, alias); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{path, alias} {
+			if err := writeString(t, p, "through"); err != nil {
+				t.Fatalf("-o %s: %v", p, err)
+			}
+			now, err := os.Stat(redirected)
+			if err != nil || !os.SameFile(before, now) {
+				t.Fatalf("-o %s replaced the file behind the descriptor (%v)", p, err)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(redirected); string(b) != "through" {
+		t.Fatalf("the descriptor's file holds %q", b)
+	}
+}
+
+// Issue 13 item 10: after SIGTERM a command that does not stop (a large -o write does
+// not poll the interrupt) is stopped after the grace period, its temporary file
+// removed; a second signal stops it at once.
+func TestSignalsStopAndRemoveTemps(t *testing.T) {
+	for _, second := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "big.txt")
+		o, err := createOutput(&env{}, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(o, "half")
+		o.Flush()
+		sigs := make(chan os.Signal, 2)
+		cancelled := make(chan bool, 1)
+		exited := make(chan int, 1)
+		var msg bytes.Buffer
+		grace := 200 * time.Millisecond
+		if second {
+			grace = time.Hour
+		}
+		go watchSignals(sigs, func() { cancelled <- true }, grace, &msg, func(code int) { exited <- code })
+		t0 := time.Now()
+		sigs <- syscall.SIGTERM
+		<-cancelled
+		if second {
+			sigs <- syscall.SIGINT
+		}
+		if code := <-exited; code != 130 {
+			t.Fatalf("exit %d, want 130", code)
+		}
+		if took := time.Since(t0); !second && took < grace {
+			t.Fatalf("stopped after %v, before the grace of %v", took, grace)
+		}
+		if _, err := os.Stat(o.file.Name()); !os.IsNotExist(err) {
+			t.Fatalf("second signal %v: temporary %s survives", second, o.file.Name())
+		}
+		if !second && !strings.Contains(msg.String(), "after the interrupt: stopped") {
+			t.Fatalf("message %q", msg.String())
+		}
 	}
 }

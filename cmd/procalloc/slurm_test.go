@@ -11,14 +11,16 @@ import (
 // TestSweepOnRealSlurm runs scripts/slurm-local.sh: a single-node Slurm (Debian's
 // slurm-wlm and munge) started for the test, the demo sweep submitted as an array of
 // 4 tasks, merged, and compared with a single-process run. It skips, saying why, when
-// Slurm is not installed or the test is not root.
+// Slurm is not installed or the test is not root: it does not install Slurm itself
+// (apt-get needs the network and root, too slow and fragile for make test); running
+// scripts/slurm-local.sh once as root installs the packages.
 func TestSweepOnRealSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts Slurm daemons")
 	}
 	for _, c := range []string{"sbatch", "slurmctld", "slurmd", "munged"} {
 		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not on PATH: install Debian's slurm-wlm and munge to run this test", c)
+			t.Skipf("%s not on PATH: run scripts/slurm-local.sh once as root (it installs Debian's slurm-wlm, slurm-client and munge) to run this test", c)
 		}
 	}
 	if os.Geteuid() != 0 {

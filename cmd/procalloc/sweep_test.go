@@ -75,6 +75,9 @@ func TestSweepShardsMergeToTheSingleRun(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "mc1x1") {
 		t.Fatalf("plot: exit %d, %s %s", code, out, stderr)
 	}
+	if svg := string(mustRead(t, filepath.Join(dir, "p.svg"))); !strings.Contains(svg, ">mean_response (s)<") || !strings.Contains(svg, ">load factor") || !strings.Contains(svg, ">mc1x1<") {
+		t.Fatalf("plot SVG lacks the axis labels with units or the legend:\n%s", svg)
+	}
 	if code, _, stderr := runCLI(t, "", "plot", mergedOne, "--y", "mean_response"); code != 1 || !strings.Contains(stderr, "differ in pattern") {
 		t.Fatalf("ambiguous plot: exit %d, %s", code, stderr)
 	}

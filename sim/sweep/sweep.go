@@ -303,8 +303,11 @@ func (r *Results) Close() error { return r.f.Close() }
 
 // MergeReport says what a merge found.
 type MergeReport struct {
-	Lines   []Line // one per item, by index
-	Missing []Item // items of the spec with no line (spec given)
+	Lines []Line // one per item, by index
+	// Missing are the items of the spec with no line; without a spec, the indices
+	// below the highest one present that have no line (Key and Params then empty:
+	// items after the highest cannot be known without the spec).
+	Missing []Item
 	Failed  []Line // items whose only lines are failures
 	Extra   int    // lines of items the spec no longer has (left out)
 }
@@ -375,6 +378,16 @@ func Merge(paths []string, spec *Spec) (*MergeReport, error) {
 			if _, ok := best[it.Key]; !ok {
 				rep.Missing = append(rep.Missing, it)
 			}
+		}
+	} else if len(rep.Lines) > 0 {
+		// The shards of one sweep together hold every index from 0 up: a gap is a
+		// missing item (a shard not merged, or not finished).
+		next := 0
+		for _, l := range rep.Lines {
+			for ; next < l.Index; next++ {
+				rep.Missing = append(rep.Missing, Item{Index: next})
+			}
+			next = max(next, l.Index+1)
 		}
 	}
 	return rep, nil

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,5 +150,52 @@ func TestArgs(t *testing.T) {
 	want := "--trace /data/t.swf --machine mesh:4x4 --alloc mc1x1 --sched easy --contract 0.5 --seed 3 --comm-seed 3 --comm n-body --drop-larger"
 	if got != want {
 		t.Fatalf("args\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Issue 12 item 7: a merge without the sweep file still reports a missing shard: the
+// indices the other shards hold leave gaps where its items were.
+func TestMergeWithoutSpecReportsGaps(t *testing.T) {
+	s, _ := Parse([]byte(spec), "x")
+	items := s.Items()
+	if len(items) < 6 {
+		t.Fatalf("the test spec has %d items", len(items))
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i := range 3 { // shards 0/3 and 2/3 only
+		if i == 1 {
+			continue
+		}
+		path := filepath.Join(dir, fmt.Sprintf("r.%d.jsonl", i))
+		r, err := OpenResults(path, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, _ := Shard(items, i, 3)
+		for _, it := range sh {
+			r.Append(Line{Sweep: "t", Item: it, Status: "ok", Result: []byte(`{"x":1}`)})
+		}
+		r.Close()
+		paths = append(paths, path)
+	}
+	rep, err := Merge(paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, it := range rep.Missing {
+		got = append(got, it.Index)
+	}
+	var want []int
+	last := rep.Lines[len(rep.Lines)-1].Index
+	for j := 1; j < last; j += 3 {
+		want = append(want, j)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("missing %v, want %v", got, want)
+	}
+	if rep, _ := Merge(paths[:1], nil); len(rep.Missing) == 0 {
+		t.Fatal("shard 0/3 alone: nothing missing")
 	}
 }

@@ -255,3 +255,56 @@ func pad(v uint64, width int) string {
 	}
 	return s
 }
+
+// NaturalCompare orders host names the way people (and Slurm's node table, which
+// sorts names in natural order when no topology plugin ranks them) do: runs of digits
+// compare as numbers (node9 < node10), other bytes as bytes; equal numbers with
+// different zero padding compare shorter first. It returns -1, 0 or +1.
+func NaturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := isDigit(a[0]), isDigit(b[0])
+		if da && db {
+			i, j := digitRun(a), digitRun(b)
+			na, nb := strings.TrimLeft(a[:i], "0"), strings.TrimLeft(b[:j], "0")
+			if c := cmpLen(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			if c := cmpLen(i, j); c != 0 {
+				return c
+			}
+			a, b = a[i:], b[j:]
+			continue
+		}
+		if a[0] != b[0] {
+			if a[0] < b[0] {
+				return -1
+			}
+			return 1
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmpLen(len(a), len(b))
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+func cmpLen(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

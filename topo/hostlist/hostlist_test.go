@@ -97,7 +97,7 @@ func randomNames(rng *rand.Rand) []string {
 func TestAgainstScontrol(t *testing.T) {
 	sc, err := exec.LookPath("scontrol")
 	if err != nil {
-		t.Skip("scontrol not on PATH: install Debian's slurm-client to compare with Slurm")
+		t.Skip("scontrol not on PATH: install Debian's slurm-client (or run scripts/slurm-local.sh as root) to compare with Slurm")
 	}
 	conf := filepath.Join(t.TempDir(), "slurm.conf")
 	os.WriteFile(conf, []byte("ClusterName=hostlist\nSlurmctldHost=localhost\n"), 0o644)
@@ -151,4 +151,16 @@ func FuzzExpand(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestNaturalCompare(t *testing.T) {
+	sorted := []string{"a", "a1", "a2", "a02", "a10", "b", "node1", "node2", "node9", "node10", "node10a", "node11", "rack1_blade2", "rack1_blade10", "rack2_blade1"}
+	for i := range sorted {
+		for j := range sorted {
+			want := cmpLen(i, j)
+			if got := NaturalCompare(sorted[i], sorted[j]); got != want {
+				t.Errorf("NaturalCompare(%q, %q) = %d, want %d", sorted[i], sorted[j], got, want)
+			}
+		}
+	}
 }

@@ -3,7 +3,7 @@
 // Command ilpreport measures the tables of docs/ilp.md: LP bounds of the formulations,
 // time to proven optimality, and certified gaps on larger machines. Run with
 //
-//	go run -tags highs ./ilp/internal/ilpreport [-table lp|time|large] [-limit 60s]
+//	go run -tags highs ./ilp/internal/ilpreport [-table lp|time|large|bb|qaplib] [-limit 60s]
 package main
 
 import (
@@ -13,7 +13,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
@@ -22,7 +24,8 @@ import (
 )
 
 func main() {
-	table := flag.String("table", "lp", "which table: lp, time, large")
+	table := flag.String("table", "lp", "which table: lp, time, large, bb, qaplib")
+	qaplib := flag.String("qaplib", "../shared/qaplib", "directory of the QAPLIB instances (table qaplib)")
 	limit := flag.Duration("limit", 60*time.Second, "time limit per solve")
 	only := flag.String("only", "", "comma-separated instance names to run (default all)")
 	flag.Parse()
@@ -34,6 +37,10 @@ func main() {
 		err = timeTable(*limit, *only)
 	case "large":
 		err = largeTable(*limit, *only)
+	case "bb":
+		err = bbTable(*limit, *only)
+	case "qaplib":
+		err = qaplibTable(*limit, *qaplib)
 	default:
 		err = fmt.Errorf("unknown table %q", *table)
 	}
@@ -226,4 +233,111 @@ func largeTable(limit time.Duration, only string) error {
 		}
 	}
 	return nil
+}
+
+// cpuSeconds is the user + system CPU time of this process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// bbTable: the orderings of the time table by --method bb, with the DP as cross-check.
+func bbTable(limit time.Duration, only string) error {
+	ctx := context.Background()
+	insts := []instance{
+		{"mesh:4x3", topo.Mesh(4, 3)}, {"mesh:4x4", topo.Mesh(4, 4)},
+		{"torus:4x3", topo.Torus(4, 3)}, {"torus:4x4", topo.Torus(4, 4)},
+		{"rr3-12", randomRegular(12, 3, 1)}, {"rr3-16", randomRegular(16, 3, 1)},
+		{"mesh:5x4", topo.Mesh(5, 4)}, {"torus:5x4", topo.Torus(5, 4)}, {"mesh:6x4", topo.Mesh(6, 4)},
+	}
+	fmt.Println("| instance | n | K | ring | F | status | bound | nodes | seconds | CPU s | DP F |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, in := range insts {
+		if !selected(in.name, only) {
+			continue
+		}
+		for _, k := range []int{2, 3} {
+			for _, ring := range []bool{false, true} {
+				w := weights(k)
+				c0 := cpuSeconds()
+				sctx, cancel := withLimit(ctx, limit)
+				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Method: ilp.MethodBB, Seed: 1}})
+				cancel()
+				if err != nil {
+					return err
+				}
+				cpu := cpuSeconds() - c0
+				dpF := "-"
+				if ilp.OrderDPStates(in.m.N(), k, ring) <= 3e7 {
+					dp, err := ilp.OrderDP(ctx, in.m, w, ring)
+					if err != nil {
+						return err
+					}
+					dpF = fmt.Sprint(dp.Objective)
+					if res.Status == ilp.StatusOptimal && dp.Objective != res.Objective {
+						return fmt.Errorf("%s K=%d ring=%v: bb %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
+					}
+				}
+				fmt.Printf("| %s | %d | %d | %v | %g | %s | %g (%s) | %d | %.2f | %.2f | %s |\n", in.name, in.m.N(), k, ring,
+					res.Objective, res.Status, res.Bound, res.BoundSource, res.Nodes, res.Seconds, cpu, dpF)
+			}
+		}
+	}
+	return nil
+}
+
+// qaplibTable: every QAPLIB instance of dir by --method bb (Gilmore-Lawler branch and
+// bound), and by the MIP for comparison.
+func qaplibTable(limit time.Duration, dir string) error {
+	ctx := context.Background()
+	files, err := filepath.Glob(filepath.Join(dir, "*.dat"))
+	if err != nil {
+		return err
+	}
+	fmt.Println("| instance | n | optimum (bb) | status | root bound (GLB) | nodes | seconds | CPU s | MIP after limit: best / bound |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		q, err := ilp.ReadQAPLIB(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		c0 := cpuSeconds()
+		sctx, cancel := withLimit(ctx, limit)
+		res, err := ilp.SolveQAP(sctx, q, nil, ilp.Options{Method: ilp.MethodBB, Seed: 1})
+		cancel()
+		if err != nil {
+			return err
+		}
+		cpu := cpuSeconds() - c0
+		glb, _ := ilp.GilmoreLawlerBound(ctx, q)
+		mip := "-"
+		if limit > 0 {
+			mctx, cancel := context.WithTimeout(ctx, limit)
+			mr, err := ilp.SolveQAP(mctx, q, nil, ilp.Options{Seed: 1})
+			cancel()
+			if err != nil {
+				return err
+			}
+			mip = fmt.Sprintf("%g / %g (%s, %.0f s)", mr.Objective, mr.Bound, mr.Status, mr.Seconds)
+		}
+		name := strings.TrimSuffix(filepath.Base(path), ".dat")
+		fmt.Printf("| %s | %d | %g | %s | %g | %d | %.2f | %.2f | %s |\n", name, q.N, res.Objective, res.Status, glb, res.Nodes, res.Seconds, cpu, mip)
+	}
+	return nil
+}
+
+// withLimit is ctx with a deadline limit from now (none when limit is 0).
+func withLimit(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	if limit > 0 {
+		return context.WithTimeout(ctx, limit)
+	}
+	return context.WithCancel(ctx)
 }

@@ -1,0 +1,97 @@
+package alloc
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	register("as-run", "as production ran it: each job gets the nodes its trace record names (sacct NodeList); with --sched as-run at its recorded start. No ARG",
+		func(arg string, m topo.Machine, _ Options) (Allocator, error) {
+			if arg != "" {
+				return nil, fmt.Errorf("as-run takes no argument, got %q", arg)
+			}
+			return NewAsRun(m), nil
+		})
+}
+
+// Placer is an allocator told which nodes a job ran on: the replay gives it the
+// job's recorded node names instead of asking Allocate for k nodes.
+type Placer interface {
+	Place(names []string) ([]int, error)
+}
+
+// ErrNoPlacement is returned by AsRun.Allocate: as-run needs the job's node names.
+var ErrNoPlacement = errors.New("as-run replays recorded placements and needs each job's node list (an sacct trace with NodeList)")
+
+// AsRun replays recorded placements (Placer): node names are a graph's host names,
+// or node indices on a grid.
+type AsRun struct {
+	m     topo.Machine
+	st    *State
+	index map[string]int
+}
+
+// NewAsRun returns the as-run allocator of m, every node free.
+func NewAsRun(m topo.Machine) *AsRun {
+	a := &AsRun{m: m, st: NewState(m.N()), index: make(map[string]int, m.N())}
+	g, _ := m.(*topo.Graph)
+	for i := range m.N() {
+		name := strconv.Itoa(i)
+		if g != nil {
+			name = g.Name(i)
+		}
+		a.index[name] = i
+	}
+	return a
+}
+
+func (a *AsRun) Name() string              { return "as-run" }
+func (a *AsRun) Machine() topo.Machine     { return a.m }
+func (a *AsRun) NumFree() int              { return a.st.NumFree() }
+func (a *AsRun) Release(nodes []int) error { return a.st.Release(nodes) }
+
+// Allocate fails: see ErrNoPlacement.
+func (a *AsRun) Allocate(k int) ([]int, error) { return nil, ErrNoPlacement }
+
+// Place takes the named nodes; a name the machine lacks, a name given twice or a
+// node that is busy is an error naming it.
+func (a *AsRun) Place(names []string) ([]int, error) {
+	if len(names) == 0 {
+		return nil, ErrNoPlacement
+	}
+	nodes := make([]int, len(names))
+	for i, n := range names {
+		v, ok := a.index[n]
+		if !ok {
+			return nil, fmt.Errorf("recorded node %q is not a host of %s", n, a.m.Spec())
+		}
+		nodes[i] = v
+	}
+	slices.Sort(nodes)
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i] == nodes[i-1] {
+			return nil, fmt.Errorf("recorded node list names %q twice", a.nameOf(nodes[i]))
+		}
+	}
+	for _, v := range nodes {
+		if !a.st.IsFree(v) {
+			return nil, fmt.Errorf("recorded node %q is still busy in the replay (the replay's schedule differs from production's: use --sched as-run)", a.nameOf(v))
+		}
+	}
+	if err := a.st.Take(nodes); err != nil {
+		return nil, err
+	}
+	return nodes, nil
+}
+
+func (a *AsRun) nameOf(v int) string {
+	if g, ok := a.m.(*topo.Graph); ok {
+		return g.Name(v)
+	}
+	return strconv.Itoa(v)
+}

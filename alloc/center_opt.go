@@ -1,0 +1,117 @@
+package alloc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/exact"
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func init() {
+	register("opt", "greedy-optimal (Bender et al. 2005 §5): each job gets k free nodes of least total pairwise L1, by the exact solver (package exact, MM+Inc incumbent); opt:nodes=N sets the search budget per decision (default 200000), the best found is kept when it runs out (counted)",
+		newOptAlloc)
+}
+
+// FallbackCounter is implemented by allocators that solve each decision exactly
+// within a budget: how many decisions they made and how many of them ran out of
+// budget before the optimum was proven.
+type FallbackCounter interface {
+	Fallbacks() (decisions, fallbacks int64)
+}
+
+// DefaultOptNodes is opt's search budget per decision (branch-and-bound nodes).
+const DefaultOptNodes = 200_000
+
+// optAlloc is the exact solver as an allocator: at every decision it solves the
+// k-subset problem on the free nodes (exact.SubsetSeeded) with a budget counted in
+// search nodes, not time, so that its decisions are the same on every machine. When
+// the budget runs out it keeps the best set found, never worse than the MM+Inc
+// incumbent, and counts the decision as a fallback. Distances are plain coordinate
+// L1, as for MM.
+type optAlloc struct {
+	g         *topo.Grid
+	st        *State
+	order     []int
+	pts       []geom.PointF
+	budget    int64
+	decisions int64
+	fallbacks int64
+	fl        []int
+	free      []geom.PointF
+}
+
+func newOptAlloc(arg string, m topo.Machine, opt Options) (Allocator, error) {
+	g, ok := m.(*topo.Grid)
+	if !ok {
+		return nil, fmt.Errorf("opt needs a mesh or torus (node coordinates), not %s", m.Spec())
+	}
+	a := &optAlloc{g: g, st: NewState(g.N()), order: FreeListOrder(g), budget: DefaultOptNodes}
+	if arg != "" {
+		v, ok := strings.CutPrefix(arg, "nodes=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if !ok || err != nil || n <= 0 {
+			return nil, fmt.Errorf("opt: argument %q: want nodes=N with N > 0 (search nodes per decision)", arg)
+		}
+		a.budget = n
+	}
+	a.pts = make([]geom.PointF, g.N())
+	c := make([]int, len(g.Dims()))
+	for i := range a.pts {
+		c = g.Coord(i, c)
+		p := make(geom.PointF, len(c))
+		for j, v := range c {
+			p[j] = float64(v)
+		}
+		a.pts[i] = p
+	}
+	return a, nil
+}
+
+func (a *optAlloc) Name() string {
+	if a.budget == DefaultOptNodes {
+		return "opt"
+	}
+	return "opt:nodes=" + strconv.FormatInt(a.budget, 10)
+}
+func (a *optAlloc) Machine() topo.Machine            { return a.g }
+func (a *optAlloc) NumFree() int                     { return a.st.NumFree() }
+func (a *optAlloc) Release(nodes []int) error        { return a.st.Release(nodes) }
+func (a *optAlloc) Fallbacks() (decisions, fb int64) { return a.decisions, a.fallbacks }
+
+func (a *optAlloc) Allocate(k int) ([]int, error) {
+	if err := a.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
+	var nodes []int
+	a.decisions++
+	if k == len(a.fl) || k == 1 {
+		nodes = slices.Clone(a.fl[:k])
+	} else {
+		a.free = a.free[:0]
+		for _, v := range a.fl {
+			a.free = append(a.free, a.pts[v])
+		}
+		res, err := exact.SubsetSeeded(context.Background(), a.free, k, exact.SubsetOptions{MaxNodes: a.budget})
+		if err != nil {
+			return nil, fmt.Errorf("opt: %w", err)
+		}
+		if !res.Optimal {
+			a.fallbacks++
+		}
+		nodes = make([]int, k)
+		for i, p := range res.Indices {
+			nodes[i] = a.fl[p]
+		}
+	}
+	slices.Sort(nodes)
+	if err := a.st.Take(nodes); err != nil {
+		return nil, fmt.Errorf("opt: internal error: %w", err)
+	}
+	return nodes, nil
+}

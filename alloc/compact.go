@@ -1,0 +1,145 @@
+package alloc
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Compactness of Liu et al. §4.
+//
+// Squares (Definition 1): the free processors of a 2^m x 2^n mesh decomposed into
+// squares of side 2^i; D is their number, and an allocator is compact when D after
+// every allocation is the least that any choice of the job's processors could leave.
+// procalloc counts aligned squares, MBS's buddy blocks (the mesh cut into squares of
+// side 2^min(m,n), each cut into four, and so on): every aligned free square lies in a
+// maximal one, so the least number of aligned squares covering the free set is the
+// number of maximal free aligned squares, which Squares returns.
+//
+// Spatial compactness (Definition 2, Lemma 1): with the free processors decomposed
+// into maximal free blocks of the orthogonal division tree (bt's tree), every block
+// size occurs at most once, and for free blocks p bigger than q, the parent of p is
+// an ancestor of q. SpatiallyCompact checks this.
+
+// Compactness measures free sets of one 2^m x 2^n mesh (Squares and
+// SpatiallyCompact without rebuilding the division tree each time). Not safe for
+// concurrent use.
+type Compactness struct {
+	t     *divTree
+	whole []bool
+}
+
+// NewCompactness returns the meter of m, or an error when m is not a 2D mesh of
+// 2^m x 2^n nodes.
+func NewCompactness(m topo.Machine) (*Compactness, error) {
+	t, err := newDivTree(m, "compactness")
+	if err != nil {
+		return nil, err
+	}
+	return &Compactness{t: t, whole: make([]bool, 2*t.n())}, nil
+}
+
+// Squares returns D, the number of maximal free aligned power-of-two squares of the
+// free set of a 2^m x 2^n mesh (see above); free reports whether a node is free.
+func Squares(m topo.Machine, free func(v int) bool) (int, error) {
+	c, err := NewCompactness(m)
+	if err != nil {
+		return 0, err
+	}
+	return c.Squares(free), nil
+}
+
+// SpatiallyCompact reports whether the free set of a 2^m x 2^n mesh satisfies the
+// condition of Liu et al.'s Lemma 1 (see above); when it does not, reason names the
+// two offending blocks.
+func SpatiallyCompact(m topo.Machine, free func(v int) bool) (ok bool, reason string, err error) {
+	c, err := NewCompactness(m)
+	if err != nil {
+		return false, "", err
+	}
+	ok, reason = c.SpatiallyCompact(free)
+	return ok, reason, nil
+}
+
+// Squares is D of the free set (see the package function).
+func (c *Compactness) Squares(free func(v int) bool) int {
+	t := c.t
+	side := min(t.x, t.y)
+	count := 0
+	var rec func(x0, y0, s int) bool // reports whether the square is wholly free
+	rec = func(x0, y0, s int) bool {
+		if s == 1 {
+			return free(x0 + y0*t.x)
+		}
+		h := s / 2
+		c := 0
+		all := true
+		for _, q := range [4][2]int{{0, 0}, {h, 0}, {0, h}, {h, h}} {
+			if rec(x0+q[0], y0+q[1], h) {
+				c++
+			} else {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+		count += c
+		return false
+	}
+	for y0 := 0; y0 < t.y; y0 += side {
+		for x0 := 0; x0 < t.x; x0 += side {
+			if rec(x0, y0, side) {
+				count++
+			}
+		}
+	}
+	return count
+}
+
+// freeBlocks returns the maximal wholly free tree nodes of the orthogonal division
+// (bt's division tree) as tree node numbers (root 1, children 2i and 2i+1); whole is
+// scratch of 2N entries.
+func freeBlocks(t *divTree, whole []bool, free func(v int) bool) []int {
+	n := t.n()
+	for i := 2*n - 1; i >= 1; i-- {
+		if i >= n {
+			whole[i] = free(int(t.x0[i]) + int(t.y0[i])*t.x)
+		} else {
+			whole[i] = whole[2*i] && whole[2*i+1]
+		}
+	}
+	var out []int
+	for i := 1; i < 2*n; i++ {
+		if whole[i] && (i == 1 || !whole[i/2]) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// SpatiallyCompact is Lemma 1's condition on the free set (see the package
+// function).
+func (c *Compactness) SpatiallyCompact(free func(v int) bool) (ok bool, reason string) {
+	t := c.t
+	blocks := freeBlocks(t, c.whole, free)
+	var bySize [64]int // tree node of the free block of 2^i processors, 0 if none
+	for _, b := range blocks {
+		i := bits.Len(uint(t.area(b))) - 1 // log2 of b's area
+		if prev := bySize[i]; prev != 0 {
+			return false, fmt.Sprintf("two free blocks of %d processors (tree nodes %d and %d)", t.area(b), prev, b)
+		}
+		bySize[i] = b
+	}
+	// Now at most one block per size: at most log2(N)+1 blocks, so the pairwise check
+	// below is cheap.
+	for _, p := range blocks {
+		for _, q := range blocks {
+			if t.area(p) > t.area(q) && !t.isAncestor(p/2, q) {
+				return false, fmt.Sprintf("free block %d (%d processors): its parent is not an ancestor of free block %d (%d processors)", p, t.area(p), q, t.area(q))
+			}
+		}
+	}
+	return true, ""
+}

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// batchPoint is one configuration of "procalloc batch": an allocator and a number of
+// communications per I/O phase, with its summary over the runs.
+type batchPoint struct {
+	Alloc     string `json:"alloc"`
+	CommPerIO int    `json:"comm_per_io"`
+	*sim.BatchResult
+}
+
+// batchOutput is the JSON of "procalloc batch" with several configurations.
+type batchOutput struct {
+	Machine  string       `json:"machine"`
+	Pattern  string       `json:"pattern"`
+	Tasks    int          `json:"tasks"`
+	MeanSize float64      `json:"mean_size"`
+	Seed     uint64       `json:"seed"`
+	Results  []batchPoint `json:"results"`
+}
+
+// parseIntList reads "N" or "N1,N2,...".
+func parseIntList(flagName, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %q is not an integer", flagName, s, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func init() {
+	register(&command{
+		name:    "batch",
+		summary: "Liu et al.'s I/O experiment: a batch of tasks that communicate, then write to I/O nodes; mean time until all finish",
+		usage:   "batch --machine mesh:XxY:io=SIDE --alloc SPEC[,SPEC...] [--comm-per-io N[,N...]] [--pattern P] [--runs R] [--json] [--svg FILE] [--svg-relative FILE]",
+		details: `Runs the experiment of Liu, Hsu and Wu, "I/O Processor Allocation for Mesh
+Cluster Computers", §5 (docs/io.md): --tasks tasks (default 16) arrive together on a
+mesh with I/O nodes along one side; their sizes are exponential with mean
+--mean-size (default 16), rounded to the nearest integer, at least 1 and at most the
+machine. Whenever processors are released, waiting tasks are offered to the
+allocator in order and start when they get processors (bt, sbt and dbt may refuse
+for external fragmentation). A task communicates --comm-per-io times (one period of
+--pattern among its processors each), then does one I/O phase: each of its
+processors sends a personalised message to every I/O node, and the I/O nodes write
+them to disk at --disk-mbps, queueing what arrives faster. The task ends when its
+last message is on disk. The result of a run is the time until all tasks have
+finished, in seconds; the output is its mean over --runs seeded runs with the
+half-width of a 95% confidence interval (Student's t), plus the mean number D of
+free squares after each allocation (Definition 1) and the fraction of allocations
+after which the free set was spatially compact (Lemma 1).
+
+The network is procalloc's wormhole model (docs/comm.md): --msg-flits flits of
+--flit-bytes bytes per message, links of --link-mbps (one flit per cycle), x-y
+routing, the I/O nodes one extra link each off the mesh side. Runs spread over all
+cores and each is deterministic in (--seed, run number). Ctrl-C stops and prints the
+runs finished so far (marked interrupted, exit status 1).
+
+Several allocators (comma-separated) and communication counts give one line per
+count in --svg, in the form of the paper's figures: the x axis is the tolerance
+when all allocators are one family with numeric arguments (sbt:4,sbt:16,... as in
+Figs. 3-5), else the allocators in the order given (Fig. 6). --json gives
+mean_completion and ci95 (seconds) at the top level for one configuration, a list
+"results" for several. The chart's y axis spans the values only; --svg-relative
+draws each line divided by its first point, which shows the trend along the x axis
+of lines of very different heights.`,
+		example: `procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/4 --comm-per-io 16 --runs 1000 --json
+procalloc batch --machine mesh:16x16:io=left --alloc sbt:4,sbt:16,sbt:64,sbt:256 --comm-per-io 0,4,16 --runs 200 --svg fig3.svg
+procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas --comm-per-io 0,8,16 --runs 200 -o fig6.txt`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			machine := fs.String("machine", "", "mesh with I/O nodes, `SPEC` such as mesh:16x16:io=left (sides left, right, top, bottom; :COUNT for fewer I/O nodes)")
+			allocs := fs.String("alloc", "", "allocator `SPECS`, comma-separated, e.g. dbt:1/4 or sbt:4,sbt:16,mbs,plas (see 'procalloc help sim')")
+			comms := fs.String("comm-per-io", "0", "communications per I/O phase: `N` or a list N1,N2,... (0 = pure I/O)")
+			pattern := fs.String("pattern", "all-to-all", "communication `PATTERN`: all-to-all, n-body, random, halo2d, tree")
+			tasks := fs.Int("tasks", 16, "tasks per run (Liu: 16)")
+			mean := fs.Float64("mean-size", 16, "mean of the exponential task size (Liu: 16)")
+			runs := fs.Int("runs", 1000, "independent runs per configuration (Liu: 1000)")
+			seed := fs.Uint64("seed", 1, "random seed")
+			d := netsim.DefaultParams()
+			flits := fs.Int64("msg-flits", d.MessageFlits, "message length in flits")
+			flitBytes := fs.Int64("flit-bytes", d.FlitBytes, "bytes per flit")
+			delay := fs.Int64("router-delay", d.RouterDelay, "cycles a message header takes per hop")
+			q := netsim.LiuIOParams()
+			link := fs.Float64("link-mbps", q.LinkBytesPerSecond/1e6, "link bandwidth in MB/s (10^6 bytes; Liu: 11.65)")
+			disk := fs.Float64("disk-mbps", q.DiskBytesPerSecond/1e6, "disk write speed of an I/O node in MB/s (Liu: 4.545)")
+			workers := fs.Int("workers", 0, "goroutines (0: one per core)")
+			asJSON := fs.Bool("json", false, "print JSON")
+			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
+			svg := fs.String("svg", "", "write a chart in the paper's form to `FILE`")
+			svgRel := fs.String("svg-relative", "", "write the chart with each line divided by its first point to `FILE` (trends of lines of different heights)")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				if *machine == "" {
+					return usagef("--machine is required, e.g. --machine mesh:16x16:io=left")
+				}
+				if *allocs == "" {
+					return usagef("--alloc is required, e.g. --alloc dbt:1/4")
+				}
+				g, err := topo.ParseSpec(*machine)
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				if g.IO() == nil {
+					return usagef("--machine %s has no I/O nodes: add :io=SIDE, e.g. %s:io=left", *machine, g.Spec())
+				}
+				specs := splitAllocSpecs(*allocs)
+				for _, s := range specs {
+					if s == "" {
+						return usagef("--alloc %q: an allocator spec is empty", *allocs)
+					}
+					if _, err := alloc.Parse(s, g, alloc.Options{}); err != nil {
+						return usageError{err.Error()}
+					}
+				}
+				counts, err := parseIntList("--comm-per-io", *comms)
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				for _, c := range counts {
+					if c < 0 || c > 1<<20 {
+						return usagef("--comm-per-io %d: must be 0..1048576", c)
+					}
+				}
+				pat, err := netsim.ParsePattern(*pattern)
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				p := netsim.Params{MessageFlits: *flits, RouterDelay: *delay, FlitBytes: *flitBytes}
+				if err := p.Validate(); err != nil {
+					return usageError{err.Error()}
+				}
+				iop := netsim.IOParams{LinkBytesPerSecond: *link * 1e6, DiskBytesPerSecond: *disk * 1e6}
+				if err := iop.Validate(); err != nil {
+					return usageError{"--link-mbps/--disk-mbps: " + err.Error()}
+				}
+				if *tasks < 1 || *tasks > 1<<16 {
+					return usagef("--tasks %d: must be 1..65536", *tasks)
+				}
+				if !(*mean >= 1) || *mean > float64(g.N()) {
+					return usagef("--mean-size %v: must be between 1 and the machine's %d nodes", *mean, g.N())
+				}
+				if *runs < 1 || *runs > 1<<24 {
+					return usagef("--runs %d: must be 1..16777216", *runs)
+				}
+				if *workers < 0 {
+					return usagef("--workers %d: must be 0 (one per core) or more", *workers)
+				}
+				total := int64(len(specs) * len(counts) * *runs)
+				prog := newProgress(e, "batch", total)
+				o := batchOutput{Machine: g.Spec(), Pattern: pat.Name(), Tasks: *tasks, MeanSize: *mean, Seed: *seed}
+				var interrupted error
+			loop:
+				for i, s := range specs {
+					for j, c := range counts {
+						base := int64((i*len(counts) + j) * *runs)
+						b := &sim.Batch{Machine: g, Alloc: s, Tasks: *tasks, MeanSize: *mean, CommPerIO: c, Pattern: pat,
+							Params: p, IO: iop, Runs: *runs, Seed: *seed, Workers: *workers,
+							Progress: func(done, _ int) { prog.Update(base+int64(done), fmt.Sprintf("%s, %d comm", s, c)) }}
+						res, err := b.Run(ctx)
+						if err != nil {
+							prog.Done()
+							if ctx.Err() != nil && len(o.Results) > 0 {
+								interrupted = err
+								break loop
+							}
+							return err
+						}
+						o.Results = append(o.Results, batchPoint{Alloc: s, CommPerIO: c, BatchResult: res})
+						if res.Interrupted {
+							interrupted = ctx.Err()
+							break loop
+						}
+					}
+				}
+				prog.Done()
+				for _, c := range []struct {
+					path     string
+					relative bool
+				}{{*svg, false}, {*svgRel, true}} {
+					if c.path == "" {
+						continue
+					}
+					if err := writeFileAtomic(e, c.path, func(w io.Writer) error { return writeBatchChart(w, o, c.relative) }); err != nil {
+						return err
+					}
+				}
+				err = writeFileAtomic(e, *out, func(w io.Writer) error {
+					if *asJSON {
+						if len(o.Results) == 1 && len(specs) == 1 && len(counts) == 1 {
+							return writeJSON(w, struct {
+								batchPoint
+								Machine string `json:"machine"`
+								Pattern string `json:"pattern"`
+							}{o.Results[0], o.Machine, o.Pattern})
+						}
+						return writeJSON(w, o)
+					}
+					fmt.Fprintf(w, "%s, %d tasks of mean size %g, %s communication, %d runs per line, seed %d\n",
+						o.Machine, o.Tasks, o.MeanSize, o.Pattern, *runs, o.Seed)
+					t := newTable(w, "alloc", "comm/io", "runs", "mean completion (s)", "ci95 (s)", "D", "spatially compact", "waiting at 0")
+					for _, r := range o.Results {
+						mark := ""
+						if r.Interrupted {
+							mark = " (interrupted)"
+						}
+						t.row(r.Alloc, strconv.Itoa(r.CommPerIO), strconv.Itoa(r.Runs)+mark, fmt.Sprintf("%.6f", r.MeanCompletion),
+							fmt.Sprintf("%.6f", r.CI95), fmt.Sprintf("%.2f", r.MeanSquares), fmt.Sprintf("%.2f", r.SpatiallyCompact),
+							fmt.Sprintf("%.2f", r.MeanWaitingTasks))
+					}
+					return t.flush()
+				})
+				if err != nil {
+					return err
+				}
+				if interrupted != nil {
+					return fmt.Errorf("interrupted; the runs finished so far were written: %w", interrupted)
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// batchX returns the x value of each allocator spec for the chart: the numeric
+// argument when all specs share one family and have numeric arguments (sbt:16,
+// dbt:1/4), else the position 1, 2, ...; and the axis label.
+func batchX(specs []string) ([]float64, string) {
+	xs := make([]float64, len(specs))
+	family := ""
+	numeric := true
+	for i, s := range specs {
+		f, arg, _ := strings.Cut(s, ":")
+		if i == 0 {
+			family = f
+		}
+		v, err := strconv.ParseFloat(arg, 64)
+		if p, q, ok := strings.Cut(arg, "/"); ok {
+			a, e1 := strconv.ParseFloat(p, 64)
+			b, e2 := strconv.ParseFloat(q, 64)
+			v, err = a/b, errors.Join(e1, e2)
+		}
+		if f != family || err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			numeric = false
+		}
+		xs[i] = v
+	}
+	if numeric && len(specs) > 1 {
+		label := family + " tolerance"
+		if strings.HasSuffix(family, "dbt") {
+			label = family + " tolerance ratio"
+		}
+		return xs, label
+	}
+	var names []string
+	for i, s := range specs {
+		xs[i] = float64(i + 1)
+		names = append(names, fmt.Sprintf("%d=%s", i+1, s))
+	}
+	return xs, "allocator (" + strings.Join(names, ", ") + ")"
+}
+
+// writeBatchChart draws mean completion time against the allocators, one line per
+// communication count (Liu et al. Figs. 3-6).
+func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
+	var specs []string
+	for _, r := range o.Results {
+		if !containsString(specs, r.Alloc) {
+			specs = append(specs, r.Alloc)
+		}
+	}
+	xs, xlabel := batchX(specs)
+	var series []lineSeries
+	for _, r := range o.Results {
+		name := fmt.Sprintf("%d comm per I/O", r.CommPerIO)
+		if r.CommPerIO == 0 {
+			name = "pure I/O"
+		}
+		k := -1
+		for i := range series {
+			if series[i].name == name {
+				k = i
+			}
+		}
+		if k < 0 {
+			series = append(series, lineSeries{name: name})
+			k = len(series) - 1
+		}
+		for i, s := range specs {
+			if s == r.Alloc {
+				series[k].x = append(series[k].x, xs[i])
+			}
+		}
+		series[k].y = append(series[k].y, r.MeanCompletion)
+	}
+	title := fmt.Sprintf("Time until all %d tasks finish — %s, %s", o.Tasks, o.Machine, o.Pattern)
+	ylabel := "mean completion time (s)"
+	if relative {
+		// Each line divided by its first point: the trend along the x axis of lines
+		// of very different heights.
+		for i := range series {
+			if first := series[i].y[0]; first > 0 {
+				for j := range series[i].y {
+					series[i].y[j] /= first
+				}
+			}
+		}
+		ylabel = "mean completion time / first point of the line"
+	}
+	return writeLineChartAxis(w, title, xlabel, ylabel, series, false)
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	encodingcsv "encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const (
+	ibSample   = "../../topo/testdata/fattree.ibnetdiscover"
+	ibSampleP  = "../../topo/testdata/fattree.ibnetdiscover-p"
+	ibNameMap  = "../../topo/testdata/fattree.node-name-map"
+	topoConf   = "../../topo/testdata/topology.conf"
+	topoYAML   = "../../topo/testdata/topology.yaml"
+	sacctTrace = "../../sim/testdata/sacct-fattree.txt"
+)
+
+// From the ibnetdiscover sample to an ordering and a slurm-weight file; the ordering
+// keeps each leaf switch's four hosts together, Slurm's name order does not.
+func TestFabricCurveAndWeights(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "curve", "--graph", ibSample, "--node-name-map", ibNameMap, "--curve", "rcm", "--format", "slurm-weight")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var hosts []string
+	for _, l := range strings.Split(out, "\n") {
+		if h, ok := strings.CutPrefix(l, "NodeName="); ok {
+			hosts = append(hosts, strings.Fields(h)[0])
+		}
+	}
+	if len(hosts) != 16 {
+		t.Fatalf("%d NodeName lines:\n%s", len(hosts), out)
+	}
+	leaf := func(h string) int { v, _ := atoiTail(h); return (v - 1) % 4 }
+	for i := 0; i < 16; i += 4 {
+		for _, h := range hosts[i+1 : i+4] {
+			if leaf(h) != leaf(hosts[i]) {
+				t.Fatalf("ranks %d..%d span leaves: %v", i, i+3, hosts)
+			}
+		}
+	}
+	// Every format is read the same: the -p form, topology.conf and topology.yaml.
+	for _, args := range [][]string{{"--graph", ibSampleP, "--node-name-map", ibNameMap}, {"--graph", topoConf}, {"--graph", topoYAML}, {"--graph", ibSample, "--graph-format", "ibnetdiscover"}} {
+		code, out2, stderr := runCLI(t, "", append([]string{"evaluate", "--curve", "rcm,name-order", "--weights", "list:1,0.5", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if !strings.Contains(out2, `"objective": 56`) || !strings.Contains(out2, `"objective": 88`) {
+			t.Fatalf("%v: rcm 56 and name order 88 expected:\n%s", args, out2)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"curve", "--graph", ibSample, "--graph-format", "dot", "--curve", "rcm"}, "--graph-format \"dot\""},
+		{[]string{"curve", "--machine", "mesh:4x4", "--node-name-map", ibNameMap, "--curve", "rcm"}, "go with --graph"},
+		{[]string{"curve", "--graph", topoConf, "--node-name-map", ibNameMap, "--curve", "rcm"}, "applies to ibnetdiscover"},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func atoiTail(s string) (int, bool) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	v := 0
+	for _, c := range s[i:] {
+		v = v*10 + int(c-'0')
+	}
+	return v, i < len(s)
+}
+
+// An sacct trace replayed on the fabric: as-run reproduces production; procalloc's
+// ordering saves hops over Slurm's name order; coordinate allocators refuse.
+func TestFabricReplay(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "sim", "--graph", topoConf, "--trace", sacctTrace, "--alloc", "as-run", "--sched", "as-run", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s map[string]any
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s["jobs"].(float64) != 7 || !strings.Contains(stderr, "3 sacct records skipped: job steps") {
+		t.Fatalf("jobs %v, stderr %q", s["jobs"], stderr)
+	}
+	if sk := s["skipped_records"].(map[string]any); sk["still running"].(float64) != 1 {
+		t.Fatalf("skipped %v", sk)
+	}
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "c.csv")
+	pairs := filepath.Join(dir, "rcm.pairs")
+	if code, _, stderr := runCLI(t, "", "curve", "--graph", ibSample, "--curve", "rcm", "-o", pairs); code != 0 {
+		t.Fatalf("curve: %s", stderr)
+	}
+	code, _, stderr = runCLI(t, "", "compare", "--graph", ibSample, "--node-name-map", ibNameMap, "--trace", sacctTrace, "--sched", "easy",
+		"--alloc", "bf:name-order,bf:rcm,genalg,bf:"+pairs, "--csv", csv)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := encodingcsv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 5 {
+		t.Fatalf("csv: %v %v", rows, err)
+	}
+	col := slices.Index(rows[0], "mean_total_pairwise_l1")
+	hops := map[string]float64{}
+	for _, r := range rows[1:] {
+		hops[r[0]], _ = strconv.ParseFloat(r[col], 64)
+	}
+	// 45.714 hops per job along Slurm's name order, 35.714 along rcm (one leaf per
+	// 4-node job).
+	if !(hops["bf:rcm"] < hops["bf:name-order"]) || hops["genalg"] > hops["bf:name-order"] || hops["bf:"+pairs] != hops["bf:rcm"] {
+		t.Fatalf("mean total hops %v", hops)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--graph", topoConf, "--trace", sacctTrace, "--alloc", "mc1x1"}, "needs a mesh or torus"},
+		{[]string{"sim", "--graph", topoConf, "--trace", sacctTrace, "--alloc", "as-run", "--sched", "as-run", "--contract", "0.5"}, "do not apply"},
+		{[]string{"sim", "--graph", topoConf, "--trace", kthTrace, "--alloc", "as-run", "--sched", "as-run"}, "only an sacct trace"},
+		{[]string{"sim", "--machine", "fattree:4,4:4", "--trace", sacctTrace, "--alloc", "as-run", "--sched", "as-run"}, "is not a host"},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+	// On production's schedule every allocator sees the same free count: the waits are
+	// production's, only the placements differ.
+	code, out, stderr = runCLI(t, "", "compare", "--graph", topoConf, "--trace", sacctTrace, "--sched", "as-run",
+		"--alloc", "as-run,bf:name-order,bf:rcm,genalg", "--json")
+	if code != 0 {
+		t.Fatalf("compare as-run: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(out, `"mean_wait": 546.4285714285714`); n != 4 {
+		t.Fatalf("%d of 4 allocators with production's mean wait:\n%s", n, out)
+	}
+	// A synthetic fat tree with a named span curve for Gen-Alg.
+	code, out, stderr = runCLI(t, "", "sim", "--machine", "fattree:4,4:4", "--trace", sacctTrace, "--alloc", "genalg", "--span-curve", "rcm", "--sched", "easy", "--json")
+	if code != 0 || !strings.Contains(out, `"span_order": "rcm"`) {
+		t.Fatalf("exit %d: %s %s", code, stderr, out)
+	}
+}
+
+// The Slurm topology writers from the command line, read back by --graph.
+func TestFabricTopologyWriters(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "topology.conf")
+	code, _, stderr := runCLI(t, "", "curve", "--graph", ibSample, "--node-name-map", ibNameMap, "--curve", "rcm", "--format", "slurm-topology", "-o", conf)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Read back, its own name order is the rcm order: the same objective.
+	code, out, stderr := runCLI(t, "", "evaluate", "--graph", conf, "--curve", "rowmajor", "--weights", "list:1,0.5", "--json")
+	if code != 0 || !strings.Contains(out, `"objective": 56`) {
+		t.Fatalf("exit %d: %s %s", code, stderr, out)
+	}
+	hosts := filepath.Join(dir, "hosts")
+	var names []string
+	for i := range 16 {
+		names = append(names, "nid"+strconv.Itoa(100+i))
+	}
+	os.WriteFile(hosts, []byte(strings.Join(names, "\n")+"\n"), 0o644)
+	yml := filepath.Join(dir, "topology.yaml")
+	code, _, stderr = runCLI(t, "", "curve", "--machine", "torus:4x2x2", "--curve", "rowmajor", "--format", "slurm-torus3d", "--hosts", hosts, "-o", yml)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, out, _ = runCLI(t, "", "evaluate", "--graph", yml, "--curve", "rowmajor", "--weights", "list:1", "--json")
+	code2, out2, _ := runCLI(t, "", "evaluate", "--machine", "torus:4x2x2", "--curve", "rowmajor", "--weights", "list:1", "--json")
+	obj := func(s string) string {
+		i := strings.Index(s, `"objective"`)
+		return s[i : i+strings.IndexByte(s[i:], ',')]
+	}
+	if code != 0 || code2 != 0 || obj(out) != obj(out2) {
+		t.Fatalf("torus3d read back: %s vs %s", obj(out), obj(out2))
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "rowmajor", "--format", "slurm-topology"}, "needs a switched network"},
+		{[]string{"curve", "--machine", "torus:4x4", "--curve", "rowmajor", "--format", "slurm-torus3d"}, "needs --hosts"},
+		{[]string{"curve", "--graph", topoConf, "--curve", "rcm", "--format", "slurm-torus3d"}, "needs a torus"},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}

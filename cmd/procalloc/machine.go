@@ -1,0 +1,87 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// graphFlags are the flags that say how to read --graph FILE.
+type graphFlags struct {
+	format, nameMap, topology string
+}
+
+func declareGraphFlags(fs *flag.FlagSet) *graphFlags {
+	g := &graphFlags{}
+	fs.StringVar(&g.format, "graph-format", "", "format of --graph: "+strings.Join(topo.GraphFormats, ", ")+" (default: detected from the content)")
+	fs.StringVar(&g.nameMap, "node-name-map", "", "ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches")
+	fs.StringVar(&g.topology, "topology", "", "which topology of a topology.yaml `NAME` (default: the one with cluster_default: true)")
+	return g
+}
+
+// graphHelp is the part of a command's help that describes --graph.
+const graphHelp = `--graph FILE reads a network: an edge list (see README), ibnetdiscover output
+(default or -p form; --node-name-map names GUIDs), a Slurm topology.conf (tree or
+block) or topology.yaml (tree, block, torus3d; --topology NAME picks one). The format
+is detected unless --graph-format says it. Switches route but get no rank: only hosts
+are ordered and allocated.
+Reading ` + ibnetdiscoverHelp
+
+// loadMachine returns the machine of --machine SPEC (a grid, fattree:..., dragonfly:...)
+// or --graph FILE (exactly one). A --machine of more than curveMaxNodes nodes is a
+// usage error.
+func loadMachine(e *env, spec, graphFile string, gf *graphFlags) (topo.Machine, error) {
+	return loadMachineLimit(e, spec, graphFile, gf, curveMaxNodes, "curve, evaluate and order handle")
+}
+
+// loadMachineLimit is loadMachine with the command's own node limit, named by what.
+func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int, what string) (topo.Machine, error) {
+	switch {
+	case spec != "" && graphFile != "":
+		return nil, usagef("give either --machine or --graph, not both")
+	case spec != "":
+		if gf != nil && (gf.format != "" || gf.nameMap != "" || gf.topology != "") {
+			return nil, usagef("--graph-format, --node-name-map and --topology go with --graph, not --machine")
+		}
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			return nil, usagef("--machine: %v", err)
+		}
+		if m.N() > limit {
+			return nil, usagef("--machine %s has %d nodes; %s at most %d", spec, m.N(), what, limit)
+		}
+		return m, nil
+	case graphFile != "":
+		opt := topo.GraphReadOptions{}
+		if gf != nil {
+			opt.Format, opt.Topology = gf.format, gf.topology
+			if opt.Format != "" && !slices.Contains(topo.GraphFormats, opt.Format) {
+				return nil, usagef("--graph-format %q: want one of %s", opt.Format, strings.Join(topo.GraphFormats, ", "))
+			}
+			if gf.nameMap != "" {
+				r, err := openInput(e, gf.nameMap)
+				if err != nil {
+					return nil, err
+				}
+				defer r.Close()
+				if opt.NodeNameMap, err = topo.ReadNodeNameMap(r); err != nil {
+					return nil, fmt.Errorf("--node-name-map %s: %w", gf.nameMap, err)
+				}
+			}
+		}
+		r, err := openInput(e, graphFile)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		g, err := topo.ReadGraphFormat(r, opt)
+		if err != nil {
+			return nil, fmt.Errorf("--graph %s: %w", graphFile, err)
+		}
+		return g, nil
+	}
+	return nil, usagef("a machine is required: --machine SPEC or --graph FILE")
+}

@@ -1,0 +1,118 @@
+package curves
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// A written topology.conf reads back as the same network (hop distances between hosts,
+// by name), with the hosts in the ordering's order (the reader numbers hosts in order
+// of appearance, as SwitchAsNodeRank ranks them by leaf order).
+func TestSlurmTopologyRoundTrip(t *testing.T) {
+	f, err := os.Open("../topo/testdata/fattree.ibnetdiscover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib, err := topo.ReadIBNetDiscover(f, nil)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// On the fat tree a step between hosts of one leaf is 2 hops, not a jump: an
+	// ordering leaf by leaf jumps only between leaves.
+	if o, _ := Generate("rcm", ib); StepStats(ib, o, false).Jumps != 3 {
+		t.Fatalf("rcm on 4 leaves: %+v", StepStats(ib, o, false))
+	}
+	ft, _ := topo.ParseMachine("fattree:4,4:4,4:8")
+	for _, c := range []struct {
+		g     *topo.Graph
+		curve string
+	}{{ib, "rcm"}, {ib, "name-order"}, {ft.(*topo.Graph), "rcm"}, {ft.(*topo.Graph), "bfs"}} {
+		g := c.g
+		o, err := Generate(c.curve, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteSlurmTopology(&buf, g, o); err != nil {
+			t.Fatal(err)
+		}
+		back, err := topo.ReadSlurmTopologyConf(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatalf("%s: reading back: %v\n%s", g.Spec(), err, buf.String())
+		}
+		if back.N() != g.N() {
+			t.Fatalf("%s: %d hosts back", g.Spec(), back.N())
+		}
+		// Hosts come back leaf by leaf, leaves in the order o reaches them: o itself
+		// when o keeps each leaf's hosts together (rcm, bfs), else o grouped by leaf.
+		_, byLeaf := topo.LeafOrder(g, o)
+		want := slices.Concat(byLeaf...)
+		for r, v := range want {
+			if back.Name(r) != g.Name(v) {
+				t.Fatalf("%s %s: host %d read back is %s, want %s", g.Spec(), c.curve, r, back.Name(r), g.Name(v))
+			}
+		}
+		if c.curve != "name-order" && !slices.Equal(want, []int(o)) {
+			t.Fatalf("%s %s: the ordering does not keep leaves together", g.Spec(), c.curve)
+		}
+		for a := range g.N() {
+			for b := range g.N() {
+				ba, _ := back.Lookup(g.Name(a))
+				bb, _ := back.Lookup(g.Name(b))
+				if g.Dist(a, b) != back.Dist(ba, bb) {
+					t.Fatalf("%s: Dist(%s,%s) %d, read back %d", g.Spec(), g.Name(a), g.Name(b), g.Dist(a, b), back.Dist(ba, bb))
+				}
+			}
+		}
+		if !strings.Contains(buf.String(), "TopologyParam=SwitchAsNodeRank") {
+			t.Fatal("no TopologyParam line")
+		}
+	}
+	df, _ := topo.ParseMachine("dragonfly:hosts_per_router=1,routers_per_group=3,intergroup_links=1,num_groups=4")
+	var buf bytes.Buffer
+	if err := WriteSlurmTopology(&buf, df.(*topo.Graph), RowMajor(df.N())); err != nil || !strings.Contains(buf.String(), "are not expressible in a tree") {
+		t.Fatalf("dragonfly: %v\n%s", err, buf.String())
+	}
+	if err := WriteSlurmTopology(&buf, topo.GraphOf(topo.Mesh(3, 3)), RowMajor(9)); err == nil {
+		t.Fatal("a network without switches was written as a tree")
+	}
+}
+
+func TestSlurmTorus3DRoundTrip(t *testing.T) {
+	for _, spec := range []string{"torus:4x3x2", "torus:5x4", "torus:6"} {
+		m, _ := topo.ParseSpec(spec)
+		hosts := make([]string, m.N())
+		for i := range hosts {
+			hosts[i] = fmt.Sprintf("nid%03d", i)
+		}
+		var buf bytes.Buffer
+		if err := WriteSlurmTorus3D(&buf, m, hosts); err != nil {
+			t.Fatal(err)
+		}
+		back, err := topo.ReadSlurmTopologyYAML(bytes.NewReader(buf.Bytes()), "")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", spec, err, buf.String())
+		}
+		if !slices.Equal(NodeNames(back), hosts) {
+			t.Fatalf("%s: hosts back %v", spec, NodeNames(back))
+		}
+		for a := range m.N() {
+			for b := range m.N() {
+				if m.Dist(a, b) != back.Dist(a, b) {
+					t.Fatalf("%s: Dist(%d,%d) %d, read back %d", spec, a, b, m.Dist(a, b), back.Dist(a, b))
+				}
+			}
+		}
+	}
+	mesh, _ := topo.ParseSpec("mesh:4x4x4")
+	if err := WriteSlurmTorus3D(&bytes.Buffer{}, mesh, nil); err == nil {
+		t.Fatal("a mesh was written as a torus")
+	}
+}

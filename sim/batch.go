@@ -1,0 +1,471 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Batch is the experiment of Liu, Hsu and Wu, "I/O Processor Allocation for Mesh
+// Cluster Computers", §5: a batch of tasks arrives at once on a mesh with I/O nodes
+// along one side; each task, once allocated, communicates CommPerIO times in a
+// pattern among its processors and then does one I/O phase, in which every one of
+// its processors sends a personalised message to every I/O node (striped files,
+// §5.2); the I/O nodes write what they receive to disk at the disk's speed. The
+// result of a run is the time at which the last task has finished; Run averages it
+// over independent seeded runs. docs/io.md states the model and procalloc's choices:
+//
+//   - Sizes: Exp(MeanSize) rounded to the nearest integer, at least 1 and at most the
+//     machine's size.
+//   - Scheduling: tasks are considered in the order drawn; whenever processors are
+//     released (and at time 0) every waiting task is offered to the allocator in
+//     that order and started if it gets processors (a contiguous allocator may
+//     refuse with ErrFragmented; the task then waits).
+//   - One communication is one period of the pattern (all its phases, each phase
+//     starting when the previous one has arrived); a task of one processor has no
+//     partner and goes straight to its I/O phase.
+//   - I/O phase: processor r of the task (in allocation order) sends to I/O nodes
+//     r, r+1, ... (mod K), so the processors start on different I/O nodes. The task
+//     finishes when the last of its messages has been written to disk; then its
+//     processors are released.
+//   - Time: one cycle is one flit over one link at LinkBytesPerSecond; a disk takes
+//     DiskCycles per message.
+type Batch struct {
+	Machine   *topo.Grid // a 2D mesh with I/O nodes
+	Alloc     string     // allocator spec (alloc.Parse)
+	AllocOpt  alloc.Options
+	Tasks     int     // tasks per run (Liu: 16)
+	MeanSize  float64 // mean of the exponential task size (Liu: 16)
+	CommPerIO int     // communications before the I/O phase
+	Pattern   netsim.Pattern
+	Params    netsim.Params
+	IO        netsim.IOParams
+	Runs      int    // independent runs (Liu: 1000)
+	Seed      uint64 // run i draws from (Seed, i)
+	Workers   int    // goroutines (0: GOMAXPROCS)
+	// Progress, if not nil, is called with the number of finished runs.
+	Progress func(done, total int)
+}
+
+// BatchResult is the summary over the runs (times in seconds).
+type BatchResult struct {
+	Runs           int     `json:"runs"`
+	Interrupted    bool    `json:"interrupted,omitempty"`
+	MeanCompletion float64 `json:"mean_completion"`
+	// CI95 is the half-width of the 95% confidence interval of the mean (Student's t
+	// with runs-1 degrees of freedom; 0 for one run).
+	CI95 float64 `json:"ci95"`
+	Std  float64 `json:"std"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	// MeanSquares is D of Liu et al. Definition 1 (alloc.Squares) after each
+	// allocation, averaged over all allocations of all runs; SpatiallyCompact is the
+	// fraction of allocations after which the free set met Lemma 1's condition.
+	MeanSquares      float64 `json:"mean_squares"`
+	SpatiallyCompact float64 `json:"spatially_compact"`
+	MeanWaitingTasks float64 `json:"mean_tasks_waiting_at_start"`
+	CycleSeconds     float64 `json:"cycle_seconds"`
+	DiskCycles       int64   `json:"disk_cycles_per_message"`
+	MessagesPerRun   float64 `json:"messages_per_run"`
+	// Completions are the per-run completion times, in run order (nil entries of
+	// interrupted runs are left out; Runs counts the ones kept).
+	Completions []float64 `json:"-"`
+}
+
+// BatchRun is the outcome of one run.
+type BatchRun struct {
+	Completion   float64 // seconds
+	Cycles       int64
+	Messages     int64
+	Allocations  int
+	SquaresSum   int
+	CompactSteps int
+	WaitingAt0   int // tasks that could not start at time 0
+}
+
+func (b *Batch) validate() error {
+	if b.Machine == nil || b.Machine.IO() == nil {
+		return errors.New("batch: the machine needs I/O nodes, e.g. mesh:16x16:io=left")
+	}
+	if b.Tasks < 1 || b.Tasks > 1<<16 {
+		return fmt.Errorf("batch: %d tasks: must be 1..65536", b.Tasks)
+	}
+	if !(b.MeanSize >= 1) || b.MeanSize > float64(b.Machine.N()) {
+		return fmt.Errorf("batch: mean task size %v: must be between 1 and the machine's %d nodes", b.MeanSize, b.Machine.N())
+	}
+	if b.CommPerIO < 0 || b.CommPerIO > 1<<20 {
+		return fmt.Errorf("batch: %d communications per I/O phase: must be 0..1048576", b.CommPerIO)
+	}
+	if b.CommPerIO > 0 && b.Pattern == nil {
+		return errors.New("batch: communications need a pattern")
+	}
+	if b.Runs < 1 || b.Runs > 1<<24 {
+		return fmt.Errorf("batch: %d runs: must be 1..16777216", b.Runs)
+	}
+	if err := b.Params.Validate(); err != nil {
+		return fmt.Errorf("batch: %w", err)
+	}
+	if err := b.IO.Validate(); err != nil {
+		return fmt.Errorf("batch: %w", err)
+	}
+	if _, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt); err != nil {
+		return fmt.Errorf("batch: %w", err)
+	}
+	return nil
+}
+
+// Run performs the runs on Workers goroutines. Each run is deterministic in (Seed,
+// run index), so the result does not depend on the number of workers. When ctx is
+// cancelled it stops within a run's time and returns the summary of the runs that
+// finished, with Interrupted set (an error only if none finished).
+func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	router, err := netsim.NewIORouter(b.Machine)
+	if err != nil {
+		return nil, err
+	}
+	workers := b.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, b.Runs)
+	runs := make([]*BatchRun, b.Runs)
+	var next, done atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &batchEngine{}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= b.Runs || ctx.Err() != nil {
+					return
+				}
+				r, err := b.runOne(ctx, router, w, i)
+				if err != nil {
+					if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = fmt.Errorf("run %d: %w", i, err)
+						}
+						mu.Unlock()
+						next.Store(int64(b.Runs))
+					}
+					return
+				}
+				runs[i] = r
+				d := int(done.Add(1))
+				if b.Progress != nil {
+					mu.Lock()
+					b.Progress(d, b.Runs)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	res := summarizeBatch(runs)
+	res.CycleSeconds = b.IO.CycleSeconds(b.Params)
+	res.DiskCycles = b.IO.DiskCycles(b.Params)
+	if res.Runs < b.Runs {
+		res.Interrupted = true
+		if res.Runs == 0 {
+			return nil, fmt.Errorf("batch: interrupted before any run finished: %w", context.Cause(ctx))
+		}
+	}
+	return res, nil
+}
+
+func summarizeBatch(runs []*BatchRun) *BatchResult {
+	res := &BatchResult{Min: math.Inf(1), Max: math.Inf(-1)}
+	var sum, msgs float64
+	allocs, squares, compact, waiting := 0, 0, 0, 0
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		res.Completions = append(res.Completions, r.Completion)
+		sum += r.Completion
+		msgs += float64(r.Messages)
+		res.Min, res.Max = min(res.Min, r.Completion), max(res.Max, r.Completion)
+		allocs += r.Allocations
+		squares += r.SquaresSum
+		compact += r.CompactSteps
+		waiting += r.WaitingAt0
+	}
+	n := len(res.Completions)
+	res.Runs = n
+	if n == 0 {
+		res.Min, res.Max = 0, 0
+		return res
+	}
+	res.MeanCompletion = sum / float64(n)
+	res.MessagesPerRun = msgs / float64(n)
+	res.MeanWaitingTasks = float64(waiting) / float64(n)
+	if allocs > 0 {
+		res.MeanSquares = float64(squares) / float64(allocs)
+		res.SpatiallyCompact = float64(compact) / float64(allocs)
+	}
+	if n > 1 {
+		var ss float64
+		for _, c := range res.Completions {
+			ss += (c - res.MeanCompletion) * (c - res.MeanCompletion)
+		}
+		res.Std = math.Sqrt(ss / float64(n-1))
+		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+		res.CI95 = tq * res.Std / math.Sqrt(float64(n))
+	}
+	return res
+}
+
+// batchTask is one task's state in a run.
+type batchTask struct {
+	size      int
+	nodes     []int
+	started   bool
+	finished  bool
+	inIO      bool
+	commLeft  int   // communications not yet finished
+	phase     int   // phase of the pattern within the current communication
+	phaseLeft int   // messages of the current phase (or the I/O phase) not yet arrived
+	ioEnd     int64 // latest disk completion of the I/O phase's messages so far
+	endKnown  bool  // every I/O message has arrived: the task ends at ioEnd
+	rng       *netsim.Rand
+}
+
+// RunOne performs run i alone (for tests and benchmarks).
+func (b *Batch) RunOne(ctx context.Context, i int) (*BatchRun, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	router, err := netsim.NewIORouter(b.Machine)
+	if err != nil {
+		return nil, err
+	}
+	return b.runOne(ctx, router, &batchEngine{}, i)
+}
+
+// chunk bounds how far one Engine.Run goes, so that Ctrl-C is seen promptly.
+const batchChunk = 1 << 16
+
+// batchEngine is one worker's network engine, reset between runs (Engine.Reset makes
+// it behave as a new one), with the current run's delivery callback.
+type batchEngine struct {
+	eng     *netsim.Engine
+	deliver func(*netsim.Delivery)
+}
+
+func (w *batchEngine) get(r netsim.Router, p netsim.Params, deliver func(*netsim.Delivery)) (*netsim.Engine, error) {
+	w.deliver = deliver
+	if w.eng != nil {
+		w.eng.Reset()
+		return w.eng, nil
+	}
+	eng, err := netsim.NewEngine(r, p, func(d *netsim.Delivery) { w.deliver(d) })
+	if err != nil {
+		return nil, err
+	}
+	w.eng = eng
+	return eng, nil
+}
+
+func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEngine, run int) (*BatchRun, error) {
+	a, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt)
+	if err != nil {
+		return nil, err
+	}
+	stater, _ := a.(interface{ State() *alloc.State })
+	cm, _ := alloc.NewCompactness(b.Machine) // nil on meshes that are not 2^m x 2^n
+	n := b.Machine.N()
+	K := router.IONodes()
+	rng := rand.New(rand.NewPCG(b.Seed, uint64(run)))
+	tasks := make([]batchTask, b.Tasks)
+	for i := range tasks {
+		s := int(math.Round(rng.ExpFloat64() * b.MeanSize))
+		tasks[i].size = min(max(s, 1), n)
+		tasks[i].rng = netsim.NewRand(b.Seed^0x9e3779b97f4a7c15*uint64(run+1), uint64(i))
+	}
+	disks := netsim.NewDisks(K, b.IO.DiskCycles(b.Params))
+	out := &BatchRun{}
+	var eng *netsim.Engine
+	var limit int64
+	var cbErr error
+
+	send := func(t int, src, dst int) {
+		eng.Send(netsim.Message{Src: int32(src), Dst: int32(dst), Tag: int32(t)})
+		out.Messages++
+	}
+	var startIO func(t int)
+	// startPhase sends the current phase of task t's current communication; phases
+	// that send nothing are skipped.
+	startPhase := func(t int) {
+		tk := &tasks[t]
+		p := len(tk.nodes)
+		for tk.commLeft > 0 {
+			sent := 0
+			b.Pattern.Phase(p, tk.phase, tk.rng, func(s, d int) bool {
+				send(t, tk.nodes[s], tk.nodes[d])
+				sent++
+				return true
+			})
+			tk.phase++
+			if tk.phase == b.Pattern.Phases(p) {
+				tk.phase = 0
+				tk.commLeft--
+				if sent == 0 {
+					continue
+				}
+			}
+			if sent > 0 {
+				tk.phaseLeft = sent
+				return
+			}
+		}
+		startIO(t)
+	}
+	startIO = func(t int) {
+		tk := &tasks[t]
+		tk.inIO = true
+		tk.phaseLeft = len(tk.nodes) * K
+		for r, v := range tk.nodes {
+			for j := range K {
+				send(t, v, router.IONode((r+j)%K))
+			}
+		}
+	}
+	eng, err = w.get(router, b.Params, func(d *netsim.Delivery) {
+		t := int(d.Tag)
+		tk := &tasks[t]
+		if tk.inIO {
+			if int(d.Dst) < n {
+				cbErr = fmt.Errorf("internal error: task %d's I/O message went to compute node %d", t, d.Dst)
+				eng.Stop()
+				return
+			}
+			tk.ioEnd = max(tk.ioEnd, disks.Write(int(d.Dst)-n, d.Arrived))
+			tk.phaseLeft--
+			if tk.phaseLeft == 0 {
+				tk.endKnown = true
+				if tk.ioEnd < limit {
+					eng.Stop()
+				}
+			}
+			return
+		}
+		tk.phaseLeft--
+		if tk.phaseLeft == 0 {
+			startPhase(t)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	startWaiting := func(first bool) error {
+		for t := range tasks {
+			tk := &tasks[t]
+			if tk.started {
+				continue
+			}
+			nodes, err := a.Allocate(tk.size)
+			if err != nil {
+				if errors.Is(err, alloc.ErrFragmented) || errors.Is(err, alloc.ErrNotEnoughFree) {
+					if first {
+						out.WaitingAt0++
+					}
+					continue
+				}
+				return fmt.Errorf("task %d (%d processors): %w", t, tk.size, err)
+			}
+			if len(nodes) != tk.size {
+				return fmt.Errorf("allocator %s gave task %d %d nodes, want %d", a.Name(), t, len(nodes), tk.size)
+			}
+			tk.nodes, tk.started = nodes, true
+			out.Allocations++
+			if stater != nil && cm != nil {
+				free := stater.State().IsFree
+				out.SquaresSum += cm.Squares(free)
+				if ok, _ := cm.SpatiallyCompact(free); ok {
+					out.CompactSteps++
+				}
+			}
+			tk.commLeft = b.CommPerIO
+			if len(tk.nodes) == 1 {
+				tk.commLeft = 0
+			}
+			if tk.commLeft > 0 {
+				startPhase(t)
+			} else {
+				startIO(t)
+			}
+		}
+		return nil
+	}
+	if err := startWaiting(true); err != nil {
+		return nil, err
+	}
+	finished := 0
+	var last int64
+	for finished < len(tasks) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		now := eng.Now()
+		next := int64(math.MaxInt64)
+		for t := range tasks {
+			if tk := &tasks[t]; tk.endKnown && !tk.finished {
+				next = min(next, tk.ioEnd)
+			}
+		}
+		if next == math.MaxInt64 && eng.Idle() {
+			return nil, fmt.Errorf("internal error: %d tasks unfinished with nothing in the network", len(tasks)-finished)
+		}
+		limit = min(next, now+batchChunk)
+		if err := eng.Run(limit); err != nil {
+			return nil, err
+		}
+		if cbErr != nil {
+			return nil, cbErr
+		}
+		now = eng.Now()
+		released := false
+		for t := range tasks {
+			tk := &tasks[t]
+			if tk.endKnown && !tk.finished && tk.ioEnd <= now {
+				if err := a.Release(tk.nodes); err != nil {
+					return nil, fmt.Errorf("task %d finishing at cycle %d: %w", t, now, err)
+				}
+				tk.finished = true
+				finished++
+				last = max(last, tk.ioEnd)
+				released = true
+			}
+		}
+		if released {
+			if err := startWaiting(false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out.Cycles = last
+	out.Completion = float64(last) * b.IO.CycleSeconds(b.Params)
+	return out, nil
+}

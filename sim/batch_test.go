@@ -1,0 +1,161 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func liuBatch(t testing.TB, machine, spec string, comm, runs int) *Batch {
+	t.Helper()
+	g, err := topo.ParseSpec(machine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := netsim.ParsePattern("all-to-all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Batch{Machine: g, Alloc: spec, Tasks: 16, MeanSize: 16, CommPerIO: comm, Pattern: pat,
+		Params: netsim.DefaultParams(), IO: netsim.LiuIOParams(), Runs: runs, Seed: 1}
+}
+
+func TestBatchSmoke(t *testing.T) {
+	for _, spec := range []string{"dbt:1/4", "d-dbt:1/4", "mbs", "plas", "bt", "scbt"} {
+		for _, comm := range []int{0, 4} {
+			b := liuBatch(t, "mesh:16x16:io=left", spec, comm, 20)
+			res, err := b.Run(context.Background())
+			if err != nil {
+				t.Fatalf("%s: %v", spec, err)
+			}
+			t.Logf("%-10s comm %d: mean %.4f s ± %.4f, D %.2f, compact %.2f, waiting %.2f, msgs %.0f", spec, comm, res.MeanCompletion, res.CI95, res.MeanSquares, res.SpatiallyCompact, res.MeanWaitingTasks, res.MessagesPerRun)
+		}
+	}
+}
+
+// TestReplayReportsCompactness: every replay on a 2^m x 2^n mesh reports D and
+// spatial compactness (Liu et al. §4); scbt with jobs that never overlap in time
+// (released before the next arrives: a last-in first-out release order) is always
+// spatially compact; a 6x6 mesh reports none.
+func TestReplayReportsCompactness(t *testing.T) {
+	var jobs []Job
+	for i := range 40 {
+		jobs = append(jobs, Job{ID: i + 1, Line: i + 1, Arrival: int64(i * 100), Procs: 1 + (i*7)%13, Runtime: 50, Estimate: -1})
+	}
+	for _, tc := range []struct {
+		machine, alloc string
+		want           bool
+	}{{"mesh:8x8", "scbt", true}, {"mesh:8x8", "mbs", true}, {"mesh:6x6", "mbs", false}} {
+		g, _ := topo.ParseSpec(tc.machine)
+		a, err := alloc.Parse(tc.alloc, g, alloc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Sched: "fcfs"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Compactness
+		if (c != nil) != tc.want {
+			t.Fatalf("%s on %s: compactness %v", tc.alloc, tc.machine, c)
+		}
+		if c == nil {
+			continue
+		}
+		if tc.alloc == "scbt" && c.PctSpatiallyCompact != 100 {
+			t.Errorf("scbt: %.1f%% spatially compact, want 100", c.PctSpatiallyCompact)
+		}
+		if !(c.MeanFreeSquares >= 1) {
+			t.Errorf("%s: mean D %v", tc.alloc, c.MeanFreeSquares)
+		}
+		t.Logf("%s on %s: mean D %.2f, %.1f%% spatially compact", tc.alloc, tc.machine, c.MeanFreeSquares, c.PctSpatiallyCompact)
+	}
+}
+
+// TestBatchDeterministicAndChecked: the same seed gives the same runs whatever the
+// number of workers; a run's completion is at least the time the disks need for
+// the I/O alone (every message of every task written at the disk speed, spread
+// perfectly over the I/O nodes); bad configurations are refused.
+func TestBatchDeterministicAndChecked(t *testing.T) {
+	b := liuBatch(t, "mesh:8x8:io=left", "d-dbt:1/4", 2, 6)
+	b.Tasks, b.MeanSize = 8, 8
+	b.Workers = 1
+	r1, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Workers = 3
+	r2, _ := b.Run(context.Background())
+	if !slices.Equal(r1.Completions, r2.Completions) {
+		t.Fatalf("1 worker %v, 3 workers %v", r1.Completions, r2.Completions)
+	}
+	for i := range 6 {
+		run, err := b.RunOne(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Completion != r1.Completions[i] {
+			t.Fatalf("run %d alone: %v, in the batch %v", i, run.Completion, r1.Completions[i])
+		}
+		// Lower bound: the I/O messages (processors x 8 I/O nodes) over 8 disks.
+		procs := 0
+		rng := rand.New(rand.NewPCG(b.Seed, uint64(i)))
+		for range b.Tasks {
+			procs += min(max(int(math.Round(rng.ExpFloat64()*b.MeanSize)), 1), 64)
+		}
+		bound := int64(procs) * b.IO.DiskCycles(b.Params) // procs x 8 messages / 8 disks
+		if run.Cycles < bound {
+			t.Errorf("run %d: %d cycles, below the disks' %d", i, run.Cycles, bound)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Run(ctx); err == nil {
+		t.Error("a cancelled batch returned no error")
+	}
+	for _, bad := range []func(*Batch){
+		func(b *Batch) { b.Machine = topo.Mesh(8, 8) },
+		func(b *Batch) { b.Alloc = "sbt:1000" },
+		func(b *Batch) { b.Runs = 0 },
+		func(b *Batch) { b.MeanSize = math.NaN() },
+		func(b *Batch) { b.CommPerIO = -1 },
+		func(b *Batch) { b.Pattern = nil },
+		func(b *Batch) { b.IO.DiskBytesPerSecond = math.Inf(1) },
+	} {
+		c := *b
+		bad(&c)
+		if _, err := c.Run(context.Background()); err == nil {
+			t.Errorf("bad batch %+v accepted", c)
+		}
+	}
+}
+
+// TestBatchInterruptKeepsFinishedRuns: Ctrl-C after some runs returns those runs,
+// marked interrupted, each equal to the same run of an uninterrupted batch.
+func TestBatchInterruptKeepsFinishedRuns(t *testing.T) {
+	b := liuBatch(t, "mesh:8x8:io=left", "ind-sbt:4", 1, 40)
+	b.Tasks, b.MeanSize, b.Workers = 8, 8, 1
+	full, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Progress = func(done, total int) {
+		if done == 5 {
+			cancel()
+		}
+	}
+	part, err := b.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !part.Interrupted || part.Runs != 5 || !slices.Equal(part.Completions, full.Completions[:5]) {
+		t.Fatalf("interrupted: %v, %d runs, %v; full starts %v", part.Interrupted, part.Runs, part.Completions, full.Completions[:5])
+	}
+}

@@ -1,0 +1,272 @@
+package topo
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// NodeNameMap maps GUIDs to names (an OpenSM / infiniband-diags node-name-map file).
+type NodeNameMap map[uint64]string
+
+// ReadNodeNameMap reads a node-name-map: "0x<guid> \"name\"" per line (the name may be
+// unquoted), '#' comments. A GUID given twice or a line without a name is an error
+// naming the line.
+func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
+	m := NodeNameMap{}
+	first := map[uint64]int{}
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		f := strings.Fields(t)
+		guid, err := parseGUID(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		rest := strings.TrimSpace(t[len(f[0]):])
+		name := rest
+		if strings.HasPrefix(rest, `"`) {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return nil, fmt.Errorf("line %d: unterminated quoted name", line)
+			}
+			name = rest[1 : 1+end]
+		} else if i := strings.IndexByte(rest, '#'); i >= 0 {
+			name = strings.TrimSpace(rest[:i])
+		}
+		if name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("line %d: GUID %s needs one name without spaces, got %q", line, f[0], name)
+		}
+		if l, dup := first[guid]; dup {
+			return nil, fmt.Errorf("line %d: GUID %s mapped again (first on line %d)", line, f[0], l)
+		}
+		first[guid] = line
+		m[guid] = name
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	return m, nil
+}
+
+func parseGUID(s string) (uint64, error) {
+	h := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	v, err := strconv.ParseUint(h, 16, 64)
+	if err != nil || h == "" {
+		return 0, fmt.Errorf("%q is not a GUID (hexadecimal, up to 16 digits)", s)
+	}
+	return v, nil
+}
+
+var (
+	ibNodeRe = regexp.MustCompile(`^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"(.*)$`)
+	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]`)
+	ibPRe    = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s.*?\s-\s+(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s*\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$`)
+	ibPOpen  = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s`)
+	ibQuoted = regexp.MustCompile(`"([^"]*)"`)
+)
+
+// ibNode is one node of an ibnetdiscover dump.
+type ibNode struct {
+	sw   bool
+	guid uint64
+	desc string
+	line int
+}
+
+type ibLink struct {
+	a, b uint64
+	line int
+}
+
+// ReadIBNetDiscover reads ibnetdiscover output (ibnetdiscover(8), infiniband-diags):
+// the default topology form (Switch/Ca/Rt node blocks, each followed by its port lines
+// [p] "S-<guid>"[q]) or the -p ports report (one line per port, both ends' type, port
+// and GUID and their NodeDescriptions), as a fabric: hosts are the CAs, switches (and
+// routers) route. A host is named by names (its GUID), else by the first word of its
+// NodeDescription ("node01 HCA-1" -> node01; several HCAs of one host make one host);
+// a switch by names, else "S-<guid>". The -p form shows port GUIDs, with which names
+// is then looked up. Parallel cables count once. names may be nil. Errors name the line: a node block given
+// twice, a link to a GUID with no node block (default form), a malformed line.
+func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	nodes := map[uint64]*ibNode{}
+	var order []uint64
+	var links []ibLink
+	var cur *ibNode
+	form := ""
+	line := 0
+	node := func(guid uint64, sw bool, desc string, l int, declare bool) (*ibNode, error) {
+		n, ok := nodes[guid]
+		if ok {
+			if n.sw != sw {
+				return nil, fmt.Errorf("line %d: GUID %016x is a %s here but a %s on line %d", l, guid, kind(sw), kind(n.sw), n.line)
+			}
+			if declare {
+				return nil, fmt.Errorf("line %d: %s %016x listed twice (first on line %d)", l, kind(sw), guid, n.line)
+			}
+			return n, nil
+		}
+		n = &ibNode{sw: sw, guid: guid, desc: desc, line: l}
+		nodes[guid] = n
+		order = append(order, guid)
+		return n, nil
+	}
+	setForm := func(f string) error {
+		if form != "" && form != f {
+			return fmt.Errorf("line %d: a %s line in a %s dump (the two ibnetdiscover forms do not mix)", line, f, form)
+		}
+		form = f
+		return nil
+	}
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		switch {
+		case t == "" || t[0] == '#':
+			continue
+		case ibNodeRe.MatchString(t):
+			if err := setForm("default"); err != nil {
+				return nil, err
+			}
+			m := ibNodeRe.FindStringSubmatch(t)
+			guid, err := parseGUID(m[4])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			sw := m[1] != "Ca"
+			if sw != (m[3] != "H") {
+				return nil, fmt.Errorf("line %d: %s block with a %s- GUID", line, m[1], m[3])
+			}
+			desc := ""
+			if _, c, ok := strings.Cut(m[5], "#"); ok {
+				if q := ibQuoted.FindStringSubmatch(c); q != nil {
+					desc = q[1]
+				}
+			}
+			if cur, err = node(guid, sw, desc, line, true); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(t, "["):
+			if err := setForm("default"); err != nil {
+				return nil, err
+			}
+			m := ibPortRe.FindStringSubmatch(t)
+			if m == nil {
+				return nil, fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, t)
+			}
+			if cur == nil {
+				return nil, fmt.Errorf("line %d: port line before any Switch or Ca line", line)
+			}
+			peer, err := parseGUID(m[3])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			links = append(links, ibLink{cur.guid, peer, line})
+		case ibPOpen.MatchString(t):
+			if err := setForm("-p"); err != nil {
+				return nil, err
+			}
+			if !strings.Contains(t, " - ") {
+				continue // an unconnected port
+			}
+			m := ibPRe.FindStringSubmatch(t)
+			if m == nil {
+				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, t)
+			}
+			a, err := parseGUID(m[3])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			b, err := parseGUID(m[6])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			if _, err := node(a, m[1] != "CA", m[7], line, false); err != nil {
+				return nil, err
+			}
+			if _, err := node(b, m[4] != "CA", m[8], line, false); err != nil {
+				return nil, err
+			}
+			links = append(links, ibLink{a, b, line})
+		case strings.Contains(t, "="), strings.HasPrefix(t, "Non-Chassis"), strings.HasPrefix(t, "Chassis"):
+			// vendid=, devid=, sysimgguid=, switchguid=, caguid=; grouping headers.
+		default:
+			return nil, fmt.Errorf("line %d: unrecognised line %q (not ibnetdiscover output?)", line, t)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("no Switch or Ca found (not ibnetdiscover output?)")
+	}
+	// Names: hosts by the map or their description's first word, switches by the map
+	// or their GUID.
+	f := NewFabric()
+	vname := map[uint64]string{}
+	for _, pass := range []bool{false, true} { // hosts first, then switches
+		for _, guid := range order {
+			n := nodes[guid]
+			if n.sw != pass {
+				continue
+			}
+			name, ok := names[guid]
+			switch {
+			case ok:
+			case n.sw:
+				name = fmt.Sprintf("S-%016x", guid)
+			default:
+				if w := strings.Fields(n.desc); len(w) > 0 {
+					name = w[0]
+				} else {
+					name = fmt.Sprintf("H-%016x", guid)
+				}
+			}
+			vname[guid] = name
+			found, isSw := f.Has(name)
+			switch {
+			case found && (isSw || n.sw):
+				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, name, kind(n.sw), guid, kind(isSw))
+			case found:
+				continue // a second HCA of the same host
+			case n.sw:
+				f.AddSwitch(name)
+			default:
+				f.AddHost(name)
+			}
+		}
+	}
+	for _, l := range links {
+		if _, ok := nodes[l.b]; !ok {
+			return nil, fmt.Errorf("line %d: link to GUID %016x, which has no Switch or Ca block", l.line, l.b)
+		}
+		if vname[l.a] == vname[l.b] {
+			continue // two HCAs of one host cabled together
+		}
+		if err := f.Link(vname[l.a], vname[l.b]); err != nil {
+			return nil, fmt.Errorf("line %d: %w", l.line, err)
+		}
+	}
+	g, err := f.Graph()
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func kind(sw bool) string {
+	if sw {
+		return "switch"
+	}
+	return "CA"
+}

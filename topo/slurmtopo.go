@@ -1,0 +1,546 @@
+package topo
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
+	"go.yaml.in/yaml/v3"
+)
+
+// BlockRootSwitch names the switch that ReadSlurmTopologyConf and ReadSlurmTopologyYAML
+// put above the blocks of a topology/block configuration: Slurm's block plugin gives
+// no links between blocks, so procalloc joins them through one switch (two hops inside
+// a block, four between blocks).
+const BlockRootSwitch = "block-root"
+
+// ReadSlurmTopologyConf reads a Slurm topology.conf (topology.conf(5)): tree lines
+// "SwitchName=S [Nodes=HOSTLIST] [Switches=HOSTLIST] [LinkSpeed=N]" or block lines
+// "BlockName=B Nodes=HOSTLIST" (with "BlockSizes=..."), parameter names in any case,
+// '#' comments. Hosts are numbered in order of first appearance, switches in order of
+// their lines. A switch or block listed twice, a child switch that is never defined,
+// tree and block lines mixed, or a bad hostlist are errors naming the line.
+func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
+	type sw struct {
+		name            string
+		nodes, switches []string
+		line            int
+	}
+	var sws []sw
+	mode := ""
+	first := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := sc.Text()
+		if i := strings.IndexByte(t, '#'); i >= 0 {
+			t = t[:i]
+		}
+		fields := strings.Fields(t)
+		if len(fields) == 0 {
+			continue
+		}
+		var s sw
+		s.line = line
+		kind := ""
+		for _, f := range fields {
+			k, v, ok := strings.Cut(f, "=")
+			if !ok {
+				return nil, fmt.Errorf("line %d: %q is not KEY=VALUE", line, f)
+			}
+			var err error
+			switch strings.ToLower(k) {
+			case "switchname", "blockname":
+				if kind != "" {
+					return nil, fmt.Errorf("line %d: two names on one line", line)
+				}
+				kind = strings.ToLower(k)
+				s.name = v
+			case "nodes":
+				if s.nodes, err = hostlist.Expand(v); err != nil {
+					return nil, fmt.Errorf("line %d: Nodes=%s: %w", line, v, err)
+				}
+			case "switches":
+				if s.switches, err = hostlist.Expand(v); err != nil {
+					return nil, fmt.Errorf("line %d: Switches=%s: %w", line, v, err)
+				}
+			case "linkspeed", "blocksizes":
+			default:
+				return nil, fmt.Errorf("line %d: unknown parameter %q (want SwitchName, Nodes, Switches, LinkSpeed, BlockName, BlockSizes)", line, k)
+			}
+		}
+		if kind == "" {
+			if strings.EqualFold(strings.SplitN(fields[0], "=", 2)[0], "blocksizes") {
+				continue
+			}
+			return nil, fmt.Errorf("line %d: no SwitchName= or BlockName=", line)
+		}
+		if mode != "" && mode != kind {
+			return nil, fmt.Errorf("line %d: SwitchName and BlockName lines mixed (tree and block topologies are separate files)", line)
+		}
+		mode = kind
+		if s.name == "" {
+			return nil, fmt.Errorf("line %d: empty %s", line, kind)
+		}
+		if l, dup := first[s.name]; dup {
+			return nil, fmt.Errorf("line %d: %s %s listed twice (first on line %d)", line, kind, s.name, l)
+		}
+		first[s.name] = line
+		if kind == "blockname" && len(s.switches) > 0 {
+			return nil, fmt.Errorf("line %d: a block has Nodes=, not Switches=", line)
+		}
+		if len(s.nodes) == 0 && len(s.switches) == 0 {
+			return nil, fmt.Errorf("line %d: %s %s has neither Nodes= nor Switches=", line, kind, s.name)
+		}
+		sws = append(sws, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if len(sws) == 0 {
+		return nil, fmt.Errorf("no SwitchName= or BlockName= lines")
+	}
+	tb := &treeBuilder{}
+	for _, s := range sws {
+		tb.add(s.name, s.nodes, s.switches, fmt.Sprintf("line %d", s.line))
+	}
+	return tb.build(mode == "blockname")
+}
+
+// treeBuilder assembles tree and block topologies from switch records.
+type treeBuilder struct {
+	recs []treeRec
+}
+
+type treeRec struct {
+	name            string
+	nodes, switches []string
+	where           string
+}
+
+func (tb *treeBuilder) add(name string, nodes, switches []string, where string) {
+	tb.recs = append(tb.recs, treeRec{name, nodes, switches, where})
+}
+
+func (tb *treeBuilder) build(blocks bool) (*Graph, error) {
+	f := NewFabric()
+	seen := map[string]bool{}
+	for _, s := range tb.recs {
+		for _, n := range s.nodes {
+			if !seen[n] {
+				seen[n] = true
+				if err := f.AddHost(n); err != nil {
+					return nil, fmt.Errorf("%s: %w", s.where, err)
+				}
+			}
+		}
+	}
+	for _, s := range tb.recs {
+		if err := f.AddSwitch(s.name); err != nil {
+			return nil, fmt.Errorf("%s: switch %s: %w (a switch and a node cannot share a name)", s.where, s.name, err)
+		}
+	}
+	if blocks && len(tb.recs) > 1 {
+		if err := f.AddSwitch(BlockRootSwitch); err != nil {
+			return nil, fmt.Errorf("a block is named %q, which procalloc uses for the switch joining the blocks", BlockRootSwitch)
+		}
+	}
+	for _, s := range tb.recs {
+		for _, n := range s.nodes {
+			if err := f.Link(s.name, n); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.where, err)
+			}
+		}
+		for _, c := range s.switches {
+			if found, isSw := f.Has(c); !found || !isSw {
+				return nil, fmt.Errorf("%s: switch %s names child switch %q, which is not defined", s.where, s.name, c)
+			}
+			if err := f.Link(s.name, c); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.where, err)
+			}
+		}
+		if blocks && len(tb.recs) > 1 {
+			f.Link(s.name, BlockRootSwitch)
+		}
+	}
+	return f.Graph()
+}
+
+// ReadSlurmTopologyYAML reads a Slurm topology.yaml (topology.yaml(5)): a list of
+// topologies, each "topology: NAME" with one of
+//
+//	tree:    switches: [{switch: S, children: HOSTLIST, nodes: HOSTLIST}, ...]
+//	block:   block_sizes: [...], blocks: [{block: B, nodes: HOSTLIST}, ...]
+//	torus3d: {name: T, dims: {x: X, y: Y, z: Z}, nodes: HOSTLIST} (or a list of one),
+//	         nodes in x-fastest order, as Slurm's torus3d plugin places them
+//	flat:    true (no network: refused)
+//
+// name selects a topology; empty selects the one with cluster_default: true, else the
+// only one. Errors name the line.
+func ReadSlurmTopologyYAML(r io.Reader, name string) (*Graph, error) {
+	data, err := readLimited(r, 64<<20)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("a topology.yaml is a list of topologies (- topology: NAME ...)")
+	}
+	var pick *yaml.Node
+	var names []string
+	for _, t := range doc.Content[0].Content {
+		if t.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("line %d: a topology is a mapping", t.Line)
+		}
+		tn, _ := yamlScalar(t, "topology")
+		if tn == "" {
+			return nil, fmt.Errorf("line %d: topology without \"topology: NAME\"", t.Line)
+		}
+		names = append(names, tn)
+		def, _ := yamlScalar(t, "cluster_default")
+		switch {
+		case name != "" && tn == name:
+			pick = t
+		case name == "" && def == "true" && pick == nil:
+			pick = t
+		}
+	}
+	if pick == nil {
+		if name != "" {
+			return nil, fmt.Errorf("no topology %q (the file has %s)", name, strings.Join(names, ", "))
+		}
+		if len(names) != 1 {
+			return nil, fmt.Errorf("%d topologies (%s) and none has cluster_default: true; name one", len(names), strings.Join(names, ", "))
+		}
+		pick = doc.Content[0].Content[0]
+	}
+	tn, _ := yamlScalar(pick, "topology")
+	switch {
+	case yamlChild(pick, "tree") != nil:
+		tb := &treeBuilder{}
+		sws := yamlChild(yamlChild(pick, "tree"), "switches")
+		if sws == nil || sws.Kind != yaml.SequenceNode {
+			return nil, fmt.Errorf("line %d: tree needs a list \"switches\"", yamlChild(pick, "tree").Line)
+		}
+		first := map[string]int{}
+		for _, s := range sws.Content {
+			sn, _ := yamlScalar(s, "switch")
+			if sn == "" {
+				return nil, fmt.Errorf("line %d: a switch needs \"switch: NAME\"", s.Line)
+			}
+			if l, dup := first[sn]; dup {
+				return nil, fmt.Errorf("line %d: switch %s listed twice (first on line %d)", s.Line, sn, l)
+			}
+			first[sn] = s.Line
+			nodes, err := yamlHostlist(s, "nodes")
+			if err != nil {
+				return nil, err
+			}
+			children, err := yamlHostlist(s, "children")
+			if err != nil {
+				return nil, err
+			}
+			if len(nodes) == 0 && len(children) == 0 {
+				return nil, fmt.Errorf("line %d: switch %s has neither nodes nor children", s.Line, sn)
+			}
+			tb.add(sn, nodes, children, fmt.Sprintf("line %d", s.Line))
+		}
+		return tb.build(false)
+	case yamlChild(pick, "block") != nil:
+		tb := &treeBuilder{}
+		bl := yamlChild(yamlChild(pick, "block"), "blocks")
+		if bl == nil || bl.Kind != yaml.SequenceNode {
+			return nil, fmt.Errorf("line %d: block needs a list \"blocks\"", yamlChild(pick, "block").Line)
+		}
+		first := map[string]int{}
+		for _, b := range bl.Content {
+			bn, _ := yamlScalar(b, "block")
+			if bn == "" {
+				return nil, fmt.Errorf("line %d: a block needs \"block: NAME\"", b.Line)
+			}
+			if l, dup := first[bn]; dup {
+				return nil, fmt.Errorf("line %d: block %s listed twice (first on line %d)", b.Line, bn, l)
+			}
+			first[bn] = b.Line
+			nodes, err := yamlHostlist(b, "nodes")
+			if err != nil {
+				return nil, err
+			}
+			if len(nodes) == 0 {
+				return nil, fmt.Errorf("line %d: block %s has no nodes", b.Line, bn)
+			}
+			tb.add(bn, nodes, nil, fmt.Sprintf("line %d", b.Line))
+		}
+		return tb.build(true)
+	case yamlChild(pick, "torus3d") != nil:
+		t := yamlChild(pick, "torus3d")
+		if t.Kind == yaml.SequenceNode {
+			if len(t.Content) != 1 {
+				return nil, fmt.Errorf("line %d: %d tori in one topology; procalloc reads one", t.Line, len(t.Content))
+			}
+			t = t.Content[0]
+		}
+		return torus3dOf(t)
+	case yamlChild(pick, "flat") != nil:
+		return nil, fmt.Errorf("line %d: topology %s is flat: it describes no network", pick.Line, tn)
+	}
+	return nil, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
+}
+
+func torus3dOf(t *yaml.Node) (*Graph, error) {
+	if t.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: torus3d is a mapping", t.Line)
+	}
+	if yamlChild(t, "regions") != nil || yamlChild(t, "placements") != nil {
+		return nil, fmt.Errorf("line %d: torus3d regions and placements are not supported; give dims and nodes", t.Line)
+	}
+	d := yamlChild(t, "dims")
+	if d == nil {
+		return nil, fmt.Errorf("line %d: torus3d needs dims: {x: X, y: Y, z: Z}", t.Line)
+	}
+	dims := make([]int, 3)
+	for j, k := range []string{"x", "y", "z"} {
+		s, line := yamlScalar(d, k)
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 || v > 1<<16 {
+			return nil, fmt.Errorf("line %d: torus3d dims %s = %q: want a positive integer", max(line, d.Line), k, s)
+		}
+		dims[j] = v
+	}
+	nodes, err := yamlHostlist(t, "nodes")
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) != dims[0]*dims[1]*dims[2] {
+		return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, dims[0], dims[1], dims[2], dims[0]*dims[1]*dims[2], len(nodes))
+	}
+	grid, err := NewGrid(dims, []bool{true, true, true})
+	if err != nil {
+		return nil, err
+	}
+	f := NewFabric()
+	for _, n := range nodes {
+		if err := f.AddHost(n); err != nil {
+			return nil, fmt.Errorf("line %d: torus3d nodes: %w", t.Line, err)
+		}
+	}
+	var nb []int
+	for a := range grid.N() {
+		for _, b := range grid.Neighbors(a, nb[:0]) {
+			f.Link(nodes[a], nodes[b])
+		}
+	}
+	return f.Graph()
+}
+
+func yamlChild(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func yamlScalar(m *yaml.Node, key string) (string, int) {
+	c := yamlChild(m, key)
+	if c == nil || c.Kind != yaml.ScalarNode {
+		return "", 0
+	}
+	return c.Value, c.Line
+}
+
+func yamlHostlist(m *yaml.Node, key string) ([]string, error) {
+	c := yamlChild(m, key)
+	if c == nil {
+		return nil, nil
+	}
+	var parts []string
+	switch c.Kind {
+	case yaml.ScalarNode:
+		parts = []string{c.Value}
+	case yaml.SequenceNode:
+		for _, e := range c.Content {
+			parts = append(parts, e.Value)
+		}
+	default:
+		return nil, fmt.Errorf("line %d: %s: want a hostlist", c.Line, key)
+	}
+	out, err := hostlist.Expand(strings.Join(parts, ","))
+	if err != nil {
+		return nil, fmt.Errorf("line %d: %s: %w", c.Line, key, err)
+	}
+	return out, nil
+}
+
+// GraphFormats are the --graph-format names ReadGraphFormat accepts.
+var GraphFormats = []string{"edges", "ibnetdiscover", "slurm-topology", "slurm-topology-yaml"}
+
+// GraphReadOptions are the settings of ReadGraphFormat.
+type GraphReadOptions struct {
+	Format      string      // one of GraphFormats, or "" to detect it
+	NodeNameMap NodeNameMap // ibnetdiscover: GUID -> name
+	Topology    string      // topology.yaml: which topology ("" = cluster_default)
+}
+
+// ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
+// detected from the content (DetectGraphFormat) and an undecidable file is an error.
+func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
+	data, err := readLimited(r, 256<<20)
+	if err != nil {
+		return nil, err
+	}
+	f := opt.Format
+	if f == "" {
+		if f, err = DetectGraphFormat(data); err != nil {
+			return nil, err
+		}
+	}
+	if opt.NodeNameMap != nil && f != "ibnetdiscover" {
+		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover output, not %s", f)
+	}
+	switch f {
+	case "edges":
+		return ReadGraph(bytes.NewReader(data))
+	case "ibnetdiscover":
+		return ReadIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap)
+	case "slurm-topology":
+		return ReadSlurmTopologyConf(bytes.NewReader(data))
+	case "slurm-topology-yaml":
+		return ReadSlurmTopologyYAML(bytes.NewReader(data), opt.Topology)
+	}
+	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(GraphFormats, ", "))
+}
+
+// DetectGraphFormat names the format of a network file from its first meaningful
+// line: a Switch/Ca block or key=value header or ports-report line (ibnetdiscover), a
+// SwitchName=/BlockName= line (topology.conf), "- topology:" (topology.yaml), else
+// an edge list ("U V" or a % directive). Anything else is an error asking for
+// --graph-format.
+func DetectGraphFormat(data []byte) (string, error) {
+	for _, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		low := strings.ToLower(t)
+		switch {
+		case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(low, "vendid="), strings.HasPrefix(t, "Non-Chassis"):
+			return "ibnetdiscover", nil
+		case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="):
+			return "slurm-topology", nil
+		case strings.HasPrefix(t, "- topology:"), strings.HasPrefix(t, "-") && strings.Contains(t, "topology:"):
+			return "slurm-topology-yaml", nil
+		case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
+			return "edges", nil
+		}
+		return "", fmt.Errorf("cannot tell the graph format from %q; give --graph-format (%s)", firstN(t, 60), strings.Join(GraphFormats, ", "))
+	}
+	return "", fmt.Errorf("empty graph file")
+}
+
+func firstN(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// LeafOrder returns the switches of g that have hosts (their groups), in the order in
+// which ordering o first reaches one of their hosts, and for each its hosts in
+// ordering order. Hosts on no switch are left out.
+func LeafOrder(g *Graph, o []int) (leaves []int, hosts [][]int) {
+	at := map[int]int{}
+	for _, v := range o {
+		leaf := g.LeafSwitch(v)
+		if leaf < 0 {
+			continue
+		}
+		i, ok := at[leaf]
+		if !ok {
+			i = len(leaves)
+			at[leaf] = i
+			leaves = append(leaves, leaf)
+			hosts = append(hosts, nil)
+		}
+		hosts[i] = append(hosts[i], v)
+	}
+	return leaves, hosts
+}
+
+// SwitchLevels returns the level of every switch of g (index v-N()): 0 for a switch
+// with a host, else one more than its lowest switch neighbour (breadth-first from the
+// hosts); -1 for a switch no host reaches.
+func SwitchLevels(g *Graph) []int {
+	lv := make([]int, len(g.names)-g.hosts)
+	for i := range lv {
+		lv[i] = -1
+	}
+	var queue []int
+	for v := g.hosts; v < len(g.names); v++ {
+		if slices.ContainsFunc(g.adj[v], func(w int) bool { return w < g.hosts }) {
+			lv[v-g.hosts] = 0
+			queue = append(queue, v)
+		}
+	}
+	for h := 0; h < len(queue); h++ {
+		v := queue[h]
+		for _, w := range g.adj[v] {
+			if w >= g.hosts && lv[w-g.hosts] < 0 {
+				lv[w-g.hosts] = lv[v-g.hosts] + 1
+				queue = append(queue, w)
+			}
+		}
+	}
+	return lv
+}
+
+// UpperSwitches returns the switches of g above level 0 (SwitchLevels), in switch
+// index order, each with its switch neighbours one level down: what a tree
+// topology.conf lists as Switches=. Links between switches of one level (a
+// dragonfly's routers) have no place in a tree and are not returned.
+func UpperSwitches(g *Graph) (sws []int, children [][]int) {
+	lv := SwitchLevels(g)
+	for v := g.hosts; v < len(g.names); v++ {
+		l := lv[v-g.hosts]
+		if l <= 0 {
+			continue
+		}
+		var ch []int
+		for _, w := range g.adj[v] {
+			if w >= g.hosts && lv[w-g.hosts] == l-1 {
+				ch = append(ch, w)
+			}
+		}
+		slices.Sort(ch)
+		sws = append(sws, v)
+		children = append(children, ch)
+	}
+	return sws, children
+}
+
+// readLimited reads all of r, refusing more than limit bytes rather than cutting the
+// input short.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("the file is larger than %d MiB", limit>>20)
+	}
+	return data, nil
+}
