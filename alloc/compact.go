@@ -26,8 +26,9 @@ import (
 // SpatiallyCompact without rebuilding the division tree each time). Not safe for
 // concurrent use.
 type Compactness struct {
-	t     *divTree
-	whole []bool
+	t           *divTree
+	whole       []bool
+	level, next []bool // Squares scratch
 }
 
 // NewCompactness returns the meter of m, or an error when m is not a 2D mesh of
@@ -62,39 +63,47 @@ func SpatiallyCompact(m topo.Machine, free func(v int) bool) (ok bool, reason st
 	return ok, reason, nil
 }
 
-// Squares is D of the free set (see the package function).
+// Squares is D of the free set (see the package function). Level by level from
+// single nodes up: a square of side 2s is wholly free when its four quarters are;
+// a wholly free square whose parent is not counts once (the top level's squares
+// have no parent).
 func (c *Compactness) Squares(free func(v int) bool) int {
 	t := c.t
 	side := min(t.x, t.y)
+	cur := c.level[:0]
+	for v := range t.x * t.y {
+		cur = append(cur, free(v))
+	}
+	c.level = cur
+	w, h := t.x, t.y
 	count := 0
-	var rec func(x0, y0, s int) bool // reports whether the square is wholly free
-	rec = func(x0, y0, s int) bool {
-		if s == 1 {
-			return free(x0 + y0*t.x)
-		}
-		h := s / 2
-		c := 0
-		all := true
-		for _, q := range [4][2]int{{0, 0}, {h, 0}, {0, h}, {h, h}} {
-			if rec(x0+q[0], y0+q[1], h) {
-				c++
-			} else {
-				all = false
+	next := c.next[:0]
+	for s := 1; s < side; s *= 2 {
+		w2, h2 := w/2, h/2
+		next = next[:0]
+		for y := range h2 {
+			for x := range w2 {
+				q := [4]bool{cur[2*x+2*y*w], cur[2*x+1+2*y*w], cur[2*x+(2*y+1)*w], cur[2*x+1+(2*y+1)*w]}
+				all := q[0] && q[1] && q[2] && q[3]
+				if !all {
+					for _, f := range q {
+						if f {
+							count++
+						}
+					}
+				}
+				next = append(next, all)
 			}
 		}
-		if all {
-			return true
-		}
-		count += c
-		return false
+		cur, next = next, cur
+		w, h = w2, h2
 	}
-	for y0 := 0; y0 < t.y; y0 += side {
-		for x0 := 0; x0 < t.x; x0 += side {
-			if rec(x0, y0, side) {
-				count++
-			}
+	for _, f := range cur {
+		if f {
+			count++
 		}
 	}
+	c.level, c.next = cur, next
 	return count
 }
 
