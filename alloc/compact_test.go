@@ -350,3 +350,52 @@ func TestSquaresReusedMatchesDefinition(t *testing.T) {
 		}
 	}
 }
+
+// Measure, which updates its counts only for the nodes that changed since its last
+// call, equals the full scans (Squares and SpatiallyCompact) after every step of
+// random take/release sequences, small steps and whole-machine ones alike.
+func TestMeasureIncrementalMatchesScans(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, dims := range [][2]int{{16, 16}, {32, 8}, {4, 16}, {1, 1}, {2, 8}, {64, 64}} {
+		g := topo.Mesh(dims[0], dims[1])
+		inc, err := NewCompactness(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scan, _ := NewCompactness(g)
+		n := g.N()
+		st := NewState(n)
+		for step := range 300 {
+			var busy, free []int
+			for v := range n {
+				if st.IsFree(v) {
+					free = append(free, v)
+				} else {
+					busy = append(busy, v)
+				}
+			}
+			switch {
+			case step%50 == 49 && len(busy) > 0: // release everything
+				if err := st.Release(busy); err != nil {
+					t.Fatal(err)
+				}
+			case len(free) > 0 && (len(busy) == 0 || r.IntN(2) == 0):
+				r.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+				if err := st.Take(free[:1+r.IntN(min(len(free), 1+n/8))]); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				r.Shuffle(len(busy), func(i, j int) { busy[i], busy[j] = busy[j], busy[i] })
+				if err := st.Release(busy[:1+r.IntN(len(busy))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, ok := inc.Measure(st)
+			wantD := scan.Squares(st.IsFree)
+			wantOK, _ := scan.SpatiallyCompact(st.IsFree)
+			if d != wantD || ok != wantOK {
+				t.Fatalf("%v step %d: Measure = %d, %v; scans %d, %v", dims, step, d, ok, wantD, wantOK)
+			}
+		}
+	}
+}

@@ -89,9 +89,7 @@ func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
 	if m.cm == nil || !ok {
 		return
 	}
-	free := st.State().IsFree
-	r.FreeSquares = m.cm.Squares(free)
-	r.SpatiallyCompact, _ = m.cm.SpatiallyCompact(free)
+	r.FreeSquares, r.SpatiallyCompact = m.cm.Measure(st.State())
 }
 
 func (m *meter) measure(r *JobResult) {
