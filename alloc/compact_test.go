@@ -10,8 +10,6 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-func freeOf(a interface{ State() *State }) func(int) bool { return a.State().IsFree }
-
 // TestSquaresKnownAndAgainstMBS: D of known free sets, and D equals the number of
 // free buddy blocks MBS keeps (its free blocks are the maximal free aligned squares)
 // along random sequences.

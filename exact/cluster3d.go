@@ -28,7 +28,6 @@ type planeSearch struct {
 	nodes   int64
 	stopped bool
 	openLB  int64
-	scratch []int
 	sc      lineScratch
 	ca, cb  []int // the bound's completions of a, b and c
 	cc      []int

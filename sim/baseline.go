@@ -143,14 +143,12 @@ func (bl *baseline) solve(ctx context.Context, k int, chosen []int, total int64)
 		return r, nil
 	}
 	var (
-		idx   []int
 		where = make(map[int]int, bl.nfree)
 		pts   = make([]geom.PointF, 0, bl.nfree)
 	)
 	for v, f := range bl.free {
 		if f {
 			where[v] = len(pts)
-			idx = append(idx, v)
 			pts = append(pts, bl.pts[v])
 		}
 	}
