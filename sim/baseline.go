@@ -62,16 +62,7 @@ func newBaseline(cfg Config) (*baseline, error) {
 	for i := range bl.free {
 		bl.free[i] = true
 	}
-	bl.pts = make([]geom.PointF, n)
-	c := make([]int, len(g.Dims()))
-	for i := range n {
-		c = g.Coord(i, c)
-		p := make(geom.PointF, len(c))
-		for j, v := range c {
-			p[j] = float64(v)
-		}
-		bl.pts[i] = p
-	}
+	bl.pts = alloc.NodePoints(g)
 	return bl, nil
 }
 
