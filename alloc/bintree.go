@@ -129,9 +129,8 @@ func newDivTree(m topo.Machine, family string) (*divTree, error) {
 	return t, nil
 }
 
-func (t *divTree) n() int          { return len(t.leaf) }
-func (t *divTree) area(i int) int  { return int(t.w[i]) * int(t.h[i]) }
-func (t *divTree) level(i int) int { return bits.Len(uint(i)) - 1 }
+func (t *divTree) n() int         { return len(t.leaf) }
+func (t *divTree) area(i int) int { return int(t.w[i]) * int(t.h[i]) }
 func (t *divTree) isAncestor(a, b int) bool {
 	for b >= a {
 		if a == b {

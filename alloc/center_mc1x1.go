@@ -1,8 +1,10 @@
 package alloc
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +124,17 @@ type mc1x1 struct {
 	coords [][]int // shellNodes scratch
 	idx    []int
 	hist   []int // l1Sums scratch
+
+	keyBits     greedyKeyBits // greedyCollectMesh's packing of its selection key
+	keys        []int64
+	greedyCands []greedyCand
+	ring        []int
+}
+
+// greedyCand is a center of the greedy collector with its count-based lower bound.
+type greedyCand struct {
+	lower   int
+	i, L, m int32
 }
 
 type shellCount struct{ free, freeWall, all int }
@@ -133,6 +146,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 	}
 	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), dirty: true, greedy: greedy}
 	a.pos = make([]int32, g.N())
+	a.keyBits = newGreedyKeyBits(g)
 	switch {
 	case arg == "":
 	case strings.HasPrefix(arg, "tb="):
@@ -418,10 +432,19 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 		cj := a.fl[j]
 		keys = keys[:0]
 		lo, up := math.MaxInt, -1
-		for _, v := range g {
-			d := a.x.linf(cj, v)
-			keys = append(keys, d)
-			lo, up = min(lo, d), max(up, d)
+		if co := a.x.coord; a.x.d == 2 && !a.x.anyWrap {
+			cx, cy := co[2*cj], co[2*cj+1]
+			for _, v := range g {
+				d := int(max(abs32(co[2*v]-cx), abs32(co[2*v+1]-cy)))
+				keys = append(keys, d)
+				lo, up = min(lo, d), max(up, d)
+			}
+		} else {
+			for _, v := range g {
+				d := a.x.linf(cj, v)
+				keys = append(keys, d)
+				lo, up = min(lo, d), max(up, d)
+			}
 		}
 		if lo == up {
 			continue
@@ -461,6 +484,9 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
 	x := a.x
 	d := x.d
+	if d == 2 && !x.anyWrap {
+		return a.ringNodes2D(int(x.coord[2*c]), int(x.coord[2*c+1]), r, dst)
+	}
 	// Coordinates of the ball, per dimension, with their axis distances.
 	if len(a.coords) != d {
 		a.coords = make([][]int, d)
@@ -550,24 +576,49 @@ func (a *mc1x1) shellNodes(c, r int, dst []int) []int {
 // bound of the greedy score, so centers whose bound is not below the best greedy
 // score so far are skipped without running the collector.
 func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
-	best := math.MaxInt
+	// Centers are collected in order of their count-based lower bound (then
+	// free-list position), so that the search stops at the first bound above the best
+	// score: the winner is still the first center in free-list order with the
+	// smallest score, and every center that ties it is still collected.
+	cands := a.greedyCands[:0]
+	for i, c := range a.fl {
+		lower, L, m, _ := a.shellScore(c, k, math.MaxInt)
+		cands = append(cands, greedyCand{lower: lower, i: int32(i), L: int32(L), m: int32(m)})
+	}
+	a.greedyCands = cands
+	slices.SortFunc(cands, func(p, q greedyCand) int {
+		return cmp.Or(cmp.Compare(p.lower, q.lower), cmp.Compare(p.i, q.i))
+	})
+	best, bestPos := math.MaxInt, len(a.fl)
 	var bestSet []int
 	ties := 0
 	a.hashes = a.hashes[:0]
-	for _, c := range a.fl {
-		lower, L, m, ok := a.shellScore(c, k, best)
-		if !ok || lower > best || (lower == best && !a.countTies) {
+	for _, cd := range cands {
+		i := int(cd.i)
+		if cd.lower > best {
+			break
+		}
+		countEqual := a.countTies || i < bestPos // a center scoring best still matters
+		if cd.lower == best && !countEqual {
 			continue
 		}
-		score, set := a.greedyCollect(c, L, m)
+		stop := best // a larger score can neither win nor tie
+		if !countEqual {
+			stop = best - 1
+		}
+		score, set := a.greedyCollect(a.fl[i], int(cd.L), int(cd.m), stop)
 		switch {
 		case score < best:
-			best, ties = score, 1
+			best, bestPos, ties = score, i, 1
 			bestSet = append(bestSet[:0], set...)
 			a.hashes = append(a.hashes[:0], a.setHash(set))
 		case score == best:
 			ties++
 			a.hashes = append(a.hashes, a.setHash(set))
+			if i < bestPos {
+				bestPos = i
+				bestSet = append(bestSet[:0], set...)
+			}
 		}
 	}
 	if !a.countTies {
@@ -598,8 +649,15 @@ func (a *mc1x1) setHash(set []int) uint64 {
 
 // greedyCollect returns the greedy collector's score and set around c, given the shell
 // L of the k-th nearest free node and the number m of nodes to take at distance >= L.
-// The set aliases scratch space.
-func (a *mc1x1) greedyCollect(c, L, m int) (int, []int) {
+// The set aliases scratch space. On a mesh it may stop early, returning math.MaxInt,
+// once the score must exceed stop.
+func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
+	if !a.x.anyWrap && a.keyBits.ok {
+		if a.x.d == 2 {
+			return a.greedyCollectRings(c, L, m, stop)
+		}
+		return a.greedyCollectMesh(c, L, m, stop)
+	}
 	set := a.tmp[:0]
 	cand := a.sh[:0]
 	score := 0
@@ -689,4 +747,272 @@ func (a *mc1x1) l1Sums(set, cand []int, sums *[]int) {
 			out[i] += c*below - sumBelow + (t - sumBelow) - c*(n-below)
 		}
 	}
+}
+
+// greedyKeyBits packs the greedy collector's order of candidates, (total L1 distance
+// to the nodes taken, L1 distance to the center, free-list position), into one
+// int64: sums << sumShift | l1 << posBits | position. ok is false when the machine is
+// too large for 63 bits.
+type greedyKeyBits struct {
+	ok       bool
+	posBits  uint
+	sumShift uint
+}
+
+func newGreedyKeyBits(g *topo.Grid) greedyKeyBits {
+	diam := 0 // largest L1 distance
+	for _, s := range g.Dims() {
+		diam += s - 1
+	}
+	posBits := uint(bits.Len(uint(g.N())))
+	l1Bits := uint(bits.Len(uint(diam)))
+	sumBits := uint(bits.Len(uint(g.N()) * uint(diam+1)))
+	return greedyKeyBits{ok: posBits+l1Bits+sumBits <= 62, posBits: posBits, sumShift: posBits + l1Bits}
+}
+
+// greedyCollectMesh is greedyCollect on a mesh (no wraparound), with the same
+// result: coordinates are read directly, and each candidate's selection key (total
+// L1 distance to the nodes taken, then L1 distance to c, then free-list position)
+// is one packed integer, so that a round updates the keys by the node just taken and
+// finds the next smallest in one pass. It stops early, returning math.MaxInt, when the
+// score must exceed stop (every node still to take adds at least L).
+func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
+	x := a.x
+	d := x.d
+	co := x.coord
+	cc := co[c*d : c*d+d]
+	set := a.tmp[:0]
+	cand := a.sh[:0]
+	score := 0
+	for _, v := range a.fl {
+		cv := co[v*d : v*d+d]
+		dist := int32(0)
+		for j, u := range cv {
+			dist = max(dist, abs32(u-cc[j]))
+		}
+		if int(dist) < L {
+			set = append(set, v)
+			score += int(dist)
+		} else {
+			cand = append(cand, v)
+		}
+	}
+	a.sh = cand
+	sums := a.sums[:0]
+	a.l1Sums(set, cand, &sums)
+	a.sums = sums
+	kb := a.keyBits
+	keys := a.keys[:0]
+	for i, v := range cand {
+		cv := co[v*d : v*d+d]
+		l1 := int32(0)
+		for j, u := range cv {
+			l1 += abs32(u - cc[j])
+		}
+		keys = append(keys, int64(sums[i])<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
+	}
+	a.keys = keys
+	// b: the candidate with the smallest key among keys[n:]
+	b := 0
+	for j := 1; j < len(keys); j++ {
+		if keys[j] < keys[b] {
+			b = j
+		}
+	}
+	for n := 0; n < m; n++ {
+		if score+(m-n)*L > stop {
+			return math.MaxInt, nil
+		}
+		cand[n], cand[b] = cand[b], cand[n]
+		keys[n], keys[b] = keys[b], keys[n]
+		picked := cand[n]
+		set = append(set, picked)
+		pc := co[picked*d : picked*d+d]
+		dist := int32(0)
+		for j, u := range pc {
+			dist = max(dist, abs32(u-cc[j]))
+		}
+		score += int(dist)
+		b = n + 1
+		best := int64(math.MaxInt64)
+		rest := cand[n+1:]
+		rk := keys[n+1 : n+1+len(rest)]
+		if d == 2 {
+			p0, p1 := pc[0], pc[1]
+			for j, v := range rest {
+				k := rk[j] + int64(abs32(co[2*v]-p0)+abs32(co[2*v+1]-p1))<<kb.sumShift
+				rk[j] = k
+				if k < best {
+					best, b = k, n+1+j
+				}
+			}
+		} else {
+			for j, v := range rest {
+				l1 := int32(0)
+				for t, u := range co[v*d : v*d+d] {
+					l1 += abs32(u - pc[t])
+				}
+				k := rk[j] + int64(l1)<<kb.sumShift
+				rk[j] = k
+				if k < best {
+					best, b = k, n+1+j
+				}
+			}
+		}
+	}
+	a.tmp = set
+	return score, set
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// greedyCollectRings is greedyCollectMesh on a 2D mesh that looks only at the
+// candidates that can still be taken: it reads the free nodes ring by ring (L-infinity
+// shells L, L+1, ... around c) and stops reading when no node further out can have a
+// smaller selection key than the best one read. A node v at L-infinity distance D
+// from c is at L1 (indeed L-infinity) distance at least D - (L-1) from each of the s
+// inner nodes and at least 1 from each of the r nodes taken so far, and at L1
+// distance at least D from c, so its key is at least (s(D-L+1)+r, D, 0).
+func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
+	x := a.x
+	co := x.coord
+	X, Y := x.dims[0], x.dims[1]
+	cx, cy := int(co[2*c]), int(co[2*c+1])
+	set := a.tmp[:0]
+	score := 0
+	for yy := max(0, cy-L+1); yy <= min(Y-1, cy+L-1); yy++ {
+		for xx := max(0, cx-L+1); xx <= min(X-1, cx+L-1); xx++ {
+			if v := xx + yy*X; a.st.IsFree(v) {
+				set = append(set, v)
+				score += max(abs(xx-cx), abs(yy-cy))
+			}
+		}
+	}
+	s := len(set)
+	// per-dimension prefix counts and coordinate sums of the inner nodes (l1Sums)
+	hist := a.hist[:0]
+	for range 2*(X+1) + 2*(Y+1) {
+		hist = append(hist, 0)
+	}
+	a.hist = hist
+	numX, totX := hist[:X+1], hist[X+1:2*X+2]
+	numY, totY := hist[2*X+2:2*X+Y+3], hist[2*X+Y+3:]
+	for _, v := range set {
+		vx, vy := int(co[2*v]), int(co[2*v+1])
+		numX[vx+1]++
+		totX[vx+1] += vx
+		numY[vy+1]++
+		totY[vy+1] += vy
+	}
+	for i := 1; i <= X; i++ {
+		numX[i] += numX[i-1]
+		totX[i] += totX[i-1]
+	}
+	for i := 1; i <= Y; i++ {
+		numY[i] += numY[i-1]
+		totY[i] += totY[i-1]
+	}
+	kb := a.keyBits
+	picked := set[s:] // grows as set does
+	cand, keys := a.sh[:0], a.keys[:0]
+	add := func(v int) {
+		vx, vy := int(co[2*v]), int(co[2*v+1])
+		b, sb := numX[vx], totX[vx]
+		sum := vx*b - sb + (totX[X] - sb) - vx*(s-b)
+		b, sb = numY[vy], totY[vy]
+		sum += vy*b - sb + (totY[Y] - sb) - vy*(s-b)
+		for _, p := range picked {
+			sum += abs(vx-int(co[2*p])) + abs(vy-int(co[2*p+1]))
+		}
+		l1 := abs(vx-cx) + abs(vy-cy)
+		cand = append(cand, v)
+		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
+	}
+	maxR := max(cx, X-1-cx, cy, Y-1-cy)
+	R := L - 1 // rings read so far
+	readRing := func() {
+		R++
+		a.ring = a.ringNodes2D(cx, cy, R, a.ring[:0])
+		for _, v := range a.ring {
+			add(v)
+		}
+	}
+	for r := 0; r < m; r++ {
+		if score+(m-r)*L > stop {
+			a.sh, a.keys = cand, keys
+			return math.MaxInt, nil
+		}
+		b := -1
+		for {
+			for j := range keys {
+				if b < 0 || keys[j] < keys[b] {
+					b = j
+				}
+			}
+			if R >= maxR {
+				break
+			}
+			D := R + 1
+			lb := int64(s*(D-L+1)+r)<<kb.sumShift | int64(D)<<kb.posBits
+			if b >= 0 && lb > keys[b] {
+				break
+			}
+			readRing()
+			b = -1
+		}
+		p := cand[b]
+		last := len(cand) - 1
+		cand[b], keys[b] = cand[last], keys[last]
+		cand, keys = cand[:last], keys[:last]
+		set = append(set, p)
+		picked = set[s:]
+		px, py := int(co[2*p]), int(co[2*p+1])
+		score += max(abs(px-cx), abs(py-cy))
+		for j, v := range cand {
+			keys[j] += int64(abs(int(co[2*v])-px)+abs(int(co[2*v+1])-py)) << kb.sumShift
+		}
+	}
+	a.sh, a.keys = cand, keys
+	a.tmp = set
+	return score, set
+}
+
+// ringNodes2D appends the free nodes at L-infinity distance exactly r from (cx, cy)
+// on a 2D mesh.
+func (a *mc1x1) ringNodes2D(cx, cy, r int, dst []int) []int {
+	X, Y := a.x.dims[0], a.x.dims[1]
+	if r == 0 {
+		if v := cx + cy*X; a.st.IsFree(v) {
+			dst = append(dst, v)
+		}
+		return dst
+	}
+	x0, x1 := max(0, cx-r), min(X-1, cx+r)
+	for _, yy := range [2]int{cy - r, cy + r} {
+		if yy < 0 || yy >= Y {
+			continue
+		}
+		for xx := x0; xx <= x1; xx++ {
+			if v := xx + yy*X; a.st.IsFree(v) {
+				dst = append(dst, v)
+			}
+		}
+	}
+	y0, y1 := max(0, cy-r+1), min(Y-1, cy+r-1)
+	for _, xx := range [2]int{cx - r, cx + r} {
+		if xx < 0 || xx >= X {
+			continue
+		}
+		for yy := y0; yy <= y1; yy++ {
+			if v := xx + yy*X; a.st.IsFree(v) {
+				dst = append(dst, v)
+			}
+		}
+	}
+	return dst
 }

@@ -59,17 +59,24 @@ func newOptAlloc(arg string, m topo.Machine, opt Options) (Allocator, error) {
 		}
 		a.budget = n
 	}
-	a.pts = make([]geom.PointF, g.N())
+	a.pts = NodePoints(g)
+	return a, nil
+}
+
+// NodePoints returns the coordinates of every node of g as points, indexed by node:
+// the input of the exact subset solver (exact.SubsetSeeded).
+func NodePoints(g *topo.Grid) []geom.PointF {
+	pts := make([]geom.PointF, g.N())
 	c := make([]int, len(g.Dims()))
-	for i := range a.pts {
+	for i := range pts {
 		c = g.Coord(i, c)
 		p := make(geom.PointF, len(c))
 		for j, v := range c {
 			p[j] = float64(v)
 		}
-		a.pts[i] = p
+		pts[i] = p
 	}
-	return a, nil
+	return pts
 }
 
 func (a *optAlloc) Name() string {

@@ -26,8 +26,18 @@ import (
 // SpatiallyCompact without rebuilding the division tree each time). Not safe for
 // concurrent use.
 type Compactness struct {
-	t     *divTree
-	whole []bool
+	t           *divTree
+	whole       []bool
+	level, next []bool // Squares scratch
+
+	// Measure's incremental state: the free set it last saw, the free nodes under
+	// every division-tree node, and under every aligned square of side 2^l
+	// (quad[l], row-major over the squares of that side, l = 1..top).
+	seen   []uint64
+	inTree []int32
+	quad   [][]int32
+	top    int // log2 of the side of the largest squares
+	blocks []int
 }
 
 // NewCompactness returns the meter of m, or an error when m is not a 2D mesh of
@@ -37,7 +47,13 @@ func NewCompactness(m topo.Machine) (*Compactness, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Compactness{t: t, whole: make([]bool, 2*t.n())}, nil
+	c := &Compactness{t: t, whole: make([]bool, 2*t.n()), inTree: make([]int32, 2*t.n())}
+	c.top = bits.Len(uint(min(t.x, t.y))) - 1
+	c.quad = make([][]int32, c.top+1)
+	for l := 1; l <= c.top; l++ {
+		c.quad[l] = make([]int32, (t.x>>l)*(t.y>>l))
+	}
+	return c, nil
 }
 
 // Squares returns D, the number of maximal free aligned power-of-two squares of the
@@ -62,39 +78,47 @@ func SpatiallyCompact(m topo.Machine, free func(v int) bool) (ok bool, reason st
 	return ok, reason, nil
 }
 
-// Squares is D of the free set (see the package function).
+// Squares is D of the free set (see the package function). Level by level from
+// single nodes up: a square of side 2s is wholly free when its four quarters are;
+// a wholly free square whose parent is not counts once (the top level's squares
+// have no parent).
 func (c *Compactness) Squares(free func(v int) bool) int {
 	t := c.t
 	side := min(t.x, t.y)
+	cur := c.level[:0]
+	for v := range t.x * t.y {
+		cur = append(cur, free(v))
+	}
+	c.level = cur
+	w, h := t.x, t.y
 	count := 0
-	var rec func(x0, y0, s int) bool // reports whether the square is wholly free
-	rec = func(x0, y0, s int) bool {
-		if s == 1 {
-			return free(x0 + y0*t.x)
-		}
-		h := s / 2
-		c := 0
-		all := true
-		for _, q := range [4][2]int{{0, 0}, {h, 0}, {0, h}, {h, h}} {
-			if rec(x0+q[0], y0+q[1], h) {
-				c++
-			} else {
-				all = false
+	next := c.next[:0]
+	for s := 1; s < side; s *= 2 {
+		w2, h2 := w/2, h/2
+		next = next[:0]
+		for y := range h2 {
+			for x := range w2 {
+				q := [4]bool{cur[2*x+2*y*w], cur[2*x+1+2*y*w], cur[2*x+(2*y+1)*w], cur[2*x+1+(2*y+1)*w]}
+				all := q[0] && q[1] && q[2] && q[3]
+				if !all {
+					for _, f := range q {
+						if f {
+							count++
+						}
+					}
+				}
+				next = append(next, all)
 			}
 		}
-		if all {
-			return true
-		}
-		count += c
-		return false
+		cur, next = next, cur
+		w, h = w2, h2
 	}
-	for y0 := 0; y0 < t.y; y0 += side {
-		for x0 := 0; x0 < t.x; x0 += side {
-			if rec(x0, y0, side) {
-				count++
-			}
+	for _, f := range cur {
+		if f {
+			count++
 		}
 	}
+	c.level, c.next = cur, next
 	return count
 }
 
@@ -122,8 +146,12 @@ func freeBlocks(t *divTree, whole []bool, free func(v int) bool) []int {
 // SpatiallyCompact is Lemma 1's condition on the free set (see the package
 // function).
 func (c *Compactness) SpatiallyCompact(free func(v int) bool) (ok bool, reason string) {
+	return c.lemma1(freeBlocks(c.t, c.whole, free))
+}
+
+// lemma1 checks Lemma 1's condition on the maximal free blocks of the division tree.
+func (c *Compactness) lemma1(blocks []int) (ok bool, reason string) {
 	t := c.t
-	blocks := freeBlocks(t, c.whole, free)
 	var bySize [64]int // tree node of the free block of 2^i processors, 0 if none
 	for _, b := range blocks {
 		i := bits.Len(uint(t.area(b))) - 1 // log2 of b's area
@@ -142,4 +170,74 @@ func (c *Compactness) SpatiallyCompact(free func(v int) bool) (ok bool, reason s
 		}
 	}
 	return true, ""
+}
+
+// Measure returns D (Squares) and Lemma 1's condition (SpatiallyCompact) of the free
+// set of s, a State of the meter's mesh. It keeps free-node counts per square and per
+// division-tree node, updated only for the nodes whose state changed since the last
+// call, and walks down from the roots only into partly free squares and blocks: the
+// cost follows the changes and the number of free blocks, not the machine's size
+// (the per-job meter of every replay on a 2^m x 2^n mesh calls it).
+func (c *Compactness) Measure(s *State) (squares int, compact bool) {
+	t := c.t
+	if c.seen == nil {
+		c.seen = make([]uint64, len(s.free))
+	}
+	for w, now := range s.free {
+		for d := now ^ c.seen[w]; d != 0; d &= d - 1 {
+			v := w<<6 + bits.TrailingZeros64(d)
+			delta := int32(-1)
+			if now>>(v&63)&1 != 0 {
+				delta = 1
+			}
+			for i := int(t.leaf[v]); i >= 1; i /= 2 {
+				c.inTree[i] += delta
+			}
+			x, y := v%t.x, v/t.x
+			for l := 1; l <= c.top; l++ {
+				c.quad[l][(y>>l)*(t.x>>l)+x>>l] += delta
+			}
+		}
+		c.seen[w] = now
+	}
+	for y := 0; y < t.y>>c.top; y++ {
+		for x := 0; x < t.x>>c.top; x++ {
+			squares += c.squaresIn(s, c.top, x, y)
+		}
+	}
+	c.blocks = c.freeBlocksIn(1, c.blocks[:0])
+	compact, _ = c.lemma1(c.blocks)
+	return squares, compact
+}
+
+// squaresIn counts the maximal free aligned squares inside the square of side 2^l at
+// (x, y) in units of 2^l.
+func (c *Compactness) squaresIn(s *State, l, x, y int) int {
+	if l == 0 {
+		if s.IsFree(x + y*c.t.x) {
+			return 1
+		}
+		return 0
+	}
+	switch c.quad[l][y*(c.t.x>>l)+x] {
+	case 0:
+		return 0
+	case 1 << (2 * l):
+		return 1
+	}
+	return c.squaresIn(s, l-1, 2*x, 2*y) + c.squaresIn(s, l-1, 2*x+1, 2*y) +
+		c.squaresIn(s, l-1, 2*x, 2*y+1) + c.squaresIn(s, l-1, 2*x+1, 2*y+1)
+}
+
+// freeBlocksIn appends the maximal wholly free division-tree nodes below tree node i,
+// depth first (freeBlocks finds the same set).
+func (c *Compactness) freeBlocksIn(i int, dst []int) []int {
+	switch int(c.inTree[i]) {
+	case 0:
+		return dst
+	case c.t.area(i):
+		return append(dst, i)
+	}
+	dst = c.freeBlocksIn(2*i, dst)
+	return c.freeBlocksIn(2*i+1, dst)
 }

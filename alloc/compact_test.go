@@ -10,8 +10,6 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-func freeOf(a interface{ State() *State }) func(int) bool { return a.State().IsFree }
-
 // TestSquaresKnownAndAgainstMBS: D of known free sets, and D equals the number of
 // free buddy blocks MBS keeps (its free blocks are the maximal free aligned squares)
 // along random sequences.
@@ -294,6 +292,107 @@ func TestSCBTMatchesTreeWalk(t *testing.T) {
 				if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
 					t.Fatalf("%s seed %d: scbt %d = %v, tree walk %v", spec, seed, k, got, want)
 				}
+			}
+		}
+	}
+}
+
+// squaresRef is D by recursion over the aligned squares (the definition).
+func squaresRef(X, Y int, free []bool) int {
+	count := 0
+	var rec func(x0, y0, s int) bool
+	rec = func(x0, y0, s int) bool {
+		if s == 1 {
+			return free[x0+y0*X]
+		}
+		h, c := s/2, 0
+		for _, q := range [4][2]int{{0, 0}, {h, 0}, {0, h}, {h, h}} {
+			if rec(x0+q[0], y0+q[1], h) {
+				c++
+			}
+		}
+		if c == 4 {
+			return true
+		}
+		count += c
+		return false
+	}
+	side := min(X, Y)
+	for y0 := 0; y0 < Y; y0 += side {
+		for x0 := 0; x0 < X; x0 += side {
+			if rec(x0, y0, side) {
+				count++
+			}
+		}
+	}
+	return count
+}
+
+// One Compactness reused over many free sets gives the definition's D every time.
+func TestSquaresReusedMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, dims := range [][2]int{{16, 16}, {32, 8}, {4, 16}, {1, 1}, {2, 8}} {
+		c, err := NewCompactness(topo.Mesh(dims[0], dims[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		free := make([]bool, dims[0]*dims[1])
+		for range 200 {
+			p := r.Float64()
+			for v := range free {
+				free[v] = r.Float64() < p
+			}
+			if got, want := c.Squares(func(v int) bool { return free[v] }), squaresRef(dims[0], dims[1], free); got != want {
+				t.Fatalf("%v: D = %d, definition %d", dims, got, want)
+			}
+		}
+	}
+}
+
+// Measure, which updates its counts only for the nodes that changed since its last
+// call, equals the full scans (Squares and SpatiallyCompact) after every step of
+// random take/release sequences, small steps and whole-machine ones alike.
+func TestMeasureIncrementalMatchesScans(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, dims := range [][2]int{{16, 16}, {32, 8}, {4, 16}, {1, 1}, {2, 8}, {64, 64}} {
+		g := topo.Mesh(dims[0], dims[1])
+		inc, err := NewCompactness(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scan, _ := NewCompactness(g)
+		n := g.N()
+		st := NewState(n)
+		for step := range 300 {
+			var busy, free []int
+			for v := range n {
+				if st.IsFree(v) {
+					free = append(free, v)
+				} else {
+					busy = append(busy, v)
+				}
+			}
+			switch {
+			case step%50 == 49 && len(busy) > 0: // release everything
+				if err := st.Release(busy); err != nil {
+					t.Fatal(err)
+				}
+			case len(free) > 0 && (len(busy) == 0 || r.IntN(2) == 0):
+				r.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+				if err := st.Take(free[:1+r.IntN(min(len(free), 1+n/8))]); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				r.Shuffle(len(busy), func(i, j int) { busy[i], busy[j] = busy[j], busy[i] })
+				if err := st.Release(busy[:1+r.IntN(len(busy))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, ok := inc.Measure(st)
+			wantD := scan.Squares(st.IsFree)
+			wantOK, _ := scan.SpatiallyCompact(st.IsFree)
+			if d != wantD || ok != wantOK {
+				t.Fatalf("%v step %d: Measure = %d, %v; scans %d, %v", dims, step, d, ok, wantD, wantOK)
 			}
 		}
 	}

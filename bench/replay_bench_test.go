@@ -2,8 +2,12 @@ package bench
 
 import (
 	"context"
+	"math/bits"
 	"os"
+	"runtime"
+	"slices"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -57,14 +61,18 @@ func BenchmarkFig18(b *testing.B) {
 	}
 }
 
-// BenchmarkFig18Each replays each Fig. 18 run on its own.
+// BenchmarkFig18Each replays each Fig. 18 run on its own, and PReMAS's later
+// default MC1x1 (mc1x1-greedy); ns/decision is the replay's time per allocation
+// decision (allocator and the replay's own measurements), to set against
+// BenchmarkReadFreeNodes.
 func BenchmarkFig18Each(b *testing.B) {
 	jobs := readTrace(b, "../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz")
-	for _, spec := range fig18 {
+	for _, spec := range append(slices.Clone(fig18), "mc1x1-greedy") {
 		b.Run(spec, func(b *testing.B) {
 			for b.Loop() {
 				replay(b, jobs, "mesh:16x16", spec, alloc.CompatPReMAS)
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(jobs)), "ns/decision")
 		})
 	}
 }
@@ -83,5 +91,86 @@ func BenchmarkLANLCM5(b *testing.B) {
 				b.ReportMetric(r.MeanTotalPairwiseL1, "meanL1")
 			}
 		})
+	}
+}
+
+// recorder passes allocations through and keeps, for each decision, the free nodes
+// of that moment (as a bitset).
+type recorder struct {
+	alloc.Allocator
+	st    *alloc.State
+	snaps [][]uint64
+}
+
+func (r *recorder) Allocate(k int) ([]int, error) {
+	n := r.Machine().N()
+	words := make([]uint64, (n+63)/64)
+	for i := range n {
+		if r.st.IsFree(i) {
+			words[i>>6] |= 1 << (i & 63)
+		}
+	}
+	r.snaps = append(r.snaps, words)
+	nodes, err := r.Allocator.Allocate(k)
+	if err == nil {
+		err = r.st.Take(nodes)
+	}
+	return nodes, err
+}
+
+func (r *recorder) Release(nodes []int) error {
+	if err := r.st.Release(nodes); err != nil {
+		return err
+	}
+	return r.Allocator.Release(nodes)
+}
+
+// BenchmarkReadFreeNodes is the physical limit of an allocation decision on the
+// LLNL-T3D 16x16 FCFS replay: reading its input, the free nodes, once. It lists the
+// free nodes of every decision of the replay (set bits of the free map, in node
+// order) and reports ns per decision; the free sets are the same for every allocator
+// (FCFS starts jobs whatever nodes they get).
+func BenchmarkReadFreeNodes(b *testing.B) {
+	jobs := readTrace(b, "../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz")
+	g, err := topo.ParseSpec("mesh:16x16")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := alloc.Parse("bf:hilbert", g, alloc.Options{Compat: alloc.CompatPReMAS})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := &recorder{Allocator: a, st: alloc.NewState(g.N())}
+	if _, err := sim.Run(context.Background(), jobs, sim.Config{Machine: g, Alloc: rec, Sched: "fcfs", Compat: alloc.CompatPReMAS}); err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]int, 0, g.N())
+	sum := 0
+	b.ResetTimer()
+	runtime.LockOSThread() // so that the thread's CPU time is the loop's
+	defer runtime.UnlockOSThread()
+	var ru0, ru1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru0)
+	for b.Loop() {
+		for _, w := range rec.snaps {
+			buf = buf[:0]
+			for i, word := range w {
+				for ; word != 0; word &= word - 1 {
+					buf = append(buf, i<<6+bits.TrailingZeros64(word))
+				}
+			}
+			sum += len(buf)
+		}
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru1)
+	cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+	decisions := float64(b.N) * float64(len(rec.snaps))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/decisions, "ns/decision")
+	// CPU time of this thread (the loop does not allocate): the fair figure on a
+	// loaded machine
+	b.ReportMetric(float64(cpu)/decisions, "cpu-ns/decision")
+	b.ReportMetric(float64(len(rec.snaps)), "decisions")
+	if sum == 0 {
+		b.Fatal("no free nodes read")
 	}
 }

@@ -29,11 +29,14 @@ func Clusters(ctx context.Context, dim, kmax int) ([]ClusterResult, error) {
 		return nil, fmt.Errorf("exact: cluster size %d must be at least 1", kmax)
 	}
 	var out []ClusterResult
+	var prev []geom.Point
+	store := &dpStore{}
 	for k := 1; k <= kmax; k++ {
-		res, err := Cluster(ctx, dim, k)
+		res, err := cluster(ctx, dim, k, prev, store)
 		if err != nil {
 			return nil, err
 		}
+		prev = res.Points
 		out = append(out, res)
 		if !res.Optimal {
 			break
@@ -45,11 +48,19 @@ func Clusters(ctx context.Context, dim, kmax int) ([]ClusterResult, error) {
 // Cluster returns an optimal cluster of k points of Z^dim: k points with minimum total
 // pairwise L1 distance. It searches over plane counts, not point sets (marginal.go):
 // the optimum is the least Σ_axes lineCost over down-sets of k cells, Ferrers diagrams
-// in 2D (ferrersSearch), plane partitions in 3D (planeSearch), and the reported
+// in 2D (ferrersDP, a dynamic program along the boundary, for k <= ferrersDPMaxK;
+// ferrersSearch beyond), plane partitions in 3D (planeSearch), and the reported
 // points are the best down-set with the planes of every axis in their optimal order,
 // so Total is always the cost of the returned points. When ctx ends first, the result
-// is the best cluster found with Optimal = false and a proven Bound.
+// is the best cluster found with a proven Bound (Optimal only when the bound, e.g. a
+// tabulated optimum of LatticeBound, meets it).
 func Cluster(ctx context.Context, dim, k int) (ClusterResult, error) {
+	return cluster(ctx, dim, k, nil, nil)
+}
+
+// cluster is Cluster with the optimal cluster of k-1 points (or nil), one cell more
+// being a candidate incumbent, and the 2D program's layers to reuse (or nil).
+func cluster(ctx context.Context, dim, k int, prev []geom.Point, store *dpStore) (ClusterResult, error) {
 	if dim < 1 || dim > 3 {
 		return ClusterResult{}, fmt.Errorf("exact: cluster dimension %d: must be 1, 2 or 3", dim)
 	}
@@ -66,8 +77,15 @@ func Cluster(ctx context.Context, dim, k int) (ClusterResult, error) {
 		}
 		res.Optimal = true
 	case 2:
-		inc := improveFerrers(columnsOf(downSet(roundPoints(2, k))))
-		cols, _, bound, opt, _ := ferrersOptimum(ctx, k, inc)
+		inc := ferrersIncumbent(k, prev)
+		var cols []int
+		var bound int64
+		var opt bool
+		if k <= ferrersDPMaxK {
+			cols, _, opt = ferrersDPOptimum(ctx, k, inc, store)
+		} else {
+			cols, _, bound, opt, _ = ferrersOptimum(ctx, k, inc)
+		}
 		for x, h := range cols {
 			for y := range h {
 				cells = append(cells, geom.Point{x, y})
@@ -93,6 +111,8 @@ func Cluster(ctx context.Context, dim, k int) (ClusterResult, error) {
 	} else if dim > 1 {
 		res.Bound = max(res.Bound, int64(math.Ceil(LatticeBound(dim, k)-1e-9)))
 		res.Bound = min(res.Bound, res.Total)
+		// The table holds proven optima (TestLatticeTable recomputes them).
+		res.Optimal = res.Bound == res.Total
 	}
 	return res, nil
 }

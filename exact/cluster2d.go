@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"slices"
+
+	"github.com/procalloc/procalloc/geom"
 )
 
 // ferrersSearch finds the Ferrers diagram λ ⊢ k minimising lineCost(λ) + lineCost(λ')
@@ -199,6 +201,35 @@ func ferrersOptimum(ctx context.Context, k int, inc []int) (cols []int, cost, bo
 		return s.bestCols, s.best, min(s.best, s.openLB), false, s.nodes
 	}
 	return s.bestCols, s.best, s.best, true, s.nodes
+}
+
+// ferrersIncumbent returns the better of two improved diagrams of k cells: the k
+// lattice points nearest the origin pushed into a down-set, and (when prev, a 2D
+// cluster of k-1 points, is given) prev's down-set with one cell added at its best
+// corner.
+func ferrersIncumbent(k int, prev []geom.Point) []int {
+	best := improveFerrers(columnsOf(downSet(roundPoints(2, k))))
+	cost := func(l []int) int64 { return lineCost(l) + lineCost(conjugate(l)) }
+	if len(prev) != k-1 || k < 2 {
+		return best
+	}
+	base := columnsOf(downSet(prev))
+	var grown []int
+	for i := 0; i <= len(base); i++ {
+		if i < len(base) && i > 0 && base[i-1] == base[i] {
+			continue // not a corner: the column left of it is no taller
+		}
+		next := append(slices.Clone(base), 0)
+		next[i]++
+		next = positive(next)
+		if grown == nil || cost(next) < cost(grown) {
+			grown = next
+		}
+	}
+	if grown = improveFerrers(grown); cost(grown) < cost(best) {
+		return grown
+	}
+	return best
 }
 
 // improveFerrers moves one cell of λ to another column (or a new one) while that keeps

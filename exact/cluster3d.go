@@ -28,11 +28,13 @@ type planeSearch struct {
 	nodes   int64
 	stopped bool
 	openLB  int64
-	scratch []int
+	sc      lineScratch
+	ca, cb  []int // the bound's completions of a, b and c
+	cc      []int
 }
 
 func (s *planeSearch) cost3(a, b, c []int) int64 {
-	return lineCost(positive(a)) + lineCost(positive(b)) + lineCost(positive(c))
+	return lineCostScratch(a, &s.sc) + lineCostScratch(b, &s.sc) + lineCostScratch(c, &s.sc)
 }
 
 func positive(v []int) []int {
@@ -59,26 +61,31 @@ func (s *planeSearch) bound(top []int, rem int) int64 {
 		return s.cost3(s.a, s.b, s.c)
 	}
 	// z: greedy layers of size `size`.
-	c := slices.Clone(s.c)
+	c := append(s.cc[:0], s.c...)
 	for r := rem; r > 0; r -= size {
 		c = append(c, min(size, r))
 	}
 	// x: planes in order (a is nonincreasing in x for a down-set), cap F*top[x].
-	a := slices.Clone(s.a)
+	a := append(s.ca[:0], s.a...)
 	r := rem
 	for x := 0; x < len(top) && r > 0; x++ {
 		d := min(r, F*top[x])
 		a[x] += d
 		r -= d
 	}
-	b := slices.Clone(s.b)
-	tc := conjugate(top)
+	// y: plane y of top holds tc[y] = #{x: top[x] > y} cells.
+	b := append(s.cb[:0], s.b...)
 	r = rem
-	for y := 0; y < len(tc) && r > 0; y++ {
-		d := min(r, F*tc[y])
+	for y := 0; y < len(b) && r > 0; y++ {
+		tc := 0
+		for x := 0; x < len(top) && top[x] > y; x++ {
+			tc++
+		}
+		d := min(r, F*tc)
 		b[y] += d
 		r -= d
 	}
+	s.ca, s.cb, s.cc = a, b, c
 	return s.cost3(a, b, c)
 }
 

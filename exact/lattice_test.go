@@ -11,7 +11,7 @@ func TestLatticeTable(t *testing.T) {
 		dim   int
 		table []int64
 		short int
-	}{{2, z2Optima, 60}, {3, z3Optima, 20}} {
+	}{{2, z2Optima, 120}, {3, z3Optima, 20}} {
 		upto := len(tc.table) - 1
 		if testing.Short() {
 			upto = tc.short

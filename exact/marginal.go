@@ -114,6 +114,41 @@ func lineCost(w []int) int64 {
 	return st.finish(a, k, buf[k/2+1:2*(k/2+1)], buf[2*(k/2+1):])
 }
 
+// lineScratch holds lineCostScratch's buffers, so that a search computing lineCost
+// at every node allocates nothing.
+type lineScratch struct {
+	w   []int
+	buf []int64
+}
+
+// lineCostScratch is lineCost(w's positive entries), computed in sc's buffers.
+func lineCostScratch(w []int, sc *lineScratch) int64 {
+	a := sc.w[:0]
+	k := 0
+	for _, v := range w {
+		if v > 0 {
+			a = append(a, v)
+			k += v
+		}
+	}
+	sc.w = a
+	if len(a) <= 1 {
+		return 0
+	}
+	if slices.IsSortedFunc(a, func(x, y int) int { return y - x }) {
+		slices.Reverse(a) // the searches' plane counts come nonincreasing
+	} else {
+		slices.Sort(a)
+	}
+	h := k/2 + 1
+	if len(sc.buf) < 3*h {
+		sc.buf = make([]int64, 3*h)
+	}
+	st := lineDP{dp: sc.buf[:1], S: 0}
+	st.dp[0] = 0
+	return st.finish(a, k, sc.buf[h:2*h], sc.buf[2*h:3*h])
+}
+
 // lineOrder returns lineCost(w) and an optimal order: pos[i] is the position (0-based)
 // of w[i]. Ties between equal weights go by index.
 func lineOrder(w []int) (int64, []int) {

@@ -34,7 +34,11 @@ type RouteMeter struct {
 	stamp []int32
 	gen   int32
 	buf   []int32
-	coord []int
+	// scratch of the mesh all-to-all count
+	coord             []int
+	keyStamp, keyID   []int32
+	keyGen            int32
+	ids, histA, histB []int32
 }
 
 // NewRouteMeter returns a meter for pattern pat on router r; random patterns draw
@@ -54,7 +58,7 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 // allocation order); id is the job's id, for random patterns.
 func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 	if m.grid != nil {
-		return allToAllMeshLoad(m.grid, nodes, &m.coord)
+		return m.allToAllMeshLoad(nodes)
 	}
 	return m.enumerate(id, nodes)
 }
@@ -89,80 +93,121 @@ func (m *RouteMeter) enumerate(id int, nodes []int) RouteLoad {
 // link number A x B, A the job's nodes with the link's coordinates after j and s_j
 // <= x, B those with its coordinates before j and d_j > x; the largest product over
 // the link's other coordinates is the largest A times the largest B, since they
-// depend on disjoint coordinates. O(p d + sum of sides) per job instead of O(p^2).
-func allToAllMeshLoad(g *topo.Grid, nodes []int, scratch *[]int) RouteLoad {
+// depend on disjoint coordinates. Only links between the job's smallest and largest
+// coordinate j carry its routes, so per dimension the cost is O(p + G x extent), G
+// the groups the job's nodes fall in: O(p d + p x extent) per job at worst instead
+// of O(p^2), without maps (this runs once per allocation of every replay).
+func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 	p := int64(len(nodes))
 	var l RouteLoad
 	if p < 2 {
 		return l
 	}
 	l.Messages = p * (p - 1)
+	g := m.grid
 	dims := g.Dims()
 	D := len(dims)
-	coords := (*scratch)[:0]
+	if len(m.keyStamp) < g.N() {
+		m.keyStamp, m.keyID = make([]int32, g.N()), make([]int32, g.N())
+	}
+	coords := m.coord[:0]
 	c := make([]int, D)
 	for _, v := range nodes {
 		c = g.Coord(v, c)
 		coords = append(coords, c...)
 	}
-	*scratch = coords
-	for j, side := range dims {
-		// Hops: every ordered pair crosses |s_j - d_j| links of dimension j.
-		cnt := make([]int64, side)
+	m.coord = coords
+	for j := range dims {
+		lo, hi := coords[j], coords[j]
 		for i := range nodes {
-			cnt[coords[i*D+j]]++
+			lo, hi = min(lo, coords[i*D+j]), max(hi, coords[i*D+j])
+		}
+		if lo == hi {
+			continue // no link of dimension j is crossed
+		}
+		width := hi - lo + 1
+		// Hops: every ordered pair crosses |s_j - d_j| links of dimension j.
+		cnt := zeros(&m.histA, width)
+		for i := range nodes {
+			cnt[coords[i*D+j]-lo]++
 		}
 		var below, sumBelow int64
 		for x, k := range cnt {
+			k := int64(k)
 			// pairs with one end at x and the other below it
 			l.Hops += 2 * k * (int64(x)*below - sumBelow)
 			below += k
 			sumBelow += k * int64(x)
 		}
 		// Per group (the coordinates after j for sources, before j for
-		// destinations), the histogram of coordinate j.
-		after := map[int][]int64{}
-		before := map[int][]int64{}
-		for i := range nodes {
-			ka, kb := 0, 0
-			for t := D - 1; t > j; t-- {
-				ka = ka*dims[t] + coords[i*D+t]
-			}
-			for t := j - 1; t >= 0; t-- {
-				kb = kb*dims[t] + coords[i*D+t]
-			}
-			x := coords[i*D+j]
-			if after[ka] == nil {
-				after[ka] = make([]int64, side)
-			}
-			if before[kb] == nil {
-				before[kb] = make([]int64, side)
-			}
-			after[ka][x]++
-			before[kb][x]++
-		}
-		for x := 0; x+1 < side; x++ {
+		// destinations), the cumulative histogram of coordinate j: A(x) and B(x)
+		// are its maxima over the groups.
+		after := m.groupPrefix(&m.histA, nodes, j, lo, width, j+1, D)
+		before := m.groupPrefix(&m.histB, nodes, j, lo, width, 0, j)
+		aGroups, bGroups := len(after)/width, len(before)/width
+		for x := range width - 1 {
 			// Positive direction: A = sources with s_j <= x, B = destinations with
 			// d_j > x; negative: A = sources with s_j > x, B = destinations d_j <= x.
-			var aLo, aHi, bLo, bHi int64
-			for _, h := range after {
-				lo := sum(h[:x+1])
-				aLo, aHi = max(aLo, lo), max(aHi, sum(h)-lo)
+			var aLo, aHi, bLo, bHi int32
+			for t := range aGroups {
+				h := after[t*width : (t+1)*width]
+				aLo, aHi = max(aLo, h[x]), max(aHi, h[width-1]-h[x])
 			}
-			for _, h := range before {
-				lo := sum(h[:x+1])
-				bLo, bHi = max(bLo, lo), max(bHi, sum(h)-lo)
+			for t := range bGroups {
+				h := before[t*width : (t+1)*width]
+				bLo, bHi = max(bLo, h[x]), max(bHi, h[width-1]-h[x])
 			}
-			l.MaxShared = max(l.MaxShared, aLo*bHi, aHi*bLo)
+			l.MaxShared = max(l.MaxShared, int64(aLo)*int64(bHi), int64(aHi)*int64(bLo))
 		}
 	}
 	return l
 }
 
-func sum(a []int64) int64 {
-	var s int64
-	for _, v := range a {
-		s += v
+// zeros returns *buf resized to n zeros.
+func zeros(buf *[]int32, n int) []int32 {
+	if cap(*buf) < n {
+		*buf = make([]int32, n)
 	}
-	return s
+	*buf = (*buf)[:n]
+	clear(*buf)
+	return *buf
+}
+
+// groupPrefix groups the nodes by their coordinates t0..t1-1 (a node's key) and
+// returns in buf, for each group in order of first appearance, the cumulative
+// histogram of coordinate j - lo over width entries, the groups one after the other.
+func (m *RouteMeter) groupPrefix(buf *[]int32, nodes []int, j, lo, width, t0, t1 int) []int32 {
+	coords := m.coord
+	dims := m.grid.Dims()
+	D := len(dims)
+	m.keyGen++
+	if m.keyGen == 0 {
+		clear(m.keyStamp)
+		m.keyGen = 1
+	}
+	groups := 0
+	ids := m.ids[:0]
+	for i := range nodes {
+		key := 0
+		for t := t1 - 1; t >= t0; t-- {
+			key = key*dims[t] + coords[i*D+t]
+		}
+		if m.keyStamp[key] != m.keyGen {
+			m.keyStamp[key], m.keyID[key] = m.keyGen, int32(groups)
+			groups++
+		}
+		ids = append(ids, m.keyID[key])
+	}
+	m.ids = ids
+	h := zeros(buf, width*groups)
+	for i, id := range ids {
+		h[int(id)*width+coords[i*D+j]-lo]++
+	}
+	for t := range groups {
+		row := h[t*width : (t+1)*width]
+		for x := 1; x < width; x++ {
+			row[x] += row[x-1]
+		}
+	}
+	return h
 }

@@ -44,6 +44,8 @@ type searcher[T geom.Number] struct {
 	cnt      []int
 	vals     []T
 	sc       *pairScorer[T]
+	grid     *premasGrid // TiesPReMAS on small integer coordinates (center_premas.go)
+	c32      []int32
 
 	found      bool
 	bestScore  T
@@ -59,6 +61,10 @@ func newSearcher[T geom.Number](pr *problem[T], ties Ties, m metric, s scoreKind
 		sc: newPairScorer(pr.pts, pr.k)}
 	for i := range sr.work {
 		sr.work[i] = i
+	}
+	if ties == TiesPReMAS {
+		sr.grid = newPremasGrid(pr, m)
+		sr.c32 = make([]int32, pr.d)
 	}
 	sr.flat = make([]T, 0, pr.n*pr.d)
 	for _, p := range pr.pts {
@@ -88,6 +94,31 @@ func allIntegral[T geom.Number](pts [][]T) bool {
 // try evaluates one center.
 func (sr *searcher[T]) try(c []T) {
 	pr := sr.pr
+	if g := sr.grid; g != nil && holds(g, c, sr.c32) {
+		g.order(sr.c32, sr.metric)
+		var score T
+		if sr.score == scorePairwise {
+			score = T(g.pairwise())
+		} else {
+			score = T(g.star())
+		}
+		if !sr.found || score < sr.bestScore {
+			sr.found = true
+			sr.bestScore = score
+			for i, v := range g.work[:pr.k] {
+				sr.bestSel[i] = int(v)
+			}
+			sr.bestCenter = append(sr.bestCenter[:0], c...)
+		}
+		return
+	} else if g != nil {
+		// A center outside the points' box: continue on the generic path from the
+		// working array as the fast path left it.
+		for i, v := range g.work {
+			sr.work[i] = int(v)
+		}
+		sr.grid = nil
+	}
 	maxd := T(0)
 	flat, d := sr.flat, pr.d
 	switch {

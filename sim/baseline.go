@@ -62,16 +62,7 @@ func newBaseline(cfg Config) (*baseline, error) {
 	for i := range bl.free {
 		bl.free[i] = true
 	}
-	bl.pts = make([]geom.PointF, n)
-	c := make([]int, len(g.Dims()))
-	for i := range n {
-		c = g.Coord(i, c)
-		p := make(geom.PointF, len(c))
-		for j, v := range c {
-			p[j] = float64(v)
-		}
-		bl.pts[i] = p
-	}
+	bl.pts = alloc.NodePoints(g)
 	return bl, nil
 }
 
@@ -143,14 +134,12 @@ func (bl *baseline) solve(ctx context.Context, k int, chosen []int, total int64)
 		return r, nil
 	}
 	var (
-		idx   []int
 		where = make(map[int]int, bl.nfree)
 		pts   = make([]geom.PointF, 0, bl.nfree)
 	)
 	for v, f := range bl.free {
 		if f {
 			where[v] = len(pts)
-			idx = append(idx, v)
 			pts = append(pts, bl.pts[v])
 		}
 	}

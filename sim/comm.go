@@ -159,6 +159,9 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			if err := cfg.Alloc.Release(r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at cycle %d: %w", r.ID, now, err)
 			}
+			if cfg.DropNodes {
+				r.Nodes = nil
+			}
 			running.remove(i)
 			sch.depart(now, cfg.Alloc.NumFree(), running)
 			done++

@@ -66,7 +66,7 @@ func TestReadSacctBadRows(t *testing.T) {
 	for _, c := range []struct{ row, want string }{
 		{"2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|60|5|2|COMPLETED\n", "line 3: 8 fields, the header has 9"},
 		{"2|2026-01-01T00:00:00|yesterday|2026-01-01T00:01:00|60|5|2|COMPLETED|n[1-2]\n", "line 3: time \"yesterday\""},
-		{"2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|60|soon|2|COMPLETED|n[1-2]\n", "line 3: TimelimitRaw \"soon\""},
+		{"2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|60|soon|2|COMPLETED|n[1-2]\n", "line 3: field TimelimitRaw \"soon\""},
 		{"2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|60|5|2|COMPLETED|n[2-1]\n", "line 3: NodeList"},
 		{"2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|60|5|3|COMPLETED|n[1-2]\n", "names 2 nodes, NNodes says 3"},
 		{"2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|60|5||COMPLETED|n[1-2]\n", "job size \"\""},

@@ -25,6 +25,7 @@ type meter struct {
 	stack  []int
 	nb     []int
 	ranks  []int              // scratch
+	sorted []int              // ringSpan scratch
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
 	bl     *baseline          // the exact baseline, when asked for
 }
@@ -88,9 +89,7 @@ func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
 	if m.cm == nil || !ok {
 		return
 	}
-	free := st.State().IsFree
-	r.FreeSquares = m.cm.Squares(free)
-	r.SpatiallyCompact, _ = m.cm.SpatiallyCompact(free)
+	r.FreeSquares, r.SpatiallyCompact = m.cm.Measure(st.State())
 }
 
 func (m *meter) measure(r *JobResult) {
@@ -132,7 +131,7 @@ func (m *meter) measure(r *JobResult) {
 	}
 	lo, hi := slices.Min(ranks), slices.Max(ranks)
 	r.Span = hi - lo + 1
-	r.RingSpan = ringSpan(ranks, m.n)
+	r.RingSpan = ringSpan(ranks, m.n, &m.sorted)
 	r.Components = m.components(nodes)
 }
 
@@ -198,8 +197,13 @@ func extent(cnt []int64, wrap bool) int {
 	return d - gap
 }
 
-func ringSpan(nodes []int, n int) int {
-	s := slices.Sorted(slices.Values(nodes))
+func ringSpan(nodes []int, n int, scratch *[]int) int {
+	s := nodes
+	if !slices.IsSorted(s) { // sorted already from center-based allocators on node indices
+		s = append((*scratch)[:0], nodes...)
+		slices.Sort(s)
+		*scratch = s
+	}
 	gap := s[0] + n - s[len(s)-1] // wrap-around gap, counted in steps
 	for i := 1; i < len(s); i++ {
 		gap = max(gap, s[i]-s[i-1])

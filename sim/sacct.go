@@ -169,7 +169,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		} else if v, ok := get(f, "Elapsed"); ok && v != "" {
 			e, err := slurmDuration(v)
 			if err != nil {
-				if err := bad(fmt.Errorf("Elapsed %q: %w", v, err)); err != nil {
+				if err := bad(fmt.Errorf("field Elapsed %q: %w", v, err)); err != nil {
 					return nil, err
 				}
 				continue
@@ -187,14 +187,14 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		var err error
 		if v, ok := get(f, "TimelimitRaw"); ok {
 			if j.Estimate, err = sacctLimit(v, true); err != nil {
-				if err := bad(fmt.Errorf("TimelimitRaw %q: %w", v, err)); err != nil {
+				if err := bad(fmt.Errorf("field TimelimitRaw %q: %w", v, err)); err != nil {
 					return nil, err
 				}
 				continue
 			}
 		} else if v, ok := get(f, "Timelimit"); ok {
 			if j.Estimate, err = sacctLimit(v, false); err != nil {
-				if err := bad(fmt.Errorf("Timelimit %q: %w", v, err)); err != nil {
+				if err := bad(fmt.Errorf("field Timelimit %q: %w", v, err)); err != nil {
 					return nil, err
 				}
 				continue

@@ -45,6 +45,10 @@ type Config struct {
 	Baseline *Baseline
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
+	// DropNodes forgets each job's node list (JobResult.Nodes) when the job ends,
+	// for callers that keep only the summary: a long trace on a large machine then
+	// holds the nodes of the running jobs only.
+	DropNodes bool
 }
 
 // Scale is load scaling (Leung et al. 2002 §3; Bunde et al. 2004 §3.2). Zero values
@@ -276,6 +280,9 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 				}
 				m.release(r.Nodes)
+				if cfg.DropNodes {
+					r.Nodes = nil
+				}
 				running.remove(e.job)
 				sch.depart(now, cfg.Alloc.NumFree(), running)
 				done++

@@ -36,7 +36,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:46000x46000", "--alloc", "mc1x1"}, 2, "at most 4194304"},
-		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--replicate", "1000000", "--alloc", "mc1x1"}, 2, "at most 20000000"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--replicate", "1000000", "--alloc", "mc1x1"}, 2, "a replay takes at most 8 GB"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--contract", "NaN"}, 2, "--contract NaN"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--contract", "Inf"}, 2, "--contract +Inf"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--work", "1e30"}, 2, "at most 1e6"},

@@ -72,7 +72,7 @@ The network is procalloc's wormhole model (docs/comm.md): --msg-flits flits of
 --flit-bytes bytes per message, links of --link-mbps (one flit per cycle), x-y
 routing, the I/O nodes one extra link each off the mesh side. Runs spread over all
 cores and each is deterministic in (--seed, run number). Ctrl-C stops and prints the
-runs finished so far (marked interrupted, exit status 1).
+runs finished so far (marked interrupted, exit status 130).
 
 Several allocators (comma-separated) and communication counts give one line per
 count in --svg, in the form of the paper's figures: the x axis is the tolerance

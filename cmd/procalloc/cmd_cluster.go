@@ -21,10 +21,12 @@ pairwise L1 distance, the shapes of Bender et al. (2005), Fig. 2. The search run
 plane counts, not point sets (package exact, marginal.go): the total depends only on the
 number of points in each row and column (and layer), some optimum is a down-set (a
 Ferrers diagram in 2D, a plane partition in 3D) with its rows and columns reordered,
-and a branch and bound over those with a majorization bound proves the optimum. The
-points are translated so that the lexicographically smallest one is the origin.
-Measured as CPU time: every 2D k <= 100 in 2.9 s in all, <= 115 in 9.8 s; every 3D
-k <= 30 in 1.0 s, <= 40 in 37 s; larger k take longer (see docs/exact.md).
+and the optimum is proven over those: in 2D (k <= 220) by a dynamic program along the
+diagram's boundary that carries both axes' costs, beyond by a branch and bound; in 3D
+by a branch and bound with a majorization bound. The points are translated so that the
+lexicographically smallest one is the origin. Measured as CPU time: every 2D k <= 200
+in 9 s in all (one k = 200 in 0.2 s); every 3D k <= 30 in 1.0 s, <= 40 in 37 s;
+larger k take longer (see docs/exact.md).
 --time-limit stops the search and reports the best cluster found for k with its proven
 bound (optimal false unless they meet); a limit makes the result depend on the machine.
 JSON: k, dim, total, average, points, optimal, bound, seconds. --svg draws the shape
@@ -32,7 +34,7 @@ JSON: k, dim, total, average, points, optimal, bound, seconds. --svg draws the s
 		example: `procalloc cluster --k 21
 procalloc cluster --k 12 --dim 3 --json
 procalloc cluster --k 16 --svg cluster16.svg
-procalloc cluster --k 200 --time-limit 10s --json`,
+procalloc cluster --k 300 --time-limit 10s --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			k := fs.Int("k", 0, "number of points")
 			dim := fs.Int("dim", 2, "lattice dimension: 2 or 3")

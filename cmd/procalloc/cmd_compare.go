@@ -168,6 +168,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 							return
 						}
 						cfg, _ := sf.config(g, a, compat) // checked above
+						cfg.DropNodes = true              // only the summary is kept
 						cfg.Progress = func(d, _ int) {
 							mu.Lock()
 							done[i] = d

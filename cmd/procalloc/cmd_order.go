@@ -265,7 +265,7 @@ procalloc order --qap nug5.dat --json`,
 
 // orderNeedHiGHS is the error for a MIP request in a build without HiGHS.
 func orderNeedHiGHS() error {
-	return fmt.Errorf("%v\n(or run without HiGHS: --method dp for small instances, --method local / --no-mip for local search with a lower bound)", highs.ErrNotAvailable)
+	return fmt.Errorf("%v\n(or run without HiGHS: --method auto, the default, or bb: branch and bound up to about 30 nodes; dp for small orderings; local / --no-mip for local search with a lower bound)", highs.ErrNotAvailable)
 }
 
 // joinNames lists the names of a typed enumeration (methods, formulations).

@@ -49,9 +49,9 @@ func TestOrderKnownOptimaWithoutHiGHS(t *testing.T) {
 }
 
 func TestOrderMIPOrHowToGetHiGHS(t *testing.T) {
-	code, out, errOut := runCLI(t, "", "order", "--machine", "mesh:3x3", "--weights", "list:1,0.5", "--json")
+	code, out, errOut := runCLI(t, "", "order", "--machine", "mesh:3x3", "--weights", "list:1,0.5", "--method", "mip", "--json")
 	if !highs.Available() {
-		if code != 1 || !strings.Contains(errOut, "-tags highs") || !strings.Contains(errOut, "--no-mip") {
+		if code != 1 || !strings.Contains(errOut, "-tags highs") || !strings.Contains(errOut, "--method auto") {
 			t.Fatalf("without HiGHS: exit %d, %q", code, errOut)
 		}
 		return
@@ -66,6 +66,14 @@ func TestOrderMIPOrHowToGetHiGHS(t *testing.T) {
 	// 3x3 mesh, w = (1, 0.5): 8 unit steps and 7 pairs at distance 2 (bipartite) = 15.
 	if o.Status != "optimal" || o.Objective != 15 {
 		t.Fatalf("got %+v", o)
+	}
+}
+
+// The default method (auto) proves small orderings with or without HiGHS.
+func TestOrderDefaultMethodIsAuto(t *testing.T) {
+	o := runOrderJSON(t, "--machine", "mesh:3x3", "--weights", "list:1,0.5")
+	if !strings.HasPrefix(o.Method, "auto") || o.Status != "optimal" || o.Objective != 15 {
+		t.Fatalf("got method %q status %s F %g, want auto proving 15", o.Method, o.Status, o.Objective)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/netsim"
@@ -180,8 +181,9 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 	if len(tr.Jobs) == 0 {
 		return nil, "", nil, nil, fmt.Errorf("%s: the trace has no jobs", f.trace)
 	}
-	if n := int64(len(tr.Jobs)) * int64(f.scale.Replicate); n > simMaxJobs {
-		return nil, "", nil, nil, usagef("--replicate %d makes %d jobs; a replay holds at most %d in memory (about 200 bytes each)", f.scale.Replicate, n, simMaxJobs)
+	if n := int64(len(tr.Jobs)) * int64(f.scale.Replicate); replayBytes(tr.Jobs, n) > simMaxBytes {
+		return nil, "", nil, nil, usagef("--replicate %d makes %d jobs, about %.1f GB of job records in memory; a replay takes at most %d GB: replicate less",
+			f.scale.Replicate, n, replayBytes(tr.Jobs, n)/1e9, simMaxBytes>>30)
 	}
 	jobs := tr.Jobs
 	if f.from != "" || f.to != "" {
@@ -216,12 +218,25 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 	return g, compat, tr, jobs, nil
 }
 
-// simMaxNodes and simMaxJobs bound what a replay accepts, so that a typo in a machine
+// simMaxNodes and simMaxBytes bound what a replay accepts, so that a typo in a machine
 // spec or a replication factor is an error rather than an out-of-memory crash.
 const (
 	simMaxNodes = 1 << 22
-	simMaxJobs  = 20_000_000
+	simMaxBytes = 8 << 30
 )
+
+// replayBytes estimates the memory of the job records of a replay of n jobs drawn
+// from trace: per job the trace's record, the scaled copy, the result and its node
+// list (8 bytes a processor, at the trace's mean size). It undercounts the Go heap's
+// overhead; it is meant to refuse the impossible, not to budget exactly.
+func replayBytes(trace []sim.Job, n int64) float64 {
+	var procs float64
+	for _, j := range trace {
+		procs += float64(j.Procs)
+	}
+	per := float64(2*unsafe.Sizeof(sim.Job{})+unsafe.Sizeof(sim.JobResult{})) + 8*procs/float64(max(len(trace), 1))
+	return float64(n) * per
+}
 
 // windowTime reads a --from/--to value: seconds from the trace's start, or a date
 // (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS) in the trace's time zone, which needs the SWF

@@ -73,7 +73,7 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 		fmt.Fprintf(stderr, "procalloc: still running %v after the interrupt: stopped; unfinished output files removed\n", grace)
 	}
 	removeTemps()
-	exit(130)
+	exit(exitInterrupted)
 }
 
 func main() {
@@ -146,17 +146,32 @@ func run(ctx context.Context, e *env, args []string) int {
 		positional = append(positional, rest[0])
 		rest = rest[1:]
 	}
-	if err := runFn(ctx, e, positional); err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
-			return 2
-		}
+	err := runFn(ctx, e, positional)
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
+	case err != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, plainError(err))
+	case ctx.Err() != nil:
+		fmt.Fprintf(e.stderr, "procalloc %s: interrupted: the output holds what was done before\n", name)
+	}
+	if ctx.Err() != nil {
+		// Interrupted (Ctrl-C or SIGTERM): whatever the command wrote is partial, a
+		// best-so-far result at most; 130 is the shell's status for SIGINT, so a
+		// script can tell it from a finished run.
+		return exitInterrupted
+	}
+	if err != nil {
 		return 1
 	}
 	return 0
 }
+
+// exitInterrupted is the exit status of a command stopped by its first SIGINT or
+// SIGTERM after writing what it had (and of the process stopped by a second one).
+const exitInterrupted = 130
 
 func printCommandList(w io.Writer) {
 	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")

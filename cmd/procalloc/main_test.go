@@ -141,7 +141,7 @@ func TestContextErrorsInPlainWords(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
 		[]string{"sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "mc1x1"})
-	if code != 1 || strings.Contains(errb.String(), "context canceled") || !strings.Contains(errb.String(), "interrupted") {
+	if code != exitInterrupted || strings.Contains(errb.String(), "context canceled") || !strings.Contains(errb.String(), "interrupted") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
