@@ -525,20 +525,5 @@ func (ob *orderBB) run() *BBResult {
 		}
 	}
 	w.flush()
-	res.Nodes = ob.nodes.Load()
-	ob.mu.Lock()
-	defer ob.mu.Unlock()
-	if ob.best != nil {
-		res.Assignment = slices.Clone(ob.best)
-		res.Objective = ob.q.Objective(ob.best)
-	} else {
-		res.Objective = math.Inf(1)
-	}
-	res.Optimal = complete && ob.best != nil && !ob.findFirst
-	if complete {
-		res.Bound = res.Objective
-	} else {
-		res.Bound = min(res.Objective, ob.safe(openMin))
-	}
-	return res
+	return ob.finish(res, complete, openMin)
 }

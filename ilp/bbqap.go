@@ -395,6 +395,13 @@ func (s *bbShared) run() *BBResult {
 		}
 	}
 	w.flush()
+	return s.finish(res, complete, openMin)
+}
+
+// finish fills res from the shared incumbent once every worker has stopped: complete
+// says the tree was exhausted, openMin is the smallest bound left open otherwise. A
+// re-search for the first optimum (findFirst) proves nothing and gets no bound.
+func (s *bbShared) finish(res *BBResult, complete bool, openMin float64) *BBResult {
 	res.Nodes = s.nodes.Load()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -405,12 +412,11 @@ func (s *bbShared) run() *BBResult {
 		res.Objective = math.Inf(1)
 	}
 	res.Optimal = complete && s.best != nil && !s.findFirst
-	if s.findFirst {
-		return res
-	}
-	if complete {
+	switch {
+	case s.findFirst:
+	case complete:
 		res.Bound = res.Objective
-	} else {
+	default:
 		res.Bound = min(res.Objective, s.safe(openMin))
 	}
 	return res
