@@ -120,5 +120,10 @@ echo "   (as-run), Slurm's natural name order, the optimal ordering (Best Fit), 
 	--alloc as-run,bf:name-order,bf:"$out/fabric.opt.pairs",genalg --csv "$out/fabric.compare.csv" 2>/dev/null |
 	grep -E "metric|pairwise|span|components|contiguous|wait|message distance" | tee "$out/fabric.compare.txt"
 
+say "11. I/O-aware allocation (Liu et al.): a batch of 16 tasks on a 16x16 mesh with I/O nodes on its left side"
+echo "   pure I/O (0 communications per I/O phase) and 8; mean time until all finish, 100 seeded runs each"
+"$bin" batch --machine mesh:16x16:io=left --alloc dbt:1/4,d-dbt:1/4,mbs,plas --comm-per-io 0,8 --runs 100 \
+	--svg "$out/io-batch.svg" | tee "$out/io-batch.txt"
+
 echo
 echo "done: results in $out/"
