@@ -14,8 +14,11 @@ import (
 )
 
 // bruteQAP returns the minimum of q over all permutations.
-func bruteQAP(q *QAP) float64 {
-	n := q.N
+func bruteQAP(q *QAP) float64 { return minOverPermutations(q.N, q.Objective) }
+
+// minOverPermutations returns the least f(p) over the n! permutations p of 0..n-1,
+// the brute-force oracle of the solvers on tiny instances.
+func minOverPermutations(n int, f func(p []int) float64) float64 {
 	p := make([]int, n)
 	for i := range p {
 		p[i] = i
@@ -24,7 +27,7 @@ func bruteQAP(q *QAP) float64 {
 	var rec func(k int)
 	rec = func(k int) {
 		if k == n {
-			best = min(best, q.Objective(p))
+			best = min(best, f(p))
 			return
 		}
 		for i := k; i < n; i++ {

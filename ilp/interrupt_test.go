@@ -24,15 +24,7 @@ func TestOrderingStopsPromptly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs two MIPs of several seconds")
 	}
-	f, err := os.Open("testdata/random40.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := topo.ReadGraph(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := readRandom40(t)
 	w := curves.Weights{1, 0.5, 0.25}
 	check := func(res *OrderResult, err error, what string, took, want time.Duration) {
 		t.Helper()
@@ -69,15 +61,7 @@ func TestFormulationChoiceFitsBudgetAndSaysSo(t *testing.T) {
 	if !highs.Available() {
 		t.Skip("HiGHS not compiled in (build with -tags highs)")
 	}
-	f, err := os.Open("testdata/random40.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := topo.ReadGraph(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := readRandom40(t)
 	w := curves.Weights{1, 0.5, 0.25}
 	q, err := OrderingQAP(g, w, false)
 	if err != nil {
@@ -104,4 +88,19 @@ func TestFormulationChoiceFitsBudgetAndSaysSo(t *testing.T) {
 	}) {
 		t.Errorf("default budget: formulation %q, notes %q; want aj and a note naming window3's size", res.Formulation, res.Notes)
 	}
+}
+
+// readRandom40 reads the 40-node random graph of the interrupt and budget tests.
+func readRandom40(t *testing.T) *topo.Graph {
+	t.Helper()
+	f, err := os.Open("testdata/random40.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := topo.ReadGraph(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

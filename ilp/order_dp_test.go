@@ -15,26 +15,7 @@ import (
 // OrderDP on tiny instances.
 func orderBrute(t *testing.T, m topo.Machine, w curves.Weights, ring bool) float64 {
 	t.Helper()
-	n := m.N()
-	p := make(curves.Order, n)
-	for i := range p {
-		p[i] = i
-	}
-	best := math.Inf(1)
-	var rec func(k int)
-	rec = func(k int) {
-		if k == n {
-			best = min(best, oracle.ObjectiveBrute(m, p, w, ring))
-			return
-		}
-		for i := k; i < n; i++ {
-			p[k], p[i] = p[i], p[k]
-			rec(k + 1)
-			p[k], p[i] = p[i], p[k]
-		}
-	}
-	rec(0)
-	return best
+	return minOverPermutations(m.N(), func(p []int) float64 { return oracle.ObjectiveBrute(m, p, w, ring) })
 }
 
 func TestOrderDPMatchesBruteForce(t *testing.T) {
