@@ -401,9 +401,9 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			tk.nodes, tk.started = nodes, true
 			out.Allocations++
 			if stater != nil && cm != nil {
-				free := stater.State().IsFree
-				out.SquaresSum += cm.Squares(free)
-				if ok, _ := cm.SpatiallyCompact(free); ok {
+				d, ok := cm.Measure(stater.State())
+				out.SquaresSum += d
+				if ok {
 					out.CompactSteps++
 				}
 			}
