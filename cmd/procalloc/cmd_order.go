@@ -63,7 +63,7 @@ type orderMIP struct {
 func init() {
 	register(&command{
 		name:    "order",
-		summary: "optimal node ordering (minimum F) by integer programming, with a certificate",
+		summary: "optimal node ordering (minimum F) by branch and bound, DP or the integer program (HiGHS), with a certificate; also QAPLIB",
 		usage:   "order (--graph FILE | --machine SPEC) --weights SPEC [--ring] [flags] | order --qap FILE [flags]",
 		details: `Finds a 1D ordering of a machine's nodes minimizing
   F = sum over node pairs of w(rank difference) x hop distance
