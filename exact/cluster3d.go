@@ -186,15 +186,24 @@ func planeOptimum(ctx context.Context, k int, inc [][]int) (layers [][]int, cost
 	// Bottom layers λ with x-extent len(λ) >= y-extent λ_0 >= number of layers,
 	// generated part by part.
 	var part []int
+	var visits int
 	var gen func(n, cap int)
 	gen = func(n, cap int) {
 		if s.stopped {
 			return
 		}
+		// The partitions of up to k are far more than the bottom layers among them:
+		// look at the context while walking them, not only at a bottom layer.
+		visits++
+		if visits&4095 == 0 && ctx.Err() != nil {
+			s.stopped = true
+			s.openLB = 0 // unexplored bottom layers: the caller's lattice bound applies
+			return
+		}
 		if n > 0 && len(part) >= part[0] && n*part[0] >= k {
 			if ctx.Err() != nil {
 				s.stopped = true
-				s.openLB = 0 // unexplored bottom layers: the caller's lattice bound applies
+				s.openLB = 0
 				return
 			}
 			s.zmax = part[0]

@@ -266,3 +266,22 @@ func TestFerrersDPMatchesBranchAndBound(t *testing.T) {
 		}
 	}
 }
+
+// A deadline stops the 3D search promptly even at k = 200, where the bottom layers are
+// far between the partitions it walks (it once ran 54 s past a 1 s limit), and the
+// result is a cluster of k points with a bound no larger than its total.
+func TestCluster3DStopsPromptlyAtLargeK(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := Cluster(ctx, 3, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("stopped after %v, want about the 50 ms deadline", took)
+	}
+	if len(r.Points) != 200 || r.Optimal || r.Bound > r.Total {
+		t.Fatalf("got %d points, optimal %v, bound %v, total %v", len(r.Points), r.Optimal, r.Bound, r.Total)
+	}
+}
