@@ -233,7 +233,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					return err
 				}
 				if interrupted != nil {
-					return fmt.Errorf("interrupted; the runs finished so far were written: %w", interrupted)
+					return fmt.Errorf("the runs finished so far were written; stopped: %w", interrupted)
 				}
 				return nil
 			}
