@@ -93,7 +93,7 @@ func cluster(ctx context.Context, dim, k int, prev []geom.Point, store *dpStore)
 		}
 		res.Optimal, res.Bound = opt, bound
 	case 3:
-		inc := layersOf(downSet(roundPoints(3, k)))
+		inc := planeIncumbent(k, prev)
 		layers, _, bound, opt, _ := planeOptimum(ctx, k, inc)
 		for z, l := range layers {
 			for x, h := range l {
