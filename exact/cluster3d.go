@@ -2,6 +2,7 @@ package exact
 
 import (
 	"context"
+	"math/bits"
 	"slices"
 
 	"github.com/procalloc/procalloc/geom"
@@ -39,12 +40,13 @@ type planeSearch struct {
 	sc      lineScratch
 	ca, cb  []int // the bound's completions of a, b and c
 	cc      []int
-	capX    []int // boundXY's capacities (see there)
-	capY    []int
-	col0    []int
-	tailX   []int
-	memo    map[[2]uint64]int64
-	plain   bool // the former bound alone (no split on r_a[0], no partial layers), for tests
+	// boundW's capacities and z completion (see there)
+	baseX, tailX, baseY, tailY, col0 []int
+	zFixed                           []int
+	zT, zCap, zExtra                 int
+	memo                             costMemo
+	vtop                             []int // bottomOpen's layer of unlimited width
+	plain                            bool  // the former bound alone (no split on r_a[0], no partial layers), for tests
 }
 
 func (s *planeSearch) cost3(a, b, c []int) int64 {
@@ -72,18 +74,68 @@ func (s *planeSearch) lineCost(w []int) int64 {
 	if n <= 1 {
 		return 0
 	}
-	if c, ok := s.memo[key]; ok {
+	if c, ok := s.memo.get(key); ok {
 		return c
 	}
 	c := lineCostScratch(w, &s.sc)
-	if len(s.memo) < memoMax {
-		s.memo[key] = c
-	}
+	s.memo.put(key, c)
 	return c
 }
 
-// memoMax caps the remembered count vectors (about 40 bytes each).
-const memoMax = 1 << 22
+// costMemo is an open-addressing table from packed count vectors (never zero: they
+// have at least two entries) to their lineCost; a Go map's hashing was half of the
+// search's time. It stops growing at memoMax entries.
+type costMemo struct {
+	keys  [][2]uint64
+	vals  []int64
+	n     int
+	shift uint
+}
+
+const memoMax = 1 << 22 // 24 bytes each, at most 2^23 slots
+
+func (m *costMemo) slot(k [2]uint64) int {
+	return int((k[0]*0x9E3779B97F4A7C15 ^ k[1]*0xC2B2AE3D27D4EB4F) >> m.shift)
+}
+
+func (m *costMemo) get(k [2]uint64) (int64, bool) {
+	if m.keys == nil {
+		return 0, false
+	}
+	mask := len(m.keys) - 1
+	for i := m.slot(k); ; i = (i + 1) & mask {
+		switch m.keys[i] {
+		case k:
+			return m.vals[i], true
+		case [2]uint64{}:
+			return 0, false
+		}
+	}
+}
+
+func (m *costMemo) put(k [2]uint64, v int64) {
+	if m.n >= memoMax {
+		return
+	}
+	if 2*(m.n+1) > len(m.keys) {
+		old, oldv := m.keys, m.vals
+		size := max(1<<12, 2*len(old))
+		m.keys, m.vals, m.n = make([][2]uint64, size), make([]int64, size), 0
+		m.shift = uint(64 - bits.TrailingZeros(uint(size)))
+		for i, ok := range old {
+			if ok != ([2]uint64{}) {
+				m.put(ok, oldv[i])
+			}
+		}
+	}
+	mask := len(m.keys) - 1
+	i := m.slot(k)
+	for m.keys[i] != ([2]uint64{}) {
+		i = (i + 1) & mask
+	}
+	m.keys[i], m.vals[i] = k, v
+	m.n++
+}
 
 func positive(v []int) []int {
 	out := v[:0:0]
@@ -108,38 +160,23 @@ func (s *planeSearch) bound(top []int, rem int) int64 {
 	if rem == 0 {
 		return s.cost3(s.a, s.b, s.c)
 	}
-	// z: greedy layers of size `size`.
-	c := append(s.cc[:0], s.c...)
-	for r := rem; r > 0; r -= size {
-		c = append(c, min(size, r))
-	}
-	fz := s.lineCost(c)
-	s.cc = c
-	// x: plane x can take F·top[x] more cells; y: plane y F·#{x: top[x] > y}; the
-	// column (0, y) F more cells.
-	capX := s.capX[:0]
+	// Per layer to come, plane x takes at most top[x] cells, plane y #{x: top[x] > y},
+	// the column (0, y) one if y < top[0].
+	baseX, tailX := s.baseX[:0], s.tailX[:0]
 	for _, v := range top {
-		capX = append(capX, F*v)
+		baseX, tailX = append(baseX, v), append(tailX, 0)
 	}
-	capY := s.capY[:0]
+	baseY, tailY, col0 := s.baseY[:0], s.tailY[:0], s.col0[:0]
 	for y := range len(s.b) {
 		tc := 0
 		for x := 0; x < len(top) && top[x] > y; x++ {
 			tc++
 		}
-		capY = append(capY, F*tc)
+		baseY, tailY, col0 = append(baseY, tc), append(tailY, 0), append(col0, b2i(y < top[0]))
 	}
-	col0 := s.col0[:0]
-	for y := range len(s.b) {
-		col0 = append(col0, F*b2i(y < top[0]))
-	}
-	s.capX, s.capY, s.col0 = capX, capY, col0
-	tail := s.tailX[:0]
-	for range top {
-		tail = append(tail, 0)
-	}
-	s.tailX = tail
-	return s.boundXY(rem, fz)
+	s.baseX, s.tailX, s.baseY, s.tailY, s.col0 = baseX, tailX, baseY, tailY, col0
+	s.zFixed, s.zT, s.zCap, s.zExtra = s.c, rem, size, 0
+	return s.boundW(rem, (rem+size-1)/size, min(F, rem))
 }
 
 func b2i(b bool) int {
@@ -151,13 +188,11 @@ func b2i(b bool) int {
 
 // boundOpen bounds every node below a partial layer: sub, the first len(sub) columns
 // of the next layer (already pushed), is to be extended by columns at most
-// sub[len-1] and top[x] tall, and left cells are still to come in it and in at most F-1
-// later layers, each inside it. With E the largest layer sub can grow into, the z
-// counts are completed by layers of |E| cells, the x counts by giving plane x up to
-// (F-1)·sub[x] cells (x < len(sub)) or F·E[x], in order, and the y counts by giving
-// plane y the cells of E's tail and F-1 copies of E in it, in order. Fixed plus
-// capacity is nonincreasing along x and along y, so each greedy completion majorizes
-// every feasible one (as in bound).
+// sub[len-1] and top[x] tall (its tail), and left cells are still to come in it and
+// in at most F-1 later layers, each inside it; E is the largest layer sub can grow
+// into. Per later layer, plane x takes at most sub[x] (x < len(sub)) or E[x] more
+// cells, plus E[x] in the tail; likewise along y; the z counts are completed by parts
+// of at most |E| cells.
 func (s *planeSearch) boundOpen(top, sub []int, left int) int64 {
 	F := s.zmax - len(s.layers) + 1 // the new layer and the ones above it
 	x0 := len(sub)
@@ -174,22 +209,16 @@ func (s *planeSearch) boundOpen(top, sub []int, left int) int64 {
 	if left > tail+(F-1)*sizeE {
 		return infCost
 	}
-	c := append(s.cc[:0], s.c[:len(s.c)-1]...)
-	for r := nsub + left; r > 0; r -= sizeE {
-		c = append(c, min(sizeE, r))
-	}
-	fz := s.lineCost(c)
-	s.cc = c
-	capX, tailX := s.capX[:0], s.tailX[:0]
+	baseX, tailX := s.baseX[:0], s.tailX[:0]
 	for x := range top {
 		if x < x0 {
-			capX, tailX = append(capX, (F-1)*sub[x]), append(tailX, 0)
+			baseX, tailX = append(baseX, sub[x]), append(tailX, 0)
 		} else {
 			e := min(cp, top[x])
-			capX, tailX = append(capX, F*e), append(tailX, e)
+			baseX, tailX = append(baseX, e), append(tailX, e)
 		}
 	}
-	capY, col0 := s.capY[:0], s.col0[:0]
+	baseY, tailY, col0 := s.baseY[:0], s.tailY[:0], s.col0[:0]
 	for y := range len(s.b) {
 		all, tl := 0, 0
 		for x := 0; x < len(top); x++ {
@@ -207,61 +236,118 @@ func (s *planeSearch) boundOpen(top, sub []int, left int) int64 {
 				tl++
 			}
 		}
-		capY = append(capY, tl+(F-1)*all)
-		col0 = append(col0, (F-1)*b2i(y < sub[0]))
+		baseY, tailY, col0 = append(baseY, all), append(tailY, tl), append(col0, b2i(y < sub[0]))
 	}
-	s.capX, s.capY, s.col0, s.tailX = capX, capY, col0, tailX
-	return s.boundXY(left, fz)
+	s.baseX, s.tailX, s.baseY, s.tailY, s.col0 = baseX, tailX, baseY, tailY, col0
+	s.zFixed, s.zT, s.zCap, s.zExtra = s.c[:len(s.c)-1], nsub+left, sizeE, 1
+	return s.boundW(left, max(0, (left-tail+sizeE-1)/sizeE), min(F-1, left))
 }
 
-// boundXY bounds lineCost(a + r_a) + lineCost(b + r_b) over the x and y counts r_a,
-// r_b of the R cells still to come, given capX (the most plane x can take), capY,
-// col0 (the most the column (0, y) can take, so that Σ col0 = capX[0]) and tailX
-// (cells plane x can take in the partial layer, which need not be nonincreasing).
+// The bound of a node, for R cells to come in w layers (boundW) or in the partial
+// layer's tail and w layers (boundOpen), w1 <= w <= w2, each layer inside the last
+// fixed one (or E): plane x can take w·baseX[x] + tailX[x] more cells, plane y
+// w·baseY[y] + tailY[y], the column (0, y) w·col0[y]; the z counts gain w (+ zExtra)
+// parts of at most zCap cells, at least one each, zT in all. For each w the three
+// completions are the most concentrated feasible ones (majorization, marginal.go), so
+// no cost can be lower:
 //
-// Coupling: split on u = r_a[0]. Every other plane x takes at most min(capX[x],
-// u + tailX[x]) (the layers to come are partitions), so the greedy fill of x with
-// these caps majorizes r_a; and the first j planes of y hold at most what column 0
-// can hold in them plus the R - u cells outside plane x = 0, so r_b's prefix sums are
-// at most min(G_j, R - u + Σ_{y<j} col0[y]), G the greedy prefix sums with caps capY
-// (a minimum of concave sequences, so the increments are a majorizing vector). The
-// x completion only gains and the y completion only loses as u grows, so an interval
-// [u1, u2] of splits is bounded by the x fill at u2 plus the y fill at u1, and
-// intervals are halved only while that bound is below the incumbent.
-func (s *planeSearch) boundXY(R int, fz int64) int64 {
-	return fz + s.boundXYRange(R, 0, min(R, s.capX[0]), s.best-fz)
+//   - z (fillZ): the parts greedily as large as possible, one cell kept for each
+//     part still to come;
+//   - x (fillX): split on u, the cells to come in plane x = 0: every other plane takes
+//     at most u more than its tail (the layers to come are partitions), and the
+//     greedy fill in plane order is the most concentrated (fixed plus capacity is
+//     nonincreasing along x);
+//   - y (fillY): the first j planes hold at most G_j (the greedy prefix sums) and at
+//     most R - u plus what the column x = 0 holds of them; the increments of the
+//     minimum of these concave sequences are the most concentrated completion.
+//
+// The x and y completions compete for the corner column, which the split on u
+// resolves; the z completion competes with both (fewer, fuller layers leave the
+// planes less room), which the split on w resolves. With more layers z only loses
+// and x and y only gain; with larger u x only gains and y only loses; so a box of
+// splits is bounded by its extreme corners, and boxes are halved only while that
+// bound is below the incumbent.
+func (s *planeSearch) boundW(R, w1, w2 int) int64 {
+	if w1 > w2 {
+		return infCost
+	}
+	return s.boundWRange(R, w1, w2, s.best)
 }
 
-// boundXYRange bounds the splits u1..u2; a value >= T is a bound for all of them, a
+// boundWRange bounds the splits w1..w2; a value >= T is a bound for all of them, a
 // smaller one the bound of the whole interval (the node is not pruned anyway).
-// (Splitting on r_b[0] as well, symmetrically, saved 10% of the nodes and cost 30% more
-// time at k = 42-46.)
-func (s *planeSearch) boundXYRange(R, u1, u2 int, T int64) int64 {
-	fx := s.fillX(R, u2)
+func (s *planeSearch) boundWRange(R, w1, w2 int, T int64) int64 {
+	fz := s.fillZ(w1)
+	if fz == infCost {
+		return infCost
+	}
+	if w1 == w2 || s.plain {
+		return fz + s.boundXYRange(R, w2, 0, min(R, w2*s.baseX[0]+s.tailX[0]), T-fz)
+	}
+	fx := s.fillX(R, w2, min(R, w2*s.baseX[0]+s.tailX[0]))
 	if fx == infCost {
 		return infCost
 	}
-	lb := fx + s.fillY(R, u1)
-	if lb >= T || u1 == u2 || s.plain {
+	lb := fz + fx + s.fillY(R, w2, 0)
+	if lb >= T {
 		return lb
 	}
-	m := (u1 + u2) / 2
-	if l := s.boundXYRange(R, u1, m, T); l < T {
+	m := (w1 + w2) / 2
+	if l := s.boundWRange(R, w1, m, T); l < T {
 		return lb
-	} else if r := s.boundXYRange(R, m+1, u2, T); r < T {
+	} else if r := s.boundWRange(R, m+1, w2, T); r < T {
 		return lb
 	} else {
 		return min(l, r)
 	}
 }
 
-// fillX is lineCost of a plus the greedy x fill with r_a[0] <= u, or infCost when
-// the R cells do not fit.
-func (s *planeSearch) fillX(R, u int) int64 {
+// boundXYRange bounds the x and y costs over the splits u1..u2 with w layers; a
+// value >= T is a bound for all of them, a smaller one the bound of the whole
+// interval. (Splitting on r_b[0] as well, symmetrically, saved 10% of the nodes and
+// cost 30% more time at k = 42-46.)
+func (s *planeSearch) boundXYRange(R, w, u1, u2 int, T int64) int64 {
+	fx := s.fillX(R, w, u2)
+	if fx == infCost {
+		return infCost
+	}
+	lb := fx + s.fillY(R, w, u1)
+	if lb >= T || u1 == u2 || s.plain {
+		return lb
+	}
+	m := (u1 + u2) / 2
+	if l := s.boundXYRange(R, w, u1, m, T); l < T {
+		return lb
+	} else if r := s.boundXYRange(R, w, m+1, u2, T); r < T {
+		return lb
+	} else {
+		return min(l, r)
+	}
+}
+
+// fillZ is lineCost of the fixed layer sizes plus the greediest w + zExtra parts.
+func (s *planeSearch) fillZ(w int) int64 {
+	m, t := w+s.zExtra, s.zT
+	if m > t || m*s.zCap < t {
+		return infCost
+	}
+	c := append(s.cc[:0], s.zFixed...)
+	for i := range m {
+		p := min(s.zCap, t-(m-1-i))
+		c = append(c, p)
+		t -= p
+	}
+	s.cc = c
+	return s.lineCost(c)
+}
+
+// fillX is lineCost of a plus the greedy x fill with w layers and r_a[0] <= u, or
+// infCost when the R cells do not fit.
+func (s *planeSearch) fillX(R, w, u int) int64 {
 	a := append(s.ca[:0], s.a...)
 	r := R
-	for x := 0; x < len(s.capX) && r > 0; x++ {
-		c := s.capX[x]
+	for x := 0; x < len(s.baseX) && r > 0; x++ {
+		c := w*s.baseX[x] + s.tailX[x]
 		if x == 0 {
 			c = min(c, u)
 		} else {
@@ -278,14 +364,14 @@ func (s *planeSearch) fillX(R, u int) int64 {
 	return s.lineCost(a)
 }
 
-// fillY is lineCost of b plus the y fill whose prefix sums are
-// min(G_j, R - u + Σ_{y<j} col0[y]).
-func (s *planeSearch) fillY(R, u int) int64 {
+// fillY is lineCost of b plus the y fill with w layers whose prefix sums are
+// min(G_j, R - u + w·Σ_{y<j} col0[y]).
+func (s *planeSearch) fillY(R, w, u int) int64 {
 	b := append(s.cb[:0], s.b...)
 	G, H, prev := 0, R-u, 0
-	for y := 0; y < len(s.capY) && prev < R; y++ {
-		G += s.capY[y]
-		H += s.col0[y]
+	for y := 0; y < len(s.baseY) && prev < R; y++ {
+		G += w*s.baseY[y] + s.tailY[y]
+		H += w * s.col0[y]
 		P := min(G, H, R)
 		b[y] += P - prev
 		prev = P
@@ -400,7 +486,7 @@ func planeOptimum(ctx context.Context, k int, inc [][]int) (layers [][]int, cost
 
 // planeOptimumWith is planeOptimum, with the former, weaker bound when plain.
 func planeOptimumWith(ctx context.Context, k int, inc [][]int, plain bool) (layers [][]int, cost, bound int64, optimal bool, nodes int64) {
-	s := &planeSearch{ctx: ctx, k: k, openLB: infCost, memo: map[[2]uint64]int64{}, plain: plain}
+	s := &planeSearch{ctx: ctx, k: k, openLB: infCost, plain: plain}
 	s.bestLay = inc
 	s.best = planeCost(inc)
 	// Bottom layers λ with x-extent len(λ) >= y-extent λ_0 >= number of layers,
@@ -435,6 +521,9 @@ func planeOptimumWith(ctx context.Context, k int, inc [][]int, plain bool) (laye
 			s.rec(k - n)
 			s.pop()
 		}
+		if n > 0 && n < k && !s.plain && s.bottomOpen(part, k-n) >= s.best {
+			return // no extension of this prefix of a bottom layer can do better
+		}
 		for v := min(cap, k-n); v >= 1; v-- {
 			part = append(part, v)
 			gen(n+v, v)
@@ -446,6 +535,26 @@ func planeOptimumWith(ctx context.Context, k int, inc [][]int, plain bool) (laye
 		return s.bestLay, s.best, min(s.best, s.openLB), false, s.nodes
 	}
 	return s.bestLay, s.best, s.best, true, s.nodes
+}
+
+// bottomOpen bounds every search below the bottom layers that extend part by
+// columns of at most its last height: boundOpen with part as the partial layer on
+// nothing, inside a layer of unlimited width.
+func (s *planeSearch) bottomOpen(part []int, left int) int64 {
+	s.zmax = part[0]
+	s.a = append(s.a[:0], make([]int, len(part)+left)...)
+	s.b = append(s.b[:0], make([]int, part[0])...)
+	s.c = s.c[:0]
+	s.layers = s.layers[:0]
+	top := append(s.vtop[:0], part...)
+	for range left {
+		top = append(top, part[len(part)-1])
+	}
+	s.vtop = top
+	s.push(part)
+	lb := s.boundOpen(top, part, left)
+	s.pop()
+	return lb
 }
 
 // planeCost is Σ_axes lineCost of the plane counts of the down-set given by layers.
