@@ -444,7 +444,7 @@ func (s *planeSearch) rec(rem int) {
 		if len(sub) > 0 {
 			s.push(sub)
 			s.rec(left)
-			open := infCost
+			open := int64(0) // no bound: extend
 			if x < len(top) && left > 0 && !s.stopped && !s.plain {
 				open = s.boundOpen(top, sub, left)
 			}
