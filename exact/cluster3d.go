@@ -443,15 +443,13 @@ func (s *planeSearch) rec(rem int) {
 		}
 		if len(sub) > 0 {
 			s.push(sub)
-			s.rec(left)
-			open := int64(0) // no bound: extend
-			if x < len(top) && left > 0 && !s.stopped && !s.plain {
-				open = s.boundOpen(top, sub, left)
-			}
-			s.pop()
-			if open >= s.best {
+			// The bound of the family of layers extending sub covers sub itself too.
+			if x < len(top) && left > 0 && !s.plain && s.boundOpen(top, sub, left) >= s.best {
+				s.pop()
 				return
 			}
+			s.rec(left)
+			s.pop()
 		}
 		if x == len(top) || left == 0 {
 			return
