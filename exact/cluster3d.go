@@ -2,7 +2,6 @@ package exact
 
 import (
 	"context"
-	"math/bits"
 	"slices"
 
 	"github.com/procalloc/procalloc/geom"
@@ -82,59 +81,32 @@ func (s *planeSearch) lineCost(w []int) int64 {
 	return c
 }
 
-// costMemo is an open-addressing table from packed count vectors (never zero: they
-// have at least two entries) to their lineCost; a Go map's hashing was half of the
-// search's time. It stops growing at memoMax entries.
+// costMemo is a direct-mapped cache from packed count vectors (never zero: they have
+// at least two entries) to their lineCost. Vectors recur mostly among nearby nodes, so
+// a cache small enough to stay near the processor beats a table of every vector (a Go
+// map of all of them spent half of the search's time hashing and missing the cache).
 type costMemo struct {
-	keys  [][2]uint64
-	vals  []int64
-	n     int
-	shift uint
+	keys [][2]uint64
+	vals []int64
 }
 
-const memoMax = 1 << 22 // 24 bytes each, at most 2^23 slots
+const memoBits = 16
 
 func (m *costMemo) slot(k [2]uint64) int {
-	return int((k[0]*0x9E3779B97F4A7C15 ^ k[1]*0xC2B2AE3D27D4EB4F) >> m.shift)
+	return int((k[0]*0x9E3779B97F4A7C15 ^ k[1]*0xC2B2AE3D27D4EB4F) >> (64 - memoBits))
 }
 
 func (m *costMemo) get(k [2]uint64) (int64, bool) {
 	if m.keys == nil {
-		return 0, false
+		m.keys, m.vals = make([][2]uint64, 1<<memoBits), make([]int64, 1<<memoBits)
 	}
-	mask := len(m.keys) - 1
-	for i := m.slot(k); ; i = (i + 1) & mask {
-		switch m.keys[i] {
-		case k:
-			return m.vals[i], true
-		case [2]uint64{}:
-			return 0, false
-		}
-	}
+	i := m.slot(k)
+	return m.vals[i], m.keys[i] == k
 }
 
 func (m *costMemo) put(k [2]uint64, v int64) {
-	if m.n >= memoMax {
-		return
-	}
-	if 2*(m.n+1) > len(m.keys) {
-		old, oldv := m.keys, m.vals
-		size := max(1<<12, 2*len(old))
-		m.keys, m.vals, m.n = make([][2]uint64, size), make([]int64, size), 0
-		m.shift = uint(64 - bits.TrailingZeros(uint(size)))
-		for i, ok := range old {
-			if ok != ([2]uint64{}) {
-				m.put(ok, oldv[i])
-			}
-		}
-	}
-	mask := len(m.keys) - 1
 	i := m.slot(k)
-	for m.keys[i] != ([2]uint64{}) {
-		i = (i + 1) & mask
-	}
 	m.keys[i], m.vals[i] = k, v
-	m.n++
 }
 
 func positive(v []int) []int {
