@@ -286,15 +286,13 @@ func TestCluster3DStopsPromptlyAtLargeK(t *testing.T) {
 	}
 }
 
-// The 3D search with its coupled bounds (the splits on the cells to come in plane
-// x = 0 and on the number of layers, partial layers, bottom-layer prefixes) against
-// the same search with the former bound alone (each axis completed on its own, every
-// layer listed), on every k the latter proves quickly; every fifth k also from a poor
-// incumbent (one column of k cells), so the search must find the optimum itself. The
-// coupled bound is never below the plain one at a node and the order is the same, so
-// by induction its incumbent is never worse at any point and it visits no node the
-// plain search skips: it cannot visit more.
-func TestPlaneSearchMatchesPlainBound(t *testing.T) {
+// The 3D search (layers along the longest axis, coupled bounds: the splits on the cells
+// to come in plane x = 0 and on the number of layers, partial layers, bottom-layer
+// prefixes) against the former search (layers along the shortest axis, each axis
+// completed on its own, every layer listed), on every k the latter proves quickly;
+// every fifth k also from a poor incumbent (one column of k cells), so the search must
+// find the optimum itself.
+func TestPlaneSearchMatchesFormerSearch(t *testing.T) {
 	kmax := 34
 	if testing.Short() {
 		kmax = 24
@@ -302,16 +300,13 @@ func TestPlaneSearchMatchesPlainBound(t *testing.T) {
 	var prev []geom.Point
 	for k := 1; k <= kmax; k++ {
 		inc := planeIncumbent(k, prev)
-		_, want, _, ok, plainNodes := planeOptimumWith(context.Background(), k, inc, true)
+		_, want, _, ok, _ := planeOptimumWith(context.Background(), k, inc, true)
 		if !ok {
 			t.Fatalf("k %d: plain search did not finish", k)
 		}
-		layers, got, _, ok, nodes := planeOptimumWith(context.Background(), k, inc, false)
+		layers, got, _, ok, _ := planeOptimumWith(context.Background(), k, inc, false)
 		if !ok || got != want || planeCost(layers) != got || layersSize(layers) != k {
 			t.Errorf("k %d: coupled search %d (optimal %v, layers %v), plain %d", k, got, ok, layers, want)
-		}
-		if nodes > plainNodes {
-			t.Errorf("k %d: coupled search visited %d nodes, plain %d", k, nodes, plainNodes)
 		}
 		if k%5 == 0 {
 			layers, got, _, ok, _ = planeOptimum(context.Background(), k, [][]int{{k}})
