@@ -485,7 +485,7 @@ func planeOptimumWith(ctx context.Context, k int, inc [][]int, plain bool) (laye
 			s.openLB = 0 // unexplored bottom layers: the caller's lattice bound applies
 			return
 		}
-		if n > 0 && (!plain && len(part) <= part[0] || plain && len(part) >= part[0] && n*part[0] >= k) {
+		if n > 0 && (!plain && len(part) <= part[0] && !swapSmaller(part) || plain && len(part) >= part[0] && n*part[0] >= k) {
 			if ctx.Err() != nil {
 				s.stopped = true
 				s.openLB = 0
@@ -520,6 +520,17 @@ func planeOptimumWith(ctx context.Context, k int, inc [][]int, plain bool) (laye
 		return s.bestLay, s.best, min(s.best, s.openLB), false, s.nodes
 	}
 	return s.bestLay, s.best, s.best, true, s.nodes
+}
+
+// swapSmaller reports whether the bottom layer λ is as wide as tall and
+// lexicographically below its conjugate: exchanging x and y then maps the shape to
+// one with bottom λ' > λ, also searched, so λ itself need not be.
+func swapSmaller(l []int) bool {
+	if len(l) != l[0] {
+		return false
+	}
+	c := conjugate(l)
+	return slices.Compare(l, c) < 0
 }
 
 // bottomOpen bounds every search below the bottom layers that extend part by at most
