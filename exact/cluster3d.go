@@ -93,8 +93,13 @@ func (s *planeSearch) lineCost(w []int) int64 {
 // a cache small enough to stay near the processor beats a table of every vector (a Go
 // map of all of them spent half of the search's time hashing and missing the cache).
 type costMemo struct {
-	keys [][2]uint64
-	vals []int64
+	slots []memoSlot
+}
+
+// memoSlot keeps a key next to its value: one cache line per lookup.
+type memoSlot struct {
+	k [2]uint64
+	v int64
 }
 
 const memoBits = 16
@@ -104,16 +109,15 @@ func (m *costMemo) slot(k [2]uint64) int {
 }
 
 func (m *costMemo) get(k [2]uint64) (int64, bool) {
-	if m.keys == nil {
-		m.keys, m.vals = make([][2]uint64, 1<<memoBits), make([]int64, 1<<memoBits)
+	if m.slots == nil {
+		m.slots = make([]memoSlot, 1<<memoBits)
 	}
-	i := m.slot(k)
-	return m.vals[i], m.keys[i] == k
+	e := &m.slots[m.slot(k)]
+	return e.v, e.k == k
 }
 
 func (m *costMemo) put(k [2]uint64, v int64) {
-	i := m.slot(k)
-	m.keys[i], m.vals[i] = k, v
+	m.slots[m.slot(k)] = memoSlot{k, v}
 }
 
 func positive(v []int) []int {
