@@ -51,8 +51,12 @@ type planeSearch struct {
 	zFixed                           []int
 	zT, zCap, zExtra                 int
 	memo                             costMemo
-	vtop                             []int // bottomOpen's layer of unlimited width
-	plain                            bool  // the former bound alone (no split on r_a[0], no partial layers), for tests
+	// cachedZ's and cachedXY's values and the bound evaluation they belong to
+	zC, xyC []int64
+	zS, xyS []uint32
+	stamp   uint32
+	vtop    []int // bottomOpen's layer of unlimited width
+	plain   bool  // the former bound alone (no split on r_a[0], no partial layers), for tests
 }
 
 func (s *planeSearch) cost3(a, b, c []int) int64 {
@@ -254,24 +258,30 @@ func (s *planeSearch) boundW(R, w1, w2 int) int64 {
 	if w1 > w2 {
 		return infCost
 	}
+	s.stamp++ // a new node: forget the completions cached for the last one
+	if s.stamp == 0 { // wrapped around: old stamps could match again
+		clear(s.zS)
+		clear(s.xyS)
+		s.stamp = 1
+	}
 	return s.boundWRange(R, w1, w2, s.best)
 }
 
 // boundWRange bounds the splits w1..w2; a value >= T is a bound for all of them, a
 // smaller one the bound of the whole interval (the node is not pruned anyway).
 func (s *planeSearch) boundWRange(R, w1, w2 int, T int64) int64 {
-	fz := s.fillZ(w1)
+	fz := s.cachedZ(w1)
 	if fz == infCost {
 		return infCost
 	}
 	if w1 == w2 || s.plain {
 		return fz + s.boundXYRange(R, w2, 0, min(R, w2*s.baseX[0]+s.tailX[0]), T-fz)
 	}
-	fx := s.fillX(R, w2, min(R, w2*s.baseX[0]+s.tailX[0]))
+	fx := s.cachedXY(0, R, w2, min(R, w2*s.baseX[0]+s.tailX[0]))
 	if fx == infCost {
 		return infCost
 	}
-	lb := fz + fx + s.fillY(R, w2, 0)
+	lb := fz + fx + s.cachedXY(1, R, w2, 0)
 	if lb >= T {
 		return lb
 	}
@@ -290,11 +300,11 @@ func (s *planeSearch) boundWRange(R, w1, w2 int, T int64) int64 {
 // interval. (Splitting on r_b[0] as well, symmetrically, saved 10% of the nodes and
 // cost 30% more time at k = 42-46.)
 func (s *planeSearch) boundXYRange(R, w, u1, u2 int, T int64) int64 {
-	fx := s.fillX(R, w, u2)
+	fx := s.cachedXY(0, R, w, u2)
 	if fx == infCost {
 		return infCost
 	}
-	lb := fx + s.fillY(R, w, u1)
+	lb := fx + s.cachedXY(1, R, w, u1)
 	if lb >= T || u1 == u2 || s.plain {
 		return lb
 	}
@@ -306,6 +316,37 @@ func (s *planeSearch) boundXYRange(R, w, u1, u2 int, T int64) int64 {
 	} else {
 		return min(l, r)
 	}
+}
+
+// cachedZ is fillZ(w), computed once per bound evaluation: the halving of intervals
+// asks for the same ends again and again.
+func (s *planeSearch) cachedZ(w int) int64 {
+	if w >= len(s.zC) {
+		s.zC, s.zS = make([]int64, 2*w+2), make([]uint32, 2*w+2)
+	}
+	if s.zS[w] != s.stamp {
+		s.zC[w], s.zS[w] = s.fillZ(w), s.stamp
+	}
+	return s.zC[w]
+}
+
+// cachedXY is fillX(R, w, u) (axis 0) or fillY(R, w, u) (axis 1), computed once per
+// bound evaluation.
+func (s *planeSearch) cachedXY(axis, R, w, u int) int64 {
+	n := s.k + 2
+	if len(s.xyC) < 2*n*n {
+		s.xyC, s.xyS = make([]int64, 2*n*n), make([]uint32, 2*n*n)
+	}
+	i := (axis*n+w)*n + u
+	if s.xyS[i] != s.stamp {
+		if axis == 0 {
+			s.xyC[i] = s.fillX(R, w, u)
+		} else {
+			s.xyC[i] = s.fillY(R, w, u)
+		}
+		s.xyS[i] = s.stamp
+	}
+	return s.xyC[i]
 }
 
 // fillZ is lineCost of the fixed layer sizes plus the greediest w + zExtra parts.
