@@ -258,7 +258,7 @@ func (s *planeSearch) boundW(R, w1, w2 int) int64 {
 	if w1 > w2 {
 		return infCost
 	}
-	s.stamp++ // a new node: forget the completions cached for the last one
+	s.stamp++         // a new node: forget the completions cached for the last one
 	if s.stamp == 0 { // wrapped around: old stamps could match again
 		clear(s.zS)
 		clear(s.xyS)
