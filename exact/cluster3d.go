@@ -67,23 +67,29 @@ func (s *planeSearch) cost3(a, b, c []int) int64 {
 // bounds ask for the same count vectors again and again (the dynamic program was
 // three quarters of the search's time).
 func (s *planeSearch) lineCost(w []int) int64 {
-	var key [2]uint64
-	n := 0
-	prev := int(^uint(0) >> 1)
+	// Key: the entries, 8 bits each, the first eight in k0 and the next in k1; the
+	// first entry of each word is nonzero, so the length is implied.
+	var k0, k1 uint64
+	n, prev := 0, 255
 	for _, v := range w {
 		if v <= 0 {
 			continue
 		}
-		if v > prev || v > 255 || n == 16 {
+		if v > prev || n == 16 {
 			return lineCostScratch(w, &s.sc) // not in the packed form
 		}
-		key[n/8] |= uint64(v) << (8 * (n % 8))
+		if n < 8 {
+			k0 = k0<<8 | uint64(v)
+		} else {
+			k1 = k1<<8 | uint64(v)
+		}
 		n++
 		prev = v
 	}
 	if n <= 1 {
 		return 0
 	}
+	key := [2]uint64{k0, k1}
 	if c, ok := s.memo.get(key); ok {
 		return c
 	}
