@@ -1,7 +1,7 @@
 package exact
 
 // Optimal totals of m distinct points of Z^2 and Z^3 (index m), as computed by Cluster
-// (the plane-count search, marginal.go): Z^2 up to m = 200, Z^3 up to m = 40.
+// (the plane-count search, marginal.go): Z^2 up to m = 200, Z^3 up to m = 60.
 // TestLatticeTable recomputes them; Z^2 m <= 49 is OEIS A193452 (Demaine et al. 2010,
 // Table 1) and m <= 21 Fig. 2 of Bender et al. 2005; Z^3 m <= 13 is OEIS A290190.
 var (
@@ -29,6 +29,9 @@ var (
 		0, 0, 1, 4, 8, 16, 25, 36, 48, 68, 89, 112, 136, 168, 201, 238, 278, 322, 369, 420,
 		472, 536, 599, 664, 734, 812, 891, 972, 1062, 1156, 1249, 1344, 1440, 1560, 1681,
 		1806, 1933, 2064, 2199, 2340, 2480,
+		// m = 41..60 (the coupled plane search)
+		2632, 2785, 2940, 3096, 3268, 3443, 3624, 3808, 4008, 4209, 4416, 4625, 4840, 5057,
+		5284, 5510, 5744, 5979, 6218, 6458,
 	}
 )
 
