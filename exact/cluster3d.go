@@ -151,6 +151,9 @@ func (s *planeSearch) bound(top []int, rem int) int64 {
 		return infCost
 	}
 	if rem == 0 {
+		if len(s.layers) < s.zmin {
+			return infCost // fewer layers than the bottom is tall: searched turned
+		}
 		return s.cost3(s.a, s.b, s.c)
 	}
 	// Per layer to come, plane x takes at most top[x] cells, plane y #{x: top[x] > y},
