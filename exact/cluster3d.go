@@ -55,8 +55,13 @@ type planeSearch struct {
 	zC, xyC []int64
 	zS, xyS []uint32
 	stamp   uint32
-	vtop    []int // bottomOpen's layer of unlimited width
-	plain   bool  // the former bound alone (no split on r_a[0], no partial layers), for tests
+	// nodeZ's values per parent depth, and the push that made each layer (its version)
+	pzC    [][]int64
+	pzS    [][]uint32
+	ver    []uint32
+	pushes uint32
+	vtop   []int // bottomOpen's layer of unlimited width
+	plain  bool  // the former bound alone (no split on r_a[0], no partial layers), for tests
 }
 
 func (s *planeSearch) cost3(a, b, c []int) int64 {
@@ -334,9 +339,29 @@ func (s *planeSearch) cachedZ(w int) int64 {
 		s.zC, s.zS = make([]int64, 2*w+2), make([]uint32, 2*w+2)
 	}
 	if s.zS[w] != s.stamp {
-		s.zC[w], s.zS[w] = s.fillZ(w), s.stamp
+		s.zC[w], s.zS[w] = s.nodeZ(w), s.stamp
 	}
 	return s.zC[w]
+}
+
+// nodeZ is fillZ(w), remembered across the children of one node: for a child layer
+// (closed, zExtra 0) or a partial one (zExtra 1) the z completion depends only on the
+// parent's layers, its cells to come, zCap and w, and the parent is identified by the
+// push of its top layer (ver).
+func (s *planeSearch) nodeZ(w int) int64 {
+	p := len(s.layers) - 2
+	if p < 0 {
+		return s.fillZ(w)
+	}
+	n := s.k + 2
+	for len(s.pzC) <= p {
+		s.pzC, s.pzS = append(s.pzC, make([]int64, 2*n*n)), append(s.pzS, make([]uint32, 2*n*n))
+	}
+	i := (s.zExtra*n+s.zCap)*n + w
+	if s.pzS[p][i] != s.ver[p] {
+		s.pzC[p][i], s.pzS[p][i] = s.fillZ(w), s.ver[p]
+	}
+	return s.pzC[p][i]
 }
 
 // cachedXY is fillX(R, w, u) (axis 0) or fillY(R, w, u) (axis 1), computed once per
@@ -418,6 +443,17 @@ func (s *planeSearch) fillY(R, w, u int) int64 {
 
 func (s *planeSearch) push(l []int) {
 	s.layers = append(s.layers, l)
+	s.pushes++
+	if s.pushes == 0 { // wrapped around: old versions could match again
+		for _, t := range s.pzS {
+			clear(t)
+		}
+		s.pushes = 1
+	}
+	for len(s.ver) < len(s.layers) {
+		s.ver = append(s.ver, 0)
+	}
+	s.ver[len(s.layers)-1] = s.pushes
 	size := 0
 	for x, v := range l {
 		s.a[x] += v
