@@ -41,6 +41,7 @@ type planeSearch struct {
 	zmax    int
 	zmin    int // at least this many layers (the bottom layer's y-extent)
 	nodes   int64
+	evals   int64 // partial layers bounded
 	stopped bool
 	openLB  int64
 	sc      lineScratch
@@ -512,6 +513,13 @@ func (s *planeSearch) rec(rem int) {
 		}
 		if len(sub) > 0 {
 			s.push(sub)
+			// Families can be dropped one after another without a node being
+			// counted: look at the context here too.
+			if s.evals++; s.evals&1023 == 0 && s.ctx.Err() != nil {
+				s.stopped = true
+				s.pop()
+				return
+			}
 			// The bound of the family of layers extending sub covers sub itself too.
 			if x < len(top) && left > 0 && !s.plain && s.boundOpen(top, sub, left) >= s.best {
 				s.pop()

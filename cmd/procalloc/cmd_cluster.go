@@ -23,10 +23,10 @@ number of points in each row and column (and layer), some optimum is a down-set 
 Ferrers diagram in 2D, a plane partition in 3D) with its rows and columns reordered,
 and the optimum is proven over those: in 2D (k <= 220) by a dynamic program along the
 diagram's boundary that carries both axes' costs, beyond by a branch and bound; in 3D
-by a branch and bound with a majorization bound. The points are translated so that the
-lexicographically smallest one is the origin. Measured as CPU time: every 2D k <= 200
-in 9 s in all (one k = 200 in 0.2 s); every 3D k <= 30 in 1.0 s, <= 40 in 37 s;
-larger k take longer (see docs/exact.md).
+by a branch and bound over layers whose majorization bound couples the axes. The
+points are translated so that the lexicographically smallest one is the origin.
+Measured as CPU time: every 2D k <= 200 in 9 s in all (one k = 200 in 0.2 s); every
+3D k <= 45 in 1.7 s, <= 60 in about 50 s; larger k take longer (see docs/exact.md).
 --time-limit stops the search and reports the best cluster found for k with its proven
 bound (optimal false unless they meet); a limit makes the result depend on the machine.
 JSON: k, dim, total, average, points, optimal, bound, seconds. --svg draws the shape
