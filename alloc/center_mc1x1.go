@@ -199,67 +199,72 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	if a.greedy {
 		return a.allocateGreedy(k)
 	}
-	best, bestIdx, bestL, bestM, ties := math.MaxInt, -1, 0, 0, 0
-	bestTie := 0.0
+	// First the scores alone (prefix sums, O(1) per shell) to find the best score and
+	// the centers that share it; only those need a tie score or their node set.
+	best := math.MaxInt
+	a.tied = a.tied[:0]
 	for i, c := range a.fl {
 		score, L, m, ok := a.shellScore(c, k, best)
 		if !ok {
 			continue
 		}
-		switch {
-		case score < best:
-			best, bestIdx, bestL, bestM, ties = score, i, L, m, 1
-			a.tied = append(a.tied[:0], tieCand{i, L, m})
+		if score < best {
+			best = score
+			a.tied = a.tied[:0]
+		}
+		a.tied = append(a.tied, tieCand{i, L, m})
+	}
+	win := a.tied[0]
+	ties := 0
+	if a.countTies && len(a.tied) > 1 {
+		// The exact node set of every tied center: its fingerprint for the tie
+		// statistics, and the wall term of its tie score.
+		hs := a.hashes[:0]
+		bestTie := 0.0
+		for n, t := range a.tied {
+			last := a.chooseLast(t.i, t.L, t.m)
 			if a.tb != nil {
-				bestTie = a.tieScore(i, k, L, m)
-			}
-		case score == best:
-			ties++
-			a.tied = append(a.tied, tieCand{i, L, m})
-			if a.tb != nil {
-				if t := a.tieScore(i, k, L, m); t < bestTie {
-					bestIdx, bestL, bestM, bestTie = i, L, m, t
+				if ts := a.tieScore(t.i, t.L, t.m, a.countWall(last)); n == 0 || ts < bestTie {
+					win, bestTie = t, ts
 				}
 			}
+			hs = append(hs, a.lastHash(t, last))
 		}
-	}
-	if !a.countTies {
-		ties = 0
-	}
-	if ties > 1 {
-		centers := ties
-		ties = a.distinctTied()
-		if ties > 1 {
+		slices.Sort(hs)
+		a.hashes = hs
+		if ties = len(slices.Compact(hs)); ties > 1 {
 			a.stats.Tied++
 			a.stats.TiedCandidates += int64(ties)
-			a.stats.TiedCenters += int64(centers)
+			a.stats.TiedCenters += int64(len(a.tied))
+		}
+	} else if a.tb != nil && len(a.tied) > 1 {
+		bestTie := 0.0
+		for n, t := range a.tied {
+			if ts := a.tieScore(t.i, t.L, t.m, -1); n == 0 || ts < bestTie {
+				win, bestTie = t, ts
+			}
 		}
 	}
+	if a.countTies && ties == 0 {
+		ties = 1
+	}
 	a.last = ties
-	nodes := a.choose(bestIdx, k, bestL, bestM, nil)
+	nodes := a.choose(win.i, k, win.L, win.m, nil)
 	slices.Sort(nodes)
 	return nodes, a.take(nodes)
 }
 
 type tieCand struct{ i, L, m int }
 
-// distinctTied returns how many different node sets the centers in a.tied pick. Sets
-// are compared by fingerprint: the sum mod 2^64 of random 64-bit node labels (the
-// inner shells from prefix sums, the outer shell's chosen nodes one by one); a false
-// match has probability about 2^-64 per pair.
-func (a *mc1x1) distinctTied() int {
-	hs := a.hashes[:0]
-	for _, t := range a.tied {
-		c := a.fl[t.i]
-		h := a.x.ballHash(c, t.L-1)
-		for _, v := range a.chooseLast(t.i, t.L, t.m) {
-			h += a.x.hash[v]
-		}
-		hs = append(hs, h)
+// lastHash is the fingerprint of the node set of tied center t whose outermost-shell
+// nodes are last: the sum mod 2^64 of random 64-bit node labels (the inner shells
+// from prefix sums); two different sets match with probability about 2^-64.
+func (a *mc1x1) lastHash(t tieCand, last []int) uint64 {
+	h := a.x.ballHash(a.fl[t.i], t.L-1)
+	for _, v := range last {
+		h += a.x.hash[v]
 	}
-	slices.Sort(hs)
-	a.hashes = hs
-	return len(slices.Compact(hs))
+	return h
 }
 
 func (a *mc1x1) take(nodes []int) error {
@@ -303,8 +308,9 @@ func (a *mc1x1) shells(c, R int) {
 // on a.fl[i], as PReMAS computes it (reference-simulators.md): with lastlook = L+SR
 // and weight(d) = lastlook-d+1, + AF*weight for each free node not taken with
 // d <= lastlook, - WF*weight for each taken node on the mesh boundary, - BF*weight
-// for each busy node at d = L+1.
-func (a *mc1x1) tieScore(i, k, L, m int) float64 {
+// for each busy node at d = L+1. wallLast is how many of the m nodes taken from shell L
+// lie on the wall, or -1 to work it out here.
+func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 	tb := a.tb
 	if tb.SR == 0 {
 		return 0
@@ -332,8 +338,8 @@ func (a *mc1x1) tieScore(i, k, L, m int) float64 {
 	for d := L; d <= look; d++ {
 		avail += w(d) * float64(shell(d).free)
 	}
-	var wallLast int
 	switch {
+	case wallLast >= 0:
 	case m == last.free || last.freeWall == 0:
 		wallLast = last.freeWall
 	case last.freeWall == last.free:
