@@ -21,6 +21,10 @@ type gridIndex struct {
 	hash    []uint64 // random 64-bit label of each node (tie statistics)
 	freeH   []uint64 // prefix sums (mod 2^64) of the labels of free nodes
 	anyWrap bool
+	maxLinf int // largest L-infinity distance between two nodes
+
+	masks    []uint64 // ballMasks
+	wallBits []uint64 // the wall nodes as a bitset (with masks)
 
 	// scratch
 	ivl  [][2][2]int // per dimension up to two coordinate intervals of a ball
@@ -42,6 +46,13 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 			x.coord[i*x.d+j] = int32(v)
 		}
 		x.wall[i] = g.OnBoundary(c)
+	}
+	for j, dj := range x.dims {
+		if x.wrap[j] {
+			x.maxLinf = max(x.maxLinf, dj/2)
+		} else {
+			x.maxLinf = max(x.maxLinf, dj-1)
+		}
 	}
 	x.pstride = make([]int, x.d)
 	size := 1
@@ -173,6 +184,13 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 	if r < 0 {
 		return 0, 0, 0
 	}
+	if x.d == 2 && !x.anyWrap {
+		x0, x1, y0, y1 := x.box2D(c, r)
+		p00, p01, p10, p11 := x0+y0, x0+y1, x1+y0, x1+y1
+		all = (x1 - x0) * (y1 - y0) / x.pstride[1]
+		return int(x.free[p11] - x.free[p01] - x.free[p10] + x.free[p00]),
+			int(x.freeW[p11] - x.freeW[p01] - x.freeW[p10] + x.freeW[p00]), all
+	}
 	x.intervals(c, r)
 	if !x.anyWrap {
 		all = 1
@@ -217,6 +235,10 @@ func (x *gridIndex) ballHash(c, r int) uint64 {
 	if r < 0 {
 		return 0
 	}
+	if x.d == 2 && !x.anyWrap {
+		x0, x1, y0, y1 := x.box2D(c, r)
+		return x.freeH[x1+y1] - x.freeH[x0+y1] - x.freeH[x1+y0] + x.freeH[x0+y0]
+	}
 	x.intervals(c, r)
 	for j := range x.d {
 		x.cur[j] = 0
@@ -242,15 +264,23 @@ func (x *gridIndex) ballHash(c, r int) uint64 {
 	}
 }
 
+// box2D returns the prefix-array offsets of the L-infinity ball of radius r >= 0
+// around c on a 2D mesh: the ball's free count is free[x1+y1] - free[x0+y1] -
+// free[x1+y0] + free[x0+y0].
+func (x *gridIndex) box2D(c, r int) (x0, x1, y0, y1 int) {
+	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+	x0, x1 = max(cx-r, 0), min(cx+r, x.dims[0]-1)+1
+	y0, y1 = max(cy-r, 0)*x.pstride[1], (min(cy+r, x.dims[1]-1)+1)*x.pstride[1]
+	return x0, x1, y0, y1
+}
+
 // freeInBall returns only the number of free nodes within distance r of c.
 func (x *gridIndex) freeInBall(c, r int) int {
 	if r < 0 {
 		return 0
 	}
 	if !x.anyWrap && x.d == 2 {
-		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
-		x0, x1 := max(cx-r, 0), min(cx+r, x.dims[0]-1)+1
-		y0, y1 := max(cy-r, 0)*x.pstride[1], (min(cy+r, x.dims[1]-1)+1)*x.pstride[1]
+		x0, x1, y0, y1 := x.box2D(c, r)
 		return int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
 	}
 	if !x.anyWrap {
@@ -288,4 +318,44 @@ func (x *gridIndex) l1(a, b int) int {
 		s += x.axisDist(j, a, b)
 	}
 	return s
+}
+
+// ballMaskWords bounds the size of the ball-mask table (4 MB): enough for a 32x32
+// mesh or torus (1,024 nodes, 32 radii, 16 words per set).
+const ballMaskWords = 1 << 19
+
+// ballMasks returns, for every node c and radius r = 0..maxLinf, the set of nodes
+// within L-infinity distance r of c as a bitset of words words (bit v of word v/64 =
+// node v), ball(c, r) at bits[(c*(maxLinf+1)+r)*words:][:words]; nil when the table
+// would exceed ballMaskWords. Built on first use.
+func (x *gridIndex) ballMasks() (bits []uint64, words int) {
+	n := x.g.N()
+	words = (n + 63) / 64
+	R := x.maxLinf + 1
+	if n*R*words > ballMaskWords {
+		return nil, words
+	}
+	if x.masks != nil {
+		return x.masks, words
+	}
+	x.masks = make([]uint64, n*R*words)
+	for c := range n {
+		base := x.masks[c*R*words : (c+1)*R*words]
+		for v := range n {
+			d := x.linf(c, v)
+			base[d*words+v>>6] |= 1 << (v & 63)
+		}
+		for r := 1; r < R; r++ {
+			for w := range words {
+				base[r*words+w] |= base[(r-1)*words+w]
+			}
+		}
+	}
+	x.wallBits = make([]uint64, words)
+	for v, on := range x.wall {
+		if on {
+			x.wallBits[v>>6] |= 1 << (v & 63)
+		}
+	}
+	return x.masks, words
 }

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/procalloc/procalloc/geom"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -110,6 +109,8 @@ type mc1x1 struct {
 	last   int
 
 	countTies bool // CountTies: fingerprint tied candidates (TieReporter)
+	noMasks   bool // work out tied node sets on lists, not bitsets (tests)
+	bitsBuf   []uint64
 
 	fl   []int   // free list of the current allocation
 	pos  []int32 // node -> position in fl (valid for free nodes)
@@ -124,6 +125,9 @@ type mc1x1 struct {
 	coords [][]int // shellNodes scratch
 	idx    []int
 	hist   []int // l1Sums scratch
+
+	dist     []int32 // refine: distances of the undecided nodes
+	distHist []int   // refine: how many undecided nodes at each distance (left zero)
 
 	keyBits     greedyKeyBits // greedyCollectMesh's packing of its selection key
 	keys        []int64
@@ -216,32 +220,49 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	}
 	win := a.tied[0]
 	ties := 0
-	if a.countTies && len(a.tied) > 1 {
+	if len(a.tied) > 1 && (a.countTies || a.tb != nil) {
 		// The exact node set of every tied center: its fingerprint for the tie
 		// statistics, and the wall term of its tie score.
+		masks, _ := a.ballMasks()
 		hs := a.hashes[:0]
 		bestTie := 0.0
 		for n, t := range a.tied {
-			last := a.chooseLast(t.i, t.L, t.m)
+			wallLast := -1
+			var h uint64
+			switch {
+			case masks != nil:
+				last := a.lastBits(t.i, t.L, t.m)
+				wallLast = 0
+				for w, b := range a.x.wallBits {
+					wallLast += bits.OnesCount64(b & last[w])
+				}
+				if a.countTies {
+					h = a.x.ballHash(a.fl[t.i], t.L-1)
+					for w, b := range last {
+						for ; b != 0; b &= b - 1 {
+							h += a.x.hash[w<<6|bits.TrailingZeros64(b)]
+						}
+					}
+				}
+			case a.countTies:
+				last := a.chooseLast(t.i, t.L, t.m)
+				wallLast = a.countWall(last)
+				h = a.lastHash(t, last)
+			}
 			if a.tb != nil {
-				if ts := a.tieScore(t.i, t.L, t.m, a.countWall(last)); n == 0 || ts < bestTie {
+				if ts := a.tieScore(t.i, t.L, t.m, wallLast); n == 0 || ts < bestTie {
 					win, bestTie = t, ts
 				}
 			}
-			hs = append(hs, a.lastHash(t, last))
+			hs = append(hs, h)
 		}
-		slices.Sort(hs)
-		a.hashes = hs
-		if ties = len(slices.Compact(hs)); ties > 1 {
-			a.stats.Tied++
-			a.stats.TiedCandidates += int64(ties)
-			a.stats.TiedCenters += int64(len(a.tied))
-		}
-	} else if a.tb != nil && len(a.tied) > 1 {
-		bestTie := 0.0
-		for n, t := range a.tied {
-			if ts := a.tieScore(t.i, t.L, t.m, -1); n == 0 || ts < bestTie {
-				win, bestTie = t, ts
+		if a.countTies {
+			slices.Sort(hs)
+			a.hashes = hs
+			if ties = len(slices.Compact(hs)); ties > 1 {
+				a.stats.Tied++
+				a.stats.TiedCandidates += int64(ties)
+				a.stats.TiedCenters += int64(len(a.tied))
 			}
 		}
 	}
@@ -249,8 +270,13 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 		ties = 1
 	}
 	a.last = ties
-	nodes := a.choose(win.i, k, win.L, win.m, nil)
-	slices.Sort(nodes)
+	var nodes []int
+	if masks, words := a.ballMasks(); masks != nil {
+		nodes = a.chooseBits(win, masks, words)
+	} else {
+		nodes = a.choose(win.i, k, win.L, win.m, nil)
+		slices.Sort(nodes)
+	}
 	return nodes, a.take(nodes)
 }
 
@@ -353,6 +379,134 @@ func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 	return tb.AF*avail - tb.WF*wall - tb.BF*border
 }
 
+// ballMasks returns the gridIndex's ball masks, or nil when the machine is too
+// large for them (or the list-based path is forced).
+func (a *mc1x1) ballMasks() ([]uint64, int) {
+	if a.noMasks {
+		return nil, 0
+	}
+	return a.x.ballMasks()
+}
+
+// lastBits returns, as a bitset (scratch space), the m nodes chooseLast(i, L, m)
+// takes from the outermost shell: the same walk back through the earlier centers,
+// on bitsets. The undecided nodes g start as the free nodes of shell L; center c_j
+// at distance D from c sees them at distances L-D..L+D, and the cut value (the
+// need-th smallest distance) is found by binary search on the counts of g within
+// the balls around c_j. Nodes inside the cut are taken, those on it stay undecided.
+func (a *mc1x1) lastBits(i, L, m int) []uint64 {
+	masks, W := a.x.ballMasks()
+	R := a.x.maxLinf + 1
+	ball := func(c, r int) []uint64 {
+		o := (c*R + r) * W
+		return masks[o : o+W : o+W]
+	}
+	if cap(a.bitsBuf) < 2*W {
+		a.bitsBuf = make([]uint64, 2*W)
+	}
+	out, g := a.bitsBuf[:W:W], a.bitsBuf[W:2*W:2*W]
+	c := a.fl[i]
+	free := a.st.free[:W]
+	outer := ball(c, L)
+	n := 0
+	if L == 0 {
+		for w := range g {
+			g[w] = outer[w] & free[w]
+			n += bits.OnesCount64(g[w])
+		}
+	} else {
+		inner := ball(c, L-1)
+		for w := range g {
+			g[w] = outer[w] &^ inner[w] & free[w]
+			n += bits.OnesCount64(g[w])
+		}
+	}
+	clear(out)
+	need := m
+	mesh2D, co := a.x.d == 2 && !a.x.anyWrap, a.x.coord
+	for j := i - 1; j >= 0 && need > 0 && need < n; j-- {
+		cj := a.fl[j]
+		var D int
+		if mesh2D {
+			D = int(max(abs32(co[2*c]-co[2*cj]), abs32(co[2*c+1]-co[2*cj+1])))
+		} else {
+			D = a.x.linf(c, cj)
+		}
+		// count(t) = |g within distance t of cj|: count(lo) < need <= count(hi)
+		lo, hi := max(L-D, 0)-1, min(L+D, R-1)
+		cntLo, cntHi := 0, n
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			b := ball(cj, mid)
+			cnt := 0
+			for w, v := range g {
+				cnt += bits.OnesCount64(v & b[w])
+			}
+			if cnt < need {
+				lo, cntLo = mid, cnt
+			} else {
+				hi, cntHi = mid, cnt
+			}
+		}
+		if cntLo == 0 && cntHi == n {
+			continue // all undecided nodes at the same distance from c_j
+		}
+		bh := ball(cj, hi)
+		if lo >= 0 {
+			bl := ball(cj, lo)
+			for w := range g {
+				out[w] |= g[w] & bl[w]
+				g[w] &= bh[w] &^ bl[w]
+			}
+		} else {
+			for w := range g {
+				g[w] &= bh[w]
+			}
+		}
+		need -= cntLo
+		n = cntHi - cntLo
+	}
+	switch {
+	case need == n:
+		for w := range out {
+			out[w] |= g[w]
+		}
+	case need > 0:
+		// Still tied after every earlier center: free-list position decides.
+		rest := a.tmp[:0]
+		for w, b := range g {
+			for ; b != 0; b &= b - 1 {
+				rest = append(rest, w<<6|bits.TrailingZeros64(b))
+			}
+		}
+		slices.SortFunc(rest, func(p, q int) int { return int(a.pos[p] - a.pos[q]) })
+		for _, v := range rest[:need] {
+			out[v>>6] |= 1 << (v & 63)
+		}
+		a.tmp = rest
+	}
+	return out
+}
+
+// chooseBits returns the nodes of candidate t in increasing order, from lastBits.
+func (a *mc1x1) chooseBits(t tieCand, masks []uint64, W int) []int {
+	last := a.lastBits(t.i, t.L, t.m)
+	nodes := make([]int, 0, a.x.freeInBall(a.fl[t.i], t.L-1)+t.m)
+	if t.L > 0 {
+		o := (a.fl[t.i]*(a.x.maxLinf+1) + t.L - 1) * W
+		inner := masks[o : o+W]
+		for w := range last {
+			last[w] |= inner[w] & a.st.free[w]
+		}
+	}
+	for w, b := range last {
+		for ; b != 0; b &= b - 1 {
+			nodes = append(nodes, w<<6|bits.TrailingZeros64(b))
+		}
+	}
+	return nodes
+}
+
 // choose returns the k nodes of the candidate centered on a.fl[i] (appended to dst).
 func (a *mc1x1) choose(i, k, L, m int, dst []int) []int {
 	c := a.fl[i]
@@ -427,7 +581,12 @@ func (a *mc1x1) countWall(nodes []int) int {
 // wallOnly it stops as soon as the undecided nodes are all on or all off the wall.
 func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) {
 	in, hi, need = 0, len(S), m
-	keys := a.sums[:0]
+	keys, hist, tmp := a.dist[:0], a.distHist, a.tmp[:0]
+	if n := a.x.maxLinf + 1; len(hist) < n {
+		hist = make([]int, n)
+	}
+	mesh2D := a.x.d == 2 && !a.x.anyWrap
+	co := a.x.coord
 	for j := i - 1; j >= 0 && need > 0 && need < hi-in; j-- {
 		g := S[in:hi]
 		if wallOnly {
@@ -437,52 +596,54 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 		}
 		cj := a.fl[j]
 		keys = keys[:0]
-		lo, up := math.MaxInt, -1
-		if co := a.x.coord; a.x.d == 2 && !a.x.anyWrap {
+		lo, up := int32(math.MaxInt32), int32(-1)
+		if mesh2D {
 			cx, cy := co[2*cj], co[2*cj+1]
 			for _, v := range g {
-				d := int(max(abs32(co[2*v]-cx), abs32(co[2*v+1]-cy)))
+				d := max(abs32(co[2*v]-cx), abs32(co[2*v+1]-cy))
 				keys = append(keys, d)
+				hist[d]++
 				lo, up = min(lo, d), max(up, d)
 			}
 		} else {
 			for _, v := range g {
-				d := a.x.linf(cj, v)
+				d := int32(a.x.linf(cj, v))
 				keys = append(keys, d)
+				hist[d]++
 				lo, up = min(lo, d), max(up, d)
 			}
 		}
 		if lo == up {
+			hist[lo] = 0
 			continue
 		}
-		// Cut value: the need-th smallest key. Partition g into < cut, == cut, > cut
-		// (the relative order does not matter for membership).
-		cut := geom.Select(append(a.tmp[:0], keys...), need-1)
-		a.tmp = a.tmp[:0]
-		less, eq := 0, 0
-		for x, v := range g {
-			if keys[x] < cut {
-				a.tmp = append(a.tmp, v)
-				less++
-			}
+		// Cut value: the need-th smallest key; g is split into < cut, == cut and
+		// > cut (the order inside each part does not matter for membership).
+		cut, less := lo, 0
+		for less+hist[cut] < need {
+			less += hist[cut]
+			cut++
 		}
-		for x, v := range g {
-			if keys[x] == cut {
-				a.tmp = append(a.tmp, v)
-				eq++
+		eq := hist[cut]
+		clear(hist[lo : up+1])
+		next := [3]int{0, less, less + eq}
+		tmp = append(tmp[:0], g...)
+		for x, v := range tmp {
+			part := 0
+			if keys[x] >= cut {
+				part = 1
+				if keys[x] > cut {
+					part = 2
+				}
 			}
+			g[next[part]] = v
+			next[part]++
 		}
-		for x, v := range g {
-			if keys[x] > cut {
-				a.tmp = append(a.tmp, v)
-			}
-		}
-		copy(g, a.tmp)
 		in += less
 		need -= less
 		hi = in + eq
 	}
-	a.sums = keys
+	a.dist, a.distHist, a.tmp = keys, hist, tmp
 	return in, hi, need
 }
 
