@@ -423,6 +423,17 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 	}
 	clear(out)
 	need := m
+	// g's nonzero words are g[wlo:whi]; only those are read.
+	wlo, whi := 0, W
+	trim := func() {
+		for wlo < whi && g[wlo] == 0 {
+			wlo++
+		}
+		for whi > wlo && g[whi-1] == 0 {
+			whi--
+		}
+	}
+	trim()
 	mesh2D, co := a.x.d == 2 && !a.x.anyWrap, a.x.coord
 	for j := i - 1; j >= 0 && need > 0 && need < n; j-- {
 		cj := a.fl[j]
@@ -435,11 +446,12 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 		// count(t) = |g within distance t of cj|: count(lo) < need <= count(hi)
 		lo, hi := max(L-D, 0)-1, min(L+D, R-1)
 		cntLo, cntHi := 0, n
+		gw := g[wlo:whi]
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
-			b := ball(cj, mid)
+			b := ball(cj, mid)[wlo:whi]
 			cnt := 0
-			for w, v := range g {
+			for w, v := range gw {
 				cnt += bits.OnesCount64(v & b[w])
 			}
 			if cnt < need {
@@ -454,15 +466,16 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 		bh := ball(cj, hi)
 		if lo >= 0 {
 			bl := ball(cj, lo)
-			for w := range g {
+			for w := wlo; w < whi; w++ {
 				out[w] |= g[w] & bl[w]
 				g[w] &= bh[w] &^ bl[w]
 			}
 		} else {
-			for w := range g {
+			for w := wlo; w < whi; w++ {
 				g[w] &= bh[w]
 			}
 		}
+		trim()
 		need -= cntLo
 		n = cntHi - cntLo
 	}
