@@ -16,7 +16,7 @@ import (
 )
 
 // replay runs one whole trace replay with a fresh allocator.
-func replay(b testing.TB, jobs []sim.Job, mesh, spec string, compat alloc.Compat) *sim.Result {
+func replay(b *testing.B, jobs []sim.Job, mesh, spec string, compat alloc.Compat) *sim.Result {
 	b.Helper()
 	g, err := topo.ParseSpec(mesh)
 	if err != nil {
@@ -33,7 +33,7 @@ func replay(b testing.TB, jobs []sim.Job, mesh, spec string, compat alloc.Compat
 	return r
 }
 
-func readTrace(b testing.TB, path string) []sim.Job {
+func readTrace(b *testing.B, path string) []sim.Job {
 	b.Helper()
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("trace %s not available: %v", path, err)
