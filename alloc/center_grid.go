@@ -81,13 +81,43 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 	return x
 }
 
-// rebuild recomputes the prefix sums from the state.
-func (x *gridIndex) rebuild(s *State) {
-	clear(x.free)
-	clear(x.freeW)
-	clear(x.freeH)
-	n := x.g.N()
-	for i := range n {
+// prefixParts selects prefix-sum arrays of a gridIndex.
+type prefixParts uint8
+
+const (
+	prefixFree prefixParts = 1 << iota // free nodes (freeInBall, ball)
+	prefixWall                         // free wall nodes (ball)
+	prefixHash                         // labels of free nodes (ballHash)
+	prefixAll  = prefixFree | prefixWall | prefixHash
+)
+
+// rebuild recomputes the chosen prefix sums from the state.
+func (x *gridIndex) rebuild(s *State, parts prefixParts) {
+	if x.d == 2 && !x.anyWrap {
+		x.rebuild2D(s, parts)
+		return
+	}
+	if parts&prefixFree != 0 {
+		prefixSums(x, x.free, func(i int) int32 { return 1 }, s)
+	}
+	if parts&prefixWall != 0 {
+		prefixSums(x, x.freeW, func(i int) int32 {
+			if x.wall[i] {
+				return 1
+			}
+			return 0
+		}, s)
+	}
+	if parts&prefixHash != 0 {
+		prefixSums(x, x.freeH, func(i int) uint64 { return x.hash[i] }, s)
+	}
+}
+
+// prefixSums fills arr with the d-dimensional prefix sums of val over the free
+// nodes.
+func prefixSums[T int32 | uint64](x *gridIndex, arr []T, val func(int) T, s *State) {
+	clear(arr)
+	for i := range x.g.N() {
 		if !s.IsFree(i) {
 			continue
 		}
@@ -95,14 +125,10 @@ func (x *gridIndex) rebuild(s *State) {
 		for j := range x.d {
 			p += (int(x.coord[i*x.d+j]) + 1) * x.pstride[j]
 		}
-		x.free[p] = 1
-		if x.wall[i] {
-			x.freeW[p] = 1
-		}
-		x.freeH[p] = x.hash[i]
+		arr[p] = val(i)
 	}
 	// Cumulative sums along each dimension in turn, without divisions.
-	size := len(x.free)
+	size := len(arr)
 	for j := range x.d {
 		st, dj := x.pstride[j], x.dims[j]
 		block := st * (dj + 1)
@@ -110,10 +136,49 @@ func (x *gridIndex) rebuild(s *State) {
 			for c := 1; c <= dj; c++ {
 				row := b + c*st
 				for p := row; p < row+st; p++ {
-					x.free[p] += x.free[p-st]
-					x.freeW[p] += x.freeW[p-st]
-					x.freeH[p] += x.freeH[p-st]
+					arr[p] += arr[p-st]
 				}
+			}
+		}
+	}
+}
+
+// rebuild2D is rebuild on a 2D mesh: one pass, row by row, each entry the one
+// above plus the running sum of its row (row 0 and column 0 stay zero).
+func (x *gridIndex) rebuild2D(s *State, parts prefixParts) {
+	X, Y := x.dims[0], x.dims[1]
+	sx := X + 1
+	if parts&prefixFree != 0 {
+		for y := range Y {
+			above, row := x.free[y*sx+1:y*sx+sx], x.free[(y+1)*sx+1:(y+1)*sx+sx]
+			run := int32(0)
+			for xx := range row {
+				v := xx + y*X
+				run += int32(s.free[v>>6] >> (v & 63) & 1)
+				row[xx] = above[xx] + run
+			}
+		}
+	}
+	if parts&prefixWall != 0 {
+		for y := range Y {
+			above, row := x.freeW[y*sx+1:y*sx+sx], x.freeW[(y+1)*sx+1:(y+1)*sx+sx]
+			run := int32(0)
+			for xx := range row {
+				if v := xx + y*X; x.wall[v] {
+					run += int32(s.free[v>>6] >> (v & 63) & 1)
+				}
+				row[xx] = above[xx] + run
+			}
+		}
+	}
+	if parts&prefixHash != 0 {
+		for y := range Y {
+			above, row := x.freeH[y*sx+1:y*sx+sx], x.freeH[(y+1)*sx+1:(y+1)*sx+sx]
+			run := uint64(0)
+			for xx := range row {
+				v := xx + y*X
+				run += x.hash[v] & -(s.free[v>>6] >> (v & 63) & 1)
+				row[xx] = above[xx] + run
 			}
 		}
 	}

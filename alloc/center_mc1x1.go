@@ -102,7 +102,7 @@ type mc1x1 struct {
 	st     *State
 	x      *gridIndex
 	order  []int
-	dirty  bool
+	stale  prefixParts // prefix sums of a.x not yet rebuilt since the state changed
 	greedy bool
 	tb     *TieBreak
 	stats  TieStats
@@ -148,7 +148,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 	if !ok {
 		return nil, fmt.Errorf("%s needs a mesh or torus, not %s", name, m.Spec())
 	}
-	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), dirty: true, greedy: greedy}
+	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), stale: prefixAll, greedy: greedy}
 	a.pos = make([]int32, g.N())
 	a.keyBits = newGreedyKeyBits(g)
 	switch {
@@ -177,7 +177,7 @@ func (a *mc1x1) Release(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err
 	}
-	a.dirty = true
+	a.stale = prefixAll
 	return nil
 }
 
@@ -192,10 +192,7 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 		a.last = 0
 		return nodes, a.take(nodes)
 	}
-	if a.dirty {
-		a.x.rebuild(a.st)
-		a.dirty = false
-	}
+	a.refresh(prefixFree)
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	for i, v := range a.fl {
 		a.pos[v] = int32(i)
@@ -223,6 +220,14 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	if len(a.tied) > 1 && (a.countTies || a.tb != nil) {
 		// The exact node set of every tied center: its fingerprint for the tie
 		// statistics, and the wall term of its tie score.
+		parts := prefixParts(0)
+		if a.tb != nil {
+			parts |= prefixWall
+		}
+		if a.countTies {
+			parts |= prefixHash
+		}
+		a.refresh(parts)
 		masks, _ := a.ballMasks()
 		hs := a.hashes[:0]
 		bestTie := 0.0
@@ -293,11 +298,19 @@ func (a *mc1x1) lastHash(t tieCand, last []int) uint64 {
 	return h
 }
 
+// refresh rebuilds the prefix sums among parts that are out of date.
+func (a *mc1x1) refresh(parts prefixParts) {
+	if p := a.stale & parts; p != 0 {
+		a.x.rebuild(a.st, p)
+		a.stale &^= p
+	}
+}
+
 func (a *mc1x1) take(nodes []int) error {
 	if err := a.st.Take(nodes); err != nil {
 		return fmt.Errorf("%s: internal error: %w", a.name, err)
 	}
-	a.dirty = true
+	a.stale = prefixAll
 	return nil
 }
 
