@@ -119,8 +119,9 @@ type mc1x1 struct {
 	sums []int
 	tmp  []int
 
-	tied   []tieCand
-	hashes []uint64
+	tied    []tieCand
+	hashes  []uint64
+	hashSet []uint64 // countDistinct
 
 	coords [][]int // shellNodes scratch
 	idx    []int
@@ -262,9 +263,8 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 			hs = append(hs, h)
 		}
 		if a.countTies {
-			slices.Sort(hs)
 			a.hashes = hs
-			if ties = len(slices.Compact(hs)); ties > 1 {
+			if ties = a.countDistinct(hs); ties > 1 {
 				a.stats.Tied++
 				a.stats.TiedCandidates += int64(ties)
 				a.stats.TiedCenters += int64(len(a.tied))
@@ -296,6 +296,37 @@ func (a *mc1x1) lastHash(t tieCand, last []int) uint64 {
 		h += a.x.hash[v]
 	}
 	return h
+}
+
+// countDistinct returns how many different fingerprints hs holds, with an
+// open-addressing table (the fingerprints are sums of random labels, so their low
+// bits index it directly).
+func (a *mc1x1) countDistinct(hs []uint64) int {
+	size := 1 << bits.Len(uint(2*len(hs)))
+	if cap(a.hashSet) < size {
+		a.hashSet = make([]uint64, size)
+	}
+	t := a.hashSet[:size]
+	clear(t)
+	n, zero := 0, false
+	for _, h := range hs {
+		if h == 0 { // the table's empty mark
+			if !zero {
+				zero = true
+				n++
+			}
+			continue
+		}
+		i := h & uint64(size-1)
+		for t[i] != 0 && t[i] != h {
+			i = (i + 1) & uint64(size-1)
+		}
+		if t[i] == 0 {
+			t[i] = h
+			n++
+		}
+	}
+	return n
 }
 
 // refresh rebuilds the prefix sums among parts that are out of date.
@@ -337,6 +368,22 @@ func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
 // shells fills a.ball[0..R] with the cumulative counts of the balls around c.
 func (a *mc1x1) shells(c, R int) {
 	a.ball = a.ball[:0]
+	if x := a.x; x.d == 2 && !x.anyWrap {
+		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+		X, Y, sx := x.dims[0], x.dims[1], x.pstride[1]
+		fr, fw := x.free, x.freeW
+		for r := 0; r <= R; r++ {
+			x0, x1 := max(cx-r, 0), min(cx+r, X-1)+1
+			r0, r1 := max(cy-r, 0), min(cy+r, Y-1)+1
+			y0, y1 := r0*sx, r1*sx
+			a.ball = append(a.ball, shellCount{
+				free:     int(fr[x1+y1] - fr[x0+y1] - fr[x1+y0] + fr[x0+y0]),
+				freeWall: int(fw[x1+y1] - fw[x0+y1] - fw[x1+y0] + fw[x0+y0]),
+				all:      (x1 - x0) * (r1 - r0),
+			})
+		}
+		return
+	}
 	for r := 0; r <= R; r++ {
 		f, fw, all := a.x.ball(c, r)
 		a.ball = append(a.ball, shellCount{f, fw, all})
@@ -819,8 +866,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	}
 	if ties > 1 {
 		centers := ties
-		slices.Sort(a.hashes)
-		if ties = len(slices.Compact(a.hashes)); ties > 1 {
+		if ties = a.countDistinct(a.hashes); ties > 1 {
 			a.stats.Tied++
 			a.stats.TiedCandidates += int64(ties)
 			a.stats.TiedCenters += int64(centers)
