@@ -350,8 +350,34 @@ func (a *mc1x1) take(nodes []int) error {
 // of that shell are taken. It gives up (ok false) as soon as the score must exceed
 // bound.
 func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
-	acc, prev := 0, 0
-	for r := 0; ; r++ {
+	// c itself is free: the ball of radius 0 holds one node.
+	if k == 1 {
+		return 0, 0, 1, true
+	}
+	if k-1 > bound {
+		return 0, 0, 0, false
+	}
+	acc, prev := 0, 1
+	if x := a.x; x.d == 2 && !x.anyWrap {
+		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+		X1, Y1, sx := x.dims[0]-1, x.dims[1]-1, x.pstride[1]
+		fr := x.free
+		for r := 1; ; r++ {
+			x0, x1 := max(cx-r, 0), min(cx+r, X1)+1
+			y0, y1 := max(cy-r, 0)*sx, (min(cy+r, Y1)+1)*sx
+			cnt := int(fr[x1+y1] - fr[x0+y1] - fr[x1+y0] + fr[x0+y0])
+			if cnt >= k {
+				m = k - prev
+				return acc + r*m, r, m, true
+			}
+			acc += r * (cnt - prev)
+			prev = cnt
+			if acc+(r+1)*(k-prev) > bound {
+				return 0, 0, 0, false
+			}
+		}
+	}
+	for r := 1; ; r++ {
 		cnt := a.x.freeInBall(c, r)
 		if cnt >= k {
 			m = k - prev
