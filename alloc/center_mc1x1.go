@@ -482,18 +482,15 @@ func (a *mc1x1) ballMasks() ([]uint64, int) {
 // the balls around c_j. Nodes inside the cut are taken, those on it stay undecided.
 func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 	masks, W := a.x.ballMasks()
-	R := a.x.maxLinf + 1
-	ball := func(c, r int) []uint64 {
-		o := (c*R + r) * W
-		return masks[o : o+W : o+W]
-	}
+	RW := (a.x.maxLinf + 1) * W // ball(c, r) = masks[c*RW+r*W:][:W]
 	if cap(a.bitsBuf) < 2*W {
 		a.bitsBuf = make([]uint64, 2*W)
 	}
 	out, g := a.bitsBuf[:W:W], a.bitsBuf[W:2*W:2*W]
 	c := a.fl[i]
 	free := a.st.free[:W]
-	outer := ball(c, L)
+	o := c*RW + L*W
+	outer := masks[o : o+W]
 	n := 0
 	if L == 0 {
 		for w := range g {
@@ -501,7 +498,7 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 			n += bits.OnesCount64(g[w])
 		}
 	} else {
-		inner := ball(c, L-1)
+		inner := masks[o-W : o]
 		for w := range g {
 			g[w] = outer[w] &^ inner[w] & free[w]
 			n += bits.OnesCount64(g[w])
@@ -530,12 +527,14 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 			D = a.x.linf(c, cj)
 		}
 		// count(t) = |g within distance t of cj|: count(lo) < need <= count(hi)
-		lo, hi := max(L-D, 0)-1, min(L+D, R-1)
+		lo, hi := max(L-D, 0)-1, min(L+D, a.x.maxLinf)
 		cntLo, cntHi := 0, n
 		gw := g[wlo:whi]
+		base := cj*RW + wlo
 		for hi-lo > 1 {
-			mid := (lo + hi) / 2
-			b := ball(cj, mid)[wlo:whi]
+			mid := (lo + hi) >> 1
+			b := masks[base+mid*W:]
+			b = b[:len(gw)]
 			cnt := 0
 			for w, v := range gw {
 				cnt += bits.OnesCount64(v & b[w])
@@ -549,16 +548,19 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 		if cntLo == 0 && cntHi == n {
 			continue // all undecided nodes at the same distance from c_j
 		}
-		bh := ball(cj, hi)
+		bh := masks[base+hi*W:]
+		bh = bh[:len(gw)]
 		if lo >= 0 {
-			bl := ball(cj, lo)
-			for w := wlo; w < whi; w++ {
-				out[w] |= g[w] & bl[w]
-				g[w] &= bh[w] &^ bl[w]
+			bl := masks[base+lo*W:]
+			bl = bl[:len(gw)]
+			ow := out[wlo:whi]
+			for w, v := range gw {
+				ow[w] |= v & bl[w]
+				gw[w] = v & bh[w] &^ bl[w]
 			}
 		} else {
-			for w := wlo; w < whi; w++ {
-				g[w] &= bh[w]
+			for w, v := range gw {
+				gw[w] = v & bh[w]
 			}
 		}
 		trim()
