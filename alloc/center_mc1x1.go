@@ -238,9 +238,11 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 			switch {
 			case masks != nil:
 				last := a.lastBits(t.i, t.L, t.m)
-				wallLast = 0
-				for w, b := range a.x.wallBits {
-					wallLast += bits.OnesCount64(b & last[w])
+				if a.tb != nil {
+					wallLast = 0
+					for w, b := range a.x.wallBits {
+						wallLast += bits.OnesCount64(b & last[w])
+					}
 				}
 				if a.countTies {
 					h = a.x.ballHash(a.fl[t.i], t.L-1)
@@ -391,22 +393,31 @@ func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
 	}
 }
 
-// shells fills a.ball[0..R] with the cumulative counts of the balls around c.
-func (a *mc1x1) shells(c, R int) {
+// shells fills a.ball[0..R] with the cumulative counts of the balls around c; on a
+// 2D mesh the free wall nodes only up to radius wallR (zero beyond).
+func (a *mc1x1) shells(c, R, wallR int) {
 	a.ball = a.ball[:0]
 	if x := a.x; x.d == 2 && !x.anyWrap {
+		// c is free
+		a.ball = append(a.ball, shellCount{free: 1, all: 1})
+		if x.wall[c] {
+			a.ball[0].freeWall = 1
+		}
 		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
 		X, Y, sx := x.dims[0], x.dims[1], x.pstride[1]
 		fr, fw := x.free, x.freeW
-		for r := 0; r <= R; r++ {
+		for r := 1; r <= R; r++ {
 			x0, x1 := max(cx-r, 0), min(cx+r, X-1)+1
 			r0, r1 := max(cy-r, 0), min(cy+r, Y-1)+1
 			y0, y1 := r0*sx, r1*sx
-			a.ball = append(a.ball, shellCount{
-				free:     int(fr[x1+y1] - fr[x0+y1] - fr[x1+y0] + fr[x0+y0]),
-				freeWall: int(fw[x1+y1] - fw[x0+y1] - fw[x1+y0] + fw[x0+y0]),
-				all:      (x1 - x0) * (r1 - r0),
-			})
+			s := shellCount{
+				free: int(fr[x1+y1] - fr[x0+y1] - fr[x1+y0] + fr[x0+y0]),
+				all:  (x1 - x0) * (r1 - r0),
+			}
+			if r <= wallR {
+				s.freeWall = int(fw[x1+y1] - fw[x0+y1] - fw[x1+y0] + fw[x0+y0])
+			}
+			a.ball = append(a.ball, s)
 		}
 		return
 	}
@@ -429,7 +440,7 @@ func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 	}
 	c := a.fl[i]
 	look := L + tb.SR
-	a.shells(c, look)
+	a.shells(c, look, L) // the wall counts are read up to shell L
 	shell := func(d int) shellCount {
 		s := a.ball[d]
 		if d > 0 {
