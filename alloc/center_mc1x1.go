@@ -529,11 +529,24 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 	}
 	trim()
 	mesh2D, co := a.x.d == 2 && !a.x.anyWrap, a.x.coord
+	// On a 2D mesh, once a center has left g as it was, g's bounding box is
+	// worked out, and the centers that see the whole box at one distance (a run of
+	// them is typical: centers further up the column, or far down the previous
+	// one) are skipped without counting.
+	box, boxed := [4]int32{}, false
 	for j := i - 1; j >= 0 && need > 0 && need < n; j-- {
 		cj := a.fl[j]
 		var D int
 		if mesh2D {
-			D = int(max(abs32(co[2*c]-co[2*cj]), abs32(co[2*c+1]-co[2*cj+1])))
+			px, py := co[2*cj], co[2*cj+1]
+			if boxed {
+				dx0, dx1 := intervalDist(px, box[0], box[1])
+				dy0, dy1 := intervalDist(py, box[2], box[3])
+				if max(dx0, dy0) == max(dx1, dy1) {
+					continue
+				}
+			}
+			D = int(max(abs32(co[2*c]-px), abs32(co[2*c+1]-py)))
 		} else {
 			D = a.x.linf(c, cj)
 		}
@@ -557,8 +570,20 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 			}
 		}
 		if cntLo == 0 && cntHi == n {
-			continue // all undecided nodes at the same distance from c_j
+			// all undecided nodes at the same distance from c_j
+			if mesh2D && !boxed {
+				box, boxed = [4]int32{math.MaxInt32, -1, math.MaxInt32, -1}, true
+				for w := wlo; w < whi; w++ {
+					for b := g[w]; b != 0; b &= b - 1 {
+						v := w<<6 | bits.TrailingZeros64(b)
+						x, y := co[2*v], co[2*v+1]
+						box = [4]int32{min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)}
+					}
+				}
+			}
+			continue
 		}
+		boxed = false
 		bh := masks[base+hi*W:]
 		bh = bh[:len(gw)]
 		if lo >= 0 {
@@ -1140,6 +1165,18 @@ func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
 	}
 	a.tmp = set
 	return score, set
+}
+
+// intervalDist returns the smallest and largest distance from p to a point of
+// lo..hi.
+func intervalDist(p, lo, hi int32) (near, far int32) {
+	switch {
+	case p < lo:
+		return lo - p, hi - p
+	case p > hi:
+		return p - hi, p - lo
+	}
+	return 0, max(p-lo, hi-p)
 }
 
 func abs32(v int32) int32 {
