@@ -1257,28 +1257,25 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 			add(v)
 		}
 	}
+	b := -1 // the candidate with the smallest key (keys are distinct: they end in the position)
 	for r := 0; r < m; r++ {
 		if score+(m-r)*L > stop {
 			a.sh, a.keys = cand, keys
 			return math.MaxInt, nil
 		}
-		b := -1
-		for {
-			for j := range keys {
-				if b < 0 || keys[j] < keys[b] {
-					b = j
-				}
-			}
-			if R >= maxR {
-				break
-			}
+		for R < maxR {
 			D := R + 1
 			lb := int64(s*(D-L+1)+r)<<kb.sumShift | int64(D)<<kb.posBits
 			if b >= 0 && lb > keys[b] {
 				break
 			}
+			from := len(keys)
 			readRing()
-			b = -1
+			for j := from; j < len(keys); j++ {
+				if b < 0 || keys[j] < keys[b] {
+					b = j
+				}
+			}
 		}
 		p := cand[b]
 		last := len(cand) - 1
@@ -1288,8 +1285,15 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 		picked = set[s:]
 		px, py := int(co[2*p]), int(co[2*p+1])
 		score += max(abs(px-cx), abs(py-cy))
+		// keys updated by the node taken, and the next smallest found, in one pass
+		b = -1
+		best := int64(math.MaxInt64)
 		for j, v := range cand {
-			keys[j] += int64(abs(int(co[2*v])-px)+abs(int(co[2*v+1])-py)) << kb.sumShift
+			k := keys[j] + int64(abs(int(co[2*v])-px)+abs(int(co[2*v+1])-py))<<kb.sumShift
+			keys[j] = k
+			if k < best {
+				best, b = k, j
+			}
 		}
 	}
 	a.sh, a.keys = cand, keys
