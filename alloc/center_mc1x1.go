@@ -236,7 +236,7 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 			wallLast := -1
 			var h uint64
 			switch {
-			case masks != nil:
+			case masks != nil && a.countTies:
 				last := a.lastBits(t.i, t.L, t.m)
 				if a.tb != nil {
 					wallLast = 0
@@ -278,7 +278,10 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	}
 	a.last = ties
 	var nodes []int
-	if masks, words := a.ballMasks(); masks != nil {
+	// The winner's nodes from the ball masks if they were needed for ties (a
+	// single decision does not build them).
+	if a.x.masks != nil && !a.noMasks {
+		masks, words := a.ballMasks()
 		nodes = a.chooseBits(win, masks, words)
 	} else {
 		nodes = a.choose(win.i, k, win.L, win.m, nil)
@@ -468,7 +471,14 @@ func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 	case last.freeWall == last.free:
 		wallLast = m
 	default:
-		wallLast = a.wallInLast(i, L, m)
+		if masks, _ := a.ballMasks(); masks != nil {
+			wallLast = 0
+			for w, b := range a.lastBits(i, L, m) {
+				wallLast += bits.OnesCount64(b & a.x.wallBits[w])
+			}
+		} else {
+			wallLast = a.wallInLast(i, L, m)
+		}
 	}
 	wall += w(L) * float64(wallLast)
 	b := shell(L + 1)
