@@ -48,6 +48,16 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		}
 		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
 	}
+	if opt.Ties == TiesPReMAS {
+		res, ok, err := searchLattice(ctx, pr, true, opt.Floor)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			res.Guarantee = g
+			return res, nil
+		}
+	}
 	sr := newSearcher(pr, opt.Ties, metricL1, scorePairwise)
 	if err := mmCenters(ctx, pr, opt.Ties, sr.try); err != nil {
 		return Result{}, err
@@ -94,6 +104,16 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 	g := guarantee(pr.d, k)
 	if k == pr.n {
 		return pr.allPoints(g), nil
+	}
+	if opt.Ties == TiesPReMAS && m == metricL1 && s == scorePairwise {
+		res, ok, err := searchLattice(context.Background(), pr, false, opt.Floor)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			res.Guarantee = g
+			return res, nil
+		}
 	}
 	sr := newSearcher(pr, opt.Ties, m, s)
 	for _, p := range pr.pts {

@@ -1,0 +1,463 @@
+package ptas
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// premasLattice runs MM's and Gen-Alg's center search under TiesPReMAS on distinct
+// points of a small 2D integer lattice (the free nodes of a mesh: every MM and
+// Gen-Alg replay under --compat premas) without keeping PReMAS's working array.
+//
+// After the stable sorts by distance from centers c_1, ..., c_{t-1}, the working
+// array is in lexicographic order of (d_{t-1}, ..., d_1, input index), d_s the L1
+// distance from c_s. Center c_t's first k are therefore every point closer than D,
+// the k-th smallest distance, and the points of the shell at distance D that come
+// first in that order. So each center costs O(D) with prefix counts instead of a pass
+// over every point:
+//
+//   - D from counts of points in L1 balls: a ball is a square in rotated coordinates
+//     (x+y, x-y), counted with a 2D prefix sum;
+//   - the shell's points from an occupancy grid, and the ones taken by comparing
+//     distances from earlier centers, latest first, only among the points still tied;
+//   - the score from per-column and per-row histograms of the ball (prefix counts
+//     along columns and rows) plus the shell's points taken.
+//
+// It gives the same center, set and order as the working array (TestLatticeMatchesWorkingArray).
+type premasLattice struct {
+	k      int
+	w, h   int     // coordinate spans
+	x, y   []int32 // coordinates of point i, minus the smallest
+	at     []int32 // at[x*h+y]: index+1 of the point there, 0 when none
+	col    []int32 // col[x*(h+1)+y]: points of column x below y
+	row    []int32 // row[y*(w+1)+x]: points of row y left of x
+	u      int     // side of the rotated grid: w+h-1
+	rot    []int32 // rot[(a)*(u+1)+b]: points with x+y < a and x-y+h-1 < b
+	cx, cy []int32 // the centers, in the order tried
+	rad    []int32 // each center's radius D: its k-th smallest distance
+	// per axis, count and coordinate sum of the ball's points below each value
+	cumCX, cumSX, cumCY, cumSY []int64
+	toI, sorted                []int64
+	shell                      []int32
+	key                        []int32
+	taken                      []int32
+
+	xbuf, ybuf, vx, vy []int32 // searchLattice's coordinates and MM's center values
+	seen               []bool
+}
+
+// latticeSetup weighs the lattice path's set-up, linear in the rotated grid's area,
+// against passes over the points (tests set it to 0 to use the path everywhere).
+var latticeSetup = 2
+
+// latticePays reports whether the lattice path is cheaper than one pass over the n
+// points per center.
+func latticePays(w, h, centers, n int) bool {
+	u := w + h
+	return u <= 1<<12 && latticeSetup*u*u <= centers*n
+}
+
+// latticePool keeps premasLattice buffers between calls: an allocator calls MM or
+// Gen-Alg once per decision, on machines of one size.
+var latticePool = sync.Pool{New: func() any { return new(premasLattice) }}
+
+// grow returns s resized to n elements, cleared, reusing its array when it can.
+func grow[E any](s []E, n int) []E {
+	if cap(s) < n {
+		return make([]E, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// reset prepares L for the points xs, ys (spans w and h) and subsets of size k; false
+// when two points coincide.
+func (L *premasLattice) reset(xs, ys []int32, w, h, k int) bool {
+	n := len(xs)
+	L.k, L.w, L.h, L.x, L.y, L.u = k, w, h, xs, ys, w+h-1
+	L.at = grow(L.at, w*h)
+	for i := range n {
+		c := int(xs[i])*h + int(ys[i])
+		if L.at[c] != 0 {
+			return false
+		}
+		L.at[c] = int32(i + 1)
+	}
+	L.col = grow(L.col, w*(h+1))
+	for x := range w {
+		base := x * (h + 1)
+		for y := range h {
+			L.col[base+y+1] = L.col[base+y] + b2i(L.at[x*h+y] != 0)
+		}
+	}
+	L.row = grow(L.row, h*(w+1))
+	for y := range h {
+		base := y * (w + 1)
+		for x := range w {
+			L.row[base+x+1] = L.row[base+x] + b2i(L.at[x*h+y] != 0)
+		}
+	}
+	s := L.u + 1
+	L.rot = grow(L.rot, s*s)
+	for i := range n {
+		a := int(xs[i]+ys[i]) + 1
+		b := int(xs[i]-ys[i]) + h
+		L.rot[a*s+b]++
+	}
+	for a := 1; a < s; a++ {
+		for b := 1; b < s; b++ {
+			L.rot[a*s+b] += L.rot[(a-1)*s+b] + L.rot[a*s+b-1] - L.rot[(a-1)*s+b-1]
+		}
+	}
+	L.cumCX, L.cumSX = grow(L.cumCX, w+1), grow(L.cumSX, w+1)
+	L.cumCY, L.cumSY = grow(L.cumCY, h+1), grow(L.cumSY, h+1)
+	return true
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ball counts the points within L1 distance r of (cx, cy).
+func (L *premasLattice) ball(cx, cy, r int) int {
+	s := L.u + 1
+	a0, a1 := max(cx+cy-r, 0), min(cx+cy+r, L.u-1)+1
+	b0, b1 := max(cx-cy+L.h-1-r, 0), min(cx-cy+L.h-1+r, L.u-1)+1
+	if a0 >= a1 || b0 >= b1 {
+		return 0
+	}
+	return int(L.rot[a1*s+b1] - L.rot[a0*s+b1] - L.rot[a1*s+b0] + L.rot[a0*s+b0])
+}
+
+// radius is the smallest r whose ball around (cx, cy) holds k points, searched from
+// r.
+func (L *premasLattice) radius(cx, cy, r int) int {
+	if L.ball(cx, cy, r) >= L.k {
+		for r > 0 && L.ball(cx, cy, r-1) >= L.k {
+			r--
+		}
+	} else {
+		for r++; L.ball(cx, cy, r) < L.k; r++ {
+		}
+	}
+	return r
+}
+
+// shellPoints lists in L.shell the points at distance exactly D from (cx, cy).
+func (L *premasLattice) shellPoints(cx, cy, D int) {
+	sh := L.shell[:0]
+	for x := max(cx-D, 0); x <= min(cx+D, L.w-1); x++ {
+		dy := D - abs(x-cx)
+		if y := cy - dy; y >= 0 {
+			if p := L.at[x*L.h+y]; p != 0 {
+				sh = append(sh, p-1)
+			}
+		}
+		if y := cy + dy; dy > 0 && y < L.h {
+			if p := L.at[x*L.h+y]; p != 0 {
+				sh = append(sh, p-1)
+			}
+		}
+	}
+	L.shell = sh
+}
+
+// selectShell lists in L.taken the need points of L.shell that the working array
+// puts first at center t: by distance from center t-1, then t-2, ..., then input
+// index. Only the points still tied are compared at each step.
+func (L *premasLattice) selectShell(t, need int) {
+	L.taken = L.taken[:0]
+	cand := L.shell
+	for s := t - 1; len(cand) > need; s-- {
+		if s < 0 {
+			slices.Sort(cand)
+			L.taken = append(L.taken, cand[:need]...)
+			return
+		}
+		// Order the tied candidates by distance from center s (insertion sort:
+		// shells are short), take those before the need-th one's distance, keep
+		// the ones at it tied.
+		key := L.key[:0]
+		sx, sy := int(L.cx[s]), int(L.cy[s])
+		for _, p := range cand {
+			key = append(key, int32(abs(int(L.x[p])-sx)+abs(int(L.y[p])-sy)))
+		}
+		L.key = key
+		for i := 1; i < len(cand); i++ {
+			for j := i; j > 0 && key[j] < key[j-1]; j-- {
+				key[j], key[j-1] = key[j-1], key[j]
+				cand[j], cand[j-1] = cand[j-1], cand[j]
+			}
+		}
+		t := key[need-1]
+		lo, hi := 0, 0
+		for lo < len(cand) && key[lo] < t {
+			lo++
+		}
+		for hi = lo; hi < len(cand) && key[hi] == t; hi++ {
+		}
+		L.taken = append(L.taken, cand[:lo]...)
+		need -= lo
+		cand = cand[lo:hi]
+	}
+	L.taken = append(L.taken, cand...)
+}
+
+// score is the total pairwise L1 distance of center t's first k: the ball I
+// of radius D-1 and the shell points T taken, S(I) + sum over T of the distance to
+// I + S(T). When the shell has more points than are taken, a lower bound comes
+// before ordering it: S(I) plus the need smallest distances of shell points to I
+// plus 2 per pair taken (two points at the same L1 distance from a lattice point are
+// an even distance apart); false when it is not below bound (a negative bound is
+// none).
+func (L *premasLattice) score(t int, bound int64) (int64, bool) {
+	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
+	R := D - 1
+	inner := 0
+	if D > 0 {
+		inner = L.ball(cx, cy, R)
+	}
+	need := L.k - inner
+	n := int64(inner)
+	w, h := L.w, L.h
+	at, col, row := L.at, L.col, L.row
+
+	// x axis: column counts of I, S_x(I), cumulative counts and sums, and the shell.
+	x0, x1 := max(cx-D, 0), min(cx+D, w-1)
+	cumC, cumS := L.cumCX[:w+1], L.cumSX[:w+1]
+	var sx, pos, sum int64
+	sh := L.shell[:0]
+	for x := x0; x <= x1; x++ {
+		cumC[x], cumS[x] = pos, sum
+		a := R - abs(x-cx)
+		if a >= 0 {
+			base := x * (h + 1)
+			m := int64(col[base+min(cy+a+1, h)] - col[base+max(cy-a, 0)])
+			sx += int64(x) * m * (2*pos + m - n)
+			pos += m
+			sum += int64(x) * m
+		}
+		if y := cy - a - 1; y >= 0 {
+			if p := at[x*h+y]; p != 0 {
+				sh = append(sh, p-1)
+			}
+		}
+		if y := cy + a + 1; a >= 0 && y < h {
+			if p := at[x*h+y]; p != 0 {
+				sh = append(sh, p-1)
+			}
+		}
+	}
+	cumC[x1+1], cumS[x1+1] = pos, sum
+	L.shell = sh
+	tied := len(sh) > need
+
+	// y axis.
+	y0, y1 := max(cy-D, 0), min(cy+D, h-1)
+	cumCY, cumSY := L.cumCY[:h+1], L.cumSY[:h+1]
+	var sy int64
+	pos, sum = 0, 0
+	for y := y0; y <= y1; y++ {
+		cumCY[y], cumSY[y] = pos, sum
+		if a := R - abs(y-cy); a >= 0 {
+			base := y * (w + 1)
+			m := int64(row[base+min(cx+a+1, w)] - row[base+max(cx-a, 0)])
+			sy += int64(y) * m * (2*pos + m - n)
+			pos += m
+			sum += int64(y) * m
+		}
+	}
+	cumCY[y1+1], cumSY[y1+1] = pos, sum
+	tot := sx + sy
+	if tied {
+		if bound >= 0 {
+			toI := L.toI[:0]
+			for _, p := range sh {
+				toI = append(toI, dist1(cumC, cumS, int(L.x[p]), x1, n)+dist1(cumCY, cumSY, int(L.y[p]), y1, n))
+			}
+			L.toI = toI
+			if tot+int64(need)*int64(need-1)+L.smallestSum(toI, need) >= bound {
+				return 0, false
+			}
+		}
+		L.selectShell(t, need)
+	} else {
+		L.taken = append(L.taken[:0], sh...)
+	}
+	for i, p := range L.taken {
+		tot += dist1(cumC, cumS, int(L.x[p]), x1, n) + dist1(cumCY, cumSY, int(L.y[p]), y1, n)
+		for _, q := range L.taken[:i] {
+			tot += int64(abs(int(L.x[p])-int(L.x[q])) + abs(int(L.y[p])-int(L.y[q])))
+		}
+	}
+	return tot, true
+}
+
+// dist1 is the total distance along an axis from coordinate v (inside the range
+// whose last value is v1) to the n ball points described by cumC and cumS.
+func dist1(cumC, cumS []int64, v, v1 int, n int64) int64 {
+	below, sumBelow := cumC[v], cumS[v]
+	upto, sumUpto := cumC[v+1], cumS[v+1]
+	all := cumS[v1+1]
+	return int64(v)*below - sumBelow + (all - sumUpto) - int64(v)*(n-upto)
+}
+
+// smallestSum is the sum of the m smallest of vs.
+func (L *premasLattice) smallestSum(vs []int64, m int) int64 {
+	if m == len(vs)-1 {
+		var s, big int64
+		for _, v := range vs {
+			s += v
+			big = max(big, v)
+		}
+		return s - big
+	}
+	buf := append(L.sorted[:0], vs...)
+	L.sorted = buf
+	for i := 1; i < len(buf); i++ {
+		for j := i; j > 0 && buf[j] < buf[j-1]; j-- {
+			buf[j], buf[j-1] = buf[j-1], buf[j]
+		}
+	}
+	var s int64
+	for _, v := range buf[:m] {
+		s += v
+	}
+	return s
+}
+
+// chosen returns center t's first k in working-array order: by distance from c_t,
+// then from c_{t-1}, ..., c_1, then input index.
+func (L *premasLattice) chosen(t int) []int {
+	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
+	inner := 0
+	if D > 0 {
+		inner = L.ball(cx, cy, D-1)
+	}
+	L.shellPoints(cx, cy, D)
+	L.selectShell(t, L.k-inner)
+	out := make([]int, 0, L.k)
+	for x := max(cx-D+1, 0); x <= min(cx+D-1, L.w-1); x++ {
+		dy := D - 1 - abs(x-cx)
+		for y := max(cy-dy, 0); y <= min(cy+dy, L.h-1); y++ {
+			if p := L.at[x*L.h+y]; p != 0 {
+				out = append(out, int(p-1))
+			}
+		}
+	}
+	for _, p := range L.taken {
+		out = append(out, int(p))
+	}
+	slices.SortFunc(out, func(a, b int) int {
+		for s := t; s >= 0; s-- {
+			sx, sy := int(L.cx[s]), int(L.cy[s])
+			da := abs(int(L.x[a])-sx) + abs(int(L.y[a])-sy)
+			db := abs(int(L.x[b])-sx) + abs(int(L.y[b])-sy)
+			if da != db {
+				return da - db
+			}
+		}
+		return a - b
+	})
+	return out
+}
+
+// searchLattice runs MM's (mm) or Gen-Alg's center search under TiesPReMAS on the
+// lattice path; ok is false when the path does not apply (not distinct points of a
+// 2D integer lattice) or would not pay, and the caller keeps the working array.
+func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, floor float64) (res Result, ok bool, err error) {
+	if pr.d != 2 || !allIntegral(pr.pts) {
+		return Result{}, false, nil
+	}
+	b := geom.BoundingBox(pr.pts)
+	w64, h64 := float64(b.Max[0])-float64(b.Min[0])+1, float64(b.Max[1])-float64(b.Min[1])+1
+	if w64 > 1<<12 || h64 > 1<<12 {
+		return Result{}, false, nil
+	}
+	w, h := int(w64), int(h64)
+	L := latticePool.Get().(*premasLattice)
+	defer latticePool.Put(L)
+	xs, ys := L.xbuf[:0], L.ybuf[:0]
+	for _, p := range pr.pts {
+		xs, ys = append(xs, int32(p[0]-b.Min[0])), append(ys, int32(p[1]-b.Min[1]))
+	}
+	L.xbuf, L.ybuf = xs, ys
+	var vx, vy []int32
+	centers := pr.n
+	if mm {
+		L.vx = firstAppearances(L.vx[:0], &L.seen, xs, w)
+		L.vy = firstAppearances(L.vy[:0], &L.seen, ys, h)
+		vx, vy = L.vx, L.vy
+		centers = len(vx) * len(vy)
+	}
+	if !latticePays(w, h, centers, pr.n) || !L.reset(xs, ys, w, h, pr.k) {
+		return Result{}, false, nil
+	}
+	// Every center's radius, and a probe: the first center of smallest radius (its k
+	// points are the most tightly packed), evaluated first so that the scan in
+	// center order starts with a good bound. A center before the probe is pruned
+	// only when it cannot tie it, one after only when it cannot beat the best so far.
+	L.cx, L.cy, L.rad = L.cx[:0], L.cy[:0], L.rad[:0]
+	probe, r := 0, 0
+	for t := range centers {
+		var cx, cy int32
+		if mm {
+			cx, cy = vx[t/len(vy)], vy[t%len(vy)]
+		} else {
+			cx, cy = xs[t], ys[t]
+		}
+		r = L.radius(int(cx), int(cy), r)
+		L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
+		if int32(r) < L.rad[probe] {
+			probe = t
+		}
+	}
+	probeScore, _ := L.score(probe, -1)
+	best, bestT := int64(-1), -1
+	for t := range centers {
+		if t&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, true, err
+			}
+		}
+		s, ok := probeScore, true
+		if t != probe {
+			bound := int64(-1)
+			if bestT >= 0 {
+				bound = best
+			}
+			if t < probe && (bound < 0 || probeScore+1 < bound) {
+				bound = probeScore + 1
+			}
+			s, ok = L.score(t, bound)
+		}
+		if ok && (bestT < 0 || s < best) {
+			best, bestT = s, t
+			if float64(best) <= floor {
+				break
+			}
+		}
+	}
+	c := []float64{float64(L.cx[bestT]) + float64(b.Min[0]), float64(L.cy[bestT]) + float64(b.Min[1])}
+	return Result{Indices: L.chosen(bestT), Total: float64(best), Center: c}, true, nil
+}
+
+// firstAppearances appends to dst the distinct values of vs (all in [0, span)) in
+// order of first appearance (seen is scratch).
+func firstAppearances(dst []int32, seen *[]bool, vs []int32, span int) []int32 {
+	*seen = grow(*seen, span)
+	for _, v := range vs {
+		if !(*seen)[v] {
+			(*seen)[v] = true
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
