@@ -35,7 +35,7 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		var idx []int
 		var c []T
 		if useGrid {
-			idx, c, err = mmGrid(ctx, pr)
+			idx, c, err = mmGrid(ctx, pr, opt.Floor)
 		} else {
 			idx, c, err = mmSweep(ctx, pr)
 		}
@@ -59,7 +59,8 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		}
 	}
 	sr := newSearcher(pr, opt.Ties, metricL1, scorePairwise)
-	if err := mmCenters(ctx, pr, opt.Ties, sr.try); err != nil {
+	sr.floor = opt.Floor
+	if err := mmCenters(ctx, pr, opt.Ties, func(c []T) bool { sr.try(c); return sr.reached }); err != nil {
 		return Result{}, err
 	}
 	return sr.result(g), nil
@@ -116,8 +117,13 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 		}
 	}
 	sr := newSearcher(pr, opt.Ties, m, s)
+	if s == scorePairwise {
+		sr.floor = opt.Floor
+	}
 	for _, p := range pr.pts {
-		sr.try(p)
+		if sr.try(p); sr.reached {
+			break
+		}
 	}
 	return sr.result(g), nil
 }

@@ -178,3 +178,38 @@ func FuzzLattice(f *testing.F) {
 		}
 	})
 }
+
+// Options.Floor never changes an answer: with the true optimum (brute force) as the
+// floor, MM and Gen-Alg under both tie rules and on every path return what they
+// return without it.
+func TestFloorKeepsAnswer(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	for trial := range 300 {
+		var pts [][]int
+		if trial%2 == 0 {
+			pts = randomMeshFree(r, 2+r.IntN(5), 2+r.IntN(5), 0, 0, 0.4, trial%4 == 0)
+		} else {
+			pts = randomInts(r, 3+r.IntN(9), 2, 6)
+		}
+		if len(pts) < 3 || len(pts) > 13 {
+			continue
+		}
+		k := 2 + r.IntN(len(pts)-2)
+		floor := bruteOpt(pts, k)
+		for _, ties := range []Ties{TiesByIndex, TiesPReMAS} {
+			for name, f := range map[string]func([][]int, int, Options) (Result, error){"mm": MM[[]int, int], "genalg": GenAlg[[]int, int]} {
+				want, err := f(pts, k, Options{Ties: ties})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := f(pts, k, Options{Ties: ties, Floor: floor})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Indices, want.Indices) || got.Total != want.Total || !slices.Equal(got.Center, want.Center) {
+					t.Fatalf("trial %d %s %v k=%d floor %v on %v: %+v, without the floor %+v", trial, name, ties, k, floor, pts, got, want)
+				}
+			}
+		}
+	}
+}
