@@ -49,7 +49,7 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
 	}
 	if opt.Ties == TiesPReMAS {
-		res, ok, err := searchLattice(ctx, pr, true, opt.Floor)
+		res, ok, err := searchLattice(ctx, pr, true, TiesPReMAS, opt.Floor)
 		if err != nil {
 			return Result{}, err
 		}
@@ -106,8 +106,8 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
-	if opt.Ties == TiesPReMAS && m == metricL1 && s == scorePairwise {
-		res, ok, err := searchLattice(context.Background(), pr, false, opt.Floor)
+	if m == metricL1 && s == scorePairwise {
+		res, ok, err := searchLattice(context.Background(), pr, false, opt.Ties, opt.Floor)
 		if err != nil {
 			return Result{}, err
 		}

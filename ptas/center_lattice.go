@@ -8,9 +8,10 @@ import (
 	"github.com/procalloc/procalloc/geom"
 )
 
-// premasLattice runs MM's and Gen-Alg's center search under TiesPReMAS on distinct
-// points of a small 2D integer lattice (the free nodes of a mesh: every MM and
-// Gen-Alg replay under --compat premas) without keeping PReMAS's working array.
+// premasLattice runs MM's and Gen-Alg's center search on distinct points of a small
+// 2D integer lattice (the free nodes of a mesh: every MM and Gen-Alg replay) without
+// a pass over the points per center; under TiesPReMAS without keeping PReMAS's
+// working array either.
 //
 // After the stable sorts by distance from centers c_1, ..., c_{t-1}, the working
 // array is in lexicographic order of (d_{t-1}, ..., d_1, input index), d_s the L1
@@ -22,11 +23,13 @@ import (
 //   - D from counts of points in L1 balls: a ball is a square in rotated coordinates
 //     (x+y, x-y), counted with a 2D prefix sum;
 //   - the shell's points from an occupancy grid, and the ones taken by comparing
-//     distances from earlier centers, latest first, only among the points still tied;
+//     distances from earlier centers, latest first, only among the points still tied
+//     (TiesByIndex: the lowest input indices);
 //   - the score from per-column and per-row histograms of the ball (prefix counts
 //     along columns and rows) plus the shell's points taken.
 //
-// It gives the same center, set and order as the working array (TestLatticeMatchesWorkingArray).
+// It gives the same center, set and order as the working array, or as the rule by
+// index (TestLatticeMatchesWorkingArray, TestLatticeMatchesByIndex).
 type premasLattice struct {
 	k      int
 	w, h   int     // coordinate spans
@@ -47,6 +50,8 @@ type premasLattice struct {
 
 	xbuf, ybuf, vx, vy []int32 // searchLattice's coordinates and MM's center values
 	seen               []bool
+
+	byIndex bool // TiesByIndex: a fresh array in input order for every center
 }
 
 // latticeSetup weighs the lattice path's set-up, linear in the rotated grid's area,
@@ -175,7 +180,11 @@ func (L *premasLattice) shellPoints(cx, cy, D int) {
 func (L *premasLattice) selectShell(t, need int) {
 	L.taken = L.taken[:0]
 	cand := L.shell
-	for s := t - 1; len(cand) > need; s-- {
+	s := t - 1
+	if L.byIndex {
+		s = -1
+	}
+	for ; len(cand) > need; s-- {
 		if s < 0 {
 			slices.Sort(cand)
 			L.taken = append(L.taken, cand[:need]...)
@@ -355,6 +364,10 @@ func (L *premasLattice) chosen(t int) []int {
 	for _, p := range L.taken {
 		out = append(out, int(p))
 	}
+	if L.byIndex {
+		slices.Sort(out)
+		return out
+	}
 	slices.SortFunc(out, func(a, b int) int {
 		for s := t; s >= 0; s-- {
 			sx, sy := int(L.cx[s]), int(L.cy[s])
@@ -369,10 +382,10 @@ func (L *premasLattice) chosen(t int) []int {
 	return out
 }
 
-// searchLattice runs MM's (mm) or Gen-Alg's center search under TiesPReMAS on the
-// lattice path; ok is false when the path does not apply (not distinct points of a
-// 2D integer lattice) or would not pay, and the caller keeps the working array.
-func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, floor float64) (res Result, ok bool, err error) {
+// searchLattice runs MM's (mm) or Gen-Alg's center search under ties on the lattice
+// path; ok is false when the path does not apply (not distinct points of a 2D
+// integer lattice) or would not pay, and the caller passes over the points.
+func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, ties Ties, floor float64) (res Result, ok bool, err error) {
 	if pr.d != 2 || !allIntegral(pr.pts) {
 		return Result{}, false, nil
 	}
@@ -384,6 +397,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	w, h := int(w64), int(h64)
 	L := latticePool.Get().(*premasLattice)
 	defer latticePool.Put(L)
+	L.byIndex = ties == TiesByIndex
 	xs, ys := L.xbuf[:0], L.ybuf[:0]
 	for _, p := range pr.pts {
 		xs, ys = append(xs, int32(p[0]-b.Min[0])), append(ys, int32(p[1]-b.Min[1]))
@@ -394,6 +408,10 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	if mm {
 		L.vx = firstAppearances(L.vx[:0], &L.seen, xs, w)
 		L.vy = firstAppearances(L.vy[:0], &L.seen, ys, h)
+		if L.byIndex {
+			slices.Sort(L.vx)
+			slices.Sort(L.vy)
+		}
 		vx, vy = L.vx, L.vy
 		centers = len(vx) * len(vy)
 	}

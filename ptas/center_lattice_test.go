@@ -12,11 +12,16 @@ import (
 // the path does not take the input.
 func runLattice(t *testing.T, pts [][]int, k int, mm bool, floor float64) ([]int, int) {
 	t.Helper()
+	return runLatticeTies(t, pts, k, mm, TiesPReMAS, floor)
+}
+
+func runLatticeTies(t *testing.T, pts [][]int, k int, mm bool, ties Ties, floor float64) ([]int, int) {
+	t.Helper()
 	pr, err := newProblem(pts, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, ok, err := searchLattice(context.Background(), pr, mm, floor)
+	res, ok, err := searchLattice(context.Background(), pr, mm, ties, floor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +83,37 @@ func TestLatticeMatchesWorkingArray(t *testing.T) {
 	}
 }
 
+// Under TiesByIndex the lattice path gives the rule's answer (a fresh array in input
+// order for every center, centers ascending for MM, indices ascending), checked
+// against the definition on meshes up to 12x12, points in any order.
+func TestLatticeMatchesByIndex(t *testing.T) {
+	defer func(v int) { latticeSetup = v }(latticeSetup)
+	latticeSetup = 0
+	r := rand.New(rand.NewPCG(39, 40))
+	trials := 600
+	if testing.Short() {
+		trials = 150
+	}
+	for trial := range trials {
+		X, Y := 1+r.IntN(12), 1+r.IntN(12)
+		pts := randomMeshFree(r, X, Y, r.IntN(5)-2, r.IntN(5)-2, r.Float64(), trial%2 == 1)
+		if len(pts) < 2 {
+			continue
+		}
+		k := 1 + r.IntN(len(pts)-1)
+		mm := trial%3 == 0
+		centers := pts
+		if mm {
+			centers = refMMCenters(pts, TiesByIndex)
+		}
+		want := refSearch(pts, k, centers, metricL1, scorePairwise, TiesByIndex)
+		got, _ := runLatticeTies(t, pts, k, mm, TiesByIndex, 0)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%dx%d, k=%d, mm %v) on %v: %v, by definition %v", trial, X, Y, k, mm, pts, got, want)
+		}
+	}
+}
+
 // The same on the replays' inputs through the public functions, where the path is
 // taken only when it pays: the answers never depend on which path ran.
 func TestLatticePublicMatchesReference(t *testing.T) {
@@ -130,7 +166,7 @@ func TestLatticeRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, mm := range []bool{true, false} {
-			if _, ok, err := searchLattice(context.Background(), pr, mm, 0); ok || err != nil {
+			if _, ok, err := searchLattice(context.Background(), pr, mm, TiesPReMAS, 0); ok || err != nil {
 				t.Errorf("%s (mm %v): taken (%v, %v)", c.name, mm, ok, err)
 			}
 		}
