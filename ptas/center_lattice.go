@@ -31,22 +31,21 @@ import (
 // It gives the same center, set and order as the working array, or as the rule by
 // index (TestLatticeMatchesWorkingArray, TestLatticeMatchesByIndex).
 type premasLattice struct {
-	k      int
-	w, h   int     // coordinate spans
-	x, y   []int32 // coordinates of point i, minus the smallest
-	at     []int32 // at[x*h+y]: index+1 of the point there, 0 when none
-	col    []int32 // col[x*(h+1)+y]: points of column x below y
-	row    []int32 // row[y*(w+1)+x]: points of row y left of x
-	u      int     // side of the rotated grid: w+h-1
-	rot    []int32 // rot[(a)*(u+1)+b]: points with x+y < a and x-y+h-1 < b
-	cx, cy []int32 // the centers, in the order tried
-	rad    []int32 // each center's radius D: its k-th smallest distance
-	// per axis, count and coordinate sum of the ball's points below each value
-	cumCX, cumSX, cumCY, cumSY []int64
-	toI, sorted                []int64
-	shell                      []int32
-	key                        []int32
-	taken                      []int32
+	k           int
+	w, h        int     // coordinate spans
+	x, y        []int32 // coordinates of point i, minus the smallest
+	at          []int32 // at[x*h+y]: index+1 of the point there, 0 when none
+	col         []int32 // col[x*(h+1)+y]: points of column x below y
+	row         []int32 // row[y*(w+1)+x]: points of row y left of x
+	u           int     // side of the rotated grid: w+h-1
+	rot         []int32 // rot[(a)*(u+1)+b]: points with x+y < a and x-y+h-1 < b
+	cx, cy      []int32 // the centers, in the order tried
+	rad         []int32 // each center's radius D: its k-th smallest distance
+	q           []int64 // per point: its total L1 distance to the inner ball (shell points)
+	toI, sorted []int64
+	shell       []int32
+	key         []int32
+	taken       []int32
 
 	xbuf, ybuf, vx, vy []int32 // searchLattice's coordinates and MM's center values
 	seen               []bool
@@ -55,14 +54,22 @@ type premasLattice struct {
 }
 
 // latticeSetup weighs the lattice path's set-up, linear in the rotated grid's area,
-// against passes over the points (tests set it to 0 to use the path everywhere).
-var latticeSetup = 2
+// against passes over the points, and latticeReach its per-center cost, a walk over
+// the columns and rows of a ball holding k points, against one pass (tests set
+// both to 0 to use the path everywhere). Calibrated on the MM decisions of the
+// LLNL-T3D 16x16 replay (reach 0 to 6 equally fast, 12 12% slower, the working
+// array alone 70% slower) and on 1,024 random points in [0, 1024)^2 (the working
+// array 1.45x faster; reach 6 keeps it).
+var latticeSetup, latticeReach = 2, 6
 
 // latticePays reports whether the lattice path is cheaper than one pass over the n
-// points per center.
-func latticePays(w, h, centers, n int) bool {
+// points per center: its set-up is the rotated grid's area, and a center costs
+// about the radius of a ball holding k points at the points' density, sqrt(k w h /
+// 2n).
+func latticePays(w, h, centers, n, k int) bool {
 	u := w + h
-	return u <= 1<<12 && latticeSetup*u*u <= centers*n
+	return u <= 1<<12 && latticeSetup*u*u <= centers*n &&
+		float64(latticeReach*latticeReach)*float64(k)*float64(w)*float64(h) <= 2*float64(n)*float64(n)*float64(n)
 }
 
 // latticePool keeps premasLattice buffers between calls: an allocator calls MM or
@@ -114,12 +121,14 @@ func (L *premasLattice) reset(xs, ys []int32, w, h, k int) bool {
 		L.rot[a*s+b]++
 	}
 	for a := 1; a < s; a++ {
+		prev, cur := L.rot[(a-1)*s:a*s], L.rot[a*s:(a+1)*s]
+		var acc int32
 		for b := 1; b < s; b++ {
-			L.rot[a*s+b] += L.rot[(a-1)*s+b] + L.rot[a*s+b-1] - L.rot[(a-1)*s+b-1]
+			acc += cur[b]
+			cur[b] = prev[b] + acc
 		}
 	}
-	L.cumCX, L.cumSX = grow(L.cumCX, w+1), grow(L.cumSX, w+1)
-	L.cumCY, L.cumSY = grow(L.cumCY, h+1), grow(L.cumSY, h+1)
+	L.q = grow(L.q, n)
 	return true
 }
 
@@ -236,60 +245,77 @@ func (L *premasLattice) score(t int, bound int64) (int64, bool) {
 	need := L.k - inner
 	n := int64(inner)
 	w, h := L.w, L.h
-	at, col, row := L.at, L.col, L.row
+	at, col, row, q := L.at, L.col, L.row, L.q
 
-	// x axis: column counts of I, S_x(I), cumulative counts and sums, and the shell.
+	// Along x: the column counts of I give S_x(I); the shell's points are found on
+	// the way. A shell point at x is at total x distance X - x n + 2 (x b - B) from
+	// I, b and B the number and x sum of I's points left of it (q[p] keeps x b - B).
 	x0, x1 := max(cx-D, 0), min(cx+D, w-1)
-	cumC, cumS := L.cumCX[:w+1], L.cumSX[:w+1]
 	var sx, pos, sum int64
 	sh := L.shell[:0]
 	for x := x0; x <= x1; x++ {
-		cumC[x], cumS[x] = pos, sum
 		a := R - abs(x-cx)
-		if a >= 0 {
-			base := x * (h + 1)
-			m := int64(col[base+min(cy+a+1, h)] - col[base+max(cy-a, 0)])
-			sx += int64(x) * m * (2*pos + m - n)
-			pos += m
-			sum += int64(x) * m
-		}
 		if y := cy - a - 1; y >= 0 {
 			if p := at[x*h+y]; p != 0 {
 				sh = append(sh, p-1)
+				q[p-1] = int64(x)*pos - sum
 			}
 		}
-		if y := cy + a + 1; a >= 0 && y < h {
+		if a < 0 {
+			continue
+		}
+		if y := cy + a + 1; y < h {
 			if p := at[x*h+y]; p != 0 {
 				sh = append(sh, p-1)
+				q[p-1] = int64(x)*pos - sum
 			}
 		}
+		base := x * (h + 1)
+		m := int64(col[base+min(cy+a+1, h)] - col[base+max(cy-a, 0)])
+		sx += int64(x) * m * (2*pos + m - n)
+		pos += m
+		sum += int64(x) * m
 	}
-	cumC[x1+1], cumS[x1+1] = pos, sum
 	L.shell = sh
-	tied := len(sh) > need
+	sumX := sum
+	for _, p := range sh {
+		q[p] = sumX - int64(L.x[p])*n + 2*q[p]
+	}
 
-	// y axis.
+	// Along y, the same by rows; the shell's points are looked up again by row.
 	y0, y1 := max(cy-D, 0), min(cy+D, h-1)
-	cumCY, cumSY := L.cumCY[:h+1], L.cumSY[:h+1]
 	var sy int64
 	pos, sum = 0, 0
 	for y := y0; y <= y1; y++ {
-		cumCY[y], cumSY[y] = pos, sum
-		if a := R - abs(y-cy); a >= 0 {
-			base := y * (w + 1)
-			m := int64(row[base+min(cx+a+1, w)] - row[base+max(cx-a, 0)])
-			sy += int64(y) * m * (2*pos + m - n)
-			pos += m
-			sum += int64(y) * m
+		a := R - abs(y-cy)
+		if x := cx - a - 1; x >= 0 {
+			if p := at[x*h+y]; p != 0 {
+				q[p-1] += 2 * (int64(y)*pos - sum)
+			}
 		}
+		if a < 0 {
+			continue
+		}
+		if x := cx + a + 1; x < w {
+			if p := at[x*h+y]; p != 0 {
+				q[p-1] += 2 * (int64(y)*pos - sum)
+			}
+		}
+		base := y * (w + 1)
+		m := int64(row[base+min(cx+a+1, w)] - row[base+max(cx-a, 0)])
+		sy += int64(y) * m * (2*pos + m - n)
+		pos += m
+		sum += int64(y) * m
 	}
-	cumCY[y1+1], cumSY[y1+1] = pos, sum
+	for _, p := range sh {
+		q[p] += sum - int64(L.y[p])*n // now the L1 distance of p to I in total
+	}
 	tot := sx + sy
-	if tied {
+	if len(sh) > need {
 		if bound >= 0 {
 			toI := L.toI[:0]
 			for _, p := range sh {
-				toI = append(toI, dist1(cumC, cumS, int(L.x[p]), x1, n)+dist1(cumCY, cumSY, int(L.y[p]), y1, n))
+				toI = append(toI, q[p])
 			}
 			L.toI = toI
 			if tot+int64(need)*int64(need-1)+L.smallestSum(toI, need) >= bound {
@@ -301,21 +327,12 @@ func (L *premasLattice) score(t int, bound int64) (int64, bool) {
 		L.taken = append(L.taken[:0], sh...)
 	}
 	for i, p := range L.taken {
-		tot += dist1(cumC, cumS, int(L.x[p]), x1, n) + dist1(cumCY, cumSY, int(L.y[p]), y1, n)
-		for _, q := range L.taken[:i] {
-			tot += int64(abs(int(L.x[p])-int(L.x[q])) + abs(int(L.y[p])-int(L.y[q])))
+		tot += q[p]
+		for _, r := range L.taken[:i] {
+			tot += int64(abs(int(L.x[p])-int(L.x[r])) + abs(int(L.y[p])-int(L.y[r])))
 		}
 	}
 	return tot, true
-}
-
-// dist1 is the total distance along an axis from coordinate v (inside the range
-// whose last value is v1) to the n ball points described by cumC and cumS.
-func dist1(cumC, cumS []int64, v, v1 int, n int64) int64 {
-	below, sumBelow := cumC[v], cumS[v]
-	upto, sumUpto := cumC[v+1], cumS[v+1]
-	all := cumS[v1+1]
-	return int64(v)*below - sumBelow + (all - sumUpto) - int64(v)*(n-upto)
 }
 
 // smallestSum is the sum of the m smallest of vs.
@@ -415,7 +432,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 		vx, vy = L.vx, L.vy
 		centers = len(vx) * len(vy)
 	}
-	if !latticePays(w, h, centers, pr.n) || !L.reset(xs, ys, w, h, pr.k) {
+	if !latticePays(w, h, centers, pr.n, pr.k) || !L.reset(xs, ys, w, h, pr.k) {
 		return Result{}, false, nil
 	}
 	// Every center's radius, and a probe: the first center of smallest radius (its k

@@ -57,8 +57,8 @@ func randomMeshFree(r *rand.Rand, X, Y, ox, oy int, busy float64, shuffle bool) 
 // with no floor, with the minimum score as the floor (the search stops at the first
 // center reaching it) and with a floor just below it.
 func TestLatticeMatchesWorkingArray(t *testing.T) {
-	defer func(v int) { latticeSetup = v }(latticeSetup)
-	latticeSetup = 0
+	defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
+	latticeSetup, latticeReach = 0, 0
 	r := rand.New(rand.NewPCG(31, 32))
 	trials := 3000
 	if testing.Short() {
@@ -87,8 +87,8 @@ func TestLatticeMatchesWorkingArray(t *testing.T) {
 // order for every center, centers ascending for MM, indices ascending), checked
 // against the definition on meshes up to 12x12, points in any order.
 func TestLatticeMatchesByIndex(t *testing.T) {
-	defer func(v int) { latticeSetup = v }(latticeSetup)
-	latticeSetup = 0
+	defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
+	latticeSetup, latticeReach = 0, 0
 	r := rand.New(rand.NewPCG(39, 40))
 	trials := 600
 	if testing.Short() {
@@ -149,8 +149,8 @@ func TestLatticePublicMatchesReference(t *testing.T) {
 // points, fractional coordinates, other dimensions, coordinate spans beyond its
 // grid.
 func TestLatticeRefuses(t *testing.T) {
-	defer func(v int) { latticeSetup = v }(latticeSetup)
-	latticeSetup = 0
+	defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
+	latticeSetup, latticeReach = 0, 0
 	for _, c := range []struct {
 		name string
 		pts  [][]float64
@@ -190,8 +190,8 @@ func FuzzLattice(f *testing.F) {
 	f.Add(uint8(4), uint8(4), []byte{0xff, 0x0f}, uint8(3), uint8(0), true)
 	f.Add(uint8(7), uint8(3), []byte{0xa5, 0x5a, 0x33}, uint8(5), uint8(9), false)
 	f.Fuzz(func(t *testing.T, X, Y uint8, bits []byte, k uint8, seed uint8, mm bool) {
-		defer func(v int) { latticeSetup = v }(latticeSetup)
-		latticeSetup = 0
+		defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
+		latticeSetup, latticeReach = 0, 0
 		w, h := 1+int(X%12), 1+int(Y%12)
 		var pts [][]int
 		for i := range w * h {
