@@ -204,10 +204,15 @@ func (L *premasLattice) selectShell(t, need int) {
 		// the ones at it tied.
 		key := L.key[:0]
 		sx, sy := int(L.cx[s]), int(L.cy[s])
+		same := true
 		for _, p := range cand {
 			key = append(key, int32(abs(int(L.x[p])-sx)+abs(int(L.y[p])-sy)))
+			same = same && key[len(key)-1] == key[0]
 		}
 		L.key = key
+		if same {
+			continue // center s does not separate them (often: the same column)
+		}
 		for i := 1; i < len(cand); i++ {
 			for j := i; j > 0 && key[j] < key[j-1]; j-- {
 				key[j], key[j-1] = key[j-1], key[j]
