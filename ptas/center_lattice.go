@@ -34,7 +34,7 @@ type premasLattice struct {
 	k           int
 	w, h        int     // coordinate spans
 	x, y        []int32 // coordinates of point i, minus the smallest
-	at          []int32 // at[x*h+y]: index+1 of the point there, 0 when none
+	at          []int32 // at[L.cell(x, y)]: index+1 of the point there, 0 when none (a border of 0 all round)
 	col         []int32 // col[x*(h+1)+y]: points of column x below y
 	row         []int32 // row[y*(w+1)+x]: points of row y left of x
 	u           int     // side of the rotated grid: w+h-1
@@ -91,9 +91,9 @@ func grow[E any](s []E, n int) []E {
 func (L *premasLattice) reset(xs, ys []int32, w, h, k int) bool {
 	n := len(xs)
 	L.k, L.w, L.h, L.x, L.y, L.u = k, w, h, xs, ys, w+h-1
-	L.at = grow(L.at, w*h)
+	L.at = grow(L.at, (w+2)*(h+2))
 	for i := range n {
-		c := int(xs[i])*h + int(ys[i])
+		c := L.cell(int(xs[i]), int(ys[i]))
 		if L.at[c] != 0 {
 			return false
 		}
@@ -103,14 +103,14 @@ func (L *premasLattice) reset(xs, ys []int32, w, h, k int) bool {
 	for x := range w {
 		base := x * (h + 1)
 		for y := range h {
-			L.col[base+y+1] = L.col[base+y] + b2i(L.at[x*h+y] != 0)
+			L.col[base+y+1] = L.col[base+y] + b2i(L.at[L.cell(x, y)] != 0)
 		}
 	}
 	L.row = grow(L.row, h*(w+1))
 	for y := range h {
 		base := y * (w + 1)
 		for x := range w {
-			L.row[base+x+1] = L.row[base+x] + b2i(L.at[x*h+y] != 0)
+			L.row[base+x+1] = L.row[base+x] + b2i(L.at[L.cell(x, y)] != 0)
 		}
 	}
 	s := L.u + 1
@@ -128,9 +128,13 @@ func (L *premasLattice) reset(xs, ys []int32, w, h, k int) bool {
 			cur[b] = prev[b] + acc
 		}
 	}
-	L.q = grow(L.q, n)
+	L.q = grow(L.q, n+1)
+	L.shell = grow(L.shell, 2*(w+h)+4)
 	return true
 }
+
+// cell is the index of (x, y) in L.at, for x in [-1, w] and y in [-1, h].
+func (L *premasLattice) cell(x, y int) int { return (x+1)*(L.h+2) + y + 1 }
 
 func b2i(b bool) int32 {
 	if b {
@@ -170,12 +174,12 @@ func (L *premasLattice) shellPoints(cx, cy, D int) {
 	for x := max(cx-D, 0); x <= min(cx+D, L.w-1); x++ {
 		dy := D - abs(x-cx)
 		if y := cy - dy; y >= 0 {
-			if p := L.at[x*L.h+y]; p != 0 {
+			if p := L.at[L.cell(x, y)]; p != 0 {
 				sh = append(sh, p-1)
 			}
 		}
 		if y := cy + dy; dy > 0 && y < L.h {
-			if p := L.at[x*L.h+y]; p != 0 {
+			if p := L.at[L.cell(x, y)]; p != 0 {
 				sh = append(sh, p-1)
 			}
 		}
@@ -254,37 +258,37 @@ func (L *premasLattice) score(t int, bound int64) (int64, bool) {
 
 	// Along x: the column counts of I give S_x(I); the shell's points are found on
 	// the way. A shell point at x is at total x distance X - x n + 2 (x b - B) from
-	// I, b and B the number and x sum of I's points left of it (q[p] keeps x b - B).
+	// I, b and B the number and x sum of I's points left of it. q[p+1] keeps that
+	// (q[0] takes the writes for empty cells: the loops do not branch on them).
 	x0, x1 := max(cx-D, 0), min(cx+D, w-1)
 	var sx, pos, sum int64
-	sh := L.shell[:0]
+	sh := L.shell[:cap(L.shell)]
+	ns := 0
 	for x := x0; x <= x1; x++ {
 		a := R - abs(x-cx)
-		if y := cy - a - 1; y >= 0 {
-			if p := at[x*h+y]; p != 0 {
-				sh = append(sh, p-1)
-				q[p-1] = int64(x)*pos - sum
-			}
-		}
+		base := (x + 1) * (h + 2)
+		p := at[base+max(cy-a, 0)] // y = cy-a-1, or -1: the border
+		sh[ns] = p - 1
+		q[p] = int64(x)*pos - sum
+		ns += int(b2i(p != 0))
 		if a < 0 {
 			continue
 		}
-		if y := cy + a + 1; y < h {
-			if p := at[x*h+y]; p != 0 {
-				sh = append(sh, p-1)
-				q[p-1] = int64(x)*pos - sum
-			}
-		}
-		base := x * (h + 1)
-		m := int64(col[base+min(cy+a+1, h)] - col[base+max(cy-a, 0)])
+		p = at[base+min(cy+a+2, h+1)]
+		sh[ns] = p - 1
+		q[p] = int64(x)*pos - sum
+		ns += int(b2i(p != 0))
+		cb := x * (h + 1)
+		m := int64(col[cb+min(cy+a+1, h)] - col[cb+max(cy-a, 0)])
 		sx += int64(x) * m * (2*pos + m - n)
 		pos += m
 		sum += int64(x) * m
 	}
+	sh = sh[:ns]
 	L.shell = sh
 	sumX := sum
 	for _, p := range sh {
-		q[p] = sumX - int64(L.x[p])*n + 2*q[p]
+		q[p+1] = sumX - int64(L.x[p])*n + 2*q[p+1]
 	}
 
 	// Along y, the same by rows; the shell's points are looked up again by row.
@@ -293,34 +297,28 @@ func (L *premasLattice) score(t int, bound int64) (int64, bool) {
 	pos, sum = 0, 0
 	for y := y0; y <= y1; y++ {
 		a := R - abs(y-cy)
-		if x := cx - a - 1; x >= 0 {
-			if p := at[x*h+y]; p != 0 {
-				q[p-1] += 2 * (int64(y)*pos - sum)
-			}
-		}
+		p := at[max(cx-a, 0)*(h+2)+y+1] // x = cx-a-1, or -1
+		q[p] += 2 * (int64(y)*pos - sum)
 		if a < 0 {
 			continue
 		}
-		if x := cx + a + 1; x < w {
-			if p := at[x*h+y]; p != 0 {
-				q[p-1] += 2 * (int64(y)*pos - sum)
-			}
-		}
-		base := y * (w + 1)
-		m := int64(row[base+min(cx+a+1, w)] - row[base+max(cx-a, 0)])
+		p = at[min(cx+a+2, w+1)*(h+2)+y+1]
+		q[p] += 2 * (int64(y)*pos - sum)
+		rb := y * (w + 1)
+		m := int64(row[rb+min(cx+a+1, w)] - row[rb+max(cx-a, 0)])
 		sy += int64(y) * m * (2*pos + m - n)
 		pos += m
 		sum += int64(y) * m
 	}
 	for _, p := range sh {
-		q[p] += sum - int64(L.y[p])*n // now the L1 distance of p to I in total
+		q[p+1] += sum - int64(L.y[p])*n // now the L1 distance of p to I in total
 	}
 	tot := sx + sy
 	if len(sh) > need {
 		if bound >= 0 {
 			toI := L.toI[:0]
 			for _, p := range sh {
-				toI = append(toI, q[p])
+				toI = append(toI, q[p+1])
 			}
 			L.toI = toI
 			if tot+int64(need)*int64(need-1)+L.smallestSum(toI, need) >= bound {
@@ -332,7 +330,7 @@ func (L *premasLattice) score(t int, bound int64) (int64, bool) {
 		L.taken = append(L.taken[:0], sh...)
 	}
 	for i, p := range L.taken {
-		tot += q[p]
+		tot += q[p+1]
 		for _, r := range L.taken[:i] {
 			tot += int64(abs(int(L.x[p])-int(L.x[r])) + abs(int(L.y[p])-int(L.y[r])))
 		}
@@ -378,7 +376,7 @@ func (L *premasLattice) chosen(t int) []int {
 	for x := max(cx-D+1, 0); x <= min(cx+D-1, L.w-1); x++ {
 		dy := D - 1 - abs(x-cx)
 		for y := max(cy-dy, 0); y <= min(cy+dy, L.h-1); y++ {
-			if p := L.at[x*L.h+y]; p != 0 {
+			if p := L.at[L.cell(x, y)]; p != 0 {
 				out = append(out, int(p-1))
 			}
 		}
