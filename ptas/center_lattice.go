@@ -2,6 +2,7 @@ package ptas
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 
@@ -310,18 +311,25 @@ func (L *premasLattice) score(t int, bound int64) (int64, bool) {
 		pos += m
 		sum += int64(y) * m
 	}
+	minQ := int64(math.MaxInt64)
 	for _, p := range sh {
 		q[p+1] += sum - int64(L.y[p])*n // now the L1 distance of p to I in total
+		minQ = min(minQ, q[p+1])
 	}
 	tot := sx + sy
 	if len(sh) > need {
 		if bound >= 0 {
+			// First with the nearest shell point's distance for all need of them.
+			lb := tot + int64(need)*int64(need-1)
+			if lb+int64(need)*minQ >= bound {
+				return 0, false
+			}
 			toI := L.toI[:0]
 			for _, p := range sh {
 				toI = append(toI, q[p+1])
 			}
 			L.toI = toI
-			if tot+int64(need)*int64(need-1)+L.smallestSum(toI, need) >= bound {
+			if lb+L.smallestSum(toI, need) >= bound {
 				return 0, false
 			}
 		}
