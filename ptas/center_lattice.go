@@ -9,7 +9,7 @@ import (
 	"github.com/procalloc/procalloc/geom"
 )
 
-// premasLattice runs MM's and Gen-Alg's center search on distinct points of a small
+// centerLattice runs MM's and Gen-Alg's center search on distinct points of a small
 // 2D integer lattice (the free nodes of a mesh: every MM and Gen-Alg replay) without
 // a pass over the points per center; under TiesPReMAS without keeping PReMAS's
 // working array either.
@@ -31,7 +31,7 @@ import (
 //
 // It gives the same center, set and order as the working array, or as the rule by
 // index (TestLatticeMatchesWorkingArray, TestLatticeMatchesByIndex).
-type premasLattice struct {
+type centerLattice struct {
 	k           int
 	w, h        int     // coordinate spans
 	x, y        []int32 // coordinates of point i, minus the smallest
@@ -73,9 +73,9 @@ func latticePays(w, h, centers, n, k int) bool {
 		float64(latticeReach*latticeReach)*float64(k)*float64(w)*float64(h) <= 2*float64(n)*float64(n)*float64(n)
 }
 
-// latticePool keeps premasLattice buffers between calls: an allocator calls MM or
+// latticePool keeps centerLattice buffers between calls: an allocator calls MM or
 // Gen-Alg once per decision, on machines of one size.
-var latticePool = sync.Pool{New: func() any { return new(premasLattice) }}
+var latticePool = sync.Pool{New: func() any { return new(centerLattice) }}
 
 // grow returns s resized to n elements, cleared, reusing its array when it can.
 func grow[E any](s []E, n int) []E {
@@ -89,7 +89,7 @@ func grow[E any](s []E, n int) []E {
 
 // reset prepares L for the points xs, ys (spans w and h) and subsets of size k; false
 // when two points coincide.
-func (L *premasLattice) reset(xs, ys []int32, w, h, k int) bool {
+func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
 	n := len(xs)
 	L.k, L.w, L.h, L.x, L.y, L.u = k, w, h, xs, ys, w+h-1
 	L.at = grow(L.at, (w+2)*(h+2))
@@ -135,7 +135,7 @@ func (L *premasLattice) reset(xs, ys []int32, w, h, k int) bool {
 }
 
 // cell is the index of (x, y) in L.at, for x in [-1, w] and y in [-1, h].
-func (L *premasLattice) cell(x, y int) int { return (x+1)*(L.h+2) + y + 1 }
+func (L *centerLattice) cell(x, y int) int { return (x+1)*(L.h+2) + y + 1 }
 
 func b2i(b bool) int32 {
 	if b {
@@ -145,7 +145,7 @@ func b2i(b bool) int32 {
 }
 
 // ball counts the points within L1 distance r of (cx, cy).
-func (L *premasLattice) ball(cx, cy, r int) int {
+func (L *centerLattice) ball(cx, cy, r int) int {
 	s := L.u + 1
 	a0, a1 := max(cx+cy-r, 0), min(cx+cy+r, L.u-1)+1
 	b0, b1 := max(cx-cy+L.h-1-r, 0), min(cx-cy+L.h-1+r, L.u-1)+1
@@ -157,7 +157,7 @@ func (L *premasLattice) ball(cx, cy, r int) int {
 
 // radius is the smallest r whose ball around (cx, cy) holds k points, searched from
 // r.
-func (L *premasLattice) radius(cx, cy, r int) int {
+func (L *centerLattice) radius(cx, cy, r int) int {
 	if L.ball(cx, cy, r) >= L.k {
 		for r > 0 && L.ball(cx, cy, r-1) >= L.k {
 			r--
@@ -170,7 +170,7 @@ func (L *premasLattice) radius(cx, cy, r int) int {
 }
 
 // shellPoints lists in L.shell the points at distance exactly D from (cx, cy).
-func (L *premasLattice) shellPoints(cx, cy, D int) {
+func (L *centerLattice) shellPoints(cx, cy, D int) {
 	sh := L.shell[:0]
 	for x := max(cx-D, 0); x <= min(cx+D, L.w-1); x++ {
 		dy := D - abs(x-cx)
@@ -191,7 +191,7 @@ func (L *premasLattice) shellPoints(cx, cy, D int) {
 // selectShell lists in L.taken the need points of L.shell that the working array
 // puts first at center t: by distance from center t-1, then t-2, ..., then input
 // index. Only the points still tied are compared at each step.
-func (L *premasLattice) selectShell(t, need int) {
+func (L *centerLattice) selectShell(t, need int) {
 	L.taken = L.taken[:0]
 	cand := L.shell
 	s := t - 1
@@ -245,7 +245,7 @@ func (L *premasLattice) selectShell(t, need int) {
 // plus 2 per pair taken (two points at the same L1 distance from a lattice point are
 // an even distance apart); false when it is not below bound (a negative bound is
 // none).
-func (L *premasLattice) score(t int, bound int64) (int64, bool) {
+func (L *centerLattice) score(t int, bound int64) (int64, bool) {
 	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
 	R := D - 1
 	inner := 0
@@ -347,7 +347,7 @@ func (L *premasLattice) score(t int, bound int64) (int64, bool) {
 }
 
 // smallestSum is the sum of the m smallest of vs.
-func (L *premasLattice) smallestSum(vs []int64, m int) int64 {
+func (L *centerLattice) smallestSum(vs []int64, m int) int64 {
 	if m == len(vs)-1 {
 		var s, big int64
 		for _, v := range vs {
@@ -372,7 +372,7 @@ func (L *premasLattice) smallestSum(vs []int64, m int) int64 {
 
 // chosen returns center t's first k in working-array order: by distance from c_t,
 // then from c_{t-1}, ..., c_1, then input index.
-func (L *premasLattice) chosen(t int) []int {
+func (L *centerLattice) chosen(t int) []int {
 	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
 	inner := 0
 	if D > 0 {
@@ -423,7 +423,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 		return Result{}, false, nil
 	}
 	w, h := int(w64), int(h64)
-	L := latticePool.Get().(*premasLattice)
+	L := latticePool.Get().(*centerLattice)
 	defer latticePool.Put(L)
 	L.byIndex = ties == TiesByIndex
 	xs, ys := L.xbuf[:0], L.ybuf[:0]
