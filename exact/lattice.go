@@ -32,6 +32,23 @@ var (
 	}
 )
 
+// LatticeOptimum returns the proven optimal total of m distinct points of Z^dim when
+// the table above holds it, and false otherwise (other dimensions, m beyond the
+// table). Allocators pass it to MM and Gen-Alg as ptas.Options.Floor.
+func LatticeOptimum(dim, m int) (int64, bool) {
+	var t []int64
+	switch dim {
+	case 2:
+		t = z2Optima
+	case 3:
+		t = z3Optima
+	}
+	if m < 0 || m >= len(t) {
+		return 0, false
+	}
+	return t[m], true
+}
+
 // LatticeBound returns a lower bound on the total pairwise L1 distance of any m
 // distinct points of Z^dim (dim 2 or 3): the tabulated optimum when known, else the
 // recursive bound f(m) >= m f(m-1) / (m-2) (each point's removal leaves m-1 points,

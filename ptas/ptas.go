@@ -42,6 +42,11 @@ func (t Ties) String() string {
 // Options tune the center-based algorithms.
 type Options struct {
 	Ties Ties
+	// Floor, when positive, is a lower bound on the total of every k-subset of the
+	// points (for points of Z^2 or Z^3, the lattice optimum: exact.LatticeBound).
+	// MM and Gen-Alg stop trying centers once one reaches it: only a strictly
+	// better center could replace it. The result is the same as without it.
+	Floor float64
 }
 
 // Result is a chosen subset.
