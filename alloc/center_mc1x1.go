@@ -92,9 +92,11 @@ type TieReporter interface {
 // stable-sorted by distance from each center in turn and never reset, so after the
 // i-th center it is ordered by (d_i, d_{i-1}, ..., d_1, free-list position), d_j the
 // distance from center j. Scores and the order-independent parts of tie scores come
-// from prefix sums over the mesh in O(2^d) per shell; the order is worked out only
-// for the outermost shell of the winner (and of tied candidates whose wall term needs
-// it), comparing nodes by distances to the earlier centers. That gives the same
+// from prefix sums over the mesh in O(2^d) per shell, for every center first; the
+// order is worked out only for the outermost shells of the centers sharing the best
+// score (all of them when ties are counted, for their node sets; otherwise those
+// whose wall term needs it, and the winner), comparing nodes by distances to the
+// earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 type mc1x1 struct {
 	name   string
