@@ -221,8 +221,10 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	win := a.tied[0]
 	ties := 0
 	if len(a.tied) > 1 && (a.countTies || a.tb != nil) {
-		// The exact node set of every tied center: its fingerprint for the tie
-		// statistics, and the wall term of its tie score.
+		// With tie counting, the exact node set of every tied center: its
+		// fingerprint, and the wall term of its tie score. Without, the tie score
+		// works the wall term out itself, and only where the shell counts leave
+		// it open.
 		parts := prefixParts(0)
 		if a.tb != nil {
 			parts |= prefixWall
@@ -231,14 +233,16 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 			parts |= prefixHash
 		}
 		a.refresh(parts)
-		masks, _ := a.ballMasks()
+		var masks []uint64
+		if a.countTies {
+			masks, _ = a.ballMasks()
+		}
 		hs := a.hashes[:0]
 		bestTie := 0.0
 		for n, t := range a.tied {
 			wallLast := -1
-			var h uint64
 			switch {
-			case masks != nil && a.countTies:
+			case masks != nil:
 				last := a.lastBits(t.i, t.L, t.m)
 				if a.tb != nil {
 					wallLast = 0
@@ -246,25 +250,23 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 						wallLast += bits.OnesCount64(b & last[w])
 					}
 				}
-				if a.countTies {
-					h = a.x.ballHash(a.fl[t.i], t.L-1)
-					for w, b := range last {
-						for ; b != 0; b &= b - 1 {
-							h += a.x.hash[w<<6|bits.TrailingZeros64(b)]
-						}
+				h := a.x.ballHash(a.fl[t.i], t.L-1)
+				for w, b := range last {
+					for ; b != 0; b &= b - 1 {
+						h += a.x.hash[w<<6|bits.TrailingZeros64(b)]
 					}
 				}
+				hs = append(hs, h)
 			case a.countTies:
 				last := a.chooseLast(t.i, t.L, t.m)
 				wallLast = a.countWall(last)
-				h = a.lastHash(t, last)
+				hs = append(hs, a.lastHash(t, last))
 			}
 			if a.tb != nil {
 				if ts := a.tieScore(t.i, t.L, t.m, wallLast); n == 0 || ts < bestTie {
 					win, bestTie = t, ts
 				}
 			}
-			hs = append(hs, h)
 		}
 		if a.countTies {
 			a.hashes = hs
