@@ -134,6 +134,7 @@ type mc1x1 struct {
 
 	keyBits     greedyKeyBits // greedyCollectMesh's packing of its selection key
 	keys        []int64
+	candXY      []int32 // greedyCollectRings: candidates' coordinates
 	greedyCands []greedyCand
 	ring        []int
 }
@@ -1248,7 +1249,9 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	}
 	kb := a.keyBits
 	picked := set[s:] // grows as set does
-	cand, keys := a.sh[:0], a.keys[:0]
+	// candidates: their coordinates (x, y pairs, read straight in the update pass)
+	// and keys
+	xy, keys := a.candXY[:0], a.keys[:0]
 	add := func(v int) {
 		vx, vy := int(co[2*v]), int(co[2*v+1])
 		b, sb := numX[vx], totX[vx]
@@ -1259,7 +1262,7 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 			sum += abs(vx-int(co[2*p])) + abs(vy-int(co[2*p+1]))
 		}
 		l1 := abs(vx-cx) + abs(vy-cy)
-		cand = append(cand, v)
+		xy = append(xy, int32(vx), int32(vy))
 		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
 	}
 	maxR := max(cx, X-1-cx, cy, Y-1-cy)
@@ -1274,7 +1277,7 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	b := -1 // the candidate with the smallest key (keys are distinct: they end in the position)
 	for r := 0; r < m; r++ {
 		if score+(m-r)*L > stop {
-			a.sh, a.keys = cand, keys
+			a.candXY, a.keys = xy, keys
 			return math.MaxInt, nil
 		}
 		for R < maxR {
@@ -1291,26 +1294,25 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 				}
 			}
 		}
-		p := cand[b]
-		last := len(cand) - 1
-		cand[b], keys[b] = cand[last], keys[last]
-		cand, keys = cand[:last], keys[:last]
-		set = append(set, p)
+		px, py := xy[2*b], xy[2*b+1]
+		last := len(keys) - 1
+		xy[2*b], xy[2*b+1], keys[b] = xy[2*last], xy[2*last+1], keys[last]
+		xy, keys = xy[:2*last], keys[:last]
+		set = append(set, int(px)+int(py)*X)
 		picked = set[s:]
-		px, py := int(co[2*p]), int(co[2*p+1])
-		score += max(abs(px-cx), abs(py-cy))
+		score += max(abs(int(px)-cx), abs(int(py)-cy))
 		// keys updated by the node taken, and the next smallest found, in one pass
 		b = -1
 		best := int64(math.MaxInt64)
-		for j, v := range cand {
-			k := keys[j] + int64(abs(int(co[2*v])-px)+abs(int(co[2*v+1])-py))<<kb.sumShift
+		for j := range keys {
+			k := keys[j] + int64(abs32(xy[2*j]-px)+abs32(xy[2*j+1]-py))<<kb.sumShift
 			keys[j] = k
 			if k < best {
 				best, b = k, j
 			}
 		}
 	}
-	a.sh, a.keys = cand, keys
+	a.candXY, a.keys = xy, keys
 	a.tmp = set
 	return score, set
 }
