@@ -406,9 +406,17 @@ func (x *gridIndex) ballMasks() (bits []uint64, words int) {
 	x.masks = make([]uint64, n*R*words)
 	for c := range n {
 		base := x.masks[c*R*words : (c+1)*R*words]
+		cc := x.coord[c*x.d : c*x.d+x.d]
 		for v := range n {
-			d := x.linf(c, v)
-			base[d*words+v>>6] |= 1 << (v & 63)
+			d := int32(0) // linf(c, v), from the cached coordinates
+			for j, u := range x.coord[v*x.d : v*x.d+x.d] {
+				t := abs32(u - cc[j])
+				if x.wrap[j] {
+					t = min(t, int32(x.dims[j])-t)
+				}
+				d = max(d, t)
+			}
+			base[int(d)*words+v>>6] |= 1 << (v & 63)
 		}
 		for r := 1; r < R; r++ {
 			for w := range words {

@@ -283,10 +283,7 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	}
 	a.last = ties
 	var nodes []int
-	// The winner's nodes from the ball masks if they were needed for ties (a
-	// single decision does not build them).
-	if a.x.masks != nil && !a.noMasks {
-		masks, words := a.ballMasks()
+	if masks, words := a.ballMasks(); masks != nil {
 		nodes = a.chooseBits(win, masks, words)
 	} else {
 		nodes = a.choose(win.i, k, win.L, win.m, nil)
