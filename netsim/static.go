@@ -36,6 +36,7 @@ type RouteMeter struct {
 	buf   []int32
 	// scratch of the mesh all-to-all count
 	coord             []int
+	coordTab          []int32 // node v's coordinates at [v*D, v*D+D) (small meshes)
 	keyStamp, keyID   []int32
 	keyGen            int32
 	ids, histA, histB []int32
@@ -110,11 +111,29 @@ func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 	if len(m.keyStamp) < g.N() {
 		m.keyStamp, m.keyID = make([]int32, g.N()), make([]int32, g.N())
 	}
+	if m.coordTab == nil && g.N() <= 1<<20 {
+		// Every job's nodes are turned into coordinates: once per node instead.
+		m.coordTab = make([]int32, 0, g.N()*D)
+		c := make([]int, D)
+		for v := range g.N() {
+			for _, x := range g.Coord(v, c) {
+				m.coordTab = append(m.coordTab, int32(x))
+			}
+		}
+	}
 	coords := m.coord[:0]
-	c := make([]int, D)
-	for _, v := range nodes {
-		c = g.Coord(v, c)
-		coords = append(coords, c...)
+	if m.coordTab != nil {
+		for _, v := range nodes {
+			for _, x := range m.coordTab[v*D : v*D+D] {
+				coords = append(coords, int(x))
+			}
+		}
+	} else {
+		c := make([]int, D)
+		for _, v := range nodes {
+			c = g.Coord(v, c)
+			coords = append(coords, c...)
+		}
 	}
 	m.coord = coords
 	for j := range dims {
