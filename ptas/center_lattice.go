@@ -101,17 +101,19 @@ func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
 		L.at[c] = int32(i + 1)
 	}
 	L.col = grow(L.col, w*(h+1))
+	L.row = grow(L.row, h*(w+1))
 	for x := range w {
-		base := x * (h + 1)
-		for y := range h {
-			L.col[base+y+1] = L.col[base+y] + b2i(L.at[L.cell(x, y)] != 0)
+		cells := L.at[L.cell(x, 0) : L.cell(x, 0)+h]
+		c := L.col[x*(h+1) : (x+1)*(h+1)]
+		for y, p := range cells {
+			c[y+1] = c[y] + b2i(p != 0)
+			L.row[y*(w+1)+x+1] = b2i(p != 0) // counts; summed along rows below
 		}
 	}
-	L.row = grow(L.row, h*(w+1))
 	for y := range h {
-		base := y * (w + 1)
-		for x := range w {
-			L.row[base+x+1] = L.row[base+x] + b2i(L.at[L.cell(x, y)] != 0)
+		r := L.row[y*(w+1) : (y+1)*(w+1)]
+		for x := 1; x <= w; x++ {
+			r[x] += r[x-1]
 		}
 	}
 	s := L.u + 1

@@ -90,6 +90,16 @@ func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
 	pr := &problem[T]{pts: make([][]T, n), n: n, d: len(pts[0]), k: k}
 	float := isFloat[T]()
 	for i, p := range pts {
+		if !float {
+			// Integers: only the range can be wrong.
+			for j, v := range p {
+				if w := int64(v); w > maxIntCoord || w < -maxIntCoord {
+					return nil, fmt.Errorf("%w: point %d coordinate %d is %v, beyond ±2^31: integer sums could overflow (use float64 coordinates)", ErrInput, i, j, v)
+				}
+			}
+			pr.pts[i] = []T(p)
+			continue
+		}
 		for j, v := range p {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				return nil, fmt.Errorf("%w: point %d coordinate %d is %v", ErrInput, i, j, f)
