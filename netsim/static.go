@@ -199,6 +199,17 @@ func (m *RouteMeter) groupPrefix(buf *[]int32, nodes []int, j, lo, width, t0, t1
 	coords := m.coord
 	dims := m.grid.Dims()
 	D := len(dims)
+	if t0 >= t1 {
+		// No coordinates to group by (j is the first or last dimension): one group.
+		h := zeros(buf, width)
+		for i := range nodes {
+			h[coords[i*D+j]-lo]++
+		}
+		for x := 1; x < width; x++ {
+			h[x] += h[x-1]
+		}
+		return h
+	}
 	m.keyGen++
 	if m.keyGen == 0 {
 		clear(m.keyStamp)
