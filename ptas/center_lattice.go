@@ -448,13 +448,17 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	if !latticePays(w, h, centers, pr.n, pr.k) || !L.reset(xs, ys, w, h, pr.k) {
 		return Result{}, false, nil
 	}
-	// Every center's radius, and a probe: the first center of smallest radius (its k
-	// points are the most tightly packed), evaluated first so that the scan in
-	// center order starts with a good bound. A center before the probe is pruned
-	// only when it cannot tie it, one after only when it cannot beat the best so far.
+	// Centers in order, each pruned when its lower bound reaches the best so far
+	// (a center is only kept when strictly better); a center's radius is searched
+	// from its predecessor's. The history (L.cx, L.cy) orders the shells.
 	L.cx, L.cy, L.rad = L.cx[:0], L.cy[:0], L.rad[:0]
-	probe, r := 0, 0
+	best, bestT, r := int64(-1), -1, 0
 	for t := range centers {
+		if t&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, true, err
+			}
+		}
 		var cx, cy int32
 		if mm {
 			cx, cy = vx[t/len(vy)], vy[t%len(vy)]
@@ -463,33 +467,14 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 		}
 		r = L.radius(int(cx), int(cy), r)
 		L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
-		if int32(r) < L.rad[probe] {
-			probe = t
+		bound := int64(-1)
+		if bestT >= 0 {
+			bound = best
 		}
-	}
-	probeScore, _ := L.score(probe, -1)
-	best, bestT := int64(-1), -1
-	for t := range centers {
-		if t&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return Result{}, true, err
-			}
-		}
-		s, ok := probeScore, true
-		if t != probe {
-			bound := int64(-1)
-			if bestT >= 0 {
-				bound = best
-			}
-			if t < probe && (bound < 0 || probeScore+1 < bound) {
-				bound = probeScore + 1
-			}
-			s, ok = L.score(t, bound)
-		}
-		if ok && (bestT < 0 || s < best) {
+		if s, ok := L.score(t, bound); ok && (bestT < 0 || s < best) {
 			best, bestT = s, t
 			if float64(best) <= floor {
-				break
+				break // no later center is strictly better
 			}
 		}
 	}
