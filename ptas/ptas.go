@@ -45,7 +45,9 @@ type Options struct {
 	// Floor, when positive, is a lower bound on the total of every k-subset of the
 	// points (for points of Z^2 or Z^3, the lattice optimum: exact.LatticeBound).
 	// MM and Gen-Alg stop trying centers once one reaches it: only a strictly
-	// better center could replace it. The result is the same as without it.
+	// better center could replace it. The result is the same as without it (on
+	// integer coordinates; fractional totals are rounded, so a floor equal to a
+	// total may stop at a center whose exact total is a hair above it).
 	Floor float64
 }
 
