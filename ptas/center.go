@@ -333,10 +333,11 @@ func (s *pairScorer[T]) total(idx []int) T {
 	return tot
 }
 
-// mmCenters calls f with every MM candidate center, until f returns true: each combination of one distinct
-// coordinate value per dimension, the first dimension outermost. Values are ascending
-// for TiesByIndex and in order of first appearance for TiesPReMAS. f's argument is
-// reused between calls. It stops early when ctx is done.
+// mmCenters calls f with every MM candidate center until f returns true: each
+// combination of one distinct coordinate value per dimension, the first dimension
+// outermost. Values are ascending for TiesByIndex and in order of first appearance
+// for TiesPReMAS. f's argument is reused between calls. It stops early when ctx is
+// done.
 func mmCenters[T geom.Number](ctx context.Context, pr *problem[T], ties Ties, f func(c []T) (stop bool)) error {
 	vals := make([][]T, pr.d)
 	for j := range vals {

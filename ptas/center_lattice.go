@@ -101,17 +101,19 @@ func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
 		L.at[c] = int32(i + 1)
 	}
 	L.col = grow(L.col, w*(h+1))
+	L.row = grow(L.row, h*(w+1))
 	for x := range w {
-		base := x * (h + 1)
-		for y := range h {
-			L.col[base+y+1] = L.col[base+y] + b2i(L.at[L.cell(x, y)] != 0)
+		cells := L.at[L.cell(x, 0) : L.cell(x, 0)+h]
+		c := L.col[x*(h+1) : (x+1)*(h+1)]
+		for y, p := range cells {
+			c[y+1] = c[y] + b2i(p != 0)
+			L.row[y*(w+1)+x+1] = b2i(p != 0) // counts; summed along rows below
 		}
 	}
-	L.row = grow(L.row, h*(w+1))
 	for y := range h {
-		base := y * (w + 1)
-		for x := range w {
-			L.row[base+x+1] = L.row[base+x] + b2i(L.at[L.cell(x, y)] != 0)
+		r := L.row[y*(w+1) : (y+1)*(w+1)]
+		for x := 1; x <= w; x++ {
+			r[x] += r[x-1]
 		}
 	}
 	s := L.u + 1
@@ -446,13 +448,17 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	if !latticePays(w, h, centers, pr.n, pr.k) || !L.reset(xs, ys, w, h, pr.k) {
 		return Result{}, false, nil
 	}
-	// Every center's radius, and a probe: the first center of smallest radius (its k
-	// points are the most tightly packed), evaluated first so that the scan in
-	// center order starts with a good bound. A center before the probe is pruned
-	// only when it cannot tie it, one after only when it cannot beat the best so far.
+	// Centers in order, each pruned when its lower bound reaches the best so far
+	// (a center is only kept when strictly better); a center's radius is searched
+	// from its predecessor's. The history (L.cx, L.cy) orders the shells.
 	L.cx, L.cy, L.rad = L.cx[:0], L.cy[:0], L.rad[:0]
-	probe, r := 0, 0
+	best, bestT, r := int64(-1), -1, 0
 	for t := range centers {
+		if t&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, true, err
+			}
+		}
 		var cx, cy int32
 		if mm {
 			cx, cy = vx[t/len(vy)], vy[t%len(vy)]
@@ -461,33 +467,14 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 		}
 		r = L.radius(int(cx), int(cy), r)
 		L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
-		if int32(r) < L.rad[probe] {
-			probe = t
+		bound := int64(-1)
+		if bestT >= 0 {
+			bound = best
 		}
-	}
-	probeScore, _ := L.score(probe, -1)
-	best, bestT := int64(-1), -1
-	for t := range centers {
-		if t&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return Result{}, true, err
-			}
-		}
-		s, ok := probeScore, true
-		if t != probe {
-			bound := int64(-1)
-			if bestT >= 0 {
-				bound = best
-			}
-			if t < probe && (bound < 0 || probeScore+1 < bound) {
-				bound = probeScore + 1
-			}
-			s, ok = L.score(t, bound)
-		}
-		if ok && (bestT < 0 || s < best) {
+		if s, ok := L.score(t, bound); ok && (bestT < 0 || s < best) {
 			best, bestT = s, t
 			if float64(best) <= floor {
-				break
+				break // no later center is strictly better
 			}
 		}
 	}
