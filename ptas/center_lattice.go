@@ -42,6 +42,7 @@ type centerLattice struct {
 	rot         []int32 // rot[(a)*(u+1)+b]: points with x+y < a and x-y+h-1 < b
 	cx, cy      []int32 // the centers, in the order tried
 	rad         []int32 // each center's radius D: its k-th smallest distance
+	inner       []int32 // each center's number of points closer than D
 	q           []int64 // per point: its total L1 distance to the inner ball (shell points)
 	toI, sorted []int64
 	shell       []int32
@@ -157,18 +158,27 @@ func (L *centerLattice) ball(cx, cy, r int) int {
 	return int(L.rot[a1*s+b1] - L.rot[a0*s+b1] - L.rot[a1*s+b0] + L.rot[a0*s+b0])
 }
 
-// radius is the smallest r whose ball around (cx, cy) holds k points, searched from
-// r.
-func (L *centerLattice) radius(cx, cy, r int) int {
-	if L.ball(cx, cy, r) >= L.k {
-		for r > 0 && L.ball(cx, cy, r-1) >= L.k {
+// radius returns D, the smallest radius whose ball around (cx, cy) holds k points,
+// searched from r, and the number of points closer than D.
+func (L *centerLattice) radius(cx, cy, r int) (D, inner int) {
+	inner = L.ball(cx, cy, r)
+	if inner >= L.k {
+		for r > 0 {
+			inner = L.ball(cx, cy, r-1)
+			if inner < L.k {
+				return r, inner
+			}
 			r--
 		}
-	} else {
-		for r++; L.ball(cx, cy, r) < L.k; r++ {
-		}
+		return 0, 0
 	}
-	return r
+	for r++; ; r++ {
+		b := L.ball(cx, cy, r)
+		if b >= L.k {
+			return r, inner
+		}
+		inner = b
+	}
 }
 
 // shellPoints lists in L.shell the points at distance exactly D from (cx, cy).
@@ -248,12 +258,8 @@ func (L *centerLattice) selectShell(t, need int) {
 // an even distance apart); false when it is not below bound (a negative bound is
 // none).
 func (L *centerLattice) score(t int, bound int64) (int64, bool) {
-	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
+	cx, cy, D, inner := int(L.cx[t]), int(L.cy[t]), int(L.rad[t]), int(L.inner[t])
 	R := D - 1
-	inner := 0
-	if D > 0 {
-		inner = L.ball(cx, cy, R)
-	}
 	need := L.k - inner
 	n := int64(inner)
 	w, h := L.w, L.h
@@ -375,11 +381,7 @@ func (L *centerLattice) smallestSum(vs []int64, m int) int64 {
 // chosen returns center t's first k in working-array order: by distance from c_t,
 // then from c_{t-1}, ..., c_1, then input index.
 func (L *centerLattice) chosen(t int) []int {
-	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
-	inner := 0
-	if D > 0 {
-		inner = L.ball(cx, cy, D-1)
-	}
+	cx, cy, D, inner := int(L.cx[t]), int(L.cy[t]), int(L.rad[t]), int(L.inner[t])
 	L.shellPoints(cx, cy, D)
 	L.selectShell(t, L.k-inner)
 	out := make([]int, 0, L.k)
@@ -451,7 +453,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	// Centers in order, each pruned when its lower bound reaches the best so far
 	// (a center is only kept when strictly better); a center's radius is searched
 	// from its predecessor's. The history (L.cx, L.cy) orders the shells.
-	L.cx, L.cy, L.rad = L.cx[:0], L.cy[:0], L.rad[:0]
+	L.cx, L.cy, L.rad, L.inner = L.cx[:0], L.cy[:0], L.rad[:0], L.inner[:0]
 	best, bestT, r := int64(-1), -1, 0
 	for t := range centers {
 		if t&1023 == 1023 {
@@ -465,8 +467,10 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 		} else {
 			cx, cy = xs[t], ys[t]
 		}
-		r = L.radius(int(cx), int(cy), r)
+		var inner int
+		r, inner = L.radius(int(cx), int(cy), r)
 		L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
+		L.inner = append(L.inner, int32(inner))
 		bound := int64(-1)
 		if bestT >= 0 {
 			bound = best
