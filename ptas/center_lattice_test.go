@@ -52,32 +52,48 @@ func randomMeshFree(r *rand.Rand, X, Y, ox, oy int, busy float64, shuffle bool) 
 	return pts
 }
 
+// latticeTrial draws a random free set of a mesh of sides up to side, at an offset
+// within ±off, shuffled or in free-list order, and a k below its size; ok is false
+// when the set is too small.
+func latticeTrial(r *rand.Rand, side, off int, shuffle bool) (pts [][]int, k int, ok bool) {
+	pts = randomMeshFree(r, 1+r.IntN(side), 1+r.IntN(side), r.IntN(2*off+1)-off, r.IntN(2*off+1)-off, r.Float64(), shuffle)
+	if len(pts) < 2 {
+		return nil, 0, false
+	}
+	return pts, 1 + r.IntN(len(pts)-1), true
+}
+
+// useLatticeEverywhere makes the lattice path take every input it can, until the
+// returned function restores the cost model.
+func useLatticeEverywhere() (restore func()) {
+	v, r := latticeSetup, latticeReach
+	latticeSetup, latticeReach = 0, 0
+	return func() { latticeSetup, latticeReach = v, r }
+}
+
 // The lattice path gives the working array's answer (center, set and order) on free
 // nodes of meshes up to 20x20, in free-list order and shuffled, for MM and Gen-Alg,
 // with no floor, with the minimum score as the floor (the search stops at the first
 // center reaching it) and with a floor just below it.
 func TestLatticeMatchesWorkingArray(t *testing.T) {
-	defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
-	latticeSetup, latticeReach = 0, 0
+	defer useLatticeEverywhere()()
 	r := rand.New(rand.NewPCG(31, 32))
 	trials := 3000
 	if testing.Short() {
 		trials = 600
 	}
 	for trial := range trials {
-		X, Y := 1+r.IntN(20), 1+r.IntN(20)
-		pts := randomMeshFree(r, X, Y, r.IntN(9)-4, r.IntN(9)-4, r.Float64(), trial%3 == 2)
-		if len(pts) < 2 {
+		pts, k, ok := latticeTrial(r, 20, 4, trial%3 == 2)
+		if !ok {
 			continue
 		}
-		k := 1 + r.IntN(len(pts)-1)
 		mm := trial%2 == 0
 		want, wantScore := runPath(t, pts, k, mm, "generic")
 		for _, floor := range []float64{0, float64(wantScore), float64(wantScore - 1)} {
 			got, score := runLattice(t, pts, k, mm, floor)
 			if !slices.Equal(got, want) || score != wantScore {
-				t.Fatalf("trial %d (%dx%d, %d points, k=%d, mm %v, floor %v): %v score %d, working array %v score %d",
-					trial, X, Y, len(pts), k, mm, floor, got, score, want, wantScore)
+				t.Fatalf("trial %d (%v, k=%d, mm %v, floor %v): %v score %d, working array %v score %d",
+					trial, pts, k, mm, floor, got, score, want, wantScore)
 			}
 		}
 	}
@@ -87,20 +103,17 @@ func TestLatticeMatchesWorkingArray(t *testing.T) {
 // order for every center, centers ascending for MM, indices ascending), checked
 // against the definition on meshes up to 12x12, points in any order.
 func TestLatticeMatchesByIndex(t *testing.T) {
-	defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
-	latticeSetup, latticeReach = 0, 0
+	defer useLatticeEverywhere()()
 	r := rand.New(rand.NewPCG(39, 40))
 	trials := 600
 	if testing.Short() {
 		trials = 150
 	}
 	for trial := range trials {
-		X, Y := 1+r.IntN(12), 1+r.IntN(12)
-		pts := randomMeshFree(r, X, Y, r.IntN(5)-2, r.IntN(5)-2, r.Float64(), trial%2 == 1)
-		if len(pts) < 2 {
+		pts, k, ok := latticeTrial(r, 12, 2, trial%2 == 1)
+		if !ok {
 			continue
 		}
-		k := 1 + r.IntN(len(pts)-1)
 		mm := trial%3 == 0
 		centers := pts
 		if mm {
@@ -109,7 +122,7 @@ func TestLatticeMatchesByIndex(t *testing.T) {
 		want := refSearch(pts, k, centers, metricL1, scorePairwise, TiesByIndex)
 		got, _ := runLatticeTies(t, pts, k, mm, TiesByIndex, 0)
 		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d (%dx%d, k=%d, mm %v) on %v: %v, by definition %v", trial, X, Y, k, mm, pts, got, want)
+			t.Fatalf("trial %d (k=%d, mm %v) on %v: %v, by definition %v", trial, k, mm, pts, got, want)
 		}
 	}
 }
@@ -149,8 +162,7 @@ func TestLatticePublicMatchesReference(t *testing.T) {
 // points, fractional coordinates, other dimensions, coordinate spans beyond its
 // grid.
 func TestLatticeRefuses(t *testing.T) {
-	defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
-	latticeSetup, latticeReach = 0, 0
+	defer useLatticeEverywhere()()
 	for _, c := range []struct {
 		name string
 		pts  [][]float64
@@ -190,8 +202,7 @@ func FuzzLattice(f *testing.F) {
 	f.Add(uint8(4), uint8(4), []byte{0xff, 0x0f}, uint8(3), uint8(0), true)
 	f.Add(uint8(7), uint8(3), []byte{0xa5, 0x5a, 0x33}, uint8(5), uint8(9), false)
 	f.Fuzz(func(t *testing.T, X, Y uint8, bits []byte, k uint8, seed uint8, mm bool) {
-		defer func(v, r int) { latticeSetup, latticeReach = v, r }(latticeSetup, latticeReach)
-		latticeSetup, latticeReach = 0, 0
+		defer useLatticeEverywhere()()
 		w, h := 1+int(X%12), 1+int(Y%12)
 		var pts [][]int
 		for i := range w * h {
