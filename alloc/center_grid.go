@@ -21,6 +21,10 @@ type gridIndex struct {
 	hash    []uint64 // random 64-bit label of each node (tie statistics)
 	freeH   []uint64 // prefix sums (mod 2^64) of the labels of free nodes
 	anyWrap bool
+	maxLinf int // largest L-infinity distance between two nodes
+
+	masks    []uint64 // ballMasks
+	wallBits []uint64 // the wall nodes as a bitset (with masks)
 
 	// scratch
 	ivl  [][2][2]int // per dimension up to two coordinate intervals of a ball
@@ -42,6 +46,13 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 			x.coord[i*x.d+j] = int32(v)
 		}
 		x.wall[i] = g.OnBoundary(c)
+	}
+	for j, dj := range x.dims {
+		if x.wrap[j] {
+			x.maxLinf = max(x.maxLinf, dj/2)
+		} else {
+			x.maxLinf = max(x.maxLinf, dj-1)
+		}
 	}
 	x.pstride = make([]int, x.d)
 	size := 1
@@ -70,13 +81,43 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 	return x
 }
 
-// rebuild recomputes the prefix sums from the state.
-func (x *gridIndex) rebuild(s *State) {
-	clear(x.free)
-	clear(x.freeW)
-	clear(x.freeH)
-	n := x.g.N()
-	for i := range n {
+// prefixParts selects prefix-sum arrays of a gridIndex.
+type prefixParts uint8
+
+const (
+	prefixFree prefixParts = 1 << iota // free nodes (freeInBall, ball)
+	prefixWall                         // free wall nodes (ball)
+	prefixHash                         // labels of free nodes (ballHash)
+	prefixAll  = prefixFree | prefixWall | prefixHash
+)
+
+// rebuild recomputes the chosen prefix sums from the state.
+func (x *gridIndex) rebuild(s *State, parts prefixParts) {
+	if x.d == 2 && !x.anyWrap {
+		x.rebuild2D(s, parts)
+		return
+	}
+	if parts&prefixFree != 0 {
+		prefixSums(x, x.free, func(i int) int32 { return 1 }, s)
+	}
+	if parts&prefixWall != 0 {
+		prefixSums(x, x.freeW, func(i int) int32 {
+			if x.wall[i] {
+				return 1
+			}
+			return 0
+		}, s)
+	}
+	if parts&prefixHash != 0 {
+		prefixSums(x, x.freeH, func(i int) uint64 { return x.hash[i] }, s)
+	}
+}
+
+// prefixSums fills arr with the d-dimensional prefix sums of val over the free
+// nodes.
+func prefixSums[T int32 | uint64](x *gridIndex, arr []T, val func(int) T, s *State) {
+	clear(arr)
+	for i := range x.g.N() {
 		if !s.IsFree(i) {
 			continue
 		}
@@ -84,14 +125,10 @@ func (x *gridIndex) rebuild(s *State) {
 		for j := range x.d {
 			p += (int(x.coord[i*x.d+j]) + 1) * x.pstride[j]
 		}
-		x.free[p] = 1
-		if x.wall[i] {
-			x.freeW[p] = 1
-		}
-		x.freeH[p] = x.hash[i]
+		arr[p] = val(i)
 	}
 	// Cumulative sums along each dimension in turn, without divisions.
-	size := len(x.free)
+	size := len(arr)
 	for j := range x.d {
 		st, dj := x.pstride[j], x.dims[j]
 		block := st * (dj + 1)
@@ -99,10 +136,49 @@ func (x *gridIndex) rebuild(s *State) {
 			for c := 1; c <= dj; c++ {
 				row := b + c*st
 				for p := row; p < row+st; p++ {
-					x.free[p] += x.free[p-st]
-					x.freeW[p] += x.freeW[p-st]
-					x.freeH[p] += x.freeH[p-st]
+					arr[p] += arr[p-st]
 				}
+			}
+		}
+	}
+}
+
+// rebuild2D is rebuild on a 2D mesh: one pass, row by row, each entry the one
+// above plus the running sum of its row (row 0 and column 0 stay zero).
+func (x *gridIndex) rebuild2D(s *State, parts prefixParts) {
+	X, Y := x.dims[0], x.dims[1]
+	sx := X + 1
+	if parts&prefixFree != 0 {
+		for y := range Y {
+			above, row := x.free[y*sx+1:y*sx+sx], x.free[(y+1)*sx+1:(y+1)*sx+sx]
+			run := int32(0)
+			for xx := range row {
+				v := xx + y*X
+				run += int32(s.free[v>>6] >> (v & 63) & 1)
+				row[xx] = above[xx] + run
+			}
+		}
+	}
+	if parts&prefixWall != 0 {
+		for y := range Y {
+			above, row := x.freeW[y*sx+1:y*sx+sx], x.freeW[(y+1)*sx+1:(y+1)*sx+sx]
+			run := int32(0)
+			for xx := range row {
+				if v := xx + y*X; x.wall[v] {
+					run += int32(s.free[v>>6] >> (v & 63) & 1)
+				}
+				row[xx] = above[xx] + run
+			}
+		}
+	}
+	if parts&prefixHash != 0 {
+		for y := range Y {
+			above, row := x.freeH[y*sx+1:y*sx+sx], x.freeH[(y+1)*sx+1:(y+1)*sx+sx]
+			run := uint64(0)
+			for xx := range row {
+				v := xx + y*X
+				run += x.hash[v] & -(s.free[v>>6] >> (v & 63) & 1)
+				row[xx] = above[xx] + run
 			}
 		}
 	}
@@ -173,6 +249,13 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 	if r < 0 {
 		return 0, 0, 0
 	}
+	if x.d == 2 && !x.anyWrap {
+		x0, x1, y0, y1 := x.box2D(c, r)
+		p00, p01, p10, p11 := x0+y0, x0+y1, x1+y0, x1+y1
+		all = (x1 - x0) * (y1 - y0) / x.pstride[1]
+		return int(x.free[p11] - x.free[p01] - x.free[p10] + x.free[p00]),
+			int(x.freeW[p11] - x.freeW[p01] - x.freeW[p10] + x.freeW[p00]), all
+	}
 	x.intervals(c, r)
 	if !x.anyWrap {
 		all = 1
@@ -217,6 +300,10 @@ func (x *gridIndex) ballHash(c, r int) uint64 {
 	if r < 0 {
 		return 0
 	}
+	if x.d == 2 && !x.anyWrap {
+		x0, x1, y0, y1 := x.box2D(c, r)
+		return x.freeH[x1+y1] - x.freeH[x0+y1] - x.freeH[x1+y0] + x.freeH[x0+y0]
+	}
 	x.intervals(c, r)
 	for j := range x.d {
 		x.cur[j] = 0
@@ -242,15 +329,23 @@ func (x *gridIndex) ballHash(c, r int) uint64 {
 	}
 }
 
+// box2D returns the prefix-array offsets of the L-infinity ball of radius r >= 0
+// around c on a 2D mesh: the ball's free count is free[x1+y1] - free[x0+y1] -
+// free[x1+y0] + free[x0+y0].
+func (x *gridIndex) box2D(c, r int) (x0, x1, y0, y1 int) {
+	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+	x0, x1 = max(cx-r, 0), min(cx+r, x.dims[0]-1)+1
+	y0, y1 = max(cy-r, 0)*x.pstride[1], (min(cy+r, x.dims[1]-1)+1)*x.pstride[1]
+	return x0, x1, y0, y1
+}
+
 // freeInBall returns only the number of free nodes within distance r of c.
 func (x *gridIndex) freeInBall(c, r int) int {
 	if r < 0 {
 		return 0
 	}
 	if !x.anyWrap && x.d == 2 {
-		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
-		x0, x1 := max(cx-r, 0), min(cx+r, x.dims[0]-1)+1
-		y0, y1 := max(cy-r, 0)*x.pstride[1], (min(cy+r, x.dims[1]-1)+1)*x.pstride[1]
+		x0, x1, y0, y1 := x.box2D(c, r)
 		return int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
 	}
 	if !x.anyWrap {
@@ -288,4 +383,52 @@ func (x *gridIndex) l1(a, b int) int {
 		s += x.axisDist(j, a, b)
 	}
 	return s
+}
+
+// ballMaskWords bounds the size of the ball-mask table (4 MB): enough for a 32x32
+// mesh or torus (1,024 nodes, 32 radii, 16 words per set).
+const ballMaskWords = 1 << 19
+
+// ballMasks returns, for every node c and radius r = 0..maxLinf, the set of nodes
+// within L-infinity distance r of c as a bitset of words words (bit v of word v/64 =
+// node v), ball(c, r) at bits[(c*(maxLinf+1)+r)*words:][:words]; nil when the table
+// would exceed ballMaskWords. Built on first use.
+func (x *gridIndex) ballMasks() (bits []uint64, words int) {
+	n := x.g.N()
+	words = (n + 63) / 64
+	R := x.maxLinf + 1
+	if n*R*words > ballMaskWords {
+		return nil, words
+	}
+	if x.masks != nil {
+		return x.masks, words
+	}
+	x.masks = make([]uint64, n*R*words)
+	for c := range n {
+		base := x.masks[c*R*words : (c+1)*R*words]
+		cc := x.coord[c*x.d : c*x.d+x.d]
+		for v := range n {
+			d := int32(0) // linf(c, v), from the cached coordinates
+			for j, u := range x.coord[v*x.d : v*x.d+x.d] {
+				t := abs32(u - cc[j])
+				if x.wrap[j] {
+					t = min(t, int32(x.dims[j])-t)
+				}
+				d = max(d, t)
+			}
+			base[int(d)*words+v>>6] |= 1 << (v & 63)
+		}
+		for r := 1; r < R; r++ {
+			for w := range words {
+				base[r*words+w] |= base[(r-1)*words+w]
+			}
+		}
+	}
+	x.wallBits = make([]uint64, words)
+	for v, on := range x.wall {
+		if on {
+			x.wallBits[v>>6] |= 1 << (v & 63)
+		}
+	}
+	return x.masks, words
 }

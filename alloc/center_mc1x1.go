@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/procalloc/procalloc/geom"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -93,9 +92,11 @@ type TieReporter interface {
 // stable-sorted by distance from each center in turn and never reset, so after the
 // i-th center it is ordered by (d_i, d_{i-1}, ..., d_1, free-list position), d_j the
 // distance from center j. Scores and the order-independent parts of tie scores come
-// from prefix sums over the mesh in O(2^d) per shell; the order is worked out only
-// for the outermost shell of the winner (and of tied candidates whose wall term needs
-// it), comparing nodes by distances to the earlier centers. That gives the same
+// from prefix sums over the mesh in O(2^d) per shell, for every center first; the
+// order is worked out only for the outermost shells of the centers sharing the best
+// score (all of them when ties are counted, for their node sets; otherwise those
+// whose wall term needs it, and the winner), comparing nodes by distances to the
+// earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 type mc1x1 struct {
 	name   string
@@ -103,13 +104,15 @@ type mc1x1 struct {
 	st     *State
 	x      *gridIndex
 	order  []int
-	dirty  bool
+	stale  prefixParts // prefix sums of a.x not yet rebuilt since the state changed
 	greedy bool
 	tb     *TieBreak
 	stats  TieStats
 	last   int
 
 	countTies bool // CountTies: fingerprint tied candidates (TieReporter)
+	noMasks   bool // work out tied node sets on lists, not bitsets (tests)
+	bitsBuf   []uint64
 
 	fl   []int   // free list of the current allocation
 	pos  []int32 // node -> position in fl (valid for free nodes)
@@ -118,15 +121,20 @@ type mc1x1 struct {
 	sums []int
 	tmp  []int
 
-	tied   []tieCand
-	hashes []uint64
+	tied    []tieCand
+	hashes  []uint64
+	hashSet []uint64 // countDistinct
 
 	coords [][]int // shellNodes scratch
 	idx    []int
 	hist   []int // l1Sums scratch
 
+	dist     []int32 // refine: distances of the undecided nodes
+	distHist []int   // refine: how many undecided nodes at each distance (left zero)
+
 	keyBits     greedyKeyBits // greedyCollectMesh's packing of its selection key
 	keys        []int64
+	candXY      []int32 // greedyCollectRings: candidates' coordinates
 	greedyCands []greedyCand
 	ring        []int
 }
@@ -144,7 +152,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 	if !ok {
 		return nil, fmt.Errorf("%s needs a mesh or torus, not %s", name, m.Spec())
 	}
-	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), dirty: true, greedy: greedy}
+	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), stale: prefixAll, greedy: greedy}
 	a.pos = make([]int32, g.N())
 	a.keyBits = newGreedyKeyBits(g)
 	switch {
@@ -173,7 +181,7 @@ func (a *mc1x1) Release(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err
 	}
-	a.dirty = true
+	a.stale = prefixAll
 	return nil
 }
 
@@ -188,10 +196,7 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 		a.last = 0
 		return nodes, a.take(nodes)
 	}
-	if a.dirty {
-		a.x.rebuild(a.st)
-		a.dirty = false
-	}
+	a.refresh(prefixFree)
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	for i, v := range a.fl {
 		a.pos[v] = int32(i)
@@ -199,74 +204,151 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	if a.greedy {
 		return a.allocateGreedy(k)
 	}
-	best, bestIdx, bestL, bestM, ties := math.MaxInt, -1, 0, 0, 0
-	bestTie := 0.0
+	// First the scores alone (prefix sums, O(1) per shell) to find the best score and
+	// the centers that share it; only those need a tie score or their node set.
+	best := math.MaxInt
+	a.tied = a.tied[:0]
 	for i, c := range a.fl {
 		score, L, m, ok := a.shellScore(c, k, best)
 		if !ok {
 			continue
 		}
-		switch {
-		case score < best:
-			best, bestIdx, bestL, bestM, ties = score, i, L, m, 1
-			a.tied = append(a.tied[:0], tieCand{i, L, m})
-			if a.tb != nil {
-				bestTie = a.tieScore(i, k, L, m)
+		if score < best {
+			best = score
+			a.tied = a.tied[:0]
+		}
+		a.tied = append(a.tied, tieCand{i, L, m})
+	}
+	win := a.tied[0]
+	ties := 0
+	if len(a.tied) > 1 && (a.countTies || a.tb != nil) {
+		// With tie counting, the exact node set of every tied center: its
+		// fingerprint, and the wall term of its tie score. Without, the tie score
+		// works the wall term out itself, and only where the shell counts leave
+		// it open.
+		parts := prefixParts(0)
+		if a.tb != nil {
+			parts |= prefixWall
+		}
+		if a.countTies {
+			parts |= prefixHash
+		}
+		a.refresh(parts)
+		var masks []uint64
+		if a.countTies {
+			masks, _ = a.ballMasks()
+		}
+		hs := a.hashes[:0]
+		bestTie := 0.0
+		for n, t := range a.tied {
+			wallLast := -1
+			switch {
+			case masks != nil:
+				last := a.lastBits(t.i, t.L, t.m)
+				if a.tb != nil {
+					wallLast = 0
+					for w, b := range a.x.wallBits {
+						wallLast += bits.OnesCount64(b & last[w])
+					}
+				}
+				h := a.x.ballHash(a.fl[t.i], t.L-1)
+				for w, b := range last {
+					for ; b != 0; b &= b - 1 {
+						h += a.x.hash[w<<6|bits.TrailingZeros64(b)]
+					}
+				}
+				hs = append(hs, h)
+			case a.countTies:
+				last := a.chooseLast(t.i, t.L, t.m)
+				wallLast = a.countWall(last)
+				hs = append(hs, a.lastHash(t, last))
 			}
-		case score == best:
-			ties++
-			a.tied = append(a.tied, tieCand{i, L, m})
 			if a.tb != nil {
-				if t := a.tieScore(i, k, L, m); t < bestTie {
-					bestIdx, bestL, bestM, bestTie = i, L, m, t
+				if ts := a.tieScore(t.i, t.L, t.m, wallLast); n == 0 || ts < bestTie {
+					win, bestTie = t, ts
 				}
 			}
 		}
-	}
-	if !a.countTies {
-		ties = 0
-	}
-	if ties > 1 {
-		centers := ties
-		ties = a.distinctTied()
-		if ties > 1 {
-			a.stats.Tied++
-			a.stats.TiedCandidates += int64(ties)
-			a.stats.TiedCenters += int64(centers)
+		if a.countTies {
+			a.hashes = hs
+			if ties = a.countDistinct(hs); ties > 1 {
+				a.stats.Tied++
+				a.stats.TiedCandidates += int64(ties)
+				a.stats.TiedCenters += int64(len(a.tied))
+			}
 		}
 	}
+	if a.countTies && ties == 0 {
+		ties = 1
+	}
 	a.last = ties
-	nodes := a.choose(bestIdx, k, bestL, bestM, nil)
-	slices.Sort(nodes)
+	var nodes []int
+	if masks, words := a.ballMasks(); masks != nil {
+		nodes = a.chooseBits(win, masks, words)
+	} else {
+		nodes = a.choose(win.i, k, win.L, win.m, nil)
+		slices.Sort(nodes)
+	}
 	return nodes, a.take(nodes)
 }
 
 type tieCand struct{ i, L, m int }
 
-// distinctTied returns how many different node sets the centers in a.tied pick. Sets
-// are compared by fingerprint: the sum mod 2^64 of random 64-bit node labels (the
-// inner shells from prefix sums, the outer shell's chosen nodes one by one); a false
-// match has probability about 2^-64 per pair.
-func (a *mc1x1) distinctTied() int {
-	hs := a.hashes[:0]
-	for _, t := range a.tied {
-		c := a.fl[t.i]
-		h := a.x.ballHash(c, t.L-1)
-		for _, v := range a.chooseLast(t.i, t.L, t.m) {
-			h += a.x.hash[v]
-		}
-		hs = append(hs, h)
+// lastHash is the fingerprint of the node set of tied center t whose outermost-shell
+// nodes are last: the sum mod 2^64 of random 64-bit node labels (the inner shells
+// from prefix sums); two different sets match with probability about 2^-64.
+func (a *mc1x1) lastHash(t tieCand, last []int) uint64 {
+	h := a.x.ballHash(a.fl[t.i], t.L-1)
+	for _, v := range last {
+		h += a.x.hash[v]
 	}
-	slices.Sort(hs)
-	a.hashes = hs
-	return len(slices.Compact(hs))
+	return h
+}
+
+// countDistinct returns how many different fingerprints hs holds, with an
+// open-addressing table (the fingerprints are sums of random labels, so their low
+// bits index it directly).
+func (a *mc1x1) countDistinct(hs []uint64) int {
+	size := 1 << bits.Len(uint(2*len(hs)))
+	if cap(a.hashSet) < size {
+		a.hashSet = make([]uint64, size)
+	}
+	t := a.hashSet[:size]
+	clear(t)
+	n, zero := 0, false
+	for _, h := range hs {
+		if h == 0 { // the table's empty mark
+			if !zero {
+				zero = true
+				n++
+			}
+			continue
+		}
+		i := h & uint64(size-1)
+		for t[i] != 0 && t[i] != h {
+			i = (i + 1) & uint64(size-1)
+		}
+		if t[i] == 0 {
+			t[i] = h
+			n++
+		}
+	}
+	return n
+}
+
+// refresh rebuilds the prefix sums among parts that are out of date.
+func (a *mc1x1) refresh(parts prefixParts) {
+	if p := a.stale & parts; p != 0 {
+		a.x.rebuild(a.st, p)
+		a.stale &^= p
+	}
 }
 
 func (a *mc1x1) take(nodes []int) error {
 	if err := a.st.Take(nodes); err != nil {
 		return fmt.Errorf("%s: internal error: %w", a.name, err)
 	}
-	a.dirty = true
+	a.stale = prefixAll
 	return nil
 }
 
@@ -275,8 +357,34 @@ func (a *mc1x1) take(nodes []int) error {
 // of that shell are taken. It gives up (ok false) as soon as the score must exceed
 // bound.
 func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
-	acc, prev := 0, 0
-	for r := 0; ; r++ {
+	// c itself is free: the ball of radius 0 holds one node.
+	if k == 1 {
+		return 0, 0, 1, true
+	}
+	if k-1 > bound {
+		return 0, 0, 0, false
+	}
+	acc, prev := 0, 1
+	if x := a.x; x.d == 2 && !x.anyWrap {
+		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+		X1, Y1, sx := x.dims[0]-1, x.dims[1]-1, x.pstride[1]
+		fr := x.free
+		for r := 1; ; r++ {
+			x0, x1 := max(cx-r, 0), min(cx+r, X1)+1
+			y0, y1 := max(cy-r, 0)*sx, (min(cy+r, Y1)+1)*sx
+			cnt := int(fr[x1+y1] - fr[x0+y1] - fr[x1+y0] + fr[x0+y0])
+			if cnt >= k {
+				m = k - prev
+				return acc + r*m, r, m, true
+			}
+			acc += r * (cnt - prev)
+			prev = cnt
+			if acc+(r+1)*(k-prev) > bound {
+				return 0, 0, 0, false
+			}
+		}
+	}
+	for r := 1; ; r++ {
 		cnt := a.x.freeInBall(c, r)
 		if cnt >= k {
 			m = k - prev
@@ -290,9 +398,34 @@ func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
 	}
 }
 
-// shells fills a.ball[0..R] with the cumulative counts of the balls around c.
-func (a *mc1x1) shells(c, R int) {
+// shells fills a.ball[0..R] with the cumulative counts of the balls around c; on a
+// 2D mesh the free wall nodes only up to radius wallR (zero beyond).
+func (a *mc1x1) shells(c, R, wallR int) {
 	a.ball = a.ball[:0]
+	if x := a.x; x.d == 2 && !x.anyWrap {
+		// c is free
+		a.ball = append(a.ball, shellCount{free: 1, all: 1})
+		if x.wall[c] {
+			a.ball[0].freeWall = 1
+		}
+		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+		X, Y, sx := x.dims[0], x.dims[1], x.pstride[1]
+		fr, fw := x.free, x.freeW
+		for r := 1; r <= R; r++ {
+			x0, x1 := max(cx-r, 0), min(cx+r, X-1)+1
+			r0, r1 := max(cy-r, 0), min(cy+r, Y-1)+1
+			y0, y1 := r0*sx, r1*sx
+			s := shellCount{
+				free: int(fr[x1+y1] - fr[x0+y1] - fr[x1+y0] + fr[x0+y0]),
+				all:  (x1 - x0) * (r1 - r0),
+			}
+			if r <= wallR {
+				s.freeWall = int(fw[x1+y1] - fw[x0+y1] - fw[x1+y0] + fw[x0+y0])
+			}
+			a.ball = append(a.ball, s)
+		}
+		return
+	}
 	for r := 0; r <= R; r++ {
 		f, fw, all := a.x.ball(c, r)
 		a.ball = append(a.ball, shellCount{f, fw, all})
@@ -303,15 +436,16 @@ func (a *mc1x1) shells(c, R int) {
 // on a.fl[i], as PReMAS computes it (reference-simulators.md): with lastlook = L+SR
 // and weight(d) = lastlook-d+1, + AF*weight for each free node not taken with
 // d <= lastlook, - WF*weight for each taken node on the mesh boundary, - BF*weight
-// for each busy node at d = L+1.
-func (a *mc1x1) tieScore(i, k, L, m int) float64 {
+// for each busy node at d = L+1. wallLast is how many of the m nodes taken from shell L
+// lie on the wall, or -1 to work it out here.
+func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 	tb := a.tb
 	if tb.SR == 0 {
 		return 0
 	}
 	c := a.fl[i]
 	look := L + tb.SR
-	a.shells(c, look)
+	a.shells(c, look, L) // the wall counts are read up to shell L
 	shell := func(d int) shellCount {
 		s := a.ball[d]
 		if d > 0 {
@@ -332,19 +466,194 @@ func (a *mc1x1) tieScore(i, k, L, m int) float64 {
 	for d := L; d <= look; d++ {
 		avail += w(d) * float64(shell(d).free)
 	}
-	var wallLast int
 	switch {
+	case wallLast >= 0:
 	case m == last.free || last.freeWall == 0:
 		wallLast = last.freeWall
 	case last.freeWall == last.free:
 		wallLast = m
 	default:
-		wallLast = a.wallInLast(i, L, m)
+		if masks, _ := a.ballMasks(); masks != nil {
+			wallLast = 0
+			for w, b := range a.lastBits(i, L, m) {
+				wallLast += bits.OnesCount64(b & a.x.wallBits[w])
+			}
+		} else {
+			wallLast = a.wallInLast(i, L, m)
+		}
 	}
 	wall += w(L) * float64(wallLast)
 	b := shell(L + 1)
 	border := w(L+1) * float64(b.all-b.free)
 	return tb.AF*avail - tb.WF*wall - tb.BF*border
+}
+
+// ballMasks returns the gridIndex's ball masks, or nil when the machine is too
+// large for them (or the list-based path is forced).
+func (a *mc1x1) ballMasks() ([]uint64, int) {
+	if a.noMasks {
+		return nil, 0
+	}
+	return a.x.ballMasks()
+}
+
+// lastBits returns, as a bitset (scratch space), the m nodes chooseLast(i, L, m)
+// takes from the outermost shell: the same walk back through the earlier centers,
+// on bitsets. The undecided nodes g start as the free nodes of shell L; center c_j
+// at distance D from c sees them at distances L-D..L+D, and the cut value (the
+// need-th smallest distance) is found by binary search on the counts of g within
+// the balls around c_j. Nodes inside the cut are taken, those on it stay undecided.
+func (a *mc1x1) lastBits(i, L, m int) []uint64 {
+	masks, W := a.x.ballMasks()
+	RW := (a.x.maxLinf + 1) * W // ball(c, r) = masks[c*RW+r*W:][:W]
+	if cap(a.bitsBuf) < 2*W {
+		a.bitsBuf = make([]uint64, 2*W)
+	}
+	out, g := a.bitsBuf[:W:W], a.bitsBuf[W:2*W:2*W]
+	c := a.fl[i]
+	free := a.st.free[:W]
+	o := c*RW + L*W
+	outer := masks[o : o+W]
+	n := 0
+	if L == 0 {
+		for w := range g {
+			g[w] = outer[w] & free[w]
+			n += bits.OnesCount64(g[w])
+		}
+	} else {
+		inner := masks[o-W : o]
+		for w := range g {
+			g[w] = outer[w] &^ inner[w] & free[w]
+			n += bits.OnesCount64(g[w])
+		}
+	}
+	clear(out)
+	need := m
+	// g's nonzero words are g[wlo:whi]; only those are read.
+	wlo, whi := 0, W
+	trim := func() {
+		for wlo < whi && g[wlo] == 0 {
+			wlo++
+		}
+		for whi > wlo && g[whi-1] == 0 {
+			whi--
+		}
+	}
+	trim()
+	mesh2D, co := a.x.d == 2 && !a.x.anyWrap, a.x.coord
+	// On a 2D mesh, once a center has left g as it was, g's bounding box is
+	// worked out, and the centers that see the whole box at one distance (a run of
+	// them is typical: centers further up the column, or far down the previous
+	// one) are skipped without counting.
+	box, boxed := [4]int32{}, false
+	for j := i - 1; j >= 0 && need > 0 && need < n; j-- {
+		cj := a.fl[j]
+		var D int
+		if mesh2D {
+			px, py := co[2*cj], co[2*cj+1]
+			if boxed {
+				dx0, dx1 := intervalDist(px, box[0], box[1])
+				dy0, dy1 := intervalDist(py, box[2], box[3])
+				if max(dx0, dy0) == max(dx1, dy1) {
+					continue
+				}
+			}
+			D = int(max(abs32(co[2*c]-px), abs32(co[2*c+1]-py)))
+		} else {
+			D = a.x.linf(c, cj)
+		}
+		// count(t) = |g within distance t of cj|: count(lo) < need <= count(hi)
+		lo, hi := max(L-D, 0)-1, min(L+D, a.x.maxLinf)
+		cntLo, cntHi := 0, n
+		gw := g[wlo:whi]
+		base := cj*RW + wlo
+		for hi-lo > 1 {
+			mid := (lo + hi) >> 1
+			b := masks[base+mid*W:]
+			b = b[:len(gw)]
+			cnt := 0
+			for w, v := range gw {
+				cnt += bits.OnesCount64(v & b[w])
+			}
+			if cnt < need {
+				lo, cntLo = mid, cnt
+			} else {
+				hi, cntHi = mid, cnt
+			}
+		}
+		if cntLo == 0 && cntHi == n {
+			// all undecided nodes at the same distance from c_j
+			if mesh2D && !boxed {
+				box, boxed = [4]int32{math.MaxInt32, -1, math.MaxInt32, -1}, true
+				for w := wlo; w < whi; w++ {
+					for b := g[w]; b != 0; b &= b - 1 {
+						v := w<<6 | bits.TrailingZeros64(b)
+						x, y := co[2*v], co[2*v+1]
+						box = [4]int32{min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)}
+					}
+				}
+			}
+			continue
+		}
+		boxed = false
+		bh := masks[base+hi*W:]
+		bh = bh[:len(gw)]
+		if lo >= 0 {
+			bl := masks[base+lo*W:]
+			bl = bl[:len(gw)]
+			ow := out[wlo:whi]
+			for w, v := range gw {
+				ow[w] |= v & bl[w]
+				gw[w] = v & bh[w] &^ bl[w]
+			}
+		} else {
+			for w, v := range gw {
+				gw[w] = v & bh[w]
+			}
+		}
+		trim()
+		need -= cntLo
+		n = cntHi - cntLo
+	}
+	switch {
+	case need == n:
+		for w := range out {
+			out[w] |= g[w]
+		}
+	case need > 0:
+		// Still tied after every earlier center: free-list position decides.
+		rest := a.tmp[:0]
+		for w, b := range g {
+			for ; b != 0; b &= b - 1 {
+				rest = append(rest, w<<6|bits.TrailingZeros64(b))
+			}
+		}
+		slices.SortFunc(rest, func(p, q int) int { return int(a.pos[p] - a.pos[q]) })
+		for _, v := range rest[:need] {
+			out[v>>6] |= 1 << (v & 63)
+		}
+		a.tmp = rest
+	}
+	return out
+}
+
+// chooseBits returns the nodes of candidate t in increasing order, from lastBits.
+func (a *mc1x1) chooseBits(t tieCand, masks []uint64, W int) []int {
+	last := a.lastBits(t.i, t.L, t.m)
+	nodes := make([]int, 0, a.x.freeInBall(a.fl[t.i], t.L-1)+t.m)
+	if t.L > 0 {
+		o := (a.fl[t.i]*(a.x.maxLinf+1) + t.L - 1) * W
+		inner := masks[o : o+W]
+		for w := range last {
+			last[w] |= inner[w] & a.st.free[w]
+		}
+	}
+	for w, b := range last {
+		for ; b != 0; b &= b - 1 {
+			nodes = append(nodes, w<<6|bits.TrailingZeros64(b))
+		}
+	}
+	return nodes
 }
 
 // choose returns the k nodes of the candidate centered on a.fl[i] (appended to dst).
@@ -421,7 +730,12 @@ func (a *mc1x1) countWall(nodes []int) int {
 // wallOnly it stops as soon as the undecided nodes are all on or all off the wall.
 func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) {
 	in, hi, need = 0, len(S), m
-	keys := a.sums[:0]
+	keys, hist, tmp := a.dist[:0], a.distHist, a.tmp[:0]
+	if n := a.x.maxLinf + 1; len(hist) < n {
+		hist = make([]int, n)
+	}
+	mesh2D := a.x.d == 2 && !a.x.anyWrap
+	co := a.x.coord
 	for j := i - 1; j >= 0 && need > 0 && need < hi-in; j-- {
 		g := S[in:hi]
 		if wallOnly {
@@ -431,52 +745,54 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 		}
 		cj := a.fl[j]
 		keys = keys[:0]
-		lo, up := math.MaxInt, -1
-		if co := a.x.coord; a.x.d == 2 && !a.x.anyWrap {
+		lo, up := int32(math.MaxInt32), int32(-1)
+		if mesh2D {
 			cx, cy := co[2*cj], co[2*cj+1]
 			for _, v := range g {
-				d := int(max(abs32(co[2*v]-cx), abs32(co[2*v+1]-cy)))
+				d := max(abs32(co[2*v]-cx), abs32(co[2*v+1]-cy))
 				keys = append(keys, d)
+				hist[d]++
 				lo, up = min(lo, d), max(up, d)
 			}
 		} else {
 			for _, v := range g {
-				d := a.x.linf(cj, v)
+				d := int32(a.x.linf(cj, v))
 				keys = append(keys, d)
+				hist[d]++
 				lo, up = min(lo, d), max(up, d)
 			}
 		}
 		if lo == up {
+			hist[lo] = 0
 			continue
 		}
-		// Cut value: the need-th smallest key. Partition g into < cut, == cut, > cut
-		// (the relative order does not matter for membership).
-		cut := geom.Select(append(a.tmp[:0], keys...), need-1)
-		a.tmp = a.tmp[:0]
-		less, eq := 0, 0
-		for x, v := range g {
-			if keys[x] < cut {
-				a.tmp = append(a.tmp, v)
-				less++
-			}
+		// Cut value: the need-th smallest key; g is split into < cut, == cut and
+		// > cut (the order inside each part does not matter for membership).
+		cut, less := lo, 0
+		for less+hist[cut] < need {
+			less += hist[cut]
+			cut++
 		}
-		for x, v := range g {
-			if keys[x] == cut {
-				a.tmp = append(a.tmp, v)
-				eq++
+		eq := hist[cut]
+		clear(hist[lo : up+1])
+		next := [3]int{0, less, less + eq}
+		tmp = append(tmp[:0], g...)
+		for x, v := range tmp {
+			part := 0
+			if keys[x] >= cut {
+				part = 1
+				if keys[x] > cut {
+					part = 2
+				}
 			}
+			g[next[part]] = v
+			next[part]++
 		}
-		for x, v := range g {
-			if keys[x] > cut {
-				a.tmp = append(a.tmp, v)
-			}
-		}
-		copy(g, a.tmp)
 		in += less
 		need -= less
 		hi = in + eq
 	}
-	a.sums = keys
+	a.dist, a.distHist, a.tmp = keys, hist, tmp
 	return in, hi, need
 }
 
@@ -626,8 +942,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	}
 	if ties > 1 {
 		centers := ties
-		slices.Sort(a.hashes)
-		if ties = len(slices.Compact(a.hashes)); ties > 1 {
+		if ties = a.countDistinct(a.hashes); ties > 1 {
 			a.stats.Tied++
 			a.stats.TiedCandidates += int64(ties)
 			a.stats.TiedCenters += int64(centers)
@@ -864,6 +1179,18 @@ func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
 	return score, set
 }
 
+// intervalDist returns the smallest and largest distance from p to a point of
+// lo..hi.
+func intervalDist(p, lo, hi int32) (near, far int32) {
+	switch {
+	case p < lo:
+		return lo - p, hi - p
+	case p > hi:
+		return p - hi, p - lo
+	}
+	return 0, max(p-lo, hi-p)
+}
+
 func abs32(v int32) int32 {
 	if v < 0 {
 		return -v
@@ -919,7 +1246,9 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	}
 	kb := a.keyBits
 	picked := set[s:] // grows as set does
-	cand, keys := a.sh[:0], a.keys[:0]
+	// candidates: their coordinates (x, y pairs, read straight in the update pass)
+	// and keys
+	xy, keys := a.candXY[:0], a.keys[:0]
 	add := func(v int) {
 		vx, vy := int(co[2*v]), int(co[2*v+1])
 		b, sb := numX[vx], totX[vx]
@@ -930,7 +1259,7 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 			sum += abs(vx-int(co[2*p])) + abs(vy-int(co[2*p+1]))
 		}
 		l1 := abs(vx-cx) + abs(vy-cy)
-		cand = append(cand, v)
+		xy = append(xy, int32(vx), int32(vy))
 		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
 	}
 	maxR := max(cx, X-1-cx, cy, Y-1-cy)
@@ -942,42 +1271,45 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 			add(v)
 		}
 	}
+	b := -1 // the candidate with the smallest key (keys are distinct: they end in the position)
 	for r := 0; r < m; r++ {
 		if score+(m-r)*L > stop {
-			a.sh, a.keys = cand, keys
+			a.candXY, a.keys = xy, keys
 			return math.MaxInt, nil
 		}
-		b := -1
-		for {
-			for j := range keys {
-				if b < 0 || keys[j] < keys[b] {
-					b = j
-				}
-			}
-			if R >= maxR {
-				break
-			}
+		for R < maxR {
 			D := R + 1
 			lb := int64(s*(D-L+1)+r)<<kb.sumShift | int64(D)<<kb.posBits
 			if b >= 0 && lb > keys[b] {
 				break
 			}
+			from := len(keys)
 			readRing()
-			b = -1
+			for j := from; j < len(keys); j++ {
+				if b < 0 || keys[j] < keys[b] {
+					b = j
+				}
+			}
 		}
-		p := cand[b]
-		last := len(cand) - 1
-		cand[b], keys[b] = cand[last], keys[last]
-		cand, keys = cand[:last], keys[:last]
-		set = append(set, p)
+		px, py := xy[2*b], xy[2*b+1]
+		last := len(keys) - 1
+		xy[2*b], xy[2*b+1], keys[b] = xy[2*last], xy[2*last+1], keys[last]
+		xy, keys = xy[:2*last], keys[:last]
+		set = append(set, int(px)+int(py)*X)
 		picked = set[s:]
-		px, py := int(co[2*p]), int(co[2*p+1])
-		score += max(abs(px-cx), abs(py-cy))
-		for j, v := range cand {
-			keys[j] += int64(abs(int(co[2*v])-px)+abs(int(co[2*v+1])-py)) << kb.sumShift
+		score += max(abs(int(px)-cx), abs(int(py)-cy))
+		// keys updated by the node taken, and the next smallest found, in one pass
+		b = -1
+		best := int64(math.MaxInt64)
+		for j := range keys {
+			k := keys[j] + int64(abs32(xy[2*j]-px)+abs32(xy[2*j+1]-py))<<kb.sumShift
+			keys[j] = k
+			if k < best {
+				best, b = k, j
+			}
 		}
 	}
-	a.sh, a.keys = cand, keys
+	a.candXY, a.keys = xy, keys
 	a.tmp = set
 	return score, set
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
 	"github.com/procalloc/procalloc/ptas"
 	"github.com/procalloc/procalloc/topo"
@@ -87,6 +88,9 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 			err error
 		)
 		opt := ptas.Options{Ties: a.ties}
+		if f, ok := exact.LatticeOptimum(len(a.g.Dims()), k); ok {
+			opt.Floor = float64(f)
+		}
 		switch a.kind {
 		case "mm":
 			res, err = ptas.MM(a.free, k, opt)

@@ -35,18 +35,35 @@ var (
 	}
 )
 
+// LatticeOptimum returns the proven optimal total of m distinct points of Z^dim when
+// the table above holds it, and false otherwise (other dimensions, m beyond the
+// table). Allocators pass it to MM and Gen-Alg as ptas.Options.Floor.
+func LatticeOptimum(dim, m int) (int64, bool) {
+	t := latticeTable(dim)
+	if m < 0 || m >= len(t) {
+		return 0, false
+	}
+	return t[m], true
+}
+
+// latticeTable is the table of proven optima of Z^dim (nil for other dimensions).
+func latticeTable(dim int) []int64 {
+	switch dim {
+	case 2:
+		return z2Optima
+	case 3:
+		return z3Optima
+	}
+	return nil
+}
+
 // LatticeBound returns a lower bound on the total pairwise L1 distance of any m
 // distinct points of Z^dim (dim 2 or 3): the tabulated optimum when known, else the
 // recursive bound f(m) >= m f(m-1) / (m-2) (each point's removal leaves m-1 points,
 // and every pair survives m-2 of the m removals). Other dimensions: 0.
 func LatticeBound(dim, m int) float64 {
-	var t []int64
-	switch dim {
-	case 2:
-		t = z2Optima
-	case 3:
-		t = z3Optima
-	default:
+	t := latticeTable(dim)
+	if t == nil {
 		return 0
 	}
 	if m < len(t) {

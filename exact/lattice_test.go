@@ -39,3 +39,21 @@ func TestLatticeTable(t *testing.T) {
 		}
 	}
 }
+
+// LatticeOptimum answers from the table and refuses what it does not hold.
+func TestLatticeOptimum(t *testing.T) {
+	for _, c := range []struct {
+		dim, m int
+		want   int64
+		ok     bool
+	}{
+		{2, 0, 0, true}, {2, 3, 4, true}, {2, 49, 5398, true}, {2, len(z2Optima) - 1, z2Optima[len(z2Optima)-1], true},
+		{2, len(z2Optima), 0, false}, {2, -1, 0, false}, {3, 13, 168, true}, {3, len(z3Optima), 0, false},
+		{1, 5, 0, false}, {4, 5, 0, false},
+	} {
+		got, ok := LatticeOptimum(c.dim, c.m)
+		if got != c.want || ok != c.ok {
+			t.Errorf("LatticeOptimum(%d, %d) = %d, %v; want %d, %v", c.dim, c.m, got, ok, c.want, c.ok)
+		}
+	}
+}

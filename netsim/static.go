@@ -36,6 +36,7 @@ type RouteMeter struct {
 	buf   []int32
 	// scratch of the mesh all-to-all count
 	coord             []int
+	coordTab          []int32 // node v's coordinates at [v*D, v*D+D) (small meshes)
 	keyStamp, keyID   []int32
 	keyGen            int32
 	ids, histA, histB []int32
@@ -110,11 +111,29 @@ func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 	if len(m.keyStamp) < g.N() {
 		m.keyStamp, m.keyID = make([]int32, g.N()), make([]int32, g.N())
 	}
+	if m.coordTab == nil && g.N() <= 1<<20 {
+		// Every job's nodes are turned into coordinates: once per node instead.
+		m.coordTab = make([]int32, 0, g.N()*D)
+		c := make([]int, D)
+		for v := range g.N() {
+			for _, x := range g.Coord(v, c) {
+				m.coordTab = append(m.coordTab, int32(x))
+			}
+		}
+	}
 	coords := m.coord[:0]
-	c := make([]int, D)
-	for _, v := range nodes {
-		c = g.Coord(v, c)
-		coords = append(coords, c...)
+	if m.coordTab != nil {
+		for _, v := range nodes {
+			for _, x := range m.coordTab[v*D : v*D+D] {
+				coords = append(coords, int(x))
+			}
+		}
+	} else {
+		c := make([]int, D)
+		for _, v := range nodes {
+			c = g.Coord(v, c)
+			coords = append(coords, c...)
+		}
 	}
 	m.coord = coords
 	for j := range dims {
@@ -180,6 +199,17 @@ func (m *RouteMeter) groupPrefix(buf *[]int32, nodes []int, j, lo, width, t0, t1
 	coords := m.coord
 	dims := m.grid.Dims()
 	D := len(dims)
+	if t0 >= t1 {
+		// No coordinates to group by (j is the first or last dimension): one group.
+		h := zeros(buf, width)
+		for i := range nodes {
+			h[coords[i*D+j]-lo]++
+		}
+		for x := 1; x < width; x++ {
+			h[x] += h[x-1]
+		}
+		return h
+	}
 	m.keyGen++
 	if m.keyGen == 0 {
 		clear(m.keyStamp)

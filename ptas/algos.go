@@ -35,7 +35,7 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		var idx []int
 		var c []T
 		if useGrid {
-			idx, c, err = mmGrid(ctx, pr)
+			idx, c, err = mmGrid(ctx, pr, opt.Floor)
 		} else {
 			idx, c, err = mmSweep(ctx, pr)
 		}
@@ -48,8 +48,19 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		}
 		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
 	}
+	if opt.Ties == TiesPReMAS {
+		res, ok, err := searchLattice(ctx, pr, true, TiesPReMAS, opt.Floor)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			res.Guarantee = g
+			return res, nil
+		}
+	}
 	sr := newSearcher(pr, opt.Ties, metricL1, scorePairwise)
-	if err := mmCenters(ctx, pr, opt.Ties, sr.try); err != nil {
+	sr.floor = opt.Floor
+	if err := mmCenters(ctx, pr, opt.Ties, func(c []T) bool { sr.try(c); return sr.reached }); err != nil {
 		return Result{}, err
 	}
 	return sr.result(g), nil
@@ -95,9 +106,24 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
+	if m == metricL1 && s == scorePairwise {
+		res, ok, err := searchLattice(context.Background(), pr, false, opt.Ties, opt.Floor)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			res.Guarantee = g
+			return res, nil
+		}
+	}
 	sr := newSearcher(pr, opt.Ties, m, s)
+	if s == scorePairwise {
+		sr.floor = opt.Floor
+	}
 	for _, p := range pr.pts {
-		sr.try(p)
+		if sr.try(p); sr.reached {
+			break
+		}
 	}
 	return sr.result(g), nil
 }

@@ -47,6 +47,9 @@ type searcher[T geom.Number] struct {
 	grid     *premasGrid // TiesPReMAS on small integer coordinates (center_premas.go)
 	c32      []int32
 
+	floor   float64 // Options.Floor (scorePairwise only; 0: none)
+	reached bool    // the best score is at the floor: no later center can win
+
 	found      bool
 	bestScore  T
 	bestSel    []int
@@ -109,6 +112,7 @@ func (sr *searcher[T]) try(c []T) {
 				sr.bestSel[i] = int(v)
 			}
 			sr.bestCenter = append(sr.bestCenter[:0], c...)
+			sr.reached = sr.floor > 0 && float64(score) <= sr.floor
 		}
 		return
 	} else if g != nil {
@@ -175,6 +179,7 @@ func (sr *searcher[T]) try(c []T) {
 		sr.bestScore = score
 		copy(sr.bestSel, sr.sel)
 		sr.bestCenter = append(sr.bestCenter[:0], c...)
+		sr.reached = sr.floor > 0 && float64(score) <= sr.floor
 	}
 }
 
@@ -328,11 +333,12 @@ func (s *pairScorer[T]) total(idx []int) T {
 	return tot
 }
 
-// mmCenters calls f with every MM candidate center: each combination of one distinct
-// coordinate value per dimension, the first dimension outermost. Values are ascending
-// for TiesByIndex and in order of first appearance for TiesPReMAS. f's argument is
-// reused between calls. It stops early when ctx is done.
-func mmCenters[T geom.Number](ctx context.Context, pr *problem[T], ties Ties, f func(c []T)) error {
+// mmCenters calls f with every MM candidate center until f returns true: each
+// combination of one distinct coordinate value per dimension, the first dimension
+// outermost. Values are ascending for TiesByIndex and in order of first appearance
+// for TiesPReMAS. f's argument is reused between calls. It stops early when ctx is
+// done.
+func mmCenters[T geom.Number](ctx context.Context, pr *problem[T], ties Ties, f func(c []T) (stop bool)) error {
 	vals := make([][]T, pr.d)
 	for j := range vals {
 		seen := map[T]bool{}
@@ -357,7 +363,9 @@ func mmCenters[T geom.Number](ctx context.Context, pr *problem[T], ties Ties, f 
 		for j := range c {
 			c[j] = vals[j][pos[j]]
 		}
-		f(c)
+		if f(c) {
+			return nil
+		}
 		j := pr.d - 1
 		for ; j >= 0; j-- {
 			pos[j]++

@@ -26,7 +26,7 @@ func runPath(t *testing.T, pts [][]int, k int, mm bool, path string) ([]int, int
 		sr.grid = nil
 	}
 	if mm {
-		if err := mmCenters(context.Background(), pr, TiesPReMAS, sr.try); err != nil {
+		if err := mmCenters(context.Background(), pr, TiesPReMAS, func(c []int) bool { sr.try(c); return false }); err != nil {
 			t.Fatal(err)
 		}
 	} else {

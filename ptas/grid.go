@@ -68,7 +68,7 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 // most the step between consecutive centers, so it is found by a short walk.
 // Centers are visited in lexicographic order and the first strictly smallest total
 // wins: the same subset and center as mmSweep.
-func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bestCenter []T, err error) {
+func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (best []int, bestCenter []T, err error) {
 	n, k := pr.n, pr.k
 	pts := pr.pts
 	b := geom.BoundingBox(pts)
@@ -152,6 +152,7 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 	bestX, bestY := -1, -1
 	var bestTot int64
 	thrCol := 0 // thr of the previous column's first center
+centers:
 	for cxi, cx := range xs {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -247,6 +248,9 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, bes
 			tot := pairwiseCounts(cntX[xlo:xhi+1], xs[xlo:xhi+1], k) + pairwiseCounts(cntY[ylo:yhi+1], ys[ylo:yhi+1], k)
 			if bestX < 0 || tot < bestTot {
 				bestX, bestY, bestTot = cxi, cyi, tot
+				if floor > 0 && float64(tot) <= floor {
+					break centers // no later center is strictly better
+				}
 			}
 		}
 	}

@@ -61,7 +61,7 @@ func TestGridMatchesSweep(t *testing.T) {
 			if !mmGridFits(pr) {
 				t.Fatalf("trial %d: grid does not fit", trial)
 			}
-			gi, gc, err := mmGrid(context.Background(), pr)
+			gi, gc, err := mmGrid(context.Background(), pr, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestGridMatchesSweep(t *testing.T) {
 			if !mmGridFits(fpr) {
 				t.Fatalf("trial %d: grid does not fit float64 points", trial)
 			}
-			fi, fc, err := mmGrid(context.Background(), fpr)
+			fi, fc, err := mmGrid(context.Background(), fpr, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,6 +42,13 @@ func (t Ties) String() string {
 // Options tune the center-based algorithms.
 type Options struct {
 	Ties Ties
+	// Floor, when positive, is a lower bound on the total of every k-subset of the
+	// points (for points of Z^2 or Z^3, the lattice optimum: exact.LatticeBound).
+	// MM and Gen-Alg stop trying centers once one reaches it: only a strictly
+	// better center could replace it. The result is the same as without it (on
+	// integer coordinates; fractional totals are rounded, so a floor equal to a
+	// total may stop at a center whose exact total is a hair above it).
+	Floor float64
 }
 
 // Result is a chosen subset.
@@ -85,6 +92,16 @@ func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
 	pr := &problem[T]{pts: make([][]T, n), n: n, d: len(pts[0]), k: k}
 	float := isFloat[T]()
 	for i, p := range pts {
+		if !float {
+			// Integers: only the range can be wrong.
+			for j, v := range p {
+				if w := int64(v); w > maxIntCoord || w < -maxIntCoord {
+					return nil, fmt.Errorf("%w: point %d coordinate %d is %v, beyond ±2^31: integer sums could overflow (use float64 coordinates)", ErrInput, i, j, v)
+				}
+			}
+			pr.pts[i] = []T(p)
+			continue
+		}
 		for j, v := range p {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				return nil, fmt.Errorf("%w: point %d coordinate %d is %v", ErrInput, i, j, f)

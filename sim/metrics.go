@@ -24,6 +24,8 @@ type meter struct {
 	stamp  int32
 	stack  []int
 	nb     []int
+	adjOff []int32 // grid neighbours of node v: adj[adjOff[v]:adjOff[v+1]]
+	adj    []int32
 	ranks  []int              // scratch
 	sorted []int              // ringSpan scratch
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
@@ -78,6 +80,20 @@ func newMeter(m topo.Machine, c Compat, span []int) (*meter, error) {
 		}
 	}
 	mt.counts = make([]int64, slices.Max(mt.dims))
+	// The neighbour lists, once: the component count of every job walks them
+	// (beyond 2^20 nodes the grid computes them instead, to keep memory small).
+	if g.N() > 1<<20 {
+		return mt, nil
+	}
+	mt.adjOff = make([]int32, g.N()+1)
+	var nb []int
+	for v := range g.N() {
+		nb = g.Neighbors(v, nb[:0])
+		for _, w := range nb {
+			mt.adj = append(mt.adj, int32(w))
+		}
+		mt.adjOff[v+1] = int32(len(mt.adj))
+	}
 	return mt, nil
 }
 
@@ -238,6 +254,15 @@ func (m *meter) components(nodes []int) int {
 		for len(m.stack) > 0 {
 			u := m.stack[len(m.stack)-1]
 			m.stack = m.stack[:len(m.stack)-1]
+			if m.adjOff != nil {
+				for _, w := range m.adj[m.adjOff[u]:m.adjOff[u+1]] {
+					if m.mark[w] == in {
+						m.mark[w] = seen
+						m.stack = append(m.stack, int(w))
+					}
+				}
+				continue
+			}
 			if m.graph != nil {
 				m.nb = m.graph.Neighbors(u, m.nb[:0])
 			} else {

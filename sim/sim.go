@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -164,11 +163,8 @@ type event struct {
 	job    int
 }
 
-type eventQueue []event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	a, b := q[i], q[j]
+// before orders events: by time, departures first, then in creation order.
+func before(a, b event) bool {
 	if a.time != b.time {
 		return a.time < b.time
 	}
@@ -177,13 +173,75 @@ func (q eventQueue) Less(i, j int) bool {
 	}
 	return a.seq < b.seq
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
+
+// eventQueue holds the replay's events: the arrivals (and as-run wake-ups), all
+// known at the start, sorted once; the departures, created as jobs start, in a
+// binary heap. The next event is the earlier of the two heads, so events come out
+// in the order of before, as from one heap, with far fewer comparisons (the heap
+// holds the running jobs only).
+type eventQueue struct {
+	known []event // sorted by before, from index next
+	next  int
+	dep   []event // a heap under before
+}
+
+func (q *eventQueue) len() int { return len(q.known) - q.next + len(q.dep) }
+
+// peek returns the next event; the queue must not be empty.
+func (q *eventQueue) peek() event {
+	if q.next < len(q.known) && (len(q.dep) == 0 || before(q.known[q.next], q.dep[0])) {
+		return q.known[q.next]
+	}
+	return q.dep[0]
+}
+
+// pop removes and returns the next event; the queue must not be empty.
+func (q *eventQueue) pop() event {
+	if q.next < len(q.known) && (len(q.dep) == 0 || before(q.known[q.next], q.dep[0])) {
+		q.next++
+		return q.known[q.next-1]
+	}
+	h := q.dep
+	e := h[0]
+	last := h[len(h)-1]
+	h = h[:len(h)-1]
+	q.dep = h
+	if len(h) == 0 {
+		return e
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && before(h[c+1], h[c]) {
+			c++
+		}
+		if !before(h[c], last) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = last
 	return e
+}
+
+// depart adds a departure.
+func (q *eventQueue) depart(e event) {
+	q.dep = append(q.dep, e)
+	h := q.dep
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !before(e, h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
 }
 
 // ErrTooLarge is wrapped by Run when a job asks for more processors than the machine
@@ -243,23 +301,29 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		return runComm(ctx, res, cfg, sch, m, rm)
 	}
 
-	q := make(eventQueue, 0, len(jobs))
+	known := make([]event, 0, len(jobs))
 	for i, j := range jobs {
-		q = append(q, event{time: j.Arrival, seq: i, job: i})
+		known = append(known, event{time: j.Arrival, seq: i, job: i})
 	}
 	seq := len(jobs)
 	if cfg.Sched == "as-run" {
 		for i, j := range jobs {
 			if j.Started > j.Arrival {
-				q = append(q, event{time: j.Started, seq: seq, job: i, wake: true})
+				known = append(known, event{time: j.Started, seq: seq, job: i, wake: true})
 				seq++
 			}
 		}
 	}
-	heap.Init(&q)
+	slices.SortFunc(known, func(a, b event) int {
+		if before(a, b) {
+			return -1
+		}
+		return 1 // seq is unique: never equal
+	})
+	q := &eventQueue{known: known}
 	running := &runSet{}
 	done := 0
-	for q.Len() > 0 {
+	for q.len() > 0 {
 		if done&1023 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -268,9 +332,9 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				cfg.Progress(done, len(jobs))
 			}
 		}
-		now := q[0].time
-		for q.Len() > 0 && q[0].time == now {
-			e := heap.Pop(&q).(event)
+		now := q.peek().time
+		for q.len() > 0 && q.peek().time == now {
+			e := q.pop()
 			if e.wake {
 				continue
 			}
@@ -301,7 +365,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 			}
 			r.Start, r.End = now, now+r.Runtime
 			running.add(i, r.Start+r.EstimateUsed, r.Procs)
-			heap.Push(&q, event{time: r.End, depart: true, seq: seq, job: i})
+			q.depart(event{time: r.End, depart: true, seq: seq, job: i})
 			seq++
 		}
 	}

@@ -1,0 +1,500 @@
+package ptas
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// centerLattice runs MM's and Gen-Alg's center search on distinct points of a small
+// 2D integer lattice (the free nodes of a mesh: every MM and Gen-Alg replay) without
+// a pass over the points per center; under TiesPReMAS without keeping PReMAS's
+// working array either.
+//
+// After the stable sorts by distance from centers c_1, ..., c_{t-1}, the working
+// array is in lexicographic order of (d_{t-1}, ..., d_1, input index), d_s the L1
+// distance from c_s. Center c_t's first k are therefore every point closer than D,
+// the k-th smallest distance, and the points of the shell at distance D that come
+// first in that order. So each center costs O(D) with prefix counts instead of a pass
+// over every point:
+//
+//   - D from counts of points in L1 balls: a ball is a square in rotated coordinates
+//     (x+y, x-y), counted with a 2D prefix sum;
+//   - the shell's points from an occupancy grid, and the ones taken by comparing
+//     distances from earlier centers, latest first, only among the points still tied
+//     (TiesByIndex: the lowest input indices);
+//   - the score from per-column and per-row histograms of the ball (prefix counts
+//     along columns and rows) plus the shell's points taken.
+//
+// It gives the same center, set and order as the working array, or as the rule by
+// index (TestLatticeMatchesWorkingArray, TestLatticeMatchesByIndex).
+type centerLattice struct {
+	k           int
+	w, h        int     // coordinate spans
+	x, y        []int32 // coordinates of point i, minus the smallest
+	at          []int32 // at[L.cell(x, y)]: index+1 of the point there, 0 when none (a border of 0 all round)
+	col         []int32 // col[x*(h+1)+y]: points of column x below y
+	row         []int32 // row[y*(w+1)+x]: points of row y left of x
+	u           int     // side of the rotated grid: w+h-1
+	rot         []int32 // rot[(a)*(u+1)+b]: points with x+y < a and x-y+h-1 < b
+	cx, cy      []int32 // the centers, in the order tried
+	rad         []int32 // each center's radius D: its k-th smallest distance
+	inner       []int32 // each center's number of points closer than D
+	q           []int64 // per point: its total L1 distance to the inner ball (shell points)
+	toI, sorted []int64
+	shell       []int32
+	key         []int32
+	taken       []int32
+
+	xbuf, ybuf, vx, vy []int32 // searchLattice's coordinates and MM's center values
+	seen               []bool
+
+	byIndex bool // TiesByIndex: a fresh array in input order for every center
+}
+
+// latticeSetup weighs the lattice path's set-up, linear in the rotated grid's area,
+// against passes over the points, and latticeReach its per-center cost, a walk over
+// the columns and rows of a ball holding k points, against one pass (tests set
+// both to 0 to use the path everywhere). Calibrated on the MM decisions of the
+// LLNL-T3D 16x16 replay (reach 0 to 6 equally fast, 12 12% slower, the working
+// array alone 70% slower) and on 1,024 random points in [0, 1024)^2 (the working
+// array 1.45x faster; reach 6 keeps it).
+var latticeSetup, latticeReach = 2, 6
+
+// latticePays reports whether the lattice path is cheaper than one pass over the n
+// points per center: its set-up is the rotated grid's area, and a center costs
+// about the radius of a ball holding k points at the points' density, sqrt(k w h /
+// 2n).
+func latticePays(w, h, centers, n, k int) bool {
+	u := w + h
+	return u <= 1<<12 && latticeSetup*u*u <= centers*n &&
+		float64(latticeReach*latticeReach)*float64(k)*float64(w)*float64(h) <= 2*float64(n)*float64(n)*float64(n)
+}
+
+// latticePool keeps centerLattice buffers between calls: an allocator calls MM or
+// Gen-Alg once per decision, on machines of one size.
+var latticePool = sync.Pool{New: func() any { return new(centerLattice) }}
+
+// grow returns s resized to n elements, cleared, reusing its array when it can.
+func grow[E any](s []E, n int) []E {
+	if cap(s) < n {
+		return make([]E, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// reset prepares L for the points xs, ys (spans w and h) and subsets of size k; false
+// when two points coincide.
+func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
+	n := len(xs)
+	L.k, L.w, L.h, L.x, L.y, L.u = k, w, h, xs, ys, w+h-1
+	L.at = grow(L.at, (w+2)*(h+2))
+	for i := range n {
+		c := L.cell(int(xs[i]), int(ys[i]))
+		if L.at[c] != 0 {
+			return false
+		}
+		L.at[c] = int32(i + 1)
+	}
+	L.col = grow(L.col, w*(h+1))
+	L.row = grow(L.row, h*(w+1))
+	for x := range w {
+		cells := L.at[L.cell(x, 0) : L.cell(x, 0)+h]
+		c := L.col[x*(h+1) : (x+1)*(h+1)]
+		for y, p := range cells {
+			c[y+1] = c[y] + b2i(p != 0)
+			L.row[y*(w+1)+x+1] = b2i(p != 0) // counts; summed along rows below
+		}
+	}
+	for y := range h {
+		r := L.row[y*(w+1) : (y+1)*(w+1)]
+		for x := 1; x <= w; x++ {
+			r[x] += r[x-1]
+		}
+	}
+	s := L.u + 1
+	L.rot = grow(L.rot, s*s)
+	for i := range n {
+		a := int(xs[i]+ys[i]) + 1
+		b := int(xs[i]-ys[i]) + h
+		L.rot[a*s+b]++
+	}
+	for a := 1; a < s; a++ {
+		prev, cur := L.rot[(a-1)*s:a*s], L.rot[a*s:(a+1)*s]
+		var acc int32
+		for b := 1; b < s; b++ {
+			acc += cur[b]
+			cur[b] = prev[b] + acc
+		}
+	}
+	L.q = grow(L.q, n+1)
+	L.shell = grow(L.shell, 2*(w+h)+4)
+	return true
+}
+
+// cell is the index of (x, y) in L.at, for x in [-1, w] and y in [-1, h].
+func (L *centerLattice) cell(x, y int) int { return (x+1)*(L.h+2) + y + 1 }
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ball counts the points within L1 distance r of (cx, cy).
+func (L *centerLattice) ball(cx, cy, r int) int {
+	s := L.u + 1
+	a0, a1 := max(cx+cy-r, 0), min(cx+cy+r, L.u-1)+1
+	b0, b1 := max(cx-cy+L.h-1-r, 0), min(cx-cy+L.h-1+r, L.u-1)+1
+	if a0 >= a1 || b0 >= b1 {
+		return 0
+	}
+	return int(L.rot[a1*s+b1] - L.rot[a0*s+b1] - L.rot[a1*s+b0] + L.rot[a0*s+b0])
+}
+
+// radius returns D, the smallest radius whose ball around (cx, cy) holds k points,
+// searched from r, and the number of points closer than D.
+func (L *centerLattice) radius(cx, cy, r int) (D, inner int) {
+	inner = L.ball(cx, cy, r)
+	if inner >= L.k {
+		for r > 0 {
+			inner = L.ball(cx, cy, r-1)
+			if inner < L.k {
+				return r, inner
+			}
+			r--
+		}
+		return 0, 0
+	}
+	for r++; ; r++ {
+		b := L.ball(cx, cy, r)
+		if b >= L.k {
+			return r, inner
+		}
+		inner = b
+	}
+}
+
+// shellPoints lists in L.shell the points at distance exactly D from (cx, cy).
+func (L *centerLattice) shellPoints(cx, cy, D int) {
+	sh := L.shell[:0]
+	for x := max(cx-D, 0); x <= min(cx+D, L.w-1); x++ {
+		dy := D - abs(x-cx)
+		if y := cy - dy; y >= 0 {
+			if p := L.at[L.cell(x, y)]; p != 0 {
+				sh = append(sh, p-1)
+			}
+		}
+		if y := cy + dy; dy > 0 && y < L.h {
+			if p := L.at[L.cell(x, y)]; p != 0 {
+				sh = append(sh, p-1)
+			}
+		}
+	}
+	L.shell = sh
+}
+
+// selectShell lists in L.taken the need points of L.shell that the working array
+// puts first at center t: by distance from center t-1, then t-2, ..., then input
+// index. Only the points still tied are compared at each step.
+func (L *centerLattice) selectShell(t, need int) {
+	L.taken = L.taken[:0]
+	cand := L.shell
+	s := t - 1
+	if L.byIndex {
+		s = -1
+	}
+	for ; len(cand) > need; s-- {
+		if s < 0 {
+			slices.Sort(cand)
+			L.taken = append(L.taken, cand[:need]...)
+			return
+		}
+		// Order the tied candidates by distance from center s (insertion sort:
+		// shells are short), take those before the need-th one's distance, keep
+		// the ones at it tied.
+		key := L.key[:0]
+		sx, sy := int(L.cx[s]), int(L.cy[s])
+		same := true
+		for _, p := range cand {
+			key = append(key, int32(abs(int(L.x[p])-sx)+abs(int(L.y[p])-sy)))
+			same = same && key[len(key)-1] == key[0]
+		}
+		L.key = key
+		if same {
+			continue // center s does not separate them (often: the same column)
+		}
+		for i := 1; i < len(cand); i++ {
+			for j := i; j > 0 && key[j] < key[j-1]; j-- {
+				key[j], key[j-1] = key[j-1], key[j]
+				cand[j], cand[j-1] = cand[j-1], cand[j]
+			}
+		}
+		t := key[need-1]
+		lo, hi := 0, 0
+		for lo < len(cand) && key[lo] < t {
+			lo++
+		}
+		for hi = lo; hi < len(cand) && key[hi] == t; hi++ {
+		}
+		L.taken = append(L.taken, cand[:lo]...)
+		need -= lo
+		cand = cand[lo:hi]
+	}
+	L.taken = append(L.taken, cand...)
+}
+
+// score is the total pairwise L1 distance of center t's first k: the ball I
+// of radius D-1 and the shell points T taken, S(I) + sum over T of the distance to
+// I + S(T). When the shell has more points than are taken, a lower bound comes
+// before ordering it: S(I) plus the need smallest distances of shell points to I
+// plus 2 per pair taken (two points at the same L1 distance from a lattice point are
+// an even distance apart); false when it is not below bound (a negative bound is
+// none).
+func (L *centerLattice) score(t int, bound int64) (int64, bool) {
+	cx, cy, D, inner := int(L.cx[t]), int(L.cy[t]), int(L.rad[t]), int(L.inner[t])
+	R := D - 1
+	need := L.k - inner
+	n := int64(inner)
+	w, h := L.w, L.h
+	at, col, row, q := L.at, L.col, L.row, L.q
+
+	// Along x: the column counts of I give S_x(I); the shell's points are found on
+	// the way. A shell point at x is at total x distance X - x n + 2 (x b - B) from
+	// I, b and B the number and x sum of I's points left of it. q[p+1] keeps that
+	// (q[0] takes the writes for empty cells: the loops do not branch on them).
+	x0, x1 := max(cx-D, 0), min(cx+D, w-1)
+	var sx, pos, sum int64
+	sh := L.shell[:cap(L.shell)]
+	ns := 0
+	for x := x0; x <= x1; x++ {
+		a := R - abs(x-cx)
+		base := (x + 1) * (h + 2)
+		p := at[base+max(cy-a, 0)] // y = cy-a-1, or -1: the border
+		sh[ns] = p - 1
+		q[p] = int64(x)*pos - sum
+		ns += int(b2i(p != 0))
+		if a < 0 {
+			continue
+		}
+		p = at[base+min(cy+a+2, h+1)]
+		sh[ns] = p - 1
+		q[p] = int64(x)*pos - sum
+		ns += int(b2i(p != 0))
+		cb := x * (h + 1)
+		m := int64(col[cb+min(cy+a+1, h)] - col[cb+max(cy-a, 0)])
+		sx += int64(x) * m * (2*pos + m - n)
+		pos += m
+		sum += int64(x) * m
+	}
+	sh = sh[:ns]
+	L.shell = sh
+	sumX := sum
+	for _, p := range sh {
+		q[p+1] = sumX - int64(L.x[p])*n + 2*q[p+1]
+	}
+
+	// Along y, the same by rows; the shell's points are looked up again by row.
+	y0, y1 := max(cy-D, 0), min(cy+D, h-1)
+	var sy int64
+	pos, sum = 0, 0
+	for y := y0; y <= y1; y++ {
+		a := R - abs(y-cy)
+		p := at[max(cx-a, 0)*(h+2)+y+1] // x = cx-a-1, or -1
+		q[p] += 2 * (int64(y)*pos - sum)
+		if a < 0 {
+			continue
+		}
+		p = at[min(cx+a+2, w+1)*(h+2)+y+1]
+		q[p] += 2 * (int64(y)*pos - sum)
+		rb := y * (w + 1)
+		m := int64(row[rb+min(cx+a+1, w)] - row[rb+max(cx-a, 0)])
+		sy += int64(y) * m * (2*pos + m - n)
+		pos += m
+		sum += int64(y) * m
+	}
+	minQ := int64(math.MaxInt64)
+	for _, p := range sh {
+		q[p+1] += sum - int64(L.y[p])*n // now the L1 distance of p to I in total
+		minQ = min(minQ, q[p+1])
+	}
+	tot := sx + sy
+	if len(sh) > need {
+		if bound >= 0 {
+			// First with the nearest shell point's distance for all need of them.
+			lb := tot + int64(need)*int64(need-1)
+			if lb+int64(need)*minQ >= bound {
+				return 0, false
+			}
+			toI := L.toI[:0]
+			for _, p := range sh {
+				toI = append(toI, q[p+1])
+			}
+			L.toI = toI
+			if lb+L.smallestSum(toI, need) >= bound {
+				return 0, false
+			}
+		}
+		L.selectShell(t, need)
+	} else {
+		L.taken = append(L.taken[:0], sh...)
+	}
+	for i, p := range L.taken {
+		tot += q[p+1]
+		for _, r := range L.taken[:i] {
+			tot += int64(abs(int(L.x[p])-int(L.x[r])) + abs(int(L.y[p])-int(L.y[r])))
+		}
+	}
+	return tot, true
+}
+
+// smallestSum is the sum of the m smallest of vs.
+func (L *centerLattice) smallestSum(vs []int64, m int) int64 {
+	if m == len(vs)-1 {
+		var s, big int64
+		for _, v := range vs {
+			s += v
+			big = max(big, v)
+		}
+		return s - big
+	}
+	buf := append(L.sorted[:0], vs...)
+	L.sorted = buf
+	for i := 1; i < len(buf); i++ {
+		for j := i; j > 0 && buf[j] < buf[j-1]; j-- {
+			buf[j], buf[j-1] = buf[j-1], buf[j]
+		}
+	}
+	var s int64
+	for _, v := range buf[:m] {
+		s += v
+	}
+	return s
+}
+
+// chosen returns center t's first k in working-array order: by distance from c_t,
+// then from c_{t-1}, ..., c_1, then input index.
+func (L *centerLattice) chosen(t int) []int {
+	cx, cy, D, inner := int(L.cx[t]), int(L.cy[t]), int(L.rad[t]), int(L.inner[t])
+	L.shellPoints(cx, cy, D)
+	L.selectShell(t, L.k-inner)
+	out := make([]int, 0, L.k)
+	for x := max(cx-D+1, 0); x <= min(cx+D-1, L.w-1); x++ {
+		dy := D - 1 - abs(x-cx)
+		for y := max(cy-dy, 0); y <= min(cy+dy, L.h-1); y++ {
+			if p := L.at[L.cell(x, y)]; p != 0 {
+				out = append(out, int(p-1))
+			}
+		}
+	}
+	for _, p := range L.taken {
+		out = append(out, int(p))
+	}
+	if L.byIndex {
+		slices.Sort(out)
+		return out
+	}
+	slices.SortFunc(out, func(a, b int) int {
+		for s := t; s >= 0; s-- {
+			sx, sy := int(L.cx[s]), int(L.cy[s])
+			da := abs(int(L.x[a])-sx) + abs(int(L.y[a])-sy)
+			db := abs(int(L.x[b])-sx) + abs(int(L.y[b])-sy)
+			if da != db {
+				return da - db
+			}
+		}
+		return a - b
+	})
+	return out
+}
+
+// searchLattice runs MM's (mm) or Gen-Alg's center search under ties on the lattice
+// path; ok is false when the path does not apply (not distinct points of a 2D
+// integer lattice) or would not pay, and the caller passes over the points.
+func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, ties Ties, floor float64) (res Result, ok bool, err error) {
+	if pr.d != 2 || !allIntegral(pr.pts) {
+		return Result{}, false, nil
+	}
+	b := geom.BoundingBox(pr.pts)
+	w64, h64 := float64(b.Max[0])-float64(b.Min[0])+1, float64(b.Max[1])-float64(b.Min[1])+1
+	if w64 > 1<<12 || h64 > 1<<12 {
+		return Result{}, false, nil
+	}
+	w, h := int(w64), int(h64)
+	L := latticePool.Get().(*centerLattice)
+	defer latticePool.Put(L)
+	L.byIndex = ties == TiesByIndex
+	xs, ys := L.xbuf[:0], L.ybuf[:0]
+	for _, p := range pr.pts {
+		xs, ys = append(xs, int32(p[0]-b.Min[0])), append(ys, int32(p[1]-b.Min[1]))
+	}
+	L.xbuf, L.ybuf = xs, ys
+	var vx, vy []int32
+	centers := pr.n
+	if mm {
+		L.vx = firstAppearances(L.vx[:0], &L.seen, xs, w)
+		L.vy = firstAppearances(L.vy[:0], &L.seen, ys, h)
+		if L.byIndex {
+			slices.Sort(L.vx)
+			slices.Sort(L.vy)
+		}
+		vx, vy = L.vx, L.vy
+		centers = len(vx) * len(vy)
+	}
+	if !latticePays(w, h, centers, pr.n, pr.k) || !L.reset(xs, ys, w, h, pr.k) {
+		return Result{}, false, nil
+	}
+	// Centers in order, each pruned when its lower bound reaches the best so far
+	// (a center is only kept when strictly better); a center's radius is searched
+	// from its predecessor's. The history (L.cx, L.cy) orders the shells.
+	L.cx, L.cy, L.rad, L.inner = L.cx[:0], L.cy[:0], L.rad[:0], L.inner[:0]
+	best, bestT, r := int64(-1), -1, 0
+	for t := range centers {
+		if t&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, true, err
+			}
+		}
+		var cx, cy int32
+		if mm {
+			cx, cy = vx[t/len(vy)], vy[t%len(vy)]
+		} else {
+			cx, cy = xs[t], ys[t]
+		}
+		var inner int
+		r, inner = L.radius(int(cx), int(cy), r)
+		L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
+		L.inner = append(L.inner, int32(inner))
+		bound := int64(-1)
+		if bestT >= 0 {
+			bound = best
+		}
+		if s, ok := L.score(t, bound); ok && (bestT < 0 || s < best) {
+			best, bestT = s, t
+			if float64(best) <= floor {
+				break // no later center is strictly better
+			}
+		}
+	}
+	c := []float64{float64(L.cx[bestT]) + float64(b.Min[0]), float64(L.cy[bestT]) + float64(b.Min[1])}
+	return Result{Indices: L.chosen(bestT), Total: float64(best), Center: c}, true, nil
+}
+
+// firstAppearances appends to dst the distinct values of vs (all in [0, span)) in
+// order of first appearance (seen is scratch).
+func firstAppearances(dst []int32, seen *[]bool, vs []int32, span int) []int32 {
+	*seen = grow(*seen, span)
+	for _, v := range vs {
+		if !(*seen)[v] {
+			(*seen)[v] = true
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
