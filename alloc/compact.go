@@ -149,14 +149,31 @@ func (c *Compactness) SpatiallyCompact(free func(v int) bool) (ok bool, reason s
 	return c.lemma1(freeBlocks(c.t, c.whole, free))
 }
 
-// lemma1 checks Lemma 1's condition on the maximal free blocks of the division tree.
+// lemma1 checks Lemma 1's condition on the maximal free blocks of the division tree
+// and says why it fails.
 func (c *Compactness) lemma1(blocks []int) (ok bool, reason string) {
+	t := c.t
+	a, b, twoOfSize := c.lemma1Fails(blocks)
+	switch {
+	case a == 0:
+		return true, ""
+	case twoOfSize:
+		return false, fmt.Sprintf("two free blocks of %d processors (tree nodes %d and %d)", t.area(b), a, b)
+	}
+	return false, fmt.Sprintf("free block %d (%d processors): its parent is not an ancestor of free block %d (%d processors)", a, t.area(a), b, t.area(b))
+}
+
+// lemma1Fails returns two free blocks that break Lemma 1's condition (a = 0 when it
+// holds): two of one size (twoOfSize), or a block whose parent is not an ancestor
+// of a smaller one. Measure calls it for every allocation of a replay, so it formats
+// nothing.
+func (c *Compactness) lemma1Fails(blocks []int) (a, b int, twoOfSize bool) {
 	t := c.t
 	var bySize [64]int // tree node of the free block of 2^i processors, 0 if none
 	for _, b := range blocks {
 		i := bits.Len(uint(t.area(b))) - 1 // log2 of b's area
 		if prev := bySize[i]; prev != 0 {
-			return false, fmt.Sprintf("two free blocks of %d processors (tree nodes %d and %d)", t.area(b), prev, b)
+			return prev, b, true
 		}
 		bySize[i] = b
 	}
@@ -165,11 +182,11 @@ func (c *Compactness) lemma1(blocks []int) (ok bool, reason string) {
 	for _, p := range blocks {
 		for _, q := range blocks {
 			if t.area(p) > t.area(q) && !t.isAncestor(p/2, q) {
-				return false, fmt.Sprintf("free block %d (%d processors): its parent is not an ancestor of free block %d (%d processors)", p, t.area(p), q, t.area(q))
+				return p, q, false
 			}
 		}
 	}
-	return true, ""
+	return 0, 0, false
 }
 
 // Measure returns D (Squares) and Lemma 1's condition (SpatiallyCompact) of the free
@@ -206,7 +223,8 @@ func (c *Compactness) Measure(s *State) (squares int, compact bool) {
 		}
 	}
 	c.blocks = c.freeBlocksIn(1, c.blocks[:0])
-	compact, _ = c.lemma1(c.blocks)
+	a, _, _ := c.lemma1Fails(c.blocks)
+	compact = a == 0
 	return squares, compact
 }
 
