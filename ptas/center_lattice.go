@@ -236,12 +236,12 @@ func (L *centerLattice) selectShell(t, need int) {
 				cand[j], cand[j-1] = cand[j-1], cand[j]
 			}
 		}
-		t := key[need-1]
+		cut := key[need-1]
 		lo, hi := 0, 0
-		for lo < len(cand) && key[lo] < t {
+		for lo < len(cand) && key[lo] < cut {
 			lo++
 		}
-		for hi = lo; hi < len(cand) && key[hi] == t; hi++ {
+		for hi = lo; hi < len(cand) && key[hi] == cut; hi++ {
 		}
 		L.taken = append(L.taken, cand[:lo]...)
 		need -= lo
