@@ -400,18 +400,66 @@ func (L *centerLattice) chosen(t int) []int {
 		slices.Sort(out)
 		return out
 	}
-	slices.SortFunc(out, func(a, b int) int {
-		for s := t; s >= 0; s-- {
-			sx, sy := int(L.cx[s]), int(L.cy[s])
-			da := abs(int(L.x[a])-sx) + abs(int(L.y[a])-sy)
-			db := abs(int(L.x[b])-sx) + abs(int(L.y[b])-sy)
-			if da != db {
-				return da - db
+	// By distance from c_t (a counting sort: distances are at most D), then each
+	// ring by the earlier centers.
+	ring := make([]int, D+2)
+	for _, p := range out {
+		ring[abs(int(L.x[p])-cx)+abs(int(L.y[p])-cy)+1]++
+	}
+	for r := 1; r < len(ring); r++ {
+		ring[r] += ring[r-1]
+	}
+	sorted := make([]int, len(out))
+	next := slices.Clone(ring)
+	for _, p := range out {
+		r := abs(int(L.x[p])-cx) + abs(int(L.y[p])-cy)
+		sorted[next[r]] = p
+		next[r]++
+	}
+	for r := range D + 1 {
+		L.orderFrom(sorted[ring[r]:ring[r+1]], t-1)
+	}
+	return sorted
+}
+
+// orderFrom sorts g by distance from center s, then from s-1, ..., then input index:
+// by distance from s, then each run of equal distances from s-1 on. A center at the
+// same distance from every point of a run (often one in the same column) is passed
+// over at the cost of one look at each point.
+func (L *centerLattice) orderFrom(g []int, s int) {
+	for len(g) > 1 {
+		if s < 0 {
+			slices.Sort(g)
+			return
+		}
+		sx, sy := int(L.cx[s]), int(L.cy[s])
+		d := func(p int) int { return abs(int(L.x[p])-sx) + abs(int(L.y[p])-sy) }
+		d0, same := d(g[0]), true
+		for _, p := range g[1:] {
+			if d(p) != d0 {
+				same = false
+				break
 			}
 		}
-		return a - b
-	})
-	return out
+		if !same {
+			break
+		}
+		s--
+	}
+	if len(g) < 2 {
+		return
+	}
+	sx, sy := int(L.cx[s]), int(L.cy[s])
+	d := func(p int) int { return abs(int(L.x[p])-sx) + abs(int(L.y[p])-sy) }
+	slices.SortFunc(g, func(a, b int) int { return d(a) - d(b) })
+	for i := 0; i < len(g); {
+		j := i + 1
+		for j < len(g) && d(g[j]) == d(g[i]) {
+			j++
+		}
+		L.orderFrom(g[i:j], s-1)
+		i = j
+	}
 }
 
 // searchLattice runs MM's (mm) or Gen-Alg's center search under ties on the lattice
