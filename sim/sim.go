@@ -315,10 +315,13 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		}
 	}
 	slices.SortFunc(known, func(a, b event) int {
-		if before(a, b) {
+		switch {
+		case before(a, b):
 			return -1
+		case before(b, a):
+			return 1
 		}
-		return 1 // seq is unique: never equal
+		return 0 // only an event compared with itself
 	})
 	q := &eventQueue{known: known}
 	running := &runSet{}
