@@ -34,19 +34,6 @@ type batchOutput struct {
 	Results  []batchPoint `json:"results"`
 }
 
-// parseIntList reads "N" or "N1,N2,...".
-func parseIntList(flagName, s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("%s %q: %q is not an integer", flagName, s, f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 func init() {
 	register(&command{
 		name:    "batch",
@@ -132,7 +119,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 						return usageError{err.Error()}
 					}
 				}
-				counts, err := parseIntList("--comm-per-io", *comms)
+				counts, err := parseList("--comm-per-io", *comms, parseInt, "an integer")
 				if err != nil {
 					return usageError{err.Error()}
 				}

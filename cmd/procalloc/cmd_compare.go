@@ -324,16 +324,17 @@ func writeBarChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 
 // parseLoads reads the --loads list: positive finite load factors, no repeats.
 func parseLoads(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("--loads %q: %q is not a positive load factor", s, f)
-		}
-		if slices.Contains(out, v) {
+	out, err := parseList("--loads", s, func(f string) (float64, bool) {
+		v, ok := parseFinite(f)
+		return v, ok && v > 0
+	}, "a positive load factor")
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range out {
+		if slices.Contains(out[:i], v) {
 			return nil, fmt.Errorf("--loads %q: %g given twice", s, v)
 		}
-		out = append(out, v)
 	}
 	return out, nil
 }

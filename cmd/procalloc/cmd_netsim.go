@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/procalloc/procalloc/netsim"
@@ -44,8 +43,8 @@ func parseRates(s string) ([]float64, error) {
 		}
 		var v [3]float64
 		for i, f := range []string{from, to, step} {
-			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			x, ok := parseFinite(strings.TrimSpace(f))
+			if !ok {
 				return nil, fmt.Errorf("--rate %q: %q is not a number", s, f)
 			}
 			v[i] = x
@@ -63,15 +62,7 @@ func parseRates(s string) ([]float64, error) {
 		}
 		return out, nil
 	}
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("--rate %q: %q is not a number", s, f)
-		}
-		out = append(out, x)
-	}
-	return out, nil
+	return parseList("--rate", s, parseFinite, "a number")
 }
 
 func init() {

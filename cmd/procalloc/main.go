@@ -9,9 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +56,31 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// parseList reads a flag's comma-separated values with parse; a value parse refuses
+// is named in the error, which says what it is not ("an integer").
+func parseList[T any](flagName, s string, parse func(string) (T, bool), what string) ([]T, error) {
+	var out []T
+	for _, f := range strings.Split(s, ",") {
+		v, ok := parse(strings.TrimSpace(f))
+		if !ok {
+			return nil, fmt.Errorf("%s %q: %q is not %s", flagName, s, f, what)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseInt and parseFinite are parseList's usual parsers.
+func parseInt(f string) (int, bool) {
+	v, err := strconv.Atoi(f)
+	return v, err == nil
+}
+
+func parseFinite(f string) (float64, bool) {
+	x, err := strconv.ParseFloat(f, 64)
+	return x, err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
+}
 
 // interruptGrace is how long a command may take, after the first SIGINT or SIGTERM,
 // to stop and write its best result (solvers stop within about a second). Work that
