@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -350,15 +349,7 @@ func TestWindowBound(t *testing.T) {
 // The Cplant development machine (8x8 torus of switches, four rows with four
 // processors per switch) ordered switch by switch: groups contiguous, F verified.
 func TestHierarchicalCplantDev(t *testing.T) {
-	f, err := os.Open("testdata/cplant-dev.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, err := topo.ReadGraph(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := readTestGraph(t, "cplant-dev.txt")
 	w := curves.Weights{1, 0.5, 0.25}
 	res, err := SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{Method: MethodLocal}})
 	if err != nil {

@@ -24,7 +24,7 @@ func TestOrderingStopsPromptly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs two MIPs of several seconds")
 	}
-	g := readRandom40(t)
+	g := readTestGraph(t, "random40.txt")
 	w := curves.Weights{1, 0.5, 0.25}
 	check := func(res *OrderResult, err error, what string, took, want time.Duration) {
 		t.Helper()
@@ -61,7 +61,7 @@ func TestFormulationChoiceFitsBudgetAndSaysSo(t *testing.T) {
 	if !highs.Available() {
 		t.Skip("HiGHS not compiled in (build with -tags highs)")
 	}
-	g := readRandom40(t)
+	g := readTestGraph(t, "random40.txt")
 	w := curves.Weights{1, 0.5, 0.25}
 	q, err := OrderingQAP(g, w, false)
 	if err != nil {
@@ -90,10 +90,10 @@ func TestFormulationChoiceFitsBudgetAndSaysSo(t *testing.T) {
 	}
 }
 
-// readRandom40 reads the 40-node random graph of the interrupt and budget tests.
-func readRandom40(t *testing.T) *topo.Graph {
+// readTestGraph reads a graph of testdata.
+func readTestGraph(t *testing.T, name string) *topo.Graph {
 	t.Helper()
-	f, err := os.Open("testdata/random40.txt")
+	f, err := os.Open("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
