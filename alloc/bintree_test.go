@@ -387,45 +387,30 @@ func FuzzBinaryTree(f *testing.F) {
 		bt := a.(*BinaryTree)
 		used := make([]bool, m.N())
 		ref := &refTree{t: bt.t, busy: used, rule: bt.rule}
-		var jobs [][]int
-		for _, b := range data[2:] {
-			if b&0x80 != 0 {
-				if len(jobs) == 0 {
-					continue
-				}
-				j := int(b&0x7f) % len(jobs)
-				if err := a.Release(jobs[j]); err != nil {
-					t.Fatal(err)
-				}
-				jobs = slices.Delete(jobs, j, j+1)
-			} else {
-				if a.NumFree() == 0 {
-					continue
-				}
-				k := 1 + int(b)%a.NumFree()
-				want := 0
-				if bt.mode == contiguous {
-					want = ref.find(1, 1<<bits.Len(uint(k-1)))
-				}
-				got, err := a.Allocate(k)
-				if errors.Is(err, ErrFragmented) && bt.mode == contiguous && want == 0 {
-					continue
-				}
-				if err != nil {
-					t.Fatalf("%s on %s: allocate %d of %d: %v", spec, m.Spec(), k, a.NumFree(), err)
-				}
-				if bt.mode == contiguous && int(bt.block[got[0]]) != want {
-					t.Fatalf("%s: block %d, reference %d", spec, bt.block[got[0]], want)
-				}
-				seen := map[int]bool{}
-				for _, v := range got {
-					if seen[v] || used[v] {
-						t.Fatalf("%s: node %d repeated or busy", spec, v)
-					}
-					seen[v] = true
-				}
-				jobs = append(jobs, got)
+		runOps(t, a, data[2:], func(k int) []int {
+			want := 0
+			if bt.mode == contiguous {
+				want = ref.find(1, 1<<bits.Len(uint(k-1)))
 			}
+			got, err := a.Allocate(k)
+			if errors.Is(err, ErrFragmented) && bt.mode == contiguous && want == 0 {
+				return nil
+			}
+			if err != nil {
+				t.Fatalf("%s on %s: allocate %d of %d: %v", spec, m.Spec(), k, a.NumFree(), err)
+			}
+			if bt.mode == contiguous && int(bt.block[got[0]]) != want {
+				t.Fatalf("%s: block %d, reference %d", spec, bt.block[got[0]], want)
+			}
+			seen := map[int]bool{}
+			for _, v := range got {
+				if seen[v] || used[v] {
+					t.Fatalf("%s: node %d repeated or busy", spec, v)
+				}
+				seen[v] = true
+			}
+			return got
+		}, func() {
 			for v := range used {
 				used[v] = !bt.st.IsFree(v)
 			}
@@ -438,6 +423,6 @@ func FuzzBinaryTree(f *testing.F) {
 			if a.NumFree() != m.N()-busy {
 				t.Fatalf("%s: NumFree %d, busy %d of %d", spec, a.NumFree(), busy, m.N())
 			}
-		}
+		})
 	})
 }

@@ -39,40 +39,23 @@ func FuzzCurveAllocator(f *testing.F) {
 			t.Fatal(err)
 		}
 		a.scanMode = mode
-		var jobs [][]int
-		for _, b := range data[4:] {
-			if b&0x80 != 0 {
-				if len(jobs) == 0 {
-					continue
-				}
-				j := int(b&0x7f) % len(jobs)
-				if err := a.Release(jobs[j]); err != nil {
-					t.Fatal(err)
-				}
-				jobs = slices.Delete(jobs, j, j+1)
-			} else {
-				if a.NumFree() == 0 {
-					continue
-				}
-				k := 1 + int(b)%a.NumFree()
-				freeRank := make([]bool, n)
-				for r := range freeRank {
-					freeRank[r] = a.st.IsFree(o[r])
-				}
-				want := refCurveAllocate(freeRank, rule, ring, k)
-				got, err := a.Allocate(k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i, r := range want {
-					if got[i] != o[r] {
-						t.Fatalf("allocate %d: got %v, want ranks %v", k, got, want)
-					}
-				}
-				jobs = append(jobs, got)
+		runOps(t, a, data[4:], func(k int) []int {
+			freeRank := make([]bool, n)
+			for r := range freeRank {
+				freeRank[r] = a.st.IsFree(o[r])
 			}
-			checkIndex(t, a)
-		}
+			want := refCurveAllocate(freeRank, rule, ring, k)
+			got, err := a.Allocate(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range want {
+				if got[i] != o[r] {
+					t.Fatalf("allocate %d: got %v, want ranks %v", k, got, want)
+				}
+			}
+			return got
+		}, func() { checkIndex(t, a) })
 	})
 }
 
@@ -90,33 +73,48 @@ func FuzzMBS(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var jobs [][]int
-		for _, b := range data[2:] {
-			if b&0x80 != 0 {
-				if len(jobs) == 0 {
-					continue
-				}
-				j := int(b&0x7f) % len(jobs)
-				if err := a.Release(jobs[j]); err != nil {
-					t.Fatal(err)
-				}
-				jobs = slices.Delete(jobs, j, j+1)
-			} else {
-				if a.NumFree() == 0 {
-					continue
-				}
-				k := 1 + int(b)%a.NumFree()
-				want := refMBS(a, a.st.IsFree, k)
-				got, err := a.Allocate(k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, want) {
-					t.Fatalf("allocate %d: got %v, want %v", k, got, want)
-				}
-				jobs = append(jobs, got)
+		runOps(t, a, data[2:], func(k int) []int {
+			want := refMBS(a, a.st.IsFree, k)
+			got, err := a.Allocate(k)
+			if err != nil {
+				t.Fatal(err)
 			}
-			checkBuddy(t, a)
-		}
+			if !slices.Equal(got, want) {
+				t.Fatalf("allocate %d: got %v, want %v", k, got, want)
+			}
+			return got
+		}, func() { checkBuddy(t, a) })
 	})
+}
+
+// runOps drives an allocator with the fuzzers' operation bytes: a byte with the top
+// bit set releases job (b & 0x7f) mod the running jobs (skipped when none runs);
+// another allocates k = 1 + b mod the free nodes (skipped when none is free) through
+// allocate, which checks the allocation and returns its nodes (nil: none taken).
+// check runs after every operation not skipped.
+func runOps(t *testing.T, a Allocator, ops []byte, allocate func(k int) []int, check func()) {
+	t.Helper()
+	var jobs [][]int
+	for _, b := range ops {
+		if b&0x80 != 0 {
+			if len(jobs) == 0 {
+				continue
+			}
+			j := int(b&0x7f) % len(jobs)
+			if err := a.Release(jobs[j]); err != nil {
+				t.Fatal(err)
+			}
+			jobs = slices.Delete(jobs, j, j+1)
+		} else {
+			if a.NumFree() == 0 {
+				continue
+			}
+			got := allocate(1 + int(b)%a.NumFree())
+			if got == nil {
+				continue
+			}
+			jobs = append(jobs, got)
+		}
+		check()
+	}
 }
