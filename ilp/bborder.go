@@ -391,11 +391,7 @@ func (w *obWorker) dfs(d int, C float64) (bool, float64) {
 	w.children[d] = ch
 	for idx, c := range ch {
 		if ob.stop.Load() {
-			om := math.Inf(1)
-			for _, r := range ch[idx:] {
-				om = min(om, r.lb)
-			}
-			return false, om
+			return false, openMin(ch[idx:], func(c obChild) float64 { return c.lb }, math.Inf(1))
 		}
 		if ob.prunes(c.lb) {
 			continue
@@ -412,10 +408,7 @@ func (w *obWorker) dfs(d int, C float64) (bool, float64) {
 		ok, om := w.dfs(d+1, C+c.delta)
 		w.used &^= 1 << c.v
 		if !ok {
-			for _, r := range ch[idx+1:] {
-				om = min(om, r.lb)
-			}
-			return false, om
+			return false, openMin(ch[idx+1:], func(c obChild) float64 { return c.lb }, om)
 		}
 	}
 	if di >= 0 && w.collected == nil { // while collecting, a subtree is only cut off, not searched

@@ -673,11 +673,7 @@ func (w *bbWorker) dfs(d int, fixed float64) (bool, float64) {
 	L.children = ch
 	for idx, c := range ch {
 		if s.stop.Load() {
-			om := math.Inf(1)
-			for _, r := range ch[idx:] {
-				om = min(om, r.lb)
-			}
-			return false, om
+			return false, openMin(ch[idx:], func(c bbChild) float64 { return c.lb }, math.Inf(1))
 		}
 		if s.prunes(c.lb) {
 			continue
@@ -691,10 +687,7 @@ func (w *bbWorker) dfs(d int, fixed float64) (bool, float64) {
 		ok, om := w.dfs(d+1, fixed+L.lin[c.i*n+c.k])
 		w.unassign(c.i, c.k)
 		if !ok {
-			for _, r := range ch[idx+1:] {
-				om = min(om, r.lb)
-			}
-			return false, om
+			return false, openMin(ch[idx+1:], func(c bbChild) float64 { return c.lb }, om)
 		}
 	}
 	return true, math.Inf(1)

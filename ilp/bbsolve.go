@@ -81,6 +81,16 @@ func solveBB(ctx context.Context, q *QAP, starts []Start, sym *symmetry, opt Opt
 	return res, nil
 }
 
+// openMin is the smallest of om and the lower bounds of the children in rest: what
+// a search stopped at a node still leaves open below it (the stop path of both
+// branch and bounds).
+func openMin[C any](rest []C, lb func(C) float64, om float64) float64 {
+	for _, c := range rest {
+		om = min(om, lb(c))
+	}
+	return om
+}
+
 func fmtBound(b float64) string {
 	if math.IsInf(b, 0) {
 		return "not computed"
