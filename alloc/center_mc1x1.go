@@ -365,27 +365,22 @@ func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
 		return 0, 0, 0, false
 	}
 	acc, prev := 0, 1
-	if x := a.x; x.d == 2 && !x.anyWrap {
-		cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
-		X1, Y1, sx := x.dims[0]-1, x.dims[1]-1, x.pstride[1]
-		fr := x.free
-		for r := 1; ; r++ {
-			x0, x1 := max(cx-r, 0), min(cx+r, X1)+1
-			y0, y1 := max(cy-r, 0)*sx, (min(cy+r, Y1)+1)*sx
-			cnt := int(fr[x1+y1] - fr[x0+y1] - fr[x1+y0] + fr[x0+y0])
-			if cnt >= k {
-				m = k - prev
-				return acc + r*m, r, m, true
-			}
-			acc += r * (cnt - prev)
-			prev = cnt
-			if acc+(r+1)*(k-prev) > bound {
-				return 0, 0, 0, false
-			}
-		}
+	x := a.x
+	plane := x.d == 2 && !x.anyWrap // a mesh: the count is read inline
+	var cx, cy, X1, Y1, sx int
+	if plane {
+		cx, cy = int(x.coord[2*c]), int(x.coord[2*c+1])
+		X1, Y1, sx = x.dims[0]-1, x.dims[1]-1, x.pstride[1]
 	}
 	for r := 1; ; r++ {
-		cnt := a.x.freeInBall(c, r)
+		var cnt int
+		if plane {
+			x0, x1 := max(cx-r, 0), min(cx+r, X1)+1
+			y0, y1 := max(cy-r, 0)*sx, (min(cy+r, Y1)+1)*sx
+			cnt = int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
+		} else {
+			cnt = x.freeInBall(c, r)
+		}
 		if cnt >= k {
 			m = k - prev
 			return acc + r*m, r, m, true
