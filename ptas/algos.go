@@ -23,7 +23,7 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkTies(opt.Ties); err != nil {
+	if err := checkOptions(opt); err != nil {
 		return Result{}, err
 	}
 	g := MMGuarantee(pr.d, k)
@@ -99,7 +99,7 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkTies(opt.Ties); err != nil {
+	if err := checkOptions(opt); err != nil {
 		return Result{}, err
 	}
 	g := guarantee(pr.d, k)

@@ -47,7 +47,8 @@ type Options struct {
 	// MM and Gen-Alg stop trying centers once one reaches it: only a strictly
 	// better center could replace it. The result is the same as without it (on
 	// integer coordinates; fractional totals are rounded, so a floor equal to a
-	// total may stop at a center whose exact total is a hair above it).
+	// total may stop at a center whose exact total is a hair above it). A negative,
+	// infinite or NaN floor is an input error.
 	Floor float64
 }
 
@@ -114,9 +115,12 @@ func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
 	return pr, nil
 }
 
-func checkTies(t Ties) error {
-	if t != TiesByIndex && t != TiesPReMAS {
-		return fmt.Errorf("%w: unknown ties rule %d", ErrInput, int(t))
+func checkOptions(opt Options) error {
+	if opt.Ties != TiesByIndex && opt.Ties != TiesPReMAS {
+		return fmt.Errorf("%w: unknown ties rule %d", ErrInput, int(opt.Ties))
+	}
+	if f := opt.Floor; math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return fmt.Errorf("%w: floor %v: want a finite lower bound >= 0", ErrInput, f)
 	}
 	return nil
 }

@@ -213,6 +213,14 @@ func TestBadInput(t *testing.T) {
 	if _, err := MM(good, 1, Options{Ties: 7}); err == nil {
 		t.Error("unknown ties rule accepted")
 	}
+	for _, floor := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := MM(good, 1, Options{Floor: floor}); !errors.Is(err, ErrInput) {
+			t.Errorf("MM floor %v: %v", floor, err)
+		}
+		if _, err := GenAlg(good, 1, Options{Floor: floor}); !errors.Is(err, ErrInput) {
+			t.Errorf("Gen-Alg floor %v: %v", floor, err)
+		}
+	}
 	for _, eps := range []float64{0, -1, math.NaN(), math.Inf(1)} {
 		if _, err := PTAS(context.Background(), good, 1, eps); err == nil {
 			t.Errorf("eps %v accepted", eps)
