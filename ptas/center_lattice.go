@@ -181,25 +181,6 @@ func (L *centerLattice) radius(cx, cy, r int) (D, inner int) {
 	}
 }
 
-// shellPoints lists in L.shell the points at distance exactly D from (cx, cy).
-func (L *centerLattice) shellPoints(cx, cy, D int) {
-	sh := L.shell[:0]
-	for x := max(cx-D, 0); x <= min(cx+D, L.w-1); x++ {
-		dy := D - abs(x-cx)
-		if y := cy - dy; y >= 0 {
-			if p := L.at[L.cell(x, y)]; p != 0 {
-				sh = append(sh, p-1)
-			}
-		}
-		if y := cy + dy; dy > 0 && y < L.h {
-			if p := L.at[L.cell(x, y)]; p != 0 {
-				sh = append(sh, p-1)
-			}
-		}
-	}
-	L.shell = sh
-}
-
 // selectShell lists in L.taken the need points of L.shell that the working array
 // puts first at center t: by distance from center t-1, then t-2, ..., then input
 // index. Only the points still tied are compared at each step.
@@ -381,9 +362,8 @@ func (L *centerLattice) smallestSum(vs []int64, m int) int64 {
 // chosen returns center t's first k in working-array order: by distance from c_t,
 // then from c_{t-1}, ..., c_1, then input index.
 func (L *centerLattice) chosen(t int) []int {
-	cx, cy, D, inner := int(L.cx[t]), int(L.cy[t]), int(L.rad[t]), int(L.inner[t])
-	L.shellPoints(cx, cy, D)
-	L.selectShell(t, L.k-inner)
+	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
+	L.score(t, -1) // leaves the shell points taken in L.taken
 	out := make([]int, 0, L.k)
 	for x := max(cx-D+1, 0); x <= min(cx+D-1, L.w-1); x++ {
 		dy := D - 1 - abs(x-cx)
