@@ -187,9 +187,15 @@ type eventQueue struct {
 
 func (q *eventQueue) len() int { return len(q.known) - q.next + len(q.dep) }
 
+// knownFirst reports whether the next event is the next known one (not a
+// departure); the queue must not be empty.
+func (q *eventQueue) knownFirst() bool {
+	return q.next < len(q.known) && (len(q.dep) == 0 || before(q.known[q.next], q.dep[0]))
+}
+
 // peek returns the next event; the queue must not be empty.
 func (q *eventQueue) peek() event {
-	if q.next < len(q.known) && (len(q.dep) == 0 || before(q.known[q.next], q.dep[0])) {
+	if q.knownFirst() {
 		return q.known[q.next]
 	}
 	return q.dep[0]
@@ -197,7 +203,7 @@ func (q *eventQueue) peek() event {
 
 // pop removes and returns the next event; the queue must not be empty.
 func (q *eventQueue) pop() event {
-	if q.next < len(q.known) && (len(q.dep) == 0 || before(q.known[q.next], q.dep[0])) {
+	if q.knownFirst() {
 		q.next++
 		return q.known[q.next-1]
 	}
