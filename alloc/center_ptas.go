@@ -41,7 +41,8 @@ type ptasAlloc struct {
 	ties  ptas.Ties
 
 	fl   []int
-	free []geom.Point
+	free [][]int // the free nodes' coordinates ([]int, not geom.Point: package ptas takes [][]T without a copy)
+	seen decisionMemo
 }
 
 func newPTASAlloc(name, arg string, m topo.Machine, opt Options) (Allocator, error) {
@@ -74,6 +75,12 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
+	if nodes, ok := a.seen.lookup(k, a.st); ok {
+		if err := a.st.Take(nodes); err != nil {
+			return nil, fmt.Errorf("%s: internal error: %w", a.name, err)
+		}
+		return nodes, nil
+	}
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	var nodes []int
 	if k == len(a.fl) {
@@ -81,7 +88,7 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 	} else {
 		a.free = a.free[:0]
 		for _, v := range a.fl {
-			a.free = append(a.free, a.pts[v])
+			a.free = append(a.free, []int(a.pts[v]))
 		}
 		var (
 			res ptas.Result
@@ -111,6 +118,7 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 		}
 	}
 	slices.Sort(nodes)
+	a.seen.store(nodes)
 	if err := a.st.Take(nodes); err != nil {
 		return nil, fmt.Errorf("%s: internal error: %w", a.name, err)
 	}

@@ -90,7 +90,15 @@ func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
 	if k < 1 || k > n {
 		return nil, fmt.Errorf("%w: k = %d must be between 1 and the number of points (%d)", ErrInput, k, n)
 	}
-	pr := &problem[T]{pts: make([][]T, n), n: n, d: len(pts[0]), k: k}
+	pr := &problem[T]{n: n, d: len(pts[0]), k: k}
+	if same, ok := any(pts).([][]T); ok {
+		pr.pts = same // read only: no copy (an allocator calls once per decision)
+	} else {
+		pr.pts = make([][]T, n)
+		for i, p := range pts {
+			pr.pts[i] = []T(p)
+		}
+	}
 	float := isFloat[T]()
 	for i, p := range pts {
 		if !float {
@@ -100,7 +108,6 @@ func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
 					return nil, fmt.Errorf("%w: point %d coordinate %d is %v, beyond ±2^31: integer sums could overflow (use float64 coordinates)", ErrInput, i, j, v)
 				}
 			}
-			pr.pts[i] = []T(p)
 			continue
 		}
 		for j, v := range p {
@@ -110,7 +117,6 @@ func newProblem[P ~[]T, T geom.Number](pts []P, k int) (*problem[T], error) {
 				return nil, fmt.Errorf("%w: point %d coordinate %d is %v, beyond ±2^31: integer sums could overflow (use float64 coordinates)", ErrInput, i, j, v)
 			}
 		}
-		pr.pts[i] = []T(p)
 	}
 	return pr, nil
 }
