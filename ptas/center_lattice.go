@@ -43,11 +43,13 @@ type centerLattice struct {
 	cx, cy      []int32 // the centers, in the order tried
 	rad         []int32 // each center's radius D: its k-th smallest distance
 	inner       []int32 // each center's number of points closer than D
+	whole       []bool  // whether a center's ball of radius D holds exactly k points
 	q           []int64 // per point: its total L1 distance to the inner ball (shell points)
 	toI, sorted []int64
 	shell       []int32
 	key         []int32
 	taken       []int32
+	cum         []int64 // pairs: points of the ball and their coordinate sum before each column, then each row
 
 	xbuf, ybuf, vx, vy []int32 // searchLattice's coordinates and MM's center values
 	seen               []bool
@@ -134,6 +136,7 @@ func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
 	}
 	L.q = grow(L.q, n+1)
 	L.shell = grow(L.shell, 2*(w+h)+4)
+	L.cum = grow(L.cum, 2*(w+h+2))
 	return true
 }
 
@@ -159,25 +162,25 @@ func (L *centerLattice) ball(cx, cy, r int) int {
 }
 
 // radius returns D, the smallest radius whose ball around (cx, cy) holds k points,
-// searched from r, and the number of points closer than D.
-func (L *centerLattice) radius(cx, cy, r int) (D, inner int) {
-	inner = L.ball(cx, cy, r)
-	if inner >= L.k {
-		for r > 0 {
-			inner = L.ball(cx, cy, r-1)
-			if inner < L.k {
-				return r, inner
+// searched from r, the number of points closer than D and the number within D.
+func (L *centerLattice) radius(cx, cy, r int) (D, inner, within int) {
+	b := L.ball(cx, cy, r)
+	if b >= L.k {
+		for ; r > 0; r-- {
+			c := L.ball(cx, cy, r-1)
+			if c < L.k {
+				return r, c, b
 			}
-			r--
+			b = c
 		}
-		return 0, 0
+		return 0, 0, b
 	}
 	for r++; ; r++ {
-		b := L.ball(cx, cy, r)
-		if b >= L.k {
-			return r, inner
+		c := L.ball(cx, cy, r)
+		if c >= L.k {
+			return r, b, c
 		}
-		inner = b
+		b = c
 	}
 }
 
@@ -231,91 +234,70 @@ func (L *centerLattice) selectShell(t, need int) {
 	L.taken = append(L.taken, cand...)
 }
 
-// score is the total pairwise L1 distance of center t's first k: the ball I
-// of radius D-1 and the shell points T taken, S(I) + sum over T of the distance to
-// I + S(T). When the shell has more points than are taken, a lower bound comes
-// before ordering it: S(I) plus the need smallest distances of shell points to I
-// plus 2 per pair taken (two points at the same L1 distance from a lattice point are
-// an even distance apart); false when it is not below bound (a negative bound is
-// none).
+// score is the total pairwise L1 distance of center t's first k. When its ball of
+// radius D holds exactly k points, that is the ball's total, from the column and
+// row counts. Otherwise they are the ball I of radius D-1 and the shell points T
+// taken: S(I) + sum over T of the distance to I + S(T). Before the shell is read, a
+// lower bound: each shell point is at least D - d(c, i) from each i of I (triangle
+// inequality), and two points at the same L1 distance from a lattice point are an
+// even distance apart, so at least 2 per pair taken; then, before the shell is
+// ordered, the need smallest distances of shell points to I in place of the
+// triangle bound. false when a bound is not below bound (a negative bound is none).
 func (L *centerLattice) score(t int, bound int64) (int64, bool) {
-	cx, cy, D, inner := int(L.cx[t]), int(L.cy[t]), int(L.rad[t]), int(L.inner[t])
-	R := D - 1
+	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
+	if L.whole[t] {
+		tot, _ := L.pairs(cx, cy, D, D, int64(L.k))
+		return tot, true
+	}
+	inner := int(L.inner[t])
 	need := L.k - inner
 	n := int64(inner)
-	w, h := L.w, L.h
-	at, col, row, q := L.at, L.col, L.row, L.q
+	tot, near := L.pairs(cx, cy, D-1, D, n)
+	pairsT := int64(need) * int64(need-1)
+	if bound >= 0 && tot+int64(need)*(n*int64(D)-near)+pairsT >= bound {
+		return 0, false
+	}
 
-	// Along x: the column counts of I give S_x(I); the shell's points are found on
-	// the way. A shell point at x is at total x distance X - x n + 2 (x b - B) from
-	// I, b and B the number and x sum of I's points left of it. q[p+1] keeps that
-	// (q[0] takes the writes for empty cells: the loops do not branch on them).
-	x0, x1 := max(cx-D, 0), min(cx+D, w-1)
-	var sx, pos, sum int64
+	// The shell: at distance D, two cells per column (one at the tips). A shell
+	// point at x is at total x distance X - x n + 2 (x b - B) from I, b and B the
+	// number and x sum of I's points left of it (L.cum), and the same along y.
+	w, h, at, cum := L.w, L.h, L.at, L.cum
+	x0, y0 := max(cx-D, 0), max(cy-D, 0)
+	cumY := cum[2*(w+1):]
+	sumX, sumY := cum[2*(min(cx+D, w-1)-x0+1)+1], cumY[2*(min(cy+D, h-1)-y0+1)+1]
 	sh := L.shell[:cap(L.shell)]
 	ns := 0
-	for x := x0; x <= x1; x++ {
-		a := R - abs(x-cx)
+	for x := x0; x <= min(cx+D, w-1); x++ {
+		e := D - abs(x-cx)
 		base := (x + 1) * (h + 2)
-		p := at[base+max(cy-a, 0)] // y = cy-a-1, or -1: the border
+		p := at[base+max(cy-e, -1)+1]
 		sh[ns] = p - 1
-		q[p] = int64(x)*pos - sum
 		ns += int(b2i(p != 0))
-		if a < 0 {
-			continue
-		}
-		p = at[base+min(cy+a+2, h+1)]
+		p = at[base+min(cy+e, h)+1]
 		sh[ns] = p - 1
-		q[p] = int64(x)*pos - sum
-		ns += int(b2i(p != 0))
-		cb := x * (h + 1)
-		m := int64(col[cb+min(cy+a+1, h)] - col[cb+max(cy-a, 0)])
-		sx += int64(x) * m * (2*pos + m - n)
-		pos += m
-		sum += int64(x) * m
+		ns += int(b2i(p != 0 && e > 0))
 	}
 	sh = sh[:ns]
 	L.shell = sh
-	sumX := sum
-	for _, p := range sh {
-		q[p+1] = sumX - int64(L.x[p])*n + 2*q[p+1]
-	}
-
-	// Along y, the same by rows; the shell's points are looked up again by row.
-	y0, y1 := max(cy-D, 0), min(cy+D, h-1)
-	var sy int64
-	pos, sum = 0, 0
-	for y := y0; y <= y1; y++ {
-		a := R - abs(y-cy)
-		p := at[max(cx-a, 0)*(h+2)+y+1] // x = cx-a-1, or -1
-		q[p] += 2 * (int64(y)*pos - sum)
-		if a < 0 {
-			continue
-		}
-		p = at[min(cx+a+2, w+1)*(h+2)+y+1]
-		q[p] += 2 * (int64(y)*pos - sum)
-		rb := y * (w + 1)
-		m := int64(row[rb+min(cx+a+1, w)] - row[rb+max(cx-a, 0)])
-		sy += int64(y) * m * (2*pos + m - n)
-		pos += m
-		sum += int64(y) * m
-	}
+	q := L.q
 	minQ := int64(math.MaxInt64)
 	for _, p := range sh {
-		q[p+1] += sum - int64(L.y[p])*n // now the L1 distance of p to I in total
-		minQ = min(minQ, q[p+1])
+		x, y := int64(L.x[p]), int64(L.y[p])
+		i, j := 2*(int(x)-x0), 2*(int(y)-y0)
+		v := sumX - x*n + 2*(x*cum[i]-cum[i+1]) + sumY - y*n + 2*(y*cumY[j]-cumY[j+1])
+		q[p] = v // p's total L1 distance to I
+		minQ = min(minQ, v)
 	}
-	tot := sx + sy
 	if len(sh) > need {
 		if bound >= 0 {
 			// First with the nearest shell point's distance for all need of them.
-			lb := tot + int64(need)*int64(need-1)
+			lb := tot + pairsT
 			if lb+int64(need)*minQ >= bound {
 				return 0, false
 			}
 			toI := L.toI[:0]
 			for _, p := range sh {
-				toI = append(toI, q[p+1])
+				toI = append(toI, q[p])
 			}
 			L.toI = toI
 			if lb+L.smallestSum(toI, need) >= bound {
@@ -327,12 +309,58 @@ func (L *centerLattice) score(t int, bound int64) (int64, bool) {
 		L.taken = append(L.taken[:0], sh...)
 	}
 	for i, p := range L.taken {
-		tot += q[p+1]
+		tot += q[p]
 		for _, r := range L.taken[:i] {
 			tot += int64(abs(int(L.x[p])-int(L.x[r])) + abs(int(L.y[p])-int(L.y[r])))
 		}
 	}
 	return tot, true
+}
+
+// pairs returns the total pairwise L1 distance of the n points within distance r of
+// (cx, cy), from the ball's column and row counts, and their total distance to
+// (cx, cy). On the way it keeps in L.cum, for every column x within distance span
+// of cx, the number and x sum of those points left of x (two entries from index
+// 2 (x - max(cx-span, 0)), and after the last column their totals), then from
+// index 2 (w+1) the same for the rows.
+func (L *centerLattice) pairs(cx, cy, r, span int, n int64) (tot, near int64) {
+	w, h, col, row, cum := L.w, L.h, L.col, L.row, L.cum
+	x0, x1 := max(cx-span, 0), min(cx+span, w-1)
+	var pos, sum int64
+	for x := x0; x <= x1; x++ {
+		i := 2 * (x - x0)
+		cum[i], cum[i+1] = pos, sum
+		a := r - abs(x-cx)
+		if a < 0 {
+			continue
+		}
+		cb := x * (h + 1)
+		m := int64(col[cb+min(cy+a+1, h)] - col[cb+max(cy-a, 0)])
+		tot += int64(x) * m * (2*pos + m - n)
+		near += m * int64(r-a)
+		pos += m
+		sum += int64(x) * m
+	}
+	cum[2*(x1-x0+1)], cum[2*(x1-x0+1)+1] = pos, sum
+	cum = cum[2*(w+1):]
+	y0, y1 := max(cy-span, 0), min(cy+span, h-1)
+	pos, sum = 0, 0
+	for y := y0; y <= y1; y++ {
+		i := 2 * (y - y0)
+		cum[i], cum[i+1] = pos, sum
+		a := r - abs(y-cy)
+		if a < 0 {
+			continue
+		}
+		rb := y * (w + 1)
+		m := int64(row[rb+min(cx+a+1, w)] - row[rb+max(cx-a, 0)])
+		tot += int64(y) * m * (2*pos + m - n)
+		near += m * int64(r-a)
+		pos += m
+		sum += int64(y) * m
+	}
+	cum[2*(y1-y0+1)], cum[2*(y1-y0+1)+1] = pos, sum
+	return tot, near
 }
 
 // smallestSum is the sum of the m smallest of vs.
@@ -363,10 +391,15 @@ func (L *centerLattice) smallestSum(vs []int64, m int) int64 {
 // then from c_{t-1}, ..., c_1, then input index.
 func (L *centerLattice) chosen(t int) []int {
 	cx, cy, D := int(L.cx[t]), int(L.cy[t]), int(L.rad[t])
-	L.score(t, -1) // leaves the shell points taken in L.taken
+	R := D - 1 // the ball taken whole, then the shell points taken
+	if L.whole[t] {
+		R, L.taken = D, L.taken[:0]
+	} else {
+		L.score(t, -1) // leaves the shell points taken in L.taken
+	}
 	out := make([]int, 0, L.k)
-	for x := max(cx-D+1, 0); x <= min(cx+D-1, L.w-1); x++ {
-		dy := D - 1 - abs(x-cx)
+	for x := max(cx-R, 0); x <= min(cx+R, L.w-1); x++ {
+		dy := R - abs(x-cx)
 		for y := max(cy-dy, 0); y <= min(cy+dy, L.h-1); y++ {
 			if p := L.at[L.cell(x, y)]; p != 0 {
 				out = append(out, int(p-1))
@@ -481,7 +514,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	// Centers in order, each pruned when its lower bound reaches the best so far
 	// (a center is only kept when strictly better); a center's radius is searched
 	// from its predecessor's. The history (L.cx, L.cy) orders the shells.
-	L.cx, L.cy, L.rad, L.inner = L.cx[:0], L.cy[:0], L.rad[:0], L.inner[:0]
+	L.cx, L.cy, L.rad, L.inner, L.whole = L.cx[:0], L.cy[:0], L.rad[:0], L.inner[:0], L.whole[:0]
 	best, bestT, r := int64(-1), -1, 0
 	for t := range centers {
 		if t&1023 == 1023 {
@@ -495,10 +528,10 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 		} else {
 			cx, cy = xs[t], ys[t]
 		}
-		var inner int
-		r, inner = L.radius(int(cx), int(cy), r)
+		var inner, within int
+		r, inner, within = L.radius(int(cx), int(cy), r)
 		L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
-		L.inner = append(L.inner, int32(inner))
+		L.inner, L.whole = append(L.inner, int32(inner)), append(L.whole, within == pr.k)
 		bound := int64(-1)
 		if bestT >= 0 {
 			bound = best
