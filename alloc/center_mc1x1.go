@@ -110,6 +110,7 @@ type mc1x1 struct {
 	stats  TieStats
 	last   int
 
+	seen      decisionMemo
 	countTies bool // CountTies: fingerprint tied candidates (TieReporter)
 	noMasks   bool // work out tied node sets on lists, not bitsets (tests)
 	bitsBuf   []uint64
@@ -196,6 +197,24 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 		a.last = 0
 		return nodes, a.take(nodes)
 	}
+	if nodes, d, ok := a.seen.lookup(k, a.countTies, a.st); ok {
+		a.last = int(d.ties)
+		a.stats.Tied += d.stats.Tied
+		a.stats.TiedCandidates += d.stats.TiedCandidates
+		a.stats.TiedCenters += d.stats.TiedCenters
+		return nodes, a.take(nodes)
+	}
+	before := a.stats
+	nodes, err := a.search(k)
+	if err == nil {
+		a.seen.store(nodes, a.last, TieStats{Tied: a.stats.Tied - before.Tied,
+			TiedCandidates: a.stats.TiedCandidates - before.TiedCandidates, TiedCenters: a.stats.TiedCenters - before.TiedCenters})
+	}
+	return nodes, err
+}
+
+// search makes the allocation of k nodes, fewer than are free.
+func (a *mc1x1) search(k int) ([]int, error) {
 	a.refresh(prefixFree)
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	for i, v := range a.fl {

@@ -75,7 +75,7 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
-	if nodes, ok := a.seen.lookup(k, a.st); ok {
+	if nodes, _, ok := a.seen.lookup(k, false, a.st); ok {
 		if err := a.st.Take(nodes); err != nil {
 			return nil, fmt.Errorf("%s: internal error: %w", a.name, err)
 		}
@@ -118,7 +118,7 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 		}
 	}
 	slices.Sort(nodes)
-	a.seen.store(nodes)
+	a.seen.store(nodes, 0, TieStats{})
 	if err := a.st.Take(nodes); err != nil {
 		return nil, fmt.Errorf("%s: internal error: %w", a.name, err)
 	}

@@ -37,7 +37,7 @@ func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 						continue
 					}
 					k := 1 + r.IntN(min(a.NumFree(), 12))
-					if _, ok := a.seen.lookup(k, a.st); ok {
+					if _, _, ok := a.seen.lookup(k, false, a.st); ok {
 						hits++
 					}
 					got, err := a.Allocate(k)
@@ -67,21 +67,86 @@ func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 	}
 }
 
+// The same for MC1x1, with and without tie-breaking and the greedy collector, tie
+// counting on and off: the nodes, the tie count of each decision and the tie
+// statistics.
+func TestDecisionMemoMC1x1(t *testing.T) {
+	for _, m := range []topo.Machine{topo.Mesh(8, 8), topo.Torus(6, 5), topo.Mesh(4, 3, 3)} {
+		for _, spec := range []struct {
+			arg    string
+			greedy bool
+		}{{"", false}, {"tb=3,9,3,2", false}, {"", true}} {
+			for _, count := range []bool{true, false} {
+				memo, err := newMC1x1("mc1x1", spec.arg, m, Options{}, spec.greedy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, _ := newMC1x1("mc1x1", spec.arg, m, Options{}, spec.greedy)
+				a, b := memo.(*mc1x1), ref.(*mc1x1)
+				a.CountTies(count)
+				b.CountTies(count)
+				r := rand.New(rand.NewPCG(uint64(m.N()), 7))
+				var jobs [][]int
+				hits := 0
+				for range 300 {
+					if len(jobs) > 0 && (a.NumFree() == 0 || r.IntN(2) == 0) {
+						j := r.IntN(len(jobs))
+						if err := a.Release(jobs[j]); err != nil {
+							t.Fatal(err)
+						}
+						if err := b.Release(jobs[j]); err != nil {
+							t.Fatal(err)
+						}
+						jobs = slices.Delete(jobs, j, j+1)
+						continue
+					}
+					k := 1 + r.IntN(min(a.NumFree(), 12))
+					if _, _, ok := a.seen.lookup(k, count, a.st); ok {
+						hits++
+					}
+					got, err := a.Allocate(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b.seen = decisionMemo{}
+					want, err := b.Allocate(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got, want) || a.LastTies() != b.LastTies() || a.TieStats() != b.TieStats() {
+						t.Fatalf("%s %q greedy %v ties %v: allocate %d: remembered %v (ties %d, %+v), searched %v (ties %d, %+v)",
+							m.Spec(), spec.arg, spec.greedy, count, k, got, a.LastTies(), a.TieStats(), want, b.LastTies(), b.TieStats())
+					}
+					jobs = append(jobs, got)
+					if r.IntN(3) == 0 {
+						a.Release(got)
+						b.Release(got)
+						jobs = jobs[:len(jobs)-1]
+					}
+				}
+				if hits == 0 {
+					t.Errorf("%s %q greedy %v: no decision was remembered", m.Spec(), spec.arg, spec.greedy)
+				}
+			}
+		}
+	}
+}
+
 // A full memo starts afresh instead of growing past its bound.
 func TestDecisionMemoBound(t *testing.T) {
 	st := NewState(64)
 	var d decisionMemo
 	nodes := make([]int, 1000)
 	for k := 1; k <= 2*decisionMemoBytes/(4*len(nodes)); k++ {
-		if _, ok := d.lookup(k, st); ok {
+		if _, _, ok := d.lookup(k, false, st); ok {
 			t.Fatalf("k = %d found before it was stored", k)
 		}
-		d.store(nodes)
+		d.store(nodes, 0, TieStats{})
 		if d.bytes > decisionMemoBytes {
 			t.Fatalf("memo holds %d bytes, bound %d", d.bytes, decisionMemoBytes)
 		}
 	}
-	if _, ok := d.lookup(1, st); ok {
+	if _, _, ok := d.lookup(1, false, st); ok {
 		t.Error("the first answer survived the memo's restart")
 	}
 }
