@@ -156,6 +156,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), stale: prefixAll, greedy: greedy}
 	a.pos = make([]int32, g.N())
 	a.keyBits = newGreedyKeyBits(g)
+	a.seen.off = opt.NoMemo
 	switch {
 	case arg == "":
 	case strings.HasPrefix(arg, "tb="):

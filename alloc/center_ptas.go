@@ -57,6 +57,7 @@ func newPTASAlloc(name, arg string, m topo.Machine, opt Options) (Allocator, err
 	if opt.Compat == CompatPReMAS {
 		a.ties = ptas.TiesPReMAS
 	}
+	a.seen.off = opt.NoMemo
 	a.pts = make([]geom.Point, g.N())
 	for i := range a.pts {
 		a.pts[i] = g.Coord(i, nil)

@@ -8,6 +8,7 @@ import "encoding/binary"
 // then looked up instead of searched for again. The key is the whole free bitmap,
 // compared exactly.
 type decisionMemo struct {
+	off   bool // Options.NoMemo: lookup finds nothing, store keeps nothing
 	key   []byte
 	m     map[string]decision
 	bytes int
@@ -22,12 +23,15 @@ type decision struct {
 }
 
 // decisionMemoBytes bounds a memo's keys and answers; a full memo starts afresh.
-const decisionMemoBytes = 16 << 20
+const decisionMemoBytes = 4 << 20
 
 // lookup returns the decision remembered for k nodes from st's free set; variant
 // separates decisions that differ in something besides the two (tie counting on or
 // off).
 func (d *decisionMemo) lookup(k int, variant bool, st *State) (nodes []int, dec decision, ok bool) {
+	if d.off {
+		return nil, decision{}, false
+	}
 	key := uint64(k) << 1
 	if variant {
 		key |= 1
@@ -49,6 +53,9 @@ func (d *decisionMemo) lookup(k int, variant bool, st *State) (nodes []int, dec 
 
 // store remembers the decision for the key of the last lookup.
 func (d *decisionMemo) store(nodes []int, ties int, stats TieStats) {
+	if d.off {
+		return
+	}
 	size := len(d.key) + 4*len(nodes) + 96 // the map's own cost, roughly
 	if d.m == nil || d.bytes+size > decisionMemoBytes {
 		d.m, d.bytes = map[string]decision{}, 0

@@ -9,7 +9,7 @@ import (
 )
 
 // An allocator that remembers its decisions answers every request as one that
-// searches each time: on meshes and a torus, under both conventions, along random
+// searches each time (Options.NoMemo): on meshes and a torus, under both conventions, along random
 // sequences that return to earlier states (a job ended and asked for again).
 func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 	for _, m := range []topo.Machine{topo.Mesh(8, 8), topo.Mesh(7, 5), topo.Torus(6, 5)} {
@@ -19,7 +19,7 @@ func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ref, _ := newPTASAlloc(name, "", m, Options{Compat: compat})
+				ref, _ := newPTASAlloc(name, "", m, Options{Compat: compat, NoMemo: true})
 				a, b := memo.(*ptasAlloc), ref.(*ptasAlloc)
 				r := rand.New(rand.NewPCG(uint64(m.N()), uint64(len(compat))))
 				var jobs [][]int
@@ -44,8 +44,7 @@ func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					b.seen = decisionMemo{} // searches every time
-					want, err := b.Allocate(k)
+					want, err := b.Allocate(k) // searches every time
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -61,6 +60,9 @@ func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 				}
 				if hits == 0 {
 					t.Errorf("%s %q on %s: no decision was remembered", name, compat, m.Spec())
+				}
+				if len(b.seen.m) != 0 {
+					t.Errorf("%s %q on %s: NoMemo remembered %d decisions", name, compat, m.Spec(), len(b.seen.m))
 				}
 			}
 		}
@@ -81,7 +83,7 @@ func TestDecisionMemoMC1x1(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ref, _ := newMC1x1("mc1x1", spec.arg, m, Options{}, spec.greedy)
+				ref, _ := newMC1x1("mc1x1", spec.arg, m, Options{NoMemo: true}, spec.greedy)
 				a, b := memo.(*mc1x1), ref.(*mc1x1)
 				a.CountTies(count)
 				b.CountTies(count)
@@ -108,7 +110,6 @@ func TestDecisionMemoMC1x1(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					b.seen = decisionMemo{}
 					want, err := b.Allocate(k)
 					if err != nil {
 						t.Fatal(err)
@@ -126,6 +127,9 @@ func TestDecisionMemoMC1x1(t *testing.T) {
 				}
 				if hits == 0 {
 					t.Errorf("%s %q greedy %v: no decision was remembered", m.Spec(), spec.arg, spec.greedy)
+				}
+				if len(b.seen.m) != 0 {
+					t.Errorf("%s %q greedy %v: NoMemo remembered %d decisions", m.Spec(), spec.arg, spec.greedy, len(b.seen.m))
 				}
 			}
 		}

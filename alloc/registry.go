@@ -26,6 +26,11 @@ type Options struct {
 	// curve (curves.Names), such as a ranking file the caller has read: the library
 	// never guesses from the file system. nil: built-in curves only.
 	Ranking func(name string, m topo.Machine) (curves.Order, error)
+	// NoMemo makes the allocators that remember their decisions (MM, Gen-Alg,
+	// MM+Inc, MC1x1 and its variants: the same request on the same free nodes gets
+	// the same answer) search every decision anew. The answers are the same; for
+	// timing the search itself.
+	NoMemo bool
 }
 
 // resolveCurve returns the ordering of m named by a CURVE argument: a built-in curve,

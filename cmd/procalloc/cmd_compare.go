@@ -125,7 +125,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					return err
 				}
 				for _, s := range specs {
-					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat, Ranking: allocRanking}); err != nil {
+					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo}); err != nil {
 						return usageError{err.Error()}
 					}
 				}
@@ -161,7 +161,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						defer wg.Done()
 						sem <- struct{}{}
 						defer func() { <-sem }()
-						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat, Ranking: allocRanking})
+						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo})
 						if err != nil {
 							errs[i] = err
 							cancel()

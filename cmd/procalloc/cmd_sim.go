@@ -28,6 +28,7 @@ type simFlags struct {
 	graph, spanCurve                      string
 	gf                                    *graphFlags
 	skipBad                               bool
+	noMemo                                bool
 	scale                                 sim.Scale
 	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
 	comm, pattern                    string
@@ -50,6 +51,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
 	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
+	fs.BoolVar(&f.noMemo, "no-memo", false, "search every allocation decision anew: MM, Gen-Alg, MM+Inc and MC1x1 otherwise remember their answer for a request and free node set met before (same results; for timing the search itself)")
 	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
 	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
 	fs.IntVar(&f.scale.Replicate, "replicate", 1, "replication factor: each job appears this many times, replicas with perturbed arrivals")
@@ -370,6 +372,7 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
 procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
+procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
@@ -397,7 +400,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if *convert != "" {
 					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
 				}
-				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat, Ranking: allocRanking})
+				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo})
 				if err != nil {
 					return usageError{err.Error()}
 				}

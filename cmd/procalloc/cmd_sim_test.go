@@ -143,3 +143,45 @@ func TestSWFDroppedRecordsAreSaid(t *testing.T) {
 		t.Fatalf("jobs %d, filtered %d, %v", s.Jobs, s.Filtered, err)
 	}
 }
+
+// --no-memo searches every decision anew and changes nothing else: the same per-job
+// CSV (every job's nodes and tie count) and summary, for the allocators that
+// remember their decisions.
+func TestSimNoMemoSameResults(t *testing.T) {
+	dir := t.TempDir()
+	for _, a := range []string{"mm", "mc1x1:tb=2,13,20,6"} {
+		var csv [2]string
+		var sum [2]map[string]any
+		for i, flag := range []string{"", "--no-memo"} {
+			perJob := filepath.Join(dir, a+flag+".csv")
+			args := []string{"sim", "--trace", kthTrace, "--machine", "mesh:10x10", "--alloc", a, "--compat", "premas", "--to", "2000000", "--per-job", perJob, "--json"}
+			if flag != "" {
+				args = append(args, flag)
+			}
+			code, out, stderr := runCLI(t, "", args...)
+			if code != 0 {
+				t.Fatalf("%s %s: exit %d: %s", a, flag, code, stderr)
+			}
+			if err := json.Unmarshal([]byte(out), &sum[i]); err != nil {
+				t.Fatal(err)
+			}
+			delete(sum[i], "seconds")
+			data, err := os.ReadFile(perJob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			csv[i] = string(data)
+		}
+		if csv[0] != csv[1] {
+			t.Errorf("%s: per-job CSV differs with --no-memo", a)
+		}
+		j0, _ := json.Marshal(sum[0])
+		j1, _ := json.Marshal(sum[1])
+		if string(j0) != string(j1) {
+			t.Errorf("%s: summary differs with --no-memo:\n%s\n%s", a, j0, j1)
+		}
+		if strings.Count(csv[0], "\n") < 1000 {
+			t.Errorf("%s: only %d jobs replayed", a, strings.Count(csv[0], "\n"))
+		}
+	}
+}
