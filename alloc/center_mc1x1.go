@@ -207,7 +207,7 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	}
 	before := a.stats
 	nodes, err := a.search(k)
-	if err == nil {
+	if err == nil { // a decision met again gets these nodes and tie counts
 		a.seen.store(nodes, a.last, TieStats{Tied: a.stats.Tied - before.Tied,
 			TiedCandidates: a.stats.TiedCandidates - before.TiedCandidates, TiedCenters: a.stats.TiedCenters - before.TiedCenters})
 	}

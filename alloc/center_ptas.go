@@ -26,7 +26,8 @@ func init() {
 }
 
 // ptasAlloc runs one of package ptas's center-based subset algorithms on the free
-// nodes at every allocation, so that MM and Gen-Alg have one implementation. The free
+// nodes at every allocation, so that MM and Gen-Alg have one implementation; a
+// request on a free set met before gets its remembered answer (decisionMemo). The free
 // nodes are passed in PReMAS free-list order (x outermost); under CompatPReMAS with
 // ptas.TiesPReMAS (the reference's working-array rules), otherwise with
 // ptas.TiesByIndex. Distances are plain coordinate L1: on a torus the choice ignores
@@ -119,9 +120,9 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 		}
 	}
 	slices.Sort(nodes)
-	a.seen.store(nodes, 0, TieStats{})
 	if err := a.st.Take(nodes); err != nil {
 		return nil, fmt.Errorf("%s: internal error: %w", a.name, err)
 	}
+	a.seen.store(nodes, 0, TieStats{})
 	return nodes, nil
 }

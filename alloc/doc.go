@@ -20,8 +20,11 @@
 //
 // Parse builds an allocator from a spec such as "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 // With Options.Compat = CompatPReMAS every allocator follows the published simulator
-// exactly, which is how the published tables are reproduced. Rules, tie-breaking and
-// measured costs: docs/alloc.md and docs/sim.md.
+// exactly, which is how the published tables are reproduced. The center-based
+// allocators remember their decisions: a request on a free set met before gets the
+// same answer without a search (a replay meets about 40% of its decisions again;
+// Options.NoMemo turns that off). Rules, tie-breaking and measured costs:
+// docs/alloc.md and docs/sim.md.
 //
 // Papers: V. J. Leung et al., "Processor Allocation on Cplant: Achieving General
 // Processor Locality Using One-Dimensional Allocation Strategies" (IEEE Cluster 2002,
