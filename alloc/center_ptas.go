@@ -96,7 +96,7 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 			res ptas.Result
 			err error
 		)
-		opt := ptas.Options{Ties: a.ties}
+		opt := ptas.Options{Ties: a.ties, Ascending: true} // the nodes are sorted below anyway
 		if f, ok := exact.LatticeOptimum(len(a.g.Dims()), k); ok {
 			opt.Floor = float64(f)
 		}

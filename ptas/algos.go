@@ -19,6 +19,14 @@ func MM[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
 // MMContext is MM that stops with ctx's error when ctx ends (checked between rows of
 // centers).
 func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
+	res, err := mm(ctx, pts, k, opt)
+	if opt.Ascending {
+		slices.Sort(res.Indices)
+	}
+	return res, err
+}
+
+func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {
 		return Result{}, err
@@ -49,7 +57,7 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
 	}
 	if opt.Ties == TiesPReMAS {
-		res, ok, err := searchLattice(ctx, pr, true, TiesPReMAS, opt.Floor)
+		res, ok, err := searchLattice(ctx, pr, true, TiesPReMAS, opt.Floor, opt.Ascending)
 		if err != nil {
 			return Result{}, err
 		}
@@ -95,6 +103,14 @@ func MC1x1[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
 }
 
 func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
+	res, err := centeredOnPoints(pts, k, opt, m, s, guarantee)
+	if opt.Ascending {
+		slices.Sort(res.Indices)
+	}
+	return res, err
+}
+
+func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {
 		return Result{}, err
@@ -107,7 +123,7 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 		return pr.allPoints(g), nil
 	}
 	if m == metricL1 && s == scorePairwise {
-		res, ok, err := searchLattice(context.Background(), pr, false, opt.Ties, opt.Floor)
+		res, ok, err := searchLattice(context.Background(), pr, false, opt.Ties, opt.Floor, opt.Ascending)
 		if err != nil {
 			return Result{}, err
 		}
@@ -133,22 +149,24 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 // minimum. Each round takes the swap with the largest decrease (ties: the chosen point
 // earliest in Indices, then the unchosen point of smallest index). Every point keeps
 // its summed distance to the chosen set, so a swap's effect costs O(d) to evaluate and
-// O(n d) to apply. The guarantee is MM's. Indices are ascending under TiesByIndex;
-// under TiesPReMAS they keep MM's order, a swapped-in point taking the place of the
-// point it replaced.
+// O(n d) to apply. The guarantee is MM's. Indices are ascending under TiesByIndex
+// or with opt.Ascending; otherwise (TiesPReMAS) they keep MM's order, a swapped-in
+// point taking the place of the point it replaced.
 func MMInc[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
 	return MMIncContext(context.Background(), pts, k, opt)
 }
 
 // MMIncContext is MMInc whose MM phase stops with ctx's error when ctx ends.
 func MMIncContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
-	res, err := MMContext(ctx, pts, k, opt)
+	mmOpt := opt
+	mmOpt.Ascending = false // the swaps' tie rule reads MM's order
+	res, err := MMContext(ctx, pts, k, mmOpt)
 	if err != nil || k == len(pts) {
-		return res, err
+		return res, err // k == n: every index, ascending
 	}
 	pr, _ := newProblem(pts, k)
 	idx := improve(pr, res.Indices)
-	if opt.Ties == TiesByIndex {
+	if opt.Ties == TiesByIndex || opt.Ascending {
 		slices.Sort(idx)
 	}
 	res.Indices = idx

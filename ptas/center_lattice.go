@@ -54,7 +54,8 @@ type centerLattice struct {
 	xbuf, ybuf, vx, vy []int32 // searchLattice's coordinates and MM's center values
 	seen               []bool
 
-	byIndex bool // TiesByIndex: a fresh array in input order for every center
+	byIndex   bool // TiesByIndex: a fresh array in input order for every center
+	ascending bool // Options.Ascending: the winner's points need no working-array order
 }
 
 // latticeSetup weighs the lattice path's set-up, linear in the rotated grid's area,
@@ -409,7 +410,7 @@ func (L *centerLattice) chosen(t int) []int {
 	for _, p := range L.taken {
 		out = append(out, int(p))
 	}
-	if L.byIndex {
+	if L.byIndex || L.ascending {
 		slices.Sort(out)
 		return out
 	}
@@ -478,7 +479,7 @@ func (L *centerLattice) orderFrom(g []int, s int) {
 // searchLattice runs MM's (mm) or Gen-Alg's center search under ties on the lattice
 // path; ok is false when the path does not apply (not distinct points of a 2D
 // integer lattice) or would not pay, and the caller passes over the points.
-func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, ties Ties, floor float64) (res Result, ok bool, err error) {
+func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, ties Ties, floor float64, ascending bool) (res Result, ok bool, err error) {
 	if pr.d != 2 || !allIntegral(pr.pts) {
 		return Result{}, false, nil
 	}
@@ -490,7 +491,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	w, h := int(w64), int(h64)
 	L := latticePool.Get().(*centerLattice)
 	defer latticePool.Put(L)
-	L.byIndex = ties == TiesByIndex
+	L.byIndex, L.ascending = ties == TiesByIndex, ascending
 	xs, ys := L.xbuf[:0], L.ybuf[:0]
 	for _, p := range pr.pts {
 		xs, ys = append(xs, int32(p[0]-b.Min[0])), append(ys, int32(p[1]-b.Min[1]))

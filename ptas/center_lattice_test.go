@@ -21,7 +21,7 @@ func runLatticeTies(t *testing.T, pts [][]int, k int, mm bool, ties Ties, floor 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, ok, err := searchLattice(context.Background(), pr, mm, ties, floor)
+	res, ok, err := searchLattice(context.Background(), pr, mm, ties, floor, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestLatticeRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, mm := range []bool{true, false} {
-			if _, ok, err := searchLattice(context.Background(), pr, mm, TiesPReMAS, 0); ok || err != nil {
+			if _, ok, err := searchLattice(context.Background(), pr, mm, TiesPReMAS, 0, false); ok || err != nil {
 				t.Errorf("%s (mm %v): taken (%v, %v)", c.name, mm, ok, err)
 			}
 		}
@@ -255,6 +255,44 @@ func TestFloorKeepsAnswer(t *testing.T) {
 				}
 				if !slices.Equal(got.Indices, want.Indices) || got.Total != want.Total || !slices.Equal(got.Center, want.Center) {
 					t.Fatalf("trial %d %s %v k=%d floor %v on %v: %+v, without the floor %+v", trial, name, ties, k, floor, pts, got, want)
+				}
+			}
+		}
+	}
+}
+
+// Options.Ascending gives the same points, center and total, in ascending order, for
+// every algorithm and tie rule, with the cost model's choice of path and then with
+// the lattice path wherever it applies.
+func TestAscendingSamePoints(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	algos := map[string]func([][]int, int, Options) (Result, error){
+		"MM": MM[[]int, int], "GenAlg": GenAlg[[]int, int], "MC1x1": MC1x1[[]int, int], "MMInc": MMInc[[]int, int]}
+	for trial := range 600 {
+		if trial == 300 {
+			defer useLatticeEverywhere()()
+		}
+		pts, k, ok := latticeTrial(r, 14, 3, trial%2 == 1)
+		if !ok {
+			continue
+		}
+		for name, f := range algos {
+			for _, ties := range []Ties{TiesByIndex, TiesPReMAS} {
+				want, err := f(pts, k, Options{Ties: ties})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := f(pts, k, Options{Ties: ties, Ascending: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.IsSorted(got.Indices) {
+					t.Fatalf("%s %v: indices %v not ascending", name, ties, got.Indices)
+				}
+				w := slices.Sorted(slices.Values(want.Indices))
+				if !slices.Equal(got.Indices, w) || got.Total != want.Total || !slices.Equal(got.Center, want.Center) {
+					t.Fatalf("%s %v k=%d on %v: ascending %v (%v, center %v), default %v (%v, center %v)",
+						name, ties, k, pts, got.Indices, got.Total, got.Center, want.Indices, want.Total, want.Center)
 				}
 			}
 		}

@@ -50,6 +50,10 @@ type Options struct {
 	// total may stop at a center whose exact total is a hair above it). A negative,
 	// infinite or NaN floor is an input error.
 	Floor float64
+	// Ascending asks for Result.Indices in ascending order under every tie rule
+	// (the same points): a caller that does not need TiesPReMAS's working-array
+	// order saves working it out. MM+Inc ignores it (its swaps follow that order).
+	Ascending bool
 }
 
 // Result is a chosen subset.
