@@ -60,12 +60,16 @@ type centerLattice struct {
 
 // latticeSetup weighs the lattice path's set-up, linear in the rotated grid's area,
 // against passes over the points, and latticeReach its per-center cost, a walk over
-// the columns and rows of a ball holding k points, against one pass (tests set
-// both to 0 to use the path everywhere). Calibrated on the MM decisions of the
-// LLNL-T3D 16x16 replay (reach 0 to 6 equally fast, 12 12% slower, the working
-// array alone 70% slower) and on 1,024 random points in [0, 1024)^2 (the working
-// array 1.45x faster; reach 6 keeps it).
-var latticeSetup, latticeReach = 2, 6
+// the columns and rows of a ball holding k points, against one pass;
+// latticeReachCached replaces latticeReach on lattices of at most latticeCached
+// cells, whose tables stay in the processor's cache (tests set all three to 0 to
+// use the path everywhere). Calibrated on the 10,550 distinct MM decisions of the
+// LLNL-T3D 16x16 replay (reach 0 and 2 fastest, 6 3-4% slower, 12 12% slower) and on
+// 1,024 random points in [0, 1024)^2, a lattice of 2^20 cells (the working array
+// 1.2x faster than the lattice path; reach 6 keeps it).
+var latticeSetup, latticeReach, latticeReachCached = 2, 6, 2
+
+const latticeCached = 1 << 14
 
 // latticePays reports whether the lattice path is cheaper than one pass over the n
 // points per center: its set-up is the rotated grid's area, and a center costs
@@ -73,8 +77,12 @@ var latticeSetup, latticeReach = 2, 6
 // 2n).
 func latticePays(w, h, centers, n, k int) bool {
 	u := w + h
+	reach := latticeReach
+	if w*h <= latticeCached {
+		reach = latticeReachCached
+	}
 	return u <= 1<<12 && latticeSetup*u*u <= centers*n &&
-		float64(latticeReach*latticeReach)*float64(k)*float64(w)*float64(h) <= 2*float64(n)*float64(n)*float64(n)
+		float64(reach*reach)*float64(k)*float64(w)*float64(h) <= 2*float64(n)*float64(n)*float64(n)
 }
 
 // latticePool keeps centerLattice buffers between calls: an allocator calls MM or

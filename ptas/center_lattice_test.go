@@ -66,9 +66,9 @@ func latticeTrial(r *rand.Rand, side, off int, shuffle bool) (pts [][]int, k int
 // useLatticeEverywhere makes the lattice path take every input it can, until the
 // returned function restores the cost model.
 func useLatticeEverywhere() (restore func()) {
-	v, r := latticeSetup, latticeReach
-	latticeSetup, latticeReach = 0, 0
-	return func() { latticeSetup, latticeReach = v, r }
+	v, r, c := latticeSetup, latticeReach, latticeReachCached
+	latticeSetup, latticeReach, latticeReachCached = 0, 0, 0
+	return func() { latticeSetup, latticeReach, latticeReachCached = v, r, c }
 }
 
 // The lattice path gives the working array's answer (center, set and order) on free
