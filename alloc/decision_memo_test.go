@@ -3,6 +3,7 @@ package alloc
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
@@ -153,4 +154,72 @@ func TestDecisionMemoBound(t *testing.T) {
 	if _, _, ok := d.lookup(1, false, st); ok {
 		t.Error("the first answer survived the memo's restart")
 	}
+}
+
+// FuzzDecisionMemo drives an allocator that remembers its decisions and a twin that
+// searches every time (Options.NoMemo) with the fuzzers' operation bytes (runOps):
+// every allocation, tie count and the tie statistics must agree. Input: byte 0 picks
+// the allocator and conventions, byte 1 the mesh, then the operations.
+func FuzzDecisionMemo(f *testing.F) {
+	f.Add([]byte{0, 9, 5, 0x80, 5, 0x80, 5, 3, 0x81, 3})
+	f.Add([]byte{0, 9, 5, 0x80, 3, 0x80, 5, 0x80, 3}) // one state, two sizes, each met twice
+	f.Add([]byte{4, 16, 2, 6, 0x80, 6, 0x81, 4, 0x80, 6, 0x80, 4})
+	f.Add([]byte{5, 20, 12, 4, 0x80, 12, 0x80, 12, 7, 0x81, 0x80, 7})
+	f.Add([]byte{10, 33, 1, 1, 0x80, 0x80, 1, 1, 2, 0x82, 2})
+	specs := []struct {
+		name, arg string
+		compat    Compat
+	}{{"mm", "", CompatPReMAS}, {"mm", "", CompatDefault}, {"genalg", "", CompatPReMAS}, {"mminc", "", CompatPReMAS},
+		{"mc1x1", "", CompatPReMAS}, {"mc1x1", "tb=3,9,3,2", CompatPReMAS}, {"mc1x1-greedy", "", CompatPReMAS}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		s := specs[int(data[0])%len(specs)]
+		m := topo.Mesh(2+int(data[1])%7, 2+int(data[1]/7)%6)
+		mk := func(noMemo bool) Allocator {
+			a, err := Parse(strings.TrimSuffix(s.name+":"+s.arg, ":"), m, Options{Compat: s.compat, NoMemo: noMemo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr, ok := a.(TieReporter); ok {
+				tr.CountTies(true)
+			}
+			return a
+		}
+		a, b := mk(false), mk(true)
+		runOps(t, releaseBoth{a, b}, data[2:], func(k int) []int {
+			got, err := a.Allocate(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := b.Allocate(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s:%s on %s: allocate %d: remembered %v, searched %v", s.name, s.arg, m.Spec(), k, got, want)
+			}
+			if ta, ok := a.(TieReporter); ok {
+				tb := b.(TieReporter)
+				if ta.LastTies() != tb.LastTies() || ta.TieStats() != tb.TieStats() {
+					t.Fatalf("%s:%s: allocate %d: ties %d %+v, searched %d %+v", s.name, s.arg, k, ta.LastTies(), ta.TieStats(), tb.LastTies(), tb.TieStats())
+				}
+			}
+			return got
+		}, func() {})
+	})
+}
+
+// releaseBoth is a for runOps, with every release done on b too.
+type releaseBoth struct {
+	Allocator
+	b Allocator
+}
+
+func (r releaseBoth) Release(nodes []int) error {
+	if err := r.Allocator.Release(nodes); err != nil {
+		return err
+	}
+	return r.b.Release(nodes)
 }
