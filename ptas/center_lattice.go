@@ -333,42 +333,34 @@ func (L *centerLattice) score(t int, bound int64) (int64, bool) {
 // 2 (x - max(cx-span, 0)), and after the last column their totals), then from
 // index 2 (w+1) the same for the rows.
 func (L *centerLattice) pairs(cx, cy, r, span int, n int64) (tot, near int64) {
-	w, h, col, row, cum := L.w, L.h, L.col, L.row, L.cum
-	x0, x1 := max(cx-span, 0), min(cx+span, w-1)
+	tx, nx := axisPairs(L.col, L.w, L.h, cx, cy, r, span, n, L.cum)
+	ty, ny := axisPairs(L.row, L.h, L.w, cy, cx, r, span, n, L.cum[2*(L.w+1):])
+	return tx + ty, nx + ny
+}
+
+// axisPairs is pairs along one axis: the lines (columns, or rows) within distance
+// span of line c, each counted within distance r of (c, o) from the prefix counts
+// pre[line*(size+1)+j], the points of the line before position j; lines lines of
+// size positions. It returns the total distance along the axis between the points
+// and from them to line c, and keeps the running counts and sums in cum.
+func axisPairs(pre []int32, lines, size, c, o, r, span int, n int64, cum []int64) (tot, near int64) {
+	l0, l1 := max(c-span, 0), min(c+span, lines-1)
 	var pos, sum int64
-	for x := x0; x <= x1; x++ {
-		i := 2 * (x - x0)
+	for l := l0; l <= l1; l++ {
+		i := 2 * (l - l0)
 		cum[i], cum[i+1] = pos, sum
-		a := r - abs(x-cx)
+		a := r - abs(l-c)
 		if a < 0 {
 			continue
 		}
-		cb := x * (h + 1)
-		m := int64(col[cb+min(cy+a+1, h)] - col[cb+max(cy-a, 0)])
-		tot += int64(x) * m * (2*pos + m - n)
+		b := l * (size + 1)
+		m := int64(pre[b+min(o+a+1, size)] - pre[b+max(o-a, 0)])
+		tot += int64(l) * m * (2*pos + m - n)
 		near += m * int64(r-a)
 		pos += m
-		sum += int64(x) * m
+		sum += int64(l) * m
 	}
-	cum[2*(x1-x0+1)], cum[2*(x1-x0+1)+1] = pos, sum
-	cum = cum[2*(w+1):]
-	y0, y1 := max(cy-span, 0), min(cy+span, h-1)
-	pos, sum = 0, 0
-	for y := y0; y <= y1; y++ {
-		i := 2 * (y - y0)
-		cum[i], cum[i+1] = pos, sum
-		a := r - abs(y-cy)
-		if a < 0 {
-			continue
-		}
-		rb := y * (w + 1)
-		m := int64(row[rb+min(cx+a+1, w)] - row[rb+max(cx-a, 0)])
-		tot += int64(y) * m * (2*pos + m - n)
-		near += m * int64(r-a)
-		pos += m
-		sum += int64(y) * m
-	}
-	cum[2*(y1-y0+1)], cum[2*(y1-y0+1)+1] = pos, sum
+	cum[2*(l1-l0+1)], cum[2*(l1-l0+1)+1] = pos, sum
 	return tot, near
 }
 
