@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,8 +11,8 @@ import (
 )
 
 // An allocator that remembers its decisions answers every request as one that
-// searches each time (Options.NoMemo): on meshes and a torus, under both conventions, along random
-// sequences that return to earlier states (a job ended and asked for again).
+// searches each time (Options.NoMemo): on meshes and a torus, under both
+// conventions, along random sequences that return to earlier states.
 func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 	for _, m := range []topo.Machine{topo.Mesh(8, 8), topo.Mesh(7, 5), topo.Torus(6, 5)} {
 		for _, name := range []string{"mm", "genalg", "mminc"} {
@@ -22,49 +23,9 @@ func TestDecisionMemoAnswersAsSearched(t *testing.T) {
 				}
 				ref, _ := newPTASAlloc(name, "", m, Options{Compat: compat, NoMemo: true})
 				a, b := memo.(*ptasAlloc), ref.(*ptasAlloc)
-				r := rand.New(rand.NewPCG(uint64(m.N()), uint64(len(compat))))
-				var jobs [][]int
-				hits := 0
-				for range 400 {
-					if len(jobs) > 0 && (a.NumFree() == 0 || r.IntN(2) == 0) {
-						j := r.IntN(len(jobs))
-						if err := a.Release(jobs[j]); err != nil {
-							t.Fatal(err)
-						}
-						if err := b.Release(jobs[j]); err != nil {
-							t.Fatal(err)
-						}
-						jobs = slices.Delete(jobs, j, j+1)
-						continue
-					}
-					k := 1 + r.IntN(min(a.NumFree(), 12))
-					if _, _, ok := a.seen.lookup(k, false, a.st); ok {
-						hits++
-					}
-					got, err := a.Allocate(k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := b.Allocate(k) // searches every time
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got, want) {
-						t.Fatalf("%s %q on %s: allocate %d: remembered %v, searched %v", name, compat, m.Spec(), k, got, want)
-					}
-					jobs = append(jobs, got)
-					if r.IntN(3) == 0 { // end it at once: the next request may meet this state again
-						a.Release(got)
-						b.Release(got)
-						jobs = jobs[:len(jobs)-1]
-					}
-				}
-				if hits == 0 {
-					t.Errorf("%s %q on %s: no decision was remembered", name, compat, m.Spec())
-				}
-				if len(b.seen.m) != 0 {
-					t.Errorf("%s %q on %s: NoMemo remembered %d decisions", name, compat, m.Spec(), len(b.seen.m))
-				}
+				what := fmt.Sprintf("%s %q on %s", name, compat, m.Spec())
+				remembered := func(k int) bool { _, _, ok := a.seen.lookup(k, false, a.st); return ok }
+				checkTwins(t, what, a, b, remembered, func() int { return len(b.seen.m) }, uint64(m.N()+len(compat)))
 			}
 		}
 	}
@@ -88,52 +49,72 @@ func TestDecisionMemoMC1x1(t *testing.T) {
 				a, b := memo.(*mc1x1), ref.(*mc1x1)
 				a.CountTies(count)
 				b.CountTies(count)
-				r := rand.New(rand.NewPCG(uint64(m.N()), 7))
-				var jobs [][]int
-				hits := 0
-				for range 300 {
-					if len(jobs) > 0 && (a.NumFree() == 0 || r.IntN(2) == 0) {
-						j := r.IntN(len(jobs))
-						if err := a.Release(jobs[j]); err != nil {
-							t.Fatal(err)
-						}
-						if err := b.Release(jobs[j]); err != nil {
-							t.Fatal(err)
-						}
-						jobs = slices.Delete(jobs, j, j+1)
-						continue
-					}
-					k := 1 + r.IntN(min(a.NumFree(), 12))
-					if _, _, ok := a.seen.lookup(k, count, a.st); ok {
-						hits++
-					}
-					got, err := a.Allocate(k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := b.Allocate(k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got, want) || a.LastTies() != b.LastTies() || a.TieStats() != b.TieStats() {
-						t.Fatalf("%s %q greedy %v ties %v: allocate %d: remembered %v (ties %d, %+v), searched %v (ties %d, %+v)",
-							m.Spec(), spec.arg, spec.greedy, count, k, got, a.LastTies(), a.TieStats(), want, b.LastTies(), b.TieStats())
-					}
-					jobs = append(jobs, got)
-					if r.IntN(3) == 0 {
-						a.Release(got)
-						b.Release(got)
-						jobs = jobs[:len(jobs)-1]
-					}
-				}
-				if hits == 0 {
-					t.Errorf("%s %q greedy %v: no decision was remembered", m.Spec(), spec.arg, spec.greedy)
-				}
-				if len(b.seen.m) != 0 {
-					t.Errorf("%s %q greedy %v: NoMemo remembered %d decisions", m.Spec(), spec.arg, spec.greedy, len(b.seen.m))
-				}
+				what := fmt.Sprintf("%s %q greedy %v ties %v", m.Spec(), spec.arg, spec.greedy, count)
+				remembered := func(k int) bool { _, _, ok := a.seen.lookup(k, count, a.st); return ok }
+				checkTwins(t, what, a, b, remembered, func() int { return len(b.seen.m) }, uint64(m.N()))
 			}
 		}
+	}
+}
+
+// checkTwins drives a, which remembers its decisions, and b, which does not, through
+// one random sequence of 300 allocations and releases that often returns to an
+// earlier state (a job ended at once, the next request meeting its free set again),
+// and fails at the first answer that differs: the nodes, and for a TieReporter the
+// tie count and statistics. remembered(k) tells whether a has met the request
+// before; some requests must be; bMemo counts the decisions b remembered (none).
+func checkTwins(t *testing.T, what string, a, b Allocator, remembered func(k int) bool, bMemo func() int, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	release := func(nodes []int) {
+		if err := a.Release(nodes); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Release(nodes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var jobs [][]int
+	hits := 0
+	for range 300 {
+		if len(jobs) > 0 && (a.NumFree() == 0 || r.IntN(2) == 0) {
+			j := r.IntN(len(jobs))
+			release(jobs[j])
+			jobs = slices.Delete(jobs, j, j+1)
+			continue
+		}
+		k := 1 + r.IntN(min(a.NumFree(), 12))
+		if remembered(k) {
+			hits++
+		}
+		got, err := a.Allocate(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := b.Allocate(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: allocate %d: remembered %v, searched %v", what, k, got, want)
+		}
+		if ta, ok := a.(TieReporter); ok {
+			tb := b.(TieReporter)
+			if ta.LastTies() != tb.LastTies() || ta.TieStats() != tb.TieStats() {
+				t.Fatalf("%s: allocate %d: ties %d %+v, searched %d %+v", what, k, ta.LastTies(), ta.TieStats(), tb.LastTies(), tb.TieStats())
+			}
+		}
+		jobs = append(jobs, got)
+		if r.IntN(3) == 0 {
+			release(got)
+			jobs = jobs[:len(jobs)-1]
+		}
+	}
+	if hits == 0 {
+		t.Errorf("%s: no decision was remembered", what)
+	}
+	if n := bMemo(); n != 0 {
+		t.Errorf("%s: NoMemo remembered %d decisions", what, n)
 	}
 }
 
