@@ -87,23 +87,7 @@ func checkTwins(t *testing.T, what string, a, b Allocator, remembered func(k int
 		if remembered(k) {
 			hits++
 		}
-		got, err := a.Allocate(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := b.Allocate(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s: allocate %d: remembered %v, searched %v", what, k, got, want)
-		}
-		if ta, ok := a.(TieReporter); ok {
-			tb := b.(TieReporter)
-			if ta.LastTies() != tb.LastTies() || ta.TieStats() != tb.TieStats() {
-				t.Fatalf("%s: allocate %d: ties %d %+v, searched %d %+v", what, k, ta.LastTies(), ta.TieStats(), tb.LastTies(), tb.TieStats())
-			}
-		}
+		got := allocateTwins(t, what, a, b, k)
 		jobs = append(jobs, got)
 		if r.IntN(3) == 0 {
 			release(got)
@@ -169,27 +153,34 @@ func FuzzDecisionMemo(f *testing.F) {
 			return a
 		}
 		a, b := mk(false), mk(true)
-		runOps(t, releaseBoth{a, b}, data[2:], func(k int) []int {
-			got, err := a.Allocate(k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := b.Allocate(k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s:%s on %s: allocate %d: remembered %v, searched %v", s.name, s.arg, m.Spec(), k, got, want)
-			}
-			if ta, ok := a.(TieReporter); ok {
-				tb := b.(TieReporter)
-				if ta.LastTies() != tb.LastTies() || ta.TieStats() != tb.TieStats() {
-					t.Fatalf("%s:%s: allocate %d: ties %d %+v, searched %d %+v", s.name, s.arg, k, ta.LastTies(), ta.TieStats(), tb.LastTies(), tb.TieStats())
-				}
-			}
-			return got
-		}, func() {})
+		what := fmt.Sprintf("%s:%s on %s", s.name, s.arg, m.Spec())
+		runOps(t, releaseBoth{a, b}, data[2:], func(k int) []int { return allocateTwins(t, what, a, b, k) }, func() {})
 	})
+}
+
+// allocateTwins allocates k nodes from a, which remembers its decisions, and from b,
+// which does not, and fails unless they answer alike: the nodes, and for a
+// TieReporter the tie count and statistics.
+func allocateTwins(t *testing.T, what string, a, b Allocator, k int) []int {
+	t.Helper()
+	got, err := a.Allocate(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := b.Allocate(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: allocate %d: remembered %v, searched %v", what, k, got, want)
+	}
+	if ta, ok := a.(TieReporter); ok {
+		tb := b.(TieReporter)
+		if ta.LastTies() != tb.LastTies() || ta.TieStats() != tb.TieStats() {
+			t.Fatalf("%s: allocate %d: ties %d %+v, searched %d %+v", what, k, ta.LastTies(), ta.TieStats(), tb.LastTies(), tb.TieStats())
+		}
+	}
+	return got
 }
 
 // releaseBoth is a for runOps, with every release done on b too.
