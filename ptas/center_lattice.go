@@ -145,6 +145,7 @@ func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
 	}
 	L.q = grow(L.q, n+1)
 	L.shell = grow(L.shell, 2*(w+h)+4)
+	L.toI = grow(L.toI, 2*(w+h)+4)
 	L.cum = grow(L.cum, 2*(w+h+2))
 	return true
 }
@@ -271,31 +272,34 @@ func (L *centerLattice) score(t int, bound int64) (int64, bool) {
 	// point at x is at total x distance X - x n + 2 (x b - B) from I, b and B the
 	// number and x sum of I's points left of it (L.cum), and the same along y.
 	w, h, at, cum := L.w, L.h, L.at, L.cum
-	x0, y0 := max(cx-D, 0), max(cy-D, 0)
+	x0, y0, y1 := max(cx-D, 0), max(cy-D, 0), min(cy+D, h-1)
 	cumY := cum[2*(w+1):]
-	sumX, sumY := cum[2*(min(cx+D, w-1)-x0+1)+1], cumY[2*(min(cy+D, h-1)-y0+1)+1]
-	sh := L.shell[:cap(L.shell)]
+	sumX, sumY := cum[2*(min(cx+D, w-1)-x0+1)+1], cumY[2*(y1-y0+1)+1]
+	sh, qs := L.shell[:cap(L.shell)], L.toI[:cap(L.toI)]
 	ns := 0
 	for x := x0; x <= min(cx+D, w-1); x++ {
 		e := D - abs(x-cx)
 		base := (x + 1) * (h + 2)
+		i, X := 2*(x-x0), int64(x)
+		qx := sumX - X*n + 2*(X*cum[i]-cum[i+1])
+		// The cells at cy-e and cy+e; off the lattice the border (no point) is
+		// read, and the distance, worked out at a row inside, goes unused.
+		ya, yb := max(cy-e, y0), min(cy+e, y1)
+		ja, jb, Ya, Yb := 2*(ya-y0), 2*(yb-y0), int64(ya), int64(yb)
 		p := at[base+max(cy-e, -1)+1]
-		sh[ns] = p - 1
+		sh[ns], qs[ns] = p-1, qx+sumY-Ya*n+2*(Ya*cumY[ja]-cumY[ja+1])
 		ns += int(b2i(p != 0))
 		p = at[base+min(cy+e, h)+1]
-		sh[ns] = p - 1
+		sh[ns], qs[ns] = p-1, qx+sumY-Yb*n+2*(Yb*cumY[jb]-cumY[jb+1])
 		ns += int(b2i(p != 0 && e > 0))
 	}
-	sh = sh[:ns]
+	sh, qs = sh[:ns], qs[:ns]
 	L.shell = sh
 	q := L.q
 	minQ := int64(math.MaxInt64)
-	for _, p := range sh {
-		x, y := int64(L.x[p]), int64(L.y[p])
-		i, j := 2*(int(x)-x0), 2*(int(y)-y0)
-		v := sumX - x*n + 2*(x*cum[i]-cum[i+1]) + sumY - y*n + 2*(y*cumY[j]-cumY[j+1])
-		q[p] = v // p's total L1 distance to I
-		minQ = min(minQ, v)
+	for i, p := range sh {
+		q[p] = qs[i] // p's total L1 distance to I
+		minQ = min(minQ, qs[i])
 	}
 	if len(sh) > need {
 		if bound >= 0 {
@@ -304,12 +308,7 @@ func (L *centerLattice) score(t int, bound int64) (int64, bool) {
 			if lb+int64(need)*minQ >= bound {
 				return 0, false
 			}
-			toI := L.toI[:0]
-			for _, p := range sh {
-				toI = append(toI, q[p])
-			}
-			L.toI = toI
-			if lb+L.smallestSum(toI, need) >= bound {
+			if lb+L.smallestSum(qs, need) >= bound {
 				return 0, false
 			}
 		}
