@@ -26,6 +26,7 @@ func MMContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt O
 	return res, err
 }
 
+// mm is MMContext with the indices in the tie rule's order.
 func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {
@@ -110,6 +111,7 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 	return res, err
 }
 
+// centeredOnPoints is pointCentered with the indices in the tie rule's order.
 func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {

@@ -24,7 +24,8 @@ const (
 	// MM's centers are every combination of distinct coordinate values, each list in
 	// order of first appearance, the first dimension outermost; Gen-Alg and MC1x1 use
 	// the points in input order. The first strictly better score wins.
-	// Result.Indices are in working-array order (by distance from the center).
+	// Result.Indices are in working-array order (by distance from the center),
+	// unless Options.Ascending.
 	TiesPReMAS
 )
 
