@@ -3,7 +3,7 @@ package alloc
 import "encoding/binary"
 
 // decisionMemo remembers a deterministic allocator's decisions by request and free
-// set. A replay meets the same free set and request again and again (41% of MM's
+// set. A replay meets the same free set and request again and again (44% of MM's
 // decisions on the LLNL-T3D 16x16 replay, 44% of its search time): the decision is
 // then looked up instead of searched for again. The key is the whole free bitmap,
 // compared exactly.
