@@ -179,6 +179,11 @@ func TestDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 3 {
 		t.Fatalf("merge with a torn last line: %v, damaged %v", err, rep.Damaged)
 	}
+	// an index no sweep has (the gaps merge lists without a spec would be endless) is damage
+	os.WriteFile(path, []byte(`{"sweep":"t","index":4611686018427387904,"key":"k","status":"ok"}`+"\n"), 0o644)
+	if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 1 || len(rep.Missing) != 0 {
+		t.Fatalf("merge of a huge index: err = %v, damaged %v, %d missing", err, rep.Damaged, len(rep.Missing))
+	}
 	// foreign content: refused by both, and not cut
 	csv := []byte("index,key\n0,abc\n")
 	os.WriteFile(path, csv, 0o644)

@@ -204,7 +204,7 @@ type Input struct {
 const (
 	lineOK      = iota
 	lineBlank   // empty or spaces: skipped
-	lineDamaged // the start of a results line, cut short or spliced with another
+	lineDamaged // the start of a results line, cut short or spliced with another; or an index no sweep has
 	lineForeign // not a results line at all
 )
 
@@ -218,6 +218,11 @@ func parseLine(raw []byte) (Line, int) {
 	}
 	var l Line
 	if err := json.Unmarshal(raw, &l); err == nil && l.Key != "" {
+		if l.Index < 0 || l.Index >= MaxItems {
+			// No sweep has this item; without a spec, merge lists the indices
+			// below the highest that have no line, which must not be endless.
+			return Line{}, lineDamaged
+		}
 		return l, lineOK
 	}
 	// A line cut short begins as Append writes lines, or is a prefix of that; a
@@ -301,7 +306,8 @@ type MergeReport struct {
 	Failed  []Line // items whose only lines are failures
 	Extra   int    // lines of items the spec no longer has (left out)
 	// Damaged name the lines skipped as damaged ("FILE: line N"): cut short by a
-	// crash, or spliced by writers without the lock. Their items are missing unless
+	// crash, spliced by writers without the lock, or with an item index of at
+	// least MaxItems. Their items are missing unless
 	// another line has them (without a spec, that cannot be told for items after
 	// the highest index present).
 	Damaged []string
