@@ -142,6 +142,7 @@ for --shards tasks (at most 4,000,001, Slurm's largest MaxArraySize), every path
 name in it quoted for the shell; "procalloc merge" then joins the shards' files.
 --list prints the items and exits.`,
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
+procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
 procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
@@ -297,26 +298,31 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 		p        = newProgress(e, "sweep", int64(len(todo)))
 		done     int64
 	)
+	// A failed write (a full disk) stops the items still running too: their
+	// results could not be kept.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	for range min(jobs, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				mu.Lock()
-				if next == len(todo) || writeErr != nil || ctx.Err() != nil {
+				if next == len(todo) || runCtx.Err() != nil {
 					mu.Unlock()
 					return
 				}
 				it := todo[next]
 				next++
 				mu.Unlock()
-				line := runSweepItem(ctx, spec, it)
-				if ctx.Err() != nil {
+				line := runSweepItem(runCtx, spec, it)
+				if runCtx.Err() != nil {
 					return // interrupted: not a result; a rerun does it
 				}
 				mu.Lock()
 				if err := res.Append(line); err != nil && writeErr == nil {
 					writeErr = err
+					stop()
 				}
 				o.Ran++
 				if line.Status != "ok" {
@@ -457,7 +463,8 @@ parameters and the metrics of "sim --json".
 A file - is standard input (once); --spec - reads the sweep file from standard input
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
-		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
+		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv
+cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			specPath := fs.String("spec", "", "the sweep `file`, to list missing items (- for standard input)")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
