@@ -115,8 +115,8 @@ already done, so a killed or preempted run resumes where it stopped; a torn last
 line is cut off and its item redone; a damaged line elsewhere (spliced or cut short)
 is skipped with a warning and its item redone; failed items are retried. Editing the
 sweep file changes the keys of the items it changes, never old results. A results
-file of another sweep (another name), or a file with lines that are not results
-lines, is refused.
+file of another sweep (another name), or a file in which no line is a results line,
+is refused.
 The results file is locked (flock) while a sweep writes it: a second sweep on the
 same file stops with "another process is writing this results file" before running
 anything. Run concurrent sweeps (shards) into files of their own and merge them. On
@@ -453,7 +453,8 @@ merge of a single run. With --spec, items of the sweep that have no line are lis
 as missing, and lines of items the (edited) sweep file no longer has are left out;
 without it, gaps in the item indices are listed as missing (items after the last
 line found cannot be checked).
-Files of different sweeps are refused, and so are lines that are not results lines.
+Files of different sweeps are refused, and so are files in which no line is a
+results line.
 A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items

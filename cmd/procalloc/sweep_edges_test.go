@@ -393,7 +393,7 @@ func FuzzPlotInput(f *testing.F) {
 		if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte(`{"sweep"`)) && bytes.HasSuffix(data, []byte("\n")) && len(rep.Lines) > 0 && rep.Lines[0].Sweep == "s" {
 			q := p
 			q.Seed = 77
-			raw, _ := json.Marshal(sweep.Line{Sweep: "s", Item: sweep.Item{Index: 1000, Key: q.Key(), Params: q}, Status: "ok"})
+			raw, _ := json.Marshal(sweep.Line{Sweep: "s", Item: sweep.Item{Index: 1000, Key: q.Key(), Params: q}, Status: "ok", Result: json.RawMessage(`{"mean_response":1}`)})
 			e.stdin = bytes.NewReader(append(bytes.Clone(data), append(raw, '\n')...))
 			rep2, err := readPlotInput(e, []string{"-"})
 			if err != nil || !slices.ContainsFunc(rep2.Lines, func(l sweep.Line) bool { return l.Key == q.Key() }) {

@@ -126,19 +126,23 @@ func TestLockRefusesASecondWriterUntilTheFirstCloses(t *testing.T) {
 }
 
 // A torn last line is cut off, damaged lines elsewhere (as the unlocked writers of
-// old left them, or a crash's zero bytes) are skipped and named: never fatal. A line
-// that is not a results line at all is still refused: the file is not one sweep wrote.
+// old left them, or a crash's zero bytes) are skipped and named: never fatal. A file
+// without any results line is still refused: it is not a file sweep wrote.
 func TestDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	s, _ := Parse([]byte(spec), "x")
 	items := s.Items()
 	var b bytes.Buffer
-	for i, it := range items[:6] {
+	for i, it := range items[:8] {
 		raw, _ := json.Marshal(okLine(it, 0))
 		switch i {
 		case 2: // spliced: another line written over its end
 			raw = append(raw[:40:40], []byte(`{"sweep":"t","index":9`)...)
 		case 4: // zero bytes where a write never reached the disk
 			raw = bytes.Repeat([]byte{0}, 30)
+		case 5: // the tail of a line a shorter one was written over (from a real run)
+			raw = []byte(`nds":0.770875234}`)
+		case 6: // the head of a line cut where another begins: valid JSON, no status
+			raw = []byte(`{"sweep":"t","index":6,"key":"` + it.Key + `","params":{"sweep":"t","index":7}}`)
 		}
 		b.Write(raw)
 		b.WriteByte('\n')
@@ -151,10 +155,10 @@ func TestDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(r.Damaged) != "[3 5]" || r.Cut != 8 || len(r.Done) != 4 {
-		t.Fatalf("damaged %v (want [3 5]), cut %d (want 8), %d done (want 4)", r.Damaged, r.Cut, len(r.Done))
+	if fmt.Sprint(r.Damaged) != "[3 5 6 7]" || r.Cut != 10 || len(r.Done) != 4 {
+		t.Fatalf("damaged %v (want [3 5 6 7]), cut %d (want 10), %d done (want 4)", r.Damaged, r.Cut, len(r.Done))
 	}
-	for _, i := range []int{2, 4} {
+	for _, i := range []int{2, 4, 5, 6} {
 		if _, ok := r.Done[items[i].Key]; ok {
 			t.Fatalf("the item of a damaged line counts as done")
 		}
@@ -171,12 +175,12 @@ func TestDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Damaged) != 2 || !strings.HasSuffix(rep.Damaged[0], ": line 3") || len(rep.Lines) != 5 || len(rep.Missing) != len(items)-5 {
+	if len(rep.Damaged) != 4 || !strings.HasSuffix(rep.Damaged[0], ": line 3") || len(rep.Lines) != 5 || len(rep.Missing) != len(items)-5 {
 		t.Fatalf("merge: damaged %v, %d lines, %d missing", rep.Damaged, len(rep.Lines), len(rep.Missing))
 	}
 	// a torn last line that merge meets (a shard still running, or killed) is skipped
 	os.WriteFile(path, append(data, `{"sweep":"t","ind`...), 0o644)
-	if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 3 {
+	if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 5 {
 		t.Fatalf("merge with a torn last line: %v, damaged %v", err, rep.Damaged)
 	}
 	// an index no sweep has (the gaps merge lists without a spec would be endless) is damage
@@ -184,10 +188,10 @@ func TestDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 1 || len(rep.Missing) != 0 {
 		t.Fatalf("merge of a huge index: err = %v, damaged %v, %d missing", err, rep.Damaged, len(rep.Missing))
 	}
-	// foreign content: refused by both, and not cut
+	// a file without a results line: refused by both, and not cut
 	csv := []byte("index,key\n0,abc\n")
 	os.WriteFile(path, csv, 0o644)
-	if _, err := OpenResults(path, "t"); err == nil || !strings.Contains(err.Error(), "line 1 is not a results line") {
+	if _, err := OpenResults(path, "t"); err == nil || !strings.Contains(err.Error(), "line 1 is not a results line, and no line is") {
 		t.Fatalf("a CSV as results file: err = %v", err)
 	}
 	if _, err := Merge([]string{path}, nil); err == nil || !strings.Contains(err.Error(), "line 1 is not a results line") {

@@ -64,8 +64,8 @@ var ErrLocked = errors.New("another process is writing this results file (a proc
 // OpenResults opens (or creates) a results file for sweep name and locks it: it
 // reads the lines already there, cuts off a torn last line (a write that was
 // interrupted) so that its item is redone, skips damaged lines (their items are
-// redone too), and refuses a file of another sweep, a file holding lines that are
-// not results lines (not one this command wrote), and a file another sweep holds
+// redone too), and refuses a file of another sweep, a file in which no line is a
+// results line (not one this command wrote), and a file another sweep holds
 // (ErrLocked). Lines are at most MaxLineBytes long, files at most MaxResultsBytes.
 func OpenResults(path, name string) (*Results, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666)
@@ -96,7 +96,7 @@ func OpenResults(path, name string) (*Results, error) {
 	}
 	lr := newLineReader(f, path)
 	var badStart int64 = -1 // where the damaged or unterminated lines at the end begin
-	badLine := 0
+	badLine, good, firstJunk := 0, 0, 0
 	for {
 		start := lr.off
 		raw, terminated, err := lr.next()
@@ -108,13 +108,13 @@ func OpenResults(path, name string) (*Results, error) {
 			return nil, err
 		}
 		l, kind := parseLine(raw)
+		if kind == lineJunk && firstJunk == 0 {
+			firstJunk = lr.n
+		}
 		switch {
-		case kind == lineForeign:
-			f.Close()
-			return nil, fmt.Errorf("%s: line %d is not a results line of procalloc sweep: not appending to it (is -o the right file?)", path, lr.n)
 		case kind == lineBlank:
 			continue
-		case kind == lineDamaged || !terminated:
+		case kind == lineDamaged || kind == lineJunk || !terminated:
 			if badStart < 0 {
 				badStart, badLine = start, lr.n
 			}
@@ -126,10 +126,15 @@ func OpenResults(path, name string) (*Results, error) {
 			return nil, fmt.Errorf("%s holds results of sweep %q, not %q: %w", path, l.Sweep, name, ErrOtherSweep)
 		}
 		badStart = -1
+		good++
 		if l.Status == "ok" {
 			l.Result = nil
 			r.Done[l.Key] = l
 		}
+	}
+	if good == 0 && firstJunk > 0 {
+		f.Close()
+		return nil, fmt.Errorf("%s: line %d is not a results line, and no line is: not a results file of procalloc sweep, not appending to it (is -o the right file?)", path, firstJunk)
 	}
 	r.size = lr.off
 	if badStart >= 0 {
@@ -205,7 +210,10 @@ const (
 	lineOK      = iota
 	lineBlank   // empty or spaces: skipped
 	lineDamaged // the start of a results line, cut short or spliced with another; or an index no sweep has
-	lineForeign // not a results line at all
+	// lineJunk is not recognisably part of a results line: the tail of a line
+	// another write cut into, or a line of a file that is not a results file. A
+	// file with results lines is damaged there; a file without any is refused.
+	lineJunk
 )
 
 // linePrefix is how every line Append writes begins (Line's first field).
@@ -218,9 +226,11 @@ func parseLine(raw []byte) (Line, int) {
 	}
 	var l Line
 	if err := json.Unmarshal(raw, &l); err == nil && l.Key != "" {
-		if l.Index < 0 || l.Index >= MaxItems {
-			// No sweep has this item; without a spec, merge lists the indices
-			// below the highest that have no line, which must not be endless.
+		// An index no sweep has (without a spec, merge lists the indices below the
+		// highest that have no line, which must not be endless), or a status
+		// Append does not write, is damage: the head of a line cut off where
+		// another begins can be valid JSON ({"sweep":..., "params":{"sweep":...}).
+		if l.Index < 0 || l.Index >= MaxItems || !(l.Status == "ok" && len(l.Result) > 0 || l.Status == "failed") {
 			return Line{}, lineDamaged
 		}
 		return l, lineOK
@@ -230,7 +240,7 @@ func parseLine(raw []byte) (Line, int) {
 	if bytes.HasPrefix(raw, linePrefix) || bytes.HasPrefix(linePrefix, raw) || len(bytes.Trim(raw, "\x00")) == 0 {
 		return Line{}, lineDamaged
 	}
-	return Line{}, lineForeign
+	return Line{}, lineJunk
 }
 
 // lineReader reads the lines of a results file, each at most maxLine bytes, at most
@@ -341,6 +351,8 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 	rep := &MergeReport{}
 	for _, in := range inputs {
 		lr := newLineReader(in.R, in.Name)
+		good, firstJunk := 0, 0
+		var damaged []string
 		for {
 			raw, _, err := lr.next()
 			if err == io.EOF {
@@ -353,12 +365,14 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 			switch kind {
 			case lineBlank:
 				continue
-			case lineDamaged:
-				rep.Damaged = append(rep.Damaged, fmt.Sprintf("%s: line %d", in.Name, lr.n))
+			case lineDamaged, lineJunk:
+				if kind == lineJunk && firstJunk == 0 {
+					firstJunk = lr.n
+				}
+				damaged = append(damaged, fmt.Sprintf("%s: line %d", in.Name, lr.n))
 				continue
-			case lineForeign:
-				return nil, fmt.Errorf("%s: line %d is not a results line of procalloc sweep", in.Name, lr.n)
 			}
+			good++
 			if sweepName == "" {
 				sweepName = l.Sweep
 			}
@@ -370,6 +384,10 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 				best[l.Key] = l
 			}
 		}
+		if good == 0 && firstJunk > 0 {
+			return nil, fmt.Errorf("%s: line %d is not a results line, and no line is: not a results file of procalloc sweep", in.Name, firstJunk)
+		}
+		rep.Damaged = append(rep.Damaged, damaged...)
 	}
 	var items []Item
 	if spec != nil {
