@@ -48,8 +48,9 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.
 A file - is standard input (once). Results files are read as by merge (lines of at
 most 16 MiB, files of at most 8 GiB, damaged lines skipped with a warning), a
 compare --json file is at most 8 GiB. A --y metric the items lack, or a --where that
-matches no item, is a usage error (exit 2). The chart needs values that are 0 or
-between 1e-300 and 1e300 in magnitude (else an error: the table is not affected).`,
+matches no item, is a usage error (exit 2). --svg needs values that are 0 or between
+1e-300 and 1e300 in magnitude, else it is an error naming the value (without --svg
+the table shows any value).`,
 		example: `procalloc plot bunde.jsonl --where machine=mesh:16x16,pattern=n-body --y mean_response --svg fig8b.svg
 procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,contract=1 --x seed`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
