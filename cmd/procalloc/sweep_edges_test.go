@@ -141,7 +141,7 @@ func TestSweepMergePlotOnDevicesAndStdin(t *testing.T) {
 // Issue 24 rows 7 and 8: the sbatch script quotes every value; the script is valid
 // bash, and run (with a stand-in procalloc that records its arguments) it passes the
 // paths and -o through literally and runs nothing injected.
-func TestSbatchScriptQuotesEverything(t *testing.T) {
+func TestSweepSbatchScriptQuotesEverything(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
@@ -228,7 +228,7 @@ func TestSbatchScriptQuotesEverything(t *testing.T) {
 }
 
 // Issue 24 row 23: for arrays --array=MIN-MAX:STEP, every shard runs exactly once.
-func TestShardFromSlurmEnvRunsEveryShardOnce(t *testing.T) {
+func TestSweepShardFromSlurmEnvRunsEveryShardOnce(t *testing.T) {
 	for _, lo := range []int{0, 1, 3, 7, 100} {
 		for _, step := range []int{1, 2, 3, 5} {
 			for count := 1; count <= 7; count++ {

@@ -27,7 +27,7 @@ func okLine(it Item, writer int) Line {
 // and Append as "procalloc sweep" uses them; the one refused (ErrLocked) retries,
 // as a user rerunning it would. Before the lock and O_APPEND, 30 of 30 trials
 // broke the file.
-func TestConcurrentWritersLeaveAResumableFileWithEachItemOnce(t *testing.T) {
+func TestSweepConcurrentWritersLeaveAResumableFileWithEachItemOnce(t *testing.T) {
 	s, _ := Parse([]byte(spec), "x")
 	items := s.Items()
 	refused := 0
@@ -105,7 +105,7 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-func TestLockRefusesASecondWriterUntilTheFirstCloses(t *testing.T) {
+func TestSweepLockRefusesASecondWriterUntilTheFirstCloses(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	a, err := OpenResults(path, "t")
 	if err != nil {
@@ -128,7 +128,7 @@ func TestLockRefusesASecondWriterUntilTheFirstCloses(t *testing.T) {
 // A torn last line is cut off, damaged lines elsewhere (as the unlocked writers of
 // old left them, or a crash's zero bytes) are skipped and named: never fatal. A file
 // without any results line is still refused: it is not a file sweep wrote.
-func TestDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
+func TestSweepDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	s, _ := Parse([]byte(spec), "x")
 	items := s.Items()
 	var b bytes.Buffer
@@ -206,7 +206,7 @@ func TestDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 // through: /dev/null takes every line (nothing to sync, nothing to resume),
 // /dev/full fails at the first line with "no space left on device", and every
 // later line fails with the same error.
-func TestResultsOnDevices(t *testing.T) {
+func TestSweepResultsOnDevices(t *testing.T) {
 	s, _ := Parse([]byte(spec), "x")
 	items := s.Items()
 	r, err := OpenResults(os.DevNull, "t")
@@ -256,7 +256,7 @@ func (endlessLines) Read(p []byte) (int, error) {
 }
 
 // Issue 24 row 2: every input is read with a cap, named in the error.
-func TestReadsAreCapped(t *testing.T) {
+func TestSweepReadsAreCapped(t *testing.T) {
 	if _, err := Read(zeros{}, "/dev/zero"); err == nil || !strings.Contains(err.Error(), "4 MiB") {
 		t.Fatalf("endless sweep file: %v", err)
 	}
@@ -289,7 +289,7 @@ func TestReadsAreCapped(t *testing.T) {
 }
 
 // Issue 24 rows 3, 8, 11 and 12.
-func TestParseRefusesWhatWouldMisleadLater(t *testing.T) {
+func TestSweepParseRefusesWhatWouldMisleadLater(t *testing.T) {
 	base := "traces: [a]\nmachines: [m]\nallocators: [x]\n"
 	many := func(prefix string, n int) string {
 		var l []string
@@ -333,10 +333,10 @@ func TestParseRefusesWhatWouldMisleadLater(t *testing.T) {
 	}
 }
 
-// FuzzParse: any sweep file is refused with an error or gives at most MaxItems
+// FuzzSweepParse: any sweep file is refused with an error or gives at most MaxItems
 // items, with distinct keys, in their index order, and names without control
 // characters.
-func FuzzParse(f *testing.F) {
+func FuzzSweepParse(f *testing.F) {
 	f.Add([]byte(spec))
 	f.Add([]byte("traces: [a]\nmachines: [m]\nallocators: [x]\ncontract: [1, 1.0]\n"))
 	f.Add([]byte("traces: [a]\nmachines: [m]\nallocators: [x]\nseeds: [18446744073709551616, 1]\nname: \"a\\nb\"\n"))
@@ -370,10 +370,10 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzResultsFile: whatever a results file holds, opening it is an error or leaves a
+// FuzzSweepResultsFile: whatever a results file holds, opening it is an error or leaves a
 // file that takes a new line and opens again with that item done; merge reads the
 // same file without panicking, and reads it whenever the sweep could.
-func FuzzResultsFile(f *testing.F) {
+func FuzzSweepResultsFile(f *testing.F) {
 	s, _ := Parse([]byte(spec), "x")
 	items := s.Items()
 	var good bytes.Buffer
