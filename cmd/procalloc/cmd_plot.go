@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"maps"
+	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,54 +34,60 @@ func init() {
 	register(&command{
 		name:    "plot",
 		summary: "plot a metric of merged sweep results against a parameter, one line per allocator (SVG and table)",
-		usage:   "plot RESULTS.jsonl [--x contract] [--y mean_response] [--where KEY=VALUE,...] [--svg FILE] [--json]",
+		usage:   "plot RESULTS.jsonl...|- [--x contract] [--y mean_response] [--where KEY=VALUE,...] [--svg FILE] [--json]",
 		details: `Reads results of "procalloc sweep" or "procalloc merge" (or the --json output of
 "procalloc compare") and draws --y (a metric key of
 "sim --json", e.g. mean_response, mean_wait, mean_total_pairwise_l1,
 mean_message_distance, utilization) against --x (contract, the load factor, or seed),
 one line per allocator: the form of Bunde et al. 2004 Figs. 7-8. --where keeps the
-items whose parameters match (trace, machine, sched, pattern, alloc), e.g.
+items whose parameters match (trace, machine, sched, pattern, alloc, contract, seed;
+contract and seed compare as numbers, so contract=0.50 matches 0.5), e.g.
 --where machine=mesh:16x16,pattern=n-body; the other parameters must then leave one
 value per allocator and x, else the plot says which parameter still varies. Prints a
-table (rows x, one column per allocator), or JSON; --svg also writes the chart.`,
-		example: `procalloc plot bunde.jsonl --where machine=mesh:16x16,pattern=n-body --y mean_response --svg fig8b.svg`,
+table (rows x, one column per allocator), or JSON; --svg also writes the chart.
+A file - is standard input (once). Results files are read as by merge (lines of at
+most 16 MiB, files of at most 8 GiB, damaged lines skipped with a warning), a
+compare --json file is at most 8 GiB. A --y metric the items lack, or a --where that
+matches no item, is a usage error (exit 2). --svg needs values that are 0 or between
+1e-300 and 1e300 in magnitude, else it is an error naming the value (without --svg
+the table shows any value).`,
+		example: `procalloc plot bunde.jsonl --where machine=mesh:16x16,pattern=n-body --y mean_response --svg fig8b.svg
+procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,contract=1 --x seed`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			x := fs.String("x", "contract", "parameter on the x axis: contract (load factor) or seed")
 			y := fs.String("y", "mean_response", "metric `KEY` on the y axis (a key of sim --json)")
-			where := fs.String("where", "", "keep items whose parameters match: `KEY=VALUE,...` (trace, machine, sched, pattern, alloc)")
+			where := fs.String("where", "", "keep items whose parameters match: `KEY=VALUE,...` (trace, machine, sched, pattern, alloc, contract, seed)")
 			svg := fs.String("svg", "", "write the chart to `FILE` (SVG)")
 			title := fs.String("title", "", "chart `TITLE` (default: the metric, the parameter and --where)")
 			asJSON := fs.Bool("json", false, "print JSON: one series per allocator")
 			out := fs.String("o", "", "write the table to `FILE` instead of stdout")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
-					return usagef("want results files (from sweep or merge)")
+					return usagef("want results files (from sweep or merge), or - for standard input")
+				}
+				if n := countStdin(args); n > 1 {
+					return usagef("standard input (-) given %d times: it can be read once", n)
 				}
 				if _, ok := plotParam(sweep.Params{}, *x); !ok {
 					return usagef("--x %q: want contract or seed", *x)
 				}
-				filters := map[string]string{}
-				if *where != "" {
-					for _, kv := range strings.Split(*where, ",") {
-						k, v, ok := strings.Cut(kv, "=")
-						if !ok || !slices.Contains([]string{"trace", "machine", "sched", "pattern", "alloc"}, k) {
-							return usagef("--where %q: want KEY=VALUE with KEY one of trace, machine, sched, pattern, alloc", kv)
-						}
-						filters[k] = v
-					}
-				}
-				rep, err := readPlotInput(args)
+				match, err := parseWhere(*where)
 				if err != nil {
 					return err
 				}
-				match := func(p sweep.Params) bool {
-					get := map[string]string{"trace": p.Trace, "machine": p.Machine, "sched": p.Sched, "pattern": p.Pattern, "alloc": p.Alloc}
-					for k, v := range filters {
-						if get[k] != v {
-							return false
-						}
+				rep, err := readPlotInput(e, args)
+				if err != nil {
+					return err
+				}
+				warnDamaged(e.stderr, "plot", rep.Damaged)
+				matched := 0
+				for _, l := range rep.Lines {
+					if match(l.Params) {
+						matched++
 					}
-					return true
+				}
+				if matched == 0 && len(rep.Lines) > 0 {
+					return usagef("--where %q matches none of the %d items", *where, len(rep.Lines))
 				}
 				var series []lineSeries
 				seen := map[string]sweep.Params{}
@@ -88,7 +98,7 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.`
 					xv, _ := plotParam(l.Params, *x)
 					yv, ok := resultMetrics(l)[*y]
 					if !ok {
-						return fmt.Errorf("item #%d has no metric %q", l.Index, *y)
+						return usagef("--y %q: item #%d has no such metric (it has %s)", *y, l.Index, strings.Join(slices.Sorted(maps.Keys(resultMetrics(l))), ", "))
 					}
 					id := l.Params.Alloc + "@" + strconv.FormatFloat(xv, 'g', -1, 64)
 					if prev, dup := seen[id]; dup {
@@ -118,7 +128,17 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.`
 					if xlabel == "contract" {
 						xlabel = "load factor (arrival times multiplied by it)"
 					}
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return writeLineChart(w, t, xlabel, metricLabel(*y), series) }); err != nil {
+					var chart bytes.Buffer
+					if err := drawablePlot(*x, *y, series); err != nil {
+						return err
+					}
+					if err := writeLineChart(&chart, t, xlabel, metricLabel(*y), series); err != nil {
+						return err
+					}
+					if badCoordinate.Match(chart.Bytes()) {
+						return fmt.Errorf("--svg: the values of %s against %s cannot be drawn (their range gives coordinates that are not finite numbers); the table has them", *y, *x)
+					}
+					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { _, err := w.Write(chart.Bytes()); return err }); err != nil {
 						return err
 					}
 				}
@@ -168,6 +188,50 @@ table (rows x, one column per allocator), or JSON; --svg also writes the chart.`
 	})
 }
 
+// parseWhere reads --where into a filter on items: KEY=VALUE pairs, all of which
+// must hold; contract and seed compare as numbers.
+func parseWhere(where string) (func(sweep.Params) bool, error) {
+	var tests []func(sweep.Params) bool
+	if where != "" {
+		for _, kv := range strings.Split(where, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, usagef("--where %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(whereKeys, ", "))
+			}
+			switch k {
+			case "trace", "machine", "sched", "pattern", "alloc":
+				tests = append(tests, func(p sweep.Params) bool {
+					return map[string]string{"trace": p.Trace, "machine": p.Machine, "sched": p.Sched, "pattern": p.Pattern, "alloc": p.Alloc}[k] == v
+				})
+			case "contract", "load_factor":
+				c, ok := parseFinite(v)
+				if !ok {
+					return nil, usagef("--where %q: %q is not a load factor (a number)", kv, v)
+				}
+				tests = append(tests, func(p sweep.Params) bool { return p.Contract == c })
+			case "seed":
+				n, err := strconv.ParseUint(v, 10, 64)
+				if err != nil {
+					return nil, usagef("--where %q: %q is not a seed (an integer from 0 to %d)", kv, v, uint64(math.MaxUint64))
+				}
+				tests = append(tests, func(p sweep.Params) bool { return p.Seed == n })
+			default:
+				return nil, usagef("--where %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(whereKeys, ", "))
+			}
+		}
+	}
+	return func(p sweep.Params) bool {
+		for _, t := range tests {
+			if !t(p) {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+var whereKeys = []string{"trace", "machine", "sched", "pattern", "alloc", "contract", "seed"}
+
 // differingParam names a parameter in which two items differ.
 func differingParam(a, b sweep.Params) string {
 	switch {
@@ -179,30 +243,79 @@ func differingParam(a, b sweep.Params) string {
 		return "sched"
 	case a.Pattern != b.Pattern:
 		return "pattern"
+	case a.Contract != b.Contract:
+		return "contract"
 	case a.Seed != b.Seed:
 		return "seed"
+	case !slices.Equal(a.Flags, b.Flags):
+		b1, _ := json.Marshal(a.Flags)
+		b2, _ := json.Marshal(b.Flags)
+		return "flags (" + string(b1) + " and " + string(b2) + ")"
 	}
-	b1, _ := json.Marshal(a.Flags)
-	return "flags " + string(b1)
+	return "nothing: the same item is given twice (compare outputs of one replay?)"
 }
 
+// The chart's axes are worked out in float64: values beyond 1e300 in magnitude
+// overflow its spans, and positive values below 1e-300 its logarithmic axis.
+const chartMax, chartMin = 1e300, 1e-300
+
+// drawablePlot refuses values the chart cannot place, naming the first.
+func drawablePlot(x, y string, series []lineSeries) error {
+	for _, s := range series {
+		for i := range s.x {
+			for _, v := range []struct {
+				name string
+				v    float64
+			}{{x, s.x[i]}, {y, s.y[i]}} {
+				if a := math.Abs(v.v); math.IsNaN(v.v) || a > chartMax || (a != 0 && a < chartMin) {
+					return fmt.Errorf("--svg: %s has %s = %g, which the chart cannot draw (values must be 0 or between %g and %g in magnitude); the table has it", s.name, v.name, v.v, chartMin, chartMax)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// badCoordinate finds a coordinate of an SVG that is not a finite number.
+var badCoordinate = regexp.MustCompile(`="[^"]*(NaN|Inf)`)
+
 // readPlotInput reads sweep results, or compare --json outputs (each run becoming an
-// item with its allocator, machine, pattern and load factor).
-func readPlotInput(paths []string) (*sweep.MergeReport, error) {
+// item with its allocator, machine, pattern and load factor); "-" is standard
+// input. A file whose first bytes (after spaces) are those of a results line is
+// read as results, anything else as one compare --json document.
+func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 	var lines []sweep.Line
-	var sweepFiles []string
+	var sweepFiles []sweep.Input
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		f, err := openInput(e, p)
 		if err != nil {
 			return nil, err
+		}
+		defer f.Close()
+		name := p
+		if p == "-" {
+			name = "stdin"
+		}
+		br := bufio.NewReaderSize(f, 64<<10)
+		if isResults, err := looksLikeResults(br); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		} else if isResults {
+			sweepFiles = append(sweepFiles, sweep.Input{Name: name, R: br})
+			continue
 		}
 		var c struct {
 			Trace string            `json:"trace"`
 			Runs  []json.RawMessage `json:"runs"`
 		}
-		if json.Unmarshal(data, &c) != nil || c.Runs == nil {
-			sweepFiles = append(sweepFiles, p)
-			continue
+		dec := json.NewDecoder(io.LimitReader(br, sweep.MaxResultsBytes+1))
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s: neither sweep results nor compare --json output: %w", name, err)
+		}
+		if dec.InputOffset() > sweep.MaxResultsBytes {
+			return nil, fmt.Errorf("%s: longer than %d GiB, the most a compare output may be", name, sweep.MaxResultsBytes>>30)
+		}
+		if c.Runs == nil {
+			return nil, fmt.Errorf("%s: neither sweep results nor compare --json output (no \"runs\")", name)
 		}
 		for _, raw := range c.Runs {
 			var r struct {
@@ -211,7 +324,7 @@ func readPlotInput(paths []string) (*sweep.MergeReport, error) {
 				Comm                  *struct{ Pattern string }
 			}
 			if err := json.Unmarshal(raw, &r); err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			pat := "none"
 			if r.Comm != nil {
@@ -223,11 +336,35 @@ func readPlotInput(paths []string) (*sweep.MergeReport, error) {
 	}
 	rep := &sweep.MergeReport{Lines: lines}
 	if len(sweepFiles) > 0 {
-		m, err := sweep.Merge(sweepFiles, nil)
+		m, err := sweep.MergeInputs(sweepFiles, nil)
 		if err != nil {
 			return nil, err
 		}
 		rep.Lines = append(rep.Lines, m.Lines...)
+		rep.Damaged = m.Damaged
 	}
 	return rep, nil
+}
+
+// looksLikeResults peeks at the first bytes after white space: a results line
+// begins {"sweep", an empty file is results with no lines.
+func looksLikeResults(br *bufio.Reader) (bool, error) {
+	for skipped := 0; ; skipped++ {
+		b, err := br.Peek(1)
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if !strings.ContainsRune(" \t\r\n", rune(b[0])) {
+			break
+		}
+		if skipped == sweep.MaxLineBytes {
+			return false, fmt.Errorf("more than %d MiB of white space", sweep.MaxLineBytes>>20)
+		}
+		br.ReadByte()
+	}
+	head, _ := br.Peek(len(`{"sweep"`))
+	return string(head) == `{"sweep"`, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/procalloc/procalloc/sim/sweep"
 )
@@ -32,21 +34,41 @@ type sweepOutput struct {
 	Stopped bool   `json:"stopped"` // interrupted: rerun to finish
 }
 
-// shardFromEnv returns the shard of a Slurm array task: SLURM_ARRAY_TASK_ID minus
-// SLURM_ARRAY_TASK_MIN (0 when unset) of SLURM_ARRAY_TASK_COUNT.
+// shardFromEnv returns the shard of a Slurm array task. Slurm numbers the tasks of
+// --array=MIN-MAX:STEP as MIN, MIN+STEP, ..., MAX and tells each task its
+// SLURM_ARRAY_TASK_ID, and the array's SLURM_ARRAY_TASK_MIN, _MAX, _STEP and _COUNT;
+// the task is shard (ID - MIN) / STEP of COUNT. An array that is not one evenly
+// stepped range (--array=1,3,7: MAX is not MIN + (COUNT-1) STEP) has no such
+// numbering and is an error: use --shard. MIN defaults to 0 and STEP to 1 when unset.
 func shardFromEnv(getenv func(string) string) (i, n int, ok bool, err error) {
 	id := getenv("SLURM_ARRAY_TASK_ID")
 	if id == "" {
 		return 0, 1, false, nil
 	}
-	v, err1 := strconv.Atoi(id)
-	lo, err2 := strconv.Atoi(cmp.Or(getenv("SLURM_ARRAY_TASK_MIN"), "0"))
-	cnt, err3 := strconv.Atoi(getenv("SLURM_ARRAY_TASK_COUNT"))
-	if err1 != nil || err2 != nil || err3 != nil || cnt < 1 {
-		return 0, 0, false, fmt.Errorf("inside a Slurm array task but SLURM_ARRAY_TASK_ID=%q, SLURM_ARRAY_TASK_MIN=%q, SLURM_ARRAY_TASK_COUNT=%q do not give a shard; use --shard i/n",
-			id, getenv("SLURM_ARRAY_TASK_MIN"), getenv("SLURM_ARRAY_TASK_COUNT"))
+	vars := fmt.Sprintf("SLURM_ARRAY_TASK_ID=%q, SLURM_ARRAY_TASK_MIN=%q, SLURM_ARRAY_TASK_MAX=%q, SLURM_ARRAY_TASK_STEP=%q, SLURM_ARRAY_TASK_COUNT=%q",
+		id, getenv("SLURM_ARRAY_TASK_MIN"), getenv("SLURM_ARRAY_TASK_MAX"), getenv("SLURM_ARRAY_TASK_STEP"), getenv("SLURM_ARRAY_TASK_COUNT"))
+	// Slurm's task IDs and counts are 32-bit; parsed as such, the arithmetic below
+	// cannot overflow.
+	num := func(s string) (int64, bool) {
+		v, err := strconv.ParseUint(s, 10, 32)
+		return int64(v), err == nil
 	}
-	return v - lo, cnt, true, nil
+	v, ok1 := num(id)
+	lo, ok2 := num(cmp.Or(getenv("SLURM_ARRAY_TASK_MIN"), "0"))
+	step, ok3 := num(cmp.Or(getenv("SLURM_ARRAY_TASK_STEP"), "1"))
+	cnt, ok4 := num(getenv("SLURM_ARRAY_TASK_COUNT"))
+	if !ok1 || !ok2 || !ok3 || !ok4 || cnt < 1 || step < 1 {
+		return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s do not give a shard; use --shard i/n", vars)
+	}
+	if hiStr := getenv("SLURM_ARRAY_TASK_MAX"); hiStr != "" {
+		if hi, ok := num(hiStr); !ok || hi != lo+(cnt-1)*step {
+			return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s: the array is not one range MIN-MAX:STEP of COUNT tasks (a list such as --array=1,3,7?), so its tasks cannot be numbered as shards; use --shard i/n", vars)
+		}
+	}
+	if v < lo || (v-lo)%step != 0 {
+		return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s: the ID is not MIN plus a multiple of STEP; use --shard i/n", vars)
+	}
+	return int((v - lo) / step), int(cnt), true, nil
 }
 
 func parseShard(s string) (i, n int, err error) {
@@ -63,7 +85,7 @@ func init() {
 	register(&command{
 		name:    "sweep",
 		summary: "run a grid of replays from a sweep file (YAML or JSON), sharded, resumable; --sbatch for Slurm job arrays",
-		usage:   "sweep SPEC -o RESULTS.jsonl [--shard i/n] [-j N] | sweep SPEC --sbatch --shards N | sweep SPEC --list",
+		usage:   "sweep SPEC|- -o RESULTS.jsonl [--shard i/n] [-j N] | sweep SPEC --sbatch --shards N | sweep SPEC|- --list",
 		details: `A sweep file lists what to vary; the sweep is the product of the lists:
 
   name: bunde2004                  # optional; default: the file's name
@@ -81,51 +103,81 @@ Items are numbered in one fixed order: traces, machines, schedulers, load factor
 patterns, seeds, then allocators innermost. Each item is one "procalloc sim" run
 (in-process, with the same flags); all cores are used (-j).
 
+SPEC may be - to read the sweep file from standard input: relative trace paths are
+then taken from the current directory, and the sweep is named "stdin" unless it has a
+name: key. Results and resuming work as with a file (items are known by their
+parameters); --sbatch needs a file, which the array tasks read.
+
 Results (-o): one JSON line per finished item, appended whole and flushed to disk:
 {"sweep", "index", "key" (a hash of the item's parameters), "params", "status" (ok or
 failed), "error", "result" (the item's sim --json), "seconds"}. A rerun skips items
 already done, so a killed or preempted run resumes where it stopped; a torn last
-line is cut off and its item redone; failed items are retried. Editing the sweep file
-changes the keys of the items it changes, never old results. A results file of
-another sweep (another name) is refused.
+line is cut off and its item redone; a damaged line elsewhere (spliced or cut short)
+is skipped with a warning and its item redone; failed items are retried. Editing the
+sweep file changes the keys of the items it changes, never old results. A results
+file of another sweep (another name), or a file in which no line is a results line,
+is refused.
+The results file is locked (flock) while a sweep writes it: a second sweep on the
+same file stops with "another process is writing this results file" before running
+anything. Run concurrent sweeps (shards) into files of their own and merge them. On
+a file system without flock (Lustre without -o flock) a warning says so and the
+sweep runs unlocked.
+-o may name a device or FIFO (/dev/null, /dev/stdout): lines are then written
+through, nothing is read back or synced, so nothing resumes. A failed write (a full
+disk; /dev/full's "no space left on device") stops the sweep at the first line that
+failed, exit 1.
+
+Limits (errors naming them, rather than running out of memory): a sweep file of at
+most 4 MiB and 1,000,000 items (the product of its lists' lengths); results lines of
+at most 16 MiB and results files of at most 8 GiB. A value listed twice in a list
+(contract: [1, 1.0], seeds: [1, 1]) would make two items one replay and is refused;
+so are seeds that are not integers from 0 to 2^64-1 and control characters (a
+newline) in the name, list entries and flags.
 
 Sharding: --shard i/n runs the items whose index mod n is i. Inside a Slurm array
-task, without --shard, i is SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN and n is
-SLURM_ARRAY_TASK_COUNT. --sbatch prints a ready sbatch script for --shards tasks;
-"procalloc merge" then joins the shards' files. --list prints the items and exits.`,
+task, without --shard, i is (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
+SLURM_ARRAY_TASK_STEP and n is SLURM_ARRAY_TASK_COUNT, for arrays --array=MIN-MAX:STEP
+(a list such as --array=1,3,7 needs --shard). --sbatch prints a ready sbatch script
+for --shards tasks (at most 4,000,001, Slurm's largest MaxArraySize), every path and
+name in it quoted for the shell; "procalloc merge" then joins the shards' files.
+--list prints the items and exits.`,
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
+procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
 procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			out := fs.String("o", "", "append results to `FILE` (JSON lines; created if missing)")
+			out := fs.String("o", "", "append results to `FILE` (JSON lines; created if missing; locked while the sweep runs)")
 			shard := fs.String("shard", "", "run shard `i/n`: the items whose index mod n is i (default: from the Slurm array environment, else all)")
 			jobs := fs.Int("j", runtime.GOMAXPROCS(0), "items run at the same time")
 			sbatch := fs.Bool("sbatch", false, "print an sbatch script that runs the sweep as a Slurm job array of --shards tasks, and exit")
-			shards := fs.Int("shards", 4, "array tasks of the --sbatch script")
+			shards := fs.Int("shards", 4, "array tasks of the --sbatch script (1 to 4000001)")
 			cpus := fs.Int("cpus", 2, "CPUs per array task in the --sbatch script (and -j of each task)")
 			list := fs.Bool("list", false, "print the items (index, key, parameters) and exit")
 			asJSON := fs.Bool("json", false, "print a JSON summary at the end")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) != 1 {
-					return usagef("want one sweep file, got %d arguments", len(args))
+					return usagef("want one sweep file (or - for standard input), got %d arguments", len(args))
 				}
-				spec, err := sweep.ReadFile(args[0])
+				if *sbatch && args[0] == "-" {
+					return usagef("--sbatch needs the sweep file's path, which the array tasks read: not - (standard input)")
+				}
+				if *sbatch && (*shards < 1 || *shards > maxArrayTasks || *cpus < 1) {
+					return usagef("--shards %d --cpus %d: want 1 <= --shards <= %d (Slurm's largest MaxArraySize) and --cpus >= 1", *shards, *cpus, maxArrayTasks)
+				}
+				spec, err := readSpec(e, args[0])
 				if err != nil {
 					return err
 				}
 				items := spec.Items()
 				if *list {
-					w := e.stdout
+					w := bufio.NewWriter(e.stdout)
 					for _, it := range items {
 						fmt.Fprintf(w, "%d\t%s\t%s\n", it.Index, it.Key, strings.Join(it.Params.Args(""), " "))
 					}
-					return nil
+					return w.Flush()
 				}
 				if *sbatch {
-					if *shards < 1 || *cpus < 1 {
-						return usagef("--shards and --cpus must be at least 1")
-					}
 					return writeSbatch(e.stdout, args[0], spec, *shards, *cpus, *out)
 				}
 				if *out == "" {
@@ -152,10 +204,14 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 					return usageError{err.Error()}
 				}
 				res, err := sweep.OpenResults(*out, spec.Name)
+				if errors.Is(err, sweep.ErrLocked) {
+					return fmt.Errorf("%w: wait for it to finish, or give each concurrent run its own -o file (one per --shard) and merge them", err)
+				}
 				if err != nil {
 					return err
 				}
 				defer res.Close()
+				warnResults(e.stderr, *out, res)
 				o := sweepOutput{Sweep: spec.Name, Results: *out, Shard: fmt.Sprintf("%d/%d", si, sn), Items: len(mine)}
 				var todo []sweep.Item
 				for _, it := range mine {
@@ -185,6 +241,53 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 	})
 }
 
+// maxArrayTasks is the most tasks a Slurm job array can have: MaxArraySize is at
+// most 4000001 (slurm.conf(5)), task IDs 0 to 4000000.
+const maxArrayTasks = 4_000_001
+
+// readSpec reads a sweep file, or standard input for "-" (relative trace paths then
+// from the current directory).
+func readSpec(e *env, path string) (*sweep.Spec, error) {
+	if path != "-" {
+		return sweep.ReadFile(path)
+	}
+	s, err := sweep.Read(e.stdin, "-")
+	if err != nil {
+		return nil, err
+	}
+	s.Dir = "."
+	return s, nil
+}
+
+// warnResults says on stderr what opening a results file found amiss.
+func warnResults(w io.Writer, path string, res *sweep.Results) {
+	if res.Cut > 0 {
+		fmt.Fprintf(w, "procalloc sweep: warning: %s: line %d was torn (a write cut short): cut off, its item is redone\n", path, res.Cut)
+	}
+	if len(res.Damaged) > 0 {
+		fmt.Fprintf(w, "procalloc sweep: warning: %s: %d damaged lines skipped (%s): their items are redone\n", path, len(res.Damaged), lineList(res.Damaged))
+	}
+	if res.NoLock != nil {
+		fmt.Fprintf(w, "procalloc sweep: warning: %s cannot be locked (%v): a second sweep on this file at the same time would not be stopped\n", path, res.NoLock)
+	}
+}
+
+// lineList writes the first line numbers of a list.
+func lineList(lines []int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i == 5 {
+			fmt.Fprintf(&b, ", ... %d more", len(lines)-5)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "line %d", l)
+	}
+	return b.String()
+}
+
 // runSweepItems runs the items, jobs at a time, appending each result as it ends.
 func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.Item, res *sweep.Results, jobs int, o *sweepOutput) error {
 	var (
@@ -195,26 +298,31 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 		p        = newProgress(e, "sweep", int64(len(todo)))
 		done     int64
 	)
+	// A failed write (a full disk) stops the items still running too: their
+	// results could not be kept.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	for range min(jobs, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				mu.Lock()
-				if next == len(todo) || writeErr != nil || ctx.Err() != nil {
+				if next == len(todo) || runCtx.Err() != nil {
 					mu.Unlock()
 					return
 				}
 				it := todo[next]
 				next++
 				mu.Unlock()
-				line := runSweepItem(ctx, spec, it)
-				if ctx.Err() != nil {
+				line := runSweepItem(runCtx, spec, it)
+				if runCtx.Err() != nil {
 					return // interrupted: not a result; a rerun does it
 				}
 				mu.Lock()
 				if err := res.Append(line); err != nil && writeErr == nil {
 					writeErr = err
+					stop()
 				}
 				o.Ran++
 				if line.Status != "ok" {
@@ -274,31 +382,70 @@ func writeSbatch(w io.Writer, specPath string, spec *sweep.Spec, shards, cpus in
 	if err != nil {
 		return err
 	}
+	if err := oneLine("-o", out); err != nil {
+		return usageError{err.Error()}
+	}
+	return sbatchScript(w, bin, abs, spec, shards, cpus, out)
+}
+
+// sbatchScript writes the job-array script running bin on the sweep file abs. Every
+// value on a command line is one single-quoted shell word, so that spaces, quotes,
+// $(...) and backquotes in paths, names or -o stay literal; #SBATCH lines, which
+// sbatch splits and expands (% patterns) itself, get the name with everything but
+// letters, digits and ._+- replaced by _. A control character (a newline) in any
+// value would end a line of the script, so it is an error naming the value.
+func sbatchScript(w io.Writer, bin, abs string, spec *sweep.Spec, shards, cpus int, out string) error {
+	for _, v := range [][2]string{{"the procalloc executable's path", bin}, {"the sweep file's path", abs}, {"the sweep's name", spec.Name}, {"-o", out}} {
+		if err := oneLine(v[0], v[1]); err != nil {
+			return err
+		}
+	}
 	prefix := out
 	if prefix == "" {
 		prefix = spec.Name
 	}
 	prefix = strings.TrimSuffix(prefix, ".jsonl")
-	_, err = fmt.Fprintf(w, `#!/bin/bash
+	slurmName := strings.Map(func(r rune) rune {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._+-", r)) {
+			return r
+		}
+		return '_'
+	}, spec.Name)
+	q := shellQuote
+	_, err := fmt.Fprintf(w, `#!/bin/bash
 # procalloc sweep %[1]s as a Slurm job array of %[2]d tasks; each task runs the items
 # whose index mod %[2]d is its index and appends them to its own results file
 # (resumable: resubmitting reruns only what is missing). When all have finished:
-#   %[3]s merge %[4]s.shard-*.jsonl --spec %[5]s -o %[4]s.jsonl --csv %[4]s.csv
-#SBATCH --job-name=procalloc-%[1]s
-#SBATCH --array=0-%[6]d
-#SBATCH --cpus-per-task=%[7]d
-#SBATCH --output=%[1]s_%%A_%%a.out
+#   %[3]s merge %[4]s*.jsonl --spec %[5]s -o %[6]s --csv %[7]s
+#SBATCH --job-name=procalloc-%[8]s
+#SBATCH --array=0-%[9]d
+#SBATCH --cpus-per-task=%[10]d
+#SBATCH --output=%[8]s_%%A_%%a.out
 set -euo pipefail
-exec %[3]s sweep %[5]s -j %[7]d -o "%[4]s.shard-${SLURM_ARRAY_TASK_ID}.jsonl"
-`, spec.Name, shards, bin, prefix, abs, shards-1, cpus)
+exec %[3]s sweep %[5]s -j %[10]d -o %[4]s"${SLURM_ARRAY_TASK_ID}"'.jsonl'
+`, q(spec.Name), shards, q(bin), q(prefix+".shard-"), q(abs), q(prefix+".jsonl"), q(prefix+".csv"), slurmName, shards-1, cpus)
 	return err
+}
+
+// shellQuote writes s as one shell word: in single quotes, a single quote inside
+// written as close quote, backslash and quote, open quote.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// oneLine refuses control characters (a newline) in a value written into a script.
+func oneLine(what, v string) error {
+	if i := strings.IndexFunc(v, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("%s %q: control character %U cannot be written into an sbatch script", what, v, []rune(v[i:])[0])
+	}
+	return nil
 }
 
 func init() {
 	register(&command{
 		name:    "merge",
 		summary: "join the results files of a sweep's shards: one line per item, in item order; report missing and failed items",
-		usage:   "merge FILES... [--spec SPEC] [-o MERGED.jsonl] [--csv FILE]",
+		usage:   "merge FILES...|- [--spec SPEC] [-o MERGED.jsonl] [--csv FILE]",
 		details: `Reads results files written by "procalloc sweep" (for instance one per Slurm array
 task), keeps one line per item (a successful one over failures), sorts them by item
 index and leaves out the timings, so that the merge of n shards is byte for byte the
@@ -306,12 +453,21 @@ merge of a single run. With --spec, items of the sweep that have no line are lis
 as missing, and lines of items the (edited) sweep file no longer has are left out;
 without it, gaps in the item indices are listed as missing (items after the last
 line found cannot be checked).
-Files of different sweeps are refused. Exits 1 when any item is missing or failed
-(after writing what there is). --csv writes one row per item: its parameters and the
-metrics of "sim --json".`,
-		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
+Files of different sweeps are refused, and so are files in which no line is a
+results line.
+A damaged line (cut short by a crash, or spliced by two sweeps writing one file
+before results files were locked) is skipped with a warning: its item is then
+missing unless another line has it; without --spec, merge cannot tell which items
+damaged lines held, so it exits 1 when there are any. Exits 1 when any item is
+missing or failed (after writing what there is). --csv writes one row per item: its
+parameters and the metrics of "sim --json".
+A file - is standard input (once); --spec - reads the sweep file from standard input
+(then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
+sweep file at most 4 MiB.`,
+		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv
+cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			specPath := fs.String("spec", "", "the sweep file, to list missing items")
+			specPath := fs.String("spec", "", "the sweep `file`, to list missing items (- for standard input)")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
 			csvOut := fs.String("csv", "", "also write a CSV table to `FILE`")
 			asJSON := fs.Bool("json", false, "report (items, failed, missing) as JSON on stderr; the merged lines are JSON already")
@@ -319,17 +475,26 @@ metrics of "sim --json".`,
 				if len(args) == 0 {
 					return usagef("want at least one results file")
 				}
+				if n := countStdin(append([]string{*specPath}, args...)); n > 1 {
+					return usagef("standard input (-) given %d times: it can be read once", n)
+				}
 				var spec *sweep.Spec
 				if *specPath != "" {
 					var err error
-					if spec, err = sweep.ReadFile(*specPath); err != nil {
+					if spec, err = readSpec(e, *specPath); err != nil {
 						return err
 					}
 				}
-				rep, err := sweep.Merge(args, spec)
+				ins, closeAll, err := openResultsInputs(e, args)
 				if err != nil {
 					return err
 				}
+				rep, err := sweep.MergeInputs(ins, spec)
+				closeAll()
+				if err != nil {
+					return err
+				}
+				warnDamaged(e.stderr, "merge", rep.Damaged)
 				if err := writeFileAtomic(e, *out, func(w io.Writer) error {
 					for _, l := range rep.Lines {
 						b, err := json.Marshal(l)
@@ -370,7 +535,7 @@ metrics of "sim --json".`,
 					if err := writeJSON(e.stderr, r); err != nil {
 						return err
 					}
-					if len(rep.Failed) > 0 || len(rep.Missing) > 0 {
+					if len(rep.Failed) > 0 || len(rep.Missing) > 0 || (spec == nil && len(rep.Damaged) > 0) {
 						return errors.New("the sweep is incomplete")
 					}
 					return nil
@@ -400,10 +565,61 @@ metrics of "sim --json".`,
 				if len(rep.Failed) > 0 || len(rep.Missing) > 0 {
 					return errors.New("the sweep is incomplete: rerun the shards with missing or failed items")
 				}
+				if spec == nil && len(rep.Damaged) > 0 {
+					return errors.New("the sweep may be incomplete: damaged lines were skipped; rerun their shards (the sweep redoes their items), or merge with --spec to list what is missing")
+				}
 				return nil
 			}
 		},
 	})
+}
+
+// countStdin counts the arguments that are "-".
+func countStdin(args []string) int {
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
+		}
+	}
+	return n
+}
+
+// openResultsInputs opens results files, "-" being standard input; closeAll closes them.
+func openResultsInputs(e *env, paths []string) (ins []sweep.Input, closeAll func(), err error) {
+	var files []io.Closer
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, p := range paths {
+		r, err := openInput(e, p)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		files = append(files, r)
+		name := p
+		if p == "-" {
+			name = "stdin"
+		}
+		ins = append(ins, sweep.Input{Name: name, R: r})
+	}
+	return ins, closeAll, nil
+}
+
+// warnDamaged says on stderr which damaged lines a merge skipped.
+func warnDamaged(w io.Writer, cmd string, damaged []string) {
+	if len(damaged) == 0 {
+		return
+	}
+	shown := damaged[:min(len(damaged), 5)]
+	more := ""
+	if len(damaged) > 5 {
+		more = fmt.Sprintf("; ... %d more", len(damaged)-5)
+	}
+	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s%s): their items are missing unless other lines have them\n", cmd, len(damaged), strings.Join(shown, "; "), more)
 }
 
 // resultMetrics reads the numeric top-level metrics of a line's result.

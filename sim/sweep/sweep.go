@@ -1,8 +1,11 @@
 // Package sweep expands a sweep file (lists of traces, machines, allocators,
 // schedulers, load factors, communication patterns and seeds) into replay items in
 // a fixed order, names each by a hash of its parameters, and keeps results as JSON
-// lines that survive being killed: each finished item is appended whole, a rerun
-// skips what is done, a torn last line is detected and its item redone. Items split
+// lines that survive being killed: each finished item is appended whole (one write
+// to a file opened for appending, under an flock so that two runs never write one
+// file at once), a rerun skips what is done, a torn last line is cut off and its
+// item redone, a damaged line elsewhere is skipped with a warning. Everything read
+// is capped (MaxSpecBytes, MaxItems, MaxLineBytes, MaxResultsBytes). Items split
 // into shards by index (i mod n), the way Slurm job arrays run them; merging the
 // shards' files gives exactly the file of a single run.
 //
@@ -13,17 +16,20 @@
 package sweep
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -53,8 +59,31 @@ type Spec struct {
 // keys lists the keys a sweep file may have, for the unknown-key message.
 var keys = []string{"name", "traces", "machines", "allocators", "schedulers", "contract", "patterns", "seeds", "flags"}
 
+// Caps on what a sweep reads, so that a wrong or endless input (/dev/zero, a
+// gigabyte file given by mistake, a short file whose lists multiply to billions of
+// items) is an error naming the cap rather than the machine running out of memory.
+const (
+	// MaxSpecBytes caps a sweep file: the largest real ones list a few hundred
+	// traces or machines, some kilobytes.
+	MaxSpecBytes = 4 << 20
+	// MaxItems caps the items of a sweep (the product of its lists' lengths):
+	// published grids have hundreds (Bunde et al. 2004: 360), a million replays is
+	// more than a cluster runs in a week, and the items alone take some hundred
+	// megabytes to list.
+	MaxItems = 1_000_000
+	// MaxLineBytes caps one line of a results file: a line holds one replay's
+	// summary (sim --json), about 3 KB.
+	MaxLineBytes = 16 << 20
+	// MaxResultsBytes caps one results file: MaxItems lines of a few kilobytes,
+	// with room for retried items.
+	MaxResultsBytes = 8 << 30
+)
+
 // Parse reads a sweep file (YAML, or JSON, which is YAML too). An unknown key is an
-// error naming it and its line.
+// error naming it and its line; so are a value listed twice, a seed that is not an
+// integer from 0 to 2^64-1, a control character (a newline) in a name, list entry
+// or flag, and a sweep of more than MaxItems items. A sweep read from standard input
+// (name "-") is named "stdin" unless it says otherwise.
 func Parse(data []byte, name string) (*Spec, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -67,14 +96,33 @@ func Parse(data []byte, name string) (*Spec, error) {
 	if doc.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("sweep file: line %d: want a mapping of keys (traces:, machines:, ...)", doc.Line)
 	}
+	nodes := map[string]*yaml.Node{}
 	for i := 0; i < len(doc.Content); i += 2 {
 		k := doc.Content[i]
 		if !slices.Contains(keys, k.Value) {
 			return nil, fmt.Errorf("sweep file: line %d: unknown key %q (valid: %s)", k.Line, k.Value, strings.Join(keys, ", "))
 		}
 		v := doc.Content[i+1]
+		for v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
 		if k.Value != "name" && v.Kind != yaml.SequenceNode {
 			return nil, fmt.Errorf("sweep file: line %d: %s must be a list, e.g. %s: [a, b]", v.Line, k.Value, k.Value)
+		}
+		nodes[k.Value] = v
+	}
+	// yaml turns an integer too large for 64 bits into a float, and a float into
+	// an unsigned integer by truncation: 18446744073709551616 would become
+	// 9223372036854775808 and 1.5 would become 1 without a word. A seed must be
+	// written as an integer that fits.
+	if n := nodes["seeds"]; n != nil {
+		for _, e := range n.Content {
+			for e.Kind == yaml.AliasNode && e.Alias != nil {
+				e = e.Alias
+			}
+			if e.Kind != yaml.ScalarNode || e.ShortTag() != "!!int" || strings.HasPrefix(strings.TrimSpace(e.Value), "-") {
+				return nil, fmt.Errorf("sweep file: line %d: seeds: %q is not a seed (an integer from 0 to %d)", e.Line, e.Value, uint64(math.MaxUint64))
+			}
 		}
 	}
 	var s Spec
@@ -82,7 +130,11 @@ func Parse(data []byte, name string) (*Spec, error) {
 		return nil, fmt.Errorf("sweep file: %w", err)
 	}
 	if s.Name == "" {
-		s.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		if name == "-" {
+			s.Name = "stdin"
+		} else {
+			s.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		}
 	}
 	if len(s.Traces) == 0 || len(s.Machines) == 0 || len(s.Allocators) == 0 {
 		return nil, errors.New("sweep file: traces, machines and allocators are required (lists with at least one entry)")
@@ -99,33 +151,120 @@ func Parse(data []byte, name string) (*Spec, error) {
 	if len(s.Seeds) == 0 {
 		s.Seeds = []uint64{1}
 	}
-	for _, l := range [][]string{s.Traces, s.Machines, s.Allocators, s.Schedulers, s.Patterns} {
-		for i, v := range l {
-			if strings.TrimSpace(v) == "" {
-				return nil, fmt.Errorf("sweep file: entry %d of a list is empty", i+1)
+	// Names, list entries and flags end up on command lines, in --list's
+	// tab-separated lines and in sbatch scripts: a newline there would start a new
+	// line (in a script, a new command).
+	if err := printable("name", s.Name); err != nil {
+		return nil, err
+	}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"traces", s.Traces}, {"machines", s.Machines}, {"allocators", s.Allocators}, {"schedulers", s.Schedulers}, {"patterns", s.Patterns}, {"flags", s.Flags}} {
+		for i, v := range l.list {
+			if err := printable(fmt.Sprintf("%s entry %d", l.key, i+1), v); err != nil {
+				return nil, err
 			}
-			if slices.Index(l, v) != i {
-				return nil, fmt.Errorf("sweep file: %q is listed twice", v)
+			if l.key == "flags" {
+				continue
+			}
+			if strings.TrimSpace(v) == "" {
+				return nil, fmt.Errorf("sweep file: %s: entry %d is empty", l.key, i+1)
+			}
+			if j := slices.Index(l.list, v); j != i {
+				return nil, fmt.Errorf("sweep file: %s: %q is listed twice (entries %d and %d): each value once, else two items are the same replay", l.key, v, j+1, i+1)
 			}
 		}
 	}
-	for _, c := range s.Contract {
+	for i, c := range s.Contract {
 		if !(c > 0) || c > 1e6 {
 			return nil, fmt.Errorf("sweep file: load factor %v: must be in (0, 1e6]", c)
 		}
+		if j := slices.Index(s.Contract, c); j != i {
+			return nil, fmt.Errorf("sweep file: contract: %s is listed twice (entries %d and %d%s): each value once, else two items are the same replay",
+				strconv.FormatFloat(c, 'g', -1, 64), j+1, i+1, asWritten(nodes["contract"], j, i))
+		}
+	}
+	for i, v := range s.Seeds {
+		if j := slices.Index(s.Seeds, v); j != i {
+			return nil, fmt.Errorf("sweep file: seeds: %d is listed twice (entries %d and %d%s): each value once, else two items are the same replay",
+				v, j+1, i+1, asWritten(nodes["seeds"], j, i))
+		}
+	}
+	if _, err := s.Count(); err != nil {
+		return nil, fmt.Errorf("sweep file: %w", err)
 	}
 	return &s, nil
 }
 
+// asWritten quotes entries i and j of a list node as the file writes them when they
+// differ (1 and 1.0), for the message about a value listed twice.
+func asWritten(n *yaml.Node, i, j int) string {
+	if n == nil || i >= len(n.Content) || j >= len(n.Content) || n.Content[i].Value == n.Content[j].Value {
+		return ""
+	}
+	return fmt.Sprintf(", written %s and %s", n.Content[i].Value, n.Content[j].Value)
+}
+
+// printable refuses control characters (a newline, a tab, an escape) in a value.
+func printable(field, v string) error {
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("sweep file: %s %q: control character %U not allowed (one line of printable text)", field, v, r)
+		}
+	}
+	if !utf8.ValidString(v) {
+		return fmt.Errorf("sweep file: %s %q: not valid UTF-8", field, v)
+	}
+	return nil
+}
+
+// Count is the number of items of the sweep, the product of its lists' lengths,
+// computed without overflow; it is an error above MaxItems, naming the lists.
+func (s *Spec) Count() (int, error) {
+	lens := []int{len(s.Traces), len(s.Machines), len(s.Schedulers), len(s.Contract), len(s.Patterns), len(s.Seeds), len(s.Allocators)}
+	n := 1
+	for _, l := range lens {
+		if l == 0 {
+			return 0, nil
+		}
+		if n > MaxItems/l {
+			return 0, fmt.Errorf("%d traces x %d machines x %d schedulers x %d load factors x %d patterns x %d seeds x %d allocators is more than %d items, the most a sweep may have: split it into several sweep files",
+				lens[0], lens[1], lens[2], lens[3], lens[4], lens[5], lens[6], MaxItems)
+		}
+		n *= l
+	}
+	return n, nil
+}
+
+// Read reads a sweep file of at most MaxSpecBytes from r; name is its path ("-" for
+// standard input), for messages and the default name. Relative trace paths are
+// taken from Dir, which the caller sets.
+func Read(r io.Reader, name string) (*Spec, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxSpecBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB, the most a sweep file may be", name, MaxSpecBytes>>20)
+	}
+	s, err := Parse(data, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
 // ReadFile reads a sweep file; relative trace paths are taken from its directory.
 func ReadFile(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := Parse(data, path)
+	defer f.Close()
+	s, err := Read(f, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	s.Dir = filepath.Dir(path)
 	return s, nil
@@ -153,8 +292,15 @@ type Item struct {
 // Items expands the sweep in its fixed order: traces, then machines, schedulers,
 // load factors, patterns, seeds, and allocators innermost, so that the allocators
 // compared on one configuration are neighbours (and land in different shards).
+//
+// The spec must be one Parse accepted (at most MaxItems items); a Spec built by
+// hand should be checked with Count first.
 func (s *Spec) Items() []Item {
-	var out []Item
+	n, err := s.Count()
+	if err != nil {
+		return nil
+	}
+	out := make([]Item, 0, n)
 	for _, t := range s.Traces {
 		for _, m := range s.Machines {
 			for _, sc := range s.Schedulers {
@@ -209,186 +355,4 @@ func Shard(items []Item, i, n int) ([]Item, error) {
 		}
 	}
 	return out, nil
-}
-
-// Line is one line of a results file.
-type Line struct {
-	Sweep  string          `json:"sweep"`
-	Item                   // index, key, params
-	Status string          `json:"status"` // "ok" or "failed"
-	Error  string          `json:"error,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"` // the replay's JSON (sim --json)
-	// Seconds is the item's wall-clock time; merged files leave it out, so that they
-	// do not depend on the machine or the run.
-	Seconds float64 `json:"seconds,omitempty"`
-}
-
-// Results is a results file open for appending.
-type Results struct {
-	f    *os.File
-	Done map[string]Line // finished items by key (ok ones; failed ones are redone)
-}
-
-// ErrOtherSweep is wrapped when a results file holds lines of another sweep.
-var ErrOtherSweep = errors.New("results of another sweep")
-
-// OpenResults opens (or creates) a results file for sweep name: it reads the lines
-// already there, cuts off a torn last line (a write that was interrupted) so that its
-// item is redone, and refuses a file of another sweep.
-func OpenResults(path, name string) (*Results, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		return nil, err
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r := &Results{f: f, Done: map[string]Line{}}
-	good := 0
-	for off := 0; off < len(data); {
-		nl := bytes.IndexByte(data[off:], '\n')
-		if nl < 0 {
-			break // torn: no newline
-		}
-		var l Line
-		if err := json.Unmarshal(data[off:off+nl], &l); err != nil || l.Key == "" {
-			if off+nl+1 == len(data) {
-				break // torn last line
-			}
-			f.Close()
-			return nil, fmt.Errorf("%s: line %d is not a results line: %v", path, bytes.Count(data[:off], []byte("\n"))+1, err)
-		}
-		if l.Sweep != name {
-			f.Close()
-			return nil, fmt.Errorf("%s holds results of sweep %q, not %q: %w", path, l.Sweep, name, ErrOtherSweep)
-		}
-		if l.Status == "ok" {
-			r.Done[l.Key] = l
-		}
-		off += nl + 1
-		good = off
-	}
-	if good < len(data) {
-		if err := f.Truncate(int64(good)); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	if _, err := f.Seek(0, 2); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return r, nil
-}
-
-// Append writes one line whole (one write call) and flushes it to disk.
-func (r *Results) Append(l Line) error {
-	b, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	if _, err := r.f.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	if l.Status == "ok" {
-		r.Done[l.Key] = l
-	}
-	return r.f.Sync()
-}
-
-// Close closes the file.
-func (r *Results) Close() error { return r.f.Close() }
-
-// MergeReport says what a merge found.
-type MergeReport struct {
-	Lines []Line // one per item, by index
-	// Missing are the items of the spec with no line; without a spec, the indices
-	// below the highest one present that have no line (Key and Params then empty:
-	// items after the highest cannot be known without the spec).
-	Missing []Item
-	Failed  []Line // items whose only lines are failures
-	Extra   int    // lines of items the spec no longer has (left out)
-}
-
-// Merge reads results files and keeps one line per item (an ok line over failed ones),
-// sorted by index, without timings. With spec, it also lists the spec's items that
-// have no line. All files must be of one sweep.
-func Merge(paths []string, spec *Spec) (*MergeReport, error) {
-	best := map[string]Line{}
-	sweepName := ""
-	if spec != nil {
-		sweepName = spec.Name
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		for i, raw := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(raw)) == 0 {
-				continue
-			}
-			var l Line
-			if err := json.Unmarshal(raw, &l); err != nil || l.Key == "" {
-				return nil, fmt.Errorf("%s: line %d is not a results line (torn? rerun its shard to redo it)", p, i+1)
-			}
-			if sweepName == "" {
-				sweepName = l.Sweep
-			}
-			if l.Sweep != sweepName {
-				return nil, fmt.Errorf("%s: line %d is of sweep %q, not %q: %w", p, i+1, l.Sweep, sweepName, ErrOtherSweep)
-			}
-			l.Seconds = 0
-			if old, ok := best[l.Key]; !ok || (old.Status != "ok" && l.Status == "ok") {
-				best[l.Key] = l
-			}
-		}
-	}
-	rep := &MergeReport{}
-	if spec != nil {
-		// Number the lines as the spec does now (an edited sweep file may have moved
-		// items) and leave out those of items it no longer has.
-		index := map[string]int{}
-		for _, it := range spec.Items() {
-			index[it.Key] = it.Index
-		}
-		for k, l := range best {
-			j, ok := index[k]
-			if !ok {
-				rep.Extra++
-				delete(best, k)
-				continue
-			}
-			l.Index = j
-			best[k] = l
-		}
-	}
-	for _, l := range best {
-		rep.Lines = append(rep.Lines, l)
-		if l.Status != "ok" {
-			rep.Failed = append(rep.Failed, l)
-		}
-	}
-	slices.SortFunc(rep.Lines, func(a, b Line) int { return a.Index - b.Index })
-	slices.SortFunc(rep.Failed, func(a, b Line) int { return a.Index - b.Index })
-	if spec != nil {
-		for _, it := range spec.Items() {
-			if _, ok := best[it.Key]; !ok {
-				rep.Missing = append(rep.Missing, it)
-			}
-		}
-	} else if len(rep.Lines) > 0 {
-		// The shards of one sweep together hold every index from 0 up: a gap is a
-		// missing item (a shard not merged, or not finished).
-		next := 0
-		for _, l := range rep.Lines {
-			for ; next < l.Index; next++ {
-				rep.Missing = append(rep.Missing, Item{Index: next})
-			}
-			next = max(next, l.Index+1)
-		}
-	}
-	return rep, nil
 }
