@@ -1,0 +1,385 @@
+package ilp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// lagSums returns D_t, t = 1..k: the hop distances of o's pairs at lag t (around the
+// ring when ring, as curves.Objective counts them), through m.Dist.
+func lagSums(m topo.Machine, o []int, k int, ring bool) []int64 {
+	n := len(o)
+	k = fabricOffsetCount(n, k, ring)
+	s := make([]int64, k)
+	for t := 1; t <= k; t++ {
+		cnt := n - t
+		if ring {
+			cnt = n
+			if 2*t == n {
+				cnt = n / 2
+			}
+		}
+		for r := 0; r < cnt; r++ {
+			s[t-1] += int64(m.Dist(o[r], o[(r+t)%n]))
+		}
+	}
+	return s
+}
+
+// randomFabric builds a random switched network: a random tree of switches (plus a few
+// extra switch links), hosts hung on random switches, via ReadGraph's %switch lines.
+func randomFabric(t *testing.T, rng *rand.Rand, hosts, switches, extra int) *topo.Graph {
+	t.Helper()
+	var sb strings.Builder
+	for s := range switches {
+		fmt.Fprintf(&sb, "%%switch s%d\n", s)
+	}
+	links := map[[2]int]bool{}
+	for s := 1; s < switches; s++ {
+		p := rng.IntN(s)
+		links[[2]int{p, s}] = true
+		fmt.Fprintf(&sb, "s%d s%d\n", p, s)
+	}
+	for range extra {
+		a, b := rng.IntN(switches), rng.IntN(switches)
+		if a == b || links[[2]int{min(a, b), max(a, b)}] {
+			continue
+		}
+		links[[2]int{min(a, b), max(a, b)}] = true
+		fmt.Fprintf(&sb, "s%d s%d\n", a, b)
+	}
+	for h := range hosts {
+		fmt.Fprintf(&sb, "h%d s%d\n", h, rng.IntN(switches))
+	}
+	g, err := topo.ReadGraph(strings.NewReader(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+type boundCase struct {
+	name string
+	m    topo.Machine
+	w    curves.Weights
+}
+
+func mustMachine(t testing.TB, spec string) topo.Machine {
+	t.Helper()
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func mustWeights(t testing.TB, spec string) curves.Weights {
+	t.Helper()
+	w, err := curves.ParseWeights(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// smallBoundCases are the instances on which the structural bounds are checked against
+// exact optima (OrderDP).
+func smallBoundCases(t *testing.T) []boundCase {
+	var cs []boundCase
+	weights := []string{"exp:2:2", "exp:2:3", "list:1,0.3", "list:1,0.7,0.2"}
+	for _, spec := range []string{"mesh:3x3", "mesh:4x3", "torus:3x3", "torus:4x3", "mesh:2x2x3", "mesh:4x3:wrap=x", "mesh:12", "torus:11"} {
+		for _, ws := range weights {
+			cs = append(cs, boundCase{spec, mustMachine(t, spec), mustWeights(t, ws)})
+		}
+	}
+	for _, spec := range []string{"fattree:2,2:4", "fattree:2,2:2,2:3", "fattree:3,2:4",
+		"dragonfly:hosts_per_router=2,routers_per_group=2,intergroup_links=1,num_groups=3",
+		"dragonfly:hosts_per_router=3,routers_per_group=2,intergroup_links=1,num_groups=2"} {
+		for _, ws := range weights {
+			cs = append(cs, boundCase{spec, mustMachine(t, spec), mustWeights(t, ws)})
+		}
+	}
+	rng := rand.New(rand.NewPCG(20, 3))
+	for i := range 8 {
+		g := randomFabric(t, rng, 8+rng.IntN(4), 2+rng.IntN(5), rng.IntN(3))
+		cs = append(cs, boundCase{fmt.Sprintf("random-fabric-%d", i), g, mustWeights(t, weights[i%len(weights)])})
+	}
+	return cs
+}
+
+// Every structural bound is at most the exact optimum (OrderDP), line and ring; the
+// structured starts are permutations; where a bound is Exact and meets a start's F,
+// that F is the optimum. The log is the table of docs/ilp.md ("Bounds that scale"):
+// go test ./ilp -run TestStructuralBoundsBelowOptimum -v.
+func TestStructuralBoundsBelowOptimum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("exact optima of 30 instances")
+	}
+	ctx := context.Background()
+	t.Log("| machine | n | weights | ring | bound | source | optimum | best start |")
+	t.Log("|---|---|---|---|---|---|---|---|")
+	bounded := 0
+	for _, c := range smallBoundCases(t) {
+		for _, ring := range []bool{false, true} {
+			n := c.m.N()
+			bs, err := StructuralBounds(ctx, c.m, c.w, ring)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			starts, err := StructuredStarts(ctx, c.m, c.w, ring)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if len(bs) == 0 && len(starts) == 0 {
+				continue
+			}
+			dp, err := OrderDP(ctx, c.m, c.w, ring)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			opt := dp.Objective
+			bestStart := math.Inf(1)
+			for _, s := range starts {
+				if err := curves.Order(s.P).Validate(n); err != nil {
+					t.Fatalf("%s start %s: %v", c.name, s.Name, err)
+				}
+				f, err := curves.Objective(c.m, s.P, c.w, ring)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bestStart = min(bestStart, f)
+			}
+			for _, b := range bs {
+				bounded++
+				if b.Value > opt*(1+1e-12) {
+					t.Errorf("%s w=%v ring=%v: bound %s = %.17g above the optimum %.17g", c.name, c.w, ring, b.Source, b.Value, opt)
+				}
+				if b.Exact && b.Value == bestStart && opt != bestStart {
+					t.Errorf("%s w=%v ring=%v: exact bound %s meets a start's F %g but the optimum is %g", c.name, c.w, ring, b.Source, b.Value, opt)
+				}
+				t.Logf("| %s | %d | %s | %v | %.4g | %s | %.4g | %.4g |", c.name, n, c.w, ring, b.Value, b.Source, opt, bestStart)
+			}
+		}
+	}
+	if bounded < 100 {
+		t.Errorf("only %d bounds checked", bounded)
+	}
+}
+
+// The laminar sums bound the cumulative lag sums: Σ_{t<=j} D_t >= Σ_{t<=j} S_t for
+// random orderings and every j, and the nested start meets S_t at every lag on fat
+// trees.
+func TestLaminarSumsPerLag(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var gs []topo.Machine
+	for _, spec := range []string{"fattree:2,2:4", "fattree:4,4:4,4:8", "fattree:3,2:2,2:4",
+		"dragonfly:hosts_per_router=2,routers_per_group=3,intergroup_links=2,num_groups=4"} {
+		gs = append(gs, mustMachine(t, spec))
+	}
+	for range 10 {
+		gs = append(gs, randomFabric(t, rng, 10+rng.IntN(30), 2+rng.IntN(10), rng.IntN(6)))
+	}
+	for _, m := range gs {
+		g := m.(*topo.Graph)
+		h, ok, err := recognizeFabric(ctx, g)
+		if err != nil || !ok {
+			t.Fatalf("%s: not recognized (%v)", g.Spec(), err)
+		}
+		k := min(6, g.N()-1)
+		s := h.laminarSums(k)
+		for trial := range 30 {
+			o := rng.Perm(g.N())
+			if trial == 0 {
+				o = h.hostsOfLeaves(h.nestedLeafOrder())
+			}
+			d := lagSums(g, o, k, false)
+			var cd, cs int64
+			for t2 := range s {
+				cd, cs = cd+d[t2], cs+s[t2]
+				if cd < cs {
+					t.Fatalf("%s: ordering %v has D_1 + ... + D_%d = %d below the laminar sums' %d", g.Spec(), o, t2+1, cd, cs)
+				}
+				if trial == 0 && strings.HasPrefix(g.Spec(), "fattree") && d[t2] != s[t2] {
+					t.Errorf("%s: nested start D_%d = %d, laminar sum %d (a fat tree's distances are ultrametric)", g.Spec(), t2+1, d[t2], s[t2])
+				}
+			}
+		}
+	}
+}
+
+// Issue 20: fat trees come out exact: the bound is Exact and equals the F of the
+// nested start, so that ordering is proven optimal.
+func TestFatTreeBoundExact(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		spec, w string
+		want    float64 // F = the bound (recomputed by curves.Objective below)
+	}{
+		{"fattree:4,4:4,4:8", "exp:2:4", 720.5},
+		{"fattree:2,2:4", "list:1,1,1", -1},
+		{"fattree:8,8:16", "exp:2:3", -1},
+	} {
+		m, w := mustMachine(t, c.spec), mustWeights(t, c.w)
+		bs, err := StructuralBounds(ctx, m, w, false)
+		if err != nil || len(bs) != 1 {
+			t.Fatalf("%s: bounds %v, err %v", c.spec, bs, err)
+		}
+		starts, err := StructuredStarts(ctx, m, w, false)
+		if err != nil || len(starts) == 0 || starts[0].Name != "nested-switches" {
+			t.Fatalf("%s: starts %v, err %v", c.spec, starts, err)
+		}
+		f, err := curves.Objective(m, starts[0].P, w, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bs[0].Exact || bs[0].Value != f {
+			t.Errorf("%s %s: bound %+v, nested start F = %g: want an exact bound equal to F", c.spec, c.w, bs[0], f)
+		}
+		if c.want >= 0 && f != c.want {
+			t.Errorf("%s: F = %g, want %g", c.spec, f, c.want)
+		}
+	}
+}
+
+// Dragonflies with hosts_per_router >= K: the switch chain meets the bound (every
+// pair at lag <= K on one router or two linked ones), so it is proven optimal; with
+// fewer hosts per router the gap is honest (bound below F).
+func TestDragonflyChain(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		spec, w string
+		tight   bool
+	}{
+		{"dragonfly:hosts_per_router=4,routers_per_group=4,intergroup_links=1,num_groups=5", "exp:2:4", true},
+		{"dragonfly:hosts_per_router=3,routers_per_group=6,intergroup_links=2,num_groups=7", "exp:2:3", true},
+		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5", "exp:2:4", false},
+	} {
+		m, w := mustMachine(t, c.spec), mustWeights(t, c.w)
+		bs, err := StructuralBounds(ctx, m, w, false)
+		if err != nil || len(bs) != 1 {
+			t.Fatalf("%s: bounds %v, err %v", c.spec, bs, err)
+		}
+		starts, err := StructuredStarts(ctx, m, w, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := math.Inf(1)
+		for _, s := range starts {
+			if err := curves.Order(s.P).Validate(m.N()); err != nil {
+				t.Fatal(err)
+			}
+			f, err := curves.Objective(m, s.P, w, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, f)
+		}
+		switch {
+		case bs[0].Value > best:
+			t.Errorf("%s: bound %g above a start's F %g", c.spec, bs[0].Value, best)
+		case c.tight && (!bs[0].Exact || bs[0].Value != best):
+			t.Errorf("%s %s: bound %+v, best start %g: want tight", c.spec, c.w, bs[0], best)
+		case !c.tight && bs[0].Value == best:
+			t.Errorf("%s %s: bound meets F %g where hosts_per_router < K", c.spec, c.w, best)
+		}
+	}
+}
+
+// Issue 20 targets on grids: mesh:32x32 exp:2:3 (best known ordering 2574) gets a
+// bound >= 2340 (gap <= 10 %); the bounds stay below the F of curve orderings of big
+// grids and tori, line and ring.
+func TestGridWindowTargets(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		spec, w, curve string
+		ring           bool
+		atLeast        float64
+	}{
+		{"mesh:32x32", "exp:2:3", "snake", false, 2340},
+		{"mesh:32x32", "exp:2:3", "snake-ring", true, 2340},
+		{"torus:48x48x48", "exp:2:3", "gilbert3d", false, 0},
+		{"torus:16x16", "exp:2:4", "snake-ring", true, 0},
+		{"mesh:64x8:wrap=y", "list:1,0.3", "snake", false, 0},
+	} {
+		m, w := mustMachine(t, c.spec), mustWeights(t, c.w)
+		bs, err := StructuralBounds(ctx, m, w, c.ring)
+		if err != nil || len(bs) != 1 {
+			t.Fatalf("%s: bounds %v, err %v", c.spec, bs, err)
+		}
+		o, err := curves.Generate(c.curve, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := curves.Objective(m, o, w, c.ring)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s %s ring=%v: %s %.6g, %s F = %g", c.spec, c.w, c.ring, bs[0].Source, bs[0].Value, c.curve, f)
+		if bs[0].Value > f || bs[0].Value < c.atLeast || bs[0].Value <= 0 {
+			t.Errorf("%s %s ring=%v: bound %g, want within [%g, %g]", c.spec, c.w, c.ring, bs[0].Value, c.atLeast, f)
+		}
+	}
+}
+
+// Non-dyadic weights give Exact = false; the value stays below the exact bound.
+func TestStructuralBoundsExactFlag(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		spec, w string
+		ring    bool
+		exact   bool
+	}{
+		{"fattree:4,4:8", "exp:2:3", false, true},
+		{"fattree:4,4:8", "list:1,0.1", false, false},
+		{"fattree:4,4:8", "exp:2:3", true, false}, // n/(n-t) factors
+		{"mesh:16x16", "exp:2:4", false, true},
+		{"mesh:16x16", "list:1,0.1", false, false},
+	} {
+		bs, err := StructuralBounds(ctx, mustMachine(t, c.spec), mustWeights(t, c.w), c.ring)
+		if err != nil || len(bs) != 1 {
+			t.Fatalf("%s: %v %v", c.spec, bs, err)
+		}
+		if bs[0].Exact != c.exact {
+			t.Errorf("%s %s ring=%v: %+v, want Exact = %v", c.spec, c.w, c.ring, bs[0], c.exact)
+		}
+	}
+}
+
+// Unrecognized machines get nothing, bad weights an error, a cancelled context stops.
+func TestStructuralBoundsEdgeCases(t *testing.T) {
+	ctx := context.Background()
+	g, err := topo.NewGraphFromEdges(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bs, err := StructuralBounds(ctx, g, curves.Weights{1}, false); err != nil || len(bs) != 0 {
+		t.Errorf("plain graph: %v %v", bs, err)
+	}
+	if st, err := StructuredStarts(ctx, g, curves.Weights{1}, false); err != nil || len(st) != 0 {
+		t.Errorf("plain graph starts: %v %v", st, err)
+	}
+	if _, err := StructuralBounds(ctx, topo.Mesh(4, 4), curves.Weights{-1}, false); err == nil {
+		t.Error("negative weight accepted")
+	}
+	if bs, err := StructuralBounds(ctx, topo.Mesh(1), curves.Weights{1}, false); err != nil || len(bs) != 0 {
+		t.Errorf("one node: %v %v", bs, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	t0 := time.Now()
+	if _, err := StructuralBounds(cctx, topo.Mesh(300, 300), mustWeights(t, "exp:2:6"), false); err == nil {
+		t.Error("cancelled context: no error")
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("cancelled context took %v", d)
+	}
+}
