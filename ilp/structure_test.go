@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -381,5 +382,191 @@ func TestStructuralBoundsEdgeCases(t *testing.T) {
 	}
 	if d := time.Since(t0); d > time.Second {
 		t.Errorf("cancelled context took %v", d)
+	}
+}
+
+// The fabrics of topo/testdata (an ibnetdiscover dump, a Slurm topology.conf and
+// topology.yaml of the same 16-host fat tree) are recognized and proven: the nested
+// start meets the exact bound.
+func TestFabricFilesExact(t *testing.T) {
+	for _, f := range []string{"fattree.ibnetdiscover", "topology.conf", "topology.yaml"} {
+		r, err := os.Open("../topo/testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := topo.ReadGraphFormat(r, topo.GraphReadOptions{})
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		w := curves.Weights{1, 0.5, 0.25}
+		bs, err := StructuralBounds(context.Background(), g, w, false)
+		if err != nil || len(bs) != 1 {
+			t.Fatalf("%s: %v %v", f, bs, err)
+		}
+		st, err := StructuredStarts(context.Background(), g, w, false)
+		if err != nil || len(st) == 0 {
+			t.Fatalf("%s: %v %v", f, st, err)
+		}
+		fv, err := curves.Objective(g, st[0].P, w, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bs[0].Exact || bs[0].Value != fv {
+			t.Errorf("%s: bound %+v, nested start F = %g", f, bs[0], fv)
+		}
+	}
+}
+
+// fabricLagSums is lagSums for a recognized fabric through leaf-to-leaf switch
+// distances (one BFS per leaf switch), without the host distance rows of Graph.Dist.
+func fabricLagSums(g *topo.Graph, h *fabricHierarchy, o []int, k int, ring bool) []int64 {
+	L := len(h.leaves)
+	leafAt := make([]int32, g.Vertices())
+	for i := range leafAt {
+		leafAt[i] = -1
+	}
+	for i, s := range h.leaves {
+		leafAt[s] = int32(i)
+	}
+	dl := make([]int16, L*L)
+	level := make([]int, g.Vertices())
+	adj := make([][]int, g.Vertices())
+	for x := g.N(); x < g.Vertices(); x++ {
+		for _, y := range g.Neighbors(x, nil) {
+			if g.IsSwitch(y) {
+				adj[x] = append(adj[x], y)
+			}
+		}
+	}
+	for i, s := range h.leaves {
+		for v := range level {
+			level[v] = -1
+		}
+		level[s] = 0
+		queue := []int{s}
+		for head := 0; head < len(queue); head++ {
+			x := queue[head]
+			if l := leafAt[x]; l >= 0 {
+				dl[i*L+int(l)] = int16(level[x])
+			}
+			for _, y := range adj[x] {
+				if level[y] < 0 {
+					level[y] = level[x] + 1
+					queue = append(queue, y)
+				}
+			}
+		}
+	}
+	n := len(o)
+	k = fabricOffsetCount(n, k, ring)
+	s := make([]int64, k)
+	for t := 1; t <= k; t++ {
+		cnt := n - t
+		if ring {
+			cnt = n
+			if 2*t == n {
+				cnt = n / 2
+			}
+		}
+		for r := 0; r < cnt; r++ {
+			a, b := o[r], o[(r+t)%n]
+			s[t-1] += 2 + int64(dl[int(h.leafOf[a])*L+int(h.leafOf[b])])
+		}
+	}
+	return s
+}
+
+// Issue 20 targets: fattree:16,16:16,16:32 (8,192 hosts) and the 10,240-host
+// dragonfly with exp:2:4 are proven optimal on the line (gap 0) and within 0.1 % on
+// the ring.
+func TestFabricTargetsAtScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10^4-host fabrics")
+	}
+	ctx := context.Background()
+	w := mustWeights(t, "exp:2:4")
+	for _, spec := range []string{"fattree:16,16:16,16:32",
+		"dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80"} {
+		g := mustMachine(t, spec).(*topo.Graph)
+		h, ok, err := recognizeFabric(ctx, g)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		for _, ring := range []bool{false, true} {
+			bs, err := StructuralBounds(ctx, g, w, ring)
+			if err != nil || len(bs) != 1 {
+				t.Fatalf("%s: %v %v", spec, bs, err)
+			}
+			st, err := StructuredStarts(ctx, g, w, ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best, name := math.Inf(1), ""
+			for _, s := range st {
+				if err := curves.Order(s.P).Validate(g.N()); err != nil {
+					t.Fatal(err)
+				}
+				d := fabricLagSums(g, h, s.P, len(w), ring)
+				var f float64
+				for i, x := range d {
+					f += w[i] * float64(x)
+				}
+				if f < best {
+					best, name = f, s.Name
+				}
+			}
+			gap := (best - bs[0].Value) / best
+			t.Logf("%s ring=%v: bound %.10g (%s, exact %v), best start %s F = %.10g, gap %.3g %%", spec, ring, bs[0].Value, bs[0].Source, bs[0].Exact, name, best, 100*gap)
+			switch {
+			case gap < 0:
+				t.Errorf("%s ring=%v: bound above F", spec, ring)
+			case !ring && (gap != 0 || !bs[0].Exact):
+				t.Errorf("%s: line gap %g, want 0 with an exact bound", spec, gap)
+			case ring && gap > 1e-3:
+				t.Errorf("%s: ring gap %g", spec, gap)
+			}
+		}
+	}
+}
+
+func benchStructuralBounds(b *testing.B, spec, ws string, ring bool) {
+	m, w := mustMachine(b, spec), mustWeights(b, ws)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		bs, err := StructuralBounds(ctx, m, w, ring)
+		if err != nil || len(bs) == 0 {
+			b.Fatalf("%v %v", bs, err)
+		}
+	}
+}
+
+// One bound evaluation at 10^4 and 10^5 nodes: a mesh (the window bound; its work is
+// independent of n) and a synthetic fat tree (the ultrametric bound).
+func BenchmarkStructuralBoundsMesh100x100(b *testing.B) {
+	benchStructuralBounds(b, "mesh:100x100", "exp:2:3", false)
+}
+func BenchmarkStructuralBoundsMesh316x316(b *testing.B) {
+	benchStructuralBounds(b, "mesh:316x316", "exp:2:3", false)
+}
+func BenchmarkStructuralBoundsTorus48x48x48(b *testing.B) {
+	benchStructuralBounds(b, "torus:48x48x48", "exp:2:3", false)
+}
+func BenchmarkStructuralBoundsFatTree10k(b *testing.B) {
+	benchStructuralBounds(b, "fattree:16,16:16,16:40", "exp:2:4", false)
+}
+func BenchmarkStructuralBoundsFatTree100k(b *testing.B) {
+	benchStructuralBounds(b, "fattree:32,32:32,32:100", "exp:2:4", false)
+}
+
+func BenchmarkStructuredStartsDragonfly10k(b *testing.B) {
+	m, w := mustMachine(b, "dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80"), mustWeights(b, "exp:2:4")
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := StructuredStarts(ctx, m, w, false); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

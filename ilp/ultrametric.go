@@ -371,8 +371,8 @@ func (h *fabricHierarchy) hostsOfLeaves(leafOrder []int) []int {
 // direct switch link as often as it can find (a Hamiltonian path of the leaf graph,
 // by Warnsdorff's rule: go to the unvisited neighbour with the fewest unvisited
 // neighbours, ties to the one sharing the most neighbours with the current leaf, then
-// the smallest index; a bounded backtracking search), and the number of jumps it
-// had to make. On a dragonfly it lays each group's routers contiguously and leaves a
+// the smallest index; when no unvisited neighbour is left it jumps to the unvisited
+// leaf with the fewest unvisited neighbours), and the number of jumps it made. On a dragonfly it lays each group's routers contiguously and leaves a
 // group from a router with a global link into the next, so that with hosts_per_router
 // >= K every pair at lag <= K is on one router or on two linked routers.
 func (h *fabricHierarchy) leafChain(ctx context.Context) (order []int, jumps int) {
