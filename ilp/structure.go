@@ -68,13 +68,14 @@ func StructuredStarts(ctx context.Context, m topo.Machine, w curves.Weights, rin
 	if err != nil || !ok {
 		return nil, err
 	}
-	starts := []Start{{"nested-switches", h.hostsOfLeaves(h.nestedLeafOrder())}}
+	nested := h.nestedLeafOrder()
+	starts := []Start{{"nested-switches", h.hostsOfLeaves(nested)}}
 	linked := false
 	for _, a := range h.adj {
 		linked = linked || len(a) > 0
 	}
 	if linked {
-		chain, _ := h.leafChain(ctx)
+		chain, _ := h.leafChain(ctx, nested)
 		if err := ctx.Err(); err != nil {
 			return starts, nil
 		}

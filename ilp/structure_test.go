@@ -570,3 +570,83 @@ func BenchmarkStructuredStartsDragonfly10k(b *testing.B) {
 		}
 	}
 }
+
+// caterpillarFabric: a path of `spine` switches, switch i carrying a leaf switch at
+// depth 1 + i%7 below it (a chain of extra switches) with `per` hosts: many distinct
+// thresholds and a chain-like dendrogram, the worst case for the hierarchy's
+// bookkeeping.
+func caterpillarFabric(tb testing.TB, spine, per int) *topo.Graph {
+	f := topo.NewFabric()
+	for i := range spine * per {
+		f.AddHost(fmt.Sprintf("h%d", i))
+	}
+	for i := range spine {
+		f.AddSwitch(fmt.Sprintf("s%d", i))
+		for d := range 1 + i%7 {
+			f.AddSwitch(fmt.Sprintf("s%d-%d", i, d))
+		}
+	}
+	for i := range spine {
+		if i > 0 {
+			f.Link(fmt.Sprintf("s%d", i-1), fmt.Sprintf("s%d", i))
+		}
+		up := fmt.Sprintf("s%d", i)
+		for d := range 1 + i%7 {
+			f.Link(up, fmt.Sprintf("s%d-%d", i, d))
+			up = fmt.Sprintf("s%d-%d", i, d)
+		}
+		for j := range per {
+			f.Link(up, fmt.Sprintf("h%d", i*per+j))
+		}
+	}
+	g, err := f.Graph()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+func TestCaterpillarFabric(t *testing.T) {
+	g := caterpillarFabric(t, 30, 1)
+	for _, ws := range []string{"exp:2:3", "list:1,0.3,0.6"} {
+		w := mustWeights(t, ws)
+		bs, err := StructuralBounds(context.Background(), g, w, false)
+		if err != nil || len(bs) != 1 {
+			t.Fatalf("%v %v", bs, err)
+		}
+		st, err := StructuredStarts(context.Background(), g, w, false)
+		if err != nil || len(st) == 0 {
+			t.Fatalf("%v %v", st, err)
+		}
+		// Every ordering's F is at least the bound (the optimum itself is out of
+		// reach at 30 hosts; the starts and random orderings are checked).
+		rng := rand.New(rand.NewPCG(1, 1))
+		orders := [][]int{st[0].P}
+		for range 50 {
+			orders = append(orders, rng.Perm(g.N()))
+		}
+		for _, o := range orders {
+			f, err := curves.Objective(g, o, w, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f < bs[0].Value {
+				t.Fatalf("%s: F = %g below the bound %g", ws, f, bs[0].Value)
+			}
+		}
+	}
+}
+
+func BenchmarkStructuralBoundsCaterpillar100k(b *testing.B) {
+	g := caterpillarFabric(b, 100_000, 1)
+	w := mustWeights(b, "exp:2:4")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := StructuralBounds(context.Background(), g, w, false); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := StructuredStarts(context.Background(), g, w, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

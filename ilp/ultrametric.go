@@ -234,32 +234,34 @@ func (h *fabricHierarchy) laminarSums(k int) []int64 {
 	for t := 1; t <= k; t++ {
 		s[t-1] = 2 * int64(n-t)
 	}
-	// hostSizes: host count per cluster root; sameSum(t) = Σ_B (|B| - t)^+.
-	uf := newUnionFind(len(h.leaves))
-	hosts := slices.Clone(h.size)
-	addLevel := func(alpha int) {
-		if alpha <= 0 {
-			return
-		}
+	// same[t-1] = Σ_B (|B| - t)^+ over the current clusters, kept up to date merge by
+	// merge in O(k), so that deep hierarchies (many thresholds) stay O((L + levels) k).
+	plus := func(c, t int) int64 { return int64(max(c-t, 0)) }
+	same := make([]int64, k)
+	for _, c := range h.size {
 		for t := 1; t <= k; t++ {
-			var same int64
-			for i, c := range hosts {
-				if uf.find(i) == i && c > t {
-					same += int64(c - t)
-				}
-			}
-			s[t-1] += int64(alpha) * (int64(n-t) - same)
+			same[t-1] += plus(c, t)
 		}
 	}
+	uf := newUnionFind(len(h.leaves))
+	hosts := slices.Clone(h.size)
 	prev := 0
 	for i := 0; i < len(h.merges); {
 		r := h.merges[i].r
-		addLevel(r - prev) // partition before merging at r: distances there are >= 2 + r
+		// The partition before merging at r: pairs in different clusters are >= 2 + r
+		// apart, >= r - prev more than at the previous threshold.
+		for t := 1; t <= k; t++ {
+			s[t-1] += int64(r-prev) * (int64(n-t) - same[t-1])
+		}
 		prev = r
 		for ; i < len(h.merges) && h.merges[i].r == r; i++ {
 			a, b := uf.find(int(h.merges[i].a)), uf.find(int(h.merges[i].b))
+			x, y := hosts[a], hosts[b]
+			for t := 1; t <= k; t++ {
+				same[t-1] += plus(x+y, t) - plus(x, t) - plus(y, t)
+			}
 			uf.union(a, b)
-			hosts[uf.find(a)] = hosts[a] + hosts[b]
+			hosts[uf.find(a)] = x + y
 		}
 	}
 	return s
@@ -318,31 +320,57 @@ func fabricBound(h *fabricHierarchy, w curves.Weights, ring bool) LowerBound {
 }
 
 // nestedLeafOrder returns the leaves in an order in which every cluster of every
-// threshold is contiguous: the Kruskal dendrogram walked depth first, each merge (a
-// in X, b in Y) laying X then Y, X reversed when a sits in its first half and Y when b
-// sits in its second, so that the two leaves the merge was made through end up close.
+// threshold is contiguous: the Kruskal dendrogram, each merge (a in X, b in Y) laying
+// X then Y, X reversed when a is its first leaf and Y when b is its last, so that the
+// two leaves the merge was made through meet when they can. Clusters are paths in
+// an undirected two-slot adjacency with their two ends, so that concatenating and
+// reversing are O(1) and the whole order O(L α(L)) (a chain of 10^5 leaf switches
+// must not take quadratic time).
 func (h *fabricHierarchy) nestedLeafOrder() []int {
 	L := len(h.leaves)
-	// seqs[root] holds the current order of a cluster; merging appends.
-	seqs := make([][]int, L)
-	for i := range seqs {
-		seqs[i] = []int{i}
+	nb := make([][2]int32, L) // path neighbours, -1 for none
+	head := make([]int32, L)  // per cluster root: its ends
+	tail := make([]int32, L)
+	for i := range nb {
+		nb[i] = [2]int32{-1, -1}
+		head[i], tail[i] = int32(i), int32(i)
+	}
+	link := func(x, y int32) {
+		for _, v := range [2][2]int32{{x, y}, {y, x}} {
+			if nb[v[0]][0] < 0 {
+				nb[v[0]][0] = v[1]
+			} else {
+				nb[v[0]][1] = v[1]
+			}
+		}
 	}
 	uf := newUnionFind(L)
 	for _, m := range h.merges {
 		ra, rb := uf.find(int(m.a)), uf.find(int(m.b))
-		x, y := seqs[ra], seqs[rb]
-		if slices.Index(x, int(m.a)) < len(x)/2 {
-			slices.Reverse(x)
+		if head[ra] == m.a && tail[ra] != m.a {
+			head[ra], tail[ra] = tail[ra], head[ra]
 		}
-		if slices.Index(y, int(m.b)) >= (len(y)+1)/2 {
-			slices.Reverse(y)
+		if tail[rb] == m.b && head[rb] != m.b {
+			head[rb], tail[rb] = tail[rb], head[rb]
 		}
-		seqs[ra], seqs[rb] = nil, nil
+		link(tail[ra], head[rb])
+		h0, t0 := head[ra], tail[rb]
 		uf.union(ra, rb)
-		seqs[uf.find(ra)] = append(x, y...)
+		r := uf.find(ra)
+		head[r], tail[r] = h0, t0
 	}
-	return seqs[uf.find(0)]
+	r := uf.find(0)
+	order := make([]int, 0, L)
+	prev, cur := int32(-1), head[r]
+	for cur >= 0 {
+		order = append(order, int(cur))
+		next := nb[cur][0]
+		if next == prev {
+			next = nb[cur][1]
+		}
+		prev, cur = cur, next
+	}
+	return order
 }
 
 // hostsOfLeaves expands a leaf order into a host order (hosts of a leaf ascending).
@@ -375,7 +403,10 @@ func (h *fabricHierarchy) hostsOfLeaves(leafOrder []int) []int {
 // leaf with the fewest unvisited neighbours), and the number of jumps it made. On a dragonfly it lays each group's routers contiguously and leaves a
 // group from a router with a global link into the next, so that with hosts_per_router
 // >= K every pair at lag <= K is on one router or on two linked routers.
-func (h *fabricHierarchy) leafChain(ctx context.Context) (order []int, jumps int) {
+//
+// When it is stuck it jumps to the first unvisited leaf of fallback (the nested
+// order), so that jumps follow the hierarchy and cost O(L) in all.
+func (h *fabricHierarchy) leafChain(ctx context.Context, fallback []int) (order []int, jumps int) {
 	L := len(h.leaves)
 	visited := make([]bool, L)
 	free := make([]int, L) // unvisited neighbours
@@ -404,32 +435,40 @@ func (h *fabricHierarchy) leafChain(ctx context.Context) (order []int, jumps int
 			free[x]--
 		}
 	}
-	// Start at a leaf of fewest neighbours (smallest index on ties).
+	// The tie-break by common neighbours is evaluated for at most maxCommon
+	// candidates per step, so that dense leaf graphs stay near-linear.
+	const maxCommon = 32
 	next := func(cur int) int {
-		best, bf, bc := -1, 0, 0
+		best, bf, bc, evals := -1, 0, 0, 0
 		for _, x32 := range h.adj[cur] {
 			x := int(x32)
 			if visited[x] {
 				continue
 			}
 			f := free[x]
-			if best >= 0 && f > bf {
+			if best >= 0 && (f > bf || (f == bf && evals >= maxCommon)) {
 				continue
 			}
-			c := common(cur, x)
+			c := 0
+			if evals < maxCommon {
+				c = common(cur, x)
+				evals++
+			}
 			if best < 0 || f < bf || c > bc {
 				best, bf, bc = x, f, c
 			}
 		}
 		return best
 	}
-	start := 0
-	for i := range L {
+	// Start at a leaf of fewest neighbours (first in fallback order on ties).
+	start := fallback[0]
+	for _, i := range fallback {
 		if len(h.adj[i]) < len(h.adj[start]) {
 			start = i
 		}
 	}
 	visit(start)
+	ptr := 0 // fallback[:ptr] are visited
 	for len(order) < L {
 		if len(order)&1023 == 0 && ctx.Err() != nil {
 			break
@@ -437,13 +476,10 @@ func (h *fabricHierarchy) leafChain(ctx context.Context) (order []int, jumps int
 		x := next(order[len(order)-1])
 		if x < 0 {
 			jumps++
-			// Jump to an unvisited leaf with the fewest unvisited neighbours.
-			x = -1
-			for i := range L {
-				if !visited[i] && (x < 0 || free[i] < free[x]) {
-					x = i
-				}
+			for visited[fallback[ptr]] {
+				ptr++
 			}
+			x = fallback[ptr]
 		}
 		visit(x)
 	}
