@@ -75,6 +75,7 @@ type windowSearch struct {
 	// equal[a] is the previous axis equal to a (same size and wrap), -1 if none.
 	equal []int
 	m     []int64 // m[l] for the lengths done so far
+	diam  int     // the largest distance in the domain: no step is longer
 	nodes int64
 	abort bool
 }
@@ -128,18 +129,33 @@ func gridWindowBoundL(ctx context.Context, axes []latticeAxis, n int, w curves.W
 			return LowerBound{}, false, nil
 		}
 	}
+	// Every distance in the (relaxed) domain is at most its diameter, so a window's
+	// cost is below cmax L k diam: the weights get the bits that leave that below 2^62.
+	diam := 0
+	for _, ax := range axes {
+		if ax.wrap {
+			diam += ax.size / 2
+		} else {
+			diam += 2 * (ax.size - 1)
+		}
+	}
+	bitsFree := 62 - int(math.Ceil(math.Log2(float64(lcm)*float64(L)*float64(k)*float64(diam)+1)))
+	bitsFree = min(bitsFree, 40)
+	if bitsFree < 12 {
+		return LowerBound{}, false, nil
+	}
 	wmax := 0.0
 	for t := 1; t <= k; t++ {
 		wmax = max(wmax, w[t-1])
 	}
 	_, e := math.Frexp(wmax) // wmax in [2^(e-1), 2^e)
-	shift := 24 - e          // wmax * 2^shift in [2^23, 2^24)
+	shift := bitsFree - e    // wmax * 2^shift < 2^bitsFree
 	exact := true
-	ws := &windowSearch{ctx: ctx, axes: axes, dim: len(axes), k: k, c: make([]int64, k+1), nodes: *nodes}
+	ws := &windowSearch{ctx: ctx, axes: axes, dim: len(axes), k: k, c: make([]int64, k+1), nodes: *nodes, diam: diam}
 	defer func() { *nodes = ws.nodes }()
 	for t := 1; t <= k; t++ {
 		v := math.Ldexp(w[t-1], shift)
-		f := math.Floor(v)
+		f := math.Floor(v) // rounding down keeps the bound valid
 		if f != v || math.Ldexp(f, -shift) != w[t-1] {
 			exact = false
 		}
@@ -275,9 +291,11 @@ func (ws *windowSearch) minWindow(l int) (int64, bool) {
 			best = min(best, partial)
 			return
 		}
-		// Step radius: c(1) (δ - 1) < best - partial - rest(j).
+		// Step radius: c(1) (δ - 1) < best - partial - rest(j), and no step is longer
+		// than the domain's diameter. (Before the first incumbent the steps are tried
+		// shortest first, so the first descent ends with short steps.)
 		base := partial + rest(j)
-		maxDelta := 2 * l
+		maxDelta := ws.diam
 		if best != math.MaxInt64 {
 			if base >= best {
 				return
