@@ -2,7 +2,10 @@ package ilp
 
 // Bounds that scale, part 2: meshes and tori of any dimension (topo.Grid), through
 // windows of L > K consecutive ranks whose cheapest placement is found by a small
-// branch and bound in the infinite lattice (see docs/ilp.md, "Bounds that scale").
+// branch and bound in the infinite lattice (see docs/ilp.md, "Bounds that scale"), for
+// the objective F of V. J. Leung et al., "Processor Allocation on Cplant: Achieving
+// General Processor Locality Using One-Dimensional Allocation Strategies" (IEEE
+// Cluster 2002, doi:10.1109/CLUSTR.2002.1137758), §2.2.
 //
 // Window bound. Fix L > K and charge a pair at lag t <= K the coefficient c(t) = w(t) /
 // (L - t). Take the n + L - 1 windows of L consecutive positions starting at s =

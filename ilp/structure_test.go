@@ -166,7 +166,11 @@ func TestStructuralBoundsBelowOptimum(t *testing.T) {
 				if b.Exact && b.Value == bestStart && opt != bestStart {
 					t.Errorf("%s w=%v ring=%v: exact bound %s meets a start's F %g but the optimum is %g", c.name, c.w, ring, b.Source, b.Value, opt)
 				}
-				t.Logf("| %s | %d | %s | %v | %.4g | %s | %.4g | %.4g |", c.name, n, c.w, ring, b.Value, b.Source, opt, bestStart)
+				start := "-"
+				if len(starts) > 0 {
+					start = fmt.Sprintf("%.4g", bestStart)
+				}
+				t.Logf("| %s | %d | %s | %v | %.4g | %s | %.4g | %s |", c.name, n, c.w, ring, b.Value, b.Source, opt, start)
 			}
 		}
 	}
