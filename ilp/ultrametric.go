@@ -25,7 +25,8 @@ package ilp
 //
 // F = Σ_t w(t) D_t >= Σ_t w'(t) D_t with w'(t) = min_{s<=t} w(s), the largest
 // non-increasing weights below w (D_t >= 0), so F >= Σ_t w'(t) S_t; w' = w for the
-// usual decreasing weights. An ordering in which every block of every level is
+// usual decreasing weights. The rest, w - w' >= 0, is charged the per-lag bound S'_t
+// (laminarSums), which holds lag by lag but is weaker. An ordering in which every block of every level is
 // contiguous has exactly (|B| - t)^+ same-block pairs at each lag t, so it meets S_t
 // for every t at once when d equals the right-hand side on its pairs at lags <= K.
 //
@@ -225,15 +226,20 @@ func (u *unionFind) union(a, b int) bool {
 }
 
 // laminarSums returns S_t for t = 1..k (k <= n-1): Σ_{t<=j} S_t bounds Σ_{t<=j} D_t of
-// every line ordering from below, for every j (see the file comment). c0 = 2, P_0 the leaf groups with α_0 =
-// the smallest leaf distance R_1, then the clusters at each threshold R_ℓ with α_ℓ =
-// R_{ℓ+1} - R_ℓ.
-func (h *fabricHierarchy) laminarSums(k int) []int64 {
+// every line ordering from below, for every j (see the file comment); c0 = 2, P_0 the
+// leaf groups with α_0 = the smallest leaf distance R_1, then the clusters at each
+// threshold R_ℓ with α_ℓ = R_{ℓ+1} - R_ℓ. It also returns the weaker per-lag bounds
+// S'_t <= D_t: a block B holds at most |B| - 1 pairs at any one lag (its ranks' residue
+// classes mod t each hold one pair fewer than members), so at least (#blocks - t)^+ of
+// the n - t pairs at lag t are split at each level.
+func (h *fabricHierarchy) laminarSums(k int) (s, sp []int64) {
 	n := h.n
-	s := make([]int64, k)
+	s, sp = make([]int64, k), make([]int64, k)
 	for t := 1; t <= k; t++ {
 		s[t-1] = 2 * int64(n-t)
+		sp[t-1] = s[t-1]
 	}
+	blocks := len(h.leaves)
 	// same[t-1] = Σ_B (|B| - t)^+ over the current clusters, kept up to date merge by
 	// merge in O(k), so that deep hierarchies (many thresholds) stay O((L + levels) k).
 	plus := func(c, t int) int64 { return int64(max(c-t, 0)) }
@@ -252,6 +258,7 @@ func (h *fabricHierarchy) laminarSums(k int) []int64 {
 		// apart, >= r - prev more than at the previous threshold.
 		for t := 1; t <= k; t++ {
 			s[t-1] += int64(r-prev) * (int64(n-t) - same[t-1])
+			sp[t-1] += int64(r-prev) * int64(max(blocks-t, 0))
 		}
 		prev = r
 		for ; i < len(h.merges) && h.merges[i].r == r; i++ {
@@ -262,15 +269,17 @@ func (h *fabricHierarchy) laminarSums(k int) []int64 {
 			}
 			uf.union(a, b)
 			hosts[uf.find(a)] = x + y
+			blocks--
 		}
 	}
-	return s
+	return s, sp
 }
 
-// boundFromSums returns Σ_t v'(t) S_t exactly, v' the running minimum of v(t) = w(t)
-// f_t (f_t = 1 on the line, n/(n-t) on the ring when 2t < n), as the largest float64
-// not above it, and whether that float64 is the exact value.
-func boundFromSums(n int, w curves.Weights, s []int64, ring bool) (float64, bool) {
+// boundFromSums returns Σ_t v'(t) S_t + (v(t) - v'(t)) S'_t exactly, v' the running
+// minimum of v(t) = w(t) f_t (f_t = 1 on the line, n/(n-t) on the ring when 2t < n;
+// the part of the weights above their running minimum gets the per-lag bound), as the
+// largest float64 not above it, and whether that float64 is the exact value.
+func boundFromSums(n int, w curves.Weights, s, sp []int64, ring bool) (float64, bool) {
 	total := new(big.Rat)
 	var run *big.Rat
 	for t := 1; t <= len(s); t++ {
@@ -283,6 +292,8 @@ func boundFromSums(n int, w curves.Weights, s []int64, ring bool) (float64, bool
 			run = v
 		}
 		total.Add(total, new(big.Rat).Mul(run, new(big.Rat).SetInt64(s[t-1])))
+		rest := new(big.Rat).Sub(v, run)
+		total.Add(total, rest.Mul(rest, new(big.Rat).SetInt64(sp[t-1])))
 	}
 	return ratFloorFloat(total)
 }
@@ -310,8 +321,8 @@ func fabricOffsetCount(n, k int, ring bool) int {
 // fabricBound is the laminar (ultrametric) bound of a recognized fabric.
 func fabricBound(h *fabricHierarchy, w curves.Weights, ring bool) LowerBound {
 	k := fabricOffsetCount(h.n, len(w), ring)
-	s := h.laminarSums(k)
-	v, exact := boundFromSums(h.n, w, s, ring)
+	s, sp := h.laminarSums(k)
+	v, exact := boundFromSums(h.n, w, s, sp, ring)
 	src := "ultrametric"
 	if ring {
 		src = "ultrametric-ring"
