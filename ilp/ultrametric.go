@@ -26,9 +26,10 @@ package ilp
 // F = Σ_t w(t) D_t >= Σ_t w'(t) D_t with w'(t) = min_{s<=t} w(s), the largest
 // non-increasing weights below w (D_t >= 0), so F >= Σ_t w'(t) S_t; w' = w for the
 // usual decreasing weights. The rest, w - w' >= 0, is charged the per-lag bound S'_t
-// (laminarSums), which holds lag by lag but is weaker. An ordering in which every block of every level is
-// contiguous has exactly (|B| - t)^+ same-block pairs at each lag t, so it meets S_t
-// for every t at once when d equals the right-hand side on its pairs at lags <= K.
+// (laminarSums), which holds lag by lag but is weaker. An ordering in which every
+// block of every level is contiguous has exactly (|B| - t)^+ same-block pairs at each
+// lag t, so it meets S_t for every t at once when d equals the right-hand side on its
+// pairs at lags <= K.
 //
 // The largest right-hand side that stays below d is the subdominant ultrametric u
 // (single-linkage clustering): u(a, b) = min over chains a = h_0, ..., h_k = b of
@@ -54,7 +55,7 @@ package ilp
 // n cuts of the line D_t is (n - t) D_t^ring; for 2t = n the ring's n/2 pairs are the
 // line's at every cut. Hence F_ring = (1/n) Σ_cuts Σ_t v(t) D_t^line(cut) with v(t) =
 // w(t) n / (n - t) (2t < n) or w(t) (2t = n), and with v' the running minimum of v,
-// F_ring >= Σ_t v'(t) S_t. It is not tight in general (a nested ring ordering pays its
+// F_ring >= Σ_t v'(t) S_t (+ (v - v')(t) S'_t, per lag). It is not tight in general (a nested ring ordering pays its
 // wrap pairs at the top-level distance where the bound charges them the average): the
 // ring gets a certificate from it only where it happens to meet an ordering's F.
 
