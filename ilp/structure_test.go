@@ -242,6 +242,7 @@ func TestFatTreeBoundExact(t *testing.T) {
 		{"fattree:4,4:4,4:8", "exp:2:4", 720.5},
 		{"fattree:2,2:4", "list:1,1,1", -1},
 		{"fattree:8,8:16", "exp:2:3", -1},
+		{"fattree:4,4:4,4:4,4:8", "exp:2:8", 3274.375},
 	} {
 		m, w := mustMachine(t, c.spec), mustWeights(t, c.w)
 		bs, err := StructuralBounds(ctx, m, w, false)
@@ -277,6 +278,10 @@ func TestDragonflyChain(t *testing.T) {
 		{"dragonfly:hosts_per_router=4,routers_per_group=4,intergroup_links=1,num_groups=5", "exp:2:4", true},
 		{"dragonfly:hosts_per_router=3,routers_per_group=6,intergroup_links=2,num_groups=7", "exp:2:3", true},
 		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5", "exp:2:4", false},
+		{"dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=1,num_groups=9", "exp:2:4", true},
+		{"dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=1,num_groups=9", "exp:2:8", false},
+		{"dragonfly:hosts_per_router=2,routers_per_group=16,intergroup_links=2,num_groups=20", "exp:2:4", false},
+		{"dragonfly:hosts_per_router=1,routers_per_group=16,intergroup_links=2,num_groups=20", "exp:2:4", false},
 	} {
 		m, w := mustMachine(t, c.spec), mustWeights(t, c.w)
 		bs, err := StructuralBounds(ctx, m, w, false)
@@ -298,6 +303,7 @@ func TestDragonflyChain(t *testing.T) {
 			}
 			best = min(best, f)
 		}
+		t.Logf("%s %s: bound %.10g, best start F = %.10g, gap %.2g %%", c.spec, c.w, bs[0].Value, best, 100*(best-bs[0].Value)/best)
 		switch {
 		case bs[0].Value > best:
 			t.Errorf("%s: bound %g above a start's F %g", c.spec, bs[0].Value, best)
