@@ -84,7 +84,10 @@ type windowSearch struct {
 }
 
 // gridWindowBound returns the window bound of g; ok is false when the grid is too
-// small for any window, or no window length finished within the budget.
+// small for any window, or no window length finished within the budget. When even
+// the shortest window does not finish with k lags (many lags, many dimensions), the
+// lags beyond k/2 are dropped and it tries again (w >= 0: fewer lags bound F from
+// below), down to one lag.
 func gridWindowBound(ctx context.Context, g *topo.Grid, w curves.Weights, ring bool) (LowerBound, bool, error) {
 	n := g.N()
 	var axes []latticeAxis
@@ -93,11 +96,25 @@ func gridWindowBound(ctx context.Context, g *topo.Grid, w curves.Weights, ring b
 			axes = append(axes, latticeAxis{s, g.Wrap()[j]})
 		}
 	}
-	k := min(len(w), gridWindowMaxK)
-	for k > 1 && w[k-1] == 0 {
-		k--
+	if len(axes) == 0 {
+		return LowerBound{}, false, nil
 	}
-	if len(axes) == 0 || n < k+2 {
+	for k := min(len(w), gridWindowMaxK); k >= 1; k /= 2 {
+		for k > 1 && w[k-1] == 0 {
+			k--
+		}
+		b, ok, err := gridWindowBoundK(ctx, axes, n, w, k, ring)
+		if err != nil || ok {
+			return b, ok, err
+		}
+	}
+	return LowerBound{}, false, nil
+}
+
+// gridWindowBoundK is the best window bound with lags 1..k, windows of K+1 nodes and
+// longer while the budget lasts.
+func gridWindowBoundK(ctx context.Context, axes []latticeAxis, n int, w curves.Weights, k int, ring bool) (LowerBound, bool, error) {
+	if n < k+2 {
 		return LowerBound{}, false, nil
 	}
 	var best LowerBound

@@ -330,6 +330,11 @@ func TestGridWindowTargets(t *testing.T) {
 		{"torus:48x48x48", "exp:2:3", "gilbert3d", false, 0},
 		{"torus:16x16", "exp:2:4", "snake-ring", true, 0},
 		{"mesh:64x8:wrap=y", "list:1,0.3", "snake", false, 0},
+		// Too many lags or dimensions for the first window: lags are dropped until one
+		// finishes (the bound is then for fewer lags, still below F).
+		{"torus:2x2x2x2x2x2x2x2x2x2", "list:1,0.9,0.8,0.7,0.6,0.5,0.4,0.3,0.2,0.1", "rowmajor", false, 0},
+		{"mesh:100000", "list:1,0.9,0.8,0.7,0.6,0.5,0.4,0.3,0.2,0.1", "rowmajor", false, 0},
+		{"mesh:100000", "exp:2:3", "rowmajor", false, 274994.75}, // the identity is optimal
 	} {
 		m, w := mustMachine(t, c.spec), mustWeights(t, c.w)
 		bs, err := StructuralBounds(ctx, m, w, c.ring)
