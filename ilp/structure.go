@@ -22,10 +22,13 @@ type LowerBound struct {
 // apply at 10^5 nodes. It returns no bound (and no error) for machines whose structure
 // it does not recognize.
 //
-// A switched fabric whose hosts each hang on one switch (fat trees, dragonflies, Slurm
-// trees, ibnetdiscover dumps) gets the laminar bound of the subdominant ultrametric of
-// its hop distances ("ultrametric", ultrametric.go), exact on fat trees; a mesh or
-// torus the window bound ("grid-window-L", gridwindow.go). Values are the largest
+// A graph gets the laminar bound of the subdominant ultrametric of its hosts' hop
+// distances ("ultrametric", ultrametric.go): on a switched fabric whose hosts each hang
+// on one switch (fat trees, dragonflies, Slurm trees, ibnetdiscover dumps) computed
+// over its leaf switches and exact on fat trees, on any other graph over its hosts
+// (weak where the hosts are not clustered: on a plain graph it is the smallest distance
+// times the number of pairs); a mesh or torus gets the window bound ("grid-window-L",
+// gridwindow.go). Values are the largest
 // float64 not above the bound computed in exact arithmetic; Exact says they are equal.
 func StructuralBounds(ctx context.Context, m topo.Machine, w curves.Weights, ring bool) ([]LowerBound, error) {
 	if err := w.Validate(); err != nil {
@@ -58,7 +61,8 @@ func StructuralBounds(ctx context.Context, m topo.Machine, w curves.Weights, rin
 // On a switched fabric (see StructuralBounds): "nested-switches", every cluster of the
 // single-linkage hierarchy contiguous (optimal on fat trees: it meets the ultrametric
 // bound), and, when leaf switches are linked to each other directly (dragonflies),
-// "switch-chain", the leaf switches in a path along direct links (see leafChain).
+// "switch-chain", the leaf switches in a path along direct links (see leafChain). On
+// other graphs the same over hosts: "nested-hosts" and "host-chain".
 func StructuredStarts(ctx context.Context, m topo.Machine, w curves.Weights, ring bool) ([]Start, error) {
 	g, ok := m.(*topo.Graph)
 	if !ok || m.N() < 2 {
@@ -68,8 +72,12 @@ func StructuredStarts(ctx context.Context, m topo.Machine, w curves.Weights, rin
 	if err != nil || !ok {
 		return nil, err
 	}
+	names := [2]string{"nested-switches", "switch-chain"}
+	if h.base == 0 {
+		names = [2]string{"nested-hosts", "host-chain"}
+	}
 	nested := h.nestedLeafOrder()
-	starts := []Start{{"nested-switches", h.hostsOfLeaves(nested)}}
+	starts := []Start{{names[0], h.hostsOfLeaves(nested)}}
 	linked := false
 	for _, a := range h.adj {
 		linked = linked || len(a) > 0
@@ -79,7 +87,7 @@ func StructuredStarts(ctx context.Context, m topo.Machine, w curves.Weights, rin
 		if err := ctx.Err(); err != nil {
 			return starts, nil
 		}
-		starts = append(starts, Start{"switch-chain", h.hostsOfLeaves(chain)})
+		starts = append(starts, Start{names[1], h.hostsOfLeaves(chain)})
 	}
 	return starts, nil
 }

@@ -67,6 +67,36 @@ func randomFabric(t *testing.T, rng *rand.Rand, hosts, switches, extra int) *top
 	return g
 }
 
+// randomMultiFabric is a random switch tree whose hosts have one or two switch links
+// and now and then a link to another host.
+func randomMultiFabric(t *testing.T, rng *rand.Rand, hosts, switches int) *topo.Graph {
+	t.Helper()
+	var sb strings.Builder
+	for s := range switches {
+		fmt.Fprintf(&sb, "%%switch s%d\n", s)
+	}
+	for s := 1; s < switches; s++ {
+		fmt.Fprintf(&sb, "s%d s%d\n", rng.IntN(s), s)
+	}
+	linked := map[[2]int]bool{}
+	for h := range hosts {
+		a := rng.IntN(switches)
+		fmt.Fprintf(&sb, "h%d s%d\n", h, a)
+		if b := rng.IntN(switches); b != a && rng.IntN(2) == 0 {
+			fmt.Fprintf(&sb, "h%d s%d\n", h, b)
+		}
+		if o := rng.IntN(hosts); o != h && rng.IntN(4) == 0 && !linked[[2]int{min(h, o), max(h, o)}] {
+			linked[[2]int{min(h, o), max(h, o)}] = true
+			fmt.Fprintf(&sb, "h%d h%d\n", h, o)
+		}
+	}
+	g, err := topo.ReadGraph(strings.NewReader(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 type boundCase struct {
 	name string
 	m    topo.Machine
@@ -119,6 +149,16 @@ func smallBoundCases(t *testing.T) []boundCase {
 	for i := range 8 {
 		g := randomFabric(t, rng, 8+rng.IntN(4), 2+rng.IntN(5), rng.IntN(3))
 		cs = append(cs, boundCase{fmt.Sprintf("random-fabric-%d", i), g, mustWeights(t, weights[i%len(weights)])})
+	}
+	// Graphs the hosts themselves are clustered in: multi-homed hosts and host links
+	// on a switched network, plain graphs.
+	for i := range 6 {
+		g := randomMultiFabric(t, rng, 8+rng.IntN(4), 2+rng.IntN(4))
+		cs = append(cs, boundCase{fmt.Sprintf("random-multihomed-%d", i), g, mustWeights(t, weights[i%len(weights)])})
+	}
+	for i := range 4 {
+		g := randomGraph(rng, 8+rng.IntN(4), rng.IntN(4))
+		cs = append(cs, boundCase{fmt.Sprintf("random-graph-%d", i), g, mustWeights(t, weights[i%len(weights)])})
 	}
 	return cs
 }
@@ -199,6 +239,8 @@ func TestLaminarSumsPerLag(t *testing.T) {
 	}
 	for range 10 {
 		gs = append(gs, randomFabric(t, rng, 10+rng.IntN(30), 2+rng.IntN(10), rng.IntN(6)))
+		gs = append(gs, randomMultiFabric(t, rng, 10+rng.IntN(30), 2+rng.IntN(10)))
+		gs = append(gs, randomGraph(rng, 10+rng.IntN(30), rng.IntN(10)))
 	}
 	for _, m := range gs {
 		g := m.(*topo.Graph)
@@ -380,18 +422,36 @@ func TestStructuralBoundsExactFlag(t *testing.T) {
 	}
 }
 
-// Unrecognized machines get nothing, bad weights an error, a cancelled context stops.
+// otherMachine is a machine type StructuralBounds does not know.
+type otherMachine struct{ topo.Machine }
+
+// A plain path graph gets its optimum n - 1 (every pair at distance >= 1, all merged at
+// 1), unknown machines nothing, bad weights an error, a cancelled context stops.
 func TestStructuralBoundsEdgeCases(t *testing.T) {
 	ctx := context.Background()
 	g, err := topo.NewGraphFromEdges(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bs, err := StructuralBounds(ctx, g, curves.Weights{1}, false); err != nil || len(bs) != 0 {
-		t.Errorf("plain graph: %v %v", bs, err)
+	if bs, err := StructuralBounds(ctx, g, curves.Weights{1}, false); err != nil || len(bs) != 1 || bs[0].Value != 3 || !bs[0].Exact {
+		t.Errorf("path graph: %v %v, want an exact 3", bs, err)
 	}
-	if st, err := StructuredStarts(ctx, g, curves.Weights{1}, false); err != nil || len(st) != 0 {
-		t.Errorf("plain graph starts: %v %v", st, err)
+	if st, err := StructuredStarts(ctx, g, curves.Weights{1}, false); err != nil || len(st) == 0 {
+		t.Errorf("path graph starts: %v %v", st, err)
+	}
+	om := otherMachine{topo.Mesh(4, 4)}
+	if bs, err := StructuralBounds(ctx, om, curves.Weights{1}, false); err != nil || len(bs) != 0 {
+		t.Errorf("unknown machine: %v %v", bs, err)
+	}
+	if st, err := StructuredStarts(ctx, om, curves.Weights{1}, false); err != nil || len(st) != 0 {
+		t.Errorf("unknown machine starts: %v %v", st, err)
+	}
+	disc, err := topo.NewGraphFromEdges(4, [][2]int{{0, 1}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := StructuralBounds(ctx, disc, curves.Weights{1}, false); err == nil {
+		t.Error("disconnected graph: no error")
 	}
 	if _, err := StructuralBounds(ctx, topo.Mesh(4, 4), curves.Weights{-1}, false); err == nil {
 		t.Error("negative weight accepted")

@@ -37,7 +37,9 @@ package ilp
 // F under u). On a fabric whose hosts each hang on one switch, d(a, b) = 2 + D(s_a,
 // s_b) for distinct hosts, D the hop distance between their leaf switches through the
 // switch graph, so u(a, b) = 2 + U(s_a, s_b) with U the subdominant ultrametric of the
-// leaf switches under D. U is computed without an n x n table, from one breadth-first
+// leaf switches under D. (On any other graph the hosts themselves take the place of
+// the leaf switches, with d = D and no constant 2.) U is computed without an n x n
+// table, from one breadth-first
 // search from all leaf switches at once (each switch labelled with a nearest leaf, as
 // in K. Mehlhorn, "A faster approximation algorithm for the Steiner problem in graphs",
 // Information Processing Letters 27, 1988, doi:10.1016/0020-0190(88)90066-X): a switch
@@ -73,7 +75,10 @@ import (
 // fabricHierarchy is a switched fabric's hosts grouped by leaf switch, and the
 // single-linkage clustering of the leaf switches by switch-graph hop distance.
 type fabricHierarchy struct {
-	n      int
+	n int
+	// base is 2 when the units are leaf switches (d = 2 + D(leaves) for distinct
+	// hosts) and 0 when they are the hosts themselves (d = D).
+	base   int
 	leafOf []int32 // host -> leaf index
 	leaves []int   // leaf index -> switch vertex
 	size   []int   // leaf index -> hosts on it
@@ -89,25 +94,30 @@ type leafMerge struct {
 	r    int
 }
 
-// recognizeFabric returns g's hierarchy when every host has exactly one link, to a
-// switch; ok is false otherwise (hosts with several links could be interior vertices
-// of shortest paths, and d(a, b) = 2 + D(leaves) would not hold). A disconnected
-// switch graph is an error.
+// recognizeFabric returns g's hierarchy. When every host has exactly one link, to a
+// switch, the units are the leaf switches (d(a, b) = 2 + D(leaves), the BFS runs over
+// the switches only); otherwise (hosts with several links, which may be interior
+// vertices of shortest paths, host-to-host links, graphs without switches) the units
+// are the hosts themselves and the BFS runs over every vertex, which gives the
+// single-linkage clustering of the hosts under d by the same argument. ok is false
+// only for an empty graph; a disconnected one is an error.
 func recognizeFabric(ctx context.Context, g *topo.Graph) (*fabricHierarchy, bool, error) {
 	n, V := g.N(), g.Vertices()
-	if V == n || n < 1 {
+	if n < 1 {
 		return nil, false, nil
 	}
-	h := &fabricHierarchy{n: n, leafOf: make([]int32, n)}
+	h := &fabricHierarchy{n: n, leafOf: make([]int32, n), base: 2}
 	leafIdx := make([]int32, V)
 	for i := range leafIdx {
 		leafIdx[i] = -1
 	}
 	var nb []int
-	for v := 0; v < n; v++ {
+	leafMode := V > n
+	for v := 0; v < n && leafMode; v++ {
 		nb = g.Neighbors(v, nb[:0])
 		if len(nb) != 1 || !g.IsSwitch(nb[0]) {
-			return nil, false, nil
+			leafMode = false
+			break
 		}
 		s := nb[0]
 		if leafIdx[s] < 0 {
@@ -118,20 +128,34 @@ func recognizeFabric(ctx context.Context, g *topo.Graph) (*fabricHierarchy, bool
 		h.leafOf[v] = leafIdx[s]
 		h.size[leafIdx[s]]++
 	}
+	if !leafMode {
+		h.base = 0
+		h.leaves, h.size = make([]int, n), make([]int, n)
+		for v := range n {
+			h.leaves[v], h.size[v], h.leafOf[v] = v, 1, int32(v)
+		}
+	}
 	// Multi-source BFS over the switches from all leaves (in leaf order).
 	label := make([]int32, V)
 	dist := make([]int32, V)
 	for i := range label {
 		label[i], dist[i] = -1, -1
 	}
-	queue := make([]int, 0, V-n)
+	queue := make([]int, 0, V)
 	for li, s := range h.leaves {
 		label[s], dist[s] = int32(li), 0
 		queue = append(queue, s)
 	}
 	swNb := func(x int, dst []int) []int {
 		dst = g.Neighbors(x, dst[:0])
+		if !leafMode {
+			return dst
+		}
 		return slices.DeleteFunc(dst, func(y int) bool { return !g.IsSwitch(y) })
+	}
+	first := n // the vertices whose links give candidates: switches, or all
+	if !leafMode {
+		first = 0
 	}
 	for head := 0; head < len(queue); head++ {
 		if head&4095 == 0 && ctx.Err() != nil {
@@ -152,7 +176,7 @@ func recognizeFabric(ctx context.Context, g *topo.Graph) (*fabricHierarchy, bool
 	}
 	var cands []cand
 	h.adj = make([][]int32, len(h.leaves))
-	for x := n; x < V; x++ {
+	for x := first; x < V; x++ {
 		if label[x] < 0 {
 			continue // a switch no host reaches: irrelevant to host distances
 		}
@@ -186,7 +210,7 @@ func recognizeFabric(ctx context.Context, g *topo.Graph) (*fabricHierarchy, bool
 		}
 	}
 	if len(h.merges) != len(h.leaves)-1 {
-		return nil, false, fmt.Errorf("the switch graph of %s is disconnected: some hosts cannot reach others", g.Spec())
+		return nil, false, fmt.Errorf("%s is disconnected: some hosts cannot reach others", g.Spec())
 	}
 	for i := range h.adj {
 		slices.Sort(h.adj[i])
@@ -237,7 +261,7 @@ func (h *fabricHierarchy) laminarSums(k int) (s, sp []int64) {
 	n := h.n
 	s, sp = make([]int64, k), make([]int64, k)
 	for t := 1; t <= k; t++ {
-		s[t-1] = 2 * int64(n-t)
+		s[t-1] = int64(h.base) * int64(n-t)
 		sp[t-1] = s[t-1]
 	}
 	blocks := len(h.leaves)
