@@ -105,4 +105,15 @@ func TestHostlistCommand(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "hostlist", "expand", "n[3-1]"); code != 1 || !strings.Contains(stderr, "reversed range") {
 		t.Fatalf("reversed range: exit %d, %s", code, stderr)
 	}
+	// White space separates names and empty elements are skipped, as in Slurm.
+	code, out, _ = runCLI(t, "", "hostlist", "expand", "a b", "n[1-2],,n3")
+	if code != 0 || out != "a\nb\nn1\nn2\nn3\n" {
+		t.Fatalf("expand 'a b' 'n[1-2],,n3': exit %d, %q", code, out)
+	}
+	// One cap on the names of all the arguments together (30 arguments of 4,194,304
+	// names each ran out of memory).
+	big := "n[1-4194303]"
+	if code, _, stderr := runCLI(t, "", "hostlist", "expand", big, big, big); code != 1 || !strings.Contains(stderr, "4194304 host names in all") {
+		t.Fatalf("three large expressions: exit %d, %s", code, stderr)
+	}
 }

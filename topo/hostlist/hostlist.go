@@ -19,44 +19,67 @@ const MaxHosts = 1 << 22
 // ErrSyntax is wrapped by every Expand error.
 var ErrSyntax = errors.New("invalid hostlist")
 
-// Expand returns the host names of expr, a comma-separated list of names, each with
-// zero or more bracketed range lists ([1-3,7], zero padding kept: [001-016]), in order:
-// left to right, the first bracket outermost. Text after the last bracket of a name
-// is refused, as Slurm refuses it; so are reversed ranges, numbers beyond 2^63 and
-// lists of more than MaxHosts names.
+// Expand returns the host names of expr, a list of names separated by commas or
+// white space (outside brackets; empty elements are skipped, as Slurm's
+// hostlist_create does, so "n[1-2],,n3" and "n1 n2" are lists), each with zero or
+// more bracketed range lists ([1-3,7], zero padding kept: [001-016]), in order: left
+// to right, the first bracket outermost. Text after the last bracket of a name is
+// refused, as Slurm refuses it; so are reversed ranges, numbers beyond 2^63, lists of
+// more than MaxHosts names and an expression with no name at all (where scontrol
+// prints nothing: an empty list of nodes is always a mistake here).
 func Expand(expr string) ([]string, error) {
+	return ExpandAll([]string{expr})
+}
+
+// ExpandAll is Expand of every expression, the names concatenated; MaxHosts bounds
+// the total over all of them, so that many expressions of MaxHosts names each are an
+// error and not an exhausted memory.
+func ExpandAll(exprs []string) ([]string, error) {
 	var out []string
-	for _, item := range splitTop(expr) {
-		if item == "" {
-			return nil, fmt.Errorf("%q: empty name in the list: %w", expr, ErrSyntax)
+	for _, expr := range exprs {
+		items := splitTop(expr)
+		if len(items) == 0 {
+			return nil, fmt.Errorf("%q: no host names: %w", expr, ErrSyntax)
 		}
-		names, err := expandOne(item, MaxHosts-len(out))
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", expr, err)
+		for _, item := range items {
+			names, err := expandOne(item, MaxHosts-len(out))
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", expr, err)
+			}
+			out = append(out, names...)
 		}
-		out = append(out, names...)
 	}
 	return out, nil
 }
 
-// splitTop splits at the commas outside brackets.
+// splitTop splits at the commas and white space outside brackets, dropping empty
+// elements.
 func splitTop(s string) []string {
 	var out []string
 	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			switch s[i] {
+			case '[':
+				depth++
+				continue
+			case ']':
+				depth--
+				continue
+			case ',', ' ', '\t', '\n', '\r':
+				if depth != 0 {
+					continue
+				}
+			default:
+				continue
 			}
 		}
+		if i > start {
+			out = append(out, s[start:i])
+		}
+		start = i + 1
 	}
-	return append(out, s[start:])
+	return out
 }
 
 func expandOne(item string, room int) ([]string, error) {
@@ -85,12 +108,12 @@ func expandOne(item string, room int) ([]string, error) {
 		if strings.ContainsAny(body, "[") {
 			return nil, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
 		}
-		vals, err := rangeList(body, item)
+		vals, err := rangeList(body, item, room)
 		if err != nil {
 			return nil, err
 		}
 		if len(names)*len(vals) > room {
-			return nil, fmt.Errorf("%q names more than %d hosts: %w", item, MaxHosts, ErrSyntax)
+			return nil, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
 		}
 		next := make([]string, 0, len(names)*len(vals))
 		for _, n := range names {
@@ -102,11 +125,15 @@ func expandOne(item string, room int) ([]string, error) {
 		rest = rest[closeAt+1:]
 		sawBracket = true
 	}
+	if len(names) > room {
+		return nil, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+	}
 	return names, nil
 }
 
 // rangeList expands "1-3,007,9" into the numbers as written (padding kept).
-func rangeList(body, item string) ([]string, error) {
+// More than room values are refused.
+func rangeList(body, item string, room int) ([]string, error) {
 	if body == "" {
 		return nil, fmt.Errorf("empty brackets in %q: %w", item, ErrSyntax)
 	}
@@ -126,8 +153,8 @@ func rangeList(body, item string) ([]string, error) {
 		if b < a {
 			return nil, fmt.Errorf("reversed range %q in %q: %w", r, item, ErrSyntax)
 		}
-		if b-a >= MaxHosts {
-			return nil, fmt.Errorf("range %q in %q names more than %d hosts: %w", r, item, MaxHosts, ErrSyntax)
+		if room <= len(out) || b-a >= uint64(room-len(out)) {
+			return nil, fmt.Errorf("range %q in %q: more than %d host names in all: %w", r, item, MaxHosts, ErrSyntax)
 		}
 		width := 0
 		if len(lo) > 1 && lo[0] == '0' {
