@@ -116,7 +116,7 @@ func (b *Batch) validate() error {
 	if err := b.Params.Validate(); err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
-	if err := b.IO.Validate(); err != nil {
+	if err := b.IO.ValidateFor(b.Params); err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
 	if _, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt); err != nil {

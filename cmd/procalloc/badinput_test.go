@@ -69,7 +69,11 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "dbt:3/2"}, 2, "between 0 and 1"},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "d-dbt:1/0"}, 2, "Q > 0"},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--comm-per-io", "-1"}, 2, "must be 0..1048576"},
-		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "0"}, 2, "positive number"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "0"}, 2, "--disk-mbps 0: must be between"},
+		// Issue 24 row 9: rates whose cycle counts overflow or explode.
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "1e-300"}, 2, "--disk-mbps 1e-300: must be between 0.0003555 and 1e+09 MB/s"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "1e-9"}, 2, "at most 1048576 cycles"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--link-mbps", "1e-300"}, 2, "--link-mbps 1e-300: must be between 1e-06 and 1e+09"},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--mean-size", "NaN"}, 2, "--mean-size NaN"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:12x12", "--alloc", "scbt"}, 2, "2^m x 2^n"},
 		// Issue 12 item 7: a shard out of range.

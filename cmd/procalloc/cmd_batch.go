@@ -86,8 +86,8 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 			flitBytes := fs.Int64("flit-bytes", d.FlitBytes, "bytes per flit")
 			delay := fs.Int64("router-delay", d.RouterDelay, "cycles a message header takes per hop")
 			q := netsim.LiuIOParams()
-			link := fs.Float64("link-mbps", q.LinkBytesPerSecond/1e6, "link bandwidth in MB/s (10^6 bytes; Liu: 11.65)")
-			disk := fs.Float64("disk-mbps", q.DiskBytesPerSecond/1e6, "disk write speed of an I/O node in MB/s (Liu: 4.545)")
+			link := fs.Float64("link-mbps", q.LinkBytesPerSecond/1e6, "link bandwidth in MB/s (10^6 bytes; Liu: 11.65; 1e-6..1e9)")
+			disk := fs.Float64("disk-mbps", q.DiskBytesPerSecond/1e6, "disk write speed of an I/O node in MB/s (Liu: 4.545; up to 1e9, and slow enough disks are refused: a message may take at most 2^20 cycles to write, --msg-flits x --link-mbps / 2^20 MB/s)")
 			workers := fs.Int("workers", 0, "goroutines (0: one per core)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
@@ -137,7 +137,15 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					return usageError{err.Error()}
 				}
 				iop := netsim.IOParams{LinkBytesPerSecond: *link * 1e6, DiskBytesPerSecond: *disk * 1e6}
-				if err := iop.Validate(); err != nil {
+				lo, hi := netsim.MinBytesPerSecond/1e6, netsim.MaxBytesPerSecond/1e6
+				if !(*link >= lo && *link <= hi) {
+					return usagef("--link-mbps %v: must be between %g and %g MB/s", *link, lo, hi)
+				}
+				if minDisk := iop.MinDiskBytesPerSecond(p) / 1e6; !(*disk >= minDisk && *disk <= hi) {
+					return usagef("--disk-mbps %v: must be between %.4g and %g MB/s here (a %d-flit message may take at most %d cycles to write at --link-mbps %v)",
+						*disk, minDisk, hi, p.MessageFlits, netsim.MaxDiskCycles, *link)
+				}
+				if err := iop.ValidateFor(p); err != nil {
 					return usageError{"--link-mbps/--disk-mbps: " + err.Error()}
 				}
 				if *tasks < 1 || *tasks > 1<<16 {
