@@ -117,4 +117,3 @@ func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
 		t.Errorf("stderr %q", errb.String())
 	}
 }
-
