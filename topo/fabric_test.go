@@ -331,6 +331,11 @@ func TestFabricBadInput(t *testing.T) {
 		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s[0,2]\n", "line 2: switch s1 names child switch \"s2\""},
 		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: SwitchName and BlockName lines mixed"},
 		{"SwitchName=s0 Foo=1\n", "line 1: unknown parameter"},
+		// Issue 24 row 16: a repeated key kept the last value silently.
+		{"SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", "line 1: Nodes given twice (Nodes=n[1-4] and Nodes=n[5-6])"},
+		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s0 switches=s0\n", "line 2: switches given twice"},
+		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: SwitchName given twice"},
+		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed given twice"},
 	} {
 		_, err := ReadSlurmTopologyConf(strings.NewReader(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -23,8 +23,9 @@ const BlockRootSwitch = "block-root"
 // "SwitchName=S [Nodes=HOSTLIST] [Switches=HOSTLIST] [LinkSpeed=N]" or block lines
 // "BlockName=B Nodes=HOSTLIST" (with "BlockSizes=..."), parameter names in any case,
 // '#' comments. Hosts are numbered in order of first appearance, switches in order of
-// their lines. A switch or block listed twice, a child switch that is never defined,
-// tree and block lines mixed, or a bad hostlist are errors naming the line.
+// their lines. A switch or block listed twice, a key given twice on one line, a child
+// switch that is never defined, tree and block lines mixed, or a bad hostlist are
+// errors naming the line.
 func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
 	type sw struct {
 		name            string
@@ -50,11 +51,18 @@ func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
 		var s sw
 		s.line = line
 		kind := ""
+		seen := map[string]string{}
 		for _, f := range fields {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok {
 				return nil, fmt.Errorf("line %d: %q is not KEY=VALUE", line, f)
 			}
+			// A repeated key (Nodes=n[1-4] Nodes=n[5-6]) is refused: which one Slurm
+			// keeps is not something to guess.
+			if prev, dup := seen[strings.ToLower(k)]; dup {
+				return nil, fmt.Errorf("line %d: %s given twice (%s and %s); give it once", line, k, prev, f)
+			}
+			seen[strings.ToLower(k)] = f
 			var err error
 			switch strings.ToLower(k) {
 			case "switchname", "blockname":
