@@ -53,7 +53,8 @@ last message is on disk. The result of a run is the time until all tasks have
 finished, in seconds; the output is its mean over --runs seeded runs with the
 half-width of a 95% confidence interval (Student's t), plus the mean number D of
 free squares after each allocation (Definition 1) and the fraction of allocations
-after which the free set was spatially compact (Lemma 1).
+after which the free set was spatially compact (Lemma 1); these two are defined on
+2^m x 2^n meshes only and left out elsewhere (JSON mean_squares, spatially_compact).
 
 The network is procalloc's wormhole model (docs/comm.md): --msg-flits flits of
 --flit-bytes bytes per message, links of --link-mbps (one flit per cycle), x-y
@@ -212,15 +213,32 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					}
 					fmt.Fprintf(w, "%s, %d tasks of mean size %g, %s communication, %d runs per line, seed %d\n",
 						o.Machine, o.Tasks, o.MeanSize, o.Pattern, *runs, o.Seed)
-					t := newTable(w, "alloc", "comm/io", "runs", "mean completion (s)", "ci95 (s)", "D", "spatially compact", "waiting at 0")
+					// D and Lemma 1 are defined on 2^m x 2^n meshes only: their columns
+					// are left out elsewhere.
+					compact := false
+					for _, r := range o.Results {
+						compact = compact || r.MeanSquares != nil
+					}
+					head := []string{"alloc", "comm/io", "runs", "mean completion (s)", "ci95 (s)"}
+					if compact {
+						head = append(head, "D", "spatially compact")
+					}
+					t := newTable(w, append(head, "waiting at 0")...)
 					for _, r := range o.Results {
 						mark := ""
 						if r.Interrupted {
 							mark = " (interrupted)"
 						}
-						t.row(r.Alloc, strconv.Itoa(r.CommPerIO), strconv.Itoa(r.Runs)+mark, fmt.Sprintf("%.6f", r.MeanCompletion),
-							fmt.Sprintf("%.6f", r.CI95), fmt.Sprintf("%.2f", r.MeanSquares), fmt.Sprintf("%.2f", r.SpatiallyCompact),
-							fmt.Sprintf("%.2f", r.MeanWaitingTasks))
+						row := []string{r.Alloc, strconv.Itoa(r.CommPerIO), strconv.Itoa(r.Runs) + mark, fmt.Sprintf("%.6f", r.MeanCompletion),
+							fmt.Sprintf("%.6f", r.CI95)}
+						if compact {
+							d, c := "-", "-"
+							if r.MeanSquares != nil {
+								d, c = fmt.Sprintf("%.2f", *r.MeanSquares), fmt.Sprintf("%.2f", *r.SpatiallyCompact)
+							}
+							row = append(row, d, c)
+						}
+						t.row(append(row, fmt.Sprintf("%.2f", r.MeanWaitingTasks))...)
 					}
 					return t.flush()
 				})

@@ -36,3 +36,33 @@ func TestNetsimNoSaturation(t *testing.T) {
 		}
 	}
 }
+
+// Issue 24 row 20: D and Lemma 1's compactness are defined on 2^m x 2^n meshes only;
+// elsewhere batch leaves them out (it printed 0) in JSON and in the table.
+func TestBatchCompactnessOnlyWhereDefined(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "batch", "--machine", "mesh:12x12:io=left", "--alloc", "mbs", "--runs", "5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var o map[string]any
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := o["mean_squares"]; ok {
+		t.Errorf("12x12: mean_squares present: %s", out)
+	}
+	if _, ok := o["spatially_compact"]; ok {
+		t.Errorf("12x12: spatially_compact present: %s", out)
+	}
+	if _, out, _ := runCLI(t, "", "batch", "--machine", "mesh:12x12:io=left", "--alloc", "mbs", "--runs", "5"); strings.Contains(out, "spatially compact") {
+		t.Errorf("12x12 table has the compactness columns:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "", "batch", "--machine", "mesh:16x16:io=left", "--alloc", "mbs", "--runs", "5", "--json")
+	o = nil
+	if err := json.Unmarshal([]byte(out), &o); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if d, ok := o["mean_squares"].(float64); !ok || d < 1 {
+		t.Errorf("16x16: mean_squares %v", o["mean_squares"])
+	}
+}
