@@ -76,10 +76,10 @@ type BatchResult struct {
 	// when no allocation was made.
 	MeanSquares      *float64 `json:"mean_squares,omitempty"`
 	SpatiallyCompact *float64 `json:"spatially_compact,omitempty"`
-	MeanWaitingTasks float64 `json:"mean_tasks_waiting_at_start"`
-	CycleSeconds     float64 `json:"cycle_seconds"`
-	DiskCycles       int64   `json:"disk_cycles_per_message"`
-	MessagesPerRun   float64 `json:"messages_per_run"`
+	MeanWaitingTasks float64  `json:"mean_tasks_waiting_at_start"`
+	CycleSeconds     float64  `json:"cycle_seconds"`
+	DiskCycles       int64    `json:"disk_cycles_per_message"`
+	MessagesPerRun   float64  `json:"messages_per_run"`
 	// Completions are the per-run completion times, in run order (nil entries of
 	// interrupted runs are left out; Runs counts the ones kept).
 	Completions []float64 `json:"-"`
