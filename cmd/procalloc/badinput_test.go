@@ -87,7 +87,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--cycle-seconds", "0"}, 2, "--cycle-seconds 0"},
 		{[]string{"netsim", "--machine", "mesh:8x8", "--rate", "0"}, 2, "--rate 0: must be in (0, 1]"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1000000000000"}, 1, "no job arrives in the window"},
-		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "100", "--to", "50"}, 1, "the end must come after the start"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "100", "--to", "50"}, 2, "the window must end after --from 100"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1.5"}, 2, `"1.5" is neither whole seconds`},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)

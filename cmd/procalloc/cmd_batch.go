@@ -116,6 +116,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					if s == "" {
 						return usagef("--alloc %q: an allocator spec is empty", *allocs)
 					}
+					if isAsRun(s) {
+						return usagef("--alloc as-run replays a trace's recorded placements; batch's tasks are synthetic and have none")
+					}
 					if _, err := alloc.Parse(s, g, alloc.Options{}); err != nil {
 						return usageError{err.Error()}
 					}

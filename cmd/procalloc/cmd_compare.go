@@ -112,6 +112,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						return usageError{err.Error()}
 					}
 				}
+				sf.asRunAlloc = slices.ContainsFunc(specs, isAsRun)
 				g, compat, tr, base, err := sf.load(e)
 				if err != nil {
 					return err
@@ -345,8 +346,8 @@ func writeBarChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 func parseLoads(s string) ([]float64, error) {
 	out, err := parseList("--loads", s, func(f string) (float64, bool) {
 		v, ok := parseFinite(f)
-		return v, ok && v > 0
-	}, "a positive load factor")
+		return v, ok && v > 0 && v <= 1e6
+	}, "a load factor greater than 0 and at most 1e6 (as --contract)")
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -37,6 +36,9 @@ type simFlags struct {
 	commSeed                         uint64
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
 	from, to      string
+	// asRunAlloc is set by the command before load when an allocator is as-run,
+	// which needs an sacct trace.
+	asRunAlloc bool
 	dropLarger    bool
 	droppedLarger int // set by load
 }
@@ -86,11 +88,11 @@ func (f *simFlags) network() (comm *sim.Comm, pattern netsim.Pattern, msgBytes i
 			return nil, nil, 0, usagef("--comm: %v", err)
 		}
 		comm = &sim.Comm{Pattern: pat, Params: p, MessagesPerSecond: f.msgsPerSecond, CycleSeconds: f.cycleSeconds, Seed: f.commSeed}
-		if !(f.msgsPerSecond > 0) || math.IsInf(f.msgsPerSecond, 0) {
-			return nil, nil, 0, usagef("--msgs-per-second %v: must be a positive number", f.msgsPerSecond)
+		if !(f.msgsPerSecond > 0) || f.msgsPerSecond > sim.MaxMessagesPerSecond {
+			return nil, nil, 0, usagef("--msgs-per-second %v: must be a positive number of at most %g", f.msgsPerSecond, sim.MaxMessagesPerSecond)
 		}
-		if !(f.cycleSeconds > 0) || math.IsInf(f.cycleSeconds, 0) {
-			return nil, nil, 0, usagef("--cycle-seconds %v: must be a positive number", f.cycleSeconds)
+		if !(f.cycleSeconds >= sim.MinCycleSeconds && f.cycleSeconds <= sim.MaxCycleSeconds) {
+			return nil, nil, 0, usagef("--cycle-seconds %v: must be between %g and %g seconds", f.cycleSeconds, sim.MinCycleSeconds, sim.MaxCycleSeconds)
 		}
 	}
 	return comm, pattern, p.MessageFlits * p.FlitBytes, nil
@@ -174,6 +176,9 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", f.trace, tr.Skipped[why], why)
 	}
+	if f.asRunAlloc && tr.Format != "sacct" {
+		return nil, "", nil, nil, usagef("--alloc as-run places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", f.trace, tr.Format)
+	}
 	if f.sched == "as-run" {
 		if tr.Format != "sacct" {
 			return nil, "", nil, nil, usagef("--sched as-run starts jobs when production did, which only an sacct trace records")
@@ -203,6 +208,9 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 			}
 			if to <= 0 {
 				return nil, "", nil, nil, usagef("--to %s: the window must end after the trace's start", f.to)
+			}
+			if to <= from {
+				return nil, "", nil, nil, usagef("--to %s: the window must end after --from %s (%d s <= %d s from the trace's start)", f.to, f.from, to, from)
 			}
 		}
 		if jobs, err = sim.Window(jobs, from, to); err != nil {
@@ -252,6 +260,12 @@ func replayBytes(trace []sim.Job, n int64) float64 {
 	}
 	per := float64(2*unsafe.Sizeof(sim.Job{})+unsafe.Sizeof(sim.JobResult{})) + 8*procs/float64(max(len(trace), 1))
 	return float64(n) * per
+}
+
+// isAsRun reports whether an allocator spec is the as-run allocator.
+func isAsRun(spec string) bool {
+	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return family == "as-run"
 }
 
 // windowTime reads a --from/--to value: seconds from the trace's start, or a date
@@ -393,6 +407,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if *convert != "" && sf.machine == "" {
 					sf.machine = "mesh:1" // not used
 				}
+				sf.asRunAlloc = isAsRun(*allocSpec)
 				g, compat, tr, jobs, err := sf.load(e)
 				if err != nil {
 					return err
