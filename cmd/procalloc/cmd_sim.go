@@ -35,10 +35,10 @@ type simFlags struct {
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
-	from, to      string
+	from, to string
 	// asRunAlloc is set by the command before load when an allocator is as-run,
 	// which needs an sacct trace.
-	asRunAlloc bool
+	asRunAlloc    bool
 	dropLarger    bool
 	droppedLarger int // set by load
 }
