@@ -55,6 +55,7 @@ half-width of a 95% confidence interval (Student's t), plus the mean number D of
 free squares after each allocation (Definition 1) and the fraction of allocations
 after which the free set was spatially compact (Lemma 1); these two are defined on
 2^m x 2^n meshes only and left out elsewhere (JSON mean_squares, spatially_compact).
+Every output (-o, --svg, --svg-relative) is checked for writability before the runs.
 
 The network is procalloc's wormhole model (docs/comm.md): --msg-flits flits of
 --flit-bytes bytes per message, links of --link-mbps (one flit per cycle), x-y
@@ -164,6 +165,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				if *workers < 0 {
 					return usagef("--workers %d: must be 0 (one per core) or more", *workers)
 				}
+				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"--svg-relative", *svgRel}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				total := int64(len(specs) * len(counts) * *runs)
 				prog := newProgress(e, "batch", total)
 				o := batchOutput{Machine: g.Spec(), Pattern: pat.Name(), Tasks: *tasks, MeanSize: *mean, Seed: *seed}
@@ -193,13 +197,13 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				}
 				prog.Done()
 				for _, c := range []struct {
-					path     string
-					relative bool
-				}{{*svg, false}, {*svgRel, true}} {
+					flag, path string
+					relative   bool
+				}{{"--svg", *svg, false}, {"--svg-relative", *svgRel, true}} {
 					if c.path == "" {
 						continue
 					}
-					if err := writeFileAtomic(e, c.path, func(w io.Writer) error { return writeBatchChart(w, o, c.relative) }); err != nil {
+					if err := writeOutput(e, c.flag, c.path, func(w io.Writer) error { return writeBatchChart(w, o, c.relative) }); err != nil {
 						return err
 					}
 				}

@@ -62,6 +62,9 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					ctx, cancel = context.WithTimeout(ctx, *limit)
 					defer cancel()
 				}
+				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				start := time.Now()
 				c, err := exact.Cluster(ctx, *dim, *k)
 				if err != nil {
@@ -81,7 +84,7 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					res["note"] = note
 				}
 				if *svg != "" {
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }); err != nil {
+					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }); err != nil {
 						return err
 					}
 				}

@@ -61,7 +61,8 @@ understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
 --csv writes the table, --svg a bar chart of one metric (--metric), --json every
 summary (the same keys as sim --json). Machines, networks (--graph) and traces
 (sacct too) as for "procalloc sim"; see 'procalloc help sim'. Ctrl-C writes the
-replays finished so far (every output) and exits with status 130.`,
+replays finished so far (every output) and exits with status 130. Every output
+(-o, --csv, --svg) is checked for writability before the first replay starts.`,
 		example: `procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
     --alloc mc1x1:tb=3,9,3,2,bf:hilbert,mc1x1,mm,genalg,bf:snake --svg fig18.svg
 procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv
@@ -130,6 +131,9 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo}); err != nil {
 						return usageError{err.Error()}
 					}
+				}
+				if err := checkOutputs(e, outputFlag{"--csv", *csvOut}, outputFlag{"--svg", *svgOut}, outputFlag{"-o", *out}); err != nil {
+					return err
 				}
 				// One run per load factor and allocator, load-major.
 				var runs []compareRun
@@ -225,7 +229,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					return interrupted
 				}
 				if *csvOut != "" {
-					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
+					if err := writeOutput(e, "--csv", *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
 						return err
 					}
 				}
@@ -234,7 +238,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					if len(loadList) > 1 {
 						draw = func(w io.Writer) error { return writeLoadChart(w, sums, *chart) }
 					}
-					if err := writeFileAtomic(e, *svgOut, draw); err != nil {
+					if err := writeOutput(e, "--svg", *svgOut, draw); err != nil {
 						return err
 					}
 				}

@@ -412,8 +412,11 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if err != nil {
 					return err
 				}
+				if err := checkOutputs(e, outputFlag{"--convert", *convert}, outputFlag{"--per-job", *perJob}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				if *convert != "" {
-					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
+					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
 				}
 				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo})
 				if err != nil {
@@ -448,7 +451,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					return err
 				}
 				if *perJob != "" {
-					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob, cfg.Baseline != nil) }); err != nil {
+					if err := writeOutput(e, "--per-job", *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob, cfg.Baseline != nil) }); err != nil {
 						return err
 					}
 				}

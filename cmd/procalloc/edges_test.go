@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,5 +68,56 @@ func TestBatchCompactnessOnlyWhereDefined(t *testing.T) {
 	}
 	if d, ok := o["mean_squares"].(float64); !ok || d < 1 {
 		t.Errorf("16x16: mean_squares %v", o["mean_squares"])
+	}
+}
+
+// Issue 24 row 17: every output path is checked before computing, the error names
+// its flag (not "-o"), and no other output is written. A context cancelled from the
+// start shows the order: the output error comes before any computing would notice
+// the interrupt.
+func TestOutputsCheckedBeforeComputing(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(file, "x") // below a regular file: unwritable even for root
+	ok := filepath.Join(dir, "ok.txt")
+	swf := filepath.Join(dir, "t.swf")
+	if err := os.WriteFile(swf, []byte("0 4 100 -1\n10 2 50 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "mbs", "--runs", "300", "--svg", bad, "-o", ok}, "--svg " + bad},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "mbs", "--runs", "300", "--svg-relative", bad, "-o", ok}, "--svg-relative " + bad},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "mbs", "--runs", "300", "-o", bad}, "-o " + bad},
+		{[]string{"compare", "--trace", swf, "--machine", "mesh:4x4", "--alloc", "mc1x1", "--csv", bad, "-o", ok}, "--csv " + bad},
+		{[]string{"compare", "--trace", swf, "--machine", "mesh:4x4", "--alloc", "mc1x1", "--svg", bad, "-o", ok}, "--svg " + bad},
+		{[]string{"sim", "--trace", swf, "--machine", "mesh:4x4", "--per-job", bad, "-o", ok}, "--per-job " + bad},
+		{[]string{"sim", "--trace", swf, "--convert", bad}, "--convert " + bad},
+		{[]string{"netsim", "--machine", "mesh:8x8", "--rate", "0.1,0.2", "-o", bad}, "-o " + bad},
+		{[]string{"cluster", "--k", "30", "--svg", bad, "-o", ok}, "--svg " + bad},
+	} {
+		var out, errb bytes.Buffer
+		run(cancelled, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, tc.args)
+		if !strings.Contains(errb.String(), tc.want+": not a directory") {
+			t.Errorf("%s: stderr %q, want %q", strings.Join(tc.args, " "), errb.String(), tc.want+": not a directory")
+		}
+		if _, err := os.Stat(ok); err == nil {
+			t.Errorf("%s: -o written although another output is unwritable", strings.Join(tc.args, " "))
+			os.Remove(ok)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "batch", "--machine", "mesh:16x16:io=left", "--alloc", "mbs", "--runs", "2", "--svg", ok, "-o", ok); code != 2 || !strings.Contains(stderr, "name the same file") {
+		t.Errorf("two outputs on one file: exit %d, %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("files left behind: %v", entries)
 	}
 }
