@@ -35,14 +35,26 @@ func Expand(expr string) ([]string, error) {
 // the total over all of them, so that many expressions of MaxHosts names each are an
 // error and not an exhausted memory.
 func ExpandAll(exprs []string) ([]string, error) {
-	var out []string
+	// Count first (syntax checked, nothing built), so that a list too long in all
+	// is refused before its first name is made.
+	total := 0
 	for _, expr := range exprs {
 		items := splitTop(expr)
 		if len(items) == 0 {
 			return nil, fmt.Errorf("%q: no host names: %w", expr, ErrSyntax)
 		}
 		for _, item := range items {
-			names, err := expandOne(item, MaxHosts-len(out))
+			_, n, err := expandOne(item, MaxHosts-total, true)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", expr, err)
+			}
+			total += n
+		}
+	}
+	out := make([]string, 0, total)
+	for _, expr := range exprs {
+		for _, item := range splitTop(expr) {
+			names, _, err := expandOne(item, MaxHosts-len(out), false)
 			if err != nil {
 				return nil, fmt.Errorf("%q: %w", expr, err)
 			}
@@ -82,38 +94,49 @@ func splitTop(s string) []string {
 	return out
 }
 
-func expandOne(item string, room int) ([]string, error) {
+// expandOne expands one name with its brackets, refusing more than room names; with
+// count it only checks and counts them.
+func expandOne(item string, room int, count bool) ([]string, int, error) {
 	names := []string{""}
+	n := 1
 	rest := item
 	sawBracket := false
 	for rest != "" {
 		open := strings.IndexByte(rest, '[')
 		if open < 0 {
 			if strings.ContainsRune(rest, ']') {
-				return nil, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
+				return nil, 0, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
 			}
 			if sawBracket {
-				return nil, fmt.Errorf("text %q after the last bracket of %q: %w", rest, item, ErrSyntax)
+				return nil, 0, fmt.Errorf("text %q after the last bracket of %q: %w", rest, item, ErrSyntax)
 			}
-			for i := range names {
-				names[i] += rest
+			if !count {
+				for i := range names {
+					names[i] += rest
+				}
 			}
 			break
 		}
 		closeAt := strings.IndexByte(rest, ']')
 		if closeAt < open {
-			return nil, fmt.Errorf("unmatched brackets in %q: %w", item, ErrSyntax)
+			return nil, 0, fmt.Errorf("unmatched brackets in %q: %w", item, ErrSyntax)
 		}
 		prefix, body := rest[:open], rest[open+1:closeAt]
 		if strings.ContainsAny(body, "[") {
-			return nil, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
+			return nil, 0, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
 		}
-		vals, err := rangeList(body, item, room)
+		vals, nv, err := rangeList(body, item, room, count)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if len(names)*len(vals) > room {
-			return nil, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+		if n*nv > room {
+			return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+		}
+		n *= nv
+		rest = rest[closeAt+1:]
+		sawBracket = true
+		if count {
+			continue
 		}
 		next := make([]string, 0, len(names)*len(vals))
 		for _, n := range names {
@@ -122,39 +145,45 @@ func expandOne(item string, room int) ([]string, error) {
 			}
 		}
 		names = next
-		rest = rest[closeAt+1:]
-		sawBracket = true
 	}
-	if len(names) > room {
-		return nil, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+	if n > room {
+		return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
 	}
-	return names, nil
+	if count {
+		return nil, n, nil
+	}
+	return names, n, nil
 }
 
 // rangeList expands "1-3,007,9" into the numbers as written (padding kept).
-// More than room values are refused.
-func rangeList(body, item string, room int) ([]string, error) {
+// More than room values are refused; with count only their number is returned.
+func rangeList(body, item string, room int, count bool) ([]string, int, error) {
 	if body == "" {
-		return nil, fmt.Errorf("empty brackets in %q: %w", item, ErrSyntax)
+		return nil, 0, fmt.Errorf("empty brackets in %q: %w", item, ErrSyntax)
 	}
 	var out []string
+	n := 0
 	for _, r := range strings.Split(body, ",") {
 		lo, hi, isRange := strings.Cut(r, "-")
 		a, err := number(lo, item)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		b := a
 		if isRange {
 			if b, err = number(hi, item); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 		if b < a {
-			return nil, fmt.Errorf("reversed range %q in %q: %w", r, item, ErrSyntax)
+			return nil, 0, fmt.Errorf("reversed range %q in %q: %w", r, item, ErrSyntax)
 		}
-		if room <= len(out) || b-a >= uint64(room-len(out)) {
-			return nil, fmt.Errorf("range %q in %q: more than %d host names in all: %w", r, item, MaxHosts, ErrSyntax)
+		if room <= n || b-a >= uint64(room-n) {
+			return nil, 0, fmt.Errorf("range %q in %q: more than %d host names in all: %w", r, item, MaxHosts, ErrSyntax)
+		}
+		n += int(b-a) + 1
+		if count {
+			continue
 		}
 		width := 0
 		if len(lo) > 1 && lo[0] == '0' {
@@ -168,7 +197,7 @@ func rangeList(body, item string, room int) ([]string, error) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return out, n, nil
 }
 
 func number(s, item string) (uint64, error) {
