@@ -102,6 +102,7 @@ func TestOutputsCheckedBeforeComputing(t *testing.T) {
 		{[]string{"sim", "--trace", swf, "--convert", bad}, "--convert " + bad},
 		{[]string{"netsim", "--machine", "mesh:8x8", "--rate", "0.1,0.2", "-o", bad}, "-o " + bad},
 		{[]string{"cluster", "--k", "30", "--svg", bad, "-o", ok}, "--svg " + bad},
+		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--svg", bad, "-o", ok}, "--svg " + bad},
 	} {
 		var out, errb bytes.Buffer
 		run(cancelled, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, tc.args)
