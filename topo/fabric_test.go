@@ -336,6 +336,7 @@ func TestFabricBadInput(t *testing.T) {
 		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s0 switches=s0\n", "line 2: switches given twice"},
 		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: SwitchName given twice"},
 		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed given twice"},
+		{"BlockName=b1 Nodes=n1\nBlockSizes=-4,NaN\n", "line 2: block_sizes: \"-4\" is not a positive integer"},
 	} {
 		_, err := ReadSlurmTopologyConf(strings.NewReader(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

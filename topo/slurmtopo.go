@@ -79,7 +79,15 @@ func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
 				if s.switches, err = hostlist.Expand(v); err != nil {
 					return nil, fmt.Errorf("line %d: Switches=%s: %w", line, v, err)
 				}
-			case "linkspeed", "blocksizes":
+			case "blocksizes":
+				var vals []*yaml.Node
+				for _, b := range strings.Split(v, ",") {
+					vals = append(vals, &yaml.Node{Kind: yaml.ScalarNode, Value: b, Line: line})
+				}
+				if err := checkBlockSizes(vals); err != nil {
+					return nil, err
+				}
+			case "linkspeed":
 			default:
 				return nil, fmt.Errorf("line %d: unknown parameter %q (want SwitchName, Nodes, Switches, LinkSpeed, BlockName, BlockSizes)", line, k)
 			}
