@@ -60,7 +60,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&f.scale.Perturb, "perturb", 0, "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)")
 	fs.Uint64Var(&f.scale.Seed, "seed", 1, "seed of the replica perturbation")
 	fs.StringVar(&f.from, "from", "", "keep jobs arriving at or after `TIME`: seconds from the trace's start, or a date YYYY-MM-DD[THH:MM:SS] in the trace's time zone (SWF header)")
-	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from)")
+	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from; after --from, else a usage error)")
 	fs.BoolVar(&f.dropLarger, "drop-larger", false, "drop jobs larger than the machine (counted and reported) instead of failing")
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
@@ -68,8 +68,8 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
-	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm)")
-	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm)")
+	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)")
+	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm; at most 1e6)")
 	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
 }
 
