@@ -27,6 +27,12 @@ type ClusterResult struct {
 // grows much faster than k, so larger sizes are refused rather than run out of memory.
 const MaxClusterK = 200000
 
+// ClusterBytes estimates the memory Cluster needs for k points beyond the search
+// itself (the incumbent's lattice box, the down-set, the arranged points): about 500
+// bytes per point, measured at k = MaxClusterK (100 MB). Used to say why a k is
+// refused.
+func ClusterBytes(k int) float64 { return 500 * float64(k) }
+
 // Clusters computes the optimal unconstrained clusters of Z^dim for sizes 1..kmax
 // (Bender et al. 2005, §1, Fig. 2 shows k = 2..21 in the plane), each by Cluster. The
 // sequence stops early when ctx ends; the last entry then carries Optimal = false and

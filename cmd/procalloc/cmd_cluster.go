@@ -38,7 +38,7 @@ procalloc cluster --k 12 --dim 3 --json
 procalloc cluster --k 16 --svg cluster16.svg
 procalloc cluster --k 300 --time-limit 10s --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			k := fs.Int("k", 0, "number of points")
+			k := fs.Int("k", 0, "number of points (1..200000)")
 			dim := fs.Int("dim", 2, "lattice dimension: 2 or 3")
 			limit := fs.Duration("time-limit", 0, "stop after this long and report the best cluster with its bound (0: no limit)")
 			asJSON := fs.Bool("json", false, "print JSON")
@@ -48,8 +48,12 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				if *k < 1 || *k > exact.MaxClusterK {
+				if *k < 1 {
 					return usagef("--k %d: must be in 1..%d", *k, exact.MaxClusterK)
+				}
+				if *k > exact.MaxClusterK {
+					return usagef("--k %d: must be in 1..%d (the largest machines); this k would need about %.3g GB before any search",
+						*k, exact.MaxClusterK, exact.ClusterBytes(*k)/1e9)
 				}
 				if *dim != 2 && *dim != 3 {
 					return usagef("--dim %d: must be 2 or 3", *dim)
