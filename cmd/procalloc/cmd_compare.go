@@ -60,7 +60,9 @@ the order the allocators were given. Commas inside a tie-breaking vector are
 understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
 --csv writes the table, --svg a bar chart of one metric (--metric), --json every
 summary (the same keys as sim --json). Machines, networks (--graph) and traces
-(sacct too) as for "procalloc sim"; see 'procalloc help sim'.`,
+(sacct too) as for "procalloc sim"; see 'procalloc help sim'. Ctrl-C writes the
+replays finished so far (every output) and exits with status 130. Every output
+(-o, --csv, --svg) is checked for writability before the first replay starts.`,
 		example: `procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
     --alloc mc1x1:tb=3,9,3,2,bf:hilbert,mc1x1,mm,genalg,bf:snake --svg fig18.svg
 procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv
@@ -111,6 +113,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						return usageError{err.Error()}
 					}
 				}
+				sf.asRunAlloc = slices.ContainsFunc(specs, isAsRun)
 				g, compat, tr, base, err := sf.load(e)
 				if err != nil {
 					return err
@@ -128,6 +131,9 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo}); err != nil {
 						return usageError{err.Error()}
 					}
+				}
+				if err := checkOutputs(e, outputFlag{"--csv", *csvOut}, outputFlag{"--svg", *svgOut}, outputFlag{"-o", *out}); err != nil {
+					return err
 				}
 				// One run per load factor and allocator, load-major.
 				var runs []compareRun
@@ -153,6 +159,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					wg   sync.WaitGroup
 					sem  = make(chan struct{}, *par)
 				)
+				outer := ctx
 				ctx, cancel := context.WithCancel(ctx)
 				defer cancel()
 				for i, r := range runs {
@@ -197,19 +204,32 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
 					}
 				}
+				// Interrupted (Ctrl-C): the replays that finished are written, the
+				// others dropped, and the command ends with status 130.
+				var interrupted error
 				for _, err := range errs {
 					if err != nil {
-						return err
+						if outer.Err() == nil {
+							return err
+						}
+						interrupted = err
 					}
 				}
-				sums := make([]sim.Summary, len(results))
+				var sums []sim.Summary
 				for i, r := range results {
-					sums[i] = r.Summary
-					sums[i].LoadFactor = loadList[runs[i].load]
-					sums[i].Seconds = seconds[i]
+					if !finished[i] {
+						continue
+					}
+					sum := r.Summary
+					sum.LoadFactor = loadList[runs[i].load]
+					sum.Seconds = seconds[i]
+					sums = append(sums, sum)
+				}
+				if interrupted != nil && len(sums) == 0 {
+					return interrupted
 				}
 				if *csvOut != "" {
-					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
+					if err := writeOutput(e, "--csv", *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
 						return err
 					}
 				}
@@ -218,16 +238,20 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					if len(loadList) > 1 {
 						draw = func(w io.Writer) error { return writeLoadChart(w, sums, *chart) }
 					}
-					if err := writeFileAtomic(e, *svgOut, draw); err != nil {
+					if err := writeOutput(e, "--svg", *svgOut, draw); err != nil {
 						return err
 					}
 				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error {
+				err = writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
 						return writeJSON(w, compareOutput{Trace: sf.trace, BadLines: tr.Bad, DroppedLarger: sf.droppedLarger, Runs: sums})
 					}
 					return printCompare(w, sums)
 				})
+				if err == nil && interrupted != nil {
+					return fmt.Errorf("the %d replays finished of %d were written; stopped: %w", len(sums), len(runs), interrupted)
+				}
+				return err
 			}
 		},
 	})
@@ -326,8 +350,8 @@ func writeBarChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 func parseLoads(s string) ([]float64, error) {
 	out, err := parseList("--loads", s, func(f string) (float64, bool) {
 		v, ok := parseFinite(f)
-		return v, ok && v > 0
-	}, "a positive load factor")
+		return v, ok && v > 0 && v <= 1e6
+	}, "a load factor greater than 0 and at most 1e6 (as --contract)")
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -36,7 +35,10 @@ type simFlags struct {
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
-	from, to      string
+	from, to string
+	// asRunAlloc is set by the command before load when an allocator is as-run,
+	// which needs an sacct trace.
+	asRunAlloc    bool
 	dropLarger    bool
 	droppedLarger int // set by load
 }
@@ -58,7 +60,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&f.scale.Perturb, "perturb", 0, "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)")
 	fs.Uint64Var(&f.scale.Seed, "seed", 1, "seed of the replica perturbation")
 	fs.StringVar(&f.from, "from", "", "keep jobs arriving at or after `TIME`: seconds from the trace's start, or a date YYYY-MM-DD[THH:MM:SS] in the trace's time zone (SWF header)")
-	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from)")
+	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from; after --from, else a usage error)")
 	fs.BoolVar(&f.dropLarger, "drop-larger", false, "drop jobs larger than the machine (counted and reported) instead of failing")
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
@@ -66,8 +68,8 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
-	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm)")
-	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm)")
+	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)")
+	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm; at most 1e6)")
 	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
 }
 
@@ -86,11 +88,11 @@ func (f *simFlags) network() (comm *sim.Comm, pattern netsim.Pattern, msgBytes i
 			return nil, nil, 0, usagef("--comm: %v", err)
 		}
 		comm = &sim.Comm{Pattern: pat, Params: p, MessagesPerSecond: f.msgsPerSecond, CycleSeconds: f.cycleSeconds, Seed: f.commSeed}
-		if !(f.msgsPerSecond > 0) || math.IsInf(f.msgsPerSecond, 0) {
-			return nil, nil, 0, usagef("--msgs-per-second %v: must be a positive number", f.msgsPerSecond)
+		if !(f.msgsPerSecond > 0) || f.msgsPerSecond > sim.MaxMessagesPerSecond {
+			return nil, nil, 0, usagef("--msgs-per-second %v: must be a positive number of at most %g", f.msgsPerSecond, sim.MaxMessagesPerSecond)
 		}
-		if !(f.cycleSeconds > 0) || math.IsInf(f.cycleSeconds, 0) {
-			return nil, nil, 0, usagef("--cycle-seconds %v: must be a positive number", f.cycleSeconds)
+		if !(f.cycleSeconds >= sim.MinCycleSeconds && f.cycleSeconds <= sim.MaxCycleSeconds) {
+			return nil, nil, 0, usagef("--cycle-seconds %v: must be between %g and %g seconds", f.cycleSeconds, sim.MinCycleSeconds, sim.MaxCycleSeconds)
 		}
 	}
 	return comm, pattern, p.MessageFlits * p.FlitBytes, nil
@@ -174,6 +176,9 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", f.trace, tr.Skipped[why], why)
 	}
+	if f.asRunAlloc && tr.Format != "sacct" {
+		return nil, "", nil, nil, usagef("--alloc as-run places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", f.trace, tr.Format)
+	}
 	if f.sched == "as-run" {
 		if tr.Format != "sacct" {
 			return nil, "", nil, nil, usagef("--sched as-run starts jobs when production did, which only an sacct trace records")
@@ -203,6 +208,9 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 			}
 			if to <= 0 {
 				return nil, "", nil, nil, usagef("--to %s: the window must end after the trace's start", f.to)
+			}
+			if to <= from {
+				return nil, "", nil, nil, usagef("--to %s: the window must end after --from %s (%d s <= %d s from the trace's start)", f.to, f.from, to, from)
 			}
 		}
 		if jobs, err = sim.Window(jobs, from, to); err != nil {
@@ -252,6 +260,12 @@ func replayBytes(trace []sim.Job, n int64) float64 {
 	}
 	per := float64(2*unsafe.Sizeof(sim.Job{})+unsafe.Sizeof(sim.JobResult{})) + 8*procs/float64(max(len(trace), 1))
 	return float64(n) * per
+}
+
+// isAsRun reports whether an allocator spec is the as-run allocator.
+func isAsRun(spec string) bool {
+	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return family == "as-run"
 }
 
 // windowTime reads a --from/--to value: seconds from the trace's start, or a date
@@ -393,12 +407,16 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if *convert != "" && sf.machine == "" {
 					sf.machine = "mesh:1" // not used
 				}
+				sf.asRunAlloc = isAsRun(*allocSpec)
 				g, compat, tr, jobs, err := sf.load(e)
 				if err != nil {
 					return err
 				}
+				if err := checkOutputs(e, outputFlag{"--convert", *convert}, outputFlag{"--per-job", *perJob}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				if *convert != "" {
-					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
+					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
 				}
 				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo})
 				if err != nil {
@@ -433,7 +451,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					return err
 				}
 				if *perJob != "" {
-					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob, cfg.Baseline != nil) }); err != nil {
+					if err := writeOutput(e, "--per-job", *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob, cfg.Baseline != nil) }); err != nil {
 						return err
 					}
 				}
