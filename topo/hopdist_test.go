@@ -209,3 +209,31 @@ func TestHostSpacingIsTheClosestPair(t *testing.T) {
 		}
 	}
 }
+
+// Issue 24 row 5: machines too large to build are refused by counting, before any
+// allocation, with the counts and the limits in the error; products that overflow
+// 64 bits are caught too.
+func TestSyntheticSizeRefused(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"fattree:1,65536:65536", "65536 hosts, 65536 switches and more than 8388608 links"},
+		{"fattree:1,1048576:1,1048576:1,1048576:1", "more than 8388608 links"},
+		{"fattree:1024,1024:2048", "2097152 hosts"},
+		{"fattree:2,1048576:2,1048576:4", "16 hosts, 4194312 switches and more than 8388608 links"},
+		{"dragonfly:hosts_per_router=1,routers_per_group=1,intergroup_links=1,num_groups=1000000", "1000000 hosts, 1000000 switches and more than 8388608 links"},
+		{"dragonfly:hosts_per_router=1,routers_per_group=1000000,intergroup_links=1,num_groups=1", "1000000 hosts, 1000000 switches and more than 8388608 links"},
+		{"dragonfly:hosts_per_router=4611686018427387904,routers_per_group=1,intergroup_links=1,num_groups=2", "more than 8388608 hosts"},
+		{"dragonfly:hosts_per_router=4611686018427387904,routers_per_group=4611686018427387904,intergroup_links=1,num_groups=4611686018427387904", "more than 8388608 hosts"},
+		{"dragonfly:hosts_per_router=1,routers_per_group=2,intergroup_links=9223372036854775807,num_groups=3", "more than 8388608 links"},
+		{"dragonfly:hosts_per_router=1024,routers_per_group=1024,intergroup_links=1,num_groups=2", "2097152 hosts, 2048 switches and 3144705 links"},
+	} {
+		_, err := ParseMachine(c.spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "MiB to build") {
+			t.Errorf("%s: error %v, want one saying %q and the memory", c.spec, err, c.want)
+		}
+	}
+	// The largest machines users have still build: 200,704 hosts.
+	m, err := ParseMachine("fattree:32,32:32,32:196")
+	if err != nil || m.N() != 200704 {
+		t.Fatalf("fattree:32,32:32,32:196: %v", err)
+	}
+}
