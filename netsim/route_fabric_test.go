@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
@@ -43,5 +44,18 @@ func TestFatTreeRoutesSpread(t *testing.T) {
 		if len(used) != c.tops {
 			t.Fatalf("%s: host 0's routes climb through %d of %d top switches", c.shape, len(used), c.tops)
 		}
+	}
+}
+
+// A fabric whose next-hop table would not fit is refused before the table is
+// allocated, naming the sizes (200,704 hosts x 214,272 vertices would be 328 GiB).
+func TestGraphRouterRefusesHugeTables(t *testing.T) {
+	m, err := topo.ParseMachine("fattree:32,32:32,32:196")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewRouter(m)
+	if err == nil || !strings.Contains(err.Error(), "200704 hosts x 214272 vertices") {
+		t.Fatalf("error %v, want the table's size", err)
 	}
 }
