@@ -245,15 +245,15 @@ func (h *hopIndex) meetDist(u, v int32) int {
 			s = 1
 		}
 		o := 1 - s
-		best := int32(-1)
 		sc.next = sc.next[:0]
 		for _, a := range sc.frontier[s] {
 			da := sc.dist[s][a]
 			for _, b := range h.qAdj[h.qOff[a]:h.qOff[a+1]] {
 				if sc.stamp[o][b] == now {
-					if d := da + 1 + sc.dist[o][b]; best < 0 || d < best {
-						best = d
-					}
+					// The balls (radii ra, rb) were disjoint before this level,
+					// so the distance is > ra+rb, and a meeting gives a walk of
+					// at most ra+1+rb: the first meeting is exact.
+					return int(da + 1 + sc.dist[o][b])
 				}
 				if sc.stamp[s][b] != now {
 					sc.stamp[s][b] = now
@@ -261,9 +261,6 @@ func (h *hopIndex) meetDist(u, v int32) int {
 					sc.next = append(sc.next, b)
 				}
 			}
-		}
-		if best >= 0 {
-			return int(best)
 		}
 		sc.frontier[s], sc.next = sc.next, sc.frontier[s]
 	}
