@@ -47,10 +47,13 @@ func (a *graphGenAlg) Allocate(k int) ([]int, error) {
 			set = append(set, int(key&(1<<32-1)))
 		}
 		a.set = set
-		var score int64
-		for i, u := range set {
-			for _, v := range set[i+1:] {
-				score += int64(a.g.Dist(u, v))
+		score, ok := a.g.PairDistSum(set)
+		if !ok {
+			score = 0
+			for i, u := range set {
+				for _, v := range set[i+1:] {
+					score += int64(a.g.Dist(u, v))
+				}
 			}
 		}
 		if bestScore < 0 || score < bestScore {

@@ -560,3 +560,62 @@ func (h *hopIndex) bytes() int {
 	h.mu.Unlock()
 	return n
 }
+
+// PairDistSum returns the sum of the hop distances between all unordered pairs of
+// the distinct vertices nodes, and false (sum 0) when some pair is not connected. It
+// groups the vertices by anchor and class (see Dist), so that it looks up one
+// distance per pair of classes instead of per pair of vertices: a job of 1,024 hosts
+// on 256 leaf switches of a fat tree has a few dozen classes.
+func (g *Graph) PairDistSum(nodes []int) (int64, bool) {
+	h := g.hopIndex()
+	k := int64(len(nodes))
+	type ent struct{ class, anchor int32 }
+	es := make([]ent, len(nodes))
+	var sum int64
+	for i, v := range nodes {
+		es[i] = ent{h.class[v], h.anchor[v]}
+		if h.anchor[v] != int32(v) {
+			sum += k - 1 // v's one hop to its anchor, on each of its k-1 pairs
+		}
+	}
+	slices.SortFunc(es, func(a, b ent) int {
+		if a.class != b.class {
+			return int(a.class - b.class)
+		}
+		return int(a.anchor - b.anchor)
+	})
+	// Classes with their counts; pairs in one class but under different anchors are
+	// twins' pairs, two hops apart beyond the offsets.
+	var cls []int32
+	var cnt []int64
+	for i := 0; i < len(es); {
+		j := i
+		for j < len(es) && es[j].class == es[i].class {
+			j++
+		}
+		n := int64(j - i)
+		twins := n * (n - 1) / 2
+		for a := i; a < j; {
+			b := a
+			for b < j && es[b].anchor == es[a].anchor {
+				b++
+			}
+			twins -= int64(b-a) * int64(b-a-1) / 2
+			a = b
+		}
+		sum += 2 * twins
+		cls = append(cls, es[i].class)
+		cnt = append(cnt, n)
+		i = j
+	}
+	for i, c := range cls {
+		for j := i + 1; j < len(cls); j++ {
+			d := h.qdist(c, cls[j])
+			if d < 0 {
+				return 0, false
+			}
+			sum += cnt[i] * cnt[j] * int64(d)
+		}
+	}
+	return sum, true
+}

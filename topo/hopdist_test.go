@@ -237,3 +237,44 @@ func TestSyntheticSizeRefused(t *testing.T) {
 		t.Fatalf("fattree:32,32:32,32:196: %v", err)
 	}
 }
+
+func TestPairDistSumMatchesPairs(t *testing.T) {
+	var graphs []*Graph
+	for _, spec := range []string{"fattree:4,4:4,4:8", "fattree:4,4:4,4:4,4:4,4:4", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9"} {
+		m, err := ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, m.(*Graph))
+	}
+	for _, text := range []string{
+		"%switch s\n%switch t\na s\nb s\nc s\nc t\nd t\nd e\ne t\nf e\n",
+		"%switch s\n%switch t\n%switch u\n%switch v\na s\nb s\ns t\ns u\nv t\nv u\nc v\nd t\n",
+		"%switch s\n%switch t\na s\nb t\nc d\n",
+	} {
+		g, err := ReadGraph(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, g)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, g := range graphs {
+		for range 40 {
+			nodes := r.Perm(g.Vertices())[:1+r.IntN(g.Vertices())]
+			var want int64
+			ok := true
+			for i, a := range nodes {
+				row := g.DistRow(a)
+				for _, b := range nodes[i+1:] {
+					ok = ok && row[b] >= 0
+					want += int64(row[b])
+				}
+			}
+			got, gotOK := g.PairDistSum(nodes)
+			if gotOK != ok || (ok && got != want) {
+				t.Fatalf("%s, %v: PairDistSum %d %v, pairs %d %v", g.Spec(), nodes, got, gotOK, want, ok)
+			}
+		}
+	}
+}
