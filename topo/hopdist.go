@@ -39,9 +39,10 @@ import (
 //     degree first) on its shortest paths that no earlier hub covers, and d(u, v) is
 //     the least d(u, h) + d(h, v) over hubs h the two labels share; given up when the
 //     labels would outgrow maxLabelEntries;
-//   - a bounded LRU cache of breadth-first rows of Q (at most rowCacheBytes), the
-//     generic fallback, and the way to non-key classes (switches) when there is a
-//     table.
+//   - the generic fallback, also the way to non-key classes (switches) when there
+//     is a table: a breadth-first search from both ends per pair, and for a source
+//     asked about twice in a row its breadth-first row of Q, kept in a bounded LRU
+//     cache (at most rowCacheBytes).
 type hopIndex struct {
 	anchor []int32 // vertex -> itself (core) or its one neighbour (pendant host)
 	class  []int32 // vertex -> class of its anchor, a vertex of Q
@@ -68,7 +69,7 @@ type hopIndex struct {
 	meetOnly bool      // never cache rows (tests of meetDist)
 	scratch  sync.Pool // *meetScratch
 
-	tier string // "table", "labels" or "rows", for tests and the package doc
+	tier string // "table", "labels" or "rows" (the fallback), for tests
 }
 
 type qRow struct {
