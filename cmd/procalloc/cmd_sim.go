@@ -8,8 +8,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,18 +231,6 @@ const (
 // from trace: per job the trace's record, the scaled copy, the result and its node
 // list (8 bytes a processor, at the trace's mean size). It undercounts the Go heap's
 // overhead; it is meant to refuse the impossible, not to budget exactly.
-// oneReplayOneCore runs the process on one P unless GOMAXPROCS is set: a replay is
-// one goroutine, and with more Ps the garbage collector's idle-time mark workers
-// spin on the other cores. Measured on the LLNL-T3D 16x16 FCFS replay (bf:hilbert,
-// --compat premas): 0.09-0.11 s of CPU (0.04 of it system) with 2 Ps, 0.06-0.07 s
-// with one, the wall time the same or shorter (mm 0.70-0.83 s wall against
-// 0.71-0.72 s).
-func oneReplayOneCore() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
-}
-
 func replayBytes(trace []sim.Job, n int64) float64 {
 	var procs float64
 	for _, j := range trace {
@@ -335,8 +321,9 @@ did: the replay is then production itself. Other allocators under --sched as-run
 on production's schedule too (as many nodes are busy at every moment), so that only the
 placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores them.
 
-One replay runs on one core (GOMAXPROCS=1 unless the environment sets it);
-compare, batch and sweep run their replays on all cores.
+One replay is single-threaded: it keeps one core busy (the Go runtime's garbage
+collector may use a little of another). compare --parallel N, batch and sweep -j N
+run N replays at once, so N cores.
 
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
@@ -389,7 +376,6 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				oneReplayOneCore()
 				if *convert != "" && sf.machine == "" {
 					sf.machine = "mesh:1" // not used
 				}
