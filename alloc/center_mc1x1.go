@@ -745,20 +745,36 @@ func (a *mc1x1) countWall(nodes []int) int {
 // wallOnly it stops as soon as the undecided nodes are all on or all off the wall.
 func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) {
 	in, hi, need = 0, len(S), m
-	keys, hist, tmp := a.dist[:0], a.distHist, a.tmp[:0]
+	keys, hist := a.dist[:0], a.distHist
 	if n := a.x.maxLinf + 1; len(hist) < n {
 		hist = make([]int, n)
 	}
 	mesh2D := a.x.d == 2 && !a.x.anyWrap
 	co := a.x.coord
+	// On a 2D mesh, once a center has left g as it was, g's bounding box is worked
+	// out, and the centers that see the whole box at one distance are skipped in
+	// O(1) (as in lastBits): that is every center that leaves g as it was, since
+	// such a g lies in one row or column (a box two wide either way is at several
+	// distances from every point).
+	box, boxed := [4]int32{}, false
+	changed := true // g changed since the wall test
 	for j := i - 1; j >= 0 && need > 0 && need < hi-in; j-- {
 		g := S[in:hi]
-		if wallOnly {
+		if wallOnly && changed {
 			if gw := a.countWall(g); gw == 0 || gw == len(g) {
 				break
 			}
+			changed = false
 		}
 		cj := a.fl[j]
+		if boxed {
+			px, py := co[2*cj], co[2*cj+1]
+			dx0, dx1 := intervalDist(px, box[0], box[1])
+			dy0, dy1 := intervalDist(py, box[2], box[3])
+			if max(dx0, dy0) == max(dx1, dy1) {
+				continue
+			}
+		}
 		keys = keys[:0]
 		lo, up := int32(math.MaxInt32), int32(-1)
 		if mesh2D {
@@ -779,8 +795,16 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 		}
 		if lo == up {
 			hist[lo] = 0
+			if mesh2D && !boxed {
+				box, boxed = [4]int32{math.MaxInt32, -1, math.MaxInt32, -1}, true
+				for _, v := range g {
+					x, y := co[2*v], co[2*v+1]
+					box = [4]int32{min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)}
+				}
+			}
 			continue
 		}
+		boxed, changed = false, true
 		// Cut value: the need-th smallest key; g is split into < cut, == cut and
 		// > cut (the order inside each part does not matter for membership).
 		cut, less := lo, 0
@@ -790,24 +814,28 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 		}
 		eq := hist[cut]
 		clear(hist[lo : up+1])
-		next := [3]int{0, less, less + eq}
-		tmp = append(tmp[:0], g...)
-		for x, v := range tmp {
-			part := 0
-			if keys[x] >= cut {
-				part = 1
-				if keys[x] > cut {
-					part = 2
-				}
+		// In place, keys alongside: g[:p0] < cut, g[p0:p1] == cut, g[p2:] > cut.
+		p0, p1, p2 := 0, 0, len(g)
+		for p1 < p2 {
+			switch d := keys[p1]; {
+			case d < cut:
+				g[p0], g[p1] = g[p1], g[p0]
+				keys[p0], keys[p1] = d, keys[p0]
+				p0++
+				p1++
+			case d > cut:
+				p2--
+				g[p1], g[p2] = g[p2], g[p1]
+				keys[p1], keys[p2] = keys[p2], d
+			default:
+				p1++
 			}
-			g[next[part]] = v
-			next[part]++
 		}
 		in += less
 		need -= less
 		hi = in + eq
 	}
-	a.dist, a.distHist, a.tmp = keys, hist, tmp
+	a.dist, a.distHist = keys, hist
 	return in, hi, need
 }
 
