@@ -130,6 +130,11 @@ type mc1x1 struct {
 	idx    []int
 	hist   []int // l1Sums scratch
 
+	lastBuf     []int     // chooseLast2D: the nodes taken
+	segBuf      []ringSeg // chooseLast2D: runs of the undecided nodes
+	segBuf2     []ringSeg
+	plainChoose bool // chooseLast without chooseLast2D (tests)
+
 	dist     []int32 // refine: distances of the undecided nodes
 	distHist []int   // refine: how many undecided nodes at each distance (left zero)
 
@@ -692,6 +697,9 @@ func (a *mc1x1) choose(i, k, L, m int, dst []int) []int {
 // back through the earlier centers refining just the group of nodes that straddles
 // the cut at m: nodes closer to center j than the cut value are in, farther ones out.
 func (a *mc1x1) chooseLast(i, L, m int) []int {
+	if a.x.d == 2 && !a.x.anyWrap && !a.plainChoose {
+		return a.chooseLast2D(i, L, m)
+	}
 	c := a.fl[i]
 	a.sh = a.shellNodes(c, L, a.sh[:0])
 	S := a.sh
