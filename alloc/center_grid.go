@@ -25,6 +25,9 @@ type gridIndex struct {
 
 	masks    []uint64 // ballMasks
 	wallBits []uint64 // the wall nodes as a bitset (with masks)
+	// maskWords bounds the ball-mask table (ballMaskWords); tests set it to 0 to
+	// take the list-based paths on small machines (forceLists, export_test.go).
+	maskWords int
 
 	// scratch
 	ivl  [][2][2]int // per dimension up to two coordinate intervals of a ball
@@ -35,7 +38,7 @@ type gridIndex struct {
 }
 
 func newGridIndex(g *topo.Grid) *gridIndex {
-	x := &gridIndex{g: g, dims: g.Dims(), wrap: g.Wrap(), d: g.Dim(), anyWrap: g.Wraps()}
+	x := &gridIndex{g: g, dims: g.Dims(), wrap: g.Wrap(), d: g.Dim(), anyWrap: g.Wraps(), maskWords: ballMaskWords}
 	n := g.N()
 	x.coord = make([]int32, n*x.d)
 	x.wall = make([]bool, n)
@@ -392,12 +395,12 @@ const ballMaskWords = 1 << 19
 // ballMasks returns, for every node c and radius r = 0..maxLinf, the set of nodes
 // within L-infinity distance r of c as a bitset of words words (bit v of word v/64 =
 // node v), ball(c, r) at bits[(c*(maxLinf+1)+r)*words:][:words]; nil when the table
-// would exceed ballMaskWords. Built on first use.
+// would exceed x.maskWords (ballMaskWords). Built on first use.
 func (x *gridIndex) ballMasks() (bits []uint64, words int) {
 	n := x.g.N()
 	words = (n + 63) / 64
 	R := x.maxLinf + 1
-	if n*R*words > ballMaskWords {
+	if n*R*words > x.maskWords {
 		return nil, words
 	}
 	if x.masks != nil {
@@ -431,4 +434,23 @@ func (x *gridIndex) ballMasks() (bits []uint64, words int) {
 		}
 	}
 	return x.masks, words
+}
+
+// intervalDist returns the smallest and largest distance from p to a point of
+// lo..hi.
+func intervalDist(p, lo, hi int32) (near, far int32) {
+	switch {
+	case p < lo:
+		return lo - p, hi - p
+	case p > hi:
+		return p - hi, p - lo
+	}
+	return 0, max(p-lo, hi-p)
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
