@@ -55,12 +55,31 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 	}
 	box, boxed := [4]int32{}, false
 	for j := i - 1; j >= 0 && need > 0 && need < n; j-- {
+		if n <= smallRun {
+			// Few nodes left undecided: on a list, a pass over them per center
+			// is cheaper than the binary searches.
+			list := a.tmp[:0]
+			list = append(list, out...)
+			for _, g := range segs {
+				list = append(list, S[g.lo:g.hi]...)
+			}
+			a.tmp = list
+			in, hi, need := a.refineFrom(j, list, len(out), len(list), need, false)
+			if need > 0 && need < hi-in {
+				g := list[in:hi]
+				slices.SortFunc(g, func(p, q int) int { return int(a.pos[p] - a.pos[q]) })
+			}
+			a.lastBuf = out
+			a.segBuf, a.segBuf2 = next, segs
+			return list[:in+need]
+		}
 		p := a.fl[j]
 		px, py := co[2*p], co[2*p+1]
 		if boxed {
 			dx0, dx1 := intervalDist(px, box[0], box[1])
 			dy0, dy1 := intervalDist(py, box[2], box[3])
 			if max(dx0, dy0) == max(dx1, dy1) {
+				j = a.skipRun(j, box)
 				continue
 			}
 		}
@@ -168,6 +187,10 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 	a.segBuf, a.segBuf2 = next, segs
 	return out
 }
+
+// smallRun is the number of undecided nodes below which chooseLast2D hands them
+// to refineFrom.
+const smallRun = 24
 
 // sortSearch is sort.Search without the import.
 func sortSearch(n int, f func(int) bool) int {

@@ -80,6 +80,7 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 				dx0, dx1 := intervalDist(px, box[0], box[1])
 				dy0, dy1 := intervalDist(py, box[2], box[3])
 				if max(dx0, dy0) == max(dx1, dy1) {
+					j = a.skipRun(j, box)
 					continue
 				}
 			}
@@ -257,7 +258,12 @@ func (a *mc1x1) countWall(nodes []int) int {
 // in, hi, need: S[:in] are taken, S[in:hi] undecided, need more of them taken. With
 // wallOnly it stops as soon as the undecided nodes are all on or all off the wall.
 func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) {
-	in, hi, need = 0, len(S), m
+	return a.refineFrom(i-1, S, 0, len(S), m, wallOnly)
+}
+
+// refineFrom is refine from center j back, S[:in] taken already, S[in:hi]
+// undecided, need more of them to take.
+func (a *mc1x1) refineFrom(j0 int, S []int, in, hi, need int, wallOnly bool) (int, int, int) {
 	keys, hist := a.dist[:0], a.distHist
 	if n := a.x.maxLinf + 1; len(hist) < n {
 		hist = make([]int, n)
@@ -271,7 +277,7 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 	// distances from every point).
 	box, boxed := [4]int32{}, false
 	changed := true // g changed since the wall test
-	for j := i - 1; j >= 0 && need > 0 && need < hi-in; j-- {
+	for j := j0; j >= 0 && need > 0 && need < hi-in; j-- {
 		g := S[in:hi]
 		if wallOnly && changed {
 			if gw := a.countWall(g); gw == 0 || gw == len(g) {
@@ -285,6 +291,7 @@ func (a *mc1x1) refine(i int, S []int, m int, wallOnly bool) (in, hi, need int) 
 			dx0, dx1 := intervalDist(px, box[0], box[1])
 			dy0, dy1 := intervalDist(py, box[2], box[3])
 			if max(dx0, dy0) == max(dx1, dy1) {
+				j = a.skipRun(j, box)
 				continue
 			}
 		}
@@ -466,4 +473,46 @@ func (a *mc1x1) ringNodes2D(cx, cy, r int, dst []int) []int {
 		}
 	}
 	return dst
+}
+
+// skipRun returns the first index j' <= j such that every center fl[j'..j] sees the
+// box at one distance, given that fl[j] does (so the walks back through the earlier
+// centers in lastBits, refineFrom and chooseLast2D jump over them). Such a box on a
+// 2D mesh is one row or one column (or one node), and the free list goes column by
+// column (FreeListOrder), so the centers of fl[j]'s column that see it so from
+// fl[j] down form one run, found by binary search: for a row y0 (x0..x1), every
+// center at vertical distance at least max(|px-x0|, |px-x1|); for a column x0
+// (y0..y1), the centers with y in [y1-D, y0+D], D = |px-x0|. It binary-searches only
+// when fl[j-1] is in the run too, so a run of one costs O(1).
+func (a *mc1x1) skipRun(j int, box [4]int32) int {
+	if j == 0 {
+		return j
+	}
+	co := a.x.coord
+	Y := int32(a.x.dims[1])
+	p := a.fl[j]
+	px, py := co[2*p], co[2*p+1]
+	var ylo int32
+	switch {
+	case box[0] == box[1] && box[2] == box[3]: // one node: always at one distance
+		return 0
+	case box[2] == box[3]:
+		W := max(abs32(px-box[0]), abs32(px-box[1]))
+		if ylo = 0; py >= box[2]+W {
+			ylo = box[2] + W
+		}
+	case box[0] == box[1]:
+		ylo = max(box[3]-abs32(px-box[0]), 0)
+	default:
+		return j
+	}
+	q := a.fl[j-1]
+	if co[2*q] != px || co[2*q+1] < ylo {
+		return j
+	}
+	target := px*Y + ylo
+	return sortSearch(j, func(k int) bool {
+		v := a.fl[k]
+		return co[2*v]*Y+co[2*v+1] >= target
+	})
 }
