@@ -35,23 +35,10 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 	out := a.lastBuf[:0]
 	next := a.segBuf[:0]
 	need, n := m, len(S)
-	// along returns the coordinate of the k-th node of S along its line.
-	along := func(row bool, k int32) int32 {
-		if row {
-			return co[2*S[k]]
-		}
-		return co[2*S[k]+1]
-	}
+	al := a.along // al[k]: the coordinate of S[k] along its line
 	// span returns the part of seg within distance t of q along its line: S[s:e].
 	span := func(g ringSeg, q, t int32) (s, e int32) {
-		sl := S[g.lo:g.hi]
-		off := 0
-		if !g.row {
-			off = 1
-		}
-		s = g.lo + int32(sortSearch(len(sl), func(k int) bool { return co[2*sl[k]+off] >= q-t }))
-		e = g.lo + int32(sortSearch(len(sl), func(k int) bool { return co[2*sl[k]+off] > q+t }))
-		return s, e
+		return lowerBound(al, g.lo, g.hi, q-t), lowerBound(al, g.lo, g.hi, q+t+1)
 	}
 	box, boxed := [4]int32{}, false
 	for j := i - 1; j >= 0 && need > 0 && need < n; j-- {
@@ -90,12 +77,12 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 			if !g.row {
 				perp, q = abs32(g.fix-px), py
 			}
-			first, last := along(g.row, g.lo), along(g.row, g.hi-1)
+			first, last := al[g.lo], al[g.hi-1]
 			near, far := intervalDist(q, first, last)
 			if q > first && q < last {
 				// p's foot is inside the run, maybe between two of its nodes
 				s, _ := span(g, q, 0)
-				near = min(q-along(g.row, s-1), along(g.row, s)-q)
+				near = min(q-al[s-1], al[s]-q)
 			}
 			lo, up = min(lo, max(perp, near)), max(up, max(perp, far))
 		}
@@ -158,11 +145,11 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 				s, e := span(g, q, cut-1)
 				out = append(out, S[s:e]...)
 				less += int(e - s)
-				if s > g.lo && along(g.row, s-1) == q-cut {
+				if s > g.lo && al[s-1] == q-cut {
 					next = append(next, ringSeg{lo: s - 1, hi: s, fix: g.fix, row: g.row})
 					eq++
 				}
-				if e < g.hi && along(g.row, e) == q+cut {
+				if e < g.hi && al[e] == q+cut {
 					next = append(next, ringSeg{lo: e, hi: e + 1, fix: g.fix, row: g.row})
 					eq++
 				}
@@ -192,6 +179,20 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 // to refineFrom.
 const smallRun = 24
 
+// lowerBound returns the first k in [lo, hi) with v[k] >= x (hi if none); v is
+// sorted there.
+func lowerBound(v []int32, lo, hi, x int32) int32 {
+	for lo < hi {
+		m := int32(uint32(lo+hi) >> 1)
+		if v[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 // sortSearch is sort.Search without the import.
 func sortSearch(n int, f func(int) bool) int {
 	i, j := 0, n
@@ -212,13 +213,15 @@ func sortSearch(n int, f func(int) bool) int {
 func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 	X, Y := a.x.dims[0], a.x.dims[1]
 	S := a.sh[:0]
+	al := a.along[:0]
 	segs := a.segBuf2[:0]
 	if r == 0 {
 		if v := cx + cy*X; a.st.IsFree(v) {
 			S = append(S, v)
+			al = append(al, int32(cx))
 			segs = append(segs, ringSeg{lo: 0, hi: 1, fix: int32(cy), row: true})
 		}
-		a.sh, a.segBuf2 = S, segs
+		a.sh, a.along, a.segBuf2 = S, al, segs
 		return S, segs
 	}
 	x0, x1 := max(0, cx-r), min(X-1, cx+r)
@@ -230,6 +233,7 @@ func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 		for xx := x0; xx <= x1; xx++ {
 			if v := xx + yy*X; a.st.IsFree(v) {
 				S = append(S, v)
+				al = append(al, int32(xx))
 			}
 		}
 		if len(S) > lo {
@@ -245,12 +249,13 @@ func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 		for yy := y0; yy <= y1; yy++ {
 			if v := xx + yy*X; a.st.IsFree(v) {
 				S = append(S, v)
+				al = append(al, int32(yy))
 			}
 		}
 		if len(S) > lo {
 			segs = append(segs, ringSeg{lo: int32(lo), hi: int32(len(S)), fix: int32(xx), row: false})
 		}
 	}
-	a.sh, a.segBuf2 = S, segs
+	a.sh, a.along, a.segBuf2 = S, al, segs
 	return S, segs
 }

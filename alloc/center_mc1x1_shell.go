@@ -20,6 +20,7 @@ type shellScratch struct {
 	lastBuf  []int     // chooseLast2D: the nodes taken
 	segBuf   []ringSeg // chooseLast2D: runs of the undecided nodes
 	segBuf2  []ringSeg
+	along    []int32 // ringSegs2D: each node's coordinate along its line
 }
 
 // lastBits returns, as a bitset (scratch space), the m nodes chooseLast(i, L, m)
