@@ -7,11 +7,13 @@ import (
 
 // ringSeg is a run of the free nodes of a ring (an L-infinity shell) on a 2D mesh
 // that lie on one line, sorted along it: a.sh[lo:hi], on row fix (x ascending)
-// when row, else on column fix (y ascending).
+// when row, else on column fix (y ascending). A dense run has no gaps (its nodes
+// are consecutive on the line), so positions in it are read off by subtraction.
 type ringSeg struct {
 	lo, hi int32
 	fix    int32
 	row    bool
+	dense  bool
 }
 
 // chooseLast2D is chooseLast on a 2D mesh, with the same result, in time near
@@ -38,6 +40,10 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 	al := a.along // al[k]: the coordinate of S[k] along its line
 	// span returns the part of seg within distance t of q along its line: S[s:e].
 	span := func(g ringSeg, q, t int32) (s, e int32) {
+		if g.dense {
+			first, n := al[g.lo], g.hi-g.lo
+			return g.lo + min(max(q-t-first, 0), n), g.lo + min(max(q+t+1-first, 0), n)
+		}
 		return lowerBound(al, g.lo, g.hi, q-t), lowerBound(al, g.lo, g.hi, q+t+1)
 	}
 	box, boxed := [4]int32{}, false
@@ -138,7 +144,7 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 			case perp > cut: // every node beyond the cut
 			case perp == cut: // the nodes within cut along the line are at cut
 				if s, e := span(g, q, cut); e > s {
-					next = append(next, ringSeg{lo: s, hi: e, fix: g.fix, row: g.row})
+					next = append(next, ringSeg{lo: s, hi: e, fix: g.fix, row: g.row, dense: g.dense})
 					eq += int(e - s)
 				}
 			default: // closer than cut in the middle, at cut at its two ends
@@ -146,11 +152,11 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 				out = append(out, S[s:e]...)
 				less += int(e - s)
 				if s > g.lo && al[s-1] == q-cut {
-					next = append(next, ringSeg{lo: s - 1, hi: s, fix: g.fix, row: g.row})
+					next = append(next, ringSeg{lo: s - 1, hi: s, fix: g.fix, row: g.row, dense: true})
 					eq++
 				}
 				if e < g.hi && al[e] == q+cut {
-					next = append(next, ringSeg{lo: e, hi: e + 1, fix: g.fix, row: g.row})
+					next = append(next, ringSeg{lo: e, hi: e + 1, fix: g.fix, row: g.row, dense: true})
 					eq++
 				}
 			}
@@ -219,7 +225,7 @@ func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 		if v := cx + cy*X; a.st.IsFree(v) {
 			S = append(S, v)
 			al = append(al, int32(cx))
-			segs = append(segs, ringSeg{lo: 0, hi: 1, fix: int32(cy), row: true})
+			segs = append(segs, ringSeg{lo: 0, hi: 1, fix: int32(cy), row: true, dense: true})
 		}
 		a.sh, a.along, a.segBuf2 = S, al, segs
 		return S, segs
@@ -237,7 +243,7 @@ func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 			}
 		}
 		if len(S) > lo {
-			segs = append(segs, ringSeg{lo: int32(lo), hi: int32(len(S)), fix: int32(yy), row: true})
+			segs = append(segs, ringSeg{lo: int32(lo), hi: int32(len(S)), fix: int32(yy), row: true, dense: int(al[len(al)-1]-al[lo]) == len(S)-1-lo})
 		}
 	}
 	y0, y1 := max(0, cy-r+1), min(Y-1, cy+r-1)
@@ -253,7 +259,7 @@ func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 			}
 		}
 		if len(S) > lo {
-			segs = append(segs, ringSeg{lo: int32(lo), hi: int32(len(S)), fix: int32(xx), row: false})
+			segs = append(segs, ringSeg{lo: int32(lo), hi: int32(len(S)), fix: int32(xx), row: false, dense: int(al[len(al)-1]-al[lo]) == len(S)-1-lo})
 		}
 	}
 	a.sh, a.along, a.segBuf2 = S, al, segs

@@ -360,7 +360,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 			var sf simFlags
 			sf.declare(fs)
 			allocSpec := fs.String("alloc", "mc1x1", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)")
-			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`")
+			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`, in trace order, as jobs finish")
 			bySize := fs.Bool("by-size", false, "also print the breakdown by job size")
 			baseline := fs.String("baseline", "", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)")
 			baselineLimit := fs.Duration("baseline-time-limit", time.Second, "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported")
