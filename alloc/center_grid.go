@@ -1,6 +1,8 @@
 package alloc
 
 import (
+	"math"
+
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -25,6 +27,11 @@ type gridIndex struct {
 
 	masks    []uint64 // ballMasks
 	wallBits []uint64 // the wall nodes as a bitset (with masks)
+	// ballSums on a 2D mesh (rebuildPyramid): diagonal and anti-diagonal sums of
+	// the prefix sums free, over a (X+M+1) x (Y+M+1) grid, M = maxLinf; pyrW is its
+	// row length, 0 when not kept (not a 2D mesh, or sums could exceed int32).
+	dg, ad []int32
+	pyrW   int
 	// maskWords bounds the ball-mask table (ballMaskWords); tests set it to 0 to
 	// take the list-based paths on small machines (forceLists, export_test.go).
 	maskWords int
@@ -55,6 +62,14 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 			x.maxLinf = max(x.maxLinf, dj/2)
 		} else {
 			x.maxLinf = max(x.maxLinf, dj-1)
+		}
+	}
+	if x.d == 2 && !x.anyWrap {
+		X, Y, M := x.dims[0], x.dims[1], x.maxLinf
+		if int64(n)*int64(max(X, Y)+M+2) < math.MaxInt32 {
+			x.pyrW = X + M + 1
+			x.dg = make([]int32, x.pyrW*(Y+M+1))
+			x.ad = make([]int32, x.pyrW*(Y+M+1))
 		}
 	}
 	x.pstride = make([]int, x.d)
@@ -88,10 +103,11 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 type prefixParts uint8
 
 const (
-	prefixFree prefixParts = 1 << iota // free nodes (freeInBall, ball)
-	prefixWall                         // free wall nodes (ball)
-	prefixHash                         // labels of free nodes (ballHash)
-	prefixAll  = prefixFree | prefixWall | prefixHash
+	prefixFree    prefixParts = 1 << iota // free nodes (freeInBall, ball)
+	prefixWall                            // free wall nodes (ball)
+	prefixHash                            // labels of free nodes (ballHash)
+	prefixPyramid                         // sums of ball counts over radii (ballSums; 2D mesh)
+	prefixAll     = prefixFree | prefixWall | prefixHash | prefixPyramid
 )
 
 // rebuild recomputes the chosen prefix sums from the state.
@@ -173,6 +189,9 @@ func (x *gridIndex) rebuild2D(s *State, parts prefixParts) {
 				row[xx] = above[xx] + run
 			}
 		}
+	}
+	if parts&prefixPyramid != 0 && x.pyrW > 0 {
+		x.rebuildPyramid()
 	}
 	if parts&prefixHash != 0 {
 		for y := range Y {
@@ -453,4 +472,61 @@ func abs32(v int32) int32 {
 		return -v
 	}
 	return v
+}
+
+// rebuildPyramid fills the tables of ballSums from the prefix sums free (2D mesh).
+// With Q(a, b) the free nodes in [0, a) x [0, b) (coordinates clamped to the mesh),
+// dg(a, b) = Q(a, b) + dg(a-1, b-1) sums Q down a diagonal and ad(a, b) = Q(a, b) +
+// ad(a+1, b-1) down an anti-diagonal; ad(a, b) = ad(X, b) for a >= X (Q no longer
+// changes with a), so ad is kept for a in [-M, X] only, dg for a in [0, X+M].
+func (x *gridIndex) rebuildPyramid() {
+	X, Y, M, W := x.dims[0], x.dims[1], x.maxLinf, x.pyrW
+	sx := x.pstride[1]
+	Q := func(a, b int) int32 { return x.free[min(max(a, 0), X)+min(max(b, 0), Y)*sx] }
+	for b := 0; b <= Y+M; b++ {
+		row := x.dg[b*W : (b+1)*W]
+		if b == 0 {
+			clear(row)
+			continue
+		}
+		prev := x.dg[(b-1)*W : b*W]
+		row[0] = 0
+		for a := 1; a < W; a++ {
+			row[a] = Q(a, b) + prev[a-1]
+		}
+	}
+	for b := 0; b <= Y+M; b++ {
+		row := x.ad[b*W : (b+1)*W] // a = i - M
+		if b == 0 {
+			clear(row)
+			continue
+		}
+		prev := x.ad[(b-1)*W : b*W]
+		for i := range W {
+			row[i] = Q(i-M, b) + prev[min(i+1, W-1)]
+		}
+	}
+}
+
+// ballSums returns the sum over r = 0..R of the free nodes within L-infinity
+// distance r of node c on a 2D mesh (ok false when the tables are not kept), in O(1):
+// the four corners of the balls' prefix-sum boxes move along diagonals as r grows,
+// so the sum is four lookups, dg(cx+1+R, cy+1+R) - ad(cx-R, cy+1+R) +
+// ad(cx+R+2, cy-R-1) - dg(cx-R-1, cy-R-1).
+func (x *gridIndex) ballSums(c, R int) int {
+	X, M, W := x.dims[0], x.maxLinf, x.pyrW
+	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+	dg := func(a, b int) int {
+		if a <= 0 || b <= 0 {
+			return 0
+		}
+		return int(x.dg[a+b*W])
+	}
+	ad := func(a, b int) int {
+		if b <= 0 {
+			return 0
+		}
+		return int(x.ad[min(a, X)+M+b*W])
+	}
+	return dg(cx+1+R, cy+1+R) - ad(cx-R, cy+1+R) + ad(cx+R+2, cy-R-1) - dg(cx-R-1, cy-R-1)
 }

@@ -126,6 +126,7 @@ type mc1x1 struct {
 	hashSet []uint64 // countDistinct
 
 	ball          []shellCount // shells (center_mc1x1_score.go)
+	hintL         int          // shellScorePyramid: the last center's outermost shell
 	shellScratch               // the outermost shell's order (center_mc1x1_shell.go, center_mc1x1_rings.go)
 	greedyScratch              // the greedy collector (center_mc1x1_greedy.go)
 }
@@ -198,7 +199,7 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 
 // search makes the allocation of k nodes, fewer than are free.
 func (a *mc1x1) search(k int) ([]int, error) {
-	a.refresh(prefixFree)
+	a.refresh(prefixFree | prefixPyramid)
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	for i, v := range a.fl {
 		a.pos[v] = int32(i)

@@ -18,8 +18,11 @@ func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
 	if k-1 > bound {
 		return 0, 0, 0, false
 	}
-	acc, prev := 0, 1
 	x := a.x
+	if x.pyrW > 0 {
+		return a.shellScorePyramid(c, k, bound)
+	}
+	acc, prev := 0, 1
 	plane := x.d == 2 && !x.anyWrap // a mesh: the count is read inline
 	var cx, cy, X1, Y1, sx int
 	if plane {
@@ -135,4 +138,38 @@ func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 	b := shell(L + 1)
 	border := w(L+1) * float64(b.all-b.free)
 	return tb.AF*avail - tb.WF*wall - tb.BF*border
+}
+
+// shellScorePyramid is shellScore on a 2D mesh, with the same results, in time
+// independent of the radius: the score of the k nearest free nodes with outermost
+// shell L is sum over r < L of (k - free nodes within r) = L*k - ballSums(c, L-1),
+// and L, the first radius whose ball holds k free nodes, is found from the previous
+// center's (free-list neighbours are usually mesh neighbours, whose L differs by at
+// most one).
+func (a *mc1x1) shellScorePyramid(c, k, bound int) (score, L, m int, ok bool) {
+	x := a.x
+	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+	X1, Y1, sx := x.dims[0]-1, x.dims[1]-1, x.pstride[1]
+	cnt := func(r int) int {
+		x0, x1 := max(cx-r, 0), min(cx+r, X1)+1
+		y0, y1 := max(cy-r, 0)*sx, (min(cy+r, Y1)+1)*sx
+		return int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
+	}
+	L = min(max(a.hintL, 1), x.maxLinf)
+	if cnt(L) >= k {
+		for L > 1 && cnt(L-1) >= k {
+			L--
+		}
+	} else {
+		for L++; cnt(L) < k; L++ {
+		}
+	}
+	a.hintL = L
+	inner := cnt(L - 1)
+	m = k - inner
+	score = L*k - x.ballSums(c, L-1)
+	if score > bound {
+		return 0, 0, 0, false
+	}
+	return score, L, m, true
 }
