@@ -29,7 +29,8 @@ type gridIndex struct {
 	wallBits []uint64 // the wall nodes as a bitset (with masks)
 	// ballSums on a 2D mesh (rebuildPyramid): diagonal and anti-diagonal sums of
 	// the prefix sums free, over a (X+M+1) x (Y+M+1) grid, M = maxLinf; pyrW is its
-	// row length, 0 when not kept (not a 2D mesh, or sums could exceed int32).
+	// row length, 0 when not kept (not a 2D mesh, sums could exceed int32, or the
+	// mesh is so elongated that the tables would exceed 16 entries a node).
 	dg, ad []int32
 	pyrW   int
 	// maskWords bounds the ball-mask table (ballMaskWords); tests set it to 0 to
@@ -66,10 +67,12 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 	}
 	if x.d == 2 && !x.anyWrap {
 		X, Y, M := x.dims[0], x.dims[1], x.maxLinf
-		if int64(n)*int64(max(X, Y)+M+2) < math.MaxInt32 {
+		// Kept when the values fit int32 and the tables stay near O(n): at most
+		// 16n entries each (a square mesh needs 4n; a 1:8 one more than 16n).
+		if size := (X + M + 1) * (Y + M + 1); int64(n)*int64(max(X, Y)+M+2) < math.MaxInt32 && size <= 16*n {
 			x.pyrW = X + M + 1
-			x.dg = make([]int32, x.pyrW*(Y+M+1))
-			x.ad = make([]int32, x.pyrW*(Y+M+1))
+			x.dg = make([]int32, size)
+			x.ad = make([]int32, size)
 		}
 	}
 	x.pstride = make([]int, x.d)
@@ -482,29 +485,28 @@ func abs32(v int32) int32 {
 func (x *gridIndex) rebuildPyramid() {
 	X, Y, M, W := x.dims[0], x.dims[1], x.maxLinf, x.pyrW
 	sx := x.pstride[1]
-	Q := func(a, b int) int32 { return x.free[min(max(a, 0), X)+min(max(b, 0), Y)*sx] }
-	for b := 0; b <= Y+M; b++ {
-		row := x.dg[b*W : (b+1)*W]
-		if b == 0 {
-			clear(row)
-			continue
-		}
-		prev := x.dg[(b-1)*W : b*W]
+	clear(x.dg[:W])
+	clear(x.ad[:W])
+	for b := 1; b <= Y+M; b++ {
+		q := x.free[min(b, Y)*sx:][:X+1] // Q(a, b) = q[min(a, X)] for a >= 0
+		row, prev := x.dg[b*W:(b+1)*W], x.dg[(b-1)*W:b*W]
 		row[0] = 0
-		for a := 1; a < W; a++ {
-			row[a] = Q(a, b) + prev[a-1]
+		for a := 1; a <= X; a++ {
+			row[a] = q[a] + prev[a-1]
 		}
-	}
-	for b := 0; b <= Y+M; b++ {
-		row := x.ad[b*W : (b+1)*W] // a = i - M
-		if b == 0 {
-			clear(row)
-			continue
+		qX := q[X]
+		for a := X + 1; a < W; a++ {
+			row[a] = qX + prev[a-1]
 		}
-		prev := x.ad[(b-1)*W : b*W]
-		for i := range W {
-			row[i] = Q(i-M, b) + prev[min(i+1, W-1)]
+		// ad: index i is a = i - M; Q is 0 for a <= 0
+		row, prev = x.ad[b*W:(b+1)*W], x.ad[(b-1)*W:b*W]
+		for i := 0; i <= M; i++ {
+			row[i] = prev[i+1]
 		}
+		for i := M + 1; i < W-1; i++ {
+			row[i] = q[i-M] + prev[i+1]
+		}
+		row[W-1] = qX + prev[W-1]
 	}
 }
 
