@@ -183,7 +183,7 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 
 // smallRun is the number of undecided nodes below which chooseLast2D hands them
 // to refineFrom.
-const smallRun = 24
+const smallRun = 6
 
 // lowerBound returns the first k in [lo, hi) with v[k] >= x (hi if none); v is
 // sorted there.
