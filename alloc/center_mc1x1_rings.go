@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -236,11 +237,21 @@ func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 			continue
 		}
 		lo := len(S)
-		for xx := x0; xx <= x1; xx++ {
-			if v := xx + yy*X; a.st.IsFree(v) {
-				S = append(S, v)
-				al = append(al, int32(xx))
+		// a row is a range of node indices: read the free map's words
+		base := yy * X
+		free := a.st.free
+		for v, v1 := base+x0, base+x1; v <= v1; {
+			w := free[v>>6] >> (v & 63)
+			if w == 0 {
+				v = (v | 63) + 1
+				continue
 			}
+			if v += bits.TrailingZeros64(w); v > v1 {
+				break
+			}
+			S = append(S, v)
+			al = append(al, int32(v-base))
+			v++
 		}
 		if len(S) > lo {
 			segs = append(segs, ringSeg{lo: int32(lo), hi: int32(len(S)), fix: int32(yy), row: true, dense: int(al[len(al)-1]-al[lo]) == len(S)-1-lo})
