@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,9 +188,9 @@ func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.J
 	if len(tr.Jobs) == 0 {
 		return nil, "", nil, nil, fmt.Errorf("%s: the trace has no jobs", f.trace)
 	}
-	if n := int64(len(tr.Jobs)) * int64(f.scale.Replicate); replayBytes(tr.Jobs, n) > simMaxBytes {
+	if n := int64(len(tr.Jobs)) * int64(f.scale.Replicate); replayBytes(n) > simMaxBytes {
 		return nil, "", nil, nil, usagef("--replicate %d makes %d jobs, about %.1f GB of job records in memory; a replay takes at most %d GB: replicate less",
-			f.scale.Replicate, n, replayBytes(tr.Jobs, n)/1e9, simMaxBytes>>30)
+			f.scale.Replicate, n, replayBytes(n)/1e9, simMaxBytes>>30)
 	}
 	jobs := tr.Jobs
 	if f.from != "" || f.to != "" {
@@ -237,29 +235,12 @@ const (
 	simMaxBytes = 8 << 30
 )
 
-// replayBytes estimates the memory of the job records of a replay of n jobs drawn
-// from trace: per job the trace's record, the scaled copy, the result and its node
-// list (8 bytes a processor, at the trace's mean size). It undercounts the Go heap's
-// overhead; it is meant to refuse the impossible, not to budget exactly.
-// oneReplayOneCore runs the process on one P unless GOMAXPROCS is set: a replay is
-// one goroutine, and with more Ps the garbage collector's idle-time mark workers
-// spin on the other cores. Measured on the LLNL-T3D 16x16 FCFS replay (bf:hilbert,
-// --compat premas): 0.09-0.11 s of CPU (0.04 of it system) with 2 Ps, 0.06-0.07 s
-// with one, the wall time the same or shorter (mm 0.70-0.83 s wall against
-// 0.71-0.72 s).
-func oneReplayOneCore() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
-}
-
-func replayBytes(trace []sim.Job, n int64) float64 {
-	var procs float64
-	for _, j := range trace {
-		procs += float64(j.Procs)
-	}
-	per := float64(2*unsafe.Sizeof(sim.Job{})+unsafe.Sizeof(sim.JobResult{})) + 8*procs/float64(max(len(trace), 1))
-	return float64(n) * per
+// replayBytes estimates the memory of the job records of a replay of n jobs: per job the trace's record, the scaled copy and the result (node
+// lists are not kept: sim and compare drop each job's when it has finished and its
+// per-job row is written). It undercounts the Go heap's overhead; it is meant to
+// refuse the impossible, not to budget exactly.
+func replayBytes(n int64) float64 {
+	return float64(n) * float64(2*unsafe.Sizeof(sim.Job{})+unsafe.Sizeof(sim.JobResult{}))
 }
 
 // isAsRun reports whether an allocator spec is the as-run allocator.
@@ -349,8 +330,9 @@ did: the replay is then production itself. Other allocators under --sched as-run
 on production's schedule too (as many nodes are busy at every moment), so that only the
 placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores them.
 
-One replay runs on one core (GOMAXPROCS=1 unless the environment sets it);
-compare, batch and sweep run their replays on all cores.
+One replay is single-threaded: it keeps one core busy (the Go runtime's garbage
+collector may use a little of another). compare --parallel N, batch and sweep -j N
+run N replays at once, so N cores.
 
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
@@ -392,7 +374,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 			var sf simFlags
 			sf.declare(fs)
 			allocSpec := fs.String("alloc", "mc1x1", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)")
-			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`")
+			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`, in trace order, as jobs finish")
 			bySize := fs.Bool("by-size", false, "also print the breakdown by job size")
 			baseline := fs.String("baseline", "", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)")
 			baselineLimit := fs.Duration("baseline-time-limit", time.Second, "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported")
@@ -403,7 +385,6 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				oneReplayOneCore()
 				if *convert != "" && sf.machine == "" {
 					sf.machine = "mesh:1" // not used
 				}
@@ -446,14 +427,25 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				default:
 					return usagef("--baseline %q: want exact", *baseline)
 				}
-				res, secs, err := runReplay(ctx, e, jobs, cfg, "sim "+a.Name())
+				// Node lists are not kept: the per-job rows are written as jobs
+				// finish, so memory does not grow with the trace's length by them.
+				cfg.DropNodes = true
+				var res *sim.Result
+				var secs float64
+				if *perJob != "" {
+					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
+						pw := newPerJobCSV(w, cfg.Baseline != nil)
+						cfg.JobDone = pw.write
+						if res, secs, err = runReplay(ctx, e, jobs, cfg, "sim "+a.Name()); err != nil {
+							return err
+						}
+						return pw.flush()
+					})
+				} else {
+					res, secs, err = runReplay(ctx, e, jobs, cfg, "sim "+a.Name())
+				}
 				if err != nil {
 					return err
-				}
-				if *perJob != "" {
-					if err := writeOutput(e, "--per-job", *perJob, func(w io.Writer) error { return writePerJobCSV(w, res.PerJob, cfg.Baseline != nil) }); err != nil {
-						return err
-					}
 				}
 				res.Summary.LoadFactor = sf.scale.Contract
 				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, Skipped: tr.Skipped, DroppedLarger: sf.droppedLarger, Seconds: secs}
@@ -568,36 +560,56 @@ func runReplay(ctx context.Context, e *env, jobs []sim.Job, cfg sim.Config, labe
 	return res, nowFunc().Sub(start).Seconds(), nil
 }
 
-// writePerJobCSV writes one row per job; with the exact baseline, three more
-// columns before nodes: the optimum (or best found), whether it was proven, the ratio.
-func writePerJobCSV(w io.Writer, jobs []sim.JobResult, baseline bool) error {
-	cw := csv.NewWriter(w)
+// perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
+// them on; with the exact baseline, three more columns before nodes: the optimum
+// (or best found), whether it was proven, the ratio.
+type perJobCSV struct {
+	cw       *csv.Writer
+	baseline bool
+	row      []string
+	nodes    []byte
+}
+
+func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
+	p := &perJobCSV{cw: csv.NewWriter(w), baseline: baseline}
 	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
 		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
 	if baseline {
 		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
 	}
-	cw.Write(append(head, "nodes"))
+	p.cw.Write(append(head, "nodes"))
+	return p
+}
+
+func (p *perJobCSV) write(j *sim.JobResult) error {
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
-	for _, j := range jobs {
-		nodes := make([]string, len(j.Nodes))
-		for i, v := range j.Nodes {
-			nodes[i] = strconv.Itoa(v)
+	p.nodes = p.nodes[:0]
+	for i, v := range j.Nodes {
+		if i > 0 {
+			p.nodes = append(p.nodes, ' ')
 		}
-		row := []string{strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
-			strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
-			strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
-			strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
-			strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
-			i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared)}
-		if baseline {
-			row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
-		}
-		cw.Write(append(row, strings.Join(nodes, " ")))
+		p.nodes = strconv.AppendInt(p.nodes, int64(v), 10)
 	}
-	cw.Flush()
-	return cw.Error()
+	row := append(p.row[:0], strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
+		strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
+		strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
+		strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
+		strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
+		i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared))
+	if p.baseline {
+		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
+	}
+	p.row = append(row, string(p.nodes))
+	if err := p.cw.Write(p.row); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (p *perJobCSV) flush() error {
+	p.cw.Flush()
+	return p.cw.Error()
 }
 
 // flagSet reports whether the flag was given on the command line.
