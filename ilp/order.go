@@ -21,6 +21,10 @@ type OrderOptions struct {
 	Flat bool
 	// Starts are extra starting orderings (curves, ranking files) for the local search.
 	Starts []Start
+	// MaxBytes is the memory the scalable path (above ScalableMinNodes nodes) may plan
+	// for; a larger machine is refused before anything is allocated (0:
+	// DefaultOrderMaxBytes).
+	MaxBytes int64
 }
 
 // Method is how SolveOrdering (and SolveQAP) solve: the ordering methods side by side.
@@ -74,15 +78,29 @@ type OrderResult struct {
 	Order        curves.Order
 	Hierarchical bool // ordered switch by switch (graph groups)
 	Groups       int
+	// Candidates is F of every starting ordering the solve evaluated (the curves that
+	// apply, BFS orders, the given and structured starts, the multilevel ordering), by
+	// name, all within the solve's time; Objective is at most each of them.
+	Candidates map[string]float64
+	// Scalable says the scalable path ordered the machine (above ScalableMinNodes).
+	Scalable bool
 }
 
 // StartOrders returns the starting orderings SolveOrdering uses by default: every
 // registered curve that applies to m (curves.Applicable) and breadth-first orders from
 // node 0 and from a node farthest from it.
 func StartOrders(m topo.Machine) []Start {
+	return startOrders(context.Background(), m)
+}
+
+// startOrders is StartOrders stopped by ctx (curves.GenerateContext).
+func startOrders(ctx context.Context, m topo.Machine) []Start {
 	var s []Start
 	for _, name := range curves.Applicable(m) {
-		if o, err := curves.Generate(name, m); err == nil {
+		if ctx.Err() != nil {
+			return s
+		}
+		if o, err := curves.GenerateContext(ctx, name, m); err == nil {
 			s = append(s, Start{name, o})
 		}
 	}
@@ -103,20 +121,50 @@ func StartOrders(m topo.Machine) []Start {
 // difference) x hop distance (Leung et al. 2002 §2.2), with a certificate: a proven
 // lower bound (Gilmore-Lawler, or HiGHS's dual bound of the MIP) and the gap. A graph
 // with groups is ordered switch by switch unless opt.Flat (see orderHierarchical).
+//
+// Machines of more than ScalableMinNodes nodes take the scalable path (whatever the
+// method, except MethodDP, which refuses them): the curves and other starting
+// orderings, a line search with incrementally scored moves and a multilevel scheme,
+// and the structural bounds (StructuralBounds), in memory O(n + K) beyond the machine
+// (see solveScalable and docs/ilp.md). Every phase stops within a few milliseconds of
+// ctx's end, returning the best ordering found with its bound.
 func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
+	t0 := time.Now()
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
 	if _, err := ParseMethod(string(opt.Method)); err != nil && opt.Method != "" {
 		return nil, err
 	}
+	n := m.N()
+	if n < 1 {
+		return nil, fmt.Errorf("machine has no nodes")
+	}
+	scalable := n > ScalableMinNodes && opt.Method != MethodDP
+	if scalable {
+		limit := opt.MaxBytes
+		if limit <= 0 {
+			limit = DefaultOrderMaxBytes
+		}
+		if need := ScalableBytes(n, len(w)); need > limit {
+			return nil, fmt.Errorf("machine %s has %d nodes: ordering it needs about %d bytes of memory, above the limit of %d (OrderOptions.MaxBytes)", m.Spec(), n, need, limit)
+		}
+		if opt.Formulation != "" {
+			if err := checkFormulation(opt.Formulation); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if g, ok := m.(*topo.Graph); ok {
 		if err := g.CheckConnected(); err != nil {
 			return nil, err
 		}
-		if len(g.Groups()) > 0 && !opt.Flat {
+		if len(g.Groups()) > 0 && !opt.Flat && !scalable {
 			return orderHierarchical(ctx, g, w, opt)
 		}
+	}
+	if scalable {
+		return solveScalable(ctx, m, w, opt, t0)
 	}
 	if opt.Method == MethodAuto && m.N() <= AutoBBMaxNodes {
 		opt.Method = MethodBB
@@ -128,18 +176,42 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	if err != nil {
 		return nil, err
 	}
-	starts := append(StartOrders(m), opt.Starts...)
+	starts := append(startOrders(ctx, m), opt.Starts...)
 	for _, s := range opt.Starts {
 		if err := curves.Order(s.P).Validate(m.N()); err != nil {
 			return nil, fmt.Errorf("start %s: %w", s.Name, err)
 		}
 	}
+	cands := startScores(m, w, opt.Ring, starts)
 	opt.Options.cyclic = opt.Ring
 	res, err := solveSym(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
 	if err != nil {
 		return nil, err
 	}
-	return verifyOrder(m, w, opt.Ring, q, res)
+	res.Seconds = time.Since(t0).Seconds()
+	out, err := verifyOrder(m, w, opt.Ring, q, res)
+	if out != nil {
+		out.Candidates = cands
+	}
+	return out, err
+}
+
+// startScores returns F of every start, by name (the later of two equal names
+// suffixed with its index).
+func startScores(m topo.Machine, w curves.Weights, ring bool, starts []Start) map[string]float64 {
+	sc := map[string]float64{}
+	for i, s := range starts {
+		f, err := curves.Objective(m, s.P, w, ring)
+		if err != nil {
+			continue
+		}
+		name := s.Name
+		if _, dup := sc[name]; dup {
+			name = fmt.Sprintf("%s#%d", name, i)
+		}
+		sc[name] = f
+	}
+	return sc
 }
 
 // orderByDP solves the ordering exactly with OrderDP; the certificate is the DP
@@ -159,7 +231,11 @@ func orderByDP(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderO
 		Notes: []string{fmt.Sprintf("exact dynamic program over subsets: %d states", dr.States)}}
 	res.Bound, res.StartObjective = res.Objective, res.Objective
 	res.Seconds = time.Since(t0).Seconds()
-	return verifyOrder(m, w, opt.Ring, q, res)
+	out, err := verifyOrder(m, w, opt.Ring, q, res)
+	if out != nil {
+		out.Candidates = startScores(m, w, opt.Ring, startOrders(ctx, m))
+	}
+	return out, err
 }
 
 // verifyOrder recomputes F with curves.Objective and makes it the reported objective;
@@ -307,5 +383,20 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 		return nil, err
 	}
 	out.Hierarchical, out.Groups = true, len(g.Groups())
+	starts := startOrders(ctx, g)
+	out.Candidates = startScores(g, w, opt.Ring, starts)
+	// The groups are a restriction: a curve that beats the switch-by-switch ordering
+	// is returned instead, so that the result is never worse than a curve.
+	for _, st := range starts {
+		f, err := curves.Objective(g, st.P, w, opt.Ring)
+		if err == nil && f < out.Objective {
+			out.Notes = append(out.Notes, fmt.Sprintf("the %s ordering (F = %g) beats the switch-by-switch one (F = %g) and is returned: its groups are not all contiguous", st.Name, f, out.Objective))
+			out.Objective, out.Order, out.Assignment, out.StartSource, out.Hierarchical = f, curves.Order(slices.Clone(st.P)), slices.Clone(st.P), st.Name, false
+			out.Gap = relGap(f, out.Bound)
+			if out.Status == StatusOptimal {
+				out.Status = StatusHeuristic
+			}
+		}
+	}
 	return out, nil
 }

@@ -212,9 +212,6 @@ procalloc order --qap nug5.dat --json`,
 					if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
 						return err
 					}
-					if m.N() > ilp.MaxOrderingNodes {
-						return fmt.Errorf("machine has %d nodes; order handles at most %d", m.N(), ilp.MaxOrderingNodes)
-					}
 					oo := ilp.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
 						for _, s := range strings.Split(*start, ",") {
@@ -298,19 +295,17 @@ func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp
 	}
 	if opt.Method == ilp.MethodAuto {
 		o.Method = "auto:" + res.BoundSource
+		if res.Scalable {
+			o.Method = "auto:scalable"
+		}
 	}
 	o.Order = res.Order
 	if res.Hierarchical {
 		o.Hierarchy = &orderHierarchy{Groups: res.Groups}
 	}
-	o.Curves = map[string]float64{}
-	for _, name := range curves.Applicable(m) {
-		if co, err := curves.Generate(name, m); err == nil {
-			if cf, err := curves.Objective(m, co, w, opt.Ring); err == nil {
-				o.Curves[name] = cf
-			}
-		}
-	}
+	// The scores of the starting orderings the solve evaluated itself, within its time
+	// limit (nothing is computed after it): objective <= every one of them.
+	o.Curves = res.Candidates
 	return o, nil
 }
 
