@@ -125,7 +125,7 @@ func TestLineSearchRun(t *testing.T) {
 		var got [][]int32
 		for rep := 0; rep < 2; rep++ {
 			ls := newLineSearch(context.Background(), m, w, ring, slices.Clone(start), 3)
-			ls.run(3000)
+			ls.run(400)
 			f := objectiveOf(t, m, ls.ord, w, ring)
 			if math.Abs(f-ls.cost) > 1e-6*(1+f) || f > f0 {
 				t.Fatalf("ring=%v: F %g, tracked %g, start %g", ring, f, ls.cost, f0)
@@ -142,7 +142,7 @@ func TestLineSearchRun(t *testing.T) {
 	// w = (1) on a mesh: a Hamiltonian path (F = n-1) is found from row-major order.
 	m := topo.Mesh(20, 15)
 	ls := newLineSearch(context.Background(), m, curves.Weights{1}, false, toInt32(curves.RowMajor(m.N())), 1)
-	ls.run(20000)
+	ls.run(3000)
 	if f := objectiveOf(t, m, ls.ord, curves.Weights{1}, false); f != float64(m.N()-1) {
 		t.Errorf("mesh 20x15, w = (1): F %g, want %d", f, m.N()-1)
 	}

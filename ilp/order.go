@@ -88,7 +88,7 @@ type OrderResult struct {
 
 // StartOrders returns the starting orderings SolveOrdering uses by default: every
 // registered curve that applies to m (curves.Applicable) and breadth-first orders from
-// node 0 and from a node farthest from it.
+// node 0 ("bfs-node0") and from a node farthest from it ("bfs-far").
 func StartOrders(m topo.Machine) []Start {
 	return startOrders(context.Background(), m)
 }
@@ -104,7 +104,7 @@ func startOrders(ctx context.Context, m topo.Machine) []Start {
 			s = append(s, Start{name, o})
 		}
 	}
-	s = append(s, Start{"bfs", topo.BFSOrder(m, 0)})
+	s = append(s, Start{"bfs-node0", topo.BFSOrder(m, 0)})
 	far, fd := 0, -1
 	for v := 0; v < m.N(); v++ {
 		if d := m.Dist(0, v); d > fd {
@@ -159,12 +159,85 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		if err := g.CheckConnected(); err != nil {
 			return nil, err
 		}
-		if len(g.Groups()) > 0 && !opt.Flat && !scalable {
-			return orderHierarchical(ctx, g, w, opt)
+	}
+	for _, s := range opt.Starts {
+		if err := curves.Order(s.P).Validate(n); err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.Name, err)
 		}
 	}
 	if scalable {
 		return solveScalable(ctx, m, w, opt, t0)
+	}
+	return solveStructured(ctx, m, w, opt, t0)
+}
+
+// solveStructured runs the dense methods with the structure-aware bounds and starts
+// (StructuralBounds, StructuredStarts) around them: a structured start that meets an
+// exact structural bound is optimal without any dense solve; otherwise the structured
+// starts join the starting orderings and the structural bounds the certificate.
+func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions, t0 time.Time) (*OrderResult, error) {
+	var best LowerBound
+	best.Value = math.Inf(-1)
+	exact := math.Inf(-1)
+	sb, err := StructuralBounds(ctx, m, w, opt.Ring)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("structural bounds: %w", err)
+	}
+	for _, b := range append(sb, pairBound(m, w, opt.Ring)) {
+		if math.IsNaN(b.Value) || math.IsInf(b.Value, 0) {
+			continue
+		}
+		if b.Value > best.Value {
+			best = b
+		}
+		if b.Exact {
+			exact = max(exact, b.Value)
+		}
+	}
+	ss, err := StructuredStarts(ctx, m, w, opt.Ring)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("structured starts: %w", err)
+	}
+	opt.Starts = slices.Clone(opt.Starts)
+	for _, s := range ss {
+		if err := curves.Order(s.P).Validate(m.N()); err != nil {
+			return nil, fmt.Errorf("internal error: structured start %s: %w", s.Name, err)
+		}
+		f, err := curves.Objective(m, s.P, w, opt.Ring)
+		if err != nil {
+			return nil, fmt.Errorf("structured start %s: %w", s.Name, err)
+		}
+		if exact >= f {
+			res := Result{Assignment: slices.Clone(s.P), Objective: f, Bound: f, BoundSource: best.Source,
+				Status: StatusOptimal, StartSource: "structured:" + s.Name, StartObjective: f,
+				Notes: []string{fmt.Sprintf("the structured start %s meets the exact %s bound: optimal without a dense solve", s.Name, best.Source)}}
+			res.Seconds = time.Since(t0).Seconds()
+			return &OrderResult{Result: res, Order: curves.Order(res.Assignment),
+				Candidates: startScores(m, w, opt.Ring, append(startOrders(ctx, m), Start{"structured:" + s.Name, s.P}))}, nil
+		}
+		opt.Starts = append(opt.Starts, Start{"structured:" + s.Name, s.P})
+	}
+	out, err := solveDense(ctx, m, w, opt, t0)
+	if err != nil || out == nil {
+		return out, err
+	}
+	if best.Value > out.Bound && out.Status != StatusOptimal {
+		out.Bound, out.BoundSource = min(best.Value, out.Objective), best.Source
+		out.Gap = relGap(out.Objective, out.Bound)
+	}
+	if exact >= out.Objective && out.Status != StatusOptimal {
+		out.Status, out.Bound, out.Gap = StatusOptimal, out.Objective, 0
+		out.Notes = append(out.Notes, fmt.Sprintf("the exact %s bound proves the ordering optimal", best.Source))
+	}
+	out.Seconds = time.Since(t0).Seconds()
+	return out, nil
+}
+
+// solveDense is SolveOrdering on the dense QAP (up to ScalableMinNodes nodes): the
+// switch-by-switch order of a graph with groups, branch and bound, DP or the MIP.
+func solveDense(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions, t0 time.Time) (*OrderResult, error) {
+	if g, ok := m.(*topo.Graph); ok && len(g.Groups()) > 0 && !opt.Flat {
+		return orderHierarchical(ctx, g, w, opt)
 	}
 	if opt.Method == MethodAuto && m.N() <= AutoBBMaxNodes {
 		opt.Method = MethodBB
@@ -177,11 +250,6 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		return nil, err
 	}
 	starts := append(startOrders(ctx, m), opt.Starts...)
-	for _, s := range opt.Starts {
-		if err := curves.Order(s.P).Validate(m.N()); err != nil {
-			return nil, fmt.Errorf("start %s: %w", s.Name, err)
-		}
-	}
 	cands := startScores(m, w, opt.Ring, starts)
 	opt.Options.cyclic = opt.Ring
 	res, err := solveSym(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
@@ -233,7 +301,7 @@ func orderByDP(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderO
 	res.Seconds = time.Since(t0).Seconds()
 	out, err := verifyOrder(m, w, opt.Ring, q, res)
 	if out != nil {
-		out.Candidates = startScores(m, w, opt.Ring, startOrders(ctx, m))
+		out.Candidates = startScores(m, w, opt.Ring, append(startOrders(ctx, m), opt.Starts...))
 	}
 	return out, err
 }
@@ -276,6 +344,8 @@ func verifyOrder(m topo.Machine, w curves.Weights, ring bool, q *QAP, res *Resul
 func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
 	t0 := time.Now()
 	n := g.N()
+	// The starting orderings first, so that they are scored within the time limit.
+	starts := append(startOrders(ctx, g), opt.Starts...)
 	q, err := OrderingQAP(g, w, opt.Ring)
 	if err != nil {
 		return nil, err
@@ -322,7 +392,10 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	}
 	bopt := opt.Options
 	bopt.cyclic = opt.Ring
-	bres, err := solveSym(ctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
+	// The groups' order gets part of the time; the members and the bounds the rest.
+	bctx, bcancel := subContext(ctx, 0.6)
+	bres, err := solveSym(bctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
+	bcancel()
 	if err != nil {
 		return nil, fmt.Errorf("ordering the groups: %w", err)
 	}
@@ -339,6 +412,9 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	for improved := true; improved && ctx.Err() == nil; {
 		improved = false
 		for _, sp := range spans {
+			if ctx.Err() != nil {
+				break
+			}
 			lo, hi := sp[0], sp[1]
 			for r := lo; r <= hi; r++ {
 				for s := r + 1; s <= hi; s++ {
@@ -374,6 +450,8 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	}
 	if res.proven() {
 		res.Status = StatusOptimal
+	} else if ctx.Err() != nil {
+		res.Status = ctxStatus(ctx)
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("groups ordered as a %d-block QAP (status %s, mean member distance); members arranged within groups", nb, bres.Status))
 	res.Formulation = bres.Formulation
@@ -383,7 +461,6 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 		return nil, err
 	}
 	out.Hierarchical, out.Groups = true, len(g.Groups())
-	starts := startOrders(ctx, g)
 	out.Candidates = startScores(g, w, opt.Ring, starts)
 	// The groups are a restriction: a curve that beats the switch-by-switch ordering
 	// is returned instead, so that the result is never worse than a curve.
