@@ -50,6 +50,7 @@ type scalableRun struct {
 	w     curves.Weights
 	ring  bool
 	seed  uint64
+	depth int // 0 at the top, 1 on the first coarse level, ...
 	scale map[string]float64 // F of every candidate evaluated, by name
 	best  []candidate        // the best few candidates, ascending F
 	notes []string
@@ -166,7 +167,7 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 			}
 		}
 	}
-	if depth < 4 && ctx.Err() == nil {
+	if depth < 4 && ctx.Err() == nil && !(len(sr.best) > 0 && sr.reached(sr.best[0].f)) {
 		if o, what := sr.multilevel(ctx, depth); o != nil {
 			if err := sr.evaluate("multilevel", o); err != nil {
 				return err
@@ -179,7 +180,7 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 
 // search improves the best candidates by the line search: a descent from each of the
 // best three, then iterated local search from the best until ctx ends (without a
-// deadline: until 20 n + 20,000 kicks). It returns the best ordering, its F (exact,
+// deadline: until 5 n + 5,000 kicks, n + 1,000 on a coarse level). It returns the best ordering, its F (exact,
 // curves.Objective) and where it came from.
 func (sr *scalableRun) search(ctx context.Context) ([]int, float64, string, error) {
 	if len(sr.best) == 0 {
@@ -221,7 +222,10 @@ func (sr *scalableRun) search(ctx context.Context) ([]int, float64, string, erro
 	ls := newLineSearch(ctx, sr.m, wts, sr.ring, toInt32(bestO), sr.seed)
 	var kicks int64
 	if _, ok := ctx.Deadline(); !ok {
-		kicks = 20*int64(ls.n) + 20000
+		kicks = 5*int64(ls.n) + 5000
+		if sr.depth > 0 {
+			kicks = int64(ls.n) + 1000
+		}
 	}
 	ls.target, ls.hasTarget = sr.target, sr.hasTarget
 	ls.run(kicks)
@@ -242,7 +246,7 @@ func toInt32(o []int) []int32 {
 // heuristicOrder runs candidates and search on m: the multilevel scheme's inner levels
 // and the top level's search.
 func heuristicOrder(ctx context.Context, m topo.Machine, w curves.Weights, ring bool, seed uint64, depth int) []int {
-	sr := &scalableRun{m: m, w: w, ring: ring, seed: seed, scale: map[string]float64{}}
+	sr := &scalableRun{m: m, w: w, ring: ring, seed: seed, depth: depth, scale: map[string]float64{}}
 	if sr.candidates(ctx, nil, false, depth) != nil {
 		return nil
 	}
@@ -287,6 +291,11 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	sr.target, sr.hasTarget = exact, !math.IsInf(exact, -1)
 	if err := sr.candidates(ctx, opt.Starts, true, 0); err != nil {
 		return nil, err
+	}
+	if len(sr.best) == 0 { // stopped before any candidate: node-index order, O(n)
+		if err := sr.evaluate("rowmajor", curves.RowMajor(m.N())); err != nil {
+			return nil, err
+		}
 	}
 	o, f, src, err := sr.search(ctx)
 	if err != nil {
