@@ -50,7 +50,7 @@ type scalableRun struct {
 	w     curves.Weights
 	ring  bool
 	seed  uint64
-	depth int // 0 at the top, 1 on the first coarse level, ...
+	depth int                // 0 at the top, 1 on the first coarse level, ...
 	scale map[string]float64 // F of every candidate evaluated, by name
 	best  []candidate        // the best few candidates, ascending F
 	notes []string
