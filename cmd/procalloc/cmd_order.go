@@ -241,7 +241,7 @@ procalloc order --qap nug5.dat --json`,
 					oo := ilp.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
 						for _, s := range strings.Split(*start, ",") {
-							so, err := curveResolve(strings.TrimSpace(s), m)
+							so, err := curveResolveCtx(ctx, strings.TrimSpace(s), m)
 							if err != nil {
 								return err
 							}
