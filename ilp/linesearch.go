@@ -50,6 +50,8 @@ type lineSearch struct {
 	work     int64 // distance evaluations since the last clock check
 	evals    int64 // distance evaluations in all
 	stopped  bool
+	// unreachable: exactCost met a pair at distance -1 (a disconnected machine).
+	unreachable bool
 
 	log     []lsMove // applied moves, while recording (for undo)
 	record  bool
@@ -122,7 +124,7 @@ func (s *lineSearch) stop() bool {
 }
 
 // exactCost returns F of ord, summed per rank difference in integers (as
-// curves.Objective does).
+// curves.Objective does: the same value). NaN when the search must stop first.
 func (s *lineSearch) exactCost() float64 {
 	var f float64
 	for t := 1; t <= s.k; t++ {
@@ -139,7 +141,14 @@ func (s *lineSearch) exactCost() float64 {
 			if q >= s.n {
 				q -= s.n
 			}
-			d += int64(s.dist(s.ord[r], s.ord[q]))
+			x := s.dist(s.ord[r], s.ord[q])
+			if x < 0 {
+				s.unreachable = true
+			}
+			d += int64(x)
+			if r&4095 == 4095 && s.stop() {
+				return math.NaN()
+			}
 		}
 		f += s.w[t-1] * float64(d)
 	}

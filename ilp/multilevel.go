@@ -139,19 +139,27 @@ func (sr *scalableRun) multilevel(ctx context.Context, depth int) ([]int, string
 	if co == nil || ctx.Err() != nil {
 		return nil, ""
 	}
-	return expand(sr.m, cl, co), what
+	o := expand(ctx, sr.m, cl, co)
+	if o == nil {
+		return nil, ""
+	}
+	return o, what
 }
 
 // expand lays the clusters out in the coarse order; inside a cluster (of at most 64
 // nodes; larger ones keep index order) the members follow a greedy path: each next
 // member the nearest to the last one placed (the first the nearest to the previous
 // cluster's last), ties to the member farthest from the next cluster's first member,
-// then to the smaller index, so that the path ends near the next cluster.
-func expand(m topo.Machine, cl *clusters, co []int) []int {
+// then to the smaller index, so that the path ends near the next cluster. nil when
+// ctx ends first.
+func expand(ctx context.Context, m topo.Machine, cl *clusters, co []int) []int {
 	out := make([]int, 0, len(cl.mem))
 	prev := -1
 	var used []bool
 	for i, c := range co {
+		if i&63 == 0 && ctx.Err() != nil {
+			return nil
+		}
 		mem := cl.members(c)
 		next := -1
 		if i+1 < len(co) {

@@ -80,12 +80,29 @@ func (sr *scalableRun) keep(name string, o []int, f float64) {
 }
 
 // evaluate scores o and keeps it; orderings that are not permutations are errors.
-func (sr *scalableRun) evaluate(name string, o []int) error {
-	f, err := curves.Objective(sr.m, o, sr.w, sr.ring)
-	if err != nil {
+// On a grid the score is curves.Objective's; elsewhere (each distance a lookup) it is
+// summed the same way, in the same order, by the line search's exactCost, which stops
+// when ctx ends: the candidate is then dropped.
+func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error {
+	if err := curves.Order(o).Validate(sr.m.N()); err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
-	sr.keep(name, o, f)
+	if _, grid := sr.m.(*topo.Grid); grid {
+		f, err := curves.Objective(sr.m, o, sr.w, sr.ring)
+		if err != nil {
+			return fmt.Errorf("start %s: %w", name, err)
+		}
+		sr.keep(name, o, f)
+		return nil
+	}
+	ls := newLineSearch(ctx, sr.m, sr.w, sr.ring, toInt32(o), 0)
+	if ls.stopped {
+		return nil
+	}
+	if ls.unreachable {
+		return fmt.Errorf("start %s: the machine is disconnected", name)
+	}
+	sr.keep(name, o, ls.cost)
 	return nil
 }
 
@@ -124,7 +141,7 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 				}
 				continue
 			}
-			if err := sr.evaluate(name, o); err != nil {
+			if err := sr.evaluate(ctx, name, o); err != nil {
 				return err
 			}
 		}
@@ -132,16 +149,16 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 			return nil
 		}
 		b := topo.BFSOrder(m, 0)
-		if err := sr.evaluate("bfs-node0", b); err != nil {
+		if err := sr.evaluate(ctx, "bfs-node0", b); err != nil {
 			return err
 		}
 		if far := b[len(b)-1]; far != 0 {
-			if err := sr.evaluate("bfs-far", topo.BFSOrder(m, far)); err != nil {
+			if err := sr.evaluate(ctx, "bfs-far", topo.BFSOrder(m, far)); err != nil {
 				return err
 			}
 		}
 	} else {
-		if err := sr.evaluate("identity", curves.RowMajor(m.N())); err != nil {
+		if err := sr.evaluate(ctx, "identity", curves.RowMajor(m.N())); err != nil {
 			return err
 		}
 	}
@@ -149,7 +166,7 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 		if err := curves.Order(s.P).Validate(m.N()); err != nil {
 			return fmt.Errorf("start %s: %w", s.Name, err)
 		}
-		if err := sr.evaluate("start:"+s.Name, s.P); err != nil {
+		if err := sr.evaluate(ctx, "start:"+s.Name, s.P); err != nil {
 			return err
 		}
 	}
@@ -162,14 +179,14 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 			if curves.Order(s.P).Validate(m.N()) != nil {
 				return fmt.Errorf("internal error: structured start %s is not an ordering of %s", s.Name, m.Spec())
 			}
-			if err := sr.evaluate("structured:"+s.Name, s.P); err != nil {
+			if err := sr.evaluate(ctx, "structured:"+s.Name, s.P); err != nil {
 				return err
 			}
 		}
 	}
 	if depth < 4 && ctx.Err() == nil && !(len(sr.best) > 0 && sr.reached(sr.best[0].f)) {
 		if o, what := sr.multilevel(ctx, depth); o != nil {
-			if err := sr.evaluate("multilevel", o); err != nil {
+			if err := sr.evaluate(ctx, "multilevel", o); err != nil {
 				return err
 			}
 			sr.notes = append(sr.notes, "multilevel: "+what)
@@ -293,7 +310,7 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		return nil, err
 	}
 	if len(sr.best) == 0 { // stopped before any candidate: node-index order, O(n)
-		if err := sr.evaluate("rowmajor", curves.RowMajor(m.N())); err != nil {
+		if err := sr.evaluate(context.Background(), "rowmajor", curves.RowMajor(m.N())); err != nil {
 			return nil, err
 		}
 	}
