@@ -97,8 +97,8 @@ func SpectralSeconds(m topo.Machine) float64 {
 
 // GenerateContext is Generate, stopped by ctx: it returns ctx.Err() as soon as ctx
 // ends, and refuses up front (with context.DeadlineExceeded) a curve that is not
-// expected to finish before ctx's deadline (the spectral ordering, see
-// SpectralSeconds). The curves other than spectral take O(n) to O(n log n) time and
+// expected to finish well before ctx's deadline (the spectral ordering when less
+// than twice SpectralSeconds is left: the estimate is for an idle machine). The curves other than spectral take O(n) to O(n log n) time and
 // run to completion; spectral's eigendecomposition (gonum, not interruptible) runs in
 // a goroutine that is abandoned when ctx ends: it finishes in the background and its
 // result is dropped.
@@ -112,7 +112,7 @@ func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, e
 	if err := Why(name, m); err != nil {
 		return nil, err
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < SpectralSeconds(m) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < 2*SpectralSeconds(m) {
 		return nil, fmt.Errorf("curve spectral on %s: skipped, expected to take %.1f s, more than the %.1f s left: %w",
 			m.Spec(), SpectralSeconds(m), time.Until(dl).Seconds(), context.DeadlineExceeded)
 	}

@@ -130,7 +130,12 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 	m := sr.m
 	_, coarseGraph := m.(*clusterMachine)
 	if !coarseGraph {
-		for _, name := range curves.Applicable(m) {
+		names := curves.Applicable(m)
+		// The slow spectral ordering last, when the fast curves are in hand.
+		if i := slices.Index(names, "spectral"); i >= 0 {
+			names = append(slices.Delete(names, i, i+1), "spectral")
+		}
+		for _, name := range names {
 			if ctx.Err() != nil {
 				return nil
 			}

@@ -242,7 +242,7 @@ func TestOrderBranchAndBound(t *testing.T) {
 // of the printed order and at most every starting ordering listed in "curves" (which
 // the solve scored itself, strips2 among them on a mesh).
 func TestOrderScalablePath(t *testing.T) {
-	o := runOrderJSON(t, "--machine", "mesh:24x20", "--weights", "exp:2:3", "--time-limit", "2s")
+	o := runOrderJSON(t, "--machine", "mesh:24x20", "--weights", "exp:2:3", "--time-limit", "4s")
 	if o.Method != "auto:scalable" || o.N != 480 {
 		t.Fatalf("method %q n %d", o.Method, o.N)
 	}
