@@ -260,6 +260,14 @@ func solveDense(ctx context.Context, m topo.Machine, w curves.Weights, opt Order
 	out, err := verifyOrder(m, w, opt.Ring, q, res)
 	if out != nil {
 		out.Candidates = cands
+		// A solve stopped before its local search reached every start returns the
+		// best start instead when that is better: never worse than a candidate.
+		for _, st := range starts {
+			if f, err := curves.Objective(m, st.P, w, opt.Ring); err == nil && f < out.Objective {
+				out.Objective, out.Order, out.Assignment, out.StartSource = f, curves.Order(slices.Clone(st.P)), slices.Clone(st.P), st.Name
+				out.Gap = relGap(f, out.Bound)
+			}
+		}
 	}
 	return out, err
 }
