@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/sim"
 )
 
 const spec = `
@@ -24,7 +26,7 @@ func TestParseDefaultsAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name != "t" || !slices.Equal(s.Schedulers, []string{"fcfs"}) || !slices.Equal(s.Seeds, []uint64{1}) {
+	if s.Name != "t" || !slices.Equal(s.Schedulers, []sim.Sched{sim.SchedFCFS}) || !slices.Equal(s.Seeds, []uint64{1}) {
 		t.Fatalf("defaults: %+v", s)
 	}
 	items := s.Items()
