@@ -59,6 +59,11 @@
 // A new method is one more Method constant and one more case where SolveOrdering and
 // SolveQAP dispatch on it.
 //
+// For machines too large for any n x n table, StructuralBounds proves lower bounds from
+// the structure (the ultrametric of a switched fabric's hop distances, exact on fat
+// trees; windows in the lattice of a mesh or torus) and StructuredStarts builds
+// orderings from it (ultrametric.go, gridwindow.go; docs/ilp.md, "Bounds that scale").
+//
 // Graphs with groups (processors under switches) are ordered switch by switch. Every
 // reported objective is recomputed by curves.Objective; the certificate is the proven
 // lower bound, the gap and the Status. The time limit is the context's deadline: a
