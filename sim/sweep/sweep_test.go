@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -199,5 +200,67 @@ func TestMergeWithoutSpecReportsGaps(t *testing.T) {
 	}
 	if rep, _ := Merge(paths[:1], nil); len(rep.Missing) == 0 {
 		t.Fatal("shard 0/3 alone: nothing missing")
+	}
+}
+
+// paramsOf is the inverse of Params.Spec (without Flags, which the caller applies).
+func paramsOf(s sim.Spec, dir string) Params {
+	p := Params{Trace: s.Trace, Machine: s.MachineSpec, Alloc: s.Alloc, Sched: s.Sched, Contract: s.Scale.Contract, Seed: s.Scale.Seed, Pattern: "none"}
+	if rel, ok := strings.CutPrefix(s.Trace, dir+string(filepath.Separator)); ok && dir != "" {
+		p.Trace = rel
+	}
+	if s.Comm != "" {
+		p.Pattern = s.Comm
+	}
+	return p
+}
+
+// Every item of a sweep maps onto a valid replay and back: the same parameters, the
+// same key; what the item does not set is sim.DefaultSpec's.
+func TestItemSpecRoundTrip(t *testing.T) {
+	s, err := Parse([]byte(`
+traces: [a.txt, /abs/b.swf]
+machines: [mesh:4x4, torus:4x4x4]
+allocators: [mc1x1, bf:hilbert, genalg]
+schedulers: [fcfs, easy, cplant]
+contract: [1, 0.5]
+patterns: [none, n-body]
+seeds: [1, 7]
+`), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := "/sweeps"
+	for _, it := range s.Items() {
+		sp := it.Params.Spec(dir)
+		if err := sp.Validate(); err != nil {
+			t.Fatalf("item %d: %v", it.Index, err)
+		}
+		back := paramsOf(sp, dir)
+		if !reflect.DeepEqual(back, it.Params) || back.Key() != it.Key {
+			t.Fatalf("item %d: %+v -> %+v", it.Index, it.Params, back)
+		}
+		if (it.Params.Trace == "a.txt") != (sp.Trace == "/sweeps/a.txt") {
+			t.Errorf("item %d: trace %s resolved to %s", it.Index, it.Params.Trace, sp.Trace)
+		}
+		if sp.CommSeed != it.Params.Seed {
+			t.Errorf("item %d: comm seed %d, want the item's seed %d", it.Index, sp.CommSeed, it.Params.Seed)
+		}
+		d := sim.DefaultSpec()
+		if sp.Scale.Work != d.Scale.Work || sp.Scale.Replicate != d.Scale.Replicate || sp.Network != d.Network || sp.Pattern != d.Pattern ||
+			sp.MessagesPerSecond != d.MessagesPerSecond || sp.CycleSeconds != d.CycleSeconds || sp.Compat != d.Compat {
+			t.Errorf("item %d: a field the item does not set is not the default: %+v", it.Index, sp)
+		}
+	}
+}
+
+func TestStatus(t *testing.T) {
+	for _, s := range []Status{StatusOK, StatusFailed} {
+		if v, err := ParseStatus(s.String()); err != nil || v != s {
+			t.Errorf("ParseStatus(%q) = %q, %v", s, v, err)
+		}
+	}
+	if _, err := ParseStatus("done"); err == nil {
+		t.Error("ParseStatus accepted done")
 	}
 }
