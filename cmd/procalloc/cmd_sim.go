@@ -341,9 +341,6 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if *convert != "" {
 					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.Jobs) })
 				}
-				if _, err := rp.Config(); err != nil { // the allocator and the baseline apply
-					return specError(err)
-				}
 				p := newProgress(e, "sim "+spec.Alloc, int64(len(rp.Jobs)))
 				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
 				rep, err := rp.Run(ctx)

@@ -99,8 +99,8 @@ func init() {
 
 JSON with the same keys works too. An unknown key is an error naming it and its line.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
-patterns, seeds, then allocators innermost. Each item is one "procalloc sim" run
-(in-process, with the same flags); all cores are used (-j).
+patterns, seeds, then allocators innermost. Each item is the replay "procalloc sim"
+runs with the same flags (the library's, in this process); all cores are used (-j).
 
 SPEC may be - to read the sweep file from standard input: relative trace paths are
 then taken from the current directory, and the sweep is named "stdin" unless it has a
