@@ -38,22 +38,56 @@ type Grid struct {
 // on Workers or on the order they end in. When ctx is cancelled the running replays
 // stop within a second (sim.Run checks ctx every 1,024 jobs) and no more start.
 func (g *Grid) Run(ctx context.Context, n int) error {
-	workers := g.Workers
+	var mu sync.Mutex
+	stopped := false
+	return pool(ctx, n, g.Workers, func() struct{} { return struct{}{} }, func(ctx context.Context, _ struct{}, i int) error {
+		var r GridResult
+		if t, err := g.Task(i); err != nil {
+			r.Err = err
+		} else {
+			r.Report, r.Err = t.Run(ctx)
+		}
+		if r.Err != nil && ctx.Err() != nil && errors.Is(r.Err, ctx.Err()) {
+			return nil // cancelled: not a result
+		}
+		if g.Done == nil {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return nil
+		}
+		if err := g.Done(i, r); err != nil {
+			stopped = true
+			return err
+		}
+		return nil
+	})
+}
+
+// pool calls do(ctx, w, i) for i = 0..n-1, in that order, on workers goroutines
+// (<= 0: one per core), w being the state of the goroutine (newState's, one each:
+// scratch a task reuses). The first error do returns cancels the ctx the others see,
+// no index is taken after it, and pool returns it; once ctx is cancelled no index is
+// taken either. Grid (compare, sweep) and Batch run on it.
+func pool[W any](ctx context.Context, n, workers int, newState func() W, do func(ctx context.Context, w W, i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		mu      sync.Mutex
-		next    int
-		doneErr error
-		wg      sync.WaitGroup
+		mu       sync.Mutex
+		next     int
+		firstErr error
+		wg       sync.WaitGroup
 	)
 	for range min(workers, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := newState()
 			for {
 				mu.Lock()
 				if next == n || ctx.Err() != nil {
@@ -63,31 +97,19 @@ func (g *Grid) Run(ctx context.Context, n int) error {
 				i := next
 				next++
 				mu.Unlock()
-				var r GridResult
-				if t, err := g.Task(i); err != nil {
-					r.Err = err
-				} else {
-					r.Report, r.Err = t.Run(ctx)
-				}
-				if r.Err != nil && ctx.Err() != nil && errors.Is(r.Err, ctx.Err()) {
-					continue // cancelled: not a result
-				}
-				if g.Done == nil {
-					continue
-				}
-				mu.Lock()
-				if doneErr == nil {
-					if err := g.Done(i, r); err != nil {
-						doneErr = err
+				if err := do(ctx, w, i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
 						cancel()
 					}
+					mu.Unlock()
 				}
-				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	return doneErr
+	return firstErr
 }
 
 // RunGrid runs the replays of specs on workers goroutines (<= 0: one per core) and
