@@ -90,9 +90,4 @@ func ParseCompat(s string) (Compat, error) {
 
 // CompatName is the name of a compat mode as summaries report it: "default" for
 // procalloc's own conventions.
-func CompatName(c Compat) string {
-	if c == "" {
-		return "default"
-	}
-	return string(c)
-}
+func CompatName(c Compat) string { return c.String() }
