@@ -374,31 +374,13 @@ func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 	return s, nil
 }
 
-// sweepLine is the results line of an item. The replay's own timing moves to the
-// line, so that the result depends only on the item (and merged files on the
-// sweep, not on the run); the result's keys are sorted, as results files always
-// had them.
+// sweepLine is the results line of an item; errors name sim's flags.
 func sweepLine(spec *sweep.Spec, it sweep.Item, r sim.GridResult, secs float64) sweep.Line {
-	l := sweep.Line{Sweep: spec.Name, Item: it, Seconds: secs}
-	if r.Err != nil {
-		l.Status, l.Error = sweep.StatusFailed, specError(r.Err).Error()
-		return l
-	}
-	b, err := json.Marshal(r.Report)
-	var res map[string]json.RawMessage
-	if err == nil {
-		err = json.Unmarshal(b, &res)
-	}
-	if err == nil {
-		delete(res, "seconds")
-		b, err = json.Marshal(res)
-	}
+	err := r.Err
 	if err != nil {
-		l.Status, l.Error = sweep.StatusFailed, err.Error()
-		return l
+		err = specError(err)
 	}
-	l.Status, l.Result = sweep.StatusOK, b
-	return l
+	return sweep.NewLine(spec.Name, it, r.Report, err, secs)
 }
 
 // writeSbatch prints a Slurm job-array script for the sweep.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"syscall"
+
+	"github.com/procalloc/procalloc/sim"
 )
 
 // Status is how an item ended.
@@ -43,6 +45,38 @@ type Line struct {
 	// Seconds is the item's wall-clock time; merged files leave it out, so that they
 	// do not depend on the machine or the run.
 	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// ResultJSON is the result of a results line for a replay's report: the report's
+// JSON ("procalloc sim --json") without its wall-clock seconds, so that the result
+// depends only on the item (and merged files only on the sweep), and with its
+// top-level keys sorted, as results files have always had them.
+func ResultJSON(rep *sim.Report) (json.RawMessage, error) {
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return nil, err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return nil, err
+	}
+	delete(keys, "seconds")
+	return json.Marshal(keys) // encoding/json writes a map's keys sorted
+}
+
+// NewLine is the results line of item it of sweep name: ok with its report's
+// result, or failed with err. Seconds is the item's wall-clock time.
+func NewLine(name string, it Item, rep *sim.Report, err error, seconds float64) Line {
+	l := Line{Sweep: name, Item: it, Seconds: seconds}
+	if err == nil {
+		l.Result, err = ResultJSON(rep)
+	}
+	if err != nil {
+		l.Status, l.Error, l.Result = StatusFailed, err.Error(), nil
+		return l
+	}
+	l.Status = StatusOK
+	return l
 }
 
 // Results is a results file open for appending.

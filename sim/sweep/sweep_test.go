@@ -1,6 +1,9 @@
 package sweep
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -262,5 +265,47 @@ func TestStatus(t *testing.T) {
 	}
 	if _, err := ParseStatus("done"); err == nil {
 		t.Error("ParseStatus accepted done")
+	}
+}
+
+// A result is the report's JSON without its seconds, top-level keys sorted, each
+// value as the report writes it; a failed item has an error and no result.
+func TestResultJSON(t *testing.T) {
+	s := sim.DefaultSpec()
+	s.Trace, s.MachineSpec, s.Alloc, s.Comm, s.MessagesPerSecond = "t", "mesh:4x4", "mc1x1", "n-body", 0.1
+	s.TraceData = &sim.Trace{Format: sim.FormatConverted, Jobs: []sim.Job{
+		{ID: 1, Arrival: 0, Procs: 4, Runtime: 100, Estimate: -1}, {ID: 2, Arrival: 5, Procs: 16, Runtime: 50, Estimate: 60}}}
+	rep, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Seconds = 1.25
+	l := NewLine("x", Item{Index: 3, Key: "k"}, rep, nil, 2)
+	if l.Status != StatusOK || l.Error != "" || l.Seconds != 2 {
+		t.Fatalf("line %+v", l)
+	}
+	full, _ := json.Marshal(rep)
+	var want map[string]json.RawMessage
+	json.Unmarshal(full, &want)
+	dec := json.NewDecoder(bytes.NewReader(l.Result))
+	dec.Token() // {
+	var keys []string
+	for dec.More() {
+		k, _ := dec.Token()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		if string(v) != string(want[k.(string)]) {
+			t.Errorf("key %s: %s, report has %s", k, v, want[k.(string)])
+		}
+	}
+	if !slices.IsSorted(keys) || slices.Contains(keys, "seconds") || len(keys) != len(want)-1 || !slices.Contains(keys, "comm") {
+		t.Errorf("result keys %v (report has %d keys)", keys, len(want))
+	}
+	f := NewLine("x", Item{}, nil, errors.New("boom"), 1)
+	if f.Status != StatusFailed || f.Error != "boom" || f.Result != nil {
+		t.Errorf("failed line %+v", f)
 	}
 }
