@@ -179,6 +179,9 @@ func (s *Spec) Validate() error {
 	if s.Machine == nil && s.MachineSpec == "" {
 		add(fieldErr("Machine", "", "required: a machine, or a MachineSpec such as mesh:16x16"))
 	}
+	if s.Machine != nil && s.MachineSpec != "" && s.MachineSpec != s.Machine.Spec() {
+		add(fieldErr("MachineSpec", strconv.Quote(s.MachineSpec), "names another machine than Machine (%s): give one of them", s.Machine.Spec()))
+	}
 	if s.Alloc == "" {
 		add(fieldErr("Alloc", "", "required: an allocator spec such as mc1x1 or bf:hilbert"))
 	} else if name, _, _ := strings.Cut(s.Alloc, ":"); !slices.Contains(alloc.Names(), name) {

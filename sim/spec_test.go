@@ -46,6 +46,7 @@ func TestSpecValidate(t *testing.T) {
 		{"Scale.Perturb", func(s *Spec) { s.Scale.Perturb = -1 }, "negative"},
 		{"LoadFactor", func(s *Spec) { s.LoadFactor = -0.5 }, "positive"},
 		{"Machine", func(s *Spec) { s.MachineSpec = "" }, "required"},
+		{"MachineSpec", func(s *Spec) { s.Machine = topo.Mesh(8, 8) }, "another machine"},
 		{"Alloc", func(s *Spec) { s.Alloc = "" }, "required"},
 		{"Alloc", func(s *Spec) { s.Alloc = "nope:1" }, "unknown allocator"},
 		{"Sched", func(s *Spec) { s.Sched = "sjf" }, "want fcfs, easy, cplant or as-run"},
@@ -62,7 +63,9 @@ func TestSpecValidate(t *testing.T) {
 	for _, c := range cases {
 		s := validSpec()
 		c.edit(&s)
-		c.edit(&all)
+		if c.field != "MachineSpec" { // excludes a missing machine
+			c.edit(&all)
+		}
 		err := s.Validate()
 		var fe *FieldError
 		if err == nil || !errors.As(err, &fe) {
@@ -84,7 +87,7 @@ func TestSpecValidate(t *testing.T) {
 		fields = append(fields, e.(*FieldError).Field)
 	}
 	for _, c := range cases {
-		if !slices.Contains(fields, c.field) {
+		if !slices.Contains(fields, c.field) && c.field != "MachineSpec" {
 			t.Errorf("all mistakes at once: %s not named (got %v)", c.field, fields)
 		}
 	}

@@ -165,7 +165,7 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 			if m, err = topo.ParseMachine(s.MachineSpec); err != nil {
 				return s, usagef("--machine: %v", err)
 			}
-			s.Machine = m
+			s.Machine, s.MachineSpec = m, ""
 		}
 		o, err := curveResolve(f.spanCurve, m)
 		if err != nil {
