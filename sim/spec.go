@@ -33,7 +33,8 @@ type Spec struct {
 	// Trace is the trace file's path (gzip read transparently); with TraceReader or
 	// TraceData set it only names the trace in messages and in Report.Trace.
 	Trace string
-	// TraceReader, when set, is read instead of opening Trace.
+	// TraceReader, when set, is read instead of opening Trace (once: a Spec with a
+	// reader runs once).
 	TraceReader io.Reader
 	// TraceData, when set, is replayed instead of reading a trace: several replays of
 	// one trace (compare, a grid) read it once. It is not modified.
