@@ -10,7 +10,8 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-const sdsc = "../../shared/traces/SDSC-Par-1996-3.1-cln.swf.gz"
+// sdsc is a path in the shared directory (internal/shared).
+const sdsc = "traces/SDSC-Par-1996-3.1-cln.swf.gz"
 
 // The SDSC Paragon log's last three months of 1996 (Bunde et al. 2004 §3.1), in
 // seconds from its UnixStartTime (1995-12-27 10:53:57 US/Pacific): 1996-10-01 to

@@ -3,14 +3,15 @@ package bench
 import (
 	"context"
 	"math/bits"
-	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/shared"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -35,8 +36,13 @@ func replay(b *testing.B, jobs []sim.Job, mesh, spec string, compat alloc.Compat
 
 func readTrace(b *testing.B, path string) []sim.Job {
 	b.Helper()
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("trace %s not available: %v", path, err)
+	if !strings.HasPrefix(path, "..") {
+		// A path in the shared directory (internal/shared), not in the repository.
+		found, err := shared.Find(path)
+		if err != nil {
+			b.Skipf("a shared trace is needed: %v", err)
+		}
+		path = found
 	}
 	tr, err := sim.ReadTraceFile(path, sim.ReadOptions{})
 	if err != nil {
@@ -77,7 +83,8 @@ func BenchmarkFig18Each(b *testing.B) {
 	}
 }
 
-const lanl = "../../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz"
+// lanl is a path in the shared directory (internal/shared).
+const lanl = "traces/LANL-CM5-1994-4.1-cln.swf.gz"
 
 // BenchmarkLANLCM5 replays LANL-CM5 (122,057 jobs after conversion) on a 32x32 mesh
 // with MC1x1, plain and with the tie-breaking Johnson et al. 2010 found best for it

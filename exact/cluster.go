@@ -20,13 +20,26 @@ type ClusterResult struct {
 	Bound   int64 // proven lower bound (== Total when Optimal)
 }
 
+// MaxClusterK is the largest cluster size Cluster and Clusters accept: the largest
+// machines of the users (200,000 nodes). The incumbent, the final arrangement of the
+// planes and the points themselves take O(k log k) time and O(k) memory that a time
+// limit cannot shorten (about 3 s and 100 MB at this size), and the searches' work
+// grows much faster than k, so larger sizes are refused rather than run out of memory.
+const MaxClusterK = 200000
+
+// ClusterBytes estimates the memory Cluster needs for k points beyond the search
+// itself (the incumbent's lattice box, the down-set, the arranged points): about 500
+// bytes per point, measured at k = MaxClusterK (100 MB). Used to say why a k is
+// refused.
+func ClusterBytes(k int) float64 { return 500 * float64(k) }
+
 // Clusters computes the optimal unconstrained clusters of Z^dim for sizes 1..kmax
 // (Bender et al. 2005, §1, Fig. 2 shows k = 2..21 in the plane), each by Cluster. The
 // sequence stops early when ctx ends; the last entry then carries Optimal = false and
 // its proven bound.
 func Clusters(ctx context.Context, dim, kmax int) ([]ClusterResult, error) {
-	if kmax < 1 {
-		return nil, fmt.Errorf("exact: cluster size %d must be at least 1", kmax)
+	if kmax < 1 || kmax > MaxClusterK {
+		return nil, fmt.Errorf("exact: cluster size %d must be in 1..%d", kmax, MaxClusterK)
 	}
 	var out []ClusterResult
 	var prev []geom.Point
@@ -64,8 +77,8 @@ func cluster(ctx context.Context, dim, k int, prev []geom.Point, store *dpStore)
 	if dim < 1 || dim > 3 {
 		return ClusterResult{}, fmt.Errorf("exact: cluster dimension %d: must be 1, 2 or 3", dim)
 	}
-	if k < 1 {
-		return ClusterResult{}, fmt.Errorf("exact: cluster size %d must be at least 1", k)
+	if k < 1 || k > MaxClusterK {
+		return ClusterResult{}, fmt.Errorf("exact: cluster size %d must be in 1..%d", k, MaxClusterK)
 	}
 	res := ClusterResult{K: k, Dim: dim}
 	var cells []geom.Point
@@ -77,7 +90,7 @@ func cluster(ctx context.Context, dim, k int, prev []geom.Point, store *dpStore)
 		}
 		res.Optimal = true
 	case 2:
-		inc := ferrersIncumbent(k, prev)
+		inc := ferrersIncumbent(ctx, k, prev)
 		var cols []int
 		var bound int64
 		var opt bool
@@ -137,7 +150,9 @@ func latticeBox(dim, r int) []geom.Point {
 }
 
 // roundPoints returns the k points of Z^dim nearest the origin in Euclidean distance
-// (ties by coordinates): the incumbent of the cluster searches.
+// (ties by coordinates): the incumbent of the cluster searches. It works on flat
+// keys (k may be MaxClusterK): the box {-r..r}^dim with at least 4k points, sorted by
+// (squared norm, coordinates).
 func roundPoints(dim, k int) []geom.Point {
 	r := 1
 	for {
@@ -151,29 +166,55 @@ func roundPoints(dim, k int) []geom.Point {
 		}
 		r++
 	}
-	pts := latticeBox(dim, r)
-	norm := func(p geom.Point) int {
-		s := 0
-		for _, v := range p {
-			s += v * v
-		}
-		return s
+	type key struct {
+		norm int
+		p    [3]int
 	}
-	slices.SortFunc(pts, func(a, b geom.Point) int {
-		if na, nb := norm(a), norm(b); na != nb {
-			return na - nb
+	var keys []key
+	var p [3]int
+	var rec func(j int)
+	rec = func(j int) {
+		if j == dim {
+			n := 0
+			for _, v := range p[:dim] {
+				n += v * v
+			}
+			keys = append(keys, key{n, p})
+			return
 		}
-		return geom.Compare(a, b)
+		for v := -r; v <= r; v++ {
+			p[j] = v
+			rec(j + 1)
+		}
+	}
+	rec(0)
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.norm != b.norm {
+			return a.norm - b.norm
+		}
+		for j := range dim {
+			if a.p[j] != b.p[j] {
+				return a.p[j] - b.p[j]
+			}
+		}
+		return 0
 	})
-	return slices.Clone(pts[:k])
+	flat := make([]int, k*dim)
+	out := make([]geom.Point, k)
+	for i := range out {
+		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+		copy(out[i], keys[i].p[:dim])
+	}
+	return out
 }
 
 // downSet pushes the points of every axis-parallel line to the start of the line,
 // axis after axis, until nothing moves: a down-set of N^d with no larger plane-count
-// cost (marginal.go). The points must be distinct.
+// cost (marginal.go). The points must be distinct (d <= 3); the result's order is
+// unspecified.
 func downSet(pts []geom.Point) []geom.Point {
 	d := len(pts[0])
-	out := make([]geom.Point, len(pts))
+	q := make([][3]int, len(pts))
 	lo := slices.Clone(pts[0])
 	for _, p := range pts {
 		for j := range d {
@@ -181,17 +222,15 @@ func downSet(pts []geom.Point) []geom.Point {
 		}
 	}
 	for i, p := range pts {
-		q := make(geom.Point, d)
 		for j := range d {
-			q[j] = p[j] - lo[j]
+			q[i][j] = p[j] - lo[j]
 		}
-		out[i] = q
 	}
 	for moved := true; moved; {
 		moved = false
 		for axis := range d {
 			// Sort by the other coordinates, then by this one; renumber each line.
-			slices.SortFunc(out, func(a, b geom.Point) int {
+			slices.SortFunc(q, func(a, b [3]int) int {
 				for j := range d {
 					if j != axis && a[j] != b[j] {
 						return a[j] - b[j]
@@ -200,22 +239,28 @@ func downSet(pts []geom.Point) []geom.Point {
 				return a[axis] - b[axis]
 			})
 			n := 0
-			for i := range out {
+			for i := range q {
 				same := i > 0
 				for j := range d {
-					if j != axis && i > 0 && out[i][j] != out[i-1][j] {
+					if j != axis && i > 0 && q[i][j] != q[i-1][j] {
 						same = false
 					}
 				}
 				if !same {
 					n = 0
 				}
-				if out[i][axis] != n {
-					out[i][axis], moved = n, true
+				if q[i][axis] != n {
+					q[i][axis], moved = n, true
 				}
 				n++
 			}
 		}
+	}
+	flat := make([]int, len(q)*d)
+	out := make([]geom.Point, len(q))
+	for i := range q {
+		out[i] = flat[i*d : (i+1)*d : (i+1)*d]
+		copy(out[i], q[i][:d])
 	}
 	return out
 }

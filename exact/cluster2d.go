@@ -171,8 +171,15 @@ func ferrersOptimum(ctx context.Context, k int, inc []int) (cols []int, cost, bo
 		W, H int
 		lb   int64
 	}
+	// Every box W x H (W <= H, W*H >= k, W+H-1 <= k) gets its bound first: O(k^2)
+	// boxes, so the enumeration checks ctx, and only boxes that can beat the incumbent
+	// are kept (memory). When ctx ends before every box has its bound, no bound is
+	// proven here (0; the caller adds LatticeBound).
 	var boxes []box
 	for H := 1; H <= k; H++ {
+		if ctx.Err() != nil {
+			return s.bestCols, s.best, 0, false, s.nodes
+		}
 		for W := 1; W <= H && W+H-1 <= k; W++ {
 			if W*H < k {
 				continue
@@ -180,7 +187,12 @@ func ferrersOptimum(ctx context.Context, k int, inc []int) (cols []int, cost, bo
 			s.W, s.H = W, H
 			s.hx, s.ly = make([]int, W+2), make([]int, H+2)
 			lb, _ := s.bound(newLineDP(k), newLineDP(k), W, 1, 1, H, k-(W+H-1))
-			boxes = append(boxes, box{W, H, lb})
+			if lb < s.best {
+				boxes = append(boxes, box{W, H, lb})
+			}
+			if ctx.Err() != nil {
+				return s.bestCols, s.best, 0, false, s.nodes
+			}
 		}
 	}
 	slices.SortStableFunc(boxes, func(a, b box) int { return cmp.Compare(a.lb, b.lb) })
@@ -207,8 +219,8 @@ func ferrersOptimum(ctx context.Context, k int, inc []int) (cols []int, cost, bo
 // lattice points nearest the origin pushed into a down-set, and (when prev, a 2D
 // cluster of k-1 points, is given) prev's down-set with one cell added at its best
 // corner.
-func ferrersIncumbent(k int, prev []geom.Point) []int {
-	best := improveFerrers(columnsOf(downSet(roundPoints(2, k))))
+func ferrersIncumbent(ctx context.Context, k int, prev []geom.Point) []int {
+	best := improveFerrers(ctx, columnsOf(downSet(roundPoints(2, k))))
 	cost := func(l []int) int64 { return lineCost(l) + lineCost(conjugate(l)) }
 	if len(prev) != k-1 || k < 2 {
 		return best
@@ -226,7 +238,7 @@ func ferrersIncumbent(k int, prev []geom.Point) []int {
 			grown = next
 		}
 	}
-	if grown = improveFerrers(grown); cost(grown) < cost(best) {
+	if grown = improveFerrers(ctx, grown); cost(grown) < cost(best) {
 		return grown
 	}
 	return best
@@ -234,8 +246,9 @@ func ferrersIncumbent(k int, prev []geom.Point) []int {
 
 // improveFerrers moves one cell of λ to another column (or a new one) while that keeps
 // a diagram and lowers lineCost(λ) + lineCost(λ'): a cheap local search for the
-// incumbent.
-func improveFerrers(l []int) []int {
+// incumbent. Every candidate costs O(len(λ)·k) (lineCost), so for large k it stops
+// when ctx ends and returns the diagram reached, still a valid incumbent.
+func improveFerrers(ctx context.Context, l []int) []int {
 	cur := slices.Clone(l)
 	val := lineCost(cur) + lineCost(conjugate(cur))
 	desc := func(a, b int) int { return b - a }
@@ -245,6 +258,9 @@ func improveFerrers(l []int) []int {
 			for j := 0; j <= len(cur); j++ {
 				if j == i {
 					continue
+				}
+				if ctx.Err() != nil {
+					return cur
 				}
 				next := slices.Clone(cur)
 				next[i]--

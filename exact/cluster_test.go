@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -242,7 +243,7 @@ func TestFerrersDPMatchesBranchAndBound(t *testing.T) {
 		kmax = 40
 	}
 	for k := 1; k <= kmax; k++ {
-		inc := improveFerrers(columnsOf(downSet(roundPoints(2, k))))
+		inc := improveFerrers(context.Background(), columnsOf(downSet(roundPoints(2, k))))
 		_, want, _, opt, _ := ferrersOptimum(context.Background(), k, inc)
 		if !opt {
 			t.Fatalf("k %d: branch and bound did not finish", k)
@@ -329,4 +330,40 @@ func layersSize(layers [][]int) int {
 		n += sum(l)
 	}
 	return n
+}
+
+// Sizes beyond MaxClusterK are refused, not run out of memory (4*k overflowed for
+// k = MaxInt and panicked), and a search whose context has already ended still
+// returns a valid cluster of the requested size with a proven bound: every long
+// phase (the incumbent's local search, the 2D boxes' bounds) polls the context, so
+// this test would hang, not pass, when one does not.
+func TestClusterSizeLimitAndCancelled(t *testing.T) {
+	for _, k := range []int{MaxClusterK + 1, math.MaxInt, 100000000} {
+		if _, err := Cluster(context.Background(), 2, k); err == nil {
+			t.Errorf("k %d: no error", k)
+		}
+		if _, err := Clusters(context.Background(), 3, k); err == nil {
+			t.Errorf("Clusters kmax %d: no error", k)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct{ dim, k int }{{2, 30000}, {3, 30000}} {
+		c, err := Cluster(ctx, tc.dim, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Points) != tc.k || c.Total != int64(geom.PairwiseL1(c.Points)) || c.Bound > c.Total || c.Bound <= 0 {
+			t.Errorf("dim %d k %d: %d points, total %d (pairwise %d), bound %d", tc.dim, tc.k, len(c.Points), c.Total, geom.PairwiseL1(c.Points), c.Bound)
+		}
+		seen := map[[3]int]bool{}
+		for _, p := range c.Points {
+			var q [3]int
+			copy(q[:], p)
+			if seen[q] {
+				t.Fatalf("dim %d: point %v twice", tc.dim, p)
+			}
+			seen[q] = true
+		}
+	}
 }

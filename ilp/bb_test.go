@@ -5,11 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/shared"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -113,9 +113,13 @@ func TestBranchAndBoundInterrupt(t *testing.T) {
 
 func readQAPLIBFile(t testing.TB, name string) *QAP {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "shared", "qaplib", name+".dat"))
+	path, err := shared.Find("qaplib/" + name + ".dat")
 	if err != nil {
-		t.Skipf("QAPLIB instance %s not available: %v", name, err)
+		t.Skipf("QAPLIB instance %s is needed: %v", name, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer f.Close()
 	q, err := ReadQAPLIB(f)

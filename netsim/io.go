@@ -90,17 +90,48 @@ func LiuIOParams() IOParams {
 	return IOParams{LinkBytesPerSecond: 11.65e6, DiskBytesPerSecond: 4.545e6}
 }
 
-// Validate reports bandwidths that are not finite positive numbers of at most 1e15.
+// MinBytesPerSecond and MaxBytesPerSecond bound the bandwidths Validate accepts (1
+// byte/s to 1 PB/s), and MaxDiskCycles the time a disk may take to write one message
+// (the engine's parameter bound, 2^20 cycles): beyond, a rate's cycle count
+// overflows (a disk of 1e-300 MB/s became one cycle per message) or the simulated
+// time grows without a useful answer (1e-9 MB/s ran for minutes).
+const (
+	MinBytesPerSecond = 1.0
+	MaxBytesPerSecond = 1e15
+	MaxDiskCycles     = maxParam
+)
+
+// Validate reports bandwidths that are not finite numbers between MinBytesPerSecond
+// and MaxBytesPerSecond.
 func (q IOParams) Validate() error {
 	for _, v := range []struct {
 		name string
 		x    float64
 	}{{"link bandwidth", q.LinkBytesPerSecond}, {"disk speed", q.DiskBytesPerSecond}} {
-		if !(v.x > 0) || math.IsInf(v.x, 0) || v.x > 1e15 {
-			return fmt.Errorf("%s %v bytes/s: must be a positive number of at most 1e15", v.name, v.x)
+		if !(v.x >= MinBytesPerSecond && v.x <= MaxBytesPerSecond) {
+			return fmt.Errorf("%s %v bytes/s: must be between %g and %g", v.name, v.x, MinBytesPerSecond, MaxBytesPerSecond)
 		}
 	}
 	return nil
+}
+
+// ValidateFor is Validate, and also reports a disk so slow against the links that
+// writing one message of p takes more than MaxDiskCycles cycles.
+func (q IOParams) ValidateFor(p Params) error {
+	if err := q.Validate(); err != nil {
+		return err
+	}
+	if c := float64(p.MessageFlits) * q.LinkBytesPerSecond / q.DiskBytesPerSecond; !(c <= MaxDiskCycles) {
+		return fmt.Errorf("disk speed %v bytes/s: a %d-flit message takes %.3g cycles to write at link bandwidth %v bytes/s, more than %d; the disk must write at least %.4g bytes/s",
+			q.DiskBytesPerSecond, p.MessageFlits, c, q.LinkBytesPerSecond, MaxDiskCycles, q.MinDiskBytesPerSecond(p))
+	}
+	return nil
+}
+
+// MinDiskBytesPerSecond is the slowest disk ValidateFor accepts with p and q's link
+// bandwidth.
+func (q IOParams) MinDiskBytesPerSecond(p Params) float64 {
+	return max(MinBytesPerSecond, float64(p.MessageFlits)*q.LinkBytesPerSecond/MaxDiskCycles)
 }
 
 // CycleSeconds is the length of one cycle in seconds: one flit over one link.

@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -93,6 +94,34 @@ func TestIOEngineAndDisks(t *testing.T) {
 	}
 	if err := (IOParams{LinkBytesPerSecond: -1, DiskBytesPerSecond: 1}).Validate(); err == nil {
 		t.Error("negative bandwidth accepted")
+	}
+}
+
+// A disk so slow that a message's write time overflows (1e-300 MB/s gave one cycle
+// per message) or exceeds MaxDiskCycles is refused; the slowest accepted disk takes
+// at most MaxDiskCycles.
+func TestIOParamsRange(t *testing.T) {
+	p := DefaultParams()
+	for _, disk := range []float64{1e-300, 1e-3, 0.5, math.NaN(), math.Inf(1), 1e300} {
+		q := IOParams{LinkBytesPerSecond: 11.65e6, DiskBytesPerSecond: disk}
+		if err := q.ValidateFor(p); err == nil {
+			t.Errorf("disk %v bytes/s accepted (%d cycles per message)", disk, q.DiskCycles(p))
+		}
+	}
+	q := LiuIOParams()
+	if err := q.ValidateFor(p); err != nil {
+		t.Fatal(err)
+	}
+	q.DiskBytesPerSecond = q.MinDiskBytesPerSecond(p)
+	if err := q.ValidateFor(p); err != nil {
+		t.Fatalf("the slowest accepted disk: %v", err)
+	}
+	if c := q.DiskCycles(p); c < MaxDiskCycles-1 || c > MaxDiskCycles {
+		t.Errorf("slowest disk: %d cycles per message, want about %d", c, MaxDiskCycles)
+	}
+	q.DiskBytesPerSecond *= 0.99
+	if err := q.ValidateFor(p); err == nil {
+		t.Error("a disk 1% slower than the slowest accepted one passed")
 	}
 }
 

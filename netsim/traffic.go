@@ -162,29 +162,28 @@ func ZeroLoadLatency(r Router, p Params) float64 {
 // BisectionBound is the largest per-endpoint uniform load, in flits per cycle, that
 // the channel bisection of a k_1 x ... grid can carry (Dally & Towles 2004 §3.3.1):
 // half of all traffic crosses the bisection, so N*R/2 <= 2*B_c, B_c the channels
-// crossing it in one direction. For a k x k mesh that is 4/k; a torus doubles it. It
-// is 0 for a machine that is not a grid.
+// crossing it in one direction. The bisection is the narrowest cut: every axis of
+// at least 2 nodes is cut in half, crossing N/k_i channels per direction, twice that
+// when that axis wraps, and the least of those bounds, 4/k_i (8/k_i with wrap), is
+// returned: for a k x k mesh 4/k, a torus doubles it, and mesh:16x12:wrap=x is bound
+// by its unwrapped 12-node axis (1/3), not by its longest one. The result does not
+// depend on the order of the axes. It is 0 for a machine that is not a grid.
 func BisectionBound(dims []int, wrap []bool) float64 {
-	if len(dims) == 0 {
-		return 0
-	}
-	// Cut the largest dimension in half: the cut crosses N/k_max channels per
-	// direction, twice that with wraparound.
-	n, j := 1, 0
+	best := 0.0
 	for i, d := range dims {
-		n *= d
-		if d > dims[j] {
-			j = i
+		if d < 2 {
+			continue
+		}
+		// Traffic across the cut one way: (N/2 sources) x R x (N/2)/(N-1) of their
+		// messages go to the other half; the bound uses the large-N form N*R/4, and
+		// 4 x (N/k_i channels) / N = 4/k_i.
+		b := 4 / float64(d)
+		if i < len(wrap) && wrap[i] {
+			b *= 2
+		}
+		if best == 0 || b < best {
+			best = b
 		}
 	}
-	if dims[j] < 2 {
-		return 0
-	}
-	cross := float64(n / dims[j])
-	if wrap[j] {
-		cross *= 2
-	}
-	// Traffic across the cut one way: (N/2 sources) x R x (N/2)/(N-1) of their
-	// messages go to the other half; the bound uses the large-N form N*R/4.
-	return 4 * cross / float64(n)
+	return best
 }

@@ -69,13 +69,15 @@ type BatchResult struct {
 	Max  float64 `json:"max"`
 	// MeanSquares is D of Liu et al. Definition 1 (alloc.Squares) after each
 	// allocation, averaged over all allocations of all runs; SpatiallyCompact is the
-	// fraction of allocations after which the free set met Lemma 1's condition.
-	MeanSquares      float64 `json:"mean_squares"`
-	SpatiallyCompact float64 `json:"spatially_compact"`
-	MeanWaitingTasks float64 `json:"mean_tasks_waiting_at_start"`
-	CycleSeconds     float64 `json:"cycle_seconds"`
-	DiskCycles       int64   `json:"disk_cycles_per_message"`
-	MessagesPerRun   float64 `json:"messages_per_run"`
+	// fraction of allocations after which the free set met Lemma 1's condition. Both
+	// are defined on 2^m x 2^n meshes only: nil (absent from the JSON) elsewhere, or
+	// when no allocation was made.
+	MeanSquares      *float64 `json:"mean_squares,omitempty"`
+	SpatiallyCompact *float64 `json:"spatially_compact,omitempty"`
+	MeanWaitingTasks float64  `json:"mean_tasks_waiting_at_start"`
+	CycleSeconds     float64  `json:"cycle_seconds"`
+	DiskCycles       int64    `json:"disk_cycles_per_message"`
+	MessagesPerRun   float64  `json:"messages_per_run"`
 	// Completions are the per-run completion times, in run order (nil entries of
 	// interrupted runs are left out; Runs counts the ones kept).
 	Completions []float64 `json:"-"`
@@ -87,6 +89,7 @@ type BatchRun struct {
 	Cycles       int64
 	Messages     int64
 	Allocations  int
+	Measured     int // allocations after which D and Lemma 1 were measured (2^m x 2^n meshes)
 	SquaresSum   int
 	CompactSteps int
 	WaitingAt0   int // tasks that could not start at time 0
@@ -114,7 +117,7 @@ func (b *Batch) validate() error {
 	if err := b.Params.Validate(); err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
-	if err := b.IO.Validate(); err != nil {
+	if err := b.IO.ValidateFor(b.Params); err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
 	if _, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt); err != nil {
@@ -173,7 +176,7 @@ func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
 func summarizeBatch(runs []*BatchRun) *BatchResult {
 	res := &BatchResult{Min: math.Inf(1), Max: math.Inf(-1)}
 	var sum, msgs float64
-	allocs, squares, compact, waiting := 0, 0, 0, 0
+	measured, squares, compact, waiting := 0, 0, 0, 0
 	for _, r := range runs {
 		if r == nil {
 			continue
@@ -182,7 +185,7 @@ func summarizeBatch(runs []*BatchRun) *BatchResult {
 		sum += r.Completion
 		msgs += float64(r.Messages)
 		res.Min, res.Max = min(res.Min, r.Completion), max(res.Max, r.Completion)
-		allocs += r.Allocations
+		measured += r.Measured
 		squares += r.SquaresSum
 		compact += r.CompactSteps
 		waiting += r.WaitingAt0
@@ -196,9 +199,9 @@ func summarizeBatch(runs []*BatchRun) *BatchResult {
 	res.MeanCompletion = sum / float64(n)
 	res.MessagesPerRun = msgs / float64(n)
 	res.MeanWaitingTasks = float64(waiting) / float64(n)
-	if allocs > 0 {
-		res.MeanSquares = float64(squares) / float64(allocs)
-		res.SpatiallyCompact = float64(compact) / float64(allocs)
+	if measured > 0 {
+		d, c := float64(squares)/float64(measured), float64(compact)/float64(measured)
+		res.MeanSquares, res.SpatiallyCompact = &d, &c
 	}
 	if n > 1 {
 		var ss float64
@@ -377,6 +380,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			out.Allocations++
 			if stater != nil && cm != nil {
 				d, ok := cm.Measure(stater.State())
+				out.Measured++
 				out.SquaresSum += d
 				if ok {
 					out.CompactSteps++

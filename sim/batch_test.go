@@ -34,7 +34,7 @@ func TestBatchSmoke(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", spec, err)
 			}
-			t.Logf("%-10s comm %d: mean %.4f s ± %.4f, D %.2f, compact %.2f, waiting %.2f, msgs %.0f", spec, comm, res.MeanCompletion, res.CI95, res.MeanSquares, res.SpatiallyCompact, res.MeanWaitingTasks, res.MessagesPerRun)
+			t.Logf("%-10s comm %d: mean %.4f s ± %.4f, D %.2f, compact %.2f, waiting %.2f, msgs %.0f", spec, comm, res.MeanCompletion, res.CI95, *res.MeanSquares, *res.SpatiallyCompact, res.MeanWaitingTasks, res.MessagesPerRun)
 		}
 	}
 }

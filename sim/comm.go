@@ -51,6 +51,14 @@ type CommSummary struct {
 	MaxLinkLoad float64 `json:"max_link_load"`
 }
 
+// The ranges Comm accepts: beyond them a job's message count or a time in cycles
+// leaves int64.
+const (
+	MaxMessagesPerSecond = 1e6
+	MinCycleSeconds      = 1e-9
+	MaxCycleSeconds      = 1e6
+)
+
 func (c *Comm) validate() error {
 	if c.Pattern == nil {
 		return fmt.Errorf("communication: no pattern")
@@ -58,11 +66,11 @@ func (c *Comm) validate() error {
 	if err := c.Params.Validate(); err != nil {
 		return fmt.Errorf("communication: %w", err)
 	}
-	if !(c.MessagesPerSecond > 0) || math.IsInf(c.MessagesPerSecond, 0) || c.MessagesPerSecond > 1e6 {
-		return fmt.Errorf("communication: %v messages per second: must be positive and at most 1e6", c.MessagesPerSecond)
+	if !(c.MessagesPerSecond > 0) || c.MessagesPerSecond > MaxMessagesPerSecond {
+		return fmt.Errorf("communication: %v messages per second: must be positive and at most %g", c.MessagesPerSecond, MaxMessagesPerSecond)
 	}
-	if !(c.CycleSeconds >= 1e-9) || math.IsInf(c.CycleSeconds, 0) || c.CycleSeconds > 1e6 {
-		return fmt.Errorf("communication: cycle of %v s: must be between 1e-9 and 1e6 seconds", c.CycleSeconds)
+	if !(c.CycleSeconds >= MinCycleSeconds && c.CycleSeconds <= MaxCycleSeconds) {
+		return fmt.Errorf("communication: cycle of %v s: must be between %g and %g seconds", c.CycleSeconds, MinCycleSeconds, MaxCycleSeconds)
 	}
 	return nil
 }

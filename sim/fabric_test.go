@@ -80,6 +80,30 @@ func TestReadSacctBadRows(t *testing.T) {
 			t.Errorf("%q with SkipBad: %v, %+v", c.row, err, tr)
 		}
 	}
+	// Issue 24 row 10: times beyond the converted reader's range are refused with the
+	// line (ElapsedRaw = 2^63-1 gave a negative mean response time).
+	for _, c := range []struct{ head, row, want string }{
+		{head, "2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|9223372036854775807|5|2|COMPLETED|n[1-2]\n", "line 3: ElapsedRaw 9223372036854775807: value out of range"},
+		{head, "2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|2251799812636673|5|2|COMPLETED|n[1-2]\n", "line 3: ElapsedRaw 2251799812636673: value out of range"},
+		{strings.Replace(head, "ElapsedRaw", "Elapsed", 1), "2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|106751991167301-00:00:00|5|2|COMPLETED|n[1-2]\n", "line 3: field Elapsed"},
+		{strings.Replace(head, "ElapsedRaw", "Elapsed", 1), "2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|9223372036854775807:00|5|2|COMPLETED|n[1-2]\n", "value out of range"},
+		{strings.Replace(head, "ElapsedRaw|TimelimitRaw", "Elapsed|Timelimit", 1), "2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|01:00|999999999999999-00:00:00|2|COMPLETED|n[1-2]\n", "line 3: field Timelimit"},
+	} {
+		good := strings.Replace(good, "|60|5|", map[bool]string{true: "|60|5|", false: "|01:00|5|"}[strings.Contains(c.head, "ElapsedRaw")], 1)
+		if strings.Contains(c.head, "Timelimit|") {
+			good = strings.Replace(good, "|01:00|5|", "|01:00|05:00|", 1)
+		}
+		_, err := ReadTrace(strings.NewReader(c.head+good+c.row), ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.row, err, c.want)
+		}
+	}
+	// Start and End far apart: time.Time.Sub saturates at 292 years; Unix seconds
+	// do not.
+	tr, err := ReadTrace(strings.NewReader("JobIDRaw|Submit|Start|End|NNodes|State\n1|1000-01-01T00:00:00|1000-01-01T00:00:00|2000-01-01T00:00:00|1|COMPLETED\n"), ReadOptions{})
+	if err != nil || len(tr.Jobs) != 1 || tr.Jobs[0].Runtime != 31556908800 {
+		t.Errorf("a 1000-year job: %v, %+v", err, tr)
+	}
 	if _, err := ReadTrace(strings.NewReader("JobID|Submit|NNodes\n"), ReadOptions{Format: "sacct"}); err == nil || !strings.Contains(err.Error(), "lacks Start, End, State") {
 		t.Errorf("missing columns: %v", err)
 	}

@@ -156,11 +156,18 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 			continue
 		}
 		j := Job{Line: line}
-		run := int64(end.Sub(start) / time.Second)
+		// Unix seconds, not time.Time.Sub, which saturates at 292 years.
+		run := end.Unix() - start.Unix()
 		if v, ok := get(f, "ElapsedRaw"); ok && v != "" {
 			e, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || e < 0 {
 				if err := bad(fmt.Errorf("ElapsedRaw %q is not a number of seconds", v)); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if e > maxTraceValue {
+				if err := bad(fmt.Errorf("ElapsedRaw %d: %w (at most %d seconds)", e, errRange, maxTraceValue)); err != nil {
 					return nil, err
 				}
 				continue
@@ -245,17 +252,18 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		return nil, fmt.Errorf("empty sacct output")
 	}
 	var t0 time.Time
+	haveT0 := false // t0.IsZero() would be a real time: 0001-01-01T00:00:00
 	for _, r := range recs {
-		if r.id != "" && (t0.IsZero() || r.submit.Before(t0)) {
-			t0 = r.submit
+		if r.id != "" && (!haveT0 || r.submit.Before(t0)) {
+			t0, haveT0 = r.submit, true
 		}
 	}
 	for _, r := range recs {
 		if r.id == "" {
 			continue
 		}
-		r.job.Arrival = int64(r.submit.Sub(t0) / time.Second)
-		r.job.Started = int64(r.start.Sub(t0) / time.Second)
+		r.job.Arrival = r.submit.Unix() - t0.Unix()
+		r.job.Started = r.start.Unix() - t0.Unix()
 		if r.job.ID == 0 {
 			r.job.ID = len(t.Jobs) + 1
 		}
@@ -263,7 +271,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	// Arrival order, as the replay expects (sacct lists by job id).
 	sortJobsByArrival(t.Jobs)
-	if !t0.IsZero() {
+	if haveT0 {
 		t.UnixStart = t0.Unix()
 	}
 	return t, nil
@@ -322,7 +330,13 @@ func slurmDuration(s string) (int64, error) {
 		if err != nil || v < 0 {
 			return 0, fmt.Errorf("want [DD-[HH:]]MM:SS")
 		}
+		if v > maxTraceValue || total > maxTraceValue/60 {
+			return 0, fmt.Errorf("%w (at most %d seconds)", errRange, maxTraceValue)
+		}
 		total = total*60 + v
+	}
+	if days > maxTraceValue/86400 || days*86400+total > maxTraceValue {
+		return 0, fmt.Errorf("%w (at most %d seconds)", errRange, maxTraceValue)
 	}
 	return days*86400 + total, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -174,8 +173,8 @@ func (s *Spec) Validate() error {
 	if s.Scale.Perturb < 0 {
 		add(fieldErr("Scale.Perturb", strconv.FormatInt(s.Scale.Perturb, 10), "must not be negative"))
 	}
-	if s.LoadFactor != 0 && (!(s.LoadFactor > 0) || math.IsInf(s.LoadFactor, 0)) {
-		add(fieldErr("LoadFactor", fmt.Sprint(s.LoadFactor), "must be a positive load factor (or 0: none)"))
+	if s.LoadFactor != 0 && (!(s.LoadFactor > 0) || s.LoadFactor > 1e6) {
+		add(fieldErr("LoadFactor", fmt.Sprint(s.LoadFactor), "must be a load factor greater than 0 and at most 1e6 (or 0: none)"))
 	}
 	if s.Machine == nil && s.MachineSpec == "" {
 		add(fieldErr("Machine", "", "required: a machine, or a MachineSpec such as mesh:16x16"))
@@ -195,7 +194,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Compat", strconv.Quote(string(s.Compat)), "want premas, sst or empty"))
 	}
 	if s.Sched == SchedAsRun && (s.Scale.Work != 1 || s.Scale.Contract != 1 || s.Scale.Replicate != 1 || s.From != "" || s.To != "" || (s.LoadFactor != 0 && s.LoadFactor != 1)) {
-		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "replays production's own schedule: work multiple, contraction, replication, load factor and window do not apply"))
+		add(fieldErr("Sched", string(s.Sched), "replays production's own schedule: work multiple, contraction, replication, load factor and window do not apply"))
 	}
 	if err := s.Network.Validate(); err != nil {
 		add(fieldErr("Network", "", "%v", err))
@@ -207,11 +206,11 @@ func (s *Spec) Validate() error {
 		if _, err := netsim.ParsePattern(s.Comm); err != nil {
 			add(fieldErr("Comm", "", "%v", err))
 		}
-		if !(s.MessagesPerSecond > 0) || math.IsInf(s.MessagesPerSecond, 0) {
-			add(fieldErr("MessagesPerSecond", fmt.Sprint(s.MessagesPerSecond), "must be a positive number"))
+		if !(s.MessagesPerSecond > 0) || s.MessagesPerSecond > MaxMessagesPerSecond {
+			add(fieldErr("MessagesPerSecond", fmt.Sprint(s.MessagesPerSecond), "must be a positive number of at most %g", MaxMessagesPerSecond))
 		}
-		if !(s.CycleSeconds > 0) || math.IsInf(s.CycleSeconds, 0) {
-			add(fieldErr("CycleSeconds", fmt.Sprint(s.CycleSeconds), "must be a positive number"))
+		if !(s.CycleSeconds >= MinCycleSeconds && s.CycleSeconds <= MaxCycleSeconds) {
+			add(fieldErr("CycleSeconds", fmt.Sprint(s.CycleSeconds), "must be between %g and %g seconds", MinCycleSeconds, MaxCycleSeconds))
 		}
 		if s.Sched == SchedAsRun {
 			add(fieldErr("Comm", strconv.Quote(s.Comm), "the as-run schedule keeps production's run times; it does not take a communication model"))
@@ -338,8 +337,11 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := asRunAllocOn(s.Alloc, s.Trace, tr); err != nil {
+		return nil, err
+	}
 	if s.Sched == SchedAsRun && tr.Format != FormatSacct {
-		return nil, fieldErr("Sched", strconv.Quote(string(s.Sched)), "starts jobs when production did, which only an sacct trace records")
+		return nil, fieldErr("Sched", string(s.Sched), "starts jobs when production did, which only an sacct trace records")
 	}
 	if len(tr.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: the trace has no jobs", s.Trace)
@@ -364,6 +366,9 @@ func (s *Spec) Prepare() (*Replay, error) {
 			if to <= 0 {
 				return nil, fieldErr("To", s.To, "the window must end after the trace's start")
 			}
+			if to <= from {
+				return nil, fieldErr("To", s.To, "the window must end after From %s (%d s <= %d s from the trace's start)", s.From, to, from)
+			}
 		}
 		if rp.Jobs, err = Window(rp.Jobs, from, to); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Trace, err)
@@ -386,10 +391,22 @@ func (s *Spec) Prepare() (*Replay, error) {
 	return rp, nil
 }
 
+// asRunAllocOn refuses the as-run allocator on a trace that does not record where
+// production ran each job (only sacct traces do).
+func asRunAllocOn(spec, name string, tr *Trace) error {
+	if family, _, _ := strings.Cut(strings.TrimSpace(spec), ":"); family == "as-run" && tr.Format != FormatSacct {
+		return fieldErr("Alloc", "as-run", "places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", name, tr.Format)
+	}
+	return nil
+}
+
 // Config returns the replay's configuration with a fresh allocator. Errors in the
 // allocator or the baseline are *FieldError values.
 func (rp *Replay) Config() (Config, error) {
 	s, m := &rp.Spec, rp.Machine
+	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
+		return Config{}, err
+	}
 	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, NoMemo: s.NoMemo})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}

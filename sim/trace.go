@@ -248,12 +248,17 @@ func (t *Trace) header(s string) {
 
 var errRange = errors.New("value out of range")
 
+// maxTraceValue bounds every number a trace gives (times in seconds, sizes), so that
+// sums of a few of them (arrival + wait + run time, scaled) stay far from int64
+// overflow: 2^31 x 2^20, about 71 million years of seconds.
+const maxTraceValue = math.MaxInt32 * int64(1<<20)
+
 func parseInt(s, what string) (int64, error) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("%s %q is not an integer", what, s)
 	}
-	if v < -1 || v > math.MaxInt32*int64(1<<20) {
+	if v < -1 || v > maxTraceValue {
 		return 0, fmt.Errorf("%s %d: %w", what, v, errRange)
 	}
 	return v, nil

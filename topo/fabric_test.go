@@ -331,6 +331,12 @@ func TestFabricBadInput(t *testing.T) {
 		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s[0,2]\n", "line 2: switch s1 names child switch \"s2\""},
 		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: SwitchName and BlockName lines mixed"},
 		{"SwitchName=s0 Foo=1\n", "line 1: unknown parameter"},
+		// Issue 24 row 16: a repeated key kept the last value silently.
+		{"SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", "line 1: Nodes given twice (Nodes=n[1-4] and Nodes=n[5-6])"},
+		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s0 switches=s0\n", "line 2: switches given twice"},
+		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: SwitchName given twice"},
+		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed given twice"},
+		{"BlockName=b1 Nodes=n1\nBlockSizes=-4,NaN\n", "line 2: block_sizes: \"-4\" is not a positive integer"},
 	} {
 		_, err := ReadSlurmTopologyConf(strings.NewReader(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -343,11 +349,58 @@ func TestFabricBadInput(t *testing.T) {
 		{"- topology: a\n  flat: true\n", "flat"},
 		{"- topology: a\n  tree: {switches: []}\n- topology: b\n  flat: true\n", "none has cluster_default"},
 		{"- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2}\n    nodes: n[1-7]\n", "8 positions but 7 nodes"},
+		// Issue 24 row 24: what used to be accepted silently.
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n        speed: 4\n", "line 6: unknown key \"speed\" in a switch"},
+		{"- topology: a\n  colour: red\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n", "line 2: unknown key \"colour\" in a topology"},
+		{"- topology: a\n  block:\n    blocks: []\n    sizes: [4]\n", "line 4: unknown key \"sizes\" in a block"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: a\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 3: topology a listed twice (first on line 1)"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n  block: {blocks: [{block: b, nodes: n1}]}\n", "line 1: one topology with tree and block"},
+		{"- topology: a\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 5: a second cluster_default: true (the first on line 2)"},
+		{"- topology: a\n  cluster_default: yes please\n  tree: {switches: [{switch: s, nodes: n1}]}\n", "line 2: cluster_default: want true or false"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n        nodes: n1\n      - switch: s2\n        children: s1\n", "switches form a cycle: s1 -> s2 -> s1"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s1\n        nodes: n1\n", "switches form a cycle: s1 -> s1"},
+		{"- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "line 3: block_sizes: \"-4\" is not a positive integer"},
+		{"- topology: a\n  block:\n    block_sizes: [4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "block_sizes: \"NaN\""},
+		{"- topology: a\n  block:\n    block_sizes: [16, 4]\n    blocks: [{block: b, nodes: n1}]\n", "want increasing sizes"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1, nodes: n2}]}\n", "nodes"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n---\n- topology: b\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 4: a second YAML document"},
+		{"- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2, w: 2}\n    nodes: n[1-8]\n", "line 3: unknown key \"w\" in a torus3d dims"},
 	} {
 		_, err := ReadSlurmTopologyYAML(strings.NewReader(c.src), "")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
 		}
+	}
+}
+
+// Issue 24 row 24: a YAML alias reads as the node it names (an alias for a list
+// failed).
+func TestSlurmTopologyYAMLAliases(t *testing.T) {
+	src := `- topology: a
+  tree:
+    switches:
+      - switch: top
+        children: &leaves [l1, l2]
+      - switch: l1
+        nodes: &first n[1-2]
+      - switch: l2
+        nodes: [n3, *first]
+- topology: b
+  block:
+    blocks:
+      - block: b1
+        nodes: *leaves
+`
+	g, err := ReadSlurmTopologyYAML(strings.NewReader(src), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N() != 3 {
+		t.Errorf("%d hosts, want 3 (n1 n2 n3; n[1-2] again under l2 is a second link)", g.N())
+	}
+	g, err = ReadSlurmTopologyYAML(strings.NewReader(src), "b")
+	if err != nil || g.N() != 2 {
+		t.Fatalf("block of aliased names: %v", err)
 	}
 }
 
@@ -384,6 +437,10 @@ func FuzzReadSlurmTopology(f *testing.F) {
 	f.Add(readFile(f, "testdata/topology.conf"), false)
 	f.Add(readFile(f, "testdata/topology.yaml"), true)
 	f.Add("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,8\n", false)
+	f.Add("SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", false)
+	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: top\n        children: &l [l1]\n      - switch: l1\n        nodes: n[1-2]\n", true)
+	f.Add("- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n---\n- x\n", true)
+	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n        nodes: n1\n", true)
 	f.Fuzz(func(t *testing.T, src string, yml bool) {
 		var g *Graph
 		var err error

@@ -23,8 +23,9 @@ const BlockRootSwitch = "block-root"
 // "SwitchName=S [Nodes=HOSTLIST] [Switches=HOSTLIST] [LinkSpeed=N]" or block lines
 // "BlockName=B Nodes=HOSTLIST" (with "BlockSizes=..."), parameter names in any case,
 // '#' comments. Hosts are numbered in order of first appearance, switches in order of
-// their lines. A switch or block listed twice, a child switch that is never defined,
-// tree and block lines mixed, or a bad hostlist are errors naming the line.
+// their lines. A switch or block listed twice, a key given twice on one line, a child
+// switch that is never defined, tree and block lines mixed, or a bad hostlist are
+// errors naming the line.
 func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
 	type sw struct {
 		name            string
@@ -50,11 +51,18 @@ func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
 		var s sw
 		s.line = line
 		kind := ""
+		seen := map[string]string{}
 		for _, f := range fields {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok {
 				return nil, fmt.Errorf("line %d: %q is not KEY=VALUE", line, f)
 			}
+			// A repeated key (Nodes=n[1-4] Nodes=n[5-6]) is refused: which one Slurm
+			// keeps is not something to guess.
+			if prev, dup := seen[strings.ToLower(k)]; dup {
+				return nil, fmt.Errorf("line %d: %s given twice (%s and %s); give it once", line, k, prev, f)
+			}
+			seen[strings.ToLower(k)] = f
 			var err error
 			switch strings.ToLower(k) {
 			case "switchname", "blockname":
@@ -71,7 +79,15 @@ func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
 				if s.switches, err = hostlist.Expand(v); err != nil {
 					return nil, fmt.Errorf("line %d: Switches=%s: %w", line, v, err)
 				}
-			case "linkspeed", "blocksizes":
+			case "blocksizes":
+				var vals []*yaml.Node
+				for _, b := range strings.Split(v, ",") {
+					vals = append(vals, &yaml.Node{Kind: yaml.ScalarNode, Value: b, Line: line})
+				}
+				if err := checkBlockSizes(vals); err != nil {
+					return nil, err
+				}
+			case "linkspeed":
 			default:
 				return nil, fmt.Errorf("line %d: unknown parameter %q (want SwitchName, Nodes, Switches, LinkSpeed, BlockName, BlockSizes)", line, k)
 			}
@@ -130,6 +146,9 @@ func (tb *treeBuilder) add(name string, nodes, switches []string, where string) 
 }
 
 func (tb *treeBuilder) build(blocks bool) (*Graph, error) {
+	if err := tb.checkAcyclic(); err != nil {
+		return nil, err
+	}
 	f := NewFabric()
 	seen := map[string]bool{}
 	for _, s := range tb.recs {
@@ -173,6 +192,47 @@ func (tb *treeBuilder) build(blocks bool) (*Graph, error) {
 	return f.Graph()
 }
 
+// checkAcyclic reports a cycle of switches (s1 a child of s2, s2 of s1, or a switch
+// its own child): a tree topology has none, and Slurm's tree plugin would misplace
+// jobs on one. A switch may have several parents (two spines over the same leaves).
+func (tb *treeBuilder) checkAcyclic() error {
+	idx := map[string]int{}
+	for i, r := range tb.recs {
+		idx[r.name] = i
+	}
+	state := make([]int8, len(tb.recs)) // 0 new, 1 on the path, 2 done
+	var visit func(i int, path []string) error
+	visit = func(i int, path []string) error {
+		state[i] = 1
+		path = append(path, tb.recs[i].name)
+		for _, c := range tb.recs[i].switches {
+			j, ok := idx[c]
+			if !ok {
+				continue // reported when linking
+			}
+			switch state[j] {
+			case 1:
+				k := slices.Index(path, c)
+				return fmt.Errorf("%s: switches form a cycle: %s -> %s", tb.recs[j].where, strings.Join(path[k:], " -> "), c)
+			case 0:
+				if err := visit(j, path); err != nil {
+					return err
+				}
+			}
+		}
+		state[i] = 2
+		return nil
+	}
+	for i := range tb.recs {
+		if state[i] == 0 {
+			if err := visit(i, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ReadSlurmTopologyYAML reads a Slurm topology.yaml (topology.yaml(5)): a list of
 // topologies, each "topology: NAME" with one of
 //
@@ -183,35 +243,77 @@ func (tb *treeBuilder) build(blocks bool) (*Graph, error) {
 //	flat:    true (no network: refused)
 //
 // name selects a topology; empty selects the one with cluster_default: true, else the
-// only one. Errors name the line.
+// only one. Errors name the line: unknown keys, a key given twice, two topologies of
+// one name, a topology with two of tree/block/torus3d/flat, two cluster_default:
+// true, a cycle of switches, block_sizes that are not increasing positive integers
+// and a second YAML document are refused. Aliases (&list ... *list) read as the node
+// they name; merge keys (<<) are unknown keys.
 func ReadSlurmTopologyYAML(r io.Reader, name string) (*Graph, error) {
 	data, err := readLimited(r, 64<<20)
 	if err != nil {
 		return nil, err
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("empty topology.yaml: it is a list of topologies (- topology: NAME ...)")
+		}
+		return nil, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		line := extra.Line
+		if len(extra.Content) > 0 {
+			line = extra.Content[0].Line
+		}
+		return nil, fmt.Errorf("line %d: a second YAML document; a topology.yaml is one list of topologies", line)
+	} else if err != io.EOF {
 		return nil, err
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode {
 		return nil, fmt.Errorf("a topology.yaml is a list of topologies (- topology: NAME ...)")
 	}
+	budget := 1 << 20
+	if err := resolveAliases(doc.Content[0], &budget); err != nil {
+		return nil, err
+	}
 	var pick *yaml.Node
 	var names []string
+	nameLine := map[string]int{}
+	defaultLine := 0
 	for _, t := range doc.Content[0].Content {
 		if t.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("line %d: a topology is a mapping", t.Line)
+		}
+		if err := checkTopologyYAML(t); err != nil {
+			return nil, err
 		}
 		tn, _ := yamlScalar(t, "topology")
 		if tn == "" {
 			return nil, fmt.Errorf("line %d: topology without \"topology: NAME\"", t.Line)
 		}
+		if l, dup := nameLine[tn]; dup {
+			return nil, fmt.Errorf("line %d: topology %s listed twice (first on line %d)", t.Line, tn, l)
+		}
+		nameLine[tn] = t.Line
 		names = append(names, tn)
-		def, _ := yamlScalar(t, "cluster_default")
+		def := false
+		if c := yamlChild(t, "cluster_default"); c != nil {
+			if c.Kind != yaml.ScalarNode || (c.Value != "true" && c.Value != "false") {
+				return nil, fmt.Errorf("line %d: cluster_default: want true or false", c.Line)
+			}
+			if def = c.Value == "true"; def {
+				if defaultLine != 0 {
+					return nil, fmt.Errorf("line %d: a second cluster_default: true (the first on line %d)", c.Line, defaultLine)
+				}
+				defaultLine = c.Line
+			}
+		}
 		switch {
 		case name != "" && tn == name:
 			pick = t
-		case name == "" && def == "true" && pick == nil:
+		case name == "" && def:
 			pick = t
 		}
 	}
@@ -341,6 +443,156 @@ func torus3dOf(t *yaml.Node) (*Graph, error) {
 		}
 	}
 	return f.Graph()
+}
+
+// resolveAliases replaces every alias in the tree under n by the node it names, so
+// that "nodes: *list" reads as the list; budget bounds the nodes visited (aliases can
+// multiply a small file's tree).
+func resolveAliases(n *yaml.Node, budget *int) error {
+	for i, c := range n.Content {
+		if *budget--; *budget < 0 {
+			return fmt.Errorf("line %d: the aliases expand to too many YAML nodes", c.Line)
+		}
+		for depth := 0; c.Kind == yaml.AliasNode; depth++ {
+			if c.Alias == nil || depth > 100 {
+				return fmt.Errorf("line %d: an alias that names nothing", c.Line)
+			}
+			c = c.Alias
+		}
+		n.Content[i] = c
+		if err := resolveAliases(c, budget); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// topologyKeys are the keys of topology.yaml(5) that procalloc reads, by mapping.
+var topologyKeys = map[string][]string{
+	"topology":     {"topology", "cluster_default", "tree", "block", "torus3d", "flat"},
+	"tree":         {"switches"},
+	"switch":       {"switch", "children", "nodes"},
+	"block":        {"block_sizes", "blocks"},
+	"block entry":  {"block", "nodes"},
+	"torus3d":      {"name", "dims", "nodes", "regions", "placements"},
+	"torus3d dims": {"x", "y", "z"},
+}
+
+// checkKeys reports a key of mapping m (a what) that is not in topologyKeys[what], or
+// one given twice.
+func checkKeys(m *yaml.Node, what string) error {
+	if m.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: %s: want a mapping", m.Line, what)
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if l, dup := seen[k.Value]; dup {
+			return fmt.Errorf("line %d: key %q given twice in a %s (first on line %d)", k.Line, k.Value, what, l)
+		}
+		seen[k.Value] = k.Line
+		if !slices.Contains(topologyKeys[what], k.Value) {
+			return fmt.Errorf("line %d: unknown key %q in a %s (want %s)", k.Line, k.Value, what, strings.Join(topologyKeys[what], ", "))
+		}
+	}
+	return nil
+}
+
+// checkTopologyYAML checks one topology's keys at every level, that it has exactly
+// one of tree, block, torus3d and flat, and its block_sizes.
+func checkTopologyYAML(t *yaml.Node) error {
+	if err := checkKeys(t, "topology"); err != nil {
+		return err
+	}
+	var kinds []string
+	for _, k := range []string{"tree", "block", "torus3d", "flat"} {
+		if yamlChild(t, k) != nil {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) > 1 {
+		return fmt.Errorf("line %d: one topology with %s: give each its own entry", t.Line, strings.Join(kinds, " and "))
+	}
+	entries := func(parent *yaml.Node, list, what string) error {
+		if parent.Kind != yaml.MappingNode {
+			return nil // reported where the topology is read
+		}
+		l := yamlChild(parent, list)
+		if l == nil || l.Kind != yaml.SequenceNode {
+			return nil
+		}
+		for _, e := range l.Content {
+			if err := checkKeys(e, what); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if tr := yamlChild(t, "tree"); tr != nil {
+		if err := checkKeys(tr, "tree"); err != nil {
+			return err
+		}
+		return entries(tr, "switches", "switch")
+	}
+	if b := yamlChild(t, "block"); b != nil {
+		if err := checkKeys(b, "block"); err != nil {
+			return err
+		}
+		if bs := yamlChild(b, "block_sizes"); bs != nil {
+			if bs.Kind != yaml.SequenceNode && bs.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: block_sizes: want a list of positive integers", bs.Line)
+			}
+			var vals []*yaml.Node
+			if bs.Kind == yaml.ScalarNode {
+				vals = []*yaml.Node{bs}
+			} else {
+				vals = bs.Content
+			}
+			if err := checkBlockSizes(vals); err != nil {
+				return err
+			}
+		}
+		return entries(b, "blocks", "block entry")
+	}
+	if tor := yamlChild(t, "torus3d"); tor != nil {
+		if tor.Kind == yaml.SequenceNode {
+			for _, e := range tor.Content {
+				if err := checkKeys(e, "torus3d"); err != nil {
+					return err
+				}
+				if d := yamlChild(e, "dims"); d != nil {
+					if err := checkKeys(d, "torus3d dims"); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		if err := checkKeys(tor, "torus3d"); err != nil {
+			return err
+		}
+		if d := yamlChild(tor, "dims"); d != nil {
+			return checkKeys(d, "torus3d dims")
+		}
+	}
+	return nil
+}
+
+// checkBlockSizes reports block sizes that are not positive integers in increasing
+// order (Slurm's BlockSizes: the block sizes jobs may be planned on).
+func checkBlockSizes(vals []*yaml.Node) error {
+	prev := 0
+	for _, v := range vals {
+		n, err := strconv.Atoi(strings.TrimSpace(v.Value))
+		if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 1<<30 {
+			return fmt.Errorf("line %d: block_sizes: %q is not a positive integer", v.Line, v.Value)
+		}
+		if n <= prev {
+			return fmt.Errorf("line %d: block_sizes: %d after %d; want increasing sizes", v.Line, n, prev)
+		}
+		prev = n
+	}
+	return nil
 }
 
 func yamlChild(m *yaml.Node, key string) *yaml.Node {

@@ -69,7 +69,11 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "dbt:3/2"}, 2, "between 0 and 1"},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "d-dbt:1/0"}, 2, "Q > 0"},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--comm-per-io", "-1"}, 2, "must be 0..1048576"},
-		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "0"}, 2, "positive number"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "0"}, 2, "--disk-mbps 0: must be between"},
+		// Issue 24 row 9: rates whose cycle counts overflow or explode.
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "1e-300"}, 2, "--disk-mbps 1e-300: must be between 0.0003555 and 1e+09 MB/s"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--disk-mbps", "1e-9"}, 2, "at most 1048576 cycles"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--link-mbps", "1e-300"}, 2, "--link-mbps 1e-300: must be between 1e-06 and 1e+09"},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--mean-size", "NaN"}, 2, "--mean-size NaN"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:12x12", "--alloc", "scbt"}, 2, "2^m x 2^n"},
 		// Issue 12 item 7: a shard out of range.
@@ -83,7 +87,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--cycle-seconds", "0"}, 2, "--cycle-seconds 0"},
 		{[]string{"netsim", "--machine", "mesh:8x8", "--rate", "0"}, 2, "--rate 0: must be in (0, 1]"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1000000000000"}, 1, "no job arrives in the window"},
-		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "100", "--to", "50"}, 1, "the end must come after the start"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "100", "--to", "50"}, 2, "the window must end after --from 100"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--from", "1.5"}, 2, `"1.5" is neither whole seconds`},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)
@@ -104,5 +108,16 @@ func TestHostlistCommand(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", "hostlist", "expand", "n[3-1]"); code != 1 || !strings.Contains(stderr, "reversed range") {
 		t.Fatalf("reversed range: exit %d, %s", code, stderr)
+	}
+	// White space separates names and empty elements are skipped, as in Slurm.
+	code, out, _ = runCLI(t, "", "hostlist", "expand", "a b", "n[1-2],,n3")
+	if code != 0 || out != "a\nb\nn1\nn2\nn3\n" {
+		t.Fatalf("expand 'a b' 'n[1-2],,n3': exit %d, %q", code, out)
+	}
+	// One cap on the names of all the arguments together (30 arguments of 4,194,304
+	// names each ran out of memory).
+	big := "n[1-4194303]"
+	if code, _, stderr := runCLI(t, "", "hostlist", "expand", big, big, big); code != 1 || !strings.Contains(stderr, "4194304 host names in all") {
+		t.Fatalf("three large expressions: exit %d, %s", code, stderr)
 	}
 }

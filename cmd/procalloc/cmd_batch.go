@@ -53,7 +53,9 @@ last message is on disk. The result of a run is the time until all tasks have
 finished, in seconds; the output is its mean over --runs seeded runs with the
 half-width of a 95% confidence interval (Student's t), plus the mean number D of
 free squares after each allocation (Definition 1) and the fraction of allocations
-after which the free set was spatially compact (Lemma 1).
+after which the free set was spatially compact (Lemma 1); these two are defined on
+2^m x 2^n meshes only and left out elsewhere (JSON mean_squares, spatially_compact).
+Every output (-o, --svg, --svg-relative) is checked for writability before the runs.
 
 The network is procalloc's wormhole model (docs/comm.md): --msg-flits flits of
 --flit-bytes bytes per message, links of --link-mbps (one flit per cycle), x-y
@@ -86,8 +88,8 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 			flitBytes := fs.Int64("flit-bytes", d.FlitBytes, "bytes per flit")
 			delay := fs.Int64("router-delay", d.RouterDelay, "cycles a message header takes per hop")
 			q := netsim.LiuIOParams()
-			link := fs.Float64("link-mbps", q.LinkBytesPerSecond/1e6, "link bandwidth in MB/s (10^6 bytes; Liu: 11.65)")
-			disk := fs.Float64("disk-mbps", q.DiskBytesPerSecond/1e6, "disk write speed of an I/O node in MB/s (Liu: 4.545)")
+			link := fs.Float64("link-mbps", q.LinkBytesPerSecond/1e6, "link bandwidth in MB/s (10^6 bytes; Liu: 11.65; 1e-6..1e9)")
+			disk := fs.Float64("disk-mbps", q.DiskBytesPerSecond/1e6, "disk write speed of an I/O node in MB/s (Liu: 4.545; up to 1e9, and slow enough disks are refused: a message may take at most 2^20 cycles to write, --msg-flits x --link-mbps / 2^20 MB/s)")
 			workers := fs.Int("workers", 0, "goroutines (0: one per core)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
@@ -115,6 +117,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					if s == "" {
 						return usagef("--alloc %q: an allocator spec is empty", *allocs)
 					}
+					if isAsRun(s) {
+						return usagef("--alloc as-run replays a trace's recorded placements; batch's tasks are synthetic and have none")
+					}
 					if _, err := alloc.Parse(s, g, alloc.Options{}); err != nil {
 						return usageError{err.Error()}
 					}
@@ -137,7 +142,15 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					return usageError{err.Error()}
 				}
 				iop := netsim.IOParams{LinkBytesPerSecond: *link * 1e6, DiskBytesPerSecond: *disk * 1e6}
-				if err := iop.Validate(); err != nil {
+				lo, hi := netsim.MinBytesPerSecond/1e6, netsim.MaxBytesPerSecond/1e6
+				if !(*link >= lo && *link <= hi) {
+					return usagef("--link-mbps %v: must be between %g and %g MB/s", *link, lo, hi)
+				}
+				if minDisk := iop.MinDiskBytesPerSecond(p) / 1e6; !(*disk >= minDisk && *disk <= hi) {
+					return usagef("--disk-mbps %v: must be between %.4g and %g MB/s here (a %d-flit message may take at most %d cycles to write at --link-mbps %v)",
+						*disk, minDisk, hi, p.MessageFlits, netsim.MaxDiskCycles, *link)
+				}
+				if err := iop.ValidateFor(p); err != nil {
 					return usageError{"--link-mbps/--disk-mbps: " + err.Error()}
 				}
 				if *tasks < 1 || *tasks > 1<<16 {
@@ -151,6 +164,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				}
 				if *workers < 0 {
 					return usagef("--workers %d: must be 0 (one per core) or more", *workers)
+				}
+				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"--svg-relative", *svgRel}, outputFlag{"-o", *out}); err != nil {
+					return err
 				}
 				total := int64(len(specs) * len(counts) * *runs)
 				prog := newProgress(e, "batch", total)
@@ -181,13 +197,13 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				}
 				prog.Done()
 				for _, c := range []struct {
-					path     string
-					relative bool
-				}{{*svg, false}, {*svgRel, true}} {
+					flag, path string
+					relative   bool
+				}{{"--svg", *svg, false}, {"--svg-relative", *svgRel, true}} {
 					if c.path == "" {
 						continue
 					}
-					if err := writeFileAtomic(e, c.path, func(w io.Writer) error { return writeBatchChart(w, o, c.relative) }); err != nil {
+					if err := writeOutput(e, c.flag, c.path, func(w io.Writer) error { return writeBatchChart(w, o, c.relative) }); err != nil {
 						return err
 					}
 				}
@@ -204,15 +220,32 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 					}
 					fmt.Fprintf(w, "%s, %d tasks of mean size %g, %s communication, %d runs per line, seed %d\n",
 						o.Machine, o.Tasks, o.MeanSize, o.Pattern, *runs, o.Seed)
-					t := newTable(w, "alloc", "comm/io", "runs", "mean completion (s)", "ci95 (s)", "D", "spatially compact", "waiting at 0")
+					// D and Lemma 1 are defined on 2^m x 2^n meshes only: their columns
+					// are left out elsewhere.
+					compact := false
+					for _, r := range o.Results {
+						compact = compact || r.MeanSquares != nil
+					}
+					head := []string{"alloc", "comm/io", "runs", "mean completion (s)", "ci95 (s)"}
+					if compact {
+						head = append(head, "D", "spatially compact")
+					}
+					t := newTable(w, append(head, "waiting at 0")...)
 					for _, r := range o.Results {
 						mark := ""
 						if r.Interrupted {
 							mark = " (interrupted)"
 						}
-						t.row(r.Alloc, strconv.Itoa(r.CommPerIO), strconv.Itoa(r.Runs)+mark, fmt.Sprintf("%.6f", r.MeanCompletion),
-							fmt.Sprintf("%.6f", r.CI95), fmt.Sprintf("%.2f", r.MeanSquares), fmt.Sprintf("%.2f", r.SpatiallyCompact),
-							fmt.Sprintf("%.2f", r.MeanWaitingTasks))
+						row := []string{r.Alloc, strconv.Itoa(r.CommPerIO), strconv.Itoa(r.Runs) + mark, fmt.Sprintf("%.6f", r.MeanCompletion),
+							fmt.Sprintf("%.6f", r.CI95)}
+						if compact {
+							d, c := "-", "-"
+							if r.MeanSquares != nil {
+								d, c = fmt.Sprintf("%.2f", *r.MeanSquares), fmt.Sprintf("%.2f", *r.SpatiallyCompact)
+							}
+							row = append(row, d, c)
+						}
+						t.row(append(row, fmt.Sprintf("%.2f", r.MeanWaitingTasks))...)
 					}
 					return t.flush()
 				})

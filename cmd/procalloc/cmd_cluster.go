@@ -27,6 +27,8 @@ by a branch and bound over layers whose majorization bound couples the axes. The
 points are translated so that the lexicographically smallest one is the origin.
 Measured as CPU time: every 2D k <= 200 in 9 s in all (one k = 200 in 0.2 s); every
 3D k <= 45 in 1.7 s, <= 60 in about 50 s; larger k take longer (see docs/exact.md).
+k is at most 200000 (larger k is a usage error): building the incumbent, arranging
+the result and printing it are not interrupted and take a few seconds at that size.
 --time-limit stops the search and reports the best cluster found for k with its proven
 bound (optimal false unless they meet); a limit makes the result depend on the machine.
 JSON: k, dim, total, average, points, optimal, bound, seconds. --svg draws the shape
@@ -36,7 +38,7 @@ procalloc cluster --k 12 --dim 3 --json
 procalloc cluster --k 16 --svg cluster16.svg
 procalloc cluster --k 300 --time-limit 10s --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			k := fs.Int("k", 0, "number of points")
+			k := fs.Int("k", 0, "number of points (1..200000)")
 			dim := fs.Int("dim", 2, "lattice dimension: 2 or 3")
 			limit := fs.Duration("time-limit", 0, "stop after this long and report the best cluster with its bound (0: no limit)")
 			asJSON := fs.Bool("json", false, "print JSON")
@@ -47,7 +49,11 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					return usagef("unexpected arguments %q", args)
 				}
 				if *k < 1 {
-					return usagef("--k %d: must be at least 1", *k)
+					return usagef("--k %d: must be in 1..%d", *k, exact.MaxClusterK)
+				}
+				if *k > exact.MaxClusterK {
+					return usagef("--k %d: must be in 1..%d (the largest machines); this k would need about %.3g GB before any search",
+						*k, exact.MaxClusterK, exact.ClusterBytes(*k)/1e9)
 				}
 				if *dim != 2 && *dim != 3 {
 					return usagef("--dim %d: must be 2 or 3", *dim)
@@ -59,6 +65,9 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					var cancel context.CancelFunc
 					ctx, cancel = context.WithTimeout(ctx, *limit)
 					defer cancel()
+				}
+				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
+					return err
 				}
 				start := time.Now()
 				c, err := exact.Cluster(ctx, *dim, *k)
@@ -79,7 +88,7 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					res["note"] = note
 				}
 				if *svg != "" {
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }); err != nil {
+					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }); err != nil {
 						return err
 					}
 				}

@@ -34,3 +34,12 @@ func TestClusterTimeLimitCLI(t *testing.T) {
 		t.Errorf("k 60: exit %d\n%s", code, out)
 	}
 }
+
+// k above the documented maximum is a usage error (it panicked or ran out of memory).
+func TestClusterHugeKIsUsageError(t *testing.T) {
+	for _, k := range []string{"9223372036854775807", "100000000", "200001", "0"} {
+		if code, _, stderr := runCLI(t, "", "cluster", "--k", k, "--dim", "3", "--time-limit", "2s"); code != 2 || !strings.Contains(stderr, "1..200000") {
+			t.Errorf("--k %s: exit %d, %s", k, code, stderr)
+		}
+	}
+}

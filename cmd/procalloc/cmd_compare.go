@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/sim"
@@ -60,7 +61,9 @@ the order the allocators were given. Commas inside a tie-breaking vector are
 understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
 --csv writes the table, --svg a bar chart of one metric (--metric), --json every
 summary (the same keys as sim --json). Machines, networks (--graph) and traces
-(sacct too) as for "procalloc sim"; see 'procalloc help sim'.`,
+(sacct too) as for "procalloc sim"; see 'procalloc help sim'. Ctrl-C writes the
+replays finished so far (every output) and exits with status 130. Every output
+(-o, --csv, --svg) is checked for writability before the first replay starts.`,
 		example: `procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
     --alloc mc1x1:tb=3,9,3,2,bf:hilbert,mc1x1,mm,genalg,bf:snake --svg fig18.svg
 procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv
@@ -136,6 +139,9 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						runs = append(runs, compareRun{si, li})
 					}
 				}
+				if err := checkOutputs(e, outputFlag{"--csv", *csvOut}, outputFlag{"--svg", *svgOut}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				finished := make([]bool, len(runs))
 				var total int64
 				for _, r := range rps {
@@ -157,9 +163,12 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 				// Results land in their own slots, so the output order is the order
 				// given (load factors, then allocators); the first failure stops the rest.
 				results := make([]sim.GridResult, len(rps))
+				t0 := make([]time.Time, len(rps))
+				seconds := make([]float64, len(rps))
 				grid := sim.Grid{Workers: *par,
-					Task: func(i int) (sim.Runner, error) { return rps[i], nil },
+					Task: func(i int) (sim.Runner, error) { t0[i] = nowFunc(); return rps[i], nil },
 					Done: func(i int, r sim.GridResult) error {
+						seconds[i] = nowFunc().Sub(t0[i]).Seconds()
 						results[i] = r
 						mu.Lock()
 						finished[i] = true
@@ -173,17 +182,27 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], r.Err)
 					}
 				}
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				sums := make([]sim.Summary, len(results))
+				// Interrupted (Ctrl-C): the replays that finished are written, the
+				// others dropped, and the command ends with status 130.
+				var sums []sim.Summary
 				for i, r := range results {
-					sums[i] = r.Report.Summary
-					sums[i].LoadFactor = loadList[runs[i].load]
-					sums[i].Seconds = r.Report.Seconds
+					if r.Report == nil {
+						continue
+					}
+					sum := r.Report.Summary
+					sum.LoadFactor = loadList[runs[i].load]
+					sum.Seconds = seconds[i]
+					sums = append(sums, sum)
+				}
+				interrupted := ctx.Err()
+				if len(sums) == len(runs) {
+					interrupted = nil
+				}
+				if interrupted != nil && len(sums) == 0 {
+					return interrupted
 				}
 				if *csvOut != "" {
-					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
+					if err := writeOutput(e, "--csv", *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
 						return err
 					}
 				}
@@ -192,16 +211,20 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					if len(loadList) > 1 {
 						draw = func(w io.Writer) error { return writeLoadChart(w, sums, chart) }
 					}
-					if err := writeFileAtomic(e, *svgOut, draw); err != nil {
+					if err := writeOutput(e, "--svg", *svgOut, draw); err != nil {
 						return err
 					}
 				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error {
+				err = writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
 						return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, Runs: sums})
 					}
 					return printCompare(w, sums)
 				})
+				if err == nil && interrupted != nil {
+					return fmt.Errorf("the %d replays finished of %d were written; stopped: %w", len(sums), len(runs), interrupted)
+				}
+				return err
 			}
 		},
 	})
@@ -300,8 +323,8 @@ func writeBarChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
 func parseLoads(s string) ([]float64, error) {
 	out, err := parseList("--loads", s, func(f string) (float64, bool) {
 		v, ok := parseFinite(f)
-		return v, ok && v > 0
-	}, "a positive load factor")
+		return v, ok && v > 0 && v <= 1e6
+	}, "a load factor greater than 0 and at most 1e6 (as --contract)")
 	if err != nil {
 		return nil, err
 	}

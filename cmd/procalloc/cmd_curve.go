@@ -104,6 +104,9 @@ procalloc curve --list --machine torus:8x8`,
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 				}
+				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				o, err := curveResolve(*curve, m)
 				if err != nil {
 					return err
@@ -130,8 +133,8 @@ procalloc curve --list --machine torus:8x8`,
 					if !ok {
 						return usagef("--svg draws grids only, not %s", m.Spec())
 					}
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return curves.WriteSVG(w, g, o) }); err != nil {
-						return fmt.Errorf("--svg: %w", err)
+					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return curves.WriteSVG(w, g, o) }); err != nil {
+						return err
 					}
 				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}

@@ -19,8 +19,10 @@ func init() {
 		details: `"hostlist expand" prints one host name per line for each expression, as
 "scontrol show hostnames" does: node[001-003,010] gives node001 node002 node003 node010,
 rack[0-1]_blade[7-8] the four combinations, the first bracket outermost; zero padding
-is kept. Reversed ranges, text after the last bracket and more than 4,194,304 names
-are errors.
+is kept. Names are separated by commas or white space outside brackets, and empty
+elements are skipped, as in Slurm ('a b' and 'n[1-2],,n3' are lists). Reversed
+ranges, text after the last bracket, an expression with no name and more than
+4,194,304 names in all (over every expression given) are errors.
 
 "hostlist compress" prints the names given (as arguments, or one per line or
 separated by commas or spaces on stdin) as one expression, keeping their order, as
@@ -41,13 +43,9 @@ scontrol show hostnames | procalloc hostlist compress`,
 					if len(args) < 2 {
 						return usagef("hostlist expand needs at least one expression")
 					}
-					var names []string
-					for _, x := range args[1:] {
-						n, err := hostlist.Expand(x)
-						if err != nil {
-							return err
-						}
-						names = append(names, n...)
+					names, err := hostlist.ExpandAll(args[1:])
+					if err != nil {
+						return err
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error {
 						if *asJSON {

@@ -27,9 +27,9 @@ type netsimOutput struct {
 	MessageFlits   int64   `json:"message_flits"`
 	RouterDelay    int64   `json:"router_delay_cycles"`
 	BisectionBound float64 `json:"bisection_bound"`
-	// SaturationOffered is the lowest offered load that saturated the network (0
+	// SaturationOffered is the lowest offered load that saturated the network (null
 	// when none did); MaxAccepted the most it accepted at any load.
-	SaturationOffered float64       `json:"saturation_offered"`
+	SaturationOffered *float64      `json:"saturation_offered"`
 	MaxAccepted       float64       `json:"max_accepted"`
 	Points            []netsimPoint `json:"points"`
 }
@@ -83,9 +83,12 @@ accepted (flits delivered per node per cycle in the window), mean_latency (cycle
 from generation to the tail's arrival, source queueing included, of the window's
 messages), zero-load latency, and whether the network saturated (accepted below 95%
 of offered, or messages still undelivered long after). The bisection bound is the
-most uniform traffic the channel bisection can carry: 4/k per node on a k x k mesh
-(Dally and Towles 2004 §3.3.1). With several rates the output also gives the first
-saturated rate and the most accepted.`,
+most uniform traffic the channel bisection can carry (Dally and Towles 2004
+§3.3.1): the narrowest cut halving one axis, 4/k per node across an axis of k nodes,
+8/k if that axis wraps, the least over the axes (4/k on a k x k mesh; 1/3 on
+mesh:16x12:wrap=x). With several rates the output also gives the first saturated
+rate ("none", JSON null, when no rate saturated) and the most accepted. Ctrl-C
+writes the rates finished so far and exits with status 130.`,
 		example: `procalloc netsim --machine mesh:8x8 --traffic uniform --rate 0.2 --json
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.02:0.4:0.02
 procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-flits 16
@@ -146,61 +149,87 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				if g, ok := m.(*topo.Grid); ok {
 					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
 				}
+				if err := checkOutputs(e, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				prog := newProgress(e, "netsim", int64(len(rates)))
+				var interrupted error
 				for i, rt := range rates {
 					prog.Update(int64(i), fmt.Sprintf("rate %g", rt))
 					res, err := netsim.UniformTraffic(ctx, r, p, netsim.TrafficConfig{Rate: rt, Warmup: *warmup, Measure: *measure, Seed: *seed})
 					if err != nil {
+						if ctx.Err() != nil && len(o.Points) > 0 {
+							// Interrupted: the rates finished so far are written (exit 130).
+							interrupted = err
+							break
+						}
 						prog.Done()
 						return err
 					}
 					pt := netsimPoint{Rate: rt, TrafficResult: res, Saturated: res.Saturated()}
 					o.Points = append(o.Points, pt)
-					if pt.Saturated && o.SaturationOffered == 0 {
-						o.SaturationOffered = res.Offered
+					if pt.Saturated && o.SaturationOffered == nil {
+						off := res.Offered
+						o.SaturationOffered = &off
 					}
 					o.MaxAccepted = max(o.MaxAccepted, res.Accepted)
 				}
 				prog.Done()
-				return writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
-						if len(o.Points) == 1 {
-							// One rate: the point's keys at the top level.
-							return writeJSON(w, struct {
-								netsimPoint
-								Machine        string  `json:"machine"`
-								BisectionBound float64 `json:"bisection_bound"`
-							}{o.Points[0], o.Machine, o.BisectionBound})
-						}
-						return writeJSON(w, o)
-					}
-					fmt.Fprintf(w, "%s, %s traffic, %d-flit messages, router delay %d", o.Machine, o.Traffic, o.MessageFlits, o.RouterDelay)
-					if o.BisectionBound > 0 {
-						fmt.Fprintf(w, "; bisection bound %.4f flits/cycle/node", o.BisectionBound)
-					}
-					fmt.Fprintln(w)
-					t := newTable(w, "rate", "offered", "accepted", "mean latency", "zero-load", "saturated")
-					for _, pt := range o.Points {
-						sat := ""
-						if pt.Saturated {
-							sat = "yes"
-						}
-						t.row(fmt.Sprintf("%.4f", pt.Rate), fmt.Sprintf("%.4f", pt.Offered), fmt.Sprintf("%.4f", pt.Accepted),
-							fmt.Sprintf("%.1f", pt.MeanLatency), fmt.Sprintf("%.1f", pt.ZeroLoadLatency), sat)
-					}
-					if err := t.flush(); err != nil {
-						return err
-					}
-					if len(o.Points) > 1 && o.BisectionBound > 0 {
-						fmt.Fprintf(w, "saturation: first at offered %.4f; most accepted %.4f (%.0f%% of the bisection bound)\n",
-							o.SaturationOffered, o.MaxAccepted, 100*o.MaxAccepted/o.BisectionBound)
-					} else if len(o.Points) > 1 {
-						fmt.Fprintf(w, "saturation: first at offered %.4f; most accepted %.4f (no bisection bound computed for a graph)\n",
-							o.SaturationOffered, o.MaxAccepted)
-					}
-					return nil
-				})
+				if err := writeNetsim(e, *out, *asJSON, len(rates) == 1, o); err != nil {
+					return err
+				}
+				if interrupted != nil {
+					return fmt.Errorf("the rates finished so far were written; stopped: %w", interrupted)
+				}
+				return nil
 			}
 		},
+	})
+}
+
+// writeNetsim writes netsim's result: JSON (one rate asked: the point's keys at the
+// top level), or the table with the saturation line.
+func writeNetsim(e *env, out string, asJSON, single bool, o netsimOutput) error {
+	return writeFileAtomic(e, out, func(w io.Writer) error {
+		if asJSON {
+			if single && len(o.Points) == 1 {
+				// One rate: the point's keys at the top level.
+				return writeJSON(w, struct {
+					netsimPoint
+					Machine        string  `json:"machine"`
+					BisectionBound float64 `json:"bisection_bound"`
+				}{o.Points[0], o.Machine, o.BisectionBound})
+			}
+			return writeJSON(w, o)
+		}
+		fmt.Fprintf(w, "%s, %s traffic, %d-flit messages, router delay %d", o.Machine, o.Traffic, o.MessageFlits, o.RouterDelay)
+		if o.BisectionBound > 0 {
+			fmt.Fprintf(w, "; bisection bound %.4f flits/cycle/node", o.BisectionBound)
+		}
+		fmt.Fprintln(w)
+		t := newTable(w, "rate", "offered", "accepted", "mean latency", "zero-load", "saturated")
+		for _, pt := range o.Points {
+			sat := ""
+			if pt.Saturated {
+				sat = "yes"
+			}
+			t.row(fmt.Sprintf("%.4f", pt.Rate), fmt.Sprintf("%.4f", pt.Offered), fmt.Sprintf("%.4f", pt.Accepted),
+				fmt.Sprintf("%.1f", pt.MeanLatency), fmt.Sprintf("%.1f", pt.ZeroLoadLatency), sat)
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+		sat := "none"
+		if o.SaturationOffered != nil {
+			sat = fmt.Sprintf("first at offered %.4f", *o.SaturationOffered)
+		}
+		if len(o.Points) > 1 && o.BisectionBound > 0 {
+			fmt.Fprintf(w, "saturation: %s; most accepted %.4f (%.0f%% of the bisection bound)\n",
+				sat, o.MaxAccepted, 100*o.MaxAccepted/o.BisectionBound)
+		} else if len(o.Points) > 1 {
+			fmt.Fprintf(w, "saturation: %s; most accepted %.4f (no bisection bound computed for a graph)\n",
+				sat, o.MaxAccepted)
+		}
+		return nil
 	})
 }

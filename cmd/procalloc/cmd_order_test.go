@@ -9,6 +9,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/internal/shared"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -228,9 +229,9 @@ func TestOrderBranchAndBound(t *testing.T) {
 			t.Errorf("%v: F %g (verifier %g), status %s, bound %v, DP %g", c.args, o.Objective, f, o.Status, o.Bound, dp.Objective)
 		}
 	}
-	path := filepath.Join("..", "..", "..", "shared", "qaplib", "nug12.dat")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("QAPLIB nug12 not available: %v", err)
+	path, err := shared.Find("qaplib/nug12.dat")
+	if err != nil {
+		t.Skipf("QAPLIB nug12 is needed: %v", err)
 	}
 	o := runOrderJSON(t, "--qap", path, "--method", "auto")
 	if o.Status != "optimal" || o.Objective != 578 || o.Bound == nil || *o.Bound != 578 || o.Method != "auto:bb" || o.BB == nil {

@@ -56,7 +56,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&f.scale.Perturb, "perturb", 0, "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)")
 	fs.Uint64Var(&f.scale.Seed, "seed", 1, "seed of the replica perturbation")
 	fs.StringVar(&f.from, "from", "", "keep jobs arriving at or after `TIME`: seconds from the trace's start, or a date YYYY-MM-DD[THH:MM:SS] in the trace's time zone (SWF header)")
-	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from)")
+	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from; after --from, else a usage error)")
 	fs.BoolVar(&f.dropLarger, "drop-larger", false, "drop jobs larger than the machine (counted and reported) instead of failing")
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
@@ -64,8 +64,8 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
-	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm)")
-	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm)")
+	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)")
+	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm; at most 1e6)")
 	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
 }
 
@@ -76,7 +76,7 @@ var specFlags = map[string]string{
 	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
 	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
 	"Pattern": "--pattern", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
-	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit",
+	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit", "Alloc": "--alloc",
 }
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
@@ -95,7 +95,12 @@ func specError(err error) error {
 			return err
 		}
 		flag := specFlags[fe.Field]
+		if fe.Field == "To" { // the window's other end, named by its flag too
+			fe = &sim.FieldError{Field: fe.Field, Value: fe.Value, Reason: strings.Replace(fe.Reason, "after From ", "after --from ", 1)}
+		}
 		switch {
+		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
+			msgs = append(msgs, flag+" "+fe.Value+" "+fe.Reason)
 		case flag == "" || fe.Field == "Alloc":
 			msgs = append(msgs, fe.Reason)
 		case fe.Value == "":
@@ -338,8 +343,11 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if err != nil {
 					return specError(err)
 				}
+				if err := checkOutputs(e, outputFlag{"--convert", *convert}, outputFlag{"--per-job", *perJob}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				if *convert != "" {
-					return writeFileAtomic(e, *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.Jobs) })
+					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.Jobs) })
 				}
 				p := newProgress(e, "sim "+spec.Alloc, int64(len(rp.Jobs)))
 				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
@@ -349,7 +357,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					return specError(err)
 				}
 				if *perJob != "" {
-					if err := writeFileAtomic(e, *perJob, func(w io.Writer) error { return writePerJobCSV(w, rep.PerJob, spec.Baseline != nil) }); err != nil {
+					if err := writeOutput(e, "--per-job", *perJob, func(w io.Writer) error { return writePerJobCSV(w, rep.PerJob, spec.Baseline != nil) }); err != nil {
 						return err
 					}
 				}
@@ -418,6 +426,9 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	return nil
 }
 
+// nowFunc is the clock of compare's replay timings (tests stop a compare with it).
+var nowFunc = time.Now
+
 // formatMetric is a metric's value in a table.
 func formatMetric(m sim.Metric, s *sim.Summary) string {
 	return strconv.FormatFloat(m.Value(s), 'f', m.Prec, 64)
@@ -460,4 +471,10 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// isAsRun reports whether an allocator spec is the as-run allocator.
+func isAsRun(spec string) bool {
+	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return family == "as-run"
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/shared"
 )
 
 const kthTrace = "../../sim/testdata/KTH-SP2-1996-2.converted.txt.gz"
@@ -93,9 +95,9 @@ func TestSimConvert(t *testing.T) {
 // time zone (Bunde et al. 2004 §4): 6,613 jobs, of which three ask for 320 nodes; on
 // 16x16 they are an error naming the job unless --drop-larger drops them.
 func TestSDSCWindowOfBunde2004(t *testing.T) {
-	const sdsc = "../../../shared/traces/SDSC-Par-1996-3.1-cln.swf.gz"
-	if _, err := os.Stat(sdsc); err != nil {
-		t.Skipf("%s not found: the shared traces are needed", sdsc)
+	sdsc, err := shared.Find("traces/SDSC-Par-1996-3.1-cln.swf.gz")
+	if err != nil {
+		t.Skipf("the SDSC Paragon trace is needed: %v", err)
 	}
 	window := []string{"--trace", sdsc, "--from", "1996-10-01", "--to", "1997-01-01", "--alloc", "ff:snake", "--json"}
 	jobs := func(args ...string) (int, int) {

@@ -50,6 +50,9 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 				if *limit < 1 {
 					return usagef("--limit %d: must be at least 1 (heavy ties can make the list exponential, so it is always bounded)", *limit)
 				}
+				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
 				sets, err := voronoi.KNearestSetsContext(ctx, in.Ints, *k, *limit)
 				if err != nil {
 					return err
@@ -65,7 +68,7 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 					js[i] = jsonSet{s.Indices, s.Center(), float64(s.Radius2) / 2, geom.PairwiseL1Subset(in.Ints, s.Indices)}
 				}
 				if *svg != "" {
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { return voronoiSVG(w, in.Ints, sets) }); err != nil {
+					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return voronoiSVG(w, in.Ints, sets) }); err != nil {
 						return err
 					}
 				}

@@ -51,7 +51,11 @@ func removeTemps() {
 	}
 }
 
-func createOutput(e *env, path string) (*output, error) {
+func createOutput(e *env, path string) (*output, error) { return createOutputFlag(e, "-o", path) }
+
+// createOutputFlag is createOutput for the output given by flag (named in errors:
+// "--svg x.svg: ..." rather than "-o x.svg: ...").
+func createOutputFlag(e *env, flag, path string) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{Writer: bufio.NewWriter(e.stdout)}, nil
 	}
@@ -66,7 +70,7 @@ func createOutput(e *env, path string) (*output, error) {
 	}
 	dest, err := resolveTarget(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s %w", flag, err)
 	}
 	fi, err := os.Stat(dest)
 	switch {
@@ -74,27 +78,27 @@ func createOutput(e *env, path string) (*output, error) {
 		// Another descriptor (/dev/fd/N, /proc/PID/fd/N): write through, as a shell would.
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+			return nil, fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
 		}
 		return &output{Writer: bufio.NewWriter(f), file: f, path: path, dest: path}, nil
 	case err == nil && fi.IsDir():
-		return nil, fmt.Errorf("-o %s: is a directory", path)
+		return nil, fmt.Errorf("%s %s: is a directory", flag, path)
 	case err == nil && !fi.Mode().IsRegular():
 		// A device, FIFO or socket: write through, never replace it.
 		f, err := os.OpenFile(dest, os.O_WRONLY, 0)
 		if err != nil {
-			return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+			return nil, fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
 		}
 		return &output{Writer: bufio.NewWriter(f), file: f, path: path, dest: dest}, nil
 	case err == nil:
 		if fi.Mode().Perm()&0o222 == 0 {
-			return nil, fmt.Errorf("-o %s: the file is read-only (mode %04o); not replaced", path, fi.Mode().Perm())
+			return nil, fmt.Errorf("%s %s: the file is read-only (mode %04o); not replaced", flag, path, fi.Mode().Perm())
 		}
 		if err := syscall.Access(dest, 2 /* W_OK */); err != nil {
-			return nil, fmt.Errorf("-o %s: not writable: %w", path, err)
+			return nil, fmt.Errorf("%s %s: not writable: %w", flag, path, err)
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+		return nil, fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
 	}
 	mode := fs.FileMode(0o666) &^ umask()
 	if fi != nil {
@@ -103,7 +107,7 @@ func createOutput(e *env, path string) (*output, error) {
 	sweepStaleTemps(dest)
 	f, err := os.CreateTemp(filepath.Dir(dest), tempPrefix(dest, os.Getpid())+"*")
 	if err != nil {
-		return nil, fmt.Errorf("-o %s: %w", path, unwrapPath(err))
+		return nil, fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
 	}
 	temps.Lock()
 	temps.m[f.Name()] = true
@@ -121,14 +125,14 @@ func resolveTarget(path string) (string, error) {
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
-			return "", fmt.Errorf("-o %s: %w", path, err)
+			return "", fmt.Errorf("%s: %w", path, err)
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
 		}
 		path = link
 	}
-	return "", fmt.Errorf("-o %s: too many levels of symbolic links", path)
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
 }
 
 // viaProcFD reports whether path, or a symlink on the way to its target, is one of

@@ -19,78 +19,124 @@ const MaxHosts = 1 << 22
 // ErrSyntax is wrapped by every Expand error.
 var ErrSyntax = errors.New("invalid hostlist")
 
-// Expand returns the host names of expr, a comma-separated list of names, each with
-// zero or more bracketed range lists ([1-3,7], zero padding kept: [001-016]), in order:
-// left to right, the first bracket outermost. Text after the last bracket of a name
-// is refused, as Slurm refuses it; so are reversed ranges, numbers beyond 2^63 and
-// lists of more than MaxHosts names.
+// Expand returns the host names of expr, a list of names separated by commas or
+// white space (outside brackets; empty elements are skipped, as Slurm's
+// hostlist_create does, so "n[1-2],,n3" and "n1 n2" are lists), each with zero or
+// more bracketed range lists ([1-3,7], zero padding kept: [001-016]), in order: left
+// to right, the first bracket outermost. Text after the last bracket of a name is
+// refused, as Slurm refuses it; so are reversed ranges, numbers beyond 2^63, lists of
+// more than MaxHosts names and an expression with no name at all (where scontrol
+// prints nothing: an empty list of nodes is always a mistake here).
 func Expand(expr string) ([]string, error) {
-	var out []string
-	for _, item := range splitTop(expr) {
-		if item == "" {
-			return nil, fmt.Errorf("%q: empty name in the list: %w", expr, ErrSyntax)
+	return ExpandAll([]string{expr})
+}
+
+// ExpandAll is Expand of every expression, the names concatenated; MaxHosts bounds
+// the total over all of them, so that many expressions of MaxHosts names each are an
+// error and not an exhausted memory.
+func ExpandAll(exprs []string) ([]string, error) {
+	// Count first (syntax checked, nothing built), so that a list too long in all
+	// is refused before its first name is made.
+	total := 0
+	for _, expr := range exprs {
+		items := splitTop(expr)
+		if len(items) == 0 {
+			return nil, fmt.Errorf("%q: no host names: %w", expr, ErrSyntax)
 		}
-		names, err := expandOne(item, MaxHosts-len(out))
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", expr, err)
+		for _, item := range items {
+			_, n, err := expandOne(item, MaxHosts-total, true)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", expr, err)
+			}
+			total += n
 		}
-		out = append(out, names...)
+	}
+	out := make([]string, 0, total)
+	for _, expr := range exprs {
+		for _, item := range splitTop(expr) {
+			names, _, err := expandOne(item, MaxHosts-len(out), false)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", expr, err)
+			}
+			out = append(out, names...)
+		}
 	}
 	return out, nil
 }
 
-// splitTop splits at the commas outside brackets.
+// splitTop splits at the commas and white space outside brackets, dropping empty
+// elements.
 func splitTop(s string) []string {
 	var out []string
 	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			switch s[i] {
+			case '[':
+				depth++
+				continue
+			case ']':
+				depth--
+				continue
+			case ',', ' ', '\t', '\n', '\r':
+				if depth != 0 {
+					continue
+				}
+			default:
+				continue
 			}
 		}
+		if i > start {
+			out = append(out, s[start:i])
+		}
+		start = i + 1
 	}
-	return append(out, s[start:])
+	return out
 }
 
-func expandOne(item string, room int) ([]string, error) {
+// expandOne expands one name with its brackets, refusing more than room names; with
+// count it only checks and counts them.
+func expandOne(item string, room int, count bool) ([]string, int, error) {
 	names := []string{""}
+	n := 1
 	rest := item
 	sawBracket := false
 	for rest != "" {
 		open := strings.IndexByte(rest, '[')
 		if open < 0 {
 			if strings.ContainsRune(rest, ']') {
-				return nil, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
+				return nil, 0, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
 			}
 			if sawBracket {
-				return nil, fmt.Errorf("text %q after the last bracket of %q: %w", rest, item, ErrSyntax)
+				return nil, 0, fmt.Errorf("text %q after the last bracket of %q: %w", rest, item, ErrSyntax)
 			}
-			for i := range names {
-				names[i] += rest
+			if !count {
+				for i := range names {
+					names[i] += rest
+				}
 			}
 			break
 		}
 		closeAt := strings.IndexByte(rest, ']')
 		if closeAt < open {
-			return nil, fmt.Errorf("unmatched brackets in %q: %w", item, ErrSyntax)
+			return nil, 0, fmt.Errorf("unmatched brackets in %q: %w", item, ErrSyntax)
 		}
 		prefix, body := rest[:open], rest[open+1:closeAt]
 		if strings.ContainsAny(body, "[") {
-			return nil, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
+			return nil, 0, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
 		}
-		vals, err := rangeList(body, item)
+		vals, nv, err := rangeList(body, item, room, count)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if len(names)*len(vals) > room {
-			return nil, fmt.Errorf("%q names more than %d hosts: %w", item, MaxHosts, ErrSyntax)
+		if n*nv > room {
+			return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+		}
+		n *= nv
+		rest = rest[closeAt+1:]
+		sawBracket = true
+		if count {
+			continue
 		}
 		next := make([]string, 0, len(names)*len(vals))
 		for _, n := range names {
@@ -99,35 +145,45 @@ func expandOne(item string, room int) ([]string, error) {
 			}
 		}
 		names = next
-		rest = rest[closeAt+1:]
-		sawBracket = true
 	}
-	return names, nil
+	if n > room {
+		return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+	}
+	if count {
+		return nil, n, nil
+	}
+	return names, n, nil
 }
 
 // rangeList expands "1-3,007,9" into the numbers as written (padding kept).
-func rangeList(body, item string) ([]string, error) {
+// More than room values are refused; with count only their number is returned.
+func rangeList(body, item string, room int, count bool) ([]string, int, error) {
 	if body == "" {
-		return nil, fmt.Errorf("empty brackets in %q: %w", item, ErrSyntax)
+		return nil, 0, fmt.Errorf("empty brackets in %q: %w", item, ErrSyntax)
 	}
 	var out []string
+	n := 0
 	for _, r := range strings.Split(body, ",") {
 		lo, hi, isRange := strings.Cut(r, "-")
 		a, err := number(lo, item)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		b := a
 		if isRange {
 			if b, err = number(hi, item); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 		if b < a {
-			return nil, fmt.Errorf("reversed range %q in %q: %w", r, item, ErrSyntax)
+			return nil, 0, fmt.Errorf("reversed range %q in %q: %w", r, item, ErrSyntax)
 		}
-		if b-a >= MaxHosts {
-			return nil, fmt.Errorf("range %q in %q names more than %d hosts: %w", r, item, MaxHosts, ErrSyntax)
+		if room <= n || b-a >= uint64(room-n) {
+			return nil, 0, fmt.Errorf("range %q in %q: more than %d host names in all: %w", r, item, MaxHosts, ErrSyntax)
+		}
+		n += int(b-a) + 1
+		if count {
+			continue
 		}
 		width := 0
 		if len(lo) > 1 && lo[0] == '0' {
@@ -141,7 +197,7 @@ func rangeList(body, item string) ([]string, error) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return out, n, nil
 }
 
 func number(s, item string) (uint64, error) {

@@ -1,6 +1,7 @@
 package hostlist
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -24,13 +25,19 @@ func TestExpand(t *testing.T) {
 		{"a,b[1-2]", "a b1 b2"},
 		{"n[1,1]", "n1 n1"},
 		{"plain", "plain"},
+		// White space and empty elements, as Slurm's hostlist_create (scontrol show
+		// hostnames) reads them.
+		{"a b", "a b"},
+		{"n[1-2],,n3", "n1 n2 n3"},
+		{" ,n[1-2]\t n3, ", "n1 n2 n3"},
+		{"a,,b", "a b"},
 	} {
 		got, err := Expand(tc.in)
 		if err != nil || strings.Join(got, " ") != tc.want {
 			t.Errorf("Expand(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"n[3-1]", "n[1-3]x", "n[1-2", "n1-2]", "n[]", "n[a-b]", "n[1-99999999999999999999]", "n[0-99999999]", "a,,b", "", "n[[1]]"} {
+	for _, bad := range []string{"n[3-1]", "n[1-3]x", "n[1-2", "n1-2]", "n[]", "n[a-b]", "n[1-99999999999999999999]", "n[0-99999999]", "", ",", " \t", "n[[1]]", "n[1-4194304,0]"} {
 		if _, err := Expand(bad); err == nil {
 			t.Errorf("Expand(%q) accepted", bad)
 		}
@@ -132,8 +139,22 @@ func TestAgainstScontrol(t *testing.T) {
 	t.Logf("%d random sets: Compress equals scontrol show hostlist, Expand equals scontrol show hostnames", n)
 }
 
+// MaxHosts bounds the names of all the expressions together (30 expressions of
+// MaxHosts names each ran out of memory), and a bracket's ranges together.
+func TestExpandAllCap(t *testing.T) {
+	for _, exprs := range [][]string{{"n[1-4194303]", "m[1-2]"}, {"a[1-3000000],b[1-3000000]"}, {"a[1-2048][1-2049]"}} {
+		if _, err := ExpandAll(exprs); err == nil || !errors.Is(err, ErrSyntax) {
+			t.Errorf("ExpandAll(%q): %v", exprs, err)
+		}
+	}
+	names, err := ExpandAll([]string{"a,b", "c d", "n[1-2]"})
+	if err != nil || strings.Join(names, " ") != "a b c d n1 n2" {
+		t.Errorf("ExpandAll: %v, %v", names, err)
+	}
+}
+
 func FuzzExpand(f *testing.F) {
-	for _, s := range []string{"node[001-016,020]", "rack[0-3]_blade[0-41]", "a,b", "n[3-1]"} {
+	for _, s := range []string{"node[001-016,020]", "rack[0-3]_blade[0-41]", "a,b", "n[3-1]", "a b", "n[1-2],,n3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -141,8 +162,13 @@ func FuzzExpand(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(names) > MaxHosts {
+		if len(names) > MaxHosts || len(names) == 0 {
 			t.Fatalf("%d names", len(names))
+		}
+		for _, n := range names {
+			if n == "" || strings.ContainsAny(n, ", \t\n\r") {
+				t.Fatalf("%q: name %q", s, n)
+			}
 		}
 		if c, err := Compress(names); err == nil {
 			back, err := Expand(c)

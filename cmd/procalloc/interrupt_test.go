@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countdownCtx is a context whose Err turns to Canceled after it has been asked
+// left times: a deterministic Ctrl-C in the middle of a computation that polls Err.
+type countdownCtx struct {
+	context.Context
+	left atomic.Int64
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// countingCtx counts the calls of Err (never cancelled).
+type countingCtx struct {
+	context.Context
+	calls atomic.Int64
+}
+
+func (c *countingCtx) Err() error {
+	c.calls.Add(1)
+	return nil
+}
+
+// Issue 24 row 21: a Ctrl-C during a multi-rate netsim writes the rates finished
+// (they were discarded) and exits 130.
+func TestNetsimInterruptWritesFinishedRates(t *testing.T) {
+	args := []string{"netsim", "--machine", "mesh:4x4", "--warmup", "1000", "--measure", "20000", "--json"}
+	var out, errb bytes.Buffer
+	count := &countingCtx{Context: context.Background()}
+	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--rate", "0.05")); code != 0 {
+		t.Fatalf("one rate: exit %d, %s", code, errb.String())
+	}
+	n := count.calls.Load() // the polls of the first rate
+	out.Reset()
+	errb.Reset()
+	ctx := &countdownCtx{Context: context.Background()}
+	ctx.left.Store(n + 2)
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--rate", "0.05,0.1,0.2"))
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	var o struct {
+		Points []struct {
+			Rate float64 `json:"rate"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if len(o.Points) != 1 || o.Points[0].Rate != 0.05 {
+		t.Errorf("points %+v, want the finished rate 0.05: %s", o.Points, out.String())
+	}
+	if !strings.Contains(errb.String(), "rates finished so far were written") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+// Issue 24 row 21: a Ctrl-C during compare --loads writes the replays finished.
+func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.txt")
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "%d %d %d -1\n", i*7, 1+i%9, 30+i%50)
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	old := nowFunc
+	defer func() { nowFunc = old }()
+	nowFunc = func() time.Time {
+		if calls.Add(1) == 2 { // the end of the first replay
+			cancel()
+		}
+		return time.Now()
+	}
+	csv := filepath.Join(dir, "c.csv")
+	var out, errb bytes.Buffer
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
+		[]string{"compare", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1,genalg", "--loads", "1,0.5", "--parallel", "1", "--csv", csv, "--json"})
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	var o struct {
+		Runs []json.RawMessage `json:"runs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if len(o.Runs) != 1 {
+		t.Errorf("%d runs written, want the 1 finished", len(o.Runs))
+	}
+	if data, err := os.ReadFile(csv); err != nil || strings.Count(string(data), "\n") != 2 {
+		t.Errorf("csv: %v, %q", err, data)
+	}
+	if !strings.Contains(errb.String(), "1 replays finished of 4 were written") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}

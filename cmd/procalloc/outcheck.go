@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// outputFlag is one output of a command: the flag that names it and its path.
+type outputFlag struct{ flag, path string }
+
+// checkOutputs checks, before a command computes anything, that every output it was
+// given can be written: each regular file (new or replaced) gets its temporary file
+// created and removed in the target's directory, exactly as the final write will, so
+// an unwritable directory or a read-only file fails now, naming its flag, and not
+// after an hour of computing (or after another output was already written). Two
+// flags naming the same file are a usage error. Standard output, devices and FIFOs
+// (opening a FIFO would wait for a reader) are not checked.
+func checkOutputs(e *env, outs ...outputFlag) error {
+	seen := map[string]string{}
+	for _, o := range outs {
+		if o.path == "" || o.path == "-" {
+			continue
+		}
+		dest, err := resolveTarget(o.path)
+		if err != nil {
+			return fmt.Errorf("%s %w", o.flag, err)
+		}
+		key := filepath.Clean(dest)
+		if abs, err := filepath.Abs(key); err == nil {
+			key = abs
+		}
+		if prev, dup := seen[key]; dup {
+			return usagef("%s and %s %s name the same file; give each output its own", prev, o.flag, o.path)
+		}
+		seen[key] = o.flag + " " + o.path
+		if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s %s: is a directory", o.flag, o.path)
+		} else if err == nil && !fi.Mode().IsRegular() {
+			continue // a device, FIFO or /dev/stdout
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s %s: %w", o.flag, o.path, unwrapPath(err))
+		}
+		w, err := createOutputFlag(e, o.flag, o.path)
+		if err != nil {
+			return err
+		}
+		w.Abort()
+	}
+	return nil
+}
+
+// writeOutput is writeFileAtomic for the output given by flag (named in errors).
+func writeOutput(e *env, flag, path string, write func(w io.Writer) error) error {
+	o, err := createOutputFlag(e, flag, path)
+	if err != nil {
+		return err
+	}
+	if err := write(o); err != nil {
+		o.Abort()
+		return err
+	}
+	return o.Commit()
+}

@@ -1,0 +1,49 @@
+// Package shared finds the project's shared data (real traces, QAPLIB instances,
+// papers) that is kept outside the repository, in a directory "shared" beside it
+// (/work/shared for /work/main): the tests and benchmarks that need it find it here
+// from the main tree and from any worktree, and when it is absent their skip message
+// says what is missing and every place looked in, so no test is skipped silently.
+package shared
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Env names the environment variable that, when set, is the shared directory.
+const Env = "PROCALLOC_SHARED"
+
+// Find returns the path of rel (such as "traces/SDSC-Par-1996-3.1-cln.swf.gz") in the
+// shared directory: $PROCALLOC_SHARED/rel when the variable is set, else the first
+// DIR/shared/rel with DIR the working directory or one of its parents. The error
+// names rel and every path tried.
+func Find(rel string) (string, error) {
+	var tried []string
+	if d := os.Getenv(Env); d != "" {
+		p := filepath.Join(d, rel)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		tried = append(tried, p)
+	} else if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; {
+			p := filepath.Join(dir, "shared", rel)
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+			tried = append(tried, p)
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	if len(tried) == 0 {
+		return "", errors.New("shared data: no working directory")
+	}
+	return "", fmt.Errorf("shared data %s not found; looked in %s (set %s to the shared directory)", rel, strings.Join(tried, ", "), Env)
+}
