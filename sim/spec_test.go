@@ -44,7 +44,7 @@ func TestSpecValidate(t *testing.T) {
 		{"Scale.Contract", func(s *Spec) { s.Scale.Contract = 2e6 }, "at most 1e6"},
 		{"Scale.Replicate", func(s *Spec) { s.Scale.Replicate = 0 }, "at least 1"},
 		{"Scale.Perturb", func(s *Spec) { s.Scale.Perturb = -1 }, "negative"},
-		{"LoadFactor", func(s *Spec) { s.LoadFactor = -0.5 }, "positive"},
+		{"LoadFactor", func(s *Spec) { s.LoadFactor = -0.5 }, "greater than 0"},
 		{"Machine", func(s *Spec) { s.MachineSpec = "" }, "required"},
 		{"MachineSpec", func(s *Spec) { s.Machine = topo.Mesh(8, 8) }, "another machine"},
 		{"Alloc", func(s *Spec) { s.Alloc = "" }, "required"},
@@ -56,7 +56,7 @@ func TestSpecValidate(t *testing.T) {
 		{"Comm", func(s *Spec) { s.Comm = "ring-of-fire" }, ""},
 		{"Comm", func(s *Spec) { s.Comm, s.Sched = "n-body", SchedAsRun }, "production's run times"},
 		{"MessagesPerSecond", func(s *Spec) { s.Comm, s.MessagesPerSecond = "n-body", 0 }, "positive"},
-		{"CycleSeconds", func(s *Spec) { s.Comm, s.CycleSeconds = "n-body", -1 }, "positive"},
+		{"CycleSeconds", func(s *Spec) { s.Comm, s.CycleSeconds = "n-body", -1 }, "between 1e-09 and 1e+06"},
 		{"Baseline.TimeLimit", func(s *Spec) { s.Baseline = &Baseline{} }, "positive"},
 	}
 	all := validSpec()
