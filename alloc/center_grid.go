@@ -1,6 +1,8 @@
 package alloc
 
 import (
+	"math"
+
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -25,6 +27,15 @@ type gridIndex struct {
 
 	masks    []uint64 // ballMasks
 	wallBits []uint64 // the wall nodes as a bitset (with masks)
+	// ballSums on a 2D mesh (rebuildPyramid): diagonal and anti-diagonal sums of
+	// the prefix sums free, over a (X+M+1) x (Y+M+1) grid, M = maxLinf; pyrW is its
+	// row length, 0 when not kept (not a 2D mesh, sums could exceed int32, or the
+	// mesh is so elongated that the tables would exceed 16 entries a node).
+	dg, ad []int32
+	pyrW   int
+	// maskWords bounds the ball-mask table (ballMaskWords); tests set it to 0 to
+	// take the list-based paths on small machines (forceLists, export_test.go).
+	maskWords int
 
 	// scratch
 	ivl  [][2][2]int // per dimension up to two coordinate intervals of a ball
@@ -35,7 +46,7 @@ type gridIndex struct {
 }
 
 func newGridIndex(g *topo.Grid) *gridIndex {
-	x := &gridIndex{g: g, dims: g.Dims(), wrap: g.Wrap(), d: g.Dim(), anyWrap: g.Wraps()}
+	x := &gridIndex{g: g, dims: g.Dims(), wrap: g.Wrap(), d: g.Dim(), anyWrap: g.Wraps(), maskWords: ballMaskWords}
 	n := g.N()
 	x.coord = make([]int32, n*x.d)
 	x.wall = make([]bool, n)
@@ -52,6 +63,16 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 			x.maxLinf = max(x.maxLinf, dj/2)
 		} else {
 			x.maxLinf = max(x.maxLinf, dj-1)
+		}
+	}
+	if x.d == 2 && !x.anyWrap {
+		X, Y, M := x.dims[0], x.dims[1], x.maxLinf
+		// Kept when the values fit int32 and the tables stay near O(n): at most
+		// 16n entries each (a square mesh needs 4n; a 1:8 one more than 16n).
+		if size := (X + M + 1) * (Y + M + 1); int64(n)*int64(max(X, Y)+M+2) < math.MaxInt32 && size <= 16*n {
+			x.pyrW = X + M + 1
+			x.dg = make([]int32, size)
+			x.ad = make([]int32, size)
 		}
 	}
 	x.pstride = make([]int, x.d)
@@ -85,10 +106,11 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 type prefixParts uint8
 
 const (
-	prefixFree prefixParts = 1 << iota // free nodes (freeInBall, ball)
-	prefixWall                         // free wall nodes (ball)
-	prefixHash                         // labels of free nodes (ballHash)
-	prefixAll  = prefixFree | prefixWall | prefixHash
+	prefixFree    prefixParts = 1 << iota // free nodes (freeInBall, ball)
+	prefixWall                            // free wall nodes (ball)
+	prefixHash                            // labels of free nodes (ballHash)
+	prefixPyramid                         // sums of ball counts over radii (ballSums; 2D mesh)
+	prefixAll     = prefixFree | prefixWall | prefixHash | prefixPyramid
 )
 
 // rebuild recomputes the chosen prefix sums from the state.
@@ -170,6 +192,9 @@ func (x *gridIndex) rebuild2D(s *State, parts prefixParts) {
 				row[xx] = above[xx] + run
 			}
 		}
+	}
+	if parts&prefixPyramid != 0 && x.pyrW > 0 {
+		x.rebuildPyramid()
 	}
 	if parts&prefixHash != 0 {
 		for y := range Y {
@@ -392,12 +417,12 @@ const ballMaskWords = 1 << 19
 // ballMasks returns, for every node c and radius r = 0..maxLinf, the set of nodes
 // within L-infinity distance r of c as a bitset of words words (bit v of word v/64 =
 // node v), ball(c, r) at bits[(c*(maxLinf+1)+r)*words:][:words]; nil when the table
-// would exceed ballMaskWords. Built on first use.
+// would exceed x.maskWords (ballMaskWords). Built on first use.
 func (x *gridIndex) ballMasks() (bits []uint64, words int) {
 	n := x.g.N()
 	words = (n + 63) / 64
 	R := x.maxLinf + 1
-	if n*R*words > ballMaskWords {
+	if n*R*words > x.maskWords {
 		return nil, words
 	}
 	if x.masks != nil {
@@ -431,4 +456,79 @@ func (x *gridIndex) ballMasks() (bits []uint64, words int) {
 		}
 	}
 	return x.masks, words
+}
+
+// intervalDist returns the smallest and largest distance from p to a point of
+// lo..hi.
+func intervalDist(p, lo, hi int32) (near, far int32) {
+	switch {
+	case p < lo:
+		return lo - p, hi - p
+	case p > hi:
+		return p - hi, p - lo
+	}
+	return 0, max(p-lo, hi-p)
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// rebuildPyramid fills the tables of ballSums from the prefix sums free (2D mesh).
+// With Q(a, b) the free nodes in [0, a) x [0, b) (coordinates clamped to the mesh),
+// dg(a, b) = Q(a, b) + dg(a-1, b-1) sums Q down a diagonal and ad(a, b) = Q(a, b) +
+// ad(a+1, b-1) down an anti-diagonal; ad(a, b) = ad(X, b) for a >= X (Q no longer
+// changes with a), so ad is kept for a in [-M, X] only, dg for a in [0, X+M].
+func (x *gridIndex) rebuildPyramid() {
+	X, Y, M, W := x.dims[0], x.dims[1], x.maxLinf, x.pyrW
+	sx := x.pstride[1]
+	clear(x.dg[:W])
+	clear(x.ad[:W])
+	for b := 1; b <= Y+M; b++ {
+		q := x.free[min(b, Y)*sx:][:X+1] // Q(a, b) = q[min(a, X)] for a >= 0
+		row, prev := x.dg[b*W:(b+1)*W], x.dg[(b-1)*W:b*W]
+		row[0] = 0
+		for a := 1; a <= X; a++ {
+			row[a] = q[a] + prev[a-1]
+		}
+		qX := q[X]
+		for a := X + 1; a < W; a++ {
+			row[a] = qX + prev[a-1]
+		}
+		// ad: index i is a = i - M; Q is 0 for a <= 0
+		row, prev = x.ad[b*W:(b+1)*W], x.ad[(b-1)*W:b*W]
+		for i := 0; i <= M; i++ {
+			row[i] = prev[i+1]
+		}
+		for i := M + 1; i < W-1; i++ {
+			row[i] = q[i-M] + prev[i+1]
+		}
+		row[W-1] = qX + prev[W-1]
+	}
+}
+
+// ballSums returns the sum over r = 0..R of the free nodes within L-infinity
+// distance r of node c on a 2D mesh (ok false when the tables are not kept), in O(1):
+// the four corners of the balls' prefix-sum boxes move along diagonals as r grows,
+// so the sum is four lookups, dg(cx+1+R, cy+1+R) - ad(cx-R, cy+1+R) +
+// ad(cx+R+2, cy-R-1) - dg(cx-R-1, cy-R-1).
+func (x *gridIndex) ballSums(c, R int) int {
+	X, M, W := x.dims[0], x.maxLinf, x.pyrW
+	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+	dg := func(a, b int) int {
+		if a <= 0 || b <= 0 {
+			return 0
+		}
+		return int(x.dg[a+b*W])
+	}
+	ad := func(a, b int) int {
+		if b <= 0 {
+			return 0
+		}
+		return int(x.ad[min(a, X)+M+b*W])
+	}
+	return dg(cx+1+R, cy+1+R) - ad(cx-R, cy+1+R) + ad(cx+R+2, cy-R-1) - dg(cx-R-1, cy-R-1)
 }

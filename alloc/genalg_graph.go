@@ -10,12 +10,13 @@ import (
 // without coordinates: for every free host as center, the k free hosts nearest to it
 // in hops (ties by node index), scored by their total pairwise hop distance; the
 // lowest score wins, ties to the center of smallest index. Distances are the graph's
-// breadth-first rows, switches counted as hops.
+// hop distances (topo.Graph.Dist), switches counted as hops.
 type graphGenAlg struct {
 	g    *topo.Graph
 	st   *State
 	free []int
-	cand []int
+	cand []int64 // distance<<32 | node, sorted
+	set  []int
 	best []int
 }
 
@@ -35,20 +36,24 @@ func (a *graphGenAlg) Allocate(k int) ([]int, error) {
 	a.free = a.st.AppendFree(a.free[:0])
 	bestScore := int64(-1)
 	for _, c := range a.free {
-		row := a.g.DistRow(c)
-		a.cand = append(a.cand[:0], a.free...)
-		slices.SortFunc(a.cand, func(x, y int) int {
-			if d := int(row[x]) - int(row[y]); d != 0 {
-				return d
-			}
-			return x - y
-		})
-		set := a.cand[:k]
-		var score int64
-		for i, u := range set {
-			ru := a.g.DistRow(u)
-			for _, v := range set[i+1:] {
-				score += int64(ru[v])
+		// Free nodes by distance from c, then index; distances from the hop index.
+		a.cand = a.cand[:0]
+		for _, v := range a.free {
+			a.cand = append(a.cand, int64(a.g.Dist(c, v))<<32|int64(v))
+		}
+		slices.Sort(a.cand)
+		set := a.set[:0]
+		for _, key := range a.cand[:k] {
+			set = append(set, int(key&(1<<32-1)))
+		}
+		a.set = set
+		score, ok := a.g.PairDistSum(set)
+		if !ok {
+			score = 0
+			for i, u := range set {
+				for _, v := range set[i+1:] {
+					score += int64(a.g.Dist(u, v))
+				}
 			}
 		}
 		if bestScore < 0 || score < bestScore {

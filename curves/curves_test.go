@@ -1,11 +1,14 @@
 package curves
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procalloc/procalloc/internal/oracle"
 	"github.com/procalloc/procalloc/topo"
@@ -661,6 +664,80 @@ func TestHIndexTrunc(t *testing.T) {
 	for i := 1; i < len(o); i++ {
 		if d := g.Dist(o[i-1], o[i]); d > 1 && o[i-1]/16 < 16 && o[i]/16 < 16 {
 			t.Fatalf("jump of %d hops between %d and %d, both below the top rows", d, o[i-1], o[i])
+		}
+	}
+}
+
+// The strip curves are permutations of any grid; inside a strip every step is one hop,
+// the step between strips at most the strip width; on mesh:32x32 with exp:2:3 the
+// 2-wide strips score the hand-made value of issue 20 (F = 2574).
+func TestStrips(t *testing.T) {
+	for _, spec := range []string{"mesh:1", "mesh:7", "mesh:5x3", "mesh:6x4", "torus:5x4", "mesh:4x3x2", "torus:6x5x3", "mesh:3x2x2x2"} {
+		g, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []int{1, 2, 3, 4} {
+			o, err := Strips(g, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Validate(g.N()); err != nil {
+				t.Fatalf("%s s=%d: %v", spec, s, err)
+			}
+			c := make([]int, g.Dim())
+			for r := 1; r < len(o); r++ {
+				d := g.Dist(o[r-1], o[r])
+				x0 := g.Coord(o[r-1], c)[0]
+				x1 := g.Coord(o[r], c)[0]
+				if x0/s == x1/s && d != 1 {
+					t.Fatalf("%s s=%d: step %d inside a strip is %d hops", spec, s, r, d)
+				}
+				if d < 1 || d > s {
+					t.Fatalf("%s s=%d: step %d is %d hops", spec, s, r, d)
+				}
+			}
+		}
+	}
+	if _, err := Strips(topo.Mesh(3), 0); err == nil {
+		t.Error("width 0 accepted")
+	}
+	o, err := Generate("strips2", topo.Mesh(32, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := ParseWeights("exp:2:3")
+	if f, _ := Objective(topo.Mesh(32, 32), o, w, false); f != 2574 {
+		t.Errorf("strips2 on mesh:32x32, exp:2:3: F = %g, want 2574", f)
+	}
+	for _, s := range StripWidths {
+		if !slices.Contains(Applicable(topo.Torus(4, 4, 4)), fmt.Sprintf("strips%d", s)) {
+			t.Errorf("strips%d does not apply to a torus", s)
+		}
+	}
+}
+
+// GenerateContext answers a cancelled context at once, skips spectral when the
+// deadline is nearer than its estimate, and otherwise equals Generate.
+func TestGenerateContext(t *testing.T) {
+	m := topo.Mesh(6, 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := GenerateContext(ctx, "spectral", m); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	big := topo.Mesh(32, 32)
+	dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer dcancel()
+	t0 := time.Now()
+	if _, err := GenerateContext(dctx, "spectral", big); !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > time.Second {
+		t.Errorf("spectral on 32x32 with 10 ms left: %v after %v", err, time.Since(t0))
+	}
+	for _, name := range []string{"spectral", "hilbert", "strips3"} {
+		a, err1 := GenerateContext(context.Background(), name, m)
+		b, err2 := Generate(name, m)
+		if (err1 == nil) != (err2 == nil) || !slices.Equal(a, b) {
+			t.Errorf("%s: GenerateContext %v %v, Generate %v %v", name, a, err1, b, err2)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // of w(t) x D_t in order of t, so the result is reproducible and does not depend on
 // how distances are computed; every solver that reports an objective recomputes it
 // with this function. O(n K) distance evaluations (on grids a few subtractions each,
-// on graphs one cached BFS row per node).
+// on graphs one hop-index lookup each, see topo.Graph.Dist).
 //
 // o must be a valid Order of m (see Order.Validate); an unreachable pair (a disconnected
 // graph) is an error.
@@ -28,8 +28,6 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 	switch g := m.(type) {
 	case *topo.Grid:
 		gridOffsetSums(g, o, ring, sums)
-	case *topo.Graph:
-		err = rowOffsetSums(func(a int) []int32 { return g.DistRow(a) }, o, ring, sums)
 	default:
 		err = machineOffsetSums(m, o, ring, sums)
 	}
@@ -124,30 +122,8 @@ func gridOffsetSums(g *topo.Grid, o Order, ring bool, sums []int64) {
 	}
 }
 
-// rowOffsetSums sums distances read from each lower-rank node's distance row.
-func rowOffsetSums(row func(a int) []int32, o Order, ring bool, sums []int64) error {
-	n := len(o)
-	for r := 0; r < n; r++ {
-		dr := row(o[r])
-		for t := 1; t <= len(sums); t++ {
-			if r >= ringPairs(n, t, ring) {
-				break // no pair at this or any larger difference
-			}
-			s := r + t
-			if s >= n {
-				s -= n
-			}
-			d := dr[o[s]]
-			if d < 0 {
-				return fmt.Errorf("nodes %d and %d are not connected", o[r], o[s])
-			}
-			sums[t-1] += int64(d)
-		}
-	}
-	return nil
-}
-
-// machineOffsetSums is the same for any machine, through Dist.
+// machineOffsetSums sums the distances of o's pairs per rank difference, through
+// Dist (graphs answer from their hop index).
 func machineOffsetSums(m topo.Machine, o Order, ring bool, sums []int64) error {
 	n := len(o)
 	for r := 0; r < n; r++ {
@@ -184,15 +160,7 @@ func StepStats(m topo.Machine, o Order, ring bool) Steps {
 	var s Steps
 	near := 1
 	if g, ok := m.(*topo.Graph); ok && g.Vertices() > g.N() && g.N() > 1 {
-		near = -1
-		for a := range g.N() {
-			row := g.DistRow(a)
-			for b := range g.N() {
-				if d := int(row[b]); b != a && d > 0 && (near < 0 || d < near) {
-					near = d
-				}
-			}
-		}
+		near = g.HostSpacing()
 	}
 	n := len(o)
 	steps := n - 1

@@ -21,6 +21,10 @@ type OrderOptions struct {
 	Flat bool
 	// Starts are extra starting orderings (curves, ranking files) for the local search.
 	Starts []Start
+	// MaxBytes is the memory the scalable path (above ScalableMinNodes nodes) may plan
+	// for; a larger machine is refused before anything is allocated (0:
+	// DefaultOrderMaxBytes).
+	MaxBytes int64
 }
 
 // Method is how SolveOrdering (and SolveQAP) solve: the ordering methods side by side.
@@ -74,19 +78,33 @@ type OrderResult struct {
 	Order        curves.Order
 	Hierarchical bool // ordered switch by switch (graph groups)
 	Groups       int
+	// Candidates is F of every starting ordering the solve evaluated (the curves that
+	// apply, BFS orders, the given and structured starts, the multilevel ordering), by
+	// name, all within the solve's time; Objective is at most each of them.
+	Candidates map[string]float64
+	// Scalable says the scalable path ordered the machine (above ScalableMinNodes).
+	Scalable bool
 }
 
 // StartOrders returns the starting orderings SolveOrdering uses by default: every
 // registered curve that applies to m (curves.Applicable) and breadth-first orders from
-// node 0 and from a node farthest from it.
+// node 0 ("bfs-node0") and from a node farthest from it ("bfs-far").
 func StartOrders(m topo.Machine) []Start {
+	return startOrders(context.Background(), m)
+}
+
+// startOrders is StartOrders stopped by ctx (curves.GenerateContext).
+func startOrders(ctx context.Context, m topo.Machine) []Start {
 	var s []Start
 	for _, name := range curves.Applicable(m) {
-		if o, err := curves.Generate(name, m); err == nil {
+		if ctx.Err() != nil {
+			return s
+		}
+		if o, err := curves.GenerateContext(ctx, name, m); err == nil {
 			s = append(s, Start{name, o})
 		}
 	}
-	s = append(s, Start{"bfs", topo.BFSOrder(m, 0)})
+	s = append(s, Start{"bfs-node0", topo.BFSOrder(m, 0)})
 	far, fd := 0, -1
 	for v := 0; v < m.N(); v++ {
 		if d := m.Dist(0, v); d > fd {
@@ -103,20 +121,123 @@ func StartOrders(m topo.Machine) []Start {
 // difference) x hop distance (Leung et al. 2002 §2.2), with a certificate: a proven
 // lower bound (Gilmore-Lawler, or HiGHS's dual bound of the MIP) and the gap. A graph
 // with groups is ordered switch by switch unless opt.Flat (see orderHierarchical).
+//
+// Machines of more than ScalableMinNodes nodes take the scalable path (whatever the
+// method, except MethodDP, which refuses them): the curves and other starting
+// orderings, a line search with incrementally scored moves and a multilevel scheme,
+// and the structural bounds (StructuralBounds), in memory O(n + K) beyond the machine
+// (see solveScalable and docs/ilp.md). Every phase stops within a few milliseconds of
+// ctx's end, returning the best ordering found with its bound.
 func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
+	t0 := time.Now()
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
 	if _, err := ParseMethod(string(opt.Method)); err != nil && opt.Method != "" {
 		return nil, err
 	}
+	n := m.N()
+	if n < 1 {
+		return nil, fmt.Errorf("machine has no nodes")
+	}
+	scalable := n > ScalableMinNodes && opt.Method != MethodDP
+	if scalable {
+		limit := opt.MaxBytes
+		if limit <= 0 {
+			limit = DefaultOrderMaxBytes
+		}
+		if need := ScalableBytes(n, len(w)); need > limit {
+			return nil, fmt.Errorf("machine %s has %d nodes: ordering it needs about %d bytes of memory, above the limit of %d (OrderOptions.MaxBytes)", m.Spec(), n, need, limit)
+		}
+		if opt.Formulation != "" {
+			if err := checkFormulation(opt.Formulation); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if g, ok := m.(*topo.Graph); ok {
 		if err := g.CheckConnected(); err != nil {
 			return nil, err
 		}
-		if len(g.Groups()) > 0 && !opt.Flat {
-			return orderHierarchical(ctx, g, w, opt)
+	}
+	for _, s := range opt.Starts {
+		if err := curves.Order(s.P).Validate(n); err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.Name, err)
 		}
+	}
+	if scalable {
+		return solveScalable(ctx, m, w, opt, t0)
+	}
+	return solveStructured(ctx, m, w, opt, t0)
+}
+
+// solveStructured runs the dense methods with the structure-aware bounds and starts
+// (StructuralBounds, StructuredStarts) around them: a structured start that meets an
+// exact structural bound is optimal without any dense solve; otherwise the structured
+// starts join the starting orderings and the structural bounds the certificate.
+func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions, t0 time.Time) (*OrderResult, error) {
+	var best LowerBound
+	best.Value = math.Inf(-1)
+	exact := math.Inf(-1)
+	sb, err := StructuralBounds(ctx, m, w, opt.Ring)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("structural bounds: %w", err)
+	}
+	for _, b := range append(sb, pairBound(m, w, opt.Ring)) {
+		if math.IsNaN(b.Value) || math.IsInf(b.Value, 0) {
+			continue
+		}
+		if b.Value > best.Value {
+			best = b
+		}
+		if b.Exact {
+			exact = max(exact, b.Value)
+		}
+	}
+	ss, err := StructuredStarts(ctx, m, w, opt.Ring)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("structured starts: %w", err)
+	}
+	opt.Starts = slices.Clone(opt.Starts)
+	for _, s := range ss {
+		if err := curves.Order(s.P).Validate(m.N()); err != nil {
+			return nil, fmt.Errorf("internal error: structured start %s: %w", s.Name, err)
+		}
+		f, err := curves.Objective(m, s.P, w, opt.Ring)
+		if err != nil {
+			return nil, fmt.Errorf("structured start %s: %w", s.Name, err)
+		}
+		if exact >= f {
+			res := Result{Assignment: slices.Clone(s.P), Objective: f, Bound: f, BoundSource: best.Source,
+				Status: StatusOptimal, StartSource: "structured:" + s.Name, StartObjective: f,
+				Notes: []string{fmt.Sprintf("the structured start %s meets the exact %s bound: optimal without a dense solve", s.Name, best.Source)}}
+			res.Seconds = time.Since(t0).Seconds()
+			return &OrderResult{Result: res, Order: curves.Order(res.Assignment),
+				Candidates: startScores(m, w, opt.Ring, append(startOrders(ctx, m), Start{"structured:" + s.Name, s.P}))}, nil
+		}
+		opt.Starts = append(opt.Starts, Start{"structured:" + s.Name, s.P})
+	}
+	out, err := solveDense(ctx, m, w, opt, t0)
+	if err != nil || out == nil {
+		return out, err
+	}
+	if best.Value > out.Bound && out.Status != StatusOptimal {
+		out.Bound, out.BoundSource = min(best.Value, out.Objective), best.Source
+		out.Gap = relGap(out.Objective, out.Bound)
+	}
+	if exact >= out.Objective && out.Status != StatusOptimal {
+		out.Status, out.Bound, out.Gap = StatusOptimal, out.Objective, 0
+		out.Notes = append(out.Notes, fmt.Sprintf("the exact %s bound proves the ordering optimal", best.Source))
+	}
+	out.Seconds = time.Since(t0).Seconds()
+	return out, nil
+}
+
+// solveDense is SolveOrdering on the dense QAP (up to ScalableMinNodes nodes): the
+// switch-by-switch order of a graph with groups, branch and bound, DP or the MIP.
+func solveDense(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions, t0 time.Time) (*OrderResult, error) {
+	if g, ok := m.(*topo.Graph); ok && len(g.Groups()) > 0 && !opt.Flat {
+		return orderHierarchical(ctx, g, w, opt)
 	}
 	if opt.Method == MethodAuto && m.N() <= AutoBBMaxNodes {
 		opt.Method = MethodBB
@@ -128,18 +249,45 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	if err != nil {
 		return nil, err
 	}
-	starts := append(StartOrders(m), opt.Starts...)
-	for _, s := range opt.Starts {
-		if err := curves.Order(s.P).Validate(m.N()); err != nil {
-			return nil, fmt.Errorf("start %s: %w", s.Name, err)
-		}
-	}
+	starts := append(startOrders(ctx, m), opt.Starts...)
+	cands := startScores(m, w, opt.Ring, starts)
 	opt.Options.cyclic = opt.Ring
 	res, err := solveSym(ctx, q, starts, orderingSymmetry(m, opt.Ring), opt.Options)
 	if err != nil {
 		return nil, err
 	}
-	return verifyOrder(m, w, opt.Ring, q, res)
+	res.Seconds = time.Since(t0).Seconds()
+	out, err := verifyOrder(m, w, opt.Ring, q, res)
+	if out != nil {
+		out.Candidates = cands
+		// A solve stopped before its local search reached every start returns the
+		// best start instead when that is better: never worse than a candidate.
+		for _, st := range starts {
+			if f, err := curves.Objective(m, st.P, w, opt.Ring); err == nil && f < out.Objective {
+				out.Objective, out.Order, out.Assignment, out.StartSource = f, curves.Order(slices.Clone(st.P)), slices.Clone(st.P), st.Name
+				out.Gap = relGap(f, out.Bound)
+			}
+		}
+	}
+	return out, err
+}
+
+// startScores returns F of every start, by name (the later of two equal names
+// suffixed with its index).
+func startScores(m topo.Machine, w curves.Weights, ring bool, starts []Start) map[string]float64 {
+	sc := map[string]float64{}
+	for i, s := range starts {
+		f, err := curves.Objective(m, s.P, w, ring)
+		if err != nil {
+			continue
+		}
+		name := s.Name
+		if _, dup := sc[name]; dup {
+			name = fmt.Sprintf("%s#%d", name, i)
+		}
+		sc[name] = f
+	}
+	return sc
 }
 
 // orderByDP solves the ordering exactly with OrderDP; the certificate is the DP
@@ -159,7 +307,11 @@ func orderByDP(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderO
 		Notes: []string{fmt.Sprintf("exact dynamic program over subsets: %d states", dr.States)}}
 	res.Bound, res.StartObjective = res.Objective, res.Objective
 	res.Seconds = time.Since(t0).Seconds()
-	return verifyOrder(m, w, opt.Ring, q, res)
+	out, err := verifyOrder(m, w, opt.Ring, q, res)
+	if out != nil {
+		out.Candidates = startScores(m, w, opt.Ring, append(startOrders(ctx, m), opt.Starts...))
+	}
+	return out, err
 }
 
 // verifyOrder recomputes F with curves.Objective and makes it the reported objective;
@@ -200,6 +352,8 @@ func verifyOrder(m topo.Machine, w curves.Weights, ring bool, q *QAP, res *Resul
 func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt OrderOptions) (*OrderResult, error) {
 	t0 := time.Now()
 	n := g.N()
+	// The starting orderings first, so that they are scored within the time limit.
+	starts := append(startOrders(ctx, g), opt.Starts...)
 	q, err := OrderingQAP(g, w, opt.Ring)
 	if err != nil {
 		return nil, err
@@ -246,7 +400,10 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	}
 	bopt := opt.Options
 	bopt.cyclic = opt.Ring
-	bres, err := solveSym(ctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
+	// The groups' order gets part of the time; the members and the bounds the rest.
+	bctx, bcancel := subContext(ctx, 0.6)
+	bres, err := solveSym(bctx, bq, nil, symmetryFor(nb, nil, opt.Ring), bopt)
+	bcancel()
 	if err != nil {
 		return nil, fmt.Errorf("ordering the groups: %w", err)
 	}
@@ -263,6 +420,9 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	for improved := true; improved && ctx.Err() == nil; {
 		improved = false
 		for _, sp := range spans {
+			if ctx.Err() != nil {
+				break
+			}
 			lo, hi := sp[0], sp[1]
 			for r := lo; r <= hi; r++ {
 				for s := r + 1; s <= hi; s++ {
@@ -298,6 +458,8 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 	}
 	if res.proven() {
 		res.Status = StatusOptimal
+	} else if ctx.Err() != nil {
+		res.Status = ctxStatus(ctx)
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("groups ordered as a %d-block QAP (status %s, mean member distance); members arranged within groups", nb, bres.Status))
 	res.Formulation = bres.Formulation
@@ -307,5 +469,19 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 		return nil, err
 	}
 	out.Hierarchical, out.Groups = true, len(g.Groups())
+	out.Candidates = startScores(g, w, opt.Ring, starts)
+	// The groups are a restriction: a curve that beats the switch-by-switch ordering
+	// is returned instead, so that the result is never worse than a curve.
+	for _, st := range starts {
+		f, err := curves.Objective(g, st.P, w, opt.Ring)
+		if err == nil && f < out.Objective {
+			out.Notes = append(out.Notes, fmt.Sprintf("the %s ordering (F = %g) beats the switch-by-switch one (F = %g) and is returned: its groups are not all contiguous", st.Name, f, out.Objective))
+			out.Objective, out.Order, out.Assignment, out.StartSource, out.Hierarchical = f, curves.Order(slices.Clone(st.P)), slices.Clone(st.P), st.Name, false
+			out.Gap = relGap(f, out.Bound)
+			if out.Status == StatusOptimal {
+				out.Status = StatusHeuristic
+			}
+		}
+	}
 	return out, nil
 }

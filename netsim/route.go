@@ -215,10 +215,20 @@ type GraphRouter struct {
 	n, nv  int
 }
 
+// MaxRouteTable bounds the entries (hosts x vertices) of a GraphRouter's next-hop
+// table: 8 bytes each, 2 GiB in all; a fabric of 10,240 hosts and 2,560 switches
+// takes 1 GiB, one of 200,000 hosts would take hundreds of GiB and is refused.
+const MaxRouteTable = 1 << 28
+
 // NewGraphRouter builds the next-hop table of g; it fails when some pair of hosts
-// is not connected, naming one such pair.
+// is not connected, naming one such pair, and, before allocating, when the table
+// would have more than MaxRouteTable entries.
 func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 	n, nv := g.N(), g.Vertices()
+	if int64(n)*int64(nv) > MaxRouteTable {
+		return nil, fmt.Errorf("graph %s: a next-hop table of %d hosts x %d vertices would take %d MiB, more than the %d MiB netsim allows; simulate a smaller machine",
+			g.Spec(), n, nv, int64(n)*int64(nv)*8>>20, int64(MaxRouteTable)*8>>20)
+	}
 	r := &GraphRouter{g: g, n: n, nv: nv, next: make([]int32, n*nv), nextCh: make([]int32, n*nv)}
 	edge := map[[2]int32]int32{}
 	var nb []int

@@ -27,13 +27,21 @@ func (l RouteLoad) MeanDistance() float64 {
 // concurrent use.
 type RouteMeter struct {
 	r     Router
-	grid  *topo.Grid // set when all-to-all loads can be counted per line (a mesh)
+	grid  *topo.Grid   // set when all-to-all loads can be counted per line (a mesh)
+	graph *GraphRouter // set when all-to-all loads are counted on in-trees (a graph)
 	pat   Pattern
 	seed  uint64
 	count []int64
 	stamp []int32
 	gen   int32
 	buf   []int32
+	// scratch of the graph all-to-all count (per vertex, stamped)
+	anchor                 []int32 // host -> its one neighbour (pendant host), else itself
+	vStamp, wStamp         []int32
+	weight, below, depth   []int32
+	vGen, wGen             int32
+	anchors, touched, path []int32
+	byDepth                [][]int32
 	// scratch of the mesh all-to-all count
 	coord             []int
 	coordTab          []int32 // node v's coordinates at [v*D, v*D+D) (small meshes)
@@ -47,10 +55,12 @@ type RouteMeter struct {
 func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 	m := &RouteMeter{r: r, pat: pat, seed: seed,
 		count: make([]int64, r.Channels()), stamp: make([]int32, r.Channels())}
-	if gr, ok := r.(*GridRouter); ok && !gr.g.Wraps() {
-		if _, a2a := pat.(allToAll); a2a {
-			m.grid = gr.g
-		}
+	_, a2a := pat.(allToAll)
+	if gr, ok := r.(*GridRouter); ok && !gr.g.Wraps() && a2a {
+		m.grid = gr.g
+	}
+	if gr, ok := r.(*GraphRouter); ok && a2a {
+		m.graph = gr
 	}
 	return m
 }
@@ -58,10 +68,140 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 // Measure returns the route load of one cycle of the pattern over nodes (in
 // allocation order); id is the job's id, for random patterns.
 func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
-	if m.grid != nil {
+	switch {
+	case m.grid != nil:
 		return m.allToAllMeshLoad(nodes)
+	case m.graph != nil:
+		return m.allToAllGraphLoad(nodes)
 	}
 	return m.enumerate(id, nodes)
+}
+
+// allToAllGraphLoad counts the all-to-all routes of a GraphRouter without tracing the
+// p(p-1) routes one by one. Its routes are destination-based: the next hop depends on
+// the vertex and the destination only, so the routes into one destination d form a
+// tree (an in-tree rooted at d), and the routes crossing the channel from v to its
+// next hop are those from the sources in v's subtree. Per destination the sources
+// are merged by where they enter (a pendant host, one link to a switch, enters at
+// that switch; its own channel carries its p-1 routes whatever the destination),
+// each entry walks towards d until it meets the tree built so far, and the subtree
+// counts are summed from the deepest vertex up: O(p x (entries + tree size)) per job,
+// against O(p^2 x route length) for the trace. The counts, hence Hops and MaxShared,
+// are those of the trace (TestAllToAllGraphLoadMatchesTrace).
+func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
+	var l RouteLoad
+	p := int64(len(nodes))
+	if p < 2 {
+		return l
+	}
+	l.Messages = p * (p - 1)
+	r := m.graph
+	nv := r.nv
+	if m.anchor == nil {
+		m.anchor = make([]int32, r.n)
+		var nb []int
+		for v := range r.n {
+			m.anchor[v] = int32(v)
+			if nb = r.g.Neighbors(v, nb[:0]); len(nb) == 1 {
+				m.anchor[v] = int32(nb[0])
+			}
+		}
+		m.vStamp, m.wStamp = make([]int32, nv), make([]int32, nv)
+		m.weight, m.below, m.depth = make([]int32, nv), make([]int32, nv), make([]int32, nv)
+	}
+	m.gen++
+	if m.gen == 0 {
+		clear(m.stamp)
+		m.gen = 1
+	}
+	add := func(c int32, n int64) {
+		if m.stamp[c] != m.gen {
+			m.stamp[c], m.count[c] = m.gen, 0
+		}
+		m.count[c] += n
+		l.MaxShared = max(l.MaxShared, m.count[c])
+	}
+	// Entries: each node's anchor, with the number of the job's nodes entering there;
+	// a pendant node's own channel carries its p-1 routes.
+	m.wGen = bumpGen(m.wGen, m.wStamp)
+	m.anchors = m.anchors[:0]
+	for i, s := range nodes {
+		a := m.anchor[s]
+		if m.wStamp[a] != m.wGen {
+			m.wStamp[a], m.weight[a] = m.wGen, 0
+			m.anchors = append(m.anchors, a)
+		}
+		m.weight[a]++
+		if a != int32(s) {
+			other := nodes[(i+1)%len(nodes)]
+			add(r.nextCh[other*nv+s], p-1)
+			l.Hops += p - 1
+		}
+	}
+	for _, d := range nodes {
+		next := r.next[d*nv : (d+1)*nv]
+		ch := r.nextCh[d*nv : (d+1)*nv]
+		m.vGen = bumpGen(m.vGen, m.vStamp)
+		vg := m.vGen
+		m.vStamp[d], m.depth[d], m.below[d] = vg, 0, 0
+		m.touched = append(m.touched[:0], int32(d))
+		maxDepth := int32(0)
+		ad := m.anchor[d]
+		for _, a := range m.anchors {
+			w := m.weight[a]
+			if a == ad {
+				w-- // d sends nothing to itself
+			}
+			if w == 0 {
+				continue
+			}
+			// Walk from a until the tree, then number the new path's depths.
+			m.path = m.path[:0]
+			v := a
+			for m.vStamp[v] != vg {
+				m.vStamp[v], m.below[v] = vg, 0
+				m.path = append(m.path, v)
+				v = next[v]
+			}
+			base := m.depth[v]
+			for k := len(m.path) - 1; k >= 0; k-- {
+				base++
+				m.depth[m.path[k]] = base
+				m.touched = append(m.touched, m.path[k])
+			}
+			maxDepth = max(maxDepth, base)
+			m.below[a] += w
+		}
+		// Subtree sums from the deepest vertex up: below[v] routes leave v by ch[v].
+		for len(m.byDepth) <= int(maxDepth) {
+			m.byDepth = append(m.byDepth, nil)
+		}
+		for k := range m.byDepth[:maxDepth+1] {
+			m.byDepth[k] = m.byDepth[k][:0]
+		}
+		for _, v := range m.touched[1:] {
+			m.byDepth[m.depth[v]] = append(m.byDepth[m.depth[v]], v)
+		}
+		for k := maxDepth; k >= 1; k-- {
+			for _, v := range m.byDepth[k] {
+				n := int64(m.below[v])
+				add(ch[v], n)
+				l.Hops += n
+				m.below[next[v]] += m.below[v]
+			}
+		}
+	}
+	return l
+}
+
+// bumpGen returns the next stamp generation, clearing stamp when it wraps.
+func bumpGen(gen int32, stamp []int32) int32 {
+	gen++
+	if gen <= 0 {
+		clear(stamp)
+		gen = 1
+	}
+	return gen
 }
 
 // enumerate walks every route of the cycle.

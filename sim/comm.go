@@ -134,6 +134,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 		return nil, err
 	}
 	eng := wl.Engine()
+	em := newJobEmitter(res, cfg, true) // times are in cycles until the end
 	ties := tieReporter(cfg)
 	running := &runSet{}
 	next, done := 0, 0 // next arrival (res is in arrival order), jobs finished
@@ -167,8 +168,8 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			if err := cfg.Alloc.Release(r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at cycle %d: %w", r.ID, now, err)
 			}
-			if cfg.DropNodes {
-				r.Nodes = nil
+			if err := em.finished(i); err != nil {
+				return nil, err
 			}
 			running.remove(i)
 			sch.depart(now, cfg.Alloc.NumFree(), running)
@@ -222,6 +223,9 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 		r := &res[i]
 		r.Arrival, r.Start, r.End = toSeconds(r.Arrival), toSeconds(r.Start), toSeconds(r.End)
 		r.EstimateUsed = toSeconds(r.EstimateUsed)
+	}
+	if err := em.flush(); err != nil {
+		return nil, err
 	}
 	out := summarize(res, cfg, ties)
 	st := eng.Stats()

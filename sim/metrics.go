@@ -116,10 +116,13 @@ func (m *meter) measure(r *JobResult) {
 	if m.graph != nil {
 		// Hop distances; a bounding box means nothing on a graph.
 		r.BoxVolume = 0
-		for i, a := range nodes {
-			row := m.graph.DistRow(a)
-			for _, b := range nodes[i+1:] {
-				r.TotalL1 += int64(row[b])
+		if sum, ok := m.graph.PairDistSum(nodes); ok {
+			r.TotalL1 = sum
+		} else {
+			for i, a := range nodes {
+				for _, b := range nodes[i+1:] {
+					r.TotalL1 += int64(m.graph.Dist(a, b))
+				}
 			}
 		}
 	}

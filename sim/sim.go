@@ -44,10 +44,80 @@ type Config struct {
 	Baseline *Baseline
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
-	// DropNodes forgets each job's node list (JobResult.Nodes) when the job ends,
-	// for callers that keep only the summary: a long trace on a large machine then
-	// holds the nodes of the running jobs only.
+	// DropNodes forgets each job's node list (JobResult.Nodes) when the job ends
+	// (after JobDone has seen it), for callers that keep only the summary or take
+	// the per-job results through JobDone: a long trace on a large machine then
+	// holds the node lists of the running jobs only (and, with JobDone, of finished
+	// jobs waiting for an earlier one), not 8 bytes for every node of every job.
 	DropNodes bool
+	// JobDone, when set, is called once for every job with its result (Nodes set),
+	// in trace order: a job's call comes once it and every job before it have
+	// finished, so that per-job output can be written while the replay runs. The
+	// result must not be kept past the call (its Nodes may be dropped). An error
+	// stops the replay. With Comm the calls come at the end of the replay, once
+	// cycles are converted to seconds.
+	JobDone func(r *JobResult) error
+}
+
+// jobEmitter calls Config.JobDone in trace order as jobs finish, and drops node
+// lists (Config.DropNodes) once they are no longer needed.
+type jobEmitter struct {
+	res  []JobResult
+	fn   func(*JobResult) error
+	drop bool
+	done []bool // finished, not yet passed on (only with fn)
+	next int    // first job not yet passed on
+}
+
+func newJobEmitter(res []JobResult, cfg Config, deferred bool) *jobEmitter {
+	em := &jobEmitter{res: res, fn: cfg.JobDone, drop: cfg.DropNodes}
+	if em.fn != nil && !deferred {
+		em.done = make([]bool, len(res))
+	}
+	return em
+}
+
+// finished tells the emitter that job i has finished and its result is final.
+func (em *jobEmitter) finished(i int) error {
+	if em.done == nil { // no calls, or all of them at the end
+		if em.drop && em.fn == nil {
+			em.res[i].Nodes = nil
+		}
+		return nil
+	}
+	em.done[i] = true
+	for em.next < len(em.res) && em.done[em.next] {
+		if err := em.pass(em.next); err != nil {
+			return err
+		}
+		em.next++
+	}
+	return nil
+}
+
+func (em *jobEmitter) pass(i int) error {
+	r := &em.res[i]
+	if err := em.fn(r); err != nil {
+		return fmt.Errorf("job %d: %w", r.ID, err)
+	}
+	if em.drop {
+		r.Nodes = nil
+	}
+	return nil
+}
+
+// flush passes on every job not passed on yet (all of them when the calls were
+// deferred to the end).
+func (em *jobEmitter) flush() error {
+	if em.fn == nil {
+		return nil
+	}
+	for ; em.next < len(em.res); em.next++ {
+		if err := em.pass(em.next); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Scale is load scaling (Leung et al. 2002 §3; Bunde et al. 2004 §3.2). Zero values
@@ -329,6 +399,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		}
 		return 0 // only an event compared with itself
 	})
+	em := newJobEmitter(res, cfg, false)
 	q := &eventQueue{known: known}
 	running := &runSet{}
 	done := 0
@@ -353,8 +424,8 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 				}
 				m.release(r.Nodes)
-				if cfg.DropNodes {
-					r.Nodes = nil
+				if err := em.finished(e.job); err != nil {
+					return nil, err
 				}
 				running.remove(e.job)
 				sch.depart(now, cfg.Alloc.NumFree(), running)
@@ -386,6 +457,9 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	}
 	if cfg.Alloc.NumFree() != n {
 		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), n)
+	}
+	if err := em.flush(); err != nil {
+		return nil, err
 	}
 	return summarize(res, cfg, ties), nil
 }

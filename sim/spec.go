@@ -91,9 +91,12 @@ type Spec struct {
 	// Baseline, when set, solves every allocation decision exactly for comparison
 	// (mean_ratio_to_optimal); it needs a grid without wraparound, or CompatPReMAS.
 	Baseline *Baseline
-	// PerJob keeps each job's record (Report.PerJob); else only the summary is kept,
-	// and memory stays at the running jobs' nodes.
+	// PerJob keeps each job's record (Report.PerJob, with its nodes); else only the
+	// summary is kept, and memory stays at the running jobs' nodes.
 	PerJob bool
+	// JobDone, when set, receives each job's record as the replay passes it on, in
+	// trace order (Config.JobDone): per-job output written while the replay runs.
+	JobDone func(r *JobResult) error
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
 }
@@ -291,17 +294,13 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 	return tr, nil
 }
 
-// JobBytes estimates the memory of the job records of a replay of n jobs drawn
-// from trace: per job the trace's record, the scaled copy, the result and its node
-// list (8 bytes a processor, at the trace's mean size). It undercounts the Go heap's
-// overhead; it is meant to refuse the impossible, not to budget exactly.
-func JobBytes(trace []Job, n int64) float64 {
-	var procs float64
-	for _, j := range trace {
-		procs += float64(j.Procs)
-	}
-	per := float64(2*unsafe.Sizeof(Job{})+unsafe.Sizeof(JobResult{})) + 8*procs/float64(max(len(trace), 1))
-	return float64(n) * per
+// JobBytes estimates the memory of the job records of a replay of n jobs: per job
+// the trace's record, the scaled copy and the result (node lists are not kept
+// unless Spec.PerJob: a replay drops each job's when it has finished and JobDone has
+// seen it). It undercounts the Go heap's overhead; it is meant to refuse the
+// impossible, not to budget exactly.
+func JobBytes(n int64) float64 {
+	return float64(n) * float64(2*unsafe.Sizeof(Job{})+unsafe.Sizeof(JobResult{}))
 }
 
 // Replay is a Spec made ready to run: its machine built, its trace read, cut and
@@ -346,9 +345,9 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if len(tr.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: the trace has no jobs", s.Trace)
 	}
-	if n := int64(len(tr.Jobs)) * int64(s.Scale.Replicate); JobBytes(tr.Jobs, n) > MaxJobBytes {
+	if n := int64(len(tr.Jobs)) * int64(s.Scale.Replicate); JobBytes(n) > MaxJobBytes {
 		return nil, fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "makes %d jobs, about %.1f GB of job records in memory; a replay takes at most %d GB: replicate less",
-			n, JobBytes(tr.Jobs, n)/1e9, MaxJobBytes>>30)
+			n, JobBytes(n)/1e9, MaxJobBytes>>30)
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs}
 	rp.Spec.Machine = m
@@ -412,7 +411,7 @@ func (rp *Replay) Config() (Config, error) {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
-		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob}
+		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}

@@ -8,9 +8,21 @@
 // and SST (docs/sim.md). The hop distance is the L1 distance,
 // each wrapped dimension taking the shorter way around.
 //
-// A Graph is an irregular network; its hop distances come from breadth-first search
-// (BreadthFirst, the module's one BFS, which the graph orderings of package curves
-// and the ordering solver's starts use too). Processors may be grouped under switches, as Leung et al. §2.2 order
+// A Graph is an irregular network. Its hop distances are breadth-first distances
+// (BreadthFirst is the module's one BFS, which the graph orderings of package curves
+// and the ordering solver's starts use too), answered without an n x n table by a
+// hop index built on the first Graph.Dist call (hopdist.go), which is exact, safe for
+// concurrent use and near O(vertices) in memory: hosts on one link drop out (their
+// distance is one hop to their switch), switches with the same neighbours (a fat
+// tree's leaf switches of one pod, its top switches of one residue) merge into one
+// class two hops from each other, and distances between the classes hosts hang off
+// come from a table when there are at most 4,096 of them (a fat tree of 200,704 hosts
+// has 196 such classes, a dragonfly of 10,240 hosts its 2,560 routers), else from
+// pruned landmark labels (Akiba, Iwata, Yoshida, SIGMOD 2013,
+// doi:10.1145/2463676.2465315) when they stay small, else from a breadth-first search
+// from both ends with a bounded cache of rows for repeated sources. Graph.DistRow is
+// a fresh breadth-first row, never cached: callers after pairs use Dist.
+// Processors may be grouped under switches, as Leung et al. §2.2 order
 // hierarchical networks switch by switch. A switched network keeps its switches as
 // vertices after the hosts: they route and count in hop distances, only hosts
 // (0..N()-1) get ranks and jobs, and hosts are grouped under their leaf switch.
@@ -25,7 +37,10 @@
 // Synthetic switched machines follow SST merlin's topology builders
 // (sst-elements src/sst/elements/merlin/topology): "fattree:4,4:4,4:8" is merlin's
 // fattree "shape", "dragonfly:hosts_per_router=...,routers_per_group=...,
-// intergroup_links=...,num_groups=..." its dragonfly with absolute global links.
+// intergroup_links=...,num_groups=..." its dragonfly with absolute global links. Their
+// hosts, switches and links are counted (overflow-safely) before anything is
+// allocated, and a machine past MaxSyntheticHosts hosts, 2^20 switches or
+// MaxSyntheticLinks links is refused with the counts and a memory estimate.
 //
 // Machine specs on the command line (ParseSpec): "mesh:16x16", "torus:8x8",
 // "mesh:8x8x5", "mesh:8x8x5:wrap=yz" (wrap letters x, y, z, w, then d4, d5, ... are not

@@ -10,17 +10,20 @@ import (
 // and dragonflies) and builds its Graph: hosts first, in the order they were added,
 // then switches in the order they were added.
 type Fabric struct {
-	names  []string
-	isSw   []bool
-	index  map[string]int
-	links  [][2]int
-	linked map[[2]int]bool
+	names []string
+	isSw  []bool
+	index map[string]int
+	links []uint64 // linkKey of fabric indices; repeats are dropped by Graph
 }
 
 // NewFabric returns an empty fabric.
 func NewFabric() *Fabric {
-	return &Fabric{index: map[string]int{}, linked: map[[2]int]bool{}}
+	return &Fabric{index: map[string]int{}}
 }
+
+// linkKey packs a link's two ends, smaller first, so that sorting puts repeats side
+// by side.
+func linkKey(a, b int) uint64 { return uint64(min(a, b))<<32 | uint64(max(a, b)) }
 
 // AddHost adds a host (a node that gets ranks); a name already added is an error.
 func (f *Fabric) AddHost(name string) error { return f.add(name, false) }
@@ -65,11 +68,7 @@ func (f *Fabric) Link(a, b string) error {
 	if i == j {
 		return fmt.Errorf("self loop at %q", a)
 	}
-	key := [2]int{min(i, j), max(i, j)}
-	if !f.linked[key] {
-		f.linked[key] = true
-		f.links = append(f.links, key)
-	}
+	f.links = append(f.links, linkKey(i, j))
 	return nil
 }
 
@@ -89,8 +88,8 @@ func (f *Fabric) Graph() (*Graph, error) {
 	if len(hosts) == 0 {
 		return nil, fmt.Errorf("the network has no hosts")
 	}
-	if len(f.names) > 1<<24 {
-		return nil, fmt.Errorf("%d vertices is too many (at most %d)", len(f.names), 1<<24)
+	if len(f.names) > maxVertices {
+		return nil, fmt.Errorf("%d vertices is too many (at most %d)", len(f.names), maxVertices)
 	}
 	pos := make([]int, len(f.names)) // fabric index -> vertex
 	names := make([]string, 0, len(f.names))
@@ -98,10 +97,39 @@ func (f *Fabric) Graph() (*Graph, error) {
 		pos[i] = len(names)
 		names = append(names, f.names[i])
 	}
+	links := make([]uint64, len(f.links))
+	for k, l := range f.links {
+		links[k] = linkKey(pos[l>>32], pos[l&(1<<32-1)])
+	}
+	return switchedGraph(names, len(hosts), links)
+}
+
+// maxVertices bounds the vertices of a graph (indices must fit the hop index's
+// 32-bit and packed link keys).
+const maxVertices = 1 << 24
+
+// switchedGraph builds the graph of names (hosts 0..hosts-1, then switches) and links
+// (linkKey of vertex indices; repeats count once, links is reordered), and groups the
+// hosts under their leaf switch. A host without a link is an error.
+func switchedGraph(names []string, hosts int, links []uint64) (*Graph, error) {
+	slices.Sort(links)
+	links = slices.Compact(links)
 	g := newGraph(names)
-	g.hosts = len(hosts)
-	for _, l := range f.links {
-		g.addEdge(pos[l[0]], pos[l[1]])
+	g.hosts = hosts
+	deg := make([]int32, len(names))
+	for _, l := range links {
+		deg[l>>32]++
+		deg[l&(1<<32-1)]++
+	}
+	// One backing array for all adjacency lists: no per-vertex growth.
+	flat := make([]int, 2*len(links))
+	at := 0
+	for v, d := range deg {
+		g.adj[v] = flat[at : at : at+int(d)]
+		at += int(d)
+	}
+	for _, l := range links {
+		g.addEdge(int(l>>32), int(l&(1<<32-1)))
 	}
 	under := map[int]int{} // switch vertex -> group index
 	for v := range g.hosts {
@@ -121,7 +149,11 @@ func (f *Fabric) Graph() (*Graph, error) {
 		g.groups[gi].Nodes = append(g.groups[gi].Nodes, v)
 	}
 	// Groups in switch order, so that "switch by switch" follows the file.
-	slices.SortStableFunc(g.groups, func(a, b Group) int { return g.index[a.Name] - g.index[b.Name] })
+	leafOf := make(map[string]int, len(under))
+	for sw, gi := range under {
+		leafOf[g.groups[gi].Name] = sw
+	}
+	slices.SortStableFunc(g.groups, func(a, b Group) int { return leafOf[a.Name] - leafOf[b.Name] })
 	return g, nil
 }
 

@@ -18,19 +18,24 @@ import (
 // nodes that get ranks and jobs; vertices N..Vertices()-1, when there are any, are
 // switches: they route messages and count in hop distances but are never allocated
 // (an InfiniBand fabric, a Slurm tree topology, a fat tree or a dragonfly). Hop
-// distances come from breadth-first search (BreadthFirst), one source at a time, and
-// are cached per source.
+// distances come from a hop index built on first use (see Dist): exact, safe for
+// concurrent use, and near O(Vertices) in memory on fabrics of 200,000 hosts.
 type Graph struct {
 	names  []string
-	index  map[string]int
-	g      *simple.UndirectedGraph
 	adj    [][]int
 	groups []Group
 	hosts  int    // vertices 0..hosts-1 are hosts, the rest switches
+	edges  int    // links
 	spec   string // Spec() when set (synthetic machines)
 
-	mu   sync.Mutex
-	rows map[int][]int32
+	// Built on first use: the name index (Lookup), the gonum view (Gonum) and the
+	// hop index (Dist).
+	indexOnce sync.Once
+	index     map[string]int
+	gonumOnce sync.Once
+	gonum     *simple.UndirectedGraph
+	hopOnce   sync.Once
+	hop       *hopIndex
 }
 
 // Group is a named set of nodes, such as the processors under one switch.
@@ -170,9 +175,11 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 		names = order
 	}
 	g := newGraph(names)
+	index := g.nameIndex()
+	linked := linkSet{}
 	for _, e := range edges {
-		a, b := g.index[e.a], g.index[e.b]
-		if g.g.HasEdgeBetween(int64(a), int64(b)) {
+		a, b := index[e.a], index[e.b]
+		if !linked.add(a, b) {
 			return nil, fmt.Errorf("line %d: link %s-%s given twice", e.line, e.a, e.b)
 		}
 		g.addEdge(a, b)
@@ -188,10 +195,11 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 func (g *Graph) setGroups(groups []groupDecl) error {
 	g.groups = nil
 	inGroup := map[int]string{}
+	index := g.nameIndex()
 	for _, gd := range groups {
 		grp := Group{Name: gd.name}
 		for _, m := range gd.nodes {
-			i, ok := g.index[m]
+			i, ok := index[m]
 			switch {
 			case !ok:
 				return fmt.Errorf("line %d: group %q names unknown node %q", gd.line, gd.name, m)
@@ -210,25 +218,38 @@ func (g *Graph) setGroups(groups []groupDecl) error {
 }
 
 func newGraph(names []string) *Graph {
-	g := &Graph{
-		names: names,
-		index: make(map[string]int, len(names)),
-		g:     simple.NewUndirectedGraph(),
-		adj:   make([][]int, len(names)),
-		rows:  map[int][]int32{},
-	}
-	for i, n := range names {
-		g.index[n] = i
-		g.g.AddNode(simple.Node(int64(i)))
-	}
-	g.hosts = len(names)
-	return g
+	return &Graph{names: names, adj: make([][]int, len(names)), hosts: len(names)}
 }
 
+// addEdge links a and b; the caller makes sure the link is new.
 func (g *Graph) addEdge(a, b int) {
-	g.g.SetEdge(simple.Edge{F: simple.Node(int64(a)), T: simple.Node(int64(b))})
 	g.adj[a] = append(g.adj[a], b)
 	g.adj[b] = append(g.adj[b], a)
+	g.edges++
+}
+
+// nameIndex returns the map from vertex name to index, built on first use.
+func (g *Graph) nameIndex() map[string]int {
+	g.indexOnce.Do(func() {
+		g.index = make(map[string]int, len(g.names))
+		for i, n := range g.names {
+			g.index[n] = i
+		}
+	})
+	return g.index
+}
+
+// linkSet remembers links by their two ends, to refuse a link given twice.
+type linkSet map[uint64]struct{}
+
+// add records the link a-b and reports whether it is new.
+func (s linkSet) add(a, b int) bool {
+	key := uint64(min(a, b))<<32 | uint64(max(a, b))
+	if _, dup := s[key]; dup {
+		return false
+	}
+	s[key] = struct{}{}
+	return true
 }
 
 // NewGraphFromEdges builds a graph on nodes 0..n-1 (named by their index) from edges;
@@ -242,6 +263,7 @@ func NewGraphFromEdges(n int, edges [][2]int) (*Graph, error) {
 		names[i] = strconv.Itoa(i)
 	}
 	g := newGraph(names)
+	linked := linkSet{}
 	for k, e := range edges {
 		a, b := e[0], e[1]
 		switch {
@@ -249,7 +271,7 @@ func NewGraphFromEdges(n int, edges [][2]int) (*Graph, error) {
 			return nil, fmt.Errorf("topo: edge %d (%d,%d) leaves nodes 0..%d", k, a, b, n-1)
 		case a == b:
 			return nil, fmt.Errorf("topo: edge %d is a self loop at %d", k, a)
-		case g.g.HasEdgeBetween(int64(a), int64(b)):
+		case !linked.add(a, b):
 			return nil, fmt.Errorf("topo: edge %d (%d,%d) given twice", k, a, b)
 		}
 		g.addEdge(a, b)
@@ -270,8 +292,9 @@ func GraphOf(m Machine) *Graph {
 	var nb []int
 	for a := 0; a < m.N(); a++ {
 		nb = m.Neighbors(a, nb[:0])
-		for _, b := range nb {
-			if a < b && !g.g.HasEdgeBetween(int64(a), int64(b)) {
+		for i, b := range nb {
+			// Neighbors come ascending: a repeat (a ring of two) is the previous one.
+			if a < b && (i == 0 || nb[i-1] != b) {
 				g.addEdge(a, b)
 			}
 		}
@@ -293,18 +316,36 @@ func (g *Graph) Name(i int) string { return g.names[i] }
 
 // Lookup returns the index of the vertex with the given name (a host when < N()).
 func (g *Graph) Lookup(name string) (int, bool) {
-	i, ok := g.index[name]
+	i, ok := g.nameIndex()[name]
 	return i, ok
 }
 
 // Groups returns the declared groups (switches), possibly none.
 func (g *Graph) Groups() []Group { return g.groups }
 
-// Gonum returns the graph as a gonum undirected graph with node IDs 0..N-1.
-func (g *Graph) Gonum() graph.Undirected { return g.g }
+// Gonum returns the graph as a gonum undirected graph with node IDs 0..Vertices()-1
+// (hosts, then switches). It is built on first call: gonum's map-based graph takes
+// about ten times the memory of the graph itself, which no code of the module needs.
+func (g *Graph) Gonum() graph.Undirected {
+	g.gonumOnce.Do(func() {
+		u := simple.NewUndirectedGraph()
+		for i := range g.names {
+			u.AddNode(simple.Node(int64(i)))
+		}
+		for a, nb := range g.adj {
+			for _, b := range nb {
+				if a < b {
+					u.SetEdge(simple.Edge{F: simple.Node(int64(a)), T: simple.Node(int64(b))})
+				}
+			}
+		}
+		g.gonum = u
+	})
+	return g.gonum
+}
 
 // Edges returns the number of links.
-func (g *Graph) Edges() int { return g.g.Edges().Len() }
+func (g *Graph) Edges() int { return g.edges }
 
 // Neighbors appends the vertices one hop from a, ascending; on a graph with switches
 // they include switch vertices (>= N()): see Vertices.
@@ -326,32 +367,29 @@ func (g *Graph) Spec() string {
 	return fmt.Sprintf("graph:%dnodes,%dlinks", g.N(), g.Edges())
 }
 
-// DistRow returns the hop distances from src to every node (-1 where unreachable). The
-// row is cached and shared: do not modify it.
+// DistRow returns the hop distances from src to every vertex (-1 where unreachable),
+// hosts then switches, by one breadth-first search: a new row on every call, which the
+// caller owns. Nothing is cached: a caller after distances between pairs uses Dist,
+// and one that walks all N rows pays N searches but never holds N rows.
 func (g *Graph) DistRow(src int) []int32 {
-	g.mu.Lock()
-	row, ok := g.rows[src]
-	g.mu.Unlock()
-	if ok {
-		return row
+	row := make([]int32, len(g.names))
+	for i := range row {
+		row[i] = -1
 	}
-	level := make([]int, len(g.names))
-	for i := range level {
-		level[i] = -1
+	row[src] = 0
+	queue := make([]int32, 1, len(g.names))
+	queue[0] = int32(src)
+	for head := 0; head < len(queue); head++ {
+		a := queue[head]
+		for _, b := range g.adj[a] {
+			if row[b] < 0 {
+				row[b] = row[a] + 1
+				queue = append(queue, int32(b))
+			}
+		}
 	}
-	BreadthFirst(g, src, level, nil, nil)
-	row = make([]int32, len(level))
-	for i, d := range level {
-		row[i] = int32(d)
-	}
-	g.mu.Lock()
-	g.rows[src] = row
-	g.mu.Unlock()
 	return row
 }
-
-// Dist returns the hop distance between a and b, -1 when they are not connected.
-func (g *Graph) Dist(a, b int) int { return int(g.DistRow(a)[b]) }
 
 // Connected reports whether every node can reach every other.
 func (g *Graph) Connected() bool {
@@ -406,4 +444,43 @@ func edgeListFabric(order []string, switches map[string]int, swOrder []string, e
 		}
 	}
 	return g, nil
+}
+
+// HostSpacing returns the shortest hop distance between two distinct hosts (1 when
+// two hosts share a link, 2 when they share a switch), -1 when no two hosts are
+// connected. One breadth-first search from all hosts at once: every vertex takes the
+// nearest host's label, and the closest pair is the cheapest link between two labels
+// (dist(u) + 1 + dist(w)).
+func (g *Graph) HostSpacing() int {
+	nv := len(g.names)
+	dist := make([]int32, nv)
+	label := make([]int32, nv)
+	queue := make([]int32, 0, nv)
+	for v := range nv {
+		dist[v], label[v] = -1, -1
+		if v < g.hosts {
+			dist[v], label[v] = 0, int32(v)
+			queue = append(queue, int32(v))
+		}
+	}
+	for head := 0; head < len(queue); head++ {
+		a := queue[head]
+		for _, b := range g.adj[a] {
+			if dist[b] < 0 {
+				dist[b], label[b] = dist[a]+1, label[a]
+				queue = append(queue, int32(b))
+			}
+		}
+	}
+	best := -1
+	for a, nb := range g.adj {
+		for _, b := range nb {
+			if label[a] >= 0 && label[b] >= 0 && label[a] != label[b] {
+				if d := int(dist[a] + 1 + dist[b]); best < 0 || d < best {
+					best = d
+				}
+			}
+		}
+	}
+	return best
 }

@@ -7,8 +7,70 @@ import (
 )
 
 // MaxSyntheticHosts bounds the hosts of a synthetic machine (a typo such as
-// fattree:1000,1000:1000 must not exhaust memory).
+// fattree:1000,1000:1000 must not exhaust memory); users' machines have up to
+// 200,000 hosts.
 const MaxSyntheticHosts = 1 << 20
+
+// MaxSyntheticLinks bounds the links of a synthetic machine, host links included: a
+// link costs about bytesPerLink while the graph is built (a 200,704-host fat tree has
+// 602,112 links), so the limit keeps a build under a few hundred MiB.
+const MaxSyntheticLinks = 1 << 23
+
+// bytesPerLink and bytesPerVertex estimate the memory of building a synthetic machine
+// (measured on fattree:32,32:32,32:196: link keys, adjacency, names, groups).
+const (
+	bytesPerLink   = 48
+	bytesPerVertex = 64
+)
+
+// sizeCount multiplies and adds counts without overflowing: a result past limit is
+// reported as limit+1 ("more than limit"), and stays there.
+type sizeCount struct{ limit uint64 }
+
+func (c sizeCount) mul(a, b uint64) uint64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > c.limit || b > c.limit || a > c.limit/b {
+		return c.limit + 1
+	}
+	return a * b
+}
+
+func (c sizeCount) add(a, b uint64) uint64 {
+	if a > c.limit || b > c.limit || a+b > c.limit {
+		return c.limit + 1
+	}
+	return a + b
+}
+
+// countString prints a count from sizeCount, "more than LIMIT" past the limit.
+func countString(n, limit uint64) string {
+	if n > limit {
+		return fmt.Sprintf("more than %d", limit)
+	}
+	return strconv.FormatUint(n, 10)
+}
+
+// checkSize refuses a synthetic machine of too many hosts, vertices or links before
+// anything is allocated, naming the counts, the limits and the memory it would take.
+func checkSize(hosts, switches, links uint64) error {
+	c := sizeCount{limit: MaxSyntheticLinks}
+	vertices := c.add(hosts, switches)
+	if hosts <= MaxSyntheticHosts && vertices <= MaxSyntheticHosts+maxSyntheticSwitches && links <= MaxSyntheticLinks {
+		return nil
+	}
+	mem := fmt.Sprintf("about %d MiB", (links*bytesPerLink+vertices*bytesPerVertex)>>20)
+	if links > c.limit || vertices > c.limit {
+		mem = fmt.Sprintf("more than %d MiB", (min(links, c.limit)*bytesPerLink+min(vertices, c.limit)*bytesPerVertex)>>20)
+	}
+	return fmt.Errorf("%s hosts, %s switches and %s links (%s to build) exceed the limits of a synthetic machine: %d hosts, %d switches, %d links",
+		countString(hosts, c.limit), countString(switches, c.limit), countString(links, c.limit), mem,
+		MaxSyntheticHosts, maxSyntheticSwitches, MaxSyntheticLinks)
+}
+
+// maxSyntheticSwitches bounds the switches of a synthetic machine.
+const maxSyntheticSwitches = 1 << 20
 
 // ParseMachine parses any machine spec: a grid (ParseSpec), or a synthetic switched
 // network built as a Graph whose switches are routing vertices: "fattree:D0,U0:...:DL"
@@ -64,24 +126,37 @@ func FatTree(shape string) (*Graph, error) {
 			}
 		}
 	}
-	hosts := 1
-	for _, d := range downs {
-		hosts *= d
-		if hosts > MaxSyntheticHosts {
-			return nil, fmt.Errorf("fattree shape %q: more than %d hosts", shape, MaxSyntheticHosts)
-		}
-	}
+	// Count hosts, switches and links before allocating anything.
+	c := sizeCount{limit: MaxSyntheticLinks}
 	L := len(downs) - 1
+	hosts64 := uint64(1)
+	for _, d := range downs {
+		hosts64 = c.mul(hosts64, uint64(d))
+	}
+	if hosts64 > MaxSyntheticHosts {
+		return nil, fmt.Errorf("fattree shape %q: %w", shape, checkSize(hosts64, 0, hosts64))
+	}
+	hosts := int(hosts64)
 	rpl := make([]int, L+1) // routers per level
 	gpl := make([]int, L+1) // groups per level
 	start := make([]int, L+1)
 	rpl[0] = hosts / downs[0]
+	switches, links := uint64(rpl[0]), hosts64
 	for i := 1; i <= L; i++ {
-		if rpl[i-1]*ups[i-1]%downs[i] != 0 {
-			return nil, fmt.Errorf("fattree shape %q: level %d: %d up links do not divide into switches of %d down links", shape, i, rpl[i-1]*ups[i-1], downs[i])
+		up := c.mul(uint64(rpl[i-1]), uint64(ups[i-1]))
+		links = c.add(links, up)
+		if up > MaxSyntheticLinks {
+			return nil, fmt.Errorf("fattree shape %q: %w", shape, checkSize(hosts64, switches, links))
 		}
-		rpl[i] = rpl[i-1] * ups[i-1] / downs[i]
+		if up%uint64(downs[i]) != 0 {
+			return nil, fmt.Errorf("fattree shape %q: level %d: %d up links do not divide into switches of %d down links", shape, i, up, downs[i])
+		}
+		rpl[i] = int(up) / downs[i]
+		switches = c.add(switches, uint64(rpl[i]))
 		start[i] = start[i-1] + rpl[i-1]
+	}
+	if err := checkSize(hosts64, switches, links); err != nil {
+		return nil, fmt.Errorf("fattree shape %q: %w", shape, err)
 	}
 	for i := range gpl {
 		gpl[i] = 1
@@ -97,33 +172,25 @@ func FatTree(shape string) (*Graph, error) {
 			return nil, fmt.Errorf("fattree shape %q: level %d has %d switches for %d groups", shape, i, rpl[i], gpl[i])
 		}
 	}
-	f := NewFabric()
-	for h := range hosts {
-		f.AddHost("h" + strconv.Itoa(h))
-	}
-	rname := make([]string, start[L]+rpl[L])
+	nsw := start[L] + rpl[L]
+	names := hostNames(hosts, hosts+nsw)
 	for lv := 0; lv <= L; lv++ {
 		rig := rpl[lv] / gpl[lv]
 		for id := start[lv]; id < start[lv]+rpl[lv]; id++ {
 			rem := id - start[lv]
-			rname[id] = fmt.Sprintf("rtr_l%d_g%d_r%d", lv, rem/rig, rem%rig)
-			f.AddSwitch(rname[id])
+			names = append(names, "rtr_l"+strconv.Itoa(lv)+"_g"+strconv.Itoa(rem/rig)+"_r"+strconv.Itoa(rem%rig))
 		}
 	}
-	var err error
-	link := func(a, b string) {
-		if err == nil {
-			err = f.Link(a, b)
-		}
-	}
-	// build wires group g of level lv to the parent switches of its up links.
+	keys := make([]uint64, 0, links)
+	// build wires group g of level lv to the parent switches of its up links
+	// (switch id is vertex hosts+id).
 	var build func(lv, g int, parents []int)
 	build = func(lv, g int, parents []int) {
 		rig := rpl[lv] / gpl[lv]
 		id := start[lv] + g*rig
 		if lv == 0 {
 			for i := range downs[0] {
-				link("h"+strconv.Itoa(id*downs[0]+i), rname[id])
+				keys = append(keys, linkKey(id*downs[0]+i, hosts+id))
 			}
 		} else {
 			mine := make([]int, rig)
@@ -135,14 +202,24 @@ func FatTree(shape string) (*Graph, error) {
 			}
 		}
 		for i, p := range parents {
-			link(rname[id+i%rig], rname[p])
+			keys = append(keys, linkKey(hosts+id+i%rig, hosts+p))
 		}
 	}
 	build(L, 0, nil)
+	g, err := switchedGraph(names, hosts, keys)
 	if err != nil {
 		return nil, fmt.Errorf("fattree shape %q: %w", shape, err)
 	}
-	return f.Graph()
+	return g, nil
+}
+
+// hostNames returns the names h0..h(hosts-1), with room for capacity names.
+func hostNames(hosts, capacity int) []string {
+	names := make([]string, hosts, capacity)
+	for h := range names {
+		names[h] = "h" + strconv.Itoa(h)
+	}
+	return names
 }
 
 // Dragonfly builds SST merlin's dragonfly (pymerlin-topo-dragonfly.py, global_routes
@@ -158,38 +235,43 @@ func Dragonfly(hostsPerRouter, routersPerGroup, intergroupLinks, numGroups int) 
 		return nil, fmt.Errorf("dragonfly: hosts_per_router, routers_per_group and num_groups must be positive, intergroup_links not negative")
 	case numGroups > 1 && intergroupLinks < 1:
 		return nil, fmt.Errorf("dragonfly: %d groups need intergroup_links >= 1", numGroups)
-	case int64(hostsPerRouter)*int64(routersPerGroup)*int64(numGroups) > MaxSyntheticHosts:
-		return nil, fmt.Errorf("dragonfly: more than %d hosts", MaxSyntheticHosts)
-	case int64(intergroupLinks)*int64(numGroups) > MaxSyntheticHosts:
-		return nil, fmt.Errorf("dragonfly: more than %d global links", MaxSyntheticHosts)
 	}
-	f := NewFabric()
-	rtr := func(g, r int) string { return fmt.Sprintf("G%dR%d", g, r) }
-	h := 0
-	for range numGroups * routersPerGroup * hostsPerRouter {
-		f.AddHost("h" + strconv.Itoa(h))
-		h++
+	// Count before allocating: hosts, routers, and links to hosts, inside groups and
+	// between groups (at most intergroup_links per pair of groups).
+	c := sizeCount{limit: MaxSyntheticLinks}
+	p, a, l, G := uint64(hostsPerRouter), uint64(routersPerGroup), uint64(intergroupLinks), uint64(numGroups)
+	routers := c.mul(a, G)
+	hosts64 := c.mul(p, routers)
+	local := c.mul(G, c.mul(a, a-1)/2)
+	if c.mul(a, a-1) > c.limit {
+		local = c.limit + 1
 	}
+	global := c.mul(l, c.mul(G, G-1)/2)
+	if c.mul(G, G-1) > c.limit {
+		global = c.limit + 1
+	}
+	links := c.add(hosts64, c.add(local, global))
+	if err := checkSize(hosts64, routers, links); err != nil {
+		return nil, fmt.Errorf("dragonfly: %w", err)
+	}
+	hosts := int(hosts64)
+	names := hostNames(hosts, hosts+int(routers))
 	for g := range numGroups {
 		for r := range routersPerGroup {
-			f.AddSwitch(rtr(g, r))
+			names = append(names, "G"+strconv.Itoa(g)+"R"+strconv.Itoa(r))
 		}
 	}
-	var err error
-	link := func(a, b string) {
-		if err == nil {
-			err = f.Link(a, b)
-		}
-	}
-	h = 0
+	rtr := func(g, r int) int { return hosts + g*routersPerGroup + r }
+	keys := make([]uint64, 0, links)
+	h := 0
 	for g := range numGroups {
 		for r := range routersPerGroup {
 			for range hostsPerRouter {
-				link("h"+strconv.Itoa(h), rtr(g, r))
+				keys = append(keys, linkKey(h, rtr(g, r)))
 				h++
 			}
-			for p := r + 1; p < routersPerGroup; p++ {
-				link(rtr(g, r), rtr(g, p))
+			for q := r + 1; q < routersPerGroup; q++ {
+				keys = append(keys, linkKey(rtr(g, r), rtr(g, q)))
 			}
 		}
 	}
@@ -215,7 +297,8 @@ func Dragonfly(hostsPerRouter, routersPerGroup, intergroupLinks, numGroups int) 
 					}
 					key := [3]int{min(g, dest), max(g, dest), num}
 					if other, ok := ends[key]; ok {
-						link(rtr(g, r), rtr(other[0], other[1]))
+						keys = append(keys, linkKey(rtr(g, r), rtr(other[0], other[1])))
+						delete(ends, key)
 					} else {
 						ends[key] = [2]int{g, r}
 					}
@@ -223,10 +306,11 @@ func Dragonfly(hostsPerRouter, routersPerGroup, intergroupLinks, numGroups int) 
 			}
 		}
 	}
+	g, err := switchedGraph(names, hosts, keys)
 	if err != nil {
 		return nil, fmt.Errorf("dragonfly: %w", err)
 	}
-	return f.Graph()
+	return g, nil
 }
 
 func dragonflySpec(rest string) (*Graph, error) {

@@ -95,7 +95,7 @@ procalloc curve --list --machine torus:8x8`,
 					return err
 				}
 				if nf := curves.Format(*format); slices.Contains(curves.NetworkFormats, nf) {
-					return curveWriteNetwork(e, nf, m, *curve, *hosts, *out)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, *hosts, *out)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -107,7 +107,7 @@ procalloc curve --list --machine torus:8x8`,
 				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
 					return err
 				}
-				o, err := curveResolve(*curve, m)
+				o, err := curveResolveCtx(ctx, *curve, m)
 				if err != nil {
 					return err
 				}
@@ -146,11 +146,11 @@ procalloc curve --list --machine torus:8x8`,
 
 // curveWriteNetwork writes the Slurm topology formats, which describe the network
 // rather than rank its nodes.
-func curveWriteNetwork(e *env, f curves.Format, m topo.Machine, curve, hostsFile, out string) error {
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve, hostsFile, out string) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
-	o, err := curveResolve(curve, m)
+	o, err := curveResolveCtx(ctx, curve, m)
 	if err != nil {
 		return err
 	}
@@ -194,11 +194,17 @@ const curveMaxNodes = 1 << 26
 // curveResolve resolves a curve name or ranking file; an unknown name or a curve that
 // does not apply to the machine is a usage error, a bad ranking file a failure.
 func curveResolve(spec string, m topo.Machine) (curves.Order, error) {
+	return curveResolveCtx(context.Background(), spec, m)
+}
+
+// curveResolveCtx is curveResolve stopped by ctx (Ctrl-C): a slow curve (spectral)
+// returns the context's error at once (curves.GenerateContext).
+func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.Order, error) {
 	if curves.Summary(spec) != "" {
 		if err := curves.Why(spec, m); err != nil {
 			return nil, usagef("%v", err)
 		}
-		return curves.Generate(spec, m)
+		return curves.GenerateContext(ctx, spec, m)
 	}
 	if _, err := os.Stat(spec); err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -108,7 +108,7 @@ procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights li
 						if err := ctx.Err(); err != nil {
 							return err
 						}
-						o, err := curveResolve(name, m)
+						o, err := curveResolveCtx(ctx, name, m)
 						if err != nil {
 							return err
 						}

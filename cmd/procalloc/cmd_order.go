@@ -63,7 +63,7 @@ type orderMIP struct {
 func init() {
 	register(&command{
 		name:    "order",
-		summary: "optimal node ordering (minimum F) by branch and bound, DP or the integer program (HiGHS), with a certificate; also QAPLIB",
+		summary: "optimal node ordering (minimum F) by branch and bound, DP or the integer program (HiGHS), with a certificate; large machines by a scalable local search; also QAPLIB",
 		usage:   "order (--graph FILE | --machine SPEC) --weights SPEC [--ring] [flags] | order --qap FILE [flags]",
 		details: `Finds a 1D ordering of a machine's nodes minimizing
   F = sum over node pairs of w(rank difference) x hop distance
@@ -72,18 +72,39 @@ ring span). It is a quadratic assignment problem with a Toeplitz (circulant) flo
 matrix, NP-hard (w = (1) is Hamiltonian path / cycle).
 
 Method (--method):
+  auto   the default: bb up to 30 nodes (facilities); else dp when small enough
+         (about 3e7 states), else mip (local without HiGHS); above 256 nodes the
+         scalable path (below)
   mip    local search from every applicable curve and BFS orders (the warm start),
          lower bounds (Gilmore-Lawler, window decomposition), then, unless a bound
          already proves the warm start optimal, the MIP through HiGHS (needs a build
-         with -tags highs after 'make highs'); the default
+         with -tags highs after 'make highs')
   bb     branch and bound, no HiGHS: for orderings rank by rank with a walk bound
          (dynamic program over the last K nodes), dominance and the machine's
          automorphisms; for --qap the Gilmore-Lawler branch and bound. Proves 16-node
          orderings with K = 3 and QAPLIB instances of 12-16 facilities in seconds
   dp     exact dynamic program over subsets, no HiGHS (n up to about 16)
-  local  local search + lower bounds only (also --no-mip); for large graphs
-  auto   bb up to 30 nodes (facilities); else dp when small enough (about 3e7
-         states), else mip (local without HiGHS)
+  local  local search + lower bounds only (also --no-mip)
+The dense methods build n x n tables and prove optimality on small machines; above
+256 nodes every method but dp takes the scalable path instead, in memory O(n + K) (a
+machine whose estimate passes 8 GiB is refused, the estimate in the error):
+  - starting orderings, all scored within the time limit: every curve that applies
+    (spectral only when it should finish in time), BFS orders from node 0 and from a
+    node farthest from it, the --start orderings, the structure-aware starts of the
+    machine (fabrics: switch by switch), and a multilevel ordering (a grid coarsened
+    into 2-boxes, a fabric into its leaf switches; the coarse machine ordered the same
+    way, expanded);
+  - a line search from the best of them: swaps, segment moves (Or-opt) and segment
+    reversals, each scored from the few rank pairs it changes (O(K) to O(K^2)
+    distances), then iterated local search until the time limit (without one: a
+    fixed number of kicks);
+  - bounds that need no n x n table (bound_source "pairs": every pair at least one
+    hop, or two on a switched fabric; and the structural bounds of fabrics and
+    grids). status is optimal only when an exact bound meets the objective, else
+    time_limit, interrupted or heuristic, with the gap.
+The result is never worse than any starting ordering: "curves" lists F of every one
+the solve scored (the curves by name, bfs-node0, bfs-far, start:NAME, structured:NAME,
+multilevel), all computed inside the time limit.
 Formulations (--formulation, MIP only): window (runs of K+1 ranks), window3 (runs of 3
 ranks plus pair variables), aj (Adams-Johnson pairs), aj-sym (aggregated pairs);
 default: chosen by size. See docs/ilp.md.
@@ -93,11 +114,14 @@ Gilmore-Lawler bound, the window-decomposition bound, or the DP: bound_source), 
 optimal, time_limit, interrupted, gap_limit or heuristic (no MIP ran). objective is F of
 the printed order, recomputed by the same function that scores curves. When all weights
 are dyadic (1, 0.5, 0.25, ...) every F is a multiple of the finest one, and the bound is
-rounded up to such a multiple. Ctrl-C stops the solve and prints the best ordering found
-with its bound.
+rounded up to such a multiple. The time limit covers the whole solve (starting
+orderings included; seconds is its wall time). Ctrl-C stops any phase within a second
+and prints the best ordering found with its bound (exit status 130).
 
-Graphs whose processors are grouped under switches (%group lines) are ordered switch
-by switch (groups stay contiguous) unless --flat. Weights beyond the largest rank
+Graphs of up to 256 nodes whose processors are grouped under switches (%group lines)
+are ordered switch by switch (groups stay contiguous) unless --flat; a curve that
+scores better is returned instead (said in the notes). The scalable path never keeps
+groups contiguous by force; it uses them for its starts. Weights beyond the largest rank
 difference (K >= n) are allowed and unused. Disconnected graphs are errors.
 
 --qap FILE solves a general QAP in QAPLIB format (n, matrix A, matrix B; objective
@@ -110,6 +134,8 @@ procalloc order --graph net.txt --weights exp:2:3 --ring --time-limit 5m -o net.
 procalloc order --machine torus:8x8 --weights exp:2:3 --time-limit 60s --gap 0.01
 procalloc order --machine mesh:4x4 --weights list:1,0.5,0.25 --method dp
 procalloc order --machine torus:4x4 --weights list:1,0.5,0.25 --ring --method auto
+procalloc order --machine mesh:32x32 --weights exp:2:3 --time-limit 10s --json
+procalloc order --machine fattree:16,16:16,16:32 --weights exp:2:4 --time-limit 60s
 procalloc order --qap ../shared/qaplib/nug12.dat --method bb
 procalloc order --qap nug5.dat --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -123,7 +149,7 @@ procalloc order --qap nug5.dat --json`,
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
 			threads := fs.Int("threads", 0, "HiGHS threads (0: HiGHS default)")
 			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")
-			method := fs.String("method", string(ilp.MethodAuto), "solution `METHOD`: "+joinNames(ilp.Methods)+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP)")
+			method := fs.String("method", string(ilp.MethodAuto), "solution `METHOD`: "+joinNames(ilp.Methods)+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP; above 256 nodes the scalable path)")
 			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")
 			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+joinNames(ilp.Formulations)+" (default: by size)")
 			maxCols := fs.Int("max-columns", ilp.DefaultMaxColumns, "largest MIP, in columns (HiGHS needs about 2 KB of memory per column); a larger model is not built: local search and bounds only, said in the notes")
@@ -212,13 +238,10 @@ procalloc order --qap nug5.dat --json`,
 					if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
 						return err
 					}
-					if m.N() > ilp.MaxOrderingNodes {
-						return fmt.Errorf("machine has %d nodes; order handles at most %d", m.N(), ilp.MaxOrderingNodes)
-					}
 					oo := ilp.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
 						for _, s := range strings.Split(*start, ",") {
-							so, err := curveResolve(strings.TrimSpace(s), m)
+							so, err := curveResolveCtx(ctx, strings.TrimSpace(s), m)
 							if err != nil {
 								return err
 							}
@@ -298,19 +321,17 @@ func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp
 	}
 	if opt.Method == ilp.MethodAuto {
 		o.Method = "auto:" + res.BoundSource
+		if res.Scalable {
+			o.Method = "auto:scalable"
+		}
 	}
 	o.Order = res.Order
 	if res.Hierarchical {
 		o.Hierarchy = &orderHierarchy{Groups: res.Groups}
 	}
-	o.Curves = map[string]float64{}
-	for _, name := range curves.Applicable(m) {
-		if co, err := curves.Generate(name, m); err == nil {
-			if cf, err := curves.Objective(m, co, w, opt.Ring); err == nil {
-				o.Curves[name] = cf
-			}
-		}
-	}
+	// The scores of the starting orderings the solve evaluated itself, within its time
+	// limit (nothing is computed after it): objective <= every one of them.
+	o.Curves = res.Candidates
 	return o, nil
 }
 

@@ -238,3 +238,33 @@ func TestOrderBranchAndBound(t *testing.T) {
 		t.Fatalf("nug12 (published optimum 578): %+v", o)
 	}
 }
+
+// Above 256 nodes order takes the scalable path: no 4096-node cap, the objective is F
+// of the printed order and at most every starting ordering listed in "curves" (which
+// the solve scored itself, strips2 among them on a mesh).
+func TestOrderScalablePath(t *testing.T) {
+	o := runOrderJSON(t, "--machine", "mesh:24x20", "--weights", "exp:2:3", "--time-limit", "4s")
+	if o.Method != "auto:scalable" || o.N != 480 {
+		t.Fatalf("method %q n %d", o.Method, o.N)
+	}
+	w, _ := curves.ParseWeights("exp:2:3")
+	f, err := curves.Objective(topo.Mesh(24, 20), o.Order, w, false)
+	if err != nil || f != o.Objective {
+		t.Fatalf("F %g reported %g (%v)", f, o.Objective, err)
+	}
+	if _, ok := o.Curves["strips2"]; !ok {
+		t.Errorf("strips2 not among the candidates: %v", o.Curves)
+	}
+	for name, cf := range o.Curves {
+		if o.Objective > cf {
+			t.Errorf("objective %g above candidate %s (%g)", o.Objective, name, cf)
+		}
+	}
+	if o.Bound == nil || *o.Bound > o.Objective {
+		t.Errorf("bound %v", o.Bound)
+	}
+	_, help, _ := runCLI(t, "", "help", "order")
+	if !strings.Contains(help, "auto   the default") || strings.Contains(help, "MIP through HiGHS (needs a build\n         with -tags highs after 'make highs'); the default") {
+		t.Errorf("help order does not name auto as the default method")
+	}
+}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,18 +214,6 @@ func readTrace(e *env, s *sim.Spec) error {
 	return nil
 }
 
-// oneReplayOneCore runs the process on one P unless GOMAXPROCS is set: a replay is
-// one goroutine, and with more Ps the garbage collector's idle-time mark workers
-// spin on the other cores. Measured on the LLNL-T3D 16x16 FCFS replay (bf:hilbert,
-// --compat premas): 0.09-0.11 s of CPU (0.04 of it system) with 2 Ps, 0.06-0.07 s
-// with one, the wall time the same or shorter (mm 0.70-0.83 s wall against
-// 0.71-0.72 s).
-func oneReplayOneCore() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
-}
-
 func init() {
 	register(&command{
 		name:    "sim",
@@ -260,8 +246,9 @@ did: the replay is then production itself. Other allocators under --sched as-run
 on production's schedule too (as many nodes are busy at every moment), so that only the
 placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores them.
 
-One replay runs on one core (GOMAXPROCS=1 unless the environment sets it);
-compare, batch and sweep run their replays on all cores.
+One replay is single-threaded: it keeps one core busy (the Go runtime's garbage
+collector may use a little of another). compare --parallel N, batch and sweep -j N
+run N replays at once, so N cores.
 
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
@@ -303,7 +290,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 			var sf simFlags
 			sf.declare(fs)
 			allocSpec := fs.String("alloc", "mc1x1", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)")
-			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`")
+			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`, in trace order, as jobs finish")
 			bySize := fs.Bool("by-size", false, "also print the breakdown by job size")
 			baseline := fs.String("baseline", "", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)")
 			baselineLimit := fs.Duration("baseline-time-limit", time.Second, "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported")
@@ -314,7 +301,6 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				oneReplayOneCore()
 				if *convert != "" && sf.machine == "" {
 					sf.machine = "mesh:1" // not used
 				}
@@ -335,7 +321,6 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				default:
 					return usagef("--baseline %q: want exact", *baseline)
 				}
-				spec.PerJob = *perJob != ""
 				if err := readTrace(e, &spec); err != nil {
 					return err
 				}
@@ -351,15 +336,24 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				}
 				p := newProgress(e, "sim "+spec.Alloc, int64(len(rp.Jobs)))
 				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
-				rep, err := rp.Run(ctx)
+				// Node lists are not kept: the per-job rows are written as jobs
+				// finish, so memory does not grow with the trace's length by them.
+				var rep *sim.Report
+				if *perJob != "" {
+					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
+						pw := newPerJobCSV(w, spec.Baseline != nil)
+						rp.Spec.JobDone = pw.write
+						if rep, err = rp.Run(ctx); err != nil {
+							return err
+						}
+						return pw.flush()
+					})
+				} else {
+					rep, err = rp.Run(ctx)
+				}
 				p.Done()
 				if err != nil {
 					return specError(err)
-				}
-				if *perJob != "" {
-					if err := writeOutput(e, "--per-job", *perJob, func(w io.Writer) error { return writePerJobCSV(w, rep.PerJob, spec.Baseline != nil) }); err != nil {
-						return err
-					}
 				}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
@@ -434,36 +428,56 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 	return strconv.FormatFloat(m.Value(s), 'f', m.Prec, 64)
 }
 
-// writePerJobCSV writes one row per job; with the exact baseline, three more
-// columns before nodes: the optimum (or best found), whether it was proven, the ratio.
-func writePerJobCSV(w io.Writer, jobs []sim.JobResult, baseline bool) error {
-	cw := csv.NewWriter(w)
+// perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
+// them on; with the exact baseline, three more columns before nodes: the optimum
+// (or best found), whether it was proven, the ratio.
+type perJobCSV struct {
+	cw       *csv.Writer
+	baseline bool
+	row      []string
+	nodes    []byte
+}
+
+func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
+	p := &perJobCSV{cw: csv.NewWriter(w), baseline: baseline}
 	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
 		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
 	if baseline {
 		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
 	}
-	cw.Write(append(head, "nodes"))
+	p.cw.Write(append(head, "nodes"))
+	return p
+}
+
+func (p *perJobCSV) write(j *sim.JobResult) error {
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
-	for _, j := range jobs {
-		nodes := make([]string, len(j.Nodes))
-		for i, v := range j.Nodes {
-			nodes[i] = strconv.Itoa(v)
+	p.nodes = p.nodes[:0]
+	for i, v := range j.Nodes {
+		if i > 0 {
+			p.nodes = append(p.nodes, ' ')
 		}
-		row := []string{strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
-			strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
-			strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
-			strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
-			strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
-			i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared)}
-		if baseline {
-			row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
-		}
-		cw.Write(append(row, strings.Join(nodes, " ")))
+		p.nodes = strconv.AppendInt(p.nodes, int64(v), 10)
 	}
-	cw.Flush()
-	return cw.Error()
+	row := append(p.row[:0], strconv.Itoa(j.ID), strconv.Itoa(j.Line), i64(j.Arrival), i64(j.Start), i64(j.End),
+		strconv.Itoa(j.Procs), i64(j.Runtime), i64(j.Estimate), i64(j.Wait()), i64(j.Response()),
+		strconv.FormatFloat(j.Slowdown(), 'f', 4, 64), i64(j.TotalL1), strconv.FormatFloat(j.AvgL1, 'f', 4, 64),
+		strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
+		strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
+		i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared))
+	if p.baseline {
+		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
+	}
+	p.row = append(row, string(p.nodes))
+	if err := p.cw.Write(p.row); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (p *perJobCSV) flush() error {
+	p.cw.Flush()
+	return p.cw.Error()
 }
 
 // flagSet reports whether the flag was given on the command line.

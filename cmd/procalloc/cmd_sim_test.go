@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -185,5 +186,21 @@ func TestSimNoMemoSameResults(t *testing.T) {
 		if strings.Count(csv[0], "\n") < 1000 {
 			t.Errorf("%s: only %d jobs replayed", a, strings.Count(csv[0], "\n"))
 		}
+	}
+}
+
+// TestSimLeavesGOMAXPROCS: a replay changes no process-wide setting, so that the
+// replays sweep -j N and compare --parallel N run in this process after it keep N
+// cores (sim once set GOMAXPROCS to 1 for the whole process).
+func TestSimLeavesGOMAXPROCS(t *testing.T) {
+	prev := runtime.GOMAXPROCS(3)
+	defer runtime.GOMAXPROCS(prev)
+	code, _, stderr := runCLI(t, "", "sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16",
+		"--alloc", "bf:hilbert", "--compat", "premas", "--to", "864000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("GOMAXPROCS is %d after sim, was 3", got)
 	}
 }

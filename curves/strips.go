@@ -1,0 +1,134 @@
+package curves
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// StripWidths are the strip widths registered as curves "strips2", "strips3", ...
+// (Strips takes any width).
+var StripWidths = []int{2, 3, 4}
+
+func init() {
+	for _, s := range StripWidths {
+		mustRegister(Curve{
+			Name: fmt.Sprintf("strips%d", s),
+			Summary: fmt.Sprintf("strips %d nodes wide along x, each a zigzag (x back and forth inside the strip, one row at a time) "+
+				"walked up, the next strip down; any mesh or torus", s),
+			Applies: func(m topo.Machine) error { _, err := gridOf(m); return err },
+			Generate: func(m topo.Machine) (Order, error) {
+				g, _ := gridOf(m)
+				return Strips(g, s)
+			},
+		})
+	}
+}
+
+// Strips returns the strip ordering of a grid of any dimension: the x axis (axis 0) is
+// cut into strips of width s (the last one narrower when s does not divide X); the
+// strips are taken in order of x, and each strip is walked through all its rows (the
+// coordinates y, z, ... in the continuous order of SnakeReflected on the grid without
+// x), forwards in even strips and backwards in odd ones, the s nodes of a row visited
+// back and forth (x up in one row, down in the next). Inside a strip every step is
+// one hop; the step from one strip to the next is one hop when the strip has an odd
+// number of rows and at most s hops otherwise.
+//
+// Why: for weights that reach a few ranks (K = 2..4), a comb of narrow strips keeps
+// every window of K+1 consecutive ranks inside a small square, which the long rows of
+// the snakes do not and the Hilbert-type curves only do on average: on mesh:32x32
+// with exp:2:3 the 2-wide strips score F = 2574 against 2640.25 for the best of the
+// other curves (hindex) (project issue 20, where the family was found by hand). The
+// strip width trades the length of the windows' squares against the strip changes.
+func Strips(g *topo.Grid, s int) (Order, error) {
+	if s < 1 {
+		return nil, fmt.Errorf("strip width %d must be positive", s)
+	}
+	dims := g.Dims()
+	n := g.N()
+	x := dims[0]
+	rows := []int{0} // base node index of every row (x = 0), in continuous order
+	if len(dims) > 1 {
+		sub := topo.Mesh(dims[1:]...)
+		rows = rows[:0]
+		c := make([]int, len(dims)-1)
+		for _, v := range SnakeReflected(sub) {
+			c = sub.Coord(v, c)
+			b, stride := 0, x
+			for j, cv := range c {
+				b += cv * stride
+				stride *= dims[j+1]
+			}
+			rows = append(rows, b)
+		}
+	}
+	o := make(Order, 0, n)
+	for strip, lo := 0, 0; lo < x; strip, lo = strip+1, lo+s {
+		hi := min(lo+s, x) - 1
+		for q := range rows {
+			r := q
+			if strip%2 == 1 {
+				r = len(rows) - 1 - q
+			}
+			b := rows[r]
+			if q%2 == 0 {
+				for i := lo; i <= hi; i++ {
+					o = append(o, b+i)
+				}
+			} else {
+				for i := hi; i >= lo; i-- {
+					o = append(o, b+i)
+				}
+			}
+		}
+	}
+	return o, nil
+}
+
+// SpectralSeconds estimates how long Spectral takes on m (its dense eigendecomposition
+// is O(n^3) in the vertices): 17 s at 1,024 vertices on the project's 2-core machine,
+// scaled by the cube of the size. Used to skip it when a deadline is nearer.
+func SpectralSeconds(m topo.Machine) float64 {
+	r := float64(topo.Vertices(m)) / 1024
+	return 17 * r * r * r
+}
+
+// GenerateContext is Generate, stopped by ctx: it returns ctx.Err() as soon as ctx
+// ends, and refuses up front (with context.DeadlineExceeded) a curve that is not
+// expected to finish well before ctx's deadline (the spectral ordering when less
+// than twice SpectralSeconds is left: the estimate is for an idle machine). The curves other than spectral take O(n) to O(n log n) time and
+// run to completion; spectral's eigendecomposition (gonum, not interruptible) runs in
+// a goroutine that is abandoned when ctx ends: it finishes in the background and its
+// result is dropped.
+func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if name != "spectral" {
+		return Generate(name, m)
+	}
+	if err := Why(name, m); err != nil {
+		return nil, err
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < 2*SpectralSeconds(m) {
+		return nil, fmt.Errorf("curve spectral on %s: skipped, expected to take %.1f s, more than the %.1f s left: %w",
+			m.Spec(), SpectralSeconds(m), time.Until(dl).Seconds(), context.DeadlineExceeded)
+	}
+	type result struct {
+		o   Order
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, err := Generate(name, m)
+		done <- result{o, err}
+	}()
+	select {
+	case r := <-done:
+		return r.o, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("curve spectral on %s: %w", m.Spec(), ctx.Err())
+	}
+}

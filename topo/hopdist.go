@@ -1,0 +1,622 @@
+package topo
+
+import (
+	"container/list"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// The hop index answers Graph.Dist exactly without an n x n table. It is built once,
+// on the first Dist call, and is read-only afterwards except for its row cache, which
+// a mutex guards: Dist is safe for concurrent use.
+//
+// Three reductions make the graph it works on small:
+//
+//  1. Pendant hosts. A host with one link to a switch (or to a vertex with other
+//     links) lies on no shortest path between two other vertices, so d(a, b) = [a is
+//     pendant] + [b is pendant] + d(anchor(a), anchor(b)) for distinct a, b whose
+//     anchors differ (the anchor of a pendant host is its neighbour, of any other
+//     vertex the vertex itself); with a common anchor it is the number of pendant
+//     ends. The other vertices, switches and hosts with several links or host-host
+//     links, form the core.
+//  2. False twins. Core vertices with the same non-empty set of core neighbours (the
+//     leaf switches of one merlin fat-tree pod, its top switches of one residue) are
+//     two hops apart and equally far from every other vertex; each set of twins is
+//     one vertex of the quotient graph Q, where classes are adjacent when their
+//     members are (they then all are), and d(u, v) = d_Q(class u, class v) for u, v
+//     in different classes.
+//  3. Keys. Host pairs only ever ask about the classes of hosts' anchors, the keys.
+//
+// Distances in Q then come from the first of three tiers that fits:
+//
+//   - a key x key table of uint8 or uint16 (at most maxTableKeys keys, 16 MiB as
+//     uint8): a fat tree of 8,192 hosts has 32 keys, a dragonfly of 10,240 hosts
+//     its 2,560 routers;
+//   - pruned landmark labels on Q (Akiba, Iwata, Yoshida, "Fast exact shortest-path
+//     distance queries on large networks by pruned landmark labeling", SIGMOD 2013,
+//     doi:10.1145/2463676.2465315): every class keeps the hubs (classes, highest
+//     degree first) on its shortest paths that no earlier hub covers, and d(u, v) is
+//     the least d(u, h) + d(h, v) over hubs h the two labels share; given up when the
+//     labels would outgrow maxLabelEntries;
+//   - the generic fallback, also the way to non-key classes (switches) when there
+//     is a table: a breadth-first search from both ends per pair, and for a source
+//     asked about twice in a row its breadth-first row of Q, kept in a bounded LRU
+//     cache (at most rowCacheBytes).
+type hopIndex struct {
+	anchor []int32 // vertex -> itself (core) or its one neighbour (pendant host)
+	class  []int32 // vertex -> class of its anchor, a vertex of Q
+
+	qOff, qAdj []int32 // Q in compressed rows
+
+	// Tier 1: the key table (nil slices when there is none).
+	key  []int32 // class -> key index, -1 for a non-key class
+	nkey int
+	t8   []uint8  // nkey x nkey, unreachable8 when unreachable
+	t16  []uint16 // the same when distances do not fit a byte
+
+	// Tier 2: hub labels in compressed rows (labOff nil when there are none).
+	labOff  []int32
+	labHub  []int32 // hub ranks, ascending within a label
+	labDist []uint16
+
+	// Tier 3: cached rows of Q.
+	mu       sync.Mutex
+	rows     map[int32]*list.Element // class -> element holding a *qRow
+	lru      *list.List              // front = most recent
+	maxRows  int
+	lastMiss int32
+	meetOnly bool      // never cache rows (tests of meetDist)
+	scratch  sync.Pool // *meetScratch
+
+	tier string // "table", "labels" or "rows" (the fallback), for tests
+}
+
+type qRow struct {
+	src  int32
+	dist []int32 // -1 unreachable
+}
+
+const (
+	maxTableKeys    = 4096     // 16 MiB of uint8, 32 MiB of uint16
+	maxTableWork    = 4e9      // key BFS x (classes + links) bound on the table's build
+	rowCacheBytes   = 32 << 20 // the row cache's budget
+	unreachable8    = 0xFF
+	unreachable16   = 0xFFFF
+	maxLabelPerNode = 48 // hub labels' budget: this many entries per class on average
+)
+
+// hopIndex returns g's hop index, building it on first use.
+func (g *Graph) hopIndex() *hopIndex {
+	g.hopOnce.Do(func() { g.hop = newHopIndex(g.adj, g.hosts, "") })
+	return g.hop
+}
+
+// Dist returns the hop distance between vertices a and b (hosts or switches), -1 when
+// they are not connected. It is exact (the breadth-first distance) and safe for
+// concurrent use; the first call builds the hop index (see the package doc).
+func (g *Graph) Dist(a, b int) int { return g.hopIndex().dist(a, b) }
+
+func (h *hopIndex) dist(a, b int) int {
+	if a == b {
+		return 0
+	}
+	ua, ub := h.anchor[a], h.anchor[b]
+	off := 0
+	if ua != int32(a) {
+		off++
+	}
+	if ub != int32(b) {
+		off++
+	}
+	if ua == ub {
+		return off
+	}
+	ca, cb := h.class[a], h.class[b]
+	if ca == cb {
+		return off + 2 // false twins: a common neighbour, no link
+	}
+	d := h.qdist(ca, cb)
+	if d < 0 {
+		return -1
+	}
+	return off + d
+}
+
+// qdist returns the distance between classes u != v of Q, -1 when unreachable.
+func (h *hopIndex) qdist(u, v int32) int {
+	if h.key != nil {
+		if ku, kv := h.key[u], h.key[v]; ku >= 0 && kv >= 0 {
+			i := int(ku)*h.nkey + int(kv)
+			if h.t8 != nil {
+				if d := h.t8[i]; d != unreachable8 {
+					return int(d)
+				}
+				return -1
+			}
+			if d := h.t16[i]; d != unreachable16 {
+				return int(d)
+			}
+			return -1
+		}
+	}
+	if h.labOff != nil {
+		return h.labelDist(u, v)
+	}
+	return h.rowDist(u, v)
+}
+
+func (h *hopIndex) labelDist(u, v int32) int {
+	i, ie := h.labOff[u], h.labOff[u+1]
+	j, je := h.labOff[v], h.labOff[v+1]
+	best := -1
+	for i < ie && j < je {
+		switch hu, hv := h.labHub[i], h.labHub[j]; {
+		case hu < hv:
+			i++
+		case hu > hv:
+			j++
+		default:
+			if d := int(h.labDist[i]) + int(h.labDist[j]); best < 0 || d < best {
+				best = d
+			}
+			i++
+			j++
+		}
+	}
+	return best
+}
+
+// rowDist answers from a cached row of u or v; without one it searches from both
+// ends (meetDist), and when u was also the source of the previous miss it computes
+// and caches u's row instead: a caller walking many pairs from one source (an
+// objective, a job's distances) gets rows, random pairs cost a small search each.
+func (h *hopIndex) rowDist(u, v int32) int {
+	h.mu.Lock()
+	for _, s := range [2]int32{u, v} {
+		if e, ok := h.rows[s]; ok {
+			h.lru.MoveToFront(e)
+			r := e.Value.(*qRow)
+			h.mu.Unlock()
+			if s == u {
+				return int(r.dist[v])
+			}
+			return int(r.dist[u])
+		}
+	}
+	repeat := h.lastMiss == u && !h.meetOnly
+	h.lastMiss = u
+	h.mu.Unlock()
+	if !repeat {
+		return h.meetDist(u, v)
+	}
+	dist := make([]int32, len(h.qOff)-1)
+	h.bfs(u, dist, nil)
+	h.mu.Lock()
+	if _, ok := h.rows[u]; !ok {
+		h.rows[u] = h.lru.PushFront(&qRow{src: u, dist: dist})
+		for h.lru.Len() > h.maxRows {
+			old := h.lru.Remove(h.lru.Back()).(*qRow)
+			delete(h.rows, old.src)
+		}
+	}
+	h.mu.Unlock()
+	return int(dist[v])
+}
+
+// meetScratch is one bidirectional search's marks: a vertex's distance from side s
+// is dist[s][v] when stamp[s][v] is the search's stamp.
+type meetScratch struct {
+	stamp    [2][]uint32
+	dist     [2][]int32
+	frontier [2][]int32
+	next     []int32
+	now      uint32
+}
+
+// meetDist returns the distance between classes u != v by breadth-first search from
+// both ends, a whole level of the smaller frontier at a time, until they meet.
+func (h *hopIndex) meetDist(u, v int32) int {
+	sc, _ := h.scratch.Get().(*meetScratch)
+	nq := len(h.qOff) - 1
+	if sc == nil {
+		sc = &meetScratch{}
+		for s := range 2 {
+			sc.stamp[s] = make([]uint32, nq)
+			sc.dist[s] = make([]int32, nq)
+		}
+	}
+	defer h.scratch.Put(sc)
+	sc.now++
+	if sc.now == 0 { // wrapped: clear the old marks
+		for s := range 2 {
+			clear(sc.stamp[s])
+		}
+		sc.now = 1
+	}
+	now := sc.now
+	for s, src := range [2]int32{u, v} {
+		sc.stamp[s][src] = now
+		sc.dist[s][src] = 0
+		sc.frontier[s] = append(sc.frontier[s][:0], src)
+	}
+	for len(sc.frontier[0]) > 0 && len(sc.frontier[1]) > 0 {
+		s := 0
+		if len(sc.frontier[1]) < len(sc.frontier[0]) {
+			s = 1
+		}
+		o := 1 - s
+		sc.next = sc.next[:0]
+		for _, a := range sc.frontier[s] {
+			da := sc.dist[s][a]
+			for _, b := range h.qAdj[h.qOff[a]:h.qOff[a+1]] {
+				if sc.stamp[o][b] == now {
+					// The balls (radii ra, rb) were disjoint before this level,
+					// so the distance is > ra+rb, and a meeting gives a walk of
+					// at most ra+1+rb: the first meeting is exact.
+					return int(da + 1 + sc.dist[o][b])
+				}
+				if sc.stamp[s][b] != now {
+					sc.stamp[s][b] = now
+					sc.dist[s][b] = da + 1
+					sc.next = append(sc.next, b)
+				}
+			}
+		}
+		sc.frontier[s], sc.next = sc.next, sc.frontier[s]
+	}
+	return -1
+}
+
+// bfs fills dist (len = classes) with the distances from src in Q, -1 where
+// unreachable, using queue as scratch; it returns the queue (the visiting order).
+func (h *hopIndex) bfs(src int32, dist []int32, queue []int32) []int32 {
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[src] = 0
+	queue = append(queue[:0], src)
+	for head := 0; head < len(queue); head++ {
+		a := queue[head]
+		for _, b := range h.qAdj[h.qOff[a]:h.qOff[a+1]] {
+			if dist[b] < 0 {
+				dist[b] = dist[a] + 1
+				queue = append(queue, b)
+			}
+		}
+	}
+	return queue
+}
+
+// newHopIndex builds the index of the graph adj whose vertices 0..hosts-1 are hosts;
+// tier forces "table", "labels", "rows" or "meet" (rows never cached) for tests, ""
+// picks the first that fits.
+func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
+	nv := len(adj)
+	h := &hopIndex{anchor: make([]int32, nv), class: make([]int32, nv)}
+	// 1. Pendant hosts and their anchors.
+	core := make([]int32, 0, nv-hosts)
+	cidx := make([]int32, nv) // vertex -> core index, -1 for a pendant host
+	for v := range nv {
+		h.anchor[v] = int32(v)
+		cidx[v] = -1
+		if v < hosts && len(adj[v]) == 1 {
+			if w := adj[v][0]; w >= hosts || len(adj[w]) > 1 {
+				h.anchor[v] = int32(w)
+				continue
+			}
+		}
+		cidx[v] = int32(len(core))
+		core = append(core, int32(v))
+	}
+	// The core's links, each list sorted (vertex indices).
+	cOff := make([]int32, len(core)+1)
+	for i, v := range core {
+		n := 0
+		for _, w := range adj[v] {
+			if cidx[w] >= 0 {
+				n++
+			}
+		}
+		cOff[i+1] = cOff[i] + int32(n)
+	}
+	cAdj := make([]int32, cOff[len(core)])
+	for i, v := range core {
+		nb := cAdj[cOff[i]:cOff[i]:cOff[i+1]]
+		for _, w := range adj[v] {
+			if cidx[w] >= 0 {
+				nb = append(nb, int32(w))
+			}
+		}
+		slices.Sort(nb)
+	}
+	nbOf := func(i int32) []int32 { return cAdj[cOff[i]:cOff[i+1]] }
+	// 2. False twins: sort the core by neighbour list; equal non-empty lists share a
+	// class. Classes are numbered in the order of their smallest vertex.
+	perm := make([]int32, len(core))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
+		if c := slices.Compare(nbOf(a), nbOf(b)); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	first := make([]int32, len(core)) // core index -> first core index of its twin set
+	for k, i := range perm {
+		first[i] = i
+		if k > 0 && len(nbOf(i)) > 0 && slices.Equal(nbOf(i), nbOf(perm[k-1])) {
+			first[i] = first[perm[k-1]]
+		}
+	}
+	perm = nil
+	ccls := make([]int32, len(core)) // core index -> class
+	var reps []int32                 // class -> core index of its first member
+	for i := range core {
+		if first[i] == int32(i) {
+			ccls[i] = int32(len(reps))
+			reps = append(reps, int32(i))
+		} else {
+			ccls[i] = ccls[first[i]]
+		}
+	}
+	first = nil
+	for v := range nv {
+		h.class[v] = ccls[cidx[h.anchor[v]]]
+	}
+	// Q: the classes, adjacent when their representatives are.
+	nq := len(reps)
+	h.qOff = make([]int32, nq+1)
+	var buf []int32
+	for c, r := range reps {
+		buf = buf[:0]
+		for _, w := range nbOf(r) {
+			buf = append(buf, ccls[cidx[w]])
+		}
+		slices.Sort(buf)
+		buf = slices.Compact(buf)
+		h.qAdj = append(h.qAdj, buf...)
+		h.qOff[c+1] = int32(len(h.qAdj))
+	}
+	cOff, cAdj, cidx, ccls, reps = nil, nil, nil, nil, nil
+	// 3. Keys: the classes of hosts' anchors.
+	key := make([]int32, nq)
+	for i := range key {
+		key[i] = -1
+	}
+	nkey := 0
+	for v := range hosts {
+		if c := h.class[v]; key[c] < 0 {
+			key[c] = int32(nkey)
+			nkey++
+		}
+	}
+	bound := h.diameterBound()
+	work := float64(nkey) * float64(nq+len(h.qAdj))
+	fits := nkey <= maxTableKeys && work <= maxTableWork
+	budget := maxLabelPerNode * nq
+	if tier != "" {
+		fits, budget = tier == "table", nq*nq
+	}
+	switch {
+	case fits && bound < unreachable16:
+		h.key, h.nkey = key, nkey
+		h.buildTable(bound)
+		h.tier = "table"
+	case tier != "rows" && tier != "meet" && bound < unreachable16 && h.buildLabels(budget):
+		h.tier = "labels"
+	default:
+		h.tier = "rows"
+	}
+	h.rows = map[int32]*list.Element{}
+	h.lru = list.New()
+	h.lastMiss = -1
+	h.meetOnly = tier == "meet"
+	h.maxRows = max(4, min(1024, rowCacheBytes/(4*max(nq, 1))))
+	return h
+}
+
+// diameterBound returns twice the largest eccentricity of one vertex per connected
+// component of Q: no two classes are further apart.
+func (h *hopIndex) diameterBound() int {
+	nq := len(h.qOff) - 1
+	seen := make([]bool, nq)
+	dist := make([]int32, nq)
+	var queue []int32
+	bound := 0
+	for s := range nq {
+		if seen[s] {
+			continue
+		}
+		queue = h.bfs(int32(s), dist, queue)
+		for _, v := range queue {
+			seen[v] = true
+		}
+		bound = max(bound, 2*int(dist[queue[len(queue)-1]]))
+	}
+	return bound
+}
+
+// buildTable fills the key table by one breadth-first search per key, in parallel.
+func (h *hopIndex) buildTable(bound int) {
+	nq, nk := len(h.qOff)-1, h.nkey
+	if bound < unreachable8 {
+		h.t8 = make([]uint8, nk*nk)
+	} else {
+		h.t16 = make([]uint16, nk*nk)
+	}
+	srcs := make([]int32, nk) // key index -> class
+	for c, k := range h.key {
+		if k >= 0 {
+			srcs[k] = int32(c)
+		}
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), nk))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dist := make([]int32, nq)
+			var queue []int32
+			for k := w; k < nk; k += workers {
+				queue = h.bfs(srcs[k], dist, queue)
+				for j, c := range srcs {
+					d := dist[c]
+					switch {
+					case h.t8 != nil && d < 0:
+						h.t8[k*nk+j] = unreachable8
+					case h.t8 != nil:
+						h.t8[k*nk+j] = uint8(d)
+					case d < 0:
+						h.t16[k*nk+j] = unreachable16
+					default:
+						h.t16[k*nk+j] = uint16(d)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// buildLabels builds pruned landmark labels on Q (Akiba et al. 2013, Algorithm 2),
+// hubs by degree, highest first (ties: smaller class first). It gives up and reports
+// false when the labels would hold more than budget entries.
+func (h *hopIndex) buildLabels(budget int) bool {
+	nq := len(h.qOff) - 1
+	order := make([]int32, nq)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	deg := func(c int32) int32 { return h.qOff[c+1] - h.qOff[c] }
+	slices.SortStableFunc(order, func(a, b int32) int { return int(deg(b) - deg(a)) })
+	hubs := make([][]int32, nq)
+	dists := make([][]uint16, nq)
+	tmp := make([]int32, nq) // the source's label by hub rank, -1 elsewhere
+	dist := make([]int32, nq)
+	for i := range tmp {
+		tmp[i], dist[i] = -1, -1
+	}
+	var queue []int32
+	total := 0
+	for rank, src := range order {
+		for i, hb := range hubs[src] {
+			tmp[hb] = int32(dists[src][i])
+		}
+		dist[src] = 0
+		queue = append(queue[:0], src)
+		for head := 0; head < len(queue); head++ {
+			u := queue[head]
+			d := dist[u]
+			pruned := false
+			for i, hb := range hubs[u] {
+				if t := tmp[hb]; t >= 0 && t+int32(dists[u][i]) <= d {
+					pruned = true
+					break
+				}
+			}
+			if pruned {
+				continue
+			}
+			hubs[u] = append(hubs[u], int32(rank))
+			dists[u] = append(dists[u], uint16(d))
+			if total++; total > budget {
+				return false
+			}
+			for _, w := range h.qAdj[h.qOff[u]:h.qOff[u+1]] {
+				if dist[w] < 0 {
+					dist[w] = d + 1
+					queue = append(queue, w)
+				}
+			}
+		}
+		for _, u := range queue {
+			dist[u] = -1
+		}
+		for _, hb := range hubs[src] {
+			tmp[hb] = -1
+		}
+	}
+	h.labOff = make([]int32, nq+1)
+	h.labHub = make([]int32, 0, total)
+	h.labDist = make([]uint16, 0, total)
+	for c := range nq {
+		h.labHub = append(h.labHub, hubs[c]...)
+		h.labDist = append(h.labDist, dists[c]...)
+		h.labOff[c+1] = int32(len(h.labHub))
+	}
+	return true
+}
+
+// bytes returns the memory the index holds (its slices; the row cache as it stands).
+func (h *hopIndex) bytes() int {
+	n := 4*(len(h.anchor)+len(h.class)+len(h.qOff)+len(h.qAdj)+len(h.key)+len(h.labOff)+len(h.labHub)) +
+		len(h.t8) + 2*len(h.t16) + 2*len(h.labDist)
+	h.mu.Lock()
+	for e := h.lru.Front(); e != nil; e = e.Next() {
+		n += 4 * len(e.Value.(*qRow).dist)
+	}
+	h.mu.Unlock()
+	return n
+}
+
+// PairDistSum returns the sum of the hop distances between all unordered pairs of
+// the distinct vertices nodes, and false (sum 0) when some pair is not connected. It
+// groups the vertices by anchor and class (see Dist), so that it looks up one
+// distance per pair of classes instead of per pair of vertices: a job of 1,024 hosts
+// on 256 leaf switches of a fat tree has a few dozen classes.
+func (g *Graph) PairDistSum(nodes []int) (int64, bool) {
+	h := g.hopIndex()
+	k := int64(len(nodes))
+	type ent struct{ class, anchor int32 }
+	es := make([]ent, len(nodes))
+	var sum int64
+	for i, v := range nodes {
+		es[i] = ent{h.class[v], h.anchor[v]}
+		if h.anchor[v] != int32(v) {
+			sum += k - 1 // v's one hop to its anchor, on each of its k-1 pairs
+		}
+	}
+	slices.SortFunc(es, func(a, b ent) int {
+		if a.class != b.class {
+			return int(a.class - b.class)
+		}
+		return int(a.anchor - b.anchor)
+	})
+	// Classes with their counts; pairs in one class but under different anchors are
+	// twins' pairs, two hops apart beyond the offsets.
+	var cls []int32
+	var cnt []int64
+	for i := 0; i < len(es); {
+		j := i
+		for j < len(es) && es[j].class == es[i].class {
+			j++
+		}
+		n := int64(j - i)
+		twins := n * (n - 1) / 2
+		for a := i; a < j; {
+			b := a
+			for b < j && es[b].anchor == es[a].anchor {
+				b++
+			}
+			twins -= int64(b-a) * int64(b-a-1) / 2
+			a = b
+		}
+		sum += 2 * twins
+		cls = append(cls, es[i].class)
+		cnt = append(cnt, n)
+		i = j
+	}
+	for i, c := range cls {
+		for j := i + 1; j < len(cls); j++ {
+			d := h.qdist(c, cls[j])
+			if d < 0 {
+				return 0, false
+			}
+			sum += cnt[i] * cnt[j] * int64(d)
+		}
+	}
+	return sum, true
+}
