@@ -25,17 +25,9 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// writeFileAtomic writes a whole file through createOutput.
+// writeFileAtomic writes a whole file through createOutput: the -o output.
 func writeFileAtomic(e *env, path string, write func(w io.Writer) error) error {
-	o, err := createOutput(e, path)
-	if err != nil {
-		return err
-	}
-	if err := write(o); err != nil {
-		o.Abort()
-		return err
-	}
-	return o.Commit()
+	return writeOutput(e, "-o", path, write)
 }
 
 func writeJSON(w io.Writer, v any) error {
