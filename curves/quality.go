@@ -19,18 +19,10 @@ import (
 // o must be a valid Order of m (see Order.Validate); an unreachable pair (a disconnected
 // graph) is an error.
 func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
-	n := len(o)
 	if err := o.Validate(m.N()); err != nil {
 		return 0, err
 	}
-	sums := make([]int64, offsetCount(n, len(w), ring))
-	var err error
-	switch g := m.(type) {
-	case *topo.Grid:
-		gridOffsetSums(g, o, ring, sums)
-	default:
-		err = machineOffsetSums(m, o, ring, sums)
-	}
+	sums, err := lagSums(m, o, len(w), ring)
 	if err != nil {
 		return 0, err
 	}
@@ -42,6 +34,26 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 		return 0, fmt.Errorf("the objective F overflows float64 with weights %s on %s: scale the weights down", w, m.Spec())
 	}
 	return f, nil
+}
+
+// LagSums returns D_t for t = 1..k (fewer when the line or ring has no pairs that far
+// apart): the sum of the hop distances of o's pairs whose rank difference is t (around
+// the ring with ring), in integers, so that F = sum w(t) D_t can be recomputed in
+// exact arithmetic by code that certifies optimality. o must be a valid Order of m.
+func LagSums(m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
+	if err := o.Validate(m.N()); err != nil {
+		return nil, err
+	}
+	return lagSums(m, o, k, ring)
+}
+
+func lagSums(m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
+	sums := make([]int64, offsetCount(len(o), k, ring))
+	if g, ok := m.(*topo.Grid); ok {
+		gridOffsetSums(g, o, ring, sums)
+		return sums, nil
+	}
+	return sums, machineOffsetSums(m, o, ring, sums)
 }
 
 // offsetCount returns how many rank differences t = 1, 2, ... have pairs: t < n on a

@@ -207,7 +207,7 @@ func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt 
 		if err != nil {
 			return nil, fmt.Errorf("structured start %s: %w", s.Name, err)
 		}
-		if exact >= f {
+		if exact >= f && certifies(m, s.P, w, opt.Ring, exact) {
 			res := Result{Assignment: slices.Clone(s.P), Objective: f, Bound: f, BoundSource: best.Source,
 				Status: StatusOptimal, StartSource: "structured:" + s.Name, StartObjective: f,
 				Notes: []string{fmt.Sprintf("the structured start %s meets the exact %s bound: optimal without a dense solve", s.Name, best.Source)}}
@@ -225,7 +225,7 @@ func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt 
 		out.Bound, out.BoundSource = min(best.Value, out.Objective), best.Source
 		out.Gap = relGap(out.Objective, out.Bound)
 	}
-	if exact >= out.Objective && out.Status != StatusOptimal {
+	if exact >= out.Objective && out.Status != StatusOptimal && certifies(m, out.Order, w, opt.Ring, exact) {
 		out.Status, out.Bound, out.Gap = StatusOptimal, out.Objective, 0
 		out.Notes = append(out.Notes, fmt.Sprintf("the exact %s bound proves the ordering optimal", best.Source))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"time"
 
@@ -332,7 +333,7 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		ScalableMinNodes, len(sr.scale), sr.best[0].name, sr.best[0].f))
 	res.Notes = append(res.Notes, sr.notes...)
 	switch {
-	case !math.IsInf(exact, -1) && exact >= f:
+	case !math.IsInf(exact, -1) && exact >= f && certifies(m, o, w, opt.Ring, exact):
 		res.Status, res.Bound = StatusOptimal, f
 	case ctx.Err() != nil:
 		res.Status = ctxStatus(ctx)
@@ -371,11 +372,11 @@ func pairBound(m topo.Machine, w curves.Weights, ring bool) LowerBound {
 			}
 		}
 	}
-	var f float64
 	k := min(len(w), max(n-1, 0))
 	if ring {
 		k = min(len(w), n/2)
 	}
+	total := new(big.Rat)
 	for t := 1; t <= k; t++ {
 		cnt := n - t
 		if ring {
@@ -384,7 +385,30 @@ func pairBound(m topo.Machine, w curves.Weights, ring bool) LowerBound {
 				cnt = n / 2
 			}
 		}
-		f += w[t-1] * float64(int64(cnt)*int64(dmin))
+		term := new(big.Rat).SetFloat64(w[t-1])
+		total.Add(total, term.Mul(term, new(big.Rat).SetInt64(int64(cnt)*int64(dmin))))
 	}
-	return LowerBound{Value: f, Source: "pairs", Exact: true}
+	f, exact := ratFloorFloat(total)
+	return LowerBound{Value: f, Source: "pairs", Exact: exact}
+}
+
+// certifies reports whether the proven lower bound b, a float64 equal to the bound
+// (LowerBound.Exact), is at least F of o computed in exact arithmetic: every float64
+// weight is a dyadic rational and the lag sums are integers, so F = sum w(t) D_t is
+// summed exactly. Status optimal rests on this test alone, never on a float64 F that
+// may have been rounded down onto the bound.
+func certifies(m topo.Machine, o []int, w curves.Weights, ring bool, b float64) bool {
+	if math.IsInf(b, 0) || math.IsNaN(b) {
+		return false
+	}
+	sums, err := curves.LagSums(m, o, len(w), ring)
+	if err != nil {
+		return false
+	}
+	f := new(big.Rat)
+	for t, d := range sums {
+		term := new(big.Rat).SetFloat64(w[t])
+		f.Add(f, term.Mul(term, new(big.Rat).SetInt64(d)))
+	}
+	return new(big.Rat).SetFloat64(b).Cmp(f) >= 0
 }

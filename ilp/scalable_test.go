@@ -60,7 +60,9 @@ func TestScalableNeverWorseThanCandidates(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkScalable(t, c.m, w, c.ring, res)
-		if _, ok := res.Candidates["multilevel"]; !ok {
+		// A start proven optimal by an exact structural bound (the fat tree's nested
+		// order) ends the solve before the multilevel scheme runs.
+		if _, ok := res.Candidates["multilevel"]; !ok && res.Status != StatusOptimal {
 			t.Errorf("%s: no multilevel candidate: %v", c.m.Spec(), res.Notes)
 		}
 		if c.m.Spec() == "mesh:24x12" {

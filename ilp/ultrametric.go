@@ -329,6 +329,12 @@ func ratFloorFloat(x *big.Rat) (float64, bool) {
 	if exact {
 		return f, true
 	}
+	switch { // beyond float64's range (SetFloat64 below takes finite values only)
+	case math.IsInf(f, 1):
+		return math.MaxFloat64, false
+	case math.IsInf(f, -1):
+		return f, false
+	}
 	if new(big.Rat).SetFloat64(f).Cmp(x) > 0 {
 		f = math.Nextafter(f, math.Inf(-1))
 	}
