@@ -19,6 +19,15 @@ const (
 	CompatSST     Compat = "sst"    // SST's scheduler element
 )
 
+// String returns the mode's name as summaries report it: "default" for
+// CompatDefault. sim.ParseCompat reads it back.
+func (c Compat) String() string {
+	if c == CompatDefault {
+		return "default"
+	}
+	return string(c)
+}
+
 // Options are settings shared by all allocators.
 type Options struct {
 	Compat Compat

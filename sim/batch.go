@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -140,51 +138,28 @@ func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	workers := b.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, b.Runs)
 	runs := make([]*BatchRun, b.Runs)
-	var next, done atomic.Int64
-	var firstErr error
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := &batchEngine{}
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= b.Runs || ctx.Err() != nil {
-					return
-				}
-				r, err := b.runOne(ctx, router, w, i)
-				if err != nil {
-					if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-						mu.Lock()
-						if firstErr == nil {
-							firstErr = fmt.Errorf("run %d: %w", i, err)
-						}
-						mu.Unlock()
-						next.Store(int64(b.Runs))
-					}
-					return
-				}
-				runs[i] = r
-				d := int(done.Add(1))
-				if b.Progress != nil {
-					mu.Lock()
-					b.Progress(d, b.Runs)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	done := 0
+	err = pool(ctx, b.Runs, b.Workers, func() *batchEngine { return &batchEngine{} }, func(ctx context.Context, w *batchEngine, i int) error {
+		r, err := b.runOne(ctx, router, w, i)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil // interrupted: the runs that finished are summarized
+		}
+		if err != nil {
+			return fmt.Errorf("run %d: %w", i, err)
+		}
+		runs[i] = r
+		mu.Lock()
+		done++
+		if b.Progress != nil {
+			b.Progress(done, b.Runs)
+		}
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	res := summarizeBatch(runs)
 	res.CycleSeconds = b.IO.CycleSeconds(b.Params)

@@ -12,6 +12,14 @@
 // scheduler and the alloc as-run allocator replay production's recorded start times
 // and node lists (docs/fabric.md).
 //
+// Spec is one replay with every choice typed (trace, window and scaling, machine,
+// allocator, scheduler, conventions, network model, baseline): Validate reports every
+// mistake as a FieldError naming its field, Run returns a Report (the summary with
+// per-size rows; its JSON is "procalloc sim --json"), and Grid and RunGrid run many
+// on one pool of workers, results in input order. The procalloc commands sim,
+// compare and sweep are this library with flags; docs/sim.md, "The replay library".
+// Metric names (the Metric constants, Metrics) are defined here once.
+//
 // Batch is the I/O experiment of Liu, Hsu and Wu, "I/O Processor Allocation for Mesh
 // Cluster Computers" (§5): a batch of tasks that communicate and then write to the
 // I/O nodes, on the network model of package netsim; docs/io.md.

@@ -61,7 +61,7 @@ func TestJobDoneInTraceOrder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c := Config{Machine: g, Alloc: a, Sched: sched}
+				c := Config{Machine: g, Alloc: a, Sched: Sched(sched)}
 				if sched == "comm" {
 					c.Sched = "easy"
 					c.Comm = &Comm{Pattern: pat, Params: netsim.DefaultParams(), MessagesPerSecond: 0.01, CycleSeconds: 10, Seed: 1}

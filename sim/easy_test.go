@@ -106,7 +106,7 @@ func TestEASYMatchesGuarantee(t *testing.T) {
 		var starts [2][]int64
 		for v, sched := range []string{"easy", "easy-guarantee"} {
 			a, _ := alloc.Parse("bf:snake", m, alloc.Options{Compat: alloc.CompatPReMAS})
-			r, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: sched, Compat: alloc.CompatPReMAS})
+			r, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: Sched(sched), Compat: alloc.CompatPReMAS})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,3 +38,27 @@ func ExampleRun() {
 	// job 3: start 60 end 90 nodes [3 7 10 11 12 13 14 15]
 	// mean wait 13.33, mean response 73.33
 }
+
+// The replay library: a Spec names the trace, machine, allocator, scheduler and
+// conventions; Run reads, scales and replays. This is Johnson et al. 2010 Fig. 18's
+// LLNL-T3D replay (FCFS, MC1x1, PReMAS conventions), published as 5309.586; Grid
+// and RunGrid run many such specs on one pool of workers.
+func ExampleSpec() {
+	s := sim.DefaultSpec()
+	s.Trace = "testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	s.MachineSpec = "mesh:16x16"
+	s.Alloc = "mc1x1"
+	s.Compat = alloc.CompatPReMAS
+	if err := s.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := s.Run(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s on %s, %s: %d jobs, mean total pairwise L1 %.3f\n", rep.Alloc, rep.Machine, rep.Sched, rep.Jobs, rep.MeanTotalPairwiseL1)
+	// Output:
+	// mc1x1 on mesh:16x16, fcfs: 21323 jobs, mean total pairwise L1 5309.586
+}

@@ -405,14 +405,8 @@ type Result struct {
 }
 
 func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
-	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched, Compat: string(cfg.Compat), Jobs: len(res)}
+	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: len(res)}
 	_, s.SpanOrder = spanOrder(cfg)
-	if s.Sched == "" {
-		s.Sched = "fcfs"
-	}
-	if s.Compat == "" {
-		s.Compat = "default"
-	}
 	s.RoutePattern = "all-to-all"
 	if cfg.Comm != nil && cfg.Comm.Pattern != nil {
 		s.RoutePattern = cfg.Comm.Pattern.Name()

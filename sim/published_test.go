@@ -80,7 +80,7 @@ func TestPublishedTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Run(context.Background(), tr.Jobs, Config{Machine: g, Alloc: a, Sched: sched, Compat: alloc.CompatPReMAS})
+			r, err := Run(context.Background(), tr.Jobs, Config{Machine: g, Alloc: a, Sched: Sched(sched), Compat: alloc.CompatPReMAS})
 			if err != nil {
 				t.Fatal(err)
 			}

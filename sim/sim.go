@@ -21,7 +21,7 @@ type Compat = alloc.Compat
 type Config struct {
 	Machine topo.Machine    // a *topo.Grid or a *topo.Graph
 	Alloc   alloc.Allocator // fresh (every node free); must be on Machine
-	Sched   string          // "fcfs", "easy" or "cplant"
+	Sched   Sched           // SchedFCFS (also the zero value), SchedEASY, SchedCplant or SchedAsRun
 	Compat  Compat
 	Scale   Scale
 	// Comm, when set, lets communication over the network decide run times
@@ -351,7 +351,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		res[i].Job = j
 		res[i].EstimateUsed = estimate(j, cfg.Compat)
 	}
-	sch, err := newScheduler(cfg.Sched, res)
+	sch, err := newScheduler(string(cfg.Sched), res)
 	if err != nil {
 		return nil, err
 	}

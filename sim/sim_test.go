@@ -108,7 +108,7 @@ func TestReplayInvariants(t *testing.T) {
 						t.Fatal(err)
 					}
 					c := &checked{Allocator: a, t: t, owner: make([]int, g.N())}
-					r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: c, Sched: sched, Compat: compat})
+					r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: c, Sched: Sched(sched), Compat: compat})
 					if err != nil {
 						t.Fatalf("%s %s %s: %v", g.Spec(), spec, sched, err)
 					}
@@ -155,7 +155,7 @@ func TestEASYBackfill(t *testing.T) {
 	}
 	for sched, want := range starts {
 		a, _ := alloc.Parse("mc1x1", g, alloc.Options{})
-		r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Sched: sched})
+		r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Sched: Sched(sched)})
 		if err != nil {
 			t.Fatal(err)
 		}

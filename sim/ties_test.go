@@ -38,7 +38,7 @@ func TestTieStatisticsFig4(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Run(context.Background(), tr.Jobs, Config{Machine: g, Alloc: a, Sched: c.sched, Compat: alloc.CompatPReMAS})
+			r, err := Run(context.Background(), tr.Jobs, Config{Machine: g, Alloc: a, Sched: Sched(c.sched), Compat: alloc.CompatPReMAS})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,7 @@ type Job struct {
 // Trace is a workload: jobs in file order plus what the header said.
 type Trace struct {
 	Jobs     []Job
-	Format   string // "swf" or "converted"
+	Format   Format // FormatSWF, FormatConverted or FormatSacct
 	MaxProcs int    // from the SWF header (MaxProcs, else MaxNodes); 0 when absent
 	Bad      int    // malformed lines skipped (ReadOptions.SkipBad)
 	Filtered int    // well-formed SWF records dropped by the conversion rules
@@ -46,10 +46,11 @@ type Trace struct {
 
 // ReadOptions tune ReadTrace.
 type ReadOptions struct {
-	// Format is "swf", "converted", "sacct", or "" to detect it from the first
-	// record: lines starting with ';' or records of 18 fields are SWF, 4 fields the
-	// converted format, a '|'-separated header naming JobID or JobIDRaw sacct -P.
-	Format string
+	// Format is FormatSWF, FormatConverted, FormatSacct, or FormatDetect to detect
+	// it from the first record: lines starting with ';' or records of 18 fields are
+	// SWF, 4 fields the converted format, a '|'-separated header naming JobID or
+	// JobIDRaw sacct -P.
+	Format Format
 	// SkipBad skips and counts malformed lines instead of failing on the first one.
 	SkipBad bool
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/sim"
@@ -91,13 +92,8 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						return usagef("--alloc %q: allocator %d of the list is empty (two commas?)", *allocs, i+1)
 					}
 				}
-				var chart *summaryMetric
-				for i := range summaryMetrics {
-					if summaryMetrics[i].key == *metric {
-						chart = &summaryMetrics[i]
-					}
-				}
-				if chart == nil {
+				chart, ok := sim.MetricByKey(*metric)
+				if !ok {
 					return usagef("--metric %q: not a metric key", *metric)
 				}
 				if *par < 1 {
@@ -113,117 +109,94 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 						return usageError{err.Error()}
 					}
 				}
-				sf.asRunAlloc = slices.ContainsFunc(specs, isAsRun)
-				g, compat, tr, base, err := sf.load(e)
+				base, err := sf.spec(e, specs[0], false)
 				if err != nil {
 					return err
 				}
-				jobsAt := make([][]sim.Job, len(loadList))
-				for li, l := range loadList {
-					if jobsAt[li], err = (sim.Scale{Contract: l}).Apply(base); err != nil {
-						return usageError{err.Error()}
-					}
-				}
-				if _, _, _, err := sf.network(); err != nil {
+				if err := readTrace(e, &base); err != nil {
 					return err
 				}
-				for _, s := range specs {
-					if _, err = alloc.Parse(s, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo}); err != nil {
-						return usageError{err.Error()}
+				// One replay per load factor and allocator, load-major: the trace is
+				// read once and prepared once per load factor. Each load factor
+				// contracts the arrivals after the flags' scaling (--contract included,
+				// as compare always did).
+				var rps []*sim.Replay
+				var runs []compareRun
+				for li, l := range loadList {
+					s := base
+					s.LoadFactor = l
+					rp, err := s.Prepare()
+					if err != nil {
+						return specError(err)
+					}
+					for si, a := range specs {
+						r := *rp
+						r.Spec.Alloc = a
+						if _, err := r.Config(); err != nil {
+							return specError(err)
+						}
+						rps = append(rps, &r)
+						runs = append(runs, compareRun{si, li})
 					}
 				}
 				if err := checkOutputs(e, outputFlag{"--csv", *csvOut}, outputFlag{"--svg", *svgOut}, outputFlag{"-o", *out}); err != nil {
 					return err
 				}
-				// One run per load factor and allocator, load-major.
-				var runs []compareRun
-				for li := range loadList {
-					for si := range specs {
-						runs = append(runs, compareRun{si, li})
-					}
-				}
-				// Run in parallel; results land in their own slots, so the output order
-				// is the order given (load factors, then allocators).
-				results := make([]*sim.Result, len(runs))
-				errs := make([]error, len(runs))
-				seconds := make([]float64, len(runs))
 				finished := make([]bool, len(runs))
 				var total int64
-				for _, r := range runs {
-					total += int64(len(jobsAt[r.load]))
+				for _, r := range rps {
+					total += int64(len(r.Jobs))
 				}
 				var (
 					mu   sync.Mutex
 					done = make([]int, len(runs))
 					p    = newProgress(e, "compare", total)
-					wg   sync.WaitGroup
-					sem  = make(chan struct{}, *par)
 				)
-				outer := ctx
-				ctx, cancel := context.WithCancel(ctx)
-				defer cancel()
-				for i, r := range runs {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						sem <- struct{}{}
-						defer func() { <-sem }()
-						a, err := alloc.Parse(specs[r.spec], g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo})
-						if err != nil {
-							errs[i] = err
-							cancel()
-							return
-						}
-						cfg, _ := sf.config(g, a, compat) // checked above
-						cfg.DropNodes = true              // only the summary is kept
-						cfg.Progress = func(d, _ int) {
-							mu.Lock()
-							done[i] = d
-							p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return len(jobsAt[runs[k].load]) }))
-							mu.Unlock()
-						}
-						t0 := nowFunc()
-						results[i], errs[i] = sim.Run(ctx, jobsAt[r.load], cfg)
-						if errs[i] != nil {
-							cancel()
-							return
-						}
-						// Only the summary is kept: dropping the per-job records at once
-						// keeps memory flat however many allocators run.
-						results[i].PerJob = nil
-						seconds[i] = nowFunc().Sub(t0).Seconds()
+				for i, r := range rps {
+					r.Spec.Progress = func(d, _ int) {
+						mu.Lock()
+						done[i] = d
+						p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return len(rps[k].Jobs) }))
+						mu.Unlock()
+					}
+				}
+				// Results land in their own slots, so the output order is the order
+				// given (load factors, then allocators); the first failure stops the rest.
+				results := make([]sim.GridResult, len(rps))
+				t0 := make([]time.Time, len(rps))
+				seconds := make([]float64, len(rps))
+				grid := sim.Grid{Workers: *par,
+					Task: func(i int) (sim.Runner, error) { t0[i] = nowFunc(); return rps[i], nil },
+					Done: func(i int, r sim.GridResult) error {
+						seconds[i] = nowFunc().Sub(t0[i]).Seconds()
+						results[i] = r
 						mu.Lock()
 						finished[i] = true
 						mu.Unlock()
-					}()
-				}
-				wg.Wait()
+						return r.Err
+					}}
+				grid.Run(ctx, len(rps))
 				p.Done()
-				for i, err := range errs {
-					if err != nil && !errors.Is(err, context.Canceled) {
-						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
+				for i, r := range results {
+					if r.Err != nil {
+						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], r.Err)
 					}
 				}
 				// Interrupted (Ctrl-C): the replays that finished are written, the
 				// others dropped, and the command ends with status 130.
-				var interrupted error
-				for _, err := range errs {
-					if err != nil {
-						if outer.Err() == nil {
-							return err
-						}
-						interrupted = err
-					}
-				}
 				var sums []sim.Summary
 				for i, r := range results {
-					if !finished[i] {
+					if r.Report == nil {
 						continue
 					}
-					sum := r.Summary
+					sum := r.Report.Summary
 					sum.LoadFactor = loadList[runs[i].load]
 					sum.Seconds = seconds[i]
 					sums = append(sums, sum)
+				}
+				interrupted := ctx.Err()
+				if len(sums) == len(runs) {
+					interrupted = nil
 				}
 				if interrupted != nil && len(sums) == 0 {
 					return interrupted
@@ -234,9 +207,9 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					}
 				}
 				if *svgOut != "" {
-					draw := func(w io.Writer) error { return writeBarChart(w, sums, *chart) }
+					draw := func(w io.Writer) error { return writeBarChart(w, sums, chart) }
 					if len(loadList) > 1 {
-						draw = func(w io.Writer) error { return writeLoadChart(w, sums, *chart) }
+						draw = func(w io.Writer) error { return writeLoadChart(w, sums, chart) }
 					}
 					if err := writeOutput(e, "--svg", *svgOut, draw); err != nil {
 						return err
@@ -244,7 +217,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 				}
 				err = writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
-						return writeJSON(w, compareOutput{Trace: sf.trace, BadLines: tr.Bad, DroppedLarger: sf.droppedLarger, Runs: sums})
+						return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, Runs: sums})
 					}
 					return printCompare(w, sums)
 				})
@@ -272,10 +245,10 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 		}
 	}
 	t := newTable(w, header...)
-	for _, m := range summaryMetrics {
-		row := []string{m.name}
+	for _, m := range sim.Metrics {
+		row := []string{m.Name}
 		for _, s := range sums {
-			row = append(row, m.format(s))
+			row = append(row, formatMetric(m, &s))
 		}
 		t.row(row...)
 	}
@@ -294,15 +267,15 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	cw := csv.NewWriter(w)
 	header := []string{"alloc", "machine", "sched", "compat", "load_factor", "jobs"}
-	for _, m := range summaryMetrics {
-		header = append(header, m.key)
+	for _, m := range sim.Metrics {
+		header = append(header, m.Key)
 	}
 	header = append(header, "pct_tied", "avg_num_tied")
 	cw.Write(header)
 	for _, s := range sums {
 		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.FormatFloat(s.LoadFactor, 'f', -1, 64), strconv.Itoa(s.Jobs)}
-		for _, m := range summaryMetrics {
-			row = append(row, strconv.FormatFloat(m.value(s), 'f', -1, 64))
+		for _, m := range sim.Metrics {
+			row = append(row, strconv.FormatFloat(m.Value(&s), 'f', -1, 64))
 		}
 		if s.Ties != nil {
 			row = append(row, strconv.FormatFloat(s.Ties.PctTied, 'f', -1, 64), strconv.FormatFloat(s.Ties.AvgNumTied, 'f', -1, 64))
@@ -316,31 +289,31 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 }
 
 // writeBarChart draws one horizontal bar per allocator.
-func writeBarChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
+func writeBarChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
 	const (
 		left, barH, gap, width, top = 220, 22, 8, 420, 40
 	)
 	maxV := 0.0
 	for _, s := range sums {
-		maxV = max(maxV, m.value(s))
+		maxV = max(maxV, m.Value(&s))
 	}
 	if maxV <= 0 {
 		maxV = 1
 	}
 	h := top + len(sums)*(barH+gap) + 20
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`+"\n", left+width+120, h)
-	title := m.name
+	title := m.Name
 	if len(sums) > 0 {
-		title = fmt.Sprintf("%s — %s, %s, %d jobs", m.name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
+		title = fmt.Sprintf("%s — %s, %s, %d jobs", m.Name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
 	}
 	fmt.Fprintf(w, `<text x="10" y="22" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
 	for i, s := range sums {
 		y := top + i*(barH+gap)
-		v := m.value(s)
+		v := m.Value(&s)
 		bw := int(float64(width) * v / maxV)
 		fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+barH-6, html.EscapeString(s.Alloc))
 		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#4878a8"/>`+"\n", left, y, bw, barH)
-		fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", left+bw+6, y+barH-6, m.format(s))
+		fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", left+bw+6, y+barH-6, formatMetric(m, &s))
 	}
 	_, err := fmt.Fprintln(w, "</svg>")
 	return err
@@ -365,7 +338,7 @@ func parseLoads(s string) ([]float64, error) {
 
 // writeLoadChart draws the metric against the load factor, one line per allocator
 // (the form of Bunde et al. 2004 Figs. 7-8).
-func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
+func writeLoadChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
 	var series []lineSeries
 	for _, s := range sums {
 		k := slices.IndexFunc(series, func(l lineSeries) bool { return l.name == s.Alloc })
@@ -374,16 +347,16 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m summaryMetric) error {
 			k = len(series) - 1
 		}
 		series[k].x = append(series[k].x, s.LoadFactor)
-		series[k].y = append(series[k].y, m.value(s))
+		series[k].y = append(series[k].y, m.Value(&s))
 	}
-	title := m.name
+	title := m.Name
 	if len(sums) > 0 {
-		title = fmt.Sprintf("%s against load factor — %s, %s, %d jobs", m.name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
+		title = fmt.Sprintf("%s against load factor — %s, %s, %d jobs", m.Name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
 		if sums[0].Comm != nil {
 			title += ", " + sums[0].Comm.Pattern + " communication"
 		}
 	}
-	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", metricLabel(m.name), series)
+	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", metricLabel(m.Name), series)
 }
 
 // metricLabel is a metric's name with its unit, for a chart's axis.

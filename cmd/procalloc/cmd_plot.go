@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
 
@@ -55,7 +56,7 @@ the table shows any value).`,
 procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,contract=1 --x seed`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			x := fs.String("x", "contract", "parameter on the x axis: contract (load factor) or seed")
-			y := fs.String("y", "mean_response", "metric `KEY` on the y axis (a key of sim --json)")
+			y := fs.String("y", sim.MetricMeanResponse, "metric `KEY` on the y axis (a key of sim --json)")
 			where := fs.String("where", "", "keep items whose parameters match: `KEY=VALUE,...` (trace, machine, sched, pattern, alloc, contract, seed)")
 			svg := fs.String("svg", "", "write the chart to `FILE` (SVG)")
 			title := fs.String("title", "", "chart `TITLE` (default: the metric, the parameter and --where)")
@@ -201,7 +202,7 @@ func parseWhere(where string) (func(sweep.Params) bool, error) {
 			switch k {
 			case "trace", "machine", "sched", "pattern", "alloc":
 				tests = append(tests, func(p sweep.Params) bool {
-					return map[string]string{"trace": p.Trace, "machine": p.Machine, "sched": p.Sched, "pattern": p.Pattern, "alloc": p.Alloc}[k] == v
+					return map[string]string{"trace": p.Trace, "machine": p.Machine, "sched": string(p.Sched), "pattern": p.Pattern, "alloc": p.Alloc}[k] == v
 				})
 			case "contract", "load_factor":
 				c, ok := parseFinite(v)
@@ -331,7 +332,7 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 				pat = r.Comm.Pattern
 			}
 			lines = append(lines, sweep.Line{Item: sweep.Item{Index: len(lines), Params: sweep.Params{Trace: c.Trace, Machine: r.Machine,
-				Alloc: r.Alloc, Sched: r.Sched, Contract: cmp.Or(r.LoadFactor, 1), Pattern: pat}}, Status: "ok", Result: raw})
+				Alloc: r.Alloc, Sched: sim.Sched(r.Sched), Contract: cmp.Or(r.LoadFactor, 1), Pattern: pat}}, Status: sweep.StatusOK, Result: raw})
 		}
 	}
 	rep := &sweep.MergeReport{Lines: lines}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/netsim"
@@ -33,12 +33,8 @@ type simFlags struct {
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
-	from, to string
-	// asRunAlloc is set by the command before load when an allocator is as-run,
-	// which needs an sacct trace.
-	asRunAlloc    bool
-	dropLarger    bool
-	droppedLarger int // set by load
+	from, to   string
+	dropLarger bool
 }
 
 func (f *simFlags) declare(fs *flag.FlagSet) {
@@ -71,231 +67,151 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
 }
 
-// network returns the replay's communication settings from the flags.
-func (f *simFlags) network() (comm *sim.Comm, pattern netsim.Pattern, msgBytes int64, err error) {
-	p := netsim.Params{MessageFlits: f.msgFlits, RouterDelay: f.routerDelay, FlitBytes: f.flitBytes}
-	if err := p.Validate(); err != nil {
-		return nil, nil, 0, usageError{err.Error()}
-	}
-	if pattern, err = netsim.ParsePattern(f.pattern); err != nil {
-		return nil, nil, 0, usagef("--pattern: %v", err)
-	}
-	if f.comm != "" {
-		pat, err := netsim.ParsePattern(f.comm)
-		if err != nil {
-			return nil, nil, 0, usagef("--comm: %v", err)
-		}
-		comm = &sim.Comm{Pattern: pat, Params: p, MessagesPerSecond: f.msgsPerSecond, CycleSeconds: f.cycleSeconds, Seed: f.commSeed}
-		if !(f.msgsPerSecond > 0) || f.msgsPerSecond > sim.MaxMessagesPerSecond {
-			return nil, nil, 0, usagef("--msgs-per-second %v: must be a positive number of at most %g", f.msgsPerSecond, sim.MaxMessagesPerSecond)
-		}
-		if !(f.cycleSeconds >= sim.MinCycleSeconds && f.cycleSeconds <= sim.MaxCycleSeconds) {
-			return nil, nil, 0, usagef("--cycle-seconds %v: must be between %g and %g seconds", f.cycleSeconds, sim.MinCycleSeconds, sim.MaxCycleSeconds)
-		}
-	}
-	return comm, pattern, p.MessageFlits * p.FlitBytes, nil
+// specFlags names the flag of each sim.Spec field, for the messages of
+// sim.FieldError values.
+var specFlags = map[string]string{
+	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to",
+	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
+	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
+	"Pattern": "--pattern", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
+	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit", "Alloc": "--alloc",
 }
 
-// config is the replay configuration the flags describe, for allocator a.
-func (f *simFlags) config(g topo.Machine, a alloc.Allocator, compat alloc.Compat) (sim.Config, error) {
-	comm, pat, bytes, err := f.network()
-	if err != nil {
-		return sim.Config{}, err
+// specError turns the sim.FieldError values of err (one, or joined) into a usage
+// error naming the flags; other errors are returned as they are.
+func specError(err error) error {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
 	}
-	cfg := sim.Config{Machine: g, Alloc: a, Sched: f.sched, Compat: compat, Comm: comm, Pattern: pat, MessageBytes: bytes}
-	if f.spanCurve != "" {
-		o, err := curveResolve(f.spanCurve, g)
-		if err != nil {
-			return sim.Config{}, fmt.Errorf("--span-curve: %w", err)
+	var msgs []string
+	for _, e := range errs {
+		var fe *sim.FieldError
+		if !errors.As(e, &fe) {
+			return err
 		}
-		cfg.SpanOrder, cfg.SpanName = o, f.spanCurve
+		flag := specFlags[fe.Field]
+		if fe.Field == "To" { // the window's other end, named by its flag too
+			fe = &sim.FieldError{Field: fe.Field, Value: fe.Value, Reason: strings.Replace(fe.Reason, "after From ", "after --from ", 1)}
+		}
+		switch {
+		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
+			msgs = append(msgs, flag+" "+fe.Value+" "+fe.Reason)
+		case flag == "" || fe.Field == "Alloc":
+			msgs = append(msgs, fe.Reason)
+		case fe.Value == "":
+			msgs = append(msgs, flag+": "+fe.Reason)
+		default:
+			msgs = append(msgs, flag+" "+fe.Value+": "+fe.Reason)
+		}
 	}
-	return cfg, nil
+	return usageError{strings.Join(msgs, "\n")}
 }
 
-// load parses the machine and compat and reads and scales the trace.
-func (f *simFlags) load(e *env) (topo.Machine, alloc.Compat, *sim.Trace, []sim.Job, error) {
+// withoutField is err (sim.Spec.Validate's) without the errors of field.
+func withoutField(err error, field string) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var keep []error
+	for _, e := range j.Unwrap() {
+		if fe, ok := e.(*sim.FieldError); !ok || fe.Field != field {
+			keep = append(keep, e)
+		}
+	}
+	return errors.Join(keep...)
+}
+
+// spec maps the flags onto a replay of allocator allocSpec. With lazy, a --machine
+// is left for the replay to build (sweep items: only the running ones hold one);
+// else the machine is built (or --graph read) now. The trace is not read.
+func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
+	s := sim.DefaultSpec()
 	if f.trace == "" {
-		return nil, "", nil, nil, usagef("--trace FILE is required")
+		return s, usagef("--trace FILE is required")
 	}
 	if f.machine == "" && f.graph == "" {
-		return nil, "", nil, nil, usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:16x16")
+		return s, usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:16x16")
 	}
-	g, err := loadMachineLimit(e, f.machine, f.graph, f.gf, simMaxNodes, "a replay handles (the allocators keep several words per node)")
-	if err != nil {
-		return nil, "", nil, nil, err
-	}
-	var compat alloc.Compat
-	switch f.compat {
-	case "", "default":
-	case "premas":
-		compat = alloc.CompatPReMAS
-	case "sst":
-		compat = alloc.CompatSST
-	default:
-		return nil, "", nil, nil, usagef("--compat %q: want premas, sst or empty", f.compat)
-	}
-	switch f.sched {
-	case "fcfs", "easy", "cplant", "as-run":
-	default:
-		return nil, "", nil, nil, usagef("--sched %q: want fcfs, easy, cplant or as-run", f.sched)
-	}
-	switch f.format {
-	case "", "swf", "converted", "sacct":
-	default:
-		return nil, "", nil, nil, usagef("--format %q: want swf, converted or sacct", f.format)
-	}
-	for _, v := range []struct {
-		name string
-		val  float64
-	}{{"--work", f.scale.Work}, {"--contract", f.scale.Contract}} {
-		if !(v.val > 0) || v.val > 1e6 {
-			return nil, "", nil, nil, usagef("%s %v: must be a number greater than 0 and at most 1e6", v.name, v.val)
+	if lazy && f.graph == "" && (f.gf == nil || *f.gf == graphFlags{}) {
+		s.MachineSpec = f.machine
+	} else {
+		g, err := loadMachineLimit(e, f.machine, f.graph, f.gf, sim.MaxNodes, "a replay handles (the allocators keep several words per node)")
+		if err != nil {
+			return s, err
 		}
+		s.Machine = g
 	}
-	if f.scale.Replicate < 1 || f.scale.Perturb < 0 {
-		return nil, "", nil, nil, usagef("--replicate must be at least 1, --perturb not negative")
+	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
+	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
+	s.Scale = f.scale
+	s.Alloc, s.Ranking, s.NoMemo = allocSpec, allocRanking, f.noMemo
+	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
+	if f.compat == "default" {
+		s.Compat = alloc.CompatDefault
 	}
-	if g.N() > simMaxNodes {
-		return nil, "", nil, nil, usagef("%s has %d nodes; a replay handles at most %d (the allocators keep several words per node)", g.Spec(), g.N(), simMaxNodes)
+	s.Comm, s.Pattern = f.comm, f.pattern
+	s.Network = netsim.Params{MessageFlits: f.msgFlits, RouterDelay: f.routerDelay, FlitBytes: f.flitBytes}
+	s.MessagesPerSecond, s.CycleSeconds, s.CommSeed = f.msgsPerSecond, f.cycleSeconds, f.commSeed
+	// The allocator is checked once the trace has been read, as sim always did: a
+	// malformed trace is reported first.
+	if err := withoutField(s.Validate(), "Alloc"); err != nil {
+		return s, specError(err)
 	}
-	r, err := openInput(e, f.trace)
+	if f.spanCurve != "" {
+		m := s.Machine
+		if m == nil {
+			var err error
+			if m, err = topo.ParseMachine(s.MachineSpec); err != nil {
+				return s, usagef("--machine: %v", err)
+			}
+			s.Machine, s.MachineSpec = m, ""
+		}
+		o, err := curveResolve(f.spanCurve, m)
+		if err != nil {
+			return s, fmt.Errorf("--span-curve: %w", err)
+		}
+		s.SpanOrder, s.SpanName = o, f.spanCurve
+	}
+	return s, nil
+}
+
+// setSpec sets the flags to the replay s (the inverse of spec, for the fields a
+// sweep item sets), so that flags parsed next change only what they name.
+func (f *simFlags) setSpec(s sim.Spec) {
+	f.trace, f.machine, f.format, f.skipBad = s.Trace, s.MachineSpec, string(s.Format), s.SkipBad
+	f.from, f.to, f.dropLarger, f.scale = s.From, s.To, s.DropLarger, s.Scale
+	f.noMemo, f.sched, f.compat = s.NoMemo, string(s.Sched), string(s.Compat)
+	f.comm, f.pattern = s.Comm, s.Pattern
+	f.msgFlits, f.routerDelay, f.flitBytes = s.Network.MessageFlits, s.Network.RouterDelay, s.Network.FlitBytes
+	f.msgsPerSecond, f.cycleSeconds, f.commSeed = s.MessagesPerSecond, s.CycleSeconds, s.CommSeed
+}
+
+// readTrace reads the spec's trace ('-': standard input), says on stderr what the
+// conversion dropped and sacct records skipped, and keeps it in s.TraceData.
+func readTrace(e *env, s *sim.Spec) error {
+	r, err := openInput(e, s.Trace)
 	if err != nil {
-		return nil, "", nil, nil, err
+		return err
 	}
 	defer r.Close()
-	tr, err := sim.ReadTrace(r, sim.ReadOptions{Format: f.format, SkipBad: f.skipBad})
+	s.TraceReader = r
+	tr, err := s.ReadTrace()
+	s.TraceReader = nil
 	if err != nil {
-		return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
+		return err
 	}
 	if tr.Filtered > 0 {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')\n", f.trace, tr.Filtered)
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')\n", s.Trace, tr.Filtered)
 	}
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", f.trace, tr.Skipped[why], why)
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", s.Trace, tr.Skipped[why], why)
 	}
-	if f.asRunAlloc && tr.Format != "sacct" {
-		return nil, "", nil, nil, usagef("--alloc as-run places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", f.trace, tr.Format)
-	}
-	if f.sched == "as-run" {
-		if tr.Format != "sacct" {
-			return nil, "", nil, nil, usagef("--sched as-run starts jobs when production did, which only an sacct trace records")
-		}
-		if f.scale.Work != 1 || f.scale.Contract != 1 || f.scale.Replicate != 1 || f.from != "" || f.to != "" {
-			return nil, "", nil, nil, usagef("--sched as-run replays production's own schedule: --work, --contract, --replicate, --from and --to do not apply")
-		}
-	}
-	if len(tr.Jobs) == 0 {
-		return nil, "", nil, nil, fmt.Errorf("%s: the trace has no jobs", f.trace)
-	}
-	if n := int64(len(tr.Jobs)) * int64(f.scale.Replicate); replayBytes(n) > simMaxBytes {
-		return nil, "", nil, nil, usagef("--replicate %d makes %d jobs, about %.1f GB of job records in memory; a replay takes at most %d GB: replicate less",
-			f.scale.Replicate, n, replayBytes(n)/1e9, simMaxBytes>>30)
-	}
-	jobs := tr.Jobs
-	if f.from != "" || f.to != "" {
-		from, to := int64(0), int64(0)
-		if f.from != "" {
-			if from, err = windowTime(f.from, tr); err != nil {
-				return nil, "", nil, nil, usagef("--from: %v", err)
-			}
-		}
-		if f.to != "" {
-			if to, err = windowTime(f.to, tr); err != nil {
-				return nil, "", nil, nil, usagef("--to: %v", err)
-			}
-			if to <= 0 {
-				return nil, "", nil, nil, usagef("--to %s: the window must end after the trace's start", f.to)
-			}
-			if to <= from {
-				return nil, "", nil, nil, usagef("--to %s: the window must end after --from %s (%d s <= %d s from the trace's start)", f.to, f.from, to, from)
-			}
-		}
-		if jobs, err = sim.Window(jobs, from, to); err != nil {
-			return nil, "", nil, nil, fmt.Errorf("%s: %w", f.trace, err)
-		}
-	}
-	if f.dropLarger {
-		jobs, f.droppedLarger = sim.DropLarger(jobs, g.N())
-		if len(jobs) == 0 {
-			return nil, "", nil, nil, fmt.Errorf("%s: every job is larger than %s", f.trace, g.Spec())
-		}
-	}
-	jobs, err = f.scale.Apply(jobs)
-	if err != nil {
-		return nil, "", nil, nil, usageError{err.Error()}
-	}
-	return g, compat, tr, jobs, nil
-}
-
-// simMaxNodes and simMaxBytes bound what a replay accepts, so that a typo in a machine
-// spec or a replication factor is an error rather than an out-of-memory crash.
-const (
-	simMaxNodes = 1 << 22
-	simMaxBytes = 8 << 30
-)
-
-// replayBytes estimates the memory of the job records of a replay of n jobs: per job the trace's record, the scaled copy and the result (node
-// lists are not kept: sim and compare drop each job's when it has finished and its
-// per-job row is written). It undercounts the Go heap's overhead; it is meant to
-// refuse the impossible, not to budget exactly.
-func replayBytes(n int64) float64 {
-	return float64(n) * float64(2*unsafe.Sizeof(sim.Job{})+unsafe.Sizeof(sim.JobResult{}))
-}
-
-// isAsRun reports whether an allocator spec is the as-run allocator.
-func isAsRun(spec string) bool {
-	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	return family == "as-run"
-}
-
-// windowTime reads a --from/--to value: seconds from the trace's start, or a date
-// (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS) in the trace's time zone, which needs the SWF
-// header's UnixStartTime.
-func windowTime(s string, tr *sim.Trace) (int64, error) {
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if v < 0 {
-			return 0, fmt.Errorf("%d: seconds from the trace's start cannot be negative", v)
-		}
-		return v, nil
-	}
-	layouts := []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"}
-	isDate := slices.ContainsFunc(layouts, func(l string) bool { _, err := time.Parse(l, s); return err == nil })
-	if !isDate {
-		return 0, fmt.Errorf("%q is neither whole seconds from the trace's start nor a date YYYY-MM-DD[THH:MM:SS]", s)
-	}
-	if tr.UnixStart == 0 {
-		return 0, fmt.Errorf("%q: a date needs the SWF header's UnixStartTime, which this trace lacks; give seconds from its start", s)
-	}
-	loc := time.UTC
-	if tr.TimeZone != "" {
-		l, err := time.LoadLocation(tr.TimeZone)
-		if err != nil {
-			return 0, fmt.Errorf("the trace's time zone %q: %w", tr.TimeZone, err)
-		}
-		loc = l
-	}
-	var t time.Time
-	var err error
-	for _, layout := range layouts {
-		if t, err = time.ParseInLocation(layout, s, loc); err == nil {
-			return t.Unix() - tr.UnixStart, nil
-		}
-	}
-	return 0, fmt.Errorf("%q is neither seconds nor a date YYYY-MM-DD[THH:MM:SS]", s)
-}
-
-// simOutput is the JSON of "procalloc sim".
-type simOutput struct {
-	sim.Summary
-	Trace    string `json:"trace"`
-	BadLines int    `json:"bad_lines"`
-	Filtered int    `json:"filtered_records"`
-	// Skipped counts sacct records not replayed, by reason.
-	Skipped map[string]int `json:"skipped_records,omitempty"`
-	// DroppedLarger counts the jobs --drop-larger removed.
-	DroppedLarger int     `json:"dropped_larger"`
-	Seconds       float64 `json:"seconds"`
+	s.TraceData = tr
+	return nil
 }
 
 func init() {
@@ -388,22 +304,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if *convert != "" && sf.machine == "" {
 					sf.machine = "mesh:1" // not used
 				}
-				sf.asRunAlloc = isAsRun(*allocSpec)
-				g, compat, tr, jobs, err := sf.load(e)
-				if err != nil {
-					return err
-				}
-				if err := checkOutputs(e, outputFlag{"--convert", *convert}, outputFlag{"--per-job", *perJob}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
-				if *convert != "" {
-					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, jobs) })
-				}
-				a, err := alloc.Parse(*allocSpec, g, alloc.Options{Compat: compat, Ranking: allocRanking, NoMemo: sf.noMemo})
-				if err != nil {
-					return usageError{err.Error()}
-				}
-				cfg, err := sf.config(g, a, compat)
+				spec, err := sf.spec(e, *allocSpec, false)
 				if err != nil {
 					return err
 				}
@@ -413,54 +314,59 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 						return usagef("--baseline-time-limit needs --baseline exact")
 					}
 				case "exact":
-					if *baselineLimit <= 0 {
-						return usagef("--baseline-time-limit %v: must be positive", *baselineLimit)
+					spec.Baseline = &sim.Baseline{TimeLimit: *baselineLimit}
+					if err := spec.Validate(); err != nil {
+						return specError(err)
 					}
-					grid, ok := g.(*topo.Grid)
-					if !ok {
-						return usagef("--baseline exact needs node coordinates (a mesh, --machine); %s has none", g.Spec())
-					}
-					if compat != alloc.CompatPReMAS && slices.Contains(grid.Wrap(), true) {
-						return usagef("--baseline exact measures plain L1 distance; %s has wraparound links (use a mesh, or --compat premas)", g.Spec())
-					}
-					cfg.Baseline = &sim.Baseline{TimeLimit: *baselineLimit}
 				default:
 					return usagef("--baseline %q: want exact", *baseline)
 				}
+				if err := readTrace(e, &spec); err != nil {
+					return err
+				}
+				rp, err := spec.Prepare()
+				if err != nil {
+					return specError(err)
+				}
+				if err := checkOutputs(e, outputFlag{"--convert", *convert}, outputFlag{"--per-job", *perJob}, outputFlag{"-o", *out}); err != nil {
+					return err
+				}
+				if *convert != "" {
+					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.Jobs) })
+				}
+				p := newProgress(e, "sim "+spec.Alloc, int64(len(rp.Jobs)))
+				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
 				// Node lists are not kept: the per-job rows are written as jobs
 				// finish, so memory does not grow with the trace's length by them.
-				cfg.DropNodes = true
-				var res *sim.Result
-				var secs float64
+				var rep *sim.Report
 				if *perJob != "" {
 					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
-						pw := newPerJobCSV(w, cfg.Baseline != nil)
-						cfg.JobDone = pw.write
-						if res, secs, err = runReplay(ctx, e, jobs, cfg, "sim "+a.Name()); err != nil {
+						pw := newPerJobCSV(w, spec.Baseline != nil)
+						rp.Spec.JobDone = pw.write
+						if rep, err = rp.Run(ctx); err != nil {
 							return err
 						}
 						return pw.flush()
 					})
 				} else {
-					res, secs, err = runReplay(ctx, e, jobs, cfg, "sim "+a.Name())
+					rep, err = rp.Run(ctx)
 				}
+				p.Done()
 				if err != nil {
-					return err
+					return specError(err)
 				}
-				res.Summary.LoadFactor = sf.scale.Contract
-				o := simOutput{Summary: res.Summary, Trace: sf.trace, BadLines: tr.Bad, Filtered: tr.Filtered, Skipped: tr.Skipped, DroppedLarger: sf.droppedLarger, Seconds: secs}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
 					if *asJSON {
-						return writeJSON(w, o)
+						return writeJSON(w, rep)
 					}
-					return printSimSummary(w, o, *bySize)
+					return printSimSummary(w, rep, *bySize)
 				})
 			}
 		},
 	})
 }
 
-func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
+func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	s := o.Summary
 	fmt.Fprintf(w, "%s on %s, %s scheduling, compat %s: %d jobs", s.Alloc, s.Machine, s.Sched, s.Compat, s.Jobs)
 	if o.BadLines > 0 {
@@ -471,8 +377,8 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 	}
 	fmt.Fprintln(w)
 	t := newTable(w, "metric", "value")
-	for _, m := range summaryMetrics {
-		t.row(m.name, m.format(s))
+	for _, m := range sim.Metrics {
+		t.row(m.Name, formatMetric(m, &s))
 	}
 	t.row("route metrics pattern", s.RoutePattern)
 	if c := s.Comm; c != nil {
@@ -514,50 +420,12 @@ func printSimSummary(w io.Writer, o simOutput, bySize bool) error {
 	return nil
 }
 
-// summaryMetric is one row of the sim table and one column of compare.
-type summaryMetric struct {
-	name, key string
-	value     func(s sim.Summary) float64
-	prec      int
-}
-
-func (m summaryMetric) format(s sim.Summary) string {
-	return strconv.FormatFloat(m.value(s), 'f', m.prec, 64)
-}
-
-var summaryMetrics = []summaryMetric{
-	{"mean total pairwise L1", "mean_total_pairwise_l1", func(s sim.Summary) float64 { return s.MeanTotalPairwiseL1 }, 3},
-	{"mean avg pairwise L1", "mean_avg_pairwise_l1", func(s sim.Summary) float64 { return s.MeanAvgPairwiseL1 }, 4},
-	{"mean span", "mean_span", func(s sim.Summary) float64 { return s.MeanSpan }, 2},
-	{"mean ring span", "mean_ring_span", func(s sim.Summary) float64 { return s.MeanRingSpan }, 2},
-	{"mean stretch-span", "mean_stretch_span", func(s sim.Summary) float64 { return s.MeanStretchSpan }, 3},
-	{"mean bbox volume", "mean_bbox_volume", func(s sim.Summary) float64 { return s.MeanBoxVolume }, 2},
-	{"mean bbox sides", "mean_bbox_sides", func(s sim.Summary) float64 { return s.MeanBoxSides }, 2},
-	{"mean components", "mean_components", func(s sim.Summary) float64 { return s.MeanComponents }, 3},
-	{"% contiguous", "pct_contiguous", func(s sim.Summary) float64 { return s.PctContiguous }, 2},
-	{"mean wait (s)", "mean_wait", func(s sim.Summary) float64 { return s.MeanWait }, 1},
-	{"mean response (s)", "mean_response", func(s sim.Summary) float64 { return s.MeanResponse }, 1},
-	{"mean slowdown", "mean_slowdown", func(s sim.Summary) float64 { return s.MeanSlowdown }, 3},
-	{"makespan (s)", "makespan", func(s sim.Summary) float64 { return float64(s.Makespan) }, 0},
-	{"utilization", "utilization", func(s sim.Summary) float64 { return s.Utilization }, 4},
-	{"mean message distance (hops)", "mean_message_distance", func(s sim.Summary) float64 { return s.MeanMessageDistance }, 4},
-	{"mean hop-bytes", "mean_hop_bytes", func(s sim.Summary) float64 { return s.MeanHopBytes }, 1},
-	{"mean max routes on a link", "mean_max_routes_on_a_link", func(s sim.Summary) float64 { return s.MeanMaxShared }, 3},
-}
-
+// nowFunc is the clock of compare's replay timings (tests stop a compare with it).
 var nowFunc = time.Now
 
-// runReplay runs one replay with a progress bar.
-func runReplay(ctx context.Context, e *env, jobs []sim.Job, cfg sim.Config, label string) (*sim.Result, float64, error) {
-	p := newProgress(e, label, int64(len(jobs)))
-	start := nowFunc()
-	cfg.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
-	res, err := sim.Run(ctx, jobs, cfg)
-	p.Done()
-	if err != nil {
-		return nil, 0, err
-	}
-	return res, nowFunc().Sub(start).Seconds(), nil
+// formatMetric is a metric's value in a table.
+func formatMetric(m sim.Metric, s *sim.Summary) string {
+	return strconv.FormatFloat(m.Value(s), 'f', m.Prec, 64)
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
@@ -617,4 +485,10 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// isAsRun reports whether an allocator spec is the as-run allocator.
+func isAsRun(spec string) bool {
+	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return family == "as-run"
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -15,10 +14,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
+	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
 
@@ -100,8 +99,8 @@ func init() {
 
 JSON with the same keys works too. An unknown key is an error naming it and its line.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
-patterns, seeds, then allocators innermost. Each item is one "procalloc sim" run
-(in-process, with the same flags); all cores are used (-j).
+patterns, seeds, then allocators innermost. Each item is the replay "procalloc sim"
+runs with the same flags (the library's, in this process); all cores are used (-j).
 
 SPEC may be - to read the sweep file from standard input: relative trace paths are
 then taken from the current directory, and the sweep is named "stdin" unless it has a
@@ -290,51 +289,36 @@ func lineList(lines []int) string {
 
 // runSweepItems runs the items, jobs at a time, appending each result as it ends.
 func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.Item, res *sweep.Results, jobs int, o *sweepOutput) error {
-	var (
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		next     int
-		writeErr error
-		p        = newProgress(e, "sweep", int64(len(todo)))
-		done     int64
-	)
-	// A failed write (a full disk) stops the items still running too: their
-	// results could not be kept.
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	for range min(jobs, len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if next == len(todo) || runCtx.Err() != nil {
-					mu.Unlock()
-					return
-				}
-				it := todo[next]
-				next++
-				mu.Unlock()
-				line := runSweepItem(runCtx, spec, it)
-				if runCtx.Err() != nil {
-					return // interrupted: not a result; a rerun does it
-				}
-				mu.Lock()
-				if err := res.Append(line); err != nil && writeErr == nil {
-					writeErr = err
-					stop()
-				}
-				o.Ran++
-				if line.Status != "ok" {
-					o.Failed++
-				}
-				done++
-				p.Update(done, fmt.Sprintf("%d/%d items, %d failed", done, len(todo), o.Failed))
-				mu.Unlock()
+	p := newProgress(e, "sweep", int64(len(todo)))
+	var done int64
+	var writeErr error
+	t0 := make([]time.Time, len(todo))
+	grid := sim.Grid{Workers: jobs,
+		Task: func(i int) (sim.Runner, error) {
+			t0[i] = time.Now()
+			s, err := sweepItemSpec(e, spec, todo[i])
+			if err != nil {
+				return nil, err
 			}
-		}()
-	}
-	wg.Wait()
+			return &s, nil
+		},
+		// A failed write (a full disk) stops the items still running too: their
+		// results could not be kept.
+		Done: func(i int, r sim.GridResult) error {
+			line := sweepLine(spec, todo[i], r, time.Since(t0[i]).Seconds())
+			if err := res.Append(line); err != nil {
+				writeErr = err
+				return err
+			}
+			o.Ran++
+			if line.Status != sweep.StatusOK {
+				o.Failed++
+			}
+			done++
+			p.Update(done, fmt.Sprintf("%d/%d items, %d failed", done, len(todo), o.Failed))
+			return nil
+		}}
+	grid.Run(ctx, len(todo))
 	p.Done()
 	o.Stopped = ctx.Err() != nil && o.Ran < len(todo)
 	if writeErr != nil {
@@ -343,33 +327,60 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 	return nil
 }
 
-// runSweepItem runs one item as "procalloc sim ... --json" in this process.
-func runSweepItem(ctx context.Context, spec *sweep.Spec, it sweep.Item) sweep.Line {
-	var out, errb bytes.Buffer
-	t0 := time.Now()
-	args := append([]string{"sim"}, it.Params.Args(spec.Dir)...)
-	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--json"))
-	l := sweep.Line{Sweep: spec.Name, Item: it, Seconds: time.Since(t0).Seconds()}
-	if code != 0 {
-		l.Status = "failed"
-		l.Error = strings.TrimSpace(errb.String())
-		return l
+// sweepItemSpec is the replay of a sweep item: its parameters (sweep.Params.Spec),
+// then its sim flags, which change what they name as on sim's command line.
+func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
+	s := it.Params.Spec(spec.Dir)
+	s.Ranking = allocRanking // ranking files, as on sim's command line
+	if len(it.Params.Flags) == 0 {
+		if err := s.Validate(); err != nil {
+			return s, specError(err)
+		}
+		return s, nil
 	}
-	// The replay's own timing moves to the line, so that the result depends only on
-	// the item (and merged files on the sweep, not on the run).
-	var res map[string]json.RawMessage
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		l.Status, l.Error = "failed", "sim printed no JSON: "+err.Error()
-		return l
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var sf simFlags
+	sf.declare(fs)
+	sf.setSpec(s)
+	allocSpec := fs.String("alloc", s.Alloc, "")
+	baseline := fs.String("baseline", "", "")
+	baselineLimit := fs.Duration("baseline-time-limit", time.Second, "")
+	fs.Bool("json", false, "")    // a result is sim's JSON anyway
+	fs.Bool("by-size", false, "") // so is the breakdown by size
+	if err := fs.Parse(it.Params.Flags); err != nil {
+		return s, usagef("flags: %v (a sweep item takes sim's replay flags; --per-job, --convert and -o do not apply)", err)
 	}
-	delete(res, "seconds")
-	b, err := json.Marshal(res)
+	if fs.NArg() > 0 {
+		return s, usagef("flags: unexpected arguments %q", fs.Args())
+	}
+	s, err := sf.spec(e, *allocSpec, true)
 	if err != nil {
-		l.Status, l.Error = "failed", err.Error()
-		return l
+		return s, err
 	}
-	l.Status, l.Result = "ok", b
-	return l
+	switch *baseline {
+	case "":
+		if flagSet(fs, "baseline-time-limit") {
+			return s, usagef("--baseline-time-limit needs --baseline exact")
+		}
+	case "exact":
+		s.Baseline = &sim.Baseline{TimeLimit: *baselineLimit}
+		if err := s.Validate(); err != nil {
+			return s, specError(err)
+		}
+	default:
+		return s, usagef("--baseline %q: want exact", *baseline)
+	}
+	return s, nil
+}
+
+// sweepLine is the results line of an item; errors name sim's flags.
+func sweepLine(spec *sweep.Spec, it sweep.Item, r sim.GridResult, secs float64) sweep.Line {
+	err := r.Err
+	if err != nil {
+		err = specError(err)
+	}
+	return sweep.NewLine(spec.Name, it, r.Report, err, secs)
 }
 
 // writeSbatch prints a Slurm job-array script for the sweep.
@@ -646,17 +657,17 @@ func resultMetrics(l sweep.Line) map[string]float64 {
 
 func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status"}
-	for _, m := range summaryMetrics {
-		header = append(header, m.key)
+	for _, m := range sim.Metrics {
+		header = append(header, m.Key)
 	}
 	fmt.Fprintln(w, strings.Join(header, ","))
 	for _, l := range lines {
 		p := l.Params
-		row := []string{strconv.Itoa(l.Index), l.Key, csvQuote(p.Trace), csvQuote(p.Machine), csvQuote(p.Alloc), p.Sched,
-			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), l.Status}
+		row := []string{strconv.Itoa(l.Index), l.Key, csvQuote(p.Trace), csvQuote(p.Machine), csvQuote(p.Alloc), string(p.Sched),
+			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status)}
 		mv := resultMetrics(l)
-		for _, m := range summaryMetrics {
-			if v, ok := mv[m.key]; ok {
+		for _, m := range sim.Metrics {
+			if v, ok := mv[m.Key]; ok {
 				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
 			} else {
 				row = append(row, "")

@@ -10,18 +10,73 @@ import (
 	"os"
 	"slices"
 	"syscall"
+
+	"github.com/procalloc/procalloc/sim"
 )
+
+// Status is how an item ended.
+type Status string
+
+// The statuses of an item.
+const (
+	StatusOK     Status = "ok"     // it ran; Line.Result is its report
+	StatusFailed Status = "failed" // it failed; Line.Error says why, a rerun retries it
+)
+
+// String returns the status's name.
+func (s Status) String() string { return string(s) }
+
+// ParseStatus reads a status's name.
+func ParseStatus(s string) (Status, error) {
+	switch Status(s) {
+	case StatusOK, StatusFailed:
+		return Status(s), nil
+	}
+	return "", fmt.Errorf("item status %q: want ok or failed", s)
+}
 
 // Line is one line of a results file.
 type Line struct {
 	Sweep  string          `json:"sweep"`
 	Item                   // index, key, params
-	Status string          `json:"status"` // "ok" or "failed"
+	Status Status          `json:"status"`
 	Error  string          `json:"error,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"` // the replay's JSON (sim --json)
 	// Seconds is the item's wall-clock time; merged files leave it out, so that they
 	// do not depend on the machine or the run.
 	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// ResultJSON is the result of a results line for a replay's report: the report's
+// JSON ("procalloc sim --json") without its wall-clock seconds, so that the result
+// depends only on the item (and merged files only on the sweep), and with its
+// top-level keys sorted, as results files have always had them.
+func ResultJSON(rep *sim.Report) (json.RawMessage, error) {
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return nil, err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return nil, err
+	}
+	delete(keys, "seconds")
+	return json.Marshal(keys) // encoding/json writes a map's keys sorted
+}
+
+// NewLine is the results line of item it of sweep name: ok with its report's
+// result, or failed with err. Seconds is the item's wall-clock time.
+func NewLine(name string, it Item, rep *sim.Report, err error, seconds float64) Line {
+	l := Line{Sweep: name, Item: it, Seconds: seconds}
+	if err == nil {
+		l.Result, err = ResultJSON(rep)
+	}
+	if err != nil {
+		l.Status, l.Error, l.Result = StatusFailed, err.Error(), nil
+		return l
+	}
+	l.Status = StatusOK
+	return l
 }
 
 // Results is a results file open for appending.
@@ -127,7 +182,7 @@ func OpenResults(path, name string) (*Results, error) {
 		}
 		badStart = -1
 		good++
-		if l.Status == "ok" {
+		if l.Status == StatusOK {
 			l.Result = nil
 			r.Done[l.Key] = l
 		}
@@ -189,7 +244,7 @@ func (r *Results) Append(l Line) error {
 		return err
 	}
 	r.size += int64(n)
-	if l.Status == "ok" {
+	if l.Status == StatusOK {
 		l.Result = nil
 		r.Done[l.Key] = l
 	}
@@ -230,7 +285,7 @@ func parseLine(raw []byte) (Line, int) {
 		// highest that have no line, which must not be endless), or a status
 		// Append does not write, is damage: the head of a line cut off where
 		// another begins can be valid JSON ({"sweep":..., "params":{"sweep":...}).
-		if l.Index < 0 || l.Index >= MaxItems || !(l.Status == "ok" && len(l.Result) > 0 || l.Status == "failed") {
+		if l.Index < 0 || l.Index >= MaxItems || !(l.Status == StatusOK && len(l.Result) > 0 || l.Status == StatusFailed) {
 			return Line{}, lineDamaged
 		}
 		return l, lineOK
@@ -380,7 +435,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 				return nil, fmt.Errorf("%s: line %d is of sweep %q, not %q: %w", in.Name, lr.n, l.Sweep, sweepName, ErrOtherSweep)
 			}
 			l.Seconds = 0
-			if old, ok := best[l.Key]; !ok || (old.Status != "ok" && l.Status == "ok") {
+			if old, ok := best[l.Key]; !ok || (old.Status != StatusOK && l.Status == StatusOK) {
 				best[l.Key] = l
 			}
 		}
@@ -413,7 +468,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 	}
 	for _, l := range best {
 		rep.Lines = append(rep.Lines, l)
-		if l.Status != "ok" {
+		if l.Status != StatusOK {
 			rep.Failed = append(rep.Failed, l)
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/procalloc/procalloc/sim"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -39,12 +40,12 @@ import (
 type Spec struct {
 	// Name identifies the sweep in its results files (default: the file's base name
 	// without extension); results of another sweep are refused.
-	Name       string    `yaml:"name" json:"name"`
-	Traces     []string  `yaml:"traces" json:"traces"`         // required
-	Machines   []string  `yaml:"machines" json:"machines"`     // required
-	Allocators []string  `yaml:"allocators" json:"allocators"` // required
-	Schedulers []string  `yaml:"schedulers" json:"schedulers"` // default [fcfs]
-	Contract   []float64 `yaml:"contract" json:"contract"`     // load factors, default [1]
+	Name       string      `yaml:"name" json:"name"`
+	Traces     []string    `yaml:"traces" json:"traces"`         // required
+	Machines   []string    `yaml:"machines" json:"machines"`     // required
+	Allocators []string    `yaml:"allocators" json:"allocators"` // required
+	Schedulers []sim.Sched `yaml:"schedulers" json:"schedulers"` // default [fcfs]
+	Contract   []float64   `yaml:"contract" json:"contract"`     // load factors, default [1]
 	// Patterns are communication patterns (sim --comm); "none" replays without
 	// communication. Default [none].
 	Patterns []string `yaml:"patterns" json:"patterns"`
@@ -140,7 +141,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 		return nil, errors.New("sweep file: traces, machines and allocators are required (lists with at least one entry)")
 	}
 	if len(s.Schedulers) == 0 {
-		s.Schedulers = []string{"fcfs"}
+		s.Schedulers = []sim.Sched{sim.SchedFCFS}
 	}
 	if len(s.Contract) == 0 {
 		s.Contract = []float64{1}
@@ -160,7 +161,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 	for _, l := range []struct {
 		key  string
 		list []string
-	}{{"traces", s.Traces}, {"machines", s.Machines}, {"allocators", s.Allocators}, {"schedulers", s.Schedulers}, {"patterns", s.Patterns}, {"flags", s.Flags}} {
+	}{{"traces", s.Traces}, {"machines", s.Machines}, {"allocators", s.Allocators}, {"schedulers", schedNames(s.Schedulers)}, {"patterns", s.Patterns}, {"flags", s.Flags}} {
 		for i, v := range l.list {
 			if err := printable(fmt.Sprintf("%s entry %d", l.key, i+1), v); err != nil {
 				return nil, err
@@ -272,14 +273,14 @@ func ReadFile(path string) (*Spec, error) {
 
 // Params are one item's parameters.
 type Params struct {
-	Trace    string   `json:"trace"`
-	Machine  string   `json:"machine"`
-	Alloc    string   `json:"alloc"`
-	Sched    string   `json:"sched"`
-	Contract float64  `json:"contract"`
-	Pattern  string   `json:"pattern"`
-	Seed     uint64   `json:"seed"`
-	Flags    []string `json:"flags,omitempty"`
+	Trace    string    `json:"trace"`
+	Machine  string    `json:"machine"`
+	Alloc    string    `json:"alloc"`
+	Sched    sim.Sched `json:"sched"`
+	Contract float64   `json:"contract"`
+	Pattern  string    `json:"pattern"`
+	Seed     uint64    `json:"seed"`
+	Flags    []string  `json:"flags,omitempty"`
 }
 
 // Item is one replay of the sweep.
@@ -327,20 +328,50 @@ func (p Params) Key() string {
 	return hex.EncodeToString(h[:8])
 }
 
-// Args are the sim command's arguments for the item; trace paths are resolved
-// against dir.
+// Args are the item's parameters as the sim command's flags (what --list and
+// merge print); trace paths are resolved against dir.
 func (p Params) Args(dir string) []string {
-	trace := p.Trace
-	if !filepath.IsAbs(trace) && trace != "-" && dir != "" {
-		trace = filepath.Join(dir, trace)
-	}
-	args := []string{"--trace", trace, "--machine", p.Machine, "--alloc", p.Alloc, "--sched", p.Sched,
+	args := []string{"--trace", p.tracePath(dir), "--machine", p.Machine, "--alloc", p.Alloc, "--sched", string(p.Sched),
 		"--contract", strconv.FormatFloat(p.Contract, 'g', -1, 64),
 		"--seed", strconv.FormatUint(p.Seed, 10), "--comm-seed", strconv.FormatUint(p.Seed, 10)}
 	if p.Pattern != "none" {
 		args = append(args, "--comm", p.Pattern)
 	}
 	return append(args, p.Flags...)
+}
+
+// Spec is the replay of the item: its trace (a relative path taken from dir),
+// machine, allocator, scheduler, load factor (arrival contraction), seed (of the
+// replicas and of the communication pattern) and communication pattern ("none":
+// without communication), on sim.DefaultSpec. Flags, being sim's command-line
+// flags, are left to the caller (the procalloc command applies them as sim does).
+func (p Params) Spec(dir string) sim.Spec {
+	s := sim.DefaultSpec()
+	s.Trace = p.tracePath(dir)
+	s.MachineSpec = p.Machine
+	s.Alloc = p.Alloc
+	s.Sched = p.Sched
+	s.Scale.Contract = p.Contract
+	s.Scale.Seed, s.CommSeed = p.Seed, p.Seed
+	if p.Pattern != "none" {
+		s.Comm = p.Pattern
+	}
+	return s
+}
+
+func (p Params) tracePath(dir string) string {
+	if !filepath.IsAbs(p.Trace) && p.Trace != "-" && dir != "" {
+		return filepath.Join(dir, p.Trace)
+	}
+	return p.Trace
+}
+
+func schedNames(s []sim.Sched) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // Shard returns the items of shard i of n: those with index mod n = i.

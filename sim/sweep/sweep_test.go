@@ -1,13 +1,19 @@
 package sweep
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/sim"
 )
 
 const spec = `
@@ -24,7 +30,7 @@ func TestParseDefaultsAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name != "t" || !slices.Equal(s.Schedulers, []string{"fcfs"}) || !slices.Equal(s.Seeds, []uint64{1}) {
+	if s.Name != "t" || !slices.Equal(s.Schedulers, []sim.Sched{sim.SchedFCFS}) || !slices.Equal(s.Seeds, []uint64{1}) {
 		t.Fatalf("defaults: %+v", s)
 	}
 	items := s.Items()
@@ -197,5 +203,109 @@ func TestMergeWithoutSpecReportsGaps(t *testing.T) {
 	}
 	if rep, _ := Merge(paths[:1], nil); len(rep.Missing) == 0 {
 		t.Fatal("shard 0/3 alone: nothing missing")
+	}
+}
+
+// paramsOf is the inverse of Params.Spec (without Flags, which the caller applies).
+func paramsOf(s sim.Spec, dir string) Params {
+	p := Params{Trace: s.Trace, Machine: s.MachineSpec, Alloc: s.Alloc, Sched: s.Sched, Contract: s.Scale.Contract, Seed: s.Scale.Seed, Pattern: "none"}
+	if rel, ok := strings.CutPrefix(s.Trace, dir+string(filepath.Separator)); ok && dir != "" {
+		p.Trace = rel
+	}
+	if s.Comm != "" {
+		p.Pattern = s.Comm
+	}
+	return p
+}
+
+// Every item of a sweep maps onto a valid replay and back: the same parameters, the
+// same key; what the item does not set is sim.DefaultSpec's.
+func TestItemSpecRoundTrip(t *testing.T) {
+	s, err := Parse([]byte(`
+traces: [a.txt, /abs/b.swf]
+machines: [mesh:4x4, torus:4x4x4]
+allocators: [mc1x1, bf:hilbert, genalg]
+schedulers: [fcfs, easy, cplant]
+contract: [1, 0.5]
+patterns: [none, n-body]
+seeds: [1, 7]
+`), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := "/sweeps"
+	for _, it := range s.Items() {
+		sp := it.Params.Spec(dir)
+		if err := sp.Validate(); err != nil {
+			t.Fatalf("item %d: %v", it.Index, err)
+		}
+		back := paramsOf(sp, dir)
+		if !reflect.DeepEqual(back, it.Params) || back.Key() != it.Key {
+			t.Fatalf("item %d: %+v -> %+v", it.Index, it.Params, back)
+		}
+		if (it.Params.Trace == "a.txt") != (sp.Trace == "/sweeps/a.txt") {
+			t.Errorf("item %d: trace %s resolved to %s", it.Index, it.Params.Trace, sp.Trace)
+		}
+		if sp.CommSeed != it.Params.Seed {
+			t.Errorf("item %d: comm seed %d, want the item's seed %d", it.Index, sp.CommSeed, it.Params.Seed)
+		}
+		d := sim.DefaultSpec()
+		if sp.Scale.Work != d.Scale.Work || sp.Scale.Replicate != d.Scale.Replicate || sp.Network != d.Network || sp.Pattern != d.Pattern ||
+			sp.MessagesPerSecond != d.MessagesPerSecond || sp.CycleSeconds != d.CycleSeconds || sp.Compat != d.Compat {
+			t.Errorf("item %d: a field the item does not set is not the default: %+v", it.Index, sp)
+		}
+	}
+}
+
+func TestStatus(t *testing.T) {
+	for _, s := range []Status{StatusOK, StatusFailed} {
+		if v, err := ParseStatus(s.String()); err != nil || v != s {
+			t.Errorf("ParseStatus(%q) = %q, %v", s, v, err)
+		}
+	}
+	if _, err := ParseStatus("done"); err == nil {
+		t.Error("ParseStatus accepted done")
+	}
+}
+
+// A result is the report's JSON without its seconds, top-level keys sorted, each
+// value as the report writes it; a failed item has an error and no result.
+func TestResultJSON(t *testing.T) {
+	s := sim.DefaultSpec()
+	s.Trace, s.MachineSpec, s.Alloc, s.Comm, s.MessagesPerSecond = "t", "mesh:4x4", "mc1x1", "n-body", 0.1
+	s.TraceData = &sim.Trace{Format: sim.FormatConverted, Jobs: []sim.Job{
+		{ID: 1, Arrival: 0, Procs: 4, Runtime: 100, Estimate: -1}, {ID: 2, Arrival: 5, Procs: 16, Runtime: 50, Estimate: 60}}}
+	rep, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Seconds = 1.25
+	l := NewLine("x", Item{Index: 3, Key: "k"}, rep, nil, 2)
+	if l.Status != StatusOK || l.Error != "" || l.Seconds != 2 {
+		t.Fatalf("line %+v", l)
+	}
+	full, _ := json.Marshal(rep)
+	var want map[string]json.RawMessage
+	json.Unmarshal(full, &want)
+	dec := json.NewDecoder(bytes.NewReader(l.Result))
+	dec.Token() // {
+	var keys []string
+	for dec.More() {
+		k, _ := dec.Token()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		if string(v) != string(want[k.(string)]) {
+			t.Errorf("key %s: %s, report has %s", k, v, want[k.(string)])
+		}
+	}
+	if !slices.IsSorted(keys) || slices.Contains(keys, "seconds") || len(keys) != len(want)-1 || !slices.Contains(keys, "comm") {
+		t.Errorf("result keys %v (report has %d keys)", keys, len(want))
+	}
+	f := NewLine("x", Item{}, nil, errors.New("boom"), 1)
+	if f.Status != StatusFailed || f.Error != "boom" || f.Result != nil {
+		t.Errorf("failed line %+v", f)
 	}
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/sim/sweep"
+)
+
+// A sweep item's replay (sweep.Params.Spec, then its flags) is the replay sim's
+// command line gives for the item's arguments (Params.Args) and flags: later flags
+// change what they name, as on a command line.
+func TestSweepItemSpecIsSimFlags(t *testing.T) {
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	spec := &sweep.Spec{Name: "t", Dir: "/sweeps"}
+	base := sweep.Params{Trace: "t.swf", Machine: "mesh:16x16", Alloc: "bf:hilbert", Sched: "easy", Contract: 0.5, Pattern: "none", Seed: 3}
+	flagSets := [][]string{
+		nil,
+		{"--compat", "premas", "--msgs-per-second", "0.01", "--cycle-seconds", "10", "--from", "100", "--to", "1996-12-01", "--drop-larger"},
+		{"--contract", "0.25", "--alloc", "mc1x1", "--sched", "cplant", "--no-memo", "--work", "1.5", "--replicate", "2", "--perturb", "60"},
+		{"--pattern", "n-body", "--msg-flits", "16", "--router-delay", "2", "--flit-bytes", "4", "--format", "swf", "--skip-bad", "--json", "--by-size"},
+		{"--baseline", "exact", "--baseline-time-limit", "2s"},
+	}
+	for _, comm := range []string{"none", "random"} {
+		for _, flags := range flagSets {
+			p := base
+			p.Pattern, p.Flags = comm, flags
+			got, err := sweepItemSpec(e, spec, sweep.Item{Params: p})
+			if err != nil {
+				t.Fatalf("%v: %v", flags, err)
+			}
+			fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+			var sf simFlags
+			sf.declare(fs)
+			allocSpec := fs.String("alloc", "", "")
+			baseline := fs.String("baseline", "", "")
+			limit := fs.Duration("baseline-time-limit", 0, "")
+			fs.Bool("json", false, "")
+			fs.Bool("by-size", false, "")
+			if err := fs.Parse(p.Args(spec.Dir)); err != nil {
+				t.Fatal(err)
+			}
+			want, err := sf.spec(e, *allocSpec, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *baseline == "exact" {
+				if want.Baseline == nil {
+					want.Baseline = &sim.Baseline{}
+				}
+				want.Baseline.TimeLimit = *limit
+			}
+			if (got.Ranking == nil) != (want.Ranking == nil) {
+				t.Fatalf("%v: allocator rankings differ", flags)
+			}
+			got.Ranking, want.Ranking = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %v:\n got %+v\nwant %+v", comm, flags, got, want)
+			}
+		}
+	}
+	// A flag sim does not take, or one that writes files, fails the item.
+	for _, flags := range [][]string{{"--per-job", "x.csv"}, {"--bogus"}, {"--sched", "sjf"}, {"--baseline", "optimal"}, {"stray"}} {
+		p := base
+		p.Flags = flags
+		if _, err := sweepItemSpec(e, spec, sweep.Item{Params: p}); err == nil {
+			t.Errorf("%v: accepted", flags)
+		}
+	}
+}

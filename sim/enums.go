@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/procalloc/procalloc/alloc"
+)
+
+// Sched names a scheduler: which queued job starts next. The zero value is FCFS.
+type Sched string
+
+// The schedulers (docs/sim.md).
+const (
+	// SchedFCFS starts jobs strictly in arrival order.
+	SchedFCFS Sched = "fcfs"
+	// SchedEASY is EASY backfilling: a later job may start early when it does not
+	// delay the first queued job's reservation.
+	SchedEASY Sched = "easy"
+	// SchedCplant sorts the queue by size, then by requested time.
+	SchedCplant Sched = "cplant"
+	// SchedAsRun starts every job when production did (Job.Started; sacct traces).
+	SchedAsRun Sched = "as-run"
+)
+
+// Scheds lists every scheduler, in the order help texts name them.
+var Scheds = []Sched{SchedFCFS, SchedEASY, SchedCplant, SchedAsRun}
+
+// String returns the scheduler's name; the zero value is "fcfs".
+func (s Sched) String() string {
+	if s == "" {
+		return string(SchedFCFS)
+	}
+	return string(s)
+}
+
+// ParseSched reads a scheduler's name.
+func ParseSched(s string) (Sched, error) {
+	for _, v := range Scheds {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%q: want fcfs, easy, cplant or as-run", s)
+}
+
+// Format names a trace format. The zero value, FormatDetect, detects it from the
+// first record (ReadOptions.Format).
+type Format string
+
+// The trace formats (ReadTrace).
+const (
+	FormatDetect    Format = ""
+	FormatSWF       Format = "swf"       // Standard Workload Format 2.2
+	FormatConverted Format = "converted" // the 4-column "arrival procs runtime estimate"
+	FormatSacct     Format = "sacct"     // sacct -P output (SacctFields)
+)
+
+// String returns the format's name, "detect" for the zero value.
+func (f Format) String() string {
+	if f == FormatDetect {
+		return "detect"
+	}
+	return string(f)
+}
+
+// ParseFormat reads a trace format's name; "" (and "detect") is FormatDetect.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case FormatDetect, FormatSWF, FormatConverted, FormatSacct:
+		return Format(s), nil
+	case "detect":
+		return FormatDetect, nil
+	}
+	return "", fmt.Errorf("%q: want swf, converted or sacct", s)
+}
+
+// ParseCompat reads a compat mode: "premas", "sst", or "" (and "default") for
+// procalloc's own conventions.
+func ParseCompat(s string) (Compat, error) {
+	switch s {
+	case "", "default":
+		return alloc.CompatDefault, nil
+	case string(alloc.CompatPReMAS):
+		return alloc.CompatPReMAS, nil
+	case string(alloc.CompatSST):
+		return alloc.CompatSST, nil
+	}
+	return "", fmt.Errorf("%q: want premas, sst or empty", s)
+}
+
+// CompatName is the name of a compat mode as summaries report it: "default" for
+// procalloc's own conventions.
+func CompatName(c Compat) string { return c.String() }

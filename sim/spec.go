@@ -1,0 +1,487 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Spec is one replay, every choice typed: the trace and how it is cut and scaled,
+// the machine, the allocator, the scheduler and conventions, the network model and
+// what is measured. It is what "procalloc sim" runs (its flags map onto it one to
+// one), what compare runs once per allocator and load factor, and what a sweep item
+// is. Start from DefaultSpec: its zero fields are not all defaults.
+//
+//	s := sim.DefaultSpec()
+//	s.Trace, s.MachineSpec, s.Alloc = "LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "mc1x1"
+//	s.Compat = alloc.CompatPReMAS
+//	rep, err := s.Run(ctx)
+type Spec struct {
+	// Trace is the trace file's path (gzip read transparently); with TraceReader or
+	// TraceData set it only names the trace in messages and in Report.Trace.
+	Trace string
+	// TraceReader, when set, is read instead of opening Trace (once: a Spec with a
+	// reader runs once).
+	TraceReader io.Reader
+	// TraceData, when set, is replayed instead of reading a trace: several replays of
+	// one trace (compare, a grid) read it once. It is not modified.
+	TraceData *Trace
+	// Format is the trace's format (FormatDetect: from its first record).
+	Format Format
+	// SkipBad skips and counts malformed trace lines instead of failing.
+	SkipBad bool
+	// From and To keep the jobs arriving in [From, To) (Bunde et al. 2004 §3.1):
+	// whole seconds from the trace's start, or dates YYYY-MM-DD[THH:MM:SS] in the
+	// trace's time zone (SWF header); "" leaves that end open.
+	From, To string
+	// DropLarger drops jobs larger than the machine (counted in the report) instead
+	// of failing on them.
+	DropLarger bool
+	// Scale is the load scaling (work multiple, arrival contraction, replication).
+	Scale Scale
+	// LoadFactor, when not 0, contracts the scaled arrivals once more (compare
+	// --loads: Bunde et al. 2004's load factors) and is reported as the summary's
+	// load factor; when 0, Scale.Contract is reported.
+	LoadFactor float64
+
+	// Machine is the machine; when nil, MachineSpec (topo.ParseMachine) names it.
+	Machine     topo.Machine
+	MachineSpec string
+
+	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
+	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
+	Alloc string
+	// Ranking resolves a CURVE argument of Alloc that is not a built-in curve
+	// (alloc.Options.Ranking), e.g. a ranking file; nil: built-in curves only.
+	Ranking func(name string, m topo.Machine) (curves.Order, error)
+	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
+	NoMemo bool
+	Sched  Sched
+	Compat Compat
+
+	// Comm, when not "", is the communication pattern (netsim.Patterns) whose
+	// messages decide run times (Bunde et al. 2004 §3.2).
+	Comm string
+	// Pattern is the pattern of the static route metrics reported without Comm.
+	Pattern string
+	// Network is the wormhole model's message length, router delay and flit size.
+	Network netsim.Params
+	// MessagesPerSecond and CycleSeconds are Comm's message rate per second of trace
+	// run time and the length of a network cycle in trace seconds; CommSeed seeds
+	// the random pattern.
+	MessagesPerSecond float64
+	CycleSeconds      float64
+	CommSeed          uint64
+
+	// SpanOrder and SpanName: the ordering spans are measured on (Config.SpanOrder).
+	SpanOrder []int
+	SpanName  string
+	// Baseline, when set, solves every allocation decision exactly for comparison
+	// (mean_ratio_to_optimal); it needs a grid without wraparound, or CompatPReMAS.
+	Baseline *Baseline
+	// PerJob keeps each job's record (Report.PerJob, with its nodes); else only the
+	// summary is kept, and memory stays at the running jobs' nodes.
+	PerJob bool
+	// JobDone, when set, receives each job's record as the replay passes it on, in
+	// trace order (Config.JobDone): per-job output written while the replay runs.
+	JobDone func(r *JobResult) error
+	// Progress, when set, is called now and then with the jobs finished so far.
+	Progress func(done, total int)
+}
+
+// DefaultSpec returns the defaults of a replay (those of "procalloc sim"): FCFS,
+// procalloc's conventions, the trace as it is, all-to-all route metrics, the
+// default network, one message per second of run time, DefaultCycleSeconds.
+func DefaultSpec() Spec {
+	return Spec{
+		Sched:             SchedFCFS,
+		Scale:             Scale{Work: 1, Contract: 1, Replicate: 1, Seed: 1},
+		Pattern:           "all-to-all",
+		Network:           netsim.DefaultParams(),
+		MessagesPerSecond: 1,
+		CycleSeconds:      DefaultCycleSeconds,
+		CommSeed:          1,
+	}
+}
+
+// MaxNodes and MaxJobBytes bound what a replay accepts, so that a typo in a machine
+// spec or a replication factor is an error rather than an out-of-memory crash: the
+// allocators keep several words per node, and the job records of a replay take
+// about JobBytes each.
+const (
+	MaxNodes    = 1 << 22
+	MaxJobBytes = 8 << 30
+)
+
+// FieldError is a wrong value of one field of a Spec.
+type FieldError struct {
+	Field  string // the Spec field, e.g. "Scale.Contract"
+	Value  string // the value as given (quoted when a string); "" when missing
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	if e.Value == "" {
+		return e.Field + ": " + e.Reason
+	}
+	return e.Field + " " + e.Value + ": " + e.Reason
+}
+
+func fieldErr(field, value, format string, a ...any) *FieldError {
+	return &FieldError{Field: field, Value: value, Reason: fmt.Sprintf(format, a...)}
+}
+
+// Validate returns every error of the spec that can be seen without reading the
+// trace or building the machine and the allocator, each a *FieldError naming its
+// field, joined (errors.Join) in field order; nil when there are none.
+func (s *Spec) Validate() error {
+	var errs []error
+	add := func(e *FieldError) { errs = append(errs, e) }
+	if s.Trace == "" && s.TraceReader == nil && s.TraceData == nil {
+		add(fieldErr("Trace", "", "required: a trace file"))
+	}
+	if !slices.Contains([]Format{FormatDetect, FormatSWF, FormatConverted, FormatSacct}, s.Format) {
+		add(fieldErr("Format", strconv.Quote(string(s.Format)), "want swf, converted or sacct"))
+	}
+	for _, w := range []struct{ field, v string }{{"From", s.From}, {"To", s.To}} {
+		if w.v != "" {
+			if err := checkWindowTime(w.v); err != nil {
+				add(fieldErr(w.field, "", "%v", err))
+			}
+		}
+	}
+	for _, v := range []struct {
+		field string
+		val   float64
+	}{{"Scale.Work", s.Scale.Work}, {"Scale.Contract", s.Scale.Contract}} {
+		if !(v.val > 0) || v.val > 1e6 {
+			add(fieldErr(v.field, fmt.Sprint(v.val), "must be a number greater than 0 and at most 1e6"))
+		}
+	}
+	if s.Scale.Replicate < 1 {
+		add(fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "must be at least 1"))
+	}
+	if s.Scale.Perturb < 0 {
+		add(fieldErr("Scale.Perturb", strconv.FormatInt(s.Scale.Perturb, 10), "must not be negative"))
+	}
+	if s.LoadFactor != 0 && (!(s.LoadFactor > 0) || s.LoadFactor > 1e6) {
+		add(fieldErr("LoadFactor", fmt.Sprint(s.LoadFactor), "must be a load factor greater than 0 and at most 1e6 (or 0: none)"))
+	}
+	if s.Machine == nil && s.MachineSpec == "" {
+		add(fieldErr("Machine", "", "required: a machine, or a MachineSpec such as mesh:16x16"))
+	}
+	if s.Machine != nil && s.MachineSpec != "" && s.MachineSpec != s.Machine.Spec() {
+		add(fieldErr("MachineSpec", strconv.Quote(s.MachineSpec), "names another machine than Machine (%s): give one of them", s.Machine.Spec()))
+	}
+	if s.Alloc == "" {
+		add(fieldErr("Alloc", "", "required: an allocator spec such as mc1x1 or bf:hilbert"))
+	} else if name, _, _ := strings.Cut(s.Alloc, ":"); !slices.Contains(alloc.Names(), name) {
+		add(fieldErr("Alloc", "", "unknown allocator %q; valid: %s", s.Alloc, strings.Join(alloc.Names(), ", ")))
+	}
+	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
+		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want fcfs, easy, cplant or as-run"))
+	}
+	if _, err := ParseCompat(string(s.Compat)); err != nil {
+		add(fieldErr("Compat", strconv.Quote(string(s.Compat)), "want premas, sst or empty"))
+	}
+	if s.Sched == SchedAsRun && (s.Scale.Work != 1 || s.Scale.Contract != 1 || s.Scale.Replicate != 1 || s.From != "" || s.To != "" || (s.LoadFactor != 0 && s.LoadFactor != 1)) {
+		add(fieldErr("Sched", string(s.Sched), "replays production's own schedule: work multiple, contraction, replication, load factor and window do not apply"))
+	}
+	if err := s.Network.Validate(); err != nil {
+		add(fieldErr("Network", "", "%v", err))
+	}
+	if _, err := netsim.ParsePattern(s.Pattern); err != nil {
+		add(fieldErr("Pattern", "", "%v", err))
+	}
+	if s.Comm != "" {
+		if _, err := netsim.ParsePattern(s.Comm); err != nil {
+			add(fieldErr("Comm", "", "%v", err))
+		}
+		if !(s.MessagesPerSecond > 0) || s.MessagesPerSecond > MaxMessagesPerSecond {
+			add(fieldErr("MessagesPerSecond", fmt.Sprint(s.MessagesPerSecond), "must be a positive number of at most %g", MaxMessagesPerSecond))
+		}
+		if !(s.CycleSeconds >= MinCycleSeconds && s.CycleSeconds <= MaxCycleSeconds) {
+			add(fieldErr("CycleSeconds", fmt.Sprint(s.CycleSeconds), "must be between %g and %g seconds", MinCycleSeconds, MaxCycleSeconds))
+		}
+		if s.Sched == SchedAsRun {
+			add(fieldErr("Comm", strconv.Quote(s.Comm), "the as-run schedule keeps production's run times; it does not take a communication model"))
+		}
+	}
+	if s.Baseline != nil && s.Baseline.TimeLimit <= 0 {
+		add(fieldErr("Baseline.TimeLimit", s.Baseline.TimeLimit.String(), "must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// checkWindowTime checks the syntax of a From or To value.
+func checkWindowTime(s string) error {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if v < 0 {
+			return fmt.Errorf("%d: seconds from the trace's start cannot be negative", v)
+		}
+		return nil
+	}
+	for _, l := range windowLayouts {
+		if _, err := time.Parse(l, s); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is neither whole seconds from the trace's start nor a date YYYY-MM-DD[THH:MM:SS]", s)
+}
+
+var windowLayouts = []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15:04:05"}
+
+// WindowTime reads a window bound: seconds from the trace's start, or a date
+// (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS) in the trace's time zone, which needs the SWF
+// header's UnixStartTime.
+func WindowTime(s string, tr *Trace) (int64, error) {
+	if err := checkWindowTime(s); err != nil {
+		return 0, err
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	if tr.UnixStart == 0 {
+		return 0, fmt.Errorf("%q: a date needs the SWF header's UnixStartTime, which this trace lacks; give seconds from its start", s)
+	}
+	loc := time.UTC
+	if tr.TimeZone != "" {
+		l, err := time.LoadLocation(tr.TimeZone)
+		if err != nil {
+			return 0, fmt.Errorf("the trace's time zone %q: %w", tr.TimeZone, err)
+		}
+		loc = l
+	}
+	for _, layout := range windowLayouts {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t.Unix() - tr.UnixStart, nil
+		}
+	}
+	return 0, fmt.Errorf("%q is neither seconds nor a date YYYY-MM-DD[THH:MM:SS]", s)
+}
+
+// ReadTrace reads the spec's trace: TraceData as it is, else TraceReader, else the
+// file Trace, in Format, skipping bad lines when SkipBad.
+func (s *Spec) ReadTrace() (*Trace, error) {
+	if s.TraceData != nil {
+		return s.TraceData, nil
+	}
+	r := s.TraceReader
+	if r == nil {
+		f, err := os.Open(s.Trace)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	tr, err := ReadTrace(r, ReadOptions{Format: s.Format, SkipBad: s.SkipBad})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Trace, err)
+	}
+	return tr, nil
+}
+
+// JobBytes estimates the memory of the job records of a replay of n jobs: per job
+// the trace's record, the scaled copy and the result (node lists are not kept
+// unless Spec.PerJob: a replay drops each job's when it has finished and JobDone has
+// seen it). It undercounts the Go heap's overhead; it is meant to refuse the
+// impossible, not to budget exactly.
+func JobBytes(n int64) float64 {
+	return float64(n) * float64(2*unsafe.Sizeof(Job{})+unsafe.Sizeof(JobResult{}))
+}
+
+// Replay is a Spec made ready to run: its machine built, its trace read, cut and
+// scaled. Prepare once and Run with several allocators (Replay.Spec.Alloc) to
+// replay one trace several times.
+type Replay struct {
+	Spec    Spec
+	Machine topo.Machine
+	Trace   *Trace
+	// Jobs are the jobs replayed: windowed, without those DropLarger dropped
+	// (DroppedLarger), scaled.
+	Jobs          []Job
+	DroppedLarger int
+}
+
+// Prepare validates the spec, builds its machine and reads, windows and scales its
+// trace. Errors in the spec are *FieldError values (Validate's, joined).
+func (s *Spec) Prepare() (*Replay, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	m := s.Machine
+	if m == nil {
+		var err error
+		if m, err = topo.ParseMachine(s.MachineSpec); err != nil {
+			return nil, fieldErr("MachineSpec", "", "%v", err)
+		}
+	}
+	if m.N() > MaxNodes {
+		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
+	}
+	tr, err := s.ReadTrace()
+	if err != nil {
+		return nil, err
+	}
+	if err := asRunAllocOn(s.Alloc, s.Trace, tr); err != nil {
+		return nil, err
+	}
+	if s.Sched == SchedAsRun && tr.Format != FormatSacct {
+		return nil, fieldErr("Sched", string(s.Sched), "starts jobs when production did, which only an sacct trace records")
+	}
+	if len(tr.Jobs) == 0 {
+		return nil, fmt.Errorf("%s: the trace has no jobs", s.Trace)
+	}
+	if n := int64(len(tr.Jobs)) * int64(s.Scale.Replicate); JobBytes(n) > MaxJobBytes {
+		return nil, fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "makes %d jobs, about %.1f GB of job records in memory; a replay takes at most %d GB: replicate less",
+			n, JobBytes(n)/1e9, MaxJobBytes>>30)
+	}
+	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs}
+	rp.Spec.Machine = m
+	if s.From != "" || s.To != "" {
+		from, to := int64(0), int64(0)
+		if s.From != "" {
+			if from, err = WindowTime(s.From, tr); err != nil {
+				return nil, fieldErr("From", "", "%v", err)
+			}
+		}
+		if s.To != "" {
+			if to, err = WindowTime(s.To, tr); err != nil {
+				return nil, fieldErr("To", "", "%v", err)
+			}
+			if to <= 0 {
+				return nil, fieldErr("To", s.To, "the window must end after the trace's start")
+			}
+			if to <= from {
+				return nil, fieldErr("To", s.To, "the window must end after From %s (%d s <= %d s from the trace's start)", s.From, to, from)
+			}
+		}
+		if rp.Jobs, err = Window(rp.Jobs, from, to); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Trace, err)
+		}
+	}
+	if s.DropLarger {
+		rp.Jobs, rp.DroppedLarger = DropLarger(rp.Jobs, m.N())
+		if len(rp.Jobs) == 0 {
+			return nil, fmt.Errorf("%s: every job is larger than %s", s.Trace, m.Spec())
+		}
+	}
+	if rp.Jobs, err = s.Scale.Apply(rp.Jobs); err != nil {
+		return nil, fieldErr("Scale", "", "%v", err)
+	}
+	if s.LoadFactor != 0 {
+		if rp.Jobs, err = (Scale{Contract: s.LoadFactor}).Apply(rp.Jobs); err != nil {
+			return nil, fieldErr("LoadFactor", "", "%v", err)
+		}
+	}
+	return rp, nil
+}
+
+// asRunAllocOn refuses the as-run allocator on a trace that does not record where
+// production ran each job (only sacct traces do).
+func asRunAllocOn(spec, name string, tr *Trace) error {
+	if family, _, _ := strings.Cut(strings.TrimSpace(spec), ":"); family == "as-run" && tr.Format != FormatSacct {
+		return fieldErr("Alloc", "as-run", "places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", name, tr.Format)
+	}
+	return nil
+}
+
+// Config returns the replay's configuration with a fresh allocator. Errors in the
+// allocator or the baseline are *FieldError values.
+func (rp *Replay) Config() (Config, error) {
+	s, m := &rp.Spec, rp.Machine
+	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
+		return Config{}, err
+	}
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, NoMemo: s.NoMemo})
+	if err != nil {
+		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
+	}
+	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
+		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone}
+	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
+		return Config{}, fieldErr("Pattern", "", "%v", err)
+	}
+	if s.Comm != "" {
+		pat, err := netsim.ParsePattern(s.Comm)
+		if err != nil {
+			return Config{}, fieldErr("Comm", "", "%v", err)
+		}
+		cfg.Comm = &Comm{Pattern: pat, Params: s.Network, MessagesPerSecond: s.MessagesPerSecond, CycleSeconds: s.CycleSeconds, Seed: s.CommSeed}
+	}
+	if s.Baseline != nil {
+		grid, ok := m.(*topo.Grid)
+		if !ok {
+			return Config{}, fieldErr("Baseline", "exact", "needs node coordinates (a mesh); %s has none", m.Spec())
+		}
+		if s.Compat != alloc.CompatPReMAS && slices.Contains(grid.Wrap(), true) {
+			return Config{}, fieldErr("Baseline", "exact", "measures plain L1 distance; %s has wraparound links (use a mesh, or CompatPReMAS)", m.Spec())
+		}
+		b := *s.Baseline
+		cfg.Baseline = &b
+	}
+	return cfg, nil
+}
+
+// Report is a finished replay: its summary (with per-size rows, Summary.BySize)
+// and what was read. Its JSON is "procalloc sim --json".
+type Report struct {
+	Summary
+	Trace    string `json:"trace"`
+	BadLines int    `json:"bad_lines"`
+	Filtered int    `json:"filtered_records"`
+	// Skipped counts sacct records not replayed, by reason.
+	Skipped map[string]int `json:"skipped_records,omitempty"`
+	// DroppedLarger counts the jobs Spec.DropLarger removed.
+	DroppedLarger int `json:"dropped_larger"`
+	// Seconds is the replay's wall-clock time.
+	Seconds float64 `json:"seconds"`
+	// PerJob are the jobs' records, with Spec.PerJob.
+	PerJob []JobResult `json:"-"`
+}
+
+// Run replays the prepared trace with a fresh allocator.
+func (rp *Replay) Run(ctx context.Context) (*Report, error) {
+	cfg, err := rp.Config()
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	res, err := Run(ctx, rp.Jobs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	secs := time.Since(t0).Seconds()
+	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
+		DroppedLarger: rp.DroppedLarger, Seconds: secs}
+	rep.LoadFactor = rp.Spec.Scale.Contract
+	if rp.Spec.LoadFactor != 0 {
+		rep.LoadFactor = rp.Spec.LoadFactor
+	}
+	if rp.Spec.PerJob {
+		rep.PerJob = res.PerJob
+	}
+	return rep, nil
+}
+
+// Run prepares and runs the replay.
+func (s *Spec) Run(ctx context.Context) (*Report, error) {
+	rp, err := s.Prepare()
+	if err != nil {
+		return nil, err
+	}
+	return rp.Run(ctx)
+}

@@ -1,0 +1,319 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// validSpec is a spec Validate accepts.
+func validSpec() Spec {
+	s := DefaultSpec()
+	s.Trace, s.MachineSpec, s.Alloc = "t.txt", "mesh:4x4", "mc1x1"
+	return s
+}
+
+// Every mistake a user can make in a spec is an error naming its field, each alone
+// and all at once.
+func TestSpecValidate(t *testing.T) {
+	if err := (&Spec{}).Validate(); err == nil {
+		t.Fatal("the zero spec validated")
+	}
+	good := validSpec()
+	if err := good.Validate(); err != nil {
+		t.Fatalf("valid spec: %v", err)
+	}
+	cases := []struct {
+		field string
+		edit  func(*Spec)
+		want  string
+	}{
+		{"Sched", func(s *Spec) { s.Sched, s.Scale.Work = SchedAsRun, 2 }, "production's own schedule"},
+		{"Trace", func(s *Spec) { s.Trace = "" }, "required"},
+		{"Format", func(s *Spec) { s.Format = "csv" }, "want swf, converted or sacct"},
+		{"From", func(s *Spec) { s.From = "yesterday" }, "neither whole seconds"},
+		{"To", func(s *Spec) { s.To = "-5" }, "cannot be negative"},
+		{"Scale.Work", func(s *Spec) { s.Scale.Work = 0 }, "greater than 0"},
+		{"Scale.Contract", func(s *Spec) { s.Scale.Contract = 2e6 }, "at most 1e6"},
+		{"Scale.Replicate", func(s *Spec) { s.Scale.Replicate = 0 }, "at least 1"},
+		{"Scale.Perturb", func(s *Spec) { s.Scale.Perturb = -1 }, "negative"},
+		{"LoadFactor", func(s *Spec) { s.LoadFactor = -0.5 }, "greater than 0"},
+		{"Machine", func(s *Spec) { s.MachineSpec = "" }, "required"},
+		{"MachineSpec", func(s *Spec) { s.Machine = topo.Mesh(8, 8) }, "another machine"},
+		{"Alloc", func(s *Spec) { s.Alloc = "" }, "required"},
+		{"Alloc", func(s *Spec) { s.Alloc = "nope:1" }, "unknown allocator"},
+		{"Sched", func(s *Spec) { s.Sched = "sjf" }, "want fcfs, easy, cplant or as-run"},
+		{"Compat", func(s *Spec) { s.Compat = "slurm" }, "want premas, sst or empty"},
+		{"Network", func(s *Spec) { s.Network.MessageFlits = 0 }, ""},
+		{"Pattern", func(s *Spec) { s.Pattern = "ring-of-fire" }, ""},
+		{"Comm", func(s *Spec) { s.Comm = "ring-of-fire" }, ""},
+		{"Comm", func(s *Spec) { s.Comm, s.Sched = "n-body", SchedAsRun }, "production's run times"},
+		{"MessagesPerSecond", func(s *Spec) { s.Comm, s.MessagesPerSecond = "n-body", 0 }, "positive"},
+		{"CycleSeconds", func(s *Spec) { s.Comm, s.CycleSeconds = "n-body", -1 }, "between 1e-09 and 1e+06"},
+		{"Baseline.TimeLimit", func(s *Spec) { s.Baseline = &Baseline{} }, "positive"},
+	}
+	all := validSpec()
+	for _, c := range cases {
+		s := validSpec()
+		c.edit(&s)
+		if c.field != "MachineSpec" { // excludes a missing machine
+			c.edit(&all)
+		}
+		err := s.Validate()
+		var fe *FieldError
+		if err == nil || !errors.As(err, &fe) {
+			t.Errorf("%s: error %v, want a FieldError", c.field, err)
+			continue
+		}
+		if fe.Field != c.field || !strings.Contains(fe.Reason, c.want) || !strings.HasPrefix(err.Error(), c.field) {
+			t.Errorf("%s: got %q (field %s), want field %s and %q", c.field, err, fe.Field, c.field, c.want)
+		}
+	}
+	// All at once: every field is named.
+	err := all.Validate()
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatalf("all mistakes: %v, not joined errors", err)
+	}
+	var fields []string
+	for _, e := range j.Unwrap() {
+		fields = append(fields, e.(*FieldError).Field)
+	}
+	for _, c := range cases {
+		if !slices.Contains(fields, c.field) && c.field != "MachineSpec" {
+			t.Errorf("all mistakes at once: %s not named (got %v)", c.field, fields)
+		}
+	}
+}
+
+func TestParseEnums(t *testing.T) {
+	for _, s := range Scheds {
+		if v, err := ParseSched(s.String()); err != nil || v != s {
+			t.Errorf("ParseSched(%q) = %q, %v", s, v, err)
+		}
+	}
+	if Sched("").String() != "fcfs" {
+		t.Error("the zero scheduler is not fcfs")
+	}
+	for _, f := range []Format{FormatDetect, FormatSWF, FormatConverted, FormatSacct} {
+		if v, err := ParseFormat(f.String()); err != nil || v != f {
+			t.Errorf("ParseFormat(%q) = %q, %v", f, v, err)
+		}
+	}
+	for _, bad := range []string{"SJF", "fcfs ", "as_run"} {
+		if _, err := ParseSched(bad); err == nil {
+			t.Errorf("ParseSched(%q) accepted", bad)
+		}
+	}
+	if _, err := ParseFormat("json"); err == nil {
+		t.Error("ParseFormat accepted json")
+	}
+	for in, want := range map[string]Compat{"": "", "default": "", "premas": "premas", "sst": "sst"} {
+		if c, err := ParseCompat(in); err != nil || c != want || (in != "" && CompatName(c) != in && in != "default") {
+			t.Errorf("ParseCompat(%q) = %q, %v", in, c, err)
+		}
+	}
+	if _, err := ParseCompat("PReMAS"); err == nil {
+		t.Error("ParseCompat accepted PReMAS")
+	}
+}
+
+// The metric names are Summary's JSON keys, once each, and their values are the
+// fields of those keys.
+func TestMetricNamesAreSummaryKeys(t *testing.T) {
+	s := Summary{}
+	v := reflect.ValueOf(&s).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.CanSet() {
+			switch f.Kind() {
+			case reflect.Float64:
+				f.SetFloat(float64(i) + 0.5)
+			case reflect.Int64, reflect.Int:
+				f.SetInt(int64(i))
+			}
+		}
+	}
+	b, _ := json.Marshal(&s)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	seen := map[string]bool{}
+	for _, mt := range Metrics {
+		if seen[mt.Key] {
+			t.Errorf("metric %s listed twice", mt.Key)
+		}
+		seen[mt.Key] = true
+		got, ok := m[mt.Key].(float64)
+		if !ok {
+			t.Errorf("metric %s is not a JSON key of Summary", mt.Key)
+			continue
+		}
+		if got != mt.Value(&s) {
+			t.Errorf("metric %s: value %v, JSON %v", mt.Key, mt.Value(&s), got)
+		}
+		if k, ok := MetricByKey(mt.Key); !ok || k.Name != mt.Name {
+			t.Errorf("MetricByKey(%s) = %v, %v", mt.Key, k.Name, ok)
+		}
+	}
+	if _, ok := m[MetricMaxWait]; !ok {
+		t.Errorf("%s is not a JSON key of Summary", MetricMaxWait)
+	}
+}
+
+// gridSpecs are small replays of the KTH trace: several allocators, schedulers and
+// load factors.
+func gridSpecs(t *testing.T) []Spec {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Jobs = tr.Jobs[:2000]
+	var out []Spec
+	for _, sched := range []Sched{SchedFCFS, SchedEASY} {
+		for _, c := range []float64{1, 0.5} {
+			for _, a := range []string{"mc1x1", "bf:gilbert", "genalg"} {
+				s := DefaultSpec()
+				s.Trace, s.TraceData, s.Machine, s.Alloc, s.Sched, s.Scale.Contract = "kth", tr, topo.Mesh(10, 10), a, sched, c
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func reportsJSON(t *testing.T, rs []GridResult) []string {
+	var out []string
+	for i, r := range rs {
+		if r.Err != nil {
+			t.Fatalf("replay %d: %v", i, r.Err)
+		}
+		rep := *r.Report
+		rep.Seconds = 0
+		b, _ := json.Marshal(rep)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// A grid's results are in input order and the same whatever the number of workers,
+// and each is the spec's own replay.
+func TestRunGridDeterministic(t *testing.T) {
+	specs := gridSpecs(t)
+	one := reportsJSON(t, RunGrid(context.Background(), specs, 1))
+	three := reportsJSON(t, RunGrid(context.Background(), specs, 3))
+	if !slices.Equal(one, three) {
+		t.Fatal("results differ between 1 and 3 workers")
+	}
+	for i, s := range specs {
+		rep, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Alloc == "" || !strings.HasPrefix(rep.Alloc, strings.Split(s.Alloc, ":")[0]) || rep.Sched != s.Sched.String() || rep.LoadFactor != s.Scale.Contract {
+			t.Errorf("replay %d is %s/%s/%g, want %s/%s/%g", i, rep.Alloc, rep.Sched, rep.LoadFactor, s.Alloc, s.Sched, s.Scale.Contract)
+		}
+		rep.Seconds = 0
+		b, _ := json.Marshal(rep)
+		if string(b) != one[i] {
+			t.Errorf("replay %d: grid result differs from its own Run", i)
+		}
+	}
+}
+
+// Cancelled, a grid returns what finished and ctx's error for the rest; a spec
+// that fails is that replay's error, not the grid's.
+func TestRunGridCancel(t *testing.T) {
+	specs := gridSpecs(t)
+	specs[1].Alloc = "nope"
+	ctx, cancel := context.WithCancel(context.Background())
+	finished := 0
+	g := Grid{Workers: 1, Task: func(i int) (Runner, error) { return &specs[i], nil },
+		Done: func(i int, r GridResult) error {
+			if i == 1 && r.Err == nil {
+				t.Error("the spec with an unknown allocator ran")
+			}
+			if i == 2 {
+				cancel()
+			}
+			finished++
+			return nil
+		}}
+	if err := g.Run(ctx, len(specs)); err != nil {
+		t.Fatal(err)
+	}
+	if finished != 3 {
+		t.Errorf("%d replays reported after cancelling at the third, want 3", finished)
+	}
+	res := RunGrid(ctx, specs, 2)
+	for i, r := range res {
+		if !errors.Is(r.Err, context.Canceled) || r.Report != nil {
+			t.Errorf("replay %d of a cancelled grid: %v, %v", i, r.Report, r.Err)
+		}
+	}
+	// Cancelled in the middle of a replay: it stops, and the grid with it.
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	long := gridSpecs(t)[:1]
+	long[0].Scale.Replicate = 200
+	t0 := time.Now()
+	r := RunGrid(ctx, long, 1)
+	if !errors.Is(r[0].Err, context.DeadlineExceeded) {
+		t.Errorf("a replay cancelled while running: %v", r[0].Err)
+	}
+	if d := time.Since(t0); d > 30*time.Second {
+		t.Errorf("cancelled grid took %v", d)
+	}
+	// Done's error stops the grid and is returned.
+	stop := errors.New("disk full")
+	n := 0
+	g = Grid{Workers: 2, Task: func(i int) (Runner, error) { return &specs[i], nil },
+		Done: func(i int, r GridResult) error { n++; return stop }}
+	if err := g.Run(context.Background(), len(specs)); err != stop || n != 1 {
+		t.Errorf("Done's error: grid returned %v after %d results, want it after 1", err, n)
+	}
+}
+
+// Prepare builds what the spec names: the window, the dropped jobs and the load
+// factor applied after the scaling.
+func TestSpecPrepare(t *testing.T) {
+	tr := &Trace{Format: FormatConverted, Jobs: []Job{
+		{ID: 1, Arrival: 0, Procs: 4, Runtime: 10, Estimate: -1},
+		{ID: 2, Arrival: 100, Procs: 40, Runtime: 10, Estimate: -1},
+		{ID: 3, Arrival: 200, Procs: 2, Runtime: 10, Estimate: -1},
+		{ID: 4, Arrival: 300, Procs: 2, Runtime: 10, Estimate: -1},
+	}}
+	s := DefaultSpec()
+	s.Trace, s.TraceData, s.MachineSpec, s.Alloc = "t", tr, "mesh:4x4", "ff:rowmajor"
+	s.From, s.To, s.DropLarger, s.Scale.Contract, s.LoadFactor = "100", "300", true, 0.5, 0.5
+	rp, err := s.Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.DroppedLarger != 1 || len(rp.Jobs) != 1 || rp.Jobs[0].ID != 3 || rp.Jobs[0].Arrival != 50 || rp.Machine.N() != 16 {
+		t.Fatalf("prepared %+v, dropped %d", rp.Jobs, rp.DroppedLarger)
+	}
+	rep, err := rp.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.LoadFactor != 0.5 || rep.DroppedLarger != 1 || rep.Jobs != 1 || rep.PerJob != nil {
+		t.Errorf("report %+v", rep)
+	}
+	s.Sched = SchedAsRun
+	s.From, s.To, s.Scale.Contract, s.LoadFactor = "", "", 1, 0
+	if _, err := s.Prepare(); err == nil || !strings.Contains(err.Error(), "sacct") {
+		t.Errorf("as-run on a converted trace: %v", err)
+	}
+	s = validSpec()
+	s.TraceData, s.MachineSpec = tr, "mesh:9000x9000"
+	var fe *FieldError
+	if _, err := s.Prepare(); !errors.As(err, &fe) || fe.Field != "Machine" {
+		t.Errorf("a machine too large: %v", err)
+	}
+}
