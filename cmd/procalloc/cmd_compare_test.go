@@ -63,3 +63,33 @@ func TestCompareOrderAndOutputs(t *testing.T) {
 		t.Errorf("empty --alloc: exit %d, want 2", code)
 	}
 }
+
+// TestCompareContractOnce: without --loads, compare's --contract contracts the
+// arrivals once, as sim's does (compare once applied it twice: KTH at 0.8 waited 18
+// times longer than under sim).
+func TestCompareContractOnce(t *testing.T) {
+	args := []string{"--trace", kthTrace, "--machine", "mesh:10x10", "--alloc", "bf:snake", "--sched", "easy", "--contract", "0.8", "--json"}
+	code, out, stderr := runCLI(t, "", append([]string{"compare"}, args...)...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	var cmp struct {
+		Runs []map[string]any `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil || len(cmp.Runs) != 1 {
+		t.Fatalf("compare output: %v (%d runs)", err, len(cmp.Runs))
+	}
+	code, out, stderr = runCLI(t, "", append([]string{"sim"}, args...)...)
+	if code != 0 {
+		t.Fatalf("sim: exit %d: %s", code, stderr)
+	}
+	var one map[string]any
+	if err := json.Unmarshal([]byte(out), &one); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"mean_wait", "makespan", "load_factor"} {
+		if cmp.Runs[0][k] != one[k] {
+			t.Errorf("%s: compare %v, sim %v", k, cmp.Runs[0][k], one[k])
+		}
+	}
+}
