@@ -337,6 +337,10 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		res.Status, res.Bound = StatusOptimal, f
 	case ctx.Err() != nil:
 		res.Status = ctxStatus(ctx)
+	case deadlinePassed(ctx):
+		// The search reads the clock itself and may stop at the deadline a moment
+		// before the context's timer fires: the time limit still ended it.
+		res.Status = StatusTimeLimit
 	}
 	if res.Bound > f {
 		res.Bound = f // a bound from rounding that passes F proves nothing beyond F
@@ -348,6 +352,12 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	res.Seconds = time.Since(t0).Seconds()
 	out := &OrderResult{Result: *res, Order: curves.Order(o), Candidates: sr.scale, Scalable: true}
 	return out, nil
+}
+
+// deadlinePassed reports whether ctx has a deadline that is now past.
+func deadlinePassed(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
 }
 
 // pairBound is the bound every ordering meets: each of the pairs at rank difference t
