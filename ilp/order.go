@@ -207,7 +207,7 @@ func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt 
 		if err != nil {
 			return nil, fmt.Errorf("structured start %s: %w", s.Name, err)
 		}
-		if exact >= f && certifies(m, s.P, w, opt.Ring, exact) {
+		if exact >= f && !opt.forceMIP && certifies(m, s.P, w, opt.Ring, exact) {
 			res := Result{Assignment: slices.Clone(s.P), Objective: f, Bound: f, BoundSource: best.Source,
 				Status: StatusOptimal, StartSource: "structured:" + s.Name, StartObjective: f,
 				Notes: []string{fmt.Sprintf("the structured start %s meets the exact %s bound: optimal without a dense solve", s.Name, best.Source)}}
