@@ -126,9 +126,10 @@ const (
 )
 
 type qent struct {
-	t   int64
-	ivc int32 // local input VC: port*V + vc
-	res int32
+	t      int64
+	ivc    int32 // local input VC: port*V + vc
+	res    int32
+	in, vc int16 // its port and virtual channel
 }
 
 type frouter struct {
@@ -535,7 +536,8 @@ func (e *FlitEngine) enqueue(src, dst, tag int32, t int64) {
 func (e *FlitEngine) Idle() bool { return e.inNet == 0 && len(e.active) == 0 }
 
 func (e *FlitEngine) push(t int64, kind uint64, a, b int32) {
-	e.wheel[t&e.wmask] = append(e.wheel[t&e.wmask], kind<<62|uint64(uint32(a))<<32|uint64(uint32(b)))
+	w := &e.wheel[t&e.wmask]
+	*w = append(*w, kind<<62|uint64(uint32(a))<<32|uint64(uint32(b)))
 }
 
 func (e *FlitEngine) listRouter(r int32) {
@@ -609,7 +611,11 @@ func (e *FlitEngine) cycle(t int64) {
 func (e *FlitEngine) arrive(g, f int32, t int64) {
 	B := e.B
 	c := e.bcount[g]
-	e.buf[g*B+(e.bhead[g]+c)%B] = f
+	i := e.bhead[g] + c
+	if i >= B {
+		i -= B
+	}
+	e.buf[g*B+i] = f
 	e.bcount[g] = c + 1
 	gp := g / e.V
 	r := e.portRouter[gp]
@@ -617,13 +623,17 @@ func (e *FlitEngine) arrive(g, f int32, t int64) {
 	switch e.state[g] {
 	case vcIdle:
 		e.state[g] = vcRouting
-		rt.routeQ = append(rt.routeQ, qent{t: -1, ivc: g - rt.base*e.V, res: resNone})
+		rt.routeQ = append(rt.routeQ, mkq(g-rt.base*e.V, e.V))
 	case vcActive:
 		if c == 0 {
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: g - rt.base*e.V, res: resNone})
+			rt.saQ = append(rt.saQ, mkq(g-rt.base*e.V, e.V))
 		}
 	}
 	e.listRouter(r)
+}
+
+func mkq(l, V int32) qent {
+	return qent{t: -1, ivc: l, res: resNone, in: int16(l / V), vc: int16(l % V)}
 }
 
 // injectAll lets every terminal with work inject one flit (TrafficManager::_Step).
@@ -748,7 +758,7 @@ func (e *FlitEngine) step(r int32, t int64) bool {
 				break
 			}
 			e.route(rt, q.ivc)
-			rt.vaQ = append(rt.vaQ, qent{t: -1, ivc: q.ivc, res: resNone})
+			rt.vaQ = append(rt.vaQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		}
 		rt.routeQ = rt.routeQ[:copy(rt.routeQ, rt.routeQ[k:])]
 	}
@@ -840,6 +850,13 @@ func (e *FlitEngine) route(rt *frouter, l int32) {
 // (scratch: the caller resets the entries it reads).
 func (e *FlitEngine) islip(n int32, gptr, aptr []int32) {
 	grant, accept := e.grant, e.accept
+	if len(e.reqIn) == 1 { // one request: granted and accepted
+		in, out := e.reqIn[0], e.reqOut[0]
+		accept[in] = out
+		gptr[out] = cyc(in+1-n, n)
+		aptr[in] = cyc(out+1-n, n)
+		return
+	}
 	e.touched = e.touched[:0]
 	for i, in := range e.reqIn {
 		out := e.reqOut[i]
@@ -850,7 +867,7 @@ func (e *FlitEngine) islip(n int32, gptr, aptr []int32) {
 			continue
 		}
 		p := gptr[out]
-		if (in-p+n)%n < (g-p+n)%n {
+		if cyc(in-p, n) < cyc(g-p, n) {
 			grant[out] = in
 		}
 	}
@@ -865,18 +882,26 @@ func (e *FlitEngine) islip(n int32, gptr, aptr []int32) {
 			continue
 		}
 		p := aptr[in]
-		if (out-p+n)%n < (a-p+n)%n {
+		if cyc(out-p, n) < cyc(a-p, n) {
 			accept[in] = out
 		}
 	}
 	for _, out := range e.touched {
 		in := grant[out]
 		if accept[in] == out {
-			gptr[out] = (in + 1) % n
-			aptr[in] = (out + 1) % n
+			gptr[out] = cyc(in+1-n, n)
+			aptr[in] = cyc(out+1-n, n)
 		}
 		grant[out] = -1
 	}
+}
+
+// cyc is d mod n for d in [-n, n).
+func cyc(d, n int32) int32 {
+	if d < 0 {
+		d += n
+	}
+	return d
 }
 
 func (e *FlitEngine) vaEvaluate(rt *frouter, t int64) {
@@ -951,9 +976,9 @@ func (e *FlitEngine) vaUpdate(rt *frouter, t, VA int64) {
 			e.inUse[(rt.base+op)*V+ov] = q.ivc
 			e.outV[g] = ov
 			e.state[g] = vcActive
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone})
+			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		} else {
-			rt.vaQ = append(rt.vaQ, qent{t: -1, ivc: q.ivc, res: resNone})
+			rt.vaQ = append(rt.vaQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		}
 	}
 	rt.vaQ = rt.vaQ[:copy(rt.vaQ, rt.vaQ[k:])]
@@ -975,7 +1000,7 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 			q.res = resFull
 			continue
 		}
-		in, vc := q.ivc/V, q.ivc%V
+		in, vc := int32(q.in), int32(q.vc)
 		// One request per input and output: the round-robin successor of the input's
 		// last winner among its virtual channels (RoundRobinArbiter::Supersedes).
 		dup := false
@@ -983,7 +1008,7 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 			if rin == in && e.reqOut[j] == op {
 				dup = true
 				rr := e.swRR[rt.base+in]
-				if (vc-rr+V)%V < (e.reqLab[j]-rr+V)%V {
+				if cyc(vc-rr, V) < cyc(e.reqLab[j]-rr, V) {
 					e.reqLab[j] = vc
 				}
 				break
@@ -1005,7 +1030,7 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 		if q.res < resNone {
 			continue
 		}
-		in, vc := q.ivc/V, q.ivc%V
+		in, vc := int32(q.in), int32(q.vc)
 		q.res = resConflict
 		a := e.accept[in]
 		if a < 0 {
@@ -1015,7 +1040,7 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 			if rin == in && e.reqOut[j] == a {
 				if e.reqLab[j] == vc {
 					q.res = a
-					e.swRR[rt.base+in] = (vc + 1) % V
+					e.swRR[rt.base+in] = cyc(vc+1-V, V)
 				}
 				break
 			}
@@ -1051,14 +1076,17 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			break
 		}
 		if q.res < 0 {
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone})
+			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 			continue
 		}
 		g := rt.base*V + q.ivc
 		op, ov := e.outP[g], e.outV[g]
 		h := e.bhead[g]
 		f := e.buf[g*B+h]
-		e.bhead[g] = (h + 1) % B
+		if h++; h == B {
+			h = 0
+		}
+		e.bhead[g] = h
 		e.bcount[g]--
 		gop := rt.base + op
 		govc := gop*V + ov
@@ -1079,11 +1107,11 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			e.push(at+2, evCredit, govc, 0)
 		}
 		// The credit for the slot just freed goes back upstream.
-		gin := rt.base + q.ivc/V
+		gin := rt.base + int32(q.in)
 		if u := e.inUp[gin]; u >= 0 {
-			e.push(t+int64(e.inLat[gin])+1, evCredit, u*V+q.ivc%V, 0)
+			e.push(t+int64(e.inLat[gin])+1, evCredit, u*V+int32(q.vc), 0)
 		} else {
-			e.push(t+2, evTermCredit, (-1-u)*V+q.ivc%V, 0)
+			e.push(t+2, evTermCredit, (-1-u)*V+int32(q.vc), 0)
 		}
 		switch {
 		case e.bcount[g] == 0:
@@ -1092,9 +1120,9 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			}
 		case f&1 != 0:
 			e.state[g] = vcRouting
-			rt.routeQ = append(rt.routeQ, qent{t: -1, ivc: q.ivc, res: resNone})
+			rt.routeQ = append(rt.routeQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		default:
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone})
+			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		}
 	}
 	rt.saQ = rt.saQ[:copy(rt.saQ, rt.saQ[k:])]
