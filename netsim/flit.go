@@ -1290,23 +1290,23 @@ func (e *FlitEngine) vcName(g int32) string {
 		rn = "(" + strings.Join(c, ",") + ")"
 		switch {
 		case p == 2*nd:
-			pn = "terminal"
+			pn = "terminal input"
 		default:
 			axis := "xyzw"[min(p/2, 3)]
 			sign := "+" // input 2j comes from the + neighbour
 			if p%2 == 1 {
 				sign = "-"
 			}
-			pn = fmt.Sprintf("from %s%c", sign, axis)
+			pn = fmt.Sprintf("input from %s%c", sign, axis)
 		}
 	} else {
 		g := e.m.(*topo.Graph)
 		rn = g.Name(int(r))
 		if e.inUp[gp] < 0 {
-			pn = "terminal"
+			pn = "terminal input"
 		} else {
-			pn = "from " + g.Name(int(e.nbr[r][p]))
+			pn = "input from " + g.Name(int(e.nbr[r][p]))
 		}
 	}
-	return fmt.Sprintf("%s %s vc %d", rn, pn, g%V)
+	return fmt.Sprintf("router %s %s vc %d", rn, pn, g%V)
 }

@@ -98,7 +98,7 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 			return res, err
 		}
 	}
-	for t := end - 1; arrived < window && t < end+cfg.Drain; {
+	for t := end - 1; arrived < window && t < end+cfg.Drain && !cfg.AcceptedOnly; {
 		if ctx.Err() != nil {
 			return res, fmt.Errorf("uniform traffic interrupted while draining: %w", ctx.Err())
 		}
