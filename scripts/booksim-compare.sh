@@ -16,7 +16,12 @@
 #              (cd booksim2/src && make)   # needs flex, bison, g++
 #   PROCALLOC  the procalloc binary (default: go run ./cmd/procalloc)
 # Environment: GRID=quick runs a subset (mesh 8x8 and torus 8x8, buffer 8);
-#              SKIP_PROCALLOC=1 runs BookSim2 only.
+#              SKIP_PROCALLOC=1 runs BookSim2 only;
+#              SIMTYPE=throughput runs BookSim2's loaded points with sim_type =
+#              throughput: the same simulation, but it stops once the accepted rate
+#              has converged instead of draining every measured packet, which at
+#              saturation takes longer than the run itself (the zero-load rows always
+#              use sim_type = latency).
 set -eu
 BOOKSIM=${1:-${BOOKSIM:-./booksim2/src/booksim}}
 PROCALLOC=${2:-}
@@ -33,6 +38,8 @@ fi
 
 # run_booksim TOPOLOGY K VCS BUF RATE: prints "accepted latency state".
 run_booksim() {
+	simtype=${SIMTYPE:-latency}
+	[ "$5" = 0.002 ] && simtype=latency
 	routing=dor
 	[ "$1" = torus ] && routing=dim_order
 	cat >"$tmp/cfg" <<EOF
@@ -46,7 +53,7 @@ traffic = uniform;
 packet_size = 32;
 injection_rate_uses_flits = 1;
 injection_rate = $5;
-sim_type = latency;
+sim_type = $simtype;
 latency_thres = -1.0;
 warmup_periods = 3;
 sample_period = 2000;
@@ -57,6 +64,7 @@ EOF
 	if grep -q 'Overall Traffic Statistics' "$tmp/out"; then
 		acc=$(sed -n '/Overall Traffic/,$ s/^Accepted flit rate average = \([^ ]*\).*/\1/p' "$tmp/out" | head -1)
 		lat=$(sed -n '/Overall Traffic/,$ s/^Packet latency average = \([^ ]*\).*/\1/p' "$tmp/out" | head -1)
+		[ "$simtype" = latency ] || lat=-
 		echo "$acc $lat converged"
 	else
 		acc=$(sed -n 's/^Accepted flit rate average= *\([^ ]*\).*/\1/p' "$tmp/out" | tail -1)
@@ -83,6 +91,9 @@ row() {
 }
 
 printf 'topology\tk\tvcs\tbuf\trate\tbooksim_accepted\tbooksim_latency\tbooksim_state\tprocalloc_accepted\tprocalloc_latency\n'
+row mesh 8 1 8 0.002
+row mesh 16 1 8 0.002
+row torus 8 2 8 0.002
 bufs="8 32"
 [ "${GRID:-}" = quick ] && bufs=8
 for buf in $bufs; do
@@ -95,6 +106,3 @@ for buf in $bufs; do
 		for r in 0.3 0.4 0.5 0.6 0.7; do row torus 8 $v $buf $r; done
 	done
 done
-row mesh 8 1 8 0.002
-row mesh 16 1 8 0.002
-row torus 8 2 8 0.002
