@@ -49,7 +49,7 @@ func TestFlitSaturationMatchesBookSim(t *testing.T) {
 		cfg := DefaultFlitConfig(m)
 		cfg.VCs = c.vcs
 		cfg.Seed = 1
-		res, err := FlitUniformTraffic(context.Background(), m, cfg, TrafficConfig{Rate: c.rate, Warmup: 4000, Measure: 8000, Seed: 1, AcceptedOnly: true})
+		res, err := FlitUniformTraffic(context.Background(), m, cfg, TrafficConfig{Rate: c.rate, Warmup: 6000, Measure: 12000, Seed: 1, AcceptedOnly: true})
 		if err != nil {
 			t.Fatalf("%s %d VCs: %v", c.spec, c.vcs, err)
 		}

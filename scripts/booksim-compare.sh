@@ -16,6 +16,8 @@
 #              (cd booksim2/src && make)   # needs flex, bison, g++
 #   PROCALLOC  the procalloc binary (default: go run ./cmd/procalloc)
 # Environment: GRID=quick runs a subset (mesh 8x8 and torus 8x8, buffer 8);
+#              GRID=sat runs only the highest offered load of each list (above
+#              saturation in every configuration: accepted is flat there);
 #              SKIP_PROCALLOC=1 runs BookSim2 only;
 #              SIMTYPE=throughput runs BookSim2's loaded points with sim_type =
 #              throughput: the same simulation, but it stops once the accepted rate
@@ -91,18 +93,26 @@ row() {
 }
 
 printf 'topology\tk\tvcs\tbuf\trate\tbooksim_accepted\tbooksim_latency\tbooksim_state\tprocalloc_accepted\tprocalloc_latency\n'
-row mesh 8 1 8 0.002
-row mesh 16 1 8 0.002
-row torus 8 2 8 0.002
+if [ "${GRID:-}" != sat ]; then
+	row mesh 8 1 8 0.002
+	row mesh 16 1 8 0.002
+	row torus 8 2 8 0.002
+fi
 bufs="8 32"
-[ "${GRID:-}" = quick ] && bufs=8
+r8="0.3 0.4 0.5 0.6" r16="0.12 0.15 0.2 0.25" rt="0.3 0.4 0.5 0.6 0.7"
+case "${GRID:-}" in
+quick) bufs=8 ;;
+sat) r8=0.6 r16=0.25 rt=0.7 ;;
+esac
 for buf in $bufs; do
 	for v in 1 2 4 8; do
-		for r in 0.3 0.4 0.5 0.6; do row mesh 8 $v $buf $r; done
-		[ "${GRID:-}" = quick ] && continue
-		for r in 0.12 0.15 0.2 0.25; do row mesh 16 $v $buf $r; done
+		for r in $r8; do row mesh 8 $v $buf $r; done
 	done
 	for v in 2 4 8; do
-		for r in 0.3 0.4 0.5 0.6 0.7; do row torus 8 $v $buf $r; done
+		for r in $rt; do row torus 8 $v $buf $r; done
+	done
+	[ "${GRID:-}" = quick ] && continue
+	for v in 1 2 4 8; do
+		for r in $r16; do row mesh 16 $v $buf $r; done
 	done
 done
