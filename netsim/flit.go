@@ -304,8 +304,8 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 	}
 	np := len(e.portRouter)
 	nv := np * cfg.VCs
-	if int64(nv)*int64(cfg.VCBuffer) > 1<<31-1 || nv > 1<<29 {
-		return nil, fmt.Errorf("flit engine: %s with %d virtual channels of %d flits is too large", m.Spec(), cfg.VCs, cfg.VCBuffer)
+	if int64(nv)*int64(cfg.VCBuffer) > 1<<28 || nv > 1<<28 {
+		return nil, fmt.Errorf("flit engine: %s with %d virtual channels of %d flits is too large: %d buffered flits, at most 2^28 (1 GB)", m.Spec(), cfg.VCs, cfg.VCBuffer, int64(nv)*int64(cfg.VCBuffer))
 	}
 	e.buf = make([]int32, nv*cfg.VCBuffer)
 	e.bhead = make([]int32, nv)
