@@ -140,6 +140,7 @@ func TestFlitLonePacketTiming(t *testing.T) {
 		stages := int64(cfg.RoutingDelay + cfg.VCAllocDelay + cfg.SwitchAllocDelay + cfg.SwitchDelay)
 		n := c.m.N()
 		var buf []int32
+		var sum int64
 		for s := range n {
 			for d := range n {
 				got = got[:0]
@@ -159,6 +160,7 @@ func TestFlitLonePacketTiming(t *testing.T) {
 				h := int64(len(buf))
 				want := 1 + 2 + h*(stages+int64(cfg.LinkDelay)) + stages + 1 + int64(cfg.PacketFlits) - 1
 				dv := got[0]
+				sum += dv.Arrived - dv.Queued - 1
 				if dv.Src != int32(s) || dv.Dst != int32(d) || dv.Tag != 5 || dv.Hops != int(h) || dv.Arrived-dv.Queued != want {
 					t.Fatalf("%s: %d -> %d: delivered %+v, latency %d; want %d hops, latency %d", c.m.Spec(), s, d, dv, dv.Arrived-dv.Queued, h, want)
 				}
@@ -171,6 +173,11 @@ func TestFlitLonePacketTiming(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+		}
+		// ZeroLoadLatency is the mean over all pairs of a packet created in the cycle
+		// it can leave.
+		if mean := float64(sum) / float64(n*n); math.Abs(mean-e.ZeroLoadLatency()) > 1e-9 {
+			t.Errorf("%s: mean lone-packet latency %v, ZeroLoadLatency %v", c.m.Spec(), mean, e.ZeroLoadLatency())
 		}
 	}
 }
