@@ -140,6 +140,21 @@ type frouter struct {
 	listed   bool
 }
 
+// fivc is an input virtual channel: its buffer's head and flit count, its state,
+// and, once routed, its output port (local), output VC and the VC range allowed.
+type fivc struct {
+	head, count int32
+	outP, outV  int32
+	lo, hi      int32
+	state       uint8
+}
+
+// fovc is an output virtual channel: the credits in use (flits sent and not yet
+// freed downstream) and the local input VC holding it (-1: free).
+type fovc struct {
+	occ, use int32
+}
+
 type fpacket struct {
 	src, dst int32
 	tag      int32
@@ -224,21 +239,14 @@ type FlitEngine struct {
 
 	// input virtual channels, global index gp*V + vc
 	buf    []int32 // buffers, B flits each
-	bhead  []int32
-	bcount []int32
-	state  []uint8
-	outP   []int32 // local output port
-	outV   []int32
-	vcLo   []int32
-	vcHi   []int32
+	iv     []fivc
 	swRR   []int32 // per global input port
 	saAptr []int32 // per global input port
 	saGptr []int32 // per global output port
 	vaAptr []int32 // per global input VC
 	vaGptr []int32 // per global output VC
 	// output virtual channels, global index gp*V + vc
-	occ   []int32
-	inUse []int32 // -1 free, else the local input VC holding it
+	ov []fovc
 
 	terms   []fterm
 	termOcc []int32
@@ -308,17 +316,10 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 		return nil, fmt.Errorf("flit engine: %s with %d virtual channels of %d flits is too large: %d buffered flits, at most 2^28 (1 GB)", m.Spec(), cfg.VCs, cfg.VCBuffer, int64(nv)*int64(cfg.VCBuffer))
 	}
 	e.buf = make([]int32, nv*cfg.VCBuffer)
-	e.bhead = make([]int32, nv)
-	e.bcount = make([]int32, nv)
-	e.state = make([]uint8, nv)
-	e.outP = make([]int32, nv)
-	e.outV = make([]int32, nv)
-	e.vcLo = make([]int32, nv)
-	e.vcHi = make([]int32, nv)
+	e.iv = make([]fivc, nv)
 	e.vaAptr = make([]int32, nv)
 	e.vaGptr = make([]int32, nv)
-	e.occ = make([]int32, nv)
-	e.inUse = make([]int32, nv)
+	e.ov = make([]fovc, nv)
 	e.swRR = make([]int32, np)
 	e.saAptr = make([]int32, np)
 	e.saGptr = make([]int32, np)
@@ -465,18 +466,15 @@ func (e *FlitEngine) buildGraph(g *topo.Graph, r *GraphRouter) {
 func (e *FlitEngine) Reset() {
 	e.now, e.stop, e.inNet, e.lastMove = 0, false, 0, 0
 	e.rng = NewRand(e.cfg.Seed, 7)
-	clear(e.bhead)
-	clear(e.bcount)
-	clear(e.state)
-	clear(e.occ)
+	clear(e.iv)
 	clear(e.termOcc)
 	clear(e.swRR)
 	clear(e.saAptr)
 	clear(e.saGptr)
 	clear(e.vaAptr)
 	clear(e.vaGptr)
-	for i := range e.inUse {
-		e.inUse[i] = -1
+	for i := range e.ov {
+		e.ov[i] = fovc{use: -1}
 	}
 	for i := range e.termUse {
 		e.termUse[i] = -1
@@ -581,7 +579,7 @@ func (e *FlitEngine) cycle(t int64) {
 		case evFlit:
 			e.arrive(a, x, t)
 		case evCredit:
-			e.occ[a]--
+			e.ov[a].occ--
 		case evTermCredit:
 			e.termOcc[a]--
 		case evEject:
@@ -610,19 +608,19 @@ func (e *FlitEngine) cycle(t int64) {
 // arrive appends flit f to global input VC g (BookSim2's _InputQueuing).
 func (e *FlitEngine) arrive(g, f int32, t int64) {
 	B := e.B
-	c := e.bcount[g]
-	i := e.bhead[g] + c
+	c := e.iv[g].count
+	i := e.iv[g].head + c
 	if i >= B {
 		i -= B
 	}
 	e.buf[g*B+i] = f
-	e.bcount[g] = c + 1
+	e.iv[g].count = c + 1
 	gp := g / e.V
 	r := e.portRouter[gp]
 	rt := &e.routers[r]
-	switch e.state[g] {
+	switch e.iv[g].state {
 	case vcIdle:
-		e.state[g] = vcRouting
+		e.iv[g].state = vcRouting
 		rt.routeQ = append(rt.routeQ, mkq(g-rt.base*e.V, e.V))
 	case vcActive:
 		if c == 0 {
@@ -776,11 +774,11 @@ func (e *FlitEngine) step(r int32, t int64) bool {
 func (e *FlitEngine) route(rt *frouter, l int32) {
 	V := e.V
 	g := rt.base*V + l
-	f := e.buf[g*e.B+e.bhead[g]]
+	f := e.buf[g*e.B+e.iv[g].head]
 	p := &e.pkts[f>>2]
 	cur := e.portRouter[rt.base]
 	inPort := l / V
-	e.state[g] = vcVCAlloc
+	e.iv[g].state = vcVCAlloc
 	lo, hi := int32(0), V-1
 	var out int32
 	switch {
@@ -837,7 +835,7 @@ func (e *FlitEngine) route(rt *frouter, l int32) {
 			break
 		}
 	}
-	e.outP[g], e.vcLo[g], e.vcHi[g] = out, lo, hi
+	e.iv[g].outP, e.iv[g].lo, e.iv[g].hi = out, lo, hi
 }
 
 // islip runs one iteration of iSLIP (N. McKeown, "The iSLIP scheduling algorithm
@@ -915,11 +913,11 @@ func (e *FlitEngine) vaEvaluate(rt *frouter, t int64) {
 	for i := first; i < len(rt.vaQ); i++ {
 		q := &rt.vaQ[i]
 		g := base + q.ivc
-		op := e.outP[g]
+		op := e.iv[g].outP
 		ob := (rt.base + op) * V
 		elig := false
-		for ov := e.vcLo[g]; ov <= e.vcHi[g]; ov++ {
-			if e.inUse[ob+ov] < 0 {
+		for ov := e.iv[g].lo; ov <= e.iv[g].hi; ov++ {
+			if e.ov[ob+ov].use < 0 {
 				elig = true
 				e.reqIn = append(e.reqIn, q.ivc)
 				e.reqOut = append(e.reqOut, op*V+ov)
@@ -954,7 +952,7 @@ func (e *FlitEngine) vaEvaluate(rt *frouter, t int64) {
 			if q.t > t {
 				break
 			}
-			if q.res >= 0 && e.inUse[(rt.base+q.res/V)*V+q.res%V] >= 0 {
+			if q.res >= 0 && e.ov[(rt.base+q.res/V)*V+q.res%V].use >= 0 {
 				q.res = resBusy
 			}
 		}
@@ -973,9 +971,9 @@ func (e *FlitEngine) vaUpdate(rt *frouter, t, VA int64) {
 		if q.res >= 0 {
 			g := rt.base*V + q.ivc
 			op, ov := q.res/V, q.res%V
-			e.inUse[(rt.base+op)*V+ov] = q.ivc
-			e.outV[g] = ov
-			e.state[g] = vcActive
+			e.ov[(rt.base+op)*V+ov].use = q.ivc
+			e.iv[g].outV = ov
+			e.iv[g].state = vcActive
 			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		} else {
 			rt.vaQ = append(rt.vaQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
@@ -995,8 +993,8 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 	for i := first; i < len(rt.saQ); i++ {
 		q := &rt.saQ[i]
 		g := base + q.ivc
-		op, ov := e.outP[g], e.outV[g]
-		if e.occ[(rt.base+op)*V+ov] >= B {
+		op, ov := e.iv[g].outP, e.iv[g].outV
+		if e.ov[(rt.base+op)*V+ov].occ >= B {
 			q.res = resFull
 			continue
 		}
@@ -1057,7 +1055,7 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 			}
 			if q.res >= 0 {
 				g := base + q.ivc
-				if e.occ[(rt.base+e.outP[g])*V+e.outV[g]] >= B {
+				if e.ov[(rt.base+e.iv[g].outP)*V+e.iv[g].outV].occ >= B {
 					q.res = resFull
 				}
 			}
@@ -1080,19 +1078,19 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			continue
 		}
 		g := rt.base*V + q.ivc
-		op, ov := e.outP[g], e.outV[g]
-		h := e.bhead[g]
+		op, ov := e.iv[g].outP, e.iv[g].outV
+		h := e.iv[g].head
 		f := e.buf[g*B+h]
 		if h++; h == B {
 			h = 0
 		}
-		e.bhead[g] = h
-		e.bcount[g]--
+		e.iv[g].head = h
+		e.iv[g].count--
 		gop := rt.base + op
 		govc := gop*V + ov
-		e.occ[govc]++
+		e.ov[govc].occ++
 		if f&1 != 0 {
-			e.inUse[govc] = -1
+			e.ov[govc].use = -1
 		}
 		e.lastMove = t
 		if d := e.outDown[gop]; d >= 0 {
@@ -1114,12 +1112,12 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			e.push(t+2, evTermCredit, (-1-u)*V+int32(q.vc), 0)
 		}
 		switch {
-		case e.bcount[g] == 0:
+		case e.iv[g].count == 0:
 			if f&1 != 0 {
-				e.state[g] = vcIdle
+				e.iv[g].state = vcIdle
 			}
 		case f&1 != 0:
-			e.state[g] = vcRouting
+			e.iv[g].state = vcRouting
 			rt.routeQ = append(rt.routeQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		default:
 			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
@@ -1193,23 +1191,23 @@ func (e *FlitEngine) meanHops() float64 {
 // names a cycle of it.
 func (e *FlitEngine) deadlock(t int64) error {
 	V := e.V
-	nv := int32(len(e.state))
+	nv := int32(len(e.iv))
 	waits := func(g int32, out []int32) []int32 {
-		if e.bcount[g] == 0 {
+		if e.iv[g].count == 0 {
 			return out
 		}
 		gp := g / V
 		rt := &e.routers[e.portRouter[gp]]
-		switch e.state[g] {
+		switch e.iv[g].state {
 		case vcActive:
-			gop := rt.base + e.outP[g]
-			if d := e.outDown[gop]; d >= 0 && e.occ[gop*V+e.outV[g]] >= e.B {
-				out = append(out, d*V+e.outV[g])
+			gop := rt.base + e.iv[g].outP
+			if d := e.outDown[gop]; d >= 0 && e.ov[gop*V+e.iv[g].outV].occ >= e.B {
+				out = append(out, d*V+e.iv[g].outV)
 			}
 		case vcVCAlloc:
-			gop := rt.base + e.outP[g]
-			for ov := e.vcLo[g]; ov <= e.vcHi[g]; ov++ {
-				if h := e.inUse[gop*V+ov]; h >= 0 {
+			gop := rt.base + e.iv[g].outP
+			for ov := e.iv[g].lo; ov <= e.iv[g].hi; ov++ {
+				if h := e.ov[gop*V+ov].use; h >= 0 {
 					out = append(out, rt.base*V+h)
 				}
 			}
@@ -1226,7 +1224,7 @@ func (e *FlitEngine) deadlock(t int64) error {
 		next []int32
 	}
 	for s := int32(0); s < nv && cyc == nil; s++ {
-		if color[s] != 0 || e.bcount[s] == 0 {
+		if color[s] != 0 || e.iv[s].count == 0 {
 			continue
 		}
 		stack := []frame{{s, waits(s, nil)}}

@@ -186,10 +186,10 @@ func TestFlitLonePacketTiming(t *testing.T) {
 // initial state: empty buffers, idle virtual channels, every credit home.
 func checkDrained(t *testing.T, e *FlitEngine, what string) {
 	t.Helper()
-	for g := range e.state {
-		if e.bcount[g] != 0 || e.state[g] != vcIdle || e.occ[g] != 0 || e.inUse[g] != -1 {
+	for g := range e.iv {
+		if e.iv[g].count != 0 || e.iv[g].state != vcIdle || e.ov[g].occ != 0 || e.ov[g].use != -1 {
 			t.Fatalf("%s: input/output VC %s not drained: %d flits, state %d, %d credits out, in use by %d",
-				what, e.vcName(int32(g)), e.bcount[g], e.state[g], e.occ[g], e.inUse[g])
+				what, e.vcName(int32(g)), e.iv[g].count, e.iv[g].state, e.ov[g].occ, e.ov[g].use)
 		}
 	}
 	for i := range e.termOcc {
