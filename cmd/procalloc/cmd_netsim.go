@@ -102,7 +102,7 @@ meshes; on tori the shorter way round (a tie at random, seeded) with the virtual
 channels split into two dateline classes, so a torus needs an even --vcs of at
 least 2; shortest paths on graphs. Uniform traffic includes a node sending to itself,
 and each node queues its packets without bound, as in BookSim2. It is the default
-because it reproduces BookSim2: saturation within 2% of BookSim2's on meshes 8x8 and
+because it reproduces BookSim2: saturation within 3% of BookSim2's on meshes 8x8 and
 16x16 with 1 to 8 virtual channels and on the 8x8 torus, zero-load latency within
 1 cycle (docs/comm.md, "The flit engine against BookSim2"), where the message engine
 was 7-20% low on saturation and 40-50% low on zero-load latency.
