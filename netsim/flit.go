@@ -330,6 +330,9 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 	for _, r := range e.routers {
 		maxP = max(maxP, int(r.np))
 	}
+	if maxP > 1<<15-1 {
+		return nil, fmt.Errorf("flit engine: %s has a switch of %d ports; the flit engine handles at most %d", m.Spec(), maxP, 1<<15-1)
+	}
 	e.grant = make([]int32, maxP*cfg.VCs)
 	e.accept = make([]int32, maxP*cfg.VCs)
 	span := int64(cfg.SwitchDelay+cfg.LinkDelay+4) + 2
