@@ -35,6 +35,14 @@ type FlitConfig struct {
 	// Seed drives the engine's own random choices: the direction of a torus route
 	// when both ways round are equally long (BookSim2 draws it at random too).
 	Seed uint64
+	// HopClasses, on graphs, gives the packet on its h-th link (h from 0) only
+	// virtual channel min(h, VCs-1) instead of any: with at least as many VCs as the
+	// longest route has links, every packet climbs to a higher VC at each hop, so
+	// shortest-path routing cannot deadlock on any graph (a dragonfly, a ring),
+	// the distance-class scheme of Dally and Towles 2004 §14.1.2 (Günther 1981).
+	// Without it (BookSim2's behaviour) every VC is usable at every hop. Ignored on
+	// grids, whose routing is deadlock-free already.
+	HopClasses bool
 }
 
 // BookSimLinkDelay is BookSim2's channel latency for machine m: 2 cycles on a grid
@@ -794,6 +802,10 @@ func (e *FlitEngine) route(rt *frouter, l int32) {
 		nx := e.graph.next[p.dst*nv+cur]
 		j, _ := slices.BinarySearch(e.nbr[cur], nx)
 		out = int32(j)
+		if e.cfg.HopClasses {
+			lo = min(p.hops, V-1)
+			hi = lo
+		}
 	default:
 		nd := int32(len(e.dims))
 		out = 2 * nd // eject

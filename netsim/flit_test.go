@@ -220,19 +220,22 @@ func checkDrained(t *testing.T, e *FlitEngine, what string) {
 // deadlock.
 func TestFlitConservation(t *testing.T) {
 	ft, _ := topo.ParseMachine("fattree:4,4:4,4:8")
+	df, _ := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5")
 	for _, c := range []struct {
 		m   topo.Machine
 		vcs int
+		hop bool
 	}{
-		{topo.Mesh(6, 5), 1},
-		{topo.Mesh(4, 4, 3), 3},
-		{topo.Torus(6, 6), 2},
-		{topo.Torus(5, 4), 4},
-		{topo.Torus(4, 4, 4), 8},
-		{ft, 2},
+		{topo.Mesh(6, 5), 1, false},
+		{topo.Mesh(4, 4, 3), 3, false},
+		{topo.Torus(6, 6), 2, false},
+		{topo.Torus(5, 4), 4, false},
+		{topo.Torus(4, 4, 4), 8, false},
+		{ft, 2, false},
+		{df, 5, true},
 	} {
 		cfg := DefaultFlitConfig(c.m)
-		cfg.VCs = c.vcs
+		cfg.VCs, cfg.HopClasses = c.vcs, c.hop
 		cfg.PacketFlits = 7
 		cfg.Seed = 3
 		n := c.m.N()
@@ -404,5 +407,33 @@ func TestFlitResetIsFresh(t *testing.T) {
 	b := run()
 	if len(a) < 100 || !slices.Equal(a, b) {
 		t.Fatalf("after Reset: %d deliveries, before %d (or they differ)", len(b), len(a))
+	}
+}
+
+// TestFlitHopClassesAvoidDeadlock: on a dragonfly, whose shortest paths deadlock
+// under load with one VC, hop-indexed VC classes with as many VCs as the longest
+// route has links keep delivering far above saturation.
+func TestFlitHopClassesAvoidDeadlock(t *testing.T) {
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.(*topo.Graph)
+	longest := 0
+	for s := range g.N() {
+		for _, d := range g.DistRow(s)[:g.N()] {
+			longest = max(longest, int(d))
+		}
+	}
+	cfg := DefaultFlitConfig(m)
+	tc := TrafficConfig{Rate: 0.9, Warmup: 1000, Measure: 6000, Seed: 1}
+	if _, err := FlitUniformTraffic(context.Background(), m, cfg, tc); !errors.Is(err, ErrDeadlock) {
+		t.Fatalf("one VC: error %v, want a deadlock (else this test shows nothing)", err)
+	}
+	cfg.VCs = longest
+	cfg.HopClasses = true
+	res, err := FlitUniformTraffic(context.Background(), m, cfg, tc)
+	if err != nil || res.Accepted < 0.1 {
+		t.Fatalf("%d hop classes: %+v, %v", cfg.VCs, res, err)
 	}
 }

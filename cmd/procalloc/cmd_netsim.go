@@ -39,17 +39,18 @@ type netsimOutput struct {
 
 // netsimFlitJSON is the flit engine's configuration in netsim's JSON.
 type netsimFlitJSON struct {
-	VCs              int `json:"vcs"`
-	VCBuffer         int `json:"vc_buffer"`
-	RoutingDelay     int `json:"routing_delay"`
-	VCAllocDelay     int `json:"vc_alloc_delay"`
-	SwitchAllocDelay int `json:"sw_alloc_delay"`
-	SwitchDelay      int `json:"st_delay"`
-	LinkDelay        int `json:"link_delay"`
+	VCs              int  `json:"vcs"`
+	VCBuffer         int  `json:"vc_buffer"`
+	RoutingDelay     int  `json:"routing_delay"`
+	VCAllocDelay     int  `json:"vc_alloc_delay"`
+	SwitchAllocDelay int  `json:"sw_alloc_delay"`
+	SwitchDelay      int  `json:"st_delay"`
+	LinkDelay        int  `json:"link_delay"`
+	HopClasses       bool `json:"hop_classes,omitempty"`
 }
 
 // netsimFlitFlags are the flags that only the flit engine reads.
-var netsimFlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay"}
+var netsimFlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
 
 // parseRates reads "R", "R1,R2,..." or "FROM:TO:STEP".
 func parseRates(s string) ([]float64, error) {
@@ -100,7 +101,9 @@ traversal of one cycle each (--routing-delay, --vc-alloc-delay, --sw-alloc-delay
 BookSim2's: 1 on meshes and graphs, 2 on tori). Routes are dimension-ordered on
 meshes; on tori the shorter way round (a tie at random, seeded) with the virtual
 channels split into two dateline classes, so a torus needs an even --vcs of at
-least 2; shortest paths on graphs. Uniform traffic includes a node sending to itself,
+least 2; shortest paths on graphs, every VC usable at every hop (a dragonfly or a ring
+can then deadlock, which stops the run with the cycle of waiting VCs named) unless
+--hop-classes gives the h-th link of a route VC h only. Uniform traffic includes a node sending to itself,
 and each node queues its packets without bound, as in BookSim2. It is the default
 because it reproduces BookSim2: saturation within 3% of BookSim2's on meshes 8x8 and
 16x16 with 1 to 8 virtual channels and on the 8x8 torus, zero-load latency within
@@ -125,6 +128,7 @@ saturated rate and the most accepted.`,
 procalloc netsim --machine mesh:8x8 --traffic uniform --rate 0.3,0.4,0.5,0.6 --engine flit --vcs 8 --vc-buffer 8 --json
 procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.5 --vcs 4
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.1 --engine message
+procalloc netsim --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5 --rate 0.3 --vcs 5 --hop-classes
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.02:0.4:0.02
 procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-flits 16
 procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05`,
@@ -142,6 +146,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 			vaDelay := fs.Int("vc-alloc-delay", 1, "flit engine: virtual-channel allocation stage, cycles")
 			saDelay := fs.Int("sw-alloc-delay", 1, "flit engine: switch allocation stage, cycles")
 			stDelay := fs.Int("st-delay", 1, "flit engine: switch traversal stage, cycles")
+			hopClasses := fs.Bool("hop-classes", false, "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only, which rules out deadlock when --vcs is at least the longest route in links (else every VC is usable at every hop, as in BookSim2, and shortest paths on a dragonfly or ring can deadlock)")
 			linkDelay := fs.Int("link-delay", 0, "flit engine: router-to-router link latency in cycles (0: BookSim2's, 1 on meshes and graphs, 2 on tori)")
 			warmup := fs.Int64("warmup", 10000, "cycles before measuring")
 			measure := fs.Int64("measure", 50000, "cycles measured")
@@ -219,6 +224,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 						fc.LinkDelay = *linkDelay
 					}
 					fc.Seed = *seed
+					fc.HopClasses = *hopClasses
 					if err := fc.Validate(); err != nil {
 						return usageError{err.Error()}
 					}
@@ -226,7 +232,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 						return usagef("--vcs %d on torus %s: a torus needs an even number of virtual channels, at least 2 (two dateline classes; one class around a ring deadlocks)", fc.VCs, m.Spec())
 					}
 					o.Flit = &netsimFlitJSON{VCs: fc.VCs, VCBuffer: fc.VCBuffer, RoutingDelay: fc.RoutingDelay, VCAllocDelay: fc.VCAllocDelay,
-						SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay}
+						SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses}
 				}
 				if g, ok := m.(*topo.Grid); ok {
 					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
