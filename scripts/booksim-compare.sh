@@ -33,6 +33,7 @@ if [ ! -x "$BOOKSIM" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 if [ -z "$PROCALLOC" ]; then
 	go build -o "$tmp/procalloc" ./cmd/procalloc
 	PROCALLOC="$tmp/procalloc"
