@@ -154,6 +154,7 @@ type fivc struct {
 	head, count int32
 	outP, outV  int32
 	lo, hi      int32
+	router      int32 // the router it belongs to
 	state       uint8
 }
 
@@ -478,6 +479,9 @@ func (e *FlitEngine) Reset() {
 	e.now, e.stop, e.inNet, e.lastMove = 0, false, 0, 0
 	e.rng = NewRand(e.cfg.Seed, 7)
 	clear(e.iv)
+	for g := range e.iv {
+		e.iv[g].router = e.portRouter[g/int(e.V)]
+	}
 	clear(e.termOcc)
 	clear(e.swRR)
 	clear(e.saAptr)
@@ -626,8 +630,7 @@ func (e *FlitEngine) arrive(g, f int32, t int64) {
 	}
 	e.buf[g*B+i] = f
 	e.iv[g].count = c + 1
-	gp := g / e.V
-	r := e.portRouter[gp]
+	r := e.iv[g].router
 	rt := &e.routers[r]
 	switch e.iv[g].state {
 	case vcIdle:
