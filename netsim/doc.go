@@ -18,6 +18,12 @@
 //   - Router: dimension-ordered routes on meshes and tori (dateline virtual channels
 //     on wrapped dimensions), shortest paths on graphs; documented tie rules.
 //   - Engine: the discrete-event wormhole model, deterministic, integer cycles.
+//   - FlitEngine: a cycle-level model of BookSim2's input-queued virtual-channel
+//     router network (Jiang et al., ISPASS 2013, doi:10.1109/ISPASS.2013.6557149):
+//     per-VC buffers, credits, iSLIP allocators, BookSim2's pipeline timing;
+//     FlitUniformTraffic is BookSim2's uniform-traffic experiment on it. It matches
+//     BookSim2's saturation throughput and zero-load latency within a few percent
+//     (docs/comm.md, "The flit engine against BookSim2").
 //   - Pattern and Workload: jobs' communication patterns and message quotas.
 //   - UniformTraffic: the open-loop latency/throughput experiment.
 //   - RouteMeter: static per-job metrics (message distance, routes sharing a link);

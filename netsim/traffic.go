@@ -20,6 +20,11 @@ type TrafficConfig struct {
 	// counted in Undelivered and left out of MeanLatency.
 	Drain int64
 	Seed  uint64
+	// AcceptedOnly skips the drain in FlitUniformTraffic: the measured packets still
+	// out at the end of the window count as undelivered and the mean latency is that
+	// of those that arrived; offered and accepted are unchanged. It makes a
+	// saturation measurement cheaper.
+	AcceptedOnly bool
 }
 
 // TrafficResult is what the experiment measured.

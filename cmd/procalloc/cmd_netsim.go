@@ -22,17 +22,35 @@ type netsimPoint struct {
 
 // netsimOutput is the JSON of "procalloc netsim".
 type netsimOutput struct {
-	Machine        string  `json:"machine"`
-	Traffic        string  `json:"traffic"`
-	MessageFlits   int64   `json:"message_flits"`
-	RouterDelay    int64   `json:"router_delay_cycles"`
-	BisectionBound float64 `json:"bisection_bound"`
+	Machine      string `json:"machine"`
+	Traffic      string `json:"traffic"`
+	Engine       string `json:"engine"`
+	MessageFlits int64  `json:"message_flits"`
+	RouterDelay  int64  `json:"router_delay_cycles,omitempty"`
+	// Flit is the flit engine's configuration (absent with --engine message).
+	Flit           *netsimFlitJSON `json:"flit,omitempty"`
+	BisectionBound float64         `json:"bisection_bound"`
 	// SaturationOffered is the lowest offered load that saturated the network (null
 	// when none did); MaxAccepted the most it accepted at any load.
 	SaturationOffered *float64      `json:"saturation_offered"`
 	MaxAccepted       float64       `json:"max_accepted"`
 	Points            []netsimPoint `json:"points"`
 }
+
+// netsimFlitJSON is the flit engine's configuration in netsim's JSON.
+type netsimFlitJSON struct {
+	VCs              int  `json:"vcs"`
+	VCBuffer         int  `json:"vc_buffer"`
+	RoutingDelay     int  `json:"routing_delay"`
+	VCAllocDelay     int  `json:"vc_alloc_delay"`
+	SwitchAllocDelay int  `json:"sw_alloc_delay"`
+	SwitchDelay      int  `json:"st_delay"`
+	LinkDelay        int  `json:"link_delay"`
+	HopClasses       bool `json:"hop_classes,omitempty"`
+}
+
+// netsimFlitFlags are the flags that only the flit engine reads.
+var netsimFlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
 
 // parseRates reads "R", "R1,R2,..." or "FROM:TO:STEP".
 func parseRates(s string) ([]float64, error) {
@@ -69,14 +87,34 @@ func init() {
 	register(&command{
 		name:    "netsim",
 		summary: "measure the network model: latency and accepted load against offered load (synthetic traffic)",
-		usage:   "netsim --machine SPEC --traffic uniform --rate R|R1,R2,...|FROM:TO:STEP [--msg-flits S] [--router-delay D] [--json]",
-		details: `Runs the wormhole network model that "sim --comm" uses (package netsim,
-docs/comm.md) on synthetic traffic: every node generates messages of S flits at
-random times (a Bernoulli process), --rate flits per cycle on average, a fraction of
-one link's bandwidth (one flit per cycle), each to a uniformly random other node.
-Messages wait at their source, which sends one at a time; routes are
-dimension-ordered (x, then y, then z; on a torus the shorter way round, ties in the
-positive direction, with dateline virtual channels).
+		usage:   "netsim --machine SPEC --traffic uniform --rate R|R1,R2,...|FROM:TO:STEP [--engine flit|message] [--vcs V] [--vc-buffer B] [--msg-flits S] [--router-delay D] [--json]",
+		details: `Runs a network model (package netsim, docs/comm.md) on synthetic traffic:
+every node generates messages of S flits at random times (a Bernoulli process),
+--rate flits per cycle on average, a fraction of one link's bandwidth (one flit per
+cycle), each to a uniformly random node.
+
+--engine flit (the default) is the flit-level model of BookSim2's input-queued
+router: --vcs virtual channels per port, each with a --vc-buffer flit buffer,
+credit-based flow control, routing, VC allocation, switch allocation and switch
+traversal of one cycle each (--routing-delay, --vc-alloc-delay, --sw-alloc-delay,
+--st-delay), one-iteration iSLIP allocators, links of --link-delay cycles (default
+BookSim2's: 1 on meshes and graphs, 2 on tori). Routes are dimension-ordered on
+meshes; on tori the shorter way round (a tie at random, seeded) with the virtual
+channels split into two dateline classes, so a torus needs an even --vcs of at
+least 2; shortest paths on graphs, every VC usable at every hop (a dragonfly or a ring
+can then deadlock, which stops the run with the cycle of waiting VCs named) unless
+--hop-classes gives the h-th link of a route VC h only. Uniform traffic includes a node sending to itself,
+and each node queues its packets without bound, as in BookSim2. It is the default
+because it reproduces BookSim2: saturation within 3% of BookSim2's on meshes 8x8 and
+16x16 with 1 to 8 virtual channels and on the 8x8 torus, zero-load latency within
+1 cycle (docs/comm.md, "The flit engine against BookSim2"), where the message engine
+was 7-20% low on saturation and 40-50% low on zero-load latency.
+
+--engine message is the message-level wormhole model that "sim --comm" uses: a
+message holds its whole path, no virtual channels or buffers; a node sends one
+message at a time, to a random other node; routes are dimension-ordered, ties in the
+positive direction, with dateline virtual channels on tori. It is faster and is what
+"sim --comm", "compare" and "batch" still run.
 
 For each rate: offered (flits generated per node per cycle in the measured window),
 accepted (flits delivered per node per cycle in the window), mean_latency (cycles
@@ -90,6 +128,10 @@ mesh:16x12:wrap=x). With several rates the output also gives the first saturated
 rate ("none", JSON null, when no rate saturated) and the most accepted. Ctrl-C
 writes the rates finished so far and exits with status 130.`,
 		example: `procalloc netsim --machine mesh:8x8 --traffic uniform --rate 0.2 --json
+procalloc netsim --machine mesh:8x8 --traffic uniform --rate 0.3,0.4,0.5,0.6 --engine flit --vcs 8 --vc-buffer 8 --json
+procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.5 --vcs 4
+procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.1 --engine message
+procalloc netsim --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5 --rate 0.3 --vcs 5 --hop-classes
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.02:0.4:0.02
 procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-flits 16
 procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05`,
@@ -99,7 +141,16 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 			rate := fs.String("rate", "", "offered load per node, flits per cycle (a fraction of one link's bandwidth): `R`, a list R1,R2 or a range FROM:TO:STEP")
 			d := netsim.DefaultParams()
 			flits := fs.Int64("msg-flits", d.MessageFlits, "message length in flits")
-			delay := fs.Int64("router-delay", d.RouterDelay, "cycles a message header takes per hop")
+			delay := fs.Int64("router-delay", d.RouterDelay, "message engine: cycles a message header takes per hop")
+			engine := fs.String("engine", "flit", "network model `ENGINE`: flit (BookSim2's virtual-channel router, the default) or message (message-level wormhole)")
+			vcs := fs.Int("vcs", 1, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs an even number >= 2)")
+			vcBuf := fs.Int("vc-buffer", 8, "flit engine: buffer per virtual channel in flits `B` (at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
+			rtDelay := fs.Int("routing-delay", 1, "flit engine: routing stage, cycles")
+			vaDelay := fs.Int("vc-alloc-delay", 1, "flit engine: virtual-channel allocation stage, cycles")
+			saDelay := fs.Int("sw-alloc-delay", 1, "flit engine: switch allocation stage, cycles")
+			stDelay := fs.Int("st-delay", 1, "flit engine: switch traversal stage, cycles")
+			hopClasses := fs.Bool("hop-classes", false, "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only, which rules out deadlock when --vcs is at least the longest route in links (else every VC is usable at every hop, as in BookSim2, and shortest paths on a dragonfly or ring can deadlock)")
+			linkDelay := fs.Int("link-delay", 0, "flit engine: router-to-router link latency in cycles (0: BookSim2's, 1 on meshes and graphs, 2 on tori)")
 			warmup := fs.Int64("warmup", 10000, "cycles before measuring")
 			measure := fs.Int64("measure", 50000, "cycles measured")
 			seed := fs.Uint64("seed", 1, "random seed")
@@ -131,6 +182,22 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				if err := p.Validate(); err != nil {
 					return usageError{err.Error()}
 				}
+				set := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+				switch *engine {
+				case "flit":
+					if set["router-delay"] {
+						return usagef("--router-delay is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay")
+					}
+				case "message":
+					for _, f := range netsimFlitFlags {
+						if set[f] {
+							return usagef("--%s is the flit engine's (--engine flit)", f)
+						}
+					}
+				default:
+					return usagef("--engine %q: flit or message", *engine)
+				}
 				if *warmup < 0 || *measure < 1 || *warmup > 1e8 || *measure > 1e8 {
 					return usagef("--warmup and --measure: 0..1e8 and 1..1e8 cycles")
 				}
@@ -141,11 +208,35 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				if m.N() < 2 || m.N() > 1<<16 {
 					return usagef("--machine %s: uniform traffic needs 2 to 65536 nodes", *machine)
 				}
-				r, err := netsim.NewRouter(m)
-				if err != nil {
-					return err
+				var r netsim.Router
+				var fc netsim.FlitConfig
+				o := netsimOutput{Machine: m.Spec(), Traffic: *traffic, Engine: *engine, MessageFlits: p.MessageFlits}
+				if *engine == "message" {
+					if r, err = netsim.NewRouter(m); err != nil {
+						return err
+					}
+					o.RouterDelay = p.RouterDelay
+				} else {
+					fc = netsim.DefaultFlitConfig(m)
+					if set["vcs"] {
+						fc.VCs = *vcs
+					}
+					fc.VCBuffer, fc.PacketFlits = *vcBuf, int(p.MessageFlits)
+					fc.RoutingDelay, fc.VCAllocDelay, fc.SwitchAllocDelay, fc.SwitchDelay = *rtDelay, *vaDelay, *saDelay, *stDelay
+					if *linkDelay != 0 {
+						fc.LinkDelay = *linkDelay
+					}
+					fc.Seed = *seed
+					fc.HopClasses = *hopClasses
+					if err := fc.Validate(); err != nil {
+						return usageError{err.Error()}
+					}
+					if g, ok := m.(*topo.Grid); ok && g.Wraps() && (fc.VCs < 2 || fc.VCs%2 != 0) {
+						return usagef("--vcs %d on torus %s: a torus needs an even number of virtual channels, at least 2 (two dateline classes; one class around a ring deadlocks)", fc.VCs, m.Spec())
+					}
+					o.Flit = &netsimFlitJSON{VCs: fc.VCs, VCBuffer: fc.VCBuffer, RoutingDelay: fc.RoutingDelay, VCAllocDelay: fc.VCAllocDelay,
+						SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses}
 				}
-				o := netsimOutput{Machine: m.Spec(), Traffic: *traffic, MessageFlits: p.MessageFlits, RouterDelay: p.RouterDelay}
 				if g, ok := m.(*topo.Grid); ok {
 					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
 				}
@@ -156,7 +247,13 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				var interrupted error
 				for i, rt := range rates {
 					prog.Update(int64(i), fmt.Sprintf("rate %g", rt))
-					res, err := netsim.UniformTraffic(ctx, r, p, netsim.TrafficConfig{Rate: rt, Warmup: *warmup, Measure: *measure, Seed: *seed})
+					tc := netsim.TrafficConfig{Rate: rt, Warmup: *warmup, Measure: *measure, Seed: *seed}
+					var res netsim.TrafficResult
+					if *engine == "message" {
+						res, err = netsim.UniformTraffic(ctx, r, p, tc)
+					} else {
+						res, err = netsim.FlitUniformTraffic(ctx, m, fc, tc)
+					}
 					if err != nil {
 						if ctx.Err() != nil && len(o.Points) > 0 {
 							// Interrupted: the rates finished so far are written (exit 130).
@@ -196,13 +293,20 @@ func writeNetsim(e *env, out string, asJSON, single bool, o netsimOutput) error 
 				// One rate: the point's keys at the top level.
 				return writeJSON(w, struct {
 					netsimPoint
-					Machine        string  `json:"machine"`
-					BisectionBound float64 `json:"bisection_bound"`
-				}{o.Points[0], o.Machine, o.BisectionBound})
+					Machine        string          `json:"machine"`
+					BisectionBound float64         `json:"bisection_bound"`
+					Engine         string          `json:"engine"`
+					Flit           *netsimFlitJSON `json:"flit,omitempty"`
+				}{o.Points[0], o.Machine, o.BisectionBound, o.Engine, o.Flit})
 			}
 			return writeJSON(w, o)
 		}
-		fmt.Fprintf(w, "%s, %s traffic, %d-flit messages, router delay %d", o.Machine, o.Traffic, o.MessageFlits, o.RouterDelay)
+		if f := o.Flit; f != nil {
+			fmt.Fprintf(w, "%s, %s traffic, flit engine: %d-flit packets, %d VCs x %d flits, stages %d/%d/%d/%d, links %d",
+				o.Machine, o.Traffic, o.MessageFlits, f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay)
+		} else {
+			fmt.Fprintf(w, "%s, %s traffic, message engine: %d-flit messages, router delay %d", o.Machine, o.Traffic, o.MessageFlits, o.RouterDelay)
+		}
 		if o.BisectionBound > 0 {
 			fmt.Fprintf(w, "; bisection bound %.4f flits/cycle/node", o.BisectionBound)
 		}
