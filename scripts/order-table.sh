@@ -6,6 +6,7 @@
 #
 # usage: scripts/order-table.sh [PROCALLOC] > table.md
 #   PROCALLOC  the binary (default: bin/procalloc, as make build)
+# The bound is printed rounded down to two decimals (still a bound).
 # Environment: LIMIT_SMALL (default 60s) and LIMIT_LARGE (default 300s) are the
 # --time-limit of the machines below and above 50,000 nodes; MACHINES overrides the
 # list (space-separated specs).
@@ -58,7 +59,7 @@ for m in $machines; do
 	/usr/bin/time -f '%M' -o "$tmp/mem" "$pa" order --machine "$m" --weights "$w" \
 		--time-limit "$lim" --json >"$tmp/o.json" 2>"$tmp/o.err" || true
 	if jq -e . "$tmp/o.json" >/dev/null 2>&1; then
-		IFS=$'\t' read -r obj bound gap status secs < <(jq -r '[.objective, (.bound // "-"), (if .gap == null then "-" else ((.gap*10000|round)/100|tostring)+"%" end), .status, ((.seconds*10|round)/10)] | @tsv' "$tmp/o.json")
+		IFS=$'\t' read -r obj bound gap status secs < <(jq -r '[.objective, (if .bound == null then "-" else ((.bound*100|floor)/100) end), (if .gap == null then "-" else ((.gap*10000|round)/100|tostring)+"%" end), .status, ((.seconds*10|round)/10)] | @tsv' "$tmp/o.json")
 		n=$(jq -r '.n' "$tmp/o.json")
 	else
 		obj="failed: $(head -c 80 "$tmp/o.err")"; bound=-; gap=-; status=-; secs=-
