@@ -131,3 +131,106 @@ func TestAllToAllGraphLoadMatchesTrace(t *testing.T) {
 		}
 	}
 }
+
+// The subtree count of a fat tree (treeModel) equals the trace of every route, on
+// merlin fat trees of 1 to 4 levels, Slurm-like trees and real fabrics where the
+// model applies, for random job node sets and runs of consecutive hosts; where it
+// does not apply (dragonflies, a ring) the meter says so and counts on in-trees.
+func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
+	type fabric struct {
+		g     *topo.Graph
+		model bool // the tree model must apply
+	}
+	var fabrics []fabric
+	for _, spec := range []string{"fattree:4,4:8", "fattree:4,4:4,4:8", "fattree:2,2:2,2:2,2:2,2:2", "fattree:3,3:6",
+		"fattree:4,2:4,2:4", "fattree:2,4:2,4:8", "fattree:3,2:4,3:6", "fattree:5", "fattree:2,3:3,2:4,2:4",
+		"fattree:4,4:4,4:4,4:4,4:4"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fabrics = append(fabrics, fabric{m.(*topo.Graph), true})
+	}
+	for _, spec := range []string{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9",
+		"dragonfly:hosts_per_router=1,routers_per_group=3,intergroup_links=2,num_groups=5"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fabrics = append(fabrics, fabric{m.(*topo.Graph), false})
+	}
+	for _, f := range []string{"fattree.ibnetdiscover-p", "topology.conf", "topology.yaml"} {
+		b, err := os.ReadFile("../topo/testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := topo.ReadGraphFormat(bytes.NewReader(b), topo.GraphReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		fabrics = append(fabrics, fabric{g, false})
+	}
+	for _, text := range []string{
+		// a two-level tree, a three-level tree with uneven fan-out
+		"%switch s\n%switch t\n%switch u\na s\nb s\nc t\nd t\ns u\nt u\n",
+		"%switch s\n%switch t\n%switch u\n%switch v\n%switch w\n%switch x\n%switch y\na s\nb s\nc s\nd t\ne u\nf u\ng x\ns v\nt v\nu v\nx y\nv w\ny w\n",
+		"0 1\n1 2\n2 3\n3 0\n1 4\n",
+	} {
+		g, err := topo.ReadGraph(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fabrics = append(fabrics, fabric{g, strings.HasPrefix(text, "%")})
+	}
+	pat, err := ParsePattern("all-to-all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	modelled := 0
+	for _, f := range fabrics {
+		g := f.g
+		r, err := NewGraphRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewRouteMeter(r, pat, 1)
+		_, why := newTreeModel(r)
+		if f.model && m.tree == nil {
+			t.Fatalf("%s: the tree model does not apply: %s", g.Spec(), why)
+		}
+		if m.tree == nil {
+			t.Logf("%s: in-trees (%s)", g.Spec(), why)
+			continue
+		}
+		modelled++
+		jobs := 40
+		for job := range jobs {
+			k := 2 + rng.IntN(min(g.N(), 300)-1)
+			if job == 0 {
+				k = min(g.N(), 600)
+			}
+			var nodes []int
+			if job%2 == 1 {
+				off := rng.IntN(g.N() - k + 1)
+				for i := range k {
+					nodes = append(nodes, off+i)
+				}
+			} else {
+				nodes = rng.Perm(g.N())[:k]
+			}
+			got, want := m.Measure(job, nodes), m.enumerate(job, nodes)
+			if got != want {
+				t.Fatalf("%s, job on %d hosts %v: subtree count %+v, trace %+v", g.Spec(), k, nodes, got, want)
+			}
+		}
+		for _, nodes := range [][]int{{0}, {}} {
+			if got := m.Measure(0, nodes); got != (RouteLoad{}) {
+				t.Fatalf("%s, job on %v: %+v, want nothing", g.Spec(), nodes, got)
+			}
+		}
+	}
+	if modelled < 10 {
+		t.Fatalf("the tree model applied to %d fabrics", modelled)
+	}
+}

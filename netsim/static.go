@@ -29,6 +29,7 @@ type RouteMeter struct {
 	r     Router
 	grid  *topo.Grid   // set when all-to-all loads can be counted per line (a mesh)
 	graph *GraphRouter // set when all-to-all loads are counted on in-trees (a graph)
+	tree  *treeModel   // set when they are counted per subtree instead (a fat tree)
 	pat   Pattern
 	seed  uint64
 	count []int64
@@ -61,6 +62,7 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 	}
 	if gr, ok := r.(*GraphRouter); ok && a2a {
 		m.graph = gr
+		m.tree, _ = newTreeModel(gr)
 	}
 	return m
 }
@@ -71,6 +73,11 @@ func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 	switch {
 	case m.grid != nil:
 		return m.allToAllMeshLoad(nodes)
+	case m.tree != nil:
+		if len(nodes) < 2 {
+			return RouteLoad{}
+		}
+		return m.tree.load(nodes)
 	case m.graph != nil:
 		return m.allToAllGraphLoad(nodes)
 	}
