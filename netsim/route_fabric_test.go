@@ -195,7 +195,7 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := NewRouteMeter(r, pat, 1)
-		_, why := newTreeModel(r)
+		_, why := newTreeModel(g)
 		if f.model && m.tree == nil {
 			t.Fatalf("%s: the tree model does not apply: %s", g.Spec(), why)
 		}
@@ -204,6 +204,13 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 			continue
 		}
 		modelled++
+		lean, err := NewMachineRouteMeter(g, pat, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lean.tree == nil || lean.r != nil {
+			t.Fatalf("%s: NewMachineRouteMeter built a router (tree model %v)", g.Spec(), lean.tree != nil)
+		}
 		jobs := 40
 		for job := range jobs {
 			k := 2 + rng.IntN(min(g.N(), 300)-1)
@@ -222,6 +229,9 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 			got, want := m.Measure(job, nodes), m.enumerate(job, nodes)
 			if got != want {
 				t.Fatalf("%s, job on %d hosts %v: subtree count %+v, trace %+v", g.Spec(), k, nodes, got, want)
+			}
+			if got := lean.Measure(job, nodes); got != want {
+				t.Fatalf("%s, job on %d hosts: NewMachineRouteMeter %+v, trace %+v", g.Spec(), k, got, want)
 			}
 		}
 		for _, nodes := range [][]int{{0}, {}} {

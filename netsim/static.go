@@ -62,9 +62,29 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 	}
 	if gr, ok := r.(*GraphRouter); ok && a2a {
 		m.graph = gr
-		m.tree, _ = newTreeModel(gr)
+		m.tree, _ = newTreeModel(gr.g)
 	}
 	return m
+}
+
+// NewMachineRouteMeter returns the meter of pattern pat on machine m's router
+// (NewRouter). When pat is all-to-all and m is a fat tree or a tree whose routes the
+// tree model predicts (see treeModel), the loads are counted per subtree and no
+// router is built: a GraphRouter's hosts x vertices next-hop table takes 620 MB on a
+// fat tree of 8,192 hosts. Measure gives the same loads either way.
+func NewMachineRouteMeter(m topo.Machine, pat Pattern, seed uint64) (*RouteMeter, error) {
+	if g, ok := m.(*topo.Graph); ok {
+		if _, a2a := pat.(allToAll); a2a {
+			if tm, _ := newTreeModel(g); tm != nil {
+				return &RouteMeter{pat: pat, seed: seed, tree: tm}, nil
+			}
+		}
+	}
+	r, err := NewRouter(m)
+	if err != nil {
+		return nil, err
+	}
+	return NewRouteMeter(r, pat, seed), nil
 }
 
 // Measure returns the route load of one cycle of the pattern over nodes (in

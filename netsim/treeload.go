@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/procalloc/procalloc/topo"
 )
 
 // treeModel is the level structure of a fat tree (or a tree) under which a
@@ -56,10 +58,12 @@ type treeModel struct {
 	abTouch  []int32
 }
 
-// newTreeModel returns the tree model of r's graph, or nil (with the reason, for
-// tests) when the graph is not a fat tree whose routes it predicts.
-func newTreeModel(r *GraphRouter) (*treeModel, string) {
-	g, n, nv := r.g, r.n, r.nv
+// newTreeModel returns the tree model of g, or nil (with the reason, for tests) when
+// g is not a fat tree whose GraphRouter routes it predicts. It takes O(leaf switches
+// x (vertices + links) + hosts x switches x levels) time and O(vertices + hosts x
+// levels) memory: no next-hop table.
+func newTreeModel(g *topo.Graph) (*treeModel, string) {
+	n, nv := g.N(), g.Vertices()
 	if n < 2 || nv == n {
 		return nil, "fewer than 2 hosts or no switch"
 	}
@@ -203,27 +207,62 @@ func newTreeModel(r *GraphRouter) (*treeModel, string) {
 		}
 	}
 	m.ecc = 2 + 2*lmax
-	// Check every predicted next hop against the router's table.
-	for d := range n {
-		row := r.next[d*nv : (d+1)*nv]
-		for v := n; v < nv; v++ {
-			l := int(level[v])
-			gv, p := group[v], int(pos[v])
-			var want int32
-			if m.hostGrp[l][d] == gv {
-				if l == 0 {
-					want = int32(d)
-				} else {
-					c := m.hostGrp[l-1][d]
-					want = sw[l-1][int(c)*m.rig[l-1]+p%m.rig[l-1]]
-				}
-			} else {
-				L := m.lca(d, l, gv)
-				t := m.digit(d, l, L)
-				want = sw[l+1][int(m.parent[l][gv])*m.rig[l+1]+p+t*m.rig[l]]
+	// Check every predicted next hop against GraphRouter's rule, one leaf switch's
+	// breadth-first row at a time (no hosts x vertices table): for a host d below
+	// leaf a and a switch v, dist(v, d) = dist(v, a) + 1, the neighbours one hop
+	// closer are v's switches one hop closer to a (d itself from a), and ecc(d) = 1 +
+	// the largest dist(a, x) over hosts x.
+	var closer []int32
+	for _, a := range byLevel[0] {
+		dist := g.DistRow(int(a))
+		ecc := int32(0)
+		for _, x := range dist[:n] {
+			if x < 0 {
+				return nil, "hosts are not connected"
 			}
-			if row[v] != want {
-				return nil, fmt.Sprintf("the route from %s to %s does not follow the model", g.Name(v), g.Name(d))
+			ecc = max(ecc, x)
+		}
+		ecc++
+		for _, d := range g.Neighbors(int(a), nb[:0]) {
+			if d >= n {
+				continue
+			}
+			for v := n; v < nv; v++ {
+				l := int(level[v])
+				gv, p := group[v], int(pos[v])
+				var want int32
+				if m.hostGrp[l][d] == gv {
+					if l == 0 {
+						want = int32(d)
+					} else {
+						c := m.hostGrp[l-1][d]
+						want = sw[l-1][int(c)*m.rig[l-1]+p%m.rig[l-1]]
+					}
+				} else {
+					L := m.lca(d, l, gv)
+					t := m.digit(d, l, L)
+					want = sw[l+1][int(m.parent[l][gv])*m.rig[l+1]+p+t*m.rig[l]]
+				}
+				// The router's choice.
+				var got int32
+				if int32(v) == a {
+					got = int32(d)
+				} else {
+					closer = closer[:0]
+					for _, w := range g.Neighbors(v, nb[:0]) {
+						if w >= n && dist[w] == dist[v]-1 {
+							closer = append(closer, int32(w))
+						}
+					}
+					q := d
+					for e := ecc - 1 - (dist[v] + 1); e > 0 && q > 0; e-- {
+						q /= len(closer)
+					}
+					got = closer[q%len(closer)]
+				}
+				if got != want {
+					return nil, fmt.Sprintf("the route from %s to %s does not follow the model", g.Name(v), g.Name(d))
+				}
 			}
 		}
 	}
