@@ -16,15 +16,14 @@ func benchMeter(b *testing.B, spec string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := NewRouter(m)
-	if err != nil {
-		b.Fatal(err)
-	}
 	pat, err := ParsePattern("all-to-all")
 	if err != nil {
 		b.Fatal(err)
 	}
-	meter := NewRouteMeter(r, pat, 1)
+	meter, err := NewMachineRouteMeter(m, pat, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
 	n := m.N()
 	sizes := []int{32, 32, 32, 32, 32, 64, 64, 128, 128, 256, 512, 1024}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -51,3 +50,8 @@ func benchMeter(b *testing.B, spec string) {
 func BenchmarkRouteMeterFatTree1024(b *testing.B) { benchMeter(b, "fattree:4,4:4,4:4,4:4,4:4") }
 func BenchmarkRouteMeterFatTree8192(b *testing.B) { benchMeter(b, "fattree:16,16:16,16:32") }
 func BenchmarkRouteMeterMesh32x32(b *testing.B)   { benchMeter(b, "mesh:32x32") }
+
+// On a dragonfly the tree model does not apply: in-trees.
+func BenchmarkRouteMeterDragonfly1024(b *testing.B) {
+	benchMeter(b, "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=1,num_groups=32")
+}

@@ -212,7 +212,18 @@ func newTreeModel(g *topo.Graph) (*treeModel, string) {
 	// leaf a and a switch v, dist(v, d) = dist(v, a) + 1, the neighbours one hop
 	// closer are v's switches one hop closer to a (d itself from a), and ecc(d) = 1 +
 	// the largest dist(a, x) over hosts x.
-	var closer []int32
+	adjOff := make([]int32, nv-n+1) // switches' switch neighbours, ascending
+	var adj []int32
+	for v := n; v < nv; v++ {
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			if w >= n {
+				adj = append(adj, int32(w))
+			}
+		}
+		adjOff[v-n+1] = int32(len(adj))
+	}
+	cOff := make([]int32, nv-n+1) // per leaf row: each switch's closer neighbours
+	closer := make([]int32, 0, len(adj))
 	for _, a := range byLevel[0] {
 		dist := g.DistRow(int(a))
 		ecc := int32(0)
@@ -223,6 +234,15 @@ func newTreeModel(g *topo.Graph) (*treeModel, string) {
 			ecc = max(ecc, x)
 		}
 		ecc++
+		closer = closer[:0]
+		for v := n; v < nv; v++ {
+			for _, w := range adj[adjOff[v-n]:adjOff[v-n+1]] {
+				if dist[w] == dist[v]-1 {
+					closer = append(closer, w)
+				}
+			}
+			cOff[v-n+1] = int32(len(closer))
+		}
 		for _, d := range g.Neighbors(int(a), nb[:0]) {
 			if d >= n {
 				continue
@@ -244,21 +264,17 @@ func newTreeModel(g *topo.Graph) (*treeModel, string) {
 					want = sw[l+1][int(m.parent[l][gv])*m.rig[l+1]+p+t*m.rig[l]]
 				}
 				// The router's choice.
-				var got int32
-				if int32(v) == a {
-					got = int32(d)
-				} else {
-					closer = closer[:0]
-					for _, w := range g.Neighbors(v, nb[:0]) {
-						if w >= n && dist[w] == dist[v]-1 {
-							closer = append(closer, int32(w))
-						}
+				got := int32(d)
+				if int32(v) != a {
+					cl := closer[cOff[v-n]:cOff[v-n+1]]
+					if len(cl) == 0 {
+						return nil, "a switch has no way to a host"
 					}
 					q := d
 					for e := ecc - 1 - (dist[v] + 1); e > 0 && q > 0; e-- {
-						q /= len(closer)
+						q /= len(cl)
 					}
-					got = closer[q%len(closer)]
+					got = cl[q%len(cl)]
 				}
 				if got != want {
 					return nil, fmt.Sprintf("the route from %s to %s does not follow the model", g.Name(v), g.Name(d))
