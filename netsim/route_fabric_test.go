@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -242,5 +243,51 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 	}
 	if modelled < 10 {
 		t.Fatalf("the tree model applied to %d fabrics", modelled)
+	}
+}
+
+// The memo of in-tree counts answers a repeated node list with its own load and
+// never another list's: a list differing in one node is counted again.
+func TestRouteMemoAnswersOnlyTheSameList(t *testing.T) {
+	m0, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := ParsePattern("all-to-all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMachineRouteMeter(m0, pat, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.graph == nil || m.tree != nil {
+		t.Fatal("the dragonfly is not counted on in-trees")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := m0.N()
+	var lists [][]int
+	for range 30 {
+		nodes := rng.Perm(n)[:2+rng.IntN(n-2)]
+		lists = append(lists, nodes)
+		other := slices.Clone(nodes)
+		for {
+			other[0] = rng.IntN(n)
+			if !slices.Contains(nodes[1:], other[0]) {
+				break
+			}
+		}
+		lists = append(lists, other, slices.Clone(nodes))
+	}
+	for round := range 2 {
+		for i, nodes := range lists {
+			got, want := m.Measure(i, nodes), m.enumerate(i, nodes)
+			if got != want {
+				t.Fatalf("round %d, list %d %v: %+v, trace %+v", round, i, nodes, got, want)
+			}
+		}
+	}
+	if len(m.memo.m) == 0 {
+		t.Fatal("the memo holds nothing")
 	}
 }

@@ -36,6 +36,7 @@ type RouteMeter struct {
 	stamp []int32
 	gen   int32
 	buf   []int32
+	memo  routeMemo // all-to-all loads counted on in-trees, by node list
 	// scratch of the graph all-to-all count (per vertex, stamped)
 	anchor                 []int32 // host -> its one neighbour (pendant host), else itself
 	vStamp, wStamp         []int32
@@ -99,7 +100,12 @@ func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 		}
 		return m.tree.load(nodes)
 	case m.graph != nil:
-		return m.allToAllGraphLoad(nodes)
+		if l, ok := m.memo.get(nodes); ok {
+			return l
+		}
+		l := m.allToAllGraphLoad(nodes)
+		m.memo.put(nodes, l)
+		return l
 	}
 	return m.enumerate(id, nodes)
 }
@@ -219,6 +225,67 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 		}
 	}
 	return l
+}
+
+// routeMemo remembers the all-to-all loads of recent node lists: a replay places
+// many jobs on the very same nodes (a curve allocator on a lightly loaded machine
+// starts every job of one size at the same free interval), and counting on in-trees
+// costs O(p^2) per job. A hit compares the whole list, so the load is the counted
+// one; the memo holds at most memoInts node indices and is emptied when full.
+type routeMemo struct {
+	m    map[uint64][]memoEntry
+	ints int
+}
+
+type memoEntry struct {
+	nodes []int32
+	load  RouteLoad
+}
+
+const memoInts = 1 << 22 // 16 MiB of node indices
+
+func memoKey(nodes []int) uint64 {
+	h := uint64(14695981039346656037) // FNV-1a over the indices
+	for _, v := range nodes {
+		h ^= uint64(v)
+		h *= 1099511628211
+	}
+	return h
+}
+
+func (mm *routeMemo) get(nodes []int) (RouteLoad, bool) {
+	for _, e := range mm.m[memoKey(nodes)] {
+		if len(e.nodes) != len(nodes) {
+			continue
+		}
+		same := true
+		for i, v := range nodes {
+			if int(e.nodes[i]) != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			return e.load, true
+		}
+	}
+	return RouteLoad{}, false
+}
+
+func (mm *routeMemo) put(nodes []int, l RouteLoad) {
+	if len(nodes) > memoInts/16 {
+		return
+	}
+	if mm.m == nil || mm.ints+len(nodes) > memoInts {
+		mm.m, mm.ints = map[uint64][]memoEntry{}, 0
+	}
+	e := memoEntry{nodes: make([]int32, len(nodes)), load: l}
+	for i, v := range nodes {
+		e.nodes[i] = int32(v)
+	}
+	k := memoKey(nodes)
+	mm.m[k] = append(mm.m[k], e)
+	mm.ints += len(nodes)
 }
 
 // bumpGen returns the next stamp generation, clearing stamp when it wraps.
