@@ -230,15 +230,20 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 			g.Spec(), n, nv, int64(n)*int64(nv)*8>>20, int64(MaxRouteTable)*8>>20)
 	}
 	r := &GraphRouter{g: g, n: n, nv: nv, next: make([]int32, n*nv), nextCh: make([]int32, n*nv)}
-	edge := map[[2]int32]int32{}
+	// Channel ids: the directed links in order of their tail, then of their head
+	// (neighbour lists are ascending), so the channel from v to its i-th neighbour
+	// is off[v]+i.
+	off := make([]int32, nv+1)
 	var nb []int
+	var adj []int32
 	for v := range nv {
-		nb = g.Neighbors(v, nb[:0])
-		for _, w := range nb {
-			edge[[2]int32{int32(v), int32(w)}] = int32(len(edge))
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			adj = append(adj, int32(w))
 		}
+		off[v+1] = int32(len(adj))
 	}
-	r.edges = len(edge)
+	r.edges = int(off[nv])
+	var closer, closerIdx []int
 	for dst := range n {
 		dist := g.DistRow(dst)
 		ecc := int32(0)
@@ -254,20 +259,19 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 				}
 				continue
 			}
-			nb = g.Neighbors(v, nb[:0]) // ascending
-			closer := nb[:0]
-			for _, w := range nb {
+			closer, closerIdx = closer[:0], closerIdx[:0]
+			for i, w := range adj[off[v]:off[v+1]] { // ascending
 				if dist[w] == dist[v]-1 {
-					closer = append(closer, w)
+					closer = append(closer, int(w))
+					closerIdx = append(closerIdx, i)
 				}
 			}
 			q := dst
 			for e := ecc - 1 - dist[v]; e > 0 && q > 0; e-- {
 				q /= len(closer)
 			}
-			best := closer[q%len(closer)]
-			row[v] = int32(best)
-			r.nextCh[dst*nv+v] = edge[[2]int32{int32(v), int32(best)}]
+			row[v] = int32(closer[q%len(closer)])
+			r.nextCh[dst*nv+v] = off[v] + int32(closerIdx[q%len(closer)])
 		}
 	}
 	return r, nil
