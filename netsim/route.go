@@ -206,18 +206,21 @@ func abs(x int) int {
 // tree the destinations are spread over the upper switches instead of all climbing
 // through the one of smallest index (which capped uniform traffic on
 // fattree:4,4:4,4:8 at 0.040 flits/cycle/node). Hosts (vertices below N()) send and receive; switches only forward.
-// It stores a hosts x vertices next-hop table.
+// It stores a hosts x vertices next-hop table of channels (4 bytes an entry).
 type GraphRouter struct {
 	g      *topo.Graph
-	next   []int32 // next[dst*nv+v]: the neighbour of v one hop closer to host dst
-	nextCh []int32 // nextCh[dst*nv+v]: the channel from v to next[dst*nv+v]
+	nextCh []int32 // nextCh[dst*nv+v]: the channel from v one hop closer to host dst (-1 at dst)
+	head   []int32 // head[c]: the vertex channel c leads to
 	edges  int
 	n, nv  int
 }
 
+// next returns the neighbour of v one hop closer to host dst (v != dst).
+func (r *GraphRouter) next(dst, v int) int { return int(r.head[r.nextCh[dst*r.nv+v]]) }
+
 // MaxRouteTable bounds the entries (hosts x vertices) of a GraphRouter's next-hop
-// table: 8 bytes each, 2 GiB in all; a fabric of 10,240 hosts and 2,560 switches
-// takes 1 GiB, one of 200,000 hosts would take hundreds of GiB and is refused.
+// table: 4 bytes each, 1 GiB in all; a fabric of 10,240 hosts and 2,560 switches
+// takes 500 MiB, one of 200,000 hosts would take hundreds of GiB and is refused.
 const MaxRouteTable = 1 << 28
 
 // NewGraphRouter builds the next-hop table of g; it fails when some pair of hosts
@@ -227,9 +230,9 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 	n, nv := g.N(), g.Vertices()
 	if int64(n)*int64(nv) > MaxRouteTable {
 		return nil, fmt.Errorf("graph %s: a next-hop table of %d hosts x %d vertices would take %d MiB, more than the %d MiB netsim allows; simulate a smaller machine",
-			g.Spec(), n, nv, int64(n)*int64(nv)*8>>20, int64(MaxRouteTable)*8>>20)
+			g.Spec(), n, nv, int64(n)*int64(nv)*4>>20, int64(MaxRouteTable)*4>>20)
 	}
-	r := &GraphRouter{g: g, n: n, nv: nv, next: make([]int32, n*nv), nextCh: make([]int32, n*nv)}
+	r := &GraphRouter{g: g, n: n, nv: nv, nextCh: make([]int32, n*nv)}
 	// Channel ids: the directed links in order of their tail, then of their head
 	// (neighbour lists are ascending), so the channel from v to its i-th neighbour
 	// is off[v]+i.
@@ -243,14 +246,31 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 		off[v+1] = int32(len(adj))
 	}
 	r.edges = int(off[nv])
+	r.head = adj
 	var closer, closerIdx []int
+	dist := make([]int32, nv)
+	var queue []int32
 	for dst := range n {
-		dist := g.DistRow(dst)
+		// Breadth-first distances from dst, in a reused row.
+		for i := range dist {
+			dist[i] = -1
+		}
+		dist[dst] = 0
+		queue = append(queue[:0], int32(dst))
+		for h := 0; h < len(queue); h++ {
+			a := queue[h]
+			for _, b := range adj[off[a]:off[a+1]] {
+				if dist[b] < 0 {
+					dist[b] = dist[a] + 1
+					queue = append(queue, b)
+				}
+			}
+		}
 		ecc := int32(0)
 		for _, d := range dist[:n] {
 			ecc = max(ecc, d)
 		}
-		row := r.next[dst*nv : (dst+1)*nv]
+		row := r.nextCh[dst*nv : (dst+1)*nv]
 		for v := range nv {
 			row[v] = -1
 			if v == dst || dist[v] < 0 {
@@ -270,8 +290,7 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 			for e := ecc - 1 - dist[v]; e > 0 && q > 0; e-- {
 				q /= len(closer)
 			}
-			row[v] = int32(closer[q%len(closer)])
-			r.nextCh[dst*nv+v] = off[v] + int32(closerIdx[q%len(closer)])
+			row[v] = off[v] + int32(closerIdx[q%len(closer)])
 		}
 	}
 	return r, nil
@@ -288,9 +307,8 @@ func (r *GraphRouter) Spec() string { return r.g.Spec() + " shortest" }
 
 // Route appends the shortest route from src to dst.
 func (r *GraphRouter) Route(src, dst int, buf []int32) []int32 {
-	row := r.next[dst*r.nv : (dst+1)*r.nv]
 	ch := r.nextCh[dst*r.nv : (dst+1)*r.nv]
-	for v := src; v != dst; v = int(row[v]) {
+	for v := src; v != dst; v = int(r.head[ch[v]]) {
 		buf = append(buf, ch[v])
 	}
 	return buf

@@ -39,7 +39,7 @@ func TestFatTreeRoutesSpread(t *testing.T) {
 			if got := len(r.Route(0, dst, nil)); got != g.Dist(0, dst) {
 				t.Fatalf("%s: route 0->%d has %d hops, distance %d", c.shape, dst, got, g.Dist(0, dst))
 			}
-			for v := 0; v != dst; v = int(r.next[dst*r.nv+v]) {
+			for v := 0; v != dst; v = r.next(dst, v) {
 				if v >= g.N() && lv[v-g.N()] == top {
 					used[v] = true
 				}

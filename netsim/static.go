@@ -172,8 +172,8 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 		}
 	}
 	for _, d := range nodes {
-		next := r.next[d*nv : (d+1)*nv]
 		ch := r.nextCh[d*nv : (d+1)*nv]
+		head := r.head
 		m.vGen = bumpGen(m.vGen, m.vStamp)
 		vg := m.vGen
 		m.vStamp[d], m.depth[d], m.below[d] = vg, 0, 0
@@ -194,7 +194,7 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 			for m.vStamp[v] != vg {
 				m.vStamp[v], m.below[v] = vg, 0
 				m.path = append(m.path, v)
-				v = next[v]
+				v = head[ch[v]]
 			}
 			base := m.depth[v]
 			for k := len(m.path) - 1; k >= 0; k-- {
@@ -220,7 +220,7 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 				n := int64(m.below[v])
 				add(ch[v], n)
 				l.Hops += n
-				m.below[next[v]] += m.below[v]
+				m.below[head[ch[v]]] += m.below[v]
 			}
 		}
 	}
