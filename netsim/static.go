@@ -71,7 +71,7 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 // NewMachineRouteMeter returns the meter of pattern pat on machine m's router
 // (NewRouter). When pat is all-to-all and m is a fat tree or a tree whose routes the
 // tree model predicts (see treeModel), the loads are counted per subtree and no
-// router is built: a GraphRouter's hosts x vertices next-hop table takes 620 MB on a
+// router is built: a GraphRouter's hosts x vertices next-hop table takes 310 MB on a
 // fat tree of 8,192 hosts. Measure gives the same loads either way.
 func NewMachineRouteMeter(m topo.Machine, pat Pattern, seed uint64) (*RouteMeter, error) {
 	if g, ok := m.(*topo.Graph); ok {
