@@ -212,6 +212,9 @@ func newTreeModel(g *topo.Graph) (*treeModel, string) {
 	// leaf a and a switch v, dist(v, d) = dist(v, a) + 1, the neighbours one hop
 	// closer are v's switches one hop closer to a (d itself from a), and ecc(d) = 1 +
 	// the largest dist(a, x) over hosts x.
+	if work := float64(len(byLevel[0]))*float64(nv+2*g.Edges()) + float64(n)*float64(nv-n); work > maxTreeCheck {
+		return nil, fmt.Sprintf("checking the model would take %.3g steps", work)
+	}
 	adjOff := make([]int32, nv-n+1) // switches' switch neighbours, ascending
 	var adj []int32
 	for v := n; v < nv; v++ {
@@ -291,6 +294,11 @@ func newTreeModel(g *topo.Graph) (*treeModel, string) {
 	}
 	return m, ""
 }
+
+// maxTreeCheck bounds the steps of newTreeModel's check (leaf switches x (vertices +
+// links) + hosts x switches, a few seconds): a fat tree of 8,192 hosts takes 4e7,
+// one of 200,704 hosts 1.2e10 and is left to the router, which refuses its table.
+const maxTreeCheck = 2e9
 
 // lca returns the lowest level above l at which host d and group gv of level l meet.
 func (m *treeModel) lca(d, l int, gv int32) int {
