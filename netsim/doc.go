@@ -26,7 +26,8 @@
 //     hop by hop, no next-hop table), else on the destinations' in-trees on a graph
 //     (its routes are destination-based), identical to the trace; in-tree counts of
 //     a repeated node list are remembered.
-//   - GraphRouter stores a hosts x vertices next-hop table and refuses one of more
+//   - GraphRouter stores a hosts x vertices next-hop table (pendant hosts aside: their
+//     one link is their next hop) and refuses one of more
 //     than MaxRouteTable entries (1 GiB) before allocating it.
 //   - IORouter and Disks: I/O nodes attached along one side of a mesh and their disks
 //     (P. Liu, C.-C. Hsu and J.-J. Wu, "I/O Processor Allocation for Mesh Cluster
