@@ -72,7 +72,8 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 // (NewRouter). When pat is all-to-all and m is a fat tree or a tree whose routes the
 // tree model predicts (see treeModel), the loads are counted per subtree and no
 // router is built: a GraphRouter's next-hop table takes 42 MB on a fat tree of
-// 8,192 hosts and would take 10 GiB (refused) on one of 200,704. Measure gives the same loads either way.
+// 8,192 hosts and would take 10 GiB (refused) on one of 200,704. Measure gives the
+// same loads either way.
 func NewMachineRouteMeter(m topo.Machine, pat Pattern, seed uint64) (*RouteMeter, error) {
 	if g, ok := m.(*topo.Graph); ok {
 		if _, a2a := pat.(allToAll); a2a {
