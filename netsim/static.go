@@ -40,10 +40,9 @@ type RouteMeter struct {
 	// scratch of the graph all-to-all count (per vertex, stamped)
 	anchor                 []int32 // host -> its one neighbour (pendant host), else itself
 	vStamp, wStamp         []int32
-	weight, below, depth   []int32
+	weight, below, hopCh   []int32
 	vGen, wGen             int32
 	anchors, touched, path []int32
-	byDepth                [][]int32
 	// scratch of the mesh all-to-all count
 	coord             []int
 	coordTab          []int32 // node v's coordinates at [v*D, v*D+D) (small meshes)
@@ -119,8 +118,8 @@ func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 // are merged by where they enter (a pendant host, one link to a switch, enters at
 // that switch; its own channel carries its p-1 routes whatever the destination),
 // each entry walks towards d until it meets the tree built so far, and the subtree
-// counts are summed from the deepest vertex up: O(p x (entries + tree size)) per job,
-// against O(p^2 x route length) for the trace. The counts, hence Hops and MaxShared,
+// counts are summed leaves first (in reverse order of joining the tree): O(p x
+// (entries + tree size)) per job, against O(p^2 x route length) for the trace. The counts, hence Hops and MaxShared,
 // are those of the trace (TestAllToAllGraphLoadMatchesTrace).
 func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 	var l RouteLoad
@@ -141,7 +140,7 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 			}
 		}
 		m.vStamp, m.wStamp = make([]int32, nv), make([]int32, nv)
-		m.weight, m.below, m.depth = make([]int32, nv), make([]int32, nv), make([]int32, nv)
+		m.weight, m.below, m.hopCh = make([]int32, nv), make([]int32, nv), make([]int32, nv)
 	}
 	m.gen++
 	if m.gen == 0 {
@@ -177,9 +176,8 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 		head := r.head
 		m.vGen = bumpGen(m.vGen, m.vStamp)
 		vg := m.vGen
-		m.vStamp[d], m.depth[d], m.below[d] = vg, 0, 0
+		m.vStamp[d], m.below[d] = vg, 0
 		m.touched = append(m.touched[:0], int32(d))
-		maxDepth := int32(0)
 		ad := m.anchor[d]
 		for _, a := range m.anchors {
 			w := m.weight[a]
@@ -189,41 +187,30 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 			if w == 0 {
 				continue
 			}
-			// Walk from a until the tree, then number the new path's depths.
+			// Walk from a until the tree; the new path joins touched from the tree
+			// outwards, so every vertex comes after its next hop there.
 			m.path = m.path[:0]
 			v := a
 			for m.vStamp[v] != vg {
-				m.vStamp[v], m.below[v] = vg, 0
+				c := r.hop(row, int(v))
+				m.vStamp[v], m.below[v], m.hopCh[v] = vg, 0, c
 				m.path = append(m.path, v)
-				v = head[r.hop(row, int(v))]
+				v = head[c]
 			}
-			base := m.depth[v]
 			for k := len(m.path) - 1; k >= 0; k-- {
-				base++
-				m.depth[m.path[k]] = base
 				m.touched = append(m.touched, m.path[k])
 			}
-			maxDepth = max(maxDepth, base)
 			m.below[a] += w
 		}
-		// Subtree sums from the deepest vertex up: below[v] routes leave v by its hop.
-		for len(m.byDepth) <= int(maxDepth) {
-			m.byDepth = append(m.byDepth, nil)
-		}
-		for k := range m.byDepth[:maxDepth+1] {
-			m.byDepth[k] = m.byDepth[k][:0]
-		}
-		for _, v := range m.touched[1:] {
-			m.byDepth[m.depth[v]] = append(m.byDepth[m.depth[v]], v)
-		}
-		for k := maxDepth; k >= 1; k-- {
-			for _, v := range m.byDepth[k] {
-				n := int64(m.below[v])
-				c := r.hop(row, int(v))
-				add(c, n)
-				l.Hops += n
-				m.below[head[c]] += m.below[v]
-			}
+		// Subtree sums, every vertex before its next hop: below[v] routes leave v by
+		// hopCh[v].
+		for i := len(m.touched) - 1; i >= 1; i-- {
+			v := m.touched[i]
+			n := int64(m.below[v])
+			c := m.hopCh[v]
+			add(c, n)
+			l.Hops += n
+			m.below[head[c]] += m.below[v]
 		}
 	}
 	return l
