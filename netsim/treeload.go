@@ -36,7 +36,7 @@ import (
 // that parent into G carries sum_L #{d in G: P_{i+1}(d, L) = q} x (n(anc_L G) -
 // n(anc_{L-1} G)), n counting the job's hosts. The model is not assumed: newTreeModel
 // checks every next hop it predicts (every destination host, every switch) against
-// the router's table and returns nil on the first difference, and the meter then
+// GraphRouter's rule and returns nil on the first difference, and the meter then
 // counts on in-trees.
 type treeModel struct {
 	n, top  int
