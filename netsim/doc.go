@@ -28,10 +28,13 @@
 //   - UniformTraffic: the open-loop latency/throughput experiment.
 //   - RouteMeter: static per-job metrics (message distance, routes sharing a link);
 //     all-to-all loads are counted without tracing the p(p-1) routes, per line on a
-//     mesh, on the destinations' in-trees on a graph (its routes are
-//     destination-based), identical to the trace.
-//   - GraphRouter stores a hosts x vertices next-hop table and refuses one of more
-//     than MaxRouteTable entries (2 GiB) before allocating it.
+//     mesh, per subtree on a fat tree or tree (treeModel: the router's rule checked
+//     hop by hop, no next-hop table), else on the destinations' in-trees on a graph
+//     (its routes are destination-based), identical to the trace; in-tree counts of
+//     a repeated node list are remembered.
+//   - GraphRouter stores a hosts x vertices next-hop table (pendant hosts aside: their
+//     one link is their next hop) and refuses one of more
+//     than MaxRouteTable entries (1 GiB) before allocating it.
 //   - IORouter and Disks: I/O nodes attached along one side of a mesh and their disks
 //     (P. Liu, C.-C. Hsu and J.-J. Wu, "I/O Processor Allocation for Mesh Cluster
 //     Computers", §2 and §5.1); docs/io.md.

@@ -29,19 +29,20 @@ type RouteMeter struct {
 	r     Router
 	grid  *topo.Grid   // set when all-to-all loads can be counted per line (a mesh)
 	graph *GraphRouter // set when all-to-all loads are counted on in-trees (a graph)
+	tree  *treeModel   // set when they are counted per subtree instead (a fat tree)
 	pat   Pattern
 	seed  uint64
 	count []int64
 	stamp []int32
 	gen   int32
 	buf   []int32
+	memo  routeMemo // all-to-all loads counted on in-trees, by node list
 	// scratch of the graph all-to-all count (per vertex, stamped)
 	anchor                 []int32 // host -> its one neighbour (pendant host), else itself
 	vStamp, wStamp         []int32
-	weight, below, depth   []int32
+	weight, below, hopCh   []int32
 	vGen, wGen             int32
 	anchors, touched, path []int32
-	byDepth                [][]int32
 	// scratch of the mesh all-to-all count
 	coord             []int
 	coordTab          []int32 // node v's coordinates at [v*D, v*D+D) (small meshes)
@@ -61,8 +62,30 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 	}
 	if gr, ok := r.(*GraphRouter); ok && a2a {
 		m.graph = gr
+		m.tree, _ = newTreeModel(gr.g)
 	}
 	return m
+}
+
+// NewMachineRouteMeter returns the meter of pattern pat on machine m's router
+// (NewRouter). When pat is all-to-all and m is a fat tree or a tree whose routes the
+// tree model predicts (see treeModel), the loads are counted per subtree and no
+// router is built: a GraphRouter's next-hop table takes 42 MB on a fat tree of
+// 8,192 hosts and would take 10 GiB (refused) on one of 200,704. Measure gives the
+// same loads either way.
+func NewMachineRouteMeter(m topo.Machine, pat Pattern, seed uint64) (*RouteMeter, error) {
+	if g, ok := m.(*topo.Graph); ok {
+		if _, a2a := pat.(allToAll); a2a {
+			if tm, _ := newTreeModel(g); tm != nil {
+				return &RouteMeter{pat: pat, seed: seed, tree: tm}, nil
+			}
+		}
+	}
+	r, err := NewRouter(m)
+	if err != nil {
+		return nil, err
+	}
+	return NewRouteMeter(r, pat, seed), nil
 }
 
 // Measure returns the route load of one cycle of the pattern over nodes (in
@@ -71,8 +94,18 @@ func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 	switch {
 	case m.grid != nil:
 		return m.allToAllMeshLoad(nodes)
+	case m.tree != nil:
+		if len(nodes) < 2 {
+			return RouteLoad{}
+		}
+		return m.tree.load(nodes)
 	case m.graph != nil:
-		return m.allToAllGraphLoad(nodes)
+		if l, ok := m.memo.get(nodes); ok {
+			return l
+		}
+		l := m.allToAllGraphLoad(nodes)
+		m.memo.put(nodes, l)
+		return l
 	}
 	return m.enumerate(id, nodes)
 }
@@ -85,8 +118,8 @@ func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 // are merged by where they enter (a pendant host, one link to a switch, enters at
 // that switch; its own channel carries its p-1 routes whatever the destination),
 // each entry walks towards d until it meets the tree built so far, and the subtree
-// counts are summed from the deepest vertex up: O(p x (entries + tree size)) per job,
-// against O(p^2 x route length) for the trace. The counts, hence Hops and MaxShared,
+// counts are summed leaves first (in reverse order of joining the tree): O(p x
+// (entries + tree size)) per job, against O(p^2 x route length) for the trace. The counts, hence Hops and MaxShared,
 // are those of the trace (TestAllToAllGraphLoadMatchesTrace).
 func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 	var l RouteLoad
@@ -107,7 +140,7 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 			}
 		}
 		m.vStamp, m.wStamp = make([]int32, nv), make([]int32, nv)
-		m.weight, m.below, m.depth = make([]int32, nv), make([]int32, nv), make([]int32, nv)
+		m.weight, m.below, m.hopCh = make([]int32, nv), make([]int32, nv), make([]int32, nv)
 	}
 	m.gen++
 	if m.gen == 0 {
@@ -134,18 +167,17 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 		m.weight[a]++
 		if a != int32(s) {
 			other := nodes[(i+1)%len(nodes)]
-			add(r.nextCh[other*nv+s], p-1)
+			add(r.hop(r.row(other), s), p-1)
 			l.Hops += p - 1
 		}
 	}
 	for _, d := range nodes {
-		next := r.next[d*nv : (d+1)*nv]
-		ch := r.nextCh[d*nv : (d+1)*nv]
+		row := r.row(d)
+		head := r.head
 		m.vGen = bumpGen(m.vGen, m.vStamp)
 		vg := m.vGen
-		m.vStamp[d], m.depth[d], m.below[d] = vg, 0, 0
+		m.vStamp[d], m.below[d] = vg, 0
 		m.touched = append(m.touched[:0], int32(d))
-		maxDepth := int32(0)
 		ad := m.anchor[d]
 		for _, a := range m.anchors {
 			w := m.weight[a]
@@ -155,43 +187,94 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 			if w == 0 {
 				continue
 			}
-			// Walk from a until the tree, then number the new path's depths.
+			// Walk from a until the tree; the new path joins touched from the tree
+			// outwards, so every vertex comes after its next hop there.
 			m.path = m.path[:0]
 			v := a
 			for m.vStamp[v] != vg {
-				m.vStamp[v], m.below[v] = vg, 0
+				c := r.hop(row, int(v))
+				m.vStamp[v], m.below[v], m.hopCh[v] = vg, 0, c
 				m.path = append(m.path, v)
-				v = next[v]
+				v = head[c]
 			}
-			base := m.depth[v]
 			for k := len(m.path) - 1; k >= 0; k-- {
-				base++
-				m.depth[m.path[k]] = base
 				m.touched = append(m.touched, m.path[k])
 			}
-			maxDepth = max(maxDepth, base)
 			m.below[a] += w
 		}
-		// Subtree sums from the deepest vertex up: below[v] routes leave v by ch[v].
-		for len(m.byDepth) <= int(maxDepth) {
-			m.byDepth = append(m.byDepth, nil)
-		}
-		for k := range m.byDepth[:maxDepth+1] {
-			m.byDepth[k] = m.byDepth[k][:0]
-		}
-		for _, v := range m.touched[1:] {
-			m.byDepth[m.depth[v]] = append(m.byDepth[m.depth[v]], v)
-		}
-		for k := maxDepth; k >= 1; k-- {
-			for _, v := range m.byDepth[k] {
-				n := int64(m.below[v])
-				add(ch[v], n)
-				l.Hops += n
-				m.below[next[v]] += m.below[v]
-			}
+		// Subtree sums, every vertex before its next hop: below[v] routes leave v by
+		// hopCh[v].
+		for i := len(m.touched) - 1; i >= 1; i-- {
+			v := m.touched[i]
+			n := int64(m.below[v])
+			c := m.hopCh[v]
+			add(c, n)
+			l.Hops += n
+			m.below[head[c]] += m.below[v]
 		}
 	}
 	return l
+}
+
+// routeMemo remembers the all-to-all loads of recent node lists: a replay places
+// many jobs on the very same nodes (a curve allocator on a lightly loaded machine
+// starts every job of one size at the same free interval), and counting on in-trees
+// costs O(p^2) per job. A hit compares the whole list, so the load is the counted
+// one; the memo holds at most memoInts node indices and is emptied when full.
+type routeMemo struct {
+	m    map[uint64][]memoEntry
+	ints int
+}
+
+type memoEntry struct {
+	nodes []int32
+	load  RouteLoad
+}
+
+const memoInts = 1 << 22 // 16 MiB of node indices
+
+func memoKey(nodes []int) uint64 {
+	h := uint64(14695981039346656037) // FNV-1a over the indices
+	for _, v := range nodes {
+		h ^= uint64(v)
+		h *= 1099511628211
+	}
+	return h
+}
+
+func (mm *routeMemo) get(nodes []int) (RouteLoad, bool) {
+	for _, e := range mm.m[memoKey(nodes)] {
+		if len(e.nodes) != len(nodes) {
+			continue
+		}
+		same := true
+		for i, v := range nodes {
+			if int(e.nodes[i]) != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			return e.load, true
+		}
+	}
+	return RouteLoad{}, false
+}
+
+func (mm *routeMemo) put(nodes []int, l RouteLoad) {
+	if len(nodes) > memoInts/16 {
+		return
+	}
+	if mm.m == nil || mm.ints+len(nodes) > memoInts {
+		mm.m, mm.ints = map[uint64][]memoEntry{}, 0
+	}
+	e := memoEntry{nodes: make([]int32, len(nodes)), load: l}
+	for i, v := range nodes {
+		e.nodes[i] = int32(v)
+	}
+	k := memoKey(nodes)
+	mm.m[k] = append(mm.m[k], e)
+	mm.ints += len(nodes)
 }
 
 // bumpGen returns the next stamp generation, clearing stamp when it wraps.

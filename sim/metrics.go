@@ -542,11 +542,11 @@ func newRouteMeter(cfg Config) (*routeMeter, error) {
 	if cfg.Comm != nil {
 		seed = cfg.Comm.Seed
 	}
-	router, err := netsim.NewRouter(cfg.Machine)
+	m, err := netsim.NewMachineRouteMeter(cfg.Machine, pat, seed)
 	if err != nil {
 		return nil, err
 	}
-	return &routeMeter{m: netsim.NewRouteMeter(router, pat, seed), bytes: bytes}, nil
+	return &routeMeter{m: m, bytes: bytes}, nil
 }
 
 func (rm *routeMeter) measure(r *JobResult) {

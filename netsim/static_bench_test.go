@@ -1,0 +1,58 @@
+package netsim
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// benchMeter measures all-to-all route loads of jobs shaped like LANL-CM5's (32 to
+// 1,024 hosts, mostly small), each on a run of consecutive hosts at a random offset
+// (as a curve allocator on an idle machine places them) or, every fourth job, on
+// random hosts.
+func benchMeter(b *testing.B, spec string) {
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pat, err := ParsePattern("all-to-all")
+	if err != nil {
+		b.Fatal(err)
+	}
+	meter, err := NewMachineRouteMeter(m, pat, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := m.N()
+	sizes := []int{32, 32, 32, 32, 32, 64, 64, 128, 128, 256, 512, 1024}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var jobs [][]int
+	for j := range 64 {
+		k := min(n, sizes[rng.IntN(len(sizes))])
+		var nodes []int
+		if j%4 == 3 {
+			nodes = rng.Perm(n)[:k]
+		} else {
+			off := rng.IntN(n - k + 1)
+			for i := range k {
+				nodes = append(nodes, off+i)
+			}
+		}
+		jobs = append(jobs, nodes)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		meter.memo = routeMemo{} // time the count, not the memo of repeated jobs
+		meter.Measure(i, jobs[i%len(jobs)])
+	}
+}
+
+func BenchmarkRouteMeterFatTree1024(b *testing.B) { benchMeter(b, "fattree:4,4:4,4:4,4:4,4:4") }
+func BenchmarkRouteMeterFatTree8192(b *testing.B) { benchMeter(b, "fattree:16,16:16,16:32") }
+func BenchmarkRouteMeterMesh32x32(b *testing.B)   { benchMeter(b, "mesh:32x32") }
+
+// On a dragonfly the tree model does not apply: in-trees.
+func BenchmarkRouteMeterDragonfly1024(b *testing.B) {
+	benchMeter(b, "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=1,num_groups=32")
+}
