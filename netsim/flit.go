@@ -801,8 +801,7 @@ func (e *FlitEngine) route(rt *frouter, l int32) {
 			out = rt.np - 1
 			break
 		}
-		nv := int32(len(e.nbr))
-		nx := e.graph.next[p.dst*nv+cur]
+		nx := int32(e.graph.next(int(p.dst), int(cur)))
 		j, _ := slices.BinarySearch(e.nbr[cur], nx)
 		out = int32(j)
 		if e.cfg.HopClasses {
