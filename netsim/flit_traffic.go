@@ -21,17 +21,8 @@ import (
 // packets still out cannot arrive in time at the rate the network delivers.
 func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg TrafficConfig) (TrafficResult, error) {
 	var res TrafficResult
-	if !(cfg.Rate > 0 && cfg.Rate <= 1) {
-		return res, fmt.Errorf("offered load %v: must be in (0, 1] flits per cycle (a fraction of one link's bandwidth)", cfg.Rate)
-	}
-	if cfg.Warmup == 0 {
-		cfg.Warmup = 10000
-	}
-	if cfg.Measure == 0 {
-		cfg.Measure = 50000
-	}
-	if cfg.Drain == 0 {
-		cfg.Drain = cfg.Measure
+	if err := cfg.defaults(1); err != nil {
+		return res, err
 	}
 	if cfg.Warmup < 0 || cfg.Measure < 0 || cfg.Drain < 0 || cfg.Warmup > 1e9 || cfg.Measure > 1e9 || cfg.Drain > 1e10 {
 		return res, fmt.Errorf("warmup %d, measure %d, drain %d cycles: must be positive and at most 1e9", cfg.Warmup, cfg.Measure, cfg.Drain)

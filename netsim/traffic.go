@@ -45,11 +45,11 @@ func (r TrafficResult) Saturated() bool {
 	return r.Undelivered > 0 || r.Accepted < 0.95*r.Offered
 }
 
-// UniformTraffic runs the experiment on router r with parameters p.
-func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) (TrafficResult, error) {
-	var res TrafficResult
+// defaults checks the offered load and fills in the phases left 0: warmup 10,000
+// cycles, measurement 50,000, drain drainTimes the measurement.
+func (cfg *TrafficConfig) defaults(drainTimes int64) error {
 	if !(cfg.Rate > 0 && cfg.Rate <= 1) {
-		return res, fmt.Errorf("offered load %v: must be in (0, 1] flits per cycle (a fraction of one link's bandwidth)", cfg.Rate)
+		return fmt.Errorf("offered load %v: must be in (0, 1] flits per cycle (a fraction of one link's bandwidth)", cfg.Rate)
 	}
 	if cfg.Warmup == 0 {
 		cfg.Warmup = 10000
@@ -58,7 +58,16 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 		cfg.Measure = 50000
 	}
 	if cfg.Drain == 0 {
-		cfg.Drain = 4 * cfg.Measure
+		cfg.Drain = drainTimes * cfg.Measure
+	}
+	return nil
+}
+
+// UniformTraffic runs the experiment on router r with parameters p.
+func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) (TrafficResult, error) {
+	var res TrafficResult
+	if err := cfg.defaults(4); err != nil {
+		return res, err
 	}
 	if cfg.Warmup < 0 || cfg.Measure < 0 || cfg.Drain < 0 || cfg.Warmup > 1e9 || cfg.Measure > 1e9 || cfg.Drain > 1e10 {
 		return res, fmt.Errorf("warmup %d, measure %d, drain %d cycles: must be positive and at most 1e9", cfg.Warmup, cfg.Measure, cfg.Drain)
