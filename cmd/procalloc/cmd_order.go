@@ -99,9 +99,12 @@ machine whose estimate passes 8 GiB is refused, the estimate in the error):
     distances), then iterated local search until the time limit (without one: a
     fixed number of kicks);
   - bounds that need no n x n table (bound_source "pairs": every pair at least one
-    hop, or two on a switched fabric; and the structural bounds of fabrics and
-    grids). status is optimal only when an exact bound meets the objective, else
-    time_limit, interrupted or heuristic, with the gap.
+    hop, or two on a switched fabric; "ultrametric": the laminar bound of a switched
+    fabric's hierarchy, which proves fat trees and dragonflies optimal;
+    "grid-window-L": the cheapest L consecutive ranks of a mesh or torus, at any
+    size). status is optimal only when an exact bound meets the objective, F
+    recomputed in exact arithmetic, else time_limit, interrupted or heuristic, with
+    the gap.
 The result is never worse than any starting ordering: "curves" lists F of every one
 the solve scored (the curves by name, bfs-node0, bfs-far, start:NAME, structured:NAME,
 multilevel), all computed inside the time limit.
