@@ -170,10 +170,7 @@ func recognizeFabric(ctx context.Context, g *topo.Graph) (*fabricHierarchy, bool
 			}
 		}
 	}
-	type cand struct {
-		a, b int32
-		r    int
-	}
+	type cand = leafMerge // a candidate merge: two leaves and the radius joining them
 	var cands []cand
 	h.adj = make([][]int32, len(h.leaves))
 	for x := first; x < V; x++ {
@@ -206,7 +203,7 @@ func recognizeFabric(ctx context.Context, g *topo.Graph) (*fabricHierarchy, bool
 	uf := newUnionFind(len(h.leaves))
 	for _, c := range cands {
 		if uf.union(int(c.a), int(c.b)) {
-			h.merges = append(h.merges, leafMerge{c.a, c.b, c.r})
+			h.merges = append(h.merges, c)
 		}
 	}
 	if len(h.merges) != len(h.leaves)-1 {
