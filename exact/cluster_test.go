@@ -367,3 +367,22 @@ func TestClusterSizeLimitAndCancelled(t *testing.T) {
 		}
 	}
 }
+
+// The searches of a large cluster end early enough to leave the layout and scoring
+// their time before the caller's deadline; without a deadline nothing changes.
+func TestClusterSearchLeavesTimeToFinish(t *testing.T) {
+	dl := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), dl)
+	defer cancel()
+	sctx, scancel := searchContext(ctx, 200000)
+	defer scancel()
+	got, ok := sctx.Deadline()
+	if want := dl.Add(-200000 * finishPerPoint); !ok || !got.Equal(want) {
+		t.Errorf("search deadline %v (set %v), want %v", got, ok, want)
+	}
+	bctx, bcancel := searchContext(context.Background(), 200000)
+	defer bcancel()
+	if _, ok := bctx.Deadline(); ok {
+		t.Errorf("a search without a deadline got one")
+	}
+}
