@@ -48,7 +48,7 @@ func LagSums(m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
 }
 
 func lagSums(m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
-	sums := make([]int64, offsetCount(len(o), k, ring))
+	sums := make([]int64, LagCount(len(o), k, ring))
 	if g, ok := m.(*topo.Grid); ok {
 		gridOffsetSums(g, o, ring, sums)
 		return sums, nil
@@ -56,19 +56,19 @@ func lagSums(m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
 	return sums, machineOffsetSums(m, o, ring, sums)
 }
 
-// offsetCount returns how many rank differences t = 1, 2, ... have pairs: t < n on a
+// LagCount returns how many rank differences t = 1, 2, ... have pairs: t < n on a
 // line, 2t <= n on a ring; at most k.
-func offsetCount(n, k int, ring bool) int {
+func LagCount(n, k int, ring bool) int {
 	if ring {
 		return min(k, n/2)
 	}
 	return min(k, max(n-1, 0))
 }
 
-// ringPairs returns how many lower ranks r have a pair at difference t: all n on a
+// LagPairs returns how many lower ranks r have a pair at difference t: all n on a
 // ring (the partner is (r+t) mod n), except the antipodal difference 2t = n, whose
 // pairs are counted from r < n/2 only; n-t on a line.
-func ringPairs(n, t int, ring bool) int {
+func LagPairs(n, t int, ring bool) int {
 	if !ring {
 		return n - t
 	}
@@ -97,7 +97,7 @@ func gridOffsetSums(g *topo.Grid, o Order, ring bool, sums []int64) {
 		}
 		sz := int32(size)
 		for t := 1; t <= len(sums); t++ {
-			cnt := ringPairs(n, t, ring)
+			cnt := LagPairs(n, t, ring)
 			var d int64
 			// Pairs (r, r+t) without wrapping the rank, then (r, r+t-n) for the ring.
 			lin := min(cnt, n-t)
@@ -140,7 +140,7 @@ func machineOffsetSums(m topo.Machine, o Order, ring bool, sums []int64) error {
 	n := len(o)
 	for r := 0; r < n; r++ {
 		for t := 1; t <= len(sums); t++ {
-			if r >= ringPairs(n, t, ring) {
+			if r >= LagPairs(n, t, ring) {
 				break
 			}
 			s := r + t

@@ -382,21 +382,10 @@ func pairBound(m topo.Machine, w curves.Weights, ring bool) LowerBound {
 			}
 		}
 	}
-	k := min(len(w), max(n-1, 0))
-	if ring {
-		k = min(len(w), n/2)
-	}
 	total := new(big.Rat)
-	for t := 1; t <= k; t++ {
-		cnt := n - t
-		if ring {
-			cnt = n
-			if 2*t == n {
-				cnt = n / 2
-			}
-		}
+	for t := 1; t <= curves.LagCount(n, len(w), ring); t++ {
 		term := new(big.Rat).SetFloat64(w[t-1])
-		total.Add(total, term.Mul(term, new(big.Rat).SetInt64(int64(cnt)*int64(dmin))))
+		total.Add(total, term.Mul(term, new(big.Rat).SetInt64(int64(curves.LagPairs(n, t, ring))*int64(dmin))))
 	}
 	f, exact := ratFloorFloat(total)
 	return LowerBound{Value: f, Source: "pairs", Exact: exact}

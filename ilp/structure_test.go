@@ -14,27 +14,6 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// lagSums returns D_t, t = 1..k: the hop distances of o's pairs at lag t (around the
-// ring when ring, as curves.Objective counts them), through m.Dist.
-func lagSums(m topo.Machine, o []int, k int, ring bool) []int64 {
-	n := len(o)
-	k = fabricOffsetCount(n, k, ring)
-	s := make([]int64, k)
-	for t := 1; t <= k; t++ {
-		cnt := n - t
-		if ring {
-			cnt = n
-			if 2*t == n {
-				cnt = n / 2
-			}
-		}
-		for r := 0; r < cnt; r++ {
-			s[t-1] += int64(m.Dist(o[r], o[(r+t)%n]))
-		}
-	}
-	return s
-}
-
 // randomFabric builds a random switched network: a random tree of switches (plus a few
 // extra switch links), hosts hung on random switches, via ReadGraph's %switch lines.
 func randomFabric(t *testing.T, rng *rand.Rand, hosts, switches, extra int) *topo.Graph {
@@ -255,7 +234,10 @@ func TestLaminarSumsPerLag(t *testing.T) {
 			if trial == 0 {
 				o = h.hostsOfLeaves(h.nestedLeafOrder())
 			}
-			d := lagSums(g, o, k, false)
+			d, err := curves.LagSums(g, o, k, false)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var cd, cs int64
 			for t2 := range s {
 				if d[t2] < sp[t2] {
@@ -544,17 +526,10 @@ func fabricLagSums(g *topo.Graph, h *fabricHierarchy, o []int, k int, ring bool)
 		}
 	}
 	n := len(o)
-	k = fabricOffsetCount(n, k, ring)
+	k = curves.LagCount(n, k, ring)
 	s := make([]int64, k)
 	for t := 1; t <= k; t++ {
-		cnt := n - t
-		if ring {
-			cnt = n
-			if 2*t == n {
-				cnt = n / 2
-			}
-		}
-		for r := 0; r < cnt; r++ {
+		for r := 0; r < curves.LagPairs(n, t, ring); r++ {
 			a, b := o[r], o[(r+t)%n]
 			s[t-1] += 2 + int64(dl[int(h.leafOf[a])*L+int(h.leafOf[b])])
 		}

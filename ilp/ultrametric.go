@@ -338,17 +338,9 @@ func ratFloorFloat(x *big.Rat) (float64, bool) {
 	return f, false
 }
 
-// fabricOffsetCount is how many lags have pairs (t < n on the line, 2t <= n on the ring).
-func fabricOffsetCount(n, k int, ring bool) int {
-	if ring {
-		return min(k, n/2)
-	}
-	return min(k, max(n-1, 0))
-}
-
 // fabricBound is the laminar (ultrametric) bound of a recognized fabric.
 func fabricBound(h *fabricHierarchy, w curves.Weights, ring bool) LowerBound {
-	k := fabricOffsetCount(h.n, len(w), ring)
+	k := curves.LagCount(h.n, len(w), ring)
 	s, sp := h.laminarSums(k)
 	v, exact := boundFromSums(h.n, w, s, sp, ring)
 	src := "ultrametric"
