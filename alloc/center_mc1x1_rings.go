@@ -70,10 +70,8 @@ func (a *mc1x1) chooseLast2D(i, L, m int) []int {
 		p := a.fl[j]
 		px, py := co[2*p], co[2*p+1]
 		if boxed {
-			dx0, dx1 := intervalDist(px, box[0], box[1])
-			dy0, dy1 := intervalDist(py, box[2], box[3])
-			if max(dx0, dy0) == max(dx1, dy1) {
-				j = a.skipRun(j, box)
+			if jj, ok := a.boxSkip(j, px, py, box); ok {
+				j = jj
 				continue
 			}
 		}

@@ -78,10 +78,8 @@ func (a *mc1x1) lastBits(i, L, m int) []uint64 {
 		if mesh2D {
 			px, py := co[2*cj], co[2*cj+1]
 			if boxed {
-				dx0, dx1 := intervalDist(px, box[0], box[1])
-				dy0, dy1 := intervalDist(py, box[2], box[3])
-				if max(dx0, dy0) == max(dx1, dy1) {
-					j = a.skipRun(j, box)
+				if jj, ok := a.boxSkip(j, px, py, box); ok {
+					j = jj
 					continue
 				}
 			}
@@ -474,6 +472,18 @@ func (a *mc1x1) ringNodes2D(cx, cy, r int, dst []int) []int {
 		}
 	}
 	return dst
+}
+
+// boxSkip reports whether the earlier center at j, at (px, py), sees the undecided
+// nodes' bounding box at one distance (its nearest and farthest Chebyshev distance to
+// the box agree), and if so returns the index skipRun jumps to.
+func (a *mc1x1) boxSkip(j int, px, py int32, box [4]int32) (int, bool) {
+	dx0, dx1 := intervalDist(px, box[0], box[1])
+	dy0, dy1 := intervalDist(py, box[2], box[3])
+	if max(dx0, dy0) != max(dx1, dy1) {
+		return j, false
+	}
+	return a.skipRun(j, box), true
 }
 
 // skipRun returns the first index j' <= j such that every center fl[j'..j] sees the
