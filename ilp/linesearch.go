@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -30,14 +31,17 @@ import (
 // O(n) moves plus the improvements. Deterministic for a seed; stops within a few
 // milliseconds of ctx's end or the deadline.
 type lineSearch struct {
-	m    topo.Machine
-	grid *topo.Grid // m as a grid (its Dist is a formula), or nil
-	w    []float64  // w(t) for t = 1..k
-	k, n int
-	ring bool
-	ord  []int32
-	pos  []int32
-	cost float64 // F of ord, maintained incrementally (recompute with exactCost)
+	// report, when set, receives the current F about every 200 ms (progress).
+	report   func(float64)
+	reported time.Time
+	m        topo.Machine
+	grid     *topo.Grid // m as a grid (its Dist is a formula), or nil
+	w        []float64  // w(t) for t = 1..k
+	k, n     int
+	ring     bool
+	ord      []int32
+	pos      []int32
+	cost     float64 // F of ord, maintained incrementally (recompute with exactCost)
 
 	win int // swaps and Or-opt moves reach win ranks; reversals 2*win
 
@@ -117,8 +121,13 @@ func (s *lineSearch) stop() bool {
 		return false
 	}
 	s.work = 0
-	if s.ctx.Err() != nil || (!s.deadline.IsZero() && time.Now().After(s.deadline)) {
+	now := time.Now()
+	if s.ctx.Err() != nil || (!s.deadline.IsZero() && now.After(s.deadline)) {
 		s.stopped = true
+	}
+	if s.report != nil && now.Sub(s.reported) >= 200*time.Millisecond {
+		s.reported = now
+		s.report(s.cost)
 	}
 	return s.stopped
 }
@@ -128,13 +137,7 @@ func (s *lineSearch) stop() bool {
 func (s *lineSearch) exactCost() float64 {
 	var f float64
 	for t := 1; t <= s.k; t++ {
-		cnt := s.n - t
-		if s.ring {
-			cnt = s.n
-			if 2*t == s.n {
-				cnt = s.n / 2
-			}
-		}
+		cnt := curves.LagPairs(s.n, t, s.ring)
 		var d int64
 		for r := 0; r < cnt; r++ {
 			q := r + t

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/ilp/highs"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -58,6 +59,31 @@ type scalableRun struct {
 	// target: stop searching once F reaches it (an exact lower bound), when hasTarget.
 	target    float64
 	hasTarget bool
+	// progress, when set (top level only), receives the best F so far against the
+	// bound, as Options.Progress does for the MIP: the CLI's progress line.
+	progress func(highs.Progress)
+	bound    float64
+	t0       time.Time
+}
+
+// report hands the best F so far to progress.
+func (sr *scalableRun) report(f float64) {
+	if sr.progress != nil {
+		sr.progress(highs.Progress{Incumbent: f, Bound: sr.bound, Gap: relGap(f, sr.bound), Seconds: time.Since(sr.t0).Seconds()})
+	}
+}
+
+// newSearch is newLineSearch reporting its progress to sr's.
+func (sr *scalableRun) newSearch(ctx context.Context, o []int, seed uint64) *lineSearch {
+	ls := newLineSearch(ctx, sr.m, sr.w, sr.ring, toInt32(o), seed)
+	if sr.progress != nil {
+		best := math.Inf(1)
+		if len(sr.best) > 0 {
+			best = sr.best[0].f
+		}
+		ls.report = func(f float64) { sr.report(min(f, best)) }
+	}
+	return ls
 }
 
 // keep records a candidate's F and keeps the best few orderings (ascending F, ties by
@@ -94,9 +120,10 @@ func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error
 			return fmt.Errorf("start %s: %w", name, err)
 		}
 		sr.keep(name, o, f)
+		sr.report(sr.best[0].f)
 		return nil
 	}
-	ls := newLineSearch(ctx, sr.m, sr.w, sr.ring, toInt32(o), 0)
+	ls := sr.newSearch(ctx, o, 0)
 	if ls.stopped {
 		return nil
 	}
@@ -223,13 +250,12 @@ func (sr *scalableRun) search(ctx context.Context) ([]int, float64, string, erro
 		}
 		return nil
 	}
-	wts := []float64(sr.w)
 	for i, c := range sr.best {
 		if ctx.Err() != nil || sr.reached(bestF) {
 			break
 		}
 		dctx, cancel := subContext(ctx, 0.25)
-		ls := newLineSearch(dctx, sr.m, wts, sr.ring, toInt32(c.o), sr.seed+uint64(i))
+		ls := sr.newSearch(dctx, c.o, sr.seed+uint64(i))
 		ls.activate(0, ls.n-1)
 		ls.descend()
 		cancel()
@@ -242,7 +268,7 @@ func (sr *scalableRun) search(ctx context.Context) ([]int, float64, string, erro
 	if ctx.Err() != nil || sr.reached(bestF) {
 		return bestO, bestF, src, nil
 	}
-	ls := newLineSearch(ctx, sr.m, wts, sr.ring, toInt32(bestO), sr.seed)
+	ls := sr.newSearch(ctx, bestO, sr.seed)
 	var kicks int64
 	if _, ok := ctx.Deadline(); !ok {
 		kicks = 5*int64(ls.n) + 5000
@@ -283,7 +309,7 @@ func heuristicOrder(ctx context.Context, m topo.Machine, w curves.Weights, ring 
 // solveScalable is SolveOrdering above ScalableMinNodes nodes (docs/ilp.md, "The
 // scalable path"): candidates, bounds, line search, all within ctx.
 func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions, t0 time.Time) (*OrderResult, error) {
-	sr := &scalableRun{m: m, w: w, ring: opt.Ring, seed: opt.Seed, scale: map[string]float64{}}
+	sr := &scalableRun{m: m, w: w, ring: opt.Ring, seed: opt.Seed, scale: map[string]float64{}, progress: opt.Progress, t0: t0}
 	res := &Result{Bound: math.Inf(-1), BoundSource: "none", Status: StatusHeuristic}
 	if opt.Method == MethodMIP || opt.Method == MethodBB {
 		res.Notes = append(res.Notes, fmt.Sprintf("method %s needs the dense n x n model; above %d nodes the scalable path runs instead (local search and structural bounds)", opt.Method, ScalableMinNodes))
@@ -312,6 +338,7 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		}
 	}
 	sr.target, sr.hasTarget = exact, !math.IsInf(exact, -1)
+	sr.bound = res.Bound
 	if err := sr.candidates(ctx, opt.Starts, true, 0); err != nil {
 		return nil, err
 	}

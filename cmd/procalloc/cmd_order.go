@@ -203,7 +203,11 @@ procalloc order --qap nug5.dat --json`,
 					if !math.IsInf(p.Incumbent, 0) && p.Incumbent < 1e300 {
 						inc = fmtNum(p.Incumbent)
 					}
-					prog.Update(0, fmt.Sprintf("incumbent %s  bound %s  gap %.2f%%  nodes %d", inc, fmtNum(p.Bound), 100*p.Gap, p.Nodes))
+					status := fmt.Sprintf("incumbent %s  bound %s  gap %.2f%%", inc, fmtNum(p.Bound), 100*p.Gap)
+					if p.Nodes > 0 { // branch-and-bound nodes (the MIP); the local search has none
+						status += fmt.Sprintf("  nodes %d", p.Nodes)
+					}
+					prog.Update(0, status)
 				}
 				// The time limit is the solve's deadline, counted from here on.
 				solveCtx := func() (context.Context, context.CancelFunc) {
