@@ -117,3 +117,34 @@ func TestSlurmTorus3DRoundTrip(t *testing.T) {
 		t.Fatal("a mesh was written as a torus")
 	}
 }
+
+// WriteTopology warns about what Slurm does not obey: a leaf whose nodes are not in
+// natural name order (Slurm takes them in name order), an ordering that goes back and
+// forth between leaves, and SwitchAsNodeRank's Slurm version.
+func TestWriteTopologyWarnings(t *testing.T) {
+	f, err := os.Open("../topo/testdata/topology.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadTopologyConf(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(ws []string, s string) bool {
+		return slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, s) })
+	}
+	for _, c := range []struct {
+		curve            string
+		inLeaf, interlvd bool
+	}{{"name-order", false, true}, {"rcm", true, false}} {
+		o, _ := curves.Generate(c.curve, g)
+		ws, err := WriteTopology(&bytes.Buffer{}, g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has(ws, "no node order inside a leaf") != c.inLeaf || has(ws, "back and forth") != c.interlvd || !has(ws, "from Slurm 23.02") {
+			t.Errorf("%s: warnings %q", c.curve, ws)
+		}
+	}
+}
