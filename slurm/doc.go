@@ -29,8 +29,10 @@
 // Which Slurm: the formats follow the man pages and source of Slurm 26.11-rc
 // (SchedMD/slurm: src/plugins/topology/{tree,block,torus3d}, topology.yaml(5),
 // slurm.conf(5), scontrol(1)); the writers were loaded into Debian 12's Slurm 22.05.8
-// (the README's Slurm recipe has the commands and what Slurm did). Accounting
-// (sacct -P output) is read by package sim (sim.SacctFields).
+// (the README's Slurm recipe has the commands and what Slurm did).
+//
+// Accounting: ReadSacct reads sacct -P output (SacctFields) into jobs with their
+// times, sizes and node lists; package sim replays them.
 //
 // In the architecture it sits above topo and curves (it reads into topo's graphs and
 // writes curves' orderings) and below ilp, alloc and sim, which may read Slurm's
