@@ -11,11 +11,12 @@ import (
 )
 
 // BlockSizes returns Slurm's BlockSizes for n nodes cut into blocks of base nodes:
-// base, 2 base, 4 base, ... up to the largest power-of-two multiple of base that
-// n holds (topology.conf(5): each size a power of two times the one before).
+// base, 2 base, 4 base, ... up to the largest power-of-two multiple of base that n
+// holds, at most 2^15 base (Slurm's block_record.c refuses BlockSizes of more than
+// 2^15 blocks: "Invalid BlockSizes value").
 func BlockSizes(n, base int) []int {
 	var out []int
-	for s := base; s <= n && s > 0; s *= 2 {
+	for s, level := base, 0; s <= n && s > 0 && level <= 15; s, level = s*2, level+1 {
 		out = append(out, s)
 	}
 	return out
@@ -24,9 +25,11 @@ func BlockSizes(n, base int) []int {
 // WriteBlock writes a topology.conf for topology/block whose blocks are the
 // ordering's consecutive runs of size nodes (block i holds ranks i*size ..
 // (i+1)*size-1, nodes in rank order), one BlockName line per block in ordering order,
-// then BlockSizes (BlockSizes). Slurm's block plugin puts a job in the smallest
-// allowed aggregation of consecutive blocks (2, 4, ... blocks aligned on their
-// index), so blocks in ordering order make those aggregations runs of the ordering.
+// then BlockSizes (BlockSizes). Slurm's block plugin (block_record.c, 26.11-rc)
+// aggregates blocks by their line order, 2^k consecutive blocks aligned on their
+// index, and puts a job in the smallest allowed aggregation that holds it, so blocks
+// in ordering order make those aggregations runs of the ordering. Inside a block
+// Slurm takes nodes in its own node order, not the order written.
 // hosts names the nodes (nil: node indices). n must be a multiple of size: Slurm
 // wants every block to hold at least the base size.
 func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
