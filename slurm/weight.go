@@ -119,6 +119,7 @@ func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warn
 	defined := map[string]int{} // host -> line
 	nodeLines := map[int]*nodeLine{}
 	var unordered []string
+	includes := 0
 	for i, raw := range lines {
 		body, comment := raw, ""
 		if j := strings.IndexByte(raw, '#'); j >= 0 {
@@ -127,6 +128,9 @@ func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warn
 		fields := strings.Fields(body)
 		if len(fields) == 0 {
 			continue
+		}
+		if strings.EqualFold(fields[0], "Include") {
+			includes++
 		}
 		k, v, _ := strings.Cut(fields[0], "=")
 		if !strings.EqualFold(k, "NodeName") || strings.EqualFold(v, "DEFAULT") {
@@ -152,7 +156,11 @@ func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warn
 	}
 	for r, v := range o {
 		if h := curves.HostName(hosts, v); defined[h] == 0 {
-			return nil, nil, fmt.Errorf("host %s (rank %d of the ordering) is not defined by any NodeName line of the slurm.conf", h, r)
+			hint := ""
+			if includes > 0 {
+				hint = " (its Include lines are not followed: merge into the file that defines the nodes)"
+			}
+			return nil, nil, fmt.Errorf("host %s (rank %d of the ordering) is not defined by any NodeName line of the slurm.conf%s", h, r, hint)
 		}
 	}
 	var b strings.Builder

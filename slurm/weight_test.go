@@ -219,6 +219,7 @@ func TestMergeWeightsBadInput(t *testing.T) {
 		{"NodeName=n[1-3] CPUs=1\n# x\nNodeName=n2 CPUs=2\n", "line 3: host n2 is defined again (first on line 1)"},
 		{"NodeName=n[1-3 CPUs=1\n", "line 1: NodeName=n[1-3"},
 		{"NodeName=n[1-3] \\\n CPUs=1\n", "line 1: a NodeName line continued"},
+		{"Include /etc/slurm/nodes.conf\nNodeName=n[1-2]\n", "not followed"},
 	} {
 		out, _, err := MergeWeights([]byte(c.conf), o, hosts)
 		if err == nil || out != nil || !strings.Contains(err.Error(), c.want) {
