@@ -263,6 +263,7 @@ func FuzzReadSlurmTopology(f *testing.F) {
 	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: top\n        children: &l [l1]\n      - switch: l1\n        nodes: n[1-2]\n", true)
 	f.Add("- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n---\n- x\n", true)
 	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n        nodes: n1\n", true)
+	f.Add("- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 1}\n        nodes: n[1-4]\n        placements:\n          - dims: {x: 2, y: 1, z: 1}\n            anchor_spacing: {x: 1, y: 1, z: 1}\n", true)
 	f.Fuzz(func(t *testing.T, src string, yml bool) {
 		var g *topo.Graph
 		var err error
