@@ -37,8 +37,9 @@ const (
 )
 
 // Formats lists the ranking-file formats.
+// (RegisterFormat adds to them: package slurm's slurm-weight).
 var Formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts,
-	FormatSlurmWeight, FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+	FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
 
 // ParseFormat returns the format with the given name.
 func ParseFormat(s string) (Format, error) {

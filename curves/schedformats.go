@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,10 +17,6 @@ import (
 // names, so writing them needs the nodes' names (--hosts FILE, or a graph's names;
 // without names a node is named by its index).
 const (
-	// FormatSlurmWeight: slurm.conf "NodeName=HOST Weight=RANK+1" lines. Slurm
-	// allocates the lowest Weight first among nodes of equal fitness, so a weight per
-	// node equal to its curve rank makes Slurm allocate along the curve.
-	FormatSlurmWeight Format = "slurm-weight"
 	// FormatHostlist: the hosts in curve order as one Slurm hostlist expression.
 	FormatHostlist Format = "hostlist"
 	// FormatRankfile: Open MPI rankfile, "rank R=HOST slot=0", rank R on the host of
@@ -35,8 +32,89 @@ const (
 	FormatJGF Format = "jgf"
 )
 
-// SchedulerFormats are the formats above.
-var SchedulerFormats = []Format{FormatSlurmWeight, FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+// SchedulerFormats are the formats above and those other packages add with
+// RegisterFormat (package slurm's slurm-weight).
+var SchedulerFormats = []Format{FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+
+// A Codec writes and reads a ranking format that names hosts, defined in another
+// package: package slurm owns Slurm's files, and it sits above curves, so it adds its
+// formats here rather than curves importing it (as image formats register with
+// package image).
+type Codec struct {
+	// Write writes o, hosts naming the nodes in node-index order (nil: indices).
+	Write func(w io.Writer, o Order, hosts []string) error
+	// Read reads an ordering of n nodes back (see OrderFromHostRanks).
+	Read func(r io.Reader, n int, hosts []string) (Order, error)
+	// Detect says whether data is in the format (for DetectFormat).
+	Detect func(data []byte) bool
+}
+
+var codecs = map[Format]Codec{}
+
+// RegisterFormat adds format f, written and read by c, to Formats and
+// SchedulerFormats; WriteRanking, ReadRanking and DetectFormat then handle it. It is
+// meant for package initialisation; a name registered twice or taken by a built-in
+// format is an error.
+func RegisterFormat(f Format, c Codec) error {
+	if _, dup := codecs[f]; dup || slices.Contains(Formats, f) || f == "" {
+		return fmt.Errorf("curves: format %q registered twice", f)
+	}
+	if c.Write == nil || c.Read == nil || c.Detect == nil {
+		return fmt.Errorf("curves: format %q needs Write, Read and Detect", f)
+	}
+	codecs[f] = c
+	Formats = append(Formats, f)
+	SchedulerFormats = append(SchedulerFormats, f)
+	return nil
+}
+
+// HostRank is one entry of a ranking file that names hosts: Host has rank Rank,
+// read on line Line (for errors).
+type HostRank struct {
+	Rank int
+	Host string
+	Line int
+}
+
+// OrderFromHostRanks turns the entries of a ranking file that names hosts into the
+// ordering of an n-node machine whose nodes are named hosts (nil: node indices): a
+// wrong count, an unknown host, a host or rank given twice and a rank out of range
+// are errors naming the line.
+func OrderFromHostRanks(es []HostRank, n int, hosts []string) (Order, error) {
+	if len(es) != n {
+		return nil, fmt.Errorf("%d hosts for a machine of %d nodes", len(es), n)
+	}
+	index := map[string]int{}
+	for i := range n {
+		index[hostName(hosts, i)] = i
+	}
+	o := make(Order, n)
+	for i := range o {
+		o[i] = -1
+	}
+	seen := map[string]int{}
+	for _, e := range es {
+		v, ok := index[e.Host]
+		if !ok {
+			return nil, fmt.Errorf("line %d: host %q is not a node of the machine", e.Line, e.Host)
+		}
+		if first, dup := seen[e.Host]; dup {
+			return nil, fmt.Errorf("line %d: host %q again (first on line %d)", e.Line, e.Host, first)
+		}
+		seen[e.Host] = e.Line
+		if e.Rank < 0 || e.Rank >= n {
+			return nil, fmt.Errorf("line %d: rank %d out of range 0..%d", e.Line, e.Rank, n-1)
+		}
+		if o[e.Rank] >= 0 {
+			return nil, fmt.Errorf("line %d: rank %d given twice", e.Line, e.Rank)
+		}
+		o[e.Rank] = v
+	}
+	return o, o.Validate(n)
+}
+
+// HostName is the name of node v: hosts[v], or v's index when hosts is nil.
+func HostName(hosts []string, v int) string { return hostName(hosts, v) }
 
 func hostName(hosts []string, v int) string {
 	if hosts != nil {
@@ -50,13 +128,11 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 	if hosts != nil && len(hosts) != len(o) {
 		return fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
 	}
+	if c, ok := codecs[f]; ok {
+		return c.Write(w, o, hosts)
+	}
 	bw := bufio.NewWriter(w)
 	switch f {
-	case FormatSlurmWeight:
-		fmt.Fprintln(bw, "# slurm.conf node weights along a curve: Slurm allocates the lowest Weight first")
-		for r, v := range o {
-			fmt.Fprintf(bw, "NodeName=%s Weight=%d\n", hostName(hosts, v), r+1)
-		}
 	case FormatHostlist:
 		names := make([]string, len(o))
 		for r, v := range o {
@@ -134,6 +210,9 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 
 // readSchedulerFormat reads o back from one of SchedulerFormats.
 func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, error) {
+	if c, ok := codecs[f]; ok {
+		return c.Read(r, n, hosts)
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -155,26 +234,6 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 		}
 	}
 	switch f {
-	case FormatSlurmWeight:
-		for ln, l := range dataLines {
-			var name string
-			weight := -1
-			for _, kv := range strings.Fields(l) {
-				k, v, _ := strings.Cut(kv, "=")
-				switch strings.ToLower(k) {
-				case "nodename":
-					name = v
-				case "weight":
-					if weight, err = strconv.Atoi(v); err != nil || weight < 1 {
-						return nil, fmt.Errorf("line %d: Weight %q is not a positive integer", ln, v)
-					}
-				}
-			}
-			if name == "" || weight < 0 {
-				return nil, fmt.Errorf("line %d: want NodeName=HOST Weight=N", ln)
-			}
-			es = append(es, entry{weight - 1, name, ln})
-		}
 	case FormatHostlist:
 		var expr strings.Builder
 		first := 0
@@ -254,41 +313,21 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 	default:
 		return nil, fmt.Errorf("unknown ranking format %q", f)
 	}
-	if len(es) != n {
-		return nil, fmt.Errorf("%d hosts for a machine of %d nodes", len(es), n)
+	hr := make([]HostRank, len(es))
+	for i, e := range es {
+		hr[i] = HostRank{e.rank, e.host, e.line}
 	}
-	index := map[string]int{}
-	for i := range n {
-		index[hostName(hosts, i)] = i
-	}
-	o := make(Order, n)
-	for i := range o {
-		o[i] = -1
-	}
-	seen := map[string]int{}
-	for _, e := range es {
-		v, ok := index[e.host]
-		if !ok {
-			return nil, fmt.Errorf("line %d: host %q is not a node of the machine", e.line, e.host)
-		}
-		if first, dup := seen[e.host]; dup {
-			return nil, fmt.Errorf("line %d: host %q again (first on line %d)", e.line, e.host, first)
-		}
-		seen[e.host] = e.line
-		if e.rank < 0 || e.rank >= n {
-			return nil, fmt.Errorf("line %d: rank %d out of range 0..%d", e.line, e.rank, n-1)
-		}
-		if o[e.rank] >= 0 {
-			return nil, fmt.Errorf("line %d: rank %d given twice", e.line, e.rank)
-		}
-		o[e.rank] = v
-	}
-	return o, o.Validate(n)
+	return OrderFromHostRanks(hr, n, hosts)
 }
 
 // detectSchedulerFormat recognises the scheduler formats by their content ("" when
 // none matches).
 func detectSchedulerFormat(data []byte) Format {
+	for _, f := range SchedulerFormats {
+		if c, ok := codecs[f]; ok && c.Detect(data) {
+			return f
+		}
+	}
 	t := strings.TrimSpace(string(data))
 	if strings.HasPrefix(t, "{") {
 		if strings.Contains(t, `"graph"`) {
@@ -301,8 +340,6 @@ func detectSchedulerFormat(data []byte) Format {
 		switch {
 		case l == "":
 			continue
-		case strings.HasPrefix(strings.ToLower(l), "nodename="):
-			return FormatSlurmWeight
 		case strings.HasPrefix(l, "rank ") && strings.Contains(l, "="):
 			return FormatRankfile
 		case strings.Trim(l, "0123456789,-") == "" && strings.ContainsAny(l, ",-"):

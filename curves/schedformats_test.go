@@ -54,8 +54,6 @@ func TestSchedulerFormatsRefuseBadInput(t *testing.T) {
 		in   string
 		want string
 	}{
-		{FormatSlurmWeight, "NodeName=a1 Weight=1\nNodeName=a2 Weight=x\n", "not a positive integer"},
-		{FormatSlurmWeight, "NodeName=a1 Weight=1\nNodeName=a1 Weight=2\nNodeName=a3 Weight=3\n", "again"},
 		{FormatHostlist, "a[1-2],b9", "not a node"},
 		{FormatHostlist, "a[1-2]", "2 hosts for a machine of 3"},
 		{FormatHostlist, "a[1-3", "invalid hostlist"},

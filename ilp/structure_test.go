@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -461,7 +462,7 @@ func TestFabricFilesExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := topo.ReadGraphFormat(r, topo.GraphReadOptions{})
+		g, err := slurm.ReadGraphFormat(r, slurm.GraphReadOptions{})
 		r.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)

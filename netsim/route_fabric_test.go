@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -83,7 +84,7 @@ func TestAllToAllGraphLoadMatchesTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := topo.ReadGraphFormat(bytes.NewReader(b), topo.GraphReadOptions{})
+		g, err := slurm.ReadGraphFormat(bytes.NewReader(b), slurm.GraphReadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -165,7 +166,7 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := topo.ReadGraphFormat(bytes.NewReader(b), topo.GraphReadOptions{})
+		g, err := slurm.ReadGraphFormat(bytes.NewReader(b), slurm.GraphReadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

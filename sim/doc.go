@@ -8,9 +8,9 @@
 // Machines are grids or graphs (switched networks: hop distances through the
 // switches). Span, ring span and stretch-span are measured on the ranks of the
 // allocator's ordering, as Leung et al. 2002 §2.3 define span on the ranking. Traces
-// are SWF, the converted format, or Slurm accounting (sacct(1) -P output); the as-run
-// scheduler and the alloc as-run allocator replay production's recorded start times
-// and node lists (docs/fabric.md).
+// are SWF, the converted format, or Slurm accounting (sacct(1) -P output, read by
+// package slurm); the as-run scheduler and the alloc as-run allocator replay
+// production's recorded start times and node lists (docs/fabric.md).
 //
 // Spec is one replay with every choice typed (trace, window and scaling, machine,
 // allocator, scheduler, conventions, network model, baseline): Validate reports every

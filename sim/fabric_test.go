@@ -10,6 +10,7 @@ import (
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -20,7 +21,7 @@ func sampleFabric(t testing.TB) *topo.Graph {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	g, err := topo.ReadSlurmTopologyConf(f)
+	g, err := slurm.ReadTopologyConf(f)
 	if err != nil {
 		t.Fatal(err)
 	}

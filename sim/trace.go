@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/slurm"
 )
 
 // Job is one job of a trace, in seconds.
@@ -246,7 +248,7 @@ func (t *Trace) header(s string) {
 	}
 }
 
-var errRange = errors.New("value out of range")
+var errRange = slurm.ErrRange // one error for every reader of numbers
 
 // maxTraceValue bounds every number a trace gives (times in seconds, sizes), so that
 // sums of a few of them (arrival + wait + run time, scaled) stay far from int64

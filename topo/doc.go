@@ -28,11 +28,10 @@
 // (0..N()-1) get ranks and jobs, and hosts are grouped under their leaf switch.
 // Graphs are read from an edge list (ReadGraph, %switch lines for switches),
 // ibnetdiscover output in its default and -p forms with an optional node-name-map
-// (ReadIBNetDiscover; infiniband-diags ibnetdiscover(8)), Slurm's topology.conf
-// (topology.conf(5): tree and block) and topology.yaml (topology.yaml(5): tree,
-// block, and torus3d with dims and nodes as Slurm's torus3d_record.c maps them);
-// ReadGraphFormat detects which. Node sets are Slurm hostlist expressions
-// (package hostlist).
+// (ReadIBNetDiscover; infiniband-diags ibnetdiscover(8)); ReadGraphFormat detects
+// which. Slurm's topology.conf and topology.yaml are read by package slurm, whose
+// ReadGraphFormat adds them and falls back to this one: topo knows nothing of Slurm.
+// Node sets are Slurm hostlist expressions (package hostlist).
 //
 // Synthetic switched machines follow SST merlin's topology builders
 // (sst-elements src/sst/elements/merlin/topology): "fattree:4,4:4,4:8" is merlin's

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strconv"
@@ -129,75 +130,6 @@ func mapsEqual(a, b map[[2]string]int) bool {
 	return true
 }
 
-func TestSlurmTopologyFilesMatchTheFabric(t *testing.T) {
-	ib, err := ReadIBNetDiscover(strings.NewReader(readFile(t, "testdata/fattree.ibnetdiscover")), nameMap(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := ReadSlurmTopologyConf(strings.NewReader(readFile(t, "testdata/topology.conf")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSampleFatTree(t, "topology.conf", conf)
-	yml, err := ReadSlurmTopologyYAML(strings.NewReader(readFile(t, "testdata/topology.yaml")), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkSampleFatTree(t, "topology.yaml tree", yml)
-	if !mapsEqual(hostDist(ib), hostDist(conf)) || !mapsEqual(hostDist(ib), hostDist(yml)) {
-		t.Fatal("topology.conf / topology.yaml differ from the ibnetdiscover fabric")
-	}
-	blocks, err := ReadSlurmTopologyYAML(strings.NewReader(readFile(t, "testdata/topology.yaml")), "racks")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for a := range blocks.N() {
-		for b := range blocks.N() {
-			ka, _ := atoiSuffix(blocks.Name(a))
-			kb, _ := atoiSuffix(blocks.Name(b))
-			want := 4
-			if a == b {
-				want = 0
-			} else if (ka-1)/4 == (kb-1)/4 {
-				want = 2
-			}
-			if blocks.Dist(a, b) != want {
-				t.Fatalf("blocks: Dist(%s,%s) = %d, want %d", blocks.Name(a), blocks.Name(b), blocks.Dist(a, b), want)
-			}
-		}
-	}
-	torus, err := ReadSlurmTopologyYAML(strings.NewReader(readFile(t, "testdata/topology.yaml")), "torus")
-	if err != nil {
-		t.Fatal(err)
-	}
-	grid := Torus(4, 2, 2)
-	for a := range grid.N() {
-		for b := range grid.N() {
-			if torus.Dist(a, b) != grid.Dist(a, b) {
-				t.Fatalf("torus3d: Dist(%d,%d) = %d, torus:4x2x2 has %d", a, b, torus.Dist(a, b), grid.Dist(a, b))
-			}
-		}
-	}
-}
-
-func TestDetectGraphFormat(t *testing.T) {
-	for file, want := range map[string]string{
-		"testdata/fattree.ibnetdiscover": "ibnetdiscover", "testdata/fattree.ibnetdiscover-p": "ibnetdiscover",
-		"testdata/topology.conf": "slurm-topology", "testdata/topology.yaml": "slurm-topology-yaml",
-	} {
-		got, err := DetectGraphFormat([]byte(readFile(t, file)))
-		if err != nil || got != want {
-			t.Errorf("%s: detected %q (%v), want %q", file, got, err, want)
-		}
-	}
-	if got, err := DetectGraphFormat([]byte("# x\na b\n")); err != nil || got != "edges" {
-		t.Errorf("edge list detected as %q (%v)", got, err)
-	}
-	if _, err := DetectGraphFormat([]byte("what is this line\n")); err == nil {
-		t.Error("an unknown format was guessed")
-	}
-}
-
 // Fat trees built from merlin's shape: host count, switches per level and port counts
 // as merlin wires them; hop distances bounded by twice the number of levels.
 func TestFatTreeShape(t *testing.T) {
@@ -324,84 +256,6 @@ func TestFabricBadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", c.what, err, c.want)
 		}
 	}
-	for _, c := range []struct{ src, want string }{
-		{"SwitchName=s0 Nodes=n[0-3]\nSwitchName=s0 Nodes=n[4-5]\n", "line 2: switchname s0 listed twice (first on line 1)"},
-		{"SwitchName=s0 Nodes=n[3-1]\n", "line 1: Nodes=n[3-1]"},
-		{"SwitchName=s0 Nodes=n[0-99999999999999999999]\n", "line 1: Nodes="},
-		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s[0,2]\n", "line 2: switch s1 names child switch \"s2\""},
-		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: SwitchName and BlockName lines mixed"},
-		{"SwitchName=s0 Foo=1\n", "line 1: unknown parameter"},
-		// Issue 24 row 16: a repeated key kept the last value silently.
-		{"SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", "line 1: Nodes given twice (Nodes=n[1-4] and Nodes=n[5-6])"},
-		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s0 switches=s0\n", "line 2: switches given twice"},
-		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: SwitchName given twice"},
-		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed given twice"},
-		{"BlockName=b1 Nodes=n1\nBlockSizes=-4,NaN\n", "line 2: block_sizes: \"-4\" is not a positive integer"},
-	} {
-		_, err := ReadSlurmTopologyConf(strings.NewReader(c.src))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
-		}
-	}
-	for _, c := range []struct{ src, want string }{
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n      - switch: s\n        nodes: n2\n", "line 6: switch s listed twice (first on line 4)"},
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n[5-2]\n", "line 5: nodes"},
-		{"- topology: a\n  flat: true\n", "flat"},
-		{"- topology: a\n  tree: {switches: []}\n- topology: b\n  flat: true\n", "none has cluster_default"},
-		{"- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2}\n    nodes: n[1-7]\n", "8 positions but 7 nodes"},
-		// Issue 24 row 24: what used to be accepted silently.
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n        speed: 4\n", "line 6: unknown key \"speed\" in a switch"},
-		{"- topology: a\n  colour: red\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n", "line 2: unknown key \"colour\" in a topology"},
-		{"- topology: a\n  block:\n    blocks: []\n    sizes: [4]\n", "line 4: unknown key \"sizes\" in a block"},
-		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: a\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 3: topology a listed twice (first on line 1)"},
-		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n  block: {blocks: [{block: b, nodes: n1}]}\n", "line 1: one topology with tree and block"},
-		{"- topology: a\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 5: a second cluster_default: true (the first on line 2)"},
-		{"- topology: a\n  cluster_default: yes please\n  tree: {switches: [{switch: s, nodes: n1}]}\n", "line 2: cluster_default: want true or false"},
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n        nodes: n1\n      - switch: s2\n        children: s1\n", "switches form a cycle: s1 -> s2 -> s1"},
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s1\n        nodes: n1\n", "switches form a cycle: s1 -> s1"},
-		{"- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "line 3: block_sizes: \"-4\" is not a positive integer"},
-		{"- topology: a\n  block:\n    block_sizes: [4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "block_sizes: \"NaN\""},
-		{"- topology: a\n  block:\n    block_sizes: [16, 4]\n    blocks: [{block: b, nodes: n1}]\n", "want increasing sizes"},
-		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1, nodes: n2}]}\n", "nodes"},
-		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n---\n- topology: b\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 4: a second YAML document"},
-		{"- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2, w: 2}\n    nodes: n[1-8]\n", "line 3: unknown key \"w\" in a torus3d dims"},
-	} {
-		_, err := ReadSlurmTopologyYAML(strings.NewReader(c.src), "")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
-		}
-	}
-}
-
-// Issue 24 row 24: a YAML alias reads as the node it names (an alias for a list
-// failed).
-func TestSlurmTopologyYAMLAliases(t *testing.T) {
-	src := `- topology: a
-  tree:
-    switches:
-      - switch: top
-        children: &leaves [l1, l2]
-      - switch: l1
-        nodes: &first n[1-2]
-      - switch: l2
-        nodes: [n3, *first]
-- topology: b
-  block:
-    blocks:
-      - block: b1
-        nodes: *leaves
-`
-	g, err := ReadSlurmTopologyYAML(strings.NewReader(src), "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.N() != 3 {
-		t.Errorf("%d hosts, want 3 (n1 n2 n3; n[1-2] again under l2 is a second link)", g.N())
-	}
-	g, err = ReadSlurmTopologyYAML(strings.NewReader(src), "b")
-	if err != nil || g.N() != 2 {
-		t.Fatalf("block of aliased names: %v", err)
-	}
 }
 
 func TestEdgeListSwitches(t *testing.T) {
@@ -427,28 +281,6 @@ func FuzzReadIBNetDiscover(f *testing.F) {
 	f.Add("Switch 2 \"S-01\" # \"x\"\n[1] \"H-02\"[1]\nCa 1 \"H-02\" # \"h1 HCA\"\n[1](3) \"S-01\"[1]\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := ReadIBNetDiscover(strings.NewReader(src), nil)
-		if err == nil {
-			checkFabricInvariants(t, g)
-		}
-	})
-}
-
-func FuzzReadSlurmTopology(f *testing.F) {
-	f.Add(readFile(f, "testdata/topology.conf"), false)
-	f.Add(readFile(f, "testdata/topology.yaml"), true)
-	f.Add("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,8\n", false)
-	f.Add("SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", false)
-	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: top\n        children: &l [l1]\n      - switch: l1\n        nodes: n[1-2]\n", true)
-	f.Add("- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n---\n- x\n", true)
-	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n        nodes: n1\n", true)
-	f.Fuzz(func(t *testing.T, src string, yml bool) {
-		var g *Graph
-		var err error
-		if yml {
-			g, err = ReadSlurmTopologyYAML(strings.NewReader(src), "")
-		} else {
-			g, err = ReadSlurmTopologyConf(strings.NewReader(src))
-		}
 		if err == nil {
 			checkFabricInvariants(t, g)
 		}
@@ -529,6 +361,28 @@ func TestBFSOrderSkipsSwitches(t *testing.T) {
 	for _, v := range o[1:4] {
 		if g.Dist(5, v) != 2 {
 			t.Fatalf("BFSOrder from 5: %v", o[:4])
+		}
+	}
+}
+
+func TestDetectGraphFormat(t *testing.T) {
+	for file, want := range map[string]string{
+		"testdata/fattree.ibnetdiscover": "ibnetdiscover", "testdata/fattree.ibnetdiscover-p": "ibnetdiscover",
+	} {
+		got, err := DetectGraphFormat([]byte(readFile(t, file)))
+		if err != nil || got != want {
+			t.Errorf("%s: detected %q (%v), want %q", file, got, err, want)
+		}
+	}
+	if got, err := DetectGraphFormat([]byte("# x\na b\n")); err != nil || got != "edges" {
+		t.Errorf("edge list detected as %q (%v)", got, err)
+	}
+	// topo knows nothing of Slurm: a topology.conf is not guessed (package slurm's
+	// DetectGraphFormat reads it).
+	for _, src := range []string{"what is this line\n", readFile(t, "testdata/topology.conf")} {
+		var u *UndetectedFormatError
+		if _, err := DetectGraphFormat([]byte(src)); !errors.As(err, &u) || !strings.Contains(err.Error(), "give --graph-format (edges, ibnetdiscover)") {
+			t.Errorf("%.30q: %v", src, err)
 		}
 	}
 }

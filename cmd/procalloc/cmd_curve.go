@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -42,9 +43,24 @@ Ranking formats (--format, default pairs):
 --format hosts writes host names in curve order; the names come from --hosts FILE (one
 name or hostlist expression per line, in node-index order) or, with --graph, from the
 graph's node names.
+--format slurm-weight writes "NodeName=HOST Weight=RANK+1" lines, for a NEW slurm.conf
+only: a slurm.conf that already defines its nodes stops with "Duplicated NodeName". With
+--slurm-conf FILE it writes FILE with Weight= merged into its NodeName lines instead
+(every other line and attribute kept; a hostlist line split only where its weights
+differ); an ordered host FILE does not define, or defines twice, is an error naming the
+host and line, and nothing is written. Slurm then takes the lowest free weights: a
+sorted free list along the curve (replay it with freelist:FILE), not Best Fit.
 --format slurm-topology writes a topology.conf whose leaf switches follow the curve
-(use it with TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank);
---format slurm-torus3d writes a topology.yaml for a torus (names from --hosts).
+(use it with TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank, Slurm
+23.02 and later); warnings on stderr say what Slurm ignores (node order inside a leaf;
+SwitchAsNodeRank before 23.02).
+--format slurm-block writes a topology.conf for TopologyPlugin=topology/block: blocks of
+--block-size nodes cut along the curve, in curve order, and BlockSizes doubling from it
+(default size: the leaf switch size of a --graph whose leaves are all one size).
+--format slurm-torus3d writes a topology.yaml for a torus (Slurm 26.05 and later; names
+from --hosts) with placements: Slurm starts only jobs whose size matches one. By default
+one per job size the torus holds as a box (the most compact box); --placements LIST
+gives sizes or shapes (e.g. 2,4,8 or 2x2x1,2x2x2).
 --svg FILE also draws the curve on a 1D, 2D or 3D grid (3D: one panel per z layer; jumps
 dashed red).
 
@@ -56,14 +72,19 @@ procalloc curve --machine mesh:8x8x5 --curve hilbert3d-trunc --svg cplant.svg -o
 procalloc curve --graph net.txt --curve rcm --format hosts
 procalloc curve --graph ibnetdiscover.out --node-name-map names.map --curve rcm --format slurm-weight
 procalloc curve --graph topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
+procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts nodes.txt --slurm-conf /etc/slurm/slurm.conf -o slurm.conf.new
+procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
 procalloc curve --list --machine torus:8x8`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
-			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-torus3d (topology.yaml)")
+			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-block (topology.conf, blocks along the curve), slurm-torus3d (topology.yaml)")
 			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts)")
+			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
+			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
+			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
 			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies)")
@@ -94,12 +115,22 @@ procalloc curve --list --machine torus:8x8`,
 				if err != nil {
 					return err
 				}
-				if nf := curves.Format(*format); slices.Contains(curves.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, *hosts, *out)
+				nf := curves.Format(*format)
+				if *slurmConf != "" && nf != slurm.FormatWeight {
+					return usagef("--slurm-conf goes with --format slurm-weight")
+				}
+				if *placements != "" && nf != slurm.FormatTorus3D {
+					return usagef("--placements goes with --format slurm-torus3d")
+				}
+				if *blockSize != 0 && nf != slurm.FormatBlock {
+					return usagef("--block-size goes with --format slurm-block")
+				}
+				if slices.Contains(slurm.NetworkFormats, nf) {
+					return curveWriteNetwork(ctx, e, nf, m, *curve, *hosts, *out, *placements, *blockSize)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
-					return usagef("--format: %v (or a network format: %s)", err, formatList(curves.NetworkFormats))
+					return usagef("--format: %v (or a network format: %s)", err, formatList(slurm.NetworkFormats))
 				}
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
@@ -137,6 +168,9 @@ procalloc curve --list --machine torus:8x8`,
 						return err
 					}
 				}
+				if *slurmConf != "" {
+					return curveMergeWeights(e, *slurmConf, o, names, *out)
+				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
 				return writeFileAtomic(e, *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) })
 			}
@@ -144,9 +178,31 @@ procalloc curve --list --machine torus:8x8`,
 	})
 }
 
+// curveMergeWeights writes the slurm.conf confPath with the weights of o merged in
+// (slurm.MergeWeights); on any error nothing is written.
+func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, out string) error {
+	r, err := openInput(e, confPath)
+	if err != nil {
+		return err
+	}
+	conf, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return fmt.Errorf("--slurm-conf %s: %w", confPath, err)
+	}
+	merged, warnings, err := slurm.MergeWeights(conf, o, names)
+	if err != nil {
+		return fmt.Errorf("--slurm-conf %s: %w", confPath, err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "procalloc curve: warning: %s\n", w)
+	}
+	return writeFileAtomic(e, out, func(w io.Writer) error { _, err := w.Write(merged); return err })
+}
+
 // curveWriteNetwork writes the Slurm topology formats, which describe the network
 // rather than rank its nodes.
-func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve, hostsFile, out string) error {
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve, hostsFile, out, placements string, blockSize int) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
@@ -155,7 +211,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		return err
 	}
 	switch f {
-	case curves.FormatSlurmTopology:
+	case slurm.FormatTopology:
 		g, ok := m.(*topo.Graph)
 		if !ok || g.Vertices() == g.N() {
 			return usagef("--format slurm-topology needs a switched network (--graph from ibnetdiscover, topology.conf, ...; or fattree:), not %s", m.Spec())
@@ -163,7 +219,49 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if hostsFile != "" {
 			return usagef("--hosts: a network read with --graph names its own hosts")
 		}
-		return writeFileAtomic(e, out, func(w io.Writer) error { return curves.WriteSlurmTopology(w, g, o) })
+		var warnings []string
+		err := writeFileAtomic(e, out, func(w io.Writer) error {
+			var err error
+			warnings, err = slurm.WriteTopology(w, g, o)
+			return err
+		})
+		if err == nil {
+			for _, w := range warnings {
+				fmt.Fprintf(e.stderr, "procalloc curve: warning: %s\n", w)
+			}
+		}
+		return err
+	case slurm.FormatBlock:
+		var names []string
+		switch {
+		case hostsFile != "":
+			if names, err = curveReadHosts(e, hostsFile, m.N()); err != nil {
+				return err
+			}
+		default:
+			names = curves.NodeNames(m)
+		}
+		if blockSize == 0 {
+			g, ok := m.(*topo.Graph)
+			var groups []topo.Group
+			if ok {
+				groups = g.Groups()
+			}
+			for _, gr := range groups {
+				if blockSize == 0 {
+					blockSize = len(gr.Nodes)
+				} else if len(gr.Nodes) != blockSize {
+					blockSize = -1
+				}
+			}
+			if blockSize <= 0 {
+				return usagef("--format slurm-block needs --block-size N (the machine has no leaf switches of one size)")
+			}
+		}
+		if err := slurm.WriteBlock(io.Discard, o, names, blockSize); err != nil {
+			return usagef("--format slurm-block: %v", err)
+		}
+		return writeFileAtomic(e, out, func(w io.Writer) error { return slurm.WriteBlock(w, o, names, blockSize) })
 	default:
 		g, ok := m.(*topo.Grid)
 		if !ok {
@@ -172,14 +270,24 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if hostsFile == "" {
 			return usagef("--format slurm-torus3d needs --hosts FILE: the Slurm node names, in node-index order (x fastest)")
 		}
+		dims, err := slurm.TorusDims(g)
+		if err != nil {
+			return usagef("--format slurm-torus3d: %v", err)
+		}
+		var boxes []slurm.Box
+		if placements != "" {
+			if boxes, err = slurm.ParsePlacements(placements, dims); err != nil {
+				return usagef("--placements: %v", err)
+			}
+		}
 		names, err := curveReadHosts(e, hostsFile, m.N())
 		if err != nil {
 			return err
 		}
-		if err := curves.WriteSlurmTorus3D(io.Discard, g, names); err != nil {
+		if err := slurm.WriteTorus3D(io.Discard, g, names, boxes); err != nil {
 			return usagef("--format slurm-torus3d: %v", err)
 		}
-		return writeFileAtomic(e, out, func(w io.Writer) error { return curves.WriteSlurmTorus3D(w, g, names) })
+		return writeFileAtomic(e, out, func(w io.Writer) error { return slurm.WriteTorus3D(w, g, names, boxes) })
 	}
 }
 

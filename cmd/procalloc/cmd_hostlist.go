@@ -18,16 +18,20 @@ func init() {
 		usage:   "hostlist expand EXPR... | hostlist compress [NAME...] (names on stdin when none)",
 		details: `"hostlist expand" prints one host name per line for each expression, as
 "scontrol show hostnames" does: node[001-003,010] gives node001 node002 node003 node010,
-rack[0-1]_blade[7-8] the four combinations, the first bracket outermost; zero padding
-is kept. Names are separated by commas or white space outside brackets, and empty
-elements are skipped, as in Slurm ('a b' and 'n[1-2],,n3' are lists). Reversed
-ranges, text after the last bracket, an expression with no name and more than
-4,194,304 names in all (over every expression given) are errors.
+rack[0-1]_blade[7-8] the four combinations, the first bracket outermost (with three
+brackets or more in Slurm's order: the last fastest, then the first, second, ...);
+zero padding is kept, n[1-] is n1. Names are separated by commas or white space
+outside brackets, and empty elements are skipped, as in Slurm ('a b' and 'n[1-2],,n3'
+are lists). Reversed ranges, text after the last bracket, an expression with no name
+and more than 4,194,304 names in all (over every expression given) are errors; so
+are, unlike scontrol, an unmatched '[' (scontrol prints n[1-2 as n]), nested brackets
+and numbers of 2^63 and more.
 
 "hostlist compress" prints the names given (as arguments, or one per line or
 separated by commas or spaces on stdin) as one expression, keeping their order, as
 "scontrol show hostlist" does: n1,n2,n3,n7 gives n[1-3,7]. Both are checked against
-Slurm's scontrol on random sets (topo/hostlist tests).`,
+Slurm's scontrol on random sets, expand on 600 generated expressions, valid and not
+(topo/hostlist tests).`,
 		example: `procalloc hostlist expand 'node[001-016,020]'
 procalloc hostlist compress node1 node2 node3 node7
 scontrol show hostnames | procalloc hostlist compress`,

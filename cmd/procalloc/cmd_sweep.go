@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
+	"github.com/procalloc/procalloc/slurm"
 )
 
 // sweepOutput is the JSON of "procalloc sweep".
@@ -33,41 +33,14 @@ type sweepOutput struct {
 	Stopped bool   `json:"stopped"` // interrupted: rerun to finish
 }
 
-// shardFromEnv returns the shard of a Slurm array task. Slurm numbers the tasks of
-// --array=MIN-MAX:STEP as MIN, MIN+STEP, ..., MAX and tells each task its
-// SLURM_ARRAY_TASK_ID, and the array's SLURM_ARRAY_TASK_MIN, _MAX, _STEP and _COUNT;
-// the task is shard (ID - MIN) / STEP of COUNT. An array that is not one evenly
-// stepped range (--array=1,3,7: MAX is not MIN + (COUNT-1) STEP) has no such
-// numbering and is an error: use --shard. MIN defaults to 0 and STEP to 1 when unset.
+// shardFromEnv returns the shard of a Slurm array task (slurm.ArrayShard); an array
+// that gives no shard is an error asking for --shard.
 func shardFromEnv(getenv func(string) string) (i, n int, ok bool, err error) {
-	id := getenv("SLURM_ARRAY_TASK_ID")
-	if id == "" {
-		return 0, 1, false, nil
+	i, n, ok, err = slurm.ArrayShard(getenv)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("%w; use --shard i/n", err)
 	}
-	vars := fmt.Sprintf("SLURM_ARRAY_TASK_ID=%q, SLURM_ARRAY_TASK_MIN=%q, SLURM_ARRAY_TASK_MAX=%q, SLURM_ARRAY_TASK_STEP=%q, SLURM_ARRAY_TASK_COUNT=%q",
-		id, getenv("SLURM_ARRAY_TASK_MIN"), getenv("SLURM_ARRAY_TASK_MAX"), getenv("SLURM_ARRAY_TASK_STEP"), getenv("SLURM_ARRAY_TASK_COUNT"))
-	// Slurm's task IDs and counts are 32-bit; parsed as such, the arithmetic below
-	// cannot overflow.
-	num := func(s string) (int64, bool) {
-		v, err := strconv.ParseUint(s, 10, 32)
-		return int64(v), err == nil
-	}
-	v, ok1 := num(id)
-	lo, ok2 := num(cmp.Or(getenv("SLURM_ARRAY_TASK_MIN"), "0"))
-	step, ok3 := num(cmp.Or(getenv("SLURM_ARRAY_TASK_STEP"), "1"))
-	cnt, ok4 := num(getenv("SLURM_ARRAY_TASK_COUNT"))
-	if !ok1 || !ok2 || !ok3 || !ok4 || cnt < 1 || step < 1 {
-		return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s do not give a shard; use --shard i/n", vars)
-	}
-	if hiStr := getenv("SLURM_ARRAY_TASK_MAX"); hiStr != "" {
-		if hi, ok := num(hiStr); !ok || hi != lo+(cnt-1)*step {
-			return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s: the array is not one range MIN-MAX:STEP of COUNT tasks (a list such as --array=1,3,7?), so its tasks cannot be numbered as shards; use --shard i/n", vars)
-		}
-	}
-	if v < lo || (v-lo)%step != 0 {
-		return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s: the ID is not MIN plus a multiple of STEP; use --shard i/n", vars)
-	}
-	return int((v - lo) / step), int(cnt), true, nil
+	return i, n, ok, nil
 }
 
 func parseShard(s string) (i, n int, err error) {
@@ -240,9 +213,8 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 	})
 }
 
-// maxArrayTasks is the most tasks a Slurm job array can have: MaxArraySize is at
-// most 4000001 (slurm.conf(5)), task IDs 0 to 4000000.
-const maxArrayTasks = 4_000_001
+// maxArrayTasks is the most tasks a Slurm job array can have.
+const maxArrayTasks = slurm.MaxArraySize
 
 // readSpec reads a sweep file, or standard input for "-" (relative trace paths then
 // from the current directory).

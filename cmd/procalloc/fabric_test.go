@@ -206,3 +206,59 @@ func TestFabricTopologyWriters(t *testing.T) {
 		}
 	}
 }
+
+// The Slurm writers' new flags from the command line: --slurm-conf merges (and on a
+// host the conf lacks or repeats writes nothing, exit 1), slurm-torus3d has toruses
+// and placements (--placements chooses them), slurm-block cuts the ordering into
+// blocks (the leaf size by default on a network), slurm-topology warns on stderr;
+// flags that go with another format are usage errors.
+func TestSlurmWriterFlags(t *testing.T) {
+	dir := t.TempDir()
+	hosts := filepath.Join(dir, "hosts")
+	os.WriteFile(hosts, []byte("node[01-16]\n"), 0o644)
+	conf := filepath.Join(dir, "slurm.conf")
+	os.WriteFile(conf, []byte("ClusterName=c\nNodeName=node[01-16] Port=[7001-7016] CPUs=1 # rack\nPartitionName=all Nodes=ALL\n"), 0o644)
+	out := filepath.Join(dir, "merged.conf")
+	code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", "slurm-weight", "--hosts", hosts, "--slurm-conf", conf, "-o", out)
+	merged, _ := os.ReadFile(out)
+	if code != 0 || !strings.Contains(string(merged), "\nNodeName=node06 Port=7006 CPUs=1 Weight=3 # rack\n") || !strings.HasPrefix(string(merged), "ClusterName=c\n") {
+		t.Fatalf("merge: exit %d %s\n%s", code, stderr, merged)
+	}
+	os.WriteFile(conf, []byte("NodeName=node[01-15] CPUs=1\n"), 0o644)
+	bad := filepath.Join(dir, "bad.conf")
+	code, _, stderr = runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", "slurm-weight", "--hosts", hosts, "--slurm-conf", conf, "-o", bad)
+	if _, err := os.Stat(bad); code != 1 || err == nil || !strings.Contains(stderr, "host node16 (rank 10 of the ordering) is not defined") {
+		t.Fatalf("a host the conf lacks: exit %d, %q, file written: %v", code, stderr, err == nil)
+	}
+	code, yml, stderr := runCLI(t, "", "curve", "--machine", "torus:4x2x2", "--curve", "snake", "--format", "slurm-torus3d", "--hosts", hosts)
+	if code != 0 || !strings.Contains(yml, "toruses:") || !strings.Contains(yml, "placements:") || strings.Count(yml, "- dims:") != 8 {
+		t.Fatalf("torus3d: exit %d %s\n%s", code, stderr, yml)
+	}
+	code, yml, _ = runCLI(t, "", "curve", "--machine", "torus:4x2x2", "--curve", "snake", "--format", "slurm-torus3d", "--hosts", hosts, "--placements", "4,2x2x2")
+	if code != 0 || strings.Count(yml, "- dims:") != 2 || !strings.Contains(yml, "- dims: {x: 2, y: 2, z: 1}") {
+		t.Fatalf("--placements: exit %d\n%s", code, yml)
+	}
+	code, blocks, stderr := runCLI(t, "", "curve", "--graph", topoConf, "--curve", "rcm", "--format", "slurm-block")
+	if code != 0 || strings.Count(blocks, "BlockName=") != 4 || !strings.Contains(blocks, "BlockSizes=4,8,16") {
+		t.Fatalf("slurm-block: exit %d %s\n%s", code, stderr, blocks)
+	}
+	code, _, stderr = runCLI(t, "", "curve", "--graph", topoConf, "--curve", "rcm", "--format", "slurm-topology")
+	if code != 0 || !strings.Contains(stderr, "warning: Slurm keeps no node order inside a leaf switch") || !strings.Contains(stderr, "23.02") {
+		t.Fatalf("slurm-topology warnings: exit %d %q", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--machine", "mesh:4x4", "--format", "hosts", "--hosts", hosts, "--slurm-conf", conf}, "--slurm-conf goes with --format slurm-weight"},
+		{[]string{"--machine", "torus:4x2x2", "--format", "slurm-torus3d", "--hosts", hosts, "--placements", "5"}, "no box of 5 nodes"},
+		{[]string{"--machine", "mesh:4x4", "--format", "pairs", "--placements", "4"}, "--placements goes with --format slurm-torus3d"},
+		{[]string{"--machine", "mesh:4x4", "--format", "slurm-block"}, "needs --block-size"},
+		{[]string{"--machine", "mesh:4x4", "--format", "slurm-block", "--block-size", "5"}, "block size 5"},
+	} {
+		code, _, stderr := runCLI(t, "", append([]string{"curve", "--curve", "snake"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
+		}
+	}
+}

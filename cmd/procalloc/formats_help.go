@@ -58,7 +58,8 @@ ranks   line i holds the rank of node i
 order   node indices in curve order, one per line
 json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[...]}
 hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
-slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines (Slurm takes the lowest Weight first)
+slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines, for a new slurm.conf (--slurm-conf FILE
+                  merges Weight= into FILE's NodeName lines); Slurm takes the lowest free Weight first
 hostfile          the same as hosts (SLURM_HOSTFILE, mpirun --hostfile with --map-by seq)
 hostlist          the hosts in curve order as one Slurm hostlist expression
 rankfile          Open MPI rankfile: "rank R=HOST slot=0"

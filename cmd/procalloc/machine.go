@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -16,7 +17,7 @@ type graphFlags struct {
 
 func declareGraphFlags(fs *flag.FlagSet) *graphFlags {
 	g := &graphFlags{}
-	fs.StringVar(&g.format, "graph-format", "", "format of --graph: "+strings.Join(topo.GraphFormats, ", ")+" (default: detected from the content)")
+	fs.StringVar(&g.format, "graph-format", "", "format of --graph: "+strings.Join(slurm.GraphFormats, ", ")+" (default: detected from the content)")
 	fs.StringVar(&g.nameMap, "node-name-map", "", "ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches")
 	fs.StringVar(&g.topology, "topology", "", "which topology of a topology.yaml `NAME` (default: the one with cluster_default: true)")
 	return g
@@ -55,11 +56,11 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 		}
 		return m, nil
 	case graphFile != "":
-		opt := topo.GraphReadOptions{}
+		opt := slurm.GraphReadOptions{}
 		if gf != nil {
 			opt.Format, opt.Topology = gf.format, gf.topology
-			if opt.Format != "" && !slices.Contains(topo.GraphFormats, opt.Format) {
-				return nil, usagef("--graph-format %q: want one of %s", opt.Format, strings.Join(topo.GraphFormats, ", "))
+			if opt.Format != "" && !slices.Contains(slurm.GraphFormats, opt.Format) {
+				return nil, usagef("--graph-format %q: want one of %s", opt.Format, strings.Join(slurm.GraphFormats, ", "))
 			}
 			if gf.nameMap != "" {
 				r, err := openInput(e, gf.nameMap)
@@ -77,7 +78,7 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 			return nil, err
 		}
 		defer r.Close()
-		g, err := topo.ReadGraphFormat(r, opt)
+		g, err := slurm.ReadGraphFormat(r, opt)
 		if err != nil {
 			return nil, fmt.Errorf("--graph %s: %w", graphFile, err)
 		}

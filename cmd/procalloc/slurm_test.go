@@ -1,42 +1,93 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestSweepOnRealSlurm runs scripts/slurm-local.sh: a single-node Slurm (Debian's
-// slurm-wlm and munge) started for the test, the demo sweep submitted as an array of
-// 4 tasks, merged, and compared with a single-process run. It skips, saying why, when
-// Slurm is not installed or the test is not root: it does not install Slurm itself
-// (apt-get needs the network and root, too slow and fragile for make test); running
-// scripts/slurm-local.sh once as root installs the packages.
-func TestSweepOnRealSlurm(t *testing.T) {
+// TestSweepOnMultiNodeSlurm runs the demo sweep as a job array of 12 one-CPU tasks on
+// a 16-node Slurm (scripts/slurm-cluster.sh: 16 slurmd on loopback, one CPU each), so
+// that the tasks run on different nodes at once, and checks that the merged shards
+// equal the single-process run. It skips, saying why, without the script, without
+// Slurm, when not root and with -short. SLURM_CLUSTER_SCRIPT overrides the script's
+// path, SLURM_TEST_PORT_BASE its ports (default 17650).
+func TestSweepOnMultiNodeSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts Slurm daemons")
 	}
-	for _, c := range []string{"sbatch", "slurmctld", "slurmd", "munged"} {
+	script := cmp.Or(os.Getenv("SLURM_CLUSTER_SCRIPT"), "../../scripts/slurm-cluster.sh")
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("no %s: the multi-node Slurm script runs this test", script)
+	}
+	for _, c := range []string{"sbatch", "slurmctld", "slurmd", "munged", "scontrol"} {
 		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not on PATH: run scripts/slurm-local.sh once as root (it installs Debian's slurm-wlm, slurm-client and munge) to run this test", c)
+			t.Skipf("%s not on PATH: run scripts/slurm-cluster.sh start once as root (it installs Debian's slurm-wlm, slurm-client and munge)", c)
 		}
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("the Slurm daemons of this test run as root")
 	}
-	bin := filepath.Join(t.TempDir(), "procalloc")
+	port := cmp.Or(os.Getenv("SLURM_TEST_PORT_BASE"), "17650")
+	work := t.TempDir()
+	bin := filepath.Join(work, "procalloc")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command("bash", "../../scripts/slurm-local.sh", bin, "../../examples/demo-sweep.yaml", "4")
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("slurm-local.sh: %v", err)
+	dir := filepath.Join(work, "cluster")
+	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	run := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Env, cmd.Dir = env, work
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
 	}
-	if !strings.Contains(string(out), "OK: the merged 4 shards equal the single-process run") {
-		t.Fatal("no OK line")
+	// Finished jobs stay in slurmctld's memory for 10 minutes: where each task ran.
+	extra := filepath.Join(work, "extra.conf")
+	os.WriteFile(extra, []byte("MinJobAge=600\n"), 0o644)
+	t.Cleanup(func() { exec.Command("bash", script, "stop", "--dir", dir).Run() })
+	run("bash", script, "start", "--nodes", "16", "--dir", dir, "--port-base", port, "--conf-extra", extra)
+	spec, _ := filepath.Abs("../../examples/demo-sweep.yaml")
+	const shards = 12
+	sb := run(bin, "sweep", spec, "--sbatch", "--shards", strconv.Itoa(shards), "--cpus", "1", "-o", filepath.Join(work, "res"))
+	os.WriteFile(filepath.Join(work, "job.sbatch"), []byte(sb+"\n"), 0o644)
+	job := run("sbatch", "--parsable", "--wait", "job.sbatch")
+	nodes := map[string]bool{}
+	tasks := 0
+	for _, l := range strings.Split(run("scontrol", "-o", "show", "job", job), "\n") {
+		if !strings.Contains(l, "ArrayTaskId=") {
+			continue
+		}
+		tasks++
+		if !strings.Contains(l, "JobState=COMPLETED") {
+			t.Fatalf("a task did not complete: %s", l)
+		}
+		for _, f := range strings.Fields(l) {
+			if v, ok := strings.CutPrefix(f, "NodeList="); ok {
+				nodes[v] = true
+			}
+		}
 	}
+	if tasks != shards || len(nodes) < 2 {
+		t.Fatalf("%d tasks on %d nodes (%v); want %d tasks spread over several nodes", tasks, len(nodes), nodes, shards)
+	}
+	shardFiles, _ := filepath.Glob(filepath.Join(work, "res.shard-*.jsonl"))
+	run(bin, append(append([]string{"merge"}, shardFiles...), "--spec", spec, "-o", "merged.jsonl")...)
+	run(bin, "sweep", spec, "-o", "single.jsonl")
+	run(bin, "merge", "single.jsonl", "--spec", spec, "-o", "single-merged.jsonl")
+	a, _ := os.ReadFile(filepath.Join(work, "merged.jsonl"))
+	b, _ := os.ReadFile(filepath.Join(work, "single-merged.jsonl"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("the merged %d shards (%d bytes) differ from the single-process run (%d bytes)", shards, len(a), len(b))
+	}
+	t.Logf("array job %s: %d tasks ran on %d of 16 nodes; the merged shards equal the single-process run (%d bytes)", job, tasks, len(nodes), len(a))
 }

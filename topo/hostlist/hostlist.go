@@ -22,10 +22,14 @@ var ErrSyntax = errors.New("invalid hostlist")
 // Expand returns the host names of expr, a list of names separated by commas or
 // white space (outside brackets; empty elements are skipped, as Slurm's
 // hostlist_create does, so "n[1-2],,n3" and "n1 n2" are lists), each with zero or
-// more bracketed range lists ([1-3,7], zero padding kept: [001-016]), in order: left
-// to right, the first bracket outermost. Text after the last bracket of a name is
-// refused, as Slurm refuses it; so are reversed ranges, numbers beyond 2^63, lists of
-// more than MaxHosts names and an expression with no name at all (where scontrol
+// more bracketed range lists ([1-3,7], zero padding kept: [001-016]), in Slurm's
+// order: with one or two brackets left to right, the first outermost; with more,
+// the last bracket fastest, then the first, second, ..., the one before the last
+// slowest (as scontrol show hostnames does). Text after the last bracket of a name is
+// refused, as Slurm refuses it; a ']' before the first '[' is part of the name, as in
+// Slurm. Refused where Slurm is lenient: an unmatched '[' (scontrol prints n[1-2 as
+// n]) and numbers of 2^63 and more; and refused as in Slurm: reversed ranges, lists
+// of more than MaxHosts names and an expression with no name at all (where scontrol
 // prints nothing: an empty list of nodes is always a mistake here).
 func Expand(expr string) ([]string, error) {
 	return ExpandAll([]string{expr})
@@ -76,7 +80,9 @@ func splitTop(s string) []string {
 				depth++
 				continue
 			case ']':
-				depth--
+				if depth > 0 { // a ']' outside brackets is a letter of a name
+					depth--
+				}
 				continue
 			case ',', ' ', '\t', '\n', '\r':
 				if depth != 0 {
@@ -97,31 +103,33 @@ func splitTop(s string) []string {
 // expandOne expands one name with its brackets, refusing more than room names; with
 // count it only checks and counts them.
 func expandOne(item string, room int, count bool) ([]string, int, error) {
-	names := []string{""}
+	type segment struct {
+		prefix string   // the text before the bracket
+		vals   []string // the bracket's numbers
+	}
+	var segs []segment
 	n := 1
 	rest := item
 	sawBracket := false
 	for rest != "" {
 		open := strings.IndexByte(rest, '[')
 		if open < 0 {
-			if strings.ContainsRune(rest, ']') {
-				return nil, 0, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
-			}
+			// A ']' before any '[' is part of the name, as in Slurm ("a]" is a name).
 			if sawBracket {
 				return nil, 0, fmt.Errorf("text %q after the last bracket of %q: %w", rest, item, ErrSyntax)
 			}
-			if !count {
-				for i := range names {
-					names[i] += rest
-				}
-			}
+			segs = append(segs, segment{prefix: rest, vals: []string{""}})
 			break
 		}
-		closeAt := strings.IndexByte(rest, ']')
+		closeAt := strings.IndexByte(rest[open:], ']') + open
 		if closeAt < open {
-			return nil, 0, fmt.Errorf("unmatched brackets in %q: %w", item, ErrSyntax)
+			// Slurm prints a mangled name here (n[1-2 as n]); refused.
+			return nil, 0, fmt.Errorf("unmatched '[' in %q: %w", item, ErrSyntax)
 		}
 		prefix, body := rest[:open], rest[open+1:closeAt]
+		if sawBracket && strings.ContainsRune(prefix, ']') {
+			return nil, 0, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
+		}
 		if strings.ContainsAny(body, "[") {
 			return nil, 0, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
 		}
@@ -135,22 +143,52 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 		n *= nv
 		rest = rest[closeAt+1:]
 		sawBracket = true
-		if count {
-			continue
+		if !count {
+			segs = append(segs, segment{prefix, vals})
 		}
-		next := make([]string, 0, len(names)*len(vals))
-		for _, n := range names {
-			for _, v := range vals {
-				next = append(next, n+prefix+v)
-			}
-		}
-		names = next
 	}
 	if n > room {
 		return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
 	}
 	if count {
 		return nil, n, nil
+	}
+	// Slurm's order (hostlist.c, checked against scontrol): the last bracket varies
+	// fastest; before it, the first bracket varies fastest and the one before the
+	// last slowest (a[1-2]b[3-4]c[5-6]: a1b3c5 a1b3c6 a2b3c5 a2b3c6 a1b4c5 ...).
+	// With one or two brackets that is left to right, the first outermost.
+	brackets := len(segs)
+	if brackets > 0 && len(segs[brackets-1].vals) == 1 && segs[brackets-1].vals[0] == "" {
+		brackets-- // a name without brackets: its text
+	}
+	order := make([]int, 0, brackets) // slowest first
+	for i := brackets - 2; i >= 0; i-- {
+		order = append(order, i)
+	}
+	if brackets > 0 {
+		order = append(order, brackets-1)
+	}
+	names := make([]string, 0, n)
+	idx := make([]int, len(segs))
+	var b strings.Builder
+	for {
+		b.Reset()
+		for i, sg := range segs {
+			b.WriteString(sg.prefix)
+			b.WriteString(sg.vals[idx[i]])
+		}
+		names = append(names, b.String())
+		k := len(order) - 1
+		for ; k >= 0; k-- {
+			d := order[k]
+			if idx[d]++; idx[d] < len(segs[d].vals) {
+				break
+			}
+			idx[d] = 0
+		}
+		if k < 0 {
+			break
+		}
 	}
 	return names, n, nil
 }
@@ -170,7 +208,7 @@ func rangeList(body, item string, room int, count bool) ([]string, int, error) {
 			return nil, 0, err
 		}
 		b := a
-		if isRange {
+		if isRange && hi != "" { // "1-" is 1, as in Slurm
 			if b, err = number(hi, item); err != nil {
 				return nil, 0, err
 			}

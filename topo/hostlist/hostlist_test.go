@@ -31,13 +31,20 @@ func TestExpand(t *testing.T) {
 		{"n[1-2],,n3", "n1 n2 n3"},
 		{" ,n[1-2]\t n3, ", "n1 n2 n3"},
 		{"a,,b", "a b"},
+		// What scontrol accepts that looks wrong: a ']' before any '[' is a letter,
+		// an open range "1-" is the one number, three brackets are not nested loops
+		// left to right (TestExpandBracketOrder).
+		{"n1-2]", "n1-2]"},
+		{"a]b[1-2]", "a]b1 a]b2"},
+		{"n[1-]", "n1"},
+		{"n[01-],m", "n01 m"},
 	} {
 		got, err := Expand(tc.in)
 		if err != nil || strings.Join(got, " ") != tc.want {
 			t.Errorf("Expand(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"n[3-1]", "n[1-3]x", "n[1-2", "n1-2]", "n[]", "n[a-b]", "n[1-99999999999999999999]", "n[0-99999999]", "", ",", " \t", "n[[1]]", "n[1-4194304,0]"} {
+	for _, bad := range []string{"n[3-1]", "n[1-3]x", "n[1-2", "n[1-2]]", "n[1]x]", "n[-2]", "n[]", "n[a-b]", "n[1-99999999999999999999]", "n[0-99999999]", "", ",", " \t", "n[[1]]", "n[1-4194304,0]"} {
 		if _, err := Expand(bad); err == nil {
 			t.Errorf("Expand(%q) accepted", bad)
 		}
@@ -187,6 +194,133 @@ func TestNaturalCompare(t *testing.T) {
 			if got := NaturalCompare(sorted[i], sorted[j]); got != want {
 				t.Errorf("NaturalCompare(%q, %q) = %d, want %d", sorted[i], sorted[j], got, want)
 			}
+		}
+	}
+}
+
+// randomExpr generates a hostlist expression, valid or not: empty elements, leading
+// and trailing separators, one to four brackets with text between them, zero padding
+// ([01-10], [001-3], [1-003]), lists ([1-3,5], [2,1]), and the mistakes (reversed
+// and malformed ranges, empty brackets, text after the last bracket, nested
+// brackets).
+func randomExpr(rng *rand.Rand) string {
+	pick := func(s ...string) string { return s[rng.IntN(len(s))] }
+	bodies := []string{"1-3", "01-10", "1-3,5", "001-3", "1-003", "9-11", "09-11", "0-010", "7", "7-7", "2,1", "1,1",
+		"0", "00", "1-2,4-5", "10-12,01", "9223372036854775806-9223372036854775807"}
+	bad := []string{"3-1", "", "a-b", "1-", "-2", "1--2", "1-2,", ",1", "[1-2]", "1-2]["}
+	var items []string
+	for range 1 + rng.IntN(4) {
+		name := pick("n", "node", "gpu-", "rack1_b", "", "a-b", "x0")
+		for i := range rng.IntN(4) {
+			if i > 0 {
+				name += pick("b", "-", "_", "c1", "")
+			}
+			body := pick(bodies...)
+			if rng.IntN(12) == 0 {
+				body = pick(bad...)
+			} else if rng.IntN(3) == 0 {
+				lo := rng.IntN(20)
+				w := 1 + rng.IntN(3)
+				body = fmt.Sprintf("%0*d-%0*d", w, lo, w, lo+rng.IntN(4))
+			}
+			name += "[" + body + "]"
+		}
+		if rng.IntN(15) == 0 && name != "" { // (a leading '-' would be an option of scontrol)
+			name += pick("x", "-ib", "]")
+		}
+		items = append(items, name)
+	}
+	expr := ""
+	for i, it := range items {
+		if i > 0 {
+			expr += pick(",", ",,", " ", ", ", "\t")
+		}
+		expr += it
+	}
+	if rng.IntN(6) == 0 {
+		expr = pick(",", " ") + expr
+	}
+	if rng.IntN(6) == 0 {
+		expr += ","
+	}
+	return expr
+}
+
+// TestExpandAgainstScontrolGenerated compares Expand with scontrol show hostnames on
+// generated expressions, valid and not: where Slurm prints names, Expand gives the
+// same names in the same order; where Slurm says "Invalid hostlist" or reports an
+// error, Expand refuses.
+// The differences on purpose: an expression with no name at all (",,"), where
+// scontrol prints nothing and Expand refuses (an empty node list is a mistake here),
+// and nested brackets, which Expand refuses and scontrol refuses or mangles.
+func TestExpandAgainstScontrolGenerated(t *testing.T) {
+	sc, err := exec.LookPath("scontrol")
+	if err != nil {
+		t.Skip("scontrol not on PATH: install Debian's slurm-client (or run scripts/slurm-local.sh as root) to compare with Slurm")
+	}
+	conf := filepath.Join(t.TempDir(), "slurm.conf")
+	os.WriteFile(conf, []byte("ClusterName=hostlist\nSlurmctldHost=localhost\n"), 0o644)
+	env := append(os.Environ(), "SLURM_CONF="+conf)
+	rng := rand.New(rand.NewPCG(6, 23))
+	n := 600
+	if testing.Short() {
+		n = 60
+	}
+	var same, refused, empty, mangled int
+	for range n {
+		expr := randomExpr(rng)
+		cmd := exec.Command(sc, "show", "hostnames", expr)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("scontrol show hostnames %q: %v %s", expr, err, out)
+		}
+		got, gotErr := Expand(expr)
+		switch text := string(out); {
+		case strings.Contains(expr, "[["):
+			// Nested brackets: scontrol refuses them in a name of one bracket and
+			// prints pieces of the text for longer names; Expand always refuses.
+			if gotErr == nil {
+				t.Fatalf("%q: nested brackets accepted: %v", expr, got)
+			}
+			mangled++
+		case strings.Contains(text, "Invalid hostlist"), strings.Contains(text, "error:"):
+			// (scontrol reports a bad range of a name with several brackets and goes
+			// on without that name; Expand refuses the whole list.)
+			if gotErr == nil {
+				t.Fatalf("%q: Slurm refuses it (%s), Expand gives %v", expr, strings.TrimSpace(text), got)
+			}
+			refused++
+		case strings.TrimSpace(text) == "":
+			if gotErr == nil || !strings.Contains(gotErr.Error(), "no host names") {
+				t.Fatalf("%q: Slurm prints no name, Expand: %v %v", expr, got, gotErr)
+			}
+			empty++
+		default:
+			want := strings.Fields(text)
+			if gotErr != nil || !slices.Equal(got, want) {
+				t.Fatalf("%q: Expand = %v, %v; scontrol show hostnames: %v", expr, got, gotErr, want)
+			}
+			same++
+		}
+	}
+	t.Logf("%d generated hostlists: %d expanded as scontrol does, %d refused by both, %d with no name (scontrol prints nothing, Expand refuses), %d with nested brackets (refused)", n, same, refused, empty, mangled)
+}
+
+// Slurm's order of names with three or more brackets (scontrol show hostnames
+// a[1-2]b[3-4]c[5-6]), kept without scontrol.
+func TestExpandBracketOrder(t *testing.T) {
+	for expr, want := range map[string]string{
+		"a[1-2]b[3-4]":         "a1b3 a1b4 a2b3 a2b4",
+		"a[1-2]b[3-4]c[5-6]":   "a1b3c5 a1b3c6 a2b3c5 a2b3c6 a1b4c5 a1b4c6 a2b4c5 a2b4c6",
+		"a[1-3]b[4-5]c[6]":     "a1b4c6 a2b4c6 a3b4c6 a1b5c6 a2b5c6 a3b5c6",
+		"n[1-2],,n3":           "n1 n2 n3",
+		"x[1-2]-[3-4]_[5-6],y": "x1-3_5 x1-3_6 x2-3_5 x2-3_6 x1-4_5 x1-4_6 x2-4_5 x2-4_6 y",
+		"a[1-2]b[3]c[5]d[7-8]": "a1b3c5d7 a1b3c5d8 a2b3c5d7 a2b3c5d8",
+	} {
+		got, err := Expand(expr)
+		if err != nil || strings.Join(got, " ") != want {
+			t.Errorf("Expand(%q) = %v, %v; scontrol: %s", expr, got, err, want)
 		}
 	}
 }

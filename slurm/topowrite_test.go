@@ -1,4 +1,4 @@
-package curves
+package slurm
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -26,8 +27,8 @@ func TestSlurmTopologyRoundTrip(t *testing.T) {
 	}
 	// On the fat tree a step between hosts of one leaf is 2 hops, not a jump: an
 	// ordering leaf by leaf jumps only between leaves.
-	if o, _ := Generate("rcm", ib); StepStats(ib, o, false).Jumps != 3 {
-		t.Fatalf("rcm on 4 leaves: %+v", StepStats(ib, o, false))
+	if o, _ := curves.Generate("rcm", ib); curves.StepStats(ib, o, false).Jumps != 3 {
+		t.Fatalf("rcm on 4 leaves: %+v", curves.StepStats(ib, o, false))
 	}
 	ft, _ := topo.ParseMachine("fattree:4,4:4,4:8")
 	for _, c := range []struct {
@@ -35,15 +36,15 @@ func TestSlurmTopologyRoundTrip(t *testing.T) {
 		curve string
 	}{{ib, "rcm"}, {ib, "name-order"}, {ft.(*topo.Graph), "rcm"}, {ft.(*topo.Graph), "bfs"}} {
 		g := c.g
-		o, err := Generate(c.curve, g)
+		o, err := curves.Generate(c.curve, g)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := WriteSlurmTopology(&buf, g, o); err != nil {
+		if _, err := WriteTopology(&buf, g, o); err != nil {
 			t.Fatal(err)
 		}
-		back, err := topo.ReadSlurmTopologyConf(bytes.NewReader(buf.Bytes()))
+		back, err := ReadTopologyConf(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatalf("%s: reading back: %v\n%s", g.Spec(), err, buf.String())
 		}
@@ -77,10 +78,10 @@ func TestSlurmTopologyRoundTrip(t *testing.T) {
 	}
 	df, _ := topo.ParseMachine("dragonfly:hosts_per_router=1,routers_per_group=3,intergroup_links=1,num_groups=4")
 	var buf bytes.Buffer
-	if err := WriteSlurmTopology(&buf, df.(*topo.Graph), RowMajor(df.N())); err != nil || !strings.Contains(buf.String(), "are not expressible in a tree") {
+	if _, err := WriteTopology(&buf, df.(*topo.Graph), curves.RowMajor(df.N())); err != nil || !strings.Contains(buf.String(), "are not expressible in a tree") {
 		t.Fatalf("dragonfly: %v\n%s", err, buf.String())
 	}
-	if err := WriteSlurmTopology(&buf, topo.GraphOf(topo.Mesh(3, 3)), RowMajor(9)); err == nil {
+	if _, err := WriteTopology(&buf, topo.GraphOf(topo.Mesh(3, 3)), curves.RowMajor(9)); err == nil {
 		t.Fatal("a network without switches was written as a tree")
 	}
 }
@@ -93,15 +94,15 @@ func TestSlurmTorus3DRoundTrip(t *testing.T) {
 			hosts[i] = fmt.Sprintf("nid%03d", i)
 		}
 		var buf bytes.Buffer
-		if err := WriteSlurmTorus3D(&buf, m, hosts); err != nil {
+		if err := WriteTorus3D(&buf, m, hosts, nil); err != nil {
 			t.Fatal(err)
 		}
-		back, err := topo.ReadSlurmTopologyYAML(bytes.NewReader(buf.Bytes()), "")
+		back, err := ReadTopologyYAML(bytes.NewReader(buf.Bytes()), "")
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", spec, err, buf.String())
 		}
-		if !slices.Equal(NodeNames(back), hosts) {
-			t.Fatalf("%s: hosts back %v", spec, NodeNames(back))
+		if !slices.Equal(curves.NodeNames(back), hosts) {
+			t.Fatalf("%s: hosts back %v", spec, curves.NodeNames(back))
 		}
 		for a := range m.N() {
 			for b := range m.N() {
@@ -112,7 +113,38 @@ func TestSlurmTorus3DRoundTrip(t *testing.T) {
 		}
 	}
 	mesh, _ := topo.ParseSpec("mesh:4x4x4")
-	if err := WriteSlurmTorus3D(&bytes.Buffer{}, mesh, nil); err == nil {
+	if err := WriteTorus3D(&bytes.Buffer{}, mesh, nil, nil); err == nil {
 		t.Fatal("a mesh was written as a torus")
+	}
+}
+
+// WriteTopology warns about what Slurm does not obey: a leaf whose nodes are not in
+// natural name order (Slurm takes them in name order), an ordering that goes back and
+// forth between leaves, and SwitchAsNodeRank's Slurm version.
+func TestWriteTopologyWarnings(t *testing.T) {
+	f, err := os.Open("../topo/testdata/topology.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadTopologyConf(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(ws []string, s string) bool {
+		return slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, s) })
+	}
+	for _, c := range []struct {
+		curve            string
+		inLeaf, interlvd bool
+	}{{"name-order", false, true}, {"rcm", true, false}} {
+		o, _ := curves.Generate(c.curve, g)
+		ws, err := WriteTopology(&bytes.Buffer{}, g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has(ws, "no node order inside a leaf") != c.inLeaf || has(ws, "back and forth") != c.interlvd || !has(ws, "from Slurm 23.02") {
+			t.Errorf("%s: warnings %q", c.curve, ws)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package topo
+package slurm
 
 import (
 	"bufio"
@@ -9,24 +9,25 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 	"go.yaml.in/yaml/v3"
 )
 
-// BlockRootSwitch names the switch that ReadSlurmTopologyConf and ReadSlurmTopologyYAML
+// BlockRootSwitch names the switch that ReadTopologyConf and ReadTopologyYAML
 // put above the blocks of a topology/block configuration: Slurm's block plugin gives
 // no links between blocks, so procalloc joins them through one switch (two hops inside
 // a block, four between blocks).
 const BlockRootSwitch = "block-root"
 
-// ReadSlurmTopologyConf reads a Slurm topology.conf (topology.conf(5)): tree lines
+// ReadTopologyConf reads a Slurm topology.conf (topology.conf(5)): tree lines
 // "SwitchName=S [Nodes=HOSTLIST] [Switches=HOSTLIST] [LinkSpeed=N]" or block lines
 // "BlockName=B Nodes=HOSTLIST" (with "BlockSizes=..."), parameter names in any case,
 // '#' comments. Hosts are numbered in order of first appearance, switches in order of
 // their lines. A switch or block listed twice, a key given twice on one line, a child
 // switch that is never defined, tree and block lines mixed, or a bad hostlist are
 // errors naming the line.
-func ReadSlurmTopologyConf(r io.Reader) (*Graph, error) {
+func ReadTopologyConf(r io.Reader) (*topo.Graph, error) {
 	type sw struct {
 		name            string
 		nodes, switches []string
@@ -145,11 +146,11 @@ func (tb *treeBuilder) add(name string, nodes, switches []string, where string) 
 	tb.recs = append(tb.recs, treeRec{name, nodes, switches, where})
 }
 
-func (tb *treeBuilder) build(blocks bool) (*Graph, error) {
+func (tb *treeBuilder) build(blocks bool) (*topo.Graph, error) {
 	if err := tb.checkAcyclic(); err != nil {
 		return nil, err
 	}
-	f := NewFabric()
+	f := topo.NewFabric()
 	seen := map[string]bool{}
 	for _, s := range tb.recs {
 		for _, n := range s.nodes {
@@ -233,13 +234,17 @@ func (tb *treeBuilder) checkAcyclic() error {
 	return nil
 }
 
-// ReadSlurmTopologyYAML reads a Slurm topology.yaml (topology.yaml(5)): a list of
+// ReadTopologyYAML reads a Slurm topology.yaml (topology.yaml(5)): a list of
 // topologies, each "topology: NAME" with one of
 //
 //	tree:    switches: [{switch: S, children: HOSTLIST, nodes: HOSTLIST}, ...]
 //	block:   block_sizes: [...], blocks: [{block: B, nodes: HOSTLIST}, ...]
-//	torus3d: {name: T, dims: {x: X, y: Y, z: Z}, nodes: HOSTLIST} (or a list of one),
-//	         nodes in x-fastest order, as Slurm's torus3d plugin places them
+//	torus3d: {toruses: [{name: T, dims: {x: X, y: Y, z: Z}, nodes: HOSTLIST,
+//	         placements: [{dims: {x, y, z}, anchor_seed, anchor_spacing}, ...]}]}
+//	         (Slurm 26.05's schema; one torus), nodes in x-fastest order, as Slurm's
+//	         torus3d plugin places them; placements restrict job shapes, not the
+//	         network, and are checked but not kept; the earlier
+//	         torus3d: {name, dims, nodes} (or a list of one) is read too
 //	flat:    true (no network: refused)
 //
 // name selects a topology; empty selects the one with cluster_default: true, else the
@@ -248,8 +253,8 @@ func (tb *treeBuilder) checkAcyclic() error {
 // true, a cycle of switches, block_sizes that are not increasing positive integers
 // and a second YAML document are refused. Aliases (&list ... *list) read as the node
 // they name; merge keys (<<) are unknown keys.
-func ReadSlurmTopologyYAML(r io.Reader, name string) (*Graph, error) {
-	data, err := readLimited(r, 64<<20)
+func ReadTopologyYAML(r io.Reader, name string) (*topo.Graph, error) {
+	data, err := topo.ReadLimited(r, 64<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -386,6 +391,12 @@ func ReadSlurmTopologyYAML(r io.Reader, name string) (*Graph, error) {
 		return tb.build(true)
 	case yamlChild(pick, "torus3d") != nil:
 		t := yamlChild(pick, "torus3d")
+		if tl := yamlChild(t, "toruses"); tl != nil {
+			if tl.Kind != yaml.SequenceNode {
+				return nil, fmt.Errorf("line %d: toruses: want a list of tori", tl.Line)
+			}
+			t = tl
+		}
 		if t.Kind == yaml.SequenceNode {
 			if len(t.Content) != 1 {
 				return nil, fmt.Errorf("line %d: %d tori in one topology; procalloc reads one", t.Line, len(t.Content))
@@ -399,12 +410,12 @@ func ReadSlurmTopologyYAML(r io.Reader, name string) (*Graph, error) {
 	return nil, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
 }
 
-func torus3dOf(t *yaml.Node) (*Graph, error) {
+func torus3dOf(t *yaml.Node) (*topo.Graph, error) {
 	if t.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: torus3d is a mapping", t.Line)
 	}
-	if yamlChild(t, "regions") != nil || yamlChild(t, "placements") != nil {
-		return nil, fmt.Errorf("line %d: torus3d regions and placements are not supported; give dims and nodes", t.Line)
+	if yamlChild(t, "regions") != nil {
+		return nil, fmt.Errorf("line %d: torus3d regions are not supported; give dims and nodes", t.Line)
 	}
 	d := yamlChild(t, "dims")
 	if d == nil {
@@ -426,11 +437,11 @@ func torus3dOf(t *yaml.Node) (*Graph, error) {
 	if len(nodes) != dims[0]*dims[1]*dims[2] {
 		return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, dims[0], dims[1], dims[2], dims[0]*dims[1]*dims[2], len(nodes))
 	}
-	grid, err := NewGrid(dims, []bool{true, true, true})
+	grid, err := topo.NewGrid(dims, []bool{true, true, true})
 	if err != nil {
 		return nil, err
 	}
-	f := NewFabric()
+	f := topo.NewFabric()
 	for _, n := range nodes {
 		if err := f.AddHost(n); err != nil {
 			return nil, fmt.Errorf("line %d: torus3d nodes: %w", t.Line, err)
@@ -474,8 +485,10 @@ var topologyKeys = map[string][]string{
 	"switch":       {"switch", "children", "nodes"},
 	"block":        {"block_sizes", "blocks"},
 	"block entry":  {"block", "nodes"},
-	"torus3d":      {"name", "dims", "nodes", "regions", "placements"},
+	"torus3d":      {"toruses", "name", "dims", "nodes", "regions", "placements"},
+	"torus":        {"name", "dims", "nodes", "regions", "placements"},
 	"torus3d dims": {"x", "y", "z"},
+	"placement":    {"dims", "anchor_seed", "anchor_spacing"},
 }
 
 // checkKeys reports a key of mapping m (a what) that is not in topologyKeys[what], or
@@ -555,24 +568,83 @@ func checkTopologyYAML(t *yaml.Node) error {
 		return entries(b, "blocks", "block entry")
 	}
 	if tor := yamlChild(t, "torus3d"); tor != nil {
-		if tor.Kind == yaml.SequenceNode {
-			for _, e := range tor.Content {
-				if err := checkKeys(e, "torus3d"); err != nil {
+		var tori []*yaml.Node
+		switch {
+		case tor.Kind == yaml.SequenceNode:
+			tori = tor.Content
+		case yamlChild(tor, "toruses") != nil:
+			if err := checkKeys(tor, "torus3d"); err != nil {
+				return err
+			}
+			if len(tor.Content) != 2 {
+				return fmt.Errorf("line %d: torus3d has toruses and other keys; the tori go in toruses", tor.Line)
+			}
+			if tl := yamlChild(tor, "toruses"); tl.Kind == yaml.SequenceNode {
+				tori = tl.Content
+			}
+		default:
+			tori = []*yaml.Node{tor}
+		}
+		for _, e := range tori {
+			if err := checkKeys(e, "torus"); err != nil {
+				return err
+			}
+			if d := yamlChild(e, "dims"); d != nil {
+				if err := checkKeys(d, "torus3d dims"); err != nil {
 					return err
 				}
-				if d := yamlChild(e, "dims"); d != nil {
-					if err := checkKeys(d, "torus3d dims"); err != nil {
-						return err
-					}
-				}
 			}
-			return nil
+			if err := checkPlacements(e); err != nil {
+				return err
+			}
 		}
-		if err := checkKeys(tor, "torus3d"); err != nil {
+	}
+	return nil
+}
+
+// checkPlacements checks a torus's placements: each a mapping of dims, anchor_seed
+// and anchor_spacing, each of those {x, y, z} with non-negative integers, dims
+// positive and within the torus's dims (as Slurm's torus3d_record.c refuses them).
+func checkPlacements(torus *yaml.Node) error {
+	pl := yamlChild(torus, "placements")
+	if pl == nil {
+		return nil
+	}
+	if pl.Kind != yaml.SequenceNode {
+		return fmt.Errorf("line %d: placements: want a list", pl.Line)
+	}
+	var tdims [3]int
+	if d := yamlChild(torus, "dims"); d != nil {
+		for j, k := range []string{"x", "y", "z"} {
+			v, _ := yamlScalar(d, k)
+			tdims[j], _ = strconv.Atoi(v)
+		}
+	}
+	for _, p := range pl.Content {
+		if err := checkKeys(p, "placement"); err != nil {
 			return err
 		}
-		if d := yamlChild(tor, "dims"); d != nil {
-			return checkKeys(d, "torus3d dims")
+		for _, key := range []string{"dims", "anchor_seed", "anchor_spacing"} {
+			d := yamlChild(p, key)
+			if d == nil {
+				if key == "dims" {
+					return fmt.Errorf("line %d: a placement needs dims: {x, y, z}", p.Line)
+				}
+				continue
+			}
+			if err := checkKeys(d, "torus3d dims"); err != nil {
+				return err
+			}
+			for j, k := range []string{"x", "y", "z"} {
+				s, line := yamlScalar(d, k)
+				v, err := strconv.Atoi(s)
+				if s == "" && key != "dims" {
+					continue
+				}
+				if err != nil || v < 0 || key == "dims" && (v < 1 || tdims[j] > 0 && v > tdims[j]) {
+					return fmt.Errorf("line %d: placement %s %s = %q: want an integer within the torus", max(line, d.Line), key, k, s)
+				}
+			}
 		}
 	}
 	return nil
@@ -636,163 +708,4 @@ func yamlHostlist(m *yaml.Node, key string) ([]string, error) {
 		return nil, fmt.Errorf("line %d: %s: %w", c.Line, key, err)
 	}
 	return out, nil
-}
-
-// GraphFormats are the --graph-format names ReadGraphFormat accepts.
-var GraphFormats = []string{"edges", "ibnetdiscover", "slurm-topology", "slurm-topology-yaml"}
-
-// GraphReadOptions are the settings of ReadGraphFormat.
-type GraphReadOptions struct {
-	Format      string      // one of GraphFormats, or "" to detect it
-	NodeNameMap NodeNameMap // ibnetdiscover: GUID -> name
-	Topology    string      // topology.yaml: which topology ("" = cluster_default)
-}
-
-// ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
-// detected from the content (DetectGraphFormat) and an undecidable file is an error.
-func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
-	data, err := readLimited(r, 256<<20)
-	if err != nil {
-		return nil, err
-	}
-	f := opt.Format
-	if f == "" {
-		if f, err = DetectGraphFormat(data); err != nil {
-			return nil, err
-		}
-	}
-	if opt.NodeNameMap != nil && f != "ibnetdiscover" {
-		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover output, not %s", f)
-	}
-	switch f {
-	case "edges":
-		return ReadGraph(bytes.NewReader(data))
-	case "ibnetdiscover":
-		return ReadIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap)
-	case "slurm-topology":
-		return ReadSlurmTopologyConf(bytes.NewReader(data))
-	case "slurm-topology-yaml":
-		return ReadSlurmTopologyYAML(bytes.NewReader(data), opt.Topology)
-	}
-	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(GraphFormats, ", "))
-}
-
-// DetectGraphFormat names the format of a network file from its first meaningful
-// line: a Switch/Ca block or key=value header or ports-report line (ibnetdiscover), a
-// SwitchName=/BlockName= line (topology.conf), "- topology:" (topology.yaml), else
-// an edge list ("U V" or a % directive). Anything else is an error asking for
-// --graph-format.
-func DetectGraphFormat(data []byte) (string, error) {
-	for _, l := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(l)
-		if t == "" || t[0] == '#' {
-			continue
-		}
-		low := strings.ToLower(t)
-		switch {
-		case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(low, "vendid="), strings.HasPrefix(t, "Non-Chassis"):
-			return "ibnetdiscover", nil
-		case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="):
-			return "slurm-topology", nil
-		case strings.HasPrefix(t, "- topology:"), strings.HasPrefix(t, "-") && strings.Contains(t, "topology:"):
-			return "slurm-topology-yaml", nil
-		case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
-			return "edges", nil
-		}
-		return "", fmt.Errorf("cannot tell the graph format from %q; give --graph-format (%s)", firstN(t, 60), strings.Join(GraphFormats, ", "))
-	}
-	return "", fmt.Errorf("empty graph file")
-}
-
-func firstN(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
-// LeafOrder returns the switches of g that have hosts (their groups), in the order in
-// which ordering o first reaches one of their hosts, and for each its hosts in
-// ordering order. Hosts on no switch are left out.
-func LeafOrder(g *Graph, o []int) (leaves []int, hosts [][]int) {
-	at := map[int]int{}
-	for _, v := range o {
-		leaf := g.LeafSwitch(v)
-		if leaf < 0 {
-			continue
-		}
-		i, ok := at[leaf]
-		if !ok {
-			i = len(leaves)
-			at[leaf] = i
-			leaves = append(leaves, leaf)
-			hosts = append(hosts, nil)
-		}
-		hosts[i] = append(hosts[i], v)
-	}
-	return leaves, hosts
-}
-
-// SwitchLevels returns the level of every switch of g (index v-N()): 0 for a switch
-// with a host, else one more than its lowest switch neighbour (breadth-first from the
-// hosts); -1 for a switch no host reaches.
-func SwitchLevels(g *Graph) []int {
-	lv := make([]int, len(g.names)-g.hosts)
-	for i := range lv {
-		lv[i] = -1
-	}
-	var queue []int
-	for v := g.hosts; v < len(g.names); v++ {
-		if slices.ContainsFunc(g.adj[v], func(w int) bool { return w < g.hosts }) {
-			lv[v-g.hosts] = 0
-			queue = append(queue, v)
-		}
-	}
-	for h := 0; h < len(queue); h++ {
-		v := queue[h]
-		for _, w := range g.adj[v] {
-			if w >= g.hosts && lv[w-g.hosts] < 0 {
-				lv[w-g.hosts] = lv[v-g.hosts] + 1
-				queue = append(queue, w)
-			}
-		}
-	}
-	return lv
-}
-
-// UpperSwitches returns the switches of g above level 0 (SwitchLevels), in switch
-// index order, each with its switch neighbours one level down: what a tree
-// topology.conf lists as Switches=. Links between switches of one level (a
-// dragonfly's routers) have no place in a tree and are not returned.
-func UpperSwitches(g *Graph) (sws []int, children [][]int) {
-	lv := SwitchLevels(g)
-	for v := g.hosts; v < len(g.names); v++ {
-		l := lv[v-g.hosts]
-		if l <= 0 {
-			continue
-		}
-		var ch []int
-		for _, w := range g.adj[v] {
-			if w >= g.hosts && lv[w-g.hosts] == l-1 {
-				ch = append(ch, w)
-			}
-		}
-		slices.Sort(ch)
-		sws = append(sws, v)
-		children = append(children, ch)
-	}
-	return sws, children
-}
-
-// readLimited reads all of r, refusing more than limit bytes rather than cutting the
-// input short.
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("the file is larger than %d MiB", limit>>20)
-	}
-	return data, nil
 }

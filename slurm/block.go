@@ -1,0 +1,67 @@
+package slurm
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// BlockSizes returns Slurm's BlockSizes for n nodes cut into blocks of base nodes:
+// base, 2 base, 4 base, ... up to the largest power-of-two multiple of base that n
+// holds, at most 2^15 base (Slurm's block_record.c refuses BlockSizes of more than
+// 2^15 blocks: "Invalid BlockSizes value").
+func BlockSizes(n, base int) []int {
+	var out []int
+	for s, level := base, 0; s <= n && s > 0 && level <= 15; s, level = s*2, level+1 {
+		out = append(out, s)
+	}
+	return out
+}
+
+// WriteBlock writes a topology.conf for topology/block whose blocks are the
+// ordering's consecutive runs of size nodes (block i holds ranks i*size ..
+// (i+1)*size-1, nodes in rank order), one BlockName line per block in ordering order,
+// then BlockSizes (BlockSizes). Slurm's block plugin (block_record.c, 26.11-rc)
+// aggregates blocks by their line order, 2^k consecutive blocks aligned on their
+// index, and puts a job in the smallest allowed aggregation that holds it, so blocks
+// in ordering order make those aggregations runs of the ordering. Inside a block
+// Slurm takes nodes in its own node order, not the order written.
+// hosts names the nodes (nil: node indices). n must be a multiple of size: Slurm
+// wants every block to hold at least the base size.
+func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
+	n := len(o)
+	if err := o.Validate(n); err != nil {
+		return err
+	}
+	if hosts != nil && len(hosts) != n {
+		return fmt.Errorf("%d host names for %d nodes", len(hosts), n)
+	}
+	if size < 1 || size > n || n%size != 0 {
+		return fmt.Errorf("block size %d: want a divisor of the %d nodes (every block holds the base size)", size, n)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "# topology.conf (topology/block) written by procalloc: blocks are consecutive runs of the ordering.")
+	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/block.")
+	names := make([]string, size)
+	for b := 0; b < n/size; b++ {
+		for j := range size {
+			names[j] = curves.HostName(hosts, o[b*size+j])
+		}
+		hl, err := hostlist.Compress(names)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(bw, "BlockName=b%d Nodes=%s\n", b+1, hl)
+	}
+	sizes := BlockSizes(n, size)
+	s := make([]string, len(sizes))
+	for i, v := range sizes {
+		s[i] = fmt.Sprint(v)
+	}
+	fmt.Fprintf(bw, "BlockSizes=%s\n", strings.Join(s, ","))
+	return bw.Flush()
+}

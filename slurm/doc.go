@@ -1,0 +1,40 @@
+// Package slurm reads and writes Slurm's files: the one home of what procalloc knows
+// about Slurm's formats, so that a change in Slurm is a change here.
+//
+// Reading: topology.conf (ReadTopologyConf; topology.conf(5): tree lines
+// SwitchName=/Nodes=/Switches=, block lines BlockName=/BlockSizes=) and topology.yaml
+// (ReadTopologyYAML; topology.yaml(5): tree, block, torus3d) into topo.Graph
+// networks; ReadGraphFormat and DetectGraphFormat add these two formats to topo's
+// generic ones (edge lists, ibnetdiscover), which topo reads without knowing Slurm.
+// Node sets everywhere are hostlist expressions (package topo/hostlist, checked
+// against scontrol show hostnames).
+//
+// Writing an ordering (package curves) so that Slurm follows it:
+//   - slurm-weight (FormatWeight, a ranking format registered with curves):
+//     NodeName=HOST Weight=RANK+1 lines for a new slurm.conf, and MergeWeights, which
+//     merges Weight= into the NodeName lines of an existing slurm.conf. With distinct
+//     weights Slurm allocates the lowest free weights: a sorted free list along the
+//     ordering (alloc's freelist:ORDER), not Best Fit (measured on 16 slurmd of Slurm
+//     22.05.8: after freeing ranks {0}, {3,4,5}, {10-15} of a 4x4 Hilbert ordering a
+//     2-node job got ranks 0 and 3). Weights win over topology/tree.
+//   - slurm-topology (WriteTopology): a tree topology.conf with leaf switches in
+//     ordering order; Slurm keeps no node order inside a leaf, and the leaf order
+//     ranks nodes only with TopologyParam=SwitchAsNodeRank from Slurm 23.02 (22.05
+//     accepts and ignores it); WriteTopology returns these as warnings.
+//   - slurm-block (WriteBlock): a topology/block topology.conf whose blocks are
+//     consecutive runs of the ordering, BlockSizes doubling from the base.
+//   - slurm-torus3d (WriteTorus3D): a topology.yaml in Slurm 26.05's torus3d schema
+//     (toruses, placements); jobs whose size matches no placement are not started.
+//
+// Which Slurm: the formats follow the man pages and source of Slurm 26.11-rc
+// (SchedMD/slurm: src/plugins/topology/{tree,block,torus3d}, topology.yaml(5),
+// slurm.conf(5), scontrol(1)); the writers were loaded into Debian 12's Slurm 22.05.8
+// (the README's Slurm recipe has the commands and what Slurm did).
+//
+// Accounting: ReadSacct reads sacct -P output (SacctFields) into jobs with their
+// times, sizes and node lists; package sim replays them.
+//
+// In the architecture it sits above topo and curves (it reads into topo's graphs and
+// writes curves' orderings) and below ilp, alloc and sim, which may read Slurm's
+// files through it.
+package slurm

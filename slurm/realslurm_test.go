@@ -1,0 +1,259 @@
+package slurm
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// cluster is a 16-node Slurm on loopback started by scripts/slurm-cluster.sh for one
+// test (its own directory and ports).
+type cluster struct {
+	t      *testing.T
+	script string
+	dir    string
+	env    []string
+}
+
+// newCluster returns a cluster handle, or skips the test saying why: -short, no
+// script (SLURM_CLUSTER_SCRIPT overrides ../scripts/slurm-cluster.sh), not root, or
+// Slurm not installed (the script installs it when run by hand as root).
+func newCluster(t *testing.T, name string) *cluster {
+	if testing.Short() {
+		t.Skip("-short: starts Slurm daemons")
+	}
+	script := os.Getenv("SLURM_CLUSTER_SCRIPT")
+	if script == "" {
+		script = "../scripts/slurm-cluster.sh"
+	}
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("no %s: the multi-node Slurm script is needed to check the writers on Slurm", script)
+	}
+	for _, c := range []string{"slurmctld", "slurmd", "scontrol", "salloc", "squeue", "munged"} {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("%s not on PATH: run scripts/slurm-cluster.sh start once as root (it installs Debian's slurm-wlm, slurm-client and munge)", c)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the Slurm daemons of this test run as root")
+	}
+	dir := filepath.Join(t.TempDir(), name)
+	return &cluster{t: t, script: script, dir: dir, env: append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))}
+}
+
+// portBase is the first port of the test clusters (SLURM_TEST_PORT_BASE, default
+// 17600): slurmctld on it, node i on it + i.
+func portBase() int {
+	if p, err := strconv.Atoi(os.Getenv("SLURM_TEST_PORT_BASE")); err == nil && p >= 1024 {
+		return p
+	}
+	return 17600
+}
+
+func (c *cluster) run(name string, args ...string) string {
+	c.t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (c *cluster) script1(args ...string) string {
+	c.t.Helper()
+	return c.run("bash", append([]string{c.script}, args...)...)
+}
+
+func (c *cluster) start(args ...string) {
+	c.t.Helper()
+	c.t.Cleanup(func() { exec.Command("bash", c.script, "stop", "--dir", c.dir).Run() })
+	c.script1(append([]string{"start", "--dir", c.dir}, args...)...)
+}
+
+// alloc submits a k-node allocation and returns its job id and nodes.
+func (c *cluster) alloc(k int) (string, []string) {
+	c.t.Helper()
+	out := c.run("salloc", "--no-shell", "-N", strconv.Itoa(k), "-t", "5")
+	m := regexp.MustCompile(`Granted job allocation (\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		c.t.Fatalf("salloc -N %d: %s", k, out)
+	}
+	nl := c.run("squeue", "-h", "-j", m[1], "-o", "%N")
+	nodes, err := hostlist.Expand(nl)
+	if err != nil {
+		c.t.Fatalf("squeue -o %%N: %q: %v", nl, err)
+	}
+	return m[1], nodes
+}
+
+// cancel cancels a job and waits until no job is completing (Slurm skips
+// completing nodes).
+func (c *cluster) cancel(id string) {
+	c.t.Helper()
+	c.run("scancel", id)
+	for range 100 {
+		if c.run("squeue", "-h", "-t", "CG", "-o", "%i") == "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatal("job still completing after 10 s")
+}
+
+// slurm-weight merged into a slurm.conf whose 16 nodes are one hostlist line: Slurm
+// starts with it, shows every node's weight, and allocates the lowest free weights
+// (a sorted free list along the ordering, checked against freelist's prediction
+// through a sequence with a hole).
+func TestMergedWeightsOnSlurm(t *testing.T) {
+	c := newCluster(t, "weights")
+	p := portBase()
+	conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(p))
+	data, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One hostlist line for the 16 per-node lines the script writes.
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, "NodeName=node01 "):
+			fmt.Fprintf(&b, "NodeName=node[01-16] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[%d-%d] CPUs=1 RealMemory=100 State=UNKNOWN\n", p+1, p+16)
+		case strings.HasPrefix(l, "NodeName="):
+		default:
+			b.WriteString(l)
+		}
+	}
+	m, _ := topo.ParseSpec("mesh:4x4")
+	o, _ := curves.Generate("hilbert", m)
+	hosts := make([]string, 16)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("node%02d", i+1)
+	}
+	merged, warnings, err := MergeWeights([]byte(b.String()), o, hosts)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("%v %v", err, warnings)
+	}
+	mergedPath := filepath.Join(t.TempDir(), "merged.conf")
+	os.WriteFile(mergedPath, merged, 0o644)
+	c.start("--conf", mergedPath)
+	ranks := o.Ranks()
+	shown := c.run("scontrol", "-o", "show", "node")
+	for i, h := range hosts {
+		want := fmt.Sprintf("NodeName=%s .*Port=%d .*Weight=%d ", h, p+1+i, ranks[i]+1)
+		if !regexp.MustCompile(want).MatchString(shown) {
+			t.Fatalf("scontrol show node: no %q in\n%s", want, shown)
+		}
+	}
+	// Predicted by a sorted free list: the k free nodes of lowest rank.
+	free := slices.Repeat([]bool{true}, 16)
+	predict := func(k int) []string {
+		var out []string
+		for _, v := range o {
+			if free[v] && len(out) < k {
+				out = append(out, hosts[v])
+			}
+		}
+		slices.SortFunc(out, hostlist.NaturalCompare)
+		return out
+	}
+	ids := map[int]string{}
+	compared := 0
+	for step, k := range []int{3, 2, 4, -2, 1, 3, -0, 2} {
+		if k <= 0 {
+			id := ids[-k]
+			nodes := c.run("squeue", "-h", "-j", id, "-o", "%N")
+			names, _ := hostlist.Expand(nodes)
+			c.cancel(id)
+			for _, h := range names {
+				free[slices.Index(hosts, h)] = true
+			}
+			continue
+		}
+		want := predict(k)
+		id, got := c.alloc(k)
+		ids[step] = id
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: %d nodes: Slurm gave %v, the sorted free list predicts %v", step, k, got, want)
+		}
+		for _, h := range got {
+			free[slices.Index(hosts, h)] = false
+		}
+		compared++
+	}
+	t.Logf("Slurm %s started with the merged slurm.conf; scontrol shows all 16 weights; %d allocations equal the sorted free list's", c.run("sinfo", "-V"), compared)
+}
+
+// slurm-topology (rcm on the sample fat tree, leaves out of name order) loads with
+// topology/tree: scontrol show topology lists the leaves in the written order, an
+// allocation of a whole leaf takes the first leaf line (ties go to the earlier leaf),
+// and inside a leaf Slurm takes nodes in name order, not as written (the warning).
+func TestTopologyOnSlurm(t *testing.T) {
+	c := newCluster(t, "tree")
+	f, err := os.Open("../topo/testdata/topology.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadTopologyConf(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := curves.Generate("rcm", g)
+	var buf bytes.Buffer
+	if _, err := WriteTopology(&buf, g, o); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	topoPath, extra := filepath.Join(tmp, "topology.conf"), filepath.Join(tmp, "extra.conf")
+	os.WriteFile(topoPath, buf.Bytes(), 0o644)
+	os.WriteFile(extra, []byte("TopologyParam=SwitchAsNodeRank\n"), 0o644)
+	c.start("--nodes", "16", "--port-base", strconv.Itoa(portBase()), "--topology", topoPath, "--conf-extra", extra)
+	shown := c.run("scontrol", "show", "topology")
+	leaves, hosts := topo.LeafOrder(g, o)
+	var order []string
+	for _, l := range strings.Split(shown, "\n") {
+		if strings.Contains(l, "Level=0") {
+			order = append(order, strings.TrimPrefix(strings.Fields(l)[0], "SwitchName="))
+		}
+	}
+	var want []string
+	for _, l := range leaves {
+		want = append(want, g.Name(l))
+	}
+	if !slices.Equal(order, want) {
+		t.Fatalf("scontrol show topology leaves %v, written %v\n%s", order, want, shown)
+	}
+	_, got := c.alloc(4)
+	first := make([]string, len(hosts[0]))
+	for i, v := range hosts[0] {
+		first[i] = g.Name(v)
+	}
+	slices.SortFunc(first, hostlist.NaturalCompare)
+	if !slices.Equal(got, first) {
+		t.Fatalf("4 nodes: %v, want the first leaf %s's %v", got, want[0], first)
+	}
+	_, got2 := c.alloc(2)
+	second := []string{}
+	for _, v := range hosts[1] {
+		second = append(second, g.Name(v))
+	}
+	slices.SortFunc(second, hostlist.NaturalCompare)
+	if !slices.Equal(got2, second[:2]) {
+		t.Fatalf("2 nodes: %v, want the second leaf's first two in name order %v (written %v)", got2, second[:2], hosts[1])
+	}
+	t.Logf("topology.conf loaded; leaves %v; a 4-node job took %v, a 2-node job %v (name order inside the leaf)", order, got, got2)
+}

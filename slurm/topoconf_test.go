@@ -1,0 +1,300 @@
+package slurm
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// The sample fabric files of topo/testdata: one two-level fat tree as ibnetdiscover
+// prints it and as Slurm's topology.conf and topology.yaml describe it.
+const testdata = "../topo/testdata/"
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func nameMap(t testing.TB) topo.NodeNameMap {
+	t.Helper()
+	m, err := topo.ReadNodeNameMap(strings.NewReader(readFile(t, testdata+"fattree.node-name-map")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// hostDist returns the hop distances between the named hosts of g, by name.
+func hostDist(g *topo.Graph) map[[2]string]int {
+	d := map[[2]string]int{}
+	for a := range g.N() {
+		for b := range g.N() {
+			d[[2]string{g.Name(a), g.Name(b)}] = g.Dist(a, b)
+		}
+	}
+	return d
+}
+
+// The sample fat tree: node k sits on leaf ((k-1) mod 4)+1, two spines above the four
+// leaves. Hosts on one leaf are 2 hops apart, others 4.
+func checkSampleFatTree(t *testing.T, what string, g *topo.Graph) {
+	t.Helper()
+	if g.N() != 16 || g.Vertices() != 22 {
+		t.Fatalf("%s: %d hosts, %d vertices; want 16 and 22", what, g.N(), g.Vertices())
+	}
+	for a := range g.N() {
+		ka, err := atoiSuffix(g.Name(a))
+		if err != nil {
+			t.Fatalf("%s: host name %q", what, g.Name(a))
+		}
+		for b := range g.N() {
+			kb, _ := atoiSuffix(g.Name(b))
+			want := 4
+			switch {
+			case a == b:
+				want = 0
+			case (ka-1)%4 == (kb-1)%4:
+				want = 2
+			}
+			if d := g.Dist(a, b); d != want {
+				t.Fatalf("%s: Dist(%s,%s) = %d, want %d", what, g.Name(a), g.Name(b), d, want)
+			}
+		}
+	}
+	if len(g.Groups()) != 4 {
+		t.Fatalf("%s: %d groups, want the 4 leaves", what, len(g.Groups()))
+	}
+	for _, gr := range g.Groups() {
+		if len(gr.Nodes) != 4 || !strings.HasPrefix(gr.Name, "leaf") && !strings.HasPrefix(gr.Name, "S-") {
+			t.Fatalf("%s: group %+v", what, gr)
+		}
+	}
+}
+
+func atoiSuffix(s string) (int, error) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	v := 0
+	for _, c := range s[i:] {
+		v = v*10 + int(c-'0')
+	}
+	if i == len(s) {
+		return 0, os.ErrInvalid
+	}
+	return v, nil
+}
+
+func mapsEqual(a, b map[[2]string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSlurmTopologyFilesMatchTheFabric(t *testing.T) {
+	ib, err := topo.ReadIBNetDiscover(strings.NewReader(readFile(t, testdata+"fattree.ibnetdiscover")), nameMap(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := ReadTopologyConf(strings.NewReader(readFile(t, testdata+"topology.conf")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSampleFatTree(t, "topology.conf", conf)
+	yml, err := ReadTopologyYAML(strings.NewReader(readFile(t, testdata+"topology.yaml")), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSampleFatTree(t, "topology.yaml tree", yml)
+	if !mapsEqual(hostDist(ib), hostDist(conf)) || !mapsEqual(hostDist(ib), hostDist(yml)) {
+		t.Fatal("topology.conf / topology.yaml differ from the ibnetdiscover fabric")
+	}
+	blocks, err := ReadTopologyYAML(strings.NewReader(readFile(t, testdata+"topology.yaml")), "racks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range blocks.N() {
+		for b := range blocks.N() {
+			ka, _ := atoiSuffix(blocks.Name(a))
+			kb, _ := atoiSuffix(blocks.Name(b))
+			want := 4
+			if a == b {
+				want = 0
+			} else if (ka-1)/4 == (kb-1)/4 {
+				want = 2
+			}
+			if blocks.Dist(a, b) != want {
+				t.Fatalf("blocks: Dist(%s,%s) = %d, want %d", blocks.Name(a), blocks.Name(b), blocks.Dist(a, b), want)
+			}
+		}
+	}
+	torus, err := ReadTopologyYAML(strings.NewReader(readFile(t, testdata+"topology.yaml")), "torus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := topo.Torus(4, 2, 2)
+	for a := range grid.N() {
+		for b := range grid.N() {
+			if torus.Dist(a, b) != grid.Dist(a, b) {
+				t.Fatalf("torus3d: Dist(%d,%d) = %d, torus:4x2x2 has %d", a, b, torus.Dist(a, b), grid.Dist(a, b))
+			}
+		}
+	}
+}
+
+func TestDetectGraphFormat(t *testing.T) {
+	for file, want := range map[string]string{
+		testdata + "fattree.ibnetdiscover": "ibnetdiscover", testdata + "fattree.ibnetdiscover-p": "ibnetdiscover",
+		testdata + "topology.conf": "slurm-topology", testdata + "topology.yaml": "slurm-topology-yaml",
+	} {
+		got, err := DetectGraphFormat([]byte(readFile(t, file)))
+		if err != nil || got != want {
+			t.Errorf("%s: detected %q (%v), want %q", file, got, err, want)
+		}
+	}
+	if got, err := DetectGraphFormat([]byte("# x\na b\n")); err != nil || got != "edges" {
+		t.Errorf("edge list detected as %q (%v)", got, err)
+	}
+	if _, err := DetectGraphFormat([]byte("what is this line\n")); err == nil {
+		t.Error("an unknown format was guessed")
+	}
+}
+
+// Bad input is an error naming the line.
+func TestTopologyBadInput(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"SwitchName=s0 Nodes=n[0-3]\nSwitchName=s0 Nodes=n[4-5]\n", "line 2: switchname s0 listed twice (first on line 1)"},
+		{"SwitchName=s0 Nodes=n[3-1]\n", "line 1: Nodes=n[3-1]"},
+		{"SwitchName=s0 Nodes=n[0-99999999999999999999]\n", "line 1: Nodes="},
+		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s[0,2]\n", "line 2: switch s1 names child switch \"s2\""},
+		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: SwitchName and BlockName lines mixed"},
+		{"SwitchName=s0 Foo=1\n", "line 1: unknown parameter"},
+		// Issue 24 row 16: a repeated key kept the last value silently.
+		{"SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", "line 1: Nodes given twice (Nodes=n[1-4] and Nodes=n[5-6])"},
+		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s0 switches=s0\n", "line 2: switches given twice"},
+		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: SwitchName given twice"},
+		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed given twice"},
+		{"BlockName=b1 Nodes=n1\nBlockSizes=-4,NaN\n", "line 2: block_sizes: \"-4\" is not a positive integer"},
+	} {
+		_, err := ReadTopologyConf(strings.NewReader(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n      - switch: s\n        nodes: n2\n", "line 6: switch s listed twice (first on line 4)"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n[5-2]\n", "line 5: nodes"},
+		{"- topology: a\n  flat: true\n", "flat"},
+		{"- topology: a\n  tree: {switches: []}\n- topology: b\n  flat: true\n", "none has cluster_default"},
+		{"- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2}\n    nodes: n[1-7]\n", "8 positions but 7 nodes"},
+		// Issue 24 row 24: what used to be accepted silently.
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n        speed: 4\n", "line 6: unknown key \"speed\" in a switch"},
+		{"- topology: a\n  colour: red\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n", "line 2: unknown key \"colour\" in a topology"},
+		{"- topology: a\n  block:\n    blocks: []\n    sizes: [4]\n", "line 4: unknown key \"sizes\" in a block"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: a\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 3: topology a listed twice (first on line 1)"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n  block: {blocks: [{block: b, nodes: n1}]}\n", "line 1: one topology with tree and block"},
+		{"- topology: a\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 5: a second cluster_default: true (the first on line 2)"},
+		{"- topology: a\n  cluster_default: yes please\n  tree: {switches: [{switch: s, nodes: n1}]}\n", "line 2: cluster_default: want true or false"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n        nodes: n1\n      - switch: s2\n        children: s1\n", "switches form a cycle: s1 -> s2 -> s1"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s1\n        nodes: n1\n", "switches form a cycle: s1 -> s1"},
+		{"- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "line 3: block_sizes: \"-4\" is not a positive integer"},
+		{"- topology: a\n  block:\n    block_sizes: [4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "block_sizes: \"NaN\""},
+		{"- topology: a\n  block:\n    block_sizes: [16, 4]\n    blocks: [{block: b, nodes: n1}]\n", "want increasing sizes"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1, nodes: n2}]}\n", "nodes"},
+		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n---\n- topology: b\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 4: a second YAML document"},
+		{"- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2, w: 2}\n    nodes: n[1-8]\n", "line 3: unknown key \"w\" in a torus3d dims"},
+	} {
+		_, err := ReadTopologyYAML(strings.NewReader(c.src), "")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+// Issue 24 row 24: a YAML alias reads as the node it names (an alias for a list
+// failed).
+func TestSlurmTopologyYAMLAliases(t *testing.T) {
+	src := `- topology: a
+  tree:
+    switches:
+      - switch: top
+        children: &leaves [l1, l2]
+      - switch: l1
+        nodes: &first n[1-2]
+      - switch: l2
+        nodes: [n3, *first]
+- topology: b
+  block:
+    blocks:
+      - block: b1
+        nodes: *leaves
+`
+	g, err := ReadTopologyYAML(strings.NewReader(src), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N() != 3 {
+		t.Errorf("%d hosts, want 3 (n1 n2 n3; n[1-2] again under l2 is a second link)", g.N())
+	}
+	g, err = ReadTopologyYAML(strings.NewReader(src), "b")
+	if err != nil || g.N() != 2 {
+		t.Fatalf("block of aliased names: %v", err)
+	}
+}
+
+func FuzzReadSlurmTopology(f *testing.F) {
+	f.Add(readFile(f, testdata+"topology.conf"), false)
+	f.Add(readFile(f, testdata+"topology.yaml"), true)
+	f.Add("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,8\n", false)
+	f.Add("SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", false)
+	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: top\n        children: &l [l1]\n      - switch: l1\n        nodes: n[1-2]\n", true)
+	f.Add("- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n---\n- x\n", true)
+	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n        nodes: n1\n", true)
+	f.Add("- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 1}\n        nodes: n[1-4]\n        placements:\n          - dims: {x: 2, y: 1, z: 1}\n            anchor_spacing: {x: 1, y: 1, z: 1}\n", true)
+	f.Fuzz(func(t *testing.T, src string, yml bool) {
+		var g *topo.Graph
+		var err error
+		if yml {
+			g, err = ReadTopologyYAML(strings.NewReader(src), "")
+		} else {
+			g, err = ReadTopologyConf(strings.NewReader(src))
+		}
+		if err == nil {
+			checkFabricInvariants(t, g)
+		}
+	})
+}
+
+func checkFabricInvariants(t *testing.T, g *topo.Graph) {
+	t.Helper()
+	if g.N() < 1 || g.N() > g.Vertices() {
+		t.Fatalf("%d hosts of %d vertices", g.N(), g.Vertices())
+	}
+	in := map[int]bool{}
+	for _, gr := range g.Groups() {
+		for _, v := range gr.Nodes {
+			if v < 0 || v >= g.N() || in[v] {
+				t.Fatalf("group %s holds %d", gr.Name, v)
+			}
+			in[v] = true
+		}
+	}
+	for v := range g.N() {
+		if len(g.Neighbors(v, nil)) == 0 {
+			t.Fatalf("host %s has no link", g.Name(v))
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package topo
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// GraphFormats are the --graph-format names ReadGraphFormat accepts: the generic
+// network formats. Slurm's topology.conf and topology.yaml are package slurm's, whose
+// ReadGraphFormat reads them and falls back to this one for the others.
+var GraphFormats = []string{"edges", "ibnetdiscover"}
+
+// GraphReadOptions are the settings of ReadGraphFormat.
+type GraphReadOptions struct {
+	Format      string      // one of GraphFormats, or "" to detect it
+	NodeNameMap NodeNameMap // ibnetdiscover: GUID -> name
+}
+
+// ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
+// detected from the content (DetectGraphFormat) and an undecidable file is an error.
+func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
+	data, err := ReadLimited(r, 256<<20)
+	if err != nil {
+		return nil, err
+	}
+	f := opt.Format
+	if f == "" {
+		if f, err = DetectGraphFormat(data); err != nil {
+			return nil, err
+		}
+	}
+	if opt.NodeNameMap != nil && f != "ibnetdiscover" {
+		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover output, not %s", f)
+	}
+	switch f {
+	case "edges":
+		return ReadGraph(bytes.NewReader(data))
+	case "ibnetdiscover":
+		return ReadIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap)
+	}
+	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(GraphFormats, ", "))
+}
+
+// UndetectedFormatError is DetectGraphFormat's error for a file whose first
+// meaningful line names no format; Formats are the names to suggest.
+type UndetectedFormatError struct {
+	Line    string
+	Formats []string
+}
+
+func (e *UndetectedFormatError) Error() string {
+	return fmt.Sprintf("cannot tell the graph format from %q; give --graph-format (%s)", firstN(e.Line, 60), strings.Join(e.Formats, ", "))
+}
+
+// FirstMeaningfulLine returns the first line of data that is neither blank nor a '#'
+// comment, trimmed ("" when there is none): the line the format detectors look at.
+func FirstMeaningfulLine(data []byte) string {
+	for _, l := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(l); t != "" && t[0] != '#' {
+			return t
+		}
+	}
+	return ""
+}
+
+// DetectGraphFormat names the format of a network file from its first meaningful
+// line: a Switch/Ca block or key=value header or ports-report line (ibnetdiscover),
+// else an edge list ("U V" or a % directive). Anything else is an
+// *UndetectedFormatError asking for --graph-format.
+func DetectGraphFormat(data []byte) (string, error) {
+	t := FirstMeaningfulLine(data)
+	if t == "" {
+		return "", fmt.Errorf("empty graph file")
+	}
+	switch {
+	case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(strings.ToLower(t), "vendid="), strings.HasPrefix(t, "Non-Chassis"):
+		return "ibnetdiscover", nil
+	case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
+		return "edges", nil
+	}
+	return "", &UndetectedFormatError{Line: t, Formats: GraphFormats}
+}
+
+func firstN(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// LeafOrder returns the switches of g that have hosts (their groups), in the order in
+// which ordering o first reaches one of their hosts, and for each its hosts in
+// ordering order. Hosts on no switch are left out.
+func LeafOrder(g *Graph, o []int) (leaves []int, hosts [][]int) {
+	at := map[int]int{}
+	for _, v := range o {
+		leaf := g.LeafSwitch(v)
+		if leaf < 0 {
+			continue
+		}
+		i, ok := at[leaf]
+		if !ok {
+			i = len(leaves)
+			at[leaf] = i
+			leaves = append(leaves, leaf)
+			hosts = append(hosts, nil)
+		}
+		hosts[i] = append(hosts[i], v)
+	}
+	return leaves, hosts
+}
+
+// SwitchLevels returns the level of every switch of g (index v-N()): 0 for a switch
+// with a host, else one more than its lowest switch neighbour (breadth-first from the
+// hosts); -1 for a switch no host reaches.
+func SwitchLevels(g *Graph) []int {
+	lv := make([]int, len(g.names)-g.hosts)
+	for i := range lv {
+		lv[i] = -1
+	}
+	var queue []int
+	for v := g.hosts; v < len(g.names); v++ {
+		if slices.ContainsFunc(g.adj[v], func(w int) bool { return w < g.hosts }) {
+			lv[v-g.hosts] = 0
+			queue = append(queue, v)
+		}
+	}
+	for h := 0; h < len(queue); h++ {
+		v := queue[h]
+		for _, w := range g.adj[v] {
+			if w >= g.hosts && lv[w-g.hosts] < 0 {
+				lv[w-g.hosts] = lv[v-g.hosts] + 1
+				queue = append(queue, w)
+			}
+		}
+	}
+	return lv
+}
+
+// UpperSwitches returns the switches of g above level 0 (SwitchLevels), in switch
+// index order, each with its switch neighbours one level down: what a tree
+// topology.conf lists as Switches=. Links between switches of one level (a
+// dragonfly's routers) have no place in a tree and are not returned.
+func UpperSwitches(g *Graph) (sws []int, children [][]int) {
+	lv := SwitchLevels(g)
+	for v := g.hosts; v < len(g.names); v++ {
+		l := lv[v-g.hosts]
+		if l <= 0 {
+			continue
+		}
+		var ch []int
+		for _, w := range g.adj[v] {
+			if w >= g.hosts && lv[w-g.hosts] == l-1 {
+				ch = append(ch, w)
+			}
+		}
+		slices.Sort(ch)
+		sws = append(sws, v)
+		children = append(children, ch)
+	}
+	return sws, children
+}
+
+// ReadLimited reads all of r, refusing more than limit bytes rather than cutting the
+// input short.
+func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("the file is larger than %d MiB", limit>>20)
+	}
+	return data, nil
+}
