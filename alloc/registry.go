@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	// the same answer) search every decision anew. The answers are the same; for
 	// timing the search itself.
 	NoMemo bool
+	// SlurmTree reads the topology.conf named in a slurm:tree spec
+	// (slurm.ParseTree of the file); nil: slurm:tree is refused.
+	SlurmTree func(path string) (*slurm.Tree, error)
 }
 
 // resolveCurve returns the ordering of m named by a CURVE argument: a built-in curve,
@@ -106,7 +110,7 @@ func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
 				return nil, fmt.Errorf("allocator %q: genalg takes no argument", spec)
 			}
 			return newGraphGenAlg(g), nil
-		case "freelist", "ff", "bf", "sos", "as-run":
+		case "freelist", "ff", "bf", "sos", "as-run", "slurm":
 		default:
 			return nil, fmt.Errorf("allocator %q places jobs by node coordinates and needs a mesh or torus; %s is a network without coordinates (use genalg, or a curve allocator such as bf:rcm or bf:RANKING-FILE)", spec, m.Spec())
 		}
