@@ -35,16 +35,31 @@ SwitchName=spine2 Switches=leafC,leafD
 SwitchName=core Switches=spine[1-2]
 `
 
+// slurmRealUnbalanced is a tree whose leaves sit at two depths, root first: leaves
+// under the root next to leaves under a spine (Slurm's level is one more than the
+// highest child's).
+const slurmRealUnbalanced = `# procalloc's real-Slurm test (alloc/slurm_real_test.go)
+SwitchName=core Switches=spineA,leafX,leafY
+SwitchName=spineA Switches=leaf[1-3]
+SwitchName=leaf1 Nodes=node[01-03]
+SwitchName=leaf2 Nodes=node[04-07]
+SwitchName=leaf3 Nodes=node[08-09]
+SwitchName=leafX Nodes=node16,node[10-12]
+SwitchName=leafY Nodes=node[13-15]
+`
+
 // TestSlurmRealPlacements drives a running multi-node Slurm (scripts/slurm-cluster.sh;
 // `make test-slurm` starts one and sets PROCALLOC_SLURM_DIR) through a seeded sequence
 // of submissions and cancellations per configuration and compares every placement
 // Slurm makes (squeue %N) with the emulation's (SlurmAllocator). Only sizes that fit
 // the free count are submitted, and every cancellation is waited out (no job
 // COMPLETING), so that each placement is Slurm's selection alone. The cluster is
-// restarted with each configuration's slurm.conf. PROCALLOC_SLURM_STEPS sets the
-// submissions per configuration (default 210); PROCALLOC_SLURM_SUBMIT=sbatch submits
-// batch jobs (placed by the main scheduler, up to a second later) instead of
-// `salloc --no-shell` allocations (placed at submission).
+// restarted with each configuration's slurm.conf. Jobs are `salloc --no-shell`
+// allocations, which slurmctld places at submission; a last configuration submits
+// batch jobs (sbatch --wrap 'sleep 1000'), which the main scheduler places on its next
+// pass (up to a second later), to show that both paths select alike.
+// PROCALLOC_SLURM_STEPS sets the submissions per configuration (default 180),
+// PROCALLOC_SLURM_SBATCH_STEPS those of the sbatch configuration (default 30).
 func TestSlurmRealPlacements(t *testing.T) {
 	dir := os.Getenv("PROCALLOC_SLURM_DIR")
 	if dir == "" {
@@ -70,19 +85,19 @@ func TestSlurmRealPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := 210
-	if s := os.Getenv("PROCALLOC_SLURM_STEPS"); s != "" {
-		if steps, err = strconv.Atoi(s); err != nil || steps < 1 {
-			t.Fatalf("PROCALLOC_SLURM_STEPS=%q: want a positive integer", s)
+	envSteps := func(name string, def int) int {
+		s := os.Getenv(name)
+		if s == "" {
+			return def
 		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			t.Fatalf("%s=%q: want a non-negative integer", name, s)
+		}
+		return v
 	}
-	submit := os.Getenv("PROCALLOC_SLURM_SUBMIT")
-	if submit == "" {
-		submit = "salloc"
-	}
-	if submit != "salloc" && submit != "sbatch" {
-		t.Fatalf("PROCALLOC_SLURM_SUBMIT=%q: want salloc or sbatch", submit)
-	}
+	steps := envSteps("PROCALLOC_SLURM_STEPS", 180)
+	sbatchSteps := envSteps("PROCALLOC_SLURM_SBATCH_STEPS", 30)
 
 	names := make([]string, nodes)
 	for i := range names {
@@ -116,34 +131,35 @@ func TestSlurmRealPlacements(t *testing.T) {
 	for i := range grouped {
 		grouped[i] = uint32(10 * (1 + rg.IntN(3)))
 	}
-	var tree *slurm.Tree
-	if nodes == 16 {
-		if tree, err = slurm.ParseTree(strings.NewReader(slurmRealTopology)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	type config struct {
 		name    string
 		weights []uint32
-		tree    bool
+		tree    string // topology.conf; "": none
+		submit  string
+		steps   int
 	}
 	configs := []config{
-		{"weights-distinct", distinct, false},
-		{"weights-grouped", grouped, false},
-		{"no-topology", nil, false},
-		{"tree", nil, true},
-		{"weights+tree", grouped, true},
+		{"weights-distinct", distinct, "", "salloc", steps},
+		{"weights-grouped", grouped, "", "salloc", steps},
+		{"no-topology", nil, "", "salloc", steps},
+		{"tree", nil, slurmRealTopology, "salloc", steps},
+		{"tree-unbalanced", nil, slurmRealUnbalanced, "salloc", steps},
+		{"weights+tree", grouped, slurmRealTopology, "salloc", steps},
+		{"sbatch:weights+tree", grouped, slurmRealTopology, "sbatch", sbatchSteps},
 	}
 	work := t.TempDir()
 	total, differ := 0, 0
 	start := time.Now()
 	for ci, c := range configs {
-		if c.tree && tree == nil {
-			t.Logf("%s: skipped (the test topology is for 16 nodes, the cluster has %d)", c.name, nodes)
+		if c.steps == 0 {
+			continue
+		}
+		if c.tree != "" && nodes != 16 {
+			t.Logf("%s: skipped (the test topologies are for 16 nodes, the cluster has %d)", c.name, nodes)
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			args := []string{"start", "--nodes", strconv.Itoa(nodes), "--dir", dir, "--port-base", strconv.Itoa(portBase)}
+			args := []string{"restart", "--nodes", strconv.Itoa(nodes), "--dir", dir, "--port-base", strconv.Itoa(portBase)}
 			if c.weights != nil {
 				var b strings.Builder
 				for i, w := range c.weights {
@@ -155,15 +171,12 @@ func TestSlurmRealPlacements(t *testing.T) {
 				}
 				args = append(args, "--weights", wf)
 			}
-			if c.tree {
+			if c.tree != "" {
 				tf := filepath.Join(work, "topology.conf")
-				if err := os.WriteFile(tf, []byte(slurmRealTopology), 0o644); err != nil {
+				if err := os.WriteFile(tf, []byte(c.tree), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				args = append(args, "--topology", tf)
-			}
-			if out, err := exec.Command("bash", script, "stop", "--dir", dir).CombinedOutput(); err != nil {
-				t.Fatalf("stopping the cluster: %v\n%s", err, out)
 			}
 			if out, err := exec.Command("bash", append([]string{script}, args...)...).CombinedOutput(); err != nil {
 				var ee *exec.ExitError
@@ -173,21 +186,23 @@ func TestSlurmRealPlacements(t *testing.T) {
 				t.Fatalf("starting the cluster (%s): %v\n%s", strings.Join(args, " "), err, out)
 			}
 			cfg := SlurmConfig{Names: names, Weights: c.weights}
-			if c.tree {
-				cfg.Tree = tree
+			if c.tree != "" {
+				if cfg.Tree, err = slurm.ParseTree(strings.NewReader(c.tree)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			a, err := NewSlurm(m, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc := &realCluster{t: t, conf: filepath.Join(dir, "slurm.conf"), cwd: work, submit: submit, names: names}
-			n, d := rc.run(a, uint64(100+ci), steps)
+			rc := &realCluster{t: t, conf: filepath.Join(dir, "slurm.conf"), cwd: work, submit: c.submit, names: names}
+			n, d := rc.run(a, uint64(100+ci), c.steps)
 			total += n
 			differ += d
 			t.Logf("%s: %d placements compared, %d differ", c.name, n, d)
 		})
 	}
-	t.Logf("%d configurations in %.1f s (%s)", len(configs), time.Since(start).Seconds(), submit)
+	t.Logf("%d configurations in %.1f s", len(configs), time.Since(start).Seconds())
 	// The line `make test-slurm` ends with.
 	fmt.Printf("slurm: %d placements compared, %d differ\n", total, differ)
 }

@@ -8,6 +8,8 @@
 #                                  and changed, e.g. by procalloc's slurm-weight merge)
 #   scripts/slurm-cluster.sh conf  --nodes N --dir DIR --port-base P [...]  (write only)
 #   scripts/slurm-cluster.sh stop  --dir DIR
+#   scripts/slurm-cluster.sh restart ... (the options of start: stop, then start with a
+#                                  new configuration; MUNGE keeps running)
 #   scripts/slurm-cluster.sh status --dir DIR
 #
 # start writes DIR/slurm.conf for nodes node01..nodeNN (NodeHostname=localhost,
@@ -27,12 +29,14 @@
 # submission (about 20 ms), `sbatch` at the main scheduler's next pass (slurmctld 22.05
 # runs it from its background loop, once a second: up to 1 s); a cancelled job's nodes
 # are idle again within about 0.1 s.
-# Time (measured on a loaded 2-core machine): start about 1 s for 16 nodes, stop 3-10 s
-# (slurmd and slurmctld take about 2 s each to exit).
+# Time (measured on a loaded 2-core machine): start about 1-2 s for 16 nodes, stop about
+# 2-7 s (slurmd and slurmctld take up to 2 s each to exit on SIGTERM), restart 3 s.
 #
 # stop cancels every job of the cluster, waits for them to end, then stops the daemons
 # start recorded in DIR/pids (SIGTERM, SIGKILL after 10 s) and any process left in their
 # sessions (job steps), by process id. A failed start stops what it started (trap).
+# restart stops slurmd and slurmctld the same way but with SIGKILL, keeps MUNGE, and
+# starts again: about 2 s.
 # Two clusters with different --dir and --port-base coexist.
 #
 # Needs root (the daemons run as root here). Installs Debian's slurm-wlm, slurm-client
@@ -41,7 +45,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,/^# start writes/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 log() { echo "slurm-cluster: $*" >&2; }
@@ -165,14 +169,24 @@ CONF
 	mv "$dir/slurm.conf.tmp" "$dir/slurm.conf"
 }
 
-alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+# alive PID: the process runs (a zombie waiting for PID 1 to reap it does not).
+alive() {
+	[ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null || return 1
+	local st
+	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 0
+	[ "$st" != Z ]
+}
 
 # record NAME PID: DIR/pids lists what start started, for stop.
 record() { echo "$1 $2" >>"$dir/pids"; }
 
+# stop_cluster [keep-munge]
 stop_cluster() {
 	[ -f "$dir/pids" ] || return 0
-	local name pid sids=() left i
+	local keep=${1:-} name pid sids=() left i pats=(slurmd slurmctld munged) sig=TERM
+	# restart: MUNGE stays, and the Slurm daemons get SIGKILL once the jobs are gone
+	# (their state is wiped at start anyway; SIGTERM takes them 2 s each).
+	[ "$keep" = keep-munge ] && pats=(slurmd slurmctld) sig=KILL
 	# Cancel the jobs first, so that their steps end normally.
 	if alive "$(awk '$1 == "slurmctld" { print $2 }' "$dir/pids")"; then
 		scancel --full -p all >/dev/null 2>&1 || true
@@ -182,45 +196,54 @@ stop_cluster() {
 		done
 	fi
 	while read -r name pid; do
-		sids+=("$pid") # every daemon was started by setsid: its pid is its session id
+		# every daemon was started by setsid: its pid is its session id
+		[ "$keep" = keep-munge ] && [ "$name" = munged ] && continue
+		sids+=("$pid")
 	done <"$dir/pids"
 	# slurmd first, then slurmctld, MUNGE last.
-	for pat in slurmd slurmctld munged; do
+	for pat in "${pats[@]}"; do
 		while read -r name pid; do
-			[ "${name%%:*}" = "$pat" ] && alive "$pid" && kill "$pid" 2>/dev/null || true
+			[ "${name%%:*}" = "$pat" ] && alive "$pid" && kill -s "$sig" "$pid" 2>/dev/null || true
 		done <"$dir/pids"
-		for i in $(seq 100); do
+		for i in $(seq 200); do
 			left=0
 			while read -r name pid; do
 				[ "${name%%:*}" = "$pat" ] && alive "$pid" && left=1
 			done <"$dir/pids"
 			[ "$left" = 0 ] && break
-			sleep 0.1
+			sleep 0.05
 		done
 		while read -r name pid; do
 			[ "${name%%:*}" = "$pat" ] && alive "$pid" && kill -9 "$pid" 2>/dev/null || true
 		done <"$dir/pids"
 	done
 	# Job steps (slurmstepd and their tasks) left in the daemons' sessions.
-	local s p
-	for s in "${sids[@]}"; do
-		for p in $(ps -e -o pid=,sid= | awk -v s="$s" '$2 == s { print $1 }'); do
-			kill -9 "$p" 2>/dev/null || true
-		done
+	local p
+	for p in $(ps -e -o pid=,sid= | awk -v s=" ${sids[*]} " 'index(s, " " $2 " ") { print $1 }'); do
+		kill -9 "$p" 2>/dev/null || true
 	done
-	rm -f "$dir/pids"
+	if [ "$keep" = keep-munge ]; then
+		grep '^munged ' "$dir/pids" >"$dir/pids.new" || true
+		mv "$dir/pids.new" "$dir/pids"
+		[ -s "$dir/pids" ] || rm -f "$dir/pids"
+	else
+		rm -f "$dir/pids"
+	fi
 }
 
 start_cluster() {
 	if [ -f "$dir/pids" ]; then
 		local name pid
 		while read -r name pid; do
-			if alive "$pid"; then
+			if [ "$name" != munged ] && alive "$pid"; then
 				log "$dir already has a running cluster ($name pid $pid): stop it first"
 				exit 1
 			fi
 		done <"$dir/pids"
-		rm -f "$dir/pids"
+		# A MUNGE that start started and that still runs is kept (restart).
+		grep '^munged ' "$dir/pids" >"$dir/pids.new" || true
+		mv "$dir/pids.new" "$dir/pids"
+		alive "$(cat "$dir/munge/munged.pid" 2>/dev/null)" || rm -f "$dir/pids"
 	fi
 	local t0=$SECONDS
 	trap 'status=$?; if [ "$status" -ne 0 ]; then log "start failed: stopping what it started"; stop_cluster; fi' EXIT
@@ -306,6 +329,12 @@ conf)
 	;;
 stop)
 	stop_cluster
+	;;
+restart)
+	if [ -z "$conf" ]; then [ -n "$nodes" ] && [ -n "$portbase" ] || { log "restart needs --nodes and --port-base (or --conf)"; usage; }; fi
+	need_root_and_packages
+	stop_cluster keep-munge
+	start_cluster
 	;;
 status)
 	if [ -f "$dir/pids" ]; then
