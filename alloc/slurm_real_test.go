@@ -56,8 +56,9 @@ SwitchName=leafY Nodes=node[13-15]
 // COMPLETING), so that each placement is Slurm's selection alone. The cluster is
 // restarted with each configuration's slurm.conf. Jobs are `salloc --no-shell`
 // allocations, which slurmctld places at submission; a last configuration submits
-// batch jobs (sbatch --wrap 'sleep 1000'), which the main scheduler places on its next
-// pass (up to a second later), to show that both paths select alike.
+// batch jobs (sbatch --wrap 'exec sleep 1000'), which the main scheduler places on its
+// next pass (up to a second later), to show that both paths select alike. (Without
+// exec, the batch shell holds a cancelled job COMPLETING for 3 s.)
 // PROCALLOC_SLURM_STEPS sets the submissions per configuration (default 180),
 // PROCALLOC_SLURM_SBATCH_STEPS those of the sbatch configuration (default 30).
 func TestSlurmRealPlacements(t *testing.T) {
@@ -231,7 +232,7 @@ var grantedRE = regexp.MustCompile(`Granted job allocation (\d+)`)
 func (rc *realCluster) place(k int) (string, []int, error) {
 	var id string
 	if rc.submit == "sbatch" {
-		out, errs, err := rc.cmd("sbatch", "--parsable", "-N", strconv.Itoa(k), "-o", "/dev/null", "--wrap", "sleep 1000")
+		out, errs, err := rc.cmd("sbatch", "--parsable", "-N", strconv.Itoa(k), "-o", "/dev/null", "--wrap", "exec sleep 1000")
 		if err != nil {
 			return "", nil, fmt.Errorf("sbatch: %v: %s", err, errs)
 		}

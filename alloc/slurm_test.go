@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -283,6 +284,97 @@ SwitchName=root Switches=s[1-2]
 		}
 		if !slices.Equal(oneBased(got), c.want) {
 			t.Errorf("%s: got %v, want %v (%s)", c.name, oneBased(got), c.want, c.why)
+		}
+	}
+}
+
+// TestSlurmTreeContract replays random sequences on random trees (leaves at several
+// depths, nodes listed in random order, random weights, nodes on no leaf): every
+// allocation is k distinct free nodes under one switch that held k free nodes, and
+// a refusal (ErrFragmented) happens only when no switch holds k free nodes.
+func TestSlurmTreeContract(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 40; trial++ {
+		n := 4 + rng.IntN(40)
+		perm := rng.Perm(n)
+		var b strings.Builder
+		var level []string // switches not yet given a parent
+		pos := 0
+		for pos < n-rng.IntN(2) { // sometimes a node on no leaf
+			size := 1 + rng.IntN(min(6, n-pos))
+			var names []string
+			for _, v := range perm[pos : pos+size] {
+				names = append(names, fmt.Sprintf("n%d", v+1))
+			}
+			pos += size
+			name := fmt.Sprintf("leaf%d", len(level))
+			fmt.Fprintf(&b, "SwitchName=%s Nodes=%s\n", name, strings.Join(names, ","))
+			level = append(level, name)
+		}
+		for up := 0; len(level) > 1; up++ {
+			var next []string
+			for len(level) > 0 {
+				g := min(len(level), 1+rng.IntN(3))
+				if g == 1 && len(next) == 0 && len(level) == 1 {
+					next = append(next, level[0]) // carried up unchanged: leaves at two depths
+					level = nil
+					break
+				}
+				name := fmt.Sprintf("up%d_%d", up, len(next))
+				fmt.Fprintf(&b, "SwitchName=%s Switches=%s\n", name, strings.Join(level[:g], ","))
+				next = append(next, name)
+				level = level[g:]
+			}
+			level = next
+		}
+		var w []uint32
+		if trial%2 == 1 {
+			w = make([]uint32, n)
+			for i := range w {
+				w[i] = uint32(1 + rng.IntN(3))
+			}
+		}
+		a := newSlurmT(t, n, w, b.String())
+		var live [][]int
+		for step := 0; step < 150; step++ {
+			if a.NumFree() == 0 || (len(live) > 0 && rng.IntN(2) == 0) {
+				i := rng.IntN(len(live))
+				if err := a.Release(live[i]); err != nil {
+					t.Fatal(err)
+				}
+				live = slices.Delete(live, i, i+1)
+				continue
+			}
+			k := 1 + rng.IntN(a.NumFree())
+			fits := false
+			for i := range a.tree.Switches {
+				c := 0
+				for _, s := range a.sw[i] {
+					if a.free(s) {
+						c++
+					}
+				}
+				fits = fits || c >= k
+			}
+			before := a.NumFree()
+			got, err := a.Allocate(k)
+			if err != nil {
+				if fits || !errors.Is(err, ErrFragmented) || a.NumFree() != before {
+					t.Fatalf("trial %d step %d k=%d: %v (a switch holds k: %v)\n%s", trial, step, k, err, fits, b.String())
+				}
+				continue
+			}
+			if !fits || len(got) != k || a.NumFree() != before-k {
+				t.Fatalf("trial %d step %d k=%d: got %v (a switch holds k: %v)", trial, step, k, got, fits)
+			}
+			seen := map[int]bool{}
+			for _, v := range got {
+				if seen[v] {
+					t.Fatalf("node %d twice in %v", v, got)
+				}
+				seen[v] = true
+			}
+			live = append(live, got)
 		}
 	}
 }

@@ -34,7 +34,7 @@ type Switch struct {
 	// Level is 0 for a leaf, else one more than the highest level of its children
 	// (Slurm's rule: a switch over a leaf and a level-1 switch is at level 2).
 	Level int
-	// Parent is the index of the parent switch as slurmctld (22.05 to 24.05) sets it:
+	// Parent is the index of the parent switch as slurmctld 22.05 sets it:
 	// the last switch in file order whose Switches= lists this one; a switch that no
 	// line lists keeps the zeroed field, 0: the first switch of the file, not itself.
 	// The leaf comparison climbs these links (see alloc's slurm:tree).
