@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -78,10 +79,12 @@ type SlurmAllocator struct {
 	tree *slurm.Tree
 	sw   [][]int32 // tree: Slurm indices under each switch, ascending (upper: union)
 	// scratch
-	sel  []bool
-	mark []bool
-	dist []int
-	tmp  []int
+	sel   []bool
+	mark  []bool
+	runs  []slurmRun
+	runs2 []slurmRun
+	dist  []int
+	tmp   []int
 }
 
 func init() {
@@ -252,8 +255,13 @@ type slurmRun struct {
 }
 
 // consec is _eval_nodes' best fit over runs of consecutive indices of equal weight.
+// Slurm rescans every run for each run it takes; the same choices come from one pass:
+// runs lighter than the weight W at which the free count reaches k are all taken
+// whole (each is smaller than what is left to place when Slurm reaches it); among the
+// runs of weight W, while none holds the rest the largest is taken (the earliest of
+// equal ones), then the smallest that holds it (the earliest of equal ones).
 func (a *SlurmAllocator) consec(k int) []int32 {
-	var runs []slurmRun
+	runs := a.runs[:0]
 	for s := int32(0); s < int32(len(a.at)); s++ {
 		if !a.free(s) {
 			continue
@@ -264,35 +272,58 @@ func (a *SlurmAllocator) consec(k int) []int32 {
 		}
 		runs = append(runs, slurmRun{s, 1, a.w[s]})
 	}
-	rem := int32(k)
+	a.runs = runs
+	// W: sort the runs by weight (stable: index order within a weight).
+	byW := a.runs2[:0]
+	byW = append(byW, runs...)
+	slices.SortStableFunc(byW, func(x, y slurmRun) int { return cmp.Compare(x.w, y.w) })
+	a.runs2 = byW
 	picked := make([]int32, 0, k)
-	for rem > 0 {
-		best := -1
-		var bestSuff bool
-		for i, r := range runs {
-			if r.n == 0 {
+	rem := int32(k)
+	i := 0
+	for i < len(byW) {
+		j, c := i, int32(0)
+		for j < len(byW) && byW[j].w == byW[i].w {
+			c += byW[j].n
+			j++
+		}
+		if c < rem { // the whole weight group
+			for _, r := range byW[i:j] {
+				for s := r.start; s < r.start+r.n; s++ {
+					picked = append(picked, s)
+				}
+			}
+			rem -= c
+			i = j
+			continue
+		}
+		group := byW[i:j]
+		slices.SortStableFunc(group, func(x, y slurmRun) int { return cmp.Compare(y.n, x.n) }) // largest first, index order on ties
+		p := 0
+		for rem > 0 {
+			if group[p].n < rem {
+				r := group[p]
+				for s := r.start; s < r.start+r.n; s++ {
+					picked = append(picked, s)
+				}
+				rem -= r.n
+				p++
 				continue
 			}
-			suff := r.n >= rem
-			nb := best < 0 || r.w < runs[best].w
-			if !nb && r.w == runs[best].w &&
-				((suff && !bestSuff) || (suff && r.n < runs[best].n) || (!suff && r.n > runs[best].n)) {
-				nb = true
+			// The smallest size >= rem: the last such block of the prefix; its first run.
+			q := p
+			for q+1 < len(group) && group[q+1].n >= rem {
+				q++
 			}
-			if nb {
-				best, bestSuff = i, suff
+			for q > p && group[q-1].n == group[q].n {
+				q--
 			}
+			for s := group[q].start; s < group[q].start+rem; s++ {
+				picked = append(picked, s)
+			}
+			rem = 0
 		}
-		if best < 0 {
-			break // cannot happen: k <= free
-		}
-		r := &runs[best]
-		take := min(rem, r.n)
-		for s := r.start; s < r.start+take; s++ {
-			picked = append(picked, s)
-		}
-		rem -= take
-		r.n = 0
+		break
 	}
 	return picked
 }

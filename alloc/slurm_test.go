@@ -378,3 +378,48 @@ func TestSlurmTreeContract(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSlurm: one allocate/release decision on a 16384-node machine half busy,
+// jobs of 1 to 256 nodes; the tree has 32-node leaves under 16 spines.
+func BenchmarkSlurm(b *testing.B) {
+	const n = 16384
+	var tb strings.Builder
+	for l := 0; l < n/32; l++ {
+		fmt.Fprintf(&tb, "SwitchName=l%d Nodes=n[%d-%d]\n", l, 32*l+1, 32*l+32)
+	}
+	for s := 0; s < 16; s++ {
+		fmt.Fprintf(&tb, "SwitchName=s%d Switches=l[%d-%d]\n", s, s*n/32/16, (s+1)*n/32/16-1)
+	}
+	tb.WriteString("SwitchName=root Switches=s[0-15]\n")
+	for _, mode := range []string{"consec", "tree"} {
+		b.Run(mode, func(b *testing.B) {
+			tree := ""
+			if mode == "tree" {
+				tree = tb.String()
+			}
+			w := make([]uint32, n)
+			for i := range w {
+				w[i] = uint32(1 + i%3)
+			}
+			a := newSlurmT(&testing.T{}, n, w, tree)
+			rng := rand.New(rand.NewPCG(1, 1))
+			var live [][]int
+			for a.NumFree() > n/2 {
+				got, _ := a.Allocate(1 + rng.IntN(256))
+				live = append(live, got)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				j := rng.IntN(len(live))
+				if err := a.Release(live[j]); err != nil {
+					b.Fatal(err)
+				}
+				got, err := a.Allocate(1 + rng.IntN(min(256, a.NumFree())))
+				if err != nil {
+					b.Fatal(err)
+				}
+				live[j] = got
+			}
+		})
+	}
+}
