@@ -48,6 +48,45 @@ SwitchName=leafX Nodes=node16,node[10-12]
 SwitchName=leafY Nodes=node[13-15]
 `
 
+// randomSlurmTree returns a seeded random topology.conf over nodes node01..nodeNN:
+// leaves of 1 to 5 nodes in random name order, switches over 1 to 3 children, some
+// leaves carried up a level (leaves at several depths), one root, the lines shuffled
+// (Slurm's switch table is the file's order; children may come after their parents).
+func randomSlurmTree(seed uint64, nodes int) string {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	perm := rng.Perm(nodes)
+	var lines, level []string
+	for pos := 0; pos < nodes; {
+		size := min(1+rng.IntN(5), nodes-pos)
+		var names []string
+		for _, v := range perm[pos : pos+size] {
+			names = append(names, fmt.Sprintf("node%02d", v+1))
+		}
+		pos += size
+		name := fmt.Sprintf("leaf%d", len(level))
+		lines = append(lines, fmt.Sprintf("SwitchName=%s Nodes=%s", name, strings.Join(names, ",")))
+		level = append(level, name)
+	}
+	for up := 1; len(level) > 1; up++ {
+		var next []string
+		for len(level) > 0 {
+			g := min(len(level), 1+rng.IntN(3))
+			if g == 1 && len(level) > 1 && rng.IntN(2) == 0 {
+				next = append(next, level[0]) // carried up: a leaf deeper than its neighbours' leaves
+				level = level[1:]
+				continue
+			}
+			name := fmt.Sprintf("sw%d_%d", up, len(next))
+			lines = append(lines, fmt.Sprintf("SwitchName=%s Switches=%s", name, strings.Join(level[:g], ",")))
+			next = append(next, name)
+			level = level[g:]
+		}
+		level = next
+	}
+	rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	return "# procalloc's real-Slurm test (alloc/slurm_real_test.go), random tree\n" + strings.Join(lines, "\n") + "\n"
+}
+
 // TestSlurmRealPlacements drives a running multi-node Slurm (scripts/slurm-cluster.sh;
 // `make test-slurm` starts one and sets PROCALLOC_SLURM_DIR) through a seeded sequence
 // of submissions and cancellations per configuration and compares every placement
@@ -59,8 +98,9 @@ SwitchName=leafY Nodes=node[13-15]
 // batch jobs (sbatch --wrap 'exec sleep 1000'), which the main scheduler places on its
 // next pass (up to a second later), to show that both paths select alike. (Without
 // exec, the batch shell holds a cancelled job COMPLETING for 3 s.)
-// PROCALLOC_SLURM_STEPS sets the submissions per configuration (default 180),
-// PROCALLOC_SLURM_SBATCH_STEPS those of the sbatch configuration (default 30).
+// PROCALLOC_SLURM_STEPS sets the submissions per configuration (default 150),
+// PROCALLOC_SLURM_SBATCH_STEPS those of the sbatch configuration (default 30),
+// PROCALLOC_SLURM_RANDOM_TREES the number of random trees (default 2).
 func TestSlurmRealPlacements(t *testing.T) {
 	dir := os.Getenv("PROCALLOC_SLURM_DIR")
 	if dir == "" {
@@ -97,7 +137,7 @@ func TestSlurmRealPlacements(t *testing.T) {
 		}
 		return v
 	}
-	steps := envSteps("PROCALLOC_SLURM_STEPS", 180)
+	steps := envSteps("PROCALLOC_SLURM_STEPS", 150)
 	sbatchSteps := envSteps("PROCALLOC_SLURM_SBATCH_STEPS", 30)
 
 	names := make([]string, nodes)
@@ -146,8 +186,16 @@ func TestSlurmRealPlacements(t *testing.T) {
 		{"tree", nil, slurmRealTopology, "salloc", steps},
 		{"tree-unbalanced", nil, slurmRealUnbalanced, "salloc", steps},
 		{"weights+tree", grouped, slurmRealTopology, "salloc", steps},
-		{"sbatch:weights+tree", grouped, slurmRealTopology, "sbatch", sbatchSteps},
 	}
+	// Random trees, seeds 1, 2, ...: odd seeds without weights, even ones with.
+	for seed := uint64(1); seed <= uint64(envSteps("PROCALLOC_SLURM_RANDOM_TREES", 2)); seed++ {
+		c := config{fmt.Sprintf("tree-random%d", seed), nil, randomSlurmTree(seed, nodes), "salloc", steps}
+		if seed%2 == 0 {
+			c.name, c.weights = fmt.Sprintf("weights+tree-random%d", seed), grouped
+		}
+		configs = append(configs, c)
+	}
+	configs = append(configs, config{"sbatch:weights+tree", grouped, slurmRealTopology, "sbatch", sbatchSteps})
 	work := t.TempDir()
 	total, differ := 0, 0
 	start := time.Now()
