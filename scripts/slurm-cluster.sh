@@ -36,7 +36,7 @@
 # start recorded in DIR/pids (SIGTERM, SIGKILL after 10 s) and any process left in their
 # sessions (job steps), by process id. A failed start stops what it started (trap).
 # restart stops slurmd and slurmctld the same way but with SIGKILL, keeps MUNGE, and
-# starts again: about 2 s.
+# starts again: about 3 s.
 # Two clusters with different --dir and --port-base coexist.
 #
 # Needs root (the daemons run as root here). Installs Debian's slurm-wlm, slurm-client

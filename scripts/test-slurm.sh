@@ -3,7 +3,7 @@
 # runs the tests that need a real Slurm against it, stops it whatever happens, and
 # ends with one line: "slurm: N placements compared, D differ".
 # Without root or Slurm (and no way to install it) it says so and exits 0.
-# Time: about 4 minutes on a loaded 2-core machine (see the last lines it prints).
+# Time: about 3.5 minutes on a loaded 2-core machine (it prints its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go=${GO:-go}
