@@ -94,7 +94,8 @@ func Summary(name string) string { return families[name].summary }
 
 // Parse builds the allocator named by spec on machine m: "NAME" or "NAME:ARG", for
 // example "bf:hilbert", "ff:hilbert:ring", "paging:hilbert:1", "mc1x1",
-// "mc1x1:tb=3,9,3,2". ARG is CURVE[:ring] for ff, bf and sos, CURVE for freelist,
+// "mc1x1:tb=3,9,3,2", "slurm:tree:topology.conf". ARG is CURVE[:ring] for ff, bf and
+// sos, consec[:CURVE] or tree:FILE[:CURVE] for slurm, CURVE for freelist,
 // CURVE:s for paging, tb=SR,AF,WF,BF for the MC1x1 families, and empty otherwise;
 // CURVE is a built-in curve or a name opt.Ranking resolves (a ranking file).
 func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {

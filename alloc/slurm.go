@@ -13,9 +13,10 @@ import (
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
-// Slurm's own node selection, so that a replay shows what a Slurm cluster does with
-// the weights and topology.conf it is given, next to curves and optimal orderings.
-// The rules are those of Slurm 22.05's select/cons_tres (src/plugins/select/
+// Slurm's own node selection (Slurm: Yoo, Jette, Grondona, "SLURM: Simple Linux
+// Utility for Resource Management", JSSPP 2003, LNCS 2862, doi:10.1007/10968987_3),
+// so that a replay shows what a Slurm cluster does with the weights and topology.conf
+// it is given, next to curves and optimal orderings. The rules are those of Slurm 22.05's select/cons_tres (src/plugins/select/
 // cons_tres/job_test.c: _eval_nodes and _eval_nodes_topo; slurmctld's node_scheduler.c
 // and topology_tree.c), for whole-node jobs on nodes of equal size (every free node
 // can take one task of the job), no required nodes, no --switches, no features, no
