@@ -4,7 +4,7 @@ TAGS    ?= highs
 BIN     := bin/procalloc
 BENCHTIME ?= 1s
 
-.PHONY: all build test test-full bench demo highs lint clean
+.PHONY: all build test test-full test-slurm bench demo highs lint clean
 
 all: build
 
@@ -27,6 +27,12 @@ test: highs
 test-full: highs
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) test -tags $(TAGS) ./...
+
+# test-slurm starts a 16-node Slurm on loopback (Debian's packages, installed when
+# missing; needs root), checks procalloc's Slurm emulation against it placement by
+# placement, stops it, and ends with "slurm: N placements compared, D differ".
+test-slurm:
+	@GO=$(GO) bash scripts/test-slurm.sh
 
 # lint: staticcheck (from the Go module proxy, pinned) over the build with HiGHS.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -40,7 +40,7 @@ func init() {
 // familyArg gives the families that need an argument one; fragmenting reports the
 // families that may refuse a request for external fragmentation (ErrFragmented),
 // which the contract replay below does not allow; bintree_test.go checks them.
-var familyArg = map[string]string{"sbt": ":16", "dbt": ":1/4", "ind-sbt": ":16", "ind-dbt": ":1/4", "d-sbt": ":16", "d-dbt": ":1/4"}
+var familyArg = map[string]string{"sbt": ":16", "dbt": ":1/4", "ind-sbt": ":16", "ind-dbt": ":1/4", "d-sbt": ":16", "d-dbt": ":1/4", "slurm": ":consec:morton"}
 var fragmenting = map[string]bool{"bt": true, "sbt": true, "dbt": true}
 
 // TestAllFamiliesContract replays random allocate/release sequences on every

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	// the same answer) search every decision anew. The answers are the same; for
 	// timing the search itself.
 	NoMemo bool
+	// SlurmTree reads the topology.conf named in a slurm:tree spec
+	// (slurm.ParseTree of the file); nil: slurm:tree is refused.
+	SlurmTree func(path string) (*slurm.Tree, error)
 }
 
 // resolveCurve returns the ordering of m named by a CURVE argument: a built-in curve,
@@ -90,7 +94,8 @@ func Summary(name string) string { return families[name].summary }
 
 // Parse builds the allocator named by spec on machine m: "NAME" or "NAME:ARG", for
 // example "bf:hilbert", "ff:hilbert:ring", "paging:hilbert:1", "mc1x1",
-// "mc1x1:tb=3,9,3,2". ARG is CURVE[:ring] for ff, bf and sos, CURVE for freelist,
+// "mc1x1:tb=3,9,3,2", "slurm:tree:topology.conf". ARG is CURVE[:ring] for ff, bf and
+// sos, consec[:CURVE] or tree:FILE[:CURVE] for slurm, CURVE for freelist,
 // CURVE:s for paging, tb=SR,AF,WF,BF for the MC1x1 families, and empty otherwise;
 // CURVE is a built-in curve or a name opt.Ranking resolves (a ranking file).
 func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
@@ -106,7 +111,7 @@ func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
 				return nil, fmt.Errorf("allocator %q: genalg takes no argument", spec)
 			}
 			return newGraphGenAlg(g), nil
-		case "freelist", "ff", "bf", "sos", "as-run":
+		case "freelist", "ff", "bf", "sos", "as-run", "slurm":
 		default:
 			return nil, fmt.Errorf("allocator %q places jobs by node coordinates and needs a mesh or torus; %s is a network without coordinates (use genalg, or a curve allocator such as bf:rcm or bf:RANKING-FILE)", spec, m.Spec())
 		}

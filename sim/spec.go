@@ -15,6 +15,7 @@ import (
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -66,6 +67,9 @@ type Spec struct {
 	// Ranking resolves a CURVE argument of Alloc that is not a built-in curve
 	// (alloc.Options.Ranking), e.g. a ranking file; nil: built-in curves only.
 	Ranking func(name string, m topo.Machine) (curves.Order, error)
+	// SlurmTree reads the topology.conf of a slurm:tree allocator
+	// (alloc.Options.SlurmTree); nil: slurm:tree is refused.
+	SlurmTree func(path string) (*slurm.Tree, error)
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
 	Sched  Sched
@@ -406,7 +410,7 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, NoMemo: s.NoMemo})
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, NoMemo: s.NoMemo})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}

@@ -148,7 +148,7 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
-	s.Alloc, s.Ranking, s.NoMemo = allocSpec, allocRanking, f.noMemo
+	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
 	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
 	if f.compat == "default" {
 		s.Compat = alloc.CompatDefault
@@ -230,9 +230,10 @@ ordering for other allocators, node indices otherwise), stretch-span, bounding b
 volume and sum of sides (grids only; 0 on graphs), connected components (on a graph
 hosts on one switch are neighbours) and the % of contiguous jobs, wait, response,
 slowdown; overall makespan and utilization; for center-based allocators how often the
-best score was tied (Johnson 2010 Fig. 4). On a graph only genalg and the curve
+best score was tied (Johnson 2010 Fig. 4). On a graph only genalg, the curve
 allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or a
-ranking file) apply; the others place jobs by coordinates and refuse.
+ranking file) and Slurm's own selection (slurm:...) apply; the others place jobs by
+coordinates and refuse.
 
 ` + graphHelp + `
 
@@ -283,6 +284,7 @@ procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jo
 procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
 procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
+procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,

@@ -304,6 +304,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 	s := it.Params.Spec(spec.Dir)
 	s.Ranking = allocRanking // ranking files, as on sim's command line
+	s.SlurmTree = allocSlurmTree
 	if len(it.Params.Flags) == 0 {
 		if err := s.Validate(); err != nil {
 			return s, specError(err)

@@ -58,6 +58,10 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 				t.Fatalf("%v: allocator rankings differ", flags)
 			}
 			got.Ranking, want.Ranking = nil, nil
+			if (got.SlurmTree == nil) != (want.SlurmTree == nil) {
+				t.Fatalf("%v: allocator topology readers differ", flags)
+			}
+			got.SlurmTree, want.SlurmTree = nil, nil
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %v:\n got %+v\nwant %+v", comm, flags, got, want)
 			}
