@@ -24,6 +24,17 @@ t0=$SECONDS
 status=0
 PROCALLOC_SLURM_DIR=$dir "$go" test -count=1 -timeout 30m -run 'TestSlurmReal' -v ./alloc >"$dir/test.log" 2>&1 || status=$?
 grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' "$dir/test.log" | grep -v '^=== RUN' || true
+# The writers (merged weights, topology.conf) and the sweep's job array, each on a
+# 16-node cluster of its own (its own ports, so they do not meet the one above).
+extra=0
+"$go" test -count=1 -timeout 20m -run 'OnSlurm' ./slurm >"$dir/writers.log" 2>&1 || extra=$?
+tail -n 1 "$dir/writers.log"
+"$go" test -count=1 -timeout 20m -run 'TestSweepOnMultiNodeSlurm' ./cmd/procalloc >"$dir/sweep.log" 2>&1 || extra=$?
+tail -n 1 "$dir/sweep.log"
+if [ "$extra" -ne 0 ]; then
+	cat "$dir/writers.log" "$dir/sweep.log" >&2
+	status=$extra
+fi
 echo "test-slurm: $((SECONDS - t0)) s"
 line=$(grep '^slurm: ' "$dir/test.log" | tail -n 1 || true)
 if [ -z "$line" ]; then

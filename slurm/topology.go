@@ -14,7 +14,7 @@ import (
 // file order, each switch's level, parent and children, the leaves' node names. The
 // selection code (cons_tres _eval_nodes_topo) walks this table in index order and
 // breaks ties by it, so the order of the lines is part of the model; procalloc's
-// topo.ReadSlurmTopologyConf, which builds a network graph, does not keep it.
+// ReadTopologyConf, which builds a network graph, does not keep it.
 type Tree struct {
 	Switches []Switch
 	byName   map[string]int
