@@ -129,6 +129,7 @@ type mc1x1 struct {
 	hintL         int          // shellScorePyramid: the last center's outermost shell
 	shellScratch               // the outermost shell's order (center_mc1x1_shell.go, center_mc1x1_rings.go)
 	greedyScratch              // the greedy collector (center_mc1x1_greedy.go)
+	tieScratch                 // which tied centers may share a node set (center_mc1x1_ties.go)
 }
 
 func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Allocator, error) {
@@ -228,12 +229,18 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		// With tie counting, the exact node set of every tied center: its
 		// fingerprint, and the wall term of its tie score. Without, the tie score
 		// works the wall term out itself, and only where the shell counts leave
-		// it open.
+		// it open. Without tie-breaking on a 2D mesh, only the sets that may
+		// equal another tied center's are worked out; each other one counts once
+		// (mayShare).
+		var share []bool
+		if a.countTies && a.tb == nil && a.x.d == 2 && !a.x.anyWrap {
+			share = a.mayShare(k)
+		}
 		parts := prefixParts(0)
 		if a.tb != nil {
 			parts |= prefixWall
 		}
-		if a.countTies {
+		if a.countTies && (share == nil || slices.Contains(share, true)) {
 			parts |= prefixHash
 		}
 		a.refresh(parts)
@@ -243,7 +250,12 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		}
 		hs := a.hashes[:0]
 		bestTie := 0.0
+		own := 0
 		for n, t := range a.tied {
+			if share != nil && !share[n] {
+				own++
+				continue
+			}
 			wallLast := -1
 			switch {
 			case masks != nil:
@@ -274,7 +286,7 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		}
 		if a.countTies {
 			a.hashes = hs
-			if ties = a.countDistinct(hs); ties > 1 {
+			if ties = own + a.countDistinct(hs); ties > 1 {
 				a.stats.Tied++
 				a.stats.TiedCandidates += int64(ties)
 				a.stats.TiedCenters += int64(len(a.tied))
