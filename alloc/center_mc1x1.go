@@ -301,8 +301,7 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	if masks, words := a.x.ballMasks(); masks != nil {
 		nodes = a.chooseBits(win, masks, words)
 	} else {
-		nodes = a.choose(win.i, k, win.L, win.m, nil)
-		slices.Sort(nodes)
+		nodes = a.choose(win.i, k, win.L, win.m)
 	}
 	return nodes, a.take(nodes)
 }

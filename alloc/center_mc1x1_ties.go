@@ -6,6 +6,7 @@ import "math"
 type tieScratch struct {
 	tiedAt []int32    // node -> 1 + its index in a.tied (0: not a tied center); left zero
 	share  []bool     // mayShare's answer
+	wide   []bool     // mayShare: the center's window was too wide to look through
 	cuts   [][2]int32 // orderCuts of each tied center, noCut when not worked out yet
 }
 
@@ -72,10 +73,11 @@ func (a *mc1x1) mayShare(k int) []bool {
 	}
 	a.share, a.cuts = share, cuts
 	co := x.coord
+	wide := a.wide[:0]
 	for n, t := range a.tied {
-		if share[n] || t.L == 0 {
-			// already marked, or k = 1: the set is {c}, its own
-			continue
+		wide = append(wide, false)
+		if t.L == 0 {
+			continue // k = 1: the set is {c}, its own
 		}
 		c := a.fl[t.i]
 		cx, cy := int(co[2*c]), int(co[2*c+1])
@@ -83,21 +85,22 @@ func (a *mc1x1) mayShare(k int) []bool {
 		wx0, wx1 := max(ax1-Lmax, 0), min(ax0+Lmax, X-1)
 		wy0, wy1 := max(ay1-Lmax, 0), min(ay0+Lmax, Y-1)
 		if (wx1-wx0+1)*(wy1-wy0+1) > maxShareWindow {
-			share[n] = true
+			share[n], wide[n] = true, true
 			continue
 		}
-		for yy := wy0; yy <= wy1 && !share[n]; yy++ {
+		// Each pair once: from the earlier of the two, unless the earlier one's
+		// window was too wide to look through.
+		for yy := wy0; yy <= wy1; yy++ {
 			for _, u := range at[wx0+yy*X : wx1+1+yy*X] {
-				if u == 0 || int(u-1) == n {
-					continue
-				}
-				if a.sharePossible(n, int(u-1), k) {
-					share[n], share[u-1] = true, true
-					break
+				if u2 := int(u) - 1; u2 > n && !(share[n] && share[u2]) || u2 >= 0 && u2 < n && wide[u2] && !share[n] {
+					if a.sharePossible(n, u2, k) {
+						share[n], share[u2] = true, true
+					}
 				}
 			}
 		}
 	}
+	a.wide = wide
 	for _, t := range a.tied {
 		at[a.fl[t.i]] = 0
 	}
