@@ -93,8 +93,9 @@ type TieReporter interface {
 // distance from center j. Scores and the order-independent parts of tie scores come
 // from prefix sums over the mesh in O(2^d) per shell, for every center first; the
 // order is worked out only for the outermost shells of the centers sharing the best
-// score (all of them when ties are counted, for their node sets; otherwise those
-// whose wall term needs it, and the winner), comparing nodes by distances to the
+// score (when ties are counted, for their node sets: all of them, or on a 2D mesh
+// without tie-breaking those whose set may equal another's; otherwise those whose
+// wall term needs it; and the winner), comparing nodes by distances to the
 // earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 //
@@ -102,7 +103,9 @@ type TieReporter interface {
 // statistics; center_mc1x1_score.go the scores (shell counts, Johnson's tie score);
 // center_mc1x1_shell.go and center_mc1x1_rings.go which nodes of the outermost shell
 // are taken (on bitsets, on lists, on a 2D mesh's four lines);
-// center_mc1x1_greedy.go PReMAS's greedy collector (mc1x1-greedy).
+// center_mc1x1_greedy.go PReMAS's greedy collector (mc1x1-greedy);
+// center_mc1x1_ties.go which tied centers' node sets need working out at all for the
+// tie statistics (on a 2D mesh, most provably differ from every other's).
 type mc1x1 struct {
 	name   string
 	g      *topo.Grid
