@@ -28,11 +28,12 @@ type gridIndex struct {
 	masks    []uint64 // ballMasks
 	wallBits []uint64 // the wall nodes as a bitset (with masks)
 	// ballSums on a 2D mesh (rebuildPyramid): diagonal and anti-diagonal sums of
-	// the prefix sums free, over a (X+M+1) x (Y+M+1) grid, M = maxLinf; pyrW is its
-	// row length, 0 when not kept (not a 2D mesh, sums could exceed int32, or the
-	// mesh is so elongated that the tables would exceed 16 entries a node).
-	dg, ad []int32
-	pyrW   int
+	// the prefix sums free over the same (X+1) x (Y+1) grid, and sums of free's
+	// last column and row beyond it; pyrW is the row length X+1, 0 when not kept
+	// (not a 2D mesh, or sums could exceed int32).
+	dg, ad     []int32
+	colX, rowY []int32
+	pyrW       int
 	// maskWords bounds the ball-mask table (ballMaskWords); tests set it to 0 to
 	// take the list-based paths on small machines (forceLists, export_test.go).
 	maskWords int
@@ -67,12 +68,14 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 	}
 	if x.d == 2 && !x.anyWrap {
 		X, Y, M := x.dims[0], x.dims[1], x.maxLinf
-		// Kept when the values fit int32 and the tables stay near O(n): at most
-		// 16n entries each (a square mesh needs 4n; a 1:8 one more than 16n).
-		if size := (X + M + 1) * (Y + M + 1); int64(n)*int64(max(X, Y)+M+2) < math.MaxInt32 && size <= 16*n {
-			x.pyrW = X + M + 1
-			x.dg = make([]int32, size)
-			x.ad = make([]int32, size)
+		// Kept when the values fit int32 (colX and rowY sum up to X+M+2 or
+		// Y+M+2 counts of at most n).
+		if int64(n)*int64(max(X, Y)+M+3) < math.MaxInt32 {
+			x.pyrW = X + 1
+			x.dg = make([]int32, (X+1)*(Y+1))
+			x.ad = make([]int32, (X+1)*(Y+1))
+			x.colX = make([]int32, Y+M+2)
+			x.rowY = make([]int32, X+M+2)
 		}
 	}
 	x.pstride = make([]int, x.d)
@@ -480,55 +483,106 @@ func abs32(v int32) int32 {
 // rebuildPyramid fills the tables of ballSums from the prefix sums free (2D mesh).
 // With Q(a, b) the free nodes in [0, a) x [0, b) (coordinates clamped to the mesh),
 // dg(a, b) = Q(a, b) + dg(a-1, b-1) sums Q down a diagonal and ad(a, b) = Q(a, b) +
-// ad(a+1, b-1) down an anti-diagonal; ad(a, b) = ad(X, b) for a >= X (Q no longer
-// changes with a), so ad is kept for a in [-M, X] only, dg for a in [0, X+M].
+// ad(a+1, b-1) down an anti-diagonal. ballSums reads them for a up to X+M and b up
+// to Y+M (M = maxLinf), but beyond the mesh Q no longer changes with the coordinate
+// that left it, so only a in [0, X], b in [0, Y] is tabled (the mesh's own prefix
+// sums' size, a quarter of the whole range on a square mesh; rebuilt before every
+// decision, the tables were a tenth of MC1x1's time at 128x128): dgAt and adAt
+// add the stretch beyond the mesh from the sums of Q along its last column (colX)
+// and last row (rowY).
 func (x *gridIndex) rebuildPyramid() {
-	X, Y, M, W := x.dims[0], x.dims[1], x.maxLinf, x.pyrW
-	sx := x.pstride[1]
+	X, Y, W := x.dims[0], x.dims[1], x.pyrW // W = X+1, the row length of free
+	q := x.free
+	// colX[b] = sum of Q(X, b') for b' = 1..b = ad(X, b); rowY[a] = sum of Q(a', Y)
+	// for a' = 1..a.
+	x.colX[0], x.rowY[0] = 0, 0
+	for b := 1; b < len(x.colX); b++ {
+		x.colX[b] = x.colX[b-1] + q[X+min(b, Y)*W]
+	}
+	for a := 1; a < len(x.rowY); a++ {
+		x.rowY[a] = x.rowY[a-1] + q[min(a, X)+Y*W]
+	}
 	clear(x.dg[:W])
 	clear(x.ad[:W])
-	for b := 1; b <= Y+M; b++ {
-		q := x.free[min(b, Y)*sx:][:X+1] // Q(a, b) = q[min(a, X)] for a >= 0
-		row, prev := x.dg[b*W:(b+1)*W], x.dg[(b-1)*W:b*W]
+	for b := 1; b <= Y; b++ {
+		row, prev, qb := x.dg[b*W:(b+1)*W], x.dg[(b-1)*W:b*W], q[b*W:(b+1)*W]
 		row[0] = 0
 		for a := 1; a <= X; a++ {
-			row[a] = q[a] + prev[a-1]
+			row[a] = qb[a] + prev[a-1]
 		}
-		qX := q[X]
-		for a := X + 1; a < W; a++ {
-			row[a] = qX + prev[a-1]
-		}
-		// ad: index i is a = i - M; Q is 0 for a <= 0
 		row, prev = x.ad[b*W:(b+1)*W], x.ad[(b-1)*W:b*W]
-		for i := 0; i <= M; i++ {
-			row[i] = prev[i+1]
+		for a := 0; a < X; a++ {
+			row[a] = qb[a] + prev[a+1] // qb[0] = 0
 		}
-		for i := M + 1; i < W-1; i++ {
-			row[i] = q[i-M] + prev[i+1]
-		}
-		row[W-1] = qX + prev[W-1]
+		row[X] = x.colX[b]
 	}
 }
 
-// ballSums returns the sum over r = 0..R of the free nodes within L-infinity
-// distance r of node c on a 2D mesh (ok false when the tables are not kept), in O(1):
-// the four corners of the balls' prefix-sum boxes move along diagonals as r grows,
-// so the sum is four lookups, dg(cx+1+R, cy+1+R) - ad(cx-R, cy+1+R) +
-// ad(cx+R+2, cy-R-1) - dg(cx-R-1, cy-R-1).
-func (x *gridIndex) ballSums(c, R int) int {
-	X, M, W := x.dims[0], x.maxLinf, x.pyrW
-	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
-	dg := func(a, b int) int {
-		if a <= 0 || b <= 0 {
-			return 0
-		}
+// dgAt is dg(a, b) for a <= X+M+1, b <= Y+M+1 (rebuildPyramid). Beyond the mesh,
+// for the first steps down the diagonal both coordinates are past it (Q is all the
+// free nodes), then one of them (Q runs along the last column or row), then the
+// table takes over.
+func (x *gridIndex) dgAt(a, b int) int {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	X, Y, W := x.dims[0], x.dims[1], x.pyrW
+	ea, eb := a-X, b-Y
+	if ea <= 0 && eb <= 0 {
 		return int(x.dg[a+b*W])
 	}
-	ad := func(a, b int) int {
-		if b <= 0 {
-			return 0
+	tot := int(x.free[X+Y*W])
+	if ea >= eb {
+		e0 := max(eb, 0)
+		s := e0*tot + int(x.colX[b-e0]-x.colX[max(b-ea, 0)])
+		if b > ea {
+			s += int(x.dg[X+(b-ea)*W])
 		}
-		return int(x.ad[min(a, X)+M+b*W])
+		return s
 	}
-	return dg(cx+1+R, cy+1+R) - ad(cx-R, cy+1+R) + ad(cx+R+2, cy-R-1) - dg(cx-R-1, cy-R-1)
+	e0 := max(ea, 0)
+	s := e0*tot + int(x.rowY[a-e0]-x.rowY[max(a-eb, 0)])
+	if a > eb {
+		s += int(x.dg[a-eb+Y*W])
+	}
+	return s
+}
+
+// adAt is ad(a, b) for a >= -M, b <= Y+M+1 (rebuildPyramid): Q is 0 left of the
+// mesh (ad(a, b) = ad(0, a+b) for a < 0), runs along the last column right of it
+// (ad(a, b) = colX[b] for a >= X), and along the last row above it.
+func (x *gridIndex) adAt(a, b int) int {
+	if a < 0 {
+		a, b = 0, b+a
+	}
+	if b <= 0 {
+		return 0
+	}
+	X, Y, W := x.dims[0], x.dims[1], x.pyrW
+	if a >= X {
+		return int(x.colX[b])
+	}
+	eb := b - Y
+	if eb <= 0 {
+		return int(x.ad[a+b*W])
+	}
+	s := int(x.rowY[a+eb-1] - x.rowY[max(a-1, 0)])
+	if a+eb >= X {
+		return s + int(x.colX[Y])
+	}
+	return s + int(x.ad[a+eb+Y*W])
+}
+
+// ballSums returns the sum over r = 0..R of the free nodes within L-infinity
+// distance r of node c on a 2D mesh (the tables are kept: pyrW > 0), in O(1): the
+// four corners of the balls' prefix-sum boxes move along diagonals as r grows, so
+// the sum is four lookups, dg(cx+1+R, cy+1+R) - ad(cx-R, cy+1+R) + ad(cx+R+2,
+// cy-R-1) - dg(cx-R-1, cy-R-1).
+func (x *gridIndex) ballSums(c, R int) int {
+	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+	if X, Y, W := x.dims[0], x.dims[1], x.pyrW; cx-R > 0 && cy-R > 0 && cx+R+2 <= X && cy+R+1 <= Y {
+		// the ball and the next one inside the mesh: the tables alone
+		return int(x.dg[cx+1+R+(cy+1+R)*W] - x.ad[cx-R+(cy+1+R)*W] + x.ad[cx+R+2+(cy-R-1)*W] - x.dg[cx-R-1+(cy-R-1)*W])
+	}
+	return x.dgAt(cx+1+R, cy+1+R) - x.adAt(cx-R, cy+1+R) + x.adAt(cx+R+2, cy-R-1) - x.dgAt(cx-R-1, cy-R-1)
 }

@@ -93,8 +93,9 @@ type TieReporter interface {
 // distance from center j. Scores and the order-independent parts of tie scores come
 // from prefix sums over the mesh in O(2^d) per shell, for every center first; the
 // order is worked out only for the outermost shells of the centers sharing the best
-// score (all of them when ties are counted, for their node sets; otherwise those
-// whose wall term needs it, and the winner), comparing nodes by distances to the
+// score (when ties are counted, for their node sets: all of them, or on a 2D mesh
+// without tie-breaking those whose set may equal another's; otherwise those whose
+// wall term needs it; and the winner), comparing nodes by distances to the
 // earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 //
@@ -102,7 +103,9 @@ type TieReporter interface {
 // statistics; center_mc1x1_score.go the scores (shell counts, Johnson's tie score);
 // center_mc1x1_shell.go and center_mc1x1_rings.go which nodes of the outermost shell
 // are taken (on bitsets, on lists, on a 2D mesh's four lines);
-// center_mc1x1_greedy.go PReMAS's greedy collector (mc1x1-greedy).
+// center_mc1x1_greedy.go PReMAS's greedy collector (mc1x1-greedy);
+// center_mc1x1_ties.go which tied centers' node sets need working out at all for the
+// tie statistics (on a 2D mesh, most provably differ from every other's).
 type mc1x1 struct {
 	name   string
 	g      *topo.Grid
@@ -129,6 +132,7 @@ type mc1x1 struct {
 	hintL         int          // shellScorePyramid: the last center's outermost shell
 	shellScratch               // the outermost shell's order (center_mc1x1_shell.go, center_mc1x1_rings.go)
 	greedyScratch              // the greedy collector (center_mc1x1_greedy.go)
+	tieScratch                 // which tied centers may share a node set (center_mc1x1_ties.go)
 }
 
 func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Allocator, error) {
@@ -228,12 +232,18 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		// With tie counting, the exact node set of every tied center: its
 		// fingerprint, and the wall term of its tie score. Without, the tie score
 		// works the wall term out itself, and only where the shell counts leave
-		// it open.
+		// it open. Without tie-breaking on a 2D mesh, only the sets that may
+		// equal another tied center's are worked out; each other one counts once
+		// (mayShare).
+		var share []bool
+		if a.countTies && a.tb == nil && a.x.d == 2 && !a.x.anyWrap {
+			share = a.mayShare(k)
+		}
 		parts := prefixParts(0)
 		if a.tb != nil {
 			parts |= prefixWall
 		}
-		if a.countTies {
+		if a.countTies && (share == nil || slices.Contains(share, true)) {
 			parts |= prefixHash
 		}
 		a.refresh(parts)
@@ -243,7 +253,12 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		}
 		hs := a.hashes[:0]
 		bestTie := 0.0
+		own := 0
 		for n, t := range a.tied {
+			if share != nil && !share[n] {
+				own++
+				continue
+			}
 			wallLast := -1
 			switch {
 			case masks != nil:
@@ -274,7 +289,7 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		}
 		if a.countTies {
 			a.hashes = hs
-			if ties = a.countDistinct(hs); ties > 1 {
+			if ties = own + a.countDistinct(hs); ties > 1 {
 				a.stats.Tied++
 				a.stats.TiedCandidates += int64(ties)
 				a.stats.TiedCenters += int64(len(a.tied))
@@ -289,8 +304,7 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	if masks, words := a.x.ballMasks(); masks != nil {
 		nodes = a.chooseBits(win, masks, words)
 	} else {
-		nodes = a.choose(win.i, k, win.L, win.m, nil)
-		slices.Sort(nodes)
+		nodes = a.choose(win.i, k, win.L, win.m)
 	}
 	return nodes, a.take(nodes)
 }

@@ -10,17 +10,18 @@ import (
 // outermost shell are taken (lastBits, chooseLast, wallInLast, refine, shellNodes,
 // chooseLast2D).
 type shellScratch struct {
-	bitsBuf  []uint64 // lastBits
-	sh       []int    // the shell's free nodes
-	tmp      []int
-	coords   [][]int // shellNodes
-	idx      []int
-	dist     []int32   // refine: distances of the undecided nodes
-	distHist []int     // refine: how many undecided nodes at each distance (left zero)
-	lastBuf  []int     // chooseLast2D: the nodes taken
-	segBuf   []ringSeg // chooseLast2D: runs of the undecided nodes
-	segBuf2  []ringSeg
-	along    []int32 // ringSegs2D: each node's coordinate along its line
+	bitsBuf   []uint64 // lastBits
+	sh        []int    // the shell's free nodes
+	tmp       []int
+	coords    [][]int // shellNodes
+	idx       []int
+	dist      []int32   // refine: distances of the undecided nodes
+	distHist  []int     // refine: how many undecided nodes at each distance (left zero)
+	lastBuf   []int     // chooseLast2D: the nodes taken
+	chooseBuf []int     // choose2D: the inner ball's free nodes
+	segBuf    []ringSeg // chooseLast2D: runs of the undecided nodes
+	segBuf2   []ringSeg
+	along     []int32 // ringSegs2D: each node's coordinate along its line
 }
 
 // lastBits returns, as a bitset (scratch space), the m nodes chooseLast(i, L, m)
@@ -181,8 +182,66 @@ func (a *mc1x1) chooseBits(t tieCand, masks []uint64, W int) []int {
 	return nodes
 }
 
-// choose returns the k nodes of the candidate centered on a.fl[i] (appended to dst).
-func (a *mc1x1) choose(i, k, L, m int, dst []int) []int {
+// choose returns the k nodes of the candidate centered on a.fl[i], in increasing
+// order.
+func (a *mc1x1) choose(i, k, L, m int) []int {
+	if a.x.d == 2 && !a.x.anyWrap {
+		return a.choose2D(i, k, L, m)
+	}
+	nodes := a.chooseList(i, L, m, make([]int, 0, k))
+	slices.Sort(nodes)
+	return nodes
+}
+
+// choose2D is choose on a 2D mesh in O(k + m log m): the inner ball's free nodes
+// come in increasing order row by row from the free map's words, the m nodes of
+// the outer shell are sorted and merged in.
+func (a *mc1x1) choose2D(i, k, L, m int) []int {
+	x := a.x
+	X, Y := x.dims[0], x.dims[1]
+	c := a.fl[i]
+	cx, cy := int(x.coord[2*c]), int(x.coord[2*c+1])
+	inner := a.chooseBuf[:0]
+	if r := L - 1; r >= 0 {
+		x0, x1 := max(cx-r, 0), min(cx+r, X-1)
+		free := a.st.free
+		for y := max(cy-r, 0); y <= min(cy+r, Y-1); y++ {
+			base := y * X
+			for v, v1 := base+x0, base+x1; v <= v1; {
+				w := free[v>>6] >> (v & 63)
+				if w == 0 {
+					v = (v | 63) + 1
+					continue
+				}
+				if v += bits.TrailingZeros64(w); v > v1 {
+					break
+				}
+				inner = append(inner, v)
+				v++
+			}
+		}
+	}
+	a.chooseBuf = inner
+	last := a.chooseLast(i, L, m)
+	slices.Sort(last)
+	nodes := make([]int, 0, k)
+	p, q := 0, 0
+	for p < len(inner) && q < len(last) {
+		if inner[p] < last[q] {
+			nodes = append(nodes, inner[p])
+			p++
+		} else {
+			nodes = append(nodes, last[q])
+			q++
+		}
+	}
+	nodes = append(nodes, inner[p:]...)
+	return append(nodes, last[q:]...)
+}
+
+// chooseList appends the k nodes of the candidate centered on a.fl[i] to dst, the
+// inner ball's in free-list order.
+func (a *mc1x1) chooseList(i, L, m int, dst []int) []int {
 	c := a.fl[i]
 	for _, v := range a.fl {
 		if a.x.linf(c, v) < L {

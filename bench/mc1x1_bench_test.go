@@ -33,7 +33,7 @@ func (t *timedAlloc) Allocate(k int) ([]int, error) {
 // job sizes scaled to the machine (x1, x4, x16), FCFS, on 32x32, 64x64 and 128x128
 // meshes. ns/decision is the time inside Allocate per decision; replay-ns/decision
 // the whole replay's (the allocation metrics too). docs/sim.md, "Replay speed at
-// today's sizes", has the figures.
+// today's sizes" and "MC1x1's tie statistics from counts", has the figures.
 func BenchmarkMC1x1Decision(b *testing.B) {
 	trace := readTrace(b, lanl)
 	trace = trace[:min(len(trace), 2000)]

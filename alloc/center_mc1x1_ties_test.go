@@ -1,0 +1,95 @@
+package alloc
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// TestMayShareOnBlocks checks MC1x1's tie counts against the reference where ties are
+// what mayShare is for: meshes whose free nodes form large blocks (a few busy
+// rectangles), square and other job sizes, so that many centers tie and some tied
+// centers pick the same node set. It also checks that both cases occurred: sets left
+// unworked (counted from box counts alone) and sets shared by several tied centers.
+func TestMayShareOnBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 128))
+	rounds := 50
+	if testing.Short() {
+		rounds = 15
+	}
+	var unworked, worked, shared int
+	for _, g := range []*topo.Grid{topo.Mesh(16, 14), topo.Mesh(21, 8)} {
+		X, Y := g.Dims()[0], g.Dims()[1]
+		for r := range rounds {
+			free := make([]bool, g.N())
+			for i := range free {
+				free[i] = true
+			}
+			for range rng.IntN(4) {
+				x0, y0 := rng.IntN(X), rng.IntN(Y)
+				x1, y1 := min(X, x0+1+rng.IntN(X/2)), min(Y, y0+1+rng.IntN(Y/2))
+				for y := y0; y < y1; y++ {
+					for x := x0; x < x1; x++ {
+						free[x+y*X] = false
+					}
+				}
+			}
+			nf := 0
+			for _, f := range free {
+				if f {
+					nf++
+				}
+			}
+			if nf < 2 {
+				continue
+			}
+			ks := []int{1, 4, 9, 16, 25, 36, 49, 64}
+			k := ks[rng.IntN(len(ks))]
+			if r%3 == 0 {
+				k = 1 + rng.IntN(nf)
+			}
+			k = min(k, nf-1)
+			a, err := Parse("mc1x1", g, Options{Compat: CompatPReMAS})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mc := a.(*mc1x1)
+			if r%2 == 1 {
+				forceLists(mc)
+			}
+			mc.CountTies(true)
+			setFree(t, a, free)
+			before := mc.TieStats()
+			want, wantTies := refCenter(g, free, k, "mc1x1", nil)
+			got, err := a.Allocate(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s round %d, k=%d: got %v, reference %v", g.Spec(), r, k, got, want)
+			}
+			if mc.LastTies() != wantTies {
+				t.Fatalf("%s round %d, k=%d: %d tied candidates, reference %d", g.Spec(), r, k, mc.LastTies(), wantTies)
+			}
+			st := mc.TieStats()
+			if st.Tied > before.Tied && st.TiedCandidates-before.TiedCandidates < st.TiedCenters-before.TiedCenters {
+				shared++
+			}
+			if len(mc.tied) > 1 && len(mc.share) == len(mc.tied) {
+				for _, s := range mc.share {
+					if s {
+						worked++
+					} else {
+						unworked++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("tied centers: %d counted from box counts, %d worked out; %d decisions with shared sets", unworked, worked, shared)
+	if unworked == 0 || worked == 0 || shared == 0 {
+		t.Fatalf("the free sets do not exercise mayShare: %d unworked, %d worked out, %d decisions with shared sets", unworked, worked, shared)
+	}
+}
