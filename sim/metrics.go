@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -323,15 +324,11 @@ type Summary struct {
 	MeanBoxSides    float64 `json:"mean_bbox_sides"`
 	MeanComponents  float64 `json:"mean_components"`
 	PctContiguous   float64 `json:"pct_contiguous"`
-	// Route metrics of the jobs' communication pattern (JobResult): the mean over
-	// jobs of their average message distance (hops), of their hop-bytes, and of the
-	// most of their routes on one link.
-	RoutePattern        string       `json:"route_pattern"`
-	MeanMessageDistance float64      `json:"mean_message_distance"`
-	MeanHopBytes        float64      `json:"mean_hop_bytes"`
-	MeanMaxShared       float64      `json:"mean_max_routes_on_a_link"`
-	Comm                *CommSummary `json:"comm,omitempty"`
-	Ties                *Ties        `json:"ties,omitempty"`
+	// The route metrics, nil (and absent from the JSON) when they were not
+	// computed (MetricSet).
+	*RouteSummary
+	Comm *CommSummary `json:"comm,omitempty"`
+	Ties *Ties        `json:"ties,omitempty"`
 	// With the exact baseline (Config.Baseline): the mean over decisions proven
 	// optimal of the allocator's total pairwise L1 over the optimum, and the
 	// fraction of decisions proven.
@@ -342,6 +339,16 @@ type Summary struct {
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
 	Compactness *CompactnessSummary `json:"compactness,omitempty"`
 	BySize      []Size              `json:"by_size"`
+}
+
+// RouteSummary is the route metrics of the jobs' communication pattern (JobResult):
+// the mean over jobs of their average message distance (hops), of their hop-bytes,
+// and of the most of their routes on one link.
+type RouteSummary struct {
+	RoutePattern        string  `json:"route_pattern"`
+	MeanMessageDistance float64 `json:"mean_message_distance"`
+	MeanHopBytes        float64 `json:"mean_hop_bytes"`
+	MeanMaxShared       float64 `json:"mean_max_routes_on_a_link"`
 }
 
 // Fallbacks is alloc.FallbackCounter's count for one replay.
@@ -407,11 +414,13 @@ type Result struct {
 func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: len(res)}
 	_, s.SpanOrder = spanOrder(cfg)
-	s.RoutePattern = "all-to-all"
-	if cfg.Comm != nil && cfg.Comm.Pattern != nil {
-		s.RoutePattern = cfg.Comm.Pattern.Name()
-	} else if cfg.Pattern != nil {
-		s.RoutePattern = cfg.Pattern.Name()
+	if cfg.Metrics.Has(MetricsRoute) {
+		s.RouteSummary = &RouteSummary{RoutePattern: "all-to-all"}
+		if cfg.Comm != nil && cfg.Comm.Pattern != nil {
+			s.RoutePattern = cfg.Comm.Pattern.Name()
+		} else if cfg.Pattern != nil {
+			s.RoutePattern = cfg.Pattern.Name()
+		}
 	}
 	if len(res) == 0 {
 		return &Result{Summary: s}
@@ -474,7 +483,9 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = vol/n, sides/n, comps/n
 	s.PctContiguous = 100 * float64(contig) / n
 	s.Compactness = summarizeCompactness(res)
-	s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = msgDist/n, hopBytes/n, shared/n
+	if s.RouteSummary != nil {
+		s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = msgDist/n, hopBytes/n, shared/n
+	}
 	s.Makespan = last - first
 	if s.Makespan > 0 {
 		s.Utilization = work / (float64(cfg.Machine.N()) * float64(s.Makespan))
@@ -522,7 +533,15 @@ type routeMeter struct {
 	bytes int64
 }
 
+// newRouteMeter returns the route meter of cfg, nil when the route metrics are not
+// computed (Config.Metrics).
 func newRouteMeter(cfg Config) (*routeMeter, error) {
+	if !cfg.Metrics.Has(MetricsRoute) {
+		if cfg.Comm != nil {
+			return nil, errors.New("sim: a communication model measures the route metrics: Metrics must include them")
+		}
+		return nil, nil
+	}
 	pat, bytes := cfg.Pattern, cfg.MessageBytes
 	if cfg.Comm != nil {
 		pat = cfg.Comm.Pattern
@@ -550,6 +569,9 @@ func newRouteMeter(cfg Config) (*routeMeter, error) {
 }
 
 func (rm *routeMeter) measure(r *JobResult) {
+	if rm == nil {
+		return
+	}
 	l := rm.m.Measure(r.ID, r.Nodes)
 	r.Messages, r.MessageHops, r.MaxShared = l.Messages, l.Hops, l.MaxShared
 	r.MessageDistance = l.MeanDistance()

@@ -31,6 +31,9 @@ type Config struct {
 	// (message distance, hop-bytes, routes sharing a link); nil means all-to-all.
 	// With Comm, Comm.Pattern is used.
 	Pattern netsim.Pattern
+	// Metrics are the metric groups computed (0: MetricsAll); without MetricsRoute the
+	// static route metrics are not measured and the summary has none. Comm needs them.
+	Metrics MetricSet
 	// MessageBytes is the message size of the static hop-bytes (default 256, the
 	// default 32 flits of 8 bytes); with Comm, its message size is used.
 	MessageBytes int64

@@ -76,6 +76,10 @@ type Spec struct {
 	Comm string
 	// Pattern is the pattern of the static route metrics reported without Comm.
 	Pattern string
+	// Metrics are the metric groups computed (MetricSet; 0 means MetricsAll): the
+	// scheduling metrics always, the route metrics unless left out (MetricsSched
+	// alone), in which case the report has none (no zeros).
+	Metrics MetricSet
 	// Network is the wormhole model's message length, router delay and flit size.
 	Network netsim.Params
 	// MessagesPerSecond and CycleSeconds are Comm's message rate per second of trace
@@ -205,7 +209,15 @@ func (s *Spec) Validate() error {
 	if _, err := netsim.ParsePattern(s.Pattern); err != nil {
 		add(fieldErr("Pattern", "", "%v", err))
 	}
+	if s.Metrics != 0 {
+		if err := s.Metrics.check(); err != nil {
+			add(fieldErr("Metrics", strconv.Quote(s.Metrics.String()), "%v", err))
+		}
+	}
 	if s.Comm != "" {
+		if !s.Metrics.Has(MetricsRoute) {
+			add(fieldErr("Metrics", strconv.Quote(s.Metrics.String()), "a communication model (Comm %q) measures the route metrics: include route", s.Comm))
+		}
 		if _, err := netsim.ParsePattern(s.Comm); err != nil {
 			add(fieldErr("Comm", "", "%v", err))
 		}
@@ -411,7 +423,7 @@ func (rp *Replay) Config() (Config, error) {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
-		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone}
+		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}

@@ -58,6 +58,9 @@ func TestSpecValidate(t *testing.T) {
 		{"MessagesPerSecond", func(s *Spec) { s.Comm, s.MessagesPerSecond = "n-body", 0 }, "positive"},
 		{"CycleSeconds", func(s *Spec) { s.Comm, s.CycleSeconds = "n-body", -1 }, "between 1e-09 and 1e+06"},
 		{"Baseline.TimeLimit", func(s *Spec) { s.Baseline = &Baseline{} }, "positive"},
+		{"Metrics", func(s *Spec) { s.Metrics = MetricsRoute }, "always computed"},
+		{"Metrics", func(s *Spec) { s.Metrics = 1 << 6 }, "unknown metric groups"},
+		{"Metrics", func(s *Spec) { s.Comm, s.Metrics = "n-body", MetricsSched }, "measures the route metrics"},
 	}
 	all := validSpec()
 	for _, c := range cases {
@@ -140,6 +143,7 @@ func TestMetricNamesAreSummaryKeys(t *testing.T) {
 			}
 		}
 	}
+	s.RouteSummary = &RouteSummary{MeanMessageDistance: 101.5, MeanHopBytes: 102.5, MeanMaxShared: 103.5}
 	b, _ := json.Marshal(&s)
 	var m map[string]any
 	json.Unmarshal(b, &m)
@@ -315,5 +319,62 @@ func TestSpecPrepare(t *testing.T) {
 	var fe *FieldError
 	if _, err := s.Prepare(); !errors.As(err, &fe) || fe.Field != "Machine" {
 		t.Errorf("a machine too large: %v", err)
+	}
+}
+
+// Without the route metrics (Metrics = MetricsSched) a replay reports the same
+// scheduling metrics and no route metric at all: no JSON key, Metric.Has false.
+func TestMetricsSchedOnly(t *testing.T) {
+	for _, machine := range []string{"mesh:10x10", "fattree:4,4:4,4:8", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13"} {
+		specs := gridSpecs(t)[:3]
+		for i, s := range specs {
+			s.Machine = nil
+			s.MachineSpec = machine
+			if !strings.HasPrefix(machine, "mesh") {
+				s.Alloc = []string{"bf:rcm", "genalg", "bf:rcm"}[i]
+			}
+			full, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Metrics = MetricsSched
+			part, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if part.RouteSummary != nil || full.RouteSummary == nil || full.MeanMessageDistance == 0 {
+				t.Fatalf("%s %s: route metrics %v with sched only, %v with all", machine, s.Alloc, part.RouteSummary, full.RouteSummary)
+			}
+			b, _ := json.Marshal(part)
+			for _, k := range []string{"route_pattern", MetricMeanMessageDistance, MetricMeanHopBytes, MetricMeanMaxShared} {
+				if strings.Contains(string(b), `"`+k+`"`) {
+					t.Errorf("%s: key %s in the JSON without route metrics", machine, k)
+				}
+			}
+			for _, m := range Metrics {
+				if m.Has(&part.Summary) != (m.Group == MetricsSched) {
+					t.Errorf("%s: metric %s: Has %v", machine, m.Key, m.Has(&part.Summary))
+				}
+				if m.Group == MetricsSched && m.Value(&part.Summary) != m.Value(&full.Summary) {
+					t.Errorf("%s %s: %s %v without route metrics, %v with", machine, s.Alloc, m.Key, m.Value(&part.Summary), m.Value(&full.Summary))
+				}
+			}
+		}
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsAll, "route, sched": MetricsAll, "all": MetricsAll} {
+		if got, err := ParseMetrics(in); err != nil || got != want || !got.Has(MetricsSched) {
+			t.Errorf("ParseMetrics(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "route", "sched,hops", "none"} {
+		if _, err := ParseMetrics(in); err == nil {
+			t.Errorf("ParseMetrics(%q) accepted", in)
+		}
+	}
+	if MetricsAll.String() != "sched,route" || MetricSet(0).Has(MetricsRoute) != true {
+		t.Error("String or the zero value's default")
 	}
 }

@@ -280,6 +280,10 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	for _, s := range sums {
 		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.FormatFloat(s.LoadFactor, 'f', -1, 64), strconv.Itoa(s.Jobs)}
 		for _, m := range sim.Metrics {
+			if !m.Has(&s) {
+				row = append(row, "")
+				continue
+			}
 			row = append(row, strconv.FormatFloat(m.Value(&s), 'f', -1, 64))
 		}
 		if s.Ties != nil {
