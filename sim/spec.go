@@ -423,7 +423,7 @@ func (rp *Replay) Config() (Config, error) {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
-		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics}
+		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}

@@ -378,3 +378,55 @@ func TestParseMetrics(t *testing.T) {
 		t.Error("String or the zero value's default")
 	}
 }
+
+// A replay that keeps no per-job records (Spec.PerJob false: records folded into
+// the summary as jobs finish, then forgotten) reports byte for byte the summary of
+// one that keeps them all, with every scheduler, unsorted arrivals and replicas,
+// and with JobDone seeing every job once, in trace order.
+func TestStreamedSummaryIsTheKeptOne(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsorted := slices.Clone(tr.Jobs[:3000])
+	for i := 0; i+1 < len(unsorted); i += 7 {
+		unsorted[i].Arrival, unsorted[i+1].Arrival = unsorted[i+1].Arrival+5, unsorted[i].Arrival
+	}
+	for _, c := range []struct {
+		jobs []Job
+		rep  int
+	}{{tr.Jobs[:5000], 1}, {tr.Jobs[:2000], 3}, {unsorted, 1}} {
+		for _, sched := range []Sched{SchedFCFS, SchedEASY, SchedCplant} {
+			for _, machine := range []string{"mesh:10x10", "fattree:4,4:4,4:8"} {
+				s := DefaultSpec()
+				s.Trace, s.TraceData, s.MachineSpec, s.Alloc, s.Sched = "kth", &Trace{Jobs: c.jobs}, machine, "bf:rcm", sched
+				s.Scale.Replicate = c.rep
+				var ids []int
+				s.JobDone = func(r *JobResult) error { ids = append(ids, r.ID); return nil }
+				stream, err := s.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.PerJob, s.JobDone = true, nil
+				kept, err := s.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stream.PerJob != nil || len(kept.PerJob) != kept.Jobs {
+					t.Fatalf("per-job records: %d streamed, %d kept", len(stream.PerJob), len(kept.PerJob))
+				}
+				for i, r := range kept.PerJob {
+					if i >= len(ids) || ids[i] != r.ID {
+						t.Fatalf("JobDone saw job %d at %d, want %d", ids[min(i, len(ids)-1)], i, r.ID)
+					}
+				}
+				stream.Seconds, kept.Seconds = 0, 0
+				a, _ := json.Marshal(stream)
+				b, _ := json.Marshal(kept)
+				if string(a) != string(b) {
+					t.Fatalf("%s %s x%d: streamed summary differs:\n%s\n%s", machine, sched, c.rep, a, b)
+				}
+			}
+		}
+	}
+}
