@@ -27,7 +27,7 @@ type meter struct {
 	nb     []int
 	adjOff []int32 // grid neighbours of node v: adj[adjOff[v]:adjOff[v+1]]; on a graph, of vertex v
 	adj    []int32
-	swMark []int32 // on a graph: switches whose hosts a component search has taken (stamped)
+	swMark []int32            // on a graph: switches whose hosts a component search has taken (stamped)
 	ranks  []int              // scratch
 	sorted []int              // ringSpan scratch
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
@@ -441,13 +441,13 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 // sums are those of one pass over the records in that order, so that a replay that
 // keeps no records reports the very same numbers).
 type aggregate struct {
-	jobs                                                                int
-	totL1                                                               int64
+	jobs                                                                  int
+	totL1                                                                 int64
 	avgL1, wait, resp, slow, span, ring, stretch, vol, sides, comps, work float64
-	msgDist, hopBytes, shared                                           float64
-	maxWait, first, last                                                int64
-	contig                                                              int
-	by                                                                  map[int]*sizeAcc
+	msgDist, hopBytes, shared                                             float64
+	maxWait, first, last                                                  int64
+	contig                                                                int
+	by                                                                    map[int]*sizeAcc
 	// compactness (all jobs measured, else none) and the exact baseline
 	squares, compact int
 	unmeasured       bool
