@@ -106,13 +106,14 @@ type Spec struct {
 }
 
 // DefaultSpec returns the defaults of a replay (those of "procalloc sim"): FCFS,
-// procalloc's conventions, the trace as it is, all-to-all route metrics, the
+// procalloc's conventions, the trace as it is, every metric (MetricsAll), all-to-all route metrics, the
 // default network, one message per second of run time, DefaultCycleSeconds.
 func DefaultSpec() Spec {
 	return Spec{
 		Sched:             SchedFCFS,
 		Scale:             Scale{Work: 1, Contract: 1, Replicate: 1, Seed: 1},
 		Pattern:           "all-to-all",
+		Metrics:           MetricsAll,
 		Network:           netsim.DefaultParams(),
 		MessagesPerSecond: 1,
 		CycleSeconds:      DefaultCycleSeconds,
