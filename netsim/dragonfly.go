@@ -43,13 +43,16 @@ type DragonflyRouter struct {
 	// per-job scratch of dragonflyLoad
 	w, rStamp    []int32 // job hosts per router (stamped)
 	rGen         int32
-	routers      []int32 // the job's routers, by group
-	grpN, gStamp []int32 // job hosts per group (stamped)
-	grpLo        []int32 // per group: its routers' start in routers (stamped by gStamp)
+	routers      []int32    // the job's routers, by group
+	segs         [][2]int32 // the groups' runs in routers: group, start (a last {-1, end})
+	grpN, gStamp []int32    // job hosts per group (stamped)
+	top          []int64    // per group: the most job hosts on one of its routers (the job's groups)
 	groups       []int32
 	gGen         int32
-	load         []int64 // per channel (stamped by touched)
-	touched      []int32
+	load         []int64 // per global channel (nonzero: listed in gTouched)
+	gTouched     []int32
+	in           []int64 // per local channel (router x a + position): routes entering the group there
+	inTouched    []int32
 	out          []int64 // per router: job hosts outside its group whose route leaves there
 	outTouched   []int32
 }
@@ -199,21 +202,28 @@ func (r *DragonflyRouter) Route(src, dst int, buf []int32) []int32 {
 //
 //   - local channel u -> x (group A): w_u w_x routes inside A, w_u out_A(x) leaving
 //     A by a global link at x (out_A(x): the job's hosts outside A whose router picks
-//     a link from A at x), and n_C w_x for every other group C whose link to x's
-//     router lands at u;
+//     a link from A at x), and in(u, x) w_x, in(u, x) counting the job's hosts of
+//     other groups whose link to x's router lands at u;
 //   - global channel x -> y from A to B: n_A times the job's hosts of B whose router
 //     picks that link.
 //
-// O(k + groups x routers of the job + routers x routers per group) per job, against
-// O(k^2) for in-trees; the counts equal the trace's (TestDragonflyLoadMatchesTrace).
+// The global channels and the local ones with in(u, x) > 0 are summed one by one;
+// on the others the load is w_u (w_x + out_A(x)), largest for the u != x of A with
+// the most job hosts, and their hops sum to n_A^2 - sum w_u^2 plus out_A(x) (n_A -
+// w_x) per x. O(k + groups x routers of the job + routers per group x groups) per
+// job, against O(k^2) for in-trees; the counts equal the trace's
+// (TestDragonflyLoadMatchesTrace).
 func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 	k := int64(len(nodes))
 	l := RouteLoad{Messages: k * (k - 1), Hops: 2 * k * (k - 1), MaxShared: k - 1}
+	a, n := r.a, r.n
 	if r.w == nil {
-		nr := r.a * r.G
+		nr := a * r.G
 		r.w, r.rStamp = make([]int32, nr), make([]int32, nr)
-		r.grpN, r.gStamp, r.grpLo = make([]int32, r.G), make([]int32, r.G), make([]int32, r.G)
+		r.grpN, r.gStamp = make([]int32, r.G), make([]int32, r.G)
+		r.top = make([]int64, r.G)
 		r.load = make([]int64, r.Channels())
+		r.in = make([]int64, nr*a)
 		r.out = make([]int64, nr)
 	}
 	r.rGen = bumpGen(r.rGen, r.rStamp)
@@ -226,82 +236,120 @@ func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 			r.routers = append(r.routers, int32(u))
 		}
 		r.w[u]++
-		A := u / r.a
+		A := u / a
 		if r.gStamp[A] != r.gGen {
 			r.gStamp[A], r.grpN[A] = r.gGen, 0
 			r.groups = append(r.groups, int32(A))
 		}
 		r.grpN[A]++
 	}
-	// The job's routers by group, each group's in ascending order.
-	slices.Sort(r.routers)
-	add := func(c int32, x int64) {
-		if r.load[c] == 0 {
-			r.touched = append(r.touched, c)
+	wOf := func(u int) int64 {
+		if r.rStamp[u] != r.rGen {
+			return 0
 		}
-		r.load[c] += x
+		return int64(r.w[u])
 	}
-	r.touched = r.touched[:0]
-	r.outTouched = r.outTouched[:0]
-	n, a := r.n, r.a
-	// Inside each group.
+	// The job's routers by group: runs (segs: group, start; a last {-1, end}).
+	slices.Sort(r.routers)
+	r.segs = r.segs[:0]
 	for i := 0; i < len(r.routers); {
+		A := r.routers[i] / int32(a)
 		j := i
-		for j < len(r.routers) && r.routers[j]/int32(a) == r.routers[i]/int32(a) {
+		var sq int64
+		for j < len(r.routers) && r.routers[j]/int32(a) == A {
+			w := int64(r.w[r.routers[j]])
+			sq += w * w
 			j++
 		}
-		grp := r.routers[i:j]
-		r.grpLo[r.routers[i]/int32(a)] = int32(i)
-		for _, u := range grp {
-			for _, x := range grp {
-				if u != x {
-					add(r.localCh[int(u)*a+int(x)%a], int64(r.w[u])*int64(r.w[x]))
+		r.segs = append(r.segs, [2]int32{A, int32(i)})
+		nA := int64(r.grpN[A])
+		l.Hops += nA*nA - sq // inside A
+		i = j
+	}
+	r.segs = append(r.segs, [2]int32{-1, int32(len(r.routers))})
+	r.gTouched, r.inTouched, r.outTouched = r.gTouched[:0], r.inTouched[:0], r.outTouched[:0]
+	// Between groups: per source group, destination group and router; the link is
+	// number (position of the router) mod (links between the groups).
+	for _, A := range r.groups {
+		nA := int64(r.grpN[A])
+		for si := 0; si+1 < len(r.segs); si++ {
+			B := int(r.segs[si][0])
+			if B == int(A) {
+				continue
+			}
+			kk := int(A)*r.G + B
+			lo := int(r.lOff[kk])
+			L := int(r.lOff[kk+1]) - lo
+			for _, rd := range r.routers[r.segs[si][1]:r.segs[si+1][1]] {
+				wd := int64(r.w[rd])
+				pd := int(rd) - B*a
+				li := lo + pd%L
+				x, y := int(r.lx[li])-n, int(r.ly[li])-n
+				if c := r.lc[li]; r.load[c] == 0 {
+					r.gTouched = append(r.gTouched, c)
+				}
+				r.load[r.lc[li]] += nA * wd
+				if r.out[x] == 0 {
+					r.outTouched = append(r.outTouched, int32(x))
+				}
+				r.out[x] += wd
+				if y != int(rd) {
+					if j := y*a + pd; r.in[j] == 0 {
+						r.inTouched = append(r.inTouched, int32(j))
+					}
+					r.in[y*a+pd] += nA
 				}
 			}
 		}
-		i = j
 	}
-	// Between groups: per source group and destination router.
-	for _, A := range r.groups {
-		nA := int64(r.grpN[A])
-		for _, rd := range r.routers {
-			if int(rd)/a == int(A) {
-				continue
-			}
-			wd := int64(r.w[rd])
-			li := r.global(int(A), n+int(rd))
-			x, y := int(r.lx[li])-n, int(r.ly[li])-n
-			add(r.lc[li], nA*wd)
-			if r.out[x] == 0 {
-				r.outTouched = append(r.outTouched, int32(x))
-			}
-			r.out[x] += wd
-			if y != int(rd) {
-				add(r.localCh[y*a+int(rd)%a], nA*wd)
-			}
-		}
-	}
-	// The source side: w_u out_A(x) on u -> x for the job's routers u != x of A.
-	for _, x := range r.outTouched {
-		o := r.out[x]
-		r.out[x] = 0
-		A := int(x) / a
-		if r.gStamp[A] != r.gGen {
-			continue // no job host in A: no source there
-		}
-		for _, u := range r.routers[r.grpLo[A]:] {
-			if int(u)/a != A {
-				break
-			}
-			if u != x {
-				add(r.localCh[int(u)*a+int(x)%a], int64(r.w[u])*o)
-			}
-		}
-	}
-	for _, c := range r.touched {
+	for _, c := range r.gTouched {
 		l.Hops += r.load[c]
 		l.MaxShared = max(l.MaxShared, r.load[c])
 		r.load[c] = 0
+	}
+	// Local channels carrying routes into their group: all three terms.
+	for _, j := range r.inTouched {
+		u := int(j) / a
+		x := u/a*a + int(j)%a
+		wx := wOf(x)
+		in := r.in[j]
+		r.in[j] = 0
+		l.Hops += in * wx
+		l.MaxShared = max(l.MaxShared, wOf(u)*(wx+r.out[x])+in*wx)
+	}
+	// The others: w_u (w_x + out_A(x)) for the job's routers u != x of A, x a router
+	// of A with job hosts or with routes leaving A there; u the router of A with the
+	// most job hosts other than x.
+	for _, x := range r.outTouched {
+		A := int(x) / a // a source group: grpN[A] counts its job hosts
+		l.Hops += r.out[x] * (int64(r.grpN[A]) - wOf(int(x)))
+	}
+	for si := 0; si+1 < len(r.segs); si++ {
+		A := int(r.segs[si][0])
+		grp := r.routers[r.segs[si][1]:r.segs[si+1][1]]
+		var b1, b2 int64 // the two largest counts of A, b1 on router u1
+		u1 := -1
+		for _, u := range grp {
+			if w := int64(r.w[u]); w > b1 {
+				b2, b1, u1 = b1, w, int(u)
+			} else if w > b2 {
+				b2 = w
+			}
+		}
+		r.top[A] = b1
+		for _, x := range grp {
+			b := b1
+			if int(x) == u1 {
+				b = b2
+			}
+			l.MaxShared = max(l.MaxShared, b*(int64(r.w[x])+r.out[x]))
+		}
+	}
+	for _, x := range r.outTouched {
+		if wOf(int(x)) == 0 { // not among the job's routers above
+			l.MaxShared = max(l.MaxShared, r.top[int(x)/a]*r.out[x])
+		}
+		r.out[x] = 0
 	}
 	return l
 }
