@@ -88,6 +88,23 @@ func (t *jobTable) reach(i int) {
 	}
 }
 
+// push adds job i's record, i being the next job (generated jobs), checking it as
+// Run checks its jobs.
+func (t *jobTable) push(i int, j Job, m topo.Machine) error {
+	n := m.N()
+	if i != t.base+len(t.recs) {
+		return fmt.Errorf("sim: internal error: job %d arrives after %d", i, t.base+len(t.recs))
+	}
+	if j.Procs > n {
+		return fmt.Errorf("job %d (line %d) needs %d processors, the machine %s has %d: %w", j.ID, j.Line, j.Procs, m.Spec(), n, ErrTooLarge)
+	}
+	if j.Procs < 1 || j.Runtime < 0 {
+		return fmt.Errorf("job %d (line %d): %d processors, run time %d", j.ID, j.Line, j.Procs, j.Runtime)
+	}
+	t.recs = append(t.recs, JobResult{Job: j, EstimateUsed: estimate(j, t.compat)})
+	return nil
+}
+
 // drop forgets the records before job i (those passed on), moving the others down
 // once at least half the table is forgotten.
 func (t *jobTable) drop(i int, done *[]bool) {
@@ -319,6 +336,10 @@ type eventQueue struct {
 	known  []event
 	jobs   []Job
 	order  []int32
+	src    *replicaIter // else: generated jobs, in index (and arrival) order
+	head   Job          // src's next job (index next), when headOK
+	headOK bool
+	popped Job // the job of the last arrival popped from src
 	nKnown int
 	next   int
 	dep    []event // a heap under before
@@ -330,6 +351,13 @@ func (q *eventQueue) len() int { return q.nKnown - q.next + len(q.dep) }
 func (q *eventQueue) knownAt(k int) event {
 	if q.known != nil {
 		return q.known[k]
+	}
+	if q.src != nil { // k is next
+		if !q.headOK {
+			q.head, _ = q.src.next()
+			q.headOK = true
+		}
+		return event{time: q.head.Arrival, seq: k, job: k}
 	}
 	j := k
 	if q.order != nil {
@@ -355,8 +383,12 @@ func (q *eventQueue) peek() event {
 // pop removes and returns the next event; the queue must not be empty.
 func (q *eventQueue) pop() event {
 	if q.knownFirst() {
+		e := q.knownAt(q.next)
 		q.next++
-		return q.knownAt(q.next - 1)
+		if q.src != nil {
+			q.popped, q.headOK = q.head, false
+		}
+		return e
 	}
 	h := q.dep
 	e := h[0]
@@ -411,6 +443,12 @@ var ErrTooLarge = errors.New("job larger than the machine")
 // jobs start only after every event of the current time stamp, the scheduler being
 // asked again and again until it starts none.
 func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
+	return run(ctx, jobs, nil, cfg)
+}
+
+// run is Run on jobs, or, when rs is set, on the jobs rs generates (cfg.NoPerJob,
+// no Comm, not as-run): the replay then holds neither the jobs nor their records.
+func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Result, error) {
 	if cfg.Machine == nil || cfg.Alloc == nil {
 		return nil, errors.New("sim: no machine or allocator")
 	}
@@ -430,6 +468,13 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		}
 	}
 	stream := cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun
+	total := len(jobs)
+	if rs != nil {
+		if !stream {
+			return nil, errors.New("sim: internal error: generated jobs on a replay that keeps them")
+		}
+		total = rs.len()
+	}
 	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
 	if !stream {
 		tab.recs = make([]JobResult, 0, len(jobs))
@@ -484,6 +529,8 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 			return 0 // only an event compared with itself
 		})
 		q.known, q.nKnown = known, len(known)
+	} else if rs != nil {
+		q.src, q.nKnown = rs.iter(), total
 	} else {
 		// The arrivals in the order of before: by time, then job index.
 		q.jobs, q.nKnown = jobs, len(jobs)
@@ -499,7 +546,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	if stream {
 		agg = &aggregate{}
 	}
-	em := newJobEmitter(tab, len(jobs), cfg, agg, false)
+	em := newJobEmitter(tab, total, cfg, agg, false)
 	running := &runSet{}
 	done := 0
 	for q.len() > 0 {
@@ -508,7 +555,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				return nil, err
 			}
 			if cfg.Progress != nil {
-				cfg.Progress(done, len(jobs))
+				cfg.Progress(done, total)
 			}
 		}
 		now := q.peek().time
@@ -518,6 +565,11 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				continue
 			}
 			if !e.depart {
+				if q.src != nil {
+					if err := tab.push(e.job, q.popped, cfg.Machine); err != nil {
+						return nil, err
+					}
+				}
 				tab.reach(e.job)
 				sch.arrive(e.job, now, cfg.Alloc.NumFree(), running)
 				continue
@@ -550,10 +602,10 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		}
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(done, len(jobs))
+		cfg.Progress(done, total)
 	}
-	if done != len(jobs) {
-		return nil, fmt.Errorf("sim: internal error: %d of %d jobs finished", done, len(jobs))
+	if done != total {
+		return nil, fmt.Errorf("sim: internal error: %d of %d jobs finished", done, total)
 	}
 	if cfg.Alloc.NumFree() != n {
 		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), n)

@@ -327,6 +327,32 @@ type Replay struct {
 	// (DroppedLarger), scaled.
 	Jobs          []Job
 	DroppedLarger int
+	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
+	// replay without per-job records then holds the trace once, not its replicas.
+	lazy *replicaStream
+}
+
+// NumJobs is the number of jobs replayed.
+func (rp *Replay) NumJobs() int {
+	if rp.lazy != nil {
+		return rp.lazy.len()
+	}
+	return len(rp.Jobs)
+}
+
+// AllJobs returns the jobs replayed (made now when they are generated).
+func (rp *Replay) AllJobs() []Job {
+	if rp.lazy == nil {
+		return rp.Jobs
+	}
+	out := make([]Job, 0, rp.lazy.len())
+	for it := rp.lazy.iter(); ; {
+		j, ok := it.next()
+		if !ok {
+			return out
+		}
+		out = append(out, j)
+	}
 }
 
 // Prepare validates the spec, builds its machine and reads, windows and scales its
@@ -390,6 +416,17 @@ func (s *Spec) Prepare() (*Replay, error) {
 		rp.Jobs, rp.DroppedLarger = DropLarger(rp.Jobs, m.N())
 		if len(rp.Jobs) == 0 {
 			return nil, fmt.Errorf("%s: every job is larger than %s", s.Trace, m.Spec())
+		}
+	}
+	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun {
+		// Replicas generated as the replay goes (same jobs, same order).
+		rs, err := newReplicaStream(rp.Jobs, s.Scale, s.LoadFactor)
+		if err != nil {
+			return nil, fieldErr("Scale", "", "%v", err)
+		}
+		if rs != nil {
+			rp.Jobs, rp.lazy = nil, rs
+			return rp, nil
 		}
 	}
 	if rp.Jobs, err = s.Scale.Apply(rp.Jobs); err != nil {
@@ -473,7 +510,12 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	t0 := time.Now()
-	res, err := Run(ctx, rp.Jobs, cfg)
+	var res *Result
+	if rp.lazy != nil && cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun {
+		res, err = run(ctx, nil, rp.lazy, cfg)
+	} else {
+		res, err = Run(ctx, rp.AllJobs(), cfg)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -430,3 +430,61 @@ func TestStreamedSummaryIsTheKeptOne(t *testing.T) {
 		}
 	}
 }
+
+// The replicas a replay generates one at a time are Scale.Apply's (then
+// LoadFactor's contraction), job for job and in the same order, ties included.
+func TestReplicaStreamIsApply(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := tr.Jobs[:3000]
+	ties := slices.Clone(base[:500]) // many equal arrivals
+	for i := range ties {
+		ties[i].Arrival = int64(i / 7 * 10)
+	}
+	for _, c := range []struct {
+		jobs []Job
+		s    Scale
+		lf   float64
+	}{
+		{base, Scale{Work: 1, Contract: 1, Replicate: 3, Seed: 1}, 0},
+		{base, Scale{Work: 1.5, Contract: 0.7, Replicate: 5, Seed: 9}, 0.8},
+		{base, Scale{Work: 1, Contract: 1, Replicate: 2, Perturb: 1, Seed: 2}, 0},
+		{ties, Scale{Work: 1, Contract: 1, Replicate: 4, Perturb: 15, Seed: 3}, 0.5},
+		{ties, Scale{Work: 1, Contract: 1, Replicate: 3, Perturb: 0, Seed: 4}, 0},
+	} {
+		want, err := c.s.Apply(c.jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.lf != 0 {
+			if want, err = (Scale{Contract: c.lf}).Apply(want); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs, err := newReplicaStream(c.jobs, c.s, c.lf)
+		if err != nil || rs == nil {
+			t.Fatalf("%+v: no stream (%v)", c.s, err)
+		}
+		var got []Job
+		for it := rs.iter(); ; {
+			j, ok := it.next()
+			if !ok {
+				break
+			}
+			got = append(got, j)
+		}
+		if len(got) != len(want) || rs.len() != len(want) {
+			t.Fatalf("%+v: %d jobs (len %d), want %d", c.s, len(got), rs.len(), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("%+v: job %d is %+v, want %+v", c.s, i, got[i], want[i])
+			}
+		}
+	}
+	if rs, _ := newReplicaStream(base, Scale{Replicate: 1}, 0); rs != nil {
+		t.Error("a stream without replication")
+	}
+}

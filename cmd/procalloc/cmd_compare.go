@@ -150,7 +150,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 				finished := make([]bool, len(runs))
 				var total int64
 				for _, r := range rps {
-					total += int64(len(r.Jobs))
+					total += int64(r.NumJobs())
 				}
 				var (
 					mu   sync.Mutex
@@ -161,7 +161,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					r.Spec.Progress = func(d, _ int) {
 						mu.Lock()
 						done[i] = d
-						p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return len(rps[k].Jobs) }))
+						p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return rps[k].NumJobs() }))
 						mu.Unlock()
 					}
 				}

@@ -340,9 +340,9 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					return err
 				}
 				if *convert != "" {
-					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.Jobs) })
+					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) })
 				}
-				p := newProgress(e, "sim "+spec.Alloc, int64(len(rp.Jobs)))
+				p := newProgress(e, "sim "+spec.Alloc, int64(rp.NumJobs()))
 				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
 				// Node lists are not kept: the per-job rows are written as jobs
 				// finish, so memory does not grow with the trace's length by them.
