@@ -507,7 +507,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	}
 
 	q := &eventQueue{}
-	seq := len(jobs)
+	seq := total // departures' sequence numbers follow the arrivals'
 	if cfg.Sched == SchedAsRun {
 		known := make([]event, 0, len(jobs))
 		for i, j := range jobs {
