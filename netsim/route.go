@@ -349,12 +349,15 @@ func (r *GraphRouter) Route(src, dst int, buf []int32) []int32 {
 }
 
 // NewRouter returns the router of a machine: dimension-ordered routing on a grid,
-// shortest paths on a graph.
+// minimal routing on a dragonfly (DragonflyRouter), shortest paths on another graph.
 func NewRouter(m topo.Machine) (Router, error) {
 	switch g := m.(type) {
 	case *topo.Grid:
 		return NewGridRouter(g), nil
 	case *topo.Graph:
+		if df := NewDragonflyRouter(g); df != nil {
+			return df, nil
+		}
 		return NewGraphRouter(g)
 	}
 	return nil, fmt.Errorf("netsim: no router for machine %s", m.Spec())

@@ -258,10 +258,11 @@ func TestRouteMemoAnswersOnlyTheSameList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewMachineRouteMeter(m0, pat, 1)
+	gr, err := NewGraphRouter(m0.(*topo.Graph)) // shortest paths: in-trees
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := NewRouteMeter(gr, pat, 1)
 	if m.graph == nil || m.tree != nil {
 		t.Fatal("the dragonfly is not counted on in-trees")
 	}

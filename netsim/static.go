@@ -27,9 +27,10 @@ func (l RouteLoad) MeanDistance() float64 {
 // concurrent use.
 type RouteMeter struct {
 	r     Router
-	grid  *topo.Grid   // set when all-to-all loads can be counted per line (a mesh)
-	graph *GraphRouter // set when all-to-all loads are counted on in-trees (a graph)
-	tree  *treeModel   // set when they are counted per subtree instead (a fat tree)
+	grid  *topo.Grid       // set when all-to-all loads can be counted per line (a mesh)
+	graph *GraphRouter     // set when all-to-all loads are counted on in-trees (a graph)
+	tree  *treeModel       // set when they are counted per subtree instead (a fat tree)
+	df    *DragonflyRouter // set when they are counted per router and group (a dragonfly)
 	pat   Pattern
 	seed  uint64
 	count []int64
@@ -59,6 +60,9 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 	_, a2a := pat.(allToAll)
 	if gr, ok := r.(*GridRouter); ok && !gr.g.Wraps() && a2a {
 		m.grid = gr.g
+	}
+	if df, ok := r.(*DragonflyRouter); ok && a2a {
+		m.df = df
 	}
 	if gr, ok := r.(*GraphRouter); ok && a2a {
 		m.graph = gr
@@ -99,6 +103,11 @@ func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 			return RouteLoad{}
 		}
 		return m.tree.load(nodes)
+	case m.df != nil:
+		if len(nodes) < 2 {
+			return RouteLoad{}
+		}
+		return m.df.dragonflyLoad(nodes)
 	case m.graph != nil:
 		if l, ok := m.memo.get(nodes); ok {
 			return l

@@ -52,7 +52,13 @@ func BenchmarkRouteMeterFatTree1024(b *testing.B) { benchMeter(b, "fattree:4,4:4
 func BenchmarkRouteMeterFatTree8192(b *testing.B) { benchMeter(b, "fattree:16,16:16,16:32") }
 func BenchmarkRouteMeterMesh32x32(b *testing.B)   { benchMeter(b, "mesh:32x32") }
 
-// On a dragonfly the tree model does not apply: in-trees.
+// On a dragonfly minimal routing's loads come from counts per router and group
+// (DragonflyRouter); before, in-trees of shortest paths.
 func BenchmarkRouteMeterDragonfly1024(b *testing.B) {
 	benchMeter(b, "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=1,num_groups=32")
+}
+
+// The 10,240-host dragonfly of issue 21's million-job replay.
+func BenchmarkRouteMeterDragonfly10240(b *testing.B) {
+	benchMeter(b, "dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80")
 }

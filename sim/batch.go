@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -171,6 +172,94 @@ func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// RunBatches runs the runs of several batch experiments (one per allocator and
+// communication count, say) on one pool of workers goroutines (<= 0: one per core),
+// all of them at once rather than one experiment after the other, so that the
+// workers stay busy up to the last run; each Batch's Workers is ignored. Runs are
+// taken in order (the first batch's first), each is deterministic in (Seed, run
+// index), and the results come back in the order of bs: the same as Run's one by
+// one. When ctx is cancelled the results hold the runs that finished, Interrupted
+// set, and nil for batches of which none finished (an error only if no run
+// finished at all).
+func RunBatches(ctx context.Context, bs []*Batch, workers int) ([]*BatchResult, error) {
+	type key struct {
+		r *netsim.IORouter
+		p netsim.Params
+	}
+	routers := make([]*netsim.IORouter, len(bs))
+	byMachine := map[*topo.Grid]*netsim.IORouter{}
+	first := make([]int, len(bs)+1) // runs of batch i: first[i] .. first[i+1]-1
+	for i, b := range bs {
+		if err := b.validate(); err != nil {
+			return nil, err
+		}
+		r := byMachine[b.Machine]
+		if r == nil {
+			var err error
+			if r, err = netsim.NewIORouter(b.Machine); err != nil {
+				return nil, err
+			}
+			byMachine[b.Machine] = r
+		}
+		routers[i] = r
+		first[i+1] = first[i] + b.Runs
+	}
+	runs := make([][]*BatchRun, len(bs))
+	for i, b := range bs {
+		runs[i] = make([]*BatchRun, b.Runs)
+	}
+	var mu sync.Mutex
+	done := make([]int, len(bs))
+	err := pool(ctx, first[len(bs)], workers, func() map[key]*batchEngine { return map[key]*batchEngine{} }, func(ctx context.Context, ws map[key]*batchEngine, k int) error {
+		i, _ := slices.BinarySearch(first, k+1)
+		i--
+		b, run := bs[i], k-first[i]
+		kk := key{routers[i], b.Params}
+		w := ws[kk]
+		if w == nil {
+			w = &batchEngine{}
+			ws[kk] = w
+		}
+		r, err := b.runOne(ctx, routers[i], w, run)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil // interrupted: the runs that finished are summarized
+		}
+		if err != nil {
+			return fmt.Errorf("%s, %d communications, run %d: %w", b.Alloc, b.CommPerIO, run, err)
+		}
+		runs[i][run] = r
+		mu.Lock()
+		done[i]++
+		if b.Progress != nil {
+			b.Progress(done[i], b.Runs)
+		}
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*BatchResult, len(bs))
+	total := 0
+	for i, b := range bs {
+		res := summarizeBatch(runs[i])
+		res.CycleSeconds = b.IO.CycleSeconds(b.Params)
+		res.DiskCycles = b.IO.DiskCycles(b.Params)
+		total += res.Runs
+		if res.Runs < b.Runs {
+			res.Interrupted = true
+			if res.Runs == 0 {
+				continue
+			}
+		}
+		out[i] = res
+	}
+	if total == 0 && len(bs) > 0 {
+		return nil, fmt.Errorf("batch: interrupted before any run finished: %w", context.Cause(ctx))
+	}
+	return out, nil
 }
 
 func summarizeBatch(runs []*BatchRun) *BatchResult {

@@ -159,3 +159,45 @@ func TestBatchInterruptKeepsFinishedRuns(t *testing.T) {
 		t.Fatalf("interrupted: %v, %d runs, %v; full starts %v", part.Interrupted, part.Runs, part.Completions, full.Completions[:5])
 	}
 }
+
+// Several batch experiments on one pool give each the result of its own Run, in
+// order, whatever the number of workers, and report every run once.
+func TestRunBatchesIsRunEach(t *testing.T) {
+	var bs []*Batch
+	for _, spec := range []string{"dbt:1/4", "mbs", "bt"} {
+		for _, comm := range []int{0, 2} {
+			bs = append(bs, liuBatch(t, "mesh:16x16:io=left", spec, comm, 5))
+		}
+	}
+	bs = append(bs, liuBatch(t, "mesh:8x8:io=left", "mbs", 1, 3)) // another machine
+	var want []BatchResult
+	for _, b := range bs {
+		b.Workers = 1
+		r, err := b.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, *r)
+	}
+	for _, workers := range []int{1, 3} {
+		calls := make([]int, len(bs))
+		for i, b := range bs {
+			b.Progress = func(done, total int) {
+				calls[i]++
+				if done != calls[i] || total != b.Runs {
+					t.Errorf("batch %d: progress %d of %d at call %d", i, done, total, calls[i])
+				}
+			}
+		}
+		got, err := RunBatches(context.Background(), bs, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range bs {
+			if got[i] == nil || !slices.Equal(got[i].Completions, want[i].Completions) || got[i].MeanCompletion != want[i].MeanCompletion ||
+				got[i].MessagesPerRun != want[i].MessagesPerRun || got[i].MeanWaitingTasks != want[i].MeanWaitingTasks || calls[i] != bs[i].Runs {
+				t.Fatalf("%d workers, batch %d (%s, %d comm): %+v, want %+v", workers, i, bs[i].Alloc, bs[i].CommPerIO, got[i], want[i])
+			}
+		}
+	}
+}

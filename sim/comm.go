@@ -134,7 +134,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 		return nil, err
 	}
 	eng := wl.Engine()
-	em := newJobEmitter(res, cfg, true) // times are in cycles until the end
+	em := newJobEmitter(&jobTable{recs: res}, len(res), cfg, nil, true) // times are in cycles until the end
 	ties := tieReporter(cfg)
 	running := &runSet{}
 	next, done := 0, 0 // next arrival (res is in arrival order), jobs finished

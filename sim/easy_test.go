@@ -18,7 +18,7 @@ import (
 // recomputes the reservation at every decision instead; TestEASYMatchesGuarantee shows
 // the two start every job at the same time.
 type guaranteeEASY struct {
-	res        []JobResult
+	res        *jobTable
 	queue      []int
 	guaranteed int64
 }
@@ -33,7 +33,7 @@ func (s *guaranteeEASY) give(now int64, free int, running *runSet) {
 	if len(s.queue) == 0 {
 		return
 	}
-	need := s.res[s.queue[0]].Procs
+	need := s.res.at(s.queue[0]).Procs
 	if free >= need {
 		s.guaranteed = now
 		return
@@ -61,12 +61,12 @@ func (s *guaranteeEASY) next(now int64, free int, running *runSet) int {
 	if len(s.queue) == 0 {
 		return -1
 	}
-	if head := s.queue[0]; s.res[head].Procs <= free {
+	if head := s.queue[0]; s.res.at(head).Procs <= free {
 		s.queue = s.queue[1:]
 		// The head starts: the replay adds it to running after next returns, so
 		// include it here for the new head's guarantee.
-		with := &runSet{jobs: append(slices.Clone(running.jobs), runJob{head, now + s.res[head].EstimateUsed, s.res[head].Procs})}
-		s.give(now, free-s.res[head].Procs, with)
+		with := &runSet{jobs: append(slices.Clone(running.jobs), runJob{head, now + s.res.at(head).EstimateUsed, s.res.at(head).Procs})}
+		s.give(now, free-s.res.at(head).Procs, with)
 		return head
 	}
 	avail := free
@@ -77,11 +77,11 @@ func (s *guaranteeEASY) next(now int64, free int, running *runSet) int {
 	}
 	for qi := 1; qi < len(s.queue); qi++ {
 		i := s.queue[qi]
-		r := &s.res[i]
+		r := s.res.at(i)
 		if r.Procs > free {
 			continue
 		}
-		if now+r.EstimateUsed <= s.guaranteed || avail-r.Procs >= s.res[s.queue[0]].Procs {
+		if now+r.EstimateUsed <= s.guaranteed || avail-r.Procs >= s.res.at(s.queue[0]).Procs {
 			s.queue = slices.Delete(s.queue, qi, qi+1)
 			return i
 		}
@@ -90,7 +90,7 @@ func (s *guaranteeEASY) next(now int64, free int, running *runSet) int {
 }
 
 func TestEASYMatchesGuarantee(t *testing.T) {
-	schedulers["easy-guarantee"] = func(res []JobResult) scheduler { return &guaranteeEASY{res: res} }
+	schedulers["easy-guarantee"] = func(res *jobTable) scheduler { return &guaranteeEASY{res: res} }
 	defer delete(schedulers, "easy-guarantee")
 	rng := rand.New(rand.NewPCG(11, 12))
 	g := topo.Mesh(8, 8)

@@ -31,27 +31,35 @@ type Metric struct {
 	Name  string
 	Prec  int
 	Value func(s *Summary) float64
+	// Group is the metric group it belongs to (MetricSet): a summary without the
+	// group's metrics has no value for it (Has).
+	Group MetricSet
+}
+
+// Has reports whether summary s holds the metric's value (its group was computed).
+func (m Metric) Has(s *Summary) bool {
+	return m.Group != MetricsRoute || s.RouteSummary != nil
 }
 
 // Metrics are the summary metrics tables show, in their order.
 var Metrics = []Metric{
-	{MetricMeanTotalPairwiseL1, "mean total pairwise L1", 3, func(s *Summary) float64 { return s.MeanTotalPairwiseL1 }},
-	{MetricMeanAvgPairwiseL1, "mean avg pairwise L1", 4, func(s *Summary) float64 { return s.MeanAvgPairwiseL1 }},
-	{MetricMeanSpan, "mean span", 2, func(s *Summary) float64 { return s.MeanSpan }},
-	{MetricMeanRingSpan, "mean ring span", 2, func(s *Summary) float64 { return s.MeanRingSpan }},
-	{MetricMeanStretchSpan, "mean stretch-span", 3, func(s *Summary) float64 { return s.MeanStretchSpan }},
-	{MetricMeanBoxVolume, "mean bbox volume", 2, func(s *Summary) float64 { return s.MeanBoxVolume }},
-	{MetricMeanBoxSides, "mean bbox sides", 2, func(s *Summary) float64 { return s.MeanBoxSides }},
-	{MetricMeanComponents, "mean components", 3, func(s *Summary) float64 { return s.MeanComponents }},
-	{MetricPctContiguous, "% contiguous", 2, func(s *Summary) float64 { return s.PctContiguous }},
-	{MetricMeanWait, "mean wait (s)", 1, func(s *Summary) float64 { return s.MeanWait }},
-	{MetricMeanResponse, "mean response (s)", 1, func(s *Summary) float64 { return s.MeanResponse }},
-	{MetricMeanSlowdown, "mean slowdown", 3, func(s *Summary) float64 { return s.MeanSlowdown }},
-	{MetricMakespan, "makespan (s)", 0, func(s *Summary) float64 { return float64(s.Makespan) }},
-	{MetricUtilization, "utilization", 4, func(s *Summary) float64 { return s.Utilization }},
-	{MetricMeanMessageDistance, "mean message distance (hops)", 4, func(s *Summary) float64 { return s.MeanMessageDistance }},
-	{MetricMeanHopBytes, "mean hop-bytes", 1, func(s *Summary) float64 { return s.MeanHopBytes }},
-	{MetricMeanMaxShared, "mean max routes on a link", 3, func(s *Summary) float64 { return s.MeanMaxShared }},
+	{MetricMeanTotalPairwiseL1, "mean total pairwise L1", 3, func(s *Summary) float64 { return s.MeanTotalPairwiseL1 }, MetricsSched},
+	{MetricMeanAvgPairwiseL1, "mean avg pairwise L1", 4, func(s *Summary) float64 { return s.MeanAvgPairwiseL1 }, MetricsSched},
+	{MetricMeanSpan, "mean span", 2, func(s *Summary) float64 { return s.MeanSpan }, MetricsSched},
+	{MetricMeanRingSpan, "mean ring span", 2, func(s *Summary) float64 { return s.MeanRingSpan }, MetricsSched},
+	{MetricMeanStretchSpan, "mean stretch-span", 3, func(s *Summary) float64 { return s.MeanStretchSpan }, MetricsSched},
+	{MetricMeanBoxVolume, "mean bbox volume", 2, func(s *Summary) float64 { return s.MeanBoxVolume }, MetricsSched},
+	{MetricMeanBoxSides, "mean bbox sides", 2, func(s *Summary) float64 { return s.MeanBoxSides }, MetricsSched},
+	{MetricMeanComponents, "mean components", 3, func(s *Summary) float64 { return s.MeanComponents }, MetricsSched},
+	{MetricPctContiguous, "% contiguous", 2, func(s *Summary) float64 { return s.PctContiguous }, MetricsSched},
+	{MetricMeanWait, "mean wait (s)", 1, func(s *Summary) float64 { return s.MeanWait }, MetricsSched},
+	{MetricMeanResponse, "mean response (s)", 1, func(s *Summary) float64 { return s.MeanResponse }, MetricsSched},
+	{MetricMeanSlowdown, "mean slowdown", 3, func(s *Summary) float64 { return s.MeanSlowdown }, MetricsSched},
+	{MetricMakespan, "makespan (s)", 0, func(s *Summary) float64 { return float64(s.Makespan) }, MetricsSched},
+	{MetricUtilization, "utilization", 4, func(s *Summary) float64 { return s.Utilization }, MetricsSched},
+	{MetricMeanMessageDistance, "mean message distance (hops)", 4, func(s *Summary) float64 { return routeValue(s).MeanMessageDistance }, MetricsRoute},
+	{MetricMeanHopBytes, "mean hop-bytes", 1, func(s *Summary) float64 { return routeValue(s).MeanHopBytes }, MetricsRoute},
+	{MetricMeanMaxShared, "mean max routes on a link", 3, func(s *Summary) float64 { return routeValue(s).MeanMaxShared }, MetricsRoute},
 }
 
 // MetricByKey returns the metric of Metrics with key k.
@@ -62,4 +70,13 @@ func MetricByKey(k string) (Metric, bool) {
 		}
 	}
 	return Metric{}, false
+}
+
+// routeValue returns s's route metrics, zeros when they were not computed (Metric.Has
+// tells).
+func routeValue(s *Summary) *RouteSummary {
+	if s.RouteSummary == nil {
+		return &RouteSummary{}
+	}
+	return s.RouteSummary
 }

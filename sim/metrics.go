@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -24,8 +25,9 @@ type meter struct {
 	stamp  int32
 	stack  []int
 	nb     []int
-	adjOff []int32 // grid neighbours of node v: adj[adjOff[v]:adjOff[v+1]]
+	adjOff []int32 // grid neighbours of node v: adj[adjOff[v]:adjOff[v+1]]; on a graph, of vertex v
 	adj    []int32
+	swMark []int32            // on a graph: switches whose hosts a component search has taken (stamped)
 	ranks  []int              // scratch
 	sorted []int              // ringSpan scratch
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
@@ -56,6 +58,16 @@ func newMeter(m topo.Machine, c Compat, span []int) (*meter, error) {
 	switch g := m.(type) {
 	case *topo.Graph:
 		mt.graph = g
+		// The adjacency, once (Graph.Neighbors sorts a copy on every call).
+		mt.adjOff = make([]int32, g.Vertices()+1)
+		var nb []int
+		for v := range g.Vertices() {
+			for _, w := range g.Neighbors(v, nb[:0]) {
+				mt.adj = append(mt.adj, int32(w))
+			}
+			mt.adjOff[v+1] = int32(len(mt.adj))
+		}
+		mt.swMark = make([]int32, g.Vertices()-g.N())
 		return mt, nil
 	case *topo.Grid:
 		mt.g = g
@@ -235,8 +247,9 @@ func ringSpan(nodes []int, n int, scratch *[]int) int {
 // one switch are neighbours).
 func (m *meter) components(nodes []int) int {
 	m.stamp++
-	if m.stamp == 0 {
+	if m.stamp <= 0 {
 		clear(m.mark)
+		clear(m.swMark)
 		m.stamp = 1
 	}
 	in := m.stamp
@@ -257,6 +270,28 @@ func (m *meter) components(nodes []int) int {
 		for len(m.stack) > 0 {
 			u := m.stack[len(m.stack)-1]
 			m.stack = m.stack[:len(m.stack)-1]
+			if m.graph != nil {
+				for _, w := range m.adj[m.adjOff[u]:m.adjOff[u+1]] {
+					if int(w) >= m.n { // a switch: its hosts are u's neighbours
+						if m.swMark[int(w)-m.n] == seen {
+							continue // its hosts were taken already
+						}
+						m.swMark[int(w)-m.n] = seen
+						for _, x := range m.adj[m.adjOff[w]:m.adjOff[w+1]] {
+							if int(x) < m.n && m.mark[x] == in {
+								m.mark[x] = seen
+								m.stack = append(m.stack, int(x))
+							}
+						}
+						continue
+					}
+					if m.mark[w] == in {
+						m.mark[w] = seen
+						m.stack = append(m.stack, int(w))
+					}
+				}
+				continue
+			}
 			if m.adjOff != nil {
 				for _, w := range m.adj[m.adjOff[u]:m.adjOff[u+1]] {
 					if m.mark[w] == in {
@@ -323,15 +358,11 @@ type Summary struct {
 	MeanBoxSides    float64 `json:"mean_bbox_sides"`
 	MeanComponents  float64 `json:"mean_components"`
 	PctContiguous   float64 `json:"pct_contiguous"`
-	// Route metrics of the jobs' communication pattern (JobResult): the mean over
-	// jobs of their average message distance (hops), of their hop-bytes, and of the
-	// most of their routes on one link.
-	RoutePattern        string       `json:"route_pattern"`
-	MeanMessageDistance float64      `json:"mean_message_distance"`
-	MeanHopBytes        float64      `json:"mean_hop_bytes"`
-	MeanMaxShared       float64      `json:"mean_max_routes_on_a_link"`
-	Comm                *CommSummary `json:"comm,omitempty"`
-	Ties                *Ties        `json:"ties,omitempty"`
+	// The route metrics, nil (and absent from the JSON) when they were not
+	// computed (MetricSet).
+	*RouteSummary
+	Comm *CommSummary `json:"comm,omitempty"`
+	Ties *Ties        `json:"ties,omitempty"`
 	// With the exact baseline (Config.Baseline): the mean over decisions proven
 	// optimal of the allocator's total pairwise L1 over the optimum, and the
 	// fraction of decisions proven.
@@ -342,6 +373,16 @@ type Summary struct {
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
 	Compactness *CompactnessSummary `json:"compactness,omitempty"`
 	BySize      []Size              `json:"by_size"`
+}
+
+// RouteSummary is the route metrics of the jobs' communication pattern (JobResult):
+// the mean over jobs of their average message distance (hops), of their hop-bytes,
+// and of the most of their routes on one link.
+type RouteSummary struct {
+	RoutePattern        string  `json:"route_pattern"`
+	MeanMessageDistance float64 `json:"mean_message_distance"`
+	MeanHopBytes        float64 `json:"mean_hop_bytes"`
+	MeanMaxShared       float64 `json:"mean_max_routes_on_a_link"`
 }
 
 // Fallbacks is alloc.FallbackCounter's count for one replay.
@@ -356,24 +397,6 @@ type Fallbacks struct {
 type CompactnessSummary struct {
 	MeanFreeSquares     float64 `json:"mean_free_squares"`
 	PctSpatiallyCompact float64 `json:"pct_spatially_compact"`
-}
-
-func summarizeCompactness(res []JobResult) *CompactnessSummary {
-	var sq, compact, n int
-	for i := range res {
-		if res[i].FreeSquares < 0 {
-			return nil
-		}
-		sq += res[i].FreeSquares
-		if res[i].SpatiallyCompact {
-			compact++
-		}
-		n++
-	}
-	if n == 0 {
-		return nil
-	}
-	return &CompactnessSummary{MeanFreeSquares: float64(sq) / float64(n), PctSpatiallyCompact: 100 * float64(compact) / float64(n)}
 }
 
 // Ties is Johnson et al. 2010 Fig. 4 for one replay.
@@ -405,95 +428,160 @@ type Result struct {
 }
 
 func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
-	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: len(res)}
-	_, s.SpanOrder = spanOrder(cfg)
-	s.RoutePattern = "all-to-all"
-	if cfg.Comm != nil && cfg.Comm.Pattern != nil {
-		s.RoutePattern = cfg.Comm.Pattern.Name()
-	} else if cfg.Pattern != nil {
-		s.RoutePattern = cfg.Pattern.Name()
+	var a aggregate
+	for i := range res {
+		a.add(&res[i])
 	}
-	if len(res) == 0 {
+	out := a.result(cfg, tr)
+	out.PerJob = res
+	return out
+}
+
+// aggregate folds job records into a summary one at a time, in trace order (the
+// sums are those of one pass over the records in that order, so that a replay that
+// keeps no records reports the very same numbers).
+type aggregate struct {
+	jobs                                                                  int
+	totL1                                                                 int64
+	avgL1, wait, resp, slow, span, ring, stretch, vol, sides, comps, work float64
+	msgDist, hopBytes, shared                                             float64
+	maxWait, first, last                                                  int64
+	contig                                                                int
+	by                                                                    map[int]*sizeAcc
+	// compactness (all jobs measured, else none) and the exact baseline
+	squares, compact int
+	unmeasured       bool
+	base             baseAcc
+}
+
+type sizeAcc struct {
+	n, contig       int
+	tot, avg, waits float64
+	base            baseAcc
+}
+
+// baseAcc is baselineOf's sums.
+type baseAcc struct {
+	n, proven int
+	sum       float64
+}
+
+func (b *baseAcc) add(r *JobResult) {
+	b.n++
+	if r.OptProven {
+		b.proven++
+		b.sum += r.RatioToOptimal
+	}
+}
+
+func (b *baseAcc) summary() BaselineSummary {
+	var s BaselineSummary
+	if b.n > 0 {
+		s.Proven = float64(b.proven) / float64(b.n)
+	}
+	if b.proven > 0 {
+		s.MeanRatio = b.sum / float64(b.proven)
+	}
+	return s
+}
+
+func (a *aggregate) add(r *JobResult) {
+	if a.jobs == 0 {
+		a.first, a.last = r.Arrival, r.End
+		a.by = map[int]*sizeAcc{}
+	}
+	a.jobs++
+	a.totL1 += r.TotalL1
+	a.avgL1 += r.AvgL1
+	a.wait += float64(r.Wait())
+	a.maxWait = max(a.maxWait, r.Wait())
+	a.resp += float64(r.Response())
+	a.slow += r.Slowdown()
+	a.span += float64(r.Span)
+	a.ring += float64(r.RingSpan)
+	a.stretch += float64(r.Span) / float64(r.Procs)
+	a.vol += float64(r.BoxVolume)
+	a.sides += float64(r.BoxSides)
+	a.comps += float64(r.Components)
+	if r.Components == 1 {
+		a.contig++
+	}
+	a.msgDist += r.MessageDistance
+	a.hopBytes += float64(r.HopBytes)
+	a.shared += float64(r.MaxShared)
+	a.work += float64(r.Procs) * float64(r.End-r.Start)
+	a.first = min(a.first, r.Arrival)
+	a.last = max(a.last, r.End)
+	if r.FreeSquares < 0 {
+		a.unmeasured = true
+	} else {
+		a.squares += r.FreeSquares
+		if r.SpatiallyCompact {
+			a.compact++
+		}
+	}
+	a.base.add(r)
+	z := a.by[r.Procs]
+	if z == nil {
+		z = &sizeAcc{}
+		a.by[r.Procs] = z
+	}
+	z.n++
+	z.tot += float64(r.TotalL1)
+	z.avg += r.AvgL1
+	z.waits += float64(r.Wait())
+	if r.Components == 1 {
+		z.contig++
+	}
+	z.base.add(r)
+}
+
+// result is the summary of the records added.
+func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
+	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: a.jobs}
+	_, s.SpanOrder = spanOrder(cfg)
+	if cfg.Metrics.Has(MetricsRoute) {
+		s.RouteSummary = &RouteSummary{RoutePattern: "all-to-all"}
+		if cfg.Comm != nil && cfg.Comm.Pattern != nil {
+			s.RoutePattern = cfg.Comm.Pattern.Name()
+		} else if cfg.Pattern != nil {
+			s.RoutePattern = cfg.Pattern.Name()
+		}
+	}
+	if a.jobs == 0 {
 		return &Result{Summary: s}
 	}
-	var totL1 int64
-	var avgL1, wait, resp, slow, span, ring, stretch, vol, sides, comps, work float64
-	var msgDist, hopBytes, shared float64
-	contig := 0
-	first, last := res[0].Arrival, res[0].End
-	type acc struct {
-		n, contig       int
-		tot, avg, waits float64
-		jobs            []*JobResult
+	n := float64(a.jobs)
+	s.MaxWait = a.maxWait
+	s.MeanTotalPairwiseL1 = float64(a.totL1) / n
+	s.MeanAvgPairwiseL1 = a.avgL1 / n
+	s.MeanWait = a.wait / n
+	s.MeanResponse = a.resp / n
+	s.MeanSlowdown = a.slow / n
+	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = a.span/n, a.ring/n, a.stretch/n
+	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = a.vol/n, a.sides/n, a.comps/n
+	s.PctContiguous = 100 * float64(a.contig) / n
+	if !a.unmeasured {
+		s.Compactness = &CompactnessSummary{MeanFreeSquares: float64(a.squares) / n, PctSpatiallyCompact: 100 * float64(a.compact) / n}
 	}
-	by := map[int]*acc{}
-	for i := range res {
-		r := &res[i]
-		totL1 += r.TotalL1
-		avgL1 += r.AvgL1
-		wait += float64(r.Wait())
-		s.MaxWait = max(s.MaxWait, r.Wait())
-		resp += float64(r.Response())
-		slow += r.Slowdown()
-		span += float64(r.Span)
-		ring += float64(r.RingSpan)
-		stretch += float64(r.Span) / float64(r.Procs)
-		vol += float64(r.BoxVolume)
-		sides += float64(r.BoxSides)
-		comps += float64(r.Components)
-		if r.Components == 1 {
-			contig++
-		}
-		msgDist += r.MessageDistance
-		hopBytes += float64(r.HopBytes)
-		shared += float64(r.MaxShared)
-		work += float64(r.Procs) * float64(r.End-r.Start)
-		first = min(first, r.Arrival)
-		last = max(last, r.End)
-		a := by[r.Procs]
-		if a == nil {
-			a = &acc{}
-			by[r.Procs] = a
-		}
-		a.n++
-		a.tot += float64(r.TotalL1)
-		a.avg += r.AvgL1
-		a.waits += float64(r.Wait())
-		if r.Components == 1 {
-			a.contig++
-		}
-		a.jobs = append(a.jobs, r)
+	if s.RouteSummary != nil {
+		s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = a.msgDist/n, a.hopBytes/n, a.shared/n
 	}
-	n := float64(len(res))
-	s.MeanTotalPairwiseL1 = float64(totL1) / n
-	s.MeanAvgPairwiseL1 = avgL1 / n
-	s.MeanWait = wait / n
-	s.MeanResponse = resp / n
-	s.MeanSlowdown = slow / n
-	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = span/n, ring/n, stretch/n
-	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = vol/n, sides/n, comps/n
-	s.PctContiguous = 100 * float64(contig) / n
-	s.Compactness = summarizeCompactness(res)
-	s.MeanMessageDistance, s.MeanHopBytes, s.MeanMaxShared = msgDist/n, hopBytes/n, shared/n
-	s.Makespan = last - first
+	s.Makespan = a.last - a.first
 	if s.Makespan > 0 {
-		s.Utilization = work / (float64(cfg.Machine.N()) * float64(s.Makespan))
+		s.Utilization = a.work / (float64(cfg.Machine.N()) * float64(s.Makespan))
 	}
-	for p, a := range by {
-		z := Size{Procs: p, Jobs: a.n, MeanTotalPairwiseL1: a.tot / float64(a.n),
-			MeanAvgPairwiseL1: a.avg / float64(a.n), MeanWait: a.waits / float64(a.n), PctContiguous: 100 * float64(a.contig) / float64(a.n)}
+	for p, z := range a.by {
+		row := Size{Procs: p, Jobs: z.n, MeanTotalPairwiseL1: z.tot / float64(z.n),
+			MeanAvgPairwiseL1: z.avg / float64(z.n), MeanWait: z.waits / float64(z.n), PctContiguous: 100 * float64(z.contig) / float64(z.n)}
 		if cfg.Baseline != nil {
-			b := baselineOf(a.jobs)
-			z.MeanRatioToOptimal, z.BaselineProven = &b.MeanRatio, &b.Proven
+			b := z.base.summary()
+			row.MeanRatioToOptimal, row.BaselineProven = &b.MeanRatio, &b.Proven
 		}
-		s.BySize = append(s.BySize, z)
+		s.BySize = append(s.BySize, row)
 	}
 	if cfg.Baseline != nil {
-		all := make([]*JobResult, len(res))
-		for i := range res {
-			all[i] = &res[i]
-		}
-		b := baselineOf(all)
+		b := a.base.summary()
 		s.MeanRatioToOptimal, s.BaselineProven = &b.MeanRatio, &b.Proven
 	}
 	if fc, ok := cfg.Alloc.(alloc.FallbackCounter); ok {
@@ -513,7 +601,7 @@ func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 		}
 		s.Ties = t
 	}
-	return &Result{Summary: s, PerJob: res}
+	return &Result{Summary: s}
 }
 
 // routeMeter measures the static route metrics of each job's pattern.
@@ -522,7 +610,15 @@ type routeMeter struct {
 	bytes int64
 }
 
+// newRouteMeter returns the route meter of cfg, nil when the route metrics are not
+// computed (Config.Metrics).
 func newRouteMeter(cfg Config) (*routeMeter, error) {
+	if !cfg.Metrics.Has(MetricsRoute) {
+		if cfg.Comm != nil {
+			return nil, errors.New("sim: a communication model measures the route metrics: Metrics must include them")
+		}
+		return nil, nil
+	}
 	pat, bytes := cfg.Pattern, cfg.MessageBytes
 	if cfg.Comm != nil {
 		pat = cfg.Comm.Pattern
@@ -550,6 +646,9 @@ func newRouteMeter(cfg Config) (*routeMeter, error) {
 }
 
 func (rm *routeMeter) measure(r *JobResult) {
+	if rm == nil {
+		return
+	}
 	l := rm.m.Measure(r.ID, r.Nodes)
 	r.Messages, r.MessageHops, r.MaxShared = l.Messages, l.Hops, l.MaxShared
 	r.MessageDistance = l.MeanDistance()

@@ -21,18 +21,18 @@ type scheduler interface {
 }
 
 // schedulers builds a scheduler by name.
-var schedulers = map[string]func(res []JobResult) scheduler{
-	"fcfs":   func(res []JobResult) scheduler { return &fcfs{res: res} },
-	"easy":   func(res []JobResult) scheduler { return &easy{res: res} },
-	"cplant": func(res []JobResult) scheduler { return &cplant{res: res} },
-	"as-run": func(res []JobResult) scheduler { return &asRun{res: res} },
+var schedulers = map[string]func(res *jobTable) scheduler{
+	"fcfs":   func(res *jobTable) scheduler { return &fcfs{res: res} },
+	"easy":   func(res *jobTable) scheduler { return &easy{res: res} },
+	"cplant": func(res *jobTable) scheduler { return &cplant{res: res} },
+	"as-run": func(res *jobTable) scheduler { return &asRun{res: res} },
 }
 
 // asRun starts every job when production started it (Job.Started, from an sacct
 // trace), whatever is free: with the as-run allocator the replay then is production's
 // own schedule and placement. Run adds a wake-up event at each recorded start.
 type asRun struct {
-	res   []JobResult
+	res   *jobTable
 	queue []int
 }
 
@@ -41,7 +41,7 @@ func (s *asRun) depart(int64, int, *runSet)              {}
 
 func (s *asRun) next(now int64, _ int, _ *runSet) int {
 	for k, i := range s.queue {
-		if max(s.res[i].Started, s.res[i].Arrival) <= now {
+		if max(s.res.at(i).Started, s.res.at(i).Arrival) <= now {
 			s.queue = slices.Delete(s.queue, k, k+1)
 			return i
 		}
@@ -49,7 +49,7 @@ func (s *asRun) next(now int64, _ int, _ *runSet) int {
 	return -1
 }
 
-func newScheduler(name string, res []JobResult) (scheduler, error) {
+func newScheduler(name string, res *jobTable) (scheduler, error) {
 	if name == "" {
 		name = "fcfs"
 	}
@@ -87,7 +87,7 @@ func (s *runSet) remove(job int) {
 // fcfs is strict first-come first-served: only the head of the queue (arrival order,
 // then trace order) may start, when enough processors are free; no backfilling.
 type fcfs struct {
-	res   []JobResult
+	res   *jobTable
 	queue []int
 	head  int
 }
@@ -100,7 +100,7 @@ func (s *fcfs) next(now int64, free int, _ *runSet) int {
 		return -1
 	}
 	i := s.queue[s.head]
-	if s.res[i].Procs > free {
+	if s.res.at(i).Procs > free {
 		return -1
 	}
 	s.head++
@@ -121,7 +121,7 @@ func (s *fcfs) next(now int64, free int, _ *runSet) int {
 // stored guarantee does (TestEASYMatchesGuarantee). A running job past its estimate
 // (possible only under SST's estimates) is taken to end now.
 type easy struct {
-	res   []JobResult
+	res   *jobTable
 	queue []int
 	ends  []runJob
 }
@@ -134,7 +134,7 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 		return -1
 	}
 	head := s.queue[0]
-	if s.res[head].Procs <= free {
+	if s.res.at(head).Procs <= free {
 		s.queue = s.queue[1:]
 		return head
 	}
@@ -147,7 +147,7 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 	shadow := int64(-1)
 	for _, r := range s.ends {
 		avail += r.procs
-		if avail >= s.res[head].Procs {
+		if avail >= s.res.at(head).Procs {
 			shadow = r.estEnd
 			break
 		}
@@ -164,10 +164,10 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 		}
 		avail += r.procs
 	}
-	extra := avail - s.res[head].Procs
+	extra := avail - s.res.at(head).Procs
 	for qi := 1; qi < len(s.queue); qi++ {
 		i := s.queue[qi]
-		r := &s.res[i]
+		r := s.res.at(i)
 		if r.Procs > free {
 			continue
 		}
@@ -183,16 +183,16 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 // requested processors (fewest first), then requested time (shortest first), then
 // arrival order, and jobs leave from its front only.
 type cplant struct {
-	res   []JobResult
+	res   *jobTable
 	queue []int
 }
 
 func (s *cplant) depart(int64, int, *runSet) {}
 
 func (s *cplant) arrive(i int, _ int64, _ int, _ *runSet) {
-	r := &s.res[i]
+	r := s.res.at(i)
 	at, _ := slices.BinarySearchFunc(s.queue, i, func(q, _ int) int {
-		o := &s.res[q]
+		o := s.res.at(q)
 		if o.Procs != r.Procs {
 			return o.Procs - r.Procs
 		}
@@ -205,7 +205,7 @@ func (s *cplant) arrive(i int, _ int64, _ int, _ *runSet) {
 }
 
 func (s *cplant) next(now int64, free int, _ *runSet) int {
-	if len(s.queue) == 0 || s.res[s.queue[0]].Procs > free {
+	if len(s.queue) == 0 || s.res.at(s.queue[0]).Procs > free {
 		return -1
 	}
 	i := s.queue[0]

@@ -31,6 +31,9 @@ type Config struct {
 	// (message distance, hop-bytes, routes sharing a link); nil means all-to-all.
 	// With Comm, Comm.Pattern is used.
 	Pattern netsim.Pattern
+	// Metrics are the metric groups computed (0: MetricsAll); without MetricsRoute the
+	// static route metrics are not measured and the summary has none. Comm needs them.
+	Metrics MetricSet
 	// MessageBytes is the message size of the static hop-bytes (default 256, the
 	// default 32 flits of 8 bytes); with Comm, its message size is used.
 	MessageBytes int64
@@ -50,6 +53,12 @@ type Config struct {
 	// holds the node lists of the running jobs only (and, with JobDone, of finished
 	// jobs waiting for an earlier one), not 8 bytes for every node of every job.
 	DropNodes bool
+	// NoPerJob keeps no per-job records: each job's is folded into the summary (in
+	// trace order, after JobDone has seen it) once it and every earlier job have
+	// finished, and forgotten; Result.PerJob is nil and memory holds the records of
+	// queued, running and not yet folded jobs only, whatever the trace's length.
+	// It does not apply with Comm or the as-run schedule (their records are kept).
+	NoPerJob bool
 	// JobDone, when set, is called once for every job with its result (Nodes set),
 	// in trace order: a job's call comes once it and every job before it have
 	// finished, so that per-job output can be written while the replay runs. The
@@ -59,20 +68,76 @@ type Config struct {
 	JobDone func(r *JobResult) error
 }
 
-// jobEmitter calls Config.JobDone in trace order as jobs finish, and drops node
-// lists (Config.DropNodes) once they are no longer needed.
-type jobEmitter struct {
-	res  []JobResult
-	fn   func(*JobResult) error
-	drop bool
-	done []bool // finished, not yet passed on (only with fn)
-	next int    // first job not yet passed on
+// jobTable holds the replay's job records by job index: all of them, or, when the
+// replay keeps none (Config.NoPerJob), those from the first job not yet passed on
+// (base) to the last one arrived, so that memory follows the queued and running
+// jobs rather than the trace.
+type jobTable struct {
+	jobs   []Job
+	compat Compat
+	recs   []JobResult // job base+i at recs[i]
+	base   int
 }
 
-func newJobEmitter(res []JobResult, cfg Config, deferred bool) *jobEmitter {
-	em := &jobEmitter{res: res, fn: cfg.JobDone, drop: cfg.DropNodes}
-	if em.fn != nil && !deferred {
-		em.done = make([]bool, len(res))
+func (t *jobTable) at(i int) *JobResult { return &t.recs[i-t.base] }
+
+// reach makes the records up to job i.
+func (t *jobTable) reach(i int) {
+	for j := t.base + len(t.recs); j <= i; j++ {
+		t.recs = append(t.recs, JobResult{Job: t.jobs[j], EstimateUsed: estimate(t.jobs[j], t.compat)})
+	}
+}
+
+// push adds job i's record, i being the next job (generated jobs), checking it as
+// Run checks its jobs.
+func (t *jobTable) push(i int, j Job, m topo.Machine) error {
+	n := m.N()
+	if i != t.base+len(t.recs) {
+		return fmt.Errorf("sim: internal error: job %d arrives after %d", i, t.base+len(t.recs))
+	}
+	if j.Procs > n {
+		return fmt.Errorf("job %d (line %d) needs %d processors, the machine %s has %d: %w", j.ID, j.Line, j.Procs, m.Spec(), n, ErrTooLarge)
+	}
+	if j.Procs < 1 || j.Runtime < 0 {
+		return fmt.Errorf("job %d (line %d): %d processors, run time %d", j.ID, j.Line, j.Procs, j.Runtime)
+	}
+	t.recs = append(t.recs, JobResult{Job: j, EstimateUsed: estimate(j, t.compat)})
+	return nil
+}
+
+// drop forgets the records before job i (those passed on), moving the others down
+// once at least half the table is forgotten.
+func (t *jobTable) drop(i int, done *[]bool) {
+	k := i - t.base
+	if k < 1024 || 2*k < len(t.recs) {
+		return
+	}
+	n := copy(t.recs, t.recs[k:])
+	clear(t.recs[n:])
+	t.recs = t.recs[:n]
+	copy(*done, (*done)[k:])
+	*done = (*done)[:n]
+	t.base = i
+}
+
+// jobEmitter passes each job's record on in trace order as jobs finish: to
+// Config.JobDone, and, without per-job records, into the summary (agg), after which
+// the record is forgotten; it drops node lists (Config.DropNodes) once they are no
+// longer needed.
+type jobEmitter struct {
+	t     *jobTable
+	total int
+	fn    func(*JobResult) error
+	drop  bool
+	agg   *aggregate // set without per-job records
+	done  []bool     // finished, not yet passed on (job base+i at done[i]), when in order
+	next  int        // first job not yet passed on
+}
+
+func newJobEmitter(t *jobTable, total int, cfg Config, agg *aggregate, deferred bool) *jobEmitter {
+	em := &jobEmitter{t: t, total: total, fn: cfg.JobDone, drop: cfg.DropNodes, agg: agg}
+	if (em.fn != nil || agg != nil) && !deferred {
+		em.done = make([]bool, len(t.recs), max(len(t.recs), 1024))
 	}
 	return em
 }
@@ -81,26 +146,38 @@ func newJobEmitter(res []JobResult, cfg Config, deferred bool) *jobEmitter {
 func (em *jobEmitter) finished(i int) error {
 	if em.done == nil { // no calls, or all of them at the end
 		if em.drop && em.fn == nil {
-			em.res[i].Nodes = nil
+			em.t.at(i).Nodes = nil
 		}
 		return nil
 	}
-	em.done[i] = true
-	for em.next < len(em.res) && em.done[em.next] {
+	t := em.t
+	for len(em.done) < len(t.recs) {
+		em.done = append(em.done, false)
+	}
+	em.done[i-t.base] = true
+	for em.next < t.base+len(t.recs) && em.done[em.next-t.base] {
 		if err := em.pass(em.next); err != nil {
 			return err
 		}
 		em.next++
 	}
+	if em.agg != nil {
+		t.drop(em.next, &em.done)
+	}
 	return nil
 }
 
 func (em *jobEmitter) pass(i int) error {
-	r := &em.res[i]
-	if err := em.fn(r); err != nil {
-		return fmt.Errorf("job %d: %w", r.ID, err)
+	r := em.t.at(i)
+	if em.fn != nil {
+		if err := em.fn(r); err != nil {
+			return fmt.Errorf("job %d: %w", r.ID, err)
+		}
 	}
-	if em.drop {
+	if em.agg != nil {
+		em.agg.add(r)
+	}
+	if em.drop || em.agg != nil {
 		r.Nodes = nil
 	}
 	return nil
@@ -109,10 +186,10 @@ func (em *jobEmitter) pass(i int) error {
 // flush passes on every job not passed on yet (all of them when the calls were
 // deferred to the end).
 func (em *jobEmitter) flush() error {
-	if em.fn == nil {
+	if em.fn == nil && em.agg == nil {
 		return nil
 	}
-	for ; em.next < len(em.res); em.next++ {
+	for ; em.next < em.total; em.next++ {
 		if err := em.pass(em.next); err != nil {
 			return err
 		}
@@ -139,6 +216,10 @@ func (s Scale) Apply(jobs []Job) ([]Job, error) {
 		return nil, fmt.Errorf("load scaling: negative factor in %+v", s)
 	}
 	out := slices.Clone(jobs)
+	if s.Replicate > 1 {
+		out = make([]Job, len(jobs), len(jobs)*s.Replicate) // no regrowing
+		copy(out, jobs)
+	}
 	if s.Work != 0 && s.Work != 1 {
 		for i := range out {
 			out[i].Runtime = int64(math.Round(float64(out[i].Runtime) * s.Work))
@@ -250,23 +331,51 @@ func before(a, b event) bool {
 // in the order of before, as from one heap, with far fewer comparisons (the heap
 // holds the running jobs only).
 type eventQueue struct {
-	known []event // sorted by before, from index next
-	next  int
-	dep   []event // a heap under before
+	// The known events, sorted by before, from index next: known, when set (as-run
+	// wake-ups), else the arrivals of jobs in the order of order (nil: index order).
+	known  []event
+	jobs   []Job
+	order  []int32
+	src    *replicaIter // else: generated jobs, in index (and arrival) order
+	head   Job          // src's next job (index next), when headOK
+	headOK bool
+	popped Job // the job of the last arrival popped from src
+	nKnown int
+	next   int
+	dep    []event // a heap under before
 }
 
-func (q *eventQueue) len() int { return len(q.known) - q.next + len(q.dep) }
+func (q *eventQueue) len() int { return q.nKnown - q.next + len(q.dep) }
+
+// knownAt returns known event k.
+func (q *eventQueue) knownAt(k int) event {
+	if q.known != nil {
+		return q.known[k]
+	}
+	if q.src != nil { // k is next
+		if !q.headOK {
+			q.head, _ = q.src.next()
+			q.headOK = true
+		}
+		return event{time: q.head.Arrival, seq: k, job: k}
+	}
+	j := k
+	if q.order != nil {
+		j = int(q.order[k])
+	}
+	return event{time: q.jobs[j].Arrival, seq: j, job: j}
+}
 
 // knownFirst reports whether the next event is the next known one (not a
 // departure); the queue must not be empty.
 func (q *eventQueue) knownFirst() bool {
-	return q.next < len(q.known) && (len(q.dep) == 0 || before(q.known[q.next], q.dep[0]))
+	return q.next < q.nKnown && (len(q.dep) == 0 || before(q.knownAt(q.next), q.dep[0]))
 }
 
 // peek returns the next event; the queue must not be empty.
 func (q *eventQueue) peek() event {
 	if q.knownFirst() {
-		return q.known[q.next]
+		return q.knownAt(q.next)
 	}
 	return q.dep[0]
 }
@@ -274,8 +383,12 @@ func (q *eventQueue) peek() event {
 // pop removes and returns the next event; the queue must not be empty.
 func (q *eventQueue) pop() event {
 	if q.knownFirst() {
+		e := q.knownAt(q.next)
 		q.next++
-		return q.known[q.next-1]
+		if q.src != nil {
+			q.popped, q.headOK = q.head, false
+		}
+		return e
 	}
 	h := q.dep
 	e := h[0]
@@ -330,6 +443,12 @@ var ErrTooLarge = errors.New("job larger than the machine")
 // jobs start only after every event of the current time stamp, the scheduler being
 // asked again and again until it starts none.
 func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
+	return run(ctx, jobs, nil, cfg)
+}
+
+// run is Run on jobs, or, when rs is set, on the jobs rs generates (cfg.NoPerJob,
+// no Comm, not as-run): the replay then holds neither the jobs nor their records.
+func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Result, error) {
 	if cfg.Machine == nil || cfg.Alloc == nil {
 		return nil, errors.New("sim: no machine or allocator")
 	}
@@ -340,18 +459,28 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		return nil, errors.New("sim: the allocator must start with every node free")
 	}
 	n := cfg.Machine.N()
-	res := make([]JobResult, len(jobs))
-	for i, j := range jobs {
+	for _, j := range jobs {
 		if j.Procs > n {
 			return nil, fmt.Errorf("job %d (line %d) needs %d processors, the machine %s has %d: %w", j.ID, j.Line, j.Procs, cfg.Machine.Spec(), n, ErrTooLarge)
 		}
 		if j.Procs < 1 || j.Runtime < 0 {
 			return nil, fmt.Errorf("job %d (line %d): %d processors, run time %d", j.ID, j.Line, j.Procs, j.Runtime)
 		}
-		res[i].Job = j
-		res[i].EstimateUsed = estimate(j, cfg.Compat)
 	}
-	sch, err := newScheduler(string(cfg.Sched), res)
+	stream := cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun
+	total := len(jobs)
+	if rs != nil {
+		if !stream {
+			return nil, errors.New("sim: internal error: generated jobs on a replay that keeps them")
+		}
+		total = rs.len()
+	}
+	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
+	if !stream {
+		tab.recs = make([]JobResult, 0, len(jobs))
+		tab.reach(len(jobs) - 1)
+	}
+	sch, err := newScheduler(string(cfg.Sched), tab)
 	if err != nil {
 		return nil, err
 	}
@@ -374,33 +503,50 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		if cfg.Sched == "as-run" {
 			return nil, errors.New("sim: the as-run schedule keeps production's run times; it does not take a communication model")
 		}
-		return runComm(ctx, res, cfg, sch, m, rm)
+		return runComm(ctx, tab.recs, cfg, sch, m, rm)
 	}
 
-	known := make([]event, 0, len(jobs))
-	for i, j := range jobs {
-		known = append(known, event{time: j.Arrival, seq: i, job: i})
-	}
-	seq := len(jobs)
-	if cfg.Sched == "as-run" {
+	q := &eventQueue{}
+	seq := total // departures' sequence numbers follow the arrivals'
+	if cfg.Sched == SchedAsRun {
+		known := make([]event, 0, len(jobs))
+		for i, j := range jobs {
+			known = append(known, event{time: j.Arrival, seq: i, job: i})
+		}
 		for i, j := range jobs {
 			if j.Started > j.Arrival {
 				known = append(known, event{time: j.Started, seq: seq, job: i, wake: true})
 				seq++
 			}
 		}
-	}
-	slices.SortFunc(known, func(a, b event) int {
-		switch {
-		case before(a, b):
-			return -1
-		case before(b, a):
-			return 1
+		slices.SortFunc(known, func(a, b event) int {
+			switch {
+			case before(a, b):
+				return -1
+			case before(b, a):
+				return 1
+			}
+			return 0 // only an event compared with itself
+		})
+		q.known, q.nKnown = known, len(known)
+	} else if rs != nil {
+		q.src, q.nKnown = rs.iter(), total
+	} else {
+		// The arrivals in the order of before: by time, then job index.
+		q.jobs, q.nKnown = jobs, len(jobs)
+		if !slices.IsSortedFunc(jobs, func(a, b Job) int { return cmp.Compare(a.Arrival, b.Arrival) }) {
+			q.order = make([]int32, len(jobs))
+			for i := range q.order {
+				q.order[i] = int32(i)
+			}
+			slices.SortStableFunc(q.order, func(a, b int32) int { return cmp.Compare(jobs[a].Arrival, jobs[b].Arrival) })
 		}
-		return 0 // only an event compared with itself
-	})
-	em := newJobEmitter(res, cfg, false)
-	q := &eventQueue{known: known}
+	}
+	var agg *aggregate
+	if stream {
+		agg = &aggregate{}
+	}
+	em := newJobEmitter(tab, total, cfg, agg, false)
 	running := &runSet{}
 	done := 0
 	for q.len() > 0 {
@@ -409,7 +555,7 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 				return nil, err
 			}
 			if cfg.Progress != nil {
-				cfg.Progress(done, len(jobs))
+				cfg.Progress(done, total)
 			}
 		}
 		now := q.peek().time
@@ -418,28 +564,34 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 			if e.wake {
 				continue
 			}
-			r := &res[e.job]
-			if e.depart {
-				if err := cfg.Alloc.Release(r.Nodes); err != nil {
-					return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
+			if !e.depart {
+				if q.src != nil {
+					if err := tab.push(e.job, q.popped, cfg.Machine); err != nil {
+						return nil, err
+					}
 				}
-				m.release(r.Nodes)
-				if err := em.finished(e.job); err != nil {
-					return nil, err
-				}
-				running.remove(e.job)
-				sch.depart(now, cfg.Alloc.NumFree(), running)
-				done++
+				tab.reach(e.job)
+				sch.arrive(e.job, now, cfg.Alloc.NumFree(), running)
 				continue
 			}
-			sch.arrive(e.job, now, cfg.Alloc.NumFree(), running)
+			r := tab.at(e.job)
+			if err := cfg.Alloc.Release(r.Nodes); err != nil {
+				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
+			}
+			m.release(r.Nodes)
+			if err := em.finished(e.job); err != nil { // r may be forgotten now
+				return nil, err
+			}
+			running.remove(e.job)
+			sch.depart(now, cfg.Alloc.NumFree(), running)
+			done++
 		}
 		for {
 			i := sch.next(now, cfg.Alloc.NumFree(), running)
 			if i < 0 {
 				break
 			}
-			r := &res[i]
+			r := tab.at(i)
 			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
@@ -450,10 +602,10 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 		}
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(done, len(jobs))
+		cfg.Progress(done, total)
 	}
-	if done != len(jobs) {
-		return nil, fmt.Errorf("sim: internal error: %d of %d jobs finished", done, len(jobs))
+	if done != total {
+		return nil, fmt.Errorf("sim: internal error: %d of %d jobs finished", done, total)
 	}
 	if cfg.Alloc.NumFree() != n {
 		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), n)
@@ -461,7 +613,10 @@ func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	if err := em.flush(); err != nil {
 		return nil, err
 	}
-	return summarize(res, cfg, ties), nil
+	if agg != nil {
+		return agg.result(cfg, ties), nil
+	}
+	return summarize(tab.recs, cfg, ties), nil
 }
 
 func tieReporter(cfg Config) alloc.TieReporter {

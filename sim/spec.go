@@ -80,6 +80,10 @@ type Spec struct {
 	Comm string
 	// Pattern is the pattern of the static route metrics reported without Comm.
 	Pattern string
+	// Metrics are the metric groups computed (MetricSet; 0 means MetricsAll): the
+	// scheduling metrics always, the route metrics unless left out (MetricsSched
+	// alone), in which case the report has none (no zeros).
+	Metrics MetricSet
 	// Network is the wormhole model's message length, router delay and flit size.
 	Network netsim.Params
 	// MessagesPerSecond and CycleSeconds are Comm's message rate per second of trace
@@ -106,13 +110,14 @@ type Spec struct {
 }
 
 // DefaultSpec returns the defaults of a replay (those of "procalloc sim"): FCFS,
-// procalloc's conventions, the trace as it is, all-to-all route metrics, the
+// procalloc's conventions, the trace as it is, every metric (MetricsAll), all-to-all route metrics, the
 // default network, one message per second of run time, DefaultCycleSeconds.
 func DefaultSpec() Spec {
 	return Spec{
 		Sched:             SchedFCFS,
 		Scale:             Scale{Work: 1, Contract: 1, Replicate: 1, Seed: 1},
 		Pattern:           "all-to-all",
+		Metrics:           MetricsAll,
 		Network:           netsim.DefaultParams(),
 		MessagesPerSecond: 1,
 		CycleSeconds:      DefaultCycleSeconds,
@@ -209,7 +214,15 @@ func (s *Spec) Validate() error {
 	if _, err := netsim.ParsePattern(s.Pattern); err != nil {
 		add(fieldErr("Pattern", "", "%v", err))
 	}
+	if s.Metrics != 0 {
+		if err := s.Metrics.check(); err != nil {
+			add(fieldErr("Metrics", strconv.Quote(s.Metrics.String()), "%v", err))
+		}
+	}
 	if s.Comm != "" {
+		if !s.Metrics.Has(MetricsRoute) {
+			add(fieldErr("Metrics", strconv.Quote(s.Metrics.String()), "a communication model (Comm %q) measures the route metrics: include route", s.Comm))
+		}
 		if _, err := netsim.ParsePattern(s.Comm); err != nil {
 			add(fieldErr("Comm", "", "%v", err))
 		}
@@ -318,6 +331,32 @@ type Replay struct {
 	// (DroppedLarger), scaled.
 	Jobs          []Job
 	DroppedLarger int
+	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
+	// replay without per-job records then holds the trace once, not its replicas.
+	lazy *replicaStream
+}
+
+// NumJobs is the number of jobs replayed.
+func (rp *Replay) NumJobs() int {
+	if rp.lazy != nil {
+		return rp.lazy.len()
+	}
+	return len(rp.Jobs)
+}
+
+// AllJobs returns the jobs replayed (made now when they are generated).
+func (rp *Replay) AllJobs() []Job {
+	if rp.lazy == nil {
+		return rp.Jobs
+	}
+	out := make([]Job, 0, rp.lazy.len())
+	for it := rp.lazy.iter(); ; {
+		j, ok := it.next()
+		if !ok {
+			return out
+		}
+		out = append(out, j)
+	}
 }
 
 // Prepare validates the spec, builds its machine and reads, windows and scales its
@@ -383,6 +422,17 @@ func (s *Spec) Prepare() (*Replay, error) {
 			return nil, fmt.Errorf("%s: every job is larger than %s", s.Trace, m.Spec())
 		}
 	}
+	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun {
+		// Replicas generated as the replay goes (same jobs, same order).
+		rs, err := newReplicaStream(rp.Jobs, s.Scale, s.LoadFactor)
+		if err != nil {
+			return nil, fieldErr("Scale", "", "%v", err)
+		}
+		if rs != nil {
+			rp.Jobs, rp.lazy = nil, rs
+			return rp, nil
+		}
+	}
 	if rp.Jobs, err = s.Scale.Apply(rp.Jobs); err != nil {
 		return nil, fieldErr("Scale", "", "%v", err)
 	}
@@ -415,7 +465,7 @@ func (rp *Replay) Config() (Config, error) {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
-		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone}
+		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}
@@ -464,7 +514,12 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	t0 := time.Now()
-	res, err := Run(ctx, rp.Jobs, cfg)
+	var res *Result
+	if rp.lazy != nil && cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun {
+		res, err = run(ctx, nil, rp.lazy, cfg)
+	} else {
+		res, err = Run(ctx, rp.AllJobs(), cfg)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,9 @@ func TestSpecValidate(t *testing.T) {
 		{"MessagesPerSecond", func(s *Spec) { s.Comm, s.MessagesPerSecond = "n-body", 0 }, "positive"},
 		{"CycleSeconds", func(s *Spec) { s.Comm, s.CycleSeconds = "n-body", -1 }, "between 1e-09 and 1e+06"},
 		{"Baseline.TimeLimit", func(s *Spec) { s.Baseline = &Baseline{} }, "positive"},
+		{"Metrics", func(s *Spec) { s.Metrics = MetricsRoute }, "always computed"},
+		{"Metrics", func(s *Spec) { s.Metrics = 1 << 6 }, "unknown metric groups"},
+		{"Metrics", func(s *Spec) { s.Comm, s.Metrics = "n-body", MetricsSched }, "measures the route metrics"},
 	}
 	all := validSpec()
 	for _, c := range cases {
@@ -140,6 +143,7 @@ func TestMetricNamesAreSummaryKeys(t *testing.T) {
 			}
 		}
 	}
+	s.RouteSummary = &RouteSummary{MeanMessageDistance: 101.5, MeanHopBytes: 102.5, MeanMaxShared: 103.5}
 	b, _ := json.Marshal(&s)
 	var m map[string]any
 	json.Unmarshal(b, &m)
@@ -315,5 +319,172 @@ func TestSpecPrepare(t *testing.T) {
 	var fe *FieldError
 	if _, err := s.Prepare(); !errors.As(err, &fe) || fe.Field != "Machine" {
 		t.Errorf("a machine too large: %v", err)
+	}
+}
+
+// Without the route metrics (Metrics = MetricsSched) a replay reports the same
+// scheduling metrics and no route metric at all: no JSON key, Metric.Has false.
+func TestMetricsSchedOnly(t *testing.T) {
+	for _, machine := range []string{"mesh:10x10", "fattree:4,4:4,4:8", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13"} {
+		specs := gridSpecs(t)[:3]
+		for i, s := range specs {
+			s.Machine = nil
+			s.MachineSpec = machine
+			if !strings.HasPrefix(machine, "mesh") {
+				s.Alloc = []string{"bf:rcm", "genalg", "bf:rcm"}[i]
+			}
+			full, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Metrics = MetricsSched
+			part, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if part.RouteSummary != nil || full.RouteSummary == nil || full.MeanMessageDistance == 0 {
+				t.Fatalf("%s %s: route metrics %v with sched only, %v with all", machine, s.Alloc, part.RouteSummary, full.RouteSummary)
+			}
+			b, _ := json.Marshal(part)
+			for _, k := range []string{"route_pattern", MetricMeanMessageDistance, MetricMeanHopBytes, MetricMeanMaxShared} {
+				if strings.Contains(string(b), `"`+k+`"`) {
+					t.Errorf("%s: key %s in the JSON without route metrics", machine, k)
+				}
+			}
+			for _, m := range Metrics {
+				if m.Has(&part.Summary) != (m.Group == MetricsSched) {
+					t.Errorf("%s: metric %s: Has %v", machine, m.Key, m.Has(&part.Summary))
+				}
+				if m.Group == MetricsSched && m.Value(&part.Summary) != m.Value(&full.Summary) {
+					t.Errorf("%s %s: %s %v without route metrics, %v with", machine, s.Alloc, m.Key, m.Value(&part.Summary), m.Value(&full.Summary))
+				}
+			}
+		}
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsAll, "route, sched": MetricsAll, "all": MetricsAll} {
+		if got, err := ParseMetrics(in); err != nil || got != want || !got.Has(MetricsSched) {
+			t.Errorf("ParseMetrics(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "route", "sched,hops", "none"} {
+		if _, err := ParseMetrics(in); err == nil {
+			t.Errorf("ParseMetrics(%q) accepted", in)
+		}
+	}
+	if MetricsAll.String() != "sched,route" || MetricSet(0).Has(MetricsRoute) != true {
+		t.Error("String or the zero value's default")
+	}
+}
+
+// A replay that keeps no per-job records (Spec.PerJob false: records folded into
+// the summary as jobs finish, then forgotten) reports byte for byte the summary of
+// one that keeps them all, with every scheduler, unsorted arrivals and replicas,
+// and with JobDone seeing every job once, in trace order.
+func TestStreamedSummaryIsTheKeptOne(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsorted := slices.Clone(tr.Jobs[:3000])
+	for i := 0; i+1 < len(unsorted); i += 7 {
+		unsorted[i].Arrival, unsorted[i+1].Arrival = unsorted[i+1].Arrival+5, unsorted[i].Arrival
+	}
+	for _, c := range []struct {
+		jobs []Job
+		rep  int
+	}{{tr.Jobs[:5000], 1}, {tr.Jobs[:2000], 3}, {unsorted, 1}} {
+		for _, sched := range []Sched{SchedFCFS, SchedEASY, SchedCplant} {
+			for _, machine := range []string{"mesh:10x10", "fattree:4,4:4,4:8"} {
+				s := DefaultSpec()
+				s.Trace, s.TraceData, s.MachineSpec, s.Alloc, s.Sched = "kth", &Trace{Jobs: c.jobs}, machine, "bf:rcm", sched
+				s.Scale.Replicate = c.rep
+				var ids []int
+				s.JobDone = func(r *JobResult) error { ids = append(ids, r.ID); return nil }
+				stream, err := s.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.PerJob, s.JobDone = true, nil
+				kept, err := s.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stream.PerJob != nil || len(kept.PerJob) != kept.Jobs {
+					t.Fatalf("per-job records: %d streamed, %d kept", len(stream.PerJob), len(kept.PerJob))
+				}
+				for i, r := range kept.PerJob {
+					if i >= len(ids) || ids[i] != r.ID {
+						t.Fatalf("JobDone saw job %d at %d, want %d", ids[min(i, len(ids)-1)], i, r.ID)
+					}
+				}
+				stream.Seconds, kept.Seconds = 0, 0
+				a, _ := json.Marshal(stream)
+				b, _ := json.Marshal(kept)
+				if string(a) != string(b) {
+					t.Fatalf("%s %s x%d: streamed summary differs:\n%s\n%s", machine, sched, c.rep, a, b)
+				}
+			}
+		}
+	}
+}
+
+// The replicas a replay generates one at a time are Scale.Apply's (then
+// LoadFactor's contraction), job for job and in the same order, ties included.
+func TestReplicaStreamIsApply(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := tr.Jobs[:3000]
+	ties := slices.Clone(base[:500]) // many equal arrivals
+	for i := range ties {
+		ties[i].Arrival = int64(i / 7 * 10)
+	}
+	for _, c := range []struct {
+		jobs []Job
+		s    Scale
+		lf   float64
+	}{
+		{base, Scale{Work: 1, Contract: 1, Replicate: 3, Seed: 1}, 0},
+		{base, Scale{Work: 1.5, Contract: 0.7, Replicate: 5, Seed: 9}, 0.8},
+		{base, Scale{Work: 1, Contract: 1, Replicate: 2, Perturb: 1, Seed: 2}, 0},
+		{ties, Scale{Work: 1, Contract: 1, Replicate: 4, Perturb: 15, Seed: 3}, 0.5},
+		{ties, Scale{Work: 1, Contract: 1, Replicate: 3, Perturb: 0, Seed: 4}, 0},
+	} {
+		want, err := c.s.Apply(c.jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.lf != 0 {
+			if want, err = (Scale{Contract: c.lf}).Apply(want); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs, err := newReplicaStream(c.jobs, c.s, c.lf)
+		if err != nil || rs == nil {
+			t.Fatalf("%+v: no stream (%v)", c.s, err)
+		}
+		var got []Job
+		for it := rs.iter(); ; {
+			j, ok := it.next()
+			if !ok {
+				break
+			}
+			got = append(got, j)
+		}
+		if len(got) != len(want) || rs.len() != len(want) {
+			t.Fatalf("%+v: %d jobs (len %d), want %d", c.s, len(got), rs.len(), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("%+v: job %d is %+v, want %+v", c.s, i, got[i], want[i])
+			}
+		}
+	}
+	if rs, _ := newReplicaStream(base, Scale{Replicate: 1}, 0); rs != nil {
+		t.Error("a stream without replication")
 	}
 }

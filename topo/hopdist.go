@@ -69,6 +69,8 @@ type hopIndex struct {
 	meetOnly bool      // never cache rows (tests of meetDist)
 	scratch  sync.Pool // *meetScratch
 
+	pairScratch sync.Pool // *pairScratch
+
 	tier string // "table", "labels" or "rows" (the fallback), for tests
 }
 
@@ -570,44 +572,70 @@ func (h *hopIndex) bytes() int {
 func (g *Graph) PairDistSum(nodes []int) (int64, bool) {
 	h := g.hopIndex()
 	k := int64(len(nodes))
-	type ent struct{ class, anchor int32 }
-	es := make([]ent, len(nodes))
-	var sum int64
-	for i, v := range nodes {
-		es[i] = ent{h.class[v], h.anchor[v]}
-		if h.anchor[v] != int32(v) {
+	ps, _ := h.pairScratch.Get().(*pairScratch)
+	if ps == nil {
+		ps = &pairScratch{clsStamp: make([]int32, h.classes()), clsIdx: make([]int32, h.classes()),
+			ancStamp: make([]int32, len(h.anchor)), ancCnt: make([]int32, len(h.anchor))}
+	}
+	defer h.pairScratch.Put(ps)
+	ps.gen++
+	if ps.gen <= 0 {
+		clear(ps.clsStamp)
+		clear(ps.ancStamp)
+		ps.gen = 1
+	}
+	gen := ps.gen
+	// Classes with their counts, and the hosts per anchor: pairs in one class but
+	// under different anchors are twins' pairs, two hops apart beyond the offsets
+	// (an anchor determines its class).
+	cls, cnt := ps.cls[:0], ps.cnt[:0]
+	var sum, twins int64
+	for _, v := range nodes {
+		a, c := h.anchor[v], h.class[v]
+		if a != int32(v) {
 			sum += k - 1 // v's one hop to its anchor, on each of its k-1 pairs
 		}
+		if ps.clsStamp[c] != gen {
+			ps.clsStamp[c], ps.clsIdx[c] = gen, int32(len(cls))
+			cls, cnt = append(cls, c), append(cnt, 0)
+		}
+		i := ps.clsIdx[c]
+		twins += cnt[i] // pairs within the class ...
+		cnt[i]++
+		if ps.ancStamp[a] != gen {
+			ps.ancStamp[a], ps.ancCnt[a] = gen, 0
+		}
+		twins -= int64(ps.ancCnt[a]) // ... but not under one anchor
+		ps.ancCnt[a]++
 	}
-	slices.SortFunc(es, func(a, b ent) int {
-		if a.class != b.class {
-			return int(a.class - b.class)
-		}
-		return int(a.anchor - b.anchor)
-	})
-	// Classes with their counts; pairs in one class but under different anchors are
-	// twins' pairs, two hops apart beyond the offsets.
-	var cls []int32
-	var cnt []int64
-	for i := 0; i < len(es); {
-		j := i
-		for j < len(es) && es[j].class == es[i].class {
-			j++
-		}
-		n := int64(j - i)
-		twins := n * (n - 1) / 2
-		for a := i; a < j; {
-			b := a
-			for b < j && es[b].anchor == es[a].anchor {
-				b++
+	ps.cls, ps.cnt = cls, cnt
+	sum += 2 * twins
+	if h.key != nil && h.t8 != nil {
+		// The key table, read directly when every class is a key.
+		keys := ps.keys[:0]
+		for _, c := range cls {
+			if h.key[c] < 0 {
+				keys = nil
+				break
 			}
-			twins -= int64(b-a) * int64(b-a-1) / 2
-			a = b
+			keys = append(keys, h.key[c])
 		}
-		sum += 2 * twins
-		cls = append(cls, es[i].class)
-		cnt = append(cnt, n)
-		i = j
+		if keys != nil || len(cls) == 0 {
+			ps.keys = keys
+			for i, ku := range keys {
+				row := h.t8[int(ku)*h.nkey : int(ku+1)*h.nkey]
+				var s int64
+				for j := i + 1; j < len(keys); j++ {
+					d := row[keys[j]]
+					if d == unreachable8 {
+						return 0, false
+					}
+					s += cnt[j] * int64(d)
+				}
+				sum += cnt[i] * s
+			}
+			return sum, true
+		}
 	}
 	for i, c := range cls {
 		for j := i + 1; j < len(cls); j++ {
@@ -620,3 +648,15 @@ func (g *Graph) PairDistSum(nodes []int) (int64, bool) {
 	}
 	return sum, true
 }
+
+// pairScratch is PairDistSum's per-call scratch (stamped per class and per
+// anchor), pooled so that concurrent calls do not share it.
+type pairScratch struct {
+	gen                                int32
+	clsStamp, clsIdx, ancStamp, ancCnt []int32
+	cls, keys                          []int32
+	cnt                                []int64
+}
+
+// classes is the number of classes (vertices of Q).
+func (h *hopIndex) classes() int { return len(h.qOff) - 1 }

@@ -90,7 +90,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 			q := netsim.LiuIOParams()
 			link := fs.Float64("link-mbps", q.LinkBytesPerSecond/1e6, "link bandwidth in MB/s (10^6 bytes; Liu: 11.65; 1e-6..1e9)")
 			disk := fs.Float64("disk-mbps", q.DiskBytesPerSecond/1e6, "disk write speed of an I/O node in MB/s (Liu: 4.545; up to 1e9, and slow enough disks are refused: a message may take at most 2^20 cycles to write, --msg-flits x --link-mbps / 2^20 MB/s)")
-			workers := fs.Int("workers", 0, "goroutines (0: one per core)")
+			workers := fs.Int("workers", 0, "goroutines, shared by the runs of every allocator and --comm-per-io value (0: one per core)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "write a chart in the paper's form to `FILE`")
@@ -172,27 +172,32 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				prog := newProgress(e, "batch", total)
 				o := batchOutput{Machine: g.Spec(), Pattern: pat.Name(), Tasks: *tasks, MeanSize: *mean, Seed: *seed}
 				var interrupted error
-			loop:
-				for i, s := range specs {
-					for j, c := range counts {
-						base := int64((i*len(counts) + j) * *runs)
-						b := &sim.Batch{Machine: g, Alloc: s, Tasks: *tasks, MeanSize: *mean, CommPerIO: c, Pattern: pat,
-							Params: p, IO: iop, Runs: *runs, Seed: *seed, Workers: *workers,
-							Progress: func(done, _ int) { prog.Update(base+int64(done), fmt.Sprintf("%s, %d comm", s, c)) }}
-						res, err := b.Run(ctx)
-						if err != nil {
-							prog.Done()
-							if ctx.Err() != nil && len(o.Results) > 0 {
-								interrupted = err
-								break loop
-							}
-							return err
-						}
-						o.Results = append(o.Results, batchPoint{Alloc: s, CommPerIO: c, BatchResult: res})
-						if res.Interrupted {
-							interrupted = ctx.Err()
-							break loop
-						}
+				// Every configuration's runs on one pool of --workers goroutines.
+				var bs []*sim.Batch
+				finished := int64(0) // runs finished; Progress calls come one at a time
+				for _, s := range specs {
+					for _, c := range counts {
+						bs = append(bs, &sim.Batch{Machine: g, Alloc: s, Tasks: *tasks, MeanSize: *mean, CommPerIO: c, Pattern: pat,
+							Params: p, IO: iop, Runs: *runs, Seed: *seed,
+							Progress: func(int, int) {
+								finished++
+								prog.Update(finished, fmt.Sprintf("%s, %d comm", s, c))
+							}})
+					}
+				}
+				results, err := sim.RunBatches(ctx, bs, *workers)
+				if err != nil {
+					prog.Done()
+					return err
+				}
+				for k, res := range results {
+					if res == nil {
+						interrupted = ctx.Err()
+						continue
+					}
+					o.Results = append(o.Results, batchPoint{Alloc: bs[k].Alloc, CommPerIO: bs[k].CommPerIO, BatchResult: res})
+					if res.Interrupted {
+						interrupted = ctx.Err()
 					}
 				}
 				prog.Done()

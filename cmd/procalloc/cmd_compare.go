@@ -150,7 +150,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 				finished := make([]bool, len(runs))
 				var total int64
 				for _, r := range rps {
-					total += int64(len(r.Jobs))
+					total += int64(r.NumJobs())
 				}
 				var (
 					mu   sync.Mutex
@@ -161,7 +161,7 @@ procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.m
 					r.Spec.Progress = func(d, _ int) {
 						mu.Lock()
 						done[i] = d
-						p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return len(rps[k].Jobs) }))
+						p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return rps[k].NumJobs() }))
 						mu.Unlock()
 					}
 				}
@@ -280,6 +280,10 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	for _, s := range sums {
 		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.FormatFloat(s.LoadFactor, 'f', -1, 64), strconv.Itoa(s.Jobs)}
 		for _, m := range sim.Metrics {
+			if !m.Has(&s) {
+				row = append(row, "")
+				continue
+			}
 			row = append(row, strconv.FormatFloat(m.Value(&s), 'f', -1, 64))
 		}
 		if s.Ties != nil {

@@ -29,6 +29,7 @@ type simFlags struct {
 	scale                                 sim.Scale
 	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
 	comm, pattern                    string
+	metrics                          string
 	msgFlits, routerDelay, flitBytes int64
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
@@ -59,6 +60,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
 	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
+	fs.StringVar(&f.metrics, "metrics", "sched,route", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed) and route (static route metrics: message distance, hop-bytes, routes on a link); --metrics sched leaves the route metrics out: they are then absent from the output (no JSON keys, '-' in tables), not zeros")
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
@@ -73,7 +75,7 @@ var specFlags = map[string]string{
 	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to",
 	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
 	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
-	"Pattern": "--pattern", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
+	"Pattern": "--pattern", "Metrics": "--metrics", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
 	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit", "Alloc": "--alloc",
 }
 
@@ -154,6 +156,11 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 		s.Compat = alloc.CompatDefault
 	}
 	s.Comm, s.Pattern = f.comm, f.pattern
+	ms, err := sim.ParseMetrics(f.metrics)
+	if err != nil {
+		return s, usagef("--metrics %q: %v", f.metrics, err)
+	}
+	s.Metrics = ms
 	s.Network = netsim.Params{MessageFlits: f.msgFlits, RouterDelay: f.routerDelay, FlitBytes: f.flitBytes}
 	s.MessagesPerSecond, s.CycleSeconds, s.CommSeed = f.msgsPerSecond, f.cycleSeconds, f.commSeed
 	// The allocator is checked once the trace has been read, as sim always did: a
@@ -185,7 +192,7 @@ func (f *simFlags) setSpec(s sim.Spec) {
 	f.trace, f.machine, f.format, f.skipBad = s.Trace, s.MachineSpec, string(s.Format), s.SkipBad
 	f.from, f.to, f.dropLarger, f.scale = s.From, s.To, s.DropLarger, s.Scale
 	f.noMemo, f.sched, f.compat = s.NoMemo, string(s.Sched), string(s.Compat)
-	f.comm, f.pattern = s.Comm, s.Pattern
+	f.comm, f.pattern, f.metrics = s.Comm, s.Pattern, s.Metrics.Or().String()
 	f.msgFlits, f.routerDelay, f.flitBytes = s.Network.MessageFlits, s.Network.RouterDelay, s.Network.FlitBytes
 	f.msgsPerSecond, f.cycleSeconds, f.commSeed = s.MessagesPerSecond, s.CycleSeconds, s.CommSeed
 }
@@ -286,6 +293,7 @@ procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map -
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
+procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -334,9 +342,9 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					return err
 				}
 				if *convert != "" {
-					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.Jobs) })
+					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) })
 				}
-				p := newProgress(e, "sim "+spec.Alloc, int64(len(rp.Jobs)))
+				p := newProgress(e, "sim "+spec.Alloc, int64(rp.NumJobs()))
 				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
 				// Node lists are not kept: the per-job rows are written as jobs
 				// finish, so memory does not grow with the trace's length by them.
@@ -344,6 +352,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 				if *perJob != "" {
 					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, spec.Baseline != nil)
+						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
 						rp.Spec.JobDone = pw.write
 						if rep, err = rp.Run(ctx); err != nil {
 							return err
@@ -382,7 +391,11 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	for _, m := range sim.Metrics {
 		t.row(m.Name, formatMetric(m, &s))
 	}
-	t.row("route metrics pattern", s.RoutePattern)
+	if s.RouteSummary != nil {
+		t.row("route metrics pattern", s.RoutePattern)
+	} else {
+		t.row("route metrics", "not computed (--metrics sched)")
+	}
 	if c := s.Comm; c != nil {
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
 		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
@@ -427,15 +440,19 @@ var nowFunc = time.Now
 
 // formatMetric is a metric's value in a table.
 func formatMetric(m sim.Metric, s *sim.Summary) string {
+	if !m.Has(s) {
+		return "-"
+	}
 	return strconv.FormatFloat(m.Value(s), 'f', m.Prec, 64)
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
-// them on; with the exact baseline, three more columns before nodes: the optimum
+// them on (the route metrics' cells empty when they were not computed); with the exact baseline, three more columns before nodes: the optimum
 // (or best found), whether it was proven, the ratio.
 type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
+	noRoute  bool // route metrics not computed: their cells are empty
 	row      []string
 	nodes    []byte
 }
@@ -467,6 +484,9 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 		strconv.Itoa(j.Span), strconv.Itoa(j.RingSpan), i64(j.BoxVolume), strconv.Itoa(j.BoxSides),
 		strconv.Itoa(j.Components), strconv.Itoa(j.Ties),
 		i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared))
+	if p.noRoute {
+		row = append(row[:len(row)-5], "", "", "", "", "")
+	}
 	if p.baseline {
 		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
 	}

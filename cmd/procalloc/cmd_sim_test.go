@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -202,5 +203,52 @@ func TestSimLeavesGOMAXPROCS(t *testing.T) {
 	}
 	if got := runtime.GOMAXPROCS(0); got != 3 {
 		t.Errorf("GOMAXPROCS is %d after sim, was 3", got)
+	}
+}
+
+// --metrics sched leaves the route metrics out of sim's JSON and compare's table
+// and CSV (no zeros printed as if measured) and keeps every other number; a set
+// without sched, or --comm without route metrics, is a usage error naming --metrics.
+func TestSimMetricsSched(t *testing.T) {
+	args := []string{"--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "bf:hilbert", "--to", "864000", "--json"}
+	code, all, stderr := runCLI(t, "", append([]string{"sim"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, sched, stderr := runCLI(t, "", append([]string{"sim", "--metrics", "sched"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var a, s map[string]any
+	if err := json.Unmarshal([]byte(all), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(sched), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"route_pattern", "mean_message_distance", "mean_hop_bytes", "mean_max_routes_on_a_link"} {
+		if _, ok := s[k]; ok {
+			t.Errorf("--metrics sched: key %s in the JSON", k)
+		}
+		if _, ok := a[k]; !ok {
+			t.Errorf("default metrics: no key %s", k)
+		}
+		delete(a, k)
+	}
+	delete(a, "seconds")
+	delete(s, "seconds")
+	if !reflect.DeepEqual(a, s) {
+		t.Errorf("the other metrics differ:\n%v\n%v", a, s)
+	}
+	code, out, stderr := runCLI(t, "", "compare", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16",
+		"--alloc", "bf:hilbert,bf:snake", "--to", "864000", "--metrics", "sched")
+	if code != 0 || !strings.Contains(out, "mean hop-bytes") || strings.Count(out, " - ") < 1 {
+		t.Errorf("compare --metrics sched: exit %d, %s%s", code, out, stderr)
+	}
+	for _, bad := range [][]string{{"--metrics", "route"}, {"--metrics", "hops"}, {"--metrics", "sched", "--comm", "all-to-all"}} {
+		code, _, stderr := runCLI(t, "", append(append([]string{"sim"}, args...), bad...)...)
+		if code != 2 || !strings.Contains(stderr, "--metrics") {
+			t.Errorf("%v: exit %d, %s", bad, code, stderr)
+		}
 	}
 }

@@ -1,0 +1,355 @@
+package netsim
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// DragonflyRouter is the deterministic minimal routing of a dragonfly (Kim, Dally,
+// Scott and Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA
+// 2008, DOI 10.1109/ISCA.2008.19, §4.1): a route uses at most one global link,
+// local-global-local. From host s on router R_s (group A) to host d on router R_d
+// (group B):
+//
+//   - the same router: s, R_s, d;
+//   - the same group: s, R_s, R_d, d (the group's routers are all joined);
+//   - other groups: s, R_s, [x,] y, [R_d,] d, where (x, y) is the global link from A
+//     to B that R_d picks: the links between A and B (parallel ones count once, as in
+//     topo.Dragonfly) in ascending order of their end in A, then in B, number
+//     (position of R_d in its group) mod (their count). x is left out when it is R_s,
+//     R_d when it is y.
+//
+// It is the router NewRouter returns for the machines topo.ParseMachine builds from
+// a "dragonfly:" spec; GraphRouter's shortest paths on the same graph also transit
+// third groups (two global links) and break ties per router, so that the route
+// loads of a job could only be counted per destination (O(k^2) per job), whereas
+// those of minimal routing follow from the job's hosts per router and per group
+// (RouteMeter, dragonflyLoad). Channel ids are those of GraphRouter: the directed
+// links in order of their tail, then of their head.
+type DragonflyRouter struct {
+	g          *topo.Graph
+	n, p, a, G int     // hosts, hosts per router, routers per group, groups
+	off        []int32 // off[v]+i: the channel from v to its i-th neighbour (ascending)
+	adj        []int32
+	// The global links from group A to group B: lx, ly[lOff[A*G+B]:lOff[A*G+B+1]]
+	// (ends in A, in B), with their channel lc (from A to B), ascending.
+	lOff       []int32
+	lx, ly, lc []int32
+	localCh    []int32 // localCh[(u-n)*a + pos(x)]: the channel from router u to router x of its group
+
+	// per-job scratch of dragonflyLoad
+	w, rStamp    []int32 // job hosts per router (stamped)
+	rGen         int32
+	routers      []int32    // the job's routers, by group
+	segs         [][2]int32 // the groups' runs in routers: group, start (a last {-1, end})
+	grpN, gStamp []int32    // job hosts per group (stamped)
+	top          []int64    // per group: the most job hosts on one of its routers (the job's groups)
+	groups       []int32
+	gGen         int32
+	load         []int64 // per global channel (nonzero: listed in gTouched)
+	gTouched     []int32
+	in           []int64 // per local channel (router x a + position): routes entering the group there
+	inTouched    []int32
+	out          []int64 // per router: job hosts outside its group whose route leaves there
+	outTouched   []int32
+}
+
+// NewDragonflyRouter returns the minimal router of g when g is a dragonfly built by
+// topo.ParseMachine ("dragonfly:" spec) and has that dragonfly's structure (hosts
+// on their routers, every group's routers joined, at least one link between any
+// two groups), else nil.
+func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
+	kind, rest, _ := strings.Cut(g.Spec(), ":")
+	if kind != "dragonfly" {
+		return nil
+	}
+	vals := map[string]int{}
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		x, err := strconv.Atoi(v)
+		if !ok || err != nil {
+			return nil
+		}
+		vals[k] = x
+	}
+	r := &DragonflyRouter{g: g, p: vals["hosts_per_router"], a: vals["routers_per_group"], G: vals["num_groups"]}
+	r.n = g.N()
+	if r.p < 1 || r.a < 1 || r.G < 1 || r.n != r.p*r.a*r.G || g.Vertices() != r.n+r.a*r.G {
+		return nil
+	}
+	nv := g.Vertices()
+	r.off = make([]int32, nv+1)
+	var nb []int
+	for v := range nv {
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			r.adj = append(r.adj, int32(w))
+		}
+		r.off[v+1] = int32(len(r.adj))
+	}
+	for h := range r.n {
+		if nb := r.adj[r.off[h]:r.off[h+1]]; len(nb) != 1 || int(nb[0]) != r.router(h) {
+			return nil
+		}
+	}
+	G, a, n := r.G, r.a, r.n
+	r.localCh = make([]int32, a*G*a)
+	type link struct{ A, B, x, y, c int32 }
+	var links []link
+	for u := n; u < nv; u++ {
+		A := r.group(u)
+		peers := 0
+		for i, w := range r.adj[r.off[u]:r.off[u+1]] {
+			c := r.off[u] + int32(i)
+			switch {
+			case int(w) < n:
+				if r.router(int(w)) != u {
+					return nil
+				}
+			case r.group(int(w)) == A:
+				r.localCh[(u-n)*a+r.pos(int(w))] = c
+				peers++
+			default:
+				links = append(links, link{int32(A), int32(r.group(int(w))), int32(u), w, c})
+			}
+		}
+		if peers != a-1 {
+			return nil
+		}
+	}
+	// links are in order of (x, y): ascending ends in A, then in B, per group pair.
+	slices.SortStableFunc(links, func(p, q link) int {
+		if p.A != q.A {
+			return int(p.A - q.A)
+		}
+		return int(p.B - q.B)
+	})
+	r.lOff = make([]int32, G*G+1)
+	for _, l := range links {
+		r.lOff[int(l.A)*G+int(l.B)+1]++
+		r.lx, r.ly, r.lc = append(r.lx, l.x), append(r.ly, l.y), append(r.lc, l.c)
+	}
+	for i := range G * G {
+		r.lOff[i+1] += r.lOff[i]
+	}
+	for A := range G {
+		for B := range G {
+			if A != B && r.lOff[A*G+B+1] == r.lOff[A*G+B] {
+				return nil // two groups without a link
+			}
+		}
+	}
+	return r
+}
+
+func (r *DragonflyRouter) router(host int) int { return r.n + host/r.p }
+func (r *DragonflyRouter) group(v int) int     { return (v - r.n) / r.a }
+func (r *DragonflyRouter) pos(v int) int       { return (v - r.n) % r.a }
+
+// global returns the index (into lx, ly, lc) of the global link a route from group
+// A to router rd of another group takes.
+func (r *DragonflyRouter) global(A, rd int) int {
+	k := A*r.G + r.group(rd)
+	lo, hi := int(r.lOff[k]), int(r.lOff[k+1])
+	return lo + r.pos(rd)%(hi-lo)
+}
+
+// Endpoints is the number of hosts.
+func (r *DragonflyRouter) Endpoints() int { return r.n }
+
+// Channels is the number of directed links.
+func (r *DragonflyRouter) Channels() int { return int(r.off[len(r.off)-1]) }
+
+// Spec is the graph's spec followed by " minimal".
+func (r *DragonflyRouter) Spec() string { return r.g.Spec() + " minimal" }
+
+// toHost is the channel from a host's router to the host.
+func (r *DragonflyRouter) toHost(d int) int32 {
+	u := r.router(d)
+	return r.off[u] + int32(d%r.p) // hosts are a router's lowest neighbours, p of them
+}
+
+// Route appends the minimal route from src to dst.
+func (r *DragonflyRouter) Route(src, dst int, buf []int32) []int32 {
+	if src == dst {
+		return buf
+	}
+	rs, rd := r.router(src), r.router(dst)
+	buf = append(buf, r.off[src])
+	if rs != rd {
+		if A := r.group(rs); A == r.group(rd) {
+			buf = append(buf, r.localCh[(rs-r.n)*r.a+r.pos(rd)])
+		} else {
+			i := r.global(A, rd)
+			x, y := int(r.lx[i]), int(r.ly[i])
+			if x != rs {
+				buf = append(buf, r.localCh[(rs-r.n)*r.a+r.pos(x)])
+			}
+			buf = append(buf, r.lc[i])
+			if y != rd {
+				buf = append(buf, r.localCh[(y-r.n)*r.a+r.pos(rd)])
+			}
+		}
+	}
+	return append(buf, r.toHost(dst))
+}
+
+// dragonflyLoad returns the all-to-all route load of DragonflyRouter for the job
+// on nodes (distinct hosts, at least 2) from counts: w_u job hosts on router u, n_A
+// in group A. A host's two links carry k-1 routes each. Router to router:
+//
+//   - local channel u -> x (group A): w_u w_x routes inside A, w_u out_A(x) leaving
+//     A by a global link at x (out_A(x): the job's hosts outside A whose router picks
+//     a link from A at x), and in(u, x) w_x, in(u, x) counting the job's hosts of
+//     other groups whose link to x's router lands at u;
+//   - global channel x -> y from A to B: n_A times the job's hosts of B whose router
+//     picks that link.
+//
+// The global channels and the local ones with in(u, x) > 0 are summed one by one;
+// on the others the load is w_u (w_x + out_A(x)), largest for the u != x of A with
+// the most job hosts, and their hops sum to n_A^2 - sum w_u^2 plus out_A(x) (n_A -
+// w_x) per x. O(k + groups x routers of the job + routers per group x groups) per
+// job, against O(k^2) for in-trees; the counts equal the trace's
+// (TestDragonflyLoadMatchesTrace).
+func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
+	k := int64(len(nodes))
+	l := RouteLoad{Messages: k * (k - 1), Hops: 2 * k * (k - 1), MaxShared: k - 1}
+	a, n := r.a, r.n
+	if r.w == nil {
+		nr := a * r.G
+		r.w, r.rStamp = make([]int32, nr), make([]int32, nr)
+		r.grpN, r.gStamp = make([]int32, r.G), make([]int32, r.G)
+		r.top = make([]int64, r.G)
+		r.load = make([]int64, r.Channels())
+		r.in = make([]int64, nr*a)
+		r.out = make([]int64, nr)
+	}
+	r.rGen = bumpGen(r.rGen, r.rStamp)
+	r.gGen = bumpGen(r.gGen, r.gStamp)
+	r.routers, r.groups = r.routers[:0], r.groups[:0]
+	for _, h := range nodes {
+		u := h / r.p
+		if r.rStamp[u] != r.rGen {
+			r.rStamp[u], r.w[u] = r.rGen, 0
+			r.routers = append(r.routers, int32(u))
+		}
+		r.w[u]++
+		A := u / a
+		if r.gStamp[A] != r.gGen {
+			r.gStamp[A], r.grpN[A] = r.gGen, 0
+			r.groups = append(r.groups, int32(A))
+		}
+		r.grpN[A]++
+	}
+	wOf := func(u int) int64 {
+		if r.rStamp[u] != r.rGen {
+			return 0
+		}
+		return int64(r.w[u])
+	}
+	// The job's routers by group: runs (segs: group, start; a last {-1, end}).
+	slices.Sort(r.routers)
+	r.segs = r.segs[:0]
+	for i := 0; i < len(r.routers); {
+		A := r.routers[i] / int32(a)
+		j := i
+		var sq int64
+		for j < len(r.routers) && r.routers[j]/int32(a) == A {
+			w := int64(r.w[r.routers[j]])
+			sq += w * w
+			j++
+		}
+		r.segs = append(r.segs, [2]int32{A, int32(i)})
+		nA := int64(r.grpN[A])
+		l.Hops += nA*nA - sq // inside A
+		i = j
+	}
+	r.segs = append(r.segs, [2]int32{-1, int32(len(r.routers))})
+	r.gTouched, r.inTouched, r.outTouched = r.gTouched[:0], r.inTouched[:0], r.outTouched[:0]
+	// Between groups: per source group, destination group and router; the link is
+	// number (position of the router) mod (links between the groups).
+	for _, A := range r.groups {
+		nA := int64(r.grpN[A])
+		for si := 0; si+1 < len(r.segs); si++ {
+			B := int(r.segs[si][0])
+			if B == int(A) {
+				continue
+			}
+			kk := int(A)*r.G + B
+			lo := int(r.lOff[kk])
+			L := int(r.lOff[kk+1]) - lo
+			for _, rd := range r.routers[r.segs[si][1]:r.segs[si+1][1]] {
+				wd := int64(r.w[rd])
+				pd := int(rd) - B*a
+				li := lo + pd%L
+				x, y := int(r.lx[li])-n, int(r.ly[li])-n
+				if c := r.lc[li]; r.load[c] == 0 {
+					r.gTouched = append(r.gTouched, c)
+				}
+				r.load[r.lc[li]] += nA * wd
+				if r.out[x] == 0 {
+					r.outTouched = append(r.outTouched, int32(x))
+				}
+				r.out[x] += wd
+				if y != int(rd) {
+					if j := y*a + pd; r.in[j] == 0 {
+						r.inTouched = append(r.inTouched, int32(j))
+					}
+					r.in[y*a+pd] += nA
+				}
+			}
+		}
+	}
+	for _, c := range r.gTouched {
+		l.Hops += r.load[c]
+		l.MaxShared = max(l.MaxShared, r.load[c])
+		r.load[c] = 0
+	}
+	// Local channels carrying routes into their group: all three terms.
+	for _, j := range r.inTouched {
+		u := int(j) / a
+		x := u/a*a + int(j)%a
+		wx := wOf(x)
+		in := r.in[j]
+		r.in[j] = 0
+		l.Hops += in * wx
+		l.MaxShared = max(l.MaxShared, wOf(u)*(wx+r.out[x])+in*wx)
+	}
+	// The others: w_u (w_x + out_A(x)) for the job's routers u != x of A, x a router
+	// of A with job hosts or with routes leaving A there; u the router of A with the
+	// most job hosts other than x.
+	for _, x := range r.outTouched {
+		A := int(x) / a // a source group: grpN[A] counts its job hosts
+		l.Hops += r.out[x] * (int64(r.grpN[A]) - wOf(int(x)))
+	}
+	for si := 0; si+1 < len(r.segs); si++ {
+		A := int(r.segs[si][0])
+		grp := r.routers[r.segs[si][1]:r.segs[si+1][1]]
+		var b1, b2 int64 // the two largest counts of A, b1 on router u1
+		u1 := -1
+		for _, u := range grp {
+			if w := int64(r.w[u]); w > b1 {
+				b2, b1, u1 = b1, w, int(u)
+			} else if w > b2 {
+				b2 = w
+			}
+		}
+		r.top[A] = b1
+		for _, x := range grp {
+			b := b1
+			if int(x) == u1 {
+				b = b2
+			}
+			l.MaxShared = max(l.MaxShared, b*(int64(r.w[x])+r.out[x]))
+		}
+	}
+	for _, x := range r.outTouched {
+		if wOf(int(x)) == 0 { // not among the job's routers above
+			l.MaxShared = max(l.MaxShared, r.top[int(x)/a]*r.out[x])
+		}
+		r.out[x] = 0
+	}
+	return l
+}

@@ -1,0 +1,131 @@
+package netsim
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+var smallDragonflies = []string{
+	"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9",
+	"dragonfly:hosts_per_router=1,routers_per_group=3,intergroup_links=2,num_groups=5",
+	"dragonfly:hosts_per_router=3,routers_per_group=2,intergroup_links=3,num_groups=4", // parallel links merged
+	"dragonfly:hosts_per_router=2,routers_per_group=1,intergroup_links=1,num_groups=4", // one router a group
+	"dragonfly:hosts_per_router=2,routers_per_group=5,intergroup_links=1,num_groups=1", // one group
+	"dragonfly:hosts_per_router=4,routers_per_group=6,intergroup_links=2,num_groups=7",
+}
+
+// Every route of DragonflyRouter is a walk along the graph's links from the source
+// to the destination, with at most one link between groups, no channel twice and
+// at most 5 links; a host's route to its router's other hosts takes 2 links.
+func TestDragonflyRoutes(t *testing.T) {
+	for _, spec := range smallDragonflies {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Graph)
+		rt, err := NewRouter(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := rt.(*DragonflyRouter)
+		if !ok {
+			t.Fatalf("%s: NewRouter gave %T", spec, rt)
+		}
+		// channel -> (tail, head) as GraphRouter numbers them
+		var tail, head []int
+		var nb []int
+		for v := range g.Vertices() {
+			for _, w := range g.Neighbors(v, nb[:0]) {
+				tail, head = append(tail, v), append(head, w)
+			}
+		}
+		if r.Channels() != len(tail) {
+			t.Fatalf("%s: %d channels, want %d", spec, r.Channels(), len(tail))
+		}
+		grp := func(v int) int { return (v - g.N()) / r.a }
+		var buf []int32
+		for s := range g.N() {
+			for d := range g.N() {
+				buf = r.Route(s, d, buf[:0])
+				if s == d {
+					if len(buf) != 0 {
+						t.Fatalf("%s: route %d->%d: %v", spec, s, d, buf)
+					}
+					continue
+				}
+				v, globals := s, 0
+				seen := map[int32]bool{}
+				for _, c := range buf {
+					if tail[c] != v || seen[c] {
+						t.Fatalf("%s: route %d->%d %v is not a walk", spec, s, d, buf)
+					}
+					seen[c] = true
+					if tail[c] >= g.N() && head[c] >= g.N() && grp(tail[c]) != grp(head[c]) {
+						globals++
+					}
+					v = head[c]
+				}
+				if v != d || globals > 1 || len(buf) > 5 || (s/r.p == d/r.p && len(buf) != 2) {
+					t.Fatalf("%s: route %d->%d %v ends at %d with %d global links", spec, s, d, buf, v, globals)
+				}
+			}
+		}
+	}
+}
+
+// TestDragonflyLoadMatchesTrace: the all-to-all loads counted per router and group
+// (dragonflyLoad) equal those of tracing every pair's route with the router the
+// replay uses (NewRouter's), on random and consecutive allocations of several
+// small dragonflies.
+func TestDragonflyLoadMatchesTrace(t *testing.T) {
+	pat, err := ParsePattern("all-to-all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, spec := range smallDragonflies {
+		m0, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := NewMachineRouteMeter(m0, pat, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.df == nil {
+			t.Fatalf("%s: not counted per router and group", spec)
+		}
+		n := m0.N()
+		for trial := range 300 {
+			k := 1 + rng.IntN(n)
+			var nodes []int
+			if trial%3 == 0 {
+				start := rng.IntN(n - k + 1)
+				for v := start; v < start+k; v++ {
+					nodes = append(nodes, v)
+				}
+			} else {
+				nodes = rng.Perm(n)[:k]
+			}
+			got, want := m.Measure(trial, nodes), m.enumerate(trial, nodes)
+			if got != want {
+				t.Fatalf("%s, job on %v: %+v, trace %+v", spec, nodes, got, want)
+			}
+		}
+	}
+}
+
+// A graph that only claims to be a dragonfly (another spec, or a dragonfly spec on
+// another graph) gets no DragonflyRouter.
+func TestDragonflyRouterNeedsTheStructure(t *testing.T) {
+	ft, err := topo.ParseMachine("fattree:4,4:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if NewDragonflyRouter(ft.(*topo.Graph)) != nil {
+		t.Fatal("a fat tree taken for a dragonfly")
+	}
+}

@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MetricSet is the groups of summary metrics a replay computes (Spec.Metrics,
+// Config.Metrics). The scheduling and allocation metrics (waits, spans, pairwise
+// distances, ...) are always computed; the static route metrics (message distance,
+// hop-bytes, routes on a link: RouteSummary) cost more than the replay itself on
+// large switched fabrics and can be left out, in which case they are absent from
+// the summary (Summary.RouteSummary nil, no JSON keys), never reported as zeros.
+// The zero value means MetricsAll.
+type MetricSet uint8
+
+const (
+	// MetricsSched are the scheduling and allocation metrics (always computed).
+	MetricsSched MetricSet = 1 << iota
+	// MetricsRoute are the static route metrics of the jobs' pattern.
+	MetricsRoute
+	// MetricsAll are every group: the default.
+	MetricsAll = MetricsSched | MetricsRoute
+)
+
+var metricGroupNames = []struct {
+	set  MetricSet
+	name string
+}{{MetricsSched, "sched"}, {MetricsRoute, "route"}}
+
+// MetricGroupNames lists the names ParseMetrics accepts, besides "all".
+var MetricGroupNames = []string{"sched", "route"}
+
+// ParseMetrics reads a comma-separated list of metric groups ("sched", "route",
+// "all"); "sched" must be among them (it is always computed): "sched" alone leaves
+// out the route metrics.
+func ParseMetrics(s string) (MetricSet, error) {
+	var m MetricSet
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "all" {
+			m |= MetricsAll
+			continue
+		}
+		found := false
+		for _, g := range metricGroupNames {
+			if g.name == f {
+				m |= g.set
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown metric group %q (want a list of sched, route, or all)", f)
+		}
+	}
+	if err := m.check(); err != nil {
+		return 0, err
+	}
+	return m, nil
+}
+
+// check reports a set that is not a valid (non-zero) set.
+func (m MetricSet) check() error {
+	if m&^MetricsAll != 0 {
+		return fmt.Errorf("unknown metric groups %#x", uint8(m&^MetricsAll))
+	}
+	if m&MetricsSched == 0 {
+		return fmt.Errorf("%s: the scheduling metrics (sched) are always computed; list them", m)
+	}
+	return nil
+}
+
+// Or returns the set, MetricsAll for the zero value.
+func (m MetricSet) Or() MetricSet {
+	if m == 0 {
+		return MetricsAll
+	}
+	return m
+}
+
+// Has reports whether the set (the zero value meaning MetricsAll) holds every
+// group of g.
+func (m MetricSet) Has(g MetricSet) bool { return m.Or()&g == g }
+
+// String lists the set's groups, e.g. "sched,route" (the zero value: "all").
+func (m MetricSet) String() string {
+	if m == 0 {
+		return "all"
+	}
+	var names []string
+	for _, g := range metricGroupNames {
+		if m&g.set != 0 {
+			names = append(names, g.name)
+		}
+	}
+	if m&^MetricsAll != 0 {
+		names = append(names, fmt.Sprintf("%#x", uint8(m&^MetricsAll)))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ",")
+}
