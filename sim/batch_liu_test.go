@@ -168,3 +168,12 @@ func TestBatchLiuCommunicationDominates(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchLiuDependentSuitsDBT: §6, "the dependent strategy is more suitable for
+// dynamic BT": at 2 communications per I/O phase d-dbt:1/4 is faster than
+// ind-dbt:1/4. (The other half, "the independent strategy is more suitable for static
+// BT", does not reproduce: d-sbt is faster than ind-sbt too; docs/io.md.)
+func TestBatchLiuDependentSuitsDBT(t *testing.T) {
+	const runs = 100
+	assertFaster(t, "§6 dependent DBT", 2, liuRuns(t, "d-dbt:1/4", 2, runs), liuRuns(t, "ind-dbt:1/4", 2, runs), "d-dbt:1/4", "ind-dbt:1/4")
+}
