@@ -17,8 +17,9 @@
 #   PAIRS="ind-sbt:64-d-sbt:64 d-dbt:1/4-ind-dbt:1/4" scripts/liu.sh bin/procalloc out/liu-ncbt
 # Each seed's JSON is kept in outdir/seed-S.json; a seed whose file exists is not
 # rerun (a configuration missing from some seed is left out of the summary).
-# About 40 CPU seconds per allocator and seed at the defaults (the 16-communication
-# runs are half of it): 17 CPU minutes for the defaults.
+# About 40 CPU seconds per allocator and seed at the defaults on an idle machine (the
+# 16-communication runs are half of it; 68 s were measured at a load of 20): 17 CPU
+# minutes or more for the defaults.
 set -euo pipefail
 bin=${1:-bin/procalloc}
 out=${2:-out/liu}
