@@ -26,19 +26,6 @@ func liuBatch(t testing.TB, machine, spec string, comm, runs int) *Batch {
 		Params: netsim.DefaultParams(), IO: netsim.LiuIOParams(), Runs: runs, Seed: 1}
 }
 
-func TestBatchSmoke(t *testing.T) {
-	for _, spec := range []string{"dbt:1/4", "d-dbt:1/4", "mbs", "plas", "bt", "scbt"} {
-		for _, comm := range []int{0, 4} {
-			b := liuBatch(t, "mesh:16x16:io=left", spec, comm, 20)
-			res, err := b.Run(context.Background())
-			if err != nil {
-				t.Fatalf("%s: %v", spec, err)
-			}
-			t.Logf("%-10s comm %d: mean %.4f s ± %.4f, D %.2f, compact %.2f, waiting %.2f, msgs %.0f", spec, comm, res.MeanCompletion, res.CI95, *res.MeanSquares, *res.SpatiallyCompact, res.MeanWaitingTasks, res.MessagesPerRun)
-		}
-	}
-}
-
 // TestReplayReportsCompactness: every replay on a 2^m x 2^n mesh reports D and
 // spatial compactness (Liu et al. §4); scbt with jobs that never overlap in time
 // (released before the next arrives: a last-in first-out release order) is always
