@@ -84,6 +84,10 @@ type Spec struct {
 	MessagesPerSecond float64
 	CycleSeconds      float64
 	CommSeed          uint64
+	// Engine is Comm's network model: EngineMessage (the zero value and the
+	// default) or EngineFlit, configured by Flit.
+	Engine Engine
+	Flit   FlitOptions
 
 	// SpanOrder and SpanName: the ordering spans are measured on (Config.SpanOrder).
 	SpanOrder []int
@@ -219,6 +223,7 @@ func (s *Spec) Validate() error {
 			add(fieldErr("Comm", strconv.Quote(s.Comm), "the as-run schedule keeps production's run times; it does not take a communication model"))
 		}
 	}
+	s.validateEngine(add)
 	if s.Baseline != nil && s.Baseline.TimeLimit <= 0 {
 		add(fieldErr("Baseline.TimeLimit", s.Baseline.TimeLimit.String(), "must be positive"))
 	}
@@ -332,6 +337,11 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if m.N() > MaxNodes {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
+	if s.Comm != "" && s.Engine == EngineFlit {
+		if _, err := s.flitConfig(m); err != nil {
+			return nil, err
+		}
+	}
 	tr, err := s.ReadTrace()
 	if err != nil {
 		return nil, err
@@ -421,6 +431,13 @@ func (rp *Replay) Config() (Config, error) {
 			return Config{}, fieldErr("Comm", "", "%v", err)
 		}
 		cfg.Comm = &Comm{Pattern: pat, Params: s.Network, MessagesPerSecond: s.MessagesPerSecond, CycleSeconds: s.CycleSeconds, Seed: s.CommSeed}
+		if s.Engine == EngineFlit {
+			fc, err := s.flitConfig(m)
+			if err != nil {
+				return Config{}, err
+			}
+			cfg.Comm.Engine, cfg.Comm.Flit = EngineFlit, fc
+		}
 	}
 	if s.Baseline != nil {
 		grid, ok := m.(*topo.Grid)
