@@ -116,7 +116,7 @@ const commChunk = 1 << 8
 // are cycles; results are converted back to seconds (rounded to the nearest second,
 // the trace's resolution); Runtime stays the trace's, End - Start is the simulated
 // run time.
-func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m *meter, rm *routeMeter) (*Result, error) {
+func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m *meter, rm *routeMeter, tasks *taskOrdering) (*Result, error) {
 	c := cfg.Comm
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 				break
 			}
 			r := &res[i]
-			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
+			if err := startJob(ctx, r, cfg, ties, m, rm, tasks); err != nil {
 				return nil, fmt.Errorf("%w at cycle %d", err, now)
 			}
 			r.Start = now

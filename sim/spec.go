@@ -88,6 +88,10 @@ type Spec struct {
 	// default) or EngineFlit, configured by Flit.
 	Engine Engine
 	Flit   FlitOptions
+	// TaskOrder maps each job's tasks onto its nodes (TaskOrder; the zero value:
+	// the order the allocator returns). TaskOrderRandom is seeded by CommSeed;
+	// a curve:NAME is resolved as Alloc's curves are (Ranking).
+	TaskOrder TaskOrder
 
 	// SpanOrder and SpanName: the ordering spans are measured on (Config.SpanOrder).
 	SpanOrder []int
@@ -224,6 +228,9 @@ func (s *Spec) Validate() error {
 		}
 	}
 	s.validateEngine(add)
+	if _, err := ParseTaskOrder(string(s.TaskOrder)); err != nil {
+		add(fieldErr("TaskOrder", "", "%v", err))
+	}
 	if s.Baseline != nil && s.Baseline.TimeLimit <= 0 {
 		add(fieldErr("Baseline.TimeLimit", s.Baseline.TimeLimit.String(), "must be positive"))
 	}
@@ -342,6 +349,9 @@ func (s *Spec) Prepare() (*Replay, error) {
 			return nil, err
 		}
 	}
+	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, s.Ranking); err != nil {
+		return nil, fieldErr("TaskOrder", strconv.Quote(string(s.TaskOrder)), "%v", err)
+	}
 	tr, err := s.ReadTrace()
 	if err != nil {
 		return nil, err
@@ -421,7 +431,8 @@ func (rp *Replay) Config() (Config, error) {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
-		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone}
+		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, JobDone: s.JobDone,
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: s.Ranking}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}

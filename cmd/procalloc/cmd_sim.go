@@ -33,8 +33,9 @@ type simFlags struct {
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
 	// the network engine of --comm and the flit engine's configuration
-	engine string
-	flit   sim.FlitOptions
+	engine    string
+	flit      sim.FlitOptions
+	taskOrder string
 	fs     *flag.FlagSet
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
 	from, to   string
@@ -78,6 +79,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.IntVar(&f.flit.SwitchDelay, "st-delay", 0, "flit engine: switch traversal stage, cycles (default 1)")
 	fs.IntVar(&f.flit.LinkDelay, "link-delay", 0, "flit engine: router-to-router link latency in cycles (default BookSim2's: 1 on meshes and graphs, 2 on tori)")
 	fs.BoolVar(&f.flit.HopClasses, "hop-classes", false, "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only (deadlock-free with --vcs at least the longest route)")
+	fs.StringVar(&f.taskOrder, "task-order", "returned", "which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)")
 	f.fs = fs
 }
 
@@ -122,7 +124,7 @@ var specFlags = map[string]string{
 	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit", "Alloc": "--alloc",
 	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
 	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
-	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay",
+	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay", "TaskOrder": "--task-order",
 }
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
@@ -211,6 +213,9 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	if f.engine == string(sim.EngineMessage) {
 		s.Engine = ""
 	}
+	if s.TaskOrder = sim.TaskOrder(f.taskOrder); f.taskOrder == "returned" {
+		s.TaskOrder = sim.TaskOrderReturned
+	}
 	// The allocator is checked once the trace has been read, as sim always did: a
 	// malformed trace is reported first.
 	if err := withoutField(s.Validate(), "Alloc"); err != nil {
@@ -243,7 +248,7 @@ func (f *simFlags) setSpec(s sim.Spec) {
 	f.comm, f.pattern = s.Comm, s.Pattern
 	f.msgFlits, f.routerDelay, f.flitBytes = s.Network.MessageFlits, s.Network.RouterDelay, s.Network.FlitBytes
 	f.msgsPerSecond, f.cycleSeconds, f.commSeed = s.MessagesPerSecond, s.CycleSeconds, s.CommSeed
-	f.engine, f.flit = s.Engine.String(), s.Flit
+	f.engine, f.flit, f.taskOrder = s.Engine.String(), s.Flit, s.TaskOrder.String()
 }
 
 // readTrace reads the spec's trace ('-': standard input), says on stderr what the
