@@ -36,7 +36,7 @@ type simFlags struct {
 	engine    string
 	flit      sim.FlitOptions
 	taskOrder string
-	fs     *flag.FlagSet
+	fs        *flag.FlagSet
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
 	from, to   string
 	dropLarger bool
