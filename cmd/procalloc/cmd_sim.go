@@ -325,6 +325,17 @@ takes about 1 s with it and 75 s with flit, and the published replays
 rankings of the two. Both are deterministic for a seed (--comm-seed) and stop within a
 second of Ctrl-C.
 
+--task-order says which of a job's nodes runs which task of the pattern (with --comm,
+and for the static route metrics of --pattern); it never changes the nodes a job gets.
+returned (the default, and what replays did before the flag) keeps the order the
+allocator returns, which differs by allocator: curve order for freelist/ff/bf/sos,
+MC's shells, node index for MC1x1, MM and Gen-Alg. sorted is node index order
+(row-major on a mesh); allocator is the order the allocator collected the nodes in
+(curve order; MC's shells; MC1x1's L-infinity shells and MM's and Gen-Alg's L1
+distance around the center, recovered from the set); curve:NAME ranks them along a
+curve (curve:hilbert) or ranking file; random is a permutation seeded by --comm-seed
+and the job's number. docs/comm.md ("Task order") has what it changes.
+
 One replay is single-threaded: it keeps one core busy (the Go runtime's garbage
 collector may use a little of another). compare --parallel N, batch and sweep -j N
 run N replays at once, so N cores.
@@ -364,6 +375,7 @@ procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map -
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
+procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1997-01-01 --drop-larger --comm n-body --alloc mc --task-order sorted
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
