@@ -207,7 +207,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			// too; Run in pieces simulates the same cycles as one Run.
 			for {
 				to := limit
-				if !eng.Idle() {
+				if len(tagJob) > 0 { // jobs are sending (else the network is idle)
 					to = min(limit, eng.Now()+commChunk)
 				}
 				if err := eng.Run(to); err != nil {
