@@ -109,6 +109,29 @@ func (c FlitConfig) Validate() error {
 	return nil
 }
 
+// CheckMachine is Validate, and whether the engine can run on machine m: a mesh or
+// torus without I/O nodes, a torus with an even number of virtual channels (at least
+// 2, one per dateline class), or a graph.
+func (c FlitConfig) CheckMachine(m topo.Machine) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	switch g := m.(type) {
+	case *topo.Grid:
+		if g.IO() != nil {
+			return fmt.Errorf("flit engine: %s has I/O nodes, which only the message engine models", m.Spec())
+		}
+		if g.Wraps() && (c.VCs < 2 || c.VCs%2 != 0) {
+			return fmt.Errorf("flit engine on torus %s: %d virtual channels; a torus needs an even number, at least 2, "+
+				"for the two dateline classes (one class of virtual channels around a ring deadlocks)", m.Spec(), c.VCs)
+		}
+	case *topo.Graph:
+	default:
+		return fmt.Errorf("flit engine: no model for machine %s", m.Spec())
+	}
+	return nil
+}
+
 // Input virtual channel states (BookSim2's VC::eVCState).
 const (
 	vcIdle uint8 = iota
@@ -287,25 +310,20 @@ type FlitEngine struct {
 	touched               []int32
 
 	flitHops, delivered, hops, injected int64
+	portFlits                           []int64 // flits sent on each global output port (router-to-router ones counted)
+	events                              int64   // events in the wheel
 }
 
 // NewFlitEngine returns an idle flit-level engine at cycle 0 on machine m (a mesh or
 // torus, or a graph whose hosts are the terminals). deliver, if not nil, is called
 // when a packet's tail reaches its destination; it may call Send and Stop.
 func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*FlitEngine, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.CheckMachine(m); err != nil {
 		return nil, err
 	}
 	e := &FlitEngine{cfg: cfg, m: m, spec: m.Spec(), V: int32(cfg.VCs), B: int32(cfg.VCBuffer), deliver: deliver}
 	switch g := m.(type) {
 	case *topo.Grid:
-		if g.IO() != nil {
-			return nil, fmt.Errorf("flit engine: %s has I/O nodes, which only the message engine models", m.Spec())
-		}
-		if g.Wraps() && (cfg.VCs < 2 || cfg.VCs%2 != 0) {
-			return nil, fmt.Errorf("flit engine on torus %s: %d virtual channels; a torus needs an even number, at least 2, "+
-				"for the two dateline classes (one class of virtual channels around a ring deadlocks)", m.Spec(), cfg.VCs)
-		}
 		e.buildGrid(g)
 	case *topo.Graph:
 		r, err := NewGraphRouter(g)
@@ -325,6 +343,7 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 		return nil, fmt.Errorf("flit engine: %s with %d virtual channels of %d flits is too large: %d buffered flits, at most 2^28 (1 GB)", m.Spec(), cfg.VCs, cfg.VCBuffer, int64(nv)*int64(cfg.VCBuffer))
 	}
 	e.buf = make([]int32, nv*cfg.VCBuffer)
+	e.portFlits = make([]int64, np)
 	e.iv = make([]fivc, nv)
 	e.vaAptr = make([]int32, nv)
 	e.vaGptr = make([]int32, nv)
@@ -512,6 +531,8 @@ func (e *FlitEngine) Reset() {
 	e.freePkts = e.freePkts[:0]
 	e.list, e.next = e.list[:0], e.next[:0]
 	e.flitHops, e.delivered, e.hops, e.injected = 0, 0, 0, 0
+	clear(e.portFlits)
+	e.events = 0
 }
 
 // Now is the last cycle simulated.
@@ -551,6 +572,7 @@ func (e *FlitEngine) Idle() bool { return e.inNet == 0 && len(e.active) == 0 }
 func (e *FlitEngine) push(t int64, kind uint64, a, b int32) {
 	w := &e.wheel[t&e.wmask]
 	*w = append(*w, kind<<62|uint64(uint32(a))<<32|uint64(uint32(b)))
+	e.events++
 }
 
 func (e *FlitEngine) listRouter(r int32) {
@@ -564,9 +586,17 @@ func (e *FlitEngine) listRouter(r int32) {
 // Run simulates cycles up to and including limit. It returns ErrDeadlock (wrapped,
 // naming the waiting virtual channels) when flits are in the network but none has
 // moved for a long time.
+//
+// A network with nothing queued, in flight or pending (and no traffic generator)
+// has nothing to do until the next Send: Run then moves Now to limit at once, so
+// that a replay's idle stretches between jobs cost nothing.
 func (e *FlitEngine) Run(limit int64) error {
 	e.stop = false
 	for e.now < limit {
+		if e.inNet == 0 && len(e.active) == 0 && e.events == 0 && len(e.list) == 0 && e.gen == nil {
+			e.now, e.lastMove = limit, limit
+			return nil
+		}
 		t := e.now + 1
 		e.now = t
 		e.cycle(t)
@@ -601,6 +631,7 @@ func (e *FlitEngine) cycle(t int64) {
 			e.ejected(a, x, t)
 		}
 	}
+	e.events -= int64(len(*b))
 	*b = (*b)[:0]
 	if e.gen != nil {
 		e.gen(t)
@@ -1113,6 +1144,7 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 		if d := e.outDown[gop]; d >= 0 {
 			e.push(t+ST+int64(e.outLat[gop])+1, evFlit, d*V+ov, f)
 			e.flitHops++
+			e.portFlits[gop]++
 			if f&2 != 0 {
 				e.pkts[f>>2].hops++
 			}
@@ -1149,11 +1181,17 @@ type FlitStats struct {
 	FlitHops  int64 // router-to-router links crossed by flits
 	Delivered int64 // packets whose tail arrived
 	Hops      int64 // links crossed by the delivered packets (per packet, not per flit)
+	// MaxLinkFlits is the most flits any one router-to-router link has carried.
+	MaxLinkFlits int64
 }
 
 // Stats returns the totals so far.
 func (e *FlitEngine) Stats() FlitStats {
-	return FlitStats{Injected: e.injected, FlitHops: e.flitHops, Delivered: e.delivered, Hops: e.hops}
+	s := FlitStats{Injected: e.injected, FlitHops: e.flitHops, Delivered: e.delivered, Hops: e.hops}
+	for _, n := range e.portFlits {
+		s.MaxLinkFlits = max(s.MaxLinkFlits, n)
+	}
+	return s
 }
 
 // ZeroLoadLatency is the mean latency of a lone packet over all ordered pairs of

@@ -3,6 +3,8 @@ package netsim
 import (
 	"errors"
 	"fmt"
+
+	"github.com/procalloc/procalloc/topo"
 )
 
 // JobStats is what a job's communication did.
@@ -39,7 +41,12 @@ type jobState struct {
 // one processor has nobody to talk to: it sends its messages to itself, one at a
 // time, each taking the S cycles of its ejection channel.
 type Workload struct {
-	eng  *Engine
+	eng  *Engine     // the message engine, or nil
+	flit *FlitEngine // the flit engine, or nil
+	net  Network
+	send func(Message)
+	ends int
+	spec string
 	pat  Pattern
 	seed uint64
 	jobs []jobState
@@ -60,12 +67,64 @@ func NewWorkload(r Router, p Params, pat Pattern, seed uint64, done func(tag int
 	if err != nil {
 		return nil, err
 	}
-	w.eng = eng
+	w.eng, w.net, w.send, w.ends, w.spec = eng, eng, eng.Send, r.Endpoints(), r.Spec()
 	return w, nil
 }
 
-// Engine returns the workload's engine (for Run, Now and Stats).
+// NewFlitWorkload is NewWorkload on the flit engine (NewFlitEngine on machine m with
+// configuration fc): each message is one packet of fc.PacketFlits flits.
+func NewFlitWorkload(m topo.Machine, fc FlitConfig, pat Pattern, seed uint64, done func(tag int, st JobStats)) (*Workload, error) {
+	if pat == nil {
+		return nil, errors.New("netsim: no communication pattern")
+	}
+	w := &Workload{pat: pat, seed: seed, done: done}
+	eng, err := NewFlitEngine(m, fc, w.delivered)
+	if err != nil {
+		return nil, err
+	}
+	// Start has checked the endpoints: Send cannot fail.
+	w.flit, w.net, w.send, w.ends, w.spec = eng, eng, func(m Message) { _ = eng.Send(m) }, eng.nterm, m.Spec()
+	return w, nil
+}
+
+// Network is what a Workload runs on, the message engine (*Engine) or the flit
+// engine (*FlitEngine): Run simulates up to a cycle (returning early when a job has
+// finished), Now is the current cycle, Idle reports an empty network.
+type Network interface {
+	Run(limit int64) error
+	Now() int64
+	Idle() bool
+	Stop()
+}
+
+// Network returns the engine the workload runs on.
+func (w *Workload) Network() Network { return w.net }
+
+// Engine returns the workload's message engine (for Run, Now and Stats); nil on
+// the flit engine (Flit).
 func (w *Workload) Engine() *Engine { return w.eng }
+
+// Flit returns the workload's flit engine; nil on the message engine.
+func (w *Workload) Flit() *FlitEngine { return w.flit }
+
+// WorkloadStats are a workload's network totals, from either engine.
+type WorkloadStats struct {
+	Delivered int64 // messages arrived
+	Hops      int64 // links crossed by them
+	// MaxLinkMessages is the most messages any one router-to-router link carried
+	// (the flit engine: its flits over the message length, rounded down).
+	MaxLinkMessages int64
+}
+
+// Stats returns the network's totals so far.
+func (w *Workload) Stats() WorkloadStats {
+	if w.flit != nil {
+		st := w.flit.Stats()
+		return WorkloadStats{Delivered: st.Delivered, Hops: st.Hops, MaxLinkMessages: st.MaxLinkFlits / int64(w.flit.cfg.PacketFlits)}
+	}
+	st := w.eng.Stats()
+	return WorkloadStats{Delivered: st.Delivered, Hops: st.Hops, MaxLinkMessages: st.MaxChannelMessages}
+}
 
 // Start begins a job at the engine's current time: id identifies it (and seeds its
 // random choices), nodes are its processors in allocation order, quota its number of
@@ -78,7 +137,7 @@ func (w *Workload) Start(id int, nodes []int, quota int64) (int, error) {
 	if quota < 0 {
 		return 0, fmt.Errorf("job %d: negative message quota %d", id, quota)
 	}
-	n := w.eng.r.Endpoints()
+	n := w.ends
 	var tag int32
 	if k := len(w.free); k > 0 {
 		tag = w.free[k-1]
@@ -93,11 +152,11 @@ func (w *Workload) Start(id int, nodes []int, quota int64) (int, error) {
 		if v < 0 || v >= n {
 			w.free = append(w.free, tag)
 			j.live = false
-			return 0, fmt.Errorf("job %d: node %d is not an endpoint of %s", id, v, w.eng.r.Spec())
+			return 0, fmt.Errorf("job %d: node %d is not an endpoint of %s", id, v, w.spec)
 		}
 		j.nodes = append(j.nodes, int32(v))
 	}
-	j.stats.End = w.eng.Now()
+	j.stats.End = w.net.Now()
 	if quota == 0 {
 		w.finish(tag)
 		return int(tag), nil
@@ -111,7 +170,7 @@ func (w *Workload) startPhase(tag int32) {
 	p := len(j.nodes)
 	var sent int64
 	if p == 1 {
-		w.eng.Send(Message{Src: j.nodes[0], Dst: j.nodes[0], Tag: tag})
+		w.send(Message{Src: j.nodes[0], Dst: j.nodes[0], Tag: tag})
 		sent = 1
 	} else {
 		limit := j.quota
@@ -121,7 +180,7 @@ func (w *Workload) startPhase(tag int32) {
 				return false
 			}
 			sent++
-			w.eng.Send(Message{Src: nodes[s], Dst: nodes[d], Tag: tag})
+			w.send(Message{Src: nodes[s], Dst: nodes[d], Tag: tag})
 			return true
 		})
 		j = &w.jobs[tag]
@@ -149,7 +208,7 @@ func (w *Workload) delivered(d *Delivery) {
 		return
 	}
 	w.finish(d.Tag)
-	w.eng.Stop()
+	w.net.Stop()
 }
 
 func (w *Workload) finish(tag int32) {

@@ -24,6 +24,11 @@ type Comm struct {
 	CycleSeconds float64
 	// Seed seeds the random pattern's choices (with each job's number).
 	Seed uint64
+	// Engine is the network model: EngineMessage (the zero value) runs Params on
+	// netsim.Engine; EngineFlit runs Flit on netsim.FlitEngine (Params then gives
+	// only FlitBytes, for hop-bytes; Flit.PacketFlits is the message length).
+	Engine Engine
+	Flit   netsim.FlitConfig
 }
 
 // DefaultCycleSeconds is the default cycle length. With the default parameters it
@@ -49,6 +54,23 @@ type CommSummary struct {
 	// MaxLinkLoad is MaxLinkMessages x S flits over the replay's length in cycles:
 	// the busiest link's utilisation.
 	MaxLinkLoad float64 `json:"max_link_load"`
+	// Engine is "flit" with the flit engine, whose configuration Flit gives
+	// (RouterDelay is then 0); both are absent with the message engine.
+	Engine string       `json:"engine,omitempty"`
+	Flit   *FlitSummary `json:"flit,omitempty"`
+}
+
+// FlitSummary is the flit engine's configuration in a replay's summary.
+type FlitSummary struct {
+	VCs              int   `json:"vcs"`
+	VCBuffer         int   `json:"vc_buffer_flits"`
+	RoutingDelay     int   `json:"routing_delay"`
+	VCAllocDelay     int   `json:"vc_alloc_delay"`
+	SwitchAllocDelay int   `json:"sw_alloc_delay"`
+	SwitchDelay      int   `json:"st_delay"`
+	LinkDelay        int   `json:"link_delay"`
+	HopClasses       bool  `json:"hop_classes,omitempty"`
+	FlitHops         int64 `json:"flit_hops"`
 }
 
 // The ranges Comm accepts: beyond them a job's message count or a time in cycles
@@ -66,6 +88,15 @@ func (c *Comm) validate() error {
 	if err := c.Params.Validate(); err != nil {
 		return fmt.Errorf("communication: %w", err)
 	}
+	switch c.Engine {
+	case "", EngineMessage:
+	case EngineFlit:
+		if err := c.Flit.Validate(); err != nil {
+			return fmt.Errorf("communication: %w", err)
+		}
+	default:
+		return fmt.Errorf("communication: engine %q: want message or flit", c.Engine)
+	}
 	if !(c.MessagesPerSecond > 0) || c.MessagesPerSecond > MaxMessagesPerSecond {
 		return fmt.Errorf("communication: %v messages per second: must be positive and at most %g", c.MessagesPerSecond, MaxMessagesPerSecond)
 	}
@@ -75,13 +106,17 @@ func (c *Comm) validate() error {
 	return nil
 }
 
+// commChunk is how many cycles runComm lets a busy network run between looks at
+// the context: some milliseconds of the flit engine on a fully loaded 16x16 mesh.
+const commChunk = 1 << 8
+
 // runComm is Run with communication: job ends come from the network model. The
 // event order is Run's: at each time, departures (jobs whose last message arrived in
 // that cycle), then arrivals, then the scheduler starts what it can. Times inside
 // are cycles; results are converted back to seconds (rounded to the nearest second,
 // the trace's resolution); Runtime stays the trace's, End - Start is the simulated
 // run time.
-func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m *meter, rm *routeMeter) (*Result, error) {
+func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m *meter, rm *routeMeter, tasks *taskOrdering) (*Result, error) {
 	c := cfg.Comm
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -109,31 +144,42 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			return nil, err
 		}
 	}
-	router, err := netsim.NewRouter(cfg.Machine)
-	if err != nil {
-		return nil, err
-	}
 	finished := []int{}
 	tagJob := map[int]int{}
 	var latency int64
-	wl, err := netsim.NewWorkload(router, c.Params, c.Pattern, c.Seed, func(tag int, st netsim.JobStats) {
+	msgFlits := c.Params.MessageFlits
+	if c.Engine == EngineFlit {
+		msgFlits = int64(c.Flit.PacketFlits)
+	}
+	jobDone := func(tag int, st netsim.JobStats) {
 		i := tagJob[tag]
 		delete(tagJob, tag)
 		r := &res[i]
 		r.End = st.End
 		r.Messages = st.Messages
 		r.MessageHops = st.Hops
-		r.HopBytes = st.Hops * c.Params.MessageFlits * c.Params.FlitBytes
+		r.HopBytes = st.Hops * msgFlits * c.Params.FlitBytes
 		if st.Messages > 0 {
 			r.MessageDistance = float64(st.Hops) / float64(st.Messages)
 		}
 		latency += st.Latency
 		finished = append(finished, i)
-	})
+	}
+	var wl *netsim.Workload
+	var err error
+	if c.Engine == EngineFlit {
+		wl, err = netsim.NewFlitWorkload(cfg.Machine, c.Flit, c.Pattern, c.Seed, jobDone)
+	} else {
+		var router netsim.Router
+		if router, err = netsim.NewRouter(cfg.Machine); err != nil {
+			return nil, err
+		}
+		wl, err = netsim.NewWorkload(router, c.Params, c.Pattern, c.Seed, jobDone)
+	}
 	if err != nil {
 		return nil, err
 	}
-	eng := wl.Engine()
+	eng := wl.Network()
 	em := newJobEmitter(&jobTable{recs: res}, len(res), cfg, nil, true) // times are in cycles until the end
 	ties := tieReporter(cfg)
 	running := &runSet{}
@@ -157,8 +203,22 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			if len(tagJob) == 0 && limit == math.MaxInt64 {
 				return nil, fmt.Errorf("sim: internal error: %d jobs queued with nothing running", len(res)-done)
 			}
-			if err := eng.Run(limit); err != nil {
-				return nil, fmt.Errorf("at cycle %d: %w", eng.Now(), err)
+			// In chunks, so that Ctrl-C is seen within a second on the flit engine
+			// too; Run in pieces simulates the same cycles as one Run.
+			for {
+				to := limit
+				if len(tagJob) > 0 { // jobs are sending (else the network is idle)
+					to = min(limit, eng.Now()+commChunk)
+				}
+				if err := eng.Run(to); err != nil {
+					return nil, fmt.Errorf("at cycle %d: %w", eng.Now(), err)
+				}
+				if len(finished) > 0 || eng.Now() >= limit {
+					break
+				}
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 			}
 		}
 		now := eng.Now()
@@ -186,7 +246,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 				break
 			}
 			r := &res[i]
-			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
+			if err := startJob(ctx, r, cfg, ties, m, rm, tasks); err != nil {
 				return nil, fmt.Errorf("%w at cycle %d", err, now)
 			}
 			r.Start = now
@@ -228,14 +288,20 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 		return nil, err
 	}
 	out := summarize(res, cfg, ties)
-	st := eng.Stats()
-	cs := &CommSummary{Pattern: c.Pattern.Name(), MessageFlits: c.Params.MessageFlits, RouterDelay: c.Params.RouterDelay,
-		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Messages: st.Delivered, MaxLinkMessages: st.MaxChannelMessages}
+	st := wl.Stats()
+	cs := &CommSummary{Pattern: c.Pattern.Name(), MessageFlits: msgFlits, RouterDelay: c.Params.RouterDelay,
+		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Messages: st.Delivered, MaxLinkMessages: st.MaxLinkMessages}
 	if st.Delivered > 0 {
 		cs.MeanLatency = float64(latency) / float64(st.Delivered)
 	}
 	if last > first {
-		cs.MaxLinkLoad = float64(st.MaxChannelMessages*c.Params.MessageFlits) / float64(last-first)
+		cs.MaxLinkLoad = float64(st.MaxLinkMessages*msgFlits) / float64(last-first)
+	}
+	if f := wl.Flit(); f != nil {
+		fc := f.Config()
+		cs.RouterDelay, cs.Engine = 0, string(EngineFlit)
+		cs.Flit = &FlitSummary{VCs: fc.VCs, VCBuffer: fc.VCBuffer, RoutingDelay: fc.RoutingDelay, VCAllocDelay: fc.VCAllocDelay,
+			SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses, FlitHops: f.Stats().FlitHops}
 	}
 	out.Comm = cs
 	return out, nil

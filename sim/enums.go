@@ -91,3 +91,41 @@ func ParseCompat(s string) (Compat, error) {
 // CompatName is the name of a compat mode as summaries report it: "default" for
 // procalloc's own conventions.
 func CompatName(c Compat) string { return c.String() }
+
+// Engine names the network model of a replay with communication (Spec.Comm). The
+// zero value is EngineMessage.
+type Engine string
+
+// The network models (docs/comm.md).
+const (
+	// EngineMessage is the message-level wormhole model (netsim.Engine): a message
+	// holds its whole path, no virtual channels or buffers. It is the replays'
+	// default: about ten times faster per hop than the flit engine, and the model
+	// the published replays (docs/comm-bunde2004.md) were run and pinned with.
+	EngineMessage Engine = "message"
+	// EngineFlit is the flit-level model of BookSim2's input-queued virtual-channel
+	// router (netsim.FlitEngine), validated against BookSim2 in docs/comm.md.
+	EngineFlit Engine = "flit"
+)
+
+// Engines lists the network models, in the order help texts name them.
+var Engines = []Engine{EngineMessage, EngineFlit}
+
+// String returns the engine's name; the zero value is "message".
+func (e Engine) String() string {
+	if e == "" {
+		return string(EngineMessage)
+	}
+	return string(e)
+}
+
+// ParseEngine reads a network model's name ("" is EngineMessage).
+func ParseEngine(s string) (Engine, error) {
+	switch Engine(s) {
+	case "", EngineMessage:
+		return EngineMessage, nil
+	case EngineFlit:
+		return EngineFlit, nil
+	}
+	return "", fmt.Errorf("%q: want message or flit", s)
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -45,6 +46,13 @@ type Config struct {
 	SpanName  string
 	// Baseline, when set, solves every decision exactly for comparison (Baseline).
 	Baseline *Baseline
+	// TaskOrder maps each job's tasks onto its nodes (TaskOrder; the zero value
+	// keeps the order the allocator returns); TaskSeed seeds TaskOrderRandom, and
+	// TaskRanking resolves a curve:NAME that is not a built-in curve (nil: built-in
+	// curves only).
+	TaskOrder   TaskOrder
+	TaskSeed    uint64
+	TaskRanking func(name string, m topo.Machine) (curves.Order, error)
 	// Progress, when set, is called now and then with the jobs finished so far.
 	Progress func(done, total int)
 	// DropNodes forgets each job's node list (JobResult.Nodes) when the job ends
@@ -499,11 +507,15 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, err
 	}
 	m.bl = bl
+	tasks, err := newTaskOrdering(cfg.TaskOrder, cfg.Machine, cfg.TaskSeed, cfg.TaskRanking)
+	if err != nil {
+		return nil, fmt.Errorf("task order %s: %w", cfg.TaskOrder, err)
+	}
 	if cfg.Comm != nil {
 		if cfg.Sched == "as-run" {
 			return nil, errors.New("sim: the as-run schedule keeps production's run times; it does not take a communication model")
 		}
-		return runComm(ctx, tab.recs, cfg, sch, m, rm)
+		return runComm(ctx, tab.recs, cfg, sch, m, rm, tasks)
 	}
 
 	q := &eventQueue{}
@@ -592,7 +604,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				break
 			}
 			r := tab.at(i)
-			if err := startJob(ctx, r, cfg, ties, m, rm); err != nil {
+			if err := startJob(ctx, r, cfg, ties, m, rm, tasks); err != nil {
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
@@ -628,7 +640,7 @@ func tieReporter(cfg Config) alloc.TieReporter {
 }
 
 // startJob allocates r's nodes and measures the allocation.
-func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter) error {
+func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter, tasks *taskOrdering) error {
 	var nodes []int
 	var err error
 	if p, ok := cfg.Alloc.(alloc.Placer); ok {
@@ -641,6 +653,9 @@ func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieRepor
 	}
 	if len(nodes) != r.Procs {
 		return fmt.Errorf("allocator %s gave job %d %d nodes, want %d", cfg.Alloc.Name(), r.ID, len(nodes), r.Procs)
+	}
+	if nodes, err = tasks.apply(cfg.Alloc, r.ID, nodes); err != nil {
+		return fmt.Errorf("job %d: %w", r.ID, err)
 	}
 	r.Nodes = nodes
 	if ties != nil {

@@ -92,6 +92,14 @@ type Spec struct {
 	MessagesPerSecond float64
 	CycleSeconds      float64
 	CommSeed          uint64
+	// Engine is Comm's network model: EngineMessage (the zero value and the
+	// default) or EngineFlit, configured by Flit.
+	Engine Engine
+	Flit   FlitOptions
+	// TaskOrder maps each job's tasks onto its nodes (TaskOrder; the zero value:
+	// the order the allocator returns). TaskOrderRandom is seeded by CommSeed;
+	// a curve:NAME is resolved as Alloc's curves are (Ranking).
+	TaskOrder TaskOrder
 
 	// SpanOrder and SpanName: the ordering spans are measured on (Config.SpanOrder).
 	SpanOrder []int
@@ -236,6 +244,10 @@ func (s *Spec) Validate() error {
 			add(fieldErr("Comm", strconv.Quote(s.Comm), "the as-run schedule keeps production's run times; it does not take a communication model"))
 		}
 	}
+	s.validateEngine(add)
+	if _, err := ParseTaskOrder(string(s.TaskOrder)); err != nil {
+		add(fieldErr("TaskOrder", "", "%v", err))
+	}
 	if s.Baseline != nil && s.Baseline.TimeLimit <= 0 {
 		add(fieldErr("Baseline.TimeLimit", s.Baseline.TimeLimit.String(), "must be positive"))
 	}
@@ -375,6 +387,14 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if m.N() > MaxNodes {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
+	if s.Comm != "" && s.Engine == EngineFlit {
+		if _, err := s.flitConfig(m); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, s.Ranking); err != nil {
+		return nil, fieldErr("TaskOrder", strconv.Quote(string(s.TaskOrder)), "%v", err)
+	}
 	tr, err := s.ReadTrace()
 	if err != nil {
 		return nil, err
@@ -465,7 +485,8 @@ func (rp *Replay) Config() (Config, error) {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
-		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics}
+		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: s.Ranking}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}
@@ -475,6 +496,13 @@ func (rp *Replay) Config() (Config, error) {
 			return Config{}, fieldErr("Comm", "", "%v", err)
 		}
 		cfg.Comm = &Comm{Pattern: pat, Params: s.Network, MessagesPerSecond: s.MessagesPerSecond, CycleSeconds: s.CycleSeconds, Seed: s.CommSeed}
+		if s.Engine == EngineFlit {
+			fc, err := s.flitConfig(m)
+			if err != nil {
+				return Config{}, err
+			}
+			cfg.Comm.Engine, cfg.Comm.Flit = EngineFlit, fc
+		}
 	}
 	if s.Baseline != nil {
 		grid, ok := m.(*topo.Grid)

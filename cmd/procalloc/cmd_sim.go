@@ -33,6 +33,11 @@ type simFlags struct {
 	msgFlits, routerDelay, flitBytes int64
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
+	// the network engine of --comm and the flit engine's configuration
+	engine    string
+	flit      sim.FlitOptions
+	taskOrder string
+	fs        *flag.FlagSet
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
 	from, to   string
 	dropLarger bool
@@ -67,6 +72,48 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)")
 	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm; at most 1e6)")
 	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
+	fs.StringVar(&f.engine, "engine", "message", "network model of --comm: message (message-level wormhole, the default: about 10 times faster) or flit (BookSim2's virtual-channel router, docs/comm.md)")
+	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs an even number >= 2)")
+	fs.IntVar(&f.flit.VCBuffer, "vc-buffer", 0, "flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
+	fs.IntVar(&f.flit.RoutingDelay, "routing-delay", 0, "flit engine: routing stage, cycles (default 1)")
+	fs.IntVar(&f.flit.VCAllocDelay, "vc-alloc-delay", 0, "flit engine: virtual-channel allocation stage, cycles (default 1)")
+	fs.IntVar(&f.flit.SwitchAllocDelay, "sw-alloc-delay", 0, "flit engine: switch allocation stage, cycles (default 1)")
+	fs.IntVar(&f.flit.SwitchDelay, "st-delay", 0, "flit engine: switch traversal stage, cycles (default 1)")
+	fs.IntVar(&f.flit.LinkDelay, "link-delay", 0, "flit engine: router-to-router link latency in cycles (default BookSim2's: 1 on meshes and graphs, 2 on tori)")
+	fs.BoolVar(&f.flit.HopClasses, "hop-classes", false, "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only (deadlock-free with --vcs at least the longest route)")
+	fs.StringVar(&f.taskOrder, "task-order", "returned", "which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)")
+	f.fs = fs
+}
+
+// simFlitFlags are the flags of the flit engine's configuration (sim.FlitOptions).
+var simFlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
+
+// checkEngineFlags refuses a flit flag set to 0 or less (0 is the library's
+// "default", which the command line spells by leaving the flag out), a flit flag
+// without --engine flit and --router-delay with it.
+func (f *simFlags) checkEngineFlags() error {
+	if f.fs == nil {
+		return nil
+	}
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for _, name := range simFlitFlags {
+		if !set[name] {
+			continue
+		}
+		if f.engine != string(sim.EngineFlit) {
+			return usagef("--%s configures the flit engine: add --engine flit", name)
+		}
+		if fl := f.fs.Lookup(name); name != "hop-classes" {
+			if v, _ := strconv.Atoi(fl.Value.String()); v < 1 {
+				return usagef("--%s %s: must be at least 1", name, fl.Value.String())
+			}
+		}
+	}
+	if f.engine == string(sim.EngineFlit) && set["router-delay"] {
+		return usagef("--router-delay is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay")
+	}
+	return nil
 }
 
 // specFlags names the flag of each sim.Spec field, for the messages of
@@ -77,6 +124,9 @@ var specFlags = map[string]string{
 	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
 	"Pattern": "--pattern", "Metrics": "--metrics", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
 	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit", "Alloc": "--alloc",
+	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
+	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
+	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay", "TaskOrder": "--task-order",
 }
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
@@ -163,6 +213,16 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	s.Metrics = ms
 	s.Network = netsim.Params{MessageFlits: f.msgFlits, RouterDelay: f.routerDelay, FlitBytes: f.flitBytes}
 	s.MessagesPerSecond, s.CycleSeconds, s.CommSeed = f.msgsPerSecond, f.cycleSeconds, f.commSeed
+	if err := f.checkEngineFlags(); err != nil {
+		return s, err
+	}
+	s.Engine, s.Flit = sim.Engine(f.engine), f.flit
+	if f.engine == string(sim.EngineMessage) {
+		s.Engine = ""
+	}
+	if s.TaskOrder = sim.TaskOrder(f.taskOrder); f.taskOrder == "returned" {
+		s.TaskOrder = sim.TaskOrderReturned
+	}
 	// The allocator is checked once the trace has been read, as sim always did: a
 	// malformed trace is reported first.
 	if err := withoutField(s.Validate(), "Alloc"); err != nil {
@@ -195,6 +255,7 @@ func (f *simFlags) setSpec(s sim.Spec) {
 	f.comm, f.pattern, f.metrics = s.Comm, s.Pattern, s.Metrics.Or().String()
 	f.msgFlits, f.routerDelay, f.flitBytes = s.Network.MessageFlits, s.Network.RouterDelay, s.Network.FlitBytes
 	f.msgsPerSecond, f.cycleSeconds, f.commSeed = s.MessagesPerSecond, s.CycleSeconds, s.CommSeed
+	f.engine, f.flit, f.taskOrder = s.Engine.String(), s.Flit, s.TaskOrder.String()
 }
 
 // readTrace reads the spec's trace ('-': standard input), says on stderr what the
@@ -254,6 +315,35 @@ did: the replay is then production itself. Other allocators under --sched as-run
 on production's schedule too (as many nodes are busy at every moment), so that only the
 placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores them.
 
+--comm PATTERN lets communication decide run times (Bunde et al. 2004 §3.2): each job
+sends --msgs-per-second messages of --msg-flits flits per second of its trace run time
+in PATTERN over the network, shared with the other running jobs, and ends when the last
+has arrived; --cycle-seconds converts network cycles to trace seconds. --engine picks
+the network model. message (the default) is the message-level wormhole model: a
+message holds its whole path, --router-delay cycles per hop, no virtual channels or
+buffers. flit is the flit-level model of BookSim2's input-queued router that "procalloc
+netsim" validates against BookSim2 (docs/comm.md): --vcs virtual channels per port
+(default 1 on a mesh, 2 on a torus, which needs an even number), --vc-buffer flits per
+virtual channel (default 8; at least the credit round trip), router stages of
+--routing-delay, --vc-alloc-delay, --sw-alloc-delay and --st-delay cycles (1 each) and
+links of --link-delay cycles (1 on a mesh, 2 on a torus). message stays the default
+because it is far faster: on the SDSC Paragon log (16x16, n-body, two weeks) a replay
+takes about 1 s with it and 75 s with flit, and the published replays
+(docs/comm-bunde2004.md) are pinned with it; docs/comm.md compares the allocator
+rankings of the two. Both are deterministic for a seed (--comm-seed) and stop within a
+second of Ctrl-C.
+
+--task-order says which of a job's nodes runs which task of the pattern (with --comm,
+and for the static route metrics of --pattern); it never changes the nodes a job gets.
+returned (the default, and what replays did before the flag) keeps the order the
+allocator returns, which differs by allocator: curve order for freelist/ff/bf/sos,
+MC's shells, node index for MC1x1, MM and Gen-Alg. sorted is node index order
+(row-major on a mesh); allocator is the order the allocator collected the nodes in
+(curve order; MC's shells; MC1x1's L-infinity shells and MM's and Gen-Alg's L1
+distance around the center, recovered from the set); curve:NAME ranks them along a
+curve (curve:hilbert) or ranking file; random is a permutation seeded by --comm-seed
+and the job's number. docs/comm.md ("Task order") has what it changes.
+
 One replay is single-threaded: it keeps one core busy (the Go runtime's garbage
 collector may use a little of another). compare --parallel N, batch and sweep -j N
 run N replays at once, so N cores.
@@ -294,6 +384,8 @@ procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
+procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
+procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1997-01-01 --drop-larger --comm n-body --alloc mc --task-order sorted
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -400,6 +492,10 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
 		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
 		t.row("busiest link: messages, load", fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad))
+		if f := c.Flit; f != nil {
+			t.row("network engine", fmt.Sprintf("flit: %d VCs x %d flits, stages %d/%d/%d/%d, links %d, %d flit-hops",
+				f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay, f.FlitHops))
+		}
 	}
 	if s.MeanRatioToOptimal != nil {
 		t.row("mean ratio to optimal (proven)", fmt.Sprintf("%.4f", *s.MeanRatioToOptimal))

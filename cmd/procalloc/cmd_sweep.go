@@ -68,11 +68,12 @@ func init() {
   contract: [1, 0.8, 0.6, 0.4, 0.2]  # load factors (sim --contract); default [1]
   patterns: [all-to-all, n-body]   # sim --comm; "none" replays without; default [none]
   seeds: [1]                       # sim --seed and --comm-seed; default [1]
-  flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags
+  engines: [message, flit]         # sim --engine (with patterns); default [message]
+  flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags, e.g. --vcs 2
 
 JSON with the same keys works too. An unknown key is an error naming it and its line.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
-patterns, seeds, then allocators innermost. Each item is the replay "procalloc sim"
+patterns, seeds, engines, then allocators innermost. Each item is the replay "procalloc sim"
 runs with the same flags (the library's, in this process); all cores are used (-j).
 
 SPEC may be - to read the sweep file from standard input: relative trace paths are

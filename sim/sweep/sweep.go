@@ -50,6 +50,10 @@ type Spec struct {
 	// communication. Default [none].
 	Patterns []string `yaml:"patterns" json:"patterns"`
 	Seeds    []uint64 `yaml:"seeds" json:"seeds"` // sim --seed and --comm-seed, default [1]
+	// Engines are the network models of the patterns (sim --engine): message or
+	// flit. Default [message]. The flit engine's configuration (--vcs, --vc-buffer,
+	// ...) goes in Flags.
+	Engines []sim.Engine `yaml:"engines" json:"engines"`
 	// Flags are further sim flags given to every item, e.g. ["--from", "1996-10-01",
 	// "--drop-larger"].
 	Flags []string `yaml:"flags" json:"flags"`
@@ -58,7 +62,7 @@ type Spec struct {
 }
 
 // keys lists the keys a sweep file may have, for the unknown-key message.
-var keys = []string{"name", "traces", "machines", "allocators", "schedulers", "contract", "patterns", "seeds", "flags"}
+var keys = []string{"name", "traces", "machines", "allocators", "schedulers", "contract", "patterns", "seeds", "engines", "flags"}
 
 // Caps on what a sweep reads, so that a wrong or endless input (/dev/zero, a
 // gigabyte file given by mistake, a short file whose lists multiply to billions of
@@ -152,6 +156,20 @@ func Parse(data []byte, name string) (*Spec, error) {
 	if len(s.Seeds) == 0 {
 		s.Seeds = []uint64{1}
 	}
+	if len(s.Engines) == 0 {
+		s.Engines = []sim.Engine{sim.EngineMessage}
+	}
+	for i, e := range s.Engines {
+		if _, err := sim.ParseEngine(string(e)); err != nil || e == "" {
+			return nil, fmt.Errorf("sweep file: engines: entry %d %q: want message or flit", i+1, string(e))
+		}
+		if j := slices.Index(s.Engines, e); j != i {
+			return nil, fmt.Errorf("sweep file: engines: %q is listed twice (entries %d and %d): each value once, else two items are the same replay", string(e), j+1, i+1)
+		}
+	}
+	if slices.Contains(s.Engines, sim.EngineFlit) && slices.Contains(s.Patterns, "none") {
+		return nil, errors.New("sweep file: engines: flit runs the messages of a pattern; patterns lists none (a replay without communication has no network engine)")
+	}
 	// Names, list entries and flags end up on command lines, in --list's
 	// tab-separated lines and in sbatch scripts: a newline there would start a new
 	// line (in a script, a new command).
@@ -223,15 +241,19 @@ func printable(field, v string) error {
 // Count is the number of items of the sweep, the product of its lists' lengths,
 // computed without overflow; it is an error above MaxItems, naming the lists.
 func (s *Spec) Count() (int, error) {
-	lens := []int{len(s.Traces), len(s.Machines), len(s.Schedulers), len(s.Contract), len(s.Patterns), len(s.Seeds), len(s.Allocators)}
+	lens := []int{len(s.Traces), len(s.Machines), len(s.Schedulers), len(s.Contract), len(s.Patterns), len(s.Seeds), len(s.Allocators), max(1, len(s.Engines))}
 	n := 1
 	for _, l := range lens {
 		if l == 0 {
 			return 0, nil
 		}
 		if n > MaxItems/l {
-			return 0, fmt.Errorf("%d traces x %d machines x %d schedulers x %d load factors x %d patterns x %d seeds x %d allocators is more than %d items, the most a sweep may have: split it into several sweep files",
-				lens[0], lens[1], lens[2], lens[3], lens[4], lens[5], lens[6], MaxItems)
+			engines := ""
+			if lens[7] > 1 {
+				engines = fmt.Sprintf(" x %d engines", lens[7])
+			}
+			return 0, fmt.Errorf("%d traces x %d machines x %d schedulers x %d load factors x %d patterns x %d seeds x %d allocators%s is more than %d items, the most a sweep may have: split it into several sweep files",
+				lens[0], lens[1], lens[2], lens[3], lens[4], lens[5], lens[6], engines, MaxItems)
 		}
 		n *= l
 	}
@@ -280,7 +302,10 @@ type Params struct {
 	Contract float64   `json:"contract"`
 	Pattern  string    `json:"pattern"`
 	Seed     uint64    `json:"seed"`
-	Flags    []string  `json:"flags,omitempty"`
+	// Engine is "flit" for the flit engine; "" (left out of the key, so that the
+	// keys of sweeps written before engines existed stay valid) is the message engine.
+	Engine sim.Engine `json:"engine,omitempty"`
+	Flags  []string   `json:"flags,omitempty"`
 }
 
 // Item is one replay of the sweep.
@@ -291,7 +316,7 @@ type Item struct {
 }
 
 // Items expands the sweep in its fixed order: traces, then machines, schedulers,
-// load factors, patterns, seeds, and allocators innermost, so that the allocators
+// load factors, patterns, seeds, engines, and allocators innermost, so that the allocators
 // compared on one configuration are neighbours (and land in different shards).
 //
 // The spec must be one Parse accepted (at most MaxItems items); a Spec built by
@@ -302,15 +327,24 @@ func (s *Spec) Items() []Item {
 		return nil
 	}
 	out := make([]Item, 0, n)
+	engines := s.Engines
+	if len(engines) == 0 {
+		engines = []sim.Engine{sim.EngineMessage}
+	}
 	for _, t := range s.Traces {
 		for _, m := range s.Machines {
 			for _, sc := range s.Schedulers {
 				for _, c := range s.Contract {
 					for _, p := range s.Patterns {
 						for _, seed := range s.Seeds {
-							for _, a := range s.Allocators {
-								pr := Params{Trace: t, Machine: m, Alloc: a, Sched: sc, Contract: c, Pattern: p, Seed: seed, Flags: s.Flags}
-								out = append(out, Item{Index: len(out), Key: pr.Key(), Params: pr})
+							for _, eng := range engines {
+								if eng == sim.EngineMessage {
+									eng = ""
+								}
+								for _, a := range s.Allocators {
+									pr := Params{Trace: t, Machine: m, Alloc: a, Sched: sc, Contract: c, Pattern: p, Seed: seed, Engine: eng, Flags: s.Flags}
+									out = append(out, Item{Index: len(out), Key: pr.Key(), Params: pr})
+								}
 							}
 						}
 					}
@@ -337,6 +371,9 @@ func (p Params) Args(dir string) []string {
 	if p.Pattern != "none" {
 		args = append(args, "--comm", p.Pattern)
 	}
+	if p.Engine != "" {
+		args = append(args, "--engine", string(p.Engine))
+	}
 	return append(args, p.Flags...)
 }
 
@@ -356,6 +393,7 @@ func (p Params) Spec(dir string) sim.Spec {
 	if p.Pattern != "none" {
 		s.Comm = p.Pattern
 	}
+	s.Engine = p.Engine
 	return s
 }
 

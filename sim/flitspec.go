@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// FlitOptions configure the flit engine of a replay (Spec.Engine = EngineFlit).
+// A zero field takes netsim.DefaultFlitConfig's value for the machine (BookSim2's
+// defaults: one virtual channel on a mesh or graph and two, one per dateline class,
+// on a torus; 8-flit buffers; one cycle per router stage; links of one cycle, two on
+// a torus); negative values are errors. The packet length is the message length
+// (Spec.Network.MessageFlits), and the torus tie-breaking seed is Spec.CommSeed.
+type FlitOptions struct {
+	// VCs is the number of virtual channels per port (a torus needs an even
+	// number, at least 2).
+	VCs int
+	// VCBuffer is each virtual channel's buffer in flits (at least the credit
+	// round trip, netsim.FlitConfig.MinVCBuffer: 5 with the default delays on a
+	// mesh, 7 on a torus).
+	VCBuffer int
+	// The router's stage delays and the link latency, in cycles.
+	RoutingDelay, VCAllocDelay, SwitchAllocDelay, SwitchDelay, LinkDelay int
+	// HopClasses restricts a packet's h-th link to virtual channel min(h, VCs-1)
+	// on graphs (netsim.FlitConfig.HopClasses).
+	HopClasses bool
+}
+
+// IsZero reports whether every field takes its default.
+func (o FlitOptions) IsZero() bool { return o == FlitOptions{} }
+
+// fields lists the options by their Spec field names.
+func (o FlitOptions) fields() []struct {
+	name string
+	v    int
+} {
+	return []struct {
+		name string
+		v    int
+	}{{"Flit.VCs", o.VCs}, {"Flit.VCBuffer", o.VCBuffer}, {"Flit.RoutingDelay", o.RoutingDelay}, {"Flit.VCAllocDelay", o.VCAllocDelay},
+		{"Flit.SwitchAllocDelay", o.SwitchAllocDelay}, {"Flit.SwitchDelay", o.SwitchDelay}, {"Flit.LinkDelay", o.LinkDelay}}
+}
+
+// Config is the flit engine's configuration on machine m: the options over
+// netsim.DefaultFlitConfig(m), packets of p.MessageFlits flits, seed for the
+// torus's tie-breaking. It is not validated (netsim.FlitConfig.CheckMachine does).
+func (o FlitOptions) Config(m topo.Machine, p netsim.Params, seed uint64) netsim.FlitConfig {
+	c := netsim.DefaultFlitConfig(m)
+	set := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	set(&c.VCs, o.VCs)
+	set(&c.VCBuffer, o.VCBuffer)
+	set(&c.RoutingDelay, o.RoutingDelay)
+	set(&c.VCAllocDelay, o.VCAllocDelay)
+	set(&c.SwitchAllocDelay, o.SwitchAllocDelay)
+	set(&c.SwitchDelay, o.SwitchDelay)
+	set(&c.LinkDelay, o.LinkDelay)
+	c.HopClasses = o.HopClasses
+	c.PacketFlits = int(min(p.MessageFlits, 1<<30))
+	c.Seed = seed
+	return c
+}
+
+// validateEngine adds the errors of Engine and Flit that can be seen without the
+// machine.
+func (s *Spec) validateEngine(add func(*FieldError)) {
+	if _, err := ParseEngine(string(s.Engine)); err != nil {
+		add(fieldErr("Engine", fmt.Sprintf("%q", string(s.Engine)), "want message or flit"))
+		return
+	}
+	if s.Engine != EngineFlit {
+		if !s.Flit.IsZero() {
+			add(fieldErr("Flit", "", "configures the flit engine; Engine is %s (set Engine to flit)", s.Engine))
+		}
+		return
+	}
+	if s.Comm == "" {
+		add(fieldErr("Engine", string(s.Engine), "the network engine carries a communication pattern's messages (Comm, sim --comm); without one a replay has no network to model"))
+	}
+	for _, f := range s.Flit.fields() {
+		if f.v < 0 {
+			add(fieldErr(f.name, fmt.Sprint(f.v), "must be positive (or 0: the default)"))
+		}
+	}
+}
+
+// flitConfig is the replay's flit configuration on machine m, checked against it.
+func (s *Spec) flitConfig(m topo.Machine) (netsim.FlitConfig, error) {
+	c := s.Flit.Config(m, s.Network, s.CommSeed)
+	if err := c.CheckMachine(m); err != nil {
+		field := "Flit"
+		switch g, ok := m.(*topo.Grid); {
+		case ok && g.Wraps() && (c.VCs < 2 || c.VCs%2 != 0), c.VCs > 64:
+			field = "Flit.VCs"
+		case c.VCBuffer < c.MinVCBuffer() || c.VCBuffer > 1<<16:
+			field = "Flit.VCBuffer"
+		}
+		return c, fieldErr(field, "", "%v", err)
+	}
+	return c, nil
+}
