@@ -196,6 +196,26 @@ func (r *DragonflyRouter) Route(src, dst int, buf []int32) []int32 {
 	return append(buf, r.toHost(dst))
 }
 
+// next is the vertex after v on the minimal route to host dst (v != dst): the flit
+// engine routes hop by hop along the routes Route lists.
+func (r *DragonflyRouter) next(dst, v int) int {
+	if v < r.n {
+		return r.router(v)
+	}
+	rd := r.router(dst)
+	switch {
+	case v == rd:
+		return dst
+	case r.group(v) == r.group(rd):
+		return rd
+	}
+	i := r.global(r.group(v), rd)
+	if x := int(r.lx[i]); x != v {
+		return x
+	}
+	return int(r.ly[i])
+}
+
 // dragonflyLoad returns the all-to-all route load of DragonflyRouter for the job
 // on nodes (distinct hosts, at least 2) from counts: w_u job hosts on router u, n_A
 // in group A. A host's two links carry k-1 routes each. Router to router:

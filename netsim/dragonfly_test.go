@@ -129,3 +129,65 @@ func TestDragonflyRouterNeedsTheStructure(t *testing.T) {
 		t.Fatal("a fat tree taken for a dragonfly")
 	}
 }
+
+// The flit engine routes hop by hop (DragonflyRouter.next); walking next from every
+// source to every destination visits exactly the heads of Route's channels, so both
+// engines and the static metrics take the same routes. Then a packet sent alone
+// through the flit engine arrives after as many hops as Route has channels.
+func TestDragonflyNextIsRoute(t *testing.T) {
+	for _, spec := range smallDragonflies {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Graph)
+		r := NewDragonflyRouter(g)
+		if r == nil {
+			t.Fatalf("%s: not a dragonfly", spec)
+		}
+		var buf []int32
+		for s := range g.N() {
+			for d := range g.N() {
+				if s == d {
+					continue
+				}
+				buf = r.Route(s, d, buf[:0])
+				v := s
+				for i, c := range buf {
+					w := r.next(d, v)
+					if want := int(r.adj[c]); w != want {
+						t.Fatalf("%s: %d->%d hop %d from %d: next %d, Route's channel leads to %d", spec, s, d, i, v, w, want)
+					}
+					v = w
+				}
+				if v != d {
+					t.Fatalf("%s: %d->%d: the walk ends at %d", spec, s, d, v)
+				}
+			}
+		}
+		cfg := DefaultFlitConfig(m)
+		cfg.VCs, cfg.HopClasses = 5, true
+		for _, p := range [][2]int{{0, g.N() - 1}, {1, g.N() / 2}, {g.N() - 1, 0}} {
+			if p[0] == p[1] {
+				continue
+			}
+			var got *Delivery
+			e, err := NewFlitEngine(m, cfg, func(d *Delivery) { c := *d; got = &c })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Send(Message{Src: int32(p[0]), Dst: int32(p[1])}); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Run(10000); err != nil {
+				t.Fatal(err)
+			}
+			if got == nil {
+				t.Fatalf("%s: %d->%d not delivered", spec, p[0], p[1])
+			}
+			if want := len(r.Route(p[0], p[1], nil)); got.Hops != want {
+				t.Fatalf("%s: %d->%d: %d hops in the flit engine, Route has %d channels", spec, p[0], p[1], got.Hops, want)
+			}
+		}
+	}
+}

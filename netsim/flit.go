@@ -238,8 +238,11 @@ type fterm struct {
 // one cycle and returns credits at once. Routing: dimension order on meshes (x, then
 // y, ...), and on tori the shorter way round (a tie at random) with the virtual
 // channels split into two classes per dimension by whether the route crosses the
-// wraparound link, BookSim2's dim_order_torus; shortest paths of GraphRouter on graphs
-// (all virtual channels usable, so a cyclic graph may deadlock: the watchdog reports it).
+// wraparound link, BookSim2's dim_order_torus; on a dragonfly the minimal
+// (local-global-local) routes of DragonflyRouter, the routes the message engine and
+// the static route metrics take, and shortest paths of GraphRouter on other graphs
+// (all virtual channels usable, so a cyclic graph may deadlock: the watchdog reports
+// it; HopClasses avoids it).
 //
 // Deterministic: the same inputs and seed give the same cycles. A watchdog returns
 // ErrDeadlock, naming a cycle of waiting virtual channels, when no flit has moved for
@@ -259,7 +262,7 @@ type FlitEngine struct {
 	stride []int32
 	coord  []int32 // coord[node*nd + j]
 	// graph routing
-	graph *GraphRouter
+	graph nextHopper
 	nbr   [][]int32 // graph: neighbours of each vertex, ascending (port order)
 
 	portRouter []int32 // global port -> router
@@ -326,9 +329,15 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 	case *topo.Grid:
 		e.buildGrid(g)
 	case *topo.Graph:
-		r, err := NewGraphRouter(g)
-		if err != nil {
-			return nil, err
+		var r nextHopper
+		if df := NewDragonflyRouter(g); df != nil {
+			r = df
+		} else {
+			gr, err := NewGraphRouter(g)
+			if err != nil {
+				return nil, err
+			}
+			r = gr
 		}
 		e.buildGraph(g, r)
 	default:
@@ -450,7 +459,13 @@ func (e *FlitEngine) buildGrid(g *topo.Grid) {
 
 // buildGraph gives vertex v one port per neighbour (ascending) and, for a host, a
 // terminal port last.
-func (e *FlitEngine) buildGraph(g *topo.Graph, r *GraphRouter) {
+// nextHopper is a graph's routing as the flit engine asks for it, one hop at a time:
+// the vertex after v on the route to host dst (v != dst).
+type nextHopper interface {
+	next(dst, v int) int
+}
+
+func (e *FlitEngine) buildGraph(g *topo.Graph, r nextHopper) {
 	e.graph = r
 	nv, n := g.Vertices(), g.N()
 	e.nterm = n

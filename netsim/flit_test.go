@@ -410,7 +410,7 @@ func TestFlitResetIsFresh(t *testing.T) {
 	}
 }
 
-// TestFlitHopClassesAvoidDeadlock: on a dragonfly, whose shortest paths deadlock
+// TestFlitHopClassesAvoidDeadlock: on a dragonfly, whose minimal routes deadlock
 // under load with one VC, hop-indexed VC classes with as many VCs as the longest
 // route has links keep delivering far above saturation.
 func TestFlitHopClassesAvoidDeadlock(t *testing.T) {
