@@ -34,7 +34,7 @@ func newSlurmCluster(t *testing.T, name string) *cluster {
 		prefix = "/opt/slurm-new"
 	}
 	if _, err := os.Stat(filepath.Join(prefix, "sbin", "slurmctld")); err != nil {
-		t.Skipf("no Slurm built from source in %s (PROCALLOC_SLURM_NEW): build one with scripts/slurm-build.sh (about 40 min on 2 loaded cores) to check the torus3d and block writers", prefix)
+		t.Skipf("no Slurm built from source in %s (PROCALLOC_SLURM_NEW): build one with scripts/slurm-build.sh (25 min on 2 shared cores) to check the torus3d and block writers", prefix)
 	}
 	script := "../scripts/slurm-new-cluster.sh"
 	if _, err := os.Stat(script); err != nil {
