@@ -310,3 +310,79 @@ func blocksOf(names []string, blockOf map[string]int) []string {
 	}
 	return out
 }
+
+// slurm-topology with TopologyParam=SwitchAsNodeRank on Slurm 26.05: the node table
+// (scontrol show node) follows the leaf lines, and inside a leaf the order of
+// slurm.conf's NodeName lines, not the leaf's Nodes= order (what WriteTopology's
+// warning says). With the NodeName lines in the written order, Slurm's node order is
+// the ordering grouped by leaf, and 1-node jobs take the written order's first nodes.
+func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
+	c := newSlurmCluster(t, "rank")
+	f, err := os.Open("../topo/testdata/topology.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadTopologyConf(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := curves.Generate("rcm", g)
+	var buf bytes.Buffer
+	if _, err := WriteTopology(&buf, g, o); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	topoPath, extra := filepath.Join(tmp, "topology.conf"), filepath.Join(tmp, "extra.conf")
+	os.WriteFile(topoPath, buf.Bytes(), 0o644)
+	os.WriteFile(extra, []byte("TopologyParam=SwitchAsNodeRank\n"), 0o644)
+	conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(newPortBase()+40),
+		"--topology", topoPath, "--conf-extra", extra)
+	data, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hosts := topo.LeafOrder(g, o)
+	var written []string // the hosts as the leaf lines list them
+	for _, hs := range hosts {
+		for _, v := range hs {
+			written = append(written, g.Name(v))
+		}
+	}
+	// The NodeName lines in the written order, the other lines kept.
+	lines := map[string]string{}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if strings.HasPrefix(l, "NodeName=") {
+			lines[strings.Fields(strings.TrimPrefix(l, "NodeName="))[0]] = l
+		} else if !strings.HasPrefix(l, "PartitionName=") {
+			b.WriteString(l)
+		}
+	}
+	for _, h := range written {
+		b.WriteString(lines[h])
+	}
+	b.WriteString("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n")
+	if err := os.WriteFile(conf, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.start("--conf", conf)
+	var table []string
+	for _, l := range strings.Split(c.run("scontrol", "-o", "show", "node"), "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			table = append(table, strings.TrimPrefix(f[0], "NodeName="))
+		}
+	}
+	if !slices.Equal(table, written) {
+		t.Fatalf("scontrol show node order %v, leaf lines and NodeName lines both %v", table, written)
+	}
+	var got []string
+	for range 2 {
+		_, nodes := c.allocNow(1)
+		got = append(got, nodes...)
+	}
+	if !slices.Equal(got, written[:2]) {
+		t.Fatalf("two 1-node jobs got %v, want the written order's first two %v", got, written[:2])
+	}
+	t.Logf("SwitchAsNodeRank: node table %v; two 1-node jobs got %v", table, got)
+}
