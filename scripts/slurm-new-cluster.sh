@@ -36,8 +36,8 @@
 #                     topology/block when FILE has BlockName lines.
 #   --conf-extra FILE appended verbatim to slurm.conf (a later line overrides an earlier
 #                     one for most keys, e.g. TopologyParam=SwitchAsNodeRank).
-# Time (measured on a loaded 2-core machine, Slurm 26.05.3): start about 3-5 s for 16
-# nodes, stop 2-7 s.
+# Time (measured on a loaded 2-core machine, Slurm 26.05.3): start about 1-2 s for 16
+# nodes, stop about 1 s.
 #
 # stop cancels every job of the cluster, waits for them to end, then stops the daemons
 # start recorded in DIR/pids (SIGTERM, SIGKILL after 10 s) and any process left in their
