@@ -18,18 +18,25 @@
 //     22.05.8: after freeing ranks {0}, {3,4,5}, {10-15} of a 4x4 Hilbert ordering a
 //     2-node job got ranks 0 and 3). Weights win over topology/tree.
 //   - slurm-topology (WriteTopology): a tree topology.conf with leaf switches in
-//     ordering order; Slurm keeps no node order inside a leaf, and the leaf order
-//     ranks nodes only with TopologyParam=SwitchAsNodeRank from Slurm 23.02 (22.05
-//     accepts and ignores it); WriteTopology returns these as warnings.
+//     ordering order. With TopologyParam=SwitchAsNodeRank (Slurm 23.02+; 22.05
+//     accepts and ignores it) the leaf order is the node rank, and inside a leaf the
+//     order of slurm.conf's NodeName lines, never the order written in the leaf
+//     (measured on Slurm 26.05.3); WriteTopology returns these as warnings.
 //   - slurm-block (WriteBlock): a topology/block topology.conf whose blocks are
-//     consecutive runs of the ordering, BlockSizes doubling from the base.
+//     consecutive runs of the ordering, BlockSizes doubling from the base. Slurm
+//     26.05.3 loads it and keeps every job inside the smallest aligned aggregation of
+//     blocks that holds it; among equally free blocks it takes the later one, and
+//     inside a block natural name order.
 //   - slurm-torus3d (WriteTorus3D): a topology.yaml in Slurm 26.05's torus3d schema
-//     (toruses, placements); jobs whose size matches no placement are not started.
+//     (toruses, placements); Slurm 26.05.3 loads it and places every job on a
+//     placement box; a job whose size matches no placement is refused at submission
+//     ("Requested topology configuration is not available").
 //
 // Which Slurm: the formats follow the man pages and source of Slurm 26.11-rc
 // (SchedMD/slurm: src/plugins/topology/{tree,block,torus3d}, topology.yaml(5),
 // slurm.conf(5), scontrol(1)); the writers were loaded into Debian 12's Slurm 22.05.8
-// (the README's Slurm recipe has the commands and what Slurm did).
+// and into Slurm 26.05.3 built from source (scripts/slurm-build.sh; the tests
+// OnSlurmNew); the README's Slurm recipe has the commands and what Slurm did.
 //
 // Accounting: ReadSacct reads sacct -P output (SacctFields) into jobs with their
 // times, sizes and node lists; package sim replays them.

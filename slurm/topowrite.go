@@ -40,12 +40,15 @@ var NetworkFormats = []curves.Format{FormatTopology, FormatTorus3D, FormatBlock}
 // counted in a comment.
 //
 // It returns warnings about what Slurm will not obey (measured on Slurm 22.05.8 and
-// read in 26.11's source, docs in package slurm): Slurm keeps no node order inside a
-// leaf (it takes a leaf's nodes in its node-index order, natural name order), so a
-// leaf whose nodes o visits in another order is named; an ordering that interleaves
-// leaves comes out grouped by leaf; TopologyParam=SwitchAsNodeRank, which makes the
-// leaf order the node rank, exists only from Slurm 23.02 (22.05 accepts and ignores
-// it, and the leaf order then only breaks ties between equally good leaves).
+// 26.05.3, read in 26.11's source, docs in package slurm): Slurm keeps no node order
+// inside a leaf (it takes a leaf's nodes in its node-index order: natural name order,
+// or with SwitchAsNodeRank the order of slurm.conf's NodeName lines, because
+// slurmctld sorts its node table by leaf rank with glibc's stable qsort; measured on
+// 26.05.3 with the lines reversed), so a leaf whose nodes o visits in another order is
+// named; an ordering that interleaves leaves comes out grouped by leaf;
+// TopologyParam=SwitchAsNodeRank, which makes the leaf order the node rank, exists
+// only from Slurm 23.02 (22.05 accepts and ignores it, and the leaf order then only
+// breaks ties between equally good leaves).
 func WriteTopology(w io.Writer, g *topo.Graph, o curves.Order) (warnings []string, err error) {
 	if err := o.Validate(g.N()); err != nil {
 		return nil, err
@@ -64,7 +67,8 @@ func WriteTopology(w io.Writer, g *topo.Graph, o curves.Order) (warnings []strin
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# topology.conf (topology/tree) written by procalloc: leaf switches in ordering order.")
 	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank,")
-	fmt.Fprintln(bw, "# so that Slurm ranks nodes by the order of the leaf switches below.")
+	fmt.Fprintln(bw, "# so that Slurm ranks nodes by the order of the leaf switches below (Slurm 23.02+;")
+	fmt.Fprintln(bw, "# inside a leaf in the order of slurm.conf's NodeName lines, not the order written).")
 	var reordered []string
 	for i, leaf := range leaves {
 		names := make([]string, len(hosts[i]))
@@ -102,12 +106,12 @@ func WriteTopology(w io.Writer, g *topo.Graph, o curves.Order) (warnings []strin
 		return nil, err
 	}
 	if len(reordered) > 0 {
-		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in natural name order, not in the order written; %d leaves (%s) list their nodes in another order", len(reordered), clipList(reordered, 5)))
+		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in natural name order, not in the order written (with TopologyParam=SwitchAsNodeRank, Slurm 23.02+, in the order of slurm.conf's NodeName lines: list those in ordering order too); %d leaves (%s) list their nodes in another order", len(reordered), clipList(reordered, 5)))
 	}
 	if grouped := slices.Concat(hosts...); !slices.Equal(grouped, []int(o)) {
 		warnings = append(warnings, "the ordering goes back and forth between leaf switches; a tree topology keeps each leaf's nodes together, so Slurm follows the ordering grouped by leaf")
 	}
-	warnings = append(warnings, "TopologyParam=SwitchAsNodeRank (node rank = leaf line order) exists from Slurm 23.02; Slurm 22.05 accepts it and ignores it, and there the leaf order only breaks ties between equally good leaves; with node weights as well, the weights win")
+	warnings = append(warnings, "TopologyParam=SwitchAsNodeRank (node rank = leaf line order, then slurm.conf's NodeName line order inside a leaf) exists from Slurm 23.02; Slurm 22.05 accepts it and ignores it, and there the leaf order only breaks ties between equally good leaves; with node weights as well, the weights win")
 	return warnings, nil
 }
 

@@ -143,7 +143,8 @@ func TestWriteTopologyWarnings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if has(ws, "no node order inside a leaf") != c.inLeaf || has(ws, "back and forth") != c.interlvd || !has(ws, "from Slurm 23.02") {
+		if has(ws, "no node order inside a leaf") != c.inLeaf || has(ws, "NodeName lines: list those in ordering order") != c.inLeaf ||
+			has(ws, "back and forth") != c.interlvd || !has(ws, "from Slurm 23.02") {
 			t.Errorf("%s: warnings %q", c.curve, ws)
 		}
 	}

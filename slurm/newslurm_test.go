@@ -1,0 +1,388 @@
+package slurm
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// The tests in this file load the writers into a Slurm built from source
+// (scripts/slurm-build.sh, Slurm 26.05.3 when written): topology/torus3d and
+// topology.yaml need Slurm 26.05, topology/block 23.11, neither of which Debian 12
+// ships. They start a 16-node cluster with scripts/slurm-new-cluster.sh on ports
+// SLURM_NEW_TEST_PORT_BASE (default 17800) and up.
+
+// newSlurmCluster returns a cluster of the Slurm in PROCALLOC_SLURM_NEW (default
+// /opt/slurm-new), or skips saying why: -short, no such build, not root, no munged.
+func newSlurmCluster(t *testing.T, name string) *cluster {
+	if testing.Short() {
+		t.Skip("-short: starts Slurm daemons")
+	}
+	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
+	if prefix == "" {
+		prefix = "/opt/slurm-new"
+	}
+	if _, err := os.Stat(filepath.Join(prefix, "sbin", "slurmctld")); err != nil {
+		t.Skipf("no Slurm built from source in %s (PROCALLOC_SLURM_NEW): build one with scripts/slurm-build.sh (25 min on 2 shared cores) to check the torus3d and block writers", prefix)
+	}
+	script := "../scripts/slurm-new-cluster.sh"
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("no %s", script)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the Slurm daemons of this test run as root")
+	}
+	if _, err := exec.LookPath("munged"); err != nil {
+		t.Skip("munged not on PATH (apt-get install munge)")
+	}
+	dir := filepath.Join(t.TempDir(), name)
+	// exec.Command looks commands up in this process's PATH: the prefix's clients
+	// first (Debian's 22.05 clients cannot talk to a 26.05 slurmctld).
+	t.Setenv("PATH", filepath.Join(prefix, "bin")+":"+filepath.Join(prefix, "sbin")+":"+os.Getenv("PATH"))
+	t.Setenv("PROCALLOC_SLURM_NEW", prefix)
+	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	return &cluster{t: t, script: script, dir: dir, env: env}
+}
+
+func newPortBase() int {
+	if p, err := strconv.Atoi(os.Getenv("SLURM_NEW_TEST_PORT_BASE")); err == nil && p >= 1024 {
+		return p
+	}
+	return 17800
+}
+
+func nodeNames(n int) []string {
+	hosts := make([]string, n)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("node%02d", i+1)
+	}
+	return hosts
+}
+
+// torusAnchors lists the node sets of one torus3d placement in the order Slurm's
+// torus3d_record.c builds them (anchor_seed 0, anchor_spacing = the placement's dims:
+// x positions 0, s, 2s, ... modulo the torus until they come back to 0, likewise y and
+// z; x outermost, z innermost; boxes wrap around).
+func torusAnchors(d [3]int, b Box) [][]int {
+	axis := func(size, step int) []int {
+		out := []int{0}
+		for p := step % size; p != 0; p = (p + step) % size {
+			out = append(out, p)
+		}
+		return out
+	}
+	var out [][]int
+	for _, ax := range axis(d[0], b.X) {
+		for _, ay := range axis(d[1], b.Y) {
+			for _, az := range axis(d[2], b.Z) {
+				var nodes []int
+				for dz := range b.Z {
+					for dy := range b.Y {
+						for dx := range b.X {
+							x, y, z := (ax+dx)%d[0], (ay+dy)%d[1], (az+dz)%d[2]
+							nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
+						}
+					}
+				}
+				slices.Sort(nodes)
+				out = append(out, nodes)
+			}
+		}
+	}
+	return out
+}
+
+// torusPredict is Slurm 26.05's torus3d choice (eval_nodes_torus3d.c) for a k-node
+// job on one torus of equal node weights: among the anchors of the placement of size
+// k whose nodes are all free, the one that overlaps the fewest entirely free anchors of
+// the next larger placement (its "fragmentation cost"), ties to the earlier anchor.
+// nil when no anchor is free.
+func torusPredict(d [3]int, placements []Box, free []bool, k int) []int {
+	var cur, next []int
+	var anchors, nextAnchors [][]int
+	for i, b := range placements {
+		if b.Size() == k && cur == nil {
+			cur = []int{i}
+			anchors = torusAnchors(d, b)
+		}
+		if b.Size() > k {
+			next = []int{i}
+			nextAnchors = torusAnchors(d, b)
+			break
+		}
+	}
+	allFree := func(a []int) bool {
+		for _, v := range a {
+			if !free[v] {
+				return false
+			}
+		}
+		return true
+	}
+	var best []int
+	bestCost := -1
+	for _, a := range anchors {
+		if !allFree(a) {
+			continue
+		}
+		cost := 0
+		if next != nil {
+			for _, na := range nextAnchors {
+				if allFree(na) && slices.ContainsFunc(na, func(v int) bool { return slices.Contains(a, v) }) {
+					cost++
+				}
+			}
+		}
+		if best == nil || cost < bestCost {
+			best, bestCost = a, cost
+		}
+	}
+	return best
+}
+
+// The issue's must-show: procalloc's slurm-torus3d file (torus:4x2x2, the default
+// placements) loads in Slurm 26.05 as topology.yaml, and every job of a placement
+// size starts on one placement box: exactly the box Slurm's torus3d selection
+// (torusPredict, read in its source) picks, through a sequence with frees. A job of a
+// size with no placement does not start.
+func TestTorus3DOnSlurmNew(t *testing.T) {
+	c := newSlurmCluster(t, "torus3d")
+	g, err := topo.ParseSpec("torus:4x2x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := nodeNames(16)
+	var buf bytes.Buffer
+	if err := WriteTorus3D(&buf, g, hosts, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "toruses:") || !strings.Contains(buf.String(), "placements:") {
+		t.Fatalf("no toruses/placements in\n%s", buf.String())
+	}
+	yamlPath := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(yamlPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.start("--nodes", "16", "--port-base", strconv.Itoa(newPortBase()), "--topology", yamlPath)
+	d, _ := TorusDims(g)
+	placements := DefaultPlacements(d)
+
+	free := slices.Repeat([]bool{true}, 16)
+	ids := map[int]string{}
+	var log []string
+	for step, k := range []int{8, -0, 4, 1, 2, -2, 3, 2, -4, 4, 1} {
+		if k <= 0 {
+			id := ids[-k]
+			nl := c.run("squeue", "-h", "-j", id, "-o", "%N")
+			names, _ := hostlist.Expand(nl)
+			c.cancel(id)
+			for _, h := range names {
+				free[slices.Index(hosts, h)] = true
+			}
+			log = append(log, fmt.Sprintf("free %s", nl))
+			continue
+		}
+		want := torusPredict(d, placements, free, k)
+		if want == nil {
+			// Slurm would keep the job pending: not submitted.
+			log = append(log, fmt.Sprintf("%d: no free box", k))
+			continue
+		}
+		id, got := c.allocNow(k)
+		ids[step] = id
+		wantNames := make([]string, len(want))
+		for i, v := range want {
+			wantNames[i] = hosts[v]
+		}
+		slices.SortFunc(wantNames, hostlist.NaturalCompare)
+		if !slices.Equal(got, wantNames) {
+			t.Fatalf("step %d: %d nodes: Slurm gave %v, torus3d's rule predicts %v", step, k, got, wantNames)
+		}
+		for _, h := range got {
+			free[slices.Index(hosts, h)] = false
+		}
+		nl, _ := hostlist.Compress(got)
+		log = append(log, fmt.Sprintf("%d: %s", k, nl))
+	}
+	// No placement of 5 nodes: Slurm does not start such a job.
+	cmd := exec.Command("salloc", "--no-shell", "-N", "5", "-t", "5", "--immediate=3")
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a 5-node job started on torus3d without a placement of 5:\n%s", out)
+	}
+	t.Logf("Slurm %s loaded topology.yaml (torus3d); placements %s; a 5-node job: %s",
+		c.run("sinfo", "-V"), strings.Join(log, ", "), strings.TrimSpace(string(out)))
+}
+
+// The slurm-block writer (blocks of 4 along a Hilbert ordering of a 4x4 mesh) loads
+// with topology/block: scontrol show topology lists the blocks in the written order,
+// and every job lies inside the smallest aggregation of blocks that can hold it (one
+// base block up to 4 nodes, an aligned pair b1+b2 or b3+b4 up to 8).
+func TestBlockOnSlurmNew(t *testing.T) {
+	c := newSlurmCluster(t, "block")
+	m, _ := topo.ParseSpec("mesh:4x4")
+	o, err := curves.Generate("hilbert", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := nodeNames(16)
+	var buf bytes.Buffer
+	if err := WriteBlock(&buf, o, hosts, 4); err != nil {
+		t.Fatal(err)
+	}
+	confPath := filepath.Join(t.TempDir(), "topology.conf")
+	if err := os.WriteFile(confPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.start("--nodes", "16", "--port-base", strconv.Itoa(newPortBase()+20), "--topology", confPath)
+	shown := c.run("scontrol", "show", "topology")
+	var order []string
+	for _, l := range strings.Split(shown, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "BlockName=") {
+			order = append(order, strings.TrimPrefix(f[0], "BlockName="))
+		}
+	}
+	if !slices.Equal(order[:min(4, len(order))], []string{"b1", "b2", "b3", "b4"}) {
+		t.Fatalf("scontrol show topology: blocks %v, written b1..b4\n%s", order, shown)
+	}
+	// block[b] = the 4 hosts of block b (ranks 4b..4b+3 of the ordering).
+	blockOf := map[string]int{}
+	for r, v := range o {
+		blockOf[hosts[v]] = r / 4
+	}
+	var log []string
+	for _, k := range []int{2, 2, 8, 3, 1} {
+		_, got := c.allocNow(k)
+		level := 1 // blocks per aggregation: the smallest power of two holding k
+		for level*4 < k {
+			level *= 2
+		}
+		agg := blockOf[got[0]] / level
+		for _, h := range got {
+			if blockOf[h]/level != agg {
+				t.Fatalf("%d nodes: %v spans aggregations of %d blocks (blocks %v)", k, got, level, blocksOf(got, blockOf))
+			}
+		}
+		nl, _ := hostlist.Compress(got)
+		log = append(log, fmt.Sprintf("%d: %s (blocks %v)", k, nl, blocksOf(got, blockOf)))
+	}
+	t.Logf("Slurm %s loaded topology/block; %s", c.run("sinfo", "-V"), strings.Join(log, ", "))
+}
+
+// allocNow is alloc for a job that must start at once (salloc --immediate): a test
+// whose prediction is wrong fails instead of waiting for ever.
+func (c *cluster) allocNow(k int) (string, []string) {
+	c.t.Helper()
+	cmd := exec.Command("salloc", "--no-shell", "--immediate=10", "-N", strconv.Itoa(k), "-t", "5")
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	m := regexp.MustCompile(`Granted job allocation (\d+)`).FindSubmatch(out)
+	if err != nil || m == nil {
+		c.t.Fatalf("salloc -N %d did not start at once: %v\n%s\n%s", k, err, out, c.run("squeue"))
+	}
+	nl := c.run("squeue", "-h", "-j", string(m[1]), "-o", "%N")
+	nodes, err := hostlist.Expand(nl)
+	if err != nil {
+		c.t.Fatalf("squeue -o %%N: %q: %v", nl, err)
+	}
+	return string(m[1]), nodes
+}
+
+func blocksOf(names []string, blockOf map[string]int) []string {
+	var out []string
+	for _, h := range names {
+		b := fmt.Sprintf("b%d", blockOf[h]+1)
+		if !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// slurm-topology with TopologyParam=SwitchAsNodeRank on Slurm 26.05: the node table
+// (scontrol show node) follows the leaf lines, and inside a leaf the order of
+// slurm.conf's NodeName lines, not the leaf's Nodes= order (what WriteTopology's
+// warning says). With the NodeName lines in the written order, Slurm's node order is
+// the ordering grouped by leaf, and 1-node jobs take the written order's first nodes.
+func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
+	c := newSlurmCluster(t, "rank")
+	f, err := os.Open("../topo/testdata/topology.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadTopologyConf(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := curves.Generate("rcm", g)
+	var buf bytes.Buffer
+	if _, err := WriteTopology(&buf, g, o); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	topoPath, extra := filepath.Join(tmp, "topology.conf"), filepath.Join(tmp, "extra.conf")
+	os.WriteFile(topoPath, buf.Bytes(), 0o644)
+	os.WriteFile(extra, []byte("TopologyParam=SwitchAsNodeRank\n"), 0o644)
+	conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(newPortBase()+40),
+		"--topology", topoPath, "--conf-extra", extra)
+	data, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hosts := topo.LeafOrder(g, o)
+	var written []string // the hosts as the leaf lines list them
+	for _, hs := range hosts {
+		for _, v := range hs {
+			written = append(written, g.Name(v))
+		}
+	}
+	// The NodeName lines in the written order, the other lines kept.
+	lines := map[string]string{}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if strings.HasPrefix(l, "NodeName=") {
+			lines[strings.Fields(strings.TrimPrefix(l, "NodeName="))[0]] = l
+		} else if !strings.HasPrefix(l, "PartitionName=") {
+			b.WriteString(l)
+		}
+	}
+	for _, h := range written {
+		b.WriteString(lines[h])
+	}
+	b.WriteString("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n")
+	if err := os.WriteFile(conf, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.start("--conf", conf)
+	var table []string
+	for _, l := range strings.Split(c.run("scontrol", "-o", "show", "node"), "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			table = append(table, strings.TrimPrefix(f[0], "NodeName="))
+		}
+	}
+	if !slices.Equal(table, written) {
+		t.Fatalf("scontrol show node order %v, leaf lines and NodeName lines both %v", table, written)
+	}
+	var got []string
+	for range 2 {
+		_, nodes := c.allocNow(1)
+		got = append(got, nodes...)
+	}
+	if !slices.Equal(got, written[:2]) {
+		t.Fatalf("two 1-node jobs got %v, want the written order's first two %v", got, written[:2])
+	}
+	t.Logf("SwitchAsNodeRank: node table %v; two 1-node jobs got %v", table, got)
+}
