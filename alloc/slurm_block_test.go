@@ -187,7 +187,7 @@ func slurmBlockLevels(b *slurm.Blocks, k int) slurmBlockInfo {
 // permutation cut into blocks of random sizes (some nodes in no block when drop),
 // a random BlockSizes or none; when overlap, one more block holding a node of the
 // first.
-func randomSlurmBlocks(rng *rand.Rand, n int, drop, overlap bool) string {
+func randomSlurmBlocks(rng *rand.Rand, n int, drop, overlap bool, name func(i int) string) string {
 	perm := rng.Perm(n)
 	var b strings.Builder
 	base := 1 + rng.IntN(4)
@@ -196,7 +196,7 @@ func randomSlurmBlocks(rng *rand.Rand, n int, drop, overlap bool) string {
 		size = min(size, n-pos)
 		var names []string
 		for _, v := range perm[pos : pos+size] {
-			names = append(names, fmt.Sprintf("n%d", v+1))
+			names = append(names, name(v))
 		}
 		pos += size
 		if drop && i > 0 && rng.IntN(6) == 0 {
@@ -205,7 +205,7 @@ func randomSlurmBlocks(rng *rand.Rand, n int, drop, overlap bool) string {
 		fmt.Fprintf(&b, "BlockName=blk%d Nodes=%s\n", i, strings.Join(names, ","))
 	}
 	if overlap {
-		fmt.Fprintf(&b, "BlockName=last Nodes=n%d\n", perm[0]+1)
+		fmt.Fprintf(&b, "BlockName=last Nodes=%s\n", name(perm[0]))
 	}
 	if rng.IntN(4) > 0 {
 		sizes := []string{fmt.Sprint(base)}
@@ -233,7 +233,7 @@ func TestSlurmBlockContract(t *testing.T) {
 	for trial := range 90 {
 		n := 6 + rng.IntN(40)
 		overlap := trial%4 == 3
-		conf := randomSlurmBlocks(rng, n, trial%2 == 1, overlap)
+		conf := randomSlurmBlocks(rng, n, trial%2 == 1, overlap, func(i int) string { return fmt.Sprintf("n%d", i+1) })
 		var w []uint32
 		switch trial % 3 {
 		case 1:
@@ -429,6 +429,42 @@ func TestSlurmBlockContract(t *testing.T) {
 				}
 			}
 			live = append(live, got)
+		}
+	}
+}
+
+// BenchmarkSlurmBlock: one allocate/release decision on a 16384-node machine half
+// busy, jobs of 1 to 256 nodes, weights in three groups; 512 base blocks of 32 nodes,
+// BlockSizes=32,128,1024 (llblocks below the missing levels). A job that waits keeps
+// its slot empty.
+func BenchmarkSlurmBlock(b *testing.B) {
+	const n = 16384
+	var cb strings.Builder
+	for l := 0; l < n/32; l++ {
+		fmt.Fprintf(&cb, "BlockName=b%d Nodes=n[%d-%d]\n", l, 32*l+1, 32*l+32)
+	}
+	cb.WriteString("BlockSizes=32,128,1024\n")
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = uint32(1 + i%3)
+	}
+	a := newSlurmBlockT(&testing.T{}, n, w, cb.String())
+	rng := rand.New(rand.NewPCG(1, 1))
+	var live [][]int
+	for a.NumFree() > n/2 {
+		if got, err := a.Allocate(1 + rng.IntN(256)); err == nil {
+			live = append(live, got)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		j := rng.IntN(len(live))
+		if err := a.Release(live[j]); err != nil {
+			b.Fatal(err)
+		}
+		live[j] = nil
+		if got, err := a.Allocate(1 + rng.IntN(min(256, a.NumFree()))); err == nil {
+			live[j] = got
 		}
 	}
 }
