@@ -114,6 +114,19 @@ func (a *SlurmAllocator) initBlocks(cfg *slurm.Blocks, names []string) error {
 // retry loop.
 func (a *SlurmAllocator) blockSelect(k int) ([]int32, error) {
 	b := a.blk
+	b.retries = 0
+	if k == 1 {
+		// select/cons_tres's _get_one_res (job_test.c): a one-node job skips the block
+		// plugin (topology_p_allow_one_node): the free node of lowest weight, the first
+		// in node-index order among equal weights (a stable qsort), in a block or not.
+		best := int32(-1)
+		for s := range a.at {
+			if a.free(int32(s)) && (best < 0 || a.w[s] < a.w[best]) {
+				best = int32(s)
+			}
+		}
+		return []int32{best}, nil
+	}
 	anyFree := false
 	for s, in := range b.inAny {
 		if in && a.free(int32(s)) {
@@ -137,7 +150,6 @@ func (a *SlurmAllocator) blockSelect(k int) ([]int32, error) {
 	cands := a.NumFree()
 	var sorted []int32
 	idx, needBitTest := 0, false
-	b.retries = 0
 	picked, act := a.evalBlock(k)
 	for {
 		switch {
