@@ -70,8 +70,12 @@ type slurmBlocks struct {
 	rm    []bool // taken out of the candidates by the retry loop
 	sel   []bool // picked by the current pass
 	inBlk []bool // in the chosen block (or a scratch mark)
-	// retries counts the passes the last Allocate retried (for tests).
+	// node s's base blocks: nodeBB[nodeOff[s]:nodeOff[s+1]]
+	nodeOff, nodeBB []int32
+	// retries counts the passes the last Allocate retried (for tests); noSkip makes
+	// every retry a whole pass (for the test that the shortcut changes nothing).
 	retries int
+	noSkip  bool
 }
 
 type blockAction int
@@ -106,8 +110,143 @@ func (a *SlurmAllocator) initBlocks(cfg *slurm.Blocks, names []string) error {
 		slices.Sort(set)
 		b.bb[i] = slices.Compact(set)
 	}
+	b.nodeOff = make([]int32, n+1)
+	for _, set := range b.bb {
+		for _, s := range set {
+			b.nodeOff[s+1]++
+		}
+	}
+	for s := range n {
+		b.nodeOff[s+1] += b.nodeOff[s]
+	}
+	b.nodeBB = make([]int32, b.nodeOff[n])
+	fill := slices.Clone(b.nodeOff[:n])
+	for i, set := range b.bb {
+		for _, s := range set {
+			b.nodeBB[fill[s]] = int32(i)
+			fill[s]++
+		}
+	}
 	a.blk = b
 	return nil
+}
+
+// blockPass is what the passes of one job share: the levels (_get_block_level) and
+// the candidates' counts per base block and block, kept up to date as the retry loop
+// takes candidates out (so that a retry costs O(base blocks) plus the chosen block,
+// not O(n)).
+type blockPass struct {
+	llLevel, bpb, nblk, bpll, maxLL int
+	useLL                           bool
+	cntBB                           []int    // candidates per base block
+	onBlock                         []int    // per block: sum of cntBB (a node in two base blocks counts twice)
+	distinct                        []int    // per block: distinct candidates
+	lowW                            []uint32 // per block: lowest candidate weight
+	nLow                            []int    // per block: distinct candidates of weight lowW
+}
+
+func (a *SlurmAllocator) newBlockPass(k int) *blockPass {
+	b := a.blk
+	cfg := b.cfg
+	nb := len(b.bb)
+	p := &blockPass{}
+	L := ceilLog2((k + cfg.Base - 1) / cfg.Base)
+	if L > 0 {
+		for l := min(L-1, slurm.MaxBlockLevel); l >= 0; l-- {
+			if cfg.LevelAllowed(l) {
+				p.llLevel = l
+				break
+			}
+		}
+	}
+	p.bpb, p.nblk = nb, 1 // base blocks per block, blocks
+	for l := L; l <= slurm.MaxBlockLevel; l++ {
+		if cfg.LevelAllowed(l) {
+			p.bpb = 1 << l
+			p.nblk = (nb + p.bpb - 1) / p.bpb
+			break
+		}
+	}
+	p.bpll = 1 << p.llLevel
+	p.maxLL = (k + p.bpll*cfg.Base - 1) / (p.bpll * cfg.Base)
+	p.useLL = p.bpb != p.bpll*p.maxLL
+	p.cntBB = make([]int, nb)
+	p.onBlock = make([]int, p.nblk)
+	p.distinct = make([]int, p.nblk)
+	p.lowW = make([]uint32, p.nblk)
+	p.nLow = make([]int, p.nblk)
+	for i, nodes := range b.bb {
+		c := 0
+		for _, s := range nodes {
+			if a.free(s) {
+				c++
+			}
+		}
+		p.cntBB[i] = c
+		p.onBlock[i/p.bpb] += c
+	}
+	for blk := range p.nblk {
+		a.blockLow(p, blk)
+	}
+	return p
+}
+
+// blockLow sets block blk's distinct candidate count, lowest weight and its count.
+func (a *SlurmAllocator) blockLow(p *blockPass, blk int) {
+	b := a.blk
+	mark := b.inBlk
+	lo, hi := blk*p.bpb, min(len(b.bb), (blk+1)*p.bpb)
+	d, n, low := 0, 0, uint32(0)
+	for i := lo; i < hi; i++ {
+		for _, s := range b.bb[i] {
+			if a.free(s) && !b.rm[s] && !mark[s] {
+				mark[s] = true
+				switch w := a.w[s]; {
+				case d == 0 || w < low:
+					low, n = w, 1
+				case w == low:
+					n++
+				}
+				d++
+			}
+		}
+	}
+	for i := lo; i < hi; i++ {
+		for _, s := range b.bb[i] {
+			mark[s] = false
+		}
+	}
+	p.distinct[blk], p.lowW[blk], p.nLow[blk] = d, low, n
+}
+
+// remove takes candidate s out (the retry loop).
+func (a *SlurmAllocator) blockRemove(p *blockPass, s int32) {
+	b := a.blk
+	b.rm[s] = true
+	var done [4]int
+	nd := 0
+	for _, i := range b.nodeBB[b.nodeOff[s]:b.nodeOff[s+1]] {
+		p.cntBB[i]--
+		blk := int(i) / p.bpb
+		p.onBlock[blk]--
+		if slices.Contains(done[:min(nd, len(done))], blk) {
+			continue
+		}
+		if nd < len(done) {
+			done[nd] = blk
+		}
+		nd++
+		if nd > len(done) {
+			a.blockLow(p, blk) // many blocks share s: recount
+			continue
+		}
+		p.distinct[blk]--
+		if a.w[s] == p.lowW[blk] {
+			if p.nLow[blk]--; p.nLow[blk] == 0 {
+				a.blockLow(p, blk)
+			}
+		}
+	}
 }
 
 // blockSelect is topology/block's eval_nodes_block inside common_topo_choose_nodes'
@@ -143,14 +282,15 @@ func (a *SlurmAllocator) blockSelect(k int) ([]int32, error) {
 			b.rm[s] = false
 		}
 	}()
+	p := a.newBlockPass(k)
 	remove := func(s int32) {
-		b.rm[s] = true
+		a.blockRemove(p, s)
 		removed = append(removed, s)
 	}
 	cands := a.NumFree()
 	var sorted []int32
 	idx, needBitTest := 0, false
-	picked, act := a.evalBlock(k)
+	picked, act, last := a.evalBlock(k, p)
 	for {
 		switch {
 		case act == blockOK:
@@ -196,16 +336,33 @@ func (a *SlurmAllocator) blockSelect(k int) ([]int32, error) {
 			if idx == len(sorted) {
 				return nil, fmt.Errorf("request for %d nodes: Slurm's topology/block retries ran out of nodes: %w", k, ErrFragmented)
 			}
-			remove(sorted[idx])
+			s := sorted[idx]
+			remove(s)
 			cands--
 			idx++
+			if !b.noSkip && idx < len(sorted) && act == blockRetry && !a.inBlockOf(p, s, last) && a.chooseBlock(k, p) == last {
+				// The same block with the same candidates: the pass fails alike.
+				b.retries++
+				continue
+			}
 		}
 		if idx >= len(sorted) {
 			return nil, fmt.Errorf("request for %d nodes: Slurm's topology/block retries ran out of nodes: %w", k, ErrFragmented)
 		}
 		b.retries++
-		picked, act = a.evalBlock(k)
+		picked, act, last = a.evalBlock(k, p)
 	}
+}
+
+// inBlockOf reports whether node s is in a base block of block blk.
+func (a *SlurmAllocator) inBlockOf(p *blockPass, s int32, blk int) bool {
+	b := a.blk
+	for _, i := range b.nodeBB[b.nodeOff[s]:b.nodeOff[s+1]] {
+		if int(i)/p.bpb == blk {
+			return true
+		}
+	}
+	return false
 }
 
 // ceilLog2 returns the smallest l with 2^l >= x (x >= 1).
@@ -218,96 +375,53 @@ func ceilLog2(x int) int {
 }
 
 // evalBlock is one pass of eval_nodes_block over the candidates (free, not
-// removed). On blockRetryHint it returns the nodes the pass had picked.
-func (a *SlurmAllocator) evalBlock(k int) ([]int32, blockAction) {
-	b := a.blk
-	cfg := b.cfg
-	nb := len(b.bb)
-	cand := func(s int32) bool { return a.free(s) && !b.rm[s] }
+// removed), p their counts. On blockRetryHint it returns the nodes the pass had
+// picked. chosen is the block the pass chose (-1: none).
+func (a *SlurmAllocator) evalBlock(k int, p *blockPass) (picked []int32, act blockAction, chosen int) {
+	chosen = a.chooseBlock(k, p)
+	if chosen < 0 {
+		return nil, blockBreak, -1
+	}
+	picked, act = a.fillBlock(k, p, chosen)
+	return picked, act, chosen
+}
 
-	// _get_block_level
-	L := ceilLog2((k + cfg.Base - 1) / cfg.Base)
-	llLevel := 0
-	if L > 0 {
-		for l := min(L-1, slurm.MaxBlockLevel); l >= 0; l-- {
-			if cfg.LevelAllowed(l) {
-				llLevel = l
-				break
-			}
-		}
-	}
-	blockLevel := -1
-	for l := L; l <= slurm.MaxBlockLevel; l++ {
-		if cfg.LevelAllowed(l) {
-			blockLevel = l
-			break
-		}
-	}
-	bpb, nblk := nb, 1 // base blocks per block, blocks
-	if blockLevel >= 0 {
-		bpb = 1 << blockLevel
-		nblk = (nb + bpb - 1) / bpb
-	}
-	bpll := 1 << llLevel
-	maxLL := (k + bpll*cfg.Base - 1) / (bpll * cfg.Base)
-	useLL := bpb != bpll*maxLL
+// chooseBlock is eval_nodes_block's choice of the block: eligible (enough free nodes,
+// within max_llblock llblocks), lowest weight, then fewest nodes, ties to the later.
+func (a *SlurmAllocator) chooseBlock(k int, p *blockPass) int {
+	b := a.blk
+	nb := len(b.bb)
+	bpb, nblk, bpll, maxLL, useLL := p.bpb, p.nblk, p.bpll, p.maxLL, p.useLL
 	var onLL []int
 	llCnt := 0
 	if useLL {
 		llCnt = (nb + bpll - 1) / bpll
 		onLL = make([]int, llCnt)
-	}
-	onBlock := make([]int, nblk)
-	for i, nodes := range b.bb {
-		c := 0
-		for _, s := range nodes {
-			if cand(s) {
-				c++
-			}
-		}
-		onBlock[i/bpb] += c
-		if useLL {
+		for i, c := range p.cntBB {
 			onLL[i/bpll] += c
 		}
 	}
 
-	// The block: lowest weight, then fewest nodes, ties to the later block.
-	mark := b.inBlk
 	chosen, chosenCnt := -1, 0
 	var chosenW uint32
 	var seg []int
 	for blk := range nblk {
-		bnc := onBlock[blk]
+		bnc := p.onBlock[blk]
 		avail := bnc
 		if useLL {
 			per := bpb / bpll
 			off := blk * per
 			per = min(per, llCnt-off)
 			seg = append(seg[:0], onLL[off:off+per]...)
-			slices.SortFunc(seg, func(x, y int) int { return cmp.Compare(y, x) })
+			if maxLL < per {
+				slices.SortFunc(seg, func(x, y int) int { return cmp.Compare(y, x) })
+			}
 			avail = 0
 			for _, c := range seg[:min(maxLL, per)] {
 				avail += c
 			}
 		}
-		distinct, lowW := 0, uint32(0)
-		lo, hi := blk*bpb, min(nb, (blk+1)*bpb)
-		for i := lo; i < hi; i++ {
-			for _, s := range b.bb[i] {
-				if cand(s) && !mark[s] {
-					mark[s] = true
-					if distinct == 0 || a.w[s] < lowW {
-						lowW = a.w[s]
-					}
-					distinct++
-				}
-			}
-		}
-		for i := lo; i < hi; i++ {
-			for _, s := range b.bb[i] {
-				mark[s] = false
-			}
-		}
+		distinct, lowW := p.distinct[blk], p.lowW[blk]
 		if avail < k || distinct < k {
 			continue
 		}
@@ -315,9 +429,21 @@ func (a *SlurmAllocator) evalBlock(k int) ([]int32, blockAction) {
 			chosen, chosenW, chosenCnt = blk, lowW, bnc
 		}
 	}
-	if chosen < 0 {
-		return nil, blockBreak
+	return chosen
+}
+
+// fillBlock is the rest of the pass inside the chosen block: the weight groups, the
+// required base blocks, then _choose_best_bblock's loop.
+func (a *SlurmAllocator) fillBlock(k int, p *blockPass, chosen int) ([]int32, blockAction) {
+	b := a.blk
+	nb := len(b.bb)
+	cand := func(s int32) bool { return a.free(s) && !b.rm[s] }
+	llLevel, bpb, bpll, maxLL, useLL := p.llLevel, p.bpb, p.bpll, p.maxLL, p.useLL
+	var onLL []int
+	if useLL {
+		onLL = make([]int, (nb+bpll-1)/bpll)
 	}
+	mark := b.inBlk
 	lo, hi := chosen*bpb, min(nb, (chosen+1)*bpb)
 	var inBlk []int32 // the chosen block's candidate nodes
 	for i := lo; i < hi; i++ {

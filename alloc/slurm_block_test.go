@@ -249,6 +249,9 @@ func TestSlurmBlockContract(t *testing.T) {
 		}
 		a := newSlurmBlockT(t, n, w, conf)
 		b := a.blk.cfg
+		// A twin without the retry shortcut must place every job alike.
+		twin := newSlurmBlockT(t, n, w, conf)
+		twin.blk.noSkip = true
 		// Block membership by node (n1..nN: Slurm index = node); with overlap one node
 		// is in two blocks, and only the first checks below apply (Slurm counts it
 		// twice: a pass can stall and be retried).
@@ -263,6 +266,9 @@ func TestSlurmBlockContract(t *testing.T) {
 			if a.NumFree() == 0 || (len(live) > 0 && rng.IntN(2) == 0) {
 				i := rng.IntN(len(live))
 				if err := a.Release(live[i]); err != nil {
+					t.Fatal(err)
+				}
+				if err := twin.Release(live[i]); err != nil {
 					t.Fatal(err)
 				}
 				live = slices.Delete(live, i, i+1)
@@ -322,6 +328,10 @@ func TestSlurmBlockContract(t *testing.T) {
 			}
 			got, err := a.Allocate(k)
 			where := fmt.Sprintf("trial %d step %d k=%d\n%s", trial, step, k, conf)
+			tgot, terr := twin.Allocate(k)
+			if !slices.Equal(got, tgot) || (err == nil) != (terr == nil) || a.blk.retries != twin.blk.retries {
+				t.Fatalf("%s: %v (%v, %d retries), without the shortcut %v (%v, %d retries)", where, got, err, a.blk.retries, tgot, terr, twin.blk.retries)
+			}
 			if k == 1 {
 				// One node: the lightest free node, the first in index order.
 				want := slices.IndexFunc(free, func(f bool) bool { return f })
