@@ -56,7 +56,8 @@ import (
 //     many steps as there are switches and compares there.
 //
 // Weights come from an ordering: Weight = rank+1, what `procalloc curve --format
-// slurm-weight` writes (NewSlurm takes any weights).
+// slurm-weight` writes (NewSlurm takes any weights). slurm:block (topology/block)
+// follows Slurm 26.05.3 instead: see slurm_block.go.
 
 // SlurmConfig describes a Slurm cluster to emulate.
 type SlurmConfig struct {

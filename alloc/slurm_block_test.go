@@ -29,6 +29,14 @@ func newSlurmBlockT(t *testing.T, n int, weights []uint32, conf string) *SlurmAl
 	return a
 }
 
+var slurmSingleBlocks = func() string {
+	var b strings.Builder
+	for i := 1; i <= 16; i++ {
+		fmt.Fprintf(&b, "BlockName=s%d Nodes=n%d\n", i, i)
+	}
+	return b.String()
+}()
+
 const slurmTestBlocks = "BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockName=b3 Nodes=n[9-12]\nBlockName=b4 Nodes=n[13-16]\n"
 
 // TestSlurmBlockHand checks eval_nodes_block's rules on hand-worked cases (16 nodes
@@ -91,6 +99,19 @@ func TestSlurmBlockHand(t *testing.T) {
 		// Nodes inside a block in index order, whatever the line's order; the default
 		// BlockSizes (levels 0-4) from a base of 4.
 		{"index order", "BlockName=b1 Nodes=n4,n2,n3,n1\nBlockName=b2 Nodes=n[5-8]\n", nil, nil, 2, []int{5, 6}},
+		// One node: never the block plugin (_get_one_res): the lightest free node,
+		// first in index order, though b2 has the fewest free nodes.
+		{"one node", slurmTestBlocks + "BlockSizes=4,8,16\n", nil, []int{1, 5, 6, 9}, 1, []int{2}},
+		{"one node, weights", slurmTestBlocks + "BlockSizes=4,8,16\n", w(10, map[int]uint32{16: 1, 12: 1}), []int{1, 5, 6, 9}, 1, []int{12}},
+		// A stalled pass: single-node blocks, llblocks of 4, at most 2 for k=5. Free
+		// n1-3 (llblock A) and n5-6 (B): A first (the fullest), its nodes n3, n2, n1,
+		// then n4, busy but in the llblock already used, is preferred to B: nothing
+		// taken, the pass stalls; the retry takes n1 out and no block holds 5: the job
+		// waits though 5 nodes are free.
+		{"stalled pass", slurmSingleBlocks + "BlockSizes=1,2,4,16\n", nil, []int{4, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 5, nil},
+		// With n4 free, A is used up and the last node comes from B: of n5 and n6, which
+		// both hold it, the later.
+		{"no stall", slurmSingleBlocks + "BlockSizes=1,2,4,16\n", nil, []int{7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 5, []int{1, 2, 3, 4, 6}},
 		// No free node in any block: Slurm's common selection (best fit on runs).
 		{"outside the blocks", "BlockName=b1 Nodes=n[1-4]\n", nil, []int{1, 2, 3, 4, 8}, 4, []int{9, 10, 11, 12}},
 	}
