@@ -44,6 +44,9 @@ type Options struct {
 	// SlurmTree reads the topology.conf named in a slurm:tree spec
 	// (slurm.ParseTree of the file); nil: slurm:tree is refused.
 	SlurmTree func(path string) (*slurm.Tree, error)
+	// SlurmBlocks reads the topology.conf named in a slurm:block spec
+	// (slurm.ParseBlocks of the file); nil: slurm:block is refused.
+	SlurmBlocks func(path string) (*slurm.Blocks, error)
 }
 
 // resolveCurve returns the ordering of m named by a CURVE argument: a built-in curve,

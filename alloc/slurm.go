@@ -56,7 +56,8 @@ import (
 //     many steps as there are switches and compares there.
 //
 // Weights come from an ordering: Weight = rank+1, what `procalloc curve --format
-// slurm-weight` writes (NewSlurm takes any weights).
+// slurm-weight` writes (NewSlurm takes any weights). slurm:block (topology/block)
+// follows Slurm 26.05.3 instead: see slurm_block.go.
 
 // SlurmConfig describes a Slurm cluster to emulate.
 type SlurmConfig struct {
@@ -67,6 +68,9 @@ type SlurmConfig struct {
 	Weights []uint32
 	// Tree is the topology/tree configuration; nil: no topology plugin (consec).
 	Tree *slurm.Tree
+	// Blocks is the topology/block configuration (Slurm 26.05's selection, see
+	// slurm_block.go); nil: none. At most one of Tree and Blocks.
+	Blocks *slurm.Blocks
 }
 
 // SlurmAllocator emulates Slurm's node selection (see above).
@@ -86,10 +90,11 @@ type SlurmAllocator struct {
 	runs2 []slurmRun
 	dist  []int
 	tmp   []int
+	blk   *slurmBlocks // topology/block (slurm_block.go)
 }
 
 func init() {
-	register("slurm", "Slurm 22.05's own selection (cons_tres): slurm:consec[:ORDER] (no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (topology/tree); ORDER gives Weight=rank+1",
+	register("slurm", "Slurm's own selection (cons_tres): slurm:consec[:ORDER] (22.05, no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (22.05, topology/tree), slurm:block:TOPOLOGY.conf[:ORDER] (26.05, topology/block); ORDER gives Weight=rank+1",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			return newSlurmFromSpec(arg, m, opt)
 		})
@@ -116,8 +121,21 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 			return nil, err
 		}
 		cfg.Tree, order = t, o
+	case "block":
+		file, o, _ := strings.Cut(rest, ":")
+		if file == "" {
+			return nil, fmt.Errorf("slurm:block needs a topology.conf: slurm:block:FILE[:ORDER]")
+		}
+		if opt.SlurmBlocks == nil {
+			return nil, fmt.Errorf("slurm:block:%s: no reader for topology.conf files (Options.SlurmBlocks)", file)
+		}
+		b, err := opt.SlurmBlocks(file)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Blocks, order = b, o
 	default:
-		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER] or slurm:tree:TOPOLOGY.conf[:ORDER], not %q", arg)
+		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER] or slurm:block:TOPOLOGY.conf[:ORDER], not %q", arg)
 	}
 	if order != "" {
 		o, err := resolveCurve(order, m, opt)
@@ -154,6 +172,9 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	}
 	if cfg.Weights != nil && len(cfg.Weights) != n {
 		return nil, fmt.Errorf("%d weights for %d nodes", len(cfg.Weights), n)
+	}
+	if cfg.Tree != nil && cfg.Blocks != nil {
+		return nil, fmt.Errorf("a topology/tree and a topology/block configuration: Slurm has one topology plugin")
 	}
 	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n)}
 	for i := range a.at {
@@ -211,6 +232,11 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 		}
 		a.dist = make([]int, len(t.Switches))
 	}
+	if cfg.Blocks != nil {
+		if err := a.initBlocks(cfg.Blocks, names); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }
 
@@ -234,10 +260,17 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 	}
 	var picked []int32
 	var err error
-	if a.tree == nil {
+	switch {
+	case a.blk != nil:
+		if picked, err = a.blockSelect(k); err != nil {
+			return nil, err
+		}
+	case a.tree == nil:
 		picked = a.consec(k)
-	} else if picked, err = a.treeSelect(k); err != nil {
-		return nil, err
+	default:
+		if picked, err = a.treeSelect(k); err != nil {
+			return nil, err
+		}
 	}
 	slices.Sort(picked)
 	out := make([]int, len(picked))

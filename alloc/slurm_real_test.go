@@ -262,12 +262,25 @@ type realCluster struct {
 	cwd    string
 	submit string
 	names  []string
+	// prefix, when set, is a Slurm installation whose bin comes first on PATH.
+	prefix string
+	// probes is how many jobs the emulation says must wait are submitted anyway
+	// (salloc --immediate) to check that Slurm does not start them either; waits
+	// counts them.
+	probes, waits int
+	// retried counts the placements where the emulated block pass failed and was
+	// retried with fewer candidates (common_topo_choose_nodes).
+	retried int
 }
 
 func (rc *realCluster) cmd(name string, args ...string) (string, string, error) {
 	c := exec.Command(name, args...)
 	c.Dir = rc.cwd
 	c.Env = append(os.Environ(), "SLURM_CONF="+rc.conf)
+	if rc.prefix != "" {
+		c.Env = append(c.Env, "PATH="+filepath.Join(rc.prefix, "bin")+":"+os.Getenv("PATH"))
+		c.Path = filepath.Join(rc.prefix, "bin", name)
+	}
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()
@@ -277,7 +290,10 @@ func (rc *realCluster) cmd(name string, args ...string) (string, string, error) 
 var grantedRE = regexp.MustCompile(`Granted job allocation (\d+)`)
 
 // place submits a k-node job and returns its id and Slurm's nodes (node indices).
-func (rc *realCluster) place(k int) (string, []int, error) {
+func (rc *realCluster) place(k int) (string, []int, error) { return rc.placeWithin(k, 10) }
+
+// placeWithin is place with salloc --immediate=wait (seconds).
+func (rc *realCluster) placeWithin(k, wait int) (string, []int, error) {
 	var id string
 	if rc.submit == "sbatch" {
 		out, errs, err := rc.cmd("sbatch", "--parsable", "-N", strconv.Itoa(k), "-o", "/dev/null", "--wrap", "exec sleep 1000")
@@ -286,7 +302,7 @@ func (rc *realCluster) place(k int) (string, []int, error) {
 		}
 		id = strings.TrimSpace(strings.Split(out, ";")[0])
 	} else {
-		_, errs, err := rc.cmd("salloc", "--no-shell", "--immediate=10", "-N", strconv.Itoa(k), "-J", "procalloc-test")
+		_, errs, err := rc.cmd("salloc", "--no-shell", "--immediate="+strconv.Itoa(wait), "-N", strconv.Itoa(k), "-J", "procalloc-test")
 		mm := grantedRE.FindStringSubmatch(errs)
 		if err != nil || mm == nil {
 			return "", nil, fmt.Errorf("salloc -N %d: %v: %s", k, err, errs)
@@ -379,8 +395,34 @@ func (rc *realCluster) run(a *SlurmAllocator, seed uint64, steps int) (compared,
 			k = 1 + rng.IntN(free)
 		}
 		want, err := a.Allocate(k)
+		if errors.Is(err, ErrFragmented) && a.blk != nil {
+			// topology/block: the job would wait. Check that Slurm does not start it.
+			if rc.probes <= 0 {
+				continue
+			}
+			rc.probes--
+			rc.waits++
+			id, got, err := rc.placeWithin(k, 2)
+			if err == nil {
+				compared++
+				differ++
+				t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation: waits", step, id, k, free, rc.hosts(got))
+				if err := a.Occupy(got); err != nil {
+					t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
+				}
+				live = append(live, job{id, got})
+			} else if !strings.Contains(err.Error(), "Unable to allocate resources") && !strings.Contains(err.Error(), "Job submit/allocate failed") {
+				t.Fatalf("step %d: %v", step, err)
+			} else if rc.waits == 1 {
+				t.Logf("step %d: %d nodes of %d free, both wait: %v", step, k, free, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("step %d: emulation: %v", step, err)
+		}
+		if a.blk != nil && a.blk.retries > 0 {
+			rc.retried++
 		}
 		id, got, err := rc.place(k)
 		if err != nil {
@@ -412,4 +454,161 @@ func (rc *realCluster) hosts(nodes []int) string {
 		return strings.Join(h, ",")
 	}
 	return s
+}
+
+// slurmRealBlocks are the topology/block configurations of the real-cluster test, for
+// node01..node16: blocks not in name order (Slurm aggregates by line order), blocks
+// listed out of order inside, BlockSizes with and without a level missing, blocks of
+// unequal sizes (jobs above the top level, an odd block count), no BlockSizes.
+var slurmRealBlocks = []struct{ name, conf string }{
+	{"block-4", "BlockName=b1 Nodes=node[09-12]\nBlockName=b2 Nodes=node04,node[01-03]\nBlockName=b3 Nodes=node[13-16]\nBlockName=b4 Nodes=node[05-08]\nBlockSizes=4,8,16\n"},
+	{"block-4-16", "BlockName=b1 Nodes=node[01-04]\nBlockName=b2 Nodes=node[09-12]\nBlockName=b3 Nodes=node[05-08]\nBlockName=b4 Nodes=node[13-16]\nBlockSizes=4,16\n"},
+	{"block-uneven", "BlockName=a Nodes=node[01-02]\nBlockName=b Nodes=node[03-05]\nBlockName=c Nodes=node[06-09]\nBlockName=d Nodes=node10\nBlockName=e Nodes=node[11-12]\nBlockName=f Nodes=node[13-16]\nBlockSizes=2,4,8\n"},
+	{"block-default-sizes", "BlockName=x1 Nodes=node[14-16]\nBlockName=x2 Nodes=node[01-03]\nBlockName=x3 Nodes=node[04-06]\nBlockName=x4 Nodes=node[07-09]\nBlockName=x5 Nodes=node[10-13]\n"},
+	{"block-1-4-16", "BlockName=s1 Nodes=node[01-02]\nBlockName=s2 Nodes=node[03-04]\nBlockName=s3 Nodes=node[05-06]\nBlockName=s4 Nodes=node[07-08]\nBlockName=s5 Nodes=node[09-10]\nBlockName=s6 Nodes=node[11-12]\nBlockName=s7 Nodes=node[13-14]\nBlockName=s8 Nodes=node[15-16]\nBlockSizes=2,8,16\n"},
+}
+
+// TestSlurmRealBlockPlacements compares slurm:block with a Slurm built from source
+// that has topology/block (Slurm >= 23.11; the emulation follows 26.05.3): set
+// PROCALLOC_SLURM_NEW to its prefix (scripts/slurm-build.sh installs into
+// /opt/slurm-new). The test starts its own 16-node cluster (scripts/slurm-cluster.sh
+// --prefix) in PROCALLOC_SLURM_NEW_DIR (default: a new /tmp/slurm-block* directory)
+// on ports PROCALLOC_SLURM_NEW_PORT (default 18000) and up, restarts it with
+// TopologyPlugin=topology/block and each configuration, and stops it at the end.
+// Like TestSlurmRealPlacements, every placement Slurm makes is compared with the
+// emulation's; besides, up to 10 jobs per configuration that the emulation says must
+// wait are submitted with salloc --immediate, and Slurm must not start them.
+// PROCALLOC_SLURM_STEPS sets the submissions per configuration (default 150),
+// PROCALLOC_SLURM_RANDOM_BLOCKS the number of random block files (default 2).
+func TestSlurmRealBlockPlacements(t *testing.T) {
+	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
+	if prefix == "" {
+		t.Skip("PROCALLOC_SLURM_NEW is not set: the prefix of a Slurm >= 23.11 built with scripts/slurm-build.sh")
+	}
+	out, err := exec.Command(filepath.Join(prefix, "sbin", "slurmctld"), "-V").Output()
+	if err != nil {
+		t.Skipf("no slurmctld in %s: %v", prefix, err)
+	}
+	version := strings.TrimSpace(string(out))
+	envInt := func(name string, def int) int {
+		s := os.Getenv(name)
+		if s == "" {
+			return def
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			t.Fatalf("%s=%q: want a non-negative integer", name, s)
+		}
+		return v
+	}
+	steps := envInt("PROCALLOC_SLURM_STEPS", 150)
+	port := envInt("PROCALLOC_SLURM_NEW_PORT", 18000)
+	dir := os.Getenv("PROCALLOC_SLURM_NEW_DIR")
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "slurm-block"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := filepath.Abs(filepath.Join("..", "scripts", "slurm-cluster.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nodes = 16
+	names := make([]string, nodes)
+	for i := range names {
+		names[i] = fmt.Sprintf("node%02d", i+1)
+	}
+	m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", nodes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := topo.ParseSpec("mesh:4x4")
+	o, err := curves.Generate("hilbert", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := make([]uint32, nodes)
+	for r, v := range o {
+		distinct[v] = uint32(r + 1)
+	}
+	grouped := make([]uint32, nodes)
+	rg := rand.New(rand.NewPCG(5, 6))
+	for i := range grouped {
+		grouped[i] = uint32(10 * (1 + rg.IntN(3)))
+	}
+	type config struct {
+		name, conf string
+		weights    []uint32
+	}
+	var configs []config
+	for _, c := range slurmRealBlocks {
+		configs = append(configs, config{c.name, c.conf, nil})
+	}
+	configs = append(configs,
+		config{"weights-grouped+" + slurmRealBlocks[1].name, slurmRealBlocks[1].conf, grouped},
+		config{"weights-distinct+" + slurmRealBlocks[2].name, slurmRealBlocks[2].conf, distinct},
+		config{"weights-grouped+" + slurmRealBlocks[4].name, slurmRealBlocks[4].conf, grouped})
+	rb := rand.New(rand.NewPCG(77, 78))
+	for i := range envInt("PROCALLOC_SLURM_RANDOM_BLOCKS", 2) {
+		c := config{fmt.Sprintf("block-random%d", i+1), randomSlurmBlocks(rb, nodes, false, false, func(v int) string { return names[v] }), nil}
+		if i%2 == 1 {
+			c.name, c.weights = "weights-grouped+"+c.name, grouped
+		}
+		configs = append(configs, c)
+	}
+	work := t.TempDir()
+	t.Cleanup(func() {
+		if out, err := exec.Command("bash", script, "stop", "--dir", dir, "--prefix", prefix).CombinedOutput(); err != nil {
+			t.Logf("stopping the cluster: %v\n%s", err, out)
+		}
+	})
+	total, differ, waits, retried := 0, 0, 0, 0
+	start := time.Now()
+	for ci, c := range configs {
+		if steps == 0 {
+			break
+		}
+		t.Run(c.name, func(t *testing.T) {
+			tf := filepath.Join(work, "topology.conf")
+			if err := os.WriteFile(tf, []byte(c.conf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"restart", "--nodes", strconv.Itoa(nodes), "--dir", dir, "--port-base", strconv.Itoa(port), "--prefix", prefix, "--topology", tf}
+			if c.weights != nil {
+				var b strings.Builder
+				for i, w := range c.weights {
+					fmt.Fprintf(&b, "%s %d\n", names[i], w)
+				}
+				wf := filepath.Join(work, c.name+".weights")
+				if err := os.WriteFile(wf, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--weights", wf)
+			}
+			if out, err := exec.Command("bash", append([]string{script}, args...)...).CombinedOutput(); err != nil {
+				var ee *exec.ExitError
+				if errors.As(err, &ee) && ee.ExitCode() == 3 {
+					t.Skipf("no Slurm: %s", out)
+				}
+				t.Fatalf("starting the cluster (%s): %v\n%s", strings.Join(args, " "), err, out)
+			}
+			blocks, err := slurm.ParseBlocks(strings.NewReader(c.conf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := NewSlurm(m, SlurmConfig{Names: names, Weights: c.weights, Blocks: blocks})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := &realCluster{t: t, conf: filepath.Join(dir, "slurm.conf"), cwd: work, submit: "salloc", names: names, prefix: prefix, probes: 10}
+			n, d := rc.run(a, uint64(300+ci), steps)
+			total += n
+			differ += d
+			waits += rc.waits
+			retried += rc.retried
+			t.Logf("%s: %d placements compared, %d differ (%d after retried passes); %d jobs both wait", c.name, n, d, rc.retried, rc.waits)
+		})
+	}
+	t.Logf("%d configurations in %.1f s", len(configs), time.Since(start).Seconds())
+	fmt.Printf("slurm (topology/block, %s): %d placements compared, %d differ (%d after retried passes); %d waiting jobs compared\n", version, total, differ, retried, waits)
 }

@@ -25,6 +25,10 @@
 #                     topology/block when FILE has BlockName lines: Slurm >= 23.11).
 #   --conf-extra FILE appended verbatim to slurm.conf (a later line overrides an earlier
 #                     one for most keys, e.g. SchedulerParameters=...).
+#   --prefix DIR      a Slurm built from source (scripts/slurm-build.sh, e.g. /opt/slurm-new,
+#                     for topology/block): DIR/bin and DIR/sbin come first on PATH (give
+#                     it to every command, stop too); nothing is installed, exit 3 when
+#                     DIR has no slurmctld. Clients must then be DIR's as well.
 # The configuration is tuned for tests: `salloc --no-shell -N K` is placed at
 # submission (about 20 ms), `sbatch` at the main scheduler's next pass (slurmctld 22.05
 # runs it from its background loop, once a second: up to 1 s); a cancelled job's nodes
@@ -53,7 +57,7 @@ log() { echo "slurm-cluster: $*" >&2; }
 cmd=${1:-}
 [ -n "$cmd" ] || usage
 shift
-nodes= dir= portbase= weights= topology= extra= conf=
+nodes= dir= portbase= weights= topology= extra= conf= prefix=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes) nodes=${2:?}; shift 2 ;;
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--topology) topology=$(realpath "${2:?}"); shift 2 ;;
 	--conf-extra) extra=$(realpath "${2:?}"); shift 2 ;;
 	--conf) conf=$(realpath "${2:?}"); shift 2 ;;
+	--prefix) prefix=${2:?}; shift 2 ;;
 	*) log "unknown argument $1"; usage ;;
 	esac
 done
@@ -70,6 +75,7 @@ done
 mkdir -p "$dir"
 dir=$(realpath "$dir")
 export SLURM_CONF=$dir/slurm.conf
+[ -z "$prefix" ] || export PATH=$prefix/bin:$prefix/sbin:$PATH
 
 need_root_and_packages() {
 	if [ "$(id -u)" -ne 0 ]; then
@@ -77,6 +83,10 @@ need_root_and_packages() {
 		exit 3
 	fi
 	local missing=() c
+	if [ -n "$prefix" ] && [ ! -x "$prefix/sbin/slurmctld" ]; then
+		log "no $prefix/sbin/slurmctld: build Slurm with scripts/slurm-build.sh"
+		exit 3
+	fi
 	for c in slurmctld slurmd sbatch squeue sinfo scontrol scancel munged; do
 		command -v "$c" >/dev/null || missing+=("$c")
 	done

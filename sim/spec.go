@@ -70,6 +70,9 @@ type Spec struct {
 	// SlurmTree reads the topology.conf of a slurm:tree allocator
 	// (alloc.Options.SlurmTree); nil: slurm:tree is refused.
 	SlurmTree func(path string) (*slurm.Tree, error)
+	// SlurmBlocks reads the topology.conf of a slurm:block allocator
+	// (alloc.Options.SlurmBlocks); nil: slurm:block is refused.
+	SlurmBlocks func(path string) (*slurm.Blocks, error)
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
 	Sched  Sched
@@ -480,7 +483,7 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, NoMemo: s.NoMemo})
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}

@@ -6,8 +6,9 @@
 // (ReadTopologyYAML; topology.yaml(5): tree, block, torus3d) into topo.Graph
 // networks; ReadGraphFormat and DetectGraphFormat add these two formats to topo's
 // generic ones (edge lists, ibnetdiscover), which topo reads without knowing Slurm.
-// Node sets everywhere are hostlist expressions (package topo/hostlist, checked
-// against scontrol show hostnames).
+// ParseTree and ParseBlocks keep the file order the selection depends on, for alloc's
+// slurm:tree and slurm:block. Node sets everywhere are hostlist expressions (package
+// topo/hostlist, checked against scontrol show hostnames).
 //
 // Writing an ordering (package curves) so that Slurm follows it:
 //   - slurm-weight (FormatWeight, a ranking format registered with curves):

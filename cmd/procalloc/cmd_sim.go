@@ -201,6 +201,7 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
 	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
+	s.SlurmBlocks = allocSlurmBlocks
 	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
 	if f.compat == "default" {
 		s.Compat = alloc.CompatDefault
@@ -382,6 +383,7 @@ procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
 procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
+procalloc sim --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16

@@ -62,6 +62,10 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 				t.Fatalf("%v: allocator topology readers differ", flags)
 			}
 			got.SlurmTree, want.SlurmTree = nil, nil
+			if (got.SlurmBlocks == nil) != (want.SlurmBlocks == nil) {
+				t.Fatalf("%v: allocator block topology readers differ", flags)
+			}
+			got.SlurmBlocks, want.SlurmBlocks = nil, nil
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %v:\n got %+v\nwant %+v", comm, flags, got, want)
 			}

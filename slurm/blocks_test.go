@@ -1,0 +1,162 @@
+package slurm
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/curves"
+)
+
+func TestParseBlocks(t *testing.T) {
+	conf := `# blocks
+BlockName=b1 Nodes=node[01-04]
+blockname=b2   nodes=node08,node[05-07]  # out of order
+BlockName=empty
+BlockName=b3 Nodes=node[09-12]
+BlockSizes=4,16,8
+`
+	b, err := ParseBlocks(strings.NewReader(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Blocks) != 4 || b.Blocks[1].Name != "b2" || b.Blocks[1].Line != 3 || b.Blocks[2].Name != "empty" || len(b.Blocks[2].Nodes) != 0 {
+		t.Fatalf("blocks: %+v", b.Blocks)
+	}
+	if !slices.Equal(b.Blocks[1].Nodes, []string{"node08", "node05", "node06", "node07"}) {
+		t.Errorf("b2 nodes %v: want the file's order", b.Blocks[1].Nodes)
+	}
+	if !slices.Equal(b.Sizes, []int{4, 16, 8}) || b.SizesLine != 6 || b.Base != 4 {
+		t.Errorf("sizes %v line %d base %d", b.Sizes, b.SizesLine, b.Base)
+	}
+	// 4, 8, 16 nodes: levels 0, 1, 2 (the order of BlockSizes after the first does not
+	// matter).
+	for l := -1; l <= MaxBlockLevel+1; l++ {
+		if want := l >= 0 && l <= 2; b.LevelAllowed(l) != want {
+			t.Errorf("level %d allowed: %v, want %v", l, b.LevelAllowed(l), want)
+		}
+	}
+
+	// Without BlockSizes: levels 0-4 (bit_nset(0, 4)), the base from the first block
+	// that has nodes; topology.conf(5)'s example: a base (30) that is no block's size.
+	b, err = ParseBlocks(strings.NewReader("BlockName=e\nBlockName=a Nodes=n[1-3],n2\nBlockName=b Nodes=n[4-9]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Sizes != nil || b.Base != 3 || b.Levels != 0x1f {
+		t.Errorf("default: sizes %v base %d levels %#x, want nil 3 0x1f", b.Sizes, b.Base, b.Levels)
+	}
+	b, err = ParseBlocks(strings.NewReader("BlockName=block1 Nodes=node[01-32]\nBlockName=block2 Nodes=node[33-64]\nBlockSizes=30,120\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Base != 30 || b.Levels != 1|1<<2 {
+		t.Errorf("30,120: base %d levels %#x, want 30 0x5", b.Base, b.Levels)
+	}
+}
+
+func TestParseBlocksErrors(t *testing.T) {
+	cases := []struct{ conf, want string }{
+		{"", "no BlockName"},
+		{"# nothing\n\n", "no BlockName"},
+		{"BlockSizes=4\n", "no BlockName"},
+		{"BlockName=a Nodes=n[1-4]\nBlockName=a Nodes=n[5-8]\n", "line 2: block a already defined on line 1"},
+		{"BlockName= Nodes=n1\n", "line 1: a block without a name"},
+		{"Nodes=n1\n", "line 1: Nodes= without BlockName="},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,12\n", "line 2: BlockSizes=4,12: 12 is not a power-of-two multiple"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,6\n", "line 2: BlockSizes=4,6: 6 is not a multiple"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=8,4\n", "4 is not a multiple of the base block size 8"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,0\n", "\"0\" is not a positive integer"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,-8\n", "is not a positive integer"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4x\n", "\"4x\" is not a positive integer"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=\n", "no sizes"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=1,65536\n", "more than 2^15"},
+		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4\nBlockSizes=8\n", "line 3: BlockSizes= given again (first on line 2)"},
+		{"BlockName=a Nodes=n[1-4] BlockSizes=4\n", "line 1: BlockSizes= on a block's line"},
+		{"BlockName=a\nBlockName=b Nodes=\n", "no block has nodes"},
+		{"BlockName=a Nodes=n[1-\n", "line 1: Nodes=n[1-"},
+		{"BlockName=a Nodes=n1 Nodes=n2\n", "line 1: two Nodes="},
+		{"BlockName=a BlockName=b\n", "line 1: two BlockName="},
+		{"SwitchName=s Nodes=n1\n", "line 1: SwitchName= is topology/tree"},
+		{"BlockName=a Nodes=n1 LinkSpeed=4\n", "topology/tree"},
+		{"BlockName=a Nodes=n1 Weight=4\n", "line 1: unknown key \"Weight\""},
+		{"BlockName=a Nodes=n1 x\n", "line 1: \"x\" is not KEY=VALUE"},
+	}
+	for _, c := range cases {
+		_, err := ParseBlocks(strings.NewReader(c.conf))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want an error containing %q", c.conf, err, c.want)
+		}
+	}
+	// 2^15 base blocks is the largest level.
+	b, err := ParseBlocks(strings.NewReader("BlockName=a Nodes=n1\nBlockSizes=1,32768\n"))
+	if err != nil || !b.LevelAllowed(15) {
+		t.Errorf("BlockSizes=1,32768: %v", err)
+	}
+}
+
+// WriteBlock's output reads back as blocks in ordering order, BlockSizes doubling.
+func TestParseBlocksWriteBlock(t *testing.T) {
+	o := curves.Order{5, 2, 7, 0, 1, 3, 6, 4}
+	var buf bytes.Buffer
+	if err := WriteBlock(&buf, o, nil, 2); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ParseBlocks(&buf)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if len(b.Blocks) != 4 || b.Base != 2 || b.Levels != 0b111 {
+		t.Fatalf("%d blocks, base %d, levels %#b", len(b.Blocks), b.Base, b.Levels)
+	}
+	for i, blk := range b.Blocks {
+		want := []string{fmt.Sprint(o[2*i]), fmt.Sprint(o[2*i+1])}
+		got := slices.Clone(blk.Nodes)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("block %d: %v, want %v", i, got, want)
+		}
+	}
+}
+
+func FuzzParseBlocks(f *testing.F) {
+	f.Add("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,8\n")
+	f.Add("BlockName=b1 Nodes=n[1-3]\nBlockName=e\n")
+	f.Add("BlockName=b1 Nodes=n1\nBlockSizes=30,120,60\n")
+	f.Add("blockname=x nodes=a,b # c\nBLOCKSIZES=,2,,4\n")
+	f.Fuzz(func(t *testing.T, conf string) {
+		b, err := ParseBlocks(strings.NewReader(conf))
+		if err != nil {
+			if b != nil {
+				t.Fatal("a result with an error")
+			}
+			return
+		}
+		if len(b.Blocks) == 0 || b.Base < 1 || !b.LevelAllowed(0) {
+			t.Fatalf("%d blocks, base %d, levels %#x", len(b.Blocks), b.Base, b.Levels)
+		}
+		names := map[string]bool{}
+		for _, blk := range b.Blocks {
+			if blk.Name == "" || names[blk.Name] || blk.Line < 1 {
+				t.Fatalf("block %+v", blk)
+			}
+			names[blk.Name] = true
+		}
+		if b.Sizes != nil {
+			if b.Sizes[0] != b.Base || b.SizesLine < 1 {
+				t.Fatalf("sizes %v base %d line %d", b.Sizes, b.Base, b.SizesLine)
+			}
+			for _, s := range b.Sizes {
+				r := s / b.Base
+				if s%b.Base != 0 || r&(r-1) != 0 || !b.LevelAllowed(blockLevel(r)) {
+					t.Fatalf("size %d of %v not an allowed level", s, b.Sizes)
+				}
+			}
+		} else if b.Levels != 0x1f {
+			t.Fatalf("no BlockSizes, levels %#x", b.Levels)
+		}
+	})
+}
