@@ -23,6 +23,10 @@
 #   --weights FILE    lines "NODE WEIGHT": Weight= on those NodeName lines.
 #   --topology FILE   copied to DIR/topology.conf; TopologyPlugin=topology/tree (or
 #                     topology/block when FILE has BlockName lines: Slurm >= 23.11).
+#                     A topology.yaml (name ending .yaml/.yml, or a file starting with
+#                     "- topology:"; Slurm >= 25.05, torus3d >= 26.05, so with --prefix)
+#                     is copied to DIR/topology.yaml and no TopologyPlugin is set: each
+#                     topology in it names its own plugin.
 #   --conf-extra FILE appended verbatim to slurm.conf (a later line overrides an earlier
 #                     one for most keys, e.g. SchedulerParameters=...).
 #   --prefix DIR      a Slurm built from source (scripts/slurm-build.sh, e.g. /opt/slurm-new,
@@ -156,7 +160,11 @@ MinJobAge=2
 SlurmdTimeout=300
 SlurmctldTimeout=300
 CONF
-		if [ -n "$topology" ]; then
+		rm -f "$dir/topology.yaml" "$dir/topology.conf"
+		if [ -n "$topology" ] && { [[ $topology == *.yaml || $topology == *.yml ]] ||
+			grep -q '^- *topology:' "$topology"; }; then
+			cp "$topology" "$dir/topology.yaml" # Slurm >= 25.05; no TopologyPlugin then
+		elif [ -n "$topology" ]; then
 			cp "$topology" "$dir/topology.conf"
 			if grep -qi '^[[:space:]]*BlockName=' "$topology"; then
 				echo "TopologyPlugin=topology/block"

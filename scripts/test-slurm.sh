@@ -35,12 +35,37 @@ if [ "$extra" -ne 0 ]; then
 	cat "$dir/writers.log" "$dir/sweep.log" >&2
 	status=$extra
 fi
+# With a Slurm built from source (scripts/slurm-build.sh; PROCALLOC_SLURM_NEW, default
+# /opt/slurm-new): slurm:block against its topology/block, and the torus3d, block and
+# SwitchAsNodeRank files loaded into it. Its placements count in the last line.
+new_prefix=${PROCALLOC_SLURM_NEW:-/opt/slurm-new}
+block=
+if [ -x "$new_prefix/sbin/slurmctld" ]; then
+	newst=0
+	PROCALLOC_SLURM_NEW=$new_prefix "$go" test -count=1 -timeout 30m -run 'TestSlurmRealBlockPlacements' -v ./alloc >"$dir/block.log" 2>&1 || newst=$?
+	PROCALLOC_SLURM_NEW=$new_prefix "$go" test -count=1 -timeout 10m -run 'OnSlurmNew' ./slurm >"$dir/new.log" 2>&1 || newst=$?
+	block=$(grep '^slurm (topology/block' "$dir/block.log" | tail -n 1 || true)
+	[ -n "$block" ] && echo "$block"
+	tail -n 1 "$dir/new.log"
+	if [ "$newst" -ne 0 ] || [ -z "$block" ]; then
+		tail -n 20 "$dir/block.log" "$dir/new.log" >&2
+		status=1
+	fi
+else
+	echo "test-slurm: no Slurm built from source in $new_prefix: slurm:block and the torus3d/block files not checked (scripts/slurm-build.sh builds it)"
+fi
 echo "test-slurm: $((SECONDS - t0)) s"
 line=$(grep '^slurm: ' "$dir/test.log" | tail -n 1 || true)
 if [ -z "$line" ]; then
 	tail -n 20 "$dir/test.log" >&2
 	echo "slurm: 0 placements compared, the test did not finish"
 	exit 1
+fi
+if [ -n "$block" ]; then
+	# The last line sums both Slurms' placements.
+	read -r n d < <(echo "$line" | sed -E 's/^slurm: ([0-9]+) placements compared, ([0-9]+) differ.*/\1 \2/')
+	read -r bn bd < <(echo "$block" | sed -E 's/^slurm \(topology\/block[^)]*\): ([0-9]+) placements compared, ([0-9]+) differ.*/\1 \2/')
+	line="slurm: $((n + bn)) placements compared, $((d + bd)) differ"
 fi
 echo "$line"
 exit "$status"

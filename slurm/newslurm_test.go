@@ -20,8 +20,9 @@ import (
 // The tests in this file load the writers into a Slurm built from source
 // (scripts/slurm-build.sh, Slurm 26.05.3 when written): topology/torus3d and
 // topology.yaml need Slurm 26.05, topology/block 23.11, neither of which Debian 12
-// ships. They start a 16-node cluster with scripts/slurm-new-cluster.sh on ports
-// SLURM_NEW_TEST_PORT_BASE (default 17800) and up.
+// ships. They start a 16-node cluster with scripts/slurm-cluster.sh on ports
+// SLURM_NEW_TEST_PORT_BASE (default 17800) and up, the build's bin and sbin first on
+// PATH (what the script's --prefix does).
 
 // newSlurmCluster returns a cluster of the Slurm in PROCALLOC_SLURM_NEW (default
 // /opt/slurm-new), or skips saying why: -short, no such build, not root, no munged.
@@ -36,7 +37,7 @@ func newSlurmCluster(t *testing.T, name string) *cluster {
 	if _, err := os.Stat(filepath.Join(prefix, "sbin", "slurmctld")); err != nil {
 		t.Skipf("no Slurm built from source in %s (PROCALLOC_SLURM_NEW): build one with scripts/slurm-build.sh (25 min on 2 shared cores) to check the torus3d and block writers", prefix)
 	}
-	script := "../scripts/slurm-new-cluster.sh"
+	script := "../scripts/slurm-cluster.sh"
 	if _, err := os.Stat(script); err != nil {
 		t.Skipf("no %s", script)
 	}
