@@ -25,6 +25,7 @@ func TestSweepOnMultiNodeSlurm(t *testing.T) {
 	if _, err := os.Stat(script); err != nil {
 		t.Skipf("no %s: the multi-node Slurm script runs this test", script)
 	}
+	script, _ = filepath.Abs(script) // the commands below run in the test's work directory
 	for _, c := range []string{"sbatch", "slurmctld", "slurmd", "munged", "scontrol"} {
 		if _, err := exec.LookPath(c); err != nil {
 			t.Skipf("%s not on PATH: run scripts/slurm-cluster.sh start once as root (it installs Debian's slurm-wlm, slurm-client and munge)", c)
