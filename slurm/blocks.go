@@ -1,7 +1,6 @@
 package slurm
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -68,19 +67,8 @@ func (b *Blocks) LevelAllowed(l int) bool {
 func ParseBlocks(r io.Reader) (*Blocks, error) {
 	b := &Blocks{}
 	seen := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
+	cr := newConfReader(r)
+	for line, fields := range cr.lines() {
 		var blk Block
 		blk.Line = line
 		named, hasNodes, sizes := false, false, false
@@ -143,8 +131,8 @@ func ParseBlocks(r io.Reader) (*Blocks, error) {
 		seen[blk.Name] = line
 		b.Blocks = append(b.Blocks, blk)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("topology.conf line %d: %w", line+1, err)
+	if line, err := cr.err(); err != nil {
+		return nil, fmt.Errorf("topology.conf line %d: %w", line, err)
 	}
 	if len(b.Blocks) == 0 {
 		return nil, fmt.Errorf("topology.conf: no BlockName= lines (Slurm: no blocks configured)")

@@ -1,7 +1,6 @@
 package slurm
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -36,19 +35,8 @@ func ReadTopologyConf(r io.Reader) (*topo.Graph, error) {
 	var sws []sw
 	mode := ""
 	first := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		t := sc.Text()
-		if i := strings.IndexByte(t, '#'); i >= 0 {
-			t = t[:i]
-		}
-		fields := strings.Fields(t)
-		if len(fields) == 0 {
-			continue
-		}
+	cr := newConfReader(r)
+	for line, fields := range cr.lines() {
 		var s sw
 		s.line = line
 		kind := ""
@@ -118,8 +106,8 @@ func ReadTopologyConf(r io.Reader) (*topo.Graph, error) {
 		}
 		sws = append(sws, s)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	if line, err := cr.err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line, err)
 	}
 	if len(sws) == 0 {
 		return nil, fmt.Errorf("no SwitchName= or BlockName= lines")

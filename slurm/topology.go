@@ -1,7 +1,6 @@
 package slurm
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -52,19 +51,8 @@ type Switch struct {
 func ParseTree(r io.Reader) (*Tree, error) {
 	t := &Tree{byName: map[string]int{}}
 	var childNames [][]string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
+	cr := newConfReader(r)
+	for line, fields := range cr.lines() {
 		var s Switch
 		s.Line = line
 		var children []string
@@ -116,8 +104,8 @@ func ParseTree(r io.Reader) (*Tree, error) {
 		t.Switches = append(t.Switches, s)
 		childNames = append(childNames, children)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("topology.conf line %d: %w", line+1, err)
+	if line, err := cr.err(); err != nil {
+		return nil, fmt.Errorf("topology.conf line %d: %w", line, err)
 	}
 	if len(t.Switches) == 0 {
 		return nil, fmt.Errorf("topology.conf: no SwitchName= lines")
