@@ -195,22 +195,3 @@ type BaselineSummary struct {
 	MeanRatio float64
 	Proven    float64 // fraction of decisions proven optimal
 }
-
-func baselineOf(res []*JobResult) BaselineSummary {
-	var sum float64
-	proven := 0
-	for _, r := range res {
-		if r.OptProven {
-			proven++
-			sum += r.RatioToOptimal
-		}
-	}
-	var s BaselineSummary
-	if len(res) > 0 {
-		s.Proven = float64(proven) / float64(len(res))
-	}
-	if proven > 0 {
-		s.MeanRatio = sum / float64(proven)
-	}
-	return s
-}

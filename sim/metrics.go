@@ -460,7 +460,8 @@ type sizeAcc struct {
 	base            baseAcc
 }
 
-// baseAcc is baselineOf's sums.
+// baseAcc sums the baseline over decisions as jobs are folded in: BaselineSummary
+// is the mean ratio over proven decisions and the proven fraction.
 type baseAcc struct {
 	n, proven int
 	sum       float64
