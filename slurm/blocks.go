@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -67,8 +68,9 @@ func (b *Blocks) LevelAllowed(l int) bool {
 func ParseBlocks(r io.Reader) (*Blocks, error) {
 	b := &Blocks{}
 	seen := map[string]int{}
-	cr := newConfReader(r)
-	for line, fields := range cr.lines() {
+	ls := textin.NewLines(r)
+	for ls.Next() {
+		line, fields := ls.Line(), ls.Fields()
 		var blk Block
 		blk.Line = line
 		named, hasNodes, sizes := false, false, false
@@ -131,8 +133,8 @@ func ParseBlocks(r io.Reader) (*Blocks, error) {
 		seen[blk.Name] = line
 		b.Blocks = append(b.Blocks, blk)
 	}
-	if line, err := cr.err(); err != nil {
-		return nil, fmt.Errorf("topology.conf line %d: %w", line, err)
+	if err := ls.Err(); err != nil {
+		return nil, fmt.Errorf("topology.conf: %w", err)
 	}
 	if len(b.Blocks) == 0 {
 		return nil, fmt.Errorf("topology.conf: no BlockName= lines (Slurm: no blocks configured)")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 	"go.yaml.in/yaml/v3"
@@ -35,8 +36,9 @@ func ReadTopologyConf(r io.Reader) (*topo.Graph, error) {
 	var sws []sw
 	mode := ""
 	first := map[string]int{}
-	cr := newConfReader(r)
-	for line, fields := range cr.lines() {
+	ls := textin.NewLines(r)
+	for ls.Next() {
+		line, fields := ls.Line(), ls.Fields()
 		var s sw
 		s.line = line
 		kind := ""
@@ -106,8 +108,8 @@ func ReadTopologyConf(r io.Reader) (*topo.Graph, error) {
 		}
 		sws = append(sws, s)
 	}
-	if line, err := cr.err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line, err)
+	if err := ls.Err(); err != nil {
+		return nil, err
 	}
 	if len(sws) == 0 {
 		return nil, fmt.Errorf("no SwitchName= or BlockName= lines")

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -51,8 +52,9 @@ type Switch struct {
 func ParseTree(r io.Reader) (*Tree, error) {
 	t := &Tree{byName: map[string]int{}}
 	var childNames [][]string
-	cr := newConfReader(r)
-	for line, fields := range cr.lines() {
+	ls := textin.NewLines(r)
+	for ls.Next() {
+		line, fields := ls.Line(), ls.Fields()
 		var s Switch
 		s.Line = line
 		var children []string
@@ -104,8 +106,8 @@ func ParseTree(r io.Reader) (*Tree, error) {
 		t.Switches = append(t.Switches, s)
 		childNames = append(childNames, children)
 	}
-	if line, err := cr.err(); err != nil {
-		return nil, fmt.Errorf("topology.conf line %d: %w", line, err)
+	if err := ls.Err(); err != nil {
+		return nil, fmt.Errorf("topology.conf: %w", err)
 	}
 	if len(t.Switches) == 0 {
 		return nil, fmt.Errorf("topology.conf: no SwitchName= lines")
