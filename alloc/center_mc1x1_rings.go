@@ -2,7 +2,6 @@ package alloc
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 )
 
@@ -237,19 +236,9 @@ func (a *mc1x1) ringSegs2D(cx, cy, r int) ([]int, []ringSeg) {
 		lo := len(S)
 		// a row is a range of node indices: read the free map's words
 		base := yy * X
-		free := a.st.free
-		for v, v1 := base+x0, base+x1; v <= v1; {
-			w := free[v>>6] >> (v & 63)
-			if w == 0 {
-				v = (v | 63) + 1
-				continue
-			}
-			if v += bits.TrailingZeros64(w); v > v1 {
-				break
-			}
-			S = append(S, v)
+		S = a.st.appendFreeIn(S, base+x0, base+x1)
+		for _, v := range S[lo:] {
 			al = append(al, int32(v-base))
-			v++
 		}
 		if len(S) > lo {
 			segs = append(segs, ringSeg{lo: int32(lo), hi: int32(len(S)), fix: int32(yy), row: true, dense: int(al[len(al)-1]-al[lo]) == len(S)-1-lo})

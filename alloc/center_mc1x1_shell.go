@@ -204,21 +204,9 @@ func (a *mc1x1) choose2D(i, k, L, m int) []int {
 	inner := a.chooseBuf[:0]
 	if r := L - 1; r >= 0 {
 		x0, x1 := max(cx-r, 0), min(cx+r, X-1)
-		free := a.st.free
 		for y := max(cy-r, 0); y <= min(cy+r, Y-1); y++ {
 			base := y * X
-			for v, v1 := base+x0, base+x1; v <= v1; {
-				w := free[v>>6] >> (v & 63)
-				if w == 0 {
-					v = (v | 63) + 1
-					continue
-				}
-				if v += bits.TrailingZeros64(w); v > v1 {
-					break
-				}
-				inner = append(inner, v)
-				v++
-			}
+			inner = a.st.appendFreeIn(inner, base+x0, base+x1)
 		}
 	}
 	a.chooseBuf = inner

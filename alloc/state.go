@@ -166,3 +166,22 @@ func FreeListOrder(m topo.Machine) []int {
 	}
 	return order
 }
+
+// appendFreeIn appends the free nodes among v0..v1 (inclusive) to dst in ascending
+// order, skipping a word of busy nodes at a time: a row of a 2D mesh is such a range.
+func (s *State) appendFreeIn(dst []int, v0, v1 int) []int {
+	free := s.free
+	for v := v0; v <= v1; {
+		w := free[v>>6] >> (v & 63)
+		if w == 0 {
+			v = (v | 63) + 1
+			continue
+		}
+		if v += bits.TrailingZeros64(w); v > v1 {
+			break
+		}
+		dst = append(dst, v)
+		v++
+	}
+	return dst
+}
