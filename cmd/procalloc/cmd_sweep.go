@@ -113,10 +113,15 @@ SLURM_ARRAY_TASK_STEP and n is SLURM_ARRAY_TASK_COUNT, for arrays --array=MIN-MA
 (a list such as --array=1,3,7 needs --shard). --sbatch prints a ready sbatch script
 for --shards tasks (at most 4,000,001, Slurm's largest MaxArraySize), every path and
 name in it quoted for the shell; "procalloc merge" then joins the shards' files.
---list prints the items and exits.`,
+--list prints the items and exits.
+
+--per-job DIR writes each item's per-job rows (the CSV of sim --per-job) to
+DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and in
+--list); a file appears whole when its item ends, and a redone item rewrites it.`,
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
 procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
+procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
 procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -128,6 +133,7 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 			cpus := fs.Int("cpus", 2, "CPUs per array task in the --sbatch script (and -j of each task)")
 			list := fs.Bool("list", false, "print the items (index, key, parameters) and exit")
 			asJSON := fs.Bool("json", false, "print a JSON summary at the end")
+			perJob := fs.String("per-job", "", "write each item's per-job CSV (sim --per-job) to `DIR`/KEY.csv, KEY being the item's key")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) != 1 {
 					return usagef("want one sweep file (or - for standard input), got %d arguments", len(args))
@@ -155,6 +161,11 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 				}
 				if *out == "" {
 					return usagef("-o RESULTS.jsonl is required: results are appended there")
+				}
+				if *perJob != "" {
+					if st, err := os.Stat(*perJob); err != nil || !st.IsDir() {
+						return usagef("--per-job %s: want an existing directory (each item's rows go to DIR/KEY.csv)", *perJob)
+					}
 				}
 				if *jobs < 1 {
 					return usagef("-j %d: must be at least 1", *jobs)
@@ -194,7 +205,7 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 						todo = append(todo, it)
 					}
 				}
-				if err := runSweepItems(ctx, e, spec, todo, res, *jobs, &o); err != nil {
+				if err := runSweepItems(ctx, e, spec, todo, res, *jobs, *perJob, &o); err != nil {
 					return err
 				}
 				w := e.stdout
@@ -260,8 +271,9 @@ func lineList(lines []int) string {
 	return b.String()
 }
 
-// runSweepItems runs the items, jobs at a time, appending each result as it ends.
-func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.Item, res *sweep.Results, jobs int, o *sweepOutput) error {
+// runSweepItems runs the items, jobs at a time, appending each result as it ends;
+// with perJobDir, each item's per-job rows go to perJobDir/KEY.csv.
+func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.Item, res *sweep.Results, jobs int, perJobDir string, o *sweepOutput) error {
 	p := newProgress(e, "sweep", int64(len(todo)))
 	var done int64
 	var writeErr error
@@ -272,6 +284,9 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 			s, err := sweepItemSpec(e, spec, todo[i])
 			if err != nil {
 				return nil, err
+			}
+			if perJobDir != "" {
+				return &perJobRunner{e: e, spec: s, path: filepath.Join(perJobDir, todo[i].Key+".csv")}, nil
 			}
 			return &s, nil
 		},
@@ -300,6 +315,30 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 	return nil
 }
 
+// perJobRunner runs a sweep item as "sim --per-job FILE" does: rows written as jobs
+// finish, the file replaced atomically when the replay ends and left as it was when
+// it fails. An item is known by its key, so a rerun that redoes it rewrites its file.
+type perJobRunner struct {
+	e    *env
+	spec sim.Spec
+	path string
+}
+
+func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
+	var rep *sim.Report
+	err := writeOutput(r.e, "--per-job", r.path, func(w io.Writer) error {
+		pw := newPerJobCSV(w, r.spec.Baseline != nil)
+		pw.noRoute = !r.spec.Metrics.Has(sim.MetricsRoute)
+		r.spec.JobDone = pw.write
+		var err error
+		if rep, err = r.spec.Run(ctx); err != nil {
+			return err
+		}
+		return pw.flush()
+	})
+	return rep, err
+}
+
 // sweepItemSpec is the replay of a sweep item: its parameters (sweep.Params.Spec),
 // then its sim flags, which change what they name as on sim's command line.
 func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
@@ -324,7 +363,7 @@ func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 	fs.Bool("json", false, "")    // a result is sim's JSON anyway
 	fs.Bool("by-size", false, "") // so is the breakdown by size
 	if err := fs.Parse(it.Params.Flags); err != nil {
-		return s, usagef("flags: %v (a sweep item takes sim's replay flags; --per-job, --convert and -o do not apply)", err)
+		return s, usagef("flags: %v (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)", err)
 	}
 	if fs.NArg() > 0 {
 		return s, usagef("flags: unexpected arguments %q", fs.Args())

@@ -135,3 +135,40 @@ func TestSweepFailuresAndShardsFromSlurm(t *testing.T) {
 		t.Fatalf("sbatch: exit %d\n%s", code, out)
 	}
 }
+
+// TestSweepPerJobIsSimPerJob: sweep --per-job writes, for every item, the file that
+// "sim --per-job" writes for the item's parameters (--list's flags), byte for byte.
+func TestSweepPerJobIsSimPerJob(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSweep(t, dir, "bf:hilbert-trunc, mc1x1")
+	pj := filepath.Join(dir, "pj")
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", filepath.Join(dir, "r.jsonl"), "--per-job", pj); code != 2 || !strings.Contains(stderr, "--per-job") {
+		t.Fatalf("--per-job to a missing directory: exit %d, %s", code, stderr)
+	}
+	if err := os.Mkdir(pj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", filepath.Join(dir, "r.jsonl"), "--per-job", pj, "-j", "2"); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	code, list, stderr := runCLI(t, "", "sweep", spec, "--list")
+	if code != 0 {
+		t.Fatalf("--list: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(list), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("%d items, want 8", len(lines))
+	}
+	for _, l := range lines {
+		f := strings.SplitN(l, "\t", 3)
+		want := filepath.Join(dir, "want-"+f[1]+".csv")
+		args := append([]string{"sim"}, strings.Fields(strings.Replace(f[2], "--trace jobs.txt", "--trace "+filepath.Join(dir, "jobs.txt"), 1))...)
+		if code, _, stderr := runCLI(t, "", append(args, "--per-job", want, "-o", os.DevNull)...); code != 0 {
+			t.Fatalf("sim %s: exit %d: %s", f[2], code, stderr)
+		}
+		got, w := mustRead(t, filepath.Join(pj, f[1]+".csv")), mustRead(t, want)
+		if string(got) != string(w) || strings.Count(string(w), "\n") != 61 {
+			t.Fatalf("item %s (%s): sweep's per-job CSV differs from sim's (%d vs %d bytes)", f[0], f[2], len(got), len(w))
+		}
+	}
+}
