@@ -3,10 +3,17 @@
 strategies" (2004), §4 and §5, against one run of scripts/bunde2004.sh.
 
 Usage: scripts/bunde2004-claims.py OUTDIR   (OUTDIR: the script's output directory)
+       scripts/bunde2004-claims.py --sweep ENGINE RESULTS.jsonl... [--per-job DIR]
 
 Reads OUTDIR/MESH-PATTERN.csv (procalloc compare --loads 1,0.8,0.6,0.4,0.2 --csv) and,
 for Figs. 9-10, OUTDIR/perjob-ALLOC.csv (procalloc sim --per-job). Configurations that
-are missing are skipped. Every claim is reduced to checks on mean response times (or,
+are missing are skipped. With --sweep it reads instead the results files of
+"procalloc sweep" (examples/bunde2004-flit-*.yaml) and takes the items of one engine
+(message or flit), and for Figs. 9-10 the per-job files that "sweep --per-job DIR"
+wrote for the 16x16 n-body items of that engine. The load factors judged are those
+present in every configuration (all five for the script's grid); a claim about load
+factors that are absent, or about a change across loads when there is one load
+factor, is listed as not judged. Every claim is reduced to checks on mean response times (or,
 for §4.3, on per-job rows and contiguity), and the verdict follows from the share of
 checks that hold: yes from 90 %, partly from 60 %, no below. Orderings are compared on
 the nine allocators the paper's figures show (First Fit omitted), by the average rank
@@ -15,6 +22,7 @@ procalloc's ranking counts half). docs/comm-bunde2004.md discusses the results.
 """
 import csv
 import glob
+import json
 import math
 import os
 import sys
@@ -29,8 +37,19 @@ def lf(s):
     return [float(x) for x in LOADS].index(float(s))
 
 
+def complete(raw):
+    """Keeps the configurations in which every allocator has every load factor of
+    LOADS, which becomes the load factors present in all of them (descending)."""
+    global LOADS
+    if raw:
+        common = set.intersection(*({l for a in t.values() for l in a} for t in raw.values()))
+        common = {l for l in common if all(l in a for t in raw.values() for a in t.values())}
+        LOADS = [f"{l:g}" for l in sorted(common, reverse=True)]
+    return {k: {a: [v[float(l)] for l in LOADS] for a, v in t.items()} for k, t in raw.items() if LOADS}
+
+
 def load(out):
-    data, extra = {}, {}
+    raw, extra = {}, {}
     for mesh in ("16x22", "16x16"):
         for pat in ("all-to-all", "n-body", "random"):
             f = os.path.join(out, f"{mesh}-{pat}.csv")
@@ -38,14 +57,30 @@ def load(out):
                 continue
             t = {}
             for r in csv.DictReader(open(f)):
-                a = t.setdefault(r["alloc"], [None] * 5)
-                i = lf(r["load_factor"])
-                a[i] = float(r["mean_response"])
-                if i == 0:
+                t.setdefault(r["alloc"], {})[float(r["load_factor"])] = float(r["mean_response"])
+                if float(r["load_factor"]) == 1:
                     extra[(mesh, pat, r["alloc"])] = r
-            if all(x is not None for v in t.values() for x in v):
-                data[(mesh, pat)] = t
-    return data, extra
+            raw[(mesh, pat)] = t
+    return complete(raw), extra
+
+
+def load_sweep(files, engine):
+    """The items of one engine ("message" or "flit") in sweep results files, and the
+    keys of the 16x16 n-body items (for their per-job files)."""
+    raw, extra, keys = {}, {}, {}
+    for f in files:
+        for line in open(f):
+            d = json.loads(line)
+            p = d["params"]
+            if d.get("status") != "ok" or (p.get("engine") or "message") != engine:
+                continue
+            mesh, r = p["machine"].removeprefix("mesh:"), d["result"]
+            raw.setdefault((mesh, p["pattern"]), {}).setdefault(p["alloc"], {})[float(p["contract"])] = float(r["mean_response"])
+            if float(p["contract"]) == 1:
+                extra[(mesh, p["pattern"], p["alloc"])] = {k: str(r.get(k, "")) for k in ("pct_contiguous", "mean_components")}
+                if (mesh, p["pattern"]) == ("16x16", "n-body"):
+                    keys[p["alloc"]] = d["key"]
+    return complete(raw), extra, keys
 
 
 def name(mesh, s):
@@ -85,8 +120,16 @@ def pearson(xs, ys):
 
 
 def main(out):
-    data, extra = load(out)
-    rows = []
+    data, extra, keys = out
+    NL, rows = len(LOADS), []
+    LR = range(NL)
+
+    def at(*lfs):
+        """The indices of the load factors lfs that were run."""
+        return [i for i, x in enumerate(LOADS) for f in lfs if float(x) == f]
+
+    def skip(cid, text, why):
+        rows.append((cid, text, 0, 0, "not judged", why))
 
     def claim(cid, text, held, total, detail):
         rows.append((cid, text, held, total, verdict(held, total), detail))
@@ -99,8 +142,8 @@ def main(out):
         return {s: sum(v[t] < v[s] for t in names) + (sum(v[t] == v[s] for t in names) + 1) / 2 for s in names}
 
     def avgrank(cfg, names=NINE):
-        r = [ranks(cfg, i, names) for i in range(5)]
-        return {s: sum(x[s] for x in r) / 5 for s in names}
+        r = [ranks(cfg, i, names) for i in LR]
+        return {s: sum(x[s] for x in r) / NL for s in names}
 
     def best(cfg, i, names=NINE):
         return min(names, key=lambda s: rt(cfg, s, i))
@@ -118,7 +161,7 @@ def main(out):
                     held += 1 if ar[i] < ar[j] else 0.5 if ar[i] == ar[j] else 0
         ks = sorted(ar, key=lambda k: ar[k])
         seq = " > ".join(f"{k} {ar[k]:.1f}" for k in ks)
-        per = ", ".join(f"{spearman(paper, ranks(cfg, i, list(paper))):.2f}" for i in range(5))
+        per = ", ".join(f"{spearman(paper, ranks(cfg, i, list(paper))):.2f}" for i in LR)
         claim(cid, text, held, tot, f"{seq}; Spearman {spearman(paper, ar):.2f} (by load: {per})")
 
     def have(*cfgs):
@@ -126,68 +169,78 @@ def main(out):
 
     A, NB, R = "all-to-all", "n-body", "random"
     if data:
-        cells = [(c, cv, i) for c in data for cv in "HXS" for i in range(5)]
+        cells = [(c, cv, i) for c in data for cv in "HXS" for i in LR]
         n = sum(min(rt(c, "FL:" + cv, i), rt(c, "BF:" + cv, i)) <= rt(c, "FF:" + cv, i)
                 <= max(rt(c, "FL:" + cv, i), rt(c, "BF:" + cv, i)) for c, cv, i in cells)
         claim("4", "First Fit generally between free list and Best Fit", n, len(cells),
               f"FF between FL and BF in {n}/{len(cells)} (configuration, curve, load)")
     c = ("16x22", A)
     if have(c):
-        claim("4.1a", "MC best at high load", sum(best(c, i) == "mc" for i in (3, 4)), 2,
-              "best of 9 at LF 0.4, 0.2: " + ", ".join(best(c, i) for i in (3, 4)))
-        claim("4.1a", "Hilbert BF or S-curve BF best at lower load", sum(best(c, i) in ("BF:H", "BF:S") for i in (0, 1)), 2,
-              "best of 9 at LF 1, 0.8: " + ", ".join(best(c, i) for i in (0, 1)))
-        claim("4.1a", "H-index free list consistently worst", sum(worst(c, i) == "FL:X" for i in range(5)), 5,
-              "worst of 9 by load: " + ", ".join(worst(c, i) for i in range(5)))
-        n = sum(rt(c, p + ":" + cv, i) < rt(c, "FL:" + cv, i) for cv in "HXS" for p in ("FF", "BF") for i in range(5))
-        claim("4.1a", "Paging better with packing (FF, BF) than with the free list", n, 30, f"{n}/30 (curve, FF|BF, load)")
-        n = sum(rt(c, a, i) < rt(c, b, i) for a, b in (("mc", "genalg"), ("genalg", "mc1x1"), ("mc", "mc1x1")) for i in range(5))
-        claim("4.1a", "MC best, then Gen-Alg, then MC1x1", n, 15,
-              "best of the three by load: " + ", ".join(best(c, i, CENTER) for i in range(5)))
+        hi, lo = at(0.4, 0.2), at(1, 0.8)
+        if hi:
+            claim("4.1a", "MC best at high load", sum(best(c, i) == "mc" for i in hi), len(hi),
+                  "best of 9 at LF " + ", ".join(LOADS[i] for i in hi) + ": " + ", ".join(best(c, i) for i in hi))
+        else:
+            skip("4.1a", "MC best at high load", "load factors 0.4 and 0.2 not run")
+        if lo:
+            claim("4.1a", "Hilbert BF or S-curve BF best at lower load", sum(best(c, i) in ("BF:H", "BF:S") for i in lo), len(lo),
+                  "best of 9 at LF " + ", ".join(LOADS[i] for i in lo) + ": " + ", ".join(best(c, i) for i in lo))
+        else:
+            skip("4.1a", "Hilbert BF or S-curve BF best at lower load", "load factors 1 and 0.8 not run")
+        claim("4.1a", "H-index free list consistently worst", sum(worst(c, i) == "FL:X" for i in LR), NL,
+              "worst of 9 by load: " + ", ".join(worst(c, i) for i in LR))
+        n = sum(rt(c, p + ":" + cv, i) < rt(c, "FL:" + cv, i) for cv in "HXS" for p in ("FF", "BF") for i in LR)
+        claim("4.1a", "Paging better with packing (FF, BF) than with the free list", n, 6 * NL, f"{n}/{6 * NL} (curve, FF|BF, load)")
+        n = sum(rt(c, a, i) < rt(c, b, i) for a, b in (("mc", "genalg"), ("genalg", "mc1x1"), ("mc", "mc1x1")) for i in LR)
+        claim("4.1a", "MC best, then Gen-Alg, then MC1x1", n, 3 * NL,
+              "best of the three by load: " + ", ".join(best(c, i, CENTER) for i in LR))
     c = ("16x22", NB)
     if have(c):
         order("4.1b", "16x22 n-body: S-curve BF > Hilbert FL > H-index FL > S-curve FL > Hilbert BF > H-index BF > MC > MC1x1 > Gen-Alg",
               c, {"BF:S": 1, "FL:H": 2, "FL:X": 3, "FL:S": 4, "BF:H": 5, "BF:X": 6, "mc": 7, "mc1x1": 8, "genalg": 9})
-        n = sum(rt(c, "FL:" + cv, i) < rt(c, "BF:" + cv, i) for cv in "HX" for i in range(5))
-        claim("4.1b", "Hilbert and H-index: free list beats Best Fit", n, 10, f"{n}/10 (curve, load)")
-        n = sum(rt(c, "FF:" + cv, i) < rt(c, p + ":" + cv, i) for cv in "HX" for p in ("FL", "BF") for i in range(5))
-        claim("4.1b", "First Fit faster than free list and Best Fit", n, 20, f"{n}/20 (Hilbert|H-index, FL|BF, load)")
+        n = sum(rt(c, "FL:" + cv, i) < rt(c, "BF:" + cv, i) for cv in "HX" for i in LR)
+        claim("4.1b", "Hilbert and H-index: free list beats Best Fit", n, 2 * NL, f"{n}/{2 * NL} (curve, load)")
+        n = sum(rt(c, "FF:" + cv, i) < rt(c, p + ":" + cv, i) for cv in "HX" for p in ("FL", "BF") for i in LR)
+        claim("4.1b", "First Fit faster than free list and Best Fit", n, 4 * NL, f"{n}/{4 * NL} (Hilbert|H-index, FL|BF, load)")
     c = ("16x22", R)
     if have(c):
-        claim("4.1c", "Hilbert free list consistently best", sum(best(c, i) == "FL:H" for i in range(5)), 5,
-              "best of 9 by load: " + ", ".join(best(c, i) for i in range(5)) + "; Hilbert FL's rank: "
-              + ", ".join(f"{ranks(c, i)['FL:H']:g}" for i in range(5)))
-        claim("4.1c", "H-indexing consistently worst", sum(worst(c, i) in ("FL:X", "BF:X") for i in range(5)), 5,
-              "worst of 9 by load: " + ", ".join(worst(c, i) for i in range(5)))
-        n = sum(rt(c, "FL:X", i) < rt(c, "BF:X", i) for i in range(5))
-        claim("4.1c", "H-indexing: free list generally better than Best Fit", n, 5, f"{n}/5 loads")
-        n = sum(rt(c, "FF:" + cv, i) < rt(c, p + ":" + cv, i) for cv in "HX" for p in ("FL", "BF") for i in range(5))
-        claim("4.1c", "First Fit faster than free list and Best Fit", n, 20, f"{n}/20 (Hilbert|H-index, FL|BF, load)")
-        spread = [max(rt(c, s, i) for s in CENTER) / min(rt(c, s, i) for s in CENTER) - 1 for i in range(5)]
-        orders = [tuple(sorted(CENTER, key=lambda s: rt(c, s, i))) for i in range(5)]
-        n = sum(x <= 0.15 for x in spread) + 5 * (len(set(orders)) > 1)
-        claim("4.1c", "MC, MC1x1, Gen-Alg similar, order depending on load", n, 10,
-              "spread (max/min - 1) by load: " + ", ".join(f"{x:.0%}" for x in spread)
-              + f"; {len(set(orders))} different orders of the three (within 15 % at a load and a changing order count)")
+        claim("4.1c", "Hilbert free list consistently best", sum(best(c, i) == "FL:H" for i in LR), NL,
+              "best of 9 by load: " + ", ".join(best(c, i) for i in LR) + "; Hilbert FL's rank: "
+              + ", ".join(f"{ranks(c, i)['FL:H']:g}" for i in LR))
+        claim("4.1c", "H-indexing consistently worst", sum(worst(c, i) in ("FL:X", "BF:X") for i in LR), NL,
+              "worst of 9 by load: " + ", ".join(worst(c, i) for i in LR))
+        n = sum(rt(c, "FL:X", i) < rt(c, "BF:X", i) for i in LR)
+        claim("4.1c", "H-indexing: free list generally better than Best Fit", n, NL, f"{n}/{NL} loads")
+        n = sum(rt(c, "FF:" + cv, i) < rt(c, p + ":" + cv, i) for cv in "HX" for p in ("FL", "BF") for i in LR)
+        claim("4.1c", "First Fit faster than free list and Best Fit", n, 4 * NL, f"{n}/{4 * NL} (Hilbert|H-index, FL|BF, load)")
+        spread = [max(rt(c, s, i) for s in CENTER) / min(rt(c, s, i) for s in CENTER) - 1 for i in LR]
+        orders = [tuple(sorted(CENTER, key=lambda s: rt(c, s, i))) for i in LR]
+        n = sum(x <= 0.15 for x in spread) + NL * (len(set(orders)) > 1)
+        if NL == 1:
+            skip("4.1c", "MC, MC1x1, Gen-Alg similar, order depending on load", "one load factor: a change with load cannot be seen")
+        else:
+            claim("4.1c", "MC, MC1x1, Gen-Alg similar, order depending on load", n, 2 * NL,
+                  "spread (max/min - 1) by load: " + ", ".join(f"{x:.0%}" for x in spread)
+                  + f"; {len(set(orders))} different orders of the three (within 15 % at a load and a changing order count)")
     c = ("16x16", A)
     if have(c):
         order("4.2a", "16x16 all-to-all: MC = Hilbert BF > Gen-Alg = MC1x1 = H-index BF > Hilbert FL > S-curve BF > H-index FL = S-curve FL",
               c, {"mc": 1.5, "BF:H": 1.5, "genalg": 4, "mc1x1": 4, "BF:X": 4, "FL:H": 6, "BF:S": 7, "FL:X": 8.5, "FL:S": 8.5})
-        n = sum(rt(c, "mc", i) < rt(c, "mc1x1", i) for i in range(5))
-        claim("4.2a", "16x16 all-to-all: MC beats MC1x1 (shape)", n, 5, f"{n}/5 loads")
-        n = sum(ranks(c, i)["BF:H"] <= 2 for i in range(5)) + sum(ranks(c, i)[s] >= 7 for s in ("BF:S", "FL:S") for i in range(5))
-        claim("4.2a", "Hilbert BF tied for best; S-curve always poor", n, 15,
-              "Hilbert BF's rank of 9 by load: " + ", ".join(f"{ranks(c, i)['BF:H']:g}" for i in range(5))
-              + "; S-curve BF, FL: " + ", ".join(f"{ranks(c, i)['BF:S']:g}/{ranks(c, i)['FL:S']:g}" for i in range(5)))
+        n = sum(rt(c, "mc", i) < rt(c, "mc1x1", i) for i in LR)
+        claim("4.2a", "16x16 all-to-all: MC beats MC1x1 (shape)", n, NL, f"{n}/{NL} loads")
+        n = sum(ranks(c, i)["BF:H"] <= 2 for i in LR) + sum(ranks(c, i)[s] >= 7 for s in ("BF:S", "FL:S") for i in LR)
+        claim("4.2a", "Hilbert BF tied for best; S-curve always poor", n, 3 * NL,
+              "Hilbert BF's rank of 9 by load: " + ", ".join(f"{ranks(c, i)['BF:H']:g}" for i in LR)
+              + "; S-curve BF, FL: " + ", ".join(f"{ranks(c, i)['BF:S']:g}/{ranks(c, i)['FL:S']:g}" for i in LR))
     c = ("16x16", NB)
     if have(c):
         order("4.2b", "16x16 n-body: Hilbert BF > H-index BF > Hilbert FL > H-index FL > S-curve BF > S-curve FL > MC > MC1x1 > Gen-Alg",
               c, {"BF:H": 1, "BF:X": 2, "FL:H": 3, "FL:X": 4, "BF:S": 5, "FL:S": 6, "mc": 7, "mc1x1": 8, "genalg": 9})
         six = ["BF:H", "BF:X", "FL:H", "FL:X", "BF:S", "FL:S"]
-        n = sum(sorted(six, key=lambda s: rt(c, s, i)) == six for i in range(5))
-        claim("4.2b", "16x16 n-body: the six curve allocators in the paper's order", n, 5,
-              "loads with exactly the paper's curve order: " + ", ".join(LOADS[i] for i in range(5) if sorted(six, key=lambda s: rt(c, s, i)) == six)
-              + "; H-index FL against S-curve BF by load: " + ", ".join(f"{rt(c, 'FL:X', i):,.0f}/{rt(c, 'BF:S', i):,.0f}" for i in range(5)))
+        n = sum(sorted(six, key=lambda s: rt(c, s, i)) == six for i in LR)
+        claim("4.2b", "16x16 n-body: the six curve allocators in the paper's order", n, NL,
+              "loads with exactly the paper's curve order: " + ", ".join(LOADS[i] for i in LR if sorted(six, key=lambda s: rt(c, s, i)) == six)
+              + "; H-index FL against S-curve BF by load: " + ", ".join(f"{rt(c, 'FL:X', i):,.0f}/{rt(c, 'BF:S', i):,.0f}" for i in LR))
     c = ("16x16", R)
     if have(c):
         order("4.2c", "16x16 random: Hilbert BF > MC = H-index BF > MC1x1 = Gen-Alg = Hilbert FL > H-index FL > S-curve BF > S-curve FL",
@@ -202,8 +255,7 @@ def main(out):
               "average rank of 9, all-to-all/random: " + ", ".join(f"{s} {a[s]:.1f}/{r[s]:.1f}" for s in ("BF:H", "BF:S", "FL:S", "mc", "BF:X", "FL:X")))
     # §4.3, Figs. 9-10
     jobs = []
-    for f in sorted(glob.glob(os.path.join(out, "perjob-*.csv"))):
-        al = os.path.basename(f)[len("perjob-"):-len(".csv")]
+    for al, f in keys:
         for r in csv.DictReader(open(f)):
             if r["procs"] == "128" and 39900 <= int(r["messages"]) <= 44000:
                 jobs.append((al, int(r["end"]) - int(r["start"]), float(r["avg_pairwise_l1"]), float(r["message_distance"])))
@@ -262,8 +314,8 @@ def main(out):
               "Hilbert BF's average rank of 9: " + ", ".join(f"{x[0]} {x[1]} {avgrank(x)['BF:H']:.1f}" for x in cfgs))
     cfgs = [x for x in (("16x22", A), ("16x22", NB), ("16x22", R)) if have(x)]
     if cfgs:
-        imp = {cv: sum(rt(x, p + ":" + cv, i) < rt(x, "FL:" + cv, i) for x in cfgs for p in ("FF", "BF") for i in range(5)) for cv in "SHX"}
-        tot = 10 * len(cfgs)
+        imp = {cv: sum(rt(x, p + ":" + cv, i) < rt(x, "FL:" + cv, i) for x in cfgs for p in ("FF", "BF") for i in LR) for cv in "SHX"}
+        tot = 2 * NL * len(cfgs)
         n = (imp["S"] == tot) + (imp["H"] < tot) + (imp["X"] < tot)
         claim("5", "16x22: only the S-curve is always improved by the packing heuristics", n, 3,
               f"(pattern, FF|BF, load) improved over the free list: S-curve {imp['S']}/{tot}, Hilbert {imp['H']}/{tot}, H-index {imp['X']}/{tot}")
@@ -278,7 +330,7 @@ def main(out):
     if data:
         cd = fw = bb = cells = 0
         for c in data:
-            for i in range(5):
+            for i in LR:
                 L = {(p, cv): math.log(rt(c, p + ":" + cv, i)) for p in ("FL", "FF", "BF") for cv in "HXS"}
                 curv = [sum(L[p, cv] for p in ("FL", "FF", "BF")) / 3 for cv in "HXS"]
                 pack = [sum(L[p, cv] for cv in "HXS") / 3 for p in ("FL", "FF", "BF")]
@@ -292,13 +344,13 @@ def main(out):
               f"{cd}/{cells} (configuration, load): the spread over the three curves exceeds that over FL/FF/BF (geometric means)")
         claim("5", "generally the free list worst and Best Fit best for a curve", fw + bb, 6 * cells,
               f"free list the slowest of FL/FF/BF in {fw}/{3 * cells}, Best Fit the fastest in {bb}/{3 * cells} (configuration, curve, load)")
-        per = [f"{c[0]} {c[1]} {sum(rt(c, 'mc', i) < rt(c, 'mc1x1', i) for i in range(5))}/5" for c in data]
-        n = sum(rt(c, "mc", i) < rt(c, "mc1x1", i) for c in data for i in range(5))
-        claim("5", "MC consistently outperforms MC1x1", n, 5 * len(data), "loads where MC is faster: " + ", ".join(per))
+        per = [f"{c[0]} {c[1]} {sum(rt(c, 'mc', i) < rt(c, 'mc1x1', i) for i in LR)}/{NL}" for c in data]
+        n = sum(rt(c, "mc", i) < rt(c, "mc1x1", i) for c in data for i in LR)
+        claim("5", "MC consistently outperforms MC1x1", n, NL * len(data), "loads where MC is faster: " + ", ".join(per))
     print("| § | claim | checks held | verdict | measured |")
     print("|---|---|---:|---|---|")
     for cid, text, held, total, v, detail in rows:
-        print(f"| {cid} | {text} | {held:g}/{total} | {v} | {detail} |")
+        print(f"| {cid} | {text} | {f'{held:g}/{total}' if total else '-'} | {v} | {detail} |")
     if jobs:
         print()
         print("| Figs. 9-10 jobs | n | r with pairwise distance | r with message distance | mean run time (s) | mean pairwise | mean message distance |")
@@ -314,6 +366,17 @@ def main(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: scripts/bunde2004-claims.py OUTDIR")
-    main(sys.argv[1])
+    a = sys.argv[1:]
+    if len(a) == 1 and not a[0].startswith("-"):
+        data, extra = load(a[0])
+        pj = sorted(glob.glob(os.path.join(a[0], "perjob-*.csv")))
+        main((data, extra, [(os.path.basename(f)[len("perjob-"):-len(".csv")], f) for f in pj]))
+    elif len(a) >= 3 and a[0] == "--sweep" and a[1] in ("message", "flit"):
+        pjdir = None
+        if len(a) >= 5 and a[-2] == "--per-job":
+            pjdir, a = a[-1], a[:-2]
+        data, extra, keys = load_sweep(a[2:], a[1])
+        pj = [(al, os.path.join(pjdir, k + ".csv")) for al, k in sorted(keys.items())] if pjdir else []
+        main((data, extra, [(al, f) for al, f in pj if os.path.exists(f)]))
+    else:
+        sys.exit("usage: scripts/bunde2004-claims.py OUTDIR | --sweep message|flit RESULTS.jsonl... [--per-job DIR]")
