@@ -14,13 +14,14 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 func init() {
 	register(&command{
 		name:    "curve",
 		summary: "order a machine's nodes along a curve and write the ranking file",
-		usage:   "curve (--machine SPEC | --graph FILE) --curve NAME [--format F] [--hosts FILE] [-o FILE] [--svg FILE] | curve --list [--machine SPEC]",
+		usage:   "curve (--machine SPEC | --graph FILE) --curve NAME [--format F] [--hosts FILE | --hostlist EXPR] [-o FILE] [--svg FILE] | curve --list [--machine SPEC]",
 		details: `Generates a 1D ordering of all nodes of a machine (Leung et al. 2002 §2.2) and
 writes it as a ranking file. --curve takes a built-in curve name (--list shows them,
 with the machines they apply to) or the path of an existing ranking file, which is then
@@ -41,8 +42,9 @@ Ranking formats (--format, default pairs):
 ` + curveIndent(formatsHelp) + `
 
 --format hosts writes host names in curve order; the names come from --hosts FILE (one
-name or hostlist expression per line, in node-index order) or, with --graph, from the
-graph's node names.
+name or hostlist expression per line, in node-index order), from --hostlist EXPR (one
+Slurm hostlist expression, e.g. node[0001-1024], expanded as scontrol does) or, with
+--graph, from the graph's node names.
 --format slurm-weight writes "NodeName=HOST Weight=RANK+1" lines, for a NEW slurm.conf
 only: a slurm.conf that already defines its nodes stops with "Duplicated NodeName". With
 --slurm-conf FILE it writes FILE with Weight= merged into its NodeName lines instead
@@ -58,7 +60,7 @@ SwitchAsNodeRank before 23.02).
 --block-size nodes cut along the curve, in curve order, and BlockSizes doubling from it
 (default size: the leaf switch size of a --graph whose leaves are all one size).
 --format slurm-torus3d writes a topology.yaml for a torus (Slurm 26.05 and later; names
-from --hosts) with placements: Slurm starts only jobs whose size matches one. By default
+from --hosts or --hostlist) with placements: Slurm starts only jobs whose size matches one. By default
 one per job size the torus holds as a box (the most compact box); --placements LIST
 gives sizes or shapes (e.g. 2,4,8 or 2x2x1,2x2x2).
 --svg FILE also draws the curve on a 1D, 2D or 3D grid (3D: one panel per z layer; jumps
@@ -74,6 +76,7 @@ procalloc curve --graph ibnetdiscover.out --node-name-map names.map --curve rcm 
 procalloc curve --graph topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
 procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts nodes.txt --slurm-conf /etc/slurm/slurm.conf -o slurm.conf.new
 procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
+procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hostlist 'node[0001-1024]' -o weights.conf
 procalloc curve --list --machine torus:8x8`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
@@ -81,7 +84,8 @@ procalloc curve --list --machine torus:8x8`,
 			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
 			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-block (topology.conf, blocks along the curve), slurm-torus3d (topology.yaml)")
-			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts)")
+			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts; a line may be a hostlist such as node[001-128])")
+			hostlistExpr := fs.String("hostlist", "", "host names as one Slurm hostlist `EXPR` in node-index order, e.g. node[0001-1024] (instead of --hosts FILE)")
 			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
@@ -111,6 +115,10 @@ procalloc curve --list --machine torus:8x8`,
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
 				}
+				if *hosts != "" && *hostlistExpr != "" {
+					return usagef("--hosts and --hostlist both name the hosts: give one")
+				}
+				hs := hostSource{file: *hosts, expr: *hostlistExpr}
 				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
@@ -126,7 +134,7 @@ procalloc curve --list --machine torus:8x8`,
 					return usagef("--block-size goes with --format slurm-block")
 				}
 				if slices.Contains(slurm.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, *hosts, *out, *placements, *blockSize)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, hs, *out, *placements, *blockSize)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -146,18 +154,18 @@ procalloc curve --list --machine torus:8x8`,
 				named := f == curves.FormatHosts || slices.Contains(curves.SchedulerFormats, f)
 				if named {
 					switch {
-					case *hosts != "":
-						if names, err = curveReadHosts(e, *hosts, m.N()); err != nil {
+					case hs.given():
+						if names, err = curveReadHosts(e, hs, m.N()); err != nil {
 							return err
 						}
 					case curves.NodeNames(m) != nil:
 						names = curves.NodeNames(m)
 					case f == curves.FormatHosts:
-						return usagef("--format hosts needs --hosts FILE (host names in node-index order)")
+						return usagef("--format hosts needs --hosts FILE or --hostlist EXPR (host names in node-index order)")
 					}
 					// The scheduler formats name nodes by index when no names are given.
-				} else if *hosts != "" {
-					return usagef("--hosts is only used with formats that name hosts (hosts, %s)", formatList(curves.SchedulerFormats))
+				} else if hs.given() {
+					return usagef("%s is only used with formats that name hosts (hosts, %s)", hs.flag(), formatList(curves.SchedulerFormats))
 				}
 				if *svg != "" {
 					g, ok := m.(*topo.Grid)
@@ -202,7 +210,7 @@ func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, 
 
 // curveWriteNetwork writes the Slurm topology formats, which describe the network
 // rather than rank its nodes.
-func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve, hostsFile, out, placements string, blockSize int) error {
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, hs hostSource, out, placements string, blockSize int) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
@@ -216,8 +224,8 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if !ok || g.Vertices() == g.N() {
 			return usagef("--format slurm-topology needs a switched network (--graph from ibnetdiscover, topology.conf, ...; or fattree:), not %s", m.Spec())
 		}
-		if hostsFile != "" {
-			return usagef("--hosts: a network read with --graph names its own hosts")
+		if hs.given() {
+			return usagef("%s: a network read with --graph names its own hosts", hs.flag())
 		}
 		var warnings []string
 		err := writeFileAtomic(e, out, func(w io.Writer) error {
@@ -234,8 +242,8 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 	case slurm.FormatBlock:
 		var names []string
 		switch {
-		case hostsFile != "":
-			if names, err = curveReadHosts(e, hostsFile, m.N()); err != nil {
+		case hs.given():
+			if names, err = curveReadHosts(e, hs, m.N()); err != nil {
 				return err
 			}
 		default:
@@ -267,8 +275,8 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if !ok {
 			return usagef("--format slurm-torus3d needs a torus (--machine torus:XxYxZ), not %s", m.Spec())
 		}
-		if hostsFile == "" {
-			return usagef("--format slurm-torus3d needs --hosts FILE: the Slurm node names, in node-index order (x fastest)")
+		if !hs.given() {
+			return usagef("--format slurm-torus3d needs --hosts FILE or --hostlist EXPR: the Slurm node names, in node-index order (x fastest)")
 		}
 		dims, err := slurm.TorusDims(g)
 		if err != nil {
@@ -280,7 +288,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return usagef("--placements: %v", err)
 			}
 		}
-		names, err := curveReadHosts(e, hostsFile, m.N())
+		names, err := curveReadHosts(e, hs, m.N())
 		if err != nil {
 			return err
 		}
@@ -335,18 +343,54 @@ func allocRanking(path string, m topo.Machine) (curves.Order, error) {
 	return curves.ReadMachineRanking(path, m)
 }
 
-func curveReadHosts(e *env, path string, n int) ([]string, error) {
-	r, err := openInput(e, path)
-	if err != nil {
-		return nil, err
+// hostSource is where the host names come from: --hosts FILE or --hostlist EXPR.
+type hostSource struct{ file, expr string }
+
+func (h hostSource) given() bool { return h.file != "" || h.expr != "" }
+
+func (h hostSource) flag() string {
+	if h.expr != "" {
+		return "--hostlist"
 	}
-	defer r.Close()
-	names, err := curves.ReadHostNames(r)
-	if err != nil {
-		return nil, fmt.Errorf("--hosts %s: %w", path, err)
+	return "--hosts"
+}
+
+func (h hostSource) String() string {
+	if h.expr != "" {
+		return "--hostlist " + h.expr
+	}
+	return "--hosts " + h.file
+}
+
+func curveReadHosts(e *env, h hostSource, n int) ([]string, error) {
+	var names []string
+	if h.expr != "" {
+		if strings.ContainsAny(h.expr, " \t\n") {
+			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", h.expr)
+		}
+		var err error
+		if names, err = hostlist.Expand(h.expr); err != nil {
+			return nil, fmt.Errorf("%s: %w", h, err)
+		}
+		seen := make(map[string]int, len(names))
+		for i, name := range names {
+			if j, dup := seen[name]; dup {
+				return nil, fmt.Errorf("%s: host %q is named twice (names %d and %d)", h, name, j+1, i+1)
+			}
+			seen[name] = i
+		}
+	} else {
+		f, err := openInput(e, h.file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if names, err = curves.ReadHostNames(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", h, err)
+		}
 	}
 	if len(names) != n {
-		return nil, fmt.Errorf("--hosts %s: %d host names for a machine of %d nodes", path, len(names), n)
+		return nil, fmt.Errorf("%s: %d host names for a machine of %d nodes", h, len(names), n)
 	}
 	return names, nil
 }

@@ -213,3 +213,41 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 }
+
+// TestCurveHostlist: --hostlist EXPR names the hosts as a --hosts file holding the
+// same expression does, for every format that names hosts; bad expressions, a wrong
+// count, a host named twice and both flags at once are errors.
+func TestCurveHostlist(t *testing.T) {
+	dir := t.TempDir()
+	hosts := filepath.Join(dir, "hosts.txt")
+	if err := os.WriteFile(hosts, []byte("node[01-16]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"hosts", "slurm-weight", "rankfile", "hostlist", "slurm-block"} {
+		args := []string{"curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", f}
+		if f == "slurm-block" {
+			args = append(args, "--block-size", "4")
+		}
+		c1, want, e1 := runCLI(t, "", append(args, "--hosts", hosts)...)
+		c2, got, e2 := runCLI(t, "", append(args, "--hostlist", "node[01-16]")...)
+		if c1 != 0 || c2 != 0 || got != want || !strings.Contains(got, "node1") {
+			t.Fatalf("--format %s: --hosts exit %d (%s), --hostlist exit %d (%s), same output %v", f, c1, e1, c2, e2, got == want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--hostlist", "node[01-15]"}, 1, "15 host names for a machine of 16 nodes"},
+		{[]string{"--hostlist", "node[01-15],node03"}, 1, `host "node03" is named twice`},
+		{[]string{"--hostlist", "node[01-16"}, 1, "unmatched"},
+		{[]string{"--hostlist", "node[01-08] node[09-16]"}, 2, "without spaces"},
+		{[]string{"--hostlist", "node[01-16]", "--hosts", hosts}, 2, "give one"},
+	} {
+		code, _, stderr := runCLI(t, "", append([]string{"curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", "hosts"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %s; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
