@@ -9,14 +9,17 @@
 # the same tasks). Times in milliseconds.
 #
 # Usage: scripts/liu.sh [bin/procalloc] [outdir]
-# Environment: SEEDS (default "1 2 3 4 5"), RUNS (1000), COMMS (0,2,8,16), ALLOCS
+# Environment: SEEDS (default "1 2 3 4 5"), RUNS (1000), COMMS (0,2,8,16), WORKERS
+# (batch --workers: 0, the default, is one per core; 1 on a shared machine), ALLOCS
 # (default bt,sbt:64,dbt:1/4,d-dbt:1/4,mbs: §6's conclusions 1 and 3 and Fig. 6),
 # PAIRS (space-separated A-B with A and B in ALLOCS, e.g. "sbt:64-bt"). Conclusion 2
 # (docs/io.md) is
 #   ALLOCS=ind-sbt:64,d-sbt:64,ind-dbt:1/4,d-dbt:1/4 COMMS=0,2 \
 #   PAIRS="ind-sbt:64-d-sbt:64 d-dbt:1/4-ind-dbt:1/4" scripts/liu.sh bin/procalloc out/liu-ncbt
 # Each seed's JSON is kept in outdir/seed-S.json; a seed whose file exists is not
-# rerun (a configuration missing from some seed is left out of the summary).
+# rerun (a configuration missing from some seed is left out of the summary), so a run
+# with other ALLOCS or COMMS for seeds already there needs an outdir of its own, e.g.
+#   WORKERS=1 SEEDS="2 3 4 5 6" COMMS=16 scripts/liu.sh bin/procalloc out/liu16
 # About 40 CPU seconds per allocator and seed at the defaults on an idle machine (the
 # 16-communication runs are half of it; 68 s were measured at a load of 20): 17 CPU
 # minutes or more for the defaults.
@@ -26,6 +29,7 @@ out=${2:-out/liu}
 SEEDS=${SEEDS:-1 2 3 4 5}
 RUNS=${RUNS:-1000}
 COMMS=${COMMS:-0,2,8,16}
+WORKERS=${WORKERS:-0}
 ALLOCS=${ALLOCS:-bt,sbt:64,dbt:1/4,d-dbt:1/4,mbs}
 PAIRS=${PAIRS:-sbt:64-bt dbt:1/4-bt d-dbt:1/4-bt d-dbt:1/4-sbt:64 d-dbt:1/4-dbt:1/4 d-dbt:1/4-mbs bt-mbs}
 command -v jq >/dev/null || { echo "liu.sh: needs jq" >&2; exit 1; }
@@ -35,7 +39,7 @@ for s in $SEEDS; do
 	[ -s "$f" ] && continue
 	start=$(date +%s)
 	"$bin" batch --machine mesh:16x16:io=left --alloc "$ALLOCS" --comm-per-io "$COMMS" \
-		--runs "$RUNS" --seed "$s" --json -o "$f.tmp"
+		--runs "$RUNS" --seed "$s" --workers "$WORKERS" --json -o "$f.tmp"
 	mv "$f.tmp" "$f"
 	echo "seed $s: $(($(date +%s) - start)) s wall" >&2
 done
