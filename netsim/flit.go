@@ -168,6 +168,7 @@ type frouter struct {
 	routeQ   []qent
 	vaQ      []qent
 	saQ      []qent
+	saSpare  []qent // saUpdate's next saQ (scratch, its own array)
 	listed   bool
 }
 
@@ -1048,11 +1049,79 @@ func (e *FlitEngine) vaUpdate(rt *frouter, t, VA int64) {
 func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 	V, B := e.V, e.B
 	base := rt.base * V
-	e.reqIn, e.reqOut, e.reqLab = e.reqIn[:0], e.reqOut[:0], e.reqLab[:0]
+	SA := int64(e.cfg.SwitchAllocDelay)
 	first := len(rt.saQ)
 	for first > 0 && rt.saQ[first-1].t < 0 {
 		first--
 	}
+	if rt.np <= 64 && e.saDistinct(rt, first) {
+		// Every request comes from its own input and goes to its own output (the
+		// usual case at light load): iSLIP grants and accepts each one, and the
+		// pointers move exactly as islip would move them.
+		n := rt.np
+		gptr, aptr, swRR := e.saGptr[rt.base:rt.base+n], e.saAptr[rt.base:rt.base+n], e.swRR[rt.base:rt.base+n]
+		for i := first; i < len(rt.saQ); i++ {
+			q := &rt.saQ[i]
+			q.t = t + SA - 1
+			if q.res < resNone {
+				continue
+			}
+			in, op := int32(q.in), e.iv[base+q.ivc].outP
+			q.res = op
+			gptr[op] = cyc(in+1-n, n)
+			aptr[in] = cyc(op+1-n, n)
+			swRR[in] = cyc(int32(q.vc)+1-V, V)
+		}
+	} else {
+		e.saArbitrate(rt, t, first)
+	}
+	if SA > 1 { // a grant made SA-1 cycles ago is lost if the buffer filled since
+		for i := 0; i < first; i++ {
+			q := &rt.saQ[i]
+			if q.t > t {
+				break
+			}
+			if q.res >= 0 {
+				g := base + q.ivc
+				if e.ov[(rt.base+e.iv[g].outP)*V+e.iv[g].outV].occ >= B {
+					q.res = resFull
+				}
+			}
+		}
+	}
+}
+
+// saDistinct marks the new switch-allocation requests of router rt (its saQ from
+// first on) whose downstream buffer is full as resFull, and reports whether the
+// others all come from distinct inputs and go to distinct outputs (rt.np <= 64).
+func (e *FlitEngine) saDistinct(rt *frouter, first int) bool {
+	V, B := e.V, e.B
+	base := rt.base * V
+	var inM, outM uint64
+	for i := first; i < len(rt.saQ); i++ {
+		q := &rt.saQ[i]
+		iv := &e.iv[base+q.ivc]
+		op := iv.outP
+		if e.ov[(rt.base+op)*V+iv.outV].occ >= B {
+			q.res = resFull
+			continue
+		}
+		ib, ob := uint64(1)<<uint(q.in), uint64(1)<<uint(op)
+		if inM&ib != 0 || outM&ob != 0 {
+			return false
+		}
+		inM |= ib
+		outM |= ob
+	}
+	return true
+}
+
+// saArbitrate is switch allocation in general: one request per input and output
+// pair, one-iteration iSLIP over them.
+func (e *FlitEngine) saArbitrate(rt *frouter, t int64, first int) {
+	V, B := e.V, e.B
+	base := rt.base * V
+	e.reqIn, e.reqOut, e.reqLab = e.reqIn[:0], e.reqOut[:0], e.reqLab[:0]
 	for i := first; i < len(rt.saQ); i++ {
 		q := &rt.saQ[i]
 		g := base + q.ivc
@@ -1110,34 +1179,23 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 	for _, in := range e.reqIn {
 		e.accept[in] = -1
 	}
-	if SA > 1 { // a grant made SA-1 cycles ago is lost if the buffer filled since
-		for i := 0; i < first; i++ {
-			q := &rt.saQ[i]
-			if q.t > t {
-				break
-			}
-			if q.res >= 0 {
-				g := base + q.ivc
-				if e.ov[(rt.base+e.iv[g].outP)*V+e.iv[g].outV].occ >= B {
-					q.res = resFull
-				}
-			}
-		}
-	}
 }
 
 func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 	V, B := e.V, e.B
 	ST := int64(e.cfg.SwitchDelay)
+	// The entries due now leave the queue; the others, then the due ones that go
+	// round again, in order, make the next queue (built in the spare array, so
+	// that nothing is shifted).
+	saQ := rt.saQ
 	k := 0
-	n := len(rt.saQ)
-	for ; k < n; k++ {
-		q := rt.saQ[k]
-		if q.t < 0 || q.t > t {
-			break
-		}
+	for k < len(saQ) && saQ[k].t >= 0 && saQ[k].t <= t {
+		k++
+	}
+	nq := append(rt.saSpare[:0], saQ[k:]...)
+	for _, q := range saQ[:k] {
 		if q.res < 0 {
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
+			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 			continue
 		}
 		g := rt.base*V + q.ivc
@@ -1184,10 +1242,10 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			e.iv[g].state = vcRouting
 			rt.routeQ = append(rt.routeQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		default:
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
+			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		}
 	}
-	rt.saQ = rt.saQ[:copy(rt.saQ, rt.saQ[k:])]
+	rt.saSpare, rt.saQ = saQ[:0], nq
 }
 
 // FlitStats are totals since the engine was made or reset.
