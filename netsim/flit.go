@@ -188,6 +188,16 @@ type fovc struct {
 	occ, use int32
 }
 
+// fport is what saUpdate reads of global port gp, packed from outDown, outLat, inUp
+// and inLat by Reset: the downstream input port of output gp (-1-t: terminal t)
+// and the cycles from a switch allocation to the flit's arrival there, and the
+// upstream output port of input gp (-1-t: terminal t) and the cycles from a switch
+// allocation to its credit's arrival there.
+type fport struct {
+	down, flitDelay int32
+	up, creditDelay int32
+}
+
 type fpacket struct {
 	src, dst int32
 	tag      int32
@@ -272,6 +282,7 @@ type FlitEngine struct {
 	outLat     []int32 // global output port -> flit latency of its channel
 	inLat      []int32 // global input port -> credit latency back to its upstream
 	termPort   []int32 // terminal -> global port of its router's terminal port
+	ports      []fport // the four above per global port, packed (built by Reset)
 
 	// input virtual channels, global index gp*V + vc
 	buf    []int32 // buffers, B flits each
@@ -549,6 +560,18 @@ func (e *FlitEngine) Reset() {
 	e.flitHops, e.delivered, e.hops, e.injected = 0, 0, 0, 0
 	clear(e.portFlits)
 	e.events = 0
+	e.ports = e.ports[:0]
+	ST := int32(e.cfg.SwitchDelay)
+	for gp, d := range e.outDown {
+		p := fport{down: d, flitDelay: ST + e.outLat[gp] + 1, up: e.inUp[gp], creditDelay: e.inLat[gp] + 1}
+		if d < 0 {
+			p.flitDelay = ST + 2 // 1-cycle ejection channel
+		}
+		if p.up < 0 {
+			p.creditDelay = 2
+		}
+		e.ports = append(e.ports, p)
+	}
 }
 
 // Now is the last cycle simulated.
@@ -632,9 +655,9 @@ func (e *FlitEngine) Run(limit int64) error {
 func (e *FlitEngine) cycle(t int64) {
 	// Arrivals of this cycle: flits into input buffers, credits (BookSim2's
 	// ReadInputs and _InputQueuing, and the terminals' reads).
+	// Nothing below pushes events (deliver may only Send and Stop).
 	b := &e.wheel[t&e.wmask]
-	for i := 0; i < len(*b); i++ {
-		ev := (*b)[i]
+	for _, ev := range *b {
 		a, x := int32(uint32(ev>>32)&(1<<30-1)), int32(uint32(ev))
 		switch ev >> 62 {
 		case evFlit:
@@ -1183,16 +1206,20 @@ func (e *FlitEngine) saArbitrate(rt *frouter, t int64, first int) {
 
 func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 	V, B := e.V, e.B
-	ST := int64(e.cfg.SwitchDelay)
 	// The entries due now leave the queue; the others, then the due ones that go
-	// round again, in order, make the next queue (built in the spare array, so
-	// that nothing is shifted).
+	// round again, in order, make the next queue. When all are due (always with
+	// SA = 1) that is written over the old one, each entry at or before the one
+	// being read; otherwise it is built in the spare array, so nothing is shifted.
 	saQ := rt.saQ
 	k := 0
 	for k < len(saQ) && saQ[k].t >= 0 && saQ[k].t <= t {
 		k++
 	}
-	nq := append(rt.saSpare[:0], saQ[k:]...)
+	inPlace := k == len(saQ)
+	nq := saQ[:0]
+	if !inPlace {
+		nq = append(rt.saSpare[:0], saQ[k:]...)
+	}
 	for _, q := range saQ[:k] {
 		if q.res < 0 {
 			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
@@ -1214,24 +1241,25 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			e.ov[govc].use = -1
 		}
 		e.lastMove = t
-		if d := e.outDown[gop]; d >= 0 {
-			e.push(t+ST+int64(e.outLat[gop])+1, evFlit, d*V+ov, f)
+		po := &e.ports[gop]
+		if d := po.down; d >= 0 {
+			e.push(t+int64(po.flitDelay), evFlit, d*V+ov, f)
 			e.flitHops++
 			e.portFlits[gop]++
 			if f&2 != 0 {
 				e.pkts[f>>2].hops++
 			}
 		} else {
-			at := t + ST + 2 // 1-cycle ejection channel
+			at := t + int64(po.flitDelay)
 			e.push(at, evEject, -1-d, f)
 			e.push(at+2, evCredit, govc, 0)
 		}
 		// The credit for the slot just freed goes back upstream.
-		gin := rt.base + int32(q.in)
-		if u := e.inUp[gin]; u >= 0 {
-			e.push(t+int64(e.inLat[gin])+1, evCredit, u*V+int32(q.vc), 0)
+		pi := &e.ports[rt.base+int32(q.in)]
+		if u := pi.up; u >= 0 {
+			e.push(t+int64(pi.creditDelay), evCredit, u*V+int32(q.vc), 0)
 		} else {
-			e.push(t+2, evTermCredit, (-1-u)*V+int32(q.vc), 0)
+			e.push(t+int64(pi.creditDelay), evTermCredit, (-1-u)*V+int32(q.vc), 0)
 		}
 		switch {
 		case e.iv[g].count == 0:
@@ -1245,7 +1273,10 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		}
 	}
-	rt.saSpare, rt.saQ = saQ[:0], nq
+	if !inPlace {
+		rt.saSpare = saQ[:0]
+	}
+	rt.saQ = nq
 }
 
 // FlitStats are totals since the engine was made or reset.
