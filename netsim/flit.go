@@ -614,14 +614,6 @@ func (e *FlitEngine) push(t int64, kind uint64, a, b int32) {
 	e.events++
 }
 
-func (e *FlitEngine) listRouter(r int32) {
-	rt := &e.routers[r]
-	if !rt.listed {
-		rt.listed = true
-		e.list = append(e.list, r)
-	}
-}
-
 // Run simulates cycles up to and including limit. It returns ErrDeadlock (wrapped,
 // naming the waiting virtual channels) when flits are in the network but none has
 // moved for a long time.
@@ -657,11 +649,36 @@ func (e *FlitEngine) cycle(t int64) {
 	// ReadInputs and _InputQueuing, and the terminals' reads).
 	// Nothing below pushes events (deliver may only Send and Stop).
 	b := &e.wheel[t&e.wmask]
+	V, B := e.V, e.B
 	for _, ev := range *b {
 		a, x := int32(uint32(ev>>32)&(1<<30-1)), int32(uint32(ev))
 		switch ev >> 62 {
 		case evFlit:
-			e.arrive(a, x, t)
+			// Flit x enters the buffer of global input VC a (BookSim2's
+			// _InputQueuing).
+			iv := &e.iv[a]
+			c := iv.count
+			i := iv.head + c
+			if i >= B {
+				i -= B
+			}
+			e.buf[a*B+i] = x
+			iv.count = c + 1
+			r := iv.router
+			rt := &e.routers[r]
+			switch iv.state {
+			case vcIdle:
+				iv.state = vcRouting
+				rt.routeQ = append(rt.routeQ, mkq(a-rt.base*V, V))
+			case vcActive:
+				if c == 0 {
+					rt.saQ = append(rt.saQ, mkq(a-rt.base*V, V))
+				}
+			}
+			if !rt.listed {
+				rt.listed = true
+				e.list = append(e.list, r)
+			}
 		case evCredit:
 			e.ov[a].occ--
 		case evTermCredit:
@@ -688,30 +705,6 @@ func (e *FlitEngine) cycle(t int64) {
 		}
 	}
 	e.list, e.next = e.next, list
-}
-
-// arrive appends flit f to global input VC g (BookSim2's _InputQueuing).
-func (e *FlitEngine) arrive(g, f int32, t int64) {
-	B := e.B
-	c := e.iv[g].count
-	i := e.iv[g].head + c
-	if i >= B {
-		i -= B
-	}
-	e.buf[g*B+i] = f
-	e.iv[g].count = c + 1
-	r := e.iv[g].router
-	rt := &e.routers[r]
-	switch e.iv[g].state {
-	case vcIdle:
-		e.iv[g].state = vcRouting
-		rt.routeQ = append(rt.routeQ, mkq(g-rt.base*e.V, e.V))
-	case vcActive:
-		if c == 0 {
-			rt.saQ = append(rt.saQ, mkq(g-rt.base*e.V, e.V))
-		}
-	}
-	e.listRouter(r)
 }
 
 func mkq(l, V int32) qent {
@@ -1077,7 +1070,18 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 	for first > 0 && rt.saQ[first-1].t < 0 {
 		first--
 	}
-	if rt.np <= 64 && e.saDistinct(rt, first) {
+	distinct := false
+	if first == len(rt.saQ)-1 { // a lone request
+		q := &rt.saQ[first]
+		iv := &e.iv[base+q.ivc]
+		if e.ov[(rt.base+iv.outP)*V+iv.outV].occ >= B {
+			q.res = resFull
+		}
+		distinct = true
+	} else if rt.np <= 64 {
+		distinct = e.saDistinct(rt, first)
+	}
+	if distinct {
 		// Every request comes from its own input and goes to its own output (the
 		// usual case at light load): iSLIP grants and accepts each one, and the
 		// pointers move exactly as islip would move them.
@@ -1220,27 +1224,30 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 	if !inPlace {
 		nq = append(rt.saSpare[:0], saQ[k:]...)
 	}
+	moved := false
 	for _, q := range saQ[:k] {
 		if q.res < 0 {
 			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 			continue
 		}
 		g := rt.base*V + q.ivc
-		op, ov := e.iv[g].outP, e.iv[g].outV
-		h := e.iv[g].head
+		iv := &e.iv[g]
+		op, ov := iv.outP, iv.outV
+		h := iv.head
 		f := e.buf[g*B+h]
 		if h++; h == B {
 			h = 0
 		}
-		e.iv[g].head = h
-		e.iv[g].count--
+		iv.head = h
+		iv.count--
 		gop := rt.base + op
 		govc := gop*V + ov
-		e.ov[govc].occ++
+		o := &e.ov[govc]
+		o.occ++
 		if f&1 != 0 {
-			e.ov[govc].use = -1
+			o.use = -1
 		}
-		e.lastMove = t
+		moved = true
 		po := &e.ports[gop]
 		if d := po.down; d >= 0 {
 			e.push(t+int64(po.flitDelay), evFlit, d*V+ov, f)
@@ -1262,16 +1269,19 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			e.push(t+int64(pi.creditDelay), evTermCredit, (-1-u)*V+int32(q.vc), 0)
 		}
 		switch {
-		case e.iv[g].count == 0:
+		case iv.count == 0:
 			if f&1 != 0 {
-				e.iv[g].state = vcIdle
+				iv.state = vcIdle
 			}
 		case f&1 != 0:
-			e.iv[g].state = vcRouting
+			iv.state = vcRouting
 			rt.routeQ = append(rt.routeQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		default:
 			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		}
+	}
+	if moved {
+		e.lastMove = t
 	}
 	if !inPlace {
 		rt.saSpare = saQ[:0]
