@@ -15,12 +15,19 @@ import (
 // Hilbert Best Fit, on the flit engine with BookSim2's defaults (docs/comm.md,
 // "Replays on the flit engine"); BenchmarkCommReplayMessageSDSC16x16 is the same
 // replay on the message engine, for the ratio.
-func BenchmarkCommReplayFlitSDSC16x16(b *testing.B)    { benchCommReplayTwoWeeks(b, sim.EngineFlit) }
-func BenchmarkCommReplayMessageSDSC16x16(b *testing.B) { benchCommReplayTwoWeeks(b, sim.EngineMessage) }
+func BenchmarkCommReplayFlitSDSC16x16(b *testing.B)    { benchCommReplayDays(b, sim.EngineFlit, 14) }
+func BenchmarkCommReplayMessageSDSC16x16(b *testing.B) { benchCommReplayDays(b, sim.EngineMessage, 14) }
 
-func benchCommReplayTwoWeeks(b *testing.B, engine sim.Engine) {
+// BenchmarkCommReplayFlitSDSC16x16ThreeDays is the same replay over the first three
+// days only (Oct 1-4 1996, about a fifth of the work): the one to iterate with when
+// tuning the flit engine.
+func BenchmarkCommReplayFlitSDSC16x16ThreeDays(b *testing.B) {
+	benchCommReplayDays(b, sim.EngineFlit, 3)
+}
+
+func benchCommReplayDays(b *testing.B, engine sim.Engine, days int64) {
 	tr := readTrace(b, sdsc)
-	jobs, err := sim.Window(tr, sdscOct96, sdscOct96+14*86400)
+	jobs, err := sim.Window(tr, sdscOct96, sdscOct96+days*86400)
 	if err != nil {
 		b.Fatal(err)
 	}

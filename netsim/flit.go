@@ -168,6 +168,7 @@ type frouter struct {
 	routeQ   []qent
 	vaQ      []qent
 	saQ      []qent
+	saSpare  []qent // saUpdate's next saQ (scratch, its own array)
 	listed   bool
 }
 
@@ -185,6 +186,16 @@ type fivc struct {
 // freed downstream) and the local input VC holding it (-1: free).
 type fovc struct {
 	occ, use int32
+}
+
+// fport is what saUpdate reads of global port gp, packed from outDown, outLat, inUp
+// and inLat by Reset: the downstream input port of output gp (-1-t: terminal t)
+// and the cycles from a switch allocation to the flit's arrival there, and the
+// upstream output port of input gp (-1-t: terminal t) and the cycles from a switch
+// allocation to its credit's arrival there.
+type fport struct {
+	down, flitDelay int32
+	up, creditDelay int32
 }
 
 type fpacket struct {
@@ -271,6 +282,7 @@ type FlitEngine struct {
 	outLat     []int32 // global output port -> flit latency of its channel
 	inLat      []int32 // global input port -> credit latency back to its upstream
 	termPort   []int32 // terminal -> global port of its router's terminal port
+	ports      []fport // the four above per global port, packed (built by Reset)
 
 	// input virtual channels, global index gp*V + vc
 	buf    []int32 // buffers, B flits each
@@ -548,6 +560,18 @@ func (e *FlitEngine) Reset() {
 	e.flitHops, e.delivered, e.hops, e.injected = 0, 0, 0, 0
 	clear(e.portFlits)
 	e.events = 0
+	e.ports = e.ports[:0]
+	ST := int32(e.cfg.SwitchDelay)
+	for gp, d := range e.outDown {
+		p := fport{down: d, flitDelay: ST + e.outLat[gp] + 1, up: e.inUp[gp], creditDelay: e.inLat[gp] + 1}
+		if d < 0 {
+			p.flitDelay = ST + 2 // 1-cycle ejection channel
+		}
+		if p.up < 0 {
+			p.creditDelay = 2
+		}
+		e.ports = append(e.ports, p)
+	}
 }
 
 // Now is the last cycle simulated.
@@ -590,14 +614,6 @@ func (e *FlitEngine) push(t int64, kind uint64, a, b int32) {
 	e.events++
 }
 
-func (e *FlitEngine) listRouter(r int32) {
-	rt := &e.routers[r]
-	if !rt.listed {
-		rt.listed = true
-		e.list = append(e.list, r)
-	}
-}
-
 // Run simulates cycles up to and including limit. It returns ErrDeadlock (wrapped,
 // naming the waiting virtual channels) when flits are in the network but none has
 // moved for a long time.
@@ -631,13 +647,38 @@ func (e *FlitEngine) Run(limit int64) error {
 func (e *FlitEngine) cycle(t int64) {
 	// Arrivals of this cycle: flits into input buffers, credits (BookSim2's
 	// ReadInputs and _InputQueuing, and the terminals' reads).
+	// Nothing below pushes events (deliver may only Send and Stop).
 	b := &e.wheel[t&e.wmask]
-	for i := 0; i < len(*b); i++ {
-		ev := (*b)[i]
+	V, B := e.V, e.B
+	for _, ev := range *b {
 		a, x := int32(uint32(ev>>32)&(1<<30-1)), int32(uint32(ev))
 		switch ev >> 62 {
 		case evFlit:
-			e.arrive(a, x, t)
+			// Flit x enters the buffer of global input VC a (BookSim2's
+			// _InputQueuing).
+			iv := &e.iv[a]
+			c := iv.count
+			i := iv.head + c
+			if i >= B {
+				i -= B
+			}
+			e.buf[a*B+i] = x
+			iv.count = c + 1
+			r := iv.router
+			rt := &e.routers[r]
+			switch iv.state {
+			case vcIdle:
+				iv.state = vcRouting
+				rt.routeQ = append(rt.routeQ, mkq(a-rt.base*V, V))
+			case vcActive:
+				if c == 0 {
+					rt.saQ = append(rt.saQ, mkq(a-rt.base*V, V))
+				}
+			}
+			if !rt.listed {
+				rt.listed = true
+				e.list = append(e.list, r)
+			}
 		case evCredit:
 			e.ov[a].occ--
 		case evTermCredit:
@@ -664,30 +705,6 @@ func (e *FlitEngine) cycle(t int64) {
 		}
 	}
 	e.list, e.next = e.next, list
-}
-
-// arrive appends flit f to global input VC g (BookSim2's _InputQueuing).
-func (e *FlitEngine) arrive(g, f int32, t int64) {
-	B := e.B
-	c := e.iv[g].count
-	i := e.iv[g].head + c
-	if i >= B {
-		i -= B
-	}
-	e.buf[g*B+i] = f
-	e.iv[g].count = c + 1
-	r := e.iv[g].router
-	rt := &e.routers[r]
-	switch e.iv[g].state {
-	case vcIdle:
-		e.iv[g].state = vcRouting
-		rt.routeQ = append(rt.routeQ, mkq(g-rt.base*e.V, e.V))
-	case vcActive:
-		if c == 0 {
-			rt.saQ = append(rt.saQ, mkq(g-rt.base*e.V, e.V))
-		}
-	}
-	e.listRouter(r)
 }
 
 func mkq(l, V int32) qent {
@@ -1048,11 +1065,90 @@ func (e *FlitEngine) vaUpdate(rt *frouter, t, VA int64) {
 func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 	V, B := e.V, e.B
 	base := rt.base * V
-	e.reqIn, e.reqOut, e.reqLab = e.reqIn[:0], e.reqOut[:0], e.reqLab[:0]
+	SA := int64(e.cfg.SwitchAllocDelay)
 	first := len(rt.saQ)
 	for first > 0 && rt.saQ[first-1].t < 0 {
 		first--
 	}
+	distinct := false
+	if first == len(rt.saQ)-1 { // a lone request
+		q := &rt.saQ[first]
+		iv := &e.iv[base+q.ivc]
+		if e.ov[(rt.base+iv.outP)*V+iv.outV].occ >= B {
+			q.res = resFull
+		}
+		distinct = true
+	} else if rt.np <= 64 {
+		distinct = e.saDistinct(rt, first)
+	}
+	if distinct {
+		// Every request comes from its own input and goes to its own output (the
+		// usual case at light load): iSLIP grants and accepts each one, and the
+		// pointers move exactly as islip would move them.
+		n := rt.np
+		gptr, aptr, swRR := e.saGptr[rt.base:rt.base+n], e.saAptr[rt.base:rt.base+n], e.swRR[rt.base:rt.base+n]
+		for i := first; i < len(rt.saQ); i++ {
+			q := &rt.saQ[i]
+			q.t = t + SA - 1
+			if q.res < resNone {
+				continue
+			}
+			in, op := int32(q.in), e.iv[base+q.ivc].outP
+			q.res = op
+			gptr[op] = cyc(in+1-n, n)
+			aptr[in] = cyc(op+1-n, n)
+			swRR[in] = cyc(int32(q.vc)+1-V, V)
+		}
+	} else {
+		e.saArbitrate(rt, t, first)
+	}
+	if SA > 1 { // a grant made SA-1 cycles ago is lost if the buffer filled since
+		for i := 0; i < first; i++ {
+			q := &rt.saQ[i]
+			if q.t > t {
+				break
+			}
+			if q.res >= 0 {
+				g := base + q.ivc
+				if e.ov[(rt.base+e.iv[g].outP)*V+e.iv[g].outV].occ >= B {
+					q.res = resFull
+				}
+			}
+		}
+	}
+}
+
+// saDistinct marks the new switch-allocation requests of router rt (its saQ from
+// first on) whose downstream buffer is full as resFull, and reports whether the
+// others all come from distinct inputs and go to distinct outputs (rt.np <= 64).
+func (e *FlitEngine) saDistinct(rt *frouter, first int) bool {
+	V, B := e.V, e.B
+	base := rt.base * V
+	var inM, outM uint64
+	for i := first; i < len(rt.saQ); i++ {
+		q := &rt.saQ[i]
+		iv := &e.iv[base+q.ivc]
+		op := iv.outP
+		if e.ov[(rt.base+op)*V+iv.outV].occ >= B {
+			q.res = resFull
+			continue
+		}
+		ib, ob := uint64(1)<<uint(q.in), uint64(1)<<uint(op)
+		if inM&ib != 0 || outM&ob != 0 {
+			return false
+		}
+		inM |= ib
+		outM |= ob
+	}
+	return true
+}
+
+// saArbitrate is switch allocation in general: one request per input and output
+// pair, one-iteration iSLIP over them.
+func (e *FlitEngine) saArbitrate(rt *frouter, t int64, first int) {
+	V, B := e.V, e.B
+	base := rt.base * V
+	e.reqIn, e.reqOut, e.reqLab = e.reqIn[:0], e.reqOut[:0], e.reqLab[:0]
 	for i := first; i < len(rt.saQ); i++ {
 		q := &rt.saQ[i]
 		g := base + q.ivc
@@ -1110,84 +1206,87 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 	for _, in := range e.reqIn {
 		e.accept[in] = -1
 	}
-	if SA > 1 { // a grant made SA-1 cycles ago is lost if the buffer filled since
-		for i := 0; i < first; i++ {
-			q := &rt.saQ[i]
-			if q.t > t {
-				break
-			}
-			if q.res >= 0 {
-				g := base + q.ivc
-				if e.ov[(rt.base+e.iv[g].outP)*V+e.iv[g].outV].occ >= B {
-					q.res = resFull
-				}
-			}
-		}
-	}
 }
 
 func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 	V, B := e.V, e.B
-	ST := int64(e.cfg.SwitchDelay)
+	// The entries due now leave the queue; the others, then the due ones that go
+	// round again, in order, make the next queue. When all are due (always with
+	// SA = 1) that is written over the old one, each entry at or before the one
+	// being read; otherwise it is built in the spare array, so nothing is shifted.
+	saQ := rt.saQ
 	k := 0
-	n := len(rt.saQ)
-	for ; k < n; k++ {
-		q := rt.saQ[k]
-		if q.t < 0 || q.t > t {
-			break
-		}
+	for k < len(saQ) && saQ[k].t >= 0 && saQ[k].t <= t {
+		k++
+	}
+	inPlace := k == len(saQ)
+	nq := saQ[:0]
+	if !inPlace {
+		nq = append(rt.saSpare[:0], saQ[k:]...)
+	}
+	moved := false
+	for _, q := range saQ[:k] {
 		if q.res < 0 {
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
+			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 			continue
 		}
 		g := rt.base*V + q.ivc
-		op, ov := e.iv[g].outP, e.iv[g].outV
-		h := e.iv[g].head
+		iv := &e.iv[g]
+		op, ov := iv.outP, iv.outV
+		h := iv.head
 		f := e.buf[g*B+h]
 		if h++; h == B {
 			h = 0
 		}
-		e.iv[g].head = h
-		e.iv[g].count--
+		iv.head = h
+		iv.count--
 		gop := rt.base + op
 		govc := gop*V + ov
-		e.ov[govc].occ++
+		o := &e.ov[govc]
+		o.occ++
 		if f&1 != 0 {
-			e.ov[govc].use = -1
+			o.use = -1
 		}
-		e.lastMove = t
-		if d := e.outDown[gop]; d >= 0 {
-			e.push(t+ST+int64(e.outLat[gop])+1, evFlit, d*V+ov, f)
+		moved = true
+		po := &e.ports[gop]
+		if d := po.down; d >= 0 {
+			e.push(t+int64(po.flitDelay), evFlit, d*V+ov, f)
 			e.flitHops++
 			e.portFlits[gop]++
 			if f&2 != 0 {
 				e.pkts[f>>2].hops++
 			}
 		} else {
-			at := t + ST + 2 // 1-cycle ejection channel
+			at := t + int64(po.flitDelay)
 			e.push(at, evEject, -1-d, f)
 			e.push(at+2, evCredit, govc, 0)
 		}
 		// The credit for the slot just freed goes back upstream.
-		gin := rt.base + int32(q.in)
-		if u := e.inUp[gin]; u >= 0 {
-			e.push(t+int64(e.inLat[gin])+1, evCredit, u*V+int32(q.vc), 0)
+		pi := &e.ports[rt.base+int32(q.in)]
+		if u := pi.up; u >= 0 {
+			e.push(t+int64(pi.creditDelay), evCredit, u*V+int32(q.vc), 0)
 		} else {
-			e.push(t+2, evTermCredit, (-1-u)*V+int32(q.vc), 0)
+			e.push(t+int64(pi.creditDelay), evTermCredit, (-1-u)*V+int32(q.vc), 0)
 		}
 		switch {
-		case e.iv[g].count == 0:
+		case iv.count == 0:
 			if f&1 != 0 {
-				e.iv[g].state = vcIdle
+				iv.state = vcIdle
 			}
 		case f&1 != 0:
-			e.iv[g].state = vcRouting
+			iv.state = vcRouting
 			rt.routeQ = append(rt.routeQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		default:
-			rt.saQ = append(rt.saQ, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
+			nq = append(nq, qent{t: -1, ivc: q.ivc, res: resNone, in: q.in, vc: q.vc})
 		}
 	}
-	rt.saQ = rt.saQ[:copy(rt.saQ, rt.saQ[k:])]
+	if moved {
+		e.lastMove = t
+	}
+	if !inPlace {
+		rt.saSpare = saQ[:0]
+	}
+	rt.saQ = nq
 }
 
 // FlitStats are totals since the engine was made or reset.
