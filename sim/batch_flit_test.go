@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBatchFlitLoneTask: one task alone on the machine (no other traffic), on both
@@ -159,5 +160,23 @@ func TestCommFlitIdleIONodes(t *testing.T) {
 	}
 	if overlap == 0 {
 		t.Error("no two jobs overlap: the test shows nothing about contention")
+	}
+}
+
+// TestBatchFlitStopsOnCancel: a run that would keep the flit engine busy for
+// minutes (16 tasks communicating a thousand times each) stops within a second of
+// Ctrl-C: the engine runs in chunks between looks at the context.
+func TestBatchFlitStopsOnCancel(t *testing.T) {
+	b := liuBatch(t, "mesh:16x16:io=left", "bt", 1000, 1)
+	b.Engine = EngineFlit
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := make(chan time.Time, 1)
+	time.AfterFunc(100*time.Millisecond, func() { cancelled <- time.Now(); cancel() })
+	_, err := b.RunOne(ctx, 0)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(<-cancelled); d > time.Second {
+		t.Errorf("stopped %v after the cancel", d)
 	}
 }
