@@ -73,7 +73,8 @@ to its attachment node's router by a link as fast as the mesh's. Its flags, as o
 virtual channel (default 8), the stage delays --routing-delay, --vc-alloc-delay,
 --sw-alloc-delay, --st-delay and --link-delay (1 cycle each by default); they, and
 --hop-classes, need --engine flit, and --router-delay is refused with it. The flit
-engine is slower (a run of 16 tasks on 16x16 takes tenths of a second). Runs
+engine is about 200 times slower (about a second of CPU per run of 16 tasks on
+16x16 with up to 8 communications). Runs
 spread over all cores and each is deterministic in (--seed, run number), whatever
 the engine. Ctrl-C stops and prints the runs finished so far (marked interrupted,
 exit status 130).
