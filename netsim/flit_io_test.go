@@ -251,10 +251,10 @@ func TestFlitIOConservation(t *testing.T) {
 	}
 }
 
-// TestFlitIOBadMachine: the I/O nodes stay terminals N..N+K-1 (a message beyond is
+// TestFlitIOEndpoints: the I/O nodes stay terminals N..N+K-1 (a message beyond is
 // refused), and uniform traffic on a mesh with I/O nodes runs among the compute
 // nodes, as on the mesh without them.
-func TestFlitIOBadMachine(t *testing.T) {
+func TestFlitIOEndpoints(t *testing.T) {
 	g, _ := topo.ParseSpec("mesh:4x4:io=left")
 	e, err := NewFlitEngine(g, DefaultFlitConfig(g), nil)
 	if err != nil {
