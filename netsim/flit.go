@@ -109,17 +109,17 @@ func (c FlitConfig) Validate() error {
 	return nil
 }
 
-// CheckMachine is Validate, and whether the engine can run on machine m: a mesh or
-// torus without I/O nodes, a torus with an even number of virtual channels (at least
-// 2, one per dateline class), or a graph.
+// CheckMachine is Validate, and whether the engine can run on machine m: a mesh
+// (with or without I/O nodes), a torus with an even number of virtual channels (at
+// least 2, one per dateline class), or a graph.
 func (c FlitConfig) CheckMachine(m topo.Machine) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
 	switch g := m.(type) {
 	case *topo.Grid:
-		if g.IO() != nil {
-			return fmt.Errorf("flit engine: %s has I/O nodes, which only the message engine models", m.Spec())
+		if g.IO() != nil && g.Wraps() {
+			return fmt.Errorf("flit engine: %s has I/O nodes on a torus; I/O nodes need a mesh", m.Spec())
 		}
 		if g.Wraps() && (c.VCs < 2 || c.VCs%2 != 0) {
 			return fmt.Errorf("flit engine on torus %s: %d virtual channels; a torus needs an even number, at least 2, "+
@@ -272,6 +272,12 @@ type FlitEngine struct {
 	wrap   []bool
 	stride []int32
 	coord  []int32 // coord[node*nd + j]
+	// I/O nodes (meshes with topo.Grid.IO): ncomp compute nodes, I/O node j is
+	// terminal and router ncomp+j, linked to router ioAttach[j]; ioPort[v] is the
+	// I/O node attached to compute node v, or -1. nil without I/O nodes.
+	ncomp    int32
+	ioAttach []int32
+	ioPort   []int32
 	// graph routing
 	graph nextHopper
 	nbr   [][]int32 // graph: neighbours of each vertex, ascending (port order)
@@ -408,7 +414,11 @@ func (e *FlitEngine) addPort(r int32) int32 {
 // buildGrid numbers the ports of every router as BookSim2's k-ary n-cube does:
 // output 2j goes to the + neighbour along dimension j, output 2j+1 to the -
 // neighbour; input 2j comes from the + neighbour, input 2j+1 from the - neighbour;
-// port 2n is the terminal's.
+// port 2n is the terminal's. A mesh with I/O nodes (topo.Grid.IO) gets, as
+// IORouter, terminals N..N+K-1 for them: I/O node j is the terminal of a router of
+// its own, router N+j, whose port 0 is linked to port 2n+1, a port the attachment
+// node's router gains for it. That link is a router-to-router channel like the
+// mesh's, with the same latency (LinkDelay) and buffers.
 func (e *FlitEngine) buildGrid(g *topo.Grid) {
 	e.grid = g
 	nd := g.Dim()
@@ -428,14 +438,49 @@ func (e *FlitEngine) buildGrid(g *topo.Grid) {
 		}
 	}
 	np := int32(2*nd + 1)
-	e.routers = make([]frouter, n)
-	e.termPort = make([]int32, n)
+	io := g.IO()
+	k := 0
+	if io != nil {
+		k = io.Count
+		e.ncomp = int32(n)
+		e.ioAttach = make([]int32, k)
+		e.ioPort = make([]int32, n)
+		for v := range n {
+			e.ioPort[v] = -1
+		}
+		for j := range k {
+			e.ioAttach[j] = int32(io.Attach(j))
+			e.ioPort[io.Attach(j)] = int32(j)
+		}
+	}
+	e.nterm = n + k
+	e.routers = make([]frouter, n+k)
+	e.termPort = make([]int32, n+k)
 	for v := range n {
-		e.routers[v] = frouter{base: int32(v) * np, np: np}
-		for range np {
+		rp := np
+		if io != nil && e.ioPort[v] >= 0 {
+			rp++ // port 2n+1: the link to the I/O node
+		}
+		base := int32(len(e.portRouter))
+		e.routers[v] = frouter{base: base, np: rp}
+		for range rp {
 			e.addPort(int32(v))
 		}
-		e.termPort[v] = int32(v)*np + np - 1
+		e.termPort[v] = base + np - 1
+	}
+	// I/O node j's router n+j: port 0 is the link to its attachment, port 1 the
+	// terminal's.
+	for j := range k {
+		r := int32(n + j)
+		base := int32(len(e.portRouter))
+		e.routers[r] = frouter{base: base, np: 2}
+		e.addPort(r)
+		e.addPort(r)
+		e.termPort[r] = base + 1
+		a := e.ioAttach[j]
+		up := e.routers[a].base + np // the attachment's port 2n+1
+		e.outDown[up], e.inUp[base] = base, up
+		e.outDown[base], e.inUp[up] = up, base
 	}
 	for v := range n {
 		for j := range nd {
@@ -455,13 +500,15 @@ func (e *FlitEngine) buildGrid(g *topo.Grid) {
 					continue // a ring of one node
 				}
 				w := int32(v) + (nc-c)*e.stride[j]
-				out := int32(v)*np + int32(2*j+dir)
+				out := e.routers[v].base + int32(2*j+dir)
 				// Moving +, the flit enters w from its - neighbour: input 2j+1.
-				in := w*np + int32(2*j+1-dir)
+				in := e.routers[w].base + int32(2*j+1-dir)
 				e.outDown[out] = in
 				e.inUp[in] = out
 			}
 		}
+	}
+	for v := range n + k {
 		t := e.termPort[v]
 		e.outDown[t] = -1 - int32(v)
 		e.inUp[t] = -1 - int32(v)
@@ -874,8 +921,26 @@ func (e *FlitEngine) route(rt *frouter, l int32) {
 	default:
 		nd := int32(len(e.dims))
 		out = 2 * nd // eject
+		dst := p.dst
+		if e.ioAttach != nil && (cur >= e.ncomp || dst >= e.ncomp) {
+			// IORouter's routes: an I/O node's router sends everything over its
+			// link (port 0) and ejects its own packets (port 1); towards an I/O
+			// node, DOR to its attachment and then the link (port 2n+1).
+			if cur >= e.ncomp {
+				out = 0
+				if cur == dst {
+					out = 1
+				}
+				break
+			}
+			dst = e.ioAttach[dst-e.ncomp]
+			if cur == dst {
+				out = 2*nd + 1
+				break
+			}
+		}
 		for j := range nd {
-			c, d := e.coord[cur*nd+j], e.coord[p.dst*nd+j]
+			c, d := e.coord[cur*nd+j], e.coord[dst*nd+j]
 			if c == d {
 				continue
 			}
@@ -1309,7 +1374,8 @@ func (e *FlitEngine) Stats() FlitStats {
 }
 
 // ZeroLoadLatency is the mean latency of a lone packet over all ordered pairs of
-// terminals, a terminal sending to itself included (BookSim2's uniform pattern): the
+// terminals, a terminal sending to itself included (BookSim2's uniform pattern; on a
+// mesh with I/O nodes the compute nodes, among which FlitUniformTraffic runs): the
 // head takes 2 cycles into its first router, R+VA+SA+ST+L per hop, R+VA+SA+ST+1 out
 // of the last router, and the tail arrives S-1 cycles after it.
 func (e *FlitEngine) ZeroLoadLatency() float64 {
@@ -1451,7 +1517,14 @@ func (e *FlitEngine) vcName(g int32) string {
 	rt := &e.routers[r]
 	p := gp - rt.base
 	var rn, pn string
-	if e.grid != nil {
+	switch {
+	case e.grid != nil && e.ioAttach != nil && r >= e.ncomp:
+		rn = fmt.Sprintf("I/O node %d", r-e.ncomp)
+		pn = "terminal input"
+		if p == 0 {
+			pn = "input from its attachment"
+		}
+	case e.grid != nil:
 		nd := int32(len(e.dims))
 		c := make([]string, nd)
 		for j := range nd {
@@ -1461,6 +1534,8 @@ func (e *FlitEngine) vcName(g int32) string {
 		switch {
 		case p == 2*nd:
 			pn = "terminal input"
+		case p == 2*nd+1:
+			pn = fmt.Sprintf("input from I/O node %d", e.ioPort[r])
 		default:
 			axis := "xyzw"[min(p/2, 3)]
 			sign := "+" // input 2j comes from the + neighbour
@@ -1469,7 +1544,7 @@ func (e *FlitEngine) vcName(g int32) string {
 			}
 			pn = fmt.Sprintf("input from %s%c", sign, axis)
 		}
-	} else {
+	default:
 		g := e.m.(*topo.Graph)
 		rn = g.Name(int(r))
 		if e.inUp[gp] < 0 {

@@ -39,6 +39,9 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 		return res, err
 	}
 	n := e.nterm
+	if e.ioAttach != nil {
+		n = int(e.ncomp) // the I/O nodes only write (IORouter); uniform traffic is among compute nodes
+	}
 	if n < 1 {
 		return res, fmt.Errorf("uniform traffic on %s: no nodes", m.Spec())
 	}

@@ -40,6 +40,11 @@ import (
 //     processors are released.
 //   - Time: one cycle is one flit over one link at LinkBytesPerSecond; a disk takes
 //     DiskCycles per message.
+//   - Network: the message engine (netsim.Engine with netsim.IORouter) by default;
+//     with Engine = EngineFlit the flit engine (netsim.FlitEngine, whose grids
+//     model the I/O nodes as IORouter routes them), a message being one packet of
+//     Params.MessageFlits flits. Either way a message is handed to its I/O node's
+//     disk when its last flit arrives.
 type Batch struct {
 	Machine   *topo.Grid // a 2D mesh with I/O nodes
 	Alloc     string     // allocator spec (alloc.Parse)
@@ -50,9 +55,16 @@ type Batch struct {
 	Pattern   netsim.Pattern
 	Params    netsim.Params
 	IO        netsim.IOParams
-	Runs      int    // independent runs (Liu: 1000)
-	Seed      uint64 // run i draws from (Seed, i)
-	Workers   int    // goroutines (0: GOMAXPROCS)
+	// Engine is the network model: EngineMessage (the zero value) runs Params on
+	// netsim.Engine; EngineFlit runs Flit on netsim.FlitEngine (options as a
+	// replay's, Spec.Flit), with packets of Params.MessageFlits flits;
+	// Params.RouterDelay is then unused and Params.FlitBytes still fixes the
+	// cycle's length (IO.CycleSeconds).
+	Engine  Engine
+	Flit    FlitOptions
+	Runs    int    // independent runs (Liu: 1000)
+	Seed    uint64 // run i draws from (Seed, i)
+	Workers int    // goroutines (0: GOMAXPROCS)
 	// Progress, if not nil, is called with the number of finished runs.
 	Progress func(done, total int)
 }
@@ -89,6 +101,7 @@ type BatchRun struct {
 	Completion   float64 // seconds
 	Cycles       int64
 	Messages     int64
+	Hops         int64 // links crossed by the run's messages, I/O links included
 	Allocations  int
 	Measured     int // allocations after which D and Lemma 1 were measured (2^m x 2^n meshes)
 	SquaresSum   int
@@ -124,7 +137,23 @@ func (b *Batch) validate() error {
 	if _, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt); err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
+	var errs []error
+	validateEngineOptions(b.Engine, b.Flit, func(e *FieldError) { errs = append(errs, e) })
+	if len(errs) > 0 {
+		return fmt.Errorf("batch: %w", errors.Join(errs...))
+	}
+	if b.Engine == EngineFlit {
+		if _, err := b.flitConfig(); err != nil {
+			return fmt.Errorf("batch: %w", err)
+		}
+	}
 	return nil
+}
+
+// flitConfig is the flit engine's configuration of the batch, checked against its
+// machine (the seed, for a torus's tie-breaking, is unused on a mesh).
+func (b *Batch) flitConfig() (netsim.FlitConfig, error) {
+	return b.Flit.checkedConfig(b.Machine, b.Params, b.Seed)
 }
 
 // Run performs the runs on Workers goroutines. Each run is deterministic in (Seed,
@@ -185,8 +214,10 @@ func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
 // finished at all).
 func RunBatches(ctx context.Context, bs []*Batch, workers int) ([]*BatchResult, error) {
 	type key struct {
-		r *netsim.IORouter
-		p netsim.Params
+		r  *netsim.IORouter
+		p  netsim.Params
+		e  Engine
+		fc netsim.FlitConfig
 	}
 	routers := make([]*netsim.IORouter, len(bs))
 	byMachine := map[*topo.Grid]*netsim.IORouter{}
@@ -216,7 +247,10 @@ func RunBatches(ctx context.Context, bs []*Batch, workers int) ([]*BatchResult, 
 		i, _ := slices.BinarySearch(first, k+1)
 		i--
 		b, run := bs[i], k-first[i]
-		kk := key{routers[i], b.Params}
+		kk := key{r: routers[i], p: b.Params, e: b.Engine}
+		if b.Engine == EngineFlit {
+			kk.fc, _ = b.flitConfig() // validated above
+		}
 		w := ws[kk]
 		if w == nil {
 			w = &batchEngine{}
@@ -331,28 +365,65 @@ func (b *Batch) RunOne(ctx context.Context, i int) (*BatchRun, error) {
 	return b.runOne(ctx, router, &batchEngine{}, i)
 }
 
-// chunk bounds how far one Engine.Run goes, so that Ctrl-C is seen promptly.
-const batchChunk = 1 << 16
+// batchChunk bounds how far one Run of the message engine goes, so that Ctrl-C is
+// seen promptly; batchFlitChunk is the flit engine's, which takes far longer per
+// cycle (some milliseconds for a loaded 16x16 mesh's 1,024 cycles). Runs in pieces
+// simulate the same cycles as one Run, and tasks end at their last write either way.
+const (
+	batchChunk     = 1 << 16
+	batchFlitChunk = 1 << 10
+)
 
-// batchEngine is one worker's network engine, reset between runs (Engine.Reset makes
-// it behave as a new one), with the current run's delivery callback.
+// batchNet is a run's network: the message or the flit engine.
+type batchNet interface {
+	netsim.Network
+	send(netsim.Message) error
+}
+
+type batchMsgNet struct{ *netsim.Engine }
+
+func (n batchMsgNet) send(m netsim.Message) error { n.Send(m); return nil }
+
+type batchFlitNet struct{ *netsim.FlitEngine }
+
+func (n batchFlitNet) send(m netsim.Message) error { return n.Send(m) }
+
+// batchEngine is one worker's network engine, reset between runs (Reset makes it
+// behave as a new one), with the current run's delivery callback.
 type batchEngine struct {
-	eng     *netsim.Engine
+	net     batchNet
 	deliver func(*netsim.Delivery)
 }
 
-func (w *batchEngine) get(r netsim.Router, p netsim.Params, deliver func(*netsim.Delivery)) (*netsim.Engine, error) {
+func (w *batchEngine) get(b *Batch, r netsim.Router, deliver func(*netsim.Delivery)) (batchNet, error) {
 	w.deliver = deliver
-	if w.eng != nil {
-		w.eng.Reset()
-		return w.eng, nil
+	switch n := w.net.(type) {
+	case batchMsgNet:
+		n.Reset()
+		return n, nil
+	case batchFlitNet:
+		n.Reset()
+		return n, nil
 	}
-	eng, err := netsim.NewEngine(r, p, func(d *netsim.Delivery) { w.deliver(d) })
+	cb := func(d *netsim.Delivery) { w.deliver(d) }
+	if b.Engine == EngineFlit {
+		fc, err := b.flitConfig()
+		if err != nil {
+			return nil, err
+		}
+		eng, err := netsim.NewFlitEngine(b.Machine, fc, cb)
+		if err != nil {
+			return nil, err
+		}
+		w.net = batchFlitNet{eng}
+		return w.net, nil
+	}
+	eng, err := netsim.NewEngine(r, b.Params, cb)
 	if err != nil {
 		return nil, err
 	}
-	w.eng = eng
-	return eng, nil
+	w.net = batchMsgNet{eng}
+	return w.net, nil
 }
 
 func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEngine, run int) (*BatchRun, error) {
@@ -373,12 +444,19 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 	}
 	disks := netsim.NewDisks(K, b.IO.DiskCycles(b.Params))
 	out := &BatchRun{}
-	var eng *netsim.Engine
+	var eng batchNet
 	var limit int64
 	var cbErr error
+	chunk := int64(batchChunk)
+	if b.Engine == EngineFlit {
+		chunk = batchFlitChunk
+	}
 
 	send := func(t int, src, dst int) {
-		eng.Send(netsim.Message{Src: int32(src), Dst: int32(dst), Tag: int32(t)})
+		if err := eng.send(netsim.Message{Src: int32(src), Dst: int32(dst), Tag: int32(t)}); err != nil && cbErr == nil {
+			cbErr = fmt.Errorf("internal error: task %d: %w", t, err)
+			eng.Stop()
+		}
 		out.Messages++
 	}
 	var startIO func(t int)
@@ -419,9 +497,10 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			}
 		}
 	}
-	eng, err = w.get(router, b.Params, func(d *netsim.Delivery) {
+	eng, err = w.get(b, router, func(d *netsim.Delivery) {
 		t := int(d.Tag)
 		tk := &tasks[t]
+		out.Hops += int64(d.Hops)
 		if tk.inIO {
 			if int(d.Dst) < n {
 				cbErr = fmt.Errorf("internal error: task %d's I/O message went to compute node %d", t, d.Dst)
@@ -506,7 +585,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 		if next == math.MaxInt64 && eng.Idle() {
 			return nil, fmt.Errorf("internal error: %d tasks unfinished with nothing in the network", len(tasks)-finished)
 		}
-		limit = min(next, now+batchChunk)
+		limit = min(next, now+chunk)
 		if err := eng.Run(limit); err != nil {
 			return nil, err
 		}

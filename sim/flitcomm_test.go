@@ -135,7 +135,6 @@ func TestSpecFlitErrorsNameTheField(t *testing.T) {
 		{"torus:8x8", FlitOptions{VCs: 3}, "Flit.VCs"},
 		{"mesh:8x8", FlitOptions{VCBuffer: 4}, "Flit.VCBuffer"},
 		{"mesh:8x8", FlitOptions{VCs: 65}, "Flit.VCs"},
-		{"mesh:8x8:io=left", FlitOptions{}, "Flit"},
 	} {
 		s := base
 		s.Engine, s.Flit, s.MachineSpec = EngineFlit, c.flit, c.machine

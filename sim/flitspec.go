@@ -7,7 +7,8 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// FlitOptions configure the flit engine of a replay (Spec.Engine = EngineFlit).
+// FlitOptions configure the flit engine of a replay (Spec.Engine = EngineFlit) or
+// of a Batch (Batch.Engine).
 // A zero field takes netsim.DefaultFlitConfig's value for the machine (BookSim2's
 // defaults: one virtual channel on a mesh or graph and two, one per dateline class,
 // on a torus; 8-flit buffers; one cycle per router stage; links of one cycle, two on
@@ -69,20 +70,27 @@ func (o FlitOptions) Config(m topo.Machine, p netsim.Params, seed uint64) netsim
 // validateEngine adds the errors of Engine and Flit that can be seen without the
 // machine.
 func (s *Spec) validateEngine(add func(*FieldError)) {
-	if _, err := ParseEngine(string(s.Engine)); err != nil {
-		add(fieldErr("Engine", fmt.Sprintf("%q", string(s.Engine)), "want message or flit"))
+	if _, err := ParseEngine(string(s.Engine)); err == nil && s.Engine == EngineFlit && s.Comm == "" {
+		add(fieldErr("Engine", string(s.Engine), "the network engine carries a communication pattern's messages (Comm, sim --comm); without one a replay has no network to model"))
+	}
+	validateEngineOptions(s.Engine, s.Flit, add)
+}
+
+// validateEngineOptions adds the errors of an engine choice and its flit options
+// that can be seen without the machine (a replay's Spec and a Batch share them),
+// naming the fields Engine, Flit and Flit.*.
+func validateEngineOptions(engine Engine, flit FlitOptions, add func(*FieldError)) {
+	if _, err := ParseEngine(string(engine)); err != nil {
+		add(fieldErr("Engine", fmt.Sprintf("%q", string(engine)), "want message or flit"))
 		return
 	}
-	if s.Engine != EngineFlit {
-		if !s.Flit.IsZero() {
-			add(fieldErr("Flit", "", "configures the flit engine; Engine is %s (set Engine to flit)", s.Engine))
+	if engine != EngineFlit {
+		if !flit.IsZero() {
+			add(fieldErr("Flit", "", "configures the flit engine; Engine is %s (set Engine to flit)", engine))
 		}
 		return
 	}
-	if s.Comm == "" {
-		add(fieldErr("Engine", string(s.Engine), "the network engine carries a communication pattern's messages (Comm, sim --comm); without one a replay has no network to model"))
-	}
-	for _, f := range s.Flit.fields() {
+	for _, f := range flit.fields() {
 		if f.v < 0 {
 			add(fieldErr(f.name, fmt.Sprint(f.v), "must be positive (or 0: the default)"))
 		}
@@ -91,7 +99,14 @@ func (s *Spec) validateEngine(add func(*FieldError)) {
 
 // flitConfig is the replay's flit configuration on machine m, checked against it.
 func (s *Spec) flitConfig(m topo.Machine) (netsim.FlitConfig, error) {
-	c := s.Flit.Config(m, s.Network, s.CommSeed)
+	return s.Flit.checkedConfig(m, s.Network, s.CommSeed)
+}
+
+// checkedConfig is Config checked against machine m (netsim.FlitConfig.CheckMachine),
+// the error a *FieldError naming the option at fault (Flit.VCs, Flit.VCBuffer, or
+// Flit for the others).
+func (o FlitOptions) checkedConfig(m topo.Machine, p netsim.Params, seed uint64) (netsim.FlitConfig, error) {
+	c := o.Config(m, p, seed)
 	if err := c.CheckMachine(m); err != nil {
 		field := "Flit"
 		switch g, ok := m.(*topo.Grid); {

@@ -26,19 +26,23 @@ type batchPoint struct {
 
 // batchOutput is the JSON of "procalloc batch" with several configurations.
 type batchOutput struct {
-	Machine  string       `json:"machine"`
-	Pattern  string       `json:"pattern"`
-	Tasks    int          `json:"tasks"`
-	MeanSize float64      `json:"mean_size"`
-	Seed     uint64       `json:"seed"`
-	Results  []batchPoint `json:"results"`
+	Machine  string  `json:"machine"`
+	Pattern  string  `json:"pattern"`
+	Tasks    int     `json:"tasks"`
+	MeanSize float64 `json:"mean_size"`
+	Seed     uint64  `json:"seed"`
+	// Engine is "flit" with the flit engine, whose configuration Flit gives (both
+	// absent with the message engine).
+	Engine  string          `json:"engine,omitempty"`
+	Flit    *netsimFlitJSON `json:"flit,omitempty"`
+	Results []batchPoint    `json:"results"`
 }
 
 func init() {
 	register(&command{
 		name:    "batch",
 		summary: "Liu et al.'s I/O experiment: a batch of tasks that communicate, then write to I/O nodes; mean time until all finish",
-		usage:   "batch --machine mesh:XxY:io=SIDE --alloc SPEC[,SPEC...] [--comm-per-io N[,N...]] [--pattern P] [--runs R] [--json] [--svg FILE] [--svg-relative FILE]",
+		usage:   "batch --machine mesh:XxY:io=SIDE --alloc SPEC[,SPEC...] [--comm-per-io N[,N...]] [--pattern P] [--runs R] [--engine message|flit] [--vcs V] [--vc-buffer B] [--json] [--svg FILE] [--svg-relative FILE]",
 		details: `Runs the experiment of Liu, Hsu and Wu, "I/O Processor Allocation for Mesh
 Cluster Computers", §5 (docs/io.md): --tasks tasks (default 16) arrive together on a
 mesh with I/O nodes along one side; their sizes are exponential with mean
@@ -59,9 +63,21 @@ Every output (-o, --svg, --svg-relative) is checked for writability before the r
 
 The network is procalloc's wormhole model (docs/comm.md): --msg-flits flits of
 --flit-bytes bytes per message, links of --link-mbps (one flit per cycle), x-y
-routing, the I/O nodes one extra link each off the mesh side. Runs spread over all
-cores and each is deterministic in (--seed, run number). Ctrl-C stops and prints the
-runs finished so far (marked interrupted, exit status 130).
+routing, the I/O nodes one extra link each off the mesh side. --engine message (the
+default) is the message-level model, --router-delay cycles a hop; --engine flit is
+the flit-level model of BookSim2's input-queued router that "procalloc netsim" and
+"sim --engine flit" use (docs/comm.md, docs/io.md "On the flit engine"), each
+message one packet of --msg-flits flits, each I/O node a router of its own linked
+to its attachment node's router by a link as fast as the mesh's. Its flags, as on
+"procalloc sim": --vcs virtual channels per port (default 1), --vc-buffer flits per
+virtual channel (default 8), the stage delays --routing-delay, --vc-alloc-delay,
+--sw-alloc-delay, --st-delay and --link-delay (1 cycle each by default); they, and
+--hop-classes, need --engine flit, and --router-delay is refused with it. The flit
+engine is about 200 times slower (about a second of CPU per run of 16 tasks on
+16x16 with up to 8 communications). Runs
+spread over all cores and each is deterministic in (--seed, run number), whatever
+the engine. Ctrl-C stops and prints the runs finished so far (marked interrupted,
+exit status 130).
 
 Several allocators (comma-separated) and communication counts give one line per
 count in --svg, in the form of the paper's figures: the x axis is the tolerance
@@ -73,7 +89,8 @@ draws each line divided by its first point, which shows the trend along the x ax
 of lines of very different heights.`,
 		example: `procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/4 --comm-per-io 16 --runs 1000 --json
 procalloc batch --machine mesh:16x16:io=left --alloc sbt:4,sbt:16,sbt:64,sbt:256 --comm-per-io 0,4,16 --runs 200 --svg fig3.svg
-procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas --comm-per-io 0,8,16 --runs 200 -o fig6.txt`,
+procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas --comm-per-io 0,8,16 --runs 200 -o fig6.txt
+procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4,mbs --comm-per-io 0,2,8 --runs 20 --seed 2 --engine flit --vcs 2 --vc-buffer 16`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "mesh with I/O nodes, `SPEC` such as mesh:16x16:io=left (sides left, right, top, bottom; :COUNT for fewer I/O nodes)")
 			allocs := fs.String("alloc", "", "allocator `SPECS`, comma-separated, e.g. dbt:1/4 or sbt:4,sbt:16,mbs,plas (see 'procalloc help sim')")
@@ -86,7 +103,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 			d := netsim.DefaultParams()
 			flits := fs.Int64("msg-flits", d.MessageFlits, "message length in flits")
 			flitBytes := fs.Int64("flit-bytes", d.FlitBytes, "bytes per flit")
-			delay := fs.Int64("router-delay", d.RouterDelay, "cycles a message header takes per hop")
+			delay := fs.Int64("router-delay", d.RouterDelay, "message engine: cycles a message header takes per hop")
+			var ef engineFlags
+			ef.declare(fs, "network model: message (message-level wormhole, the default) or flit (BookSim2's virtual-channel router, docs/comm.md)")
 			q := netsim.LiuIOParams()
 			link := fs.Float64("link-mbps", q.LinkBytesPerSecond/1e6, "link bandwidth in MB/s (10^6 bytes; Liu: 11.65; 1e-6..1e9)")
 			disk := fs.Float64("disk-mbps", q.DiskBytesPerSecond/1e6, "disk write speed of an I/O node in MB/s (Liu: 4.545; up to 1e9, and slow enough disks are refused: a message may take at most 2^20 cycles to write, --msg-flits x --link-mbps / 2^20 MB/s)")
@@ -137,6 +156,13 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				if err != nil {
 					return usageError{err.Error()}
 				}
+				if err := ef.check(fs); err != nil {
+					return err
+				}
+				engine := sim.Engine(ef.engine)
+				if engine == sim.EngineMessage {
+					engine = ""
+				}
 				p := netsim.Params{MessageFlits: *flits, RouterDelay: *delay, FlitBytes: *flitBytes}
 				if err := p.Validate(); err != nil {
 					return usageError{err.Error()}
@@ -171,6 +197,12 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				total := int64(len(specs) * len(counts) * *runs)
 				prog := newProgress(e, "batch", total)
 				o := batchOutput{Machine: g.Spec(), Pattern: pat.Name(), Tasks: *tasks, MeanSize: *mean, Seed: *seed}
+				if engine == sim.EngineFlit {
+					fc := ef.flit.Config(g, p, *seed)
+					o.Engine = string(sim.EngineFlit)
+					o.Flit = &netsimFlitJSON{VCs: fc.VCs, VCBuffer: fc.VCBuffer, RoutingDelay: fc.RoutingDelay, VCAllocDelay: fc.VCAllocDelay,
+						SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses}
+				}
 				var interrupted error
 				// Every configuration's runs on one pool of --workers goroutines.
 				var bs []*sim.Batch
@@ -178,7 +210,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				for _, s := range specs {
 					for _, c := range counts {
 						bs = append(bs, &sim.Batch{Machine: g, Alloc: s, Tasks: *tasks, MeanSize: *mean, CommPerIO: c, Pattern: pat,
-							Params: p, IO: iop, Runs: *runs, Seed: *seed,
+							Params: p, IO: iop, Engine: engine, Flit: ef.flit, Runs: *runs, Seed: *seed,
 							Progress: func(int, int) {
 								finished++
 								prog.Update(finished, fmt.Sprintf("%s, %d comm", s, c))
@@ -188,6 +220,10 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 				results, err := sim.RunBatches(ctx, bs, *workers)
 				if err != nil {
 					prog.Done()
+					var fe *sim.FieldError
+					if errors.As(err, &fe) { // an engine option the machine refuses (--vc-buffer too small, say)
+						return specError(err)
+					}
 					return err
 				}
 				for k, res := range results {
@@ -217,14 +253,20 @@ procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas
 						if len(o.Results) == 1 && len(specs) == 1 && len(counts) == 1 {
 							return writeJSON(w, struct {
 								batchPoint
-								Machine string `json:"machine"`
-								Pattern string `json:"pattern"`
-							}{o.Results[0], o.Machine, o.Pattern})
+								Machine string          `json:"machine"`
+								Pattern string          `json:"pattern"`
+								Engine  string          `json:"engine,omitempty"`
+								Flit    *netsimFlitJSON `json:"flit,omitempty"`
+							}{o.Results[0], o.Machine, o.Pattern, o.Engine, o.Flit})
 						}
 						return writeJSON(w, o)
 					}
 					fmt.Fprintf(w, "%s, %d tasks of mean size %g, %s communication, %d runs per line, seed %d\n",
 						o.Machine, o.Tasks, o.MeanSize, o.Pattern, *runs, o.Seed)
+					if f := o.Flit; f != nil {
+						fmt.Fprintf(w, "flit engine: %d VCs x %d flits, stages %d/%d/%d/%d, links %d\n",
+							f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay)
+					}
 					// D and Lemma 1 are defined on 2^m x 2^n meshes only: their columns
 					// are left out elsewhere.
 					compact := false

@@ -34,8 +34,7 @@ type simFlags struct {
 	cycleSeconds, msgsPerSecond      float64
 	commSeed                         uint64
 	// the network engine of --comm and the flit engine's configuration
-	engine    string
-	flit      sim.FlitOptions
+	engineFlags
 	taskOrder string
 	fs        *flag.FlagSet
 	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
@@ -72,7 +71,21 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)")
 	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm; at most 1e6)")
 	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
-	fs.StringVar(&f.engine, "engine", "message", "network model of --comm: message (message-level wormhole, the default: about 10 times faster) or flit (BookSim2's virtual-channel router, docs/comm.md)")
+	f.engineFlags.declare(fs, "network model of --comm: message (message-level wormhole, the default: about 10 times faster) or flit (BookSim2's virtual-channel router, docs/comm.md)")
+	fs.StringVar(&f.taskOrder, "task-order", "returned", "which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)")
+	f.fs = fs
+}
+
+// engineFlags are the network engine's flags, which sim, compare and batch declare
+// alike: --engine and the flit engine's configuration (sim.FlitOptions).
+type engineFlags struct {
+	engine string
+	flit   sim.FlitOptions
+}
+
+// declare registers --engine, described by engineUsage, and the flit flags on fs.
+func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
+	fs.StringVar(&f.engine, "engine", "message", engineUsage)
 	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs an even number >= 2)")
 	fs.IntVar(&f.flit.VCBuffer, "vc-buffer", 0, "flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
 	fs.IntVar(&f.flit.RoutingDelay, "routing-delay", 0, "flit engine: routing stage, cycles (default 1)")
@@ -81,8 +94,6 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.IntVar(&f.flit.SwitchDelay, "st-delay", 0, "flit engine: switch traversal stage, cycles (default 1)")
 	fs.IntVar(&f.flit.LinkDelay, "link-delay", 0, "flit engine: router-to-router link latency in cycles (default BookSim2's: 1 on meshes and graphs, 2 on tori)")
 	fs.BoolVar(&f.flit.HopClasses, "hop-classes", false, "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only (deadlock-free with --vcs at least the longest route)")
-	fs.StringVar(&f.taskOrder, "task-order", "returned", "which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)")
-	f.fs = fs
 }
 
 // simFlitFlags are the flags of the flit engine's configuration (sim.FlitOptions).
@@ -91,12 +102,15 @@ var simFlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay
 // checkEngineFlags refuses a flit flag set to 0 or less (0 is the library's
 // "default", which the command line spells by leaving the flag out), a flit flag
 // without --engine flit and --router-delay with it.
-func (f *simFlags) checkEngineFlags() error {
-	if f.fs == nil {
+func (f *simFlags) checkEngineFlags() error { return f.engineFlags.check(f.fs) }
+
+// check is checkEngineFlags on the flags given on fs (none if fs is nil).
+func (f *engineFlags) check(fs *flag.FlagSet) error {
+	if fs == nil {
 		return nil
 	}
 	set := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	for _, name := range simFlitFlags {
 		if !set[name] {
 			continue
@@ -104,7 +118,7 @@ func (f *simFlags) checkEngineFlags() error {
 		if f.engine != string(sim.EngineFlit) {
 			return usagef("--%s configures the flit engine: add --engine flit", name)
 		}
-		if fl := f.fs.Lookup(name); name != "hop-classes" {
+		if fl := fs.Lookup(name); name != "hop-classes" {
 			if v, _ := strconv.Atoi(fl.Value.String()); v < 1 {
 				return usagef("--%s %s: must be at least 1", name, fl.Value.String())
 			}
