@@ -10,7 +10,9 @@ for Figs. 9-10, OUTDIR/perjob-ALLOC.csv (procalloc sim --per-job). Configuration
 are missing are skipped. With --sweep it reads instead the results files of
 "procalloc sweep" (examples/bunde2004-flit-*.yaml) and takes the items of one engine
 (message or flit), and for Figs. 9-10 the per-job files that "sweep --per-job DIR"
-wrote for the 16x16 n-body items of that engine. The load factors judged are those
+wrote for the 16x16 n-body items of that engine. An item of a later file replaces an
+earlier file's item of the same mesh, pattern, load factor and allocator, so that a
+toggle run on some allocators only can be laid over the grid's other allocators. The load factors judged are those
 present in every configuration (all five for the script's grid); a claim about load
 factors that are absent, or about a change across loads when there is one load
 factor, is listed as not judged. Every claim is reduced to checks on mean response times (or,

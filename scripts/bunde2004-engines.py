@@ -6,11 +6,20 @@ each allocator on the message and the flit engine, and how far the two rankings 
 Spearman's rho (average ranks for ties) and Kendall's tau-b over all the allocators,
 the pairs whose order the engine swaps, and the wall seconds of the replays.
 
-Usage: scripts/bunde2004-engines.py RESULTS.jsonl...
+Usage: scripts/bunde2004-engines.py [--window-csv DIR] [--per-job DIR] RESULTS.jsonl...
+An item of a later file replaces an earlier file's item of the same configuration,
+engine and allocator (a toggle run on some allocators laid over the grid); items are
+grouped by mesh, pattern and load factor, whatever their other flags.
 A --window-csv DIR option adds, per configuration, Spearman's rho between the message
 engine on the sweep's window and "procalloc compare --loads 1 --csv" files
 DIR/MESH-PATTERN-TO.csv of other windows (TO: the --to date), as scripts/bunde2004.sh
 names them with the window appended.
+A --per-job DIR option (the directory of "sweep --per-job") adds Figs. 9-10 on both
+engines: over the 16x16 n-body items' jobs of 128 processors, Pearson's r of the run
+time per message (replayed run time / messages sent: a job's run time is the time its
+messages take, so this compares jobs of any length, where the paper kept jobs of
+39,900-44,000 messages) with the average pairwise distance and with the average
+message distance, with and without MC.
 """
 import csv
 import glob
@@ -55,21 +64,59 @@ def kendall(a, b):
     return (c - d) / den if den else float("nan")
 
 
+def pearson(xs, ys):
+    n = len(xs)
+    if n < 3:
+        return float("nan")
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
+
+
+def figs910(files, pjdir):
+    jobs = {}
+    for f in files:
+        for line in open(f):
+            d = json.loads(line)
+            p = d["params"]
+            if d.get("status") != "ok" or p["machine"] != "mesh:16x16" or p["pattern"] != "n-body" or float(p["contract"]) != 1:
+                continue
+            pj = os.path.join(pjdir, d["key"] + ".csv")
+            if not os.path.exists(pj):
+                continue
+            for r in csv.DictReader(open(pj)):
+                if r["procs"] == "128" and float(r["messages"]) > 0:
+                    jobs.setdefault(p.get("engine") or "message", []).append(
+                        (p["alloc"], (float(r["end"]) - float(r["start"])) / float(r["messages"]), float(r["avg_pairwise_l1"]), float(r["message_distance"])))
+    if not jobs:
+        return
+    print("\n| Figs. 9-10, 16x16 n-body, 128-processor jobs | engine | jobs | r(time per message, pairwise) | r(time per message, message distance) | mean time per message (ms) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for e in ("message", "flit"):
+        for g, js in (("all twelve", jobs.get(e, [])), ("without MC", [j for j in jobs.get(e, []) if j[0] != "mc"])):
+            if js:
+                st = [j[1] for j in js]
+                print(f"| {g} | {e} | {len(js)} | {pearson([j[2] for j in js], st):.3f} | {pearson([j[3] for j in js], st):.3f} | {1000 * sum(st) / len(st):.2f} |")
+
+
 def main(files, windir):
-    cfg, secs, order = {}, {}, []
+    cfg, secs, order, window = {}, {}, [], {}
     for f in files:
         for line in open(f):
             d = json.loads(line)
             if d.get("status") != "ok":
                 continue
             p = d["params"]
-            k = (p["machine"].removeprefix("mesh:"), p["pattern"], float(p["contract"]), tuple(p.get("flags") or ()))
+            k = (p["machine"].removeprefix("mesh:"), p["pattern"], float(p["contract"]))
             if k not in cfg:
                 cfg[k] = {}
                 order.append(k)
+            fl = p.get("flags") or []
+            window[k] = next((fl[i + 1] for i, x in enumerate(fl[:-1]) if x == "--to"), None)
             e = p.get("engine") or "message"
             cfg[k].setdefault(e, {})[p["alloc"]] = float(d["result"]["mean_response"])
-            secs[k, e] = secs.get((k, e), 0) + float(d["seconds"])
+            secs[k, e] = secs.get((k, e), 0) + float(d["seconds"])  # a replaced item's seconds stay counted
     rows = []
     for k in order:
         m, f = cfg[k].get("message", {}), cfg[k].get("flit", {})
@@ -86,7 +133,7 @@ def main(files, windir):
             print(f"| `{a}` | {m[a]:,.0f} | {rm[a]:g} | {f[a]:,.0f} | {rf[a]:g} | {f[a] / m[a]:.2f} |")
         extra = ""
         if windir:
-            to = next((k[3][i + 1] for i, x in enumerate(k[3]) if x == "--to"), None)
+            to = window[k]
             for w in sorted(glob.glob(os.path.join(windir, f"{k[0]}-{k[1]}-*.csv"))):
                 wto = w[len(os.path.join(windir, f"{k[0]}-{k[1]}-")):-len(".csv")]
                 if wto == to:
@@ -107,9 +154,15 @@ def main(files, windir):
 
 if __name__ == "__main__":
     a = sys.argv[1:]
-    windir = None
-    if len(a) >= 2 and a[0] == "--window-csv":
-        windir, a = a[1], a[2:]
+    windir = pjdir = None
+    while len(a) >= 2 and a[0] in ("--window-csv", "--per-job"):
+        if a[0] == "--window-csv":
+            windir = a[1]
+        else:
+            pjdir = a[1]
+        a = a[2:]
     if not a:
-        sys.exit("usage: scripts/bunde2004-engines.py [--window-csv DIR] RESULTS.jsonl...")
+        sys.exit("usage: scripts/bunde2004-engines.py [--window-csv DIR] [--per-job DIR] RESULTS.jsonl...")
     main(a, windir)
+    if pjdir:
+        figs910(a, pjdir)
