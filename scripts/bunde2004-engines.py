@@ -94,7 +94,10 @@ def figs910(files, pjdir):
     print("\n| Figs. 9-10, 16x16 n-body, 128-processor jobs | engine | jobs | r(time per message, pairwise) | r(time per message, message distance) | mean time per message (ms) |")
     print("|---|---|---:|---:|---:|---:|")
     for e in ("message", "flit"):
-        for g, js in (("all twelve", jobs.get(e, [])), ("without MC", [j for j in jobs.get(e, []) if j[0] != "mc"])):
+        js = jobs.get(e, [])
+        groups = [("all twelve", js), ("without MC", [j for j in js if j[0] != "mc"])]
+        groups += [(f"`{a}`", [j for j in js if j[0] == a]) for a in sorted({j[0] for j in js})]
+        for g, js in groups:
             if js:
                 st = [j[1] for j in js]
                 print(f"| {g} | {e} | {len(js)} | {pearson([j[2] for j in js], st):.3f} | {pearson([j[3] for j in js], st):.3f} | {1000 * sum(st) / len(st):.2f} |")
