@@ -198,10 +198,8 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				prog := newProgress(e, "batch", total)
 				o := batchOutput{Machine: g.Spec(), Pattern: pat.Name(), Tasks: *tasks, MeanSize: *mean, Seed: *seed}
 				if engine == sim.EngineFlit {
-					fc := ef.flit.Config(g, p, *seed)
 					o.Engine = string(sim.EngineFlit)
-					o.Flit = &netsimFlitJSON{VCs: fc.VCs, VCBuffer: fc.VCBuffer, RoutingDelay: fc.RoutingDelay, VCAllocDelay: fc.VCAllocDelay,
-						SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses}
+					o.Flit = flitJSON(ef.flit.Config(g, p, *seed))
 				}
 				var interrupted error
 				// Every configuration's runs on one pool of --workers goroutines.

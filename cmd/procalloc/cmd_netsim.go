@@ -49,8 +49,12 @@ type netsimFlitJSON struct {
 	HopClasses       bool `json:"hop_classes,omitempty"`
 }
 
-// netsimFlitFlags are the flags that only the flit engine reads.
-var netsimFlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
+// flitJSON is a flit engine's configuration as netsim and batch print it.
+func flitJSON(fc netsim.FlitConfig) *netsimFlitJSON {
+	return &netsimFlitJSON{VCs: fc.VCs, VCBuffer: fc.VCBuffer, RoutingDelay: fc.RoutingDelay, VCAllocDelay: fc.VCAllocDelay,
+		SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses}
+}
+
 
 // parseRates reads "R", "R1,R2,..." or "FROM:TO:STEP".
 func parseRates(s string) ([]float64, error) {
@@ -190,7 +194,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 						return usagef("--router-delay is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay")
 					}
 				case "message":
-					for _, f := range netsimFlitFlags {
+					for _, f := range simFlitFlags { // the flags only the flit engine reads
 						if set[f] {
 							return usagef("--%s is the flit engine's (--engine flit)", f)
 						}
@@ -234,8 +238,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 					if g, ok := m.(*topo.Grid); ok && g.Wraps() && (fc.VCs < 2 || fc.VCs%2 != 0) {
 						return usagef("--vcs %d on torus %s: a torus needs an even number of virtual channels, at least 2 (two dateline classes; one class around a ring deadlocks)", fc.VCs, m.Spec())
 					}
-					o.Flit = &netsimFlitJSON{VCs: fc.VCs, VCBuffer: fc.VCBuffer, RoutingDelay: fc.RoutingDelay, VCAllocDelay: fc.VCAllocDelay,
-						SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses}
+					o.Flit = flitJSON(fc)
 				}
 				if g, ok := m.(*topo.Grid); ok {
 					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
