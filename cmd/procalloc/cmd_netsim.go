@@ -55,7 +55,6 @@ func flitJSON(fc netsim.FlitConfig) *netsimFlitJSON {
 		SwitchAllocDelay: fc.SwitchAllocDelay, SwitchDelay: fc.SwitchDelay, LinkDelay: fc.LinkDelay, HopClasses: fc.HopClasses}
 }
 
-
 // parseRates reads "R", "R1,R2,..." or "FROM:TO:STEP".
 func parseRates(s string) ([]float64, error) {
 	if from, rest, ok := strings.Cut(s, ":"); ok {
