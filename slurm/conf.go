@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -549,9 +550,9 @@ func (c *Conf) Partitions() ([]ConfPartition, error) {
 	return out, nil
 }
 
-// ConfEdit rewrites NodeName lines of a Conf: Edit is called with every node
-// NodeName line in order (its nodes and the line) and returns the lines that replace
-// it (nil: keep it byte for byte). Every other line is kept byte for byte.
+// Edit rewrites NodeName lines of a Conf: edit is called with every NodeName line
+// that defines nodes, in order (its nodes and the line) and returns the lines that
+// replace it (nil: keep it byte for byte). Every other line is kept byte for byte.
 func (c *Conf) Edit(edit func(l *ConfLine, nodes []ConfNode) ([]string, error)) ([]byte, error) {
 	nodes, err := c.Nodes()
 	if err != nil {
@@ -561,16 +562,29 @@ func (c *Conf) Edit(edit func(l *ConfLine, nodes []ConfNode) ([]string, error)) 
 	for _, n := range nodes {
 		byLine[n.Index] = append(byLine[n.Index], n)
 	}
+	return c.EditLines(func(li int, l *ConfLine) ([]string, error) {
+		if ns := byLine[li]; ns != nil {
+			return edit(l, ns)
+		}
+		return nil, nil
+	}, nil)
+}
+
+// EditLines rewrites a Conf line by line: edit is called with every logical line
+// (its index in Lines) and returns the lines that replace it (nil: keep it byte for
+// byte; an empty non-nil slice: delete it); add are lines appended at the end.
+// Errors name the line.
+func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add []string) ([]byte, error) {
 	repl := map[int][]string{} // first physical line (0-based) -> replacement
 	skip := map[int]bool{}
 	for li := range c.Lines {
 		l := &c.Lines[li]
-		ns := byLine[li]
-		if ns == nil {
-			continue
-		}
-		out, err := edit(l, ns)
+		out, err := edit(li, l)
 		if err != nil {
+			var ce *ConfError
+			if errors.As(err, &ce) {
+				return nil, err
+			}
 			return nil, &ConfError{l.First, err.Error()}
 		}
 		if out == nil {
@@ -582,22 +596,35 @@ func (c *Conf) Edit(edit func(l *ConfLine, nodes []ConfNode) ([]string, error)) 
 		}
 	}
 	var b strings.Builder
+	eolAll := "\n"
 	for i, raw := range c.raw {
 		if skip[i] {
 			continue
+		}
+		eol := raw[len(strings.TrimRight(raw, "\r\n")):]
+		if eol != "" {
+			eolAll = eol
 		}
 		out, ok := repl[i]
 		if !ok {
 			b.WriteString(raw)
 			continue
 		}
-		eol := raw[len(strings.TrimRight(raw, "\r\n")):]
 		if eol == "" {
-			eol = "\n"
+			eol = eolAll
 		}
 		for _, s := range out {
 			b.WriteString(s)
 			b.WriteString(eol)
+		}
+	}
+	if len(add) > 0 {
+		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+			b.WriteString(eolAll)
+		}
+		for _, s := range add {
+			b.WriteString(s)
+			b.WriteString(eolAll)
 		}
 	}
 	return []byte(b.String()), nil
