@@ -100,9 +100,9 @@ type Plan struct {
 	conf       *slurm.Conf
 	confNodes  map[string]slurm.ConfNode
 	computeSet map[string]int // Slurm name -> node of Machine
-	leaf      []int32 // leaf switch of each node, -1 when none
-	opt       Options
-	sched     sim.Sched
+	leaf       []int32        // leaf switch of each node, -1 when none
+	opt        Options
+	sched      sim.Sched
 }
 
 // File is one output file.
