@@ -453,8 +453,26 @@ func (p *Plan) buildTree(d *Deployment) error {
 		set = append(set, [2]string{"TopologyParam", p.topologyParam(ranked)})
 	}
 	eq, w := p.equalWeights(d)
-	conf, err := p.confWith(set, eq)
-	if err != nil {
+	var conf []byte
+	if ranked {
+		// SwitchAsNodeRank orders a leaf's nodes by their NodeName lines: write
+		// them in ordering order.
+		var extra []slurm.ConfPair
+		if eq != nil {
+			extra = eq(nil, nil)
+		}
+		reordered, err := p.reorderNodeLines(p.Order, extra)
+		if err != nil {
+			return err
+		}
+		c, err := slurm.ReadConf(reordered)
+		if err != nil {
+			return fmt.Errorf("internal error: the reordered slurm.conf does not read back: %w", err)
+		}
+		if conf, err = setGlobals(c, set, nil); err != nil {
+			return &InputError{p.opt.SlurmConfPath, err}
+		}
+	} else if conf, err = p.confWith(set, eq); err != nil {
 		return err
 	}
 	d.SlurmConf = conf
@@ -465,12 +483,92 @@ func (p *Plan) buildTree(d *Deployment) error {
 	}
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: ws}
 	if ranked {
-		d.Settings = append(d.Settings, "TopologyParam=SwitchAsNodeRank (Slurm 23.02+: node order = leaf order, then NodeName line order)")
-		return p.rankedTree(d, t, p.confOrder())
+		d.Settings = append(d.Settings, "TopologyParam=SwitchAsNodeRank (Slurm 23.02+: node order = leaf order, then NodeName line order)",
+			"the compute nodes' NodeName lines in ordering order (values they inherited from NodeName=DEFAULT lines made explicit where the move would change them)")
+		return p.rankedTree(d, t, p.Order)
 	}
 	d.cfg.Tree = t
-	d.Notes = append(d.Notes, "Slurm "+p.opt.Version.String()+" has no SwitchAsNodeRank: the leaf order only breaks ties between equally good leaves")
 	return nil
+}
+
+// reorderNodeLines returns slurm.conf with the compute nodes' NodeName lines in
+// order (node indices of Plan.Machine), at the place of the first NodeName line
+// that defines a compute node, consecutive nodes of one original line kept on one
+// line; the other nodes keep their lines and places. extra are pairs set on every
+// moved line. A moved node that would inherit other NodeName=DEFAULT values at its
+// new place gets the values of its old place written out.
+func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]byte, error) {
+	nodes, err := p.conf.Nodes()
+	if err != nil {
+		return nil, &InputError{p.opt.SlurmConfPath, err}
+	}
+	byName := make(map[string]slurm.ConfNode, len(nodes))
+	byLine := map[int][]slurm.ConfNode{}
+	first := -1
+	for _, n := range nodes {
+		byName[n.Name] = n
+		byLine[n.Index] = append(byLine[n.Index], n)
+		if p.isCompute(n.Name) && (first < 0 || n.Index < first) {
+			first = n.Index
+		}
+	}
+	insertDefaults := byLine[first][0].Defaults
+	out, err := p.conf.Edit(func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+		li := ns[0].Index
+		if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
+			return nil, nil
+		}
+		lines := []string{}
+		if li == first {
+			for i := 0; i < len(order); {
+				n := byName[p.Names[order[i]]]
+				j := i + 1
+				for j < len(order) {
+					m := byName[p.Names[order[j]]]
+					if m.Index != n.Index || m.Pos != n.Pos+(j-i) {
+						break
+					}
+					j++
+				}
+				ol := &p.conf.Lines[n.Index]
+				set := slices.Clone(extra)
+				if !slices.Equal(n.Defaults, insertDefaults) {
+					for _, dp := range n.Defaults {
+						if _, onLine := ol.Get(dp.Key); !onLine && !slices.ContainsFunc(set, func(q slurm.ConfPair) bool { return strings.EqualFold(q.Key, dp.Key) }) {
+							set = append(set, dp)
+						}
+					}
+				}
+				s, err := slurm.SplitNodeLine(ol, byLine[n.Index], [2]int{n.Pos, n.Pos + (j - i)}, set)
+				if err != nil {
+					return nil, err
+				}
+				lines = append(lines, s)
+				i = j
+			}
+		}
+		for i := 0; i < len(ns); {
+			if p.isCompute(ns[i].Name) {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(ns) && !p.isCompute(ns[j].Name) {
+				j++
+			}
+			s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, nil)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, s)
+			i = j
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return nil, &InputError{p.opt.SlurmConfPath, err}
+	}
+	return out, nil
 }
 
 // confWith returns slurm.conf with the global settings set and, when nodeSet is

@@ -273,6 +273,10 @@ func (p *Plan) checkInputs() error {
 			return fmt.Errorf("the compute hosts of %s: %w", opt.MachineSource, err)
 		}
 	}
+	p.computeSet = make(map[string]int, len(p.Names))
+	for v, n := range p.Names {
+		p.computeSet[n] = v
+	}
 	p.leaf = leaves(p.Machine)
 	r.Machine = p.Machine.Spec()
 	r.Hosts = p.Machine.N()

@@ -3,6 +3,7 @@ package slurm
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -250,9 +251,6 @@ func parsePairs(s string) ([]ConfPair, error) {
 			return nil, fmt.Errorf("%s= has no value (Slurm: parse error)", key)
 		}
 		val = s[v:j]
-		if strings.HasPrefix(val, "\"") && !strings.Contains(val[1:], "\"") {
-			return nil, fmt.Errorf("%s=%s: a quote not closed on the line", key, clipConf(val))
-		}
 		out = append(out, ConfPair{Key: key, Op: op, Value: val})
 		i = j
 	}
@@ -270,10 +268,12 @@ func clipConf(s string) string {
 func quoteConfValue(v string) (string, error) {
 	e := strings.NewReplacer(`\`, `\\`, `#`, `\#`).Replace(v)
 	if v == "" || strings.ContainsFunc(v, func(r rune) bool { return r < 128 && isConfSpace(byte(r)) }) {
-		if strings.Contains(v, `"`) {
-			return "", fmt.Errorf("value %q has both spaces and a double quote: slurm.conf cannot say it", v)
-		}
-		return `"` + e + `"`, nil
+		e = `"` + e + `"`
+	}
+	// Escapes are undone before the pairs are matched, so a value whose quotes
+	// would be read as quoting cannot be written: check by reading it back.
+	if ps, err := parsePairs("K=" + unescape(e)); err != nil || len(ps) != 1 || ps[0].Value != v {
+		return "", fmt.Errorf("value %q cannot be written in slurm.conf so that Slurm reads it back (quotes and spaces)", v)
 	}
 	return e, nil
 }
@@ -291,6 +291,10 @@ func FormatPairs(pairs []ConfPair) (string, error) {
 			b.WriteByte(' ')
 		}
 		b.WriteString(p.Key + p.Op + "=" + v)
+	}
+	// A quote in one value can pair with a quote in the next: read the line back.
+	if ps, err := parsePairs(unescape(b.String())); err != nil || !slices.Equal(ps, pairs) {
+		return "", fmt.Errorf("the values %q cannot be written on one slurm.conf line so that Slurm reads them back (quotes and spaces)", b.String())
 	}
 	return b.String(), nil
 }
@@ -315,6 +319,10 @@ type ConfNode struct {
 	// CPUs is the node's CPUs= (or Procs=), its line's or inherited; 0 when not
 	// given (slurmd then reports the hardware's).
 	CPUs int
+	// Defaults are the NodeName=DEFAULT pairs in effect at its line (the last value
+	// of each key, in the order keys first appeared), whether or not the line sets
+	// the key itself; shared by the nodes of a line.
+	Defaults []ConfPair
 }
 
 // perNodeKeys are the NodeName attributes that may list one value per node
@@ -330,6 +338,8 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 	seen := map[string]int{}
 	dflt := map[string]ConfPair{} // lower-cased key -> pair, of the DEFAULT lines so far
 	dfltLine := map[string]int{}
+	var dfltKeys []string // lower-cased, in first-appearance order
+	var dfltPairs []ConfPair
 	for li := range c.Lines {
 		l := &c.Lines[li]
 		if l.Kind() != "nodename" {
@@ -342,8 +352,15 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 				case "nodehostname", "nodeaddr", "bcastaddr":
 					return nil, &ConfError{l.First, fmt.Sprintf("%s not allowed with NodeName=DEFAULT (Slurm refuses it)", p.Key)}
 				}
+				if _, ok := dflt[strings.ToLower(p.Key)]; !ok {
+					dfltKeys = append(dfltKeys, strings.ToLower(p.Key))
+				}
 				dflt[strings.ToLower(p.Key)] = p
 				dfltLine[strings.ToLower(p.Key)] = l.First
+			}
+			dfltPairs = make([]ConfPair, len(dfltKeys))
+			for i, k := range dfltKeys {
+				dfltPairs[i] = dflt[k]
 			}
 			continue
 		}
@@ -397,7 +414,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 				return nil, &ConfError{l.First, fmt.Sprintf("node %s is defined again (first on line %d); Slurm refuses a node defined twice", n, first)}
 			}
 			seen[n] = l.First
-			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus}
+			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, Defaults: dfltPairs}
 			at := func(key string) string {
 				vs := lists[key]
 				switch len(vs) {

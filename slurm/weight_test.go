@@ -243,41 +243,23 @@ func FuzzMergeWeights(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Every host is now defined once, with its weight.
-		nodes, _ := parseNodesLoose(string(out))
+		// Every host is now defined once, with its weight, as Slurm reads the file.
+		c, err := ReadConf(out)
+		if err != nil {
+			t.Fatalf("%q -> %q: %v", conf, out, err)
+		}
+		nodes, err := c.Nodes()
+		if err != nil {
+			t.Fatalf("%q -> %q: %v", conf, out, err)
+		}
+		w := map[string]uint32{}
+		for _, n := range nodes {
+			w[n.Name] = n.Weight
+		}
 		for i, h := range hosts {
-			if nodes[h] != strconv.Itoa(o.Ranks()[i]+1) {
-				t.Fatalf("%q -> %q: %s has weight %q", conf, out, h, nodes[h])
+			if w[h] != uint32(o.Ranks()[i]+1) {
+				t.Fatalf("%q -> %q: %s has weight %d", conf, out, h, w[h])
 			}
 		}
 	})
-}
-
-// parseNodesLoose maps hosts to their last Weight= (for the fuzz test).
-func parseNodesLoose(conf string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, l := range strings.Split(conf, "\n") {
-		f := strings.Fields(strings.SplitN(l, "#", 2)[0])
-		if len(f) == 0 {
-			continue
-		}
-		k, v, _ := strings.Cut(f[0], "=")
-		if !strings.EqualFold(k, "NodeName") || strings.EqualFold(v, "DEFAULT") {
-			continue
-		}
-		names, err := hostlist.Expand(v)
-		if err != nil {
-			return nil, err
-		}
-		w := ""
-		for _, kv := range f[1:] {
-			if k, v, _ := strings.Cut(kv, "="); strings.EqualFold(k, "weight") {
-				w = v
-			}
-		}
-		for _, n := range names {
-			m[n] = w
-		}
-	}
-	return m, nil
 }
