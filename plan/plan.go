@@ -291,14 +291,22 @@ func (p *Plan) checkInputs() error {
 	return p.checkWorkload()
 }
 
-// computeMachine is m with only the nodes compute as hosts (in that order): the
-// other hosts of a fabric stay in the network as routing vertices, so hop
-// distances between compute hosts do not change.
+// computeMachine is m with only the nodes compute as hosts (in that order). The
+// other hosts of a fabric are dropped when they hang on one link (no route passes
+// them) and otherwise stay as routing vertices, so that hop distances between
+// compute hosts do not change.
 func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph, error) {
 	g := topo.GraphOf(m)
-	keep := make([]bool, g.Vertices())
+	keep := make([]bool, g.Vertices()) // as a host
+	drop := make([]bool, g.Vertices())
 	for _, v := range compute {
 		keep[v] = true
+	}
+	var nb []int
+	for v := range g.N() {
+		if !keep[v] && len(g.Neighbors(v, nb[:0])) <= 1 {
+			drop[v] = true
+		}
 	}
 	vname := func(v int) string {
 		if v < len(names) {
@@ -313,28 +321,19 @@ func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph,
 		}
 	}
 	for v := range g.Vertices() {
-		if !keep[v] {
-			name := vname(v)
-			if v < g.N() {
-				name = "(not in slurm.conf) " + name
-			}
-			if err := f.AddSwitch(name); err != nil {
+		if !keep[v] && !drop[v] {
+			if err := f.AddSwitch(vname(v)); err != nil {
 				return nil, err
 			}
 		}
 	}
-	var nb []int
 	for v := range g.Vertices() {
+		if drop[v] {
+			continue
+		}
 		for _, w := range g.Neighbors(v, nb[:0]) {
-			if v < w {
-				a, b := vname(v), vname(w)
-				if !keep[v] && v < g.N() {
-					a = "(not in slurm.conf) " + a
-				}
-				if !keep[w] && w < g.N() {
-					b = "(not in slurm.conf) " + b
-				}
-				if err := f.Link(a, b); err != nil {
+			if v < w && !drop[w] {
+				if err := f.Link(vname(v), vname(w)); err != nil {
 					return nil, err
 				}
 			}
