@@ -171,6 +171,11 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 		return nil, err
 	}
 	p.recommend()
+	for _, l := range []*[]string{&r.UnmatchedHosts, &r.MissingNodes, &r.Warnings, &r.Notes, &r.Caveats, &r.Partitions} {
+		if *l == nil {
+			*l = []string{} // [] in report.json, not null
+		}
+	}
 	if err := p.files(); err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
 a history node the network lacks is an error naming the first few. Ctrl-C stops
 the ordering (keeping its best so far) and the replays; nothing is written then.`,
-		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf slurm.conf --trace sim/testdata/sacct-fattree.txt -o plan
+		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph fabric.ibnet --node-name-map names.map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o plan --deployment names
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o plan --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
