@@ -269,12 +269,21 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 	}
 	fmt.Fprintf(w, "ordering        F %s (%s), bound %s; name order %s%s\n\n", fmtNum(o.Objective), o.Status, bound, fmtNum(o.NameOrder), best)
 	t := newTable(w, "deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending")
+	var notes []string
 	for _, d := range r.Deployments {
 		sup := "yes"
-		if !d.Supported {
-			sup = "no (" + d.Reason + ")"
+		switch {
+		case !d.Supported && d.NeedsVersion != "" && strings.HasPrefix(d.Reason, "needs Slurm"):
+			sup = "no: " + d.NeedsVersion + "+"
+		case !d.Supported:
+			sup = "no (below)"
+			notes = append(notes, d.Name+": "+d.Reason)
 		}
-		c := []string{d.Name, sup, "", "", "", "", ""}
+		name := d.Name
+		if d.Name == r.Recommended {
+			name += " *"
+		}
+		c := []string{name, sup, "", "", "", "", ""}
 		if m := d.Metrics; m != nil {
 			c[2] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
 			if m.MeanLeavesSpanned != nil {
@@ -289,6 +298,9 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 	}
 	if err := t.flush(); err != nil {
 		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "not supported: %s\n", n)
 	}
 	_, err := fmt.Fprintf(w, "\nwritten to %s: %s\n", dir, strings.Join(r.Files, " "))
 	return err
