@@ -3,6 +3,7 @@ package order
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -16,22 +17,57 @@ import (
 // search), expand every coarse node into its members, and hand the result to the
 // line search as one more starting ordering.
 
-// clusterMachine is a coarse machine whose node i stands for a cluster of nodes of the
-// fine machine; the distance of two clusters is that of their first members.
+// clusterMachine is the coarse level of a graph: the fine network itself, with only
+// one representative per cluster ranked (coarse node i is the first member of cluster
+// i) and every other vertex, the clusters' other members included, routing like a
+// switch. So its hop distances are exactly the fine distances of the representatives
+// and Neighbors is the fine network's, relabelled: a topo.Machine like any other.
 type clusterMachine struct {
 	m    topo.Machine
-	reps []int
+	reps []int   // coarse vertex i < len(reps) -> fine vertex
+	vert []int32 // coarse vertex -> fine vertex, the ranked ones first
+	pos  []int32 // fine vertex -> coarse vertex
 }
 
-func (c *clusterMachine) N() int { return len(c.reps) }
+func newClusterMachine(m topo.Machine, reps []int) *clusterMachine {
+	nv := topo.Vertices(m)
+	c := &clusterMachine{m: m, reps: reps, vert: make([]int32, 0, nv), pos: make([]int32, nv)}
+	for i := range c.pos {
+		c.pos[i] = -1
+	}
+	for _, r := range reps {
+		c.pos[r] = int32(len(c.vert))
+		c.vert = append(c.vert, int32(r))
+	}
+	for v := range c.pos {
+		if c.pos[v] < 0 {
+			c.pos[v] = int32(len(c.vert))
+			c.vert = append(c.vert, int32(v))
+		}
+	}
+	return c
+}
+
+func (c *clusterMachine) N() int        { return len(c.reps) }
+func (c *clusterMachine) Vertices() int { return len(c.vert) }
 func (c *clusterMachine) Dist(a, b int) int {
 	if a == b {
 		return 0
 	}
 	return c.m.Dist(c.reps[a], c.reps[b])
 }
-func (c *clusterMachine) Neighbors(a int, dst []int) []int { return dst }
-func (c *clusterMachine) Spec() string                     { return "clusters of " + c.m.Spec() }
+
+// Neighbors appends the coarse vertices one hop from a, ascending.
+func (c *clusterMachine) Neighbors(a int, dst []int) []int {
+	from := len(dst)
+	dst = c.m.Neighbors(int(c.vert[a]), dst)
+	for i := from; i < len(dst); i++ {
+		dst[i] = int(c.pos[dst[i]])
+	}
+	slices.Sort(dst[from:])
+	return dst
+}
+func (c *clusterMachine) Spec() string { return "clusters of " + c.m.Spec() }
 
 // clusters holds cluster c's members in mem[off[c]:off[c+1]].
 type clusters struct {
@@ -59,13 +95,10 @@ func byLabel(label []int32, k int) *clusters {
 	return cl
 }
 
-// multilevel returns the multilevel ordering of sr.m, or nil when the machine has no
-// coarsening (a graph without groups, a grid too small) or ctx ended first.
-func (sr *scalableRun) multilevel(ctx context.Context, depth int) ([]int, string) {
-	var coarse topo.Machine
-	var cl *clusters
-	var what string
-	switch m := sr.m.(type) {
+// coarsen returns the coarse machine of m with the clusters its nodes stand for, or
+// nil when m has no coarsening (a graph without groups, a grid too small).
+func coarsen(m topo.Machine) (coarse topo.Machine, cl *clusters, what string) {
+	switch m := m.(type) {
 	case *topo.Grid:
 		dims, wrap := m.Dims(), m.Wrap()
 		cd := make([]int, len(dims))
@@ -79,11 +112,11 @@ func (sr *scalableRun) multilevel(ctx context.Context, depth int) ([]int, string
 			}
 		}
 		if !shrink {
-			return nil, ""
+			return nil, nil, ""
 		}
 		cg, err := topo.NewGrid(cd, cw)
 		if err != nil {
-			return nil, ""
+			return nil, nil, ""
 		}
 		label := make([]int32, m.N())
 		c := make([]int, len(dims))
@@ -101,7 +134,7 @@ func (sr *scalableRun) multilevel(ctx context.Context, depth int) ([]int, string
 	case *topo.Graph:
 		groups := m.Groups()
 		if len(groups) == 0 {
-			return nil, ""
+			return nil, nil, ""
 		}
 		label := make([]int32, m.N())
 		for v := range label {
@@ -121,16 +154,26 @@ func (sr *scalableRun) multilevel(ctx context.Context, depth int) ([]int, string
 			}
 		}
 		if k < 3 || k == m.N() {
-			return nil, ""
+			return nil, nil, ""
 		}
 		cl = byLabel(label, k)
 		reps := make([]int, k)
 		for i := range reps {
 			reps[i] = int(cl.members(i)[0])
 		}
-		coarse = &clusterMachine{m: m, reps: reps}
+		coarse = newClusterMachine(m, reps)
 		what = fmt.Sprintf("%d groups (switches) ordered, expanded", k)
 	default:
+		return nil, nil, ""
+	}
+	return coarse, cl, what
+}
+
+// multilevel returns the multilevel ordering of sr.m, or nil when the machine has no
+// coarsening (a graph without groups, a grid too small) or ctx ended first.
+func (sr *scalableRun) multilevel(ctx context.Context, depth int) ([]int, string) {
+	coarse, cl, what := coarsen(sr.m)
+	if coarse == nil {
 		return nil, ""
 	}
 	cctx, cancel := subContext(ctx, 0.3)
