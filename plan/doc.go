@@ -7,7 +7,7 @@
 // caveats, and the files that deploy it (slurm.conf merged, topology file, report,
 // steps) out. Make does the work and returns the files; it writes nothing.
 //
-// The parts are the project's own: the ordering is ilp.SolveOrdering (procalloc
+// The parts are the project's own: the ordering is order.SolveOrdering (procalloc
 // order's machinery, within a time limit, with its bound and gap), the files are
 // package slurm's readers and writers (slurm.conf read as slurmctld reads it), the
 // emulation is alloc's Slurm selection (alloc.NewSlurm: Slurm 22.05's cons_tres

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/ilp"
+	"github.com/procalloc/procalloc/order"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
@@ -427,14 +427,14 @@ func compressed(names []string) string {
 	return strings.Join(s, ",")
 }
 
-// order computes the certified ordering of the compute hosts (ilp.SolveOrdering,
+// order computes the certified ordering of the compute hosts (order.SolveOrdering,
 // the machinery of procalloc order, within the time limit), name order and the best
 // curve.
 func (p *Plan) order(ctx context.Context) error {
 	opt := p.opt
 	sctx, cancel := context.WithTimeout(ctx, opt.TimeLimit)
 	defer cancel()
-	res, err := ilp.SolveOrdering(sctx, p.Machine, opt.Weights, ilp.OrderOptions{Options: ilp.Options{Method: ilp.MethodAuto, Seed: opt.Seed}})
+	res, err := order.SolveOrdering(sctx, p.Machine, opt.Weights, order.OrderOptions{Options: order.Options{Method: order.MethodAuto, Seed: opt.Seed}})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
