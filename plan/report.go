@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
@@ -186,7 +187,11 @@ func (p *Plan) files() error {
 	if err := curves.WriteRanking(&pairs, curves.FormatPairs, p.Order, meta, p.Names); err != nil {
 		return err
 	}
-	files := []File{{Name: "ordering.pairs", Data: pairs.Bytes()}}
+	var hosts bytes.Buffer
+	if err := curves.WriteRanking(&hosts, curves.FormatHosts, p.Order, meta, p.Names); err != nil {
+		return err
+	}
+	files := []File{{Name: "ordering.pairs", Data: pairs.Bytes()}, {Name: "ordering.hosts", Data: hosts.Bytes()}}
 	rec := p.Deployment(Kind(p.Report.Recommended))
 	files = append(files, deploymentFiles(rec, "")...)
 	if k := p.opt.Deployment; k != "" && k != rec.Kind {
@@ -303,7 +308,7 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 	}
 	io.WriteString(w, "<h2>Deployments</h2>\n<table><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th></tr>\n")
 	var labels []string
-	var vals []float64
+	var vals, oneLeaf []float64
 	for _, d := range r.Deployments {
 		sup := "yes"
 		if !d.Supported {
@@ -317,6 +322,9 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 				cells[2] = fmt.Sprintf("%.1f", *m.PctOneLeaf)
 			}
 			labels, vals = append(labels, d.Name), append(vals, m.MeanPairwiseHops)
+			if m.PctOneLeaf != nil {
+				oneLeaf = append(oneLeaf, *m.PctOneLeaf)
+			}
 		}
 		if d.ChangeVsCurrent != nil {
 			cells[3] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsCurrent)
@@ -339,6 +347,12 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 			return err
 		}
 	}
+	if len(oneLeaf) == len(vals) && len(vals) > 0 {
+		if err := barChartSVG(w, "% of multi-node jobs inside one leaf switch (higher is better)", labels, oneLeaf); err != nil {
+			return err
+		}
+	}
+	p.writeSizeTable(w)
 	o := &r.Ordering
 	io.WriteString(w, "<h2>Ordering</h2>\n<table><tr><th>ordering</th><th>F</th></tr>\n")
 	fmt.Fprintf(w, "<tr><td>certified ordering (%s)</td><td>%s</td></tr>\n", e(o.Status), fmtF(o.Objective))
@@ -368,6 +382,51 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 	return err
 }
 
+// writeSizeTable writes mean pairwise hops per job-size class (rows) and
+// deployment (columns).
+func (p *Plan) writeSizeTable(w io.Writer) {
+	r := &p.Report
+	var ds []*DeploymentReport
+	classes := map[string]int{}
+	var order []string
+	for i := range r.Deployments {
+		d := &r.Deployments[i]
+		if d.Metrics == nil {
+			continue
+		}
+		ds = append(ds, d)
+		for _, sm := range d.BySize {
+			if _, ok := classes[sm.Class]; !ok {
+				classes[sm.Class] = sm.MinNodes
+				order = append(order, sm.Class)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	slices.SortFunc(order, func(a, b string) int { return classes[a] - classes[b] })
+	io.WriteString(w, "<h2>By job size</h2>\n<p>Mean pairwise hops (jobs) per size class.</p>\n<table><tr><th>nodes</th>")
+	for _, d := range ds {
+		fmt.Fprintf(w, "<th>%s</th>", html.EscapeString(d.Name))
+	}
+	io.WriteString(w, "</tr>\n")
+	for _, c := range order {
+		fmt.Fprintf(w, "<tr><td>%s</td>", html.EscapeString(c))
+		for _, d := range ds {
+			cell := ""
+			for _, sm := range d.BySize {
+				if sm.Class == c {
+					cell = fmt.Sprintf("%.3f (%d)", sm.Metrics.MeanPairwiseHops, sm.Metrics.Jobs)
+				}
+			}
+			fmt.Fprintf(w, "<td>%s</td>", cell)
+		}
+		io.WriteString(w, "</tr>\n")
+	}
+	io.WriteString(w, "</table>\n")
+}
+
 func fmtF(f float64) string {
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
 		return fmt.Sprintf("%.0f", f)
@@ -395,7 +454,7 @@ func barChartSVG(w io.Writer, title string, labels []string, vals []float64) err
 		bw := int(float64(width) * v / maxV)
 		fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+barH-6, html.EscapeString(labels[i]))
 		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#4878a8"/>`+"\n", left, y, bw, barH)
-		fmt.Fprintf(w, `<text x="%d" y="%d">%.3f</text>`+"\n", left+bw+6, y+barH-6, v)
+		fmt.Fprintf(w, `<text x="%d" y="%d">%.4g</text>`+"\n", left+bw+6, y+barH-6, v)
 	}
 	_, err := fmt.Fprintln(w, "</svg>")
 	return err
