@@ -259,7 +259,9 @@ func (p *Plan) checkInputs() error {
 	if len(r.MissingNodes) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", len(r.MissingNodes), compressed(r.MissingNodes)))
 	}
-	if len(compute) == m.N() {
+	if len(compute) == m.N() && (!isGraph || opt.Hosts == nil) {
+		// A graph renamed by Hosts is rebuilt below, so that its hosts carry the
+		// Slurm names (the topology writers and as-run read them from the graph).
 		p.Machine = m
 		p.Names = names
 	} else {

@@ -524,3 +524,25 @@ func TestParseVersion(t *testing.T) {
 		t.Error("AtLeast")
 	}
 }
+
+// A synthetic fabric named by a hostlist: the topology files name the Slurm nodes,
+// not the fabric's own host names.
+func TestPlanRenamedFabric(t *testing.T) {
+	m, err := topo.ParseMachine("fattree:4,4:4,4:4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := hostlist.Expand("cn[001-064]")
+	opt := Options{Machine: m, Hosts: names, MachineSource: "fattree", SlurmConf: []byte("NodeName=cn[001-064] CPUs=1\nPartitionName=p Nodes=ALL OverSubscribe=EXCLUSIVE\n"),
+		Version: V2311, VersionSource: "test", SyntheticJobs: 100, TimeLimit: 5 * time.Second}
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Kind{KindTree, KindBlock} {
+		d := p.Deployment(k)
+		if !d.Supported || !strings.Contains(string(d.Topology), "Nodes=cn") || strings.Contains(string(d.Topology), "Nodes=h") {
+			t.Errorf("%s: %v\n%s", k, d.Why, d.Topology)
+		}
+	}
+}
