@@ -46,15 +46,21 @@ func (a *asRunPlacer) Place(names []string) ([]int, error) {
 }
 
 // pendingCounter is an emulator that, where Slurm would leave a job pending for
-// want of a switch or block that holds it (alloc.ErrFragmented), places it anyway
-// on the free nodes of lowest index and counts it, so that the replay's schedule
-// stays the same for every deployment; the report says how many.
+// want of a switch or block that holds it (alloc.ErrFragmented) or refuse it at
+// submission (errRefused), places it anyway on the free nodes of lowest index and
+// counts it, so that the replay's schedule stays the same for every deployment; the
+// report says how many.
 type pendingCounter struct {
 	alloc.Allocator
 	occ     interface{ Occupy([]int) error }
 	st      *alloc.State
 	pending int
+	refused int
 }
+
+// errRefused marks a job Slurm refuses at submission under a deployment (torus3d: no
+// placement of its size).
+var errRefused = errors.New("refused at submission")
 
 func newPendingCounter(a alloc.Allocator) *pendingCounter {
 	pc := &pendingCounter{Allocator: a, st: alloc.NewState(a.Machine().N())}
@@ -64,8 +70,13 @@ func newPendingCounter(a alloc.Allocator) *pendingCounter {
 
 func (pc *pendingCounter) Allocate(k int) ([]int, error) {
 	nodes, err := pc.Allocator.Allocate(k)
-	if err != nil && errors.Is(err, alloc.ErrFragmented) && pc.occ != nil {
-		pc.pending++
+	refused := errors.Is(err, errRefused)
+	if err != nil && (refused || errors.Is(err, alloc.ErrFragmented)) && pc.occ != nil {
+		if refused {
+			pc.refused++
+		} else {
+			pc.pending++
+		}
 		nodes = nodes[:0]
 		for v := 0; v < pc.st.N() && len(nodes) < k; v++ {
 			if pc.st.IsFree(v) {
@@ -189,7 +200,7 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 		}
 	}
 	if cur < 0 {
-		return nil, fmt.Errorf("torus3d: no placement of %d nodes; Slurm refuses the job at submission (Requested topology configuration is not available)", k)
+		return nil, fmt.Errorf("torus3d: no placement of %d nodes; Slurm refuses the job (Requested topology configuration is not available): %w", k, errRefused)
 	}
 	var best []int
 	bestCost := -1

@@ -89,7 +89,10 @@ type DeploymentReport struct {
 	BySize          []SizeMetrics `json:"by_size"`
 	// Pending counts jobs Slurm would leave pending under it (no switch or block
 	// holds them).
-	Pending     int      `json:"pending"`
+	Pending int `json:"pending"`
+	// Refused counts jobs Slurm refuses at submission under it (torus3d: no
+	// placement of their size).
+	Refused     int      `json:"refused"`
 	Settings    []string `json:"settings,omitempty"`
 	Notes       []string `json:"notes,omitempty"`
 	Predictions string   `json:"predictions,omitempty"`
@@ -143,7 +146,7 @@ func (p *Plan) recommend() {
 	best := (*DeploymentReport)(nil)
 	for i := range r.Deployments {
 		d := &r.Deployments[i]
-		if !d.Supported || d.Metrics == nil || d.Name == string(KindCurrent) || d.Name == string(KindAsRun) || d.Pending > 0 {
+		if !d.Supported || d.Metrics == nil || d.Name == string(KindCurrent) || d.Name == string(KindAsRun) || d.Pending > 0 || d.Refused > 0 {
 			continue
 		}
 		if best == nil || d.Metrics.MeanPairwiseHops < best.Metrics.MeanPairwiseHops {
@@ -306,7 +309,7 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 	if r.Workload.Description != "" {
 		fmt.Fprintf(w, "<p>%s</p>\n", e(r.Workload.Description))
 	}
-	io.WriteString(w, "<h2>Deployments</h2>\n<table><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th></tr>\n")
+	io.WriteString(w, "<h2>Deployments</h2>\n<table><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
 	var labels []string
 	var vals, oneLeaf []float64
 	for _, d := range r.Deployments {
@@ -314,7 +317,7 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 		if !d.Supported {
 			sup = "no: " + d.Reason
 		}
-		cells := []string{"", "", "", "", "", ""}
+		cells := []string{"", "", "", "", "", "", ""}
 		if m := d.Metrics; m != nil {
 			cells[0] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
 			if m.MeanLeavesSpanned != nil {
@@ -333,7 +336,7 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 			cells[4] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsAsRun)
 		}
 		if d.Metrics != nil {
-			cells[5] = fmt.Sprint(d.Pending)
+			cells[5], cells[6] = fmt.Sprint(d.Pending), fmt.Sprint(d.Refused)
 		}
 		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td>", e(d.Name), e(sup))
 		for _, c := range cells {

@@ -258,6 +258,10 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		dr.BySize = append(dr.BySize, SizeMetrics{Class: label, MinNodes: l, MaxNodes: h, Metrics: bySize[lo].metrics(withLeaves)})
 	}
+	if pc != nil && pc.refused > 0 {
+		dr.Refused = pc.refused
+		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs have a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", pc.refused))
+	}
 	if pc != nil && pc.pending > 0 {
 		dr.Pending = pc.pending
 		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs found no switch or block holding them: Slurm would leave them pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", pc.pending))

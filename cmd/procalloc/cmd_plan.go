@@ -269,7 +269,7 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		best = fmt.Sprintf(", best curve %s %s", o.BestCurve.Name, fmtNum(o.BestCurve.Objective))
 	}
 	fmt.Fprintf(w, "ordering        F %s (%s), bound %s; name order %s%s\n\n", fmtNum(o.Objective), o.Status, bound, fmtNum(o.NameOrder), best)
-	t := newTable(w, "deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending")
+	t := newTable(w, "deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending", "refused")
 	var notes []string
 	for _, d := range r.Deployments {
 		sup := "yes"
@@ -284,13 +284,13 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		if d.Name == r.Recommended {
 			name += " *"
 		}
-		c := []string{name, sup, "", "", "", "", ""}
+		c := []string{name, sup, "", "", "", "", "", ""}
 		if m := d.Metrics; m != nil {
 			c[2] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
 			if m.MeanLeavesSpanned != nil {
 				c[3], c[4] = fmt.Sprintf("%.2f", *m.MeanLeavesSpanned), fmt.Sprintf("%.1f", *m.PctOneLeaf)
 			}
-			c[6] = fmt.Sprint(d.Pending)
+			c[6], c[7] = fmt.Sprint(d.Pending), fmt.Sprint(d.Refused)
 		}
 		if d.ChangeVsCurrent != nil {
 			c[5] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsCurrent)
