@@ -196,16 +196,35 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	if predict {
 		pred.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
 	}
-	mark := map[int32]bool{}
+	maxLeaf := int32(-1)
+	for _, l := range p.leaf {
+		maxLeaf = max(maxLeaf, l)
+	}
+	stamp := make([]int32, maxLeaf+2) // leaf+1 -> the job that last saw it
+	gen := int32(0)
 	names := make([]string, 0, 64)
+	var byName []int32 // node -> its place in natural name order
+	var sorted []int
+	if predict {
+		order := make([]int, len(d.names))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return hostlist.NaturalCompare(d.names[a], d.names[b]) })
+		byName = make([]int32, len(order))
+		for i, v := range order {
+			byName[v] = int32(i)
+		}
+	}
 	done := func(r *sim.JobResult) error {
 		k := len(r.Nodes)
 		if predict {
+			sorted = append(sorted[:0], r.Nodes...)
+			slices.SortFunc(sorted, func(a, b int) int { return int(byName[a] - byName[b]) })
 			names = names[:0]
-			for _, v := range r.Nodes {
+			for _, v := range sorted {
 				names = append(names, d.names[v])
 			}
-			slices.SortFunc(names, hostlist.NaturalCompare)
 			hl, err := hostlist.Compress(names)
 			if err != nil {
 				return err
@@ -215,9 +234,14 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		if k < 2 {
 			return nil
 		}
-		clear(mark)
+		gen++
+		spanned := 0
 		for _, v := range r.Nodes {
-			mark[p.leaf[v]] = true
+			l := p.leaf[v] + 1 // -1 (no leaf) counts as one group
+			if stamp[l] != gen {
+				stamp[l] = gen
+				spanned++
+			}
 		}
 		lo, _ := sizeClass(k)
 		acc := bySize[lo]
@@ -228,8 +252,8 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		for _, x := range []*metricAcc{&all, acc} {
 			x.jobs++
 			x.hops += r.AvgL1
-			x.leaves += float64(len(mark))
-			if len(mark) == 1 {
+			x.leaves += float64(spanned)
+			if spanned == 1 {
 				x.oneLeaf++
 			}
 		}
