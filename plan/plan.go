@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
@@ -103,6 +104,7 @@ type Plan struct {
 	leaf       []int32        // leaf switch of each node, -1 when none
 	opt        Options
 	sched      sim.Sched
+	progressMu sync.Mutex
 }
 
 // File is one output file.
@@ -182,8 +184,12 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	return p, nil
 }
 
+// progress tells Options.Progress a stage, one call at a time (replays run
+// concurrently).
 func (p *Plan) progress(s string) {
 	if p.opt.Progress != nil {
+		p.progressMu.Lock()
+		defer p.progressMu.Unlock()
 		p.opt.Progress(s)
 	}
 }

@@ -2,12 +2,15 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -163,26 +166,61 @@ func (a *metricAcc) metrics(withLeaves bool) *Metrics {
 	return m
 }
 
-// replay replays the workload under every supported deployment.
+// replay replays the workload under every supported deployment, as many at once
+// as there are CPUs (GOMAXPROCS); results and files in deployment order.
 func (p *Plan) replay(ctx context.Context) error {
 	withLeaves := p.hasLeaves()
-	for _, d := range p.Deployments {
-		dr := DeploymentReport{Name: string(d.Kind), Supported: d.Supported, NeedsVersion: d.Kind.NeedsVersion().String(), Reason: d.Why, Settings: d.Settings, Notes: d.Notes}
-		if d.Supported {
-			p.progress("replaying " + string(d.Kind))
-			if err := p.replayOne(ctx, d, &dr, withLeaves); err != nil {
-				return err
-			}
+	reports := make([]DeploymentReport, len(p.Deployments))
+	preds := make([]*File, len(p.Deployments))
+	errs := make([]error, len(p.Deployments))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, d := range p.Deployments {
+		reports[i] = DeploymentReport{Name: string(d.Kind), Supported: d.Supported, NeedsVersion: d.Kind.NeedsVersion().String(), Reason: d.Why, Settings: d.Settings, Notes: slices.Clone(d.Notes)}
+		if !d.Supported {
+			continue
 		}
-		p.Report.Deployments = append(p.Report.Deployments, dr)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
+			p.progress("replaying " + string(d.Kind))
+			if preds[i], errs[i] = p.replayOne(ctx, d, &reports[i], withLeaves); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// The first error in deployment order that is not the cancellation it caused.
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
+		}
+	}
+	if first != nil {
+		return first
+	}
+	p.Report.Deployments = reports
+	for _, f := range preds {
+		if f != nil {
+			p.Files = append(p.Files, *f)
+		}
 	}
 	return nil
 }
 
-func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentReport, withLeaves bool) error {
+func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentReport, withLeaves bool) (*File, error) {
 	a, err := d.Allocator()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pc *pendingCounter
 	if d.Kind != KindAsRun {
@@ -263,9 +301,9 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	res, err := sim.Run(ctx, p.Jobs, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		return fmt.Errorf("replaying deployment %s: %w", d.Kind, err)
+		return nil, fmt.Errorf("replaying deployment %s: %w", d.Kind, err)
 	}
 	dr.Metrics = all.metrics(withLeaves)
 	dr.Metrics.MeanWait = res.MeanWait
@@ -293,7 +331,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	if predict {
 		name := "predictions/" + string(d.Kind) + ".csv"
 		dr.Predictions = name
-		p.Files = append(p.Files, File{Name: name, Data: []byte(pred.String())})
+		return &File{Name: name, Data: []byte(pred.String())}, nil
 	}
-	return nil
+	return nil, nil
 }
