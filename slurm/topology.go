@@ -216,7 +216,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string)) (*Tree, error
 	}
 	if len(multi) > 0 {
 		slices.Sort(multi)
-		warn(fmt.Sprintf("%d nodes on two leaf switches (%s); Slurm accepts it (\"Multiple leaf switches contain nodes\")", len(slices.Compact(multi)), clipList(multi, 5)))
+		warn(fmt.Sprintf("%d node(s) on two leaf switches (%s); Slurm accepts it (\"Multiple leaf switches contain nodes\")", len(slices.Compact(multi)), clipList(multi, 5)))
 	}
 	return t, nil
 }
