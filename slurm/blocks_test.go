@@ -75,12 +75,12 @@ func TestParseBlocksErrors(t *testing.T) {
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=\n", "line 2: BlockSizes= has no value"},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=,\n", "line 2: BlockSizes=,: no sizes"},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=1,65536\n", "more than 2^15"},
-		
+
 		{"BlockName=a Nodes=n[1-4] BlockSizes=4\n", "line 1: BlockSizes= on a block's line"},
 		{"BlockName=a\nBlockName=b\n", "no block has nodes"},
 		{"BlockName=a\nBlockName=b Nodes=\n", "line 2: Nodes= has no value"},
 		{"BlockName=a Nodes=n[1-\n", "line 1: Nodes=n[1-"},
-		
+
 		{"BlockName=a BlockName=b\n", "line 1: two BlockName="},
 		{"SwitchName=s Nodes=n1\n", "a topology/tree configuration, not topology/block"},
 		{"BlockName=a Nodes=n1\nSwitchName=s Nodes=n1\n", "line 2: SwitchName and BlockName/BlockSizes lines mixed"},
