@@ -22,8 +22,8 @@ import (
 // can take one task of the job), no required nodes, no --switches, no features, no
 // reservations; they are checked placement by placement against a running Slurm 22.05
 // (alloc/slurm_real_test.go, `make test-slurm`; docs/alloc.md, "Slurm"). Node indices
-// are Slurm's node table order: the node names sorted in natural order
-// (hostlist.NaturalCompare), as slurmctld sorts them at startup.
+// are Slurm's node table order: the node names sorted with strnatcmp, as slurmctld
+// sorts them at startup (hostlist.NaturalCompare; x010 comes before x1).
 //
 //   - slurm:consec (no topology plugin): the free nodes form runs of consecutive node
 //     indices of equal Weight; the run of lowest weight wins; among equal weights the
