@@ -16,6 +16,7 @@ type meter struct {
 	g      *topo.Grid  // nil on a graph
 	graph  *topo.Graph // nil on a grid
 	n      int
+	dist   bool    // measure the pairwise distances (MetricsDist)
 	rank   []int32 // rank of each node in the span ordering; nil: node index
 	wrap   []bool  // wrap used for distances and boxes (none under PReMAS)
 	dims   []int
@@ -43,8 +44,8 @@ func (m *meter) release(nodes []int) {
 
 // newMeter returns the meter of machine m (a *topo.Grid or a *topo.Graph). Spans are
 // measured on the ranks of ordering span (node of each rank; nil: node indices).
-func newMeter(m topo.Machine, c Compat, span []int) (*meter, error) {
-	mt := &meter{n: m.N(), mark: make([]int32, m.N())}
+func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
+	mt := &meter{n: m.N(), dist: dist, mark: make([]int32, m.N())}
 	if span != nil {
 		if len(span) != m.N() {
 			return nil, fmt.Errorf("span ordering has %d ranks for %d nodes", len(span), m.N())
@@ -123,11 +124,13 @@ func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
 func (m *meter) measure(r *JobResult) {
 	nodes := r.Nodes
 	k := len(nodes)
-	r.TotalL1 = 0
+	r.TotalL1, r.AvgL1 = 0, 0
 	r.BoxVolume, r.BoxSides = 1, 0
 	if m.graph != nil {
-		// Hop distances; a bounding box means nothing on a graph.
-		r.BoxVolume = 0
+		r.BoxVolume = 0 // a bounding box means nothing on a graph
+	}
+	if m.graph != nil && m.dist {
+		// Hop distances.
 		if sum, ok := m.graph.PairDistSum(nodes); ok {
 			r.TotalL1 = sum
 		} else {
@@ -144,7 +147,9 @@ func (m *meter) measure(r *JobResult) {
 		for _, v := range nodes {
 			cnt[m.coord[j][v]]++
 		}
-		r.TotalL1 += pairwise1D(cnt, m.wrap[j])
+		if m.dist {
+			r.TotalL1 += pairwise1D(cnt, m.wrap[j])
+		}
 		side := extent(cnt, m.wrap[j])
 		r.BoxVolume *= int64(side)
 		r.BoxSides += side
@@ -338,14 +343,15 @@ type Summary struct {
 	// caller that scaled it; 0 when not recorded).
 	LoadFactor float64 `json:"load_factor,omitempty"`
 	// Seconds is the replay's wall-clock time (set by the caller that timed it).
-	Seconds             float64 `json:"seconds,omitempty"`
-	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
-	MeanWait            float64 `json:"mean_wait"`
-	MeanResponse        float64 `json:"mean_response"`
-	MeanSlowdown        float64 `json:"mean_slowdown"`
-	MaxWait             int64   `json:"max_wait"`
-	Makespan            int64   `json:"makespan"`
+	Seconds float64 `json:"seconds,omitempty"`
+	// The pairwise distances, nil (and absent from the JSON) when they were not
+	// computed (MetricSet).
+	*PairwiseL1
+	MeanWait     float64 `json:"mean_wait"`
+	MeanResponse float64 `json:"mean_response"`
+	MeanSlowdown float64 `json:"mean_slowdown"`
+	MaxWait      int64   `json:"max_wait"`
+	Makespan     int64   `json:"makespan"`
 	// SpanOrder names the ordering whose ranks span, ring span and stretch-span are
 	// measured on (Leung et al. 2002 §2.3): the curve allocator's own, the one
 	// Config.SpanName names, or "node index".
@@ -373,6 +379,13 @@ type Summary struct {
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
 	Compactness *CompactnessSummary `json:"compactness,omitempty"`
 	BySize      []Size              `json:"by_size"`
+}
+
+// PairwiseL1 is the mean over jobs of the total and of the average pairwise hop (L1)
+// distance of their nodes (JobResult.TotalL1, AvgL1).
+type PairwiseL1 struct {
+	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
+	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
 }
 
 // RouteSummary is the route metrics of the jobs' communication pattern (JobResult):
@@ -411,14 +424,13 @@ type Ties struct {
 
 // Size is the breakdown for one job size.
 type Size struct {
-	Procs               int      `json:"procs"`
-	Jobs                int      `json:"jobs"`
-	MeanTotalPairwiseL1 float64  `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64  `json:"mean_avg_pairwise_l1"`
-	MeanWait            float64  `json:"mean_wait"`
-	PctContiguous       float64  `json:"pct_contiguous"`
-	MeanRatioToOptimal  *float64 `json:"mean_ratio_to_optimal,omitempty"`
-	BaselineProven      *float64 `json:"baseline_proven,omitempty"`
+	Procs int `json:"procs"`
+	Jobs  int `json:"jobs"`
+	*PairwiseL1
+	MeanWait           float64  `json:"mean_wait"`
+	PctContiguous      float64  `json:"pct_contiguous"`
+	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
+	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
 }
 
 // Result is a finished replay.
@@ -554,8 +566,9 @@ func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 	}
 	n := float64(a.jobs)
 	s.MaxWait = a.maxWait
-	s.MeanTotalPairwiseL1 = float64(a.totL1) / n
-	s.MeanAvgPairwiseL1 = a.avgL1 / n
+	if cfg.Metrics.Has(MetricsDist) {
+		s.PairwiseL1 = &PairwiseL1{MeanTotalPairwiseL1: float64(a.totL1) / n, MeanAvgPairwiseL1: a.avgL1 / n}
+	}
 	s.MeanWait = a.wait / n
 	s.MeanResponse = a.resp / n
 	s.MeanSlowdown = a.slow / n
@@ -573,8 +586,10 @@ func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 		s.Utilization = a.work / (float64(cfg.Machine.N()) * float64(s.Makespan))
 	}
 	for p, z := range a.by {
-		row := Size{Procs: p, Jobs: z.n, MeanTotalPairwiseL1: z.tot / float64(z.n),
-			MeanAvgPairwiseL1: z.avg / float64(z.n), MeanWait: z.waits / float64(z.n), PctContiguous: 100 * float64(z.contig) / float64(z.n)}
+		row := Size{Procs: p, Jobs: z.n, MeanWait: z.waits / float64(z.n), PctContiguous: 100 * float64(z.contig) / float64(z.n)}
+		if s.PairwiseL1 != nil {
+			row.PairwiseL1 = &PairwiseL1{MeanTotalPairwiseL1: z.tot / float64(z.n), MeanAvgPairwiseL1: z.avg / float64(z.n)}
+		}
 		if cfg.Baseline != nil {
 			b := z.base.summary()
 			row.MeanRatioToOptimal, row.BaselineProven = &b.MeanRatio, &b.Proven

@@ -494,7 +494,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	}
 	ties := tieReporter(cfg)
 	span, _ := spanOrder(cfg)
-	m, err := newMeter(cfg.Machine, cfg.Compat, span)
+	m, err := newMeter(cfg.Machine, cfg.Compat, span, cfg.Metrics.Has(MetricsDist) || cfg.Baseline != nil)
 	if err != nil {
 		return nil, err
 	}
