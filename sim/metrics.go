@@ -378,7 +378,27 @@ type Summary struct {
 	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
 	Compactness *CompactnessSummary `json:"compactness,omitempty"`
-	BySize      []Size              `json:"by_size"`
+	// BlockWaits, with an allocator that may refuse a job that fits by count
+	// (alloc.Fragmenting: bt, sbt, dbt, slurm:tree, slurm:block), are the jobs
+	// that waited for a block.
+	BlockWaits *BlockWaits `json:"block_waits,omitempty"`
+	BySize     []Size      `json:"by_size"`
+}
+
+// BlockWaits is how long jobs waited because the allocator refused them although
+// enough nodes were free (JobResult.WaitedForBlock, BlockWait).
+type BlockWaits struct {
+	// Jobs is the number of jobs refused at least once; MeanBlockWait and
+	// MaxBlockWait are over them, from the first refusal to the start (seconds).
+	Jobs          int     `json:"jobs"`
+	MeanBlockWait float64 `json:"mean_block_wait"`
+	MaxBlockWait  int64   `json:"max_block_wait"`
+	// ConsecMeanWait is the mean wait of the same replay (trace, machine,
+	// scheduler) with slurm:consec, Slurm's selection without topology, which
+	// places every job that fits by count; ExtraMeanWait is MeanWait minus it.
+	// Nil when not measured (with a communication model, or Spec.NoConsecWait).
+	ConsecMeanWait *float64 `json:"consec_mean_wait,omitempty"`
+	ExtraMeanWait  *float64 `json:"extra_mean_wait,omitempty"`
 }
 
 // PairwiseL1 is the mean over jobs of the total and of the average pairwise hop (L1)
@@ -459,6 +479,9 @@ type aggregate struct {
 	msgDist, hopBytes, shared                                             float64
 	maxWait, first, last                                                  int64
 	contig                                                                int
+	blocked                                                               int
+	blockWait                                                             float64
+	maxBlockWait                                                          int64
 	by                                                                    map[int]*sizeAcc
 	// compactness (all jobs measured, else none) and the exact baseline
 	squares, compact int
@@ -519,6 +542,11 @@ func (a *aggregate) add(r *JobResult) {
 	if r.Components == 1 {
 		a.contig++
 	}
+	if r.WaitedForBlock {
+		a.blocked++
+		a.blockWait += float64(r.BlockWait)
+		a.maxBlockWait = max(a.maxBlockWait, r.BlockWait)
+	}
 	a.msgDist += r.MessageDistance
 	a.hopBytes += float64(r.HopBytes)
 	a.shared += float64(r.MaxShared)
@@ -575,6 +603,12 @@ func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = a.span/n, a.ring/n, a.stretch/n
 	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = a.vol/n, a.sides/n, a.comps/n
 	s.PctContiguous = 100 * float64(a.contig) / n
+	if f, ok := cfg.Alloc.(alloc.Fragmenting); ok && f.MayFragment() {
+		s.BlockWaits = &BlockWaits{Jobs: a.blocked, MaxBlockWait: a.maxBlockWait}
+		if a.blocked > 0 {
+			s.BlockWaits.MeanBlockWait = a.blockWait / float64(a.blocked)
+		}
+	}
 	if !a.unmeasured {
 		s.Compactness = &CompactnessSummary{MeanFreeSquares: float64(a.squares) / n, PctSpatiallyCompact: 100 * float64(a.compact) / n}
 	}

@@ -508,6 +508,15 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	if s.PairwiseL1 == nil {
 		t.row("pairwise distances", "not computed (--metrics without dist)")
 	}
+	if b := s.BlockWaits; b != nil {
+		t.row("jobs that waited for a block", fmt.Sprintf("%d of %d", b.Jobs, s.Jobs))
+		t.row("mean block wait (s)", fmt.Sprintf("%.1f", b.MeanBlockWait))
+		t.row("max block wait (s)", strconv.FormatInt(b.MaxBlockWait, 10))
+		if b.ConsecMeanWait != nil {
+			t.row("mean wait with slurm:consec (s)", fmt.Sprintf("%.1f", *b.ConsecMeanWait))
+			t.row("extra mean wait for blocks (s)", fmt.Sprintf("%.1f", *b.ExtraMeanWait))
+		}
+	}
 	if c := s.Comm; c != nil {
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
 		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
