@@ -577,6 +577,12 @@ func (g *Graph) PairDistSum(nodes []int) (int64, bool) {
 			return sum, true
 		}
 	}
+	return g.indexPairDistSum(nodes)
+}
+
+// indexPairDistSum is PairDistSum from the hop index, one distance per pair of
+// classes.
+func (g *Graph) indexPairDistSum(nodes []int) (int64, bool) {
 	h := g.hopIndex()
 	k := int64(len(nodes))
 	ps, _ := h.pairScratch.Get().(*pairScratch)

@@ -78,6 +78,55 @@ func TestStructuredPairDistSum(t *testing.T) {
 			if want := bfsPairSum(g, nodes); !ok || got != want {
 				t.Fatalf("%s, job %v: closed form %d (%v), breadth-first %d", g.Spec(), nodes, got, ok, want)
 			}
+			if idx, ok := g.indexPairDistSum(nodes); !ok || idx != got {
+				t.Fatalf("%s, job %v: closed form %d, hop index %d (%v)", g.Spec(), nodes, got, idx, ok)
+			}
 		}
 	}
+}
+
+// benchPairDistSum sums the distances of jobs of k hosts (a run of consecutive
+// hosts, as a free-list allocator gives on an empty machine, and scattered hosts)
+// on the machine of spec, in closed form or from the hop index.
+func benchPairDistSum(b *testing.B, spec string, k int, closed bool) {
+	m, err := ParseMachine(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := m.(*Graph)
+	rng := rand.New(rand.NewPCG(5, 6))
+	jobs := [][]int{make([]int, k), rng.Perm(g.N())[:k]}
+	start := rng.IntN(g.N() - k)
+	for i := range jobs[0] {
+		jobs[0][i] = start + i
+	}
+	sum := g.PairDistSum
+	if !closed {
+		sum = g.indexPairDistSum
+		sum(jobs[0]) // builds the index before the timer starts
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := sum(jobs[i&1]); !ok {
+			b.Fatal("disconnected")
+		}
+	}
+}
+
+const dragonfly100k = "dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=200"
+
+// Issue 34's 102,400-host dragonfly: a job's pairwise distance sum in closed form
+// and, for comparison, from the hop index (one breadth-first row of the router
+// graph per router of the job).
+func BenchmarkPairDistSumDragonfly100kClosed1024(b *testing.B) {
+	benchPairDistSum(b, dragonfly100k, 1024, true)
+}
+func BenchmarkPairDistSumDragonfly100kIndex1024(b *testing.B) {
+	benchPairDistSum(b, dragonfly100k, 1024, false)
+}
+func BenchmarkPairDistSumFatTree131kClosed1024(b *testing.B) {
+	benchPairDistSum(b, "fattree:16,16:16,16:16,16:32", 1024, true)
+}
+func BenchmarkPairDistSumFatTree131kIndex1024(b *testing.B) {
+	benchPairDistSum(b, "fattree:16,16:16,16:16,16:32", 1024, false)
 }
