@@ -188,15 +188,26 @@ func pairwise1D(cnt []int64, wrap bool) int64 {
 		}
 		return total
 	}
-	for u, cu := range cnt {
-		if cu == 0 {
-			continue
-		}
-		for v := u + 1; v < len(cnt); v++ {
-			if cv := cnt[v]; cv != 0 {
-				t := int64(v - u)
-				total += cu * cv * min(t, d-t)
-			}
+	// Around the ring a pair at circular distance t < d/2 is counted once, from the
+	// end whose forward distance to the other is t: S(u) = sum over t = 1..h of
+	// cnt[u+t] t (h = (d-1)/2), slid along the ring in O(1) per step; pairs
+	// opposite each other (t = d/2, d even) are added apart. O(d), not O(d^2).
+	h := (d - 1) / 2
+	at := func(i int64) int64 { return cnt[i%d] }
+	var S, W int64 // S(u), and W(u) = sum over t = 1..h of cnt[u+t]
+	for t := int64(1); t <= int64(h); t++ {
+		S += at(t) * t
+		W += at(t)
+	}
+	for u := int64(0); u < d; u++ {
+		total += cnt[u] * S
+		next := at(u + int64(h) + 1)
+		S += int64(h)*next - W
+		W += next - at(u+1)
+	}
+	if d%2 == 0 {
+		for u := int64(0); u < d/2; u++ {
+			total += cnt[u] * cnt[u+d/2] * (d / 2)
 		}
 	}
 	return total
