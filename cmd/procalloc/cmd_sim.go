@@ -64,7 +64,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
 	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
-	fs.StringVar(&f.metrics, "metrics", "sched,route", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed) and route (static route metrics: message distance, hop-bytes, routes on a link); --metrics sched leaves the route metrics out: they are then absent from the output (no JSON keys, '-' in tables), not zeros")
+	fs.StringVar(&f.metrics, "metrics", "all", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), or all; --metrics sched leaves dist and route out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros")
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
@@ -461,6 +461,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, spec.Baseline != nil)
 						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
+						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)
 						rp.Spec.JobDone = pw.write
 						if rep, err = rp.Run(ctx); err != nil {
 							return err
@@ -502,7 +503,19 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	if s.RouteSummary != nil {
 		t.row("route metrics pattern", s.RoutePattern)
 	} else {
-		t.row("route metrics", "not computed (--metrics sched)")
+		t.row("route metrics", "not computed (--metrics without route)")
+	}
+	if s.PairwiseL1 == nil {
+		t.row("pairwise distances", "not computed (--metrics without dist)")
+	}
+	if b := s.BlockWaits; b != nil {
+		t.row("jobs that waited for a block", fmt.Sprintf("%d of %d", b.Jobs, s.Jobs))
+		t.row("mean block wait (s)", fmt.Sprintf("%.1f", b.MeanBlockWait))
+		t.row("max block wait (s)", strconv.FormatInt(b.MaxBlockWait, 10))
+		if b.ConsecMeanWait != nil {
+			t.row("mean wait with slurm:consec (s)", fmt.Sprintf("%.1f", *b.ConsecMeanWait))
+			t.row("extra mean wait for blocks (s)", fmt.Sprintf("%.1f", *b.ExtraMeanWait))
+		}
 	}
 	if c := s.Comm; c != nil {
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
@@ -535,8 +548,11 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 		}
 		t := newTable(w, cols...)
 		for _, b := range s.BySize {
-			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
-				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
+			tot, avg := "-", "-"
+			if b.PairwiseL1 != nil {
+				tot, avg = fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1), fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1)
+			}
+			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), tot, avg, fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
 			if b.MeanRatioToOptimal != nil {
 				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
 			}
@@ -565,6 +581,7 @@ type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
 	noRoute  bool // route metrics not computed: their cells are empty
+	noDist   bool // pairwise distances not computed: their cells are empty
 	row      []string
 	nodes    []byte
 }
@@ -598,6 +615,9 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 		i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared))
 	if p.noRoute {
 		row = append(row[:len(row)-5], "", "", "", "", "")
+	}
+	if p.noDist {
+		row[11], row[12] = "", ""
 	}
 	if p.baseline {
 		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
