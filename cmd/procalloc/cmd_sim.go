@@ -217,7 +217,17 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 		s.Machine = g
 	}
 	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
-	s.MaxJobs, s.TimeZone = f.maxJobs, f.tz
+	s.TimeZone = f.tz
+	if f.maxJobs != sim.DefaultMaxJobs {
+		s.MaxJobs = f.maxJobs // 0 in the spec is the default
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); f.tz == "" && tz != "" {
+		// TZ as it is now (time.Local was read from it when the process started);
+		// a TZ Go cannot load leaves time.Local, Go's own reading of it.
+		if _, err := time.LoadLocation(tz); err == nil {
+			s.TimeZone = tz
+		}
+	}
 	if f.maxJobs < 1 {
 		return s, usagef("--max-jobs %d: must be at least 1", f.maxJobs)
 	}
