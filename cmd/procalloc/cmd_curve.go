@@ -307,7 +307,7 @@ func curveIndent(s string) string {
 }
 
 // refuseEmptyFlags is a usage error for a flag of names given an empty value
-// (--hostlist ”), which would otherwise read as the flag left out.
+// (--hostlist ""), which would otherwise read as the flag left out.
 func refuseEmptyFlags(fs *flag.FlagSet, names ...string) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
