@@ -113,3 +113,48 @@ func TestTraceCapAndTimeZoneFlags(t *testing.T) {
 		t.Errorf("unknown zone: exit %d, %s", code, stderr)
 	}
 }
+
+// Issue 31 item 8: shard 0/2 of one sweep.yaml and shard 1/2 of another of the same
+// name (in another folder) merged to "4 items, 0 failed, 0 missing"; without --spec
+// the lines' sweep ids now tell them apart. With --spec the keys already did.
+func TestMergeRefusesShardsOfTwoSweepsOfOneName(t *testing.T) {
+	dirA, dirB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	os.MkdirAll(dirA, 0o755)
+	os.MkdirAll(dirB, 0o755)
+	specA := writeSweep(t, dirA, "bf:hilbert-trunc, ff:snake")
+	specB := writeSweep(t, dirB, "bf:snake, ff:hilbert-trunc")
+	a0, b1 := filepath.Join(dirA, "0.jsonl"), filepath.Join(dirB, "1.jsonl")
+	for _, r := range []struct{ spec, shard, out string }{{specA, "0/2", a0}, {specB, "1/2", b1}} {
+		if code, _, stderr := runCLI(t, "", "sweep", r.spec, "--shard", r.shard, "-o", r.out); code != 0 {
+			t.Fatalf("sweep %s: exit %d: %s", r.spec, code, stderr)
+		}
+	}
+	code, _, stderr := runCLI(t, "", "merge", a0, b1)
+	if code != 1 || !strings.Contains(stderr, "another sweep named \"small\"") {
+		t.Fatalf("merge of two sweeps' shards: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", a0, b1, "--spec", specA); code != 1 || !strings.Contains(stderr, "missing") {
+		t.Fatalf("with --spec: exit %d, %s", code, stderr)
+	}
+	// The two shards of one sweep still merge.
+	a1 := filepath.Join(dirA, "1.jsonl")
+	if code, _, stderr := runCLI(t, "", "sweep", specA, "--shard", "1/2", "-o", a1); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", a0, a1); code != 0 || !strings.Contains(stderr, "8 items, 0 failed, 0 missing") {
+		t.Fatalf("merge of one sweep's shards: exit %d, %s", code, stderr)
+	}
+}
+
+// Issue 31 minor: sweep --list checks --shard (it ignored an invalid one) and
+// lists the shard's items.
+func TestSweepListChecksShard(t *testing.T) {
+	spec := writeSweep(t, t.TempDir(), "bf:hilbert-trunc, ff:snake")
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "--list", "--shard", "5/2"); code != 2 || !strings.Contains(stderr, "--shard") {
+		t.Errorf("--list --shard 5/2: exit %d, %s", code, stderr)
+	}
+	code, out, _ := runCLI(t, "", "sweep", spec, "--list", "--shard", "1/3")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "1\t") {
+		t.Errorf("--list --shard 1/3 of 8 items: exit %d, %q", code, out)
+	}
+}
