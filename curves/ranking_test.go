@@ -232,3 +232,18 @@ func FuzzReadHosts(f *testing.F) {
 	hosts := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"}
 	f.Fuzz(func(t *testing.T, data []byte, n int) { fuzzRanking(t, FormatHosts, data, n, hosts) })
 }
+
+// Issue 31 minor: weights are decimal numbers; Go's digit separators and hex floats
+// are refused ("list:1_0" read as 10).
+func TestParseWeightsDecimalOnly(t *testing.T) {
+	for _, bad := range []string{"list:1_0", "list:1,0x10", "exp:0x2:3", "list:0x1p-2", "exp:1_0:3"} {
+		if w, err := ParseWeights(bad); err == nil {
+			t.Errorf("%s: read as %v", bad, w)
+		}
+	}
+	for spec, want := range map[string]string{"list:10": "list:10", "list:1, 0.5,2.5e-1": "list:1,0.5,0.25", "exp:2:3": "list:1,0.5,0.25"} {
+		if w, err := ParseWeights(spec); err != nil || w.String() != want {
+			t.Errorf("%s: %v %v, want %s", spec, w, err, want)
+		}
+	}
+}

@@ -294,3 +294,20 @@ func TestTraceCapsAndZones(t *testing.T) {
 		t.Errorf("unknown zone: %v", err)
 	}
 }
+
+// Issue 31 minor: an SWF field of 1e300 is a number out of range, not "not a
+// number"; a word is still not a number.
+func TestSWFFieldOutOfRange(t *testing.T) {
+	rec := func(f string) string {
+		return "1 0 0 " + f + " 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"
+	}
+	for f, want := range map[string]string{"1e300": "field 4 1e300: value out of range", "1e400": "field 4 1e400: value out of range", "-1e16": "field 4 -1e16: value out of range", "ten": `field 4 "ten" is not a number`, "1_0": `field 4 "1_0" is not a number`} {
+		_, err := ReadTrace(strings.NewReader(rec(f)), ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run time %s: %v, want %q", f, err, want)
+		}
+	}
+	if tr, err := ReadTrace(strings.NewReader(rec("1e3")), ReadOptions{}); err != nil || tr.Jobs[0].Runtime != 1000 {
+		t.Errorf("run time 1e3: %v", err)
+	}
+}

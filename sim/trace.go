@@ -320,8 +320,12 @@ func parseSWF(f []string) (j Job, keep bool, err error) {
 	var v [18]int64
 	for i, s := range f {
 		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e15 {
+		if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(x) || strings.ContainsAny(s, "_xX") {
 			return Job{}, false, fmt.Errorf("field %d %q is not a number", i+1, s)
+		}
+		if math.Abs(x) > 1e15 {
+			// 1e300 and 1e400 are numbers, just too large for any trace field.
+			return Job{}, false, fmt.Errorf("field %d %s: %w (at most 1e15 in absolute value)", i+1, s, errRange)
 		}
 		v[i] = int64(math.Round(x))
 	}

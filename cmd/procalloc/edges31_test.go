@@ -158,3 +158,31 @@ func TestSweepListChecksShard(t *testing.T) {
 		t.Errorf("--list --shard 1/3 of 8 items: exit %d, %q", code, out)
 	}
 }
+
+// Issue 31 minor: --y naming a key whose value is not a number says so (it said
+// "it has )").
+func TestPlotNonNumberMetric(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(res, []byte(`{"sweep":"s","index":0,"key":"k","params":{"trace":"t","machine":"mesh:4x4","alloc":"a","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"ok","result":{"trace":"t.swf","mean_wait":3}}`+"\n"), 0o644)
+	code, _, stderr := runCLI(t, "", "plot", res, "--y", "trace")
+	if code != 2 || !strings.Contains(stderr, `item #0's trace is "t.swf", not a number`) {
+		t.Errorf("--y trace: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "plot", res, "--y", "nothing")
+	if code != 2 || !strings.Contains(stderr, "(it has mean_wait)") {
+		t.Errorf("--y nothing: exit %d, %s", code, stderr)
+	}
+}
+
+// Issue 31 minor: a measurement window shorter than the zero-load latency
+// reported saturation without a word; now a warning says why it means little.
+func TestNetsimShortWindowWarns(t *testing.T) {
+	_, _, stderr := runCLI(t, "", "netsim", "--machine", "mesh:8x8", "--engine", "message", "--warmup", "1000", "--measure", "20", "--rate", "0.05")
+	if !strings.Contains(stderr, "warning: --measure 20 cycles is less than twice the zero-load latency") {
+		t.Errorf("short window: %s", stderr)
+	}
+	if _, _, stderr := runCLI(t, "", "netsim", "--machine", "mesh:8x8", "--engine", "message", "--warmup", "1000", "--measure", "2000", "--rate", "0.05"); strings.Contains(stderr, "warning") {
+		t.Errorf("a long window warns: %s", stderr)
+	}
+}
