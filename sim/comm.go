@@ -89,7 +89,7 @@ func (c *Comm) validate() error {
 		return fmt.Errorf("communication: %w", err)
 	}
 	switch c.Engine {
-	case "", EngineMessage:
+	case EngineMessage:
 	case EngineFlit:
 		if err := c.Flit.Validate(); err != nil {
 			return fmt.Errorf("communication: %w", err)

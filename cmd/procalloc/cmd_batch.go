@@ -160,9 +160,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				if err := ef.check(fs); err != nil {
 					return err
 				}
-				engine := sim.Engine(ef.engine)
-				if engine == sim.EngineMessage {
-					engine = ""
+				engine := sim.Engine(ef.engine) // a wrong name: Batch.Validate says so
+				if e, err := sim.ParseEngine(ef.engine); err == nil {
+					engine = e
 				}
 				p := netsim.Params{MessageFlits: *flits, RouterDelay: *delay, FlitBytes: *flitBytes}
 				if err := p.Validate(); err != nil {

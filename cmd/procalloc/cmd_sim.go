@@ -250,9 +250,9 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	if err := f.checkEngineFlags(); err != nil {
 		return s, err
 	}
-	s.Engine, s.Flit = sim.Engine(f.engine), f.flit
-	if f.engine == string(sim.EngineMessage) {
-		s.Engine = ""
+	s.Engine, s.Flit = sim.Engine(f.engine), f.flit // a wrong name: Validate says so
+	if e, err := sim.ParseEngine(f.engine); err == nil {
+		s.Engine = e
 	}
 	if s.TaskOrder = sim.TaskOrder(f.taskOrder); f.taskOrder == "returned" {
 		s.TaskOrder = sim.TaskOrderReturned
