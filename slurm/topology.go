@@ -48,7 +48,8 @@ func (t *Topology) Kind() string {
 type Tree struct {
 	Switches []Switch
 	byName   map[string]int
-	adj      [][]int // switch links, both ways
+	// switch links, both ways: switch i's neighbours are adj[adjOff[i]:adjOff[i+1]]
+	adjOff, adj []int32
 }
 
 // Switch is one SwitchName= line (one "switch:" entry of a topology.yaml).
@@ -149,11 +150,24 @@ func newTree(recs []switchRec, rules treeRules, warn func(string)) (*Tree, error
 			t.Switches[j].IsRoot = false
 		}
 	}
-	t.adj = make([][]int, len(t.Switches))
+	t.adjOff = make([]int32, len(t.Switches)+1)
+	for i, s := range t.Switches {
+		t.adjOff[i+1] += int32(len(s.Children))
+		for _, c := range s.Children {
+			t.adjOff[c+1]++
+		}
+	}
+	for i := range t.Switches {
+		t.adjOff[i+1] += t.adjOff[i]
+	}
+	t.adj = make([]int32, t.adjOff[len(t.Switches)])
+	fill := slices.Clone(t.adjOff)
 	for i, s := range t.Switches {
 		for _, c := range s.Children {
-			t.adj[i] = append(t.adj[i], c)
-			t.adj[c] = append(t.adj[c], i)
+			t.adj[fill[i]] = int32(c)
+			fill[i]++
+			t.adj[fill[c]] = int32(i)
+			fill[c]++
 		}
 	}
 	if !hasNodes {
@@ -282,10 +296,10 @@ func (t *Tree) Tops() []int {
 			if lv, tl := t.Switches[v].Level, t.Switches[top].Level; lv > tl || lv == tl && v < top {
 				top = v
 			}
-			for _, w := range t.adj[v] {
+			for _, w := range t.adj[t.adjOff[v]:t.adjOff[v+1]] {
 				if comp[w] < 0 && below[w] {
 					comp[w] = i
-					queue = append(queue, w)
+					queue = append(queue, int(w))
 				}
 			}
 		}
@@ -315,10 +329,21 @@ func (t *Tree) holdsNodes() []bool {
 	return has
 }
 
+// Links returns the switches linked to switch i (its children and the switches that
+// list it), distinct or not as the file lists them; the slice must not be changed.
+func (t *Tree) Links(i int) []int32 { return t.adj[t.adjOff[i]:t.adjOff[i+1]] }
+
 // Distances returns the hop counts from switch from to every switch along the
 // parent-child links of Switches= (slurmctld's switches_dist), -1 for a switch not
 // connected to it. dst is reused when large enough.
 func (t *Tree) Distances(from int, dst []int) []int {
+	dst, _ = t.DistancesQueue(from, dst, nil)
+	return dst
+}
+
+// DistancesQueue is Distances with the breadth-first queue given (reused when large
+// enough) and returned, so that repeated calls allocate nothing.
+func (t *Tree) DistancesQueue(from int, dst []int, queue []int32) ([]int, []int32) {
 	n := len(t.Switches)
 	if cap(dst) < n {
 		dst = make([]int, n)
@@ -328,17 +353,18 @@ func (t *Tree) Distances(from int, dst []int) []int {
 		dst[i] = -1
 	}
 	dst[from] = 0
-	queue := []int{from}
+	queue = append(queue[:0], int32(from))
 	for h := 0; h < len(queue); h++ {
 		v := queue[h]
-		for _, w := range t.adj[v] {
+		d := dst[v] + 1
+		for _, w := range t.adj[t.adjOff[v]:t.adjOff[v+1]] {
 			if dst[w] < 0 {
-				dst[w] = dst[v] + 1
+				dst[w] = d
 				queue = append(queue, w)
 			}
 		}
 	}
-	return dst
+	return dst, queue[:0]
 }
 
 // TreeRootSwitch names the switch that Graph puts above the separate trees of a
