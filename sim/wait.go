@@ -52,6 +52,14 @@ type occupier interface {
 	IsFree(v int) bool
 }
 
+// refusedForNow reports whether the allocator's error means the request waits for a
+// release rather than fails: a fragmenting allocator's ErrFragmented, and, for
+// callers that offer requests without counting free nodes first (Batch), too few
+// free nodes. The replays and Batch decide waiting by it alone.
+func refusedForNow(err error, countChecked bool) bool {
+	return errors.Is(err, alloc.ErrFragmented) || (!countChecked && errors.Is(err, alloc.ErrNotEnoughFree))
+}
+
 // placer places the jobs the scheduler starts: it asks the allocator for their
 // nodes, and for an allocator that may refuse a job that fits by count it keeps
 // the copies and the will-run test of EASY's reservation.
@@ -126,7 +134,7 @@ func (p *placer) place(i int) ([]int, error) {
 		nodes, err = p.a.Allocate(r.Procs)
 	}
 	if err != nil {
-		if p.frag != nil && errors.Is(err, alloc.ErrFragmented) {
+		if p.frag != nil && refusedForNow(err, true) {
 			if !r.WaitedForBlock {
 				r.WaitedForBlock, r.BlockWait = true, p.now // the first refusal, until the start
 			}
@@ -211,7 +219,7 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 			return nil, fmt.Errorf("sim: internal error: %w", rerr)
 		}
 		if err != nil {
-			if errors.Is(err, alloc.ErrFragmented) || errors.Is(err, alloc.ErrNotEnoughFree) {
+			if refusedForNow(err, false) {
 				return nil, nil
 			}
 			return nil, fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)

@@ -348,6 +348,16 @@ allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or
 ranking file) and Slurm's own selection (slurm:...) apply; the others place jobs by
 coordinates and refuse.
 
+A job that fits the free nodes by count but that the allocator cannot place (bt, sbt,
+dbt: no free block of its power of two; slurm:tree and slurm:block: Slurm leaves it
+pending, reason Resources) waits until a release lets it start, under every
+scheduler: fcfs and cplant keep the queue behind it waiting; easy reserves for it the
+nodes Slurm's will-run test finds at the earliest estimated end and backfills around
+them (docs/sim.md, "Jobs that wait for a block"). A job the allocator cannot place even
+on the empty machine is refused at the start, named. The summary reports the jobs that
+waited for a block, how long, and the extra mean wait against the same replay with
+slurm:consec (block_waits in --json; block_wait per job in --per-job).
+
 ` + graphHelp + `
 
 sacct traces (--format sacct, or detected from the header): produce them with
@@ -428,6 +438,8 @@ procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map -
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
 procalloc sim --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:32x32 --alloc slurm:block:BLOCKS.conf --sched easy --contract 0.35 --metrics sched
+procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
@@ -605,8 +617,11 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
-// them on (the route metrics' cells empty when they were not computed); with the exact baseline, three more columns before nodes: the optimum
-// (or best found), whether it was proven, the ratio.
+// them on (the route metrics' and distances' cells empty when they were not
+// computed; block_wait, the time from the first refusal for want of a block to the
+// start, empty for a job never refused); with the exact baseline, three more
+// columns before nodes: the optimum (or best found), whether it was proven, the
+// ratio.
 type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
@@ -620,7 +635,7 @@ func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
 	p := &perJobCSV{cw: csv.NewWriter(w), baseline: baseline}
 	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
-		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
+		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "block_wait"}
 	if baseline {
 		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
 	}
@@ -649,6 +664,11 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	if p.noDist {
 		row[11], row[12] = "", ""
 	}
+	blockWait := "" // the job was never refused for want of a block
+	if j.WaitedForBlock {
+		blockWait = i64(j.BlockWait)
+	}
+	row = append(row, blockWait)
 	if p.baseline {
 		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
 	}
