@@ -40,9 +40,11 @@
 # Time (measured on a loaded 2-core machine): start about 1-2 s for 16 nodes, stop about
 # 2-7 s (slurmd and slurmctld take up to 2 s each to exit on SIGTERM), restart 3 s.
 #
-# stop cancels every job of the cluster, waits for them to end, then stops the daemons
-# start recorded in DIR/pids (SIGTERM, SIGKILL after 10 s) and any process left in their
-# sessions (job steps), by process id. A failed start stops what it started (trap).
+# stop cancels every job of the cluster (whatever its partition or user), waits for
+# them to end, then stops the daemons start recorded in DIR/pids (SIGTERM, SIGKILL
+# after 10 s) and, by process id, any process left in their sessions or in the
+# sessions of the cluster's slurmstepd (batch scripts, tasks, also of jobs that ignore
+# SIGTERM). A failed start stops what it started (trap).
 # restart stops slurmd and slurmctld the same way but with SIGKILL, keeps MUNGE, and
 # starts again: about 3 s.
 # Two clusters with different --dir and --port-base coexist.
@@ -198,6 +200,22 @@ alive() {
 # record NAME PID: DIR/pids lists what start started, for stop.
 record() { echo "$1 $2" >>"$dir/pids"; }
 
+# step_sessions: the session ids of this cluster's slurmstepd processes: those whose
+# environment has SLURM_CONF=DIR/slurm.conf (slurmd passes its own on) or that hold
+# a file under DIR open (their slurmd log).
+step_sessions() {
+	local p sid mysid
+	mysid=$(ps -o sid= -p $$ | tr -d ' ')
+	for p in $(pgrep -x slurmstepd 2>/dev/null; ps -e -o pid=,args= | awk '$2 == "slurmstepd:" { print $1 }'); do
+		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$dir/slurm.conf" ||
+			find "/proc/$p/fd" -mindepth 1 -maxdepth 1 -lname "$dir/*" -print -quit 2>/dev/null | grep -q .; then
+			sid=$(ps -o sid= -p "$p" 2>/dev/null | tr -d ' ') || continue
+			# never a session this script runs in (nor init's)
+			[ -n "$sid" ] && [ "$sid" -gt 1 ] && [ "$sid" != "$mysid" ] && echo "$sid"
+		fi
+	done | sort -u
+}
+
 # stop_cluster [keep-munge]
 stop_cluster() {
 	[ -f "$dir/pids" ] || return 0
@@ -205,14 +223,24 @@ stop_cluster() {
 	# restart: MUNGE stays, and the Slurm daemons get SIGKILL once the jobs are gone
 	# (their state is wiped at start anyway; SIGTERM takes them 2 s each).
 	[ "$keep" = keep-munge ] && pats=(slurmd slurmctld) sig=KILL
-	# Cancel the jobs first, so that their steps end normally.
+	# Cancel the jobs first, so that their steps end normally: every job slurmctld
+	# knows, whatever its partition or user (squeue --all also lists hidden ones).
+	local ids
 	if alive "$(awk '$1 == "slurmctld" { print $2 }' "$dir/pids")"; then
-		scancel --full -p all >/dev/null 2>&1 || true
+		ids=$(squeue -h --all -o %A 2>/dev/null | sort -u) || true
+		if [ -n "$ids" ]; then
+			# shellcheck disable=SC2086
+			scancel --full $ids >/dev/null 2>&1 || true
+		fi
 		for i in $(seq 50); do
-			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+			[ -z "$(squeue -h --all -o %A 2>/dev/null)" ] && break
 			sleep 0.1
 		done
 	fi
+	# The job steps' sessions, while their slurmd still run (a step that has not
+	# ended by now is killed with its session below).
+	local stepsids
+	stepsids=$(step_sessions)
 	while read -r name pid; do
 		# every daemon was started by setsid: its pid is its session id
 		[ "$keep" = keep-munge ] && [ "$name" = munged ] && continue
@@ -235,8 +263,11 @@ stop_cluster() {
 			[ "${name%%:*}" = "$pat" ] && alive "$pid" && kill -9 "$pid" 2>/dev/null || true
 		done <"$dir/pids"
 	done
-	# Job steps (slurmstepd and their tasks) left in the daemons' sessions.
+	# Job steps: slurmstepd runs in a session of its own (slurmd's child calls
+	# setsid and exits), with the batch script and the tasks; any process left in
+	# those sessions or in the daemons' ends here, by process id.
 	local p
+	sids+=($stepsids $(step_sessions))
 	for p in $(ps -e -o pid=,sid= | awk -v s=" ${sids[*]} " 'index(s, " " $2 " ") { print $1 }'); do
 		kill -9 "$p" 2>/dev/null || true
 	done
