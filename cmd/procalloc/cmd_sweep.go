@@ -70,6 +70,7 @@ func init() {
   seeds: [1]                       # sim --seed and --comm-seed; default [1]
   engines: [message, flit]         # sim --engine (with patterns); default [message]
   flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags, e.g. --vcs 2
+                                   # or --hostlist, 'node[0001-0352]' (host names, as sim)
 
 JSON with the same keys works too. An unknown key is an error naming it and its line.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
