@@ -122,7 +122,7 @@ DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and 
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
 procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
-procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
+mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
 procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
