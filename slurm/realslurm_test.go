@@ -359,3 +359,45 @@ func TestStopEndsEveryJobOnSlurm(t *testing.T) {
 		t.Fatalf("slurm-cluster.sh stop left %d processes of the cluster running: %v", len(left), left)
 	}
 }
+
+// Shared nodes are not modelled (README, "From an ordering to a running Slurm"): with
+// CPUs=2 per node and a partition that does not give whole nodes, Slurm places two
+// one-node jobs (one CPU each) on the same node, where procalloc's emulation, whose
+// model is whole nodes, takes a second node; OverSubscribe=EXCLUSIVE on the
+// partition gives whole nodes again, as modelled.
+func TestSharedNodesOnSlurm(t *testing.T) {
+	c := newCluster(t, "shared")
+	conf := c.script1("conf", "--nodes", "4", "--dir", c.dir, "--port-base", strconv.Itoa(portBase()+60))
+	data, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := strings.ReplaceAll(string(data), " CPUs=1 ", " CPUs=2 ")
+	if shared == string(data) {
+		t.Fatalf("%s: no CPUs=1 to change", conf)
+	}
+	for _, p := range []struct {
+		partition string
+		same      bool
+	}{
+		{"", true},
+		{" OverSubscribe=EXCLUSIVE", false},
+	} {
+		confPath := filepath.Join(t.TempDir(), "slurm.conf")
+		text := strings.Replace(shared, "PartitionName=all Nodes=ALL", "PartitionName=all Nodes=ALL"+p.partition, 1)
+		if err := os.WriteFile(confPath, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if p.partition == "" {
+			c.start("--conf", confPath)
+		} else {
+			c.script1("restart", "--dir", c.dir, "--conf", confPath)
+		}
+		_, first := c.alloc(1)
+		_, second := c.alloc(1)
+		if got := slices.Equal(first, second); got != p.same {
+			t.Fatalf("CPUs=2, partition%s: two 1-node jobs on %v and %v", p.partition, first, second)
+		}
+		t.Logf("CPUs=2, partition%s: two 1-node jobs on %v and %v", p.partition, first, second)
+	}
+}
