@@ -401,3 +401,42 @@ func TestSharedNodesOnSlurm(t *testing.T) {
 		t.Logf("CPUs=2, partition%s: two 1-node jobs on %v and %v", p.partition, first, second)
 	}
 }
+
+// Slurm's node order is natural name order as slurmctld's strnatcmp has it, whatever
+// the NodeName lines' order: with names that mix zero padding (x1..x9 and
+// x010..x016) x010 comes before x1 (its leading zeros are skipped), which
+// hostlist.NaturalCompare, the order of procalloc's Slurm emulators and of the
+// name-order curve, must match (issue 29). The lines are written shuffled; the
+// order is read from scontrol show nodes, and a first allocation of three nodes
+// (Best Fit on that order, all nodes free) takes its first three.
+func TestNodeOrderOnSlurm(t *testing.T) {
+	c := newCluster(t, "natural")
+	names, err := hostlist.Expand("x[1-9],x[010-016]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shuffled := slices.Clone(names)
+	for i := range shuffled { // a fixed permutation
+		j := (i*7 + 3) % len(shuffled)
+		shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+	}
+	c.start("--nodes", strconv.Itoa(len(names)), "--port-base", strconv.Itoa(portBase()+80), "--names", strings.Join(shuffled, ","))
+	var shown []string
+	for _, l := range strings.Split(c.run("scontrol", "-o", "show", "nodes"), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "NodeName=") {
+			shown = append(shown, strings.TrimPrefix(f[0], "NodeName="))
+		}
+	}
+	want := slices.Clone(names)
+	slices.SortFunc(want, hostlist.NaturalCompare)
+	if !slices.Equal(shown, want) {
+		t.Fatalf("NodeName lines %v:\nscontrol show nodes %v\nhostlist.NaturalCompare %v", shuffled, shown, want)
+	}
+	_, got := c.alloc(3)
+	first := slices.Clone(want[:3])
+	slices.SortFunc(first, hostlist.NaturalCompare)
+	if !slices.Equal(got, first) {
+		t.Fatalf("3 nodes of 16 free: Slurm %v, the first three in natural order %v", got, first)
+	}
+	t.Logf("scontrol show nodes: %v; a 3-node job took %v", shown, got)
+}
