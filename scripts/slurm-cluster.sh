@@ -255,7 +255,7 @@ step_sessions() {
 	local p sid mysid
 	mysid=$(ps -o sid= -p $$ | tr -d ' ')
 	for p in $(pgrep -x slurmstepd 2>/dev/null; ps -e -o pid=,args= | awk '$2 == "slurmstepd:" { print $1 }'); do
-		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$dir/slurm.conf" ||
+		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$dir/slurm.conf" ||
 			find "/proc/$p/fd" -mindepth 1 -maxdepth 1 -lname "$dir/*" -print -quit 2>/dev/null | grep -q .; then
 			sid=$(ps -o sid= -p "$p" 2>/dev/null | tr -d ' ') || continue
 			# never a session this script runs in (nor init's)
