@@ -234,7 +234,12 @@ func exampleFixtures(t *testing.T, dir string) {
 	// ../shared as the repository's (QAPLIB, traces), examples/ the repository's.
 	link(filepath.Join("..", "shared"), "../../../shared")
 	link("examples", "../../examples")
-	link("sim", "../../sim") // examples/demo-sweep.yaml's trace is examples/../sim/testdata/...
+	// Examples that name the repository's sample files from its root.
+	for _, d := range []string{"sim", "topo", "plan"} {
+		if _, err := os.Stat(filepath.Join("../..", d)); err == nil {
+			link(d, filepath.Join("../..", d))
+		}
+	}
 	for _, tr := range []string{"LLNL-T3D-1996-2.converted.txt.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-Par-1996-3.1-cln.swf.gz"} {
 		if _, err := os.Stat(filepath.Join("../../../shared/traces", tr)); err == nil {
 			link(tr, filepath.Join("../../../shared/traces", tr))
