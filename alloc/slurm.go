@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -130,7 +129,11 @@ func init() {
 func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error) {
 	mode, rest, _ := strings.Cut(arg, ":")
 	var cfg SlurmConfig
-	cfg.Names = curves.NodeNames(m)
+	names, err := opt.nodeNames(m)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Names = names
 	var order string
 	switch mode {
 	case "consec":

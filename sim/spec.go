@@ -66,6 +66,12 @@ type Spec struct {
 	Machine     topo.Machine
 	MachineSpec string
 
+	// Hosts are the machine's host names in node-index order (alloc.Options.Names):
+	// the names a slurm:tree/slurm:block topology.conf and an sacct trace's node
+	// lists use, e.g. a mesh's nodes named node[0001-1024]. nil: a graph's own
+	// names, node indices on a grid.
+	Hosts []string
+
 	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
@@ -411,6 +417,9 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if m.N() > MaxNodes {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
+	if s.Hosts != nil && len(s.Hosts) != m.N() {
+		return nil, fieldErr("Hosts", "", "%d host names for the %d nodes of %s", len(s.Hosts), m.N(), m.Spec())
+	}
 	if s.Comm != "" && s.Engine == EngineFlit {
 		if _, err := s.flitConfig(m); err != nil {
 			return nil, err
@@ -504,7 +513,7 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo})
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo, Names: s.Hosts})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}

@@ -25,6 +25,7 @@ type simFlags struct {
 	trace, machine, sched, compat, format string
 	graph, spanCurve                      string
 	gf                                    *graphFlags
+	hosts                                 *hostSource
 	skipBad                               bool
 	maxJobs                               int
 	tz                                    string
@@ -50,6 +51,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8")
 	fs.StringVar(&f.graph, "graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")
 	f.gf = declareGraphFlags(fs)
+	f.hosts = declareHostFlags(fs, "the names of the machine's nodes in slurm:tree/slurm:block topology files, sacct node lists and host ranking files; they replace a --graph's own")
 	fs.StringVar(&f.spanCurve, "span-curve", "", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)")
 	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)")
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
@@ -146,6 +148,7 @@ var specFlags = map[string]string{
 	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
 	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
 	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay", "TaskOrder": "--task-order",
+	"Hosts": "--hosts/--hostlist",
 }
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
@@ -234,6 +237,21 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
 	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
+	if f.hosts != nil && f.hosts.given() {
+		if err := f.hosts.check(); err != nil {
+			return s, err
+		}
+		var err error
+		if s.Machine != nil {
+			s.Hosts, err = f.hosts.read(e, s.Machine.N())
+		} else {
+			s.Hosts, err = f.hosts.names(e) // counted once the replay builds the machine
+		}
+		if err != nil {
+			return s, err
+		}
+		s.Ranking = allocRankingNamed(s.Hosts)
+	}
 	s.SlurmBlocks = allocSlurmBlocks
 	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
 	if f.compat == "default" {
@@ -331,7 +349,7 @@ func init() {
 	register(&command{
 		name:    "sim",
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
-		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
+		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
 		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
 estimate", or sacct -P output; gzip read transparently) on a mesh or torus, a
 synthetic fat tree or dragonfly (--machine), or a real network (--graph): jobs arrive,
@@ -359,6 +377,14 @@ waited for a block, how long, and the extra mean wait against the same replay wi
 slurm:consec (block_waits in --json; block_wait per job in --per-job).
 
 ` + graphHelp + `
+
+--hosts FILE or --hostlist EXPR names the machine's nodes in node-index order (as
+curve --format hosts reads them; a graph's own names are replaced): the names that
+a slurm:tree or slurm:block topology.conf, an sacct trace's node lists (as-run) and
+a host ranking file use. So a mesh ordering meets a topology.conf of real hosts:
+--machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert
+replays Slurm's topology/tree on those hosts with Weight= along the Hilbert curve.
+Without them, nodes are named by index on a grid (0, 1, ...).
 
 sacct traces (--format sacct, or detected from the header): produce them with
   sacct -X -P -a -S START -E END -o ` + sim.SacctFields + `
@@ -436,8 +462,9 @@ procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jo
 procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
 procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
-procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
-procalloc sim --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace sacct.txt --graph topology.conf --alloc slurm:tree:topology.conf --sched as-run
+procalloc sim --trace sacct.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace sacct.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert --sched as-run
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:32x32 --alloc slurm:block:BLOCKS.conf --sched easy --contract 0.35 --metrics sched
 procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
