@@ -338,7 +338,12 @@ type Summary struct {
 	// caller that scaled it; 0 when not recorded).
 	LoadFactor float64 `json:"load_factor,omitempty"`
 	// Seconds is the replay's wall-clock time (set by the caller that timed it).
-	Seconds             float64 `json:"seconds,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+
+	// AllocTime is the allocator's own time within Seconds; like Seconds it
+	// depends on the run, not on the input.
+	AllocTime *AllocTime `json:"alloc_time,omitempty"`
+
 	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
 	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
 	MeanWait            float64 `json:"mean_wait"`
@@ -540,6 +545,9 @@ func (a *aggregate) add(r *JobResult) {
 // result is the summary of the records added.
 func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: a.jobs}
+	if cfg.Clock != nil {
+		s.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
+	}
 	_, s.SpanOrder = spanOrder(cfg)
 	if cfg.Metrics.Has(MetricsRoute) {
 		s.RouteSummary = &RouteSummary{RoutePattern: "all-to-all"}

@@ -74,6 +74,9 @@ type Config struct {
 	// stops the replay. With Comm the calls come at the end of the replay, once
 	// cycles are converted to seconds.
 	JobDone func(r *JobResult) error
+	// Clock, when set, measures the allocator's calls (else the replay uses its
+	// own); Summary.AllocTime is its reading.
+	Clock *alloc.Clock
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -466,6 +469,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	if cfg.Alloc.NumFree() != cfg.Machine.N() {
 		return nil, errors.New("sim: the allocator must start with every node free")
 	}
+	cfg = clocked(cfg)
 	n := cfg.Machine.N()
 	for _, j := range jobs {
 		if j.Procs > n {
@@ -587,7 +591,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				continue
 			}
 			r := tab.at(e.job)
-			if err := cfg.Alloc.Release(r.Nodes); err != nil {
+			if err := cfg.Clock.Release(cfg.Alloc, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
 			m.release(r.Nodes)
@@ -644,9 +648,9 @@ func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieRepor
 	var nodes []int
 	var err error
 	if p, ok := cfg.Alloc.(alloc.Placer); ok {
-		nodes, err = p.Place(r.NodeList)
+		nodes, err = cfg.Clock.Place(p, r.NodeList)
 	} else {
-		nodes, err = cfg.Alloc.Allocate(r.Procs)
+		nodes, err = cfg.Clock.Allocate(cfg.Alloc, r.Procs)
 	}
 	if err != nil {
 		return fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
