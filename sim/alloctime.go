@@ -34,12 +34,3 @@ func NewAllocTime(r alloc.ClockReading) *AllocTime {
 	}
 	return t
 }
-
-// clocked returns cfg with a clock for the allocator's calls: the caller's
-// (Config.Clock), else a new one.
-func clocked(cfg Config) Config {
-	if cfg.Clock == nil {
-		cfg.Clock = &alloc.Clock{}
-	}
-	return cfg
-}

@@ -340,8 +340,9 @@ type Summary struct {
 	// Seconds is the replay's wall-clock time (set by the caller that timed it).
 	Seconds float64 `json:"seconds,omitempty"`
 
-	// AllocTime is the allocator's own time within Seconds; like Seconds it
-	// depends on the run, not on the input.
+	// AllocTime is the allocator's own time within Seconds (set, like Seconds,
+	// by the caller that timed it: Replay.Run); it depends on the run, not on the
+	// input.
 	AllocTime *AllocTime `json:"alloc_time,omitempty"`
 
 	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
@@ -545,9 +546,6 @@ func (a *aggregate) add(r *JobResult) {
 // result is the summary of the records added.
 func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: a.jobs}
-	if cfg.Clock != nil {
-		s.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
-	}
 	_, s.SpanOrder = spanOrder(cfg)
 	if cfg.Metrics.Has(MetricsRoute) {
 		s.RouteSummary = &RouteSummary{RoutePattern: "all-to-all"}

@@ -74,8 +74,8 @@ type Config struct {
 	// stops the replay. With Comm the calls come at the end of the replay, once
 	// cycles are converted to seconds.
 	JobDone func(r *JobResult) error
-	// Clock, when set, measures the allocator's calls (else the replay uses its
-	// own); Summary.AllocTime is its reading.
+	// Clock, when set, measures the allocator's calls (Replay.Run reports its
+	// reading as Summary.AllocTime).
 	Clock *alloc.Clock
 }
 
@@ -469,7 +469,6 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	if cfg.Alloc.NumFree() != cfg.Machine.N() {
 		return nil, errors.New("sim: the allocator must start with every node free")
 	}
-	cfg = clocked(cfg)
 	n := cfg.Machine.N()
 	for _, j := range jobs {
 		if j.Procs > n {
