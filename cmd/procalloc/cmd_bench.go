@@ -79,7 +79,7 @@ procalloc bench --graph fabric.ibnet --alloc bf:rcm,genalg --jobs 1000`,
 					return usagef("unexpected arguments %q", args)
 				}
 				specs := splitAllocSpecs(*allocs)
-				if len(specs) == 0 {
+				if len(specs) == 0 || *allocs == "" {
 					return usagef("--alloc needs at least one allocator spec")
 				}
 				for i, s := range specs {
