@@ -225,7 +225,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 		for _, i := range finished {
 			r := &res[i]
 			m.release(r.Nodes)
-			if err := cfg.Alloc.Release(r.Nodes); err != nil {
+			if err := cfg.Clock.Release(cfg.Alloc, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at cycle %d: %w", r.ID, now, err)
 			}
 			if err := em.finished(i); err != nil {

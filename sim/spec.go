@@ -577,6 +577,9 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = &alloc.Clock{}
+	}
 	t0 := time.Now()
 	var res *Result
 	if rp.lazy != nil && cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun {
@@ -590,6 +593,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	secs := time.Since(t0).Seconds()
 	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
 		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
+	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {
 		rep.LoadFactor = rp.Spec.LoadFactor
