@@ -1,0 +1,131 @@
+package netsim
+
+import (
+	"fmt"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// FlitConfig are the parameters of the flit-level engine. Every field must be set
+// (DefaultFlitConfig gives BookSim2's defaults); zero or negative values are errors.
+type FlitConfig struct {
+	// VCs is the number of virtual channels per port. A torus needs an even number
+	// of at least 2: half for the packets whose route in the current dimension
+	// crosses the wraparound link and half for the others (BookSim2's dim_order
+	// routing on a torus; one class would deadlock).
+	VCs int
+	// VCBuffer is the depth, in flits, of each virtual channel's input buffer. It
+	// must cover the credit round trip (see MinVCBuffer), or a lone packet could
+	// not stream one flit per cycle.
+	VCBuffer int
+	// PacketFlits is the length of every packet (message) in flits.
+	PacketFlits int
+	// RoutingDelay, VCAllocDelay, SwitchAllocDelay and SwitchDelay are the cycles of
+	// the router's four pipeline stages (BookSim2's routing_delay, vc_alloc_delay,
+	// sw_alloc_delay and st_final_delay; 1 each by default).
+	RoutingDelay, VCAllocDelay, SwitchAllocDelay, SwitchDelay int
+	// LinkDelay is the latency of a router-to-router channel in cycles (flits and
+	// credits alike). BookSim2's k-ary n-cube gives its channels 1 cycle on a mesh
+	// and 2 on a torus (use_noc_latency = 1, "torus channel is longer due to wrap
+	// around"); BookSimLinkDelay returns that. Injection and ejection channels
+	// always take 1 cycle.
+	LinkDelay int
+	// Seed drives the engine's own random choices: the direction of a torus route
+	// when both ways round are equally long (BookSim2 draws it at random too).
+	Seed uint64
+	// HopClasses, on graphs, gives the packet on its h-th link (h from 0) only
+	// virtual channel min(h, VCs-1) instead of any: with at least as many VCs as the
+	// longest route has links, every packet climbs to a higher VC at each hop, so
+	// shortest-path routing cannot deadlock on any graph (a dragonfly, a ring),
+	// the distance-class scheme of Dally and Towles 2004 §14.1.2 (Günther 1981).
+	// Without it (BookSim2's behaviour) every VC is usable at every hop. Ignored on
+	// grids, whose routing is deadlock-free already.
+	HopClasses bool
+}
+
+// BookSimLinkDelay is BookSim2's channel latency for machine m: 2 cycles on a grid
+// with a wrapped dimension, 1 otherwise.
+func BookSimLinkDelay(m topo.Machine) int {
+	if g, ok := m.(*topo.Grid); ok && g.Wraps() {
+		return 2
+	}
+	return 1
+}
+
+// DefaultFlitConfig is BookSim2's default input-queued router on machine m, with
+// the configuration of docs/comm.md: one virtual channel on a mesh or graph and two
+// (one per dateline class) on a torus, 8-flit buffers, 32-flit packets, one cycle
+// per pipeline stage, BookSim2's link latency.
+func DefaultFlitConfig(m topo.Machine) FlitConfig {
+	vcs := 1
+	if g, ok := m.(*topo.Grid); ok && g.Wraps() {
+		vcs = 2
+	}
+	return FlitConfig{VCs: vcs, VCBuffer: 8, PacketFlits: 32, RoutingDelay: 1, VCAllocDelay: 1,
+		SwitchAllocDelay: 1, SwitchDelay: 1, LinkDelay: BookSimLinkDelay(m)}
+}
+
+// MinVCBuffer is the smallest buffer that lets a virtual channel stream: a credit
+// comes back ST + 2L + 2SA cycles after the switch allocation that used it (switch
+// traversal, link, the downstream switch allocation that frees the slot, the credit's
+// link back, and the allocation that uses it again), and a virtual channel wins at
+// most one allocation every SA cycles, so it needs ceil((ST + 2L + 2SA) / SA)
+// credits in flight (5 with BookSim2's defaults on a mesh, 7 with its 2-cycle torus
+// links).
+func (c FlitConfig) MinVCBuffer() int {
+	rt := c.SwitchDelay + 2*c.LinkDelay + 2*c.SwitchAllocDelay
+	return (rt + c.SwitchAllocDelay - 1) / c.SwitchAllocDelay
+}
+
+const maxFlitParam = 1 << 12
+
+// Validate reports parameters outside their ranges, naming the field.
+func (c FlitConfig) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+		max  int
+	}{
+		{"virtual channels", c.VCs, 64},
+		{"vc buffer", c.VCBuffer, 1 << 16},
+		{"packet size (flits)", c.PacketFlits, 1 << 20},
+		{"routing delay", c.RoutingDelay, maxFlitParam},
+		{"vc allocation delay", c.VCAllocDelay, maxFlitParam},
+		{"switch allocation delay", c.SwitchAllocDelay, maxFlitParam},
+		{"switch traversal delay", c.SwitchDelay, maxFlitParam},
+		{"link delay", c.LinkDelay, maxFlitParam},
+	} {
+		if f.v < 1 || f.v > f.max {
+			return fmt.Errorf("%s %d: must be 1..%d", f.name, f.v, f.max)
+		}
+	}
+	if m := c.MinVCBuffer(); c.VCBuffer < m {
+		return fmt.Errorf("vc buffer of %d flits is too small: a virtual channel needs at least %d to stream one flit per cycle, "+
+			"since a credit returns %d cycles after the switch allocation that used it (switch traversal %d + link %d + downstream switch allocation %d + credit link %d + switch allocation %d)",
+			c.VCBuffer, m, c.SwitchDelay+2*c.LinkDelay+2*c.SwitchAllocDelay, c.SwitchDelay, c.LinkDelay, c.SwitchAllocDelay, c.LinkDelay, c.SwitchAllocDelay)
+	}
+	return nil
+}
+
+// CheckMachine is Validate, and whether the engine can run on machine m: a mesh
+// (with or without I/O nodes), a torus with an even number of virtual channels (at
+// least 2, one per dateline class), or a graph.
+func (c FlitConfig) CheckMachine(m topo.Machine) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	switch g := m.(type) {
+	case *topo.Grid:
+		if g.IO() != nil && g.Wraps() {
+			return fmt.Errorf("flit engine: %s has I/O nodes on a torus; I/O nodes need a mesh", m.Spec())
+		}
+		if g.Wraps() && (c.VCs < 2 || c.VCs%2 != 0) {
+			return fmt.Errorf("flit engine on torus %s: %d virtual channels; a torus needs an even number, at least 2, "+
+				"for the two dateline classes (one class of virtual channels around a ring deadlocks)", m.Spec(), c.VCs)
+		}
+	case *topo.Graph:
+	default:
+		return fmt.Errorf("flit engine: no model for machine %s", m.Spec())
+	}
+	return nil
+}
