@@ -44,6 +44,7 @@ type frouter struct {
 	saQ      []qent
 	saSpare  []qent // saUpdate's next saQ (scratch, its own array)
 	listed   bool
+	xbar     int64 // switch traversal over ST > 1 cycles: the start of the newest batch (crossbar)
 }
 
 // fivc is an input virtual channel: its buffer's head and flit count, its state,
@@ -206,6 +207,7 @@ type FlitEngine struct {
 
 	flitHops, delivered, hops, injected int64
 	portFlits                           []int64 // flits sent on each global output port (router-to-router ones counted)
+	lastSend                            []int64 // ST > 1: the last cycle a flit left each global output port (crossbar)
 	events                              int64   // events in the wheel
 }
 
@@ -303,8 +305,7 @@ func (e *FlitEngine) cycle(t int64) {
 			rt := &e.routers[r]
 			switch iv.state {
 			case vcIdle:
-				iv.state = vcRouting
-				rt.routeQ = append(rt.routeQ, mkq(a-rt.base*V, V))
+				e.toRouting(rt, mkq(a-rt.base*V, V))
 			case vcActive:
 				if c == 0 {
 					rt.saQ = append(rt.saQ, mkq(a-rt.base*V, V))
@@ -340,6 +341,20 @@ func (e *FlitEngine) cycle(t int64) {
 		}
 	}
 	e.list, e.next = e.next, list
+}
+
+// toRouting queues the head flit at the front of input VC q for routing, or, with a
+// routing delay of 0 (BookSim2's lookahead routing, the route computed upstream),
+// routes it at once and queues it for VC allocation in this cycle.
+func (e *FlitEngine) toRouting(rt *frouter, q qent) {
+	g := rt.base*e.V + q.ivc
+	if e.cfg.RoutingDelay == 0 {
+		e.route(rt, q.ivc)
+		rt.vaQ = append(rt.vaQ, q)
+		return
+	}
+	e.iv[g].state = vcRouting
+	rt.routeQ = append(rt.routeQ, q)
 }
 
 func mkq(l, V int32) qent {
@@ -505,10 +520,51 @@ func (e *FlitEngine) Stats() FlitStats {
 // mesh with I/O nodes the compute nodes, among which FlitUniformTraffic runs): the
 // head takes 2 cycles into its first router, R+VA+SA+ST+L per hop, R+VA+SA+ST+1 out
 // of the last router, and the tail arrives S-1 cycles after it.
-func (e *FlitEngine) ZeroLoadLatency() float64 {
+func (e *FlitEngine) ZeroLoadLatency() float64 { return e.zeroLoad(e.meanHops()) }
+
+// patternZeroLoad is ZeroLoadLatency over the packets of pattern d.
+func (e *FlitEngine) patternZeroLoad(d *Destinations) float64 {
+	h, ok := d.meanHops(e.routeHops)
+	if !ok {
+		return e.ZeroLoadLatency()
+	}
+	return e.zeroLoad(h)
+}
+
+// zeroLoad is a lone packet's latency over h hops (a mean over packets: h the mean).
+func (e *FlitEngine) zeroLoad(h float64) float64 {
 	c := e.cfg
 	stages := float64(c.RoutingDelay + c.VCAllocDelay + c.SwitchAllocDelay + c.SwitchDelay)
-	return 2 + e.meanHops()*(stages+float64(c.LinkDelay)) + stages + 1 + float64(c.PacketFlits-1)
+	lag := 0.0
+	if c.PacketFlits > 1 { // the body falls ST-1 cycles behind the head at the last switch (crossbar)
+		lag = float64(c.SwitchDelay - 1)
+	}
+	return 2 + h*(stages+float64(c.LinkDelay)) + stages + 1 + float64(c.PacketFlits-1) + lag
+}
+
+// routeHops is the number of router-to-router links on the engine's route from
+// terminal src to terminal dst (compute nodes on a mesh with I/O nodes).
+func (e *FlitEngine) routeHops(src, dst int) int {
+	if e.grid == nil {
+		h := 0
+		for v := src; v != dst; v = e.graph.next(dst, v) {
+			h++
+		}
+		return h
+	}
+	nd := len(e.dims)
+	h := int32(0)
+	for j, k := range e.dims {
+		d := e.coord[src*nd+j] - e.coord[dst*nd+j]
+		if d < 0 {
+			d = -d
+		}
+		if e.wrap[j] && 2*d > k {
+			d = k - d
+		}
+		h += d
+	}
+	return int(h)
 }
 
 // meanHops is the mean route length over all ordered pairs, self pairs included.

@@ -43,6 +43,9 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 	}
 	e.buf = make([]int32, nv*cfg.VCBuffer)
 	e.portFlits = make([]int64, np)
+	if cfg.SwitchDelay > 1 {
+		e.lastSend = make([]int64, np)
+	}
 	e.iv = make([]fivc, nv)
 	e.vaAptr = make([]int32, nv)
 	e.vaGptr = make([]int32, nv)
@@ -62,7 +65,10 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 	}
 	e.grant = make([]int32, maxP*cfg.VCs)
 	e.accept = make([]int32, maxP*cfg.VCs)
-	span := int64(cfg.SwitchDelay+cfg.LinkDelay+4) + 2
+	// The longest a flit waits from its switch grant to its arrival: the switch's
+	// batching and the output's one flit per cycle (crossbar) hold it up to 3 ST
+	// cycles.
+	span := int64(3*cfg.SwitchDelay+cfg.LinkDelay+4) + 2
 	size := int64(1)
 	for size < span {
 		size <<= 1
@@ -264,6 +270,7 @@ func (e *FlitEngine) Reset() {
 	for i := range e.routers {
 		r := &e.routers[i]
 		r.routeQ, r.vaQ, r.saQ, r.listed = r.routeQ[:0], r.vaQ[:0], r.saQ[:0], false
+		r.xbar = -1 << 40
 	}
 	for i := range e.wheel {
 		e.wheel[i] = e.wheel[i][:0]
@@ -273,6 +280,9 @@ func (e *FlitEngine) Reset() {
 	e.list, e.next = e.list[:0], e.next[:0]
 	e.flitHops, e.delivered, e.hops, e.injected = 0, 0, 0, 0
 	clear(e.portFlits)
+	for i := range e.lastSend {
+		e.lastSend[i] = -1 << 40
+	}
 	e.events = 0
 	e.ports = e.ports[:0]
 	ST := int32(e.cfg.SwitchDelay)

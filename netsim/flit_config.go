@@ -65,13 +65,14 @@ func DefaultFlitConfig(m topo.Machine) FlitConfig {
 		SwitchAllocDelay: 1, SwitchDelay: 1, LinkDelay: BookSimLinkDelay(m)}
 }
 
-// MinVCBuffer is the smallest buffer that lets a virtual channel stream: a credit
-// comes back ST + 2L + 2SA cycles after the switch allocation that used it (switch
-// traversal, link, the downstream switch allocation that frees the slot, the credit's
-// link back, and the allocation that uses it again), and a virtual channel wins at
-// most one allocation every SA cycles, so it needs ceil((ST + 2L + 2SA) / SA)
-// credits in flight (5 with BookSim2's defaults on a mesh, 7 with its 2-cycle torus
-// links).
+// MinVCBuffer is the smallest buffer that lets a lone virtual channel stream one
+// flit per cycle: a credit comes back ST + 2L + 2SA cycles after the switch
+// allocation that used it (switch traversal, link, the downstream switch allocation
+// that frees the slot, the credit's link back, and the allocation that uses it
+// again), and a virtual channel wins at most one allocation every SA cycles, so it
+// needs ceil((ST + 2L + 2SA) / SA) credits in flight (5 with BookSim2's defaults on a
+// mesh, 7 with its 2-cycle torus links). Smaller buffers are allowed, as in BookSim2:
+// a packet then moves in bursts of VCBuffer flits per credit round trip.
 func (c FlitConfig) MinVCBuffer() int {
 	rt := c.SwitchDelay + 2*c.LinkDelay + 2*c.SwitchAllocDelay
 	return (rt + c.SwitchAllocDelay - 1) / c.SwitchAllocDelay
@@ -79,37 +80,59 @@ func (c FlitConfig) MinVCBuffer() int {
 
 const maxFlitParam = 1 << 12
 
-// Validate reports parameters outside their ranges, naming the field.
+// Validate reports parameters outside their ranges, naming the field. The routing
+// delay may be 0: lookahead routing, the route at the next router computed while
+// the head crosses this one (BookSim2's routing_delay = 0).
 func (c FlitConfig) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
+		min  int
 		max  int
 	}{
-		{"virtual channels", c.VCs, 64},
-		{"vc buffer", c.VCBuffer, 1 << 16},
-		{"packet size (flits)", c.PacketFlits, 1 << 20},
-		{"routing delay", c.RoutingDelay, maxFlitParam},
-		{"vc allocation delay", c.VCAllocDelay, maxFlitParam},
-		{"switch allocation delay", c.SwitchAllocDelay, maxFlitParam},
-		{"switch traversal delay", c.SwitchDelay, maxFlitParam},
-		{"link delay", c.LinkDelay, maxFlitParam},
+		{"virtual channels", c.VCs, 1, 64},
+		{"vc buffer", c.VCBuffer, 1, 1 << 16},
+		{"packet size (flits)", c.PacketFlits, 1, 1 << 20},
+		{"routing delay", c.RoutingDelay, 0, maxFlitParam},
+		{"vc allocation delay", c.VCAllocDelay, 1, maxFlitParam},
+		{"switch allocation delay", c.SwitchAllocDelay, 1, maxFlitParam},
+		{"switch traversal delay", c.SwitchDelay, 1, maxFlitParam},
+		{"link delay", c.LinkDelay, 1, maxFlitParam},
 	} {
-		if f.v < 1 || f.v > f.max {
-			return fmt.Errorf("%s %d: must be 1..%d", f.name, f.v, f.max)
+		if f.v < f.min || f.v > f.max {
+			return fmt.Errorf("%s %d: must be %d..%d", f.name, f.v, f.min, f.max)
 		}
-	}
-	if m := c.MinVCBuffer(); c.VCBuffer < m {
-		return fmt.Errorf("vc buffer of %d flits is too small: a virtual channel needs at least %d to stream one flit per cycle, "+
-			"since a credit returns %d cycles after the switch allocation that used it (switch traversal %d + link %d + downstream switch allocation %d + credit link %d + switch allocation %d)",
-			c.VCBuffer, m, c.SwitchDelay+2*c.LinkDelay+2*c.SwitchAllocDelay, c.SwitchDelay, c.LinkDelay, c.SwitchAllocDelay, c.LinkDelay, c.SwitchAllocDelay)
 	}
 	return nil
 }
 
+// Unreferenced lists the parameters of c that BookSim2 (commit 28f43299) cannot run,
+// so that no reference figure exists for them: the engine runs them as its stage
+// model says, and the caller should say so.
+func (c FlitConfig) Unreferenced(m topo.Machine) []string {
+	var notes []string
+	if c.VCAllocDelay > 1 {
+		notes = append(notes, fmt.Sprintf("vc allocation delay %d: BookSim2 stops on an assertion with a VC-allocation delay above 1, so no reference exists for it", c.VCAllocDelay))
+	}
+	if c.SwitchAllocDelay > 1 {
+		notes = append(notes, fmt.Sprintf("switch allocation delay %d: BookSim2 stops on an assertion with a switch-allocation delay above 1 (without speculation), so no reference exists for it", c.SwitchAllocDelay))
+	}
+	if c.LinkDelay != BookSimLinkDelay(m) {
+		notes = append(notes, fmt.Sprintf("link delay %d: BookSim2's k-ary n-cubes have links of %d cycles, so no reference exists for it", c.LinkDelay, BookSimLinkDelay(m)))
+	}
+	if c.HopClasses {
+		notes = append(notes, "hop classes: not a BookSim2 routing function, so no reference exists for it")
+	}
+	return notes
+}
+
 // CheckMachine is Validate, and whether the engine can run on machine m: a mesh
-// (with or without I/O nodes), a torus with an even number of virtual channels (at
-// least 2, one per dateline class), or a graph.
+// (with or without I/O nodes), a torus with at least 2 virtual channels, or a graph.
+// A torus splits its VCs into two dateline classes of V/2 each, rounded up and
+// overlapping in the middle VC when V is odd, as BookSim2's dim_order_torus does
+// (with the overlap a cycle of waiting VCs is possible again: the watchdog reports
+// it); one VC cannot be split (BookSim2 asserts on it) and one class around a ring
+// deadlocks.
 func (c FlitConfig) CheckMachine(m topo.Machine) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -119,8 +142,8 @@ func (c FlitConfig) CheckMachine(m topo.Machine) error {
 		if g.IO() != nil && g.Wraps() {
 			return fmt.Errorf("flit engine: %s has I/O nodes on a torus; I/O nodes need a mesh", m.Spec())
 		}
-		if g.Wraps() && (c.VCs < 2 || c.VCs%2 != 0) {
-			return fmt.Errorf("flit engine on torus %s: %d virtual channels; a torus needs an even number, at least 2, "+
+		if g.Wraps() && c.VCs < 2 {
+			return fmt.Errorf("flit engine on torus %s: %d virtual channel; a torus needs at least 2 "+
 				"for the two dateline classes (one class of virtual channels around a ring deadlocks)", m.Spec(), c.VCs)
 		}
 	case *topo.Graph:
