@@ -36,6 +36,10 @@ type Graph struct {
 	gonum     *simple.UndirectedGraph
 	hopOnce   sync.Once
 	hop       *hopIndex
+	// Recognised on first use (Dragonfly, structure.go).
+	dragonflyOnce sync.Once
+	dragonfly     DragonflyShape
+	isDragonfly   bool
 }
 
 // Group is a named set of nodes, such as the processors under one switch.

@@ -1,0 +1,97 @@
+package topo
+
+// DragonflyShape is the structure of a dragonfly (Kim, Dally, Scott and Abts,
+// "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008): Groups groups
+// of RoutersPerGroup routers, every two routers of a group joined, HostsPerRouter
+// hosts on each router, and at least one global link between any two groups.
+// Hosts are numbered router by router (host h on router h / HostsPerRouter) and
+// routers group by group (router r, counted from the first switch vertex, in group
+// r / RoutersPerGroup), as Dragonfly builds them.
+type DragonflyShape struct {
+	HostsPerRouter, RoutersPerGroup, Groups int
+}
+
+// Dragonfly returns the dragonfly structure of g when g has one, however g was made
+// (a "dragonfly:" spec or a fabric file with the same numbering): the structure is
+// recognised from the links alone, once, and every user of it (netsim's minimal
+// routing, its route loads) asks here.
+func (g *Graph) Dragonfly() (DragonflyShape, bool) {
+	g.dragonflyOnce.Do(func() { g.dragonfly, g.isDragonfly = recogniseDragonfly(g) })
+	return g.dragonfly, g.isDragonfly
+}
+
+// recogniseDragonfly finds the shape: the hosts per router from the first router's
+// hosts, the routers per group among the lengths of the run of routers joined to
+// the first router (a global link may lengthen the run), each checked in full.
+func recogniseDragonfly(g *Graph) (DragonflyShape, bool) {
+	n, nv := g.N(), g.Vertices()
+	nr := nv - n
+	if n < 1 || nr < 1 {
+		return DragonflyShape{}, false
+	}
+	p := 0
+	for h := 0; h < n && len(g.adj[h]) == 1 && g.adj[h][0] == n; h++ {
+		p++
+	}
+	if p < 1 || n%p != 0 || n/p != nr {
+		return DragonflyShape{}, false
+	}
+	// The routers n+1, n+2, ... joined to router n: the group is a prefix of them.
+	joined := map[int]bool{}
+	for _, w := range g.adj[n] {
+		joined[w] = true
+	}
+	run := 1
+	for joined[n+run] {
+		run++
+	}
+	for a := run; a >= 1; a-- {
+		if nr%a != 0 {
+			continue
+		}
+		s := DragonflyShape{HostsPerRouter: p, RoutersPerGroup: a, Groups: nr / a}
+		if s.fits(g) {
+			return s, true
+		}
+	}
+	return DragonflyShape{}, false
+}
+
+// fits checks that g has shape s: hosts on their routers only, every group's routers
+// joined to each other, every other router link a global one, and every two groups
+// linked.
+func (s DragonflyShape) fits(g *Graph) bool {
+	n, p, a, G := g.N(), s.HostsPerRouter, s.RoutersPerGroup, s.Groups
+	for h := range n {
+		if len(g.adj[h]) != 1 || g.adj[h][0] != n+h/p {
+			return false
+		}
+	}
+	linked := make([]bool, G*G)
+	for r := range a * G {
+		u := n + r
+		grp := r / a
+		hosts, local := 0, 0
+		for _, w := range g.adj[u] {
+			switch {
+			case w < n:
+				hosts++ // on u: checked above from the host's side
+			case (w-n)/a == grp:
+				local++
+			default:
+				linked[grp*G+(w-n)/a] = true
+			}
+		}
+		if hosts != p || local != a-1 {
+			return false
+		}
+	}
+	for A := range G {
+		for B := range G {
+			if A != B && !linked[A*G+B] {
+				return false
+			}
+		}
+	}
+	return true
+}
