@@ -208,7 +208,10 @@ type FlitEngine struct {
 	flitHops, delivered, hops, injected int64
 	portFlits                           []int64 // flits sent on each global output port (router-to-router ones counted)
 	lastSend                            []int64 // ST > 1: the last cycle a flit left each global output port (crossbar)
-	events                              int64   // events in the wheel
+	// headHop, when set (tests), is told of every router-to-router link a head
+	// flit takes: its packet and the global output port.
+	headHop func(pkt, gop int32)
+	events  int64 // events in the wheel
 }
 
 // Now is the last cycle simulated.

@@ -342,6 +342,9 @@ func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
 			e.portFlits[gop]++
 			if f&2 != 0 {
 				e.pkts[f>>2].hops++
+				if e.headHop != nil {
+					e.headHop(f>>2, gop)
+				}
 			}
 		} else {
 			e.push(at, evEject, -1-d, f)

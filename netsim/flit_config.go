@@ -9,10 +9,11 @@ import (
 // FlitConfig are the parameters of the flit-level engine. Every field must be set
 // (DefaultFlitConfig gives BookSim2's defaults); zero or negative values are errors.
 type FlitConfig struct {
-	// VCs is the number of virtual channels per port. A torus needs an even number
-	// of at least 2: half for the packets whose route in the current dimension
-	// crosses the wraparound link and half for the others (BookSim2's dim_order
-	// routing on a torus; one class would deadlock).
+	// VCs is the number of virtual channels per port. A torus needs at least 2:
+	// half for the packets whose route in the current dimension crosses the
+	// wraparound link and half for the others, overlapping in the middle one when
+	// VCs is odd (BookSim2's dim_order routing on a torus; one class would
+	// deadlock).
 	VCs int
 	// VCBuffer is the depth, in flits, of each virtual channel's input buffer. It
 	// must cover the credit round trip (see MinVCBuffer), or a lone packet could
@@ -33,6 +34,10 @@ type FlitConfig struct {
 	// Seed drives the engine's own random choices: the direction of a torus route
 	// when both ways round are equally long (BookSim2 draws it at random too).
 	Seed uint64
+	// Tie is the torus tie policy (TieRandom in DefaultFlitConfig, as BookSim2;
+	// TiePositive takes GridRouter's routes, those of the message engine and the
+	// static route metrics).
+	Tie TiePolicy
 	// HopClasses, on graphs, gives the packet on its h-th link (h from 0) only
 	// virtual channel min(h, VCs-1) instead of any: with at least as many VCs as the
 	// longest route has links, every packet climbs to a higher VC at each hop, so
@@ -62,7 +67,7 @@ func DefaultFlitConfig(m topo.Machine) FlitConfig {
 		vcs = 2
 	}
 	return FlitConfig{VCs: vcs, VCBuffer: 8, PacketFlits: 32, RoutingDelay: 1, VCAllocDelay: 1,
-		SwitchAllocDelay: 1, SwitchDelay: 1, LinkDelay: BookSimLinkDelay(m)}
+		SwitchAllocDelay: 1, SwitchDelay: 1, LinkDelay: BookSimLinkDelay(m), Tie: TieRandom}
 }
 
 // MinVCBuffer is the smallest buffer that lets a lone virtual channel stream one

@@ -4,7 +4,6 @@ import (
 	"slices"
 )
 
-// terminal port last.
 // nextHopper is a graph's routing as the flit engine asks for it, one hop at a time:
 // the vertex after v on the route to host dst (v != dst).
 type nextHopper interface {
@@ -63,21 +62,14 @@ func (e *FlitEngine) route(rt *frouter, l int32) {
 				continue
 			}
 			if !e.wrap[j] {
-				out = 2 * j
-				if c > d {
-					out++
-				}
+				dir, _ := ringDirection(c, d, e.dims[j], false, e.cfg.Tie, nil)
+				out = 2*j + dir
 				break
 			}
 			if inPort/2 == j { // already travelling along j: keep direction and class
 				out = inPort ^ 1
 			} else {
-				k := e.dims[j]
-				dist2 := k - 2*((d-c+k)%k)
-				dir := int32(1)
-				if dist2 > 0 || (dist2 == 0 && e.rng.Uint64()&1 == 0) {
-					dir = 0
-				}
+				dir, _ := ringDirection(c, d, e.dims[j], true, e.cfg.Tie, e.coin)
 				out = 2*j + dir
 				// BookSim2's fixed dateline between k-1 and 0: class 1 when moving +
 				// past it, or when moving - without crossing it (the classes of the -
@@ -100,3 +92,6 @@ func (e *FlitEngine) route(rt *frouter, l int32) {
 	}
 	e.iv[g].outP, e.iv[g].lo, e.iv[g].hi = out, lo, hi
 }
+
+// coin is the engine's fair coin for TieRandom.
+func (e *FlitEngine) coin() bool { return e.rng.Uint64()&1 == 0 }
