@@ -59,14 +59,15 @@ fi
 RT=1 ST=1
 
 # booksim_traffic PATTERN: BookSim2's spelling of a procalloc --traffic pattern,
-# then its extra keys (randperm's seed).
+# then its extra keys (randperm's seed). BookSim2's parameters are one braced list:
+# hotspot({{0,63},{3,1}}) (hotspot({0,63},{3,1}) would read as hotspot 0 of weight 63).
 booksim_traffic() {
 	case "$1" in
 	hotspot:*:*)
 		n=${1#hotspot:}
-		echo "traffic = hotspot({${n%%:*}},{${n#*:}});"
+		echo "traffic = hotspot({{${n%%:*}},{${n#*:}}});"
 		;;
-	hotspot:*) echo "traffic = hotspot({${1#hotspot:}});" ;;
+	hotspot:*) echo "traffic = hotspot({{${1#hotspot:}}});" ;;
 	randperm:*) printf 'traffic = randperm;\nperm_seed = %s;\n' "${1#randperm:}" ;;
 	*) echo "traffic = $1;" ;;
 	esac
