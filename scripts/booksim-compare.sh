@@ -27,6 +27,8 @@
 #              patterns  every traffic pattern on mesh 8x8 and torus 8x8, 2 VCs,
 #                        8-flit buffers: zero load (offered 0.002) and saturation
 #                        (offered 0.9; hotspot 0.1)
+#              zeroload  every pattern at offered 0.002 only (with SAMPLE=50000 its
+#                        mean latency rests on about 2,000 packets a seed)
 #              curve     latency against offered load, uniform, mesh 8x8, 1 and 8 VCs
 #              buffers   mesh 8x8, 1 VC, buffers of 1 to 4 flits; torus 8x8 with 3
 #                        and 5 VCs (BookSim2 overlaps the dateline classes)
@@ -36,7 +38,9 @@
 #              sat       the uniform saturation grid of docs/comm.md (mesh 8x8 and
 #                        16x16 with 1-8 VCs, torus 8x8 with 2-8 VCs, 8-flit buffers)
 #              all       all of the above
-#   SEEDS      seeds (default "1 2 3 4"); SAMPLE (default 6000) as above
+#   SEEDS      seeds (default "1 2 3 4"); SAMPLE (default 6000) as above;
+#   PATTERNS   the patterns of GRID=patterns and zeroload; SATONLY=1 skips the
+#              zero-load rows of GRID=patterns
 #   SKIP_PROCALLOC=1 runs BookSim2 only; SKIP_BOOKSIM=1 procalloc only.
 set -eu
 BOOKSIM=${1:-${BOOKSIM:-./booksim2/src/booksim}}
@@ -140,16 +144,22 @@ row() {
 	done
 }
 
-PATTERNS="uniform transpose bitcomp bitrev shuffle tornado neighbor randperm:1 hotspot:0,63:3,1"
+PATTERNS=${PATTERNS:-uniform transpose bitcomp bitrev shuffle tornado neighbor randperm:1 hotspot:0,63:3,1}
 
 patterns() {
 	for topo in mesh torus; do
 		for t in $PATTERNS; do
-			row $topo 8 2 8 "$t" 0.002 latency
+			[ -n "${SATONLY:-}" ] || row $topo 8 2 8 "$t" 0.002 latency
 			sat=0.9
 			case $t in hotspot*) sat=0.1 ;; esac
 			row $topo 8 2 8 "$t" $sat throughput
 		done
+	done
+}
+
+zeroload() {
+	for topo in mesh torus; do
+		for t in $PATTERNS; do row $topo 8 2 8 "$t" 0.002 latency; done
 	done
 }
 
@@ -186,6 +196,7 @@ sat() {
 printf 'topology\tk\tvcs\tbuf\ttraffic\trate\tseed\tdelays\tbooksim_accepted\tbooksim_latency\tbooksim_min\tbooksim_state\tprocalloc_accepted\tprocalloc_latency\tprocalloc_zero_load\n'
 case "${GRID:-patterns}" in
 patterns) patterns ;;
+zeroload) zeroload ;;
 curve) curve ;;
 buffers) buffers ;;
 delays) delays ;;
