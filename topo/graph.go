@@ -40,6 +40,9 @@ type Graph struct {
 	dragonflyOnce sync.Once
 	dragonfly     DragonflyShape
 	isDragonfly   bool
+	treeOnce      sync.Once
+	tree          *TreeLevels
+	treeReason    string
 }
 
 // Group is a named set of nodes, such as the processors under one switch.

@@ -1,5 +1,10 @@
 package topo
 
+import (
+	"fmt"
+	"slices"
+)
+
 // DragonflyShape is the structure of a dragonfly (Kim, Dally, Scott and Abts,
 // "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008): Groups groups
 // of RoutersPerGroup routers, every two routers of a group joined, HostsPerRouter
@@ -94,4 +99,77 @@ func (s DragonflyShape) fits(g *Graph) bool {
 		}
 	}
 	return true
+}
+
+// TreeLevels is the level structure of a tree-like fabric (a fat tree, a Slurm
+// tree, an ibnetdiscover fat tree): level 0 holds the switches of the hosts, every
+// host pendant on one; level l+1 the switches first met above level l; every link
+// between switches joins adjacent levels and hosts hang below level 0 only.
+type TreeLevels struct {
+	// Level is each vertex's level (-1 for a host).
+	Level []int32
+	// ByLevel lists the switches of each level in ascending order.
+	ByLevel [][]int32
+}
+
+// TreeLevels returns g's level structure, or ok false with the reason g has none.
+// It is recognised once; every user (netsim's closed-form route loads of a fat
+// tree) asks here.
+func (g *Graph) TreeLevels() (levels *TreeLevels, reason string) {
+	g.treeOnce.Do(func() { g.tree, g.treeReason = recogniseTreeLevels(g) })
+	return g.tree, g.treeReason
+}
+
+func recogniseTreeLevels(g *Graph) (*TreeLevels, string) {
+	n, nv := g.N(), g.Vertices()
+	if n < 2 || nv == n {
+		return nil, "fewer than 2 hosts or no switch"
+	}
+	level := make([]int32, nv)
+	for v := range level {
+		level[v] = -1
+	}
+	var front []int32
+	for h := range n {
+		nb := g.adj[h]
+		if len(nb) != 1 || nb[0] < n {
+			return nil, fmt.Sprintf("host %s is not pendant on a switch", g.Name(h))
+		}
+		if level[nb[0]] < 0 {
+			level[nb[0]] = 0
+			front = append(front, int32(nb[0]))
+		}
+	}
+	t := &TreeLevels{Level: level}
+	for l := int32(0); len(front) > 0; l++ {
+		slices.Sort(front)
+		t.ByLevel = append(t.ByLevel, front)
+		var next []int32
+		for _, v := range front {
+			for _, w := range g.adj[v] {
+				if w >= n && level[w] < 0 {
+					level[w] = l + 1
+					next = append(next, int32(w))
+				}
+			}
+		}
+		front = next
+	}
+	for v := n; v < nv; v++ {
+		if level[v] < 0 {
+			return nil, "a switch is not above any host"
+		}
+		for _, w := range g.adj[v] {
+			if w < n {
+				if level[v] != 0 {
+					return nil, "a host hangs below level 0"
+				}
+				continue
+			}
+			if d := level[w] - level[v]; d != 1 && d != -1 {
+				return nil, "a link does not join adjacent levels"
+			}
+		}
+	}
+	return t, ""
 }
