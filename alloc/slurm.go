@@ -22,8 +22,8 @@ import (
 // can take one task of the job), no required nodes, no --switches, no features, no
 // reservations; they are checked placement by placement against a running Slurm 22.05
 // (alloc/slurm_real_test.go, `make test-slurm`; docs/alloc.md, "Slurm"). Node indices
-// are Slurm's node table order: the node names sorted in natural order
-// (hostlist.NaturalCompare), as slurmctld sorts them at startup.
+// are Slurm's node table order: the node names sorted with strnatcmp, as slurmctld
+// sorts them at startup (hostlist.NaturalCompare; x010 comes before x1).
 //
 //   - slurm:consec (no topology plugin): the free nodes form runs of consecutive node
 //     indices of equal Weight; the run of lowest weight wins; among equal weights the
@@ -246,6 +246,23 @@ func (a *SlurmAllocator) NumFree() int          { return a.st.NumFree() }
 
 // Release marks the nodes free again.
 func (a *SlurmAllocator) Release(nodes []int) error { return a.st.Release(nodes) }
+
+// MayFragment reports whether the emulation can leave a job pending although enough
+// nodes are free (Fragmenting): under topology/tree and topology/block it can,
+// without a topology it cannot.
+func (a *SlurmAllocator) MayFragment() bool { return a.tree != nil || a.blk != nil }
+
+// Clone returns an independent copy in the same state (Fragmenting). The
+// configuration is shared, read-only; so are the scratch buffers, which every
+// call leaves clean or overwrites before use.
+func (a *SlurmAllocator) Clone() Fragmenting {
+	c := *a
+	c.st = a.st.Clone()
+	return &c
+}
+
+// IsFree reports whether node v is free.
+func (a *SlurmAllocator) IsFree(v int) bool { return a.st.IsFree(v) }
 
 // Occupy marks the nodes busy without choosing them: for following a real cluster
 // whose placement differed from the emulation's.

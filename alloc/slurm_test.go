@@ -11,6 +11,7 @@ import (
 
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 func slurmNames(n int) []string {
@@ -421,5 +422,44 @@ func BenchmarkSlurm(b *testing.B) {
 				live[j] = got
 			}
 		})
+	}
+}
+
+// Issue 29: names that mix zero padding are in Slurm's node order (strnatcmp):
+// x[010-016] come before x1, so on an empty cluster without weights or topology
+// slurm:consec's first job takes x010, x011, x012, and the name-order curve agrees.
+func TestSlurmMixedPaddingOrder(t *testing.T) {
+	names, err := hostlist.Expand("x[1-9],x[010-016]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := topo.NewGrid([]int{len(names)}, []bool{false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewSlurm(line, SlurmConfig{Names: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Allocate(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotNames []string
+	for _, v := range got {
+		gotNames = append(gotNames, names[v])
+	}
+	slices.SortFunc(gotNames, hostlist.NaturalCompare)
+	if !slices.Equal(gotNames, []string{"x010", "x011", "x012"}) {
+		t.Errorf("3 nodes: %v, want x010 x011 x012", gotNames)
+	}
+	got, _ = a.Allocate(8)
+	gotNames = gotNames[:0]
+	for _, v := range got {
+		gotNames = append(gotNames, names[v])
+	}
+	slices.SortFunc(gotNames, hostlist.NaturalCompare)
+	if !slices.Equal(gotNames, []string{"x013", "x014", "x015", "x016", "x1", "x2", "x3", "x4"}) {
+		t.Errorf("8 more nodes: %v, want x013-x016 then x1-x4", gotNames)
 	}
 }

@@ -459,3 +459,31 @@ func TestFlitHopClassesAvoidDeadlock(t *testing.T) {
 		t.Fatalf("%d hop classes: %+v, %v", cfg.VCs, res, err)
 	}
 }
+
+// Issue 31 item 6: at tiny rates the geometric gaps between packets exceed int64
+// (1e-20) or are NaN (5e-324, where rate/S is 0); they gave negative gaps, a
+// packet every cycle (offered 8.152 and 32 flits/node/cycle, "saturated"). Offered
+// traffic now falls with the rate down to none, and over a long window the count
+// is right: 1e-4 flits/node/cycle for 1e7 cycles on 16 nodes is 16,000 flits,
+// 16000/S packets, give or take five standard deviations.
+func TestFlitTinyRates(t *testing.T) {
+	m := topo.Mesh(4, 4)
+	fc := DefaultFlitConfig(m)
+	for _, rate := range []float64{1e-20, 5e-324, 1e-300} {
+		res, err := FlitUniformTraffic(context.Background(), m, fc, TrafficConfig{Rate: rate, Warmup: 200, Measure: 1000, Seed: 1})
+		if err != nil {
+			t.Fatalf("rate %g: %v", rate, err)
+		}
+		if res.Offered != 0 || res.Generated != 0 || res.Undelivered != 0 {
+			t.Errorf("rate %g: %+v, want no packets", rate, res)
+		}
+	}
+	res, err := FlitUniformTraffic(context.Background(), m, fc, TrafficConfig{Rate: 1e-4, Warmup: 0, Measure: 10_000_000, Drain: 100_000, Seed: 3, AcceptedOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 16000 / float64(fc.PacketFlits)
+	if d := math.Abs(float64(res.Generated) - want); d > 5*math.Sqrt(want) {
+		t.Errorf("rate 1e-4 over 1e7 cycles on 16 nodes: %d packets, want about %.0f", res.Generated, want)
+	}
+}

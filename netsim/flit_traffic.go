@@ -61,11 +61,21 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 	prob := cfg.Rate / float64(S)
 	rng := NewRand(cfg.Seed, 0)
 	lp := math.Log1p(-prob)
+	// A gap reaching past the run's last cycle is cut to it: that terminal creates
+	// nothing more in the run. Uncut, a tiny rate (1e-20, or 5e-324, where prob is 0
+	// and the quotient NaN) gives gaps beyond int64, whose conversion is undefined
+	// (it gave negative gaps: a packet every cycle), and keys beyond 2^40 wrap the
+	// heap's time<<24.
+	horizon := end + cfg.Drain + 1
 	gap := func() int64 {
 		if prob >= 1 {
 			return 1
 		}
-		return 1 + int64(math.Floor(math.Log1p(-rng.Float64())/lp))
+		g := math.Floor(math.Log1p(-rng.Float64()) / lp)
+		if !(g < float64(horizon)) {
+			return horizon
+		}
+		return 1 + int64(g)
 	}
 	// Next creation time of every terminal, in a heap keyed by time<<24 | terminal
 	// (ties in terminal order).

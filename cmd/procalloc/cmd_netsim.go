@@ -294,6 +294,14 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 					o.MaxAccepted = max(o.MaxAccepted, res.Accepted)
 				}
 				prog.Done()
+				if len(o.Points) > 0 {
+					// The window's packets get Measure cycles (times the drain factor)
+					// to arrive; shorter than a lone packet's latency, they cannot, and
+					// "saturated" then says nothing about the network.
+					if zl := o.Points[0].ZeroLoadLatency; float64(*measure) < 2*zl {
+						fmt.Fprintf(e.stderr, "procalloc netsim: warning: --measure %d cycles is less than twice the zero-load latency (%.1f cycles): the window's packets have little or no time to arrive, so \"saturated\" and the latency say little; measure longer\n", *measure, zl)
+					}
+				}
 				if err := writeNetsim(e, *out, *asJSON, len(rates) == 1, o); err != nil {
 					return err
 				}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ type simFlags struct {
 	graph, spanCurve                      string
 	gf                                    *graphFlags
 	skipBad                               bool
+	maxJobs                               int
+	tz                                    string
 	noMemo                                bool
 	scale                                 sim.Scale
 	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
@@ -52,6 +55,8 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
 	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
+	fs.IntVar(&f.maxJobs, "max-jobs", sim.DefaultMaxJobs, "refuse a trace of more than `N` jobs (a cap on memory: about 200 bytes per job replayed)")
+	fs.StringVar(&f.tz, "tz", "", "time `ZONE` of an sacct trace's times, an IANA name such as America/New_York (default: $TZ, else the system's zone; sacct prints local times)")
 	fs.BoolVar(&f.noMemo, "no-memo", false, "search every allocation decision anew: MM, Gen-Alg, MM+Inc and MC1x1 otherwise remember their answer for a request and free node set met before (same results; for timing the search itself)")
 	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
 	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
@@ -64,7 +69,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
 	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
-	fs.StringVar(&f.metrics, "metrics", "sched,route", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed) and route (static route metrics: message distance, hop-bytes, routes on a link); --metrics sched leaves the route metrics out: they are then absent from the output (no JSON keys, '-' in tables), not zeros")
+	fs.StringVar(&f.metrics, "metrics", "all", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), or all; --metrics sched leaves dist and route out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros")
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
@@ -133,7 +138,7 @@ func (f *engineFlags) check(fs *flag.FlagSet) error {
 // specFlags names the flag of each sim.Spec field, for the messages of
 // sim.FieldError values.
 var specFlags = map[string]string{
-	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to",
+	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to", "MaxJobs": "--max-jobs", "TimeZone": "--tz",
 	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
 	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
 	"Pattern": "--pattern", "Metrics": "--metrics", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
@@ -212,6 +217,20 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 		s.Machine = g
 	}
 	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
+	s.TimeZone = f.tz
+	if f.maxJobs != sim.DefaultMaxJobs {
+		s.MaxJobs = f.maxJobs // 0 in the spec is the default
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); f.tz == "" && tz != "" {
+		// TZ as it is now (time.Local was read from it when the process started);
+		// a TZ Go cannot load leaves time.Local, Go's own reading of it.
+		if _, err := time.LoadLocation(tz); err == nil {
+			s.TimeZone = tz
+		}
+	}
+	if f.maxJobs < 1 {
+		return s, usagef("--max-jobs %d: must be at least 1", f.maxJobs)
+	}
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
 	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
@@ -265,6 +284,10 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 // sweep item sets), so that flags parsed next change only what they name.
 func (f *simFlags) setSpec(s sim.Spec) {
 	f.trace, f.machine, f.format, f.skipBad = s.Trace, s.MachineSpec, string(s.Format), s.SkipBad
+	f.maxJobs, f.tz = s.MaxJobs, s.TimeZone
+	if f.maxJobs == 0 {
+		f.maxJobs = sim.DefaultMaxJobs
+	}
 	f.from, f.to, f.dropLarger, f.scale = s.From, s.To, s.DropLarger, s.Scale
 	f.noMemo, f.sched, f.compat = s.NoMemo, string(s.Sched), string(s.Compat)
 	f.comm, f.pattern, f.metrics = s.Comm, s.Pattern, s.Metrics.Or().String()
@@ -292,6 +315,13 @@ func readTrace(e *env, s *sim.Spec) error {
 	}
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", s.Trace, tr.Skipped[why], why)
+	}
+	zone := tr.TimeZone
+	if zone == "Local" {
+		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
+	}
+	for _, why := range slices.Sorted(maps.Keys(tr.Impossible)) {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)\n", s.Trace, tr.Impossible[why], why, zone)
 	}
 	s.TraceData = tr
 	return nil
@@ -461,6 +491,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, spec.Baseline != nil)
 						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
+						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)
 						rp.Spec.JobDone = pw.write
 						if rep, err = rp.Run(ctx); err != nil {
 							return err
@@ -502,7 +533,19 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	if s.RouteSummary != nil {
 		t.row("route metrics pattern", s.RoutePattern)
 	} else {
-		t.row("route metrics", "not computed (--metrics sched)")
+		t.row("route metrics", "not computed (--metrics without route)")
+	}
+	if s.PairwiseL1 == nil {
+		t.row("pairwise distances", "not computed (--metrics without dist)")
+	}
+	if b := s.BlockWaits; b != nil {
+		t.row("jobs that waited for a block", fmt.Sprintf("%d of %d", b.Jobs, s.Jobs))
+		t.row("mean block wait (s)", fmt.Sprintf("%.1f", b.MeanBlockWait))
+		t.row("max block wait (s)", strconv.FormatInt(b.MaxBlockWait, 10))
+		if b.ConsecMeanWait != nil {
+			t.row("mean wait with slurm:consec (s)", fmt.Sprintf("%.1f", *b.ConsecMeanWait))
+			t.row("extra mean wait for blocks (s)", fmt.Sprintf("%.1f", *b.ExtraMeanWait))
+		}
 	}
 	if c := s.Comm; c != nil {
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
@@ -535,8 +578,11 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 		}
 		t := newTable(w, cols...)
 		for _, b := range s.BySize {
-			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
-				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
+			tot, avg := "-", "-"
+			if b.PairwiseL1 != nil {
+				tot, avg = fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1), fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1)
+			}
+			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), tot, avg, fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
 			if b.MeanRatioToOptimal != nil {
 				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
 			}
@@ -565,6 +611,7 @@ type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
 	noRoute  bool // route metrics not computed: their cells are empty
+	noDist   bool // pairwise distances not computed: their cells are empty
 	row      []string
 	nodes    []byte
 }
@@ -598,6 +645,9 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 		i64(j.Messages), i64(j.MessageHops), strconv.FormatFloat(j.MessageDistance, 'f', 4, 64), i64(j.HopBytes), i64(j.MaxShared))
 	if p.noRoute {
 		row = append(row[:len(row)-5], "", "", "", "", "")
+	}
+	if p.noDist {
+		row[11], row[12] = "", ""
 	}
 	if p.baseline {
 		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
