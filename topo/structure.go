@@ -20,7 +20,13 @@ type DragonflyShape struct {
 // (a "dragonfly:" spec or a fabric file with the same numbering): the structure is
 // recognised from the links alone, once, and every user of it (netsim's minimal
 // routing, its route loads) asks here.
+//
+// A dragonfly built by Dragonfly has recorded its shape (synthLayout, which
+// PairDistSum's closed form reads too): that record is returned as it is.
 func (g *Graph) Dragonfly() (DragonflyShape, bool) {
+	if l := g.layout; l != nil && l.span == nil && l.a > 0 {
+		return DragonflyShape{HostsPerRouter: l.p, RoutersPerGroup: l.a, Groups: l.groups}, true
+	}
 	g.dragonflyOnce.Do(func() { g.dragonfly, g.isDragonfly = recogniseDragonfly(g) })
 	return g.dragonfly, g.isDragonfly
 }

@@ -12,7 +12,12 @@ func TestStructureRecognised(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, ok := df.Dragonfly(); !ok || s != (DragonflyShape{HostsPerRouter: 2, RoutersPerGroup: 4, Groups: 5}) {
+	want := DragonflyShape{HostsPerRouter: 2, RoutersPerGroup: 4, Groups: 5}
+	if s, ok := df.Dragonfly(); !ok || s != want {
+		t.Errorf("dragonfly 2,4,1,5: shape %+v, %v", s, ok)
+	}
+	// From the links alone (a file's dragonfly has no builder's record).
+	if s, ok := recogniseDragonfly(df); !ok || s != want {
 		t.Errorf("dragonfly 2,4,1,5: recognised %+v, %v", s, ok)
 	}
 	ft, err := ParseMachine("fattree:4,4:4,4:8")
