@@ -134,13 +134,14 @@ run_procalloc() {
 
 # row TOPOLOGY K VCS BUF TRAFFIC RATE SIMTYPE: one line per seed.
 row() {
-	for seed in $SEEDS; do
-		b="- - - skipped"
-		[ "${SKIP_BOOKSIM:-}" = 1 ] || b=$(run_booksim "$1" "$2" "$3" "$4" "$5" "$6" "$seed" "$7")
-		p="- - -"
-		[ "${SKIP_PROCALLOC:-}" = 1 ] || p=$(run_procalloc "$1" "$2" "$3" "$4" "$5" "$6" "$seed")
+	# (sh has no local variables: the names here are row's own.)
+	for row_seed in $SEEDS; do
+		row_b="- - - skipped"
+		[ "${SKIP_BOOKSIM:-}" = 1 ] || row_b=$(run_booksim "$1" "$2" "$3" "$4" "$5" "$6" "$row_seed" "$7")
+		row_p="- - -"
+		[ "${SKIP_PROCALLOC:-}" = 1 ] || row_p=$(run_procalloc "$1" "$2" "$3" "$4" "$5" "$6" "$row_seed")
 		# shellcheck disable=SC2086
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$seed" "rt=$RT,st=$ST" $b $p
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$row_seed" "rt=$RT,st=$ST" $row_b $row_p
 	done
 }
 
