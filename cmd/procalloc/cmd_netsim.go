@@ -120,7 +120,7 @@ odd number overlaps the classes in one VC, as BookSim2 does); shortest paths on 
 can then deadlock, which stops the run with the cycle of waiting VCs named) unless
 --hop-classes gives the h-th link of a route VC h only. Uniform traffic includes a node sending to itself,
 and each node queues its packets without bound, as in BookSim2. It is the default
-because it reproduces BookSim2: saturation within 1.1% of BookSim2's on meshes 8x8
+because it reproduces BookSim2: saturation within 1.5% of BookSim2's on meshes 8x8
 and 16x16 with 1 to 8 virtual channels and on the 8x8 torus with 8-flit buffers
 (within 4.4% with 32-flit buffers), within 1% on every pattern but randperm (whose
 permutation is not BookSim2's), a lone packet's latency equal to BookSim2's for every
