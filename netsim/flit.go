@@ -522,7 +522,9 @@ func (e *FlitEngine) Stats() FlitStats {
 // terminals, a terminal sending to itself included (BookSim2's uniform pattern; on a
 // mesh with I/O nodes the compute nodes, among which FlitUniformTraffic runs): the
 // head takes 2 cycles into its first router, R+VA+SA+ST+L per hop, R+VA+SA+ST+1 out
-// of the last router, and the tail arrives S-1 cycles after it.
+// of the last router, and the tail arrives S-1 cycles after it, ST-1 more with a
+// switch traversal of ST > 1 cycles (crossbar; buffers of at least MinVCBuffer and
+// R+VA >= ST-1 assumed, as in BookSim2's defaults).
 func (e *FlitEngine) ZeroLoadLatency() float64 { return e.zeroLoad(e.meanHops()) }
 
 // patternZeroLoad is ZeroLoadLatency over the packets of pattern d.
