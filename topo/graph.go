@@ -32,6 +32,13 @@ type Graph struct {
 	index     map[string]int
 	hopOnce   sync.Once
 	hop       *hopIndex
+	// Recognised on first use (Dragonfly, structure.go).
+	dragonflyOnce sync.Once
+	dragonfly     DragonflyShape
+	isDragonfly   bool
+	treeOnce      sync.Once
+	tree          *TreeLevels
+	treeReason    string
 }
 
 // Group is a named set of nodes, such as the processors under one switch.

@@ -93,7 +93,7 @@ type engineFlags struct {
 // declare registers --engine, described by engineUsage, and the flit flags on fs.
 func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
 	fs.StringVar(&f.engine, "engine", "message", engineUsage)
-	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs an even number >= 2)")
+	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs at least 2; an odd number overlaps its dateline classes as in BookSim2)")
 	fs.IntVar(&f.flit.VCBuffer, "vc-buffer", 0, "flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
 	fs.IntVar(&f.flit.RoutingDelay, "routing-delay", 0, "flit engine: routing stage, cycles (default 1)")
 	fs.IntVar(&f.flit.VCAllocDelay, "vc-alloc-delay", 0, "flit engine: virtual-channel allocation stage, cycles (default 1)")
@@ -404,8 +404,8 @@ the network model. message (the default) is the message-level wormhole model: a
 message holds its whole path, --router-delay cycles per hop, no virtual channels or
 buffers. flit is the flit-level model of BookSim2's input-queued router that "procalloc
 netsim" validates against BookSim2 (docs/comm.md): --vcs virtual channels per port
-(default 1 on a mesh, 2 on a torus, which needs an even number), --vc-buffer flits per
-virtual channel (default 8; at least the credit round trip), router stages of
+(default 1 on a mesh, 2 on a torus, which needs at least 2), --vc-buffer flits per
+virtual channel (default 8; from 1, as in BookSim2), router stages of
 --routing-delay, --vc-alloc-delay, --sw-alloc-delay and --st-delay cycles (1 each) and
 links of --link-delay cycles (1 on a mesh, 2 on a torus). message stays the default
 because it is far faster: on the SDSC Paragon log (16x16, n-body, two weeks) a replay
