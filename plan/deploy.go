@@ -337,6 +337,9 @@ func (p *Plan) buildWeights(d *Deployment) error {
 	d.SlurmConf = out
 	d.Notes = append(d.Notes, warnings...)
 	d.Settings = []string{fmt.Sprintf("Weight=1..%d on the NodeName lines of the compute nodes, along the ordering", len(p.Order))}
+	if ws := p.currentWeights(); slices.Min(ws) != slices.Max(ws) {
+		d.Notes = append(d.Notes, fmt.Sprintf("the site's own weights (%d to %d), which may encode a preference such as keeping GPU nodes for last, are replaced", slices.Min(ws), slices.Max(ws)))
+	}
 	w := make([]uint32, len(p.Names))
 	for r, v := range p.Order {
 		w[v] = uint32(r + 1)
