@@ -205,6 +205,9 @@ func (p *Plan) buildCurrent(d *Deployment) error {
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: p.currentWeights()}
 	switch plugin := p.topologyPlugin(); plugin {
 	case "", "topology/none", "topology/flat", "topology/default":
+		if p.opt.TopologyConf != nil {
+			p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("%s is not used by the current configuration: slurm.conf has no TopologyPlugin=topology/tree or topology/block", p.opt.TopologyConfPath))
+		}
 	case "topology/tree":
 		if p.opt.TopologyConf == nil {
 			return &InputError{p.opt.SlurmConfPath, fmt.Errorf("TopologyPlugin=topology/tree needs its topology.conf to model the current configuration: give --topology-conf")}
