@@ -34,7 +34,7 @@ type orderOutput struct {
 	BoundSource string             `json:"bound_source"`
 	Formulation string             `json:"formulation"`
 	Symmetry    string             `json:"symmetry,omitempty"`
-	Order       []int              `json:"order"`
+	Order       intList            `json:"order"`
 	Hierarchy   *orderHierarchy    `json:"hierarchy,omitempty"`
 	Start       float64            `json:"start_objective"`
 	StartFrom   string             `json:"start_from"`
@@ -334,7 +334,7 @@ func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ord
 			o.Method = "auto:scalable"
 		}
 	}
-	o.Order = res.Order
+	o.Order = intList(res.Order)
 	if res.Hierarchical {
 		o.Hierarchy = &orderHierarchy{Groups: res.Groups}
 	}
