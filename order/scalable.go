@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
@@ -121,6 +122,11 @@ func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error
 	}
 	if _, grid := sr.m.(*topo.Grid); grid {
 		f, err := curves.Objective(sr.m, o, sr.w, sr.ring)
+		if errors.Is(err, curves.ErrOverflow) {
+			// Another ordering may fit: this one is left out, not the solve.
+			sr.notes = append(sr.notes, fmt.Sprintf("start %s left out: its F overflows float64", name))
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("start %s: %w", name, err)
 		}
@@ -134,6 +140,10 @@ func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error
 	}
 	if ls.unreachable {
 		return fmt.Errorf("start %s: the machine is disconnected", name)
+	}
+	if math.IsInf(ls.cost, 0) {
+		sr.notes = append(sr.notes, fmt.Sprintf("start %s left out: its F overflows float64", name))
+		return nil
 	}
 	sr.keep(name, o, ls.cost)
 	return nil
@@ -323,6 +333,9 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	if opt.Method == MethodMIP || opt.Method == MethodBB {
 		res.Notes = append(res.Notes, fmt.Sprintf("method %s needs the dense n x n model; above %d nodes the scalable path runs instead (local search and structural bounds)", opt.Method, ScalableMinNodes))
 	}
+	if unused := mipOnlyOptions(opt.Options); len(unused) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s given: settings of the MIP, unused on the scalable path (no MIP runs above %d nodes)", strings.Join(unused, ", "), ScalableMinNodes))
+	}
 	// Bounds first: cheap, and an exact one lets the search stop at a proven optimum.
 	exact := math.Inf(-1)
 	addBound := func(b LowerBound) {
@@ -460,4 +473,28 @@ func certifies(m topo.Machine, o []int, w curves.Weights, ring bool, b float64) 
 		f.Add(f, term.Mul(term, new(big.Rat).SetInt64(d)))
 	}
 	return new(big.Rat).SetFloat64(b).Cmp(f) >= 0
+}
+
+// mipOnlyOptions names the options set in opt that only the MIP reads (RelGap,
+// Formulation, Threads, MaxColumns, Log; the CLI's --gap, --formulation,
+// --threads, --max-columns, --log): the scalable path says it ignores them rather
+// than ignoring them in silence.
+func mipOnlyOptions(opt Options) []string {
+	var out []string
+	if opt.RelGap != 0 {
+		out = append(out, "the MIP gap")
+	}
+	if opt.Formulation != "" {
+		out = append(out, "a formulation")
+	}
+	if opt.Threads != 0 {
+		out = append(out, "HiGHS threads")
+	}
+	if opt.MaxColumns != 0 && opt.MaxColumns != DefaultMaxColumns {
+		out = append(out, "a column cap")
+	}
+	if opt.Log != nil {
+		out = append(out, "HiGHS's log")
+	}
+	return out
 }
