@@ -276,3 +276,18 @@ func (s *slowWriter) Write(p []byte) (int, error) {
 	s.done = time.Now()
 	return n, err
 }
+
+// Issue 31 item 9 for order -o: a format naming hosts on a machine without names is
+// refused before the solve (by --format or by the file's extension).
+func TestOrderSchedulerFormatNeedsNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"-o", filepath.Join(dir, "o.txt"), "--format", "hostlist"}, {"-o", filepath.Join(dir, "o.rankfile")}} {
+		code, _, stderr := runCLI(t, "", append([]string{"order", "--machine", "mesh:4x4", "--weights", "list:1"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "names hosts") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+}
