@@ -66,6 +66,12 @@ type Spec struct {
 	Machine     topo.Machine
 	MachineSpec string
 
+	// Hosts are the machine's host names in node-index order (alloc.Options.Names):
+	// the names a slurm:tree/slurm:block topology.conf and an sacct trace's node
+	// lists use, e.g. a mesh's nodes named node[0001-1024]. nil: a graph's own
+	// names, node indices on a grid.
+	Hosts []string
+
 	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
@@ -411,6 +417,9 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if m.N() > MaxNodes {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
+	if s.Hosts != nil && len(s.Hosts) != m.N() {
+		return nil, fieldErr("Hosts", "", "%d host names for the %d nodes of %s", len(s.Hosts), m.N(), m.Spec())
+	}
 	if s.Comm != "" && s.Engine == EngineFlit {
 		if _, err := s.flitConfig(m); err != nil {
 			return nil, err
@@ -504,7 +513,7 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo})
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo, Names: s.Hosts})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
@@ -568,6 +577,9 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = &alloc.Clock{}
+	}
 	t0 := time.Now()
 	var res *Result
 	if rp.lazy != nil && cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun {
@@ -581,6 +593,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	secs := time.Since(t0).Seconds()
 	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
 		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
+	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {
 		rep.LoadFactor = rp.Spec.LoadFactor
@@ -588,7 +601,42 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if rp.Spec.PerJob {
 		rep.PerJob = res.PerJob
 	}
+	if bw := rep.BlockWaits; bw != nil && cfg.Comm == nil && cfg.Sched != SchedAsRun {
+		w, err := rp.consecMeanWait(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the slurm:consec replay that the extra wait for blocks is measured against: %w", err)
+		}
+		extra := rep.MeanWait - w
+		bw.ConsecMeanWait, bw.ExtraMeanWait = &w, &extra
+	}
 	return rep, nil
+}
+
+// consecMeanWait replays the same jobs on the same machine under the same
+// scheduler with slurm:consec (Slurm's selection without topology, which places
+// every job that fits by count) and returns their mean wait: the wait the jobs
+// would have had without waiting for blocks. Only the scheduling metrics are
+// computed.
+func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
+	c := *rp
+	c.Spec.Alloc = "slurm:consec"
+	c.Spec.Metrics = MetricsSched
+	c.Spec.PerJob, c.Spec.JobDone, c.Spec.Progress = false, nil, nil
+	c.Spec.Baseline, c.Spec.SpanOrder, c.Spec.TaskOrder = nil, nil, ""
+	cfg, err := c.Config()
+	if err != nil {
+		return 0, err
+	}
+	var res *Result
+	if c.lazy != nil {
+		res, err = run(ctx, nil, c.lazy, cfg)
+	} else {
+		res, err = Run(ctx, c.Jobs, cfg)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.MeanWait, nil
 }
 
 // Run prepares and runs the replay.
