@@ -6,6 +6,15 @@ out=out
 mkdir -p "$out"
 say() { printf '\n== %s\n' "$*"; }
 
+say "0. procalloc plan: a fabric, its slurm.conf and its job history in, a deployable Slurm configuration out"
+echo "   topo/testdata/fattree.ibnetdiscover (16 hosts, 4 leaves cabled round-robin), plan/testdata/slurm.conf,"
+echo "   sim/testdata/sacct-fattree.txt; Slurm 22.05; files in $out/plan/"
+"$bin" plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map \
+	--slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt --slurm-version 22.05 \
+	-o "$out/plan" | tee "$out/plan.txt"
+echo "   RECOMMENDATION: $(sed -n 's/^recommendation  //p' "$out/plan.txt")"
+echo "   steps: $out/plan/apply.txt; report: $out/plan/report.html"
+
 say "1. Node orderings: curves, ranking files and pictures for a few machines"
 for spec in mesh:16x16 mesh:16x22 torus:8x8 mesh:8x8x5:wrap=yz; do
 	name=${spec//[:=]/_}
@@ -46,7 +55,7 @@ say "4. Optimal orderings (Leung et al. 2002 §2.2) with certificates: HiGHS MIP
 	-o "$out/torus_3x3.optimal.pairs" | tee "$out/torus_3x3.order.txt"
 "$bin" order --machine mesh:16x16 --weights list:1,0.5 --ring -o "$out/mesh_16x16.optimal-ring.pairs" \
 	| tee "$out/mesh_16x16.order.txt"
-"$bin" order --graph ilp/testdata/cplant-dev.txt --weights list:1,0.5,0.25 --no-mip \
+"$bin" order --graph order/testdata/cplant-dev.txt --weights list:1,0.5,0.25 --no-mip \
 	-o "$out/cplant-dev.pairs" | tee "$out/cplant-dev.order.txt"
 
 say "5. k-subsets on the free nodes of a 16x16 mesh (about half busy): approximations vs the optimum"

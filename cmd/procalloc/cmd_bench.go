@@ -11,6 +11,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/bench"
+	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -277,18 +278,18 @@ func fmtRate(v float64) string {
 // writeBenchChart draws each allocator's latency at bench.Quantiles (percent on
 // x), the floor included, with compare's line chart.
 func writeBenchChart(w io.Writer, rep *bench.Report) error {
-	var series []lineSeries
+	var series []plot.Series
 	for _, r := range append([]bench.Result{rep.Floor}, rep.Allocs...) {
 		if len(r.Percentiles) == 0 {
 			continue
 		}
-		s := lineSeries{name: r.Alloc}
+		s := plot.Series{Name: r.Alloc}
 		for i, q := range bench.Quantiles {
-			s.x = append(s.x, 100*q)
-			s.y = append(s.y, max(r.Percentiles[i], 1e-3))
+			s.X = append(s.X, 100*q)
+			s.Y = append(s.Y, max(r.Percentiles[i], 1e-3))
 		}
 		series = append(series, s)
 	}
 	title := fmt.Sprintf("decision latency — %s, %d jobs", rep.Machine, rep.Jobs)
-	return writeLineChart(w, title, "percentile of decisions", "time inside Allocate (µs)", series)
+	return plot.LineChart{Title: title, XLabel: "percentile of decisions", YLabel: "time inside Allocate (µs)", Series: series, FromZero: true}.WriteSVG(w)
 }
