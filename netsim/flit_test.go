@@ -46,6 +46,9 @@ var bookSimFigures = []struct {
 	{"mesh:8x8", 1, 1, 0.6, 0.0456, true},
 	{"mesh:8x8", 1, 2, 0.6, 0.0876, true},
 	{"mesh:8x8", 1, 3, 0.6, 0.1250, true},
+	{"mesh:8x8", 1, 4, 0.6, 0.1609, true},
+	// An odd VC count on a torus: the two dateline classes share the middle VC.
+	{"torus:8x8", 3, 8, 0.9, 0.4365, true},
 }
 
 // TestFlitSaturationMatchesBookSim pins the flit engine's saturation throughput to
