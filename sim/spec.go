@@ -13,9 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/procalloc/procalloc/alloc"
-	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
-	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -64,15 +62,10 @@ type Spec struct {
 	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
-	// Ranking resolves a CURVE argument of Alloc that is not a built-in curve
-	// (alloc.Options.Ranking), e.g. a ranking file; nil: built-in curves only.
-	Ranking func(name string, m topo.Machine) (curves.Order, error)
-	// SlurmTree reads the topology.conf of a slurm:tree allocator
-	// (alloc.Options.SlurmTree); nil: slurm:tree is refused.
-	SlurmTree func(path string) (*slurm.Tree, error)
-	// SlurmBlocks reads the topology.conf of a slurm:block allocator
-	// (alloc.Options.SlurmBlocks); nil: slurm:block is refused.
-	SlurmBlocks func(path string) (*slurm.Blocks, error)
+	// A CURVE argument of Alloc (or of TaskOrder's curve:NAME) that is not a built-in
+	// curve names a ranking file, and slurm:tree:FILE and slurm:block:FILE name a
+	// topology.conf: the replay reads them (curves.ReadMachineRanking,
+	// slurm.ParseTree, slurm.ParseBlocks).
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
 	Sched  Sched
@@ -395,7 +388,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 			return nil, err
 		}
 	}
-	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, s.Ranking); err != nil {
+	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, rankingFile); err != nil {
 		return nil, fieldErr("TaskOrder", strconv.Quote(string(s.TaskOrder)), "%v", err)
 	}
 	tr, err := s.ReadTrace()
@@ -470,7 +463,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 // asRunAllocOn refuses the as-run allocator on a trace that does not record where
 // production ran each job (only sacct traces do).
 func asRunAllocOn(spec, name string, tr *Trace) error {
-	if family, _, _ := strings.Cut(strings.TrimSpace(spec), ":"); family == "as-run" && tr.Format != FormatSacct {
+	if alloc.IsAsRun(spec) && tr.Format != FormatSacct {
 		return fieldErr("Alloc", "as-run", "places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", name, tr.Format)
 	}
 	return nil
@@ -483,13 +476,13 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo})
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: rankingFile, SlurmTree: slurmTreeFile, SlurmBlocks: slurmBlocksFile, NoMemo: s.NoMemo})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
 		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
-		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: s.Ranking}
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: rankingFile}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}

@@ -137,7 +137,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 					if s == "" {
 						return usagef("--alloc %q: an allocator spec is empty", *allocs)
 					}
-					if isAsRun(s) {
+					if alloc.IsAsRun(s) {
 						return usagef("--alloc as-run replays a trace's recorded placements; batch's tasks are synthetic and have none")
 					}
 					if _, err := alloc.Parse(s, g, alloc.Options{}); err != nil {

@@ -331,18 +331,6 @@ func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.O
 	return curves.ReadMachineRanking(spec, m)
 }
 
-// allocRanking is alloc.Options.Ranking for the CLI: a CURVE argument of an allocator
-// spec (bf:FILE, paging:FILE:s) that is not a built-in curve names a ranking file.
-func allocRanking(path string, m topo.Machine) (curves.Order, error) {
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
-		}
-		return nil, err
-	}
-	return curves.ReadMachineRanking(path, m)
-}
-
 // hostSource is where the host names come from: --hosts FILE or --hostlist EXPR.
 type hostSource struct{ file, expr string }
 

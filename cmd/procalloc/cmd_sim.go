@@ -214,8 +214,7 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
-	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
-	s.SlurmBlocks = allocSlurmBlocks
+	s.Alloc, s.NoMemo = allocSpec, f.noMemo
 	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
 	if f.compat == "default" {
 		s.Compat = alloc.CompatDefault
@@ -619,10 +618,4 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// isAsRun reports whether an allocator spec is the as-run allocator.
-func isAsRun(spec string) bool {
-	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	return family == "as-run"
 }

@@ -343,9 +343,6 @@ func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 // then its sim flags, which change what they name as on sim's command line.
 func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 	s := it.Params.Spec(spec.Dir)
-	s.Ranking = allocRanking // ranking files, as on sim's command line
-	s.SlurmTree = allocSlurmTree
-	s.SlurmBlocks = allocSlurmBlocks
 	if len(it.Params.Flags) == 0 {
 		if err := s.Validate(); err != nil {
 			return s, specError(err)
