@@ -159,18 +159,16 @@ func specError(err error) error {
 			return err
 		}
 		flag := specFlags[fe.Field]
-		if fe.Field == "To" { // the window's other end, named by its flag too
-			fe = &sim.FieldError{Field: fe.Field, Value: fe.Value, Reason: strings.Replace(fe.Reason, "after From ", "after --from ", 1)}
-		}
+		reason := fe.ReasonWith(func(f string) string { return specFlags[f] })
 		switch {
 		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
-			msgs = append(msgs, flag+" "+fe.Value+" "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+" "+reason)
 		case flag == "" || fe.Field == "Alloc":
-			msgs = append(msgs, fe.Reason)
+			msgs = append(msgs, reason)
 		case fe.Value == "":
-			msgs = append(msgs, flag+": "+fe.Reason)
+			msgs = append(msgs, flag+": "+reason)
 		default:
-			msgs = append(msgs, flag+" "+fe.Value+": "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+": "+reason)
 		}
 	}
 	return usageError{strings.Join(msgs, "\n")}
