@@ -145,12 +145,28 @@ var specFlags = map[string]string{
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags; other errors are returned as they are.
-func specError(err error) error {
+func specError(err error) error { return fieldErrors(err, specFlags) }
+
+// fieldErrors is specError with the flags of the fields given by flags (the batch
+// command's, say). A prefix wrapped around the joined errors ("batch: ") is dropped:
+// the flags say where they come from.
+func fieldErrors(err error, flags map[string]string) error {
+	inner := err
+	for {
+		if _, ok := inner.(interface{ Unwrap() []error }); ok {
+			break
+		}
+		next := errors.Unwrap(inner)
+		if next == nil {
+			break
+		}
+		inner = next
+	}
 	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
+	if j, ok := inner.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	} else {
-		errs = []error{err}
+		errs = []error{inner}
 	}
 	var msgs []string
 	for _, e := range errs {
@@ -158,8 +174,8 @@ func specError(err error) error {
 		if !errors.As(e, &fe) {
 			return err
 		}
-		flag := specFlags[fe.Field]
-		reason := fe.ReasonWith(func(f string) string { return specFlags[f] })
+		flag := flags[fe.Field]
+		reason := fe.ReasonWith(func(f string) string { return flags[f] })
 		switch {
 		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
 			msgs = append(msgs, flag+" "+fe.Value+" "+reason)
