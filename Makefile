@@ -30,7 +30,8 @@ test-full: highs
 
 # test-slurm starts a 16-node Slurm on loopback (Debian's packages, installed when
 # missing; needs root), checks procalloc's Slurm emulation against it placement by
-# placement, stops it, and ends with "slurm: N placements compared, D differ".
+# placement, deploys procalloc plan's files on it, stops it, and ends with
+# "plan: N placements predicted, D differ" and "slurm: N placements compared, D differ".
 test-slurm:
 	@GO=$(GO) bash scripts/test-slurm.sh
 

@@ -14,7 +14,9 @@ import (
 	"unsafe"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -42,6 +44,11 @@ type Spec struct {
 	Format Format
 	// SkipBad skips and counts malformed trace lines instead of failing.
 	SkipBad bool
+	// MaxJobs bounds the jobs the trace may have (0: DefaultMaxJobs).
+	MaxJobs int
+	// TimeZone is the IANA zone an sacct trace's times are in ("": the zone of
+	// TZ, time.Local); SWF traces name theirs in their header.
+	TimeZone string
 	// From and To keep the jobs arriving in [From, To) (Bunde et al. 2004 §3.1):
 	// whole seconds from the trace's start, or dates YYYY-MM-DD[THH:MM:SS] in the
 	// trace's time zone (SWF header); "" leaves that end open.
@@ -60,13 +67,24 @@ type Spec struct {
 	Machine     topo.Machine
 	MachineSpec string
 
+	// Hosts are the machine's host names in node-index order (alloc.Options.Names):
+	// the names a slurm:tree/slurm:block topology.conf and an sacct trace's node
+	// lists use, e.g. a mesh's nodes named node[0001-1024]. nil: a graph's own
+	// names, node indices on a grid.
+	Hosts []string
+
 	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
-	// A CURVE argument of Alloc (or of TaskOrder's curve:NAME) that is not a built-in
-	// curve names a ranking file, and slurm:tree:FILE and slurm:block:FILE name a
-	// topology.conf: the replay reads them (curves.ReadMachineRanking,
-	// slurm.ParseTree, slurm.ParseBlocks).
+	// Ranking resolves a CURVE argument of Alloc that is not a built-in curve
+	// (alloc.Options.Ranking), e.g. a ranking file; nil: built-in curves only.
+	Ranking func(name string, m topo.Machine) (curves.Order, error)
+	// SlurmTree reads the topology.conf of a slurm:tree allocator
+	// (alloc.Options.SlurmTree); nil: slurm:tree is refused.
+	SlurmTree func(path string) (*slurm.Tree, error)
+	// SlurmBlocks reads the topology.conf of a slurm:block allocator
+	// (alloc.Options.SlurmBlocks); nil: slurm:block is refused.
+	SlurmBlocks func(path string) (*slurm.Blocks, error)
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
 	Sched  Sched
@@ -203,6 +221,14 @@ func (s *Spec) Validate() error {
 			add(fieldErr(v.field, fmt.Sprint(v.val), "must be a number greater than 0 and at most 1e6"))
 		}
 	}
+	if s.MaxJobs < 0 {
+		add(fieldErr("MaxJobs", strconv.Itoa(s.MaxJobs), "must not be negative (0: the default, %d)", DefaultMaxJobs))
+	}
+	if s.TimeZone != "" {
+		if _, err := time.LoadLocation(s.TimeZone); err != nil {
+			add(fieldErr("TimeZone", strconv.Quote(s.TimeZone), "is not a time zone (want an IANA name such as America/New_York, or UTC)"))
+		}
+	}
 	if s.Scale.Replicate < 1 {
 		add(fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "must be at least 1"))
 	}
@@ -332,7 +358,15 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 		defer f.Close()
 		r = f
 	}
-	tr, err := ReadTrace(r, ReadOptions{Format: s.Format, SkipBad: s.SkipBad})
+	opt := ReadOptions{Format: s.Format, SkipBad: s.SkipBad, MaxJobs: s.MaxJobs}
+	if s.TimeZone != "" {
+		loc, err := time.LoadLocation(s.TimeZone)
+		if err != nil {
+			return nil, fieldErr("TimeZone", strconv.Quote(s.TimeZone), "is not a time zone: %v", err)
+		}
+		opt.Location = loc
+	}
+	tr, err := ReadTrace(r, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Trace, err)
 	}
@@ -403,12 +437,15 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if m.N() > MaxNodes {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
+	if s.Hosts != nil && len(s.Hosts) != m.N() {
+		return nil, fieldErr("Hosts", "", "%d host names for the %d nodes of %s", len(s.Hosts), m.N(), m.Spec())
+	}
 	if s.Comm != "" && s.Engine == EngineFlit {
 		if _, err := s.flitConfig(m); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, rankingFile); err != nil {
+	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, s.Ranking); err != nil {
 		return nil, fieldErr("TaskOrder", strconv.Quote(string(s.TaskOrder)), "%v", err)
 	}
 	tr, err := s.ReadTrace()
@@ -496,13 +533,13 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: rankingFile, SlurmTree: slurmTreeFile, SlurmBlocks: slurmBlocksFile, NoMemo: s.NoMemo})
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo, Names: s.Hosts})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
 		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
-		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: rankingFile}
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: s.Ranking}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}
@@ -543,6 +580,9 @@ type Report struct {
 	Filtered int    `json:"filtered_records"`
 	// Skipped counts sacct records not replayed, by reason.
 	Skipped map[string]int `json:"skipped_records,omitempty"`
+	// Impossible counts sacct records not replayed because their times contradict
+	// each other or their state is unknown, by reason (Trace.Impossible).
+	Impossible map[string]int `json:"impossible_records,omitempty"`
 	// DroppedLarger counts the jobs Spec.DropLarger removed.
 	DroppedLarger int `json:"dropped_larger"`
 	// Seconds is the replay's wall-clock time.
@@ -557,6 +597,9 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = &alloc.Clock{}
+	}
 	t0 := time.Now()
 	var res *Result
 	if rp.lazy != nil && cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun {
@@ -569,7 +612,8 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	}
 	secs := time.Since(t0).Seconds()
 	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
-		DroppedLarger: rp.DroppedLarger, Seconds: secs}
+		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
+	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {
 		rep.LoadFactor = rp.Spec.LoadFactor
@@ -577,7 +621,42 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if rp.Spec.PerJob {
 		rep.PerJob = res.PerJob
 	}
+	if bw := rep.BlockWaits; bw != nil && cfg.Comm == nil && cfg.Sched != SchedAsRun {
+		w, err := rp.consecMeanWait(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the slurm:consec replay that the extra wait for blocks is measured against: %w", err)
+		}
+		extra := rep.MeanWait - w
+		bw.ConsecMeanWait, bw.ExtraMeanWait = &w, &extra
+	}
 	return rep, nil
+}
+
+// consecMeanWait replays the same jobs on the same machine under the same
+// scheduler with slurm:consec (Slurm's selection without topology, which places
+// every job that fits by count) and returns their mean wait: the wait the jobs
+// would have had without waiting for blocks. Only the scheduling metrics are
+// computed.
+func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
+	c := *rp
+	c.Spec.Alloc = "slurm:consec"
+	c.Spec.Metrics = MetricsSched
+	c.Spec.PerJob, c.Spec.JobDone, c.Spec.Progress = false, nil, nil
+	c.Spec.Baseline, c.Spec.SpanOrder, c.Spec.TaskOrder = nil, nil, ""
+	cfg, err := c.Config()
+	if err != nil {
+		return 0, err
+	}
+	var res *Result
+	if c.lazy != nil {
+		res, err = run(ctx, nil, c.lazy, cfg)
+	} else {
+		res, err = Run(ctx, c.Jobs, cfg)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.MeanWait, nil
 }
 
 // Run prepares and runs the replay.

@@ -27,8 +27,8 @@ import (
 //   - "allocator": the order the allocator collected the nodes in
 //     (alloc.CollectionOrder): along the curve, MC's and MC1x1's shells around
 //     the center, L1 distance from the center for MM and Gen-Alg.
-//   - "curve:NAME": the rank order of curve NAME (a built-in curve or a ranking
-//     file), e.g. curve:hilbert.
+//   - "curve:NAME": the rank order of curve NAME (a built-in curve or, with
+//     Spec.Ranking, a ranking file), e.g. curve:hilbert.
 //   - "random": a uniformly random permutation, seeded by Spec.CommSeed and the
 //     job's number.
 //

@@ -115,13 +115,6 @@ func WriteTopology(w io.Writer, g *topo.Graph, o curves.Order) (warnings []strin
 	return warnings, nil
 }
 
-func clipList(s []string, n int) string {
-	if len(s) <= n {
-		return strings.Join(s, ", ")
-	}
-	return strings.Join(s[:n], ", ") + ", ..."
-}
-
 func sameLevelLinks(g *topo.Graph) int {
 	lv := topo.SwitchLevels(g)
 	n, count := g.N(), 0

@@ -22,15 +22,23 @@ type Graph struct {
 	names  []string
 	adj    [][]int
 	groups []Group
-	hosts  int    // vertices 0..hosts-1 are hosts, the rest switches
-	edges  int    // links
-	spec   string // Spec() when set (synthetic machines)
+	hosts  int          // vertices 0..hosts-1 are hosts, the rest switches
+	edges  int          // links
+	spec   string       // Spec() when set (synthetic machines)
+	layout *synthLayout // the structure FatTree or Dragonfly built (structdist.go), else nil
 
 	// Built on first use: the name index (Lookup) and the hop index (Dist).
 	indexOnce sync.Once
 	index     map[string]int
 	hopOnce   sync.Once
 	hop       *hopIndex
+	// Recognised on first use (Dragonfly, structure.go).
+	dragonflyOnce sync.Once
+	dragonfly     DragonflyShape
+	isDragonfly   bool
+	treeOnce      sync.Once
+	tree          *TreeLevels
+	treeReason    string
 }
 
 // Group is a named set of nodes, such as the processors under one switch.

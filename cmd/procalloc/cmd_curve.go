@@ -14,7 +14,6 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
-	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 func init() {
@@ -84,8 +83,7 @@ procalloc curve --list --machine torus:8x8`,
 			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
 			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-block (topology.conf, blocks along the curve), slurm-torus3d (topology.yaml)")
-			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts; a line may be a hostlist such as node[001-128])")
-			hostlistExpr := fs.String("hostlist", "", "host names as one Slurm hostlist `EXPR` in node-index order, e.g. node[0001-1024] (instead of --hosts FILE)")
+			hs := declareHostFlags(fs, "for the formats that name hosts")
 			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
@@ -115,10 +113,12 @@ procalloc curve --list --machine torus:8x8`,
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
 				}
-				if *hosts != "" && *hostlistExpr != "" {
-					return usagef("--hosts and --hostlist both name the hosts: give one")
+				if err := hs.check(); err != nil {
+					return err
 				}
-				hs := hostSource{file: *hosts, expr: *hostlistExpr}
+				if err := refuseEmptyFlags(fs, "hosts", "hostlist"); err != nil {
+					return err
+				}
 				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
@@ -134,7 +134,7 @@ procalloc curve --list --machine torus:8x8`,
 					return usagef("--block-size goes with --format slurm-block")
 				}
 				if slices.Contains(slurm.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, hs, *out, *placements, *blockSize)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, *hs, *out, *placements, *blockSize)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -155,15 +155,15 @@ procalloc curve --list --machine torus:8x8`,
 				if named {
 					switch {
 					case hs.given():
-						if names, err = curveReadHosts(e, hs, m.N()); err != nil {
+						if names, err = hs.read(e, m.N()); err != nil {
 							return err
 						}
 					case curves.NodeNames(m) != nil:
 						names = curves.NodeNames(m)
-					case f == curves.FormatHosts:
-						return usagef("--format hosts needs --hosts FILE or --hostlist EXPR (host names in node-index order)")
+					default:
+						// A resource manager would take node indices for host names.
+						return usagef("--format %s names hosts: it needs --hosts FILE or --hostlist EXPR (host names in node-index order); %s has no names of its own", f, m.Spec())
 					}
-					// The scheduler formats name nodes by index when no names are given.
 				} else if hs.given() {
 					return usagef("%s is only used with formats that name hosts (hosts, %s)", hs.flag(), formatList(curves.SchedulerFormats))
 				}
@@ -243,7 +243,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		var names []string
 		switch {
 		case hs.given():
-			if names, err = curveReadHosts(e, hs, m.N()); err != nil {
+			if names, err = hs.read(e, m.N()); err != nil {
 				return err
 			}
 		default:
@@ -288,7 +288,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return usagef("--placements: %v", err)
 			}
 		}
-		names, err := curveReadHosts(e, hs, m.N())
+		names, err := hs.read(e, m.N())
 		if err != nil {
 			return err
 		}
@@ -301,6 +301,18 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 
 func curveIndent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// refuseEmptyFlags is a usage error for a flag of names given an empty value
+// (--hostlist ""), which would otherwise read as the flag left out.
+func refuseEmptyFlags(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(names, f.Name) && strings.TrimSpace(f.Value.String()) == "" {
+			err = usagef("--%s is empty: give a value or leave the flag out", f.Name)
+		}
+	})
+	return err
 }
 
 // curveMaxNodes bounds the machines curve and evaluate accept: an ordering takes 8
@@ -331,56 +343,35 @@ func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.O
 	return curves.ReadMachineRanking(spec, m)
 }
 
-// hostSource is where the host names come from: --hosts FILE or --hostlist EXPR.
-type hostSource struct{ file, expr string }
-
-func (h hostSource) given() bool { return h.file != "" || h.expr != "" }
-
-func (h hostSource) flag() string {
-	if h.expr != "" {
-		return "--hostlist"
+// allocRanking is alloc.Options.Ranking for the CLI: a CURVE argument of an allocator
+// spec (bf:FILE, paging:FILE:s) that is not a built-in curve names a ranking file.
+func allocRanking(path string, m topo.Machine) (curves.Order, error) {
+	if err := rankingFileExists(path); err != nil {
+		return nil, err
 	}
-	return "--hosts"
+	return curves.ReadMachineRanking(path, m)
 }
 
-func (h hostSource) String() string {
-	if h.expr != "" {
-		return "--hostlist " + h.expr
+// rankingFileExists says why path, which is not a built-in curve, is no ranking file.
+func rankingFileExists(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
+		}
+		return err
 	}
-	return "--hosts " + h.file
+	return nil
 }
 
-func curveReadHosts(e *env, h hostSource, n int) ([]string, error) {
-	var names []string
-	if h.expr != "" {
-		if strings.ContainsAny(h.expr, " \t\n") {
-			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", h.expr)
-		}
-		var err error
-		if names, err = hostlist.Expand(h.expr); err != nil {
-			return nil, fmt.Errorf("%s: %w", h, err)
-		}
-		seen := make(map[string]int, len(names))
-		for i, name := range names {
-			if j, dup := seen[name]; dup {
-				return nil, fmt.Errorf("%s: host %q is named twice (names %d and %d)", h, name, j+1, i+1)
-			}
-			seen[name] = i
-		}
-	} else {
-		f, err := openInput(e, h.file)
-		if err != nil {
+// allocRankingNamed is allocRanking for a machine whose nodes are named hosts
+// (--hosts/--hostlist): a host ranking file's names are matched against them.
+func allocRankingNamed(hosts []string) func(string, topo.Machine) (curves.Order, error) {
+	return func(path string, m topo.Machine) (curves.Order, error) {
+		if err := rankingFileExists(path); err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		if names, err = curves.ReadHostNames(f); err != nil {
-			return nil, fmt.Errorf("%s: %w", h, err)
-		}
+		return curves.ReadRankingFileOf(path, m, hosts)
 	}
-	if len(names) != n {
-		return nil, fmt.Errorf("%s: %d host names for a machine of %d nodes", h, len(names), n)
-	}
-	return names, nil
 }
 
 func curveList(w io.Writer, m topo.Machine) error {

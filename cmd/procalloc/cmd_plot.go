@@ -100,7 +100,7 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 					xv, _ := plotParam(l.Params, *x)
 					yv, ok := resultMetrics(l)[*y]
 					if !ok {
-						return usagef("--y %q: item #%d has no such metric (it has %s)", *y, l.Index, strings.Join(slices.Sorted(maps.Keys(resultMetrics(l))), ", "))
+						return plotNoMetric(*y, l)
 					}
 					id := l.Params.Alloc + "@" + strconv.FormatFloat(xv, 'g', -1, 64)
 					if prev, dup := seen[id]; dup {
@@ -369,4 +369,27 @@ func looksLikeResults(br *bufio.Reader) (bool, error) {
 	}
 	head, _ := br.Peek(len(`{"sweep"`))
 	return string(head) == `{"sweep"`, nil
+}
+
+// plotNoMetric is the usage error of --y naming no numeric metric of line l: a key
+// whose value is not a number (a string, null, an object) says so; else the
+// numeric metrics are listed ("it has )" when there were none).
+func plotNoMetric(y string, l sweep.Line) error {
+	var raw map[string]json.RawMessage
+	json.Unmarshal(l.Result, &raw)
+	if v, ok := raw[y]; ok {
+		return usagef("--y %q: item #%d's %s is %s, not a number: plot draws numeric metrics", y, l.Index, y, clipString(string(v), 40))
+	}
+	have := slices.Sorted(maps.Keys(resultMetrics(l)))
+	if len(have) == 0 {
+		return usagef("--y %q: item #%d has no such metric, and no numeric metric at all", y, l.Index)
+	}
+	return usagef("--y %q: item #%d has no such metric (it has %s)", y, l.Index, strings.Join(have, ", "))
+}
+
+func clipString(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,10 @@ type simFlags struct {
 	trace, machine, sched, compat, format string
 	graph, spanCurve                      string
 	gf                                    *graphFlags
+	hosts                                 *hostSource
 	skipBad                               bool
+	maxJobs                               int
+	tz                                    string
 	noMemo                                bool
 	scale                                 sim.Scale
 	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
@@ -47,11 +51,14 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8")
 	fs.StringVar(&f.graph, "graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")
 	f.gf = declareGraphFlags(fs)
+	f.hosts = declareHostFlags(fs, "the names of the machine's nodes in slurm:tree/slurm:block topology files, sacct node lists and host ranking files; they replace a --graph's own")
 	fs.StringVar(&f.spanCurve, "span-curve", "", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)")
 	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)")
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
 	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
+	fs.IntVar(&f.maxJobs, "max-jobs", sim.DefaultMaxJobs, "refuse a trace of more than `N` jobs (a cap on memory: about 200 bytes per job replayed)")
+	fs.StringVar(&f.tz, "tz", "", "time `ZONE` of an sacct trace's times, an IANA name such as America/New_York (default: $TZ, else the system's zone; sacct prints local times)")
 	fs.BoolVar(&f.noMemo, "no-memo", false, "search every allocation decision anew: MM, Gen-Alg, MM+Inc and MC1x1 otherwise remember their answer for a request and free node set met before (same results; for timing the search itself)")
 	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
 	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
@@ -64,7 +71,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
 	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
-	fs.StringVar(&f.metrics, "metrics", "sched,route", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed) and route (static route metrics: message distance, hop-bytes, routes on a link); --metrics sched leaves the route metrics out: they are then absent from the output (no JSON keys, '-' in tables), not zeros")
+	fs.StringVar(&f.metrics, "metrics", "all", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), or all; --metrics sched leaves dist and route out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros")
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
@@ -86,7 +93,7 @@ type engineFlags struct {
 // declare registers --engine, described by engineUsage, and the flit flags on fs.
 func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
 	fs.StringVar(&f.engine, "engine", "message", engineUsage)
-	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs an even number >= 2)")
+	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs at least 2; an odd number overlaps its dateline classes as in BookSim2)")
 	fs.IntVar(&f.flit.VCBuffer, "vc-buffer", 0, "flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
 	fs.IntVar(&f.flit.RoutingDelay, "routing-delay", 0, "flit engine: routing stage, cycles (default 1)")
 	fs.IntVar(&f.flit.VCAllocDelay, "vc-alloc-delay", 0, "flit engine: virtual-channel allocation stage, cycles (default 1)")
@@ -133,7 +140,7 @@ func (f *engineFlags) check(fs *flag.FlagSet) error {
 // specFlags names the flag of each sim.Spec field, for the messages of
 // sim.FieldError values.
 var specFlags = map[string]string{
-	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to",
+	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to", "MaxJobs": "--max-jobs", "TimeZone": "--tz",
 	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
 	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
 	"Pattern": "--pattern", "Metrics": "--metrics", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
@@ -141,6 +148,7 @@ var specFlags = map[string]string{
 	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
 	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
 	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay", "TaskOrder": "--task-order",
+	"Hosts": "--hosts/--hostlist",
 }
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
@@ -226,9 +234,39 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 		s.Machine = g
 	}
 	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
+	s.TimeZone = f.tz
+	if f.maxJobs != sim.DefaultMaxJobs {
+		s.MaxJobs = f.maxJobs // 0 in the spec is the default
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); f.tz == "" && tz != "" {
+		// TZ as it is now (time.Local was read from it when the process started);
+		// a TZ Go cannot load leaves time.Local, Go's own reading of it.
+		if _, err := time.LoadLocation(tz); err == nil {
+			s.TimeZone = tz
+		}
+	}
+	if f.maxJobs < 1 {
+		return s, usagef("--max-jobs %d: must be at least 1", f.maxJobs)
+	}
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
-	s.Alloc, s.NoMemo = allocSpec, f.noMemo
+	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
+	if f.hosts != nil && f.hosts.given() {
+		if err := f.hosts.check(); err != nil {
+			return s, err
+		}
+		var err error
+		if s.Machine != nil {
+			s.Hosts, err = f.hosts.read(e, s.Machine.N())
+		} else {
+			s.Hosts, err = f.hosts.names(e) // counted once the replay builds the machine
+		}
+		if err != nil {
+			return s, err
+		}
+		s.Ranking = allocRankingNamed(s.Hosts)
+	}
+	s.SlurmBlocks = allocSlurmBlocks
 	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
 	if f.compat == "default" {
 		s.Compat = alloc.CompatDefault
@@ -278,6 +316,10 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 // sweep item sets), so that flags parsed next change only what they name.
 func (f *simFlags) setSpec(s sim.Spec) {
 	f.trace, f.machine, f.format, f.skipBad = s.Trace, s.MachineSpec, string(s.Format), s.SkipBad
+	f.maxJobs, f.tz = s.MaxJobs, s.TimeZone
+	if f.maxJobs == 0 {
+		f.maxJobs = sim.DefaultMaxJobs
+	}
 	f.from, f.to, f.dropLarger, f.scale = s.From, s.To, s.DropLarger, s.Scale
 	f.noMemo, f.sched, f.compat = s.NoMemo, string(s.Sched), string(s.Compat)
 	f.comm, f.pattern, f.metrics = s.Comm, s.Pattern, s.Metrics.Or().String()
@@ -306,6 +348,13 @@ func readTrace(e *env, s *sim.Spec) error {
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", s.Trace, tr.Skipped[why], why)
 	}
+	zone := tr.TimeZone
+	if zone == "Local" {
+		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
+	}
+	for _, why := range slices.Sorted(maps.Keys(tr.Impossible)) {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)\n", s.Trace, tr.Impossible[why], why, zone)
+	}
 	s.TraceData = tr
 	return nil
 }
@@ -314,7 +363,7 @@ func init() {
 	register(&command{
 		name:    "sim",
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
-		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
+		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
 		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
 estimate", or sacct -P output; gzip read transparently) on a mesh or torus, a
 synthetic fat tree or dragonfly (--machine), or a real network (--graph): jobs arrive,
@@ -331,7 +380,25 @@ allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or
 ranking file) and Slurm's own selection (slurm:...) apply; the others place jobs by
 coordinates and refuse.
 
+A job that fits the free nodes by count but that the allocator cannot place (bt, sbt,
+dbt: no free block of its power of two; slurm:tree and slurm:block: Slurm leaves it
+pending, reason Resources) waits until a release lets it start, under every
+scheduler: fcfs and cplant keep the queue behind it waiting; easy reserves for it the
+nodes Slurm's will-run test finds at the earliest estimated end and backfills around
+them (docs/sim.md, "Jobs that wait for a block"). A job the allocator cannot place even
+on the empty machine is refused at the start, named. The summary reports the jobs that
+waited for a block, how long, and the extra mean wait against the same replay with
+slurm:consec (block_waits in --json; block_wait per job in --per-job).
+
 ` + graphHelp + `
+
+--hosts FILE or --hostlist EXPR names the machine's nodes in node-index order (as
+curve --format hosts reads them; a graph's own names are replaced): the names that
+a slurm:tree or slurm:block topology.conf, an sacct trace's node lists (as-run) and
+a host ranking file use. So a mesh ordering meets a topology.conf of real hosts:
+--machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert
+replays Slurm's topology/tree on those hosts with Weight= along the Hilbert curve.
+Without them, nodes are named by index on a grid (0, 1, ...).
 
 sacct traces (--format sacct, or detected from the header): produce them with
   sacct -X -P -a -S START -E END -o ` + sim.SacctFields + `
@@ -351,8 +418,8 @@ the network model. message (the default) is the message-level wormhole model: a
 message holds its whole path, --router-delay cycles per hop, no virtual channels or
 buffers. flit is the flit-level model of BookSim2's input-queued router that "procalloc
 netsim" validates against BookSim2 (docs/comm.md): --vcs virtual channels per port
-(default 1 on a mesh, 2 on a torus, which needs an even number), --vc-buffer flits per
-virtual channel (default 8; at least the credit round trip), router stages of
+(default 1 on a mesh, 2 on a torus, which needs at least 2), --vc-buffer flits per
+virtual channel (default 8; from 1, as in BookSim2), router stages of
 --routing-delay, --vc-alloc-delay, --sw-alloc-delay and --st-delay cycles (1 each) and
 links of --link-delay cycles (1 on a mesh, 2 on a torus). message stays the default
 because it is far faster: on the SDSC Paragon log (16x16, n-body, two weeks) a replay
@@ -409,8 +476,11 @@ procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jo
 procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
 procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
-procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
-procalloc sim --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace sacct.txt --graph topology.conf --alloc slurm:tree:topology.conf --sched as-run
+procalloc sim --trace sacct.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace sacct.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert --sched as-run
+procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:32x32 --alloc slurm:block:BLOCKS.conf --sched easy --contract 0.35 --metrics sched
+procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
@@ -474,6 +544,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, spec.Baseline != nil)
 						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
+						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)
 						rp.Spec.JobDone = pw.write
 						if rep, err = rp.Run(ctx); err != nil {
 							return err
@@ -515,7 +586,19 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	if s.RouteSummary != nil {
 		t.row("route metrics pattern", s.RoutePattern)
 	} else {
-		t.row("route metrics", "not computed (--metrics sched)")
+		t.row("route metrics", "not computed (--metrics without route)")
+	}
+	if s.PairwiseL1 == nil {
+		t.row("pairwise distances", "not computed (--metrics without dist)")
+	}
+	if b := s.BlockWaits; b != nil {
+		t.row("jobs that waited for a block", fmt.Sprintf("%d of %d", b.Jobs, s.Jobs))
+		t.row("mean block wait (s)", fmt.Sprintf("%.1f", b.MeanBlockWait))
+		t.row("max block wait (s)", strconv.FormatInt(b.MaxBlockWait, 10))
+		if b.ConsecMeanWait != nil {
+			t.row("mean wait with slurm:consec (s)", fmt.Sprintf("%.1f", *b.ConsecMeanWait))
+			t.row("extra mean wait for blocks (s)", fmt.Sprintf("%.1f", *b.ExtraMeanWait))
+		}
 	}
 	if c := s.Comm; c != nil {
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
@@ -548,8 +631,11 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 		}
 		t := newTable(w, cols...)
 		for _, b := range s.BySize {
-			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
-				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
+			tot, avg := "-", "-"
+			if b.PairwiseL1 != nil {
+				tot, avg = fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1), fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1)
+			}
+			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), tot, avg, fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
 			if b.MeanRatioToOptimal != nil {
 				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
 			}
@@ -572,12 +658,16 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
-// them on (the route metrics' cells empty when they were not computed); with the exact baseline, three more columns before nodes: the optimum
-// (or best found), whether it was proven, the ratio.
+// them on (the route metrics' and distances' cells empty when they were not
+// computed; block_wait, the time from the first refusal for want of a block to the
+// start, empty for a job never refused); with the exact baseline, three more
+// columns before nodes: the optimum (or best found), whether it was proven, the
+// ratio.
 type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
 	noRoute  bool // route metrics not computed: their cells are empty
+	noDist   bool // pairwise distances not computed: their cells are empty
 	row      []string
 	nodes    []byte
 }
@@ -586,7 +676,7 @@ func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
 	p := &perJobCSV{cw: csv.NewWriter(w), baseline: baseline}
 	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
-		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
+		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "block_wait"}
 	if baseline {
 		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
 	}
@@ -612,6 +702,14 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	if p.noRoute {
 		row = append(row[:len(row)-5], "", "", "", "", "")
 	}
+	if p.noDist {
+		row[11], row[12] = "", ""
+	}
+	blockWait := "" // the job was never refused for want of a block
+	if j.WaitedForBlock {
+		blockWait = i64(j.BlockWait)
+	}
+	row = append(row, blockWait)
 	if p.baseline {
 		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
 	}

@@ -54,6 +54,18 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 				}
 				want.Baseline.TimeLimit = *limit
 			}
+			if (got.Ranking == nil) != (want.Ranking == nil) {
+				t.Fatalf("%v: allocator rankings differ", flags)
+			}
+			got.Ranking, want.Ranking = nil, nil
+			if (got.SlurmTree == nil) != (want.SlurmTree == nil) {
+				t.Fatalf("%v: allocator topology readers differ", flags)
+			}
+			got.SlurmTree, want.SlurmTree = nil, nil
+			if (got.SlurmBlocks == nil) != (want.SlurmBlocks == nil) {
+				t.Fatalf("%v: allocator block topology readers differ", flags)
+			}
+			got.SlurmBlocks, want.SlurmBlocks = nil, nil
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %v:\n got %+v\nwant %+v", comm, flags, got, want)
 			}

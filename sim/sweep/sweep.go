@@ -361,6 +361,19 @@ func (s *Spec) Items() []Item {
 	return out
 }
 
+// ID identifies the sweep's grid: the first 16 hex digits of the SHA-256 of its
+// name and its items' keys in order. Results lines carry it (Line.SweepID), so
+// that a merge without the spec refuses shards of two sweeps of one name.
+func (s *Spec) ID() string {
+	h := sha256.New()
+	h.Write([]byte(s.Name))
+	for _, it := range s.Items() {
+		h.Write([]byte{0})
+		h.Write([]byte(it.Key))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
 // Key is the first 16 hex digits of the SHA-256 of the parameters' JSON.
 func (p Params) Key() string {
 	b, _ := json.Marshal(p)
