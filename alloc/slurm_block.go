@@ -58,8 +58,8 @@ import (
 //
 // Not modelled: TopologyParam=BlockAsNodeRank (node ranks from block order), jobs
 // with --segment or required nodes, nodes of different sizes, nodes outside the
-// partition. Node indices are natural name order (Slurm 26.05 sorts the node table
-// with strnatcmp; hostlist.NaturalCompare, which agrees on names like node01).
+// partition. Node indices are Slurm's node name order (Slurm 26.05 sorts the node
+// table with strnatcmp; hostlist.NaturalCompare is that order).
 
 // slurmBlocks is a SlurmAllocator's topology/block state.
 type slurmBlocks struct {

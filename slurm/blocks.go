@@ -2,12 +2,7 @@ package slurm
 
 import (
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
-
-	"github.com/procalloc/procalloc/internal/textin"
-	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // MaxBlockLevel is the highest aggregation level BlockSizes may name: a block of
@@ -20,8 +15,7 @@ const MaxBlockLevel = 15
 // base block size and the allowed aggregation levels. Slurm aggregates base blocks
 // by their index, never by name or node: the aggregated block of level l number j
 // is base blocks j*2^l .. (j+1)*2^l-1, so the order of the lines is part of the
-// model; ReadTopologyConf, which builds a network graph, does not keep it. Package
-// alloc's slurm:block emulates the selection on it.
+// model. Package alloc's slurm:block emulates the selection on it.
 type Blocks struct {
 	// Blocks are the BlockName= lines in file order (Slurm's block index).
 	Blocks []Block
@@ -54,90 +48,33 @@ func (b *Blocks) LevelAllowed(l int) bool {
 	return l >= 0 && l <= MaxBlockLevel && b.Levels&(1<<l) != 0
 }
 
-// ParseBlocks reads a block topology.conf: lines "BlockName=B [Nodes=HOSTLIST]" and
-// at most one "BlockSizes=S1,S2,...", keys in any case, '#' comments. Errors name
-// the line; they are what slurmctld refuses at startup (fatal): a block defined
-// twice or without a name, a BlockSizes value that is not a positive integer, not a
-// multiple of the first value, not a power-of-two multiple of it or more than 2^15
-// times it, no block at all, no node in any block and no BlockSizes; and keys the
-// block plugin's parser does not know (SwitchName= lines are topology/tree).
-// procalloc is stricter than Slurm in two places, to catch typos: a BlockSizes value
-// with trailing characters (Slurm's atoi reads "8x" as 8) and a second BlockSizes=
-// line are errors. Hostlists are read as Slurm reads them (topo/hostlist). A node in
-// two blocks is accepted, as Slurm accepts it.
-func ParseBlocks(r io.Reader) (*Blocks, error) {
-	b := &Blocks{}
+// blockRec is a block as read, before Slurm's rules resolve it.
+type blockRec struct {
+	name  string
+	line  int
+	nodes []string
+}
+
+// newBlocks applies Slurm's rules (block_record.c of Slurm 26.05,
+// block_record_validate) to the blocks and block sizes read from a file: sizes nil
+// when the file gives none. Errors are what slurmctld refuses at startup (fatal): no
+// block, a block without a name or defined twice, no node in any block and no
+// BlockSizes (Slurm cannot size the base block).
+func newBlocks(recs []blockRec, sizes []int, sizesLine int) (*Blocks, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("no BlockName= lines (Slurm: \"No blocks configured\")")
+	}
+	b := &Blocks{Sizes: sizes, SizesLine: sizesLine}
 	seen := map[string]int{}
-	ls := textin.NewLines(r)
-	for ls.Next() {
-		line, fields := ls.Line(), ls.Fields()
-		var blk Block
-		blk.Line = line
-		named, hasNodes, sizes := false, false, false
-		for _, f := range fields {
-			k, v, ok := strings.Cut(f, "=")
-			if !ok {
-				return nil, fmt.Errorf("topology.conf line %d: %q is not KEY=VALUE", line, f)
-			}
-			switch strings.ToLower(k) {
-			case "blockname":
-				if named {
-					return nil, fmt.Errorf("topology.conf line %d: two BlockName= on one line", line)
-				}
-				named, blk.Name = true, v
-			case "nodes":
-				if hasNodes {
-					return nil, fmt.Errorf("topology.conf line %d: two Nodes= on one line", line)
-				}
-				hasNodes = true
-				if v == "" {
-					continue
-				}
-				var err error
-				if blk.Nodes, err = hostlist.Expand(v); err != nil {
-					return nil, fmt.Errorf("topology.conf line %d: Nodes=%s: %w", line, v, err)
-				}
-			case "blocksizes":
-				if b.SizesLine != 0 || sizes {
-					first := b.SizesLine
-					if first == 0 {
-						first = line
-					}
-					return nil, fmt.Errorf("topology.conf line %d: BlockSizes= given again (first on line %d)", line, first)
-				}
-				sizes = true
-				vals, err := parseBlockSizes(v)
-				if err != nil {
-					return nil, fmt.Errorf("topology.conf line %d: BlockSizes=%s: %w", line, v, err)
-				}
-				b.Sizes, b.SizesLine = vals, line
-			case "switchname", "switches", "linkspeed":
-				return nil, fmt.Errorf("topology.conf line %d: %s= is topology/tree, not topology/block", line, k)
-			default:
-				return nil, fmt.Errorf("topology.conf line %d: unknown key %q (want BlockName, Nodes, BlockSizes)", line, k)
-			}
+	for _, r := range recs {
+		if r.name == "" {
+			return nil, fmt.Errorf("line %d: a block without a name", r.line)
 		}
-		switch {
-		case sizes && (named || hasNodes):
-			return nil, fmt.Errorf("topology.conf line %d: BlockSizes= on a block's line (give it a line of its own)", line)
-		case sizes:
-			continue
-		case !named:
-			return nil, fmt.Errorf("topology.conf line %d: Nodes= without BlockName=", line)
-		case blk.Name == "":
-			return nil, fmt.Errorf("topology.conf line %d: a block without a name (BlockName=)", line)
+		if prev, dup := seen[r.name]; dup {
+			return nil, fmt.Errorf("line %d: block %s already defined on line %d", r.line, r.name, prev)
 		}
-		if prev, dup := seen[blk.Name]; dup {
-			return nil, fmt.Errorf("topology.conf line %d: block %s already defined on line %d", line, blk.Name, prev)
-		}
-		seen[blk.Name] = line
-		b.Blocks = append(b.Blocks, blk)
-	}
-	if err := ls.Err(); err != nil {
-		return nil, fmt.Errorf("topology.conf: %w", err)
-	}
-	if len(b.Blocks) == 0 {
-		return nil, fmt.Errorf("topology.conf: no BlockName= lines (Slurm: no blocks configured)")
+		seen[r.name] = r.line
+		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, Nodes: r.nodes})
 	}
 	if b.Sizes != nil {
 		b.Base = b.Sizes[0]
@@ -153,44 +90,86 @@ func ParseBlocks(r io.Reader) (*Blocks, error) {
 			}
 		}
 		if b.Base == 0 {
-			return nil, fmt.Errorf("topology.conf: no block has nodes and there is no BlockSizes= (Slurm cannot size the base block)")
+			return nil, fmt.Errorf("no block has nodes and there is no BlockSizes= (Slurm: \"Blocks do not contain any nodes and the BlockSizes are not set\")")
 		}
 	}
 	return b, nil
 }
 
-// parseBlockSizes checks BlockSizes as block_record.c's _read_topo_file does: every
-// value a positive integer, a multiple of the first, a power-of-two multiple, at most
-// 2^15 times the first.
-func parseBlockSizes(v string) ([]int, error) {
-	var out []int
+// checkBlockSizes checks block sizes as block_record.c does (_read_topo_file for
+// topology.conf, _list_to_bitmap for topology.yaml): every value positive, a
+// multiple of the first (the base block size), a power-of-two multiple of it, at most
+// 2^15 times it; at least one value.
+func checkBlockSizes(vals []int) error {
+	if len(vals) == 0 {
+		return fmt.Errorf("no sizes")
+	}
+	base := vals[0]
+	for _, n := range vals {
+		if n <= 0 {
+			return fmt.Errorf("%d is not a positive integer", n)
+		}
+		if n%base != 0 {
+			return fmt.Errorf("%d is not a multiple of the base block size %d (the first value)", n, base)
+		}
+		r := n / base
+		if r&(r-1) != 0 {
+			return fmt.Errorf("%d is not a power-of-two multiple of the base block size %d", n, base)
+		}
+		if blockLevel(r) > MaxBlockLevel {
+			return fmt.Errorf("%d is more than 2^%d base blocks of %d", n, MaxBlockLevel, base)
+		}
+	}
+	return nil
+}
+
+// parseBlockSizes reads topology.conf's BlockSizes=S1,S2,... as Slurm does: fields
+// split at commas, empty fields skipped (strtok), each read with C's atoi (leading
+// blanks, a sign, the leading digits; "8x" is 8 and "x" is 0). A value whose text is
+// more than its number is returned in odd for a warning.
+func parseBlockSizes(v string) (vals []int, odd []string, err error) {
 	for _, s := range strings.Split(v, ",") {
 		if s == "" {
-			continue // strtok skips empty fields
+			continue
 		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a positive integer", s)
+		n, exact := atoi(s)
+		if !exact {
+			odd = append(odd, s)
 		}
-		if len(out) > 0 {
-			base := out[0]
-			if n%base != 0 {
-				return nil, fmt.Errorf("%d is not a multiple of the base block size %d (the first value)", n, base)
-			}
-			r := n / base
-			if r&(r-1) != 0 {
-				return nil, fmt.Errorf("%d is not a power-of-two multiple of the base block size %d", n, base)
-			}
-			if blockLevel(r) > MaxBlockLevel {
-				return nil, fmt.Errorf("%d is more than 2^%d base blocks of %d", n, MaxBlockLevel, base)
-			}
+		if n <= 0 {
+			return nil, nil, fmt.Errorf("%q is not a positive integer", s)
 		}
-		out = append(out, n)
+		vals = append(vals, n)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no sizes")
+	if err := checkBlockSizes(vals); err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return vals, odd, nil
+}
+
+// atoi is C's atoi on s, saturating instead of overflowing; exact reports that s is
+// nothing but the number.
+func atoi(s string) (n int, exact bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if n < 1<<40 {
+			n = n*10 + int(s[i]-'0')
+		}
+		i++
+	}
+	if neg {
+		n = -n
+	}
+	return n, i == len(s) && i > start && start == 0
 }
 
 // blockLevel returns log2(r) for a power of two r.

@@ -20,36 +20,62 @@ type GraphReadOptions struct {
 	Format      string           // one of GraphFormats, or "" to detect it
 	NodeNameMap topo.NodeNameMap // ibnetdiscover: GUID -> name
 	Topology    string           // topology.yaml: which topology ("" = cluster_default)
+	// Warn receives what Slurm accepts but logs in a topology file
+	// (Topology.Warnings); nil drops it.
+	Warn func(string)
 }
 
 // ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
 // detected from the content (DetectGraphFormat) and an undecidable file is an error.
-// Slurm's formats are read here, the others by topo.ReadGraphFormat (topo knows
-// nothing of Slurm).
+// topo.ReadGraphFormat reads the file and the generic formats; Slurm's two are added
+// here (topo knows nothing of Slurm), each parsed once (ParseTopologyConf,
+// ParseTopologyYAML) into the Topology whose Graph is returned.
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
+	graph := func(t *Topology, err error) (*topo.Graph, error) {
+		if err != nil {
+			return nil, err
+		}
+		if opt.Warn != nil {
+			for _, w := range t.Warnings {
+				opt.Warn(w)
+			}
+		}
+		return t.Graph()
+	}
+	return topo.ReadGraphFormat(r, topo.GraphReadOptions{
+		Format:      opt.Format,
+		NodeNameMap: opt.NodeNameMap,
+		Detect:      DetectGraphFormat,
+		Extra: map[string]func([]byte) (*topo.Graph, error){
+			"slurm-topology": func(data []byte) (*topo.Graph, error) {
+				return graph(ParseTopologyConf(bytes.NewReader(data)))
+			},
+			"slurm-topology-yaml": func(data []byte) (*topo.Graph, error) {
+				return graph(ParseTopologyYAML(bytes.NewReader(data), opt.Topology))
+			},
+		},
+	})
+}
+
+// ReadTopology reads a topology.conf or a topology.yaml, told apart by content
+// (DetectGraphFormat), into a Topology; name selects a topology.yaml's topology ("":
+// cluster_default). It is what the slurm:tree and slurm:block emulators read.
+func ReadTopology(r io.Reader, name string) (*Topology, error) {
 	data, err := topo.ReadLimited(r, 256<<20)
 	if err != nil {
 		return nil, err
 	}
-	f := opt.Format
-	if f == "" {
-		if f, err = DetectGraphFormat(data); err != nil {
-			return nil, err
-		}
+	f, err := DetectGraphFormat(data)
+	if err != nil && !bytes.Contains(data, []byte("=")) {
+		return nil, err
 	}
-	if opt.NodeNameMap != nil && f != "ibnetdiscover" {
-		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover output, not %s", f)
+	if f == "slurm-topology-yaml" {
+		return ParseTopologyYAML(bytes.NewReader(data), name)
 	}
-	switch f {
-	case "slurm-topology":
-		return ReadTopologyConf(bytes.NewReader(data))
-	case "slurm-topology-yaml":
-		return ReadTopologyYAML(bytes.NewReader(data), opt.Topology)
+	if name != "" {
+		return nil, fmt.Errorf("a topology name (%s) selects a topology of a topology.yaml; this is a topology.conf", name)
 	}
-	if !slices.Contains(topo.GraphFormats, f) {
-		return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(GraphFormats, ", "))
-	}
-	return topo.ReadGraphFormat(bytes.NewReader(data), topo.GraphReadOptions{Format: f, NodeNameMap: opt.NodeNameMap})
+	return ParseTopologyConf(bytes.NewReader(data))
 }
 
 // DetectGraphFormat names the format of a network file from its first meaningful

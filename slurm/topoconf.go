@@ -14,214 +14,233 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// BlockRootSwitch names the switch that ReadTopologyConf and ReadTopologyYAML
-// put above the blocks of a topology/block configuration: Slurm's block plugin gives
-// no links between blocks, so procalloc joins them through one switch (two hops inside
-// a block, four between blocks).
-const BlockRootSwitch = "block-root"
-
-// ReadTopologyConf reads a Slurm topology.conf (topology.conf(5)): tree lines
-// "SwitchName=S [Nodes=HOSTLIST] [Switches=HOSTLIST] [LinkSpeed=N]" or block lines
-// "BlockName=B Nodes=HOSTLIST" (with "BlockSizes=..."), parameter names in any case,
-// '#' comments. Hosts are numbered in order of first appearance, switches in order of
-// their lines. A switch or block listed twice, a key given twice on one line, a child
-// switch that is never defined, tree and block lines mixed, or a bad hostlist are
-// errors naming the line.
-func ReadTopologyConf(r io.Reader) (*topo.Graph, error) {
-	type sw struct {
-		name            string
-		nodes, switches []string
-		line            int
-	}
-	var sws []sw
-	mode := ""
-	first := map[string]int{}
+// ParseTopologyConf reads a Slurm topology.conf (topology.conf(5)) into a Topology:
+// a topology/tree file of lines "SwitchName=S Nodes=HOSTLIST|Switches=HOSTLIST
+// [LinkSpeed=N]", or a topology/block file of lines "BlockName=B [Nodes=HOSTLIST]"
+// and "BlockSizes=S1,S2,...". It is the one reader of topology.conf; its rules are
+// slurmctld's (parse_config.c, and topology/tree's and topology/block's
+// _read_topo_file and validation; Slurm 22.05 for trees, as alloc's slurm:tree
+// emulates, 26.05 for blocks):
+//
+//   - a line starts with SwitchName= (tree) or BlockName= or BlockSizes= (block);
+//     keys in any case; '#' comments; the two kinds mixed are refused (the tree
+//     plugin does not know BlockName and the block plugin does not know SwitchName);
+//   - a switch line knows Nodes, Switches and LinkSpeed (an unsigned integer), a block
+//     line knows Nodes, a BlockSizes line nothing else; any other key, a KEY= without
+//     a value (Slurm's parser cannot read it) and a bad hostlist are refused;
+//   - refused as slurmctld refuses them at startup: a switch or block defined twice, a
+//     switch with both Nodes= and Switches= or neither (Slurm 25.05 and later accept
+//     an empty switch), a child switch that is not defined or the switch itself,
+//     switches whose levels do not resolve within 21 passes in file order (a cycle),
+//     no switch with nodes, no block, a BlockSizes value that is not positive, not a
+//     power-of-two multiple of the first or more than 2^15 times it, no node in any
+//     block and no BlockSizes;
+//   - accepted as Slurm accepts them, with a warning: a key given twice on a line or
+//     BlockSizes= on two lines (Slurm keeps the last: "specified more than once,
+//     latest value used"), a BlockSizes value with trailing characters (Slurm's atoi
+//     reads "8x" as 8), a node on two leaf switches, several root switches.
+//
+// Errors name the line.
+func ParseTopologyConf(r io.Reader) (*Topology, error) {
+	t := &Topology{}
+	warn := func(s string) { t.Warnings = append(t.Warnings, s) }
+	var sws []switchRec
+	var blks []blockRec
+	var sizes []int
+	sizesRaw, sizesLine := "", 0
+	kind, kindLine := "", 0
 	ls := textin.NewLines(r)
 	for ls.Next() {
 		line, fields := ls.Line(), ls.Fields()
-		var s sw
-		s.line = line
-		kind := ""
-		seen := map[string]string{}
-		for _, f := range fields {
+		kv := make([][2]string, len(fields))
+		for i, f := range fields {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok {
 				return nil, fmt.Errorf("line %d: %q is not KEY=VALUE", line, f)
 			}
-			// A repeated key (Nodes=n[1-4] Nodes=n[5-6]) is refused: which one Slurm
-			// keeps is not something to guess.
-			if prev, dup := seen[strings.ToLower(k)]; dup {
-				return nil, fmt.Errorf("line %d: %s given twice (%s and %s); give it once", line, k, prev, f)
+			if v == "" {
+				return nil, fmt.Errorf("line %d: %s has no value", line, f)
 			}
-			seen[strings.ToLower(k)] = f
-			var err error
-			switch strings.ToLower(k) {
-			case "switchname", "blockname":
-				if kind != "" {
-					return nil, fmt.Errorf("line %d: two names on one line", line)
-				}
-				kind = strings.ToLower(k)
-				s.name = v
-			case "nodes":
-				if s.nodes, err = hostlist.Expand(v); err != nil {
-					return nil, fmt.Errorf("line %d: Nodes=%s: %w", line, v, err)
-				}
-			case "switches":
-				if s.switches, err = hostlist.Expand(v); err != nil {
-					return nil, fmt.Errorf("line %d: Switches=%s: %w", line, v, err)
-				}
-			case "blocksizes":
-				var vals []*yaml.Node
-				for _, b := range strings.Split(v, ",") {
-					vals = append(vals, &yaml.Node{Kind: yaml.ScalarNode, Value: b, Line: line})
-				}
-				if err := checkBlockSizes(vals); err != nil {
-					return nil, err
-				}
-			case "linkspeed":
-			default:
-				return nil, fmt.Errorf("line %d: unknown parameter %q (want SwitchName, Nodes, Switches, LinkSpeed, BlockName, BlockSizes)", line, k)
-			}
+			kv[i] = [2]string{strings.ToLower(k), v}
+		}
+		head := kv[0][0]
+		var lineKind string
+		var keys []string // the keys the line may have after its first
+		switch head {
+		case "switchname":
+			lineKind, keys = "tree", []string{"nodes", "switches", "linkspeed"}
+		case "blockname":
+			lineKind, keys = "block", []string{"nodes"}
+		case "blocksizes":
+			lineKind = "block"
+		default:
+			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block), not %s=", line, strings.SplitN(fields[0], "=", 2)[0])
+		}
+		if kind != "" && kind != lineKind {
+			return nil, fmt.Errorf("line %d: SwitchName and BlockName/BlockSizes lines mixed (line %d is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes", line, kindLine, kind)
 		}
 		if kind == "" {
-			if strings.EqualFold(strings.SplitN(fields[0], "=", 2)[0], "blocksizes") {
-				continue
+			kind, kindLine = lineKind, line
+		}
+		val := map[string]string{}
+		for i, p := range kv[1:] {
+			if !slices.Contains(keys, p[0]) {
+				k := strings.SplitN(fields[i+1], "=", 2)[0]
+				switch {
+				case head == "blockname" && p[0] == "blocksizes":
+					return nil, fmt.Errorf("line %d: BlockSizes= on a block's line (give it a line of its own)", line)
+				case head == "blocksizes":
+					return nil, fmt.Errorf("line %d: %s= after BlockSizes= (BlockSizes= takes a line of its own)", line, k)
+				case head == "blockname" && (p[0] == "switches" || p[0] == "linkspeed" || p[0] == "switchname"):
+					return nil, fmt.Errorf("line %d: %s= is topology/tree, not topology/block", line, k)
+				case head == "switchname" && (p[0] == "blockname" || p[0] == "blocksizes"):
+					return nil, fmt.Errorf("line %d: %s= is topology/block, not topology/tree", line, k)
+				case p[0] == head:
+					return nil, fmt.Errorf("line %d: two %s= on one line (one line per %s)", line, k, map[string]string{"switchname": "switch", "blockname": "block"}[head])
+				}
+				want := "Nodes, Switches, LinkSpeed"
+				if head == "blockname" {
+					want = "Nodes"
+				}
+				return nil, fmt.Errorf("line %d: unknown key %q (a %s line takes %s)", line, k, strings.SplitN(fields[0], "=", 2)[0], want)
 			}
-			return nil, fmt.Errorf("line %d: no SwitchName= or BlockName=", line)
+			if prev, dup := val[p[0]]; dup {
+				warn(fmt.Sprintf("line %d: %s given twice (%s and %s); Slurm uses the last (\"specified more than once, latest value used\")", line, strings.SplitN(fields[i+1], "=", 2)[0], prev, fields[i+1]))
+			}
+			val[p[0]] = fields[i+1]
 		}
-		if mode != "" && mode != kind {
-			return nil, fmt.Errorf("line %d: SwitchName and BlockName lines mixed (tree and block topologies are separate files)", line)
+		value := func(k string) (string, bool) {
+			f, ok := val[k]
+			if !ok {
+				return "", false
+			}
+			_, v, _ := strings.Cut(f, "=")
+			return v, true
 		}
-		mode = kind
-		if s.name == "" {
-			return nil, fmt.Errorf("line %d: empty %s", line, kind)
+		hosts := func(k string) ([]string, bool, error) {
+			v, ok := value(k)
+			if !ok {
+				return nil, false, nil
+			}
+			out, err := hostlist.Expand(v)
+			if err != nil {
+				return nil, true, fmt.Errorf("line %d: %s: %w", line, val[k], err)
+			}
+			return out, true, nil
 		}
-		if l, dup := first[s.name]; dup {
-			return nil, fmt.Errorf("line %d: %s %s listed twice (first on line %d)", line, kind, s.name, l)
+		switch head {
+		case "switchname":
+			s := switchRec{name: kv[0][1], line: line}
+			var err error
+			if s.nodes, s.hasNodes, err = hosts("nodes"); err != nil {
+				return nil, err
+			}
+			if s.children, s.hasChildren, err = hosts("switches"); err != nil {
+				return nil, err
+			}
+			if v, ok := value("linkspeed"); ok && !isUint32(v) {
+				return nil, fmt.Errorf("line %d: LinkSpeed=%s: want an unsigned integer", line, v)
+			}
+			sws = append(sws, s)
+		case "blockname":
+			b := blockRec{name: kv[0][1], line: line}
+			var err error
+			if b.nodes, _, err = hosts("nodes"); err != nil {
+				return nil, err
+			}
+			blks = append(blks, b)
+		case "blocksizes":
+			if sizesLine != 0 {
+				warn(fmt.Sprintf("line %d: BlockSizes= given again (first on line %d); Slurm uses the last (\"specified more than once, latest value used\")", line, sizesLine))
+			}
+			sizesRaw, sizesLine = kv[0][1], line
 		}
-		first[s.name] = line
-		if kind == "blockname" && len(s.switches) > 0 {
-			return nil, fmt.Errorf("line %d: a block has Nodes=, not Switches=", line)
-		}
-		if len(s.nodes) == 0 && len(s.switches) == 0 {
-			return nil, fmt.Errorf("line %d: %s %s has neither Nodes= nor Switches=", line, kind, s.name)
-		}
-		sws = append(sws, s)
 	}
 	if err := ls.Err(); err != nil {
 		return nil, err
 	}
-	if len(sws) == 0 {
+	if sizesLine != 0 {
+		// Slurm checks the value it keeps, the last.
+		vals, odd, err := parseBlockSizes(sizesRaw)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: BlockSizes=%s: %w (Slurm: \"Invalid BlockSizes value\")", sizesLine, sizesRaw, err)
+		}
+		if len(odd) > 0 {
+			warn(fmt.Sprintf("line %d: BlockSizes value %q is read as %d, as Slurm's atoi reads it", sizesLine, odd[0], mustAtoi(odd[0])))
+		}
+		sizes = vals
+	}
+	var err error
+	switch kind {
+	case "":
 		return nil, fmt.Errorf("no SwitchName= or BlockName= lines")
+	case "tree":
+		t.Tree, err = newTree(sws, treeRules{}, warn)
+	case "block":
+		t.Blocks, err = newBlocks(blks, sizes, sizesLine)
 	}
-	tb := &treeBuilder{}
-	for _, s := range sws {
-		tb.add(s.name, s.nodes, s.switches, fmt.Sprintf("line %d", s.line))
-	}
-	return tb.build(mode == "blockname")
-}
-
-// treeBuilder assembles tree and block topologies from switch records.
-type treeBuilder struct {
-	recs []treeRec
-}
-
-type treeRec struct {
-	name            string
-	nodes, switches []string
-	where           string
-}
-
-func (tb *treeBuilder) add(name string, nodes, switches []string, where string) {
-	tb.recs = append(tb.recs, treeRec{name, nodes, switches, where})
-}
-
-func (tb *treeBuilder) build(blocks bool) (*topo.Graph, error) {
-	if err := tb.checkAcyclic(); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	f := topo.NewFabric()
-	seen := map[string]bool{}
-	for _, s := range tb.recs {
-		for _, n := range s.nodes {
-			if !seen[n] {
-				seen[n] = true
-				if err := f.AddHost(n); err != nil {
-					return nil, fmt.Errorf("%s: %w", s.where, err)
-				}
-			}
-		}
-	}
-	for _, s := range tb.recs {
-		if err := f.AddSwitch(s.name); err != nil {
-			return nil, fmt.Errorf("%s: switch %s: %w (a switch and a node cannot share a name)", s.where, s.name, err)
-		}
-	}
-	if blocks && len(tb.recs) > 1 {
-		if err := f.AddSwitch(BlockRootSwitch); err != nil {
-			return nil, fmt.Errorf("a block is named %q, which procalloc uses for the switch joining the blocks", BlockRootSwitch)
-		}
-	}
-	for _, s := range tb.recs {
-		for _, n := range s.nodes {
-			if err := f.Link(s.name, n); err != nil {
-				return nil, fmt.Errorf("%s: %w", s.where, err)
-			}
-		}
-		for _, c := range s.switches {
-			if found, isSw := f.Has(c); !found || !isSw {
-				return nil, fmt.Errorf("%s: switch %s names child switch %q, which is not defined", s.where, s.name, c)
-			}
-			if err := f.Link(s.name, c); err != nil {
-				return nil, fmt.Errorf("%s: %w", s.where, err)
-			}
-		}
-		if blocks && len(tb.recs) > 1 {
-			f.Link(s.name, BlockRootSwitch)
-		}
-	}
-	return f.Graph()
+	return t, nil
 }
 
-// checkAcyclic reports a cycle of switches (s1 a child of s2, s2 of s1, or a switch
-// its own child): a tree topology has none, and Slurm's tree plugin would misplace
-// jobs on one. A switch may have several parents (two spines over the same leaves).
-func (tb *treeBuilder) checkAcyclic() error {
-	idx := map[string]int{}
-	for i, r := range tb.recs {
-		idx[r.name] = i
+func mustAtoi(s string) int { n, _ := atoi(s); return n }
+
+// isUint32 reports whether v is what Slurm's s_p_handle_uint32 reads: a decimal
+// number below 2^32, or UNLIMITED or INFINITE.
+func isUint32(v string) bool {
+	if strings.EqualFold(v, "UNLIMITED") || strings.EqualFold(v, "INFINITE") {
+		return true
 	}
-	state := make([]int8, len(tb.recs)) // 0 new, 1 on the path, 2 done
-	var visit func(i int, path []string) error
-	visit = func(i int, path []string) error {
-		state[i] = 1
-		path = append(path, tb.recs[i].name)
-		for _, c := range tb.recs[i].switches {
-			j, ok := idx[c]
-			if !ok {
-				continue // reported when linking
-			}
-			switch state[j] {
-			case 1:
-				k := slices.Index(path, c)
-				return fmt.Errorf("%s: switches form a cycle: %s -> %s", tb.recs[j].where, strings.Join(path[k:], " -> "), c)
-			case 0:
-				if err := visit(j, path); err != nil {
-					return err
-				}
-			}
-		}
-		state[i] = 2
-		return nil
+	n, err := strconv.ParseUint(v, 10, 32)
+	return err == nil && n < 1<<32-1
+}
+
+// ReadTopologyConf reads a topology.conf (ParseTopologyConf) and returns its network
+// (Topology.Graph).
+func ReadTopologyConf(r io.Reader) (*topo.Graph, error) {
+	t, err := ParseTopologyConf(r)
+	if err != nil {
+		return nil, err
 	}
-	for i := range tb.recs {
-		if state[i] == 0 {
-			if err := visit(i, nil); err != nil {
-				return err
-			}
-		}
+	return t.Graph()
+}
+
+// ParseTree reads a topology/tree topology.conf (ParseTopologyConf) and returns its
+// switches; a topology/block file is an error.
+func ParseTree(r io.Reader) (*Tree, error) {
+	t, err := ParseTopologyConf(r)
+	if err != nil {
+		return nil, fmt.Errorf("topology.conf: %w", err)
 	}
-	return nil
+	return t.TreeOf()
+}
+
+// ParseBlocks reads a topology/block topology.conf (ParseTopologyConf) and returns its
+// blocks; a topology/tree file is an error.
+func ParseBlocks(r io.Reader) (*Blocks, error) {
+	t, err := ParseTopologyConf(r)
+	if err != nil {
+		return nil, fmt.Errorf("topology.conf: %w", err)
+	}
+	return t.BlocksOf()
+}
+
+// TreeOf returns t's tree, or an error naming what t is instead.
+func (t *Topology) TreeOf() (*Tree, error) {
+	if t.Tree == nil {
+		return nil, fmt.Errorf("a topology/%s configuration, not topology/tree (SwitchName= lines)", t.Kind())
+	}
+	return t.Tree, nil
+}
+
+// BlocksOf returns t's blocks, or an error naming what t is instead.
+func (t *Topology) BlocksOf() (*Blocks, error) {
+	if t.Blocks == nil {
+		return nil, fmt.Errorf("a topology/%s configuration, not topology/block (BlockName= lines)", t.Kind())
+	}
+	return t.Blocks, nil
 }
 
 // ReadTopologyYAML reads a Slurm topology.yaml (topology.yaml(5)): a list of
@@ -240,10 +259,13 @@ func (tb *treeBuilder) checkAcyclic() error {
 // name selects a topology; empty selects the one with cluster_default: true, else the
 // only one. Errors name the line: unknown keys, a key given twice, two topologies of
 // one name, a topology with two of tree/block/torus3d/flat, two cluster_default:
-// true, a cycle of switches, block_sizes that are not increasing positive integers
-// and a second YAML document are refused. Aliases (&list ... *list) read as the node
-// they name; merge keys (<<) are unknown keys.
-func ReadTopologyYAML(r io.Reader, name string) (*topo.Graph, error) {
+// true and a second YAML document are refused. Switches and blocks follow the rules
+// of ParseTopologyConf (topology.yaml exists from Slurm 25.05, whose rules differ in
+// two places: a switch with nodes and children is a leaf whose children Slurm ignores
+// with a warning, and a switch with neither is an empty leaf); block_sizes are checked
+// as BlockSizes= (a list of integers). Aliases (&list ... *list) read as the node they
+// name; merge keys (<<) are unknown keys.
+func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 	data, err := topo.ReadLimited(r, 64<<20)
 	if err != nil {
 		return nil, err
@@ -322,63 +344,61 @@ func ReadTopologyYAML(r io.Reader, name string) (*topo.Graph, error) {
 		pick = doc.Content[0].Content[0]
 	}
 	tn, _ := yamlScalar(pick, "topology")
+	out := &Topology{}
+	warn := func(s string) { out.Warnings = append(out.Warnings, s) }
 	switch {
 	case yamlChild(pick, "tree") != nil:
-		tb := &treeBuilder{}
 		sws := yamlChild(yamlChild(pick, "tree"), "switches")
 		if sws == nil || sws.Kind != yaml.SequenceNode {
 			return nil, fmt.Errorf("line %d: tree needs a list \"switches\"", yamlChild(pick, "tree").Line)
 		}
-		first := map[string]int{}
+		var recs []switchRec
 		for _, s := range sws.Content {
 			sn, _ := yamlScalar(s, "switch")
 			if sn == "" {
 				return nil, fmt.Errorf("line %d: a switch needs \"switch: NAME\"", s.Line)
 			}
-			if l, dup := first[sn]; dup {
-				return nil, fmt.Errorf("line %d: switch %s listed twice (first on line %d)", s.Line, sn, l)
-			}
-			first[sn] = s.Line
-			nodes, err := yamlHostlist(s, "nodes")
-			if err != nil {
+			r := switchRec{name: sn, line: s.Line, hasNodes: yamlChild(s, "nodes") != nil, hasChildren: yamlChild(s, "children") != nil}
+			if r.nodes, err = yamlHostlist(s, "nodes"); err != nil {
 				return nil, err
 			}
-			children, err := yamlHostlist(s, "children")
-			if err != nil {
+			if r.children, err = yamlHostlist(s, "children"); err != nil {
 				return nil, err
 			}
-			if len(nodes) == 0 && len(children) == 0 {
-				return nil, fmt.Errorf("line %d: switch %s has neither nodes nor children", s.Line, sn)
-			}
-			tb.add(sn, nodes, children, fmt.Sprintf("line %d", s.Line))
+			recs = append(recs, r)
 		}
-		return tb.build(false)
+		if out.Tree, err = newTree(recs, treeRules{yaml: true}, warn); err != nil {
+			return nil, err
+		}
 	case yamlChild(pick, "block") != nil:
-		tb := &treeBuilder{}
-		bl := yamlChild(yamlChild(pick, "block"), "blocks")
+		blk := yamlChild(pick, "block")
+		bl := yamlChild(blk, "blocks")
 		if bl == nil || bl.Kind != yaml.SequenceNode {
-			return nil, fmt.Errorf("line %d: block needs a list \"blocks\"", yamlChild(pick, "block").Line)
+			return nil, fmt.Errorf("line %d: block needs a list \"blocks\"", blk.Line)
 		}
-		first := map[string]int{}
+		var recs []blockRec
 		for _, b := range bl.Content {
 			bn, _ := yamlScalar(b, "block")
 			if bn == "" {
 				return nil, fmt.Errorf("line %d: a block needs \"block: NAME\"", b.Line)
 			}
-			if l, dup := first[bn]; dup {
-				return nil, fmt.Errorf("line %d: block %s listed twice (first on line %d)", b.Line, bn, l)
-			}
-			first[bn] = b.Line
-			nodes, err := yamlHostlist(b, "nodes")
-			if err != nil {
+			r := blockRec{name: bn, line: b.Line}
+			if r.nodes, err = yamlHostlist(b, "nodes"); err != nil {
 				return nil, err
 			}
-			if len(nodes) == 0 {
-				return nil, fmt.Errorf("line %d: block %s has no nodes", b.Line, bn)
-			}
-			tb.add(bn, nodes, nil, fmt.Sprintf("line %d", b.Line))
+			recs = append(recs, r)
 		}
-		return tb.build(true)
+		var sizes []int
+		sizesLine := 0
+		if bs := yamlChild(blk, "block_sizes"); bs != nil {
+			if sizes, err = yamlBlockSizes(bs); err != nil {
+				return nil, err
+			}
+			sizesLine = bs.Line
+		}
+		if out.Blocks, err = newBlocks(recs, sizes, sizesLine); err != nil {
+			return nil, err
+		}
 	case yamlChild(pick, "torus3d") != nil:
 		t := yamlChild(pick, "torus3d")
 		if tl := yamlChild(t, "toruses"); tl != nil {
@@ -393,14 +413,52 @@ func ReadTopologyYAML(r io.Reader, name string) (*topo.Graph, error) {
 			}
 			t = t.Content[0]
 		}
-		return torus3dOf(t)
+		if out.Torus, err = torus3dOf(t); err != nil {
+			return nil, err
+		}
 	case yamlChild(pick, "flat") != nil:
 		return nil, fmt.Errorf("line %d: topology %s is flat: it describes no network", pick.Line, tn)
+	default:
+		return nil, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
 	}
-	return nil, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
+	return out, nil
 }
 
-func torus3dOf(t *yaml.Node) (*topo.Graph, error) {
+// ReadTopologyYAML reads a topology.yaml (ParseTopologyYAML) and returns the network
+// of the topology name selects (Topology.Graph).
+func ReadTopologyYAML(r io.Reader, name string) (*topo.Graph, error) {
+	t, err := ParseTopologyYAML(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return t.Graph()
+}
+
+// yamlBlockSizes reads block_sizes: a list of integers (or one), checked as
+// BlockSizes= is.
+func yamlBlockSizes(bs *yaml.Node) ([]int, error) {
+	if bs.Kind != yaml.SequenceNode && bs.Kind != yaml.ScalarNode {
+		return nil, fmt.Errorf("line %d: block_sizes: want a list of positive integers", bs.Line)
+	}
+	vals := []*yaml.Node{bs}
+	if bs.Kind == yaml.SequenceNode {
+		vals = bs.Content
+	}
+	var out []int
+	for _, v := range vals {
+		n, err := strconv.Atoi(strings.TrimSpace(v.Value))
+		if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 1<<30 {
+			return nil, fmt.Errorf("line %d: block_sizes: %q is not a positive integer", v.Line, v.Value)
+		}
+		out = append(out, n)
+	}
+	if err := checkBlockSizes(out); err != nil {
+		return nil, fmt.Errorf("line %d: block_sizes: %w (Slurm: \"Invalid BlockSizes value\")", bs.Line, err)
+	}
+	return out, nil
+}
+
+func torus3dOf(t *yaml.Node) (*Torus, error) {
 	if t.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: torus3d is a mapping", t.Line)
 	}
@@ -411,39 +469,25 @@ func torus3dOf(t *yaml.Node) (*topo.Graph, error) {
 	if d == nil {
 		return nil, fmt.Errorf("line %d: torus3d needs dims: {x: X, y: Y, z: Z}", t.Line)
 	}
-	dims := make([]int, 3)
+	tor := &Torus{Line: t.Line}
+	tor.Name, _ = yamlScalar(t, "name")
 	for j, k := range []string{"x", "y", "z"} {
 		s, line := yamlScalar(d, k)
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > 1<<16 {
 			return nil, fmt.Errorf("line %d: torus3d dims %s = %q: want a positive integer", max(line, d.Line), k, s)
 		}
-		dims[j] = v
+		tor.Dims[j] = v
 	}
 	nodes, err := yamlHostlist(t, "nodes")
 	if err != nil {
 		return nil, err
 	}
-	if len(nodes) != dims[0]*dims[1]*dims[2] {
-		return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, dims[0], dims[1], dims[2], dims[0]*dims[1]*dims[2], len(nodes))
+	if p := tor.Dims[0] * tor.Dims[1] * tor.Dims[2]; len(nodes) != p {
+		return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, tor.Dims[0], tor.Dims[1], tor.Dims[2], p, len(nodes))
 	}
-	grid, err := topo.NewGrid(dims, []bool{true, true, true})
-	if err != nil {
-		return nil, err
-	}
-	f := topo.NewFabric()
-	for _, n := range nodes {
-		if err := f.AddHost(n); err != nil {
-			return nil, fmt.Errorf("line %d: torus3d nodes: %w", t.Line, err)
-		}
-	}
-	var nb []int
-	for a := range grid.N() {
-		for _, b := range grid.Neighbors(a, nb[:0]) {
-			f.Link(nodes[a], nodes[b])
-		}
-	}
-	return f.Graph()
+	tor.Nodes = nodes
+	return tor, nil
 }
 
 // resolveAliases replaces every alias in the tree under n by the node it names, so
@@ -541,20 +585,6 @@ func checkTopologyYAML(t *yaml.Node) error {
 		if err := checkKeys(b, "block"); err != nil {
 			return err
 		}
-		if bs := yamlChild(b, "block_sizes"); bs != nil {
-			if bs.Kind != yaml.SequenceNode && bs.Kind != yaml.ScalarNode {
-				return fmt.Errorf("line %d: block_sizes: want a list of positive integers", bs.Line)
-			}
-			var vals []*yaml.Node
-			if bs.Kind == yaml.ScalarNode {
-				vals = []*yaml.Node{bs}
-			} else {
-				vals = bs.Content
-			}
-			if err := checkBlockSizes(vals); err != nil {
-				return err
-			}
-		}
 		return entries(b, "blocks", "block entry")
 	}
 	if tor := yamlChild(t, "torus3d"); tor != nil {
@@ -636,23 +666,6 @@ func checkPlacements(torus *yaml.Node) error {
 				}
 			}
 		}
-	}
-	return nil
-}
-
-// checkBlockSizes reports block sizes that are not positive integers in increasing
-// order (Slurm's BlockSizes: the block sizes jobs may be planned on).
-func checkBlockSizes(vals []*yaml.Node) error {
-	prev := 0
-	for _, v := range vals {
-		n, err := strconv.Atoi(strings.TrimSpace(v.Value))
-		if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 1<<30 {
-			return fmt.Errorf("line %d: block_sizes: %q is not a positive integer", v.Line, v.Value)
-		}
-		if n <= prev {
-			return fmt.Errorf("line %d: block_sizes: %d after %d; want increasing sizes", v.Line, n, prev)
-		}
-		prev = n
 	}
 	return nil
 }

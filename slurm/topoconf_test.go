@@ -176,18 +176,18 @@ func TestDetectGraphFormat(t *testing.T) {
 // Bad input is an error naming the line.
 func TestTopologyBadInput(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"SwitchName=s0 Nodes=n[0-3]\nSwitchName=s0 Nodes=n[4-5]\n", "line 2: switchname s0 listed twice (first on line 1)"},
+		{"SwitchName=s0 Nodes=n[0-3]\nSwitchName=s0 Nodes=n[4-5]\n", "line 2: switch s0 already defined on line 1"},
 		{"SwitchName=s0 Nodes=n[3-1]\n", "line 1: Nodes=n[3-1]"},
 		{"SwitchName=s0 Nodes=n[0-99999999999999999999]\n", "line 1: Nodes="},
-		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s[0,2]\n", "line 2: switch s1 names child switch \"s2\""},
-		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: SwitchName and BlockName lines mixed"},
-		{"SwitchName=s0 Foo=1\n", "line 1: unknown parameter"},
-		// Issue 24 row 16: a repeated key kept the last value silently.
-		{"SwitchName=s1 Nodes=n[1-4] Nodes=n[5-6]\n", "line 1: Nodes given twice (Nodes=n[1-4] and Nodes=n[5-6])"},
-		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s0 switches=s0\n", "line 2: switches given twice"},
-		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: SwitchName given twice"},
-		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed given twice"},
-		{"BlockName=b1 Nodes=n1\nBlockSizes=-4,NaN\n", "line 2: block_sizes: \"-4\" is not a positive integer"},
+		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s[0,2]\n", "line 2: switch s1 has invalid child switch \"s2\""},
+		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: SwitchName and BlockName/BlockSizes lines mixed"},
+		{"SwitchName=s0 Foo=1\n", "line 1: unknown key \"Foo\""},
+		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: two SwitchName= on one line"},
+		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed= is topology/tree"},
+		{"BlockName=b1 Nodes=n1\nBlockSizes=-4,NaN\n", "line 2: BlockSizes=-4,NaN: \"-4\" is not a positive integer"},
+		// Issue 30: a switch with both Nodes= and Switches= was accepted here and
+		// refused by slurm:tree; Slurm refuses it.
+		{"SwitchName=s1 Nodes=n[1-4] Switches=s2\nSwitchName=s2 Nodes=n[5-8]\n", "line 1: switch s1 has both Nodes= and Switches="},
 	} {
 		_, err := ReadTopologyConf(strings.NewReader(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -195,7 +195,7 @@ func TestTopologyBadInput(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ src, want string }{
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n      - switch: s\n        nodes: n2\n", "line 6: switch s listed twice (first on line 4)"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n1\n      - switch: s\n        nodes: n2\n", "line 6: switch s already defined on line 4"},
 		{"- topology: a\n  tree:\n    switches:\n      - switch: s\n        nodes: n[5-2]\n", "line 5: nodes"},
 		{"- topology: a\n  flat: true\n", "flat"},
 		{"- topology: a\n  tree: {switches: []}\n- topology: b\n  flat: true\n", "none has cluster_default"},
@@ -208,11 +208,11 @@ func TestTopologyBadInput(t *testing.T) {
 		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n  block: {blocks: [{block: b, nodes: n1}]}\n", "line 1: one topology with tree and block"},
 		{"- topology: a\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 5: a second cluster_default: true (the first on line 2)"},
 		{"- topology: a\n  cluster_default: yes please\n  tree: {switches: [{switch: s, nodes: n1}]}\n", "line 2: cluster_default: want true or false"},
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n        nodes: n1\n      - switch: s2\n        children: s1\n", "switches form a cycle: s1 -> s2 -> s1"},
-		{"- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s1\n        nodes: n1\n", "switches form a cycle: s1 -> s1"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s0\n        nodes: n1\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n", "switches form a cycle: s1 -> s2 -> s1"},
+		{"- topology: a\n  tree:\n    switches:\n      - switch: s0\n        nodes: n1\n      - switch: s1\n        children: s1\n", "invalid child switch \"s1\""},
 		{"- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "line 3: block_sizes: \"-4\" is not a positive integer"},
 		{"- topology: a\n  block:\n    block_sizes: [4, NaN]\n    blocks: [{block: b, nodes: n1}]\n", "block_sizes: \"NaN\""},
-		{"- topology: a\n  block:\n    block_sizes: [16, 4]\n    blocks: [{block: b, nodes: n1}]\n", "want increasing sizes"},
+		{"- topology: a\n  block:\n    block_sizes: [16, 4]\n    blocks: [{block: b, nodes: n1}]\n", "4 is not a multiple of the base block size 16"},
 		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1, nodes: n2}]}\n", "nodes"},
 		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n---\n- topology: b\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 4: a second YAML document"},
 		{"- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2, w: 2}\n    nodes: n[1-8]\n", "line 3: unknown key \"w\" in a torus3d dims"},

@@ -2,26 +2,57 @@ package slurm
 
 import (
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 
-	"github.com/procalloc/procalloc/internal/textin"
-	"github.com/procalloc/procalloc/topo/hostlist"
+	"github.com/procalloc/procalloc/topo"
 )
 
-// Tree is a topology.conf of Slurm's topology/tree plugin the way slurmctld holds it
-// (src/plugins/topology/tree/topology_tree.c, _validate_switches): the switch table in
-// file order, each switch's level, parent and children, the leaves' node names. The
-// selection code (cons_tres _eval_nodes_topo) walks this table in index order and
-// breaks ties by it, so the order of the lines is part of the model; procalloc's
-// ReadTopologyConf, which builds a network graph, does not keep it.
+// Topology is one Slurm topology, read once from a topology.conf
+// (ParseTopologyConf) or a topology.yaml (ParseTopologyYAML), in the one typed form
+// every consumer uses: the network graph of --graph (Graph), alloc's slurm:tree
+// (Tree) and slurm:block (Blocks) emulators, and the writers, which build a Topology
+// and print it (WriteConf). Exactly one of Tree, Blocks and Torus is set.
+//
+// The rules are Slurm's: what slurmctld refuses at startup (fatal) is an error naming
+// the line; what it accepts and logs (a key given twice on a line, a node on two leaf
+// switches, several roots, a BlockSizes value with trailing characters, children of
+// a topology.yaml leaf) is accepted as Slurm reads it and reported in Warnings.
+// Where Slurm versions differ the version is named (doc comments of ParseTopologyConf
+// and ParseTopologyYAML).
+type Topology struct {
+	Tree   *Tree   // topology/tree: switches and leaves
+	Blocks *Blocks // topology/block: blocks and block sizes
+	Torus  *Torus  // topology/torus3d (topology.yaml only)
+	// Warnings are what Slurm accepts but logs, one sentence each, naming the line.
+	Warnings []string
+}
+
+// Kind names the topology plugin of t: "tree", "block" or "torus3d".
+func (t *Topology) Kind() string {
+	switch {
+	case t.Tree != nil:
+		return "tree"
+	case t.Blocks != nil:
+		return "block"
+	}
+	return "torus3d"
+}
+
+// Tree is a topology/tree configuration the way slurmctld holds it (Slurm 22.05's
+// src/plugins/topology/tree/topology_tree.c, _validate_switches; switch_record.c in
+// later versions): the switch table in file order, each switch's level, parent and
+// children, the leaves' node names. The selection code (cons_tres _eval_nodes_topo)
+// walks this table in index order and breaks ties by it, so the order of the lines is
+// part of the model.
 type Tree struct {
 	Switches []Switch
 	byName   map[string]int
-	adj      [][]int // switch links, both ways
+	// switch links, both ways: switch i's neighbours are adj[adjOff[i]:adjOff[i+1]]
+	adjOff, adj []int32
 }
 
-// Switch is one SwitchName= line.
+// Switch is one SwitchName= line (one "switch:" entry of a topology.yaml).
 type Switch struct {
 	Name string
 	Line int
@@ -36,103 +67,116 @@ type Switch struct {
 	Level int
 	// Parent is the index of the parent switch as slurmctld 22.05 sets it:
 	// the last switch in file order whose Switches= lists this one; a switch that no
-	// line lists keeps the zeroed field, 0: the first switch of the file, not itself.
-	// The leaf comparison climbs these links (see alloc's slurm:tree).
+	// line lists keeps the zeroed field, 0: the first switch of the file, not itself
+	// (Slurm 24.11 and later mark it SWITCH_NO_PARENT instead). The leaf comparison
+	// climbs these links (see alloc's slurm:tree). IsRoot tells the two apart.
 	Parent int
+	// IsRoot is set when no switch lists this one as a child.
+	IsRoot bool
 }
 
-// ParseTree reads a tree topology.conf: lines "SwitchName=S Nodes=HOSTLIST" or
-// "SwitchName=S Switches=HOSTLIST", optional LinkSpeed=N, keys in any case, '#'
-// comments. Errors name the line; they are what slurmctld refuses (fatal at
-// startup): a switch defined twice, with both or neither of Nodes= and Switches=, a
-// child switch not defined or the switch itself, switches that do not form a tree
-// (a cycle), an unknown key, no switch at all; a BlockName= line (topology/block)
-// is refused too. Hostlists are read as Slurm reads them (topo/hostlist). A node on
-// two leaves is accepted, as Slurm accepts it with a warning.
-func ParseTree(r io.Reader) (*Tree, error) {
-	t := &Tree{byName: map[string]int{}}
-	var childNames [][]string
-	ls := textin.NewLines(r)
-	for ls.Next() {
-		line, fields := ls.Line(), ls.Fields()
-		var s Switch
-		s.Line = line
-		var children []string
-		named, hasNodes, hasSwitches := false, false, false
-		for _, f := range fields {
-			k, v, ok := strings.Cut(f, "=")
-			if !ok {
-				return nil, fmt.Errorf("topology.conf line %d: %q is not KEY=VALUE", line, f)
-			}
-			var err error
-			switch strings.ToLower(k) {
-			case "switchname":
-				if named {
-					return nil, fmt.Errorf("topology.conf line %d: two SwitchName= on one line", line)
-				}
-				named, s.Name = true, v
-			case "nodes":
-				hasNodes = true
-				if s.Nodes, err = hostlist.Expand(v); err != nil {
-					return nil, fmt.Errorf("topology.conf line %d: Nodes=%s: %w", line, v, err)
-				}
-			case "switches":
-				hasSwitches = true
-				if children, err = hostlist.Expand(v); err != nil {
-					return nil, fmt.Errorf("topology.conf line %d: Switches=%s: %w", line, v, err)
-				}
-			case "linkspeed":
-			case "blockname", "blocksizes":
-				return nil, fmt.Errorf("topology.conf line %d: %s= is topology/block, not a tree", line, k)
-			default:
-				return nil, fmt.Errorf("topology.conf line %d: unknown key %q (want SwitchName, Nodes, Switches, LinkSpeed)", line, k)
-			}
+// Torus is a topology/torus3d torus (topology.yaml): its dimensions and its nodes in
+// x-fastest coordinate order, as Slurm's torus3d plugin places them.
+type Torus struct {
+	Name  string
+	Line  int
+	Dims  [3]int
+	Nodes []string
+}
+
+// switchRec is a switch as read, before Slurm's rules resolve it.
+type switchRec struct {
+	name                  string
+	line                  int
+	nodes, children       []string
+	hasNodes, hasChildren bool
+}
+
+// treeRules says how a format's switches are checked: topology.conf refuses a switch
+// with both Nodes= and Switches= and one with neither (Slurm 22.05 to 26.11: "has
+// both child switches and nodes", and to 25.04 "lacks children"); topology.yaml
+// (Slurm 25.05 and later) reads the first as a leaf, its children ignored with a
+// warning, and the second as an empty leaf.
+type treeRules struct{ yaml bool }
+
+// maxTreePasses is how many passes slurmctld makes to resolve switch levels before
+// it gives up ("Switch configuration is not a tree"): depth 1 to 21.
+const maxTreePasses = 21
+
+// newTree applies Slurm's rules to the switches read from a file. where names the
+// file kind in errors ("topology.conf").
+func newTree(recs []switchRec, rules treeRules, warn func(string)) (*Tree, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("no switches (Slurm: \"No switches configured\")")
+	}
+	t := &Tree{byName: make(map[string]int, len(recs))}
+	hasNodes := false
+	for _, r := range recs {
+		if r.name == "" {
+			return nil, fmt.Errorf("line %d: a switch without a name", r.line)
 		}
+		if prev, dup := t.byName[r.name]; dup {
+			return nil, fmt.Errorf("line %d: switch %s already defined on line %d", r.line, r.name, t.Switches[prev].Line)
+		}
+		s := Switch{Name: r.name, Line: r.line, IsRoot: true}
 		switch {
-		case !named || s.Name == "":
-			return nil, fmt.Errorf("topology.conf line %d: no SwitchName=", line)
-		case hasNodes && hasSwitches:
-			return nil, fmt.Errorf("topology.conf line %d: switch %s has both Nodes= and Switches=", line, s.Name)
-		case !hasNodes && !hasSwitches:
-			return nil, fmt.Errorf("topology.conf line %d: switch %s has neither Nodes= nor Switches=", line, s.Name)
-		}
-		if prev, dup := t.byName[s.Name]; dup {
-			return nil, fmt.Errorf("topology.conf line %d: switch %s already defined on line %d", line, s.Name, t.Switches[prev].Line)
-		}
-		if hasSwitches {
+		case r.hasNodes && r.hasChildren && !rules.yaml:
+			return nil, fmt.Errorf("line %d: switch %s has both Nodes= and Switches= (Slurm: \"has both child switches and nodes\"); a switch is a leaf or an upper switch", r.line, r.name)
+		case r.hasNodes:
+			if r.hasChildren {
+				warn(fmt.Sprintf("line %d: switch %s has nodes and children; Slurm reads it as a leaf and ignores its children (\"Ignoring children switches\")", r.line, r.name))
+			}
+			s.Nodes = r.nodes
+			hasNodes = hasNodes || len(r.nodes) > 0
+		case r.hasChildren:
 			s.Level = -1
+		case !rules.yaml:
+			return nil, fmt.Errorf("line %d: switch %s has neither Nodes= nor Switches= (Slurm 22.05 to 25.04: \"lacks children\")", r.line, r.name)
 		}
-		t.byName[s.Name] = len(t.Switches)
+		t.byName[r.name] = len(t.Switches)
 		t.Switches = append(t.Switches, s)
-		childNames = append(childNames, children)
 	}
-	if err := ls.Err(); err != nil {
-		return nil, fmt.Errorf("topology.conf: %w", err)
-	}
-	if len(t.Switches) == 0 {
-		return nil, fmt.Errorf("topology.conf: no SwitchName= lines")
-	}
-	for i, names := range childNames {
-		for _, c := range names {
+	for i, r := range recs {
+		if t.Switches[i].Level == 0 {
+			continue // a leaf's children are ignored
+		}
+		for _, c := range r.children {
 			j, ok := t.byName[c]
 			if !ok || j == i {
-				return nil, fmt.Errorf("topology.conf line %d: switch %s has invalid child switch %q", t.Switches[i].Line, t.Switches[i].Name, c)
+				return nil, fmt.Errorf("line %d: switch %s has invalid child switch %q (not defined, or itself)", r.line, r.name, c)
 			}
 			t.Switches[i].Children = append(t.Switches[i].Children, j)
 			t.Switches[j].Parent = i // the last line listing it wins, as in slurmctld
+			t.Switches[j].IsRoot = false
 		}
 	}
-	t.adj = make([][]int, len(t.Switches))
+	t.adjOff = make([]int32, len(t.Switches)+1)
+	for i, s := range t.Switches {
+		t.adjOff[i+1] += int32(len(s.Children))
+		for _, c := range s.Children {
+			t.adjOff[c+1]++
+		}
+	}
+	for i := range t.Switches {
+		t.adjOff[i+1] += t.adjOff[i]
+	}
+	t.adj = make([]int32, t.adjOff[len(t.Switches)])
+	fill := slices.Clone(t.adjOff)
 	for i, s := range t.Switches {
 		for _, c := range s.Children {
-			t.adj[i] = append(t.adj[i], c)
-			t.adj[c] = append(t.adj[c], i)
+			t.adj[fill[i]] = int32(c)
+			fill[i]++
+			t.adj[fill[c]] = int32(i)
+			fill[c]++
 		}
 	}
-	// Levels as slurmctld resolves them: passes until every upper switch has all its
-	// children resolved; a pass that resolves nothing means a cycle.
-	for {
-		left, progress := 0, false
+	if !hasNodes {
+		return nil, fmt.Errorf("no switch has nodes (Slurm: \"switches contain no nodes\")")
+	}
+	// Levels as slurmctld resolves them: passes in file order until every upper switch
+	// has all its children resolved, at most maxTreePasses.
+	for pass := 1; ; pass++ {
+		left := -1
 		for i := range t.Switches {
 			s := &t.Switches[i]
 			if s.Level >= 0 {
@@ -148,23 +192,79 @@ func ParseTree(r io.Reader) (*Tree, error) {
 				lv = max(lv, cl+1)
 			}
 			if lv < 0 {
-				left++
+				if left < 0 {
+					left = i
+				}
 				continue
 			}
-			s.Level, progress = lv, true
+			s.Level = lv
 		}
-		if left == 0 {
+		if left < 0 {
 			break
 		}
-		if !progress {
-			for _, s := range t.Switches {
-				if s.Level < 0 {
-					return nil, fmt.Errorf("topology.conf line %d: switch %s is on a cycle of Switches= (not a tree)", s.Line, s.Name)
-				}
+		if pass >= maxTreePasses {
+			if c := t.cycleFrom(left); c != "" {
+				return nil, fmt.Errorf("line %d: switches form a cycle: %s (Slurm: \"Switch configuration is not a tree\")", t.Switches[left].Line, c)
+			}
+			return nil, fmt.Errorf("line %d: switch %s: levels not resolved after %d passes in file order (Slurm: \"Switch configuration is not a tree\"); list child switches before their parents", t.Switches[left].Line, t.Switches[left].Name, maxTreePasses)
+		}
+	}
+	// What slurmctld logs but accepts.
+	if tops := t.Tops(); len(tops) > 1 {
+		var names []string
+		for _, i := range tops {
+			names = append(names, t.Switches[i].Name)
+		}
+		warn(fmt.Sprintf("%d separate trees (tops %s): Slurm accepts it (\"no switch can reach all nodes through its descendants\") and never places a job across two trees", len(tops), clipList(names, 5)))
+	}
+	leafOf := map[string]int{}
+	var multi []string
+	for i, s := range t.Switches {
+		for _, n := range s.Nodes {
+			if l, ok := leafOf[n]; ok && l != i {
+				multi = append(multi, n)
+			} else {
+				leafOf[n] = i
 			}
 		}
 	}
+	if len(multi) > 0 {
+		slices.Sort(multi)
+		warn(fmt.Sprintf("%d node(s) on two leaf switches (%s); Slurm accepts it (\"Multiple leaf switches contain nodes\")", len(slices.Compact(multi)), clipList(multi, 5)))
+	}
 	return t, nil
+}
+
+// cycleFrom returns a cycle of Switches= links reachable from switch i, written
+// "a -> b -> a", or "" when there is none.
+func (t *Tree) cycleFrom(i int) string {
+	state := make([]int8, len(t.Switches))
+	var path []int
+	var found string
+	var visit func(v int) bool
+	visit = func(v int) bool {
+		state[v] = 1
+		path = append(path, v)
+		for _, c := range t.Switches[v].Children {
+			if state[c] == 1 {
+				k := slices.Index(path, c)
+				var names []string
+				for _, p := range path[k:] {
+					names = append(names, t.Switches[p].Name)
+				}
+				found = strings.Join(append(names, t.Switches[c].Name), " -> ")
+				return true
+			}
+			if state[c] == 0 && visit(c) {
+				return true
+			}
+		}
+		state[v] = 2
+		path = path[:len(path)-1]
+		return false
+	}
+	visit(i)
+	return found
 }
 
 // Index returns the index of the switch named name.
@@ -173,10 +273,77 @@ func (t *Tree) Index(name string) (int, bool) {
 	return i, ok
 }
 
+// Tops returns one switch of each separate tree (each connected set of switches
+// that holds a node), the first of its highest level in file order, in the order of
+// the trees' first switches. A file of several trees gives several.
+func (t *Tree) Tops() []int {
+	comp := make([]int, len(t.Switches))
+	for i := range comp {
+		comp[i] = -1
+	}
+	var tops []int
+	below := t.holdsNodes()
+	var queue []int
+	for i := range t.Switches {
+		if comp[i] >= 0 || !below[i] {
+			continue
+		}
+		top := i
+		comp[i] = i
+		queue = append(queue[:0], i)
+		for h := 0; h < len(queue); h++ {
+			v := queue[h]
+			if lv, tl := t.Switches[v].Level, t.Switches[top].Level; lv > tl || lv == tl && v < top {
+				top = v
+			}
+			for _, w := range t.adj[t.adjOff[v]:t.adjOff[v+1]] {
+				if comp[w] < 0 && below[w] {
+					comp[w] = i
+					queue = append(queue, int(w))
+				}
+			}
+		}
+		tops = append(tops, top)
+	}
+	return tops
+}
+
+// holdsNodes reports, per switch, whether a node is below it.
+func (t *Tree) holdsNodes() []bool {
+	has := make([]bool, len(t.Switches))
+	maxLevel := 0
+	for _, s := range t.Switches {
+		maxLevel = max(maxLevel, s.Level)
+	}
+	for lv := 0; lv <= maxLevel; lv++ {
+		for i, s := range t.Switches {
+			if s.Level != lv {
+				continue
+			}
+			has[i] = len(s.Nodes) > 0
+			for _, c := range s.Children {
+				has[i] = has[i] || has[c]
+			}
+		}
+	}
+	return has
+}
+
+// Links returns the switches linked to switch i (its children and the switches that
+// list it), distinct or not as the file lists them; the slice must not be changed.
+func (t *Tree) Links(i int) []int32 { return t.adj[t.adjOff[i]:t.adjOff[i+1]] }
+
 // Distances returns the hop counts from switch from to every switch along the
 // parent-child links of Switches= (slurmctld's switches_dist), -1 for a switch not
 // connected to it. dst is reused when large enough.
 func (t *Tree) Distances(from int, dst []int) []int {
+	dst, _ = t.DistancesQueue(from, dst, nil)
+	return dst
+}
+
+// DistancesQueue is Distances with the breadth-first queue given (reused when large
+// enough) and returned, so that repeated calls allocate nothing.
+func (t *Tree) DistancesQueue(from int, dst []int, queue []int32) ([]int, []int32) {
 	n := len(t.Switches)
 	if cap(dst) < n {
 		dst = make([]int, n)
@@ -186,15 +353,171 @@ func (t *Tree) Distances(from int, dst []int) []int {
 		dst[i] = -1
 	}
 	dst[from] = 0
-	queue := []int{from}
+	queue = append(queue[:0], int32(from))
 	for h := 0; h < len(queue); h++ {
 		v := queue[h]
-		for _, w := range t.adj[v] {
+		d := dst[v] + 1
+		for _, w := range t.adj[t.adjOff[v]:t.adjOff[v+1]] {
 			if dst[w] < 0 {
-				dst[w] = dst[v] + 1
+				dst[w] = d
 				queue = append(queue, w)
 			}
 		}
 	}
-	return dst
+	return dst, queue[:0]
+}
+
+// TreeRootSwitch names the switch that Graph puts above the separate trees of a
+// topology.conf with several (Tree.Tops; Slurm 22.05 to 26.11 accept it with "no
+// switch can reach all nodes through its descendants"). Slurm places no job across
+// two trees: its top switch must hold the whole job (_eval_nodes_topo), and switches
+// of different trees are at INFINITE distance, so a job larger than every tree never
+// starts. procalloc joins the trees through this one switch, linked to the top switch
+// of each, so that hop distances between hosts of different trees are finite (through
+// the tops and this switch) for the replay's metrics and for allocators that are not
+// Slurm's; slurm:tree never places a job across it, as Slurm does not.
+const TreeRootSwitch = "tree-root"
+
+// BlockRootSwitch names the switch that Graph puts above the blocks of a
+// topology/block configuration: Slurm's block plugin gives no links between blocks,
+// so procalloc joins them through one switch (two hops inside a block, four between
+// blocks).
+const BlockRootSwitch = "block-root"
+
+// Graph returns the network t describes, for --graph: hosts numbered in order of
+// first appearance, then the switches (or blocks) in file order; a tree's switches
+// linked to their nodes and child switches, several roots joined by TreeRootSwitch;
+// blocks joined by BlockRootSwitch; a torus's nodes by its wraparound links. A switch
+// with no node below it (an empty topology.yaml leaf) is left out.
+func (t *Topology) Graph() (*topo.Graph, error) {
+	switch {
+	case t.Tree != nil:
+		return t.Tree.graph()
+	case t.Blocks != nil:
+		return t.Blocks.graph()
+	case t.Torus != nil:
+		return t.Torus.graph()
+	}
+	return nil, fmt.Errorf("an empty topology")
+}
+
+func addHosts(f *topo.Fabric, seen map[string]bool, names []string, line int) error {
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			if err := f.AddHost(n); err != nil {
+				return fmt.Errorf("line %d: %w", line, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (t *Tree) graph() (*topo.Graph, error) {
+	f := topo.NewFabric()
+	seen := map[string]bool{}
+	for _, s := range t.Switches {
+		if err := addHosts(f, seen, s.Nodes, s.Line); err != nil {
+			return nil, err
+		}
+	}
+	// A switch with no node below it has no link to the network.
+	hasNodes := t.holdsNodes()
+	for i, s := range t.Switches {
+		if !hasNodes[i] {
+			continue
+		}
+		if err := f.AddSwitch(s.Name); err != nil {
+			return nil, fmt.Errorf("line %d: switch %s: %w (a switch and a node cannot share a name)", s.Line, s.Name, err)
+		}
+	}
+	for i, s := range t.Switches {
+		if !hasNodes[i] {
+			continue
+		}
+		for _, n := range s.Nodes {
+			if err := f.Link(s.Name, n); err != nil {
+				return nil, fmt.Errorf("line %d: %w", s.Line, err)
+			}
+		}
+		for _, c := range s.Children {
+			if hasNodes[c] {
+				if err := f.Link(s.Name, t.Switches[c].Name); err != nil {
+					return nil, fmt.Errorf("line %d: %w", s.Line, err)
+				}
+			}
+		}
+	}
+	if tops := t.Tops(); len(tops) > 1 {
+		if err := f.AddSwitch(TreeRootSwitch); err != nil {
+			return nil, fmt.Errorf("a switch or node is named %q, which procalloc uses for the switch joining the trees", TreeRootSwitch)
+		}
+		for _, r := range tops {
+			f.Link(TreeRootSwitch, t.Switches[r].Name)
+		}
+	}
+	return f.Graph()
+}
+
+func (b *Blocks) graph() (*topo.Graph, error) {
+	f := topo.NewFabric()
+	seen := map[string]bool{}
+	for _, blk := range b.Blocks {
+		if err := addHosts(f, seen, blk.Nodes, blk.Line); err != nil {
+			return nil, err
+		}
+	}
+	var used []Block
+	for _, blk := range b.Blocks {
+		if len(blk.Nodes) == 0 {
+			continue // an empty block has no link to the network
+		}
+		if err := f.AddSwitch(blk.Name); err != nil {
+			return nil, fmt.Errorf("line %d: block %s: %w (a block and a node cannot share a name)", blk.Line, blk.Name, err)
+		}
+		used = append(used, blk)
+	}
+	if len(used) > 1 {
+		if err := f.AddSwitch(BlockRootSwitch); err != nil {
+			return nil, fmt.Errorf("a block is named %q, which procalloc uses for the switch joining the blocks", BlockRootSwitch)
+		}
+	}
+	for _, blk := range used {
+		for _, n := range blk.Nodes {
+			if err := f.Link(blk.Name, n); err != nil {
+				return nil, fmt.Errorf("line %d: %w", blk.Line, err)
+			}
+		}
+		if len(used) > 1 {
+			f.Link(blk.Name, BlockRootSwitch)
+		}
+	}
+	return f.Graph()
+}
+
+func (tr *Torus) graph() (*topo.Graph, error) {
+	grid, err := topo.NewGrid(tr.Dims[:], []bool{true, true, true})
+	if err != nil {
+		return nil, err
+	}
+	f := topo.NewFabric()
+	for _, n := range tr.Nodes {
+		if err := f.AddHost(n); err != nil {
+			return nil, fmt.Errorf("line %d: torus3d nodes: %w", tr.Line, err)
+		}
+	}
+	var nb []int
+	for a := range grid.N() {
+		for _, b := range grid.Neighbors(a, nb[:0]) {
+			f.Link(tr.Nodes[a], tr.Nodes[b])
+		}
+	}
+	return f.Graph()
+}
+
+func clipList(s []string, n int) string {
+	if len(s) <= n {
+		return strings.Join(s, ", ")
+	}
+	return strings.Join(s[:n], ", ") + ", ..."
 }

@@ -64,16 +64,20 @@ SwitchName=alt Switches=mid
 
 func TestParseTreeErrors(t *testing.T) {
 	for _, c := range []struct{ conf, want string }{
-		{"", "no SwitchName"},
+		{"", "no SwitchName= or BlockName= lines"},
 		{"SwitchName=a Nodes=n1\nSwitchName=a Nodes=n2\n", "already defined on line 1"},
 		{"SwitchName=a Nodes=n1 Switches=b\nSwitchName=b Nodes=n2\n", "both Nodes= and Switches="},
 		{"SwitchName=a LinkSpeed=3\n", "neither"},
-		{"SwitchName=a Switches=b\n", `invalid child switch "b"`},
-		{"SwitchName=a Switches=a\n", `invalid child switch "a"`},
+		{"SwitchName=a Switches=b\nSwitchName=c Nodes=n1\n", `invalid child switch "b"`},
+		{"SwitchName=a Switches=a\nSwitchName=c Nodes=n1\n", `invalid child switch "a"`},
 		{"SwitchName=a Switches=b\nSwitchName=b Switches=a\nSwitchName=c Nodes=n1\n", "cycle"},
 		{"SwitchName=a Nodes=n1 Color=red\n", `unknown key "Color"`},
-		{"BlockName=b1 Nodes=n[1-4]\n", "topology/block"},
-		{"Nodes=n1\n", "line 1: no SwitchName"},
+		{"BlockName=b1 Nodes=n[1-4]\n", "a topology/block configuration, not topology/tree"},
+		{"SwitchName=a Nodes=n1 BlockSizes=4\n", "line 1: BlockSizes= is topology/block"},
+		{"SwitchName=a Nodes=n1 LinkSpeed=fast\n", "line 1: LinkSpeed=fast: want an unsigned integer"},
+		{"SwitchName=a Switches=b\nSwitchName=b Switches=a\n", "no switch has nodes"},
+		{"SwitchName=a Nodes=n1 SwitchName=b\n", "line 1: two SwitchName= on one line"},
+		{"Nodes=n1\n", "line 1: a line starts with SwitchName="},
 		{"SwitchName=a Nodes\n", "not KEY=VALUE"},
 		{"SwitchName=a Nodes=n[1-2\n", "line 1: Nodes="},
 	} {

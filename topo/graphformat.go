@@ -15,12 +15,18 @@ var GraphFormats = []string{"edges", "ibnetdiscover"}
 
 // GraphReadOptions are the settings of ReadGraphFormat.
 type GraphReadOptions struct {
-	Format      string      // one of GraphFormats, or "" to detect it
+	Format      string      // one of GraphFormats or of Extra, or "" to detect it
 	NodeNameMap NodeNameMap // ibnetdiscover: GUID -> name
+	// Extra are formats a package above topo adds (package slurm: topology.conf and
+	// topology.yaml), by name, each read from the whole file; Detect, when set, names
+	// a file's format in place of DetectGraphFormat (and may fall back to it).
+	Extra  map[string]func(data []byte) (*Graph, error)
+	Detect func(data []byte) (string, error)
 }
 
-// ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
-// detected from the content (DetectGraphFormat) and an undecidable file is an error.
+// ReadGraphFormat reads a network in any of GraphFormats (and opt.Extra); with an
+// empty Format it is detected from the content (DetectGraphFormat, or opt.Detect)
+// and an undecidable file is an error.
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	data, err := ReadLimited(r, 256<<20)
 	if err != nil {
@@ -28,12 +34,19 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	}
 	f := opt.Format
 	if f == "" {
-		if f, err = DetectGraphFormat(data); err != nil {
+		detect := opt.Detect
+		if detect == nil {
+			detect = DetectGraphFormat
+		}
+		if f, err = detect(data); err != nil {
 			return nil, err
 		}
 	}
 	if opt.NodeNameMap != nil && f != "ibnetdiscover" {
 		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover output, not %s", f)
+	}
+	if read, ok := opt.Extra[f]; ok {
+		return read(data)
 	}
 	switch f {
 	case "edges":
@@ -41,7 +54,12 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	case "ibnetdiscover":
 		return ReadIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap)
 	}
-	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(GraphFormats, ", "))
+	names := slices.Clone(GraphFormats)
+	for k := range opt.Extra {
+		names = append(names, k)
+	}
+	slices.Sort(names[len(GraphFormats):])
+	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(names, ", "))
 }
 
 // UndetectedFormatError is DetectGraphFormat's error for a file whose first

@@ -217,17 +217,18 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 	}
 	switch f {
 	case slurm.FormatTopology:
-		g, ok := m.(*topo.Graph)
-		if !ok || g.Vertices() == g.N() {
-			return usagef("--format slurm-topology needs a switched network (--graph from ibnetdiscover, topology.conf, ...; or fattree:), not %s", m.Spec())
-		}
-		if hs.given() {
-			return usagef("%s: a network read with --graph names its own hosts", hs.flag())
+		var names []string
+		if g, ok := m.(*topo.Graph); ok && hs.given() {
+			return usagef("%s: a network read with --graph names its own hosts (%s)", hs.flag(), g.Spec())
+		} else if hs.given() {
+			if names, err = curveReadHosts(e, hs, m.N()); err != nil {
+				return err
+			}
 		}
 		var warnings []string
 		err := writeFileAtomic(e, out, func(w io.Writer) error {
 			var err error
-			warnings, err = slurm.WriteTopology(w, g, o)
+			warnings, err = slurm.WriteTopology(w, m, o, names)
 			return err
 		})
 		if err == nil {

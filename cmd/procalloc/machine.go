@@ -78,6 +78,7 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 			return nil, err
 		}
 		defer r.Close()
+		opt.Warn = func(w string) { fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %s\n", graphFile, w) }
 		g, err := slurm.ReadGraphFormat(r, opt)
 		if err != nil {
 			return nil, fmt.Errorf("--graph %s: %w", graphFile, err)

@@ -350,55 +350,112 @@ func pad(v uint64, width int) string {
 	return s
 }
 
-// NaturalCompare orders host names the way people (and Slurm's node table, which
-// sorts names in natural order when no topology plugin ranks them) do: runs of digits
-// compare as numbers (node9 < node10), other bytes as bytes; equal numbers with
-// different zero padding compare shorter first. It returns -1, 0 or +1.
+// NaturalCompare is the one node-name order of procalloc: Slurm's. slurmctld sorts
+// its node table with strnatcmp (src/slurmctld/read_config.c, _sort_nodes_by_name,
+// Slurm 22.05 to 26.11, when no topology plugin ranks the nodes; strnatcmp.c is
+// Martin Pool's natural-order comparison), and the node-index order it gives is the
+// order slurm:consec, slurm:tree and slurm:block take free nodes in and the order of
+// the name-order curve. The rules, as strnatcmp has them: blanks are skipped; where
+// both names have a digit, a run of digits that starts with '0' in either name is
+// compared left-aligned, digit by digit, the first difference deciding and the
+// shorter run first when one is a prefix of the other (x010 < x011 < x1 < x9: "x010"
+// comes before "x1", the mixed-padding case), otherwise the runs compare as numbers
+// (the longer run is larger; equal lengths, the first differing digit), and equal
+// runs go on character by character; other bytes compare as bytes, and a name that
+// ends first comes first. Names equal but for blanks (never Slurm node names) are
+// ordered bytewise, so that the order is total. It returns -1, 0 or +1.
 func NaturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		da, db := isDigit(a[0]), isDigit(b[0])
-		if da && db {
-			i, j := digitRun(a), digitRun(b)
-			na, nb := strings.TrimLeft(a[:i], "0"), strings.TrimLeft(b[:j], "0")
-			if c := cmpLen(len(na), len(nb)); c != 0 {
-				return c
-			}
-			if c := strings.Compare(na, nb); c != 0 {
-				return c
-			}
-			if c := cmpLen(i, j); c != 0 {
-				return c
-			}
-			a, b = a[i:], b[j:]
-			continue
+	if c := strnatcmp(a, b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// strnatcmp is strnatcmp(3) of Slurm's src/common/strnatcmp.c (case-sensitive).
+func strnatcmp(a, b string) int {
+	at := func(s string, i int) byte {
+		if i < len(s) {
+			return s[i]
 		}
-		if a[0] != b[0] {
-			if a[0] < b[0] {
+		return 0
+	}
+	i, j := 0, 0
+	for {
+		for isBlank(at(a, i)) {
+			i++
+		}
+		for isBlank(at(b, j)) {
+			j++
+		}
+		ca, cb := at(a, i), at(b, j)
+		if isDigit(ca) && isDigit(cb) {
+			var c int
+			if ca == '0' || cb == '0' {
+				c = digitsLeftAligned(a[i:], b[j:])
+			} else {
+				c = digitsAsNumbers(a[i:], b[j:])
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		if ca == 0 && cb == 0 {
+			return 0
+		}
+		if ca != cb {
+			if ca < cb {
 				return -1
 			}
 			return 1
 		}
-		a, b = a[1:], b[1:]
+		i++
+		j++
 	}
-	return cmpLen(len(a), len(b))
+}
+
+func isBlank(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+// digitsLeftAligned compares the digit runs that start a and b digit by digit: the
+// first difference decides; a run that ends first is smaller (strnatcmp's
+// compare_left).
+func digitsLeftAligned(a, b string) int {
+	for k := 0; ; k++ {
+		da, db := k < len(a) && isDigit(a[k]), k < len(b) && isDigit(b[k])
+		switch {
+		case !da && !db:
+			return 0
+		case !da:
+			return -1
+		case !db:
+			return 1
+		case a[k] < b[k]:
+			return -1
+		case a[k] > b[k]:
+			return 1
+		}
+	}
+}
+
+// digitsAsNumbers compares the digit runs that start a and b as numbers: the longer
+// run is larger; of equal lengths the first differing digit decides (strnatcmp's
+// compare_right).
+func digitsAsNumbers(a, b string) int {
+	bias := 0
+	for k := 0; ; k++ {
+		da, db := k < len(a) && isDigit(a[k]), k < len(b) && isDigit(b[k])
+		switch {
+		case !da && !db:
+			return bias
+		case !da:
+			return -1
+		case !db:
+			return 1
+		case bias == 0 && a[k] < b[k]:
+			bias = -1
+		case bias == 0 && a[k] > b[k]:
+			bias = 1
+		}
+	}
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func digitRun(s string) int {
-	i := 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return i
-}
-
-func cmpLen(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

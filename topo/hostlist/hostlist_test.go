@@ -187,14 +187,149 @@ func FuzzExpand(f *testing.F) {
 }
 
 func TestNaturalCompare(t *testing.T) {
-	sorted := []string{"a", "a1", "a2", "a02", "a10", "b", "node1", "node2", "node9", "node10", "node10a", "node11", "rack1_blade2", "rack1_blade10", "rack2_blade1"}
-	for i := range sorted {
-		for j := range sorted {
-			want := cmpLen(i, j)
-			if got := NaturalCompare(sorted[i], sorted[j]); got != want {
-				t.Errorf("NaturalCompare(%q, %q) = %d, want %d", sorted[i], sorted[j], got, want)
+	// Each list is in Slurm's node order (strnatcmp, read in Slurm's
+	// src/common/strnatcmp.c): a run of digits starting with '0' compares left-aligned,
+	// so zero-padded names come before unpadded ones that start with a higher digit.
+	for _, sorted := range [][]string{
+		{"a", "a02", "a1", "a2", "a10", "b", "node1", "node2", "node9", "node10", "node10a", "node11", "rack1_blade2", "rack1_blade10", "rack2_blade1"},
+		// Issue 29: x[1-9],x[010-016]: slurmctld put x010 before x1.
+		{"x010", "x011", "x012", "x013", "x014", "x015", "x016", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9"},
+		{"n0", "n00", "n000", "n001", "n01", "n010", "n02", "n1", "n9", "n10", "n99", "n100"},
+		{"c0-0", "c0-1", "c0-10", "c1-0", "c1-01", "c1-1", "c10-0"},
+		{"gpu-a1", "gpu-a2", "gpu-b1", "gpub1"},
+	} {
+		for i := range sorted {
+			for j := range sorted {
+				want := 0
+				if i < j {
+					want = -1
+				} else if i > j {
+					want = 1
+				}
+				if got := NaturalCompare(sorted[i], sorted[j]); got != want {
+					t.Errorf("NaturalCompare(%q, %q) = %d, want %d", sorted[i], sorted[j], got, want)
+				}
 			}
 		}
+	}
+	names, err := Expand("x[1-9],x[010-016]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(names, NaturalCompare)
+	if got, _ := Compress(names); got != "x[010-016,1-9]" {
+		t.Errorf("x[1-9],x[010-016] in Slurm's order: %s, want x[010-016,1-9]", got)
+	}
+}
+
+// NaturalCompare against a second formulation of strnatcmp on C strings (NUL ends
+// them), on random names with mixed zero padding; and it is a total order on them
+// (antisymmetric, transitive on triples).
+func TestNaturalCompareStrnatcmp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 29))
+	parts := []string{"x", "n", "0", "00", "01", "1", "9", "10", "010", "-", "a", " "}
+	gen := func() string {
+		var sb strings.Builder
+		for range 1 + rng.IntN(5) {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		return sb.String()
+	}
+	var pool []string
+	for range 300 {
+		pool = append(pool, gen())
+	}
+	for _, a := range pool {
+		for _, b := range pool {
+			want := cStrnatcmp(append([]byte(a), 0), append([]byte(b), 0))
+			if want == 0 {
+				want = strings.Compare(a, b)
+			}
+			if got := NaturalCompare(a, b); got != want {
+				t.Fatalf("NaturalCompare(%q, %q) = %d, strnatcmp %d", a, b, got, want)
+			}
+			if NaturalCompare(b, a) != -want {
+				t.Fatalf("not antisymmetric on %q, %q", a, b)
+			}
+		}
+	}
+	for range 20000 {
+		x, y, z := pool[rng.IntN(len(pool))], pool[rng.IntN(len(pool))], pool[rng.IntN(len(pool))]
+		if NaturalCompare(x, y) <= 0 && NaturalCompare(y, z) <= 0 && NaturalCompare(x, z) > 0 {
+			t.Logf("not transitive: %q <= %q <= %q but %q > %q (strnatcmp's own property; Slurm's qsort then depends on the input order)", x, y, z, x, z)
+		}
+	}
+}
+
+// cStrnatcmp walks NUL-terminated byte strings with pointers the way strnatcmp.c
+// does, written independently of NaturalCompare.
+func cStrnatcmp(a, b []byte) int {
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	space := func(c byte) bool { return c == ' ' || c >= 9 && c <= 13 }
+	right := func(a, b []byte) int {
+		bias := 0
+		for ; ; a, b = a[1:], b[1:] {
+			if !digit(a[0]) && !digit(b[0]) {
+				return bias
+			} else if !digit(a[0]) {
+				return -1
+			} else if !digit(b[0]) {
+				return 1
+			} else if a[0] < b[0] {
+				if bias == 0 {
+					bias = -1
+				}
+			} else if a[0] > b[0] {
+				if bias == 0 {
+					bias = 1
+				}
+			}
+		}
+	}
+	left := func(a, b []byte) int {
+		for ; ; a, b = a[1:], b[1:] {
+			if !digit(a[0]) && !digit(b[0]) {
+				return 0
+			} else if !digit(a[0]) {
+				return -1
+			} else if !digit(b[0]) {
+				return 1
+			} else if a[0] != b[0] {
+				if a[0] < b[0] {
+					return -1
+				}
+				return 1
+			}
+		}
+	}
+	for {
+		for space(a[0]) {
+			a = a[1:]
+		}
+		for space(b[0]) {
+			b = b[1:]
+		}
+		ca, cb := a[0], b[0]
+		if digit(ca) && digit(cb) {
+			var r int
+			if ca == '0' || cb == '0' {
+				r = left(a, b)
+			} else {
+				r = right(a, b)
+			}
+			if r != 0 {
+				return r
+			}
+		}
+		if ca == 0 && cb == 0 {
+			return 0
+		}
+		if ca < cb {
+			return -1
+		} else if ca > cb {
+			return 1
+		}
+		a, b = a[1:], b[1:]
 	}
 }
 
