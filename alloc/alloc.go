@@ -26,3 +26,19 @@ type Allocator interface {
 	// NumFree returns the number of free nodes.
 	NumFree() int
 }
+
+// Fragmenting is an allocator that may refuse a request although enough nodes are
+// free, with an error wrapping ErrFragmented: bt, sbt and dbt (no free block of the
+// size), slurm:tree and slurm:block (Slurm leaves the job pending, reason
+// Resources). The job then waits for a release (package sim).
+type Fragmenting interface {
+	Allocator
+	// MayFragment reports whether this allocator can refuse a request that the
+	// free count allows (ind-bt never does, slurm:consec never does).
+	MayFragment() bool
+	// Clone returns an independent copy in the same state (the same busy nodes,
+	// given out as the same jobs), on which a scheduler asks when a waiting job
+	// could be placed (Slurm's will-run test) without changing the allocator. The
+	// copy and the original must be used from one goroutine.
+	Clone() Fragmenting
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -305,6 +306,23 @@ func newBinaryTree(family string, kind byte, arg string, mode treeMode, m topo.M
 func (a *BinaryTree) Name() string          { return a.name }
 func (a *BinaryTree) Machine() topo.Machine { return a.t.g }
 func (a *BinaryTree) NumFree() int          { return a.st.NumFree() }
+
+// MayFragment reports whether the allocator can refuse a request that the free
+// count allows: bt, sbt and dbt can (no free block of the size), the
+// non-contiguous variants cannot.
+func (a *BinaryTree) MayFragment() bool { return a.mode == contiguous }
+
+// Clone returns an independent copy in the same state (Fragmenting); the scratch
+// buffers, which every call leaves clean, are shared.
+func (a *BinaryTree) Clone() Fragmenting {
+	c := *a
+	c.st = a.st.Clone()
+	c.free = slices.Clone(a.free)
+	c.maxFree = slices.Clone(a.maxFree)
+	c.block = slices.Clone(a.block)
+	c.left = slices.Clone(a.left)
+	return &c
+}
 
 // State returns the allocator's free/busy state (reserved nodes count as busy).
 func (a *BinaryTree) State() *State { return a.st }

@@ -242,6 +242,23 @@ func (a *SlurmAllocator) NumFree() int          { return a.st.NumFree() }
 // Release marks the nodes free again.
 func (a *SlurmAllocator) Release(nodes []int) error { return a.st.Release(nodes) }
 
+// MayFragment reports whether the emulation can leave a job pending although enough
+// nodes are free (Fragmenting): under topology/tree and topology/block it can,
+// without a topology it cannot.
+func (a *SlurmAllocator) MayFragment() bool { return a.tree != nil || a.blk != nil }
+
+// Clone returns an independent copy in the same state (Fragmenting). The
+// configuration is shared, read-only; so are the scratch buffers, which every
+// call leaves clean or overwrites before use.
+func (a *SlurmAllocator) Clone() Fragmenting {
+	c := *a
+	c.st = a.st.Clone()
+	return &c
+}
+
+// IsFree reports whether node v is free.
+func (a *SlurmAllocator) IsFree(v int) bool { return a.st.IsFree(v) }
+
 // Occupy marks the nodes busy without choosing them: for following a real cluster
 // whose placement differed from the emulation's.
 func (a *SlurmAllocator) Occupy(nodes []int) error { return a.st.Take(nodes) }

@@ -39,6 +39,13 @@ func (s *State) Reset() {
 // N returns the number of nodes.
 func (s *State) N() int { return s.n }
 
+// Clone returns an independent copy of the state.
+func (s *State) Clone() *State {
+	c := *s
+	c.free = append([]uint64(nil), s.free...)
+	return &c
+}
+
 // NumFree returns the number of free nodes.
 func (s *State) NumFree() int { return s.nf }
 

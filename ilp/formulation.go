@@ -2,11 +2,11 @@ package ilp
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/qap"
 )
 
 // Formulation names a mixed-integer linear program of the QAP.
@@ -45,7 +45,8 @@ const (
 // Formulations lists the formulation names.
 var Formulations = []Formulation{FormulationWindow, FormulationWindow3, FormulationAJ, FormulationAJSym}
 
-func checkFormulation(name Formulation) error {
+// CheckFormulation reports an unknown formulation name.
+func CheckFormulation(name Formulation) error {
 	_, err := ParseFormulation(string(name))
 	return err
 }
@@ -62,27 +63,13 @@ func ParseFormulation(s string) (Formulation, error) {
 	return "", fmt.Errorf("unknown formulation %q (want %s)", s, strings.Join(names, ", "))
 }
 
-// facilityPairs returns the facility pairs i < j with a non-zero flow either way.
-func facilityPairs(q *QAP) [][2]int {
-	var ps [][2]int
-	n := q.N
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if q.A[i*n+j] != 0 || q.A[j*n+i] != 0 {
-				ps = append(ps, [2]int{i, j})
-			}
-		}
-	}
-	return ps
-}
-
 // ModelSize returns the number of columns of the formulation for q (ring: flows banded
 // around the ring), or 0 when the formulation does not apply.
-func ModelSize(q *QAP, formulation Formulation, ring bool) int {
+func ModelSize(q *qap.QAP, formulation Formulation, ring bool) int {
 	n := q.N
 	pairsLonger := func(k int) int {
 		c := 0
-		for _, pr := range facilityPairs(q) {
+		for _, pr := range qap.FacilityPairs(q) {
 			t := pr[1] - pr[0]
 			if ring {
 				t = min(t, n-t)
@@ -95,7 +82,7 @@ func ModelSize(q *QAP, formulation Formulation, ring bool) int {
 	}
 	switch formulation {
 	case FormulationWindow, FormulationWindow3:
-		k := bandOf(q, ring)
+		k := qap.Band(q, ring)
 		if formulation == FormulationWindow3 {
 			k = min(k, 2)
 		}
@@ -121,12 +108,12 @@ func ModelSize(q *QAP, formulation Formulation, ring bool) int {
 	}
 }
 
-// autoFormulation picks the formulation for q: the full window formulation when its
+// AutoFormulation picks the formulation for q: the full window formulation when its
 // windows are small (at most autoWindowTuples tuples), else windows of 3 ranks plus
 // pair variables, else AJ, each only when within maxCols columns.
-func autoFormulation(q *QAP, ring bool, maxCols int) Formulation {
+func AutoFormulation(q *qap.QAP, ring bool, maxCols int) Formulation {
 	n := q.N
-	k := bandOf(q, ring)
+	k := qap.Band(q, ring)
 	if k >= 1 && k+1 < n {
 		t := 1.0
 		for i := 0; i <= k; i++ {
@@ -144,12 +131,12 @@ func autoFormulation(q *QAP, ring bool, maxCols int) Formulation {
 
 const autoWindowTuples = 20000
 
-// mipModel is a built formulation with the column layout needed to encode starting
+// Model is a built formulation with the column layout needed to encode starting
 // solutions and decode results.
-type mipModel struct {
-	q          *QAP
+type Model struct {
+	q          *qap.QAP
 	name       Formulation
-	model      *highs.Model
+	HiGHS      *highs.Model
 	pairs      [][2]int // facility pairs with AJ pair variables
 	aggregated bool     // pair variables per unordered location pair (aj-sym)
 	perPair    int      // pair variables per facility pair
@@ -157,10 +144,10 @@ type mipModel struct {
 	win        *windowLayout
 }
 
-func (mm *mipModel) x(i, k int) int { return i*mm.q.N + k }
+func (mm *Model) x(i, k int) int { return i*mm.q.N + k }
 
 // y returns the pair column for facility pair index p with i at k and j at l.
-func (mm *mipModel) y(p, k, l int) int {
+func (mm *Model) y(p, k, l int) int {
 	n := mm.q.N
 	if mm.aggregated {
 		if k > l {
@@ -176,20 +163,20 @@ func (mm *mipModel) y(p, k, l int) int {
 	return mm.yBase + p*mm.perPair + k*(n-1) + ll
 }
 
-// buildModel builds the formulation of q with the symmetry-breaking constraints sym
+// BuildModel builds the formulation of q with the symmetry-breaking constraints sym
 // (may be nil). ring matters for the window formulation only.
-func buildModel(q *QAP, name Formulation, ring bool, sym *symmetry) (*mipModel, error) {
-	if err := checkFormulation(name); err != nil {
+func BuildModel(q *qap.QAP, name Formulation, ring bool, sym *Symmetry) (*Model, error) {
+	if err := CheckFormulation(name); err != nil {
 		return nil, err
 	}
-	if name == FormulationAJSym && !q.symmetricB() {
+	if name == FormulationAJSym && !q.SymmetricB() {
 		return nil, fmt.Errorf("formulation %s needs a symmetric distance matrix B", name)
 	}
-	mm := &mipModel{q: q, name: name, model: &highs.Model{}}
+	mm := &Model{q: q, name: name, HiGHS: &highs.Model{}}
 	addAssignment(mm)
 	switch name {
 	case FormulationWindow, FormulationWindow3:
-		kw := bandOf(q, ring)
+		kw := qap.Band(q, ring)
 		if name == FormulationWindow3 {
 			kw = min(kw, 2)
 		}
@@ -199,7 +186,7 @@ func buildModel(q *QAP, name Formulation, ring bool, sym *symmetry) (*mipModel, 
 		}
 		addAJPairs(mm, long, false)
 	default:
-		addAJPairs(mm, facilityPairs(q), name == FormulationAJSym)
+		addAJPairs(mm, qap.FacilityPairs(q), name == FormulationAJSym)
 	}
 	if sym != nil {
 		addSymmetry(mm, sym)
@@ -209,8 +196,8 @@ func buildModel(q *QAP, name Formulation, ring bool, sym *symmetry) (*mipModel, 
 
 // addAssignment adds the x columns (with the diagonal flow costs) and the assignment
 // constraints.
-func addAssignment(mm *mipModel) {
-	q, m, n := mm.q, mm.model, mm.q.N
+func addAssignment(mm *Model) {
+	q, m, n := mm.q, mm.HiGHS, mm.q.N
 	for i := 0; i < n; i++ {
 		for k := 0; k < n; k++ {
 			m.AddCol(q.A[i*n+i]*q.B[k*n+k], 0, 1, true)
@@ -236,8 +223,8 @@ func addAssignment(mm *mipModel) {
 }
 
 // addAJPairs adds Adams-Johnson pair variables and linking constraints for pairs.
-func addAJPairs(mm *mipModel, pairs [][2]int, aggregated bool) {
-	q, m, n := mm.q, mm.model, mm.q.N
+func addAJPairs(mm *Model, pairs [][2]int, aggregated bool) {
+	q, m, n := mm.q, mm.HiGHS, mm.q.N
 	mm.pairs, mm.aggregated = pairs, aggregated
 	mm.yBase = m.NumCols()
 	if aggregated {
@@ -312,9 +299,9 @@ func addAJPairs(mm *mipModel, pairs [][2]int, aggregated bool) {
 	}
 }
 
-// encode returns the column values of assignment p.
-func (mm *mipModel) encode(p []int) []float64 {
-	v := make([]float64, mm.model.NumCols())
+// Encode returns the column values of assignment p.
+func (mm *Model) Encode(p []int) []float64 {
+	v := make([]float64, mm.HiGHS.NumCols())
 	for i, k := range p {
 		v[mm.x(i, k)] = 1
 	}
@@ -333,8 +320,8 @@ func (mm *mipModel) encode(p []int) []float64 {
 	return v
 }
 
-// decode reads the assignment from column values (x rounded).
-func (mm *mipModel) decode(v []float64) ([]int, error) {
+// Decode reads the assignment from column values (x rounded).
+func (mm *Model) Decode(v []float64) ([]int, error) {
 	n := mm.q.N
 	p := make([]int, n)
 	for i := 0; i < n; i++ {
@@ -353,33 +340,4 @@ func (mm *mipModel) decode(v []float64) ([]int, error) {
 		return nil, fmt.Errorf("MIP solution: %w", err)
 	}
 	return p, nil
-}
-
-// granularity returns g > 0 when every objective value of q is an integer multiple of
-// g (entries of A and B dyadic rationals), else 0.
-func granularity(q *QAP) float64 {
-	ea, okA := dyadicExp(q.A)
-	eb, okB := dyadicExp(q.B)
-	if !okA || !okB || ea+eb > 40 {
-		return 0
-	}
-	return math.Ldexp(1, -(ea + eb))
-}
-
-// dyadicExp returns the smallest e <= 30 with v * 2^e integral for every v in vs.
-func dyadicExp(vs []float64) (int, bool) {
-	e := 0
-	for _, v := range vs {
-		for e <= 30 {
-			s := math.Ldexp(v, e)
-			if s == math.Trunc(s) && math.Abs(s) < 1<<52 {
-				break
-			}
-			e++
-		}
-		if e > 30 {
-			return 0, false
-		}
-	}
-	return e, true
 }

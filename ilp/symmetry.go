@@ -6,15 +6,15 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// symmetry is a set of symmetry-breaking constraints on the assignment variables
+// Symmetry is a set of symmetry-breaking constraints on the assignment variables
 // x[i][k] (facility i at location k) together with a canonicalization that maps any
 // assignment to an equivalent one (same objective) satisfying them, so that warm starts
 // stay feasible.
-type symmetry struct {
-	desc  string
+type Symmetry struct {
+	Desc  string
 	fix   []xFix
 	rows  []xRow
-	canon func(p []int) []int
+	Canon func(p []int) []int
 }
 
 type xFix struct {
@@ -32,7 +32,7 @@ type xRow struct {
 	lo, hi float64
 }
 
-// orderingSymmetry returns the symmetry breaking for orderings of m (facilities are
+// OrderingSymmetry returns the symmetry breaking for orderings of m (facilities are
 // ranks, locations nodes). Line: an ordering and its reverse have the same F, and so do
 // an ordering and its image under a graph automorphism; for grids the automorphisms
 // used are reflections of each dimension, translations of wrapped dimensions and
@@ -41,16 +41,16 @@ type xRow struct {
 // orbit to come no earlier than the first node's. For other graphs only reversal is
 // used (first node index < last node index). Ring: rotation fixes node 0 at rank 0 and
 // reversal puts node 1 within ranks 1..n/2.
-func orderingSymmetry(m topo.Machine, ring bool) *symmetry {
+func OrderingSymmetry(m topo.Machine, ring bool) *Symmetry {
 	g, _ := m.(*topo.Grid)
-	return symmetryFor(m.N(), g, ring)
+	return SymmetryFor(m.N(), g, ring)
 }
 
-// symmetryFor is orderingSymmetry for n ranks; grid, when not nil, supplies the
+// SymmetryFor is OrderingSymmetry for n ranks; grid, when not nil, supplies the
 // automorphisms.
-func symmetryFor(n int, grid *topo.Grid, ring bool) *symmetry {
+func SymmetryFor(n int, grid *topo.Grid, ring bool) *Symmetry {
 	if n < 3 {
-		return &symmetry{desc: "none", canon: func(p []int) []int { return slices.Clone(p) }}
+		return &Symmetry{Desc: "none", Canon: func(p []int) []int { return slices.Clone(p) }}
 	}
 	if ring {
 		return ringSymmetry(n)
@@ -71,7 +71,7 @@ func symmetryFor(n int, grid *topo.Grid, ring bool) *symmetry {
 		}
 		canonMap = func(int) func(int) int { return func(u int) int { return u } }
 	}
-	s := &symmetry{desc: desc}
+	s := &Symmetry{Desc: desc}
 	var reps []int
 	for v := 0; v < n; v++ {
 		if orb[v] != v {
@@ -90,7 +90,7 @@ func symmetryFor(n int, grid *topo.Grid, ring bool) *symmetry {
 		}
 		s.rows = append(s.rows, row)
 	}
-	s.canon = func(p []int) []int {
+	s.Canon = func(p []int) []int {
 		q := slices.Clone(p)
 		if orb[q[0]] > orb[q[n-1]] {
 			slices.Reverse(q)
@@ -104,13 +104,13 @@ func symmetryFor(n int, grid *topo.Grid, ring bool) *symmetry {
 	return s
 }
 
-func ringSymmetry(n int) *symmetry {
-	s := &symmetry{desc: "rotation (node 0 at rank 0) + reversal (node 1 in ranks 1..n/2)"}
+func ringSymmetry(n int) *Symmetry {
+	s := &Symmetry{Desc: "rotation (node 0 at rank 0) + reversal (node 1 in ranks 1..n/2)"}
 	s.fix = append(s.fix, xFix{0, 0, 1})
 	for r := n/2 + 1; r < n; r++ {
 		s.fix = append(s.fix, xFix{r, 1, 0})
 	}
-	s.canon = func(p []int) []int {
+	s.Canon = func(p []int) []int {
 		q := make([]int, n)
 		z := slices.Index(p, 0)
 		for i := range q {

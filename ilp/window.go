@@ -5,27 +5,6 @@ import "fmt"
 // MaxWindowTuples caps the tuples per window of FormulationWindow.
 const MaxWindowTuples = 400_000
 
-// bandOf returns the bandwidth K of q's flows (the largest rank offset with a non-zero
-// flow, measured cyclically when ring) and whether the flows are banded at all in that
-// sense.
-func bandOf(q *QAP, ring bool) int {
-	n := q.N
-	k := 0
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			if i == j || q.A[i*n+j] == 0 {
-				continue
-			}
-			t := abs(i - j)
-			if ring {
-				t = min(t, n-t)
-			}
-			k = max(k, t)
-		}
-	}
-	return k
-}
-
 // windowLayout describes the tuple columns of FormulationWindow.
 type windowLayout struct {
 	n, k    int // window covers k+1 ranks
@@ -97,8 +76,8 @@ func (wl *windowLayout) encodeTuple(t []int) int {
 // addWindows adds the window variables and constraints of FormulationWindow with
 // windows of kw+1 ranks, and returns the facility pairs whose offset exceeds kw (to be
 // covered by pair variables).
-func addWindows(mm *mipModel, ring bool, kw int) ([][2]int, error) {
-	q, m, n := mm.q, mm.model, mm.q.N
+func addWindows(mm *Model, ring bool, kw int) ([][2]int, error) {
+	q, m, n := mm.q, mm.HiGHS, mm.q.N
 	k := kw
 	if k == 0 {
 		return nil, fmt.Errorf("window formulation: no flows")
@@ -222,8 +201,8 @@ func addWindows(mm *mipModel, ring bool, kw int) ([][2]int, error) {
 	return long, nil
 }
 
-func addSymmetry(mm *mipModel, sym *symmetry) {
-	m := mm.model
+func addSymmetry(mm *Model, sym *Symmetry) {
+	m := mm.HiGHS
 	for _, f := range sym.fix {
 		c := mm.x(f.i, f.k)
 		m.ColLower[c], m.ColUpper[c] = f.v, f.v

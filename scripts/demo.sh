@@ -46,7 +46,7 @@ say "4. Optimal orderings (Leung et al. 2002 §2.2) with certificates: HiGHS MIP
 	-o "$out/torus_3x3.optimal.pairs" | tee "$out/torus_3x3.order.txt"
 "$bin" order --machine mesh:16x16 --weights list:1,0.5 --ring -o "$out/mesh_16x16.optimal-ring.pairs" \
 	| tee "$out/mesh_16x16.order.txt"
-"$bin" order --graph ilp/testdata/cplant-dev.txt --weights list:1,0.5,0.25 --no-mip \
+"$bin" order --graph order/testdata/cplant-dev.txt --weights list:1,0.5,0.25 --no-mip \
 	-o "$out/cplant-dev.pairs" | tee "$out/cplant-dev.order.txt"
 
 say "5. k-subsets on the free nodes of a 16x16 mesh (about half busy): approximations vs the optimum"

@@ -533,7 +533,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			}
 			nodes, err := a.Allocate(tk.size)
 			if err != nil {
-				if errors.Is(err, alloc.ErrFragmented) || errors.Is(err, alloc.ErrNotEnoughFree) {
+				if refusedForNow(err, false) {
 					if first {
 						out.WaitingAt0++
 					}

@@ -116,7 +116,7 @@ const commChunk = 1 << 8
 // are cycles; results are converted back to seconds (rounded to the nearest second,
 // the trace's resolution); Runtime stays the trace's, End - Start is the simulated
 // run time.
-func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m *meter, rm *routeMeter, tasks *taskOrdering) (*Result, error) {
+func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl *placer, m *meter, rm *routeMeter, tasks *taskOrdering) (*Result, error) {
 	c := cfg.Comm
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -231,6 +231,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			if err := em.finished(i); err != nil {
 				return nil, err
 			}
+			pl.released()
 			running.remove(i)
 			sch.depart(now, cfg.Alloc.NumFree(), running)
 			done++
@@ -240,13 +241,17 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 			sch.arrive(next, now, cfg.Alloc.NumFree(), running)
 			next++
 		}
+		pl.now = now
 		for {
-			i := sch.next(now, cfg.Alloc.NumFree(), running)
+			i, nodes, err := sch.next(now, cfg.Alloc.NumFree(), running, pl)
+			if err != nil {
+				return nil, fmt.Errorf("%w at cycle %d", err, now)
+			}
 			if i < 0 {
 				break
 			}
 			r := &res[i]
-			if err := startJob(ctx, r, cfg, ties, m, rm, tasks); err != nil {
+			if err := startJob(ctx, r, nodes, cfg, ties, m, rm, tasks); err != nil {
 				return nil, fmt.Errorf("%w at cycle %d", err, now)
 			}
 			r.Start = now
@@ -283,6 +288,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, m 
 		r := &res[i]
 		r.Arrival, r.Start, r.End = toSeconds(r.Arrival), toSeconds(r.Start), toSeconds(r.End)
 		r.EstimateUsed = toSeconds(r.EstimateUsed)
+		r.BlockWait = toSeconds(r.BlockWait)
 	}
 	if err := em.flush(); err != nil {
 		return nil, err

@@ -57,7 +57,19 @@ func (s *guaranteeEASY) arrive(i int, now int64, free int, running *runSet) {
 
 func (s *guaranteeEASY) depart(now int64, free int, running *runSet) { s.give(now, free, running) }
 
-func (s *guaranteeEASY) next(now int64, free int, running *runSet) int {
+func (s *guaranteeEASY) next(now int64, free int, running *runSet, p *placer) (int, []int, error) {
+	i := s.pick(now, free, running)
+	if i < 0 {
+		return -1, nil, nil
+	}
+	nodes, err := p.place(i)
+	if err == nil && nodes == nil {
+		panic("a count-based allocator refused a job that fits")
+	}
+	return i, nodes, err
+}
+
+func (s *guaranteeEASY) pick(now int64, free int, running *runSet) int {
 	if len(s.queue) == 0 {
 		return -1
 	}

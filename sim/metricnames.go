@@ -38,13 +38,19 @@ type Metric struct {
 
 // Has reports whether summary s holds the metric's value (its group was computed).
 func (m Metric) Has(s *Summary) bool {
-	return m.Group != MetricsRoute || s.RouteSummary != nil
+	switch m.Group {
+	case MetricsRoute:
+		return s.RouteSummary != nil
+	case MetricsDist:
+		return s.PairwiseL1 != nil
+	}
+	return true
 }
 
 // Metrics are the summary metrics tables show, in their order.
 var Metrics = []Metric{
-	{MetricMeanTotalPairwiseL1, "mean total pairwise L1", 3, func(s *Summary) float64 { return s.MeanTotalPairwiseL1 }, MetricsSched},
-	{MetricMeanAvgPairwiseL1, "mean avg pairwise L1", 4, func(s *Summary) float64 { return s.MeanAvgPairwiseL1 }, MetricsSched},
+	{MetricMeanTotalPairwiseL1, "mean total pairwise L1", 3, func(s *Summary) float64 { return distValue(s).MeanTotalPairwiseL1 }, MetricsDist},
+	{MetricMeanAvgPairwiseL1, "mean avg pairwise L1", 4, func(s *Summary) float64 { return distValue(s).MeanAvgPairwiseL1 }, MetricsDist},
 	{MetricMeanSpan, "mean span", 2, func(s *Summary) float64 { return s.MeanSpan }, MetricsSched},
 	{MetricMeanRingSpan, "mean ring span", 2, func(s *Summary) float64 { return s.MeanRingSpan }, MetricsSched},
 	{MetricMeanStretchSpan, "mean stretch-span", 3, func(s *Summary) float64 { return s.MeanStretchSpan }, MetricsSched},
@@ -79,4 +85,13 @@ func routeValue(s *Summary) *RouteSummary {
 		return &RouteSummary{}
 	}
 	return s.RouteSummary
+}
+
+// distValue returns s's pairwise distances, zeros when they were not computed
+// (Metric.Has tells).
+func distValue(s *Summary) *PairwiseL1 {
+	if s.PairwiseL1 == nil {
+		return &PairwiseL1{}
+	}
+	return s.PairwiseL1
 }

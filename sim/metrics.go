@@ -16,6 +16,7 @@ type meter struct {
 	g      *topo.Grid  // nil on a graph
 	graph  *topo.Graph // nil on a grid
 	n      int
+	dist   bool    // measure the pairwise distances (MetricsDist)
 	rank   []int32 // rank of each node in the span ordering; nil: node index
 	wrap   []bool  // wrap used for distances and boxes (none under PReMAS)
 	dims   []int
@@ -43,8 +44,8 @@ func (m *meter) release(nodes []int) {
 
 // newMeter returns the meter of machine m (a *topo.Grid or a *topo.Graph). Spans are
 // measured on the ranks of ordering span (node of each rank; nil: node indices).
-func newMeter(m topo.Machine, c Compat, span []int) (*meter, error) {
-	mt := &meter{n: m.N(), mark: make([]int32, m.N())}
+func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
+	mt := &meter{n: m.N(), dist: dist, mark: make([]int32, m.N())}
 	if span != nil {
 		if len(span) != m.N() {
 			return nil, fmt.Errorf("span ordering has %d ranks for %d nodes", len(span), m.N())
@@ -123,11 +124,13 @@ func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
 func (m *meter) measure(r *JobResult) {
 	nodes := r.Nodes
 	k := len(nodes)
-	r.TotalL1 = 0
+	r.TotalL1, r.AvgL1 = 0, 0
 	r.BoxVolume, r.BoxSides = 1, 0
 	if m.graph != nil {
-		// Hop distances; a bounding box means nothing on a graph.
-		r.BoxVolume = 0
+		r.BoxVolume = 0 // a bounding box means nothing on a graph
+	}
+	if m.graph != nil && m.dist {
+		// Hop distances.
 		if sum, ok := m.graph.PairDistSum(nodes); ok {
 			r.TotalL1 = sum
 		} else {
@@ -144,7 +147,9 @@ func (m *meter) measure(r *JobResult) {
 		for _, v := range nodes {
 			cnt[m.coord[j][v]]++
 		}
-		r.TotalL1 += pairwise1D(cnt, m.wrap[j])
+		if m.dist {
+			r.TotalL1 += pairwise1D(cnt, m.wrap[j])
+		}
 		side := extent(cnt, m.wrap[j])
 		r.BoxVolume *= int64(side)
 		r.BoxSides += side
@@ -183,15 +188,26 @@ func pairwise1D(cnt []int64, wrap bool) int64 {
 		}
 		return total
 	}
-	for u, cu := range cnt {
-		if cu == 0 {
-			continue
-		}
-		for v := u + 1; v < len(cnt); v++ {
-			if cv := cnt[v]; cv != 0 {
-				t := int64(v - u)
-				total += cu * cv * min(t, d-t)
-			}
+	// Around the ring a pair at circular distance t < d/2 is counted once, from the
+	// end whose forward distance to the other is t: S(u) = sum over t = 1..h of
+	// cnt[u+t] t (h = (d-1)/2), slid along the ring in O(1) per step; pairs
+	// opposite each other (t = d/2, d even) are added apart. O(d), not O(d^2).
+	h := (d - 1) / 2
+	at := func(i int64) int64 { return cnt[i%d] }
+	var S, W int64 // S(u), and W(u) = sum over t = 1..h of cnt[u+t]
+	for t := int64(1); t <= int64(h); t++ {
+		S += at(t) * t
+		W += at(t)
+	}
+	for u := int64(0); u < d; u++ {
+		total += cnt[u] * S
+		next := at(u + int64(h) + 1)
+		S += int64(h)*next - W
+		W += next - at(u+1)
+	}
+	if d%2 == 0 {
+		for u := int64(0); u < d/2; u++ {
+			total += cnt[u] * cnt[u+d/2] * (d / 2)
 		}
 	}
 	return total
@@ -338,14 +354,15 @@ type Summary struct {
 	// caller that scaled it; 0 when not recorded).
 	LoadFactor float64 `json:"load_factor,omitempty"`
 	// Seconds is the replay's wall-clock time (set by the caller that timed it).
-	Seconds             float64 `json:"seconds,omitempty"`
-	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
-	MeanWait            float64 `json:"mean_wait"`
-	MeanResponse        float64 `json:"mean_response"`
-	MeanSlowdown        float64 `json:"mean_slowdown"`
-	MaxWait             int64   `json:"max_wait"`
-	Makespan            int64   `json:"makespan"`
+	Seconds float64 `json:"seconds,omitempty"`
+	// The pairwise distances, nil (and absent from the JSON) when they were not
+	// computed (MetricSet).
+	*PairwiseL1
+	MeanWait     float64 `json:"mean_wait"`
+	MeanResponse float64 `json:"mean_response"`
+	MeanSlowdown float64 `json:"mean_slowdown"`
+	MaxWait      int64   `json:"max_wait"`
+	Makespan     int64   `json:"makespan"`
 	// SpanOrder names the ordering whose ranks span, ring span and stretch-span are
 	// measured on (Leung et al. 2002 §2.3): the curve allocator's own, the one
 	// Config.SpanName names, or "node index".
@@ -372,7 +389,34 @@ type Summary struct {
 	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
 	Compactness *CompactnessSummary `json:"compactness,omitempty"`
-	BySize      []Size              `json:"by_size"`
+	// BlockWaits, with an allocator that may refuse a job that fits by count
+	// (alloc.Fragmenting: bt, sbt, dbt, slurm:tree, slurm:block), are the jobs
+	// that waited for a block.
+	BlockWaits *BlockWaits `json:"block_waits,omitempty"`
+	BySize     []Size      `json:"by_size"`
+}
+
+// BlockWaits is how long jobs waited because the allocator refused them although
+// enough nodes were free (JobResult.WaitedForBlock, BlockWait).
+type BlockWaits struct {
+	// Jobs is the number of jobs refused at least once; MeanBlockWait and
+	// MaxBlockWait are over them, from the first refusal to the start (seconds).
+	Jobs          int     `json:"jobs"`
+	MeanBlockWait float64 `json:"mean_block_wait"`
+	MaxBlockWait  int64   `json:"max_block_wait"`
+	// ConsecMeanWait is the mean wait of the same replay (trace, machine,
+	// scheduler) with slurm:consec, Slurm's selection without topology, which
+	// places every job that fits by count; ExtraMeanWait is MeanWait minus it.
+	// Nil when not measured (with a communication model, or Spec.NoConsecWait).
+	ConsecMeanWait *float64 `json:"consec_mean_wait,omitempty"`
+	ExtraMeanWait  *float64 `json:"extra_mean_wait,omitempty"`
+}
+
+// PairwiseL1 is the mean over jobs of the total and of the average pairwise hop (L1)
+// distance of their nodes (JobResult.TotalL1, AvgL1).
+type PairwiseL1 struct {
+	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
+	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
 }
 
 // RouteSummary is the route metrics of the jobs' communication pattern (JobResult):
@@ -411,14 +455,13 @@ type Ties struct {
 
 // Size is the breakdown for one job size.
 type Size struct {
-	Procs               int      `json:"procs"`
-	Jobs                int      `json:"jobs"`
-	MeanTotalPairwiseL1 float64  `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64  `json:"mean_avg_pairwise_l1"`
-	MeanWait            float64  `json:"mean_wait"`
-	PctContiguous       float64  `json:"pct_contiguous"`
-	MeanRatioToOptimal  *float64 `json:"mean_ratio_to_optimal,omitempty"`
-	BaselineProven      *float64 `json:"baseline_proven,omitempty"`
+	Procs int `json:"procs"`
+	Jobs  int `json:"jobs"`
+	*PairwiseL1
+	MeanWait           float64  `json:"mean_wait"`
+	PctContiguous      float64  `json:"pct_contiguous"`
+	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
+	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
 }
 
 // Result is a finished replay.
@@ -447,6 +490,9 @@ type aggregate struct {
 	msgDist, hopBytes, shared                                             float64
 	maxWait, first, last                                                  int64
 	contig                                                                int
+	blocked                                                               int
+	blockWait                                                             float64
+	maxBlockWait                                                          int64
 	by                                                                    map[int]*sizeAcc
 	// compactness (all jobs measured, else none) and the exact baseline
 	squares, compact int
@@ -507,6 +553,11 @@ func (a *aggregate) add(r *JobResult) {
 	if r.Components == 1 {
 		a.contig++
 	}
+	if r.WaitedForBlock {
+		a.blocked++
+		a.blockWait += float64(r.BlockWait)
+		a.maxBlockWait = max(a.maxBlockWait, r.BlockWait)
+	}
 	a.msgDist += r.MessageDistance
 	a.hopBytes += float64(r.HopBytes)
 	a.shared += float64(r.MaxShared)
@@ -554,14 +605,21 @@ func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 	}
 	n := float64(a.jobs)
 	s.MaxWait = a.maxWait
-	s.MeanTotalPairwiseL1 = float64(a.totL1) / n
-	s.MeanAvgPairwiseL1 = a.avgL1 / n
+	if cfg.Metrics.Has(MetricsDist) {
+		s.PairwiseL1 = &PairwiseL1{MeanTotalPairwiseL1: float64(a.totL1) / n, MeanAvgPairwiseL1: a.avgL1 / n}
+	}
 	s.MeanWait = a.wait / n
 	s.MeanResponse = a.resp / n
 	s.MeanSlowdown = a.slow / n
 	s.MeanSpan, s.MeanRingSpan, s.MeanStretchSpan = a.span/n, a.ring/n, a.stretch/n
 	s.MeanBoxVolume, s.MeanBoxSides, s.MeanComponents = a.vol/n, a.sides/n, a.comps/n
 	s.PctContiguous = 100 * float64(a.contig) / n
+	if f, ok := cfg.Alloc.(alloc.Fragmenting); ok && f.MayFragment() {
+		s.BlockWaits = &BlockWaits{Jobs: a.blocked, MaxBlockWait: a.maxBlockWait}
+		if a.blocked > 0 {
+			s.BlockWaits.MeanBlockWait = a.blockWait / float64(a.blocked)
+		}
+	}
 	if !a.unmeasured {
 		s.Compactness = &CompactnessSummary{MeanFreeSquares: float64(a.squares) / n, PctSpatiallyCompact: 100 * float64(a.compact) / n}
 	}
@@ -573,8 +631,10 @@ func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 		s.Utilization = a.work / (float64(cfg.Machine.N()) * float64(s.Makespan))
 	}
 	for p, z := range a.by {
-		row := Size{Procs: p, Jobs: z.n, MeanTotalPairwiseL1: z.tot / float64(z.n),
-			MeanAvgPairwiseL1: z.avg / float64(z.n), MeanWait: z.waits / float64(z.n), PctContiguous: 100 * float64(z.contig) / float64(z.n)}
+		row := Size{Procs: p, Jobs: z.n, MeanWait: z.waits / float64(z.n), PctContiguous: 100 * float64(z.contig) / float64(z.n)}
+		if s.PairwiseL1 != nil {
+			row.PairwiseL1 = &PairwiseL1{MeanTotalPairwiseL1: z.tot / float64(z.n), MeanAvgPairwiseL1: z.avg / float64(z.n)}
+		}
 		if cfg.Baseline != nil {
 			b := z.base.summary()
 			row.MeanRatioToOptimal, row.BaselineProven = &b.MeanRatio, &b.Proven

@@ -6,12 +6,13 @@ import (
 )
 
 // MetricSet is the groups of summary metrics a replay computes (Spec.Metrics,
-// Config.Metrics). The scheduling and allocation metrics (waits, spans, pairwise
-// distances, ...) are always computed; the static route metrics (message distance,
-// hop-bytes, routes on a link: RouteSummary) cost more than the replay itself on
-// large switched fabrics and can be left out, in which case they are absent from
-// the summary (Summary.RouteSummary nil, no JSON keys), never reported as zeros.
-// The zero value means MetricsAll.
+// Config.Metrics). The scheduling and allocation metrics (waits, spans, boxes,
+// components, ...) are always computed; the pairwise hop distances of each job
+// (PairwiseL1) and the static route metrics (message distance, hop-bytes, routes on
+// a link: RouteSummary) cost more than the replay itself on large switched fabrics
+// and can be left out, in which case they are absent from the summary
+// (Summary.PairwiseL1 or Summary.RouteSummary nil, no JSON keys), never reported as
+// zeros. The zero value means MetricsAll.
 type MetricSet uint8
 
 const (
@@ -19,21 +20,23 @@ const (
 	MetricsSched MetricSet = 1 << iota
 	// MetricsRoute are the static route metrics of the jobs' pattern.
 	MetricsRoute
+	// MetricsDist are the jobs' pairwise hop (L1) distances (PairwiseL1).
+	MetricsDist
 	// MetricsAll are every group: the default.
-	MetricsAll = MetricsSched | MetricsRoute
+	MetricsAll = MetricsSched | MetricsRoute | MetricsDist
 )
 
 var metricGroupNames = []struct {
 	set  MetricSet
 	name string
-}{{MetricsSched, "sched"}, {MetricsRoute, "route"}}
+}{{MetricsSched, "sched"}, {MetricsRoute, "route"}, {MetricsDist, "dist"}}
 
 // MetricGroupNames lists the names ParseMetrics accepts, besides "all".
-var MetricGroupNames = []string{"sched", "route"}
+var MetricGroupNames = []string{"sched", "route", "dist"}
 
 // ParseMetrics reads a comma-separated list of metric groups ("sched", "route",
-// "all"); "sched" must be among them (it is always computed): "sched" alone leaves
-// out the route metrics.
+// "dist", "all"); "sched" must be among them (it is always computed): "sched" alone
+// leaves out the pairwise distances and the route metrics.
 func ParseMetrics(s string) (MetricSet, error) {
 	var m MetricSet
 	for _, f := range strings.Split(s, ",") {
@@ -50,7 +53,7 @@ func ParseMetrics(s string) (MetricSet, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown metric group %q (want a list of sched, route, or all)", f)
+			return 0, fmt.Errorf("unknown metric group %q (want a list of sched, route, dist, or all)", f)
 		}
 	}
 	if err := m.check(); err != nil {

@@ -12,12 +12,13 @@ var SchedNames = []string{"fcfs", "easy", "cplant"}
 
 // scheduler decides which queued job starts next. arrive queues job i; depart tells
 // it a job has finished (after its nodes are free and it has left running); next
-// returns a job to start now (removing it from the queue) or -1. The replay calls
-// next until it returns -1.
+// returns a job to start now, removed from the queue, with the nodes p placed it
+// on, or -1. The replay calls next until it returns -1. A job that fits by count
+// starts only if the allocator places it (placer.place; wait.go).
 type scheduler interface {
 	arrive(i int, now int64, free int, running *runSet)
 	depart(now int64, free int, running *runSet)
-	next(now int64, free int, running *runSet) int
+	next(now int64, free int, running *runSet, p *placer) (int, []int, error)
 }
 
 // schedulers builds a scheduler by name.
@@ -39,14 +40,18 @@ type asRun struct {
 func (s *asRun) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
 func (s *asRun) depart(int64, int, *runSet)              {}
 
-func (s *asRun) next(now int64, _ int, _ *runSet) int {
+func (s *asRun) next(now int64, _ int, _ *runSet, p *placer) (int, []int, error) {
 	for k, i := range s.queue {
 		if max(s.res.at(i).Started, s.res.at(i).Arrival) <= now {
+			nodes, err := p.place(i)
+			if err != nil || nodes == nil {
+				return -1, nil, err
+			}
 			s.queue = slices.Delete(s.queue, k, k+1)
-			return i
+			return i, nodes, nil
 		}
 	}
-	return -1
+	return -1, nil, nil
 }
 
 func newScheduler(name string, res *jobTable) (scheduler, error) {
@@ -95,20 +100,24 @@ type fcfs struct {
 func (s *fcfs) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
 func (s *fcfs) depart(int64, int, *runSet)              {}
 
-func (s *fcfs) next(now int64, free int, _ *runSet) int {
+func (s *fcfs) next(now int64, free int, _ *runSet, p *placer) (int, []int, error) {
 	if s.head == len(s.queue) {
-		return -1
+		return -1, nil, nil
 	}
 	i := s.queue[s.head]
 	if s.res.at(i).Procs > free {
-		return -1
+		return -1, nil, nil
+	}
+	nodes, err := p.place(i)
+	if err != nil || nodes == nil {
+		return -1, nil, err // refused: the head waits, and the queue behind it
 	}
 	s.head++
 	if s.head > 1024 && s.head*2 > len(s.queue) {
 		s.queue = append(s.queue[:0], s.queue[s.head:]...)
 		s.head = 0
 	}
-	return i
+	return i, nodes, nil
 }
 
 // easy is EASY backfilling (Lifka 1995) with SST's and PReMAS's rule: the head job
@@ -129,14 +138,23 @@ type easy struct {
 func (s *easy) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
 func (s *easy) depart(int64, int, *runSet)              {}
 
-func (s *easy) next(now int64, free int, running *runSet) int {
+func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int, error) {
 	if len(s.queue) == 0 {
-		return -1
+		return -1, nil, nil
 	}
 	head := s.queue[0]
 	if s.res.at(head).Procs <= free {
-		s.queue = s.queue[1:]
-		return head
+		nodes, err := p.place(head)
+		if err != nil {
+			return -1, nil, err
+		}
+		if nodes != nil {
+			s.queue = s.queue[1:]
+			return head, nodes, nil
+		}
+	}
+	if p.frag != nil {
+		return s.backfillPlaced(now, free, running, p)
 	}
 	s.ends = append(s.ends[:0], running.jobs...)
 	for i := range s.ends {
@@ -153,7 +171,7 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 		}
 	}
 	if shadow < 0 {
-		return -1 // cannot happen: every job fits the empty machine
+		return -1, nil, nil // cannot happen: every job fits the empty machine
 	}
 	// Processors left over at the shadow time: every job ending by then counts,
 	// including others that end at the shadow time itself.
@@ -172,11 +190,53 @@ func (s *easy) next(now int64, free int, running *runSet) int {
 			continue
 		}
 		if now+r.EstimateUsed <= shadow || r.Procs <= extra {
+			nodes, err := p.place(i)
+			if err != nil || nodes == nil {
+				return -1, nil, err // cannot happen: the allocator places what fits by count
+			}
 			s.queue = slices.Delete(s.queue, qi, qi+1)
-			return i
+			return i, nodes, nil
 		}
 	}
-	return -1
+	return -1, nil, nil
+}
+
+// backfillPlaced is EASY's backfilling with an allocator that may refuse a job
+// that fits by count (wait.go): the head's reservation comes from the will-run
+// test, and a later job starts if the allocator places it and it either ends by
+// the shadow time or keeps the reservation (placer.placeBesides).
+func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (int, []int, error) {
+	head := s.queue[0]
+	res, ok, err := p.willRun(head, now, running)
+	if err != nil {
+		return -1, nil, err
+	}
+	if !ok {
+		r := s.res.at(head)
+		return -1, nil, fmt.Errorf("sim: internal error: job %d (%d nodes) is placed on no emptied machine, though it fit the empty one", r.ID, r.Procs)
+	}
+	for qi := 1; qi < len(s.queue); qi++ {
+		i := s.queue[qi]
+		r := s.res.at(i)
+		if r.Procs > free {
+			continue
+		}
+		var nodes []int
+		var err error
+		if now+r.EstimateUsed <= res.shadow {
+			nodes, err = p.place(i)
+		} else {
+			nodes, err = p.placeBesides(i, head, res, running)
+		}
+		if err != nil {
+			return -1, nil, err
+		}
+		if nodes != nil {
+			s.queue = slices.Delete(s.queue, qi, qi+1)
+			return i, nodes, nil
+		}
+	}
+	return -1, nil, nil
 }
 
 // cplant is the Cplant queue of Leung et al. 2002 §3: the queue is kept sorted by
@@ -204,11 +264,15 @@ func (s *cplant) arrive(i int, _ int64, _ int, _ *runSet) {
 	s.queue = slices.Insert(s.queue, at, i)
 }
 
-func (s *cplant) next(now int64, free int, _ *runSet) int {
+func (s *cplant) next(now int64, free int, _ *runSet, p *placer) (int, []int, error) {
 	if len(s.queue) == 0 || s.res.at(s.queue[0]).Procs > free {
-		return -1
+		return -1, nil, nil
 	}
 	i := s.queue[0]
+	nodes, err := p.place(i)
+	if err != nil || nodes == nil {
+		return -1, nil, err // refused: the front waits, and the queue behind it
+	}
 	s.queue = s.queue[1:]
-	return i
+	return i, nodes, nil
 }

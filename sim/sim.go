@@ -98,7 +98,7 @@ func (t *jobTable) reach(i int) {
 
 // push adds job i's record, i being the next job (generated jobs), checking it as
 // Run checks its jobs.
-func (t *jobTable) push(i int, j Job, m topo.Machine) error {
+func (t *jobTable) push(i int, j Job, m topo.Machine, p *placer) error {
 	n := m.N()
 	if i != t.base+len(t.recs) {
 		return fmt.Errorf("sim: internal error: job %d arrives after %d", i, t.base+len(t.recs))
@@ -108,6 +108,9 @@ func (t *jobTable) push(i int, j Job, m topo.Machine) error {
 	}
 	if j.Procs < 1 || j.Runtime < 0 {
 		return fmt.Errorf("job %d (line %d): %d processors, run time %d", j.ID, j.Line, j.Procs, j.Runtime)
+	}
+	if err := p.checkFits(&j); err != nil {
+		return err
 	}
 	t.recs = append(t.recs, JobResult{Job: j, EstimateUsed: estimate(j, t.compat)})
 	return nil
@@ -280,6 +283,12 @@ type JobResult struct {
 	Components   int     // connected components in the machine's network
 	Ties         int     // candidates sharing the best score (TieReporter), else 0
 	EstimateUsed int64   // the estimate the scheduler used
+	// WaitedForBlock is set when the allocator refused the job at least once
+	// although enough nodes were free (alloc.ErrFragmented: no free block of its
+	// size, Slurm's topology leaving it pending; wait.go); BlockWait is the time
+	// from that first refusal to its start.
+	WaitedForBlock bool
+	BlockWait      int64
 	// Route metrics of the job's communication pattern along the machine's routes:
 	// without Comm, over one cycle of the pattern (static, no contention); with
 	// Comm, over the messages it actually sent.
@@ -484,6 +493,12 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		total = rs.len()
 	}
 	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
+	pl := newPlacer(cfg.Alloc, tab)
+	for i := range jobs {
+		if err := pl.checkFits(&jobs[i]); err != nil {
+			return nil, err
+		}
+	}
 	if !stream {
 		tab.recs = make([]JobResult, 0, len(jobs))
 		tab.reach(len(jobs) - 1)
@@ -494,7 +509,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	}
 	ties := tieReporter(cfg)
 	span, _ := spanOrder(cfg)
-	m, err := newMeter(cfg.Machine, cfg.Compat, span)
+	m, err := newMeter(cfg.Machine, cfg.Compat, span, cfg.Metrics.Has(MetricsDist) || cfg.Baseline != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -515,7 +530,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		if cfg.Sched == "as-run" {
 			return nil, errors.New("sim: the as-run schedule keeps production's run times; it does not take a communication model")
 		}
-		return runComm(ctx, tab.recs, cfg, sch, m, rm, tasks)
+		return runComm(ctx, tab.recs, cfg, sch, pl, m, rm, tasks)
 	}
 
 	q := &eventQueue{}
@@ -578,7 +593,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			}
 			if !e.depart {
 				if q.src != nil {
-					if err := tab.push(e.job, q.popped, cfg.Machine); err != nil {
+					if err := tab.push(e.job, q.popped, cfg.Machine, pl); err != nil {
 						return nil, err
 					}
 				}
@@ -591,6 +606,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
 			m.release(r.Nodes)
+			pl.released()
 			if err := em.finished(e.job); err != nil { // r may be forgotten now
 				return nil, err
 			}
@@ -598,13 +614,17 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			sch.depart(now, cfg.Alloc.NumFree(), running)
 			done++
 		}
+		pl.now = now
 		for {
-			i := sch.next(now, cfg.Alloc.NumFree(), running)
+			i, nodes, err := sch.next(now, cfg.Alloc.NumFree(), running, pl)
+			if err != nil {
+				return nil, fmt.Errorf("%w at time %d", err, now)
+			}
 			if i < 0 {
 				break
 			}
 			r := tab.at(i)
-			if err := startJob(ctx, r, cfg, ties, m, rm, tasks); err != nil {
+			if err := startJob(ctx, r, nodes, cfg, ties, m, rm, tasks); err != nil {
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
@@ -639,18 +659,9 @@ func tieReporter(cfg Config) alloc.TieReporter {
 	return ties
 }
 
-// startJob allocates r's nodes and measures the allocation.
-func startJob(ctx context.Context, r *JobResult, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter, tasks *taskOrdering) error {
-	var nodes []int
+// startJob measures the allocation of r's nodes (placed by the placer).
+func startJob(ctx context.Context, r *JobResult, nodes []int, cfg Config, ties alloc.TieReporter, m *meter, rm *routeMeter, tasks *taskOrdering) error {
 	var err error
-	if p, ok := cfg.Alloc.(alloc.Placer); ok {
-		nodes, err = p.Place(r.NodeList)
-	} else {
-		nodes, err = cfg.Alloc.Allocate(r.Procs)
-	}
-	if err != nil {
-		return fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
-	}
 	if len(nodes) != r.Procs {
 		return fmt.Errorf("allocator %s gave job %d %d nodes, want %d", cfg.Alloc.Name(), r.ID, len(nodes), r.Procs)
 	}

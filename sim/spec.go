@@ -573,7 +573,42 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if rp.Spec.PerJob {
 		rep.PerJob = res.PerJob
 	}
+	if bw := rep.BlockWaits; bw != nil && cfg.Comm == nil && cfg.Sched != SchedAsRun {
+		w, err := rp.consecMeanWait(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the slurm:consec replay that the extra wait for blocks is measured against: %w", err)
+		}
+		extra := rep.MeanWait - w
+		bw.ConsecMeanWait, bw.ExtraMeanWait = &w, &extra
+	}
 	return rep, nil
+}
+
+// consecMeanWait replays the same jobs on the same machine under the same
+// scheduler with slurm:consec (Slurm's selection without topology, which places
+// every job that fits by count) and returns their mean wait: the wait the jobs
+// would have had without waiting for blocks. Only the scheduling metrics are
+// computed.
+func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
+	c := *rp
+	c.Spec.Alloc = "slurm:consec"
+	c.Spec.Metrics = MetricsSched
+	c.Spec.PerJob, c.Spec.JobDone, c.Spec.Progress = false, nil, nil
+	c.Spec.Baseline, c.Spec.SpanOrder, c.Spec.TaskOrder = nil, nil, ""
+	cfg, err := c.Config()
+	if err != nil {
+		return 0, err
+	}
+	var res *Result
+	if c.lazy != nil {
+		res, err = run(ctx, nil, c.lazy, cfg)
+	} else {
+		res, err = Run(ctx, c.Jobs, cfg)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.MeanWait, nil
 }
 
 // Run prepares and runs the replay.

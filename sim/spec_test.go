@@ -144,6 +144,7 @@ func TestMetricNamesAreSummaryKeys(t *testing.T) {
 		}
 	}
 	s.RouteSummary = &RouteSummary{MeanMessageDistance: 101.5, MeanHopBytes: 102.5, MeanMaxShared: 103.5}
+	s.PairwiseL1 = &PairwiseL1{MeanTotalPairwiseL1: 104.5, MeanAvgPairwiseL1: 105.5}
 	b, _ := json.Marshal(&s)
 	var m map[string]any
 	json.Unmarshal(b, &m)
@@ -322,8 +323,9 @@ func TestSpecPrepare(t *testing.T) {
 	}
 }
 
-// Without the route metrics (Metrics = MetricsSched) a replay reports the same
-// scheduling metrics and no route metric at all: no JSON key, Metric.Has false.
+// Without the route metrics and the pairwise distances (Metrics = MetricsSched) a
+// replay reports the same scheduling metrics and no route or distance metric at
+// all: no JSON key, Metric.Has false.
 func TestMetricsSchedOnly(t *testing.T) {
 	for _, machine := range []string{"mesh:10x10", "fattree:4,4:4,4:8", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13"} {
 		specs := gridSpecs(t)[:3]
@@ -345,8 +347,11 @@ func TestMetricsSchedOnly(t *testing.T) {
 			if part.RouteSummary != nil || full.RouteSummary == nil || full.MeanMessageDistance == 0 {
 				t.Fatalf("%s %s: route metrics %v with sched only, %v with all", machine, s.Alloc, part.RouteSummary, full.RouteSummary)
 			}
+			if part.PairwiseL1 != nil || full.PairwiseL1 == nil || full.MeanTotalPairwiseL1 == 0 {
+				t.Fatalf("%s %s: distances %v with sched only, %v with all", machine, s.Alloc, part.PairwiseL1, full.PairwiseL1)
+			}
 			b, _ := json.Marshal(part)
-			for _, k := range []string{"route_pattern", MetricMeanMessageDistance, MetricMeanHopBytes, MetricMeanMaxShared} {
+			for _, k := range []string{"route_pattern", MetricMeanMessageDistance, MetricMeanHopBytes, MetricMeanMaxShared, MetricMeanTotalPairwiseL1, MetricMeanAvgPairwiseL1} {
 				if strings.Contains(string(b), `"`+k+`"`) {
 					t.Errorf("%s: key %s in the JSON without route metrics", machine, k)
 				}
@@ -364,7 +369,7 @@ func TestMetricsSchedOnly(t *testing.T) {
 }
 
 func TestParseMetrics(t *testing.T) {
-	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsAll, "route, sched": MetricsAll, "all": MetricsAll} {
+	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsSched | MetricsRoute, "route, sched,dist": MetricsAll, "sched,dist": MetricsSched | MetricsDist, "all": MetricsAll} {
 		if got, err := ParseMetrics(in); err != nil || got != want || !got.Has(MetricsSched) {
 			t.Errorf("ParseMetrics(%q) = %v, %v; want %v", in, got, err, want)
 		}
@@ -374,7 +379,7 @@ func TestParseMetrics(t *testing.T) {
 			t.Errorf("ParseMetrics(%q) accepted", in)
 		}
 	}
-	if MetricsAll.String() != "sched,route" || MetricSet(0).Has(MetricsRoute) != true {
+	if MetricsAll.String() != "sched,route,dist" || MetricSet(0).Has(MetricsRoute) != true || MetricSet(0).Has(MetricsDist) != true {
 		t.Error("String or the zero value's default")
 	}
 }

@@ -24,9 +24,10 @@ type Graph struct {
 	names  []string
 	adj    [][]int
 	groups []Group
-	hosts  int    // vertices 0..hosts-1 are hosts, the rest switches
-	edges  int    // links
-	spec   string // Spec() when set (synthetic machines)
+	hosts  int          // vertices 0..hosts-1 are hosts, the rest switches
+	edges  int          // links
+	spec   string       // Spec() when set (synthetic machines)
+	layout *synthLayout // the structure FatTree or Dragonfly built (structdist.go), else nil
 
 	// Built on first use: the name index (Lookup), the gonum view (Gonum) and the
 	// hop index (Dist).

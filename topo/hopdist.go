@@ -565,11 +565,24 @@ func (h *hopIndex) bytes() int {
 }
 
 // PairDistSum returns the sum of the hop distances between all unordered pairs of
-// the distinct vertices nodes, and false (sum 0) when some pair is not connected. It
+// the distinct vertices nodes, and false (sum 0) when some pair is not connected.
+// On the fat trees and dragonflies FatTree and Dragonfly build, hosts' sums come in
+// closed form from their structure (structdist.go). Otherwise it
 // groups the vertices by anchor and class (see Dist), so that it looks up one
 // distance per pair of classes instead of per pair of vertices: a job of 1,024 hosts
 // on 256 leaf switches of a fat tree has a few dozen classes.
 func (g *Graph) PairDistSum(nodes []int) (int64, bool) {
+	if g.layout != nil {
+		if sum, ok := g.structuredPairDistSum(nodes); ok {
+			return sum, true
+		}
+	}
+	return g.indexPairDistSum(nodes)
+}
+
+// indexPairDistSum is PairDistSum from the hop index, one distance per pair of
+// classes.
+func (g *Graph) indexPairDistSum(nodes []int) (int64, bool) {
 	h := g.hopIndex()
 	k := int64(len(nodes))
 	ps, _ := h.pairScratch.Get().(*pairScratch)

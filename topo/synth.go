@@ -210,6 +210,11 @@ func FatTree(shape string) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fattree shape %q: %w", shape, err)
 	}
+	span := make([]int, L+1)
+	for l := range span {
+		span[l] = hosts / gpl[l]
+	}
+	g.layout = &synthLayout{span: span}
 	return g, nil
 }
 
@@ -310,6 +315,7 @@ func Dragonfly(hostsPerRouter, routersPerGroup, intergroupLinks, numGroups int) 
 	if err != nil {
 		return nil, fmt.Errorf("dragonfly: %w", err)
 	}
+	g.layout = &synthLayout{p: hostsPerRouter, a: routersPerGroup, groups: numGroups}
 	return g, nil
 }
 

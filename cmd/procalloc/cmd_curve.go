@@ -221,7 +221,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if g, ok := m.(*topo.Graph); ok && hs.given() {
 			return usagef("%s: a network read with --graph names its own hosts (%s)", hs.flag(), g.Spec())
 		} else if hs.given() {
-			if names, err = curveReadHosts(e, hs, m.N()); err != nil {
+			if names, err = hs.read(e, m.N()); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp"
 	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/order"
+	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -152,10 +154,10 @@ procalloc order --qap nug5.dat --json`,
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
 			threads := fs.Int("threads", 0, "HiGHS threads (0: HiGHS default)")
 			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")
-			method := fs.String("method", string(ilp.MethodAuto), "solution `METHOD`: "+joinNames(ilp.Methods)+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP; above 256 nodes the scalable path)")
+			method := fs.String("method", string(order.MethodAuto), "solution `METHOD`: "+joinNames(order.Methods)+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP; above 256 nodes the scalable path)")
 			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")
 			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+joinNames(ilp.Formulations)+" (default: by size)")
-			maxCols := fs.Int("max-columns", ilp.DefaultMaxColumns, "largest MIP, in columns (HiGHS needs about 2 KB of memory per column); a larger model is not built: local search and bounds only, said in the notes")
+			maxCols := fs.Int("max-columns", order.DefaultMaxColumns, "largest MIP, in columns (HiGHS needs about 2 KB of memory per column); a larger model is not built: local search and bounds only, said in the notes")
 			flat := fs.Bool("flat", false, "ignore the graph's groups (switches) and order all nodes at once")
 			start := fs.String("start", "", "extra starting `ORDERS`: comma-separated curve names or ranking files")
 			out := fs.String("o", "", "write the ordering as a ranking `FILE` (summary to stdout)")
@@ -169,14 +171,14 @@ procalloc order --qap nug5.dat --json`,
 				if *noMIP {
 					explicit := false
 					fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "method" })
-					if explicit && *method != string(ilp.MethodLocal) {
+					if explicit && *method != string(order.MethodLocal) {
 						return usagef("--no-mip means --method local; it contradicts --method %s", *method)
 					}
-					*method = string(ilp.MethodLocal)
+					*method = string(order.MethodLocal)
 				}
-				meth, err := ilp.ParseMethod(*method)
+				meth, err := order.ParseMethod(*method)
 				if err != nil {
-					return usagef("--method %q: want %s", *method, joinNames(ilp.Methods))
+					return usagef("--method %q: want %s", *method, joinNames(order.Methods))
 				}
 				var form ilp.Formulation
 				if *formulation != "" {
@@ -193,7 +195,7 @@ procalloc order --qap nug5.dat --json`,
 				if *maxCols < 1 {
 					return usagef("--max-columns %d: must be positive", *maxCols)
 				}
-				opt := ilp.Options{Method: meth, Formulation: form, MaxColumns: *maxCols, RelGap: *gap, Threads: *threads, Seed: *seed}
+				opt := order.Options{Method: meth, Formulation: form, MaxColumns: *maxCols, RelGap: *gap, Threads: *threads, Seed: *seed}
 				if *logHiGHS {
 					opt.Log = e.stderr
 				}
@@ -223,13 +225,13 @@ procalloc order --qap nug5.dat --json`,
 					if *machine != "" || *graphFile != "" || *weights != "" || *ring || *start != "" {
 						return usagef("--qap takes no --machine, --graph, --weights, --ring or --start")
 					}
-					if meth == ilp.MethodDP {
+					if meth == order.MethodDP {
 						return usagef("--method dp solves orderings, not general QAPs")
 					}
 					if *out != "" || *format != "" {
 						return usagef("-o and --format write ranking files; with --qap use --json")
 					}
-					if meth == ilp.MethodMIP && !highs.Available() {
+					if meth == order.MethodMIP && !highs.Available() {
 						return orderNeedHiGHS()
 					}
 					sctx, cancel := solveCtx()
@@ -245,17 +247,17 @@ procalloc order --qap nug5.dat --json`,
 					if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
 						return err
 					}
-					oo := ilp.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
+					oo := order.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
 						for _, s := range strings.Split(*start, ",") {
 							so, err := curveResolveCtx(ctx, strings.TrimSpace(s), m)
 							if err != nil {
 								return err
 							}
-							oo.Starts = append(oo.Starts, ilp.Start{Name: s, P: so})
+							oo.Starts = append(oo.Starts, order.Start{Name: s, P: so})
 						}
 					}
-					if meth == ilp.MethodMIP && !highs.Available() {
+					if meth == order.MethodMIP && !highs.Available() {
 						return orderNeedHiGHS()
 					}
 					sctx, cancel := solveCtx()
@@ -307,8 +309,8 @@ func joinNames[T ~string](xs []T) string {
 	return strings.Join(s, ", ")
 }
 
-func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp.OrderOptions) (*orderOutput, error) {
-	res, err := ilp.SolveOrdering(ctx, m, w, opt)
+func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt order.OrderOptions) (*orderOutput, error) {
+	res, err := order.SolveOrdering(ctx, m, w, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -324,9 +326,9 @@ func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp
 	o.Machine, o.N, o.Weights, o.Ring = m.Spec(), m.N(), w.String(), opt.Ring
 	o.Method = string(opt.Method)
 	if o.Method == "" {
-		o.Method = string(ilp.MethodMIP)
+		o.Method = string(order.MethodMIP)
 	}
-	if opt.Method == ilp.MethodAuto {
+	if opt.Method == order.MethodAuto {
 		o.Method = "auto:" + res.BoundSource
 		if res.Scalable {
 			o.Method = "auto:scalable"
@@ -342,17 +344,17 @@ func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ilp
 	return o, nil
 }
 
-func orderQAP(ctx context.Context, e *env, path string, opt ilp.Options) (*orderOutput, error) {
+func orderQAP(ctx context.Context, e *env, path string, opt order.Options) (*orderOutput, error) {
 	r, err := openInput(e, path)
 	if err != nil {
 		return nil, err
 	}
-	q, err := ilp.ReadQAPLIB(r)
+	q, err := qap.ReadQAPLIB(r)
 	r.Close()
 	if err != nil {
 		return nil, fmt.Errorf("--qap %s: %w", path, err)
 	}
-	res, err := ilp.SolveQAP(ctx, q, nil, opt)
+	res, err := order.SolveQAP(ctx, q, nil, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -364,15 +366,15 @@ func orderQAP(ctx context.Context, e *env, path string, opt ilp.Options) (*order
 	o.QAP, o.N, o.Order = path, q.N, res.Assignment
 	o.Method = string(opt.Method)
 	if o.Method == "" {
-		o.Method = string(ilp.MethodMIP)
+		o.Method = string(order.MethodMIP)
 	}
-	if opt.Method == ilp.MethodAuto {
+	if opt.Method == order.MethodAuto {
 		o.Method = "auto:" + res.BoundSource
 	}
 	return o, nil
 }
 
-func fillOrderOutput(r *ilp.Result) *orderOutput {
+func fillOrderOutput(r *order.Result) *orderOutput {
 	o := &orderOutput{Status: string(r.Status), Objective: r.Objective, BoundSource: r.BoundSource,
 		Formulation: string(r.Formulation), Symmetry: r.Symmetry, Start: r.StartObjective, StartFrom: r.StartSource,
 		Seconds: r.Seconds, Notes: r.Notes}

@@ -66,7 +66,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	d := netsim.DefaultParams()
 	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
 	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
-	fs.StringVar(&f.metrics, "metrics", "sched,route", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed) and route (static route metrics: message distance, hop-bytes, routes on a link); --metrics sched leaves the route metrics out: they are then absent from the output (no JSON keys, '-' in tables), not zeros")
+	fs.StringVar(&f.metrics, "metrics", "all", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), or all; --metrics sched leaves dist and route out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros")
 	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
 	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
 	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
@@ -336,6 +336,16 @@ allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or
 ranking file) and Slurm's own selection (slurm:...) apply; the others place jobs by
 coordinates and refuse.
 
+A job that fits the free nodes by count but that the allocator cannot place (bt, sbt,
+dbt: no free block of its power of two; slurm:tree and slurm:block: Slurm leaves it
+pending, reason Resources) waits until a release lets it start, under every
+scheduler: fcfs and cplant keep the queue behind it waiting; easy reserves for it the
+nodes Slurm's will-run test finds at the earliest estimated end and backfills around
+them (docs/sim.md, "Jobs that wait for a block"). A job the allocator cannot place even
+on the empty machine is refused at the start, named. The summary reports the jobs that
+waited for a block, how long, and the extra mean wait against the same replay with
+slurm:consec (block_waits in --json; block_wait per job in --per-job).
+
 ` + graphHelp + `
 
 --hosts FILE or --hostlist EXPR names the machine's nodes in node-index order (as
@@ -425,6 +435,8 @@ procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-
 procalloc sim --trace sacct.txt --graph topology.conf --alloc slurm:tree:topology.conf --sched as-run
 procalloc sim --trace sacct.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace sacct.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert --sched as-run
+procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:32x32 --alloc slurm:block:BLOCKS.conf --sched easy --contract 0.35 --metrics sched
+procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
@@ -488,6 +500,7 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, spec.Baseline != nil)
 						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
+						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)
 						rp.Spec.JobDone = pw.write
 						if rep, err = rp.Run(ctx); err != nil {
 							return err
@@ -529,7 +542,19 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	if s.RouteSummary != nil {
 		t.row("route metrics pattern", s.RoutePattern)
 	} else {
-		t.row("route metrics", "not computed (--metrics sched)")
+		t.row("route metrics", "not computed (--metrics without route)")
+	}
+	if s.PairwiseL1 == nil {
+		t.row("pairwise distances", "not computed (--metrics without dist)")
+	}
+	if b := s.BlockWaits; b != nil {
+		t.row("jobs that waited for a block", fmt.Sprintf("%d of %d", b.Jobs, s.Jobs))
+		t.row("mean block wait (s)", fmt.Sprintf("%.1f", b.MeanBlockWait))
+		t.row("max block wait (s)", strconv.FormatInt(b.MaxBlockWait, 10))
+		if b.ConsecMeanWait != nil {
+			t.row("mean wait with slurm:consec (s)", fmt.Sprintf("%.1f", *b.ConsecMeanWait))
+			t.row("extra mean wait for blocks (s)", fmt.Sprintf("%.1f", *b.ExtraMeanWait))
+		}
 	}
 	if c := s.Comm; c != nil {
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
@@ -562,8 +587,11 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 		}
 		t := newTable(w, cols...)
 		for _, b := range s.BySize {
-			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1),
-				fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1), fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
+			tot, avg := "-", "-"
+			if b.PairwiseL1 != nil {
+				tot, avg = fmt.Sprintf("%.3f", b.MeanTotalPairwiseL1), fmt.Sprintf("%.3f", b.MeanAvgPairwiseL1)
+			}
+			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), tot, avg, fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
 			if b.MeanRatioToOptimal != nil {
 				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
 			}
@@ -586,12 +614,16 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
-// them on (the route metrics' cells empty when they were not computed); with the exact baseline, three more columns before nodes: the optimum
-// (or best found), whether it was proven, the ratio.
+// them on (the route metrics' and distances' cells empty when they were not
+// computed; block_wait, the time from the first refusal for want of a block to the
+// start, empty for a job never refused); with the exact baseline, three more
+// columns before nodes: the optimum (or best found), whether it was proven, the
+// ratio.
 type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
 	noRoute  bool // route metrics not computed: their cells are empty
+	noDist   bool // pairwise distances not computed: their cells are empty
 	row      []string
 	nodes    []byte
 }
@@ -600,7 +632,7 @@ func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
 	p := &perJobCSV{cw: csv.NewWriter(w), baseline: baseline}
 	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
-		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
+		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "block_wait"}
 	if baseline {
 		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
 	}
@@ -626,6 +658,14 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	if p.noRoute {
 		row = append(row[:len(row)-5], "", "", "", "", "")
 	}
+	if p.noDist {
+		row[11], row[12] = "", ""
+	}
+	blockWait := "" // the job was never refused for want of a block
+	if j.WaitedForBlock {
+		blockWait = i64(j.BlockWait)
+	}
+	row = append(row, blockWait)
 	if p.baseline {
 		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
 	}

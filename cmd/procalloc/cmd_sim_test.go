@@ -206,8 +206,9 @@ func TestSimLeavesGOMAXPROCS(t *testing.T) {
 	}
 }
 
-// --metrics sched leaves the route metrics out of sim's JSON and compare's table
-// and CSV (no zeros printed as if measured) and keeps every other number; a set
+// --metrics sched leaves the route metrics and the pairwise distances out of sim's
+// JSON and compare's table and CSV (no zeros printed as if measured) and keeps
+// every other number; a set
 // without sched, or --comm without route metrics, is a usage error naming --metrics.
 func TestSimMetricsSched(t *testing.T) {
 	args := []string{"--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "bf:hilbert", "--to", "864000", "--json"}
@@ -226,7 +227,7 @@ func TestSimMetricsSched(t *testing.T) {
 	if err := json.Unmarshal([]byte(sched), &s); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"route_pattern", "mean_message_distance", "mean_hop_bytes", "mean_max_routes_on_a_link"} {
+	for _, k := range []string{"route_pattern", "mean_message_distance", "mean_hop_bytes", "mean_max_routes_on_a_link", "mean_total_pairwise_l1", "mean_avg_pairwise_l1"} {
 		if _, ok := s[k]; ok {
 			t.Errorf("--metrics sched: key %s in the JSON", k)
 		}
@@ -234,6 +235,12 @@ func TestSimMetricsSched(t *testing.T) {
 			t.Errorf("default metrics: no key %s", k)
 		}
 		delete(a, k)
+	}
+	for _, rows := range []any{a["by_size"], s["by_size"]} {
+		for _, row := range rows.([]any) {
+			delete(row.(map[string]any), "mean_total_pairwise_l1")
+			delete(row.(map[string]any), "mean_avg_pairwise_l1")
+		}
 	}
 	delete(a, "seconds")
 	delete(s, "seconds")

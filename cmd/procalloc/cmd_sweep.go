@@ -330,6 +330,7 @@ func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 	err := writeOutput(r.e, "--per-job", r.path, func(w io.Writer) error {
 		pw := newPerJobCSV(w, r.spec.Baseline != nil)
 		pw.noRoute = !r.spec.Metrics.Has(sim.MetricsRoute)
+		pw.noDist = !r.spec.Metrics.Has(sim.MetricsDist)
 		r.spec.JobDone = pw.write
 		var err error
 		if rep, err = r.spec.Run(ctx); err != nil {

@@ -4,9 +4,12 @@
 package oracle
 
 import (
+	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -85,3 +88,75 @@ func TripleSweep(pts []geom.Point) ([]int, int64) {
 	}
 	return best.idx, best.total
 }
+
+// MinOverPermutations returns the least f(p) over the n! permutations p of 0..n-1,
+// the brute-force oracle of the solvers on tiny instances.
+func MinOverPermutations(n int, f func(p []int) float64) float64 {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	best := math.Inf(1)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			best = min(best, f(p))
+			return
+		}
+		for i := k; i < n; i++ {
+			p[k], p[i] = p[i], p[k]
+			rec(k + 1)
+			p[k], p[i] = p[i], p[k]
+		}
+	}
+	rec(0)
+	return best
+}
+
+// RandomGraph returns a connected random graph on n nodes: a random tree plus extra
+// random edges (loops and repeats dropped), the tests' irregular machines.
+func RandomGraph(rng *rand.Rand, n, extra int) *topo.Graph {
+	seen := map[[2]int]bool{}
+	var edges [][2]int
+	add := func(a, b int) {
+		if a > b {
+			a, b = b, a
+		}
+		if a != b && !seen[[2]int{a, b}] {
+			seen[[2]int{a, b}] = true
+			edges = append(edges, [2]int{a, b})
+		}
+	}
+	for v := 1; v < n; v++ {
+		add(v, rng.IntN(v))
+	}
+	for range extra {
+		add(rng.IntN(n), rng.IntN(n))
+	}
+	g, err := topo.NewGraphFromEdges(n, edges)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// RandomQAP returns an n x n QAP with integer entries in 0..maxv, B symmetric when
+// symB, and the flows multiplied by scale (0.1 gives float data without granularity).
+func RandomQAP(rng *rand.Rand, n, maxv int, symB bool, scale float64) *qap.QAP {
+	q := &qap.QAP{N: n, A: make([]float64, n*n), B: make([]float64, n*n)}
+	for i := range q.A {
+		q.A[i] = float64(rng.IntN(maxv+1)) * scale
+		q.B[i] = float64(rng.IntN(maxv + 1))
+	}
+	if symB {
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				q.B[i*n+j] = q.B[j*n+i]
+			}
+		}
+	}
+	return q
+}
+
+// QAPBrute returns the minimum of q over all permutations.
+func QAPBrute(q *qap.QAP) float64 { return MinOverPermutations(q.N, q.Objective) }

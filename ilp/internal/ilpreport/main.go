@@ -20,6 +20,8 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp"
+	"github.com/procalloc/procalloc/order"
+	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -108,13 +110,13 @@ func lpTable() error {
 		for _, k := range []int{2, 3} {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
-				dp, err := ilp.OrderDP(ctx, in.m, w, ring)
+				dp, err := order.OrderDP(ctx, in.m, w, ring)
 				if err != nil {
 					return err
 				}
-				q, _ := ilp.OrderingQAP(in.m, w, ring)
-				glb, _ := ilp.GilmoreLawlerBound(ctx, q)
-				wb, _ := ilp.WindowBound(ctx, q, ring)
+				q, _ := qap.OrderingQAP(in.m, w, ring)
+				glb, _ := qap.GilmoreLawlerBound(ctx, q)
+				wb, _ := qap.WindowBound(ctx, q, ring)
 				row := fmt.Sprintf("| %s | %d | %v | %g | %.3f | %.3f |", in.name, k, ring, dp.Objective, glb, wb)
 				for _, f := range ilp.Formulations {
 					t0 := time.Now()
@@ -161,20 +163,20 @@ func timeTable(limit time.Duration, only string) error {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
 				sctx, cancel := context.WithTimeout(ctx, limit)
-				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Seed: 1}})
+				res, err := order.SolveOrdering(sctx, in.m, w, order.OrderOptions{Ring: ring, Options: order.Options{Seed: 1}})
 				cancel()
 				if err != nil {
 					return err
 				}
 				dpF, dpS := "-", "-"
-				if ilp.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
+				if order.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
 					t0 := time.Now()
 					dctx, cancel := context.WithTimeout(ctx, 3*limit)
-					dp, err := ilp.OrderDP(dctx, in.m, w, ring)
+					dp, err := order.OrderDP(dctx, in.m, w, ring)
 					cancel()
 					if err == nil {
 						dpF, dpS = fmt.Sprint(dp.Objective), fmt.Sprintf("%.1f", time.Since(t0).Seconds())
-						if res.Status == ilp.StatusOptimal && math.Abs(dp.Objective-res.Objective) > 1e-9 {
+						if res.Status == qap.StatusOptimal && math.Abs(dp.Objective-res.Objective) > 1e-9 {
 							return fmt.Errorf("%s K=%d ring=%v: MIP %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
 						}
 					} else {
@@ -207,7 +209,7 @@ func largeTable(limit time.Duration, only string) error {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
 				sctx, cancel := context.WithTimeout(ctx, limit)
-				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Seed: 1}})
+				res, err := order.SolveOrdering(sctx, in.m, w, order.OrderOptions{Ring: ring, Options: order.Options{Seed: 1}})
 				cancel()
 				if err != nil {
 					return err
@@ -264,20 +266,20 @@ func bbTable(limit time.Duration, only string) error {
 				w := weights(k)
 				c0 := cpuSeconds()
 				sctx, cancel := withLimit(ctx, limit)
-				res, err := ilp.SolveOrdering(sctx, in.m, w, ilp.OrderOptions{Ring: ring, Options: ilp.Options{Method: ilp.MethodBB, Seed: 1}})
+				res, err := order.SolveOrdering(sctx, in.m, w, order.OrderOptions{Ring: ring, Options: order.Options{Method: order.MethodBB, Seed: 1}})
 				cancel()
 				if err != nil {
 					return err
 				}
 				cpu := cpuSeconds() - c0
 				dpF := "-"
-				if ilp.OrderDPStates(in.m.N(), k, ring) <= 3e7 {
-					dp, err := ilp.OrderDP(ctx, in.m, w, ring)
+				if order.OrderDPStates(in.m.N(), k, ring) <= 3e7 {
+					dp, err := order.OrderDP(ctx, in.m, w, ring)
 					if err != nil {
 						return err
 					}
 					dpF = fmt.Sprint(dp.Objective)
-					if res.Status == ilp.StatusOptimal && dp.Objective != res.Objective {
+					if res.Status == qap.StatusOptimal && dp.Objective != res.Objective {
 						return fmt.Errorf("%s K=%d ring=%v: bb %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
 					}
 				}
@@ -304,24 +306,24 @@ func qaplibTable(limit time.Duration, dir string) error {
 		if err != nil {
 			return err
 		}
-		q, err := ilp.ReadQAPLIB(f)
+		q, err := qap.ReadQAPLIB(f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		c0 := cpuSeconds()
 		sctx, cancel := withLimit(ctx, limit)
-		res, err := ilp.SolveQAP(sctx, q, nil, ilp.Options{Method: ilp.MethodBB, Seed: 1})
+		res, err := order.SolveQAP(sctx, q, nil, order.Options{Method: order.MethodBB, Seed: 1})
 		cancel()
 		if err != nil {
 			return err
 		}
 		cpu := cpuSeconds() - c0
-		glb, _ := ilp.GilmoreLawlerBound(ctx, q)
+		glb, _ := qap.GilmoreLawlerBound(ctx, q)
 		mip := "-"
 		if limit > 0 {
 			mctx, cancel := context.WithTimeout(ctx, limit)
-			mr, err := ilp.SolveQAP(mctx, q, nil, ilp.Options{Seed: 1})
+			mr, err := order.SolveQAP(mctx, q, nil, order.Options{Seed: 1})
 			cancel()
 			if err != nil {
 				return err

@@ -1,0 +1,54 @@
+package qap
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestReadQAPLIB(t *testing.T) {
+	q, err := ReadQAPLIB(strings.NewReader("3\n0 1 2\n1 0 3\n2 3 0\n\n0 5 2 5 0 1\n2 1 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteQAPLIB(&buf, q); err != nil {
+		t.Fatal(err)
+	}
+	q2, err := ReadQAPLIB(&buf)
+	if err != nil || q2.N != 3 || !equal(q.A, q2.A) || !equal(q.B, q2.B) {
+		t.Fatalf("round trip: %v %v", q2, err)
+	}
+	for _, bad := range []string{"", "x", "2 1 2 3", "2 1 2 3 4 5 6 7 8 9", "0", "2.5", "2 1 2 3 4 5 6 7 nan"} {
+		if _, err := ReadQAPLIB(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzReadQAPLIB(f *testing.F) {
+	f.Add("2\n0 1\n1 0\n0 3\n3 0\n")
+	f.Add("1 5 7")
+	f.Add("3 1e400")
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := ReadQAPLIB(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		if len(q.A) != q.N*q.N || len(q.B) != q.N*q.N {
+			t.Fatalf("matrix sizes %d %d for n %d", len(q.A), len(q.B), q.N)
+		}
+	})
+}

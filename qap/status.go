@@ -1,0 +1,145 @@
+package qap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Status says how a solve ended.
+type Status string
+
+// Statuses of a solve.
+const (
+	StatusOptimal     Status = "optimal"     // Objective == Bound (within the solution granularity)
+	StatusGap         Status = "gap_limit"   // stopped at the requested relative gap
+	StatusTimeLimit   Status = "time_limit"  // the context's deadline ended the solve first
+	StatusInterrupted Status = "interrupted" // the context was cancelled
+	StatusHeuristic   Status = "heuristic"   // no MIP was run (MethodLocal, or too large): local search + bound only
+)
+
+// CheckSolvable refuses data the bounds and tolerances are not made for.
+func (q *QAP) CheckSolvable() error {
+	n := q.N
+	var sumA, maxB float64
+	for _, m := range []struct {
+		name string
+		v    []float64
+	}{{"flow", q.A}, {"distance", q.B}} {
+		for idx, v := range m.v {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s [%d][%d] = %v is not finite", m.name, idx/n, idx%n, v)
+			}
+			if v < 0 {
+				return fmt.Errorf("%s [%d][%d] = %v is negative: procalloc's lower bounds assume non-negative flows and distances, so it cannot certify such an instance (add a constant to make the entries non-negative)", m.name, idx/n, idx%n, v)
+			}
+		}
+	}
+	for _, v := range q.A {
+		sumA += v
+	}
+	for _, v := range q.B {
+		maxB = max(maxB, v)
+	}
+	if math.IsInf(sumA, 0) {
+		return fmt.Errorf("the flows alone sum past float64's range; scale the weights down")
+	}
+	if t := sumA * maxB; math.IsInf(t, 0) || t > math.MaxFloat64/4 {
+		return fmt.Errorf("the objective can reach %g (sum of flows %g times largest distance %g), beyond what float64 holds; scale the weights down", t, sumA, maxB)
+	}
+	return nil
+}
+
+// ContextStatus is the status of a solve the context stopped: StatusTimeLimit past
+// its deadline, else StatusInterrupted.
+func ContextStatus(ctx context.Context) Status {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return StatusTimeLimit
+	}
+	return StatusInterrupted
+}
+
+// RoundBound rounds a lower bound up to the next multiple of g (g > 0), which is still
+// a lower bound when every objective value is a multiple of g.
+func RoundBound(b, g float64) float64 {
+	if g <= 0 || math.IsInf(b, 0) || math.IsNaN(b) {
+		return b
+	}
+	return math.Ceil(b/g-1e-6) * g
+}
+
+// RelGap is the relative gap (obj - bound) / |obj| of a certificate, +Inf without a bound.
+func RelGap(obj, bound float64) float64 {
+	if math.IsInf(bound, -1) {
+		return math.Inf(1)
+	}
+	if obj == 0 {
+		if bound >= 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return max(0, (obj-bound)/math.Abs(obj))
+}
+
+// Granularity returns g > 0 when every objective value of q is an integer multiple of
+// g (entries of A and B dyadic rationals), else 0.
+func Granularity(q *QAP) float64 {
+	ea, okA := dyadicExp(q.A)
+	eb, okB := dyadicExp(q.B)
+	if !okA || !okB || ea+eb > 40 {
+		return 0
+	}
+	return math.Ldexp(1, -(ea + eb))
+}
+
+// dyadicExp returns the smallest e <= 30 with v * 2^e integral for every v in vs.
+func dyadicExp(vs []float64) (int, bool) {
+	e := 0
+	for _, v := range vs {
+		for e <= 30 {
+			s := math.Ldexp(v, e)
+			if s == math.Trunc(s) && math.Abs(s) < 1<<52 {
+				break
+			}
+			e++
+		}
+		if e > 30 {
+			return 0, false
+		}
+	}
+	return e, true
+}
+
+// FacilityPairs returns the facility pairs i < j with a non-zero flow either way.
+func FacilityPairs(q *QAP) [][2]int {
+	var ps [][2]int
+	n := q.N
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if q.A[i*n+j] != 0 || q.A[j*n+i] != 0 {
+				ps = append(ps, [2]int{i, j})
+			}
+		}
+	}
+	return ps
+}
+
+// openMin is the smallest of om and the lower bounds of the children in rest: what
+// a search stopped at a node still leaves open below it (the stop path of both
+// branch and bounds).
+func openMin[C any](rest []C, lb func(C) float64, om float64) float64 {
+	for _, c := range rest {
+		om = min(om, lb(c))
+	}
+	return om
+}
+
+// FormatBound prints a bound for a note, "not computed" when infinite.
+func FormatBound(b float64) string {
+	if math.IsInf(b, 0) {
+		return "not computed"
+	}
+	return fmt.Sprintf("%.10g", b)
+}

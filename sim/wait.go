@@ -1,0 +1,260 @@
+package sim
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/procalloc/procalloc/alloc"
+)
+
+// Jobs that wait for a block. An allocator that may refuse a job although enough
+// nodes are free (alloc.Fragmenting: bt, sbt and dbt without a free block of the
+// size, slurm:tree and slurm:block when Slurm would leave the job pending with
+// reason Resources) makes the job wait, under every scheduler, until a release
+// lets the allocator place it; docs/sim.md, "Jobs that wait for a block":
+//
+//   - FCFS and Cplant: the head of the queue starts when the allocator places it;
+//     until then nothing behind it starts (a refused head blocks the queue as a
+//     head too large for the free nodes does).
+//   - EASY: a head the allocator refuses gets its reservation from the will-run
+//     test of Slurm's select/cons_tres (job_test.c, _will_run_test): the running
+//     jobs are taken out in order of estimated end (a copy of the allocator,
+//     alloc.Fragmenting.Clone) and the head is placed after each; the first end
+//     at which it is placed is the shadow time, and the nodes it got there are
+//     its reservation. As Slurm's backfill (backfill.c, _attempt_backfill) keeps
+//     a later job off the nodes reserved for the time it would overlap them, a
+//     later job may start now if the allocator places it and it ends by its
+//     estimate no later than the shadow time, or its allocation keeps the
+//     reservation: an allocator that can mark nodes busy (Slurm's emulators,
+//     Occupy) chooses its nodes with the reserved ones taken away, as Slurm's
+//     avail_bitmap does; the others (bt, sbt, dbt) place it as they would and the
+//     job starts only if the head can still be placed at the shadow time on the
+//     copy. A later job the allocator refuses waits (no reservation of its own:
+//     EASY reserves for the head only, where Slurm reserves for every job it
+//     tests up to bf_max_job_test).
+//   - A job that the allocator cannot place even on the empty machine can never
+//     start: the replay refuses it at the start, naming it (ErrNeverFits).
+//
+// With an allocator that places every job that fits by count the schedulers are
+// the count-based ones, unchanged.
+
+// ErrNeverFits is wrapped by Run when the allocator cannot place a job even on the
+// empty machine (a slurm:block job that no block arrangement holds): it would wait
+// for ever.
+var ErrNeverFits = errors.New("the allocator cannot place the job even on the empty machine")
+
+// occupier is an allocator that marks given nodes busy without choosing them
+// (alloc.SlurmAllocator.Occupy).
+type occupier interface {
+	Occupy(nodes []int) error
+	IsFree(v int) bool
+}
+
+// refusedForNow reports whether the allocator's error means the request waits for a
+// release rather than fails: a fragmenting allocator's ErrFragmented, and, for
+// callers that offer requests without counting free nodes first (Batch), too few
+// free nodes. The replays and Batch decide waiting by it alone.
+func refusedForNow(err error, countChecked bool) bool {
+	return errors.Is(err, alloc.ErrFragmented) || (!countChecked && errors.Is(err, alloc.ErrNotEnoughFree))
+}
+
+// placer places the jobs the scheduler starts: it asks the allocator for their
+// nodes, and for an allocator that may refuse a job that fits by count it keeps
+// the copies and the will-run test of EASY's reservation.
+type placer struct {
+	a    alloc.Allocator
+	frag alloc.Fragmenting // nil when the allocator places every job that fits by count
+	tab  *jobTable
+	now  int64
+	// version counts the allocator's changes (starts and releases); the
+	// reservation is recomputed when it or the head changes.
+	version uint64
+	resv    reservation
+	empty   alloc.Fragmenting // a copy of the empty machine (never-fit checks)
+	fits    map[int]error     // job size -> nil, or why it never fits
+	ends    []runJob          // scratch
+	held    []int             // scratch: reserved nodes taken away from a later job
+}
+
+// reservation is EASY's reservation of a refused head: the shadow time and the
+// nodes the will-run test placed it on.
+type reservation struct {
+	valid   bool
+	head    int
+	version uint64
+	shadow  int64
+	nodes   []int
+}
+
+func newPlacer(a alloc.Allocator, tab *jobTable) *placer {
+	p := &placer{a: a, tab: tab}
+	if f, ok := a.(alloc.Fragmenting); ok && f.MayFragment() {
+		p.frag = f
+		p.empty = f.Clone() // the replay starts with every node free
+		p.fits = map[int]error{}
+	}
+	return p
+}
+
+// checkFits refuses job r when the allocator cannot place it on the empty machine.
+func (p *placer) checkFits(r *Job) error {
+	if p.frag == nil {
+		return nil
+	}
+	err, seen := p.fits[r.Procs]
+	if !seen {
+		nodes, aerr := p.empty.Allocate(r.Procs)
+		if aerr == nil {
+			if rerr := p.empty.Release(nodes); rerr != nil {
+				return fmt.Errorf("sim: internal error: %w", rerr)
+			}
+		} else {
+			err = aerr
+		}
+		p.fits[r.Procs] = err
+	}
+	if err != nil {
+		return fmt.Errorf("job %d (line %d) needs %d nodes; %s %w: %v", r.ID, r.Line, r.Procs, p.a.Name(), ErrNeverFits, err)
+	}
+	return nil
+}
+
+// place asks the allocator for job i's nodes now: nil nodes (and no error) when it
+// refuses them although they fit by count (the job waits; its first refusal is
+// recorded).
+func (p *placer) place(i int) ([]int, error) {
+	r := p.tab.at(i)
+	var nodes []int
+	var err error
+	if pl, ok := p.a.(alloc.Placer); ok {
+		nodes, err = pl.Place(r.NodeList)
+	} else {
+		nodes, err = p.a.Allocate(r.Procs)
+	}
+	if err != nil {
+		if p.frag != nil && refusedForNow(err, true) {
+			if !r.WaitedForBlock {
+				r.WaitedForBlock, r.BlockWait = true, p.now // the first refusal, until the start
+			}
+			return nil, nil
+		}
+		return nil, fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
+	}
+	p.started(r)
+	return nodes, nil
+}
+
+// started records job r's start now.
+func (p *placer) started(r *JobResult) {
+	p.version++
+	if r.WaitedForBlock {
+		r.BlockWait = p.now - r.BlockWait
+	}
+}
+
+// released tells the placer that nodes were released.
+func (p *placer) released() { p.version++ }
+
+// willRun is EASY's reservation of head (refused now or too large for the free
+// nodes): the running jobs leave a copy of the allocator in order of estimated
+// end (those past their estimate now), and the head is placed after each end
+// time; ok is false when it is not placed even on the emptied copy.
+func (p *placer) willRun(head int, now int64, running *runSet) (reservation, bool, error) {
+	if p.resv.valid && p.resv.head == head && p.resv.version == p.version {
+		return p.resv, true, nil
+	}
+	k := p.tab.at(head).Procs
+	c := p.frag.Clone()
+	p.ends = append(p.ends[:0], running.jobs...)
+	for i := range p.ends {
+		p.ends[i].estEnd = max(p.ends[i].estEnd, now)
+	}
+	slices.SortStableFunc(p.ends, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
+	for i := 0; i < len(p.ends); {
+		t := p.ends[i].estEnd
+		for ; i < len(p.ends) && p.ends[i].estEnd == t; i++ {
+			if err := c.Release(p.tab.at(p.ends[i].job).Nodes); err != nil {
+				return reservation{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
+			}
+		}
+		if c.NumFree() < k {
+			continue
+		}
+		nodes, err := c.Allocate(k)
+		if err == nil {
+			p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: nodes}
+			return p.resv, true, nil
+		}
+		if !errors.Is(err, alloc.ErrFragmented) {
+			return reservation{}, false, fmt.Errorf("sim: will-run test of job %d: %w", p.tab.at(head).ID, err)
+		}
+	}
+	return reservation{}, false, nil
+}
+
+// placeBesides places job i now so that the reservation res of head keeps: with
+// an allocator that can mark nodes busy, on nodes other than the reserved ones;
+// else where the allocator places it, if the head is still placed at the shadow
+// time (on a copy with every running job ending by then gone). Nil nodes when
+// it cannot start now.
+func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]int, error) {
+	r := p.tab.at(i)
+	if oc, ok := p.a.(occupier); ok {
+		p.held = p.held[:0]
+		for _, v := range res.nodes {
+			if oc.IsFree(v) {
+				p.held = append(p.held, v)
+			}
+		}
+		if p.a.NumFree()-len(p.held) < r.Procs {
+			return nil, nil
+		}
+		if err := oc.Occupy(p.held); err != nil {
+			return nil, fmt.Errorf("sim: internal error: reserving job %d's nodes: %w", p.tab.at(head).ID, err)
+		}
+		nodes, err := p.a.Allocate(r.Procs)
+		if rerr := p.a.Release(p.held); rerr != nil {
+			return nil, fmt.Errorf("sim: internal error: %w", rerr)
+		}
+		if err != nil {
+			if refusedForNow(err, false) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
+		}
+		p.started(r)
+		return nodes, nil
+	}
+	nodes, err := p.place(i)
+	if err != nil || nodes == nil {
+		return nil, err
+	}
+	// A copy with job i running and every running job ending by the shadow time
+	// gone: is the head placed?
+	c := p.frag.Clone()
+	for _, rj := range running.jobs {
+		if max(rj.estEnd, p.now) <= res.shadow {
+			if err := c.Release(p.tab.at(rj.job).Nodes); err != nil {
+				return nil, fmt.Errorf("sim: internal error: %w", err)
+			}
+		}
+	}
+	if c.NumFree() >= p.tab.at(head).Procs {
+		if _, err := c.Allocate(p.tab.at(head).Procs); err == nil {
+			return nodes, nil
+		} else if !errors.Is(err, alloc.ErrFragmented) {
+			return nil, fmt.Errorf("sim: will-run test of job %d: %w", p.tab.at(head).ID, err)
+		}
+	}
+	// The head would lose its start: job i does not start now.
+	if err := p.a.Release(nodes); err != nil {
+		return nil, fmt.Errorf("sim: internal error: %w", err)
+	}
+	p.version++
+	if r.WaitedForBlock {
+		r.BlockWait = p.now - r.BlockWait // back to the first refusal's time
+	}
+	return nil, nil
+}

@@ -1,0 +1,132 @@
+package topo
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// bfsPairSum is the sum of the breadth-first distances between the pairs of nodes,
+// one search per node over the whole graph.
+func bfsPairSum(g *Graph, nodes []int) int64 {
+	dist := make([]int, g.Vertices())
+	var sum int64
+	for i, s := range nodes {
+		for v := range dist {
+			dist[v] = -1
+		}
+		dist[s] = 0
+		queue := []int{s}
+		for h := 0; h < len(queue); h++ {
+			u := queue[h]
+			for _, w := range g.adj[u] {
+				if dist[w] < 0 {
+					dist[w] = dist[u] + 1
+					queue = append(queue, w)
+				}
+			}
+		}
+		for _, t := range nodes[i+1:] {
+			sum += int64(dist[t])
+		}
+	}
+	return sum
+}
+
+// randomJob draws k distinct hosts: scattered, or a run of consecutive hosts.
+func randomJob(rng *rand.Rand, n int) []int {
+	k := 1 + rng.IntN(min(n, 64))
+	if rng.IntN(3) == 0 {
+		start := rng.IntN(n - k + 1)
+		nodes := make([]int, k)
+		for i := range nodes {
+			nodes[i] = start + i
+		}
+		return nodes
+	}
+	return rng.Perm(n)[:k]
+}
+
+// The closed-form sums of the synthetic fat trees and dragonflies are the
+// breadth-first ones, on random jobs of random machines.
+func TestStructuredPairDistSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 2))
+	var machines []*Graph
+	for _, shape := range []string{"8", "4,2:4", "4,4:4,4:8", "2,2:3,3:4", "3,1:2,2:2,3:4", "4,2:4,4:2"} {
+		g, err := FatTree(shape)
+		if err != nil {
+			t.Fatal(shape, err)
+		}
+		machines = append(machines, g)
+	}
+	for range 25 {
+		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(6), 1+rng.IntN(3), 1+rng.IntN(12)
+		g, err := Dragonfly(p, a, l, G)
+		if err != nil {
+			t.Fatal(p, a, l, G, err)
+		}
+		g.spec = fmt.Sprintf("dragonfly:%d,%d,%d,%d", p, a, l, G)
+		machines = append(machines, g)
+	}
+	for _, g := range machines {
+		if g.layout == nil {
+			t.Fatalf("%s: no layout", g.Spec())
+		}
+		for range 40 {
+			nodes := randomJob(rng, g.N())
+			got, ok := g.PairDistSum(nodes)
+			if want := bfsPairSum(g, nodes); !ok || got != want {
+				t.Fatalf("%s, job %v: closed form %d (%v), breadth-first %d", g.Spec(), nodes, got, ok, want)
+			}
+			if idx, ok := g.indexPairDistSum(nodes); !ok || idx != got {
+				t.Fatalf("%s, job %v: closed form %d, hop index %d (%v)", g.Spec(), nodes, got, idx, ok)
+			}
+		}
+	}
+}
+
+// benchPairDistSum sums the distances of jobs of k hosts (a run of consecutive
+// hosts, as a free-list allocator gives on an empty machine, and scattered hosts)
+// on the machine of spec, in closed form or from the hop index.
+func benchPairDistSum(b *testing.B, spec string, k int, closed bool) {
+	m, err := ParseMachine(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := m.(*Graph)
+	rng := rand.New(rand.NewPCG(5, 6))
+	jobs := [][]int{make([]int, k), rng.Perm(g.N())[:k]}
+	start := rng.IntN(g.N() - k)
+	for i := range jobs[0] {
+		jobs[0][i] = start + i
+	}
+	sum := g.PairDistSum
+	if !closed {
+		sum = g.indexPairDistSum
+		sum(jobs[0]) // builds the index before the timer starts
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, ok := sum(jobs[i&1]); !ok {
+			b.Fatal("disconnected")
+		}
+	}
+}
+
+const dragonfly100k = "dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=200"
+
+// Issue 34's 102,400-host dragonfly: a job's pairwise distance sum in closed form
+// and, for comparison, from the hop index (one breadth-first row of the router
+// graph per router of the job).
+func BenchmarkPairDistSumDragonfly100kClosed1024(b *testing.B) {
+	benchPairDistSum(b, dragonfly100k, 1024, true)
+}
+func BenchmarkPairDistSumDragonfly100kIndex1024(b *testing.B) {
+	benchPairDistSum(b, dragonfly100k, 1024, false)
+}
+func BenchmarkPairDistSumFatTree131kClosed1024(b *testing.B) {
+	benchPairDistSum(b, "fattree:16,16:16,16:16,16:32", 1024, true)
+}
+func BenchmarkPairDistSumFatTree131kIndex1024(b *testing.B) {
+	benchPairDistSum(b, "fattree:16,16:16,16:16,16:32", 1024, false)
+}
