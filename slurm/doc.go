@@ -39,6 +39,12 @@
 // and into Slurm 26.05.3 built from source (scripts/slurm-build.sh; the tests
 // OnSlurmNew); the README's Slurm recipe has the commands and what Slurm did.
 //
+// slurm.conf: ReadConf reads it as slurmctld's parser does (parse_config.c: spaces
+// around '=', quoted values, escapes, continued lines; read_config.c: NodeName=DEFAULT
+// inheritance; node_conf.c: per-node NodeAddr/NodeHostname/Port lists), and Conf.Edit
+// and SplitNodeLine rewrite node lines keeping every other line byte for byte:
+// MergeWeights and package plan's deployments are built on them.
+//
 // Accounting: ReadSacct reads sacct -P output (SacctFields) into jobs with their
 // times, sizes and node lists; package sim replays them.
 //
