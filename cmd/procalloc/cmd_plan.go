@@ -89,8 +89,7 @@ procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slur
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")
 			gf := declareGraphFlags(fs)
-			hosts := fs.String("hosts", "", "Slurm node names of --machine's nodes, `FILE` (one per line in node-index order)")
-			hostlistExpr := fs.String("hostlist", "", "Slurm node names of --machine's nodes, one hostlist `EXPR` in node-index order")
+			hs := declareHostFlags(fs, "the Slurm node names of --machine's nodes")
 			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required)")
 			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
@@ -120,8 +119,8 @@ procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slur
 				if !(*threshold > 0 && *threshold < 1) {
 					return usagef("--threshold %g: want a fraction in (0, 1)", *threshold)
 				}
-				if *hosts != "" && *hostlistExpr != "" {
-					return usagef("--hosts and --hostlist both name the hosts: give one")
+				if err := hs.check(); err != nil {
+					return err
 				}
 				opt := plan.Options{TimeLimit: *limit, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
 				var err error
@@ -150,12 +149,11 @@ procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slur
 				if *machine != "" {
 					opt.MachineSource = *machine
 				}
-				hs := hostSource{file: *hosts, expr: *hostlistExpr}
 				if _, isGraph := m.(*topo.Graph); isGraph && *machine == "" && hs.given() {
 					return usagef("%s: a network read with --graph names its own hosts", hs.flag())
 				}
 				if hs.given() {
-					if opt.Hosts, err = curveReadHosts(e, hs, m.N()); err != nil {
+					if opt.Hosts, err = hs.read(e, m.N()); err != nil {
 						return err
 					}
 				} else if _, isGraph := m.(*topo.Graph); !isGraph || *machine != "" {
