@@ -4,7 +4,7 @@ TAGS    ?= highs
 BIN     := bin/procalloc
 BENCHTIME ?= 1s
 
-.PHONY: all build test test-full test-slurm bench demo highs lint clean
+.PHONY: all build test test-full test-slurm bench demo claims highs lint clean
 
 all: build
 
@@ -45,6 +45,11 @@ bench: highs
 
 demo: build
 	@bash scripts/demo.sh $(BIN)
+
+# claims re-runs the figures README.md and docs/ quote that regenerate in minutes,
+# checks them against the pages, and lists those it does not re-run (and how to).
+claims: build
+	@GO=$(GO) bash scripts/claims.sh $(BIN)
 
 clean:
 	rm -rf bin out

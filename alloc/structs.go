@@ -283,9 +283,6 @@ func (t *treap) ceil(k uint64) (uint64, bool) {
 	return best, found
 }
 
-// len returns the number of keys (for tests).
-func (t *treap) len() int { return len(t.key) - 1 - len(t.freeNodes) }
-
 // smallLen is the longest interval length sizeIndex keeps in per-length bitsets.
 const smallLen = 64
 
@@ -343,17 +340,4 @@ func (x *sizeIndex) ceil(k int) (l, s int, ok bool) {
 	}
 	key, ok := x.large.ceil(uint64(k) << 32)
 	return int(key >> 32), int(uint32(key)), ok
-}
-
-// len returns the number of intervals held (for tests).
-func (x *sizeIndex) len() int {
-	c := x.large.len()
-	for l := 1; l <= smallLen; l++ {
-		if x.small[l] != nil {
-			for s := x.small[l].next(0); s >= 0; s = x.small[l].next(s + 1) {
-				c++
-			}
-		}
-	}
-	return c
 }

@@ -113,3 +113,19 @@ func TestTreap(t *testing.T) {
 		}
 	}
 }
+
+// len returns the number of keys (for tests).
+func (t *treap) len() int { return len(t.key) - 1 - len(t.freeNodes) }
+
+// len returns the number of intervals held (for tests).
+func (x *sizeIndex) len() int {
+	c := x.large.len()
+	for l := 1; l <= smallLen; l++ {
+		if x.small[l] != nil {
+			for s := x.small[l].next(0); s >= 0; s = x.small[l].next(s + 1) {
+				c++
+			}
+		}
+	}
+	return c
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -738,6 +739,47 @@ func TestGenerateContext(t *testing.T) {
 		b, err2 := Generate(name, m)
 		if (err1 == nil) != (err2 == nil) || !slices.Equal(a, b) {
 			t.Errorf("%s: GenerateContext %v %v, Generate %v %v", name, a, err1, b, err2)
+		}
+	}
+}
+
+// Issue 31 item 1: the truncated H-index walks only the triangles that meet the
+// grid: the same order as cutting the whole enclosing square (checked against
+// that), in memory O(n) (mesh:1x20000 built the 32768 x 32768 square, 8 GB;
+// torus:33000 and mesh:2x40000 panicked on a square of more than 2^31 nodes).
+func TestHIndexTruncIsLinear(t *testing.T) {
+	for _, d := range [][2]int{{1, 1}, {1, 2}, {2, 1}, {3, 5}, {16, 22}, {1, 100}, {100, 1}, {7, 64}, {33, 2}, {64, 65}} {
+		g := topo.Mesh(d[0], d[1])
+		_, _, side, _ := enclosingSquare(g)
+		sq, err := HIndex(topo.Mesh(side, side))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want Order
+		for _, v := range sq {
+			if cx, cy := v%side, v/side; cx < d[0] && cy < d[1] {
+				want = append(want, cy*d[0]+cx)
+			}
+		}
+		got, err := HIndexTrunc(g)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("%dx%d: %v, differs from the cut square's H-index", d[0], d[1], err)
+		}
+	}
+	for _, spec := range []string{"mesh:1x20000", "mesh:2x40000", "torus:33000", "mesh:20000"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		o, err := Generate("hindex-trunc", m)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if bytes := after.TotalAlloc - before.TotalAlloc; bytes > uint64(64*m.N()) {
+			t.Errorf("%s: %d bytes allocated for %d nodes, want O(n)", spec, bytes, len(o))
 		}
 	}
 }

@@ -63,10 +63,19 @@ func HIndex(g *topo.Grid) (Order, error) {
 	if n == 1 {
 		return Order{0}, nil
 	}
-	hw := hindexWalker{out: make(Order, 0, n*n), stride: n}
-	hw.tri(affine{a: 1, d: 1}, false, n)
-	hw.tri(affine{a: -1, d: -1, tx: n, ty: n}, false, n)
-	return hw.out, nil
+	return hindexClipped(n, n, n), nil
+}
+
+// hindexClipped walks the H-index of the side x side square (a power of two, at
+// least 2) and returns the cells inside the w x h grid at its lower left corner, in
+// curve order, as indices x + y w. Triangles wholly outside the grid are skipped
+// unvisited, so the work is O(w h + side): a 1 x 20,000 mesh no longer builds the
+// 32,768 x 32,768 square (8 GB).
+func hindexClipped(side, w, h int) Order {
+	hw := hindexWalker{out: make(Order, 0, w*h), w: w, h: h}
+	hw.tri(affine{a: 1, d: 1}, false, side)
+	hw.tri(affine{a: -1, d: -1, tx: side, ty: side}, false, side)
+	return hw.out
 }
 
 // affine is the lattice map p -> (a x + b y + tx, c x + d y + ty), a signed permutation
@@ -95,19 +104,35 @@ func triangleMap(h, px, py, rx, ry, qx, qy int) affine {
 }
 
 type hindexWalker struct {
-	out    Order
-	stride int
+	out  Order
+	w, h int // the grid the cells are kept in
 }
 
-// tri emits the image of T(s) under f, walked backwards when rev.
+// emit keeps cell (x, y) when it is inside the grid.
+func (hw *hindexWalker) emit(x, y int) {
+	if x < hw.w && y < hw.h && x >= 0 && y >= 0 {
+		hw.out = append(hw.out, x+y*hw.w)
+	}
+}
+
+// tri emits the image of T(s) under f, walked backwards when rev; nothing when the
+// image of T(s)'s s x s square misses the grid.
 func (hw *hindexWalker) tri(f affine, rev bool, s int) {
+	ax, ay := f.cell(0, 0)
+	bx, by := f.cell(s-1, s-1)
+	cx, cy := f.cell(s-1, 0)
+	dx, dy := f.cell(0, s-1)
+	if min(ax, bx, cx, dx) >= hw.w || min(ay, by, cy, dy) >= hw.h || max(ax, bx, cx, dx) < 0 || max(ay, by, cy, dy) < 0 {
+		return
+	}
 	if s == 2 {
 		x0, y0 := f.cell(0, 0)
 		x1, y1 := f.cell(0, 1)
 		if rev {
 			x0, y0, x1, y1 = x1, y1, x0, y0
 		}
-		hw.out = append(hw.out, x0+y0*hw.stride, x1+y1*hw.stride)
+		hw.emit(x0, y0)
+		hw.emit(x1, y1)
 		return
 	}
 	h := s / 2
@@ -193,16 +218,8 @@ func HIndexTrunc(g *topo.Grid) (Order, error) {
 	if err != nil {
 		return nil, err
 	}
-	sq, err := HIndex(topo.Mesh(side, side))
-	if err != nil {
-		return nil, err
+	if side == 1 {
+		return Order{0}, nil
 	}
-	o := make(Order, 0, g.N())
-	for _, v := range sq {
-		cx, cy := v%side, v/side
-		if cx < x && cy < y {
-			o = append(o, cy*x+cx)
-		}
-	}
-	return o, nil
+	return hindexClipped(side, x, y), nil
 }

@@ -32,16 +32,3 @@ func (o Order) Ranks() []int {
 	}
 	return r
 }
-
-// FromRanks builds the Order whose rank of node i is ranks[i]; ranks must be a
-// permutation of 0..n-1.
-func FromRanks(ranks []int) (Order, error) {
-	if err := Order(ranks).Validate(len(ranks)); err != nil {
-		return nil, fmt.Errorf("ranks: %w", err)
-	}
-	o := make(Order, len(ranks))
-	for i, r := range ranks {
-		o[r] = i
-	}
-	return o, nil
-}

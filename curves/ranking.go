@@ -111,8 +111,10 @@ type RankingMeta struct {
 	Curve   string // curve name or source
 }
 
-// WriteRanking writes o in format f. hosts, for FormatHosts, are the node names in
-// node-index order (nil: the node indices).
+// WriteRanking writes o in format f. hosts, for FormatHosts and SchedulerFormats,
+// are the node names in node-index order; nil writes node indices in FormatHosts and
+// is an error wrapping ErrNoHostNames in SchedulerFormats, whose readers (Slurm,
+// Open MPI, Flux) take what they read as host names.
 func WriteRanking(w io.Writer, f Format, o Order, meta RankingMeta, hosts []string) error {
 	bw := bufio.NewWriter(w)
 	var buf []byte
@@ -196,8 +198,35 @@ func ReadMachineRanking(path string, m topo.Machine) (Order, error) {
 	return ReadRankingFileOf(path, m, NodeNames(m))
 }
 
+// RankingBytesPerNode bounds a ranking file of an n-node machine to
+// MaxRankingBytes(n) bytes: a line per node (a JGF vertex takes about 400 bytes)
+// with room for comments. Ranking files are read through this cap, so that
+// /dev/zero, an endless pipe or a wrong file fails at once instead of exhausting
+// memory; a program that needs more may raise it.
+var RankingBytesPerNode int64 = 1 << 10
+
+// MaxRankingBytes is the longest ranking file of an n-node machine read:
+// 1 MiB + RankingBytesPerNode per node.
+func MaxRankingBytes(n int) int64 { return 1<<20 + RankingBytesPerNode*int64(max(n, 0)) }
+
+// ReadRankingData reads a whole ranking of an n-node machine from r (a file or
+// standard input, named name in errors) through the cap MaxRankingBytes(n), for
+// callers that detect the format from the content (DetectFormat).
+func ReadRankingData(r io.Reader, n int, name string) ([]byte, error) {
+	data, err := textin.ReadAll(r, MaxRankingBytes(n), fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 func readRankingFile(path string, n int, spec string, hosts []string) (Order, error) {
-	data, err := os.ReadFile(path)
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	data, err := ReadRankingData(file, n, path)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +246,8 @@ func readRankingFile(path string, n int, spec string, hosts []string) (Order, er
 // ReadRanking reads a ranking of an n-node machine in format f and checks that it is a
 // permutation of 0..n-1: a malformed line, a value out of range, a duplicate, a missing
 // node or a wrong count is an error naming the line and the problem. hosts are the
-// node names for FormatHosts (nil: node indices).
+// node names for FormatHosts (nil: node indices). More than MaxRankingBytes(n) bytes
+// is an error wrapping textin's ErrTooLarge.
 func ReadRanking(r io.Reader, f Format, n int, hosts []string) (Order, error) {
 	return readRanking(r, f, n, "", hosts)
 }
@@ -232,6 +262,7 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 	if n < 1 {
 		return nil, fmt.Errorf("machine has no nodes")
 	}
+	r = textin.Capped(r, MaxRankingBytes(n), fmt.Sprintf("a ranking of %d nodes", n))
 	if f == FormatJSON {
 		return readRankingJSON(r, n, spec)
 	}
@@ -398,13 +429,19 @@ func readRankingJSON(r io.Reader, n int, spec string) (Order, error) {
 	return Order(slices.Clone(doc.Order)), nil
 }
 
+// MaxHostNamesBytes bounds a host-name file: 256 bytes for each of the at most
+// hostlist.MaxHosts names.
+const MaxHostNamesBytes = 256 * hostlist.MaxHosts
+
 // ReadHostNames reads host names, one per line in node-index order ('#' comments and
 // blank lines skipped); a line may hold a Slurm hostlist expression (node[01-16]),
 // which stands for its names in order. Names must be unique and free of spaces.
+//
+// The input is read through a cap of MaxHostNamesBytes.
 func ReadHostNames(r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
-	lines := textin.NewLines(r)
+	lines := textin.NewLines(textin.Capped(r, MaxHostNamesBytes, "the host names"))
 	for lines.Next() {
 		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {

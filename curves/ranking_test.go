@@ -17,7 +17,7 @@ func TestRankingRoundTrip(t *testing.T) {
 		n := len(o)
 		for _, f := range Formats {
 			var names []string
-			if f == FormatHosts {
+			if f == FormatHosts || slices.Contains(SchedulerFormats, f) {
 				names = hosts[:n]
 			}
 			var buf bytes.Buffer
@@ -32,8 +32,8 @@ func TestRankingRoundTrip(t *testing.T) {
 				t.Errorf("%s: round trip %v -> %q -> %v", f, o, buf.String(), got)
 			}
 			// Detection from content agrees (except one-column numeric formats, which
-			// need the extension).
-			if df, err := DetectFormat(buf.Bytes()); err == nil && df != f {
+			// need the extension, and a hostlist of one host, which is a hosts file too).
+			if df, err := DetectFormat(buf.Bytes()); err == nil && df != f && !(n == 1 && f == FormatHostlist) {
 				t.Errorf("%s: content detected as %s", f, df)
 			}
 		}
@@ -231,4 +231,19 @@ func FuzzReadHosts(f *testing.F) {
 	f.Add([]byte("h7\nh6\nh5\nh4\nh3\nh2\nh1\nh0\n"), 8)
 	hosts := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"}
 	f.Fuzz(func(t *testing.T, data []byte, n int) { fuzzRanking(t, FormatHosts, data, n, hosts) })
+}
+
+// Issue 31 minor: weights are decimal numbers; Go's digit separators and hex floats
+// are refused ("list:1_0" read as 10).
+func TestParseWeightsDecimalOnly(t *testing.T) {
+	for _, bad := range []string{"list:1_0", "list:1,0x10", "exp:0x2:3", "list:0x1p-2", "exp:1_0:3"} {
+		if w, err := ParseWeights(bad); err == nil {
+			t.Errorf("%s: read as %v", bad, w)
+		}
+	}
+	for spec, want := range map[string]string{"list:10": "list:10", "list:1, 0.5,2.5e-1": "list:1,0.5,0.25", "exp:2:3": "list:1,0.5,0.25"} {
+		if w, err := ParseWeights(spec); err != nil || w.String() != want {
+			t.Errorf("%s: %v %v, want %s", spec, w, err, want)
+		}
+	}
 }

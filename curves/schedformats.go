@@ -3,6 +3,7 @@ package curves
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -123,9 +124,17 @@ func hostName(hosts []string, v int) string {
 	return strconv.Itoa(v)
 }
 
+// ErrNoHostNames is returned by WriteRanking for a format that names hosts
+// (SchedulerFormats) without host names: a resource manager would read node
+// indices as host names ("NodeName=0"), and no host is called that.
+var ErrNoHostNames = errors.New("the format names hosts, and no host names were given")
+
 // writeSchedulerFormat writes o in one of SchedulerFormats.
 func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error {
-	if hosts != nil && len(hosts) != len(o) {
+	if hosts == nil {
+		return fmt.Errorf("%s: %w", f, ErrNoHostNames)
+	}
+	if len(hosts) != len(o) {
 		return fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
 	}
 	if c, ok := codecs[f]; ok {
@@ -213,7 +222,7 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 	if c, ok := codecs[f]; ok {
 		return c.Read(r, n, hosts)
 	}
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(r) // capped by ReadRanking
 	if err != nil {
 		return nil, err
 	}

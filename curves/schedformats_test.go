@@ -2,6 +2,7 @@ package curves
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,6 +32,13 @@ func TestSchedulerFormatsRoundTrip(t *testing.T) {
 			for _, hosts := range [][]string{nil, names} {
 				for _, ord := range []Order{o, o2} {
 					var buf bytes.Buffer
+					if hosts == nil {
+						// Issue 31 item 9: node indices are no host names.
+						if err := WriteRanking(&buf, f, ord, RankingMeta{Machine: spec}, nil); !errors.Is(err, ErrNoHostNames) || buf.Len() > 0 {
+							t.Fatalf("%s %s without host names: %v, %d bytes written", spec, f, err, buf.Len())
+						}
+						continue
+					}
 					if err := WriteRanking(&buf, f, ord, RankingMeta{Machine: spec}, hosts); err != nil {
 						t.Fatalf("%s %s: %v", spec, f, err)
 					}

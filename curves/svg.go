@@ -1,10 +1,11 @@
 package curves
 
 import (
-	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 
+	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -58,15 +59,18 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 		py := svgMargin + (Y-1-y)*svgCell + svgCell/2
 		return px, py, z
 	}
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", width, height, width, height)
-	fmt.Fprintf(bw, `<title>%s: ordering of %d nodes</title>`+"\n", xmlEscape(g.Spec()), g.N())
-	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
+	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true})
+	d.TextElem("title", fmt.Sprintf("%s: ordering of %d nodes", g.Spec(), g.N()))
+	d.Newline()
+	d.Elem("rect", "width", width, "height", height, "fill", "white")
+	d.Newline()
 	for z := 0; z < Z; z++ {
 		x0 := svgMargin + z*(panelW+svgGap*svgCell)
-		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#ccc"/>`+"\n", x0, svgMargin, panelW, Y*svgCell)
+		d.Elem("rect", "x", x0, "y", svgMargin, "width", panelW, "height", Y*svgCell, "fill", "none", "stroke", "#ccc")
+		d.Newline()
 		if Z > 1 {
-			fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" font-family="sans-serif" fill="#666">z=%d</text>`+"\n", x0, svgMargin-6, z)
+			d.TextElem("text", fmt.Sprintf("z=%d", z), "x", x0, "y", svgMargin-6, "font-size", "10", "font-family", "sans-serif", "fill", "#666")
+			d.Newline()
 		}
 	}
 	// Steps, grouped into one path per style so the file stays small.
@@ -75,10 +79,10 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 		ax, ay, az := pos(o[r-1])
 		bx, by, bz := pos(o[r])
 		seg := fmt.Appendf(nil, "M%d %dL%d %d", ax, ay, bx, by)
-		d := g.Dist(o[r-1], o[r])
+		dist := g.Dist(o[r-1], o[r])
 		step := iabs(ax-bx) + iabs(ay-by)
 		switch {
-		case d > 1:
+		case dist > 1:
 			jump = append(jump, seg...)
 		case az != bz || step != svgCell:
 			across = append(across, seg...)
@@ -88,14 +92,15 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 	}
 	for _, p := range []struct {
 		d     []byte
-		attrs string
+		attrs []any
 	}{
-		{solid, `stroke="#1f4e9c" stroke-width="2"`},
-		{across, `stroke="#888" stroke-width="1" stroke-dasharray="3 3"`},
-		{jump, `stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"`},
+		{solid, []any{"stroke", "#1f4e9c", "stroke-width", "2"}},
+		{across, []any{"stroke", "#888", "stroke-width", "1", "stroke-dasharray", "3 3"}},
+		{jump, []any{"stroke", "#c0392b", "stroke-width", "1.5", "stroke-dasharray", "5 3"}},
 	} {
 		if len(p.d) > 0 {
-			fmt.Fprintf(bw, `<path fill="none" stroke-linecap="round" %s d="%s"/>`+"\n", p.attrs, p.d)
+			d.Elem("path", append(append([]any{"fill", "none", "stroke-linecap", "round"}, p.attrs...), "d", p.d)...)
+			d.Newline()
 		}
 	}
 	labels := len(o) <= 256
@@ -108,29 +113,11 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 		case len(o) - 1:
 			fill = "#c0392b"
 		}
-		fmt.Fprintf(bw, `<circle cx="%d" cy="%d" r="3" fill="%s"/>`, x, y, fill)
+		d.Elem("circle", "cx", x, "cy", y, "r", "3", "fill", fill)
 		if labels {
-			fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="7" font-family="sans-serif" fill="#555">%d</text>`, x+3, y-3, r)
+			d.TextElem("text", strconv.Itoa(r), "x", x+3, "y", y-3, "font-size", "7", "font-family", "sans-serif", "fill", "#555")
 		}
-		bw.WriteByte('\n')
+		d.Newline()
 	}
-	bw.WriteString("</svg>\n")
-	return bw.Flush()
-}
-
-func xmlEscape(s string) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '<':
-			b = append(b, "&lt;"...)
-		case '>':
-			b = append(b, "&gt;"...)
-		case '&':
-			b = append(b, "&amp;"...)
-		default:
-			b = append(b, s[i])
-		}
-	}
-	return string(b)
+	return d.End()
 }

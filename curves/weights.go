@@ -28,7 +28,7 @@ func ParseWeights(spec string) (Weights, error) {
 	switch kind {
 	case "list":
 		for i, f := range strings.Split(rest, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			v, err := parseDecimal(strings.TrimSpace(f))
 			if errors.Is(err, strconv.ErrRange) {
 				return nil, fmt.Errorf("weights %q: w(%d) = %q is out of the range of float64 (about 1e-308 to 1.8e308)", spec, i+1, f)
 			}
@@ -42,7 +42,7 @@ func ParseWeights(spec string) (Weights, error) {
 		if !ok {
 			return nil, fmt.Errorf("weights %q: want exp:B:K", spec)
 		}
-		b, err := strconv.ParseFloat(bs, 64)
+		b, err := parseDecimal(bs)
 		if err != nil || !(b >= 1) || math.IsInf(b, 0) {
 			return nil, fmt.Errorf("weights %q: base %q must be a number >= 1", spec, bs)
 		}
@@ -61,6 +61,16 @@ func ParseWeights(spec string) (Weights, error) {
 		return nil, fmt.Errorf("weights %q: %w", spec, err)
 	}
 	return w, nil
+}
+
+// parseDecimal reads a decimal number as a user writes one: strconv.ParseFloat also
+// takes Go's digit separators and hexadecimal floats, so that "1_0" read as 10 and
+// "0x10" as 16.
+func parseDecimal(s string) (float64, error) {
+	if strings.ContainsAny(s, "_xXpP") {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // Validate checks that the weights are finite, non-negative, and w(1) > 0.

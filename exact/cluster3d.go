@@ -544,14 +544,6 @@ func (s *planeSearch) rec(rem int) {
 	}
 }
 
-func sum(v []int) int {
-	t := 0
-	for _, x := range v {
-		t += x
-	}
-	return t
-}
-
 // planeOptimum searches the bottom layer over all diagrams no wider than tall and
 // returns the best layers, their cost, a proven lower bound and whether the
 // search finished. inc is an incumbent down-set given by its layers.

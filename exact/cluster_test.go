@@ -386,3 +386,11 @@ func TestClusterSearchLeavesTimeToFinish(t *testing.T) {
 		t.Errorf("a search without a deadline got one")
 	}
 }
+
+func sum(v []int) int {
+	t := 0
+	for _, x := range v {
+		t += x
+	}
+	return t
+}

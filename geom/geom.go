@@ -160,26 +160,6 @@ func (b Box[T]) SumOfSides() T {
 	return s
 }
 
-// Contains reports whether p lies in the closed box.
-func (b Box[T]) Contains(p []T) bool {
-	for j, v := range p {
-		if v < b.Min[j] || v > b.Max[j] {
-			return false
-		}
-	}
-	return true
-}
-
-// Volume returns the number of integer points in the box (product of side+1), the
-// measure used for allocations on a grid. For float boxes use the side lengths.
-func (b Box[T]) Volume() int64 {
-	v := int64(1)
-	for j := range b.Min {
-		v *= int64(b.Max[j]-b.Min[j]) + 1
-	}
-	return v
-}
-
 // CheckDims returns an error unless every point has the same, positive dimension.
 func CheckDims[P ~[]T, T Number](pts []P) error {
 	if len(pts) == 0 {

@@ -15,13 +15,22 @@
 // the model, its approximations and its validation.
 //
 // The pieces:
-//   - Router: dimension-ordered routes on meshes and tori (dateline virtual channels
-//     on wrapped dimensions), shortest paths on graphs; documented tie rules.
+//   - Router: the one routing layer of the message engine, the flit engine and the
+//     static route metrics: dimension-ordered routes on meshes and tori (dateline
+//     virtual channels on wrapped dimensions; ringDirection with a TiePolicy),
+//     IORouter's I/O links, minimal routing on dragonflies (their structure from
+//     topo.Graph.Dragonfly), shortest paths with destination-modulo ties on other
+//     graphs (fat trees: their levels from topo.Graph.TreeLevels).
 //   - Engine: the discrete-event wormhole model, deterministic, integer cycles.
 //   - FlitEngine: a cycle-level model of BookSim2's input-queued virtual-channel
 //     router network (Jiang et al., ISPASS 2013, doi:10.1109/ISPASS.2013.6557149):
 //     per-VC buffers, credits, iSLIP allocators, BookSim2's pipeline timing;
-//     FlitUniformTraffic is BookSim2's uniform-traffic experiment on it. It matches
+//     FlitUniformTraffic is BookSim2's synthetic-traffic experiment on it (the
+//     patterns of Synthetic: uniform, transpose, bitcomp, bitrev, shuffle, tornado,
+//     neighbor, randperm, hotspot; the message engine's UniformTraffic takes them
+//     too). Its files: flit_config.go (FlitConfig), flit_build.go (ports and
+//     links), flit.go (the cycle loop), flit_route.go (routing), flit_alloc.go (the
+//     allocators and switch traversal), flit_deadlock.go (the watchdog). It matches
 //     BookSim2's saturation throughput and zero-load latency within a few percent
 //     (docs/comm.md, "The flit engine against BookSim2").
 //   - Pattern and Workload: jobs' communication patterns and message quotas.

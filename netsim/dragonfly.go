@@ -2,8 +2,6 @@ package netsim
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -22,8 +20,8 @@ import (
 //     (position of R_d in its group) mod (their count). x is left out when it is R_s,
 //     R_d when it is y.
 //
-// It is the router NewRouter returns for the machines topo.ParseMachine builds from
-// a "dragonfly:" spec; GraphRouter's shortest paths on the same graph also transit
+// It is the router NewRouter and the flit engine take for every graph with a
+// dragonfly's structure (topo.Graph.Dragonfly), from a spec or a file; GraphRouter's shortest paths on the same graph also transit
 // third groups (two global links) and break ties per router, so that the route
 // loads of a job could only be counted per destination (O(k^2) per job), whereas
 // those of minimal routing follow from the job's hosts per router and per group
@@ -57,25 +55,16 @@ type DragonflyRouter struct {
 	outTouched   []int32
 }
 
-// NewDragonflyRouter returns the minimal router of g when g is a dragonfly built by
-// topo.ParseMachine ("dragonfly:" spec) and has that dragonfly's structure (hosts
-// on their routers, every group's routers joined, at least one link between any
-// two groups), else nil.
+// NewDragonflyRouter returns the minimal router of g when g has a dragonfly's
+// structure (topo.Graph.Dragonfly: hosts on their routers, every group's routers
+// joined, at least one link between any two groups), whether it came from a
+// "dragonfly:" spec or from a file, else nil.
 func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
-	kind, rest, _ := strings.Cut(g.Spec(), ":")
-	if kind != "dragonfly" {
+	shape, ok := g.Dragonfly()
+	if !ok {
 		return nil
 	}
-	vals := map[string]int{}
-	for _, kv := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		x, err := strconv.Atoi(v)
-		if !ok || err != nil {
-			return nil
-		}
-		vals[k] = x
-	}
-	r := &DragonflyRouter{g: g, p: vals["hosts_per_router"], a: vals["routers_per_group"], G: vals["num_groups"]}
+	r := &DragonflyRouter{g: g, p: shape.HostsPerRouter, a: shape.RoutersPerGroup, G: shape.Groups}
 	r.n = g.N()
 	if r.p < 1 || r.a < 1 || r.G < 1 || r.n != r.p*r.a*r.G || g.Vertices() != r.n+r.a*r.G {
 		return nil

@@ -15,7 +15,9 @@ import (
 // BookSim2 (commit c96a5ae): they are a fixed record of today's arbitration and
 // tie-breaking, not derived values, so a change that is meant to alter the
 // engine's behaviour must re-measure the BookSim2 comparison and update them; a
-// speed-up must leave them alone.
+// speed-up must leave them alone. Changed on purpose since: mesh6x6/vc4/stages2,
+// when switch traversal over ST > 1 cycles was made to batch flits as BookSim2's
+// switch does (TestFlitLonePacketMatchesBookSim); the runs with ST = 1 kept theirs.
 func TestFlitGoldenTraceUnchanged(t *testing.T) {
 	ft, _ := topo.ParseMachine("fattree:4,4:4,4:8")
 	df, _ := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5")
@@ -28,7 +30,7 @@ func TestFlitGoldenTraceUnchanged(t *testing.T) {
 		{"mesh8x8/vc1", topo.Mesh(8, 8), func(c *FlitConfig) { c.VCs = 1 }, 0x29714bece02eaf57},
 		{"mesh6x6/vc4/stages2", topo.Mesh(6, 6), func(c *FlitConfig) {
 			c.VCs, c.RoutingDelay, c.VCAllocDelay, c.SwitchAllocDelay, c.SwitchDelay = 4, 2, 2, 2, 2
-		}, 0xadd57dd4c1c92922},
+		}, 0x958dba149fc26aec}, // changed on purpose: a 2-cycle switch traversal now batches flits as BookSim2's does (crossbar; was 0xadd57dd4c1c92922)
 		{"torus6x6/vc2", topo.Torus(6, 6), func(c *FlitConfig) { c.VCs, c.Seed = 2, 5 }, 0x7cb97464f9d938d8},
 		{"torus5x4/vc4/sa2", topo.Torus(5, 4), func(c *FlitConfig) { c.VCs, c.SwitchAllocDelay, c.Seed = 4, 2, 7 }, 0x8de4266789213a6d},
 		{"fattree/vc2", ft, func(c *FlitConfig) { c.VCs = 2 }, 0xac879e3091c8d26f},

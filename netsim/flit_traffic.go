@@ -8,10 +8,11 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// FlitUniformTraffic is the open-loop uniform-traffic experiment of BookSim2
-// (traffic = uniform, injection_process = bernoulli, injection_rate_uses_flits = 1)
-// on the flit engine: in every cycle every terminal creates a packet of S flits with
-// probability Rate/S, to a uniformly random terminal, itself included; packets wait
+// FlitUniformTraffic is the open-loop synthetic-traffic experiment of BookSim2
+// (traffic = uniform or cfg.Pattern's, injection_process = bernoulli,
+// injection_rate_uses_flits = 1) on the flit engine: in every cycle every terminal
+// creates a packet of S flits with probability Rate/S, to the destination the
+// pattern gives (uniform: a random terminal, itself included); packets wait
 // in an unbounded queue at their source, and latency runs from creation to the
 // tail's arrival. Packets created in [Warmup, Warmup+Measure) are measured (offered,
 // latency), and accepted is the flits that reach their destination in that window per
@@ -45,6 +46,10 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 	if n < 1 {
 		return res, fmt.Errorf("uniform traffic on %s: no nodes", m.Spec())
 	}
+	dests, err := cfg.Pattern.Bind(m, n, cfg.Seed)
+	if err != nil {
+		return res, err
+	}
 	var recent int64 // flits ejected since the last drain check
 	e.eject = func(t int64, f int32) {
 		if t >= start && t < end {
@@ -56,11 +61,21 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 	prob := cfg.Rate / float64(S)
 	rng := NewRand(cfg.Seed, 0)
 	lp := math.Log1p(-prob)
+	// A gap reaching past the run's last cycle is cut to it: that terminal creates
+	// nothing more in the run. Uncut, a tiny rate (1e-20, or 5e-324, where prob is 0
+	// and the quotient NaN) gives gaps beyond int64, whose conversion is undefined
+	// (it gave negative gaps: a packet every cycle), and keys beyond 2^40 wrap the
+	// heap's time<<24.
+	horizon := end + cfg.Drain + 1
 	gap := func() int64 {
 		if prob >= 1 {
 			return 1
 		}
-		return 1 + int64(math.Floor(math.Log1p(-rng.Float64())/lp))
+		g := math.Floor(math.Log1p(-rng.Float64()) / lp)
+		if !(g < float64(horizon)) {
+			return horizon
+		}
+		return 1 + int64(g)
 	}
 	// Next creation time of every terminal, in a heap keyed by time<<24 | terminal
 	// (ties in terminal order).
@@ -74,7 +89,7 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 	e.gen = func(t int64) {
 		for len(h) > 0 && int64(h[0]>>24) <= t {
 			src := int32(h[0] & (1<<24 - 1))
-			dst := int32(rng.Uint64n(uint64(n)))
+			dst := int32(dests.Dest(int(src), rng))
 			var tag int32
 			if t >= start && t < end {
 				tag = 1
@@ -116,7 +131,7 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 	if arrived > 0 {
 		res.MeanLatency = float64(latSum) / float64(arrived)
 	}
-	res.ZeroLoadLatency = e.ZeroLoadLatency()
+	res.ZeroLoadLatency = e.patternZeroLoad(dests)
 	return res, nil
 }
 

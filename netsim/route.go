@@ -26,6 +26,43 @@ type Router interface {
 	Spec() string
 }
 
+// TiePolicy is the way dimension-order routing goes round a ring when the
+// destination is exactly half way round, both ways equally long.
+type TiePolicy uint8
+
+const (
+	// TiePositive goes the positive way: GridRouter (the message engine and the
+	// static route metrics) and the flit engine when asked.
+	TiePositive TiePolicy = iota
+	// TieRandom tosses a coin per packet and dimension: BookSim2's dim_order_torus
+	// and the flit engine's default (DefaultFlitConfig).
+	TieRandom
+)
+
+// ringDirection is dimension-order routing's rule along one dimension of k nodes:
+// the direction (0: positive, 1: negative) and number of hops from coordinate c to
+// d. Along a mesh dimension the only way; round a ring the shorter way, a tie
+// (d half way round) going by tie, coin() true meaning positive for TieRandom.
+// GridRouter and the flit engine both route by it.
+func ringDirection(c, d, k int32, wrap bool, tie TiePolicy, coin func() bool) (dir, steps int32) {
+	if !wrap {
+		if d < c {
+			return 1, c - d
+		}
+		return 0, d - c
+	}
+	fwd := (d - c + k) % k
+	switch {
+	case 2*fwd < k:
+		return 0, fwd
+	case 2*fwd > k:
+		return 1, k - fwd
+	case tie == TieRandom && !coin():
+		return 1, fwd
+	}
+	return 0, fwd
+}
+
 // GridRouter is dimension-ordered routing on a mesh or torus (Dally & Towles 2004
 // §14.2): x first, then y, then z, each dimension corrected completely before the
 // next. On a wrapped dimension the message goes the shorter way round; when both
@@ -102,14 +139,8 @@ func (r *GridRouter) routeAnyGrid(src, dst int, buf []int32) []int32 {
 		if a == b {
 			continue
 		}
-		dir, steps := 0, b-a
-		if steps < 0 {
-			dir, steps = 1, -steps
-		}
-		if r.wrap[j] && 2*steps > d || (r.wrap[j] && 2*steps == d && dir == 1) {
-			// The other way round is shorter (or as short and positive).
-			dir, steps = 1-dir, d-steps
-		}
+		dir32, steps32 := ringDirection(int32(a), int32(b), int32(d), r.wrap[j], TiePositive, nil)
+		dir, steps := int(dir32), int(steps32)
 		if !r.wrap[j] {
 			// Along a mesh dimension the channel ids of successive hops are evenly
 			// spaced: step from node to node by the stride.

@@ -5,16 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/procalloc/procalloc/topo"
 )
 
 // TrafficConfig is an open-loop synthetic traffic experiment (Dally & Towles 2004
 // §23.1): every endpoint generates messages by a Bernoulli process, Rate flits per
-// cycle on average (a fraction of one channel's bandwidth), to uniformly random other
-// endpoints; messages wait at their source, which sends one at a time.
+// cycle on average (a fraction of one channel's bandwidth), to destinations drawn
+// from Pattern; messages wait at their source.
 type TrafficConfig struct {
-	Rate    float64 // offered load per endpoint, flits per cycle, in (0, 1]
-	Warmup  int64   // cycles before measuring (default 10,000)
-	Measure int64   // cycles measured (default 50,000)
+	Rate float64 // offered load per endpoint, flits per cycle, in (0, 1]
+	// Pattern picks the destinations (the zero value: uniform). On the message
+	// engine uniform traffic goes to the other endpoints only (a message to itself
+	// would only occupy its ejection channel); the other patterns go where
+	// BookSim2's do, the source itself included when the pattern says so.
+	Pattern Synthetic
+	Warmup  int64 // cycles before measuring (default 10,000)
+	Measure int64 // cycles measured (default 50,000)
 	// Drain is how long after the measured window the experiment waits for the
 	// messages generated in it (default 4 x Measure); those still missing then are
 	// counted in Undelivered and left out of MeanLatency.
@@ -63,7 +70,8 @@ func (cfg *TrafficConfig) defaults(drainTimes int64) error {
 	return nil
 }
 
-// UniformTraffic runs the experiment on router r with parameters p.
+// UniformTraffic runs the experiment on router r with parameters p, the
+// destinations from cfg.Pattern (uniform by default).
 func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) (TrafficResult, error) {
 	var res TrafficResult
 	if err := cfg.defaults(4); err != nil {
@@ -76,10 +84,29 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 	if n < 2 {
 		return res, errors.New("uniform traffic needs at least two endpoints")
 	}
+	var dests *Destinations
+	if cfg.Pattern.Kind != Uniform {
+		m, nodes := trafficNodes(r)
+		if m == nil {
+			return res, fmt.Errorf("%s traffic on %s: the pattern needs the router of a machine", cfg.Pattern, r.Spec())
+		}
+		var err error
+		if dests, err = cfg.Pattern.Bind(m, nodes, cfg.Seed); err != nil {
+			return res, err
+		}
+		n = nodes
+	}
 	if err := p.Validate(); err != nil {
 		return res, err
 	}
 	res.ZeroLoadLatency = ZeroLoadLatency(r, p)
+	var buf []int32
+	if h, ok := dests.meanHops(func(s, d int) int {
+		buf = r.Route(s, d, buf[:0])
+		return len(buf)
+	}); ok {
+		res.ZeroLoadLatency = h*float64(p.RouterDelay) + float64(p.MessageFlits)
+	}
 
 	start, end := cfg.Warmup, cfg.Warmup+cfg.Measure
 	var inWindow, acceptedFlits, latSum, arrived int64
@@ -119,8 +146,10 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 		}
 		for i := range next {
 			for next[i] == t {
-				d := int(rng.Uint64n(uint64(n - 1)))
-				if d >= i {
+				var d int
+				if dests != nil {
+					d = dests.Dest(i, rng)
+				} else if d = int(rng.Uint64n(uint64(n - 1))); d >= i {
 					d++
 				}
 				var tag int32
@@ -150,6 +179,22 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 		res.MeanLatency = float64(latSum) / float64(arrived)
 	}
 	return res, nil
+}
+
+// trafficNodes returns the machine of router r and the nodes among which synthetic
+// traffic runs (a mesh with I/O nodes: its compute nodes), or nil.
+func trafficNodes(r Router) (topo.Machine, int) {
+	switch r := r.(type) {
+	case *GridRouter:
+		return r.g, r.g.N()
+	case *IORouter:
+		return r.mesh.g, r.n
+	case *GraphRouter:
+		return r.g, r.n
+	case *DragonflyRouter:
+		return r.g, r.n
+	}
+	return nil, 0
 }
 
 // ZeroLoadLatency is the mean latency of a lone message over all ordered pairs of

@@ -64,56 +64,12 @@ type treeModel struct {
 // levels) memory: no next-hop table.
 func newTreeModel(g *topo.Graph) (*treeModel, string) {
 	n, nv := g.N(), g.Vertices()
-	if n < 2 || nv == n {
-		return nil, "fewer than 2 hosts or no switch"
+	tl, reason := g.TreeLevels()
+	if tl == nil {
+		return nil, reason
 	}
-	level := make([]int32, nv)
-	for v := range level {
-		level[v] = -1
-	}
+	level, byLevel := tl.Level, tl.ByLevel
 	var nb []int
-	var front []int32
-	for h := range n {
-		nb = g.Neighbors(h, nb[:0])
-		if len(nb) != 1 || nb[0] < n {
-			return nil, fmt.Sprintf("host %s is not pendant on a switch", g.Name(h))
-		}
-		if level[nb[0]] < 0 {
-			level[nb[0]] = 0
-			front = append(front, int32(nb[0]))
-		}
-	}
-	var byLevel [][]int32
-	for l := int32(0); len(front) > 0; l++ {
-		slices.Sort(front)
-		byLevel = append(byLevel, front)
-		var next []int32
-		for _, v := range front {
-			for _, w := range g.Neighbors(int(v), nb[:0]) {
-				if w >= n && level[w] < 0 {
-					level[w] = l + 1
-					next = append(next, int32(w))
-				}
-			}
-		}
-		front = next
-	}
-	for v := n; v < nv; v++ {
-		if level[v] < 0 {
-			return nil, "a switch is not above any host"
-		}
-		for _, w := range g.Neighbors(v, nb[:0]) {
-			if w < n {
-				if level[v] != 0 {
-					return nil, "a host hangs below level 0"
-				}
-				continue
-			}
-			if d := level[w] - level[v]; d != 1 && d != -1 {
-				return nil, "a link does not join adjacent levels"
-			}
-		}
-	}
 	top := len(byLevel) - 1
 	m := &treeModel{n: n, top: top}
 	group := make([]int32, nv)

@@ -15,14 +15,6 @@ type JobStats struct {
 	End      int64 // arrival time of the last one
 }
 
-// MeanDistance is hops per message (0 without messages).
-func (s JobStats) MeanDistance() float64 {
-	if s.Messages == 0 {
-		return 0
-	}
-	return float64(s.Hops) / float64(s.Messages)
-}
-
 type jobState struct {
 	id        int
 	nodes     []int32

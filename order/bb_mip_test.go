@@ -10,6 +10,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/oracle"
+	"github.com/procalloc/procalloc/internal/qaptest"
 	"github.com/procalloc/procalloc/qap"
 )
 
@@ -20,7 +21,7 @@ func TestBranchAndBoundAgainstMIP(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(31, 32))
 	for trial := 0; trial < 4; trial++ {
-		q := oracle.RandomQAP(rng, 5, 5, trial%2 == 0, 1)
+		q := qaptest.RandomQAP(rng, 5, 5, trial%2 == 0, 1)
 		mctx, cancel := context.WithTimeout(ctx, time.Minute)
 		mip, err := SolveQAP(mctx, q, nil, Options{forceMIP: true})
 		cancel()

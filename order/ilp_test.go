@@ -9,6 +9,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/oracle"
+	"github.com/procalloc/procalloc/internal/qaptest"
 	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -59,7 +60,7 @@ func TestLocalSearchAndGLBAgainstBruteForce(t *testing.T) {
 				}
 			}
 		}
-		opt := oracle.QAPBrute(q)
+		opt := qaptest.QAPBrute(q)
 		start := randomPerm(rng, n)
 		p, f, err := qap.LocalSearch(context.Background(), q, start, qap.LocalSearchOptions{Seed: uint64(c)})
 		if err != nil {
@@ -194,7 +195,7 @@ func TestWindowBound(t *testing.T) {
 		w := curves.Weights{1, 0.5, 0.25}[:1+rng.IntN(3)]
 		ring := rng.IntN(2) == 0
 		q, _ := qap.OrderingQAP(g, w, ring)
-		opt := oracle.QAPBrute(q)
+		opt := qaptest.QAPBrute(q)
 		if b, ok := qap.WindowBound(context.Background(), q, ring); ok && b > opt+1e-9 {
 			t.Fatalf("case %d n=%d w=%v ring=%v: window bound %g above optimum %g", c, n, w, ring, b, opt)
 		}

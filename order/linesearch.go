@@ -226,35 +226,6 @@ func (s *lineSearch) deltaSet(set []int, nodes []int32) (float64, float64) {
 	return delta, mag
 }
 
-// deltaRange is deltaSet for the contiguous ranks lo..hi (nodes[i] goes to rank
-// lo+i): membership is a range check.
-func (s *lineSearch) deltaRange(lo, hi int, nodes []int32) (float64, float64) {
-	var delta, mag float64
-	for p := lo; p <= hi; p++ {
-		a0, a1 := s.ord[p], nodes[p-lo]
-		for _, e := range s.partners(p) {
-			q := int(e.q)
-			b0, b1 := s.ord[q], s.ord[q]
-			if q >= lo && q <= hi {
-				if q < p {
-					continue // counted from q
-				}
-				b1 = nodes[q-lo]
-			}
-			if a0 == a1 && b0 == b1 {
-				continue
-			}
-			d0, d1 := s.dist(a0, b0), s.dist(a1, b1)
-			if d0 != d1 {
-				wt := s.w[e.t-1]
-				delta += wt * float64(d1-d0)
-				mag += wt * float64(d1+d0)
-			}
-		}
-	}
-	return delta, mag
-}
-
 // deltaRotate returns the change of F when the ranks lo..hi are rotated left by r
 // (0 < r < hi-lo+1): the block lo..lo+r-1 moves behind the block lo+r..hi. A pair
 // inside one block keeps its rank difference and its nodes, so only the pairs

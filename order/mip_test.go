@@ -13,6 +13,7 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp"
 	"github.com/procalloc/procalloc/internal/oracle"
+	"github.com/procalloc/procalloc/internal/qaptest"
 	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -172,7 +173,7 @@ func TestSolveQAPMatchesBruteForce(t *testing.T) {
 				}
 			}
 		}
-		want := oracle.QAPBrute(q)
+		want := qaptest.QAPBrute(q)
 		res, err := SolveQAP(minuteCtx(t), q, nil, ForceMIP(Options{}))
 		if err != nil {
 			t.Fatal(err)

@@ -88,14 +88,10 @@ type OrderResult struct {
 	Scalable bool
 }
 
-// StartOrders returns the starting orderings SolveOrdering uses by default: every
+// startOrders returns the starting orderings SolveOrdering uses by default: every
 // registered curve that applies to m (curves.Applicable) and breadth-first orders from
-// node 0 ("bfs-node0") and from a node farthest from it ("bfs-far").
-func StartOrders(m topo.Machine) []Start {
-	return startOrders(context.Background(), m)
-}
-
-// startOrders is StartOrders stopped by ctx (curves.GenerateContext).
+// node 0 ("bfs-node0") and from a node farthest from it ("bfs-far"), stopped by ctx
+// (curves.GenerateContext).
 func startOrders(ctx context.Context, m topo.Machine) []Start {
 	var s []Start
 	for _, name := range curves.Applicable(m) {

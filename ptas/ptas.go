@@ -155,8 +155,5 @@ func MMGuarantee(d, k int) float64 {
 
 func genAlgGuarantee(k int) float64 { return max(1, 2-2/float64(k)) }
 
-// GenAlgGuarantee is Gen-Alg's proven ratio 2 - 2/k (1 for k <= 2).
-func GenAlgGuarantee(k int) float64 { return genAlgGuarantee(k) }
-
 // MC1x1Guarantee is MC1x1's proven ratio (2 - 2/k) d (Theorem 2), at least 1.
 func MC1x1Guarantee(d, k int) float64 { return max(1, (2-2/float64(k))*float64(d)) }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/oracle"
+	"github.com/procalloc/procalloc/internal/qaptest"
 	"github.com/procalloc/procalloc/internal/shared"
 	"github.com/procalloc/procalloc/order"
 	"github.com/procalloc/procalloc/qap"
@@ -28,8 +29,8 @@ func TestBranchAndBoundBrute(t *testing.T) {
 		if trial%3 == 2 {
 			scale = 0.1
 		}
-		q := oracle.RandomQAP(rng, n, 1+trial%7, trial%2 == 0, scale)
-		want := oracle.QAPBrute(q)
+		q := qaptest.RandomQAP(rng, n, 1+trial%7, trial%2 == 0, scale)
+		want := qaptest.QAPBrute(q)
 		var inc []int
 		if trial%4 == 1 {
 			inc = rng.Perm(n)
@@ -55,7 +56,7 @@ func TestBranchAndBoundBrute(t *testing.T) {
 // TestBranchAndBoundDeterministic: two workers return the same assignment every run.
 func TestBranchAndBoundDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	q := oracle.RandomQAP(rng, 9, 9, true, 1)
+	q := qaptest.RandomQAP(rng, 9, 9, true, 1)
 	var first []int
 	for run := 0; run < 4; run++ {
 		r, err := qap.BranchAndBound(context.Background(), q, nil, qap.BBOptions{Workers: 2})
@@ -171,7 +172,7 @@ func TestBranchAndBoundSymmetricBrute(t *testing.T) {
 			}
 			q.A[1*n+2], q.A[2*n+1], q.A[2*n+2] = q.A[1*n+1], q.A[1*n+1], q.A[1*n+1]
 		}
-		want := oracle.QAPBrute(q)
+		want := qaptest.QAPBrute(q)
 		for _, workers := range []int{1, 2} {
 			r, err := qap.BranchAndBound(context.Background(), q, nil, qap.BBOptions{Workers: workers})
 			if err != nil {

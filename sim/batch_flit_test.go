@@ -114,7 +114,7 @@ func TestBatchFlitBadOptions(t *testing.T) {
 		{func(b *Batch) { b.Engine = "booksim" }, "Engine"},
 		{func(b *Batch) { b.Flit.VCs = 2 }, "Flit"}, // without EngineFlit
 		{func(b *Batch) { b.Engine, b.Flit.VCs = EngineFlit, -1 }, "Flit.VCs"},
-		{func(b *Batch) { b.Engine, b.Flit.VCBuffer = EngineFlit, 3 }, "Flit.VCBuffer"},
+		{func(b *Batch) { b.Engine, b.Flit.VCBuffer = EngineFlit, -3 }, "Flit.VCBuffer"},
 		{func(b *Batch) { b.Engine, b.Flit.LinkDelay = EngineFlit, -2 }, "Flit.LinkDelay"},
 	} {
 		b := liuBatch(t, "mesh:4x4:io=left", "bt", 0, 1)

@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -244,5 +248,66 @@ func TestCommOnFabric(t *testing.T) {
 	}
 	if a, b := dist[g.Spec()+" bf:rcm"], dist[g.Spec()+" bf:name-order"]; !(a < b) {
 		t.Fatalf("message distance along rcm %v, along name order %v", a, b)
+	}
+}
+
+// Issue 31 items 2 and 10: a trace has a job cap (a gzip bomb of jobs fails
+// clearly instead of exhausting memory), and sacct times are read in the trace's
+// zone (Spec.TimeZone, the CLI's --tz), impossible records counted in the report.
+func TestTraceCapsAndZones(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for range 2000 {
+		fmt.Fprint(zw, "0 1 1 1\n")
+	}
+	zw.Close()
+	_, err := ReadTrace(bytes.NewReader(buf.Bytes()), ReadOptions{MaxJobs: 1000, SkipBad: true})
+	if !errors.Is(err, slurm.ErrTooManyJobs) || !strings.Contains(err.Error(), "line 1001: more than 1000 jobs") {
+		t.Fatalf("2000 jobs, cap 1000: %v", err)
+	}
+	if tr, err := ReadTrace(bytes.NewReader(buf.Bytes()), ReadOptions{MaxJobs: 2000}); err != nil || len(tr.Jobs) != 2000 {
+		t.Fatalf("2000 jobs, cap 2000: %v", err)
+	}
+
+	const sacct = "JobIDRaw|Submit|Start|End|ElapsedRaw|NNodes|State\n" +
+		"7|2024-03-10T01:59:50|2024-03-10T03:00:10|2024-03-10T03:00:20|10|1|COMPLETED\n" +
+		"8|2024-03-10T01:00:00|2024-03-10T00:59:00|2024-03-10T01:00:20|80|1|COMPLETED\n"
+	s := DefaultSpec()
+	s.Trace, s.TraceReader, s.MachineSpec, s.Alloc, s.TimeZone = "dst.sacct", strings.NewReader(sacct), "mesh:2x2", "ff:snake", "America/New_York"
+	rp, err := s.Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rp.Jobs) != 1 || rp.Jobs[0].Started-rp.Jobs[0].Arrival != 20 {
+		t.Fatalf("jobs %+v: want one job that waited 20 s", rp.Jobs)
+	}
+	rep, err := rp.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Impossible[slurm.ImpossibleStartBeforeSubmit] != 1 {
+		t.Errorf("report's impossible records %v, want 1 starting before its submission", rep.Impossible)
+	}
+	s.TimeZone = "Mars/Olympus_Mons"
+	var fe *FieldError
+	if err := s.Validate(); !errors.As(err, &fe) || fe.Field != "TimeZone" {
+		t.Errorf("unknown zone: %v", err)
+	}
+}
+
+// Issue 31 minor: an SWF field of 1e300 is a number out of range, not "not a
+// number"; a word is still not a number.
+func TestSWFFieldOutOfRange(t *testing.T) {
+	rec := func(f string) string {
+		return "1 0 0 " + f + " 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n"
+	}
+	for f, want := range map[string]string{"1e300": "field 4 1e300: value out of range", "1e400": "field 4 1e400: value out of range", "-1e16": "field 4 -1e16: value out of range", "ten": `field 4 "ten" is not a number`, "1_0": `field 4 "1_0" is not a number`} {
+		_, err := ReadTrace(strings.NewReader(rec(f)), ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run time %s: %v, want %q", f, err, want)
+		}
+	}
+	if tr, err := ReadTrace(strings.NewReader(rec("1e3")), ReadOptions{}); err != nil || tr.Jobs[0].Runtime != 1000 {
+		t.Errorf("run time 1e3: %v", err)
 	}
 }

@@ -15,12 +15,12 @@ import (
 // a torus); negative values are errors. The packet length is the message length
 // (Spec.Network.MessageFlits), and the torus tie-breaking seed is Spec.CommSeed.
 type FlitOptions struct {
-	// VCs is the number of virtual channels per port (a torus needs an even
-	// number, at least 2).
+	// VCs is the number of virtual channels per port (a torus needs at least 2;
+	// an odd number overlaps its two dateline classes, as BookSim2 does).
 	VCs int
-	// VCBuffer is each virtual channel's buffer in flits (at least the credit
-	// round trip, netsim.FlitConfig.MinVCBuffer: 5 with the default delays on a
-	// mesh, 7 on a torus).
+	// VCBuffer is each virtual channel's buffer in flits (below the credit round
+	// trip, netsim.FlitConfig.MinVCBuffer, a lone packet cannot stream one flit
+	// per cycle).
 	VCBuffer int
 	// The router's stage delays and the link latency, in cycles.
 	RoutingDelay, VCAllocDelay, SwitchAllocDelay, SwitchDelay, LinkDelay int
@@ -110,9 +110,9 @@ func (o FlitOptions) checkedConfig(m topo.Machine, p netsim.Params, seed uint64)
 	if err := c.CheckMachine(m); err != nil {
 		field := "Flit"
 		switch g, ok := m.(*topo.Grid); {
-		case ok && g.Wraps() && (c.VCs < 2 || c.VCs%2 != 0), c.VCs > 64:
+		case ok && g.Wraps() && c.VCs < 2, c.VCs > 64:
 			field = "Flit.VCs"
-		case c.VCBuffer < c.MinVCBuffer() || c.VCBuffer > 1<<16:
+		case c.VCBuffer > 1<<16:
 			field = "Flit.VCBuffer"
 		}
 		return c, fieldErr(field, "", "%v", err)

@@ -21,14 +21,16 @@ func looksLikeSacct(br *bufio.Reader) bool {
 }
 
 // readSacct reads `sacct -P` output through slurm.ReadSacct (see SacctFields).
-// Arrivals count seconds from the earliest Submit (the times are the site's local
-// time as sacct prints them, read as UTC: only differences matter). Procs is NNodes
+// Arrivals count seconds from the earliest Submit; the times are read in
+// opt.Location (sacct prints the local time of its TZ): read in another zone, a
+// job spanning a daylight-saving switch would wait or run an hour more or less.
+// Records slurm.ReadSacct finds impossible are counted in Trace.Impossible. Procs is NNodes
 // (whole-node allocation), else NCPUS; the limit is the estimate (-1 unknown); what
 // slurm.ReadSacct skips is counted in Trace.Skipped, malformed records are a
 // *ParseError naming the line, or skipped and counted (Trace.Bad) with SkipBad. Jobs
 // are in arrival order; a job whose id has no number is numbered by its position.
 func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
-	sa, err := slurm.ReadSacct(br, slurm.SacctOptions{SkipBad: opt.SkipBad, MaxValue: maxTraceValue})
+	sa, err := slurm.ReadSacct(br, slurm.SacctOptions{SkipBad: opt.SkipBad, MaxValue: maxTraceValue, MaxJobs: opt.MaxJobs, Location: opt.Location})
 	if err != nil {
 		var le *slurm.SacctLineError
 		if errors.As(err, &le) {
@@ -36,7 +38,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		return nil, err
 	}
-	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Bad: sa.Bad}
+	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Impossible: sa.Impossible, Bad: sa.Bad, TimeZone: sa.Location.String()}
 	if len(sa.Jobs) == 0 {
 		return t, nil
 	}

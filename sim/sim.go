@@ -74,6 +74,9 @@ type Config struct {
 	// stops the replay. With Comm the calls come at the end of the replay, once
 	// cycles are converted to seconds.
 	JobDone func(r *JobResult) error
+	// Clock, when set, measures the allocator's calls (Replay.Run reports its
+	// reading as Summary.AllocTime).
+	Clock *alloc.Clock
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -493,7 +496,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		total = rs.len()
 	}
 	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
-	pl := newPlacer(cfg.Alloc, tab)
+	pl := newPlacer(cfg.Alloc, cfg.Clock, tab)
 	for i := range jobs {
 		if err := pl.checkFits(&jobs[i]); err != nil {
 			return nil, err
@@ -602,7 +605,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				continue
 			}
 			r := tab.at(e.job)
-			if err := cfg.Alloc.Release(r.Nodes); err != nil {
+			if err := cfg.Clock.Release(cfg.Alloc, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
 			m.release(r.Nodes)

@@ -43,6 +43,11 @@ type Spec struct {
 	Format Format
 	// SkipBad skips and counts malformed trace lines instead of failing.
 	SkipBad bool
+	// MaxJobs bounds the jobs the trace may have (0: DefaultMaxJobs).
+	MaxJobs int
+	// TimeZone is the IANA zone an sacct trace's times are in ("": the zone of
+	// TZ, time.Local); SWF traces name theirs in their header.
+	TimeZone string
 	// From and To keep the jobs arriving in [From, To) (Bunde et al. 2004 §3.1):
 	// whole seconds from the trace's start, or dates YYYY-MM-DD[THH:MM:SS] in the
 	// trace's time zone (SWF header); "" leaves that end open.
@@ -196,6 +201,14 @@ func (s *Spec) Validate() error {
 			add(fieldErr(v.field, fmt.Sprint(v.val), "must be a number greater than 0 and at most 1e6"))
 		}
 	}
+	if s.MaxJobs < 0 {
+		add(fieldErr("MaxJobs", strconv.Itoa(s.MaxJobs), "must not be negative (0: the default, %d)", DefaultMaxJobs))
+	}
+	if s.TimeZone != "" {
+		if _, err := time.LoadLocation(s.TimeZone); err != nil {
+			add(fieldErr("TimeZone", strconv.Quote(s.TimeZone), "is not a time zone (want an IANA name such as America/New_York, or UTC)"))
+		}
+	}
 	if s.Scale.Replicate < 1 {
 		add(fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "must be at least 1"))
 	}
@@ -325,7 +338,15 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 		defer f.Close()
 		r = f
 	}
-	tr, err := ReadTrace(r, ReadOptions{Format: s.Format, SkipBad: s.SkipBad})
+	opt := ReadOptions{Format: s.Format, SkipBad: s.SkipBad, MaxJobs: s.MaxJobs}
+	if s.TimeZone != "" {
+		loc, err := time.LoadLocation(s.TimeZone)
+		if err != nil {
+			return nil, fieldErr("TimeZone", strconv.Quote(s.TimeZone), "is not a time zone: %v", err)
+		}
+		opt.Location = loc
+	}
+	tr, err := ReadTrace(r, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Trace, err)
 	}
@@ -539,6 +560,9 @@ type Report struct {
 	Filtered int    `json:"filtered_records"`
 	// Skipped counts sacct records not replayed, by reason.
 	Skipped map[string]int `json:"skipped_records,omitempty"`
+	// Impossible counts sacct records not replayed because their times contradict
+	// each other or their state is unknown, by reason (Trace.Impossible).
+	Impossible map[string]int `json:"impossible_records,omitempty"`
 	// DroppedLarger counts the jobs Spec.DropLarger removed.
 	DroppedLarger int `json:"dropped_larger"`
 	// Seconds is the replay's wall-clock time.
@@ -553,6 +577,9 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = &alloc.Clock{}
+	}
 	t0 := time.Now()
 	var res *Result
 	if rp.lazy != nil && cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun {
@@ -565,7 +592,8 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	}
 	secs := time.Since(t0).Seconds()
 	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
-		DroppedLarger: rp.DroppedLarger, Seconds: secs}
+		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
+	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {
 		rep.LoadFactor = rp.Spec.LoadFactor

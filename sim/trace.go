@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/procalloc/procalloc/slurm"
 )
@@ -44,6 +45,9 @@ type Trace struct {
 	// Skipped counts sacct records that are not replayed, by reason (job steps,
 	// pending, cancelled before start, still running, earlier runs of requeued jobs).
 	Skipped map[string]int
+	// Impossible counts sacct records skipped because they contradict themselves,
+	// by reason (slurm.ImpossibleStartBeforeSubmit, ...).
+	Impossible map[string]int
 }
 
 // ReadOptions tune ReadTrace.
@@ -55,7 +59,19 @@ type ReadOptions struct {
 	Format Format
 	// SkipBad skips and counts malformed lines instead of failing on the first one.
 	SkipBad bool
+	// MaxJobs bounds the jobs read (0: DefaultMaxJobs); a trace with more is an
+	// error wrapping slurm.ErrTooManyJobs, not an out-of-memory crash.
+	MaxJobs int
+	// Location is the time zone of an sacct trace's times (nil: time.Local, the
+	// zone of TZ); SWF traces carry theirs in their header.
+	Location *time.Location
 }
+
+// DefaultMaxJobs is the number of jobs a trace may have unless
+// ReadOptions.MaxJobs says otherwise (sim, compare and sweep: --max-jobs): more
+// than the largest logs of the Parallel Workloads Archive (about a million jobs);
+// reading that many takes about 500 MB.
+const DefaultMaxJobs = slurm.DefaultMaxJobs
 
 // ParseError is a malformed trace line.
 type ParseError struct {
@@ -116,6 +132,10 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	default:
 		return nil, fmt.Errorf("unknown trace format %q (want swf, converted or sacct)", opt.Format)
 	}
+	maxJobs := opt.MaxJobs
+	if maxJobs <= 0 {
+		maxJobs = DefaultMaxJobs
+	}
 	t := &Trace{Format: opt.Format}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -173,6 +193,9 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		if !keep {
 			t.Filtered++
 			continue
+		}
+		if len(t.Jobs) >= maxJobs {
+			return nil, fmt.Errorf("line %d: more than %d jobs: %w (raise the cap: ReadOptions.MaxJobs, procalloc's --max-jobs)", line, maxJobs, slurm.ErrTooManyJobs)
 		}
 		j.Line = line
 		if t.Format == "converted" {
@@ -297,8 +320,12 @@ func parseSWF(f []string) (j Job, keep bool, err error) {
 	var v [18]int64
 	for i, s := range f {
 		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e15 {
+		if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(x) || strings.ContainsAny(s, "_xX") {
 			return Job{}, false, fmt.Errorf("field %d %q is not a number", i+1, s)
+		}
+		if math.Abs(x) > 1e15 {
+			// 1e300 and 1e400 are numbers, just too large for any trace field.
+			return Job{}, false, fmt.Errorf("field %d %s: %w (at most 1e15 in absolute value)", i+1, s, errRange)
 		}
 		v[i] = int64(math.Round(x))
 	}

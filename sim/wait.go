@@ -64,10 +64,11 @@ func refusedForNow(err error, countChecked bool) bool {
 // nodes, and for an allocator that may refuse a job that fits by count it keeps
 // the copies and the will-run test of EASY's reservation.
 type placer struct {
-	a    alloc.Allocator
-	frag alloc.Fragmenting // nil when the allocator places every job that fits by count
-	tab  *jobTable
-	now  int64
+	a     alloc.Allocator
+	clock *alloc.Clock      // measures the allocator's own calls on the live machine (nil: none)
+	frag  alloc.Fragmenting // nil when the allocator places every job that fits by count
+	tab   *jobTable
+	now   int64
 	// version counts the allocator's changes (starts and releases); the
 	// reservation is recomputed when it or the head changes.
 	version uint64
@@ -88,8 +89,8 @@ type reservation struct {
 	nodes   []int
 }
 
-func newPlacer(a alloc.Allocator, tab *jobTable) *placer {
-	p := &placer{a: a, tab: tab}
+func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
+	p := &placer{a: a, clock: clock, tab: tab}
 	if f, ok := a.(alloc.Fragmenting); ok && f.MayFragment() {
 		p.frag = f
 		p.empty = f.Clone() // the replay starts with every node free
@@ -129,9 +130,9 @@ func (p *placer) place(i int) ([]int, error) {
 	var nodes []int
 	var err error
 	if pl, ok := p.a.(alloc.Placer); ok {
-		nodes, err = pl.Place(r.NodeList)
+		nodes, err = p.clock.Place(pl, r.NodeList)
 	} else {
-		nodes, err = p.a.Allocate(r.Procs)
+		nodes, err = p.clock.Allocate(p.a, r.Procs)
 	}
 	if err != nil {
 		if p.frag != nil && refusedForNow(err, true) {
@@ -214,7 +215,7 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 		if err := oc.Occupy(p.held); err != nil {
 			return nil, fmt.Errorf("sim: internal error: reserving job %d's nodes: %w", p.tab.at(head).ID, err)
 		}
-		nodes, err := p.a.Allocate(r.Procs)
+		nodes, err := p.clock.Allocate(p.a, r.Procs)
 		if rerr := p.a.Release(p.held); rerr != nil {
 			return nil, fmt.Errorf("sim: internal error: %w", rerr)
 		}
@@ -249,7 +250,7 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 		}
 	}
 	// The head would lose its start: job i does not start now.
-	if err := p.a.Release(nodes); err != nil {
+	if err := p.clock.Release(p.a, nodes); err != nil {
 		return nil, fmt.Errorf("sim: internal error: %w", err)
 	}
 	p.version++

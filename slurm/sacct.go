@@ -33,13 +33,49 @@ type SacctOptions struct {
 	// MaxValue bounds every number of seconds (run times, limits); 0 is no bound
 	// beyond int64's.
 	MaxValue int64
+	// Location is the time zone sacct printed its times in (sacct prints local
+	// times, in the zone of its TZ, without saying which): nil is time.Local, the
+	// zone of this process's TZ. A time that does not exist there (in a
+	// daylight-saving gap) makes its record impossible; a time that exists twice
+	// (the hour repeated when clocks go back) is read as the first.
+	Location *time.Location
+	// MaxJobs bounds the records kept (0: DefaultMaxJobs); one more is an error,
+	// so that a huge or endless input fails clearly instead of exhausting memory.
+	MaxJobs int
 }
+
+// DefaultMaxJobs is the number of jobs ReadSacct keeps at most unless
+// SacctOptions.MaxJobs says otherwise: more than the largest logs of the Parallel
+// Workloads Archive (about a million jobs), a few hundred MB of records.
+const DefaultMaxJobs = 2_000_000
+
+// Job states Slurm's sacct prints (slurm.h's job_state_string and the flags it
+// names); a record in any other state is impossible.
+var sacctStates = map[string]bool{
+	"PENDING": true, "RUNNING": true, "SUSPENDED": true, "COMPLETED": true, "CANCELLED": true, "FAILED": true,
+	"TIMEOUT": true, "NODE_FAIL": true, "PREEMPTED": true, "BOOT_FAIL": true, "DEADLINE": true, "OUT_OF_MEMORY": true,
+	"COMPLETING": true, "CONFIGURING": true, "RESIZING": true, "REQUEUED": true, "REQUEUE_FED": true,
+	"REQUEUE_HOLD": true, "SPECIAL_EXIT": true, "STOPPED": true, "REVOKED": true, "RESV_DEL_HOLD": true,
+	"SIGNALING": true, "STAGE_OUT": true, "LAUNCH_FAILED": true, "UPDATE_DB": true, "RECONFIG_FAIL": true,
+	"POWER_UP_NODE": true,
+}
+
+// Reasons a record is impossible (counted in Sacct.Impossible and skipped): its
+// times contradict each other, or it names a state Slurm does not have. Times
+// read in the wrong zone across a daylight-saving switch show up here.
+const (
+	ImpossibleStartBeforeSubmit = "starts before it was submitted"
+	ImpossibleEndBeforeStart    = "ends before it starts"
+	ImpossibleElapsed           = "ElapsedRaw longer than End - Start"
+	ImpossibleTime              = "a time that does not exist in the time zone (daylight-saving gap)"
+	ImpossibleState             = "a state Slurm does not have"
+)
 
 // SacctJob is one job of sacct's output that ran to its end.
 type SacctJob struct {
 	ID            int      // the job id's leading number (1234 of 1234_7); 0 when it has none
 	Line          int      // the record's line (1-based)
-	Submit, Start int64    // Unix seconds, the times sacct prints read as UTC
+	Submit, Start int64    // Unix seconds (the times sacct prints, read in SacctOptions.Location)
 	Runtime       int64    // seconds
 	Limit         int64    // seconds; -1 unknown (UNLIMITED, Partition_Limit)
 	Size          int      // NNodes, else NCPUS
@@ -47,11 +83,15 @@ type SacctJob struct {
 }
 
 // Sacct is what ReadSacct read: the jobs in file order (of a requeued job its last
-// run), what was skipped and why, and the malformed records skipped with SkipBad.
+// run), what was skipped and why, the impossible records skipped (by reason, the
+// Impossible* constants) and the malformed records skipped with SkipBad.
 type Sacct struct {
-	Jobs    []SacctJob
-	Skipped map[string]int
-	Bad     int
+	Jobs       []SacctJob
+	Skipped    map[string]int
+	Impossible map[string]int
+	Bad        int
+	// Location is the zone the times were read in.
+	Location *time.Location
 }
 
 // SacctLineError is a malformed record: its line, its text (clipped to 120 bytes) and
@@ -101,13 +141,26 @@ func LooksLikeSacct(data []byte) bool {
 // '.'), pending jobs, jobs cancelled before they started, jobs still running, and
 // earlier runs of a requeued job (the same id again: its last record is kept). A
 // record with a missing or malformed field is a *SacctLineError, or skipped and
-// counted (Sacct.Bad) with SkipBad.
+// counted (Sacct.Bad) with SkipBad. Times are read in SacctOptions.Location.
+// Impossible records are skipped and counted by reason in Sacct.Impossible: Start
+// before Submit, End before Start, ElapsedRaw longer than End - Start (shorter is
+// time spent suspended, which Slurm leaves out of ElapsedRaw: ElapsedRaw is the
+// run time then), a time in a daylight-saving gap, a state Slurm does not have.
+// More than SacctOptions.MaxJobs jobs is an error.
 func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	limit := opt.MaxValue
 	if limit <= 0 || limit > math.MaxInt64/4 {
 		limit = math.MaxInt64 / 4 // sums of three stay in int64
 	}
-	t := &Sacct{Skipped: map[string]int{}}
+	loc := opt.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	maxJobs := opt.MaxJobs
+	if maxJobs <= 0 {
+		maxJobs = DefaultMaxJobs
+	}
+	t := &Sacct{Skipped: map[string]int{}, Impossible: map[string]int{}, Location: loc}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	line := 0
@@ -185,6 +238,14 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				return nil, err
 			}
 			continue
+		case state == "":
+			if err := bad(fmt.Errorf("empty State")); err != nil {
+				return nil, err
+			}
+			continue
+		case !sacctStates[state]:
+			t.Impossible[ImpossibleState]++
+			continue
 		case strings.Contains(id, "."):
 			t.Skipped["job steps"]++
 			continue
@@ -199,10 +260,14 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			t.Skipped["still running"]++
 			continue
 		}
-		submit, err1 := sacctTime(submitS)
-		start, err2 := sacctTime(startS)
-		end, err3 := sacctTime(endS)
+		submit, err1 := sacctTime(submitS, loc)
+		start, err2 := sacctTime(startS, loc)
+		end, err3 := sacctTime(endS, loc)
 		if err := firstErr(err1, err2, err3); err != nil {
+			if errors.Is(err, errNoSuchTime) {
+				t.Impossible[ImpossibleTime]++
+				continue
+			}
 			if err := bad(err); err != nil {
 				return nil, err
 			}
@@ -211,6 +276,15 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		j := SacctJob{Line: line, Submit: submit.Unix(), Start: start.Unix()}
 		// Unix seconds, not time.Time.Sub, which saturates at 292 years.
 		run := end.Unix() - start.Unix()
+		if j.Start < j.Submit {
+			t.Impossible[ImpossibleStartBeforeSubmit]++
+			continue
+		}
+		if run < 0 {
+			t.Impossible[ImpossibleEndBeforeStart]++
+			continue
+		}
+		wall := run
 		if v, ok := get(f, "ElapsedRaw"); ok && v != "" {
 			e, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || e < 0 {
@@ -225,6 +299,10 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				}
 				continue
 			}
+			if e > wall {
+				t.Impossible[ImpossibleElapsed]++
+				continue
+			}
 			run = e
 		} else if v, ok := get(f, "Elapsed"); ok && v != "" {
 			e, err := slurmDuration(v, limit)
@@ -234,13 +312,11 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				}
 				continue
 			}
-			run = e
-		}
-		if run < 0 {
-			if err := bad(fmt.Errorf("ends before it starts")); err != nil {
-				return nil, err
+			if e > wall {
+				t.Impossible[ImpossibleElapsed]++
+				continue
 			}
-			continue
+			run = e
 		}
 		j.Runtime = run
 		j.Limit = -1
@@ -295,6 +371,9 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			t.Skipped["earlier runs of requeued jobs"]++
 			recs[i].id = "" // dropped below
 		}
+		if len(recs) >= maxJobs {
+			return nil, fmt.Errorf("line %d: more than %d jobs: %w (raise the cap: SacctOptions.MaxJobs, procalloc's --max-jobs)", line, maxJobs, ErrTooManyJobs)
+		}
 		last[id] = len(recs)
 		recs = append(recs, rec{job: j, id: id})
 	}
@@ -333,10 +412,23 @@ func noTime(s string) bool {
 	return s == "" || s == "Unknown" || s == "None" || s == "N/A"
 }
 
-func sacctTime(s string) (time.Time, error) {
-	t, err := time.Parse("2006-01-02T15:04:05", s)
+// ErrTooManyJobs is wrapped by the error of an input with more jobs than the cap.
+var ErrTooManyJobs = errors.New("too many jobs")
+
+var errNoSuchTime = errors.New("no such time in the zone")
+
+const sacctLayout = "2006-01-02T15:04:05"
+
+// sacctTime reads a time sacct printed in zone loc; a time that does not exist
+// there (skipped when the clocks went forward) is errNoSuchTime: time.Date would
+// silently move it by the gap.
+func sacctTime(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.ParseInLocation(sacctLayout, s, loc)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("time %q: want YYYY-MM-DDTHH:MM:SS", s)
+	}
+	if t.Format(sacctLayout) != s {
+		return time.Time{}, fmt.Errorf("time %s in %s: %w", s, loc, errNoSuchTime)
 	}
 	return t, nil
 }

@@ -2,9 +2,12 @@ package slurm
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The sample sacct output of the fat tree (sim/testdata): what is skipped and why,
@@ -43,5 +46,68 @@ func TestReadSacct(t *testing.T) {
 	sa, err = ReadSacct(strings.NewReader(head+"7|2026-01-01T00:00:00|x|2026-01-01T00:00:10|10|1|COMPLETED\n"), SacctOptions{SkipBad: true})
 	if err != nil || sa.Bad != 1 || len(sa.Jobs) != 0 {
 		t.Fatalf("SkipBad: %v %+v", err, sa)
+	}
+}
+
+// Issue 31 item 10: sacct prints local times; a job submitted a few seconds before
+// the US daylight-saving switch and started after it waited 20 s, not 3620 s, and
+// records whose times contradict each other, or name no Slurm state, are counted
+// and skipped.
+func TestReadSacctTimeZone(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skipf("no zone data: %v", err)
+	}
+	const head = "JobIDRaw|Submit|Start|End|ElapsedRaw|NNodes|State\n"
+	const dst = "7|2024-03-10T01:59:50|2024-03-10T03:00:10|2024-03-10T03:00:20|10|1|COMPLETED\n"
+	for _, c := range []struct {
+		loc  *time.Location
+		wait int64
+	}{{ny, 20}, {time.UTC, 3620}} {
+		sa, err := ReadSacct(strings.NewReader(head+dst), SacctOptions{Location: c.loc})
+		if err != nil || len(sa.Jobs) != 1 {
+			t.Fatalf("%v: %v %+v", c.loc, err, sa)
+		}
+		if w := sa.Jobs[0].Start - sa.Jobs[0].Submit; w != c.wait {
+			t.Errorf("read in %v: waits %d s, want %d", c.loc, w, c.wait)
+		}
+	}
+	recs := head +
+		"1|2024-01-01T10:00:00|2024-01-01T09:00:00|2024-01-01T11:00:00|7200|1|COMPLETED\n" + // starts before submit
+		"2|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T09:00:00||1|COMPLETED\n" + // ends before start
+		"3|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T09:00:00|60|1|COMPLETED\n" + // ends before start, ElapsedRaw given
+		"4|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:01:00|61|1|COMPLETED\n" + // ElapsedRaw > End-Start
+		"5|2024-03-10T02:30:00|2024-03-10T03:30:00|2024-03-10T03:31:00|60|1|COMPLETED\n" + // 02:30 does not exist in New York that day
+		"6|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:01:00|60|1|FINISHED\n" + // no such state
+		"7|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:02:00|60|1|COMPLETED\n" // suspended 60 s: kept, runs 60 s
+	sa, err := ReadSacct(strings.NewReader(recs), SacctOptions{Location: ny})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{ImpossibleStartBeforeSubmit: 1, ImpossibleEndBeforeStart: 2, ImpossibleElapsed: 1, ImpossibleTime: 1, ImpossibleState: 1}
+	if !maps.Equal(sa.Impossible, want) {
+		t.Errorf("impossible %v, want %v", sa.Impossible, want)
+	}
+	if len(sa.Jobs) != 1 || sa.Jobs[0].ID != 7 || sa.Jobs[0].Runtime != 60 {
+		t.Errorf("kept %+v, want job 7 of 60 s", sa.Jobs)
+	}
+	// In UTC 02:30 exists: only the zone's gap makes record 5 impossible.
+	if sa, _ := ReadSacct(strings.NewReader(recs), SacctOptions{Location: time.UTC}); sa.Impossible[ImpossibleTime] != 0 || len(sa.Jobs) != 2 {
+		t.Errorf("UTC: %v, %d jobs, want 2", sa.Impossible, len(sa.Jobs))
+	}
+}
+
+// More jobs than the cap is an error, not memory without bound.
+func TestReadSacctMaxJobs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("JobIDRaw|Submit|Start|End|NNodes|State\n")
+	for i := 1; i <= 11; i++ {
+		fmt.Fprintf(&b, "%d|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:01:00|1|COMPLETED\n", i)
+	}
+	if _, err := ReadSacct(strings.NewReader(b.String()), SacctOptions{MaxJobs: 10, Location: time.UTC}); !errors.Is(err, ErrTooManyJobs) || !strings.Contains(err.Error(), "line 12") {
+		t.Fatalf("11 jobs, cap 10: %v", err)
+	}
+	if sa, err := ReadSacct(strings.NewReader(b.String()), SacctOptions{MaxJobs: 11, Location: time.UTC}); err != nil || len(sa.Jobs) != 11 {
+		t.Fatalf("11 jobs, cap 11: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -34,6 +35,13 @@ func TestWeightFormatRoundTrip(t *testing.T) {
 			}
 			for _, hosts := range [][]string{nil, names} {
 				var buf bytes.Buffer
+				if hosts == nil {
+					// Issue 31 item 9: no "NodeName=0" lines.
+					if err := curves.WriteRanking(&buf, FormatWeight, o, curves.RankingMeta{}, nil); !errors.Is(err, curves.ErrNoHostNames) || buf.Len() > 0 {
+						t.Fatalf("without host names: %v, %q", err, buf.String())
+					}
+					continue
+				}
 				if err := curves.WriteRanking(&buf, FormatWeight, o, curves.RankingMeta{}, hosts); err != nil {
 					t.Fatal(err)
 				}

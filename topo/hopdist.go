@@ -552,18 +552,6 @@ func (h *hopIndex) buildLabels(budget int) bool {
 	return true
 }
 
-// bytes returns the memory the index holds (its slices; the row cache as it stands).
-func (h *hopIndex) bytes() int {
-	n := 4*(len(h.anchor)+len(h.class)+len(h.qOff)+len(h.qAdj)+len(h.key)+len(h.labOff)+len(h.labHub)) +
-		len(h.t8) + 2*len(h.t16) + 2*len(h.labDist)
-	h.mu.Lock()
-	for e := h.lru.Front(); e != nil; e = e.Next() {
-		n += 4 * len(e.Value.(*qRow).dist)
-	}
-	h.mu.Unlock()
-	return n
-}
-
 // PairDistSum returns the sum of the hop distances between all unordered pairs of
 // the distinct vertices nodes, and false (sum 0) when some pair is not connected.
 // On the fat trees and dragonflies FatTree and Dragonfly build, hosts' sums come in

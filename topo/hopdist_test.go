@@ -218,7 +218,8 @@ func TestSyntheticSizeRefused(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
 		{"fattree:1,65536:65536", "65536 hosts, 65536 switches and more than 8388608 links"},
 		{"fattree:1,1048576:1,1048576:1,1048576:1", "more than 8388608 links"},
-		{"fattree:1024,1024:2048", "2097152 hosts"},
+		{"fattree:1024,1024:2048", "2097152 hosts, 3072 switches and 4194304 links"},
+		{"fattree:100000,1:20", "2000000 hosts, 21 switches and 2000020 links"}, // issue 31: "0 switches"
 		{"fattree:2,1048576:2,1048576:4", "16 hosts, 4194312 switches and more than 8388608 links"},
 		{"dragonfly:hosts_per_router=1,routers_per_group=1,intergroup_links=1,num_groups=1000000", "1000000 hosts, 1000000 switches and more than 8388608 links"},
 		{"dragonfly:hosts_per_router=1,routers_per_group=1000000,intergroup_links=1,num_groups=1", "1000000 hosts, 1000000 switches and more than 8388608 links"},

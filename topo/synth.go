@@ -134,7 +134,22 @@ func FatTree(shape string) (*Graph, error) {
 		hosts64 = c.mul(hosts64, uint64(d))
 	}
 	if hosts64 > MaxSyntheticHosts {
-		return nil, fmt.Errorf("fattree shape %q: %w", shape, checkSize(hosts64, 0, hosts64))
+		// Count the switches and links too, so that the message names them all
+		// (it said "0 switches").
+		sw := hosts64 / uint64(downs[0])
+		if hosts64 > c.limit {
+			sw = c.limit + 1
+		}
+		switches, links, r := sw, hosts64, sw
+		for i := 1; i <= L; i++ {
+			up := c.mul(r, uint64(ups[i-1]))
+			links = c.add(links, up)
+			if r = up / uint64(downs[i]); up > c.limit {
+				r = c.limit + 1
+			}
+			switches = c.add(switches, r)
+		}
+		return nil, fmt.Errorf("fattree shape %q: %w", shape, checkSize(hosts64, switches, links))
 	}
 	hosts := int(hosts64)
 	rpl := make([]int, L+1) // routers per level

@@ -29,11 +29,6 @@ type Family struct {
 // Need is how many Boundary points complete a k-set.
 func (f *Family) Need(k int) int { return k - len(f.Inner) }
 
-// Center returns the witness center in input coordinates.
-func (f *Family) Center() [2]float64 {
-	return [2]float64{float64(f.Center2[0]) / 2, float64(f.Center2[1]) / 2}
-}
-
 // Key identifies a family by its Inner and Boundary sets (for deduplication).
 func (f *Family) Key() string {
 	var sb strings.Builder

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -159,9 +160,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				if err := ef.check(fs); err != nil {
 					return err
 				}
-				engine := sim.Engine(ef.engine)
-				if engine == sim.EngineMessage {
-					engine = ""
+				engine := sim.Engine(ef.engine) // a wrong name: Batch.Validate says so
+				if e, err := sim.ParseEngine(ef.engine); err == nil {
+					engine = e
 				}
 				p := netsim.Params{MessageFlits: *flits, RouterDelay: *delay, FlitBytes: *flitBytes}
 				if err := p.Validate(); err != nil {
@@ -354,7 +355,7 @@ func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
 		}
 	}
 	xs, xlabel := batchX(specs)
-	var series []lineSeries
+	var series []plot.Series
 	for _, r := range o.Results {
 		name := fmt.Sprintf("%d comm per I/O", r.CommPerIO)
 		if r.CommPerIO == 0 {
@@ -362,20 +363,20 @@ func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
 		}
 		k := -1
 		for i := range series {
-			if series[i].name == name {
+			if series[i].Name == name {
 				k = i
 			}
 		}
 		if k < 0 {
-			series = append(series, lineSeries{name: name})
+			series = append(series, plot.Series{Name: name})
 			k = len(series) - 1
 		}
 		for i, s := range specs {
 			if s == r.Alloc {
-				series[k].x = append(series[k].x, xs[i])
+				series[k].X = append(series[k].X, xs[i])
 			}
 		}
-		series[k].y = append(series[k].y, r.MeanCompletion)
+		series[k].Y = append(series[k].Y, r.MeanCompletion)
 	}
 	title := fmt.Sprintf("Time until all %d tasks finish — %s, %s", o.Tasks, o.Machine, o.Pattern)
 	ylabel := "mean completion time (s)"
@@ -383,15 +384,15 @@ func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
 		// Each line divided by its first point: the trend along the x axis of lines
 		// of very different heights.
 		for i := range series {
-			if first := series[i].y[0]; first > 0 {
-				for j := range series[i].y {
-					series[i].y[j] /= first
+			if first := series[i].Y[0]; first > 0 {
+				for j := range series[i].Y {
+					series[i].Y[j] /= first
 				}
 			}
 		}
 		ylabel = "mean completion time / first point of the line"
 	}
-	return writeLineChartAxis(w, title, xlabel, ylabel, series, false)
+	return plot.LineChart{Title: title, XLabel: xlabel, YLabel: ylabel, Series: series}.WriteSVG(w)
 }
 
 func containsString(list []string, s string) bool {

@@ -99,7 +99,6 @@ func TestBatchFlitEngine(t *testing.T) {
 		{[]string{"--vcs", "2"}, "--vcs configures the flit engine: add --engine flit"},
 		{[]string{"--st-delay", "2"}, "--st-delay configures the flit engine"},
 		{[]string{"--engine", "flit", "--vcs", "0"}, "--vcs 0: must be at least 1"},
-		{[]string{"--engine", "flit", "--vc-buffer", "4"}, "--vc-buffer: vc buffer of 4 flits is too small"},
 		{[]string{"--engine", "flit", "--router-delay", "2"}, "--router-delay is the message engine's"},
 		{[]string{"--engine", "booksim"}, `--engine "booksim": want message or flit`},
 	} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/plot"
 )
 
 func init() {
@@ -148,25 +149,25 @@ func drawCluster(w io.Writer, pts []geom.Point) error {
 func clusterSVG(w io.Writer, pts []geom.Point) error {
 	b := geom.BoundingBox(pts)
 	const cell = 20
-	d := len(pts[0])
+	dim := len(pts[0])
 	layers := 1
-	if d == 3 {
+	if dim == 3 {
 		layers = b.Max[2] - b.Min[2] + 1
 	}
 	wx := b.Max[0] - b.Min[0] + 1
 	wy := b.Max[1] - b.Min[1] + 1
 	width := layers * (wx + 1) * cell
 	height := (wy + 1) * cell
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", width, height, width, height)
+	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true})
 	for _, p := range pts {
 		layer := 0
-		if d == 3 {
+		if dim == 3 {
 			layer = p[2] - b.Min[2]
 		}
 		x := (layer*(wx+1)+p[0]-b.Min[0])*cell + cell/2
 		y := (b.Max[1]-p[1])*cell + cell/2
-		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#3b6ea5" stroke="#fff"/>`+"\n", x, y, cell, cell)
+		d.Elem("rect", "x", x, "y", y, "width", cell, "height", cell, "fill", "#3b6ea5", "stroke", "#fff")
+		d.Newline()
 	}
-	_, err := fmt.Fprintln(w, "</svg>")
-	return err
+	return d.End()
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/csv"
-	"errors"
 	"flag"
 	"fmt"
-	"html"
 	"io"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -18,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
 )
 
@@ -303,33 +300,14 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 
 // writeBarChart draws one horizontal bar per allocator.
 func writeBarChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
-	const (
-		left, barH, gap, width, top = 220, 22, 8, 420, 40
-	)
-	maxV := 0.0
-	for _, s := range sums {
-		maxV = max(maxV, m.Value(&s))
-	}
-	if maxV <= 0 {
-		maxV = 1
-	}
-	h := top + len(sums)*(barH+gap) + 20
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`+"\n", left+width+120, h)
-	title := m.Name
+	c := plot.BarChart{Title: m.Name}
 	if len(sums) > 0 {
-		title = fmt.Sprintf("%s — %s, %s, %d jobs", m.Name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
+		c.Title = fmt.Sprintf("%s — %s, %s, %d jobs", m.Name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
 	}
-	fmt.Fprintf(w, `<text x="10" y="22" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
-	for i, s := range sums {
-		y := top + i*(barH+gap)
-		v := m.Value(&s)
-		bw := int(float64(width) * v / maxV)
-		fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+barH-6, html.EscapeString(s.Alloc))
-		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#4878a8"/>`+"\n", left, y, bw, barH)
-		fmt.Fprintf(w, `<text x="%d" y="%d">%s</text>`+"\n", left+bw+6, y+barH-6, formatMetric(m, &s))
+	for _, s := range sums {
+		c.Bars = append(c.Bars, plot.Bar{Label: s.Alloc, Value: m.Value(&s), Text: formatMetric(m, &s)})
 	}
-	_, err := fmt.Fprintln(w, "</svg>")
-	return err
+	return c.WriteSVG(w)
 }
 
 // parseLoads reads the --loads list: positive finite load factors, no repeats.
@@ -352,15 +330,15 @@ func parseLoads(s string) ([]float64, error) {
 // writeLoadChart draws the metric against the load factor, one line per allocator
 // (the form of Bunde et al. 2004 Figs. 7-8).
 func writeLoadChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
-	var series []lineSeries
+	var series []plot.Series
 	for _, s := range sums {
-		k := slices.IndexFunc(series, func(l lineSeries) bool { return l.name == s.Alloc })
+		k := slices.IndexFunc(series, func(l plot.Series) bool { return l.Name == s.Alloc })
 		if k < 0 {
-			series = append(series, lineSeries{name: s.Alloc})
+			series = append(series, plot.Series{Name: s.Alloc})
 			k = len(series) - 1
 		}
-		series[k].x = append(series[k].x, s.LoadFactor)
-		series[k].y = append(series[k].y, m.Value(&s))
+		series[k].X = append(series[k].X, s.LoadFactor)
+		series[k].Y = append(series[k].Y, m.Value(&s))
 	}
 	title := m.Name
 	if len(sums) > 0 {
@@ -369,7 +347,7 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
 			title += ", " + sums[0].Comm.Pattern + " communication"
 		}
 	}
-	return writeLineChart(w, title, "load factor (arrival times multiplied by it)", metricLabel(m.Name), series)
+	return plot.LineChart{Title: title, XLabel: "load factor (arrival times multiplied by it)", YLabel: metricLabel(m.Name), Series: series, FromZero: true}.WriteSVG(w)
 }
 
 // metricLabel is a metric's name with its unit, for a chart's axis.
@@ -389,120 +367,6 @@ func metricLabel(name string) string {
 		return name
 	}
 	return name + " (" + unit + ")"
-}
-
-// lineSeries is one line of a chart: points (x[i], y[i]).
-type lineSeries struct {
-	name string
-	x, y []float64
-}
-
-// writeLineChart draws one line per series with axes, ticks and a legend; the y axis
-// starts at zero (or is logarithmic when the values span more than two decades).
-func writeLineChart(w io.Writer, title, xlabel, ylabel string, series []lineSeries) error {
-	return writeLineChartAxis(w, title, xlabel, ylabel, series, true)
-}
-
-// writeLineChartAxis is writeLineChart; with fromZero false the linear y axis spans
-// only the values (with a margin), for small differences between large values.
-func writeLineChartAxis(w io.Writer, title, xlabel, ylabel string, series []lineSeries, fromZero bool) error {
-	const left, top, width, height, legendW = 90, 50, 520, 340, 230
-	xs := map[float64]bool{}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for _, s := range series {
-		for i := range s.x {
-			xs[s.x[i]] = true
-			xmin, xmax = min(xmin, s.x[i]), max(xmax, s.x[i])
-			lo, hi = min(lo, s.y[i]), max(hi, s.y[i])
-		}
-	}
-	if len(xs) == 0 {
-		return errors.New("nothing to plot")
-	}
-	if xmax == xmin {
-		xmax = xmin + 1
-	}
-	// Values spanning more than two decades (a saturated load next to light ones)
-	// get a logarithmic axis, else the light loads are a flat line at the bottom.
-	logY := lo > 0 && hi/lo > 100
-	if !logY && fromZero {
-		lo = min(lo, 0)
-	} else if !logY {
-		pad := (hi - lo) * 0.05
-		if pad == 0 {
-			pad = math.Abs(hi)*0.05 + 1e-9
-		}
-		lo, hi = lo-pad, hi+pad
-	}
-	if hi <= lo {
-		hi = lo + 1
-	}
-	tr := func(v float64) float64 { return v }
-	if logY {
-		tr = math.Log10
-		lo, hi = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
-		ylabel += " (log scale)"
-	}
-	px := func(x float64) float64 { return left + width*(x-xmin)/(xmax-xmin) }
-	py := func(y float64) float64 { return top + height - height*(tr(y)-tr(lo))/(tr(hi)-tr(lo)) }
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", left+width+legendW, top+height+60)
-	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(w, `<text x="10" y="22" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
-	fmt.Fprintf(w, `<path d="M%d %d V%d H%d" fill="none" stroke="black"/>`+"\n", left, top, top+height, left+width)
-	var yticks []float64
-	if logY {
-		for v := lo; v <= hi*1.0001; v *= 10 {
-			yticks = append(yticks, v)
-		}
-	} else {
-		for i := 0; i <= 5; i++ {
-			yticks = append(yticks, lo+(hi-lo)*float64(i)/5)
-		}
-	}
-	for _, v := range yticks {
-		y := py(v)
-		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			left, left+width, y, y, left-6, y+4, strconv.FormatFloat(v, 'g', 3, 64))
-	}
-	var ticks []float64
-	for x := range xs {
-		ticks = append(ticks, x)
-	}
-	slices.Sort(ticks)
-	for _, x := range ticks {
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%g</text>`+"\n", px(x), top+height+18, x)
-	}
-	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", left+width/2, top+height+40, html.EscapeString(xlabel))
-	fmt.Fprintf(w, `<text x="14" y="%d" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>`+"\n", top+height/2, top+height/2, html.EscapeString(ylabel))
-	palette := []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"}
-	dashes := []string{"", "6 3", "2 2"}
-	for i, s := range series {
-		idx := make([]int, len(s.x))
-		for j := range idx {
-			idx[j] = j
-		}
-		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(s.x[a], s.x[b]) })
-		var d strings.Builder
-		for j, k := range idx {
-			op := "L"
-			if j == 0 {
-				op = "M"
-			}
-			fmt.Fprintf(&d, "%s%.1f %.1f ", op, px(s.x[k]), py(s.y[k]))
-		}
-		color := palette[i%len(palette)]
-		dash := dashes[(i/len(palette))%len(dashes)]
-		fmt.Fprintf(w, `<path d="%s" fill="none" stroke="%s" stroke-width="1.6" stroke-dasharray="%s"/>`+"\n", d.String(), color, dash)
-		for _, k := range idx {
-			fmt.Fprintf(w, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>`+"\n", px(s.x[k]), py(s.y[k]), color)
-		}
-		ly := top + 14*i
-		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/><text x="%d" y="%d">%s</text>`+"\n",
-			left+width+15, left+width+40, ly, ly, color, dash, left+width+45, ly+4, html.EscapeString(s.name))
-	}
-	_, err := fmt.Fprintln(w, "</svg>")
-	return err
 }
 
 // compareRun is one replay of compare: an allocator spec and a load factor (indices).

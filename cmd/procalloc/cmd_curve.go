@@ -116,6 +116,9 @@ procalloc curve --list --machine torus:8x8`,
 				if err := hs.check(); err != nil {
 					return err
 				}
+				if err := refuseEmptyFlags(fs, "hosts", "hostlist"); err != nil {
+					return err
+				}
 				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
@@ -157,10 +160,10 @@ procalloc curve --list --machine torus:8x8`,
 						}
 					case curves.NodeNames(m) != nil:
 						names = curves.NodeNames(m)
-					case f == curves.FormatHosts:
-						return usagef("--format hosts needs --hosts FILE or --hostlist EXPR (host names in node-index order)")
+					default:
+						// A resource manager would take node indices for host names.
+						return usagef("--format %s names hosts: it needs --hosts FILE or --hostlist EXPR (host names in node-index order); %s has no names of its own", f, m.Spec())
 					}
-					// The scheduler formats name nodes by index when no names are given.
 				} else if hs.given() {
 					return usagef("%s is only used with formats that name hosts (hosts, %s)", hs.flag(), formatList(curves.SchedulerFormats))
 				}
@@ -299,6 +302,18 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 
 func curveIndent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// refuseEmptyFlags is a usage error for a flag of names given an empty value
+// (--hostlist ""), which would otherwise read as the flag left out.
+func refuseEmptyFlags(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(names, f.Name) && strings.TrimSpace(f.Value.String()) == "" {
+			err = usagef("--%s is empty: give a value or leave the flag out", f.Name)
+		}
+	})
+	return err
 }
 
 // curveMaxNodes bounds the machines curve and evaluate accept: an ordering takes 8

@@ -159,7 +159,7 @@ func evaluateReadRanking(e *env, path string, m topo.Machine) (curves.Order, err
 	if path != "-" {
 		return curves.ReadMachineRanking(path, m)
 	}
-	data, err := io.ReadAll(e.stdin)
+	data, err := curves.ReadRankingData(e.stdin, m.N(), "stdin")
 	if err != nil {
 		return nil, err
 	}

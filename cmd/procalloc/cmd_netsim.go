@@ -32,9 +32,11 @@ type netsimOutput struct {
 	BisectionBound float64         `json:"bisection_bound"`
 	// SaturationOffered is the lowest offered load that saturated the network (null
 	// when none did); MaxAccepted the most it accepted at any load.
-	SaturationOffered *float64      `json:"saturation_offered"`
-	MaxAccepted       float64       `json:"max_accepted"`
-	Points            []netsimPoint `json:"points"`
+	SaturationOffered *float64 `json:"saturation_offered"`
+	// Notes say which parameters have no BookSim2 reference (FlitConfig.Unreferenced).
+	Notes       []string      `json:"notes,omitempty"`
+	MaxAccepted float64       `json:"max_accepted"`
+	Points      []netsimPoint `json:"points"`
 }
 
 // netsimFlitJSON is the flit engine's configuration in netsim's JSON.
@@ -94,7 +96,17 @@ func init() {
 		details: `Runs a network model (package netsim, docs/comm.md) on synthetic traffic:
 every node generates messages of S flits at random times (a Bernoulli process),
 --rate flits per cycle on average, a fraction of one link's bandwidth (one flit per
-cycle), each to a uniformly random node.
+cycle), each to the node --traffic gives. The patterns are BookSim2's (traffic.cpp),
+nodes numbered with x fastest: uniform (a random node, the source included on the
+flit engine, another node on the message engine), transpose ((x,y) -> (y,x): the
+high and low halves of the node number's bits swapped; an even power of two nodes),
+bitcomp, bitrev and shuffle (every bit complemented, the bits reversed, rotated left
+by one; a power of two nodes), tornado and neighbor (every coordinate c of a k-node
+dimension to c + ceil(k/2) - 1, or c + 1, mod k; meshes and tori), randperm[:SEED] (a
+random permutation, by default seeded by --seed; not BookSim2's permutation for the
+same seed), hotspot:NODES[:WEIGHTS] (one of the listed nodes, each with probability
+proportional to its weight, e.g. hotspot:0,63:3,1; BookSim2's hotspot({0,63},{3,1})).
+A pattern a machine cannot take is an error (e.g. bitrev on 48 nodes).
 
 --engine flit (the default) is the flit-level model of BookSim2's input-queued
 router: --vcs virtual channels per port, each with a --vc-buffer flit buffer,
@@ -103,14 +115,16 @@ traversal of one cycle each (--routing-delay, --vc-alloc-delay, --sw-alloc-delay
 --st-delay), one-iteration iSLIP allocators, links of --link-delay cycles (default
 BookSim2's: 1 on meshes and graphs, 2 on tori). Routes are dimension-ordered on
 meshes; on tori the shorter way round (a tie at random, seeded) with the virtual
-channels split into two dateline classes, so a torus needs an even --vcs of at
-least 2; shortest paths on graphs, every VC usable at every hop (a dragonfly or a ring
+channels split into two dateline classes (a torus needs --vcs of at least 2; an
+odd number overlaps the classes in one VC, as BookSim2 does); shortest paths on graphs, every VC usable at every hop (a dragonfly or a ring
 can then deadlock, which stops the run with the cycle of waiting VCs named) unless
 --hop-classes gives the h-th link of a route VC h only. Uniform traffic includes a node sending to itself,
 and each node queues its packets without bound, as in BookSim2. It is the default
-because it reproduces BookSim2: saturation within 3% of BookSim2's on meshes 8x8 and
-16x16 with 1 to 8 virtual channels and on the 8x8 torus, zero-load latency within
-1 cycle (docs/comm.md, "The flit engine against BookSim2"), where the message engine
+because it reproduces BookSim2: saturation within 1.5% of BookSim2's on meshes 8x8
+and 16x16 with 1 to 8 virtual channels and on the 8x8 torus with 8-flit buffers
+(within 4.4% with 32-flit buffers), within 1% on every pattern but randperm (whose
+permutation is not BookSim2's), a lone packet's latency equal to BookSim2's for every
+stage delay BookSim2 runs (docs/comm.md, "The flit engine against BookSim2"), where the message engine
 was 7-20% low on saturation and 40-50% low on zero-load latency.
 
 --engine message is the message-level wormhole model that "sim --comm" uses: a
@@ -133,6 +147,9 @@ writes the rates finished so far and exits with status 130.`,
 		example: `procalloc netsim --machine mesh:8x8 --traffic uniform --rate 0.2 --json
 procalloc netsim --machine mesh:8x8 --traffic uniform --rate 0.3,0.4,0.5,0.6 --engine flit --vcs 8 --vc-buffer 8 --json
 procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.5 --vcs 4
+procalloc netsim --machine mesh:8x8 --traffic transpose --rate 0.1:0.5:0.1 --vcs 2
+procalloc netsim --machine torus:8x8 --traffic tornado --rate 0.3 --vcs 2
+procalloc netsim --machine mesh:8x8 --traffic hotspot:0,63:3,1 --rate 0.01
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.1 --engine message
 procalloc netsim --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5 --rate 0.3 --vcs 5 --hop-classes
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.02:0.4:0.02
@@ -140,17 +157,17 @@ procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-
 procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:8x8, torus:8x8, fattree:4,4:8 (switches route, hosts send)")
-			traffic := fs.String("traffic", "uniform", "traffic `PATTERN`: uniform (random destinations)")
+			traffic := fs.String("traffic", "uniform", "traffic `PATTERN`, BookSim2's: uniform, transpose, bitcomp, bitrev, shuffle, tornado, neighbor, randperm[:SEED], hotspot:NODES[:WEIGHTS]")
 			rate := fs.String("rate", "", "offered load per node, flits per cycle (a fraction of one link's bandwidth): `R`, a list R1,R2 or a range FROM:TO:STEP")
 			d := netsim.DefaultParams()
 			flits := fs.Int64("msg-flits", d.MessageFlits, "message length in flits")
 			delay := fs.Int64("router-delay", d.RouterDelay, "message engine: cycles a message header takes per hop")
 			engine := fs.String("engine", "flit", "network model `ENGINE`: flit (BookSim2's virtual-channel router, the default) or message (message-level wormhole)")
-			vcs := fs.Int("vcs", 1, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs an even number >= 2)")
-			vcBuf := fs.Int("vc-buffer", 8, "flit engine: buffer per virtual channel in flits `B` (at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
-			rtDelay := fs.Int("routing-delay", 1, "flit engine: routing stage, cycles")
-			vaDelay := fs.Int("vc-alloc-delay", 1, "flit engine: virtual-channel allocation stage, cycles")
-			saDelay := fs.Int("sw-alloc-delay", 1, "flit engine: switch allocation stage, cycles")
+			vcs := fs.Int("vcs", 1, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs at least 2, an odd number overlapping its two dateline classes in one VC as BookSim2 does)")
+			vcBuf := fs.Int("vc-buffer", 8, "flit engine: buffer per virtual channel in flits `B`, 1 or more (below the credit round trip, 5 flits with the default delays on a mesh, 7 on a torus, a lone packet cannot stream one flit per cycle)")
+			rtDelay := fs.Int("routing-delay", 1, "flit engine: routing stage, cycles (0: lookahead routing, as BookSim2's routing_delay = 0)")
+			vaDelay := fs.Int("vc-alloc-delay", 1, "flit engine: virtual-channel allocation stage, cycles (above 1: no BookSim2 reference, it asserts on them; the output notes it)")
+			saDelay := fs.Int("sw-alloc-delay", 1, "flit engine: switch allocation stage, cycles (above 1: no BookSim2 reference, as for --vc-alloc-delay)")
 			stDelay := fs.Int("st-delay", 1, "flit engine: switch traversal stage, cycles")
 			hopClasses := fs.Bool("hop-classes", false, "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only, which rules out deadlock when --vcs is at least the longest route in links (else every VC is usable at every hop, as in BookSim2, and shortest paths on a dragonfly or ring can deadlock)")
 			linkDelay := fs.Int("link-delay", 0, "flit engine: router-to-router link latency in cycles (0: BookSim2's, 1 on meshes and graphs, 2 on tori)")
@@ -166,8 +183,9 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				if *machine == "" {
 					return usagef("--machine SPEC is required, e.g. --machine mesh:8x8")
 				}
-				if *traffic != "uniform" {
-					return usagef("--traffic %q: the synthetic traffic is uniform", *traffic)
+				pattern, err := netsim.ParseSynthetic(*traffic)
+				if err != nil {
+					return usageError{"--traffic: " + err.Error()}
 				}
 				if *rate == "" {
 					return usagef("--rate is required, e.g. --rate 0.1 or --rate 0.05:0.5:0.05")
@@ -209,11 +227,14 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 					return usageError{err.Error()}
 				}
 				if m.N() < 2 || m.N() > 1<<16 {
-					return usagef("--machine %s: uniform traffic needs 2 to 65536 nodes", *machine)
+					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes", *machine)
+				}
+				if _, err := pattern.Bind(m, m.N(), *seed); err != nil {
+					return usageError{"--traffic: " + err.Error()}
 				}
 				var r netsim.Router
 				var fc netsim.FlitConfig
-				o := netsimOutput{Machine: m.Spec(), Traffic: *traffic, Engine: *engine, MessageFlits: p.MessageFlits}
+				o := netsimOutput{Machine: m.Spec(), Traffic: pattern.String(), Engine: *engine, MessageFlits: p.MessageFlits}
 				if *engine == "message" {
 					if r, err = netsim.NewRouter(m); err != nil {
 						return err
@@ -234,12 +255,13 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 					if err := fc.Validate(); err != nil {
 						return usageError{err.Error()}
 					}
-					if g, ok := m.(*topo.Grid); ok && g.Wraps() && (fc.VCs < 2 || fc.VCs%2 != 0) {
-						return usagef("--vcs %d on torus %s: a torus needs an even number of virtual channels, at least 2 (two dateline classes; one class around a ring deadlocks)", fc.VCs, m.Spec())
+					if err := fc.CheckMachine(m); err != nil {
+						return usageError{"--vcs: " + err.Error()}
 					}
 					o.Flit = flitJSON(fc)
+					o.Notes = fc.Unreferenced(m)
 				}
-				if g, ok := m.(*topo.Grid); ok {
+				if g, ok := m.(*topo.Grid); ok && pattern.Kind == netsim.Uniform {
 					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
 				}
 				if err := checkOutputs(e, outputFlag{"-o", *out}); err != nil {
@@ -249,7 +271,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				var interrupted error
 				for i, rt := range rates {
 					prog.Update(int64(i), fmt.Sprintf("rate %g", rt))
-					tc := netsim.TrafficConfig{Rate: rt, Warmup: *warmup, Measure: *measure, Seed: *seed}
+					tc := netsim.TrafficConfig{Rate: rt, Warmup: *warmup, Measure: *measure, Seed: *seed, Pattern: pattern}
 					var res netsim.TrafficResult
 					if *engine == "message" {
 						res, err = netsim.UniformTraffic(ctx, r, p, tc)
@@ -274,6 +296,14 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 					o.MaxAccepted = max(o.MaxAccepted, res.Accepted)
 				}
 				prog.Done()
+				if len(o.Points) > 0 {
+					// The window's packets get Measure cycles (times the drain factor)
+					// to arrive; shorter than a lone packet's latency, they cannot, and
+					// "saturated" then says nothing about the network.
+					if zl := o.Points[0].ZeroLoadLatency; float64(*measure) < 2*zl {
+						fmt.Fprintf(e.stderr, "procalloc netsim: warning: --measure %d cycles is less than twice the zero-load latency (%.1f cycles): the window's packets have little or no time to arrive, so \"saturated\" and the latency say little; measure longer\n", *measure, zl)
+					}
+				}
 				if err := writeNetsim(e, *out, *asJSON, len(rates) == 1, o); err != nil {
 					return err
 				}
@@ -299,7 +329,9 @@ func writeNetsim(e *env, out string, asJSON, single bool, o netsimOutput) error 
 					BisectionBound float64         `json:"bisection_bound"`
 					Engine         string          `json:"engine"`
 					Flit           *netsimFlitJSON `json:"flit,omitempty"`
-				}{o.Points[0], o.Machine, o.BisectionBound, o.Engine, o.Flit})
+					Traffic        string          `json:"traffic"`
+					Notes          []string        `json:"notes,omitempty"`
+				}{o.Points[0], o.Machine, o.BisectionBound, o.Engine, o.Flit, o.Traffic, o.Notes})
 			}
 			return writeJSON(w, o)
 		}
@@ -313,6 +345,9 @@ func writeNetsim(e *env, out string, asJSON, single bool, o netsimOutput) error 
 			fmt.Fprintf(w, "; bisection bound %.4f flits/cycle/node", o.BisectionBound)
 		}
 		fmt.Fprintln(w)
+		for _, n := range o.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
 		t := newTable(w, "rate", "offered", "accepted", "mean latency", "zero-load", "saturated")
 		for _, pt := range o.Points {
 			sat := ""

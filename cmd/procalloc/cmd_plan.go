@@ -89,7 +89,7 @@ procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slur
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")
 			gf := declareGraphFlags(fs)
-			hs := declareHostFlags(fs, "the Slurm node names of --machine's nodes")
+			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
 			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required)")
 			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
@@ -90,7 +91,7 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 				if matched == 0 && len(rep.Lines) > 0 {
 					return usagef("--where %q matches none of the %d items", *where, len(rep.Lines))
 				}
-				var series []lineSeries
+				var series []plot.Series
 				seen := map[string]sweep.Params{}
 				for _, l := range rep.Lines {
 					if l.Status != "ok" || !match(l.Params) {
@@ -99,20 +100,20 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 					xv, _ := plotParam(l.Params, *x)
 					yv, ok := resultMetrics(l)[*y]
 					if !ok {
-						return usagef("--y %q: item #%d has no such metric (it has %s)", *y, l.Index, strings.Join(slices.Sorted(maps.Keys(resultMetrics(l))), ", "))
+						return plotNoMetric(*y, l)
 					}
 					id := l.Params.Alloc + "@" + strconv.FormatFloat(xv, 'g', -1, 64)
 					if prev, dup := seen[id]; dup {
 						return fmt.Errorf("two items for %s at %s = %g differ in %s: narrow them with --where", l.Params.Alloc, *x, xv, differingParam(prev, l.Params))
 					}
 					seen[id] = l.Params
-					k := slices.IndexFunc(series, func(s lineSeries) bool { return s.name == l.Params.Alloc })
+					k := slices.IndexFunc(series, func(s plot.Series) bool { return s.Name == l.Params.Alloc })
 					if k < 0 {
-						series = append(series, lineSeries{name: l.Params.Alloc})
+						series = append(series, plot.Series{Name: l.Params.Alloc})
 						k = len(series) - 1
 					}
-					series[k].x = append(series[k].x, xv)
-					series[k].y = append(series[k].y, yv)
+					series[k].X = append(series[k].X, xv)
+					series[k].Y = append(series[k].Y, yv)
 				}
 				if len(series) == 0 {
 					return fmt.Errorf("no successful item matches --where %q", *where)
@@ -133,7 +134,7 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 					if err := drawablePlot(*x, *y, series); err != nil {
 						return err
 					}
-					if err := writeLineChart(&chart, t, xlabel, metricLabel(*y), series); err != nil {
+					if err := (plot.LineChart{Title: t, XLabel: xlabel, YLabel: metricLabel(*y), Series: series, FromZero: true}).WriteSVG(&chart); err != nil {
 						return err
 					}
 					if badCoordinate.Match(chart.Bytes()) {
@@ -152,13 +153,13 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 						}
 						var o []js
 						for _, s := range series {
-							o = append(o, js{s.name, s.x, s.y})
+							o = append(o, js{s.Name, s.X, s.Y})
 						}
 						return writeJSON(w, map[string]any{"x": *x, "y": *y, "series": o})
 					}
 					var xs []float64
 					for _, s := range series {
-						for _, v := range s.x {
+						for _, v := range s.X {
 							if !slices.Contains(xs, v) {
 								xs = append(xs, v)
 							}
@@ -168,15 +169,15 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 					slices.Reverse(xs)
 					header := []string{*x}
 					for _, s := range series {
-						header = append(header, s.name)
+						header = append(header, s.Name)
 					}
 					t := newTable(w, header...)
 					for _, xv := range xs {
 						row := []string{strconv.FormatFloat(xv, 'g', -1, 64)}
 						for _, s := range series {
 							cell := "-"
-							if i := slices.Index(s.x, xv); i >= 0 {
-								cell = strconv.FormatFloat(s.y[i], 'f', 1, 64)
+							if i := slices.Index(s.X, xv); i >= 0 {
+								cell = strconv.FormatFloat(s.Y[i], 'f', 1, 64)
 							}
 							row = append(row, cell)
 						}
@@ -261,15 +262,15 @@ func differingParam(a, b sweep.Params) string {
 const chartMax, chartMin = 1e300, 1e-300
 
 // drawablePlot refuses values the chart cannot place, naming the first.
-func drawablePlot(x, y string, series []lineSeries) error {
+func drawablePlot(x, y string, series []plot.Series) error {
 	for _, s := range series {
-		for i := range s.x {
+		for i := range s.X {
 			for _, v := range []struct {
 				name string
 				v    float64
-			}{{x, s.x[i]}, {y, s.y[i]}} {
+			}{{x, s.X[i]}, {y, s.Y[i]}} {
 				if a := math.Abs(v.v); math.IsNaN(v.v) || a > chartMax || (a != 0 && a < chartMin) {
-					return fmt.Errorf("--svg: %s has %s = %g, which the chart cannot draw (values must be 0 or between %g and %g in magnitude); the table has it", s.name, v.name, v.v, chartMin, chartMax)
+					return fmt.Errorf("--svg: %s has %s = %g, which the chart cannot draw (values must be 0 or between %g and %g in magnitude); the table has it", s.Name, v.name, v.v, chartMin, chartMax)
 				}
 			}
 		}
@@ -368,4 +369,27 @@ func looksLikeResults(br *bufio.Reader) (bool, error) {
 	}
 	head, _ := br.Peek(len(`{"sweep"`))
 	return string(head) == `{"sweep"`, nil
+}
+
+// plotNoMetric is the usage error of --y naming no numeric metric of line l: a key
+// whose value is not a number (a string, null, an object) says so; else the
+// numeric metrics are listed ("it has )" when there were none).
+func plotNoMetric(y string, l sweep.Line) error {
+	var raw map[string]json.RawMessage
+	json.Unmarshal(l.Result, &raw)
+	if v, ok := raw[y]; ok {
+		return usagef("--y %q: item #%d's %s is %s, not a number: plot draws numeric metrics", y, l.Index, y, clipString(string(v), 40))
+	}
+	have := slices.Sorted(maps.Keys(resultMetrics(l)))
+	if len(have) == 0 {
+		return usagef("--y %q: item #%d has no such metric, and no numeric metric at all", y, l.Index)
+	}
+	return usagef("--y %q: item #%d has no such metric (it has %s)", y, l.Index, strings.Join(have, ", "))
+}
+
+func clipString(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }

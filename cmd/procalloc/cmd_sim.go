@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,8 @@ type simFlags struct {
 	gf                                    *graphFlags
 	hosts                                 *hostSource
 	skipBad                               bool
+	maxJobs                               int
+	tz                                    string
 	noMemo                                bool
 	scale                                 sim.Scale
 	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
@@ -54,6 +57,8 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
 	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it")
 	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
+	fs.IntVar(&f.maxJobs, "max-jobs", sim.DefaultMaxJobs, "refuse a trace of more than `N` jobs (a cap on memory: about 200 bytes per job replayed)")
+	fs.StringVar(&f.tz, "tz", "", "time `ZONE` of an sacct trace's times, an IANA name such as America/New_York (default: $TZ, else the system's zone; sacct prints local times)")
 	fs.BoolVar(&f.noMemo, "no-memo", false, "search every allocation decision anew: MM, Gen-Alg, MM+Inc and MC1x1 otherwise remember their answer for a request and free node set met before (same results; for timing the search itself)")
 	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
 	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
@@ -88,7 +93,7 @@ type engineFlags struct {
 // declare registers --engine, described by engineUsage, and the flit flags on fs.
 func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
 	fs.StringVar(&f.engine, "engine", "message", engineUsage)
-	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs an even number >= 2)")
+	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs at least 2; an odd number overlaps its dateline classes as in BookSim2)")
 	fs.IntVar(&f.flit.VCBuffer, "vc-buffer", 0, "flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
 	fs.IntVar(&f.flit.RoutingDelay, "routing-delay", 0, "flit engine: routing stage, cycles (default 1)")
 	fs.IntVar(&f.flit.VCAllocDelay, "vc-alloc-delay", 0, "flit engine: virtual-channel allocation stage, cycles (default 1)")
@@ -135,7 +140,7 @@ func (f *engineFlags) check(fs *flag.FlagSet) error {
 // specFlags names the flag of each sim.Spec field, for the messages of
 // sim.FieldError values.
 var specFlags = map[string]string{
-	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to",
+	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to", "MaxJobs": "--max-jobs", "TimeZone": "--tz",
 	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
 	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
 	"Pattern": "--pattern", "Metrics": "--metrics", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
@@ -215,6 +220,20 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 		s.Machine = g
 	}
 	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
+	s.TimeZone = f.tz
+	if f.maxJobs != sim.DefaultMaxJobs {
+		s.MaxJobs = f.maxJobs // 0 in the spec is the default
+	}
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); f.tz == "" && tz != "" {
+		// TZ as it is now (time.Local was read from it when the process started);
+		// a TZ Go cannot load leaves time.Local, Go's own reading of it.
+		if _, err := time.LoadLocation(tz); err == nil {
+			s.TimeZone = tz
+		}
+	}
+	if f.maxJobs < 1 {
+		return s, usagef("--max-jobs %d: must be at least 1", f.maxJobs)
+	}
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
 	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
@@ -249,9 +268,9 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	if err := f.checkEngineFlags(); err != nil {
 		return s, err
 	}
-	s.Engine, s.Flit = sim.Engine(f.engine), f.flit
-	if f.engine == string(sim.EngineMessage) {
-		s.Engine = ""
+	s.Engine, s.Flit = sim.Engine(f.engine), f.flit // a wrong name: Validate says so
+	if e, err := sim.ParseEngine(f.engine); err == nil {
+		s.Engine = e
 	}
 	if s.TaskOrder = sim.TaskOrder(f.taskOrder); f.taskOrder == "returned" {
 		s.TaskOrder = sim.TaskOrderReturned
@@ -283,6 +302,10 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 // sweep item sets), so that flags parsed next change only what they name.
 func (f *simFlags) setSpec(s sim.Spec) {
 	f.trace, f.machine, f.format, f.skipBad = s.Trace, s.MachineSpec, string(s.Format), s.SkipBad
+	f.maxJobs, f.tz = s.MaxJobs, s.TimeZone
+	if f.maxJobs == 0 {
+		f.maxJobs = sim.DefaultMaxJobs
+	}
 	f.from, f.to, f.dropLarger, f.scale = s.From, s.To, s.DropLarger, s.Scale
 	f.noMemo, f.sched, f.compat = s.NoMemo, string(s.Sched), string(s.Compat)
 	f.comm, f.pattern, f.metrics = s.Comm, s.Pattern, s.Metrics.Or().String()
@@ -310,6 +333,13 @@ func readTrace(e *env, s *sim.Spec) error {
 	}
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", s.Trace, tr.Skipped[why], why)
+	}
+	zone := tr.TimeZone
+	if zone == "Local" {
+		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
+	}
+	for _, why := range slices.Sorted(maps.Keys(tr.Impossible)) {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)\n", s.Trace, tr.Impossible[why], why, zone)
 	}
 	s.TraceData = tr
 	return nil
@@ -374,8 +404,8 @@ the network model. message (the default) is the message-level wormhole model: a
 message holds its whole path, --router-delay cycles per hop, no virtual channels or
 buffers. flit is the flit-level model of BookSim2's input-queued router that "procalloc
 netsim" validates against BookSim2 (docs/comm.md): --vcs virtual channels per port
-(default 1 on a mesh, 2 on a torus, which needs an even number), --vc-buffer flits per
-virtual channel (default 8; at least the credit round trip), router stages of
+(default 1 on a mesh, 2 on a torus, which needs at least 2), --vc-buffer flits per
+virtual channel (default 8; from 1, as in BookSim2), router stages of
 --routing-delay, --vc-alloc-delay, --sw-alloc-delay and --st-delay cycles (1 each) and
 links of --link-delay cycles (1 on a mesh, 2 on a torus). message stays the default
 because it is far faster: on the SDSC Paragon log (16x16, n-body, two weeks) a replay

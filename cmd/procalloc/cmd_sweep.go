@@ -114,7 +114,7 @@ SLURM_ARRAY_TASK_STEP and n is SLURM_ARRAY_TASK_COUNT, for arrays --array=MIN-MA
 (a list such as --array=1,3,7 needs --shard). --sbatch prints a ready sbatch script
 for --shards tasks (at most 4,000,001, Slurm's largest MaxArraySize), every path and
 name in it quoted for the shell; "procalloc merge" then joins the shards' files.
---list prints the items and exits.
+--list prints the items (with --shard i/n, the shard's) and exits.
 
 --per-job DIR writes each item's per-job rows (the CSV of sim --per-job) to
 DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and in
@@ -151,6 +151,15 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 				}
 				items := spec.Items()
 				if *list {
+					if *shard != "" { // the shard's items; a wrong --shard is an error here too
+						i, n, err := parseShard(*shard)
+						if err != nil {
+							return usageError{err.Error()}
+						}
+						if items, err = sweep.Shard(items, i, n); err != nil {
+							return usageError{err.Error()}
+						}
+					}
 					w := bufio.NewWriter(e.stdout)
 					for _, it := range items {
 						fmt.Fprintf(w, "%d\t%s\t%s\n", it.Index, it.Key, strings.Join(it.Params.Args(""), " "))
@@ -245,7 +254,10 @@ func readSpec(e *env, path string) (*sweep.Spec, error) {
 
 // warnResults says on stderr what opening a results file found amiss.
 func warnResults(w io.Writer, path string, res *sweep.Results) {
-	if res.Cut > 0 {
+	switch {
+	case res.CutLines > 1:
+		fmt.Fprintf(w, "procalloc sweep: warning: %s: lines %d-%d (%d lines) at its end were torn or damaged (writes cut short): cut off, their items are redone\n", path, res.Cut, res.Cut+res.CutLines-1, res.CutLines)
+	case res.Cut > 0:
 		fmt.Fprintf(w, "procalloc sweep: warning: %s: line %d was torn (a write cut short): cut off, its item is redone\n", path, res.Cut)
 	}
 	if len(res.Damaged) > 0 {
@@ -279,6 +291,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 	var done int64
 	var writeErr error
 	t0 := make([]time.Time, len(todo))
+	id := spec.ID()
 	grid := sim.Grid{Workers: jobs,
 		Task: func(i int) (sim.Runner, error) {
 			t0[i] = time.Now()
@@ -295,6 +308,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 		// results could not be kept.
 		Done: func(i int, r sim.GridResult) error {
 			line := sweepLine(spec, todo[i], r, time.Since(t0[i]).Seconds())
+			line.SweepID = id
 			if err := res.Append(line); err != nil {
 				writeErr = err
 				return err

@@ -5,9 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
+	"strconv"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/voronoi"
 )
 
@@ -98,16 +99,19 @@ func voronoiSVG(w io.Writer, pts []geom.Point, sets []voronoi.Set) error {
 	sy := func(y float64) float64 { return pad + (float64(b.Max[1])-y)*scale }
 	width := 2*pad + float64(b.Max[0]-b.Min[0])*scale
 	height := 2*pad + float64(b.Max[1]-b.Min[1])*scale
-	var sb strings.Builder
-	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g">`+"\n", width, height)
+	d := plot.Begin(w, plot.Header{Width: int(width), Height: int(height), Numbers: plot.Shortest})
 	for _, s := range sets {
 		c := s.Center()
-		fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="2" fill="#d9822b"><title>%s</title></circle>`+"\n", sx(c[0]), sy(c[1]), joinInts(s.Indices))
+		d.OpenElem("circle", "cx", sx(c[0]), "cy", sy(c[1]), "r", "2", "fill", "#d9822b")
+		d.TextElem("title", joinInts(s.Indices))
+		d.CloseElem("circle")
+		d.Newline()
 	}
 	for i, p := range pts {
-		fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="4" fill="#3b6ea5"><title>%d</title></circle>`+"\n", sx(float64(p[0])), sy(float64(p[1])), i)
+		d.OpenElem("circle", "cx", sx(float64(p[0])), "cy", sy(float64(p[1])), "r", "4", "fill", "#3b6ea5")
+		d.TextElem("title", strconv.Itoa(i))
+		d.CloseElem("circle")
+		d.Newline()
 	}
-	sb.WriteString("</svg>\n")
-	_, err := io.WriteString(w, sb.String())
-	return err
+	return d.End()
 }

@@ -13,12 +13,18 @@ func TestNetsimFlitFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--machine", "torus:4x4", "--vcs", "1"}, "a torus needs an even number of virtual channels"},
-		{[]string{"--machine", "torus:4x4", "--vcs", "3"}, "a torus needs an even number of virtual channels"},
+		{[]string{"--machine", "torus:4x4", "--vcs", "1"}, "a torus needs at least 2"},
 		{[]string{"--machine", "mesh:4x4", "--vcs", "0"}, "virtual channels 0"},
 		{[]string{"--machine", "mesh:4x4", "--vc-buffer", "-1"}, "vc buffer -1"},
-		{[]string{"--machine", "mesh:4x4", "--vc-buffer", "4"}, "needs at least 5"},
-		{[]string{"--machine", "torus:4x4", "--vc-buffer", "6"}, "needs at least 7"},
+		{[]string{"--machine", "mesh:4x4", "--vc-buffer", "0"}, "vc buffer 0"},
+		{[]string{"--machine", "mesh:4x4", "--routing-delay", "-1"}, "routing delay -1"},
+		{[]string{"--machine", "mesh:6x4", "--traffic", "bitrev"}, "needs a power-of-two number of nodes, not 24"},
+		{[]string{"--machine", "mesh:8x4", "--traffic", "transpose"}, "needs an even power of two nodes"},
+		{[]string{"--machine", "fattree:4,2:4", "--traffic", "tornado"}, "needs a mesh or torus"},
+		{[]string{"--machine", "mesh:4x4", "--traffic", "hotspot:16"}, "hotspot node 16 is not one of the nodes 0..15"},
+		{[]string{"--machine", "mesh:4x4", "--traffic", "hotspot"}, "hotspot needs its nodes"},
+		{[]string{"--machine", "mesh:4x4", "--traffic", "hotspot:1,2:3"}, "2 hotspot nodes but 1 weights"},
+		{[]string{"--machine", "mesh:4x4", "--traffic", "diagonal"}, `unknown traffic pattern "diagonal"`},
 		{[]string{"--machine", "mesh:4x4", "--st-delay", "0"}, "switch traversal delay 0"},
 		{[]string{"--machine", "mesh:4x4", "--engine", "packet"}, `--engine "packet": flit or message`},
 		{[]string{"--machine", "mesh:4x4", "--router-delay", "2"}, "--router-delay is the message engine's"},

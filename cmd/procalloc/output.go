@@ -51,10 +51,8 @@ func removeTemps() {
 	}
 }
 
-func createOutput(e *env, path string) (*output, error) { return createOutputFlag(e, "-o", path) }
-
-// createOutputFlag is createOutput for the output given by flag (named in errors:
-// "--svg x.svg: ..." rather than "-o x.svg: ...").
+// createOutputFlag opens the output given by flag (named in errors: "--svg x.svg:
+// ..." rather than "-o x.svg: ...").
 func createOutputFlag(e *env, flag, path string) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{Writer: bufio.NewWriter(e.stdout)}, nil

@@ -153,7 +153,7 @@ func TestOutputErrorsNameTheUsersPath(t *testing.T) {
 
 func TestRemoveTempsOnSignal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.txt")
-	o, err := createOutput(&env{}, path)
+	o, err := createOutputFlag(&env{}, "-o", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestOutputToDescriptorsWritesThrough(t *testing.T) {
 func TestSignalsStopAndRemoveTemps(t *testing.T) {
 	for _, second := range []bool{false, true} {
 		path := filepath.Join(t.TempDir(), "big.txt")
-		o, err := createOutput(&env{}, path)
+		o, err := createOutputFlag(&env{}, "-o", path)
 		if err != nil {
 			t.Fatal(err)
 		}

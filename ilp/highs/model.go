@@ -33,9 +33,6 @@ func (m *Model) NumCols() int { return len(m.Cost) }
 // NumRows returns the number of constraints.
 func (m *Model) NumRows() int { return len(m.RowLower) }
 
-// NumNonzeros returns the number of constraint-matrix entries.
-func (m *Model) NumNonzeros() int { return len(m.rowIndex) }
-
 // AddCol adds a variable with objective coefficient cost and bounds [lo, hi] and returns
 // its index.
 func (m *Model) AddCol(cost, lo, hi float64, integer bool) int {
@@ -60,12 +57,6 @@ func (m *Model) AddRow(lo, hi float64, idx []int, val []float64) int {
 	m.RowLower = append(m.RowLower, lo)
 	m.RowUpper = append(m.RowUpper, hi)
 	return len(m.RowLower) - 1
-}
-
-// Row returns the column indices and values of row r (shared storage: do not modify).
-func (m *Model) Row(r int) ([]int32, []float64) {
-	a, b := m.rowStart[r], m.rowStart[r+1]
-	return m.rowIndex[a:b], m.rowValue[a:b]
 }
 
 // Check returns an error describing the first inconsistency in the model.

@@ -6,6 +6,7 @@ package textin
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -69,4 +70,45 @@ func (l *Lines) Err() error {
 		return fmt.Errorf("line %d: %w", l.line+1, err)
 	}
 	return nil
+}
+
+// ErrTooLarge is wrapped by the error of an input longer than its cap.
+var ErrTooLarge = errors.New("input too large")
+
+// Capped returns a reader of r that fails with an error wrapping ErrTooLarge once r
+// has more than max bytes: a reader of a bounded format (a ranking of n nodes) then
+// stops on /dev/zero or an endless pipe instead of exhausting memory, and never
+// takes a cut input as whole.
+func Capped(r io.Reader, max int64, what string) io.Reader {
+	return &capped{r: r, left: max, max: max, what: what}
+}
+
+type capped struct {
+	r         io.Reader
+	left, max int64
+	what      string
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, c.err()
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n + int(c.left), c.err()
+	}
+	return n, err
+}
+
+func (c *capped) err() error {
+	return fmt.Errorf("%s is longer than %d bytes: %w", c.what, c.max, ErrTooLarge)
+}
+
+// ReadAll reads r whole (see Capped): more than max bytes is an error.
+func ReadAll(r io.Reader, max int64, what string) ([]byte, error) {
+	return io.ReadAll(Capped(r, max, what))
 }

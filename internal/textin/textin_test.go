@@ -44,3 +44,25 @@ func TestLinesReportReadErrorWithLine(t *testing.T) {
 		t.Errorf("read error: %v", err)
 	}
 }
+
+func TestCappedStopsEndlessInput(t *testing.T) {
+	data, err := ReadAll(strings.NewReader("0123456789"), 10, "x")
+	if err != nil || string(data) != "0123456789" {
+		t.Fatalf("10 bytes, cap 10: %q %v", data, err)
+	}
+	data, err = ReadAll(strings.NewReader("0123456789!"), 10, "the file")
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "the file is longer than 10 bytes") || len(data) > 10 {
+		t.Fatalf("11 bytes, cap 10: %d bytes, %v", len(data), err)
+	}
+	// An endless input (as /dev/zero) stops at the cap, through Lines too.
+	l := NewLines(Capped(iotest.OneByteReader(zeros{}), 1<<16, "zeros"))
+	for l.Next() {
+	}
+	if err := l.Err(); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("endless input: %v", err)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }

@@ -155,7 +155,7 @@ func TestSweepDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(r.Damaged) != "[3 5 6 7]" || r.Cut != 10 || len(r.Done) != 4 {
+	if fmt.Sprint(r.Damaged) != "[3 5 6 7]" || r.Cut != 10 || r.CutLines != 1 || len(r.Done) != 4 {
 		t.Fatalf("damaged %v (want [3 5 6 7]), cut %d (want 10), %d done (want 4)", r.Damaged, r.Cut, len(r.Done))
 	}
 	for _, i := range []int{2, 4, 5, 6} {
@@ -423,3 +423,30 @@ func FuzzSweepResultsFile(f *testing.F) {
 }
 
 var _ io.Reader = zeros{}
+
+// Issue 31 minor: a torn block of three lines at the end is cut off whole and
+// reported as three lines (it was reported as one).
+func TestTornTrailingBlockIsCountedWhole(t *testing.T) {
+	s, _ := Parse([]byte(spec), "x")
+	items := s.Items()
+	var b bytes.Buffer
+	for _, it := range items[:2] {
+		l, _ := json.Marshal(okLine(it, 1))
+		b.Write(append(l, '\n'))
+	}
+	good := b.Len()
+	b.WriteString(`{"sweep":"t","index":2,"ke` + "\n" + `{"sweep":"t","in` + "\n" + `{"swe`)
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	r, err := OpenResults(path, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Cut != 3 || r.CutLines != 3 || len(r.Damaged) != 0 || len(r.Done) != 2 {
+		t.Fatalf("cut %d (want 3), %d lines (want 3), damaged %v, %d done", r.Cut, r.CutLines, r.Damaged, len(r.Done))
+	}
+	if fi, _ := os.Stat(path); fi.Size() != int64(good) {
+		t.Fatalf("file %d bytes after the cut, want %d", fi.Size(), good)
+	}
+}

@@ -37,14 +37,20 @@ func ParseStatus(s string) (Status, error) {
 
 // Line is one line of a results file.
 type Line struct {
-	Sweep  string          `json:"sweep"`
-	Item                   // index, key, params
-	Status Status          `json:"status"`
-	Error  string          `json:"error,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"` // the replay's JSON (sim --json)
+	Sweep string `json:"sweep"`
+	// SweepID tells apart sweeps of one name (two sweep.yaml in different folders):
+	// Spec.ID of the sweep that wrote the line; "" in files written before it.
+	SweepID string          `json:"sweep_id,omitempty"`
+	Item                    // index, key, params
+	Status  Status          `json:"status"`
+	Error   string          `json:"error,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"` // the replay's JSON (sim --json)
 	// Seconds is the item's wall-clock time; merged files leave it out, so that they
 	// do not depend on the machine or the run.
 	Seconds float64 `json:"seconds,omitempty"`
+	// AllocTime is the allocator's own time in the item's replay (its report's
+	// alloc_time, taken out of Result like seconds); merged files leave it out.
+	AllocTime *sim.AllocTime `json:"alloc_time,omitempty"`
 }
 
 // ResultJSON is the result of a results line for a replay's report: the report's
@@ -61,6 +67,7 @@ func ResultJSON(rep *sim.Report) (json.RawMessage, error) {
 		return nil, err
 	}
 	delete(keys, "seconds")
+	delete(keys, "alloc_time")
 	return json.Marshal(keys) // encoding/json writes a map's keys sorted
 }
 
@@ -70,6 +77,7 @@ func NewLine(name string, it Item, rep *sim.Report, err error, seconds float64) 
 	l := Line{Sweep: name, Item: it, Seconds: seconds}
 	if err == nil {
 		l.Result, err = ResultJSON(rep)
+		l.AllocTime = rep.AllocTime
 	}
 	if err != nil {
 		l.Status, l.Error, l.Result = StatusFailed, err.Error(), nil
@@ -95,9 +103,10 @@ type Results struct {
 	// spliced, as a crash or writers without the lock leave them): their items
 	// are redone unless another line has them.
 	Damaged []int
-	// Cut is the number of the torn last line cut off (0 when none): a write cut
-	// short by a kill or a full disk. Its item is redone.
-	Cut int
+	// Cut is the number of the first line of the torn or damaged block cut off the
+	// end (0 when none): a write cut short by a kill or a full disk; CutLines is how
+	// many lines that block had. Their items are redone.
+	Cut, CutLines int
 	// NoLock is why the file could not be locked (a file system without flock,
 	// such as Lustre mounted without -o flock), nil when it is locked: concurrent
 	// runs on this file are then not detected.
@@ -203,6 +212,7 @@ func OpenResults(path, name string) (*Results, error) {
 		r.Cut = badLine
 		for len(r.Damaged) > 0 && r.Damaged[len(r.Damaged)-1] >= badLine {
 			r.Damaged = r.Damaged[:len(r.Damaged)-1]
+			r.CutLines++
 		}
 	}
 	return r, nil
@@ -380,7 +390,8 @@ type MergeReport struct {
 
 // Merge reads results files and keeps one line per item (an ok line over failed ones),
 // sorted by index, without timings. With spec, it also lists the spec's items that
-// have no line. All files must be of one sweep.
+// have no line. All files must be of one sweep: one name and, without spec, one
+// sweep id (Line.SweepID), else the error wraps ErrOtherSweep.
 func Merge(paths []string, spec *Spec) (*MergeReport, error) {
 	var ins []Input
 	for _, p := range paths {
@@ -404,6 +415,10 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 		sweepName = spec.Name
 	}
 	rep := &MergeReport{}
+	var id, idFrom, specID string
+	if spec != nil {
+		specID = spec.ID()
+	}
 	for _, in := range inputs {
 		lr := newLineReader(in.R, in.Name)
 		good, firstJunk := 0, 0
@@ -434,7 +449,22 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 			if l.Sweep != sweepName {
 				return nil, fmt.Errorf("%s: line %d is of sweep %q, not %q: %w", in.Name, lr.n, l.Sweep, sweepName, ErrOtherSweep)
 			}
-			l.Seconds = 0
+			// Without the spec, the lines must come from one grid: two sweep files
+			// of one name (in different folders) have different IDs. With it, the
+			// keys decide (an edited sweep file changes the ID but keeps the items
+			// it still has).
+			if spec == nil && l.SweepID != "" {
+				if idFrom == "" {
+					id, idFrom = l.SweepID, fmt.Sprintf("%s line %d", in.Name, lr.n)
+				} else if l.SweepID != id {
+					return nil, fmt.Errorf("%s: line %d is of another sweep named %q than %s (sweep id %s, not %s: two sweep files of one name, or one edited between runs): merge the shards of one sweep, or give --spec to keep the items of the sweep as it is now: %w",
+						in.Name, lr.n, l.Sweep, idFrom, l.SweepID, id, ErrOtherSweep)
+				}
+			}
+			if spec != nil {
+				l.SweepID = specID
+			}
+			l.Seconds, l.AllocTime = 0, nil
 			if old, ok := best[l.Key]; !ok || (old.Status != StatusOK && l.Status == StatusOK) {
 				best[l.Key] = l
 			}

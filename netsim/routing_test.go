@@ -1,0 +1,199 @@
+package netsim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// edgeList writes g as topo.ReadGraph reads it: hosts, then switches, in index
+// order, then every link once.
+func edgeList(g *topo.Graph) string {
+	var b strings.Builder
+	for v := range g.Vertices() {
+		if g.IsSwitch(v) {
+			fmt.Fprintf(&b, "%%switch %s\n", g.Name(v))
+		} else {
+			fmt.Fprintf(&b, "%%node %s\n", g.Name(v))
+		}
+	}
+	var nb []int
+	for v := range g.Vertices() {
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			if v < w {
+				fmt.Fprintf(&b, "%s %s\n", g.Name(v), g.Name(w))
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestDragonflyFromFileRoutesLikeSpec: the dragonfly structure is recognised from
+// the links (topo.Graph.Dragonfly), so the same dragonfly read from an edge list
+// gets DragonflyRouter and the very routes of its spec, in both engines.
+func TestDragonflyFromFileRoutesLikeSpec(t *testing.T) {
+	for _, spec := range smallDragonflies {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Graph)
+		var want topo.DragonflyShape
+		if _, err := fmt.Sscanf(strings.ReplaceAll(strings.TrimPrefix(spec, "dragonfly:"), ",", " "),
+			"hosts_per_router=%d routers_per_group=%d intergroup_links=%d num_groups=%d",
+			&want.HostsPerRouter, &want.RoutersPerGroup, new(int), &want.Groups); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := g.Dragonfly()
+		if !ok || (got != want && want.RoutersPerGroup > 1 && want.Groups > 1) {
+			t.Errorf("%s: recognised %+v, %v; want %+v", spec, got, ok, want)
+		}
+		f, err := topo.ReadGraph(strings.NewReader(edgeList(g)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.N() != g.N() || f.Vertices() != g.Vertices() {
+			t.Fatalf("%s: the edge list reads back as %d hosts, %d vertices", spec, f.N(), f.Vertices())
+		}
+		rs, err := NewRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rf, err := NewRouter(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rf.(*DragonflyRouter); !ok {
+			t.Fatalf("%s from a file: router %T, want the dragonfly's minimal routing", spec, rf)
+		}
+		var a, b []int32
+		for s := range g.N() {
+			for d := range g.N() {
+				a, b = rs.Route(s, d, a[:0]), rf.Route(s, d, b[:0])
+				if !slices.Equal(a, b) {
+					t.Fatalf("%s: route %d -> %d is %v from the spec, %v from the file", spec, s, d, a, b)
+				}
+			}
+		}
+	}
+}
+
+// routerVertices turns a route of r (channel ids) from src into the vertices it
+// visits: grid nodes (and I/O nodes after the compute nodes) or graph vertices.
+func routerVertices(t *testing.T, r Router, src int, route []int32) []int32 {
+	t.Helper()
+	out := []int32{int32(src)}
+	var gridNext func(ch int32) int32
+	gridOf := func(gr *GridRouter) func(ch int32) int32 {
+		nd := int32(len(gr.dims))
+		return func(ch int32) int32 {
+			x := ch / int32(gr.vcs)
+			dir := x % 2
+			x /= 2
+			j, node := x%nd, x/nd
+			c, k := gr.coord[j][node], int32(gr.dims[j])
+			nc := c + 1
+			if dir == 1 {
+				nc = c - 1
+			}
+			nc = (nc + k) % k
+			return node + (nc-c)*int32(gr.stride[j])
+		}
+	}
+	switch r := r.(type) {
+	case *GridRouter:
+		gridNext = gridOf(r)
+	case *IORouter:
+		mesh := gridOf(r.mesh)
+		gridNext = func(ch int32) int32 {
+			if ch < r.base {
+				return mesh(ch)
+			}
+			j := (ch - r.base) / 2
+			if (ch-r.base)%2 == 0 {
+				return int32(r.n) + j // attachment -> I/O node j
+			}
+			return int32(r.attach[j])
+		}
+	case *GraphRouter:
+		gridNext = func(ch int32) int32 { return r.head[ch] }
+	case *DragonflyRouter:
+		gridNext = func(ch int32) int32 { return r.adj[ch] }
+	default:
+		t.Fatalf("no channel map for %T", r)
+	}
+	for _, ch := range route {
+		out = append(out, gridNext(ch))
+	}
+	return out
+}
+
+// TestOneRoutingLayer: the flit engine takes, hop for hop, the routes of the
+// router the message engine and the static route metrics take (NewRouter, and
+// NewIORouter with I/O nodes): the same vertices, not only as many, on meshes, a 3D
+// mesh, tori (with TiePositive; TieRandom goes either way at a tie, and otherwise
+// the same), a mesh with I/O nodes, a fat tree and dragonflies.
+func TestOneRoutingLayer(t *testing.T) {
+	var machines []topo.Machine
+	for _, spec := range []string{"mesh:5x4", "mesh:3x3x2", "torus:6x4", "torus:4x3x2", "mesh:6x4:io=left",
+		"fattree:4,2:4", smallDragonflies[0], smallDragonflies[2]} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		machines = append(machines, m)
+	}
+	for _, m := range machines {
+		for _, tie := range []TiePolicy{TiePositive, TieRandom} {
+			var r Router
+			var err error
+			if g, ok := m.(*topo.Grid); ok && g.IO() != nil {
+				r, err = NewIORouter(g)
+			} else {
+				r, err = NewRouter(m)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultFlitConfig(m)
+			cfg.PacketFlits, cfg.Tie, cfg.Seed = 2, tie, 3
+			paths := map[int32][]int32{}
+			var e *FlitEngine
+			e, err = NewFlitEngine(m, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.headHop = func(pkt, gop int32) {
+				paths[pkt] = append(paths[pkt], e.portRouter[e.outDown[gop]])
+			}
+			var buf []int32
+			n := r.Endpoints()
+			for s := range n {
+				for d := range n {
+					e.Reset()
+					clear(paths)
+					if err := e.Send(Message{Src: int32(s), Dst: int32(d)}); err != nil {
+						t.Fatal(err)
+					}
+					if err := e.Run(2000); err != nil {
+						t.Fatal(err)
+					}
+					got := append([]int32{int32(s)}, paths[0]...)
+					want := routerVertices(t, r, s, r.Route(s, d, buf[:0]))
+					if slices.Equal(got, want) {
+						continue
+					}
+					if tie == TieRandom && len(got) == len(want) {
+						if g, ok := m.(*topo.Grid); ok && g.Wraps() {
+							continue // a tie may have gone the other way
+						}
+					}
+					t.Fatalf("%s, tie policy %d: %d -> %d: flit engine %v, message engine and static metrics %v", m.Spec(), tie, s, d, got, want)
+				}
+			}
+		}
+	}
+}
