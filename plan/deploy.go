@@ -443,7 +443,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 		return nil
 	}
 	var buf bytes.Buffer
-	warnings, err := slurm.WriteTopology(&buf, g, p.Order)
+	warnings, err := slurm.WriteTopology(&buf, g, p.Order, nil)
 	if err != nil {
 		return err
 	}
