@@ -4,7 +4,7 @@ TAGS    ?= highs
 BIN     := bin/procalloc
 BENCHTIME ?= 1s
 
-.PHONY: all build test test-full test-slurm bench demo highs lint clean
+.PHONY: all build test test-full test-slurm bench demo claims highs lint clean
 
 all: build
 
@@ -30,7 +30,8 @@ test-full: highs
 
 # test-slurm starts a 16-node Slurm on loopback (Debian's packages, installed when
 # missing; needs root), checks procalloc's Slurm emulation against it placement by
-# placement, stops it, and ends with "slurm: N placements compared, D differ".
+# placement, deploys procalloc plan's files on it, stops it, and ends with
+# "plan: N placements predicted, D differ" and "slurm: N placements compared, D differ".
 test-slurm:
 	@GO=$(GO) bash scripts/test-slurm.sh
 
@@ -44,6 +45,11 @@ bench: highs
 
 demo: build
 	@bash scripts/demo.sh $(BIN)
+
+# claims re-runs the figures README.md and docs/ quote that regenerate in minutes,
+# checks them against the pages, and lists those it does not re-run (and how to).
+claims: build
+	@GO=$(GO) bash scripts/claims.sh $(BIN)
 
 clean:
 	rm -rf bin out

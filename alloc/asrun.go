@@ -5,17 +5,34 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
 )
 
+// AsRunName is the as-run allocator's family name.
+const AsRunName = "as-run"
+
+// IsAsRun reports whether the allocator spec names the as-run allocator (with or
+// without an argument, spaces around it ignored): the one place that tells, for the
+// replay (it needs an sacct trace) and the commands (batch refuses it).
+func IsAsRun(spec string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return name == AsRunName
+}
+
 func init() {
-	register("as-run", "as production ran it: each job gets the nodes its trace record names (sacct NodeList); with --sched as-run at its recorded start. No ARG",
-		func(arg string, m topo.Machine, _ Options) (Allocator, error) {
+	register(AsRunName, "as production ran it: each job gets the nodes its trace record names (sacct NodeList); with --sched as-run at its recorded start. No ARG",
+		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("as-run takes no argument, got %q", arg)
 			}
-			return NewAsRun(m), nil
+			names, err := opt.nodeNames(m)
+			if err != nil {
+				return nil, err
+			}
+			return newAsRun(m, names), nil
 		})
 }
 
@@ -29,23 +46,22 @@ type Placer interface {
 var ErrNoPlacement = errors.New("as-run replays recorded placements and needs each job's node list (an sacct trace with NodeList)")
 
 // AsRun replays recorded placements (Placer): node names are a graph's host names,
-// or node indices on a grid.
+// or node indices on a grid, unless Options.Names gives them.
 type AsRun struct {
 	m     topo.Machine
 	st    *State
+	names []string // nil: strconv.Itoa of the index
 	index map[string]int
 }
 
 // NewAsRun returns the as-run allocator of m, every node free.
-func NewAsRun(m topo.Machine) *AsRun {
-	a := &AsRun{m: m, st: NewState(m.N()), index: make(map[string]int, m.N())}
-	g, _ := m.(*topo.Graph)
+func NewAsRun(m topo.Machine) *AsRun { return newAsRun(m, curves.NodeNames(m)) }
+
+// newAsRun is NewAsRun with the node names (nil: node indices).
+func newAsRun(m topo.Machine, names []string) *AsRun {
+	a := &AsRun{m: m, st: NewState(m.N()), names: names, index: make(map[string]int, m.N())}
 	for i := range m.N() {
-		name := strconv.Itoa(i)
-		if g != nil {
-			name = g.Name(i)
-		}
-		a.index[name] = i
+		a.index[a.nameOf(i)] = i
 	}
 	return a
 }
@@ -90,8 +106,8 @@ func (a *AsRun) Place(names []string) ([]int, error) {
 }
 
 func (a *AsRun) nameOf(v int) string {
-	if g, ok := a.m.(*topo.Graph); ok {
-		return g.Name(v)
+	if a.names != nil {
+		return a.names[v]
 	}
 	return strconv.Itoa(v)
 }

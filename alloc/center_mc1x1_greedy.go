@@ -20,6 +20,11 @@ type greedyScratch struct {
 	candXY      []int32 // greedyCollectRings: candidates' coordinates
 	greedyCands []greedyCand
 	ring        []int
+	half        []int32    // axisHalf
+	within      [2][]int32 // greedyCollectRings: coordinates per axis inside shell L
+	ringAxes    [4][]int32 // ringNodesWrap2D's coordinate lists
+	shellLists  [][]int32  // shellNodes' coordinate lists
+	shellAxes   [][]int32
 }
 
 // greedyCand is a center of the greedy collector with its count-based lower bound.
@@ -118,11 +123,11 @@ func (a *mc1x1) setHash(set []int) uint64 {
 // The set aliases scratch space. On a mesh it may stop early, returning math.MaxInt,
 // once the score must exceed stop.
 func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
-	if !a.x.anyWrap && a.keyBits.ok {
+	if a.keyBits.ok {
 		if a.x.d == 2 {
 			return a.greedyCollectRings(c, L, m, stop)
 		}
-		return a.greedyCollectMesh(c, L, m, stop)
+		return a.greedyCollectShells(c, L, m, stop)
 	}
 	set := a.set[:0]
 	cand := a.cand[:0]
@@ -207,12 +212,58 @@ func (a *mc1x1) l1Sums(set, cand []int, sums *[]int) {
 			tot[i] += tot[i-1]
 		}
 		n, t := num[side], tot[side]
+		if x.wrap[j] {
+			for i, s := range cand {
+				out[i] += ringAxisSum(num, tot, side, int(x.coord[s*d+j]))
+			}
+			continue
+		}
 		for i, s := range cand {
 			c := int(x.coord[s*d+j])
 			below, sumBelow := num[c], tot[c] // coordinates < c
 			out[i] += c*below - sumBelow + (t - sumBelow) - c*(n-below)
 		}
 	}
+}
+
+// ringAxisSum is the total distance around a ring of side nodes from coordinate c
+// to the coordinates counted in num and tot (prefix counts and sums over 0..side,
+// num[y] counting the coordinates < y): a coordinate y at offset t = (y - c) mod
+// side is min(t, side - t) away. Those with t <= side/2 lie at c..c+h (h = side/2)
+// and are t away, the others at c+h+1..c+side-1 (mod side) and side - t away;
+// either range may wrap past side, where the prefix sums are read with side added.
+func ringAxisSum(num, tot []int, side, c int) int {
+	// cnt(p) and mom(p): how many coordinates, and the sum of their positions, at
+	// positions < p on the doubled axis 0..2*side (position y + side for y < p - side).
+	cnt := func(p int) int {
+		if p <= side {
+			return num[p]
+		}
+		return num[side] + num[p-side]
+	}
+	mom := func(p int) int {
+		if p <= side {
+			return tot[p]
+		}
+		return tot[side] + tot[p-side] + side*num[p-side]
+	}
+	h := side / 2
+	lo, mid, hi := c, c+h+1, c+side
+	near := mom(mid) - mom(lo) - c*(cnt(mid)-cnt(lo))
+	far := (c+side)*(cnt(hi)-cnt(mid)) - (mom(hi) - mom(mid))
+	return near + far
+}
+
+// axisHalf returns, per axis, side/2: beyond it a torus axis is shorter the other
+// way round.
+func (a *mc1x1) axisHalf() []int32 {
+	if len(a.half) != a.x.d {
+		a.half = make([]int32, a.x.d)
+		for j, s := range a.x.dims {
+			a.half[j] = int32(s / 2)
+		}
+	}
+	return a.half
 }
 
 // greedyKeyBits packs the greedy collector's order of candidates, (total L1 distance
@@ -250,11 +301,21 @@ func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
 	set := a.set[:0]
 	cand := a.cand[:0]
 	score := 0
+	// ad is the distance along axis j: |u - w|, or around the ring on a torus.
+	wrapped := x.anyWrap
+	half := a.axisHalf()
+	ad := func(j int, u, w int32) int32 {
+		t := abs32(u - w)
+		if wrapped && x.wrap[j] && t > half[j] {
+			t = int32(x.dims[j]) - t
+		}
+		return t
+	}
 	for _, v := range a.fl {
 		cv := co[v*d : v*d+d]
 		dist := int32(0)
 		for j, u := range cv {
-			dist = max(dist, abs32(u-cc[j]))
+			dist = max(dist, ad(j, u, cc[j]))
 		}
 		if int(dist) < L {
 			set = append(set, v)
@@ -273,7 +334,7 @@ func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
 		cv := co[v*d : v*d+d]
 		l1 := int32(0)
 		for j, u := range cv {
-			l1 += abs32(u - cc[j])
+			l1 += ad(j, u, cc[j])
 		}
 		keys = append(keys, int64(sums[i])<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
 	}
@@ -296,14 +357,26 @@ func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
 		pc := co[picked*d : picked*d+d]
 		dist := int32(0)
 		for j, u := range pc {
-			dist = max(dist, abs32(u-cc[j]))
+			dist = max(dist, ad(j, u, cc[j]))
 		}
 		score += int(dist)
 		b = n + 1
 		best := int64(math.MaxInt64)
 		rest := cand[n+1:]
 		rk := keys[n+1 : n+1+len(rest)]
-		if d == 2 {
+		if wrapped {
+			for j, v := range rest {
+				l1 := int32(0)
+				for t, u := range co[v*d : v*d+d] {
+					l1 += ad(t, u, pc[t])
+				}
+				k := rk[j] + int64(l1)<<kb.sumShift
+				rk[j] = k
+				if k < best {
+					best, b = k, n+1+j
+				}
+			}
+		} else if d == 2 {
 			p0, p1 := pc[0], pc[1]
 			for j, v := range rest {
 				k := rk[j] + int64(abs32(co[2*v]-p0)+abs32(co[2*v+1]-p1))<<kb.sumShift
@@ -330,25 +403,48 @@ func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
 	return score, set
 }
 
-// greedyCollectRings is greedyCollectMesh on a 2D mesh that looks only at the
-// candidates that can still be taken: it reads the free nodes ring by ring (L-infinity
-// shells L, L+1, ... around c) and stops reading when no node further out can have a
-// smaller selection key than the best one read. A node v at L-infinity distance D
-// from c is at L1 (indeed L-infinity) distance at least D - (L-1) from each of the s
-// inner nodes and at least 1 from each of the r nodes taken so far, and at L1
-// distance at least D from c, so its key is at least (s(D-L+1)+r, D, 0).
+// greedyCollectRings is greedyCollectMesh on a 2D mesh or torus that looks only at
+// the candidates that can still be taken: it reads the free nodes ring by ring
+// (L-infinity shells L, L+1, ... around c, around the ring on a torus axis) and
+// stops reading when no node further out can have a smaller selection key than the
+// best one read. A node v at L-infinity distance D from c is at L1 (indeed
+// L-infinity) distance at least D - (L-1) from each of the s inner nodes and at least
+// 1 from each of the r nodes taken so far, and at L1 distance at least D from c, so
+// its key is at least (s(D-L+1)+r, D, 0). The bounds are those of the torus's own
+// (wrapped) distances there, so the same argument holds.
 func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	x := a.x
 	co := x.coord
 	X, Y := x.dims[0], x.dims[1]
+	wx, wy := x.wrap[0], x.wrap[1]
 	cx, cy := int(co[2*c]), int(co[2*c+1])
+	half := a.axisHalf()
+	hx, hy := int32(half[0]), int32(half[1])
+	adx := func(u, w int32) int32 { // distance along x (around the ring on a torus)
+		t := abs32(u - w)
+		if wx && t > hx {
+			t = int32(X) - t
+		}
+		return t
+	}
+	ady := func(u, w int32) int32 {
+		t := abs32(u - w)
+		if wy && t > hy {
+			t = int32(Y) - t
+		}
+		return t
+	}
 	set := a.set[:0]
 	score := 0
-	for yy := max(0, cy-L+1); yy <= min(Y-1, cy+L-1); yy++ {
-		for xx := max(0, cx-L+1); xx <= min(X-1, cx+L-1); xx++ {
-			if v := xx + yy*X; a.st.IsFree(v) {
+	// The inner nodes: the coordinates within L-1 of c on each axis.
+	a.within[0] = axisWithin(a.within[0][:0], cx, L-1, X, wx)
+	a.within[1] = axisWithin(a.within[1][:0], cy, L-1, Y, wy)
+	for _, yy := range a.within[1] {
+		dy := ady(yy, int32(cy))
+		for _, xx := range a.within[0] {
+			if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
 				set = append(set, v)
-				score += max(abs(xx-cx), abs(yy-cy))
+				score += int(max(adx(xx, int32(cx)), dy))
 			}
 		}
 	}
@@ -376,6 +472,13 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 		numY[i] += numY[i-1]
 		totY[i] += totY[i-1]
 	}
+	axisSum := func(num, tot []int, side, v int, wrap bool) int {
+		if wrap {
+			return ringAxisSum(num, tot, side, v)
+		}
+		b, sb := num[v], tot[v]
+		return v*b - sb + (tot[side] - sb) - v*(s-b)
+	}
 	kb := a.keyBits
 	picked := set[s:] // grows as set does
 	// candidates: their coordinates (x, y pairs, read straight in the update pass)
@@ -383,22 +486,19 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	xy, keys := a.candXY[:0], a.keys[:0]
 	add := func(v int) {
 		vx, vy := int(co[2*v]), int(co[2*v+1])
-		b, sb := numX[vx], totX[vx]
-		sum := vx*b - sb + (totX[X] - sb) - vx*(s-b)
-		b, sb = numY[vy], totY[vy]
-		sum += vy*b - sb + (totY[Y] - sb) - vy*(s-b)
+		sum := axisSum(numX, totX, X, vx, wx) + axisSum(numY, totY, Y, vy, wy)
 		for _, p := range picked {
-			sum += abs(vx-int(co[2*p])) + abs(vy-int(co[2*p+1]))
+			sum += int(adx(int32(vx), co[2*p]) + ady(int32(vy), co[2*p+1]))
 		}
-		l1 := abs(vx-cx) + abs(vy-cy)
+		l1 := int(adx(int32(vx), int32(cx)) + ady(int32(vy), int32(cy)))
 		xy = append(xy, int32(vx), int32(vy))
 		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
 	}
-	maxR := max(cx, X-1-cx, cy, Y-1-cy)
+	maxR := max(axisReach(cx, X, wx), axisReach(cy, Y, wy))
 	R := L - 1 // rings read so far
 	readRing := func() {
 		R++
-		a.ring = a.ringNodes2D(cx, cy, R, a.ring[:0])
+		a.ring = a.ringNodesWrap2D(cx, cy, R, a.ring[:0])
 		for _, v := range a.ring {
 			add(v)
 		}
@@ -429,10 +529,20 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 		xy, keys = xy[:2*last], keys[:last]
 		set = append(set, int(px)+int(py)*X)
 		picked = set[s:]
-		score += max(abs(int(px)-cx), abs(int(py)-cy))
+		score += int(max(adx(px, int32(cx)), ady(py, int32(cy))))
 		// keys updated by the node taken, and the next smallest found, in one pass
 		b = -1
 		best := int64(math.MaxInt64)
+		if wx || wy {
+			for j := range keys {
+				k := keys[j] + int64(adx(xy[2*j], px)+ady(xy[2*j+1], py))<<kb.sumShift
+				keys[j] = k
+				if k < best {
+					best, b = k, j
+				}
+			}
+			continue
+		}
 		for j := range keys {
 			k := keys[j] + int64(abs32(xy[2*j]-px)+abs32(xy[2*j+1]-py))<<kb.sumShift
 			keys[j] = k
@@ -444,4 +554,350 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	a.candXY, a.keys = xy, keys
 	a.set = set
 	return score, set
+}
+
+// axisWithin appends the coordinates of an axis of side nodes within distance r of
+// c (around the ring when wrap), each once.
+func axisWithin(dst []int32, c, r, side int, wrap bool) []int32 {
+	if !wrap {
+		for v := max(0, c-r); v <= min(side-1, c+r); v++ {
+			dst = append(dst, int32(v))
+		}
+		return dst
+	}
+	if 2*r+1 >= side {
+		for v := range side {
+			dst = append(dst, int32(v))
+		}
+		return dst
+	}
+	for t := -r; t <= r; t++ {
+		dst = append(dst, int32((c+t+side)%side))
+	}
+	return dst
+}
+
+// axisAt appends the coordinates of an axis exactly r from c (at most two).
+func axisAt(dst []int32, c, r, side int, wrap bool) []int32 {
+	if !wrap {
+		if c-r >= 0 {
+			dst = append(dst, int32(c-r))
+		}
+		if r > 0 && c+r < side {
+			dst = append(dst, int32(c+r))
+		}
+		return dst
+	}
+	if 2*r > side {
+		return dst
+	}
+	dst = append(dst, int32((c-r+side)%side))
+	if r > 0 && 2*r != side {
+		dst = append(dst, int32((c+r)%side))
+	}
+	return dst
+}
+
+// axisReach is the largest distance from c along an axis.
+func axisReach(c, side int, wrap bool) int {
+	if wrap {
+		return side / 2
+	}
+	return max(c, side-1-c)
+}
+
+// ringNodesWrap2D appends the free nodes at L-infinity distance exactly r from
+// (cx, cy) on a 2D mesh or torus: those r away along x and at most r along y, and
+// those less than r along x and r along y.
+func (a *mc1x1) ringNodesWrap2D(cx, cy, r int, dst []int) []int {
+	x := a.x
+	X, Y := x.dims[0], x.dims[1]
+	if !x.anyWrap {
+		return a.ringNodes2D(cx, cy, r, dst)
+	}
+	wx, wy := x.wrap[0], x.wrap[1]
+	ax := &a.ringAxes
+	xr := axisAt(ax[0][:0], cx, r, X, wx)
+	yle := axisWithin(ax[1][:0], cy, r, Y, wy)
+	ax[0], ax[1] = xr, yle
+	for _, xx := range xr {
+		for _, yy := range yle {
+			if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
+				dst = append(dst, v)
+			}
+		}
+	}
+	if r == 0 {
+		return dst
+	}
+	yr := axisAt(ax[2][:0], cy, r, Y, wy)
+	xlt := axisWithin(ax[3][:0], cx, r-1, X, wx)
+	ax[2], ax[3] = yr, xlt
+	for _, yy := range yr {
+		for _, xx := range xlt {
+			if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
+				dst = append(dst, v)
+			}
+		}
+	}
+	return dst
+}
+
+// greedyCollectShells is greedyCollectRings in any dimension (1D, 3D and up, mesh
+// or torus): the inner nodes are read from the box of radius L-1 around c, the
+// candidates shell by shell (L-infinity distance L, L+1, ...), and reading stops by
+// the same bound: a node D away has a key of at least (s(D-L+1)+r, D, 0).
+func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
+	x := a.x
+	d := x.d
+	co := x.coord
+	cc := co[c*d : c*d+d]
+	half := a.axisHalf()
+	ad := func(j int, u, w int32) int32 {
+		t := abs32(u - w)
+		if x.wrap[j] && t > half[j] {
+			t = int32(x.dims[j]) - t
+		}
+		return t
+	}
+	set := a.set[:0]
+	score := 0
+	a.ring = a.greedyShell(cc, L-1, true, a.ring[:0])
+	for _, v := range a.ring {
+		set = append(set, v)
+		dist := int32(0)
+		for j, u := range co[v*d : v*d+d] {
+			dist = max(dist, ad(j, u, cc[j]))
+		}
+		score += int(dist)
+	}
+	s := len(set)
+	// per-axis prefix counts and coordinate sums of the inner nodes
+	off := make([]int, d+1) // axis j's counts at hist[2*off[j]:], sides+1 each
+	for j, side := range x.dims {
+		off[j+1] = off[j] + side + 1
+	}
+	hist := a.hist[:0]
+	for range 2 * off[d] {
+		hist = append(hist, 0)
+	}
+	a.hist = hist
+	num := func(j int) []int { return hist[2*off[j] : 2*off[j]+x.dims[j]+1] }
+	tot := func(j int) []int { return hist[2*off[j]+x.dims[j]+1 : 2*off[j+1]] }
+	for j, side := range x.dims {
+		nj, tj := num(j), tot(j)
+		for _, v := range set {
+			u := int(co[v*d+j])
+			nj[u+1]++
+			tj[u+1] += u
+		}
+		for i := 1; i <= side; i++ {
+			nj[i] += nj[i-1]
+			tj[i] += tj[i-1]
+		}
+	}
+	inner := make([]int, off[d]) // inner[off[j]+u]: total distance along axis j from coordinate u to the inner nodes
+	for j, side := range x.dims {
+		nj, tj := num(j), tot(j)
+		for u := range side {
+			if x.wrap[j] {
+				inner[off[j]+u] = ringAxisSum(nj, tj, side, u)
+			} else {
+				b, sb := nj[u], tj[u]
+				inner[off[j]+u] = u*b - sb + (tj[side] - sb) - u*(s-b)
+			}
+		}
+	}
+	// far[off[j]+t]: the least total distance along axis j to the inner nodes of a
+	// coordinate t or more away from c's (suffix minima); least[j] over all
+	// coordinates. A node D or more away from c in L-infinity is D or more away along
+	// some axis j, so its total distance to the inner nodes is at least
+	// min over j of far_j(D) + the sum of least over the other axes.
+	far := make([]int, off[d])
+	least := make([]int, d)
+	leastSum := 0
+	for j, side := range x.dims {
+		reach := axisReach(int(cc[j]), side, x.wrap[j])
+		fj := far[off[j] : off[j]+side+1]
+		for t := range fj {
+			fj[t] = math.MaxInt
+		}
+		for t := 0; t <= reach; t++ {
+			for _, u := range axisAt(a.ringAxes[0][:0], int(cc[j]), t, side, x.wrap[j]) {
+				fj[t] = min(fj[t], inner[off[j]+int(u)])
+			}
+		}
+		for t := reach - 1; t >= 0; t-- {
+			fj[t] = min(fj[t], fj[t+1])
+		}
+		least[j] = fj[0]
+		leastSum += fj[0]
+	}
+	farBound := func(D int) int {
+		lb := math.MaxInt
+		for j := range d {
+			if D < x.dims[j] && far[off[j]+D] != math.MaxInt {
+				lb = min(lb, far[off[j]+D]-least[j])
+			}
+		}
+		if lb == math.MaxInt {
+			return lb
+		}
+		return leastSum + lb
+	}
+	kb := a.keyBits
+	picked := set[s:]
+	xy, keys := a.candXY[:0], a.keys[:0]
+	add := func(v int) {
+		cv := co[v*d : v*d+d]
+		sum, l1 := 0, int32(0)
+		for j, u := range cv {
+			sum += inner[off[j]+int(u)]
+			l1 += ad(j, u, cc[j])
+		}
+		for _, p := range picked {
+			for j, u := range cv {
+				sum += int(ad(j, u, co[p*d+j]))
+			}
+		}
+		xy = append(xy, cv...)
+		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
+	}
+	maxR := 0
+	for j, side := range x.dims {
+		maxR = max(maxR, axisReach(int(cc[j]), side, x.wrap[j]))
+	}
+	R := L - 1
+	b := -1
+	pc := make([]int32, d)
+	for r := 0; r < m; r++ {
+		if score+(m-r)*L > stop {
+			a.candXY, a.keys = xy, keys
+			return math.MaxInt, nil
+		}
+		for R < maxR {
+			D := R + 1
+			fb := farBound(D)
+			if fb == math.MaxInt {
+				R = maxR // no node is that far
+				break
+			}
+			lb := int64(max(s*(D-L+1), fb)+r)<<kb.sumShift | int64(D)<<kb.posBits
+			if b >= 0 && lb > keys[b] {
+				break
+			}
+			R++
+			from := len(keys)
+			a.ring = a.greedyShell(cc, R, false, a.ring[:0])
+			for _, v := range a.ring {
+				add(v)
+			}
+			for j := from; j < len(keys); j++ {
+				if b < 0 || keys[j] < keys[b] {
+					b = j
+				}
+			}
+		}
+		last := len(keys) - 1
+		copy(pc, xy[b*d:b*d+d])
+		copy(xy[b*d:b*d+d], xy[last*d:last*d+d])
+		keys[b] = keys[last]
+		xy, keys = xy[:last*d], keys[:last]
+		v := 0
+		for j := d - 1; j >= 0; j-- {
+			v = v*x.dims[j] + int(pc[j])
+		}
+		set = append(set, v)
+		picked = set[s:]
+		dist := int32(0)
+		for j, u := range pc {
+			dist = max(dist, ad(j, u, cc[j]))
+		}
+		score += int(dist)
+		b = -1
+		best := int64(math.MaxInt64)
+		for i := range keys {
+			l1 := int32(0)
+			for j, u := range xy[i*d : i*d+d] {
+				l1 += ad(j, u, pc[j])
+			}
+			k := keys[i] + int64(l1)<<kb.sumShift
+			keys[i] = k
+			if k < best {
+				best, b = k, i
+			}
+		}
+	}
+	a.candXY, a.keys = xy, keys
+	a.set = set
+	return score, set
+}
+
+// greedyShell appends the free nodes at L-infinity distance exactly r from the
+// coordinates cc (within r when ball), around the ring on torus axes: the shell is
+// split by the first axis j at distance r (the axes before it less than r away, the
+// axes after it at most r), so every node is met once.
+func (a *mc1x1) greedyShell(cc []int32, r int, ball bool, dst []int) []int {
+	x := a.x
+	d := x.d
+	lists := a.shellLists[:0]
+	for range 2 * d {
+		lists = append(lists, nil)
+	}
+	a.shellLists = lists
+	within := func(j, rad int) []int32 {
+		if rad < 0 {
+			return nil
+		}
+		return axisWithin(lists[j][:0], int(cc[j]), rad, x.dims[j], x.wrap[j])
+	}
+	var visit func(j int, base int, stride int, axes [][]int32)
+	visit = func(j, base, stride int, axes [][]int32) {
+		if j == d {
+			if a.st.IsFree(base) {
+				dst = append(dst, base)
+			}
+			return
+		}
+		for _, u := range axes[j] {
+			visit(j+1, base+int(u)*stride, stride*x.dims[j], axes)
+		}
+	}
+	axes := a.shellAxes[:0]
+	for range d {
+		axes = append(axes, nil)
+	}
+	a.shellAxes = axes
+	if ball {
+		for j := range d {
+			axes[j] = within(j, r)
+			lists[j] = axes[j]
+		}
+		visit(0, 0, 1, axes)
+		return dst
+	}
+	for j := range d {
+		at := axisAt(lists[d+j][:0], int(cc[j]), r, x.dims[j], x.wrap[j])
+		lists[d+j] = at
+		if len(at) == 0 {
+			continue
+		}
+		for i := range d {
+			switch {
+			case i < j:
+				axes[i] = within(i, r-1)
+			case i == j:
+				axes[i] = at
+			default:
+				axes[i] = within(i, r)
+			}
+			if i != j {
+				lists[i] = axes[i]
+			}
+		}
+		// lists[i] holds axis i's list; those of i < j and i > j differ in radius,
+		// so they are rebuilt for each j.
+		visit(0, 0, 1, axes)
+	}
+	return dst
 }

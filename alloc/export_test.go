@@ -6,3 +6,13 @@ package alloc
 func forceLists(a Allocator) {
 	a.(*mc1x1).x.maskWords = 0
 }
+
+// For the real-Slurm comparison (package alloc_test, slurm_real_test.go), which
+// drives Slurm through internal/slurmtest, itself importing alloc.
+
+// RandomSlurmBlocks is randomSlurmBlocks (slurm_block_test.go).
+var RandomSlurmBlocks = randomSlurmBlocks
+
+// BlockRetried says whether the last topology/block selection had to be retried
+// with fewer candidates (common_topo_choose_nodes).
+func (a *SlurmAllocator) BlockRetried() bool { return a.blk != nil && a.blk.retries > 0 }

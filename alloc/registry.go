@@ -47,6 +47,29 @@ type Options struct {
 	// SlurmBlocks reads the topology.conf named in a slurm:block spec
 	// (slurm.ParseBlocks of the file); nil: slurm:block is refused.
 	SlurmBlocks func(path string) (*slurm.Blocks, error)
+	// Names are the machine's host names in node-index order, for the allocators
+	// that meet names: Slurm's emulators (the node names of its topology.conf, its
+	// name order) and as-run (recorded node lists). nil: a graph's own node names,
+	// node indices elsewhere (curves.NodeNames). They must be distinct, one per node.
+	Names []string
+}
+
+// nodeNames returns opt.Names checked against m, else curves.NodeNames(m).
+func (opt Options) nodeNames(m topo.Machine) ([]string, error) {
+	if opt.Names == nil {
+		return curves.NodeNames(m), nil
+	}
+	if len(opt.Names) != m.N() {
+		return nil, fmt.Errorf("%d host names for the %d nodes of %s", len(opt.Names), m.N(), m.Spec())
+	}
+	seen := make(map[string]int, len(opt.Names))
+	for i, name := range opt.Names {
+		if j, dup := seen[name]; dup {
+			return nil, fmt.Errorf("host %q is named twice (nodes %d and %d)", name, j, i)
+		}
+		seen[name] = i
+	}
+	return opt.Names, nil
 }
 
 // resolveCurve returns the ordering of m named by a CURVE argument: a built-in curve,

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -82,15 +81,43 @@ type SlurmAllocator struct {
 	at   []int32  // node at each Slurm index
 	w    []uint32 // weight by Slurm index
 	tree *slurm.Tree
-	sw   [][]int32 // tree: Slurm indices under each switch, ascending (upper: union)
+	tr   *slurmTreeState // topology/tree state (treeSelect)
 	// scratch
 	sel   []bool
 	mark  []bool
 	runs  []slurmRun
 	runs2 []slurmRun
-	dist  []int
-	tmp   []int
 	blk   *slurmBlocks // topology/block (slurm_block.go)
+}
+
+// slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +
+// switches + links): the leaves' node lists and per-switch scratch. When every
+// switch's descendants form a tree (no switch reachable twice below it, no node on
+// two leaves: fat trees, procalloc's writers' files) a switch's counts are the sums
+// of its children's, computed bottom-up in O(n + switches + links) per decision
+// (treeCountsSum). Otherwise (shared descendants) the counts are taken over every
+// switch's node list (ref, treeCountsRef), O(n x levels) memory: the simple
+// reference the fast path is checked against.
+type slurmTreeState struct {
+	leaf    [][]int32 // leaf switches: their Slurm indices, ascending, distinct; nil for upper
+	leaves  []int     // the leaf switches in file order
+	byLevel []int     // every switch, lowest level first (file order within a level)
+	ref     [][]int32 // reference path only: Slurm indices under each switch, ascending
+	// per switch, per decision
+	cnt, dist, tmp []int
+	lowW           []uint32
+	required, in   []bool
+	ws             []uint32
+	stack          []int
+	queue          []int32
+	// twin classes of the leaves and distance rows by source (leafDistances)
+	leafPos    []int32 // position in leaves of each switch, -1 for upper ones
+	leafClass  []int32 // twin class of each leaf (by position)
+	twins      []int32 // leaves per class
+	rows       [][]uint16
+	rowBytes   int
+	scratchRow []uint16
+	capacity   int // TreeCapacity, once computed
 }
 
 func init() {
@@ -103,7 +130,11 @@ func init() {
 func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error) {
 	mode, rest, _ := strings.Cut(arg, ":")
 	var cfg SlurmConfig
-	cfg.Names = curves.NodeNames(m)
+	names, err := opt.nodeNames(m)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Names = names
 	var order string
 	switch mode {
 	case "consec":
@@ -190,47 +221,12 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 			a.w[s] = cfg.Weights[v]
 		}
 	}
-	if t := cfg.Tree; t != nil {
-		byName := make(map[string]int32, n)
-		for v, nm := range names {
-			byName[nm] = int32(v)
+	if cfg.Tree != nil {
+		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, false)
+		if err != nil {
+			return nil, err
 		}
-		a.sw = make([][]int32, len(t.Switches))
-		done := make([]bool, len(t.Switches))
-		var fill func(i int) []int32
-		fill = func(i int) []int32 {
-			if done[i] {
-				return a.sw[i]
-			}
-			done[i] = true
-			var set []int32
-			for _, c := range t.Switches[i].Children {
-				set = append(set, fill(c)...)
-			}
-			slices.Sort(set)
-			a.sw[i] = slices.Compact(set)
-			return a.sw[i]
-		}
-		for i, s := range t.Switches {
-			if s.Level != 0 {
-				continue
-			}
-			set := make([]int32, 0, len(s.Nodes))
-			for _, nm := range s.Nodes {
-				v, ok := byName[nm]
-				if !ok {
-					return nil, fmt.Errorf("topology.conf line %d: switch %s lists node %q, which is not a node of the machine", s.Line, s.Name, nm)
-				}
-				set = append(set, a.idx[v])
-			}
-			slices.Sort(set)
-			a.sw[i] = slices.Compact(set)
-			done[i] = true
-		}
-		for i := range t.Switches {
-			fill(i)
-		}
-		a.dist = make([]int, len(t.Switches))
+		a.tr = tr
 	}
 	if cfg.Blocks != nil {
 		if err := a.initBlocks(cfg.Blocks, names); err != nil {
@@ -327,7 +323,9 @@ func (a *SlurmAllocator) consec(k int) []int32 {
 	// W: sort the runs by weight (stable: index order within a weight).
 	byW := a.runs2[:0]
 	byW = append(byW, runs...)
-	slices.SortStableFunc(byW, func(x, y slurmRun) int { return cmp.Compare(x.w, y.w) })
+	if byWeight := func(x, y slurmRun) int { return cmp.Compare(x.w, y.w) }; !slices.IsSortedFunc(byW, byWeight) {
+		slices.SortStableFunc(byW, byWeight) // equal weights (no Weight=) need no sort
+	}
 	a.runs2 = byW
 	picked := make([]int32, 0, k)
 	rem := int32(k)
@@ -379,103 +377,143 @@ func (a *SlurmAllocator) consec(k int) []int32 {
 	return picked
 }
 
-// treeSelect is _eval_nodes_topo without required nodes.
-func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
-	t := a.tree
-	ns := len(t.Switches)
-	cnt := make([]int, ns)
-	lowW := make([]uint32, ns)
-	top := -1
-	var topW uint32
-	for i := range t.Switches {
-		c, lw := 0, uint32(0)
-		for _, s := range a.sw[i] {
-			if a.free(s) {
-				if c == 0 || a.w[s] < lw {
-					lw = a.w[s]
-				}
-				c++
-			}
-		}
-		cnt[i], lowW[i] = c, lw
-		if c < k {
+// newSlurmTreeState checks the leaves' nodes against the machine (names, Slurm
+// indices idx) and builds the per-switch state; forceRef keeps the per-switch node
+// lists whatever the tree (for the test that compares the two paths).
+func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool) (*slurmTreeState, error) {
+	n, ns := len(names), len(t.Switches)
+	byName := make(map[string]int32, n)
+	for v, nm := range names {
+		byName[nm] = int32(v)
+	}
+	st := &slurmTreeState{leaf: make([][]int32, ns), cnt: make([]int, ns), dist: make([]int, ns), lowW: make([]uint32, ns), required: make([]bool, ns), in: make([]bool, ns)}
+	onLeaf := make([]int32, n) // leaves holding each Slurm index
+	shared := forceRef
+	maxLevel := 0
+	for i, s := range t.Switches {
+		maxLevel = max(maxLevel, s.Level)
+		if s.Level != 0 {
 			continue
 		}
-		if top < 0 || (t.Switches[i].Level >= t.Switches[top].Level && lw <= topW) {
-			top, topW = i, lw
+		st.leaves = append(st.leaves, i)
+		set := make([]int32, 0, len(s.Nodes))
+		for _, nm := range s.Nodes {
+			v, ok := byName[nm]
+			if !ok {
+				return nil, fmt.Errorf("topology.conf line %d: switch %s lists node %q, which is not a node of the machine", s.Line, s.Name, nm)
+			}
+			set = append(set, idx[v])
 		}
-	}
-	if top < 0 {
-		return nil, fmt.Errorf("request for %d nodes: no switch reaches %d free nodes; Slurm leaves the job pending: %w", k, k, ErrFragmented)
-	}
-	// Candidates: the free nodes under the top switch, grouped by weight.
-	inTop := a.sw[top]
-	var ws []uint32
-	for _, s := range inTop {
-		if a.free(s) {
-			ws = append(ws, a.w[s])
-		}
-	}
-	slices.Sort(ws)
-	ws = slices.Compact(ws)
-	// best: the nodes of the groups up to the one that makes k; req2: those before it.
-	var lastW uint32
-	got := 0
-	for _, w := range ws {
-		c := 0
-		for _, s := range inTop {
-			if a.free(s) && a.w[s] == w {
-				c++
+		slices.Sort(set)
+		st.leaf[i] = slices.Compact(set)
+		for _, x := range st.leaf[i] {
+			if onLeaf[x]++; onLeaf[x] > 1 {
+				shared = true
 			}
 		}
-		got += c
-		lastW = w
-		if got >= k {
-			break
+	}
+	for lv := 0; lv <= maxLevel; lv++ {
+		for i, s := range t.Switches {
+			if s.Level == lv {
+				st.byLevel = append(st.byLevel, i)
+			}
 		}
 	}
-	if got < k {
-		return nil, fmt.Errorf("request for %d nodes: the top switch has %d: %w", k, got, ErrFragmented)
+	// Is any switch reachable twice below an upper switch (two children over one
+	// leaf, a child listed twice)? Then counts do not add up.
+	stamp := make([]int32, ns)
+	for i := range stamp {
+		stamp[i] = -1
 	}
-	inTopSet := a.tmpMark(inTop)
-	candidate := func(s int32) bool { return inTopSet[s] && a.free(s) && a.w[s] <= lastW }
-	isReq2 := func(s int32) bool { return inTopSet[s] && a.free(s) && a.w[s] < lastW }
-	defer func() {
-		for _, s := range inTop {
-			inTopSet[s] = false
+	for u := 0; u < ns && !shared; u++ {
+		if t.Switches[u].Level == 0 {
+			continue
 		}
-	}()
+		stack := append(st.stack[:0], t.Switches[u].Children...)
+		for len(stack) > 0 && !shared {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if stamp[v] == int32(u) {
+				shared = true
+				break
+			}
+			stamp[v] = int32(u)
+			stack = append(stack, t.Switches[v].Children...)
+		}
+		st.stack = stack[:0]
+	}
+	st.leafClasses(t)
+	if shared {
+		st.ref = make([][]int32, ns)
+		for _, i := range st.byLevel {
+			if t.Switches[i].Level == 0 {
+				st.ref[i] = st.leaf[i]
+				continue
+			}
+			var set []int32
+			for _, c := range t.Switches[i].Children {
+				set = append(set, st.ref[c]...)
+			}
+			slices.Sort(set)
+			st.ref[i] = slices.Compact(set)
+		}
+	}
+	return st, nil
+}
+
+// treeSelect is _eval_nodes_topo without required nodes.
+func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
+	t, st := a.tree, a.tr
+	var top int
+	var lastW uint32
+	var err error
+	if st.ref != nil {
+		top, lastW, err = a.treeCountsRef(k)
+	} else {
+		top, lastW, err = a.treeCountsSum(k)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cnt, required := st.cnt, st.required
+	// A candidate is under the top switch, free, of the weight groups up to the last;
+	// under the top switch is, on the sums path, a leaf marked in st.in, on the
+	// reference path a node marked in a.mark (a leaf may be partly under it).
+	var inTopNode []bool
+	if st.ref != nil {
+		inTopNode = a.tmpMark(st.ref[top])
+		defer func() {
+			for _, s := range st.ref[top] {
+				inTopNode[s] = false
+			}
+		}()
+	}
+	under := func(leaf int, s int32) bool {
+		if inTopNode != nil {
+			return inTopNode[s]
+		}
+		return st.in[leaf]
+	}
 	sel := a.sel
 	picked := make([]int32, 0, k)
 	rem := k
-	required := make([]bool, ns)
-	for i := range t.Switches {
-		c := 0
-		for _, s := range a.sw[i] {
-			if candidate(s) {
-				c++
-				if isReq2(s) {
-					required[i] = true
-				}
-			}
-		}
-		cnt[i] = c
-	}
-	for _, s := range inTop {
-		if isReq2(s) {
-			sel[s] = true
-			picked = append(picked, s)
-			rem--
-		}
-	}
 	defer func() {
 		for _, s := range picked {
 			sel[s] = false
 		}
 	}()
+	for _, i := range st.leaves {
+		for _, s := range st.leaf[i] {
+			if under(i, s) && a.free(s) && a.w[s] < lastW && !sel[s] {
+				sel[s] = true
+				picked = append(picked, s)
+				rem--
+			}
+		}
+	}
 	take := func(i int) bool {
-		for _, s := range a.sw[i] {
-			if !candidate(s) || sel[s] {
+		for _, s := range st.leaf[i] {
+			if sel[s] || !a.free(s) || a.w[s] > lastW || !under(i, s) {
 				continue
 			}
 			sel[s] = true
@@ -489,14 +527,14 @@ func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
 	}
 	out := func() []int32 { return slices.Clone(picked) }
 	if len(picked) > 0 {
-		for i, s := range t.Switches {
-			if required[i] && s.Level == 0 && take(i) {
+		for _, i := range st.leaves {
+			if required[i] && take(i) {
 				return out(), nil
 			}
 		}
 	}
-	dist := a.dist
-	for i := range dist {
+	dist := st.dist
+	for _, i := range st.leaves {
 		dist[i] = 0
 	}
 	for i := range t.Switches {
@@ -508,8 +546,8 @@ func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
 	for prev != rem {
 		prev = rem
 		best := -1
-		for i, s := range t.Switches {
-			if required[i] || s.Level != 0 {
+		for _, i := range st.leaves {
+			if required[i] {
 				continue
 			}
 			if best < 0 || dist[i] < 0 || cnt[i] == 0 {
@@ -535,6 +573,193 @@ func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
 	return nil, fmt.Errorf("request for %d nodes: %d left unplaced on the tree: %w", k, rem, ErrFragmented)
 }
 
+// noTopSwitch is treeSelect's error when no switch holds k free nodes: Slurm leaves
+// the job pending; a job larger than every switch's node count never starts.
+func (a *SlurmAllocator) noTopSwitch(k int) error {
+	if c := a.TreeCapacity(); k > c {
+		return fmt.Errorf("request for %d nodes: the largest switch holds %d nodes (separate trees, or nodes on no leaf); Slurm leaves the job pending forever: %w", k, c, ErrFragmented)
+	}
+	return fmt.Errorf("request for %d nodes: no switch reaches %d free nodes; Slurm leaves the job pending: %w", k, k, ErrFragmented)
+}
+
+// TreeCapacity returns the largest job slurm:tree can ever place: the most nodes
+// below one switch (Slurm places a job under one switch; a topology.conf of several
+// trees, or with nodes on no leaf, has none that holds every node). Without a tree
+// it is the machine's node count.
+func (a *SlurmAllocator) TreeCapacity() int {
+	if a.tr == nil {
+		return len(a.at)
+	}
+	if a.tr.capacity == 0 {
+		best := 0
+		for i := range a.tree.Switches {
+			if a.tr.ref != nil {
+				best = max(best, len(a.tr.ref[i]))
+			}
+		}
+		if a.tr.ref == nil {
+			size := make([]int, len(a.tree.Switches))
+			for _, i := range a.tr.byLevel {
+				size[i] = len(a.tr.leaf[i])
+				for _, c := range a.tree.Switches[i].Children {
+					size[i] += size[c]
+				}
+				best = max(best, size[i])
+			}
+		}
+		a.tr.capacity = best
+	}
+	return a.tr.capacity
+}
+
+// treeCountsSum chooses the top switch and the weight bound lastW, and sets, per
+// switch, st.cnt (candidate nodes below it), st.required (a node of a lighter group
+// below it) and st.in (a leaf under the top switch), each switch's values the sums
+// (or) of its children's: for trees whose switches reach no switch twice below them
+// and whose leaves share no node.
+func (a *SlurmAllocator) treeCountsSum(k int) (top int, lastW uint32, err error) {
+	t, st := a.tree, a.tr
+	cnt, lowW := st.cnt, st.lowW
+	for _, i := range st.byLevel {
+		c, lw := 0, uint32(0)
+		if t.Switches[i].Level == 0 {
+			for _, s := range st.leaf[i] {
+				if a.free(s) {
+					if c == 0 || a.w[s] < lw {
+						lw = a.w[s]
+					}
+					c++
+				}
+			}
+		} else {
+			for _, ch := range t.Switches[i].Children {
+				if cnt[ch] > 0 {
+					if c == 0 || lowW[ch] < lw {
+						lw = lowW[ch]
+					}
+					c += cnt[ch]
+				}
+			}
+		}
+		cnt[i], lowW[i] = c, lw
+	}
+	top = a.chooseTop(k)
+	if top < 0 {
+		return 0, 0, a.noTopSwitch(k)
+	}
+	// The switches under the top switch, and the free weights below it.
+	in := st.in
+	clear(in)
+	stack := append(st.stack[:0], top)
+	ws := st.ws[:0]
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if in[v] {
+			continue
+		}
+		in[v] = true
+		stack = append(stack, t.Switches[v].Children...)
+		for _, s := range st.leaf[v] {
+			if a.free(s) {
+				ws = append(ws, a.w[s])
+			}
+		}
+	}
+	st.stack, st.ws = stack[:0], ws
+	slices.Sort(ws)
+	lastW = ws[k-1] // the weight group that makes k
+	for _, i := range st.byLevel {
+		c, req := 0, false
+		if t.Switches[i].Level == 0 {
+			if in[i] {
+				for _, s := range st.leaf[i] {
+					if a.free(s) && a.w[s] <= lastW {
+						c++
+						req = req || a.w[s] < lastW
+					}
+				}
+			}
+		} else {
+			for _, ch := range t.Switches[i].Children {
+				c += cnt[ch]
+				req = req || st.required[ch]
+			}
+		}
+		cnt[i], st.required[i] = c, req
+	}
+	return top, lastW, nil
+}
+
+// chooseTop is the top switch: the first in file order with at least k free nodes
+// (st.cnt), replaced by a later one of at least its level whose lowest free weight
+// (st.lowW) is not higher; -1 when none has k.
+func (a *SlurmAllocator) chooseTop(k int) int {
+	t, st := a.tree, a.tr
+	top := -1
+	for i := range t.Switches {
+		if st.cnt[i] < k {
+			continue
+		}
+		if top < 0 || (t.Switches[i].Level >= t.Switches[top].Level && st.lowW[i] <= st.lowW[top]) {
+			top = i
+		}
+	}
+	return top
+}
+
+// treeCountsRef is treeCountsSum over every switch's node list (st.ref): the
+// reference, and the path for trees whose switches share nodes below them.
+func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error) {
+	t, st := a.tree, a.tr
+	for i := range t.Switches {
+		c, lw := 0, uint32(0)
+		for _, s := range st.ref[i] {
+			if a.free(s) {
+				if c == 0 || a.w[s] < lw {
+					lw = a.w[s]
+				}
+				c++
+			}
+		}
+		st.cnt[i], st.lowW[i] = c, lw
+	}
+	top = a.chooseTop(k)
+	if top < 0 {
+		return 0, 0, a.noTopSwitch(k)
+	}
+	inTop := st.ref[top]
+	ws := st.ws[:0]
+	for _, s := range inTop {
+		if a.free(s) {
+			ws = append(ws, a.w[s])
+		}
+	}
+	st.ws = ws
+	if len(ws) < k {
+		return 0, 0, fmt.Errorf("request for %d nodes: the top switch has %d: %w", k, len(ws), ErrFragmented)
+	}
+	slices.Sort(ws)
+	lastW = ws[k-1]
+	mark := a.tmpMark(inTop)
+	defer func() {
+		for _, s := range inTop {
+			mark[s] = false
+		}
+	}()
+	for i := range t.Switches {
+		c, req := 0, false
+		for _, s := range st.ref[i] {
+			if mark[s] && a.free(s) && a.w[s] <= lastW {
+				c++
+				req = req || a.w[s] < lastW
+			}
+		}
+		st.cnt[i], st.required[i] = c, req
+	}
+	return top, lastW, nil
+}
+
 // distLess compares summed distances, -1 standing for Slurm's INFINITE.
 func distLess(x, y int) bool {
 	if x < 0 {
@@ -543,16 +768,125 @@ func distLess(x, y int) bool {
 	return y < 0 || x < y
 }
 
-// addDist is _topo_add_dist: dist[i] += hops(inx, i), INFINITE (-1) absorbing.
+// addDist is _topo_add_dist: dist[i] += hops(inx, i), INFINITE (-1) absorbing, for
+// the leaf switches i (the only ones whose dist the selection reads).
 func (a *SlurmAllocator) addDist(inx int) {
-	a.tmp = a.tree.Distances(inx, a.tmp)
-	for i, d := range a.tmp {
-		if d < 0 || a.dist[i] < 0 {
-			a.dist[i] = -1
+	st := a.tr
+	row := st.leafDistances(a.tree, inx)
+	own := int32(-1) // inx's twin class when it is a leaf
+	if p := st.leafPos[inx]; p >= 0 && st.twins[st.leafClass[p]] > 1 {
+		own = st.leafClass[p]
+	}
+	for p, i := range st.leaves {
+		c := st.leafClass[p]
+		d := row[c]
+		switch {
+		case i == inx:
+			d = 0
+		case c == own:
+			d = 2 // a twin: the same switches above
+		}
+		if d == noRoute || st.dist[i] < 0 {
+			st.dist[i] = -1
 		} else {
-			a.dist[i] += d
+			st.dist[i] += int(d)
 		}
 	}
+}
+
+// noRoute marks an unreachable leaf class in a leafDistances row (Slurm's INFINITE).
+const noRoute = 1<<16 - 1
+
+// maxLeafRowBytes bounds the cache of leaf distance rows: slurmctld keeps a
+// switches x switches distance matrix; procalloc keeps, for the switches the
+// selection has measured from, the hops to every class of twin leaves, up to this
+// many bytes, two per class (then rows are measured again when needed).
+const maxLeafRowBytes = 128 << 20
+
+// leafClasses groups the leaf switches into twins: leaves linked to the same
+// switches (a fat tree's leaves of one pod) are at the same distance from every
+// other switch, so a distance row needs one entry per class, and the rows of twin
+// sources are one row (leafDistances). A leaf linked to no switch is a class of its
+// own.
+func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
+	ns := len(t.Switches)
+	st.leafPos = make([]int32, ns)
+	for i := range st.leafPos {
+		st.leafPos[i] = -1
+	}
+	st.leafClass = make([]int32, len(st.leaves))
+	byLinks := map[string]int32{}
+	var key []byte
+	var links []int32
+	for p, i := range st.leaves {
+		st.leafPos[i] = int32(p)
+		links = append(links[:0], t.Links(i)...)
+		if len(links) == 0 {
+			st.leafClass[p] = int32(len(st.twins))
+			st.twins = append(st.twins, 1)
+			continue
+		}
+		slices.Sort(links)
+		links = slices.Compact(links)
+		key = key[:0]
+		for _, l := range links {
+			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
+		}
+		c, ok := byLinks[string(key)]
+		if !ok {
+			c = int32(len(st.twins))
+			byLinks[string(key)] = c
+			st.twins = append(st.twins, 0)
+		}
+		st.leafClass[p] = c
+		st.twins[c]++
+	}
+}
+
+// leafDistances returns the hops from switch from to every class of twin leaves,
+// noRoute where there is no path (for from's own class: the hops to its other
+// members, see addDist): a breadth-first search over the switch links, kept while the
+// cache has room; twin leaves share one row.
+func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
+	nc := len(st.twins)
+	key := nc + from // a row per upper switch, after the leaf classes' rows
+	if p := st.leafPos[from]; p >= 0 {
+		key = int(st.leafClass[p])
+	}
+	if st.rows == nil {
+		st.rows = make([][]uint16, nc+len(t.Switches))
+	}
+	if row := st.rows[key]; row != nil {
+		return row
+	}
+	st.tmp, st.queue = t.DistancesQueue(from, st.tmp, st.queue)
+	var row []uint16
+	if st.rowBytes+2*nc <= maxLeafRowBytes {
+		row = make([]uint16, nc)
+		st.rows[key] = row
+		st.rowBytes += 2 * nc
+	} else {
+		if cap(st.scratchRow) < nc {
+			st.scratchRow = make([]uint16, nc)
+		}
+		row = st.scratchRow[:nc]
+	}
+	own := int32(-1)
+	if p := st.leafPos[from]; p >= 0 {
+		own = st.leafClass[p]
+	}
+	for p, i := range st.leaves {
+		c := st.leafClass[p]
+		if c == own && i == from && st.twins[c] > 1 {
+			continue // the row of from's own class holds the other members' hops
+		}
+		if d := st.tmp[i]; d < 0 {
+			row[c] = noRoute
+		} else {
+			row[c] = uint16(min(d, noRoute-1)) // Slurm's switch indices are 16 bits
+		}
+	}
+	return row
 }
 
 // compareSwitches is _topo_compare_switches: 1 when switch i is the better choice,

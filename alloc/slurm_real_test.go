@@ -1,21 +1,20 @@
-package alloc
+package alloc_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -178,24 +177,30 @@ func TestSlurmRealPlacements(t *testing.T) {
 		tree    string // topology.conf; "": none
 		submit  string
 		steps   int
+		names   string // the node names (a hostlist of NodeName lines in order); "": nodeNN
 	}
 	configs := []config{
-		{"weights-distinct", distinct, "", "salloc", steps},
-		{"weights-grouped", grouped, "", "salloc", steps},
-		{"no-topology", nil, "", "salloc", steps},
-		{"tree", nil, slurmRealTopology, "salloc", steps},
-		{"tree-unbalanced", nil, slurmRealUnbalanced, "salloc", steps},
-		{"weights+tree", grouped, slurmRealTopology, "salloc", steps},
+		{"weights-distinct", distinct, "", "salloc", steps, ""},
+		{"weights-grouped", grouped, "", "salloc", steps, ""},
+		{"no-topology", nil, "", "salloc", steps, ""},
+		{"tree", nil, slurmRealTopology, "salloc", steps, ""},
+		{"tree-unbalanced", nil, slurmRealUnbalanced, "salloc", steps, ""},
+		{"weights+tree", grouped, slurmRealTopology, "salloc", steps, ""},
 	}
 	// Random trees, seeds 1, 2, ...: odd seeds without weights, even ones with.
 	for seed := uint64(1); seed <= uint64(envSteps("PROCALLOC_SLURM_RANDOM_TREES", 2)); seed++ {
-		c := config{fmt.Sprintf("tree-random%d", seed), nil, randomSlurmTree(seed, nodes), "salloc", steps}
+		c := config{fmt.Sprintf("tree-random%d", seed), nil, randomSlurmTree(seed, nodes), "salloc", steps, ""}
 		if seed%2 == 0 {
 			c.name, c.weights = fmt.Sprintf("weights+tree-random%d", seed), grouped
 		}
 		configs = append(configs, c)
 	}
-	configs = append(configs, config{"sbatch:weights+tree", grouped, slurmRealTopology, "sbatch", sbatchSteps})
+	// Names that mix zero padding, NodeName lines out of order: Slurm's node order
+	// is strnatcmp's (x010 before x1), which the emulation's best fit runs along.
+	if nodes == 16 {
+		configs = append(configs, config{"names-mixed-padding", nil, "", "salloc", steps, "x[010-012],x[1-9],x[013-016]"})
+	}
+	configs = append(configs, config{"sbatch:weights+tree", grouped, slurmRealTopology, "sbatch", sbatchSteps, ""})
 	work := t.TempDir()
 	total, differ := 0, 0
 	start := time.Now()
@@ -209,6 +214,13 @@ func TestSlurmRealPlacements(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			args := []string{"restart", "--nodes", strconv.Itoa(nodes), "--dir", dir, "--port-base", strconv.Itoa(portBase)}
+			names := names
+			if c.names != "" {
+				if names, err = hostlist.Expand(c.names); err != nil || len(names) != nodes {
+					t.Fatalf("%s: %d names, %v", c.names, len(names), err)
+				}
+				args = append(args, "--names", c.names)
+			}
 			if c.weights != nil {
 				var b strings.Builder
 				for i, w := range c.weights {
@@ -234,18 +246,19 @@ func TestSlurmRealPlacements(t *testing.T) {
 				}
 				t.Fatalf("starting the cluster (%s): %v\n%s", strings.Join(args, " "), err, out)
 			}
-			cfg := SlurmConfig{Names: names, Weights: c.weights}
+			cfg := alloc.SlurmConfig{Names: names, Weights: c.weights}
 			if c.tree != "" {
 				if cfg.Tree, err = slurm.ParseTree(strings.NewReader(c.tree)); err != nil {
 					t.Fatal(err)
 				}
 			}
-			a, err := NewSlurm(m, cfg)
+			a, err := alloc.NewSlurm(m, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc := &realCluster{t: t, conf: filepath.Join(dir, "slurm.conf"), cwd: work, submit: c.submit, names: names}
-			n, d := rc.run(a, uint64(100+ci), c.steps)
+			rc := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: c.submit, Names: names}
+			r := slurmtest.Compare(t, rc, a, slurmtest.Run{Seed: uint64(100 + ci), Steps: c.steps})
+			n, d := r.Compared, r.Differ
 			total += n
 			differ += d
 			t.Logf("%s: %d placements compared, %d differ", c.name, n, d)
@@ -254,206 +267,6 @@ func TestSlurmRealPlacements(t *testing.T) {
 	t.Logf("%d configurations in %.1f s", len(configs), time.Since(start).Seconds())
 	// The line `make test-slurm` ends with.
 	fmt.Printf("slurm: %d placements compared, %d differ\n", total, differ)
-}
-
-type realCluster struct {
-	t      *testing.T
-	conf   string
-	cwd    string
-	submit string
-	names  []string
-	// prefix, when set, is a Slurm installation whose bin comes first on PATH.
-	prefix string
-	// probes is how many jobs the emulation says must wait are submitted anyway
-	// (salloc --immediate) to check that Slurm does not start them either; waits
-	// counts them.
-	probes, waits int
-	// retried counts the placements where the emulated block pass failed and was
-	// retried with fewer candidates (common_topo_choose_nodes).
-	retried int
-}
-
-func (rc *realCluster) cmd(name string, args ...string) (string, string, error) {
-	c := exec.Command(name, args...)
-	c.Dir = rc.cwd
-	c.Env = append(os.Environ(), "SLURM_CONF="+rc.conf)
-	if rc.prefix != "" {
-		c.Env = append(c.Env, "PATH="+filepath.Join(rc.prefix, "bin")+":"+os.Getenv("PATH"))
-		c.Path = filepath.Join(rc.prefix, "bin", name)
-	}
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	return out.String(), errb.String(), err
-}
-
-var grantedRE = regexp.MustCompile(`Granted job allocation (\d+)`)
-
-// place submits a k-node job and returns its id and Slurm's nodes (node indices).
-func (rc *realCluster) place(k int) (string, []int, error) { return rc.placeWithin(k, 10) }
-
-// placeWithin is place with salloc --immediate=wait (seconds).
-func (rc *realCluster) placeWithin(k, wait int) (string, []int, error) {
-	var id string
-	if rc.submit == "sbatch" {
-		out, errs, err := rc.cmd("sbatch", "--parsable", "-N", strconv.Itoa(k), "-o", "/dev/null", "--wrap", "exec sleep 1000")
-		if err != nil {
-			return "", nil, fmt.Errorf("sbatch: %v: %s", err, errs)
-		}
-		id = strings.TrimSpace(strings.Split(out, ";")[0])
-	} else {
-		_, errs, err := rc.cmd("salloc", "--no-shell", "--immediate="+strconv.Itoa(wait), "-N", strconv.Itoa(k), "-J", "procalloc-test")
-		mm := grantedRE.FindStringSubmatch(errs)
-		if err != nil || mm == nil {
-			return "", nil, fmt.Errorf("salloc -N %d: %v: %s", k, err, errs)
-		}
-		id = mm[1]
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		out, errs, err := rc.cmd("squeue", "-h", "-j", id, "-o", "%t %N")
-		if err != nil {
-			return id, nil, fmt.Errorf("squeue -j %s: %v: %s", id, err, errs)
-		}
-		f := strings.Fields(out)
-		if len(f) == 2 && f[0] == "R" {
-			hosts, err := hostlist.Expand(f[1])
-			if err != nil {
-				return id, nil, err
-			}
-			var nodes []int
-			for _, h := range hosts {
-				i := slices.Index(rc.names, h)
-				if i < 0 {
-					return id, nil, fmt.Errorf("job %s on unknown node %q", id, h)
-				}
-				nodes = append(nodes, i)
-			}
-			slices.Sort(nodes)
-			return id, nodes, nil
-		}
-		if time.Now().After(deadline) {
-			return id, nil, fmt.Errorf("job %s not running after 20 s: %q", id, out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// cancel cancels job id and waits until no job is COMPLETING.
-func (rc *realCluster) cancel(id string) error {
-	if _, errs, err := rc.cmd("scancel", id); err != nil {
-		return fmt.Errorf("scancel %s: %v: %s", id, err, errs)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, errs, err := rc.cmd("squeue", "-h", "-t", "CG", "-o", "%i")
-		if err != nil {
-			return fmt.Errorf("squeue -t CG: %v: %s", err, errs)
-		}
-		if strings.TrimSpace(out) == "" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("jobs still completing 30 s after scancel %s: %s", id, out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// run plays the seeded sequence: steps submissions of mixed sizes that fit, with
-// cancellations of random running jobs in between. It returns the placements
-// compared and how many differed; a difference is reported with its step and the
-// emulation then follows Slurm's placement.
-func (rc *realCluster) run(a *SlurmAllocator, seed uint64, steps int) (compared, differ int) {
-	t := rc.t
-	rng := rand.New(rand.NewPCG(seed, 7))
-	type job struct {
-		id    string
-		nodes []int
-	}
-	var live []job // left running: the next configuration restarts the cluster
-	for step := 0; compared < steps; step++ {
-		free := a.NumFree()
-		if free == 0 || (len(live) > 0 && rng.Float64() < 0.45) {
-			i := rng.IntN(len(live))
-			if err := rc.cancel(live[i].id); err != nil {
-				t.Fatalf("step %d: %v", step, err)
-			}
-			if err := a.Release(live[i].nodes); err != nil {
-				t.Fatalf("step %d: %v", step, err)
-			}
-			live = slices.Delete(live, i, i+1)
-			continue
-		}
-		var k int
-		switch r := rng.Float64(); {
-		case r < 0.5:
-			k = 1 + rng.IntN(min(3, free))
-		case r < 0.8:
-			k = 1 + rng.IntN(min(8, free))
-		default:
-			k = 1 + rng.IntN(free)
-		}
-		want, err := a.Allocate(k)
-		if errors.Is(err, ErrFragmented) && a.blk != nil {
-			// topology/block: the job would wait. Check that Slurm does not start it.
-			if rc.probes <= 0 {
-				continue
-			}
-			rc.probes--
-			rc.waits++
-			id, got, err := rc.placeWithin(k, 2)
-			if err == nil {
-				compared++
-				differ++
-				t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation: waits", step, id, k, free, rc.hosts(got))
-				if err := a.Occupy(got); err != nil {
-					t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
-				}
-				live = append(live, job{id, got})
-			} else if !strings.Contains(err.Error(), "Unable to allocate resources") && !strings.Contains(err.Error(), "Job submit/allocate failed") {
-				t.Fatalf("step %d: %v", step, err)
-			} else if rc.waits == 1 {
-				t.Logf("step %d: %d nodes of %d free, both wait: %v", step, k, free, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("step %d: emulation: %v", step, err)
-		}
-		if a.blk != nil && a.blk.retries > 0 {
-			rc.retried++
-		}
-		id, got, err := rc.place(k)
-		if err != nil {
-			t.Fatalf("step %d: %v", step, err)
-		}
-		compared++
-		if !slices.Equal(got, want) {
-			differ++
-			t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation %s", step, id, k, free, rc.hosts(got), rc.hosts(want))
-			if err := a.Release(want); err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Occupy(got); err != nil {
-				t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
-			}
-		}
-		live = append(live, job{id, got})
-	}
-	return compared, differ
-}
-
-func (rc *realCluster) hosts(nodes []int) string {
-	h := make([]string, len(nodes))
-	for i, v := range nodes {
-		h[i] = rc.names[v]
-	}
-	s, err := hostlist.Compress(h)
-	if err != nil {
-		return strings.Join(h, ",")
-	}
-	return s
 }
 
 // slurmRealBlocks are the topology/block configurations of the real-cluster test, for
@@ -550,7 +363,7 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 		config{"weights-grouped+" + slurmRealBlocks[4].name, slurmRealBlocks[4].conf, grouped})
 	rb := rand.New(rand.NewPCG(77, 78))
 	for i := range envInt("PROCALLOC_SLURM_RANDOM_BLOCKS", 2) {
-		c := config{fmt.Sprintf("block-random%d", i+1), randomSlurmBlocks(rb, nodes, false, false, func(v int) string { return names[v] }), nil}
+		c := config{fmt.Sprintf("block-random%d", i+1), alloc.RandomSlurmBlocks(rb, nodes, false, false, func(v int) string { return names[v] }), nil}
 		if i%2 == 1 {
 			c.name, c.weights = "weights-grouped+"+c.name, grouped
 		}
@@ -596,17 +409,18 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := NewSlurm(m, SlurmConfig{Names: names, Weights: c.weights, Blocks: blocks})
+			a, err := alloc.NewSlurm(m, alloc.SlurmConfig{Names: names, Weights: c.weights, Blocks: blocks})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc := &realCluster{t: t, conf: filepath.Join(dir, "slurm.conf"), cwd: work, submit: "salloc", names: names, prefix: prefix, probes: 10}
-			n, d := rc.run(a, uint64(300+ci), steps)
+			rc := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
+			r := slurmtest.Compare(t, rc, a, slurmtest.Run{Seed: uint64(300 + ci), Steps: steps, Probes: 10, Retried: a.BlockRetried})
+			n, d := r.Compared, r.Differ
 			total += n
 			differ += d
-			waits += rc.waits
-			retried += rc.retried
-			t.Logf("%s: %d placements compared, %d differ (%d after retried passes); %d jobs both wait", c.name, n, d, rc.retried, rc.waits)
+			waits += r.Waits
+			retried += r.Retried
+			t.Logf("%s: %d placements compared, %d differ (%d after retried passes); %d jobs both wait", c.name, n, d, r.Retried, r.Waits)
 		})
 	}
 	t.Logf("%d configurations in %.1f s", len(configs), time.Since(start).Seconds())

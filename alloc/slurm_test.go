@@ -350,7 +350,7 @@ func TestSlurmTreeContract(t *testing.T) {
 			fits := false
 			for i := range a.tree.Switches {
 				c := 0
-				for _, s := range a.sw[i] {
+				for _, s := range switchNodes(a, i) {
 					if a.free(s) {
 						c++
 					}
@@ -461,5 +461,142 @@ func TestSlurmMixedPaddingOrder(t *testing.T) {
 	slices.SortFunc(gotNames, hostlist.NaturalCompare)
 	if !slices.Equal(gotNames, []string{"x013", "x014", "x015", "x016", "x1", "x2", "x3", "x4"}) {
 		t.Errorf("8 more nodes: %v, want x013-x016 then x1-x4", gotNames)
+	}
+}
+
+// switchNodes returns the distinct Slurm indices below switch i (test helper).
+func switchNodes(a *SlurmAllocator, i int) []int32 {
+	var out []int32
+	var walk func(i int)
+	walk = func(i int) {
+		out = append(out, a.tr.leaf[i]...)
+		for _, c := range a.tree.Switches[i].Children {
+			walk(c)
+		}
+	}
+	walk(i)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// randomSharedTree is a random topology.conf over n1..nN like the fuzzed trees above,
+// and, when shared, with nodes on two leaves and upper switches over overlapping
+// children (two spines, a switch over a leaf and its parent), which the reference
+// path handles.
+func randomSharedTree(rng *rand.Rand, n int, shared bool) string {
+	perm := rng.Perm(n)
+	var b strings.Builder
+	var level []string
+	for pos := 0; pos < n; {
+		size := 1 + rng.IntN(min(8, n-pos))
+		var names []string
+		for _, v := range perm[pos : pos+size] {
+			names = append(names, fmt.Sprintf("n%d", v+1))
+		}
+		if shared && rng.IntN(4) == 0 {
+			names = append(names, fmt.Sprintf("n%d", 1+rng.IntN(n)))
+		}
+		pos += size
+		name := fmt.Sprintf("leaf%d", len(level))
+		fmt.Fprintf(&b, "SwitchName=%s Nodes=%s\n", name, strings.Join(names, ","))
+		level = append(level, name)
+	}
+	var all []string
+	for up := 0; len(level) > 1; up++ {
+		var next []string
+		for len(level) > 0 {
+			g := min(len(level), 1+rng.IntN(4))
+			kids := slices.Clone(level[:g])
+			if shared && len(all) > 0 && rng.IntN(3) == 0 {
+				kids = append(kids, all[rng.IntN(len(all))])
+			}
+			slices.Sort(kids)
+			kids = slices.Compact(kids)
+			name := fmt.Sprintf("up%d_%d", up, len(next))
+			fmt.Fprintf(&b, "SwitchName=%s Switches=%s\n", name, strings.Join(kids, ","))
+			if shared && rng.IntN(3) == 0 {
+				fmt.Fprintf(&b, "SwitchName=%s_b Switches=%s\n", name, strings.Join(kids, ","))
+			}
+			all = append(all, level[:g]...)
+			next = append(next, name)
+			level = level[g:]
+		}
+		level = next
+	}
+	return b.String()
+}
+
+// Issue 34: the per-switch sums (treeCountsSum) place every job where the reference
+// over every switch's node list (treeCountsRef) does, on random trees, weights and
+// submission/release sequences; and trees with shared descendants take the reference
+// path.
+func TestSlurmTreeSumsMatchReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 3))
+	for trial := range 300 {
+		n := 4 + rng.IntN(60)
+		shared := trial%3 == 2
+		conf := randomSharedTree(rng, n, shared)
+		var w []uint32
+		switch trial % 4 {
+		case 1:
+			w = make([]uint32, n)
+			for i := range w {
+				w[i] = uint32(1 + rng.IntN(3))
+			}
+		case 3:
+			w = make([]uint32, n)
+			for i, r := range rng.Perm(n) {
+				w[i] = uint32(r + 1)
+			}
+		}
+		fast := newSlurmT(t, n, w, conf)
+		ref := newSlurmT(t, n, w, conf)
+		st, err := newSlurmTreeState(ref.tree, slurmNames(n), ref.idx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref.tr = st
+		if !shared && fast.tr.ref != nil {
+			t.Fatalf("trial %d: a tree without shared descendants takes the reference path\n%s", trial, conf)
+		}
+		var live [][]int
+		for step := range 120 {
+			if fast.NumFree() == 0 || (len(live) > 0 && rng.IntN(3) == 0) {
+				i := rng.IntN(len(live))
+				if err := fast.Release(live[i]); err != nil {
+					t.Fatal(err)
+				}
+				if err := ref.Release(live[i]); err != nil {
+					t.Fatal(err)
+				}
+				live = slices.Delete(live, i, i+1)
+				continue
+			}
+			k := 1 + rng.IntN(fast.NumFree())
+			got, err1 := fast.Allocate(k)
+			want, err2 := ref.Allocate(k)
+			if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) {
+				t.Fatalf("trial %d step %d k=%d: sums %v (%v), reference %v (%v)\n%s", trial, step, k, got, err1, want, err2, conf)
+			}
+			if err1 == nil {
+				live = append(live, got)
+			}
+		}
+	}
+}
+
+// Issue 29: with two trees Slurm never places a job larger than the larger tree; the
+// error says so, and TreeCapacity is that size.
+func TestSlurmTreeCapacity(t *testing.T) {
+	a := newSlurmT(t, 10, nil, "SwitchName=s1 Nodes=n[1-4]\nSwitchName=s2 Nodes=n[5-10]\n")
+	if c := a.TreeCapacity(); c != 6 {
+		t.Errorf("capacity %d, want 6", c)
+	}
+	if _, err := a.Allocate(7); err == nil || !strings.Contains(err.Error(), "the largest switch holds 6 nodes") {
+		t.Errorf("7 nodes: %v", err)
+	}
+	b := newSlurmT(t, 10, nil, "SwitchName=s1 Nodes=n[1-4]\nSwitchName=s2 Nodes=n[5-10]\nSwitchName=t Switches=s[1-2]\n")
+	if c := b.TreeCapacity(); c != 10 {
+		t.Errorf("one tree: capacity %d, want 10", c)
 	}
 }

@@ -147,16 +147,24 @@ func smallBoundCases(t *testing.T) []boundCase {
 // Every structural bound is at most the exact optimum (OrderDP), line and ring; the
 // structured starts are permutations; where a bound is Exact and meets a start's F,
 // that F is the optimum. The log is the table of docs/ilp.md ("Bounds that scale"):
-// go test ./ilp -run TestStructuralBoundsBelowOptimum -v.
+// go test ./order -run TestStructuralBoundsBelowOptimum -v.
 func TestStructuralBoundsBelowOptimum(t *testing.T) {
-	if testing.Short() {
-		t.Skip("exact optima of 30 instances")
-	}
 	ctx := context.Background()
+	cases, want := smallBoundCases(t), 100
+	if testing.Short() {
+		// One weight vector per machine, in turn (a quarter of the DP optima).
+		var short []boundCase
+		for i, c := range cases {
+			if i%4 == (i/4)%4 {
+				short = append(short, c)
+			}
+		}
+		cases, want = short, 20
+	}
 	t.Log("| machine | n | weights | ring | bound | source | optimum | best start |")
 	t.Log("|---|---|---|---|---|---|---|---|")
 	bounded := 0
-	for _, c := range smallBoundCases(t) {
+	for _, c := range cases {
 		for _, ring := range []bool{false, true} {
 			n := c.m.N()
 			bs, err := StructuralBounds(ctx, c.m, c.w, ring)
@@ -202,7 +210,7 @@ func TestStructuralBoundsBelowOptimum(t *testing.T) {
 			}
 		}
 	}
-	if bounded < 100 {
+	if bounded < want {
 		t.Errorf("only %d bounds checked", bounded)
 	}
 }
@@ -543,13 +551,19 @@ func fabricLagSums(g *topo.Graph, h *fabricHierarchy, o []int, k int, ring bool)
 // dragonfly with exp:2:4 are proven optimal on the line (gap 0) and within 0.1 % on
 // the ring.
 func TestFabricTargetsAtScale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10^4-host fabrics")
-	}
 	ctx := context.Background()
 	w := mustWeights(t, "exp:2:4")
-	for _, spec := range []string{"fattree:16,16:16,16:32",
-		"dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80"} {
+	specs := []string{"fattree:16,16:16,16:32",
+		"dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80"}
+	// The ring bound's gap shrinks with the size (its wrap-around term is a smaller
+	// share): at most 0.1 % at 10^4 hosts.
+	ringGap := 1e-3
+	if testing.Short() { // the same structures at a tenth of the size: 0.17 % and 0.23 %
+		specs = []string{"fattree:8,8:8,8:16",
+			"dragonfly:hosts_per_router=4,routers_per_group=16,intergroup_links=1,num_groups=16"}
+		ringGap = 3e-3
+	}
+	for _, spec := range specs {
 		g := mustMachine(t, spec).(*topo.Graph)
 		h, ok, err := recognizeFabric(ctx, g)
 		if err != nil || !ok {
@@ -585,7 +599,7 @@ func TestFabricTargetsAtScale(t *testing.T) {
 				t.Errorf("%s ring=%v: bound above F", spec, ring)
 			case !ring && (gap != 0 || !bs[0].Exact):
 				t.Errorf("%s: line gap %g, want 0 with an exact bound", spec, gap)
-			case ring && gap > 1e-3:
+			case ring && gap > ringGap:
 				t.Errorf("%s: ring gap %g", spec, gap)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -46,6 +47,7 @@ type searcher[T geom.Number] struct {
 	sc       *pairScorer[T]
 	grid     *premasGrid // TiesPReMAS on small integer coordinates (center_premas.go)
 	c32      []int32
+	bufs     *searchBufs // where the buffers go back (release)
 
 	floor   float64 // Options.Floor (scorePairwise only; 0: none)
 	reached bool    // the best score is at the floor: no later center can win
@@ -57,23 +59,70 @@ type searcher[T geom.Number] struct {
 }
 
 func newSearcher[T geom.Number](pr *problem[T], ties Ties, m metric, s scoreKind) *searcher[T] {
-	sr := &searcher[T]{pr: pr, ties: ties, metric: m, score: s,
+	b := searchPool.Get().(*searchBufs)
+	sr := &searcher[T]{pr: pr, ties: ties, metric: m, score: s, bufs: b,
 		integral: allIntegral(pr.pts),
-		dist:     make([]T, pr.n), work: make([]int, pr.n), tmp: make([]int, pr.n),
-		sel: make([]int, pr.k), vals: make([]T, pr.n), bestSel: make([]int, pr.k),
-		sc: newPairScorer(pr.pts, pr.k)}
+		dist:     growAny[T](&b.dist, pr.n), work: grow(b.work, pr.n), tmp: grow(b.tmp, pr.n),
+		sel: grow(b.sel, pr.k), vals: growAny[T](&b.vals, pr.n), bestSel: grow(b.bestSel, pr.k),
+		cnt: b.cnt[:0], sc: newPairScorer(pr.pts, pr.k)}
 	for i := range sr.work {
 		sr.work[i] = i
 	}
 	if ties == TiesPReMAS {
-		sr.grid = newPremasGrid(pr, m)
-		sr.c32 = make([]int32, pr.d)
+		sr.grid = newPremasGridIn(&b.grid, pr, m)
+		sr.c32 = grow(b.c32, pr.d)
 	}
-	sr.flat = make([]T, 0, pr.n*pr.d)
+	sr.flat = growAny[T](&b.flat, pr.n*pr.d)[:0]
 	for _, p := range pr.pts {
 		sr.flat = append(sr.flat, p...)
 	}
 	return sr
+}
+
+// searchBufs are a searcher's buffers, kept between searches (searchPool): an
+// allocator calls MM or Gen-Alg once per decision, and without them each call's
+// buffers are garbage that brings the collector round several times a replay.
+type searchBufs struct {
+	work, tmp, sel, bestSel, cnt []int
+	c32                          []int32
+	dist, vals, flat             any // *[]T of the last searcher
+	grid                         premasGrid
+}
+
+var searchPool = sync.Pool{New: func() any { return new(searchBufs) }}
+
+// growAny is grow on a buffer kept as an any holding a *[]T (a fresh one when it
+// holds another type).
+func growAny[T any](p *any, n int) []T {
+	ps, ok := (*p).(*[]T)
+	if !ok {
+		ps = new([]T)
+		*p = ps
+	}
+	*ps = grow(*ps, n)
+	return *ps
+}
+
+// keepAny stores s in a buffer growAny made.
+func keepAny[T any](p any, s []T) {
+	if ps, ok := p.(*[]T); ok {
+		*ps = s
+	}
+}
+
+// release gives the searcher's buffers back to searchPool; the searcher must not
+// be used after it.
+func (sr *searcher[T]) release() {
+	b := sr.bufs
+	if b == nil {
+		return
+	}
+	sr.bufs = nil
+	b.work, b.tmp, b.sel, b.bestSel, b.cnt, b.c32 = sr.work, sr.tmp, sr.sel, sr.bestSel, sr.cnt, sr.c32
+	keepAny(b.dist, sr.dist)
+	keepAny(b.vals, sr.vals)
+	keepAny(b.flat, sr.flat)
+	searchPool.Put(b)
 }
 
 func absT[T geom.Number](x T) T {
@@ -256,14 +305,16 @@ func (sr *searcher[T]) selectByIndex(counting bool, maxd int) {
 	sr.sel = sel
 }
 
-// result turns the best candidate into a Result.
+// result turns the best candidate into a Result and releases the searcher.
 func (sr *searcher[T]) result(guarantee float64) Result {
 	idx := slices.Clone(sr.bestSel)
 	c := make([]float64, len(sr.bestCenter))
 	for j, v := range sr.bestCenter {
 		c[j] = float64(v)
 	}
-	return Result{Indices: idx, Total: float64(sr.sc.total(idx)), Center: c, Guarantee: guarantee}
+	res := Result{Indices: idx, Total: float64(sr.sc.total(idx)), Center: c, Guarantee: guarantee}
+	sr.release()
+	return res
 }
 
 // pairScorer computes total pairwise L1 distances of subsets of a fixed point set.

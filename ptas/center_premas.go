@@ -32,12 +32,21 @@ const maxPremasGridSpan = 1 << 12
 // newPremasGrid returns the fast path for pr, or nil when a coordinate is not an
 // integer or the range is too wide.
 func newPremasGrid[T geom.Number](pr *problem[T], m metric) *premasGrid {
+	return newPremasGridIn(new(premasGrid), pr, m)
+}
+
+// newPremasGridIn is newPremasGrid building into g, reusing its buffers.
+func newPremasGridIn[T geom.Number](g *premasGrid, pr *problem[T], m metric) *premasGrid {
 	if !allIntegral(pr.pts) {
 		return nil
 	}
 	b := geom.BoundingBox(pr.pts)
-	g := &premasGrid{d: pr.d, k: pr.k, col: make([][]int32, pr.d), span: make([]int, pr.d),
-		shift: make([]int32, pr.d), cen: make([]int32, pr.d)}
+	g.d, g.k, g.maxd = pr.d, pr.k, 0
+	g.span, g.shift, g.cen = grow(g.span, pr.d), grow(g.shift, pr.d), grow(g.cen, pr.d)
+	if cap(g.col) < pr.d {
+		g.col = append(g.col[:cap(g.col)], make([][]int32, pr.d-cap(g.col))...)
+	}
+	g.col = g.col[:pr.d]
 	maxSpan := 0
 	for j := range pr.d {
 		w := float64(b.Max[j]) - float64(b.Min[j])
@@ -52,19 +61,19 @@ func newPremasGrid[T geom.Number](pr *problem[T], m metric) *premasGrid {
 		} else {
 			g.maxd = max(g.maxd, int(w))
 		}
-		g.col[j] = make([]int32, pr.n)
+		g.col[j] = grow(g.col[j], pr.n)
 		for i, p := range pr.pts {
 			g.col[j][i] = int32(p[j]) - g.shift[j]
 		}
 	}
-	g.dist = make([]int32, pr.n)
-	g.work = make([]int32, pr.n)
-	g.tmp = make([]int32, pr.n)
+	g.dist = grow(g.dist, pr.n)
+	g.work = grow(g.work, pr.n)
+	g.tmp = grow(g.tmp, pr.n)
 	for i := range g.work {
 		g.work[i] = int32(i)
 	}
-	g.cnt = make([]int32, g.maxd+1)
-	g.hist = make([]int32, maxSpan)
+	g.cnt = grow(g.cnt, g.maxd+1)
+	g.hist = grow(g.hist, maxSpan)
 	return g
 }
 

@@ -6,6 +6,15 @@ out=out
 mkdir -p "$out"
 say() { printf '\n== %s\n' "$*"; }
 
+say "0. procalloc plan: a fabric, its slurm.conf and its job history in, a deployable Slurm configuration out"
+echo "   topo/testdata/fattree.ibnetdiscover (16 hosts, 4 leaves cabled round-robin), plan/testdata/slurm.conf,"
+echo "   sim/testdata/sacct-fattree.txt; Slurm 22.05; files in $out/plan/"
+"$bin" plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map \
+	--slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt --slurm-version 22.05 \
+	-o "$out/plan" | tee "$out/plan.txt"
+echo "   RECOMMENDATION: $(sed -n 's/^recommendation  //p' "$out/plan.txt")"
+echo "   steps: $out/plan/apply.txt; report: $out/plan/report.html"
+
 say "1. Node orderings: curves, ranking files and pictures for a few machines"
 for spec in mesh:16x16 mesh:16x22 torus:8x8 mesh:8x8x5:wrap=yz; do
 	name=${spec//[:=]/_}

@@ -12,7 +12,7 @@
 #                                  new configuration; MUNGE keeps running)
 #   scripts/slurm-cluster.sh status --dir DIR
 #
-# start writes DIR/slurm.conf for nodes node01..nodeNN (NodeHostname=localhost,
+# start writes DIR/slurm.conf for nodes node01..nodeNN or --names (NodeHostname=localhost,
 # NodeAddr=127.0.0.1, slurmctld on port P, node i on port P+i, CPUs=1, %n in the
 # slurmd spool/pid/log paths, select/cons_tres, one partition "all" with Nodes=ALL),
 # starts a MUNGE daemon private to DIR unless DIR's is already running (it records in
@@ -27,6 +27,9 @@
 #                     "- topology:"; Slurm >= 25.05, torus3d >= 26.05, so with --prefix)
 #                     is copied to DIR/topology.yaml and no TopologyPlugin is set: each
 #                     topology in it names its own plugin.
+#   --names EXPR      the node names, a Slurm hostlist expression of --nodes names in
+#                     NodeName line order (default node01..nodeNN), e.g.
+#                     'x[1-9],x[010-016]' for names that mix zero padding.
 #   --conf-extra FILE appended verbatim to slurm.conf (a later line overrides an earlier
 #                     one for most keys, e.g. SchedulerParameters=...).
 #   --prefix DIR      a Slurm built from source (scripts/slurm-build.sh, e.g. /opt/slurm-new,
@@ -40,9 +43,11 @@
 # Time (measured on a loaded 2-core machine): start about 1-2 s for 16 nodes, stop about
 # 2-7 s (slurmd and slurmctld take up to 2 s each to exit on SIGTERM), restart 3 s.
 #
-# stop cancels every job of the cluster, waits for them to end, then stops the daemons
-# start recorded in DIR/pids (SIGTERM, SIGKILL after 10 s) and any process left in their
-# sessions (job steps), by process id. A failed start stops what it started (trap).
+# stop cancels every job of the cluster (whatever its partition or user), waits for
+# them to end, then stops the daemons start recorded in DIR/pids (SIGTERM, SIGKILL
+# after 10 s) and, by process id, any process left in their sessions or in the
+# sessions of the cluster's slurmstepd (batch scripts, tasks, also of jobs that ignore
+# SIGTERM). A failed start stops what it started (trap).
 # restart stops slurmd and slurmctld the same way but with SIGKILL, keeps MUNGE, and
 # starts again: about 3 s.
 # Two clusters with different --dir and --port-base coexist.
@@ -61,7 +66,7 @@ log() { echo "slurm-cluster: $*" >&2; }
 cmd=${1:-}
 [ -n "$cmd" ] || usage
 shift
-nodes= dir= portbase= weights= topology= extra= conf= prefix=
+nodes= dir= portbase= weights= topology= extra= conf= prefix= names=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes) nodes=${2:?}; shift 2 ;;
@@ -72,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--conf-extra) extra=$(realpath "${2:?}"); shift 2 ;;
 	--conf) conf=$(realpath "${2:?}"); shift 2 ;;
 	--prefix) prefix=${2:?}; shift 2 ;;
+	--names) names=${2:?}; shift 2 ;;
 	*) log "unknown argument $1"; usage ;;
 	esac
 done
@@ -121,7 +127,15 @@ write_conf() {
 	[[ $portbase =~ ^[1-9][0-9]*$ ]] && [ "$portbase" -ge 1024 ] && [ $((portbase + nodes)) -le 65535 ] ||
 		{ log "--port-base must be an integer in [1024, $((65535 - nodes))]"; usage; }
 	local width=2 i name w line
+	local node_names=()
 	[ "$nodes" -ge 100 ] && width=${#nodes}
+	if [ -n "$names" ]; then
+		mapfile -t node_names < <(expand_hostlist "$names")
+		[ "${#node_names[@]}" -eq "$nodes" ] ||
+			{ log "--names $names: ${#node_names[@]} names for --nodes $nodes"; usage; }
+	else
+		for i in $(seq "$nodes"); do node_names+=("$(printf "node%0${width}d" "$i")"); done
+	fi
 	mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/run"
 	{
 		cat <<CONF
@@ -173,7 +187,7 @@ CONF
 			fi
 		fi
 		for i in $(seq "$nodes"); do
-			name=$(printf "node%0${width}d" "$i")
+			name=${node_names[i - 1]}
 			line="NodeName=$name NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((portbase + i)) CPUs=1 RealMemory=100"
 			if [ -n "$weights" ]; then
 				w=$(awk -v n="$name" '$1 == n { print $2 }' "$weights" | tail -n 1)
@@ -187,6 +201,42 @@ CONF
 	mv "$dir/slurm.conf.tmp" "$dir/slurm.conf"
 }
 
+# expand_hostlist EXPR: the names of a Slurm hostlist expression, one per line, in
+# its order: comma-separated items, each PREFIX[RANGES]SUFFIX or a plain name, RANGES
+# comma-separated numbers and LO-HI ranges, zero-padded to LO's width (one bracket
+# per item, enough for the test clusters).
+expand_hostlist() {
+	awk -v expr="$1" 'BEGIN {
+		n = 0; depth = 0; item = ""
+		for (i = 1; i <= length(expr); i++) {
+			c = substr(expr, i, 1)
+			if (c == "[") depth++
+			if (c == "]") depth--
+			if (c == "," && depth == 0) { items[++n] = item; item = ""; continue }
+			item = item c
+		}
+		items[++n] = item
+		for (k = 1; k <= n; k++) {
+			it = items[k]
+			if (it == "") { print "empty name in " expr > "/dev/stderr"; exit 1 }
+			o = index(it, "[")
+			if (o == 0) { print it; continue }
+			cl = index(it, "]")
+			if (cl < o || index(substr(it, cl + 1), "[") > 0) { print "cannot expand " it > "/dev/stderr"; exit 1 }
+			pre = substr(it, 1, o - 1); suf = substr(it, cl + 1)
+			m = split(substr(it, o + 1, cl - o - 1), r, ",")
+			for (j = 1; j <= m; j++) {
+				if (split(r[j], lh, "-") == 2) {
+					if (lh[1] !~ /^[0-9]+$/ || lh[2] !~ /^[0-9]+$/ || lh[1] + 0 > lh[2] + 0) { print "bad range " r[j] > "/dev/stderr"; exit 1 }
+					for (v = lh[1] + 0; v <= lh[2] + 0; v++) printf "%s%0*d%s\n", pre, length(lh[1]), v, suf
+				} else if (r[j] ~ /^[0-9]+$/) {
+					print pre r[j] suf
+				} else { print "bad range " r[j] > "/dev/stderr"; exit 1 }
+			}
+		}
+	}'
+}
+
 # alive PID: the process runs (a zombie waiting for PID 1 to reap it does not).
 alive() {
 	[ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null || return 1
@@ -198,6 +248,22 @@ alive() {
 # record NAME PID: DIR/pids lists what start started, for stop.
 record() { echo "$1 $2" >>"$dir/pids"; }
 
+# step_sessions: the session ids of this cluster's slurmstepd processes: those whose
+# environment has SLURM_CONF=DIR/slurm.conf (slurmd passes its own on) or that hold
+# a file under DIR open (their slurmd log).
+step_sessions() {
+	local p sid mysid
+	mysid=$(ps -o sid= -p $$ | tr -d ' ')
+	for p in $(pgrep -x slurmstepd 2>/dev/null; ps -e -o pid=,args= | awk '$2 == "slurmstepd:" { print $1 }'); do
+		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$dir/slurm.conf" ||
+			find "/proc/$p/fd" -mindepth 1 -maxdepth 1 -lname "$dir/*" -print -quit 2>/dev/null | grep -q .; then
+			sid=$(ps -o sid= -p "$p" 2>/dev/null | tr -d ' ') || continue
+			# never a session this script runs in (nor init's)
+			[ -n "$sid" ] && [ "$sid" -gt 1 ] && [ "$sid" != "$mysid" ] && echo "$sid"
+		fi
+	done | sort -u
+}
+
 # stop_cluster [keep-munge]
 stop_cluster() {
 	[ -f "$dir/pids" ] || return 0
@@ -205,14 +271,24 @@ stop_cluster() {
 	# restart: MUNGE stays, and the Slurm daemons get SIGKILL once the jobs are gone
 	# (their state is wiped at start anyway; SIGTERM takes them 2 s each).
 	[ "$keep" = keep-munge ] && pats=(slurmd slurmctld) sig=KILL
-	# Cancel the jobs first, so that their steps end normally.
+	# Cancel the jobs first, so that their steps end normally: every job slurmctld
+	# knows, whatever its partition or user (squeue --all also lists hidden ones).
+	local ids
 	if alive "$(awk '$1 == "slurmctld" { print $2 }' "$dir/pids")"; then
-		scancel --full -p all >/dev/null 2>&1 || true
+		ids=$(squeue -h --all -o %A 2>/dev/null | sort -u) || true
+		if [ -n "$ids" ]; then
+			# shellcheck disable=SC2086
+			scancel --full $ids >/dev/null 2>&1 || true
+		fi
 		for i in $(seq 50); do
-			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+			[ -z "$(squeue -h --all -o %A 2>/dev/null)" ] && break
 			sleep 0.1
 		done
 	fi
+	# The job steps' sessions, while their slurmd still run (a step that has not
+	# ended by now is killed with its session below).
+	local stepsids
+	stepsids=$(step_sessions)
 	while read -r name pid; do
 		# every daemon was started by setsid: its pid is its session id
 		[ "$keep" = keep-munge ] && [ "$name" = munged ] && continue
@@ -235,8 +311,11 @@ stop_cluster() {
 			[ "${name%%:*}" = "$pat" ] && alive "$pid" && kill -9 "$pid" 2>/dev/null || true
 		done <"$dir/pids"
 	done
-	# Job steps (slurmstepd and their tasks) left in the daemons' sessions.
+	# Job steps: slurmstepd runs in a session of its own (slurmd's child calls
+	# setsid and exits), with the batch script and the tasks; any process left in
+	# those sessions or in the daemons' ends here, by process id.
 	local p
+	sids+=($stepsids $(step_sessions))
 	for p in $(ps -e -o pid=,sid= | awk -v s=" ${sids[*]} " 'index(s, " " $2 " ") { print $1 }'); do
 		kill -9 "$p" 2>/dev/null || true
 	done

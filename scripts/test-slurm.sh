@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make test-slurm`: starts a 16-node Slurm on loopback (scripts/slurm-cluster.sh),
 # runs the tests that need a real Slurm against it, stops it whatever happens, and
-# ends with one line: "slurm: N placements compared, D differ".
+# ends with two lines: "plan: N placements predicted, D differ" (the deployments of
+# procalloc plan, deployed on the cluster: plan/realslurm_test.go) and
+# "slurm: N placements compared, D differ" (every emulator's comparison).
 # Without root or Slurm (and no way to install it) it says so and exits 0.
 # Time: about 3.5 minutes on a loaded 2-core machine (it prints its own).
 set -euo pipefail
@@ -36,23 +38,42 @@ if [ "$extra" -ne 0 ]; then
 	status=$extra
 fi
 # With a Slurm built from source (scripts/slurm-build.sh; PROCALLOC_SLURM_NEW, default
-# /opt/slurm-new): slurm:block against its topology/block, and the torus3d, block and
-# SwitchAsNodeRank files loaded into it. Its placements count in the last line.
+# /opt/slurm-new): slurm:block against its topology/block, jobs waiting for a block in
+# a replay against its pending jobs, and the torus3d, block and SwitchAsNodeRank files
+# loaded into it. Its placements count in the last line.
 new_prefix=${PROCALLOC_SLURM_NEW:-/opt/slurm-new}
-block=
+new_env=()
+block= blockwait=
 if [ -x "$new_prefix/sbin/slurmctld" ]; then
+	new_env=(PROCALLOC_SLURM_NEW="$new_prefix")
 	newst=0
 	PROCALLOC_SLURM_NEW=$new_prefix "$go" test -count=1 -timeout 30m -run 'TestSlurmRealBlockPlacements' -v ./alloc >"$dir/block.log" 2>&1 || newst=$?
 	PROCALLOC_SLURM_NEW=$new_prefix "$go" test -count=1 -timeout 10m -run 'OnSlurmNew' ./slurm >"$dir/new.log" 2>&1 || newst=$?
-	block=$(grep '^slurm (topology/block' "$dir/block.log" | tail -n 1 || true)
+	PROCALLOC_SLURM_NEW=$new_prefix "$go" test -count=1 -timeout 10m -run 'OnSlurmNew' -v ./cmd/procalloc >"$dir/blockwait.log" 2>&1 || newst=$?
+	block=$(grep '^slurm (topology/block,' "$dir/block.log" | tail -n 1 || true)
+	blockwait=$(grep '^slurm (topology/block waits' "$dir/blockwait.log" | tail -n 1 || true)
 	[ -n "$block" ] && echo "$block"
+	[ -n "$blockwait" ] && echo "$blockwait"
 	tail -n 1 "$dir/new.log"
-	if [ "$newst" -ne 0 ] || [ -z "$block" ]; then
-		tail -n 20 "$dir/block.log" "$dir/new.log" >&2
+	if [ "$newst" -ne 0 ] || [ -z "$block" ] || [ -z "$blockwait" ]; then
+		tail -n 20 "$dir/block.log" "$dir/new.log" "$dir/blockwait.log" >&2
 		status=1
 	fi
 else
-	echo "test-slurm: no Slurm built from source in $new_prefix: slurm:block and the torus3d/block files not checked (scripts/slurm-build.sh builds it)"
+	echo "test-slurm: no Slurm built from source in $new_prefix: slurm:block, block waits and the torus3d/block files not checked (scripts/slurm-build.sh builds it)"
+fi
+# procalloc plan's deployments deployed on the 16-node cluster (weights and names on
+# 22.05; block on the Slurm built from source when there is one).
+planline=
+if [ -d plan ]; then
+	planst=0
+	env PROCALLOC_SLURM_DIR="$dir" "${new_env[@]}" "$go" test -count=1 -timeout 30m -run 'OnSlurm' -v ./plan >"$dir/plan.log" 2>&1 || planst=$?
+	planline=$(grep '^plan: ' "$dir/plan.log" | tail -n 1 || true)
+	if [ "$planst" -ne 0 ] || [ -z "$planline" ]; then
+		grep -E '^\s+[a-z_]+test\.go|^--- ' "$dir/plan.log" | tail -n 30 >&2 || true
+		[ -n "$planline" ] || planline="plan: 0 placements predicted, the test did not finish"
+		status=1
+	fi
 fi
 echo "test-slurm: $((SECONDS - t0)) s"
 line=$(grep '^slurm: ' "$dir/test.log" | tail -n 1 || true)
@@ -61,11 +82,13 @@ if [ -z "$line" ]; then
 	echo "slurm: 0 placements compared, the test did not finish"
 	exit 1
 fi
-if [ -n "$block" ]; then
-	# The last line sums both Slurms' placements.
-	read -r n d < <(echo "$line" | sed -E 's/^slurm: ([0-9]+) placements compared, ([0-9]+) differ.*/\1 \2/')
-	read -r bn bd < <(echo "$block" | sed -E 's/^slurm \(topology\/block[^)]*\): ([0-9]+) placements compared, ([0-9]+) differ.*/\1 \2/')
-	line="slurm: $((n + bn)) placements compared, $((d + bd)) differ"
-fi
-echo "$line"
+# The last line sums both Slurms' placements (block and block waits included).
+read -r n d < <(echo "$line" | sed -E 's/^slurm: ([0-9]+) placements compared, ([0-9]+) differ.*/\1 \2/')
+for extra_line in "$block" "$blockwait"; do
+	[ -n "$extra_line" ] || continue
+	read -r bn bd < <(echo "$extra_line" | sed -E 's/^slurm \(topology\/block[^)]*\): ([0-9]+) placements compared, ([0-9]+) differ.*/\1 \2/')
+	n=$((n + bn)) d=$((d + bd))
+done
+[ -n "$planline" ] && echo "$planline"
+echo "slurm: $n placements compared, $d differ"
 exit "$status"

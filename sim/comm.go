@@ -89,7 +89,7 @@ func (c *Comm) validate() error {
 		return fmt.Errorf("communication: %w", err)
 	}
 	switch c.Engine {
-	case "", EngineMessage:
+	case EngineMessage:
 	case EngineFlit:
 		if err := c.Flit.Validate(); err != nil {
 			return fmt.Errorf("communication: %w", err)
@@ -225,7 +225,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 		for _, i := range finished {
 			r := &res[i]
 			m.release(r.Nodes)
-			if err := cfg.Alloc.Release(r.Nodes); err != nil {
+			if err := cfg.Clock.Release(cfg.Alloc, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at cycle %d: %w", r.ID, now, err)
 			}
 			if err := em.finished(i); err != nil {

@@ -92,8 +92,9 @@ func ParseCompat(s string) (Compat, error) {
 // procalloc's own conventions.
 func CompatName(c Compat) string { return c.String() }
 
-// Engine names the network model of a replay with communication (Spec.Comm). The
-// zero value is EngineMessage.
+// Engine names the network model of a replay with communication (Spec.Comm). Its one
+// Go spelling of the default is the zero value, EngineMessage; as text (flags, sweep
+// files, JSON) it is "message" (String, MarshalText, UnmarshalText, ParseEngine).
 type Engine string
 
 // The network models (docs/comm.md).
@@ -102,7 +103,7 @@ const (
 	// holds its whole path, no virtual channels or buffers. It is the replays'
 	// default: about ten times faster per hop than the flit engine, and the model
 	// the published replays (docs/comm-bunde2004.md) were run and pinned with.
-	EngineMessage Engine = "message"
+	EngineMessage Engine = ""
 	// EngineFlit is the flit-level model of BookSim2's input-queued virtual-channel
 	// router (netsim.FlitEngine), validated against BookSim2 in docs/comm.md.
 	EngineFlit Engine = "flit"
@@ -111,21 +112,38 @@ const (
 // Engines lists the network models, in the order help texts name them.
 var Engines = []Engine{EngineMessage, EngineFlit}
 
-// String returns the engine's name; the zero value is "message".
+// String returns the engine's name: "message" or "flit".
 func (e Engine) String() string {
-	if e == "" {
-		return string(EngineMessage)
+	if e == EngineMessage {
+		return "message"
 	}
 	return string(e)
 }
 
-// ParseEngine reads a network model's name ("" is EngineMessage).
+// ParseEngine reads a network model's name: "message" (or "", the zero value) or
+// "flit".
 func ParseEngine(s string) (Engine, error) {
-	switch Engine(s) {
-	case "", EngineMessage:
+	switch s {
+	case "", "message":
 		return EngineMessage, nil
-	case EngineFlit:
+	case string(EngineFlit):
 		return EngineFlit, nil
 	}
 	return "", fmt.Errorf("%q: want message or flit", s)
+}
+
+// MarshalText writes the engine's name (String).
+func (e Engine) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// UnmarshalText reads "message" or "flit" (a name must be given: "" is refused).
+func (e *Engine) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("%q: want message or flit", "")
+	}
+	v, err := ParseEngine(string(b))
+	if err != nil {
+		return err
+	}
+	*e = v
+	return nil
 }

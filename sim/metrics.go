@@ -355,6 +355,12 @@ type Summary struct {
 	LoadFactor float64 `json:"load_factor,omitempty"`
 	// Seconds is the replay's wall-clock time (set by the caller that timed it).
 	Seconds float64 `json:"seconds,omitempty"`
+
+	// AllocTime is the allocator's own time within Seconds (set, like Seconds,
+	// by the caller that timed it: Replay.Run); it depends on the run, not on the
+	// input.
+	AllocTime *AllocTime `json:"alloc_time,omitempty"`
+
 	// The pairwise distances, nil (and absent from the JSON) when they were not
 	// computed (MetricSet).
 	*PairwiseL1

@@ -74,6 +74,9 @@ type Config struct {
 	// stops the replay. With Comm the calls come at the end of the replay, once
 	// cycles are converted to seconds.
 	JobDone func(r *JobResult) error
+	// Clock, when set, measures the allocator's calls (Replay.Run reports its
+	// reading as Summary.AllocTime).
+	Clock *alloc.Clock
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -493,7 +496,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		total = rs.len()
 	}
 	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
-	pl := newPlacer(cfg.Alloc, tab)
+	pl := newPlacer(cfg.Alloc, cfg.Clock, tab)
 	for i := range jobs {
 		if err := pl.checkFits(&jobs[i]); err != nil {
 			return nil, err
@@ -527,7 +530,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, fmt.Errorf("task order %s: %w", cfg.TaskOrder, err)
 	}
 	if cfg.Comm != nil {
-		if cfg.Sched == "as-run" {
+		if cfg.Sched == SchedAsRun {
 			return nil, errors.New("sim: the as-run schedule keeps production's run times; it does not take a communication model")
 		}
 		return runComm(ctx, tab.recs, cfg, sch, pl, m, rm, tasks)
@@ -602,7 +605,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				continue
 			}
 			r := tab.at(e.job)
-			if err := cfg.Alloc.Release(r.Nodes); err != nil {
+			if err := cfg.Clock.Release(cfg.Alloc, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
 			m.release(r.Nodes)

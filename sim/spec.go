@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,12 @@ type Spec struct {
 	Machine     topo.Machine
 	MachineSpec string
 
+	// Hosts are the machine's host names in node-index order (alloc.Options.Names):
+	// the names a slurm:tree/slurm:block topology.conf and an sacct trace's node
+	// lists use, e.g. a mesh's nodes named node[0001-1024]. nil: a graph's own
+	// names, node indices on a grid.
+	Hosts []string
+
 	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
@@ -89,8 +96,9 @@ type Spec struct {
 	// Pattern is the pattern of the static route metrics reported without Comm.
 	Pattern string
 	// Metrics are the metric groups computed (MetricSet; 0 means MetricsAll): the
-	// scheduling metrics always, the route metrics unless left out (MetricsSched
-	// alone), in which case the report has none (no zeros).
+	// scheduling metrics always, the pairwise distances and the route metrics unless
+	// left out (MetricsSched alone leaves out both), in which case the report has
+	// none (no zeros).
 	Metrics MetricSet
 	// Network is the wormhole model's message length, router delay and flit size.
 	Network netsim.Params
@@ -152,17 +160,36 @@ const (
 
 // FieldError is a wrong value of one field of a Spec.
 type FieldError struct {
-	Field  string // the Spec field, e.g. "Scale.Contract"
-	Value  string // the value as given (quoted when a string); "" when missing
+	Field string // the Spec field, e.g. "Scale.Contract"
+	Value string // the value as given (quoted when a string); "" when missing
+	// Reason says what is wrong; another field it names is written {Field}, so that
+	// a caller that calls fields otherwise (a command, by its flags) can render it
+	// (ReasonWith).
 	Reason string
 }
 
 func (e *FieldError) Error() string {
 	if e.Value == "" {
-		return e.Field + ": " + e.Reason
+		return e.Field + ": " + e.ReasonWith(nil)
 	}
-	return e.Field + " " + e.Value + ": " + e.Reason
+	return e.Field + " " + e.Value + ": " + e.ReasonWith(nil)
 }
+
+// ReasonWith is Reason with every {Field} it names (a Spec field name: capitalised
+// words joined by dots) written as name(Field), or as the field's own name when name
+// is nil or returns "".
+func (e *FieldError) ReasonWith(name func(field string) string) string {
+	return fieldRef.ReplaceAllStringFunc(e.Reason, func(ref string) string {
+		field := ref[1 : len(ref)-1]
+		if name != nil && name(field) != "" {
+			return name(field)
+		}
+		return field
+	})
+}
+
+// fieldRef is a reference to a Spec field in a FieldError's Reason.
+var fieldRef = regexp.MustCompile(`\{[A-Z][A-Za-z]*(\.[A-Z][A-Za-z]*)*\}`)
 
 func fieldErr(field, value, format string, a ...any) *FieldError {
 	return &FieldError{Field: field, Value: value, Reason: fmt.Sprintf(format, a...)}
@@ -411,6 +438,9 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if m.N() > MaxNodes {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
+	if s.Hosts != nil && len(s.Hosts) != m.N() {
+		return nil, fieldErr("Hosts", "", "%d host names for the %d nodes of %s", len(s.Hosts), m.N(), m.Spec())
+	}
 	if s.Comm != "" && s.Engine == EngineFlit {
 		if _, err := s.flitConfig(m); err != nil {
 			return nil, err
@@ -453,7 +483,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 				return nil, fieldErr("To", s.To, "the window must end after the trace's start")
 			}
 			if to <= from {
-				return nil, fieldErr("To", s.To, "the window must end after From %s (%d s <= %d s from the trace's start)", s.From, to, from)
+				return nil, fieldErr("To", s.To, "the window must end after {From} %s (%d s <= %d s from the trace's start)", s.From, to, from)
 			}
 		}
 		if rp.Jobs, err = Window(rp.Jobs, from, to); err != nil {
@@ -491,7 +521,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 // asRunAllocOn refuses the as-run allocator on a trace that does not record where
 // production ran each job (only sacct traces do).
 func asRunAllocOn(spec, name string, tr *Trace) error {
-	if family, _, _ := strings.Cut(strings.TrimSpace(spec), ":"); family == "as-run" && tr.Format != FormatSacct {
+	if alloc.IsAsRun(spec) && tr.Format != FormatSacct {
 		return fieldErr("Alloc", "as-run", "places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", name, tr.Format)
 	}
 	return nil
@@ -504,7 +534,7 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo})
+	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo, Names: s.Hosts})
 	if err != nil {
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
@@ -568,6 +598,9 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = &alloc.Clock{}
+	}
 	t0 := time.Now()
 	var res *Result
 	if rp.lazy != nil && cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun {
@@ -581,6 +614,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	secs := time.Since(t0).Seconds()
 	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
 		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
+	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {
 		rep.LoadFactor = rp.Spec.LoadFactor

@@ -199,7 +199,7 @@ func reportsJSON(t *testing.T, rs []GridResult) []string {
 			t.Fatalf("replay %d: %v", i, r.Err)
 		}
 		rep := *r.Report
-		rep.Seconds = 0
+		rep.Seconds, rep.AllocTime = 0, nil
 		b, _ := json.Marshal(rep)
 		out = append(out, string(b))
 	}
@@ -223,7 +223,7 @@ func TestRunGridDeterministic(t *testing.T) {
 		if rep.Alloc == "" || !strings.HasPrefix(rep.Alloc, strings.Split(s.Alloc, ":")[0]) || rep.Sched != s.Sched.String() || rep.LoadFactor != s.Scale.Contract {
 			t.Errorf("replay %d is %s/%s/%g, want %s/%s/%g", i, rep.Alloc, rep.Sched, rep.LoadFactor, s.Alloc, s.Sched, s.Scale.Contract)
 		}
-		rep.Seconds = 0
+		rep.Seconds, rep.AllocTime = 0, nil
 		b, _ := json.Marshal(rep)
 		if string(b) != one[i] {
 			t.Errorf("replay %d: grid result differs from its own Run", i)
@@ -426,6 +426,7 @@ func TestStreamedSummaryIsTheKeptOne(t *testing.T) {
 					}
 				}
 				stream.Seconds, kept.Seconds = 0, 0
+				stream.AllocTime, kept.AllocTime = nil, nil
 				a, _ := json.Marshal(stream)
 				b, _ := json.Marshal(kept)
 				if string(a) != string(b) {

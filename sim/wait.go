@@ -52,14 +52,23 @@ type occupier interface {
 	IsFree(v int) bool
 }
 
+// refusedForNow reports whether the allocator's error means the request waits for a
+// release rather than fails: a fragmenting allocator's ErrFragmented, and, for
+// callers that offer requests without counting free nodes first (Batch), too few
+// free nodes. The replays and Batch decide waiting by it alone.
+func refusedForNow(err error, countChecked bool) bool {
+	return errors.Is(err, alloc.ErrFragmented) || (!countChecked && errors.Is(err, alloc.ErrNotEnoughFree))
+}
+
 // placer places the jobs the scheduler starts: it asks the allocator for their
 // nodes, and for an allocator that may refuse a job that fits by count it keeps
 // the copies and the will-run test of EASY's reservation.
 type placer struct {
-	a    alloc.Allocator
-	frag alloc.Fragmenting // nil when the allocator places every job that fits by count
-	tab  *jobTable
-	now  int64
+	a     alloc.Allocator
+	clock *alloc.Clock      // measures the allocator's own calls on the live machine (nil: none)
+	frag  alloc.Fragmenting // nil when the allocator places every job that fits by count
+	tab   *jobTable
+	now   int64
 	// version counts the allocator's changes (starts and releases); the
 	// reservation is recomputed when it or the head changes.
 	version uint64
@@ -68,6 +77,12 @@ type placer struct {
 	fits    map[int]error     // job size -> nil, or why it never fits
 	ends    []runJob          // scratch
 	held    []int             // scratch: reserved nodes taken away from a later job
+	// The sizes the allocator refused in the current state (at version, version
+	// and head for placeBesides): it decides from the state and the size alone,
+	// so another job of the size is refused too, without asking (a backfilling
+	// pass would otherwise ask once per queued job, O(n) each for slurm:block).
+	refused       map[int]uint64
+	refusedBeside map[int][2]uint64
 }
 
 // reservation is EASY's reservation of a refused head: the shadow time and the
@@ -80,12 +95,13 @@ type reservation struct {
 	nodes   []int
 }
 
-func newPlacer(a alloc.Allocator, tab *jobTable) *placer {
-	p := &placer{a: a, tab: tab}
+func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
+	p := &placer{a: a, clock: clock, tab: tab}
 	if f, ok := a.(alloc.Fragmenting); ok && f.MayFragment() {
 		p.frag = f
 		p.empty = f.Clone() // the replay starts with every node free
 		p.fits = map[int]error{}
+		p.refused, p.refusedBeside = map[int]uint64{}, map[int][2]uint64{}
 	}
 	return p
 }
@@ -118,24 +134,36 @@ func (p *placer) checkFits(r *Job) error {
 // recorded).
 func (p *placer) place(i int) ([]int, error) {
 	r := p.tab.at(i)
+	if p.frag != nil {
+		if v, ok := p.refused[r.Procs]; ok && v == p.version {
+			p.refusedJob(r)
+			return nil, nil
+		}
+	}
 	var nodes []int
 	var err error
 	if pl, ok := p.a.(alloc.Placer); ok {
-		nodes, err = pl.Place(r.NodeList)
+		nodes, err = p.clock.Place(pl, r.NodeList)
 	} else {
-		nodes, err = p.a.Allocate(r.Procs)
+		nodes, err = p.clock.Allocate(p.a, r.Procs)
 	}
 	if err != nil {
-		if p.frag != nil && errors.Is(err, alloc.ErrFragmented) {
-			if !r.WaitedForBlock {
-				r.WaitedForBlock, r.BlockWait = true, p.now // the first refusal, until the start
-			}
+		if p.frag != nil && refusedForNow(err, true) {
+			p.refused[r.Procs] = p.version
+			p.refusedJob(r)
 			return nil, nil
 		}
 		return nil, fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
 	}
 	p.started(r)
 	return nodes, nil
+}
+
+// refusedJob records that the allocator refused job r now.
+func (p *placer) refusedJob(r *JobResult) {
+	if !r.WaitedForBlock {
+		r.WaitedForBlock, r.BlockWait = true, p.now // the first refusal, until the start
+	}
 }
 
 // started records job r's start now.
@@ -191,8 +219,17 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 // else where the allocator places it, if the head is still placed at the shadow
 // time (on a copy with every running job ending by then gone). Nil nodes when
 // it cannot start now.
-func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]int, error) {
+func (p *placer) placeBesides(i, head int, res reservation, running *runSet) (nodes []int, err error) {
 	r := p.tab.at(i)
+	key := [2]uint64{p.version, uint64(head)}
+	if k, ok := p.refusedBeside[r.Procs]; ok && k == key {
+		return nil, nil
+	}
+	defer func() {
+		if nodes == nil && err == nil {
+			p.refusedBeside[r.Procs] = key
+		}
+	}()
 	if oc, ok := p.a.(occupier); ok {
 		p.held = p.held[:0]
 		for _, v := range res.nodes {
@@ -206,12 +243,12 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 		if err := oc.Occupy(p.held); err != nil {
 			return nil, fmt.Errorf("sim: internal error: reserving job %d's nodes: %w", p.tab.at(head).ID, err)
 		}
-		nodes, err := p.a.Allocate(r.Procs)
+		nodes, err := p.clock.Allocate(p.a, r.Procs)
 		if rerr := p.a.Release(p.held); rerr != nil {
 			return nil, fmt.Errorf("sim: internal error: %w", rerr)
 		}
 		if err != nil {
-			if errors.Is(err, alloc.ErrFragmented) || errors.Is(err, alloc.ErrNotEnoughFree) {
+			if refusedForNow(err, false) {
 				return nil, nil
 			}
 			return nil, fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
@@ -219,7 +256,8 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 		p.started(r)
 		return nodes, nil
 	}
-	nodes, err := p.place(i)
+	v0 := p.version
+	nodes, err = p.place(i)
 	if err != nil || nodes == nil {
 		return nil, err
 	}
@@ -240,11 +278,12 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 			return nil, fmt.Errorf("sim: will-run test of job %d: %w", p.tab.at(head).ID, err)
 		}
 	}
-	// The head would lose its start: job i does not start now.
-	if err := p.a.Release(nodes); err != nil {
+	// The head would lose its start: job i does not start now, and the allocator
+	// is back in the state it was in.
+	if err := p.clock.Release(p.a, nodes); err != nil {
 		return nil, fmt.Errorf("sim: internal error: %w", err)
 	}
-	p.version++
+	p.version = v0
 	if r.WaitedForBlock {
 		r.BlockWait = p.now - r.BlockWait // back to the first refusal's time
 	}

@@ -214,7 +214,7 @@ func TestTopologyOnSlurm(t *testing.T) {
 	}
 	o, _ := curves.Generate("rcm", g)
 	var buf bytes.Buffer
-	if _, err := WriteTopology(&buf, g, o); err != nil {
+	if _, err := WriteTopology(&buf, g, o, nil); err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
@@ -256,4 +256,187 @@ func TestTopologyOnSlurm(t *testing.T) {
 		t.Fatalf("2 nodes: %v, want the second leaf's first two in name order %v (written %v)", got2, second[:2], hosts[1])
 	}
 	t.Logf("topology.conf loaded; leaves %v; a 4-node job took %v, a 2-node job %v (name order inside the leaf)", order, got, got2)
+}
+
+// clusterProcs returns the live processes (not zombies) of the cluster in dir: those
+// whose environment has SLURM_CONF=dir/slurm.conf (the daemons, slurmstepd, batch
+// scripts and tasks all inherit it) or whose command line names dir.
+func clusterProcs(dir string) map[int]string {
+	out := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	want := []byte("SLURM_CONF=" + filepath.Join(dir, "slurm.conf") + "\x00")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.Contains(append(env, 0), want) || bytes.Contains(cmdline, []byte(dir)) {
+			out[pid] = strings.TrimSpace(string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
+}
+
+// slurm-cluster.sh stop ends every job of the cluster whatever its partition is
+// called: batch jobs (slurmstepd, the batch script), a job step started by srun in a
+// batch script, a batch script that ignores SIGTERM, and an allocation. Before the
+// fix, stop cancelled only partition "all" and left slurmstepd and the scripts of
+// the other partitions running (issue 29).
+func TestStopEndsEveryJobOnSlurm(t *testing.T) {
+	c := newCluster(t, "stop")
+	conf := c.script1("conf", "--nodes", "4", "--dir", c.dir, "--port-base", strconv.Itoa(portBase()+40))
+	data, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.Replace(string(data), "PartitionName=all ", "PartitionName=batch ", 1)
+	if renamed == string(data) {
+		t.Fatalf("%s: no PartitionName=all line to rename", conf)
+	}
+	renamed += "PartitionName=hidden Nodes=node04 Hidden=YES MaxTime=INFINITE State=UP\n"
+	confPath := filepath.Join(t.TempDir(), "slurm.conf")
+	if err := os.WriteFile(confPath, []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.start("--conf", confPath)
+	work := t.TempDir()
+	sbatch := func(args ...string) string {
+		cmd := exec.Command("sbatch", append([]string{"--parsable", "-o", "/dev/null"}, args...)...)
+		cmd.Env, cmd.Dir = c.env, work
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sbatch %v: %v: %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	ids := []string{
+		sbatch("-N", "1", "--wrap", "sleep 1000"),
+		sbatch("-N", "1", "--wrap", "trap '' TERM; sleep 1001; sleep 1001"),
+		sbatch("-N", "1", "--wrap", "srun sleep 1002"),
+		sbatch("-N", "1", "-p", "hidden", "--wrap", "sleep 1003"),
+	}
+	// Every job running, with its batch script's processes.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out := c.run("squeue", "-h", "--all", "-t", "R", "-o", "%A")
+		procs := clusterProcs(c.dir)
+		steps := 0
+		for _, cmd := range procs {
+			if strings.HasPrefix(strings.TrimPrefix(cmd, "/usr/bin/"), "sleep 100") {
+				steps++
+			}
+		}
+		if len(strings.Fields(out)) == len(ids) && steps == len(ids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s: running jobs %q of %v; processes %v", out, ids, procs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	before := clusterProcs(c.dir)
+	t.Logf("%d processes of the cluster before stop, e.g. the steps: %v", len(before), slices.Collect(func(yield func(string) bool) {
+		for _, cmd := range before {
+			if strings.HasPrefix(cmd, "slurmstepd") && !yield(cmd) {
+				return
+			}
+		}
+	}))
+	c.script1("stop", "--dir", c.dir)
+	if left := clusterProcs(c.dir); len(left) > 0 {
+		for pid := range left {
+			exec.Command("kill", "-9", strconv.Itoa(pid)).Run()
+		}
+		t.Fatalf("slurm-cluster.sh stop left %d processes of the cluster running: %v", len(left), left)
+	}
+}
+
+// Shared nodes are not modelled (README, "From an ordering to a running Slurm"): with
+// CPUs=2 per node and a partition that does not give whole nodes, Slurm places two
+// one-node jobs (one CPU each) on the same node, where procalloc's emulation, whose
+// model is whole nodes, takes a second node; OverSubscribe=EXCLUSIVE on the
+// partition gives whole nodes again, as modelled.
+func TestSharedNodesOnSlurm(t *testing.T) {
+	c := newCluster(t, "shared")
+	conf := c.script1("conf", "--nodes", "4", "--dir", c.dir, "--port-base", strconv.Itoa(portBase()+60))
+	data, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := strings.ReplaceAll(string(data), " CPUs=1 ", " CPUs=2 ")
+	if shared == string(data) {
+		t.Fatalf("%s: no CPUs=1 to change", conf)
+	}
+	for _, p := range []struct {
+		partition string
+		same      bool
+	}{
+		{"", true},
+		{" OverSubscribe=EXCLUSIVE", false},
+	} {
+		confPath := filepath.Join(t.TempDir(), "slurm.conf")
+		text := strings.Replace(shared, "PartitionName=all Nodes=ALL", "PartitionName=all Nodes=ALL"+p.partition, 1)
+		if err := os.WriteFile(confPath, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if p.partition == "" {
+			c.start("--conf", confPath)
+		} else {
+			c.script1("restart", "--dir", c.dir, "--conf", confPath)
+		}
+		_, first := c.alloc(1)
+		_, second := c.alloc(1)
+		if got := slices.Equal(first, second); got != p.same {
+			t.Fatalf("CPUs=2, partition%s: two 1-node jobs on %v and %v", p.partition, first, second)
+		}
+		t.Logf("CPUs=2, partition%s: two 1-node jobs on %v and %v", p.partition, first, second)
+	}
+}
+
+// Slurm's node order is natural name order as slurmctld's strnatcmp has it, whatever
+// the NodeName lines' order: with names that mix zero padding (x1..x9 and
+// x010..x016) x010 comes before x1 (its leading zeros are skipped), which
+// hostlist.NaturalCompare, the order of procalloc's Slurm emulators and of the
+// name-order curve, must match (issue 29). The lines are written shuffled; the
+// order is read from scontrol show nodes, and a first allocation of three nodes
+// (Best Fit on that order, all nodes free) takes its first three.
+func TestNodeOrderOnSlurm(t *testing.T) {
+	c := newCluster(t, "natural")
+	names, err := hostlist.Expand("x[1-9],x[010-016]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shuffled := slices.Clone(names)
+	for i := range shuffled { // a fixed permutation
+		j := (i*7 + 3) % len(shuffled)
+		shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+	}
+	c.start("--nodes", strconv.Itoa(len(names)), "--port-base", strconv.Itoa(portBase()+80), "--names", strings.Join(shuffled, ","))
+	var shown []string
+	for _, l := range strings.Split(c.run("scontrol", "-o", "show", "nodes"), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "NodeName=") {
+			shown = append(shown, strings.TrimPrefix(f[0], "NodeName="))
+		}
+	}
+	want := slices.Clone(names)
+	slices.SortFunc(want, hostlist.NaturalCompare)
+	if !slices.Equal(shown, want) {
+		t.Fatalf("NodeName lines %v:\nscontrol show nodes %v\nhostlist.NaturalCompare %v", shuffled, shown, want)
+	}
+	_, got := c.alloc(3)
+	first := slices.Clone(want[:3])
+	slices.SortFunc(first, hostlist.NaturalCompare)
+	if !slices.Equal(got, first) {
+		t.Fatalf("3 nodes of 16 free: Slurm %v, the first three in natural order %v", got, first)
+	}
+	t.Logf("scontrol show nodes: %v; a 3-node job took %v", shown, got)
 }

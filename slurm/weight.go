@@ -81,168 +81,140 @@ func detectWeights(data []byte) bool {
 	return false
 }
 
-// nodeLine is a NodeName line of a slurm.conf: its line number (1-based), its fields
-// and the hosts its NodeName hostlist expands to.
-type nodeLine struct {
-	line    int
-	fields  []string // KEY=VALUE fields, in order
-	comment string   // the '#' comment, kept
-	hosts   []string
-}
-
 // MergeWeights returns slurm.conf conf with Weight=RANK+1 merged into the NodeName
 // lines of the hosts of ordering o (hosts names the nodes in node-index order; nil:
-// node indices): every other line is kept byte for byte, every other attribute of a
-// NodeName line is kept, an existing Weight= is replaced, and a hostlist line
-// (NodeName=node[01-16] ...) is split only where the weights of its hosts differ,
-// into one line per run of hosts of one weight (NodeHostname=, NodeAddr= and Port=
-// lists as long as the host list are split along). NodeName=DEFAULT lines are kept
-// as they are.
+// node indices). The conf is read as slurmctld reads it (ReadConf: spaces around
+// '=', quoted values, escapes, continued lines, NodeName=DEFAULT lines): every other
+// line is kept byte for byte, every other attribute of a NodeName line is kept, an
+// existing Weight= is replaced, and a hostlist line (NodeName=node[01-16] ...) is
+// split only where the weights of its hosts differ, into one line per run of hosts
+// of one weight, NodeHostname=, NodeAddr=, BcastAddr= and Port= lists of one value
+// per node split along (one value is copied). NodeName=DEFAULT lines are kept.
 //
-// An ordered host that no NodeName line defines, a host defined twice, a NodeName
-// line continued with a backslash and a bad hostlist are errors naming the host and
+// An ordered host that no NodeName line defines, a host defined twice, a bad
+// hostlist, a per-node list of the wrong length are errors naming the host and
 // line; nothing is returned then. Hosts the conf defines but the ordering does not
-// name keep their lines, and a warning says so: Slurm gives them its default weight
-// 1, the lowest, so they are allocated first.
+// name keep their lines and the weight they have (their line's, a DEFAULT line's, or
+// Slurm's default 1); a warning says so, and says whether they come before the
+// ordered hosts (a weight at most the ordering's largest).
 func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warnings []string, err error) {
 	if hosts != nil && len(hosts) != len(o) {
 		return nil, nil, fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
+	}
+	c, err := ReadConf(conf)
+	if err != nil {
+		return nil, nil, err
 	}
 	weight := make(map[string]int, len(o))
 	for r, v := range o {
 		weight[curves.HostName(hosts, v)] = r + 1
 	}
-	lines := strings.SplitAfter(string(conf), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	nodes, err := c.Nodes()
+	if err != nil {
+		return nil, nil, err
 	}
-	defined := map[string]int{} // host -> line
-	nodeLines := map[int]*nodeLine{}
-	var unordered []string
-	includes := 0
-	for i, raw := range lines {
-		body, comment := raw, ""
-		if j := strings.IndexByte(raw, '#'); j >= 0 {
-			body, comment = raw[:j], strings.TrimRight(raw[j:], "\r\n")
+	defined := make(map[string]bool, len(nodes))
+	var unordered []ConfNode
+	for _, n := range nodes {
+		defined[n.Name] = true
+		if _, ok := weight[n.Name]; !ok {
+			unordered = append(unordered, n)
 		}
-		fields := strings.Fields(body)
-		if len(fields) == 0 {
-			continue
-		}
-		if strings.EqualFold(fields[0], "Include") {
-			includes++
-		}
-		k, v, _ := strings.Cut(fields[0], "=")
-		if !strings.EqualFold(k, "NodeName") || strings.EqualFold(v, "DEFAULT") {
-			continue
-		}
-		if strings.HasSuffix(strings.TrimSpace(body), "\\") {
-			return nil, nil, fmt.Errorf("line %d: a NodeName line continued with '\\'; join it into one line", i+1)
-		}
-		hs, err := hostlist.Expand(v)
-		if err != nil {
-			return nil, nil, fmt.Errorf("line %d: NodeName=%s: %w", i+1, v, err)
-		}
-		for _, h := range hs {
-			if first, dup := defined[h]; dup {
-				return nil, nil, fmt.Errorf("line %d: host %s is defined again (first on line %d); Slurm refuses a node defined twice", i+1, h, first)
-			}
-			defined[h] = i + 1
-			if _, ok := weight[h]; !ok {
-				unordered = append(unordered, h)
-			}
-		}
-		nodeLines[i] = &nodeLine{line: i + 1, fields: fields, comment: comment, hosts: hs}
 	}
 	for r, v := range o {
-		if h := curves.HostName(hosts, v); defined[h] == 0 {
+		if h := curves.HostName(hosts, v); !defined[h] {
 			hint := ""
-			if includes > 0 {
+			if c.Includes > 0 {
 				hint = " (its Include lines are not followed: merge into the file that defines the nodes)"
 			}
 			return nil, nil, fmt.Errorf("host %s (rank %d of the ordering) is not defined by any NodeName line of the slurm.conf%s", h, r, hint)
 		}
 	}
-	var b strings.Builder
-	for i, raw := range lines {
-		nl := nodeLines[i]
-		if nl == nil {
-			b.WriteString(raw)
-			continue
+	out, err = c.Edit(func(l *ConfLine, ns []ConfNode) ([]string, error) {
+		var lines []string
+		for _, run := range weightRuns(ns, weight) {
+			var set []ConfPair
+			if w, ok := weight[ns[run[0]].Name]; ok {
+				set = []ConfPair{{Key: "Weight", Value: strconv.Itoa(w)}}
+				if k := weightKey(l); k != "" {
+					set[0].Key = k
+				}
+			}
+			s, err := SplitNodeLine(l, ns, run, set)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, s)
 		}
-		eol := raw[len(strings.TrimRight(raw, "\r\n")):]
-		if eol == "" {
-			eol = "\n"
-		}
-		for _, run := range weightRuns(nl.hosts, weight) {
-			b.WriteString(nodeLineFor(nl, run, weight))
-			b.WriteString(eol)
-		}
+		return lines, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(unordered) > 0 {
-		slices.SortFunc(unordered, hostlist.NaturalCompare)
-		hl, _ := hostlist.Compress(unordered)
-		warnings = append(warnings, fmt.Sprintf("%d nodes of the slurm.conf are not in the ordering and keep their lines (%s); Slurm's default Weight=1 is the lowest, so they are allocated first", len(unordered), hl))
+		warnings = append(warnings, unorderedWarning(unordered, len(o)))
 	}
-	return []byte(b.String()), warnings, nil
+	return out, warnings, nil
 }
 
-// weightRuns cuts hosts into maximal runs of consecutive hosts of one weight
-// (hosts the ordering does not name form runs of their own, weight 0).
-func weightRuns(hosts []string, weight map[string]int) [][2]int {
+// weightKey returns the Weight key as the line spells it ("" when absent).
+func weightKey(l *ConfLine) string {
+	for _, p := range l.Pairs[1:] {
+		if strings.EqualFold(p.Key, "Weight") {
+			return p.Key
+		}
+	}
+	return ""
+}
+
+// unorderedWarning says which nodes keep their weight and what it means for the
+// order in which Slurm allocates them (the lowest weight first).
+func unorderedWarning(ns []ConfNode, ordered int) string {
+	byW := map[uint32][]ConfNode{}
+	var ws []uint32
+	for _, n := range ns {
+		if byW[n.Weight] == nil {
+			ws = append(ws, n.Weight)
+		}
+		byW[n.Weight] = append(byW[n.Weight], n)
+	}
+	slices.Sort(ws)
+	var parts []string
+	for _, w := range ws {
+		g := byW[w]
+		names := make([]string, len(g))
+		for i, n := range g {
+			names[i] = n.Name
+		}
+		slices.SortFunc(names, hostlist.NaturalCompare)
+		hl, _ := hostlist.Compress(names)
+		from := "Slurm's default Weight=1"
+		switch g[0].WeightFrom {
+		case "line":
+			from = fmt.Sprintf("Weight=%d of their line", w)
+		case "default":
+			from = fmt.Sprintf("Weight=%d of NodeName=DEFAULT (line %d)", w, g[0].WeightLine)
+		}
+		when := "after the ordered nodes"
+		if int64(w) <= int64(ordered) {
+			when = "before or among the ordered nodes (weights 1.." + strconv.Itoa(ordered) + "), so Slurm allocates them first"
+		}
+		parts = append(parts, fmt.Sprintf("%s keep %s: %s", hl, from, when))
+	}
+	return fmt.Sprintf("%d nodes of the slurm.conf are not in the ordering and keep their lines: %s", len(ns), strings.Join(parts, "; "))
+}
+
+// weightRuns cuts a line's nodes into maximal runs of consecutive nodes of one
+// weight (nodes the ordering does not name form runs of their own, weight 0).
+func weightRuns(ns []ConfNode, weight map[string]int) [][2]int {
 	var runs [][2]int
-	for i := 0; i < len(hosts); {
+	for i := 0; i < len(ns); {
 		j := i + 1
-		for j < len(hosts) && weight[hosts[j]] == weight[hosts[i]] {
+		for j < len(ns) && weight[ns[j].Name] == weight[ns[i].Name] {
 			j++
 		}
 		runs = append(runs, [2]int{i, j})
 		i = j
 	}
 	return runs
-}
-
-// splitKeys are the NodeName attributes that may list one value per host.
-var splitKeys = []string{"nodehostname", "nodeaddr", "port"}
-
-// nodeLineFor writes the NodeName line of hosts run[0]..run[1]-1 of nl: the same
-// fields, NodeName and the per-host lists cut to the run, Weight set.
-func nodeLineFor(nl *nodeLine, run [2]int, weight map[string]int) string {
-	whole := run[0] == 0 && run[1] == len(nl.hosts)
-	w, named := weight[nl.hosts[run[0]]]
-	var out []string
-	sawWeight := false
-	for fi, f := range nl.fields {
-		k, v, _ := strings.Cut(f, "=")
-		lk := strings.ToLower(k)
-		switch {
-		case fi == 0:
-			if !whole {
-				hl, err := hostlist.Compress(nl.hosts[run[0]:run[1]])
-				if err == nil {
-					f = k + "=" + hl
-				}
-			}
-		case lk == "weight":
-			sawWeight = true
-			if named {
-				f = k + "=" + strconv.Itoa(w)
-			}
-		case !whole && slices.Contains(splitKeys, lk):
-			if vals, err := hostlist.Expand(v); err == nil && len(vals) == len(nl.hosts) {
-				if hl, err := hostlist.Compress(vals[run[0]:run[1]]); err == nil {
-					f = k + "=" + hl
-				}
-			}
-		}
-		out = append(out, f)
-	}
-	if named && !sawWeight {
-		out = append(out, "Weight="+strconv.Itoa(w))
-	}
-	s := strings.Join(out, " ")
-	if nl.comment != "" {
-		s += " " + nl.comment
-	}
-	return s
 }

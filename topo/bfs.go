@@ -2,9 +2,10 @@ package topo
 
 import "slices"
 
-// BreadthFirst is the one breadth-first search of the module: hop distances of graphs
-// (Graph.DistRow), the graph orderings of package curves and the starting orders of the
-// ordering solver all walk through it.
+// BreadthFirst is the breadth-first search of orderings: BFSOrder, the graph orderings
+// of package curves (bfs, Cuthill-McKee, RCM) and the starting orders of the ordering
+// solver walk through it. (Hop distances have their own int32 loops: see the package
+// comment.)
 //
 // It visits the nodes reachable from src that level marks unvisited (level[v] < 0),
 // sets level[v] to their hop distance from src, and appends them to order in visiting

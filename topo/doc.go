@@ -8,9 +8,8 @@
 // and SST (docs/sim.md). The hop distance is the L1 distance,
 // each wrapped dimension taking the shorter way around.
 //
-// A Graph is an irregular network. Its hop distances are breadth-first distances
-// (BreadthFirst is the module's one BFS, which the graph orderings of package curves
-// and the ordering solver's starts use too), answered without an n x n table by a
+// A Graph is an irregular network. Its hop distances are breadth-first distances,
+// answered without an n x n table by a
 // hop index built on the first Graph.Dist call (hopdist.go), which is exact, safe for
 // concurrent use and near O(vertices) in memory: hosts on one link drop out (their
 // distance is one hop to their switch), switches with the same neighbours (a fat
@@ -21,7 +20,12 @@
 // pruned landmark labels (Akiba, Iwata, Yoshida, SIGMOD 2013,
 // doi:10.1145/2463676.2465315) when they stay small, else from a breadth-first search
 // from both ends with a bounded cache of rows for repeated sources. Graph.DistRow is
-// a fresh breadth-first row, never cached: callers after pairs use Dist.
+// a fresh breadth-first row, never cached: callers after pairs use Dist. BreadthFirst
+// is the search behind orderings (BFSOrder, the graph curves of package curves, the
+// ordering solver's starts); the hop distances, which run it millions of times, keep
+// their own loops over the adjacency lists in int32 (DistRow, the hop index's tables,
+// labels and bidirectional search), as do the multi-source labelled searches of
+// HostSpacing and SwitchLevels.
 // Processors may be grouped under switches, as Leung et al. §2.2 order
 // hierarchical networks switch by switch. A switched network keeps its switches as
 // vertices after the hosts: they route and count in hop distances, only hosts

@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/procalloc/procalloc/internal/textin"
-	"gonum.org/v1/gonum/graph"
-	"gonum.org/v1/gonum/graph/simple"
 )
 
 // Graph is an irregular network: vertices with names, undirected unit-length links,
@@ -29,12 +27,9 @@ type Graph struct {
 	spec   string       // Spec() when set (synthetic machines)
 	layout *synthLayout // the structure FatTree or Dragonfly built (structdist.go), else nil
 
-	// Built on first use: the name index (Lookup), the gonum view (Gonum) and the
-	// hop index (Dist).
+	// Built on first use: the name index (Lookup) and the hop index (Dist).
 	indexOnce sync.Once
 	index     map[string]int
-	gonumOnce sync.Once
-	gonum     *simple.UndirectedGraph
 	hopOnce   sync.Once
 	hop       *hopIndex
 	// Recognised on first use (Dragonfly, structure.go).
@@ -330,27 +325,6 @@ func (g *Graph) Lookup(name string) (int, bool) {
 
 // Groups returns the declared groups (switches), possibly none.
 func (g *Graph) Groups() []Group { return g.groups }
-
-// Gonum returns the graph as a gonum undirected graph with node IDs 0..Vertices()-1
-// (hosts, then switches). It is built on first call: gonum's map-based graph takes
-// about ten times the memory of the graph itself, which no code of the module needs.
-func (g *Graph) Gonum() graph.Undirected {
-	g.gonumOnce.Do(func() {
-		u := simple.NewUndirectedGraph()
-		for i := range g.names {
-			u.AddNode(simple.Node(int64(i)))
-		}
-		for a, nb := range g.adj {
-			for _, b := range nb {
-				if a < b {
-					u.SetEdge(simple.Edge{F: simple.Node(int64(a)), T: simple.Node(int64(b))})
-				}
-			}
-		}
-		g.gonum = u
-	})
-	return g.gonum
-}
 
 // Edges returns the number of links.
 func (g *Graph) Edges() int { return g.edges }

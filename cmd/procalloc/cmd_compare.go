@@ -51,20 +51,24 @@ func init() {
 	register(&command{
 		name:    "compare",
 		summary: "replay one trace with several allocators (in parallel) and compare them side by side",
-		usage:   "compare --trace FILE (--machine SPEC | --graph FILE) --alloc SPEC1,SPEC2,... [--sched S] [--compat C] [--csv FILE] [--svg FILE] [--json]",
+		usage:   "compare --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] --alloc SPEC1,SPEC2,... [--sched S] [--compat C] [--csv FILE] [--svg FILE] [--json]",
 		details: `Runs "procalloc sim" once per allocator over the same trace, machine, scheduler and
 load scaling, several at a time (--parallel), and prints the metrics side by side in
 the order the allocators were given. Commas inside a tie-breaking vector are
 understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
 --csv writes the table, --svg a bar chart of one metric (--metric), --json every
 summary (the same keys as sim --json). Machines, networks (--graph) and traces
-(sacct too) as for "procalloc sim"; see 'procalloc help sim'. Ctrl-C writes the
+(sacct too), and host names (--hosts, --hostlist) as for "procalloc sim"; see
+'procalloc help sim'. Ctrl-C writes the
 replays finished so far (every output) and exits with status 130. Every output
 (-o, --csv, --svg) is checked for writability before the first replay starts.`,
 		example: `procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
     --alloc mc1x1:tb=3,9,3,2,bf:hilbert,mc1x1,mm,genalg,bf:snake --svg fig18.svg
 procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv
-procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:name-order,bf:rcm,bf:opt.pairs,genalg`,
+procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:name-order,bf:rcm,bf:opt.pairs,genalg
+procalloc compare --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
+procalloc compare --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
+procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs)

@@ -14,7 +14,6 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
-	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 func init() {
@@ -55,7 +54,9 @@ sorted free list along the curve (replay it with freelist:FILE), not Best Fit.
 --format slurm-topology writes a topology.conf whose leaf switches follow the curve
 (use it with TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank, Slurm
 23.02 and later); warnings on stderr say what Slurm ignores (node order inside a leaf;
-SwitchAsNodeRank before 23.02).
+SwitchAsNodeRank before 23.02). Every machine gets one tree: a dragonfly's routers go
+under virtual group switches under a virtual root, a mesh or torus gets a virtual tree
+along the curve (docs/fabric.md); a warning says so.
 --format slurm-block writes a topology.conf for TopologyPlugin=topology/block: blocks of
 --block-size nodes cut along the curve, in curve order, and BlockSizes doubling from it
 (default size: the leaf switch size of a --graph whose leaves are all one size).
@@ -84,8 +85,7 @@ procalloc curve --list --machine torus:8x8`,
 			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
 			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-block (topology.conf, blocks along the curve), slurm-torus3d (topology.yaml)")
-			hosts := fs.String("hosts", "", "host names `FILE`, one per line in node-index order (for the formats that name hosts; a line may be a hostlist such as node[001-128])")
-			hostlistExpr := fs.String("hostlist", "", "host names as one Slurm hostlist `EXPR` in node-index order, e.g. node[0001-1024] (instead of --hosts FILE)")
+			hs := declareHostFlags(fs, "for the formats that name hosts")
 			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
@@ -115,13 +115,12 @@ procalloc curve --list --machine torus:8x8`,
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
 				}
-				if *hosts != "" && *hostlistExpr != "" {
-					return usagef("--hosts and --hostlist both name the hosts: give one")
+				if err := hs.check(); err != nil {
+					return err
 				}
 				if err := refuseEmptyFlags(fs, "hosts", "hostlist"); err != nil {
 					return err
 				}
-				hs := hostSource{file: *hosts, expr: *hostlistExpr}
 				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
@@ -137,7 +136,7 @@ procalloc curve --list --machine torus:8x8`,
 					return usagef("--block-size goes with --format slurm-block")
 				}
 				if slices.Contains(slurm.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, hs, *out, *placements, *blockSize)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, *hs, *out, *placements, *blockSize)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -158,7 +157,7 @@ procalloc curve --list --machine torus:8x8`,
 				if named {
 					switch {
 					case hs.given():
-						if names, err = curveReadHosts(e, hs, m.N()); err != nil {
+						if names, err = hs.read(e, m.N()); err != nil {
 							return err
 						}
 					case curves.NodeNames(m) != nil:
@@ -223,17 +222,18 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 	}
 	switch f {
 	case slurm.FormatTopology:
-		g, ok := m.(*topo.Graph)
-		if !ok || g.Vertices() == g.N() {
-			return usagef("--format slurm-topology needs a switched network (--graph from ibnetdiscover, topology.conf, ...; or fattree:), not %s", m.Spec())
-		}
-		if hs.given() {
-			return usagef("%s: a network read with --graph names its own hosts", hs.flag())
+		var names []string
+		if g, ok := m.(*topo.Graph); ok && hs.given() {
+			return usagef("%s: a network read with --graph names its own hosts (%s)", hs.flag(), g.Spec())
+		} else if hs.given() {
+			if names, err = hs.read(e, m.N()); err != nil {
+				return err
+			}
 		}
 		var warnings []string
 		err := writeFileAtomic(e, out, func(w io.Writer) error {
 			var err error
-			warnings, err = slurm.WriteTopology(w, g, o)
+			warnings, err = slurm.WriteTopology(w, m, o, names)
 			return err
 		})
 		if err == nil {
@@ -246,7 +246,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		var names []string
 		switch {
 		case hs.given():
-			if names, err = curveReadHosts(e, hs, m.N()); err != nil {
+			if names, err = hs.read(e, m.N()); err != nil {
 				return err
 			}
 		default:
@@ -291,7 +291,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return usagef("--placements: %v", err)
 			}
 		}
-		names, err := curveReadHosts(e, hs, m.N())
+		names, err := hs.read(e, m.N())
 		if err != nil {
 			return err
 		}
@@ -349,65 +349,32 @@ func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.O
 // allocRanking is alloc.Options.Ranking for the CLI: a CURVE argument of an allocator
 // spec (bf:FILE, paging:FILE:s) that is not a built-in curve names a ranking file.
 func allocRanking(path string, m topo.Machine) (curves.Order, error) {
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
-		}
+	if err := rankingFileExists(path); err != nil {
 		return nil, err
 	}
 	return curves.ReadMachineRanking(path, m)
 }
 
-// hostSource is where the host names come from: --hosts FILE or --hostlist EXPR.
-type hostSource struct{ file, expr string }
-
-func (h hostSource) given() bool { return h.file != "" || h.expr != "" }
-
-func (h hostSource) flag() string {
-	if h.expr != "" {
-		return "--hostlist"
+// rankingFileExists says why path, which is not a built-in curve, is no ranking file.
+func rankingFileExists(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
+		}
+		return err
 	}
-	return "--hosts"
+	return nil
 }
 
-func (h hostSource) String() string {
-	if h.expr != "" {
-		return "--hostlist " + h.expr
-	}
-	return "--hosts " + h.file
-}
-
-func curveReadHosts(e *env, h hostSource, n int) ([]string, error) {
-	var names []string
-	if h.expr != "" {
-		if strings.ContainsAny(h.expr, " \t\n") {
-			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", h.expr)
-		}
-		var err error
-		if names, err = hostlist.Expand(h.expr); err != nil {
-			return nil, fmt.Errorf("%s: %w", h, err)
-		}
-		seen := make(map[string]int, len(names))
-		for i, name := range names {
-			if j, dup := seen[name]; dup {
-				return nil, fmt.Errorf("%s: host %q is named twice (names %d and %d)", h, name, j+1, i+1)
-			}
-			seen[name] = i
-		}
-	} else {
-		f, err := openInput(e, h.file)
-		if err != nil {
+// allocRankingNamed is allocRanking for a machine whose nodes are named hosts
+// (--hosts/--hostlist): a host ranking file's names are matched against them.
+func allocRankingNamed(hosts []string) func(string, topo.Machine) (curves.Order, error) {
+	return func(path string, m topo.Machine) (curves.Order, error) {
+		if err := rankingFileExists(path); err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		if names, err = curves.ReadHostNames(f); err != nil {
-			return nil, fmt.Errorf("%s: %w", h, err)
-		}
+		return curves.ReadRankingFileOf(path, m, hosts)
 	}
-	if len(names) != n {
-		return nil, fmt.Errorf("%s: %d host names for a machine of %d nodes", h, len(names), n)
-	}
-	return names, nil
 }
 
 func curveList(w io.Writer, m topo.Machine) error {

@@ -25,6 +25,7 @@ type simFlags struct {
 	trace, machine, sched, compat, format string
 	graph, spanCurve                      string
 	gf                                    *graphFlags
+	hosts                                 *hostSource
 	skipBad                               bool
 	maxJobs                               int
 	tz                                    string
@@ -50,6 +51,7 @@ func (f *simFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8")
 	fs.StringVar(&f.graph, "graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")
 	f.gf = declareGraphFlags(fs)
+	f.hosts = declareHostFlags(fs, "the names of the machine's nodes in slurm:tree/slurm:block topology files, sacct node lists and host ranking files; they replace a --graph's own")
 	fs.StringVar(&f.spanCurve, "span-curve", "", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)")
 	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)")
 	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
@@ -146,16 +148,33 @@ var specFlags = map[string]string{
 	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
 	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
 	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay", "TaskOrder": "--task-order",
+	"Hosts": "--hosts/--hostlist",
 }
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags; other errors are returned as they are.
-func specError(err error) error {
+func specError(err error) error { return fieldErrors(err, specFlags) }
+
+// fieldErrors is specError with the flags of the fields given by flags (the batch
+// command's, say). A prefix wrapped around the joined errors ("batch: ") is dropped:
+// the flags say where they come from.
+func fieldErrors(err error, flags map[string]string) error {
+	inner := err
+	for {
+		if _, ok := inner.(interface{ Unwrap() []error }); ok {
+			break
+		}
+		next := errors.Unwrap(inner)
+		if next == nil {
+			break
+		}
+		inner = next
+	}
 	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
+	if j, ok := inner.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	} else {
-		errs = []error{err}
+		errs = []error{inner}
 	}
 	var msgs []string
 	for _, e := range errs {
@@ -163,19 +182,17 @@ func specError(err error) error {
 		if !errors.As(e, &fe) {
 			return err
 		}
-		flag := specFlags[fe.Field]
-		if fe.Field == "To" { // the window's other end, named by its flag too
-			fe = &sim.FieldError{Field: fe.Field, Value: fe.Value, Reason: strings.Replace(fe.Reason, "after From ", "after --from ", 1)}
-		}
+		flag := flags[fe.Field]
+		reason := fe.ReasonWith(func(f string) string { return flags[f] })
 		switch {
 		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
-			msgs = append(msgs, flag+" "+fe.Value+" "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+" "+reason)
 		case flag == "" || fe.Field == "Alloc":
-			msgs = append(msgs, fe.Reason)
+			msgs = append(msgs, reason)
 		case fe.Value == "":
-			msgs = append(msgs, flag+": "+fe.Reason)
+			msgs = append(msgs, flag+": "+reason)
 		default:
-			msgs = append(msgs, flag+" "+fe.Value+": "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+": "+reason)
 		}
 	}
 	return usageError{strings.Join(msgs, "\n")}
@@ -234,6 +251,21 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
 	s.Scale = f.scale
 	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
+	if f.hosts != nil && f.hosts.given() {
+		if err := f.hosts.check(); err != nil {
+			return s, err
+		}
+		var err error
+		if s.Machine != nil {
+			s.Hosts, err = f.hosts.read(e, s.Machine.N())
+		} else {
+			s.Hosts, err = f.hosts.names(e) // counted once the replay builds the machine
+		}
+		if err != nil {
+			return s, err
+		}
+		s.Ranking = allocRankingNamed(s.Hosts)
+	}
 	s.SlurmBlocks = allocSlurmBlocks
 	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
 	if f.compat == "default" {
@@ -250,9 +282,9 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	if err := f.checkEngineFlags(); err != nil {
 		return s, err
 	}
-	s.Engine, s.Flit = sim.Engine(f.engine), f.flit
-	if f.engine == string(sim.EngineMessage) {
-		s.Engine = ""
+	s.Engine, s.Flit = sim.Engine(f.engine), f.flit // a wrong name: Validate says so
+	if e, err := sim.ParseEngine(f.engine); err == nil {
+		s.Engine = e
 	}
 	if s.TaskOrder = sim.TaskOrder(f.taskOrder); f.taskOrder == "returned" {
 		s.TaskOrder = sim.TaskOrderReturned
@@ -331,7 +363,7 @@ func init() {
 	register(&command{
 		name:    "sim",
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
-		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
+		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
 		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
 estimate", or sacct -P output; gzip read transparently) on a mesh or torus, a
 synthetic fat tree or dragonfly (--machine), or a real network (--graph): jobs arrive,
@@ -348,7 +380,25 @@ allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or
 ranking file) and Slurm's own selection (slurm:...) apply; the others place jobs by
 coordinates and refuse.
 
+A job that fits the free nodes by count but that the allocator cannot place (bt, sbt,
+dbt: no free block of its power of two; slurm:tree and slurm:block: Slurm leaves it
+pending, reason Resources) waits until a release lets it start, under every
+scheduler: fcfs and cplant keep the queue behind it waiting; easy reserves for it the
+nodes Slurm's will-run test finds at the earliest estimated end and backfills around
+them (docs/sim.md, "Jobs that wait for a block"). A job the allocator cannot place even
+on the empty machine is refused at the start, named. The summary reports the jobs that
+waited for a block, how long, and the extra mean wait against the same replay with
+slurm:consec (block_waits in --json; block_wait per job in --per-job).
+
 ` + graphHelp + `
+
+--hosts FILE or --hostlist EXPR names the machine's nodes in node-index order (as
+curve --format hosts reads them; a graph's own names are replaced): the names that
+a slurm:tree or slurm:block topology.conf, an sacct trace's node lists (as-run) and
+a host ranking file use. So a mesh ordering meets a topology.conf of real hosts:
+--machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert
+replays Slurm's topology/tree on those hosts with Weight= along the Hilbert curve.
+Without them, nodes are named by index on a grid (0, 1, ...).
 
 sacct traces (--format sacct, or detected from the header): produce them with
   sacct -X -P -a -S START -E END -o ` + sim.SacctFields + `
@@ -426,8 +476,10 @@ procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jo
 procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
 procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
 procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
-procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
-procalloc sim --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace sacct.txt --graph topology.conf --alloc slurm:tree:topology.conf --sched as-run
+procalloc sim --trace sacct.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace sacct.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert --sched as-run
+procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
@@ -605,8 +657,11 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
-// them on (the route metrics' cells empty when they were not computed); with the exact baseline, three more columns before nodes: the optimum
-// (or best found), whether it was proven, the ratio.
+// them on (the route metrics' and distances' cells empty when they were not
+// computed; block_wait, the time from the first refusal for want of a block to the
+// start, empty for a job never refused); with the exact baseline, three more
+// columns before nodes: the optimum (or best found), whether it was proven, the
+// ratio.
 type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
@@ -620,7 +675,7 @@ func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
 	p := &perJobCSV{cw: csv.NewWriter(w), baseline: baseline}
 	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
-		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link"}
+		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "block_wait"}
 	if baseline {
 		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
 	}
@@ -649,6 +704,11 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	if p.noDist {
 		row[11], row[12] = "", ""
 	}
+	blockWait := "" // the job was never refused for want of a block
+	if j.WaitedForBlock {
+		blockWait = i64(j.BlockWait)
+	}
+	row = append(row, blockWait)
 	if p.baseline {
 		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
 	}
@@ -669,10 +729,4 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// isAsRun reports whether an allocator spec is the as-run allocator.
-func isAsRun(spec string) bool {
-	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	return family == "as-run"
 }

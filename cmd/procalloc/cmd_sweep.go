@@ -70,6 +70,7 @@ func init() {
   seeds: [1]                       # sim --seed and --comm-seed; default [1]
   engines: [message, flit]         # sim --engine (with patterns); default [message]
   flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags, e.g. --vcs 2
+                                   # or --hostlist, 'node[0001-0352]' (host names, as sim)
 
 JSON with the same keys works too. An unknown key is an error naming it and its line.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
@@ -121,7 +122,7 @@ DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and 
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
 procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
-procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
+mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
 procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {

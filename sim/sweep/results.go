@@ -48,6 +48,9 @@ type Line struct {
 	// Seconds is the item's wall-clock time; merged files leave it out, so that they
 	// do not depend on the machine or the run.
 	Seconds float64 `json:"seconds,omitempty"`
+	// AllocTime is the allocator's own time in the item's replay (its report's
+	// alloc_time, taken out of Result like seconds); merged files leave it out.
+	AllocTime *sim.AllocTime `json:"alloc_time,omitempty"`
 }
 
 // ResultJSON is the result of a results line for a replay's report: the report's
@@ -64,6 +67,7 @@ func ResultJSON(rep *sim.Report) (json.RawMessage, error) {
 		return nil, err
 	}
 	delete(keys, "seconds")
+	delete(keys, "alloc_time")
 	return json.Marshal(keys) // encoding/json writes a map's keys sorted
 }
 
@@ -73,6 +77,7 @@ func NewLine(name string, it Item, rep *sim.Report, err error, seconds float64) 
 	l := Line{Sweep: name, Item: it, Seconds: seconds}
 	if err == nil {
 		l.Result, err = ResultJSON(rep)
+		l.AllocTime = rep.AllocTime
 	}
 	if err != nil {
 		l.Status, l.Error, l.Result = StatusFailed, err.Error(), nil
@@ -459,7 +464,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 			if spec != nil {
 				l.SweepID = specID
 			}
-			l.Seconds = 0
+			l.Seconds, l.AllocTime = 0, nil
 			if old, ok := best[l.Key]; !ok || (old.Status != StatusOK && l.Status == StatusOK) {
 				best[l.Key] = l
 			}

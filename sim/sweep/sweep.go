@@ -130,6 +130,18 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
+	// Engines decode through sim.Engine's UnmarshalText; a wrong name is said here,
+	// with its line and entry.
+	if n := nodes["engines"]; n != nil {
+		for i, e := range n.Content {
+			for e.Kind == yaml.AliasNode && e.Alias != nil {
+				e = e.Alias
+			}
+			if _, err := sim.ParseEngine(e.Value); err != nil || e.Kind != yaml.ScalarNode || e.Value == "" {
+				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want message or flit", e.Line, i+1, e.Value)
+			}
+		}
+	}
 	var s Spec
 	if err := doc.Decode(&s); err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err)
@@ -160,11 +172,8 @@ func Parse(data []byte, name string) (*Spec, error) {
 		s.Engines = []sim.Engine{sim.EngineMessage}
 	}
 	for i, e := range s.Engines {
-		if _, err := sim.ParseEngine(string(e)); err != nil || e == "" {
-			return nil, fmt.Errorf("sweep file: engines: entry %d %q: want message or flit", i+1, string(e))
-		}
 		if j := slices.Index(s.Engines, e); j != i {
-			return nil, fmt.Errorf("sweep file: engines: %q is listed twice (entries %d and %d): each value once, else two items are the same replay", string(e), j+1, i+1)
+			return nil, fmt.Errorf("sweep file: engines: %q is listed twice (entries %d and %d): each value once, else two items are the same replay", e.String(), j+1, i+1)
 		}
 	}
 	if slices.Contains(s.Engines, sim.EngineFlit) && slices.Contains(s.Patterns, "none") {
@@ -338,9 +347,6 @@ func (s *Spec) Items() []Item {
 					for _, p := range s.Patterns {
 						for _, seed := range s.Seeds {
 							for _, eng := range engines {
-								if eng == sim.EngineMessage {
-									eng = ""
-								}
 								for _, a := range s.Allocators {
 									pr := Params{Trace: t, Machine: m, Alloc: a, Sched: sc, Contract: c, Pattern: p, Seed: seed, Engine: eng, Flags: s.Flags}
 									out = append(out, Item{Index: len(out), Key: pr.Key(), Params: pr})
@@ -384,8 +390,8 @@ func (p Params) Args(dir string) []string {
 	if p.Pattern != "none" {
 		args = append(args, "--comm", p.Pattern)
 	}
-	if p.Engine != "" {
-		args = append(args, "--engine", string(p.Engine))
+	if p.Engine != sim.EngineMessage {
+		args = append(args, "--engine", p.Engine.String())
 	}
 	return append(args, p.Flags...)
 }

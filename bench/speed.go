@@ -1,0 +1,317 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// parseAlloc builds the allocators measured (a variable for the tests).
+var parseAlloc = alloc.Parse
+
+// FloorName is the name of Report.Floor: reading the free set once per decision.
+const FloorName = "read free set"
+
+// Config is one allocator speed measurement (`procalloc bench`).
+type Config struct {
+	Machine  topo.Machine
+	Allocs   []string // allocator specs (alloc.Parse)
+	Options  alloc.Options
+	Workload Workload
+	// TimeLimit, when positive, ends each allocator's run after that much time
+	// (its figures then cover the decisions made; Result.Complete is false).
+	TimeLimit time.Duration
+	// Progress, when set, is called now and then from the measuring goroutine with
+	// the allocator's index in Allocs (-1 for the floor) and the operations done.
+	Progress func(alloc, done, total int)
+}
+
+// Latency is the distribution of one allocator's decision times, in microseconds:
+// the nearest-rank median and 99th percentile, the maximum and the mean.
+type Latency struct {
+	Median float64 `json:"median_us"`
+	P99    float64 `json:"p99_us"`
+	Max    float64 `json:"max_us"`
+	Mean   float64 `json:"mean_us"`
+}
+
+// Result is one allocator's figures. Times are measured inside the allocator's
+// calls (alloc.Clock), not around the workload's bookkeeping.
+type Result struct {
+	Alloc     string `json:"alloc"`
+	Decisions int64  `json:"decisions"` // allocations made
+	Releases  int64  `json:"releases"`
+	// AllocateSeconds and ReleaseSeconds are the totals inside Allocate and
+	// Release; DecisionsPerSecond is Decisions over their sum, so that it counts
+	// the allocator's whole cost per job.
+	AllocateSeconds    float64 `json:"allocate_seconds"`
+	ReleaseSeconds     float64 `json:"release_seconds"`
+	DecisionsPerSecond float64 `json:"decisions_per_second"`
+	// Latency is of Allocate (one decision); ReleaseMean of one Release.
+	Latency     Latency `json:"latency"`
+	ReleaseMean float64 `json:"release_mean_us"`
+	// Percentiles are the latencies (µs) at Quantiles, for the chart.
+	Percentiles []float64 `json:"percentiles_us"`
+	// BuildSeconds is the time alloc.Parse took (tables built up front).
+	BuildSeconds float64 `json:"build_seconds"`
+	// HeapBytes is the heap the allocator holds at the end of its run (live heap
+	// after a collection, less the live heap before it was built);
+	// AllocBytesPerDecision the bytes it allocated per decision. Both 0 when the
+	// run was interrupted.
+	HeapBytes             int64   `json:"heap_bytes"`
+	AllocBytesPerDecision float64 `json:"alloc_bytes_per_decision"`
+	// Complete: the whole workload ran; else it stopped at Ctrl-C, the time limit
+	// or an error (Error).
+	Complete bool   `json:"complete"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Quantiles are the points of Result.Percentiles.
+var Quantiles = []float64{0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1}
+
+// Report is a measurement: the floor and every allocator.
+type Report struct {
+	Machine  string   `json:"machine"`
+	Nodes    int      `json:"nodes"`
+	Workload string   `json:"workload"`
+	Jobs     int      `json:"jobs"`
+	Floor    Result   `json:"floor"`
+	Allocs   []Result `json:"allocs"`
+	// Interrupted: the context ended (Ctrl-C) before every allocator ran; the
+	// figures are those measured until then.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Check builds every allocator of cfg once, so that an allocator that does not
+// apply to the machine is refused (alloc.Parse's error names the property it
+// needs) before anything is measured.
+func Check(cfg Config) error {
+	if cfg.Machine == nil {
+		return errors.New("bench: no machine")
+	}
+	if len(cfg.Allocs) == 0 {
+		return errors.New("bench: no allocator")
+	}
+	if cfg.Workload.MaxProcs > cfg.Machine.N() {
+		return fmt.Errorf("bench: a job of %d nodes on %s of %d: %w", cfg.Workload.MaxProcs, cfg.Machine.Spec(), cfg.Machine.N(), ErrDoesNotFit)
+	}
+	for _, spec := range cfg.Allocs {
+		if _, err := parseAlloc(spec, cfg.Machine, cfg.Options); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run measures the floor, then each allocator in turn, on the workload. It stops
+// within a second of ctx's end (even inside a long decision: the measuring
+// goroutine is then left to finish it) and returns what it measured, with
+// Interrupted set; an allocator that fails (places a job wrongly, or refuses a
+// request the workload makes) gets its Error and the others still run.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if err := Check(cfg); err != nil {
+		return nil, err
+	}
+	rep := &Report{Machine: cfg.Machine.Spec(), Nodes: cfg.Machine.N(), Workload: cfg.Workload.Name, Jobs: cfg.Workload.Jobs}
+	var stop bool
+	rep.Floor, stop = measure(ctx, cfg, -1)
+	rep.Floor.Alloc = FloorName
+	for i, spec := range cfg.Allocs {
+		if stop {
+			break
+		}
+		var r Result
+		r, stop = measure(ctx, cfg, i)
+		r.Alloc = spec
+		rep.Allocs = append(rep.Allocs, r)
+	}
+	rep.Interrupted = stop
+	return rep, nil
+}
+
+// measure runs the workload on allocator i (-1: the floor) in a goroutine and
+// returns its figures; stop reports that ctx ended.
+func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	actx := ctx
+	if cfg.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, cfg.TimeLimit)
+		defer cancel()
+	}
+	clk := &alloc.Clock{Record: true}
+	clk.Reserve(cfg.Workload.Jobs)
+	type outcome struct {
+		build time.Duration
+		a     alloc.Allocator
+		err   error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		o.a, o.build, o.err = play(actx, cfg, i, clk)
+		done <- o
+	}()
+	var r Result
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		// Ctrl-C: wait a little for the goroutine to notice between decisions,
+		// else report what the clock holds and leave it to its decision.
+		select {
+		case o = <-done:
+		case <-time.After(300 * time.Millisecond):
+			fill(&r, clk.Snapshot())
+			r.Error = "interrupted inside a decision"
+			return r, true
+		}
+	}
+	fill(&r, clk.Snapshot())
+	r.BuildSeconds = o.build.Seconds()
+	switch {
+	case o.err == nil:
+		r.Complete = true
+	case errors.Is(o.err, context.Canceled) || errors.Is(o.err, context.DeadlineExceeded):
+		if ctx.Err() != nil {
+			return r, true
+		}
+		r.Error = fmt.Sprintf("time limit %v reached", cfg.TimeLimit)
+	default:
+		r.Error = o.err.Error()
+	}
+	if ctx.Err() != nil {
+		return r, true
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if r.Decisions > 0 {
+		r.AllocBytesPerDecision = float64(after.TotalAlloc-before.TotalAlloc) / float64(r.Decisions)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	r.HeapBytes = max(0, int64(after.HeapAlloc)-int64(before.HeapAlloc))
+	runtime.KeepAlive(o.a)
+	return r, false
+}
+
+// fill sets r's times from a clock reading.
+func fill(r *Result, c alloc.ClockReading) {
+	r.Decisions, r.Releases = c.Allocations, c.Releases
+	r.AllocateSeconds, r.ReleaseSeconds = c.Allocate.Seconds(), c.Release.Seconds()
+	if s := r.AllocateSeconds + r.ReleaseSeconds; s > 0 {
+		r.DecisionsPerSecond = float64(r.Decisions) / s
+	}
+	if r.Releases > 0 {
+		r.ReleaseMean = 1e6 * r.ReleaseSeconds / float64(r.Releases)
+	}
+	lat := c.Latencies
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	us := func(q float64) float64 {
+		k := max(int(math.Ceil(q*float64(len(lat))))-1, 0)
+		return float64(lat[k]) / 1e3
+	}
+	r.Latency = Latency{Median: us(0.5), P99: us(0.99), Max: us(1), Mean: 1e6 * r.AllocateSeconds / float64(len(lat))}
+	r.Percentiles = r.Percentiles[:0]
+	for _, q := range Quantiles {
+		r.Percentiles = append(r.Percentiles, us(q))
+	}
+}
+
+// play plays the workload on allocator i (-1: the floor) through clk. Every
+// allocation is checked against a copy of the free set (k distinct free nodes).
+func play(ctx context.Context, cfg Config, i int, clk *alloc.Clock) (alloc.Allocator, time.Duration, error) {
+	m := cfg.Machine
+	var a alloc.Allocator
+	t0 := time.Now()
+	if i >= 0 {
+		var err error
+		if a, err = parseAlloc(cfg.Allocs[i], m, cfg.Options); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		a = newFloor(m)
+	}
+	build := time.Since(t0)
+	if tr, ok := a.(alloc.TieReporter); ok {
+		tr.CountTies(false)
+	}
+	mirror := alloc.NewState(m.N())
+	nodes := make([][]int, cfg.Workload.Jobs)
+	ops := cfg.Workload.Ops
+	for j, op := range ops {
+		if j&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return a, build, err
+			}
+			if cfg.Progress != nil && j&1023 == 0 {
+				cfg.Progress(i, j, len(ops))
+			}
+		}
+		if op.Release {
+			if err := clk.Release(a, nodes[op.Job]); err != nil {
+				return a, build, fmt.Errorf("job %d ending: %w", op.Job+1, err)
+			}
+			if err := mirror.Release(nodes[op.Job]); err != nil {
+				return a, build, fmt.Errorf("job %d ending: %w", op.Job+1, err)
+			}
+			nodes[op.Job] = nil
+			continue
+		}
+		k := int(op.Procs)
+		got, err := clk.Allocate(a, k)
+		if err != nil {
+			return a, build, fmt.Errorf("job %d (%d nodes, %d free): %w", op.Job+1, k, mirror.NumFree(), err)
+		}
+		if len(got) != k {
+			return a, build, fmt.Errorf("job %d: %d nodes returned for a request of %d", op.Job+1, len(got), k)
+		}
+		if err := mirror.Take(got); err != nil {
+			return a, build, fmt.Errorf("job %d: the allocator returned a node that is not free: %w", op.Job+1, err)
+		}
+		nodes[op.Job] = got
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(i, len(ops), len(ops))
+	}
+	return a, build, nil
+}
+
+// floor is the floor "allocator": each decision reads the free set once (the
+// free nodes listed from the free bitmap, as every allocator that looks at its
+// input must) and takes the first k.
+type floor struct {
+	m   topo.Machine
+	st  *alloc.State
+	buf []int
+}
+
+func newFloor(m topo.Machine) *floor {
+	return &floor{m: m, st: alloc.NewState(m.N()), buf: make([]int, 0, m.N())}
+}
+
+func (f *floor) Name() string          { return FloorName }
+func (f *floor) Machine() topo.Machine { return f.m }
+func (f *floor) NumFree() int          { return f.st.NumFree() }
+func (f *floor) Release(n []int) error { return f.st.Release(n) }
+
+func (f *floor) Allocate(k int) ([]int, error) {
+	if err := f.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	f.buf = f.st.AppendFree(f.buf[:0])
+	nodes := append([]int(nil), f.buf[:k]...)
+	return nodes, f.st.Take(nodes)
+}

@@ -1,0 +1,256 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+func machine(t *testing.T, spec string) topo.Machine {
+	t.Helper()
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Every decision of the workload is measured once: as many latencies as
+// allocations, as many releases as jobs, percentiles in order, for the floor and
+// every allocator.
+func TestSpeedCountsEveryDecision(t *testing.T) {
+	m := machine(t, "mesh:16x16")
+	w, err := SyntheticWorkload(m.N(), 400, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, ends := 0, 0
+	for _, op := range w.Ops {
+		if op.Release {
+			ends++
+		} else {
+			starts++
+		}
+	}
+	if starts != 400 || ends != 400 || w.Jobs != 400 {
+		t.Fatalf("synthetic workload: %d starts, %d ends, Jobs %d", starts, ends, w.Jobs)
+	}
+	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"bf:hilbert", "mc1x1", "mm"}, Workload: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Interrupted || len(rep.Allocs) != 3 {
+		t.Fatalf("interrupted %v, %d results", rep.Interrupted, len(rep.Allocs))
+	}
+	for _, r := range append([]Result{rep.Floor}, rep.Allocs...) {
+		if !r.Complete || r.Error != "" || r.Decisions != 400 || r.Releases != 400 {
+			t.Errorf("%s: complete %v (%s), %d decisions, %d releases, want 400", r.Alloc, r.Complete, r.Error, r.Decisions, r.Releases)
+		}
+		if len(r.Percentiles) != len(Quantiles) || !slices.IsSorted(r.Percentiles) {
+			t.Errorf("%s: percentiles %v", r.Alloc, r.Percentiles)
+		}
+		l := r.Latency
+		if !(l.Median > 0 && l.Median <= l.P99 && l.P99 <= l.Max && l.Mean <= l.Max) || r.DecisionsPerSecond <= 0 {
+			t.Errorf("%s: latency %+v, %g decisions/s", r.Alloc, l, r.DecisionsPerSecond)
+		}
+	}
+}
+
+// The clock keeps one latency per allocation, whatever the outcome.
+func TestClockLatencyCount(t *testing.T) {
+	m := machine(t, "mesh:8x8")
+	a, err := alloc.Parse("mc1x1", m, alloc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &alloc.Clock{Record: true}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var held [][]int
+	calls := 0
+	for range 500 {
+		if len(held) > 0 && rng.IntN(2) == 0 {
+			i := rng.IntN(len(held))
+			if err := clk.Release(a, held[i]); err != nil {
+				t.Fatal(err)
+			}
+			held = slices.Delete(held, i, i+1)
+			continue
+		}
+		calls++
+		if nodes, err := clk.Allocate(a, 1+rng.IntN(40)); err == nil {
+			held = append(held, nodes)
+		} else if !errors.Is(err, alloc.ErrNotEnoughFree) {
+			t.Fatal(err)
+		}
+	}
+	r := clk.Snapshot()
+	if r.Allocations != int64(calls) || len(r.Latencies) != calls {
+		t.Errorf("%d allocations, %d latencies, %d calls", r.Allocations, len(r.Latencies), calls)
+	}
+}
+
+// The trace workload is the order sim's replay starts and ends jobs in with any
+// allocator that places every request that fits: recorded here around mc1x1.
+func TestTraceWorkloadIsTheReplaysOrder(t *testing.T) {
+	m := machine(t, "mesh:8x8")
+	rng := rand.New(rand.NewPCG(5, 6))
+	var jobs []sim.Job
+	for i := range 400 {
+		jobs = append(jobs, sim.Job{ID: i + 1, Line: i + 1, Arrival: int64(i * 3), Runtime: int64(1 + rng.IntN(300)), Procs: 1 + rng.IntN(30), Estimate: -1})
+	}
+	for _, sched := range []sim.Sched{sim.SchedFCFS, sim.SchedEASY, sim.SchedCplant} {
+		w, err := TraceWorkload(context.Background(), "t", jobs, m, sched)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := alloc.Parse("mc1x1", m, alloc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &opLogger{Allocator: a, owner: map[int]int32{}}
+		if _, err := sim.Run(context.Background(), jobs, sim.Config{Machine: m, Alloc: rec, Sched: sched}); err != nil {
+			t.Fatal(err)
+		}
+		if w.Jobs != len(jobs) || !slices.Equal(w.Ops, rec.ops) {
+			t.Errorf("%s: the workload (%d ops, %d jobs) is not the replay's order (%d ops)", sched, len(w.Ops), w.Jobs, len(rec.ops))
+		}
+	}
+	// A job larger than the machine: the first one is named.
+	jobs[40].Procs, jobs[90].Procs = 65, 100
+	_, err := TraceWorkload(context.Background(), "t", jobs, m, sim.SchedFCFS)
+	if !errors.Is(err, ErrDoesNotFit) || !strings.Contains(err.Error(), "job 41 (line 41) needs 65 nodes") {
+		t.Errorf("too large a job: %v", err)
+	}
+}
+
+type opLogger struct {
+	alloc.Allocator
+	owner map[int]int32
+	ops   []Op
+	n     int32
+}
+
+func (l *opLogger) Allocate(k int) ([]int, error) {
+	nodes, err := l.Allocator.Allocate(k)
+	if err == nil {
+		l.owner[nodes[0]] = l.n
+		l.ops = append(l.ops, Op{Job: l.n, Procs: int32(k)})
+		l.n++
+	}
+	return nodes, err
+}
+
+func (l *opLogger) Release(nodes []int) error {
+	l.ops = append(l.ops, Op{Job: l.owner[nodes[0]], Procs: int32(len(nodes)), Release: true})
+	return l.Allocator.Release(nodes)
+}
+
+// slowAlloc takes delay per decision and cannot be interrupted inside one.
+type slowAlloc struct {
+	alloc.Allocator
+	delay time.Duration
+}
+
+func (s *slowAlloc) Allocate(k int) ([]int, error) {
+	time.Sleep(s.delay)
+	return s.Allocator.Allocate(k)
+}
+
+// Cancelling stops the measurement within a second with what was measured, also
+// when the allocator is inside a decision of many seconds.
+func TestSpeedStopsOnCancel(t *testing.T) {
+	m := machine(t, "mesh:16x16")
+	w, err := SyntheticWorkload(m.N(), 20000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
+	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
+		a, err := alloc.Parse("bf:hilbert", m, o)
+		switch spec {
+		case "slow":
+			return &slowAlloc{a, time.Millisecond}, err
+		case "stuck":
+			return &slowAlloc{a, time.Minute}, err
+		}
+		return a, err
+	}
+	for _, spec := range []string{"slow", "stuck"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var cancelled time.Time
+		var once sync.Once
+		// Cancelled 0.3 s into the allocator's run (after the floor's).
+		progress := func(i, done, total int) {
+			if i == 0 {
+				once.Do(func() {
+					time.AfterFunc(300*time.Millisecond, func() { cancelled = time.Now(); cancel() })
+				})
+			}
+		}
+		rep, err := Run(ctx, Config{Machine: m, Allocs: []string{spec, "bf:hilbert"}, Workload: w, Progress: progress})
+		took := time.Since(cancelled)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cancelled.IsZero() || took > time.Second {
+			t.Errorf("%s: stopped %v after the cancel", spec, took)
+		}
+		if !rep.Interrupted || len(rep.Allocs) != 1 || rep.Allocs[0].Complete || !rep.Floor.Complete {
+			t.Fatalf("%s: interrupted %v, %d results, %+v", spec, rep.Interrupted, len(rep.Allocs), rep.Allocs)
+		}
+		r := rep.Allocs[0]
+		if spec == "slow" && (r.Decisions < 10 || int64(len(r.Percentiles)) != int64(len(Quantiles))) {
+			t.Errorf("slow: %d decisions measured before the cancel", r.Decisions)
+		}
+		if spec == "stuck" && (r.Decisions != 0 || !strings.Contains(r.Error, "inside a decision")) {
+			t.Errorf("stuck: %d decisions, error %q", r.Decisions, r.Error)
+		}
+	}
+}
+
+// Bad input: an allocator that does not apply says what it needs; a workload
+// larger than the machine, an empty workload and no allocator are refused.
+func TestSpeedBadInput(t *testing.T) {
+	m := machine(t, "torus:8x8")
+	w, _ := SyntheticWorkload(m.N(), 10, 1)
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Machine: m, Allocs: []string{"mc"}, Workload: w}, "needs a mesh without wraparound"},
+		{Config{Machine: machine(t, "fattree:4,4:4,4:8"), Allocs: []string{"mm"}, Workload: w}, "needs a mesh or torus"},
+		{Config{Machine: m, Workload: w}, "no allocator"},
+		{Config{Machine: m, Allocs: []string{"bf:hilbert"}, Workload: Workload{MaxProcs: 65}}, "a job of 65 nodes"},
+	} {
+		if _, err := Run(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.cfg.Allocs, err, c.want)
+		}
+	}
+	if _, err := SyntheticWorkload(0, 5, 1); err == nil {
+		t.Error("synthetic workload on no nodes")
+	}
+	// An allocator that refuses a request that fits the free count (a binary
+	// tree's block) gets its error; the others still run.
+	m = machine(t, "mesh:16x16")
+	w, _ = SyntheticWorkload(m.N(), 300, 3)
+	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"bt", "bf:hilbert"}, Workload: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Allocs[0]; r.Complete || !strings.Contains(r.Error, "job ") {
+		t.Errorf("bt: complete %v, error %q", r.Complete, r.Error)
+	}
+	if !rep.Allocs[1].Complete {
+		t.Errorf("bf:hilbert after bt: %+v", rep.Allocs[1])
+	}
+}

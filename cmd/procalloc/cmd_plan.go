@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/plan"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// planMaxNodes bounds the machines plan takes (the replays keep a few words per node
+// and deployment).
+const planMaxNodes = 1 << 20
+
+func init() {
+	register(&command{
+		name:    "plan",
+		summary: "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
+		usage:   "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
+		details: `The system engineer's job in one command. plan
+  1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
+     an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as
+     slurmctld reads it: DEFAULT lines, quoted values, spaces around '='), and matches
+     the network's hosts to slurm.conf's nodes by name: hosts slurm.conf lacks (login,
+     storage, service nodes) are listed and left out of the ordering (they still
+     route), nodes the network lacks are listed and keep their configuration;
+  2. orders the compute hosts with procalloc order's machinery within --time-limit,
+     reporting F, the proven bound and the gap next to Slurm's name order and the
+     best curve (weights --weights, default list:1,0.5);
+  3. builds every deployment, each with the oldest Slurm that runs it:
+       current  the site's configuration as read (weights, topology.conf)
+       as-run   where production put the jobs (an sacct --trace with NodeList)
+       weights  Weight=1..N along the ordering (Slurm: a sorted free list)
+       names    nodes renamed cNNN in ordering order, NodeHostname kept (Slurm then
+                does Best Fit along the ordering); partitions renamed along
+       tree     topology/tree with the leaves in ordering order (23.02+: with
+                TopologyParam=SwitchAsNodeRank)
+       block    topology/block, blocks of --block-size cut along the ordering (23.11+)
+       torus3d  topology.yaml torus3d, for tori (26.05+)
+     and replays the history under each through procalloc's emulation of Slurm's
+     node selection (the jobs at their recorded starts with an sacct trace; EASY
+     with another trace). Without --trace a seeded synthetic workload stands in
+     (--jobs, --seed): 20% one-node jobs, the others log-uniform 2 to N/2 nodes (half
+     rounded to a power of two), run times log-uniform 1 min to 4 h, Poisson
+     arrivals at offered load 0.9, EASY; the report says so;
+  4. reports per deployment and per job-size class the mean pairwise hops of a
+     job's nodes, the mean leaf switches a job spans and the % of jobs on one leaf
+     (jobs of 2 or more nodes), the change against current and as-run, and
+     recommends the best supported deployment, or keeping the current
+     configuration when the gain in mean pairwise hops is under --threshold.
+
+Output directory -o DIR (created; files replaced atomically; nothing is written
+unless every input checked):
+  ordering.pairs          the ordering (node rank per line)
+  ordering.hosts          the compute hosts' names in ordering order
+  slurm.conf              the recommended deployment's slurm.conf (the site's, every
+                          other line and attribute kept); for "current" unchanged
+  topology.conf|.yaml     its topology file, when it has one
+  NAME/slurm.conf ...     the files of --deployment NAME as well
+  predictions/NAME.csv    with --trace: every job's predicted nodes per deployment
+                          (job_id,line,submit,start,end,nodes,node_list)
+  report.json             recommended, deployments (name, supported, needs_version,
+                          metrics {mean_pairwise_hops, mean_leaves_spanned,
+                          pct_one_leaf}, change_vs_current, by_size, pending),
+                          unmatched_hosts, missing_nodes, ordering {objective, bound,
+                          gap, name_order, best_curve}, workload, caveats
+  report.html             the report, one self-contained page (inline SVG)
+  apply.txt               the steps: which files to copy, reconfigure or restart
+
+The Slurm version comes from --slurm-version, else from scontrol --version when
+scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
+a history node the network lacks is an error naming the first few. Ctrl-C stops
+the ordering (keeping its best so far) and the replays; nothing is written then.`,
+		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
+procalloc plan --graph fabric.ibnet --node-name-map names.map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o plan --deployment names
+procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o plan --json`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
+			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")
+			gf := declareGraphFlags(fs)
+			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
+			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required)")
+			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one")
+			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
+			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
+			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
+			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the ordering's solve")
+			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
+			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace)")
+			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")
+			deployment := fs.String("deployment", "", "also write the files of deployment `NAME` (in DIR/NAME/)")
+			blockSize := fs.Int("block-size", 0, "topology/block base block size (default: hosts per leaf switch)")
+			out := fs.String("o", "", "output `DIR` (required)")
+			asJSON := fs.Bool("json", false, "print report.json to stdout")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				if *out == "" {
+					return usagef("-o DIR is required (the plan's files go there)")
+				}
+				if *slurmConf == "" {
+					return usagef("--slurm-conf FILE is required")
+				}
+				if *limit <= 0 || *jobs < 1 || *blockSize < 0 {
+					return usagef("--time-limit and --jobs must be positive, --block-size not negative")
+				}
+				if !(*threshold > 0 && *threshold < 1) {
+					return usagef("--threshold %g: want a fraction in (0, 1)", *threshold)
+				}
+				if err := hs.check(); err != nil {
+					return err
+				}
+				opt := plan.Options{TimeLimit: *limit, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
+				var err error
+				if *deployment != "" {
+					if opt.Deployment, err = plan.ParseKind(*deployment); err != nil {
+						return usagef("--deployment: %v", err)
+					}
+				}
+				if opt.Weights, err = curves.ParseWeights(*weights); err != nil {
+					return usagef("--weights: %v", err)
+				}
+				if *version != "" {
+					if opt.Version, err = plan.ParseVersion(*version); err != nil {
+						return usagef("--slurm-version: %v", err)
+					}
+					opt.VersionSource = "--slurm-version"
+				} else if v, ok := scontrolVersion(ctx); ok {
+					opt.Version, opt.VersionSource = v, "scontrol --version"
+				}
+				m, err := loadMachineLimit(e, *machine, *graphFile, gf, planMaxNodes, "plan handles")
+				if err != nil {
+					return err
+				}
+				opt.Machine = m
+				opt.MachineSource = *graphFile
+				if *machine != "" {
+					opt.MachineSource = *machine
+				}
+				if _, isGraph := m.(*topo.Graph); isGraph && *machine == "" && hs.given() {
+					return usagef("%s: a network read with --graph names its own hosts", hs.flag())
+				}
+				if hs.given() {
+					if opt.Hosts, err = hs.read(e, m.N()); err != nil {
+						return err
+					}
+				} else if _, isGraph := m.(*topo.Graph); !isGraph || *machine != "" {
+					return usagef("--machine %s: name its nodes as slurm.conf does with --hostlist EXPR or --hosts FILE", *machine)
+				}
+				if opt.SlurmConf, err = readSmallFile(e, *slurmConf, "--slurm-conf"); err != nil {
+					return err
+				}
+				opt.SlurmConfPath = *slurmConf
+				if *topoConf != "" {
+					if opt.TopologyConf, err = readSmallFile(e, *topoConf, "--topology-conf"); err != nil {
+						return err
+					}
+					opt.TopologyConfPath = *topoConf
+				}
+				if *trace != "" {
+					r, err := openInput(e, *trace)
+					if err != nil {
+						return err
+					}
+					tr, err := sim.ReadTrace(r, sim.ReadOptions{})
+					r.Close()
+					if err != nil {
+						return fmt.Errorf("--trace %s: %w", *trace, err)
+					}
+					opt.Trace, opt.TracePath = tr, *trace
+				}
+				prog := newProgress(e, "plan", 0)
+				opt.Progress = func(s string) { prog.Update(0, s) }
+				p, err := plan.Make(ctx, opt)
+				prog.Done()
+				if err != nil {
+					return err
+				}
+				if err := writePlanFiles(e, *out, p.Files); err != nil {
+					return err
+				}
+				for _, w := range p.Report.Warnings {
+					fmt.Fprintf(e.stderr, "warning: %s\n", w)
+				}
+				if *asJSON {
+					return writeJSON(e.stdout, &p.Report)
+				}
+				return printPlan(e.stdout, &p.Report, *out)
+			}
+		},
+	})
+}
+
+// readSmallFile reads a configuration file whole (at most 64 MiB).
+func readSmallFile(e *env, path, flag string) ([]byte, error) {
+	r, err := openInput(e, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	defer r.Close()
+	data, err := topo.ReadLimited(r, 64<<20)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return data, nil
+}
+
+// scontrolVersion asks scontrol --version, when scontrol is on PATH.
+func scontrolVersion(ctx context.Context) (plan.Version, bool) {
+	path, err := exec.LookPath("scontrol")
+	if err != nil {
+		return plan.Version{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return plan.Version{}, false
+	}
+	v, err := plan.ParseVersion(string(bytes.TrimSpace(out)))
+	return v, err == nil
+}
+
+// writePlanFiles writes the plan's files into dir (created), each atomically.
+func writePlanFiles(e *env, dir string, files []plan.File) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("-o %s: not a directory", dir)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("-o %s: %w", dir, err)
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			return fmt.Errorf("-o %s: %w", dir, err)
+		}
+		data := f.Data
+		if err := writeOutput(e, "-o", path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printPlan(w io.Writer, r *plan.Report, dir string) error {
+	fmt.Fprintf(w, "recommendation  %s\n", r.Recommendation)
+	fmt.Fprintf(w, "network         %s, %d compute hosts; Slurm %s (%s)\n", r.Machine, r.Hosts, r.SlurmVersion, r.SlurmVersionSource)
+	fmt.Fprintf(w, "workload        %s, %d jobs, schedule %s\n", r.Workload.Source, r.Workload.Jobs, r.Workload.Sched)
+	o := r.Ordering
+	bound := "none"
+	if o.Bound != nil {
+		bound = fmt.Sprintf("%s (gap %.3g%%, %s)", fmtNum(*o.Bound), 100**o.Gap, o.BoundSource)
+	}
+	best := ""
+	if o.BestCurve != nil {
+		best = fmt.Sprintf(", best curve %s %s", o.BestCurve.Name, fmtNum(o.BestCurve.Objective))
+	}
+	fmt.Fprintf(w, "ordering        F %s (%s), bound %s; name order %s%s\n\n", fmtNum(o.Objective), o.Status, bound, fmtNum(o.NameOrder), best)
+	t := newTable(w, "deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending", "refused")
+	var notes []string
+	for _, d := range r.Deployments {
+		sup := "yes"
+		switch {
+		case !d.Supported && d.NeedsVersion != "" && strings.HasPrefix(d.Reason, "needs Slurm"):
+			sup = "no: " + d.NeedsVersion + "+"
+		case !d.Supported:
+			sup = "no (below)"
+			notes = append(notes, d.Name+": "+d.Reason)
+		}
+		name := d.Name
+		if d.Name == r.Recommended {
+			name += " *"
+		}
+		c := []string{name, sup, "", "", "", "", "", ""}
+		if m := d.Metrics; m != nil {
+			c[2] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
+			if m.MeanLeavesSpanned != nil {
+				c[3], c[4] = fmt.Sprintf("%.2f", *m.MeanLeavesSpanned), fmt.Sprintf("%.1f", *m.PctOneLeaf)
+			}
+			c[6], c[7] = fmt.Sprint(d.Pending), fmt.Sprint(d.Refused)
+		}
+		if d.ChangeVsCurrent != nil {
+			c[5] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsCurrent)
+		}
+		t.row(c...)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "not supported: %s\n", n)
+	}
+	_, err := fmt.Fprintf(w, "\nwritten to %s: %s\n", dir, strings.Join(r.Files, " "))
+	return err
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// procalloc plan on the repository's sample writes every file of issue 29 item 5
+// and prints the recommendation; report.json has the keys a script reads.
+func TestPlanCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plan")
+	code, out, stderr := runCLI(t, "", "plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover",
+		"--node-name-map", "../../topo/testdata/fattree.node-name-map", "--slurm-conf", "../../plan/testdata/slurm.conf",
+		"--trace", "../../sim/testdata/sacct-fattree.txt", "--slurm-version", "23.11", "--deployment", "weights", "-o", dir)
+	if code != 0 || !strings.Contains(out, "recommendation  deploy ") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, f := range []string{"ordering.pairs", "slurm.conf", "topology.conf", "weights/slurm.conf", "report.json", "report.html", "apply.txt", "predictions/as-run.csv", "predictions/block.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	var r struct {
+		Recommended string `json:"recommended"`
+		Deployments []struct {
+			Name         string `json:"name"`
+			Supported    bool   `json:"supported"`
+			NeedsVersion string `json:"needs_version"`
+			Metrics      *struct {
+				Hops *float64 `json:"mean_pairwise_hops"`
+			} `json:"metrics"`
+		} `json:"deployments"`
+		Unmatched []string `json:"unmatched_hosts"`
+		Ordering  struct {
+			Objective float64  `json:"objective"`
+			Bound     *float64 `json:"bound"`
+			Gap       *float64 `json:"gap"`
+		} `json:"ordering"`
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended == "" || len(r.Deployments) != 7 || r.Ordering.Objective != 56 || r.Ordering.Bound == nil || r.Unmatched == nil || len(r.Unmatched) != 0 {
+		t.Errorf("report %+v", r)
+	}
+	for _, d := range r.Deployments {
+		if d.Supported != (d.Metrics != nil) || d.Name == "block" && d.NeedsVersion != "23.11" {
+			t.Errorf("deployment %+v", d)
+		}
+	}
+}
+
+// Bad input: an error naming the file and line, exit 1, and nothing written.
+func TestPlanCommandBadInput(t *testing.T) {
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "slurm.conf")
+	os.WriteFile(conf, []byte("ClusterName=x\nNodeName=node[01-16] Weight = \n"), 0o644)
+	dir := filepath.Join(tmp, "out")
+	code, _, stderr := runCLI(t, "", "plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover",
+		"--node-name-map", "../../topo/testdata/fattree.node-name-map", "--slurm-conf", conf, "-o", dir)
+	if code != 1 || !strings.Contains(stderr, conf+": line 2: ") {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s written: %v", dir, err)
+	}
+	for _, args := range [][]string{
+		{"plan", "--graph", "x", "--slurm-conf", conf},                     // no -o
+		{"plan", "--graph", "x", "-o", dir},                                // no --slurm-conf
+		{"plan", "--machine", "mesh:4x4", "--slurm-conf", conf, "-o", dir}, // no host names
+		{"plan", "--graph", "x", "--slurm-conf", conf, "-o", dir, "--slurm-version", "x"},
+		{"plan", "--graph", "x", "--slurm-conf", conf, "-o", dir, "--deployment", "nope"},
+	} {
+		if code, _, stderr := runCLI(t, "", args...); code != 2 {
+			t.Errorf("%q: exit %d (%s), want 2", args, code, stderr)
+		}
+	}
+}

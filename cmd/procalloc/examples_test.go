@@ -1,0 +1,417 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/sim/sweep"
+)
+
+// shellWord is a word of an example command line: its text after quote removal and
+// whether it has an unquoted '*' (a glob the shell would expand).
+type shellWord struct {
+	text string
+	glob bool
+}
+
+// shellSplit splits an example into words and the operators | && ; < > (outside
+// quotes), removing quotes and backslashes as sh does; a backslash-newline joins
+// lines. Enough of sh for the help texts' examples; anything else is an error.
+func shellSplit(s string) ([]shellWord, error) {
+	var words []shellWord
+	var cur strings.Builder
+	inWord, glob := false, false
+	flush := func() {
+		if inWord {
+			words = append(words, shellWord{cur.String(), glob})
+		}
+		cur.Reset()
+		inWord, glob = false, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\n':
+			i++
+		case c == '\\' && i+1 < len(s):
+			cur.WriteByte(s[i+1])
+			inWord = true
+			i++
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("unterminated ' in %q", s)
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			inWord = true
+			i += j + 1
+		case c == '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' && j+1 < len(s) && strings.IndexByte("\"\\$`", s[j+1]) >= 0 {
+					j++
+				}
+				cur.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("unterminated \" in %q", s)
+			}
+			inWord = true
+			i = j
+		case c == ' ' || c == '\t' || c == '\n':
+			flush()
+		case c == '|' || c == ';' || c == '<' || c == '>':
+			flush()
+			words = append(words, shellWord{text: string(c)})
+		case c == '&' && i+1 < len(s) && s[i+1] == '&':
+			flush()
+			words = append(words, shellWord{text: "&&"})
+			i++
+		case c == '$' || c == '`' || c == '&' || c == '(' || c == ')':
+			return nil, fmt.Errorf("%q: the example test does not understand %q", s, c)
+		default:
+			if c == '*' || c == '?' {
+				glob = true
+			}
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	flush()
+	return words, nil
+}
+
+// shellCommand is one simple command of an example: its words, its redirections and
+// whether it reads the previous command's output (a pipe).
+type shellCommand struct {
+	words         []shellWord
+	stdin, stdout string
+	piped         bool
+}
+
+// parseExample splits an example into its simple commands.
+func parseExample(s string) ([]shellCommand, error) {
+	words, err := shellSplit(s)
+	if err != nil {
+		return nil, err
+	}
+	var cmds []shellCommand
+	cur := shellCommand{}
+	for i := 0; i < len(words); i++ {
+		switch w := words[i]; w.text {
+		case "|", "&&", ";":
+			if len(cur.words) == 0 {
+				return nil, fmt.Errorf("%q: empty command before %s", s, w.text)
+			}
+			cmds = append(cmds, cur)
+			cur = shellCommand{piped: w.text == "|"}
+		case "<", ">":
+			if i+1 >= len(words) {
+				return nil, fmt.Errorf("%q: %s without a file", s, w.text)
+			}
+			if w.text == "<" {
+				cur.stdin = words[i+1].text
+			} else {
+				cur.stdout = words[i+1].text
+			}
+			i++
+		default:
+			cur.words = append(cur.words, w)
+		}
+	}
+	if len(cur.words) == 0 {
+		return nil, fmt.Errorf("%q: empty command", s)
+	}
+	return append(cmds, cur), nil
+}
+
+// helpExamples returns every command's examples, lines continued with a backslash
+// joined, in command name order.
+func helpExamples() (names []string, examples map[string][]string) {
+	examples = map[string][]string{}
+	for name, c := range commands {
+		names = append(names, name)
+		joined := strings.ReplaceAll(strings.TrimSpace(c.example), "\\\n", " ")
+		for _, l := range strings.Split(joined, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				examples[name] = append(examples[name], l)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names, examples
+}
+
+// Every example of every "procalloc help COMMAND" parses: its flags are the
+// command's, none given twice (the flag parsing of run, without running it). The
+// test below runs them too.
+func TestHelpExamplesParse(t *testing.T) {
+	names, examples := helpExamples()
+	parsed := 0
+	for _, name := range names {
+		for _, ex := range examples[name] {
+			cmds, err := parseExample(ex)
+			if err != nil {
+				t.Errorf("help %s: %v", name, err)
+				continue
+			}
+			for _, c := range cmds {
+				if c.words[0].text != "procalloc" {
+					continue
+				}
+				if len(c.words) < 2 {
+					t.Errorf("help %s: %q: no command", name, ex)
+					continue
+				}
+				cmd, ok := commands[c.words[1].text]
+				if !ok {
+					t.Errorf("help %s: %q: unknown command %q", name, ex, c.words[1].text)
+					continue
+				}
+				var args []string
+				for _, w := range c.words[2:] {
+					args = append(args, w.text)
+				}
+				fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				cmd.flags(fs)
+				if dup := repeatedFlag(fs, args); dup != "" {
+					t.Errorf("help %s: %q: --%s given twice", name, ex, dup)
+				}
+				for rest := args; len(rest) > 0; {
+					if err := fs.Parse(rest); err != nil {
+						t.Errorf("help %s: %q: %v", name, ex, err)
+						break
+					}
+					if rest = fs.Args(); len(rest) > 0 {
+						rest = rest[1:] // an argument; flags may follow it
+					}
+				}
+				parsed++
+			}
+		}
+	}
+	if parsed < len(commands) {
+		t.Fatalf("%d procalloc command lines in the examples of %d commands", parsed, len(commands))
+	}
+	t.Logf("%d example command lines of %d commands parsed", parsed, len(commands))
+}
+
+// exampleFixtures writes, into dir, small inputs under the names the examples use
+// (a 16-host fat tree as ibnetdiscover output, topology.conf and an sacct trace of
+// it, rankings, points, traces, sweep results), and links ../shared and examples/.
+func exampleFixtures(t *testing.T, dir string) {
+	t.Helper()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(name, target string) {
+		abs, err := filepath.Abs(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			t.Logf("no %s: examples naming %s run without it", target, name)
+			return
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ../shared as the repository's (QAPLIB, traces), examples/ the repository's.
+	link(filepath.Join("..", "shared"), "../../../shared")
+	link("examples", "../../examples")
+	// Examples that name the repository's sample files from its root.
+	for _, d := range []string{"sim", "topo", "plan"} {
+		if _, err := os.Stat(filepath.Join("../..", d)); err == nil {
+			link(d, filepath.Join("../..", d))
+		}
+	}
+	// The published traces by their names: the shared ones, else the test copies.
+	traces, _ := filepath.Glob("../../../shared/traces/*")
+	for _, tr := range traces {
+		link(filepath.Base(tr), tr)
+	}
+	for _, tr := range []string{"LLNL-T3D-1996-2.converted.txt.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-Par-1996-3.1-cln.swf.gz"} {
+		if _, err := os.Lstat(filepath.Join(dir, tr)); err != nil {
+			link(tr, filepath.Join("../../sim/testdata", tr))
+		}
+	}
+	// A site of 512 nodes for plan's torus example.
+	write("slurm.conf", "ClusterName=example\nSlurmctldHost=head\nSelectType=select/cons_tres\nNodeName=nid[001-512] CPUs=1 State=UNKNOWN\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxTime=INFINITE\n")
+	link("sacct.txt", sacctTrace)
+	link("fabric.ibnet", ibSample)
+	link("ibnetdiscover.out", ibSample)
+	link("names.map", ibNameMap)
+	link("topology.conf", topoConf)
+	write("blocks.conf", "BlockName=b1 Nodes=node[01-04]\nBlockName=b2 Nodes=node[05-08]\nBlockName=b3 Nodes=node[09-12]\nBlockName=b4 Nodes=node[13-16]\nBlockSizes=4,8,16\n")
+	var hosts strings.Builder
+	for i := 1; i <= 16; i++ {
+		fmt.Fprintf(&hosts, "node%02d\n", i)
+	}
+	write("nodes.txt", hosts.String())
+	write("net.txt", "# a ring of 8 hosts with a chord\n0 1\n1 2\n2 3\n3 4\n4 5\n5 6\n6 7\n7 0\n0 4\n")
+	write("pts.txt", "0 0\n1 0\n0 1\n2 2\n3 1\n1 3\n4 4\n2 5\n5 2\n6 6\n")
+	var free strings.Builder
+	for v := range 100 {
+		fmt.Fprintf(&free, "%d\n", 3*v)
+	}
+	write("free.txt", free.String())
+	write("nug5.dat", "5\n\n0 1 2 3 4\n1 0 1 2 3\n2 1 0 1 2\n3 2 1 0 1\n4 3 2 1 0\n\n0 5 2 4 1\n5 0 3 0 2\n2 3 0 0 0\n4 0 0 0 5\n1 2 0 5 0\n")
+	// A short SWF trace: 40 jobs of 1 to 64 processors.
+	var swf strings.Builder
+	swf.WriteString("; UnixStartTime: 844128000\n; TimeZoneString: US/Pacific\n")
+	for j := 1; j <= 40; j++ {
+		fmt.Fprintf(&swf, "%d %d 0 %d %d -1 -1 %d %d -1 1 1 1 -1 1 -1 -1 -1\n", j, 60*j, 100+37*j%500, 1+(j*7)%64, 1+(j*7)%64, 200+37*j%500)
+	}
+	write("t.swf", swf.String())
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(swf.String()))
+	zw.Close()
+	write("t.swf.gz", gz.String())
+	// Rankings the examples read.
+	for _, args := range [][]string{
+		{"curve", "--graph", topoConf, "--curve", "rcm", "-o", filepath.Join(dir, "opt.pairs")},
+		{"curve", "--machine", "mesh:16x16", "--curve", "hilbert", "-o", filepath.Join(dir, "hilbert.pairs")},
+		// issue 33's blocks: 16-node blocks along the Hilbert curve of a 32x32 mesh
+		{"curve", "--machine", "mesh:32x32", "--curve", "hilbert", "--format", "slurm-block", "--block-size", "16", "-o", filepath.Join(dir, "BLOCKS.conf")},
+	} {
+		if code, _, stderr := runCLI(t, "", args...); code != 0 {
+			t.Fatalf("fixture %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	// Results of two shards of examples/bunde2004.yaml, every item done (figures
+	// made up: the examples that read them merge and plot them).
+	spec, err := sweep.ReadFile(filepath.Join(dir, "examples", "bunde2004.yaml"))
+	if err != nil {
+		t.Logf("no sweep results fixture: %v", err)
+		return
+	}
+	shards := [2]strings.Builder{}
+	for _, it := range spec.Items() {
+		res, _ := json.Marshal(map[string]any{"jobs": 100, "mean_response": 1000 + it.Index, "mean_total_pairwise_l1": 10 + it.Index%7})
+		b, err := json.Marshal(sweep.Line{Sweep: spec.Name, Item: it, Status: sweep.StatusOK, Result: res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards[it.Index%2].Write(append(b, '\n'))
+	}
+	for i := range shards {
+		write(fmt.Sprintf("bunde.shard-%d.jsonl", i), shards[i].String())
+	}
+}
+
+// Every example of every "procalloc help COMMAND" runs, in a directory of small
+// inputs named as the examples name them (exampleFixtures), each stopped (as by
+// Ctrl-C) after a short deadline: a usage error (exit 2, or the usage hint after
+// the deadline) or any other failure is the example's fault. An example whose
+// input is not there (an absolute path such as /etc/slurm/slurm.conf) counts as
+// absent, and its command line was still parsed. Pipes feed a procalloc command's
+// output to the next; cat, mkdir -p and "scontrol show hostnames" are done as sh
+// and Slurm would; other programs (sbatch) are not run.
+func TestHelpExamplesRun(t *testing.T) {
+	deadline := 2 * time.Second
+	if testing.Short() {
+		deadline = 300 * time.Millisecond
+	}
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exampleFixtures(t, work) // relative to the package directory
+	t.Chdir(work)
+	names, examples := helpExamples()
+	ran, stopped, absent := 0, 0, 0
+	for _, name := range names {
+		for _, ex := range examples[name] {
+			cmds, err := parseExample(ex)
+			if err != nil {
+				t.Errorf("help %s: %v", name, err)
+				continue
+			}
+			var out []byte
+			for _, c := range cmds {
+				var args []string
+				for _, w := range c.words {
+					if matches, _ := filepath.Glob(w.text); w.glob && len(matches) > 0 {
+						args = append(args, matches...)
+					} else {
+						args = append(args, w.text)
+					}
+				}
+				var stdin []byte
+				switch {
+				case c.stdin != "":
+					if stdin, err = os.ReadFile(c.stdin); err != nil {
+						t.Errorf("help %s: %q: %v", name, ex, err)
+					}
+				case c.piped:
+					stdin = out
+				}
+				out = nil
+				switch {
+				case args[0] == "cat":
+					for _, f := range args[1:] {
+						b, err := os.ReadFile(f)
+						if err != nil {
+							t.Errorf("help %s: %q: cat: %v", name, ex, err)
+						}
+						out = append(out, b...)
+					}
+					continue
+				case strings.Join(args, " ") == "scontrol show hostnames":
+					out = []byte("node1\nnode2\nnode3\nnode7\n")
+					continue
+				case len(args) == 3 && args[0] == "mkdir" && args[1] == "-p":
+					if err := os.MkdirAll(args[2], 0o755); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				case args[0] != "procalloc":
+					continue // sbatch: not run
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), deadline)
+				var stdout, stderr bytes.Buffer
+				e := &env{stdin: bytes.NewReader(stdin), stdout: &stdout, stderr: &stderr}
+				code := run(ctx, e, args[1:])
+				cancel()
+				out = stdout.Bytes()
+				if c.stdout != "" {
+					if err := os.WriteFile(c.stdout, out, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				msg := strings.TrimSpace(stderr.String())
+				switch {
+				case code == 2 || strings.Contains(msg, "run 'procalloc help"):
+					t.Errorf("help %s: %q: a usage error (exit %d): %s", name, ex, code, msg)
+				case code == 0:
+					ran++
+				case code == exitInterrupted:
+					stopped++
+				case code == 1 && strings.Contains(msg, "no such file or directory"):
+					absent++
+					t.Logf("help %s: %q: an input is absent here: %s", name, ex, msg)
+				default:
+					t.Errorf("help %s: %q: exit %d: %s", name, ex, code, msg)
+				}
+			}
+		}
+	}
+	t.Logf("examples: %d procalloc command lines ran to the end, %d were stopped after %v, %d lacked an input", ran, stopped, deadline, absent)
+}

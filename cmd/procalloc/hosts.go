@@ -1,0 +1,92 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// hostSource is where the host names come from: --hosts FILE or --hostlist EXPR.
+// curve, sim, compare and sweep items declare the two flags alike
+// (declareHostFlags) and read them with read.
+type hostSource struct{ file, expr string }
+
+// declareHostFlags declares --hosts and --hostlist on fs; use says what the names
+// are for (completing the flags' help).
+func declareHostFlags(fs *flag.FlagSet, use string) *hostSource {
+	h := &hostSource{}
+	fs.StringVar(&h.file, "hosts", "", "host names `FILE`, one per line in node-index order ("+use+"; a line may be a hostlist such as node[001-128])")
+	fs.StringVar(&h.expr, "hostlist", "", "host names as one Slurm hostlist `EXPR` in node-index order, e.g. node[0001-1024] (instead of --hosts FILE)")
+	return h
+}
+
+// check refuses both flags at once.
+func (h hostSource) check() error {
+	if h.file != "" && h.expr != "" {
+		return usagef("--hosts and --hostlist both name the hosts: give one")
+	}
+	return nil
+}
+
+func (h hostSource) given() bool { return h.file != "" || h.expr != "" }
+
+func (h hostSource) flag() string {
+	if h.expr != "" {
+		return "--hostlist"
+	}
+	return "--hosts"
+}
+
+func (h hostSource) String() string {
+	if h.expr != "" {
+		return "--hostlist " + h.expr
+	}
+	return "--hosts " + h.file
+}
+
+// names returns the host names in node-index order, distinct (a name given twice is
+// an error naming it), without checking their count.
+func (h hostSource) names(e *env) ([]string, error) {
+	var names []string
+	if h.expr != "" {
+		if strings.ContainsAny(h.expr, " \t\n") {
+			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", h.expr)
+		}
+		var err error
+		if names, err = hostlist.Expand(h.expr); err != nil {
+			return nil, fmt.Errorf("%s: %w", h, err)
+		}
+		seen := make(map[string]int, len(names))
+		for i, name := range names {
+			if j, dup := seen[name]; dup {
+				return nil, fmt.Errorf("%s: host %q is named twice (names %d and %d)", h, name, j+1, i+1)
+			}
+			seen[name] = i
+		}
+	} else {
+		f, err := openInput(e, h.file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if names, err = curves.ReadHostNames(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", h, err)
+		}
+	}
+	return names, nil
+}
+
+// read is names for a machine of n nodes: one name per node.
+func (h hostSource) read(e *env, n int) ([]string, error) {
+	names, err := h.names(e)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) != n {
+		return nil, fmt.Errorf("%s: %d host names for a machine of %d nodes", h, len(names), n)
+	}
+	return names, nil
+}

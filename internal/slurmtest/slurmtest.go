@@ -1,0 +1,288 @@
+// Package slurmtest drives a real Slurm started by scripts/slurm-cluster.sh (several
+// slurmd on loopback) for the tests that compare procalloc's emulation of Slurm's
+// node selection with Slurm itself: it submits jobs (salloc --no-shell, or sbatch),
+// reads where Slurm put them (squeue), cancels them and waits until their nodes are
+// free again, and plays a seeded sequence of submissions and cancellations against
+// an allocator that predicts every placement (Compare). Only tests use it.
+package slurmtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// Cluster is a running Slurm: its slurm.conf, the directory commands run in, how
+// jobs are submitted, and the node names in the predicting allocator's node order.
+type Cluster struct {
+	// Conf is the cluster's slurm.conf (SLURM_CONF of every command).
+	Conf string
+	// Dir is the working directory of the commands.
+	Dir string
+	// Submit is "salloc" (salloc --no-shell, placed at submission) or "sbatch"
+	// (placed by the main scheduler's next pass, up to a second later).
+	Submit string
+	// Names are the Slurm node names of the allocator's nodes 0, 1, ...
+	Names []string
+	// Prefix, when set, is a Slurm installation whose bin comes first on PATH
+	// (scripts/slurm-build.sh's /opt/slurm-new).
+	Prefix string
+}
+
+// Cmd runs a Slurm client command against the cluster.
+func (c *Cluster) Cmd(name string, args ...string) (stdout, stderr string, err error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+c.Conf)
+	if c.Prefix != "" {
+		cmd.Env = append(cmd.Env, "PATH="+filepath.Join(c.Prefix, "bin")+":"+os.Getenv("PATH"))
+		cmd.Path = filepath.Join(c.Prefix, "bin", name)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+var grantedRE = regexp.MustCompile(`Granted job allocation (\d+)`)
+
+// ErrNotStarted is wrapped by Place when Slurm did not start the job within the
+// wait (salloc --immediate): it left it pending.
+var ErrNotStarted = errors.New("Slurm did not start the job")
+
+// Place submits a k-node job and returns its id and Slurm's nodes, as node indices
+// of Names, sorted. With salloc, a job Slurm does not start within wait seconds is
+// refused (an error wrapping ErrNotStarted).
+func (c *Cluster) Place(k, wait int) (string, []int, error) {
+	var id string
+	if c.Submit == "sbatch" {
+		out, errs, err := c.Cmd("sbatch", "--parsable", "-N", strconv.Itoa(k), "-o", "/dev/null", "--wrap", "exec sleep 1000")
+		if err != nil {
+			return "", nil, fmt.Errorf("sbatch: %v: %s", err, errs)
+		}
+		id = strings.TrimSpace(strings.Split(out, ";")[0])
+	} else {
+		_, errs, err := c.Cmd("salloc", "--no-shell", "--immediate="+strconv.Itoa(wait), "-N", strconv.Itoa(k), "-J", "procalloc-test")
+		m := grantedRE.FindStringSubmatch(errs)
+		if err != nil || m == nil {
+			if strings.Contains(errs, "Unable to allocate resources") || strings.Contains(errs, "Job submit/allocate failed") {
+				return "", nil, fmt.Errorf("salloc -N %d: %w: %s", k, ErrNotStarted, strings.TrimSpace(errs))
+			}
+			return "", nil, fmt.Errorf("salloc -N %d: %v: %s", k, err, errs)
+		}
+		id = m[1]
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, errs, err := c.Cmd("squeue", "-h", "-j", id, "-o", "%t %N")
+		if err != nil {
+			return id, nil, fmt.Errorf("squeue -j %s: %v: %s", id, err, errs)
+		}
+		f := strings.Fields(out)
+		if len(f) == 2 && f[0] == "R" {
+			nodes, err := c.Nodes(f[1])
+			return id, nodes, err
+		}
+		if time.Now().After(deadline) {
+			return id, nil, fmt.Errorf("job %s not running after 20 s: %q", id, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Nodes returns the node indices of a hostlist Slurm printed, sorted.
+func (c *Cluster) Nodes(expr string) ([]int, error) {
+	hosts, err := hostlist.Expand(expr)
+	if err != nil {
+		return nil, err
+	}
+	var nodes []int
+	for _, h := range hosts {
+		i := slices.Index(c.Names, h)
+		if i < 0 {
+			return nil, fmt.Errorf("unknown node %q", h)
+		}
+		nodes = append(nodes, i)
+	}
+	slices.Sort(nodes)
+	return nodes, nil
+}
+
+// Cancel cancels job id and waits until no job is COMPLETING (Slurm skips the
+// nodes of completing jobs).
+func (c *Cluster) Cancel(id string) error {
+	if _, errs, err := c.Cmd("scancel", id); err != nil {
+		return fmt.Errorf("scancel %s: %v: %s", id, err, errs)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, errs, err := c.Cmd("squeue", "-h", "-t", "CG", "-o", "%i")
+		if err != nil {
+			return fmt.Errorf("squeue -t CG: %v: %s", err, errs)
+		}
+		if strings.TrimSpace(out) == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("jobs still completing 30 s after scancel %s: %s", id, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Hosts returns nodes as a hostlist of their names, in natural name order.
+func (c *Cluster) Hosts(nodes []int) string {
+	h := make([]string, len(nodes))
+	for i, v := range nodes {
+		h[i] = c.Names[v]
+	}
+	slices.SortFunc(h, hostlist.NaturalCompare)
+	s, err := hostlist.Compress(h)
+	if err != nil {
+		return strings.Join(h, ",")
+	}
+	return s
+}
+
+// Run is a seeded sequence of submissions and cancellations (Compare).
+type Run struct {
+	// Seed seeds the job sizes and the cancellations; Steps is how many
+	// placements are compared.
+	Seed  uint64
+	Steps int
+	// Probes is how many jobs the allocator says must wait (an error wrapping
+	// alloc.ErrFragmented: no block or switch holds them although enough nodes are
+	// free) are submitted anyway with salloc --immediate, to check that Slurm
+	// does not start them either; the others are not submitted.
+	Probes int
+	// Retried, when set, says after each placement whether the allocator had to
+	// retry its selection (counted in Result.Retried).
+	Retried func() bool
+}
+
+// Result counts what Compare compared.
+type Result struct {
+	Compared, Differ int
+	// Waits are the jobs that both Slurm and the allocator left waiting (probes);
+	// Retried the placements Run.Retried reported.
+	Waits, Retried int
+}
+
+// occupier is an allocator that can be told which nodes a job took (to follow
+// Slurm's placement after a difference): alloc.SlurmAllocator.
+type occupier interface{ Occupy(nodes []int) error }
+
+// Compare plays run on the cluster and on a, which predicts Slurm's placements on
+// the nodes c.Names name: every job size fits the free count (1-3 nodes half the
+// time, 1-8 three times in ten, else up to all free), and running jobs are
+// cancelled at random in between (each cancellation waited out, so that each
+// placement is Slurm's selection alone). A placement that differs is reported with
+// t.Errorf, and a follows Slurm's from then on when it can (an Occupy method); the
+// jobs left running are the next configuration's to clear (restart).
+func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
+	t.Helper()
+	if a.Machine().N() != len(c.Names) {
+		t.Fatalf("the allocator has %d nodes, the cluster %d names", a.Machine().N(), len(c.Names))
+	}
+	rng := rand.New(rand.NewPCG(run.Seed, 7))
+	type job struct {
+		id    string
+		nodes []int
+	}
+	var live []job
+	var r Result
+	probes := run.Probes
+	for step := 0; r.Compared < run.Steps; step++ {
+		free := a.NumFree()
+		if free == 0 || (len(live) > 0 && rng.Float64() < 0.45) {
+			i := rng.IntN(len(live))
+			if err := c.Cancel(live[i].id); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			if err := a.Release(live[i].nodes); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			live = slices.Delete(live, i, i+1)
+			continue
+		}
+		var k int
+		switch p := rng.Float64(); {
+		case p < 0.5:
+			k = 1 + rng.IntN(min(3, free))
+		case p < 0.8:
+			k = 1 + rng.IntN(min(8, free))
+		default:
+			k = 1 + rng.IntN(free)
+		}
+		want, err := a.Allocate(k)
+		if errors.Is(err, alloc.ErrFragmented) {
+			// The job would wait: check that Slurm does not start it either.
+			if probes <= 0 {
+				continue
+			}
+			probes--
+			r.Waits++
+			id, got, err := c.Place(k, 2)
+			switch {
+			case err == nil:
+				r.Compared++
+				r.Differ++
+				t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation: waits", step, id, k, free, c.Hosts(got))
+				o, ok := a.(occupier)
+				if !ok {
+					t.Fatalf("step %d: %s cannot follow Slurm's placement", step, a.Name())
+				}
+				if err := o.Occupy(got); err != nil {
+					t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
+				}
+				live = append(live, job{id, got})
+			case !errors.Is(err, ErrNotStarted):
+				t.Fatalf("step %d: %v", step, err)
+			case r.Waits == 1:
+				t.Logf("step %d: %d nodes of %d free, both wait: %v", step, k, free, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("step %d: emulation: %v", step, err)
+		}
+		if run.Retried != nil && run.Retried() {
+			r.Retried++
+		}
+		want = slices.Sorted(slices.Values(want)) // a set: got is sorted
+		id, got, err := c.Place(k, 10)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		r.Compared++
+		if !slices.Equal(got, want) {
+			r.Differ++
+			t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation %s", step, id, k, free, c.Hosts(got), c.Hosts(want))
+			o, ok := a.(occupier)
+			if !ok {
+				t.Fatalf("step %d: %s cannot follow Slurm's placement", step, a.Name())
+			}
+			if err := a.Release(want); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Occupy(got); err != nil {
+				t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
+			}
+		}
+		live = append(live, job{id, got})
+	}
+	return r
+}

@@ -1,0 +1,110 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// syntheticHistory is an sacct-like history of count jobs on m: the synthetic
+// workload replayed by EASY through Slurm's default selection (slurm:consec on name
+// order), each job's start and nodes recorded as sacct records them.
+func syntheticHistory(tb testing.TB, m topo.Machine, names []string, count int) *sim.Trace {
+	tb.Helper()
+	jobs := SyntheticWorkload(m.N(), count, 7)
+	a, err := alloc.NewSlurm(m, alloc.SlurmConfig{Names: names})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]sim.Job, 0, count)
+	_, err = sim.Run(context.Background(), jobs, sim.Config{Machine: m, Alloc: a, Sched: sim.SchedEASY, Metrics: sim.MetricsSched, NoPerJob: true, DropNodes: true,
+		JobDone: func(r *sim.JobResult) error {
+			j := r.Job
+			j.Started = r.Start
+			j.Line = len(out) + 2
+			j.NodeList = make([]string, len(r.Nodes))
+			for i, v := range r.Nodes {
+				j.NodeList[i] = names[v]
+			}
+			out = append(out, j)
+			return nil
+		}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &sim.Trace{Jobs: out, Format: sim.FormatSacct}
+}
+
+// benchPlan runs Make on machine spec with a history of jobs jobs, once per
+// iteration, and reports the peak heap.
+func benchPlan(b *testing.B, spec string, jobs int, limit time.Duration) {
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := curves.NodeNames(m)
+	if names == nil {
+		b.Fatal("no host names")
+	}
+	hl, err := hostlist.Compress(names)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conf := []byte(fmt.Sprintf("NodeName=%s CPUs=1\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n", hl))
+	tr := syntheticHistory(b, m, names, jobs)
+	opt := Options{Machine: m, MachineSource: spec, SlurmConf: conf, Trace: tr, TracePath: "history", Version: V2311, VersionSource: "bench", TimeLimit: limit, Seed: 1}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	// The peak heap while Make runs, sampled every 20 ms, above the heap held
+	// before it (the history as sim reads it: one string per node of every job).
+	peak := before.HeapInuse
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
+		}
+	}()
+	b.ResetTimer()
+	var p *Plan
+	for range b.N {
+		if p, err = Make(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	close(stop)
+	<-sampled
+	b.ReportMetric(float64(before.HeapInuse)/1e6, "history-heap-MB")
+	b.ReportMetric(float64(peak-before.HeapInuse)/1e6, "plan-peak-heap-MB")
+	b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
+	b.Logf("%s, %d jobs: recommended %s; ordering %s in %.1f s", spec, jobs, p.Report.Recommended, p.Report.Ordering.Status, p.Report.Ordering.Seconds)
+}
+
+// Issue 29 item 9: plan on a 10,240-host dragonfly with a 100,000-job history
+// (goal: 60 s, 1 GB) and on a 1,024-host fat tree with 10,000 jobs (goal: 10 s).
+// go test -run '^$' -bench Plan -benchtime 1x ./plan
+func BenchmarkPlanDragonfly10240(b *testing.B) {
+	benchPlan(b, "dragonfly:hosts_per_router=8,routers_per_group=16,intergroup_links=5,num_groups=80", 100000, 20*time.Second)
+}
+
+func BenchmarkPlanFatTree1024(b *testing.B) {
+	benchPlan(b, "fattree:16,16:16,16:4", 10000, 5*time.Second)
+}

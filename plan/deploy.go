@@ -1,0 +1,904 @@
+package plan
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// Kind names a deployment: a way to hand the ordering (or nothing) to Slurm.
+type Kind string
+
+// The deployments, in the order the report lists them.
+const (
+	// KindCurrent is the site's configuration as read: its weights, its topology.
+	KindCurrent Kind = "current"
+	// KindAsRun is where production put the jobs (an sacct trace's NodeList).
+	KindAsRun Kind = "as-run"
+	// KindWeights is Weight=RANK+1 along the ordering: Slurm takes the lowest free
+	// weights first, a sorted free list.
+	KindWeights Kind = "weights"
+	// KindNames renames the nodes so that natural name order is the ordering (the
+	// hosts keep their NodeHostname/NodeAddr): Slurm then does Best Fit along it.
+	KindNames Kind = "names"
+	// KindTree is topology/tree with the leaf switches in ordering order (from
+	// 23.02 with TopologyParam=SwitchAsNodeRank).
+	KindTree Kind = "tree"
+	// KindBlock is topology/block (23.11+): blocks cut along the ordering.
+	KindBlock Kind = "block"
+	// KindTorus3D is topology.yaml's torus3d (26.05+), for tori.
+	KindTorus3D Kind = "torus3d"
+)
+
+// Kinds are the deployments in report order.
+var Kinds = []Kind{KindCurrent, KindAsRun, KindWeights, KindNames, KindTree, KindBlock, KindTorus3D}
+
+// ParseKind reads a deployment name.
+func ParseKind(s string) (Kind, error) {
+	if k := Kind(s); slices.Contains(Kinds, k) {
+		return k, nil
+	}
+	return "", fmt.Errorf("deployment %q: want one of %s", s, kindList())
+}
+
+func kindList() string {
+	s := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// NeedsVersion is the oldest Slurm that runs deployment k (zero: any).
+func (k Kind) NeedsVersion() Version {
+	switch k {
+	case KindBlock:
+		return V2311
+	case KindTorus3D:
+		return V2605
+	}
+	return Version{}
+}
+
+// Deployment is one way to configure the site's Slurm, with the files that do it
+// and the emulation of Slurm's placements under it.
+type Deployment struct {
+	Kind Kind
+	// Supported says the site's Slurm runs it and it applies to this machine and
+	// input; Why says why not.
+	Supported bool
+	Why       string
+	// SlurmConf is the slurm.conf of the deployment (the site's with the changes
+	// merged; every other line and attribute kept); nil for as-run.
+	SlurmConf []byte
+	// TopologyName is "topology.conf" or "topology.yaml" and Topology its content,
+	// when the deployment has a topology file.
+	TopologyName string
+	Topology     []byte
+	// Settings are the slurm.conf settings it changes, for the report and apply.txt.
+	Settings []string
+	// Notes are its caveats.
+	Notes []string
+
+	plan *Plan
+	// names is the Slurm node name of each node of Plan.Machine under this
+	// deployment; cfg the emulated Slurm configuration.
+	names []string
+	cfg   alloc.SlurmConfig
+	torus *torusConfig
+}
+
+// NodeName returns the name Slurm gives node v of Plan.Machine under this
+// deployment (renamed under names).
+func (d *Deployment) NodeName(v int) string { return d.names[v] }
+
+// NodeNames returns the Slurm node names of Plan.Machine's nodes under this
+// deployment, in node order.
+func (d *Deployment) NodeNames() []string { return slices.Clone(d.names) }
+
+// Machine is the network the allocator places on (Plan.Machine).
+func (d *Deployment) Machine() topo.Machine { return d.plan.Machine }
+
+// Allocator returns a fresh allocator (every node free) that places jobs on
+// Plan.Machine as Slurm does under this deployment: alloc's emulation of Slurm's
+// cons_tres selection (slurm:consec, slurm:tree, slurm:block) or of torus3d, with
+// this deployment's node names, weights and topology; for as-run, the recorded
+// placements (an alloc.Placer). An unsupported deployment is an error.
+func (d *Deployment) Allocator() (alloc.Allocator, error) {
+	if !d.Supported {
+		return nil, fmt.Errorf("deployment %s is not supported here: %s", d.Kind, d.Why)
+	}
+	switch {
+	case d.Kind == KindAsRun:
+		return newAsRunPlacer(d.plan.Machine, d.plan.Names), nil
+	case d.torus != nil:
+		return newTorus3D(d.plan.Machine, d.torus)
+	}
+	a, err := alloc.NewSlurm(d.plan.Machine, d.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)
+	}
+	return a, nil
+}
+
+// buildDeployments makes every deployment with its files and emulation.
+func (p *Plan) buildDeployments() error {
+	for _, k := range Kinds {
+		d := &Deployment{Kind: k, plan: p, names: p.Names, Supported: true}
+		if need := k.NeedsVersion(); !need.IsZero() && !p.opt.Version.AtLeast(need) {
+			d.Supported, d.Why = false, fmt.Sprintf("needs Slurm %s or later (the site's is %s)", need, p.opt.Version)
+		}
+		if d.Supported {
+			var err error
+			switch k {
+			case KindCurrent:
+				err = p.buildCurrent(d)
+			case KindAsRun:
+				if !p.hasNodeLists() {
+					d.Supported, d.Why = false, "needs a job history that records where jobs ran (an sacct trace with NodeList)"
+				}
+			case KindWeights:
+				err = p.buildWeights(d)
+			case KindNames:
+				err = p.buildNames(d)
+			case KindTree:
+				err = p.buildTree(d)
+			case KindBlock:
+				err = p.buildBlock(d)
+			case KindTorus3D:
+				err = p.buildTorus3D(d)
+			}
+			if err != nil {
+				return fmt.Errorf("deployment %s: %w", k, err)
+			}
+		}
+		p.Deployments = append(p.Deployments, d)
+	}
+	return nil
+}
+
+// Deployment returns the deployment of kind k.
+func (p *Plan) Deployment(k Kind) *Deployment {
+	for _, d := range p.Deployments {
+		if d.Kind == k {
+			return d
+		}
+	}
+	return nil
+}
+
+// currentWeights are the compute nodes' weights as slurm.conf gives them.
+func (p *Plan) currentWeights() []uint32 {
+	w := make([]uint32, len(p.Names))
+	for v, n := range p.Names {
+		w[v] = p.confNodes[n].Weight
+	}
+	return w
+}
+
+func (p *Plan) topologyPlugin() string {
+	return strings.ToLower(strings.TrimSpace(p.conf.Global("TopologyPlugin")))
+}
+
+func (p *Plan) switchAsNodeRank() bool {
+	for _, s := range strings.Split(p.conf.Global("TopologyParam"), ",") {
+		if strings.EqualFold(strings.TrimSpace(s), "SwitchAsNodeRank") {
+			return true
+		}
+	}
+	return false
+}
+
+// buildCurrent models the site's configuration: its weights, its topology plugin
+// with its topology.conf.
+func (p *Plan) buildCurrent(d *Deployment) error {
+	d.SlurmConf = p.opt.SlurmConf
+	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: p.currentWeights()}
+	switch plugin := p.topologyPlugin(); plugin {
+	case "", "topology/none", "topology/flat", "topology/default":
+	case "topology/tree":
+		if p.opt.TopologyConf == nil {
+			return &InputError{p.opt.SlurmConfPath, fmt.Errorf("TopologyPlugin=topology/tree needs its topology.conf to model the current configuration: give --topology-conf")}
+		}
+		t, err := p.currentTopology()
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			return &InputError{p.opt.TopologyConfPath, fmt.Errorf("a topology/block file, but slurm.conf says TopologyPlugin=topology/tree")}
+		}
+		t, err = restrictTree(t, p.Names)
+		if err != nil {
+			return &InputError{p.opt.TopologyConfPath, err}
+		}
+		d.TopologyName, d.Topology = "topology.conf", p.opt.TopologyConf
+		if p.switchAsNodeRank() && p.opt.Version.AtLeast(V2302) {
+			return p.rankedTree(d, t, p.confOrder())
+		}
+		d.cfg.Tree = t
+	case "topology/block":
+		if p.opt.TopologyConf == nil {
+			return &InputError{p.opt.SlurmConfPath, fmt.Errorf("TopologyPlugin=topology/block needs its topology.conf to model the current configuration: give --topology-conf")}
+		}
+		b, err := slurm.ParseBlocks(bytes.NewReader(p.opt.TopologyConf))
+		if err != nil {
+			return &InputError{p.opt.TopologyConfPath, err}
+		}
+		d.TopologyName, d.Topology = "topology.conf", p.opt.TopologyConf
+		d.cfg.Blocks = b
+	default:
+		d.Notes = append(d.Notes, fmt.Sprintf("TopologyPlugin=%s is not emulated: modelled as no topology plugin", p.conf.Global("TopologyPlugin")))
+	}
+	return nil
+}
+
+// restrictTree drops from the leaves the nodes the network does not have (Slurm
+// knows them; the emulation does not), so that the emulator accepts the tree.
+func restrictTree(t *slurm.Tree, names []string) (*slurm.Tree, error) {
+	have := make(map[string]bool, len(names))
+	for _, n := range names {
+		have[n] = true
+	}
+	c := *t
+	c.Switches = slices.Clone(t.Switches)
+	for i := range c.Switches {
+		s := &c.Switches[i]
+		if s.Level != 0 {
+			continue
+		}
+		s.Nodes = slices.DeleteFunc(slices.Clone(s.Nodes), func(n string) bool { return !have[n] })
+	}
+	return &c, nil
+}
+
+// confOrder is the order of the compute nodes' NodeName lines in slurm.conf (the
+// node table's order before slurmctld sorts it).
+func (p *Plan) confOrder() []int {
+	o := make([]int, len(p.Names))
+	for i := range o {
+		o[i] = i
+	}
+	slices.SortStableFunc(o, func(a, b int) int {
+		x, y := p.confNodes[p.Names[a]], p.confNodes[p.Names[b]]
+		return cmp.Or(cmp.Compare(x.Index, y.Index), cmp.Compare(x.Pos, y.Pos))
+	})
+	return o
+}
+
+// rankedTree sets d's emulation to topology/tree with SwitchAsNodeRank (23.02+):
+// slurmctld's node table sorted by the rank of a node's leaf in the file (stable:
+// inside a leaf the NodeName lines' order, lineOrder). The emulator sorts by name,
+// so it is given names that sort into that order, and the tree renamed alike.
+func (p *Plan) rankedTree(d *Deployment, t *slurm.Tree, lineOrder []int) error {
+	leafRank := map[string]int{}
+	r := 0
+	for _, s := range t.Switches {
+		if s.Level == 0 {
+			for _, n := range s.Nodes {
+				if _, ok := leafRank[n]; !ok {
+					leafRank[n] = r
+				}
+			}
+			r++
+		}
+	}
+	order := slices.Clone(lineOrder)
+	slices.SortStableFunc(order, func(a, b int) int {
+		ra, oka := leafRank[p.Names[a]]
+		rb, okb := leafRank[p.Names[b]]
+		if !oka {
+			ra = r
+		}
+		if !okb {
+			rb = r
+		}
+		return cmp.Compare(ra, rb)
+	})
+	synth := make([]string, len(p.Names))
+	rename := make(map[string]string, len(p.Names))
+	for i, v := range order {
+		synth[v] = fmt.Sprintf("x%09d", i)
+		rename[p.Names[v]] = synth[v]
+	}
+	c := *t
+	c.Switches = slices.Clone(t.Switches)
+	for i := range c.Switches {
+		s := &c.Switches[i]
+		if s.Level != 0 {
+			continue
+		}
+		ns := make([]string, len(s.Nodes))
+		for j, n := range s.Nodes {
+			ns[j] = rename[n]
+		}
+		s.Nodes = ns
+	}
+	d.cfg.Names, d.cfg.Tree = synth, &c
+	return nil
+}
+
+// buildWeights merges Weight=RANK+1 into slurm.conf (MergeWeights); the site's
+// topology stays (with weights the weights win: Slurm takes the lowest weights
+// first, and topology/tree only chooses among equal weights).
+func (p *Plan) buildWeights(d *Deployment) error {
+	out, warnings, err := slurm.MergeWeights(p.opt.SlurmConf, p.Order, p.Names)
+	if err != nil {
+		return &InputError{p.opt.SlurmConfPath, err}
+	}
+	d.SlurmConf = out
+	d.Notes = append(d.Notes, warnings...)
+	d.Settings = []string{fmt.Sprintf("Weight=1..%d on the NodeName lines of the compute nodes, along the ordering", len(p.Order))}
+	w := make([]uint32, len(p.Names))
+	for r, v := range p.Order {
+		w[v] = uint32(r + 1)
+	}
+	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: w}
+	cur := p.Deployment(KindCurrent)
+	if cur != nil && cur.Supported {
+		d.cfg.Tree, d.cfg.Blocks = cur.cfg.Tree, cur.cfg.Blocks
+		if cur.cfg.Tree != nil && !slices.Equal(cur.cfg.Names, p.Names) {
+			// SwitchAsNodeRank's order: keep it (the NodeName lines do not move).
+			d.cfg.Names = cur.cfg.Names
+		}
+		if cur.Topology != nil {
+			d.Notes = append(d.Notes, "the site's topology file stays; with distinct weights Slurm takes the lowest free weights first, and the topology only breaks ties")
+		}
+	}
+	d.Notes = append(d.Notes, "Slurm allocates the free nodes of lowest Weight: a sorted free list along the ordering, not Best Fit (measured on Slurm 22.05.8)")
+	return nil
+}
+
+// setGlobals returns conf with the global settings of set (key, value) replaced
+// where they are (every line of that key) or appended; a value "" deletes the key.
+func setGlobals(conf *slurm.Conf, set [][2]string, edit func(li int, l *slurm.ConfLine) ([]string, error)) ([]byte, error) {
+	done := map[string]bool{}
+	out, err := conf.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
+		for _, kv := range set {
+			if l.Kind() == strings.ToLower(kv[0]) && len(l.Pairs) == 1 {
+				if done[kv[0]] || kv[1] == "" {
+					return []string{}, nil
+				}
+				done[kv[0]] = true
+				s, err := slurm.FormatPairs([]slurm.ConfPair{{Key: l.Pairs[0].Key, Value: kv[1]}})
+				if err != nil {
+					return nil, err
+				}
+				return []string{s}, nil
+			}
+		}
+		if edit != nil {
+			return edit(li, l)
+		}
+		return nil, nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	var add []string
+	for _, kv := range set {
+		if !done[kv[0]] && kv[1] != "" {
+			add = append(add, kv[0]+"="+kv[1])
+		}
+	}
+	if len(add) == 0 {
+		return out, nil
+	}
+	c2, err := slurm.ReadConf(out)
+	if err != nil {
+		return nil, err
+	}
+	return c2.EditLines(func(int, *slurm.ConfLine) ([]string, error) { return nil, nil }, append([]string{"# added by procalloc plan"}, add...))
+}
+
+// topologyParam returns TopologyParam with SwitchAsNodeRank added (on) or removed.
+func (p *Plan) topologyParam(on bool) string {
+	var out []string
+	for _, s := range strings.Split(p.conf.Global("TopologyParam"), ",") {
+		if s = strings.TrimSpace(s); s != "" && !strings.EqualFold(s, "SwitchAsNodeRank") {
+			out = append(out, s)
+		}
+	}
+	if on {
+		out = append(out, "SwitchAsNodeRank")
+	}
+	return strings.Join(out, ",")
+}
+
+// equalWeights returns the slurm.conf line edit that gives every compute node one
+// weight (the smallest of theirs) when their weights differ, so that weights do not
+// override the order a deployment sets up; nil when they are equal.
+func (p *Plan) equalWeights(d *Deployment) (func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair, uint32) {
+	ws := p.currentWeights()
+	lo, hi := slices.Min(ws), slices.Max(ws)
+	if lo == hi {
+		return nil, lo
+	}
+	d.Settings = append(d.Settings, fmt.Sprintf("Weight=%d on every compute node (their weights differed, %d to %d, and weights win over node order and topology)", lo, lo, hi))
+	return func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair {
+		return []slurm.ConfPair{{Key: "Weight", Value: strconv.FormatUint(uint64(lo), 10)}}
+	}, lo
+}
+
+// buildTree writes a topology.conf with the leaves in ordering order (WriteTopology)
+// and sets TopologyPlugin=topology/tree (and from 23.02 SwitchAsNodeRank).
+func (p *Plan) buildTree(d *Deployment) error {
+	g, ok := p.Machine.(*topo.Graph)
+	if !ok || !p.hasLeaves() {
+		d.Supported, d.Why = false, "needs a switched network (every host on a leaf switch)"
+		return nil
+	}
+	var buf bytes.Buffer
+	warnings, err := slurm.WriteTopology(&buf, g, p.Order, nil)
+	if err != nil {
+		return err
+	}
+	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
+	ranked := p.opt.Version.AtLeast(V2302)
+	if ranked {
+		d.Notes = append(d.Notes, "Slurm "+p.opt.Version.String()+" with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too (measured on 26.05.3); the tree selection is emulated as Slurm 22.05 does it")
+	} else {
+		d.Notes = append(d.Notes, warnings...)
+	}
+	t, err := slurm.ParseTree(bytes.NewReader(d.Topology))
+	if err != nil {
+		return fmt.Errorf("internal error: the written topology.conf does not read back: %w", err)
+	}
+	set := [][2]string{{"TopologyPlugin", "topology/tree"}}
+	if ranked || p.switchAsNodeRank() {
+		set = append(set, [2]string{"TopologyParam", p.topologyParam(ranked)})
+	}
+	eq, w := p.equalWeights(d)
+	var conf []byte
+	if ranked {
+		// SwitchAsNodeRank orders a leaf's nodes by their NodeName lines: write
+		// them in ordering order.
+		var extra []slurm.ConfPair
+		if eq != nil {
+			extra = eq(nil, nil)
+		}
+		reordered, err := p.reorderNodeLines(p.Order, extra)
+		if err != nil {
+			return err
+		}
+		c, err := slurm.ReadConf(reordered)
+		if err != nil {
+			return fmt.Errorf("internal error: the reordered slurm.conf does not read back: %w", err)
+		}
+		if conf, err = setGlobals(c, set, nil); err != nil {
+			return &InputError{p.opt.SlurmConfPath, err}
+		}
+	} else if conf, err = p.confWith(set, eq); err != nil {
+		return err
+	}
+	d.SlurmConf = conf
+	d.Settings = append(d.Settings, "TopologyPlugin=topology/tree")
+	ws := make([]uint32, len(p.Names))
+	for i := range ws {
+		ws[i] = w
+	}
+	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: ws}
+	if ranked {
+		d.Settings = append(d.Settings, "TopologyParam=SwitchAsNodeRank (Slurm 23.02+: node order = leaf order, then NodeName line order)",
+			"the compute nodes' NodeName lines in ordering order (values they inherited from NodeName=DEFAULT lines made explicit where the move would change them)")
+		return p.rankedTree(d, t, p.Order)
+	}
+	d.cfg.Tree = t
+	return nil
+}
+
+// reorderNodeLines returns slurm.conf with the compute nodes' NodeName lines in
+// order (node indices of Plan.Machine), at the place of the first NodeName line
+// that defines a compute node, consecutive nodes of one original line kept on one
+// line; the other nodes keep their lines and places. extra are pairs set on every
+// moved line. A moved node that would inherit other NodeName=DEFAULT values at its
+// new place gets the values of its old place written out.
+func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]byte, error) {
+	nodes, err := p.conf.Nodes()
+	if err != nil {
+		return nil, &InputError{p.opt.SlurmConfPath, err}
+	}
+	byName := make(map[string]slurm.ConfNode, len(nodes))
+	byLine := map[int][]slurm.ConfNode{}
+	first := -1
+	for _, n := range nodes {
+		byName[n.Name] = n
+		byLine[n.Index] = append(byLine[n.Index], n)
+		if p.isCompute(n.Name) && (first < 0 || n.Index < first) {
+			first = n.Index
+		}
+	}
+	insertDefaults := byLine[first][0].Defaults
+	out, err := p.conf.Edit(func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+		li := ns[0].Index
+		if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
+			return nil, nil
+		}
+		lines := []string{}
+		if li == first {
+			for i := 0; i < len(order); {
+				n := byName[p.Names[order[i]]]
+				j := i + 1
+				for j < len(order) {
+					m := byName[p.Names[order[j]]]
+					if m.Index != n.Index || m.Pos != n.Pos+(j-i) {
+						break
+					}
+					j++
+				}
+				ol := &p.conf.Lines[n.Index]
+				set := slices.Clone(extra)
+				if !slices.Equal(n.Defaults, insertDefaults) {
+					for _, dp := range n.Defaults {
+						if _, onLine := ol.Get(dp.Key); !onLine && !slices.ContainsFunc(set, func(q slurm.ConfPair) bool { return strings.EqualFold(q.Key, dp.Key) }) {
+							set = append(set, dp)
+						}
+					}
+				}
+				s, err := slurm.SplitNodeLine(ol, byLine[n.Index], [2]int{n.Pos, n.Pos + (j - i)}, set)
+				if err != nil {
+					return nil, err
+				}
+				lines = append(lines, s)
+				i = j
+			}
+		}
+		for i := 0; i < len(ns); {
+			if p.isCompute(ns[i].Name) {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(ns) && !p.isCompute(ns[j].Name) {
+				j++
+			}
+			s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, nil)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, s)
+			i = j
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return nil, &InputError{p.opt.SlurmConfPath, err}
+	}
+	return out, nil
+}
+
+// confWith returns slurm.conf with the global settings set and, when nodeSet is
+// given, the pairs it returns set on every NodeName line of compute nodes.
+func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair) ([]byte, error) {
+	conf := p.conf
+	if nodeSet != nil {
+		out, err := p.conf.Edit(func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+			if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
+				return nil, nil
+			}
+			s, err := slurm.SplitNodeLine(l, ns, [2]int{0, len(ns)}, nodeSet(l, ns))
+			if err != nil {
+				return nil, err
+			}
+			return []string{s}, nil
+		})
+		if err != nil {
+			return nil, &InputError{p.opt.SlurmConfPath, err}
+		}
+		if conf, err = slurm.ReadConf(out); err != nil {
+			return nil, err
+		}
+	}
+	out, err := setGlobals(conf, set, nil)
+	if err != nil {
+		return nil, &InputError{p.opt.SlurmConfPath, err}
+	}
+	return out, nil
+}
+
+func (p *Plan) isCompute(name string) bool {
+	if p.computeSet == nil {
+		p.computeSet = make(map[string]int, len(p.Names))
+		for v, n := range p.Names {
+			p.computeSet[n] = v
+		}
+	}
+	_, ok := p.computeSet[name]
+	return ok
+}
+
+// blockSize is the topology/block base size: Options.BlockSize, else the most
+// hosts on one leaf switch, cut down to a divisor of the host count.
+func (p *Plan) blockSize() int {
+	n := len(p.Names)
+	size := p.opt.BlockSize
+	if size <= 0 {
+		per := map[int32]int{}
+		for _, l := range p.leaf {
+			per[l]++
+		}
+		for _, c := range per {
+			size = max(size, c)
+		}
+	}
+	for size > 1 && n%size != 0 {
+		size--
+	}
+	return size
+}
+
+// buildBlock writes a topology/block topology.conf of blocks cut along the
+// ordering (WriteBlock) and sets TopologyPlugin=topology/block.
+func (p *Plan) buildBlock(d *Deployment) error {
+	if !p.hasLeaves() {
+		d.Supported, d.Why = false, "for switched networks (every host on a leaf switch)"
+		return nil
+	}
+	size := p.blockSize()
+	if size < 2 {
+		d.Supported, d.Why = false, fmt.Sprintf("no block size of 2 or more divides the %d hosts (Slurm wants every block to hold the base size)", len(p.Names))
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := slurm.WriteBlock(&buf, p.Order, p.Names, size); err != nil {
+		return err
+	}
+	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
+	b, err := slurm.ParseBlocks(bytes.NewReader(d.Topology))
+	if err != nil {
+		return fmt.Errorf("internal error: the written topology.conf does not read back: %w", err)
+	}
+	eq, w := p.equalWeights(d)
+	conf, err := p.confWith([][2]string{{"TopologyPlugin", "topology/block"}, {"TopologyParam", p.topologyParam(false)}}, eq)
+	if err != nil {
+		return err
+	}
+	d.SlurmConf = conf
+	d.Settings = append(d.Settings, "TopologyPlugin=topology/block", fmt.Sprintf("blocks of %d nodes along the ordering", size))
+	ws := make([]uint32, len(p.Names))
+	for i := range ws {
+		ws[i] = w
+	}
+	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: ws, Blocks: b}
+	d.Notes = append(d.Notes, "the block selection is emulated as Slurm 26.05.3 does it (measured); among equally free blocks Slurm takes the later one, inside a block natural name order")
+	return nil
+}
+
+// renamePrefix picks the prefix of the new node names: "c", or the first of "cn",
+// "cx", ... whose names collide with no node or host name of the slurm.conf.
+func (p *Plan) renamePrefix(width int) string {
+	taken := map[string]bool{}
+	for _, n := range p.confNodes {
+		taken[n.Name], taken[n.Hostname] = true, true
+	}
+	for _, pre := range []string{"c", "cn", "cx", "rank", "ordered"} {
+		ok := true
+		for r := range len(p.Names) {
+			if taken[fmt.Sprintf("%s%0*d", pre, width, r+1)] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return pre
+		}
+	}
+	return "procalloc-rank"
+}
+
+// buildNames renames the compute nodes so that natural name order is the ordering:
+// NodeName=cNNN in rank order, NodeHostname the host's (so slurmd and the network
+// stay), partitions' node lists renamed along.
+func (p *Plan) buildNames(d *Deployment) error {
+	n := len(p.Names)
+	width := len(strconv.Itoa(n))
+	pre := p.renamePrefix(width)
+	newName := make([]string, n)
+	rank := p.Order.Ranks()
+	rename := make(map[string]string, n)
+	for v := range p.Names {
+		newName[v] = fmt.Sprintf("%s%0*d", pre, width, rank[v]+1)
+		rename[p.Names[v]] = newName[v]
+	}
+	eq, w := p.equalWeights(d)
+	out, err := p.conf.Edit(func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+		if !slices.ContainsFunc(ns, func(x slurm.ConfNode) bool { return p.isCompute(x.Name) }) {
+			return nil, nil
+		}
+		_, hasHost := l.Get("NodeHostname")
+		var lines []string
+		for i := 0; i < len(ns); {
+			j := i + 1
+			vi, ci := p.computeSet[ns[i].Name]
+			if ci {
+				for j < len(ns) {
+					vj, cj := p.computeSet[ns[j].Name]
+					if !cj || rank[vj] != rank[vi]+(j-i) {
+						break
+					}
+					j++
+				}
+			} else {
+				for j < len(ns) && !p.isCompute(ns[j].Name) {
+					j++
+				}
+			}
+			var set []slurm.ConfPair
+			if ci {
+				var nn, old []string
+				for _, x := range ns[i:j] {
+					nn = append(nn, rename[x.Name])
+					old = append(old, x.Name)
+				}
+				hl, err := hostlist.Compress(nn)
+				if err != nil {
+					return nil, err
+				}
+				set = append(set, slurm.ConfPair{Key: l.Pairs[0].Key, Value: hl})
+				if !hasHost {
+					oh, err := hostlist.Compress(old)
+					if err != nil {
+						return nil, err
+					}
+					set = append(set, slurm.ConfPair{Key: "NodeHostname", Value: oh})
+				}
+				if eq != nil {
+					set = append(set, eq(l, ns)...)
+				}
+			}
+			s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, set)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, s)
+			i = j
+		}
+		return lines, nil
+	})
+	if err != nil {
+		return &InputError{p.opt.SlurmConfPath, err}
+	}
+	c2, err := slurm.ReadConf(out)
+	if err != nil {
+		return fmt.Errorf("internal error: the renamed slurm.conf does not read back: %w", err)
+	}
+	// Node lists elsewhere in slurm.conf: partitions, node sets, DownNodes.
+	out, err = c2.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
+		key := ""
+		switch l.Kind() {
+		case "partitionname", "nodeset":
+			key = "Nodes"
+		case "downnodes":
+			key = "DownNodes"
+		default:
+			return nil, nil
+		}
+		changed := false
+		pairs := slices.Clone(l.Pairs)
+		for i := range pairs {
+			if !strings.EqualFold(pairs[i].Key, key) || strings.EqualFold(pairs[i].Value, "ALL") {
+				continue
+			}
+			hs, err := hostlist.Expand(pairs[i].Value)
+			if err != nil {
+				return nil, fmt.Errorf("%s=%s: %v", pairs[i].Key, pairs[i].Value, err)
+			}
+			for j, h := range hs {
+				if nn, ok := rename[h]; ok {
+					hs[j], changed = nn, true
+				}
+			}
+			slices.SortFunc(hs, hostlist.NaturalCompare)
+			if pairs[i].Value, err = hostlist.Compress(hs); err != nil {
+				return nil, err
+			}
+		}
+		if !changed {
+			return nil, nil
+		}
+		s, err := slurm.FormatPairs(pairs)
+		if err != nil {
+			return nil, err
+		}
+		if l.Comment != "" {
+			s += " " + l.Comment
+		}
+		return []string{s}, nil
+	}, nil)
+	if err != nil {
+		return &InputError{p.opt.SlurmConfPath, err}
+	}
+	d.SlurmConf = out
+	d.names = newName
+	ws := make([]uint32, n)
+	for i := range ws {
+		ws[i] = w
+	}
+	d.cfg = alloc.SlurmConfig{Names: newName, Weights: ws}
+	d.Settings = append(d.Settings, fmt.Sprintf("NodeName=%s%0*d..%s%0*d in ordering order, NodeHostname the host's; partitions' node lists renamed", pre, width, 1, pre, width, n))
+	if cur := p.Deployment(KindCurrent); cur != nil && cur.Topology != nil {
+		if cur.cfg.Blocks != nil || cur.cfg.Tree == nil {
+			d.Supported, d.Why = false, "renaming a topology/block configuration is not done: the block file names the old nodes"
+			return nil
+		}
+		var buf bytes.Buffer
+		t, err := writeRenamedTree(&buf, cur.cfg.Tree, rename)
+		if err != nil {
+			return err
+		}
+		d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
+		if p.switchAsNodeRank() && p.opt.Version.AtLeast(V2302) {
+			d.Supported, d.Why = false, "the site's SwitchAsNodeRank orders nodes by leaf, not by name: use the tree deployment"
+			return nil
+		}
+		d.cfg.Tree = t
+	}
+	d.Notes = append(d.Notes, "renaming nodes: every file and script that names them (gres.conf, topology.conf, reservations, monitoring, accounting) must follow; jobs and reservations on the old names must be drained first")
+	d.Notes = append(d.Notes, "Slurm then does Best Fit along natural name order, which is the ordering (measured on Slurm 22.05.8)")
+	return nil
+}
+
+// writeRenamedTree writes tree t with its nodes renamed (its switches and their
+// order kept) and returns it as read back.
+func writeRenamedTree(buf *bytes.Buffer, t *slurm.Tree, rename map[string]string) (*slurm.Tree, error) {
+	fmt.Fprintln(buf, "# topology.conf of the site with the nodes renamed by procalloc plan (names deployment)")
+	for _, s := range t.Switches {
+		if s.Level == 0 {
+			ns := make([]string, len(s.Nodes))
+			for i, n := range s.Nodes {
+				if r, ok := rename[n]; ok {
+					ns[i] = r
+				} else {
+					ns[i] = n
+				}
+			}
+			slices.SortFunc(ns, hostlist.NaturalCompare)
+			hl, err := hostlist.Compress(ns)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(buf, "SwitchName=%s Nodes=%s\n", s.Name, hl)
+			continue
+		}
+		ch := make([]string, len(s.Children))
+		for i, c := range s.Children {
+			ch[i] = t.Switches[c].Name
+		}
+		fmt.Fprintf(buf, "SwitchName=%s Switches=%s\n", s.Name, strings.Join(ch, ","))
+	}
+	return slurm.ParseTree(bytes.NewReader(buf.Bytes()))
+}
+
+// buildTorus3D writes a topology.yaml torus3d for a torus of at most three
+// dimensions (WriteTorus3D, the default placements).
+func (p *Plan) buildTorus3D(d *Deployment) error {
+	g, ok := p.Machine.(*topo.Grid)
+	if !ok {
+		d.Supported, d.Why = false, "for tori (a --machine torus:XxYxZ)"
+		return nil
+	}
+	dims, err := slurm.TorusDims(g)
+	if err != nil {
+		d.Supported, d.Why = false, err.Error()
+		return nil
+	}
+	placements := slurm.DefaultPlacements(dims)
+	var buf bytes.Buffer
+	if err := slurm.WriteTorus3D(&buf, g, p.Names, placements); err != nil {
+		return err
+	}
+	d.TopologyName, d.Topology = "topology.yaml", buf.Bytes()
+	d.SlurmConf = p.opt.SlurmConf
+	d.torus = &torusConfig{dims: dims, placements: placements}
+	d.Settings = append(d.Settings, "topology.yaml next to slurm.conf (torus3d; Slurm 26.05 then ignores TopologyPlugin)")
+	d.Notes = append(d.Notes, "torus3d places every job on a box of its size's placement: a job whose size has no placement is refused at submission; the ordering does not enter")
+	return nil
+}

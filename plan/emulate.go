@@ -1,0 +1,247 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// asRunPlacer is alloc.AsRun on the plan's machine with the Slurm node names (a
+// grid's AsRun knows its nodes by index).
+type asRunPlacer struct {
+	*alloc.AsRun
+	index map[string]int
+	grid  bool
+}
+
+func newAsRunPlacer(m topo.Machine, names []string) *asRunPlacer {
+	a := &asRunPlacer{AsRun: alloc.NewAsRun(m), index: make(map[string]int, len(names))}
+	_, isGraph := m.(*topo.Graph)
+	a.grid = !isGraph
+	for v, n := range names {
+		a.index[n] = v
+	}
+	return a
+}
+
+// Place takes the recorded nodes.
+func (a *asRunPlacer) Place(names []string) ([]int, error) {
+	if !a.grid {
+		return a.AsRun.Place(names)
+	}
+	idx := make([]string, len(names))
+	for i, n := range names {
+		v, ok := a.index[n]
+		if !ok {
+			return nil, fmt.Errorf("recorded node %q is not a compute host", n)
+		}
+		idx[i] = strconv.Itoa(v)
+	}
+	return a.AsRun.Place(idx)
+}
+
+// pendingCounter is an emulator that, where Slurm would leave a job pending for
+// want of a switch or block that holds it (alloc.ErrFragmented) or refuse it at
+// submission (errRefused), places it anyway on the free nodes of lowest index and
+// counts it, so that the replay's schedule stays the same for every deployment; the
+// report says how many.
+type pendingCounter struct {
+	alloc.Allocator
+	occ     interface{ Occupy([]int) error }
+	st      *alloc.State
+	pending int
+	refused int
+}
+
+// errRefused marks a job Slurm refuses at submission under a deployment (torus3d: no
+// placement of its size).
+var errRefused = errors.New("refused at submission")
+
+func newPendingCounter(a alloc.Allocator) *pendingCounter {
+	pc := &pendingCounter{Allocator: a, st: alloc.NewState(a.Machine().N())}
+	pc.occ, _ = a.(interface{ Occupy([]int) error })
+	return pc
+}
+
+func (pc *pendingCounter) Allocate(k int) ([]int, error) {
+	nodes, err := pc.Allocator.Allocate(k)
+	refused := errors.Is(err, errRefused)
+	if err != nil && (refused || errors.Is(err, alloc.ErrFragmented)) && pc.occ != nil {
+		if refused {
+			pc.refused++
+		} else {
+			pc.pending++
+		}
+		nodes = nodes[:0]
+		for v := 0; v < pc.st.N() && len(nodes) < k; v++ {
+			if pc.st.IsFree(v) {
+				nodes = append(nodes, v)
+			}
+		}
+		if len(nodes) < k {
+			return nil, err
+		}
+		if err := pc.occ.Occupy(nodes); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if err := pc.st.Take(nodes); err != nil {
+		return nil, err
+	}
+	return nodes, nil
+}
+
+func (pc *pendingCounter) Release(nodes []int) error {
+	if err := pc.st.Release(nodes); err != nil {
+		return err
+	}
+	return pc.Allocator.Release(nodes)
+}
+
+// torusConfig is a torus3d topology: dims (x fastest) and placements.
+type torusConfig struct {
+	dims       [3]int
+	placements []slurm.Box
+}
+
+// torus3D emulates Slurm 26.05's torus3d selection (eval_nodes_torus3d.c, as
+// measured in slurm/newslurm_test.go on Slurm 26.05.3): among the anchors of the
+// placement of the job's size whose nodes are all free, the one overlapping the
+// fewest entirely free anchors of the next larger placement; ties to the earlier
+// anchor (anchors x outermost, z innermost, spaced by the placement's dims). A job
+// whose size has no placement is refused (Slurm refuses it at submission), and one
+// that finds no free anchor fails with alloc.ErrFragmented (Slurm leaves it
+// pending).
+type torus3D struct {
+	m       topo.Machine
+	st      *alloc.State
+	cfg     *torusConfig
+	anchors map[int][][]int // placement index -> anchors
+}
+
+func newTorus3D(m topo.Machine, cfg *torusConfig) (*torus3D, error) {
+	if n := cfg.dims[0] * cfg.dims[1] * cfg.dims[2]; n != m.N() {
+		return nil, fmt.Errorf("torus3d of %d nodes on a machine of %d", n, m.N())
+	}
+	return &torus3D{m: m, st: alloc.NewState(m.N()), cfg: cfg, anchors: map[int][][]int{}}, nil
+}
+
+func (t *torus3D) Name() string              { return "slurm:torus3d" }
+func (t *torus3D) Machine() topo.Machine     { return t.m }
+func (t *torus3D) NumFree() int              { return t.st.NumFree() }
+func (t *torus3D) Release(nodes []int) error { return t.st.Release(nodes) }
+
+// Occupy marks nodes busy (pendingCounter's fallback).
+func (t *torus3D) Occupy(nodes []int) error { return t.st.Take(nodes) }
+
+func (t *torus3D) anchorsOf(i int) [][]int {
+	if a, ok := t.anchors[i]; ok {
+		return a
+	}
+	d, b := t.cfg.dims, t.cfg.placements[i]
+	axis := func(size, step int) []int {
+		out := []int{0}
+		for p := step % size; p != 0; p = (p + step) % size {
+			out = append(out, p)
+		}
+		return out
+	}
+	var out [][]int
+	for _, ax := range axis(d[0], b.X) {
+		for _, ay := range axis(d[1], b.Y) {
+			for _, az := range axis(d[2], b.Z) {
+				var nodes []int
+				for dz := range b.Z {
+					for dy := range b.Y {
+						for dx := range b.X {
+							x, y, z := (ax+dx)%d[0], (ay+dy)%d[1], (az+dz)%d[2]
+							nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
+						}
+					}
+				}
+				slices.Sort(nodes)
+				out = append(out, slices.Compact(nodes))
+			}
+		}
+	}
+	t.anchors[i] = out
+	return out
+}
+
+func (t *torus3D) allFree(a []int) bool {
+	for _, v := range a {
+		if !t.st.IsFree(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// Allocate places a k-node job on a placement box.
+func (t *torus3D) Allocate(k int) ([]int, error) {
+	if err := t.st.CheckRequest(k); err != nil {
+		return nil, err
+	}
+	cur, next := -1, -1
+	for i, b := range t.cfg.placements {
+		if b.Size() == k && cur < 0 {
+			cur = i
+		}
+		if b.Size() > k {
+			next = i
+			break
+		}
+	}
+	if cur < 0 {
+		return nil, fmt.Errorf("torus3d: no placement of %d nodes; Slurm refuses the job (Requested topology configuration is not available): %w", k, errRefused)
+	}
+	var best []int
+	bestCost := -1
+	for _, a := range t.anchorsOf(cur) {
+		if !t.allFree(a) {
+			continue
+		}
+		cost := 0
+		if next >= 0 {
+			for _, na := range t.anchorsOf(next) {
+				if t.allFree(na) && overlaps(na, a) {
+					cost++
+				}
+			}
+		}
+		if best == nil || cost < bestCost {
+			best, bestCost = a, cost
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("torus3d: no free %s box for %d nodes; Slurm leaves the job pending: %w", t.cfg.placements[cur], k, alloc.ErrFragmented)
+	}
+	out := slices.Clone(best)
+	if err := t.st.Take(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// overlaps reports whether two sorted node sets share a node.
+func overlaps(a, b []int) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			return true
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return false
+}

@@ -1,0 +1,543 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/order"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// Options are the inputs of a plan: the site's network, its slurm.conf, optionally
+// its topology.conf and job history, and how hard to work.
+type Options struct {
+	// Machine is the site's network: a fabric (a *topo.Graph whose hosts are named,
+	// from ibnetdiscover or a topology file) or a synthetic machine or grid, whose
+	// nodes Hosts names.
+	Machine topo.Machine
+	// Hosts names Machine's nodes in node-index order (--hostlist for meshes and
+	// tori); nil: a graph's own host names.
+	Hosts []string
+	// MachineSource names the network in messages (a file name or spec).
+	MachineSource string
+	// SlurmConf is the site's slurm.conf, SlurmConfPath its name in messages.
+	SlurmConf     []byte
+	SlurmConfPath string
+	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
+	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
+	TopologyConf     []byte
+	TopologyConfPath string
+	// Trace is the site's job history (an sacct trace: the as-run deployment and the
+	// as-run schedule; SWF or converted traces are replayed with EASY); nil: a seeded
+	// synthetic workload (SyntheticWorkload) stands in.
+	Trace     *sim.Trace
+	TracePath string
+	// Version is the site's Slurm, VersionSource where it came from (said in the
+	// report); zero: DefaultVersion, with a note.
+	Version       Version
+	VersionSource string
+	// Weights are the weights of the ordering objective F (default list:1,0.5).
+	Weights curves.Weights
+	// TimeLimit bounds the ordering's solve (0: DefaultTimeLimit).
+	TimeLimit time.Duration
+	// Seed seeds the ordering's local search and the synthetic workload.
+	Seed uint64
+	// SyntheticJobs is the synthetic workload's job count (0: DefaultSyntheticJobs).
+	SyntheticJobs int
+	// Threshold is the relative gain in mean pairwise hops over the current
+	// configuration below which the plan recommends keeping it (0:
+	// DefaultThreshold).
+	Threshold float64
+	// Deployment, when set, is a deployment whose files are written besides the
+	// recommended one's (in DIR/NAME/).
+	Deployment Kind
+	// BlockSize is the topology/block base block size (0: the hosts of a leaf
+	// switch, cut down to a divisor of the host count).
+	BlockSize int
+	// Progress, when set, is told each stage as it starts.
+	Progress func(stage string)
+}
+
+// Defaults of Options.
+const (
+	DefaultTimeLimit     = 60 * time.Second
+	DefaultSyntheticJobs = 2000
+	DefaultThreshold     = 0.05
+)
+
+// DefaultWeights are F's weights when Options.Weights is nil: w(1) = 1, w(2) = 0.5.
+var DefaultWeights = curves.Weights{1, 0.5}
+
+// Plan is a finished plan: the report, the deployments (each can give the
+// allocator that predicts Slurm's placements under it), the ordering and the files
+// to write.
+type Plan struct {
+	Report Report
+	// Deployments are every deployment, in Kinds order.
+	Deployments []*Deployment
+	// Machine is the network of the compute hosts (the hosts slurm.conf defines; a
+	// fabric's other hosts become routing vertices), Names the Slurm node name of
+	// each of its nodes.
+	Machine topo.Machine
+	Names   []string
+	// Order is the certified ordering of Machine's nodes.
+	Order curves.Order
+	// Jobs are the jobs replayed (the trace's or the synthetic ones).
+	Jobs []sim.Job
+	// Files are the output files, relative paths, in the order they are written.
+	Files []File
+
+	conf       *slurm.Conf
+	confNodes  map[string]slurm.ConfNode
+	computeSet map[string]int // Slurm name -> node of Machine
+	leaf       []int32        // leaf switch of each node, -1 when none
+	opt        Options
+	sched      sim.Sched
+	progressMu sync.Mutex
+}
+
+// File is one output file.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// InputError is an input that did not check: the file (and line) it names.
+type InputError struct {
+	File string
+	Err  error
+}
+
+func (e *InputError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Make checks every input, orders the compute hosts, replays the workload under
+// every deployment the site's Slurm supports, and returns the plan with its files;
+// nothing is written (the caller writes Plan.Files). ctx stops the ordering's solve
+// (the best ordering so far is kept, as procalloc order does) and the replays.
+func Make(ctx context.Context, opt Options) (*Plan, error) {
+	if opt.Machine == nil {
+		return nil, errors.New("plan: no machine")
+	}
+	if opt.Weights == nil {
+		opt.Weights = DefaultWeights
+	}
+	if opt.TimeLimit <= 0 {
+		opt.TimeLimit = DefaultTimeLimit
+	}
+	if opt.SyntheticJobs <= 0 {
+		opt.SyntheticJobs = DefaultSyntheticJobs
+	}
+	if opt.Threshold <= 0 {
+		opt.Threshold = DefaultThreshold
+	}
+	if opt.SlurmConfPath == "" {
+		opt.SlurmConfPath = "slurm.conf"
+	}
+	if opt.Deployment != "" && !slices.Contains(Kinds, opt.Deployment) {
+		return nil, fmt.Errorf("deployment %q: want one of %s", opt.Deployment, kindList())
+	}
+	p := &Plan{opt: opt}
+	r := &p.Report
+	r.Threshold = opt.Threshold
+	if opt.Version.IsZero() {
+		opt.Version, opt.VersionSource = DefaultVersion, "default"
+		r.Notes = append(r.Notes, fmt.Sprintf("Slurm version not given (--slurm-version) and scontrol not found: assuming %s", DefaultVersion))
+	}
+	p.opt = opt
+	r.SlurmVersion, r.SlurmVersionSource = opt.Version.String(), opt.VersionSource
+	p.progress("checking inputs")
+	if err := p.checkInputs(); err != nil {
+		return nil, err
+	}
+	p.progress("ordering")
+	if err := p.order(ctx); err != nil {
+		return nil, err
+	}
+	p.progress("deployments")
+	if err := p.buildDeployments(); err != nil {
+		return nil, err
+	}
+	if err := p.replay(ctx); err != nil {
+		return nil, err
+	}
+	p.recommend()
+	for _, l := range []*[]string{&r.UnmatchedHosts, &r.MissingNodes, &r.Warnings, &r.Notes, &r.Caveats, &r.Partitions} {
+		if *l == nil {
+			*l = []string{} // [] in report.json, not null
+		}
+	}
+	if err := p.files(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// progress tells Options.Progress a stage, one call at a time (replays run
+// concurrently).
+func (p *Plan) progress(s string) {
+	if p.opt.Progress != nil {
+		p.progressMu.Lock()
+		defer p.progressMu.Unlock()
+		p.opt.Progress(s)
+	}
+}
+
+// checkInputs reads slurm.conf, matches the network's hosts to its nodes, builds
+// the compute machine, reads the site's topology file and checks the history.
+func (p *Plan) checkInputs() error {
+	opt := p.opt
+	r := &p.Report
+	conf, err := slurm.ReadConf(opt.SlurmConf)
+	if err != nil {
+		return &InputError{opt.SlurmConfPath, err}
+	}
+	p.conf = conf
+	nodes, err := conf.Nodes()
+	if err != nil {
+		return &InputError{opt.SlurmConfPath, err}
+	}
+	if len(nodes) == 0 {
+		hint := ""
+		if conf.Includes > 0 {
+			hint = " (Include lines are not followed: give the file that defines the nodes, or one slurm.conf with the NodeName lines)"
+		}
+		return &InputError{opt.SlurmConfPath, fmt.Errorf("no NodeName lines define a node%s", hint)}
+	}
+	p.confNodes = make(map[string]slurm.ConfNode, len(nodes))
+	for _, n := range nodes {
+		p.confNodes[n.Name] = n
+	}
+	m := opt.Machine
+	names := opt.Hosts
+	g, isGraph := m.(*topo.Graph)
+	if names == nil {
+		if !isGraph {
+			return fmt.Errorf("%s: a machine without host names: give the Slurm node names of its nodes (--hostlist or --hosts)", m.Spec())
+		}
+		names = make([]string, g.N())
+		for i := range names {
+			names[i] = g.Name(i)
+		}
+	} else if len(names) != m.N() {
+		return fmt.Errorf("%d host names for the %d nodes of %s", len(names), m.N(), m.Spec())
+	}
+	inFabric := make(map[string]bool, len(names))
+	var compute []int
+	for v, h := range names {
+		if inFabric[h] {
+			return fmt.Errorf("host name %s given twice", h)
+		}
+		inFabric[h] = true
+		if _, ok := p.confNodes[h]; ok {
+			compute = append(compute, v)
+		} else {
+			r.UnmatchedHosts = append(r.UnmatchedHosts, h)
+		}
+	}
+	for _, n := range nodes {
+		if !inFabric[n.Name] {
+			r.MissingNodes = append(r.MissingNodes, n.Name)
+		}
+	}
+	slices.SortFunc(r.UnmatchedHosts, hostlist.NaturalCompare)
+	if len(compute) == 0 {
+		return &InputError{opt.SlurmConfPath, fmt.Errorf("none of the %d hosts of %s is a node of the slurm.conf (first hosts: %s; first nodes: %s): are the names the same?",
+			len(names), opt.MachineSource, firstFew(names, 4), firstFew(nodeNames(nodes), 4))}
+	}
+	if len(compute) < 2 {
+		return fmt.Errorf("only %d host of %s is a node of the slurm.conf: nothing to order", len(compute), opt.MachineSource)
+	}
+	if len(r.UnmatchedHosts) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are not nodes of the slurm.conf (login, storage or service nodes?) and are left out: %s", len(r.UnmatchedHosts), compressed(r.UnmatchedHosts)))
+	}
+	if len(r.MissingNodes) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", len(r.MissingNodes), compressed(r.MissingNodes)))
+	}
+	if len(compute) == m.N() && (!isGraph || opt.Hosts == nil) {
+		// A graph renamed by Hosts is rebuilt below, so that its hosts carry the
+		// Slurm names (the topology writers and as-run read them from the graph).
+		p.Machine = m
+		p.Names = names
+	} else {
+		cm, err := computeMachine(m, names, compute)
+		if err != nil {
+			return err
+		}
+		p.Machine = cm
+		p.Names = make([]string, len(compute))
+		for i, v := range compute {
+			p.Names[i] = names[v]
+		}
+	}
+	if cg, ok := p.Machine.(*topo.Graph); ok {
+		if err := cg.CheckConnected(); err != nil {
+			return fmt.Errorf("the compute hosts of %s: %w", opt.MachineSource, err)
+		}
+	}
+	p.computeSet = make(map[string]int, len(p.Names))
+	for v, n := range p.Names {
+		p.computeSet[n] = v
+	}
+	p.leaf = leaves(p.Machine)
+	r.Machine = p.Machine.Spec()
+	r.Hosts = p.Machine.N()
+	if err := p.checkPartitions(); err != nil {
+		return err
+	}
+	if opt.TopologyConf != nil {
+		if _, err := p.currentTopology(); err != nil {
+			return err
+		}
+	}
+	return p.checkWorkload()
+}
+
+// computeMachine is m with only the nodes compute as hosts (in that order). The
+// other hosts of a fabric are dropped when they hang on one link (no route passes
+// them) and otherwise stay as routing vertices, so that hop distances between
+// compute hosts do not change.
+func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph, error) {
+	g := topo.GraphOf(m)
+	keep := make([]bool, g.Vertices()) // as a host
+	drop := make([]bool, g.Vertices())
+	for _, v := range compute {
+		keep[v] = true
+	}
+	var nb []int
+	for v := range g.N() {
+		if !keep[v] && len(g.Neighbors(v, nb[:0])) <= 1 {
+			drop[v] = true
+		}
+	}
+	vname := func(v int) string {
+		if v < len(names) {
+			return names[v]
+		}
+		return g.Name(v)
+	}
+	f := topo.NewFabric()
+	for _, v := range compute {
+		if err := f.AddHost(names[v]); err != nil {
+			return nil, err
+		}
+	}
+	for v := range g.Vertices() {
+		if !keep[v] && !drop[v] {
+			if err := f.AddSwitch(vname(v)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for v := range g.Vertices() {
+		if drop[v] {
+			continue
+		}
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			if v < w && !drop[w] {
+				if err := f.Link(vname(v), vname(w)); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return f.Graph()
+}
+
+// leaves returns the leaf switch of each node of m (-1 for every node of a grid, or
+// of a graph whose hosts hang on no switch).
+func leaves(m topo.Machine) []int32 {
+	out := make([]int32, m.N())
+	g, ok := m.(*topo.Graph)
+	for v := range out {
+		out[v] = -1
+		if ok {
+			out[v] = int32(g.LeafSwitch(v))
+		}
+	}
+	return out
+}
+
+// hasLeaves reports whether every node hangs on a switch.
+func (p *Plan) hasLeaves() bool {
+	for _, l := range p.leaf {
+		if l < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkPartitions reads the partitions and warns when jobs may share nodes, which
+// the emulation does not model.
+func (p *Plan) checkPartitions() error {
+	parts, err := p.conf.Partitions()
+	if err != nil {
+		return &InputError{p.opt.SlurmConfPath, err}
+	}
+	r := &p.Report
+	sel := strings.ToLower(p.conf.Global("SelectType"))
+	whole := sel == "select/linear"
+	var shared []string
+	for _, pt := range parts {
+		r.Partitions = append(r.Partitions, pt.Name)
+		if whole || strings.HasPrefix(pt.OverSubscribe, "EXCLUSIVE") {
+			continue
+		}
+		shared = append(shared, pt.Name)
+	}
+	if len(shared) > 0 {
+		r.Caveats = append(r.Caveats, fmt.Sprintf("partitions %s are not OverSubscribe=EXCLUSIVE (SelectType %s): jobs that ask for fewer CPUs than a node has may share nodes, which the emulation does not model (it places whole nodes); predictions hold for whole-node jobs (--exclusive) only",
+			strings.Join(shared, ", "), orDefault(p.conf.Global("SelectType"), "default")))
+	}
+	return nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func nodeNames(ns []slurm.ConfNode) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.Name
+	}
+	return out
+}
+
+func firstFew(s []string, k int) string {
+	if len(s) <= k {
+		return strings.Join(s, ", ")
+	}
+	return strings.Join(s[:k], ", ") + ", ..."
+}
+
+func compressed(names []string) string {
+	s := slices.Clone(names)
+	slices.SortFunc(s, hostlist.NaturalCompare)
+	if hl, err := hostlist.Compress(s); err == nil {
+		return hl
+	}
+	return strings.Join(s, ",")
+}
+
+// order computes the certified ordering of the compute hosts (order.SolveOrdering,
+// the machinery of procalloc order, within the time limit), name order and the best
+// curve.
+func (p *Plan) order(ctx context.Context) error {
+	opt := p.opt
+	sctx, cancel := context.WithTimeout(ctx, opt.TimeLimit)
+	defer cancel()
+	res, err := order.SolveOrdering(sctx, p.Machine, opt.Weights, order.OrderOptions{Options: order.Options{Method: order.MethodAuto, Seed: opt.Seed}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("ordering: %w", err)
+	}
+	f, err := curves.Objective(p.Machine, res.Order, opt.Weights, false)
+	if err != nil {
+		return fmt.Errorf("ordering: verifier: %w", err)
+	}
+	if f != res.Objective {
+		return fmt.Errorf("ordering: internal error: reported F %v, verifier %v", res.Objective, f)
+	}
+	p.Order = res.Order
+	o := &p.Report.Ordering
+	o.Weights = opt.Weights.String()
+	o.Objective = res.Objective
+	o.Status = string(res.Status)
+	o.BoundSource = res.BoundSource
+	o.Seconds = res.Seconds
+	o.TimeLimit = opt.TimeLimit.Seconds()
+	o.Notes = res.Notes
+	if !math.IsInf(res.Bound, 0) && !math.IsNaN(res.Bound) {
+		b, g := res.Bound, res.Gap
+		o.Bound, o.Gap = &b, &g
+	}
+	// Name order (Slurm's node order without configuration) and the best curve.
+	nameOrder := p.nameOrder()
+	if o.NameOrder, err = curves.Objective(p.Machine, nameOrder, opt.Weights, false); err != nil {
+		return err
+	}
+	best, bestF := "", math.Inf(1)
+	consider := func(name string, f float64) {
+		if f < bestF || f == bestF && name < best {
+			best, bestF = name, f
+		}
+	}
+	for name, f := range res.Candidates {
+		if curves.Summary(name) != "" && name != "name-order" {
+			consider(name, f)
+		}
+	}
+	if best == "" {
+		for _, name := range curves.Applicable(p.Machine) {
+			if name == "name-order" || ctx.Err() != nil {
+				continue
+			}
+			co, err := curves.GenerateContext(ctx, name, p.Machine)
+			if err != nil {
+				continue
+			}
+			if f, err := curves.Objective(p.Machine, co, opt.Weights, false); err == nil {
+				consider(name, f)
+			}
+		}
+	}
+	if best != "" {
+		o.BestCurve = &CurveScore{Name: best, Objective: bestF}
+	}
+	return nil
+}
+
+// nameOrder is Slurm's node order without configuration: natural name order
+// (hostlist.NaturalCompare, slurmctld's sort).
+func (p *Plan) nameOrder() curves.Order {
+	o := make(curves.Order, len(p.Names))
+	for i := range o {
+		o[i] = i
+	}
+	slices.SortStableFunc(o, func(a, b int) int { return hostlist.NaturalCompare(p.Names[a], p.Names[b]) })
+	return o
+}
+
+// currentTopology reads the site's topology.conf: a tree or a block configuration.
+func (p *Plan) currentTopology() (*slurm.Tree, error) {
+	data := p.opt.TopologyConf
+	if data == nil {
+		return nil, nil
+	}
+	if isBlockConf(data) {
+		return nil, nil
+	}
+	t, err := slurm.ParseTree(bytes.NewReader(data))
+	if err != nil {
+		return nil, &InputError{p.opt.TopologyConfPath, err}
+	}
+	return t, nil
+}
+
+func isBlockConf(data []byte) bool {
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(strings.SplitN(l, "#", 2)[0])
+		if len(f) > 0 {
+			return strings.HasPrefix(strings.ToLower(f[0]), "blockname=")
+		}
+	}
+	return false
+}

@@ -1,0 +1,449 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/plot"
+)
+
+// Report is report.json: what was read, the ordering, every deployment's
+// predicted placement quality, and the recommendation.
+type Report struct {
+	// Recommended is the deployment to apply: the supported one with the lowest
+	// mean pairwise hops, or "current" when none gains Threshold over it.
+	Recommended    string  `json:"recommended"`
+	Recommendation string  `json:"recommendation"`
+	Threshold      float64 `json:"threshold"`
+	// Caveats of the recommendation: what the emulation does not model, what the
+	// change costs.
+	Caveats            []string           `json:"caveats"`
+	Machine            string             `json:"machine"`
+	Hosts              int                `json:"hosts"`
+	SlurmVersion       string             `json:"slurm_version"`
+	SlurmVersionSource string             `json:"slurm_version_source"`
+	Partitions         []string           `json:"partitions"`
+	Workload           Workload           `json:"workload"`
+	Ordering           OrderingReport     `json:"ordering"`
+	Deployments        []DeploymentReport `json:"deployments"`
+	// UnmatchedHosts are the network's hosts slurm.conf does not define (left out);
+	// MissingNodes the slurm.conf nodes the network lacks (kept as they are).
+	UnmatchedHosts []string `json:"unmatched_hosts"`
+	MissingNodes   []string `json:"missing_nodes"`
+	Warnings       []string `json:"warnings"`
+	Notes          []string `json:"notes"`
+	// Files are the files written, relative to the output directory.
+	Files []string `json:"files"`
+}
+
+// Workload says what was replayed.
+type Workload struct {
+	Source      string         `json:"source"` // "trace" or "synthetic"
+	Path        string         `json:"path,omitempty"`
+	Jobs        int            `json:"jobs"`
+	Seed        uint64         `json:"seed,omitempty"`
+	Sched       string         `json:"sched"`
+	Description string         `json:"description,omitempty"`
+	Skipped     map[string]int `json:"skipped,omitempty"`
+}
+
+// OrderingReport is the ordering's certificate: F of the ordering, its proven
+// lower bound and gap, next to F of name order and of the best curve.
+type OrderingReport struct {
+	Weights     string      `json:"weights"`
+	Objective   float64     `json:"objective"`
+	Bound       *float64    `json:"bound"`
+	Gap         *float64    `json:"gap"`
+	Status      string      `json:"status"`
+	BoundSource string      `json:"bound_source"`
+	NameOrder   float64     `json:"name_order"`
+	BestCurve   *CurveScore `json:"best_curve"`
+	Seconds     float64     `json:"seconds"`
+	TimeLimit   float64     `json:"time_limit"`
+	Notes       []string    `json:"notes,omitempty"`
+}
+
+// CurveScore is F of a named curve.
+type CurveScore struct {
+	Name      string  `json:"name"`
+	Objective float64 `json:"objective"`
+}
+
+// DeploymentReport is one deployment in report.json.
+type DeploymentReport struct {
+	Name         string   `json:"name"`
+	Supported    bool     `json:"supported"`
+	NeedsVersion string   `json:"needs_version"`
+	Reason       string   `json:"reason,omitempty"`
+	Metrics      *Metrics `json:"metrics"`
+	// ChangeVsCurrent and ChangeVsAsRun are the relative change of mean pairwise
+	// hops against those deployments (-0.2: 20% fewer hops).
+	ChangeVsCurrent *float64      `json:"change_vs_current"`
+	ChangeVsAsRun   *float64      `json:"change_vs_as_run"`
+	BySize          []SizeMetrics `json:"by_size"`
+	// Pending counts jobs Slurm would leave pending under it (no switch or block
+	// holds them).
+	Pending int `json:"pending"`
+	// Refused counts jobs Slurm refuses at submission under it (torus3d: no
+	// placement of their size).
+	Refused     int      `json:"refused"`
+	Settings    []string `json:"settings,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
+	Predictions string   `json:"predictions,omitempty"`
+}
+
+// Metrics are placement metrics over the jobs of two or more nodes: the mean over
+// jobs of the mean hop distance between two of a job's nodes, the mean number of
+// leaf switches a job spans and the percentage of jobs on one leaf (null on a
+// network without leaf switches), and the mean wait (seconds).
+type Metrics struct {
+	Jobs              int      `json:"jobs"`
+	MeanPairwiseHops  float64  `json:"mean_pairwise_hops"`
+	MeanLeavesSpanned *float64 `json:"mean_leaves_spanned"`
+	PctOneLeaf        *float64 `json:"pct_one_leaf"`
+	MeanWait          float64  `json:"mean_wait"`
+}
+
+// SizeMetrics are the metrics of one job-size class (nodes MinNodes..MaxNodes).
+type SizeMetrics struct {
+	Class    string   `json:"class"`
+	MinNodes int      `json:"min_nodes"`
+	MaxNodes int      `json:"max_nodes"`
+	Metrics  *Metrics `json:"metrics"`
+}
+
+func (p *Plan) reportOf(k Kind) *DeploymentReport {
+	for i := range p.Report.Deployments {
+		if p.Report.Deployments[i].Name == string(k) {
+			return &p.Report.Deployments[i]
+		}
+	}
+	return nil
+}
+
+// recommend fills the changes against current and as-run and picks the
+// deployment.
+func (p *Plan) recommend() {
+	r := &p.Report
+	cur, asrun := p.reportOf(KindCurrent), p.reportOf(KindAsRun)
+	change := func(d, base *DeploymentReport) *float64 {
+		if base == nil || base.Metrics == nil || d.Metrics == nil || base.Metrics.MeanPairwiseHops == 0 {
+			return nil
+		}
+		c := d.Metrics.MeanPairwiseHops/base.Metrics.MeanPairwiseHops - 1
+		return &c
+	}
+	for i := range r.Deployments {
+		d := &r.Deployments[i]
+		d.ChangeVsCurrent, d.ChangeVsAsRun = change(d, cur), change(d, asrun)
+	}
+	best := (*DeploymentReport)(nil)
+	for i := range r.Deployments {
+		d := &r.Deployments[i]
+		if !d.Supported || d.Metrics == nil || d.Name == string(KindCurrent) || d.Name == string(KindAsRun) || d.Pending > 0 || d.Refused > 0 {
+			continue
+		}
+		if best == nil || d.Metrics.MeanPairwiseHops < best.Metrics.MeanPairwiseHops {
+			best = d
+		}
+	}
+	r.Recommended = string(KindCurrent)
+	switch {
+	case best == nil:
+		r.Recommendation = "keep the current configuration: no other deployment is supported here"
+	case cur == nil || cur.Metrics == nil || cur.Metrics.Jobs == 0:
+		r.Recommendation = "keep the current configuration: no multi-node jobs to compare on"
+	case best.ChangeVsCurrent != nil && -*best.ChangeVsCurrent >= r.Threshold:
+		r.Recommended = best.Name
+		r.Recommendation = fmt.Sprintf("deploy %s: mean pairwise hops %.3f instead of %.3f (%+.1f%%) on %d multi-node jobs", best.Name,
+			best.Metrics.MeanPairwiseHops, cur.Metrics.MeanPairwiseHops, 100**best.ChangeVsCurrent, best.Metrics.Jobs)
+	default:
+		r.Recommendation = fmt.Sprintf("keep the current configuration: the best deployment, %s, changes mean pairwise hops by %+.1f%%, less than the %.0f%% threshold", best.Name, 100*derefOr(best.ChangeVsCurrent, 0), 100*r.Threshold)
+	}
+	if d := p.Deployment(Kind(r.Recommended)); d != nil {
+		r.Caveats = append(r.Caveats, d.Notes...)
+	}
+	if len(r.MissingNodes) > 0 {
+		r.Caveats = append(r.Caveats, fmt.Sprintf("the %d slurm.conf nodes the network lacks are not in the emulation: predictions assume jobs do not run on them", len(r.MissingNodes)))
+	}
+}
+
+func derefOr(p *float64, d float64) float64 {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+// files makes the output files (Plan.Files): ordering.pairs, the recommended
+// deployment's slurm.conf and topology file, those of Options.Deployment in a
+// directory of its name, apply.txt, report.json, report.html.
+func (p *Plan) files() error {
+	var pairs bytes.Buffer
+	meta := curves.RankingMeta{Machine: p.Machine.Spec(), Curve: fmt.Sprintf("optimal-F %s (%s)", p.Report.Ordering.Weights, p.Report.Ordering.Status)}
+	if err := curves.WriteRanking(&pairs, curves.FormatPairs, p.Order, meta, p.Names); err != nil {
+		return err
+	}
+	var hosts bytes.Buffer
+	if err := curves.WriteRanking(&hosts, curves.FormatHosts, p.Order, meta, p.Names); err != nil {
+		return err
+	}
+	files := []File{{Name: "ordering.pairs", Data: pairs.Bytes()}, {Name: "ordering.hosts", Data: hosts.Bytes()}}
+	rec := p.Deployment(Kind(p.Report.Recommended))
+	files = append(files, deploymentFiles(rec, "")...)
+	if k := p.opt.Deployment; k != "" && k != rec.Kind {
+		d := p.Deployment(k)
+		if !d.Supported {
+			return fmt.Errorf("--deployment %s: %s", k, d.Why)
+		}
+		files = append(files, deploymentFiles(d, string(k)+"/")...)
+	}
+	files = append(files, p.Files...) // predictions
+	files = append(files, File{Name: "apply.txt", Data: []byte(p.applyText(rec))})
+	for _, f := range files {
+		p.Report.Files = append(p.Report.Files, f.Name)
+	}
+	p.Report.Files = append(p.Report.Files, "report.json", "report.html")
+	var js bytes.Buffer
+	enc := json.NewEncoder(&js)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&p.Report); err != nil {
+		return err
+	}
+	var hb bytes.Buffer
+	if err := p.writeHTML(&hb); err != nil {
+		return err
+	}
+	p.Files = append(files, File{Name: "report.json", Data: js.Bytes()}, File{Name: "report.html", Data: hb.Bytes()})
+	return nil
+}
+
+func deploymentFiles(d *Deployment, dir string) []File {
+	var out []File
+	if d.SlurmConf != nil {
+		out = append(out, File{Name: dir + "slurm.conf", Data: d.SlurmConf})
+	}
+	if d.Topology != nil {
+		out = append(out, File{Name: dir + d.TopologyName, Data: d.Topology})
+	}
+	return out
+}
+
+// applyText is apply.txt: the exact steps to deploy the recommendation.
+func (p *Plan) applyText(d *Deployment) string {
+	var b strings.Builder
+	r := &p.Report
+	fmt.Fprintf(&b, "# procalloc plan: %s\n", r.Recommendation)
+	fmt.Fprintf(&b, "# Slurm %s (%s)\n\n", r.SlurmVersion, r.SlurmVersionSource)
+	if d.Kind == KindCurrent {
+		b.WriteString("Nothing to change: keep the current slurm.conf")
+		if d.Topology != nil {
+			b.WriteString(" and topology.conf")
+		}
+		b.WriteString(". (slurm.conf here is the current one, unchanged.)\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Deployment %s:\n", d.Kind)
+	for _, s := range d.Settings {
+		fmt.Fprintf(&b, "  - %s\n", s)
+	}
+	b.WriteString("\nSteps (on the controller, as root):\n")
+	b.WriteString("  1. Back up the current files:\n       cp -p /etc/slurm/slurm.conf /etc/slurm/slurm.conf.before-procalloc\n")
+	step := 2
+	fmt.Fprintf(&b, "  %d. Copy the new slurm.conf to every host that reads it (controller, compute nodes; or the configless server):\n       install -m 644 slurm.conf /etc/slurm/slurm.conf\n", step)
+	step++
+	if d.Topology != nil {
+		fmt.Fprintf(&b, "  %d. Copy %s next to slurm.conf:\n       install -m 644 %s /etc/slurm/%s\n", step, d.TopologyName, d.TopologyName, d.TopologyName)
+		step++
+	}
+	switch d.Kind {
+	case KindWeights:
+		fmt.Fprintf(&b, "  %d. Weights change with a reconfigure:\n       scontrol reconfigure\n", step)
+		step++
+		fmt.Fprintf(&b, "  %d. Check: scontrol show node %s | grep -o 'Weight=[0-9]*'   (Weight=1 is the ordering's first node)\n", step, d.names[p.Order[0]])
+	case KindNames:
+		fmt.Fprintf(&b, "  %d. Renaming nodes needs a restart of every daemon, with no jobs running on the renamed nodes:\n       scontrol update nodename=ALL state=drain reason=procalloc-rename   # wait for jobs to end\n       systemctl restart slurmctld; then on every node: systemctl restart slurmd\n", step)
+		step++
+		fmt.Fprintf(&b, "  %d. Rename the nodes in gres.conf, cgroup and reservation settings, scripts and monitoring too.\n", step)
+	default:
+		fmt.Fprintf(&b, "  %d. A topology plugin change needs a restart of slurmctld and the slurmd daemons:\n       systemctl restart slurmctld; then on every node: systemctl restart slurmd\n", step)
+		step++
+		fmt.Fprintf(&b, "  %d. Check: scontrol show topology\n", step)
+	}
+	if len(r.Caveats) > 0 {
+		b.WriteString("\nCaveats:\n")
+		for _, c := range r.Caveats {
+			fmt.Fprintf(&b, "  - %s\n", c)
+		}
+	}
+	return b.String()
+}
+
+// writeHTML writes report.html: one self-contained page (inline CSS and SVG, no
+// script, no network).
+func (p *Plan) writeHTML(w io.Writer) error {
+	r := &p.Report
+	e := html.EscapeString
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>procalloc plan: %s</title>\n", e(r.Machine))
+	io.WriteString(w, `<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .6em;text-align:right}
+th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background:#e8f4e8;border:1px solid #6a6;padding:.8em}
+.warn{color:#a40}</style></head><body>
+`)
+	fmt.Fprintf(w, "<h1>procalloc plan</h1>\n<p class=\"rec\" id=\"recommendation\"><b>Recommendation:</b> %s</p>\n", e(r.Recommendation))
+	if len(r.Caveats) > 0 {
+		io.WriteString(w, "<h2>Caveats</h2><ul>\n")
+		for _, c := range r.Caveats {
+			fmt.Fprintf(w, "<li>%s</li>\n", e(c))
+		}
+		io.WriteString(w, "</ul>\n")
+	}
+	fmt.Fprintf(w, "<p>Network %s: %d compute hosts. Slurm %s (%s). Workload: %s, %d jobs, schedule %s.</p>\n",
+		e(r.Machine), r.Hosts, e(r.SlurmVersion), e(r.SlurmVersionSource), e(r.Workload.Source), r.Workload.Jobs, e(r.Workload.Sched))
+	if r.Workload.Description != "" {
+		fmt.Fprintf(w, "<p>%s</p>\n", e(r.Workload.Description))
+	}
+	io.WriteString(w, "<h2>Deployments</h2>\n<table><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
+	var labels []string
+	var vals, oneLeaf []float64
+	for _, d := range r.Deployments {
+		sup := "yes"
+		if !d.Supported {
+			sup = "no: " + d.Reason
+		}
+		cells := []string{"", "", "", "", "", "", ""}
+		if m := d.Metrics; m != nil {
+			cells[0] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
+			if m.MeanLeavesSpanned != nil {
+				cells[1] = fmt.Sprintf("%.2f", *m.MeanLeavesSpanned)
+				cells[2] = fmt.Sprintf("%.1f", *m.PctOneLeaf)
+			}
+			labels, vals = append(labels, d.Name), append(vals, m.MeanPairwiseHops)
+			if m.PctOneLeaf != nil {
+				oneLeaf = append(oneLeaf, *m.PctOneLeaf)
+			}
+		}
+		if d.ChangeVsCurrent != nil {
+			cells[3] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsCurrent)
+		}
+		if d.ChangeVsAsRun != nil {
+			cells[4] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsAsRun)
+		}
+		if d.Metrics != nil {
+			cells[5], cells[6] = fmt.Sprint(d.Pending), fmt.Sprint(d.Refused)
+		}
+		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td>", e(d.Name), e(sup))
+		for _, c := range cells {
+			fmt.Fprintf(w, "<td>%s</td>", e(c))
+		}
+		io.WriteString(w, "</tr>\n")
+	}
+	io.WriteString(w, "</table>\n")
+	if len(vals) > 0 {
+		if err := barChartSVG(w, "mean pairwise hops of a job's nodes (lower is better)", labels, vals); err != nil {
+			return err
+		}
+	}
+	if len(oneLeaf) == len(vals) && len(vals) > 0 {
+		if err := barChartSVG(w, "% of multi-node jobs inside one leaf switch (higher is better)", labels, oneLeaf); err != nil {
+			return err
+		}
+	}
+	p.writeSizeTable(w)
+	o := &r.Ordering
+	io.WriteString(w, "<h2>Ordering</h2>\n<table><tr><th>ordering</th><th>F</th></tr>\n")
+	fmt.Fprintf(w, "<tr><td>certified ordering (%s)</td><td>%s</td></tr>\n", e(o.Status), fmtF(o.Objective))
+	if o.Bound != nil {
+		fmt.Fprintf(w, "<tr><td>proven lower bound (%s), gap %.3g%%</td><td>%s</td></tr>\n", e(o.BoundSource), 100**o.Gap, fmtF(*o.Bound))
+	}
+	fmt.Fprintf(w, "<tr><td>Slurm's name order</td><td>%s</td></tr>\n", fmtF(o.NameOrder))
+	if o.BestCurve != nil {
+		fmt.Fprintf(w, "<tr><td>best curve (%s)</td><td>%s</td></tr>\n", e(o.BestCurve.Name), fmtF(o.BestCurve.Objective))
+	}
+	fmt.Fprintf(w, "</table>\n<p>F = sum over host pairs of w(rank difference) &times; hops, weights %s; solved in %.2f s of a %.0f s limit.</p>\n", e(o.Weights), o.Seconds, o.TimeLimit)
+	if len(r.Warnings) > 0 || len(r.Notes) > 0 {
+		io.WriteString(w, "<h2>Warnings and notes</h2><ul>\n")
+		for _, s := range r.Warnings {
+			fmt.Fprintf(w, "<li class=\"warn\">%s</li>\n", e(s))
+		}
+		for _, s := range r.Notes {
+			fmt.Fprintf(w, "<li>%s</li>\n", e(s))
+		}
+		io.WriteString(w, "</ul>\n")
+	}
+	io.WriteString(w, "<h2>Files</h2><ul>\n")
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "<li>%s</li>\n", e(f))
+	}
+	_, err := io.WriteString(w, "</ul>\n</body></html>\n")
+	return err
+}
+
+// writeSizeTable writes mean pairwise hops per job-size class (rows) and
+// deployment (columns).
+func (p *Plan) writeSizeTable(w io.Writer) {
+	r := &p.Report
+	var ds []*DeploymentReport
+	classes := map[string]int{}
+	var order []string
+	for i := range r.Deployments {
+		d := &r.Deployments[i]
+		if d.Metrics == nil {
+			continue
+		}
+		ds = append(ds, d)
+		for _, sm := range d.BySize {
+			if _, ok := classes[sm.Class]; !ok {
+				classes[sm.Class] = sm.MinNodes
+				order = append(order, sm.Class)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	slices.SortFunc(order, func(a, b string) int { return classes[a] - classes[b] })
+	io.WriteString(w, "<h2>By job size</h2>\n<p>Mean pairwise hops (jobs) per size class.</p>\n<table><tr><th>nodes</th>")
+	for _, d := range ds {
+		fmt.Fprintf(w, "<th>%s</th>", html.EscapeString(d.Name))
+	}
+	io.WriteString(w, "</tr>\n")
+	for _, c := range order {
+		fmt.Fprintf(w, "<tr><td>%s</td>", html.EscapeString(c))
+		for _, d := range ds {
+			cell := ""
+			for _, sm := range d.BySize {
+				if sm.Class == c {
+					cell = fmt.Sprintf("%.3f (%d)", sm.Metrics.MeanPairwiseHops, sm.Metrics.Jobs)
+				}
+			}
+			fmt.Fprintf(w, "<td>%s</td>", cell)
+		}
+		io.WriteString(w, "</tr>\n")
+	}
+	io.WriteString(w, "</table>\n")
+}
+
+func fmtF(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprintf("%.6g", f)
+}
+
+// barChartSVG draws one horizontal bar per label, inline SVG in the style of
+// procalloc compare --svg (package plot's bar chart, narrower labels).
+func barChartSVG(w io.Writer, title string, labels []string, vals []float64) error {
+	c := plot.BarChart{Title: title, LabelWidth: 120, TextWidth: 80, Inline: true}
+	for i, v := range vals {
+		c.Bars = append(c.Bars, plot.Bar{Label: labels[i], Value: v, Text: fmt.Sprintf("%.4g", v)})
+	}
+	return c.WriteSVG(w)
+}

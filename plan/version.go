@@ -1,0 +1,73 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// Version is a Slurm release, year.month (22.05, 23.02, 26.05); Patch is kept for
+// display only.
+type Version struct {
+	Major, Minor, Patch int
+}
+
+// DefaultVersion is the Slurm assumed when neither --slurm-version nor scontrol
+// says: Debian 12's 22.05, the oldest Slurm whose behaviour procalloc measured.
+var DefaultVersion = Version{22, 5, 0}
+
+var versionRE = regexp.MustCompile(`(\d{2})\.(\d{1,2})(?:\.(\d+))?`)
+
+// ParseVersion reads "22.05", "22.05.8", "slurm 22.05.8" (scontrol --version's
+// output) or "slurm-wlm 23.11.4".
+func ParseVersion(s string) (Version, error) {
+	m := versionRE.FindStringSubmatch(s)
+	if m == nil {
+		return Version{}, fmt.Errorf("Slurm version %q: want YY.MM such as 22.05 or 23.11.4", s)
+	}
+	var v Version
+	v.Major, _ = strconv.Atoi(m[1])
+	v.Minor, _ = strconv.Atoi(m[2])
+	if m[3] != "" {
+		v.Patch, _ = strconv.Atoi(m[3])
+	}
+	if v.Minor < 1 || v.Minor > 12 {
+		return Version{}, fmt.Errorf("Slurm version %q: month %d is not 1-12", s, v.Minor)
+	}
+	return v, nil
+}
+
+// AtLeast reports whether v is release o or later (the patch level ignored).
+func (v Version) AtLeast(o Version) bool {
+	if v.Major != o.Major {
+		return v.Major > o.Major
+	}
+	return v.Minor >= o.Minor
+}
+
+// IsZero reports whether v is unset.
+func (v Version) IsZero() bool { return v == Version{} }
+
+func (v Version) String() string {
+	if v.IsZero() {
+		return ""
+	}
+	if v.Patch > 0 {
+		return fmt.Sprintf("%02d.%02d.%d", v.Major, v.Minor, v.Patch)
+	}
+	return fmt.Sprintf("%02d.%02d", v.Major, v.Minor)
+}
+
+// MarshalText writes the version as String does.
+func (v Version) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Releases that changed what a deployment can do (measured or read in Slurm's
+// source; README, "From an ordering to a running Slurm").
+var (
+	// V2302 honours TopologyParam=SwitchAsNodeRank (22.05 accepts and ignores it).
+	V2302 = Version{23, 2, 0}
+	// V2311 has topology/block.
+	V2311 = Version{23, 11, 0}
+	// V2605 has topology.yaml and topology/torus3d.
+	V2605 = Version{26, 5, 0}
+)

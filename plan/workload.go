@@ -1,0 +1,337 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// SyntheticWorkload returns the seeded workload that stands in for a site's history
+// on n nodes: count jobs; a fifth of them one node, the others log-uniform between 2
+// and n/2 nodes, half of those rounded to a power of two; run times log-uniform
+// between 1 minute and 4 hours, estimates equal to run times; Poisson arrivals at
+// an offered load of 0.9 of the machine. Deterministic for a seed.
+func SyntheticWorkload(n, count int, seed uint64) []sim.Job {
+	rng := rand.New(rand.NewPCG(seed, 0x706c616e)) // "plan"
+	jobs := make([]sim.Job, count)
+	work := 0.0
+	maxK := max(2, n/2)
+	for i := range jobs {
+		k := 1
+		if rng.Float64() >= 0.2 && n >= 2 {
+			k = int(math.Round(math.Exp(math.Log(2) + rng.Float64()*(math.Log(float64(maxK))-math.Log(2)))))
+			if rng.IntN(2) == 0 {
+				k = 1 << (bits.Len(uint(k)) - 1)
+			}
+			k = min(max(k, 2), n)
+		}
+		rt := int64(math.Round(math.Exp(math.Log(60) + rng.Float64()*(math.Log(4*3600)-math.Log(60)))))
+		jobs[i] = sim.Job{ID: i + 1, Procs: k, Runtime: rt, Estimate: rt}
+		work += float64(k) * float64(rt)
+	}
+	mean := work / float64(count) / (0.9 * float64(n)) // mean interarrival time
+	t := 0.0
+	for i := range jobs {
+		jobs[i].Arrival = int64(t)
+		t += rng.ExpFloat64() * mean
+	}
+	return jobs
+}
+
+// SyntheticDescription says what SyntheticWorkload generates (for the report).
+const SyntheticDescription = "seeded synthetic workload: 20% one-node jobs, the others log-uniform from 2 to n/2 nodes (half rounded down to a power of two); run times log-uniform from 1 min to 4 h, exact estimates; Poisson arrivals at offered load 0.9; scheduled by EASY backfilling"
+
+func (p *Plan) hasNodeLists() bool {
+	return p.opt.Trace != nil && p.opt.Trace.Format == sim.FormatSacct
+}
+
+// checkWorkload takes the trace's jobs (checking that every recorded node is a
+// compute host) or generates the synthetic workload.
+func (p *Plan) checkWorkload() error {
+	w := &p.Report.Workload
+	n := p.Machine.N()
+	tr := p.opt.Trace
+	if tr == nil {
+		p.Jobs = SyntheticWorkload(n, p.opt.SyntheticJobs, p.opt.Seed)
+		p.sched = sim.SchedEASY
+		w.Source, w.Jobs, w.Seed, w.Sched, w.Description = "synthetic", len(p.Jobs), p.opt.Seed, string(p.sched), SyntheticDescription
+		p.Report.Notes = append(p.Report.Notes, "no job history given (--trace): a seeded synthetic workload stands in; the site's own history predicts better")
+		return nil
+	}
+	w.Source, w.Path, w.Jobs, w.Skipped = "trace", p.opt.TracePath, len(tr.Jobs), tr.Skipped
+	if len(tr.Jobs) == 0 {
+		return &InputError{p.opt.TracePath, fmt.Errorf("no jobs to replay")}
+	}
+	p.Jobs = tr.Jobs
+	var big []string
+	for _, j := range tr.Jobs {
+		if j.Procs > n {
+			big = append(big, fmt.Sprintf("job %d (line %d, %d nodes)", j.ID, j.Line, j.Procs))
+		}
+	}
+	if len(big) > 0 {
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d jobs need more nodes than the %d compute hosts: %s", len(big), n, firstFew(big, 3))}
+	}
+	if tr.Format != sim.FormatSacct {
+		p.sched = sim.SchedEASY
+		w.Sched = string(p.sched)
+		p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("the history is a %s trace without start times or node lists: replayed with EASY backfilling, no as-run deployment", tr.Format))
+		return nil
+	}
+	p.sched = sim.SchedAsRun
+	w.Sched = string(p.sched)
+	fabric := map[string]bool{}
+	if p.opt.Hosts != nil {
+		for _, h := range p.opt.Hosts {
+			fabric[h] = true
+		}
+	} else {
+		for _, h := range p.Report.UnmatchedHosts {
+			fabric[h] = true
+		}
+		for _, h := range p.Names {
+			fabric[h] = true
+		}
+	}
+	compute := make(map[string]bool, len(p.Names))
+	for _, h := range p.Names {
+		compute[h] = true
+	}
+	var notFabric, notCompute []string
+	seenNF, seenNC := map[string]bool{}, map[string]bool{}
+	for _, j := range tr.Jobs {
+		if len(j.NodeList) != j.Procs {
+			return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d has %d nodes in its NodeList for NNodes %d", j.Line, j.ID, len(j.NodeList), j.Procs)}
+		}
+		for _, h := range j.NodeList {
+			switch {
+			case !fabric[h]:
+				if !seenNF[h] {
+					seenNF[h] = true
+					notFabric = append(notFabric, fmt.Sprintf("%s (line %d)", h, j.Line))
+				}
+			case !compute[h]:
+				if !seenNC[h] {
+					seenNC[h] = true
+					notCompute = append(notCompute, fmt.Sprintf("%s (line %d)", h, j.Line))
+				}
+			}
+		}
+	}
+	if len(notFabric) > 0 {
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are not hosts of the network %s: %s", len(notFabric), p.opt.MachineSource, firstFew(notFabric, 5))}
+	}
+	if len(notCompute) > 0 {
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s", len(notCompute), p.opt.SlurmConfPath, firstFew(notCompute, 5))}
+	}
+	return nil
+}
+
+// sizeClass is the report's job-size class of a k-node job: 2, 3-4, 5-8, ...
+func sizeClass(k int) (lo, hi int) {
+	if k <= 2 {
+		return k, k
+	}
+	hi = 1 << bits.Len(uint(k-1))
+	return hi/2 + 1, hi
+}
+
+// metricAcc accumulates the placement metrics of jobs of two or more nodes.
+type metricAcc struct {
+	jobs         int
+	hops, leaves float64
+	oneLeaf      int
+}
+
+func (a *metricAcc) metrics(withLeaves bool) *Metrics {
+	m := &Metrics{Jobs: a.jobs}
+	if a.jobs == 0 {
+		return m
+	}
+	m.MeanPairwiseHops = a.hops / float64(a.jobs)
+	if withLeaves {
+		l, pct := a.leaves/float64(a.jobs), 100*float64(a.oneLeaf)/float64(a.jobs)
+		m.MeanLeavesSpanned, m.PctOneLeaf = &l, &pct
+	}
+	return m
+}
+
+// replay replays the workload under every supported deployment, as many at once
+// as there are CPUs (GOMAXPROCS); results and files in deployment order.
+func (p *Plan) replay(ctx context.Context) error {
+	withLeaves := p.hasLeaves()
+	reports := make([]DeploymentReport, len(p.Deployments))
+	preds := make([]*File, len(p.Deployments))
+	errs := make([]error, len(p.Deployments))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, d := range p.Deployments {
+		reports[i] = DeploymentReport{Name: string(d.Kind), Supported: d.Supported, NeedsVersion: d.Kind.NeedsVersion().String(), Reason: d.Why, Settings: d.Settings, Notes: slices.Clone(d.Notes)}
+		if !d.Supported {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
+			p.progress("replaying " + string(d.Kind))
+			if preds[i], errs[i] = p.replayOne(ctx, d, &reports[i], withLeaves); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// The first error in deployment order that is not the cancellation it caused.
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
+		}
+	}
+	if first != nil {
+		return first
+	}
+	p.Report.Deployments = reports
+	for _, f := range preds {
+		if f != nil {
+			p.Files = append(p.Files, *f)
+		}
+	}
+	return nil
+}
+
+func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentReport, withLeaves bool) (*File, error) {
+	a, err := d.Allocator()
+	if err != nil {
+		return nil, err
+	}
+	var pc *pendingCounter
+	if d.Kind != KindAsRun {
+		pc = newPendingCounter(a)
+		a = pc
+	}
+	var all metricAcc
+	bySize := map[int]*metricAcc{}
+	var pred strings.Builder
+	predict := p.opt.Trace != nil
+	if predict {
+		pred.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
+	}
+	maxLeaf := int32(-1)
+	for _, l := range p.leaf {
+		maxLeaf = max(maxLeaf, l)
+	}
+	stamp := make([]int32, maxLeaf+2) // leaf+1 -> the job that last saw it
+	gen := int32(0)
+	names := make([]string, 0, 64)
+	var byName []int32 // node -> its place in natural name order
+	var sorted []int
+	if predict {
+		order := make([]int, len(d.names))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return hostlist.NaturalCompare(d.names[a], d.names[b]) })
+		byName = make([]int32, len(order))
+		for i, v := range order {
+			byName[v] = int32(i)
+		}
+	}
+	done := func(r *sim.JobResult) error {
+		k := len(r.Nodes)
+		if predict {
+			sorted = append(sorted[:0], r.Nodes...)
+			slices.SortFunc(sorted, func(a, b int) int { return int(byName[a] - byName[b]) })
+			names = names[:0]
+			for _, v := range sorted {
+				names = append(names, d.names[v])
+			}
+			hl, err := hostlist.Compress(names)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&pred, "%d,%d,%d,%d,%d,%d,%q\n", r.ID, r.Line, r.Arrival, r.Start, r.End, k, hl)
+		}
+		if k < 2 {
+			return nil
+		}
+		gen++
+		spanned := 0
+		for _, v := range r.Nodes {
+			l := p.leaf[v] + 1 // -1 (no leaf) counts as one group
+			if stamp[l] != gen {
+				stamp[l] = gen
+				spanned++
+			}
+		}
+		lo, _ := sizeClass(k)
+		acc := bySize[lo]
+		if acc == nil {
+			acc = &metricAcc{}
+			bySize[lo] = acc
+		}
+		for _, x := range []*metricAcc{&all, acc} {
+			x.jobs++
+			x.hops += r.AvgL1
+			x.leaves += float64(spanned)
+			if spanned == 1 {
+				x.oneLeaf++
+			}
+		}
+		return nil
+	}
+	cfg := sim.Config{Machine: p.Machine, Alloc: a, Sched: p.sched, Metrics: sim.MetricsSched | sim.MetricsDist, DropNodes: true, NoPerJob: true, JobDone: done}
+	res, err := sim.Run(ctx, p.Jobs, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("replaying deployment %s: %w", d.Kind, err)
+	}
+	dr.Metrics = all.metrics(withLeaves)
+	dr.Metrics.MeanWait = res.MeanWait
+	los := make([]int, 0, len(bySize))
+	for lo := range bySize {
+		los = append(los, lo)
+	}
+	slices.Sort(los)
+	for _, lo := range los {
+		l, h := sizeClass(lo)
+		label := fmt.Sprint(l)
+		if h != l {
+			label = fmt.Sprintf("%d-%d", l, h)
+		}
+		dr.BySize = append(dr.BySize, SizeMetrics{Class: label, MinNodes: l, MaxNodes: h, Metrics: bySize[lo].metrics(withLeaves)})
+	}
+	if pc != nil && pc.refused > 0 {
+		dr.Refused = pc.refused
+		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs have a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", pc.refused))
+	}
+	if pc != nil && pc.pending > 0 {
+		dr.Pending = pc.pending
+		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs found no switch or block holding them: Slurm would leave them pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", pc.pending))
+	}
+	if predict {
+		name := "predictions/" + string(d.Kind) + ".csv"
+		dr.Predictions = name
+		return &File{Name: name, Data: []byte(pred.String())}, nil
+	}
+	return nil, nil
+}

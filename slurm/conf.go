@@ -1,0 +1,727 @@
+package slurm
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// Conf is a slurm.conf read the way slurmctld's own parser reads it (Slurm's
+// src/common/parse_config.c and read_config.c, read in the 26.11 source):
+//
+//   - a line ending in an odd number of backslashes is continued on the next one;
+//   - '#' starts a comment unless escaped (an odd number of backslashes before it);
+//   - then every backslash escapes the next character ("\#" is '#', "\\" is '\');
+//   - a line is a sequence of KEY[op]=VALUE pairs, keys of letters, digits, '_' and
+//     '.', case-insensitive, spaces allowed around '=' (op is one of + - * /); a
+//     VALUE is "text in double quotes" (the quotes dropped, spaces kept) or a run of
+//     non-space characters; anything left that is not a pair is a parse error;
+//   - the first key of a line says what the line is (NodeName=, PartitionName=, a
+//     global setting such as TopologyPlugin=).
+//
+// Node lines follow read_config.c: NodeName=DEFAULT lines set defaults for the
+// NodeName lines after them (a later DEFAULT line adds to and overrides the earlier
+// ones); NodeHostname defaults to the node name and NodeAddr to the host name; a
+// NodeName hostlist line gives NodeHostname, NodeAddr, BcastAddr and Port as one
+// value for every node or one per node (node_conf.c: any other count is fatal in
+// slurmctld, and an error here).
+//
+// Include lines are not followed (the nodes of an included file are not seen);
+// Conf.Includes counts them so that callers can say so.
+type Conf struct {
+	// Lines are the logical lines that hold pairs, in file order (an Include line
+	// is one pair, Include=FILE).
+	Lines []ConfLine
+	// Includes counts the Include lines.
+	Includes int
+	raw      []string // physical lines, with their line ends
+}
+
+// ConfLine is one logical line of a slurm.conf: physical lines First..Last
+// (1-based; more than one when continued with '\'), its pairs and its comment.
+type ConfLine struct {
+	First, Last int
+	Pairs       []ConfPair
+	// Comment is the comment text of the line (from '#', without the line end),
+	// "" when none; of a continued line, the comments of its lines joined by spaces.
+	Comment string
+}
+
+// ConfPair is one KEY[op]=VALUE of a line, the value unquoted and unescaped.
+type ConfPair struct {
+	Key   string // as written (case kept)
+	Op    string // "", "+", "-", "*" or "/"
+	Value string
+}
+
+// Kind is the first key of the line, lower-cased ("nodename", "partitionname",
+// "topologyplugin", ...).
+func (l *ConfLine) Kind() string {
+	if len(l.Pairs) == 0 {
+		return ""
+	}
+	return strings.ToLower(l.Pairs[0].Key)
+}
+
+// Get returns the value of key (case-insensitive) on the line, the last one when
+// given twice.
+func (l *ConfLine) Get(key string) (string, bool) {
+	v, ok := "", false
+	for _, p := range l.Pairs {
+		if strings.EqualFold(p.Key, key) {
+			v, ok = p.Value, true
+		}
+	}
+	return v, ok
+}
+
+// ConfError is an error of one line of a slurm.conf.
+type ConfError struct {
+	Line int
+	Msg  string
+}
+
+func (e *ConfError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// ReadConf parses a slurm.conf. Errors are *ConfError values naming the line: what
+// Slurm's parser refuses (text that is not KEY=VALUE, a quoted value not closed
+// before the end of the line).
+func ReadConf(data []byte) (*Conf, error) {
+	c := &Conf{raw: strings.SplitAfter(string(data), "\n")}
+	if n := len(c.raw); n > 0 && c.raw[n-1] == "" {
+		c.raw = c.raw[:n-1]
+	}
+	for i := 0; i < len(c.raw); {
+		first := i
+		var text strings.Builder
+		var comments []string
+		for {
+			body, comment := splitComment(strings.TrimRight(c.raw[i], "\r\n"))
+			if comment != "" {
+				comments = append(comments, comment)
+			}
+			i++
+			if cut, ok := continued(body); ok && i < len(c.raw) {
+				text.WriteString(cut)
+				continue
+			} else if ok {
+				body = cut
+			}
+			text.WriteString(body)
+			break
+		}
+		line := unescape(text.String())
+		if len(line) > 7 && strings.EqualFold(line[:7], "include") && isConfSpace(line[7]) {
+			// parse_config.c _parse_include_directive: "Include FILE" at the line's start.
+			c.Includes++
+			f := strings.Fields(line[7:])
+			inc := ConfLine{First: first + 1, Last: i, Comment: strings.Join(comments, " ")}
+			if len(f) > 0 {
+				inc.Pairs = []ConfPair{{Key: line[:7], Value: f[0]}}
+			}
+			c.Lines = append(c.Lines, inc)
+			continue
+		}
+		pairs, err := parsePairs(line)
+		if err != nil {
+			return nil, &ConfError{Line: first + 1, Msg: err.Error()}
+		}
+		if len(pairs) == 0 {
+			continue
+		}
+		l := ConfLine{First: first + 1, Last: i, Pairs: pairs, Comment: strings.Join(comments, " ")}
+		c.Lines = append(c.Lines, l)
+	}
+	return c, nil
+}
+
+// splitComment cuts a physical line at its first '#' not escaped by an odd number
+// of backslashes (parse_config.c _strip_comments).
+func splitComment(s string) (body, comment string) {
+	bs := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '#' && bs%2 == 0:
+			return s[:i], s[i:]
+		case s[i] == '\\':
+			bs++
+		default:
+			bs = 0
+		}
+	}
+	return s, ""
+}
+
+// continued reports whether a comment-stripped line ends in an odd number of
+// backslashes (trailing spaces allowed), and the line without them
+// (_strip_continuation).
+func continued(s string) (string, bool) {
+	end := len(strings.TrimRight(s, " \t\r\n\v\f"))
+	bs := 0
+	for end-bs > 0 && s[end-bs-1] == '\\' {
+		bs++
+	}
+	if bs%2 == 1 {
+		return s[:end-1], true
+	}
+	return s, false
+}
+
+// unescape drops every backslash and keeps the character after it
+// (_strip_escapes).
+func unescape(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			if i == len(s) {
+				break
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isConfSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func isKeyChar(c byte) bool {
+	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// parsePairs reads the pairs of an unescaped logical line as parse_config.c's
+// keyvalue regex does, repeatedly from what the last match left.
+func parsePairs(s string) ([]ConfPair, error) {
+	var out []ConfPair
+	i := 0
+	for {
+		for i < len(s) && isConfSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			return out, nil
+		}
+		k := i
+		for i < len(s) && isKeyChar(s[i]) {
+			i++
+		}
+		key := s[k:i]
+		j := i
+		for j < len(s) && isConfSpace(s[j]) {
+			j++
+		}
+		op := ""
+		if j < len(s) && strings.IndexByte("+-*/", s[j]) >= 0 {
+			op = s[j : j+1]
+			j++
+		}
+		if key == "" || j >= len(s) || s[j] != '=' {
+			rest := strings.TrimSpace(s[k:])
+			return nil, fmt.Errorf("%q is not KEY=VALUE (Slurm: parse error)", clipConf(rest))
+		}
+		j++
+		for j < len(s) && isConfSpace(s[j]) {
+			j++
+		}
+		var val string
+		if j < len(s) && s[j] == '"' {
+			if q := strings.IndexByte(s[j+1:], '"'); q >= 0 && (j+1+q+1 == len(s) || isConfSpace(s[j+1+q+1])) {
+				val = s[j+1 : j+1+q]
+				j += q + 2
+				out = append(out, ConfPair{Key: key, Op: op, Value: val})
+				i = j
+				continue
+			}
+		}
+		v := j
+		for j < len(s) && !isConfSpace(s[j]) {
+			j++
+		}
+		if j == v {
+			// KEY= followed by nothing: the regex needs a value.
+			return nil, fmt.Errorf("%s= has no value (Slurm: parse error)", key)
+		}
+		val = s[v:j]
+		out = append(out, ConfPair{Key: key, Op: op, Value: val})
+		i = j
+	}
+}
+
+func clipConf(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+// quoteConfValue writes a value so that ReadConf reads it back: backslashes and
+// '#' escaped, in double quotes when it has spaces (or is empty).
+func quoteConfValue(v string) (string, error) {
+	e := strings.NewReplacer(`\`, `\\`, `#`, `\#`).Replace(v)
+	if v == "" || strings.ContainsFunc(v, func(r rune) bool { return r < 128 && isConfSpace(byte(r)) }) {
+		e = `"` + e + `"`
+	}
+	// Escapes are undone before the pairs are matched, so a value whose quotes
+	// would be read as quoting cannot be written: check by reading it back.
+	if ps, err := parsePairs("K=" + unescape(e)); err != nil || len(ps) != 1 || ps[0].Value != v {
+		return "", fmt.Errorf("value %q cannot be written in slurm.conf so that Slurm reads it back (quotes and spaces)", v)
+	}
+	return e, nil
+}
+
+// FormatPairs writes pairs as one slurm.conf line (no line end): KEY[op]=VALUE
+// separated by spaces, values quoted and escaped as needed.
+func FormatPairs(pairs []ConfPair) (string, error) {
+	var b strings.Builder
+	for i, p := range pairs {
+		v, err := quoteConfValue(p.Value)
+		if err != nil {
+			return "", err
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p.Key + p.Op + "=" + v)
+	}
+	// A quote in one value can pair with a quote in the next: read the line back.
+	if ps, err := parsePairs(unescape(b.String())); err != nil || !slices.Equal(ps, pairs) {
+		return "", fmt.Errorf("the values %q cannot be written on one slurm.conf line so that Slurm reads them back (quotes and spaces)", b.String())
+	}
+	return b.String(), nil
+}
+
+// ConfNode is one node as slurmctld builds it from a NodeName line and the
+// NodeName=DEFAULT lines before it.
+type ConfNode struct {
+	Name string
+	// Line is the first physical line of its NodeName line; Index the index of
+	// that line in Conf.Lines, Pos the node's position in the line's hostlist.
+	Line, Index, Pos int
+	// Hostname, Addr, BcastAddr and Port are the node's own values of the line's
+	// NodeHostname (default: the name), NodeAddr (default: the host name),
+	// BcastAddr and Port ("" when not given).
+	Hostname, Addr, BcastAddr, Port string
+	// Weight is the node's Weight=, its line's or inherited from a DEFAULT line;
+	// Slurm's default is 1. WeightFrom says where it came from: "line", "default"
+	// (a NodeName=DEFAULT line, WeightLine) or "slurm" (Slurm's own default).
+	Weight     uint32
+	WeightFrom string
+	WeightLine int
+	// CPUs is the node's CPUs= (or Procs=), its line's or inherited; 0 when not
+	// given (slurmd then reports the hardware's).
+	CPUs int
+	// Defaults are the NodeName=DEFAULT pairs in effect at its line (the last value
+	// of each key, in the order keys first appeared), whether or not the line sets
+	// the key itself; shared by the nodes of a line.
+	Defaults []ConfPair
+}
+
+// perNodeKeys are the NodeName attributes that may list one value per node
+// (node_conf.c: NodeAddr, BcastAddr, NodeHostname, Port).
+var perNodeKeys = []string{"NodeHostname", "NodeAddr", "BcastAddr", "Port"}
+
+// Nodes returns every node the NodeName lines define, in file order, with what
+// each inherits. A node defined twice, a bad hostlist, NodeName=ALL, a per-node
+// list whose length is neither 1 nor the number of names, a bad Weight= are
+// *ConfError values naming the line.
+func (c *Conf) Nodes() ([]ConfNode, error) {
+	var out []ConfNode
+	seen := map[string]int{}
+	dflt := map[string]ConfPair{} // lower-cased key -> pair, of the DEFAULT lines so far
+	dfltLine := map[string]int{}
+	var dfltKeys []string // lower-cased, in first-appearance order
+	var dfltPairs []ConfPair
+	for li := range c.Lines {
+		l := &c.Lines[li]
+		if l.Kind() != "nodename" {
+			continue
+		}
+		name := l.Pairs[0].Value
+		if strings.EqualFold(name, "DEFAULT") {
+			for _, p := range l.Pairs[1:] {
+				switch strings.ToLower(p.Key) {
+				case "nodehostname", "nodeaddr", "bcastaddr":
+					return nil, &ConfError{l.First, fmt.Sprintf("%s not allowed with NodeName=DEFAULT (Slurm refuses it)", p.Key)}
+				}
+				if _, ok := dflt[strings.ToLower(p.Key)]; !ok {
+					dfltKeys = append(dfltKeys, strings.ToLower(p.Key))
+				}
+				dflt[strings.ToLower(p.Key)] = p
+				dfltLine[strings.ToLower(p.Key)] = l.First
+			}
+			dfltPairs = make([]ConfPair, len(dfltKeys))
+			for i, k := range dfltKeys {
+				dfltPairs[i] = dflt[k]
+			}
+			continue
+		}
+		if strings.EqualFold(name, "ALL") {
+			return nil, &ConfError{l.First, "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
+		}
+		names, err := hostlist.Expand(name)
+		if err != nil {
+			return nil, &ConfError{l.First, fmt.Sprintf("NodeName=%s: %v", name, err)}
+		}
+		lists, err := perNodeLists(l, len(names))
+		if err != nil {
+			return nil, err
+		}
+		w, from, wline := uint32(1), "slurm", 0
+		if v, ok := l.Get("Weight"); ok {
+			if w, err = parseWeight(v); err != nil {
+				return nil, &ConfError{l.First, err.Error()}
+			}
+			from, wline = "line", l.First
+		} else if p, ok := dflt["weight"]; ok {
+			if w, err = parseWeight(p.Value); err != nil {
+				return nil, &ConfError{dfltLine["weight"], err.Error()}
+			}
+			from, wline = "default", dfltLine["weight"]
+		}
+		cpus := 0
+		for _, k := range []string{"cpus", "procs"} {
+			if cpus != 0 {
+				break
+			}
+			v, ok := l.Get(k)
+			if !ok {
+				if p, dok := dflt[k]; dok {
+					v, ok = p.Value, true
+				}
+			}
+			if ok {
+				if cpus, err = strconv.Atoi(v); err != nil || cpus < 1 {
+					return nil, &ConfError{l.First, fmt.Sprintf("%s=%s is not a positive number", k, v)}
+				}
+			}
+		}
+		if p, ok := dflt["port"]; ok && lists["port"] == nil {
+			if lists["port"], err = expandPort(p.Value, len(names)); err != nil {
+				return nil, &ConfError{dfltLine["port"], err.Error()}
+			}
+		}
+		for pos, n := range names {
+			if first, dup := seen[n]; dup {
+				return nil, &ConfError{l.First, fmt.Sprintf("node %s is defined again (first on line %d); Slurm refuses a node defined twice", n, first)}
+			}
+			seen[n] = l.First
+			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, Defaults: dfltPairs}
+			at := func(key string) string {
+				vs := lists[key]
+				switch len(vs) {
+				case 0:
+					return ""
+				case 1:
+					return vs[0]
+				}
+				return vs[pos]
+			}
+			nd.Hostname, nd.Addr, nd.BcastAddr, nd.Port = at("nodehostname"), at("nodeaddr"), at("bcastaddr"), at("port")
+			if nd.Hostname == "" {
+				nd.Hostname = n
+			}
+			if nd.Addr == "" {
+				nd.Addr = nd.Hostname
+			}
+			out = append(out, nd)
+		}
+	}
+	return out, nil
+}
+
+func parseWeight(v string) (uint32, error) {
+	w, err := strconv.ParseUint(v, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("Weight=%s is not a number from 0 to 4294967295", v)
+	}
+	return uint32(w), nil
+}
+
+// expandPort reads a Port value as node_conf.c does: a range or list without
+// brackets ("17101-17116") is taken as one in brackets.
+func expandPort(v string, names int) ([]string, error) {
+	if v != "" && v[0] != '[' && strings.ContainsAny(v, "-,") {
+		v = "[" + v + "]"
+	}
+	vs, err := hostlist.Expand(v)
+	if err != nil {
+		return nil, fmt.Errorf("Port=%s: %v", v, err)
+	}
+	if len(vs) != 1 && len(vs) != names {
+		return nil, fmt.Errorf("Port=%s lists %d ports for %d node names; Slurm wants one, or one per node", v, len(vs), names)
+	}
+	for _, p := range vs {
+		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 0xffff {
+			return nil, fmt.Errorf("Port=%s: %q is not a port (1-65535)", v, p)
+		}
+	}
+	return vs, nil
+}
+
+// perNodeLists expands the per-node attributes of a NodeName line of names nodes
+// (lower-cased keys); a list of neither one value nor one per node is an error.
+func perNodeLists(l *ConfLine, names int) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, key := range perNodeKeys {
+		v, ok := l.Get(key)
+		if !ok {
+			continue
+		}
+		lk := strings.ToLower(key)
+		if lk == "port" {
+			vs, err := expandPort(v, names)
+			if err != nil {
+				return nil, &ConfError{l.First, err.Error()}
+			}
+			out[lk] = vs
+			continue
+		}
+		vs, err := hostlist.Expand(v)
+		if err != nil {
+			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s: %v", key, v, err)}
+		}
+		if len(vs) != 1 && len(vs) != names {
+			more := "more"
+			if len(vs) < names {
+				more = "fewer"
+			}
+			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, v, len(vs), names, more, key)}
+		}
+		out[lk] = vs
+	}
+	return out, nil
+}
+
+// Global returns the value of a global setting (TopologyPlugin, SelectType, ...):
+// the last line whose first key is key, case-insensitive; "" when absent.
+func (c *Conf) Global(key string) string {
+	v := ""
+	for i := range c.Lines {
+		if c.Lines[i].Kind() == strings.ToLower(key) {
+			v = c.Lines[i].Pairs[0].Value
+		}
+	}
+	return v
+}
+
+// ConfPartition is one PartitionName line (DEFAULT lines folded in).
+type ConfPartition struct {
+	Name string
+	Line int
+	// Nodes is the Nodes= expression ("ALL" for every node); Hosts its expansion
+	// (nil for ALL).
+	Nodes string
+	Hosts []string
+	// OverSubscribe is the partition's OverSubscribe= (or Shared=), upper-cased;
+	// "" when not given (Slurm's default NO: with select/cons_tres jobs share nodes
+	// unless they ask for --exclusive).
+	OverSubscribe string
+}
+
+// Partitions returns the partitions, with the values of PartitionName=DEFAULT
+// lines before them.
+func (c *Conf) Partitions() ([]ConfPartition, error) {
+	var out []ConfPartition
+	dflt := map[string]string{}
+	for i := range c.Lines {
+		l := &c.Lines[i]
+		if l.Kind() != "partitionname" {
+			continue
+		}
+		get := func(k string) string {
+			if v, ok := l.Get(k); ok {
+				return v
+			}
+			return dflt[strings.ToLower(k)]
+		}
+		if strings.EqualFold(l.Pairs[0].Value, "DEFAULT") {
+			for _, p := range l.Pairs[1:] {
+				dflt[strings.ToLower(p.Key)] = p.Value
+			}
+			continue
+		}
+		p := ConfPartition{Name: l.Pairs[0].Value, Line: l.First, Nodes: get("Nodes")}
+		os := get("OverSubscribe")
+		if os == "" {
+			os = get("Shared")
+		}
+		p.OverSubscribe = strings.ToUpper(os)
+		if p.Nodes != "" && !strings.EqualFold(p.Nodes, "ALL") {
+			hs, err := hostlist.Expand(p.Nodes)
+			if err != nil {
+				return nil, &ConfError{l.First, fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, p.Nodes, err)}
+			}
+			p.Hosts = hs
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Edit rewrites NodeName lines of a Conf: edit is called with every NodeName line
+// that defines nodes, in order (its nodes and the line) and returns the lines that
+// replace it (nil: keep it byte for byte). Every other line is kept byte for byte.
+func (c *Conf) Edit(edit func(l *ConfLine, nodes []ConfNode) ([]string, error)) ([]byte, error) {
+	nodes, err := c.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	byLine := map[int][]ConfNode{}
+	for _, n := range nodes {
+		byLine[n.Index] = append(byLine[n.Index], n)
+	}
+	return c.EditLines(func(li int, l *ConfLine) ([]string, error) {
+		if ns := byLine[li]; ns != nil {
+			return edit(l, ns)
+		}
+		return nil, nil
+	}, nil)
+}
+
+// EditLines rewrites a Conf line by line: edit is called with every logical line
+// (its index in Lines) and returns the lines that replace it (nil: keep it byte for
+// byte; an empty non-nil slice: delete it); add are lines appended at the end.
+// Errors name the line.
+func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add []string) ([]byte, error) {
+	repl := map[int][]string{} // first physical line (0-based) -> replacement
+	skip := map[int]bool{}
+	for li := range c.Lines {
+		l := &c.Lines[li]
+		out, err := edit(li, l)
+		if err != nil {
+			var ce *ConfError
+			if errors.As(err, &ce) {
+				return nil, err
+			}
+			return nil, &ConfError{l.First, err.Error()}
+		}
+		if out == nil {
+			continue
+		}
+		repl[l.First-1] = out
+		for p := l.First; p < l.Last; p++ {
+			skip[p] = true
+		}
+	}
+	var b strings.Builder
+	eolAll := "\n"
+	for i, raw := range c.raw {
+		if skip[i] {
+			continue
+		}
+		eol := raw[len(strings.TrimRight(raw, "\r\n")):]
+		if eol != "" {
+			eolAll = eol
+		}
+		out, ok := repl[i]
+		if !ok {
+			b.WriteString(raw)
+			continue
+		}
+		if eol == "" {
+			eol = eolAll
+		}
+		for _, s := range out {
+			b.WriteString(s)
+			b.WriteString(eol)
+		}
+	}
+	if len(add) > 0 {
+		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+			b.WriteString(eolAll)
+		}
+		for _, s := range add {
+			b.WriteString(s)
+			b.WriteString(eolAll)
+		}
+	}
+	return []byte(b.String()), nil
+}
+
+// SplitNodeLine writes the NodeName line of nodes[run[0]:run[1]] of line l: the
+// same pairs, NodeName and the per-node lists (NodeHostname, NodeAddr, BcastAddr,
+// Port) cut to the run when the run is not the whole line, then set applied (a key
+// in set replaces the line's value, or is appended; an empty value removes the
+// key; a NodeName pair renames the nodes). The line's comment is kept.
+func SplitNodeLine(l *ConfLine, nodes []ConfNode, run [2]int, set []ConfPair) (string, error) {
+	whole := run[0] == 0 && run[1] == len(nodes)
+	lists, err := perNodeLists(l, len(nodes))
+	if err != nil {
+		return "", err
+	}
+	var pairs []ConfPair
+	done := map[string]bool{}
+	for i, p := range l.Pairs {
+		lk := strings.ToLower(p.Key)
+		switch {
+		case i == 0:
+			if q, ok := findPair(set, p.Key); ok {
+				p.Value = q.Value // a new name (the caller's hostlist)
+			} else if !whole {
+				names := make([]string, 0, run[1]-run[0])
+				for _, n := range nodes[run[0]:run[1]] {
+					names = append(names, n.Name)
+				}
+				hl, err := hostlist.Compress(names)
+				if err != nil {
+					return "", err
+				}
+				p.Value = hl
+			}
+		case !whole && len(lists[lk]) > 1:
+			hl, err := hostlist.Compress(lists[lk][run[0]:run[1]])
+			if err != nil {
+				return "", err
+			}
+			p.Value = hl
+		}
+		if i > 0 {
+			if q, ok := findPair(set, p.Key); ok {
+				if done[lk] {
+					continue
+				}
+				done[lk] = true
+				if q.Value == "" {
+					continue
+				}
+				p.Value, p.Op = q.Value, q.Op
+			}
+		}
+		pairs = append(pairs, p)
+	}
+	for _, q := range set {
+		if lk := strings.ToLower(q.Key); !done[lk] && q.Value != "" {
+			if strings.EqualFold(q.Key, l.Pairs[0].Key) {
+				continue
+			}
+			done[lk] = true
+			pairs = append(pairs, q)
+		}
+	}
+	s, err := FormatPairs(pairs)
+	if err != nil {
+		return "", err
+	}
+	if l.Comment != "" {
+		s += " " + l.Comment
+	}
+	return s, nil
+}
+
+func findPair(ps []ConfPair, key string) (ConfPair, bool) {
+	for _, p := range ps {
+		if strings.EqualFold(p.Key, key) {
+			return p, true
+		}
+	}
+	return ConfPair{}, false
+}

@@ -1,0 +1,262 @@
+package slurm
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/curves"
+)
+
+// ReadConf reads lines as slurmctld's parser does (parse_config.c): spaces around
+// '=', quoted values (quotes dropped, spaces kept), escapes, comments, continued
+// lines, operators, Include lines.
+func TestReadConfLikeSlurm(t *testing.T) {
+	conf := "NodeName = n[1-4]  Weight = 5 CPUs=4 # rack 1\n" +
+		"NodeName=m1 Features=\"a  b\" Gres=gpu:2\n" +
+		"NodeName=m2 Features=a\\#b # a comment\n" +
+		"NodeName=m3 \\\n  CPUs=8 \\\n  Weight=3\n" +
+		"NodeName=m4 Reason=\"x\"y\n" +
+		"SchedulerParameters+=bf_continue\n" +
+		"include /etc/slurm/nodes.conf\n" +
+		"IncludeX=1\n"
+	c, err := ReadConf([]byte(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		first, last int
+		pairs       []ConfPair
+		comment     string
+	}{
+		{1, 1, []ConfPair{{"NodeName", "", "n[1-4]"}, {"Weight", "", "5"}, {"CPUs", "", "4"}}, "# rack 1"},
+		{2, 2, []ConfPair{{"NodeName", "", "m1"}, {"Features", "", "a  b"}, {"Gres", "", "gpu:2"}}, ""},
+		{3, 3, []ConfPair{{"NodeName", "", "m2"}, {"Features", "", "a#b"}}, "# a comment"},
+		{4, 6, []ConfPair{{"NodeName", "", "m3"}, {"CPUs", "", "8"}, {"Weight", "", "3"}}, ""},
+		{7, 7, []ConfPair{{"NodeName", "", "m4"}, {"Reason", "", "\"x\"y"}}, ""},
+		{8, 8, []ConfPair{{"SchedulerParameters", "+", "bf_continue"}}, ""},
+		{9, 9, []ConfPair{{"include", "", "/etc/slurm/nodes.conf"}}, ""},
+		{10, 10, []ConfPair{{"IncludeX", "", "1"}}, ""},
+	}
+	if len(c.Lines) != len(want) {
+		t.Fatalf("%d lines, want %d: %+v", len(c.Lines), len(want), c.Lines)
+	}
+	for i, w := range want {
+		l := c.Lines[i]
+		if l.First != w.first || l.Last != w.last || !slices.Equal(l.Pairs, w.pairs) || l.Comment != w.comment {
+			t.Errorf("line %d: %+v, want %+v", i, l, w)
+		}
+	}
+	if c.Includes != 1 {
+		t.Errorf("Includes %d, want 1", c.Includes)
+	}
+	for _, bad := range []struct{ conf, want string }{
+		{"NodeName=n1 CPUs\n", "line 1: \"CPUs\" is not KEY=VALUE"},
+		{"ClusterName=a\nNodeName=n1 = 5\n", "line 2: \"= 5\" is not KEY=VALUE"},
+		{"NodeName=n1 Features=\"a b\n", "line 1: \"b\" is not KEY=VALUE"},
+		{"NodeName=n1 Weight=\n", "line 1: Weight= has no value"},
+	} {
+		if _, err := ReadConf([]byte(bad.conf)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v, want %q", bad.conf, err, bad.want)
+		}
+	}
+}
+
+// Nodes inherit NodeName=DEFAULT values as read_config.c does (only DEFAULT lines
+// before them; a later DEFAULT line adds to the earlier), NodeHostname defaults to
+// the name and NodeAddr to the host name, per-node lists are split, and a list of
+// another length than 1 or the name count is an error as in node_conf.c.
+func TestConfNodes(t *testing.T) {
+	conf := "NodeName=a1 CPUs=2\n" +
+		"NodeName=DEFAULT Weight=100 CPUs=4\n" +
+		"NodeName=b[1-3] NodeAddr=10.0.0.[1-3] Port=17001-17003\n" +
+		"NodeName=DEFAULT Port=6818\n" +
+		"NodeName=c[1-2] NodeHostname=h[1-2] Weight=7\n" +
+		"NodeName=d1 NodeHostname=x NodeAddr=10.1.1.1\n"
+	c, err := ReadConf([]byte(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := c.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name, host, addr, port string
+		w                      uint32
+		from                   string
+		cpus                   int
+	}
+	want := []row{
+		{"a1", "a1", "a1", "", 1, "slurm", 2},
+		{"b1", "b1", "10.0.0.1", "17001", 100, "default", 4},
+		{"b2", "b2", "10.0.0.2", "17002", 100, "default", 4},
+		{"b3", "b3", "10.0.0.3", "17003", 100, "default", 4},
+		{"c1", "h1", "h1", "6818", 7, "line", 4},
+		{"c2", "h2", "h2", "6818", 7, "line", 4},
+		{"d1", "x", "10.1.1.1", "6818", 100, "default", 4},
+	}
+	if len(ns) != len(want) {
+		t.Fatalf("%d nodes, want %d", len(ns), len(want))
+	}
+	for i, w := range want {
+		n := ns[i]
+		got := row{n.Name, n.Hostname, n.Addr, n.Port, n.Weight, n.WeightFrom, n.CPUs}
+		if got != w {
+			t.Errorf("node %d: %+v, want %+v", i, got, w)
+		}
+	}
+	for _, bad := range []struct{ conf, want string }{
+		{"NodeName=n[1-4] NodeAddr=10.0.0.[1-5]\n", "line 1: NodeAddr=10.0.0.[1-5] gives 5 values for 4 node names (more)"},
+		{"NodeName=n[1-4] NodeHostname=h[1-2]\n", "line 1: NodeHostname=h[1-2] gives 2 values for 4 node names (fewer)"},
+		{"NodeName=n[1-2] Port=[1-3]\n", "line 1: Port=[1-3] lists 3 ports for 2 node names"},
+		{"NodeName=DEFAULT NodeAddr=1.2.3.4\n", "line 1: NodeAddr not allowed with NodeName=DEFAULT"},
+		{"NodeName=ALL\n", "line 1: NodeName=ALL"},
+		{"NodeName=n1\nNodeName=n[0-1]\n", "line 2: node n1 is defined again (first on line 1)"},
+		{"NodeName=n1 Weight=-1\n", "line 1: Weight=-1 is not a number"},
+		{"NodeName=DEFAULT Weight=x\nNodeName=n1\n", "line 1: Weight=x"},
+	} {
+		c, err := ReadConf([]byte(bad.conf))
+		if err == nil {
+			_, err = c.Nodes()
+		}
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v, want %q", bad.conf, err, bad.want)
+		}
+	}
+}
+
+// Issue 31 item 7: the slurm.conf lines the merge used to break, each merged as
+// Slurm reads them.
+func TestMergeWeightsSlurmSyntax(t *testing.T) {
+	hosts := []string{"n1", "n2", "n3", "n4"}
+	o := curves.Order{3, 2, 1, 0} // n4 first
+	for _, c := range []struct{ conf, want string }{
+		{"NodeName=n[1-4] Weight = 5 CPUs=4\n",
+			"NodeName=n1 Weight=4 CPUs=4\nNodeName=n2 Weight=3 CPUs=4\nNodeName=n3 Weight=2 CPUs=4\nNodeName=n4 Weight=1 CPUs=4\n"},
+		{"NodeName = n[1-4] NodeAddr = 10.0.0.[1-4]\n",
+			"NodeName=n1 NodeAddr=10.0.0.1 Weight=4\nNodeName=n2 NodeAddr=10.0.0.2 Weight=3\nNodeName=n3 NodeAddr=10.0.0.3 Weight=2\nNodeName=n4 NodeAddr=10.0.0.4 Weight=1\n"},
+		{"NodeName=n[1-4] NodeAddr=10.0.0.9 Port=17001-17004 Features=\"a  b\"\n",
+			"NodeName=n1 NodeAddr=10.0.0.9 Port=17001 Features=\"a  b\" Weight=4\nNodeName=n2 NodeAddr=10.0.0.9 Port=17002 Features=\"a  b\" Weight=3\n" +
+				"NodeName=n3 NodeAddr=10.0.0.9 Port=17003 Features=\"a  b\" Weight=2\nNodeName=n4 NodeAddr=10.0.0.9 Port=17004 Features=\"a  b\" Weight=1\n"},
+		{"NodeName=n[1-4] Features=a\\#b # rack\n",
+			"NodeName=n1 Features=a\\#b Weight=4 # rack\nNodeName=n2 Features=a\\#b Weight=3 # rack\nNodeName=n3 Features=a\\#b Weight=2 # rack\nNodeName=n4 Features=a\\#b Weight=1 # rack\n"},
+		{"NodeName=n[1-4] \\\n  CPUs=2\nPartitionName=p Nodes=ALL\n",
+			"NodeName=n1 CPUs=2 Weight=4\nNodeName=n2 CPUs=2 Weight=3\nNodeName=n3 CPUs=2 Weight=2\nNodeName=n4 CPUs=2 Weight=1\nPartitionName=p Nodes=ALL\n"},
+	} {
+		out, warnings, err := MergeWeights([]byte(c.conf), o, hosts)
+		if err != nil || len(warnings) > 0 || string(out) != c.want {
+			t.Errorf("%q:\n got %q %v %v\nwant %q", c.conf, out, warnings, err, c.want)
+			continue
+		}
+		// What Slurm reads from the merged file: every node its address and weight.
+		rc, err := ReadConf(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := mustConf(t, c.conf).Nodes()
+		after, err := rc.Nodes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range after {
+			b, a := before[i], after[i]
+			if a.Addr != b.Addr || a.Port != b.Port || a.Hostname != b.Hostname || a.Weight != uint32(o.Ranks()[i]+1) {
+				t.Errorf("%q: node %s before %+v after %+v", c.conf, a.Name, b, a)
+			}
+		}
+	}
+	_, _, err := MergeWeights([]byte("NodeName=n[1-4] NodeAddr=10.0.0.[1-5]\n"), o, hosts)
+	if err == nil || !strings.Contains(err.Error(), "line 1: NodeAddr=10.0.0.[1-5] gives 5 values for 4 node names") {
+		t.Errorf("more addresses than names: %v", err)
+	}
+}
+
+func mustConf(t *testing.T, s string) *Conf {
+	t.Helper()
+	c, err := ReadConf([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Issue 29 item 8: nodes outside the ordering inherit NodeName=DEFAULT's Weight, and
+// the warning says so (no "default Weight=1" when they inherit 100).
+func TestMergeWeightsDefaultWeight(t *testing.T) {
+	hosts := []string{"n1", "n2"}
+	o := curves.Order{1, 0}
+	_, warnings, err := MergeWeights([]byte("NodeName=DEFAULT Weight=100\nNodeName=n[1-4]\n"), o, hosts)
+	if err != nil || len(warnings) != 1 {
+		t.Fatal(warnings, err)
+	}
+	w := warnings[0]
+	if strings.Contains(w, "default Weight=1") || !strings.Contains(w, "n[3-4] keep Weight=100 of NodeName=DEFAULT (line 1): after the ordered nodes") {
+		t.Errorf("warning %q", w)
+	}
+	_, warnings, _ = MergeWeights([]byte("NodeName=n[1-4]\nNodeName=DEFAULT Weight=100\n"), o, hosts)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "n[3-4] keep Slurm's default Weight=1: before or among the ordered nodes") {
+		t.Errorf("a DEFAULT line after the nodes does not apply: %q", warnings)
+	}
+	_, warnings, _ = MergeWeights([]byte("NodeName=n[1-3]\nNodeName=n4 Weight=2\n"), o, hosts)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "n3 keep Slurm's default Weight=1") || !strings.Contains(warnings[0], "n4 keep Weight=2 of their line: before or among") {
+		t.Errorf("%q", warnings)
+	}
+}
+
+// FormatPairs writes what ReadConf reads back, for values with spaces, '#',
+// backslashes, quotes and '='.
+func TestFormatPairsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	alphabet := []byte("ab #\\=\"x\t,[]")
+	for range 2000 {
+		var ps []ConfPair
+		for i := range 1 + rng.IntN(4) {
+			b := make([]byte, 1+rng.IntN(6))
+			for j := range b {
+				b[j] = alphabet[rng.IntN(len(alphabet))]
+			}
+			ps = append(ps, ConfPair{Key: "K" + string(rune('a'+i)), Value: string(b)})
+		}
+		s, err := FormatPairs(ps)
+		if err != nil {
+			continue // a value with both spaces and a quote: refused
+		}
+		c, err := ReadConf([]byte(s + "\n"))
+		if err != nil || len(c.Lines) != 1 || !slices.Equal(c.Lines[0].Pairs, ps) {
+			var got []ConfPair
+			if err == nil && len(c.Lines) == 1 {
+				got = c.Lines[0].Pairs
+			}
+			t.Fatalf("%+v -> %q -> %+v %v", ps, s, got, err)
+		}
+	}
+}
+
+func FuzzReadConf(f *testing.F) {
+	f.Add("NodeName = n[1-4] Weight = 5 Features=\"a  b\" # c\n")
+	f.Add("NodeName=n1 \\\nCPUs=2\nNodeName=DEFAULT Weight=3\n")
+	f.Add("a\\#b=c\\\\ d=\"e\"f\n")
+	f.Fuzz(func(t *testing.T, conf string) {
+		c, err := ReadConf([]byte(conf))
+		if err != nil {
+			return
+		}
+		// Every line written back with FormatPairs reads back the same.
+		for _, l := range c.Lines {
+			if l.Kind() == "include" || len(l.Pairs) == 0 {
+				continue
+			}
+			s, err := FormatPairs(l.Pairs)
+			if err != nil {
+				continue
+			}
+			c2, err := ReadConf([]byte(s))
+			if err != nil || len(c2.Lines) != 1 || !slices.Equal(c2.Lines[0].Pairs, l.Pairs) {
+				t.Fatalf("%q: line %+v written %q read %v", conf, l.Pairs, s, err)
+			}
+		}
+		_, _ = c.Nodes()
+	})
+}
