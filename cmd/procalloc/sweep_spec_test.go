@@ -83,3 +83,28 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 		}
 	}
 }
+
+// Every flag of sim is one a sweep item's flags may give, mapped by the library
+// (sweep.FlagNames) or by the command (sweep.CommandFlags), but for the flags that
+// write files (the sweep has its own -o and --per-job): a flag added to sim without
+// its sweep mapping fails here.
+func TestSweepFlagsCoverSim(t *testing.T) {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	commands["sim"].flags(fs)
+	known := map[string]bool{"o": true, "per-job": true, "convert": true}
+	for _, n := range append(sweep.FlagNames(), sweep.CommandFlags...) {
+		if known[n] {
+			t.Errorf("--%s mapped twice, or a file-writing flag mapped", n)
+		}
+		known[n] = true
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !known[f.Name] {
+			t.Errorf("sim --%s: not mapped for sweep items (sim/sweep/flags.go)", f.Name)
+		}
+		delete(known, f.Name)
+	})
+	for n := range known {
+		t.Errorf("--%s: mapped for sweep items but not a sim flag", n)
+	}
+}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -304,4 +305,14 @@ func ApplyFlags(s *sim.Spec, flags []string) error {
 		return &FlagError{Flag: "--baseline", Reason: fmt.Sprintf("%q: want exact", st.baseline)}
 	}
 	return nil
+}
+
+// FlagNames are the names (without dashes) of the sim flags ApplyFlags maps, sorted.
+func FlagNames() []string {
+	names := make([]string, 0, len(replayFlags))
+	for n := range replayFlags {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
