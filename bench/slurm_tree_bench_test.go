@@ -47,7 +47,7 @@ func BenchmarkSlurmTreeFatTree131k(b *testing.B) {
 		b.Fatal(err)
 	}
 	var conf bytes.Buffer
-	if _, err := slurm.WriteTopology(&conf, g, o); err != nil {
+	if _, err := slurm.WriteTopology(&conf, g, o, nil); err != nil {
 		b.Fatal(err)
 	}
 	tree, err := slurm.ParseTree(&conf)

@@ -437,7 +437,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 		return nil
 	}
 	var buf bytes.Buffer
-	warnings, err := slurm.WriteTopology(&buf, g, p.Order)
+	warnings, err := slurm.WriteTopology(&buf, g, p.Order, nil)
 	if err != nil {
 		return err
 	}
@@ -902,6 +902,3 @@ func (p *Plan) buildTorus3D(d *Deployment) error {
 	d.Notes = append(d.Notes, "torus3d places every job on a box of its size's placement: a job whose size has no placement is refused at submission; the ordering does not enter")
 	return nil
 }
-
-// Orderings of this package's curves (for the report).
-var _ = curves.FormatPairs

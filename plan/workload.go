@@ -297,7 +297,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		return nil
 	}
-	cfg := sim.Config{Machine: p.Machine, Alloc: a, Sched: p.sched, Metrics: sim.MetricsSched, DropNodes: true, NoPerJob: true, JobDone: done}
+	cfg := sim.Config{Machine: p.Machine, Alloc: a, Sched: p.sched, Metrics: sim.MetricsSched | sim.MetricsDist, DropNodes: true, NoPerJob: true, JobDone: done}
 	res, err := sim.Run(ctx, p.Jobs, cfg)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -214,7 +214,7 @@ func TestTopologyOnSlurm(t *testing.T) {
 	}
 	o, _ := curves.Generate("rcm", g)
 	var buf bytes.Buffer
-	if _, err := WriteTopology(&buf, g, o); err != nil {
+	if _, err := WriteTopology(&buf, g, o, nil); err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()

@@ -32,87 +32,317 @@ const (
 // NetworkFormats are the formats above.
 var NetworkFormats = []curves.Format{FormatTopology, FormatTorus3D, FormatBlock}
 
-// WriteTopology writes a tree topology.conf of graph g (a switched network) whose
-// leaf switches follow ordering o: leaf lines first, in the order o first reaches a
-// host of each, nodes in o's order (a hostlist keeping that order), then the upper
-// switches (topo.UpperSwitches) with their children one level down. Links between
-// switches of one level (a dragonfly's) cannot be said in a tree file; they are
-// counted in a comment.
+// WriteTopology writes a tree topology.conf of machine m whose leaf switches follow
+// ordering o, and returns warnings about what Slurm will not obey. hosts names the
+// nodes (nil: the machine's names, node indices on grids). The file is built as a
+// Topology (Tree) and checked by the rules of ParseTopologyConf before it is written,
+// so that slurm:tree and Slurm accept what it writes. Every machine gets one tree:
 //
-// It returns warnings about what Slurm will not obey (measured on Slurm 22.05.8 and
-// 26.05.3, read in 26.11's source, docs in package slurm): Slurm keeps no node order
-// inside a leaf (it takes a leaf's nodes in its node-index order: natural name order,
-// or with SwitchAsNodeRank the order of slurm.conf's NodeName lines, because
-// slurmctld sorts its node table by leaf rank with glibc's stable qsort; measured on
-// 26.05.3 with the lines reversed), so a leaf whose nodes o visits in another order is
-// named; an ordering that interleaves leaves comes out grouped by leaf;
-// TopologyParam=SwitchAsNodeRank, which makes the leaf order the node rank, exists
-// only from Slurm 23.02 (22.05 accepts and ignores it, and the leaf order then only
-// breaks ties between equally good leaves).
-func WriteTopology(w io.Writer, g *topo.Graph, o curves.Order) (warnings []string, err error) {
-	if err := o.Validate(g.N()); err != nil {
+//   - A switched network (ibnetdiscover, topology.conf, fattree:): the switches with
+//     hosts are the leaves, written first in the order o first reaches a host of each,
+//     their nodes in o's order (a hostlist keeping that order); then the upper
+//     switches (topo.UpperSwitches) with their children one level down. Links between
+//     switches of one level cannot be said in a tree file; they are counted in a
+//     comment.
+//   - When those switches form several trees (a dragonfly's routers, which have hosts
+//     and no switch above them), procalloc adds virtual switches so that Slurm can
+//     place a job across them: one per group of tops joined by links that close
+//     triangles (a dragonfly group's all-to-all local links; a global link closes few
+//     or none), named procalloc-group<N>, and procalloc-root over the groups. Slurm
+//     then keeps a job inside one router, else one group, else anywhere; a warning
+//     says so. (Without them each router is a tree of its own and Slurm never places
+//     a job larger than one router.)
+//   - A network without switches (mesh:, torus:, an edge list of hosts) gets a
+//     virtual tree along the ordering: leaves procalloc-leaf<N> of 16 consecutive
+//     nodes of o, switches procalloc-sw<L>-<N> over 4 consecutive switches of the
+//     level below, up to one root; with a locality-preserving ordering (Hilbert) a
+//     subtree is a compact part of the machine. A warning says so.
+//
+// The warnings (measured on Slurm 22.05.8 and 26.05.3, read in 26.11's source, docs
+// in package slurm): Slurm keeps no node order inside a leaf (it takes a leaf's nodes
+// in its node-index order: strnatcmp name order, or with SwitchAsNodeRank the order of
+// slurm.conf's NodeName lines, because slurmctld sorts its node table by leaf rank
+// with glibc's stable qsort; measured on 26.05.3 with the lines reversed), so a leaf
+// whose nodes o visits in another order is named; an ordering that interleaves leaves
+// comes out grouped by leaf; TopologyParam=SwitchAsNodeRank, which makes the leaf
+// order the node rank, exists only from Slurm 23.02 (22.05 accepts and ignores it,
+// and the leaf order then only breaks ties between equally good leaves).
+func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) (warnings []string, err error) {
+	n := m.N()
+	if err := o.Validate(n); err != nil {
 		return nil, err
 	}
-	if g.Vertices() == g.N() {
-		return nil, fmt.Errorf("%s has no switches; a tree topology.conf lists switches (read the network from ibnetdiscover, topology.conf or a %%switch edge list)", g.Spec())
+	if hosts != nil && len(hosts) != n {
+		return nil, fmt.Errorf("%d host names for %d nodes", len(hosts), n)
 	}
-	leaves, hosts := topo.LeafOrder(g, o)
-	inTree := 0
-	for _, hs := range hosts {
-		inTree += len(hs)
+	g, _ := m.(*topo.Graph)
+	name := func(v int) string {
+		if hosts == nil && g != nil {
+			return g.Name(v)
+		}
+		return curves.HostName(hosts, v)
 	}
-	if inTree != g.N() {
-		return nil, fmt.Errorf("%d of %d hosts hang on no switch; topology.conf needs every node under a switch", g.N()-inTree, g.N())
+	var recs []switchRec
+	var leafHosts [][]int // hosts of each leaf record, in o's order
+	lost := 0
+	if g != nil && g.Vertices() > g.N() {
+		leaves, lh := topo.LeafOrder(g, o)
+		inTree := 0
+		for _, hs := range lh {
+			inTree += len(hs)
+		}
+		if inTree != n {
+			return nil, fmt.Errorf("%d of %d hosts hang on no switch; topology.conf needs every node under a switch", n-inTree, n)
+		}
+		for i, leaf := range leaves {
+			r := switchRec{name: g.Name(leaf), hasNodes: true}
+			for _, v := range lh[i] {
+				r.nodes = append(r.nodes, name(v))
+			}
+			recs = append(recs, r)
+		}
+		leafHosts = lh
+		sws, children := topo.UpperSwitches(g)
+		for i, sw := range sws {
+			if len(children[i]) == 0 {
+				continue
+			}
+			r := switchRec{name: g.Name(sw), hasChildren: true}
+			for _, c := range children[i] {
+				r.children = append(r.children, g.Name(c))
+			}
+			recs = append(recs, r)
+		}
+		lost = sameLevelLinks(g)
+		t, err := newTree(recs, treeRules{}, func(string) {})
+		if err != nil {
+			return nil, fmt.Errorf("the switches of %s make no topology.conf Slurm accepts: %w", m.Spec(), err)
+		}
+		if tops := t.Tops(); len(tops) > 1 {
+			var add []switchRec
+			add, warnings = joinTops(g, t, tops)
+			recs = append(recs, add...)
+		}
+	} else {
+		recs, leafHosts = virtualTree(o, name)
+		warnings = append(warnings, fmt.Sprintf("%s has no switches: the tree is virtual, along the ordering: leaves procalloc-leaf<N> of %d consecutive nodes, switches over %d consecutive switches of the level below, up to one root (Slurm keeps a job in the smallest such subtree that holds it)", m.Spec(), virtualLeaf, virtualFanout))
+	}
+	for i := range recs {
+		recs[i].line = i + 1
+	}
+	t, err := newTree(recs, treeRules{}, func(string) {})
+	if err != nil {
+		return nil, fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# topology.conf (topology/tree) written by procalloc: leaf switches in ordering order.")
 	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank,")
 	fmt.Fprintln(bw, "# so that Slurm ranks nodes by the order of the leaf switches below (Slurm 23.02+;")
 	fmt.Fprintln(bw, "# inside a leaf in the order of slurm.conf's NodeName lines, not the order written).")
-	var reordered []string
-	for i, leaf := range leaves {
-		names := make([]string, len(hosts[i]))
-		for j, v := range hosts[i] {
-			names[j] = g.Name(v)
-		}
-		if !slices.IsSortedFunc(names, hostlist.NaturalCompare) {
-			reordered = append(reordered, g.Name(leaf))
-		}
-		hl, err := hostlist.Compress(names)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(bw, "SwitchName=%s Nodes=%s\n", g.Name(leaf), hl)
+	if err := t.writeConf(bw); err != nil {
+		return nil, err
 	}
-	sws, children := topo.UpperSwitches(g)
-	for i, s := range sws {
-		if len(children[i]) == 0 {
-			continue
-		}
-		names := make([]string, len(children[i]))
-		for j, c := range children[i] {
-			names[j] = g.Name(c)
-		}
-		hl, err := hostlist.Compress(names)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(bw, "SwitchName=%s Switches=%s\n", g.Name(s), hl)
-	}
-	if lost := sameLevelLinks(g); lost > 0 {
+	if lost > 0 {
 		fmt.Fprintf(bw, "# %d links between switches of one level are not expressible in a tree and left out\n", lost)
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	if len(reordered) > 0 {
-		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in natural name order, not in the order written (with TopologyParam=SwitchAsNodeRank, Slurm 23.02+, in the order of slurm.conf's NodeName lines: list those in ordering order too); %d leaves (%s) list their nodes in another order", len(reordered), clipList(reordered, 5)))
+	var reordered []string
+	for i, s := range t.Switches {
+		if s.Level == 0 && !slices.IsSortedFunc(s.Nodes, hostlist.NaturalCompare) {
+			reordered = append(reordered, t.Switches[i].Name)
+		}
 	}
-	if grouped := slices.Concat(hosts...); !slices.Equal(grouped, []int(o)) {
+	if len(reordered) > 0 {
+		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in its node name order (strnatcmp), not in the order written (with TopologyParam=SwitchAsNodeRank, Slurm 23.02+, in the order of slurm.conf's NodeName lines: list those in ordering order too); %d leaves (%s) list their nodes in another order", len(reordered), clipList(reordered, 5)))
+	}
+	if grouped := slices.Concat(leafHosts...); !slices.Equal(grouped, []int(o)) {
 		warnings = append(warnings, "the ordering goes back and forth between leaf switches; a tree topology keeps each leaf's nodes together, so Slurm follows the ordering grouped by leaf")
 	}
 	warnings = append(warnings, "TopologyParam=SwitchAsNodeRank (node rank = leaf line order, then slurm.conf's NodeName line order inside a leaf) exists from Slurm 23.02; Slurm 22.05 accepts it and ignores it, and there the leaf order only breaks ties between equally good leaves; with node weights as well, the weights win")
 	return warnings, nil
+}
+
+// writeConf writes the tree's SwitchName lines in its order: a leaf's Nodes= and an
+// upper switch's Switches= as hostlists keeping the order of the names.
+func (t *Tree) writeConf(w io.Writer) error {
+	for _, s := range t.Switches {
+		var names []string
+		key := "Nodes"
+		if s.Level == 0 {
+			names = s.Nodes
+		} else {
+			key = "Switches"
+			for _, c := range s.Children {
+				names = append(names, t.Switches[c].Name)
+			}
+		}
+		hl, err := hostlist.Compress(names)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "SwitchName=%s %s=%s\n", s.Name, key, hl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The virtual tree of a network without switches (WriteTopology).
+const (
+	virtualLeaf   = 16
+	virtualFanout = 4
+)
+
+// virtualTree returns the switches of the virtual tree along ordering o: leaves of
+// virtualLeaf consecutive nodes, then levels of switches over virtualFanout
+// consecutive switches of the level below, up to one root.
+func virtualTree(o curves.Order, name func(int) string) (recs []switchRec, leafHosts [][]int) {
+	var level []string
+	for i := 0; i < len(o); i += virtualLeaf {
+		r := switchRec{name: fmt.Sprintf("procalloc-leaf%d", len(level)+1), hasNodes: true}
+		run := o[i:min(i+virtualLeaf, len(o))]
+		for _, v := range run {
+			r.nodes = append(r.nodes, name(v))
+		}
+		recs = append(recs, r)
+		leafHosts = append(leafHosts, run)
+		level = append(level, r.name)
+	}
+	for l := 1; len(level) > 1; l++ {
+		var next []string
+		for i := 0; i < len(level); i += virtualFanout {
+			r := switchRec{name: fmt.Sprintf("procalloc-sw%d-%d", l, len(next)+1), hasChildren: true, children: level[i:min(i+virtualFanout, len(level))]}
+			recs = append(recs, r)
+			next = append(next, r.name)
+		}
+		level = next
+	}
+	return recs, leafHosts
+}
+
+// joinTops returns virtual switches joining the separate trees of t (tops, switch
+// indices of t; t's switches are g's, by name): one per group of tops linked in g by
+// links that close triangles (a dragonfly group's all-to-all local links), and a root
+// over the groups and the tops in no group, with the warning saying so.
+func joinTops(g *topo.Graph, t *Tree, tops []int) ([]switchRec, []string) {
+	vertex := map[string]int{}
+	for v := g.N(); v < g.Vertices(); v++ {
+		vertex[g.Name(v)] = v
+	}
+	isTop := map[int]int{} // graph vertex -> position in tops
+	for p, i := range tops {
+		isTop[vertex[t.Switches[i].Name]] = p
+	}
+	nb := func(v int) []int {
+		out := slices.Clone(g.Neighbors(v, nil))
+		slices.Sort(out)
+		return out
+	}
+	// Union the tops joined by a link in more than half as many triangles as the
+	// link of either end that closes the most: in a dragonfly group of A routers a
+	// local link closes A-2 triangles, a global link about as many as there are
+	// global links between two groups (a group of 3 routers is not told apart).
+	parent := make([]int, len(tops))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	type link struct{ a, b, tri int }
+	var links []link
+	maxTri := make([]int, len(tops))
+	adj := map[int][]int{}
+	for v := range isTop {
+		adj[v] = nb(v)
+	}
+	for v, pv := range isTop {
+		for _, w := range adj[v] {
+			pw, ok := isTop[w]
+			if !ok || w < v {
+				continue
+			}
+			tri := countCommon(adj[v], adj[w])
+			links = append(links, link{pv, pw, tri})
+			maxTri[pv] = max(maxTri[pv], tri)
+			maxTri[pw] = max(maxTri[pw], tri)
+		}
+	}
+	for _, l := range links {
+		if l.tri > 0 && 2*l.tri > max(maxTri[l.a], maxTri[l.b]) {
+			parent[find(l.a)] = find(l.b)
+		}
+	}
+	// Groups in the order of their first top (the ordering's order of the leaves).
+	slot := map[int]int{}
+	var groups [][]int
+	for p := range tops {
+		r := find(p)
+		k, ok := slot[r]
+		if !ok {
+			k = len(groups)
+			slot[r] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	unique := func(base string) string {
+		name := base
+		for i := 2; ; i++ {
+			if _, taken := vertex[name]; !taken {
+				if _, taken := t.Index(name); !taken {
+					return name
+				}
+			}
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+	}
+	var recs []switchRec
+	root := switchRec{name: unique("procalloc-root"), hasChildren: true}
+	nGroups := 0
+	for _, gr := range groups {
+		if len(gr) == 1 {
+			root.children = append(root.children, t.Switches[tops[gr[0]]].Name)
+			continue
+		}
+		nGroups++
+		r := switchRec{name: unique(fmt.Sprintf("procalloc-group%d", nGroups)), hasChildren: true}
+		for _, p := range gr {
+			r.children = append(r.children, t.Switches[tops[p]].Name)
+		}
+		recs = append(recs, r)
+		root.children = append(root.children, r.name)
+	}
+	if len(root.children) > 1 { // else the one group's switch is the root
+		recs = append(recs, root)
+	}
+	w := fmt.Sprintf("the switches form %d separate trees (%s has no switch above its leaf switches); procalloc adds %d virtual group switches (procalloc-group<N>: leaf switches joined by all-to-all links, a dragonfly group) and procalloc-root above them, so that Slurm keeps a job inside one leaf switch, else one group, else places it anywhere; without them Slurm never places a job larger than one tree", len(tops), g.Spec(), nGroups)
+	return recs, []string{w}
+}
+
+// countCommon counts the values two sorted slices share.
+func countCommon(a, b []int) int {
+	c, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			c++
+			i++
+			j++
+		}
+	}
+	return c
 }
 
 func sameLevelLinks(g *topo.Graph) int {

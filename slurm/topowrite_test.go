@@ -41,7 +41,7 @@ func TestSlurmTopologyRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if _, err := WriteTopology(&buf, g, o); err != nil {
+		if _, err := WriteTopology(&buf, g, o, nil); err != nil {
 			t.Fatal(err)
 		}
 		back, err := ReadTopologyConf(bytes.NewReader(buf.Bytes()))
@@ -76,13 +76,58 @@ func TestSlurmTopologyRoundTrip(t *testing.T) {
 			t.Fatal("no TopologyParam line")
 		}
 	}
-	df, _ := topo.ParseMachine("dragonfly:hosts_per_router=1,routers_per_group=3,intergroup_links=1,num_groups=4")
-	var buf bytes.Buffer
-	if _, err := WriteTopology(&buf, df.(*topo.Graph), curves.RowMajor(df.N())); err != nil || !strings.Contains(buf.String(), "are not expressible in a tree") {
-		t.Fatalf("dragonfly: %v\n%s", err, buf.String())
+}
+
+// Issue 34: every machine gets one tree Slurm can use. A dragonfly's routers go under
+// one virtual switch per group (its all-to-all links) under a virtual root; a mesh
+// gets a virtual tree along the ordering; either reads back as one tree, every host
+// on a leaf, the groups as the dragonfly has them.
+func TestWriteTopologyOneTree(t *testing.T) {
+	df, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := WriteTopology(&buf, topo.GraphOf(topo.Mesh(3, 3)), curves.RowMajor(9)); err == nil {
-		t.Fatal("a network without switches was written as a tree")
+	mesh, _ := topo.ParseSpec("mesh:10x7")
+	for _, m := range []topo.Machine{df, mesh, topo.GraphOf(topo.Mesh(3, 3))} {
+		var buf bytes.Buffer
+		ws, err := WriteTopology(&buf, m, curves.RowMajor(m.N()), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Spec(), err)
+		}
+		if !strings.Contains(strings.Join(ws, "\n"), "virtual") {
+			t.Errorf("%s: no warning about the virtual switches: %q", m.Spec(), ws)
+		}
+		top, err := ParseTopologyConf(&buf)
+		if err != nil {
+			t.Fatalf("%s: the written file is refused: %v", m.Spec(), err)
+		}
+		tr := top.Tree
+		if tops := tr.Tops(); len(tops) != 1 {
+			t.Errorf("%s: %d separate trees, want one", m.Spec(), len(tops))
+		}
+		hosts := 0
+		for _, s := range tr.Switches {
+			hosts += len(s.Nodes)
+		}
+		if hosts != m.N() {
+			t.Errorf("%s: %d hosts on leaves, want %d", m.Spec(), hosts, m.N())
+		}
+		if m == df {
+			// 36 routers (leaves) in 9 groups of 4: the routers of a group share a group
+			// switch, named in the order the ordering reaches them.
+			i, ok := tr.Index("procalloc-group1")
+			if !ok || len(tr.Switches[i].Children) != 4 {
+				t.Fatalf("dragonfly: no group switch of 4 routers\n%s", buf.String())
+			}
+			for _, c := range tr.Switches[i].Children {
+				if name := tr.Switches[c].Name; !strings.HasPrefix(name, "G0R") {
+					t.Errorf("dragonfly: group 1 holds %s, want the routers G0R*", name)
+				}
+			}
+			if r, ok := tr.Index("procalloc-root"); !ok || len(tr.Switches[r].Children) != 9 {
+				t.Errorf("dragonfly: the root is not over 9 groups\n%s", buf.String())
+			}
+		}
 	}
 }
 
@@ -139,7 +184,7 @@ func TestWriteTopologyWarnings(t *testing.T) {
 		inLeaf, interlvd bool
 	}{{"name-order", false, true}, {"rcm", true, false}} {
 		o, _ := curves.Generate(c.curve, g)
-		ws, err := WriteTopology(&bytes.Buffer{}, g, o)
+		ws, err := WriteTopology(&bytes.Buffer{}, g, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/png"
 	"net/url"
@@ -142,4 +143,70 @@ func TestChromiumCheckDetects(t *testing.T) {
 	if !strings.Contains(joined, `"boom"`) || !strings.Contains(joined, "Uncaught ReferenceError: undefinedFn") {
 		t.Fatalf("console: %q", p.console)
 	}
+}
+
+// procalloc plan's report.html, made from the repository's sample (the ibnetdiscover
+// fat tree, plan/testdata/slurm.conf, the sacct trace), renders in a real browser
+// (issue 29, item 7): headless Chromium's screenshot is not blank, the DOM after
+// scripts shows report.json's recommendation in the #recommendation element, the
+// plots are there as inline SVG, nothing is loaded from the network, and the page
+// writes nothing to the console (no error, no uncaught exception).
+func TestPlanReportInChromium(t *testing.T) {
+	chromium := chromiumPath(t)
+	out := filepath.Join(t.TempDir(), "plan")
+	code, stdout, stderr := runCLI(t, "", "plan", "--graph", ibSample, "--node-name-map", ibNameMap,
+		"--slurm-conf", "../../plan/testdata/slurm.conf", "--trace", sacctTrace, "--time-limit", "20s", "-o", out)
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Recommended    string `json:"recommended"`
+		Recommendation string `json:"recommendation"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Recommended == "" || rep.Recommendation == "" {
+		t.Fatalf("report.json: %v: %s", err, data)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Self-contained: no resource fetched from anywhere (the SVG namespace is a name).
+	for _, m := range regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//`).FindAllString(string(html), -1) {
+		t.Errorf("report.html loads %q: it must be self-contained", m)
+	}
+	page := openInChromium(t, chromium, filepath.Join(out, "report.html"), 1280, 1600)
+	ink := inkFraction(page.screenshot)
+	if ink < 0.01 {
+		t.Errorf("the screenshot is blank: %.4f of its pixels differ from the background", ink)
+	}
+	if len(page.console) > 0 {
+		t.Errorf("the page wrote to the console: %q", page.console)
+	}
+	m := regexp.MustCompile(`(?s)<[a-z]+[^>]*id="recommendation"[^>]*>(.*?)</p>`).FindStringSubmatch(page.dom)
+	if m == nil {
+		t.Fatalf("no #recommendation element in the DOM:\n%s", page.dom)
+	}
+	text := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(m[1], "")), " ")
+	if !strings.Contains(text, rep.Recommendation) || !strings.Contains(text, rep.Recommended) {
+		t.Errorf("#recommendation shows %q; report.json recommends %s: %q", text, rep.Recommended, rep.Recommendation)
+	}
+	if n := strings.Count(page.dom, "<svg"); n == 0 {
+		t.Errorf("no inline SVG plot in the DOM")
+	}
+	b := page.screenshot.Bounds()
+	t.Logf("plan: %s", strings.SplitN(stdout, "\n", 2)[0])
+	t.Logf("report.html (%d bytes) in %s: screenshot %dx%d, %.1f%% ink; #recommendation %q; %d inline SVG; %d console messages",
+		len(html), chromiumVersion(chromium), b.Dx(), b.Dy(), 100*ink, text, strings.Count(page.dom, "<svg"), len(page.console))
+}
+
+func chromiumVersion(path string) string {
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return path
+	}
+	return strings.TrimSpace(string(out))
 }

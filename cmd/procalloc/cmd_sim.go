@@ -153,12 +153,28 @@ var specFlags = map[string]string{
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags; other errors are returned as they are.
-func specError(err error) error {
+func specError(err error) error { return fieldErrors(err, specFlags) }
+
+// fieldErrors is specError with the flags of the fields given by flags (the batch
+// command's, say). A prefix wrapped around the joined errors ("batch: ") is dropped:
+// the flags say where they come from.
+func fieldErrors(err error, flags map[string]string) error {
+	inner := err
+	for {
+		if _, ok := inner.(interface{ Unwrap() []error }); ok {
+			break
+		}
+		next := errors.Unwrap(inner)
+		if next == nil {
+			break
+		}
+		inner = next
+	}
 	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
+	if j, ok := inner.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	} else {
-		errs = []error{err}
+		errs = []error{inner}
 	}
 	var msgs []string
 	for _, e := range errs {
@@ -166,19 +182,17 @@ func specError(err error) error {
 		if !errors.As(e, &fe) {
 			return err
 		}
-		flag := specFlags[fe.Field]
-		if fe.Field == "To" { // the window's other end, named by its flag too
-			fe = &sim.FieldError{Field: fe.Field, Value: fe.Value, Reason: strings.Replace(fe.Reason, "after From ", "after --from ", 1)}
-		}
+		flag := flags[fe.Field]
+		reason := fe.ReasonWith(func(f string) string { return flags[f] })
 		switch {
 		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
-			msgs = append(msgs, flag+" "+fe.Value+" "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+" "+reason)
 		case flag == "" || fe.Field == "Alloc":
-			msgs = append(msgs, fe.Reason)
+			msgs = append(msgs, reason)
 		case fe.Value == "":
-			msgs = append(msgs, flag+": "+fe.Reason)
+			msgs = append(msgs, flag+": "+reason)
 		default:
-			msgs = append(msgs, flag+" "+fe.Value+": "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+": "+reason)
 		}
 	}
 	return usageError{strings.Join(msgs, "\n")}
@@ -465,7 +479,6 @@ procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-
 procalloc sim --trace sacct.txt --graph topology.conf --alloc slurm:tree:topology.conf --sched as-run
 procalloc sim --trace sacct.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace sacct.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert --sched as-run
-procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:32x32 --alloc slurm:block:BLOCKS.conf --sched easy --contract 0.35 --metrics sched
 procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
@@ -716,10 +729,4 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// isAsRun reports whether an allocator spec is the as-run allocator.
-func isAsRun(spec string) bool {
-	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	return family == "as-run"
 }

@@ -240,13 +240,18 @@ func exampleFixtures(t *testing.T, dir string) {
 			link(d, filepath.Join("../..", d))
 		}
 	}
+	// The published traces by their names: the shared ones, else the test copies.
+	traces, _ := filepath.Glob("../../../shared/traces/*")
+	for _, tr := range traces {
+		link(filepath.Base(tr), tr)
+	}
 	for _, tr := range []string{"LLNL-T3D-1996-2.converted.txt.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-Par-1996-3.1-cln.swf.gz"} {
-		if _, err := os.Stat(filepath.Join("../../../shared/traces", tr)); err == nil {
-			link(tr, filepath.Join("../../../shared/traces", tr))
-		} else {
+		if _, err := os.Lstat(filepath.Join(dir, tr)); err != nil {
 			link(tr, filepath.Join("../../sim/testdata", tr))
 		}
 	}
+	// A site of 512 nodes for plan's torus example.
+	write("slurm.conf", "ClusterName=example\nSlurmctldHost=head\nSelectType=select/cons_tres\nNodeName=nid[001-512] CPUs=1 State=UNKNOWN\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxTime=INFINITE\n")
 	link("sacct.txt", sacctTrace)
 	link("fabric.ibnet", ibSample)
 	link("ibnetdiscover.out", ibSample)
@@ -282,6 +287,8 @@ func exampleFixtures(t *testing.T, dir string) {
 	for _, args := range [][]string{
 		{"curve", "--graph", topoConf, "--curve", "rcm", "-o", filepath.Join(dir, "opt.pairs")},
 		{"curve", "--machine", "mesh:16x16", "--curve", "hilbert", "-o", filepath.Join(dir, "hilbert.pairs")},
+		// issue 33's blocks: 16-node blocks along the Hilbert curve of a 32x32 mesh
+		{"curve", "--machine", "mesh:32x32", "--curve", "hilbert", "--format", "slurm-block", "--block-size", "16", "-o", filepath.Join(dir, "BLOCKS.conf")},
 	} {
 		if code, _, stderr := runCLI(t, "", args...); code != 0 {
 			t.Fatalf("fixture %v: exit %d: %s", args, code, stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,8 @@ var topologyFiles = []struct {
 	{"two trees", "SwitchName=a1 Nodes=x[1-2]\nSwitchName=a2 Nodes=x[3-4]\nSwitchName=a Switches=a[1-2]\nSwitchName=b1 Nodes=x[5-6]\nSwitchName=b Switches=b1\n", "tree"},
 	{"two spines", "SwitchName=l1 Nodes=n[1-2]\nSwitchName=l2 Nodes=n[3-4]\nSwitchName=s1 Switches=l[1-2]\nSwitchName=s2 Switches=l[1-2]\n", "tree"},
 	{"node on two leaves", "SwitchName=l1 Nodes=n[1-3]\nSwitchName=l2 Nodes=n[3-5]\nSwitchName=t Switches=l[1-2]\n", "tree"},
+	{"switch named like a node", "SwitchName=n1 Nodes=n[1-2]\nSwitchName=n2 Nodes=n[3-4]\nSwitchName=tree-root Switches=n[1-2]\nSwitchName=x Nodes=tree-root\n", "tree"},
+	{"block named like a node", "BlockName=n1 Nodes=n[1-2]\nBlockName=block-root Nodes=n[3-4],block-root\n", "block"},
 	{"key twice", "SwitchName=l1 Nodes=n[1-4] Nodes=n[5-6]\nSwitchName=l2 Nodes=n[7-8]\n", "tree"},
 	{"unbalanced", "SwitchName=top Switches=mid,l3\nSwitchName=l1 Nodes=n[1-2]\nSwitchName=l2 Nodes=n[3-5]\nSwitchName=mid Switches=l[1-2]\nSwitchName=l3 Nodes=n6\n", "tree"},
 	{"yaml tree", "- topology: a\n  tree:\n    switches:\n      - switch: top\n        children: l[1-2]\n      - switch: l1\n        nodes: n[1-2]\n      - switch: l2\n        nodes: n[3-4]\n", "tree"},
@@ -155,7 +158,7 @@ func TestTopologyConsumersAgree(t *testing.T) {
 		o := curves.RowMajor(g.N())
 		switch c.kind {
 		case "tree":
-			_, err := slurm.WriteTopology(&buf, g, o)
+			_, err := slurm.WriteTopology(&buf, g, o, nil)
 			if err != nil {
 				t.Errorf("%s: WriteTopology: %v", c.name, err)
 				continue
@@ -250,4 +253,46 @@ func index(g *topo.Graph, name string) int {
 		}
 	}
 	return -1
+}
+
+// Issue 34: the slurm-topology writer gives every machine kind a tree slurm:tree
+// places every job size on: curve --format slurm-topology, then sim --alloc
+// slurm:tree with that file, jobs of 1 node to the whole machine one after another.
+func TestSlurmTopologyWriterReplays(t *testing.T) {
+	dir := t.TempDir()
+	sample := filepath.Join("..", "..", "topo", "testdata")
+	for _, c := range []struct {
+		machine []string // --machine SPEC or --graph FILE ...
+		curve   string
+		n       int
+	}{
+		{[]string{"--machine", "mesh:8x8"}, "hilbert", 64},
+		{[]string{"--machine", "torus:6x5"}, "snake", 30},
+		{[]string{"--machine", "mesh:4x4x4"}, "rowmajor", 64},
+		{[]string{"--machine", "fattree:4,4:4,4:8"}, "name-order", 128},
+		{[]string{"--machine", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9"}, "rcm", 72},
+		{[]string{"--graph", filepath.Join(sample, "fattree.ibnetdiscover"), "--node-name-map", filepath.Join(sample, "fattree.node-name-map")}, "rcm", 16},
+	} {
+		conf := filepath.Join(dir, "topology.conf")
+		args := append([]string{"curve"}, c.machine...)
+		code, _, stderr := runCLI(t, "", append(args, "--curve", c.curve, "--format", "slurm-topology", "-o", conf)...)
+		if code != 0 {
+			t.Errorf("%v: curve: exit %d: %s", c.machine, code, stderr)
+			continue
+		}
+		var trace strings.Builder
+		for i, k := range []int{1, c.n / 2, c.n, 3, c.n - 1, c.n} {
+			fmt.Fprintf(&trace, "%d %d 10 10\n", 100*i, k)
+		}
+		tf := filepath.Join(dir, "jobs.txt")
+		if err := os.WriteFile(tf, []byte(trace.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append([]string{"sim"}, c.machine...)
+		code, out, stderr := runCLI(t, "", append(args, "--trace", tf, "--alloc", "slurm:tree:"+conf, "--metrics", "sched", "--json")...)
+		if code != 0 || !strings.Contains(out, `"jobs": 6`) {
+			b, _ := os.ReadFile(conf)
+			t.Errorf("%v: sim slurm:tree: exit %d: %s\n%.2000s", c.machine, code, stderr, b)
+		}
+	}
 }

@@ -143,12 +143,13 @@ func (c *Cluster) Cancel(id string) error {
 	}
 }
 
-// Hosts returns nodes as a hostlist of their names.
+// Hosts returns nodes as a hostlist of their names, in natural name order.
 func (c *Cluster) Hosts(nodes []int) string {
 	h := make([]string, len(nodes))
 	for i, v := range nodes {
 		h[i] = c.Names[v]
 	}
+	slices.SortFunc(h, hostlist.NaturalCompare)
 	s, err := hostlist.Compress(h)
 	if err != nil {
 		return strings.Join(h, ",")
@@ -261,6 +262,7 @@ func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
 		if run.Retried != nil && run.Retried() {
 			r.Retried++
 		}
+		want = slices.Sorted(slices.Values(want)) // a set: got is sorted
 		id, got, err := c.Place(k, 10)
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)

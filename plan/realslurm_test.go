@@ -1,0 +1,185 @@
+package plan_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
+	"github.com/procalloc/procalloc/plan"
+	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// planOnSlurm is one Slurm the plan's deployments are deployed on: a cluster
+// directory, its port, the Slurm version plan is told, and the deployments checked.
+type planOnSlurm struct {
+	dir, prefix string
+	port        int
+	version     string
+	kinds       []plan.Kind
+}
+
+// TestPlanOnSlurm deploys procalloc plan's files on a real 16-node Slurm and checks
+// that Slurm places jobs where the plan predicts (issue 29, item 6): the plan of
+// the repository's sample fabric (topo/testdata/fattree.ibnetdiscover, hosts
+// node01..node16) with the cluster's own slurm.conf (scripts/slurm-cluster.sh conf),
+// then, per deployment, the cluster restarted with the deployment's slurm.conf and
+// topology file, and a seeded sequence of submissions and cancellations played on
+// Slurm and on the deployment's emulation (Deployment.Allocator): every placement
+// compared. On Debian's 22.05 (PROCALLOC_SLURM_DIR: the cluster `make test-slurm`
+// started) the weights, names and tree deployments; on a Slurm built from source
+// (PROCALLOC_SLURM_NEW, scripts/slurm-build.sh) the block deployment too, on a
+// cluster of its own (port PROCALLOC_SLURM_NEW_PORT, default 18000, + 300), and
+// with PROCALLOC_PLAN_TREE_NEW=1 the tree deployment there as well (it differs).
+// PROCALLOC_SLURM_STEPS sets the placements per deployment (default 150). It ends
+// with the line "plan: N placements predicted, D differ".
+func TestPlanOnSlurm(t *testing.T) {
+	dir := os.Getenv("PROCALLOC_SLURM_DIR")
+	if dir == "" {
+		t.Skip("PROCALLOC_SLURM_DIR is not set: `make test-slurm` starts a 16-node Slurm on loopback and runs this test on it")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "slurm.conf")); err != nil {
+		t.Skipf("no Slurm cluster in %s: %v", dir, err)
+	}
+	steps := 150
+	if s := os.Getenv("PROCALLOC_SLURM_STEPS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			t.Fatalf("PROCALLOC_SLURM_STEPS=%q: want a positive integer", s)
+		}
+		steps = v
+	}
+	conf, _ := os.ReadFile(filepath.Join(dir, "slurm.conf"))
+	port := 0
+	for _, l := range strings.Split(string(conf), "\n") {
+		if v, ok := strings.CutPrefix(l, "SlurmctldPort="); ok {
+			port, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	if port == 0 {
+		t.Fatalf("%s/slurm.conf: no SlurmctldPort", dir)
+	}
+	slurms := []planOnSlurm{{dir: dir, port: port, version: "22.05", kinds: []plan.Kind{plan.KindWeights, plan.KindNames, plan.KindTree}}}
+	if prefix := os.Getenv("PROCALLOC_SLURM_NEW"); prefix != "" {
+		newPort := 18000
+		if p, err := strconv.Atoi(os.Getenv("PROCALLOC_SLURM_NEW_PORT")); err == nil && p >= 1024 {
+			newPort = p
+		}
+		newKinds := []plan.Kind{plan.KindBlock}
+		if os.Getenv("PROCALLOC_PLAN_TREE_NEW") != "" {
+			// The tree deployment on 26.05 (SwitchAsNodeRank, NodeName lines in
+			// ordering order) is predicted with 22.05's tree selection: 4 of 40
+			// one-node placements differed when this was written (open).
+			newKinds = append(newKinds, plan.KindTree)
+		}
+		slurms = append(slurms, planOnSlurm{dir: filepath.Join(t.TempDir(), "new"), prefix: prefix, port: newPort + 300, version: "26.05", kinds: newKinds})
+	} else {
+		t.Log("PROCALLOC_SLURM_NEW is not set: the block deployment is not checked (scripts/slurm-build.sh builds a Slurm that has it)")
+	}
+	script, err := filepath.Abs("../scripts/slurm-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fabric := sampleFabric(t)
+	total, differ := 0, 0
+	for si, s := range slurms {
+		prefixArgs := []string{}
+		if s.prefix != "" {
+			prefixArgs = []string{"--prefix", s.prefix}
+			t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", s.dir}, prefixArgs...)...).Run() })
+		}
+		// The cluster's own slurm.conf (16 nodes on loopback), as the site's.
+		out, err := exec.Command("bash", script, "conf", "--nodes", "16", "--dir", s.dir, "--port-base", strconv.Itoa(s.port)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("slurm-cluster.sh conf: %v\n%s", err, out)
+		}
+		base, err := os.ReadFile(filepath.Join(s.dir, "slurm.conf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := plan.ParseVersion(s.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		p, err := plan.Make(ctx, plan.Options{Machine: fabric, MachineSource: "fattree.ibnetdiscover", SlurmConf: base, SlurmConfPath: "slurm.conf",
+			Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ki, kind := range s.kinds {
+			t.Run(s.version+"/"+string(kind), func(t *testing.T) {
+				d := p.Deployment(kind)
+				if d == nil || !d.Supported {
+					t.Fatalf("deployment %s not supported on %s: %+v", kind, s.version, d)
+				}
+				work := t.TempDir()
+				confPath := filepath.Join(work, "slurm.conf")
+				if err := os.WriteFile(confPath, d.SlurmConf, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				// The topology file beside slurm.conf, where Slurm looks for it.
+				for _, name := range []string{"topology.conf", "topology.yaml"} {
+					os.Remove(filepath.Join(s.dir, name))
+				}
+				if d.TopologyName != "" {
+					if err := os.WriteFile(filepath.Join(s.dir, d.TopologyName), d.Topology, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args := append([]string{script, "restart", "--dir", s.dir, "--conf", confPath}, prefixArgs...)
+				if out, err := exec.Command("bash", args...).CombinedOutput(); err != nil {
+					var ee *exec.ExitError
+					if errors.As(err, &ee) && ee.ExitCode() == 3 {
+						t.Skipf("no Slurm: %s", out)
+					}
+					t.Fatalf("starting the cluster with the %s deployment: %v\n%s\n%s", kind, err, out, d.SlurmConf)
+				}
+				a, err := d.Allocator()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := &slurmtest.Cluster{Conf: filepath.Join(s.dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: d.NodeNames(), Prefix: s.prefix}
+				r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(500 + 10*si + ki), Steps: steps, Probes: 10})
+				total += r.Compared
+				differ += r.Differ
+				t.Logf("%s on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", kind, s.version, r.Compared, r.Differ, r.Waits)
+			})
+		}
+	}
+	// The line `make test-slurm` prints beside "slurm: ...".
+	fmt.Printf("plan: %d placements predicted, %d differ\n", total, differ)
+}
+
+// sampleFabric is the repository's sample fat tree with its switch names.
+func sampleFabric(t *testing.T) topo.Machine {
+	t.Helper()
+	f, err := os.Open("../topo/testdata/fattree.ibnetdiscover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mf, err := os.Open("../topo/testdata/fattree.node-name-map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mf.Close()
+	nm, err := topo.ReadNodeNameMap(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := slurm.ReadGraphFormat(f, slurm.GraphReadOptions{NodeNameMap: nm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
