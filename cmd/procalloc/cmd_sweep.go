@@ -495,7 +495,9 @@ as missing, and lines of items the (edited) sweep file no longer has are left ou
 without it, gaps in the item indices are listed as missing (items after the last
 line found cannot be checked).
 Files of different sweeps are refused, and so are files in which no line is a
-results line.
+results line. Lines carry their sweep's id (a hash of its grid), so that without
+--spec the shards of two sweep files of one name (in different folders) are refused
+too; with --spec the items' keys decide.
 A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items
