@@ -1,7 +1,6 @@
 package topo
 
 import (
-	"cmp"
 	"slices"
 	"sync"
 )
@@ -30,7 +29,9 @@ import (
 // group: pairs in different groups count 3, less 2 for each joined pair and 1 for
 // each pair at distance 2, and those are counted per router of the job from the
 // groups its global links reach (all of their routers), the job's routers with a
-// link into its group, and the routers two global links away.
+// link into its group, and the routers two global links away (listed per router
+// once, when the layout is first used: O(routers x h^2) int32s). Per job there is
+// no sort and no search: counting sorts and stamped per-group counters.
 type synthLayout struct {
 	// Fat tree: span[l] = D_0 ... D_l hosts per group of level l (the top: all).
 	span []int
@@ -42,7 +43,9 @@ type synthLayout struct {
 	// glob[gOff[r]:gOff[r+1]] and the groups they are in, distinct and ascending,
 	// lgrp[lOff[r]:lOff[r+1]].
 	gOff, glob, lOff, lgrp []int32
-	scratch                sync.Pool // *dfScratch or *ftScratch
+	// Router r's routers at distance 2 through a third group only: two[tOff[r]:tOff[r+1]].
+	tOff, two []int32
+	scratch   sync.Pool // *dfScratch or *ftScratch
 }
 
 // structuredPairDistSum is PairDistSum from the layout; false when it does not
@@ -118,6 +121,25 @@ func (s *synthLayout) dfIndex(g *Graph) {
 			s.lgrp = append(s.lgrp, slices.Compact(grp)...)
 			s.lOff[r+1] = int32(len(s.lgrp))
 		}
+		// Routers two global links from r through a third group and at distance 2
+		// for no other reason: not in r's group, not in a group r links into, with
+		// no link into r's group (distinct; the job's hosts on them are Z below).
+		s.tOff = make([]int32, R+1)
+		seen := make([]int32, R) // stamp r+1 of the router that listed it
+		for r := range R {
+			A := int32(r / s.a)
+			for _, x := range s.glob[s.gOff[r]:s.gOff[r+1]] {
+				for _, v := range s.glob[s.gOff[x]:s.gOff[x+1]] {
+					B := v / int32(s.a)
+					if seen[v] == int32(r+1) || B == A || s.linksInto(int32(r), B) || s.linksInto(v, A) {
+						continue
+					}
+					seen[v] = int32(r + 1)
+					s.two = append(s.two, v)
+				}
+			}
+			s.tOff[r+1] = int32(len(s.two))
+		}
 	})
 }
 
@@ -128,23 +150,21 @@ func (s *synthLayout) linksInto(r int32, B int32) bool {
 }
 
 type dfScratch struct {
-	w, wStamp []int32 // job hosts per router (stamped)
-	W         []int64 // job hosts per group (stamped in gStampGen)
-	gStampGen []int32
+	w, wStamp []int32 // job hosts per router (stamped with gen)
+	W         []int64 // job hosts per group (stamped with gen in gStamp)
+	gStamp    []int32
+	gIdx      []int32 // per job group (stamped with gen): its index in groups
 	groups    []int32 // the job's groups
-	seen      []int32 // per router: stamp of the last job router that counted it (Z)
-	mark      []int32 // per group: stamp of the job router whose links reach it
+	inW       []int64 // per group B (stamped in inStamp): job hosts of B on routers linking into the group at hand
+	inStamp   []int32
 	gen       int32
-	seenGen   int32
+	bGen      int32
 	routers   []int32
-	in        []dfIn  // (group A, group B, weight): job routers of B with a link into A
-	inOff     []int32 // per group A (stamped with gStampGen): its entries in[inOff[A]:inEnd[A]]
-	inEnd     []int32
-}
-
-type dfIn struct {
-	A, B int32
-	w    int64
+	// The job's routers bucketed by group (index in groups): byGroup[rOff[i]:rOff[i+1]];
+	// and per job group A the (group, hosts) of the job's routers of other groups with
+	// a link into A: inB, inHosts [iOff[i]:iOff[i+1]]. Counting sorts, no comparisons.
+	byGroup, rOff, iOff, inB, fill []int32
+	inHosts                        []int64
 }
 
 func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
@@ -152,33 +172,28 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 	R := s.a * s.groups
 	sc, _ := s.scratch.Get().(*dfScratch)
 	if sc == nil {
-		sc = &dfScratch{w: make([]int32, R), wStamp: make([]int32, R), seen: make([]int32, R),
-			W: make([]int64, s.groups), gStampGen: make([]int32, s.groups),
-			mark: make([]int32, s.groups), inOff: make([]int32, s.groups), inEnd: make([]int32, s.groups)}
+		sc = &dfScratch{w: make([]int32, R), wStamp: make([]int32, R),
+			W: make([]int64, s.groups), gStamp: make([]int32, s.groups), gIdx: make([]int32, s.groups),
+			inW: make([]int64, s.groups), inStamp: make([]int32, s.groups)}
 	}
 	defer s.scratch.Put(sc)
-	if sc.gen > 1<<30 || sc.seenGen > 1<<30 {
+	if sc.gen > 1<<30 || sc.bGen > 1<<30 {
 		clear(sc.wStamp)
-		clear(sc.gStampGen)
-		clear(sc.seen)
-		clear(sc.mark)
-		sc.gen, sc.seenGen = 0, 0
+		clear(sc.gStamp)
+		clear(sc.inStamp)
+		sc.gen, sc.bGen = 0, 0
 	}
 	sc.gen++
 	gen := sc.gen
 	k := int64(len(nodes))
+	a := int32(s.a)
 	weight := func(r int32) int64 {
 		if sc.wStamp[r] == gen {
 			return int64(sc.w[r])
 		}
 		return 0
 	}
-	groupW := func(A int32) int64 {
-		if sc.gStampGen[A] == gen {
-			return sc.W[A]
-		}
-		return 0
-	}
+	inJob := func(A int32) bool { return sc.gStamp[A] == gen }
 	// Hosts per router and per group.
 	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
 	for _, h := range nodes {
@@ -188,10 +203,10 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 			sc.routers = append(sc.routers, r)
 		}
 		sc.w[r]++
-		A := r / int32(s.a)
-		if sc.gStampGen[A] != gen {
-			sc.gStampGen[A], sc.W[A] = gen, 0
-			sc.inOff[A], sc.inEnd[A] = 0, 0
+		A := r / a
+		if sc.gStamp[A] != gen {
+			sc.gStamp[A], sc.W[A] = gen, 0
+			sc.gIdx[A] = int32(len(sc.groups))
 			sc.groups = append(sc.groups, A)
 		}
 		sc.W[A]++
@@ -206,96 +221,92 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 	}
 	sameGroup := (sumW2 - wr2) / 2
 	diffGroup := (k*k - sumW2) / 2
-	// The job's routers with a link into each of the job's groups, by their group.
-	sc.in = sc.in[:0]
+	// Bucket the job's routers by group, and the links of the job's routers into
+	// the job's groups by the group they reach (two counting sorts).
+	G := len(sc.groups)
+	sc.rOff = resize32(sc.rOff, G+1)
+	sc.iOff = resize32(sc.iOff, G+1)
 	for _, r := range sc.routers {
-		B := r / int32(s.a)
+		sc.rOff[sc.gIdx[r/a]+1]++
 		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			if groupW(A) > 0 {
-				sc.in = append(sc.in, dfIn{A: A, B: B, w: int64(sc.w[r])})
+			if inJob(A) {
+				sc.iOff[sc.gIdx[A]+1]++
 			}
 		}
 	}
-	slices.SortFunc(sc.in, func(x, y dfIn) int {
-		if c := cmp.Compare(x.A, y.A); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.B, y.B)
-	})
-	// Merge entries of one (A, B) and index them by A.
-	m := 0
-	for i, e := range sc.in {
-		if m > 0 && sc.in[m-1].A == e.A && sc.in[m-1].B == e.B {
-			sc.in[m-1].w += e.w
-			continue
-		}
-		sc.in[m] = sc.in[i]
-		m++
+	for i := range G {
+		sc.rOff[i+1] += sc.rOff[i]
+		sc.iOff[i+1] += sc.iOff[i]
 	}
-	sc.in = sc.in[:m]
-	for i := 0; i < m; {
-		A := sc.in[i].A
-		j := i
-		for j < m && sc.in[j].A == A {
-			j++
+	sc.byGroup = resize32(sc.byGroup, len(sc.routers))
+	sc.inB = resize32(sc.inB, int(sc.iOff[G]))
+	sc.inHosts = slices.Grow(sc.inHosts[:0], int(sc.iOff[G]))[:sc.iOff[G]]
+	sc.fill = resize32(sc.fill, 2*G)
+	fr, fi := sc.fill[:G], sc.fill[G:]
+	copy(fr, sc.rOff[:G])
+	copy(fi, sc.iOff[:G])
+	for _, r := range sc.routers {
+		B := r / a
+		gi := sc.gIdx[B]
+		sc.byGroup[fr[gi]] = r
+		fr[gi]++
+		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			if inJob(A) {
+				j := sc.gIdx[A]
+				sc.inB[fi[j]], sc.inHosts[fi[j]] = B, int64(sc.w[r])
+				fi[j]++
+			}
 		}
-		sc.inOff[A], sc.inEnd[A] = int32(i), int32(j)
-		i = j
-	}
-	inWeight := func(A, B int32) int64 { // job hosts of group B on routers linking into A
-		lo, hi := sc.inOff[A], sc.inEnd[A]
-		seg := sc.in[lo:hi]
-		i, ok := slices.BinarySearchFunc(seg, B, func(e dfIn, b int32) int { return cmp.Compare(e.B, b) })
-		if ok {
-			return seg[i].w
-		}
-		return 0
 	}
 	// Ordered pairs of routers in different groups joined by a link (o1) and at
 	// distance at most 2 (o2), weighted by hosts.
 	var o1, o2 int64
-	for _, r1 := range sc.routers {
-		w1 := int64(sc.w[r1])
-		A := r1 / int32(s.a)
-		sc.seenGen++
-		mk := sc.seenGen
-		var x, y, z int64
-		// X: every router of a group r1's links reach.
-		var yOut int64 // Y's weight from groups X covers already
-		for _, B := range s.lgrp[s.lOff[r1]:s.lOff[r1+1]] {
-			sc.mark[B] = mk
-			x += groupW(B)
-			yOut += inWeight(A, B)
-		}
-		// Y: the job's routers of other groups with a link into A.
+	for gi := range sc.groups {
+		// inW[B]: the job's hosts of group B on routers with a link into A; yAll
+		// their sum (Y: the job's routers of other groups with a link into A).
+		sc.bGen++
+		inGen := sc.bGen
 		var yAll int64
-		for _, e := range sc.in[sc.inOff[A]:sc.inEnd[A]] {
-			yAll += e.w
-		}
-		y = yAll - yOut
-		// Z: two global links away through a third group, not counted yet.
-		for _, xr := range s.glob[s.gOff[r1]:s.gOff[r1+1]] {
-			o1 += w1 * weight(xr)
-			for _, r2 := range s.glob[s.gOff[xr]:s.gOff[xr+1]] {
-				if r2 == r1 || sc.seen[r2] == mk {
-					continue
-				}
-				w2 := weight(r2)
-				if w2 == 0 {
-					continue
-				}
-				B := r2 / int32(s.a)
-				if B == A || sc.mark[B] == mk || s.linksInto(r2, A) {
-					continue
-				}
-				sc.seen[r2] = mk
-				z += w2
+		for j := sc.iOff[gi]; j < sc.iOff[gi+1]; j++ {
+			B := sc.inB[j]
+			if sc.inStamp[B] != inGen {
+				sc.inStamp[B], sc.inW[B] = inGen, 0
 			}
+			sc.inW[B] += sc.inHosts[j]
+			yAll += sc.inHosts[j]
 		}
-		o2 += w1 * (x + y + z)
+		for _, r1 := range sc.byGroup[sc.rOff[gi]:sc.rOff[gi+1]] {
+			w1 := int64(sc.w[r1])
+			var x, z int64
+			// X: every router of a group r1's links reach.
+			var yOut int64 // Y's weight from groups X covers already
+			for _, B := range s.lgrp[s.lOff[r1]:s.lOff[r1+1]] {
+				if inJob(B) {
+					x += sc.W[B]
+				}
+				if sc.inStamp[B] == inGen {
+					yOut += sc.inW[B]
+				}
+			}
+			for _, xr := range s.glob[s.gOff[r1]:s.gOff[r1+1]] {
+				o1 += w1 * weight(xr)
+			}
+			// Z: two global links away through a third group, not counted yet.
+			for _, r2 := range s.two[s.tOff[r1]:s.tOff[r1+1]] {
+				z += weight(r2)
+			}
+			o2 += w1 * (x + yAll - yOut + z)
+		}
 	}
 	// Router distances: 1 in a group; 3 across groups, less 2 when joined and 1 at
 	// distance 2 (o2 counts both, o1 the joined; each pair twice).
 	routerSum := sameGroup + 3*diffGroup - (o1+o2)/2
 	return 2*(k*(k-1)/2) + routerSum
+}
+
+// resize32 returns b with length n, zeroed, reusing its array when it can.
+func resize32(b []int32, n int) []int32 {
+	b = slices.Grow(b[:0], n)[:n]
+	clear(b)
+	return b
 }

@@ -130,3 +130,32 @@ func BenchmarkPairDistSumFatTree131kClosed1024(b *testing.B) {
 func BenchmarkPairDistSumFatTree131kIndex1024(b *testing.B) {
 	benchPairDistSum(b, "fattree:16,16:16,16:16,16:32", 1024, false)
 }
+
+// TestStructuredPairDistSumLargeDragonfly compares the closed form with the hop
+// index on plan's benchmark dragonfly (80 groups; TestStructuredPairDistSum's have
+// at most 12), for scattered jobs and runs of up to 3,000 hosts.
+func TestStructuredPairDistSumLargeDragonfly(t *testing.T) {
+	m, err := ParseMachine("dragonfly:hosts_per_router=8,routers_per_group=16,intergroup_links=5,num_groups=80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.(*Graph)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := range 100 {
+		k := 1 + rng.IntN(3000)
+		var nodes []int
+		if i%2 == 0 {
+			nodes = rng.Perm(g.N())[:k]
+		} else {
+			st := rng.IntN(g.N() - k)
+			for j := range k {
+				nodes = append(nodes, st+j)
+			}
+		}
+		got, ok := g.PairDistSum(nodes)
+		idx, iok := g.indexPairDistSum(nodes)
+		if !ok || !iok || got != idx {
+			t.Fatalf("job %d of %d hosts: closed form %d (%v), hop index %d (%v)", i, k, got, ok, idx, iok)
+		}
+	}
+}
