@@ -105,6 +105,7 @@ type slurmTreeState struct {
 	ref     [][]int32 // reference path only: Slurm indices under each switch, ascending
 	// per switch, per decision
 	cnt, dist, tmp []int
+	cand           []int32 // treeSelect's candidate leaves (positions in leaves)
 	lowW           []uint32
 	required, in   []bool
 	ws             []uint32
@@ -533,42 +534,53 @@ func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
 			}
 		}
 	}
+	// The candidates: leaves with candidate nodes and none of a lighter group (the
+	// others are never chosen, so only the candidates' distances are kept), by
+	// position in file order; a chosen leaf leaves the list.
+	cand := st.cand[:0]
+	for p, i := range st.leaves {
+		if cnt[i] > 0 && !required[i] {
+			cand = append(cand, int32(p))
+		}
+	}
+	defer func() { st.cand = cand[:0] }()
 	dist := st.dist
-	for _, i := range st.leaves {
-		dist[i] = 0
+	for _, p := range cand {
+		dist[st.leaves[p]] = 0
 	}
 	for i := range t.Switches {
 		if required[i] {
-			a.addDist(i)
+			a.addDist(i, cand)
 		}
 	}
-	prev := rem + 1
-	for prev != rem {
-		prev = rem
-		best := -1
-		for _, i := range st.leaves {
-			if required[i] {
-				continue
-			}
-			if best < 0 || dist[i] < 0 || cnt[i] == 0 {
-				if cnt[i] > 0 && dist[i] >= 0 {
-					best = i
+	for len(cand) > 0 {
+		best, bestAt := -1, -1
+		for at, p := range cand {
+			i := st.leaves[p]
+			if best < 0 || dist[i] < 0 {
+				if dist[i] >= 0 {
+					best, bestAt = i, at
 				}
 				continue
 			}
 			tcs := a.compareSwitches(i, best, rem, cnt)
 			if (distLess(dist[i], dist[best]) && tcs >= 0) || (dist[i] == dist[best] && tcs > 0) {
-				best = i
+				best, bestAt = i, at
 			}
 		}
 		if best < 0 {
 			break
 		}
-		a.addDist(best)
+		cand = slices.Delete(cand, bestAt, bestAt+1)
+		a.addDist(best, cand)
+		prev := rem
 		if take(best) {
 			return out(), nil
 		}
 		cnt[best] = 0
+		if rem == prev {
+			break // nothing left to take there (leaves sharing nodes)
+		}
 	}
 	return nil, fmt.Errorf("request for %d nodes: %d left unplaced on the tree: %w", k, rem, ErrFragmented)
 }
@@ -769,15 +781,17 @@ func distLess(x, y int) bool {
 }
 
 // addDist is _topo_add_dist: dist[i] += hops(inx, i), INFINITE (-1) absorbing, for
-// the leaf switches i (the only ones whose dist the selection reads).
-func (a *SlurmAllocator) addDist(inx int) {
+// the candidate leaf switches i (by position in leaves; the only ones whose dist the
+// selection reads).
+func (a *SlurmAllocator) addDist(inx int, cand []int32) {
 	st := a.tr
 	row := st.leafDistances(a.tree, inx)
 	own := int32(-1) // inx's twin class when it is a leaf
 	if p := st.leafPos[inx]; p >= 0 && st.twins[st.leafClass[p]] > 1 {
 		own = st.leafClass[p]
 	}
-	for p, i := range st.leaves {
+	for _, p := range cand {
+		i := st.leaves[p]
 		c := st.leafClass[p]
 		d := row[c]
 		switch {
