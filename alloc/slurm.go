@@ -83,11 +83,12 @@ type SlurmAllocator struct {
 	tree *slurm.Tree
 	tr   *slurmTreeState // topology/tree state (treeSelect)
 	// scratch
-	sel   []bool
-	mark  []bool
-	runs  []slurmRun
-	runs2 []slurmRun
-	blk   *slurmBlocks // topology/block (slurm_block.go)
+	sel     []bool
+	mark    []bool
+	runs    []slurmRun
+	runs2   []slurmRun
+	runKeys []uint64     // consec: (weight, position) keys of the runs
+	blk     *slurmBlocks // topology/block (slurm_block.go)
 }
 
 // slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +
@@ -323,9 +324,19 @@ func (a *SlurmAllocator) consec(k int) []int32 {
 	a.runs = runs
 	// W: sort the runs by weight (stable: index order within a weight).
 	byW := a.runs2[:0]
-	byW = append(byW, runs...)
-	if byWeight := func(x, y slurmRun) int { return cmp.Compare(x.w, y.w) }; !slices.IsSortedFunc(byW, byWeight) {
-		slices.SortStableFunc(byW, byWeight) // equal weights (no Weight=) need no sort
+	if byWeight := func(x, y slurmRun) int { return cmp.Compare(x.w, y.w) }; slices.IsSortedFunc(runs, byWeight) {
+		byW = append(byW, runs...) // equal weights (no Weight=) need no sort
+	} else {
+		// A stable sort by weight, as a sort of distinct keys (weight, position).
+		keys := a.runKeys[:0]
+		for p, r := range runs {
+			keys = append(keys, uint64(r.w)<<32|uint64(p))
+		}
+		slices.Sort(keys)
+		for _, key := range keys {
+			byW = append(byW, runs[uint32(key)])
+		}
+		a.runKeys = keys
 	}
 	a.runs2 = byW
 	picked := make([]int32, 0, k)

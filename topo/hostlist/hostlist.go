@@ -267,13 +267,25 @@ func split(name string) (prefix, digits string) {
 	return name[:i], name[i:]
 }
 
+// plainName reports whether n has none of ",[] \t\n" (a byte loop: Compress checks
+// every node name of every job plan predicts; strings.ContainsAny costs ~3x more).
+func plainName(n string) bool {
+	for i := 0; i < len(n); i++ {
+		switch n[i] {
+		case ',', '[', ']', ' ', '\t', '\n':
+			return false
+		}
+	}
+	return true
+}
+
 // Compress writes names as one hostlist expression in their order, as scontrol show
 // hostlist does: a name extends the previous run when it has the same prefix, the
 // next number and a compatible width; consecutive runs of one prefix share a bracket.
 func Compress(names []string) (string, error) {
 	var runs []hostRange
 	for _, n := range names {
-		if n == "" || strings.ContainsAny(n, ",[] \t\n") {
+		if n == "" || !plainName(n) {
 			return "", fmt.Errorf("%q is not a host name (empty, or with a comma, bracket or space)", n)
 		}
 		prefix, digits := split(n)

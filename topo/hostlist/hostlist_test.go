@@ -78,7 +78,7 @@ func TestCompress(t *testing.T) {
 			t.Errorf("Expand(Compress(%s)) = %v, %v", tc.in, back, err)
 		}
 	}
-	for _, bad := range []string{"", "a,b", "a b", "a[1]"} {
+	for _, bad := range []string{"", "a,b", "a b", "a[1]", "a]", "a\tb", "a\nb", "é b"} {
 		if _, err := Compress([]string{bad}); err == nil {
 			t.Errorf("Compress(%q) accepted", bad)
 		}
