@@ -117,6 +117,7 @@ type slurmTreeState struct {
 	rows       [][]uint16
 	rowBytes   int
 	scratchRow []uint16
+	capacity   int // TreeCapacity, once computed
 }
 
 func init() {
@@ -573,7 +574,40 @@ func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
 // noTopSwitch is treeSelect's error when no switch holds k free nodes: Slurm leaves
 // the job pending; a job larger than every switch's node count never starts.
 func (a *SlurmAllocator) noTopSwitch(k int) error {
+	if c := a.TreeCapacity(); k > c {
+		return fmt.Errorf("request for %d nodes: the largest switch holds %d nodes (separate trees, or nodes on no leaf); Slurm leaves the job pending forever: %w", k, c, ErrFragmented)
+	}
 	return fmt.Errorf("request for %d nodes: no switch reaches %d free nodes; Slurm leaves the job pending: %w", k, k, ErrFragmented)
+}
+
+// TreeCapacity returns the largest job slurm:tree can ever place: the most nodes
+// below one switch (Slurm places a job under one switch; a topology.conf of several
+// trees, or with nodes on no leaf, has none that holds every node). Without a tree
+// it is the machine's node count.
+func (a *SlurmAllocator) TreeCapacity() int {
+	if a.tr == nil {
+		return len(a.at)
+	}
+	if a.tr.capacity == 0 {
+		best := 0
+		for i := range a.tree.Switches {
+			if a.tr.ref != nil {
+				best = max(best, len(a.tr.ref[i]))
+			}
+		}
+		if a.tr.ref == nil {
+			size := make([]int, len(a.tree.Switches))
+			for _, i := range a.tr.byLevel {
+				size[i] = len(a.tr.leaf[i])
+				for _, c := range a.tree.Switches[i].Children {
+					size[i] += size[c]
+				}
+				best = max(best, size[i])
+			}
+		}
+		a.tr.capacity = best
+	}
+	return a.tr.capacity
 }
 
 // treeCountsSum chooses the top switch and the weight bound lastW, and sets, per

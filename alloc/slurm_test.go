@@ -584,3 +584,19 @@ func TestSlurmTreeSumsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// Issue 29: with two trees Slurm never places a job larger than the larger tree; the
+// error says so, and TreeCapacity is that size.
+func TestSlurmTreeCapacity(t *testing.T) {
+	a := newSlurmT(t, 10, nil, "SwitchName=s1 Nodes=n[1-4]\nSwitchName=s2 Nodes=n[5-10]\n")
+	if c := a.TreeCapacity(); c != 6 {
+		t.Errorf("capacity %d, want 6", c)
+	}
+	if _, err := a.Allocate(7); err == nil || !strings.Contains(err.Error(), "the largest switch holds 6 nodes") {
+		t.Errorf("7 nodes: %v", err)
+	}
+	b := newSlurmT(t, 10, nil, "SwitchName=s1 Nodes=n[1-4]\nSwitchName=s2 Nodes=n[5-10]\nSwitchName=t Switches=s[1-2]\n")
+	if c := b.TreeCapacity(); c != 10 {
+		t.Errorf("one tree: capacity %d, want 10", c)
+	}
+}

@@ -17,7 +17,7 @@ func init() {
 	})
 	mustRegister(Curve{
 		Name:    "name-order",
-		Summary: "hosts in natural name order (node9 before node10): the order Slurm keeps nodes in without a topology plugin; any machine (node indices on grids)",
+		Summary: "hosts in Slurm's node name order (strnatcmp: node9 before node10, x010 before x1): the order Slurm keeps nodes in without a topology plugin; any machine (node indices on grids)",
 		Applies: func(topo.Machine) error { return nil },
 		Generate: func(m topo.Machine) (Order, error) {
 			o := RowMajor(m.N())

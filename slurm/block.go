@@ -43,25 +43,58 @@ func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
 	if size < 1 || size > n || n%size != 0 {
 		return fmt.Errorf("block size %d: want a divisor of the %d nodes (every block holds the base size)", size, n)
 	}
+	var recs []blockRec
+	for b := 0; b < n/size; b++ {
+		r := blockRec{name: fmt.Sprintf("b%d", b+1), line: b + 1}
+		for j := range size {
+			r.nodes = append(r.nodes, curves.HostName(hosts, o[b*size+j]))
+		}
+		recs = append(recs, r)
+	}
+	sizes := BlockSizes(n, size)
+	if err := checkBlockSizes(sizes); err != nil {
+		return fmt.Errorf("procalloc would write BlockSizes Slurm refuses: %w", err)
+	}
+	blocks, err := newBlocks(recs, sizes, len(recs)+1)
+	if err != nil {
+		return fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# topology.conf (topology/block) written by procalloc: blocks are consecutive runs of the ordering.")
 	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/block.")
-	names := make([]string, size)
-	for b := 0; b < n/size; b++ {
-		for j := range size {
-			names[j] = curves.HostName(hosts, o[b*size+j])
+	if err := blocks.writeConf(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// writeConf writes the BlockName lines in block order (Nodes= as a hostlist keeping
+// the order of the names; none for an empty block), then BlockSizes= when the blocks
+// have sizes.
+func (b *Blocks) writeConf(w io.Writer) error {
+	for _, blk := range b.Blocks {
+		if len(blk.Nodes) == 0 {
+			if _, err := fmt.Fprintf(w, "BlockName=%s\n", blk.Name); err != nil {
+				return err
+			}
+			continue
 		}
-		hl, err := hostlist.Compress(names)
+		hl, err := hostlist.Compress(blk.Nodes)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(bw, "BlockName=b%d Nodes=%s\n", b+1, hl)
+		if _, err := fmt.Fprintf(w, "BlockName=%s Nodes=%s\n", blk.Name, hl); err != nil {
+			return err
+		}
 	}
-	sizes := BlockSizes(n, size)
-	s := make([]string, len(sizes))
-	for i, v := range sizes {
-		s[i] = fmt.Sprint(v)
+	if b.Sizes != nil {
+		s := make([]string, len(b.Sizes))
+		for i, v := range b.Sizes {
+			s[i] = fmt.Sprint(v)
+		}
+		if _, err := fmt.Fprintf(w, "BlockSizes=%s\n", strings.Join(s, ",")); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(bw, "BlockSizes=%s\n", strings.Join(s, ","))
-	return bw.Flush()
+	return nil
 }

@@ -1,14 +1,20 @@
 // Package slurm reads and writes Slurm's files: the one home of what procalloc knows
 // about Slurm's formats, so that a change in Slurm is a change here.
 //
-// Reading: topology.conf (ReadTopologyConf; topology.conf(5): tree lines
+// Reading: topology.conf (ParseTopologyConf; topology.conf(5): tree lines
 // SwitchName=/Nodes=/Switches=, block lines BlockName=/BlockSizes=) and topology.yaml
-// (ReadTopologyYAML; topology.yaml(5): tree, block, torus3d) into topo.Graph
-// networks; ReadGraphFormat and DetectGraphFormat add these two formats to topo's
-// generic ones (edge lists, ibnetdiscover), which topo reads without knowing Slurm.
-// ParseTree and ParseBlocks keep the file order the selection depends on, for alloc's
-// slurm:tree and slurm:block. Node sets everywhere are hostlist expressions (package
-// topo/hostlist, checked against scontrol show hostnames).
+// (ParseTopologyYAML; topology.yaml(5): tree, block, torus3d) are parsed once, with
+// slurmctld's rules, into one typed Topology: a Tree (switches in file order, leaves,
+// levels, parents), Blocks (blocks in file order, block sizes) or a Torus, plus the
+// warnings of what Slurm accepts but logs. Everything else derives from it: the
+// network of --graph (Topology.Graph; ReadTopologyConf and ReadTopologyYAML are that
+// shortcut), alloc's slurm:tree and slurm:block (ReadTopology, ParseTree, ParseBlocks:
+// the file order the selection depends on), and WriteTopology, which builds a Tree and
+// checks it by the same rules. ReadGraphFormat and DetectGraphFormat add the two
+// formats to topo's generic ones (edge lists, ibnetdiscover), which topo reads without
+// knowing Slurm. Node sets everywhere are hostlist expressions (package topo/hostlist,
+// checked against scontrol show hostnames); node order is Slurm's strnatcmp
+// (hostlist.NaturalCompare).
 //
 // Writing an ordering (package curves) so that Slurm follows it:
 //   - slurm-weight (FormatWeight, a ranking format registered with curves):
@@ -19,7 +25,8 @@
 //     22.05.8: after freeing ranks {0}, {3,4,5}, {10-15} of a 4x4 Hilbert ordering a
 //     2-node job got ranks 0 and 3). Weights win over topology/tree.
 //   - slurm-topology (WriteTopology): a tree topology.conf with leaf switches in
-//     ordering order. With TopologyParam=SwitchAsNodeRank (Slurm 23.02+; 22.05
+//     ordering order, one tree for every machine (virtual group and root switches
+//     over a dragonfly's routers, a virtual tree along the ordering on a grid). With TopologyParam=SwitchAsNodeRank (Slurm 23.02+; 22.05
 //     accepts and ignores it) the leaf order is the node rank, and inside a leaf the
 //     order of slurm.conf's NodeName lines, never the order written in the leaf
 //     (measured on Slurm 26.05.3); WriteTopology returns these as warnings.

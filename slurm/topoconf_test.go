@@ -264,16 +264,51 @@ func FuzzReadSlurmTopology(f *testing.F) {
 	f.Add("- topology: a\n  block:\n    block_sizes: [-4, NaN]\n    blocks: [{block: b, nodes: n1}]\n---\n- x\n", true)
 	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n        nodes: n1\n", true)
 	f.Add("- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 1}\n        nodes: n[1-4]\n        placements:\n          - dims: {x: 2, y: 1, z: 1}\n            anchor_spacing: {x: 1, y: 1, z: 1}\n", true)
+	f.Add("SwitchName=n1 Nodes=n[1-2]\nSwitchName=x Nodes=tree-root\n", false)
 	f.Fuzz(func(t *testing.T, src string, yml bool) {
-		var g *topo.Graph
+		var top *Topology
 		var err error
 		if yml {
-			g, err = ReadTopologyYAML(strings.NewReader(src), "")
+			top, err = ParseTopologyYAML(strings.NewReader(src), "")
 		} else {
-			g, err = ReadTopologyConf(strings.NewReader(src))
+			top, err = ParseTopologyConf(strings.NewReader(src))
 		}
-		if err == nil {
-			checkFabricInvariants(t, g)
+		if err != nil {
+			return
+		}
+		// What the parser accepts, --graph accepts (issue 30: one set of rules), with
+		// the same nodes.
+		g, err := top.Graph()
+		if err != nil {
+			t.Fatalf("parsed, but no graph: %v", err)
+		}
+		checkFabricInvariants(t, g)
+		want := map[string]bool{}
+		switch {
+		case top.Tree != nil:
+			for _, s := range top.Tree.Switches {
+				for _, n := range s.Nodes {
+					want[n] = true
+				}
+			}
+		case top.Blocks != nil:
+			for _, b := range top.Blocks.Blocks {
+				for _, n := range b.Nodes {
+					want[n] = true
+				}
+			}
+		default:
+			for _, n := range top.Torus.Nodes {
+				want[n] = true
+			}
+		}
+		if len(want) != g.N() {
+			t.Fatalf("%d nodes in the topology, %d hosts in the graph", len(want), g.N())
+		}
+		for v := range g.N() {
+			if !want[g.Name(v)] {
+				t.Fatalf("host %s is in no switch or block", g.Name(v))
+			}
 		}
 	})
 }

@@ -388,7 +388,8 @@ const BlockRootSwitch = "block-root"
 // first appearance, then the switches (or blocks) in file order; a tree's switches
 // linked to their nodes and child switches, several roots joined by TreeRootSwitch;
 // blocks joined by BlockRootSwitch; a torus's nodes by its wraparound links. A switch
-// with no node below it (an empty topology.yaml leaf) is left out.
+// with no node below it (an empty topology.yaml leaf) is left out. A switch named like
+// a node (Slurm keeps the two apart) is the vertex NAME~switch.
 func (t *Topology) Graph() (*topo.Graph, error) {
 	switch {
 	case t.Tree != nil:
@@ -399,6 +400,22 @@ func (t *Topology) Graph() (*topo.Graph, error) {
 		return t.Torus.graph()
 	}
 	return nil, fmt.Errorf("an empty topology")
+}
+
+// switchVertex returns the vertex name of a switch (or block) called name: name
+// itself, or, when a node already has it (Slurm keeps switch and node names apart),
+// name~switch (then name~switch2, ...).
+func switchVertex(f *topo.Fabric, name string) string {
+	v := name
+	for i := 1; ; i++ {
+		if found, _ := f.Has(v); !found {
+			return v
+		}
+		v = name + "~switch"
+		if i > 1 {
+			v += fmt.Sprint(i)
+		}
+	}
 }
 
 func addHosts(f *topo.Fabric, seen map[string]bool, names []string, line int) error {
@@ -423,12 +440,14 @@ func (t *Tree) graph() (*topo.Graph, error) {
 	}
 	// A switch with no node below it has no link to the network.
 	hasNodes := t.holdsNodes()
+	vname := make([]string, len(t.Switches))
 	for i, s := range t.Switches {
 		if !hasNodes[i] {
 			continue
 		}
-		if err := f.AddSwitch(s.Name); err != nil {
-			return nil, fmt.Errorf("line %d: switch %s: %w (a switch and a node cannot share a name)", s.Line, s.Name, err)
+		vname[i] = switchVertex(f, s.Name)
+		if err := f.AddSwitch(vname[i]); err != nil {
+			return nil, fmt.Errorf("line %d: switch %s: %w", s.Line, s.Name, err)
 		}
 	}
 	for i, s := range t.Switches {
@@ -436,24 +455,25 @@ func (t *Tree) graph() (*topo.Graph, error) {
 			continue
 		}
 		for _, n := range s.Nodes {
-			if err := f.Link(s.Name, n); err != nil {
+			if err := f.Link(vname[i], n); err != nil {
 				return nil, fmt.Errorf("line %d: %w", s.Line, err)
 			}
 		}
 		for _, c := range s.Children {
 			if hasNodes[c] {
-				if err := f.Link(s.Name, t.Switches[c].Name); err != nil {
+				if err := f.Link(vname[i], vname[c]); err != nil {
 					return nil, fmt.Errorf("line %d: %w", s.Line, err)
 				}
 			}
 		}
 	}
 	if tops := t.Tops(); len(tops) > 1 {
-		if err := f.AddSwitch(TreeRootSwitch); err != nil {
-			return nil, fmt.Errorf("a switch or node is named %q, which procalloc uses for the switch joining the trees", TreeRootSwitch)
+		root := switchVertex(f, TreeRootSwitch)
+		if err := f.AddSwitch(root); err != nil {
+			return nil, err
 		}
 		for _, r := range tops {
-			f.Link(TreeRootSwitch, t.Switches[r].Name)
+			f.Link(root, vname[r])
 		}
 	}
 	return f.Graph()
@@ -468,28 +488,32 @@ func (b *Blocks) graph() (*topo.Graph, error) {
 		}
 	}
 	var used []Block
+	var vname []string
 	for _, blk := range b.Blocks {
 		if len(blk.Nodes) == 0 {
 			continue // an empty block has no link to the network
 		}
-		if err := f.AddSwitch(blk.Name); err != nil {
-			return nil, fmt.Errorf("line %d: block %s: %w (a block and a node cannot share a name)", blk.Line, blk.Name, err)
+		v := switchVertex(f, blk.Name)
+		if err := f.AddSwitch(v); err != nil {
+			return nil, fmt.Errorf("line %d: block %s: %w", blk.Line, blk.Name, err)
 		}
-		used = append(used, blk)
+		used, vname = append(used, blk), append(vname, v)
 	}
+	root := ""
 	if len(used) > 1 {
-		if err := f.AddSwitch(BlockRootSwitch); err != nil {
-			return nil, fmt.Errorf("a block is named %q, which procalloc uses for the switch joining the blocks", BlockRootSwitch)
+		root = switchVertex(f, BlockRootSwitch)
+		if err := f.AddSwitch(root); err != nil {
+			return nil, err
 		}
 	}
-	for _, blk := range used {
+	for i, blk := range used {
 		for _, n := range blk.Nodes {
-			if err := f.Link(blk.Name, n); err != nil {
+			if err := f.Link(vname[i], n); err != nil {
 				return nil, fmt.Errorf("line %d: %w", blk.Line, err)
 			}
 		}
-		if len(used) > 1 {
-			f.Link(blk.Name, BlockRootSwitch)
+		if root != "" {
+			f.Link(vname[i], root)
 		}
 	}
 	return f.Graph()

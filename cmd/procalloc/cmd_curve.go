@@ -54,7 +54,9 @@ sorted free list along the curve (replay it with freelist:FILE), not Best Fit.
 --format slurm-topology writes a topology.conf whose leaf switches follow the curve
 (use it with TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank, Slurm
 23.02 and later); warnings on stderr say what Slurm ignores (node order inside a leaf;
-SwitchAsNodeRank before 23.02).
+SwitchAsNodeRank before 23.02). Every machine gets one tree: a dragonfly's routers go
+under virtual group switches under a virtual root, a mesh or torus gets a virtual tree
+along the curve (docs/fabric.md); a warning says so.
 --format slurm-block writes a topology.conf for TopologyPlugin=topology/block: blocks of
 --block-size nodes cut along the curve, in curve order, and BlockSizes doubling from it
 (default size: the leaf switch size of a --graph whose leaves are all one size).

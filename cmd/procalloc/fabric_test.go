@@ -196,7 +196,8 @@ func TestFabricTopologyWriters(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "rowmajor", "--format", "slurm-topology"}, "needs a switched network"},
+		// A mesh gets a virtual tree (issue 34); hosts of a --graph network are its own.
+		{[]string{"curve", "--graph", topoConf, "--curve", "rcm", "--format", "slurm-topology", "--hostlist", "n[1-16]"}, "names its own hosts"},
 		{[]string{"curve", "--machine", "torus:4x4", "--curve", "rowmajor", "--format", "slurm-torus3d"}, "needs --hosts"},
 		{[]string{"curve", "--graph", topoConf, "--curve", "rcm", "--format", "slurm-torus3d"}, "needs a torus"},
 	} {

@@ -30,6 +30,8 @@ var topologyFiles = []struct {
 	{"two trees", "SwitchName=a1 Nodes=x[1-2]\nSwitchName=a2 Nodes=x[3-4]\nSwitchName=a Switches=a[1-2]\nSwitchName=b1 Nodes=x[5-6]\nSwitchName=b Switches=b1\n", "tree"},
 	{"two spines", "SwitchName=l1 Nodes=n[1-2]\nSwitchName=l2 Nodes=n[3-4]\nSwitchName=s1 Switches=l[1-2]\nSwitchName=s2 Switches=l[1-2]\n", "tree"},
 	{"node on two leaves", "SwitchName=l1 Nodes=n[1-3]\nSwitchName=l2 Nodes=n[3-5]\nSwitchName=t Switches=l[1-2]\n", "tree"},
+	{"switch named like a node", "SwitchName=n1 Nodes=n[1-2]\nSwitchName=n2 Nodes=n[3-4]\nSwitchName=tree-root Switches=n[1-2]\nSwitchName=x Nodes=tree-root\n", "tree"},
+	{"block named like a node", "BlockName=n1 Nodes=n[1-2]\nBlockName=block-root Nodes=n[3-4],block-root\n", "block"},
 	{"key twice", "SwitchName=l1 Nodes=n[1-4] Nodes=n[5-6]\nSwitchName=l2 Nodes=n[7-8]\n", "tree"},
 	{"unbalanced", "SwitchName=top Switches=mid,l3\nSwitchName=l1 Nodes=n[1-2]\nSwitchName=l2 Nodes=n[3-5]\nSwitchName=mid Switches=l[1-2]\nSwitchName=l3 Nodes=n6\n", "tree"},
 	{"yaml tree", "- topology: a\n  tree:\n    switches:\n      - switch: top\n        children: l[1-2]\n      - switch: l1\n        nodes: n[1-2]\n      - switch: l2\n        nodes: n[3-4]\n", "tree"},
