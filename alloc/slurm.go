@@ -323,7 +323,9 @@ func (a *SlurmAllocator) consec(k int) []int32 {
 	// W: sort the runs by weight (stable: index order within a weight).
 	byW := a.runs2[:0]
 	byW = append(byW, runs...)
-	slices.SortStableFunc(byW, func(x, y slurmRun) int { return cmp.Compare(x.w, y.w) })
+	if byWeight := func(x, y slurmRun) int { return cmp.Compare(x.w, y.w) }; !slices.IsSortedFunc(byW, byWeight) {
+		slices.SortStableFunc(byW, byWeight) // equal weights (no Weight=) need no sort
+	}
 	a.runs2 = byW
 	picked := make([]int32, 0, k)
 	rem := int32(k)

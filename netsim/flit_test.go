@@ -41,6 +41,14 @@ var bookSimFigures = []struct {
 	{"mesh:8x8", 8, 32, 0.6, 0.413, true},
 	{"mesh:16x16", 1, 32, 0.25, 0.157, false},
 	{"torus:8x8", 2, 32, 0.7, 0.402, true},
+	// Buffers below the credit round trip (BookSim2 28f43299 via
+	// scripts/booksim-compare.sh GRID=buffers, seeds 1 and 2 averaged, 2026-12-04).
+	{"mesh:8x8", 1, 1, 0.6, 0.0456, true},
+	{"mesh:8x8", 1, 2, 0.6, 0.0876, true},
+	{"mesh:8x8", 1, 3, 0.6, 0.1250, true},
+	{"mesh:8x8", 1, 4, 0.6, 0.1609, true},
+	// An odd VC count on a torus: the two dateline classes share the middle VC.
+	{"torus:8x8", 3, 8, 0.9, 0.4365, true},
 }
 
 // TestFlitSaturationMatchesBookSim pins the flit engine's saturation throughput to

@@ -279,10 +279,6 @@ func (d *Destinations) Dest(src int, rng *Rand) int {
 	return int(rng.Uint64n(uint64(d.n)))
 }
 
-// Random reports whether destinations are drawn per packet (uniform, hotspot) rather
-// than fixed per source.
-func (d *Destinations) Random() bool { return d.perm == nil }
-
 // meanHops is the mean of hops(src, dst) over the pattern's packets, every source
 // equally likely (a random pattern: its destinations by their probability). ok is
 // false for uniform traffic, whose mean the caller knows in closed form.

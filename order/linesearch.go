@@ -421,7 +421,7 @@ func (s *lineSearch) descend() bool {
 func (s *lineSearch) improveAt(p int) bool {
 	n, win := s.n, s.win
 	// Swaps with the next win ranks.
-	for d := 1; d <= win && p+d < n; d++ {
+	for d := 1; d <= win && p+d < n && !s.stop(); d++ {
 		q := p + d
 		s.setPos = append(s.setPos[:0], p, q)
 		s.setNode = append(s.setNode[:0], s.ord[q], s.ord[p])
@@ -470,7 +470,14 @@ func (s *lineSearch) improveAt(p int) bool {
 	return false
 }
 
+// tryRotate and tryReverse check the clock first: one improveAt with K in the
+// hundreds tries thousands of moves of O(K) distances each, seconds in all
+// (torus:2^9 with exp:2:600 overran a 2 s limit by 12 s); once stopped they try
+// nothing, and improveAt runs out without a move.
 func (s *lineSearch) tryRotate(lo, hi, r int) bool {
+	if s.stop() {
+		return false
+	}
 	if dl, mg := s.deltaRotate(lo, hi, r); improves(dl, mg) {
 		s.applyRotate(lo, hi, r)
 		s.cost += dl
@@ -481,6 +488,9 @@ func (s *lineSearch) tryRotate(lo, hi, r int) bool {
 }
 
 func (s *lineSearch) tryReverse(lo, hi int) bool {
+	if s.stop() {
+		return false
+	}
 	if dl, mg := s.deltaReverse(lo, hi); improves(dl, mg) {
 		s.applyReverse(lo, hi)
 		s.cost += dl

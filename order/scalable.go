@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
@@ -39,6 +40,10 @@ const scalableBytesPerNode = 96
 func ScalableBytes(n, k int) int64 {
 	return int64(n)*scalableBytesPerNode + int64(k)*16 + 1<<20
 }
+
+// fallbackGrace is how long past the time limit (or Ctrl-C) the scalable path may
+// take to score node-index order when no starting ordering was scored in time.
+const fallbackGrace = 500 * time.Millisecond
 
 // candidate is a starting ordering the scalable path evaluated.
 type candidate struct {
@@ -117,6 +122,11 @@ func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error
 	}
 	if _, grid := sr.m.(*topo.Grid); grid {
 		f, err := curves.Objective(sr.m, o, sr.w, sr.ring)
+		if errors.Is(err, curves.ErrOverflow) {
+			// Another ordering may fit: this one is left out, not the solve.
+			sr.notes = append(sr.notes, fmt.Sprintf("start %s left out: its F overflows float64", name))
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("start %s: %w", name, err)
 		}
@@ -130,6 +140,10 @@ func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error
 	}
 	if ls.unreachable {
 		return fmt.Errorf("start %s: the machine is disconnected", name)
+	}
+	if math.IsInf(ls.cost, 0) {
+		sr.notes = append(sr.notes, fmt.Sprintf("start %s left out: its F overflows float64", name))
+		return nil
 	}
 	sr.keep(name, o, ls.cost)
 	return nil
@@ -160,9 +174,13 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 	_, coarseGraph := m.(*clusterMachine)
 	if !coarseGraph {
 		names := curves.Applicable(m)
-		// The slow spectral ordering last, when the fast curves are in hand.
-		if i := slices.Index(names, "spectral"); i >= 0 {
-			names = append(slices.Delete(names, i, i+1), "spectral")
+		// The slow orderings last, when the fast curves are in hand: the
+		// breadth-first ones (several searches of the whole machine), then
+		// spectral. A 2 s limit on mesh:2000x2000 ran out in bfs, the first by name.
+		for _, slow := range []string{"bfs", "cuthill-mckee", "rcm", "spectral"} {
+			if i := slices.Index(names, slow); i >= 0 {
+				names = append(slices.Delete(names, i, i+1), slow)
+			}
 		}
 		for _, name := range names {
 			if ctx.Err() != nil {
@@ -315,6 +333,9 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	if opt.Method == MethodMIP || opt.Method == MethodBB {
 		res.Notes = append(res.Notes, fmt.Sprintf("method %s needs the dense n x n model; above %d nodes the scalable path runs instead (local search and structural bounds)", opt.Method, ScalableMinNodes))
 	}
+	if unused := mipOnlyOptions(opt.Options); len(unused) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s given: settings of the MIP, unused on the scalable path (no MIP runs above %d nodes)", strings.Join(unused, ", "), ScalableMinNodes))
+	}
 	// Bounds first: cheap, and an exact one lets the search stop at a proven optimum.
 	exact := math.Inf(-1)
 	addBound := func(b LowerBound) {
@@ -343,10 +364,24 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 	if err := sr.candidates(ctx, opt.Starts, true, 0); err != nil {
 		return nil, err
 	}
-	if len(sr.best) == 0 { // stopped before any candidate: node-index order, O(n)
-		if err := sr.evaluate(context.Background(), "rowmajor", curves.RowMajor(m.N())); err != nil {
+	if len(sr.best) == 0 {
+		// Stopped before any candidate was scored: node-index order, O(n K) to
+		// score, within a grace of fallbackGrace past the deadline or Ctrl-C (it
+		// was scored without any limit: 8 s past a 2 s limit on a dragonfly).
+		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fallbackGrace)
+		err := sr.evaluate(gctx, "rowmajor", curves.RowMajor(m.N()))
+		cancel()
+		if err != nil {
 			return nil, err
 		}
+		if len(sr.best) == 0 {
+			cause := context.Cause(ctx)
+			if cause == nil {
+				cause = context.DeadlineExceeded
+			}
+			return nil, fmt.Errorf("no ordering of %s could be scored within the time limit and %v more: allow more time: %w", m.Spec(), fallbackGrace, cause)
+		}
+		sr.notes = append(sr.notes, "no starting ordering was scored within the time limit: node-index order scored after it")
 	}
 	o, f, src, err := sr.search(ctx)
 	if err != nil {
@@ -438,4 +473,28 @@ func certifies(m topo.Machine, o []int, w curves.Weights, ring bool, b float64) 
 		f.Add(f, term.Mul(term, new(big.Rat).SetInt64(d)))
 	}
 	return new(big.Rat).SetFloat64(b).Cmp(f) >= 0
+}
+
+// mipOnlyOptions names the options set in opt that only the MIP reads (RelGap,
+// Formulation, Threads, MaxColumns, Log; the CLI's --gap, --formulation,
+// --threads, --max-columns, --log): the scalable path says it ignores them rather
+// than ignoring them in silence.
+func mipOnlyOptions(opt Options) []string {
+	var out []string
+	if opt.RelGap != 0 {
+		out = append(out, "the MIP gap")
+	}
+	if opt.Formulation != "" {
+		out = append(out, "a formulation")
+	}
+	if opt.Threads != 0 {
+		out = append(out, "HiGHS threads")
+	}
+	if opt.MaxColumns != 0 && opt.MaxColumns != DefaultMaxColumns {
+		out = append(out, "a column cap")
+	}
+	if opt.Log != nil {
+		out = append(out, "HiGHS's log")
+	}
+	return out
 }

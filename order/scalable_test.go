@@ -2,6 +2,8 @@ package order
 
 import (
 	"context"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +145,47 @@ func TestScalableInputs(t *testing.T) {
 	res, err = SolveOrdering(cctx, m, curves.Weights{1, 0.5}, OrderOptions{})
 	if err != nil || res.Status != qap.StatusInterrupted || curves.Order(res.Order).Validate(m.N()) != nil {
 		t.Errorf("cancelled before any candidate: %v %v", res, err)
+	}
+}
+
+// Issue 31 minor: the MIP's settings given to a solve on the scalable path are
+// named in a note (they were ignored in silence).
+func TestScalableNotesUnusedMIPSettings(t *testing.T) {
+	m := topo.Mesh(20, 20)
+	w := curves.Weights{1}
+	res, err := SolveOrdering(context.Background(), m, w, OrderOptions{Options: Options{Method: MethodAuto, RelGap: 0.1, Threads: 2, Log: io.Discard}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "the MIP gap, HiGHS threads, HiGHS's log given: settings of the MIP, unused")
+	}) {
+		t.Errorf("notes %q", res.Notes)
+	}
+	res, _ = SolveOrdering(context.Background(), m, w, OrderOptions{Options: Options{Method: MethodAuto}})
+	for _, n := range res.Notes {
+		if strings.Contains(n, "unused") {
+			t.Errorf("note without MIP settings: %q", n)
+		}
+	}
+}
+
+// Issue 31 minor: with list:4e305 on mesh:20x20 the optimum (399 unit steps) fits
+// in float64 though orderings with long steps (morton) overflow: those are left out
+// with a note instead of failing the solve.
+func TestScalableSkipsOverflowingStarts(t *testing.T) {
+	m := topo.Mesh(20, 20)
+	w := curves.Weights{4e305}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	res, err := SolveOrdering(ctx, m, w, OrderOptions{Options: Options{Method: MethodAuto}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := curves.Objective(m, res.Order, w, false); err != nil || f != res.Objective || f != 399*4e305 {
+		t.Errorf("F %g (recomputed %g, %v), want 399 x 4e305", res.Objective, f, err)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "start morton left out: its F overflows") }) {
+		t.Errorf("notes %q", res.Notes)
 	}
 }

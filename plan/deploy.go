@@ -902,6 +902,3 @@ func (p *Plan) buildTorus3D(d *Deployment) error {
 	d.Notes = append(d.Notes, "torus3d places every job on a box of its size's placement: a job whose size has no placement is refused at submission; the ordering does not enter")
 	return nil
 }
-
-// Orderings of this package's curves (for the report).
-var _ = curves.FormatPairs

@@ -546,3 +546,46 @@ func TestPlanRenamedFabric(t *testing.T) {
 		}
 	}
 }
+
+// A mesh named by a hostlist with an sacct history: as-run replays production
+// (placements by name on a grid), and every deployment's replay keeps production's
+// schedule (as-run: the same starts).
+func TestPlanGridHistory(t *testing.T) {
+	m, err := topo.ParseMachine("mesh:4x4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := hostlist.Expand("node[01-16]")
+	tr := syntheticHistory(t, m, names, 300)
+	opt := Options{Machine: m, Hosts: names, MachineSource: "mesh:4x4", SlurmConf: []byte("NodeName=node[01-16]\nPartitionName=p Nodes=ALL OverSubscribe=EXCLUSIVE\n"),
+		Trace: tr, TracePath: "history", Version: V2605, VersionSource: "test", TimeLimit: 5 * time.Second}
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// syntheticHistory placed jobs with the same emulation of Slurm's default
+	// selection: current, built from slurm.conf, predicts it exactly (this checks the
+	// path from slurm.conf to the emulator and the as-run schedule, not the
+	// emulation itself, which alloc's tests check against a real Slurm).
+	if a, b := file(p, "predictions/as-run.csv"), file(p, "predictions/current.csv"); a == nil || !bytes.Equal(a, b) {
+		t.Errorf("current does not predict a history made by Slurm's default selection")
+	}
+	starts := func(csv []byte) []string {
+		var out []string
+		for _, l := range strings.Split(string(csv), "\n") {
+			f := strings.Split(l, ",")
+			if len(f) > 4 {
+				out = append(out, f[3])
+			}
+		}
+		return out
+	}
+	for _, d := range p.Report.Deployments {
+		if d.Supported && d.Predictions != "" && !slices.Equal(starts(file(p, d.Predictions)), starts(file(p, "predictions/as-run.csv"))) {
+			t.Errorf("%s: starts differ from production's", d.Name)
+		}
+	}
+	if d := p.reportOf(KindTorus3D); d.Supported {
+		t.Errorf("torus3d on a mesh: %+v", d)
+	}
+}

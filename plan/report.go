@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/plot"
 )
 
 // Report is report.json: what was read, the ordering, every deployment's
@@ -437,28 +438,12 @@ func fmtF(f float64) string {
 	return fmt.Sprintf("%.6g", f)
 }
 
-// barChartSVG draws one horizontal bar per label, inline SVG in the style of
-// procalloc compare --svg (kept in this one function so that it moves to the
-// project's plotting package as it is).
+// barChartSVG draws one horizontal bar per label with package plot's bar chart (the
+// project's one SVG writer), values printed to four digits.
 func barChartSVG(w io.Writer, title string, labels []string, vals []float64) error {
-	const left, barH, gap, width, top = 120, 22, 8, 420, 40
-	maxV := 0.0
-	for _, v := range vals {
-		maxV = max(maxV, v)
-	}
-	if maxV <= 0 {
-		maxV = 1
-	}
-	h := top + len(vals)*(barH+gap) + 20
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13" role="img" aria-label="%s">`+"\n", left+width+80, h, html.EscapeString(title))
-	fmt.Fprintf(w, `<text x="10" y="22" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
+	c := plot.BarChart{Title: title}
 	for i, v := range vals {
-		y := top + i*(barH+gap)
-		bw := int(float64(width) * v / maxV)
-		fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+barH-6, html.EscapeString(labels[i]))
-		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="#4878a8"/>`+"\n", left, y, bw, barH)
-		fmt.Fprintf(w, `<text x="%d" y="%d">%.4g</text>`+"\n", left+bw+6, y+barH-6, v)
+		c.Bars = append(c.Bars, plot.Bar{Label: labels[i], Value: v, Text: fmt.Sprintf("%.4g", v)})
 	}
-	_, err := fmt.Fprintln(w, "</svg>")
-	return err
+	return c.WriteSVG(w)
 }

@@ -44,8 +44,11 @@ func (s *asRun) next(now int64, _ int, _ *runSet, p *placer) (int, []int, error)
 	for k, i := range s.queue {
 		if max(s.res.at(i).Started, s.res.at(i).Arrival) <= now {
 			nodes, err := p.place(i)
-			if err != nil || nodes == nil {
+			if err != nil {
 				return -1, nil, err
+			}
+			if nodes == nil {
+				continue // refused now: it waits, the others due start at their times
 			}
 			s.queue = slices.Delete(s.queue, k, k+1)
 			return i, nodes, nil

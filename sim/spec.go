@@ -95,8 +95,9 @@ type Spec struct {
 	// Pattern is the pattern of the static route metrics reported without Comm.
 	Pattern string
 	// Metrics are the metric groups computed (MetricSet; 0 means MetricsAll): the
-	// scheduling metrics always, the route metrics unless left out (MetricsSched
-	// alone), in which case the report has none (no zeros).
+	// scheduling metrics always, the pairwise distances and the route metrics unless
+	// left out (MetricsSched alone leaves out both), in which case the report has
+	// none (no zeros).
 	Metrics MetricSet
 	// Network is the wormhole model's message length, router delay and flit size.
 	Network netsim.Params

@@ -77,6 +77,12 @@ type placer struct {
 	fits    map[int]error     // job size -> nil, or why it never fits
 	ends    []runJob          // scratch
 	held    []int             // scratch: reserved nodes taken away from a later job
+	// The sizes the allocator refused in the current state (at version, version
+	// and head for placeBesides): it decides from the state and the size alone,
+	// so another job of the size is refused too, without asking (a backfilling
+	// pass would otherwise ask once per queued job, O(n) each for slurm:block).
+	refused       map[int]uint64
+	refusedBeside map[int][2]uint64
 }
 
 // reservation is EASY's reservation of a refused head: the shadow time and the
@@ -95,6 +101,7 @@ func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
 		p.frag = f
 		p.empty = f.Clone() // the replay starts with every node free
 		p.fits = map[int]error{}
+		p.refused, p.refusedBeside = map[int]uint64{}, map[int][2]uint64{}
 	}
 	return p
 }
@@ -127,6 +134,12 @@ func (p *placer) checkFits(r *Job) error {
 // recorded).
 func (p *placer) place(i int) ([]int, error) {
 	r := p.tab.at(i)
+	if p.frag != nil {
+		if v, ok := p.refused[r.Procs]; ok && v == p.version {
+			p.refusedJob(r)
+			return nil, nil
+		}
+	}
 	var nodes []int
 	var err error
 	if pl, ok := p.a.(alloc.Placer); ok {
@@ -136,15 +149,21 @@ func (p *placer) place(i int) ([]int, error) {
 	}
 	if err != nil {
 		if p.frag != nil && refusedForNow(err, true) {
-			if !r.WaitedForBlock {
-				r.WaitedForBlock, r.BlockWait = true, p.now // the first refusal, until the start
-			}
+			p.refused[r.Procs] = p.version
+			p.refusedJob(r)
 			return nil, nil
 		}
 		return nil, fmt.Errorf("job %d (%d processors): %w", r.ID, r.Procs, err)
 	}
 	p.started(r)
 	return nodes, nil
+}
+
+// refusedJob records that the allocator refused job r now.
+func (p *placer) refusedJob(r *JobResult) {
+	if !r.WaitedForBlock {
+		r.WaitedForBlock, r.BlockWait = true, p.now // the first refusal, until the start
+	}
 }
 
 // started records job r's start now.
@@ -200,8 +219,17 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 // else where the allocator places it, if the head is still placed at the shadow
 // time (on a copy with every running job ending by then gone). Nil nodes when
 // it cannot start now.
-func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]int, error) {
+func (p *placer) placeBesides(i, head int, res reservation, running *runSet) (nodes []int, err error) {
 	r := p.tab.at(i)
+	key := [2]uint64{p.version, uint64(head)}
+	if k, ok := p.refusedBeside[r.Procs]; ok && k == key {
+		return nil, nil
+	}
+	defer func() {
+		if nodes == nil && err == nil {
+			p.refusedBeside[r.Procs] = key
+		}
+	}()
 	if oc, ok := p.a.(occupier); ok {
 		p.held = p.held[:0]
 		for _, v := range res.nodes {
@@ -228,7 +256,8 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 		p.started(r)
 		return nodes, nil
 	}
-	nodes, err := p.place(i)
+	v0 := p.version
+	nodes, err = p.place(i)
 	if err != nil || nodes == nil {
 		return nil, err
 	}
@@ -249,11 +278,12 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) ([]
 			return nil, fmt.Errorf("sim: will-run test of job %d: %w", p.tab.at(head).ID, err)
 		}
 	}
-	// The head would lose its start: job i does not start now.
+	// The head would lose its start: job i does not start now, and the allocator
+	// is back in the state it was in.
 	if err := p.clock.Release(p.a, nodes); err != nil {
 		return nil, fmt.Errorf("sim: internal error: %w", err)
 	}
-	p.version++
+	p.version = v0
 	if r.WaitedForBlock {
 		r.BlockWait = p.now - r.BlockWait // back to the first refusal's time
 	}

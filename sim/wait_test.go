@@ -410,3 +410,30 @@ func TestNoBlockWaitsWithoutFragmenting(t *testing.T) {
 		}
 	}
 }
+
+// A replay with an allocator that may refuse jobs reports the extra mean wait
+// against the same replay with slurm:consec, which is that replay's own mean wait.
+func TestBlockWaitsAgainstConsec(t *testing.T) {
+	m := topo.Mesh(8, 8)
+	jobs := waitJobs(rand.New(rand.NewPCG(9, 10)), 200, m.N(), 100)
+	for _, sched := range []Sched{SchedFCFS, SchedEASY} {
+		s := DefaultSpec()
+		s.Trace, s.TraceData, s.Machine, s.Alloc, s.Sched, s.Metrics = "random", &Trace{Jobs: jobs, Format: FormatSWF}, m, "bt", sched, MetricsSched
+		rep, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Alloc = "slurm:consec"
+		consec, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw := rep.BlockWaits
+		if bw == nil || bw.ConsecMeanWait == nil || *bw.ConsecMeanWait != consec.MeanWait || *bw.ExtraMeanWait != rep.MeanWait-consec.MeanWait || bw.Jobs == 0 {
+			t.Fatalf("%s: block waits %+v, slurm:consec's mean wait %v, bt's %v", sched, bw, consec.MeanWait, rep.MeanWait)
+		}
+		if consec.BlockWaits != nil {
+			t.Errorf("slurm:consec reports block waits")
+		}
+	}
+}

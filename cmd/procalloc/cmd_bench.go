@@ -48,7 +48,8 @@ Every allocation is checked (k distinct free nodes). Times are wall-clock on the
 monotonic clock around each call, so they include the machine's other load: run it on
 a quiet machine and compare figures from one run. The center-based allocators'
 decision memo is on, as in a replay (--no-memo: every decision searched). --time-limit
-ends each allocator's run after that long with the decisions made (marked partial).
+ends each allocator's run after that long with the decisions made (marked partial;
+a decision under way is finished first, so that the next allocator runs alone).
 Ctrl-C stops within a second and writes what was measured (exit 130).
 
 The table is printed by default; --json for machines; --svg FILE draws each

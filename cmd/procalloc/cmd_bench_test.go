@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -72,5 +74,37 @@ func TestBenchCommand(t *testing.T) {
 		if c.code == 1 && strings.HasPrefix(c.args[3], "bt") && !strings.Contains(out, "bf:hilbert") {
 			t.Errorf("bt: the other allocator's row is missing:\n%s", out)
 		}
+	}
+}
+
+// Ctrl-C during bench writes what was measured (the floor and the allocators run
+// so far, the one under way partial) and exits 130.
+func TestBenchInterruptWritesWhatWasMeasured(t *testing.T) {
+	var out, errb bytes.Buffer
+	ctx := &countdownCtx{Context: context.Background()}
+	ctx.left.Store(625 + 625 + 300) // polled every 64 of the 40,000 steps: inside the second allocator
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
+		[]string{"bench", "--machine", "mesh:16x16", "--alloc", "bf:hilbert,mc1x1,mm", "--jobs", "20000", "--json"})
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	var rep struct {
+		Interrupted bool
+		Floor       struct{ Complete bool }
+		Allocs      []struct {
+			Alloc     string
+			Decisions int
+			Complete  bool
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if !rep.Interrupted || !rep.Floor.Complete || len(rep.Allocs) == 0 || len(rep.Allocs) == 3 && rep.Allocs[2].Complete {
+		t.Errorf("interrupted report %+v", rep)
+	}
+	last := rep.Allocs[len(rep.Allocs)-1]
+	if last.Complete || last.Decisions == 0 {
+		t.Errorf("the allocator under way: %+v", last)
 	}
 }

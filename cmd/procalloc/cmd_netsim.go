@@ -368,8 +368,11 @@ func writeNetsim(e *env, out string, asJSON, single bool, o netsimOutput) error 
 			fmt.Fprintf(w, "saturation: %s; most accepted %.4f (%.0f%% of the bisection bound)\n",
 				sat, o.MaxAccepted, 100*o.MaxAccepted/o.BisectionBound)
 		} else if len(o.Points) > 1 {
-			fmt.Fprintf(w, "saturation: %s; most accepted %.4f (no bisection bound computed for a graph)\n",
-				sat, o.MaxAccepted)
+			why := "no bisection bound computed for a graph"
+			if o.Traffic != "uniform" {
+				why = "the bisection bound is uniform traffic's"
+			}
+			fmt.Fprintf(w, "saturation: %s; most accepted %.4f (%s)\n", sat, o.MaxAccepted, why)
 		}
 		return nil
 	})

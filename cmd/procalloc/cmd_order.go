@@ -34,7 +34,7 @@ type orderOutput struct {
 	BoundSource string             `json:"bound_source"`
 	Formulation string             `json:"formulation"`
 	Symmetry    string             `json:"symmetry,omitempty"`
-	Order       []int              `json:"order"`
+	Order       intList            `json:"order"`
 	Hierarchy   *orderHierarchy    `json:"hierarchy,omitempty"`
 	Start       float64            `json:"start_objective"`
 	StartFrom   string             `json:"start_from"`
@@ -247,6 +247,14 @@ procalloc order --qap nug5.dat --json`,
 					if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
 						return err
 					}
+					f := curves.Format(*format)
+					if ff, ok := curves.FormatFromPath(*out); ok && f == "" {
+						f = ff
+					}
+					if *out != "" && slices.Contains(curves.SchedulerFormats, f) && curves.NodeNames(m) == nil {
+						// Checked before the solve: node indices are no host names.
+						return usagef("--format %s names hosts, and %s has none: write the ordering (-o FILE.pairs) and convert it with procalloc curve --curve FILE.pairs --format %s --hosts FILE", f, m.Spec(), f)
+					}
 					oo := order.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
 						for _, s := range strings.Split(*start, ",") {
@@ -334,7 +342,7 @@ func orderMachine(ctx context.Context, m topo.Machine, w curves.Weights, opt ord
 			o.Method = "auto:scalable"
 		}
 	}
-	o.Order = res.Order
+	o.Order = intList(res.Order)
 	if res.Hierarchical {
 		o.Hierarchy = &orderHierarchy{Groups: res.Groups}
 	}

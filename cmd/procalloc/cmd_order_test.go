@@ -42,7 +42,7 @@ func TestOrderKnownOptimaWithoutHiGHS(t *testing.T) {
 		g, _ := topo.ParseSpec(c.args[1])
 		w, _ := curves.ParseWeights(c.args[3])
 		ring := strings.Contains(strings.Join(c.args, " "), "--ring")
-		f, err := curves.Objective(g, o.Order, w, ring)
+		f, err := curves.Objective(g, curves.Order(o.Order), w, ring)
 		if err != nil || f != o.Objective || o.Objective != c.want || o.Status != "optimal" || o.Bound == nil || *o.Bound != c.want {
 			t.Errorf("%v: F %g (verifier %g, %v), status %s, bound %v; want proven %g", c.args, o.Objective, f, err, o.Status, o.Bound, c.want)
 		}
@@ -223,7 +223,7 @@ func TestOrderBranchAndBound(t *testing.T) {
 		g, _ := topo.ParseSpec(c.args[1])
 		w, _ := curves.ParseWeights(c.args[3])
 		ring := strings.Contains(strings.Join(c.args, " "), "--ring")
-		f, _ := curves.Objective(g, o.Order, w, ring)
+		f, _ := curves.Objective(g, curves.Order(o.Order), w, ring)
 		dp := runOrderJSON(t, "--machine", c.args[1], "--weights", c.args[3], "--method", "dp", map[bool]string{true: "--ring", false: "--ring=false"}[ring])
 		if f != o.Objective || o.Status != "optimal" || o.Bound == nil || *o.Bound != f || f != dp.Objective {
 			t.Errorf("%v: F %g (verifier %g), status %s, bound %v, DP %g", c.args, o.Objective, f, o.Status, o.Bound, dp.Objective)
@@ -248,7 +248,7 @@ func TestOrderScalablePath(t *testing.T) {
 		t.Fatalf("method %q n %d", o.Method, o.N)
 	}
 	w, _ := curves.ParseWeights("exp:2:3")
-	f, err := curves.Objective(topo.Mesh(24, 20), o.Order, w, false)
+	f, err := curves.Objective(topo.Mesh(24, 20), curves.Order(o.Order), w, false)
 	if err != nil || f != o.Objective {
 		t.Fatalf("F %g reported %g (%v)", f, o.Objective, err)
 	}

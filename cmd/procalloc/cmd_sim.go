@@ -465,7 +465,6 @@ procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-
 procalloc sim --trace sacct.txt --graph topology.conf --alloc slurm:tree:topology.conf --sched as-run
 procalloc sim --trace sacct.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace sacct.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert --sched as-run
-procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:32x32 --alloc slurm:block:BLOCKS.conf --sched easy --contract 0.35 --metrics sched
 procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,9 +33,46 @@ func writeFileAtomic(e *env, path string, write func(w io.Writer) error) error {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	beginOutput()
+	defer endOutput()
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if len(b) <= maxIndentedJSON {
+		var ib bytes.Buffer
+		if err := json.Indent(&ib, b, "", "  "); err != nil {
+			return err
+		}
+		b = ib.Bytes()
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// maxIndentedJSON is the largest JSON document written indented for people; a
+// larger one (the ordering of a 4-million-node mesh) is for programs and is
+// written compact: indenting it, one array element per line, took 3 s, longer
+// than an interrupt may take to print the result.
+const maxIndentedJSON = 4 << 20
+
+// intList is a list of integers that encodes itself as a compact JSON array
+// quickly (encoding/json's reflection took most of a second for 4 million).
+type intList []int
+
+func (l intList) MarshalJSON() ([]byte, error) {
+	if l == nil {
+		return []byte("null"), nil
+	}
+	b := make([]byte, 0, 2+8*len(l))
+	b = append(b, '[')
+	for i, v := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
+	return append(b, ']'), nil
 }
 
 // table writes aligned columns.

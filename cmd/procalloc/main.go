@@ -97,10 +97,14 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 	select {
 	case <-sigs:
 	case <-time.After(grace):
+		// A result being written is let finish (a JSON document cut short on
+		// stdout is worse than a late one); no new one starts.
+		closeOutputs(outputDrain)
 		fmt.Fprintf(stderr, "procalloc: still running %v after the interrupt: stopped; unfinished output files removed\n", grace)
 	}
 	removeTemps()
 	exit(exitInterrupted)
+	reopenOutputs() // reached only when exit returns (tests)
 }
 
 func main() {

@@ -33,7 +33,7 @@ func TestOrderTodaysMachines(t *testing.T) {
 			t.Fatal(err)
 		}
 		w, _ := curves.ParseWeights(c.weights)
-		f, err := curves.Objective(m, o.Order, w, false)
+		f, err := curves.Objective(m, curves.Order(o.Order), w, false)
 		if err != nil || f != o.Objective {
 			t.Fatalf("%s: reported F %v, verifier %v (%v)", c.machine, o.Objective, f, err)
 		}

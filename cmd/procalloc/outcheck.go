@@ -55,6 +55,8 @@ func checkOutputs(e *env, outs ...outputFlag) error {
 
 // writeOutput is writeFileAtomic for the output given by flag (named in errors).
 func writeOutput(e *env, flag, path string, write func(w io.Writer) error) error {
+	beginOutput()
+	defer endOutput()
 	o, err := createOutputFlag(e, flag, path)
 	if err != nil {
 		return err

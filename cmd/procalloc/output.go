@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // output is where a command writes its result: standard output, or the file given
@@ -249,5 +250,69 @@ func (o *output) Abort() {
 	if o.temp {
 		os.Remove(o.file.Name())
 		o.forget()
+	}
+}
+
+// outputs counts the results being written (writeOutput, writeJSON), so that the
+// interrupt watchdog never stops the process in the middle of one: stdout has no
+// temporary file to remove, and a result cut there is invalid JSON (94 MB of
+// mesh:3000x3000 cut short). Once the watchdog closes the gate, no new result
+// starts; the ones under way finish first, within outputDrain.
+var outputs = struct {
+	sync.Mutex
+	active  int
+	closing bool
+	idle    chan struct{} // closed when active falls to 0 while closing
+}{idle: make(chan struct{})}
+
+// outputDrain is how long the watchdog waits for results under way to be written.
+const outputDrain = 20 * time.Second
+
+// beginOutput marks a result being written; once the watchdog has closed the gate it
+// blocks until the process exits (a result started then would be cut).
+func beginOutput() {
+	outputs.Lock()
+	if outputs.closing {
+		outputs.Unlock()
+		select {}
+	}
+	outputs.active++
+	outputs.Unlock()
+}
+
+// endOutput marks the result written.
+func endOutput() {
+	outputs.Lock()
+	outputs.active--
+	if outputs.active == 0 && outputs.closing {
+		close(outputs.idle)
+	}
+	outputs.Unlock()
+}
+
+// reopenOutputs opens the gate again (the watchdog's exit returns in tests only).
+func reopenOutputs() {
+	outputs.Lock()
+	if outputs.closing {
+		outputs.closing, outputs.idle = false, make(chan struct{})
+	}
+	outputs.Unlock()
+}
+
+// closeOutputs stops new results and waits, at most d, for those under way.
+func closeOutputs(d time.Duration) {
+	outputs.Lock()
+	if outputs.closing {
+		outputs.Unlock()
+		return
+	}
+	outputs.closing = true
+	if outputs.active == 0 {
+		close(outputs.idle)
+	}
+	outputs.Unlock()
+	select {
+	case <-outputs.idle:
+	case <-time.After(d):
 	}
 }
