@@ -5,13 +5,25 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
 )
 
+// AsRunName is the as-run allocator's family name.
+const AsRunName = "as-run"
+
+// IsAsRun reports whether the allocator spec names the as-run allocator (with or
+// without an argument, spaces around it ignored): the one place that tells, for the
+// replay (it needs an sacct trace) and the commands (batch refuses it).
+func IsAsRun(spec string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return name == AsRunName
+}
+
 func init() {
-	register("as-run", "as production ran it: each job gets the nodes its trace record names (sacct NodeList); with --sched as-run at its recorded start. No ARG",
+	register(AsRunName, "as production ran it: each job gets the nodes its trace record names (sacct NodeList); with --sched as-run at its recorded start. No ARG",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("as-run takes no argument, got %q", arg)

@@ -205,6 +205,9 @@ func (p *Plan) buildCurrent(d *Deployment) error {
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: p.currentWeights()}
 	switch plugin := p.topologyPlugin(); plugin {
 	case "", "topology/none", "topology/flat", "topology/default":
+		if p.opt.TopologyConf != nil {
+			p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("%s is not used by the current configuration: slurm.conf has no TopologyPlugin=topology/tree or topology/block", p.opt.TopologyConfPath))
+		}
 	case "topology/tree":
 		if p.opt.TopologyConf == nil {
 			return &InputError{p.opt.SlurmConfPath, fmt.Errorf("TopologyPlugin=topology/tree needs its topology.conf to model the current configuration: give --topology-conf")}
@@ -337,6 +340,9 @@ func (p *Plan) buildWeights(d *Deployment) error {
 	d.SlurmConf = out
 	d.Notes = append(d.Notes, warnings...)
 	d.Settings = []string{fmt.Sprintf("Weight=1..%d on the NodeName lines of the compute nodes, along the ordering", len(p.Order))}
+	if ws := p.currentWeights(); slices.Min(ws) != slices.Max(ws) {
+		d.Notes = append(d.Notes, fmt.Sprintf("the site's own weights (%d to %d), which may encode a preference such as keeping GPU nodes for last, are replaced", slices.Min(ws), slices.Max(ws)))
+	}
 	w := make([]uint32, len(p.Names))
 	for r, v := range p.Order {
 		w[v] = uint32(r + 1)

@@ -173,9 +173,13 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 		cfg.Names[v], cfg.Weights[v] = n.Name, n.Weight
 	}
 	plugin := strings.ToLower(c.Global("TopologyPlugin"))
+	topology := d.Topology
+	if topology == nil {
+		topology = p.opt.TopologyConf // the site's file stays (weights)
+	}
 	switch {
 	case plugin == "topology/tree":
-		tr, err := slurm.ParseTree(bytes.NewReader(d.Topology))
+		tr, err := slurm.ParseTree(bytes.NewReader(topology))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +229,7 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 		}
 		cfg.Tree = tr
 	case plugin == "topology/block":
-		b, err := slurm.ParseBlocks(bytes.NewReader(d.Topology))
+		b, err := slurm.ParseBlocks(bytes.NewReader(topology))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,13 +259,26 @@ func itoa(i int) string {
 // block applies); and the files say what the deployment means: weights along the
 // ordering, names whose natural order is the ordering with the hosts kept.
 func TestDeploymentFilesMatchEmulation(t *testing.T) {
-	for _, ver := range []Version{{22, 5, 0}, {26, 5, 0}} {
+	siteTopo, err := os.ReadFile("../topo/testdata/topology.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ver      Version
+		siteTree bool
+	}{{Version{22, 5, 0}, false}, {Version{26, 5, 0}, false}, {Version{22, 5, 0}, true}, {Version{26, 5, 0}, true}} {
+		ver := c.ver
 		opt := sampleOptions(t, false)
 		opt.Version, opt.VersionSource = ver, "test"
 		opt.SyntheticJobs = 50
 		// A DEFAULT line between node lines: the tree's reordering must keep what
 		// each node inherits.
 		opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-08] RealMemory=10\nNodeName=DEFAULT Features=x\nNodeName=node[09-16]\nPartitionName=all Nodes=node[01-16] OverSubscribe=EXCLUSIVE\n")
+		if c.siteTree {
+			// The site runs topology/tree (with SwitchAsNodeRank, which 26.05 obeys).
+			opt.SlurmConf = append(opt.SlurmConf, "TopologyPlugin=topology/tree\nTopologyParam=SwitchAsNodeRank\n"...)
+			opt.TopologyConf, opt.TopologyConfPath = siteTopo, "topology.conf"
+		}
 		p, err := Make(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)

@@ -438,10 +438,10 @@ func fmtF(f float64) string {
 	return fmt.Sprintf("%.6g", f)
 }
 
-// barChartSVG draws one horizontal bar per label with package plot's bar chart (the
-// project's one SVG writer), values printed to four digits.
+// barChartSVG draws one horizontal bar per label, inline SVG in the style of
+// procalloc compare --svg (package plot's bar chart, narrower labels).
 func barChartSVG(w io.Writer, title string, labels []string, vals []float64) error {
-	c := plot.BarChart{Title: title}
+	c := plot.BarChart{Title: title, LabelWidth: 120, TextWidth: 80, Inline: true}
 	for i, v := range vals {
 		c.Bars = append(c.Bars, plot.Bar{Label: labels[i], Value: v, Text: fmt.Sprintf("%.4g", v)})
 	}

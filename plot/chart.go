@@ -160,11 +160,24 @@ type Bar struct {
 type BarChart struct {
 	Title string
 	Bars  []Bar
+	// LabelWidth is the room left of the bars for the labels (0: 220 pixels), and
+	// TextWidth the room right of the full width for the value texts (0: 120).
+	LabelWidth, TextWidth int
+	// Inline marks the chart an image named by its title (Header.Label), for an
+	// SVG inside an HTML page.
+	Inline bool
 }
 
 // WriteSVG writes the chart.
 func (c BarChart) WriteSVG(w io.Writer) error {
-	const left, barH, gap, width, top = 220, 22, 8, 420, 40
+	const barH, gap, width, top = 22, 8, 420, 40
+	left, right := c.LabelWidth, c.TextWidth
+	if left <= 0 {
+		left = 220
+	}
+	if right <= 0 {
+		right = 120
+	}
 	maxV := 0.0
 	for _, b := range c.Bars {
 		maxV = max(maxV, b.Value)
@@ -173,7 +186,11 @@ func (c BarChart) WriteSVG(w io.Writer) error {
 		maxV = 1
 	}
 	h := top + len(c.Bars)*(barH+gap) + 20
-	d := Begin(w, Header{Width: left + width + 120, Height: h, FontSize: 13})
+	hd := Header{Width: left + width + right, Height: h, FontSize: 13}
+	if c.Inline {
+		hd.Label = c.Title
+	}
+	d := Begin(w, hd)
 	d.TextElem("text", c.Title, "x", 10, "y", 22, "font-weight", "bold")
 	d.Newline()
 	for i, b := range c.Bars {

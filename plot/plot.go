@@ -32,6 +32,9 @@ type Header struct {
 	FontSize int
 	// Numbers is the format of float64 attribute values.
 	Numbers Numbers
+	// Label, when set, makes the picture an image with that accessible name
+	// (role="img" aria-label=Label): an SVG inline in an HTML page.
+	Label string
 }
 
 // Doc is an SVG document being written. Element methods write one element each, with
@@ -52,6 +55,9 @@ func Begin(w io.Writer, h Header) *Doc {
 	}
 	if h.FontSize > 0 {
 		d.put(` font-family="sans-serif" font-size="` + strconv.Itoa(h.FontSize) + `"`)
+	}
+	if h.Label != "" {
+		d.attrs([]any{"role", "img", "aria-label", h.Label})
 	}
 	d.put(">\n")
 	return d

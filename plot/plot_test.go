@@ -132,4 +132,13 @@ func TestBarChart(t *testing.T) {
 			t.Errorf("no bar of %s:\n%s", w, b.String())
 		}
 	}
+	// Inline, narrower: an image named by its title, 120 + 420 + 80 wide.
+	b.Reset()
+	c.Inline, c.LabelWidth, c.TextWidth = true, 120, 80
+	if err := c.WriteSVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), `<svg xmlns="http://www.w3.org/2000/svg" width="620" height="150" font-family="sans-serif" font-size="13" role="img" aria-label="F">`) {
+		t.Errorf("inline root: %q", b.String()[:120])
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -109,43 +110,50 @@ type BatchRun struct {
 	WaitingAt0   int // tasks that could not start at time 0
 }
 
-func (b *Batch) validate() error {
+// Validate returns the errors of the batch's fields, the one check of its limits
+// (the batch command maps them onto its flags): each a *FieldError naming its field
+// (Machine, Tasks, MeanSize, CommPerIO, Pattern, Runs, Alloc, Engine, Flit.*), or an
+// error of Params or IO, joined and prefixed "batch: "; nil when there are none.
+func (b *Batch) Validate() error {
 	if b.Machine == nil || b.Machine.IO() == nil {
-		return errors.New("batch: the machine needs I/O nodes, e.g. mesh:16x16:io=left")
-	}
-	if b.Tasks < 1 || b.Tasks > 1<<16 {
-		return fmt.Errorf("batch: %d tasks: must be 1..65536", b.Tasks)
-	}
-	if !(b.MeanSize >= 1) || b.MeanSize > float64(b.Machine.N()) {
-		return fmt.Errorf("batch: mean task size %v: must be between 1 and the machine's %d nodes", b.MeanSize, b.Machine.N())
-	}
-	if b.CommPerIO < 0 || b.CommPerIO > 1<<20 {
-		return fmt.Errorf("batch: %d communications per I/O phase: must be 0..1048576", b.CommPerIO)
-	}
-	if b.CommPerIO > 0 && b.Pattern == nil {
-		return errors.New("batch: communications need a pattern")
-	}
-	if b.Runs < 1 || b.Runs > 1<<24 {
-		return fmt.Errorf("batch: %d runs: must be 1..16777216", b.Runs)
-	}
-	if err := b.Params.Validate(); err != nil {
-		return fmt.Errorf("batch: %w", err)
-	}
-	if err := b.IO.ValidateFor(b.Params); err != nil {
-		return fmt.Errorf("batch: %w", err)
-	}
-	if _, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt); err != nil {
-		return fmt.Errorf("batch: %w", err)
+		return fmt.Errorf("batch: %w", fieldErr("Machine", "", "needs I/O nodes, e.g. mesh:16x16:io=left"))
 	}
 	var errs []error
-	validateEngineOptions(b.Engine, b.Flit, func(e *FieldError) { errs = append(errs, e) })
+	add := func(e *FieldError) { errs = append(errs, e) }
+	if b.Tasks < 1 || b.Tasks > 1<<16 {
+		add(fieldErr("Tasks", strconv.Itoa(b.Tasks), "must be 1..65536"))
+	}
+	if !(b.MeanSize >= 1) || b.MeanSize > float64(b.Machine.N()) {
+		add(fieldErr("MeanSize", fmt.Sprint(b.MeanSize), "must be between 1 and the machine's %d nodes", b.Machine.N()))
+	}
+	if b.CommPerIO < 0 || b.CommPerIO > 1<<20 {
+		add(fieldErr("CommPerIO", strconv.Itoa(b.CommPerIO), "must be 0..1048576"))
+	}
+	if b.CommPerIO > 0 && b.Pattern == nil {
+		add(fieldErr("Pattern", "", "communications need a pattern"))
+	}
+	if b.Runs < 1 || b.Runs > 1<<24 {
+		add(fieldErr("Runs", strconv.Itoa(b.Runs), "must be 1..16777216"))
+	}
+	if err := b.Params.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := b.IO.ValidateFor(b.Params); err != nil {
+		errs = append(errs, err)
+	}
+	if alloc.IsAsRun(b.Alloc) {
+		add(fieldErr("Alloc", alloc.AsRunName, "replays a trace's recorded placements; batch's tasks are synthetic and have none"))
+	} else if _, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt); err != nil {
+		add(fieldErr("Alloc", "", "%v", err))
+	}
+	validateEngineOptions(b.Engine, b.Flit, add)
+	if len(errs) == 0 && b.Engine == EngineFlit {
+		if _, err := b.flitConfig(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("batch: %w", errors.Join(errs...))
-	}
-	if b.Engine == EngineFlit {
-		if _, err := b.flitConfig(); err != nil {
-			return fmt.Errorf("batch: %w", err)
-		}
 	}
 	return nil
 }
@@ -161,7 +169,7 @@ func (b *Batch) flitConfig() (netsim.FlitConfig, error) {
 // cancelled it stops within a run's time and returns the summary of the runs that
 // finished, with Interrupted set (an error only if none finished).
 func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
-	if err := b.validate(); err != nil {
+	if err := b.Validate(); err != nil {
 		return nil, err
 	}
 	router, err := netsim.NewIORouter(b.Machine)
@@ -223,7 +231,7 @@ func RunBatches(ctx context.Context, bs []*Batch, workers int) ([]*BatchResult, 
 	byMachine := map[*topo.Grid]*netsim.IORouter{}
 	first := make([]int, len(bs)+1) // runs of batch i: first[i] .. first[i+1]-1
 	for i, b := range bs {
-		if err := b.validate(); err != nil {
+		if err := b.Validate(); err != nil {
 			return nil, err
 		}
 		r := byMachine[b.Machine]
@@ -355,7 +363,7 @@ type batchTask struct {
 
 // RunOne performs run i alone (for tests and benchmarks).
 func (b *Batch) RunOne(ctx context.Context, i int) (*BatchRun, error) {
-	if err := b.validate(); err != nil {
+	if err := b.Validate(); err != nil {
 		return nil, err
 	}
 	router, err := netsim.NewIORouter(b.Machine)

@@ -530,7 +530,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, fmt.Errorf("task order %s: %w", cfg.TaskOrder, err)
 	}
 	if cfg.Comm != nil {
-		if cfg.Sched == "as-run" {
+		if cfg.Sched == SchedAsRun {
 			return nil, errors.New("sim: the as-run schedule keeps production's run times; it does not take a communication model")
 		}
 		return runComm(ctx, tab.recs, cfg, sch, pl, m, rm, tasks)

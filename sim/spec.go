@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,17 +160,36 @@ const (
 
 // FieldError is a wrong value of one field of a Spec.
 type FieldError struct {
-	Field  string // the Spec field, e.g. "Scale.Contract"
-	Value  string // the value as given (quoted when a string); "" when missing
+	Field string // the Spec field, e.g. "Scale.Contract"
+	Value string // the value as given (quoted when a string); "" when missing
+	// Reason says what is wrong; another field it names is written {Field}, so that
+	// a caller that calls fields otherwise (a command, by its flags) can render it
+	// (ReasonWith).
 	Reason string
 }
 
 func (e *FieldError) Error() string {
 	if e.Value == "" {
-		return e.Field + ": " + e.Reason
+		return e.Field + ": " + e.ReasonWith(nil)
 	}
-	return e.Field + " " + e.Value + ": " + e.Reason
+	return e.Field + " " + e.Value + ": " + e.ReasonWith(nil)
 }
+
+// ReasonWith is Reason with every {Field} it names (a Spec field name: capitalised
+// words joined by dots) written as name(Field), or as the field's own name when name
+// is nil or returns "".
+func (e *FieldError) ReasonWith(name func(field string) string) string {
+	return fieldRef.ReplaceAllStringFunc(e.Reason, func(ref string) string {
+		field := ref[1 : len(ref)-1]
+		if name != nil && name(field) != "" {
+			return name(field)
+		}
+		return field
+	})
+}
+
+// fieldRef is a reference to a Spec field in a FieldError's Reason.
+var fieldRef = regexp.MustCompile(`\{[A-Z][A-Za-z]*(\.[A-Z][A-Za-z]*)*\}`)
 
 func fieldErr(field, value, format string, a ...any) *FieldError {
 	return &FieldError{Field: field, Value: value, Reason: fmt.Sprintf(format, a...)}
@@ -463,7 +483,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 				return nil, fieldErr("To", s.To, "the window must end after the trace's start")
 			}
 			if to <= from {
-				return nil, fieldErr("To", s.To, "the window must end after From %s (%d s <= %d s from the trace's start)", s.From, to, from)
+				return nil, fieldErr("To", s.To, "the window must end after {From} %s (%d s <= %d s from the trace's start)", s.From, to, from)
 			}
 		}
 		if rp.Jobs, err = Window(rp.Jobs, from, to); err != nil {
@@ -501,7 +521,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 // asRunAllocOn refuses the as-run allocator on a trace that does not record where
 // production ran each job (only sacct traces do).
 func asRunAllocOn(spec, name string, tr *Trace) error {
-	if family, _, _ := strings.Cut(strings.TrimSpace(spec), ":"); family == "as-run" && tr.Format != FormatSacct {
+	if alloc.IsAsRun(spec) && tr.Format != FormatSacct {
 		return fieldErr("Alloc", "as-run", "places each job on its recorded nodes, which only an sacct trace records (NodeList); %s is a %s trace", name, tr.Format)
 	}
 	return nil

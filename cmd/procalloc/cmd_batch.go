@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
@@ -137,21 +136,10 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 					if s == "" {
 						return usagef("--alloc %q: an allocator spec is empty", *allocs)
 					}
-					if isAsRun(s) {
-						return usagef("--alloc as-run replays a trace's recorded placements; batch's tasks are synthetic and have none")
-					}
-					if _, err := alloc.Parse(s, g, alloc.Options{}); err != nil {
-						return usageError{err.Error()}
-					}
 				}
 				counts, err := parseList("--comm-per-io", *comms, parseInt, "an integer")
 				if err != nil {
 					return usageError{err.Error()}
-				}
-				for _, c := range counts {
-					if c < 0 || c > 1<<20 {
-						return usagef("--comm-per-io %d: must be 0..1048576", c)
-					}
 				}
 				pat, err := netsim.ParsePattern(*pattern)
 				if err != nil {
@@ -180,17 +168,20 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				if err := iop.ValidateFor(p); err != nil {
 					return usageError{"--link-mbps/--disk-mbps: " + err.Error()}
 				}
-				if *tasks < 1 || *tasks > 1<<16 {
-					return usagef("--tasks %d: must be 1..65536", *tasks)
-				}
-				if !(*mean >= 1) || *mean > float64(g.N()) {
-					return usagef("--mean-size %v: must be between 1 and the machine's %d nodes", *mean, g.N())
-				}
-				if *runs < 1 || *runs > 1<<24 {
-					return usagef("--runs %d: must be 1..16777216", *runs)
-				}
 				if *workers < 0 {
 					return usagef("--workers %d: must be 0 (one per core) or more", *workers)
+				}
+				// Every configuration's limits, checked by the library (Batch.Validate).
+				newBatch := func(spec string, comm int) *sim.Batch {
+					return &sim.Batch{Machine: g, Alloc: spec, Tasks: *tasks, MeanSize: *mean, CommPerIO: comm, Pattern: pat,
+						Params: p, IO: iop, Engine: engine, Flit: ef.flit, Runs: *runs, Seed: *seed}
+				}
+				for _, s := range specs {
+					for _, c := range counts {
+						if err := newBatch(s, c).Validate(); err != nil {
+							return fieldErrors(err, batchFlags)
+						}
+					}
 				}
 				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"--svg-relative", *svgRel}, outputFlag{"-o", *out}); err != nil {
 					return err
@@ -208,12 +199,12 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				finished := int64(0) // runs finished; Progress calls come one at a time
 				for _, s := range specs {
 					for _, c := range counts {
-						bs = append(bs, &sim.Batch{Machine: g, Alloc: s, Tasks: *tasks, MeanSize: *mean, CommPerIO: c, Pattern: pat,
-							Params: p, IO: iop, Engine: engine, Flit: ef.flit, Runs: *runs, Seed: *seed,
-							Progress: func(int, int) {
-								finished++
-								prog.Update(finished, fmt.Sprintf("%s, %d comm", s, c))
-							}})
+						b := newBatch(s, c)
+						b.Progress = func(int, int) {
+							finished++
+							prog.Update(finished, fmt.Sprintf("%s, %d comm", s, c))
+						}
+						bs = append(bs, b)
 					}
 				}
 				results, err := sim.RunBatches(ctx, bs, *workers)
@@ -221,7 +212,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 					prog.Done()
 					var fe *sim.FieldError
 					if errors.As(err, &fe) { // an engine option the machine refuses (--vc-buffer too small, say)
-						return specError(err)
+						return fieldErrors(err, batchFlags)
 					}
 					return err
 				}
@@ -393,6 +384,16 @@ func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
 		ylabel = "mean completion time / first point of the line"
 	}
 	return plot.LineChart{Title: title, XLabel: xlabel, YLabel: ylabel, Series: series}.WriteSVG(w)
+}
+
+// batchFlags names the flag of each sim.Batch field, for the messages of its
+// sim.FieldError values.
+var batchFlags = map[string]string{
+	"Machine": "--machine", "Alloc": "--alloc", "Tasks": "--tasks", "MeanSize": "--mean-size",
+	"CommPerIO": "--comm-per-io", "Pattern": "--pattern", "Runs": "--runs",
+	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
+	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
+	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay",
 }
 
 func containsString(list []string, s string) bool {

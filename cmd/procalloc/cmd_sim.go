@@ -153,12 +153,28 @@ var specFlags = map[string]string{
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags; other errors are returned as they are.
-func specError(err error) error {
+func specError(err error) error { return fieldErrors(err, specFlags) }
+
+// fieldErrors is specError with the flags of the fields given by flags (the batch
+// command's, say). A prefix wrapped around the joined errors ("batch: ") is dropped:
+// the flags say where they come from.
+func fieldErrors(err error, flags map[string]string) error {
+	inner := err
+	for {
+		if _, ok := inner.(interface{ Unwrap() []error }); ok {
+			break
+		}
+		next := errors.Unwrap(inner)
+		if next == nil {
+			break
+		}
+		inner = next
+	}
 	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
+	if j, ok := inner.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	} else {
-		errs = []error{err}
+		errs = []error{inner}
 	}
 	var msgs []string
 	for _, e := range errs {
@@ -166,19 +182,17 @@ func specError(err error) error {
 		if !errors.As(e, &fe) {
 			return err
 		}
-		flag := specFlags[fe.Field]
-		if fe.Field == "To" { // the window's other end, named by its flag too
-			fe = &sim.FieldError{Field: fe.Field, Value: fe.Value, Reason: strings.Replace(fe.Reason, "after From ", "after --from ", 1)}
-		}
+		flag := flags[fe.Field]
+		reason := fe.ReasonWith(func(f string) string { return flags[f] })
 		switch {
 		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
-			msgs = append(msgs, flag+" "+fe.Value+" "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+" "+reason)
 		case flag == "" || fe.Field == "Alloc":
-			msgs = append(msgs, fe.Reason)
+			msgs = append(msgs, reason)
 		case fe.Value == "":
-			msgs = append(msgs, flag+": "+fe.Reason)
+			msgs = append(msgs, flag+": "+reason)
 		default:
-			msgs = append(msgs, flag+" "+fe.Value+": "+fe.Reason)
+			msgs = append(msgs, flag+" "+fe.Value+": "+reason)
 		}
 	}
 	return usageError{strings.Join(msgs, "\n")}
@@ -715,10 +729,4 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// isAsRun reports whether an allocator spec is the as-run allocator.
-func isAsRun(spec string) bool {
-	family, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	return family == "as-run"
 }
