@@ -252,13 +252,13 @@ func play(ctx context.Context, cfg Config, i int, clk *alloc.Clock) (alloc.Alloc
 	nodes := make([][]int, cfg.Workload.Jobs)
 	ops := cfg.Workload.Ops
 	for j, op := range ops {
-		if j&63 == 0 {
-			if err := ctx.Err(); err != nil {
-				return a, build, err
-			}
-			if cfg.Progress != nil && j&1023 == 0 {
-				cfg.Progress(i, j, len(ops))
-			}
+		// Asked before every step (outside the timed calls): a decision may take
+		// seconds, and the time limit and Ctrl-C are to be met between two.
+		if err := ctx.Err(); err != nil {
+			return a, build, err
+		}
+		if cfg.Progress != nil && j&1023 == 0 {
+			cfg.Progress(i, j, len(ops))
 		}
 		if op.Release {
 			if err := clk.Release(a, nodes[op.Job]); err != nil {

@@ -254,3 +254,32 @@ func TestSpeedBadInput(t *testing.T) {
 		t.Errorf("bf:hilbert after bt: %+v", rep.Allocs[1])
 	}
 }
+
+// The time limit ends an allocator's run between two decisions, however few the
+// workload's steps, and the next allocator still runs.
+func TestSpeedTimeLimit(t *testing.T) {
+	m := machine(t, "mesh:8x8")
+	w, err := SyntheticWorkload(m.N(), 100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
+	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
+		a, err := alloc.Parse("bf:hilbert", m, o)
+		if spec == "slow" {
+			return &slowAlloc{a, 20 * time.Millisecond}, err
+		}
+		return a, err
+	}
+	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"slow", "bf:hilbert"}, Workload: w, TimeLimit: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Allocs[0]
+	if r.Complete || r.Decisions == 0 || r.Decisions >= 100 || !strings.Contains(r.Error, "time limit") {
+		t.Errorf("slow: complete %v, %d decisions, %q", r.Complete, r.Decisions, r.Error)
+	}
+	if rep.Interrupted || len(rep.Allocs) != 2 || !rep.Allocs[1].Complete {
+		t.Errorf("after the time limit: %+v", rep)
+	}
+}

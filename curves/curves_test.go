@@ -783,3 +783,37 @@ func TestHIndexTruncIsLinear(t *testing.T) {
 		}
 	}
 }
+
+// countdownCtx's Err turns to Canceled after it has been asked left times: a
+// deterministic interrupt in the middle of a computation that polls Err.
+type countdownCtx struct {
+	context.Context
+	left int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Issue 31 item 5: the breadth-first curves stop between their searches (one of
+// several O(n) searches, not the whole walk, after an interrupt), and give the same
+// order as Generate when not stopped.
+func TestGraphCurvesStopBetweenSearches(t *testing.T) {
+	m := topo.Mesh(300, 300)
+	for _, name := range []string{"bfs", "cuthill-mckee", "rcm"} {
+		want, err := Generate(name, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := GenerateContext(context.Background(), name, m)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("%s: GenerateContext differs from Generate (%v)", name, err)
+		}
+		if _, err := GenerateContext(&countdownCtx{Context: context.Background(), left: 3}, name, m); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: interrupted after 3 polls: %v", name, err)
+		}
+	}
+}

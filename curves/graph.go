@@ -1,6 +1,7 @@
 package curves
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -21,18 +22,29 @@ func init() {
 		Summary:  "breadth-first order from a pseudo-peripheral node, neighbours by index; any machine",
 		Applies:  always,
 		Generate: func(m topo.Machine) (Order, error) { return BFSOrder(m), nil },
+		GenerateContext: func(ctx context.Context, m topo.Machine) (Order, error) {
+			return graphWalkContext(ctx, m, false)
+		},
 	})
 	mustRegister(Curve{
 		Name:     "cuthill-mckee",
 		Summary:  "Cuthill-McKee: BFS from a pseudo-peripheral node, low-degree neighbours first (rcm reversed); any machine",
 		Applies:  always,
 		Generate: func(m topo.Machine) (Order, error) { return CuthillMcKee(m), nil },
+		GenerateContext: func(ctx context.Context, m topo.Machine) (Order, error) {
+			return graphWalkContext(ctx, m, true)
+		},
 	})
 	mustRegister(Curve{
 		Name:     "rcm",
 		Summary:  "reverse Cuthill-McKee (bandwidth-reducing BFS, low-degree neighbours first, reversed); any machine",
 		Applies:  always,
 		Generate: func(m topo.Machine) (Order, error) { return ReverseCuthillMcKee(m), nil },
+		GenerateContext: func(ctx context.Context, m topo.Machine) (Order, error) {
+			o, err := graphWalkContext(ctx, m, true)
+			slices.Reverse(o)
+			return o, err
+		},
 	})
 	mustRegister(Curve{
 		Name:    "spectral",
@@ -50,10 +62,10 @@ func init() {
 // pseudoPeripheral returns a node of the component of start that is far from the rest
 // (George-Liu style): repeatedly jump to the farthest node of a BFS (smallest degree,
 // then smallest index, among the farthest) while the eccentricity grows.
-func pseudoPeripheral(m topo.Machine, start int, level []int, queue []int, nb []int) int {
+func pseudoPeripheral(ctx context.Context, m topo.Machine, start int, level []int, queue []int, nb []int) int {
 	cur := start
 	best := -1
-	for iter := 0; iter < 16; iter++ {
+	for iter := 0; iter < 16 && ctx.Err() == nil; iter++ {
 		far, ecc := bfsFarthest(m, cur, level, queue, nb)
 		if ecc <= best {
 			break
@@ -98,6 +110,14 @@ func bfsFarthest(m topo.Machine, src int, level, queue, nb []int) (int, int) {
 // their smallest node; byDegree visits neighbours by (degree, index) instead of index.
 // Switches (vertices N() and up) are walked through but get no rank.
 func graphWalk(m topo.Machine, byDegree bool) Order {
+	o, _ := graphWalkContext(context.Background(), m, byDegree)
+	return o
+}
+
+// graphWalkContext is graphWalk stopped by ctx between its breadth-first searches
+// (up to 16 to find a pseudo-peripheral node, each O(n)): on a 4-million-node mesh
+// a search takes tens of milliseconds, the whole walk seconds under load.
+func graphWalkContext(ctx context.Context, m topo.Machine, byDegree bool) (Order, error) {
 	n := m.N()
 	nv := topo.Vertices(m)
 	level := make([]int, nv)
@@ -119,10 +139,13 @@ func graphWalk(m topo.Machine, byDegree bool) Order {
 		if walked[s] >= 0 {
 			continue
 		}
-		root := pseudoPeripheral(m, s, level, scratch, nb)
+		root := pseudoPeripheral(ctx, m, s, level, scratch, nb)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		o = topo.BreadthFirst(m, root, walked, o, byDeg)
 	}
-	return slices.DeleteFunc(o, func(v int) bool { return v >= n }) // switches get no rank
+	return slices.DeleteFunc(o, func(v int) bool { return v >= n }), nil // switches get no rank
 }
 
 // BFSOrder returns the breadth-first order of m: from a pseudo-peripheral node,

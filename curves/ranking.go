@@ -429,19 +429,23 @@ func readRankingJSON(r io.Reader, n int, spec string) (Order, error) {
 	return Order(slices.Clone(doc.Order)), nil
 }
 
-// MaxHostNamesBytes bounds a host-name file: 256 bytes for each of the at most
-// hostlist.MaxHosts names.
-const MaxHostNamesBytes = 256 * hostlist.MaxHosts
+// MaxHostNamesBytes bounds a host-name file: 64 bytes for each of the at most
+// hostlist.MaxHosts names; MaxHostNamesLine bounds one line (a name, or a hostlist
+// expression standing for many).
+const (
+	MaxHostNamesBytes = 64 * hostlist.MaxHosts
+	MaxHostNamesLine  = 1 << 20
+)
 
 // ReadHostNames reads host names, one per line in node-index order ('#' comments and
 // blank lines skipped); a line may hold a Slurm hostlist expression (node[01-16]),
 // which stands for its names in order. Names must be unique and free of spaces.
 //
-// The input is read through a cap of MaxHostNamesBytes.
+// The input is read through the caps MaxHostNamesBytes and MaxHostNamesLine.
 func ReadHostNames(r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
-	lines := textin.NewLines(textin.Capped(r, MaxHostNamesBytes, "the host names"))
+	lines := textin.NewLinesMax(textin.Capped(r, MaxHostNamesBytes, "the host names"), MaxHostNamesLine)
 	for lines.Next() {
 		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {

@@ -1,6 +1,7 @@
 package curves
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,10 @@ type Curve struct {
 	Applies func(m topo.Machine) error
 	// Generate returns the ordering of m; it is only called when Applies(m) is nil.
 	Generate func(m topo.Machine) (Order, error)
+	// GenerateContext, when set, is Generate stopped by ctx (returning its error);
+	// GenerateContext (the function) calls it instead of leaving Generate running
+	// in a goroutine when ctx ends.
+	GenerateContext func(ctx context.Context, m topo.Machine) (Order, error)
 }
 
 var registry = map[string]*Curve{}

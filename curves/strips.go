@@ -99,9 +99,10 @@ func SpectralSeconds(m topo.Machine) float64 {
 // ends, and refuses up front (with context.DeadlineExceeded) a curve that is not
 // expected to finish well before ctx's deadline (the spectral ordering when less
 // than twice SpectralSeconds is left: the estimate is for an idle machine). On
-// machines of asyncCurveNodes nodes or more, and for spectral always, the curve is
-// generated in a goroutine that is abandoned when ctx ends (the generators take no
-// context): it finishes in the background and its result is dropped.
+// machines of asyncCurveNodes nodes or more, a curve with its own GenerateContext
+// (the breadth-first ones) stops between its searches; any other, and spectral
+// always, is generated in a goroutine that is abandoned when ctx ends: it finishes
+// in the background and its result is dropped.
 func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -114,6 +115,16 @@ func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, e
 	}
 	if err := Why(name, m); err != nil {
 		return nil, err
+	}
+	if gc := registry[name].GenerateContext; gc != nil {
+		o, err := gc(ctx, m)
+		if err != nil {
+			return nil, fmt.Errorf("curve %s on %s: %w", name, m.Spec(), err)
+		}
+		if err := o.Validate(m.N()); err != nil {
+			return nil, fmt.Errorf("curve %q on %s: internal error: %w", name, m.Spec(), err)
+		}
+		return o, nil
 	}
 	if name == "spectral" {
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < 2*SpectralSeconds(m) {

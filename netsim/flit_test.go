@@ -25,30 +25,39 @@ var bookSimFigures = []struct {
 	rate  float64 // an offered load above saturation
 	want  float64
 	short bool // in the -short subset
+	// The routing delay and switch traversal when set (rt 0 is lookahead
+	// routing only when st is set too); else BookSim2's defaults.
+	rt, st int
 }{
-	{"mesh:8x8", 1, 8, 0.5, 0.227, true},
-	{"mesh:8x8", 2, 8, 0.5, 0.318, true},
-	{"mesh:8x8", 4, 8, 0.5, 0.360, true},
-	{"mesh:8x8", 8, 8, 0.5, 0.381, true},
-	{"mesh:16x16", 1, 8, 0.25, 0.110, true},
-	{"mesh:16x16", 2, 8, 0.25, 0.160, false},
-	{"mesh:16x16", 4, 8, 0.25, 0.189, false},
-	{"mesh:16x16", 8, 8, 0.25, 0.209, false},
-	{"torus:8x8", 2, 8, 0.6, 0.301, true},
-	{"torus:8x8", 4, 8, 0.6, 0.445, true},
-	{"torus:8x8", 8, 8, 0.7, 0.499, true},
-	{"mesh:8x8", 1, 32, 0.6, 0.296, true},
-	{"mesh:8x8", 8, 32, 0.6, 0.413, true},
-	{"mesh:16x16", 1, 32, 0.25, 0.157, false},
-	{"torus:8x8", 2, 32, 0.7, 0.402, true},
+	{"mesh:8x8", 1, 8, 0.5, 0.227, true, 0, 0},
+	{"mesh:8x8", 2, 8, 0.5, 0.318, true, 0, 0},
+	{"mesh:8x8", 4, 8, 0.5, 0.360, true, 0, 0},
+	{"mesh:8x8", 8, 8, 0.5, 0.381, true, 0, 0},
+	{"mesh:16x16", 1, 8, 0.25, 0.110, true, 0, 0},
+	{"mesh:16x16", 2, 8, 0.25, 0.160, false, 0, 0},
+	{"mesh:16x16", 4, 8, 0.25, 0.189, false, 0, 0},
+	{"mesh:16x16", 8, 8, 0.25, 0.209, false, 0, 0},
+	{"torus:8x8", 2, 8, 0.6, 0.301, true, 0, 0},
+	{"torus:8x8", 4, 8, 0.6, 0.445, true, 0, 0},
+	{"torus:8x8", 8, 8, 0.7, 0.499, true, 0, 0},
+	{"mesh:8x8", 1, 32, 0.6, 0.296, true, 0, 0},
+	{"mesh:8x8", 8, 32, 0.6, 0.413, true, 0, 0},
+	{"mesh:16x16", 1, 32, 0.25, 0.157, false, 0, 0},
+	{"torus:8x8", 2, 32, 0.7, 0.402, true, 0, 0},
 	// Buffers below the credit round trip (BookSim2 28f43299 via
 	// scripts/booksim-compare.sh GRID=buffers, seeds 1 and 2 averaged, 2026-12-04).
-	{"mesh:8x8", 1, 1, 0.6, 0.0456, true},
-	{"mesh:8x8", 1, 2, 0.6, 0.0876, true},
-	{"mesh:8x8", 1, 3, 0.6, 0.1250, true},
-	{"mesh:8x8", 1, 4, 0.6, 0.1609, true},
+	{"mesh:8x8", 1, 1, 0.6, 0.0456, true, 0, 0},
+	{"mesh:8x8", 1, 2, 0.6, 0.0876, true, 0, 0},
+	{"mesh:8x8", 1, 3, 0.6, 0.1250, true, 0, 0},
+	{"mesh:8x8", 1, 4, 0.6, 0.1609, true, 0, 0},
 	// An odd VC count on a torus: the two dateline classes share the middle VC.
-	{"torus:8x8", 3, 8, 0.9, 0.4365, true},
+	{"torus:8x8", 3, 8, 0.9, 0.4365, true, 0, 0},
+	{"torus:8x8", 5, 8, 0.9, 0.4833, true, 0, 0},
+	// Stage delays (GRID=delays): lookahead routing, a 2-cycle routing stage, a
+	// 2-cycle switch traversal.
+	{"mesh:8x8", 2, 8, 0.9, 0.3219, true, 0, 1},
+	{"mesh:8x8", 2, 8, 0.9, 0.3142, true, 2, 1},
+	{"mesh:8x8", 2, 8, 0.9, 0.3157, true, 1, 2},
 }
 
 // TestFlitSaturationMatchesBookSim pins the flit engine's saturation throughput to
@@ -67,6 +76,9 @@ func TestFlitSaturationMatchesBookSim(t *testing.T) {
 		}
 		cfg := DefaultFlitConfig(m)
 		cfg.VCs, cfg.VCBuffer = c.vcs, c.buf
+		if c.st > 0 {
+			cfg.RoutingDelay, cfg.SwitchDelay = c.rt, c.st
+		}
 		cfg.Seed = 1
 		res, err := FlitUniformTraffic(context.Background(), m, cfg, TrafficConfig{Rate: c.rate, Warmup: 6000, Measure: 18000, Seed: 1, AcceptedOnly: true})
 		if err != nil {
@@ -76,9 +88,9 @@ func TestFlitSaturationMatchesBookSim(t *testing.T) {
 			t.Errorf("%s %d VCs of %d flits at %.2f: not saturated (accepted %.4f of %.4f)", c.spec, c.vcs, c.buf, c.rate, res.Accepted, res.Offered)
 		}
 		if d := res.Accepted/c.want - 1; math.Abs(d) > 0.05 {
-			t.Errorf("%s %d VCs of %d flits: accepted %.4f, BookSim2 %.3f (%+.1f%%, tolerance 5%%)", c.spec, c.vcs, c.buf, res.Accepted, c.want, 100*d)
+			t.Errorf("%s %d VCs of %d flits, stages %+v: accepted %.4f, BookSim2 %.4f (%+.1f%%, tolerance 5%%)", c.spec, c.vcs, c.buf, cfg, res.Accepted, c.want, 100*d)
 		} else {
-			t.Logf("%s %d VCs of %d flits: accepted %.4f, BookSim2 %.3f (%+.1f%%)", c.spec, c.vcs, c.buf, res.Accepted, c.want, 100*d)
+			t.Logf("%s %d VCs of %d flits, routing %d, switch %d: accepted %.4f, BookSim2 %.4f (%+.1f%%)", c.spec, c.vcs, c.buf, cfg.RoutingDelay, cfg.SwitchDelay, res.Accepted, c.want, 100*d)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // The optimal ordering of a 3x3 mesh for F with weights w = (1, 0.5) (Leung et al.
-// 2002 §2.2), by the exact dynamic program (no HiGHS needed; ilp.MethodMIP proves
+// 2002 §2.2), by the exact dynamic program (no HiGHS needed; order.MethodMIP proves
 // the same with a MIP). The DP is its own certificate: bound = objective. 15 is
 // 8 unit steps plus 7 pairs two ranks apart at distance 2 (never less on a bipartite
 // grid) weighted 0.5, what a snake also reaches.

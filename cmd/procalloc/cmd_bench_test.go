@@ -82,7 +82,7 @@ func TestBenchCommand(t *testing.T) {
 func TestBenchInterruptWritesWhatWasMeasured(t *testing.T) {
 	var out, errb bytes.Buffer
 	ctx := &countdownCtx{Context: context.Background()}
-	ctx.left.Store(625 + 625 + 300) // polled every 64 of the 40,000 steps: inside the second allocator
+	ctx.left.Store(40000 + 40000 + 20000) // polled before each of the 40,000 steps: inside the second allocator
 	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
 		[]string{"bench", "--machine", "mesh:16x16", "--alloc", "bf:hilbert,mc1x1,mm", "--jobs", "20000", "--json"})
 	if code != exitInterrupted {

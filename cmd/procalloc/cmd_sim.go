@@ -213,6 +213,18 @@ func withoutField(err error, field string) error {
 	return errors.Join(keep...)
 }
 
+// envTimeZone is the time zone of an sacct trace's times: tz when given, else $TZ
+// as it is now (time.Local was read from it when the process started); a TZ Go
+// cannot load leaves "" (time.Local, Go's own reading of it).
+func envTimeZone(tz string) string {
+	if env := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz == "" && env != "" {
+		if _, err := time.LoadLocation(env); err == nil {
+			return env
+		}
+	}
+	return tz
+}
+
 // spec maps the flags onto a replay of allocator allocSpec. With lazy, a --machine
 // is left for the replay to build (sweep items: only the running ones hold one);
 // else the machine is built (or --graph read) now. The trace is not read.
@@ -238,13 +250,7 @@ func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
 	if f.maxJobs != sim.DefaultMaxJobs {
 		s.MaxJobs = f.maxJobs // 0 in the spec is the default
 	}
-	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); f.tz == "" && tz != "" {
-		// TZ as it is now (time.Local was read from it when the process started);
-		// a TZ Go cannot load leaves time.Local, Go's own reading of it.
-		if _, err := time.LoadLocation(tz); err == nil {
-			s.TimeZone = tz
-		}
-	}
+	s.TimeZone = envTimeZone(f.tz)
 	if f.maxJobs < 1 {
 		return s, usagef("--max-jobs %d: must be at least 1", f.maxJobs)
 	}

@@ -284,31 +284,28 @@ func lineList(lines []int) string {
 	return b.String()
 }
 
-// runSweepItems runs the items, jobs at a time, appending each result as it ends;
-// with perJobDir, each item's per-job rows go to perJobDir/KEY.csv.
+// runSweepItems runs the items (sweep.Spec.Run), jobs at a time, appending each
+// result as it ends; with perJobDir, each item's per-job rows go to
+// perJobDir/KEY.csv.
 func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.Item, res *sweep.Results, jobs int, perJobDir string, o *sweepOutput) error {
 	p := newProgress(e, "sweep", int64(len(todo)))
 	var done int64
 	var writeErr error
-	t0 := make([]time.Time, len(todo))
-	id := spec.ID()
-	grid := sim.Grid{Workers: jobs,
-		Task: func(i int) (sim.Runner, error) {
-			t0[i] = time.Now()
-			s, err := sweepItemSpec(e, spec, todo[i])
+	spec.Run(ctx, todo, sweep.Runner{Workers: jobs,
+		Replay: func(it sweep.Item) (sim.Runner, error) {
+			s, err := sweepItemSpec(e, spec, it)
 			if err != nil {
 				return nil, err
 			}
 			if perJobDir != "" {
-				return &perJobRunner{e: e, spec: s, path: filepath.Join(perJobDir, todo[i].Key+".csv")}, nil
+				return &perJobRunner{e: e, spec: s, path: filepath.Join(perJobDir, it.Key+".csv")}, nil
 			}
 			return &s, nil
 		},
+		Error: specError, // errors name sim's flags
 		// A failed write (a full disk) stops the items still running too: their
 		// results could not be kept.
-		Done: func(i int, r sim.GridResult) error {
-			line := sweepLine(spec, todo[i], r, time.Since(t0[i]).Seconds())
-			line.SweepID = id
+		Done: func(line sweep.Line) error {
 			if err := res.Append(line); err != nil {
 				writeErr = err
 				return err
@@ -320,8 +317,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 			done++
 			p.Update(done, fmt.Sprintf("%d/%d items, %d failed", done, len(todo), o.Failed))
 			return nil
-		}}
-	grid.Run(ctx, len(todo))
+		}})
 	p.Done()
 	o.Stopped = ctx.Err() != nil && o.Ran < len(todo)
 	if writeErr != nil {
@@ -355,19 +351,33 @@ func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 	return rep, err
 }
 
-// sweepItemSpec is the replay of a sweep item: its parameters (sweep.Params.Spec),
-// then its sim flags, which change what they name as on sim's command line.
+// sweepItemSpec is the replay of a sweep item: the library's (sweep.Params.Replay:
+// its parameters, then its flags on the sim.Spec fields they name), with the
+// command's readers of ranking and topology files. An item whose flags read a
+// machine or host names from files (sweep.CommandFlags: --graph, --hosts, ...) is
+// mapped by sim's flag set, as on sim's command line.
 func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
-	s := it.Params.Spec(spec.Dir)
+	s, err := it.Params.Replay(spec.Dir)
+	if errors.Is(err, sweep.ErrCommandFlag) {
+		return sweepItemSpecFlags(e, spec, it)
+	}
 	s.Ranking = allocRanking // ranking files, as on sim's command line
 	s.SlurmTree = allocSlurmTree
 	s.SlurmBlocks = allocSlurmBlocks
-	if len(it.Params.Flags) == 0 {
-		if err := s.Validate(); err != nil {
-			return s, specError(err)
-		}
-		return s, nil
+	if fe := (*sweep.FlagError)(nil); errors.As(err, &fe) {
+		return s, usageError{fe.Error()}
 	}
+	if err != nil {
+		return s, specError(err)
+	}
+	s.TimeZone = envTimeZone(s.TimeZone) // sacct times: as sim without --tz
+	return s, nil
+}
+
+// sweepItemSpecFlags maps a sweep item's flags with sim's flag set, for the flags
+// only the command reads (sweep.CommandFlags).
+func sweepItemSpecFlags(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
+	s := it.Params.Spec(spec.Dir)
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var sf simFlags
@@ -402,15 +412,6 @@ func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 		return s, usagef("--baseline %q: want exact", *baseline)
 	}
 	return s, nil
-}
-
-// sweepLine is the results line of an item; errors name sim's flags.
-func sweepLine(spec *sweep.Spec, it sweep.Item, r sim.GridResult, secs float64) sweep.Line {
-	err := r.Err
-	if err != nil {
-		err = specError(err)
-	}
-	return sweep.NewLine(spec.Name, it, r.Report, err, secs)
 }
 
 // writeSbatch prints a Slurm job-array script for the sweep.
@@ -495,7 +496,9 @@ as missing, and lines of items the (edited) sweep file no longer has are left ou
 without it, gaps in the item indices are listed as missing (items after the last
 line found cannot be checked).
 Files of different sweeps are refused, and so are files in which no line is a
-results line.
+results line. Lines carry their sweep's id (a hash of its grid), so that without
+--spec the shards of two sweep files of one name (in different folders) are refused
+too; with --spec the items' keys decide.
 A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items

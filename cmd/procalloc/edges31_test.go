@@ -291,3 +291,15 @@ func TestOrderSchedulerFormatNeedsNames(t *testing.T) {
 		t.Errorf("files written: %v", entries)
 	}
 }
+
+// Issue 31 item 3, host names: --hosts /dev/zero ran out of memory growing one
+// line to 1 GiB; a line of a host-name file is capped at 1 MiB.
+func TestHostNamesFileIsCapped(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "hosts", "--hosts", "/dev/zero")
+	if code != 1 || !strings.Contains(stderr, "line 1 is longer than 1048576 bytes") {
+		t.Errorf("--hosts /dev/zero: exit %d, %s", code, stderr)
+	}
+}

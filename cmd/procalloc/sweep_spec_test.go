@@ -11,8 +11,8 @@ import (
 	"github.com/procalloc/procalloc/sim/sweep"
 )
 
-// A sweep item's replay (sweep.Params.Spec, then its flags) is the replay sim's
-// command line gives for the item's arguments (Params.Args) and flags: later flags
+// A sweep item's replay (sweep.Params.Replay: the library decodes its flags onto
+// sim.Spec's fields, no flag set) is the replay sim's command line gives for the item's arguments (Params.Args) and flags: later flags
 // change what they name, as on a command line.
 func TestSweepItemSpecIsSimFlags(t *testing.T) {
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
@@ -24,6 +24,9 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 		{"--contract", "0.25", "--alloc", "mc1x1", "--sched", "cplant", "--no-memo", "--work", "1.5", "--replicate", "2", "--perturb", "60"},
 		{"--pattern", "n-body", "--msg-flits", "16", "--router-delay", "2", "--flit-bytes", "4", "--format", "swf", "--skip-bad", "--json", "--by-size"},
 		{"--baseline", "exact", "--baseline-time-limit", "2s"},
+		{"--comm", "n-body", "--engine", "flit", "--vcs", "2", "--vc-buffer=16", "--routing-delay", "2", "--vc-alloc-delay", "2", "--sw-alloc-delay", "3", "--st-delay", "2", "--link-delay", "4", "--hop-classes"},
+		{"-task-order", "allocator", "--metrics", "sched,route", "--tz", "UTC", "--max-jobs", "5000", "--seed", "9", "--comm-seed", "0x11", "--compat", "default", "--engine", "message"},
+		{"--machine", "torus:4x4", "--trace", "u.swf", "--comm", "all-to-all", "--task-order", "returned", "--drop-larger=false", "--skip-bad=1", "--max-jobs", "2000000"},
 	}
 	for _, comm := range []string{"none", "random"} {
 		for _, flags := range flagSets {
@@ -78,5 +81,30 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 		if _, err := sweepItemSpec(e, spec, sweep.Item{Params: p}); err == nil {
 			t.Errorf("%v: accepted", flags)
 		}
+	}
+}
+
+// Every flag of sim is one a sweep item's flags may give, mapped by the library
+// (sweep.FlagNames) or by the command (sweep.CommandFlags), but for the flags that
+// write files (the sweep has its own -o and --per-job): a flag added to sim without
+// its sweep mapping fails here.
+func TestSweepFlagsCoverSim(t *testing.T) {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	commands["sim"].flags(fs)
+	known := map[string]bool{"o": true, "per-job": true, "convert": true}
+	for _, n := range append(sweep.FlagNames(), sweep.CommandFlags...) {
+		if known[n] {
+			t.Errorf("--%s mapped twice, or a file-writing flag mapped", n)
+		}
+		known[n] = true
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !known[f.Name] {
+			t.Errorf("sim --%s: not mapped for sweep items (sim/sweep/flags.go)", f.Name)
+		}
+		delete(known, f.Name)
+	})
+	for n := range known {
+		t.Errorf("--%s: mapped for sweep items but not a sim flag", n)
 	}
 }

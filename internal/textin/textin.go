@@ -29,17 +29,22 @@ func Fields(s string) []string { return strings.Fields(StripComment(s)) }
 
 // Lines reads the data lines of r: Next skips blank and comment-only lines.
 type Lines struct {
-	sc     *bufio.Scanner
-	line   int
-	text   string
-	fields []string
+	sc      *bufio.Scanner
+	maxLine int
+	line    int
+	text    string
+	fields  []string
 }
 
 // NewLines returns a reader of the data lines of r.
-func NewLines(r io.Reader) *Lines {
+func NewLines(r io.Reader) *Lines { return NewLinesMax(r, MaxLine) }
+
+// NewLinesMax is NewLines for a format whose lines are at most maxLine bytes: a
+// longer line is an error (bufio.ErrTooLong) before its buffer grows further.
+func NewLinesMax(r io.Reader, maxLine int) *Lines {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), MaxLine)
-	return &Lines{sc: sc}
+	sc.Buffer(make([]byte, min(64*1024, maxLine)), maxLine)
+	return &Lines{sc: sc, maxLine: maxLine}
 }
 
 // Next advances to the next line with data and reports whether there is one.
@@ -67,6 +72,9 @@ func (l *Lines) Fields() []string { return l.fields }
 // at the end of the input.
 func (l *Lines) Err() error {
 	if err := l.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", l.line+1, l.maxLine, ErrTooLarge)
+		}
 		return fmt.Errorf("line %d: %w", l.line+1, err)
 	}
 	return nil

@@ -66,3 +66,12 @@ func TestCappedStopsEndlessInput(t *testing.T) {
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+func TestLinesMaxNamesTheCap(t *testing.T) {
+	l := NewLinesMax(zeros{}, 1000)
+	for l.Next() {
+	}
+	if err := l.Err(); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "line 1 is longer than 1000 bytes") {
+		t.Fatalf("endless line: %v", err)
+	}
+}

@@ -7,7 +7,9 @@
 // item redone, a damaged line elsewhere is skipped with a warning. Everything read
 // is capped (MaxSpecBytes, MaxItems, MaxLineBytes, MaxResultsBytes). Items split
 // into shards by index (i mod n), the way Slurm job arrays run them; merging the
-// shards' files gives exactly the file of a single run.
+// shards' files gives exactly the file of a single run. Spec.Run runs items with
+// no command line: each item's flags are decoded onto sim.Spec's fields
+// (ApplyFlags, Params.Replay).
 //
 // Replay grids of this kind are the experiments of Bunde, Leung and Mache,
 // "Communication patterns and allocation strategies" (2004), §4 (2 meshes x 3
@@ -55,7 +57,9 @@ type Spec struct {
 	// ...) goes in Flags.
 	Engines []sim.Engine `yaml:"engines" json:"engines"`
 	// Flags are further sim flags given to every item, e.g. ["--from", "1996-10-01",
-	// "--drop-larger"].
+	// "--drop-larger"], written as on sim's command line (so that --list prints
+	// each item as the command that replays it) and decoded by ApplyFlags onto the
+	// sim.Spec fields they name.
 	Flags []string `yaml:"flags" json:"flags"`
 	// Dir is the directory relative trace paths are read from (the sweep file's).
 	Dir string `yaml:"-" json:"-"`
@@ -399,8 +403,8 @@ func (p Params) Args(dir string) []string {
 // Spec is the replay of the item: its trace (a relative path taken from dir),
 // machine, allocator, scheduler, load factor (arrival contraction), seed (of the
 // replicas and of the communication pattern) and communication pattern ("none":
-// without communication), on sim.DefaultSpec. Flags, being sim's command-line
-// flags, are left to the caller (the procalloc command applies them as sim does).
+// without communication), on sim.DefaultSpec, before its flags: Replay applies
+// them.
 func (p Params) Spec(dir string) sim.Spec {
 	s := sim.DefaultSpec()
 	s.Trace = p.tracePath(dir)

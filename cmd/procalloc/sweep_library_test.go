@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/sim/sweep"
+)
+
+// readLines reads a results file's lines by key.
+func readLines(t *testing.T, path string) map[string]sweep.Line {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]sweep.Line{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var l sweep.Line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out[l.Key] = l
+	}
+	return out
+}
+
+// The library alone (sweep.ReadFile, Spec.Run; no flag set) gives, item for item,
+// the lines "procalloc sweep" writes for a sweep file with flags: same keys, same
+// status, same results.
+func TestSweepLibraryMatchesCommand(t *testing.T) {
+	dir := t.TempDir()
+	trace, _ := filepath.Abs("../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz")
+	path := filepath.Join(dir, "lib.yaml")
+	body := "name: lib\ntraces: [" + trace + "]\nmachines: [mesh:16x16]\nallocators: [bf:hilbert, mc1x1]\ncontract: [0.5]\n" +
+		"patterns: [none, n-body]\nflags: [--to, \"2000000\", --msgs-per-second, \"0.01\", --cycle-seconds=10, --drop-larger, --task-order, sorted]\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "cli.jsonl")
+	if code, _, stderr := runCLI(t, "", "sweep", path, "-o", res, "-j", "2"); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	cli := readLines(t, res)
+	spec, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := map[string]sweep.Line{}
+	if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: func(l sweep.Line) error {
+		lib[l.Key] = l
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(cli) != 4 || len(lib) != 4 {
+		t.Fatalf("%d command lines, %d library lines, want 4", len(cli), len(lib))
+	}
+	for k, want := range cli {
+		got, ok := lib[k]
+		if !ok {
+			t.Fatalf("item %s of the command has no library line", k)
+		}
+		if got.Status != sweep.StatusOK || want.Status != sweep.StatusOK || got.SweepID != want.SweepID || !bytes.Equal(got.Result, want.Result) {
+			t.Fatalf("item %d: library %s %q, command %s %q; results equal: %v", want.Index, got.Status, got.Error, want.Status, want.Error, bytes.Equal(got.Result, want.Result))
+		}
+	}
+
+	// An unknown or malformed flag fails every item, each line naming the flag,
+	// and merge lists each item that failed.
+	for flags, msg := range map[string]string{
+		"[--bogus]":                     "--bogus: not one of sim's replay flags",
+		"[--cycle-seconds, ten]":        `--cycle-seconds: "ten": not a number`,
+		"[--vcs, \"2\"]":                "--vcs: configures the flit engine: add --engine flit",
+		"[--drop-larger, stray]":        `unexpected arguments ["stray"]`,
+		"[--sched, sjf, --from, \"1\"]": "--sched \"sjf\"",
+	} {
+		bad := filepath.Join(dir, "bad.yaml")
+		os.WriteFile(bad, []byte(strings.Replace(body, body[strings.Index(body, "flags:"):], "flags: "+flags+"\n", 1)), 0o644)
+		out := filepath.Join(dir, "bad.jsonl")
+		os.Remove(out)
+		if code, _, _ := runCLI(t, "", "sweep", bad, "-o", out); code != 1 {
+			t.Fatalf("flags %s: exit %d, want 1", flags, code)
+		}
+		lines := readLines(t, out)
+		if len(lines) != 4 {
+			t.Fatalf("flags %s: %d lines", flags, len(lines))
+		}
+		for _, l := range lines {
+			if l.Status != sweep.StatusFailed || !strings.Contains(l.Error, msg) {
+				t.Fatalf("flags %s: item %d: %s %q, want an error containing %q", flags, l.Index, l.Status, l.Error, msg)
+			}
+		}
+		code, _, stderr := runCLI(t, "", "merge", out, "--spec", bad)
+		if code != 1 || !strings.Contains(stderr, "failed #0 ") || !strings.Contains(stderr, "failed #3 ") || !strings.Contains(stderr, msg) {
+			t.Fatalf("merge of flags %s: exit %d\n%s", flags, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/sim"
+)
+
+// Each replay flag sets the sim.Spec field it names, in the spellings Go's flag
+// package took (one or two dashes, =value, a bare switch); a later flag wins.
+func TestApplyFlagsFields(t *testing.T) {
+	base := Params{Trace: "t.swf", Machine: "mesh:16x16", Alloc: "bf:hilbert", Sched: "easy", Contract: 0.5, Pattern: "n-body", Seed: 3}.Spec("/d")
+	want := base
+	want.Compat = alloc.CompatDefault
+	want.From, want.To, want.DropLarger = "100", "1996-12-01", true
+	want.MessagesPerSecond, want.CycleSeconds = 0.01, 10
+	want.Scale.Contract, want.Scale.Work, want.Scale.Replicate, want.Scale.Perturb, want.Scale.Seed = 0.25, 1.5, 2, 60, 0x10
+	want.Alloc, want.Sched, want.NoMemo, want.SkipBad = "mc1x1", sim.SchedCplant, true, true
+	want.Engine, want.Flit = sim.EngineFlit, sim.FlitOptions{VCs: 2, VCBuffer: 16, LinkDelay: 3, HopClasses: true}
+	want.TaskOrder, want.TimeZone, want.MaxJobs = sim.TaskOrderSorted, "UTC", 1000
+	want.Network.MessageFlits, want.Network.FlitBytes = 16, 4
+	want.Metrics, _ = sim.ParseMetrics("sched")
+	want.Baseline = &sim.Baseline{TimeLimit: 2 * time.Second}
+	got := base
+	err := ApplyFlags(&got, []string{"--compat", "default", "-from=100", "--to", "1996-12-01", "--drop-larger",
+		"--msgs-per-second", "0.01", "--cycle-seconds=10", "--contract", "0.9", "--contract", "0.25", "--work", "1.5",
+		"--replicate", "2", "--perturb", "60", "--seed", "0x10", "--alloc", "mc1x1", "--sched", "cplant", "--no-memo", "--skip-bad=true",
+		"--engine", "flit", "--vcs", "2", "--vc-buffer", "16", "--link-delay", "3", "--hop-classes",
+		"--task-order", "sorted", "--tz", "UTC", "--max-jobs", "1000", "--msg-flits", "16", "--flit-bytes", "4",
+		"--metrics", "sched", "--json", "--by-size", "--baseline", "exact", "--baseline-time-limit", "2s", "--"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("\n got %+v\nwant %+v", got, want)
+	}
+	// --max-jobs at the default is the spec's 0; --task-order returned is the zero value.
+	got = base
+	if err := ApplyFlags(&got, []string{"--max-jobs", strconv.Itoa(sim.DefaultMaxJobs), "--task-order", "returned", "--engine", "message"}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, base) {
+		t.Fatalf("defaults spelt out changed the spec:\n got %+v\nwant %+v", got, base)
+	}
+}
+
+// A flag that cannot be applied is an error naming it; the command's file-reading
+// flags wrap ErrCommandFlag.
+func TestApplyFlagsErrors(t *testing.T) {
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--bogus"}, "--bogus: not one of sim's replay flags"},
+		{[]string{"--per-job", "x.csv"}, "--per-job: not one of sim's replay flags"},
+		{[]string{"--convert", "x"}, "--convert: not one of"},
+		{[]string{"--from"}, "--from: needs a value"},
+		{[]string{"--contract", "half"}, `--contract: "half": not a number`},
+		{[]string{"--seed", "-1"}, `--seed: "-1": not a number`},
+		{[]string{"--replicate", "99999999999999999999"}, "--replicate: \"99999999999999999999\": value out of range"},
+		{[]string{"--drop-larger=maybe"}, `--drop-larger: "maybe": not true or false`},
+		{[]string{"--metrics", "fast"}, `--metrics: "fast"`},
+		{[]string{"--max-jobs", "0"}, "--max-jobs: \"0\": must be at least 1"},
+		{[]string{"--vcs", "2"}, "--vcs: configures the flit engine: add --engine flit"},
+		{[]string{"--engine", "flit", "--vc-buffer", "0"}, "--vc-buffer: 0: must be at least 1"},
+		{[]string{"--engine", "flit", "--router-delay", "2"}, "--router-delay: is the message engine's"},
+		{[]string{"--baseline", "optimal"}, `--baseline: "optimal": want exact`},
+		{[]string{"--baseline-time-limit", "1s"}, "--baseline-time-limit: needs --baseline exact"},
+		{[]string{"--baseline", "exact", "--baseline-time-limit", "soon"}, "--baseline-time-limit: \"soon\": not a duration"},
+		{[]string{"stray"}, `flags: unexpected arguments ["stray"]`},
+		{[]string{"--drop-larger", "--", "x"}, `unexpected arguments ["x"]`},
+		{[]string{"---from", "1"}, "---from: bad flag syntax"},
+	} {
+		s := sim.DefaultSpec()
+		err := ApplyFlags(&s, c.flags)
+		var fe *FlagError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want a FlagError containing %q", c.flags, err, c.want)
+		}
+		if errors.Is(err, ErrCommandFlag) {
+			t.Errorf("%q: %v wraps ErrCommandFlag", c.flags, err)
+		}
+	}
+	for _, name := range CommandFlags {
+		s := sim.DefaultSpec()
+		if err := ApplyFlags(&s, []string{"--" + name, "x"}); !errors.Is(err, ErrCommandFlag) || !strings.Contains(err.Error(), "--"+name) {
+			t.Errorf("--%s: got %v, want ErrCommandFlag naming it", name, err)
+		}
+	}
+	// A value sim refuses (a scheduler it does not have) is Validate's field error.
+	p := Params{Trace: "t.swf", Machine: "mesh:4x4", Alloc: "mc1x1", Sched: "fcfs", Contract: 1, Pattern: "none", Seed: 1, Flags: []string{"--sched", "sjf"}}
+	var fe *sim.FieldError
+	if _, err := p.Replay(""); !errors.As(err, &fe) || fe.Field != "Sched" {
+		t.Errorf("--sched sjf: got %v, want a FieldError of Sched", err)
+	}
+}
+
+// The library runs a sweep file with flags by itself: each item's line holds the
+// report of the sim.Spec built field by field (no flags) for its parameters, and
+// lines do not depend on the number of workers.
+func TestRunLibrary(t *testing.T) {
+	s, err := Parse([]byte(`name: lib
+traces: [../testdata/LLNL-T3D-1996-2.converted.txt.gz]
+machines: [mesh:16x16]
+allocators: [bf:hilbert, mc1x1]
+contract: [0.5]
+patterns: [none, n-body]
+flags: [--to, "2000000", --msgs-per-second, "0.01", --cycle-seconds, "10", --drop-larger]
+`), "lib.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := s.Items()
+	run := func(items []Item, workers int) map[string]Line {
+		out := map[string]Line{}
+		err := s.Run(context.Background(), items, Runner{Workers: workers, Done: func(l Line) error {
+			out[l.Key] = l
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	one, two := run(items, 1), run(items, 2)
+	if len(one) != len(items) {
+		t.Fatalf("%d lines for %d items", len(one), len(items))
+	}
+	for _, it := range items {
+		l := one[it.Key]
+		if l.Status != StatusOK || l.SweepID != s.ID() || l.Index != it.Index {
+			t.Fatalf("item %d: %+v", it.Index, l)
+		}
+		if !bytes.Equal(l.Result, two[it.Key].Result) {
+			t.Fatalf("item %d: results differ between 1 and 2 workers", it.Index)
+		}
+		sp := sim.DefaultSpec()
+		sp.Trace, sp.MachineSpec, sp.Alloc, sp.Sched = "../testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", it.Params.Alloc, sim.SchedFCFS
+		sp.Scale.Contract, sp.To, sp.DropLarger = 0.5, "2000000", true
+		sp.MessagesPerSecond, sp.CycleSeconds = 0.01, 10
+		if it.Params.Pattern != "none" {
+			sp.Comm = it.Params.Pattern
+		}
+		rep, err := sp.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ResultJSON(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(l.Result, want) {
+			t.Fatalf("item %d (%s %s): library sweep result differs from the replay built field by field", it.Index, it.Params.Alloc, it.Params.Pattern)
+		}
+		var r map[string]any
+		if json.Unmarshal(l.Result, &r) != nil || r["jobs"] == nil {
+			t.Fatalf("item %d: result %s", it.Index, l.Result)
+		}
+	}
+	// A malformed flag fails every item, its line naming the flag.
+	s.Flags = []string{"--cycle-seconds", "ten"}
+	failed := run(s.Items(), 2)
+	if len(failed) != len(items) {
+		t.Fatalf("%d lines for %d items", len(failed), len(items))
+	}
+	for _, l := range failed {
+		if l.Status != StatusFailed || !strings.Contains(l.Error, `--cycle-seconds: "ten": not a number`) {
+			t.Fatalf("item %d: %s %q", l.Index, l.Status, l.Error)
+		}
+	}
+}

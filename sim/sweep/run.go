@@ -1,0 +1,67 @@
+package sweep
+
+import (
+	"context"
+	"time"
+
+	"github.com/procalloc/procalloc/sim"
+)
+
+// Replay is the replay of the item: its parameters (Params.Spec) with its flags
+// applied (ApplyFlags), checked (sim.Spec.Validate, whose *sim.FieldError values it
+// returns as they are). A flag that reads files is an error wrapping ErrCommandFlag.
+func (p Params) Replay(dir string) (sim.Spec, error) {
+	s := p.Spec(dir)
+	if err := ApplyFlags(&s, p.Flags); err != nil {
+		return s, err
+	}
+	return s, s.Validate()
+}
+
+// Runner says how Spec.Run runs items; the zero value runs each item's Replay.
+type Runner struct {
+	// Workers is the number of items run at once (<= 0: one per core).
+	Workers int
+	// Replay, when set, builds an item's replay instead of Params.Replay (the
+	// procalloc command's, for the flags that read files and per-job files).
+	Replay func(it Item) (sim.Runner, error)
+	// Error, when set, rewrites an item's error before it goes into its line.
+	Error func(error) error
+	// Done receives each item's results line (SweepID set) as it ends, one call at
+	// a time; an error stops the run (sim.Grid) and is returned.
+	Done func(l Line) error
+}
+
+// Run runs the items of the sweep (those of Items, or a shard's) as r says. Items
+// are deterministic, so their lines (Seconds and AllocTime aside) do not depend on
+// Workers. When ctx is cancelled the running items stop within a second and no
+// more start; their lines are not passed on.
+func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
+	t0 := make([]time.Time, len(items))
+	id := s.ID()
+	grid := sim.Grid{Workers: r.Workers,
+		Task: func(i int) (sim.Runner, error) {
+			t0[i] = time.Now()
+			if r.Replay != nil {
+				return r.Replay(items[i])
+			}
+			sp, err := items[i].Params.Replay(s.Dir)
+			if err != nil {
+				return nil, err
+			}
+			return &sp, nil
+		},
+		Done: func(i int, g sim.GridResult) error {
+			err := g.Err
+			if err != nil && r.Error != nil {
+				err = r.Error(err)
+			}
+			l := NewLine(s.Name, items[i], g.Report, err, time.Since(t0[i]).Seconds())
+			l.SweepID = id
+			if r.Done == nil {
+				return nil
+			}
+			return r.Done(l)
+		}}
+	return grid.Run(ctx, len(items))
+}
