@@ -450,7 +450,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
 	ranked := p.opt.Version.AtLeast(V2302)
 	if ranked {
-		d.Notes = append(d.Notes, "Slurm "+p.opt.Version.String()+" with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too (measured on 26.05.3); the tree selection is emulated as Slurm 22.05 does it")
+		d.Notes = append(d.Notes, "Slurm "+p.opt.Version.String()+" with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too (measured on 26.05.3); the tree selection is emulated as Slurm 22.05 does it, and on Slurm 26.05.3 4 of 40 one-node placements of this deployment differed from the prediction (plan/realslurm_test.go, PROCALLOC_PLAN_TREE_NEW): a prediction, not a measurement")
 	} else {
 		d.Notes = append(d.Notes, warnings...)
 	}

@@ -165,7 +165,12 @@ func (p *Plan) recommend() {
 		r.Recommendation = fmt.Sprintf("deploy %s: mean pairwise hops %.3f instead of %.3f (%+.1f%%) on %d multi-node jobs", best.Name,
 			best.Metrics.MeanPairwiseHops, cur.Metrics.MeanPairwiseHops, 100**best.ChangeVsCurrent, best.Metrics.Jobs)
 	default:
-		r.Recommendation = fmt.Sprintf("keep the current configuration: the best deployment, %s, changes mean pairwise hops by %+.1f%%, less than the %.0f%% threshold", best.Name, 100*derefOr(best.ChangeVsCurrent, 0), 100*r.Threshold)
+		gain := -100 * derefOr(best.ChangeVsCurrent, 0)
+		if gain > 0 {
+			r.Recommendation = fmt.Sprintf("keep the current configuration: the best deployment, %s, cuts mean pairwise hops by %.1f%%, less than the %.0f%% threshold", best.Name, gain, 100*r.Threshold)
+		} else {
+			r.Recommendation = fmt.Sprintf("keep the current configuration: no deployment cuts mean pairwise hops (the best, %s, changes them by %+.1f%%)", best.Name, -gain)
+		}
 	}
 	if d := p.Deployment(Kind(r.Recommended)); d != nil {
 		r.Caveats = append(r.Caveats, d.Notes...)
