@@ -5,8 +5,8 @@
 # procalloc plan, deployed on the cluster: plan/realslurm_test.go) and
 # "slurm: N placements compared, D differ" (every emulator's comparison).
 # Without root or Slurm (and no way to install it) it says so and exits 0.
-# Time: 10-12 minutes with the Slurm built from source, 2 cores shared with other
-# jobs (608 s at load average 20 falling to 4, 721 s at 24-42); it prints its own.
+# Time: 8-12 minutes with the Slurm built from source, 2 cores shared with other
+# jobs (503 s at load average 2-4, 721 s at 24-42); it prints its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go=${GO:-go}
