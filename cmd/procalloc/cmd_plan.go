@@ -83,8 +83,8 @@ scontrol is on PATH, else 22.05 (said in the report). Errors name the file and l
 a history node the network lacks is an error naming the first few. Ctrl-C stops
 the ordering (keeping its best so far) and the replays; nothing is written then.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
-procalloc plan --graph fabric.ibnet --node-name-map names.map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o plan --deployment names
-procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o plan --json`,
+procalloc plan --graph fabric.ibnet --node-name-map names.map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
+procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")
