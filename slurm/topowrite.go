@@ -367,6 +367,41 @@ func (b Box) Size() int { return b.X * b.Y * b.Z }
 
 func (b Box) String() string { return fmt.Sprintf("%dx%dx%d", b.X, b.Y, b.Z) }
 
+// Anchors lists the node sets of placement b on a torus of dims in the order
+// Slurm's torus3d plugin builds them (torus3d_record.c: anchor_seed 0 and
+// anchor_spacing the placement's own dims, so x positions 0, X, 2X, ... modulo the
+// torus until they come back to 0, likewise y and z; x outermost, z innermost;
+// boxes wrap around). Nodes are numbered x fastest; each set is sorted.
+func (b Box) Anchors(dims [3]int) [][]int {
+	axis := func(size, step int) []int {
+		out := []int{0}
+		for p := step % size; p != 0; p = (p + step) % size {
+			out = append(out, p)
+		}
+		return out
+	}
+	d := dims
+	var out [][]int
+	for _, ax := range axis(d[0], b.X) {
+		for _, ay := range axis(d[1], b.Y) {
+			for _, az := range axis(d[2], b.Z) {
+				nodes := make([]int, 0, b.Size())
+				for dz := range b.Z {
+					for dy := range b.Y {
+						for dx := range b.X {
+							x, y, z := (ax+dx)%d[0], (ay+dy)%d[1], (az+dz)%d[2]
+							nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
+						}
+					}
+				}
+				slices.Sort(nodes)
+				out = append(out, slices.Compact(nodes))
+			}
+		}
+	}
+	return out
+}
+
 // CompactBox returns the most compact box of k nodes that fits in a torus of dims
 // (three sizes): the smallest sum of sides (surface), ties to the box longest in x,
 // then y. ok is false when no box of k nodes fits.
