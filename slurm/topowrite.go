@@ -139,7 +139,7 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank,")
 	fmt.Fprintln(bw, "# so that Slurm ranks nodes by the order of the leaf switches below (Slurm 23.02+;")
 	fmt.Fprintln(bw, "# inside a leaf in the order of slurm.conf's NodeName lines, not the order written).")
-	if err := t.writeConf(bw); err != nil {
+	if err := t.WriteConf(bw); err != nil {
 		return nil, err
 	}
 	if lost > 0 {
@@ -164,9 +164,29 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 	return warnings, nil
 }
 
-// writeConf writes the tree's SwitchName lines in its order: a leaf's Nodes= and an
+// RenameNodes returns a copy of t whose leaves hold their nodes renamed by rename,
+// in Slurm's node name order (hostlist.NaturalCompare); the switches, their links
+// and their order are t's.
+func (t *Tree) RenameNodes(rename func(node string) string) *Tree {
+	c := *t
+	c.Switches = slices.Clone(t.Switches)
+	for i, s := range c.Switches {
+		if s.Level != 0 {
+			continue
+		}
+		ns := make([]string, len(s.Nodes))
+		for j, n := range s.Nodes {
+			ns[j] = rename(n)
+		}
+		slices.SortFunc(ns, hostlist.NaturalCompare)
+		c.Switches[i].Nodes = ns
+	}
+	return &c
+}
+
+// WriteConf writes the tree's SwitchName lines in its order: a leaf's Nodes= and an
 // upper switch's Switches= as hostlists keeping the order of the names.
-func (t *Tree) writeConf(w io.Writer) error {
+func (t *Tree) WriteConf(w io.Writer) error {
 	for _, s := range t.Switches {
 		var names []string
 		key := "Nodes"
