@@ -856,29 +856,14 @@ func (p *Plan) buildNames(d *Deployment) error {
 // order kept) and returns it as read back.
 func writeRenamedTree(buf *bytes.Buffer, t *slurm.Tree, rename map[string]string) (*slurm.Tree, error) {
 	fmt.Fprintln(buf, "# topology.conf of the site with the nodes renamed by procalloc plan (names deployment)")
-	for _, s := range t.Switches {
-		if s.Level == 0 {
-			ns := make([]string, len(s.Nodes))
-			for i, n := range s.Nodes {
-				if r, ok := rename[n]; ok {
-					ns[i] = r
-				} else {
-					ns[i] = n
-				}
-			}
-			slices.SortFunc(ns, hostlist.NaturalCompare)
-			hl, err := hostlist.Compress(ns)
-			if err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(buf, "SwitchName=%s Nodes=%s\n", s.Name, hl)
-			continue
+	renamed := t.RenameNodes(func(n string) string {
+		if r, ok := rename[n]; ok {
+			return r
 		}
-		ch := make([]string, len(s.Children))
-		for i, c := range s.Children {
-			ch[i] = t.Switches[c].Name
-		}
-		fmt.Fprintf(buf, "SwitchName=%s Switches=%s\n", s.Name, strings.Join(ch, ","))
+		return n
+	})
+	if err := renamed.WriteConf(buf); err != nil {
+		return nil, err
 	}
 	return slurm.ParseTree(bytes.NewReader(buf.Bytes()))
 }

@@ -145,32 +145,7 @@ func (t *torus3D) anchorsOf(i int) [][]int {
 	if a, ok := t.anchors[i]; ok {
 		return a
 	}
-	d, b := t.cfg.dims, t.cfg.placements[i]
-	axis := func(size, step int) []int {
-		out := []int{0}
-		for p := step % size; p != 0; p = (p + step) % size {
-			out = append(out, p)
-		}
-		return out
-	}
-	var out [][]int
-	for _, ax := range axis(d[0], b.X) {
-		for _, ay := range axis(d[1], b.Y) {
-			for _, az := range axis(d[2], b.Z) {
-				var nodes []int
-				for dz := range b.Z {
-					for dy := range b.Y {
-						for dx := range b.X {
-							x, y, z := (ax+dx)%d[0], (ay+dy)%d[1], (az+dz)%d[2]
-							nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
-						}
-					}
-				}
-				slices.Sort(nodes)
-				out = append(out, slices.Compact(nodes))
-			}
-		}
-	}
+	out := t.cfg.placements[i].Anchors(t.cfg.dims)
 	t.anchors[i] = out
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -536,6 +537,11 @@ func (rp *Replay) Config() (Config, error) {
 	}
 	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo, Names: s.Hosts})
 	if err != nil {
+		// A file the allocator names that cannot be read (a missing topology.conf
+		// or ranking file) is a failure of the run, not a mistake in the spec.
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return Config{}, err
+		}
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,

@@ -71,39 +71,6 @@ func nodeNames(n int) []string {
 	return hosts
 }
 
-// torusAnchors lists the node sets of one torus3d placement in the order Slurm's
-// torus3d_record.c builds them (anchor_seed 0, anchor_spacing = the placement's dims:
-// x positions 0, s, 2s, ... modulo the torus until they come back to 0, likewise y and
-// z; x outermost, z innermost; boxes wrap around).
-func torusAnchors(d [3]int, b Box) [][]int {
-	axis := func(size, step int) []int {
-		out := []int{0}
-		for p := step % size; p != 0; p = (p + step) % size {
-			out = append(out, p)
-		}
-		return out
-	}
-	var out [][]int
-	for _, ax := range axis(d[0], b.X) {
-		for _, ay := range axis(d[1], b.Y) {
-			for _, az := range axis(d[2], b.Z) {
-				var nodes []int
-				for dz := range b.Z {
-					for dy := range b.Y {
-						for dx := range b.X {
-							x, y, z := (ax+dx)%d[0], (ay+dy)%d[1], (az+dz)%d[2]
-							nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
-						}
-					}
-				}
-				slices.Sort(nodes)
-				out = append(out, nodes)
-			}
-		}
-	}
-	return out
-}
-
 // torusPredict is Slurm 26.05's torus3d choice (eval_nodes_torus3d.c) for a k-node
 // job on one torus of equal node weights: among the anchors of the placement of size
 // k whose nodes are all free, the one that overlaps the fewest entirely free anchors of
@@ -115,11 +82,11 @@ func torusPredict(d [3]int, placements []Box, free []bool, k int) []int {
 	for i, b := range placements {
 		if b.Size() == k && cur == nil {
 			cur = []int{i}
-			anchors = torusAnchors(d, b)
+			anchors = b.Anchors(d)
 		}
 		if b.Size() > k {
 			next = []int{i}
-			nextAnchors = torusAnchors(d, b)
+			nextAnchors = b.Anchors(d)
 			break
 		}
 	}

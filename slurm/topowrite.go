@@ -139,7 +139,7 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank,")
 	fmt.Fprintln(bw, "# so that Slurm ranks nodes by the order of the leaf switches below (Slurm 23.02+;")
 	fmt.Fprintln(bw, "# inside a leaf in the order of slurm.conf's NodeName lines, not the order written).")
-	if err := t.writeConf(bw); err != nil {
+	if err := t.WriteConf(bw); err != nil {
 		return nil, err
 	}
 	if lost > 0 {
@@ -164,9 +164,29 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 	return warnings, nil
 }
 
-// writeConf writes the tree's SwitchName lines in its order: a leaf's Nodes= and an
+// RenameNodes returns a copy of t whose leaves hold their nodes renamed by rename,
+// in Slurm's node name order (hostlist.NaturalCompare); the switches, their links
+// and their order are t's.
+func (t *Tree) RenameNodes(rename func(node string) string) *Tree {
+	c := *t
+	c.Switches = slices.Clone(t.Switches)
+	for i, s := range c.Switches {
+		if s.Level != 0 {
+			continue
+		}
+		ns := make([]string, len(s.Nodes))
+		for j, n := range s.Nodes {
+			ns[j] = rename(n)
+		}
+		slices.SortFunc(ns, hostlist.NaturalCompare)
+		c.Switches[i].Nodes = ns
+	}
+	return &c
+}
+
+// WriteConf writes the tree's SwitchName lines in its order: a leaf's Nodes= and an
 // upper switch's Switches= as hostlists keeping the order of the names.
-func (t *Tree) writeConf(w io.Writer) error {
+func (t *Tree) WriteConf(w io.Writer) error {
 	for _, s := range t.Switches {
 		var names []string
 		key := "Nodes"
@@ -366,6 +386,41 @@ type Box struct{ X, Y, Z int }
 func (b Box) Size() int { return b.X * b.Y * b.Z }
 
 func (b Box) String() string { return fmt.Sprintf("%dx%dx%d", b.X, b.Y, b.Z) }
+
+// Anchors lists the node sets of placement b on a torus of dims in the order
+// Slurm's torus3d plugin builds them (torus3d_record.c: anchor_seed 0 and
+// anchor_spacing the placement's own dims, so x positions 0, X, 2X, ... modulo the
+// torus until they come back to 0, likewise y and z; x outermost, z innermost;
+// boxes wrap around). Nodes are numbered x fastest; each set is sorted.
+func (b Box) Anchors(dims [3]int) [][]int {
+	axis := func(size, step int) []int {
+		out := []int{0}
+		for p := step % size; p != 0; p = (p + step) % size {
+			out = append(out, p)
+		}
+		return out
+	}
+	d := dims
+	var out [][]int
+	for _, ax := range axis(d[0], b.X) {
+		for _, ay := range axis(d[1], b.Y) {
+			for _, az := range axis(d[2], b.Z) {
+				nodes := make([]int, 0, b.Size())
+				for dz := range b.Z {
+					for dy := range b.Y {
+						for dx := range b.X {
+							x, y, z := (ax+dx)%d[0], (ay+dy)%d[1], (az+dz)%d[2]
+							nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
+						}
+					}
+				}
+				slices.Sort(nodes)
+				out = append(out, slices.Compact(nodes))
+			}
+		}
+	}
+	return out
+}
 
 // CompactBox returns the most compact box of k nodes that fits in a torus of dims
 // (three sizes): the smallest sum of sides (surface), ties to the box longest in x,

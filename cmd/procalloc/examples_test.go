@@ -234,10 +234,15 @@ func exampleFixtures(t *testing.T, dir string) {
 	// ../shared as the repository's (QAPLIB, traces), examples/ the repository's.
 	link(filepath.Join("..", "shared"), "../../../shared")
 	link("examples", "../../examples")
-	// Examples that name the repository's sample files from its root.
+	// Examples that name the repository's sample files from its root: DIR/testdata
+	// linked inside a directory of the work dir's own, so that an example writing
+	// into DIR (plan -o plan) writes here, not into the repository.
 	for _, d := range []string{"sim", "topo", "plan"} {
-		if _, err := os.Stat(filepath.Join("../..", d)); err == nil {
-			link(d, filepath.Join("../..", d))
+		if _, err := os.Stat(filepath.Join("../..", d, "testdata")); err == nil {
+			if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			link(filepath.Join(d, "testdata"), filepath.Join("../..", d, "testdata"))
 		}
 	}
 	// The published traces by their names: the shared ones, else the test copies.

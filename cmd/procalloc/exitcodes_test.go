@@ -44,6 +44,9 @@ func TestExitCodes(t *testing.T) {
 		{with(sim, "--replicate", "0"), 2, "--replicate"},
 		{with(sim, "--sched", "bogus"), 2, "--sched"},
 		{[]string{"sim", "--trace", filepath.Join(dir, "missing"), "--machine", "mesh:16x16"}, 1, "no such file"},
+		// A topology file the allocator names that is not there is a failure, not a usage error.
+		{with(sim, "--alloc", "slurm:block:"+filepath.Join(dir, "missing.conf")), 1, "no such file"},
+		{with(sim, "--alloc", "slurm:tree:"+filepath.Join(dir, "missing.conf")), 1, "no such file"},
 		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mc1x1,as-run"}, 2, "--alloc as-run places each job"},
 		{with(cmp, "--loads", "1e300"), 2, "at most 1e6"},
 		{with(cmp, "--loads", "0"), 2, "--loads"},
