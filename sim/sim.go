@@ -146,10 +146,6 @@ type jobEmitter struct {
 	agg   *aggregate // set without per-job records
 	done  []bool     // finished, not yet passed on (job base+i at done[i]), when in order
 	next  int        // first job not yet passed on
-	// With DropNodes, the node lists of finished jobs waiting for an earlier one,
-	// as runs of consecutive nodes (packRuns): a few int32s for the runs Slurm-like
-	// allocators give, instead of 8 bytes per node.
-	packed map[int][]int32
 }
 
 func newJobEmitter(t *jobTable, total int, cfg Config, agg *aggregate, deferred bool) *jobEmitter {
@@ -179,13 +175,6 @@ func (em *jobEmitter) finished(i int) error {
 		}
 		em.next++
 	}
-	if r := t.at(i); em.drop && em.fn != nil && i >= em.next && len(r.Nodes) > 0 {
-		if em.packed == nil {
-			em.packed = map[int][]int32{}
-		}
-		em.packed[i] = packRuns(r.Nodes)
-		r.Nodes = nil
-	}
 	if em.agg != nil {
 		t.drop(em.next, &em.done)
 	}
@@ -194,10 +183,6 @@ func (em *jobEmitter) finished(i int) error {
 
 func (em *jobEmitter) pass(i int) error {
 	r := em.t.at(i)
-	if runs, ok := em.packed[i]; ok {
-		r.Nodes = unpackRuns(runs)
-		delete(em.packed, i)
-	}
 	if em.fn != nil {
 		if err := em.fn(r); err != nil {
 			return fmt.Errorf("job %d: %w", r.ID, err)
@@ -210,35 +195,6 @@ func (em *jobEmitter) pass(i int) error {
 		r.Nodes = nil
 	}
 	return nil
-}
-
-// packRuns encodes nodes, in their order, as (first, count) pairs of runs of
-// consecutive ascending nodes; unpackRuns decodes them.
-func packRuns(nodes []int) []int32 {
-	var runs []int32
-	for i := 0; i < len(nodes); {
-		j := i + 1
-		for j < len(nodes) && nodes[j] == nodes[j-1]+1 {
-			j++
-		}
-		runs = append(runs, int32(nodes[i]), int32(j-i))
-		i = j
-	}
-	return slices.Clip(runs)
-}
-
-func unpackRuns(runs []int32) []int {
-	n := 0
-	for i := 1; i < len(runs); i += 2 {
-		n += int(runs[i])
-	}
-	nodes := make([]int, 0, n)
-	for i := 0; i < len(runs); i += 2 {
-		for v := range runs[i+1] {
-			nodes = append(nodes, int(runs[i]+v))
-		}
-	}
-	return nodes
 }
 
 // flush passes on every job not passed on yet (all of them when the calls were
