@@ -11,7 +11,7 @@ import (
 
 // greedyScratch is the scratch space of the greedy collector (mc1x1-greedy).
 type greedyScratch struct {
-	keyBits     greedyKeyBits // greedyCollectMesh's packing of its selection key
+	keyBits     greedyKeyBits // the packing of the fast collectors' selection key
 	cand        []int         // candidates beyond the inner shells
 	set         []int         // the set collected
 	sums        []int         // candidates' total L1 distance to the set
@@ -287,124 +287,13 @@ func newGreedyKeyBits(g *topo.Grid) greedyKeyBits {
 	return greedyKeyBits{ok: posBits+l1Bits+sumBits <= 62, posBits: posBits, sumShift: posBits + l1Bits}
 }
 
-// greedyCollectMesh is greedyCollect on a mesh (no wraparound), with the same
-// result: coordinates are read directly, and each candidate's selection key (total
-// L1 distance to the nodes taken, then L1 distance to c, then free-list position)
-// is one packed integer, so that a round updates the keys by the node just taken and
-// finds the next smallest in one pass. It stops early, returning math.MaxInt, when the
-// score must exceed stop (every node still to take adds at least L).
-func (a *mc1x1) greedyCollectMesh(c, L, m, stop int) (int, []int) {
-	x := a.x
-	d := x.d
-	co := x.coord
-	cc := co[c*d : c*d+d]
-	set := a.set[:0]
-	cand := a.cand[:0]
-	score := 0
-	// ad is the distance along axis j: |u - w|, or around the ring on a torus.
-	wrapped := x.anyWrap
-	half := a.axisHalf()
-	ad := func(j int, u, w int32) int32 {
-		t := abs32(u - w)
-		if wrapped && x.wrap[j] && t > half[j] {
-			t = int32(x.dims[j]) - t
-		}
-		return t
-	}
-	for _, v := range a.fl {
-		cv := co[v*d : v*d+d]
-		dist := int32(0)
-		for j, u := range cv {
-			dist = max(dist, ad(j, u, cc[j]))
-		}
-		if int(dist) < L {
-			set = append(set, v)
-			score += int(dist)
-		} else {
-			cand = append(cand, v)
-		}
-	}
-	a.cand = cand
-	sums := a.sums[:0]
-	a.l1Sums(set, cand, &sums)
-	a.sums = sums
-	kb := a.keyBits
-	keys := a.keys[:0]
-	for i, v := range cand {
-		cv := co[v*d : v*d+d]
-		l1 := int32(0)
-		for j, u := range cv {
-			l1 += ad(j, u, cc[j])
-		}
-		keys = append(keys, int64(sums[i])<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
-	}
-	a.keys = keys
-	// b: the candidate with the smallest key among keys[n:]
-	b := 0
-	for j := 1; j < len(keys); j++ {
-		if keys[j] < keys[b] {
-			b = j
-		}
-	}
-	for n := 0; n < m; n++ {
-		if score+(m-n)*L > stop {
-			return math.MaxInt, nil
-		}
-		cand[n], cand[b] = cand[b], cand[n]
-		keys[n], keys[b] = keys[b], keys[n]
-		picked := cand[n]
-		set = append(set, picked)
-		pc := co[picked*d : picked*d+d]
-		dist := int32(0)
-		for j, u := range pc {
-			dist = max(dist, ad(j, u, cc[j]))
-		}
-		score += int(dist)
-		b = n + 1
-		best := int64(math.MaxInt64)
-		rest := cand[n+1:]
-		rk := keys[n+1 : n+1+len(rest)]
-		if wrapped {
-			for j, v := range rest {
-				l1 := int32(0)
-				for t, u := range co[v*d : v*d+d] {
-					l1 += ad(t, u, pc[t])
-				}
-				k := rk[j] + int64(l1)<<kb.sumShift
-				rk[j] = k
-				if k < best {
-					best, b = k, n+1+j
-				}
-			}
-		} else if d == 2 {
-			p0, p1 := pc[0], pc[1]
-			for j, v := range rest {
-				k := rk[j] + int64(abs32(co[2*v]-p0)+abs32(co[2*v+1]-p1))<<kb.sumShift
-				rk[j] = k
-				if k < best {
-					best, b = k, n+1+j
-				}
-			}
-		} else {
-			for j, v := range rest {
-				l1 := int32(0)
-				for t, u := range co[v*d : v*d+d] {
-					l1 += abs32(u - pc[t])
-				}
-				k := rk[j] + int64(l1)<<kb.sumShift
-				rk[j] = k
-				if k < best {
-					best, b = k, n+1+j
-				}
-			}
-		}
-	}
-	a.set = set
-	return score, set
-}
-
-// greedyCollectRings is greedyCollectMesh on a 2D mesh or torus that looks only at
-// the candidates that can still be taken: it reads the free nodes ring by ring
+// greedyCollectRings is greedyCollect on a 2D mesh or torus, with the same result.
+// Each candidate's selection key (total L1 distance to the nodes taken, then L1
+// distance to c, then free-list position) is one packed integer (keyBits), so that a
+// round updates the keys by the node just taken and finds the next smallest in one
+// pass; it stops early, returning math.MaxInt, when the score must exceed stop (every
+// node still to take adds at least L). It looks only at the candidates that can
+// still be taken: it reads the free nodes ring by ring
 // (L-infinity shells L, L+1, ... around c, around the ring on a torus axis) and
 // stops reading when no node further out can have a smaller selection key than the
 // best one read. A node v at L-infinity distance D from c is at L1 (indeed

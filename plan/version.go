@@ -23,7 +23,7 @@ var versionRE = regexp.MustCompile(`(\d{2})\.(\d{1,2})(?:\.(\d+))?`)
 func ParseVersion(s string) (Version, error) {
 	m := versionRE.FindStringSubmatch(s)
 	if m == nil {
-		return Version{}, fmt.Errorf("Slurm version %q: want YY.MM such as 22.05 or 23.11.4", s)
+		return Version{}, fmt.Errorf("version %q: want a Slurm version YY.MM such as 22.05 or 23.11.4", s)
 	}
 	var v Version
 	v.Major, _ = strconv.Atoi(m[1])
@@ -32,7 +32,7 @@ func ParseVersion(s string) (Version, error) {
 		v.Patch, _ = strconv.Atoi(m[3])
 	}
 	if v.Minor < 1 || v.Minor > 12 {
-		return Version{}, fmt.Errorf("Slurm version %q: month %d is not 1-12", s, v.Minor)
+		return Version{}, fmt.Errorf("version %q: month %d is not 1-12 (a Slurm version is YY.MM)", s, v.Minor)
 	}
 	return v, nil
 }

@@ -29,13 +29,8 @@ type premasGrid struct {
 // one entry per value).
 const maxPremasGridSpan = 1 << 12
 
-// newPremasGrid returns the fast path for pr, or nil when a coordinate is not an
-// integer or the range is too wide.
-func newPremasGrid[T geom.Number](pr *problem[T], m metric) *premasGrid {
-	return newPremasGridIn(new(premasGrid), pr, m)
-}
-
-// newPremasGridIn is newPremasGrid building into g, reusing its buffers.
+// newPremasGridIn returns the fast path for pr built into g, reusing its buffers, or
+// nil when a coordinate is not an integer or the range is too wide.
 func newPremasGridIn[T geom.Number](g *premasGrid, pr *problem[T], m metric) *premasGrid {
 	if !allIntegral(pr.pts) {
 		return nil

@@ -441,7 +441,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 func parseWeight(v string) (uint32, error) {
 	w, err := strconv.ParseUint(v, 10, 32)
 	if err != nil {
-		return 0, fmt.Errorf("Weight=%s is not a number from 0 to 4294967295", v)
+		return 0, fmt.Errorf("node weight %s (Weight=) is not a number from 0 to 4294967295", v)
 	}
 	return uint32(w), nil
 }
@@ -454,14 +454,14 @@ func expandPort(v string, names int) ([]string, error) {
 	}
 	vs, err := hostlist.Expand(v)
 	if err != nil {
-		return nil, fmt.Errorf("Port=%s: %v", v, err)
+		return nil, fmt.Errorf("port list %s (Port=): %v", v, err)
 	}
 	if len(vs) != 1 && len(vs) != names {
-		return nil, fmt.Errorf("Port=%s lists %d ports for %d node names; Slurm wants one, or one per node", v, len(vs), names)
+		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", v, len(vs), names)
 	}
 	for _, p := range vs {
 		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 0xffff {
-			return nil, fmt.Errorf("Port=%s: %q is not a port (1-65535)", v, p)
+			return nil, fmt.Errorf("port list %s (Port=): %q is not a port (1-65535)", v, p)
 		}
 	}
 	return vs, nil

@@ -110,12 +110,12 @@ func TestConfNodes(t *testing.T) {
 	for _, bad := range []struct{ conf, want string }{
 		{"NodeName=n[1-4] NodeAddr=10.0.0.[1-5]\n", "line 1: NodeAddr=10.0.0.[1-5] gives 5 values for 4 node names (more)"},
 		{"NodeName=n[1-4] NodeHostname=h[1-2]\n", "line 1: NodeHostname=h[1-2] gives 2 values for 4 node names (fewer)"},
-		{"NodeName=n[1-2] Port=[1-3]\n", "line 1: Port=[1-3] lists 3 ports for 2 node names"},
+		{"NodeName=n[1-2] Port=[1-3]\n", "line 1: port list [1-3] (Port=) has 3 ports for 2 node names"},
 		{"NodeName=DEFAULT NodeAddr=1.2.3.4\n", "line 1: NodeAddr not allowed with NodeName=DEFAULT"},
 		{"NodeName=ALL\n", "line 1: NodeName=ALL"},
 		{"NodeName=n1\nNodeName=n[0-1]\n", "line 2: node n1 is defined again (first on line 1)"},
-		{"NodeName=n1 Weight=-1\n", "line 1: Weight=-1 is not a number"},
-		{"NodeName=DEFAULT Weight=x\nNodeName=n1\n", "line 1: Weight=x"},
+		{"NodeName=n1 Weight=-1\n", "line 1: node weight -1 (Weight=) is not a number"},
+		{"NodeName=DEFAULT Weight=x\nNodeName=n1\n", "line 1: node weight x (Weight=)"},
 	} {
 		c, err := ReadConf([]byte(bad.conf))
 		if err == nil {

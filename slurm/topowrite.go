@@ -268,8 +268,7 @@ func joinTops(g *topo.Graph, t *Tree, tops []int) ([]switchRec, []string) {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

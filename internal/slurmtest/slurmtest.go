@@ -61,7 +61,7 @@ var grantedRE = regexp.MustCompile(`Granted job allocation (\d+)`)
 
 // ErrNotStarted is wrapped by Place when Slurm did not start the job within the
 // wait (salloc --immediate): it left it pending.
-var ErrNotStarted = errors.New("Slurm did not start the job")
+var ErrNotStarted = errors.New("the job was not started by Slurm")
 
 // Place submits a k-node job and returns its id and Slurm's nodes, as node indices
 // of Names, sorted. With salloc, a job Slurm does not start within wait seconds is
