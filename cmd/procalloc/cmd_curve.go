@@ -212,6 +212,16 @@ func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, 
 
 // curveWriteNetwork writes the Slurm topology formats, which describe the network
 // rather than rank its nodes.
+// warnIndexNames warns that a Slurm topology file for m names its nodes by index: a
+// grid without --hosts/--hostlist has no names of its own. procalloc's replays on
+// the same --machine read such a file (nodes named 0, 1, ...), so it is not refused,
+// but no Slurm cluster has those names.
+func warnIndexNames(e *env, f curves.Format, m topo.Machine, names []string) {
+	if names == nil && curves.NodeNames(m) == nil {
+		fmt.Fprintf(e.stderr, "procalloc curve: warning: %s has no host names: --format %s names its nodes by index (0, 1, ...), as procalloc's replays on --machine %s read them; no Slurm cluster has those names: give --hosts FILE or --hostlist EXPR for a file to deploy\n", m.Spec(), f, m.Spec())
+	}
+}
+
 func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, hs hostSource, out, placements string, blockSize int) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
@@ -230,6 +240,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return err
 			}
 		}
+		warnIndexNames(e, f, m, names)
 		var warnings []string
 		err := writeFileAtomic(e, out, func(w io.Writer) error {
 			var err error
@@ -252,6 +263,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		default:
 			names = curves.NodeNames(m)
 		}
+		warnIndexNames(e, f, m, names)
 		if blockSize == 0 {
 			g, ok := m.(*topo.Graph)
 			var groups []topo.Group

@@ -66,6 +66,26 @@ func TestSchedulerFormatsNeedHostNames(t *testing.T) {
 	}
 }
 
+// The Slurm topology files of a grid without host names name nodes by index, which
+// procalloc's replays on the same --machine read: written, with a warning that no
+// Slurm cluster has those names; with names, no warning.
+func TestTopologyFormatsWarnOfIndexNames(t *testing.T) {
+	for _, f := range []string{"slurm-topology", "slurm-block"} {
+		args := []string{"curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", f}
+		if f == "slurm-block" {
+			args = append(args, "--block-size", "4")
+		}
+		code, out, stderr := runCLI(t, "", args...)
+		if code != 0 || !strings.Contains(out, "Nodes=") || !strings.Contains(stderr, "names its nodes by index") {
+			t.Errorf("%s without names: exit %d, %q, %s", f, code, out, stderr)
+		}
+		code, out, stderr = runCLI(t, "", append(args, "--hostlist", "n[01-16]")...)
+		if code != 0 || !strings.Contains(out, "n[") || strings.Contains(stderr, "by index") {
+			t.Errorf("%s with --hostlist: exit %d, %q, %s", f, code, out, stderr)
+		}
+	}
+}
+
 // Issue 31 items 2 and 10 on the command line: --max-jobs caps a trace, and sacct
 // times are read in --tz (default TZ), impossible records reported on stderr and
 // counted in the JSON.
