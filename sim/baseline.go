@@ -332,9 +332,14 @@ func (bl *baseline) solve(ctx context.Context, k int, chosen []int, total int64)
 	return bl.grid.solve(ctx, bl, k, chosen, total)
 }
 
-// proven is the result of a decision whose allocation meets the bound lb.
-func meets(total, lb int64) (baselineResult, bool) {
-	return baselineResult{total, total, true}, total <= lb
+// meets reports whether an allocation of the given total meets the machine's bound lb
+// (it is then optimal), and errs when it is below it: a bound above an allocation is
+// a bug, never a certificate.
+func meets(total, lb int64) (baselineResult, bool, error) {
+	if total < lb {
+		return baselineResult{}, false, fmt.Errorf("lower bound %d above the allocation's total %d", lb, total)
+	}
+	return baselineResult{total, total, true}, total == lb, nil
 }
 
 func (gb *gridBaseline) solve(ctx context.Context, bl *baseline, k int, chosen []int, total int64) (baselineResult, error) {
@@ -348,8 +353,8 @@ func (gb *gridBaseline) solve(ctx context.Context, bl *baseline, k int, chosen [
 	}
 	// The machine's bound holds for every decision: an allocation that meets it is
 	// optimal.
-	if r, ok := meets(total, lb); ok {
-		return r, nil
+	if r, ok, err := meets(total, lb); ok || err != nil {
+		return r, err
 	}
 	if k == 2 {
 		d := gb.closestPair(bl.free, total)
@@ -500,8 +505,8 @@ func (hb *hierBaseline) solve(ctx context.Context, free []bool, k int, total int
 	if err != nil {
 		return baselineResult{}, err
 	}
-	if r, ok := meets(total, lb); ok {
-		return r, nil
+	if r, ok, err := meets(total, lb); ok || err != nil {
+		return r, err
 	}
 	if hb.exact {
 		// The costs are the distances: some k free hosts total lb.

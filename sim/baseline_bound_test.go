@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -246,5 +247,35 @@ func TestBaselineEveryDecisionBounded(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d of %d proven, ratio %.4f .. %.4f", spec, proven, len(jobs), *s.MeanRatioToOptimalLower, *s.MeanRatioToOptimalUpper)
+	}
+}
+
+// A bound above an allocation is an error, never a certificate: a fat tree whose
+// level costs are doubled, and a grid bound table raised above the truth.
+func TestBaselineBoundAboveAllocationIsAnError(t *testing.T) {
+	ctx := context.Background()
+	m, err := topo.ParseMachine("fattree:4,4:4,4:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl, err := newBaseline(ctx, Config{Machine: m, Baseline: &Baseline{TimeLimit: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range bl.hier.h.PairCost {
+		bl.hier.h.PairCost[l] *= 2
+	}
+	chosen := []int{0, 1, 2}
+	if _, err := bl.solve(ctx, 3, chosen, 6); err == nil || !strings.Contains(err.Error(), "above") {
+		t.Errorf("fat tree with doubled costs: %v", err)
+	}
+	g := topo.Mesh(6, 6)
+	bl, err = newBaseline(ctx, Config{Machine: g, Baseline: &Baseline{TimeLimit: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl.grid.bound[4] = 100
+	if _, err := bl.solve(ctx, 4, []int{0, 1, 6, 7}, 8); err == nil || !strings.Contains(err.Error(), "above") {
+		t.Errorf("grid with a false bound: %v", err)
 	}
 }
