@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // familySpec returns a spec that builds family f on a grid: the curve families along
@@ -132,12 +133,12 @@ func TestAsRunContract(t *testing.T) {
 	if _, err := a.Allocate(1); !errors.Is(err, ErrNoPlacement) {
 		t.Fatalf("Allocate: %v", err)
 	}
-	nodes, err := p.Place([]string{"c", "a"})
+	nodes, err := p.Place(hostlist.NewTable().List([]string{"c", "a"}))
 	if err != nil || !slices.Equal(nodes, []int{0, 2}) || a.NumFree() != 2 {
 		t.Fatalf("Place(c, a) = %v, %v, %d free", nodes, err, a.NumFree())
 	}
 	for _, bad := range [][]string{{"a"}, {"e"}, {"b", "b"}, nil} {
-		if _, err := p.Place(bad); err == nil || a.NumFree() != 2 {
+		if _, err := p.Place(hostlist.NewTable().List(bad)); err == nil || a.NumFree() != 2 {
 			t.Fatalf("Place(%v) accepted or changed the state (%d free)", bad, a.NumFree())
 		}
 	}

@@ -107,23 +107,38 @@ func (p *Plan) checkWorkload() error {
 	for _, h := range p.Names {
 		compute[h] = true
 	}
+	// Each host of a history's table is checked once, when a job first names it
+	// (the error lists names in that order, with that job's line).
+	const (
+		unchecked = iota
+		good
+		reported
+	)
+	status := map[*hostlist.Table][]uint8{}
 	var notFabric, notCompute []string
-	seenNF, seenNC := map[string]bool{}, map[string]bool{}
 	for _, j := range tr.Jobs {
-		if len(j.NodeList) != j.Procs {
-			return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d has %d nodes in its NodeList for NNodes %d", j.Line, j.ID, len(j.NodeList), j.Procs)}
+		if j.NodeList.Len() != j.Procs {
+			return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d has %d nodes in its NodeList for NNodes %d", j.Line, j.ID, j.NodeList.Len(), j.Procs)}
 		}
-		for _, h := range j.NodeList {
-			switch {
-			case !fabric[h]:
-				if !seenNF[h] {
-					seenNF[h] = true
-					notFabric = append(notFabric, fmt.Sprintf("%s (line %d)", h, j.Line))
+		t := j.NodeList.Table()
+		st := status[t]
+		if len(st) < t.Len() {
+			st = append(st, make([]uint8, t.Len()-len(st))...)
+			status[t] = st
+		}
+		for first, length := range j.NodeList.Runs() {
+			for id := first; id < first+length; id++ {
+				if st[id] != unchecked {
+					continue
 				}
-			case !compute[h]:
-				if !seenNC[h] {
-					seenNC[h] = true
+				st[id] = reported
+				switch h := t.Name(id); {
+				case !fabric[h]:
+					notFabric = append(notFabric, fmt.Sprintf("%s (line %d)", h, j.Line))
+				case !compute[h]:
 					notCompute = append(notCompute, fmt.Sprintf("%s (line %d)", h, j.Line))
+				default:
+					st[id] = good
 				}
 			}
 		}

@@ -33,7 +33,7 @@ func TestReadSacct(t *testing.T) {
 		t.Fatalf("%d jobs, %d bad", len(sa.Jobs), sa.Bad)
 	}
 	for _, j := range sa.Jobs {
-		if j.Start < j.Submit || j.Runtime < 0 || j.Size < 1 || j.NodeList != nil && len(j.NodeList) != j.Size || j.ID == 0 {
+		if j.Start < j.Submit || j.Runtime < 0 || j.Size < 1 || j.NodeList.Len() > 0 && j.NodeList.Len() != j.Size || j.ID == 0 {
 			t.Errorf("line %d: %+v", j.Line, j)
 		}
 	}
