@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -255,9 +256,12 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	}
 	stamp := make([]int32, maxLeaf+2) // leaf+1 -> the job that last saw it
 	gen := int32(0)
-	names := make([]string, 0, 64)
-	var byName []int32 // node -> its place in natural name order
-	var sorted []int
+	// The predictions' node lists: a job's nodes by their place in natural name
+	// order (byName), sorted, compressed by a Compressor of the names in that order.
+	var byName []int32
+	var ranks []int32
+	var comp *hostlist.Compressor
+	var line, hl []byte
 	if predict {
 		order := make([]int, len(d.names))
 		for i := range order {
@@ -265,24 +269,31 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return hostlist.NaturalCompare(d.names[a], d.names[b]) })
 		byName = make([]int32, len(order))
+		sortedNames := make([]string, len(order))
 		for i, v := range order {
 			byName[v] = int32(i)
+			sortedNames[i] = d.names[v]
+		}
+		if comp, err = hostlist.NewCompressor(sortedNames); err != nil {
+			return nil, err
 		}
 	}
 	done := func(r *sim.JobResult) error {
 		k := len(r.Nodes)
 		if predict {
-			sorted = append(sorted[:0], r.Nodes...)
-			slices.SortFunc(sorted, func(a, b int) int { return int(byName[a] - byName[b]) })
-			names = names[:0]
-			for _, v := range sorted {
-				names = append(names, d.names[v])
+			ranks = ranks[:0]
+			for _, v := range r.Nodes {
+				ranks = append(ranks, byName[v])
 			}
-			hl, err := hostlist.Compress(names)
-			if err != nil {
-				return err
+			slices.Sort(ranks)
+			// job_id,line,submit,start,end,nodes,"node_list"
+			line = line[:0]
+			for _, x := range [...]int64{int64(r.ID), int64(r.Line), r.Arrival, r.Start, r.End, int64(k)} {
+				line = append(strconv.AppendInt(line, x, 10), ',')
 			}
-			fmt.Fprintf(&pred, "%d,%d,%d,%d,%d,%d,%q\n", r.ID, r.Line, r.Arrival, r.Start, r.End, k, hl)
+			hl = comp.Append(hl[:0], ranks)
+			line = append(strconv.AppendQuote(line, string(hl)), '\n')
+			pred.Write(line)
 		}
 		if k < 2 {
 			return nil

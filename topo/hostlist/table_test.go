@@ -171,3 +171,43 @@ func FuzzTableParse(f *testing.F) {
 		}
 	})
 }
+
+// A Compressor gives Compress's expression for any list of its names, in any order
+// and with repeats; names Compress refuses it refuses with the same error.
+func TestCompressor(t *testing.T) {
+	names, _ := ExpandAll([]string{"node[001-040]", "node[1-30]", "x[1-9],x[010-016]", "rack[0-2]_blade[0-5]", "login", "a0", "a00", "a1", "n123456789012345678901"})
+	c, err := NewCompressor(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(29, 3))
+	var buf []byte
+	for i := range 3000 {
+		ids := make([]int32, rng.IntN(50))
+		for j := range ids {
+			if j > 0 && rng.IntN(3) > 0 {
+				ids[j] = (ids[j-1] + 1) % int32(len(names))
+			} else {
+				ids[j] = int32(rng.IntN(len(names)))
+			}
+		}
+		if i%2 == 0 {
+			slices.Sort(ids)
+		}
+		sub := make([]string, len(ids))
+		for j, id := range ids {
+			sub[j] = names[id]
+		}
+		buf = c.Append(buf[:0], ids)
+		if want := must(Compress(sub)); string(buf) != want {
+			t.Fatalf("%v: %q, Compress says %q", sub, buf, want)
+		}
+	}
+	for _, bad := range []string{"", "a,b", "n[1]", "a b"} {
+		_, err := NewCompressor([]string{"n1", bad})
+		_, want := Compress([]string{"n1", bad})
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%q: %v, Compress says %v", bad, err, want)
+		}
+	}
+}
