@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/procalloc/procalloc/sim"
@@ -245,7 +245,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	}
 	var all metricAcc
 	bySize := map[int]*metricAcc{}
-	var pred strings.Builder
+	var pred bytes.Buffer // its bytes become the file: no copy
 	predict := p.opt.Trace != nil
 	if predict {
 		pred.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
@@ -357,7 +357,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	if predict {
 		name := "predictions/" + string(d.Kind) + ".csv"
 		dr.Predictions = name
-		return &File{Name: name, Data: []byte(pred.String())}, nil
+		return &File{Name: name, Data: pred.Bytes()}, nil
 	}
 	return nil, nil
 }
