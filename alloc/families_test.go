@@ -145,4 +145,25 @@ func TestAsRunContract(t *testing.T) {
 	if err := a.Release(nodes); err != nil || a.NumFree() != 4 {
 		t.Fatalf("release: %v", err)
 	}
+	// Lists of tables that number the hosts differently, one after the other, and
+	// a table that grows between two lists: each gets its own hosts.
+	t1, t2 := hostlist.NewTable("d", "c", "b", "a"), hostlist.NewTable("a")
+	for i, c := range []struct {
+		list hostlist.List
+		want []int
+	}{
+		{t1.List([]string{"d", "c"}), []int{2, 3}},
+		{t2.List([]string{"a"}), []int{0}},
+		{t2.List([]string{"b", "c"}), []int{1, 2}},
+		{t1.List([]string{"a", "b"}), []int{0, 1}},
+		{t2.List([]string{"d", "a"}), []int{0, 3}},
+	} {
+		nodes, err := p.Place(c.list)
+		if err != nil || !slices.Equal(nodes, c.want) {
+			t.Fatalf("list %d (%v): %v, %v; want %v", i, c.list.Names(), nodes, err, c.want)
+		}
+		if err := a.Release(nodes); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
