@@ -115,6 +115,7 @@ type slurmTreeState struct {
 	distC          []int   // treeSelectSum: summed distance per twin class of candidates
 	classes        []int32 // treeSelectSum: the twin classes with candidates
 	classSeen      []bool
+	groups         []candGroup // treeSelectSum: runs of equivalent candidates
 	lowW           []uint32
 	required, in   []bool
 	ws             []uint32

@@ -173,26 +173,44 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 			a.addDistClasses(i, classes)
 		}
 	}
-	for len(cand) > 0 {
-		best, bestAt, bestD := -1, -1, 0
-		for at, p := range cand {
-			i := st.leaves[p]
-			d := distC[st.leafClass[p]]
+	// Candidates of one twin class with equal counts compare alike with every leaf
+	// and tie with each other, so of consecutive ones (in file order) only the first
+	// can replace the best so far: the scan reads groups of them, and the chosen
+	// leaf, always a group's first, leaves its group.
+	groups := st.groups[:0]
+	for at, p := range cand {
+		if l := len(groups) - 1; l >= 0 && st.leafClass[p] == groups[l].class && cnt[st.leaves[p]] == groups[l].cnt {
+			groups[l].end++
+			continue
+		}
+		groups = append(groups, candGroup{int32(at), int32(at + 1), st.leafClass[p], cnt[st.leaves[p]]})
+	}
+	defer func() { st.groups = groups[:0] }()
+	for len(groups) > 0 {
+		best, bestG, bestD := -1, -1, 0
+		for gi, g := range groups {
+			if gi > 0 && g.class == groups[gi-1].class && g.cnt == groups[gi-1].cnt {
+				continue
+			}
+			i := st.leaves[cand[g.start]]
+			d := distC[g.class]
 			if best < 0 || d < 0 {
 				if d >= 0 {
-					best, bestAt, bestD = i, at, d
+					best, bestG, bestD = i, gi, d
 				}
 				continue
 			}
 			tcs := a.compareSwitches(i, best, rem, cnt)
 			if (distLess(d, bestD) && tcs >= 0) || (d == bestD && tcs > 0) {
-				best, bestAt, bestD = i, at, d
+				best, bestG, bestD = i, gi, d
 			}
 		}
 		if best < 0 {
 			break
 		}
-		cand = append(cand[:bestAt], cand[bestAt+1:]...)
+		if groups[bestG].start++; groups[bestG].start == groups[bestG].end {
+			groups = append(groups[:bestG], groups[bestG+1:]...)
+		}
 		a.addDistClasses(best, classes)
 		prev := rem
 		if take(best) {
@@ -204,6 +222,14 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 		}
 	}
 	return nil, fmt.Errorf("request for %d nodes: %d left unplaced on the tree: %w", k, rem, ErrFragmented)
+}
+
+// candGroup is a run of consecutive candidate leaves (cand[start:end]) of one twin
+// class and one candidate count.
+type candGroup struct {
+	start, end int32
+	class      int32
+	cnt        int
 }
 
 // addDistClasses is addDist per twin class: distC[c] += hops(inx, class c), INFINITE
