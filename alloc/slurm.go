@@ -56,7 +56,12 @@ import (
 //
 // Weights come from an ordering: Weight = rank+1, what `procalloc curve --format
 // slurm-weight` writes (NewSlurm takes any weights). slurm:block (topology/block)
-// follows Slurm 26.05.3 instead: see slurm_block.go.
+// follows Slurm 26.05.3 instead: see slurm_block.go. Slurm 26.05 also gives one-node
+// jobs a path of their own, whatever the plugin (SlurmConfig.OneNodeByWeight: the
+// free node of lowest weight, first in node-index order), checked against Slurm
+// 26.05.3 with topology/tree and SwitchAsNodeRank (plan/realslurm_test.go).
+// The free state is kept incrementally (slurm_free.go), so that a decision costs
+// what it can choose from; the scans it replaced are the tests' references.
 
 // SlurmConfig describes a Slurm cluster to emulate.
 type SlurmConfig struct {
@@ -70,6 +75,15 @@ type SlurmConfig struct {
 	// Blocks is the topology/block configuration (Slurm 26.05's selection, see
 	// slurm_block.go); nil: none. At most one of Tree and Blocks.
 	Blocks *slurm.Blocks
+	// OneNodeByWeight emulates Slurm 26.05 and later for one-node jobs: they skip
+	// the plugin's selection and take the free node of lowest Weight, the first in
+	// node-index order among equal ones (select/cons_tres job_test.c, _get_one_res:
+	// a sort of the available nodes by scheduling weight, stable in glibc, then the
+	// first that can run the job; every topology plugin but torus3d allows it,
+	// topology_p_allow_one_node). Slurm 22.05 to 25.11 place them like any job:
+	// with slurm:consec's best fit (the smallest free run) or topology/tree's
+	// tightest leaf. slurm:block always follows 26.05.
+	OneNodeByWeight bool
 }
 
 // SlurmAllocator emulates Slurm's node selection (see above).
@@ -82,6 +96,8 @@ type SlurmAllocator struct {
 	w    []uint32 // weight by Slurm index
 	tree *slurm.Tree
 	tr   *slurmTreeState // topology/tree state (treeSelect)
+	// oneNodeByWeight: SlurmConfig.OneNodeByWeight
+	oneNodeByWeight bool
 	// scratch
 	sel     []bool
 	mark    []bool
@@ -218,7 +234,7 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	if cfg.Tree != nil && cfg.Blocks != nil {
 		return nil, fmt.Errorf("a topology/tree and a topology/block configuration: Slurm has one topology plugin")
 	}
-	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n)}
+	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n), oneNodeByWeight: cfg.OneNodeByWeight}
 	for i := range a.at {
 		a.at[i] = int32(i)
 	}
@@ -321,6 +337,8 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 	var picked []int32
 	var err error
 	switch {
+	case k == 1 && a.oneNodeByWeight && a.blk == nil:
+		picked = []int32{a.wo.at[a.wo.kth(1)]} // _get_one_res (blockSelect has its own)
 	case a.blk != nil:
 		if picked, err = a.blockSelect(k); err != nil {
 			return nil, err
@@ -332,7 +350,9 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 			return nil, err
 		}
 	}
-	slices.Sort(picked)
+	if !slices.IsSorted(picked) {
+		slices.Sort(picked)
+	}
 	out := make([]int, len(picked))
 	for i, s := range picked {
 		out[i] = int(a.at[s])

@@ -274,3 +274,53 @@ func TestSlurmBlockIncrementalMatchesScan(t *testing.T) {
 		t.Errorf("only %d selections compared", checked)
 	}
 }
+
+// Issue 29: Slurm 26.05 places a one-node job outside the plugin's selection
+// (select/cons_tres _get_one_res): the free node of lowest weight, the first in
+// node-index order; 22.05 uses the plugin's rule (consec: the smallest run; tree:
+// the tightest leaf). Hand-worked on 16 nodes n1..n16.
+func TestSlurmOneNodeByWeight(t *testing.T) {
+	mk := func(w []uint32, tree string, on bool) *SlurmAllocator {
+		a := newSlurmT(t, 16, w, tree)
+		a.oneNodeByWeight = on
+		return a
+	}
+	heavyFirst := make([]uint32, 16)
+	for i := range heavyFirst {
+		heavyFirst[i] = 5
+	}
+	heavyFirst[11] = 2 // n12
+	cases := []struct {
+		name string
+		tree string
+		w    []uint32
+		busy []int
+		old  int // 22.05 (the plugin's rule)
+		new  int // 26.05
+	}{
+		{"consec: smallest run vs first free", "", nil, []int{5, 7}, 6, 1},
+		{"consec: weight first", "", heavyFirst, []int{5, 7}, 12, 12},
+		{"tree: tightest leaf vs first free", slurmTestTree, nil, []int{14}, 4, 1},
+		{"tree: weight first", slurmTestTree, heavyFirst, nil, 12, 12},
+		{"tree: first free index", slurmTestTree, nil, []int{1, 2, 3, 14}, 16, 4},
+	}
+	for _, c := range cases {
+		for _, on := range []bool{false, true} {
+			a := mk(c.w, c.tree, on)
+			if c.busy != nil {
+				occupy(t, a, slices.Clone(c.busy)...)
+			}
+			got, err := a.Allocate(1)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			want := c.old
+			if on {
+				want = c.new
+			}
+			if got[0]+1 != want {
+				t.Errorf("%s (26.05 rule %v): n%d, want n%d", c.name, on, got[0]+1, want)
+			}
+		}
+	}
+}
