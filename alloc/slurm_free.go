@@ -94,8 +94,6 @@ func (o *weightOrder) set(s int32, free bool) {
 	}
 }
 
-func (o *weightOrder) isFree(p int) bool { return o.free[p>>6]>>(p&63)&1 != 0 }
-
 // kth returns the position of the k-th free node (k from 1 to the free count).
 func (o *weightOrder) kth(k int) int {
 	b := 0
@@ -117,22 +115,6 @@ func (o *weightOrder) kth(k int) int {
 		word &= word - 1
 	}
 	return w<<6 + bits.TrailingZeros64(word)
-}
-
-// countBefore returns the free positions before p.
-func (o *weightOrder) countBefore(p int) int {
-	c := 0
-	b := p >> supShift
-	for _, x := range o.sup[:b] {
-		c += int(x)
-	}
-	for w := b << (supShift - 6); w < p>>6; w++ {
-		c += bits.OnesCount64(o.free[w])
-	}
-	if r := p & 63; r != 0 {
-		c += bits.OnesCount64(o.free[p>>6] & (1<<r - 1))
-	}
-	return c
 }
 
 // nextFree returns the first free position in [p, limit), or limit.
