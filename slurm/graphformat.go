@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -76,6 +77,22 @@ func ReadTopology(r io.Reader, name string) (*Topology, error) {
 		return nil, fmt.Errorf("a topology name (%s) selects a topology of a topology.yaml; this is a topology.conf", name)
 	}
 	return ParseTopologyConf(bytes.NewReader(data))
+}
+
+// ReadTopologyFile is ReadTopology of the file at path (a topology.conf or a
+// topology.yaml's cluster_default topology), its errors naming the file: what the
+// slurm:tree:FILE and slurm:block:FILE allocator specs read.
+func ReadTopologyFile(path string) (*Topology, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := ReadTopology(f, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
 }
 
 // DetectGraphFormat names the format of a network file from its first meaningful

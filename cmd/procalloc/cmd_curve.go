@@ -358,37 +358,6 @@ func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.O
 	return curves.ReadMachineRanking(spec, m)
 }
 
-// allocRanking is alloc.Options.Ranking for the CLI: a CURVE argument of an allocator
-// spec (bf:FILE, paging:FILE:s) that is not a built-in curve names a ranking file.
-func allocRanking(path string, m topo.Machine) (curves.Order, error) {
-	if err := rankingFileExists(path); err != nil {
-		return nil, err
-	}
-	return curves.ReadMachineRanking(path, m)
-}
-
-// rankingFileExists says why path, which is not a built-in curve, is no ranking file.
-func rankingFileExists(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
-		}
-		return err
-	}
-	return nil
-}
-
-// allocRankingNamed is allocRanking for a machine whose nodes are named hosts
-// (--hosts/--hostlist): a host ranking file's names are matched against them.
-func allocRankingNamed(hosts []string) func(string, topo.Machine) (curves.Order, error) {
-	return func(path string, m topo.Machine) (curves.Order, error) {
-		if err := rankingFileExists(path); err != nil {
-			return nil, err
-		}
-		return curves.ReadRankingFileOf(path, m, hosts)
-	}
-}
-
 func curveList(w io.Writer, m topo.Machine) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	if m == nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -17,9 +18,10 @@ type graphFlags struct {
 
 func declareGraphFlags(fs *flag.FlagSet) *graphFlags {
 	g := &graphFlags{}
-	fs.StringVar(&g.format, "graph-format", "", "format of --graph: "+strings.Join(slurm.GraphFormats, ", ")+" (default: detected from the content)")
-	fs.StringVar(&g.nameMap, "node-name-map", "", "ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches")
-	fs.StringVar(&g.topology, "topology", "", "which topology of a topology.yaml `NAME` (default: the one with cluster_default: true)")
+	u := sweep.Usage // the help texts of sim's --graph options, which these are
+	fs.StringVar(&g.format, "graph-format", "", u("graph-format"))
+	fs.StringVar(&g.nameMap, "node-name-map", "", u("node-name-map"))
+	fs.StringVar(&g.topology, "topology", "", u("topology"))
 	return g
 }
 

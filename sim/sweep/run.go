@@ -9,7 +9,7 @@ import (
 
 // Replay is the replay of the item: its parameters (Params.Spec) with its flags
 // applied (ApplyFlags), checked (sim.Spec.Validate, whose *sim.FieldError values it
-// returns as they are). A flag that reads files is an error wrapping ErrCommandFlag.
+// returns as they are). The files its flags name are read when it is prepared.
 func (p Params) Replay(dir string) (sim.Spec, error) {
 	s := p.Spec(dir)
 	if err := ApplyFlags(&s, p.Flags); err != nil {
