@@ -218,12 +218,12 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				}
 				for k, res := range results {
 					if res == nil {
-						interrupted = ctx.Err()
+						interrupted = context.Cause(ctx)
 						continue
 					}
 					o.Results = append(o.Results, batchPoint{Alloc: bs[k].Alloc, CommPerIO: bs[k].CommPerIO, BatchResult: res})
 					if res.Interrupted {
-						interrupted = ctx.Err()
+						interrupted = context.Cause(ctx)
 					}
 				}
 				prog.Done()
