@@ -141,29 +141,22 @@ func (s *Spec) Resolve() ([]Warning, error) {
 	return warnings, nil
 }
 
-// readGraph reads GraphFile (slurm.ReadGraphFormat), with its warnings.
+// readGraph reads GraphFile (slurm.GraphFile), with its warnings.
 func (s *Spec) readGraph() (*topo.Graph, []Warning, error) {
-	opt := slurm.GraphReadOptions{Format: s.GraphFormat, Topology: s.Topology}
-	if s.NodeNameMap != "" {
-		r, err := s.open(s.NodeNameMap)
-		if err != nil {
-			return nil, nil, err
+	g, texts, err := slurm.GraphFile{Path: s.GraphFile, Format: s.GraphFormat, NodeNameMap: s.NodeNameMap, Topology: s.Topology, Stdin: s.Stdin}.Read()
+	if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {
+		field := "GraphFile"
+		if ge.NameMap {
+			field = "NodeNameMap"
 		}
-		defer r.Close()
-		if opt.NodeNameMap, err = topo.ReadNodeNameMap(r); err != nil {
-			return nil, nil, &FileError{Field: "NodeNameMap", Path: s.NodeNameMap, Err: err}
-		}
+		return nil, nil, &FileError{Field: field, Path: ge.Path, Err: ge.Err}
 	}
-	r, err := s.open(s.GraphFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer r.Close()
-	var ws []Warning
-	opt.Warn = func(w string) { ws = append(ws, Warning{Field: "GraphFile", File: s.GraphFile, Text: w}) }
-	g, err := slurm.ReadGraphFormat(r, opt)
-	if err != nil {
-		return nil, nil, &FileError{Field: "GraphFile", Path: s.GraphFile, Err: err}
+	ws := make([]Warning, len(texts))
+	for i, w := range texts {
+		ws[i] = Warning{Field: "GraphFile", File: s.GraphFile, Text: w}
 	}
 	return g, ws, nil
 }
