@@ -23,7 +23,7 @@ type Runner struct {
 	// Workers is the number of items run at once (<= 0: one per core).
 	Workers int
 	// Replay, when set, builds an item's replay instead of Params.Replay (the
-	// procalloc command's, for the flags that read files and per-job files).
+	// procalloc command's, for per-job files).
 	Replay func(it Item) (sim.Runner, error)
 	// Error, when set, rewrites an item's error before it goes into its line.
 	Error func(error) error
