@@ -1,11 +1,8 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -37,20 +34,10 @@ func (f *Files) Options(o alloc.Options) alloc.Options {
 	return o
 }
 
-// Ranking reads the ranking file path of machine m (alloc.Options.Ranking): a
-// name that is not a built-in curve and names no file is an error saying so.
+// Ranking reads the ranking file path of machine m (alloc.Options.Ranking,
+// curves.RankingFileFor), host names matched against Hosts.
 func (f *Files) Ranking(path string, m topo.Machine) (curves.Order, error) {
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
-		}
-		return nil, err
-	}
-	hosts := f.Hosts
-	if hosts == nil {
-		hosts = curves.NodeNames(m)
-	}
-	return curves.ReadRankingFileOf(path, m, hosts)
+	return curves.RankingFileFor(path, m, f.Hosts)
 }
 
 // SlurmTree reads the topology/tree configuration of a slurm:tree:FILE spec

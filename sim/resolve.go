@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -183,24 +184,13 @@ func (s *Spec) readHosts() ([]string, error) {
 	return names, nil
 }
 
-// spanOrder resolves SpanCurve on m: a built-in curve that applies to m, or a
-// ranking file (host names matched against Hosts).
+// spanOrder resolves SpanCurve on m (curves.Resolve: a built-in curve that applies
+// to m, or a ranking file, host names matched against Hosts).
 func (s *Spec) spanOrder(m topo.Machine) (curves.Order, error) {
-	name := s.SpanCurve
-	if curves.Summary(name) != "" {
-		if err := curves.Why(name, m); err != nil {
-			return nil, fieldErr("SpanCurve", "", "%v", err)
-		}
-		o, err := curves.Generate(name, m)
-		if err != nil {
-			return nil, &FileError{Field: "SpanCurve", Err: err}
-		}
-		return o, nil
+	o, err := curves.Resolve(context.Background(), s.SpanCurve, m, s.Hosts)
+	if ue := (*curves.UnknownCurveError)(nil); errors.As(err, &ue) {
+		return nil, fieldErr("SpanCurve", "", "%v", err)
 	}
-	if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
-		return nil, fieldErr("SpanCurve", "", "unknown curve %q (and no such ranking file); valid curves: %s", name, strings.Join(curves.Names(), ", "))
-	}
-	o, err := (&Files{Hosts: s.Hosts}).Ranking(name, m)
 	if err != nil {
 		return nil, &FileError{Field: "SpanCurve", Err: err}
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -343,19 +342,11 @@ func curveResolve(spec string, m topo.Machine) (curves.Order, error) {
 // curveResolveCtx is curveResolve stopped by ctx (Ctrl-C): a slow curve (spectral)
 // returns the context's error at once (curves.GenerateContext).
 func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.Order, error) {
-	if curves.Summary(spec) != "" {
-		if err := curves.Why(spec, m); err != nil {
-			return nil, usagef("%v", err)
-		}
-		return curves.GenerateContext(ctx, spec, m)
+	o, err := curves.Resolve(ctx, spec, m, nil)
+	if ue := (*curves.UnknownCurveError)(nil); errors.As(err, &ue) {
+		return nil, usageError{err.Error()}
 	}
-	if _, err := os.Stat(spec); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, usagef("unknown curve %q (and no such ranking file); valid curves: %s", spec, strings.Join(curves.Names(), ", "))
-		}
-		return nil, err
-	}
-	return curves.ReadMachineRanking(spec, m)
+	return o, err
 }
 
 func curveList(w io.Writer, m topo.Machine) error {
