@@ -99,49 +99,35 @@ func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
 	fs.BoolVar(&f.flit.HopClasses, "hop-classes", false, u("hop-classes"))
 }
 
-// check refuses a flit flag set to 0 or less (0 is the library's "default", which
-// the command line spells by leaving the flag out), a flit flag without --engine
-// flit and --router-delay with it, on the flags given on fs (none if fs is nil).
+// check applies sweep.CheckEngineFlags, the rule sim's flags follow, to the flags
+// given on fs (none if fs is nil).
 func (f *engineFlags) check(fs *flag.FlagSet) error {
 	if fs == nil {
 		return nil
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	for _, name := range sweep.FlitFlags {
-		if !set[name] {
-			continue
-		}
-		if f.engine != string(sim.EngineFlit) {
-			return usagef("--%s configures the flit engine: add --engine flit", name)
-		}
-		if fl := fs.Lookup(name); name != "hop-classes" {
-			if v, _ := strconv.Atoi(fl.Value.String()); v < 1 {
-				return usagef("--%s %s: must be at least 1", name, fl.Value.String())
-			}
-		}
+	engine := sim.Engine(f.engine)
+	if e, err := sim.ParseEngine(f.engine); err == nil {
+		engine = e
 	}
-	if f.engine == string(sim.EngineFlit) && set["router-delay"] {
-		return usagef("--router-delay is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay")
+	if err := sweep.CheckEngineFlags(engine, f.flit, func(name string) bool { return flagSet(fs, name) }); err != nil {
+		return usageError{err.(*sweep.FlagError).CommandLine()}
 	}
 	return nil
 }
 
 // specFlags names the flag of each sim.Spec field, for the messages of
-// sim.FieldError values.
-var specFlags = map[string]string{
-	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to", "MaxJobs": "--max-jobs", "TimeZone": "--tz",
-	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
-	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
-	"Pattern": "--pattern", "Metrics": "--metrics", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
-	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit", "Alloc": "--alloc",
-	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
-	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
-	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay", "TaskOrder": "--task-order",
-	"Hosts": "--hosts/--hostlist", "HostsFile": "--hosts", "Hostlist": "--hostlist",
-	"GraphFile": "--graph", "GraphFormat": "--graph-format", "NodeNameMap": "--node-name-map", "Topology": "--topology",
-	"SpanCurve": "--span-curve", "SpanOrder": "--span-curve",
-}
+// sim.FieldError values: the fields of the table of sim's flags (sweep.Flags), and
+// those that several flags, or compare's --loads, set.
+var specFlags = func() map[string]string {
+	m := map[string]string{"LoadFactor": "--loads", "Machine": "--machine", "Flit": "--engine flit",
+		"Hosts": "--hosts/--hostlist", "SpanOrder": "--span-curve"}
+	for _, f := range sweep.Flags() {
+		if f.Field != "" {
+			m[f.Field] = "--" + f.Name
+		}
+	}
+	return m
+}()
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags, and a sim.FileError into a failure naming the flag and

@@ -44,6 +44,9 @@ type Flag struct {
 	Default string
 	// Usage is the help text ("procalloc help sim"); a `WORD` in it names the value.
 	Usage string
+	// Field is the sim.Spec field the flag sets, as sim.FieldError names it
+	// ("Scale.Work"); "" for the output flags, which set none.
+	Field string
 }
 
 // replayFlag sets the field of sim.Spec one sim flag names, from its value.
@@ -138,9 +141,10 @@ func flitFlag(set func(f *sim.FlitOptions, v int)) replayFlag {
 // FlitFlags are the flags of the flit engine's configuration (sim.FlitOptions).
 var FlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
 
-// with sets a table entry's help text and, when given, its default.
-func (f replayFlag) with(usage string, def ...any) replayFlag {
-	f.Usage = usage
+// with sets a table entry's sim.Spec field, its help text and, when given, its
+// default.
+func (f replayFlag) with(field, usage string, def ...any) replayFlag {
+	f.Field, f.Usage = field, usage
 	if len(def) > 0 {
 		switch v := def[0].(type) {
 		case float64:
@@ -162,62 +166,62 @@ var replayFlags = func() map[string]replayFlag {
 	d := netsim.DefaultParams()
 	t := map[string]replayFlag{
 		"trace": strFlag(func(s *sim.Spec, v string) { s.Trace = v }).
-			with("workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip or not ('-' for stdin)"),
+			with("Trace", "workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip or not ('-' for stdin)"),
 		"machine": strFlag(func(s *sim.Spec, v string) { s.Machine, s.MachineSpec = nil, v }).
-			with("machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8"),
+			with("MachineSpec", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8"),
 		"graph": strFlag(func(s *sim.Spec, v string) { s.GraphFile = v }).
-			with("network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml"),
+			with("GraphFile", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml"),
 		"graph-format": strFlag(func(s *sim.Spec, v string) { s.GraphFormat = v }).
-			with("format of --graph: " + strings.Join(slurm.GraphFormats, ", ") + " (default: detected from the content)"),
+			with("GraphFormat", "format of --graph: "+strings.Join(slurm.GraphFormats, ", ")+" (default: detected from the content)"),
 		"node-name-map": strFlag(func(s *sim.Spec, v string) { s.NodeNameMap = v }).
-			with("ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches"),
+			with("NodeNameMap", "ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches"),
 		"topology": strFlag(func(s *sim.Spec, v string) { s.Topology = v }).
-			with("which topology of a topology.yaml `NAME` (default: the one with cluster_default: true)"),
+			with("Topology", "which topology of a topology.yaml `NAME` (default: the one with cluster_default: true)"),
 		"hosts": strFlag(func(s *sim.Spec, v string) { s.HostsFile = v }).
-			with(HostsUsage(hostsUse)),
+			with("HostsFile", HostsUsage(hostsUse)),
 		"hostlist": strFlag(func(s *sim.Spec, v string) { s.Hostlist = v }).
-			with(HostlistUsage),
+			with("Hostlist", HostlistUsage),
 		"span-curve": strFlag(func(s *sim.Spec, v string) { s.SpanCurve = v }).
-			with("measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)"),
+			with("SpanCurve", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)"),
 		"alloc": strFlag(func(s *sim.Spec, v string) { s.Alloc = v }).
-			with("allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)", "mc1x1"),
+			with("Alloc", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)", "mc1x1"),
 		"sched": strFlag(func(s *sim.Spec, v string) { s.Sched = sim.Sched(v) }).
-			with("scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)", "fcfs"),
+			with("Sched", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)", "fcfs"),
 		"compat": strFlag(func(s *sim.Spec, v string) {
 			if s.Compat = sim.Compat(v); v == "default" {
 				s.Compat = alloc.CompatDefault
 			}
-		}).with("conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults"),
+		}).with("Compat", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults"),
 		"format": strFlag(func(s *sim.Spec, v string) { s.Format = sim.Format(v) }).
-			with("trace format: swf, converted, sacct (sacct -P output), or empty to detect it"),
+			with("Format", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it"),
 		"skip-bad": boolFlag(func(s *sim.Spec, v bool) { s.SkipBad = v }).
-			with("skip and count malformed trace lines instead of failing on the first"),
+			with("SkipBad", "skip and count malformed trace lines instead of failing on the first"),
 		"max-jobs": replayFlag{Flag: Flag{Kind: KindInt}, set: setMaxJobs}.
-			with("refuse a trace of more than `N` jobs (a cap on memory: about 200 bytes per job replayed)", sim.DefaultMaxJobs),
+			with("MaxJobs", "refuse a trace of more than `N` jobs (a cap on memory: about 200 bytes per job replayed)", sim.DefaultMaxJobs),
 		"tz": strFlag(func(s *sim.Spec, v string) { s.TimeZone = v }).
-			with("time `ZONE` of an sacct trace's times, an IANA name such as America/New_York (default: $TZ, else the system's zone; sacct prints local times)"),
+			with("TimeZone", "time `ZONE` of an sacct trace's times, an IANA name such as America/New_York (default: $TZ, else the system's zone; sacct prints local times)"),
 		"no-memo": boolFlag(func(s *sim.Spec, v bool) { s.NoMemo = v }).
-			with("search every allocation decision anew: MM, Gen-Alg, MM+Inc and MC1x1 otherwise remember their answer for a request and free node set met before (same results; for timing the search itself)"),
+			with("NoMemo", "search every allocation decision anew: MM, Gen-Alg, MM+Inc and MC1x1 otherwise remember their answer for a request and free node set met before (same results; for timing the search itself)"),
 		"work": floatFlag(func(s *sim.Spec, v float64) { s.Scale.Work = v }).
-			with("work multiple: run times and estimates are multiplied by it", 1.0),
+			with("Scale.Work", "work multiple: run times and estimates are multiplied by it", 1.0),
 		"contract": floatFlag(func(s *sim.Spec, v float64) { s.Scale.Contract = v }).
-			with("arrival contraction: arrival times are multiplied by it (< 1 raises the load)", 1.0),
+			with("Scale.Contract", "arrival contraction: arrival times are multiplied by it (< 1 raises the load)", 1.0),
 		"replicate": intFlag(func(s *sim.Spec, v int) { s.Scale.Replicate = v }).
-			with("replication factor: each job appears this many times, replicas with perturbed arrivals", 1),
+			with("Scale.Replicate", "replication factor: each job appears this many times, replicas with perturbed arrivals", 1),
 		"perturb": int64Flag(func(s *sim.Spec, v int64) { s.Scale.Perturb = v }).
-			with("largest arrival offset of a replica, in seconds (0: mean inter-arrival time)"),
+			with("Scale.Perturb", "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)"),
 		"seed": uint64Flag(func(s *sim.Spec, v uint64) { s.Scale.Seed = v }).
-			with("seed of the replica perturbation", 1),
+			with("Scale.Seed", "seed of the replica perturbation", 1),
 		"from": strFlag(func(s *sim.Spec, v string) { s.From = v }).
-			with("keep jobs arriving at or after `TIME`: seconds from the trace's start, or a date YYYY-MM-DD[THH:MM:SS] in the trace's time zone (SWF header)"),
+			with("From", "keep jobs arriving at or after `TIME`: seconds from the trace's start, or a date YYYY-MM-DD[THH:MM:SS] in the trace's time zone (SWF header)"),
 		"to": strFlag(func(s *sim.Spec, v string) { s.To = v }).
-			with("keep jobs arriving before `TIME` (as --from; after --from, else a usage error)"),
+			with("To", "keep jobs arriving before `TIME` (as --from; after --from, else a usage error)"),
 		"drop-larger": boolFlag(func(s *sim.Spec, v bool) { s.DropLarger = v }).
-			with("drop jobs larger than the machine (counted and reported) instead of failing"),
+			with("DropLarger", "drop jobs larger than the machine (counted and reported) instead of failing"),
 		"comm": strFlag(func(s *sim.Spec, v string) { s.Comm = v }).
-			with("let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` (" + strings.Join(netsim.Patterns, ", ") + ") over the routed network and ends when they have arrived"),
+			with("Comm", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived"),
 		"pattern": strFlag(func(s *sim.Spec, v string) { s.Pattern = v }).
-			with("`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm", "all-to-all"),
+			with("Pattern", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm", "all-to-all"),
 		"metrics": replayFlag{set: func(s *sim.Spec, _ *flagState, v string) error {
 			m, err := sim.ParseMetrics(v)
 			if err != nil {
@@ -225,49 +229,49 @@ var replayFlags = func() map[string]replayFlag {
 			}
 			s.Metrics = m
 			return nil
-		}}.with("metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), or all; --metrics sched leaves dist and route out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros", "all"),
+		}}.with("Metrics", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), or all; --metrics sched leaves dist and route out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros", "all"),
 		"msg-flits": int64Flag(func(s *sim.Spec, v int64) { s.Network.MessageFlits = v }).
-			with("message length in flits (one flit crosses a link per cycle)", d.MessageFlits),
+			with("Network.MessageFlits", "message length in flits (one flit crosses a link per cycle)", d.MessageFlits),
 		"router-delay": int64Flag(func(s *sim.Spec, v int64) { s.Network.RouterDelay = v }).
-			with("cycles a message header takes per hop", d.RouterDelay),
+			with("Network.RouterDelay", "cycles a message header takes per hop", d.RouterDelay),
 		"flit-bytes": int64Flag(func(s *sim.Spec, v int64) { s.Network.FlitBytes = v }).
-			with("bytes per flit (for hop-bytes)", d.FlitBytes),
+			with("Network.FlitBytes", "bytes per flit (for hop-bytes)", d.FlitBytes),
 		"cycle-seconds": floatFlag(func(s *sim.Spec, v float64) { s.CycleSeconds = v }).
-			with("length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)", sim.DefaultCycleSeconds),
+			with("CycleSeconds", "length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)", sim.DefaultCycleSeconds),
 		"msgs-per-second": floatFlag(func(s *sim.Spec, v float64) { s.MessagesPerSecond = v }).
-			with("messages a job sends per second of its trace run time (with --comm; at most 1e6)", 1.0),
+			with("MessagesPerSecond", "messages a job sends per second of its trace run time (with --comm; at most 1e6)", 1.0),
 		"comm-seed": uint64Flag(func(s *sim.Spec, v uint64) { s.CommSeed = v }).
-			with("seed of the random pattern's choices", 1),
+			with("CommSeed", "seed of the random pattern's choices", 1),
 		"engine": strFlag(func(s *sim.Spec, v string) {
 			if s.Engine = sim.Engine(v); v != "" { // a wrong name: Validate says so
 				if e, err := sim.ParseEngine(v); err == nil {
 					s.Engine = e
 				}
 			}
-		}).with("network model of --comm: message (message-level wormhole, the default: about 10 times faster) or flit (BookSim2's virtual-channel router, docs/comm.md)", "message"),
+		}).with("Engine", "network model of --comm: message (message-level wormhole, the default: about 10 times faster) or flit (BookSim2's virtual-channel router, docs/comm.md)", "message"),
 		"vcs": flitFlag(func(f *sim.FlitOptions, v int) { f.VCs = v }).
-			with("flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs at least 2; an odd number overlaps its dateline classes as in BookSim2)"),
+			with("Flit.VCs", "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs at least 2; an odd number overlaps its dateline classes as in BookSim2)"),
 		"vc-buffer": flitFlag(func(f *sim.FlitOptions, v int) { f.VCBuffer = v }).
-			with("flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)"),
+			with("Flit.VCBuffer", "flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)"),
 		"routing-delay": flitFlag(func(f *sim.FlitOptions, v int) { f.RoutingDelay = v }).
-			with("flit engine: routing stage, cycles (default 1)"),
+			with("Flit.RoutingDelay", "flit engine: routing stage, cycles (default 1)"),
 		"vc-alloc-delay": flitFlag(func(f *sim.FlitOptions, v int) { f.VCAllocDelay = v }).
-			with("flit engine: virtual-channel allocation stage, cycles (default 1)"),
+			with("Flit.VCAllocDelay", "flit engine: virtual-channel allocation stage, cycles (default 1)"),
 		"sw-alloc-delay": flitFlag(func(f *sim.FlitOptions, v int) { f.SwitchAllocDelay = v }).
-			with("flit engine: switch allocation stage, cycles (default 1)"),
+			with("Flit.SwitchAllocDelay", "flit engine: switch allocation stage, cycles (default 1)"),
 		"st-delay": flitFlag(func(f *sim.FlitOptions, v int) { f.SwitchDelay = v }).
-			with("flit engine: switch traversal stage, cycles (default 1)"),
+			with("Flit.SwitchDelay", "flit engine: switch traversal stage, cycles (default 1)"),
 		"link-delay": flitFlag(func(f *sim.FlitOptions, v int) { f.LinkDelay = v }).
-			with("flit engine: router-to-router link latency in cycles (default BookSim2's: 1 on meshes and graphs, 2 on tori)"),
+			with("Flit.LinkDelay", "flit engine: router-to-router link latency in cycles (default BookSim2's: 1 on meshes and graphs, 2 on tori)"),
 		"hop-classes": boolFlag(func(s *sim.Spec, v bool) { s.Flit.HopClasses = v }).
-			with("flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only (deadlock-free with --vcs at least the longest route)"),
+			with("Flit.HopClasses", "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only (deadlock-free with --vcs at least the longest route)"),
 		"task-order": strFlag(func(s *sim.Spec, v string) {
 			if s.TaskOrder = sim.TaskOrder(v); v == "returned" {
 				s.TaskOrder = sim.TaskOrderReturned
 			}
-		}).with("which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)", "returned"),
+		}).with("TaskOrder", "which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)", "returned"),
 		"baseline": replayFlag{set: func(_ *sim.Spec, o *flagState, v string) error { o.baseline = v; return nil }}.
-			with("`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)"),
+			with("Baseline", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)"),
 		"baseline-time-limit": replayFlag{Flag: Flag{Kind: KindDuration}, set: func(_ *sim.Spec, o *flagState, v string) error {
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -275,10 +279,10 @@ var replayFlags = func() map[string]replayFlag {
 			}
 			o.baselineLimit = d
 			return nil
-		}}.with("time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported", time.Second),
+		}}.with("Baseline.TimeLimit", "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported", time.Second),
 		// sim's output flags: an item's result is sim's JSON, breakdown by size included.
-		"json":    boolFlag(func(*sim.Spec, bool) {}).with("print JSON"),
-		"by-size": boolFlag(func(*sim.Spec, bool) {}).with("also print the breakdown by job size"),
+		"json":    boolFlag(func(*sim.Spec, bool) {}).with("", "print JSON"),
+		"by-size": boolFlag(func(*sim.Spec, bool) {}).with("", "also print the breakdown by job size"),
 	}
 	for name, f := range t {
 		f.Name = name
@@ -400,21 +404,8 @@ func ApplyFlags(s *sim.Spec, flags []string) error {
 		}
 		st.given[name] = true
 	}
-	engine := s.Engine
-	flitValues := []int{s.Flit.VCs, s.Flit.VCBuffer, s.Flit.RoutingDelay, s.Flit.VCAllocDelay, s.Flit.SwitchAllocDelay, s.Flit.SwitchDelay, s.Flit.LinkDelay}
-	for i, name := range FlitFlags {
-		if !st.given[name] {
-			continue
-		}
-		if engine != sim.EngineFlit {
-			return &FlagError{Flag: "--" + name, Reason: "configures the flit engine: add --engine flit"}
-		}
-		if i < len(flitValues) && flitValues[i] < 1 { // hop-classes, last, is a switch
-			return &FlagError{Flag: "--" + name, Value: strconv.Itoa(flitValues[i]), Reason: "must be at least 1"}
-		}
-	}
-	if engine == sim.EngineFlit && st.given["router-delay"] {
-		return &FlagError{Flag: "--router-delay", Reason: "is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay"}
+	if err := CheckEngineFlags(s.Engine, s.Flit, func(name string) bool { return st.given[name] }); err != nil {
+		return err
 	}
 	switch st.baseline {
 	case "":
@@ -425,6 +416,30 @@ func ApplyFlags(s *sim.Spec, flags []string) error {
 		s.Baseline = &sim.Baseline{TimeLimit: st.baselineLimit}
 	default:
 		return &FlagError{Flag: "--baseline", Value: strconv.Quote(st.baseline), Reason: "want exact"}
+	}
+	return nil
+}
+
+// CheckEngineFlags is the rule for the network engine's flags given together
+// (given says which were): a flit engine flag (FlitFlags) needs the flit engine
+// and, but for --hop-classes, a value of at least 1 (0 is the library's "default",
+// spelt by leaving the flag out); --router-delay is the message engine's. A
+// breach is a *FlagError naming the flag.
+func CheckEngineFlags(engine sim.Engine, flit sim.FlitOptions, given func(name string) bool) error {
+	flitValues := []int{flit.VCs, flit.VCBuffer, flit.RoutingDelay, flit.VCAllocDelay, flit.SwitchAllocDelay, flit.SwitchDelay, flit.LinkDelay}
+	for i, name := range FlitFlags {
+		if !given(name) {
+			continue
+		}
+		if engine != sim.EngineFlit {
+			return &FlagError{Flag: "--" + name, Reason: "configures the flit engine: add --engine flit"}
+		}
+		if i < len(flitValues) && flitValues[i] < 1 { // hop-classes, last, is a switch
+			return &FlagError{Flag: "--" + name, Value: strconv.Itoa(flitValues[i]), Reason: "must be at least 1"}
+		}
+	}
+	if engine == sim.EngineFlit && given("router-delay") {
+		return &FlagError{Flag: "--router-delay", Reason: "is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay"}
 	}
 	return nil
 }

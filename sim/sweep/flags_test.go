@@ -273,3 +273,27 @@ func TestRunLibraryFileFlags(t *testing.T) {
 		}
 	}
 }
+
+// Each flag of the table names a field sim.Spec has (the name sim.FieldError
+// uses, which the command turns back into the flag).
+func TestFlagFieldsAreSpecFields(t *testing.T) {
+	for _, f := range Flags() {
+		if f.Field == "" {
+			if f.Name != "json" && f.Name != "by-size" {
+				t.Errorf("--%s sets no field", f.Name)
+			}
+			continue
+		}
+		typ := reflect.TypeOf(sim.Spec{})
+		for _, part := range strings.Split(f.Field, ".") {
+			sf, ok := typ.FieldByName(part)
+			if !ok {
+				t.Errorf("--%s: sim.Spec has no field %s", f.Name, f.Field)
+				break
+			}
+			if typ = sf.Type; typ.Kind() == reflect.Pointer {
+				typ = typ.Elem()
+			}
+		}
+	}
+}
