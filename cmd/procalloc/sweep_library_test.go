@@ -105,3 +105,56 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		}
 	}
 }
+
+// A sweep file whose flags name files (--graph, --graph-format, --node-name-map,
+// --topology, --hosts, --hostlist, --span-curve) gives the same results line by
+// "procalloc sweep" and by the library alone.
+func TestSweepLibraryMatchesCommandFileFlags(t *testing.T) {
+	dir := t.TempDir()
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	trace, conf, yaml, ib, names := abs(sacctTrace), abs(topoConf), abs(topoYAML), abs(ibSample), abs(ibNameMap)
+	hosts := filepath.Join(dir, "hosts.txt")
+	if err := os.WriteFile(hosts, []byte("node[01-16]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for key, c := range map[string]struct{ machine, allocs, flags string }{
+		"graph":         {"mesh:1x1", "bf:rcm, as-run", "[--machine=, --graph, " + conf + "]"},
+		"graph-format":  {"mesh:1x1", "bf:rcm", "[--machine=, --graph, " + conf + ", --graph-format, slurm-topology]"},
+		"node-name-map": {"mesh:1x1", "as-run, genalg", "[--machine=, --graph, " + ib + ", --node-name-map, " + names + "]"},
+		"topology":      {"mesh:1x1", "'slurm:tree:" + yaml + "'", "[--machine=, --graph, " + yaml + ", --topology, racks]"},
+		"hosts":         {"mesh:4x4", "'slurm:tree:" + conf + ":hilbert', as-run", "[--hosts, " + hosts + "]"},
+		"hostlist":      {"mesh:4x4", "'slurm:tree:" + conf + ":hilbert'", "['--hostlist', 'node[01-16]']"},
+		"span-curve":    {"mesh:4x4", "genalg, bf:snake", "['--hostlist', 'node[01-16]', --span-curve, hilbert]"},
+	} {
+		path := filepath.Join(dir, key+".yaml")
+		body := "name: " + key + "\ntraces: [" + trace + "]\nmachines: [" + c.machine + "]\nallocators: [" + c.allocs + "]\nschedulers: [as-run]\nflags: " + c.flags + "\n"
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := filepath.Join(dir, key+".jsonl")
+		if code, _, stderr := runCLI(t, "", "sweep", path, "-o", res); code != 0 {
+			t.Fatalf("--%s: sweep: exit %d: %s", key, code, stderr)
+		}
+		cli := readLines(t, res)
+		spec, err := sweep.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := map[string]sweep.Line{}
+		if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: func(l sweep.Line) error {
+			lib[l.Key] = l
+			return nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		if len(cli) == 0 || len(cli) != len(lib) {
+			t.Fatalf("--%s: %d command lines, %d library lines", key, len(cli), len(lib))
+		}
+		for k, want := range cli {
+			got := lib[k]
+			if got.Status != sweep.StatusOK || want.Status != sweep.StatusOK || !bytes.Equal(got.Result, want.Result) {
+				t.Errorf("--%s item %d: library %s %q, command %s %q; results equal: %v", key, want.Index, got.Status, got.Error, want.Status, want.Error, bytes.Equal(got.Result, want.Result))
+			}
+		}
+	}
+}
