@@ -318,7 +318,7 @@ func setMaxJobs(s *sim.Spec, _ *flagState, v string) error {
 		return numErr(err)
 	}
 	if n < 1 {
-		return errors.New("must be at least 1")
+		return &FlagError{Value: strconv.FormatInt(n, 10), Reason: "must be at least 1"}
 	}
 	if s.MaxJobs = int(n); n == sim.DefaultMaxJobs {
 		s.MaxJobs = 0 // the spec's spelling of the default
@@ -400,6 +400,10 @@ func ApplyFlags(s *sim.Spec, flags []string) error {
 			value = flags[i]
 		}
 		if err := f.set(s, &st, value); err != nil {
+			if fe, ok := err.(*FlagError); ok { // a number out of the flag's range, as it reads
+				fe.Flag = written
+				return fe
+			}
 			return &FlagError{Flag: written, Value: strconv.Quote(value), Reason: err.Error()}
 		}
 		st.given[name] = true

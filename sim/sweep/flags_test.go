@@ -99,7 +99,7 @@ func TestApplyFlagsErrors(t *testing.T) {
 		{[]string{"--replicate", "99999999999999999999"}, "--replicate: \"99999999999999999999\": value out of range"},
 		{[]string{"--drop-larger=maybe"}, `--drop-larger: "maybe": not true or false`},
 		{[]string{"--metrics", "fast"}, `--metrics: "fast"`},
-		{[]string{"--max-jobs", "0"}, "--max-jobs: \"0\": must be at least 1"},
+		{[]string{"--max-jobs", "0"}, "--max-jobs: 0: must be at least 1"},
 		{[]string{"--vcs", "2"}, "--vcs: configures the flit engine: add --engine flit"},
 		{[]string{"--engine", "flit", "--vc-buffer", "0"}, "--vc-buffer: 0: must be at least 1"},
 		{[]string{"--engine", "flit", "--router-delay", "2"}, "--router-delay: is the message engine's"},
