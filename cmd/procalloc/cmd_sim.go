@@ -78,41 +78,38 @@ func (f *simFlags) given() []string {
 	return args
 }
 
-// engineFlags are the network engine's flags as batch declares them: --engine and
-// the flit engine's configuration (sim.FlitOptions), with sim's help texts.
-type engineFlags struct {
-	engine string
-	flit   sim.FlitOptions
-}
+// engineFlags are the network engine's flags as batch declares them: --engine, with
+// batch's help, and the flit engine's configuration declared from the table of sim's
+// flags and decoded, with --router-delay, by sweep.ApplyFlags, as sim's are.
+type engineFlags struct{ fs *flag.FlagSet }
 
 // declare registers --engine, described by engineUsage, and the flit flags on fs.
 func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
-	fs.StringVar(&f.engine, "engine", "message", engineUsage)
-	u := sweep.Usage // the help texts of sim's flags, which these are
-	fs.IntVar(&f.flit.VCs, "vcs", 0, u("vcs"))
-	fs.IntVar(&f.flit.VCBuffer, "vc-buffer", 0, u("vc-buffer"))
-	fs.IntVar(&f.flit.RoutingDelay, "routing-delay", 0, u("routing-delay"))
-	fs.IntVar(&f.flit.VCAllocDelay, "vc-alloc-delay", 0, u("vc-alloc-delay"))
-	fs.IntVar(&f.flit.SwitchAllocDelay, "sw-alloc-delay", 0, u("sw-alloc-delay"))
-	fs.IntVar(&f.flit.SwitchDelay, "st-delay", 0, u("st-delay"))
-	fs.IntVar(&f.flit.LinkDelay, "link-delay", 0, u("link-delay"))
-	fs.BoolVar(&f.flit.HopClasses, "hop-classes", false, u("hop-classes"))
+	fs.String("engine", "message", engineUsage)
+	for _, name := range sweep.FlitFlags {
+		fl, _ := sweep.Lookup(name)
+		declareFlag(fs, fl)
+	}
+	f.fs = fs
 }
 
-// check applies sweep.CheckEngineFlags, the rule sim's flags follow, to the flags
-// given on fs (none if fs is nil).
-func (f *engineFlags) check(fs *flag.FlagSet) error {
-	if fs == nil {
-		return nil
+// parse returns the engine and the flit configuration the flags give; flags that
+// do not go together (sweep.CheckEngineFlags) are a usage error.
+func (f *engineFlags) parse() (sim.Engine, sim.FlitOptions, error) {
+	var args []string
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "engine" || fl.Name == "router-delay" || slices.Contains(sweep.FlitFlags, fl.Name) {
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	var s sim.Spec
+	if err := sweep.ApplyFlags(&s, args); err != nil {
+		if fe := (*sweep.FlagError)(nil); errors.As(err, &fe) {
+			return "", sim.FlitOptions{}, usageError{fe.CommandLine()}
+		}
+		return "", sim.FlitOptions{}, err
 	}
-	engine := sim.Engine(f.engine)
-	if e, err := sim.ParseEngine(f.engine); err == nil {
-		engine = e
-	}
-	if err := sweep.CheckEngineFlags(engine, f.flit, func(name string) bool { return flagSet(fs, name) }); err != nil {
-		return usageError{err.(*sweep.FlagError).CommandLine()}
-	}
-	return nil
+	return s.Engine, s.Flit, nil
 }
 
 // specFlags names the flag of each sim.Spec field, for the messages of

@@ -309,6 +309,12 @@ func Flags() []Flag {
 	return out
 }
 
+// Lookup returns the replay flag name.
+func Lookup(name string) (Flag, bool) {
+	f, ok := replayFlags[name]
+	return f.Flag, ok
+}
+
 // Usage is the help text of the replay flag name ("" for none).
 func Usage(name string) string { return replayFlags[name].Usage }
 
