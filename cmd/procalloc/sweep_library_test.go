@@ -33,6 +33,28 @@ func readLines(t *testing.T, path string) map[string]sweep.Line {
 	return out
 }
 
+// sweepBothWays runs the sweep file path by "procalloc sweep -o res -j 2" and by the
+// library alone (sweep.ReadFile, Spec.Run), and returns both results lines by key.
+func sweepBothWays(t *testing.T, path, res string) (cli, lib map[string]sweep.Line) {
+	t.Helper()
+	if code, _, stderr := runCLI(t, "", "sweep", path, "-o", res, "-j", "2"); code != 0 {
+		t.Fatalf("%s: sweep: exit %d: %s", path, code, stderr)
+	}
+	cli = readLines(t, res)
+	spec, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib = map[string]sweep.Line{}
+	if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: func(l sweep.Line) error {
+		lib[l.Key] = l
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	return cli, lib
+}
+
 // The library alone (sweep.ReadFile, Spec.Run; no flag set) gives, item for item,
 // the lines "procalloc sweep" writes for a sweep file with flags: same keys, same
 // status, same results.
@@ -45,22 +67,7 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := filepath.Join(dir, "cli.jsonl")
-	if code, _, stderr := runCLI(t, "", "sweep", path, "-o", res, "-j", "2"); code != 0 {
-		t.Fatalf("sweep: exit %d: %s", code, stderr)
-	}
-	cli := readLines(t, res)
-	spec, err := sweep.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib := map[string]sweep.Line{}
-	if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: func(l sweep.Line) error {
-		lib[l.Key] = l
-		return nil
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	cli, lib := sweepBothWays(t, path, filepath.Join(dir, "cli.jsonl"))
 	if len(cli) != 4 || len(lib) != 4 {
 		t.Fatalf("%d command lines, %d library lines, want 4", len(cli), len(lib))
 	}
@@ -131,22 +138,7 @@ func TestSweepLibraryMatchesCommandFileFlags(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res := filepath.Join(dir, key+".jsonl")
-		if code, _, stderr := runCLI(t, "", "sweep", path, "-o", res); code != 0 {
-			t.Fatalf("--%s: sweep: exit %d: %s", key, code, stderr)
-		}
-		cli := readLines(t, res)
-		spec, err := sweep.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lib := map[string]sweep.Line{}
-		if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: func(l sweep.Line) error {
-			lib[l.Key] = l
-			return nil
-		}}); err != nil {
-			t.Fatal(err)
-		}
+		cli, lib := sweepBothWays(t, path, filepath.Join(dir, key+".jsonl"))
 		if len(cli) == 0 || len(cli) != len(lib) {
 			t.Fatalf("--%s: %d command lines, %d library lines", key, len(cli), len(lib))
 		}
