@@ -40,27 +40,44 @@ func newFreeBoxes(g *topo.Grid, pre []int32) *freeBoxes {
 }
 
 // rebuild recomputes the prefix sums from the free map of s.
-func (f *freeBoxes) rebuild(s *State) {
-	clear(f.pre)
-	for w, word := range s.free {
-		for ; word != 0; word &= word - 1 {
-			v := w<<6 | bits.TrailingZeros64(word)
-			p := 0
-			for j, dj := range f.dims {
-				p += (v%dj + 1) * f.str[j]
-				v /= dj
-			}
-			f.pre[p] = 1
+func (f *freeBoxes) rebuild(s *State) { freePrefixSums(f.pre, f.dims, f.str, s) }
+
+// freePrefixSums fills pre (strides str, (dims[j]+1) entries per dimension) with
+// the prefix sums of the free map of s: the running count along each line of
+// dimension 0 read off the free map's words, then cumulative sums along the other
+// dimensions in turn.
+func freePrefixSums(pre []int32, dims, str []int, s *State) {
+	clear(pre)
+	d, X := len(dims), dims[0]
+	lines := len(pre) / (X + 1) // lines of dimension 0 in the layout, padding included
+	v := 0                      // the first node of the line
+	for line := range lines {
+		// skip the padding lines (some coordinate of dimension >= 1 is 0 in the layout)
+		rest, pad := line, false
+		for j := 1; j < d; j++ {
+			pad = pad || rest%(dims[j]+1) == 0
+			rest /= dims[j] + 1
 		}
+		if pad {
+			continue
+		}
+		row := pre[line*(X+1)+1 : line*(X+1)+X+1]
+		run := int32(0)
+		for x := range row {
+			u := v + x
+			run += int32(s.free[u>>6] >> (u & 63) & 1)
+			row[x] = run
+		}
+		v += X
 	}
-	size := len(f.pre)
-	for j := range f.d {
-		st, dj := f.str[j], f.dims[j]
+	size := len(pre)
+	for j := 1; j < d; j++ {
+		st, dj := str[j], dims[j]
 		block := st * (dj + 1)
 		for b := 0; b < size; b += block {
 			for x := 1; x <= dj; x++ {
 				row := b + x*st
-				p, q := f.pre[row:row+st], f.pre[row-st:row]
+				p, q := pre[row:row+st], pre[row-st:row]
 				for i := range p {
 					p[i] += q[i]
 				}

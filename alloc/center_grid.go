@@ -123,7 +123,7 @@ func (x *gridIndex) rebuild(s *State, parts prefixParts) {
 		return
 	}
 	if parts&prefixFree != 0 {
-		prefixSums(x, x.free, func(i int) int32 { return 1 }, s)
+		freePrefixSums(x.free, x.dims, x.pstride, s)
 	}
 	if parts&prefixWall != 0 {
 		prefixSums(x, x.freeW, func(i int) int32 {

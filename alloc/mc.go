@@ -40,9 +40,10 @@ type MC struct {
 	g     *topo.Grid
 	st    *State
 	dims  []int
-	pre   []int32 // prefix sums of the free map, (dims+1) per dimension
-	pstr  []int
+	fb    *freeBoxes    // prefix sums of the free map
+	cs    *centerSearch // the centres of least cost (center_bnb.go)
 	dirty bool
+	plain bool // tests: cost every free centre instead (the definition's loop)
 	c, lo []int
 	hi    []int
 	buf   []int
@@ -53,12 +54,8 @@ func NewMC(g *topo.Grid) *MC {
 	d := g.Dims()
 	a := &MC{g: g, st: NewState(g.N()), dims: d, dirty: true,
 		c: make([]int, len(d)), lo: make([]int, len(d)), hi: make([]int, len(d))}
-	s := 1
-	for _, v := range d {
-		a.pstr = append(a.pstr, s)
-		s *= v + 1
-	}
-	a.pre = make([]int32, s)
+	a.fb = newFreeBoxes(g, nil)
+	a.cs = newCenterSearch(g, a.fb)
 	return a
 }
 
@@ -98,59 +95,6 @@ func (a *MC) Release(nodes []int) error {
 	return nil
 }
 
-func (a *MC) rebuild() {
-	clear(a.pre)
-	D := len(a.dims)
-	c := a.c
-	for i := range a.g.N() {
-		if !a.st.IsFree(i) {
-			continue
-		}
-		c = a.g.Coord(i, c)
-		p := 0
-		for j := range D {
-			p += (c[j] + 1) * a.pstr[j]
-		}
-		a.pre[p]++
-	}
-	for j := range D {
-		st := a.pstr[j]
-		for p := range a.pre {
-			if (p/st)%(a.dims[j]+1) > 0 {
-				a.pre[p] += a.pre[p-st]
-			}
-		}
-	}
-	a.dirty = false
-}
-
-// count is the number of free nodes in the box lo..hi (inclusive), clipped to the mesh.
-func (a *MC) count(lo, hi []int) int {
-	D := len(a.dims)
-	var s int32
-	for mask := 0; mask < 1<<D; mask++ {
-		p, neg := 0, false
-		for j := range D {
-			l, h := max(lo[j], 0), min(hi[j], a.dims[j]-1)
-			if l > h {
-				return 0
-			}
-			if mask>>j&1 != 0 {
-				p += l * a.pstr[j]
-				neg = !neg
-			} else {
-				p += (h + 1) * a.pstr[j]
-			}
-		}
-		if neg {
-			s -= a.pre[p]
-		} else {
-			s += a.pre[p]
-		}
-	}
-	return int(s)
-}
-
 // cost returns the MC cost of centre c for k nodes with box shape, and the shell L
 // from which the last nodes come.
 func (a *MC) cost(c, shape []int, k int) (cost, L int) {
@@ -160,7 +104,7 @@ func (a *MC) cost(c, shape []int, k int) (cost, L int) {
 			a.lo[j] = c[j] - (shape[j]-1)/2 - s
 			a.hi[j] = a.lo[j] + shape[j] - 1 + 2*s
 		}
-		f := a.count(a.lo, a.hi)
+		f := a.fb.count(a.lo, a.hi)
 		if f >= k {
 			return cost + s*(k-prev), s
 		}
@@ -169,25 +113,40 @@ func (a *MC) cost(c, shape []int, k int) (cost, L int) {
 	}
 }
 
-// Allocate chooses k free nodes by the MC rule.
+// Allocate chooses k free nodes by the MC rule. The centres of least cost come from
+// centerSearch's branch and bound over boxes of centres (MC's cost is its sum over
+// growing boxes with the job's shape), the first in node-index order winning, as
+// when every free centre is costed (TestMCBoundsMatchPlain).
 func (a *MC) Allocate(k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
 	if a.dirty {
-		a.rebuild()
+		a.fb.rebuild(a.st)
+		a.dirty = false
 	}
 	shape := Shape(k, a.dims)
 	best, bestCost, bestL := -1, 0, 0
-	c := make([]int, len(a.dims))
-	for i := range a.g.N() {
-		if !a.st.IsFree(i) {
-			continue
+	if a.plain {
+		c := make([]int, len(a.dims))
+		for i := range a.g.N() {
+			if !a.st.IsFree(i) {
+				continue
+			}
+			c = a.g.Coord(i, c)
+			cost, L := a.cost(c, shape, k)
+			if best < 0 || cost < bestCost {
+				best, bestCost, bestL = i, cost, L
+			}
 		}
-		c = a.g.Coord(i, c)
-		cost, L := a.cost(c, shape, k)
-		if best < 0 || cost < bestCost {
-			best, bestCost, bestL = i, cost, L
+	} else {
+		for j, side := range shape {
+			a.cs.off[j], a.cs.width[j] = (side-1)/2, side
+		}
+		for _, l := range a.cs.search(a.st, k) {
+			if best < 0 || l.node < best {
+				best, bestL = l.node, l.L
+			}
 		}
 	}
 	nodes := a.chooseNodes(best, shape, k, bestL)
