@@ -46,7 +46,7 @@ type MC struct {
 	plain bool // tests: cost every free centre instead (the definition's loop)
 	c, lo []int
 	hi    []int
-	buf   []int
+	keys  []uint64 // chooseNodes
 }
 
 // NewMC returns MC on mesh g, every node free.
@@ -167,8 +167,17 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 		lo[j] = max(0, c[j]-(shape[j]-1)/2-L)
 		hi[j] = min(a.dims[j]-1, c[j]-(shape[j]-1)/2+shape[j]-1+L)
 	}
+	// Each free node as one key, (shell, L1, node) packed high to low, so that a
+	// sort of integers gives the order (below 2^24 nodes, and sides summing to
+	// less than 2^20, which bounds shell and L1).
+	sides := 0
+	for _, dj := range a.dims {
+		sides += dj
+	}
+	packed := a.g.N() < 1<<24 && sides < 1<<20
 	type cand struct{ shell, l1, node int }
 	var cs []cand
+	keys := a.keys[:0]
 	x := make([]int, len(c))
 	copy(x, lo)
 	for {
@@ -181,7 +190,11 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 				sh = max(sh, b0-x[j], x[j]-b1)
 				l1 += abs(x[j] - c[j])
 			}
-			cs = append(cs, cand{sh, l1, node})
+			if packed {
+				keys = append(keys, uint64(sh)<<44|uint64(l1)<<24|uint64(node))
+			} else {
+				cs = append(cs, cand{sh, l1, node})
+			}
 		}
 		j := 0
 		for ; j < len(x); j++ {
@@ -195,6 +208,15 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 			break
 		}
 	}
+	out := make([]int, 0, k)
+	if packed {
+		slices.Sort(keys)
+		for _, key := range keys[:k] {
+			out = append(out, int(key&(1<<24-1)))
+		}
+		a.keys = keys
+		return out
+	}
 	slices.SortFunc(cs, func(p, q cand) int {
 		if p.shell != q.shell {
 			return p.shell - q.shell
@@ -204,11 +226,10 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 		}
 		return p.node - q.node
 	})
-	out := a.buf[:0]
 	for _, v := range cs[:k] {
 		out = append(out, v.node)
 	}
-	return slices.Clone(out)
+	return out
 }
 
 func abs(v int) int {
