@@ -234,30 +234,30 @@ func newCenterSearch(g *topo.Grid, fb *freeBoxes) *centerSearch {
 // which the bound's count reaches k, and the count at step L-1; ok false when the
 // bound exceeds limit (then the other values are meaningless).
 func (s *centerSearch) bound(lo, e []int, k, limit int) (lb, L, inner int, ok bool) {
-	single := true
-	for _, v := range e {
-		single = single && v == 1
-	}
-	prev := 0
+	// capacity(r): the most nodes one center's step-r box holds (prod_j of its
+	// extent, clipped to the grown box); for one center, exactly its box's nodes.
+	// The count U(r) of the grown box never falls as r grows, so once U was
+	// counted at least capacity(r), min(U(r), capacity(r)) is capacity(r)
+	// without counting again (on a mostly free machine most steps).
+	prev, known := 0, -1
 	for r := 0; ; r++ {
-		capacity := math.MaxInt
-		if !single {
-			capacity = 1
-		}
+		capacity := 1
 		for j, dj := range s.dims {
 			s.lo[j] = lo[j] - s.off[j] - r
 			s.hi[j] = lo[j] + e[j] - 1 - s.off[j] + s.width[j] - 1 + r
-			if !single {
-				span := s.hi[j] - s.lo[j] + 1 // the grown box, clipped or wrapped
-				if s.fb.wrap[j] {
-					span = min(span, dj)
-				} else {
-					span = min(s.hi[j], dj-1) - max(s.lo[j], 0) + 1
-				}
-				capacity *= max(0, min(s.width[j]+2*r, span))
+			span := s.hi[j] - s.lo[j] + 1 // the grown box, clipped or wrapped
+			if s.fb.wrap[j] {
+				span = min(span, dj)
+			} else {
+				span = min(s.hi[j], dj-1) - max(s.lo[j], 0) + 1
 			}
+			capacity *= max(0, min(s.width[j]+2*r, span))
 		}
-		f := min(s.fb.count(s.lo, s.hi), capacity)
+		f := capacity
+		if capacity > known {
+			known = s.fb.count(s.lo, s.hi)
+			f = min(known, capacity)
+		}
 		if f >= k {
 			return lb, r, prev, true
 		}
