@@ -23,7 +23,7 @@ type gridIndex struct {
 	hash    []uint64 // random 64-bit label of each node (tie statistics)
 	freeH   []uint64 // prefix sums (mod 2^64) of the labels of free nodes
 	anyWrap bool
-	maxLinf int // largest L-infinity distance between two nodes
+	maxLinf int        // largest L-infinity distance between two nodes
 	anyWall bool       // some node is on the mesh boundary (none on a torus)
 	boxes   *freeBoxes // counts over free, one box per ball (center_bnb.go)
 
