@@ -99,6 +99,11 @@ type TieReporter interface {
 // earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 //
+// Which centers share the best score: on a 2D mesh every center is scored in O(1)
+// (shellScorePyramid); on tori and 3D meshes a branch and bound over boxes of
+// centers finds exactly the centers of least score without scoring the others
+// (centerSearch, center_bnb.go; TestMC1x1BoundsMatchPlain).
+//
 // The code is split by idea: this file holds the search over centers and the tie
 // statistics; center_mc1x1_score.go the scores (shell counts, Johnson's tie score);
 // center_mc1x1_shell.go and center_mc1x1_rings.go which nodes of the outermost shell
