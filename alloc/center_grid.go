@@ -129,7 +129,7 @@ func (x *gridIndex) rebuild(s *State, parts prefixParts) {
 	if parts&prefixFree != 0 {
 		freePrefixSums(x.free, x.dims, x.pstride, s)
 	}
-	if parts&prefixWall != 0 {
+	if parts&prefixWall != 0 && x.anyWall { // without wall nodes freeW stays zero
 		prefixSums(x, x.freeW, func(i int) int32 {
 			if x.wall[i] {
 				return 1
