@@ -205,6 +205,13 @@ type centerSearch struct {
 	d     int
 	off   []int // per dimension, the box's low side relative to the center at step 0
 	width []int // per dimension, the box's width at step 0
+	// rank orders the centers as the caller's tie-breaking does: rank(c) = sum of
+	// c_j * rank[j], nondecreasing in every coordinate, so a box's least rank is
+	// its low corner's. With first, only the center of least cost and least rank
+	// is wanted: a box whose bound equals the best cost is dropped too once its
+	// low corner ranks after the best center.
+	rank  []int
+	first bool
 
 	heap   []bnbItem
 	los    []int32 // low corner of each queued box, d per box
@@ -215,8 +222,13 @@ type centerSearch struct {
 }
 
 type bnbItem struct {
-	lb int
-	id int32
+	lb, rank int
+	id       int32
+}
+
+// before orders queued boxes by bound, then by rank.
+func (p bnbItem) before(q bnbItem) bool {
+	return p.lb < q.lb || p.lb == q.lb && p.rank < q.rank
 }
 
 // bnbLeaf is a center of least cost: node, cost, the first step L whose box holds k
@@ -225,8 +237,14 @@ type bnbLeaf struct{ node, cost, L, inner int }
 
 func newCenterSearch(g *topo.Grid, fb *freeBoxes) *centerSearch {
 	d := g.Dim()
-	return &centerSearch{fb: fb, dims: g.Dims(), d: d, off: make([]int, d), width: make([]int, d),
-		lo: make([]int, d), hi: make([]int, d), e: make([]int, d), clo: make([]int, d)}
+	s := &centerSearch{fb: fb, dims: g.Dims(), d: d, off: make([]int, d), width: make([]int, d),
+		lo: make([]int, d), hi: make([]int, d), e: make([]int, d), clo: make([]int, d), rank: make([]int, d)}
+	st := 1
+	for j, dj := range s.dims { // node-index order by default
+		s.rank[j] = st
+		st *= dj
+	}
+	return s
 }
 
 // bound returns the lower bound on the cost of the centers in the box of low corner
@@ -270,9 +288,9 @@ func (s *centerSearch) bound(lo, e []int, k, limit int) (lb, L, inner int, ok bo
 }
 
 // search returns every free center of least cost for k nodes (in no particular
-// order), with the offsets and widths set by the caller (s.off, s.width) and the
-// prefix sums (s.fb) up to date with st. At least one node must be free and k at
-// most the free nodes.
+// order; with s.first only the one of least rank), with the offsets and widths set
+// by the caller (s.off, s.width) and the prefix sums (s.fb) up to date with st. At
+// least one node must be free and k at most the free nodes.
 func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 	s.heap, s.los, s.levels, s.leaves = s.heap[:0], s.los[:0], s.levels[:0], s.leaves[:0]
 	d := s.d
@@ -280,7 +298,7 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 	for _, dj := range s.dims {
 		J = max(J, bits.Len(uint(dj-1)))
 	}
-	best := math.MaxInt
+	best, bestRank := math.MaxInt, math.MaxInt
 	clear(s.clo)
 	if J == 0 { // one node
 		for j := range d {
@@ -293,8 +311,8 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 	s.push(s.clo, J, 0)
 	for len(s.heap) > 0 {
 		it := s.pop()
-		if it.lb > best {
-			break
+		if it.lb > best || s.first && it.lb == best && it.rank > bestRank {
+			break // so is every box still queued (bnbItem.before)
 		}
 		level := int(s.levels[it.id])
 		base := s.los[int(it.id)*d : int(it.id)*d+d]
@@ -327,8 +345,12 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 				if !ok {
 					continue
 				}
-				if cost < best {
-					best = cost
+				r := s.rankOf(s.clo)
+				if s.first && cost == best && r > bestRank {
+					continue
+				}
+				if cost < best || s.first {
+					best, bestRank = cost, r
 					s.leaves = s.leaves[:0]
 				}
 				s.leaves = append(s.leaves, bnbLeaf{node, cost, L, inner})
@@ -345,6 +367,9 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 			if !ok {
 				continue
 			}
+			if s.first && lb == best && s.rankOf(s.clo) > bestRank {
+				continue
+			}
 			s.push(s.clo, level-1, lb)
 		}
 	}
@@ -359,11 +384,11 @@ func (s *centerSearch) push(lo []int, level, lb int) {
 		s.los = append(s.los, int32(v))
 	}
 	s.levels = append(s.levels, int8(level))
-	h := append(s.heap, bnbItem{lb, id})
+	h := append(s.heap, bnbItem{lb, s.rankOf(lo), id})
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if h[p].lb <= h[i].lb {
+		if !h[i].before(h[p]) {
 			break
 		}
 		h[p], h[i] = h[i], h[p]
@@ -372,7 +397,16 @@ func (s *centerSearch) push(lo []int, level, lb int) {
 	s.heap = h
 }
 
-// pop removes and returns the queued box of least bound.
+// rankOf is the rank of the center at coordinates c.
+func (s *centerSearch) rankOf(c []int) int {
+	r := 0
+	for j, v := range c {
+		r += v * s.rank[j]
+	}
+	return r
+}
+
+// pop removes and returns the queued box of least bound (then rank).
 func (s *centerSearch) pop() bnbItem {
 	h := s.heap
 	top := h[0]
@@ -385,10 +419,10 @@ func (s *centerSearch) pop() bnbItem {
 		if l >= n {
 			break
 		}
-		if r := l + 1; r < n && h[r].lb < h[l].lb {
+		if r := l + 1; r < n && h[r].before(h[l]) {
 			l = r
 		}
-		if h[i].lb <= h[l].lb {
+		if !h[l].before(h[i]) {
 			break
 		}
 		h[i], h[l] = h[l], h[i]

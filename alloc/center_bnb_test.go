@@ -162,6 +162,20 @@ func TestCenterSearchMatchesDefinition(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s round %d k=%d off %v width %v free %v: centers %v, definition %v", g.Spec(), r, k, s.off, s.width, freeList(free), got, want)
 			}
+			// Only the first of least cost, in node-index order or in free-list
+			// order (by coordinates, the first dimension most significant).
+			s.first = true
+			if r%4 < 2 {
+				st := 1
+				for j := d - 1; j >= 0; j-- {
+					s.rank[j] = st
+					st *= g.Dims()[j]
+				}
+			}
+			first := slices.MinFunc(want, func(p, q int) int { return s.rankOf(coords[p]) - s.rankOf(coords[q]) })
+			if l := s.search(st, k); len(l) != 1 || l[0].node != first || l[0].cost != best {
+				t.Fatalf("%s round %d k=%d off %v width %v rank %v free %v: first center %v, definition %d (cost %d)", g.Spec(), r, k, s.off, s.width, s.rank, freeList(free), l, first, best)
+			}
 			cases++
 		}
 	}

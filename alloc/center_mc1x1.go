@@ -349,7 +349,16 @@ func (a *mc1x1) tieByBounds(k int) {
 		for j := range a.boxes.width {
 			a.boxes.width[j] = 1 // L-infinity balls: offset 0, width 1
 		}
+		// ranked in free-list order (FreeListOrder: by (c_0, c_1, ...))
+		st := 1
+		for j := len(a.boxes.rank) - 1; j >= 0; j-- {
+			a.boxes.rank[j] = st
+			st *= a.g.Dims()[j]
+		}
 	}
+	// Without tie-breaking or tie counting only the first center of least score in
+	// free-list order matters.
+	a.boxes.first = a.tb == nil && !a.countTies
 	for _, l := range a.boxes.search(a.st, k) {
 		a.tied = append(a.tied, tieCand{int(a.pos[l.node]), l.L, k - l.inner})
 	}

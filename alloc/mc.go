@@ -56,6 +56,7 @@ func NewMC(g *topo.Grid) *MC {
 		c: make([]int, len(d)), lo: make([]int, len(d)), hi: make([]int, len(d))}
 	a.fb = newFreeBoxes(g, nil)
 	a.cs = newCenterSearch(g, a.fb)
+	a.cs.first = true // the first centre of least cost in node-index order
 	return a
 }
 
