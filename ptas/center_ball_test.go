@@ -1,0 +1,160 @@
+package ptas
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
+)
+
+// randomBoxFree lists the free nodes of a random X x Y x Z box at a random offset,
+// each free with probability 1-busy, in free-list order (x outermost) or shuffled.
+func randomBoxFree(r *rand.Rand, side int) [][]int {
+	X, Y, Z := 1+r.IntN(side), 1+r.IntN(side), 1+r.IntN(side)
+	ox, oy, oz := r.IntN(7)-3, r.IntN(7)-3, r.IntN(7)-3
+	busy := r.Float64()
+	var pts [][]int
+	for x := range X {
+		for y := range Y {
+			for z := range Z {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x + ox, y + oy, z + oz})
+				}
+			}
+		}
+	}
+	if r.IntN(2) == 0 {
+		r.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
+	}
+	return pts
+}
+
+// The 3D ball path gives the definition's answer (a fresh array in input order for
+// every center, centers ascending for MM, the first strictly best) for MM and
+// Gen-Alg on thousands of random free sets of boxes up to 6x6x6, ties included,
+// with no floor and with the best total as the floor; MM+Inc then equals the
+// definition's swaps from the definition's MM (up to 60 points).
+func TestBallMatchesByIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	trials := 3000
+	if testing.Short() {
+		trials = 600
+	}
+	taken := 0
+	for trial := range trials {
+		pts := randomBoxFree(r, 6)
+		if len(pts) < 2 {
+			continue
+		}
+		k := 1 + r.IntN(len(pts)-1)
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := newBallSearch(pr); s == nil {
+			t.Fatalf("the ball path does not take %v", pts)
+		} else {
+			s.release()
+		}
+		taken++
+		for _, mm := range []bool{true, false} {
+			centers := pts
+			run := GenAlg[[]int, int]
+			if mm {
+				centers = refMMCenters(pts, TiesByIndex)
+				run = MM[[]int, int]
+			}
+			want := refSearch(pts, k, centers, metricL1, scorePairwise, TiesByIndex)
+			wantTot := float64(oracle.PairwiseL1Brute(subset(pts, want)))
+			for _, floor := range []float64{0, wantTot} {
+				res, err := run(pts, k, Options{Floor: floor})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(res.Indices, want) || res.Total != wantTot {
+					t.Fatalf("trial %d (mm %v, k=%d, floor %v) on %v: %v (total %v), by definition %v (total %v)",
+						trial, mm, k, floor, pts, res.Indices, res.Total, want, wantTot)
+				}
+			}
+			if mm && len(pts) <= 60 {
+				inc, err := MMInc(pts, k, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantInc := refImprove(pts, want)
+				slices.Sort(wantInc)
+				if !slices.Equal(inc.Indices, wantInc) {
+					t.Fatalf("trial %d (k=%d) on %v: MM+Inc %v, by definition %v", trial, k, pts, inc.Indices, wantInc)
+				}
+			}
+		}
+	}
+	if taken < trials/2 {
+		t.Fatalf("only %d of %d trials ran", taken, trials)
+	}
+}
+
+// refImprove is MM+Inc's local search by its definition: while some swap of a chosen
+// point o for an unchosen i lowers the total (recomputed from scratch), take the
+// largest decrease, ties to the chosen point earliest in the slice, then the
+// unchosen point of smallest index; i takes o's place.
+func refImprove[T geom.Number](pts [][]T, start []int) []int {
+	sel := slices.Clone(start)
+	total := func(s []int) T { return oracle.PairwiseL1Brute(subset(pts, s)) }
+	for {
+		cur := total(sel)
+		var bestDelta T
+		bo, bi := -1, -1
+		for oi := range sel {
+			for i := range pts {
+				if slices.Contains(sel, i) {
+					continue
+				}
+				try := slices.Clone(sel)
+				try[oi] = i
+				if delta := total(try) - cur; delta < bestDelta {
+					bestDelta, bo, bi = delta, oi, i
+				}
+			}
+		}
+		if bo < 0 {
+			return sel
+		}
+		sel[bo] = bi
+	}
+}
+
+// MM+Inc's swaps from a start (the definition's MM under TiesByIndex, in 2D and 3D)
+// are the definition's, with the summed distances found by counts and the candidates
+// sorted out before the sort.
+func TestImproveMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	trials := 600
+	if testing.Short() {
+		trials = 200
+	}
+	for trial := range trials {
+		var pts [][]int
+		if trial%2 == 0 {
+			pts = randomBoxFree(r, 5)
+		} else {
+			pts = randomMeshFree(r, 1+r.IntN(9), 1+r.IntN(9), r.IntN(5)-2, r.IntN(5)-2, r.Float64(), r.IntN(2) == 0)
+		}
+		if len(pts) < 2 {
+			continue
+		}
+		k := 1 + r.IntN(len(pts)-1)
+		start := refSearch(pts, k, refMMCenters(pts, TiesByIndex), metricL1, scorePairwise, TiesByIndex)
+		r.Shuffle(len(start), func(i, j int) { start[i], start[j] = start[j], start[i] })
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := improve(pr, slices.Clone(start))
+		if want := refImprove(pts, start); !slices.Equal(got, want) {
+			t.Fatalf("trial %d (k=%d) on %v from %v: %v, by definition %v", trial, k, pts, start, got, want)
+		}
+	}
+}
