@@ -158,3 +158,53 @@ func TestImproveMatchesDefinition(t *testing.T) {
 		}
 	}
 }
+
+// mmGrid's full-ball shortcut (one total for every center whose ball holds k
+// points on an empty patch of lattice) gives the definition's answer on mostly
+// free meshes up to 16x16 in free-list order, where most centers take it, with a
+// few points busy or duplicated; and on shuffled points, where it is off.
+func TestFullBallsShortcut(t *testing.T) {
+	r := rand.New(rand.NewPCG(75, 76))
+	trials := 1500
+	if testing.Short() {
+		trials = 300
+	}
+	for trial := range trials {
+		X, Y := 2+r.IntN(15), 2+r.IntN(15)
+		busy := []float64{0, 0.02, 0.1}[trial%3]
+		var pts [][]int
+		for x := range X {
+			for y := range Y {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x - 2, y + 1})
+				}
+			}
+		}
+		switch {
+		case trial%10 == 7:
+			r.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
+		case trial%10 == 8 && len(pts) > 2:
+			i := r.IntN(len(pts) - 1)
+			pts = slices.Insert(pts, i+1, slices.Clone(pts[i]))
+		}
+		if len(pts) < 2 {
+			continue
+		}
+		k := 1 + r.IntN(len(pts)-1)
+		if trial%2 == 0 {
+			k = 1 + r.IntN(min(len(pts)-1, 30)) // small balls: many full ones
+		}
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := mmGrid(t.Context(), pr, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := refSearch(pts, k, refMMCenters(pts, TiesByIndex), metricL1, scorePairwise, TiesByIndex)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (k=%d) on %v: %v, by definition %v", trial, k, pts, got, want)
+		}
+	}
+}
