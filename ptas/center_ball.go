@@ -32,6 +32,13 @@ type ballSearch struct {
 	at         []int32 // index+1 of the point in each cell, 0 when none
 	x, y, z    []int32 // offsets of point i from the box's low corner
 	sel, shell []int
+
+	// The full-ball shortcut (fullBalls, in 3D): with the points distinct and in
+	// ascending (x, y, z) order, every center whose cube of half-side dFull lies
+	// in the box with a point on every cell takes the same shape, so only the
+	// first can win. pre: prefix counts of points over the box, nil when off.
+	dFull int
+	pre   []int32
 }
 
 // ballPool keeps ballSearch buffers between calls (one call per decision).
@@ -73,7 +80,64 @@ func newBallSearch[T geom.Number](pr *problem[T]) *ballSearch {
 		}
 		s.at[c] = int32(i + 1)
 	}
+	s.setFull(pr.k)
 	return s
+}
+
+// setFull prepares the full-ball shortcut: dFull, the radius of the smallest L1
+// ball of Z^3 holding k points ((2r+1)(2r^2+2r+3)/3 points within r), and the
+// prefix counts when the points are in ascending (x, y, z) order.
+func (s *ballSearch) setFull(k int) {
+	s.pre = s.pre[:0]
+	s.dFull = 0
+	for (2*s.dFull+1)*(2*s.dFull*s.dFull+2*s.dFull+3)/3 < k {
+		s.dFull++
+	}
+	if 2*s.dFull+1 > min(s.w, s.h, s.l) {
+		return
+	}
+	for i := 1; i < len(s.x); i++ {
+		a := [3]int32{s.x[i-1], s.y[i-1], s.z[i-1]}
+		b := [3]int32{s.x[i], s.y[i], s.z[i]}
+		if slices.Compare(a[:], b[:]) > 0 {
+			return
+		}
+	}
+	W, H, L := s.w+1, s.h+1, s.l+1
+	s.pre = grow(s.pre, W*H*L)
+	for i := range s.x {
+		s.pre[(int(s.x[i])+1)*H*L+(int(s.y[i])+1)*L+int(s.z[i])+1] = 1
+	}
+	// Cumulative sums along z, then y, then x.
+	for p := 1; p < len(s.pre); p++ {
+		if p%L != 0 {
+			s.pre[p] += s.pre[p-1]
+		}
+	}
+	for p := L; p < len(s.pre); p++ {
+		if p/L%H != 0 {
+			s.pre[p] += s.pre[p-L]
+		}
+	}
+	for p := H * L; p < len(s.pre); p++ {
+		s.pre[p] += s.pre[p-H*L]
+	}
+}
+
+// full reports whether the center at offsets (cx, cy, cz) has a full ball.
+func (s *ballSearch) full(cx, cy, cz int) bool {
+	d := s.dFull
+	if len(s.pre) == 0 || cx-d < 0 || cy-d < 0 || cz-d < 0 || cx+d >= s.w || cy+d >= s.h || cz+d >= s.l {
+		return false
+	}
+	H, L := s.h+1, s.l+1
+	x0, x1 := (cx-d)*H*L, (cx+d+1)*H*L
+	y0, y1 := (cy-d)*L, (cy+d+1)*L
+	z0, z1 := cz-d, cz+d+1
+	p := s.pre
+	c := p[x1+y1+z1] - p[x0+y1+z1] - p[x1+y0+z1] - p[x1+y1+z0] + p[x0+y0+z1] + p[x0+y1+z0] + p[x1+y0+z0] - p[x0+y0+z0]
+	e := 2*d + 1
+	return int(c) == e*e*e
 }
 
 func (s *ballSearch) release() { ballPool.Put(s) }
@@ -137,8 +201,16 @@ func ballCenters[T geom.Number](ctx context.Context, pr *problem[T], s *ballSear
 	var bestScore int64 = -1
 	best = make([]int, 0, pr.k)
 	center = make([]T, 3)
+	fullSeen := false
 	try := func(c []T) bool {
-		if !s.nearest(int(c[0]-b.Min[0]), int(c[1]-b.Min[1]), int(c[2]-b.Min[2]), bestScore) {
+		x, y, z := int(c[0]-b.Min[0]), int(c[1]-b.Min[1]), int(c[2]-b.Min[2])
+		if s.full(x, y, z) {
+			if fullSeen {
+				return false // ties at best with the first full ball
+			}
+			fullSeen = true
+		}
+		if !s.nearest(x, y, z, bestScore) {
 			return false
 		}
 		score := int64(sc.total(s.sel))

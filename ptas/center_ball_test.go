@@ -11,10 +11,9 @@ import (
 
 // randomBoxFree lists the free nodes of a random X x Y x Z box at a random offset,
 // each free with probability 1-busy, in free-list order (x outermost) or shuffled.
-func randomBoxFree(r *rand.Rand, side int) [][]int {
+func randomBoxFree(r *rand.Rand, side int, busy float64) [][]int {
 	X, Y, Z := 1+r.IntN(side), 1+r.IntN(side), 1+r.IntN(side)
 	ox, oy, oz := r.IntN(7)-3, r.IntN(7)-3, r.IntN(7)-3
-	busy := r.Float64()
 	var pts [][]int
 	for x := range X {
 		for y := range Y {
@@ -33,7 +32,8 @@ func randomBoxFree(r *rand.Rand, side int) [][]int {
 
 // The 3D ball path gives the definition's answer (a fresh array in input order for
 // every center, centers ascending for MM, the first strictly best) for MM and
-// Gen-Alg on thousands of random free sets of boxes up to 6x6x6, ties included,
+// Gen-Alg on thousands of random free sets of boxes up to 6x6x6 (a third mostly
+// free, where most centers take the full-ball shortcut), ties included,
 // with no floor and with the best total as the floor; MM+Inc then equals the
 // definition's swaps from the definition's MM (up to 60 points).
 func TestBallMatchesByIndex(t *testing.T) {
@@ -44,11 +44,19 @@ func TestBallMatchesByIndex(t *testing.T) {
 	}
 	taken := 0
 	for trial := range trials {
-		pts := randomBoxFree(r, 6)
+		// A third mostly free with small k: many full balls (ballSearch.full).
+		busy := r.Float64()
+		if trial%3 == 0 {
+			busy /= 20
+		}
+		pts := randomBoxFree(r, 6, busy)
 		if len(pts) < 2 {
 			continue
 		}
 		k := 1 + r.IntN(len(pts)-1)
+		if trial%3 == 0 {
+			k = 1 + r.IntN(min(len(pts)-1, 25))
+		}
 		pr, err := newProblem(pts, k)
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +146,7 @@ func TestImproveMatchesDefinition(t *testing.T) {
 	for trial := range trials {
 		var pts [][]int
 		if trial%2 == 0 {
-			pts = randomBoxFree(r, 5)
+			pts = randomBoxFree(r, 5, r.Float64())
 		} else {
 			pts = randomMeshFree(r, 1+r.IntN(9), 1+r.IntN(9), r.IntN(5)-2, r.IntN(5)-2, r.Float64(), r.IntN(2) == 0)
 		}
@@ -159,8 +167,9 @@ func TestImproveMatchesDefinition(t *testing.T) {
 	}
 }
 
-// mmGrid's full-ball shortcut (one total for every center whose ball holds k
-// points on an empty patch of lattice) gives the definition's answer on mostly
+// The full-ball shortcut (one total for every center whose ball holds k points
+// on a fully occupied patch of lattice) of mmGrid, and of the lattice path's
+// Gen-Alg under TiesByIndex, gives the definition's answer on mostly
 // free meshes up to 16x16 in free-list order, where most centers take it, with a
 // few points busy or duplicated; and on shuffled points, where it is off.
 func TestFullBallsShortcut(t *testing.T) {
@@ -205,6 +214,16 @@ func TestFullBallsShortcut(t *testing.T) {
 		want := refSearch(pts, k, refMMCenters(pts, TiesByIndex), metricL1, scorePairwise, TiesByIndex)
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (k=%d) on %v: %v, by definition %v", trial, k, pts, got, want)
+		}
+		if trial%10 == 8 {
+			continue // the lattice path takes distinct points only
+		}
+		restore := useLatticeEverywhere()
+		got, _ = runLatticeTies(t, pts, k, false, TiesByIndex, 0)
+		restore()
+		slices.Sort(got)
+		if want := refSearch(pts, k, pts, metricL1, scorePairwise, TiesByIndex); !slices.Equal(got, want) {
+			t.Fatalf("trial %d (k=%d) on %v: Gen-Alg %v, by definition %v", trial, k, pts, got, want)
 		}
 	}
 }
