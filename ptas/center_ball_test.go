@@ -135,8 +135,8 @@ func refImprove[T geom.Number](pts [][]T, start []int) []int {
 }
 
 // MM+Inc's swaps from a start (the definition's MM under TiesByIndex, in 2D and 3D)
-// are the definition's, with the summed distances found by counts and the candidates
-// sorted out before the sort.
+// are the definition's, on both paths: per-dimension sums by counts
+// (improveByCounts) and the scan over every point (float coordinates).
 func TestImproveMatchesDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(73, 74))
 	trials := 600
@@ -160,9 +160,14 @@ func TestImproveMatchesDefinition(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := improve(pr, slices.Clone(start))
-		if want := refImprove(pts, start); !slices.Equal(got, want) {
-			t.Fatalf("trial %d (k=%d) on %v from %v: %v, by definition %v", trial, k, pts, start, got, want)
+		want := refImprove(pts, start)
+		for _, scan := range []bool{false, true} {
+			improveByScan = scan
+			got := improve(pr, slices.Clone(start))
+			improveByScan = false
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d (k=%d, scan %v) on %v from %v: %v, by definition %v", trial, k, scan, pts, start, got, want)
+			}
 		}
 	}
 }
