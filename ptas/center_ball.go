@@ -39,6 +39,14 @@ type ballSearch struct {
 	// first can win. pre: prefix counts of points over the box, nil when off.
 	dFull int
 	pre   []int32
+	// The same for centers whose cube of half-side clipR, clipped by the box,
+	// is full: their k nearest are the same shape as those of any center at the
+	// same distances (capped at clipR) from the box's faces, when within clipR
+	// (on an empty box: the centers near a face, edge or corner). clipSeen keeps
+	// the classes tried. lastR is the radius nearest stopped at.
+	clipR    int
+	clipSeen map[uint64]bool
+	lastR    int
 }
 
 // ballPool keeps ballSearch buffers between calls (one call per decision).
@@ -103,6 +111,11 @@ func (s *ballSearch) setFull(k int) {
 			return
 		}
 	}
+	s.clipR = 2*s.dFull + 2
+	if s.clipSeen == nil {
+		s.clipSeen = map[uint64]bool{}
+	}
+	clear(s.clipSeen)
 	W, H, L := s.w+1, s.h+1, s.l+1
 	s.pre = grow(s.pre, W*H*L)
 	for i := range s.x {
@@ -130,14 +143,34 @@ func (s *ballSearch) full(cx, cy, cz int) bool {
 	if len(s.pre) == 0 || cx-d < 0 || cy-d < 0 || cz-d < 0 || cx+d >= s.w || cy+d >= s.h || cz+d >= s.l {
 		return false
 	}
+	return s.boxFull(cx-d, cx+d, cy-d, cy+d, cz-d, cz+d)
+}
+
+// boxFull reports whether every cell of the box x0..x1, y0..y1, z0..z1 (inclusive,
+// inside the bounding box) holds a point.
+func (s *ballSearch) boxFull(x0, x1, y0, y1, z0, z1 int) bool {
 	H, L := s.h+1, s.l+1
-	x0, x1 := (cx-d)*H*L, (cx+d+1)*H*L
-	y0, y1 := (cy-d)*L, (cy+d+1)*L
-	z0, z1 := cz-d, cz+d+1
+	X0, X1 := x0*H*L, (x1+1)*H*L
+	Y0, Y1 := y0*L, (y1+1)*L
+	Z0, Z1 := z0, z1+1
 	p := s.pre
-	c := p[x1+y1+z1] - p[x0+y1+z1] - p[x1+y0+z1] - p[x1+y1+z0] + p[x0+y0+z1] + p[x0+y1+z0] + p[x1+y0+z0] - p[x0+y0+z0]
-	e := 2*d + 1
-	return int(c) == e*e*e
+	c := p[X1+Y1+Z1] - p[X0+Y1+Z1] - p[X1+Y0+Z1] - p[X1+Y1+Z0] + p[X0+Y0+Z1] + p[X0+Y1+Z0] + p[X1+Y0+Z0] - p[X0+Y0+Z0]
+	return int(c) == (x1-x0+1)*(y1-y0+1)*(z1-z0+1)
+}
+
+// clipClass returns the class of a center whose cube of half-side clipR, clipped by
+// the box, is full (its distances to the six faces, capped at clipR); false when
+// the cube is not full or the shortcut is off.
+func (s *ballSearch) clipClass(cx, cy, cz int) (uint64, bool) {
+	R := s.clipR
+	if len(s.pre) == 0 || !s.boxFull(max(cx-R, 0), min(cx+R, s.w-1), max(cy-R, 0), min(cy+R, s.h-1), max(cz-R, 0), min(cz+R, s.l-1)) {
+		return 0, false
+	}
+	var key uint64
+	for _, v := range [6]int{cx, s.w - 1 - cx, cy, s.h - 1 - cy, cz, s.l - 1 - cz} {
+		key = key*uint64(R+1) + uint64(min(v, R))
+	}
+	return key, true
 }
 
 func (s *ballSearch) release() { ballPool.Put(s) }
@@ -150,6 +183,7 @@ func (s *ballSearch) nearest(cx, cy, cz int, bound int64) bool {
 	s.sel = s.sel[:0]
 	var m, star, pairs int64 // points read, their summed distance, bound on their pairs
 	for r := 0; ; r++ {
+		s.lastR = r
 		if bound >= 0 && r > 0 {
 			rest := int64(k) - m
 			if pairs+rest*(m*int64(r)-star)+rest*(rest-1)/2 >= bound {
@@ -210,7 +244,17 @@ func ballCenters[T geom.Number](ctx context.Context, pr *problem[T], s *ballSear
 			}
 			fullSeen = true
 		}
-		if !s.nearest(x, y, z, bestScore) {
+		class, clipped := s.clipClass(x, y, z)
+		if clipped && s.clipSeen[class] {
+			return false // ties at best with the first of its class
+		}
+		ok := s.nearest(x, y, z, bestScore)
+		// The shells read lay within clipR: every center of the class reads the
+		// same ones (pruned by the same bound, or the same k nearest).
+		if clipped && s.lastR <= s.clipR {
+			s.clipSeen[class] = true
+		}
+		if !ok {
 			return false
 		}
 		score := int64(sc.total(s.sel))

@@ -102,6 +102,44 @@ func TestBallMatchesByIndex(t *testing.T) {
 	if taken < trials/2 {
 		t.Fatalf("only %d of %d trials ran", taken, trials)
 	}
+	// Empty boxes up to 11x11x11, and with a cell or two busy, small k: many
+	// centers share a class of distances to the faces (ballSearch.clipClass).
+	boxes := 18
+	if testing.Short() {
+		boxes = 6
+	}
+	for trial := range boxes {
+		X, Y, Z := 8+r.IntN(4), 8+r.IntN(4), 8+r.IntN(4)
+		holes := map[[3]int]bool{}
+		for range trial % 3 {
+			holes[[3]int{r.IntN(X), r.IntN(Y), r.IntN(Z)}] = true
+		}
+		var pts [][]int
+		for x := range X {
+			for y := range Y {
+				for z := range Z {
+					if !holes[[3]int{x, y, z}] {
+						pts = append(pts, []int{x, y - 2, z + 1})
+					}
+				}
+			}
+		}
+		k := 1 + r.IntN(4)
+		for _, mm := range []bool{true, false} {
+			centers, run := pts, GenAlg[[]int, int]
+			if mm {
+				centers, run = refMMCenters(pts, TiesByIndex), MM[[]int, int]
+			}
+			want := refSearch(pts, k, centers, metricL1, scorePairwise, TiesByIndex)
+			res, err := run(pts, k, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Indices, want) {
+				t.Fatalf("box %dx%dx%d less %v (mm %v, k=%d): %v, by definition %v", X, Y, Z, holes, mm, k, res.Indices, want)
+			}
+		}
+	}
 }
 
 // refImprove is MM+Inc's local search by its definition: while some swap of a chosen
