@@ -587,7 +587,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	done := 0
 	for q.len() > 0 {
 		if done&1023 == 0 {
-			if err := ctx.Err(); err != nil {
+			if err := context.Cause(ctx); err != nil {
 				return nil, err
 			}
 			if cfg.Progress != nil {
