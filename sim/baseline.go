@@ -24,8 +24,9 @@ import (
 // ratio to the optimum has a certified upper bound for every decision; decisions whose
 // bound meets a set's total are proven optimal:
 //   - meshes and tori (coordinates): exact.GridBound (the unconstrained optimal
-//     cluster of Bender et al. 2005 on meshes of 2 or 3 dimensions, the star and
-//     per-dimension bounds, which account for wraparound) and the exact branch and
+//     cluster of Bender et al. 2005 on meshes of 2 or 3 dimensions, and on tori
+//     where it provably holds; the star and per-dimension bounds, which account for
+//     wraparound) and the exact branch and
 //     bound (exact.SubsetSeeded; on a torus with the ring distances), whose proven
 //     bound is kept when it stops at TimeLimit;
 //   - fat trees (topo.Graph.TreeLevels) and dragonflies (Graph.Dragonfly): the least
