@@ -275,7 +275,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 			sortedNames[i] = d.names[v]
 		}
 		if comp, err = hostlist.NewCompressor(sortedNames); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)
 		}
 	}
 	done := func(r *sim.JobResult) error {
