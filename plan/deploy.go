@@ -119,7 +119,11 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 	}
 	switch {
 	case d.Kind == KindAsRun:
-		return newAsRunPlacer(d.plan.Machine, d.plan.Names), nil
+		a, err := alloc.Parse(alloc.AsRunName, d.plan.Machine, alloc.Options{Names: d.plan.Names})
+		if err != nil {
+			return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)
+		}
+		return a, nil
 	case d.torus != nil:
 		return newTorus3D(d.plan.Machine, d.torus)
 	}

@@ -85,7 +85,7 @@ func TestPlanSample(t *testing.T) {
 	var want strings.Builder
 	want.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
 	for _, j := range p.Jobs {
-		hl, _ := hostlist.Compress(j.NodeList)
+		hl, _ := hostlist.Compress(j.NodeList.Names())
 		fmt.Fprintf(&want, "%d,%d,%d,%d,%d,%d,%q\n", j.ID, j.Line, j.Arrival, j.Started, j.Started+j.Runtime, j.Procs, hl)
 	}
 	if got := string(file(p, "predictions/as-run.csv")); got != want.String() {
@@ -452,8 +452,11 @@ func TestPlanBadInput(t *testing.T) {
 	}
 	// A history naming hosts the network lacks: the first few, with lines.
 	opt := sampleOptions(t, true)
-	opt.Trace.Jobs[0].NodeList = []string{"node01", "gpu7", "node03", "node04"}
-	opt.Trace.Jobs[1].NodeList[0] = "gpu8"
+	hosts := opt.Trace.Jobs[0].NodeList.Table()
+	opt.Trace.Jobs[0].NodeList = hosts.List([]string{"node01", "gpu7", "node03", "node04"})
+	second := opt.Trace.Jobs[1].NodeList.Names()
+	second[0] = "gpu8"
+	opt.Trace.Jobs[1].NodeList = hosts.List(second)
 	_, err := Make(ctx, opt)
 	if err == nil || !strings.Contains(err.Error(), "sacct-fattree.txt: 2 node names of the history are not hosts of the network fattree.ibnetdiscover: gpu7 (line 2), gpu8 (line 5)") {
 		t.Errorf("history: %v", err)
