@@ -158,7 +158,7 @@ func (bl *baseline) solve(ctx context.Context, k int, chosen []int, total int64)
 		return baselineResult{}, err
 	}
 	if ctx.Err() != nil {
-		return baselineResult{}, ctx.Err()
+		return baselineResult{}, context.Cause(ctx)
 	}
 	out := baselineResult{total: int64(math.Round(res.Total)), proven: res.Optimal}
 	bl.memo[string(bl.key)] = out
