@@ -589,12 +589,8 @@ func (rp *Replay) Config() (Config, error) {
 		}
 	}
 	if s.Baseline != nil {
-		grid, ok := m.(*topo.Grid)
-		if !ok {
-			return Config{}, fieldErr("Baseline", "exact", "needs node coordinates (a mesh); %s has none", m.Spec())
-		}
-		if s.Compat != alloc.CompatPReMAS && slices.Contains(grid.Wrap(), true) {
-			return Config{}, fieldErr("Baseline", "exact", "measures plain L1 distance; %s has wraparound links (use a mesh, or CompatPReMAS)", m.Spec())
+		if err := checkBaseline(m); err != nil {
+			return Config{}, fieldErr("Baseline", "exact", "%v", err)
 		}
 		b := *s.Baseline
 		cfg.Baseline = &b

@@ -395,15 +395,21 @@ opt is the exact solver as an allocator (the greedy-optimal allocator of Bender 
 are the same on every machine; decisions left unproven keep the best set found (never
 worse than MM+Inc) and are counted.
 
---baseline exact solves every allocation decision exactly on the nodes free at that
-moment (package exact: MM+Inc incumbent, lattice bound; one-node jobs, two-node jobs,
-jobs taking every free node and allocations that meet the unconstrained optimum are
-proven without search; repeated free sets are remembered) and reports each job's ratio
-of its total pairwise L1 to the optimum: mean_ratio_to_optimal (over the decisions
-proven) and baseline_proven (their fraction) in the summary and --by-size, three
-columns in --per-job. Each decision stops at --baseline-time-limit, so which decisions
-are proven depends on the machine's speed (and load); the allocator's own decisions do
-not. Plain L1 distance: a mesh, or --compat premas.`,
+--baseline exact bounds every allocation decision: the least total pairwise distance
+(the one the replay measures: L1 on a mesh, the shorter way round on a torus, hops on a
+fat tree or dragonfly) of any k nodes free at that moment. Every decision gets a proven
+lower bound (meshes: the unconstrained optimal cluster of Bender et al. 2005 and the
+star and per-dimension bounds; tori: the star and per-dimension bounds, which account
+for wraparound; then the exact branch and bound, whose bound is kept when it stops at
+--baseline-time-limit; fat trees and dragonflies: the least cost over the switch tree,
+exact on fat trees). It reports mean_ratio_to_optimal (over the decisions proven
+optimal), baseline_proven and baseline_proven_decisions, and for every decision a
+certified interval of the ratio: mean_ratio_to_optimal_upper (total over the proven
+lower bound, over the baseline_bounded fraction of decisions) and
+mean_ratio_to_optimal_lower (total over the best found); --by-size has them per size,
+--per-job five columns. Which decisions are proven on meshes and tori depends on the
+machine's speed (and load); the bounds on fat trees and dragonflies, and the
+allocator's own decisions, do not. Other graphs are refused.`,
 		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
 procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
 procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
@@ -528,7 +534,9 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	}
 	if s.MeanRatioToOptimal != nil {
 		t.row("mean ratio to optimal (proven)", fmt.Sprintf("%.4f", *s.MeanRatioToOptimal))
-		t.row("baseline decisions proven", fmt.Sprintf("%.1f%%", 100**s.BaselineProven))
+		t.row("baseline decisions proven", fmt.Sprintf("%.1f%% (%d of %d)", 100**s.BaselineProven, *s.BaselineProvenDecisions, *s.BaselineDecisions))
+		t.row("ratio to optimal, certified (all decisions)", fmt.Sprintf("%.4f .. %.4f", *s.MeanRatioToOptimalLower, *s.MeanRatioToOptimalUpper))
+		t.row("baseline decisions bounded", fmt.Sprintf("%.1f%%", 100**s.BaselineBounded))
 	}
 	if f := s.Fallbacks; f != nil {
 		t.row("exact decisions unproven (fallback)", fmt.Sprintf("%d of %d", f.Fallbacks, f.Decisions))
@@ -544,7 +552,7 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 		fmt.Fprintln(w)
 		cols := []string{"procs", "jobs", "mean total L1", "mean avg L1", "mean wait", "% contiguous"}
 		if s.MeanRatioToOptimal != nil {
-			cols = append(cols, "ratio to optimal", "% proven")
+			cols = append(cols, "ratio to optimal", "% proven", "ratio certified")
 		}
 		t := newTable(w, cols...)
 		for _, b := range s.BySize {
@@ -554,7 +562,8 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 			}
 			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), tot, avg, fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
 			if b.MeanRatioToOptimal != nil {
-				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
+				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven),
+					fmt.Sprintf("%.4f .. %.4f", *b.MeanRatioToOptimalLower, *b.MeanRatioToOptimalUpper))
 			}
 			t.row(row...)
 		}
@@ -577,9 +586,10 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
 // them on (the route metrics' and distances' cells empty when they were not
 // computed; block_wait, the time from the first refusal for want of a block to the
-// start, empty for a job never refused); with the exact baseline, three more
+// start, empty for a job never refused); with the exact baseline, five more
 // columns before nodes: the optimum (or best found), whether it was proven, the
-// ratio.
+// ratio (0 when not proven), the proven lower bound and the total over it (the
+// certified upper bound of the ratio, empty when there is none).
 type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
@@ -595,7 +605,7 @@ func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
 		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "block_wait"}
 	if baseline {
-		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
+		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal", "opt_lower_bound", "ratio_to_optimal_upper")
 	}
 	p.cw.Write(append(head, "nodes"))
 	return p
@@ -628,7 +638,12 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	}
 	row = append(row, blockWait)
 	if p.baseline {
-		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
+		upper := ""
+		if j.OptBounded {
+			upper = strconv.FormatFloat(j.RatioUpper, 'f', 6, 64)
+		}
+		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64),
+			i64(j.OptLowerBound), upper)
 	}
 	p.row = append(row, string(p.nodes))
 	if err := p.cw.Write(p.row); err != nil {

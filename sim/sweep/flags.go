@@ -271,7 +271,7 @@ var replayFlags = func() map[string]replayFlag {
 			}
 		}).with("TaskOrder", "which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)", "returned"),
 		"baseline": replayFlag{set: func(_ *sim.Spec, o *flagState, v string) error { o.baseline = v; return nil }}.
-			with("Baseline", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)"),
+			with("Baseline", "`exact`: bound every allocation decision's optimum on the nodes free at that moment (proven lower bound, exact where it can) and report each job's ratio to the optimum with a certified interval (mesh, torus, fat tree, dragonfly)"),
 		"baseline-time-limit": replayFlag{Flag: Flag{Kind: KindDuration}, set: func(_ *sim.Spec, o *flagState, v string) error {
 			d, err := time.ParseDuration(v)
 			if err != nil {
