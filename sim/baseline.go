@@ -244,7 +244,7 @@ func newHierBaseline(ctx context.Context, g *topo.Graph) (*hierBaseline, error) 
 		host[hb.leaf[h]] = h
 	}
 	for a := 0; a < len(leaves) && hb.exact; a++ {
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return nil, err
 		}
 		row := g.DistRow(host[a])
