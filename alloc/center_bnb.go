@@ -2,8 +2,8 @@ package alloc
 
 import (
 	"math"
-	"slices"
 	"math/bits"
+	"slices"
 
 	"github.com/procalloc/procalloc/topo"
 )
