@@ -9,6 +9,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // AsRunName is the as-run allocator's family name.
@@ -37,9 +38,9 @@ func init() {
 }
 
 // Placer is an allocator told which nodes a job ran on: the replay gives it the
-// job's recorded node names instead of asking Allocate for k nodes.
+// job's recorded node list instead of asking Allocate for k nodes.
 type Placer interface {
-	Place(names []string) ([]int, error)
+	Place(nodes hostlist.List) ([]int, error)
 }
 
 // ErrNoPlacement is returned by AsRun.Allocate: as-run needs the job's node names.
@@ -52,6 +53,12 @@ type AsRun struct {
 	st    *State
 	names []string // nil: strconv.Itoa of the index
 	index map[string]int
+	// node maps the ids of table, the host table of the lists placed last, to
+	// nodes (-1: not a host of m), filled as ids are met, so that a name is
+	// looked up once per table, not once per job.
+	table *hostlist.Table
+	node  []int32
+	ids   []int32
 }
 
 // NewAsRun returns the as-run allocator of m, every node free.
@@ -74,19 +81,30 @@ func (a *AsRun) Release(nodes []int) error { return a.st.Release(nodes) }
 // Allocate fails: see ErrNoPlacement.
 func (a *AsRun) Allocate(k int) ([]int, error) { return nil, ErrNoPlacement }
 
-// Place takes the named nodes; a name the machine lacks, a name given twice or a
-// node that is busy is an error naming it.
-func (a *AsRun) Place(names []string) ([]int, error) {
-	if len(names) == 0 {
+// Place takes the nodes of the recorded list; a name the machine lacks, a name
+// given twice or a node that is busy is an error naming it.
+func (a *AsRun) Place(list hostlist.List) ([]int, error) {
+	if list.Len() == 0 {
 		return nil, ErrNoPlacement
 	}
-	nodes := make([]int, len(names))
-	for i, n := range names {
-		v, ok := a.index[n]
-		if !ok {
-			return nil, fmt.Errorf("recorded node %q is not a host of %s", n, a.m.Spec())
+	if t := list.Table(); t != a.table {
+		a.table, a.node = t, a.node[:0]
+	}
+	a.ids = list.AppendIDs(a.ids[:0])
+	nodes := make([]int, len(a.ids))
+	for i, id := range a.ids {
+		for int(id) >= len(a.node) {
+			v, ok := a.index[a.table.Name(int32(len(a.node)))]
+			if !ok {
+				v = -1
+			}
+			a.node = append(a.node, int32(v))
 		}
-		nodes[i] = v
+		v := a.node[id]
+		if v < 0 {
+			return nil, fmt.Errorf("recorded node %q is not a host of %s", a.table.Name(id), a.m.Spec())
+		}
+		nodes[i] = int(v)
 	}
 	slices.Sort(nodes)
 	for i := 1; i < len(nodes); i++ {

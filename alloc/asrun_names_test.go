@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // Options.Names names a grid's nodes for as-run and Slurm's emulators; a count that
@@ -15,11 +16,11 @@ func TestOptionsNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := a.(Placer).Place([]string{"a", "c"})
+	nodes, err := a.(Placer).Place(hostlist.NewTable().List([]string{"a", "c"}))
 	if err != nil || len(nodes) != 2 || nodes[0] != 1 || nodes[1] != 3 {
 		t.Fatalf("Place(a, c) = %v, %v; want [1 3]", nodes, err)
 	}
-	if _, err := a.(Placer).Place([]string{"0"}); err == nil || !strings.Contains(err.Error(), `"0"`) {
+	if _, err := a.(Placer).Place(hostlist.NewTable().List([]string{"0"})); err == nil || !strings.Contains(err.Error(), `"0"`) {
 		t.Fatalf("an index where names are given: %v", err)
 	}
 	for _, spec := range []string{"as-run", "slurm:consec"} {

@@ -601,28 +601,38 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// coordinate t or more away from c's (suffix minima); least[j] over all
 	// coordinates. A node D or more away from c in L-infinity is D or more away along
 	// some axis j, so its total distance to the inner nodes is at least
-	// min over j of far_j(D) + the sum of least over the other axes.
-	far := make([]int, off[d])
-	least := make([]int, d)
-	leastSum := 0
+	// min over j of far_j(D) + the sum of least over the other axes. The same bound
+	// from the totals to the inner nodes and the nodes taken so far (axisKey below,
+	// farK) counts the nodes taken by their distances along each axis instead of 1
+	// each, so that fewer shells are read.
+	cdist := make([]int32, off[d]) // cdist[off[j]+u]: coordinate u's distance from c's along axis j
 	for j, side := range x.dims {
-		reach := axisReach(int(cc[j]), side, x.wrap[j])
-		fj := far[off[j] : off[j]+side+1]
-		for t := range fj {
-			fj[t] = math.MaxInt
+		for u := range side {
+			cdist[off[j]+u] = ad(j, int32(u), cc[j])
 		}
-		for t := 0; t <= reach; t++ {
-			for _, u := range axisAt(a.ringAxes[0][:0], int(cc[j]), t, side, x.wrap[j]) {
-				fj[t] = min(fj[t], inner[off[j]+int(u)])
-			}
-		}
-		for t := reach - 1; t >= 0; t-- {
-			fj[t] = min(fj[t], fj[t+1])
-		}
-		least[j] = fj[0]
-		leastSum += fj[0]
 	}
-	farBound := func(D int) int {
+	suffixMin := func(src, far, least []int) int {
+		leastSum := 0
+		for j, side := range x.dims {
+			fj := far[off[j] : off[j]+side+1]
+			for t := range fj {
+				fj[t] = math.MaxInt
+			}
+			reach := 0
+			for u := range side {
+				t := cdist[off[j]+u]
+				fj[t] = min(fj[t], src[off[j]+u])
+				reach = max(reach, int(t))
+			}
+			for t := reach - 1; t >= 0; t-- {
+				fj[t] = min(fj[t], fj[t+1])
+			}
+			least[j] = fj[0]
+			leastSum += fj[0]
+		}
+		return leastSum
+	}
+	bound := func(far, least []int, leastSum, D int) int {
 		lb := math.MaxInt
 		for j := range d {
 			if D < x.dims[j] && far[off[j]+D] != math.MaxInt {
@@ -634,20 +644,27 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return leastSum + lb
 	}
+	far := make([]int, off[d])
+	least := make([]int, d)
+	leastSum := suffixMin(inner, far, least)
+	farK := make([]int, off[d])
+	leastK := make([]int, d)
+	leastSumK, staleK := 0, true
 	kb := a.keyBits
-	picked := set[s:]
+	// The total L1 distance is a sum over axes, so each axis keeps, per coordinate,
+	// the total distance along it to the inner nodes and to the nodes taken so far
+	// (axisKey), and a node read late costs O(d), not O(d) per node taken; a node
+	// taken adds its distances along each axis (step) to every coordinate's total and
+	// to every candidate's key.
+	axisKey := slices.Clone(inner)
+	step := make([]int64, off[d])
 	xy, keys := a.candXY[:0], a.keys[:0]
 	add := func(v int) {
 		cv := co[v*d : v*d+d]
 		sum, l1 := 0, int32(0)
 		for j, u := range cv {
-			sum += inner[off[j]+int(u)]
-			l1 += ad(j, u, cc[j])
-		}
-		for _, p := range picked {
-			for j, u := range cv {
-				sum += int(ad(j, u, co[p*d+j]))
-			}
+			sum += axisKey[off[j]+int(u)]
+			l1 += cdist[off[j]+int(u)]
 		}
 		xy = append(xy, cv...)
 		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
@@ -666,12 +683,15 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		for R < maxR {
 			D := R + 1
-			fb := farBound(D)
+			fb := bound(far, least, leastSum, D)
 			if fb == math.MaxInt {
 				R = maxR // no node is that far
 				break
 			}
-			lb := int64(max(s*(D-L+1), fb)+r)<<kb.sumShift | int64(D)<<kb.posBits
+			if staleK {
+				leastSumK, staleK = suffixMin(axisKey, farK, leastK), false
+			}
+			lb := int64(max(max(s*(D-L+1), fb)+r, bound(farK, leastK, leastSumK, D)))<<kb.sumShift | int64(D)<<kb.posBits
 			if b >= 0 && lb > keys[b] {
 				break
 			}
@@ -697,20 +717,38 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			v = v*x.dims[j] + int(pc[j])
 		}
 		set = append(set, v)
-		picked = set[s:]
 		dist := int32(0)
 		for j, u := range pc {
 			dist = max(dist, ad(j, u, cc[j]))
 		}
 		score += int(dist)
+		for j, side := range x.dims {
+			for t := range side {
+				dt := int(ad(j, int32(t), pc[j]))
+				axisKey[off[j]+t] += dt
+				step[off[j]+t] = int64(dt) << kb.sumShift
+			}
+		}
+		staleK = true
 		b = -1
 		best := int64(math.MaxInt64)
-		for i := range keys {
-			l1 := int32(0)
-			for j, u := range xy[i*d : i*d+d] {
-				l1 += ad(j, u, pc[j])
+		if d == 3 {
+			s0, s1, s2 := step[:off[1]], step[off[1]:off[2]], step[off[2]:off[3]]
+			for i := range keys {
+				c := xy[3*i : 3*i+3 : 3*i+3]
+				k := keys[i] + s0[c[0]] + s1[c[1]] + s2[c[2]]
+				keys[i] = k
+				if k < best {
+					best, b = k, i
+				}
 			}
-			k := keys[i] + int64(l1)<<kb.sumShift
+			continue
+		}
+		for i := range keys {
+			k := keys[i]
+			for j, u := range xy[i*d : i*d+d] {
+				k += step[off[j]+int(u)]
+			}
 			keys[i] = k
 			if k < best {
 				best, b = k, i

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // Clock measures the time an allocator spends inside its own calls (Allocate,
@@ -50,14 +52,14 @@ func (c *Clock) Allocate(a Allocator, k int) ([]int, error) {
 	return nodes, err
 }
 
-// Place calls p.Place(names), an allocation by recorded node names, and measures it
+// Place calls p.Place(list), an allocation by a recorded node list, and measures it
 // as an allocation.
-func (c *Clock) Place(p Placer, names []string) ([]int, error) {
+func (c *Clock) Place(p Placer, list hostlist.List) ([]int, error) {
 	if c == nil {
-		return p.Place(names)
+		return p.Place(list)
 	}
 	t0 := time.Now()
-	nodes, err := p.Place(names)
+	nodes, err := p.Place(list)
 	c.addAlloc(time.Since(t0))
 	return nodes, err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // familySpec returns a spec that builds family f on a grid: the curve families along
@@ -132,16 +133,37 @@ func TestAsRunContract(t *testing.T) {
 	if _, err := a.Allocate(1); !errors.Is(err, ErrNoPlacement) {
 		t.Fatalf("Allocate: %v", err)
 	}
-	nodes, err := p.Place([]string{"c", "a"})
+	nodes, err := p.Place(hostlist.NewTable().List([]string{"c", "a"}))
 	if err != nil || !slices.Equal(nodes, []int{0, 2}) || a.NumFree() != 2 {
 		t.Fatalf("Place(c, a) = %v, %v, %d free", nodes, err, a.NumFree())
 	}
 	for _, bad := range [][]string{{"a"}, {"e"}, {"b", "b"}, nil} {
-		if _, err := p.Place(bad); err == nil || a.NumFree() != 2 {
+		if _, err := p.Place(hostlist.NewTable().List(bad)); err == nil || a.NumFree() != 2 {
 			t.Fatalf("Place(%v) accepted or changed the state (%d free)", bad, a.NumFree())
 		}
 	}
 	if err := a.Release(nodes); err != nil || a.NumFree() != 4 {
 		t.Fatalf("release: %v", err)
+	}
+	// Lists of tables that number the hosts differently, one after the other, and
+	// a table that grows between two lists: each gets its own hosts.
+	t1, t2 := hostlist.NewTable("d", "c", "b", "a"), hostlist.NewTable("a")
+	for i, c := range []struct {
+		list hostlist.List
+		want []int
+	}{
+		{t1.List([]string{"d", "c"}), []int{2, 3}},
+		{t2.List([]string{"a"}), []int{0}},
+		{t2.List([]string{"b", "c"}), []int{1, 2}},
+		{t1.List([]string{"a", "b"}), []int{0, 1}},
+		{t2.List([]string{"d", "a"}), []int{0, 3}},
+	} {
+		nodes, err := p.Place(c.list)
+		if err != nil || !slices.Equal(nodes, c.want) {
+			t.Fatalf("list %d (%v): %v, %v; want %v", i, c.list.Names(), nodes, err, c.want)
+		}
+		if err := a.Release(nodes); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -26,22 +26,25 @@ func syntheticHistory(tb testing.TB, m topo.Machine, names []string, count int) 
 		tb.Fatal(err)
 	}
 	out := make([]sim.Job, 0, count)
+	hosts := hostlist.NewTable(names...) // ids are node indices
+	var list []string
 	_, err = sim.Run(context.Background(), jobs, sim.Config{Machine: m, Alloc: a, Sched: sim.SchedEASY, Metrics: sim.MetricsSched, NoPerJob: true, DropNodes: true,
 		JobDone: func(r *sim.JobResult) error {
 			j := r.Job
 			j.Started = r.Start
 			j.Line = len(out) + 2
-			j.NodeList = make([]string, len(r.Nodes))
-			for i, v := range r.Nodes {
-				j.NodeList[i] = names[v]
+			list = list[:0]
+			for _, v := range r.Nodes {
+				list = append(list, names[v])
 			}
+			j.NodeList = hosts.List(list)
 			out = append(out, j)
 			return nil
 		}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &sim.Trace{Jobs: out, Format: sim.FormatSacct}
+	return &sim.Trace{Jobs: out, Format: sim.FormatSacct, Hosts: hosts}
 }
 
 // benchPlan runs Make on machine spec with a history of jobs jobs, once per

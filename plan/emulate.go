@@ -4,46 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
-
-// asRunPlacer is alloc.AsRun on the plan's machine with the Slurm node names (a
-// grid's AsRun knows its nodes by index).
-type asRunPlacer struct {
-	*alloc.AsRun
-	index map[string]int
-	grid  bool
-}
-
-func newAsRunPlacer(m topo.Machine, names []string) *asRunPlacer {
-	a := &asRunPlacer{AsRun: alloc.NewAsRun(m), index: make(map[string]int, len(names))}
-	_, isGraph := m.(*topo.Graph)
-	a.grid = !isGraph
-	for v, n := range names {
-		a.index[n] = v
-	}
-	return a
-}
-
-// Place takes the recorded nodes.
-func (a *asRunPlacer) Place(names []string) ([]int, error) {
-	if !a.grid {
-		return a.AsRun.Place(names)
-	}
-	idx := make([]string, len(names))
-	for i, n := range names {
-		v, ok := a.index[n]
-		if !ok {
-			return nil, fmt.Errorf("recorded node %q is not a compute host", n)
-		}
-		idx[i] = strconv.Itoa(v)
-	}
-	return a.AsRun.Place(idx)
-}
 
 // pendingCounter is an emulator that, where Slurm would leave a job pending for
 // want of a switch or block that holds it (alloc.ErrFragmented) or refuse it at

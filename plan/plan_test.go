@@ -85,7 +85,7 @@ func TestPlanSample(t *testing.T) {
 	var want strings.Builder
 	want.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
 	for _, j := range p.Jobs {
-		hl, _ := hostlist.Compress(j.NodeList)
+		hl, _ := hostlist.Compress(j.NodeList.Names())
 		fmt.Fprintf(&want, "%d,%d,%d,%d,%d,%d,%q\n", j.ID, j.Line, j.Arrival, j.Started, j.Started+j.Runtime, j.Procs, hl)
 	}
 	if got := string(file(p, "predictions/as-run.csv")); got != want.String() {
@@ -189,12 +189,12 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 			for i, n := range nodes {
 				pos[n.Name] = i
 			}
+			// Slurm's ranks: leaves 1, 2, ... in file order (a node on two leaves
+			// keeps the later), 0 for a node on none.
 			leaf := map[string]int{}
 			for i, s := range tr.Switches {
 				for _, n := range s.Nodes {
-					if _, ok := leaf[n]; !ok {
-						leaf[n] = i
-					}
+					leaf[n] = i + 1
 				}
 			}
 			order := slices.Clone(cfg.Names)
@@ -235,6 +235,9 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 		}
 		cfg.Blocks = b
 	}
+	// From 26.05 a one-node job takes the free node of lowest weight, first in node
+	// order (select/cons_tres _get_one_res), whatever the plugin.
+	cfg.OneNodeByWeight = ver.AtLeast(V2605)
 	a, err := alloc.NewSlurm(p.Machine, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -449,8 +452,11 @@ func TestPlanBadInput(t *testing.T) {
 	}
 	// A history naming hosts the network lacks: the first few, with lines.
 	opt := sampleOptions(t, true)
-	opt.Trace.Jobs[0].NodeList = []string{"node01", "gpu7", "node03", "node04"}
-	opt.Trace.Jobs[1].NodeList[0] = "gpu8"
+	hosts := opt.Trace.Jobs[0].NodeList.Table()
+	opt.Trace.Jobs[0].NodeList = hosts.List([]string{"node01", "gpu7", "node03", "node04"})
+	second := opt.Trace.Jobs[1].NodeList.Names()
+	second[0] = "gpu8"
+	opt.Trace.Jobs[1].NodeList = hosts.List(second)
 	_, err := Make(ctx, opt)
 	if err == nil || !strings.Contains(err.Error(), "sacct-fattree.txt: 2 node names of the history are not hosts of the network fattree.ibnetdiscover: gpu7 (line 2), gpu8 (line 5)") {
 		t.Errorf("history: %v", err)
@@ -575,13 +581,14 @@ func TestPlanGridHistory(t *testing.T) {
 	names, _ := hostlist.Expand("node[01-16]")
 	tr := syntheticHistory(t, m, names, 300)
 	opt := Options{Machine: m, Hosts: names, MachineSource: "mesh:4x4", SlurmConf: []byte("NodeName=node[01-16]\nPartitionName=p Nodes=ALL OverSubscribe=EXCLUSIVE\n"),
-		Trace: tr, TracePath: "history", Version: V2605, VersionSource: "test", TimeLimit: 5 * time.Second}
+		Trace: tr, TracePath: "history", Version: V2311, VersionSource: "test", TimeLimit: 5 * time.Second}
 	p, err := Make(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// syntheticHistory placed jobs with the same emulation of Slurm's default
-	// selection: current, built from slurm.conf, predicts it exactly (this checks the
+	// selection (before 26.05's one-node path, hence 23.11 here): current, built
+	// from slurm.conf, predicts it exactly (this checks the
 	// path from slurm.conf to the emulator and the as-run schedule, not the
 	// emulation itself, which alloc's tests check against a real Slurm).
 	if a, b := file(p, "predictions/as-run.csv"), file(p, "predictions/current.csv"); a == nil || !bytes.Equal(a, b) {
@@ -601,6 +608,10 @@ func TestPlanGridHistory(t *testing.T) {
 		if d.Supported && d.Predictions != "" && !slices.Equal(starts(file(p, d.Predictions)), starts(file(p, "predictions/as-run.csv"))) {
 			t.Errorf("%s: starts differ from production's", d.Name)
 		}
+	}
+	opt.Version = V2605
+	if p, err = Make(context.Background(), opt); err != nil {
+		t.Fatal(err)
 	}
 	if d := p.reportOf(KindTorus3D); d.Supported {
 		t.Errorf("torus3d on a mesh: %+v", d)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
+	"strconv"
 	"sync"
 
 	"github.com/procalloc/procalloc/sim"
@@ -107,23 +108,38 @@ func (p *Plan) checkWorkload() error {
 	for _, h := range p.Names {
 		compute[h] = true
 	}
+	// Each host of a history's table is checked once, when a job first names it
+	// (the error lists names in that order, with that job's line).
+	const (
+		unchecked = iota
+		good
+		reported
+	)
+	status := map[*hostlist.Table][]uint8{}
 	var notFabric, notCompute []string
-	seenNF, seenNC := map[string]bool{}, map[string]bool{}
 	for _, j := range tr.Jobs {
-		if len(j.NodeList) != j.Procs {
-			return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d has %d nodes in its NodeList for NNodes %d", j.Line, j.ID, len(j.NodeList), j.Procs)}
+		if j.NodeList.Len() != j.Procs {
+			return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d has %d nodes in its NodeList for NNodes %d", j.Line, j.ID, j.NodeList.Len(), j.Procs)}
 		}
-		for _, h := range j.NodeList {
-			switch {
-			case !fabric[h]:
-				if !seenNF[h] {
-					seenNF[h] = true
-					notFabric = append(notFabric, fmt.Sprintf("%s (line %d)", h, j.Line))
+		t := j.NodeList.Table()
+		st := status[t]
+		if len(st) < t.Len() {
+			st = append(st, make([]uint8, t.Len()-len(st))...)
+			status[t] = st
+		}
+		for first, length := range j.NodeList.Runs() {
+			for id := first; id < first+length; id++ {
+				if st[id] != unchecked {
+					continue
 				}
-			case !compute[h]:
-				if !seenNC[h] {
-					seenNC[h] = true
+				st[id] = reported
+				switch h := t.Name(id); {
+				case !fabric[h]:
+					notFabric = append(notFabric, fmt.Sprintf("%s (line %d)", h, j.Line))
+				case !compute[h]:
 					notCompute = append(notCompute, fmt.Sprintf("%s (line %d)", h, j.Line))
+				default:
+					st[id] = good
 				}
 			}
 		}
@@ -229,7 +245,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	}
 	var all metricAcc
 	bySize := map[int]*metricAcc{}
-	var pred strings.Builder
+	var pred bytes.Buffer // its bytes become the file: no copy
 	predict := p.opt.Trace != nil
 	if predict {
 		pred.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
@@ -240,9 +256,12 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	}
 	stamp := make([]int32, maxLeaf+2) // leaf+1 -> the job that last saw it
 	gen := int32(0)
-	names := make([]string, 0, 64)
-	var byName []int32 // node -> its place in natural name order
-	var sorted []int
+	// The predictions' node lists: a job's nodes by their place in natural name
+	// order (byName), sorted, compressed by a Compressor of the names in that order.
+	var byName []int32
+	var ranks []int32
+	var comp *hostlist.Compressor
+	var line, hl []byte
 	if predict {
 		order := make([]int, len(d.names))
 		for i := range order {
@@ -250,24 +269,31 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return hostlist.NaturalCompare(d.names[a], d.names[b]) })
 		byName = make([]int32, len(order))
+		sortedNames := make([]string, len(order))
 		for i, v := range order {
 			byName[v] = int32(i)
+			sortedNames[i] = d.names[v]
+		}
+		if comp, err = hostlist.NewCompressor(sortedNames); err != nil {
+			return nil, err
 		}
 	}
 	done := func(r *sim.JobResult) error {
 		k := len(r.Nodes)
 		if predict {
-			sorted = append(sorted[:0], r.Nodes...)
-			slices.SortFunc(sorted, func(a, b int) int { return int(byName[a] - byName[b]) })
-			names = names[:0]
-			for _, v := range sorted {
-				names = append(names, d.names[v])
+			ranks = ranks[:0]
+			for _, v := range r.Nodes {
+				ranks = append(ranks, byName[v])
 			}
-			hl, err := hostlist.Compress(names)
-			if err != nil {
-				return err
+			slices.Sort(ranks)
+			// job_id,line,submit,start,end,nodes,"node_list"
+			line = line[:0]
+			for _, x := range [...]int64{int64(r.ID), int64(r.Line), r.Arrival, r.Start, r.End, int64(k)} {
+				line = append(strconv.AppendInt(line, x, 10), ',')
 			}
-			fmt.Fprintf(&pred, "%d,%d,%d,%d,%d,%d,%q\n", r.ID, r.Line, r.Arrival, r.Start, r.End, k, hl)
+			hl = comp.Append(hl[:0], ranks)
+			line = append(strconv.AppendQuote(line, string(hl)), '\n')
+			pred.Write(line)
 		}
 		if k < 2 {
 			return nil
@@ -331,7 +357,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	if predict {
 		name := "predictions/" + string(d.Kind) + ".csv"
 		dr.Predictions = name
-		return &File{Name: name, Data: []byte(pred.String())}, nil
+		return &File{Name: name, Data: pred.Bytes()}, nil
 	}
 	return nil, nil
 }

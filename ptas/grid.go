@@ -147,6 +147,9 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 		ordered = px[i-1] < px[i] || px[i-1] == px[i] && py[i-1] <= py[i]
 	}
 
+	full := newFullBalls(px, py, W, H, k, ordered)
+	fullTot := int64(-1) // the total of the first center whose ball is full
+
 	cntX, cntY := make([]int32, nx), make([]int32, ny)
 	ring := make([]int32, 0, n)
 	bestX, bestY := -1, -1
@@ -159,6 +162,15 @@ centers:
 		}
 		thr := thrCol
 		for cyi, cy := range ys {
+			// A full ball after the first ties with it at best: passed over.
+			isFull := full.at(cx, cy)
+			if isFull && fullTot >= 0 {
+				thr = full.d
+				if cyi == 0 {
+					thrCol = thr
+				}
+				continue
+			}
 			// thr, the smallest r with at least k points within r: per column, the
 			// points at distance < thr (cntX) and at distance thr; thr moves by one
 			// until below < k <= below + onRing. The walk is monotone.
@@ -246,6 +258,9 @@ centers:
 				}
 			}
 			tot := pairwiseCounts(cntX[xlo:xhi+1], xs[xlo:xhi+1], k) + pairwiseCounts(cntY[ylo:yhi+1], ys[ylo:yhi+1], k)
+			if isFull {
+				fullTot = tot
+			}
 			if bestX < 0 || tot < bestTot {
 				bestX, bestY, bestTot = cxi, cyi, tot
 				if floor > 0 && float64(tot) <= floor {
@@ -328,4 +343,59 @@ func absInt(x int) int {
 		return -x
 	}
 	return x
+}
+
+// fullBalls finds the centers whose k nearest are the same shape as on an empty
+// lattice. With the points in ascending (x, y) order and distinct, a center whose
+// box of half-side d (the radius of the smallest L1 ball holding k lattice points)
+// lies in the points' box with a point on every cell takes every cell within d-1
+// and then the shell's lowest-index cells, which in (x, y) order are the same cells
+// relative to the center wherever it is: every such center has the same total, so
+// only the first in the search's order can win, and the others cost a box count. TestFullBallsShortcut checks the answers against the definition on
+// mostly free meshes.
+type fullBalls struct {
+	d    int
+	w, h int
+	pre  []int32 // pre[x*(h+1)+y]: points with x offset < x and y offset < y; nil: shortcut off
+}
+
+func newFullBalls(px, py []int, w, h, k int, ordered bool) fullBalls {
+	f := fullBalls{w: w, h: h}
+	for 2*f.d*f.d+2*f.d+1 < k {
+		f.d++
+	}
+	if !ordered || 2*f.d+1 > min(w, h) {
+		return f
+	}
+	s := h + 1
+	f.pre = make([]int32, (w+1)*s)
+	for i := range px {
+		c := (px[i]+1)*s + py[i] + 1
+		if f.pre[c] != 0 {
+			f.pre = nil // coinciding points
+			return f
+		}
+		f.pre[c] = 1
+	}
+	for x := 1; x <= w; x++ {
+		row, prev := f.pre[x*s:(x+1)*s], f.pre[(x-1)*s:x*s]
+		var run int32
+		for y := 1; y <= h; y++ {
+			run += row[y]
+			row[y] = prev[y] + run
+		}
+	}
+	return f
+}
+
+// at reports whether the center at offsets (cx, cy) has a full ball.
+func (f *fullBalls) at(cx, cy int) bool {
+	d := f.d
+	if f.pre == nil || cx-d < 0 || cy-d < 0 || cx+d >= f.w || cy+d >= f.h {
+		return false
+	}
+	s := f.h + 1
+	x0, x1, y0, y1 := cx-d, cx+d+1, cy-d, cy+d+1
+	c := f.pre[x1*s+y1] - f.pre[x0*s+y1] - f.pre[x1*s+y0] + f.pre[x0*s+y0]
+	return int(c) == (2*d+1)*(2*d+1)
 }

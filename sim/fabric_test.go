@@ -51,13 +51,13 @@ func TestReadSacct(t *testing.T) {
 		byID[j.ID] = j
 	}
 	j := byID[1001]
-	if j.Arrival != 0 || j.Started != 5 || j.Runtime != 3600 || j.Estimate != 7200 || j.Procs != 4 || !slices.Equal(j.NodeList, []string{"node01", "node02", "node03", "node04"}) {
+	if j.Arrival != 0 || j.Started != 5 || j.Runtime != 3600 || j.Estimate != 7200 || j.Procs != 4 || !slices.Equal(j.NodeList.Names(), []string{"node01", "node02", "node03", "node04"}) {
 		t.Errorf("job 1001: %+v", j)
 	}
 	if byID[1003].Estimate != -1 || byID[1006].Estimate != -1 {
 		t.Errorf("UNLIMITED / Partition_Limit not unknown: %+v %+v", byID[1003], byID[1006])
 	}
-	if r := byID[1006]; r.Started != 35*60 || r.NodeList[0] != "node05" {
+	if r := byID[1006]; r.Started != 35*60 || r.NodeList.Names()[0] != "node05" {
 		t.Errorf("requeued job 1006 not its last run: %+v", r)
 	}
 	if tr.UnixStart == 0 {
@@ -136,7 +136,7 @@ func TestAsRunReplaysProduction(t *testing.T) {
 			names[i] = g.Name(v)
 		}
 		slices.Sort(names)
-		want := slices.Sorted(slices.Values(r.NodeList))
+		want := slices.Sorted(slices.Values(r.NodeList.Names()))
 		if r.Start != r.Started || !slices.Equal(names, want) {
 			t.Fatalf("job %d: started %d on %v; production %d on %v", r.ID, r.Start, names, r.Started, want)
 		}

@@ -38,7 +38,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		return nil, err
 	}
-	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Impossible: sa.Impossible, Bad: sa.Bad, TimeZone: sa.Location.String()}
+	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Impossible: sa.Impossible, Bad: sa.Bad, TimeZone: sa.Location.String(), Hosts: sa.Hosts}
 	if len(sa.Jobs) == 0 {
 		return t, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // Job is one job of a trace, in seconds.
@@ -23,9 +24,10 @@ type Job struct {
 	Procs    int   // processors used
 	Runtime  int64 // run time
 	Estimate int64 // requested time; -1 when unknown
-	// NodeList is where production ran the job (sacct's NodeList, expanded), for the
-	// as-run allocator; nil for other traces.
-	NodeList []string
+	// NodeList is where production ran the job (sacct's NodeList), for the as-run
+	// allocator; empty for other traces. The jobs of one trace share its table of
+	// host names (Trace.Hosts).
+	NodeList hostlist.List
 	// Started is when production started the job, in seconds from the trace's start
 	// (only sacct traces record it; 0 otherwise); the as-run scheduler starts jobs then.
 	Started int64
@@ -48,6 +50,9 @@ type Trace struct {
 	// Impossible counts sacct records skipped because they contradict themselves,
 	// by reason (slurm.ImpossibleStartBeforeSubmit, ...).
 	Impossible map[string]int
+	// Hosts numbers the host names of the jobs' node lists (sacct traces; nil
+	// otherwise).
+	Hosts *hostlist.Table
 }
 
 // ReadOptions tune ReadTrace.

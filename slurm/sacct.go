@@ -73,13 +73,15 @@ const (
 
 // SacctJob is one job of sacct's output that ran to its end.
 type SacctJob struct {
-	ID            int      // the job id's leading number (1234 of 1234_7); 0 when it has none
-	Line          int      // the record's line (1-based)
-	Submit, Start int64    // Unix seconds (the times sacct prints, read in SacctOptions.Location)
-	Runtime       int64    // seconds
-	Limit         int64    // seconds; -1 unknown (UNLIMITED, Partition_Limit)
-	Size          int      // NNodes, else NCPUS
-	NodeList      []string // NodeList expanded; nil when the field is absent or empty
+	ID            int   // the job id's leading number (1234 of 1234_7); 0 when it has none
+	Line          int   // the record's line (1-based)
+	Submit, Start int64 // Unix seconds (the times sacct prints, read in SacctOptions.Location)
+	Runtime       int64 // seconds
+	Limit         int64 // seconds; -1 unknown (UNLIMITED, Partition_Limit)
+	Size          int   // NNodes, else NCPUS
+	// NodeList is sacct's NodeList as a list of Sacct.Hosts (in the expression's
+	// order); empty when the field is absent or empty.
+	NodeList hostlist.List
 }
 
 // Sacct is what ReadSacct read: the jobs in file order (of a requeued job its last
@@ -90,6 +92,8 @@ type Sacct struct {
 	Skipped    map[string]int
 	Impossible map[string]int
 	Bad        int
+	// Hosts numbers the host names of the jobs' node lists, each stored once.
+	Hosts *hostlist.Table
 	// Location is the zone the times were read in.
 	Location *time.Location
 }
@@ -160,7 +164,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	if maxJobs <= 0 {
 		maxJobs = DefaultMaxJobs
 	}
-	t := &Sacct{Skipped: map[string]int{}, Impossible: map[string]int{}, Location: loc}
+	t := &Sacct{Skipped: map[string]int{}, Impossible: map[string]int{}, Location: loc, Hosts: hostlist.NewTable()}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	line := 0
@@ -359,7 +363,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				}
 				continue
 			}
-			j.NodeList = hosts
+			j.NodeList = t.Hosts.List(hosts)
 		}
 		if digits := strings.FieldsFunc(id, func(r rune) bool { return r < '0' || r > '9' }); len(digits) > 0 {
 			if n, err := strconv.Atoi(digits[0]); err == nil {

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // The sample sacct output of the fat tree (sim/testdata): what is skipped and why,
@@ -33,7 +37,7 @@ func TestReadSacct(t *testing.T) {
 		t.Fatalf("%d jobs, %d bad", len(sa.Jobs), sa.Bad)
 	}
 	for _, j := range sa.Jobs {
-		if j.Start < j.Submit || j.Runtime < 0 || j.Size < 1 || j.NodeList != nil && len(j.NodeList) != j.Size || j.ID == 0 {
+		if j.Start < j.Submit || j.Runtime < 0 || j.Size < 1 || j.NodeList.Len() > 0 && j.NodeList.Len() != j.Size || j.ID == 0 {
 			t.Errorf("line %d: %+v", j.Line, j)
 		}
 	}
@@ -109,5 +113,64 @@ func TestReadSacctMaxJobs(t *testing.T) {
 	}
 	if sa, err := ReadSacct(strings.NewReader(b.String()), SacctOptions{MaxJobs: 11, Location: time.UTC}); err != nil || len(sa.Jobs) != 11 {
 		t.Fatalf("11 jobs, cap 11: %v", err)
+	}
+}
+
+// The node lists ReadSacct keeps (one shared host table, runs of ids) give back
+// exactly the names hostlist.Expand gives for each record's NodeList field, in its
+// order: on the repository's sample and on a generated history of 2,000 jobs whose
+// lists overlap, repeat ranges, mix zero padding and come in any order.
+func TestReadSacctNodeLists(t *testing.T) {
+	data, err := os.ReadFile("../sim/testdata/sacct-fattree.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gen strings.Builder
+	gen.WriteString("JobIDRaw|Submit|Start|End|NNodes|State|NodeList\n")
+	rng := rand.New(rand.NewPCG(29, 1))
+	for i := 1; i <= 2000; i++ {
+		var items []string
+		for range 1 + rng.IntN(4) {
+			lo := rng.IntN(5000)
+			switch rng.IntN(4) {
+			case 0:
+				items = append(items, fmt.Sprintf("c%d", lo))
+			case 1:
+				items = append(items, fmt.Sprintf("c[%d-%d]", lo, lo+rng.IntN(300)))
+			case 2:
+				items = append(items, fmt.Sprintf("gpu[%03d-%03d,%d]", lo%500, lo%500+rng.IntN(20), 600+rng.IntN(50)))
+			default:
+				items = append(items, fmt.Sprintf("r%d_b[%d-%d]", rng.IntN(3), lo%40, lo%40+rng.IntN(8)))
+			}
+		}
+		expr := strings.Join(items, ",")
+		names, err := hostlist.Expand(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&gen, "%d|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:01:00|%d|COMPLETED|%s\n", i, len(names), expr)
+	}
+	for name, text := range map[string]string{"sacct-fattree.txt": string(data), "generated": gen.String()} {
+		sa, err := ReadSacct(strings.NewReader(text), SacctOptions{Location: time.UTC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(text, "\n")
+		col := slices.Index(strings.Split(lines[0], "|"), "NodeList")
+		checked := 0
+		for _, j := range sa.Jobs {
+			want, err := hostlist.Expand(strings.Split(lines[j.Line-1], "|")[col])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := j.NodeList.Names(); !slices.Equal(got, want) || j.NodeList.Len() != j.Size || j.NodeList.Table() != sa.Hosts {
+				t.Fatalf("%s line %d: node list %v (%d), want %v", name, j.Line, got, j.NodeList.Len(), want)
+			}
+			checked++
+		}
+		if checked == 0 {
+			t.Fatalf("%s: no jobs", name)
+		}
+		t.Logf("%s: %d node lists as Expand gives them, %d hosts in the table", name, checked, sa.Hosts.Len())
 	}
 }

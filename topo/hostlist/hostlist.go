@@ -2,7 +2,9 @@
 // node[001-016,020] or rack[0-3]_blade[0-41], the way Slurm's scontrol show hostnames
 // and scontrol show hostlist do (Slurm's hostlist.c; checked against scontrol in the
 // tests): Expand lists the names of an expression in order, Compress writes names as
-// one expression, keeping their order.
+// one expression, keeping their order. A job history's node lists are Lists of one
+// Table (each host name stored once, a list as runs of ids); a Compressor writes
+// many lists of one set of names.
 package hostlist
 
 import (
@@ -285,36 +287,103 @@ func plainName(n string) bool {
 func Compress(names []string) (string, error) {
 	var runs []hostRange
 	for _, n := range names {
-		if n == "" || !plainName(n) {
-			return "", fmt.Errorf("%q is not a host name (empty, or with a comma, bracket or space)", n)
+		e, err := cutName(n)
+		if err != nil {
+			return "", err
 		}
-		prefix, digits := split(n)
-		if digits == "" || len(digits) > 18 {
-			runs = append(runs, hostRange{prefix: n, plain: true})
-			continue
-		}
-		v, _ := strconv.ParseUint(digits, 10, 64)
-		width := 0
-		if len(digits) > 1 && digits[0] == '0' {
-			width = len(digits)
-		}
-		if k := len(runs) - 1; k >= 0 {
-			r := &runs[k]
-			if !r.plain && r.prefix == prefix && v == r.hi+1 && widthFits(r.width, width, digits) {
-				r.hi = v
-				continue
-			}
-		}
-		runs = append(runs, hostRange{prefix: prefix, lo: v, hi: v, width: width})
+		runs = extendRuns(runs, &e)
 	}
-	var b strings.Builder
+	return string(appendRuns(nil, runs)), nil
+}
+
+// Compressor compresses lists of names of a fixed table as Compress does, each name
+// cut into prefix and number once (plan writes the hostlist of every job it
+// predicts: cutting the names again for every job was most of that). Not for
+// concurrent use.
+type Compressor struct {
+	elems []nameElem
+	runs  []hostRange
+}
+
+// NewCompressor returns a Compressor of names (ids are their indices); a name that
+// Compress refuses is refused with its error.
+func NewCompressor(names []string) (*Compressor, error) {
+	c := &Compressor{elems: make([]nameElem, len(names))}
+	for i, n := range names {
+		e, err := cutName(n)
+		if err != nil {
+			return nil, err
+		}
+		c.elems[i] = e
+	}
+	return c, nil
+}
+
+// Append appends Compress of the names of ids (in their order) to dst.
+func (c *Compressor) Append(dst []byte, ids []int32) []byte {
+	c.runs = c.runs[:0]
+	for _, id := range ids {
+		c.runs = extendRuns(c.runs, &c.elems[id])
+	}
+	return appendRuns(dst, c.runs)
+}
+
+// nameElem is a host name cut for compression: a name with a numeric suffix of at
+// most 18 digits is prefix+number (written with width digits, 0: unpadded; digits
+// is its count of digits), any other name is plain.
+type nameElem struct {
+	prefix string
+	v      uint64
+	width  int
+	digits int
+	plain  bool
+}
+
+func cutName(n string) (nameElem, error) {
+	if n == "" || !plainName(n) {
+		return nameElem{}, fmt.Errorf("%q is not a host name (empty, or with a comma, bracket or space)", n)
+	}
+	prefix, digits := split(n)
+	if digits == "" || len(digits) > 18 {
+		return nameElem{prefix: n, plain: true}, nil
+	}
+	var v uint64
+	for i := 0; i < len(digits); i++ {
+		v = v*10 + uint64(digits[i]-'0')
+	}
+	width := 0
+	if len(digits) > 1 && digits[0] == '0' {
+		width = len(digits)
+	}
+	return nameElem{prefix: prefix, v: v, width: width, digits: len(digits)}, nil
+}
+
+// extendRuns adds name e to runs: it extends the last run when it has the same
+// prefix, the next number and a compatible width.
+func extendRuns(runs []hostRange, e *nameElem) []hostRange {
+	if e.plain {
+		return append(runs, hostRange{prefix: e.prefix, plain: true})
+	}
+	if k := len(runs) - 1; k >= 0 {
+		r := &runs[k]
+		if !r.plain && e.v == r.hi+1 && widthFits(r.width, e.width, e.digits) && r.prefix == e.prefix {
+			r.hi = e.v
+			return runs
+		}
+	}
+	return append(runs, hostRange{prefix: e.prefix, lo: e.v, hi: e.v, width: e.width})
+}
+
+// appendRuns writes runs as one expression; consecutive runs of one prefix share a
+// bracket.
+func appendRuns(b []byte, runs []hostRange) []byte {
 	for i := 0; i < len(runs); {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
 		r := runs[i]
 		if r.plain {
-			b.WriteString(r.prefix)
+			b = append(b, r.prefix...)
 			i++
 			continue
 		}
@@ -323,43 +392,45 @@ func Compress(names []string) (string, error) {
 			j++
 		}
 		if j == i+1 && r.lo == r.hi {
-			b.WriteString(r.prefix + pad(r.lo, r.width))
+			b = appendPadded(append(b, r.prefix...), r.lo, r.width)
 			i++
 			continue
 		}
-		b.WriteString(r.prefix + "[")
+		b = append(append(b, r.prefix...), '[')
 		for k := i; k < j; k++ {
 			if k > i {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
 			q := runs[k]
-			b.WriteString(pad(q.lo, q.width))
+			b = appendPadded(b, q.lo, q.width)
 			if q.hi != q.lo {
-				b.WriteString("-" + pad(q.hi, q.width))
+				b = appendPadded(append(b, '-'), q.hi, q.width)
 			}
 		}
-		b.WriteByte(']')
+		b = append(b, ']')
 		i = j
 	}
-	return b.String(), nil
+	return b
 }
 
-// widthFits says whether a number written as digits (padded to width w, 0 when not
+// appendPadded appends v with at least width digits (zero padded).
+func appendPadded(b []byte, v uint64, width int) []byte {
+	var buf [20]byte
+	d := strconv.AppendUint(buf[:0], v, 10)
+	for range width - len(d) {
+		b = append(b, '0')
+	}
+	return append(b, d...)
+}
+
+// widthFits says whether a number of digits digits (padded to width w, 0 when not
 // padded) continues a run written with width rw: padded runs take numbers of their
 // width, unpadded runs unpadded numbers.
-func widthFits(rw, w int, digits string) bool {
+func widthFits(rw, w, digits int) bool {
 	if rw > 0 {
-		return len(digits) == rw
+		return digits == rw
 	}
 	return w == 0
-}
-
-func pad(v uint64, width int) string {
-	s := strconv.FormatUint(v, 10)
-	for len(s) < width {
-		s = "0" + s
-	}
-	return s
 }
 
 // NaturalCompare is the one node-name order of procalloc: Slurm's. slurmctld sorts

@@ -1,0 +1,213 @@
+package hostlist
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// checkList checks l against names, the expansion it stands for: the same names in
+// the same order, ids that are the table's ids of those names, runs that are maximal
+// runs of consecutive ids.
+func checkList(t *testing.T, tab *Table, l List, names []string) {
+	t.Helper()
+	if l.Len() != len(names) || !slices.Equal(l.Names(), names) {
+		t.Fatalf("list of %d names %v, want %d %v", l.Len(), l.Names(), len(names), names)
+	}
+	if len(names) == 0 {
+		if l.Table() != nil {
+			t.Fatalf("an empty list has a table")
+		}
+		return
+	}
+	if l.Table() != tab {
+		t.Fatalf("list of another table")
+	}
+	ids := l.AppendIDs([]int32{-7})
+	if len(ids) != len(names)+1 || ids[0] != -7 {
+		t.Fatalf("AppendIDs: %v", ids)
+	}
+	for i, n := range names {
+		if id, ok := tab.ID(n); !ok || id != ids[i+1] || tab.Name(id) != n {
+			t.Fatalf("name %q: id %d (%v), list says %d", n, id, ok, ids[i+1])
+		}
+	}
+	runs := 0
+	prevEnd := int32(-1)
+	for first, length := range l.Runs() {
+		if length < 1 || first == prevEnd {
+			t.Fatalf("run (%d, %d) after a run ending at %d: not maximal", first, length, prevEnd)
+		}
+		prevEnd = first + length
+		runs++
+	}
+	want := 0
+	for i := range ids[1:] {
+		if i == 0 || ids[i+1] != ids[i]+1 {
+			want++
+		}
+	}
+	if runs != want {
+		t.Fatalf("%d runs, want %d", runs, want)
+	}
+}
+
+// Lists of one table give back exactly Expand's names, in Expand's order, however
+// the expressions overlap, repeat names or come in any order; a range of names first
+// seen together is one run.
+func TestTableParse(t *testing.T) {
+	tab := NewTable("node02", "node01")
+	for _, expr := range []string{
+		"node[01-16]", "node[03-05,01]", "node[16-20],node01", "node01,node01", "node[001-003]",
+		"rack[0-3]_blade[0-4]", "a,b c", "x[1-9],x[010-016]", "node[01-16]", "n[1-2],,n3",
+		"a[1-2]b[3-4]c[5-6]", "node20,node19,node18",
+	} {
+		l, err := tab.Parse(expr)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		names, _ := Expand(expr)
+		checkList(t, tab, l, names)
+		if s := l.String(); s != must(Compress(names)) {
+			t.Errorf("%q: String %q", expr, s)
+		}
+	}
+	// A new table numbers names as it meets them: node[0001-0490] is one run.
+	fresh := NewTable()
+	l, _ := fresh.Parse("node[0001-0490]")
+	if runs := slices.Collect(func(yield func(int32) bool) {
+		for first := range l.Runs() {
+			yield(first)
+		}
+	}); len(runs) != 1 || l.Len() != 490 || fresh.Len() != 490 {
+		t.Errorf("node[0001-0490]: runs at %v, %d names, table of %d", runs, l.Len(), fresh.Len())
+	}
+	// Errors are Expand's, and add nothing.
+	before := tab.Len()
+	for _, bad := range []string{"n[3-1]", "", "n[1-2", "n[0-99999999]"} {
+		_, err := tab.Parse(bad)
+		_, want := Expand(bad)
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%q: %v, Expand says %v", bad, err, want)
+		}
+	}
+	if tab.Len() != before {
+		t.Errorf("a refused expression added names")
+	}
+	// The zero list and a list of no names.
+	checkList(t, tab, List{}, nil)
+	checkList(t, tab, tab.List(nil), nil)
+	if (List{}).String() != "" {
+		t.Errorf("empty list as %q", List{}.String())
+	}
+}
+
+func must(s string, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Random lists of random names, ids far apart and close (varints of every length,
+// runs going back and forth): each list gives back its names.
+func TestTableRandomLists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 9))
+	tab := NewTable()
+	var universe []string
+	for i := range 300_000 {
+		universe = append(universe, fmt.Sprintf("h%d", i))
+	}
+	for range 400 {
+		var names []string
+		for range rng.IntN(60) {
+			switch rng.IntN(3) {
+			case 0: // a range
+				a := rng.IntN(len(universe))
+				names = append(names, universe[a:min(len(universe), a+1+rng.IntN(40))]...)
+			case 1: // a name anywhere
+				names = append(names, universe[rng.IntN(len(universe))])
+			default: // a name near the last
+				k := 0
+				if len(names) > 0 {
+					id, _ := tab.ID(names[len(names)-1])
+					k = int(id) + rng.IntN(5) - 2
+				}
+				names = append(names, universe[max(0, min(len(universe)-1, k))])
+			}
+		}
+		checkList(t, tab, tab.List(names), names)
+	}
+}
+
+// Parse is Expand through a table: on any input the same names or the same error,
+// and every list of one table still gives back its names after others were added.
+func FuzzTableParse(f *testing.F) {
+	for _, s := range []string{"node[001-016,020]", "rack[0-3]_blade[0-41]", "a,b", "n[3-1]", "a b", "n[1-2],,n3", "n[5-9],n[1-9]"} {
+		f.Add(s, "node[010-012],n1")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		tab := NewTable()
+		var lists []List
+		var want [][]string
+		for _, expr := range []string{a, b, a} {
+			l, err := tab.Parse(expr)
+			names, werr := Expand(expr)
+			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+				t.Fatalf("%q: Parse %v, Expand %v", expr, err, werr)
+			}
+			if err != nil {
+				continue
+			}
+			lists, want = append(lists, l), append(want, names)
+		}
+		for i, l := range lists {
+			checkList(t, tab, l, want[i])
+			if strings.Join(l.Names(), ",") != strings.Join(want[i], ",") {
+				t.Fatalf("list %d changed", i)
+			}
+		}
+	})
+}
+
+// A Compressor gives Compress's expression for any list of its names, in any order
+// and with repeats; names Compress refuses it refuses with the same error.
+func TestCompressor(t *testing.T) {
+	names, _ := ExpandAll([]string{"node[001-040]", "node[1-30]", "x[1-9],x[010-016]", "rack[0-2]_blade[0-5]", "login", "a0", "a00", "a1", "n123456789012345678901"})
+	c, err := NewCompressor(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(29, 3))
+	var buf []byte
+	for i := range 3000 {
+		ids := make([]int32, rng.IntN(50))
+		for j := range ids {
+			if j > 0 && rng.IntN(3) > 0 {
+				ids[j] = (ids[j-1] + 1) % int32(len(names))
+			} else {
+				ids[j] = int32(rng.IntN(len(names)))
+			}
+		}
+		if i%2 == 0 {
+			slices.Sort(ids)
+		}
+		sub := make([]string, len(ids))
+		for j, id := range ids {
+			sub[j] = names[id]
+		}
+		buf = c.Append(buf[:0], ids)
+		if want := must(Compress(sub)); string(buf) != want {
+			t.Fatalf("%v: %q, Compress says %q", sub, buf, want)
+		}
+	}
+	for _, bad := range []string{"", "a,b", "n[1]", "a b"} {
+		_, err := NewCompressor([]string{"n1", bad})
+		_, want := Compress([]string{"n1", bad})
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%q: %v, Compress says %v", bad, err, want)
+		}
+	}
+}
