@@ -79,6 +79,21 @@ func (a *mc1x1) shells(c, R, wallR int) {
 		}
 		return
 	}
+	if x := a.x; !x.anyWall {
+		// When the ball of radius R is all free, so is every smaller one: the
+		// counts are the balls' sizes, without counting (a young free set,
+		// where many centers tie).
+		if f, _, all := x.ball(c, R); f == all {
+			for r := 0; r <= R; r++ {
+				_, _, all := x.ballSize(c, r)
+				if r < wallR-1 {
+					all = 0 // as below: not read
+				}
+				a.ball = append(a.ball, shellCount{free: all, all: all})
+			}
+			return
+		}
+	}
 	for r := 0; r <= R; r++ {
 		if !a.x.anyWall && r < wallR-1 {
 			// No wall nodes (a torus): the tie score reads the shells inside
