@@ -23,7 +23,9 @@ type gridIndex struct {
 	hash    []uint64 // random 64-bit label of each node (tie statistics)
 	freeH   []uint64 // prefix sums (mod 2^64) of the labels of free nodes
 	anyWrap bool
-	maxLinf int // largest L-infinity distance between two nodes
+	maxLinf int        // largest L-infinity distance between two nodes
+	anyWall bool       // some node is on the mesh boundary (none on a torus)
+	boxes   *freeBoxes // counts over free, one box per ball (center_bnb.go)
 
 	masks    []uint64 // ballMasks
 	wallBits []uint64 // the wall nodes as a bitset (with masks)
@@ -58,6 +60,7 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 			x.coord[i*x.d+j] = int32(v)
 		}
 		x.wall[i] = g.OnBoundary(c)
+		x.anyWall = x.anyWall || x.wall[i]
 	}
 	for j, dj := range x.dims {
 		if x.wrap[j] {
@@ -85,6 +88,7 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 		size *= dj + 1
 	}
 	x.free = make([]int32, size)
+	x.boxes = newFreeBoxes(g, x.free)
 	x.freeW = make([]int32, size)
 	x.freeH = make([]uint64, size)
 	x.hash = make([]uint64, n)
@@ -123,9 +127,9 @@ func (x *gridIndex) rebuild(s *State, parts prefixParts) {
 		return
 	}
 	if parts&prefixFree != 0 {
-		prefixSums(x, x.free, func(i int) int32 { return 1 }, s)
+		freePrefixSums(x.free, x.dims, x.pstride, s)
 	}
-	if parts&prefixWall != 0 {
+	if parts&prefixWall != 0 && x.anyWall { // without wall nodes freeW stays zero
 		prefixSums(x, x.freeW, func(i int) int32 {
 			if x.wall[i] {
 				return 1
@@ -284,6 +288,12 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 		return int(x.free[p11] - x.free[p01] - x.free[p10] + x.free[p00]),
 			int(x.freeW[p11] - x.freeW[p01] - x.freeW[p10] + x.freeW[p00]), all
 	}
+	if !x.anyWall {
+		// a torus: no wall nodes; the free nodes are one count of freeBoxes (which
+		// takes the ball around the ring)
+		_, _, all = x.ballSize(c, r)
+		return x.boxes.count(x.lo, x.hi), 0, all
+	}
 	x.intervals(c, r)
 	if !x.anyWrap {
 		all = 1
@@ -320,6 +330,23 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 		}
 	}
 	return free, freeWall, all
+}
+
+// ballSize sets x.lo, x.hi to the box of the L-infinity ball of radius r >= 0
+// around node c (unclipped, unwrapped: freeBoxes.count's input) and returns the
+// number of nodes in the ball, as all (free and freeWall are 0).
+func (x *gridIndex) ballSize(c, r int) (free, freeWall, all int) {
+	all = 1
+	for j, dj := range x.dims {
+		v := int(x.coord[c*x.d+j])
+		x.lo[j], x.hi[j] = v-r, v+r
+		if x.wrap[j] {
+			all *= min(2*r+1, dj)
+		} else {
+			all *= min(v+r, dj-1) - max(v-r, 0) + 1
+		}
+	}
+	return 0, 0, all
 }
 
 // ballHash returns the sum (mod 2^64) of the labels of the free nodes within
@@ -376,15 +403,11 @@ func (x *gridIndex) freeInBall(c, r int) int {
 		x0, x1, y0, y1 := x.box2D(c, r)
 		return int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
 	}
-	if !x.anyWrap {
-		x.intervals(c, r)
-		for j := range x.d {
-			x.lo[j], x.hi[j] = x.ivl[j][0][0], x.ivl[j][0][1]
-		}
-		return x.box(x.free, x.lo, x.hi)
+	for j := range x.d {
+		v := int(x.coord[c*x.d+j])
+		x.lo[j], x.hi[j] = v-r, v+r
 	}
-	f, _, _ := x.ball(c, r)
-	return f
+	return x.boxes.count(x.lo, x.hi)
 }
 
 // axisDist is the hop distance along dimension j between nodes a and b, from the

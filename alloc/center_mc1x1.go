@@ -99,6 +99,11 @@ type TieReporter interface {
 // earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 //
+// Which centers share the best score: on a 2D mesh every center is scored in O(1)
+// (shellScorePyramid); on tori and 3D meshes a branch and bound over boxes of
+// centers finds exactly the centers of least score without scoring the others
+// (centerSearch, center_bnb.go; TestMC1x1BoundsMatchPlain).
+//
 // The code is split by idea: this file holds the search over centers and the tie
 // statistics; center_mc1x1_score.go the scores (shell counts, Johnson's tie score);
 // center_mc1x1_shell.go and center_mc1x1_rings.go which nodes of the outermost shell
@@ -120,6 +125,12 @@ type mc1x1 struct {
 
 	seen      decisionMemo
 	countTies bool // CountTies: fingerprint tied candidates (TieReporter)
+
+	// The centers of least score are found by centerSearch (center_bnb.go) except
+	// on a 2D mesh, where every center's score costs O(1) (shellScorePyramid);
+	// tests choose either way with centers.
+	boxes   *centerSearch
+	centers centerMode
 
 	fl  []int   // free list of the current allocation
 	pos []int32 // node -> position in fl (valid for free nodes)
@@ -215,7 +226,14 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	// the centers that share it; only those need a tie score or their node set.
 	best := math.MaxInt
 	a.tied = a.tied[:0]
+	bounds := a.centers == centersBounds || a.centers == centersAuto && a.x.pyrW == 0
+	if bounds {
+		a.tieByBounds(k)
+	}
 	for i, c := range a.fl {
+		if bounds {
+			break
+		}
 		score, L, m, ok := a.shellScore(c, k, best)
 		if !ok {
 			continue
@@ -310,6 +328,42 @@ func (a *mc1x1) search(k int) ([]int, error) {
 }
 
 type tieCand struct{ i, L, m int }
+
+// centerMode says how the centers of least score are found.
+type centerMode uint8
+
+const (
+	centersAuto   centerMode = iota // centersBounds, except on a 2D mesh
+	centersPlain                    // every free node scored (the plain definition)
+	centersBounds                   // centerSearch
+)
+
+// tieByBounds fills a.tied with the centers of least shell score, in free-list
+// order, by centerSearch's branch and bound instead of scoring every center: the
+// same centers as the loop over a.fl (TestCenterSearchMatchesPlain).
+func (a *mc1x1) tieByBounds(k int) {
+	if a.boxes == nil {
+		// the counts come from the gridIndex's prefix sums of the free map,
+		// brought up to date by search
+		a.boxes = newCenterSearch(a.g, newFreeBoxes(a.g, a.x.free))
+		for j := range a.boxes.width {
+			a.boxes.width[j] = 1 // L-infinity balls: offset 0, width 1
+		}
+		// ranked in free-list order (FreeListOrder: by (c_0, c_1, ...))
+		st := 1
+		for j := len(a.boxes.rank) - 1; j >= 0; j-- {
+			a.boxes.rank[j] = st
+			st *= a.g.Dims()[j]
+		}
+	}
+	// Without tie-breaking or tie counting only the first center of least score in
+	// free-list order matters.
+	a.boxes.first = a.tb == nil && !a.countTies
+	for _, l := range a.boxes.search(a.st, k) {
+		a.tied = append(a.tied, tieCand{int(a.pos[l.node]), l.L, k - l.inner})
+	}
+	slices.SortFunc(a.tied, func(p, q tieCand) int { return p.i - q.i })
+}
 
 // lastHash is the fingerprint of the node set of tied center t whose outermost-shell
 // nodes are last: the sum mod 2^64 of random 64-bit node labels (the inner shells

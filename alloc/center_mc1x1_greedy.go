@@ -17,6 +17,7 @@ type greedyScratch struct {
 	sums        []int         // candidates' total L1 distance to the set
 	hist        []int         // l1Sums
 	keys        []int64
+	heap        []int32 // greedyCollectShells: candidates by their last computed key
 	candXY      []int32 // greedyCollectRings: candidates' coordinates
 	greedyCands []greedyCand
 	ring        []int
@@ -601,28 +602,38 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// coordinate t or more away from c's (suffix minima); least[j] over all
 	// coordinates. A node D or more away from c in L-infinity is D or more away along
 	// some axis j, so its total distance to the inner nodes is at least
-	// min over j of far_j(D) + the sum of least over the other axes.
-	far := make([]int, off[d])
-	least := make([]int, d)
-	leastSum := 0
+	// min over j of far_j(D) + the sum of least over the other axes. The same bound
+	// from the totals to the inner nodes and the nodes taken so far (axisKey below,
+	// farK) counts the nodes taken by their distances along each axis instead of 1
+	// each, so that fewer shells are read.
+	cdist := make([]int32, off[d]) // cdist[off[j]+u]: coordinate u's distance from c's along axis j
 	for j, side := range x.dims {
-		reach := axisReach(int(cc[j]), side, x.wrap[j])
-		fj := far[off[j] : off[j]+side+1]
-		for t := range fj {
-			fj[t] = math.MaxInt
+		for u := range side {
+			cdist[off[j]+u] = ad(j, int32(u), cc[j])
 		}
-		for t := 0; t <= reach; t++ {
-			for _, u := range axisAt(a.ringAxes[0][:0], int(cc[j]), t, side, x.wrap[j]) {
-				fj[t] = min(fj[t], inner[off[j]+int(u)])
-			}
-		}
-		for t := reach - 1; t >= 0; t-- {
-			fj[t] = min(fj[t], fj[t+1])
-		}
-		least[j] = fj[0]
-		leastSum += fj[0]
 	}
-	farBound := func(D int) int {
+	suffixMin := func(src, far, least []int) int {
+		leastSum := 0
+		for j, side := range x.dims {
+			fj := far[off[j] : off[j]+side+1]
+			for t := range fj {
+				fj[t] = math.MaxInt
+			}
+			reach := 0
+			for u := range side {
+				t := cdist[off[j]+u]
+				fj[t] = min(fj[t], src[off[j]+u])
+				reach = max(reach, int(t))
+			}
+			for t := reach - 1; t >= 0; t-- {
+				fj[t] = min(fj[t], fj[t+1])
+			}
+			least[j] = fj[0]
+			leastSum += fj[0]
+		}
+		return leastSum
+	}
+	bound := func(far, least []int, leastSum, D int) int {
 		lb := math.MaxInt
 		for j := range d {
 			if D < x.dims[j] && far[off[j]+D] != math.MaxInt {
@@ -634,20 +645,26 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return leastSum + lb
 	}
+	far := make([]int, off[d])
+	least := make([]int, d)
+	leastSum := suffixMin(inner, far, least)
+	farK := make([]int, off[d])
+	leastK := make([]int, d)
+	leastSumK, staleK := 0, true
 	kb := a.keyBits
-	picked := set[s:]
+	// The total L1 distance is a sum over axes, so each axis keeps, per coordinate,
+	// the total distance along it to the inner nodes and to the nodes taken so far
+	// (axisKey), and a candidate's key is computed in O(d) at any time, not O(d) per
+	// node taken; a node taken adds its distances along each axis to every
+	// coordinate's total.
+	axisKey := slices.Clone(inner)
 	xy, keys := a.candXY[:0], a.keys[:0]
 	add := func(v int) {
 		cv := co[v*d : v*d+d]
 		sum, l1 := 0, int32(0)
 		for j, u := range cv {
-			sum += inner[off[j]+int(u)]
-			l1 += ad(j, u, cc[j])
-		}
-		for _, p := range picked {
-			for j, u := range cv {
-				sum += int(ad(j, u, co[p*d+j]))
-			}
+			sum += axisKey[off[j]+int(u)]
+			l1 += cdist[off[j]+int(u)]
 		}
 		xy = append(xy, cv...)
 		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
@@ -657,21 +674,79 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		maxR = max(maxR, axisReach(int(cc[j]), side, x.wrap[j]))
 	}
 	R := L - 1
-	b := -1
+	// The candidates' keys only grow (a node taken adds its distance to each), so
+	// they sit in a heap by the key they had when last computed, a lower bound of
+	// their key now; the heap's top is recomputed (O(d), from axisKey) until its key
+	// is current, and it is then the smallest: each node taken costs the candidates
+	// recomputed, not a pass over all of them.
+	heap := a.heap[:0]
+	lowMask := int64(1)<<kb.sumShift - 1
+	current := func(i int32) int64 {
+		sum := 0
+		for j, u := range xy[int(i)*d : int(i)*d+d] {
+			sum += axisKey[off[j]+int(u)]
+		}
+		return int64(sum)<<kb.sumShift | keys[i]&lowMask
+	}
+	down := func(h int) {
+		n := len(heap)
+		for {
+			c := 2*h + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && keys[heap[c+1]] < keys[heap[c]] {
+				c++
+			}
+			if keys[heap[h]] <= keys[heap[c]] {
+				return
+			}
+			heap[h], heap[c] = heap[c], heap[h]
+			h = c
+		}
+	}
+	push := func(i int32) {
+		heap = append(heap, i)
+		for h := len(heap) - 1; h > 0; {
+			p := (h - 1) / 2
+			if keys[heap[p]] <= keys[heap[h]] {
+				break
+			}
+			heap[h], heap[p] = heap[p], heap[h]
+			h = p
+		}
+	}
+	settle := func() int32 {
+		for len(heap) > 0 {
+			i := heap[0]
+			k := current(i)
+			if k == keys[i] {
+				return i
+			}
+			keys[i] = k
+			down(0)
+		}
+		return -1
+	}
+	b := int32(-1)
 	pc := make([]int32, d)
 	for r := 0; r < m; r++ {
 		if score+(m-r)*L > stop {
-			a.candXY, a.keys = xy, keys
+			a.candXY, a.keys, a.heap = xy, keys, heap
 			return math.MaxInt, nil
 		}
+		b = settle()
 		for R < maxR {
 			D := R + 1
-			fb := farBound(D)
+			fb := bound(far, least, leastSum, D)
 			if fb == math.MaxInt {
 				R = maxR // no node is that far
 				break
 			}
-			lb := int64(max(s*(D-L+1), fb)+r)<<kb.sumShift | int64(D)<<kb.posBits
+			if staleK {
+				leastSumK, staleK = suffixMin(axisKey, farK, leastK), false
+			}
+			lb := int64(max(max(s*(D-L+1), fb)+r, bound(farK, leastK, leastSumK, D)))<<kb.sumShift | int64(D)<<kb.posBits
 			if b >= 0 && lb > keys[b] {
 				break
 			}
@@ -682,42 +757,34 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				add(v)
 			}
 			for j := from; j < len(keys); j++ {
-				if b < 0 || keys[j] < keys[b] {
-					b = j
-				}
+				push(int32(j))
 			}
+			b = settle()
 		}
-		last := len(keys) - 1
-		copy(pc, xy[b*d:b*d+d])
-		copy(xy[b*d:b*d+d], xy[last*d:last*d+d])
-		keys[b] = keys[last]
-		xy, keys = xy[:last*d], keys[:last]
+		// b is the heap's top: take it.
+		copy(pc, xy[int(b)*d:int(b)*d+d])
+		last := len(heap) - 1
+		heap[0] = heap[last]
+		heap = heap[:last]
+		down(0)
 		v := 0
 		for j := d - 1; j >= 0; j-- {
 			v = v*x.dims[j] + int(pc[j])
 		}
 		set = append(set, v)
-		picked = set[s:]
 		dist := int32(0)
 		for j, u := range pc {
 			dist = max(dist, ad(j, u, cc[j]))
 		}
 		score += int(dist)
-		b = -1
-		best := int64(math.MaxInt64)
-		for i := range keys {
-			l1 := int32(0)
-			for j, u := range xy[i*d : i*d+d] {
-				l1 += ad(j, u, pc[j])
-			}
-			k := keys[i] + int64(l1)<<kb.sumShift
-			keys[i] = k
-			if k < best {
-				best, b = k, i
+		for j, side := range x.dims {
+			for t := range side {
+				axisKey[off[j]+t] += int(ad(j, int32(t), pc[j]))
 			}
 		}
+		staleK = true
 	}
-	a.candXY, a.keys = xy, keys
+	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
 	return score, set
 }

@@ -40,12 +40,13 @@ type MC struct {
 	g     *topo.Grid
 	st    *State
 	dims  []int
-	pre   []int32 // prefix sums of the free map, (dims+1) per dimension
-	pstr  []int
+	fb    *freeBoxes    // prefix sums of the free map
+	cs    *centerSearch // the centres of least cost (center_bnb.go)
 	dirty bool
+	plain bool // tests: cost every free centre instead (the definition's loop)
 	c, lo []int
 	hi    []int
-	buf   []int
+	keys  []uint64 // chooseNodes
 }
 
 // NewMC returns MC on mesh g, every node free.
@@ -53,12 +54,9 @@ func NewMC(g *topo.Grid) *MC {
 	d := g.Dims()
 	a := &MC{g: g, st: NewState(g.N()), dims: d, dirty: true,
 		c: make([]int, len(d)), lo: make([]int, len(d)), hi: make([]int, len(d))}
-	s := 1
-	for _, v := range d {
-		a.pstr = append(a.pstr, s)
-		s *= v + 1
-	}
-	a.pre = make([]int32, s)
+	a.fb = newFreeBoxes(g, nil)
+	a.cs = newCenterSearch(g, a.fb)
+	a.cs.first = true // the first centre of least cost in node-index order
 	return a
 }
 
@@ -98,59 +96,6 @@ func (a *MC) Release(nodes []int) error {
 	return nil
 }
 
-func (a *MC) rebuild() {
-	clear(a.pre)
-	D := len(a.dims)
-	c := a.c
-	for i := range a.g.N() {
-		if !a.st.IsFree(i) {
-			continue
-		}
-		c = a.g.Coord(i, c)
-		p := 0
-		for j := range D {
-			p += (c[j] + 1) * a.pstr[j]
-		}
-		a.pre[p]++
-	}
-	for j := range D {
-		st := a.pstr[j]
-		for p := range a.pre {
-			if (p/st)%(a.dims[j]+1) > 0 {
-				a.pre[p] += a.pre[p-st]
-			}
-		}
-	}
-	a.dirty = false
-}
-
-// count is the number of free nodes in the box lo..hi (inclusive), clipped to the mesh.
-func (a *MC) count(lo, hi []int) int {
-	D := len(a.dims)
-	var s int32
-	for mask := 0; mask < 1<<D; mask++ {
-		p, neg := 0, false
-		for j := range D {
-			l, h := max(lo[j], 0), min(hi[j], a.dims[j]-1)
-			if l > h {
-				return 0
-			}
-			if mask>>j&1 != 0 {
-				p += l * a.pstr[j]
-				neg = !neg
-			} else {
-				p += (h + 1) * a.pstr[j]
-			}
-		}
-		if neg {
-			s -= a.pre[p]
-		} else {
-			s += a.pre[p]
-		}
-	}
-	return int(s)
-}
-
 // cost returns the MC cost of centre c for k nodes with box shape, and the shell L
 // from which the last nodes come.
 func (a *MC) cost(c, shape []int, k int) (cost, L int) {
@@ -160,7 +105,7 @@ func (a *MC) cost(c, shape []int, k int) (cost, L int) {
 			a.lo[j] = c[j] - (shape[j]-1)/2 - s
 			a.hi[j] = a.lo[j] + shape[j] - 1 + 2*s
 		}
-		f := a.count(a.lo, a.hi)
+		f := a.fb.count(a.lo, a.hi)
 		if f >= k {
 			return cost + s*(k-prev), s
 		}
@@ -169,25 +114,40 @@ func (a *MC) cost(c, shape []int, k int) (cost, L int) {
 	}
 }
 
-// Allocate chooses k free nodes by the MC rule.
+// Allocate chooses k free nodes by the MC rule. The centres of least cost come from
+// centerSearch's branch and bound over boxes of centres (MC's cost is its sum over
+// growing boxes with the job's shape), the first in node-index order winning, as
+// when every free centre is costed (TestMCBoundsMatchPlain).
 func (a *MC) Allocate(k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
 	if a.dirty {
-		a.rebuild()
+		a.fb.rebuild(a.st)
+		a.dirty = false
 	}
 	shape := Shape(k, a.dims)
 	best, bestCost, bestL := -1, 0, 0
-	c := make([]int, len(a.dims))
-	for i := range a.g.N() {
-		if !a.st.IsFree(i) {
-			continue
+	if a.plain {
+		c := make([]int, len(a.dims))
+		for i := range a.g.N() {
+			if !a.st.IsFree(i) {
+				continue
+			}
+			c = a.g.Coord(i, c)
+			cost, L := a.cost(c, shape, k)
+			if best < 0 || cost < bestCost {
+				best, bestCost, bestL = i, cost, L
+			}
 		}
-		c = a.g.Coord(i, c)
-		cost, L := a.cost(c, shape, k)
-		if best < 0 || cost < bestCost {
-			best, bestCost, bestL = i, cost, L
+	} else {
+		for j, side := range shape {
+			a.cs.off[j], a.cs.width[j] = (side-1)/2, side
+		}
+		for _, l := range a.cs.search(a.st, k) {
+			if best < 0 || l.node < best {
+				best, bestL = l.node, l.L
+			}
 		}
 	}
 	nodes := a.chooseNodes(best, shape, k, bestL)
@@ -208,8 +168,17 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 		lo[j] = max(0, c[j]-(shape[j]-1)/2-L)
 		hi[j] = min(a.dims[j]-1, c[j]-(shape[j]-1)/2+shape[j]-1+L)
 	}
+	// Each free node as one key, (shell, L1, node) packed high to low, so that a
+	// sort of integers gives the order (below 2^24 nodes, and sides summing to
+	// less than 2^20, which bounds shell and L1).
+	sides := 0
+	for _, dj := range a.dims {
+		sides += dj
+	}
+	packed := a.g.N() < 1<<24 && sides < 1<<20
 	type cand struct{ shell, l1, node int }
 	var cs []cand
+	keys := a.keys[:0]
 	x := make([]int, len(c))
 	copy(x, lo)
 	for {
@@ -222,7 +191,11 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 				sh = max(sh, b0-x[j], x[j]-b1)
 				l1 += abs(x[j] - c[j])
 			}
-			cs = append(cs, cand{sh, l1, node})
+			if packed {
+				keys = append(keys, uint64(sh)<<44|uint64(l1)<<24|uint64(node))
+			} else {
+				cs = append(cs, cand{sh, l1, node})
+			}
 		}
 		j := 0
 		for ; j < len(x); j++ {
@@ -236,6 +209,15 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 			break
 		}
 	}
+	out := make([]int, 0, k)
+	if packed {
+		slices.Sort(keys)
+		for _, key := range keys[:k] {
+			out = append(out, int(key&(1<<24-1)))
+		}
+		a.keys = keys
+		return out
+	}
 	slices.SortFunc(cs, func(p, q cand) int {
 		if p.shell != q.shell {
 			return p.shell - q.shell
@@ -245,11 +227,10 @@ func (a *MC) chooseNodes(i int, shape []int, k, L int) []int {
 		}
 		return p.node - q.node
 	})
-	out := a.buf[:0]
 	for _, v := range cs[:k] {
 		out = append(out, v.node)
 	}
-	return slices.Clone(out)
+	return out
 }
 
 func abs(v int) int {

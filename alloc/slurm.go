@@ -3,6 +3,7 @@ package alloc
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,7 +57,12 @@ import (
 //
 // Weights come from an ordering: Weight = rank+1, what `procalloc curve --format
 // slurm-weight` writes (NewSlurm takes any weights). slurm:block (topology/block)
-// follows Slurm 26.05.3 instead: see slurm_block.go.
+// follows Slurm 26.05.3 instead: see slurm_block.go. Slurm 26.05 also gives one-node
+// jobs a path of their own, whatever the plugin (SlurmConfig.OneNodeByWeight: the
+// free node of lowest weight, first in node-index order), checked against Slurm
+// 26.05.3 with topology/tree and SwitchAsNodeRank (plan/realslurm_test.go).
+// The free state is kept incrementally (slurm_free.go), so that a decision costs
+// what it can choose from; the scans it replaced are the tests' references.
 
 // SlurmConfig describes a Slurm cluster to emulate.
 type SlurmConfig struct {
@@ -70,6 +76,15 @@ type SlurmConfig struct {
 	// Blocks is the topology/block configuration (Slurm 26.05's selection, see
 	// slurm_block.go); nil: none. At most one of Tree and Blocks.
 	Blocks *slurm.Blocks
+	// OneNodeByWeight emulates Slurm 26.05 and later for one-node jobs: they skip
+	// the plugin's selection and take the free node of lowest Weight, the first in
+	// node-index order among equal ones (select/cons_tres job_test.c, _get_one_res:
+	// a sort of the available nodes by scheduling weight, stable in glibc, then the
+	// first that can run the job; every topology plugin but torus3d allows it,
+	// topology_p_allow_one_node). Slurm 22.05 to 25.11 place them like any job:
+	// with slurm:consec's best fit (the smallest free run) or topology/tree's
+	// tightest leaf. slurm:block always follows 26.05.
+	OneNodeByWeight bool
 }
 
 // SlurmAllocator emulates Slurm's node selection (see above).
@@ -82,13 +97,20 @@ type SlurmAllocator struct {
 	w    []uint32 // weight by Slurm index
 	tree *slurm.Tree
 	tr   *slurmTreeState // topology/tree state (treeSelect)
+	// oneNodeByWeight: SlurmConfig.OneNodeByWeight
+	oneNodeByWeight bool
 	// scratch
-	sel     []bool
-	mark    []bool
-	runs    []slurmRun
-	runs2   []slurmRun
-	runKeys []uint64     // consec: (weight, position) keys of the runs
-	blk     *slurmBlocks // topology/block (slurm_block.go)
+	sel      []bool
+	mark     []bool
+	runs     []slurmRun
+	runs2    []slurmRun
+	runKeys  []uint64     // consecScan: (weight, position) keys of the runs
+	sortBits []uint64     // sortPicked's bitset, left zeroed
+	blk      *slurmBlocks // topology/block (slurm_block.go)
+	// incremental free state (slurm_free.go), cloned with the allocator
+	wo *weightOrder
+	tf *treeFree  // slurm:tree on the sums path
+	bf *blockFree // slurm:block
 }
 
 // slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +
@@ -104,9 +126,14 @@ type slurmTreeState struct {
 	leaves  []int     // the leaf switches in file order
 	byLevel []int     // every switch, lowest level first (file order within a level)
 	ref     [][]int32 // reference path only: Slurm indices under each switch, ascending
+	leafOf  []int32   // sums path only: the leaf switch of each Slurm index, -1 for none
 	// per switch, per decision
 	cnt, dist, tmp []int
 	cand           []int32 // treeSelect's candidate leaves (positions in leaves)
+	distC          []int   // treeSelectSum: summed distance per twin class of candidates
+	classes        []int32 // treeSelectSum: the twin classes with candidates
+	classSeen      []bool
+	groups         []candGroup // treeSelectSum: runs of equivalent candidates
 	lowW           []uint32
 	required, in   []bool
 	ws             []uint32
@@ -209,7 +236,7 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	if cfg.Tree != nil && cfg.Blocks != nil {
 		return nil, fmt.Errorf("a topology/tree and a topology/block configuration: Slurm has one topology plugin")
 	}
-	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n)}
+	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n), oneNodeByWeight: cfg.OneNodeByWeight}
 	for i := range a.at {
 		a.at[i] = int32(i)
 	}
@@ -223,12 +250,13 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 			a.w[s] = cfg.Weights[v]
 		}
 	}
+	a.wo = newWeightOrder(a.w)
 	if cfg.Tree != nil {
 		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, false)
 		if err != nil {
 			return nil, err
 		}
-		a.tr = tr
+		a.setTreeState(tr)
 	}
 	if cfg.Blocks != nil {
 		if err := a.initBlocks(cfg.Blocks, names); err != nil {
@@ -238,12 +266,34 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	return a, nil
 }
 
+// setTreeState installs topology/tree state tr, with its incremental counts on the
+// sums path (every node free).
+func (a *SlurmAllocator) setTreeState(tr *slurmTreeState) {
+	a.tr, a.tf = tr, nil
+	if tr.ref != nil {
+		return
+	}
+	ns := len(a.tree.Switches)
+	tf := &treeFree{free: make([]int32, ns), low: make([]uint32, ns), lowDirty: make([]bool, ns)}
+	for _, i := range tr.leaves {
+		tf.free[i] = int32(len(tr.leaf[i]))
+		tf.lowDirty[i] = true
+	}
+	a.tf = tf
+}
+
 func (a *SlurmAllocator) Name() string          { return a.name }
 func (a *SlurmAllocator) Machine() topo.Machine { return a.m }
 func (a *SlurmAllocator) NumFree() int          { return a.st.NumFree() }
 
 // Release marks the nodes free again.
-func (a *SlurmAllocator) Release(nodes []int) error { return a.st.Release(nodes) }
+func (a *SlurmAllocator) Release(nodes []int) error {
+	if err := a.st.Release(nodes); err != nil {
+		return err
+	}
+	a.noteChange(nodes, true)
+	return nil
+}
 
 // MayFragment reports whether the emulation can leave a job pending although enough
 // nodes are free (Fragmenting): under topology/tree and topology/block it can,
@@ -256,6 +306,13 @@ func (a *SlurmAllocator) MayFragment() bool { return a.tree != nil || a.blk != n
 func (a *SlurmAllocator) Clone() Fragmenting {
 	c := *a
 	c.st = a.st.Clone()
+	c.wo = a.wo.clone()
+	if a.tf != nil {
+		c.tf = a.tf.clone()
+	}
+	if a.bf != nil {
+		c.bf = a.bf.clone()
+	}
 	return &c
 }
 
@@ -264,7 +321,13 @@ func (a *SlurmAllocator) IsFree(v int) bool { return a.st.IsFree(v) }
 
 // Occupy marks the nodes busy without choosing them: for following a real cluster
 // whose placement differed from the emulation's.
-func (a *SlurmAllocator) Occupy(nodes []int) error { return a.st.Take(nodes) }
+func (a *SlurmAllocator) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return err
+	}
+	a.noteChange(nodes, false)
+	return nil
+}
 
 func (a *SlurmAllocator) free(s int32) bool { return a.st.IsFree(int(a.at[s])) }
 
@@ -276,6 +339,8 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 	var picked []int32
 	var err error
 	switch {
+	case k == 1 && a.oneNodeByWeight && a.blk == nil:
+		picked = []int32{a.wo.at[a.wo.kth(1)]} // _get_one_res (blockSelect has its own)
 	case a.blk != nil:
 		if picked, err = a.blockSelect(k); err != nil {
 			return nil, err
@@ -287,7 +352,7 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 			return nil, err
 		}
 	}
-	slices.Sort(picked)
+	a.sortPicked(picked)
 	out := make([]int, len(picked))
 	for i, s := range picked {
 		out[i] = int(a.at[s])
@@ -295,7 +360,41 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 	if err := a.st.Take(out); err != nil {
 		return nil, err
 	}
+	a.noteChange(out, false)
 	return out, nil
+}
+
+// sortPicked sorts the distinct Slurm indices picked ascending: through a bitset
+// over their range when it is small beside their count (a job's nodes usually are
+// close together), else by comparison.
+func (a *SlurmAllocator) sortPicked(picked []int32) {
+	if len(picked) < 16 || slices.IsSorted(picked) {
+		slices.Sort(picked)
+		return
+	}
+	lo, hi := slices.Min(picked), slices.Max(picked)
+	words := int(hi-lo)/64 + 1
+	if words > 4*len(picked) {
+		slices.Sort(picked)
+		return
+	}
+	if cap(a.sortBits) < words {
+		a.sortBits = make([]uint64, words)
+	}
+	set := a.sortBits[:words]
+	for _, s := range picked {
+		d := s - lo
+		set[d>>6] |= 1 << (d & 63)
+	}
+	i := 0
+	for w, word := range set {
+		for word != 0 {
+			picked[i] = lo + int32(w<<6+bits.TrailingZeros64(word))
+			i++
+			word &= word - 1
+		}
+		set[w] = 0
+	}
 }
 
 type slurmRun struct {
@@ -303,13 +402,14 @@ type slurmRun struct {
 	w        uint32
 }
 
-// consec is _eval_nodes' best fit over runs of consecutive indices of equal weight.
-// Slurm rescans every run for each run it takes; the same choices come from one pass:
+// consecScan is _eval_nodes' best fit over runs of consecutive indices of equal
+// weight, from a scan of every node: the reference consec (slurm_free.go) is checked
+// against. Slurm rescans every run for each run it takes; the same choices come from one pass:
 // runs lighter than the weight W at which the free count reaches k are all taken
 // whole (each is smaller than what is left to place when Slurm reaches it); among the
 // runs of weight W, while none holds the rest the largest is taken (the earliest of
 // equal ones), then the smallest that holds it (the earliest of equal ones).
-func (a *SlurmAllocator) consec(k int) []int32 {
+func (a *SlurmAllocator) consecScan(k int) []int32 {
 	runs := a.runs[:0]
 	for s := int32(0); s < int32(len(a.at)); s++ {
 		if !a.free(s) {
@@ -455,6 +555,17 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 		st.stack = stack[:0]
 	}
 	st.leafClasses(t)
+	if !shared {
+		st.leafOf = make([]int32, n)
+		for x := range st.leafOf {
+			st.leafOf[x] = -1
+		}
+		for _, i := range st.leaves {
+			for _, x := range st.leaf[i] {
+				st.leafOf[x] = int32(i)
+			}
+		}
+	}
 	if shared {
 		st.ref = make([][]int32, ns)
 		for _, i := range st.byLevel {
@@ -475,37 +586,31 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 
 // treeSelect is _eval_nodes_topo without required nodes.
 func (a *SlurmAllocator) treeSelect(k int) ([]int32, error) {
-	t, st := a.tree, a.tr
-	var top int
-	var lastW uint32
-	var err error
-	if st.ref != nil {
-		top, lastW, err = a.treeCountsRef(k)
-	} else {
-		top, lastW, err = a.treeCountsSum(k)
+	if a.tr.ref == nil {
+		return a.treeSelectSum(k)
 	}
+	return a.treeSelectRef(k)
+}
+
+// treeSelectRef is treeSelect over every switch's node list (treeCountsRef), every
+// candidate leaf's own distance: the path for trees whose switches share nodes
+// below them, and the reference the sums path (treeSelectSum) is checked against.
+func (a *SlurmAllocator) treeSelectRef(k int) ([]int32, error) {
+	t, st := a.tree, a.tr
+	top, lastW, err := a.treeCountsRef(k)
 	if err != nil {
 		return nil, err
 	}
 	cnt, required := st.cnt, st.required
-	// A candidate is under the top switch, free, of the weight groups up to the last;
-	// under the top switch is, on the sums path, a leaf marked in st.in, on the
-	// reference path a node marked in a.mark (a leaf may be partly under it).
-	var inTopNode []bool
-	if st.ref != nil {
-		inTopNode = a.tmpMark(st.ref[top])
-		defer func() {
-			for _, s := range st.ref[top] {
-				inTopNode[s] = false
-			}
-		}()
-	}
-	under := func(leaf int, s int32) bool {
-		if inTopNode != nil {
-			return inTopNode[s]
+	// A candidate is under the top switch (a node marked in a.mark: a leaf may be
+	// partly under it), free, of the weight groups up to the last.
+	inTopNode := a.tmpMark(st.ref[top])
+	defer func() {
+		for _, s := range st.ref[top] {
+			inTopNode[s] = false
 		}
-		return st.in[leaf]
-	}
+	}()
+	under := func(leaf int, s int32) bool { return inTopNode[s] }
 	sel := a.sel
 	picked := make([]int32, 0, k)
 	rem := k
@@ -633,85 +738,6 @@ func (a *SlurmAllocator) TreeCapacity() int {
 		a.tr.capacity = best
 	}
 	return a.tr.capacity
-}
-
-// treeCountsSum chooses the top switch and the weight bound lastW, and sets, per
-// switch, st.cnt (candidate nodes below it), st.required (a node of a lighter group
-// below it) and st.in (a leaf under the top switch), each switch's values the sums
-// (or) of its children's: for trees whose switches reach no switch twice below them
-// and whose leaves share no node.
-func (a *SlurmAllocator) treeCountsSum(k int) (top int, lastW uint32, err error) {
-	t, st := a.tree, a.tr
-	cnt, lowW := st.cnt, st.lowW
-	for _, i := range st.byLevel {
-		c, lw := 0, uint32(0)
-		if t.Switches[i].Level == 0 {
-			for _, s := range st.leaf[i] {
-				if a.free(s) {
-					if c == 0 || a.w[s] < lw {
-						lw = a.w[s]
-					}
-					c++
-				}
-			}
-		} else {
-			for _, ch := range t.Switches[i].Children {
-				if cnt[ch] > 0 {
-					if c == 0 || lowW[ch] < lw {
-						lw = lowW[ch]
-					}
-					c += cnt[ch]
-				}
-			}
-		}
-		cnt[i], lowW[i] = c, lw
-	}
-	top = a.chooseTop(k)
-	if top < 0 {
-		return 0, 0, a.noTopSwitch(k)
-	}
-	// The switches under the top switch, and the free weights below it.
-	in := st.in
-	clear(in)
-	stack := append(st.stack[:0], top)
-	ws := st.ws[:0]
-	for len(stack) > 0 {
-		v := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if in[v] {
-			continue
-		}
-		in[v] = true
-		stack = append(stack, t.Switches[v].Children...)
-		for _, s := range st.leaf[v] {
-			if a.free(s) {
-				ws = append(ws, a.w[s])
-			}
-		}
-	}
-	st.stack, st.ws = stack[:0], ws
-	slices.Sort(ws)
-	lastW = ws[k-1] // the weight group that makes k
-	for _, i := range st.byLevel {
-		c, req := 0, false
-		if t.Switches[i].Level == 0 {
-			if in[i] {
-				for _, s := range st.leaf[i] {
-					if a.free(s) && a.w[s] <= lastW {
-						c++
-						req = req || a.w[s] < lastW
-					}
-				}
-			}
-		} else {
-			for _, ch := range t.Switches[i].Children {
-				c += cnt[ch]
-				req = req || st.required[ch]
-			}
-		}
-		cnt[i], st.required[i] = c, req
-	}
-	return top, lastW, nil
 }
 
 // chooseTop is the top switch: the first in file order with at least k free nodes

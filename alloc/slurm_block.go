@@ -76,6 +76,9 @@ type slurmBlocks struct {
 	// every retry a whole pass (for the test that the shortcut changes nothing).
 	retries int
 	noSkip  bool
+	// scan makes every pass count free nodes from the node lists rather than the
+	// incremental counts (blockFree): the reference the tests check them against.
+	scan bool
 }
 
 type blockAction int
@@ -128,6 +131,20 @@ func (a *SlurmAllocator) initBlocks(cfg *slurm.Blocks, names []string) error {
 		}
 	}
 	a.blk = b
+	bf := &blockFree{free: make([]int32, len(b.bb)), low: make([]uint32, len(b.bb)), nLow: make([]int32, len(b.bb)), lowDirty: make([]bool, len(b.bb)), disjoint: true}
+	for i, set := range b.bb {
+		bf.free[i] = int32(len(set))
+		bf.lowDirty[i] = true
+	}
+	for s := range n {
+		if b.inAny[s] {
+			bf.inBlocks++
+		}
+		if b.nodeOff[s+1]-b.nodeOff[s] > 1 {
+			bf.disjoint = false
+		}
+	}
+	a.bf = bf
 	return nil
 }
 
@@ -175,18 +192,59 @@ func (a *SlurmAllocator) newBlockPass(k int) *blockPass {
 	p.distinct = make([]int, p.nblk)
 	p.lowW = make([]uint32, p.nblk)
 	p.nLow = make([]int, p.nblk)
-	for i, nodes := range b.bb {
-		c := 0
-		for _, s := range nodes {
-			if a.free(s) {
-				c++
+	if b.scan {
+		for i, nodes := range b.bb {
+			c := 0
+			for _, s := range nodes {
+				if a.free(s) {
+					c++
+				}
+			}
+			p.cntBB[i] = c
+			p.onBlock[i/p.bpb] += c
+		}
+		for blk := range p.nblk {
+			a.blockLow(p, blk)
+		}
+		return p
+	}
+	// From the incremental counts: a block's distinct free nodes are its base
+	// blocks' sum when no node is in two; its lowest weight theirs.
+	bf := a.bf
+	for i := range b.bb {
+		p.cntBB[i] = int(bf.free[i])
+		p.onBlock[i/p.bpb] += int(bf.free[i])
+	}
+	if !bf.disjoint {
+		for blk := range p.nblk {
+			a.blockLow(p, blk)
+		}
+		return p
+	}
+	uniform := a.wo.uniform()
+	for blk := range p.nblk {
+		d := p.onBlock[blk]
+		p.distinct[blk] = d
+		if d == 0 {
+			continue
+		}
+		if uniform {
+			p.lowW[blk], p.nLow[blk] = a.w[0], d
+			continue
+		}
+		low, n := uint32(0), 0
+		for i := blk * p.bpb; i < min(nb, (blk+1)*p.bpb); i++ {
+			if bf.free[i] == 0 {
+				continue
+			}
+			switch l, c := a.bbLow(i); {
+			case n == 0 || l < low:
+				low, n = l, int(c)
+			case l == low:
+				n += int(c)
 			}
 		}
-		p.cntBB[i] = c
-		p.onBlock[i/p.bpb] += c
-	}
-	for blk := range p.nblk {
-		a.blockLow(p, blk)
+		p.lowW[blk], p.nLow[blk] = low, n
 	}
 	return p
 }
@@ -258,22 +316,31 @@ func (a *SlurmAllocator) blockSelect(k int) ([]int32, error) {
 		// select/cons_tres's _get_one_res (job_test.c): a one-node job skips the block
 		// plugin (topology_p_allow_one_node): the free node of lowest weight, the first
 		// in node-index order among equal weights (a stable qsort), in a block or not.
-		best := int32(-1)
-		for s := range a.at {
-			if a.free(int32(s)) && (best < 0 || a.w[s] < a.w[best]) {
-				best = int32(s)
+		if b.scan {
+			best := int32(-1)
+			for s := range a.at {
+				if a.free(int32(s)) && (best < 0 || a.w[s] < a.w[best]) {
+					best = int32(s)
+				}
 			}
+			return []int32{best}, nil
 		}
-		return []int32{best}, nil
+		return []int32{a.wo.at[a.wo.kth(1)]}, nil
 	}
-	anyFree := false
-	for s, in := range b.inAny {
-		if in && a.free(int32(s)) {
-			anyFree = true
-			break
+	anyFree := a.bf.inBlocks > 0
+	if b.scan {
+		anyFree = false
+		for s, in := range b.inAny {
+			if in && a.free(int32(s)) {
+				anyFree = true
+				break
+			}
 		}
 	}
 	if !anyFree {
+		if b.scan {
+			return a.consecScan(k), nil
+		}
 		return a.consec(k), nil
 	}
 	var removed []int32

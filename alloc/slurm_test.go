@@ -555,7 +555,7 @@ func TestSlurmTreeSumsMatchReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref.tr = st
+		ref.setTreeState(st)
 		if !shared && fast.tr.ref != nil {
 			t.Fatalf("trial %d: a tree without shared descendants takes the reference path\n%s", trial, conf)
 		}

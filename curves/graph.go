@@ -140,7 +140,7 @@ func graphWalkContext(ctx context.Context, m topo.Machine, byDegree bool) (Order
 			continue
 		}
 		root := pseudoPeripheral(ctx, m, s, level, scratch, nb)
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return nil, err
 		}
 		o = topo.BreadthFirst(m, root, walked, o, byDeg)

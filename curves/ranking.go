@@ -437,6 +437,23 @@ const (
 	MaxHostNamesLine  = 1 << 20
 )
 
+// ExpandHostNames expands one Slurm hostlist expression (node[0001-1024]) into
+// host names in node-index order; a name given twice is an error naming it.
+func ExpandHostNames(expr string) ([]string, error) {
+	names, err := hostlist.Expand(expr)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]int, len(names))
+	for i, name := range names {
+		if j, dup := seen[name]; dup {
+			return nil, fmt.Errorf("host %q is named twice (names %d and %d)", name, j+1, i+1)
+		}
+		seen[name] = i
+	}
+	return names, nil
+}
+
 // ReadHostNames reads host names, one per line in node-index order ('#' comments and
 // blank lines skipped); a line may hold a Slurm hostlist expression (node[01-16]),
 // which stands for its names in order. Names must be unique and free of spaces.

@@ -2,7 +2,9 @@ package curves
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -130,4 +132,44 @@ func gridOf(m topo.Machine) (*topo.Grid, error) {
 		return nil, fmt.Errorf("needs a mesh or torus, not %s", m.Spec())
 	}
 	return g, nil
+}
+
+// UnknownCurveError is a name that gives no ordering of a machine: neither a
+// built-in curve (Names) that applies to it (Why) nor an existing ranking file. It
+// is a mistake in the name, not a failure to read a file.
+type UnknownCurveError struct {
+	Name   string
+	Reason string
+}
+
+func (e *UnknownCurveError) Error() string { return e.Reason }
+
+// Resolve returns the ordering that name stands for on m, wherever a curve or a
+// ranking file may be named (--curve, --span-curve, an allocator's CURVE): a
+// built-in curve that applies to m, generated within ctx (GenerateContext), or else
+// the ranking file at path name (RankingFileFor).
+func Resolve(ctx context.Context, name string, m topo.Machine, hosts []string) (Order, error) {
+	if Summary(name) != "" {
+		if err := Why(name, m); err != nil {
+			return nil, &UnknownCurveError{Name: name, Reason: err.Error()}
+		}
+		return GenerateContext(ctx, name, m)
+	}
+	return RankingFileFor(name, m, hosts)
+}
+
+// RankingFileFor reads the ranking file that a name which is not a built-in curve
+// stands for (alloc.Options.Ranking), host names matched against hosts (nil:
+// NodeNames(m)); a file that does not exist is an *UnknownCurveError.
+func RankingFileFor(path string, m topo.Machine, hosts []string) (Order, error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &UnknownCurveError{Name: path, Reason: fmt.Sprintf("unknown curve %q (and no such ranking file); valid curves: %s", path, strings.Join(Names(), ", "))}
+		}
+		return nil, err
+	}
+	if hosts == nil {
+		hosts = NodeNames(m)
+	}
+	return ReadRankingFileOf(path, m, hosts)
 }

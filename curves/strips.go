@@ -95,7 +95,7 @@ func SpectralSeconds(m topo.Machine) float64 {
 	return 17 * r * r * r
 }
 
-// GenerateContext is Generate, stopped by ctx: it returns ctx.Err() as soon as ctx
+// GenerateContext is Generate, stopped by ctx: it returns context.Cause(ctx) as soon as ctx
 // ends, and refuses up front (with context.DeadlineExceeded) a curve that is not
 // expected to finish well before ctx's deadline (the spectral ordering when less
 // than twice SpectralSeconds is left: the estimate is for an idle machine). On
@@ -104,7 +104,7 @@ func SpectralSeconds(m topo.Machine) float64 {
 // always, is generated in a goroutine that is abandoned when ctx ends: it finishes
 // in the background and its result is dropped.
 func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, error) {
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
 	// Small machines are ordered in milliseconds; large ones (the breadth-first
@@ -146,7 +146,7 @@ func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, e
 		return r.o, r.err
 	case <-ctx.Done():
 		// The goroutine finishes on its own and its result is dropped.
-		return nil, fmt.Errorf("curve %s on %s: %w", name, m.Spec(), ctx.Err())
+		return nil, fmt.Errorf("curve %s on %s: %w", name, m.Spec(), context.Cause(ctx))
 	}
 }
 

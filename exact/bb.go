@@ -36,6 +36,11 @@ type SubsetOptions struct {
 	// choosing the n-k left out, T, with W(S) = W(P) - Σ_{t∈T} D(t) + W(T), D(t) the
 	// distance sum from t to all points: a smaller search when k > n/2.
 	Linear []float64
+	// Periods, when not nil (one per dimension), makes the distance along dimension j
+	// with Periods[j] > 0 the shorter way round a ring of that circumference (a
+	// torus); 0 keeps it |a - b|. SizeBound must then bound the torus's totals
+	// (GridBound), not the plane's.
+	Periods []float64
 }
 
 // SubsetResult is the outcome of Subset.
@@ -96,10 +101,20 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 		}
 	}
 	s := &bbSearch{lin: opt.Linear, ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound, maxNodes: opt.MaxNodes}
+	if opt.Periods != nil {
+		if len(opt.Periods) != len(pts[0]) {
+			return SubsetResult{}, fmt.Errorf("exact: %d periods for %d dimensions", len(opt.Periods), len(pts[0]))
+		}
+		for _, p := range opt.Periods {
+			if !(p >= 0) || math.IsInf(p, 0) {
+				return SubsetResult{}, fmt.Errorf("exact: period %v", p)
+			}
+		}
+	}
 	s.dist = make([]float64, n*n)
 	for i := range n {
 		for j := range n {
-			s.dist[i*n+j] = geom.L1(pts[i], pts[j])
+			s.dist[i*n+j] = periodicL1(pts[i], pts[j], opt.Periods)
 		}
 	}
 	// prefix sums of sorted distance rows: near[i*k + t] = sum of t smallest (t < k).
@@ -451,4 +466,22 @@ func (s *bbSearch) search(pos int) {
 		return
 	}
 	s.search(pos + 1)
+}
+
+// periodicL1 is the L1 distance of a and b, the shorter way round along each
+// dimension j with periods[j] > 0 (periods nil: plain L1).
+func periodicL1(a, b geom.PointF, periods []float64) float64 {
+	if periods == nil {
+		return geom.L1(a, b)
+	}
+	var d float64
+	for j := range a {
+		t := math.Abs(a[j] - b[j])
+		if p := periods[j]; p > 0 {
+			t = math.Mod(t, p)
+			t = min(t, p-t)
+		}
+		d += t
+	}
+	return d
 }

@@ -157,3 +157,38 @@ func BenchmarkClusters(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHierarchyMin is one replay-baseline decision on the fat tree
+// fattree:16,16:16,16:32 (8,192 hosts: 512 leaf switches of 16, 32 groups of 16
+// leaves) with a random half of the hosts busy, for LANL-CM5's job sizes.
+func BenchmarkHierarchyMin(b *testing.B) {
+	r := rand.New(rand.NewPCG(32, 5))
+	h := Hierarchy{Free: make([]int, 512), Up: [][]int32{make([]int32, 512), make([]int32, 32)}, PairCost: []int64{2, 4, 6}}
+	for i := range h.Free {
+		h.Free[i] = r.IntN(17)
+		h.Up[0][i] = int32(i / 16)
+	}
+	for _, k := range []int{32, 128, 512, 1024} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := HierarchyMin(context.Background(), h, k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGridBound is the machine's bound of one k on a 10^4-node torus (the
+// replay computes it once per k).
+func BenchmarkGridBound(b *testing.B) {
+	for _, k := range []int{32, 1024, 8192} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := GridBound([]int{25, 20, 20}, []bool{true, true, true}, k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -20,6 +20,12 @@
 //     and, on distinct lattice points, LatticeBound for the part still to choose.
 //   - Cluster, Clusters: optimal unconstrained clusters of Z^2 and Z^3 (§1, Fig. 2);
 //     LatticeBound is their total, a lower bound for any k distinct lattice points.
+//   - GridBound: a lower bound for any k nodes of a mesh or torus (star, per-dimension
+//     and, on meshes, lattice bounds); HierarchyMin: the least cost of k free hosts
+//     of nested groups (a fat tree's switch tree, a dragonfly's routers and groups),
+//     exact where the group costs are the distances. With SubsetOptions.Periods the
+//     branch and bound measures distances around a torus. The replay baseline (package
+//     sim) bounds every decision with them.
 //
 // Integer input is exact (int64 totals); float input uses float64. The independent
 // oracles the tests check these against (brute force, a sweep for k = 3) are in

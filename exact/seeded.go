@@ -18,17 +18,22 @@ import (
 // finished search, only how soon it finishes. opt's SizeBound, when set, is kept. When
 // k > n/2 it searches the n-k points left out instead (SubsetOptions.Linear), a
 // shallower tree.
+//
+// With opt.Periods (a torus) MM+Inc, which measures plain L1, is not run: the
+// incumbent is opt's and Subset's own greedy one, and no lattice bound is added.
 func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
-	mm, err := ptas.MMIncContext(ctx, pts, k, ptas.Options{})
-	switch {
-	case err == nil:
-		if opt.Incumbent == nil || geom.PairwiseL1Subset(pts, mm.Indices) <= geom.PairwiseL1Subset(pts, opt.Incumbent) {
-			opt.Incumbent = mm.Indices
+	if opt.Periods == nil {
+		mm, err := ptas.MMIncContext(ctx, pts, k, ptas.Options{})
+		switch {
+		case err == nil:
+			if opt.Incumbent == nil || geom.PairwiseL1Subset(pts, mm.Indices) <= geom.PairwiseL1Subset(pts, opt.Incumbent) {
+				opt.Incumbent = mm.Indices
+			}
+		case ctx.Err() == nil:
+			return SubsetResult{}, fmt.Errorf("incumbent: %w", err)
 		}
-	case ctx.Err() == nil:
-		return SubsetResult{}, fmt.Errorf("incumbent: %w", err)
 	}
-	if opt.SizeBound == nil {
+	if opt.SizeBound == nil && opt.Periods == nil {
 		if d, ok := distinctLattice(pts); ok {
 			opt.SizeBound = func(m int) float64 { return LatticeBound(d, m) }
 		}
@@ -43,7 +48,7 @@ func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptio
 	all := 0.0
 	for i := range n {
 		for j := range n {
-			lin[i] -= geom.L1(pts[i], pts[j])
+			lin[i] -= periodicL1(pts[i], pts[j], opt.Periods)
 		}
 		all -= lin[i]
 	}

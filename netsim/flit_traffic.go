@@ -101,7 +101,7 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 	}
 	for t := int64(0); t < end; t += 1024 {
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", t, ctx.Err())
+			return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", t, context.Cause(ctx))
 		}
 		if err := e.Run(min(t+1024, end-1)); err != nil {
 			return res, err
@@ -109,7 +109,7 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 	}
 	for t := end - 1; arrived < window && t < end+cfg.Drain && !cfg.AcceptedOnly; {
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("uniform traffic interrupted while draining: %w", ctx.Err())
+			return res, fmt.Errorf("uniform traffic interrupted while draining: %w", context.Cause(ctx))
 		}
 		recent = 0
 		t = min(t+1024, end+cfg.Drain)

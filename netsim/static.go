@@ -27,7 +27,7 @@ func (l RouteLoad) MeanDistance() float64 {
 // concurrent use.
 type RouteMeter struct {
 	r     Router
-	grid  *topo.Grid       // set when all-to-all loads can be counted per line (a mesh)
+	grid  *topo.Grid       // set when all-to-all loads can be counted per line (a mesh or torus)
 	graph *GraphRouter     // set when all-to-all loads are counted on in-trees (a graph)
 	tree  *treeModel       // set when they are counted per subtree instead (a fat tree)
 	df    *DragonflyRouter // set when they are counted per router and group (a dragonfly)
@@ -50,6 +50,12 @@ type RouteMeter struct {
 	keyStamp, keyID   []int32
 	keyGen            int32
 	ids, histA, histB []int32
+	// scratch of the torus all-to-all count
+	torus              *torusDims // set when the grid wraps (with grid)
+	ids2, histC, histD []int32
+	sizeS, sizeT       []int32 // per source and destination group: a bound (windowMax)
+	ordS, ordT         []int32 // the groups by decreasing size
+	pd, ss             []int64
 }
 
 // NewRouteMeter returns a meter for pattern pat on router r; random patterns draw
@@ -58,8 +64,12 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 	m := &RouteMeter{r: r, pat: pat, seed: seed,
 		count: make([]int64, r.Channels()), stamp: make([]int32, r.Channels())}
 	_, a2a := pat.(allToAll)
-	if gr, ok := r.(*GridRouter); ok && !gr.g.Wraps() && a2a {
-		m.grid = gr.g
+	if gr, ok := r.(*GridRouter); ok && a2a {
+		if !gr.g.Wraps() {
+			m.grid = gr.g
+		} else if m.torus = newTorusDims(gr.g); m.torus != nil {
+			m.grid = gr.g
+		}
 	}
 	if df, ok := r.(*DragonflyRouter); ok && a2a {
 		m.df = df
@@ -96,6 +106,8 @@ func NewMachineRouteMeter(m topo.Machine, pat Pattern, seed uint64) (*RouteMeter
 // allocation order); id is the job's id, for random patterns.
 func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 	switch {
+	case m.torus != nil:
+		return m.allToAllTorusLoad(nodes)
 	case m.grid != nil:
 		return m.allToAllMeshLoad(nodes)
 	case m.tree != nil:
@@ -340,34 +352,7 @@ func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 	g := m.grid
 	dims := g.Dims()
 	D := len(dims)
-	if len(m.keyStamp) < g.N() {
-		m.keyStamp, m.keyID = make([]int32, g.N()), make([]int32, g.N())
-	}
-	if m.coordTab == nil && g.N() <= 1<<20 {
-		// Every job's nodes are turned into coordinates: once per node instead.
-		m.coordTab = make([]int32, 0, g.N()*D)
-		c := make([]int, D)
-		for v := range g.N() {
-			for _, x := range g.Coord(v, c) {
-				m.coordTab = append(m.coordTab, int32(x))
-			}
-		}
-	}
-	coords := m.coord[:0]
-	if m.coordTab != nil {
-		for _, v := range nodes {
-			for _, x := range m.coordTab[v*D : v*D+D] {
-				coords = append(coords, int(x))
-			}
-		}
-	} else {
-		c := make([]int, D)
-		for _, v := range nodes {
-			c = g.Coord(v, c)
-			coords = append(coords, c...)
-		}
-	}
-	m.coord = coords
+	coords := m.jobCoords(nodes)
 	for j := range dims {
 		lo, hi := coords[j], coords[j]
 		for i := range nodes {
@@ -429,8 +414,7 @@ func zeros(buf *[]int32, n int) []int32 {
 // histogram of coordinate j - lo over width entries, the groups one after the other.
 func (m *RouteMeter) groupPrefix(buf *[]int32, nodes []int, j, lo, width, t0, t1 int) []int32 {
 	coords := m.coord
-	dims := m.grid.Dims()
-	D := len(dims)
+	D := len(m.grid.Dims())
 	if t0 >= t1 {
 		// No coordinates to group by (j is the first or last dimension): one group.
 		h := zeros(buf, width)
@@ -442,25 +426,7 @@ func (m *RouteMeter) groupPrefix(buf *[]int32, nodes []int, j, lo, width, t0, t1
 		}
 		return h
 	}
-	m.keyGen++
-	if m.keyGen == 0 {
-		clear(m.keyStamp)
-		m.keyGen = 1
-	}
-	groups := 0
-	ids := m.ids[:0]
-	for i := range nodes {
-		key := 0
-		for t := t1 - 1; t >= t0; t-- {
-			key = key*dims[t] + coords[i*D+t]
-		}
-		if m.keyStamp[key] != m.keyGen {
-			m.keyStamp[key], m.keyID[key] = m.keyGen, int32(groups)
-			groups++
-		}
-		ids = append(ids, m.keyID[key])
-	}
-	m.ids = ids
+	ids, groups := m.groupIDs(&m.ids, nodes, t0, t1)
 	h := zeros(buf, width*groups)
 	for i, id := range ids {
 		h[int(id)*width+coords[i*D+j]-lo]++
@@ -472,4 +438,43 @@ func (m *RouteMeter) groupPrefix(buf *[]int32, nodes []int, j, lo, width, t0, t1
 		}
 	}
 	return h
+}
+
+// groupIDs numbers the job's nodes' groups, a group being the nodes with the same
+// coordinates t0..t1-1 (one group when t0 >= t1), in order of first appearance, and
+// returns each node's group in *buf and the number of groups.
+func (m *RouteMeter) groupIDs(buf *[]int32, nodes []int, t0, t1 int) ([]int32, int) {
+	ids := (*buf)[:0]
+	if t0 >= t1 {
+		for range nodes {
+			ids = append(ids, 0)
+		}
+		*buf = ids
+		return ids, 1
+	}
+	coords := m.coord
+	dims := m.grid.Dims()
+	D := len(dims)
+	if len(m.keyStamp) < m.grid.N() {
+		m.keyStamp, m.keyID = make([]int32, m.grid.N()), make([]int32, m.grid.N())
+	}
+	m.keyGen++
+	if m.keyGen == 0 {
+		clear(m.keyStamp)
+		m.keyGen = 1
+	}
+	groups := 0
+	for i := range nodes {
+		key := 0
+		for t := t1 - 1; t >= t0; t-- {
+			key = key*dims[t] + coords[i*D+t]
+		}
+		if m.keyStamp[key] != m.keyGen {
+			m.keyStamp[key], m.keyID[key] = m.keyGen, int32(groups)
+			groups++
+		}
+		ids = append(ids, m.keyID[key])
+	}
+	*buf = ids
+	return ids, groups
 }

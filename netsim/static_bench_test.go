@@ -62,3 +62,13 @@ func BenchmarkRouteMeterDragonfly1024(b *testing.B) {
 func BenchmarkRouteMeterDragonfly10240(b *testing.B) {
 	benchMeter(b, "dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80")
 }
+
+// Tori count per line and pair of groups (allToAllTorusLoad); before, every route
+// was traced (issue 34: 10 jobs of the SDSC log scaled to torus:32x32x32 took more
+// than 150 s of CPU).
+func BenchmarkRouteMeterTorus32x32(b *testing.B)    { benchMeter(b, "torus:32x32") }
+func BenchmarkRouteMeterTorus32x32x32(b *testing.B) { benchMeter(b, "torus:32x32x32") }
+
+// Issue 34's 131,072-host fat tree: the tree model is checked switch by switch
+// (before, its row check was too long and the router's table was refused).
+func BenchmarkRouteMeterFatTree131k(b *testing.B) { benchMeter(b, "fattree:16,16:16,16:16,16:32") }

@@ -139,7 +139,7 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 	}
 	for t := int64(1); t <= end; t++ {
 		if t&4095 == 0 && ctx.Err() != nil {
-			return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", t, ctx.Err())
+			return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", t, context.Cause(ctx))
 		}
 		if err := eng.Run(t); err != nil {
 			return res, err
@@ -164,7 +164,7 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 	}
 	for t := end + 1024; arrived < inWindow && t <= end+cfg.Drain; t += 1024 {
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("uniform traffic interrupted while draining: %w", ctx.Err())
+			return res, fmt.Errorf("uniform traffic interrupted while draining: %w", context.Cause(ctx))
 		}
 		if err := eng.Run(t); err != nil {
 			return res, err

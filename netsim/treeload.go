@@ -59,10 +59,15 @@ type treeModel struct {
 }
 
 // newTreeModel returns the tree model of g, or nil (with the reason, for tests) when
-// g is not a fat tree whose GraphRouter routes it predicts. It takes O(leaf switches
-// x (vertices + links) + hosts x switches x levels) time and O(vertices + hosts x
-// levels) memory: no next-hop table.
-func newTreeModel(g *topo.Graph) (*treeModel, string) {
+// g is not a fat tree whose GraphRouter routes it predicts. It checks the structure
+// the model rests on switch by switch (checkStructure): O(vertices + links + hosts x
+// levels) time and O(vertices + hosts x levels) memory, no next-hop table.
+func newTreeModel(g *topo.Graph) (*treeModel, string) { return buildTreeModel(g, false) }
+
+// buildTreeModel is newTreeModel; with checkRows it checks every predicted next hop
+// against GraphRouter's rule instead, one leaf switch's breadth-first row at a time
+// (checkRows, the reference of checkStructure in tests).
+func buildTreeModel(g *topo.Graph, checkRows bool) (*treeModel, string) {
 	n, nv := g.N(), g.Vertices()
 	tl, reason := g.TreeLevels()
 	if tl == nil {
@@ -163,83 +168,12 @@ func newTreeModel(g *topo.Graph) (*treeModel, string) {
 		}
 	}
 	m.ecc = 2 + 2*lmax
-	// Check every predicted next hop against GraphRouter's rule, one leaf switch's
-	// breadth-first row at a time (no hosts x vertices table): for a host d below
-	// leaf a and a switch v, dist(v, d) = dist(v, a) + 1, the neighbours one hop
-	// closer are v's switches one hop closer to a (d itself from a), and ecc(d) = 1 +
-	// the largest dist(a, x) over hosts x.
-	if work := float64(len(byLevel[0]))*float64(nv+2*g.Edges()) + float64(n)*float64(nv-n); work > maxTreeCheck {
-		return nil, fmt.Sprintf("checking the model would take %.3g steps", work)
+	check := m.checkStructure
+	if checkRows {
+		check = m.checkRows
 	}
-	adjOff := make([]int32, nv-n+1) // switches' switch neighbours, ascending
-	var adj []int32
-	for v := n; v < nv; v++ {
-		for _, w := range g.Neighbors(v, nb[:0]) {
-			if w >= n {
-				adj = append(adj, int32(w))
-			}
-		}
-		adjOff[v-n+1] = int32(len(adj))
-	}
-	cOff := make([]int32, nv-n+1) // per leaf row: each switch's closer neighbours
-	closer := make([]int32, 0, len(adj))
-	for _, a := range byLevel[0] {
-		dist := g.DistRow(int(a))
-		ecc := int32(0)
-		for _, x := range dist[:n] {
-			if x < 0 {
-				return nil, "hosts are not connected"
-			}
-			ecc = max(ecc, x)
-		}
-		ecc++
-		closer = closer[:0]
-		for v := n; v < nv; v++ {
-			for _, w := range adj[adjOff[v-n]:adjOff[v-n+1]] {
-				if dist[w] == dist[v]-1 {
-					closer = append(closer, w)
-				}
-			}
-			cOff[v-n+1] = int32(len(closer))
-		}
-		for _, d := range g.Neighbors(int(a), nb[:0]) {
-			if d >= n {
-				continue
-			}
-			for v := n; v < nv; v++ {
-				l := int(level[v])
-				gv, p := group[v], int(pos[v])
-				var want int32
-				if m.hostGrp[l][d] == gv {
-					if l == 0 {
-						want = int32(d)
-					} else {
-						c := m.hostGrp[l-1][d]
-						want = sw[l-1][int(c)*m.rig[l-1]+p%m.rig[l-1]]
-					}
-				} else {
-					L := m.lca(d, l, gv)
-					t := m.digit(d, l, L)
-					want = sw[l+1][int(m.parent[l][gv])*m.rig[l+1]+p+t*m.rig[l]]
-				}
-				// The router's choice.
-				got := int32(d)
-				if int32(v) != a {
-					cl := closer[cOff[v-n]:cOff[v-n+1]]
-					if len(cl) == 0 {
-						return nil, "a switch has no way to a host"
-					}
-					q := d
-					for e := ecc - 1 - (dist[v] + 1); e > 0 && q > 0; e-- {
-						q /= len(cl)
-					}
-					got = cl[q%len(cl)]
-				}
-				if got != want {
-					return nil, fmt.Sprintf("the route from %s to %s does not follow the model", g.Name(v), g.Name(d))
-				}
-			}
-		}
+	if why := check(g, level, group, pos, sw); why != "" {
+		return nil, why
 	}
 	m.cnt = make([][]int32, top+1)
 	m.cntStamp = make([][]int32, top+1)
@@ -251,10 +185,97 @@ func newTreeModel(g *topo.Graph) (*treeModel, string) {
 	return m, ""
 }
 
-// maxTreeCheck bounds the steps of newTreeModel's check (leaf switches x (vertices +
-// links) + hosts x switches, a few seconds): a fat tree of 8,192 hosts takes 4e7,
-// one of 200,704 hosts 1.2e10 and is left to the router, which refuses its table.
-const maxTreeCheck = 2e9
+// checkStructure checks, switch by switch, the facts under which the model's next
+// hops are GraphRouter's for every destination host, so that no route is traced:
+//
+//   - every switch of a group of level l+1 has one down link into each group of
+//     level l below it, to the switch at its own position mod rig[l] there, and no
+//     other down link;
+//   - every switch v of a group below the top has as up links exactly the switches
+//     at positions pos(v) + t rig[l] (t < ups[l]) of its parent group;
+//   - every host's farthest host meets it at level lmax (the model's ecc).
+//
+// Then, the groups forming a tree, a switch of level l whose group is below host
+// d's group of level L (the lowest they share) is 2L-l+1 hops from d, its parents
+// one hop closer and its children one further: GraphRouter's closer neighbours are
+// the ups[l] parents in ascending order (positions follow vertex order), and it
+// takes number digit(d, l, L), the model's choice; a switch above d has one child
+// in d's group below, the only closer neighbour, the one at its position mod rig.
+// O(vertices + links + hosts x levels).
+func (m *treeModel) checkStructure(g *topo.Graph, level, group, pos []int32, sw [][]int32) string {
+	n, nv := g.N(), g.Vertices()
+	// Child groups per group, per level.
+	children := make([][]int32, m.top+1)
+	for l := 1; l <= m.top; l++ {
+		children[l] = make([]int32, m.ngroups[l])
+		for _, p := range m.parent[l-1] {
+			children[l][p]++
+		}
+	}
+	var nb []int
+	seen := make([]int32, m.ngroups[0]) // stamp v+1 of the switch whose child groups are counted
+	for _, gs := range m.ngroups {
+		if len(seen) < gs {
+			seen = make([]int32, gs)
+		}
+	}
+	for v := n; v < nv; v++ {
+		l := int(level[v])
+		gv, p := group[v], int(pos[v])
+		ups, downs := 0, 0
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			if w < n {
+				continue // a host on a leaf switch: TreeLevels checked it hangs there
+			}
+			lw := int(level[w])
+			switch {
+			case lw == l+1:
+				if l == m.top || group[w] != m.parent[l][gv] {
+					return "a switch links up into a group other than its parent group"
+				}
+				q := int(pos[w])
+				if q < p || (q-p)%m.rig[l] != 0 {
+					return fmt.Sprintf("switch %s links up to %s, not at its position plus a multiple of %d", g.Name(v), g.Name(w), m.rig[l])
+				}
+				ups++
+			case lw == l-1:
+				if m.parent[l-1][group[w]] != gv {
+					return "a switch links down into a group below another group"
+				}
+				if int(pos[w]) != p%m.rig[l-1] {
+					return fmt.Sprintf("switch %s links down to %s, not at its position mod %d", g.Name(v), g.Name(w), m.rig[l-1])
+				}
+				if seen[group[w]] == int32(v+1) {
+					return fmt.Sprintf("switch %s has two links into one group below it", g.Name(v))
+				}
+				seen[group[w]] = int32(v + 1)
+				downs++
+			default:
+				return "a link does not join adjacent levels"
+			}
+		}
+		if l < m.top && ups != m.ups[l] {
+			return fmt.Sprintf("switch %s has %d up links, its group %d", g.Name(v), ups, m.ups[l])
+		}
+		if l > 0 && downs != int(children[l][gv]) {
+			return fmt.Sprintf("switch %s links into %d of the %d groups below it", g.Name(v), downs, children[l][gv])
+		}
+	}
+	// Every host's farthest host: the highest level whose group above it has two
+	// child groups (every group has hosts below it).
+	for h := range n {
+		lh := 0
+		for l := 1; l <= m.top; l++ {
+			if children[l][m.hostGrp[l][h]] >= 2 {
+				lh = l
+			}
+		}
+		if 2+2*lh != m.ecc {
+			return fmt.Sprintf("host %s's farthest host is %d hops away, not %d", g.Name(h), 2+2*lh, m.ecc)
+		}
+	}
+	return ""
+}
 
 // lca returns the lowest level above l at which host d and group gv of level l meet.
 func (m *treeModel) lca(d, l int, gv int32) int {
@@ -401,4 +422,93 @@ func (m *treeModel) load(nodes []int) RouteLoad {
 		}
 	}
 	return l
+}
+
+// checkRows checks every next hop the model predicts against GraphRouter's rule, one
+// leaf switch's breadth-first row at a time (no hosts x vertices table): O(leaf
+// switches x (vertices + links) + hosts x switches). It is the reference of
+// checkStructure (TestTreeModelStructureCheckIsRowCheck).
+func (m *treeModel) checkRows(g *topo.Graph, level, group, pos []int32, sw [][]int32) string {
+	n, nv := g.N(), g.Vertices()
+	byLevel0 := []int32{}
+	for v := n; v < nv; v++ {
+		if level[v] == 0 {
+			byLevel0 = append(byLevel0, int32(v))
+		}
+	}
+	var nb []int
+	// For a host d below leaf a and a switch v, dist(v, d) = dist(v, a) + 1, the
+	// neighbours one hop closer are v's switches one hop closer to a (d itself from
+	// a), and ecc(d) = 1 + the largest dist(a, x) over hosts x.
+	adjOff := make([]int32, nv-n+1) // switches' switch neighbours, ascending
+	var adj []int32
+	for v := n; v < nv; v++ {
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			if w >= n {
+				adj = append(adj, int32(w))
+			}
+		}
+		adjOff[v-n+1] = int32(len(adj))
+	}
+	cOff := make([]int32, nv-n+1) // per leaf row: each switch's closer neighbours
+	closer := make([]int32, 0, len(adj))
+	for _, a := range byLevel0 {
+		dist := g.DistRow(int(a))
+		ecc := int32(0)
+		for _, x := range dist[:n] {
+			if x < 0 {
+				return "hosts are not connected"
+			}
+			ecc = max(ecc, x)
+		}
+		ecc++
+		closer = closer[:0]
+		for v := n; v < nv; v++ {
+			for _, w := range adj[adjOff[v-n]:adjOff[v-n+1]] {
+				if dist[w] == dist[v]-1 {
+					closer = append(closer, w)
+				}
+			}
+			cOff[v-n+1] = int32(len(closer))
+		}
+		for _, d := range g.Neighbors(int(a), nb[:0]) {
+			if d >= n {
+				continue
+			}
+			for v := n; v < nv; v++ {
+				l := int(level[v])
+				gv, p := group[v], int(pos[v])
+				var want int32
+				if m.hostGrp[l][d] == gv {
+					if l == 0 {
+						want = int32(d)
+					} else {
+						c := m.hostGrp[l-1][d]
+						want = sw[l-1][int(c)*m.rig[l-1]+p%m.rig[l-1]]
+					}
+				} else {
+					L := m.lca(d, l, gv)
+					t := m.digit(d, l, L)
+					want = sw[l+1][int(m.parent[l][gv])*m.rig[l+1]+p+t*m.rig[l]]
+				}
+				// The router's choice.
+				got := int32(d)
+				if int32(v) != a {
+					cl := closer[cOff[v-n]:cOff[v-n+1]]
+					if len(cl) == 0 {
+						return "a switch has no way to a host"
+					}
+					q := d
+					for e := ecc - 1 - (dist[v] + 1); e > 0 && q > 0; e-- {
+						q /= len(cl)
+					}
+					got = cl[q%len(cl)]
+				}
+				if got != want {
+					return fmt.Sprintf("the route from %s to %s does not follow the model", g.Name(v), g.Name(d))
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -127,7 +127,9 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 	case d.torus != nil:
 		return newTorus3D(d.plan.Machine, d.torus)
 	}
-	a, err := alloc.NewSlurm(d.plan.Machine, d.cfg)
+	cfg := d.cfg
+	cfg.OneNodeByWeight = d.plan.opt.Version.AtLeast(V2605)
+	a, err := alloc.NewSlurm(d.plan.Machine, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)
 	}
@@ -283,32 +285,26 @@ func (p *Plan) confOrder() []int {
 
 // rankedTree sets d's emulation to topology/tree with SwitchAsNodeRank (23.02+):
 // slurmctld's node table sorted by the rank of a node's leaf in the file (stable:
-// inside a leaf the NodeName lines' order, lineOrder). The emulator sorts by name,
-// so it is given names that sort into that order, and the tree renamed alike.
+// inside a leaf the NodeName lines' order, lineOrder). As in Slurm's
+// topology_p_generate_node_ranking (src/plugins/topology/tree/topology_tree.c) the
+// leaves are ranked 1, 2, ... in file order, a node on two leaves keeps the later
+// leaf's rank, and a node on no leaf keeps rank 0, before every leaf's nodes. The
+// emulator sorts by name, so it is given names that sort into that order, and the
+// tree renamed alike.
 func (p *Plan) rankedTree(d *Deployment, t *slurm.Tree, lineOrder []int) error {
 	leafRank := map[string]int{}
-	r := 0
+	r := 1
 	for _, s := range t.Switches {
 		if s.Level == 0 {
 			for _, n := range s.Nodes {
-				if _, ok := leafRank[n]; !ok {
-					leafRank[n] = r
-				}
+				leafRank[n] = r
 			}
 			r++
 		}
 	}
 	order := slices.Clone(lineOrder)
 	slices.SortStableFunc(order, func(a, b int) int {
-		ra, oka := leafRank[p.Names[a]]
-		rb, okb := leafRank[p.Names[b]]
-		if !oka {
-			ra = r
-		}
-		if !okb {
-			rb = r
-		}
-		return cmp.Compare(ra, rb)
+		return cmp.Compare(leafRank[p.Names[a]], leafRank[p.Names[b]])
 	})
 	synth := make([]string, len(p.Names))
 	rename := make(map[string]string, len(p.Names))
@@ -454,7 +450,13 @@ func (p *Plan) buildTree(d *Deployment) error {
 	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
 	ranked := p.opt.Version.AtLeast(V2302)
 	if ranked {
-		d.Notes = append(d.Notes, "Slurm "+p.opt.Version.String()+" with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too (measured on 26.05.3); the tree selection is emulated as Slurm 22.05 does it, and on Slurm 26.05.3 4 of 40 one-node placements of this deployment differed from the prediction (plan/realslurm_test.go, PROCALLOC_PLAN_TREE_NEW): a prediction, not a measurement")
+		note := "Slurm " + p.opt.Version.String() + " with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too"
+		if p.opt.Version.AtLeast(V2605) {
+			note += "; a one-node job takes the first free node in that order (26.05's one-node path, select/cons_tres _get_one_res), larger jobs follow the tree selection as in 22.05 (measured on Slurm 26.05.3, plan/realslurm_test.go)"
+		} else {
+			note += "; the tree selection is emulated as Slurm 22.05 does it, one-node jobs included (Slurm's source: 26.05 is the first release that places them outside the plugin); measured on 22.05.8 and 26.05.3, not on this release"
+		}
+		d.Notes = append(d.Notes, note)
 	} else {
 		d.Notes = append(d.Notes, warnings...)
 	}

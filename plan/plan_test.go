@@ -189,12 +189,12 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 			for i, n := range nodes {
 				pos[n.Name] = i
 			}
+			// Slurm's ranks: leaves 1, 2, ... in file order (a node on two leaves
+			// keeps the later), 0 for a node on none.
 			leaf := map[string]int{}
 			for i, s := range tr.Switches {
 				for _, n := range s.Nodes {
-					if _, ok := leaf[n]; !ok {
-						leaf[n] = i
-					}
+					leaf[n] = i + 1
 				}
 			}
 			order := slices.Clone(cfg.Names)
@@ -235,6 +235,9 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 		}
 		cfg.Blocks = b
 	}
+	// From 26.05 a one-node job takes the free node of lowest weight, first in node
+	// order (select/cons_tres _get_one_res), whatever the plugin.
+	cfg.OneNodeByWeight = ver.AtLeast(V2605)
 	a, err := alloc.NewSlurm(p.Machine, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -578,13 +581,14 @@ func TestPlanGridHistory(t *testing.T) {
 	names, _ := hostlist.Expand("node[01-16]")
 	tr := syntheticHistory(t, m, names, 300)
 	opt := Options{Machine: m, Hosts: names, MachineSource: "mesh:4x4", SlurmConf: []byte("NodeName=node[01-16]\nPartitionName=p Nodes=ALL OverSubscribe=EXCLUSIVE\n"),
-		Trace: tr, TracePath: "history", Version: V2605, VersionSource: "test", TimeLimit: 5 * time.Second}
+		Trace: tr, TracePath: "history", Version: V2311, VersionSource: "test", TimeLimit: 5 * time.Second}
 	p, err := Make(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// syntheticHistory placed jobs with the same emulation of Slurm's default
-	// selection: current, built from slurm.conf, predicts it exactly (this checks the
+	// selection (before 26.05's one-node path, hence 23.11 here): current, built
+	// from slurm.conf, predicts it exactly (this checks the
 	// path from slurm.conf to the emulator and the as-run schedule, not the
 	// emulation itself, which alloc's tests check against a real Slurm).
 	if a, b := file(p, "predictions/as-run.csv"), file(p, "predictions/current.csv"); a == nil || !bytes.Equal(a, b) {
@@ -605,7 +609,37 @@ func TestPlanGridHistory(t *testing.T) {
 			t.Errorf("%s: starts differ from production's", d.Name)
 		}
 	}
+	opt.Version = V2605
+	if p, err = Make(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
 	if d := p.reportOf(KindTorus3D); d.Supported {
 		t.Errorf("torus3d on a mesh: %+v", d)
+	}
+}
+
+// SwitchAsNodeRank's node table as Slurm's topology_p_generate_node_ranking makes
+// it (src/plugins/topology/tree/topology_tree.c): leaves ranked in file order, a
+// node on two leaves ranked by the later one, a node on no leaf (rank 0) first;
+// equal ranks keep the NodeName lines' order.
+func TestRankedTreeOrder(t *testing.T) {
+	tr, err := slurm.ParseTree(strings.NewReader("SwitchName=l1 Nodes=a,b\nSwitchName=l2 Nodes=c,b\nSwitchName=l3 Nodes=d\nSwitchName=s Switches=l[1-3]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Plan{Names: []string{"a", "b", "c", "d", "e"}}
+	d := &Deployment{}
+	lines := []int{4, 3, 2, 1, 0} // NodeName lines: e, d, c, b, a
+	if err := p.rankedTree(d, tr, lines); err != nil {
+		t.Fatal(err)
+	}
+	// Ranks: e 0 (no leaf), a 1, b 2 (l2, the later leaf), c 2, d 3; within rank 2
+	// the line order: c before b.
+	order := slices.Clone(p.Names)
+	slices.SortFunc(order, func(x, y string) int {
+		return strings.Compare(d.cfg.Names[slices.Index(p.Names, x)], d.cfg.Names[slices.Index(p.Names, y)])
+	})
+	if want := []string{"e", "a", "c", "b", "d"}; !slices.Equal(order, want) {
+		t.Errorf("node table %v, want %v", order, want)
 	}
 }

@@ -38,7 +38,7 @@ type planOnSlurm struct {
 // started) the weights, names and tree deployments; on a Slurm built from source
 // (PROCALLOC_SLURM_NEW, scripts/slurm-build.sh) the block deployment too, on a
 // cluster of its own (port PROCALLOC_SLURM_NEW_PORT, default 18000, + 300), and
-// with PROCALLOC_PLAN_TREE_NEW=1 the tree deployment there as well (it differs).
+// the tree deployment there as well (SwitchAsNodeRank, 26.05's one-node rule).
 // PROCALLOC_SLURM_STEPS sets the placements per deployment (default 150). It ends
 // with the line "plan: N placements predicted, D differ".
 func TestPlanOnSlurm(t *testing.T) {
@@ -73,13 +73,9 @@ func TestPlanOnSlurm(t *testing.T) {
 		if p, err := strconv.Atoi(os.Getenv("PROCALLOC_SLURM_NEW_PORT")); err == nil && p >= 1024 {
 			newPort = p
 		}
-		newKinds := []plan.Kind{plan.KindBlock}
-		if os.Getenv("PROCALLOC_PLAN_TREE_NEW") != "" {
-			// The tree deployment on 26.05 (SwitchAsNodeRank, NodeName lines in
-			// ordering order) is predicted with 22.05's tree selection: 6 of 60
-			// placements differed when this was written, all of one-node jobs (open).
-			newKinds = append(newKinds, plan.KindTree)
-		}
+		// The tree deployment on 26.05: SwitchAsNodeRank, NodeName lines in
+		// ordering order, one-node jobs on the first free node (_get_one_res).
+		newKinds := []plan.Kind{plan.KindBlock, plan.KindTree}
 		slurms = append(slurms, planOnSlurm{dir: filepath.Join(t.TempDir(), "new"), prefix: prefix, port: newPort + 300, version: "26.05", kinds: newKinds})
 	} else {
 		t.Log("PROCALLOC_SLURM_NEW is not set: the block deployment is not checked (scripts/slurm-build.sh builds a Slurm that has it)")

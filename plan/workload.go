@@ -204,7 +204,7 @@ func (p *Plan) replay(ctx context.Context) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
+				errs[i] = context.Cause(ctx)
 				return
 			}
 			p.progress("replaying " + string(d.Kind))
@@ -329,7 +329,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	res, err := sim.Run(ctx, p.Jobs, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, context.Cause(ctx)
 		}
 		return nil, fmt.Errorf("replaying deployment %s: %w", d.Kind, err)
 	}

@@ -39,11 +39,18 @@ func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options)
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
-	useGrid := opt.Ties == TiesByIndex && mmGridPays(pr)
-	if useGrid || opt.Ties == TiesByIndex && distinctCount(pr, 0)*k <= maxSweepEntries {
+	var ball *ballSearch
+	if opt.Ties == TiesByIndex {
+		ball = newBallSearch(pr)
+	}
+	useGrid := opt.Ties == TiesByIndex && ball == nil && mmGridPays(pr)
+	if ball != nil || useGrid || opt.Ties == TiesByIndex && distinctCount(pr, 0)*k <= maxSweepEntries {
 		var idx []int
 		var c []T
-		if useGrid {
+		if ball != nil {
+			idx, c, err = ballCenters(ctx, pr, ball, true, opt.Floor)
+			ball.release()
+		} else if useGrid {
 			idx, c, err = mmGrid(ctx, pr, opt.Floor)
 		} else {
 			idx, c, err = mmSweep(ctx, pr)
@@ -132,6 +139,20 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 		if ok {
 			res.Guarantee = g
 			return res, nil
+		}
+	}
+	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex {
+		if ball := newBallSearch(pr); ball != nil {
+			idx, c, err := ballCenters(context.Background(), pr, ball, false, opt.Floor)
+			ball.release()
+			if err != nil {
+				return Result{}, err
+			}
+			cf := make([]float64, len(c))
+			for j, v := range c {
+				cf[j] = float64(v)
+			}
+			return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
 		}
 	}
 	sr := newSearcher(pr, opt.Ties, m, s)

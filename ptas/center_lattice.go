@@ -515,6 +515,14 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	// (a center is only kept when strictly better); a center's radius is searched
 	// from its predecessor's. The history (L.cx, L.cy) orders the shells.
 	L.cx, L.cy, L.rad, L.inner, L.whole = L.cx[:0], L.cy[:0], L.rad[:0], L.inner[:0], L.whole[:0]
+	// Under TiesByIndex a center's k nearest do not depend on the earlier
+	// centers: the full-ball shortcut applies (fullBalls; off unless the points
+	// are distinct and in ascending (x, y) order).
+	var full fullBalls
+	fullSeen := false
+	if L.byIndex {
+		full = latticeFullBalls(xs, ys, w, h, pr.k)
+	}
 	best, bestT, r := int64(-1), -1, 0
 	for t := range centers {
 		if t&1023 == 1023 {
@@ -527,6 +535,16 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 			cx, cy = vx[t/len(vy)], vy[t%len(vy)]
 		} else {
 			cx, cy = xs[t], ys[t]
+		}
+		if full.at(int(cx), int(cy)) {
+			if fullSeen {
+				// Ties at best with the first full ball; its entries are never read.
+				r = full.d
+				L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
+				L.inner, L.whole = append(L.inner, 0), append(L.whole, false)
+				continue
+			}
+			fullSeen = true
 		}
 		var inner, within int
 		r, inner, within = L.radius(int(cx), int(cy), r)
@@ -558,4 +576,17 @@ func firstAppearances(dst []int32, seen *[]bool, vs []int32, span int) []int32 {
 		}
 	}
 	return dst
+}
+
+// latticeFullBalls is newFullBalls for searchLattice's offsets.
+func latticeFullBalls(xs, ys []int32, w, h, k int) fullBalls {
+	px, py := make([]int, len(xs)), make([]int, len(ys))
+	ordered := true
+	for i := range xs {
+		px[i], py[i] = int(xs[i]), int(ys[i])
+		if i > 0 && (xs[i-1] > xs[i] || xs[i-1] == xs[i] && ys[i-1] > ys[i]) {
+			ordered = false
+		}
+	}
+	return newFullBalls(px, py, w, h, k, ordered)
 }

@@ -63,8 +63,8 @@ if [ -x "$new_prefix/sbin/slurmctld" ]; then
 else
 	echo "test-slurm: no Slurm built from source in $new_prefix: slurm:block, block waits and the torus3d/block files not checked (scripts/slurm-build.sh builds it)"
 fi
-# procalloc plan's deployments deployed on the 16-node cluster (weights and names on
-# 22.05; block on the Slurm built from source when there is one).
+# procalloc plan's deployments deployed on the 16-node cluster (weights, names and tree
+# on 22.05; block and tree on the Slurm built from source when there is one).
 planline=
 if [ -d plan ]; then
 	planst=0

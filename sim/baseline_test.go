@@ -70,7 +70,7 @@ func TestBaselineRatios(t *testing.T) {
 // agree with a plain exact.Subset on the same free sets.
 func TestBaselineSolveMatchesSubset(t *testing.T) {
 	g := topo.Mesh(5, 5)
-	bl, err := newBaseline(Config{Machine: g, Baseline: &Baseline{TimeLimit: 10 * time.Second}})
+	bl, err := newBaseline(context.Background(), Config{Machine: g, Baseline: &Baseline{TimeLimit: 10 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +97,11 @@ func TestBaselineSolveMatchesSubset(t *testing.T) {
 		var all []geom.PointF
 		for v, f := range bl.free {
 			if f {
-				all = append(all, bl.pts[v])
+				all = append(all, bl.grid.pts[v])
 			}
 		}
 		for _, v := range chosen {
-			pts = append(pts, bl.pts[v])
+			pts = append(pts, bl.grid.pts[v])
 		}
 		total := int64(geom.PairwiseL1(pts))
 		got, err := bl.solve(context.Background(), k, chosen, total)
@@ -128,7 +128,6 @@ func TestBaselineBadInput(t *testing.T) {
 	}{
 		{topo.Mesh(4, 4), 0, "", "must be positive"},
 		{topo.Mesh(4, 4), -time.Second, "", "must be positive"},
-		{topo.Torus(4, 4), time.Second, "", "wraparound"},
 	} {
 		a, err := alloc.Parse("mm", tc.g, alloc.Options{Compat: tc.compat})
 		if err != nil {

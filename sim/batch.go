@@ -580,7 +580,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 	finished := 0
 	var last int64
 	for finished < len(tasks) {
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return nil, err
 		}
 		now := eng.Now()

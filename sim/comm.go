@@ -192,7 +192,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 		return nil, err
 	}
 	for done < len(res) {
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return nil, err
 		}
 		if len(finished) == 0 {
@@ -216,7 +216,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 				if len(finished) > 0 || eng.Now() >= limit {
 					break
 				}
-				if err := ctx.Err(); err != nil {
+				if err := context.Cause(ctx); err != nil {
 					return nil, err
 				}
 			}

@@ -125,7 +125,7 @@ func RunGrid(ctx context.Context, specs []Spec, workers int) []GridResult {
 	g.Run(ctx, len(specs))
 	for i := range out {
 		if !ended[i] {
-			out[i].Err = ctx.Err()
+			out[i].Err = context.Cause(ctx)
 		}
 	}
 	return out

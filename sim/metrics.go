@@ -391,6 +391,16 @@ type Summary struct {
 	// fraction of decisions proven.
 	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
 	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
+	// Every decision's ratio bounded (Baseline): the fraction of decisions with a
+	// certified bound (1 unless a bound failed), the mean over them of the total over
+	// the proven lower bound (an upper bound on the mean ratio to the optimum over all
+	// decisions when every one is bounded), the mean over all decisions of the total
+	// over the best found (a lower bound on it), and the decisions and proven ones.
+	BaselineBounded         *float64 `json:"baseline_bounded,omitempty"`
+	MeanRatioToOptimalUpper *float64 `json:"mean_ratio_to_optimal_upper,omitempty"`
+	MeanRatioToOptimalLower *float64 `json:"mean_ratio_to_optimal_lower,omitempty"`
+	BaselineDecisions       *int     `json:"baseline_decisions,omitempty"`
+	BaselineProvenDecisions *int     `json:"baseline_proven_decisions,omitempty"`
 	// Fallbacks counts the decisions an exact allocator (opt) left unproven.
 	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
@@ -468,6 +478,10 @@ type Size struct {
 	PctContiguous      float64  `json:"pct_contiguous"`
 	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
 	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
+	// As in Summary.
+	BaselineBounded         *float64 `json:"baseline_bounded,omitempty"`
+	MeanRatioToOptimalUpper *float64 `json:"mean_ratio_to_optimal_upper,omitempty"`
+	MeanRatioToOptimalLower *float64 `json:"mean_ratio_to_optimal_lower,omitempty"`
 }
 
 // Result is a finished replay.
@@ -515,8 +529,8 @@ type sizeAcc struct {
 // baseAcc sums the baseline over decisions as jobs are folded in: BaselineSummary
 // is the mean ratio over proven decisions and the proven fraction.
 type baseAcc struct {
-	n, proven int
-	sum       float64
+	n, proven, bounded int
+	sum, upper, lower  float64
 }
 
 func (b *baseAcc) add(r *JobResult) {
@@ -525,15 +539,29 @@ func (b *baseAcc) add(r *JobResult) {
 		b.proven++
 		b.sum += r.RatioToOptimal
 	}
+	if r.OptBounded {
+		b.bounded++
+		b.upper += r.RatioUpper
+	}
+	if r.OptTotalL1 > 0 {
+		b.lower += float64(r.TotalL1) / float64(r.OptTotalL1)
+	} else {
+		b.lower++ // a total of 0 (one node): its own optimum
+	}
 }
 
 func (b *baseAcc) summary() BaselineSummary {
-	var s BaselineSummary
+	s := BaselineSummary{Decisions: b.n, ProvenDecisions: b.proven}
 	if b.n > 0 {
 		s.Proven = float64(b.proven) / float64(b.n)
+		s.Bounded = float64(b.bounded) / float64(b.n)
+		s.MeanRatioLower = b.lower / float64(b.n)
 	}
 	if b.proven > 0 {
 		s.MeanRatio = b.sum / float64(b.proven)
+	}
+	if b.bounded > 0 {
+		s.MeanRatioUpper = b.upper / float64(b.bounded)
 	}
 	return s
 }
@@ -644,12 +672,15 @@ func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 		if cfg.Baseline != nil {
 			b := z.base.summary()
 			row.MeanRatioToOptimal, row.BaselineProven = &b.MeanRatio, &b.Proven
+			row.BaselineBounded, row.MeanRatioToOptimalUpper, row.MeanRatioToOptimalLower = &b.Bounded, &b.MeanRatioUpper, &b.MeanRatioLower
 		}
 		s.BySize = append(s.BySize, row)
 	}
 	if cfg.Baseline != nil {
 		b := a.base.summary()
 		s.MeanRatioToOptimal, s.BaselineProven = &b.MeanRatio, &b.Proven
+		s.BaselineBounded, s.MeanRatioToOptimalUpper, s.MeanRatioToOptimalLower = &b.Bounded, &b.MeanRatioUpper, &b.MeanRatioLower
+		s.BaselineDecisions, s.BaselineProvenDecisions = &b.Decisions, &b.ProvenDecisions
 	}
 	if fc, ok := cfg.Alloc.(alloc.FallbackCounter); ok {
 		d, f := fc.Fallbacks()

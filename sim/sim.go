@@ -308,10 +308,16 @@ type JobResult struct {
 	SpatiallyCompact bool
 	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
 	// job's start (the best found when not proven), whether it was proven, and
-	// TotalL1 over it (0 when not proven).
+	// TotalL1 over it (0 when not proven). OptLowerBound is a proven lower bound on
+	// that least total (equal to it when proven); OptBounded says it certifies the
+	// ratio (it is positive, or the job's total is 0), and RatioUpper is then TotalL1
+	// over it (1 for a total of 0), an upper bound on the ratio to the optimum.
 	OptTotalL1     int64
 	OptProven      bool
 	RatioToOptimal float64
+	OptLowerBound  int64
+	OptBounded     bool
+	RatioUpper     float64
 }
 
 // Wait returns start - arrival.
@@ -520,7 +526,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	bl, err := newBaseline(cfg)
+	bl, err := newBaseline(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -581,7 +587,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	done := 0
 	for q.len() > 0 {
 		if done&1023 == 0 {
-			if err := ctx.Err(); err != nil {
+			if err := context.Cause(ctx); err != nil {
 				return nil, err
 			}
 			if cfg.Progress != nil {

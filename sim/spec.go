@@ -15,9 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/procalloc/procalloc/alloc"
-	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
-	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -41,6 +39,9 @@ type Spec struct {
 	// TraceData, when set, is replayed instead of reading a trace: several replays of
 	// one trace (compare, a grid) read it once. It is not modified.
 	TraceData *Trace
+	// Stdin, when set, is what a file named "-" reads (GraphFile, NodeNameMap,
+	// HostsFile), once; nil: "-" is a file's name.
+	Stdin io.Reader
 	// Format is the trace's format (FormatDetect: from its first record).
 	Format Format
 	// SkipBad skips and counts malformed trace lines instead of failing.
@@ -64,28 +65,32 @@ type Spec struct {
 	// load factor; when 0, Scale.Contract is reported.
 	LoadFactor float64
 
-	// Machine is the machine; when nil, MachineSpec (topo.ParseMachine) names it.
+	// Machine is the machine; when nil, MachineSpec (topo.ParseMachine) or
+	// GraphFile names it.
 	Machine     topo.Machine
 	MachineSpec string
+	// GraphFile is a network file read as the machine (slurm.ReadGraphFormat: an
+	// edge list, ibnetdiscover output, a topology.conf or topology.yaml), instead of
+	// MachineSpec. GraphFormat is its format (slurm.GraphFormats; "": detected from
+	// the content), NodeNameMap an ibnetdiscover node-name-map file naming its GUIDs,
+	// Topology which topology of a topology.yaml ("": its cluster_default).
+	GraphFile, GraphFormat, NodeNameMap, Topology string
 
 	// Hosts are the machine's host names in node-index order (alloc.Options.Names):
 	// the names a slurm:tree/slurm:block topology.conf and an sacct trace's node
 	// lists use, e.g. a mesh's nodes named node[0001-1024]. nil: a graph's own
 	// names, node indices on a grid.
 	Hosts []string
+	// HostsFile (one name, or hostlist, per line: curves.ReadHostNames) or Hostlist
+	// (one Slurm hostlist expression), when set, are read into Hosts by Prepare.
+	HostsFile, Hostlist string
 
 	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
-	// Ranking resolves a CURVE argument of Alloc that is not a built-in curve
-	// (alloc.Options.Ranking), e.g. a ranking file; nil: built-in curves only.
-	Ranking func(name string, m topo.Machine) (curves.Order, error)
-	// SlurmTree reads the topology.conf of a slurm:tree allocator
-	// (alloc.Options.SlurmTree); nil: slurm:tree is refused.
-	SlurmTree func(path string) (*slurm.Tree, error)
-	// SlurmBlocks reads the topology.conf of a slurm:block allocator
-	// (alloc.Options.SlurmBlocks); nil: slurm:block is refused.
-	SlurmBlocks func(path string) (*slurm.Blocks, error)
+	// A CURVE argument of Alloc that is not a built-in curve names a ranking file,
+	// and slurm:tree:FILE and slurm:block:FILE name a topology.conf or
+	// topology.yaml: the replay reads them (Files), host names matched against Hosts.
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
 	Sched  Sched
@@ -121,6 +126,9 @@ type Spec struct {
 	// SpanOrder and SpanName: the ordering spans are measured on (Config.SpanOrder).
 	SpanOrder []int
 	SpanName  string
+	// SpanCurve, when set, names that ordering instead: a curve or a ranking file,
+	// resolved by Prepare into SpanOrder and SpanName.
+	SpanCurve string
 	// Baseline, when set, solves every allocation decision exactly for comparison
 	// (mean_ratio_to_optimal); it needs a grid without wraparound, or CompatPReMAS.
 	Baseline *Baseline
@@ -240,9 +248,10 @@ func (s *Spec) Validate() error {
 	if s.LoadFactor != 0 && (!(s.LoadFactor > 0) || s.LoadFactor > 1e6) {
 		add(fieldErr("LoadFactor", fmt.Sprint(s.LoadFactor), "must be a load factor greater than 0 and at most 1e6 (or 0: none)"))
 	}
-	if s.Machine == nil && s.MachineSpec == "" {
-		add(fieldErr("Machine", "", "required: a machine, or a MachineSpec such as mesh:16x16"))
+	if s.Machine == nil && s.MachineSpec == "" && s.GraphFile == "" {
+		add(fieldErr("Machine", "", "required: a machine, or a MachineSpec such as mesh:16x16, or a GraphFile"))
 	}
+	s.validateFiles(add)
 	if s.Machine != nil && s.MachineSpec != "" && s.MachineSpec != s.Machine.Spec() {
 		add(fieldErr("MachineSpec", strconv.Quote(s.MachineSpec), "names another machine than Machine (%s): give one of them", s.Machine.Spec()))
 	}
@@ -398,6 +407,19 @@ type Replay struct {
 	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
 	// replay without per-job records then holds the trace once, not its replicas.
 	lazy *replicaStream
+	// files reads the ranking and topology files the allocator names; copies of
+	// the replay share it, so that each file's warnings are kept once.
+	files *Files
+}
+
+// Warnings returns what the files read so far (a GraphFile; the topology files of
+// slurm:tree and slurm:block allocators, read by Config) hold that is accepted but
+// worth saying, each file's once, in the order read.
+func (rp *Replay) Warnings() []Warning {
+	if rp.files == nil {
+		return nil
+	}
+	return rp.files.Warnings()
 }
 
 // NumJobs is the number of jobs replayed.
@@ -429,16 +451,15 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	resolved := *s
+	s = &resolved
+	warnings, err := s.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	files := &Files{Hosts: s.Hosts}
+	files.keep("", warnings)
 	m := s.Machine
-	if m == nil {
-		var err error
-		if m, err = topo.ParseMachine(s.MachineSpec); err != nil {
-			return nil, fieldErr("MachineSpec", "", "%v", err)
-		}
-	}
-	if m.N() > MaxNodes {
-		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
-	}
 	if s.Hosts != nil && len(s.Hosts) != m.N() {
 		return nil, fieldErr("Hosts", "", "%d host names for the %d nodes of %s", len(s.Hosts), m.N(), m.Spec())
 	}
@@ -447,7 +468,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 			return nil, err
 		}
 	}
-	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, s.Ranking); err != nil {
+	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, files.Ranking); err != nil {
 		return nil, fieldErr("TaskOrder", strconv.Quote(string(s.TaskOrder)), "%v", err)
 	}
 	tr, err := s.ReadTrace()
@@ -467,7 +488,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 		return nil, fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "makes %d jobs, about %.1f GB of job records in memory; a replay takes at most %d GB: replicate less",
 			n, JobBytes(n)/1e9, MaxJobBytes>>30)
 	}
-	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs}
+	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
 	rp.Spec.Machine = m
 	if s.From != "" || s.To != "" {
 		from, to := int64(0), int64(0)
@@ -535,7 +556,10 @@ func (rp *Replay) Config() (Config, error) {
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
 	}
-	a, err := alloc.Parse(s.Alloc, m, alloc.Options{Compat: s.Compat, Ranking: s.Ranking, SlurmTree: s.SlurmTree, SlurmBlocks: s.SlurmBlocks, NoMemo: s.NoMemo, Names: s.Hosts})
+	if rp.files == nil {
+		rp.files = &Files{Hosts: s.Hosts}
+	}
+	a, err := alloc.Parse(s.Alloc, m, rp.files.Options(alloc.Options{Compat: s.Compat, NoMemo: s.NoMemo, Names: s.Hosts}))
 	if err != nil {
 		// A file the allocator names that cannot be read (a missing topology.conf
 		// or ranking file) is a failure of the run, not a mistake in the spec.
@@ -546,7 +570,7 @@ func (rp *Replay) Config() (Config, error) {
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
 		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
-		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: s.Ranking}
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: rp.files.Ranking}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}
@@ -565,12 +589,8 @@ func (rp *Replay) Config() (Config, error) {
 		}
 	}
 	if s.Baseline != nil {
-		grid, ok := m.(*topo.Grid)
-		if !ok {
-			return Config{}, fieldErr("Baseline", "exact", "needs node coordinates (a mesh); %s has none", m.Spec())
-		}
-		if s.Compat != alloc.CompatPReMAS && slices.Contains(grid.Wrap(), true) {
-			return Config{}, fieldErr("Baseline", "exact", "measures plain L1 distance; %s has wraparound links (use a mesh, or CompatPReMAS)", m.Spec())
+		if err := checkBaseline(m); err != nil {
+			return Config{}, fieldErr("Baseline", "exact", "%v", err)
 		}
 		b := *s.Baseline
 		cfg.Baseline = &b
@@ -596,6 +616,9 @@ type Report struct {
 	Seconds float64 `json:"seconds"`
 	// PerJob are the jobs' records, with Spec.PerJob.
 	PerJob []JobResult `json:"-"`
+	// Warnings are what the replay's files hold that is accepted but worth saying
+	// (Replay.Warnings).
+	Warnings []Warning `json:"-"`
 }
 
 // Run replays the prepared trace with a fresh allocator.
@@ -628,6 +651,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if rp.Spec.PerJob {
 		rep.PerJob = res.PerJob
 	}
+	rep.Warnings = rp.Warnings()
 	if bw := rep.BlockWaits; bw != nil && cfg.Comm == nil && cfg.Sched != SchedAsRun {
 		w, err := rp.consecMeanWait(ctx)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -57,6 +58,67 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 	})
 }
 
+// GraphFile is a network file and how to read it: what --graph FILE and its
+// options (--graph-format, --node-name-map, --topology) name.
+type GraphFile struct {
+	Path        string
+	Format      string // one of GraphFormats, or "" to detect it
+	NodeNameMap string // an ibnetdiscover node-name-map file naming the GUIDs
+	Topology    string // topology.yaml: which topology ("" = cluster_default)
+	// Stdin is what a path "-" reads (once); nil: "-" is a file's name.
+	Stdin io.Reader
+}
+
+// GraphFileError is a file of a GraphFile whose content is wrong: the network file
+// or (NameMap) its node-name-map.
+type GraphFileError struct {
+	NameMap bool
+	Path    string
+	Err     error
+}
+
+func (e *GraphFileError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *GraphFileError) Unwrap() error { return e.Err }
+
+func (f GraphFile) open(path string) (io.ReadCloser, error) {
+	if path == "-" && f.Stdin != nil {
+		return io.NopCloser(f.Stdin), nil
+	}
+	return os.Open(path)
+}
+
+// Read reads the network (ReadGraphFormat) and returns it with what Slurm accepts
+// but logs in it (a topology file's Warnings). A file that cannot be opened is the
+// file system's error; one whose content is wrong a *GraphFileError.
+func (f GraphFile) Read() (*topo.Graph, []string, error) {
+	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology}
+	if f.Format != "" && !slices.Contains(GraphFormats, f.Format) {
+		return nil, nil, fmt.Errorf("graph format %q: want one of %s", f.Format, strings.Join(GraphFormats, ", "))
+	}
+	if f.NodeNameMap != "" {
+		r, err := f.open(f.NodeNameMap)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer r.Close()
+		if opt.NodeNameMap, err = topo.ReadNodeNameMap(r); err != nil {
+			return nil, nil, &GraphFileError{NameMap: true, Path: f.NodeNameMap, Err: err}
+		}
+	}
+	r, err := f.open(f.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var ws []string
+	opt.Warn = func(w string) { ws = append(ws, w) }
+	g, err := ReadGraphFormat(r, opt)
+	if err != nil {
+		return nil, nil, &GraphFileError{Path: f.Path, Err: err}
+	}
+	return g, ws, nil
+}
+
 // ReadTopology reads a topology.conf or a topology.yaml, told apart by content
 // (DetectGraphFormat), into a Topology; name selects a topology.yaml's topology ("":
 // cluster_default). It is what the slurm:tree and slurm:block emulators read.
@@ -76,6 +138,22 @@ func ReadTopology(r io.Reader, name string) (*Topology, error) {
 		return nil, fmt.Errorf("a topology name (%s) selects a topology of a topology.yaml; this is a topology.conf", name)
 	}
 	return ParseTopologyConf(bytes.NewReader(data))
+}
+
+// ReadTopologyFile is ReadTopology of the file at path (a topology.conf or a
+// topology.yaml's cluster_default topology), its errors naming the file: what the
+// slurm:tree:FILE and slurm:block:FILE allocator specs read.
+func ReadTopologyFile(path string) (*Topology, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := ReadTopology(f, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
 }
 
 // DetectGraphFormat names the format of a network file from its first meaningful

@@ -39,6 +39,10 @@ type Graph struct {
 	treeOnce      sync.Once
 	tree          *TreeLevels
 	treeReason    string
+	// The layout of a dragonfly recognised from its links (a file's), for the
+	// closed-form distances (structdist.go), built on first use.
+	recLayoutOnce sync.Once
+	recLayout     *synthLayout
 }
 
 // Group is a named set of nodes, such as the processors under one switch.

@@ -565,13 +565,14 @@ func (h *hopIndex) buildLabels(budget int) bool {
 // PairDistSum returns the sum of the hop distances between all unordered pairs of
 // the distinct vertices nodes, and false (sum 0) when some pair is not connected.
 // On the fat trees and dragonflies FatTree and Dragonfly build, hosts' sums come in
-// closed form from their structure (structdist.go). Otherwise it
+// closed form from their structure (structdist.go), as on any graph with a
+// dragonfly's structure (Graph.Dragonfly: a dragonfly read from a file). Otherwise it
 // groups the vertices by anchor and class (see Dist), so that it looks up one
 // distance per pair of classes instead of per pair of vertices: a job of 1,024 hosts
 // on 256 leaf switches of a fat tree has a few dozen classes.
 func (g *Graph) PairDistSum(nodes []int) (int64, bool) {
-	if g.layout != nil {
-		if sum, ok := g.structuredPairDistSum(nodes); ok {
+	if s := g.structLayout(); s != nil {
+		if sum, ok := g.structuredPairDistSum(s, nodes); ok {
 			return sum, true
 		}
 	}

@@ -6,7 +6,8 @@ import (
 )
 
 // Closed-form pairwise distances of the synthetic fat trees and dragonflies. FatTree
-// and Dragonfly record the structure they build (synthLayout); PairDistSum then sums
+// and Dragonfly record the structure they build (synthLayout), and a dragonfly read
+// from a file gets the layout of its recognised structure (Graph.Dragonfly); PairDistSum then sums
 // a job's hop distances from it in O(k x levels) on a fat tree and O(k x h^2) on a
 // dragonfly (h global links per router), with no search of the graph, instead of
 // one distance per pair of classes (docs/sim.md, "Per-job metrics at scale"). The
@@ -48,10 +49,25 @@ type synthLayout struct {
 	scratch   sync.Pool // *dfScratch or *ftScratch
 }
 
-// structuredPairDistSum is PairDistSum from the layout; false when it does not
+// structLayout returns the layout of the closed-form distances: the one FatTree or
+// Dragonfly recorded, else that of the dragonfly structure recognised from the
+// links (Dragonfly: its distances follow from the same three facts, routers of a
+// group joined, hosts on their routers, every two groups linked), else nil.
+func (g *Graph) structLayout() *synthLayout {
+	if g.layout != nil {
+		return g.layout
+	}
+	g.recLayoutOnce.Do(func() {
+		if sh, ok := g.Dragonfly(); ok {
+			g.recLayout = &synthLayout{p: sh.HostsPerRouter, a: sh.RoutersPerGroup, groups: sh.Groups}
+		}
+	})
+	return g.recLayout
+}
+
+// structuredPairDistSum is PairDistSum from layout s; false when it does not
 // apply (a vertex that is not a host).
-func (g *Graph) structuredPairDistSum(nodes []int) (int64, bool) {
-	s := g.layout
+func (g *Graph) structuredPairDistSum(s *synthLayout, nodes []int) (int64, bool) {
 	for _, v := range nodes {
 		if v < 0 || v >= g.hosts {
 			return 0, false

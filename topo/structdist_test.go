@@ -3,6 +3,7 @@ package topo
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -157,5 +158,69 @@ func TestStructuredPairDistSumLargeDragonfly(t *testing.T) {
 		if !ok || !iok || got != idx {
 			t.Fatalf("job %d of %d hosts: closed form %d (%v), hop index %d (%v)", i, k, got, ok, idx, iok)
 		}
+	}
+}
+
+// edgeListOf writes g as ReadGraph reads it: hosts, then switches, in index order,
+// then every link once (a fabric file of the same machine).
+func edgeListOf(g *Graph) string {
+	var b strings.Builder
+	for v := range g.Vertices() {
+		if g.IsSwitch(v) {
+			fmt.Fprintf(&b, "%%switch %s\n", g.Name(v))
+		} else {
+			fmt.Fprintf(&b, "%%node %s\n", g.Name(v))
+		}
+	}
+	for v := range g.Vertices() {
+		for _, w := range g.adj[v] {
+			if v < w {
+				fmt.Fprintf(&b, "%s %s\n", g.Name(v), g.Name(w))
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestRecognisedDragonflyPairDistSum: a dragonfly read from a file (no builder's
+// record) takes the closed form through its recognised structure, with the
+// breadth-first sums, on random jobs of random dragonflies; a fat tree read from a
+// file is no dragonfly and keeps the hop index.
+func TestRecognisedDragonflyPairDistSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 3))
+	for i := range 20 {
+		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(6), 1+rng.IntN(3), 1+rng.IntN(12)
+		if i == 0 {
+			p, a, l, G = 4, 8, 2, 9
+		}
+		syn, err := Dragonfly(p, a, l, G)
+		if err != nil {
+			t.Fatal(p, a, l, G, err)
+		}
+		g, err := ReadGraph(strings.NewReader(edgeListOf(syn)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.layout != nil || g.structLayout() == nil {
+			t.Fatalf("dragonfly %d,%d,%d,%d from a file: recognised layout %v", p, a, l, G, g.structLayout())
+		}
+		for range 40 {
+			nodes := randomJob(rng, g.N())
+			got, ok := g.PairDistSum(nodes)
+			if want := bfsPairSum(g, nodes); !ok || got != want {
+				t.Fatalf("dragonfly %d,%d,%d,%d from a file, job %v: closed form %d (%v), breadth-first %d", p, a, l, G, nodes, got, ok, want)
+			}
+		}
+	}
+	ft, err := FatTree("4,4:4,4:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadGraph(strings.NewReader(edgeListOf(ft)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.structLayout() != nil {
+		t.Fatal("a fat tree from a file took a dragonfly's layout")
 	}
 }

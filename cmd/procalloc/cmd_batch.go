@@ -145,12 +145,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				if err != nil {
 					return usageError{err.Error()}
 				}
-				if err := ef.check(fs); err != nil {
+				engine, flit, err := ef.parse() // a wrong engine name: Batch.Validate says so
+				if err != nil {
 					return err
-				}
-				engine := sim.Engine(ef.engine) // a wrong name: Batch.Validate says so
-				if e, err := sim.ParseEngine(ef.engine); err == nil {
-					engine = e
 				}
 				p := netsim.Params{MessageFlits: *flits, RouterDelay: *delay, FlitBytes: *flitBytes}
 				if err := p.Validate(); err != nil {
@@ -174,7 +171,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				// Every configuration's limits, checked by the library (Batch.Validate).
 				newBatch := func(spec string, comm int) *sim.Batch {
 					return &sim.Batch{Machine: g, Alloc: spec, Tasks: *tasks, MeanSize: *mean, CommPerIO: comm, Pattern: pat,
-						Params: p, IO: iop, Engine: engine, Flit: ef.flit, Runs: *runs, Seed: *seed}
+						Params: p, IO: iop, Engine: engine, Flit: flit, Runs: *runs, Seed: *seed}
 				}
 				for _, s := range specs {
 					for _, c := range counts {
@@ -191,7 +188,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				o := batchOutput{Machine: g.Spec(), Pattern: pat.Name(), Tasks: *tasks, MeanSize: *mean, Seed: *seed}
 				if engine == sim.EngineFlit {
 					o.Engine = string(sim.EngineFlit)
-					o.Flit = flitJSON(ef.flit.Config(g, p, *seed))
+					o.Flit = flitJSON(flit.Config(g, p, *seed))
 				}
 				var interrupted error
 				// Every configuration's runs on one pool of --workers goroutines.
@@ -218,12 +215,12 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				}
 				for k, res := range results {
 					if res == nil {
-						interrupted = ctx.Err()
+						interrupted = context.Cause(ctx)
 						continue
 					}
 					o.Results = append(o.Results, batchPoint{Alloc: bs[k].Alloc, CommPerIO: bs[k].CommPerIO, BatchResult: res})
 					if res.Interrupted {
-						interrupted = ctx.Err()
+						interrupted = context.Cause(ctx)
 					}
 				}
 				prog.Done()

@@ -119,11 +119,14 @@ procalloc bench --graph fabric.ibnet --alloc bf:rcm,genalg --jobs 1000`,
 				default:
 					return usagef("--compat %q: want premas, sst or default", *compat)
 				}
+				files := &sim.Files{} // ranking and topology files the allocators name
 				cfg := bench.Config{Machine: m, Allocs: specs, TimeLimit: *timeLimit,
-					Options: alloc.Options{Compat: cmpt, Ranking: allocRanking, SlurmTree: allocSlurmTree, SlurmBlocks: allocSlurmBlocks, NoMemo: *noMemo}}
+					Options: files.Options(alloc.Options{Compat: cmpt, NoMemo: *noMemo})}
 				// Allocators first: one that does not apply to the machine is refused
 				// before a trace is read.
-				if err := bench.Check(cfg); err != nil {
+				err = bench.Check(cfg)
+				printWarnings(e, files.Warnings())
+				if err != nil {
 					return err
 				}
 				if *trace == "" {

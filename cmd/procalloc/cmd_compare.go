@@ -71,7 +71,7 @@ procalloc compare --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:blo
 procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
-			sf.declare(fs)
+			sf.declare(fs, "alloc", "baseline", "baseline-time-limit", "by-size", "json")
 			allocs := fs.String("alloc", "", "comma-separated allocator `SPECS`: "+strings.Join(alloc.Names(), ", "))
 			csvOut := fs.String("csv", "", "also write the table as CSV to `FILE`")
 			svgOut := fs.String("svg", "", "also write a bar chart of --metric to `FILE` (SVG)")
@@ -100,17 +100,18 @@ procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc
 				if *par < 1 {
 					return usagef("--parallel %d: must be at least 1", *par)
 				}
-				loadList := []float64{sf.scale.Contract}
+				contract, _ := strconv.ParseFloat(sf.value("contract"), 64)
+				loadList := []float64{contract}
 				var err error
 				if *loads != "" {
-					if sf.scale.Contract != 1 {
+					if contract != 1 {
 						return usagef("--loads replaces --contract; give one of them")
 					}
 					if loadList, err = parseLoads(*loads); err != nil {
 						return usageError{err.Error()}
 					}
 				}
-				base, err := sf.spec(e, specs[0], false)
+				base, err := sf.spec(e, specs[0])
 				if err != nil {
 					return err
 				}
@@ -138,7 +139,9 @@ procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc
 					for si, a := range specs {
 						r := *rp
 						r.Spec.Alloc = a
-						if _, err := r.Config(); err != nil {
+						_, err := r.Config()
+						printWarnings(e, r.Warnings())
+						if err != nil {
 							return specError(err)
 						}
 						rps = append(rps, &r)
@@ -200,7 +203,7 @@ procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc
 					sum.Seconds = seconds[i]
 					sums = append(sums, sum)
 				}
-				interrupted := ctx.Err()
+				interrupted := context.Cause(ctx)
 				if len(sums) == len(runs) {
 					interrupted = nil
 				}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -343,50 +342,11 @@ func curveResolve(spec string, m topo.Machine) (curves.Order, error) {
 // curveResolveCtx is curveResolve stopped by ctx (Ctrl-C): a slow curve (spectral)
 // returns the context's error at once (curves.GenerateContext).
 func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.Order, error) {
-	if curves.Summary(spec) != "" {
-		if err := curves.Why(spec, m); err != nil {
-			return nil, usagef("%v", err)
-		}
-		return curves.GenerateContext(ctx, spec, m)
+	o, err := curves.Resolve(ctx, spec, m, nil)
+	if ue := (*curves.UnknownCurveError)(nil); errors.As(err, &ue) {
+		return nil, usageError{err.Error()}
 	}
-	if _, err := os.Stat(spec); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, usagef("unknown curve %q (and no such ranking file); valid curves: %s", spec, strings.Join(curves.Names(), ", "))
-		}
-		return nil, err
-	}
-	return curves.ReadMachineRanking(spec, m)
-}
-
-// allocRanking is alloc.Options.Ranking for the CLI: a CURVE argument of an allocator
-// spec (bf:FILE, paging:FILE:s) that is not a built-in curve names a ranking file.
-func allocRanking(path string, m topo.Machine) (curves.Order, error) {
-	if err := rankingFileExists(path); err != nil {
-		return nil, err
-	}
-	return curves.ReadMachineRanking(path, m)
-}
-
-// rankingFileExists says why path, which is not a built-in curve, is no ranking file.
-func rankingFileExists(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%q is neither a curve (valid: %s) nor an existing ranking file", path, strings.Join(curves.Names(), ", "))
-		}
-		return err
-	}
-	return nil
-}
-
-// allocRankingNamed is allocRanking for a machine whose nodes are named hosts
-// (--hosts/--hostlist): a host ranking file's names are matched against them.
-func allocRankingNamed(hosts []string) func(string, topo.Machine) (curves.Order, error) {
-	return func(path string, m topo.Machine) (curves.Order, error) {
-		if err := rankingFileExists(path); err != nil {
-			return nil, err
-		}
-		return curves.ReadRankingFileOf(path, m, hosts)
-	}
+	return o, err
 }
 
 func curveList(w io.Writer, m topo.Machine) error {

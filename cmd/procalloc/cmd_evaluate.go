@@ -105,7 +105,7 @@ procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights li
 					}
 					for _, name := range names {
 						name = strings.TrimSpace(name)
-						if err := ctx.Err(); err != nil {
+						if err := context.Cause(ctx); err != nil {
 							return err
 						}
 						o, err := curveResolveCtx(ctx, name, m)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -211,7 +212,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 						return usagef("--router-delay is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay")
 					}
 				case "message":
-					for _, f := range simFlitFlags { // the flags only the flit engine reads
+					for _, f := range sweep.FlitFlags { // the flags only the flit engine reads
 						if set[f] {
 							return usagef("--%s is the flit engine's (--engine flit)", f)
 						}

@@ -14,146 +14,131 @@ import (
 	"strings"
 	"time"
 
-	"github.com/procalloc/procalloc/alloc"
-	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
-	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/sim/sweep"
 )
 
-// simFlags are the flags sim and compare share.
+// simFlags are the flags sim and compare share: sim's replay flags, declared from
+// their one table (sweep.Flags: names, kinds, defaults, help texts) and mapped onto
+// sim.Spec by the same code that maps a sweep item's (sweep.ApplyFlags).
 type simFlags struct {
-	trace, machine, sched, compat, format string
-	graph, spanCurve                      string
-	gf                                    *graphFlags
-	hosts                                 *hostSource
-	skipBad                               bool
-	maxJobs                               int
-	tz                                    string
-	noMemo                                bool
-	scale                                 sim.Scale
-	// network model (Bunde et al. 2004): --comm, --pattern and the message flags
-	comm, pattern                    string
-	metrics                          string
-	msgFlits, routerDelay, flitBytes int64
-	cycleSeconds, msgsPerSecond      float64
-	commSeed                         uint64
-	// the network engine of --comm and the flit engine's configuration
-	engineFlags
-	taskOrder string
-	fs        *flag.FlagSet
-	// trace window (Bunde et al. 2004 §3.1) and jobs too large for the machine
-	from, to   string
-	dropLarger bool
+	fs       *flag.FlagSet
+	declared map[string]bool
 }
 
-func (f *simFlags) declare(fs *flag.FlagSet) {
-	fs.StringVar(&f.trace, "trace", "", "workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip or not ('-' for stdin)")
-	fs.StringVar(&f.machine, "machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8")
-	fs.StringVar(&f.graph, "graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")
-	f.gf = declareGraphFlags(fs)
-	f.hosts = declareHostFlags(fs, "the names of the machine's nodes in slurm:tree/slurm:block topology files, sacct node lists and host ranking files; they replace a --graph's own")
-	fs.StringVar(&f.spanCurve, "span-curve", "", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)")
-	fs.StringVar(&f.sched, "sched", "fcfs", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)")
-	fs.StringVar(&f.compat, "compat", "", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults")
-	fs.StringVar(&f.format, "format", "", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it")
-	fs.BoolVar(&f.skipBad, "skip-bad", false, "skip and count malformed trace lines instead of failing on the first")
-	fs.IntVar(&f.maxJobs, "max-jobs", sim.DefaultMaxJobs, "refuse a trace of more than `N` jobs (a cap on memory: about 200 bytes per job replayed)")
-	fs.StringVar(&f.tz, "tz", "", "time `ZONE` of an sacct trace's times, an IANA name such as America/New_York (default: $TZ, else the system's zone; sacct prints local times)")
-	fs.BoolVar(&f.noMemo, "no-memo", false, "search every allocation decision anew: MM, Gen-Alg, MM+Inc and MC1x1 otherwise remember their answer for a request and free node set met before (same results; for timing the search itself)")
-	fs.Float64Var(&f.scale.Work, "work", 1, "work multiple: run times and estimates are multiplied by it")
-	fs.Float64Var(&f.scale.Contract, "contract", 1, "arrival contraction: arrival times are multiplied by it (< 1 raises the load)")
-	fs.IntVar(&f.scale.Replicate, "replicate", 1, "replication factor: each job appears this many times, replicas with perturbed arrivals")
-	fs.Int64Var(&f.scale.Perturb, "perturb", 0, "largest arrival offset of a replica, in seconds (0: mean inter-arrival time)")
-	fs.Uint64Var(&f.scale.Seed, "seed", 1, "seed of the replica perturbation")
-	fs.StringVar(&f.from, "from", "", "keep jobs arriving at or after `TIME`: seconds from the trace's start, or a date YYYY-MM-DD[THH:MM:SS] in the trace's time zone (SWF header)")
-	fs.StringVar(&f.to, "to", "", "keep jobs arriving before `TIME` (as --from; after --from, else a usage error)")
-	fs.BoolVar(&f.dropLarger, "drop-larger", false, "drop jobs larger than the machine (counted and reported) instead of failing")
-	d := netsim.DefaultParams()
-	fs.StringVar(&f.comm, "comm", "", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived")
-	fs.StringVar(&f.pattern, "pattern", "all-to-all", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm")
-	fs.StringVar(&f.metrics, "metrics", "all", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), or all; --metrics sched leaves dist and route out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros")
-	fs.Int64Var(&f.msgFlits, "msg-flits", d.MessageFlits, "message length in flits (one flit crosses a link per cycle)")
-	fs.Int64Var(&f.routerDelay, "router-delay", d.RouterDelay, "cycles a message header takes per hop")
-	fs.Int64Var(&f.flitBytes, "flit-bytes", d.FlitBytes, "bytes per flit (for hop-bytes)")
-	fs.Float64Var(&f.cycleSeconds, "cycle-seconds", sim.DefaultCycleSeconds, "length of one network cycle in trace seconds (with --comm; 1e-9 to 1e6)")
-	fs.Float64Var(&f.msgsPerSecond, "msgs-per-second", 1, "messages a job sends per second of its trace run time (with --comm; at most 1e6)")
-	fs.Uint64Var(&f.commSeed, "comm-seed", 1, "seed of the random pattern's choices")
-	f.engineFlags.declare(fs, "network model of --comm: message (message-level wormhole, the default: about 10 times faster) or flit (BookSim2's virtual-channel router, docs/comm.md)")
-	fs.StringVar(&f.taskOrder, "task-order", "returned", "which node gets which task of a job's pattern: returned (as the allocator returns them, the default), sorted (node index), allocator (the order it collected them: curve order, MC/MC1x1 shells, L1 from the center for MM and Gen-Alg), curve:NAME, or random (seeded by --comm-seed)")
-	f.fs = fs
+// declare declares sim's replay flags on fs but those named in except (which the
+// command declares its own way).
+func (f *simFlags) declare(fs *flag.FlagSet, except ...string) {
+	f.fs, f.declared = fs, map[string]bool{}
+	for _, fl := range sweep.Flags() {
+		if !slices.Contains(except, fl.Name) {
+			declareFlag(fs, fl)
+			f.declared[fl.Name] = true
+		}
+	}
 }
 
-// engineFlags are the network engine's flags, which sim, compare and batch declare
-// alike: --engine and the flit engine's configuration (sim.FlitOptions).
-type engineFlags struct {
-	engine string
-	flit   sim.FlitOptions
+// declareFlag declares a flag of the table on fs with its own type, so that the
+// flag package reads its value, and prints its default, as it always has.
+func declareFlag(fs *flag.FlagSet, fl sweep.Flag) {
+	switch fl.Kind {
+	case sweep.KindBool:
+		fs.Bool(fl.Name, fl.Default == "true", fl.Usage)
+	case sweep.KindInt:
+		v, _ := strconv.Atoi(fl.Default)
+		fs.Int(fl.Name, v, fl.Usage)
+	case sweep.KindInt64:
+		v, _ := strconv.ParseInt(fl.Default, 10, 64)
+		fs.Int64(fl.Name, v, fl.Usage)
+	case sweep.KindUint64:
+		v, _ := strconv.ParseUint(fl.Default, 10, 64)
+		fs.Uint64(fl.Name, v, fl.Usage)
+	case sweep.KindFloat64:
+		v, _ := strconv.ParseFloat(fl.Default, 64)
+		fs.Float64(fl.Name, v, fl.Usage)
+	case sweep.KindDuration:
+		v, _ := time.ParseDuration(fl.Default)
+		fs.Duration(fl.Name, v, fl.Usage)
+	default:
+		fs.String(fl.Name, fl.Default, fl.Usage)
+	}
 }
+
+// value is the value of the declared flag name, as the flag package prints it.
+func (f *simFlags) value(name string) string { return f.fs.Lookup(name).Value.String() }
+
+// given returns the replay flags given on the command line, as --name=value.
+func (f *simFlags) given() []string {
+	var args []string
+	f.fs.Visit(func(fl *flag.Flag) {
+		if f.declared[fl.Name] {
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return args
+}
+
+// engineFlags are the network engine's flags as batch declares them: --engine, with
+// batch's help, and the flit engine's configuration declared from the table of sim's
+// flags and decoded, with --router-delay, by sweep.ApplyFlags, as sim's are.
+type engineFlags struct{ fs *flag.FlagSet }
 
 // declare registers --engine, described by engineUsage, and the flit flags on fs.
 func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
-	fs.StringVar(&f.engine, "engine", "message", engineUsage)
-	fs.IntVar(&f.flit.VCs, "vcs", 0, "flit engine: virtual channels per port `V` (default 1 on meshes and graphs, 2 on tori; a torus needs at least 2; an odd number overlaps its dateline classes as in BookSim2)")
-	fs.IntVar(&f.flit.VCBuffer, "vc-buffer", 0, "flit engine: buffer per virtual channel in flits `B` (default 8; at least the credit round trip, 5 with the default delays on a mesh, 7 on a torus)")
-	fs.IntVar(&f.flit.RoutingDelay, "routing-delay", 0, "flit engine: routing stage, cycles (default 1)")
-	fs.IntVar(&f.flit.VCAllocDelay, "vc-alloc-delay", 0, "flit engine: virtual-channel allocation stage, cycles (default 1)")
-	fs.IntVar(&f.flit.SwitchAllocDelay, "sw-alloc-delay", 0, "flit engine: switch allocation stage, cycles (default 1)")
-	fs.IntVar(&f.flit.SwitchDelay, "st-delay", 0, "flit engine: switch traversal stage, cycles (default 1)")
-	fs.IntVar(&f.flit.LinkDelay, "link-delay", 0, "flit engine: router-to-router link latency in cycles (default BookSim2's: 1 on meshes and graphs, 2 on tori)")
-	fs.BoolVar(&f.flit.HopClasses, "hop-classes", false, "flit engine, graphs: a packet's h-th link uses VC min(h, V-1) only (deadlock-free with --vcs at least the longest route)")
+	fs.String("engine", "message", engineUsage)
+	for _, name := range sweep.FlitFlags {
+		fl, _ := sweep.Lookup(name)
+		declareFlag(fs, fl)
+	}
+	f.fs = fs
 }
 
-// simFlitFlags are the flags of the flit engine's configuration (sim.FlitOptions).
-var simFlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
-
-// checkEngineFlags refuses a flit flag set to 0 or less (0 is the library's
-// "default", which the command line spells by leaving the flag out), a flit flag
-// without --engine flit and --router-delay with it.
-func (f *simFlags) checkEngineFlags() error { return f.engineFlags.check(f.fs) }
-
-// check is checkEngineFlags on the flags given on fs (none if fs is nil).
-func (f *engineFlags) check(fs *flag.FlagSet) error {
-	if fs == nil {
-		return nil
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	for _, name := range simFlitFlags {
-		if !set[name] {
-			continue
+// parse returns the engine and the flit configuration the flags give; flags that
+// do not go together (sweep.CheckEngineFlags) are a usage error.
+func (f *engineFlags) parse() (sim.Engine, sim.FlitOptions, error) {
+	var args []string
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "engine" || fl.Name == "router-delay" || slices.Contains(sweep.FlitFlags, fl.Name) {
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
 		}
-		if f.engine != string(sim.EngineFlit) {
-			return usagef("--%s configures the flit engine: add --engine flit", name)
+	})
+	var s sim.Spec
+	if err := sweep.ApplyFlags(&s, args); err != nil {
+		if fe := (*sweep.FlagError)(nil); errors.As(err, &fe) {
+			return "", sim.FlitOptions{}, usageError{fe.CommandLine()}
 		}
-		if fl := fs.Lookup(name); name != "hop-classes" {
-			if v, _ := strconv.Atoi(fl.Value.String()); v < 1 {
-				return usagef("--%s %s: must be at least 1", name, fl.Value.String())
-			}
-		}
+		return "", sim.FlitOptions{}, err
 	}
-	if f.engine == string(sim.EngineFlit) && set["router-delay"] {
-		return usagef("--router-delay is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay")
-	}
-	return nil
+	return s.Engine, s.Flit, nil
 }
 
 // specFlags names the flag of each sim.Spec field, for the messages of
-// sim.FieldError values.
-var specFlags = map[string]string{
-	"Trace": "--trace", "Format": "--format", "From": "--from", "To": "--to", "MaxJobs": "--max-jobs", "TimeZone": "--tz",
-	"Scale.Work": "--work", "Scale.Contract": "--contract", "Scale.Replicate": "--replicate", "Scale.Perturb": "--perturb",
-	"LoadFactor": "--loads", "Machine": "--machine", "MachineSpec": "--machine", "Sched": "--sched", "Compat": "--compat",
-	"Pattern": "--pattern", "Metrics": "--metrics", "Comm": "--comm", "MessagesPerSecond": "--msgs-per-second", "CycleSeconds": "--cycle-seconds",
-	"Baseline": "--baseline", "Baseline.TimeLimit": "--baseline-time-limit", "Alloc": "--alloc",
-	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
-	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
-	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay", "TaskOrder": "--task-order",
-	"Hosts": "--hosts/--hostlist",
-}
+// sim.FieldError values: the fields of the table of sim's flags (sweep.Flags), and
+// those that several flags, or compare's --loads, set.
+var specFlags = func() map[string]string {
+	m := map[string]string{"LoadFactor": "--loads", "Machine": "--machine", "Flit": "--engine flit",
+		"Hosts": "--hosts/--hostlist", "SpanOrder": "--span-curve"}
+	for _, f := range sweep.Flags() {
+		if f.Field != "" {
+			m[f.Field] = "--" + f.Name
+		}
+	}
+	return m
+}()
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
-// error naming the flags; other errors are returned as they are.
-func specError(err error) error { return fieldErrors(err, specFlags) }
+// error naming the flags, and a sim.FileError into a failure naming the flag and
+// its file; other errors are returned as they are.
+func specError(err error) error {
+	var fe *sim.FileError
+	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
+		if fe.Path == "" {
+			return fmt.Errorf("%s: %w", specFlags[fe.Field], fe.Err)
+		}
+		return fmt.Errorf("%s %s: %w", specFlags[fe.Field], fe.Path, fe.Err)
+	}
+	return fieldErrors(err, specFlags)
+}
 
 // fieldErrors is specError with the flags of the fields given by flags (the batch
 // command's, say). A prefix wrapped around the joined errors ("batch: ") is dropped:
@@ -225,113 +210,56 @@ func envTimeZone(tz string) string {
 	return tz
 }
 
-// spec maps the flags onto a replay of allocator allocSpec. With lazy, a --machine
-// is left for the replay to build (sweep items: only the running ones hold one);
-// else the machine is built (or --graph read) now. The trace is not read.
-func (f *simFlags) spec(e *env, allocSpec string, lazy bool) (sim.Spec, error) {
+// spec maps the flags onto a replay of allocator allocSpec (sweep.ApplyFlags, as a
+// sweep item's) and resolves it (sim.Spec.Resolve: the machine built, --graph,
+// --hosts and --span-curve read, their warnings said on stderr). The trace is not
+// read.
+func (f *simFlags) spec(e *env, allocSpec string) (sim.Spec, error) {
 	s := sim.DefaultSpec()
-	if f.trace == "" {
+	machine, graph := f.value("machine"), f.value("graph")
+	switch {
+	case f.value("trace") == "":
 		return s, usagef("--trace FILE is required")
-	}
-	if f.machine == "" && f.graph == "" {
+	case machine == "" && graph == "":
 		return s, usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:16x16")
+	case machine != "" && graph != "":
+		return s, usagef("give either --machine or --graph, not both")
 	}
-	if lazy && f.graph == "" && (f.gf == nil || *f.gf == graphFlags{}) {
-		s.MachineSpec = f.machine
-	} else {
-		g, err := loadMachineLimit(e, f.machine, f.graph, f.gf, sim.MaxNodes, "a replay handles (the allocators keep several words per node)")
-		if err != nil {
-			return s, err
+	if err := sweep.ApplyFlags(&s, f.given()); err != nil {
+		var fe *sweep.FlagError
+		if errors.As(err, &fe) {
+			return s, usageError{fe.CommandLine()}
 		}
-		s.Machine = g
-	}
-	s.Trace, s.Format, s.SkipBad = f.trace, sim.Format(f.format), f.skipBad
-	s.TimeZone = f.tz
-	if f.maxJobs != sim.DefaultMaxJobs {
-		s.MaxJobs = f.maxJobs // 0 in the spec is the default
-	}
-	s.TimeZone = envTimeZone(f.tz)
-	if f.maxJobs < 1 {
-		return s, usagef("--max-jobs %d: must be at least 1", f.maxJobs)
-	}
-	s.From, s.To, s.DropLarger = f.from, f.to, f.dropLarger
-	s.Scale = f.scale
-	s.Alloc, s.Ranking, s.SlurmTree, s.NoMemo = allocSpec, allocRanking, allocSlurmTree, f.noMemo
-	if f.hosts != nil && f.hosts.given() {
-		if err := f.hosts.check(); err != nil {
-			return s, err
-		}
-		var err error
-		if s.Machine != nil {
-			s.Hosts, err = f.hosts.read(e, s.Machine.N())
-		} else {
-			s.Hosts, err = f.hosts.names(e) // counted once the replay builds the machine
-		}
-		if err != nil {
-			return s, err
-		}
-		s.Ranking = allocRankingNamed(s.Hosts)
-	}
-	s.SlurmBlocks = allocSlurmBlocks
-	s.Sched, s.Compat = sim.Sched(f.sched), sim.Compat(f.compat)
-	if f.compat == "default" {
-		s.Compat = alloc.CompatDefault
-	}
-	s.Comm, s.Pattern = f.comm, f.pattern
-	ms, err := sim.ParseMetrics(f.metrics)
-	if err != nil {
-		return s, usagef("--metrics %q: %v", f.metrics, err)
-	}
-	s.Metrics = ms
-	s.Network = netsim.Params{MessageFlits: f.msgFlits, RouterDelay: f.routerDelay, FlitBytes: f.flitBytes}
-	s.MessagesPerSecond, s.CycleSeconds, s.CommSeed = f.msgsPerSecond, f.cycleSeconds, f.commSeed
-	if err := f.checkEngineFlags(); err != nil {
 		return s, err
 	}
-	s.Engine, s.Flit = sim.Engine(f.engine), f.flit // a wrong name: Validate says so
-	if e, err := sim.ParseEngine(f.engine); err == nil {
-		s.Engine = e
-	}
-	if s.TaskOrder = sim.TaskOrder(f.taskOrder); f.taskOrder == "returned" {
-		s.TaskOrder = sim.TaskOrderReturned
-	}
+	s.Alloc, s.Stdin = allocSpec, e.stdin
+	s.TimeZone = envTimeZone(s.TimeZone)
 	// The allocator is checked once the trace has been read, as sim always did: a
 	// malformed trace is reported first.
 	if err := withoutField(s.Validate(), "Alloc"); err != nil {
 		return s, specError(err)
 	}
-	if f.spanCurve != "" {
-		m := s.Machine
-		if m == nil {
-			var err error
-			if m, err = topo.ParseMachine(s.MachineSpec); err != nil {
-				return s, usagef("--machine: %v", err)
-			}
-			s.Machine, s.MachineSpec = m, ""
-		}
-		o, err := curveResolve(f.spanCurve, m)
-		if err != nil {
-			return s, fmt.Errorf("--span-curve: %w", err)
-		}
-		s.SpanOrder, s.SpanName = o, f.spanCurve
+	ws, err := s.Resolve()
+	if err != nil {
+		return s, specError(err)
 	}
+	printWarnings(e, ws)
 	return s, nil
 }
 
-// setSpec sets the flags to the replay s (the inverse of spec, for the fields a
-// sweep item sets), so that flags parsed next change only what they name.
-func (f *simFlags) setSpec(s sim.Spec) {
-	f.trace, f.machine, f.format, f.skipBad = s.Trace, s.MachineSpec, string(s.Format), s.SkipBad
-	f.maxJobs, f.tz = s.MaxJobs, s.TimeZone
-	if f.maxJobs == 0 {
-		f.maxJobs = sim.DefaultMaxJobs
+// printWarnings says on stderr what a replay's files hold that is accepted but
+// worth saying (sim.Warning), each once.
+func printWarnings(e *env, ws []sim.Warning) {
+	for _, w := range ws {
+		if _, done := e.warned.LoadOrStore(w, true); done {
+			continue
+		}
+		if flag := specFlags[w.Field]; flag != "" && w.Field != "Alloc" {
+			fmt.Fprintf(e.stderr, "procalloc: warning: %s %s: %s\n", flag, w.File, w.Text)
+		} else {
+			fmt.Fprintf(e.stderr, "procalloc: warning: %s\n", w)
+		}
 	}
-	f.from, f.to, f.dropLarger, f.scale = s.From, s.To, s.DropLarger, s.Scale
-	f.noMemo, f.sched, f.compat = s.NoMemo, string(s.Sched), string(s.Compat)
-	f.comm, f.pattern, f.metrics = s.Comm, s.Pattern, s.Metrics.Or().String()
-	f.msgFlits, f.routerDelay, f.flitBytes = s.Network.MessageFlits, s.Network.RouterDelay, s.Network.FlitBytes
-	f.msgsPerSecond, f.cycleSeconds, f.commSeed = s.MessagesPerSecond, s.CycleSeconds, s.CommSeed
-	f.engine, f.flit, f.taskOrder = s.Engine.String(), s.Flit, s.TaskOrder.String()
 }
 
 // readTrace reads the spec's trace ('-': standard input), says on stderr what the
@@ -467,15 +395,21 @@ opt is the exact solver as an allocator (the greedy-optimal allocator of Bender 
 are the same on every machine; decisions left unproven keep the best set found (never
 worse than MM+Inc) and are counted.
 
---baseline exact solves every allocation decision exactly on the nodes free at that
-moment (package exact: MM+Inc incumbent, lattice bound; one-node jobs, two-node jobs,
-jobs taking every free node and allocations that meet the unconstrained optimum are
-proven without search; repeated free sets are remembered) and reports each job's ratio
-of its total pairwise L1 to the optimum: mean_ratio_to_optimal (over the decisions
-proven) and baseline_proven (their fraction) in the summary and --by-size, three
-columns in --per-job. Each decision stops at --baseline-time-limit, so which decisions
-are proven depends on the machine's speed (and load); the allocator's own decisions do
-not. Plain L1 distance: a mesh, or --compat premas.`,
+--baseline exact bounds every allocation decision: the least total pairwise distance
+(the one the replay measures: L1 on a mesh, the shorter way round on a torus, hops on a
+fat tree or dragonfly) of any k nodes free at that moment. Every decision gets a proven
+lower bound (meshes: the unconstrained optimal cluster of Bender et al. 2005 and the
+star and per-dimension bounds; tori: the star and per-dimension bounds, which account
+for wraparound; then the exact branch and bound, whose bound is kept when it stops at
+--baseline-time-limit; fat trees and dragonflies: the least cost over the switch tree,
+exact on fat trees). It reports mean_ratio_to_optimal (over the decisions proven
+optimal), baseline_proven and baseline_proven_decisions, and for every decision a
+certified interval of the ratio: mean_ratio_to_optimal_upper (total over the proven
+lower bound, over the baseline_bounded fraction of decisions) and
+mean_ratio_to_optimal_lower (total over the best found); --by-size has them per size,
+--per-job five columns. Which decisions are proven on meshes and tori depends on the
+machine's speed (and load); the bounds on fat trees and dragonflies, and the
+allocator's own decisions, do not. Other graphs are refused.`,
 		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
 procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
 procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
@@ -491,41 +425,25 @@ procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_pe
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1997-01-01 --drop-larger --comm n-body --alloc mc --task-order sorted
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
-procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size`,
+procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size
+procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16:32 --alloc slurm:consec --baseline exact --by-size`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
-			sf.declare(fs)
-			allocSpec := fs.String("alloc", "mc1x1", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)")
+			sf.declare(fs) // --alloc, --baseline, --json and --by-size included
 			perJob := fs.String("per-job", "", "write one CSV row per job to `FILE`, in trace order, as jobs finish")
-			bySize := fs.Bool("by-size", false, "also print the breakdown by job size")
-			baseline := fs.String("baseline", "", "`exact`: solve every allocation decision exactly on the nodes free at that moment and report each job's ratio to the optimum (mesh, or --compat premas)")
-			baselineLimit := fs.Duration("baseline-time-limit", time.Second, "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported")
 			convert := fs.String("convert", "", "write the (scaled) trace in the 4-column converted format to `FILE` and exit")
-			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				if *convert != "" && sf.machine == "" {
-					sf.machine = "mesh:1" // not used
+				if *convert != "" && sf.value("machine") == "" && sf.value("graph") == "" {
+					fs.Set("machine", "mesh:1") // not used
 				}
-				spec, err := sf.spec(e, *allocSpec, false)
+				asJSON, bySize := sf.value("json") == "true", sf.value("by-size") == "true"
+				spec, err := sf.spec(e, sf.value("alloc"))
 				if err != nil {
 					return err
-				}
-				switch *baseline {
-				case "":
-					if flagSet(fs, "baseline-time-limit") {
-						return usagef("--baseline-time-limit needs --baseline exact")
-					}
-				case "exact":
-					spec.Baseline = &sim.Baseline{TimeLimit: *baselineLimit}
-					if err := spec.Validate(); err != nil {
-						return specError(err)
-					}
-				default:
-					return usagef("--baseline %q: want exact", *baseline)
 				}
 				if err := readTrace(e, &spec); err != nil {
 					return err
@@ -560,14 +478,15 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 					rep, err = rp.Run(ctx)
 				}
 				p.Done()
+				printWarnings(e, rp.Warnings())
 				if err != nil {
 					return specError(err)
 				}
 				return writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
+					if asJSON {
 						return writeJSON(w, rep)
 					}
-					return printSimSummary(w, rep, *bySize)
+					return printSimSummary(w, rep, bySize)
 				})
 			}
 		},
@@ -616,7 +535,9 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	}
 	if s.MeanRatioToOptimal != nil {
 		t.row("mean ratio to optimal (proven)", fmt.Sprintf("%.4f", *s.MeanRatioToOptimal))
-		t.row("baseline decisions proven", fmt.Sprintf("%.1f%%", 100**s.BaselineProven))
+		t.row("baseline decisions proven", fmt.Sprintf("%.1f%% (%d of %d)", 100**s.BaselineProven, *s.BaselineProvenDecisions, *s.BaselineDecisions))
+		t.row("ratio to optimal, certified (all decisions)", fmt.Sprintf("%.4f .. %.4f", *s.MeanRatioToOptimalLower, *s.MeanRatioToOptimalUpper))
+		t.row("baseline decisions bounded", fmt.Sprintf("%.1f%%", 100**s.BaselineBounded))
 	}
 	if f := s.Fallbacks; f != nil {
 		t.row("exact decisions unproven (fallback)", fmt.Sprintf("%d of %d", f.Fallbacks, f.Decisions))
@@ -632,7 +553,7 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 		fmt.Fprintln(w)
 		cols := []string{"procs", "jobs", "mean total L1", "mean avg L1", "mean wait", "% contiguous"}
 		if s.MeanRatioToOptimal != nil {
-			cols = append(cols, "ratio to optimal", "% proven")
+			cols = append(cols, "ratio to optimal", "% proven", "ratio certified")
 		}
 		t := newTable(w, cols...)
 		for _, b := range s.BySize {
@@ -642,7 +563,8 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 			}
 			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), tot, avg, fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
 			if b.MeanRatioToOptimal != nil {
-				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven))
+				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven),
+					fmt.Sprintf("%.4f .. %.4f", *b.MeanRatioToOptimalLower, *b.MeanRatioToOptimalUpper))
 			}
 			t.row(row...)
 		}
@@ -665,9 +587,10 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
 // them on (the route metrics' and distances' cells empty when they were not
 // computed; block_wait, the time from the first refusal for want of a block to the
-// start, empty for a job never refused); with the exact baseline, three more
+// start, empty for a job never refused); with the exact baseline, five more
 // columns before nodes: the optimum (or best found), whether it was proven, the
-// ratio.
+// ratio (0 when not proven), the proven lower bound and the total over it (the
+// certified upper bound of the ratio, empty when there is none).
 type perJobCSV struct {
 	cw       *csv.Writer
 	baseline bool
@@ -683,7 +606,7 @@ func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
 		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "block_wait"}
 	if baseline {
-		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal")
+		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal", "opt_lower_bound", "ratio_to_optimal_upper")
 	}
 	p.cw.Write(append(head, "nodes"))
 	return p
@@ -716,7 +639,12 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	}
 	row = append(row, blockWait)
 	if p.baseline {
-		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64))
+		upper := ""
+		if j.OptBounded {
+			upper = strconv.FormatFloat(j.RatioUpper, 'f', 6, 64)
+		}
+		row = append(row, i64(j.OptTotalL1), strconv.FormatBool(j.OptProven), strconv.FormatFloat(j.RatioToOptimal, 'f', 6, 64),
+			i64(j.OptLowerBound), upper)
 	}
 	p.row = append(row, string(p.nodes))
 	if err := p.cw.Write(p.row); err != nil {

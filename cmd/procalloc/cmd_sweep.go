@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/procalloc/procalloc/sim"
@@ -293,7 +292,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 	var writeErr error
 	spec.Run(ctx, todo, sweep.Runner{Workers: jobs,
 		Replay: func(it sweep.Item) (sim.Runner, error) {
-			s, err := sweepItemSpec(e, spec, it)
+			s, err := sweepItemSpec(spec, it)
 			if err != nil {
 				return nil, err
 			}
@@ -306,6 +305,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 		// A failed write (a full disk) stops the items still running too: their
 		// results could not be kept.
 		Done: func(line sweep.Line) error {
+			printWarnings(e, line.Warnings)
 			if err := res.Append(line); err != nil {
 				writeErr = err
 				return err
@@ -352,18 +352,10 @@ func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 }
 
 // sweepItemSpec is the replay of a sweep item: the library's (sweep.Params.Replay:
-// its parameters, then its flags on the sim.Spec fields they name), with the
-// command's readers of ranking and topology files. An item whose flags read a
-// machine or host names from files (sweep.CommandFlags: --graph, --hosts, ...) is
-// mapped by sim's flag set, as on sim's command line.
-func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
+// its parameters, then its flags on the sim.Spec fields they name, files included),
+// its errors naming sim's flags.
+func sweepItemSpec(spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 	s, err := it.Params.Replay(spec.Dir)
-	if errors.Is(err, sweep.ErrCommandFlag) {
-		return sweepItemSpecFlags(e, spec, it)
-	}
-	s.Ranking = allocRanking // ranking files, as on sim's command line
-	s.SlurmTree = allocSlurmTree
-	s.SlurmBlocks = allocSlurmBlocks
 	if fe := (*sweep.FlagError)(nil); errors.As(err, &fe) {
 		return s, usageError{fe.Error()}
 	}
@@ -371,46 +363,6 @@ func sweepItemSpec(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 		return s, specError(err)
 	}
 	s.TimeZone = envTimeZone(s.TimeZone) // sacct times: as sim without --tz
-	return s, nil
-}
-
-// sweepItemSpecFlags maps a sweep item's flags with sim's flag set, for the flags
-// only the command reads (sweep.CommandFlags).
-func sweepItemSpecFlags(e *env, spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
-	s := it.Params.Spec(spec.Dir)
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var sf simFlags
-	sf.declare(fs)
-	sf.setSpec(s)
-	allocSpec := fs.String("alloc", s.Alloc, "")
-	baseline := fs.String("baseline", "", "")
-	baselineLimit := fs.Duration("baseline-time-limit", time.Second, "")
-	fs.Bool("json", false, "")    // a result is sim's JSON anyway
-	fs.Bool("by-size", false, "") // so is the breakdown by size
-	if err := fs.Parse(it.Params.Flags); err != nil {
-		return s, usagef("flags: %v (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)", err)
-	}
-	if fs.NArg() > 0 {
-		return s, usagef("flags: unexpected arguments %q", fs.Args())
-	}
-	s, err := sf.spec(e, *allocSpec, true)
-	if err != nil {
-		return s, err
-	}
-	switch *baseline {
-	case "":
-		if flagSet(fs, "baseline-time-limit") {
-			return s, usagef("--baseline-time-limit needs --baseline exact")
-		}
-	case "exact":
-		s.Baseline = &sim.Baseline{TimeLimit: *baselineLimit}
-		if err := s.Validate(); err != nil {
-			return s, specError(err)
-		}
-	default:
-		return s, usagef("--baseline %q: want exact", *baseline)
-	}
 	return s, nil
 }
 

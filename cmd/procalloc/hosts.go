@@ -6,20 +6,20 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/topo/hostlist"
+	"github.com/procalloc/procalloc/sim/sweep"
 )
 
-// hostSource is where the host names come from: --hosts FILE or --hostlist EXPR.
-// curve, sim, compare and sweep items declare the two flags alike
-// (declareHostFlags) and read them with read.
+// hostSource is where the host names come from: --hosts FILE or --hostlist EXPR,
+// for curve and plan (sim, compare and sweep items map them onto sim.Spec, which
+// reads them alike: curves.ReadHostNames, curves.ExpandHostNames).
 type hostSource struct{ file, expr string }
 
 // declareHostFlags declares --hosts and --hostlist on fs; use says what the names
 // are for (completing the flags' help).
 func declareHostFlags(fs *flag.FlagSet, use string) *hostSource {
 	h := &hostSource{}
-	fs.StringVar(&h.file, "hosts", "", "host names `FILE`, one per line in node-index order ("+use+"; a line may be a hostlist such as node[001-128])")
-	fs.StringVar(&h.expr, "hostlist", "", "host names as one Slurm hostlist `EXPR` in node-index order, e.g. node[0001-1024] (instead of --hosts FILE)")
+	fs.StringVar(&h.file, "hosts", "", sweep.HostsUsage(use))
+	fs.StringVar(&h.expr, "hostlist", "", sweep.HostlistUsage)
 	return h
 }
 
@@ -56,15 +56,8 @@ func (h hostSource) names(e *env) ([]string, error) {
 			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", h.expr)
 		}
 		var err error
-		if names, err = hostlist.Expand(h.expr); err != nil {
+		if names, err = curves.ExpandHostNames(h.expr); err != nil {
 			return nil, fmt.Errorf("%s: %w", h, err)
-		}
-		seen := make(map[string]int, len(names))
-		for i, name := range names {
-			if j, dup := seen[name]; dup {
-				return nil, fmt.Errorf("%s: host %q is named twice (names %d and %d)", h, name, j+1, i+1)
-			}
-			seen[name] = i
 		}
 	} else {
 		f, err := openInput(e, h.file)

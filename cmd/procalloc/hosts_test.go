@@ -135,7 +135,7 @@ func TestSimHostsNameTheMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	runCLI(t, "", "sweep", spec, "-o", res)
-	if line, _ := os.ReadFile(res); !strings.Contains(string(line), "--hosts/--hostlist: 15 host names for the 16 nodes of mesh:4x4") {
+	if line, _ := os.ReadFile(res); !strings.Contains(string(line), "--hostlist node[01-15]: 15 host names for a machine of 16 nodes") {
 		t.Fatalf("sweep item with 15 names for 16 nodes:\n%s", line)
 	}
 }

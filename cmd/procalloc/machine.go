@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -17,9 +20,10 @@ type graphFlags struct {
 
 func declareGraphFlags(fs *flag.FlagSet) *graphFlags {
 	g := &graphFlags{}
-	fs.StringVar(&g.format, "graph-format", "", "format of --graph: "+strings.Join(slurm.GraphFormats, ", ")+" (default: detected from the content)")
-	fs.StringVar(&g.nameMap, "node-name-map", "", "ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches")
-	fs.StringVar(&g.topology, "topology", "", "which topology of a topology.yaml `NAME` (default: the one with cluster_default: true)")
+	u := sweep.Usage // the help texts of sim's --graph options, which these are
+	fs.StringVar(&g.format, "graph-format", "", u("graph-format"))
+	fs.StringVar(&g.nameMap, "node-name-map", "", u("node-name-map"))
+	fs.StringVar(&g.topology, "topology", "", u("topology"))
 	return g
 }
 
@@ -56,32 +60,25 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 		}
 		return m, nil
 	case graphFile != "":
-		opt := slurm.GraphReadOptions{}
+		f := slurm.GraphFile{Path: graphFile, Stdin: e.stdin}
 		if gf != nil {
-			opt.Format, opt.Topology = gf.format, gf.topology
-			if opt.Format != "" && !slices.Contains(slurm.GraphFormats, opt.Format) {
-				return nil, usagef("--graph-format %q: want one of %s", opt.Format, strings.Join(slurm.GraphFormats, ", "))
-			}
-			if gf.nameMap != "" {
-				r, err := openInput(e, gf.nameMap)
-				if err != nil {
-					return nil, err
-				}
-				defer r.Close()
-				if opt.NodeNameMap, err = topo.ReadNodeNameMap(r); err != nil {
-					return nil, fmt.Errorf("--node-name-map %s: %w", gf.nameMap, err)
-				}
+			f.Format, f.NodeNameMap, f.Topology = gf.format, gf.nameMap, gf.topology
+			if f.Format != "" && !slices.Contains(slurm.GraphFormats, f.Format) {
+				return nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats, ", "))
 			}
 		}
-		r, err := openInput(e, graphFile)
+		g, warnings, err := f.Read()
+		if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {
+			if ge.NameMap {
+				return nil, fmt.Errorf("--node-name-map %s: %w", ge.Path, ge.Err)
+			}
+			return nil, fmt.Errorf("--graph %s: %w", ge.Path, ge.Err)
+		}
 		if err != nil {
 			return nil, err
 		}
-		defer r.Close()
-		opt.Warn = func(w string) { fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %s\n", graphFile, w) }
-		g, err := slurm.ReadGraphFormat(r, opt)
-		if err != nil {
-			return nil, fmt.Errorf("--graph %s: %w", graphFile, err)
+		for _, w := range warnings {
+			printWarnings(e, []sim.Warning{{Field: "GraphFile", File: graphFile, Text: w}})
 		}
 		return g, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	_ "time/tzdata" // trace time zones for sim --from/--to dates
@@ -48,6 +49,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stderrIsTTY    bool
+	// warned holds the input warnings said (printWarnings), so that a file named
+	// by many replays (a sweep's items, compare's allocators) is warned of once.
+	warned sync.Map
 }
 
 // usageError marks errors in the command line itself; they exit with status 2.
@@ -111,10 +115,10 @@ func main() {
 	// The first SIGINT or SIGTERM cancels the command's context: long solves stop
 	// and write what they have. A second one, or interruptGrace later, stops the
 	// process, removing any half-written output file.
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go watchSignals(sigs, cancel, interruptGrace, os.Stderr, os.Exit)
+	go watchSignals(sigs, func() { cancel(errInterrupted) }, interruptGrace, os.Stderr, os.Exit)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrIsTTY: isTerminal(os.Stderr)}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
@@ -200,6 +204,17 @@ func run(ctx context.Context, e *env, args []string) int {
 	return 0
 }
 
+// errInterrupted is why the command's context ends on SIGINT or SIGTERM
+// (context.WithCancelCause): the libraries return their context's cause when it
+// stops them (context.Cause), so their errors say "interrupted" in the user's words,
+// and it is context.Canceled (errors.Is) to the code that checks for that.
+var errInterrupted error = interruptedError{}
+
+type interruptedError struct{}
+
+func (interruptedError) Error() string        { return "interrupted" }
+func (interruptedError) Is(target error) bool { return target == context.Canceled }
+
 // exitInterrupted is the exit status of a command stopped by its first SIGINT or
 // SIGTERM after writing what it had (and of the process stopped by a second one).
 const exitInterrupted = 130
@@ -279,12 +294,11 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 	return ""
 }
 
-// plainError words context errors as what happened to the user's command.
+// plainError words a time limit's context error as what happened to the user's
+// command. (An interrupt needs no words: the command's context ends with
+// errInterrupted, which the libraries return.)
 func plainError(err error) string {
 	msg := err.Error()
-	if errors.Is(err, context.Canceled) {
-		msg = strings.ReplaceAll(msg, context.Canceled.Error(), "interrupted")
-	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		msg = strings.ReplaceAll(msg, context.DeadlineExceeded.Error(), "time limit reached")
 	}

@@ -135,9 +135,11 @@ func TestOutputIsAtomic(t *testing.T) {
 	}
 }
 
+// An interrupted replay's error says "interrupted", in the library's error (the
+// context's cause, as main sets it), not rewritten by the command.
 func TestContextErrorsInPlainWords(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errInterrupted)
 	var out, errb bytes.Buffer
 	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
 		[]string{"sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "mc1x1"})

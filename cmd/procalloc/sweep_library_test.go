@@ -33,6 +33,28 @@ func readLines(t *testing.T, path string) map[string]sweep.Line {
 	return out
 }
 
+// sweepBothWays runs the sweep file path by "procalloc sweep -o res -j 2" and by the
+// library alone (sweep.ReadFile, Spec.Run), and returns both results lines by key.
+func sweepBothWays(t *testing.T, path, res string) (cli, lib map[string]sweep.Line) {
+	t.Helper()
+	if code, _, stderr := runCLI(t, "", "sweep", path, "-o", res, "-j", "2"); code != 0 {
+		t.Fatalf("%s: sweep: exit %d: %s", path, code, stderr)
+	}
+	cli = readLines(t, res)
+	spec, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib = map[string]sweep.Line{}
+	if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: func(l sweep.Line) error {
+		lib[l.Key] = l
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	return cli, lib
+}
+
 // The library alone (sweep.ReadFile, Spec.Run; no flag set) gives, item for item,
 // the lines "procalloc sweep" writes for a sweep file with flags: same keys, same
 // status, same results.
@@ -45,22 +67,7 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := filepath.Join(dir, "cli.jsonl")
-	if code, _, stderr := runCLI(t, "", "sweep", path, "-o", res, "-j", "2"); code != 0 {
-		t.Fatalf("sweep: exit %d: %s", code, stderr)
-	}
-	cli := readLines(t, res)
-	spec, err := sweep.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib := map[string]sweep.Line{}
-	if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: func(l sweep.Line) error {
-		lib[l.Key] = l
-		return nil
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	cli, lib := sweepBothWays(t, path, filepath.Join(dir, "cli.jsonl"))
 	if len(cli) != 4 || len(lib) != 4 {
 		t.Fatalf("%d command lines, %d library lines, want 4", len(cli), len(lib))
 	}
@@ -102,6 +109,44 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		code, _, stderr := runCLI(t, "", "merge", out, "--spec", bad)
 		if code != 1 || !strings.Contains(stderr, "failed #0 ") || !strings.Contains(stderr, "failed #3 ") || !strings.Contains(stderr, msg) {
 			t.Fatalf("merge of flags %s: exit %d\n%s", flags, code, stderr)
+		}
+	}
+}
+
+// A sweep file whose flags name files (--graph, --graph-format, --node-name-map,
+// --topology, --hosts, --hostlist, --span-curve) gives the same results line by
+// "procalloc sweep" and by the library alone.
+func TestSweepLibraryMatchesCommandFileFlags(t *testing.T) {
+	dir := t.TempDir()
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	trace, conf, yaml, ib, names := abs(sacctTrace), abs(topoConf), abs(topoYAML), abs(ibSample), abs(ibNameMap)
+	hosts := filepath.Join(dir, "hosts.txt")
+	if err := os.WriteFile(hosts, []byte("node[01-16]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for key, c := range map[string]struct{ machine, allocs, flags string }{
+		"graph":         {"mesh:1x1", "bf:rcm, as-run", "[--machine=, --graph, " + conf + "]"},
+		"graph-format":  {"mesh:1x1", "bf:rcm", "[--machine=, --graph, " + conf + ", --graph-format, slurm-topology]"},
+		"node-name-map": {"mesh:1x1", "as-run, genalg", "[--machine=, --graph, " + ib + ", --node-name-map, " + names + "]"},
+		"topology":      {"mesh:1x1", "'slurm:tree:" + yaml + "'", "[--machine=, --graph, " + yaml + ", --topology, racks]"},
+		"hosts":         {"mesh:4x4", "'slurm:tree:" + conf + ":hilbert', as-run", "[--hosts, " + hosts + "]"},
+		"hostlist":      {"mesh:4x4", "'slurm:tree:" + conf + ":hilbert'", "['--hostlist', 'node[01-16]']"},
+		"span-curve":    {"mesh:4x4", "genalg, bf:snake", "['--hostlist', 'node[01-16]', --span-curve, hilbert]"},
+	} {
+		path := filepath.Join(dir, key+".yaml")
+		body := "name: " + key + "\ntraces: [" + trace + "]\nmachines: [" + c.machine + "]\nallocators: [" + c.allocs + "]\nschedulers: [as-run]\nflags: " + c.flags + "\n"
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cli, lib := sweepBothWays(t, path, filepath.Join(dir, key+".jsonl"))
+		if len(cli) == 0 || len(cli) != len(lib) {
+			t.Fatalf("--%s: %d command lines, %d library lines", key, len(cli), len(lib))
+		}
+		for k, want := range cli {
+			got := lib[k]
+			if got.Status != sweep.StatusOK || want.Status != sweep.StatusOK || !bytes.Equal(got.Result, want.Result) {
+				t.Errorf("--%s item %d: library %s %q, command %s %q; results equal: %v", key, want.Index, got.Status, got.Error, want.Status, want.Error, bytes.Equal(got.Result, want.Result))
+			}
 		}
 	}
 }

@@ -3,19 +3,28 @@ package main
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
 
 // A sweep item's replay (sweep.Params.Replay: the library decodes its flags onto
-// sim.Spec's fields, no flag set) is the replay sim's command line gives for the item's arguments (Params.Args) and flags: later flags
-// change what they name, as on a command line.
+// sim.Spec's fields, no flag set), once resolved, is the replay sim's command line
+// gives for the item's arguments (Params.Args) and flags, files included (--graph,
+// --hosts, --span-curve, ...): later flags change what they name, as on a command
+// line.
 func TestSweepItemSpecIsSimFlags(t *testing.T) {
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	dir := t.TempDir()
+	hostsFile := filepath.Join(dir, "hosts.txt")
+	if err := os.WriteFile(hostsFile, []byte("node[001-256]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	spec := &sweep.Spec{Name: "t", Dir: "/sweeps"}
 	base := sweep.Params{Trace: "t.swf", Machine: "mesh:16x16", Alloc: "bf:hilbert", Sched: "easy", Contract: 0.5, Pattern: "none", Seed: 3}
 	flagSets := [][]string{
@@ -27,48 +36,35 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 		{"--comm", "n-body", "--engine", "flit", "--vcs", "2", "--vc-buffer=16", "--routing-delay", "2", "--vc-alloc-delay", "2", "--sw-alloc-delay", "3", "--st-delay", "2", "--link-delay", "4", "--hop-classes"},
 		{"-task-order", "allocator", "--metrics", "sched,route", "--tz", "UTC", "--max-jobs", "5000", "--seed", "9", "--comm-seed", "0x11", "--compat", "default", "--engine", "message"},
 		{"--machine", "torus:4x4", "--trace", "u.swf", "--comm", "all-to-all", "--task-order", "returned", "--drop-larger=false", "--skip-bad=1", "--max-jobs", "2000000"},
+		// The flags that read files.
+		{"--hostlist", "n[001-256]", "--span-curve", "snake"},
+		{"--hosts", hostsFile, "--span-curve", "gilbert"},
+		{"--machine", "", "--graph", ibSample, "--node-name-map", ibNameMap, "--graph-format", "ibnetdiscover", "--span-curve", "rcm"},
+		{"--machine=", "--graph", topoYAML, "--topology", "racks"},
+		{"--machine=", "--graph", topoConf, "--hostlist", "h[01-16]"},
 	}
 	for _, comm := range []string{"none", "random"} {
 		for _, flags := range flagSets {
 			p := base
 			p.Pattern, p.Flags = comm, flags
-			got, err := sweepItemSpec(e, spec, sweep.Item{Params: p})
+			got, err := sweepItemSpec(spec, sweep.Item{Params: p})
 			if err != nil {
+				t.Fatalf("%v: %v", flags, err)
+			}
+			if _, err := got.Resolve(); err != nil {
 				t.Fatalf("%v: %v", flags, err)
 			}
 			fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 			var sf simFlags
 			sf.declare(fs)
-			allocSpec := fs.String("alloc", "", "")
-			baseline := fs.String("baseline", "", "")
-			limit := fs.Duration("baseline-time-limit", 0, "")
-			fs.Bool("json", false, "")
-			fs.Bool("by-size", false, "")
 			if err := fs.Parse(p.Args(spec.Dir)); err != nil {
 				t.Fatal(err)
 			}
-			want, err := sf.spec(e, *allocSpec, true)
+			want, err := sf.spec(e, sf.value("alloc"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *baseline == "exact" {
-				if want.Baseline == nil {
-					want.Baseline = &sim.Baseline{}
-				}
-				want.Baseline.TimeLimit = *limit
-			}
-			if (got.Ranking == nil) != (want.Ranking == nil) {
-				t.Fatalf("%v: allocator rankings differ", flags)
-			}
-			got.Ranking, want.Ranking = nil, nil
-			if (got.SlurmTree == nil) != (want.SlurmTree == nil) {
-				t.Fatalf("%v: allocator topology readers differ", flags)
-			}
-			got.SlurmTree, want.SlurmTree = nil, nil
-			if (got.SlurmBlocks == nil) != (want.SlurmBlocks == nil) {
-				t.Fatalf("%v: allocator block topology readers differ", flags)
-			}
-			got.SlurmBlocks, want.SlurmBlocks = nil, nil
+			got.Stdin = want.Stdin // the command's standard input, for files named -
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %v:\n got %+v\nwant %+v", comm, flags, got, want)
 			}
@@ -78,33 +74,42 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 	for _, flags := range [][]string{{"--per-job", "x.csv"}, {"--bogus"}, {"--sched", "sjf"}, {"--baseline", "optimal"}, {"stray"}} {
 		p := base
 		p.Flags = flags
-		if _, err := sweepItemSpec(e, spec, sweep.Item{Params: p}); err == nil {
+		if _, err := sweepItemSpec(spec, sweep.Item{Params: p}); err == nil {
 			t.Errorf("%v: accepted", flags)
 		}
 	}
 }
 
-// Every flag of sim is one a sweep item's flags may give, mapped by the library
-// (sweep.FlagNames) or by the command (sweep.CommandFlags), but for the flags that
-// write files (the sweep has its own -o and --per-job): a flag added to sim without
-// its sweep mapping fails here.
-func TestSweepFlagsCoverSim(t *testing.T) {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	commands["sim"].flags(fs)
-	known := map[string]bool{"o": true, "per-job": true, "convert": true}
-	for _, n := range append(sweep.FlagNames(), sweep.CommandFlags...) {
-		if known[n] {
-			t.Errorf("--%s mapped twice, or a file-writing flag mapped", n)
+// sim's and compare's flag sets are declared from the one table of sim's replay
+// flags (sweep.Flags): every flag of it, with its help text and its default as the
+// flag set prints it, and besides it only the flags that write files (the sweep
+// has its own -o and --per-job) and compare's own.
+func TestSimFlagsAreTheTable(t *testing.T) {
+	own := map[string][]string{"sim": {"o", "per-job", "convert"}, "compare": {"o", "alloc", "csv", "svg", "metric", "parallel", "loads", "json"}}
+	notCompare := []string{"alloc", "baseline", "baseline-time-limit", "by-size", "json"}
+	for cmd, extra := range own {
+		fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+		commands[cmd].flags(fs)
+		table := map[string]sweep.Flag{}
+		for _, f := range sweep.Flags() {
+			if cmd == "compare" && slices.Contains(notCompare, f.Name) {
+				continue
+			}
+			table[f.Name] = f
 		}
-		known[n] = true
-	}
-	fs.VisitAll(func(f *flag.Flag) {
-		if !known[f.Name] {
-			t.Errorf("sim --%s: not mapped for sweep items (sim/sweep/flags.go)", f.Name)
+		fs.VisitAll(func(f *flag.Flag) {
+			tf, ok := table[f.Name]
+			switch {
+			case slices.Contains(extra, f.Name):
+			case !ok:
+				t.Errorf("%s --%s: not in the table of sim's replay flags (sim/sweep/flags.go)", cmd, f.Name)
+			case f.Usage != tf.Usage || f.DefValue != tf.Default:
+				t.Errorf("%s --%s: usage %q default %q; the table has %q, %q", cmd, f.Name, f.Usage, f.DefValue, tf.Usage, tf.Default)
+			}
+			delete(table, f.Name)
+		})
+		for n := range table {
+			t.Errorf("%s: the table's --%s is not declared", cmd, n)
 		}
-		delete(known, f.Name)
-	})
-	for n := range known {
-		t.Errorf("--%s: mapped for sweep items but not a sim flag", n)
 	}
 }

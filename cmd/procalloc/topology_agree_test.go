@@ -11,6 +11,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -98,8 +99,8 @@ func TestTopologyConsumersAgree(t *testing.T) {
 		}
 		top, errTop := slurm.ReadTopology(strings.NewReader(c.src), "")
 		g, errG := slurm.ReadGraphFormat(strings.NewReader(c.src), slurm.GraphReadOptions{})
-		tr, errT := allocSlurmTree(path)
-		bl, errB := allocSlurmBlocks(path)
+		tr, errT := (&sim.Files{}).SlurmTree(path)
+		bl, errB := (&sim.Files{}).SlurmBlocks(path)
 		if c.kind == "" {
 			for what, err := range map[string]error{"Topology": errTop, "--graph": errG, "slurm:tree": errT, "slurm:block": errB} {
 				if err == nil {
@@ -224,7 +225,7 @@ func TestSimTwoTrees(t *testing.T) {
 	if g.Dist(a, b) != 2 || g.Dist(a, c) != 4 {
 		t.Errorf("hops cpu01-cpu02 %d, cpu01-cpu10 %d; want 2 and 4", g.Dist(a, b), g.Dist(a, c))
 	}
-	tr, err := allocSlurmTree(conf)
+	tr, err := (&sim.Files{}).SlurmTree(conf)
 	if err != nil {
 		t.Fatal(err)
 	}

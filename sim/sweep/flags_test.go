@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +47,18 @@ func TestApplyFlagsFields(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("\n got %+v\nwant %+v", got, want)
 	}
+	// The flags that name files set the fields Prepare reads them from.
+	got = base
+	if err := ApplyFlags(&got, []string{"--graph", "g.conf", "--graph-format", "slurm-topology", "--node-name-map", "m.map",
+		"--topology", "racks", "--hosts", "h.txt", "--hostlist", "n[1-4]", "--span-curve", "rcm"}); err != nil {
+		t.Fatal(err)
+	}
+	want = base
+	want.GraphFile, want.GraphFormat, want.NodeNameMap, want.Topology = "g.conf", "slurm-topology", "m.map", "racks"
+	want.HostsFile, want.Hostlist, want.SpanCurve = "h.txt", "n[1-4]", "rcm"
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("file flags:\n got %+v\nwant %+v", got, want)
+	}
 	// --max-jobs at the default is the spec's 0; --task-order returned is the zero value.
 	got = base
 	if err := ApplyFlags(&got, []string{"--max-jobs", strconv.Itoa(sim.DefaultMaxJobs), "--task-order", "returned", "--engine", "message"}); err != nil {
@@ -51,10 +67,24 @@ func TestApplyFlagsFields(t *testing.T) {
 	if !reflect.DeepEqual(got, base) {
 		t.Fatalf("defaults spelt out changed the spec:\n got %+v\nwant %+v", got, base)
 	}
+	// Every flag given its command-line default (Flags) leaves sim.DefaultSpec as
+	// it is, so that a command line that maps only the flags given onto
+	// DefaultSpec means what it meant when every flag was mapped.
+	for _, f := range Flags() {
+		if f.Name == "alloc" || f.Name == "baseline-time-limit" || slices.Contains(FlitFlags, f.Name) {
+			continue // the allocator is the spec's own; the others need --baseline or --engine flit
+		}
+		got := sim.DefaultSpec()
+		if err := ApplyFlags(&got, []string{"--" + f.Name + "=" + f.Default}); err != nil {
+			t.Fatalf("--%s=%s: %v", f.Name, f.Default, err)
+		}
+		if !reflect.DeepEqual(got, sim.DefaultSpec()) {
+			t.Errorf("--%s=%s (its default) changed sim.DefaultSpec:\n got %+v", f.Name, f.Default, got)
+		}
+	}
 }
 
-// A flag that cannot be applied is an error naming it; the command's file-reading
-// flags wrap ErrCommandFlag.
+// A flag that cannot be applied is an error naming it.
 func TestApplyFlagsErrors(t *testing.T) {
 	for _, c := range []struct {
 		flags []string
@@ -69,7 +99,7 @@ func TestApplyFlagsErrors(t *testing.T) {
 		{[]string{"--replicate", "99999999999999999999"}, "--replicate: \"99999999999999999999\": value out of range"},
 		{[]string{"--drop-larger=maybe"}, `--drop-larger: "maybe": not true or false`},
 		{[]string{"--metrics", "fast"}, `--metrics: "fast"`},
-		{[]string{"--max-jobs", "0"}, "--max-jobs: \"0\": must be at least 1"},
+		{[]string{"--max-jobs", "0"}, "--max-jobs: 0: must be at least 1"},
 		{[]string{"--vcs", "2"}, "--vcs: configures the flit engine: add --engine flit"},
 		{[]string{"--engine", "flit", "--vc-buffer", "0"}, "--vc-buffer: 0: must be at least 1"},
 		{[]string{"--engine", "flit", "--router-delay", "2"}, "--router-delay: is the message engine's"},
@@ -85,15 +115,6 @@ func TestApplyFlagsErrors(t *testing.T) {
 		var fe *FlagError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want a FlagError containing %q", c.flags, err, c.want)
-		}
-		if errors.Is(err, ErrCommandFlag) {
-			t.Errorf("%q: %v wraps ErrCommandFlag", c.flags, err)
-		}
-	}
-	for _, name := range CommandFlags {
-		s := sim.DefaultSpec()
-		if err := ApplyFlags(&s, []string{"--" + name, "x"}); !errors.Is(err, ErrCommandFlag) || !strings.Contains(err.Error(), "--"+name) {
-			t.Errorf("--%s: got %v, want ErrCommandFlag naming it", name, err)
 		}
 	}
 	// A value sim refuses (a scheduler it does not have) is Validate's field error.
@@ -175,6 +196,104 @@ flags: [--to, "2000000", --msgs-per-second, "0.01", --cycle-seconds, "10", --dro
 	for _, l := range failed {
 		if l.Status != StatusFailed || !strings.Contains(l.Error, `--cycle-seconds: "ten": not a number`) {
 			t.Fatalf("item %d: %s %q", l.Index, l.Status, l.Error)
+		}
+	}
+}
+
+// Each flag that names a file (--graph, --graph-format, --node-name-map,
+// --topology, --hosts, --hostlist, --span-curve) runs in the library alone: a
+// sweep file giving it runs (Spec.Run, no flag set) to the report of the sim.Spec
+// built field by field.
+func TestRunLibraryFileFlags(t *testing.T) {
+	const (
+		sacct = "../testdata/sacct-fattree.txt"
+		conf  = "../../topo/testdata/topology.conf"
+		yaml  = "../../topo/testdata/topology.yaml"
+		ib    = "../../topo/testdata/fattree.ibnetdiscover"
+		names = "../../topo/testdata/fattree.node-name-map"
+	)
+	hosts := filepath.Join(t.TempDir(), "hosts.txt")
+	if err := os.WriteFile(hosts, []byte("node[01-16]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key, machine, alloc string
+		flags               []string
+		set                 func(s *sim.Spec)
+	}{
+		{"graph", "", "bf:rcm", []string{"--machine=", "--graph", conf},
+			func(s *sim.Spec) { s.GraphFile = conf }},
+		{"graph-format", "", "bf:rcm", []string{"--machine=", "--graph", conf, "--graph-format", "slurm-topology"},
+			func(s *sim.Spec) { s.GraphFile, s.GraphFormat = conf, "slurm-topology" }},
+		{"node-name-map", "", "as-run", []string{"--machine=", "--graph", ib, "--node-name-map", names},
+			func(s *sim.Spec) { s.GraphFile, s.NodeNameMap = ib, names }},
+		{"topology", "", "slurm:tree:" + yaml, []string{"--machine=", "--graph", yaml, "--topology", "racks"},
+			func(s *sim.Spec) { s.GraphFile, s.Topology = yaml, "racks" }},
+		{"hosts", "mesh:4x4", "slurm:tree:" + conf + ":hilbert", []string{"--hosts", hosts},
+			func(s *sim.Spec) { s.MachineSpec, s.HostsFile = "mesh:4x4", hosts }},
+		{"hostlist", "mesh:4x4", "slurm:tree:" + conf + ":hilbert", []string{"--hostlist", "node[01-16]"},
+			func(s *sim.Spec) { s.MachineSpec, s.Hostlist = "mesh:4x4", "node[01-16]" }},
+		{"span-curve", "mesh:4x4", "genalg", []string{"--hostlist", "node[01-16]", "--span-curve", "hilbert"},
+			func(s *sim.Spec) { s.MachineSpec, s.Hostlist, s.SpanCurve = "mesh:4x4", "node[01-16]", "hilbert" }},
+	} {
+		machine := c.machine
+		if machine == "" {
+			machine = "mesh:1x1" // cleared by the item's --machine=
+		}
+		flags, _ := json.Marshal(c.flags)
+		sw, err := Parse([]byte(fmt.Sprintf("name: files\ntraces: [%s]\nmachines: [%q]\nallocators: [%q]\nschedulers: [as-run]\nflags: %s\n",
+			filepath.Base(sacct), machine, c.alloc, flags)), "files.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw.Dir = filepath.Dir(sacct)
+		var lines []Line
+		if err := sw.Run(context.Background(), sw.Items(), Runner{Workers: 1, Done: func(l Line) error {
+			lines = append(lines, l)
+			return nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		if len(lines) != 1 || lines[0].Status != StatusOK {
+			t.Fatalf("--%s: %+v", c.key, lines)
+		}
+		sp := sim.DefaultSpec()
+		sp.Trace, sp.Alloc, sp.Sched, sp.Scale.Seed, sp.CommSeed = sacct, c.alloc, sim.SchedAsRun, 1, 1
+		c.set(&sp)
+		rep, err := sp.Run(context.Background())
+		if err != nil {
+			t.Fatalf("--%s: %v", c.key, err)
+		}
+		want, err := ResultJSON(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(lines[0].Result, want) {
+			t.Errorf("--%s: the library sweep's result differs from the replay built field by field:\n%s\n%s", c.key, lines[0].Result, want)
+		}
+	}
+}
+
+// Each flag of the table names a field sim.Spec has (the name sim.FieldError
+// uses, which the command turns back into the flag).
+func TestFlagFieldsAreSpecFields(t *testing.T) {
+	for _, f := range Flags() {
+		if f.Field == "" {
+			if f.Name != "json" && f.Name != "by-size" {
+				t.Errorf("--%s sets no field", f.Name)
+			}
+			continue
+		}
+		typ := reflect.TypeOf(sim.Spec{})
+		for _, part := range strings.Split(f.Field, ".") {
+			sf, ok := typ.FieldByName(part)
+			if !ok {
+				t.Errorf("--%s: sim.Spec has no field %s", f.Name, f.Field)
+				break
+			}
+			if typ = sf.Type; typ.Kind() == reflect.Pointer {
+				typ = typ.Elem()
+			}
 		}
 	}
 }

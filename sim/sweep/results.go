@@ -51,6 +51,9 @@ type Line struct {
 	// AllocTime is the allocator's own time in the item's replay (its report's
 	// alloc_time, taken out of Result like seconds); merged files leave it out.
 	AllocTime *sim.AllocTime `json:"alloc_time,omitempty"`
+	// Warnings are what the item's files hold that is accepted but worth saying
+	// (sim.Report.Warnings); not written to the results file.
+	Warnings []sim.Warning `json:"-"`
 }
 
 // ResultJSON is the result of a results line for a replay's report: the report's
@@ -77,7 +80,7 @@ func NewLine(name string, it Item, rep *sim.Report, err error, seconds float64) 
 	l := Line{Sweep: name, Item: it, Seconds: seconds}
 	if err == nil {
 		l.Result, err = ResultJSON(rep)
-		l.AllocTime = rep.AllocTime
+		l.AllocTime, l.Warnings = rep.AllocTime, rep.Warnings
 	}
 	if err != nil {
 		l.Status, l.Error, l.Result = StatusFailed, err.Error(), nil

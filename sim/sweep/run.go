@@ -9,7 +9,7 @@ import (
 
 // Replay is the replay of the item: its parameters (Params.Spec) with its flags
 // applied (ApplyFlags), checked (sim.Spec.Validate, whose *sim.FieldError values it
-// returns as they are). A flag that reads files is an error wrapping ErrCommandFlag.
+// returns as they are). The files its flags name are read when it is prepared.
 func (p Params) Replay(dir string) (sim.Spec, error) {
 	s := p.Spec(dir)
 	if err := ApplyFlags(&s, p.Flags); err != nil {
@@ -23,7 +23,7 @@ type Runner struct {
 	// Workers is the number of items run at once (<= 0: one per core).
 	Workers int
 	// Replay, when set, builds an item's replay instead of Params.Replay (the
-	// procalloc command's, for the flags that read files and per-job files).
+	// procalloc command's, for per-job files).
 	Replay func(it Item) (sim.Runner, error)
 	// Error, when set, rewrites an item's error before it goes into its line.
 	Error func(error) error

@@ -1,0 +1,454 @@
+package alloc
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// freeBoxes counts the free nodes of any box of a mesh or torus from the prefix
+// sums of the free map ((side+1) entries per dimension, entry (x_0+1, x_1+1, ...)
+// the free nodes with coordinates <= x): 2^d lookups per box, and along a wrapped
+// dimension a box that crosses the seam is two boxes (the whole ring when the box
+// is at least as long). Along a dimension without wraparound a box is clipped to
+// the mesh. MC1x1 shares the array of its gridIndex (the same layout, rebuilt by
+// it); MC keeps its own (rebuild).
+type freeBoxes struct {
+	dims []int
+	wrap []bool
+	d    int
+	str  []int // strides of the prefix array: (dims[j]+1) per dimension
+	pre  []int32
+	ivl  [][2][2]int // scratch: per dimension up to two corner-offset pairs
+	nivl []int
+	cur  []int
+}
+
+func newFreeBoxes(g *topo.Grid, pre []int32) *freeBoxes {
+	f := &freeBoxes{dims: g.Dims(), wrap: g.Wrap(), d: g.Dim(), pre: pre}
+	size := 1
+	for _, dj := range f.dims {
+		f.str = append(f.str, size)
+		size *= dj + 1
+	}
+	if f.pre == nil {
+		f.pre = make([]int32, size)
+	}
+	f.ivl, f.nivl, f.cur = make([][2][2]int, f.d), make([]int, f.d), make([]int, f.d)
+	return f
+}
+
+// rebuild recomputes the prefix sums from the free map of s.
+func (f *freeBoxes) rebuild(s *State) { freePrefixSums(f.pre, f.dims, f.str, s) }
+
+// freePrefixSums fills pre (strides str, (dims[j]+1) entries per dimension) with
+// the prefix sums of the free map of s: the running count along each line of
+// dimension 0 read off the free map's words, then cumulative sums along the other
+// dimensions in turn.
+func freePrefixSums(pre []int32, dims, str []int, s *State) {
+	clear(pre)
+	d, X := len(dims), dims[0]
+	lines := len(pre) / (X + 1) // lines of dimension 0 in the layout, padding included
+	v := 0                      // the first node of the line
+	for line := range lines {
+		// skip the padding lines (some coordinate of dimension >= 1 is 0 in the layout)
+		rest, pad := line, false
+		for j := 1; j < d; j++ {
+			pad = pad || rest%(dims[j]+1) == 0
+			rest /= dims[j] + 1
+		}
+		if pad {
+			continue
+		}
+		row := pre[line*(X+1)+1 : line*(X+1)+X+1]
+		run := int32(0)
+		for x := range row {
+			u := v + x
+			run += int32(s.free[u>>6] >> (u & 63) & 1)
+			row[x] = run
+		}
+		v += X
+	}
+	size := len(pre)
+	for j := 1; j < d; j++ {
+		st, dj := str[j], dims[j]
+		block := st * (dj + 1)
+		for b := 0; b < size; b += block {
+			for x := 1; x <= dj; x++ {
+				row := b + x*st
+				p, q := pre[row:row+st], pre[row-st:row]
+				for i := range p {
+					p[i] += q[i]
+				}
+			}
+		}
+	}
+}
+
+// count returns the number of free nodes in the box lo..hi (inclusive, in plain
+// coordinates that may lie outside the machine): clipped to the mesh along a
+// dimension without wraparound, taken around the ring along one with it.
+func (f *freeBoxes) count(lo, hi []int) int {
+	split := false
+	for j, dj := range f.dims {
+		l, h := lo[j], hi[j]
+		st := f.str[j]
+		switch {
+		case !f.wrap[j]:
+			l, h = max(l, 0), min(h, dj-1)
+			if l > h {
+				return 0
+			}
+		case h-l+1 >= dj:
+			l, h = 0, dj-1
+		default:
+			l %= dj
+			if l < 0 {
+				l += dj
+			}
+			if h = l + hi[j] - lo[j]; h >= dj {
+				// across the seam: l..dj-1 and 0..h-dj
+				f.ivl[j] = [2][2]int{{l * st, dj * st}, {0, (h - dj + 1) * st}}
+				f.nivl[j] = 2
+				split = true
+				continue
+			}
+		}
+		f.ivl[j][0] = [2]int{l * st, (h + 1) * st}
+		f.nivl[j] = 1
+	}
+	if !split {
+		return f.box()
+	}
+	clear(f.cur)
+	n := 0
+	for {
+		n += f.box()
+		j := 0
+		for ; j < f.d; j++ {
+			if f.nivl[j] == 2 {
+				f.ivl[j][0], f.ivl[j][1] = f.ivl[j][1], f.ivl[j][0]
+				if f.cur[j] ^= 1; f.cur[j] == 1 {
+					break
+				}
+			}
+		}
+		if j == f.d {
+			return n
+		}
+	}
+}
+
+// box sums the prefix array over the box whose corner offsets are f.ivl[j][0].
+func (f *freeBoxes) box() int {
+	P, v := f.pre, f.ivl
+	switch f.d {
+	case 1:
+		return int(P[v[0][0][1]] - P[v[0][0][0]])
+	case 2:
+		a0, b0, a1, b1 := v[0][0][0], v[0][0][1], v[1][0][0], v[1][0][1]
+		return int(P[b0+b1] - P[a0+b1] - P[b0+a1] + P[a0+a1])
+	case 3:
+		a0, b0, a1, b1, a2, b2 := v[0][0][0], v[0][0][1], v[1][0][0], v[1][0][1], v[2][0][0], v[2][0][1]
+		return int(P[b0+b1+b2] - P[a0+b1+b2] - P[b0+a1+b2] - P[b0+b1+a2] +
+			P[a0+a1+b2] + P[a0+b1+a2] + P[b0+a1+a2] - P[a0+a1+a2])
+	}
+	var s int32
+	for mask := 0; mask < 1<<f.d; mask++ {
+		p, neg := 0, false
+		for j := range f.d {
+			if mask>>j&1 != 0 {
+				p += v[j][0][0]
+				neg = !neg
+			} else {
+				p += v[j][0][1]
+			}
+		}
+		if neg {
+			s -= P[p]
+		} else {
+			s += P[p]
+		}
+	}
+	return int(s)
+}
+
+// centerSearch finds, among the free nodes of a mesh or torus, every center of least
+// cost for the center-based allocators whose cost is a sum over growing boxes: with
+// F_c(r) the free nodes in center c's box at step r (along dimension j the
+// coordinates c_j - off_j - r .. c_j - off_j + width_j - 1 + r), the cost of c for k
+// nodes is
+//
+//	cost(c) = sum over r >= 0 of max(0, k - F_c(r)),
+//
+// the sum of the step numbers of the k nodes taken from the smallest steps. MC1x1's
+// shell score is this with width 1 and offset 0 (the L-infinity balls: Bender et al.
+// 2005 §5), MC's is this with the requested submesh shape (Mache, Lo and Windisch
+// 1997). The plain definition tries every free node as center; this search is a
+// best-first branch and bound over an implicit 2^d-ary tree of boxes of centers
+// (halved along every dimension at each level): the centers of a box B all have
+// their step-r box inside B's own box grown by the same amounts, and hold at most
+// prod_j min(width_j + 2r, side_j) nodes in it, so
+//
+//	sum over r of max(0, k - min(free nodes in B's grown box, that product))
+//
+// is a lower bound on the cost of every center in B, read from the prefix sums
+// (freeBoxes) in O(2^d) per step. Boxes are opened in order of their bound and
+// dropped when it exceeds the best cost found; a box of one node is its exact
+// cost. Only boxes whose bound is strictly greater than the best cost are
+// dropped, so every center that ties for the best is found: the callers apply
+// their own tie-breaking to the whole set, exactly as over every center.
+type centerSearch struct {
+	fb    *freeBoxes
+	dims  []int
+	d     int
+	off   []int // per dimension, the box's low side relative to the center at step 0
+	width []int // per dimension, the box's width at step 0
+	// rank orders the centers as the caller's tie-breaking does: rank(c) = sum of
+	// c_j * rank[j], nondecreasing in every coordinate, so a box's least rank is
+	// its low corner's. With first, only the center of least cost and least rank
+	// is wanted: a box whose bound equals the best cost is dropped too once its
+	// low corner ranks after the best center.
+	rank  []int
+	first bool
+	hint  int // the step L of the last center scored (bound)
+
+	heap   []bnbItem
+	los    []int32 // low corner of each queued box, d per box
+	levels []int8
+	leaves []bnbLeaf
+	lo, hi []int // scratch
+	e, clo []int
+}
+
+type bnbItem struct {
+	lb, rank int
+	id       int32
+}
+
+// before orders queued boxes by bound, then by rank.
+func (p bnbItem) before(q bnbItem) bool {
+	return p.lb < q.lb || p.lb == q.lb && p.rank < q.rank
+}
+
+// bnbLeaf is a center of least cost: node, cost, the first step L whose box holds k
+// free nodes, and the free nodes in the box of step L-1 (0 when L = 0).
+type bnbLeaf struct{ node, cost, L, inner int }
+
+func newCenterSearch(g *topo.Grid, fb *freeBoxes) *centerSearch {
+	d := g.Dim()
+	s := &centerSearch{fb: fb, dims: g.Dims(), d: d, off: make([]int, d), width: make([]int, d),
+		lo: make([]int, d), hi: make([]int, d), e: make([]int, d), clo: make([]int, d), rank: make([]int, d)}
+	st := 1
+	for j, dj := range s.dims { // node-index order by default
+		s.rank[j] = st
+		st *= dj
+	}
+	return s
+}
+
+// bound returns the lower bound on the cost of the centers in the box of low corner
+// lo and extents e (the exact cost when every extent is 1), the first step L at
+// which the bound's count reaches k, and the count at step L-1; ok false when the
+// bound exceeds limit (then the other values are meaningless).
+func (s *centerSearch) bound(lo, e []int, k, limit int) (lb, L, inner int, ok bool) {
+	// capacity(r): the most nodes one center's step-r box holds (prod_j of its
+	// extent, clipped to the grown box); for one center, exactly its box's nodes.
+	// The count U(r) of the grown box never falls as r grows, so once U was
+	// counted at least capacity(r), min(U(r), capacity(r)) is capacity(r)
+	// without counting again (on a mostly free machine most steps).
+	prev, known := 0, -1
+	// For one center, when its box at the last center's step L-1 is all free so
+	// are its boxes at every smaller step (they lie inside): those steps are not
+	// counted (a young free set: large free regions where many centers tie).
+	full := -1
+	if single := slices.Max(e) == 1; single && s.hint > 1 {
+		if c := s.step(lo, e, s.hint-1); s.fb.count(s.lo, s.hi) == c {
+			full = s.hint - 1
+		}
+	}
+	for r := 0; ; r++ {
+		capacity := s.step(lo, e, r)
+		f := capacity
+		if r > full && capacity > known {
+			known = s.fb.count(s.lo, s.hi)
+			f = min(known, capacity)
+		}
+		if f >= k {
+			if slices.Max(e) == 1 {
+				s.hint = r
+			}
+			return lb, r, prev, true
+		}
+		lb += k - f
+		if lb > limit {
+			return 0, 0, 0, false
+		}
+		prev = f
+	}
+}
+
+// step sets s.lo, s.hi to the box of the centers of the box lo (extents e) grown to
+// step r, and returns capacity(r) (bound).
+func (s *centerSearch) step(lo, e []int, r int) (capacity int) {
+	capacity = 1
+	for j, dj := range s.dims {
+		s.lo[j] = lo[j] - s.off[j] - r
+		s.hi[j] = lo[j] + e[j] - 1 - s.off[j] + s.width[j] - 1 + r
+		span := s.hi[j] - s.lo[j] + 1 // the grown box, clipped or wrapped
+		if s.fb.wrap[j] {
+			span = min(span, dj)
+		} else {
+			span = min(s.hi[j], dj-1) - max(s.lo[j], 0) + 1
+		}
+		capacity *= max(0, min(s.width[j]+2*r, span))
+	}
+	return capacity
+}
+
+// search returns every free center of least cost for k nodes (in no particular
+// order; with s.first only the one of least rank), with the offsets and widths set
+// by the caller (s.off, s.width) and the prefix sums (s.fb) up to date with st. At
+// least one node must be free and k at most the free nodes.
+func (s *centerSearch) search(st *State, k int) []bnbLeaf {
+	s.heap, s.los, s.levels, s.leaves = s.heap[:0], s.los[:0], s.levels[:0], s.leaves[:0]
+	d := s.d
+	J := 0
+	for _, dj := range s.dims {
+		J = max(J, bits.Len(uint(dj-1)))
+	}
+	best, bestRank := math.MaxInt, math.MaxInt
+	clear(s.clo)
+	if J == 0 { // one node
+		for j := range d {
+			s.e[j] = 1
+		}
+		cost, L, inner, _ := s.bound(s.clo, s.e, k, best)
+		return append(s.leaves, bnbLeaf{0, cost, L, inner})
+	}
+	// The root: every center.
+	s.push(s.clo, J, 0)
+	for len(s.heap) > 0 {
+		it := s.pop()
+		if it.lb > best || s.first && it.lb == best && it.rank > bestRank {
+			break // so is every box still queued (bnbItem.before)
+		}
+		level := int(s.levels[it.id])
+		base := s.los[int(it.id)*d : int(it.id)*d+d]
+		half := 1 << (level - 1)
+		for mask := 0; mask < 1<<d; mask++ {
+			inside := true
+			for j, dj := range s.dims {
+				s.clo[j] = int(base[j])
+				if mask>>j&1 != 0 {
+					s.clo[j] += half
+				}
+				if s.clo[j] >= dj {
+					inside = false
+					break
+				}
+				s.e[j] = min(half, dj-s.clo[j])
+			}
+			if !inside {
+				continue
+			}
+			if level == 1 {
+				node := 0
+				for j := d - 1; j >= 0; j-- {
+					node = node*s.dims[j] + s.clo[j]
+				}
+				if !st.IsFree(node) {
+					continue
+				}
+				cost, L, inner, ok := s.bound(s.clo, s.e, k, best)
+				if !ok {
+					continue
+				}
+				r := s.rankOf(s.clo)
+				if s.first && cost == best && r > bestRank {
+					continue
+				}
+				if cost < best || s.first {
+					best, bestRank = cost, r
+					s.leaves = s.leaves[:0]
+				}
+				s.leaves = append(s.leaves, bnbLeaf{node, cost, L, inner})
+				continue
+			}
+			// a box with no free node holds no center
+			for j := range d {
+				s.hi[j] = s.clo[j] + s.e[j] - 1
+			}
+			if s.fb.count(s.clo, s.hi) == 0 {
+				continue
+			}
+			lb, _, _, ok := s.bound(s.clo, s.e, k, best)
+			if !ok {
+				continue
+			}
+			if s.first && lb == best && s.rankOf(s.clo) > bestRank {
+				continue
+			}
+			s.push(s.clo, level-1, lb)
+		}
+	}
+	return s.leaves
+}
+
+// push queues the box of low corner lo at level (extent 2^level per dimension,
+// clipped to the machine) with bound lb.
+func (s *centerSearch) push(lo []int, level, lb int) {
+	id := int32(len(s.levels))
+	for _, v := range lo {
+		s.los = append(s.los, int32(v))
+	}
+	s.levels = append(s.levels, int8(level))
+	h := append(s.heap, bnbItem{lb, s.rankOf(lo), id})
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(h[p]) {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	s.heap = h
+}
+
+// rankOf is the rank of the center at coordinates c.
+func (s *centerSearch) rankOf(c []int) int {
+	r := 0
+	for j, v := range c {
+		r += v * s.rank[j]
+	}
+	return r
+}
+
+// pop removes and returns the queued box of least bound (then rank).
+func (s *centerSearch) pop() bnbItem {
+	h := s.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			l = r
+		}
+		if !h[l].before(h[i]) {
+			break
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+	s.heap = h
+	return top
+}

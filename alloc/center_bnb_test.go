@@ -1,0 +1,364 @@
+package alloc
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// bnbGrids are the machines of the branch-and-bound cross-checks: meshes and tori in
+// one to three dimensions, sides that are not powers of two, partial wraparound.
+func bnbGrids(t *testing.T) []*topo.Grid {
+	gs := []*topo.Grid{topo.Mesh(13), topo.Torus(11), topo.Mesh(9, 7), topo.Mesh(16, 16), topo.Torus(9, 6),
+		topo.Torus(12, 12), topo.Mesh(5, 4, 6), topo.Torus(5, 6, 4), topo.Torus(6, 6, 6), topo.Mesh(7, 7, 3), topo.Torus(3, 2, 5)}
+	for _, w := range [][]bool{{false, true, true}, {true, false, false}} {
+		g, err := topo.NewGrid([]int{6, 5, 4}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+// randomFreeSet returns a free map with at least one free node: uniformly random,
+// or with busy boxes placed at random (many tied centers), at a random density.
+func randomFreeSet(rng *rand.Rand, g *topo.Grid) []bool {
+	n := g.N()
+	free := make([]bool, n)
+	switch rng.IntN(3) {
+	case 0, 1:
+		p := []float64{0.15, 0.5, 0.85, 1}[rng.IntN(4)]
+		for v := range free {
+			free[v] = rng.Float64() < p
+		}
+	default:
+		for v := range free {
+			free[v] = true
+		}
+		dims := g.Dims()
+		c := make([]int, len(dims))
+		for range 1 + rng.IntN(4) {
+			lo, side := make([]int, len(dims)), make([]int, len(dims))
+			for j, dj := range dims {
+				lo[j], side[j] = rng.IntN(dj), 1+rng.IntN(max(1, dj/2))
+			}
+			for v := range n {
+				c = g.Coord(v, c)
+				in := true
+				for j, dj := range dims {
+					in = in && (c[j]-lo[j]+dj)%dj < side[j]
+				}
+				if in {
+					free[v] = false
+				}
+			}
+		}
+	}
+	free[rng.IntN(n)] = true
+	return free
+}
+
+// stepOf is the first step r at which node v lies in the box of center c (along
+// dimension j c_j-off_j-r .. c_j-off_j+width_j-1+r, around the ring on a torus),
+// from coordinates alone.
+func stepOf(g *topo.Grid, c, v []int, off, width []int) int {
+	r := 0
+	for j, dj := range g.Dims() {
+		lo := c[j] - off[j]
+		var s int
+		if g.Wrap()[j] {
+			// smallest s with (v - lo + s) mod dj <= width-1+2s, or the box the ring
+			for s = 0; width[j]+2*s < dj; s++ {
+				if ((v[j]-lo+s)%dj+dj)%dj <= width[j]-1+2*s {
+					break
+				}
+			}
+		} else {
+			s = max(lo-v[j], v[j]-(lo+width[j]-1), 0)
+		}
+		r = max(r, s)
+	}
+	return r
+}
+
+// TestCenterSearchMatchesDefinition checks centerSearch against the cost written
+// out node by node (each free node's step from every free center, the k smallest
+// summed) on thousands of random free sets: the same least cost and the same set of
+// centers that reach it (ties included), for L-infinity balls (MC1x1) and random
+// box shapes (MC).
+func TestCenterSearchMatchesDefinition(t *testing.T) {
+	rounds := 200
+	if testing.Short() {
+		rounds = 60
+	}
+	rng := rand.New(rand.NewPCG(32, 1))
+	cases := 0
+	for _, g := range bnbGrids(t) {
+		n, d := g.N(), g.Dim()
+		coords := make([][]int, n)
+		for v := range n {
+			coords[v] = g.Coord(v, nil)
+		}
+		for r := range rounds {
+			free := randomFreeSet(rng, g)
+			st := NewState(n)
+			for v, f := range free {
+				if !f {
+					if err := st.Take([]int{v}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			fb := newFreeBoxes(g, nil)
+			fb.rebuild(st)
+			s := newCenterSearch(g, fb)
+			if r%2 == 0 {
+				for j := range d {
+					s.off[j], s.width[j] = 0, 1
+				}
+			} else {
+				for j, dj := range g.Dims() {
+					s.width[j] = 1 + rng.IntN(dj)
+					s.off[j] = (s.width[j] - 1) / 2
+				}
+			}
+			k := 1 + rng.IntN(st.NumFree())
+			// the definition
+			best, want := -1, []int(nil)
+			steps := make([]int, 0, n)
+			for c := range n {
+				if !free[c] {
+					continue
+				}
+				steps = steps[:0]
+				for v := range n {
+					if free[v] {
+						steps = append(steps, stepOf(g, coords[c], coords[v], s.off, s.width))
+					}
+				}
+				slices.Sort(steps)
+				cost := 0
+				for _, x := range steps[:k] {
+					cost += x
+				}
+				if best < 0 || cost < best {
+					best, want = cost, want[:0]
+				}
+				if cost == best {
+					want = append(want, c)
+				}
+			}
+			var got []int
+			for _, l := range s.search(st, k) {
+				if l.cost != best {
+					t.Fatalf("%s round %d k=%d off %v width %v: center %d cost %d, definition's least %d", g.Spec(), r, k, s.off, s.width, l.node, l.cost, best)
+				}
+				got = append(got, l.node)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s round %d k=%d off %v width %v free %v: centers %v, definition %v", g.Spec(), r, k, s.off, s.width, freeList(free), got, want)
+			}
+			// Only the first of least cost, in node-index order or in free-list
+			// order (by coordinates, the first dimension most significant).
+			s.first = true
+			if r%4 < 2 {
+				st := 1
+				for j := d - 1; j >= 0; j-- {
+					s.rank[j] = st
+					st *= g.Dims()[j]
+				}
+			}
+			first := slices.MinFunc(want, func(p, q int) int { return s.rankOf(coords[p]) - s.rankOf(coords[q]) })
+			if l := s.search(st, k); len(l) != 1 || l[0].node != first || l[0].cost != best {
+				t.Fatalf("%s round %d k=%d off %v width %v rank %v free %v: first center %v, definition %d (cost %d)", g.Spec(), r, k, s.off, s.width, s.rank, freeList(free), l, first, best)
+			}
+			cases++
+		}
+	}
+	t.Logf("%d free sets", cases)
+}
+
+// TestMC1x1BoundsMatchPlain checks that MC1x1 (plain and with tie-breaking) chooses
+// the same nodes and counts the same ties whether its centers of least score come
+// from centerSearch or from scoring every free node, on random free sets and on
+// random allocate/release sequences of meshes and tori in 2D and 3D.
+func TestMC1x1BoundsMatchPlain(t *testing.T) {
+	rounds := 120
+	if testing.Short() {
+		rounds = 40
+	}
+	rng := rand.New(rand.NewPCG(32, 2))
+	total := 0
+	for _, g := range bnbGrids(t) {
+		for _, spec := range []string{"mc1x1", "mc1x1:tb=3,9,3,2", "mc1x1:tb=2,13,20,6"} {
+			t.Run(g.Spec()+"/"+spec, func(t *testing.T) {
+				mk := func(mode centerMode) *mc1x1 {
+					a, err := Parse(spec, g, Options{NoMemo: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					m := a.(*mc1x1)
+					m.centers = mode
+					return m
+				}
+				for r := range rounds {
+					plain, fast := mk(centersPlain), mk(centersBounds)
+					counts := r%3 != 2
+					plain.CountTies(counts)
+					fast.CountTies(counts)
+					free := randomFreeSet(rng, g)
+					setFree(t, plain, free)
+					setFree(t, fast, free)
+					// a few allocations and releases from there
+					var live [][]int
+					for step := range 6 {
+						if len(live) > 0 && rng.IntN(3) == 0 {
+							i := rng.IntN(len(live))
+							if err := plain.Release(live[i]); err != nil {
+								t.Fatal(err)
+							}
+							if err := fast.Release(live[i]); err != nil {
+								t.Fatal(err)
+							}
+							live = slices.Delete(live, i, i+1)
+							continue
+						}
+						if plain.NumFree() == 0 {
+							break
+						}
+						k := 1 + rng.IntN(plain.NumFree())
+						if rng.IntN(2) == 0 {
+							k = 1 + rng.IntN(min(plain.NumFree(), 1+g.N()/8))
+						}
+						want, err := plain.Allocate(k)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := fast.Allocate(k)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("round %d step %d k=%d free %v: bounds chose %v, plain %v", r, step, k, freeList(free), got, want)
+						}
+						if plain.LastTies() != fast.LastTies() {
+							t.Fatalf("round %d step %d k=%d: bounds counted %d ties, plain %d", r, step, k, fast.LastTies(), plain.LastTies())
+						}
+						live = append(live, got)
+						total++
+					}
+					if plain.TieStats() != fast.TieStats() {
+						t.Fatalf("round %d: tie statistics %+v, plain %+v", r, fast.TieStats(), plain.TieStats())
+					}
+				}
+			})
+		}
+	}
+	t.Logf("%d allocations compared", total)
+}
+
+// TestMCBoundsMatchPlain checks that MC chooses the same nodes whether its centres
+// of least cost come from centerSearch or from costing every free node, on random
+// allocate/release sequences from random free sets of meshes in 1D to 3D.
+func TestMCBoundsMatchPlain(t *testing.T) {
+	rounds := 150
+	if testing.Short() {
+		rounds = 50
+	}
+	rng := rand.New(rand.NewPCG(32, 3))
+	for _, g := range bnbGrids(t) {
+		if g.Wraps() {
+			continue
+		}
+		t.Run(g.Spec(), func(t *testing.T) {
+			for r := range rounds {
+				plain, fast := NewMC(g), NewMC(g)
+				plain.plain = true
+				free := randomFreeSet(rng, g)
+				setFree(t, plain, free)
+				setFree(t, fast, free)
+				var live [][]int
+				for step := range 8 {
+					if len(live) > 0 && rng.IntN(3) == 0 {
+						i := rng.IntN(len(live))
+						if err := plain.Release(live[i]); err != nil {
+							t.Fatal(err)
+						}
+						if err := fast.Release(live[i]); err != nil {
+							t.Fatal(err)
+						}
+						live = slices.Delete(live, i, i+1)
+						continue
+					}
+					if plain.NumFree() == 0 {
+						break
+					}
+					k := 1 + rng.IntN(plain.NumFree())
+					if rng.IntN(2) == 0 {
+						k = 1 + rng.IntN(min(plain.NumFree(), 1+g.N()/8))
+					}
+					want, err := plain.Allocate(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := fast.Allocate(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("round %d step %d k=%d free %v: bounds chose %v, plain %v", r, step, k, freeList(free), got, want)
+					}
+					live = append(live, got)
+				}
+			}
+		})
+	}
+}
+
+// TestTieScoreOnFreeToriMatchesReference checks Johnson's tie-breaking on tori whose
+// free sets are whole or nearly whole (the tie score's counts are then read off
+// the balls' sizes) against the literal reference, tie counts included.
+func TestTieScoreOnFreeToriMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 4))
+	rounds := 60
+	if testing.Short() {
+		rounds = 20
+	}
+	for _, g := range []*topo.Grid{topo.Torus(6, 5), topo.Torus(4, 4, 3), topo.Torus(9), topo.Torus(7, 7)} {
+		for _, spec := range []string{"mc1x1:tb=3,9,3,2", "mc1x1:tb=1,2,0,5"} {
+			tb, err := ParseTieBreak(spec[len("mc1x1:tb="):])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range rounds {
+				free := make([]bool, g.N())
+				for v := range free {
+					free[v] = true
+				}
+				for range rng.IntN(3) {
+					free[rng.IntN(g.N())] = false
+				}
+				free[rng.IntN(g.N())] = true
+				a, err := Parse(spec, g, Options{Compat: CompatPReMAS})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.(TieReporter).CountTies(true)
+				setFree(t, a, free)
+				k := 1 + rng.IntN(a.NumFree())
+				want, wantTies := refCenter(g, free, k, "mc1x1", &tb)
+				got, err := a.Allocate(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) || a.(TieReporter).LastTies() != wantTies {
+					t.Fatalf("%s %s round %d k=%d free %v: got %v (%d ties), reference %v (%d ties)", g.Spec(), spec, r, k, freeList(free), got, a.(TieReporter).LastTies(), want, wantTies)
+				}
+			}
+		}
+	}
+}

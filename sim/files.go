@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Files reads the files that allocator specs name where a curve or a topology
+// stands: a ranking file (bf:FILE, curve:FILE, a span curve), the topology.conf or
+// topology.yaml of slurm:tree:FILE and slurm:block:FILE (slurm.ReadTopologyFile, the
+// parser --graph uses). It is what a replay gives alloc.Parse (Options); what Slurm
+// accepts in a topology file but logs is kept in Warnings, once per file, for the
+// caller to show. Safe for concurrent use; the zero value reads with node names
+// from the machine.
+type Files struct {
+	// Hosts are the machine's host names in node-index order, which a host ranking
+	// file's names are matched against (nil: curves.NodeNames of the machine).
+	Hosts []string
+
+	mu       sync.Mutex
+	seen     map[string]bool
+	warnings []Warning
+}
+
+// Options returns o with Files' readers of ranking and topology files.
+func (f *Files) Options(o alloc.Options) alloc.Options {
+	o.Ranking, o.SlurmTree, o.SlurmBlocks = f.Ranking, f.SlurmTree, f.SlurmBlocks
+	return o
+}
+
+// Ranking reads the ranking file path of machine m (alloc.Options.Ranking,
+// curves.RankingFileFor), host names matched against Hosts.
+func (f *Files) Ranking(path string, m topo.Machine) (curves.Order, error) {
+	return curves.RankingFileFor(path, m, f.Hosts)
+}
+
+// SlurmTree reads the topology/tree configuration of a slurm:tree:FILE spec
+// (alloc.Options.SlurmTree).
+func (f *Files) SlurmTree(path string) (*slurm.Tree, error) {
+	t, err := f.topology(path)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := t.TreeOf()
+	if err != nil {
+		return nil, fmt.Errorf("slurm:tree:%s: %w", path, err)
+	}
+	return tr, nil
+}
+
+// SlurmBlocks reads the topology/block configuration of a slurm:block:FILE spec
+// (alloc.Options.SlurmBlocks).
+func (f *Files) SlurmBlocks(path string) (*slurm.Blocks, error) {
+	t, err := f.topology(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := t.BlocksOf()
+	if err != nil {
+		return nil, fmt.Errorf("slurm:block:%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// topology reads a topology file anew (each allocator gets its own) and keeps its
+// warnings the first time it is read.
+func (f *Files) topology(path string) (*slurm.Topology, error) {
+	t, err := slurm.ReadTopologyFile(path)
+	if err != nil {
+		return nil, err
+	}
+	ws := make([]Warning, len(t.Warnings))
+	for i, w := range t.Warnings {
+		ws[i] = Warning{Field: "Alloc", File: path, Text: w}
+	}
+	f.keep(path, ws)
+	return t, nil
+}
+
+// keep keeps the warnings ws of the file key unless that file's were kept before.
+func (f *Files) keep(key string, ws []Warning) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen[key] {
+		return
+	}
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
+	f.seen[key] = true
+	f.warnings = append(f.warnings, ws...)
+}
+
+// Warnings returns what Slurm would log about the files read so far, in the order
+// read.
+func (f *Files) Warnings() []Warning {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.warnings)
+}
