@@ -44,16 +44,18 @@ func scaledSDSC(b *testing.B, m topo.Machine) Workload {
 	return w
 }
 
-// BenchmarkCenterScaleSDSC measures MC1x1 (plain and with Johnson's tie-breaking)
-// and MC on issue 32's workload (scaledSDSC) at growing machine sizes: per
+// BenchmarkCenterScaleSDSC measures MC1x1 (plain and with Johnson's tie-breaking),
+// MC, MM, MM+Inc and Gen-Alg on issue 32's workload (scaledSDSC) at growing machine sizes: per
 // decision, the CPU time of the replaying thread (Allocate and Release, the
 // allocator's garbage collection on other threads left out), and the wall-clock
 // mean, median and 99th percentile of Allocate alone; it logs the fitted exponent
 // of CPU time against n per machine family. The decision memo is on, as in a
-// replay. Run with -benchtime 1x (one replay per machine and allocator).
+// replay. Run with -benchtime 1x (one replay per machine and allocator), and pick
+// allocators and machines with -bench: MM and MM+Inc take minutes per replay from
+// 65,536 nodes (docs/alloc.md).
 func BenchmarkCenterScaleSDSC(b *testing.B) {
 	for _, family := range centerScaleMachines {
-		for _, spec := range []string{"mc1x1", "mc1x1:tb=3,9,3,2", "mc"} {
+		for _, spec := range []string{"mc1x1", "mc1x1:tb=3,9,3,2", "mc", "mm", "mminc", "genalg"} {
 			var ns []int
 			var cpus []float64
 			for _, ms := range family {

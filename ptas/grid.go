@@ -148,6 +148,7 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 	}
 
 	full := newFullBalls(px, py, W, H, k, ordered)
+	rot := newRotBalls(px, py, W, H)
 	fullTot := int64(-1) // the total of the first center whose ball is full
 
 	cntX, cntY := make([]int32, nx), make([]int32, ny)
@@ -162,6 +163,17 @@ centers:
 		}
 		thr := thrCol
 		for cyi, cy := range ys {
+			// colBall counts the points within distance r of (cx, cy) column by
+			// column.
+			colBall := func(r int) int {
+				var c int32
+				for xi := int(firstCol[max(cx-r, 0)]); xi <= int(lastCol[min(cx+r, W-1)]); xi++ {
+					rem := r - absInt(xs[xi]-cx)
+					p := colPre[xi*(H+1) : (xi+1)*(H+1)]
+					c += p[min(cy+rem+1, H)] - p[max(cy-rem, 0)]
+				}
+				return int(c)
+			}
 			// A full ball after the first ties with it at best: passed over.
 			isFull := full.at(cx, cy)
 			if isFull && fullTot >= 0 {
@@ -174,31 +186,41 @@ centers:
 			// thr, the smallest r with at least k points within r: per column, the
 			// points at distance < thr (cntX) and at distance thr; thr moves by one
 			// until below < k <= below + onRing. The walk is monotone.
-			var xlo, xhi int
-			var below, onRing int32
-			for {
-				xlo, xhi = int(firstCol[max(cx-thr, 0)]), int(lastCol[min(cx+thr, W-1)])
-				below, onRing = 0, 0
-				for xi := xlo; xi <= xhi; xi++ {
-					rem := thr - absInt(xs[xi]-cx)
-					p := colPre[xi*(H+1) : (xi+1)*(H+1)]
-					lo, hi := cy-rem, cy+rem
-					in := p[min(hi+1, H)] - p[max(lo, 0)]
-					var bel int32
-					if rem > 0 {
-						bel = p[min(hi, H)] - p[max(lo+1, 0)]
-					}
-					cntX[xi] = bel
-					below += bel
-					onRing += in - bel
-				}
-				if below >= int32(k) {
+			// Each step of the walk counts a ball in O(1) (rotBalls); the columns
+			// are then read once, at thr. (Without the table, on a long thin box,
+			// the counts come from the columns.)
+			for rot.pre == nil {
+				if thr > 0 && colBall(thr-1) >= k {
 					thr--
-				} else if below+onRing < int32(k) {
+				} else if colBall(thr) < k {
 					thr++
 				} else {
 					break
 				}
+			}
+			for rot.pre != nil {
+				if thr > 0 && rot.ball(cx, cy, thr-1) >= k {
+					thr--
+				} else if rot.ball(cx, cy, thr) < k {
+					thr++
+				} else {
+					break
+				}
+			}
+			xlo, xhi := int(firstCol[max(cx-thr, 0)]), int(lastCol[min(cx+thr, W-1)])
+			var below, onRing int32
+			for xi := xlo; xi <= xhi; xi++ {
+				rem := thr - absInt(xs[xi]-cx)
+				p := colPre[xi*(H+1) : (xi+1)*(H+1)]
+				lo, hi := cy-rem, cy+rem
+				in := p[min(hi+1, H)] - p[max(lo, 0)]
+				var bel int32
+				if rem > 0 {
+					bel = p[min(hi, H)] - p[max(lo+1, 0)]
+				}
+				cntX[xi] = bel
+				below += bel
+				onRing += in - bel
 			}
 			if cyi == 0 {
 				thrCol = thr
@@ -398,4 +420,48 @@ func (f *fullBalls) at(cx, cy int) bool {
 	x0, x1, y0, y1 := cx-d, cx+d+1, cy-d, cy+d+1
 	c := f.pre[x1*s+y1] - f.pre[x0*s+y1] - f.pre[x1*s+y0] + f.pre[x0*s+y0]
 	return int(c) == (2*d+1)*(2*d+1)
+}
+
+// rotBallsMaxCells bounds rotBalls' table (tests set it to 0 to take the
+// column counts).
+var rotBallsMaxCells = 4 * maxGridCells
+
+// rotBalls counts points in L1 balls in O(1): a ball is a square in rotated
+// coordinates (x + y, x - y), read off a 2D prefix sum over them (as the lattice
+// path's ball; here points may coincide).
+type rotBalls struct {
+	h, u int
+	pre  []int32 // pre[a*(u+1)+b]: points with x+y < a and x-y+h-1 < b
+}
+
+func newRotBalls(px, py []int, w, h int) rotBalls {
+	r := rotBalls{h: h, u: w + h - 1}
+	s := r.u + 1
+	if s*s > rotBallsMaxCells {
+		return r // pre nil: no table
+	}
+	r.pre = make([]int32, s*s)
+	for i := range px {
+		r.pre[(px[i]+py[i]+1)*s+px[i]-py[i]+h]++
+	}
+	for a := 1; a < s; a++ {
+		prev, cur := r.pre[(a-1)*s:a*s], r.pre[a*s:(a+1)*s]
+		var acc int32
+		for b := 1; b < s; b++ {
+			acc += cur[b]
+			cur[b] = prev[b] + acc
+		}
+	}
+	return r
+}
+
+// ball counts the points within L1 distance rad of (cx, cy) (offsets), as an int.
+func (r *rotBalls) ball(cx, cy, rad int) int {
+	s := r.u + 1
+	a0, a1 := max(cx+cy-rad, 0), min(cx+cy+rad, r.u-1)+1
+	b0, b1 := max(cx-cy+r.h-1-rad, 0), min(cx-cy+r.h-1+rad, r.u-1)+1
+	if a0 >= a1 || b0 >= b1 {
+		return 0
+	}
+	return int(r.pre[a1*s+b1] - r.pre[a0*s+b1] - r.pre[a1*s+b0] + r.pre[a0*s+b0])
 }

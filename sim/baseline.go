@@ -246,7 +246,7 @@ func newHierBaseline(ctx context.Context, g *topo.Graph) (*hierBaseline, error) 
 		host[hb.leaf[h]] = h
 	}
 	for a := 0; a < len(leaves) && hb.exact; a++ {
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return nil, err
 		}
 		row := g.DistRow(host[a])
@@ -414,7 +414,7 @@ func (gb *gridBaseline) solve(ctx context.Context, bl *baseline, k int, chosen [
 		return baselineResult{}, err
 	}
 	if ctx.Err() != nil {
-		return baselineResult{}, ctx.Err()
+		return baselineResult{}, context.Cause(ctx)
 	}
 	out := baselineResult{total: total, bound: lb}
 	if t, ok := exactInt(res.Total); ok && t < out.total {
