@@ -254,7 +254,7 @@ func play(ctx context.Context, cfg Config, i int, clk *alloc.Clock) (alloc.Alloc
 	for j, op := range ops {
 		// Asked before every step (outside the timed calls): a decision may take
 		// seconds, and the time limit and Ctrl-C are to be met between two.
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return a, build, err
 		}
 		if cfg.Progress != nil && j&1023 == 0 {

@@ -151,7 +151,7 @@ func (h Hierarchy) maxSaving(ctx context.Context, k int) (int64, error) {
 	}
 	// Levels 2 and up: merge the children's tables.
 	for l := 1; l < top; l++ {
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return 0, err
 		}
 		up := h.Up[l]

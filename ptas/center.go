@@ -407,7 +407,7 @@ func mmCenters[T geom.Number](ctx context.Context, pr *problem[T], ties Ties, f 
 	c := make([]T, pr.d)
 	for step := 0; ; step++ {
 		if step&1023 == 0 {
-			if err := ctx.Err(); err != nil {
+			if err := context.Cause(ctx); err != nil {
 				return err
 			}
 		}

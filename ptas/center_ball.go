@@ -271,7 +271,7 @@ func ballCenters[T geom.Number](ctx context.Context, pr *problem[T], s *ballSear
 	} else {
 		for i, p := range pr.pts {
 			if i&1023 == 1023 {
-				if err = ctx.Err(); err != nil {
+				if err = context.Cause(ctx); err != nil {
 					break
 				}
 			}

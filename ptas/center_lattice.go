@@ -526,7 +526,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	best, bestT, r := int64(-1), -1, 0
 	for t := range centers {
 		if t&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
+			if err := context.Cause(ctx); err != nil {
 				return Result{}, true, err
 			}
 		}

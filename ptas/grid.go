@@ -158,7 +158,7 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 	thrCol := 0 // thr of the previous column's first center
 centers:
 	for cxi, cx := range xs {
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return nil, nil, err
 		}
 		thr := thrCol

@@ -181,7 +181,7 @@ func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
 	// enumeration below is not): a stopped scheme still returns a subset with MM's
 	// guarantee. An interrupt stops it.
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return Result{}, ctx.Err()
+		return Result{}, context.Cause(ctx)
 	}
 	seedCtx, cancelSeed := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelSeed()
@@ -290,7 +290,7 @@ func (s *scheme) run(ctx context.Context) error {
 		if a == pr.d {
 			s.evaluated++
 			if s.evaluated&255 == 0 {
-				if err := ctx.Err(); err != nil {
+				if err := context.Cause(ctx); err != nil {
 					return err
 				}
 			}
@@ -348,7 +348,7 @@ func (s *scheme) enumerateCuts(ctx context.Context, a int) (axisCuts, error) {
 			ac.cuts = append(ac.cuts, t...)
 			ac.lb = append(ac.lb, acc+sliceLB(i, lo, n))
 			if len(ac.lb)&4095 == 0 {
-				return ctx.Err()
+				return context.Cause(ctx)
 			}
 			return nil
 		}

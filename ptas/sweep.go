@@ -225,7 +225,7 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 	c := make([]T, d)
 	pos := make([]int, d) // odometer over dimensions 1..d-1
 	for {
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return nil, nil, err
 		}
 		for j := 1; j < d; j++ {

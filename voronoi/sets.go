@@ -40,7 +40,7 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 	steps := 0
 	err := Walk(pts, k, func(f *Family) bool {
 		if steps++; steps&1023 == 0 && ctx.Err() != nil {
-			ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), ctx.Err())
+			ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), context.Cause(ctx))
 			return false
 		}
 		key := f.Key()
@@ -63,7 +63,7 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 						return false
 					}
 					if len(out)&4095 == 4095 && ctx.Err() != nil {
-						ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), ctx.Err())
+						ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), context.Cause(ctx))
 						return false
 					}
 					out = append(out, Set{Indices: idx, Center2: f.Center2, Radius2: farthest2(pts, idx, f.Center2)})

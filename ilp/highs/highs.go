@@ -226,7 +226,7 @@ func Solve(ctx context.Context, m *Model, start []float64, opt Options) (*Result
 	if start != nil && len(start) != m.NumCols() {
 		return nil, fmt.Errorf("highs: starting solution has %d values for %d columns", len(start), m.NumCols())
 	}
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
 	h := C.Highs_create()

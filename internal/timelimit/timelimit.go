@@ -1,0 +1,30 @@
+// Package timelimit is the cause a context ends with when a time limit passes
+// (context.WithTimeoutCause), so the error a solver returns through
+// context.Cause says in the user's words which limit stopped it ("--time-limit 60s
+// reached") and no caller has to reword "context deadline exceeded". The cause is
+// still context.DeadlineExceeded to errors.Is, so code that tells a time limit from
+// an interrupt keeps working.
+package timelimit
+
+import (
+	"context"
+	"time"
+)
+
+// Reached is the cause of a context whose time limit passed: Name says which limit
+// (a flag such as "--time-limit", or a library field such as "baseline TimeLimit").
+type Reached struct {
+	Name  string
+	Limit time.Duration
+}
+
+func (r Reached) Error() string { return r.Name + " " + r.Limit.String() + " reached" }
+
+// Is makes Reached context.DeadlineExceeded to errors.Is.
+func (r Reached) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// WithTimeout is context.WithTimeout whose deadline ends ctx with Reached{name, d}
+// as its cause.
+func WithTimeout(ctx context.Context, d time.Duration, name string) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, Reached{Name: name, Limit: d})
+}
