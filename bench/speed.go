@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -145,7 +146,7 @@ func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
 	actx := ctx
 	if cfg.TimeLimit > 0 {
 		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(ctx, cfg.TimeLimit)
+		actx, cancel = timelimit.WithTimeout(ctx, cfg.TimeLimit, "time limit")
 		defer cancel()
 	}
 	clk := &alloc.Clock{Record: true}
@@ -185,7 +186,10 @@ func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
 		if ctx.Err() != nil {
 			return r, true
 		}
-		r.Error = fmt.Sprintf("time limit %v reached", cfg.TimeLimit)
+		r.Error = o.err.Error()
+		if c := context.Cause(actx); c != nil {
+			r.Error = c.Error() // timelimit.Reached: "time limit 1m0s reached"
+		}
 	default:
 		r.Error = o.err.Error()
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/order"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
@@ -440,7 +441,7 @@ func compressed(names []string) string {
 // curve.
 func (p *Plan) order(ctx context.Context) error {
 	opt := p.opt
-	sctx, cancel := context.WithTimeout(ctx, opt.TimeLimit)
+	sctx, cancel := timelimit.WithTimeout(ctx, opt.TimeLimit, "ordering time limit")
 	defer cancel()
 	res, err := order.SolveOrdering(sctx, p.Machine, opt.Weights, order.OrderOptions{Options: order.Options{Method: order.MethodAuto, Seed: opt.Seed}})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -407,7 +408,7 @@ func (gb *gridBaseline) solve(ctx context.Context, bl *baseline, k int, chosen [
 		// Around a torus the plane's bound does not hold; the machine's does.
 		opt.SizeBound = func(m int) float64 { return float64(gb.boundOf(m)) }
 	}
-	dctx, cancel := context.WithTimeout(ctx, bl.cfg.TimeLimit)
+	dctx, cancel := timelimit.WithTimeout(ctx, bl.cfg.TimeLimit, "baseline time limit")
 	res, err := exact.SubsetSeeded(dctx, pts, k, opt)
 	cancel()
 	if err != nil {

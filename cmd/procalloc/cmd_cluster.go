@@ -9,6 +9,7 @@ import (
 
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/plot"
 )
 
@@ -64,7 +65,7 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 				}
 				if *limit > 0 {
 					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, *limit)
+					ctx, cancel = timelimit.WithTimeout(ctx, *limit, "--time-limit")
 					defer cancel()
 				}
 				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp"
 	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/order"
 	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
@@ -214,7 +215,7 @@ procalloc order --qap nug5.dat --json`,
 				// The time limit is the solve's deadline, counted from here on.
 				solveCtx := func() (context.Context, context.CancelFunc) {
 					if *limit > 0 {
-						return context.WithTimeout(ctx, *limit)
+						return timelimit.WithTimeout(ctx, *limit, "--time-limit")
 					}
 					return context.WithCancel(ctx)
 				}

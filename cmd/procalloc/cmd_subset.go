@@ -12,6 +12,7 @@ import (
 
 	"github.com/procalloc/procalloc/geom"
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -122,7 +123,7 @@ procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json`,
 					Progress: newProgress(e, "subset "+a.name, 0)}
 				if *limit > 0 {
 					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, *limit)
+					ctx, cancel = timelimit.WithTimeout(ctx, *limit, "--time-limit")
 					defer cancel()
 				}
 				start := time.Now()

@@ -188,7 +188,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 		return 2
 	case err != nil:
-		fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, plainError(err))
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
 	case ctx.Err() != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: interrupted: the output holds what was done before\n", name)
 	}
@@ -292,15 +292,4 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 		}
 	}
 	return ""
-}
-
-// plainError words a time limit's context error as what happened to the user's
-// command. (An interrupt needs no words: the command's context ends with
-// errInterrupted, which the libraries return.)
-func plainError(err error) string {
-	msg := err.Error()
-	if errors.Is(err, context.DeadlineExceeded) {
-		msg = strings.ReplaceAll(msg, context.DeadlineExceeded.Error(), "time limit reached")
-	}
-	return msg
 }
