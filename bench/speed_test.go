@@ -276,7 +276,7 @@ func TestSpeedTimeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Allocs[0]
-	if r.Complete || r.Decisions == 0 || r.Decisions >= 100 || !strings.Contains(r.Error, "time limit") {
+	if r.Complete || r.Decisions == 0 || r.Decisions >= 100 || r.Error != "time limit 200ms reached" {
 		t.Errorf("slow: complete %v, %d decisions, %q", r.Complete, r.Decisions, r.Error)
 	}
 	if rep.Interrupted || len(rep.Allocs) != 2 || !rep.Allocs[1].Complete {
