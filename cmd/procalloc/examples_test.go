@@ -408,6 +408,9 @@ func TestHelpExamplesRun(t *testing.T) {
 				if strings.Contains(msg, context.Canceled.Error()) {
 					t.Errorf("help %s: %q: stopped, says %q: an interrupt is said in the user's words", name, ex, msg)
 				}
+				if strings.Contains(msg, context.DeadlineExceeded.Error()) {
+					t.Errorf("help %s: %q: says %q: a time limit is said in the user's words (which limit)", name, ex, msg)
+				}
 				switch {
 				case code == 2 || strings.Contains(msg, "run 'procalloc help"):
 					t.Errorf("help %s: %q: a usage error (exit %d): %s", name, ex, code, msg)
