@@ -267,7 +267,9 @@ func TestFullBallsShortcut(t *testing.T) {
 			continue // the lattice path takes distinct points only
 		}
 		restore := useLatticeEverywhere()
+		fullBallsMinCells = 0
 		got, _ = runLatticeTies(t, pts, k, false, TiesByIndex, 0)
+		fullBallsMinCells = 4096
 		restore()
 		slices.Sort(got)
 		if want := refSearch(pts, k, pts, metricL1, scorePairwise, TiesByIndex); !slices.Equal(got, want) {
