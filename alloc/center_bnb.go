@@ -3,6 +3,7 @@ package alloc
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -212,6 +213,7 @@ type centerSearch struct {
 	// low corner ranks after the best center.
 	rank  []int
 	first bool
+	hint  int // the step L of the last center scored (bound)
 
 	heap   []bnbItem
 	los    []int32 // low corner of each queued box, d per box
@@ -258,25 +260,26 @@ func (s *centerSearch) bound(lo, e []int, k, limit int) (lb, L, inner int, ok bo
 	// counted at least capacity(r), min(U(r), capacity(r)) is capacity(r)
 	// without counting again (on a mostly free machine most steps).
 	prev, known := 0, -1
-	for r := 0; ; r++ {
-		capacity := 1
-		for j, dj := range s.dims {
-			s.lo[j] = lo[j] - s.off[j] - r
-			s.hi[j] = lo[j] + e[j] - 1 - s.off[j] + s.width[j] - 1 + r
-			span := s.hi[j] - s.lo[j] + 1 // the grown box, clipped or wrapped
-			if s.fb.wrap[j] {
-				span = min(span, dj)
-			} else {
-				span = min(s.hi[j], dj-1) - max(s.lo[j], 0) + 1
-			}
-			capacity *= max(0, min(s.width[j]+2*r, span))
+	// For one center, when its box at the last center's step L-1 is all free so
+	// are its boxes at every smaller step (they lie inside): those steps are not
+	// counted (a young free set: large free regions where many centers tie).
+	full := -1
+	if single := slices.Max(e) == 1; single && s.hint > 1 {
+		if c := s.step(lo, e, s.hint-1); s.fb.count(s.lo, s.hi) == c {
+			full = s.hint - 1
 		}
+	}
+	for r := 0; ; r++ {
+		capacity := s.step(lo, e, r)
 		f := capacity
-		if capacity > known {
+		if r > full && capacity > known {
 			known = s.fb.count(s.lo, s.hi)
 			f = min(known, capacity)
 		}
 		if f >= k {
+			if slices.Max(e) == 1 {
+				s.hint = r
+			}
 			return lb, r, prev, true
 		}
 		lb += k - f
@@ -285,6 +288,24 @@ func (s *centerSearch) bound(lo, e []int, k, limit int) (lb, L, inner int, ok bo
 		}
 		prev = f
 	}
+}
+
+// step sets s.lo, s.hi to the box of the centers of the box lo (extents e) grown to
+// step r, and returns capacity(r) (bound).
+func (s *centerSearch) step(lo, e []int, r int) (capacity int) {
+	capacity = 1
+	for j, dj := range s.dims {
+		s.lo[j] = lo[j] - s.off[j] - r
+		s.hi[j] = lo[j] + e[j] - 1 - s.off[j] + s.width[j] - 1 + r
+		span := s.hi[j] - s.lo[j] + 1 // the grown box, clipped or wrapped
+		if s.fb.wrap[j] {
+			span = min(span, dj)
+		} else {
+			span = min(s.hi[j], dj-1) - max(s.lo[j], 0) + 1
+		}
+		capacity *= max(0, min(s.width[j]+2*r, span))
+	}
+	return capacity
 }
 
 // search returns every free center of least cost for k nodes (in no particular

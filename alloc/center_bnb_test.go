@@ -318,3 +318,47 @@ func TestMCBoundsMatchPlain(t *testing.T) {
 		})
 	}
 }
+
+// TestTieScoreOnFreeToriMatchesReference checks Johnson's tie-breaking on tori whose
+// free sets are whole or nearly whole (the tie score's counts are then read off
+// the balls' sizes) against the literal reference, tie counts included.
+func TestTieScoreOnFreeToriMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 4))
+	rounds := 60
+	if testing.Short() {
+		rounds = 20
+	}
+	for _, g := range []*topo.Grid{topo.Torus(6, 5), topo.Torus(4, 4, 3), topo.Torus(9), topo.Torus(7, 7)} {
+		for _, spec := range []string{"mc1x1:tb=3,9,3,2", "mc1x1:tb=1,2,0,5"} {
+			tb, err := ParseTieBreak(spec[len("mc1x1:tb="):])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range rounds {
+				free := make([]bool, g.N())
+				for v := range free {
+					free[v] = true
+				}
+				for range rng.IntN(3) {
+					free[rng.IntN(g.N())] = false
+				}
+				free[rng.IntN(g.N())] = true
+				a, err := Parse(spec, g, Options{Compat: CompatPReMAS})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.(TieReporter).CountTies(true)
+				setFree(t, a, free)
+				k := 1 + rng.IntN(a.NumFree())
+				want, wantTies := refCenter(g, free, k, "mc1x1", &tb)
+				got, err := a.Allocate(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) || a.(TieReporter).LastTies() != wantTies {
+					t.Fatalf("%s %s round %d k=%d free %v: got %v (%d ties), reference %v (%d ties)", g.Spec(), spec, r, k, freeList(free), got, a.(TieReporter).LastTies(), want, wantTies)
+				}
+			}
+		}
+	}
+}

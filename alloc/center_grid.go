@@ -291,16 +291,7 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 	if !x.anyWall {
 		// a torus: no wall nodes; the free nodes are one count of freeBoxes (which
 		// takes the ball around the ring)
-		all = 1
-		for j, dj := range x.dims {
-			v := int(x.coord[c*x.d+j])
-			x.lo[j], x.hi[j] = v-r, v+r
-			if x.wrap[j] {
-				all *= min(2*r+1, dj)
-			} else {
-				all *= min(v+r, dj-1) - max(v-r, 0) + 1
-			}
-		}
+		_, _, all = x.ballSize(c, r)
 		return x.boxes.count(x.lo, x.hi), 0, all
 	}
 	x.intervals(c, r)
@@ -339,6 +330,23 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 		}
 	}
 	return free, freeWall, all
+}
+
+// ballSize sets x.lo, x.hi to the box of the L-infinity ball of radius r >= 0
+// around node c (unclipped, unwrapped: freeBoxes.count's input) and returns the
+// number of nodes in the ball, as all (free and freeWall are 0).
+func (x *gridIndex) ballSize(c, r int) (free, freeWall, all int) {
+	all = 1
+	for j, dj := range x.dims {
+		v := int(x.coord[c*x.d+j])
+		x.lo[j], x.hi[j] = v-r, v+r
+		if x.wrap[j] {
+			all *= min(2*r+1, dj)
+		} else {
+			all *= min(v+r, dj-1) - max(v-r, 0) + 1
+		}
+	}
+	return 0, 0, all
 }
 
 // ballHash returns the sum (mod 2^64) of the labels of the free nodes within

@@ -17,6 +17,7 @@ type greedyScratch struct {
 	sums        []int         // candidates' total L1 distance to the set
 	hist        []int         // l1Sums
 	keys        []int64
+	heap        []int32 // greedyCollectShells: candidates by their last computed key
 	candXY      []int32 // greedyCollectRings: candidates' coordinates
 	greedyCands []greedyCand
 	ring        []int
@@ -653,11 +654,10 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	kb := a.keyBits
 	// The total L1 distance is a sum over axes, so each axis keeps, per coordinate,
 	// the total distance along it to the inner nodes and to the nodes taken so far
-	// (axisKey), and a node read late costs O(d), not O(d) per node taken; a node
-	// taken adds its distances along each axis (step) to every coordinate's total and
-	// to every candidate's key.
+	// (axisKey), and a candidate's key is computed in O(d) at any time, not O(d) per
+	// node taken; a node taken adds its distances along each axis to every
+	// coordinate's total.
 	axisKey := slices.Clone(inner)
-	step := make([]int64, off[d])
 	xy, keys := a.candXY[:0], a.keys[:0]
 	add := func(v int) {
 		cv := co[v*d : v*d+d]
@@ -674,13 +674,68 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		maxR = max(maxR, axisReach(int(cc[j]), side, x.wrap[j]))
 	}
 	R := L - 1
-	b := -1
+	// The candidates' keys only grow (a node taken adds its distance to each), so
+	// they sit in a heap by the key they had when last computed, a lower bound of
+	// their key now; the heap's top is recomputed (O(d), from axisKey) until its key
+	// is current, and it is then the smallest: each node taken costs the candidates
+	// recomputed, not a pass over all of them.
+	heap := a.heap[:0]
+	lowMask := int64(1)<<kb.sumShift - 1
+	current := func(i int32) int64 {
+		sum := 0
+		for j, u := range xy[int(i)*d : int(i)*d+d] {
+			sum += axisKey[off[j]+int(u)]
+		}
+		return int64(sum)<<kb.sumShift | keys[i]&lowMask
+	}
+	down := func(h int) {
+		n := len(heap)
+		for {
+			c := 2*h + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && keys[heap[c+1]] < keys[heap[c]] {
+				c++
+			}
+			if keys[heap[h]] <= keys[heap[c]] {
+				return
+			}
+			heap[h], heap[c] = heap[c], heap[h]
+			h = c
+		}
+	}
+	push := func(i int32) {
+		heap = append(heap, i)
+		for h := len(heap) - 1; h > 0; {
+			p := (h - 1) / 2
+			if keys[heap[p]] <= keys[heap[h]] {
+				break
+			}
+			heap[h], heap[p] = heap[p], heap[h]
+			h = p
+		}
+	}
+	settle := func() int32 {
+		for len(heap) > 0 {
+			i := heap[0]
+			k := current(i)
+			if k == keys[i] {
+				return i
+			}
+			keys[i] = k
+			down(0)
+		}
+		return -1
+	}
+	b := int32(-1)
 	pc := make([]int32, d)
 	for r := 0; r < m; r++ {
 		if score+(m-r)*L > stop {
-			a.candXY, a.keys = xy, keys
+			a.candXY, a.keys, a.heap = xy, keys, heap
 			return math.MaxInt, nil
 		}
+		b = settle()
 		for R < maxR {
 			D := R + 1
 			fb := bound(far, least, leastSum, D)
@@ -702,16 +757,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				add(v)
 			}
 			for j := from; j < len(keys); j++ {
-				if b < 0 || keys[j] < keys[b] {
-					b = j
-				}
+				push(int32(j))
 			}
+			b = settle()
 		}
-		last := len(keys) - 1
-		copy(pc, xy[b*d:b*d+d])
-		copy(xy[b*d:b*d+d], xy[last*d:last*d+d])
-		keys[b] = keys[last]
-		xy, keys = xy[:last*d], keys[:last]
+		// b is the heap's top: take it.
+		copy(pc, xy[int(b)*d:int(b)*d+d])
+		last := len(heap) - 1
+		heap[0] = heap[last]
+		heap = heap[:last]
+		down(0)
 		v := 0
 		for j := d - 1; j >= 0; j-- {
 			v = v*x.dims[j] + int(pc[j])
@@ -724,38 +779,12 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		score += int(dist)
 		for j, side := range x.dims {
 			for t := range side {
-				dt := int(ad(j, int32(t), pc[j]))
-				axisKey[off[j]+t] += dt
-				step[off[j]+t] = int64(dt) << kb.sumShift
+				axisKey[off[j]+t] += int(ad(j, int32(t), pc[j]))
 			}
 		}
 		staleK = true
-		b = -1
-		best := int64(math.MaxInt64)
-		if d == 3 {
-			s0, s1, s2 := step[:off[1]], step[off[1]:off[2]], step[off[2]:off[3]]
-			for i := range keys {
-				c := xy[3*i : 3*i+3 : 3*i+3]
-				k := keys[i] + s0[c[0]] + s1[c[1]] + s2[c[2]]
-				keys[i] = k
-				if k < best {
-					best, b = k, i
-				}
-			}
-			continue
-		}
-		for i := range keys {
-			k := keys[i]
-			for j, u := range xy[i*d : i*d+d] {
-				k += step[off[j]+int(u)]
-			}
-			keys[i] = k
-			if k < best {
-				best, b = k, i
-			}
-		}
 	}
-	a.candXY, a.keys = xy, keys
+	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
 	return score, set
 }

@@ -51,7 +51,8 @@ func (a *mc1x1) shellScore(c, k, bound int) (score, L, m int, ok bool) {
 }
 
 // shells fills a.ball[0..R] with the cumulative counts of the balls around c; on a
-// 2D mesh the free wall nodes only up to radius wallR (zero beyond).
+// 2D mesh the free wall nodes only up to radius wallR (zero beyond); on a machine
+// without wall nodes the balls inside wallR-1 are left zero.
 func (a *mc1x1) shells(c, R, wallR int) {
 	a.ball = a.ball[:0]
 	if x := a.x; x.d == 2 && !x.anyWrap {
@@ -78,7 +79,28 @@ func (a *mc1x1) shells(c, R, wallR int) {
 		}
 		return
 	}
+	if x := a.x; !x.anyWall {
+		// When the ball of radius R is all free, so is every smaller one: the
+		// counts are the balls' sizes, without counting (a young free set,
+		// where many centers tie).
+		if f, _, all := x.ball(c, R); f == all {
+			for r := 0; r <= R; r++ {
+				_, _, all := x.ballSize(c, r)
+				if r < wallR-1 {
+					all = 0 // as below: not read
+				}
+				a.ball = append(a.ball, shellCount{free: all, all: all})
+			}
+			return
+		}
+	}
 	for r := 0; r <= R; r++ {
+		if !a.x.anyWall && r < wallR-1 {
+			// No wall nodes (a torus): the tie score reads the shells inside
+			// wallR-1 for their wall nodes only, all zero; left out.
+			a.ball = append(a.ball, shellCount{})
+			continue
+		}
 		f, fw, all := a.x.ball(c, r)
 		a.ball = append(a.ball, shellCount{f, fw, all})
 	}

@@ -191,6 +191,24 @@ func (a *mc1x1) choose(i, k, L, m int) []int {
 	return a.chooseGrid(i, k, L, m)
 }
 
+// mergeSorted returns the ascending lists a and b merged into a new slice of
+// capacity size.
+func mergeSorted(a, b []int, size int) []int {
+	out := make([]int, 0, size)
+	p, q := 0, 0
+	for p < len(a) && q < len(b) {
+		if a[p] < b[q] {
+			out = append(out, a[p])
+			p++
+		} else {
+			out = append(out, b[q])
+			q++
+		}
+	}
+	out = append(out, a[p:]...)
+	return append(out, b[q:]...)
+}
+
 // chooseGrid is choose off 2D meshes in O(ball + m log m) rather than a pass over
 // every free node: the inner ball's free nodes (radius L-1) in increasing index
 // order, read line by line along dimension 0 over the coordinates within L-1 of
@@ -255,19 +273,7 @@ func (a *mc1x1) chooseGrid(i, k, L, m int) []int {
 	a.chooseBuf = inner
 	last := a.chooseLast(i, L, m)
 	slices.Sort(last)
-	nodes := make([]int, 0, k)
-	p, q := 0, 0
-	for p < len(inner) && q < len(last) {
-		if inner[p] < last[q] {
-			nodes = append(nodes, inner[p])
-			p++
-		} else {
-			nodes = append(nodes, last[q])
-			q++
-		}
-	}
-	nodes = append(nodes, inner[p:]...)
-	return append(nodes, last[q:]...)
+	return mergeSorted(inner, last, k)
 }
 
 // choose2D is choose on a 2D mesh in O(k + m log m): the inner ball's free nodes
@@ -289,19 +295,7 @@ func (a *mc1x1) choose2D(i, k, L, m int) []int {
 	a.chooseBuf = inner
 	last := a.chooseLast(i, L, m)
 	slices.Sort(last)
-	nodes := make([]int, 0, k)
-	p, q := 0, 0
-	for p < len(inner) && q < len(last) {
-		if inner[p] < last[q] {
-			nodes = append(nodes, inner[p])
-			p++
-		} else {
-			nodes = append(nodes, last[q])
-			q++
-		}
-	}
-	nodes = append(nodes, inner[p:]...)
-	return append(nodes, last[q:]...)
+	return mergeSorted(inner, last, k)
 }
 
 // chooseLast returns the m nodes taken from the outermost shell (radius L) of the

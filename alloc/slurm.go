@@ -3,6 +3,7 @@ package alloc
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,12 +100,13 @@ type SlurmAllocator struct {
 	// oneNodeByWeight: SlurmConfig.OneNodeByWeight
 	oneNodeByWeight bool
 	// scratch
-	sel     []bool
-	mark    []bool
-	runs    []slurmRun
-	runs2   []slurmRun
-	runKeys []uint64     // consecScan: (weight, position) keys of the runs
-	blk     *slurmBlocks // topology/block (slurm_block.go)
+	sel      []bool
+	mark     []bool
+	runs     []slurmRun
+	runs2    []slurmRun
+	runKeys  []uint64     // consecScan: (weight, position) keys of the runs
+	sortBits []uint64     // sortPicked's bitset, left zeroed
+	blk      *slurmBlocks // topology/block (slurm_block.go)
 	// incremental free state (slurm_free.go), cloned with the allocator
 	wo *weightOrder
 	tf *treeFree  // slurm:tree on the sums path
@@ -350,9 +352,7 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 			return nil, err
 		}
 	}
-	if !slices.IsSorted(picked) {
-		slices.Sort(picked)
-	}
+	a.sortPicked(picked)
 	out := make([]int, len(picked))
 	for i, s := range picked {
 		out[i] = int(a.at[s])
@@ -362,6 +362,39 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 	}
 	a.noteChange(out, false)
 	return out, nil
+}
+
+// sortPicked sorts the distinct Slurm indices picked ascending: through a bitset
+// over their range when it is small beside their count (a job's nodes usually are
+// close together), else by comparison.
+func (a *SlurmAllocator) sortPicked(picked []int32) {
+	if len(picked) < 16 || slices.IsSorted(picked) {
+		slices.Sort(picked)
+		return
+	}
+	lo, hi := slices.Min(picked), slices.Max(picked)
+	words := int(hi-lo)/64 + 1
+	if words > 4*len(picked) {
+		slices.Sort(picked)
+		return
+	}
+	if cap(a.sortBits) < words {
+		a.sortBits = make([]uint64, words)
+	}
+	set := a.sortBits[:words]
+	for _, s := range picked {
+		d := s - lo
+		set[d>>6] |= 1 << (d & 63)
+	}
+	i := 0
+	for w, word := range set {
+		for word != 0 {
+			picked[i] = lo + int32(w<<6+bits.TrailingZeros64(word))
+			i++
+			word &= word - 1
+		}
+		set[w] = 0
+	}
 }
 
 type slurmRun struct {

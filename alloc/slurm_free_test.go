@@ -324,3 +324,33 @@ func TestSlurmOneNodeByWeight(t *testing.T) {
 		}
 	}
 }
+
+// sortPicked sorts like slices.Sort, through its bitset or not, on random sets of
+// distinct indices (dense, sparse, sorted), and leaves its bitset zeroed.
+func TestSlurmSortPicked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 12))
+	a := newSlurmT(t, 4, nil, "")
+	for trial := range 2000 {
+		span := 1 + rng.IntN(20000)
+		k := 1 + rng.IntN(min(span, 600))
+		perm := rng.Perm(span)[:k]
+		got := make([]int32, k)
+		for i, v := range perm {
+			got[i] = int32(v + rng.IntN(3)*span)
+		}
+		got = slices.Compact(slices.Sorted(slices.Values(got)))
+		if trial%5 != 0 {
+			rng.Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
+		}
+		want := slices.Sorted(slices.Values(got))
+		a.sortPicked(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: %v, want %v", trial, got, want)
+		}
+		for _, w := range a.sortBits {
+			if w != 0 {
+				t.Fatal("bitset not left zeroed")
+			}
+		}
+	}
+}

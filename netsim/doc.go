@@ -37,8 +37,10 @@
 //   - UniformTraffic: the open-loop latency/throughput experiment.
 //   - RouteMeter: static per-job metrics (message distance, routes sharing a link);
 //     all-to-all loads are counted without tracing the p(p-1) routes, per line on a
-//     mesh, per subtree on a fat tree or tree (treeModel: the router's rule checked
-//     hop by hop, no next-hop table), else on the destinations' in-trees on a graph
+//     mesh, per line and pair of line groups on a torus (prefix sums on the ring
+//     unrolled twice), per subtree on a fat tree or tree (treeModel: the structure
+//     behind the router's rule checked switch by switch, no next-hop table), per
+//     router and group on a dragonfly, else on the destinations' in-trees on a graph
 //     (its routes are destination-based), identical to the trace; in-tree counts of
 //     a repeated node list are remembered.
 //   - GraphRouter stores a hosts x vertices next-hop table (pendant hosts aside: their

@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
@@ -79,18 +80,27 @@ func TestDragonflyRoutes(t *testing.T) {
 // TestDragonflyLoadMatchesTrace: the all-to-all loads counted per router and group
 // (dragonflyLoad) equal those of tracing every pair's route with the router the
 // replay uses (NewRouter's), on random and consecutive allocations of several
-// small dragonflies.
+// small dragonflies, each from its spec and from an edge list (a fabric file).
 func TestDragonflyLoadMatchesTrace(t *testing.T) {
 	pat, err := ParsePattern("all-to-all")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
+	var machines []topo.Machine
 	for _, spec := range smallDragonflies {
 		m0, err := topo.ParseMachine(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
+		f, err := topo.ReadGraph(strings.NewReader(edgeList(m0.(*topo.Graph))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		machines = append(machines, m0, f)
+	}
+	for _, m0 := range machines {
+		spec := m0.Spec()
 		m, err := NewMachineRouteMeter(m0, pat, 1)
 		if err != nil {
 			t.Fatal(err)

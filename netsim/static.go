@@ -53,6 +53,8 @@ type RouteMeter struct {
 	// scratch of the torus all-to-all count
 	torus              *torusDims // set when the grid wraps (with grid)
 	ids2, histC, histD []int32
+	sizeS, sizeT       []int32 // per source and destination group: a bound (windowMax)
+	ordS, ordT         []int32 // the groups by decreasing size
 	pd, ss             []int64
 }
 

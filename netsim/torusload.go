@@ -1,6 +1,11 @@
 package netsim
 
-import "github.com/procalloc/procalloc/topo"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/procalloc/procalloc/topo"
+)
 
 // ringWindow is dimension-order routing's rule along one dimension of k nodes as a
 // window: from coordinate c, the destinations c+1, ..., c+h (mod k) are reached in
@@ -59,7 +64,10 @@ func newTorusDims(g *topo.Grid) *torusDims {
 // Unlike on a mesh the count is not a product of a source and a destination
 // factor, so every pair of groups that the job's nodes occupy is counted: O(p d +
 // G_s G_t k) per dimension, G_s x G_t at most the lines of the dimension (one of
-// the two is a single group on the first and the last dimension). The counts equal
+// the two is a single group on the first and the last dimension; a pair whose
+// bound, the most sources of one within h positions times the most destinations of
+// the other within h, is no more than the largest count found is skipped). The
+// counts equal
 // the trace's (TestAllToAllTorusLoadMatchesTrace).
 func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
 	p := int64(len(nodes))
@@ -111,18 +119,65 @@ func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
 			}
 			sum, _ := m.ringLoad(cs, cd, k, h, wrap)
 			l.Hops += sum
-			// The destination groups' cumulative counts, each once; then every pair.
+			// The destination groups' cumulative counts, each once; then every pair
+			// whose bound exceeds the largest count so far, largest bounds first. A
+			// position's routes start within h of it and end within h beyond it, so
+			// a pair's count is at most the most sources of its group within h
+			// positions times the most destinations of the other within h.
 			pds := m.destPrefix(ht, gt, k, wrap, dir == 1)
-			for s := range gs {
-				cs = m.sourceRow(hs[s*k:(s+1)*k], dir == 1)
-				for t := range gt {
-					mx := m.ringMax(cs, pds[t*(2*k+1):(t+1)*(2*k+1)], k, h)
+			m.sizeS = windowMax(m.sizeS[:0], hs, gs, k, h, false)
+			m.sizeT = windowMax(m.sizeT[:0], ht, gt, k, h, wrap)
+			m.ordS, m.ordT = bySize(m.ordS, m.sizeS), bySize(m.ordT, m.sizeT)
+			for _, s := range m.ordS {
+				ns := int64(m.sizeS[s])
+				if ns*int64(m.sizeT[m.ordT[0]]) <= l.MaxShared {
+					break
+				}
+				cs = m.sourceRow(hs[int(s)*k:int(s+1)*k], dir == 1)
+				for _, t := range m.ordT {
+					if ns*int64(m.sizeT[t]) <= l.MaxShared {
+						break
+					}
+					mx := m.ringMax(cs, pds[int(t)*(2*k+1):int(t+1)*(2*k+1)], k, h)
 					l.MaxShared = max(l.MaxShared, mx)
 				}
 			}
 		}
 	}
 	return l
+}
+
+// windowMax appends, for each of the groups' rows of k counts, the largest sum of
+// h consecutive counts (round the ring when circular); a window and its mirror
+// image have the same sums, so one value serves both directions.
+func windowMax(dst []int32, rows []int32, groups, k, h int, circular bool) []int32 {
+	for g := range groups {
+		row := rows[g*k : (g+1)*k]
+		var sum, best int32
+		span := k
+		if circular {
+			span = k + h - 1
+		}
+		for y := range span {
+			sum += row[y%k]
+			if y >= h {
+				sum -= row[(y-h)%k]
+			}
+			best = max(best, sum)
+		}
+		dst = append(dst, best)
+	}
+	return dst
+}
+
+// bySize returns the groups 0..len(size)-1 in order of decreasing size (then index).
+func bySize(ord, size []int32) []int32 {
+	ord = ord[:0]
+	for g := range size {
+		ord = append(ord, int32(g))
+	}
+	slices.SortFunc(ord, func(a, b int32) int { return cmp.Or(cmp.Compare(size[b], size[a]), cmp.Compare(a, b)) })
+	return ord
 }
 
 // jobCoords returns the job's coordinates, node i's at [i*D, i*D+D), in m.coord.

@@ -198,7 +198,7 @@ func gridWindowBoundL(ctx context.Context, axes []latticeAxis, n int, w curves.W
 	for l := 2; l <= L; l++ {
 		v, ok := ws.minWindow(l)
 		if ws.ctx.Err() != nil {
-			return LowerBound{}, false, ws.ctx.Err()
+			return LowerBound{}, false, context.Cause(ws.ctx)
 		}
 		if !ok {
 			return LowerBound{}, false, nil

@@ -249,7 +249,7 @@ func (dp *orderDP) run(prefix []int) (float64, []int, error) {
 	dec := make([]int, k)
 	newT := make([]int, k)
 	for s := P; s < n; s++ {
-		if err := dp.ctx.Err(); err != nil {
+		if err := context.Cause(dp.ctx); err != nil {
 			return 0, nil, err
 		}
 		ws, wn := width(s), width(s+1)

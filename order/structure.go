@@ -84,7 +84,7 @@ func StructuredStarts(ctx context.Context, m topo.Machine, w curves.Weights, rin
 	}
 	if linked {
 		chain, _ := h.leafChain(ctx, nested)
-		if err := ctx.Err(); err != nil {
+		if err := context.Cause(ctx); err != nil {
 			return starts, nil
 		}
 		starts = append(starts, Start{names[1], h.hostsOfLeaves(chain)})

@@ -159,7 +159,7 @@ func recognizeFabric(ctx context.Context, g *topo.Graph) (*fabricHierarchy, bool
 	}
 	for head := 0; head < len(queue); head++ {
 		if head&4095 == 0 && ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, false, context.Cause(ctx)
 		}
 		x := queue[head]
 		nb = swNb(x, nb)

@@ -445,7 +445,7 @@ func (p *Plan) order(ctx context.Context) error {
 	res, err := order.SolveOrdering(sctx, p.Machine, opt.Weights, order.OrderOptions{Options: order.Options{Method: order.MethodAuto, Seed: opt.Seed}})
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return context.Cause(ctx)
 		}
 		return fmt.Errorf("ordering: %w", err)
 	}

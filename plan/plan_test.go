@@ -617,3 +617,29 @@ func TestPlanGridHistory(t *testing.T) {
 		t.Errorf("torus3d on a mesh: %+v", d)
 	}
 }
+
+// SwitchAsNodeRank's node table as Slurm's topology_p_generate_node_ranking makes
+// it (src/plugins/topology/tree/topology_tree.c): leaves ranked in file order, a
+// node on two leaves ranked by the later one, a node on no leaf (rank 0) first;
+// equal ranks keep the NodeName lines' order.
+func TestRankedTreeOrder(t *testing.T) {
+	tr, err := slurm.ParseTree(strings.NewReader("SwitchName=l1 Nodes=a,b\nSwitchName=l2 Nodes=c,b\nSwitchName=l3 Nodes=d\nSwitchName=s Switches=l[1-3]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Plan{Names: []string{"a", "b", "c", "d", "e"}}
+	d := &Deployment{}
+	lines := []int{4, 3, 2, 1, 0} // NodeName lines: e, d, c, b, a
+	if err := p.rankedTree(d, tr, lines); err != nil {
+		t.Fatal(err)
+	}
+	// Ranks: e 0 (no leaf), a 1, b 2 (l2, the later leaf), c 2, d 3; within rank 2
+	// the line order: c before b.
+	order := slices.Clone(p.Names)
+	slices.SortFunc(order, func(x, y string) int {
+		return strings.Compare(d.cfg.Names[slices.Index(p.Names, x)], d.cfg.Names[slices.Index(p.Names, y)])
+	})
+	if want := []string{"e", "a", "c", "b", "d"}; !slices.Equal(order, want) {
+		t.Errorf("node table %v, want %v", order, want)
+	}
+}

@@ -204,7 +204,7 @@ func (p *Plan) replay(ctx context.Context) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
+				errs[i] = context.Cause(ctx)
 				return
 			}
 			p.progress("replaying " + string(d.Kind))
@@ -275,7 +275,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 			sortedNames[i] = d.names[v]
 		}
 		if comp, err = hostlist.NewCompressor(sortedNames); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)
 		}
 	}
 	done := func(r *sim.JobResult) error {
@@ -285,7 +285,9 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 			for _, v := range r.Nodes {
 				ranks = append(ranks, byName[v])
 			}
-			slices.Sort(ranks)
+			if !slices.IsSorted(ranks) { // emulators taking nodes in name order give them sorted
+				slices.Sort(ranks)
+			}
 			// job_id,line,submit,start,end,nodes,"node_list"
 			line = line[:0]
 			for _, x := range [...]int64{int64(r.ID), int64(r.Line), r.Arrival, r.Start, r.End, int64(k)} {
@@ -327,7 +329,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	res, err := sim.Run(ctx, p.Jobs, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, context.Cause(ctx)
 		}
 		return nil, fmt.Errorf("replaying deployment %s: %w", d.Kind, err)
 	}

@@ -390,11 +390,14 @@ func TestHelpExamplesRun(t *testing.T) {
 				case args[0] != "procalloc":
 					continue // sbatch: not run
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), deadline)
+				// Stopped at the deadline as Ctrl-C stops it (main's cause).
+				ctx, cancel := context.WithCancelCause(context.Background())
+				stop := time.AfterFunc(deadline, func() { cancel(errInterrupted) })
 				var stdout, stderr bytes.Buffer
 				e := &env{stdin: bytes.NewReader(stdin), stdout: &stdout, stderr: &stderr}
 				code := run(ctx, e, args[1:])
-				cancel()
+				stop.Stop()
+				cancel(nil)
 				out = stdout.Bytes()
 				if c.stdout != "" {
 					if err := os.WriteFile(c.stdout, out, 0o644); err != nil {
@@ -402,6 +405,9 @@ func TestHelpExamplesRun(t *testing.T) {
 					}
 				}
 				msg := strings.TrimSpace(stderr.String())
+				if strings.Contains(msg, context.Canceled.Error()) {
+					t.Errorf("help %s: %q: stopped, says %q: an interrupt is said in the user's words", name, ex, msg)
+				}
 				switch {
 				case code == 2 || strings.Contains(msg, "run 'procalloc help"):
 					t.Errorf("help %s: %q: a usage error (exit %d): %s", name, ex, code, msg)
