@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -312,5 +313,49 @@ func TestSubsetPeriodsBruteForce(t *testing.T) {
 		if tot != opt[k] {
 			t.Fatalf("trial %d: indices total %d, reported %v", trial, tot, res.Total)
 		}
+	}
+}
+
+// Around larger tori the lattice optimum bounds small sets (GridBound uses it while
+// it is below L(k-1)/2 plus the other dimensions' bounds): against the exact search
+// on every node of torus:10x10, torus:9x7 and torus:5x5x4 for small k.
+func TestGridBoundTorusLattice(t *testing.T) {
+	for _, sides := range [][]int{{10, 10}, {9, 7}, {5, 5, 4}} {
+		wrap := make([]bool, len(sides))
+		periods := make([]float64, len(sides))
+		for j := range sides {
+			wrap[j], periods[j] = true, float64(sides[j])
+		}
+		var pts []geom.PointF
+		for _, c := range gridNodes(sides) {
+			p := make(geom.PointF, len(c))
+			for j, x := range c {
+				p[j] = float64(x)
+			}
+			pts = append(pts, p)
+		}
+		lattice := 0
+		for k := 2; k <= 9; k++ {
+			lb, err := GridBound(sides, wrap, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			res, err := Subset(ctx, pts, k, SubsetOptions{Periods: periods})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if float64(lb) > res.Bound {
+				t.Fatalf("%v k %d: bound %d above the search's proven %v (optimal %v, total %v)", sides, k, lb, res.Bound, res.Optimal, res.Total)
+			}
+			if f := int64(LatticeBound(len(sides), k)); lb == f {
+				lattice++
+			}
+		}
+		if lattice == 0 {
+			t.Errorf("%v: the lattice bound never used", sides)
+		}
+		t.Logf("%v: the lattice optimum is the bound for %d of k = 2..9", sides, lattice)
 	}
 }

@@ -24,10 +24,20 @@ import (
 //     (n/L_j, ..., n/L_j, rest) cost least. Along a wrapping dimension the star bound
 //     of that dimension alone (at most n/L_j nodes per coordinate) is used. It is
 //     exact for k = n on a mesh;
-//   - on a mesh of 2 or 3 dimensions, the unconstrained optimum of Z^d
-//     (LatticeBound, Bender et al. 2005), which bounds any k distinct lattice points.
-//     It does not apply around a torus: all 9 nodes of torus:3x3 total 54, below
-//     the 72 of the best 9 points of Z^2.
+//   - in 2 or 3 dimensions, the unconstrained optimum of Z^d (LatticeBound, Bender
+//     et al. 2005), which bounds any k distinct lattice points, so every set of a
+//     mesh. Around a torus it does not hold as it is (all 9 nodes of torus:3x3 total
+//     54, below the 72 of the best 9 points of Z^2), but it does for the sets that
+//     fit, along each wrapping dimension, in an arc of ⌊L/2⌋+1 positions: rotated
+//     into it, their ring distances are line distances and they are k distinct
+//     lattice points. Any other set costs, along a dimension j where it does not fit,
+//     at least L_j(k-1)/2: with h = ⌊L_j/2⌋, the ring distance of two coordinates is
+//     half the number of the L_j arcs of h consecutive positions that hold exactly
+//     one of them, so that dimension's total is ½ Σ_z A_z (k - A_z), A_z the nodes
+//     in arc z, and 1 <= A_z <= k-1 for every z (an empty arc, or a full one, would
+//     leave all k in at most ⌊L_j/2⌋+1 consecutive positions). So a torus gets the
+//     least of the lattice optimum and, per wrapping dimension, L_j(k-1)/2 plus the
+//     other dimensions' bounds.
 //
 // The total is an integer, so the real bounds are rounded up; LatticeBound's
 // recursive extension (beyond the table) is rounded down first by a relative 1e-9,
@@ -53,37 +63,53 @@ func GridBound(sides []int, wrap []bool, k int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	axes, err := gridAxes(sides, wrap, n, k)
+	axis, err := gridAxes(sides, wrap, n, k)
 	if err != nil {
 		return 0, err
 	}
-	best := max(star, axes)
-	mesh := true
-	for _, w := range wrap {
-		mesh = mesh && !w
+	var axes int64
+	for _, c := range axis {
+		axes += c // each at most 2^62 / len(sides) (gridAxes)
 	}
-	if d := len(sides); mesh && (d == 2 || d == 3) {
+	best := max(star, axes)
+	if d := len(sides); d == 2 || d == 3 {
 		f := LatticeBound(d, k)
 		if f > 1<<62 || math.IsNaN(f) {
 			return 0, errors.New("exact: lattice bound overflows")
 		}
-		if lb := int64(math.Ceil(f - 1e-9*f)); lb > best {
-			best = lb
+		lb := int64(math.Ceil(f - 1e-9*f))
+		// Around a torus the lattice bound holds for the sets that fit, along every
+		// wrapping dimension, in an arc of at most ⌊L/2⌋+1 positions (rotated, their
+		// ring distances are line distances); any other set costs along such a
+		// dimension at least L(k-1)/2 (below), plus the other dimensions' bounds.
+		for j, w := range wrap {
+			if !w {
+				continue
+			}
+			bad := (int64(sides[j])*int64(k-1) + 1) / 2
+			for i, c := range axis {
+				if i != j {
+					bad += c
+				}
+			}
+			lb = min(lb, bad)
 		}
+		best = max(best, lb)
 	}
 	return best, nil
 }
 
-// gridAxes is the per-dimension bound of GridBound.
-func gridAxes(sides []int, wrap []bool, n int64, k int) (int64, error) {
-	var total int64
+// gridAxes is the per-dimension bound of GridBound, one value per dimension (each at
+// most 2^62 / dimensions).
+func gridAxes(sides []int, wrap []bool, n int64, k int) ([]int64, error) {
+	out := make([]int64, len(sides))
 	for j, L := range sides {
 		capacity := int(n / int64(L))
 		var c int64
 		if wrap[j] {
 			var err error
 			if c, err = starOfHist(ringHist(L, int64(capacity)), k); err != nil {
-				return 0, err
+				return nil, err
 			}
 		} else {
 			counts := make([]int, 0, k/capacity+1)
@@ -92,12 +118,12 @@ func gridAxes(sides []int, wrap []bool, n int64, k int) (int64, error) {
 			}
 			c = lineCost(counts)
 		}
-		if c < 0 || total > 1<<62-c {
-			return 0, errors.New("exact: per-dimension bound overflows")
+		if c < 0 || c > (1<<62)/int64(len(sides)) {
+			return nil, errors.New("exact: per-dimension bound overflows")
 		}
-		total += c
+		out[j] = c
 	}
-	return total, nil
+	return out, nil
 }
 
 // ringHist is the number of nodes at each ring distance from a node of a ring of L

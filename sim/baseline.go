@@ -24,8 +24,9 @@ import (
 // ratio to the optimum has a certified upper bound for every decision; decisions whose
 // bound meets a set's total are proven optimal:
 //   - meshes and tori (coordinates): exact.GridBound (the unconstrained optimal
-//     cluster of Bender et al. 2005 on meshes of 2 or 3 dimensions, the star and
-//     per-dimension bounds, which account for wraparound) and the exact branch and
+//     cluster of Bender et al. 2005 on meshes of 2 or 3 dimensions, and on tori
+//     where it provably holds; the star and per-dimension bounds, which account for
+//     wraparound) and the exact branch and
 //     bound (exact.SubsetSeeded; on a torus with the ring distances), whose proven
 //     bound is kept when it stops at TimeLimit;
 //   - fat trees (topo.Graph.TreeLevels) and dragonflies (Graph.Dragonfly): the least
@@ -52,6 +53,7 @@ type baseline struct {
 
 // gridBaseline is the state on a mesh or torus.
 type gridBaseline struct {
+	grid    *topo.Grid
 	sides   []int
 	wrap    []bool
 	periods []float64 // nil on a mesh (or under PReMAS)
@@ -117,7 +119,7 @@ func newBaseline(ctx context.Context, cfg Config) (*baseline, error) {
 	}
 	switch g := cfg.Machine.(type) {
 	case *topo.Grid:
-		gb := &gridBaseline{sides: g.Dims(), wrap: slices.Clone(g.Wrap()), pts: alloc.NodePoints(g),
+		gb := &gridBaseline{grid: g, sides: g.Dims(), wrap: slices.Clone(g.Wrap()), pts: alloc.NodePoints(g),
 			bound: map[int]int64{}, memo: map[string]baselineResult{}}
 		if cfg.Compat == alloc.CompatPReMAS {
 			clear(gb.wrap) // PReMAS measures plain L1 on every machine
@@ -464,23 +466,26 @@ func floorBound(x float64) (int64, bool) {
 }
 
 // closestPair is the least distance between two free nodes: 1 when two free nodes
-// are adjacent, else searched (at most total, the allocator's pair).
+// are neighbours (one pass over the grid's links), else searched over every pair (at
+// most total, the allocator's pair).
 func (gb *gridBaseline) closestPair(freeSet []bool, total int64) int64 {
-	best := total
-	var free []int
+	var free, nb []int
 	for v, f := range freeSet {
-		if f {
-			free = append(free, v)
+		if !f {
+			continue
+		}
+		free = append(free, v)
+		nb = gb.grid.Neighbors(v, nb[:0])
+		for _, w := range nb {
+			if freeSet[w] && gb.dist(v, w) == 1 {
+				return 1
+			}
 		}
 	}
+	best := total
 	for i, u := range free {
 		for _, v := range free[i+1:] {
-			if d := gb.dist(u, v); d < best {
-				best = d
-				if best == 1 {
-					return 1
-				}
-			}
+			best = min(best, gb.dist(u, v))
 		}
 	}
 	return best

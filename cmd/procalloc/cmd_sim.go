@@ -400,7 +400,7 @@ worse than MM+Inc) and are counted.
 fat tree or dragonfly) of any k nodes free at that moment. Every decision gets a proven
 lower bound (meshes: the unconstrained optimal cluster of Bender et al. 2005 and the
 star and per-dimension bounds; tori: the star and per-dimension bounds, which account
-for wraparound; then the exact branch and bound, whose bound is kept when it stops at
+for wraparound, and the lattice optimum where it provably holds; then the exact branch and bound, whose bound is kept when it stops at
 --baseline-time-limit; fat trees and dragonflies: the least cost over the switch tree,
 exact on fat trees). It reports mean_ratio_to_optimal (over the decisions proven
 optimal), baseline_proven and baseline_proven_decisions, and for every decision a
