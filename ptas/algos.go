@@ -42,6 +42,11 @@ func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options)
 	var ball *ballSearch
 	if opt.Ties == TiesByIndex {
 		ball = newBallSearch(pr)
+		if ball != nil && !ballAlways && !ball.ballPays() {
+			// The row sweep is cheaper here (same answer).
+			ball.release()
+			ball = nil
+		}
 	}
 	useGrid := opt.Ties == TiesByIndex && ball == nil && mmGridPays(pr)
 	if ball != nil || useGrid || opt.Ties == TiesByIndex && distinctCount(pr, 0)*k <= maxSweepEntries {

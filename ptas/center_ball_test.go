@@ -37,6 +37,8 @@ func randomBoxFree(r *rand.Rand, side int, busy float64) [][]int {
 // with no floor and with the best total as the floor; MM+Inc then equals the
 // definition's swaps from the definition's MM (up to 60 points).
 func TestBallMatchesByIndex(t *testing.T) {
+	ballAlways = true // MM takes the ball path even with few full balls
+	defer func() { ballAlways = false }()
 	r := rand.New(rand.NewPCG(71, 72))
 	trials := 3000
 	if testing.Short() {
@@ -267,7 +269,9 @@ func TestFullBallsShortcut(t *testing.T) {
 			continue // the lattice path takes distinct points only
 		}
 		restore := useLatticeEverywhere()
+		fullBallsMinCells = 0
 		got, _ = runLatticeTies(t, pts, k, false, TiesByIndex, 0)
+		fullBallsMinCells = 4096
 		restore()
 		slices.Sort(got)
 		if want := refSearch(pts, k, pts, metricL1, scorePairwise, TiesByIndex); !slices.Equal(got, want) {

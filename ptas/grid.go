@@ -378,24 +378,34 @@ func absInt(x int) int {
 type fullBalls struct {
 	d    int
 	w, h int
-	pre  []int32 // pre[x*(h+1)+y]: points with x offset < x and y offset < y; nil: shortcut off
+	pre  []int32 // pre[x*(h+1)+y]: points with x offset < x and y offset < y; empty: shortcut off
 }
 
 func newFullBalls(px, py []int, w, h, k int, ordered bool) fullBalls {
-	f := fullBalls{w: w, h: h}
+	var f fullBalls
+	f.build(len(px), func(i int) (int, int) { return px[i], py[i] }, w, h, k, ordered)
+	return f
+}
+
+// build prepares f for the n points at offsets at(i) in a w x h box, reusing its
+// table (the lattice path keeps it between calls).
+func (f *fullBalls) build(n int, at func(i int) (x, y int), w, h, k int, ordered bool) {
+	f.w, f.h, f.d = w, h, 0
 	for 2*f.d*f.d+2*f.d+1 < k {
 		f.d++
 	}
+	f.pre = f.pre[:0] // empty: shortcut off (the array is kept)
 	if !ordered || 2*f.d+1 > min(w, h) {
-		return f
+		return
 	}
 	s := h + 1
-	f.pre = make([]int32, (w+1)*s)
-	for i := range px {
-		c := (px[i]+1)*s + py[i] + 1
+	f.pre = grow(f.pre, (w+1)*s)
+	for i := range n {
+		x, y := at(i)
+		c := (x+1)*s + y + 1
 		if f.pre[c] != 0 {
-			f.pre = nil // coinciding points
-			return f
+			f.pre = f.pre[:0] // coinciding points
+			return
 		}
 		f.pre[c] = 1
 	}
@@ -407,13 +417,12 @@ func newFullBalls(px, py []int, w, h, k int, ordered bool) fullBalls {
 			row[y] = prev[y] + run
 		}
 	}
-	return f
 }
 
 // at reports whether the center at offsets (cx, cy) has a full ball.
 func (f *fullBalls) at(cx, cy int) bool {
 	d := f.d
-	if f.pre == nil || cx-d < 0 || cy-d < 0 || cx+d >= f.w || cy+d >= f.h {
+	if len(f.pre) == 0 || cx-d < 0 || cy-d < 0 || cx+d >= f.w || cy+d >= f.h {
 		return false
 	}
 	s := f.h + 1
