@@ -176,8 +176,7 @@ func newHierBaseline(ctx context.Context, g *topo.Graph) (*hierBaseline, error) 
 	for v := range parent {
 		parent[v] = int32(v)
 	}
-	var find func(v int32) int32
-	find = func(v int32) int32 {
+	find := func(v int32) int32 {
 		for parent[v] != v {
 			parent[v] = parent[parent[v]]
 			v = parent[v]

@@ -147,7 +147,7 @@ procalloc curve --list --machine torus:8x8`,
 				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
 					return err
 				}
-				o, err := curveResolveCtx(ctx, *curve, m)
+				o, err := curveResolve(ctx, *curve, m)
 				if err != nil {
 					return err
 				}
@@ -225,7 +225,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
-	o, err := curveResolveCtx(ctx, curve, m)
+	o, err := curveResolve(ctx, curve, m)
 	if err != nil {
 		return err
 	}
@@ -334,14 +334,9 @@ func refuseEmptyFlags(fs *flag.FlagSet, names ...string) error {
 const curveMaxNodes = 1 << 26
 
 // curveResolve resolves a curve name or ranking file; an unknown name or a curve that
-// does not apply to the machine is a usage error, a bad ranking file a failure.
-func curveResolve(spec string, m topo.Machine) (curves.Order, error) {
-	return curveResolveCtx(context.Background(), spec, m)
-}
-
-// curveResolveCtx is curveResolve stopped by ctx (Ctrl-C): a slow curve (spectral)
-// returns the context's error at once (curves.GenerateContext).
-func curveResolveCtx(ctx context.Context, spec string, m topo.Machine) (curves.Order, error) {
+// does not apply to the machine is a usage error, a bad ranking file a failure. A slow
+// curve (spectral) stops with ctx (Ctrl-C) and returns its cause (curves.GenerateContext).
+func curveResolve(ctx context.Context, spec string, m topo.Machine) (curves.Order, error) {
 	o, err := curves.Resolve(ctx, spec, m, nil)
 	if ue := (*curves.UnknownCurveError)(nil); errors.As(err, &ue) {
 		return nil, usageError{err.Error()}

@@ -108,7 +108,7 @@ procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights li
 						if err := context.Cause(ctx); err != nil {
 							return err
 						}
-						o, err := curveResolveCtx(ctx, name, m)
+						o, err := curveResolve(ctx, name, m)
 						if err != nil {
 							return err
 						}

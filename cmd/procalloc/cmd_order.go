@@ -259,7 +259,7 @@ procalloc order --qap nug5.dat --json`,
 					oo := order.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
 						for _, s := range strings.Split(*start, ",") {
-							so, err := curveResolveCtx(ctx, strings.TrimSpace(s), m)
+							so, err := curveResolve(ctx, strings.TrimSpace(s), m)
 							if err != nil {
 								return err
 							}
