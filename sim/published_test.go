@@ -31,8 +31,8 @@ func loadTrace(t testing.TB, path string) *Trace {
 }
 
 // published are the mean total pairwise L1 distances of Johnson et al. 2010: Fig. 18
-// (LLNL-T3D on a 16x16 mesh, FCFS), the KTH-SP2 rows of Fig. 8 (10x10 mesh, FCFS) and
-// the KTH-SP2 and LLNL-T3D rows of Fig. 16 (EASY).
+// (LLNL-T3D on a 16x16 mesh, FCFS), the KTH-SP2 rows of Fig. 8 (10x10 mesh, FCFS), the
+// LLNL-T3D rows of Fig. 15 (FCFS) and the KTH-SP2 and LLNL-T3D rows of Fig. 16 (EASY).
 var published = []struct {
 	trace, mesh, alloc string
 	want               float64
@@ -46,6 +46,10 @@ var published = []struct {
 	{"testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "bf:snake", 5683.268, ""},
 	{"testdata/KTH-SP2-1996-2.converted.txt.gz", "mesh:10x10", "mc1x1", 575.399, ""},
 	{"testdata/KTH-SP2-1996-2.converted.txt.gz", "mesh:10x10", "mc1x1:tb=2,13,20,6", 564.865, ""},
+	// Fig. 15: (SR,13,20,6) on LLNL-T3D for scan radii 2, 3 (a fifth of the width) and 4.
+	{"testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "mc1x1:tb=2,13,20,6", 5247.661, ""},
+	{"testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "mc1x1:tb=3,13,20,6", 5255.086, ""},
+	{"testdata/LLNL-T3D-1996-2.converted.txt.gz", "mesh:16x16", "mc1x1:tb=4,13,20,6", 5242.902, ""},
 	// Fig. 16: EASY backfilling.
 	{"testdata/KTH-SP2-1996-2.converted.txt.gz", "mesh:10x10", "mc1x1", 575.399, "easy"},
 	{"testdata/KTH-SP2-1996-2.converted.txt.gz", "mesh:10x10", "mc1x1:tb=2,13,20,6", 559.623, "easy"},
