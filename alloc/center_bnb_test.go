@@ -214,43 +214,11 @@ func TestMC1x1BoundsMatchPlain(t *testing.T) {
 					setFree(t, plain, free)
 					setFree(t, fast, free)
 					// a few allocations and releases from there
-					var live [][]int
-					for step := range 6 {
-						if len(live) > 0 && rng.IntN(3) == 0 {
-							i := rng.IntN(len(live))
-							if err := plain.Release(live[i]); err != nil {
-								t.Fatal(err)
-							}
-							if err := fast.Release(live[i]); err != nil {
-								t.Fatal(err)
-							}
-							live = slices.Delete(live, i, i+1)
-							continue
-						}
-						if plain.NumFree() == 0 {
-							break
-						}
-						k := 1 + rng.IntN(plain.NumFree())
-						if rng.IntN(2) == 0 {
-							k = 1 + rng.IntN(min(plain.NumFree(), 1+g.N()/8))
-						}
-						want, err := plain.Allocate(k)
-						if err != nil {
-							t.Fatal(err)
-						}
-						got, err := fast.Allocate(k)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !slices.Equal(got, want) {
-							t.Fatalf("round %d step %d k=%d free %v: bounds chose %v, plain %v", r, step, k, freeList(free), got, want)
-						}
+					total += lockstep(t, rng, g, plain, fast, 6, r, free, func(k int) {
 						if plain.LastTies() != fast.LastTies() {
-							t.Fatalf("round %d step %d k=%d: bounds counted %d ties, plain %d", r, step, k, fast.LastTies(), plain.LastTies())
+							t.Fatalf("round %d k=%d: bounds counted %d ties, plain %d", r, k, fast.LastTies(), plain.LastTies())
 						}
-						live = append(live, got)
-						total++
-					}
+					})
 					if plain.TieStats() != fast.TieStats() {
 						t.Fatalf("round %d: tie statistics %+v, plain %+v", r, fast.TieStats(), plain.TieStats())
 					}
@@ -281,39 +249,7 @@ func TestMCBoundsMatchPlain(t *testing.T) {
 				free := randomFreeSet(rng, g)
 				setFree(t, plain, free)
 				setFree(t, fast, free)
-				var live [][]int
-				for step := range 8 {
-					if len(live) > 0 && rng.IntN(3) == 0 {
-						i := rng.IntN(len(live))
-						if err := plain.Release(live[i]); err != nil {
-							t.Fatal(err)
-						}
-						if err := fast.Release(live[i]); err != nil {
-							t.Fatal(err)
-						}
-						live = slices.Delete(live, i, i+1)
-						continue
-					}
-					if plain.NumFree() == 0 {
-						break
-					}
-					k := 1 + rng.IntN(plain.NumFree())
-					if rng.IntN(2) == 0 {
-						k = 1 + rng.IntN(min(plain.NumFree(), 1+g.N()/8))
-					}
-					want, err := plain.Allocate(k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := fast.Allocate(k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got, want) {
-						t.Fatalf("round %d step %d k=%d free %v: bounds chose %v, plain %v", r, step, k, freeList(free), got, want)
-					}
-					live = append(live, got)
-				}
+				lockstep(t, rng, g, plain, fast, 8, r, free, nil)
 			}
 		})
 	}
@@ -361,4 +297,52 @@ func TestTieScoreOnFreeToriMatchesReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockstep plays the same random steps on plain and fast (the plain definition and a
+// fast path over the same free set, free, of round r): a release of a live job one time in three,
+// else a job of random size (half of them at most an eighth of the machine),
+// failing when the two choose differently; after is called after each allocation.
+// It returns the number of allocations compared.
+func lockstep(t *testing.T, rng *rand.Rand, g *topo.Grid, plain, fast Allocator, steps, r int, free []bool, after func(k int)) int {
+	t.Helper()
+	var live [][]int
+	n := 0
+	for step := range steps {
+		if len(live) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(live))
+			if err := plain.Release(live[i]); err != nil {
+				t.Fatal(err)
+			}
+			if err := fast.Release(live[i]); err != nil {
+				t.Fatal(err)
+			}
+			live = slices.Delete(live, i, i+1)
+			continue
+		}
+		if plain.NumFree() == 0 {
+			break
+		}
+		k := 1 + rng.IntN(plain.NumFree())
+		if rng.IntN(2) == 0 {
+			k = 1 + rng.IntN(min(plain.NumFree(), 1+g.N()/8))
+		}
+		want, err := plain.Allocate(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := fast.Allocate(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d step %d k=%d free %v: bounds chose %v, plain %v", r, step, k, freeList(free), got, want)
+		}
+		if after != nil {
+			after(k)
+		}
+		live = append(live, got)
+		n++
+	}
+	return n
 }
