@@ -183,31 +183,8 @@ func TestSlurmTreeIncrementalMatchesReference(t *testing.T) {
 		if fast.tr.ref != nil {
 			t.Fatalf("trial %d: a tree without shared descendants takes the reference path\n%s", trial, conf)
 		}
-		for range 25 {
-			flipRandom(t, rng, fast, ref)
-			for range 3 {
-				if fast.NumFree() == 0 {
-					break
-				}
-				k := 1 + rng.IntN(min(fast.NumFree(), 1+rng.IntN(n)))
-				got, err1 := fast.Clone().(*SlurmAllocator).Allocate(k)
-				want, err2 := ref.Clone().(*SlurmAllocator).Allocate(k)
-				if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) {
-					t.Fatalf("trial %d k=%d: incremental %v (%v), reference %v (%v)\n%s", trial, k, got, err1, want, err2, conf)
-				}
-				checked++
-				if err1 != nil {
-					refused++
-					continue
-				}
-				if err := fast.Occupy(got); err != nil {
-					t.Fatal(err)
-				}
-				if err := ref.Occupy(got); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		c, r := playAgainstReference(t, rng, fast, ref, n, fmt.Sprintf("trial %d", trial), conf, nil)
+		checked, refused = checked+c, refused+r
 	}
 	t.Logf("%d selections compared, %d refused by both", checked, refused)
 	if checked < 5000 {
@@ -243,31 +220,8 @@ func TestSlurmBlockIncrementalMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref.blk.scan = true
-		for range 25 {
-			flipRandom(t, rng, fast, ref)
-			for range 3 {
-				if fast.NumFree() == 0 {
-					break
-				}
-				k := 1 + rng.IntN(min(fast.NumFree(), 1+rng.IntN(n)))
-				got, err1 := fast.Clone().(*SlurmAllocator).Allocate(k)
-				want, err2 := ref.Clone().(*SlurmAllocator).Allocate(k)
-				if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) || (err1 != nil && !errors.Is(err1, ErrFragmented)) {
-					t.Fatalf("trial %d k=%d: incremental %v (%v), scan %v (%v)\n%s", trial, k, got, err1, want, err2, conf)
-				}
-				checked++
-				if err1 != nil {
-					refused++
-					continue
-				}
-				if err := fast.Occupy(got); err != nil {
-					t.Fatal(err)
-				}
-				if err := ref.Occupy(got); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		c, r := playAgainstReference(t, rng, fast, ref, n, fmt.Sprintf("trial %d", trial), conf, ErrFragmented)
+		checked, refused = checked+c, refused+r
 	}
 	t.Logf("%d selections compared, %d refused by both", checked, refused)
 	if checked < 5000 {
@@ -353,4 +307,40 @@ func TestSlurmSortPicked(t *testing.T) {
 			}
 		}
 	}
+}
+
+// playAgainstReference plays 25 rounds on fast and ref (the incremental emulator and
+// its reference over the same configuration conf of n nodes): random nodes flipped,
+// then up to three jobs of random size chosen by both from clones, which must agree
+// (nodes, or both refusing, with refusal wrapping refusal when it is not nil) and
+// are then placed on both. It returns the selections compared and how many both
+// refused.
+func playAgainstReference(t *testing.T, rng *rand.Rand, fast, ref *SlurmAllocator, n int, what, conf string, refusal error) (checked, refused int) {
+	t.Helper()
+	for range 25 {
+		flipRandom(t, rng, fast, ref)
+		for range 3 {
+			if fast.NumFree() == 0 {
+				break
+			}
+			k := 1 + rng.IntN(min(fast.NumFree(), 1+rng.IntN(n)))
+			got, err1 := fast.Clone().(*SlurmAllocator).Allocate(k)
+			want, err2 := ref.Clone().(*SlurmAllocator).Allocate(k)
+			if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) || (err1 != nil && refusal != nil && !errors.Is(err1, refusal)) {
+				t.Fatalf("%s k=%d: incremental %v (%v), reference %v (%v)\n%s", what, k, got, err1, want, err2, conf)
+			}
+			checked++
+			if err1 != nil {
+				refused++
+				continue
+			}
+			if err := fast.Occupy(got); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Occupy(got); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return checked, refused
 }
