@@ -131,6 +131,7 @@ type mc1x1 struct {
 	// tests choose either way with centers.
 	boxes   *centerSearch
 	centers centerMode
+	ties    *tieSearch // the winner under tie-breaking, without tie counting (center_mc1x1_tiebnb.go)
 
 	fl  []int   // free list of the current allocation
 	pos []int32 // node -> position in fl (valid for free nodes)
@@ -227,6 +228,12 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	best := math.MaxInt
 	a.tied = a.tied[:0]
 	bounds := a.centers == centersBounds || a.centers == centersAuto && a.x.pyrW == 0
+	if bounds && a.tb != nil && !a.countTies && tieBoundsApply(*a.tb) {
+		// Only the winner is wanted: no tie score per tied center.
+		win := a.tieWinner(k)
+		a.last = 0
+		return a.chooseWinner(win, k)
+	}
 	if bounds {
 		a.tieByBounds(k)
 	}
@@ -318,6 +325,11 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		ties = 1
 	}
 	a.last = ties
+	return a.chooseWinner(win, k)
+}
+
+// chooseWinner takes the nodes of the winning candidate.
+func (a *mc1x1) chooseWinner(win tieCand, k int) ([]int, error) {
 	var nodes []int
 	if masks, words := a.x.ballMasks(); masks != nil {
 		nodes = a.chooseBits(win, masks, words)
@@ -342,20 +354,7 @@ const (
 // order, by centerSearch's branch and bound instead of scoring every center: the
 // same centers as the loop over a.fl (TestCenterSearchMatchesPlain).
 func (a *mc1x1) tieByBounds(k int) {
-	if a.boxes == nil {
-		// the counts come from the gridIndex's prefix sums of the free map,
-		// brought up to date by search
-		a.boxes = newCenterSearch(a.g, newFreeBoxes(a.g, a.x.free))
-		for j := range a.boxes.width {
-			a.boxes.width[j] = 1 // L-infinity balls: offset 0, width 1
-		}
-		// ranked in free-list order (FreeListOrder: by (c_0, c_1, ...))
-		st := 1
-		for j := len(a.boxes.rank) - 1; j >= 0; j-- {
-			a.boxes.rank[j] = st
-			st *= a.g.Dims()[j]
-		}
-	}
+	a.buildBoxes()
 	// Without tie-breaking or tie counting only the first center of least score in
 	// free-list order matters.
 	a.boxes.first = a.tb == nil && !a.countTies
@@ -363,6 +362,26 @@ func (a *mc1x1) tieByBounds(k int) {
 		a.tied = append(a.tied, tieCand{int(a.pos[l.node]), l.L, k - l.inner})
 	}
 	slices.SortFunc(a.tied, func(p, q tieCand) int { return p.i - q.i })
+}
+
+// buildBoxes makes a.boxes, the branch and bound over MC1x1's centers, on first
+// use.
+func (a *mc1x1) buildBoxes() {
+	if a.boxes != nil {
+		return
+	}
+	// the counts come from the gridIndex's prefix sums of the free map, brought
+	// up to date by search
+	a.boxes = newCenterSearch(a.g, newFreeBoxes(a.g, a.x.free))
+	for j := range a.boxes.width {
+		a.boxes.width[j] = 1 // L-infinity balls: offset 0, width 1
+	}
+	// ranked in free-list order (FreeListOrder: by (c_0, c_1, ...))
+	st := 1
+	for j := len(a.boxes.rank) - 1; j >= 0; j-- {
+		a.boxes.rank[j] = st
+		st *= a.g.Dims()[j]
+	}
 }
 
 // lastHash is the fingerprint of the node set of tied center t whose outermost-shell
