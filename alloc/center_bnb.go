@@ -141,6 +141,95 @@ func (f *freeBoxes) count(lo, hi []int) int {
 	}
 }
 
+// countSize returns count(lo, hi) and the number of nodes of the box (clipped
+// to the mesh, at most the ring along a wrapped dimension; 0 and 0 when the box
+// is empty), summed here directly in up to three dimensions.
+func (f *freeBoxes) countSize(lo, hi []int) (free, size int) {
+	if f.d > 3 {
+		size = 1
+		for j := range f.d {
+			size *= f.span(j, lo[j], hi[j])
+		}
+		if size == 0 {
+			return 0, 0
+		}
+		return f.count(lo, hi), size
+	}
+	size = 1
+	// per dimension up to two pieces (across a seam), as corner offsets
+	var a, b [3][2]int
+	var np [3]int
+	for j, dj := range f.dims {
+		l, h := lo[j], hi[j]
+		st := f.str[j]
+		np[j] = 1
+		switch {
+		case !f.wrap[j]:
+			l, h = max(l, 0), min(h, dj-1)
+			if l > h {
+				return 0, 0
+			}
+		case h < l:
+			return 0, 0
+		case h-l+1 >= dj:
+			l, h = 0, dj-1
+		default:
+			for l < 0 {
+				l += dj
+				h += dj
+			}
+			for l >= dj {
+				l -= dj
+				h -= dj
+			}
+			if h >= dj { // across the seam: l..dj-1 and 0..h-dj
+				size *= h - l + 1
+				a[j], b[j], np[j] = [2]int{l * st, 0}, [2]int{dj * st, (h - dj + 1) * st}, 2
+				continue
+			}
+		}
+		size *= h - l + 1
+		a[j][0], b[j][0] = l*st, (h+1)*st
+	}
+	P := f.pre
+	switch f.d {
+	case 1:
+		for p := range np[0] {
+			free += int(P[b[0][p]] - P[a[0][p]])
+		}
+	case 2:
+		for p := range np[0] {
+			a0, b0 := a[0][p], b[0][p]
+			for q := range np[1] {
+				a1, b1 := a[1][q], b[1][q]
+				free += int(P[b0+b1] - P[a0+b1] - P[b0+a1] + P[a0+a1])
+			}
+		}
+	case 3:
+		for p := range np[0] {
+			a0, b0 := a[0][p], b[0][p]
+			for q := range np[1] {
+				a1, b1 := a[1][q], b[1][q]
+				for u := range np[2] {
+					a2, b2 := a[2][u], b[2][u]
+					free += int(P[b0+b1+b2] - P[a0+b1+b2] - P[b0+a1+b2] - P[b0+b1+a2] +
+						P[a0+a1+b2] + P[a0+b1+a2] + P[b0+a1+a2] - P[a0+a1+a2])
+				}
+			}
+		}
+	}
+	return free, size
+}
+
+// span is the number of distinct coordinates of lo..hi along dimension j
+// (clipped to the mesh, at most the ring).
+func (f *freeBoxes) span(j, lo, hi int) int {
+	if f.wrap[j] {
+		return max(0, min(hi-lo+1, f.dims[j]))
+	}
+	return max(0, min(hi, f.dims[j]-1)-max(lo, 0)+1)
+}
+
 // box sums the prefix array over the box whose corner offsets are f.ivl[j][0].
 func (f *freeBoxes) box() int {
 	P, v := f.pre, f.ivl

@@ -29,7 +29,10 @@ import (
 // between its count in the intersection of the centers' balls and in their union
 // (two prefix-sum box counts, freeBoxes); the free nodes are also at least the
 // smallest ball's size less the union's busy nodes, which is exact far from busy
-// nodes. L ranges over the radii where the bounds allow a shell score of s*.
+// nodes, and at most the largest ball's less the intersection's busy nodes, which
+// drops a box whose every center has a busy node inside its shells (so a shell
+// score above s*). L ranges over the radii where the bounds allow a shell score of
+// s*.
 // tieValue, taking each term at the end that its factor's sign makes smallest,
 // is then a lower bound on the tie score of every center of the box: the
 // floating-point steps are monotone in their operands. A box is dropped when its
@@ -53,13 +56,10 @@ type tieSearch struct {
 	lo, hi []int // scratch: the union's box
 	ilo    []int // scratch: the intersection's box
 	ihi    []int
-	slo    []int // scratch: a slab's box
-	shi    []int
 	full   int // radii: a radius whose ball is likely all free (the first center's L-1), or -1
 	// torusBall[r] is the size of every ball of radius r on a torus wrapped along
 	// every dimension (up to the radius that holds the whole torus), else nil
 	torusBall []int
-	free      int // radii: the balls up to this radius are all free
 	e, clo    []int
 	cand      tieCand // exact: the shell of the center scored
 	stats     tieSearchStats
@@ -67,23 +67,17 @@ type tieSearch struct {
 
 // tieSearchStats counts the work of the last search (tests).
 type tieSearchStats struct {
-	boxes   int // boxes bounded
-	refined int // boxes bounded again with slabs
-	leaves  int // centers scored exactly
-	counts  int // box counts read off the prefix sums (boxCount)
+	boxes  int // boxes bounded
+	leaves int // centers scored exactly
+	counts int // box counts read off the prefix sums (boxCount)
 }
 
 // tieItem is a queued box of centers: its bound, its least rank.
 type tieItem struct {
-	lb      float64
-	rank    int
-	id      int32
-	refined bool // lb is bound with slabs
+	lb   float64
+	rank int
+	id   int32
 }
-
-// refineFrom: boxes above this level are bounded with slabs before their children
-// are; those of this level and below go straight to their children.
-const refineFrom = 1
 
 func (p tieItem) before(q tieItem) bool {
 	return p.lb < q.lb || p.lb == q.lb && p.rank < q.rank
@@ -109,7 +103,7 @@ func tieBoundsApply(tb TieBreak) bool {
 func (a *mc1x1) newTieSearch() *tieSearch {
 	x := a.x
 	s := &tieSearch{fb: x.boxes, dims: x.dims, wrap: x.wrap, d: x.d, rank: a.boxes.rank, tb: *a.tb,
-		lo: make([]int, x.d), hi: make([]int, x.d), ilo: make([]int, x.d), ihi: make([]int, x.d), slo: make([]int, x.d), shi: make([]int, x.d),
+		lo: make([]int, x.d), hi: make([]int, x.d), ilo: make([]int, x.d), ihi: make([]int, x.d),
 		e: make([]int, x.d), clo: make([]int, x.d)}
 	if x.anyWall {
 		s.fw = newFreeBoxes(x.g, x.freeW)
@@ -181,7 +175,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 	for j, dj := range s.dims {
 		s.e[j] = dj
 	}
-	if lb, ok := s.bound(s.clo, s.e, k, sStar, false); ok {
+	if lb, ok := s.bound(s.clo, s.e, k, sStar); ok {
 		s.push(s.clo, J, lb, 0)
 	}
 	for len(s.heap) > 0 {
@@ -191,19 +185,6 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 		}
 		level := int(s.levels[it.id])
 		base := s.los[int(it.id)*d : int(it.id)*d+d]
-		if !it.refined && level > refineFrom {
-			// queued with the bound from unions and intersections alone: bound
-			// it with slabs now, and queue it again (the bound only rises)
-			for j, dj := range s.dims {
-				s.clo[j] = int(base[j])
-				s.e[j] = min(1<<level, dj-s.clo[j])
-			}
-			lb, ok := s.bound(s.clo, s.e, k, sStar, true)
-			if ok && !(lb > bestTs || lb == bestTs && it.rank > bestRank) {
-				s.requeue(tieItem{lb, it.rank, it.id, true})
-			}
-			continue
-		}
 		half := 1 << (level - 1)
 		for mask := 0; mask < 1<<d; mask++ {
 			inside := true
@@ -248,7 +229,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 			if s.fb.count(s.clo, s.hi) == 0 {
 				continue // no center
 			}
-			lb, ok := s.bound(s.clo, s.e, k, sStar, false)
+			lb, ok := s.bound(s.clo, s.e, k, sStar)
 			s.stats.boxes++
 			if !ok || lb > bestTs || lb == bestTs && r > bestRank {
 				continue
@@ -259,39 +240,20 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 	return win
 }
 
-// span is the number of distinct coordinates of lo..hi along dimension j (clipped
-// to the mesh, at most the ring).
-func (s *tieSearch) span(j, lo, hi int) int {
-	if s.wrap[j] {
-		return max(0, min(hi-lo+1, s.dims[j]))
-	}
-	return max(0, min(hi, s.dims[j]-1)-max(lo, 0)+1)
-}
-
-// boxCount returns the free nodes and all nodes of the box lo..hi (as span).
+// boxCount returns the free nodes and all nodes of the box lo..hi (clipped to
+// the mesh, at most the ring).
 func (s *tieSearch) boxCount(lo, hi []int) (free, size int) {
-	size = 1
 	s.stats.counts++
-	for j := range s.dims {
-		if size *= s.span(j, lo[j], hi[j]); size == 0 {
-			return 0, 0
-		}
-	}
-	return s.fb.count(lo, hi), size
+	return s.fb.countSize(lo, hi)
 }
 
 // radius bounds the counts of the balls of radius r of the centers in the box of
-// low corner lo and extents e (exact for one center). Every ball holds the
-// intersection I of the balls and lies in their union U. With slabs the part of a
-// ball outside I is bounded from above more tightly: it splits, disjointly, into
-// the pieces whose first coordinate outside I is j, each in the slab of I's
-// coordinates below j, the ball's excess along j (its coordinates c_j-r..c_j+r
-// outside I's: on a box two wide, the plane on the center's side; wider, within
-// both sides' slabs) and U's coordinates above j, so its free and busy nodes are at
-// most the sums over j of the larger side's (both sides', wider). Next to busy
-// nodes on one side of the box, as on a young free set, that is about the count
-// of the box's center closest to them, where the union counts a layer more.
-func (s *tieSearch) radius(lo, e []int, r int, slabs bool) tieRadius {
+// low corner lo and extents e (exact for one center): every ball holds the
+// intersection I of the balls and lies in their union U, and holds between
+// ballSizes' least and most nodes. Free nodes: at least I's, and at least the
+// smallest ball less U's busy nodes; at most U's, and at most the largest ball
+// less I's busy nodes. Busy nodes likewise.
+func (s *tieSearch) radius(lo, e []int, r int) tieRadius {
 	single := true
 	for j, dj := range s.dims {
 		l, h := lo[j], lo[j]+e[j]-1
@@ -311,37 +273,6 @@ func (s *tieSearch) radius(lo, e []int, r int, slabs bool) tieRadius {
 	t := tieRadius{allLo: allLo, allHi: allHi}
 	fLo, fHi := max(countI, allLo-(sizeU-countU)), min(countU, allHi)
 	bLo, bHi := sizeI-countI, sizeU-countU
-	if slabs && !single && sizeI > 0 {
-		var maxF, maxB int
-		for j := range s.dims {
-			l, h := lo[j], lo[j]+e[j]-1
-			if e[j] == 1 || s.ilo[j] == 0 && s.ihi[j] == s.dims[j]-1 && s.wrap[j] {
-				continue // no excess along j
-			}
-			// the slab: I's coordinates below j, U's above
-			copy(s.slo, s.ilo[:j])
-			copy(s.shi, s.ihi[:j])
-			copy(s.slo[j+1:], s.lo[j+1:])
-			copy(s.shi[j+1:], s.hi[j+1:])
-			var fu, bu [2]int
-			sides := [2][2]int{{l - r, h - r - 1}, {l + r + 1, h + r}}
-			for side, c := range sides { // one plane each when the box is two wide
-				s.slo[j], s.shi[j] = c[0], c[1]
-				f, size := s.boxCount(s.slo, s.shi)
-				fu[side], bu[side] = f, size-f
-			}
-			if e[j] == 2 {
-				maxF += max(fu[0], fu[1])
-				maxB += max(bu[0], bu[1])
-			} else {
-				maxF += fu[0] + fu[1]
-				maxB += bu[0] + bu[1]
-			}
-		}
-		fHi = min(fHi, countI+maxF)
-		bHi = min(bHi, sizeI-countI+maxB)
-		fLo = max(fLo, allLo-bHi)
-	}
 	fHi = min(fHi, allHi-bLo)
 	t.fLo, t.fHi = max(fLo, 0), fHi
 	t.bHi = min(bHi, allHi-t.fLo)
@@ -362,10 +293,9 @@ func (s *tieSearch) radius(lo, e []int, r int, slabs bool) tieRadius {
 // radii fills s.rs with radius(lo, e, r) from r = 0 until the bounds' free count
 // reaches k (Lmax, the largest outermost shell a center of the box can have), and
 // SR radii beyond; it returns the least outermost shell Lmin, Lmax and false when
-// the box holds no center of shell score sStar or less. The radii from Lmin on,
-// those the tie score reads, are bounded with slabs (radius). When the union of
-// the balls of radius s.full is all free, so are every center's smaller balls:
-// those are not counted (on a machine without wall nodes).
+// the box holds no center of shell score sStar or less. When the union of the
+// balls of radius s.full is all free, so are every center's smaller balls: those
+// are not counted (on a machine without wall nodes).
 func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	s.rs = s.rs[:0]
 	single := true
@@ -400,7 +330,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	lb := 0
 	Lmin = -1
 	for r := start; ; r++ {
-		t := s.radius(lo, e, r, false)
+		t := s.radius(lo, e, r)
 		s.rs = append(s.rs, t)
 		if r == start {
 			for q := free + 1; q < start; q++ {
@@ -430,18 +360,9 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		}
 	}
 	for r := Lmax + 1; r <= Lmax+s.tb.SR; r++ {
-		s.rs = append(s.rs, s.radius(lo, e, r, false))
+		s.rs = append(s.rs, s.radius(lo, e, r))
 	}
-	s.free = free
 	return Lmin, Lmax, true
-}
-
-// refine bounds the radii that the tie score reads (Lmin-1 to Lmax+SR) again,
-// with slabs (radius), after radii.
-func (s *tieSearch) refine(lo, e []int, Lmin, Lmax int) {
-	for r := max(Lmin-1, s.free+1, 0); r <= Lmax+s.tb.SR; r++ {
-		s.rs[r] = s.radius(lo, e, r, true)
-	}
 }
 
 // freeRadius is radius when every ball of radius r of the box's centers is all free.
@@ -531,17 +452,11 @@ func (s *tieSearch) value(avail, wall, border [2]int) float64 {
 }
 
 // bound returns the least tie score a center of shell score sStar in the box can
-// have; false when there is none: from the counts of the balls' union and
-// intersection alone, or, with slabs, the radii the tie score reads bounded again
-// with slabs (refine), which costs some five times as many counts.
-func (s *tieSearch) bound(lo, e []int, k, sStar int, slabs bool) (float64, bool) {
+// have; false when there is none.
+func (s *tieSearch) bound(lo, e []int, k, sStar int) (float64, bool) {
 	Lmin, Lmax, ok := s.radii(lo, e, k, sStar)
 	if !ok {
 		return 0, false
-	}
-	if slabs {
-		s.refine(lo, e, Lmin, Lmax)
-		s.stats.refined++
 	}
 	return s.least(Lmin, Lmax, k, sStar)
 }
@@ -611,12 +526,7 @@ func (s *tieSearch) push(lo []int, level int, lb float64, rank int) {
 		s.los = append(s.los, int32(v))
 	}
 	s.levels = append(s.levels, int8(level))
-	s.requeue(tieItem{lb, rank, id, false})
-}
-
-// requeue queues it (a box already recorded by push).
-func (s *tieSearch) requeue(it tieItem) {
-	h := append(s.heap, it)
+	h := append(s.heap, tieItem{lb, rank, id})
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
