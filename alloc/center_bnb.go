@@ -48,7 +48,9 @@ func (f *freeBoxes) rebuild(s *State) { freePrefixSums(f.pre, f.dims, f.str, s) 
 // dimension 0 read off the free map's words, then cumulative sums along the other
 // dimensions in turn.
 func freePrefixSums(pre []int32, dims, str []int, s *State) {
-	clear(pre)
+	// The padding entries (a coordinate 0 in the layout) are never written and
+	// stay zero; every other entry is written by the first pass before the
+	// cumulative ones add to it, so the array is not cleared first.
 	d, X := len(dims), dims[0]
 	lines := len(pre) / (X + 1) // lines of dimension 0 in the layout, padding included
 	v := 0                      // the first node of the line
@@ -64,10 +66,15 @@ func freePrefixSums(pre []int32, dims, str []int, s *State) {
 		}
 		row := pre[line*(X+1)+1 : line*(X+1)+X+1]
 		run := int32(0)
+		w, off, wi := s.free[v>>6]>>(v&63), v&63, v>>6
 		for x := range row {
-			u := v + x
-			run += int32(s.free[u>>6] >> (u & 63) & 1)
+			run += int32(w & 1)
 			row[x] = run
+			w >>= 1
+			if off++; off == 64 && x+1 < len(row) {
+				wi++
+				w, off = s.free[wi], 0
+			}
 		}
 		v += X
 	}

@@ -60,6 +60,8 @@ type tieSearch struct {
 	// torusBall[r] is the size of every ball of radius r on a torus wrapped along
 	// every dimension (up to the radius that holds the whole torus), else nil
 	torusBall []int
+	torusFree []tieRadius // freeRadius on such a torus, per radius
+	torusL0   int         // on such a torus, the first radius whose balls hold k nodes
 	e, clo    []int
 	cand      tieCand // exact: the shell of the center scored
 	stats     tieSearchStats
@@ -115,6 +117,7 @@ func (a *mc1x1) newTieSearch() *tieSearch {
 				v *= min(2*r+1, dj)
 			}
 			s.torusBall = append(s.torusBall, v)
+			s.torusFree = append(s.torusFree, tieRadius{fLo: v, fHi: v, allLo: v, allHi: v})
 			if v == x.g.N() {
 				break
 			}
@@ -148,6 +151,10 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 	d := s.d
 	sStar := l0.cost
 	s.full = l0.L - 1
+	if s.torusBall != nil {
+		for s.torusL0 = 0; s.torusBall[s.torusL0] < k; s.torusL0++ {
+		}
+	}
 	win := tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner}
 	coord := a.x.coord
 	rankOf := func(c []int) int {
@@ -226,7 +233,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 			for j := range d {
 				s.hi[j] = s.clo[j] + s.e[j] - 1
 			}
-			if s.fb.count(s.clo, s.hi) == 0 {
+			if f, _ := s.fb.countSize(s.clo, s.hi); f == 0 {
 				continue // no center
 			}
 			lb, ok := s.bound(s.clo, s.e, k, sStar)
@@ -253,7 +260,7 @@ func (s *tieSearch) boxCount(lo, hi []int) (free, size int) {
 // ballSizes' least and most nodes. Free nodes: at least I's, and at least the
 // smallest ball less U's busy nodes; at most U's, and at most the largest ball
 // less I's busy nodes. Busy nodes likewise.
-func (s *tieSearch) radius(lo, e []int, r int) tieRadius {
+func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 	single := true
 	for j, dj := range s.dims {
 		l, h := lo[j], lo[j]+e[j]-1
@@ -270,7 +277,7 @@ func (s *tieSearch) radius(lo, e []int, r int) tieRadius {
 	if !single {
 		countI, sizeI = s.boxCount(s.ilo, s.ihi)
 	}
-	t := tieRadius{allLo: allLo, allHi: allHi}
+	t.allLo, t.allHi = allLo, allHi
 	fLo, fHi := max(countI, allLo-(sizeU-countU)), min(countU, allHi)
 	bLo, bHi := sizeI-countI, sizeU-countU
 	fHi = min(fHi, allHi-bLo)
@@ -287,7 +294,6 @@ func (s *tieSearch) radius(lo, e []int, r int) tieRadius {
 			}
 		}
 	}
-	return t
 }
 
 // radii fills s.rs with radius(lo, e, r) from r = 0 until the bounds' free count
@@ -316,22 +322,30 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	// the balls of radius r < L0-1 hold at most the busy nodes of those of
 	// radius L0-1. (One center's are counted: its shell score must be exact, as
 	// must the wall counts.)
-	L0 := 0
-	for _, allHi := s.ballSizes(lo, e, L0); allHi < k; _, allHi = s.ballSizes(lo, e, L0) {
-		L0++
+	L0 := s.torusL0
+	if s.torusBall == nil {
+		L0 = 0
+		for _, allHi := s.ballSizes(lo, e, L0); allHi < k; _, allHi = s.ballSizes(lo, e, L0) {
+			L0++
+		}
 	}
 	start := max(L0-1, free+1, 0)
 	if single || s.fw != nil {
 		start = free + 1
 	}
-	for r := range start {
-		s.rs = append(s.rs, s.freeRadius(lo, e, r)) // r > free: set below
+	if s.torusBall != nil {
+		s.rs = append(s.rs, s.torusFree[:start]...)
+	} else {
+		for r := range start {
+			s.rs = append(s.rs, s.freeRadius(lo, e, r)) // r > free: set below
+		}
 	}
 	lb := 0
 	Lmin = -1
 	for r := start; ; r++ {
-		t := s.radius(lo, e, r)
-		s.rs = append(s.rs, t)
+		s.rs = append(s.rs, tieRadius{})
+		t := &s.rs[r]
+		s.radius(lo, e, r, t)
 		if r == start {
 			for q := free + 1; q < start; q++ {
 				u := &s.rs[q]
@@ -360,7 +374,8 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		}
 	}
 	for r := Lmax + 1; r <= Lmax+s.tb.SR; r++ {
-		s.rs = append(s.rs, s.radius(lo, e, r))
+		s.rs = append(s.rs, tieRadius{})
+		s.radius(lo, e, r, &s.rs[r])
 	}
 	return Lmin, Lmax, true
 }
