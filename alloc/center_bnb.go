@@ -310,6 +310,13 @@ type centerSearch struct {
 	rank  []int
 	first bool
 	hint  int // the step L of the last center scored (bound)
+	// With maxLeaves > 0 the search gives up (stop = stopTies) once more centers
+	// than that share the least cost so far; with budget > 0, once its bounds
+	// have read more than budget box counts (stop = stopBudget). It then returns
+	// nil: the caller finds the centers another way.
+	maxLeaves, budget int
+	spent             int
+	stop              searchStop
 
 	heap   []bnbItem
 	los    []int32 // low corner of each queued box, d per box
@@ -318,6 +325,15 @@ type centerSearch struct {
 	lo, hi []int // scratch
 	e, clo []int
 }
+
+// searchStop says why centerSearch.search gave up.
+type searchStop uint8
+
+const (
+	searchDone searchStop = iota // it did not
+	stopTies                     // more than maxLeaves centers tie
+	stopBudget                   // it read more than budget box counts
+)
 
 type bnbItem struct {
 	lb, rank int
@@ -369,6 +385,7 @@ func (s *centerSearch) bound(lo, e []int, k, limit int) (lb, L, inner int, ok bo
 		capacity := s.step(lo, e, r)
 		f := capacity
 		if r > full && capacity > known {
+			s.spent++
 			known = s.fb.count(s.lo, s.hi)
 			f = min(known, capacity)
 		}
@@ -406,10 +423,12 @@ func (s *centerSearch) step(lo, e []int, r int) (capacity int) {
 
 // search returns every free center of least cost for k nodes (in no particular
 // order; with s.first only the one of least rank), with the offsets and widths set
-// by the caller (s.off, s.width) and the prefix sums (s.fb) up to date with st. At
-// least one node must be free and k at most the free nodes.
+// by the caller (s.off, s.width) and the prefix sums (s.fb) up to date with st, or
+// nil when it gives up (maxLeaves, budget; s.stop says why). At least one node
+// must be free and k at most the free nodes.
 func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 	s.heap, s.los, s.levels, s.leaves = s.heap[:0], s.los[:0], s.levels[:0], s.leaves[:0]
+	s.spent, s.stop = 0, searchDone
 	d := s.d
 	J := 0
 	for _, dj := range s.dims {
@@ -471,6 +490,10 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 					s.leaves = s.leaves[:0]
 				}
 				s.leaves = append(s.leaves, bnbLeaf{node, cost, L, inner})
+				if s.maxLeaves > 0 && len(s.leaves) > s.maxLeaves {
+					s.stop = stopTies
+					return nil
+				}
 				continue
 			}
 			// a box with no free node holds no center
@@ -481,6 +504,10 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 				continue
 			}
 			lb, _, _, ok := s.bound(s.clo, s.e, k, best)
+			if s.budget > 0 && s.spent > s.budget {
+				s.stop = stopBudget
+				return nil
+			}
 			if !ok {
 				continue
 			}

@@ -207,6 +207,14 @@ func TestMC1x1BoundsMatchPlain(t *testing.T) {
 				}
 				for r := range rounds {
 					plain, fast := mk(centersPlain), mk(centersBounds)
+					if r%4 >= 2 {
+						// the default: on a 2D mesh the branch and bound within a
+						// budget, else the loop (a budget of one count, r%4 == 3)
+						fast.centers = centersAuto
+						if r%4 == 3 {
+							fast.budgetShare = g.N()
+						}
+					}
 					counts := r%3 != 2
 					plain.CountTies(counts)
 					fast.CountTies(counts)
@@ -347,13 +355,15 @@ func lockstep(t *testing.T, rng *rand.Rand, g *topo.Grid, plain, fast Allocator,
 	return n
 }
 
-// TestTieWinnerMatchesPlain checks tieWinner (the winner under Johnson's
+// TestTieWinnerMatchesPlain checks tieSearch (the winner under Johnson's
 // tie-breaking by a branch and bound on tie scores, used when ties are not
-// counted) against scoring every free node and then every tied one, on thousands
-// of random free sets (many with large free blocks: thousands of tied centers)
-// followed by random allocations and releases, on meshes and tori in 1D-3D, with
-// the published factors and with negative and zero ones (each term's bound taken
-// at its other end).
+// counted and many centers tie) against scoring every free node and then every
+// tied one, on thousands of random free sets (many with large free blocks:
+// thousands of tied centers) followed by random allocations and releases, on
+// meshes and tori in 1D-3D, with the published factors and with negative and zero
+// ones (each term's bound taken at its other end); from centerSearch's first
+// center of least score and from the loop's (2D meshes, and a centerSearch out of
+// budget), and with the default number of tied centers scored one by one.
 func TestTieWinnerMatchesPlain(t *testing.T) {
 	rounds := 90
 	if testing.Short() {
@@ -379,6 +389,20 @@ func TestTieWinnerMatchesPlain(t *testing.T) {
 					if r%4 == 3 {
 						forceLists(plain)
 						forceLists(fast)
+					}
+					// tieSearch from the centerSearch's first center or from the
+					// loop's (a 2D mesh by default, or when the branch and bound
+					// runs out of budget), with any number of tied centers, or only
+					// beyond defaultScoredTies
+					switch r % 5 {
+					case 1, 2:
+						fast.centers = centersAuto
+						if r%5 == 2 {
+							fast.budgetShare = g.N()
+						}
+					}
+					if r%5 != 4 {
+						fast.scoredTies = 1
 					}
 					free := randomFreeSet(rng, g)
 					setFree(t, plain, free)

@@ -136,9 +136,14 @@ type mc1x1 struct {
 	fl  []int   // free list of the current allocation
 	pos []int32 // node -> position in fl (valid for free nodes)
 
-	tied    []tieCand
-	hashes  []uint64
-	hashSet []uint64 // countDistinct
+	tied       []tieCand
+	tiedScore  int // the shell score of the tied centers (tieByBounds)
+	scoredTies int // more tied centers than this go to tieSearch, when ties are not counted
+	// on a 2D mesh the branch and bound over centers reads at most
+	// NumFree/budgetShare box counts before the loop takes over (search)
+	budgetShare int
+	hashes     []uint64
+	hashSet    []uint64 // countDistinct
 
 	ball          []shellCount // shells (center_mc1x1_score.go)
 	hintL         int          // shellScorePyramid: the last center's outermost shell
@@ -154,6 +159,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 	}
 	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), stale: prefixAll, greedy: greedy}
 	a.pos = make([]int32, g.N())
+	a.scoredTies, a.budgetShare = defaultScoredTies, bnbBudgetShare
 	a.keyBits = newGreedyKeyBits(g)
 	a.seen.off = opt.NoMemo
 	switch {
@@ -225,20 +231,36 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	}
 	// First the scores alone (prefix sums, O(1) per shell) to find the best score and
 	// the centers that share it; only those need a tie score or their node set.
-	best := math.MaxInt
+	// Johnson's tie-breaking without tie counting needs only the winner: when more
+	// than a.scoredTies centers tie, tieSearch finds it without a tie score per
+	// tied center (center_mc1x1_tiebnb.go).
+	fastTies := a.tb != nil && !a.countTies && a.centers != centersPlain && tieBoundsApply(*a.tb)
 	a.tied = a.tied[:0]
-	bounds := a.centers == centersBounds || a.centers == centersAuto && a.x.pyrW == 0
-	if bounds && a.tb != nil && !a.countTies && tieBoundsApply(*a.tb) {
-		// Only the winner is wanted: no tie score per tied center.
-		win := a.tieWinner(k)
-		a.last = 0
-		return a.chooseWinner(win, k)
+	scanned := false // a.tied holds the centers of least score, a.tiedScore their score
+	manyTies := false
+	switch {
+	case a.centers == centersPlain:
+	case a.centers == centersBounds || a.x.pyrW == 0:
+		scanned = a.tieByBounds(k, fastTies, 0)
+		manyTies = !scanned
+	default:
+		// A 2D mesh, where the loop below scores every center in O(1): the branch
+		// and bound first, while it has read fewer box counts than there are free
+		// nodes (on a young free set it reads a few hundred; on a fragmented one it
+		// can cost more than the loop).
+		scanned = a.tieByBounds(k, fastTies, max(1, a.st.NumFree()/a.budgetShare))
+		manyTies = !scanned && a.boxes.stop == stopTies
 	}
-	if bounds {
-		a.tieByBounds(k)
+	if manyTies {
+		a.last = 0
+		return a.chooseWinner(a.tieWinner(k), k)
+	}
+	best := math.MaxInt
+	if scanned {
+		best = a.tiedScore
 	}
 	for i, c := range a.fl {
-		if bounds {
+		if scanned {
 			break
 		}
 		score, L, m, ok := a.shellScore(c, k, best)
@@ -250,6 +272,11 @@ func (a *mc1x1) search(k int) ([]int, error) {
 			a.tied = a.tied[:0]
 		}
 		a.tied = append(a.tied, tieCand{i, L, m})
+	}
+	if fastTies && len(a.tied) > a.scoredTies {
+		t := a.tied[0]
+		a.last = 0
+		return a.chooseWinner(a.tieWinnerFrom(k, bnbLeaf{a.fl[t.i], best, t.L, k - t.m}), k)
 	}
 	win := a.tied[0]
 	ties := 0
@@ -351,18 +378,41 @@ const (
 )
 
 // tieByBounds fills a.tied with the centers of least shell score, in free-list
-// order, by centerSearch's branch and bound instead of scoring every center: the
-// same centers as the loop over a.fl (TestCenterSearchMatchesPlain).
-func (a *mc1x1) tieByBounds(k int) {
+// order, and a.tiedScore with their score, by centerSearch's branch and bound
+// instead of scoring every center: the same centers as the loop over a.fl
+// (TestMC1x1BoundsMatchPlain). It gives up and returns false when capTies and
+// more than a.scoredTies centers tie (a.boxes.stop = stopTies), or when budget > 0
+// and the search reads more box counts than that (stopBudget).
+func (a *mc1x1) tieByBounds(k int, capTies bool, budget int) bool {
 	a.buildBoxes()
 	// Without tie-breaking or tie counting only the first center of least score in
 	// free-list order matters.
 	a.boxes.first = a.tb == nil && !a.countTies
-	for _, l := range a.boxes.search(a.st, k) {
+	if capTies {
+		a.boxes.maxLeaves = a.scoredTies
+	}
+	a.boxes.budget = budget
+	leaves := a.boxes.search(a.st, k)
+	a.boxes.maxLeaves, a.boxes.budget = 0, 0
+	if leaves == nil {
+		return false
+	}
+	for _, l := range leaves {
 		a.tied = append(a.tied, tieCand{int(a.pos[l.node]), l.L, k - l.inner})
 	}
+	a.tiedScore = leaves[0].cost
 	slices.SortFunc(a.tied, func(p, q tieCand) int { return p.i - q.i })
+	return true
 }
+
+// bnbBudgetShare: on a 2D mesh the branch and bound over centers gives up after
+// reading NumFree/bnbBudgetShare box counts, for the loop over every center
+// (search).
+const bnbBudgetShare = 2
+
+// defaultScoredTies is the most tied centers given a tie score each when ties are
+// not counted (mc1x1.scoredTies); more go to tieSearch.
+const defaultScoredTies = 64
 
 // buildBoxes makes a.boxes, the branch and bound over MC1x1's centers, on first
 // use.

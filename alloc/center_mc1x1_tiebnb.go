@@ -129,17 +129,22 @@ func (a *mc1x1) newTieSearch() *tieSearch {
 // tieWinner returns the winner of a decision of k nodes (fewer than are free)
 // under tie-breaking: of the centers of least shell score, the first in free-list
 // order of least tie score (as scoring every one of them). The caller has the
-// free map's prefix sums up to date; the wall sums are brought up to date here.
+// free map's prefix sums up to date.
 func (a *mc1x1) tieWinner(k int) tieCand {
 	a.buildBoxes()
 	a.boxes.first = true
-	l0 := a.boxes.search(a.st, k)[0]
-	first := tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner}
+	return a.tieWinnerFrom(k, a.boxes.search(a.st, k)[0])
+}
+
+// tieWinnerFrom is tieWinner given the first center of least score, l0. The
+// wall sums are brought up to date here.
+func (a *mc1x1) tieWinnerFrom(k int, l0 bnbLeaf) tieCand {
 	if a.tb.SR == 0 {
-		return first // every tie score is 0
+		return tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner} // every tie score is 0
 	}
 	a.refresh(prefixWall)
 	if a.ties == nil {
+		a.buildBoxes() // the rank
 		a.ties = a.newTieSearch()
 	}
 	return a.ties.search(a, k, l0)
