@@ -142,8 +142,8 @@ type mc1x1 struct {
 	// on a 2D mesh the branch and bound over centers reads at most
 	// NumFree/budgetShare box counts before the loop takes over (search)
 	budgetShare int
-	hashes     []uint64
-	hashSet    []uint64 // countDistinct
+	hashes      []uint64
+	hashSet     []uint64 // countDistinct
 
 	ball          []shellCount // shells (center_mc1x1_score.go)
 	hintL         int          // shellScorePyramid: the last center's outermost shell
