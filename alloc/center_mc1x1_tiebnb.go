@@ -61,7 +61,7 @@ type tieSearch struct {
 	// every dimension (up to the radius that holds the whole torus), else nil
 	torusBall []int
 	torusFree []tieRadius // freeRadius on such a torus, per radius
-	torusL0   int         // on such a torus, the first radius whose balls hold k nodes
+	torusL0   int         // the first radius whose balls hold k nodes on a torus (at least that on a mesh)
 	e, clo    []int
 	cand      tieCand // exact: the shell of the center scored
 	stats     tieSearchStats
@@ -156,8 +156,14 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 	d := s.d
 	sStar := l0.cost
 	s.full = l0.L - 1
-	if s.torusBall != nil {
-		for s.torusL0 = 0; s.torusBall[s.torusL0] < k; s.torusL0++ {
+	// the first radius whose balls hold k nodes on a torus (on a mesh, where a
+	// ball may be clipped, at least that)
+	s.torusL0 = 0
+	for n := 1; n < k; {
+		s.torusL0++
+		n = 1
+		for _, dj := range s.dims {
+			n *= min(2*s.torusL0+1, dj)
 		}
 	}
 	win := tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner}
@@ -266,16 +272,7 @@ func (s *tieSearch) boxCount(lo, hi []int) (free, size int) {
 // smallest ball less U's busy nodes; at most U's, and at most the largest ball
 // less I's busy nodes. Busy nodes likewise.
 func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
-	single := true
-	for j, dj := range s.dims {
-		l, h := lo[j], lo[j]+e[j]-1
-		single = single && e[j] == 1
-		s.lo[j], s.hi[j] = l-r, h+r // the union (freeBoxes clips or wraps it)
-		s.ilo[j], s.ihi[j] = h-r, l+r
-		if s.wrap[j] && 2*r+1 >= dj { // every ball holds the whole ring
-			s.ilo[j], s.ihi[j] = 0, dj-1
-		}
-	}
+	single := s.unionMeet(lo, e, r)
 	allLo, allHi := s.ballSizes(lo, e, r)
 	countU, sizeU := s.boxCount(s.lo, s.hi)
 	countI, sizeI := countU, sizeU
@@ -306,7 +303,7 @@ func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 // SR radii beyond; it returns the least outermost shell Lmin, Lmax and false when
 // the box holds no center of shell score sStar or less. When the union of the
 // balls of radius s.full is all free, so are every center's smaller balls: those
-// are not counted (on a machine without wall nodes).
+// are not counted.
 func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	s.rs = s.rs[:0]
 	single := true
@@ -314,7 +311,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		single = single && v == 1
 	}
 	free := -1 // the balls up to this radius are all free
-	if R := s.full; R >= 0 && s.fw == nil {
+	if R := s.full; R >= 0 {
 		for j := range s.dims {
 			s.lo[j], s.hi[j] = lo[j]-R, lo[j]+e[j]-1+R
 		}
@@ -325,17 +322,16 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	// Below L0-1, L0 the first radius whose largest ball holds k nodes, a box's
 	// balls are not counted: no center's outermost shell is smaller than L0, and
 	// the balls of radius r < L0-1 hold at most the busy nodes of those of
-	// radius L0-1. (One center's are counted: its shell score must be exact, as
-	// must the wall counts.)
-	L0 := s.torusL0
+	// radius L0-1 (nor their free wall nodes those of radius L0-1). One center's
+	// are counted: its shell score and wall counts must be exact.
+	L0 := s.torusL0 // no smaller on a mesh
 	if s.torusBall == nil {
-		L0 = 0
 		for _, allHi := s.ballSizes(lo, e, L0); allHi < k; _, allHi = s.ballSizes(lo, e, L0) {
 			L0++
 		}
 	}
 	start := max(L0-1, free+1, 0)
-	if single || s.fw != nil {
+	if single {
 		start = free + 1
 	}
 	if s.torusBall != nil {
@@ -356,7 +352,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 				u := &s.rs[q]
 				u.fLo = max(0, u.allLo-t.bHi)
 				u.bHi = min(u.allHi, t.bHi)
-				u.wHi = t.wHi
+				u.wLo, u.wHi = 0, min(u.wHi, t.wHi)
 			}
 			for q := range start {
 				if u := s.rs[q]; u.fHi < k {
@@ -385,10 +381,48 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	return Lmin, Lmax, true
 }
 
-// freeRadius is radius when every ball of radius r of the box's centers is all free.
+// unionMeet sets s.lo, s.hi to the union of the balls of radius r of the centers
+// of the box (unclipped: freeBoxes clips or wraps it) and s.ilo, s.ihi to their
+// intersection, and reports whether the box is one center.
+func (s *tieSearch) unionMeet(lo, e []int, r int) (single bool) {
+	single = true
+	for j, dj := range s.dims {
+		l, h := lo[j], lo[j]+e[j]-1
+		single = single && e[j] == 1
+		s.lo[j], s.hi[j] = l-r, h+r
+		s.ilo[j], s.ihi[j] = h-r, l+r
+		if s.wrap[j] && 2*r+1 >= dj { // every ball holds the whole ring
+			s.ilo[j], s.ihi[j] = 0, dj-1
+		}
+	}
+	return single
+}
+
+// freeRadius is radius when every ball of radius r of the box's centers is all
+// free: the wall nodes are then counted from the coordinates alone.
 func (s *tieSearch) freeRadius(lo, e []int, r int) tieRadius {
 	allLo, allHi := s.ballSizes(lo, e, r)
-	return tieRadius{fLo: allLo, fHi: allHi, allLo: allLo, allHi: allHi}
+	t := tieRadius{fLo: allLo, fHi: allHi, allLo: allLo, allHi: allHi}
+	if s.fw != nil {
+		s.unionMeet(lo, e, r)
+		t.wLo, t.wHi = s.wallsIn(s.ilo, s.ihi), s.wallsIn(s.lo, s.hi)
+	}
+	return t
+}
+
+// wallsIn returns the number of wall nodes (topo.Grid.OnBoundary) in the box
+// lo..hi: its nodes less those of its part inside the walls.
+func (s *tieSearch) wallsIn(lo, hi []int) int {
+	all, inside := 1, 1
+	for j, dj := range s.dims {
+		n := s.fb.span(j, lo[j], hi[j])
+		all *= n
+		if !s.wrap[j] && dj > 2 {
+			n = max(0, min(hi[j], dj-2)-max(lo[j], 1)+1)
+		}
+		inside *= n
+	}
+	return all - inside
 }
 
 // ballSizes returns the least and the most nodes a ball of radius r around a
