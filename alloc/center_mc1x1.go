@@ -221,12 +221,13 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 
 // search makes the allocation of k nodes, fewer than are free.
 func (a *mc1x1) search(k int) ([]int, error) {
-	a.refresh(prefixFree | prefixPyramid)
+	a.refresh(prefixFree)
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	for i, v := range a.fl {
 		a.pos[v] = int32(i)
 	}
 	if a.greedy {
+		a.refresh(prefixPyramid)
 		return a.allocateGreedy(k)
 	}
 	// First the scores alone (prefix sums, O(1) per shell) to find the best score and
@@ -258,6 +259,8 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	best := math.MaxInt
 	if scanned {
 		best = a.tiedScore
+	} else {
+		a.refresh(prefixPyramid) // the loop's scores (shellScorePyramid), built only for it
 	}
 	for i, c := range a.fl {
 		if scanned {

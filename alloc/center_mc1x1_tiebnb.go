@@ -287,12 +287,12 @@ func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 	t.bHi = min(bHi, allHi-t.fLo)
 	t.bLo = max(bLo, allLo-t.fHi, 0)
 	if s.fw != nil {
-		t.wHi = s.fw.count(s.lo, s.hi)
+		t.wHi, _ = s.fw.countSize(s.lo, s.hi)
 		t.wLo = t.wHi
 		if !single {
 			t.wLo = 0
 			if sizeI > 0 {
-				t.wLo = s.fw.count(s.ilo, s.ihi)
+				t.wLo, _ = s.fw.countSize(s.ilo, s.ihi)
 			}
 		}
 	}
@@ -338,7 +338,12 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		s.rs = append(s.rs, s.torusFree[:start]...)
 	} else {
 		for r := range start {
-			s.rs = append(s.rs, s.freeRadius(lo, e, r)) // r > free: set below
+			if r <= free {
+				s.rs = append(s.rs, s.freeRadius(lo, e, r))
+				continue
+			}
+			allLo, allHi := s.ballSizes(lo, e, r) // the rest is set below
+			s.rs = append(s.rs, tieRadius{fHi: allHi, allLo: allLo, allHi: allHi})
 		}
 	}
 	lb := 0
@@ -352,7 +357,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 				u := &s.rs[q]
 				u.fLo = max(0, u.allLo-t.bHi)
 				u.bHi = min(u.allHi, t.bHi)
-				u.wLo, u.wHi = 0, min(u.wHi, t.wHi)
+				u.wLo, u.wHi = 0, t.wHi
 			}
 			for q := range start {
 				if u := s.rs[q]; u.fHi < k {
@@ -439,14 +444,16 @@ func (s *tieSearch) ballSizes(lo, e []int, r int) (allLo, allHi int) {
 			allHi *= min(2*r+1, dj)
 			continue
 		}
+		// the ball's extent min(x+r, dj-1) - max(x-r, 0) + 1 along j is concave
+		// and symmetric about the middle of the side: least at an end of the
+		// box, largest nearest the middle
 		l, h := lo[j], lo[j]+e[j]-1
-		span := func(x int) int { return min(x+r, dj-1) - max(x-r, 0) + 1 }
-		allLo *= min(span(l), span(h))
-		top := max(span(l), span(h))
-		for _, m := range [2]int{(dj - 1) / 2, dj / 2} { // the widest ball: nearest the middle
-			top = max(top, span(min(max(m, l), h)))
-		}
-		allHi *= top
+		m := min(max((dj-1)/2, l), h)
+		sl := min(l+r, dj-1) - max(l-r, 0) + 1
+		sh := min(h+r, dj-1) - max(h-r, 0) + 1
+		sm := min(m+r, dj-1) - max(m-r, 0) + 1
+		allLo *= min(sl, sh)
+		allHi *= max(sl, sh, sm)
 	}
 	return allLo, allHi
 }
