@@ -160,7 +160,7 @@ func newHierBaseline(ctx context.Context, g *topo.Graph) (*hierBaseline, error) 
 		hb.h.Up = [][]int32{up0, make([]int32, s.Groups)}
 		hb.h.PairCost = []int64{2, 3, 3}
 		for h := range n {
-			hb.leaf[h] = int32(h / s.HostsPerRouter)
+			hb.leaf[h] = int32(g.DragonflyRouterOf(h))
 			hb.h.Free[hb.leaf[h]]++
 		}
 		hb.group = up0
