@@ -16,9 +16,9 @@ func edgeList(g *topo.Graph) string {
 	return relabelledEdgeList(g, nil)
 }
 
-// relabelledEdgeList writes g as an edge list in which g's vertex v is the file's
-// vertex at[v] (hosts among hosts, switches among switches; nil: v), named hN and
-// sN by their index in the file.
+// relabelledEdgeList writes g as an edge list in which g's vertex v, under its
+// name, is the file's vertex at[v] (hosts among hosts, switches among switches;
+// nil: v).
 func relabelledEdgeList(g *topo.Graph, at []int) string {
 	n, nv := g.N(), g.Vertices()
 	if at == nil {
@@ -27,25 +27,23 @@ func relabelledEdgeList(g *topo.Graph, at []int) string {
 			at[v] = v
 		}
 	}
-	name := func(i int) string {
-		if i < n {
-			return fmt.Sprintf("h%d", i)
-		}
-		return fmt.Sprintf("s%d", i-n)
+	names := make([]string, nv) // the file's vertex i
+	for v := range nv {
+		names[at[v]] = g.Name(v)
 	}
 	var b strings.Builder
-	for i := range nv {
+	for i, name := range names {
 		if i < n {
-			fmt.Fprintf(&b, "%%node %s\n", name(i))
+			fmt.Fprintf(&b, "%%node %s\n", name)
 		} else {
-			fmt.Fprintf(&b, "%%switch %s\n", name(i))
+			fmt.Fprintf(&b, "%%switch %s\n", name)
 		}
 	}
 	var nb []int
 	for v := range nv {
 		for _, w := range g.Neighbors(v, nb[:0]) {
 			if v < w {
-				fmt.Fprintf(&b, "%s %s\n", name(at[v]), name(at[w]))
+				fmt.Fprintf(&b, "%s %s\n", g.Name(v), g.Name(w))
 			}
 		}
 	}
