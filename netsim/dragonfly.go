@@ -59,7 +59,7 @@ type DragonflyRouter struct {
 	top          []int64    // per group: the most job hosts on one of its routers (the job's groups)
 	groups       []int32
 	gGen         int32
-	load         []int64 // per global channel (nonzero: listed in gTouched)
+	load         []int64 // per global link, indexed as lc (nonzero: listed in gTouched)
 	gTouched     []int32
 	in           []int64 // per local channel (router x a + position): routes entering the group there
 	inTouched    []int32
@@ -261,7 +261,7 @@ func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 		r.w, r.rStamp = make([]int32, nr), make([]int32, nr)
 		r.grpN, r.gStamp = make([]int32, r.G), make([]int32, r.G)
 		r.top = make([]int64, r.G)
-		r.load = make([]int64, r.Channels())
+		r.load = make([]int64, len(r.lc))
 		r.in = make([]int64, nr*a)
 		r.out = make([]int64, nr)
 	}
@@ -324,10 +324,10 @@ func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 				pd := int(rd) - B*a
 				li := lo + pd%L
 				x, y := int(r.lx[li]), int(r.ly[li])
-				if c := r.lc[li]; r.load[c] == 0 {
-					r.gTouched = append(r.gTouched, c)
+				if r.load[li] == 0 {
+					r.gTouched = append(r.gTouched, int32(li))
 				}
-				r.load[r.lc[li]] += nA * wd
+				r.load[li] += nA * wd
 				if r.out[x] == 0 {
 					r.outTouched = append(r.outTouched, int32(x))
 				}
@@ -341,10 +341,10 @@ func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 			}
 		}
 	}
-	for _, c := range r.gTouched {
-		l.Hops += r.load[c]
-		l.MaxShared = max(l.MaxShared, r.load[c])
-		r.load[c] = 0
+	for _, li := range r.gTouched {
+		l.Hops += r.load[li]
+		l.MaxShared = max(l.MaxShared, r.load[li])
+		r.load[li] = 0
 	}
 	// Local channels carrying routes into their group: all three terms.
 	for _, j := range r.inTouched {
