@@ -99,16 +99,14 @@ const maxSplitWork = 1 << 20
 // recogniseDragonfly finds the dragonfly structure of g from its links, whatever
 // its numbering: the hosts are pendant on switches (the routers), each router with
 // the same number of hosts; the routers split into groups of one size a, each group
-// joined all to all, with a link between every two groups. Sizes a are tried from
-// the largest a router's links allow down. For one size, the routers are taken in
-// vertex order and the first router not yet in a group starts one with a - 1 of its
-// neighbours that are not yet in a group, share at least a - 2 neighbours with it
-// (as routers of one group do) and are joined to each other: the first such set in
-// vertex order. So a graph numbered as Dragonfly builds it gets its own groups
-// back, and groups and routers are indexed in order of their lowest vertex. A
-// router graph whose triangles admit several splits may be taken one way; every
-// split found is a dragonfly's (the distances and routes hold for it), and a graph
-// that has none is refused, with the reason.
+// joined all to all, with a link between every two groups. First the groups of
+// consecutive switches are tried, for the sizes up to the run of switches joined to
+// the first (so a graph numbered as Dragonfly builds it gets the builder's groups,
+// as before this search existed); then any split (dfFinder.split), the sizes from
+// the largest a router's links allow down. Groups and routers are indexed in order
+// of their lowest vertex. A router graph whose links admit several splits may be
+// taken one way; every split found is a dragonfly's (the distances and routes hold
+// for it), and a graph that has none is refused, with the reason.
 func recogniseDragonfly(g *Graph) (DragonflyShape, dragonflyNumbering, string) {
 	var none DragonflyShape
 	var noNum dragonflyNumbering
@@ -250,9 +248,9 @@ func (f *dfFinder) consecutive(a int) ([]int32, string) {
 // reason it cannot. The first router not yet in a group starts one with a - 1 of
 // its neighbours not yet in a group that share at least a - 2 neighbours with it
 // (as routers of one group do) and are joined to each other, the first such set in
-// vertex order, those that are maximal cliques first (others only when there are
-// none); when that leaves a router without a group or two groups unlinked, the
-// next set is tried (a search, bounded by maxSplitWork).
+// vertex order, those that are maximal cliques first; when that leaves a router
+// without a group or two groups unlinked, the next set is tried (a search that
+// tries every set once, bounded by maxSplitWork).
 func (f *dfFinder) split(a, G int) ([]int32, string) {
 	clear(f.group)
 	f.steps, f.a, f.G, f.why = 0, a, G, ""
@@ -295,9 +293,13 @@ func (f *dfFinder) cover(u int32, done int32) bool {
 		}
 		return true
 	}
-	// Candidates: neighbours not yet in a group sharing a - 2 neighbours with u.
+	// Candidates: neighbours not yet in a group sharing a - 2 neighbours with u
+	// (none needed in groups of one).
 	f.stamp++
 	nbu := f.radj[f.off[u]:f.off[u+1]]
+	if f.a == 1 {
+		nbu = nil
+	}
 	for _, w := range nbu {
 		f.mark[w] = f.stamp
 	}
@@ -336,14 +338,17 @@ func (f *dfFinder) cover(u int32, done int32) bool {
 	cand = sorted
 	pick := make([]int32, 0, f.a-1)
 	f.group[u] = done + 1
-	var found, sawMaximal bool
-	for _, maximal := range []bool{true, false} {
+	// Groups of 1 or 2 are seldom maximal cliques: one pass over all. Otherwise the
+	// maximal cliques, then the others, so that each set is tried once.
+	passes := []int{maximalOnly, notMaximal}
+	if f.a <= 2 {
+		passes = []int{anyClique}
+	}
+	var found bool
+	for _, pass := range passes {
 		found = f.clique(cand, pick, 0, f.a-1, func(pick []int32) bool {
-			if maximal {
-				if !f.maximal(u, pick) {
-					return false
-				}
-				sawMaximal = true
+			if pass != anyClique && f.maximal(u, pick) != (pass == maximalOnly) {
+				return false
 			}
 			for _, v := range pick {
 				f.group[v] = done + 1
@@ -356,9 +361,7 @@ func (f *dfFinder) cover(u int32, done int32) bool {
 			}
 			return f.steps > f.maxSteps
 		})
-		if found || sawMaximal || f.a <= 2 {
-			// Groups of 1 or 2 are seldom maximal cliques: one pass. Otherwise
-			// the other cliques only when no maximal one was there to try.
+		if found {
 			break
 		}
 	}
@@ -367,6 +370,13 @@ func (f *dfFinder) cover(u int32, done int32) bool {
 	}
 	return found && f.steps <= f.maxSteps
 }
+
+// The passes of cover over the cliques that may be u's group.
+const (
+	anyClique = iota
+	maximalOnly
+	notMaximal
+)
 
 // maximal reports whether no router outside u and pick is joined to all of them.
 func (f *dfFinder) maximal(u int32, pick []int32) bool {

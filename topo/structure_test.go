@@ -264,3 +264,154 @@ func checkDragonflySplit(g *Graph) error {
 	}
 	return nil
 }
+
+// TestDragonflyRecognisedIffSplitExists: on small random router graphs (random
+// groups joined all to all, random links between them, a few links added or taken
+// away, switches in random order), the recogniser finds a dragonfly exactly when
+// some split of the routers into equal groups joined all to all with every two
+// groups linked exists (every split tried by brute force), and what it finds is one.
+func TestDragonflyRecognisedIffSplitExists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 8))
+	found := 0
+	for trial := range 1500 {
+		nr := 1 + rng.IntN(9)
+		p := 1 + rng.IntN(2)
+		adj := make([][]bool, nr)
+		for u := range adj {
+			adj[u] = make([]bool, nr)
+		}
+		join := func(u, v int, on bool) {
+			if u != v {
+				adj[u][v], adj[v][u] = on, on
+			}
+		}
+		// Random groups of one size, joined all to all, and random links.
+		var sizes []int
+		for a := 1; a <= nr; a++ {
+			if nr%a == 0 {
+				sizes = append(sizes, a)
+			}
+		}
+		a := sizes[rng.IntN(len(sizes))]
+		perm := rng.Perm(nr)
+		for i := range nr {
+			for j := range nr {
+				if i/a == j/a {
+					join(perm[i], perm[j], true)
+				} else if rng.IntN(3) == 0 {
+					join(perm[i], perm[j], true)
+				}
+			}
+		}
+		for range rng.IntN(3) {
+			join(rng.IntN(nr), rng.IntN(nr), rng.IntN(2) == 0)
+		}
+		var b strings.Builder
+		for u := range nr {
+			fmt.Fprintf(&b, "%%switch s%d\n", u)
+			for i := range p {
+				fmt.Fprintf(&b, "h%d.%d s%d\n", u, i, u)
+			}
+		}
+		for u := range nr {
+			for v := u + 1; v < nr; v++ {
+				if adj[u][v] {
+					fmt.Fprintf(&b, "s%d s%d\n", u, v)
+				}
+			}
+		}
+		g, err := ReadGraph(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exists := false
+		for _, a := range sizes {
+			if splitExists(adj, a) {
+				exists = true
+				break
+			}
+		}
+		sh, ok := g.Dragonfly()
+		if ok != exists {
+			t.Fatalf("trial %d, %d routers: recognised %v (%+v, %s), a split exists: %v\n%s", trial, nr, ok, sh, g.DragonflyReason(), exists, b.String())
+		}
+		if ok {
+			found++
+			if err := checkDragonflySplit(g); err != nil {
+				t.Fatalf("trial %d: %v\n%s", trial, err, b.String())
+			}
+		}
+	}
+	if found < 300 || found > 1200 {
+		t.Errorf("%d of 1500 random graphs are dragonflies: the trials do not test both sides", found)
+	}
+}
+
+// splitExists reports whether the routers of adj split into groups of a routers
+// joined all to all with a link between every two groups (brute force).
+func splitExists(adj [][]bool, a int) bool {
+	nr := len(adj)
+	group := make([]int, nr)
+	for u := range group {
+		group[u] = -1
+	}
+	var rec func(next int) bool
+	rec = func(next int) bool {
+		u := 0
+		for u < nr && group[u] >= 0 {
+			u++
+		}
+		if u == nr {
+			G := next
+			linked := make([]bool, G*G)
+			for x := range nr {
+				for y := range nr {
+					if adj[x][y] {
+						linked[group[x]*G+group[y]] = true
+					}
+				}
+			}
+			for A := range G {
+				for B := range G {
+					if A != B && !linked[A*G+B] {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		group[u] = next
+		var pick func(from, need int) bool
+		pick = func(from, need int) bool {
+			if need == 0 {
+				return rec(next + 1)
+			}
+			for v := from; v < nr; v++ {
+				if group[v] >= 0 || !adj[u][v] {
+					continue
+				}
+				ok := true
+				for w := range nr {
+					if w != u && group[w] == next && !adj[v][w] {
+						ok = false
+					}
+				}
+				if !ok {
+					continue
+				}
+				group[v] = next
+				if pick(v+1, need-1) {
+					return true
+				}
+				group[v] = -1
+			}
+			return false
+		}
+		if pick(u+1, a-1) {
+			return true
+		}
+		group[u] = -1
+		return false
+	}
+	return rec(0)
+}
