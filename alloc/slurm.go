@@ -127,6 +127,14 @@ type slurmTreeState struct {
 	byLevel []int     // every switch, lowest level first (file order within a level)
 	ref     [][]int32 // reference path only: Slurm indices under each switch, ascending
 	leafOf  []int32   // sums path only: the leaf switch of each Slurm index, -1 for none
+	// sums path only: each switch's level, and the switches whose Switches= list it
+	// (parents[parentOff[i]:parentOff[i+1]]), for carrying count changes upwards
+	level              []int32
+	parentOff, parents []int32
+	levelQ             [][]int32    // treeSelectSum's per-level queues (scratch)
+	seen               []bool       // treeSelectSum: switches queued (scratch, left false)
+	swept              []int32      // sumUp's switches (scratch)
+	chosen             []chosenLeaf // treeSelectSum's chosen leaves (scratch)
 	// per switch, per decision
 	cnt, dist, tmp []int
 	cand           []int32 // treeSelect's candidate leaves (positions in leaves)
@@ -274,10 +282,15 @@ func (a *SlurmAllocator) setTreeState(tr *slurmTreeState) {
 		return
 	}
 	ns := len(a.tree.Switches)
-	tf := &treeFree{free: make([]int32, ns), low: make([]uint32, ns), lowDirty: make([]bool, ns)}
+	tf := &treeFree{free: make([]int32, ns), low: make([]uint32, ns), lowDirty: make([]bool, ns),
+		cnt: make([]int, ns), lw: make([]uint32, ns), delta: make([]int32, ns), queued: make([]bool, ns),
+		queue: make([][]int32, len(tr.levelQ))}
 	for _, i := range tr.leaves {
-		tf.free[i] = int32(len(tr.leaf[i]))
-		tf.lowDirty[i] = true
+		c := int32(len(tr.leaf[i]))
+		tf.free[i], tf.delta[i] = c, c
+		tf.lowDirty[i], tf.queued[i] = true, true
+		tf.queue[0] = append(tf.queue[0], int32(i))
+		tf.leafFree += int(c)
 	}
 	a.tf = tf
 }
@@ -556,6 +569,7 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 	}
 	st.leafClasses(t)
 	if !shared {
+		st.parentLinks(t, maxLevel)
 		st.leafOf = make([]int32, n)
 		for x := range st.leafOf {
 			st.leafOf[x] = -1
@@ -741,16 +755,16 @@ func (a *SlurmAllocator) TreeCapacity() int {
 }
 
 // chooseTop is the top switch: the first in file order with at least k free nodes
-// (st.cnt), replaced by a later one of at least its level whose lowest free weight
-// (st.lowW) is not higher; -1 when none has k.
-func (a *SlurmAllocator) chooseTop(k int) int {
-	t, st := a.tree, a.tr
+// (cnt), replaced by a later one of at least its level whose lowest free weight
+// (lowW) is not higher; -1 when none has k.
+func (a *SlurmAllocator) chooseTop(k int, cnt []int, lowW []uint32) int {
+	t := a.tree
 	top := -1
 	for i := range t.Switches {
-		if st.cnt[i] < k {
+		if cnt[i] < k {
 			continue
 		}
-		if top < 0 || (t.Switches[i].Level >= t.Switches[top].Level && st.lowW[i] <= st.lowW[top]) {
+		if top < 0 || (t.Switches[i].Level >= t.Switches[top].Level && lowW[i] <= lowW[top]) {
 			top = i
 		}
 	}
@@ -773,7 +787,7 @@ func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error)
 		}
 		st.cnt[i], st.lowW[i] = c, lw
 	}
-	top = a.chooseTop(k)
+	top = a.chooseTop(k, st.cnt, st.lowW)
 	if top < 0 {
 		return 0, 0, a.noTopSwitch(k)
 	}

@@ -214,6 +214,12 @@ func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
 			if l := a.tr.leafOf[s]; l >= 0 {
 				tf.free[l] += d
 				tf.lowDirty[l] = true
+				tf.leafFree += int(d)
+				tf.delta[l] += d
+				if !tf.queued[l] {
+					tf.queued[l] = true
+					tf.queue[0] = append(tf.queue[0], int32(l))
+				}
 			}
 		}
 		if bf := a.bf; bf != nil {
@@ -230,15 +236,32 @@ func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
 }
 
 // treeFree is slurm:tree's incremental state (the sums path: no node on two
-// leaves): per switch (only leaves used), free nodes and lowest free weight.
+// leaves, no switch reached twice below another). Per leaf: free nodes and lowest
+// free weight (free, low). Per switch: free nodes below it and their lowest weight
+// (cnt, lw) as of the last decision, and the change in free nodes since (delta):
+// a leaf that changed is queued, and the next decision carries the changes up,
+// level by level, to the switches above the changed leaves only (flushTree).
 type treeFree struct {
-	free     []int32
-	low      []uint32
+	free     []int32  // per leaf: free nodes
+	low      []uint32 // per leaf: lowest free weight, when not lowDirty
 	lowDirty []bool
+	cnt      []int     // per switch: free nodes below, at the last flush
+	lw       []uint32  // per switch: their lowest weight (0: none free)
+	delta    []int32   // per switch: change in free nodes not yet carried up
+	queued   []bool    // per switch: in queue
+	queue    [][]int32 // per level: switches whose counts changed, to flush
+	leafFree int       // free nodes on leaves
 }
 
 func (tf *treeFree) clone() *treeFree {
-	return &treeFree{free: slices.Clone(tf.free), low: slices.Clone(tf.low), lowDirty: slices.Clone(tf.lowDirty)}
+	c := *tf
+	c.free, c.low, c.lowDirty = slices.Clone(tf.free), slices.Clone(tf.low), slices.Clone(tf.lowDirty)
+	c.cnt, c.lw, c.delta, c.queued = slices.Clone(tf.cnt), slices.Clone(tf.lw), slices.Clone(tf.delta), slices.Clone(tf.queued)
+	c.queue = make([][]int32, len(tf.queue))
+	for i, q := range tf.queue {
+		c.queue[i] = slices.Clone(q)
+	}
+	return &c
 }
 
 // leafLow returns leaf i's lowest free weight (it has a free node).

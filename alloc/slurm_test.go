@@ -559,28 +559,37 @@ func TestSlurmTreeSumsMatchReference(t *testing.T) {
 		if !shared && fast.tr.ref != nil {
 			t.Fatalf("trial %d: a tree without shared descendants takes the reference path\n%s", trial, conf)
 		}
-		var live [][]int
-		for step := range 120 {
-			if fast.NumFree() == 0 || (len(live) > 0 && rng.IntN(3) == 0) {
-				i := rng.IntN(len(live))
-				if err := fast.Release(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				if err := ref.Release(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				live = slices.Delete(live, i, i+1)
-				continue
+		allocReleaseAgainstReference(t, rng, fast, ref, 120, fmt.Sprintf("trial %d", trial), conf)
+	}
+}
+
+// allocReleaseAgainstReference plays steps of placements (random sizes) and
+// releases (of a random running job) on fast and ref themselves, not on copies, so
+// that each decision starts from the state the previous ones left; both must place
+// every job on the same nodes or both refuse it.
+func allocReleaseAgainstReference(t *testing.T, rng *rand.Rand, fast, ref *SlurmAllocator, steps int, what, conf string) {
+	t.Helper()
+	var live [][]int
+	for step := range steps {
+		if fast.NumFree() == 0 || (len(live) > 0 && rng.IntN(3) == 0) {
+			i := rng.IntN(len(live))
+			if err := fast.Release(live[i]); err != nil {
+				t.Fatal(err)
 			}
-			k := 1 + rng.IntN(fast.NumFree())
-			got, err1 := fast.Allocate(k)
-			want, err2 := ref.Allocate(k)
-			if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) {
-				t.Fatalf("trial %d step %d k=%d: sums %v (%v), reference %v (%v)\n%s", trial, step, k, got, err1, want, err2, conf)
+			if err := ref.Release(live[i]); err != nil {
+				t.Fatal(err)
 			}
-			if err1 == nil {
-				live = append(live, got)
-			}
+			live = slices.Delete(live, i, i+1)
+			continue
+		}
+		k := 1 + rng.IntN(fast.NumFree())
+		got, err1 := fast.Allocate(k)
+		want, err2 := ref.Allocate(k)
+		if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) {
+			t.Fatalf("%s step %d k=%d: sums %v (%v), reference %v (%v)\n%s", what, step, k, got, err1, want, err2, conf)
+		}
+		if err1 == nil {
+			live = append(live, got)
 		}
 	}
 }
