@@ -136,17 +136,18 @@ type slurmTreeState struct {
 	swept              []int32      // sumUp's switches (scratch)
 	chosen             []chosenLeaf // treeSelectSum's chosen leaves (scratch)
 	// per switch, per decision
-	cnt, dist, tmp []int
-	cand           []int32 // treeSelect's candidate leaves (positions in leaves)
-	distC          []int   // treeSelectSum: summed distance per twin class of candidates
-	classes        []int32 // treeSelectSum: the twin classes with candidates
-	classSeen      []bool
-	groups         []candGroup // treeSelectSum: runs of equivalent candidates
-	lowW           []uint32
-	required, in   []bool
-	ws             []uint32
-	stack          []int
-	queue          []int32
+	cnt          []int32 // candidate nodes below each switch
+	dist, tmp    []int
+	cand         []int32 // treeSelect's candidate leaves (positions in leaves)
+	distC        []int   // treeSelectSum: summed distance per twin class of candidates
+	classes      []int32 // treeSelectSum: the twin classes with candidates
+	classSeen    []bool
+	groups       []candGroup // treeSelectSum: runs of equivalent candidates
+	lowW         []uint32
+	required, in []bool
+	ws           []uint32
+	stack        []int
+	queue        []int32
 	// twin classes of the leaves and distance rows by source (leafDistances)
 	leafPos    []int32 // position in leaves of each switch, -1 for upper ones
 	leafClass  []int32 // twin class of each leaf (by position)
@@ -282,13 +283,17 @@ func (a *SlurmAllocator) setTreeState(tr *slurmTreeState) {
 		return
 	}
 	ns := len(a.tree.Switches)
-	tf := &treeFree{free: make([]int32, ns), low: make([]uint32, ns), lowDirty: make([]bool, ns),
-		cnt: make([]int, ns), lw: make([]uint32, ns), delta: make([]int32, ns), queued: make([]bool, ns),
+	tf := &treeFree{cnt: make([]int32, ns), delta: make([]int32, ns), queued: make([]bool, ns),
 		queue: make([][]int32, len(tr.levelQ))}
+	if !a.wo.uniform() {
+		tf.low, tf.lowDirty, tf.lw = make([]uint32, ns), make([]bool, ns), make([]uint32, ns)
+	}
 	for _, i := range tr.leaves {
 		c := int32(len(tr.leaf[i]))
-		tf.free[i], tf.delta[i] = c, c
-		tf.lowDirty[i], tf.queued[i] = true, true
+		tf.delta[i], tf.queued[i] = c, true
+		if tf.lowDirty != nil {
+			tf.lowDirty[i] = true
+		}
 		tf.queue[0] = append(tf.queue[0], int32(i))
 		tf.leafFree += int(c)
 	}
@@ -511,7 +516,7 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 	for v, nm := range names {
 		byName[nm] = int32(v)
 	}
-	st := &slurmTreeState{leaf: make([][]int32, ns), cnt: make([]int, ns), dist: make([]int, ns), lowW: make([]uint32, ns), required: make([]bool, ns), in: make([]bool, ns)}
+	st := &slurmTreeState{leaf: make([][]int32, ns), cnt: make([]int32, ns), dist: make([]int, ns), lowW: make([]uint32, ns), required: make([]bool, ns), in: make([]bool, ns)}
 	onLeaf := make([]int32, n) // leaves holding each Slurm index
 	shared := forceRef
 	maxLevel := 0
@@ -757,11 +762,11 @@ func (a *SlurmAllocator) TreeCapacity() int {
 // chooseTop is the top switch: the first in file order with at least k free nodes
 // (cnt), replaced by a later one of at least its level whose lowest free weight
 // (lowW) is not higher; -1 when none has k.
-func (a *SlurmAllocator) chooseTop(k int, cnt []int, lowW []uint32) int {
+func (a *SlurmAllocator) chooseTop(k int, cnt []int32, lowW []uint32) int {
 	t := a.tree
 	top := -1
 	for i := range t.Switches {
-		if cnt[i] < k {
+		if int(cnt[i]) < k {
 			continue
 		}
 		if top < 0 || (t.Switches[i].Level >= t.Switches[top].Level && lowW[i] <= lowW[top]) {
@@ -785,7 +790,7 @@ func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error)
 				c++
 			}
 		}
-		st.cnt[i], st.lowW[i] = c, lw
+		st.cnt[i], st.lowW[i] = int32(c), lw
 	}
 	top = a.chooseTop(k, st.cnt, st.lowW)
 	if top < 0 {
@@ -818,7 +823,7 @@ func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error)
 				req = req || a.w[s] < lastW
 			}
 		}
-		st.cnt[i], st.required[i] = c, req
+		st.cnt[i], st.required[i] = int32(c), req
 	}
 	return top, lastW, nil
 }
@@ -956,10 +961,10 @@ func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 
 // compareSwitches is _topo_compare_switches: 1 when switch i is the better choice,
 // -1 when j is, 0 on a tie.
-func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int) int {
+func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int32) int {
 	sw := a.tree.Switches
 	for step := 0; step <= len(sw); step++ {
-		iFit, jFit := cnt[i] >= rem, cnt[j] >= rem
+		iFit, jFit := int(cnt[i]) >= rem, int(cnt[j]) >= rem
 		if iFit && jFit {
 			if cnt[i] < cnt[j] {
 				return 1

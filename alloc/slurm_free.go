@@ -212,8 +212,9 @@ func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
 		a.wo.set(s, free)
 		if tf := a.tf; tf != nil {
 			if l := a.tr.leafOf[s]; l >= 0 {
-				tf.free[l] += d
-				tf.lowDirty[l] = true
+				if tf.lowDirty != nil {
+					tf.lowDirty[l] = true
+				}
 				tf.leafFree += int(d)
 				tf.delta[l] += d
 				if !tf.queued[l] {
@@ -236,26 +237,28 @@ func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
 }
 
 // treeFree is slurm:tree's incremental state (the sums path: no node on two
-// leaves, no switch reached twice below another). Per leaf: free nodes and lowest
-// free weight (free, low). Per switch: free nodes below it and their lowest weight
-// (cnt, lw) as of the last decision, and the change in free nodes since (delta):
-// a leaf that changed is queued, and the next decision carries the changes up,
-// level by level, to the switches above the changed leaves only (flushTree).
+// leaves, no switch reached twice below another). Per switch: free nodes below it
+// and, with unequal weights, their lowest weight (cnt, lw) as of the last decision,
+// and the change in free nodes since (delta; a leaf's free nodes are cnt+delta): a
+// leaf that changed is queued, and the next decision carries the changes up, level
+// by level, to the switches above the changed leaves only (flushTree). Per leaf,
+// with unequal weights: its lowest free weight (low), recomputed when a node on it
+// changed.
 type treeFree struct {
-	free     []int32  // per leaf: free nodes
-	low      []uint32 // per leaf: lowest free weight, when not lowDirty
-	lowDirty []bool
-	cnt      []int     // per switch: free nodes below, at the last flush
-	lw       []uint32  // per switch: their lowest weight (0: none free)
+	cnt      []int32   // per switch: free nodes below, at the last flush
 	delta    []int32   // per switch: change in free nodes not yet carried up
 	queued   []bool    // per switch: in queue
 	queue    [][]int32 // per level: switches whose counts changed, to flush
 	leafFree int       // free nodes on leaves
+	// unequal weights only (nil otherwise)
+	lw       []uint32 // per switch: lowest weight of the free nodes below (0: none)
+	low      []uint32 // per leaf: lowest free weight, when not lowDirty
+	lowDirty []bool
 }
 
 func (tf *treeFree) clone() *treeFree {
 	c := *tf
-	c.free, c.low, c.lowDirty = slices.Clone(tf.free), slices.Clone(tf.low), slices.Clone(tf.lowDirty)
+	c.low, c.lowDirty = slices.Clone(tf.low), slices.Clone(tf.lowDirty)
 	c.cnt, c.lw, c.delta, c.queued = slices.Clone(tf.cnt), slices.Clone(tf.lw), slices.Clone(tf.delta), slices.Clone(tf.queued)
 	c.queue = make([][]int32, len(tf.queue))
 	for i, q := range tf.queue {

@@ -35,15 +35,15 @@ func (st *slurmTreeState) parentLinks(t *slurm.Tree, maxLevel int) {
 	st.seen = make([]bool, ns)
 }
 
-// flushTree brings every switch's free count and lowest free weight (tf.cnt, tf.lw)
-// up to date: the leaves changed since the last decision are queued with their
+// flushTree brings every switch's free count and, with unequal weights, lowest
+// free weight (tf.cnt, tf.lw) up to date: the leaves changed since the last decision are queued with their
 // change in free nodes; level by level, a queued switch takes its change (and,
 // with unequal weights, recomputes its lowest weight from its children's) and,
 // when either changed, passes the change to its parents, queuing each once. As no
 // switch is reached twice below another, a switch's count is the sum of its
 // children's, so a change adds up along every path once. The cost is the links
 // above the changed leaves, not every switch and link.
-func (a *SlurmAllocator) flushTree(uniform bool, w0 uint32) {
+func (a *SlurmAllocator) flushTree(uniform bool) {
 	st, tf, sw := a.tr, a.tf, a.tree.Switches
 	for lv := range tf.queue {
 		q := tf.queue[lv]
@@ -51,26 +51,29 @@ func (a *SlurmAllocator) flushTree(uniform bool, w0 uint32) {
 			tf.queued[s] = false
 			d := tf.delta[s]
 			tf.delta[s] = 0
-			c := tf.cnt[s] + int(d)
-			var lw uint32
-			switch {
-			case c == 0:
-			case uniform:
-				lw = w0
-			case lv == 0:
-				lw = a.leafLow(int(s))
-			default:
-				first := true
-				for _, ch := range sw[s].Children {
-					if tf.cnt[ch] > 0 && (first || tf.lw[ch] < lw) {
-						lw, first = tf.lw[ch], false
+			c := tf.cnt[s] + d
+			if !uniform {
+				var lw uint32
+				switch {
+				case c == 0:
+				case lv == 0:
+					lw = a.leafLow(int(s))
+				default:
+					first := true
+					for _, ch := range sw[s].Children {
+						if tf.cnt[ch] > 0 && (first || tf.lw[ch] < lw) {
+							lw, first = tf.lw[ch], false
+						}
 					}
 				}
-			}
-			if d == 0 && lw == tf.lw[s] {
+				if d == 0 && lw == tf.lw[s] {
+					continue
+				}
+				tf.lw[s] = lw
+			} else if d == 0 {
 				continue
 			}
-			tf.cnt[s], tf.lw[s] = c, lw
+			tf.cnt[s] = c
 			for _, p := range st.parents[st.parentOff[s]:st.parentOff[s+1]] {
 				tf.delta[p] += d
 				if !tf.queued[p] {
@@ -88,10 +91,10 @@ func (a *SlurmAllocator) flushTree(uniform bool, w0 uint32) {
 // current top's level always replaces it, and the top switch is the last in file
 // order of the highest level among those with k free nodes: the first such in
 // byLevel read backwards (highest level first, file order within a level).
-func (a *SlurmAllocator) chooseTopUniform(k int, cnt []int) int {
+func (a *SlurmAllocator) chooseTopUniform(k int, cnt []int32) int {
 	by := a.tr.byLevel
 	for j := len(by) - 1; j >= 0; j-- {
-		if cnt[by[j]] >= k {
+		if int(cnt[by[j]]) >= k {
 			return by[j]
 		}
 	}
@@ -128,7 +131,7 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 	if len(a.w) > 0 {
 		w0 = a.w[0]
 	}
-	a.flushTree(uniform, w0)
+	a.flushTree(uniform)
 	var top int
 	if uniform {
 		top = a.chooseTopUniform(k, tf.cnt)
@@ -139,7 +142,7 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 		return nil, a.noTopSwitch(k)
 	}
 	// every free node on a leaf is under the top switch
-	all := tf.cnt[top] == tf.leafFree
+	all := int(tf.cnt[top]) == tf.leafFree
 	in := st.in
 	if !all {
 		// The switches under the top switch.
@@ -174,8 +177,8 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 		touched := st.levelQ[0][:0]
 		if uniform {
 			for _, i := range st.leaves {
-				if in[i] && tf.free[i] > 0 {
-					cnt[i] = int(tf.free[i])
+				if in[i] && tf.cnt[i] > 0 { // flushed: a leaf's free nodes
+					cnt[i] = tf.cnt[i]
 					touched = append(touched, int32(i))
 				}
 			}
@@ -342,7 +345,7 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 // each switch queued once: a switch's count is the sum of its children's, as no
 // switch is reached twice below another. It returns every switch it set, leaves
 // included (st.swept), for the caller to clear.
-func (a *SlurmAllocator) sumUp(cnt []int, required []bool) []int32 {
+func (a *SlurmAllocator) sumUp(cnt []int32, required []bool) []int32 {
 	st := a.tr
 	swept := st.swept[:0]
 	for lv := range st.levelQ {
@@ -368,14 +371,17 @@ func (a *SlurmAllocator) sumUp(cnt []int, required []bool) []int32 {
 }
 
 // chosenLeaf is a leaf treeSelectSum chose and its count before it was set to 0.
-type chosenLeaf struct{ leaf, cnt int }
+type chosenLeaf struct {
+	leaf int
+	cnt  int32
+}
 
 // candGroup is a run of consecutive candidate leaves (cand[start:end]) of one twin
 // class and one candidate count.
 type candGroup struct {
 	start, end int32
 	class      int32
-	cnt        int
+	cnt        int32
 }
 
 // addDistClasses is addDist per twin class: distC[c] += hops(inx, class c), INFINITE
