@@ -149,9 +149,15 @@ type slurmTreeState struct {
 	stack        []int
 	queue        []int32
 	// twin classes of the leaves and distance rows by source (leafDistances)
-	leafPos    []int32 // position in leaves of each switch, -1 for upper ones
-	leafClass  []int32 // twin class of each leaf (by position)
-	twins      []int32 // leaves per class
+	leafPos   []int32 // position in leaves of each switch, -1 for upper ones
+	leafClass []int32 // twin class of each leaf (by position)
+	twins     []int32 // leaves per class
+	// rowKey: each switch's distance row: its twin class for a leaf, after those
+	// one per class of upper switches linked to the same switches (rowKeys in all)
+	rowKey     []int32
+	rowKeys    int
+	rowTimes   []int32 // treeSelectSum: required switches per row key (scratch, left 0)
+	rowReps    []int32 // treeSelectSum: one required switch per row key (scratch)
 	rows       [][]uint16
 	rowBytes   int
 	scratchRow []uint16
@@ -911,6 +917,34 @@ func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
 		st.leafClass[p] = c
 		st.twins[c]++
 	}
+	// Upper switches linked to the same switches (a fat tree's roots over the same
+	// pods) are at the same distance from every leaf: one row for them.
+	st.rowKey = make([]int32, ns)
+	for p, i := range st.leaves {
+		st.rowKey[i] = st.leafClass[p]
+	}
+	clear(byLinks)
+	next := int32(len(st.twins))
+	for i := range ns {
+		if st.leafPos[i] >= 0 {
+			continue
+		}
+		links = append(links[:0], t.Links(i)...)
+		slices.Sort(links)
+		links = slices.Compact(links)
+		key = key[:0]
+		for _, l := range links {
+			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
+		}
+		c, ok := byLinks[string(key)]
+		if !ok || len(links) == 0 {
+			c = next
+			next++
+			byLinks[string(key)] = c
+		}
+		st.rowKey[i] = c
+	}
+	st.rowKeys = int(next)
 }
 
 // leafDistances returns the hops from switch from to every class of twin leaves,
@@ -919,12 +953,9 @@ func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
 // cache has room; twin leaves share one row.
 func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 	nc := len(st.twins)
-	key := nc + from // a row per upper switch, after the leaf classes' rows
-	if p := st.leafPos[from]; p >= 0 {
-		key = int(st.leafClass[p])
-	}
+	key := st.rowKey[from]
 	if st.rows == nil {
-		st.rows = make([][]uint16, nc+len(t.Switches))
+		st.rows = make([][]uint16, st.rowKeys)
 	}
 	if row := st.rows[key]; row != nil {
 		return row

@@ -272,12 +272,26 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 	defer func() { st.cand, st.classes = cand[:0], classes[:0] }()
 	if anyRequired {
 		// Every required switch adds its distances (in any order: sums, with
-		// INFINITE absorbing); they are the switches sumUp reached.
+		// INFINITE absorbing); they are among the switches sumUp reached. Switches
+		// of one distance row (twin leaves, twin upper switches) add it together.
+		if st.rowTimes == nil {
+			st.rowTimes = make([]int32, st.rowKeys)
+		}
+		reps := st.rowReps[:0]
 		for _, i := range st.swept {
 			if required[i] {
-				a.addDistClasses(int(i), classes)
+				if key := st.rowKey[i]; st.rowTimes[key] == 0 {
+					reps = append(reps, i)
+				}
+				st.rowTimes[st.rowKey[i]]++
 			}
 		}
+		for _, i := range reps {
+			key := st.rowKey[i]
+			a.addDistClassesTimes(int(i), classes, int(st.rowTimes[key]))
+			st.rowTimes[key] = 0
+		}
+		st.rowReps = reps[:0]
 	}
 	// Candidates of one twin class with equal counts compare alike with every leaf
 	// and tie with each other, so of consecutive ones (in file order) only the first
@@ -326,7 +340,7 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 		if groups[bestG].start++; groups[bestG].start == groups[bestG].end {
 			groups = append(groups[:bestG], groups[bestG+1:]...)
 		}
-		a.addDistClasses(best, classes)
+		a.addDistClassesTimes(best, classes, 1)
 		prev := rem
 		if take(best) {
 			return picked, nil
@@ -384,10 +398,10 @@ type candGroup struct {
 	cnt        int32
 }
 
-// addDistClasses is addDist per twin class: distC[c] += hops(inx, class c), INFINITE
-// (-1) absorbing; a candidate of inx's own class (inx a leaf with twins) is 2 hops
-// away.
-func (a *SlurmAllocator) addDistClasses(inx int, classes []int32) {
+// addDistClassesTimes is addDist per twin class, times times (for as many switches
+// of inx's distance row): distC[c] += times x hops(inx, class c), INFINITE (-1)
+// absorbing; a candidate of inx's own class (inx a leaf with twins) is 2 hops away.
+func (a *SlurmAllocator) addDistClassesTimes(inx int, classes []int32, times int) {
 	st := a.tr
 	row := st.leafDistances(a.tree, inx)
 	own := int32(-1)
@@ -402,7 +416,7 @@ func (a *SlurmAllocator) addDistClasses(inx int, classes []int32) {
 		if d == noRoute || st.distC[c] < 0 {
 			st.distC[c] = -1
 		} else {
-			st.distC[c] += int(d)
+			st.distC[c] += times * int(d)
 		}
 	}
 }
