@@ -3,6 +3,7 @@ package alloc
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -293,6 +294,10 @@ func (a *SlurmAllocator) setTreeState(tr *slurmTreeState) {
 		queue: make([][]int32, len(tr.levelQ))}
 	if !a.wo.uniform() {
 		tf.low, tf.lowDirty, tf.lw = make([]uint32, ns), make([]bool, ns), make([]uint32, ns)
+		tf.lwMin, tf.lwRescan = make([]uint32, ns), make([]bool, ns)
+		for i := range tf.lwMin {
+			tf.lwMin[i] = math.MaxUint32
+		}
 	}
 	for _, i := range tr.leaves {
 		c := int32(len(tr.leaf[i]))

@@ -252,6 +252,8 @@ type treeFree struct {
 	leafFree int       // free nodes on leaves
 	// unequal weights only (nil otherwise)
 	lw       []uint32 // per switch: lowest weight of the free nodes below (0: none)
+	lwMin    []uint32 // per switch: lowest new weight of its changed children (flushTree)
+	lwRescan []bool   // per switch: a child that held its lowest weight lost it (flushTree)
 	low      []uint32 // per leaf: lowest free weight, when not lowDirty
 	lowDirty []bool
 }
@@ -260,6 +262,7 @@ func (tf *treeFree) clone() *treeFree {
 	c := *tf
 	c.low, c.lowDirty = slices.Clone(tf.low), slices.Clone(tf.lowDirty)
 	c.cnt, c.lw, c.delta, c.queued = slices.Clone(tf.cnt), slices.Clone(tf.lw), slices.Clone(tf.delta), slices.Clone(tf.queued)
+	c.lwMin, c.lwRescan = slices.Clone(tf.lwMin), slices.Clone(tf.lwRescan)
 	c.queue = make([][]int32, len(tf.queue))
 	for i, q := range tf.queue {
 		c.queue[i] = slices.Clone(q)

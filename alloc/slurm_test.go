@@ -591,6 +591,34 @@ func allocReleaseAgainstReference(t *testing.T, rng *rand.Rand, fast, ref *Slurm
 		if err1 == nil {
 			live = append(live, got)
 		}
+		checkTreeCounts(t, fast, ref, fmt.Sprintf("%s step %d", what, step))
+	}
+}
+
+// checkTreeCounts checks fast's incremental per-switch state, once brought up to
+// date, against a scan of ref's node list of every switch (ref on the reference
+// path over the same tree): free nodes below each switch and, with unequal
+// weights, their lowest weight.
+func checkTreeCounts(t *testing.T, fast, ref *SlurmAllocator, what string) {
+	t.Helper()
+	if fast.tf == nil || ref.tr.ref == nil {
+		return
+	}
+	uniform := fast.wo.uniform()
+	fast.flushTree(uniform)
+	for i, nodes := range ref.tr.ref {
+		c, lw := int32(0), uint32(0)
+		for _, s := range nodes {
+			if ref.free(s) {
+				if c == 0 || ref.w[s] < lw {
+					lw = ref.w[s]
+				}
+				c++
+			}
+		}
+		if fast.tf.cnt[i] != c || (!uniform && fast.tf.lw[i] != lw) {
+			t.Fatalf("%s: switch %s: %d free, lowest weight %d; a scan finds %d and %d", what, fast.tree.Switches[i].Name, fast.tf.cnt[i], fast.tf.lw[i], c, lw)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/procalloc/procalloc/slurm"
@@ -36,13 +37,15 @@ func (st *slurmTreeState) parentLinks(t *slurm.Tree, maxLevel int) {
 }
 
 // flushTree brings every switch's free count and, with unequal weights, lowest
-// free weight (tf.cnt, tf.lw) up to date: the leaves changed since the last decision are queued with their
-// change in free nodes; level by level, a queued switch takes its change (and,
-// with unequal weights, recomputes its lowest weight from its children's) and,
-// when either changed, passes the change to its parents, queuing each once. As no
-// switch is reached twice below another, a switch's count is the sum of its
-// children's, so a change adds up along every path once. The cost is the links
-// above the changed leaves, not every switch and link.
+// free weight (tf.cnt, tf.lw) up to date. The leaves changed since the last
+// decision are queued with their change in free nodes; level by level, a queued
+// switch takes its change (and, with unequal weights, its new lowest weight: the
+// lower of its old one and its changed children's new ones, or a rescan of its
+// children when one that held its lowest weight lost it) and, when either changed,
+// passes the change to its parents, queuing each once. As no switch is reached
+// twice below another, a switch's count is the sum of its children's, so a change
+// adds up along every path once. The cost is the links above the changed leaves,
+// not every switch and link.
 func (a *SlurmAllocator) flushTree(uniform bool) {
 	st, tf, sw := a.tr, a.tf, a.tree.Switches
 	for lv := range tf.queue {
@@ -51,25 +54,42 @@ func (a *SlurmAllocator) flushTree(uniform bool) {
 			tf.queued[s] = false
 			d := tf.delta[s]
 			tf.delta[s] = 0
-			c := tf.cnt[s] + d
+			oc, c := tf.cnt[s], tf.cnt[s]+d
 			if !uniform {
-				var lw uint32
+				olw, lw := tf.lw[s], uint32(0)
 				switch {
 				case c == 0:
 				case lv == 0:
 					lw = a.leafLow(int(s))
-				default:
+				case tf.lwRescan[s]:
 					first := true
 					for _, ch := range sw[s].Children {
 						if tf.cnt[ch] > 0 && (first || tf.lw[ch] < lw) {
 							lw, first = tf.lw[ch], false
 						}
 					}
+				default:
+					// No child that held the lowest weight lost it: the lower of the
+					// old one and the changed children's new ones.
+					lw = tf.lwMin[s]
+					if oc > 0 {
+						lw = min(lw, olw)
+					}
 				}
-				if d == 0 && lw == tf.lw[s] {
+				tf.lwRescan[s], tf.lwMin[s] = false, math.MaxUint32
+				if d == 0 && lw == olw {
 					continue
 				}
 				tf.lw[s] = lw
+				for _, p := range st.parents[st.parentOff[s]:st.parentOff[s+1]] {
+					if c > 0 {
+						tf.lwMin[p] = min(tf.lwMin[p], lw)
+					}
+					// p's lowest weight (not yet updated) may have come from s
+					if oc > 0 && olw == tf.lw[p] && (c == 0 || lw > olw) {
+						tf.lwRescan[p] = true
+					}
+				}
 			} else if d == 0 {
 				continue
 			}
