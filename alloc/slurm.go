@@ -118,8 +118,9 @@ type SlurmAllocator struct {
 // switches + links): the leaves' node lists and per-switch scratch. When every
 // switch's descendants form a tree (no switch reachable twice below it, no node on
 // two leaves: fat trees, procalloc's writers' files) a switch's counts are the sums
-// of its children's, computed bottom-up in O(n + switches + links) per decision
-// (treeCountsSum). Otherwise (shared descendants) the counts are taken over every
+// of its children's, kept up to date from the leaves that changed (treeFree,
+// flushTree) and summed for the candidates above their leaves only
+// (treeSelectSum). Otherwise (shared descendants) the counts are taken over every
 // switch's node list (ref, treeCountsRef), O(n x levels) memory: the simple
 // reference the fast path is checked against.
 type slurmTreeState struct {
@@ -787,8 +788,10 @@ func (a *SlurmAllocator) chooseTop(k int, cnt []int32, lowW []uint32) int {
 	return top
 }
 
-// treeCountsRef is treeCountsSum over every switch's node list (st.ref): the
-// reference, and the path for trees whose switches share nodes below them.
+// treeCountsRef gives the top switch, the weight that completes the job, and every
+// switch's candidate count and required mark, from a scan of every switch's node
+// list (st.ref): the reference treeSelectSum's counts are checked against, and the
+// path for trees whose switches share nodes below them.
 func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error) {
 	t, st := a.tree, a.tr
 	for i := range t.Switches {

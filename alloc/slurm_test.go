@@ -526,7 +526,7 @@ func randomSharedTree(rng *rand.Rand, n int, shared bool) string {
 	return b.String()
 }
 
-// Issue 34: the per-switch sums (treeCountsSum) place every job where the reference
+// Issue 34: the per-switch sums (treeSelectSum) place every job where the reference
 // over every switch's node list (treeCountsRef) does, on random trees, weights and
 // submission/release sequences; and trees with shared descendants take the reference
 // path.
