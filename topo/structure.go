@@ -113,7 +113,7 @@ func recogniseDragonfly(g *Graph) (DragonflyShape, dragonflyNumbering, string) {
 	n, nv := g.N(), g.Vertices()
 	nr := nv - n
 	if n < 1 || nr < 1 {
-		return none, noNum, "it has no switches"
+		return none, noNum, "it has no hosts or no switches"
 	}
 	hosts := make([]int32, nr) // hosts per router
 	for h := range n {
