@@ -138,7 +138,7 @@ type mc1x1 struct {
 
 	tied       []tieCand
 	tiedScore  int // the shell score of the tied centers (tieByBounds)
-	scoredTies int // more tied centers than this go to tieSearch, when ties are not counted
+	scoredTies int // scoreAtMost: more tied centers than this go to tieSearch, when ties are not counted
 	// on a 2D mesh the branch and bound over centers reads at most
 	// NumFree/budgetShare box counts before the loop takes over (search)
 	budgetShare int
@@ -233,7 +233,7 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	// First the scores alone (prefix sums, O(1) per shell) to find the best score and
 	// the centers that share it; only those need a tie score or their node set.
 	// Johnson's tie-breaking without tie counting needs only the winner: when more
-	// than a.scoredTies centers tie, tieSearch finds it without a tie score per
+	// than scoreAtMost centers tie, tieSearch finds it without a tie score per
 	// tied center (center_mc1x1_tiebnb.go).
 	fastTies := a.tb != nil && !a.countTies && a.centers != centersPlain && tieBoundsApply(*a.tb)
 	a.tied = a.tied[:0]
@@ -276,7 +276,7 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		}
 		a.tied = append(a.tied, tieCand{i, L, m})
 	}
-	if fastTies && len(a.tied) > a.scoredTies {
+	if fastTies && len(a.tied) > a.scoreAtMost() {
 		t := a.tied[0]
 		a.last = 0
 		return a.chooseWinner(a.tieWinnerFrom(k, bnbLeaf{a.fl[t.i], best, t.L, k - t.m}), k)
@@ -384,7 +384,7 @@ const (
 // order, and a.tiedScore with their score, by centerSearch's branch and bound
 // instead of scoring every center: the same centers as the loop over a.fl
 // (TestMC1x1BoundsMatchPlain). It gives up and returns false when capTies and
-// more than a.scoredTies centers tie (a.boxes.stop = stopTies), or when budget > 0
+// more than scoreAtMost centers tie (a.boxes.stop = stopTies), or when budget > 0
 // and the search reads more box counts than that (stopBudget).
 func (a *mc1x1) tieByBounds(k int, capTies bool, budget int) bool {
 	a.buildBoxes()
@@ -407,6 +407,15 @@ func (a *mc1x1) tieByBounds(k int, capTies bool, budget int) bool {
 	slices.SortFunc(a.tied, func(p, q tieCand) int { return p.i - q.i })
 	return true
 }
+
+// scoreAtMost is the most tied centers that the loop over centers found and gives
+// a tie score each (when ties are not counted): a.scoredTies, or a sixteenth of
+// the free nodes when more. tieSearch walks a tree of boxes over the whole
+// machine, so it pays where a large share of the free nodes tie (a young free
+// set: half of them and more), not for a few hundred tied centers on a
+// fragmented free set. (The branch and bound over centers gives up at
+// a.scoredTies tied centers: enumerating thousands costs more than tieSearch.)
+func (a *mc1x1) scoreAtMost() int { return max(a.scoredTies, a.st.NumFree()/16) }
 
 // bnbBudgetShare: on a 2D mesh the branch and bound over centers gives up after
 // reading NumFree/bnbBudgetShare box counts, for the loop over every center
