@@ -64,6 +64,7 @@ type tieSearch struct {
 	torusL0   int         // the first radius whose balls hold k nodes on a torus (at least that on a mesh)
 	e, clo    []int
 	cand      tieCand // exact: the shell of the center scored
+	freeWalls bool    // radii: the all-free balls hold wall nodes (freeRadius counts them)
 	stats     tieSearchStats
 }
 
@@ -319,6 +320,9 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 			free = R
 		}
 	}
+	// no wall node within the free balls (most boxes, away from the mesh's
+	// edges): freeRadius need not count them
+	s.freeWalls = s.fw != nil && free >= 0 && s.wallsIn(s.lo, s.hi) > 0
 	// Below L0-1, L0 the first radius whose largest ball holds k nodes, a box's
 	// balls are not counted: no center's outermost shell is smaller than L0, and
 	// the balls of radius r < L0-1 hold at most the busy nodes of those of
@@ -408,7 +412,7 @@ func (s *tieSearch) unionMeet(lo, e []int, r int) (single bool) {
 func (s *tieSearch) freeRadius(lo, e []int, r int) tieRadius {
 	allLo, allHi := s.ballSizes(lo, e, r)
 	t := tieRadius{fLo: allLo, fHi: allHi, allLo: allLo, allHi: allHi}
-	if s.fw != nil {
+	if s.freeWalls {
 		s.unionMeet(lo, e, r)
 		t.wLo, t.wHi = s.wallsIn(s.ilo, s.ihi), s.wallsIn(s.lo, s.hi)
 	}
