@@ -99,10 +99,12 @@ type TieReporter interface {
 // earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 //
-// Which centers share the best score: on a 2D mesh every center is scored in O(1)
-// (shellScorePyramid); on tori and 3D meshes a branch and bound over boxes of
-// centers finds exactly the centers of least score without scoring the others
-// (centerSearch, center_bnb.go; TestMC1x1BoundsMatchPlain).
+// Which centers share the best score: on tori and 3D meshes a branch and bound over
+// boxes of centers finds exactly the centers of least score without scoring the
+// others (centerSearch, center_bnb.go; TestMC1x1BoundsMatchPlain); on a 2D mesh it
+// runs within a budget of box counts, and past it every center is scored in O(1)
+// (shellScorePyramid). With Johnson's tie-breaking and ties not counted, many tied
+// centers go to tieSearch (center_mc1x1_tiebnb.go) instead of a tie score each.
 //
 // The code is split by idea: this file holds the search over centers and the tie
 // statistics; center_mc1x1_score.go the scores (shell counts, Johnson's tie score);

@@ -10,11 +10,14 @@ import (
 // a tie score per tied center. On a young free set tens of thousands of centers
 // share the least shell score (every center whose ball is free: 52,000 of 53,000
 // free nodes for a 16-node job on torus:40x40x40), and scoring each was nearly all
-// of a decision. Instead, with the least score s* known (centerSearch with first),
-// a second best-first branch and bound over boxes of centers finds the center of
-// least (tie score, free-list rank) among those of score s*, which is what the
-// loop over the tied centers in free-list order returns (the first of least tie
-// score).
+// of a decision. Instead, with the least score s* and the first center that has
+// it known (centerSearch with first, or the loop over centers), a second
+// best-first branch and bound over boxes of centers finds the center of least
+// (tie score, free-list rank) among those of score s*, which is what the loop over
+// the tied centers in free-list order returns (the first of least tie score).
+// mc1x1.search uses it when ties are not counted and many centers tie
+// (scoreAtMost, defaultScoredTies); a replay, which counts them, keeps scoring
+// each.
 //
 // The bound. With f(r) a center's free nodes within distance r, L its outermost
 // shell and m = k - f(L-1) the nodes taken from it, the three terms of the tie
