@@ -56,8 +56,9 @@ type tieSearch struct {
 	los    []int32 // low corner of each queued box, d per box
 	levels []int8
 	rs     []tieRadius
-	lo, hi []int // scratch: the union's box
-	ilo    []int // scratch: the intersection's box
+	sums   []tieSums // radii: prefix sums over rs
+	lo, hi []int     // scratch: the union's box
+	ilo    []int     // scratch: the intersection's box
 	ihi    []int
 	full   int // radii: a radius whose ball is likely all free (the first center's L-1), or -1
 	// torusBall[r] is the size of every ball of radius r on a torus wrapped along
@@ -97,6 +98,9 @@ type tieRadius struct {
 	wLo, wHi     int
 	allLo, allHi int
 }
+
+// tieSums are sums over the radii below one (tieSearch.sums).
+type tieSums struct{ sLo, sHi, wLo, wHi int }
 
 // tieBoundsApply reports whether tieSearch may stand in for scoring every tied
 // center: the factors are small enough that no product of a factor and a term
@@ -390,6 +394,13 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		s.rs = append(s.rs, tieRadius{})
 		s.radius(lo, e, r, &s.rs[r])
 	}
+	// sums[L]: over r < L, the shell score's bounds (k - f(r), at least 1) and
+	// the free wall nodes' (terms)
+	s.sums = append(s.sums[:0], tieSums{})
+	for _, t := range s.rs[:Lmax+1] {
+		p := s.sums[len(s.sums)-1]
+		s.sums = append(s.sums, tieSums{p.sLo + max(1, k-t.fHi), p.sHi + k - t.fLo, p.wLo + t.wLo, p.wHi + t.wHi})
+	}
 	return Lmin, Lmax, true
 }
 
@@ -474,11 +485,7 @@ func (s *tieSearch) terms(L, k, sStar int) (avail, wall, border [2]int, ok bool)
 		return avail, wall, border, false // L is not the outermost shell
 	}
 	// shell score sum over r < L of k - f(r), each at least 1
-	sLo, sHi := 0, 0
-	for _, t := range rs[:L] {
-		sLo += max(1, k-t.fHi)
-		sHi += k - t.fLo
-	}
+	sLo, sHi := s.sums[L].sLo, s.sums[L].sHi
 	if sLo > sStar || sHi < sStar {
 		return avail, wall, border, false
 	}
@@ -494,10 +501,7 @@ func (s *tieSearch) terms(L, k, sStar int) (avail, wall, border [2]int, ok bool)
 	if s.fw != nil {
 		prevLo, prevHi := 0, 0 // free wall nodes within L-1
 		if L > 0 {
-			for _, t := range rs[:L-1] {
-				wall[0] += t.wLo
-				wall[1] += t.wHi
-			}
+			wall[0], wall[1] = s.sums[L-1].wLo, s.sums[L-1].wHi
 			prevLo, prevHi = rs[L-1].wLo, rs[L-1].wHi
 			wall[0] += (SR + 2) * prevLo
 			wall[1] += (SR + 2) * prevHi
