@@ -22,6 +22,9 @@ import (
 // separate the numbers of "mc1x1:tb=3,9,3,2", so a piece that starts like a number
 // continues the previous spec.
 func splitAllocSpecs(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil // no --alloc at all: the caller says one is needed
+	}
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(p)

@@ -113,8 +113,13 @@ procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slur
 				if *slurmConf == "" {
 					return usagef("--slurm-conf FILE is required")
 				}
-				if *limit <= 0 || *jobs < 1 || *blockSize < 0 {
-					return usagef("--time-limit and --jobs must be positive, --block-size not negative")
+				switch {
+				case *limit <= 0:
+					return usagef("--time-limit %v: must be positive", *limit)
+				case *jobs < 1:
+					return usagef("--jobs %d: must be at least 1", *jobs)
+				case *blockSize < 0:
+					return usagef("--block-size %d: must not be negative (0: hosts per leaf switch)", *blockSize)
 				}
 				if !(*threshold > 0 && *threshold < 1) {
 					return usagef("--threshold %g: want a fraction in (0, 1)", *threshold)

@@ -105,6 +105,9 @@ procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json`,
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
+				if *algo == "" {
+					return usagef("--algo is required: one of %s", strings.Join(subsetAlgoNames(), ", "))
+				}
 				a, ok := subsetAlgos[*algo]
 				if !ok {
 					return usagef("unknown --algo %q; valid: %s", *algo, strings.Join(subsetAlgoNames(), ", "))

@@ -38,6 +38,9 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
+				if *points == "" {
+					return usagef("--points FILE is required ('-' for standard input)")
+				}
 				in, err := readSubsetInput(e, *points, "", "")
 				if err != nil {
 					return err

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNewUserMistakes collects the inputs of a new user's reliability pass that
+// were accepted silently or answered with a misleading message: each must now exit
+// with the given status and a message containing the given words (and not the
+// misleading one, where there was one).
+func TestNewUserMistakes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pts := write("pts.txt", "0 0\n1 0\n0 1\n")
+	free := write("free.txt", "0\n1\n2\n")
+	conf := write("slurm.conf", "NodeName=n[1-16] CPUs=4\nPartitionName=p Nodes=ALL\n")
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		code    int
+		want    string
+		notWant string
+	}{
+		// voronoi has no --machine/--free, yet its message offered them.
+		{"voronoi without --points", []string{"voronoi", "--k", "1"}, 2, "--points FILE is required", "--machine"},
+		// An absent --algo was "unknown --algo \"\"".
+		{"subset without --algo", []string{"subset", "--k", "2", "--points", pts}, 2, "--algo is required: one of", `unknown --algo ""`},
+		// An absent --alloc was "allocator 1 of the list is empty (two commas?)".
+		{"compare without --alloc", []string{"compare", "--trace", "t", "--machine", "mesh:4x4"}, 2, "--alloc needs at least one allocator spec", "two commas"},
+		// plan named three flags for one bad value.
+		{"plan --jobs 0", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p"), "--jobs", "0"}, 2, "--jobs 0: must be at least 1", "--time-limit"},
+		{"plan --block-size -1", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p"), "--block-size", "-1"}, 2, "--block-size -1: must not be negative", "--jobs"},
+		{"plan --time-limit 0", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p"), "--time-limit", "0s"}, 2, "--time-limit 0s: must be positive", "--jobs"},
+		// A fat tree where a grid is needed was "unknown kind \"fattree\" (want mesh or torus)",
+		// or, with two levels, a complaint about its sizes.
+		{"subset on a fat tree", []string{"subset", "--algo", "mm", "--k", "2", "--machine", "fattree:4,4:8", "--free", free}, 2, "a fattree is a switched network without node coordinates", "is not a positive integer"},
+		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
+	} {
+		code, _, stderr := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || (tc.notWant != "" && strings.Contains(stderr, tc.notWant)) {
+			t.Errorf("%s: %s: exit %d, stderr %q; want exit %d and %q without %q", tc.name, strings.Join(tc.args, " "), code, stderr, tc.code, tc.want, tc.notWant)
+		}
+	}
+}
