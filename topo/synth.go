@@ -95,6 +95,10 @@ func ParseMachine(spec string) (Machine, error) {
 		g.spec = s
 		return g, nil
 	}
+	if _, _, colon := strings.Cut(s, ":"); colon && kind != "mesh" && kind != "torus" {
+		// ParseSpec knows the grids only; this parser knows more kinds.
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh, torus, fattree or dragonfly)", spec, kind)
+	}
 	return ParseSpec(spec)
 }
 

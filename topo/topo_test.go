@@ -50,6 +50,36 @@ func TestParseSpec(t *testing.T) {
 	}
 }
 
+// A spec of the wrong kind is refused for its kind, with the kinds the parser
+// takes: ParseSpec (grids only) said "size \"4,4\" is not a positive integer" of
+// fattree:4,4:8, and ParseMachine offered "mesh or torus" though it builds fat trees
+// and dragonflies too.
+func TestSpecKindMessages(t *testing.T) {
+	for _, tc := range []struct {
+		parse func(string) error
+		spec  string
+		want  string
+	}{
+		{func(s string) error { _, err := ParseSpec(s); return err }, "fattree:4,4:8", "a fattree is a switched network without node coordinates; this needs a grid (mesh or torus)"},
+		{func(s string) error { _, err := ParseSpec(s); return err }, "dragonfly:hosts_per_router=1", "a dragonfly is a switched network"},
+		{func(s string) error { _, err := ParseSpec(s); return err }, "cube:4x4", `unknown kind "cube" (want mesh or torus)`},
+		{func(s string) error { _, err := ParseMachine(s); return err }, "hypercube:4", `unknown kind "hypercube" (want mesh, torus, fattree or dragonfly)`},
+		{func(s string) error { _, err := ParseMachine(s); return err }, "MESH:4x4", `unknown kind "MESH" (want mesh, torus, fattree or dragonfly)`},
+		{func(s string) error { _, err := ParseMachine(s); return err }, "mesh:0x4", `size "0" is not a positive integer`},
+		{func(s string) error { _, err := ParseMachine(s); return err }, "mesh", "want KIND:SIZES"},
+	} {
+		err := tc.parse(tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v; want it to contain %q", tc.spec, err, tc.want)
+		}
+	}
+	for _, ok := range []string{"mesh:4x4", "torus:2x3x4", "mesh[4,4]", " mesh:2x2 "} {
+		if _, err := ParseMachine(ok); err != nil {
+			t.Errorf("ParseMachine(%q): %v", ok, err)
+		}
+	}
+}
+
 func TestReadGraph(t *testing.T) {
 	src := "# ring of names\na b\nb c\nc d\n%node e\nd e # tail\n%group s1: a b\n%group s2: c d e\n"
 	g, err := ReadGraph(strings.NewReader(src))
