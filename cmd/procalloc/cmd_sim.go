@@ -67,6 +67,13 @@ func declareFlag(fs *flag.FlagSet, fl sweep.Flag) {
 // value is the value of the declared flag name, as the flag package prints it.
 func (f *simFlags) value(name string) string { return f.fs.Lookup(name).Value.String() }
 
+// isGiven says whether the flag name was given on the command line.
+func (f *simFlags) isGiven(name string) bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
+}
+
 // given returns the replay flags given on the command line, as --name=value.
 func (f *simFlags) given() []string {
 	var args []string
@@ -231,6 +238,17 @@ func (f *simFlags) spec(e *env, allocSpec string) (sim.Spec, error) {
 			return s, usageError{fe.CommandLine()}
 		}
 		return s, err
+	}
+	// The communication replay's rates mean nothing without it; given alone they
+	// were ignored without a word. A warning, not a usage error: a sweep's flags go
+	// with its items of pattern none and of a pattern alike, and each item's
+	// command line (sweep --list, merge) must replay as it is.
+	if s.Comm == "" {
+		for _, name := range []string{"msgs-per-second", "cycle-seconds"} {
+			if f.isGiven(name) {
+				fmt.Fprintf(e.stderr, "procalloc: warning: --%s is ignored: it goes with --comm PATTERN (without --comm run times come from the trace and no message is sent)\n", name)
+			}
+		}
 	}
 	s.Alloc, s.Stdin = allocSpec, e.stdin
 	s.TimeZone = envTimeZone(s.TimeZone)

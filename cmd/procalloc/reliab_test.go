@@ -22,6 +22,7 @@ func TestNewUserMistakes(t *testing.T) {
 	}
 	pts := write("pts.txt", "0 0\n1 0\n0 1\n")
 	free := write("free.txt", "0\n1\n2\n")
+	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
 	conf := write("slurm.conf", "NodeName=n[1-16] CPUs=4\nPartitionName=p Nodes=ALL\n")
 	for _, tc := range []struct {
 		name    string
@@ -43,6 +44,11 @@ func TestNewUserMistakes(t *testing.T) {
 		// A fat tree where a grid is needed was "unknown kind \"fattree\" (want mesh or torus)",
 		// or, with two levels, a complaint about its sizes.
 		{"subset on a fat tree", []string{"subset", "--algo", "mm", "--k", "2", "--machine", "fattree:4,4:8", "--free", free}, 2, "a fattree is a switched network without node coordinates", "is not a positive integer"},
+		// The communication replay's rates without --comm were ignored silently;
+		// now with a warning (a sweep item's command line must still replay).
+		{"sim --msgs-per-second without --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--msgs-per-second", "5", "--metrics", "sched"}, 0, "warning: --msgs-per-second is ignored: it goes with --comm PATTERN", ""},
+		{"compare --cycle-seconds without --comm", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "ff:snake,bf:snake", "--cycle-seconds", "1e-6", "--metrics", "sched"}, 0, "warning: --cycle-seconds is ignored: it goes with --comm PATTERN", ""},
+		{"sim --msgs-per-second with --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--msgs-per-second", "5", "--comm", "n-body", "--to", "100000"}, 0, "", "warning"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)
