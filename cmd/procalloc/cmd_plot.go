@@ -115,7 +115,13 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 					series[k].X = append(series[k].X, xv)
 					series[k].Y = append(series[k].Y, yv)
 				}
-				if len(series) == 0 {
+				switch {
+				case len(series) > 0:
+				case len(rep.Lines) == 0:
+					return fmt.Errorf("no results lines in %s: nothing to plot", strings.Join(args, ", "))
+				case *where == "":
+					return fmt.Errorf("none of the %d items in %s succeeded: nothing to plot", len(rep.Lines), strings.Join(args, ", "))
+				default:
 					return fmt.Errorf("no successful item matches --where %q", *where)
 				}
 				if *svg != "" {

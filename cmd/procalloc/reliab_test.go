@@ -23,6 +23,8 @@ func TestNewUserMistakes(t *testing.T) {
 	pts := write("pts.txt", "0 0\n1 0\n0 1\n")
 	free := write("free.txt", "0\n1\n2\n")
 	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	empty := write("empty.jsonl", "")
+	failed := write("failed.jsonl", `{"sweep":"s1","sweep_id":"c8d68a9fa1f60202","index":0,"key":"f67a2190d47dd01b","params":{"trace":"t","machine":"mesh:0x4","alloc":"mc1x1","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"failed","error":"bad machine","seconds":0.1}`+"\n")
 	conf := write("slurm.conf", "NodeName=n[1-16] CPUs=4\nPartitionName=p Nodes=ALL\n")
 	for _, tc := range []struct {
 		name    string
@@ -49,6 +51,12 @@ func TestNewUserMistakes(t *testing.T) {
 		{"sim --msgs-per-second without --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--msgs-per-second", "5", "--metrics", "sched"}, 0, "warning: --msgs-per-second is ignored: it goes with --comm PATTERN", ""},
 		{"compare --cycle-seconds without --comm", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "ff:snake,bf:snake", "--cycle-seconds", "1e-6", "--metrics", "sched"}, 0, "warning: --cycle-seconds is ignored: it goes with --comm PATTERN", ""},
 		{"sim --msgs-per-second with --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--msgs-per-second", "5", "--comm", "n-body", "--to", "100000"}, 0, "", "warning"},
+		// An empty results file merged to nothing with exit 0; plot blamed a
+		// --where that was not given.
+		{"merge of an empty file", []string{"merge", empty}, 1, "no results lines in " + empty + ": nothing to merge", ""},
+		{"merge --json of an empty file", []string{"merge", "--json", empty}, 1, "nothing to merge", ""},
+		{"plot of an empty file", []string{"plot", empty}, 1, "no results lines in " + empty + ": nothing to plot", "--where"},
+		{"plot of failed items only", []string{"plot", failed}, 1, "none of the 1 items in " + failed + " succeeded", "--where"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)
