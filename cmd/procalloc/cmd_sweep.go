@@ -491,6 +491,11 @@ cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bun
 					return err
 				}
 				warnDamaged(e.stderr, "merge", rep.Damaged)
+				if len(rep.Lines) == 0 && spec == nil {
+					// Without --spec nothing says what is missing: an empty merge
+					// (empty or wrong files) succeeded, writing an empty -o.
+					return fmt.Errorf("no results lines in %s: nothing to merge", strings.Join(args, ", "))
+				}
 				if err := writeFileAtomic(e, *out, func(w io.Writer) error {
 					for _, l := range rep.Lines {
 						b, err := json.Marshal(l)
@@ -534,9 +539,6 @@ cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bun
 					if len(rep.Failed) > 0 || len(rep.Missing) > 0 || (spec == nil && len(rep.Damaged) > 0) {
 						return errors.New("the sweep is incomplete")
 					}
-					if len(rep.Lines) == 0 {
-						return fmt.Errorf("no results lines in %s: nothing to merge", strings.Join(args, ", "))
-					}
 					return nil
 				}
 				fmt.Fprintf(e.stderr, "merge: %d items, %d failed, %d missing", len(rep.Lines), len(rep.Failed), len(rep.Missing))
@@ -566,11 +568,6 @@ cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bun
 				}
 				if spec == nil && len(rep.Damaged) > 0 {
 					return errors.New("the sweep may be incomplete: damaged lines were skipped; rerun their shards (the sweep redoes their items), or merge with --spec to list what is missing")
-				}
-				if len(rep.Lines) == 0 {
-					// Without --spec nothing says what is missing: an empty merge
-					// (empty or wrong files) would otherwise succeed.
-					return fmt.Errorf("no results lines in %s: nothing to merge", strings.Join(args, ", "))
 				}
 				return nil
 			}

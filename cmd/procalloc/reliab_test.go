@@ -54,14 +54,18 @@ func TestNewUserMistakes(t *testing.T) {
 		// An empty results file merged to nothing with exit 0; plot blamed a
 		// --where that was not given.
 		{"merge of an empty file", []string{"merge", empty}, 1, "no results lines in " + empty + ": nothing to merge", ""},
-		{"merge --json of an empty file", []string{"merge", "--json", empty}, 1, "nothing to merge", ""},
+		{"merge --json of an empty file", []string{"merge", "--json", empty, "-o", filepath.Join(dir, "merged.jsonl")}, 1, "nothing to merge", ""},
 		{"plot of an empty file", []string{"plot", empty}, 1, "no results lines in " + empty + ": nothing to plot", "--where"},
 		{"plot of failed items only", []string{"plot", failed}, 1, "none of the 1 items in " + failed + " succeeded", "--where"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
+		os.Remove(filepath.Join(dir, "merged.jsonl"))
 		code, _, stderr := runCLI(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) || (tc.notWant != "" && strings.Contains(stderr, tc.notWant)) {
 			t.Errorf("%s: %s: exit %d, stderr %q; want exit %d and %q without %q", tc.name, strings.Join(tc.args, " "), code, stderr, tc.code, tc.want, tc.notWant)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "merged.jsonl")); code != 0 && err == nil {
+			t.Errorf("%s: failed, yet wrote its -o file", tc.name)
 		}
 	}
 }
