@@ -1,7 +1,9 @@
 package topo
 
 import (
+	"errors"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -154,5 +156,50 @@ func TestGridNeighborsSymmetric(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// ParseMachineMax refuses a machine larger than its caller takes before building
+// it, naming the count (with "more than" where the count overflowed the synthetic
+// limits), and builds one within the limit as ParseMachine does.
+func TestParseMachineMax(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		max   int
+		nodes uint64
+		more  bool
+	}{
+		{"fattree:2,7:524288", 1 << 16, 1 << 20, false},
+		{"fattree:1000,1000:1000", 1 << 16, 1000000, false},
+		{"fattree:1000000,1:1000000", 1 << 16, MaxSyntheticLinks, true},
+		{"dragonfly:hosts_per_router=100,routers_per_group=100,intergroup_links=1,num_groups=100", 1 << 16, 1000000, false},
+		{"mesh:46000x46000", 1 << 26, 2116000000, false},
+		{"torus:4x4", 15, 16, false},
+	} {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		before := m.TotalAlloc
+		_, err := ParseMachineMax(tc.spec, tc.max)
+		runtime.ReadMemStats(&m)
+		var tl *TooLargeError
+		if !errors.As(err, &tl) || tl.Nodes != tc.nodes || tl.More != tc.more || tl.Max != tc.max || tl.Spec != tc.spec {
+			t.Errorf("%s (max %d): %#v; want %d nodes (more %v)", tc.spec, tc.max, err, tc.nodes, tc.more)
+		}
+		if got := m.TotalAlloc - before; got > 1<<20 {
+			t.Errorf("%s: %d bytes allocated before refusing", tc.spec, got)
+		}
+	}
+	for _, spec := range []string{"fattree:4,2:4", "torus:4x4", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5"} {
+		a, err := ParseMachineMax(spec, 40)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		b, err := ParseMachine(spec)
+		if err != nil || a.N() != b.N() || a.Spec() != b.Spec() {
+			t.Errorf("%s: ParseMachineMax gives %d nodes %q, ParseMachine %d %q (%v)", spec, a.N(), a.Spec(), b.N(), b.Spec(), err)
+		}
+	}
+	if _, err := ParseMachineMax("fattree:0", 10); err == nil || errors.As(err, new(*TooLargeError)) {
+		t.Errorf("fattree:0: %v; want a syntax error", err)
 	}
 }

@@ -51,12 +51,16 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 		if gf != nil && (gf.format != "" || gf.nameMap != "" || gf.topology != "") {
 			return nil, usagef("--graph-format, --node-name-map and --topology go with --graph, not --machine")
 		}
-		m, err := topo.ParseMachine(spec)
+		m, err := topo.ParseMachineMax(spec, limit)
+		if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
+			more := ""
+			if tl.More {
+				more = "more than "
+			}
+			return nil, usagef("--machine %s has %s%d nodes; %s at most %d", spec, more, tl.Nodes, what, limit)
+		}
 		if err != nil {
 			return nil, usagef("--machine: %v", err)
-		}
-		if m.N() > limit {
-			return nil, usagef("--machine %s has %d nodes; %s at most %d", spec, m.N(), what, limit)
 		}
 		return m, nil
 	case graphFile != "":

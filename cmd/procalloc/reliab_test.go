@@ -57,6 +57,10 @@ func TestNewUserMistakes(t *testing.T) {
 		{"merge --json of an empty file", []string{"merge", "--json", empty, "-o", filepath.Join(dir, "merged.jsonl")}, 1, "nothing to merge", ""},
 		{"plot of an empty file", []string{"plot", empty}, 1, "no results lines in " + empty + ": nothing to plot", "--where"},
 		{"plot of failed items only", []string{"plot", failed}, 1, "none of the 1 items in " + failed + " succeeded", "--where"},
+		// A fat tree of a million hosts was built (326 MB, a second) before netsim
+		// refused it; now refused from its spec, with its count.
+		{"netsim on a large fat tree", []string{"netsim", "--machine", "fattree:2,7:524288", "--rate", "0.1"}, 2, "synthetic traffic needs 2 to 65536 nodes; it has 1048576", ""},
+		{"netsim on one node", []string{"netsim", "--machine", "mesh:1", "--rate", "0.1"}, 2, "needs 2 to 65536 nodes; it has 1", ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
