@@ -18,6 +18,7 @@ import (
 func init() {
 	register(&command{
 		name:    "curve",
+		inPlace: []string{"slurm-conf"}, // --format slurm-weight rewrites it with the weights
 		summary: "order a machine's nodes along a curve and write the ranking file",
 		usage:   "curve (--machine SPEC | --graph FILE) --curve NAME [--format F] [--hosts FILE | --hostlist EXPR] [-o FILE] [--svg FILE] | curve --list [--machine SPEC]",
 		details: `Generates a 1D ordering of all nodes of a machine (Leung et al. 2002 §2.2) and

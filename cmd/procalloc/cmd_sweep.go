@@ -438,6 +438,7 @@ func oneLine(what, v string) error {
 func init() {
 	register(&command{
 		name:    "merge",
+		inPlace: []string{""}, // the merged file holds its inputs' lines
 		summary: "join the results files of a sweep's shards: one line per item, in item order; report missing and failed items",
 		usage:   "merge FILES...|- [--spec SPEC] [-o MERGED.jsonl] [--csv FILE]",
 		details: `Reads results files written by "procalloc sweep" (for instance one per Slurm array

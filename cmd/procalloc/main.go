@@ -29,6 +29,11 @@ type command struct {
 	usage   string // synopsis after "procalloc"
 	details string // what it does, formats, notes
 	example string // one or more example command lines
+	// inPlace names the input flags ("" for the positional arguments) whose file an
+	// output may replace, because the output holds that input updated (merge's
+	// results files; curve's --slurm-conf with its weights merged in). Any other
+	// output naming an input file is a usage error (outputOverInput).
+	inPlace []string
 	// flags declares the command's flags on fs and returns the function that runs the
 	// command once the flags are parsed; args are the remaining arguments.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, args []string) error
@@ -180,6 +185,10 @@ func run(ctx context.Context, e *env, args []string) int {
 		}
 		positional = append(positional, rest[0])
 		rest = rest[1:]
+	}
+	if err := outputOverInput(c, fs, positional); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
 	}
 	err := runFn(ctx, e, positional)
 	var ue usageError

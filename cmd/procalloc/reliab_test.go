@@ -7,6 +7,48 @@ import (
 	"testing"
 )
 
+// An output naming an input file is refused before anything runs, through a
+// symlink and a hard link too (evaluate -o replaced the ranking it read by its
+// table); merge and curve's --slurm-conf may update their input in place.
+func TestOutputOverInputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	rank := filepath.Join(dir, "rank.txt")
+	if code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "hilbert", "-o", rank); code != 0 {
+		t.Fatalf("curve: exit %d, %s", code, stderr)
+	}
+	before, _ := os.ReadFile(rank)
+	link, hard := filepath.Join(dir, "link.txt"), filepath.Join(dir, "hard.txt")
+	if err := os.Symlink("rank.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(rank, hard); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{rank, link, hard} {
+		code, _, stderr := runCLI(t, "", "evaluate", "--machine", "mesh:4x4", "--ranking", rank, "--weights", "list:1", "-o", out)
+		if code != 2 || !strings.Contains(stderr, "-o "+out+" is also the input --ranking "+rank) {
+			t.Errorf("evaluate -o %s: exit %d, %q", out, code, stderr)
+		}
+	}
+	// --curve takes a ranking file as well as a curve name.
+	code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", rank, "--svg", link)
+	if code != 2 || !strings.Contains(stderr, "--svg "+link+" is also the input --curve "+rank) {
+		t.Errorf("curve --curve FILE --svg FILE: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(rank); string(got) != string(before) {
+		t.Errorf("the ranking changed")
+	}
+	// merge may write over one of its inputs: the result holds its lines.
+	res := filepath.Join(dir, "r.jsonl")
+	line := `{"sweep":"s","sweep_id":"a87e9f4725e4cee4","index":0,"key":"39af54dfa5b0964b","params":{"trace":"t","machine":"mesh:4x4","alloc":"mc1x1","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"failed","error":"x","seconds":0.1}` + "\n"
+	if err := os.WriteFile(res, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", res, "-o", res); strings.Contains(stderr, "is also the input") {
+		t.Errorf("merge -o its input: exit %d, %q", code, stderr)
+	}
+}
+
 // TestNewUserMistakes collects the inputs of a new user's reliability pass that
 // were accepted silently or answered with a misleading message: each must now exit
 // with the given status and a message containing the given words (and not the
