@@ -171,6 +171,10 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 				if *out == "" {
 					return usagef("-o RESULTS.jsonl is required: results are appended there")
 				}
+				if *out == "-" {
+					// Elsewhere "-o -" is standard output; here it made a file named "-".
+					return usagef("-o -: a sweep appends its results to a file it reads back to resume; give a file (or -o /dev/stdout to stream the lines, without resuming)")
+				}
 				if *perJob != "" {
 					if st, err := os.Stat(*perJob); err != nil || !st.IsDir() {
 						return usagef("--per-job %s: want an existing directory (each item's rows go to DIR/KEY.csv)", *perJob)

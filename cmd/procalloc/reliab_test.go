@@ -67,6 +67,7 @@ func TestNewUserMistakes(t *testing.T) {
 	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
 	empty := write("empty.jsonl", "")
 	failed := write("failed.jsonl", `{"sweep":"s1","sweep_id":"c8d68a9fa1f60202","index":0,"key":"f67a2190d47dd01b","params":{"trace":"t","machine":"mesh:0x4","alloc":"mc1x1","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"failed","error":"bad machine","seconds":0.1}`+"\n")
+	spec := write("s.yaml", "traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\n")
 	conf := write("slurm.conf", "NodeName=n[1-16] CPUs=4\nPartitionName=p Nodes=ALL\n")
 	for _, tc := range []struct {
 		name    string
@@ -103,6 +104,8 @@ func TestNewUserMistakes(t *testing.T) {
 		// refused it; now refused from its spec, with its count.
 		{"netsim on a large fat tree", []string{"netsim", "--machine", "fattree:2,7:524288", "--rate", "0.1"}, 2, "synthetic traffic needs 2 to 65536 nodes; it has 1048576", ""},
 		{"netsim on one node", []string{"netsim", "--machine", "mesh:1", "--rate", "0.1"}, 2, "needs 2 to 65536 nodes; it has 1", ""},
+		// sweep -o - wrote a file named "-" (elsewhere -o - is standard output).
+		{"sweep -o -", []string{"sweep", spec, "-o", "-"}, 2, "-o -: a sweep appends its results to a file", ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
