@@ -186,6 +186,10 @@ func run(ctx context.Context, e *env, args []string) int {
 		positional = append(positional, rest[0])
 		rest = rest[1:]
 	}
+	if err := stdinTwice(fs, positional); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
+	}
 	if err := outputOverInput(c, fs, positional); err != nil {
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 		return 2

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // outputFlag is one output of a command: the flag that names it and its path.
@@ -129,4 +130,29 @@ func outputOverInput(c *command, fs *flag.FlagSet, positional []string) error {
 		}
 	})
 	return err
+}
+
+// stdinTwice refuses standard input ("-") named by two inputs, flags or arguments:
+// the first one read it all and the second found it empty or cut (sim --trace -
+// --hosts - read the trace as host names; evaluate --graph - --ranking - read the
+// ranking as a graph). Output flags ("-o -": standard output) do not count.
+func stdinTwice(fs *flag.FlagSet, positional []string) error {
+	var names []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == "-" && !slices.Contains(outputFlagNames, f.Name) {
+			names = append(names, "--"+f.Name)
+		}
+	})
+	if len(names) == 0 {
+		return nil // arguments alone: the command says it (merge - -)
+	}
+	for _, a := range positional {
+		if a == "-" {
+			names = append(names, "an argument")
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	return usagef("standard input (-) given to %s: it can be read once; give the others files", strings.Join(names, " and "))
 }

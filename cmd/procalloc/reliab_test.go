@@ -106,6 +106,10 @@ func TestNewUserMistakes(t *testing.T) {
 		{"netsim on one node", []string{"netsim", "--machine", "mesh:1", "--rate", "0.1"}, 2, "needs 2 to 65536 nodes; it has 1", ""},
 		// sweep -o - wrote a file named "-" (elsewhere -o - is standard output).
 		{"sweep -o -", []string{"sweep", spec, "-o", "-"}, 2, "-o -: a sweep appends its results to a file", ""},
+		// Standard input named twice: the second input read nothing.
+		{"sim --trace - --hosts -", []string{"sim", "--trace", "-", "--machine", "mesh:16x16", "--hosts", "-"}, 2, "standard input (-) given to --hosts and --trace: it can be read once", ""},
+		{"evaluate --graph - --ranking -", []string{"evaluate", "--graph", "-", "--ranking", "-", "--weights", "list:1"}, 2, "standard input (-) given to --graph and --ranking", ""},
+		{"sweep - --per-job -", []string{"sweep", "-", "-o", filepath.Join(dir, "r.jsonl"), "--per-job", "-"}, 1, "sweep file: empty", "standard input (-) given"}, // --per-job is an output: not a second reader
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
