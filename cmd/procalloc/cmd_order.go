@@ -190,8 +190,11 @@ procalloc order --qap nug5.dat --json`,
 				if math.IsNaN(*gap) || *gap < 0 || *gap >= 1 {
 					return usagef("--gap %g: must be in [0, 1)", *gap)
 				}
-				if *limit < 0 || *threads < 0 {
-					return usagef("--time-limit and --threads must not be negative")
+				if *limit < 0 {
+					return usagef("--time-limit %v: must not be negative (0: no limit)", *limit)
+				}
+				if *threads < 0 {
+					return usagef("--threads %d: must not be negative (0: HiGHS default)", *threads)
 				}
 				if *maxCols < 1 {
 					return usagef("--max-columns %d: must be positive", *maxCols)
@@ -223,8 +226,18 @@ procalloc order --qap nug5.dat --json`,
 				var m topo.Machine
 				var ws curves.Weights
 				if *qapFile != "" {
-					if *machine != "" || *graphFile != "" || *weights != "" || *ring || *start != "" {
-						return usagef("--qap takes no --machine, --graph, --weights, --ring or --start")
+					var given []string
+					for _, f := range []struct {
+						name string
+						set  bool
+					}{{"--machine", *machine != ""}, {"--graph", *graphFile != ""}, {"--weights", *weights != ""}, {"--ring", *ring}, {"--start", *start != ""}} {
+						if f.set {
+							given = append(given, f.name)
+						}
+					}
+					if len(given) > 0 {
+						// A QAPLIB instance brings both its matrices: there is no machine or weight.
+						return usagef("--qap takes no %s: the instance's two matrices are the whole problem (no --machine, --graph, --weights, --ring or --start)", strings.Join(given, ", "))
 					}
 					if meth == order.MethodDP {
 						return usagef("--method dp solves orderings, not general QAPs")

@@ -68,6 +68,7 @@ func TestNewUserMistakes(t *testing.T) {
 	empty := write("empty.jsonl", "")
 	failed := write("failed.jsonl", `{"sweep":"s1","sweep_id":"c8d68a9fa1f60202","index":0,"key":"f67a2190d47dd01b","params":{"trace":"t","machine":"mesh:0x4","alloc":"mc1x1","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"failed","error":"bad machine","seconds":0.1}`+"\n")
 	spec := write("s.yaml", "traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\n")
+	qap := write("q3.dat", "3\n0 1 2\n1 0 1\n2 1 0\n0 5 2\n5 0 3\n2 3 0\n")
 	conf := write("slurm.conf", "NodeName=n[1-16] CPUs=4\nPartitionName=p Nodes=ALL\n")
 	for _, tc := range []struct {
 		name    string
@@ -110,6 +111,9 @@ func TestNewUserMistakes(t *testing.T) {
 		{"sim --trace - --hosts -", []string{"sim", "--trace", "-", "--machine", "mesh:16x16", "--hosts", "-"}, 2, "standard input (-) given to --hosts and --trace: it can be read once", ""},
 		{"evaluate --graph - --ranking -", []string{"evaluate", "--graph", "-", "--ranking", "-", "--weights", "list:1"}, 2, "standard input (-) given to --graph and --ranking", ""},
 		{"sweep - --per-job -", []string{"sweep", "-", "-o", filepath.Join(dir, "r.jsonl"), "--per-job", "-"}, 1, "sweep file: empty", "standard input (-) given"}, // --per-job is an output: not a second reader
+		// order named every flag of a rule for the one given.
+		{"order --qap --weights", []string{"order", "--qap", qap, "--weights", "list:1"}, 2, "--qap takes no --weights:", ""},
+		{"order --threads -1", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--threads", "-1"}, 2, "--threads -1: must not be negative", "--time-limit"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
