@@ -221,8 +221,11 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				default:
 					return usagef("--engine %q: flit or message", *engine)
 				}
-				if *warmup < 0 || *measure < 1 || *warmup > 1e8 || *measure > 1e8 {
-					return usagef("--warmup and --measure: 0..1e8 and 1..1e8 cycles")
+				if *warmup < 0 || *warmup > 1e8 {
+					return usagef("--warmup %d: must be 0..1e8 cycles", *warmup)
+				}
+				if *measure < 1 || *measure > 1e8 {
+					return usagef("--measure %d: must be 1..1e8 cycles", *measure)
 				}
 				// The limit goes to the parser: a larger fat tree is refused before
 				// it is built (a million hosts took 326 MB and a second).

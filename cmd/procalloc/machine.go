@@ -48,8 +48,12 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 	case spec != "" && graphFile != "":
 		return nil, usagef("give either --machine or --graph, not both")
 	case spec != "":
-		if gf != nil && (gf.format != "" || gf.nameMap != "" || gf.topology != "") {
-			return nil, usagef("--graph-format, --node-name-map and --topology go with --graph, not --machine")
+		if gf != nil {
+			for _, f := range []struct{ name, value string }{{"--graph-format", gf.format}, {"--node-name-map", gf.nameMap}, {"--topology", gf.topology}} {
+				if f.value != "" {
+					return nil, usagef("%s goes with --graph, not --machine", f.name)
+				}
+			}
 		}
 		m, err := topo.ParseMachineMax(spec, limit)
 		if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {

@@ -114,6 +114,8 @@ func TestNewUserMistakes(t *testing.T) {
 		// order named every flag of a rule for the one given.
 		{"order --qap --weights", []string{"order", "--qap", qap, "--weights", "list:1"}, 2, "--qap takes no --weights:", ""},
 		{"order --threads -1", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--threads", "-1"}, 2, "--threads -1: must not be negative", "--time-limit"},
+		{"netsim --measure 0", []string{"netsim", "--machine", "mesh:4x4", "--rate", "0.1", "--measure", "0"}, 2, "--measure 0: must be 1..1e8 cycles", "--warmup"},
+		{"curve --machine --topology", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--topology", "t"}, 2, "--topology goes with --graph, not --machine", "--node-name-map"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
