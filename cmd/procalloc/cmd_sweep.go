@@ -131,7 +131,7 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 			sbatch := fs.Bool("sbatch", false, "print an sbatch script that runs the sweep as a Slurm job array of --shards tasks, and exit")
 			shards := fs.Int("shards", 4, "array tasks of the --sbatch script (1 to 4000001)")
 			cpus := fs.Int("cpus", 2, "CPUs per array task in the --sbatch script (and -j of each task)")
-			list := fs.Bool("list", false, "print the items (index, key, parameters) and exit")
+			list := fs.Bool("list", false, "print the items (index, key, parameters; with --json a JSON array of index, key, params, args) and exit")
 			asJSON := fs.Bool("json", false, "print a JSON summary at the end")
 			perJob := fs.String("per-job", "", "write each item's per-job CSV (sim --per-job) to `DIR`/KEY.csv, KEY being the item's key")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -159,11 +159,32 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 							return usageError{err.Error()}
 						}
 					}
+					if *sbatch || *out != "" || *perJob != "" {
+						// --list prints and exits: a results file, per-job directory
+						// or script would be ignored without a word.
+						return usagef("--list prints the items and exits: it takes no --sbatch, -o or --per-job")
+					}
+					if *asJSON {
+						type listed struct {
+							Index  int          `json:"index"`
+							Key    string       `json:"key"`
+							Params sweep.Params `json:"params"`
+							Args   []string     `json:"args"` // sim's flags that replay it
+						}
+						out := make([]listed, len(items))
+						for i, it := range items {
+							out[i] = listed{it.Index, it.Key, it.Params, it.Params.Args("")}
+						}
+						return writeJSON(e.stdout, out)
+					}
 					w := bufio.NewWriter(e.stdout)
 					for _, it := range items {
 						fmt.Fprintf(w, "%d\t%s\t%s\n", it.Index, it.Key, strings.Join(it.Params.Args(""), " "))
 					}
 					return w.Flush()
+				}
+				if *sbatch && *asJSON {
+					return usagef("--json does not go with --sbatch: its output is the script (each array task's summary can be JSON: put --json in the script's command)")
 				}
 				if *sbatch {
 					return writeSbatch(e.stdout, args[0], spec, *shards, *cpus, *out)

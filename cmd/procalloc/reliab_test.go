@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/sim/sweep"
 )
 
 // An output naming an input file is refused before anything runs, through a
@@ -46,6 +50,35 @@ func TestOutputOverInputIsRefused(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", "merge", res, "-o", res); strings.Contains(stderr, "is also the input") {
 		t.Errorf("merge -o its input: exit %d, %q", code, stderr)
+	}
+}
+
+// sweep --list --json is a JSON array of the items (it printed tab-separated lines).
+func TestSweepListJSON(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(spec, []byte("traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1, bf:snake]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "sweep", spec, "--list", "--json")
+	var items []struct {
+		Index  int          `json:"index"`
+		Key    string       `json:"key"`
+		Params sweep.Params `json:"params"`
+		Args   []string     `json:"args"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &items) != nil || len(items) != 2 {
+		t.Fatalf("exit %d, %q, %q", code, out, stderr)
+	}
+	_, tsv, _ := runCLI(t, "", "sweep", spec, "--list")
+	for i, it := range items {
+		if it.Index != i || it.Params.Key() != it.Key || it.Params.Alloc != []string{"mc1x1", "bf:snake"}[i] {
+			t.Errorf("item %d: %+v", i, it)
+		}
+		want := fmt.Sprintf("%d\t%s\t%s", it.Index, it.Key, strings.Join(it.Args, " "))
+		if line := strings.Split(tsv, "\n")[i]; line != want {
+			t.Errorf("item %d: JSON says %q, the list %q", i, want, line)
+		}
 	}
 }
 
@@ -116,6 +149,9 @@ func TestNewUserMistakes(t *testing.T) {
 		{"order --threads -1", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--threads", "-1"}, 2, "--threads -1: must not be negative", "--time-limit"},
 		{"netsim --measure 0", []string{"netsim", "--machine", "mesh:4x4", "--rate", "0.1", "--measure", "0"}, 2, "--measure 0: must be 1..1e8 cycles", "--warmup"},
 		{"curve --machine --topology", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--topology", "t"}, 2, "--topology goes with --graph, not --machine", "--node-name-map"},
+		// sweep --list ignored -o, and --json (it printed tab-separated lines).
+		{"sweep --list -o", []string{"sweep", spec, "--list", "-o", filepath.Join(dir, "r.jsonl")}, 2, "--list prints the items and exits: it takes no --sbatch, -o or --per-job", ""},
+		{"sweep --sbatch --json", []string{"sweep", spec, "--sbatch", "--shards", "2", "--json"}, 2, "--json does not go with --sbatch", ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
