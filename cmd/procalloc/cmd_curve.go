@@ -91,7 +91,7 @@ procalloc curve --list --machine torus:8x8`,
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
-			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies)")
+			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies; with --json as JSON)")
 			asJSON := fs.Bool("json", false, "write the ranking as JSON (the same as --format json)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
@@ -106,6 +106,15 @@ procalloc curve --list --machine torus:8x8`,
 					*format = "json"
 				}
 				if *list {
+					// The flags of an ordering would be ignored without a word.
+					for _, name := range []string{"curve", "svg", "slurm-conf", "placements", "block-size", "hosts", "hostlist"} {
+						if isFlagGiven(fs, name) {
+							return usagef("--list lists the curves and exits: it takes no --%s", name)
+						}
+					}
+					if isFlagGiven(fs, "format") {
+						return usagef("--list lists the curves and exits: it takes no --format (--json for JSON)")
+					}
 					var m topo.Machine
 					if *machine != "" || *graphFile != "" {
 						var err error
@@ -113,7 +122,12 @@ procalloc curve --list --machine torus:8x8`,
 							return err
 						}
 					}
-					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
+					return writeFileAtomic(e, *out, func(w io.Writer) error {
+						if *asJSON {
+							return curveListJSON(w, m)
+						}
+						return curveList(w, m)
+					})
 				}
 				if err := hs.check(); err != nil {
 					return err
@@ -364,6 +378,34 @@ func curveList(w io.Writer, m topo.Machine) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", n, ok, curves.Summary(n))
 	}
 	return tw.Flush()
+}
+
+// curveListJSON is curveList as JSON: name, summary and, for a machine, applies
+// (with why not).
+func curveListJSON(w io.Writer, m topo.Machine) error {
+	type entry struct {
+		Name    string `json:"name"`
+		Summary string `json:"summary"`
+		Applies *bool  `json:"applies,omitempty"`
+		WhyNot  string `json:"why_not,omitempty"`
+	}
+	var out []entry
+	for _, n := range curves.Names() {
+		en := entry{Name: n, Summary: curves.Summary(n)}
+		if m != nil {
+			err := curves.Why(n, m)
+			ok := err == nil
+			en.Applies = &ok
+			if err != nil {
+				en.WhyNot = err.Error()
+			}
+		}
+		out = append(out, en)
+	}
+	if m == nil {
+		return writeJSON(w, map[string]any{"curves": out})
+	}
+	return writeJSON(w, map[string]any{"machine": m.Spec(), "curves": out})
 }
 
 func formatList(fs []curves.Format) string {

@@ -67,13 +67,6 @@ func declareFlag(fs *flag.FlagSet, fl sweep.Flag) {
 // value is the value of the declared flag name, as the flag package prints it.
 func (f *simFlags) value(name string) string { return f.fs.Lookup(name).Value.String() }
 
-// isGiven says whether the flag name was given on the command line.
-func (f *simFlags) isGiven(name string) bool {
-	given := false
-	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
-	return given
-}
-
 // given returns the replay flags given on the command line, as --name=value.
 func (f *simFlags) given() []string {
 	var args []string
@@ -245,7 +238,7 @@ func (f *simFlags) spec(e *env, allocSpec string) (sim.Spec, error) {
 	// command line (sweep --list, merge) must replay as it is.
 	if s.Comm == "" {
 		for _, name := range []string{"msgs-per-second", "cycle-seconds"} {
-			if f.isGiven(name) {
+			if isFlagGiven(f.fs, name) {
 				fmt.Fprintf(e.stderr, "procalloc: warning: --%s is ignored: it goes with --comm PATTERN (without --comm run times come from the trace and no message is sent)\n", name)
 			}
 		}

@@ -156,3 +156,10 @@ func stdinTwice(fs *flag.FlagSet, positional []string) error {
 	}
 	return usagef("standard input (-) given to %s: it can be read once; give the others files", strings.Join(names, " and "))
 }
+
+// isFlagGiven says whether the flag name was set on the command line.
+func isFlagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}

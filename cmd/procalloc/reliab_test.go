@@ -82,6 +82,31 @@ func TestSweepListJSON(t *testing.T) {
 	}
 }
 
+// curve --list --json is JSON, with whether each curve applies to a machine.
+func TestCurveListJSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "curve", "--list", "--json", "--machine", "fattree:4,2:4")
+	var l struct {
+		Machine string `json:"machine"`
+		Curves  []struct {
+			Name    string `json:"name"`
+			Summary string `json:"summary"`
+			Applies *bool  `json:"applies"`
+			WhyNot  string `json:"why_not"`
+		} `json:"curves"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || l.Machine != "fattree:4,2:4" || len(l.Curves) == 0 {
+		t.Fatalf("exit %d, %q, %q", code, out, stderr)
+	}
+	for _, c := range l.Curves {
+		if c.Applies == nil || c.Summary == "" || *c.Applies != (c.WhyNot == "") {
+			t.Errorf("%+v", c)
+		}
+		if c.Name == "snake" && *c.Applies || c.Name == "rcm" && !*c.Applies {
+			t.Errorf("%s on a fat tree: applies %v", c.Name, *c.Applies)
+		}
+	}
+}
+
 // TestNewUserMistakes collects the inputs of a new user's reliability pass that
 // were accepted silently or answered with a misleading message: each must now exit
 // with the given status and a message containing the given words (and not the
@@ -152,6 +177,8 @@ func TestNewUserMistakes(t *testing.T) {
 		// sweep --list ignored -o, and --json (it printed tab-separated lines).
 		{"sweep --list -o", []string{"sweep", spec, "--list", "-o", filepath.Join(dir, "r.jsonl")}, 2, "--list prints the items and exits: it takes no --sbatch, -o or --per-job", ""},
 		{"sweep --sbatch --json", []string{"sweep", spec, "--sbatch", "--shards", "2", "--json"}, 2, "--json does not go with --sbatch", ""},
+		// curve --list ignored --curve (and --json: it printed the table).
+		{"curve --list --curve", []string{"curve", "--list", "--curve", "snake"}, 2, "--list lists the curves and exits: it takes no --curve", ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
