@@ -452,6 +452,10 @@ procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16
 					fs.Set("machine", "mesh:1") // not used
 				}
 				asJSON, bySize := sf.value("json") == "true", sf.value("by-size") == "true"
+				if specs := splitAllocSpecs(sf.value("alloc")); len(specs) > 1 {
+					// It said "unknown allocator \"mc1x1,mm\"".
+					return usagef("--alloc %q names %d allocators; sim replays one (compare --alloc %s replays them side by side)", sf.value("alloc"), len(specs), sf.value("alloc"))
+				}
 				spec, err := sf.spec(e, sf.value("alloc"))
 				if err != nil {
 					return err

@@ -179,6 +179,7 @@ func TestNewUserMistakes(t *testing.T) {
 		{"sweep --sbatch --json", []string{"sweep", spec, "--sbatch", "--shards", "2", "--json"}, 2, "--json does not go with --sbatch", ""},
 		// curve --list ignored --curve (and --json: it printed the table).
 		{"curve --list --curve", []string{"curve", "--list", "--curve", "snake"}, 2, "--list lists the curves and exits: it takes no --curve", ""},
+		{"sim with two allocators", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mc1x1,mm"}, 2, `--alloc "mc1x1,mm" names 2 allocators; sim replays one (compare`, "unknown allocator"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
