@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +130,15 @@ func main() {
 }
 
 // run executes one command line and returns the exit status: 0 ok, 1 failure, 2 usage.
-func run(ctx context.Context, e *env, args []string) int {
+func run(ctx context.Context, e *env, args []string) (code int) {
+	// A panic is a bug. Unrecovered, Go exits with status 2, which says "usage
+	// error" here: report it as a failure (1), with its stack for the bug report.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "procalloc: internal error (a bug: please report it with the command line): %v\n%s", r, debug.Stack())
+			code = 1
+		}
+	}()
 	if len(args) == 0 {
 		printCommandList(e.stderr)
 		return 2

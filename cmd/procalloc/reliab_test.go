@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -190,5 +192,20 @@ func TestNewUserMistakes(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "merged.jsonl")); code != 0 && err == nil {
 			t.Errorf("%s: failed, yet wrote its -o file", tc.name)
 		}
+	}
+}
+
+// A panic in a command is reported as an internal error with exit status 1, not
+// Go's 2 (which says "usage error" here).
+func TestPanicIsFailureNotUsage(t *testing.T) {
+	register(&command{name: "test-panic", summary: "panics", usage: "test-panic", example: "procalloc test-panic",
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			fs.Bool("json", false, "print JSON")
+			return func(context.Context, *env, []string) error { panic("boom") }
+		}})
+	defer delete(commands, "test-panic")
+	code, _, stderr := runCLI(t, "", "test-panic")
+	if code != 1 || !strings.Contains(stderr, "internal error (a bug: please report it with the command line): boom") || !strings.Contains(stderr, "goroutine") {
+		t.Fatalf("exit %d, %q", code, stderr)
 	}
 }
