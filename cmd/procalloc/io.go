@@ -87,9 +87,14 @@ func newTable(w io.Writer, header ...string) *table {
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t") }
 func (t *table) flush() error        { return t.tw.Flush() }
 
+// isTerminal says whether f is a terminal. A character device is not enough:
+// 2>/dev/null is one, and the progress bar was drawn into it.
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	return isTTY(f)
 }
 
 // progress draws a one-line bar on stderr when it is a terminal, and only once the

@@ -209,3 +209,21 @@ func TestPanicIsFailureNotUsage(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, stderr)
 	}
 }
+
+// /dev/null is a character device but no terminal: no progress bar goes there.
+func TestDevNullIsNoTerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Fatal("/dev/null taken for a terminal")
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		if !isTerminal(tty) {
+			t.Error("/dev/tty not taken for a terminal")
+		}
+	}
+}
