@@ -72,7 +72,9 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					return err
 				}
 				start := time.Now()
+				stop := newProgress(e, fmt.Sprintf("cluster k=%d", *k), 0).ticking("searching")
 				c, err := exact.Cluster(ctx, *dim, *k)
+				stop()
 				if err != nil {
 					return err
 				}

@@ -162,7 +162,9 @@ procalloc curve --list --machine torus:8x8`,
 				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
 					return err
 				}
+				stop := newProgress(e, "curve "+*curve, 0).ticking("ordering")
 				o, err := curveResolve(ctx, *curve, m)
+				stop()
 				if err != nil {
 					return err
 				}
@@ -196,6 +198,9 @@ procalloc curve --list --machine torus:8x8`,
 					return curveMergeWeights(e, *slurmConf, o, names, *out)
 				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
+				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
+					defer newProgress(e, "curve "+*curve, 0).ticking("writing " + *out)()
+				}
 				return writeFileAtomic(e, *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) })
 			}
 		},

@@ -103,22 +103,28 @@ procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights li
 					if *curveList == "all" {
 						names = curves.Applicable(m)
 					}
-					for _, name := range names {
+					prog := newProgress(e, "evaluate", int64(len(names)))
+					for i, name := range names {
 						name = strings.TrimSpace(name)
 						if err := context.Cause(ctx); err != nil {
+							prog.Done()
 							return err
 						}
+						prog.Update(int64(i), name)
 						o, err := curveResolve(ctx, name, m)
 						if err != nil {
+							prog.Done()
 							return err
 						}
 						ev, err := score(o)
 						if err != nil {
+							prog.Done()
 							return fmt.Errorf("%s: %w", name, err)
 						}
 						ev.Curve = name
 						evals = append(evals, ev)
 					}
+					prog.Done()
 				}
 				return writeFileAtomic(e, *out, func(wr io.Writer) error {
 					if *asJSON {

@@ -57,7 +57,9 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
 					return err
 				}
+				stop := newProgress(e, fmt.Sprintf("voronoi k=%d", *k), 0).ticking("listing sets")
 				sets, err := voronoi.KNearestSetsContext(ctx, in.Ints, *k, *limit)
+				stop()
 				if err != nil {
 					return err
 				}

@@ -139,6 +139,34 @@ func (p *progress) Update(done int64, status string) {
 	fmt.Fprintf(p.w, "\r\033[K%s %s%s %.0fs%s", p.label, bar, status, elapsed.Seconds(), eta)
 }
 
+// ticking redraws the bar with status every 200 ms until stop, for work that
+// reports no progress of its own (an exact search, a curve): the elapsed time
+// shows the command is alive. stop waits for the last redraw and clears the bar.
+func (p *progress) ticking(status string) (stop func()) {
+	if !p.on {
+		return func() {}
+	}
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				p.Update(0, status)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		p.Done()
+	}
+}
+
 // Done clears the bar.
 func (p *progress) Done() {
 	if p.visible {

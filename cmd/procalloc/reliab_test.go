@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/procalloc/procalloc/sim/sweep"
 )
@@ -226,4 +229,46 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 			t.Error("/dev/tty not taken for a terminal")
 		}
 	}
+}
+
+// ticking draws the elapsed time of work without progress of its own (cluster,
+// voronoi, a curve) on a terminal, clears it when stopped, and draws nothing
+// when stderr is no terminal.
+func TestProgressTicking(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var buf lockedBuffer
+		p := newProgress(&env{stderr: &buf, stderrIsTTY: tty}, "cluster k=60", 0)
+		p.start = time.Now().Add(-2 * time.Second) // past the first second's silence
+		stop := p.ticking("searching")
+		deadline := time.Now().Add(5 * time.Second)
+		for tty && time.Now().Before(deadline) && !strings.Contains(buf.String(), "searching") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop()
+		got := buf.String()
+		if tty && (!strings.Contains(got, "cluster k=60 searching 2s") || !strings.HasSuffix(got, "\r\033[K")) {
+			t.Errorf("terminal: %q", got)
+		}
+		if !tty && got != "" {
+			t.Errorf("no terminal: %q", got)
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
