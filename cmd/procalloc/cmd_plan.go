@@ -25,9 +25,10 @@ const planMaxNodes = 1 << 20
 
 func init() {
 	register(&command{
-		name:    "plan",
-		summary: "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
-		usage:   "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
+		name:       "plan",
+		dirOutputs: []string{"o"}, // -o DIR
+		summary:    "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
+		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
 		details: `The system engineer's job in one command. plan
   1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
      an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as

@@ -54,9 +54,10 @@ func parseShard(s string) (i, n int, err error) {
 
 func init() {
 	register(&command{
-		name:    "sweep",
-		summary: "run a grid of replays from a sweep file (YAML or JSON), sharded, resumable; --sbatch for Slurm job arrays",
-		usage:   "sweep SPEC|- -o RESULTS.jsonl [--shard i/n] [-j N] | sweep SPEC --sbatch --shards N | sweep SPEC|- --list",
+		name:       "sweep",
+		dirOutputs: []string{"per-job"}, // --per-job DIR
+		summary:    "run a grid of replays from a sweep file (YAML or JSON), sharded, resumable; --sbatch for Slurm job arrays",
+		usage:      "sweep SPEC|- -o RESULTS.jsonl [--shard i/n] [-j N] | sweep SPEC --sbatch --shards N | sweep SPEC|- --list",
 		details: `A sweep file lists what to vary; the sweep is the product of the lists:
 
   name: bunde2004                  # optional; default: the file's name

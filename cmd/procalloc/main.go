@@ -35,6 +35,9 @@ type command struct {
 	// results files; curve's --slurm-conf with its weights merged in). Any other
 	// output naming an input file is a usage error (outputOverInput).
 	inPlace []string
+	// dirOutputs names the output flags that name a directory (plan's -o, sweep's
+	// --per-job): the others are checked for writability before the command runs.
+	dirOutputs []string
 	// flags declares the command's flags on fs and returns the function that runs the
 	// command once the flags are parsed; args are the remaining arguments.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, args []string) error
@@ -203,7 +206,22 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 		return 2
 	}
-	err := runFn(ctx, e, positional)
+	// Every output file is checked for writability before any work (order computed
+	// for its whole --time-limit before finding -o unwritable).
+	var outs []outputFlag
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(outputFlagNames, f.Name) && !slices.Contains(c.dirOutputs, f.Name) {
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-"
+			}
+			outs = append(outs, outputFlag{dash + f.Name, f.Value.String()})
+		}
+	})
+	err := checkOutputs(e, outs...)
+	if err == nil {
+		err = runFn(ctx, e, positional)
+	}
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):

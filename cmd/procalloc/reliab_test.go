@@ -112,6 +112,31 @@ func TestCurveListJSON(t *testing.T) {
 	}
 }
 
+// An unwritable output is found before any work, in every command: order solved
+// for its whole --time-limit, and subset, evaluate, plot and merge computed, before
+// finding -o's directory missing.
+func TestOutputCheckedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "missing", "out.txt")
+	pts := filepath.Join(dir, "pts.txt")
+	if err := os.WriteFile(pts, []byte("0 0\n1 0\n0 1\n5 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"order", "--machine", "mesh:5x5", "--weights", "list:1,0.5,0.25", "--time-limit", "60s", "-o", bad},
+		{"subset", "--algo", "exact", "--k", "3", "--points", pts, "-o", bad},
+		{"evaluate", "--machine", "mesh:4x4", "--curve", "snake", "--weights", "list:1", "-o", bad},
+		{"hostlist", "expand", "n[1-3]", "-o", bad},
+		{"plot", pts, "--svg", bad},
+	} {
+		start := time.Now()
+		code, _, stderr := runCLI(t, "", args...)
+		if code != 1 || !strings.Contains(stderr, bad+": no such file or directory") || time.Since(start) > 30*time.Second {
+			t.Errorf("%s: exit %d after %v, %q", strings.Join(args, " "), code, time.Since(start), stderr)
+		}
+	}
+}
+
 // TestNewUserMistakes collects the inputs of a new user's reliability pass that
 // were accepted silently or answered with a misleading message: each must now exit
 // with the given status and a message containing the given words (and not the
