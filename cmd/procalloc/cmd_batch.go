@@ -180,9 +180,6 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 						}
 					}
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"--svg-relative", *svgRel}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				total := int64(len(specs) * len(counts) * *runs)
 				prog := newProgress(e, "batch", total)
 				o := batchOutput{Machine: g.Spec(), Pattern: pat.Name(), Tasks: *tasks, MeanSize: *mean, Seed: *seed}

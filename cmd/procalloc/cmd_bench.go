@@ -142,9 +142,6 @@ procalloc bench --graph fabric.ibnet --alloc bf:rcm,genalg --jobs 1000`,
 						return err
 					}
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svgOut}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				p := newProgress(e, "bench", int64(len(cfg.Workload.Ops))*int64(len(specs)+1))
 				cfg.Progress = func(i, done, total int) {
 					p.Update(int64(i+1)*int64(total)+int64(done), fmt.Sprintf("%s %d/%d", benchName(specs, i), done, total))

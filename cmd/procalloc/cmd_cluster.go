@@ -68,9 +68,6 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					ctx, cancel = timelimit.WithTimeout(ctx, *limit, "--time-limit")
 					defer cancel()
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				start := time.Now()
 				stop := newProgress(e, fmt.Sprintf("cluster k=%d", *k), 0).ticking("searching")
 				c, err := exact.Cluster(ctx, *dim, *k)

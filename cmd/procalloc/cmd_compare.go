@@ -151,9 +151,6 @@ procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc
 						runs = append(runs, compareRun{si, li})
 					}
 				}
-				if err := checkOutputs(e, outputFlag{"--csv", *csvOut}, outputFlag{"--svg", *svgOut}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				finished := make([]bool, len(runs))
 				var total int64
 				for _, r := range rps {

@@ -159,9 +159,6 @@ procalloc curve --list --machine torus:8x8`,
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				stop := newProgress(e, "curve "+*curve, 0).ticking("ordering")
 				o, err := curveResolve(ctx, *curve, m)
 				stop()

@@ -278,9 +278,6 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				if g, ok := m.(*topo.Grid); ok && pattern.Kind == netsim.Uniform {
 					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
 				}
-				if err := checkOutputs(e, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				prog := newProgress(e, "netsim", int64(len(rates)))
 				var interrupted error
 				for i, rt := range rates {

@@ -467,9 +467,6 @@ procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16
 				if err != nil {
 					return specError(err)
 				}
-				if err := checkOutputs(e, outputFlag{"--convert", *convert}, outputFlag{"--per-job", *perJob}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				if *convert != "" {
 					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) })
 				}

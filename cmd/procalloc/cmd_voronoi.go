@@ -54,9 +54,6 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 				if *limit < 1 {
 					return usagef("--limit %d: must be at least 1 (heavy ties can make the list exponential, so it is always bounded)", *limit)
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				stop := newProgress(e, fmt.Sprintf("voronoi k=%d", *k), 0).ticking("listing sets")
 				sets, err := voronoi.KNearestSetsContext(ctx, in.Ints, *k, *limit)
 				stop()

@@ -15,8 +15,8 @@ import (
 // outputFlag is one output of a command: the flag that names it and its path.
 type outputFlag struct{ flag, path string }
 
-// checkOutputs checks, before a command computes anything, that every output it was
-// given can be written: each regular file (new or replaced) gets its temporary file
+// checkOutputs checks, before a command computes anything (run calls it with every
+// output flag given, but directories), that every output can be written: each regular file (new or replaced) gets its temporary file
 // created and removed in the target's directory, exactly as the final write will, so
 // an unwritable directory or a read-only file fails now, naming its flag, and not
 // after an hour of computing (or after another output was already written). Two
