@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -296,4 +297,25 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// Every flag that names a file a command writes is one of outputFlagNames, so that
+// run checks it before any work and never takes it for an input.
+func TestOutputFlagsAreKnown(t *testing.T) {
+	for name, c := range commands {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		c.flags(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			u := strings.ToLower(f.Usage)
+			writes := (strings.HasPrefix(u, "write") || strings.HasPrefix(u, "also write") || strings.HasPrefix(u, "also draw")) &&
+				(strings.Contains(f.Usage, "`FILE`") || strings.Contains(f.Usage, "`DIR`"))
+			known := slices.Contains(outputFlagNames, f.Name)
+			if writes && !known {
+				t.Errorf("%s --%s writes a file (%q) but is not in outputFlagNames", name, f.Name, f.Usage)
+			}
+			if known && !writes && !slices.Contains(c.dirOutputs, f.Name) && f.Name != "o" {
+				t.Errorf("%s --%s is in outputFlagNames but its help does not say it writes a FILE: %q", name, f.Name, f.Usage)
+			}
+		})
+	}
 }
