@@ -87,21 +87,27 @@ func ParseMachine(spec string) (Machine, error) {
 type TooLargeError struct {
 	Spec  string
 	Nodes uint64 // the spec's nodes (hosts)
-	More  bool   // Nodes is a lower bound: the count overflowed the synthetic limits
 	Max   int
 }
 
 func (e *TooLargeError) Error() string {
-	more := ""
-	if e.More {
-		more = "more than "
+	return fmt.Sprintf("machine spec %q has %d nodes; at most %d here", e.Spec, e.Nodes, e.Max)
+}
+
+// CheckMachineSpec checks a machine spec as ParseMachine reads it (kind, sizes,
+// options, the synthetic limits) without building the machine: a sweep checks
+// its machines before its first item runs.
+func CheckMachineSpec(spec string) error {
+	_, err := ParseMachineMax(spec, 0) // every machine is too large: found before building
+	if tl := (*TooLargeError)(nil); errors.As(err, &tl) {
+		return nil
 	}
-	return fmt.Sprintf("machine spec %q has %s%d nodes; at most %d here", e.Spec, more, e.Nodes, e.Max)
+	return err
 }
 
 // ParseMachineMax is ParseMachine for a caller that takes at most maxNodes nodes
 // (hosts, for a switched network): a larger machine is a *TooLargeError, said
-// before anything is built. A grid is built lazily anyway; a fat tree of a million
+// before anything is built (one beyond the synthetic limits is their error). A grid is built lazily anyway; a fat tree of a million
 // hosts took 326 MB and a second to build before netsim (65,536 nodes) refused it.
 func ParseMachineMax(spec string, maxNodes int) (Machine, error) {
 	s := strings.TrimSpace(spec)
@@ -185,12 +191,6 @@ func fatTree(shape string, maxHosts int) (*Graph, error) {
 	for _, d := range downs {
 		hosts64 = c.mul(hosts64, uint64(d))
 	}
-	if hosts64 > uint64(maxHosts) {
-		if hosts64 > c.limit {
-			return nil, &TooLargeError{Nodes: c.limit, More: true, Max: maxHosts}
-		}
-		return nil, &TooLargeError{Nodes: hosts64, Max: maxHosts}
-	}
 	if hosts64 > MaxSyntheticHosts {
 		// Count the switches and links too, so that the message names them all
 		// (it said "0 switches").
@@ -244,6 +244,9 @@ func fatTree(shape string, maxHosts int) (*Graph, error) {
 		if gpl[i] == 0 || rpl[i]%gpl[i] != 0 || rpl[i] < gpl[i] {
 			return nil, fmt.Errorf("fattree shape %q: level %d has %d switches for %d groups", shape, i, rpl[i], gpl[i])
 		}
+	}
+	if hosts64 > uint64(maxHosts) { // within the synthetic limits, checked above
+		return nil, &TooLargeError{Nodes: hosts64, Max: maxHosts}
 	}
 	nsw := start[L] + rpl[L]
 	names := hostNames(hosts, hosts+nsw)
@@ -326,12 +329,6 @@ func dragonfly(hostsPerRouter, routersPerGroup, intergroupLinks, numGroups, maxH
 	p, a, l, G := uint64(hostsPerRouter), uint64(routersPerGroup), uint64(intergroupLinks), uint64(numGroups)
 	routers := c.mul(a, G)
 	hosts64 := c.mul(p, routers)
-	if hosts64 > uint64(maxHosts) {
-		if hosts64 > c.limit {
-			return nil, &TooLargeError{Nodes: c.limit, More: true, Max: maxHosts}
-		}
-		return nil, &TooLargeError{Nodes: hosts64, Max: maxHosts}
-	}
 	local := c.mul(G, c.mul(a, a-1)/2)
 	if c.mul(a, a-1) > c.limit {
 		local = c.limit + 1
@@ -343,6 +340,9 @@ func dragonfly(hostsPerRouter, routersPerGroup, intergroupLinks, numGroups, maxH
 	links := c.add(hosts64, c.add(local, global))
 	if err := checkSize(hosts64, routers, links); err != nil {
 		return nil, fmt.Errorf("dragonfly: %w", err)
+	}
+	if hosts64 > uint64(maxHosts) { // within the synthetic limits, checked above
+		return nil, &TooLargeError{Nodes: hosts64, Max: maxHosts}
 	}
 	hosts := int(hosts64)
 	names := hostNames(hosts, hosts+int(routers))

@@ -167,14 +167,12 @@ func TestParseMachineMax(t *testing.T) {
 		spec  string
 		max   int
 		nodes uint64
-		more  bool
 	}{
-		{"fattree:2,7:524288", 1 << 16, 1 << 20, false},
-		{"fattree:1000,1000:1000", 1 << 16, 1000000, false},
-		{"fattree:1000000,1:1000000", 1 << 16, MaxSyntheticLinks, true},
-		{"dragonfly:hosts_per_router=100,routers_per_group=100,intergroup_links=1,num_groups=100", 1 << 16, 1000000, false},
-		{"mesh:46000x46000", 1 << 26, 2116000000, false},
-		{"torus:4x4", 15, 16, false},
+		{"fattree:2,7:524288", 1 << 16, 1 << 20},
+		{"fattree:1000,1000:1000", 1 << 16, 1000000},
+		{"dragonfly:hosts_per_router=100,routers_per_group=100,intergroup_links=1,num_groups=100", 1 << 16, 1000000},
+		{"mesh:46000x46000", 1 << 26, 2116000000},
+		{"torus:4x4", 15, 16},
 	} {
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
@@ -182,8 +180,8 @@ func TestParseMachineMax(t *testing.T) {
 		_, err := ParseMachineMax(tc.spec, tc.max)
 		runtime.ReadMemStats(&m)
 		var tl *TooLargeError
-		if !errors.As(err, &tl) || tl.Nodes != tc.nodes || tl.More != tc.more || tl.Max != tc.max || tl.Spec != tc.spec {
-			t.Errorf("%s (max %d): %#v; want %d nodes (more %v)", tc.spec, tc.max, err, tc.nodes, tc.more)
+		if !errors.As(err, &tl) || tl.Nodes != tc.nodes || tl.Max != tc.max || tl.Spec != tc.spec {
+			t.Errorf("%s (max %d): %#v; want %d nodes", tc.spec, tc.max, err, tc.nodes)
 		}
 		if got := m.TotalAlloc - before; got > 1<<20 {
 			t.Errorf("%s: %d bytes allocated before refusing", tc.spec, got)
@@ -199,7 +197,30 @@ func TestParseMachineMax(t *testing.T) {
 			t.Errorf("%s: ParseMachineMax gives %d nodes %q, ParseMachine %d %q (%v)", spec, a.N(), a.Spec(), b.N(), b.Spec(), err)
 		}
 	}
-	if _, err := ParseMachineMax("fattree:0", 10); err == nil || errors.As(err, new(*TooLargeError)) {
-		t.Errorf("fattree:0: %v; want a syntax error", err)
+	for _, spec := range []string{"fattree:0", "fattree:1000000,1:1000000"} { // a syntax error; beyond the synthetic limits
+		if _, err := ParseMachineMax(spec, 10); err == nil || errors.As(err, new(*TooLargeError)) {
+			t.Errorf("%s: %v; want its own error", spec, err)
+		}
+	}
+}
+
+// CheckMachineSpec accepts what ParseMachine builds and refuses what it refuses,
+// without building anything.
+func TestCheckMachineSpec(t *testing.T) {
+	for _, spec := range []string{"mesh:16x16", "torus:8x8x8", "mesh:8x8x5:wrap=yz", "mesh[4,4,1]", "fattree:4,2:4", "mesh:16x16:io=left",
+		"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"mesh:0x4", "mesh:4x4:wrap=q", "hypercube:4", "fattree:0", "fattree:1,7:1048576", "torus:100000x100000", "dragonfly:x=1", "mesh"} {
+		_, parseErr := ParseMachine(spec)
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		before := m.TotalAlloc
+		err := CheckMachineSpec(spec)
+		runtime.ReadMemStats(&m)
+		if (err == nil) != (parseErr == nil) {
+			t.Errorf("%s: CheckMachineSpec %v, ParseMachine %v", spec, err, parseErr)
+		}
+		if got := m.TotalAlloc - before; got > 64<<10 {
+			t.Errorf("%s: %d bytes allocated to check", spec, got)
+		}
 	}
 }

@@ -231,11 +231,7 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				// it is built (a million hosts took 326 MB and a second).
 				m, err := topo.ParseMachineMax(*machine, 1<<16)
 				if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
-					more := ""
-					if tl.More {
-						more = "more than "
-					}
-					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes; it has %s%d", *machine, more, tl.Nodes)
+					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes; it has %d", *machine, tl.Nodes)
 				}
 				if err == nil && m.N() < 2 {
 					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes; it has 1", *machine)

@@ -57,11 +57,7 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 		}
 		m, err := topo.ParseMachineMax(spec, limit)
 		if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
-			more := ""
-			if tl.More {
-				more = "more than "
-			}
-			return nil, usagef("--machine %s has %s%d nodes; %s at most %d", spec, more, tl.Nodes, what, limit)
+			return nil, usagef("--machine %s has %d nodes; %s at most %d", spec, tl.Nodes, what, limit)
 		}
 		if err != nil {
 			return nil, usagef("--machine: %v", err)
