@@ -101,6 +101,9 @@ through, nothing is read back or synced, so nothing resumes. A failed write (a f
 disk; /dev/full's "no space left on device") stops the sweep at the first line that
 failed, exit 1.
 
+Before the first item runs (and for --sbatch) the machine specs and the allocator
+names are checked: a bad one is an error naming its entry, not a failed item per
+trace. An allocator's arguments and the traces are checked by the items.
 Limits (errors naming them, rather than running out of memory): a sweep file of at
 most 4 MiB and 1,000,000 items (the product of its lists' lengths); results lines of
 at most 16 MiB and results files of at most 8 GiB. A value listed twice in a list
@@ -183,6 +186,9 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 						fmt.Fprintf(w, "%d\t%s\t%s\n", it.Index, it.Key, strings.Join(it.Params.Args(""), " "))
 					}
 					return w.Flush()
+				}
+				if err := spec.Check(); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				if *sbatch && *asJSON {
 					return usagef("--json does not go with --sbatch: its output is the script (each array task's summary can be JSON: put --json in the script's command)")

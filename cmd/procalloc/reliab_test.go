@@ -211,6 +211,9 @@ func TestNewUserMistakes(t *testing.T) {
 		// curve --list ignored --curve (and --json: it printed the table).
 		{"curve --list --curve", []string{"curve", "--list", "--curve", "snake"}, 2, "--list lists the curves and exits: it takes no --curve", ""},
 		{"sim with two allocators", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mc1x1,mm"}, 2, `--alloc "mc1x1,mm" names 2 allocators; sim replays one (compare`, "unknown allocator"},
+		// A typo in a sweep's machines or allocators failed every item of them,
+		// one at a time, after running the others.
+		{"sweep with a bad machine", []string{"sweep", write("bad.yaml", "traces: [t]\nmachines: [mesh:0x4]\nallocators: [mc1x1]\n"), "-o", filepath.Join(dir, "r.jsonl")}, 1, `bad.yaml: sweep file: machines: entry 1: machine spec "mesh:0x4"`, ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
