@@ -95,6 +95,10 @@ procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc
 					if s == "" {
 						return usagef("--alloc %q: allocator %d of the list is empty (two commas?)", *allocs, i+1)
 					}
+					if j := slices.Index(specs, s); j != i {
+						// Two columns of one replay (as sweep and --loads refuse).
+						return usagef("--alloc %q: %s is listed twice (allocators %d and %d)", *allocs, s, j+1, i+1)
+					}
 				}
 				chart, ok := sim.MetricByKey(*metric)
 				if !ok {
