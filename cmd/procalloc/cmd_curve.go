@@ -78,7 +78,11 @@ procalloc curve --graph topology.conf --curve opt.pairs --format slurm-topology 
 procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts nodes.txt --slurm-conf /etc/slurm/slurm.conf -o slurm.conf.new
 procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
 procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hostlist 'node[0001-1024]' -o weights.conf
-procalloc curve --list --machine torus:8x8`,
+procalloc curve --list --machine torus:8x8
+procalloc curve --list --json
+procalloc curve --machine mesh:16x16 --curve hilbert --json -o hilbert.json
+procalloc curve --graph topology.yaml --topology fabric2 --curve rcm --format slurm-block --block-size 16 -o topology.conf.new
+procalloc curve --graph fabric.txt --graph-format ibnetdiscover --curve rcm`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")

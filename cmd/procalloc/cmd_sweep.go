@@ -127,6 +127,8 @@ procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
 mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
+procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 --cpus 8 -o bunde.jsonl > bunde.sbatch
+procalloc sweep examples/demo-sweep.yaml -o demo.jsonl -j 4 --json
 procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			out := fs.String("o", "", "append results to `FILE` (JSON lines; created if missing; locked while the sweep runs)")
@@ -494,7 +496,8 @@ A file - is standard input (once); --spec - reads the sweep file from standard i
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
 		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv
-cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl`,
+cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl
+procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json 2> report.json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			specPath := fs.String("spec", "", "the sweep `file`, to list missing items (- for standard input)")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
