@@ -156,7 +156,9 @@ procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.1 --engine mess
 procalloc netsim --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5 --rate 0.3 --vcs 5 --hop-classes
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.02:0.4:0.02
 procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-flits 16
-procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05`,
+procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05
+procalloc netsim --machine mesh:8x8 --rate 0.3 --engine flit --routing-delay 0 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
+procalloc netsim --machine mesh:8x8 --rate 0.2 --engine message --router-delay 2 --warmup 5000 --measure 20000 --seed 7 -o mesh8.txt`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:8x8, torus:8x8, fattree:4,4:8 (switches route, hosts send)")
 			traffic := fs.String("traffic", "uniform", "traffic `PATTERN`, BookSim2's: uniform, transpose, bitcomp, bitrev, shuffle, tornado, neighbor, randperm[:SEED], hotspot:NODES[:WEIGHTS]")

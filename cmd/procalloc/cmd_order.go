@@ -143,7 +143,10 @@ procalloc order --machine torus:4x4 --weights list:1,0.5,0.25 --ring --method au
 procalloc order --machine mesh:32x32 --weights exp:2:3 --time-limit 10s --json
 procalloc order --machine fattree:16,16:16,16:32 --weights exp:2:4 --time-limit 60s
 procalloc order --qap ../shared/qaplib/nug12.dat --method bb
-procalloc order --qap nug5.dat --json`,
+procalloc order --qap nug5.dat --json
+procalloc order --graph ibnetdiscover.out --graph-format ibnetdiscover --node-name-map names.map --weights list:1,0.5 --flat --no-mip
+procalloc order --graph topology.yaml --topology fabric2 --weights list:1,0.5 --start rcm,hilbert.pairs --seed 3 -o opt.ranks --format ranks
+procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --max-columns 200000 --threads 2 --log`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
