@@ -71,7 +71,10 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:name-order,bf:rcm,bf:opt.pairs,genalg
 procalloc compare --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
 procalloc compare --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
-procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run`,
+procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run
+procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
+# every replay flag of sim (procalloc help sim) applies to each allocator alike, e.g.
+procalloc compare --trace t.swf --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1000 --to 500000`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs, "alloc", "baseline", "baseline-time-limit", "by-size", "json")
