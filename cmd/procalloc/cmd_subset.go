@@ -213,7 +213,9 @@ func readSubsetInput(e *env, pointsPath, machineSpec, freePath string) (*subsetI
 // readNodeList reads whitespace-separated node indices ('#' comments), refusing
 // indices outside 0..n-1 and repeats.
 func readNodeList(r io.Reader, n int) ([]int, error) {
-	seen := make([]bool, n)
+	// The lines of the nodes read, not a flag per node of the machine: a machine
+	// spec may have two billion nodes (2 GB of flags for a list of three).
+	seen := map[int]int{}
 	var nodes []int
 	lines := textin.NewLines(r)
 	for lines.Next() {
@@ -226,10 +228,10 @@ func readNodeList(r io.Reader, n int) ([]int, error) {
 			if v < 0 || v >= n {
 				return nil, fmt.Errorf("line %d: node %d is outside 0..%d", ln, v, n-1)
 			}
-			if seen[v] {
-				return nil, fmt.Errorf("line %d: node %d listed twice", ln, v)
+			if first, dup := seen[v]; dup {
+				return nil, fmt.Errorf("line %d: node %d listed twice (first on line %d)", ln, v, first)
 			}
-			seen[v] = true
+			seen[v] = ln
 			nodes = append(nodes, v)
 		}
 	}

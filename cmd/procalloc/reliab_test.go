@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -350,5 +351,25 @@ func TestEveryFlagHasAnExample(t *testing.T) {
 			}
 			t.Errorf("%s --%s: no example shows it and its description gives none", name, f.Name)
 		})
+	}
+}
+
+// readNodeList's memory is that of the nodes listed, not of the machine (it made
+// a flag per node: 2 GB for three nodes of mesh:46000x46000), and a repeat names
+// both lines.
+func TestReadNodeListMemory(t *testing.T) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := m.TotalAlloc
+	nodes, err := readNodeList(strings.NewReader("0\n2115999999 7\n"), 46000*46000)
+	runtime.ReadMemStats(&m)
+	if err != nil || len(nodes) != 3 || nodes[1] != 2115999999 {
+		t.Fatalf("%v, %v", nodes, err)
+	}
+	if got := m.TotalAlloc - before; got > 1<<20 {
+		t.Errorf("%d bytes allocated for three nodes", got)
+	}
+	if _, err := readNodeList(strings.NewReader("3\n1\n3\n"), 16); err == nil || err.Error() != "line 3: node 3 listed twice (first on line 1)" {
+		t.Errorf("repeat: %v", err)
 	}
 }
