@@ -129,7 +129,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt --engine flit --vcs 4 --
 				}
 				g, err := topo.ParseSpec(*machine)
 				if err != nil {
-					return usageError{err.Error()}
+					return usagef("--machine: %v", err)
 				}
 				if g.IO() == nil {
 					return usagef("--machine %s has no I/O nodes: add :io=SIDE, e.g. %s:io=left", *machine, g.Spec())

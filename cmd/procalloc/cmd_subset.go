@@ -180,7 +180,7 @@ func readSubsetInput(e *env, pointsPath, machineSpec, freePath string) (*subsetI
 	case machineSpec != "" && freePath != "":
 		g, err := topo.ParseSpec(machineSpec)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usagef("--machine: %v", err)
 		}
 		r, err := openInput(e, freePath)
 		if err != nil {
