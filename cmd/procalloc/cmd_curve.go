@@ -143,6 +143,13 @@ procalloc curve --graph fabric.txt --graph-format ibnetdiscover --curve rcm`,
 				if err != nil {
 					return err
 				}
+				if g, ok := m.(*topo.Graph); ok {
+					// Ordered anyway (a curve visits the parts one after another), but
+					// evaluate and order refuse such a network: say it.
+					if err := g.CheckConnected(); err != nil {
+						fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %v: the ordering takes the parts one after another, and no hop distance joins them (evaluate and order refuse it)\n", *graphFile, err)
+					}
+				}
 				nf := curves.Format(*format)
 				if *slurmConf != "" && nf != slurm.FormatWeight {
 					return usagef("--slurm-conf goes with --format slurm-weight")

@@ -219,6 +219,9 @@ func TestNewUserMistakes(t *testing.T) {
 		// batch and subset did not name the flag of a bad machine spec.
 		{"batch --machine mesh:0x4", []string{"batch", "--machine", "mesh:0x4:io=left", "--alloc", "bt"}, 2, `--machine: machine spec "mesh:0x4:io=left": size "0"`, ""},
 		{"subset --machine mesh:0x4", []string{"subset", "--algo", "mm", "--k", "1", "--machine", "mesh:0x4", "--free", free}, 2, `--machine: machine spec "mesh:0x4"`, ""},
+		// A disconnected network was ordered without a word.
+		{"curve on a disconnected graph", []string{"curve", "--graph", write("two.txt", "a b\nc d\n"), "--curve", "bfs"}, 0, `warning: --graph ` + filepath.Join(dir, "two.txt") + `: graph is disconnected: node "c" cannot be reached from node "a"`, ""},
+		{"curve on a connected graph", []string{"curve", "--graph", write("one.txt", "a b\nb c\n"), "--curve", "bfs"}, 0, "", "warning"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
