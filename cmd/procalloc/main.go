@@ -147,9 +147,12 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 2
 	}
 	name := args[0]
+	if name == "--version" || name == "-version" {
+		name, args = "version", append([]string{"version"}, args[1:]...) // as other tools take it
+	}
 	switch name {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
+		if len(args) > 1 && args[1] != "help" {
 			c, ok := commands[args[1]]
 			if !ok {
 				fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", args[1])
@@ -184,7 +187,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 				printCommandHelp(e.stdout, c)
 				return 0
 			}
-			fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+			fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, dashedFlagError(err), name)
 			return 2
 		}
 		rest = fs.Args()
@@ -332,4 +335,26 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 		}
 	}
 	return ""
+}
+
+// dashedFlagError is the flag package's parse error with the flag spelt as the
+// help spells it: "invalid value \"abc\" for flag --k" (it wrote -k; -o stays -o).
+func dashedFlagError(err error) string {
+	msg := err.Error()
+	for _, marker := range []string{"for flag -", "provided but not defined: -", "flag needs an argument: -"} {
+		i := strings.Index(msg, marker)
+		if i < 0 {
+			continue
+		}
+		rest := msg[i+len(marker):]
+		end := strings.IndexAny(rest, ": ")
+		if end < 0 {
+			end = len(rest)
+		}
+		if rest[:end] != "o" && !strings.HasPrefix(rest, "-") { // -o, as the help spells it
+			msg = msg[:i+len(marker)] + "-" + rest
+		}
+		break
+	}
+	return msg
 }

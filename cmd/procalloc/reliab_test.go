@@ -222,6 +222,14 @@ func TestNewUserMistakes(t *testing.T) {
 		// A disconnected network was ordered without a word.
 		{"curve on a disconnected graph", []string{"curve", "--graph", write("two.txt", "a b\nc d\n"), "--curve", "bfs"}, 0, `warning: --graph ` + filepath.Join(dir, "two.txt") + `: graph is disconnected: node "c" cannot be reached from node "a"`, ""},
 		{"curve on a connected graph", []string{"curve", "--graph", write("one.txt", "a b\nb c\n"), "--curve", "bfs"}, 0, "", "warning"},
+		// The flag package spelt flags with one dash; --version and help help were
+		// unknown commands.
+		{"cluster --k=abc", []string{"cluster", "--k=abc"}, 2, `invalid value "abc" for flag --k: parse error`, ""},
+		{"sim --nope", []string{"sim", "--nope"}, 2, "flag provided but not defined: --nope", ""},
+		{"cluster --k", []string{"cluster", "--k"}, 2, "flag needs an argument: --k", ""},
+		{"hostlist -o", []string{"hostlist", "expand", "n1", "-o"}, 2, "flag needs an argument: -o", ""},
+		{"--version", []string{"--version"}, 0, "", "unknown command"},
+		{"help help", []string{"help", "help"}, 0, "", "unknown command"},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
