@@ -73,7 +73,6 @@ procalloc compare --trace sacct.txt --graph topology.conf --alloc as-run,slurm:t
 procalloc compare --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
 procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run
 procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
-# every replay flag of sim (procalloc help sim) applies to each allocator alike, e.g.
 procalloc compare --trace t.swf --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1000 --to 500000`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags

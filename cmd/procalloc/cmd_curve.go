@@ -81,8 +81,8 @@ procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hos
 procalloc curve --list --machine torus:8x8
 procalloc curve --list --json
 procalloc curve --machine mesh:16x16 --curve hilbert --json -o hilbert.json
-procalloc curve --graph topology.yaml --topology fabric2 --curve rcm --format slurm-block --block-size 16 -o topology.conf.new
-procalloc curve --graph fabric.txt --graph-format ibnetdiscover --curve rcm`,
+procalloc curve --graph topology.yaml --topology fabric --curve rcm --format slurm-block --block-size 4 -o topology.conf.new
+procalloc curve --graph fabric.ibnet --graph-format ibnetdiscover --curve rcm`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")

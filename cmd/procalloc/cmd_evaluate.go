@@ -53,8 +53,8 @@ mean_step, jumps.`,
 procalloc evaluate --machine torus:8x8 --curve all --ring --json
 procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25
 procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights list:1,0.5
-procalloc evaluate --graph fabric.txt --graph-format ibnetdiscover --node-name-map names.map --curve rcm --weights list:1 -o rcm.eval
-procalloc evaluate --graph topology.yaml --topology fabric2 --curve bfs --weights list:1`,
+procalloc evaluate --graph fabric.ibnet --graph-format ibnetdiscover --node-name-map names.map --curve rcm --weights list:1 -o rcm.eval
+procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights list:1`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")

@@ -145,7 +145,7 @@ procalloc order --machine fattree:16,16:16,16:32 --weights exp:2:4 --time-limit 
 procalloc order --qap ../shared/qaplib/nug12.dat --method bb
 procalloc order --qap nug5.dat --json
 procalloc order --graph ibnetdiscover.out --graph-format ibnetdiscover --node-name-map names.map --weights list:1,0.5 --flat --no-mip
-procalloc order --graph topology.yaml --topology fabric2 --weights list:1,0.5 --start rcm,hilbert.pairs --seed 3 -o opt.ranks --format ranks
+procalloc order --graph topology.yaml --topology fabric --weights list:1,0.5 --start rcm,opt.pairs --seed 3 -o opt.ranks --format ranks
 procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --max-columns 200000 --threads 2 --log`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")

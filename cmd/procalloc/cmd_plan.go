@@ -86,9 +86,9 @@ the ordering (keeping its best so far) and the replays; nothing is written then.
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph fabric.ibnet --node-name-map names.map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
-procalloc plan --machine mesh:16x16 --hosts nodes.txt --slurm-conf slurm.conf --weights list:1,0.5,0.25 --jobs 5000 --seed 2 --threshold 0.1 --block-size 16 -o out/mesh-plan
-procalloc plan --graph fabric.txt --graph-format ibnetdiscover --slurm-conf slurm.conf -o out/plan
-procalloc plan --graph topology.yaml --topology fabric2 --slurm-conf slurm.conf -o out/plan`,
+procalloc plan --machine mesh:4x4 --hosts nodes.txt --slurm-conf plan/testdata/slurm.conf --weights list:1,0.5,0.25 --jobs 5000 --seed 2 --threshold 0.1 --block-size 4 -o out/mesh-plan
+procalloc plan --graph fabric.ibnet --graph-format ibnetdiscover --node-name-map names.map --slurm-conf plan/testdata/slurm.conf -o out/plan
+procalloc plan --graph topology.yaml --topology fabric --slurm-conf plan/testdata/slurm.conf -o out/plan`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")

@@ -439,10 +439,10 @@ procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --al
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size
 procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16:32 --alloc slurm:consec --baseline exact --by-size
 procalloc sim --trace t.swf --format swf --skip-bad --max-jobs 5000000 --machine mesh:16x16 --contract 0.8 --replicate 4 --perturb 600 --seed 3 -o t.result
-procalloc sim --trace sacct.txt --format sacct --tz America/Denver --machine mesh:16x16 --hosts nodes.txt --alloc bf:hilbert --pattern n-body --msg-flits 16 --flit-bytes 8
+procalloc sim --trace sacct.txt --format sacct --tz America/Denver --machine mesh:4x4 --hosts nodes.txt --alloc bf:hilbert --pattern n-body --msg-flits 16 --flit-bytes 8
 procalloc sim --trace t.swf --machine mesh:16x16 --comm random --comm-seed 5 --msgs-per-second 0.01 --cycle-seconds 1e-8 --router-delay 2
 procalloc sim --trace t.swf --machine torus:8x8 --comm n-body --engine flit --vcs 2 --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
-procalloc sim --trace sacct.txt --graph topology.yaml --graph-format slurm-topology-yaml --topology fabric2 --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
+procalloc sim --trace sacct.txt --graph topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs) // --alloc, --baseline, --json and --by-size included

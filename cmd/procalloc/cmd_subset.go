@@ -90,7 +90,7 @@ chosen node indices. Distances are L1 on mesh coordinates; on a torus the wrapar
 links are not used by these solvers (the reported total is the mesh L1 total).` + exactHelp + ptasHelp,
 		example: `procalloc subset --algo mm --k 8 --points pts.txt
 procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json
-procalloc subset --algo ptas --k 20 --points pts.txt --eps 0.25 --time-limit 30s -o best.txt
+procalloc subset --algo ptas --k 6 --points pts.txt --eps 0.25 --time-limit 30s -o best.txt
 procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			algo := fs.String("algo", "", "`ALGO`: "+strings.Join(subsetAlgoNames(), ", ")+" (described above)")

@@ -497,7 +497,7 @@ A file - is standard input (once); --spec - reads the sweep file from standard i
 sweep file at most 4 MiB.`,
 		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv
 cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl
-procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json 2> report.json`,
+procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			specPath := fs.String("spec", "", "the sweep `file`, to list missing items (- for standard input)")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
