@@ -109,6 +109,8 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 	cancel()
 	select {
 	case <-sigs:
+		// It stopped without a word: say why, and what is left.
+		fmt.Fprintln(stderr, "procalloc: stopped by a second interrupt; unfinished output files removed")
 	case <-time.After(grace):
 		// A result being written is let finish (a JSON document cut short on
 		// stdout is worse than a late one); no new one starts.
