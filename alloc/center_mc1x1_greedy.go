@@ -26,6 +26,8 @@ type greedyScratch struct {
 	ringAxes    [4][]int32 // ringNodesWrap2D's coordinate lists
 	shellLists  [][]int32  // shellNodes' coordinate lists
 	shellAxes   [][]int32
+	heapStack   []int32     // greedyCollectShells: the tie group's search of the heap
+	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
 }
 
 // greedyCand is a center of the greedy collector with its count-based lower bound.
@@ -66,6 +68,10 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	var bestSet []int
 	ties := 0
 	a.hashes = a.hashes[:0]
+	// runs translated between centers (center_mc1x1_greedy_shift.go): on the fast
+	// collectors' paths
+	shift := a.keyBits.ok && !a.shift.off
+	a.resetShift()
 	for _, cd := range cands {
 		i := int(cd.i)
 		if cd.lower > best {
@@ -79,18 +85,53 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		if !countEqual {
 			stop = best - 1
 		}
-		score, set := a.greedyCollect(a.fl[i], int(cd.L), int(cd.m), stop)
+		c, L, m := a.fl[i], int(cd.L), int(cd.m)
+		var score int
+		var set []int
+		run := (*greedyRun)(nil)
+		if shift {
+			run = a.shiftLookup(c, L, m)
+		}
+		if run != nil {
+			score = run.score
+			if score > stop {
+				score = math.MaxInt // as greedyCollect gives up
+			}
+		} else {
+			// recorded if its ball may stay all free; the collectors stop recording
+			// when a shell read is not
+			a.shift.recOn = shift && a.shiftRecordable(c, L)
+			a.shift.recTies = a.shift.recTies[:0]
+			score, set = a.greedyCollect(c, L, m, stop)
+			if a.shift.recOn && score != math.MaxInt {
+				a.shiftKeep(c, L, m, score, set)
+			}
+			a.shift.recOn = false
+		}
+		hash := func() uint64 {
+			if run != nil {
+				return a.shiftHash(run, c)
+			}
+			return a.setHash(set)
+		}
+		keep := func() {
+			if run != nil {
+				bestSet = a.shiftSet(run, c, bestSet[:0])
+				return
+			}
+			bestSet = append(bestSet[:0], set...)
+		}
 		switch {
 		case score < best:
 			best, bestPos, ties = score, i, 1
-			bestSet = append(bestSet[:0], set...)
-			a.hashes = append(a.hashes[:0], a.setHash(set))
+			keep()
+			a.hashes = append(a.hashes[:0], hash())
 		case score == best:
 			ties++
-			a.hashes = append(a.hashes, a.setHash(set))
+			a.hashes = append(a.hashes, hash())
 			if i < bestPos {
 				bestPos = i
-				bestSet = append(bestSet[:0], set...)
+				keep()
 			}
 		}
 	}
@@ -388,6 +429,9 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	R := L - 1 // rings read so far
 	readRing := func() {
 		R++
+		if a.shift.recOn && !a.shiftFits(c, R) {
+			a.shift.recOn = false // the run cannot be kept (greedyShift)
+		}
 		a.ring = a.ringNodesWrap2D(cx, cy, R, a.ring[:0])
 		for _, v := range a.ring {
 			add(v)
@@ -411,6 +455,21 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 				if b < 0 || keys[j] < keys[b] {
 					b = j
 				}
+			}
+		}
+		if a.shift.recOn {
+			// the tie group of the node taken: the candidates with the same distance
+			// sum and L1 distance (greedyShift)
+			hi := keys[b] >> kb.posBits
+			others := a.shift.tmpOffset[:0]
+			for j, k := range keys {
+				if k>>kb.posBits == hi && j != b {
+					others = append(others, xy[2*j], xy[2*j+1])
+				}
+			}
+			a.shift.tmpOffset = others
+			if len(others) > 0 {
+				a.recordTie(co[2*c:2*c+2], xy[2*b:2*b+2], others)
 			}
 		}
 		px, py := xy[2*b], xy[2*b+1]
@@ -443,6 +502,7 @@ func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
 	}
 	a.candXY, a.keys = xy, keys
 	a.set = set
+	a.shift.recR = R
 	return score, set
 }
 
@@ -751,6 +811,9 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				break
 			}
 			R++
+			if a.shift.recOn && !a.shiftFits(c, R) {
+				a.shift.recOn = false // the run cannot be kept (greedyShift)
+			}
 			from := len(keys)
 			a.ring = a.greedyShell(cc, R, false, a.ring[:0])
 			for _, v := range a.ring {
@@ -760,6 +823,30 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				push(int32(j))
 			}
 			b = settle()
+		}
+		if a.shift.recOn {
+			// the tie group of the node taken (greedyShift): the candidates whose
+			// current key has b's distance sum and L1 distance; a key kept in the
+			// heap is at most the current one, so only the entries whose kept key
+			// is that small, and their subtrees' roots, are looked at
+			hi := keys[b] >> kb.posBits
+			others := a.shift.tmpOffset[:0]
+			stack := append(a.heapStack[:0], 1, 2)
+			for len(stack) > 0 {
+				h := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if int(h) >= len(heap) || keys[heap[h]]>>kb.posBits > hi {
+					continue
+				}
+				if i := heap[h]; current(i)>>kb.posBits == hi {
+					others = append(others, xy[int(i)*d:int(i)*d+d]...)
+				}
+				stack = append(stack, 2*h+1, 2*h+2)
+			}
+			a.heapStack, a.shift.tmpOffset = stack, others
+			if len(others) > 0 {
+				a.recordTie(cc, xy[int(b)*d:int(b)*d+d], others)
+			}
 		}
 		// b is the heap's top: take it.
 		copy(pc, xy[int(b)*d:int(b)*d+d])
@@ -786,6 +873,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
+	a.shift.recR = R
 	return score, set
 }
 

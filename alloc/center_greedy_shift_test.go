@@ -1,0 +1,147 @@
+package alloc
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// The greedy collector's translated runs (greedyShift) against fresh runs: after
+// each allocation, every free center that a kept run serves is collected afresh
+// and must give the same score and node set; and the allocation and tie count
+// match those of an allocator that collects every center afresh. The free sets are
+// the ones translated runs are for: empty machines and machines with a few busy
+// nodes or blocks, on tori (even and odd sides), partly wrapped grids and meshes,
+// 1D to 3D, with jobs from one node to most of the machine.
+func TestGreedyShiftMatchesFresh(t *testing.T) {
+	mk := func(dims []int, wrap []bool) *topo.Grid {
+		g, err := topo.NewGrid(dims, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(15, 12), topo.Torus(7, 9), topo.Torus(6, 6, 6), topo.Torus(7, 5, 6), topo.Torus(31),
+		topo.Mesh(24, 24), topo.Mesh(9, 9, 9), mk([]int{16, 11}, []bool{true, false}), mk([]int{9, 8, 7}, []bool{false, true, true}), topo.Mesh(40)}
+	rounds := 30
+	if testing.Short() {
+		rounds = 8
+	}
+	rng := rand.New(rand.NewPCG(34, 5))
+	served, allocs := 0, 0
+	for _, g := range grids {
+		n := g.N()
+		for r := range rounds {
+			free := make([]bool, n)
+			for v := range free {
+				free[v] = true
+			}
+			switch r % 4 {
+			case 1: // a few busy nodes
+				for range 1 + rng.IntN(3) {
+					free[rng.IntN(n)] = false
+				}
+			case 2: // a busy block
+				dims := g.Dims()
+				lo := make([]int, len(dims))
+				size := make([]int, len(dims))
+				for j, s := range dims {
+					lo[j], size[j] = rng.IntN(s), 1+rng.IntN(max(1, s/3))
+				}
+				c := make([]int, len(dims))
+				for v := range n {
+					c = g.Coord(v, c)
+					in := true
+					for j, s := range dims {
+						if (c[j]-lo[j]+s)%s >= size[j] {
+							in = false
+						}
+					}
+					if in {
+						free[v] = false
+					}
+				}
+			}
+			nf := 0
+			for _, f := range free {
+				if f {
+					nf++
+				}
+			}
+			if nf < 2 {
+				continue
+			}
+			k := 1 + rng.IntN(nf-1)
+			switch r % 3 {
+			case 0:
+				k = 1 + rng.IntN(min(nf-1, 40))
+			case 1:
+				k = 1 + rng.IntN(min(nf-1, n/4+1))
+			}
+			var got [2][]int
+			var ties [2]int
+			for o := range 2 {
+				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mc := a.(*mc1x1)
+				mc.shift.off = o == 1
+				mc.CountTies(r%2 == 0)
+				setFree(t, a, free)
+				if got[o], err = a.Allocate(k); err != nil {
+					t.Fatal(err)
+				}
+				ties[o] = mc.LastTies()
+				if o == 0 {
+					served += checkShiftRuns(t, mc, got[0], k)
+				}
+			}
+			if !slices.Equal(got[0], got[1]) || ties[0] != ties[1] {
+				t.Fatalf("%s round %d, k=%d: translated runs give %v (%d tied), fresh runs %v (%d tied)", g.Spec(), r, k, got[0], ties[0], got[1], ties[1])
+			}
+			allocs++
+		}
+	}
+	t.Logf("%d allocations, %d centers served by translated runs checked against fresh runs", allocs, served)
+	if served < 1000 {
+		t.Fatalf("only %d centers served by translated runs: the test no longer exercises them", served)
+	}
+}
+
+// checkShiftRuns restores the free set of mc's last decision (releasing nodes) and
+// checks every free center a kept run serves against a fresh run; it returns how
+// many it checked.
+func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) int {
+	t.Helper()
+	if err := mc.Release(nodes); err != nil {
+		t.Fatal(err)
+	}
+	mc.refresh(prefixFree)
+	mc.shift.ballC = -1
+	checked := 0
+	for _, c := range mc.fl {
+		_, L, m, _ := mc.shellScore(c, k, math.MaxInt)
+		run := mc.shiftLookup(c, L, m)
+		if run == nil {
+			continue
+		}
+		want, set := mc.greedyCollect(c, L, m, math.MaxInt)
+		set = slices.Sorted(slices.Values(set))
+		got := slices.Sorted(slices.Values(mc.shiftSet(run, c, nil)))
+		if run.score != want || !slices.Equal(got, set) {
+			t.Fatalf("%s center %d, k=%d: translated run scores %d with %v, fresh run %d with %v", mc.g.Spec(), c, k, run.score, got, want, set)
+		}
+		if h := mc.shiftHash(run, c); h != mc.setHash(set) {
+			t.Fatalf("%s center %d, k=%d: translated fingerprint differs", mc.g.Spec(), c, k)
+		}
+		checked++
+	}
+	if err := mc.take(nodes); err != nil {
+		t.Fatal(err)
+	}
+	return checked
+}
