@@ -59,7 +59,7 @@ type greedyShift struct {
 	nruns int
 	nodes []shiftNode // the trees of runs; their roots in roots
 	roots []shiftRoot
-	// the recording of the run being collected (greedyCollectRings / Shells): per
+	// the recording of the run being collected (greedyCollectShells): per
 	// tie group its size n, then n offsets, the one taken first
 	recOn   bool
 	recTies []int32
