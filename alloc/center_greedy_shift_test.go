@@ -11,7 +11,8 @@ import (
 
 // The greedy collector's translated runs (greedyShift) against fresh runs: after
 // each allocation, every free center that a kept run serves is collected afresh
-// and must give the same score and node set; and the allocation and tie count
+// and must give the same score and node set, and every center the tree of runs
+// says gives up below some stop must give up afresh; and the allocation and tie count
 // match those of an allocator that collects every center afresh. The free sets are
 // the ones translated runs are for: empty machines and machines with a few busy
 // nodes or blocks, on tori (even and odd sides), partly wrapped grids and meshes,
@@ -31,7 +32,7 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 		rounds = 8
 	}
 	rng := rand.New(rand.NewPCG(34, 5))
-	served, allocs := 0, 0
+	served, gaveUps, allocs := 0, 0, 0
 	for _, g := range grids {
 		n := g.N()
 		for r := range rounds {
@@ -97,7 +98,8 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 				}
 				ties[o] = mc.LastTies()
 				if o == 0 {
-					served += checkShiftRuns(t, mc, got[0], k)
+					r, g := checkShiftRuns(t, mc, got[0], k)
+					served, gaveUps = served+r, gaveUps+g
 				}
 			}
 			if !slices.Equal(got[0], got[1]) || ties[0] != ties[1] {
@@ -106,42 +108,60 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 			allocs++
 		}
 	}
-	t.Logf("%d allocations, %d centers served by translated runs checked against fresh runs", allocs, served)
-	if served < 1000 {
-		t.Fatalf("only %d centers served by translated runs: the test no longer exercises them", served)
+	t.Logf("%d allocations; checked against fresh runs: %d centers served by translated runs, %d decided to give up", allocs, served, gaveUps)
+	if served < 1000 || gaveUps < 1000 {
+		t.Fatalf("only %d runs and %d give-ups checked: the test no longer exercises them", served, gaveUps)
 	}
 }
 
 // checkShiftRuns restores the free set of mc's last decision (releasing nodes) and
-// checks every free center a kept run serves against a fresh run; it returns how
-// many it checked.
-func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) int {
+// checks every free center the tree of runs decides against a fresh run: the run
+// it returns (score, node set, fingerprint) with no stop, and whether the collector
+// gives up for stops around the center's score and lower bound; it returns how many
+// runs and give-ups it checked.
+func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps int) {
 	t.Helper()
 	if err := mc.Release(nodes); err != nil {
 		t.Fatal(err)
 	}
 	mc.refresh(prefixFree)
 	mc.shift.ballC = -1
-	checked := 0
 	for _, c := range mc.fl {
-		_, L, m, _ := mc.shellScore(c, k, math.MaxInt)
-		run := mc.shiftLookup(c, L, m)
-		if run == nil {
-			continue
+		lower, L, m, _ := mc.shellScore(c, k, math.MaxInt)
+		run, gaveUp := mc.shiftLookup(c, L, m, math.MaxInt)
+		if gaveUp {
+			t.Fatalf("%s center %d, k=%d: gives up with no stop", mc.g.Spec(), c, k)
 		}
 		want, set := mc.greedyCollect(c, L, m, math.MaxInt)
-		set = slices.Sorted(slices.Values(set))
-		got := slices.Sorted(slices.Values(mc.shiftSet(run, c, nil)))
-		if run.score != want || !slices.Equal(got, set) {
-			t.Fatalf("%s center %d, k=%d: translated run scores %d with %v, fresh run %d with %v", mc.g.Spec(), c, k, run.score, got, want, set)
+		if run != nil {
+			set = slices.Sorted(slices.Values(set))
+			got := slices.Sorted(slices.Values(mc.shiftSet(run, c, nil)))
+			if run.score != want || !slices.Equal(got, set) {
+				t.Fatalf("%s center %d, k=%d: translated run scores %d with %v, fresh run %d with %v", mc.g.Spec(), c, k, run.score, got, want, set)
+			}
+			if h := mc.shiftHash(run, c); h != mc.setHash(set) {
+				t.Fatalf("%s center %d, k=%d: translated fingerprint differs", mc.g.Spec(), c, k)
+			}
+			runs++
 		}
-		if h := mc.shiftHash(run, c); h != mc.setHash(set) {
-			t.Fatalf("%s center %d, k=%d: translated fingerprint differs", mc.g.Spec(), c, k)
+		for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want, want + 1} {
+			run, gaveUp := mc.shiftLookup(c, L, m, stop)
+			if run == nil && !gaveUp {
+				continue
+			}
+			fresh, _ := mc.greedyCollect(c, L, m, stop)
+			switch {
+			case gaveUp && fresh != math.MaxInt:
+				t.Fatalf("%s center %d, k=%d, stop %d: the tree gives up, a fresh run scores %d", mc.g.Spec(), c, k, stop, fresh)
+			case run != nil && fresh != run.score:
+				t.Fatalf("%s center %d, k=%d, stop %d: the tree's run scores %d, a fresh run %d", mc.g.Spec(), c, k, stop, run.score, fresh)
+			case gaveUp:
+				gaveUps++
+			}
 		}
-		checked++
 	}
 	if err := mc.take(nodes); err != nil {
 		t.Fatal(err)
 	}
-	return checked
+	return runs, gaveUps
 }

@@ -92,22 +92,22 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		c, L, m := a.fl[i], int(cd.L), int(cd.m)
 		var score int
 		var set []int
-		run := (*greedyRun)(nil)
+		run, gaveUp := (*greedyRun)(nil), false
 		if shift {
-			run = a.shiftLookup(c, L, m)
+			run, gaveUp = a.shiftLookup(c, L, m, stop)
 		}
-		if run != nil {
+		switch {
+		case gaveUp:
+			score = math.MaxInt // as greedyCollect would
+		case run != nil:
 			score = run.score
-			if score > stop {
-				score = math.MaxInt // as greedyCollect gives up
-			}
-		} else {
-			// recorded if its ball may stay all free; the collectors stop recording
+		default:
+			// recorded if its ball may stay all free; the collector stops recording
 			// when a shell read is not
 			a.shift.recOn = shift && a.shiftRecordable(c, L)
-			a.shift.recTies = a.shift.recTies[:0]
+			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
 			score, set = a.greedyCollect(c, L, m, stop)
-			if a.shift.recOn && score != math.MaxInt {
+			if a.shift.recOn {
 				a.shiftKeep(c, L, m, score, set)
 			}
 			a.shift.recOn = false
@@ -620,10 +620,15 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	b := int32(-1)
 	pc := growInt32s(&sb.pc, d)
+	seg := math.MinInt // the largest bound checked against stop since the last tie group (greedyShift)
 	for r := 0; r < m; r++ {
-		if score+(m-r)*L > stop {
-			a.candXY, a.keys, a.heap = xy, keys, heap
-			return math.MaxInt, nil
+		if v := score + (m-r)*L; v > stop || a.shift.recOn {
+			seg = max(seg, v)
+			if v > stop {
+				a.candXY, a.keys, a.heap = xy, keys, heap
+				a.shift.recR, a.shift.recTail = R, seg
+				return math.MaxInt, nil
+			}
 		}
 		b = settle()
 		for R < maxR {
@@ -672,7 +677,8 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			}
 			a.heapStack, a.shift.tmpOffset = stack, others
 			if len(others) > 0 {
-				a.recordTie(cc, xy[int(b)*d:int(b)*d+d], others)
+				a.recordTie(cc, xy[int(b)*d:int(b)*d+d], others, seg, R)
+				seg = math.MinInt
 			}
 		}
 		// b is the heap's top: take it.
@@ -698,7 +704,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
-	a.shift.recR = R
+	a.shift.recR, a.shift.recTail = R, seg
 	return score, set
 }
 

@@ -1,6 +1,9 @@
 package alloc
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Translated greedy runs (mc1x1-greedy): where the free set around two centers
 // looks the same, the greedy collector does the same thing around both, up to
@@ -42,12 +45,18 @@ type greedyRun struct {
 
 // shiftNode is a node of the tree of runs: the runs with the same shell L and
 // count m that broke their first ties alike went through the same states, so they
-// met the same next tie group; they part by which member each took. A node without
-// a group ends a run.
+// met the same next tie group, and the same bounds checked against stop on the way
+// (greedyCollectShells gives up at the first bound above stop); they part by which
+// member of the group each took. A node is empty, a tie group (the steps up to it
+// read the ball of radius R), the end of a run, or where a run gave up.
 type shiftNode struct {
 	group []int32 // the tie group's offsets (d each), sorted
 	kids  []shiftKid
-	run   int // the run ending here (index into greedyShift.runs), or -1
+	// seg: the largest bound checked from the previous group to this node's group
+	// (or to the run's end, or to where it gave up, which is above that run's stop)
+	seg, R int
+	run    int  // the run ending here (index into greedyShift.runs), or -1
+	gaveUp bool // a run gave up here, after reading the ball of radius R
 }
 
 type shiftKid struct{ member, node int32 }
@@ -59,10 +68,15 @@ type greedyShift struct {
 	nruns int
 	nodes []shiftNode // the trees of runs; their roots in roots
 	roots []shiftRoot
-	// the recording of the run being collected (greedyCollectShells): per
-	// tie group its size n, then n offsets, the one taken first
+	kept  int // runs recorded, complete or not
+	// the recording of the run being collected (greedyCollectShells): per tie group
+	// its size n, then n offsets, the one taken first (recTies), the largest bound
+	// checked since the previous group and the radius read (recSeg); and after the
+	// last group, the largest bound checked (recTail) and the radius read (recR)
 	recOn   bool
 	recTies []int32
+	recSeg  []int
+	recTail int
 	recR    int
 	// the ball checks of the center being looked up
 	ballC         int
@@ -73,14 +87,13 @@ type greedyShift struct {
 
 type shiftRoot struct{ L, m, node int }
 
-// greedyShiftMaxRuns bounds the runs kept per decision; beyond it a center that
-// matches none is collected afresh without being kept.
+// greedyShiftMaxRuns bounds the runs recorded per decision.
 const greedyShiftMaxRuns = 4096
 
 // resetShift forgets the previous decision's runs.
 func (a *mc1x1) resetShift() {
 	sh := &a.shift
-	sh.nruns = 0
+	sh.nruns, sh.kept = 0, 0
 	sh.nodes = sh.nodes[:0]
 	sh.roots = sh.roots[:0]
 	sh.ballC = -1
@@ -162,41 +175,46 @@ func (a *mc1x1) newShiftNode() int {
 	if len(sh.nodes) < cap(sh.nodes) {
 		sh.nodes = sh.nodes[:len(sh.nodes)+1]
 		n := &sh.nodes[len(sh.nodes)-1]
-		n.group, n.kids, n.run = n.group[:0], n.kids[:0], -1
+		*n = shiftNode{group: n.group[:0], kids: n.kids[:0], run: -1}
 	} else {
 		sh.nodes = append(sh.nodes, shiftNode{run: -1})
 	}
 	return len(sh.nodes) - 1
 }
 
-// shiftLookup returns a kept run that holds around center c (with shell L and m
-// nodes beyond it), or nil: it follows the tree of runs, at each tie group to the
-// member first in free-list order around c.
-func (a *mc1x1) shiftLookup(c, L, m int) *greedyRun {
+// shiftLookup follows the tree of runs with shell L and m nodes beyond it for
+// center c, at each tie group to the member first in free-list order around c: it
+// returns the run that holds around c, or gaveUp if the collector would give up
+// (some bound above stop), or neither when no recorded run decides it.
+func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	sh := &a.shift
 	node := a.shiftRoot(L, m, false)
 	if node < 0 {
-		return nil
+		return nil, false
 	}
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
 	for {
 		nd := &sh.nodes[node]
+		R := nd.R
 		if nd.run >= 0 {
-			if run := &sh.runs[nd.run]; a.shiftFits(c, run.R) {
-				return run
-			}
-			return nil
+			R = sh.runs[nd.run].R
 		}
-		if len(nd.group) == 0 {
-			return nil
+		if !nd.gaveUp && nd.run < 0 && len(nd.group) == 0 || !a.shiftFits(c, R) {
+			return nil, false
+		}
+		if nd.seg > stop {
+			return nil, true
+		}
+		switch {
+		case nd.run >= 0:
+			return &sh.runs[nd.run], false
+		case len(nd.group) == 0:
+			return nil, false // a run gave up here, but not below this stop
 		}
 		first, firstPos := -1, int32(0)
 		for o, i := 0, 0; o < len(nd.group); o, i = o+d, i+1 {
 			v := a.shiftNodeAt(cc, nd.group[o:o+d])
-			if !a.st.IsFree(v) {
-				return nil // the ball is not all free
-			}
 			if p := a.pos[v]; first < 0 || p < firstPos {
 				first, firstPos = i, p
 			}
@@ -209,7 +227,7 @@ func (a *mc1x1) shiftLookup(c, L, m int) *greedyRun {
 			}
 		}
 		if next < 0 {
-			return nil
+			return nil, false
 		}
 		node = next
 	}
@@ -218,20 +236,21 @@ func (a *mc1x1) shiftLookup(c, L, m int) *greedyRun {
 // shiftRecordable reports whether a run around c is worth recording: its ball of
 // radius L (which every run reads) is all free.
 func (a *mc1x1) shiftRecordable(c, L int) bool {
-	return !a.shift.off && a.shift.nruns < greedyShiftMaxRuns && a.shiftFits(c, L)
+	return !a.shift.off && a.shift.kept < greedyShiftMaxRuns && a.shiftFits(c, L)
 }
 
-// shiftKeep keeps the run just collected around c (its set: the inner nodes, then
-// the m nodes taken) if its ball of radius recR is all free, adding its tie groups
-// to the tree of runs.
+// shiftKeep adds the run just collected around c to the tree of runs, if its ball
+// of radius recR is all free: a complete run (score and set: the inner nodes, then
+// the m nodes taken), or one that gave up (score math.MaxInt).
 func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 	sh := &a.shift
 	if !a.shiftFits(c, sh.recR) {
 		return
 	}
+	sh.kept++
 	d := a.x.d
 	node := a.shiftRoot(L, m, true)
-	for t := sh.recTies; len(t) > 0; {
+	for g, t := 0, sh.recTies; len(t) > 0; g++ {
 		n := int(t[0])
 		grp := t[1 : 1+n*d]
 		t = t[1+n*d:]
@@ -268,7 +287,8 @@ func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 			return // cannot happen: runs through the same states meet the same groups
 		case len(nd.group) == 0:
 			nd.group = append(nd.group, sorted...)
-		case !slices.Equal(nd.group, sorted):
+			nd.seg, nd.R, nd.gaveUp = sh.recSeg[2*g], sh.recSeg[2*g+1], false
+		case !slices.Equal(nd.group, sorted) || nd.seg != sh.recSeg[2*g] || nd.R != sh.recSeg[2*g+1]:
 			return // as above
 		}
 		next := -1
@@ -285,14 +305,22 @@ func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 		}
 		node = next
 	}
-	if nd := &sh.nodes[node]; nd.run >= 0 || len(nd.group) > 0 {
+	nd := &sh.nodes[node]
+	if score == math.MaxInt {
+		// gave up: a bound above this run's stop; kept unless the node knows more
+		if nd.run < 0 && len(nd.group) == 0 && (!nd.gaveUp || sh.recTail > nd.seg) {
+			nd.gaveUp, nd.seg, nd.R = true, sh.recTail, sh.recR
+		}
+		return
+	}
+	if nd.run >= 0 || len(nd.group) > 0 {
 		return // cannot happen, as above
 	}
 	if sh.nruns == len(sh.runs) {
 		sh.runs = append(sh.runs, greedyRun{})
 	}
 	run := &sh.runs[sh.nruns]
-	sh.nodes[node].run = sh.nruns
+	nd.run, nd.gaveUp, nd.seg = sh.nruns, false, sh.recTail
 	sh.nruns++
 	run.L, run.m, run.R, run.score = L, m, sh.recR, score
 	cc := a.x.coord[c*d : c*d+d]
@@ -331,8 +359,9 @@ func (a *mc1x1) offset(j int, u, c int32) int32 {
 
 // recordTie records a tie group of the run being collected: the node taken (at
 // coordinates taken) and the others that shared its distance sum and L1 distance
-// (coordinates others, d each), relative to center coordinates cc.
-func (a *mc1x1) recordTie(cc, taken, others []int32) {
+// (coordinates others, d each), relative to center coordinates cc; with the largest
+// bound checked against stop since the previous group, and the radius read.
+func (a *mc1x1) recordTie(cc, taken, others []int32, seg, R int) {
 	d := a.x.d
 	sh := &a.shift
 	sh.recTies = append(sh.recTies, int32(1+len(others)/d))
@@ -342,6 +371,7 @@ func (a *mc1x1) recordTie(cc, taken, others []int32) {
 	for i, u := range others {
 		sh.recTies = append(sh.recTies, a.offset(i%d, u, cc[i%d]))
 	}
+	sh.recSeg = append(sh.recSeg, seg, R)
 }
 
 // shiftHash is the fingerprint (setHash) of run's node set around c: the labels of

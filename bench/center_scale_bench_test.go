@@ -55,7 +55,7 @@ func scaledSDSC(b *testing.B, m topo.Machine) Workload {
 // 65,536 nodes (docs/alloc.md).
 func BenchmarkCenterScaleSDSC(b *testing.B) {
 	for _, family := range centerScaleMachines {
-		for _, spec := range []string{"mc1x1", "mc1x1:tb=3,9,3,2", "mc", "mm", "mminc", "genalg"} {
+		for _, spec := range []string{"mc1x1", "mc1x1:tb=3,9,3,2", "mc", "mm", "mminc", "genalg", "mc1x1-greedy"} {
 			var ns []int
 			var cpus []float64
 			for _, ms := range family {
