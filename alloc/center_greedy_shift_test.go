@@ -82,28 +82,32 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 			case 1:
 				k = 1 + rng.IntN(min(nf-1, n/4+1))
 			}
-			var got [2][]int
-			var ties [2]int
-			for o := range 2 {
+			// translated runs by classes, by margins alone, and every center afresh
+			var got [3][]int
+			var ties [3]int
+			for o := range 3 {
 				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
 				if err != nil {
 					t.Fatal(err)
 				}
 				mc := a.(*mc1x1)
-				mc.shift.off = o == 1
+				mc.shift.oneClass = o == 1
+				mc.shift.off = o == 2
 				mc.CountTies(r%2 == 0)
 				setFree(t, a, free)
 				if got[o], err = a.Allocate(k); err != nil {
 					t.Fatal(err)
 				}
 				ties[o] = mc.LastTies()
-				if o == 0 {
-					r, g := checkShiftRuns(t, mc, got[0], k)
+				if o < 2 {
+					r, g := checkShiftRuns(t, mc, got[o], k)
 					served, gaveUps = served+r, gaveUps+g
 				}
 			}
-			if !slices.Equal(got[0], got[1]) || ties[0] != ties[1] {
-				t.Fatalf("%s round %d, k=%d: translated runs give %v (%d tied), fresh runs %v (%d tied)", g.Spec(), r, k, got[0], ties[0], got[1], ties[1])
+			for o := range 2 {
+				if !slices.Equal(got[o], got[2]) || ties[o] != ties[2] {
+					t.Fatalf("%s round %d, k=%d: translated runs (%d) give %v (%d tied), fresh runs %v (%d tied)", g.Spec(), r, k, o, got[o], ties[o], got[2], ties[2])
+				}
 			}
 			allocs++
 		}

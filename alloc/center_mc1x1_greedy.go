@@ -643,7 +643,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				break
 			}
 			R++
-			if a.shift.recOn && !a.shiftFits(c, R) {
+			if a.shift.recOn && !a.shiftBallFree(c, R) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
 			}
 			from := len(keys)

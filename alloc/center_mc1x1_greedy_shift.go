@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 )
@@ -63,11 +64,17 @@ type shiftKid struct{ member, node int32 }
 
 // greedyShift is the greedy collector's cache of translated runs for one decision.
 type greedyShift struct {
-	off   bool        // tests: every center collected afresh
-	runs  []greedyRun // this decision's runs (reused across decisions)
-	nruns int
-	nodes []shiftNode // the trees of runs; their roots in roots
-	roots []shiftRoot
+	off      bool        // tests: every center collected afresh
+	oneClass bool        // tests: every center of class -1 (the margins alone decide)
+	runs     []greedyRun // this decision's runs (reused across decisions)
+	nruns    int
+	nodes    []shiftNode // the trees of runs; their roots in roots
+	// roots: per shell L, count m and class (shiftClass) the root of a tree, keyed
+	// by their bytes; clip: per (L, m) the margin T of the classes
+	roots map[string]int
+	clip  []shiftClip
+	key   []byte
+	cls   []int32
 	kept  int // runs recorded, complete or not
 	// the recording of the run being collected (greedyCollectShells): per tie group
 	// its size n, then n offsets, the one taken first (recTies), the largest bound
@@ -85,7 +92,7 @@ type greedyShift struct {
 	order, sorted []int32
 }
 
-type shiftRoot struct{ L, m, node int }
+type shiftClip struct{ L, m, T int }
 
 // greedyShiftMaxRuns bounds the runs recorded per decision.
 const greedyShiftMaxRuns = 4096
@@ -95,13 +102,14 @@ func (a *mc1x1) resetShift() {
 	sh := &a.shift
 	sh.nruns, sh.kept = 0, 0
 	sh.nodes = sh.nodes[:0]
-	sh.roots = sh.roots[:0]
+	clear(sh.roots)
+	sh.clip = sh.clip[:0]
 	sh.ballC = -1
 }
 
-// shiftFits reports whether the ball of radius R around c is all free and, along
-// every axis without wraparound, c is at least R+1 from both ends.
-func (a *mc1x1) shiftFits(c, R int) bool {
+// shiftBallFree reports whether every node within L-infinity distance R of c
+// (clipped on a mesh axis) is free.
+func (a *mc1x1) shiftBallFree(c, R int) bool {
 	sh := &a.shift
 	if sh.ballC != c {
 		sh.ballC, sh.freeR, sh.busyR = c, -1, int(^uint(0)>>1)
@@ -118,13 +126,9 @@ func (a *mc1x1) shiftFits(c, R int) bool {
 		u := int(x.coord[c*x.d+j])
 		if x.wrap[j] {
 			all *= min(2*R+1, side)
-			continue
+		} else {
+			all *= min(side-1, u+R) - max(0, u-R) + 1
 		}
-		if u-R-1 < 0 || u+R+1 > side-1 {
-			sh.busyR = R
-			return false
-		}
-		all *= 2*R + 1
 	}
 	if x.freeInBall(c, R) != all {
 		sh.busyR = R
@@ -132,6 +136,38 @@ func (a *mc1x1) shiftFits(c, R int) bool {
 	}
 	sh.freeR = R
 	return true
+}
+
+// shiftClass sets cls to center c's class for margin T: per axis -1 along a ring or
+// where c is at least T from both ends of a mesh axis, else c's coordinate. Runs are
+// translated only between centers of one class: along an axis of coordinate class
+// the centers are at the same place, along the others they are apart by a
+// translation that the margins (shiftFits) make harmless.
+func (a *mc1x1) shiftClass(c, T int, cls []int32) []int32 {
+	x := a.x
+	cls = cls[:0]
+	for j, side := range x.dims {
+		u := x.coord[c*x.d+j]
+		if x.wrap[j] || int(u) >= T && int(u) <= side-1-T || a.shift.oneClass {
+			u = -1
+		}
+		cls = append(cls, u)
+	}
+	return cls
+}
+
+// shiftFits reports whether a run that read the ball of radius R around a center of
+// class cls holds around c (of that class) as far as the free set and the mesh's
+// ends go: the ball of radius R around c is all free and, along every axis of class
+// -1 without wraparound, c is at least R+1 from both ends.
+func (a *mc1x1) shiftFits(c, R int, cls []int32) bool {
+	x := a.x
+	for j, side := range x.dims {
+		if u := int(x.coord[c*x.d+j]); !x.wrap[j] && cls[j] < 0 && (u-R-1 < 0 || u+R+1 > side-1) {
+			return false
+		}
+	}
+	return a.shiftBallFree(c, R)
 }
 
 // shiftNodeAt returns the node at offset off from the coordinates cc (around the
@@ -154,20 +190,45 @@ func (a *mc1x1) shiftNodeAt(cc, off []int32) int {
 	return v
 }
 
-// shiftRoot returns the root of the tree of runs with shell L and count m, made if
-// make is set, or -1.
-func (a *mc1x1) shiftRoot(L, m int, make bool) int {
+// shiftRoot returns the root of the tree of runs with shell L and count m for
+// center c, and c's class (into sh.cls), or -1. With make (R: the radius the run
+// around c read) it makes the root, and the margin of (L, m)'s classes if there is
+// none yet: R+1, the margin of the first run kept.
+func (a *mc1x1) shiftRoot(c, L, m int, make bool, R int) int {
 	sh := &a.shift
-	for _, r := range sh.roots {
-		if r.L == L && r.m == m {
-			return r.node
+	T := -1
+	for _, t := range sh.clip {
+		if t.L == L && t.m == m {
+			T = t.T
+			break
 		}
+	}
+	if T < 0 {
+		if !make {
+			return -1
+		}
+		T = R + 1
+		sh.clip = append(sh.clip, shiftClip{L, m, T})
+	}
+	sh.cls = a.shiftClass(c, T, sh.cls)
+	key := binary.LittleEndian.AppendUint64(sh.key[:0], uint64(L))
+	key = binary.LittleEndian.AppendUint64(key, uint64(m))
+	for _, u := range sh.cls {
+		key = binary.LittleEndian.AppendUint32(key, uint32(u))
+	}
+	sh.key = key
+	if node, ok := sh.roots[string(key)]; ok {
+		return node
 	}
 	if !make {
 		return -1
 	}
-	sh.roots = append(sh.roots, shiftRoot{L, m, a.newShiftNode()})
-	return sh.roots[len(sh.roots)-1].node
+	if sh.roots == nil {
+		sh.roots = map[string]int{}
+	}
+	node := a.newShiftNode()
+	sh.roots[string(key)] = node
+	return node
 }
 
 func (a *mc1x1) newShiftNode() int {
@@ -188,10 +249,11 @@ func (a *mc1x1) newShiftNode() int {
 // (some bound above stop), or neither when no recorded run decides it.
 func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	sh := &a.shift
-	node := a.shiftRoot(L, m, false)
+	node := a.shiftRoot(c, L, m, false, 0)
 	if node < 0 {
 		return nil, false
 	}
+	cls := a.shift.cls
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
 	for {
@@ -200,7 +262,7 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		if nd.run >= 0 {
 			R = sh.runs[nd.run].R
 		}
-		if !nd.gaveUp && nd.run < 0 && len(nd.group) == 0 || !a.shiftFits(c, R) {
+		if !nd.gaveUp && nd.run < 0 && len(nd.group) == 0 || !a.shiftFits(c, R, cls) {
 			return nil, false
 		}
 		if nd.seg > stop {
@@ -236,7 +298,7 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 // shiftRecordable reports whether a run around c is worth recording: its ball of
 // radius L (which every run reads) is all free.
 func (a *mc1x1) shiftRecordable(c, L int) bool {
-	return !a.shift.off && a.shift.kept < greedyShiftMaxRuns && a.shiftFits(c, L)
+	return !a.shift.off && a.shift.kept < greedyShiftMaxRuns && a.shiftBallFree(c, L)
 }
 
 // shiftKeep adds the run just collected around c to the tree of runs, if its ball
@@ -244,12 +306,12 @@ func (a *mc1x1) shiftRecordable(c, L int) bool {
 // the m nodes taken), or one that gave up (score math.MaxInt).
 func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 	sh := &a.shift
-	if !a.shiftFits(c, sh.recR) {
+	node := a.shiftRoot(c, L, m, true, sh.recR)
+	if !a.shiftFits(c, sh.recR, sh.cls) {
 		return
 	}
 	sh.kept++
 	d := a.x.d
-	node := a.shiftRoot(L, m, true)
 	for g, t := 0, sh.recTies; len(t) > 0; g++ {
 		n := int(t[0])
 		grp := t[1 : 1+n*d]
