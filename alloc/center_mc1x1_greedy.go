@@ -1,7 +1,6 @@
 package alloc
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -29,8 +28,8 @@ type greedyScratch struct {
 	nodeStride  []int       // node index = sum of coordinate j times nodeStride[j]
 	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
 	shellBufs   struct {    // greedyCollectShells' per-axis tables
-		off, inner, far, least, farK, leastK, axisKey []int
-		cdist, pc                                     []int32
+		off, inner, far, least, farK, leastK, axisKey, win []int
+		cdist, pc                                          []int32
 	}
 }
 
@@ -65,9 +64,40 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		cands = append(cands, greedyCand{lower: lower, i: int32(i), L: int32(L), m: int32(m)})
 	}
 	a.greedyCands = cands
-	slices.SortFunc(cands, func(p, q greedyCand) int {
-		return cmp.Or(cmp.Compare(p.lower, q.lower), cmp.Compare(p.i, q.i))
-	})
+	// In that order from a heap (O(n) to build, O(log n) per center taken), not a
+	// sort: the loop below usually stops long before the last center.
+	less := func(p, q greedyCand) bool { return p.lower < q.lower || p.lower == q.lower && p.i < q.i }
+	down := func(h int) {
+		n := len(cands)
+		for {
+			c := 2*h + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && less(cands[c+1], cands[c]) {
+				c++
+			}
+			if !less(cands[c], cands[h]) {
+				return
+			}
+			cands[h], cands[c] = cands[c], cands[h]
+			h = c
+		}
+	}
+	for h := len(cands)/2 - 1; h >= 0; h-- {
+		down(h)
+	}
+	next := func() (greedyCand, bool) {
+		if len(cands) == 0 {
+			return greedyCand{}, false
+		}
+		cd := cands[0]
+		last := len(cands) - 1
+		cands[0] = cands[last]
+		cands = cands[:last]
+		down(0)
+		return cd, true
+	}
 	best, bestPos := math.MaxInt, len(a.fl)
 	var bestSet []int
 	ties := 0
@@ -76,7 +106,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// collectors' paths
 	shift := a.keyBits.ok && !a.shift.off
 	a.resetShift()
-	for _, cd := range cands {
+	for cd, ok := next(); ok; cd, ok = next() {
 		i := int(cd.i)
 		if cd.lower > best {
 			break
@@ -502,6 +532,37 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// coordinate's total.
 	axisKey := append(growInts(&sb.axisKey, 0), inner...)
 	sb.axisKey = axisKey
+	// Along a mesh axis axisKey is read only within R+1 of c (R: the radius read
+	// so far; candidates, and boundK's window and c±(R+1)), so it is kept up to
+	// date on that window alone (win[2j], win[2j+1], inclusive), and a coordinate
+	// that joins it as R grows gets its total from the nodes taken; a ring axis is
+	// kept whole (its suffix minima read every coordinate).
+	win := growInts(&sb.win, 2*d)
+	for j, side := range x.dims {
+		win[2*j], win[2*j+1] = 0, side-1
+		if !x.wrap[j] {
+			win[2*j], win[2*j+1] = max(0, int(cc[j])-L), min(side-1, int(cc[j])+L)
+		}
+	}
+	widen := func(W int) { // the windows to c±W
+		for j, side := range x.dims {
+			if x.wrap[j] {
+				continue
+			}
+			o, u := off[j], int(cc[j])
+			for _, t := range [2]int{u - W, u + W} {
+				if t < 0 || t >= side || t >= win[2*j] && t <= win[2*j+1] {
+					continue
+				}
+				k := inner[o+t]
+				for _, v := range set[s:] {
+					k += abs(t - int(co[v*d+j]))
+				}
+				axisKey[o+t] = k
+			}
+			win[2*j], win[2*j+1] = max(0, min(win[2*j], u-W)), min(side-1, max(win[2*j+1], u+W))
+		}
+	}
 	// bound(farK, leastK, leastSumK, D) from axisKey, far_j(D) and least_j per
 	// axis: along an axis without wraparound axisKey is a sum of distances |u - v|,
 	// convex in u, and every node it sums over (inner or taken) is within R of c, so
@@ -512,6 +573,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	leastK := growInts(&sb.leastK, d)
 	staleK := true
 	boundK := func(R, D int) int {
+		widen(D)
 		leastSum, lb := 0, math.MaxInt
 		for j, side := range x.dims {
 			o := off[j]
@@ -698,7 +760,12 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		score += int(dist)
 		for j, side := range x.dims {
-			axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, x.wrap[j])
+			if x.wrap[j] {
+				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
+				continue
+			}
+			lo, hi := win[2*j], win[2*j+1]
+			axisAddDist(axisKey[off[j]+lo:off[j]+hi+1], int(pc[j])-lo, hi-lo+1, false)
 		}
 		staleK = true
 	}
