@@ -71,11 +71,12 @@ type greedyShift struct {
 	nodes    []shiftNode // the trees of runs; their roots in roots
 	// roots: per shell L, count m and class (shiftClass) the root of a tree, keyed
 	// by their bytes; clip: per (L, m) the margin T of the classes
-	roots map[string]int
-	clip  []shiftClip
-	key   []byte
-	cls   []int32
-	kept  int // runs recorded, complete or not
+	roots  map[string]int
+	clip   []shiftClip
+	key    []byte
+	cls    []int32
+	kept   int // runs recorded, complete or not
+	stored int // offsets kept in the trees (int32s), against shiftBudget
 	// the recording of the run being collected (greedyCollectShells): per tie group
 	// its size n, then n offsets, the one taken first (recTies), the largest bound
 	// checked since the previous group and the radius read (recSeg); and after the
@@ -97,10 +98,15 @@ type shiftClip struct{ L, m, T int }
 // greedyShiftMaxRuns bounds the runs recorded per decision.
 const greedyShiftMaxRuns = 4096
 
+// shiftBudget bounds the offsets the trees keep per decision (int32s): 16 per node
+// of the machine and 4 MB besides, so that memory stays O(n) when jobs are large
+// (a run keeps m nodes taken); beyond it no more runs are recorded.
+func (a *mc1x1) shiftBudget() int { return 16*a.g.N() + 1<<20 }
+
 // resetShift forgets the previous decision's runs.
 func (a *mc1x1) resetShift() {
 	sh := &a.shift
-	sh.nruns, sh.kept = 0, 0
+	sh.nruns, sh.kept, sh.stored = 0, 0, 0
 	sh.nodes = sh.nodes[:0]
 	clear(sh.roots)
 	sh.clip = sh.clip[:0]
@@ -298,7 +304,8 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 // shiftRecordable reports whether a run around c is worth recording: its ball of
 // radius L (which every run reads) is all free.
 func (a *mc1x1) shiftRecordable(c, L int) bool {
-	return !a.shift.off && a.shift.kept < greedyShiftMaxRuns && a.shiftBallFree(c, L)
+	sh := &a.shift
+	return !sh.off && sh.kept < greedyShiftMaxRuns && sh.stored < a.shiftBudget() && a.shiftBallFree(c, L)
 }
 
 // shiftKeep adds the run just collected around c to the tree of runs, if its ball
@@ -311,6 +318,9 @@ func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 		return
 	}
 	sh.kept++
+	if sh.stored += len(sh.recTies) + m*a.x.d; sh.stored > a.shiftBudget() {
+		return // over budget: not kept (and no more recorded)
+	}
 	d := a.x.d
 	for g, t := 0, sh.recTies; len(t) > 0; g++ {
 		n := int(t[0])
