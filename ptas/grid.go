@@ -155,9 +155,20 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 	ring := make([]int32, 0, n)
 	bestX, bestY := -1, -1
 	var bestTot int64
-	thrCol := 0 // thr of the previous column's first center
+	thrCol := 0  // thr of the previous column's first center
+	loopXs := xs // the centers' columns for the loop below (the path for unordered points)
+	if ordered && rot.pre != nil {
+		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
+			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
+			addY: cntY, full: &full, rot: &rot}
+		bestX, bestY, err = g.search(ctx, floor)
+		if err != nil {
+			return nil, nil, err
+		}
+		loopXs = nil
+	}
 centers:
-	for cxi, cx := range xs {
+	for cxi, cx := range loopXs {
 		if err := context.Cause(ctx); err != nil {
 			return nil, nil, err
 		}
@@ -473,4 +484,173 @@ func (r *rotBalls) ball(cx, cy, rad int) int {
 		return 0
 	}
 	return int(r.pre[a1*s+b1] - r.pre[a0*s+b1] - r.pre[a1*s+b0] + r.pre[a0*s+b0])
+}
+
+// gridScan is mmGrid's search over the centers for points in ascending (x, y) order
+// with rotBalls' table (every allocator call: free lists are in that order). It
+// visits the same centers and keeps the same winner, the first in lexicographic
+// order with the smallest total, with two changes that only skip work:
+//
+//   - A center's total is summed in one pass over its columns and one over its rows
+//     as sum over gaps between consecutive values of g L (k - L), L the points
+//     before the gap: every term is >= 0, so the running sum is a lower bound, and
+//     the center is dropped as soon as it exceeds the best total (or reaches it,
+//     for a center after the best in lexicographic order, which would lose the tie).
+//   - The first center scored is the one with the smallest k-th distance (thr),
+//     taken as the incumbent before the scan in lexicographic order, so the drop
+//     above bites from the first centers on. A center before it with an equal total
+//     still replaces it (ties go to the first in order, as in the plain loop).
+//
+// thr and the number of points closer than thr come from rotBalls in O(1); the
+// points at distance thr taken are the lowest cells of the columns in column order,
+// lower cell first (the ordered input makes that index order), as in mmGrid's loop.
+type gridScan struct {
+	k                                    int
+	W, H                                 int
+	xs, ys                               []int
+	firstCol, lastCol, firstRow, lastRow []int32
+	colPre, rowPre                       []int32
+	rowOf                                []int32
+	addY                                 []int32 // per row: shell points taken in it (zero between calls)
+	touched                              []int32
+	full                                 *fullBalls
+	rot                                  *rotBalls
+}
+
+// search returns the winning center as indices into xs and ys.
+func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int, err error) {
+	nx, ny := len(g.xs), len(g.ys)
+	// thr of every center, walked from the previous column's first center.
+	thrs := make([]int32, nx*ny)
+	thrCol, seed := 0, 0
+	for cxi, cx := range g.xs {
+		thr := thrCol
+		for cyi, cy := range g.ys {
+			for {
+				if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
+					thr--
+				} else if g.rot.ball(cx, cy, thr) < g.k {
+					thr++
+				} else {
+					break
+				}
+			}
+			if cyi == 0 {
+				thrCol = thr
+			}
+			t := cxi*ny + cyi
+			thrs[t] = int32(thr)
+			if thr < int(thrs[seed]) {
+				seed = t
+			}
+		}
+	}
+	eval := func(t int, limit int64) (int64, bool) {
+		cx, cy, thr := g.xs[t/ny], g.ys[t%ny], int(thrs[t])
+		below := 0
+		if thr > 0 {
+			below = g.rot.ball(cx, cy, thr-1)
+		}
+		return g.score(cx, cy, thr, below, limit)
+	}
+	bestTot, _ := eval(seed, math.MaxInt64)
+	bestPos := seed
+	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
+	for t := range nx * ny {
+		if t%ny == 0 {
+			if err := context.Cause(ctx); err != nil {
+				return 0, 0, err
+			}
+		}
+		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
+			break // no later center is strictly better
+		}
+		isFull := g.full.at(g.xs[t/ny], g.ys[t%ny])
+		if isFull && fullSeen {
+			continue
+		}
+		fullSeen = fullSeen || isFull
+		if t == seed {
+			continue // scored first
+		}
+		limit := bestTot - 1 // after the best: only a smaller total wins
+		if t < bestPos {
+			limit = bestTot // before it: an equal total wins the tie
+		}
+		if tot, ok := eval(t, limit); ok {
+			bestTot, bestPos = tot, t
+		}
+	}
+	return bestPos / ny, bestPos % ny, nil
+}
+
+// score returns the total pairwise L1 distance of the k nearest of (cx, cy) by
+// (distance, index), given thr, their largest distance, and below, the number of
+// points closer than thr; false as soon as a lower bound on it exceeds limit.
+func (g *gridScan) score(cx, cy, thr, below int, limit int64) (int64, bool) {
+	k := int64(g.k)
+	H, W := g.H, g.W
+	take := int32(g.k - below)
+	touched := g.touched[:0]
+	defer func() {
+		for _, yi := range touched {
+			g.addY[yi] = 0
+		}
+		g.touched = touched
+	}()
+	var tot, L int64
+	xlo, xhi := int(g.firstCol[max(cx-thr, 0)]), int(g.lastCol[min(cx+thr, W-1)])
+	prev := g.xs[xlo]
+	for xi := xlo; xi <= xhi; xi++ {
+		x := g.xs[xi]
+		tot += int64(x-prev) * L * (k - L)
+		prev = x
+		if tot > limit {
+			return tot, false
+		}
+		rem := thr - absInt(x-cx)
+		p := g.colPre[xi*(H+1) : (xi+1)*(H+1)]
+		var m int32
+		if rem > 0 {
+			m = p[min(cy+rem, H)] - p[max(cy-rem+1, 0)]
+		}
+		if take > 0 {
+			if y := cy - rem; y >= 0 {
+				if c := min(p[y+1]-p[y], take); c > 0 {
+					m += c
+					take -= c
+					g.addY[g.rowOf[y]] += c
+					touched = append(touched, g.rowOf[y])
+				}
+			}
+			if y := cy + rem; rem > 0 && y < H && take > 0 {
+				if c := min(p[y+1]-p[y], take); c > 0 {
+					m += c
+					take -= c
+					g.addY[g.rowOf[y]] += c
+					touched = append(touched, g.rowOf[y])
+				}
+			}
+		}
+		L += int64(m)
+	}
+	r := thr - 1
+	ylo, yhi := int(g.firstRow[max(cy-thr, 0)]), int(g.lastRow[min(cy+thr, H-1)])
+	L = 0
+	prev = g.ys[ylo]
+	for yi := ylo; yi <= yhi; yi++ {
+		y := g.ys[yi]
+		tot += int64(y-prev) * L * (k - L)
+		prev = y
+		if tot > limit {
+			return tot, false
+		}
+		m := g.addY[yi]
+		if rem := r - absInt(y-cy); rem >= 0 {
+			p := g.rowPre[yi*(W+1) : (yi+1)*(W+1)]
+			m += p[min(cx+rem, W-1)+1] - p[max(cx-rem, 0)]
+		}
+		L += int64(m)
+	}
+	return tot, tot <= limit
 }
