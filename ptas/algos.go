@@ -106,6 +106,10 @@ func GenAlg[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) 
 	return pointCentered(pts, k, opt, metricL1, scorePairwise, func(d, k int) float64 { return genAlgGuarantee(k) })
 }
 
+// genAlgGrid makes Gen-Alg take the grid's bounded scan (gridSearch) where it
+// applies; tests turn it off to reach the lattice path.
+var genAlgGrid = true
+
 // MC1x1 is MC1x1 (Bender et al. 2005, §2.2) used as a subset selector: each input point
 // (in input order) is a center, points are ranked by L-infinity distance (the shell
 // number on a grid), the score is the sum of those distances over the k chosen, and
@@ -135,6 +139,19 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 	g := guarantee(pr.d, k)
 	if k == pr.n {
 		return pr.allPoints(g), nil
+	}
+	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && mmGridFits(pr) && genAlgGrid {
+		idx, c, ok, err := gridSearch(context.Background(), pr, opt.Floor, true)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			cf := make([]float64, len(c))
+			for j, v := range c {
+				cf[j] = float64(v)
+			}
+			return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
+		}
 	}
 	if m == metricL1 && s == scorePairwise {
 		res, ok, err := searchLattice(context.Background(), pr, false, opt.Ties, opt.Floor, opt.Ascending)

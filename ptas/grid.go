@@ -69,11 +69,30 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 // Centers are visited in lexicographic order and the first strictly smallest total
 // wins: the same subset and center as mmSweep.
 func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (best []int, bestCenter []T, err error) {
+	best, bestCenter, _, err = gridSearch(ctx, pr, floor, false)
+	return best, bestCenter, err
+}
+
+// gridSearch is mmGrid (onPoints false), or Gen-Alg's search with TiesByIndex
+// (onPoints: the centers are the points, in input order), which takes the grid only
+// for points in ascending (x, y) order whose rotated table fits (gridScan); ok is
+// false when it does not apply.
+func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, ok bool, err error) {
 	n, k := pr.n, pr.k
 	pts := pr.pts
 	b := geom.BoundingBox(pts)
 	x0, y0 := int(b.Min[0]), int(b.Min[1])
 	W, H := int(b.Max[0])-x0+1, int(b.Max[1])-y0+1
+	if onPoints {
+		if s := W + H; s*s > rotBallsMaxCells {
+			return nil, nil, false, nil
+		}
+		for i := 1; i < n; i++ {
+			if geom.Compare(pts[i-1], pts[i]) > 0 {
+				return nil, nil, false, nil
+			}
+		}
+	}
 	px, py := make([]int, n), make([]int, n)
 	colOf, rowOf := make([]int32, W), make([]int32, H) // offset -> column/row index, -1 if none
 	for i := range colOf {
@@ -161,16 +180,22 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
 			addY: cntY, full: &full, rot: &rot}
+		if onPoints {
+			g.centers = make([]int32, 2*n)
+			for i := range n {
+				g.centers[2*i], g.centers[2*i+1] = colOf[px[i]], rowOf[py[i]]
+			}
+		}
 		bestX, bestY, err = g.search(ctx, floor)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, true, err
 		}
 		loopXs = nil
 	}
 centers:
 	for cxi, cx := range loopXs {
 		if err := context.Cause(ctx); err != nil {
-			return nil, nil, err
+			return nil, nil, true, err
 		}
 		thr := thrCol
 		for cyi, cy := range ys {
@@ -332,7 +357,7 @@ centers:
 		}
 	}
 	bestCenter = []T{T(cx + x0), T(cy + y0)}
-	return best, bestCenter, nil
+	return best, bestCenter, true, nil
 }
 
 // spanIndex turns idx (offset -> index of the distinct value at that offset, -1 if
@@ -515,38 +540,48 @@ type gridScan struct {
 	touched                              []int32
 	full                                 *fullBalls
 	rot                                  *rotBalls
+	centers                              []int32 // Gen-Alg: column and row index of each center in order; nil: MM's product
 }
 
 // search returns the winning center as indices into xs and ys.
 func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int, err error) {
 	nx, ny := len(g.xs), len(g.ys)
-	// thr of every center, walked from the previous column's first center.
-	thrs := make([]int32, nx*ny)
-	thrCol, seed := 0, 0
-	for cxi, cx := range g.xs {
-		thr := thrCol
-		for cyi, cy := range g.ys {
-			for {
-				if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
-					thr--
-				} else if g.rot.ball(cx, cy, thr) < g.k {
-					thr++
-				} else {
-					break
-				}
+	count := nx * ny
+	at := func(t int) (xi, yi int) { return t / ny, t % ny }
+	if g.centers != nil {
+		count = len(g.centers) / 2
+		at = func(t int) (xi, yi int) { return int(g.centers[2*t]), int(g.centers[2*t+1]) }
+	}
+	// thr of every center, walked from the previous one's (MM: from the previous
+	// column's first center); the seed is the first with the smallest.
+	thrs := make([]int32, count)
+	thrCol, thr, seed := 0, 0, 0
+	for t := range count {
+		xi, yi := at(t)
+		cx, cy := g.xs[xi], g.ys[yi]
+		if g.centers == nil && yi == 0 {
+			thr = thrCol
+		}
+		for {
+			if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
+				thr--
+			} else if g.rot.ball(cx, cy, thr) < g.k {
+				thr++
+			} else {
+				break
 			}
-			if cyi == 0 {
-				thrCol = thr
-			}
-			t := cxi*ny + cyi
-			thrs[t] = int32(thr)
-			if thr < int(thrs[seed]) {
-				seed = t
-			}
+		}
+		if yi == 0 {
+			thrCol = thr
+		}
+		thrs[t] = int32(thr)
+		if thr < int(thrs[seed]) {
+			seed = t
 		}
 	}
 	eval := func(t int, limit int64) (int64, bool) {
-		cx, cy, thr := g.xs[t/ny], g.ys[t%ny], int(thrs[t])
+		xi, yi := at(t)
+		cx, cy, thr := g.xs[xi], g.ys[yi], int(thrs[t])
 		below := 0
 		if thr > 0 {
 			below = g.rot.ball(cx, cy, thr-1)
@@ -556,8 +591,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	bestTot, _ := eval(seed, math.MaxInt64)
 	bestPos := seed
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
-	for t := range nx * ny {
-		if t%ny == 0 {
+	for t := range count {
+		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
 				return 0, 0, err
 			}
@@ -565,7 +600,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
 			break // no later center is strictly better
 		}
-		isFull := g.full.at(g.xs[t/ny], g.ys[t%ny])
+		xi, yi := at(t)
+		isFull := g.full.at(g.xs[xi], g.ys[yi])
 		if isFull && fullSeen {
 			continue
 		}
@@ -581,7 +617,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			bestTot, bestPos = tot, t
 		}
 	}
-	return bestPos / ny, bestPos % ny, nil
+	bestX, bestY = at(bestPos)
+	return bestX, bestY, nil
 }
 
 // score returns the total pairwise L1 distance of the k nearest of (cx, cy) by

@@ -92,10 +92,11 @@ func TestGridMatchesSweep(t *testing.T) {
 }
 
 // TestGridLockstep plays random allocate/release sequences on meshes, as an
-// allocator does (free nodes in free-list order, each request given MM's answer,
-// random jobs released), and checks at every request that mmGrid (the bounded scan
-// of ordered points) returns exactly the plain searcher's subset and center: every
-// MM center tried in order, k nearest by (distance, index), the first strictly best.
+// allocator does (free nodes in free-list order, each request given MM's or
+// Gen-Alg's answer, random jobs released), and checks at every request that mmGrid
+// and Gen-Alg's gridSearch (the bounded scan of ordered points) return exactly the
+// plain searcher's subset and center: every center tried in order (MM's candidates;
+// the free nodes), k nearest by (distance, index), the first strictly best.
 // Meshes of many equal totals (young free sets, full balls, k near the free count)
 // exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
 // loop for unordered points.
@@ -108,7 +109,8 @@ func TestGridLockstep(t *testing.T) {
 	decisions := 0
 	for seq := range seqs {
 		W, H := 1+r.IntN(24), 1+r.IntN(24)
-		if seq%10 == 9 {
+		noRot := seq%10 == 9
+		if noRot {
 			rotBallsMaxCells = 0
 		}
 		free := make([]bool, W*H)
@@ -174,7 +176,30 @@ func TestGridLockstep(t *testing.T) {
 			if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
 				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: grid %v at %v, plain %v at %v", seq, W, H, k, nfree, got, gc, want, wc)
 			}
+			// Gen-Alg: the free nodes as centers, in order.
+			gg, ggc, ok, err := gridSearch(context.Background(), pr, 0, true)
+			if noRot {
+				if ok {
+					t.Fatalf("sequence %d: Gen-Alg's grid ran without rotated counts", seq)
+				}
+			}
+			if err != nil || !ok && !noRot {
+				t.Fatalf("sequence %d: Gen-Alg's grid: ok %v, %v", seq, ok, err)
+			}
+			sr = newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+			for _, p := range pts {
+				sr.try(p)
+			}
+			wantG, wgc := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter)
+			sr.release()
+			slices.Sort(wantG)
+			if ok && (!slices.Equal(gg, wantG) || !slices.Equal(ggc, wgc)) {
+				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: Gen-Alg grid %v at %v, plain %v at %v", seq, W, H, k, nfree, gg, ggc, wantG, wgc)
+			}
 			decisions++
+			if ok && r.IntN(2) == 0 {
+				got = gg // play Gen-Alg's answer
+			}
 			job := make([]int, 0, k)
 			for _, i := range got {
 				free[cells[i]] = false
