@@ -39,6 +39,15 @@ func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options)
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
+	if opt.Ties == TiesByIndex && pr.d == 3 && grid3On {
+		idx, c, ok, err := grid3Search(ctx, pr, opt.Floor, false)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			return centerResult(pr, idx, c, g), nil
+		}
+	}
 	var ball *ballSearch
 	if opt.Ties == TiesByIndex {
 		ball = newBallSearch(pr)
@@ -146,11 +155,16 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 			return Result{}, err
 		}
 		if ok {
-			cf := make([]float64, len(c))
-			for j, v := range c {
-				cf[j] = float64(v)
-			}
-			return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
+			return centerResult(pr, idx, c, g), nil
+		}
+	}
+	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && pr.d == 3 && grid3On {
+		idx, c, ok, err := grid3Search(context.Background(), pr, opt.Floor, true)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			return centerResult(pr, idx, c, g), nil
 		}
 	}
 	if m == metricL1 && s == scorePairwise {
