@@ -116,8 +116,21 @@ func GenAlg[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) 
 }
 
 // genAlgGrid makes Gen-Alg take the grid's bounded scan (gridSearch) where it
-// applies; tests turn it off to reach the lattice path.
-var genAlgGrid = true
+// applies, on boxes of at least genAlgGridMinCells cells; tests turn it off to reach
+// the lattice path. Below that the lattice path was faster (issue 32's workload, CPU
+// per decision: mesh:32x32 29 µs against 37 µs; mesh:64x64 220 against 204,
+// 128x128 1.57 ms against 1.23 ms, 256x256 12.4 ms against 8.0 ms).
+var genAlgGrid, genAlgGridMinCells = true, 4096
+
+// boxCells is the number of cells of the points' bounding box.
+func boxCells[T geom.Number](pr *problem[T]) float64 {
+	b := geom.BoundingBox(pr.pts)
+	c := 1.0
+	for j := range b.Min {
+		c *= float64(b.Max[j]) - float64(b.Min[j]) + 1
+	}
+	return c
+}
 
 // MC1x1 is MC1x1 (Bender et al. 2005, §2.2) used as a subset selector: each input point
 // (in input order) is a center, points are ranked by L-infinity distance (the shell
@@ -149,7 +162,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
-	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && mmGridFits(pr) && genAlgGrid {
+	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && genAlgGrid && mmGridFits(pr) && boxCells(pr) >= float64(genAlgGridMinCells) {
 		idx, c, ok, err := gridSearch(context.Background(), pr, opt.Floor, true)
 		if err != nil {
 			return Result{}, err
