@@ -552,25 +552,42 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		count = len(g.centers) / 2
 		at = func(t int) (xi, yi int) { return int(g.centers[2*t]), int(g.centers[2*t+1]) }
 	}
+	// Allocators pass the lattice optimum as the floor: when the first full ball
+	// reaches it, only the centers before it can still win (with an equal total),
+	// and only they are scored, each thr walked from the previous one's.
+	if floor > 0 {
+		for f := range count {
+			xi, yi := at(f)
+			if !g.full.at(g.xs[xi], g.ys[yi]) {
+				continue
+			}
+			best, _ := g.scoreAt(xi, yi, g.full.d, math.MaxInt64)
+			if float64(best) > floor {
+				break
+			}
+			bestPos, thr := f, g.full.d
+			for t := range f {
+				xi, yi := at(t)
+				thr = g.radius(xi, yi, thr)
+				if _, ok := g.scoreAt(xi, yi, thr, best); ok {
+					bestPos = t // the first center at the floor
+					break
+				}
+			}
+			bestX, bestY = at(bestPos)
+			return bestX, bestY, nil
+		}
+	}
 	// thr of every center, walked from the previous one's (MM: from the previous
 	// column's first center); the seed is the first with the smallest.
 	thrs := make([]int32, count)
 	thrCol, thr, seed := 0, 0, 0
 	for t := range count {
 		xi, yi := at(t)
-		cx, cy := g.xs[xi], g.ys[yi]
 		if g.centers == nil && yi == 0 {
 			thr = thrCol
 		}
-		for {
-			if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
-				thr--
-			} else if g.rot.ball(cx, cy, thr) < g.k {
-				thr++
-			} else {
-				break
-			}
-		}
+		thr = g.radius(xi, yi, thr)
 		if yi == 0 {
 			thrCol = thr
 		}
@@ -581,12 +598,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	}
 	eval := func(t int, limit int64) (int64, bool) {
 		xi, yi := at(t)
-		cx, cy, thr := g.xs[xi], g.ys[yi], int(thrs[t])
-		below := 0
-		if thr > 0 {
-			below = g.rot.ball(cx, cy, thr-1)
-		}
-		return g.score(cx, cy, thr, below, limit)
+		return g.scoreAt(xi, yi, int(thrs[t]), limit)
 	}
 	bestTot, _ := eval(seed, math.MaxInt64)
 	bestPos := seed
@@ -619,6 +631,31 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	}
 	bestX, bestY = at(bestPos)
 	return bestX, bestY, nil
+}
+
+// radius walks thr to the k-th smallest distance from the center at column xi
+// and row yi.
+func (g *gridScan) radius(xi, yi, thr int) int {
+	cx, cy := g.xs[xi], g.ys[yi]
+	for {
+		if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
+			thr--
+		} else if g.rot.ball(cx, cy, thr) < g.k {
+			thr++
+		} else {
+			return thr
+		}
+	}
+}
+
+// scoreAt is score for the center at column xi and row yi, of radius thr.
+func (g *gridScan) scoreAt(xi, yi, thr int, limit int64) (int64, bool) {
+	cx, cy := g.xs[xi], g.ys[yi]
+	below := 0
+	if thr > 0 {
+		below = g.rot.ball(cx, cy, thr-1)
+	}
+	return g.score(cx, cy, thr, below, limit)
 }
 
 // score returns the total pairwise L1 distance of the k nearest of (cx, cy) by

@@ -248,22 +248,53 @@ func (g *grid3Scan) ball(cx, cy, cz, r int) int {
 	return c
 }
 
+// radius walks thr to the k-th smallest distance from (cx, cy, cz).
+func (g *grid3Scan) radius(cx, cy, cz, thr int) int {
+	for {
+		if thr > 0 && g.ball(cx, cy, cz, thr-1) >= g.k {
+			thr--
+		} else if g.ball(cx, cy, cz, thr) < g.k {
+			thr++
+		} else {
+			return thr
+		}
+	}
+}
+
 // search returns the index of the winning center.
 func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	count := len(g.centers) / 3
+	at := func(t int) (int, int, int) {
+		return int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2])
+	}
+	// When the first full ball reaches the floor, only the centers before it can
+	// still win (gridScan.search).
+	if floor > 0 {
+		for f := range count {
+			if !g.full(at(f)) {
+				continue
+			}
+			cx, cy, cz := at(f)
+			best, _ := g.score(cx, cy, cz, g.dFull, math.MaxInt64)
+			if float64(best) > floor {
+				break
+			}
+			thr := g.dFull
+			for t := range f {
+				cx, cy, cz := at(t)
+				thr = g.radius(cx, cy, cz, thr)
+				if _, ok := g.score(cx, cy, cz, thr, best); ok {
+					return t, nil // the first center at the floor
+				}
+			}
+			return f, nil
+		}
+	}
 	thrs := make([]int32, count)
 	thr, seed := 0, 0
 	for t := range count {
-		cx, cy, cz := int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2])
-		for {
-			if thr > 0 && g.ball(cx, cy, cz, thr-1) >= g.k {
-				thr--
-			} else if g.ball(cx, cy, cz, thr) < g.k {
-				thr++
-			} else {
-				break
-			}
-		}
+		cx, cy, cz := at(t)
+		thr = g.radius(cx, cy, cz, thr)
 		thrs[t] = int32(thr)
 		if thr < int(thrs[seed]) {
 			seed = t

@@ -12,7 +12,8 @@ import (
 // Gen-Alg's answer; random jobs released) and checks at every request that
 // grid3Search returns exactly the plain searcher's subset and center for MM (every
 // combination of distinct coordinates) and Gen-Alg (the free nodes in order), ties
-// included: young free sets with full balls, k near the free count, fragments.
+// included: young free sets with full balls, k near the free count, fragments;
+// with no floor and with the best total as the floor.
 func TestGrid3Lockstep(t *testing.T) {
 	r := rand.New(rand.NewPCG(32, 3))
 	seqs, steps := 250, 10
@@ -82,11 +83,15 @@ func TestGrid3Lockstep(t *testing.T) {
 				} else if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
 					t.Fatal(err)
 				}
-				want, wc := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter)
+				want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
 				sr.release()
 				slices.Sort(want)
 				if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
 					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v, plain %v at %v", seq, W, H, L, k, nfree, onPoints, got, gc, want, wc)
+				}
+				// With the best total as the floor (the search may stop at it).
+				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, err, want, wc)
 				}
 				decisions++
 				answers = append(answers, got)

@@ -96,7 +96,8 @@ func TestGridMatchesSweep(t *testing.T) {
 // Gen-Alg's answer, random jobs released), and checks at every request that mmGrid
 // and Gen-Alg's gridSearch (the bounded scan of ordered points) return exactly the
 // plain searcher's subset and center: every center tried in order (MM's candidates;
-// the free nodes), k nearest by (distance, index), the first strictly best.
+// the free nodes), k nearest by (distance, index), the first strictly best; with
+// no floor and with the best total as the floor.
 // Meshes of many equal totals (young free sets, full balls, k near the free count)
 // exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
 // loop for unordered points.
@@ -170,11 +171,15 @@ func TestGridLockstep(t *testing.T) {
 			if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
 				t.Fatal(err)
 			}
-			want, wc := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter)
+			want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
 			sr.release()
 			slices.Sort(want)
 			if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
 				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: grid %v at %v, plain %v at %v", seq, W, H, k, nfree, got, gc, want, wc)
+			}
+			// With the best total as the floor (the search may stop at it).
+			if fl, flc, err := mmGrid(context.Background(), pr, wantTot); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
+				t.Fatalf("sequence %d, k = %d, floor %v: grid %v at %v (%v), plain %v at %v", seq, k, wantTot, fl, flc, err, want, wc)
 			}
 			// Gen-Alg: the free nodes as centers, in order.
 			gg, ggc, ok, err := gridSearch(context.Background(), pr, 0, true)
@@ -190,11 +195,14 @@ func TestGridLockstep(t *testing.T) {
 			for _, p := range pts {
 				sr.try(p)
 			}
-			wantG, wgc := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter)
+			wantG, wgc, wantGTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
 			sr.release()
 			slices.Sort(wantG)
 			if ok && (!slices.Equal(gg, wantG) || !slices.Equal(ggc, wgc)) {
 				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: Gen-Alg grid %v at %v, plain %v at %v", seq, W, H, k, nfree, gg, ggc, wantG, wgc)
+			}
+			if fl, flc, _, err := gridSearch(context.Background(), pr, wantGTot, true); ok && (err != nil || !slices.Equal(fl, wantG) || !slices.Equal(flc, wgc)) {
+				t.Fatalf("sequence %d, k = %d, floor %v: Gen-Alg grid %v at %v (%v), plain %v at %v", seq, k, wantGTot, fl, flc, err, wantG, wgc)
 			}
 			decisions++
 			if ok && r.IntN(2) == 0 {
