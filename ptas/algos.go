@@ -116,11 +116,14 @@ func GenAlg[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) 
 }
 
 // genAlgGrid makes Gen-Alg take the grid's bounded scan (gridSearch) where it
-// applies, on boxes of at least genAlgGridMinCells cells; tests turn it off to reach
-// the lattice path. Below that the lattice path was faster (issue 32's workload, CPU
-// per decision: mesh:32x32 29 µs against 37 µs; mesh:64x64 220 against 204,
-// 128x128 1.57 ms against 1.23 ms, 256x256 12.4 ms against 8.0 ms).
-var genAlgGrid, genAlgGridMinCells = true, 4096
+// applies, for k of at least genAlgGridMinK on boxes of at least genAlgGridMinCells
+// cells; tests turn it off to reach the lattice path. Elsewhere the lattice path,
+// with its cheaper set-up, was faster. Issue 32's workload, CPU per decision,
+// lattice against grid: mesh:32x32 29 against 37 µs; 64x64 220 against 204 µs;
+// 128x128 1.57 against 1.23 ms; 256x256 12.4 against 8.0 ms. SDSC's first 60 days
+// unscaled on mesh:128x128 (k <= 416), whole process: lattice 2.87 s, grid for
+// every k 4.02 s, for k >= 128 2.91 s (1.24 ms per decision on the workload).
+var genAlgGrid, genAlgGridMinK, genAlgGridMinCells = true, 128, 4096
 
 // boxCells is the number of cells of the points' bounding box.
 func boxCells[T geom.Number](pr *problem[T]) float64 {
@@ -162,7 +165,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 	if k == pr.n {
 		return pr.allPoints(g), nil
 	}
-	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && genAlgGrid && mmGridFits(pr) && boxCells(pr) >= float64(genAlgGridMinCells) {
+	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && genAlgGrid && mmGridFits(pr) && k >= genAlgGridMinK && boxCells(pr) >= float64(genAlgGridMinCells) {
 		idx, c, ok, err := gridSearch(context.Background(), pr, opt.Floor, true)
 		if err != nil {
 			return Result{}, err
