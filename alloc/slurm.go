@@ -3,6 +3,7 @@ package alloc
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -117,8 +118,9 @@ type SlurmAllocator struct {
 // switches + links): the leaves' node lists and per-switch scratch. When every
 // switch's descendants form a tree (no switch reachable twice below it, no node on
 // two leaves: fat trees, procalloc's writers' files) a switch's counts are the sums
-// of its children's, computed bottom-up in O(n + switches + links) per decision
-// (treeCountsSum). Otherwise (shared descendants) the counts are taken over every
+// of its children's, kept up to date from the leaves that changed (treeFree,
+// flushTree) and summed for the candidates above their leaves only
+// (treeSelectSum). Otherwise (shared descendants) the counts are taken over every
 // switch's node list (ref, treeCountsRef), O(n x levels) memory: the simple
 // reference the fast path is checked against.
 type slurmTreeState struct {
@@ -127,22 +129,37 @@ type slurmTreeState struct {
 	byLevel []int     // every switch, lowest level first (file order within a level)
 	ref     [][]int32 // reference path only: Slurm indices under each switch, ascending
 	leafOf  []int32   // sums path only: the leaf switch of each Slurm index, -1 for none
+	// sums path only: each switch's level, and the switches whose Switches= list it
+	// (parents[parentOff[i]:parentOff[i+1]]), for carrying count changes upwards
+	level              []int32
+	parentOff, parents []int32
+	levelQ             [][]int32    // treeSelectSum's per-level queues (scratch)
+	seen               []bool       // treeSelectSum: switches queued (scratch, left false)
+	swept              []int32      // sumUp's switches (scratch)
+	chosen             []chosenLeaf // treeSelectSum's chosen leaves (scratch)
 	// per switch, per decision
-	cnt, dist, tmp []int
-	cand           []int32 // treeSelect's candidate leaves (positions in leaves)
-	distC          []int   // treeSelectSum: summed distance per twin class of candidates
-	classes        []int32 // treeSelectSum: the twin classes with candidates
-	classSeen      []bool
-	groups         []candGroup // treeSelectSum: runs of equivalent candidates
-	lowW           []uint32
-	required, in   []bool
-	ws             []uint32
-	stack          []int
-	queue          []int32
+	cnt          []int32 // candidate nodes below each switch
+	dist, tmp    []int
+	cand         []int32 // treeSelect's candidate leaves (positions in leaves)
+	distC        []int   // treeSelectSum: summed distance per twin class of candidates
+	classes      []int32 // treeSelectSum: the twin classes with candidates
+	classSeen    []bool
+	groups       []candGroup // treeSelectSum: runs of equivalent candidates
+	lowW         []uint32
+	required, in []bool
+	ws           []uint32
+	stack        []int
+	queue        []int32
 	// twin classes of the leaves and distance rows by source (leafDistances)
-	leafPos    []int32 // position in leaves of each switch, -1 for upper ones
-	leafClass  []int32 // twin class of each leaf (by position)
-	twins      []int32 // leaves per class
+	leafPos   []int32 // position in leaves of each switch, -1 for upper ones
+	leafClass []int32 // twin class of each leaf (by position)
+	twins     []int32 // leaves per class
+	// rowKey: each switch's distance row: its twin class for a leaf, after those
+	// one per class of upper switches linked to the same switches (rowKeys in all)
+	rowKey     []int32
+	rowKeys    int
+	rowTimes   []int32 // treeSelectSum: required switches per row key (scratch, left 0)
+	rowReps    []int32 // treeSelectSum: one required switch per row key (scratch)
 	rows       [][]uint16
 	rowBytes   int
 	scratchRow []uint16
@@ -274,10 +291,23 @@ func (a *SlurmAllocator) setTreeState(tr *slurmTreeState) {
 		return
 	}
 	ns := len(a.tree.Switches)
-	tf := &treeFree{free: make([]int32, ns), low: make([]uint32, ns), lowDirty: make([]bool, ns)}
+	tf := &treeFree{cnt: make([]int32, ns), delta: make([]int32, ns), queued: make([]bool, ns),
+		queue: make([][]int32, len(tr.levelQ))}
+	if !a.wo.uniform() {
+		tf.low, tf.lowDirty, tf.lw = make([]uint32, ns), make([]bool, ns), make([]uint32, ns)
+		tf.lwMin, tf.lwRescan = make([]uint32, ns), make([]bool, ns)
+		for i := range tf.lwMin {
+			tf.lwMin[i] = math.MaxUint32
+		}
+	}
 	for _, i := range tr.leaves {
-		tf.free[i] = int32(len(tr.leaf[i]))
-		tf.lowDirty[i] = true
+		c := int32(len(tr.leaf[i]))
+		tf.delta[i], tf.queued[i] = c, true
+		if tf.lowDirty != nil {
+			tf.lowDirty[i] = true
+		}
+		tf.queue[0] = append(tf.queue[0], int32(i))
+		tf.leafFree += int(c)
 	}
 	a.tf = tf
 }
@@ -498,7 +528,7 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 	for v, nm := range names {
 		byName[nm] = int32(v)
 	}
-	st := &slurmTreeState{leaf: make([][]int32, ns), cnt: make([]int, ns), dist: make([]int, ns), lowW: make([]uint32, ns), required: make([]bool, ns), in: make([]bool, ns)}
+	st := &slurmTreeState{leaf: make([][]int32, ns), cnt: make([]int32, ns), dist: make([]int, ns), lowW: make([]uint32, ns), required: make([]bool, ns), in: make([]bool, ns)}
 	onLeaf := make([]int32, n) // leaves holding each Slurm index
 	shared := forceRef
 	maxLevel := 0
@@ -556,6 +586,7 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 	}
 	st.leafClasses(t)
 	if !shared {
+		st.parentLinks(t, maxLevel)
 		st.leafOf = make([]int32, n)
 		for x := range st.leafOf {
 			st.leafOf[x] = -1
@@ -741,24 +772,26 @@ func (a *SlurmAllocator) TreeCapacity() int {
 }
 
 // chooseTop is the top switch: the first in file order with at least k free nodes
-// (st.cnt), replaced by a later one of at least its level whose lowest free weight
-// (st.lowW) is not higher; -1 when none has k.
-func (a *SlurmAllocator) chooseTop(k int) int {
-	t, st := a.tree, a.tr
+// (cnt), replaced by a later one of at least its level whose lowest free weight
+// (lowW) is not higher; -1 when none has k.
+func (a *SlurmAllocator) chooseTop(k int, cnt []int32, lowW []uint32) int {
+	t := a.tree
 	top := -1
 	for i := range t.Switches {
-		if st.cnt[i] < k {
+		if int(cnt[i]) < k {
 			continue
 		}
-		if top < 0 || (t.Switches[i].Level >= t.Switches[top].Level && st.lowW[i] <= st.lowW[top]) {
+		if top < 0 || (t.Switches[i].Level >= t.Switches[top].Level && lowW[i] <= lowW[top]) {
 			top = i
 		}
 	}
 	return top
 }
 
-// treeCountsRef is treeCountsSum over every switch's node list (st.ref): the
-// reference, and the path for trees whose switches share nodes below them.
+// treeCountsRef gives the top switch, the weight that completes the job, and every
+// switch's candidate count and required mark, from a scan of every switch's node
+// list (st.ref): the reference treeSelectSum's counts are checked against, and the
+// path for trees whose switches share nodes below them.
 func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error) {
 	t, st := a.tree, a.tr
 	for i := range t.Switches {
@@ -771,9 +804,9 @@ func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error)
 				c++
 			}
 		}
-		st.cnt[i], st.lowW[i] = c, lw
+		st.cnt[i], st.lowW[i] = int32(c), lw
 	}
-	top = a.chooseTop(k)
+	top = a.chooseTop(k, st.cnt, st.lowW)
 	if top < 0 {
 		return 0, 0, a.noTopSwitch(k)
 	}
@@ -804,7 +837,7 @@ func (a *SlurmAllocator) treeCountsRef(k int) (top int, lastW uint32, err error)
 				req = req || a.w[s] < lastW
 			}
 		}
-		st.cnt[i], st.required[i] = c, req
+		st.cnt[i], st.required[i] = int32(c), req
 	}
 	return top, lastW, nil
 }
@@ -892,6 +925,34 @@ func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
 		st.leafClass[p] = c
 		st.twins[c]++
 	}
+	// Upper switches linked to the same switches (a fat tree's roots over the same
+	// pods) are at the same distance from every leaf: one row for them.
+	st.rowKey = make([]int32, ns)
+	for p, i := range st.leaves {
+		st.rowKey[i] = st.leafClass[p]
+	}
+	clear(byLinks)
+	next := int32(len(st.twins))
+	for i := range ns {
+		if st.leafPos[i] >= 0 {
+			continue
+		}
+		links = append(links[:0], t.Links(i)...)
+		slices.Sort(links)
+		links = slices.Compact(links)
+		key = key[:0]
+		for _, l := range links {
+			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
+		}
+		c, ok := byLinks[string(key)]
+		if !ok || len(links) == 0 {
+			c = next
+			next++
+			byLinks[string(key)] = c
+		}
+		st.rowKey[i] = c
+	}
+	st.rowKeys = int(next)
 }
 
 // leafDistances returns the hops from switch from to every class of twin leaves,
@@ -900,12 +961,9 @@ func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
 // cache has room; twin leaves share one row.
 func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 	nc := len(st.twins)
-	key := nc + from // a row per upper switch, after the leaf classes' rows
-	if p := st.leafPos[from]; p >= 0 {
-		key = int(st.leafClass[p])
-	}
+	key := st.rowKey[from]
 	if st.rows == nil {
-		st.rows = make([][]uint16, nc+len(t.Switches))
+		st.rows = make([][]uint16, st.rowKeys)
 	}
 	if row := st.rows[key]; row != nil {
 		return row
@@ -942,10 +1000,10 @@ func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 
 // compareSwitches is _topo_compare_switches: 1 when switch i is the better choice,
 // -1 when j is, 0 on a tie.
-func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int) int {
+func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int32) int {
 	sw := a.tree.Switches
 	for step := 0; step <= len(sw); step++ {
-		iFit, jFit := cnt[i] >= rem, cnt[j] >= rem
+		iFit, jFit := int(cnt[i]) >= rem, int(cnt[j]) >= rem
 		if iFit && jFit {
 			if cnt[i] < cnt[j] {
 				return 1

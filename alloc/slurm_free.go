@@ -212,8 +212,15 @@ func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
 		a.wo.set(s, free)
 		if tf := a.tf; tf != nil {
 			if l := a.tr.leafOf[s]; l >= 0 {
-				tf.free[l] += d
-				tf.lowDirty[l] = true
+				if tf.lowDirty != nil {
+					tf.lowDirty[l] = true
+				}
+				tf.leafFree += int(d)
+				tf.delta[l] += d
+				if !tf.queued[l] {
+					tf.queued[l] = true
+					tf.queue[0] = append(tf.queue[0], int32(l))
+				}
 			}
 		}
 		if bf := a.bf; bf != nil {
@@ -230,15 +237,37 @@ func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
 }
 
 // treeFree is slurm:tree's incremental state (the sums path: no node on two
-// leaves): per switch (only leaves used), free nodes and lowest free weight.
+// leaves, no switch reached twice below another). Per switch: free nodes below it
+// and, with unequal weights, their lowest weight (cnt, lw) as of the last decision,
+// and the change in free nodes since (delta; a leaf's free nodes are cnt+delta): a
+// leaf that changed is queued, and the next decision carries the changes up, level
+// by level, to the switches above the changed leaves only (flushTree). Per leaf,
+// with unequal weights: its lowest free weight (low), recomputed when a node on it
+// changed.
 type treeFree struct {
-	free     []int32
-	low      []uint32
+	cnt      []int32   // per switch: free nodes below, at the last flush
+	delta    []int32   // per switch: change in free nodes not yet carried up
+	queued   []bool    // per switch: in queue
+	queue    [][]int32 // per level: switches whose counts changed, to flush
+	leafFree int       // free nodes on leaves
+	// unequal weights only (nil otherwise)
+	lw       []uint32 // per switch: lowest weight of the free nodes below (0: none)
+	lwMin    []uint32 // per switch: lowest new weight of its changed children (flushTree)
+	lwRescan []bool   // per switch: a child that held its lowest weight lost it (flushTree)
+	low      []uint32 // per leaf: lowest free weight, when not lowDirty
 	lowDirty []bool
 }
 
 func (tf *treeFree) clone() *treeFree {
-	return &treeFree{free: slices.Clone(tf.free), low: slices.Clone(tf.low), lowDirty: slices.Clone(tf.lowDirty)}
+	c := *tf
+	c.low, c.lowDirty = slices.Clone(tf.low), slices.Clone(tf.lowDirty)
+	c.cnt, c.lw, c.delta, c.queued = slices.Clone(tf.cnt), slices.Clone(tf.lw), slices.Clone(tf.delta), slices.Clone(tf.queued)
+	c.lwMin, c.lwRescan = slices.Clone(tf.lwMin), slices.Clone(tf.lwRescan)
+	c.queue = make([][]int32, len(tf.queue))
+	for i, q := range tf.queue {
+		c.queue[i] = slices.Clone(q)
+	}
+	return &c
 }
 
 // leafLow returns leaf i's lowest free weight (it has a free node).

@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -188,6 +190,90 @@ func TestSlurmTreeIncrementalMatchesReference(t *testing.T) {
 	}
 	t.Logf("%d selections compared, %d refused by both", checked, refused)
 	if checked < 5000 {
+		t.Errorf("only %d selections compared", checked)
+	}
+}
+
+// Issue 34 item 3: on fat trees as procalloc's writer gives them to Slurm (every
+// upper switch under several parents, leaves under several level-1 switches, one
+// or several roots covering every leaf), slurm:tree from the free counts carried up
+// from the changed leaves places every job where the reference over every switch's
+// node list does, with every kind of weights and leaf orders from two orderings:
+// on copies after random flips (playAgainstReference), then placing and releasing
+// on the allocators themselves.
+func TestSlurmTreeFatTreeMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 31))
+	checked, refused := 0, 0
+	for trial, spec := range []string{"fattree:4,4:4,4:8", "fattree:2,2:2,2:2,2:4", "fattree:3,3:3,3:6", "fattree:4,2:4,2:4", "fattree:2,3:3,2:2,2:4"} {
+		g, err := topo.FatTree(strings.TrimPrefix(spec, "fattree:"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := g.N()
+		names := curves.NodeNames(g)
+		for kind := range 8 {
+			o, err := curves.Generate([]string{"name-order", "rcm"}[kind%2], g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var conf bytes.Buffer
+			if _, err := slurm.WriteTopology(&conf, g, o, nil); err != nil {
+				t.Fatal(err)
+			}
+			tree, err := slurm.ParseTree(bytes.NewReader(conf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			parents := make([]int, len(tree.Switches))
+			for _, u := range tree.Switches {
+				for _, c := range u.Children {
+					parents[c]++
+				}
+			}
+			multi := false
+			for i, sw := range tree.Switches {
+				multi = multi || (sw.Level > 0 && parents[i] > 1)
+			}
+			if !multi {
+				t.Fatalf("%s: no upper switch with several parents", spec)
+			}
+			w := randomSlurmWeights(rng, n, kind/2)
+			fast, err := NewSlurm(g, SlurmConfig{Names: names, Weights: w, Tree: tree})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := NewSlurm(g, SlurmConfig{Names: names, Weights: w, Tree: tree})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := newSlurmTreeState(ref.tree, names, ref.idx, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref.setTreeState(st)
+			if fast.tr.ref != nil {
+				t.Fatalf("%s: a fat tree takes the reference path", spec)
+			}
+			what := fmt.Sprintf("trial %d %s kind %d", trial, spec, kind)
+			c, r := playAgainstReference(t, rng, fast, ref, n, what, conf.String(), nil)
+			checked, refused = checked+c, refused+r
+			var busy []int
+			for v := range n {
+				if !fast.IsFree(v) {
+					busy = append(busy, v)
+				}
+			}
+			if err := fast.Release(busy); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Release(busy); err != nil {
+				t.Fatal(err)
+			}
+			allocReleaseAgainstReference(t, rng, fast, ref, 200, what, conf.String())
+		}
+	}
+	t.Logf("%d selections compared, %d refused by both", checked, refused)
+	if checked < 2000 {
 		t.Errorf("only %d selections compared", checked)
 	}
 }

@@ -526,7 +526,7 @@ func randomSharedTree(rng *rand.Rand, n int, shared bool) string {
 	return b.String()
 }
 
-// Issue 34: the per-switch sums (treeCountsSum) place every job where the reference
+// Issue 34: the per-switch sums (treeSelectSum) place every job where the reference
 // over every switch's node list (treeCountsRef) does, on random trees, weights and
 // submission/release sequences; and trees with shared descendants take the reference
 // path.
@@ -559,28 +559,65 @@ func TestSlurmTreeSumsMatchReference(t *testing.T) {
 		if !shared && fast.tr.ref != nil {
 			t.Fatalf("trial %d: a tree without shared descendants takes the reference path\n%s", trial, conf)
 		}
-		var live [][]int
-		for step := range 120 {
-			if fast.NumFree() == 0 || (len(live) > 0 && rng.IntN(3) == 0) {
-				i := rng.IntN(len(live))
-				if err := fast.Release(live[i]); err != nil {
-					t.Fatal(err)
+		allocReleaseAgainstReference(t, rng, fast, ref, 120, fmt.Sprintf("trial %d", trial), conf)
+	}
+}
+
+// allocReleaseAgainstReference plays steps of placements (random sizes) and
+// releases (of a random running job) on fast and ref themselves, not on copies, so
+// that each decision starts from the state the previous ones left; both must place
+// every job on the same nodes or both refuse it.
+func allocReleaseAgainstReference(t *testing.T, rng *rand.Rand, fast, ref *SlurmAllocator, steps int, what, conf string) {
+	t.Helper()
+	var live [][]int
+	for step := range steps {
+		if fast.NumFree() == 0 || (len(live) > 0 && rng.IntN(3) == 0) {
+			i := rng.IntN(len(live))
+			if err := fast.Release(live[i]); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Release(live[i]); err != nil {
+				t.Fatal(err)
+			}
+			live = slices.Delete(live, i, i+1)
+			continue
+		}
+		k := 1 + rng.IntN(fast.NumFree())
+		got, err1 := fast.Allocate(k)
+		want, err2 := ref.Allocate(k)
+		if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) {
+			t.Fatalf("%s step %d k=%d: sums %v (%v), reference %v (%v)\n%s", what, step, k, got, err1, want, err2, conf)
+		}
+		if err1 == nil {
+			live = append(live, got)
+		}
+		checkTreeCounts(t, fast, ref, fmt.Sprintf("%s step %d", what, step))
+	}
+}
+
+// checkTreeCounts checks fast's incremental per-switch state, once brought up to
+// date, against a scan of ref's node list of every switch (ref on the reference
+// path over the same tree): free nodes below each switch and, with unequal
+// weights, their lowest weight.
+func checkTreeCounts(t *testing.T, fast, ref *SlurmAllocator, what string) {
+	t.Helper()
+	if fast.tf == nil || ref.tr.ref == nil {
+		return
+	}
+	uniform := fast.wo.uniform()
+	fast.flushTree(uniform)
+	for i, nodes := range ref.tr.ref {
+		c, lw := int32(0), uint32(0)
+		for _, s := range nodes {
+			if ref.free(s) {
+				if c == 0 || ref.w[s] < lw {
+					lw = ref.w[s]
 				}
-				if err := ref.Release(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				live = slices.Delete(live, i, i+1)
-				continue
+				c++
 			}
-			k := 1 + rng.IntN(fast.NumFree())
-			got, err1 := fast.Allocate(k)
-			want, err2 := ref.Allocate(k)
-			if (err1 == nil) != (err2 == nil) || !slices.Equal(got, want) {
-				t.Fatalf("trial %d step %d k=%d: sums %v (%v), reference %v (%v)\n%s", trial, step, k, got, err1, want, err2, conf)
-			}
-			if err1 == nil {
-				live = append(live, got)
-			}
+		}
+		if fast.tf.cnt[i] != c || (!uniform && fast.tf.lw[i] != lw) {
+			t.Fatalf("%s: switch %s: %d free, lowest weight %d; a scan finds %d and %d", what, fast.tree.Switches[i].Name, fast.tf.cnt[i], fast.tf.lw[i], c, lw)
 		}
 	}
 }
