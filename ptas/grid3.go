@@ -58,7 +58,7 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 		}
 	}
 	g := &grid3Scan{k: k, W: W, H: H, L: L, occ: make([]bool, W*H*L),
-		addY: make([]int32, H), addZ: make([]int32, L)}
+		addY: make([]int32, H), addZ: make([]int32, L), innerY: make([]int32, H), innerZ: make([]int32, L)}
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
 	}
@@ -186,6 +186,8 @@ type grid3Scan struct {
 	px, py, pz []rotBalls // per plane x (over y, z), y (over x, z), z (over x, y)
 	centers    []int32    // x, y, z of each center, in order
 	addY, addZ []int32    // taken points at distance thr per y and per z (zero between calls)
+	innerY     []int32    // per y, per z: the points closer than thr of the center being scored
+	innerZ     []int32
 	touchY     []int32
 	touchZ     []int32
 	taken      []int32 // per plane x: points at distance thr taken, as (x, count) pairs
@@ -368,6 +370,29 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		cum += int64(m)
 	}
 	g.taken = taken
+	// Before the taken points are read: per y and per z, the points closer than
+	// thr (kept for the exact passes), and a lower bound on the gap terms. The
+	// points before a gap are those closer than thr, cb, plus between 0 and all T
+	// of the taken ones, and L (k - L) is concave, so the smaller of its values at
+	// cb and cb + T (at most k) bounds the term from below.
+	T := int64(g.k - below)
+	lb := tot
+	for pass := range 2 {
+		lo, hi, c, o1, o2, stack, inner := cy-thr, cy+thr, cy, cx, cz, g.py, g.innerY
+		if pass == 1 {
+			lo, hi, c, o1, o2, stack, inner = cz-thr, cz+thr, cz, cx, cy, g.pz, g.innerZ
+		}
+		var cb int64
+		for v := max(lo, 0); v <= min(hi, len(stack)-1); v++ {
+			lb += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
+			if lb > limit {
+				return lb, false
+			}
+			m := int32(stack[v].ball(o1, o2, thr-1-abs(v-c)))
+			inner[v] = m
+			cb += int64(m)
+		}
+	}
 	// The taken points' y and z, read from the occupancy grid in index order.
 	ty, tz := g.touchY[:0], g.touchZ[:0]
 	for i := 0; i < len(taken); i += 2 {
@@ -406,7 +431,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		if tot > limit {
 			return tot, false
 		}
-		cum += int64(g.py[y].ball(cx, cz, thr-1-abs(y-cy)) + int(g.addY[y]))
+		cum += int64(g.innerY[y] + g.addY[y])
 	}
 	cum = 0
 	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
@@ -414,7 +439,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		if tot > limit {
 			return tot, false
 		}
-		cum += int64(g.pz[z].ball(cx, cy, thr-1-abs(z-cz)) + int(g.addZ[z]))
+		cum += int64(g.innerZ[z] + g.addZ[z])
 	}
 	return tot, tot <= limit
 }
