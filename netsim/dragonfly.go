@@ -20,6 +20,12 @@ import (
 //     (position of R_d in its group) mod (their count). x is left out when it is R_s,
 //     R_d when it is y.
 //
+// Groups, routers and positions are those of topo.Graph.Dragonfly (router index r
+// in group r / RoutersPerGroup at position r % RoutersPerGroup; "ascending" above is
+// in router indices): a file numbered as the spec gets the spec's routes, one
+// numbered otherwise the same rule over the groups and routers in order of their
+// lowest vertex.
+//
 // It is the router NewRouter and the flit engine take for every graph with a
 // dragonfly's structure (topo.Graph.Dragonfly), from a spec or a file; GraphRouter's shortest paths on the same graph also transit
 // third groups (two global links) and break ties per router, so that the route
@@ -32,11 +38,17 @@ type DragonflyRouter struct {
 	n, p, a, G int     // hosts, hosts per router, routers per group, groups
 	off        []int32 // off[v]+i: the channel from v to its i-th neighbour (ascending)
 	adj        []int32
+	// Router indices (topo.Graph.Dragonfly's): of each host, hostRouter; the vertex
+	// of each, routerVertex; and each host's place among its router's neighbours,
+	// hostSlot (hosts are a router's lowest neighbours).
+	// vertexRouter is the router index of switch vertex v at v - n.
+	hostRouter, routerVertex, hostSlot, vertexRouter []int32
 	// The global links from group A to group B: lx, ly[lOff[A*G+B]:lOff[A*G+B+1]]
-	// (ends in A, in B), with their channel lc (from A to B), ascending.
+	// (router indices of their ends in A, in B), with their channel lc (from A to
+	// B), ascending.
 	lOff       []int32
 	lx, ly, lc []int32
-	localCh    []int32 // localCh[(u-n)*a + pos(x)]: the channel from router u to router x of its group
+	localCh    []int32 // localCh[u*a + pos(x)]: the channel from router u to router x of its group
 
 	// per-job scratch of dragonflyLoad
 	w, rStamp    []int32 // job hosts per router (stamped)
@@ -47,7 +59,7 @@ type DragonflyRouter struct {
 	top          []int64    // per group: the most job hosts on one of its routers (the job's groups)
 	groups       []int32
 	gGen         int32
-	load         []int64 // per global channel (nonzero: listed in gTouched)
+	load         []int64 // per global link, indexed as lc (nonzero: listed in gTouched)
 	gTouched     []int32
 	in           []int64 // per local channel (router x a + position): routes entering the group there
 	inTouched    []int32
@@ -78,42 +90,60 @@ func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
 		}
 		r.off[v+1] = int32(len(r.adj))
 	}
-	for h := range r.n {
-		if nb := r.adj[r.off[h]:r.off[h+1]]; len(nb) != 1 || int(nb[0]) != r.router(h) {
+	G, a, n := r.G, r.a, r.n
+	R := a * G
+	r.hostRouter, r.routerVertex, r.hostSlot = make([]int32, n), make([]int32, R), make([]int32, n)
+	r.vertexRouter = make([]int32, nv-n)
+	for u := range R {
+		v := g.DragonflyRouterVertex(u)
+		r.routerVertex[u] = int32(v)
+		r.vertexRouter[v-n] = int32(u)
+	}
+	for h := range n {
+		r.hostRouter[h] = int32(g.DragonflyRouterOf(h))
+		if nb := r.adj[r.off[h]:r.off[h+1]]; len(nb) != 1 || nb[0] != r.routerVertex[r.hostRouter[h]] {
 			return nil
 		}
 	}
-	G, a, n := r.G, r.a, r.n
 	r.localCh = make([]int32, a*G*a)
 	type link struct{ A, B, x, y, c int32 }
 	var links []link
-	for u := n; u < nv; u++ {
+	for u := range R {
+		v := int(r.routerVertex[u])
 		A := r.group(u)
 		peers := 0
-		for i, w := range r.adj[r.off[u]:r.off[u+1]] {
-			c := r.off[u] + int32(i)
-			switch {
-			case int(w) < n:
-				if r.router(int(w)) != u {
+		for i, w := range r.adj[r.off[v]:r.off[v+1]] {
+			c := r.off[v] + int32(i)
+			if int(w) < n {
+				if int(r.hostRouter[w]) != u {
 					return nil
 				}
-			case r.group(int(w)) == A:
-				r.localCh[(u-n)*a+r.pos(int(w))] = c
+				r.hostSlot[w] = int32(i)
+				continue
+			}
+			x := int(r.vertexRouter[int(w)-n])
+			if r.group(x) == A {
+				r.localCh[u*a+r.pos(x)] = c
 				peers++
-			default:
-				links = append(links, link{int32(A), int32(r.group(int(w))), int32(u), w, c})
+			} else {
+				links = append(links, link{int32(A), int32(r.group(x)), int32(u), int32(x), c})
 			}
 		}
 		if peers != a-1 {
 			return nil
 		}
 	}
-	// links are in order of (x, y): ascending ends in A, then in B, per group pair.
-	slices.SortStableFunc(links, func(p, q link) int {
-		if p.A != q.A {
+	// links in order of (x, y): ascending ends in A, then in B, per group pair.
+	slices.SortFunc(links, func(p, q link) int {
+		switch {
+		case p.A != q.A:
 			return int(p.A - q.A)
+		case p.B != q.B:
+			return int(p.B - q.B)
+		case p.x != q.x:
+			return int(p.x - q.x)
 		}
-		return int(p.B - q.B)
+		return int(p.y - q.y)
 	})
 	r.lOff = make([]int32, G*G+1)
 	for _, l := range links {
@@ -133,12 +163,12 @@ func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
 	return r
 }
 
-func (r *DragonflyRouter) router(host int) int { return r.n + host/r.p }
-func (r *DragonflyRouter) group(v int) int     { return (v - r.n) / r.a }
-func (r *DragonflyRouter) pos(v int) int       { return (v - r.n) % r.a }
+// group and pos are router index u's group and position in it.
+func (r *DragonflyRouter) group(u int) int { return u / r.a }
+func (r *DragonflyRouter) pos(u int) int   { return u % r.a }
 
 // global returns the index (into lx, ly, lc) of the global link a route from group
-// A to router rd of another group takes.
+// A to router index rd of another group takes.
 func (r *DragonflyRouter) global(A, rd int) int {
 	k := A*r.G + r.group(rd)
 	lo, hi := int(r.lOff[k]), int(r.lOff[k+1])
@@ -156,8 +186,7 @@ func (r *DragonflyRouter) Spec() string { return r.g.Spec() + " minimal" }
 
 // toHost is the channel from a host's router to the host.
 func (r *DragonflyRouter) toHost(d int) int32 {
-	u := r.router(d)
-	return r.off[u] + int32(d%r.p) // hosts are a router's lowest neighbours, p of them
+	return r.off[r.routerVertex[r.hostRouter[d]]] + r.hostSlot[d]
 }
 
 // Route appends the minimal route from src to dst.
@@ -165,20 +194,20 @@ func (r *DragonflyRouter) Route(src, dst int, buf []int32) []int32 {
 	if src == dst {
 		return buf
 	}
-	rs, rd := r.router(src), r.router(dst)
+	rs, rd := int(r.hostRouter[src]), int(r.hostRouter[dst])
 	buf = append(buf, r.off[src])
 	if rs != rd {
 		if A := r.group(rs); A == r.group(rd) {
-			buf = append(buf, r.localCh[(rs-r.n)*r.a+r.pos(rd)])
+			buf = append(buf, r.localCh[rs*r.a+r.pos(rd)])
 		} else {
 			i := r.global(A, rd)
 			x, y := int(r.lx[i]), int(r.ly[i])
 			if x != rs {
-				buf = append(buf, r.localCh[(rs-r.n)*r.a+r.pos(x)])
+				buf = append(buf, r.localCh[rs*r.a+r.pos(x)])
 			}
 			buf = append(buf, r.lc[i])
 			if y != rd {
-				buf = append(buf, r.localCh[(y-r.n)*r.a+r.pos(rd)])
+				buf = append(buf, r.localCh[y*r.a+r.pos(rd)])
 			}
 		}
 	}
@@ -189,20 +218,21 @@ func (r *DragonflyRouter) Route(src, dst int, buf []int32) []int32 {
 // engine routes hop by hop along the routes Route lists.
 func (r *DragonflyRouter) next(dst, v int) int {
 	if v < r.n {
-		return r.router(v)
+		return int(r.routerVertex[r.hostRouter[v]])
 	}
-	rd := r.router(dst)
+	rd := int(r.hostRouter[dst])
+	u := int(r.vertexRouter[v-r.n])
 	switch {
-	case v == rd:
+	case u == rd:
 		return dst
-	case r.group(v) == r.group(rd):
-		return rd
+	case r.group(u) == r.group(rd):
+		return int(r.routerVertex[rd])
 	}
-	i := r.global(r.group(v), rd)
-	if x := int(r.lx[i]); x != v {
-		return x
+	i := r.global(r.group(u), rd)
+	if x := r.lx[i]; int(x) != u {
+		return int(r.routerVertex[x])
 	}
-	return int(r.ly[i])
+	return int(r.routerVertex[r.ly[i]])
 }
 
 // dragonflyLoad returns the all-to-all route load of DragonflyRouter for the job
@@ -225,13 +255,13 @@ func (r *DragonflyRouter) next(dst, v int) int {
 func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 	k := int64(len(nodes))
 	l := RouteLoad{Messages: k * (k - 1), Hops: 2 * k * (k - 1), MaxShared: k - 1}
-	a, n := r.a, r.n
+	a := r.a
 	if r.w == nil {
 		nr := a * r.G
 		r.w, r.rStamp = make([]int32, nr), make([]int32, nr)
 		r.grpN, r.gStamp = make([]int32, r.G), make([]int32, r.G)
 		r.top = make([]int64, r.G)
-		r.load = make([]int64, r.Channels())
+		r.load = make([]int64, len(r.lc))
 		r.in = make([]int64, nr*a)
 		r.out = make([]int64, nr)
 	}
@@ -239,7 +269,7 @@ func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 	r.gGen = bumpGen(r.gGen, r.gStamp)
 	r.routers, r.groups = r.routers[:0], r.groups[:0]
 	for _, h := range nodes {
-		u := h / r.p
+		u := int(r.hostRouter[h])
 		if r.rStamp[u] != r.rGen {
 			r.rStamp[u], r.w[u] = r.rGen, 0
 			r.routers = append(r.routers, int32(u))
@@ -293,11 +323,11 @@ func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 				wd := int64(r.w[rd])
 				pd := int(rd) - B*a
 				li := lo + pd%L
-				x, y := int(r.lx[li])-n, int(r.ly[li])-n
-				if c := r.lc[li]; r.load[c] == 0 {
-					r.gTouched = append(r.gTouched, c)
+				x, y := int(r.lx[li]), int(r.ly[li])
+				if r.load[li] == 0 {
+					r.gTouched = append(r.gTouched, int32(li))
 				}
-				r.load[r.lc[li]] += nA * wd
+				r.load[li] += nA * wd
 				if r.out[x] == 0 {
 					r.outTouched = append(r.outTouched, int32(x))
 				}
@@ -311,10 +341,10 @@ func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
 			}
 		}
 	}
-	for _, c := range r.gTouched {
-		l.Hops += r.load[c]
-		l.MaxShared = max(l.MaxShared, r.load[c])
-		r.load[c] = 0
+	for _, li := range r.gTouched {
+		l.Hops += r.load[li]
+		l.MaxShared = max(l.MaxShared, r.load[li])
+		r.load[li] = 0
 	}
 	// Local channels carrying routes into their group: all three terms.
 	for _, j := range r.inTouched {

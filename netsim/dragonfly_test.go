@@ -1,7 +1,9 @@
 package netsim
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,11 +147,23 @@ func TestDragonflyRouterNeedsTheStructure(t *testing.T) {
 // engines and the static metrics take the same routes. Then a packet sent alone
 // through the flit engine arrives after as many hops as Route has channels.
 func TestDragonflyNextIsRoute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 5))
+	var machines []topo.Machine
 	for _, spec := range smallDragonflies {
 		m, err := topo.ParseMachine(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// And numbered at random in a file.
+		g := m.(*topo.Graph)
+		f, err := topo.ReadGraph(strings.NewReader(relabelledEdgeList(g, relabelling(g, rng, false))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		machines = append(machines, m, f)
+	}
+	for _, m := range machines {
+		spec := m.Spec()
 		g := m.(*topo.Graph)
 		r := NewDragonflyRouter(g)
 		if r == nil {
@@ -197,6 +211,115 @@ func TestDragonflyNextIsRoute(t *testing.T) {
 			}
 			if want := len(r.Route(p[0], p[1], nil)); got.Hops != want {
 				t.Fatalf("%s: %d->%d: %d hops in the flit engine, Route has %d channels", spec, p[0], p[1], got.Hops, want)
+			}
+		}
+	}
+}
+
+// TestDragonflyRelabelled: a dragonfly file numbered otherwise than its spec is
+// recognised (topo.Graph.Dragonfly) and routed minimally by DragonflyRouter, whose
+// loads counted per router and group (dragonflyLoad) are those of tracing its
+// routes. Its routes follow the order of the groups' lowest vertices and of the
+// routers inside a group: where the file keeps those orders (hosts at random, the
+// routers interleaved across groups) every route is the spec's, vertex for vertex,
+// and every job's loads and pairwise distances are the spec's; numbered at random,
+// the distances are still the spec's and the loads still the trace's.
+func TestDragonflyRelabelled(t *testing.T) {
+	pat, err := ParsePattern("all-to-all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(34, 2))
+	kept := 0
+	defer func() {
+		if kept < len(smallDragonflies)-2 {
+			t.Errorf("the spec's routes compared on %d dragonflies only", kept)
+		}
+	}()
+	for _, spec := range smallDragonflies {
+		m0, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m0.(*topo.Graph)
+		n := g.N()
+		want, err := NewMachineRouteMeter(g, pat, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, keep := range []bool{true, false} {
+			at := relabelling(g, rng, keep)
+			f, err := topo.ReadGraph(strings.NewReader(relabelledEdgeList(g, at)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s, relabelled (orders kept: %v)", spec, keep)
+			rt, err := NewRouter(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := rt.(*DragonflyRouter)
+			if !ok {
+				t.Fatalf("%s: router %T (%s)", name, rt, f.DragonflyReason())
+			}
+			if keep {
+				// The spec's groups (with 2 routers a group, the links may also
+				// split into other pairs: then the routes differ).
+				sh, _ := g.Dragonfly()
+				for u := range sh.RoutersPerGroup * sh.Groups {
+					if fu := f.DragonflyRouterIndex(at[n+u]); fu != u {
+						if sh.RoutersPerGroup > 2 {
+							t.Fatalf("%s: the spec's router %d is router %d of the file", name, u, fu)
+						}
+						keep = false
+					}
+				}
+			}
+			if keep {
+				kept++
+				rs, err := NewRouter(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var a, b []int32
+				for s := range n {
+					for d := range n {
+						a, b = rs.Route(s, d, a[:0]), r.Route(at[s], at[d], b[:0])
+						va, vb := routerVertices(t, rs, s, a), routerVertices(t, r, at[s], b)
+						for i := range va {
+							va[i] = int32(at[va[i]])
+						}
+						if !slices.Equal(va, vb) {
+							t.Fatalf("%s: route %d -> %d visits %v, the spec's %v", name, s, d, vb, va)
+						}
+					}
+				}
+			}
+			m, err := NewMachineRouteMeter(f, pat, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.df == nil {
+				t.Fatalf("%s: not counted per router and group", name)
+			}
+			for trial := range 200 {
+				k := 1 + rng.IntN(n)
+				nodes := rng.Perm(n)[:k]
+				mapped := make([]int, k)
+				for i, h := range nodes {
+					mapped[i] = at[h]
+				}
+				got := m.Measure(trial, mapped)
+				if tr := m.enumerate(trial, mapped); got != tr {
+					t.Fatalf("%s, job on %v: %+v, trace %+v", name, mapped, got, tr)
+				}
+				if w := want.Measure(trial, nodes); keep && got != w {
+					t.Fatalf("%s, job on %v: %+v, the spec's %+v", name, mapped, got, w)
+				}
+				ds, _ := g.PairDistSum(nodes)
+				if df, ok := f.PairDistSum(mapped); !ok || df != ds {
+					t.Fatalf("%s, job on %v: pairwise distances %d (%v), the spec's %d", name, mapped, df, ok, ds)
+				}
 			}
 		}
 	}

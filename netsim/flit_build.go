@@ -25,7 +25,7 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 		} else {
 			gr, err := NewGraphRouter(g)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w (no dragonfly either, whose minimal routing needs no table: %s)", err, g.DragonflyReason())
 			}
 			r = gr
 		}

@@ -389,7 +389,11 @@ func NewRouter(m topo.Machine) (Router, error) {
 		if df := NewDragonflyRouter(g); df != nil {
 			return df, nil
 		}
-		return NewGraphRouter(g)
+		r, err := NewGraphRouter(g)
+		if err != nil {
+			return nil, fmt.Errorf("%w (no dragonfly either, whose minimal routing needs no table: %s)", err, g.DragonflyReason())
+		}
+		return r, nil
 	}
 	return nil, fmt.Errorf("netsim: no router for machine %s", m.Spec())
 }

@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -12,16 +13,34 @@ import (
 // edgeList writes g as topo.ReadGraph reads it: hosts, then switches, in index
 // order, then every link once.
 func edgeList(g *topo.Graph) string {
+	return relabelledEdgeList(g, nil)
+}
+
+// relabelledEdgeList writes g as an edge list in which g's vertex v, under its
+// name, is the file's vertex at[v] (hosts among hosts, switches among switches;
+// nil: v).
+func relabelledEdgeList(g *topo.Graph, at []int) string {
+	n, nv := g.N(), g.Vertices()
+	if at == nil {
+		at = make([]int, nv)
+		for v := range at {
+			at[v] = v
+		}
+	}
+	names := make([]string, nv) // the file's vertex i
+	for v := range nv {
+		names[at[v]] = g.Name(v)
+	}
 	var b strings.Builder
-	for v := range g.Vertices() {
-		if g.IsSwitch(v) {
-			fmt.Fprintf(&b, "%%switch %s\n", g.Name(v))
+	for i, name := range names {
+		if i < n {
+			fmt.Fprintf(&b, "%%node %s\n", name)
 		} else {
-			fmt.Fprintf(&b, "%%node %s\n", g.Name(v))
+			fmt.Fprintf(&b, "%%switch %s\n", name)
 		}
 	}
 	var nb []int
-	for v := range g.Vertices() {
+	for v := range nv {
 		for _, w := range g.Neighbors(v, nb[:0]) {
 			if v < w {
 				fmt.Fprintf(&b, "%s %s\n", g.Name(v), g.Name(w))
@@ -29,6 +48,31 @@ func edgeList(g *topo.Graph) string {
 		}
 	}
 	return b.String()
+}
+
+// relabelling returns a numbering for relabelledEdgeList: hosts at random; the
+// switches at random too, or (keepOrder) position by position across the groups
+// (the first router of every group, then the second, ...), which keeps the order
+// of the groups' lowest vertices and of the routers inside a group.
+func relabelling(g *topo.Graph, rng *rand.Rand, keepOrder bool) []int {
+	n, nv := g.N(), g.Vertices()
+	at := make([]int, nv)
+	copy(at, rng.Perm(n))
+	sw := rng.Perm(nv - n)
+	if keepOrder {
+		sh, ok := g.Dragonfly()
+		if !ok {
+			panic("not a dragonfly")
+		}
+		a, G := sh.RoutersPerGroup, sh.Groups
+		for r := range a * G {
+			sw[r] = r%a*G + r/a
+		}
+	}
+	for v := n; v < nv; v++ {
+		at[v] = n + sw[v-n]
+	}
+	return at
 }
 
 // TestDragonflyFromFileRoutesLikeSpec: the dragonfly structure is recognised from

@@ -51,11 +51,13 @@ type RouteMeter struct {
 	keyGen            int32
 	ids, histA, histB []int32
 	// scratch of the torus all-to-all count
-	torus              *torusDims // set when the grid wraps (with grid)
-	ids2, histC, histD []int32
-	sizeS, sizeT       []int32 // per source and destination group: a bound (windowMax)
-	ordS, ordT         []int32 // the groups by decreasing size
-	pd, ss             []int64
+	torus               *torusDims // set when the grid wraps (with grid)
+	ids2, histC         []int32
+	sizeS, sizeT        []int32   // per source and destination group: a bound (windowMax)
+	ordS, ordT, sizeBuf []int32   // the groups by decreasing size; bySize's scratch
+	srcRows, dstRows    groupRows // per source and destination group: its positions
+	pdMade              []int32   // per destination group: its prefix sums are in pd
+	pd, ss              []int64
 }
 
 // NewRouteMeter returns a meter for pattern pat on router r; random patterns draw

@@ -69,6 +69,33 @@ func BenchmarkRouteMeterDragonfly10240(b *testing.B) {
 func BenchmarkRouteMeterTorus32x32(b *testing.B)    { benchMeter(b, "torus:32x32") }
 func BenchmarkRouteMeterTorus32x32x32(b *testing.B) { benchMeter(b, "torus:32x32x32") }
 
+// Scattered jobs (1,024 random hosts each) on the 3D torus: the middle dimension
+// pairs up to 32 source groups with 32 destination groups; each pair costs its
+// sources' positions (ringPeak), before the 32 positions of the ring.
+func BenchmarkRouteMeterTorus32x32x32Scattered1024(b *testing.B) {
+	m, err := topo.ParseMachine("torus:32x32x32")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pat, err := ParsePattern("all-to-all")
+	if err != nil {
+		b.Fatal(err)
+	}
+	meter, err := NewMachineRouteMeter(m, pat, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 3))
+	var jobs [][]int
+	for range 16 {
+		jobs = append(jobs, rng.Perm(m.N())[:1024])
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		meter.Measure(i, jobs[i%len(jobs)])
+	}
+}
+
 // Issue 34's 131,072-host fat tree: the tree model is checked switch by switch
 // (before, its row check was too long and the router's table was refused).
 func BenchmarkRouteMeterFatTree131k(b *testing.B) { benchMeter(b, "fattree:16,16:16,16:16,16:32") }

@@ -1,7 +1,6 @@
 package netsim
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/procalloc/procalloc/topo"
@@ -59,16 +58,23 @@ func newTorusDims(g *topo.Grid) *torusDims {
 // below k carry it on virtual channel 0, those from k on (after the dateline, the
 // link k-1 -> 0) on channel 1, as GridRouter's dateline rule has it. So position x
 // carries sum over a in [x-h+1, x] of S(a) x (D'(a+h) - D'(x)), D' the cumulative
-// destination counts: two prefix sums per source group and destination group give
-// every link in O(k) (the negative direction is the same on the mirrored ring).
-// Unlike on a mesh the count is not a product of a source and a destination
-// factor, so every pair of groups that the job's nodes occupy is counted: O(p d +
-// G_s G_t k) per dimension, G_s x G_t at most the lines of the dimension (one of
-// the two is a single group on the first and the last dimension; a pair whose
-// bound, the most sources of one within h positions times the most destinations of
-// the other within h, is no more than the largest count found is skipped). The
-// counts equal
-// the trace's (TestAllToAllTorusLoadMatchesTrace).
+// destination counts. The sum over every link needs only the whole job's counts
+// (two prefix sums, O(k) per dimension); the largest needs each pair of a source
+// and a destination group that the job's nodes occupy, since unlike on a mesh the
+// count is not a product of a source and a destination factor. A pair's largest
+// count is at one of the source group's positions (ringPeak), so a pair costs its
+// source positions and a destination group its prefix sums (O(k), once) instead of
+// O(k) per pair: per dimension O(p d + k + G_s + G_t) for the groups' positions
+// (counting sorts) and bounds, O(k) per destination group for its prefix sums and
+// at most G_t p for the pairs (the negative direction is the same on the mirrored
+// ring). G_t is at most p and the lines of the dimension
+// before j (on a 3D torus's middle dimension, the side), so a job costs about p
+// times the torus's diameter; before, a pair cost k, G_s G_t k on the middle
+// dimension. Pairs are taken largest bound first, the bound being the most sources
+// of one group within h positions times the most destinations of the other within
+// h, and skipped once that is no more than the largest count found. The counts
+// equal the trace's (TestAllToAllTorusLoadMatchesTrace,
+// TestAllToAllTorusLoad3DMatchesTrace).
 func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
 	p := int64(len(nodes))
 	var l RouteLoad
@@ -93,16 +99,15 @@ func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
 		// Sources grouped by their coordinates after j, destinations by those before.
 		sIDs, gs := m.groupIDs(&m.ids, nodes, j+1, D)
 		tIDs, gt := m.groupIDs(&m.ids2, nodes, 0, j)
-		hs := zeros(&m.histA, gs*k)
-		ht := zeros(&m.histB, gt*k)
 		all := zeros(&m.histC, 2*k) // all nodes: forward, then mirrored
 		for i := range nodes {
 			c := coords[i*D+j]
-			hs[int(sIDs[i])*k+c]++
-			ht[int(tIDs[i])*k+c]++
 			all[c]++
 			all[k+k-1-c]++
 		}
+		// Each group's occupied positions, ascending, with their counts.
+		src := m.groupRows(&m.srcRows, sIDs, gs, coords, j, D, k)
+		dst := m.groupRows(&m.dstRows, tIDs, gt, coords, j, D, k)
 		for dir := range 2 {
 			h := hp
 			if dir == 1 {
@@ -119,27 +124,38 @@ func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
 			}
 			sum, _ := m.ringLoad(cs, cd, k, h, wrap)
 			l.Hops += sum
-			// The destination groups' cumulative counts, each once; then every pair
-			// whose bound exceeds the largest count so far, largest bounds first. A
-			// position's routes start within h of it and end within h beyond it, so
-			// a pair's count is at most the most sources of its group within h
-			// positions times the most destinations of the other within h.
-			pds := m.destPrefix(ht, gt, k, wrap, dir == 1)
-			m.sizeS = windowMax(m.sizeS[:0], hs, gs, k, h, false)
-			m.sizeT = windowMax(m.sizeT[:0], ht, gt, k, h, wrap)
-			m.ordS, m.ordT = bySize(m.ordS, m.sizeS), bySize(m.ordT, m.sizeT)
+			// Every pair of groups whose bound exceeds the largest count so far,
+			// largest bounds first. A position's routes start within h of it and end
+			// within h beyond it, so a pair's count is at most the most sources of
+			// its group within h positions times the most destinations of the other
+			// within h. A destination group's cumulative counts are made when first
+			// needed.
+			m.sizeS = src.windowMax(m.sizeS[:0], k, h, false)
+			m.sizeT = dst.windowMax(m.sizeT[:0], k, h, wrap)
+			m.ordS, m.ordT = bySize(m.ordS, m.sizeS, &m.sizeBuf), bySize(m.ordT, m.sizeT, &m.sizeBuf)
+			w := 2*k + 1
+			m.pdMade = zeros(&m.pdMade, gt)
+			if cap(m.pd) < gt*w {
+				m.pd = make([]int64, gt*w)
+			}
+			pds := m.pd[:gt*w]
 			for _, s := range m.ordS {
 				ns := int64(m.sizeS[s])
 				if ns*int64(m.sizeT[m.ordT[0]]) <= l.MaxShared {
 					break
 				}
-				cs = m.sourceRow(hs[int(s)*k:int(s+1)*k], dir == 1)
+				pos, cnt := src.row(int(s))
 				for _, t := range m.ordT {
 					if ns*int64(m.sizeT[t]) <= l.MaxShared {
 						break
 					}
-					mx := m.ringMax(cs, pds[int(t)*(2*k+1):int(t+1)*(2*k+1)], k, h)
-					l.MaxShared = max(l.MaxShared, mx)
+					pd := pds[int(t)*w : int(t+1)*w]
+					if m.pdMade[t] == 0 {
+						m.pdMade[t] = 1
+						tp, tc := dst.row(int(t))
+						destPrefix(pd, tp, tc, k, wrap, dir == 1)
+					}
+					l.MaxShared = max(l.MaxShared, ringPeak(pos, cnt, pd, k, h, dir == 1))
 				}
 			}
 		}
@@ -147,21 +163,98 @@ func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
 	return l
 }
 
-// windowMax appends, for each of the groups' rows of k counts, the largest sum of
-// h consecutive counts (round the ring when circular); a window and its mirror
-// image have the same sums, so one value serves both directions.
-func windowMax(dst []int32, rows []int32, groups, k, h int, circular bool) []int32 {
+// groupRows holds, per group, the positions along one dimension that the group's
+// nodes occupy, ascending, and how many nodes are at each: pos, cnt[off[g]:off[g+1]].
+type groupRows struct {
+	off, pos, cnt []int32
+	idx, idx2     []int32 // scratch: node indices sorted
+	count         []int32
+}
+
+// groupRows returns the rows of the job's nodes grouped by ids (groups of them)
+// along dimension j (k positions): two counting sorts, by position then by group,
+// O(p + k + groups).
+func (m *RouteMeter) groupRows(r *groupRows, ids []int32, groups int, coords []int, j, D, k int) *groupRows {
+	p := len(ids)
+	r.idx, r.idx2 = zeros(&r.idx, p), zeros(&r.idx2, p)
+	r.count = zeros(&r.count, max(k, groups)+1)
+	for i := range p {
+		r.count[coords[i*D+j]+1]++
+	}
+	for c := range k {
+		r.count[c+1] += r.count[c]
+	}
+	for i := range p {
+		c := coords[i*D+j]
+		r.idx[r.count[c]] = int32(i)
+		r.count[c]++
+	}
+	clear(r.count)
+	for _, i := range r.idx {
+		r.count[ids[i]+1]++
+	}
 	for g := range groups {
-		row := rows[g*k : (g+1)*k]
-		var sum, best int32
-		span := k
-		if circular {
-			span = k + h - 1
+		r.count[g+1] += r.count[g]
+	}
+	for _, i := range r.idx {
+		g := ids[i]
+		r.idx2[r.count[g]] = i
+		r.count[g]++
+	}
+	r.off, r.pos, r.cnt = r.off[:0], r.pos[:0], r.cnt[:0]
+	prev := int32(-1)
+	for _, i := range r.idx2 {
+		g := ids[i]
+		for int32(len(r.off)) <= g {
+			r.off = append(r.off, int32(len(r.pos)))
+			prev = -1
 		}
-		for y := range span {
-			sum += row[y%k]
-			if y >= h {
-				sum -= row[(y-h)%k]
+		if c := int32(coords[int(i)*D+j]); c == prev {
+			r.cnt[len(r.cnt)-1]++
+		} else {
+			r.pos, r.cnt = append(r.pos, c), append(r.cnt, 1)
+			prev = c
+		}
+	}
+	for len(r.off) <= groups {
+		r.off = append(r.off, int32(len(r.pos)))
+	}
+	return r
+}
+
+// row returns group g's positions and counts.
+func (r *groupRows) row(g int) (pos, cnt []int32) {
+	return r.pos[r.off[g]:r.off[g+1]], r.cnt[r.off[g]:r.off[g+1]]
+}
+
+// windowMax appends, for each group, the largest number of its nodes within h
+// consecutive positions (round the ring when circular); a window and its mirror
+// image hold as many, so one value serves both directions. O(positions) per group.
+func (r *groupRows) windowMax(dst []int32, k, h int, circular bool) []int32 {
+	for g := range len(r.off) - 1 {
+		pos, cnt := r.row(g)
+		n := len(pos)
+		at := func(i int) int32 { // positions unrolled twice when circular
+			if i >= n {
+				return pos[i-n] + int32(k)
+			}
+			return pos[i]
+		}
+		span := n
+		if circular {
+			span = 2 * n
+		}
+		var sum, best int32
+		lo := 0
+		for i := range span {
+			x := at(i)
+			if x > int32(k+h-2) {
+				break // the windows end at y < k + h - 1
+			}
+			sum += cnt[i%n]
+			for at(lo) <= x-int32(h) {
+				sum -= cnt[lo%n]
+				lo++
 			}
 			best = max(best, sum)
 		}
@@ -170,13 +263,25 @@ func windowMax(dst []int32, rows []int32, groups, k, h int, circular bool) []int
 	return dst
 }
 
-// bySize returns the groups 0..len(size)-1 in order of decreasing size (then index).
-func bySize(ord, size []int32) []int32 {
-	ord = ord[:0]
-	for g := range size {
-		ord = append(ord, int32(g))
+// bySize returns the groups 0..len(size)-1 in order of decreasing size (then
+// index): a counting sort, O(groups + largest size), buf its scratch.
+func bySize(ord, size []int32, buf *[]int32) []int32 {
+	var top int32
+	for _, x := range size {
+		top = max(top, x)
 	}
-	slices.SortFunc(ord, func(a, b int32) int { return cmp.Or(cmp.Compare(size[b], size[a]), cmp.Compare(a, b)) })
+	start := zeros(buf, int(top)+2) // start[top-x]: the first place of size x
+	for _, x := range size {
+		start[top-x+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	ord = slices.Grow(ord[:0], len(size))[:len(size)]
+	for g, x := range size {
+		ord[start[top-x]] = int32(g)
+		start[top-x]++
+	}
 	return ord
 }
 
@@ -212,61 +317,80 @@ func (m *RouteMeter) jobCoords(nodes []int) []int {
 	return coords
 }
 
-// sourceRow returns a source group's counts along the ring, mirrored for the
-// negative direction.
-func (m *RouteMeter) sourceRow(row []int32, mirror bool) []int32 {
-	if !mirror {
-		return row
-	}
-	k := len(row)
-	out := zeros(&m.histD, k)
-	for c, x := range row {
-		out[k-1-c] = x
-	}
-	return out
-}
-
-// destPrefix returns, per destination group t, the exclusive prefix sums PD[0..2k]
-// of its counts on the ring unrolled twice (the second copy only when the dimension
-// wraps), mirrored for the negative direction: PD[i] = destinations at positions
-// below i.
-func (m *RouteMeter) destPrefix(ht []int32, gt, k int, wrap, mirror bool) []int64 {
-	w := 2*k + 1
-	if cap(m.pd) < gt*w {
-		m.pd = make([]int64, gt*w)
-	}
-	pd := m.pd[:gt*w]
-	for t := range gt {
-		row, out := ht[t*k:(t+1)*k], pd[t*w:(t+1)*w]
-		out[0] = 0
-		for y := range 2 * k {
-			var c int32
-			if y < k || wrap {
-				c = row[y%k]
-				if mirror {
-					c = row[k-1-y%k]
-				}
-			}
-			out[y+1] = out[y] + int64(c)
+// destPrefix fills pd[0..2k] with the exclusive prefix sums of one group's
+// destinations (positions pos, counts cnt) on the ring unrolled twice (the second
+// copy only when the dimension wraps), mirrored for the negative direction: pd[i] =
+// destinations at positions below i.
+func destPrefix(pd []int64, pos, cnt []int32, k int, wrap, mirror bool) {
+	clear(pd)
+	for i, c := range pos {
+		y := int(c)
+		if mirror {
+			y = k - 1 - y
+		}
+		pd[y+1] += int64(cnt[i])
+		if wrap {
+			pd[y+k+1] += int64(cnt[i])
 		}
 	}
-	return pd
+	for i := 1; i < len(pd); i++ {
+		pd[i] += pd[i-1]
+	}
 }
 
 // ringLoad returns the sum and the largest of the route counts on the positions of
 // the unrolled ring for sources cs and destinations cd (see allToAllTorusLoad).
 func (m *RouteMeter) ringLoad(cs, cd []int32, k, h int, wrap bool) (sum, mx int64) {
-	pd := m.destPrefix(cd, 1, k, wrap, false)
-	// destPrefix reuses m.pd: copy before ringMax-like use is not needed, it reads
-	// pd only.
+	if cap(m.pd) < 2*k+1 {
+		m.pd = make([]int64, 2*k+1)
+	}
+	pd := m.pd[:2*k+1]
+	pd[0] = 0
+	for y := range 2 * k {
+		var c int32
+		if y < k || wrap {
+			c = cd[y%k]
+		}
+		pd[y+1] = pd[y] + int64(c)
+	}
 	return m.ringCounts(cs, pd, k, h)
 }
 
-// ringMax returns the largest route count on the positions of the unrolled ring
-// for sources cs and the destinations' prefix sums pd.
-func (m *RouteMeter) ringMax(cs []int32, pd []int64, k, h int) int64 {
-	_, mx := m.ringCounts(cs, pd, k, h)
-	return mx
+// ringPeak returns the largest route count on the positions of the unrolled ring
+// (ringCounts' largest) for the sources of one group, at positions pos (ascending)
+// with counts cnt, mirrored to k-1-pos for the negative direction, and the
+// destinations' prefix sums pd. Position x's count, sum over the sources a in
+// [x-h+1, x] of cnt(a) (pd[a+h+1] - pd[x+1]), grows only where a source enters the
+// window (x = a): a source leaving it and a destination passed (pd[x+1] growing)
+// only lower it. So the largest count is at a source's position, and a sliding
+// window over the sources finds it: O(sources) per pair of groups, against O(k) for
+// every position.
+func ringPeak(pos, cnt []int32, pd []int64, k, h int, mirror bool) int64 {
+	at := func(i int) (int, int64) { // the i-th source in ascending (mirrored) order
+		if mirror {
+			i = len(pos) - 1 - i
+			return k - 1 - int(pos[i]), int64(cnt[i])
+		}
+		return int(pos[i]), int64(cnt[i])
+	}
+	var best, inS, inF int64 // the window's sources, and their cnt(a) pd[a+h+1]
+	lo := 0
+	for i := range pos {
+		a, c := at(i)
+		inS += c
+		inF += c * pd[a+h+1]
+		for {
+			b, cb := at(lo)
+			if b > a-h {
+				break
+			}
+			inS -= cb
+			inF -= cb * pd[b+h+1]
+			lo++
+		}
+		best = max(best, inF-pd[a+1]*inS)
+	}
+	return best
 }
 
 // ringCounts evaluates position x's count, sum over a in [x-h+1, x] ∩ [0, k) of

@@ -70,8 +70,10 @@ type hierBaseline struct {
 	h     exact.Hierarchy
 	leaf  []int32 // leaf (switch or router) of each host
 	exact bool    // the hierarchy's costs are the hop distances of every pair
-	// On a dragonfly: the group of each router (nil on a fat tree).
-	group []int32
+	// On a dragonfly: the group of each router (nil on a fat tree), and the hosts of
+	// router r, ascending, at hosts[hostOff[r]:hostOff[r+1]] (a file may number them
+	// otherwise than router by router).
+	group, hostOff, hosts []int32
 }
 
 // baselineResult is a decision's outcome: the best total found (the allocator's or
@@ -160,10 +162,20 @@ func newHierBaseline(ctx context.Context, g *topo.Graph) (*hierBaseline, error) 
 		hb.h.Up = [][]int32{up0, make([]int32, s.Groups)}
 		hb.h.PairCost = []int64{2, 3, 3}
 		for h := range n {
-			hb.leaf[h] = int32(h / s.HostsPerRouter)
+			hb.leaf[h] = int32(g.DragonflyRouterOf(h))
 			hb.h.Free[hb.leaf[h]]++
 		}
 		hb.group = up0
+		hb.hostOff = make([]int32, routers+1)
+		for r, f := range hb.h.Free {
+			hb.hostOff[r+1] = hb.hostOff[r] + int32(f)
+		}
+		hb.hosts = make([]int32, n)
+		at := slices.Clone(hb.hostOff[:routers])
+		for h, r := range hb.leaf {
+			hb.hosts[at[r]] = int32(h)
+			at[r]++
+		}
 		return hb, nil
 	}
 	tl, reason := g.TreeLevels()
@@ -559,12 +571,11 @@ func (hb *hierBaseline) fullestRouters(free []bool, k int) []int {
 		}
 		return a - b
 	})
-	p := len(free) / len(hb.h.Free) // hosts per router
 	out := make([]int, 0, k)
 	for _, r := range routers {
-		for h := r * p; h < (r+1)*p && len(out) < k; h++ {
-			if free[h] {
-				out = append(out, h)
+		for _, h := range hb.hosts[hb.hostOff[r]:hb.hostOff[r+1]] {
+			if free[h] && len(out) < k {
+				out = append(out, int(h))
 			}
 		}
 		if len(out) == k {

@@ -179,6 +179,37 @@ func TestBaselineBoundsBruteForce(t *testing.T) {
 		p := checkDecisions(t, c.spec, m, rng, trials, c.free, c.proven)
 		t.Logf("%s: %d of %d proven", c.spec, p, trials)
 	}
+	// A dragonfly file whose hosts and switches are numbered at random: the
+	// hierarchy takes the routers topo recognised, not host / hosts per router.
+	df, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=3,intergroup_links=1,num_groups=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := df.(*topo.Graph)
+	hostOrder, swOrder := rng.Perm(dg.N()), rng.Perm(dg.Vertices()-dg.N())
+	var b strings.Builder
+	for _, h := range hostOrder {
+		fmt.Fprintf(&b, "%%node %s\n", dg.Name(h))
+	}
+	for _, s := range swOrder {
+		fmt.Fprintf(&b, "%%switch %s\n", dg.Name(dg.N()+s))
+	}
+	var nb []int
+	for v := range dg.Vertices() {
+		for _, w := range dg.Neighbors(v, nb[:0]) {
+			if v < w {
+				fmt.Fprintf(&b, "%s %s\n", dg.Name(v), dg.Name(w))
+			}
+		}
+	}
+	f, err := topo.ReadGraph(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Dragonfly(); !ok {
+		t.Fatalf("the randomly numbered dragonfly is not recognised: %s", f.DragonflyReason())
+	}
+	checkDecisions(t, "dragonfly numbered at random", f, rng, trials, 12, false)
 	// Irregular tree fabrics: the hierarchy is a bound; exact when its check passes.
 	fabrics, exactOnes, proven := 0, 0, 0
 	for fabrics < 60 {

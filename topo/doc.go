@@ -47,8 +47,11 @@
 //
 // A graph's structure is typed data, recognised once, wherever the graph came from:
 // Graph.Dragonfly (hosts per router, routers per group, groups: the builder's record,
-// or found from the links of a graph read from a file) and Graph.TreeLevels (the
-// switch levels of a tree fabric). netsim routes by them; nothing re-parses a spec.
+// or found from the links of a graph read from a file, however it numbers its hosts
+// and switches, with the routers' numbering in DragonflyRouterOf and
+// DragonflyRouterVertex and the reason a graph is none in DragonflyReason) and
+// Graph.TreeLevels (the switch levels of a tree fabric). netsim routes by them;
+// nothing re-parses a spec.
 //
 // Machine specs on the command line (ParseSpec): "mesh:16x16", "torus:8x8",
 // "mesh:8x8x5", "mesh:8x8x5:wrap=yz" (wrap letters x, y, z, w, then d4, d5, ... are not

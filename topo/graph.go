@@ -33,12 +33,14 @@ type Graph struct {
 	hopOnce   sync.Once
 	hop       *hopIndex
 	// Recognised on first use (Dragonfly, structure.go).
-	dragonflyOnce sync.Once
-	dragonfly     DragonflyShape
-	isDragonfly   bool
-	treeOnce      sync.Once
-	tree          *TreeLevels
-	treeReason    string
+	dragonflyOnce   sync.Once
+	dragonfly       DragonflyShape
+	isDragonfly     bool
+	dragonflyReason string
+	dfNum           dragonflyNumbering
+	treeOnce        sync.Once
+	tree            *TreeLevels
+	treeReason      string
 	// The layout of a dragonfly recognised from its links (a file's), for the
 	// closed-form distances (structdist.go), built on first use.
 	recLayoutOnce sync.Once

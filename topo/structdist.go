@@ -36,8 +36,10 @@ import (
 type synthLayout struct {
 	// Fat tree: span[l] = D_0 ... D_l hosts per group of level l (the top: all).
 	span []int
-	// Dragonfly: hosts per router, routers per group, groups.
+	// Dragonfly: hosts per router, routers per group, groups, and the numbering of
+	// a recognised one numbered otherwise than Dragonfly numbers it.
 	p, a, groups int
+	num          dragonflyNumbering
 
 	once sync.Once
 	// Dragonfly, built on first use: router r's global neighbours (router indices)
@@ -59,7 +61,7 @@ func (g *Graph) structLayout() *synthLayout {
 	}
 	g.recLayoutOnce.Do(func() {
 		if sh, ok := g.Dragonfly(); ok {
-			g.recLayout = &synthLayout{p: sh.HostsPerRouter, a: sh.RoutersPerGroup, groups: sh.Groups}
+			g.recLayout = &synthLayout{p: sh.HostsPerRouter, a: sh.RoutersPerGroup, groups: sh.Groups, num: g.dfNum}
 		}
 	})
 	return g.recLayout
@@ -113,6 +115,30 @@ func (s *synthLayout) fatTreeSum(g *Graph, nodes []int) int64 {
 	return total
 }
 
+// routerOf is the router index of host h.
+func (s *synthLayout) routerOf(h int) int32 {
+	if s.num.hostRouter != nil {
+		return s.num.hostRouter[h]
+	}
+	return int32(h / s.p)
+}
+
+// routerVertex is the vertex of router index r.
+func (s *synthLayout) routerVertex(g *Graph, r int) int {
+	if s.num.routerVertex != nil {
+		return int(s.num.routerVertex[r])
+	}
+	return g.hosts + r
+}
+
+// routerIndex is the router index of switch vertex v.
+func (s *synthLayout) routerIndex(g *Graph, v int) int32 {
+	if s.num.vertexRouter != nil {
+		return s.num.vertexRouter[v-g.hosts]
+	}
+	return int32(v - g.hosts)
+}
+
 // dfIndex builds the dragonfly's global links per router.
 func (s *synthLayout) dfIndex(g *Graph) {
 	s.once.Do(func() {
@@ -123,11 +149,11 @@ func (s *synthLayout) dfIndex(g *Graph) {
 		for r := range R {
 			A := r / s.a
 			grp = grp[:0]
-			for _, w := range g.adj[g.hosts+r] {
+			for _, w := range g.adj[s.routerVertex(g, r)] {
 				if w < g.hosts {
 					continue
 				}
-				if v := w - g.hosts; v/s.a != A {
+				if v := int(s.routerIndex(g, w)); v/s.a != A {
 					s.glob = append(s.glob, int32(v))
 					grp = append(grp, int32(v/s.a))
 				}
@@ -213,7 +239,7 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 	// Hosts per router and per group.
 	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
 	for _, h := range nodes {
-		r := int32(h / s.p)
+		r := s.routerOf(h)
 		if sc.wStamp[r] != gen {
 			sc.wStamp[r], sc.w[r] = gen, 0
 			sc.routers = append(sc.routers, r)

@@ -204,6 +204,12 @@ func TestRecognisedDragonflyPairDistSum(t *testing.T) {
 		if g.layout != nil || g.structLayout() == nil {
 			t.Fatalf("dragonfly %d,%d,%d,%d from a file: recognised layout %v", p, a, l, G, g.structLayout())
 		}
+		// Numbered as the spec: the spec's groups, in the spec's numbering (a
+		// complete router graph, one group or groups of one router, is one group).
+		sh, _ := g.Dragonfly()
+		if (sh != (DragonflyShape{p, a, G}) && a > 1 && G > 1) || g.dfNum.hostRouter != nil || g.dfNum.routerVertex != nil {
+			t.Fatalf("dragonfly %d,%d,%d,%d from a file: recognised %+v, numbering %v", p, a, l, G, sh, g.dfNum)
+		}
 		for range 40 {
 			nodes := randomJob(rng, g.N())
 			got, ok := g.PairDistSum(nodes)

@@ -9,17 +9,29 @@ import (
 // "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008): Groups groups
 // of RoutersPerGroup routers, every two routers of a group joined, HostsPerRouter
 // hosts on each router, and at least one global link between any two groups.
-// Hosts are numbered router by router (host h on router h / HostsPerRouter) and
-// routers group by group (router r, counted from the first switch vertex, in group
-// r / RoutersPerGroup), as Dragonfly builds them.
+// Routers are indexed group by group: router index r is in group r /
+// RoutersPerGroup at position r % RoutersPerGroup. Dragonfly builds them so (host h
+// on router index h / HostsPerRouter, router index r at vertex N()+r); a graph read
+// from a file may number its vertices otherwise, and DragonflyRouterOf and
+// DragonflyRouterVertex give its own numbering.
 type DragonflyShape struct {
 	HostsPerRouter, RoutersPerGroup, Groups int
 }
 
+// dragonflyNumbering maps a recognised dragonfly's vertices to router indices;
+// nil slices when the graph numbers them as Dragonfly builds them.
+type dragonflyNumbering struct {
+	hostRouter   []int32 // per host: its router index
+	routerVertex []int32 // per router index: its vertex
+	vertexRouter []int32 // per switch vertex v: the router index of v (at v - N())
+}
+
 // Dragonfly returns the dragonfly structure of g when g has one, however g was made
-// (a "dragonfly:" spec or a fabric file with the same numbering): the structure is
-// recognised from the links alone, once, and every user of it (netsim's minimal
-// routing, its route loads) asks here.
+// and numbered (a "dragonfly:" spec, or a fabric file with any numbering of its
+// hosts and switches): the structure is recognised from the links alone, once, and
+// every user of it (netsim's minimal routing, its route loads, the closed-form
+// pairwise distances, the exact baseline) asks here. DragonflyReason says why a
+// graph is none.
 //
 // A dragonfly built by Dragonfly has recorded its shape (synthLayout, which
 // PairDistSum's closed form reads too): that record is returned as it is.
@@ -27,84 +39,457 @@ func (g *Graph) Dragonfly() (DragonflyShape, bool) {
 	if l := g.layout; l != nil && l.span == nil && l.a > 0 {
 		return DragonflyShape{HostsPerRouter: l.p, RoutersPerGroup: l.a, Groups: l.groups}, true
 	}
-	g.dragonflyOnce.Do(func() { g.dragonfly, g.isDragonfly = recogniseDragonfly(g) })
+	g.recogniseDragonflyOnce()
 	return g.dragonfly, g.isDragonfly
 }
 
-// recogniseDragonfly finds the shape: the hosts per router from the first router's
-// hosts, the routers per group among the lengths of the run of routers joined to
-// the first router (a global link may lengthen the run), each checked in full.
-func recogniseDragonfly(g *Graph) (DragonflyShape, bool) {
+func (g *Graph) recogniseDragonflyOnce() {
+	g.dragonflyOnce.Do(func() {
+		var num dragonflyNumbering
+		g.dragonfly, num, g.dragonflyReason = recogniseDragonfly(g)
+		g.isDragonfly = g.dragonflyReason == ""
+		g.dfNum = num
+	})
+}
+
+// DragonflyReason is why g is no dragonfly (Dragonfly reports false), "" when it
+// is one.
+func (g *Graph) DragonflyReason() string {
+	if _, ok := g.Dragonfly(); ok {
+		return ""
+	}
+	return g.dragonflyReason
+}
+
+// DragonflyRouterOf returns the router index of host h of a dragonfly (Dragonfly
+// reports true): its group is the index / RoutersPerGroup.
+func (g *Graph) DragonflyRouterOf(h int) int {
+	if sh, ok := g.Dragonfly(); ok && g.dfNum.hostRouter == nil {
+		return h / sh.HostsPerRouter
+	}
+	return int(g.dfNum.hostRouter[h])
+}
+
+// DragonflyRouterVertex returns the vertex of router index r of a dragonfly.
+func (g *Graph) DragonflyRouterVertex(r int) int {
+	if _, ok := g.Dragonfly(); ok && g.dfNum.routerVertex == nil {
+		return g.hosts + r
+	}
+	return int(g.dfNum.routerVertex[r])
+}
+
+// DragonflyRouterIndex returns the router index of vertex v of a dragonfly, -1 for
+// a host.
+func (g *Graph) DragonflyRouterIndex(v int) int {
+	switch _, ok := g.Dragonfly(); {
+	case v < g.hosts:
+		return -1
+	case ok && g.dfNum.vertexRouter == nil:
+		return v - g.hosts
+	}
+	return int(g.dfNum.vertexRouter[v-g.hosts])
+}
+
+// maxSplitWork bounds the search for the groups of one size (dfFinder.split), in
+// neighbours visited, with 32 more per link end between routers: a dragonfly's
+// groups are found in a few visits per link end; the bound stops the search on
+// graphs whose triangles leave many ways to try (small groups, or no dragonfly).
+const maxSplitWork = 1 << 20
+
+// recogniseDragonfly finds the dragonfly structure of g from its links, whatever
+// its numbering: the hosts are pendant on switches (the routers), each router with
+// the same number of hosts; the routers split into groups of one size a, each group
+// joined all to all, with a link between every two groups. First the groups of
+// consecutive switches are tried, for the sizes up to the run of switches joined to
+// the first (so a graph numbered as Dragonfly builds it gets the builder's groups,
+// as before this search existed); then any split (dfFinder.split), the sizes from
+// the largest a router's links allow down. Groups and routers are indexed in order
+// of their lowest vertex. A router graph whose links admit several splits may be
+// taken one way; every split found is a dragonfly's (the distances and routes hold
+// for it), and a graph that has none is refused, with the reason.
+func recogniseDragonfly(g *Graph) (DragonflyShape, dragonflyNumbering, string) {
+	var none DragonflyShape
+	var noNum dragonflyNumbering
 	n, nv := g.N(), g.Vertices()
 	nr := nv - n
 	if n < 1 || nr < 1 {
-		return DragonflyShape{}, false
+		return none, noNum, "it has no hosts or no switches"
 	}
-	p := 0
-	for h := 0; h < n && len(g.adj[h]) == 1 && g.adj[h][0] == n; h++ {
-		p++
+	hosts := make([]int32, nr) // hosts per router
+	for h := range n {
+		if len(g.adj[h]) != 1 || g.adj[h][0] < n {
+			return none, noNum, fmt.Sprintf("host %s is not on one switch alone", g.Name(h))
+		}
+		hosts[g.adj[h][0]-n]++
 	}
-	if p < 1 || n%p != 0 || n/p != nr {
-		return DragonflyShape{}, false
+	p := int(hosts[0])
+	for u, c := range hosts {
+		if int(c) != p {
+			return none, noNum, fmt.Sprintf("switch %s has %d hosts and switch %s %d; a dragonfly's routers have as many", g.Name(n), p, g.Name(n+u), c)
+		}
 	}
-	// The routers n+1, n+2, ... joined to router n: the group is a prefix of them.
-	joined := map[int]bool{}
-	for _, w := range g.adj[n] {
-		joined[w] = true
+	// The routers' links to routers (ascending: adj lists may be in file order).
+	off := make([]int32, nr+1)
+	for u := range nr {
+		off[u+1] = off[u] + int32(len(g.adj[n+u])-p)
 	}
+	radj := make([]int32, off[nr])
+	minDeg := int(off[1] - off[0])
+	for u := range nr {
+		nb := radj[off[u]:off[u]:off[u+1]]
+		for _, w := range g.adj[n+u] {
+			if w >= n {
+				nb = append(nb, int32(w-n))
+			}
+		}
+		slices.Sort(nb)
+		minDeg = min(minDeg, len(nb))
+	}
+	links := int64(off[nr]) / 2
+	f := dfFinder{off: off, radj: radj, group: make([]int32, nr), mark: make([]int32, nr), work: make([]int32, nr),
+		name: func(u int32) string { return g.Name(n + int(u)) }}
+	first := ""
+	try := func(a int, consecutive bool) []int32 {
+		G := nr / a
+		// Links inside groups and at least one between every two groups.
+		if int64(G)*int64(a)*int64(a-1)/2+int64(G)*int64(G-1)/2 > links {
+			if first == "" && !consecutive {
+				first = fmt.Sprintf("%d groups of %d need more than its %d links between switches", G, a, links)
+			}
+			return nil
+		}
+		var order []int32
+		var reason string
+		if consecutive {
+			order, reason = f.consecutive(a)
+		} else {
+			order, reason = f.split(a, G)
+		}
+		if reason == "" {
+			reason = f.groupsLinked(G)
+		}
+		if reason != "" {
+			if first == "" && !consecutive {
+				first = fmt.Sprintf("in groups of %d, %s", a, reason)
+			}
+			return nil
+		}
+		return order
+	}
+	// First the groups of consecutive switches (as Dragonfly numbers them) up to the
+	// run of switches joined to the first: a file numbered as the spec gets the
+	// spec's groups where its links would allow others too (dragonfly:
+	// hosts_per_router=3,routers_per_group=3,intergroup_links=3,num_groups=11 is
+	// also 3 groups of 11). Then any split, the largest groups first.
 	run := 1
-	for joined[n+run] {
+	for run < nr && f.joined(0, int32(run)) {
 		run++
 	}
-	for a := run; a >= 1; a-- {
-		if nr%a != 0 {
-			continue
-		}
-		s := DragonflyShape{HostsPerRouter: p, RoutersPerGroup: a, Groups: nr / a}
-		if s.fits(g) {
-			return s, true
+	for consecutive, top := range []int{run, min(minDeg+1, nr)} {
+		for a := top; a >= 1; a-- {
+			if nr%a != 0 {
+				continue
+			}
+			if order := try(a, consecutive == 0); order != nil {
+				shape := DragonflyShape{HostsPerRouter: p, RoutersPerGroup: a, Groups: nr / a}
+				return shape, numbering(g, order, p), ""
+			}
 		}
 	}
-	return DragonflyShape{}, false
+	if first == "" {
+		first = "no group size fits"
+	}
+	return none, noNum, fmt.Sprintf("no split of its %d switches into groups joined all to all, every two linked (group sizes up to %d tried; the largest: %s)", nr, min(minDeg+1, nr), first)
 }
 
-// fits checks that g has shape s: hosts on their routers only, every group's routers
-// joined to each other, every other router link a global one, and every two groups
-// linked.
-func (s DragonflyShape) fits(g *Graph) bool {
-	n, p, a, G := g.N(), s.HostsPerRouter, s.RoutersPerGroup, s.Groups
-	for h := range n {
-		if len(g.adj[h]) != 1 || g.adj[h][0] != n+h/p {
-			return false
-		}
+// dfFinder splits a router graph (routers 0..nr-1, ascending neighbour lists
+// radj[off[u]:off[u+1]]) into a dragonfly's groups.
+type dfFinder struct {
+	off, radj   []int32
+	group, mark []int32 // group + 1 per router (0: none yet); stamps
+	stamp       int32
+	a, G, steps int
+	work        []int32              // per router, a stamp (maximal)
+	maxSteps    int                  // the bound on steps (maxSplitWork and more)
+	why         string               // the first reason a search step failed
+	name        func(u int32) string // router u's vertex name
+}
+
+// joined reports whether routers u and v are joined.
+func (f *dfFinder) joined(u, v int32) bool {
+	_, ok := slices.BinarySearch(f.radj[f.off[u]:f.off[u+1]], v)
+	return ok
+}
+
+// consecutive puts routers ua..ua+a-1 in group u+1 and returns them in order, or
+// the reason they are not joined all to all.
+func (f *dfFinder) consecutive(a int) ([]int32, string) {
+	order := make([]int32, len(f.group))
+	for u := range order {
+		order[u] = int32(u)
+		f.group[u] = int32(u/a + 1)
 	}
-	linked := make([]bool, G*G)
-	for r := range a * G {
-		u := n + r
-		grp := r / a
-		hosts, local := 0, 0
-		for _, w := range g.adj[u] {
-			switch {
-			case w < n:
-				hosts++ // on u: checked above from the host's side
-			case (w-n)/a == grp:
+	for u := range order {
+		local := 0
+		for _, w := range f.radj[f.off[u]:f.off[u+1]] {
+			if f.group[w] == f.group[u] {
 				local++
-			default:
-				linked[grp*G+(w-n)/a] = true
 			}
 		}
-		if hosts != p || local != a-1 {
-			return false
+		if local != a-1 {
+			return nil, fmt.Sprintf("switch %s is joined to %d of the %d others of its group", f.name(int32(u)), local, a-1)
 		}
 	}
-	for A := range G {
-		for B := range G {
-			if A != B && !linked[A*G+B] {
+	return order, ""
+}
+
+// split puts the routers into G groups of a routers joined all to all, with a
+// link between every two groups, and returns the routers in group order, or the
+// reason it cannot. The first router not yet in a group starts one with a - 1 of
+// its neighbours not yet in a group that share at least a - 2 neighbours with it
+// (as routers of one group do) and are joined to each other, the first such set in
+// vertex order, those that are maximal cliques first; when that leaves a router
+// without a group or two groups unlinked, the next set is tried (a search that
+// tries every set once, bounded by maxSplitWork).
+func (f *dfFinder) split(a, G int) ([]int32, string) {
+	clear(f.group)
+	f.steps, f.a, f.G, f.why = 0, a, G, ""
+	f.maxSteps = maxSplitWork + 32*len(f.radj)
+	if !f.cover(0, 0) {
+		switch {
+		case f.steps > f.maxSteps:
+			return nil, "the search for the groups took too long"
+		case f.why == "":
+			f.why = "no split"
+		}
+		return nil, f.why
+	}
+	order := make([]int32, 0, len(f.group))
+	members := make([]int32, G+1) // group g's routers at order[members[g-1]:members[g]]
+	for _, gp := range f.group {
+		members[gp]++
+	}
+	for g := range G {
+		members[g+1] += members[g]
+	}
+	order = order[:len(f.group)]
+	for u, gp := range f.group {
+		order[members[gp-1]] = int32(u)
+		members[gp-1]++
+	}
+	return order, ""
+}
+
+// cover puts the routers from u on in groups numbered from done+1 (cover's search).
+func (f *dfFinder) cover(u int32, done int32) bool {
+	nr := int32(len(f.group))
+	for u < nr && f.group[u] != 0 {
+		u++
+	}
+	if u == nr {
+		if r := f.groupsLinked(f.G); r != "" {
+			f.why = r
+			return false
+		}
+		return true
+	}
+	// Candidates: neighbours not yet in a group sharing a - 2 neighbours with u
+	// (none needed in groups of one).
+	f.stamp++
+	nbu := f.radj[f.off[u]:f.off[u+1]]
+	if f.a == 1 {
+		nbu = nil
+	}
+	for _, w := range nbu {
+		f.mark[w] = f.stamp
+	}
+	var cand, common []int32
+	for _, v := range nbu {
+		if f.group[v] != 0 {
+			continue
+		}
+		c := 0
+		f.steps += int(f.off[v+1] - f.off[v])
+		for _, w := range f.radj[f.off[v]:f.off[v+1]] {
+			if f.mark[w] == f.stamp {
+				c++
+			}
+		}
+		if c >= f.a-2 {
+			cand, common = append(cand, v), append(common, int32(c))
+		}
+	}
+	if len(cand) < f.a-1 && f.why == "" {
+		f.why = fmt.Sprintf("switch %s has %d neighbours that could share its group, not %d", f.name(u), len(cand), f.a-1)
+	}
+	// Fewest common neighbours first: a group's routers share the group and little
+	// else, whereas routers of several groups that happen to be joined all to all
+	// (in merlin's layout, the first router of each of the first groups) share
+	// their whole clique. Groups that are maximal cliques first, then any.
+	idx := make([]int, len(cand))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return int(common[i] - common[j]) })
+	sorted := make([]int32, len(cand))
+	for i, k := range idx {
+		sorted[i] = cand[k]
+	}
+	cand = sorted
+	pick := make([]int32, 0, f.a-1)
+	f.group[u] = done + 1
+	// Groups of 1 or 2 are seldom maximal cliques: one pass over all. Otherwise the
+	// maximal cliques, then the others, so that each set is tried once.
+	passes := []int{maximalOnly, notMaximal}
+	if f.a <= 2 {
+		passes = []int{anyClique}
+	}
+	var found bool
+	for _, pass := range passes {
+		found = f.clique(cand, pick, 0, f.a-1, func(pick []int32) bool {
+			if pass != anyClique && f.maximal(u, pick) != (pass == maximalOnly) {
 				return false
 			}
+			for _, v := range pick {
+				f.group[v] = done + 1
+			}
+			if f.cover(u+1, done+1) {
+				return true
+			}
+			for _, v := range pick {
+				f.group[v] = 0
+			}
+			return f.steps > f.maxSteps
+		})
+		if found {
+			break
+		}
+	}
+	if !found {
+		f.group[u] = 0
+	}
+	return found && f.steps <= f.maxSteps
+}
+
+// The passes of cover over the cliques that may be u's group.
+const (
+	anyClique = iota
+	maximalOnly
+	notMaximal
+)
+
+// maximal reports whether no router outside u and pick is joined to all of them.
+func (f *dfFinder) maximal(u int32, pick []int32) bool {
+	// Count for each router the picks it is joined to (stamped: work[w] - base).
+	base := f.stamp + 1
+	f.stamp += int32(len(pick)) + 2
+	for _, v := range pick {
+		f.steps += int(f.off[v+1] - f.off[v])
+		for _, w := range f.radj[f.off[v]:f.off[v+1]] {
+			if f.work[w] < base {
+				f.work[w] = base
+			}
+			f.work[w]++
+		}
+	}
+	for _, v := range pick {
+		f.work[v] = 0
+	}
+	f.steps += int(f.off[u+1] - f.off[u])
+	for _, w := range f.radj[f.off[u]:f.off[u+1]] {
+		if f.work[w]-base == int32(len(pick)) {
+			return false
 		}
 	}
 	return true
+}
+
+// clique extends pick by need routers from cand[from:] joined to each other and to
+// every router picked, in candidate order, and calls done with each such set until
+// it reports true; it reports whether one did.
+func (f *dfFinder) clique(cand, pick []int32, from, need int, done func([]int32) bool) bool {
+	if need == 0 {
+		return done(pick)
+	}
+	for i := from; i+need <= len(cand); i++ {
+		if f.steps += 1 + len(pick); f.steps > f.maxSteps {
+			return true // stop; cover reports the bound
+		}
+		v := cand[i]
+		ok := true
+		for _, w := range pick {
+			if !f.joined(v, w) {
+				ok = false
+				break
+			}
+		}
+		if ok && f.clique(cand, append(pick, v), i+1, need-1, done) {
+			return true
+		}
+	}
+	return false
+}
+
+// groupsLinked checks that every two of the G groups found are linked.
+func (f *dfFinder) groupsLinked(G int) string {
+	// Per group, the other groups its routers reach, as stamps.
+	seen := make([]int32, G)
+	for i := range seen {
+		seen[i] = -1
+	}
+	members := make([][]int32, G)
+	for u, gp := range f.group {
+		members[gp-1] = append(members[gp-1], int32(u))
+	}
+	for A := range G {
+		reached := 0
+		for _, u := range members[A] {
+			for _, w := range f.radj[f.off[u]:f.off[u+1]] {
+				if B := f.group[w] - 1; int(B) != A && seen[B] != int32(A) {
+					seen[B] = int32(A)
+					reached++
+				}
+			}
+		}
+		if reached != G-1 {
+			return fmt.Sprintf("the group of switch %s is linked to %d of the %d other groups", f.name(members[A][0]), reached, G-1)
+		}
+	}
+	return ""
+}
+
+// numbering returns the numbering of the groups found (routers in order, a group's
+// routers ascending; groups in order of their lowest router), nil slices when it is
+// the one Dragonfly builds.
+func numbering(g *Graph, order []int32, p int) dragonflyNumbering {
+	n := g.N()
+	identity := true
+	for i, u := range order {
+		if u != int32(i) {
+			identity = false
+			break
+		}
+	}
+	if identity {
+		for h := range n {
+			if g.adj[h][0] != n+h/p {
+				identity = false
+				break
+			}
+		}
+	}
+	if identity {
+		return dragonflyNumbering{}
+	}
+	num := dragonflyNumbering{hostRouter: make([]int32, n), routerVertex: make([]int32, len(order)), vertexRouter: make([]int32, len(order))}
+	for r, u := range order {
+		num.routerVertex[r] = int32(n) + u
+		num.vertexRouter[u] = int32(r)
+	}
+	for h := range n {
+		num.hostRouter[h] = num.vertexRouter[g.adj[h][0]-n]
+	}
+	return num
 }
 
 // TreeLevels is the level structure of a tree-like fabric (a fat tree, a Slurm
