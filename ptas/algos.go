@@ -72,11 +72,7 @@ func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options)
 		if err != nil {
 			return Result{}, err
 		}
-		cf := make([]float64, len(c))
-		for j, v := range c {
-			cf[j] = float64(v)
-		}
-		return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
+		return centerResult(pr, idx, c, g), nil
 	}
 	if opt.Ties == TiesPReMAS {
 		res, ok, err := searchLattice(ctx, pr, true, TiesPReMAS, opt.Floor, opt.Ascending)
@@ -200,11 +196,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 			if err != nil {
 				return Result{}, err
 			}
-			cf := make([]float64, len(c))
-			for j, v := range c {
-				cf[j] = float64(v)
-			}
-			return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, k).total(idx)), Center: cf, Guarantee: g}, nil
+			return centerResult(pr, idx, c, g), nil
 		}
 	}
 	sr := newSearcher(pr, opt.Ties, m, s)
