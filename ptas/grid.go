@@ -330,11 +330,18 @@ centers:
 	// The winning center's subset, directly: the k smallest by (distance, index).
 	cx, cy := xs[bestX], ys[bestY]
 	dist := make([]int, n)
-	maxd := 0
 	for i := range pts {
 		dist[i] = absInt(px[i]-cx) + absInt(py[i]-cy)
-		maxd = max(maxd, dist[i])
 	}
+	best = nearestByIndex(dist, k)
+	bestCenter = []T{T(cx + x0), T(cy + y0)}
+	return best, bestCenter, true, nil
+}
+
+// nearestByIndex returns the k indices smallest by (dist, index), ascending: every
+// index closer than the k-th smallest distance, then the lowest ones at it.
+func nearestByIndex(dist []int, k int) []int {
+	maxd := slices.Max(dist)
 	cnt := make([]int, maxd+2)
 	for _, v := range dist {
 		cnt[v+1]++
@@ -347,7 +354,7 @@ centers:
 		thr++
 	}
 	atThr := k - cnt[thr]
-	best = make([]int, 0, k)
+	best := make([]int, 0, k)
 	for i, v := range dist {
 		if v < thr || v == thr && atThr > 0 {
 			if v == thr {
@@ -356,8 +363,7 @@ centers:
 			best = append(best, i)
 		}
 	}
-	bestCenter = []T{T(cx + x0), T(cy + y0)}
-	return best, bestCenter, true, nil
+	return best
 }
 
 // spanIndex turns idx (offset -> index of the distinct value at that offset, -1 if

@@ -124,32 +124,10 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	cx, cy, cz := int(g.centers[3*bestT]), int(g.centers[3*bestT+1]), int(g.centers[3*bestT+2])
 	// The winner's k nearest by (distance, index), directly.
 	dist := make([]int, n)
-	maxd := 0
 	for i := range n {
 		dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
-		maxd = max(maxd, dist[i])
 	}
-	cnt := make([]int, maxd+2)
-	for _, v := range dist {
-		cnt[v+1]++
-	}
-	for v := 1; v < len(cnt); v++ {
-		cnt[v] += cnt[v-1]
-	}
-	thr := 0
-	for cnt[thr+1] < k {
-		thr++
-	}
-	atThr := k - cnt[thr]
-	best = make([]int, 0, k)
-	for i, v := range dist {
-		if v < thr || v == thr && atThr > 0 {
-			if v == thr {
-				atThr--
-			}
-			best = append(best, i)
-		}
-	}
+	best = nearestByIndex(dist, k)
 	center = []T{T(cx) + b.Min[0], T(cy) + b.Min[1], T(cz) + b.Min[2]}
 	return best, center, true, nil
 }
