@@ -48,7 +48,9 @@ func (f *freeBoxes) rebuild(s *State) { freePrefixSums(f.pre, f.dims, f.str, s) 
 // dimension 0 read off the free map's words, then cumulative sums along the other
 // dimensions in turn.
 func freePrefixSums(pre []int32, dims, str []int, s *State) {
-	clear(pre)
+	// The padding entries (a coordinate 0 in the layout) are never written and
+	// stay zero; every other entry is written by the first pass before the
+	// cumulative ones add to it, so the array is not cleared first.
 	d, X := len(dims), dims[0]
 	lines := len(pre) / (X + 1) // lines of dimension 0 in the layout, padding included
 	v := 0                      // the first node of the line
@@ -64,10 +66,15 @@ func freePrefixSums(pre []int32, dims, str []int, s *State) {
 		}
 		row := pre[line*(X+1)+1 : line*(X+1)+X+1]
 		run := int32(0)
+		w, off, wi := s.free[v>>6]>>(v&63), v&63, v>>6
 		for x := range row {
-			u := v + x
-			run += int32(s.free[u>>6] >> (u & 63) & 1)
+			run += int32(w & 1)
 			row[x] = run
+			w >>= 1
+			if off++; off == 64 && x+1 < len(row) {
+				wi++
+				w, off = s.free[wi], 0
+			}
 		}
 		v += X
 	}
@@ -139,6 +146,95 @@ func (f *freeBoxes) count(lo, hi []int) int {
 			return n
 		}
 	}
+}
+
+// countSize returns count(lo, hi) and the number of nodes of the box (clipped
+// to the mesh, at most the ring along a wrapped dimension; 0 and 0 when the box
+// is empty), summed here directly in up to three dimensions.
+func (f *freeBoxes) countSize(lo, hi []int) (free, size int) {
+	if f.d > 3 {
+		size = 1
+		for j := range f.d {
+			size *= f.span(j, lo[j], hi[j])
+		}
+		if size == 0 {
+			return 0, 0
+		}
+		return f.count(lo, hi), size
+	}
+	size = 1
+	// per dimension up to two pieces (across a seam), as corner offsets
+	var a, b [3][2]int
+	var np [3]int
+	for j, dj := range f.dims {
+		l, h := lo[j], hi[j]
+		st := f.str[j]
+		np[j] = 1
+		switch {
+		case !f.wrap[j]:
+			l, h = max(l, 0), min(h, dj-1)
+			if l > h {
+				return 0, 0
+			}
+		case h < l:
+			return 0, 0
+		case h-l+1 >= dj:
+			l, h = 0, dj-1
+		default:
+			for l < 0 {
+				l += dj
+				h += dj
+			}
+			for l >= dj {
+				l -= dj
+				h -= dj
+			}
+			if h >= dj { // across the seam: l..dj-1 and 0..h-dj
+				size *= h - l + 1
+				a[j], b[j], np[j] = [2]int{l * st, 0}, [2]int{dj * st, (h - dj + 1) * st}, 2
+				continue
+			}
+		}
+		size *= h - l + 1
+		a[j][0], b[j][0] = l*st, (h+1)*st
+	}
+	P := f.pre
+	switch f.d {
+	case 1:
+		for p := range np[0] {
+			free += int(P[b[0][p]] - P[a[0][p]])
+		}
+	case 2:
+		for p := range np[0] {
+			a0, b0 := a[0][p], b[0][p]
+			for q := range np[1] {
+				a1, b1 := a[1][q], b[1][q]
+				free += int(P[b0+b1] - P[a0+b1] - P[b0+a1] + P[a0+a1])
+			}
+		}
+	case 3:
+		for p := range np[0] {
+			a0, b0 := a[0][p], b[0][p]
+			for q := range np[1] {
+				a1, b1 := a[1][q], b[1][q]
+				for u := range np[2] {
+					a2, b2 := a[2][u], b[2][u]
+					free += int(P[b0+b1+b2] - P[a0+b1+b2] - P[b0+a1+b2] - P[b0+b1+a2] +
+						P[a0+a1+b2] + P[a0+b1+a2] + P[b0+a1+a2] - P[a0+a1+a2])
+				}
+			}
+		}
+	}
+	return free, size
+}
+
+// span is the number of distinct coordinates of lo..hi along dimension j
+// (clipped to the mesh, at most the ring).
+func (f *freeBoxes) span(j, lo, hi int) int {
+	if f.wrap[j] {
+		return max(0, min(hi-lo+1, f.dims[j]))
+	}
+	return max(0, min(hi, f.dims[j]-1)-max(lo, 0)+1)
 }
 
 // box sums the prefix array over the box whose corner offsets are f.ivl[j][0].
@@ -214,6 +310,13 @@ type centerSearch struct {
 	rank  []int
 	first bool
 	hint  int // the step L of the last center scored (bound)
+	// With maxLeaves > 0 the search gives up (stop = stopTies) once more centers
+	// than that share the least cost so far; with budget > 0, once its bounds
+	// have read more than budget box counts (stop = stopBudget). It then returns
+	// nil: the caller finds the centers another way.
+	maxLeaves, budget int
+	spent             int
+	stop              searchStop
 
 	heap   []bnbItem
 	los    []int32 // low corner of each queued box, d per box
@@ -222,6 +325,15 @@ type centerSearch struct {
 	lo, hi []int // scratch
 	e, clo []int
 }
+
+// searchStop says why centerSearch.search gave up.
+type searchStop uint8
+
+const (
+	searchDone searchStop = iota // it did not
+	stopTies                     // more than maxLeaves centers tie
+	stopBudget                   // it read more than budget box counts
+)
 
 type bnbItem struct {
 	lb, rank int
@@ -273,6 +385,7 @@ func (s *centerSearch) bound(lo, e []int, k, limit int) (lb, L, inner int, ok bo
 		capacity := s.step(lo, e, r)
 		f := capacity
 		if r > full && capacity > known {
+			s.spent++
 			known = s.fb.count(s.lo, s.hi)
 			f = min(known, capacity)
 		}
@@ -310,10 +423,12 @@ func (s *centerSearch) step(lo, e []int, r int) (capacity int) {
 
 // search returns every free center of least cost for k nodes (in no particular
 // order; with s.first only the one of least rank), with the offsets and widths set
-// by the caller (s.off, s.width) and the prefix sums (s.fb) up to date with st. At
-// least one node must be free and k at most the free nodes.
+// by the caller (s.off, s.width) and the prefix sums (s.fb) up to date with st, or
+// nil when it gives up (maxLeaves, budget; s.stop says why). At least one node
+// must be free and k at most the free nodes.
 func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 	s.heap, s.los, s.levels, s.leaves = s.heap[:0], s.los[:0], s.levels[:0], s.leaves[:0]
+	s.spent, s.stop = 0, searchDone
 	d := s.d
 	J := 0
 	for _, dj := range s.dims {
@@ -375,6 +490,10 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 					s.leaves = s.leaves[:0]
 				}
 				s.leaves = append(s.leaves, bnbLeaf{node, cost, L, inner})
+				if s.maxLeaves > 0 && len(s.leaves) > s.maxLeaves {
+					s.stop = stopTies
+					return nil
+				}
 				continue
 			}
 			// a box with no free node holds no center
@@ -385,6 +504,10 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 				continue
 			}
 			lb, _, _, ok := s.bound(s.clo, s.e, k, best)
+			if s.budget > 0 && s.spent > s.budget {
+				s.stop = stopBudget
+				return nil
+			}
 			if !ok {
 				continue
 			}

@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -207,6 +208,14 @@ func TestMC1x1BoundsMatchPlain(t *testing.T) {
 				}
 				for r := range rounds {
 					plain, fast := mk(centersPlain), mk(centersBounds)
+					if r%4 >= 2 {
+						// the default: on a 2D mesh the branch and bound within a
+						// budget, else the loop (a budget of one count, r%4 == 3)
+						fast.centers = centersAuto
+						if r%4 == 3 {
+							fast.budgetShare = g.N()
+						}
+					}
 					counts := r%3 != 2
 					plain.CountTies(counts)
 					fast.CountTies(counts)
@@ -345,4 +354,175 @@ func lockstep(t *testing.T, rng *rand.Rand, g *topo.Grid, plain, fast Allocator,
 		n++
 	}
 	return n
+}
+
+// TestTieWinnerMatchesPlain checks tieSearch (the winner under Johnson's
+// tie-breaking by a branch and bound on tie scores, used when ties are not
+// counted and many centers tie) against scoring every free node and then every
+// tied one, on thousands of random free sets (many with large free blocks:
+// thousands of tied centers) followed by random allocations and releases, on
+// meshes and tori in 1D-3D, with the published factors and with negative and zero
+// ones (each term's bound taken at its other end); from centerSearch's first
+// center of least score and from the loop's (2D meshes, and a centerSearch out of
+// budget), and with the default number of tied centers scored one by one.
+func TestTieWinnerMatchesPlain(t *testing.T) {
+	rounds := 90
+	if testing.Short() {
+		rounds = 30
+	}
+	rng := rand.New(rand.NewPCG(32, 5))
+	total, tied := 0, 0
+	grids := append(bnbGrids(t), topo.Mesh(24, 20), topo.Torus(14, 13), topo.Torus(9, 8, 7))
+	for _, g := range grids {
+		for _, spec := range []string{"mc1x1:tb=3,9,3,2", "mc1x1:tb=2,13,20,6", "mc1x1:tb=1,-2,0.5,-3", "mc1x1:tb=4,0,-3,1.25", "mc1x1:tb=0,9,3,2"} {
+			t.Run(g.Spec()+"/"+spec, func(t *testing.T) {
+				mk := func(mode centerMode) *mc1x1 {
+					a, err := Parse(spec, g, Options{NoMemo: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					m := a.(*mc1x1)
+					m.centers = mode
+					return m
+				}
+				for r := range rounds {
+					plain, fast := mk(centersPlain), mk(centersBounds)
+					if r%4 == 3 {
+						forceLists(plain)
+						forceLists(fast)
+					}
+					// tieSearch from the centerSearch's first center or from the
+					// loop's (a 2D mesh by default, or when the branch and bound
+					// runs out of budget), with any number of tied centers, or only
+					// beyond defaultScoredTies
+					switch r % 5 {
+					case 1, 2:
+						fast.centers = centersAuto
+						if r%5 == 2 {
+							fast.budgetShare = g.N()
+						}
+					}
+					if r%5 != 4 {
+						fast.scoredTies = 1
+					}
+					free := randomFreeSet(rng, g)
+					setFree(t, plain, free)
+					setFree(t, fast, free)
+					total += lockstep(t, rng, g, plain, fast, 6, r, free, func(int) {
+						if len(plain.tied) > 1 {
+							tied++
+						}
+					})
+				}
+			})
+		}
+	}
+	t.Logf("%d allocations compared, %d of them with tied centers", total, tied)
+}
+
+// TestTieBoundBelowEveryCenter checks tieSearch's bound itself, not only the
+// winner it leads to: on random free sets and random boxes of centers, the bound
+// is at most the tie score of every center of the box that has the least shell
+// score (its tie score as the plain loop computes it), and a box said to hold
+// none holds none; for one center it is that center's tie score.
+func TestTieBoundBelowEveryCenter(t *testing.T) {
+	rounds := 60
+	if testing.Short() {
+		rounds = 20
+	}
+	rng := rand.New(rand.NewPCG(32, 6))
+	grids := append(bnbGrids(t), topo.Mesh(24, 20), topo.Torus(14, 13))
+	boxes := 0
+	for _, g := range grids {
+		for _, spec := range []string{"mc1x1:tb=3,9,3,2", "mc1x1:tb=2,13,20,6", "mc1x1:tb=1,-2,0.5,-3", "mc1x1:tb=4,0,-3,1.25", "mc1x1:tb=2,1,-40,0"} {
+			for r := range rounds {
+				a0, err := Parse(spec, g, Options{NoMemo: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := a0.(*mc1x1)
+				a.centers = centersPlain
+				free := randomFreeSet(rng, g)
+				setFree(t, a, free)
+				if a.NumFree() < 2 {
+					continue
+				}
+				k := 1 + rng.IntN(a.NumFree()-1)
+				if rng.IntN(3) == 0 {
+					k = 1 + rng.IntN(min(a.NumFree()-1, 1+g.N()/8))
+				}
+				// the plain loop's tied centers and their tie scores
+				a.refresh(prefixFree | prefixPyramid | prefixWall)
+				a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
+				for i, v := range a.fl {
+					a.pos[v] = int32(i)
+				}
+				best := math.MaxInt
+				a.tied = a.tied[:0]
+				for i, c := range a.fl {
+					score, L, m, ok := a.shellScore(c, k, best)
+					if !ok {
+						continue
+					}
+					if score < best {
+						best, a.tied = score, a.tied[:0]
+					}
+					a.tied = append(a.tied, tieCand{i, L, m})
+				}
+				ts := map[int]float64{}
+				for _, tc := range a.tied {
+					ts[a.fl[tc.i]] = a.tieScore(tc.i, tc.L, tc.m, -1)
+				}
+				a.buildBoxes()
+				s := a.newTieSearch()
+				t0 := a.tied[0]
+				s.full = t0.L - 1
+				s.torusL0 = 0
+				for n := 1; n < k; {
+					s.torusL0++
+					n = 1
+					for _, dj := range s.dims {
+						n *= min(2*s.torusL0+1, dj)
+					}
+				}
+				dims := g.Dims()
+				lo, e, c := make([]int, len(dims)), make([]int, len(dims)), make([]int, len(dims))
+				for range 20 {
+					single := rng.IntN(3) == 0
+					for j, dj := range dims {
+						lo[j], e[j] = rng.IntN(dj), 1
+						if !single {
+							e[j] = 1 + rng.IntN(dj-lo[j])
+						}
+					}
+					least, any := math.Inf(1), false
+					var walk func(j int)
+					walk = func(j int) {
+						if j < 0 {
+							if v, ok := ts[g.Index(c)]; ok {
+								least, any = min(least, v), true
+							}
+							return
+						}
+						for x := lo[j]; x < lo[j]+e[j]; x++ {
+							c[j] = x
+							walk(j - 1)
+						}
+					}
+					walk(len(dims) - 1)
+					lb, ok := s.bound(lo, e, k, best)
+					switch {
+					case any && !ok:
+						t.Fatalf("%s %s round %d k=%d box %v+%v: no center of score %d, but one ties with tie score %v", g.Spec(), spec, r, k, lo, e, best, least)
+					case any && lb > least:
+						t.Fatalf("%s %s round %d k=%d box %v+%v: bound %v above the tie score %v of a center in it", g.Spec(), spec, r, k, lo, e, lb, least)
+					case any && single && lb != least && a.x.anyWall == false:
+						t.Fatalf("%s %s round %d k=%d center %v: bound %v, tie score %v", g.Spec(), spec, r, k, lo, lb, least)
+					}
+					boxes++
+				}
+			}
+		}
+	}
+	t.Logf("%d boxes checked", boxes)
 }

@@ -99,10 +99,12 @@ type TieReporter interface {
 // earlier centers (lastBits on bitsets, chooseLast on lists). That gives the same
 // answer as re-sorting the whole array per center, without its O(n) per center.
 //
-// Which centers share the best score: on a 2D mesh every center is scored in O(1)
-// (shellScorePyramid); on tori and 3D meshes a branch and bound over boxes of
-// centers finds exactly the centers of least score without scoring the others
-// (centerSearch, center_bnb.go; TestMC1x1BoundsMatchPlain).
+// Which centers share the best score: on tori and 3D meshes a branch and bound over
+// boxes of centers finds exactly the centers of least score without scoring the
+// others (centerSearch, center_bnb.go; TestMC1x1BoundsMatchPlain); on a 2D mesh it
+// runs within a budget of box counts, and past it every center is scored in O(1)
+// (shellScorePyramid). With Johnson's tie-breaking and ties not counted, many tied
+// centers go to tieSearch (center_mc1x1_tiebnb.go) instead of a tie score each.
 //
 // The code is split by idea: this file holds the search over centers and the tie
 // statistics; center_mc1x1_score.go the scores (shell counts, Johnson's tie score);
@@ -131,13 +133,19 @@ type mc1x1 struct {
 	// tests choose either way with centers.
 	boxes   *centerSearch
 	centers centerMode
+	ties    *tieSearch // the winner under tie-breaking, without tie counting (center_mc1x1_tiebnb.go)
 
 	fl  []int   // free list of the current allocation
 	pos []int32 // node -> position in fl (valid for free nodes)
 
-	tied    []tieCand
-	hashes  []uint64
-	hashSet []uint64 // countDistinct
+	tied       []tieCand
+	tiedScore  int // the shell score of the tied centers (tieByBounds)
+	scoredTies int // scoreAtMost: more tied centers than this go to tieSearch, when ties are not counted
+	// on a 2D mesh the branch and bound over centers reads at most
+	// NumFree/budgetShare box counts before the loop takes over (search)
+	budgetShare int
+	hashes      []uint64
+	hashSet     []uint64 // countDistinct
 
 	ball          []shellCount // shells (center_mc1x1_score.go)
 	hintL         int          // shellScorePyramid: the last center's outermost shell
@@ -153,6 +161,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 	}
 	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), stale: prefixAll, greedy: greedy}
 	a.pos = make([]int32, g.N())
+	a.scoredTies, a.budgetShare = defaultScoredTies, bnbBudgetShare
 	a.keyBits = newGreedyKeyBits(g)
 	a.seen.off = opt.NoMemo
 	switch {
@@ -214,24 +223,49 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 
 // search makes the allocation of k nodes, fewer than are free.
 func (a *mc1x1) search(k int) ([]int, error) {
-	a.refresh(prefixFree | prefixPyramid)
+	a.refresh(prefixFree)
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	for i, v := range a.fl {
 		a.pos[v] = int32(i)
 	}
 	if a.greedy {
+		a.refresh(prefixPyramid)
 		return a.allocateGreedy(k)
 	}
 	// First the scores alone (prefix sums, O(1) per shell) to find the best score and
 	// the centers that share it; only those need a tie score or their node set.
-	best := math.MaxInt
+	// Johnson's tie-breaking without tie counting needs only the winner: when more
+	// than scoreAtMost centers tie, tieSearch finds it without a tie score per
+	// tied center (center_mc1x1_tiebnb.go).
+	fastTies := a.tb != nil && !a.countTies && a.centers != centersPlain && tieBoundsApply(*a.tb)
 	a.tied = a.tied[:0]
-	bounds := a.centers == centersBounds || a.centers == centersAuto && a.x.pyrW == 0
-	if bounds {
-		a.tieByBounds(k)
+	scanned := false // a.tied holds the centers of least score, a.tiedScore their score
+	manyTies := false
+	switch {
+	case a.centers == centersPlain:
+	case a.centers == centersBounds || a.x.pyrW == 0:
+		scanned = a.tieByBounds(k, fastTies, 0)
+		manyTies = !scanned
+	default:
+		// A 2D mesh, where the loop below scores every center in O(1): the branch
+		// and bound first, while it has read fewer box counts than there are free
+		// nodes (on a young free set it reads a few hundred; on a fragmented one it
+		// can cost more than the loop).
+		scanned = a.tieByBounds(k, fastTies, max(1, a.st.NumFree()/a.budgetShare))
+		manyTies = !scanned && a.boxes.stop == stopTies
+	}
+	if manyTies {
+		a.last = 0
+		return a.chooseWinner(a.tieWinner(k), k)
+	}
+	best := math.MaxInt
+	if scanned {
+		best = a.tiedScore
+	} else {
+		a.refresh(prefixPyramid) // the loop's scores (shellScorePyramid), built only for it
 	}
 	for i, c := range a.fl {
-		if bounds {
+		if scanned {
 			break
 		}
 		score, L, m, ok := a.shellScore(c, k, best)
@@ -243,6 +277,11 @@ func (a *mc1x1) search(k int) ([]int, error) {
 			a.tied = a.tied[:0]
 		}
 		a.tied = append(a.tied, tieCand{i, L, m})
+	}
+	if fastTies && len(a.tied) > a.scoreAtMost() {
+		t := a.tied[0]
+		a.last = 0
+		return a.chooseWinner(a.tieWinnerFrom(k, bnbLeaf{a.fl[t.i], best, t.L, k - t.m}), k)
 	}
 	win := a.tied[0]
 	ties := 0
@@ -318,6 +357,11 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		ties = 1
 	}
 	a.last = ties
+	return a.chooseWinner(win, k)
+}
+
+// chooseWinner takes the nodes of the winning candidate.
+func (a *mc1x1) chooseWinner(win tieCand, k int) ([]int, error) {
 	var nodes []int
 	if masks, words := a.x.ballMasks(); masks != nil {
 		nodes = a.chooseBits(win, masks, words)
@@ -339,30 +383,69 @@ const (
 )
 
 // tieByBounds fills a.tied with the centers of least shell score, in free-list
-// order, by centerSearch's branch and bound instead of scoring every center: the
-// same centers as the loop over a.fl (TestCenterSearchMatchesPlain).
-func (a *mc1x1) tieByBounds(k int) {
-	if a.boxes == nil {
-		// the counts come from the gridIndex's prefix sums of the free map,
-		// brought up to date by search
-		a.boxes = newCenterSearch(a.g, newFreeBoxes(a.g, a.x.free))
-		for j := range a.boxes.width {
-			a.boxes.width[j] = 1 // L-infinity balls: offset 0, width 1
-		}
-		// ranked in free-list order (FreeListOrder: by (c_0, c_1, ...))
-		st := 1
-		for j := len(a.boxes.rank) - 1; j >= 0; j-- {
-			a.boxes.rank[j] = st
-			st *= a.g.Dims()[j]
-		}
-	}
+// order, and a.tiedScore with their score, by centerSearch's branch and bound
+// instead of scoring every center: the same centers as the loop over a.fl
+// (TestMC1x1BoundsMatchPlain). It gives up and returns false when capTies and
+// more than scoreAtMost centers tie (a.boxes.stop = stopTies), or when budget > 0
+// and the search reads more box counts than that (stopBudget).
+func (a *mc1x1) tieByBounds(k int, capTies bool, budget int) bool {
+	a.buildBoxes()
 	// Without tie-breaking or tie counting only the first center of least score in
 	// free-list order matters.
 	a.boxes.first = a.tb == nil && !a.countTies
-	for _, l := range a.boxes.search(a.st, k) {
+	if capTies {
+		a.boxes.maxLeaves = a.scoredTies
+	}
+	a.boxes.budget = budget
+	leaves := a.boxes.search(a.st, k)
+	a.boxes.maxLeaves, a.boxes.budget = 0, 0
+	if leaves == nil {
+		return false
+	}
+	for _, l := range leaves {
 		a.tied = append(a.tied, tieCand{int(a.pos[l.node]), l.L, k - l.inner})
 	}
+	a.tiedScore = leaves[0].cost
 	slices.SortFunc(a.tied, func(p, q tieCand) int { return p.i - q.i })
+	return true
+}
+
+// scoreAtMost is the most tied centers that the loop over centers found and gives
+// a tie score each (when ties are not counted): a.scoredTies, or a sixteenth of
+// the free nodes when more. tieSearch walks a tree of boxes over the whole
+// machine, so it pays where a large share of the free nodes tie (a young free
+// set: half of them and more), not for a few hundred tied centers on a
+// fragmented free set. (The branch and bound over centers gives up at
+// a.scoredTies tied centers: enumerating thousands costs more than tieSearch.)
+func (a *mc1x1) scoreAtMost() int { return max(a.scoredTies, a.st.NumFree()/16) }
+
+// bnbBudgetShare: on a 2D mesh the branch and bound over centers gives up after
+// reading NumFree/bnbBudgetShare box counts, for the loop over every center
+// (search).
+const bnbBudgetShare = 2
+
+// defaultScoredTies is the most tied centers given a tie score each when ties are
+// not counted (mc1x1.scoredTies); more go to tieSearch.
+const defaultScoredTies = 64
+
+// buildBoxes makes a.boxes, the branch and bound over MC1x1's centers, on first
+// use.
+func (a *mc1x1) buildBoxes() {
+	if a.boxes != nil {
+		return
+	}
+	// the counts come from the gridIndex's prefix sums of the free map, brought
+	// up to date by search
+	a.boxes = newCenterSearch(a.g, newFreeBoxes(a.g, a.x.free))
+	for j := range a.boxes.width {
+		a.boxes.width[j] = 1 // L-infinity balls: offset 0, width 1
+	}
+	// ranked in free-list order (FreeListOrder: by (c_0, c_1, ...))
+	st := 1
+	for j := len(a.boxes.rank) - 1; j >= 0; j-- {
+		a.boxes.rank[j] = st
+		st *= a.g.Dims()[j]
+	}
 }
 
 // lastHash is the fingerprint of the node set of tied center t whose outermost-shell

@@ -130,15 +130,17 @@ func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 		}
 		return s
 	}
-	w := func(d int) float64 { return float64(look - d + 1) }
-	avail, wall := 0.0, 0.0
+	// The terms are integers (weights times counts), summed exactly as ints;
+	// tieValue makes the one floating-point step (tieBounds bounds it).
+	w := func(d int) int { return look - d + 1 }
+	avail, wall := 0, 0
 	for d := 0; d < L; d++ {
-		wall += w(d) * float64(shell(d).freeWall)
+		wall += w(d) * shell(d).freeWall
 	}
 	last := shell(L)
-	avail -= w(L) * float64(m)
+	avail -= w(L) * m
 	for d := L; d <= look; d++ {
-		avail += w(d) * float64(shell(d).free)
+		avail += w(d) * shell(d).free
 	}
 	switch {
 	case wallLast >= 0:
@@ -156,10 +158,18 @@ func (a *mc1x1) tieScore(i, L, m, wallLast int) float64 {
 			wallLast = a.wallInLast(i, L, m)
 		}
 	}
-	wall += w(L) * float64(wallLast)
+	wall += w(L) * wallLast
 	b := shell(L + 1)
-	border := w(L+1) * float64(b.all-b.free)
-	return tb.AF*avail - tb.WF*wall - tb.BF*border
+	border := w(L+1) * (b.all - b.free)
+	return tb.tieValue(avail, wall, border)
+}
+
+// tieValue is Johnson's tie score from its three integer terms: AF*avail - WF*wall
+// - BF*border. Every tie score is computed here, from exact integers, so a tie
+// score and a bound on it (tieBounds: each factor's term at its own worst end; each
+// floating-point step is monotone in its operands) are rounded alike.
+func (t TieBreak) tieValue(avail, wall, border int) float64 {
+	return t.AF*float64(avail) - t.WF*float64(wall) - t.BF*float64(border)
 }
 
 // shellScorePyramid is shellScore on a 2D mesh, with the same results, in time

@@ -16,3 +16,8 @@ var RandomSlurmBlocks = randomSlurmBlocks
 // BlockRetried says whether the last topology/block selection had to be retried
 // with fewer candidates (common_topo_choose_nodes).
 func (a *SlurmAllocator) BlockRetried() bool { return a.blk != nil && a.blk.retries > 0 }
+
+// ScoreEveryCenter makes an MC1x1 allocator find its centers by the plain
+// definition (every free node scored, every tied one given its tie score), the
+// reference its fast paths are checked against (center_workload_test.go).
+func ScoreEveryCenter(a Allocator) { a.(*mc1x1).centers = centersPlain }

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,14 @@ type command struct {
 	usage   string // synopsis after "procalloc"
 	details string // what it does, formats, notes
 	example string // one or more example command lines
+	// inPlace names the input flags ("" for the positional arguments) whose file an
+	// output may replace, because the output holds that input updated (merge's
+	// results files; curve's --slurm-conf with its weights merged in). Any other
+	// output naming an input file is a usage error (outputOverInput).
+	inPlace []string
+	// dirOutputs names the output flags that name a directory (plan's -o, sweep's
+	// --per-job): the others are checked for writability before the command runs.
+	dirOutputs []string
 	// flags declares the command's flags on fs and returns the function that runs the
 	// command once the flags are parsed; args are the remaining arguments.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, args []string) error
@@ -124,7 +133,15 @@ func main() {
 }
 
 // run executes one command line and returns the exit status: 0 ok, 1 failure, 2 usage.
-func run(ctx context.Context, e *env, args []string) int {
+func run(ctx context.Context, e *env, args []string) (code int) {
+	// A panic is a bug. Unrecovered, Go exits with status 2, which says "usage
+	// error" here: report it as a failure (1), with its stack for the bug report.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "procalloc: internal error (a bug: please report it with the command line): %v\n%s", r, debug.Stack())
+			code = 1
+		}
+	}()
 	if len(args) == 0 {
 		printCommandList(e.stderr)
 		return 2
@@ -181,7 +198,30 @@ func run(ctx context.Context, e *env, args []string) int {
 		positional = append(positional, rest[0])
 		rest = rest[1:]
 	}
-	err := runFn(ctx, e, positional)
+	if err := stdinTwice(fs, positional); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
+	}
+	if err := outputOverInput(c, fs, positional); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
+	}
+	// Every output file is checked for writability before any work (order computed
+	// for its whole --time-limit before finding -o unwritable).
+	var outs []outputFlag
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(outputFlagNames, f.Name) && !slices.Contains(c.dirOutputs, f.Name) {
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-"
+			}
+			outs = append(outs, outputFlag{dash + f.Name, f.Value.String()})
+		}
+	})
+	err := checkOutputs(e, outs...)
+	if err == nil {
+		err = runFn(ctx, e, positional)
+	}
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):

@@ -1,0 +1,638 @@
+package alloc
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// tieSearch finds MC1x1's winner under Johnson et al. 2010's tie-breaking without
+// a tie score per tied center. On a young free set tens of thousands of centers
+// share the least shell score (every center whose ball is free: 52,000 of 53,000
+// free nodes for a 16-node job on torus:40x40x40), and scoring each was nearly all
+// of a decision. Instead, with the least score s* and the first center that has
+// it known (centerSearch with first, or the loop over centers), a second
+// best-first branch and bound over boxes of centers finds the center of least
+// (tie score, free-list rank) among those of score s*, which is what the loop over
+// the tied centers in free-list order returns (the first of least tie score).
+// mc1x1.search uses it when ties are not counted and many centers tie
+// (scoreAtMost, defaultScoredTies); a replay, which counts them, keeps scoring
+// each.
+//
+// The bound. With f(r) a center's free nodes within distance r, L its outermost
+// shell and m = k - f(L-1) the nodes taken from it, the three terms of the tie
+// score (tieScore) are, summed by parts,
+//
+//	avail  = f(L) + f(L+1) + ... + f(L+SR) - (SR+1) k
+//	wall   = fw(0) + ... + fw(L-2) + (SR+2) fw(L-1) + (SR+1) wallLast
+//	border = SR (busy(L+1) - busy(L))
+//
+// (fw(r) the free wall nodes within r, busy(r) the busy nodes within r, wallLast
+// the wall nodes among the m taken). Over a box of centers, each count lies
+// between its count in the intersection of the centers' balls and in their union
+// (two prefix-sum box counts, freeBoxes); the free nodes are also at least the
+// smallest ball's size less the union's busy nodes, which is exact far from busy
+// nodes, and at most the largest ball's less the intersection's busy nodes, which
+// drops a box whose every center has a busy node inside its shells (so a shell
+// score above s*). L ranges over the radii where the bounds allow a shell score of
+// s*.
+// tieValue, taking each term at the end that its factor's sign makes smallest,
+// is then a lower bound on the tie score of every center of the box: the
+// floating-point steps are monotone in their operands. A box is dropped when its
+// bound is above the best tie score found, or equal to it with its least rank
+// after the best center's, so every center that could win is still scored
+// exactly. For one center every bound is its exact count, so the bound is its tie
+// score, except for wallLast when the counts leave it open (tieScore then works
+// it out from the shell's order).
+type tieSearch struct {
+	fb, fw *freeBoxes // free nodes; free wall nodes (nil on a machine without them)
+	dims   []int
+	wrap   []bool
+	d      int
+	rank   []int // free-list rank: rank(c) = sum of c_j * rank[j]
+	tb     TieBreak
+
+	heap   []tieItem
+	los    []int32 // low corner of each queued box, d per box
+	levels []int8
+	rs     []tieRadius
+	sums   []tieSums // radii: prefix sums over rs
+	lo, hi []int     // scratch: the union's box
+	ilo    []int     // scratch: the intersection's box
+	ihi    []int
+	full   int // radii: a radius whose ball is likely all free (the first center's L-1), or -1
+	// torusBall[r] is the size of every ball of radius r on a torus wrapped along
+	// every dimension (up to the radius that holds the whole torus), else nil
+	torusBall []int
+	torusFree []tieRadius // freeRadius on such a torus, per radius
+	torusL0   int         // the first radius whose balls hold k nodes on a torus (at least that on a mesh)
+	e, clo    []int
+	cand      tieCand // exact: the shell of the center scored
+	freeWalls bool    // radii: the all-free balls hold wall nodes (freeRadius counts them)
+	stats     tieSearchStats
+}
+
+// tieSearchStats counts the work of the last search (tests).
+type tieSearchStats struct {
+	boxes  int // boxes bounded
+	leaves int // centers scored exactly
+	counts int // box counts read off the prefix sums (boxCount)
+}
+
+// tieItem is a queued box of centers: its bound, its least rank.
+type tieItem struct {
+	lb   float64
+	rank int
+	id   int32
+}
+
+func (p tieItem) before(q tieItem) bool {
+	return p.lb < q.lb || p.lb == q.lb && p.rank < q.rank
+}
+
+// tieRadius bounds, over the centers of a box, the counts of their balls of one
+// radius: free nodes, busy nodes, free wall nodes, and all nodes.
+type tieRadius struct {
+	fLo, fHi     int
+	bLo, bHi     int
+	wLo, wHi     int
+	allLo, allHi int
+}
+
+// tieSums are sums over the radii below one (tieSearch.sums).
+type tieSums struct{ sLo, sHi, wLo, wHi int }
+
+// tieBoundsApply reports whether tieSearch may stand in for scoring every tied
+// center: the factors are small enough that no product of a factor and a term
+// overflows (a NaN or an infinity would not be ordered as the loop orders it).
+func tieBoundsApply(tb TieBreak) bool {
+	const limit = 1e250
+	return math.Abs(tb.AF) < limit && math.Abs(tb.WF) < limit && math.Abs(tb.BF) < limit
+}
+
+func (a *mc1x1) newTieSearch() *tieSearch {
+	x := a.x
+	s := &tieSearch{fb: x.boxes, dims: x.dims, wrap: x.wrap, d: x.d, rank: a.boxes.rank, tb: *a.tb,
+		lo: make([]int, x.d), hi: make([]int, x.d), ilo: make([]int, x.d), ihi: make([]int, x.d),
+		e: make([]int, x.d), clo: make([]int, x.d)}
+	if x.anyWall {
+		s.fw = newFreeBoxes(x.g, x.freeW)
+	}
+	if !slices.Contains(x.wrap, false) {
+		for r := 0; ; r++ {
+			v := 1
+			for _, dj := range x.dims {
+				v *= min(2*r+1, dj)
+			}
+			s.torusBall = append(s.torusBall, v)
+			s.torusFree = append(s.torusFree, tieRadius{fLo: v, fHi: v, allLo: v, allHi: v})
+			if v == x.g.N() {
+				break
+			}
+		}
+	}
+	return s
+}
+
+// tieWinner returns the winner of a decision of k nodes (fewer than are free)
+// under tie-breaking: of the centers of least shell score, the first in free-list
+// order of least tie score (as scoring every one of them). The caller has the
+// free map's prefix sums up to date.
+func (a *mc1x1) tieWinner(k int) tieCand {
+	a.buildBoxes()
+	a.boxes.first = true
+	return a.tieWinnerFrom(k, a.boxes.search(a.st, k)[0])
+}
+
+// tieWinnerFrom is tieWinner given the first center of least score, l0. The
+// wall sums are brought up to date here.
+func (a *mc1x1) tieWinnerFrom(k int, l0 bnbLeaf) tieCand {
+	if a.tb.SR == 0 {
+		return tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner} // every tie score is 0
+	}
+	a.refresh(prefixWall)
+	if a.ties == nil {
+		a.buildBoxes() // the rank
+		a.ties = a.newTieSearch()
+	}
+	return a.ties.search(a, k, l0)
+}
+
+// search is tieWinner's second branch and bound, from the first center of least
+// score l0.
+func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
+	d := s.d
+	sStar := l0.cost
+	s.full = l0.L - 1
+	// the first radius whose balls hold k nodes on a torus (on a mesh, where a
+	// ball may be clipped, at least that)
+	s.torusL0 = 0
+	for n := 1; n < k; {
+		s.torusL0++
+		n = 1
+		for _, dj := range s.dims {
+			n *= min(2*s.torusL0+1, dj)
+		}
+	}
+	win := tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner}
+	coord := a.x.coord
+	rankOf := func(c []int) int {
+		r := 0
+		for j, v := range c {
+			r += v * s.rank[j]
+		}
+		return r
+	}
+	for j := range d {
+		s.clo[j], s.e[j] = int(coord[l0.node*d+j]), 1
+	}
+	bestRank := rankOf(s.clo)
+	s.stats = tieSearchStats{}
+	bestTs := s.exact(a, k, sStar, l0.node)
+	s.heap, s.los, s.levels = s.heap[:0], s.los[:0], s.levels[:0]
+	J := 0
+	for _, dj := range s.dims {
+		J = max(J, bits.Len(uint(dj-1)))
+	}
+	if J == 0 {
+		return win // one node
+	}
+	clear(s.clo)
+	for j, dj := range s.dims {
+		s.e[j] = dj
+	}
+	if lb, ok := s.bound(s.clo, s.e, k, sStar); ok {
+		s.push(s.clo, J, lb, 0)
+	}
+	for len(s.heap) > 0 {
+		it := s.pop()
+		if it.lb > bestTs || it.lb == bestTs && it.rank > bestRank {
+			break // so is every box still queued (tieItem.before)
+		}
+		level := int(s.levels[it.id])
+		base := s.los[int(it.id)*d : int(it.id)*d+d]
+		half := 1 << (level - 1)
+		for mask := 0; mask < 1<<d; mask++ {
+			inside := true
+			for j, dj := range s.dims {
+				s.clo[j] = int(base[j])
+				if mask>>j&1 != 0 {
+					s.clo[j] += half
+				}
+				if s.clo[j] >= dj {
+					inside = false
+					break
+				}
+				s.e[j] = min(half, dj-s.clo[j])
+			}
+			if !inside {
+				continue
+			}
+			r := rankOf(s.clo)
+			if level == 1 {
+				node := 0
+				for j := d - 1; j >= 0; j-- {
+					node = node*s.dims[j] + s.clo[j]
+				}
+				if !a.st.IsFree(node) || r == bestRank {
+					continue
+				}
+				ts := s.exact(a, k, sStar, node)
+				s.stats.leaves++
+				if math.IsNaN(ts) { // not of least score
+					continue
+				}
+				if ts < bestTs || ts == bestTs && r < bestRank {
+					bestTs, bestRank = ts, r
+					win = s.cand
+					win.i = int(a.pos[node])
+				}
+				continue
+			}
+			for j := range d {
+				s.hi[j] = s.clo[j] + s.e[j] - 1
+			}
+			if f, _ := s.fb.countSize(s.clo, s.hi); f == 0 {
+				continue // no center
+			}
+			lb, ok := s.bound(s.clo, s.e, k, sStar)
+			s.stats.boxes++
+			if !ok || lb > bestTs || lb == bestTs && r > bestRank {
+				continue
+			}
+			s.push(s.clo, level-1, lb, r)
+		}
+	}
+	return win
+}
+
+// boxCount returns the free nodes and all nodes of the box lo..hi (clipped to
+// the mesh, at most the ring).
+func (s *tieSearch) boxCount(lo, hi []int) (free, size int) {
+	s.stats.counts++
+	return s.fb.countSize(lo, hi)
+}
+
+// radius bounds the counts of the balls of radius r of the centers in the box of
+// low corner lo and extents e (exact for one center): every ball holds the
+// intersection I of the balls and lies in their union U, and holds between
+// ballSizes' least and most nodes. Free nodes: at least I's, and at least the
+// smallest ball less U's busy nodes; at most U's, and at most the largest ball
+// less I's busy nodes. Busy nodes likewise.
+func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
+	single := s.unionMeet(lo, e, r)
+	allLo, allHi := s.ballSizes(lo, e, r)
+	countU, sizeU := s.boxCount(s.lo, s.hi)
+	countI, sizeI := countU, sizeU
+	if !single {
+		countI, sizeI = s.boxCount(s.ilo, s.ihi)
+	}
+	t.allLo, t.allHi = allLo, allHi
+	fLo, fHi := max(countI, allLo-(sizeU-countU)), min(countU, allHi)
+	bLo, bHi := sizeI-countI, sizeU-countU
+	fHi = min(fHi, allHi-bLo)
+	t.fLo, t.fHi = max(fLo, 0), fHi
+	t.bHi = min(bHi, allHi-t.fLo)
+	t.bLo = max(bLo, allLo-t.fHi, 0)
+	if s.fw != nil {
+		t.wHi, _ = s.fw.countSize(s.lo, s.hi)
+		t.wLo = t.wHi
+		if !single {
+			t.wLo = 0
+			if sizeI > 0 {
+				t.wLo, _ = s.fw.countSize(s.ilo, s.ihi)
+			}
+		}
+	}
+}
+
+// radii fills s.rs with radius(lo, e, r) from r = 0 until the bounds' free count
+// reaches k (Lmax, the largest outermost shell a center of the box can have), and
+// SR radii beyond; it returns the least outermost shell Lmin, Lmax and false when
+// the box holds no center of shell score sStar or less. When the union of the
+// balls of radius s.full is all free, so are every center's smaller balls: those
+// are not counted.
+func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
+	s.rs = s.rs[:0]
+	single := true
+	for _, v := range e {
+		single = single && v == 1
+	}
+	free := -1 // the balls up to this radius are all free
+	if R := s.full; R >= 0 {
+		for j := range s.dims {
+			s.lo[j], s.hi[j] = lo[j]-R, lo[j]+e[j]-1+R
+		}
+		if f, size := s.boxCount(s.lo, s.hi); f == size {
+			free = R
+		}
+	}
+	// no wall node within the free balls (most boxes, away from the mesh's
+	// edges): freeRadius need not count them
+	s.freeWalls = s.fw != nil && free >= 0 && s.wallsIn(s.lo, s.hi) > 0
+	// Below L0-1, L0 the first radius whose largest ball holds k nodes, a box's
+	// balls are not counted: no center's outermost shell is smaller than L0, and
+	// the balls of radius r < L0-1 hold at most the busy nodes of those of
+	// radius L0-1 (nor their free wall nodes those of radius L0-1). One center's
+	// are counted: its shell score and wall counts must be exact.
+	L0 := s.torusL0 // no smaller on a mesh
+	if s.torusBall == nil {
+		for _, allHi := s.ballSizes(lo, e, L0); allHi < k; _, allHi = s.ballSizes(lo, e, L0) {
+			L0++
+		}
+	}
+	start := max(L0-1, free+1, 0)
+	if single {
+		start = free + 1
+	}
+	if s.torusBall != nil {
+		s.rs = append(s.rs, s.torusFree[:start]...)
+	} else {
+		for r := range start {
+			if r <= free {
+				s.rs = append(s.rs, s.freeRadius(lo, e, r))
+				continue
+			}
+			allLo, allHi := s.ballSizes(lo, e, r) // the rest is set below
+			s.rs = append(s.rs, tieRadius{fHi: allHi, allLo: allLo, allHi: allHi})
+		}
+	}
+	lb := 0
+	Lmin = -1
+	for r := start; ; r++ {
+		s.rs = append(s.rs, tieRadius{})
+		t := &s.rs[r]
+		s.radius(lo, e, r, t)
+		if r == start {
+			for q := free + 1; q < start; q++ {
+				u := &s.rs[q]
+				u.fLo = max(0, u.allLo-t.bHi)
+				u.bHi = min(u.allHi, t.bHi)
+				u.wLo, u.wHi = 0, t.wHi
+			}
+			for q := range start {
+				if u := s.rs[q]; u.fHi < k {
+					if lb += k - u.fHi; lb > sStar {
+						return 0, 0, false
+					}
+				}
+			}
+		}
+		if Lmin < 0 {
+			if t.fHi >= k {
+				Lmin = r
+			} else if lb += k - t.fHi; lb > sStar {
+				return 0, 0, false
+			}
+		}
+		if t.fLo >= k {
+			Lmax = r
+			break
+		}
+	}
+	for r := Lmax + 1; r <= Lmax+s.tb.SR; r++ {
+		s.rs = append(s.rs, tieRadius{})
+		s.radius(lo, e, r, &s.rs[r])
+	}
+	// sums[L]: over r < L, the shell score's bounds (k - f(r), at least 1) and
+	// the free wall nodes' (terms)
+	s.sums = append(s.sums[:0], tieSums{})
+	for _, t := range s.rs[:Lmax+1] {
+		p := s.sums[len(s.sums)-1]
+		s.sums = append(s.sums, tieSums{p.sLo + max(1, k-t.fHi), p.sHi + k - t.fLo, p.wLo + t.wLo, p.wHi + t.wHi})
+	}
+	return Lmin, Lmax, true
+}
+
+// unionMeet sets s.lo, s.hi to the union of the balls of radius r of the centers
+// of the box (unclipped: freeBoxes clips or wraps it) and s.ilo, s.ihi to their
+// intersection, and reports whether the box is one center.
+func (s *tieSearch) unionMeet(lo, e []int, r int) (single bool) {
+	single = true
+	for j, dj := range s.dims {
+		l, h := lo[j], lo[j]+e[j]-1
+		single = single && e[j] == 1
+		s.lo[j], s.hi[j] = l-r, h+r
+		s.ilo[j], s.ihi[j] = h-r, l+r
+		if s.wrap[j] && 2*r+1 >= dj { // every ball holds the whole ring
+			s.ilo[j], s.ihi[j] = 0, dj-1
+		}
+	}
+	return single
+}
+
+// freeRadius is radius when every ball of radius r of the box's centers is all
+// free: the wall nodes are then counted from the coordinates alone.
+func (s *tieSearch) freeRadius(lo, e []int, r int) tieRadius {
+	allLo, allHi := s.ballSizes(lo, e, r)
+	t := tieRadius{fLo: allLo, fHi: allHi, allLo: allLo, allHi: allHi}
+	if s.freeWalls {
+		s.unionMeet(lo, e, r)
+		t.wLo, t.wHi = s.wallsIn(s.ilo, s.ihi), s.wallsIn(s.lo, s.hi)
+	}
+	return t
+}
+
+// wallsIn returns the number of wall nodes (topo.Grid.OnBoundary) in the box
+// lo..hi: its nodes less those of its part inside the walls.
+func (s *tieSearch) wallsIn(lo, hi []int) int {
+	all, inside := 1, 1
+	for j, dj := range s.dims {
+		n := s.fb.span(j, lo[j], hi[j])
+		all *= n
+		if !s.wrap[j] && dj > 2 {
+			n = max(0, min(hi[j], dj-2)-max(lo[j], 1)+1)
+		}
+		inside *= n
+	}
+	return all - inside
+}
+
+// ballSizes returns the least and the most nodes a ball of radius r around a
+// center of the box holds (one size on a torus: s.torusBall).
+func (s *tieSearch) ballSizes(lo, e []int, r int) (allLo, allHi int) {
+	if s.torusBall != nil {
+		v := s.torusBall[min(r, len(s.torusBall)-1)]
+		return v, v
+	}
+	allLo, allHi = 1, 1
+	for j, dj := range s.dims {
+		if s.wrap[j] {
+			allLo *= min(2*r+1, dj)
+			allHi *= min(2*r+1, dj)
+			continue
+		}
+		// the ball's extent min(x+r, dj-1) - max(x-r, 0) + 1 along j is concave
+		// and symmetric about the middle of the side: least at an end of the
+		// box, largest nearest the middle
+		l, h := lo[j], lo[j]+e[j]-1
+		m := min(max((dj-1)/2, l), h)
+		sl := min(l+r, dj-1) - max(l-r, 0) + 1
+		sh := min(h+r, dj-1) - max(h-r, 0) + 1
+		sm := min(m+r, dj-1) - max(m-r, 0) + 1
+		allLo *= min(sl, sh)
+		allHi *= max(sl, sh, sm)
+	}
+	return allLo, allHi
+}
+
+// terms returns the bounds on the three terms of the tie score of a center of the
+// box whose outermost shell is L (s.rs filled by radii), and false when no center
+// with that shell has shell score sStar.
+func (s *tieSearch) terms(L, k, sStar int) (avail, wall, border [2]int, ok bool) {
+	rs, SR := s.rs, s.tb.SR
+	if rs[L].fHi < k || L > 0 && rs[L-1].fLo >= k {
+		return avail, wall, border, false // L is not the outermost shell
+	}
+	// shell score sum over r < L of k - f(r), each at least 1
+	sLo, sHi := s.sums[L].sLo, s.sums[L].sHi
+	if sLo > sStar || sHi < sStar {
+		return avail, wall, border, false
+	}
+	for _, t := range rs[L : L+SR+1] {
+		avail[0] += t.fLo
+		avail[1] += t.fHi
+	}
+	avail[0] -= (SR + 1) * k
+	avail[1] -= (SR + 1) * k
+	in, out := rs[L], rs[L+1]
+	border[0] = SR * max(0, out.bLo-in.bHi)
+	border[1] = SR * max(0, min(out.bHi-in.bLo, out.allHi-in.allLo))
+	if s.fw != nil {
+		prevLo, prevHi := 0, 0 // free wall nodes within L-1
+		if L > 0 {
+			wall[0], wall[1] = s.sums[L-1].wLo, s.sums[L-1].wHi
+			prevLo, prevHi = rs[L-1].wLo, rs[L-1].wHi
+			wall[0] += (SR + 2) * prevLo
+			wall[1] += (SR + 2) * prevHi
+		}
+		wall[1] += (SR + 1) * min(k, max(0, in.wHi-prevLo))
+	}
+	return avail, wall, border, true
+}
+
+// value is tieValue at the end of each term's bounds that gives the least value.
+func (s *tieSearch) value(avail, wall, border [2]int) float64 {
+	tb := s.tb
+	pick := func(f float64, t [2]int, low bool) int {
+		if (f >= 0) == low {
+			return t[0]
+		}
+		return t[1]
+	}
+	return tb.tieValue(pick(tb.AF, avail, true), pick(tb.WF, wall, false), pick(tb.BF, border, false))
+}
+
+// bound returns the least tie score a center of shell score sStar in the box can
+// have; false when there is none.
+func (s *tieSearch) bound(lo, e []int, k, sStar int) (float64, bool) {
+	Lmin, Lmax, ok := s.radii(lo, e, k, sStar)
+	if !ok {
+		return 0, false
+	}
+	return s.least(Lmin, Lmax, k, sStar)
+}
+
+// least is the least of value over the outermost shells Lmin..Lmax that allow
+// shell score sStar; false when none does.
+func (s *tieSearch) least(Lmin, Lmax, k, sStar int) (float64, bool) {
+	lb, any := math.Inf(1), false
+	for L := Lmin; L <= Lmax; L++ {
+		avail, wall, border, ok := s.terms(L, k, sStar)
+		if !ok {
+			continue
+		}
+		lb, any = min(lb, s.value(avail, wall, border)), true
+	}
+	return lb, any
+}
+
+// exact returns the tie score of the free center node when its shell score is
+// sStar (and sets s.cand to its shell), else NaN.
+func (s *tieSearch) exact(a *mc1x1, k, sStar, node int) float64 {
+	d := s.d
+	for j := range d {
+		s.clo[j], s.e[j] = int(a.x.coord[node*d+j]), 1
+	}
+	Lmin, L, ok := s.radii(s.clo, s.e, k, sStar)
+	if !ok || Lmin != L {
+		return math.NaN()
+	}
+	avail, wall, border, ok := s.terms(L, k, sStar)
+	if !ok || avail[0] != avail[1] || border[0] != border[1] {
+		return math.NaN()
+	}
+	rs := s.rs
+	inner := 0
+	if L > 0 {
+		inner = rs[L-1].fLo
+	}
+	m := k - inner
+	s.cand = tieCand{int(a.pos[node]), L, m}
+	if s.fw != nil {
+		// wallLast from the counts, where they fix it (as tieScore)
+		in := rs[L]
+		shellFree, shellWall := in.fLo-inner, in.wLo
+		if L > 0 {
+			shellWall -= rs[L-1].wLo
+		}
+		wallLast := 0
+		switch {
+		case shellWall == 0 || m == shellFree:
+			wallLast = shellWall
+		case shellWall == shellFree:
+			wallLast = m
+		default:
+			return a.tieScore(int(a.pos[node]), L, m, -1)
+		}
+		wall[0] += (s.tb.SR + 1) * wallLast
+	}
+	return s.tb.tieValue(avail[0], wall[0], border[0])
+}
+
+// push queues the box of low corner lo at level (extent 2^level per dimension,
+// clipped to the machine) with bound lb and least rank rank.
+func (s *tieSearch) push(lo []int, level int, lb float64, rank int) {
+	id := int32(len(s.levels))
+	for _, v := range lo {
+		s.los = append(s.los, int32(v))
+	}
+	s.levels = append(s.levels, int8(level))
+	h := append(s.heap, tieItem{lb, rank, id})
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(h[p]) {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	s.heap = h
+}
+
+// pop removes and returns the queued box of least bound (then rank).
+func (s *tieSearch) pop() tieItem {
+	h := s.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			l = r
+		}
+		if !h[l].before(h[i]) {
+			break
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+	s.heap = h
+	return top
+}
