@@ -154,6 +154,10 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	}
 	switch name {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 2 {
+			fmt.Fprintf(e.stderr, "procalloc help: one command at a time, got %q\n", args[1:])
+			return 2
+		}
 		if len(args) > 1 && args[1] != "help" {
 			c, ok := commands[args[1]]
 			if !ok {

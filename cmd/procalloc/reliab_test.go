@@ -230,6 +230,7 @@ func TestNewUserMistakes(t *testing.T) {
 		{"hostlist -o", []string{"hostlist", "expand", "n1", "-o"}, 2, "flag needs an argument: -o", ""},
 		{"--version", []string{"--version"}, 0, "", "unknown command"},
 		{"help help", []string{"help", "help"}, 0, "", "unknown command"},
+		{"help sim curve", []string{"help", "sim", "curve"}, 2, `procalloc help: one command at a time, got ["sim" "curve"]`, ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
