@@ -63,3 +63,64 @@ func TestGreedyTorusMatchesReference(t *testing.T) {
 	}
 	t.Logf("%d allocations checked", checked)
 }
+
+// The greedy collector on larger grids against the literal reference: wider than
+// the windows, shells and margins of the fast paths (per-axis totals kept near the
+// center only, runs translated between centers near a mesh's faces), on empty
+// machines, young free sets (a few busy blocks) and random ones.
+func TestGreedyLargeGridsMatchReference(t *testing.T) {
+	grids := []*topo.Grid{topo.Mesh(20, 18), topo.Mesh(8, 7, 9), topo.Torus(16, 14), topo.Torus(7, 8, 6)}
+	rounds := 6
+	if testing.Short() {
+		rounds = 2
+	}
+	rng := rand.New(rand.NewPCG(32, 1))
+	for _, g := range grids {
+		n := g.N()
+		for r := range rounds {
+			free := make([]bool, n)
+			switch r % 3 {
+			case 0:
+				for v := range free {
+					free[v] = true
+				}
+			case 1: // young: busy blocks of consecutive indices
+				for v := range free {
+					free[v] = true
+				}
+				for range 1 + rng.IntN(4) {
+					lo := rng.IntN(n)
+					for v := lo; v < min(n, lo+1+rng.IntN(n/8)); v++ {
+						free[v] = false
+					}
+				}
+			default:
+				free = randomFree(rng, n, 0.5)
+			}
+			nf := len(freeList(free))
+			if nf < 2 {
+				continue
+			}
+			k := 1 + rng.IntN(min(nf-1, 48))
+			for _, ties := range []bool{true, false} {
+				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.(TieReporter).CountTies(ties)
+				setFree(t, a, free)
+				want, wantTies := refCenter(g, free, k, "mc1x1-greedy", nil)
+				got, err := a.Allocate(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s round %d, k=%d: got %v, reference %v", g.Spec(), r, k, got, want)
+				}
+				if ties && a.(TieReporter).LastTies() != wantTies {
+					t.Fatalf("%s round %d, k=%d: %d tied, reference %d", g.Spec(), r, k, a.(TieReporter).LastTies(), wantTies)
+				}
+			}
+		}
+	}
+}

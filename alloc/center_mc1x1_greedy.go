@@ -1,7 +1,6 @@
 package alloc
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -18,14 +17,20 @@ type greedyScratch struct {
 	hist        []int         // l1Sums
 	keys        []int64
 	heap        []int32 // greedyCollectShells: candidates by their last computed key
-	candXY      []int32 // greedyCollectRings: candidates' coordinates
+	candXY      []int32 // greedyCollectShells: candidates' coordinates, d each
 	greedyCands []greedyCand
 	ring        []int
-	half        []int32    // axisHalf
-	within      [2][]int32 // greedyCollectRings: coordinates per axis inside shell L
-	ringAxes    [4][]int32 // ringNodesWrap2D's coordinate lists
-	shellLists  [][]int32  // shellNodes' coordinate lists
+	half        []int32   // axisHalf
+	shellLists  [][]int32 // greedyShell's coordinate lists
 	shellAxes   [][]int32
+	heapStack   []int32     // greedyCollectShells: the tie group's search of the heap
+	shellIdx    []int       // freeProduct's odometer
+	nodeStride  []int       // node index = sum of coordinate j times nodeStride[j]
+	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
+	shellBufs   struct {    // greedyCollectShells' per-axis tables
+		off, inner, far, least, farK, leastK, axisKey, win []int
+		cdist, pc                                          []int32
+	}
 }
 
 // greedyCand is a center of the greedy collector with its count-based lower bound.
@@ -59,14 +64,49 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		cands = append(cands, greedyCand{lower: lower, i: int32(i), L: int32(L), m: int32(m)})
 	}
 	a.greedyCands = cands
-	slices.SortFunc(cands, func(p, q greedyCand) int {
-		return cmp.Or(cmp.Compare(p.lower, q.lower), cmp.Compare(p.i, q.i))
-	})
+	// In that order from a heap (O(n) to build, O(log n) per center taken), not a
+	// sort: the loop below usually stops long before the last center.
+	less := func(p, q greedyCand) bool { return p.lower < q.lower || p.lower == q.lower && p.i < q.i }
+	down := func(h int) {
+		n := len(cands)
+		for {
+			c := 2*h + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && less(cands[c+1], cands[c]) {
+				c++
+			}
+			if !less(cands[c], cands[h]) {
+				return
+			}
+			cands[h], cands[c] = cands[c], cands[h]
+			h = c
+		}
+	}
+	for h := len(cands)/2 - 1; h >= 0; h-- {
+		down(h)
+	}
+	next := func() (greedyCand, bool) {
+		if len(cands) == 0 {
+			return greedyCand{}, false
+		}
+		cd := cands[0]
+		last := len(cands) - 1
+		cands[0] = cands[last]
+		cands = cands[:last]
+		down(0)
+		return cd, true
+	}
 	best, bestPos := math.MaxInt, len(a.fl)
 	var bestSet []int
 	ties := 0
 	a.hashes = a.hashes[:0]
-	for _, cd := range cands {
+	// runs translated between centers (center_mc1x1_greedy_shift.go): on the fast
+	// collectors' paths
+	shift := a.keyBits.ok && !a.shift.off
+	a.resetShift()
+	for cd, ok := next(); ok; cd, ok = next() {
 		i := int(cd.i)
 		if cd.lower > best {
 			break
@@ -79,18 +119,53 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		if !countEqual {
 			stop = best - 1
 		}
-		score, set := a.greedyCollect(a.fl[i], int(cd.L), int(cd.m), stop)
+		c, L, m := a.fl[i], int(cd.L), int(cd.m)
+		var score int
+		var set []int
+		run, gaveUp := (*greedyRun)(nil), false
+		if shift {
+			run, gaveUp = a.shiftLookup(c, L, m, stop)
+		}
+		switch {
+		case gaveUp:
+			score = math.MaxInt // as greedyCollect would
+		case run != nil:
+			score = run.score
+		default:
+			// recorded if its ball may stay all free; the collector stops recording
+			// when a shell read is not
+			a.shift.recOn = shift && a.shiftRecordable(c, L)
+			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
+			score, set = a.greedyCollect(c, L, m, stop)
+			if a.shift.recOn {
+				a.shiftKeep(c, L, m, score, set)
+			}
+			a.shift.recOn = false
+		}
+		hash := func() uint64 {
+			if run != nil {
+				return a.shiftHash(run, c)
+			}
+			return a.setHash(set)
+		}
+		keep := func() {
+			if run != nil {
+				bestSet = a.shiftSet(run, c, bestSet[:0])
+				return
+			}
+			bestSet = append(bestSet[:0], set...)
+		}
 		switch {
 		case score < best:
 			best, bestPos, ties = score, i, 1
-			bestSet = append(bestSet[:0], set...)
-			a.hashes = append(a.hashes[:0], a.setHash(set))
+			keep()
+			a.hashes = append(a.hashes[:0], hash())
 		case score == best:
 			ties++
-			a.hashes = append(a.hashes, a.setHash(set))
+			a.hashes = append(a.hashes, hash())
 			if i < bestPos {
 				bestPos = i
-				bestSet = append(bestSet[:0], set...)
+				keep()
 			}
 		}
 	}
@@ -125,9 +200,6 @@ func (a *mc1x1) setHash(set []int) uint64 {
 // once the score must exceed stop.
 func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
 	if a.keyBits.ok {
-		if a.x.d == 2 {
-			return a.greedyCollectRings(c, L, m, stop)
-		}
 		return a.greedyCollectShells(c, L, m, stop)
 	}
 	set := a.set[:0]
@@ -288,164 +360,6 @@ func newGreedyKeyBits(g *topo.Grid) greedyKeyBits {
 	return greedyKeyBits{ok: posBits+l1Bits+sumBits <= 62, posBits: posBits, sumShift: posBits + l1Bits}
 }
 
-// greedyCollectRings is greedyCollect on a 2D mesh or torus, with the same result.
-// Each candidate's selection key (total L1 distance to the nodes taken, then L1
-// distance to c, then free-list position) is one packed integer (keyBits), so that a
-// round updates the keys by the node just taken and finds the next smallest in one
-// pass; it stops early, returning math.MaxInt, when the score must exceed stop (every
-// node still to take adds at least L). It looks only at the candidates that can
-// still be taken: it reads the free nodes ring by ring
-// (L-infinity shells L, L+1, ... around c, around the ring on a torus axis) and
-// stops reading when no node further out can have a smaller selection key than the
-// best one read. A node v at L-infinity distance D from c is at L1 (indeed
-// L-infinity) distance at least D - (L-1) from each of the s inner nodes and at least
-// 1 from each of the r nodes taken so far, and at L1 distance at least D from c, so
-// its key is at least (s(D-L+1)+r, D, 0). The bounds are those of the torus's own
-// (wrapped) distances there, so the same argument holds.
-func (a *mc1x1) greedyCollectRings(c, L, m, stop int) (int, []int) {
-	x := a.x
-	co := x.coord
-	X, Y := x.dims[0], x.dims[1]
-	wx, wy := x.wrap[0], x.wrap[1]
-	cx, cy := int(co[2*c]), int(co[2*c+1])
-	half := a.axisHalf()
-	hx, hy := int32(half[0]), int32(half[1])
-	adx := func(u, w int32) int32 { // distance along x (around the ring on a torus)
-		t := abs32(u - w)
-		if wx && t > hx {
-			t = int32(X) - t
-		}
-		return t
-	}
-	ady := func(u, w int32) int32 {
-		t := abs32(u - w)
-		if wy && t > hy {
-			t = int32(Y) - t
-		}
-		return t
-	}
-	set := a.set[:0]
-	score := 0
-	// The inner nodes: the coordinates within L-1 of c on each axis.
-	a.within[0] = axisWithin(a.within[0][:0], cx, L-1, X, wx)
-	a.within[1] = axisWithin(a.within[1][:0], cy, L-1, Y, wy)
-	for _, yy := range a.within[1] {
-		dy := ady(yy, int32(cy))
-		for _, xx := range a.within[0] {
-			if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
-				set = append(set, v)
-				score += int(max(adx(xx, int32(cx)), dy))
-			}
-		}
-	}
-	s := len(set)
-	// per-dimension prefix counts and coordinate sums of the inner nodes (l1Sums)
-	hist := a.hist[:0]
-	for range 2*(X+1) + 2*(Y+1) {
-		hist = append(hist, 0)
-	}
-	a.hist = hist
-	numX, totX := hist[:X+1], hist[X+1:2*X+2]
-	numY, totY := hist[2*X+2:2*X+Y+3], hist[2*X+Y+3:]
-	for _, v := range set {
-		vx, vy := int(co[2*v]), int(co[2*v+1])
-		numX[vx+1]++
-		totX[vx+1] += vx
-		numY[vy+1]++
-		totY[vy+1] += vy
-	}
-	for i := 1; i <= X; i++ {
-		numX[i] += numX[i-1]
-		totX[i] += totX[i-1]
-	}
-	for i := 1; i <= Y; i++ {
-		numY[i] += numY[i-1]
-		totY[i] += totY[i-1]
-	}
-	axisSum := func(num, tot []int, side, v int, wrap bool) int {
-		if wrap {
-			return ringAxisSum(num, tot, side, v)
-		}
-		b, sb := num[v], tot[v]
-		return v*b - sb + (tot[side] - sb) - v*(s-b)
-	}
-	kb := a.keyBits
-	picked := set[s:] // grows as set does
-	// candidates: their coordinates (x, y pairs, read straight in the update pass)
-	// and keys
-	xy, keys := a.candXY[:0], a.keys[:0]
-	add := func(v int) {
-		vx, vy := int(co[2*v]), int(co[2*v+1])
-		sum := axisSum(numX, totX, X, vx, wx) + axisSum(numY, totY, Y, vy, wy)
-		for _, p := range picked {
-			sum += int(adx(int32(vx), co[2*p]) + ady(int32(vy), co[2*p+1]))
-		}
-		l1 := int(adx(int32(vx), int32(cx)) + ady(int32(vy), int32(cy)))
-		xy = append(xy, int32(vx), int32(vy))
-		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
-	}
-	maxR := max(axisReach(cx, X, wx), axisReach(cy, Y, wy))
-	R := L - 1 // rings read so far
-	readRing := func() {
-		R++
-		a.ring = a.ringNodesWrap2D(cx, cy, R, a.ring[:0])
-		for _, v := range a.ring {
-			add(v)
-		}
-	}
-	b := -1 // the candidate with the smallest key (keys are distinct: they end in the position)
-	for r := 0; r < m; r++ {
-		if score+(m-r)*L > stop {
-			a.candXY, a.keys = xy, keys
-			return math.MaxInt, nil
-		}
-		for R < maxR {
-			D := R + 1
-			lb := int64(s*(D-L+1)+r)<<kb.sumShift | int64(D)<<kb.posBits
-			if b >= 0 && lb > keys[b] {
-				break
-			}
-			from := len(keys)
-			readRing()
-			for j := from; j < len(keys); j++ {
-				if b < 0 || keys[j] < keys[b] {
-					b = j
-				}
-			}
-		}
-		px, py := xy[2*b], xy[2*b+1]
-		last := len(keys) - 1
-		xy[2*b], xy[2*b+1], keys[b] = xy[2*last], xy[2*last+1], keys[last]
-		xy, keys = xy[:2*last], keys[:last]
-		set = append(set, int(px)+int(py)*X)
-		picked = set[s:]
-		score += int(max(adx(px, int32(cx)), ady(py, int32(cy))))
-		// keys updated by the node taken, and the next smallest found, in one pass
-		b = -1
-		best := int64(math.MaxInt64)
-		if wx || wy {
-			for j := range keys {
-				k := keys[j] + int64(adx(xy[2*j], px)+ady(xy[2*j+1], py))<<kb.sumShift
-				keys[j] = k
-				if k < best {
-					best, b = k, j
-				}
-			}
-			continue
-		}
-		for j := range keys {
-			k := keys[j] + int64(abs32(xy[2*j]-px)+abs32(xy[2*j+1]-py))<<kb.sumShift
-			keys[j] = k
-			if k < best {
-				best, b = k, j
-			}
-		}
-	}
-	a.candXY, a.keys = xy, keys
-	a.set = set
-	return score, set
-}
-
 // axisWithin appends the coordinates of an axis of side nodes within distance r of
 // c (around the ring when wrap), each once.
 func axisWithin(dst []int32, c, r, side int, wrap bool) []int32 {
@@ -496,47 +410,21 @@ func axisReach(c, side int, wrap bool) int {
 	return max(c, side-1-c)
 }
 
-// ringNodesWrap2D appends the free nodes at L-infinity distance exactly r from
-// (cx, cy) on a 2D mesh or torus: those r away along x and at most r along y, and
-// those less than r along x and r along y.
-func (a *mc1x1) ringNodesWrap2D(cx, cy, r int, dst []int) []int {
-	x := a.x
-	X, Y := x.dims[0], x.dims[1]
-	if !x.anyWrap {
-		return a.ringNodes2D(cx, cy, r, dst)
-	}
-	wx, wy := x.wrap[0], x.wrap[1]
-	ax := &a.ringAxes
-	xr := axisAt(ax[0][:0], cx, r, X, wx)
-	yle := axisWithin(ax[1][:0], cy, r, Y, wy)
-	ax[0], ax[1] = xr, yle
-	for _, xx := range xr {
-		for _, yy := range yle {
-			if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
-				dst = append(dst, v)
-			}
-		}
-	}
-	if r == 0 {
-		return dst
-	}
-	yr := axisAt(ax[2][:0], cy, r, Y, wy)
-	xlt := axisWithin(ax[3][:0], cx, r-1, X, wx)
-	ax[2], ax[3] = yr, xlt
-	for _, yy := range yr {
-		for _, xx := range xlt {
-			if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
-				dst = append(dst, v)
-			}
-		}
-	}
-	return dst
-}
-
-// greedyCollectShells is greedyCollectRings in any dimension (1D, 3D and up, mesh
-// or torus): the inner nodes are read from the box of radius L-1 around c, the
-// candidates shell by shell (L-infinity distance L, L+1, ...), and reading stops by
-// the same bound: a node D away has a key of at least (s(D-L+1)+r, D, 0).
+// greedyCollectShells is greedyCollect on a mesh or torus of any dimension, with the
+// same result. Each candidate's selection key (total L1 distance to the nodes taken,
+// then L1 distance to c, then free-list position) is one packed integer (keyBits).
+// It stops early, returning math.MaxInt, when the score must exceed stop (every node
+// still to take adds at least L). It looks only at the candidates that can still be
+// taken: the inner nodes are read from the box of radius L-1 around c, the
+// candidates shell by shell (L-infinity distance L, L+1, ..., around the ring on a
+// torus axis), and reading stops when no node further out can have a smaller key
+// than the best one read. A node v at L-infinity distance D from c is at distance at
+// least D - (L-1) from each of the s inner nodes and at least 1 from each of the r
+// nodes taken so far, and at L1 distance at least D from c, so its key is at least
+// (s(D-L+1)+r, D, 0); the per-axis bounds below (far, boundK) are tighter. On 2D
+// grids it replaced a ring-by-ring collector that passed over every candidate per
+// node taken with only the first bound: the same sets, about 2x less CPU on issue
+// 32's workload on mesh:64x64 and 10x less on an empty one (docs/alloc.md).
 func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	x := a.x
 	d := x.d
@@ -563,7 +451,8 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	s := len(set)
 	// per-axis prefix counts and coordinate sums of the inner nodes
-	off := make([]int, d+1) // axis j's counts at hist[2*off[j]:], sides+1 each
+	sb := &a.shellBufs
+	off := growInts(&sb.off, d+1) // axis j's counts at hist[2*off[j]:], sides+1 each
 	for j, side := range x.dims {
 		off[j+1] = off[j] + side + 1
 	}
@@ -586,7 +475,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			tj[i] += tj[i-1]
 		}
 	}
-	inner := make([]int, off[d]) // inner[off[j]+u]: total distance along axis j from coordinate u to the inner nodes
+	inner := growInts(&sb.inner, off[d]) // inner[off[j]+u]: total distance along axis j from coordinate u to the inner nodes
 	for j, side := range x.dims {
 		nj, tj := num(j), tot(j)
 		for u := range side {
@@ -606,7 +495,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// from the totals to the inner nodes and the nodes taken so far (axisKey below,
 	// farK) counts the nodes taken by their distances along each axis instead of 1
 	// each, so that fewer shells are read.
-	cdist := make([]int32, off[d]) // cdist[off[j]+u]: coordinate u's distance from c's along axis j
+	cdist := growInt32s(&sb.cdist, off[d]) // cdist[off[j]+u]: coordinate u's distance from c's along axis j
 	for j, side := range x.dims {
 		for u := range side {
 			cdist[off[j]+u] = ad(j, int32(u), cc[j])
@@ -615,21 +504,8 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	suffixMin := func(src, far, least []int) int {
 		leastSum := 0
 		for j, side := range x.dims {
-			fj := far[off[j] : off[j]+side+1]
-			for t := range fj {
-				fj[t] = math.MaxInt
-			}
-			reach := 0
-			for u := range side {
-				t := cdist[off[j]+u]
-				fj[t] = min(fj[t], src[off[j]+u])
-				reach = max(reach, int(t))
-			}
-			for t := reach - 1; t >= 0; t-- {
-				fj[t] = min(fj[t], fj[t+1])
-			}
-			least[j] = fj[0]
-			leastSum += fj[0]
+			suffixMinAxis(j, side, off[j], cdist, src, far, least)
+			leastSum += least[j]
 		}
 		return leastSum
 	}
@@ -645,19 +521,95 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return leastSum + lb
 	}
-	far := make([]int, off[d])
-	least := make([]int, d)
+	far := growInts(&sb.far, off[d])
+	least := growInts(&sb.least, d)
 	leastSum := suffixMin(inner, far, least)
-	farK := make([]int, off[d])
-	leastK := make([]int, d)
-	leastSumK, staleK := 0, true
 	kb := a.keyBits
 	// The total L1 distance is a sum over axes, so each axis keeps, per coordinate,
 	// the total distance along it to the inner nodes and to the nodes taken so far
 	// (axisKey), and a candidate's key is computed in O(d) at any time, not O(d) per
 	// node taken; a node taken adds its distances along each axis to every
 	// coordinate's total.
-	axisKey := slices.Clone(inner)
+	axisKey := append(growInts(&sb.axisKey, 0), inner...)
+	sb.axisKey = axisKey
+	// Along a mesh axis axisKey is read only within R+1 of c (R: the radius read
+	// so far; candidates, and boundK's window and c±(R+1)), so it is kept up to
+	// date on that window alone (win[2j], win[2j+1], inclusive), and a coordinate
+	// that joins it as R grows gets its total from the nodes taken; a ring axis is
+	// kept whole (its suffix minima read every coordinate).
+	win := growInts(&sb.win, 2*d)
+	for j, side := range x.dims {
+		win[2*j], win[2*j+1] = 0, side-1
+		if !x.wrap[j] {
+			win[2*j], win[2*j+1] = max(0, int(cc[j])-L), min(side-1, int(cc[j])+L)
+		}
+	}
+	widen := func(W int) { // the windows to c±W
+		for j, side := range x.dims {
+			if x.wrap[j] {
+				continue
+			}
+			o, u := off[j], int(cc[j])
+			for _, t := range [2]int{u - W, u + W} {
+				if t < 0 || t >= side || t >= win[2*j] && t <= win[2*j+1] {
+					continue
+				}
+				k := inner[o+t]
+				for _, v := range set[s:] {
+					k += abs(t - int(co[v*d+j]))
+				}
+				axisKey[o+t] = k
+			}
+			win[2*j], win[2*j+1] = max(0, min(win[2*j], u-W)), min(side-1, max(win[2*j+1], u+W))
+		}
+	}
+	// bound(farK, leastK, leastSumK, D) from axisKey, far_j(D) and least_j per
+	// axis: along an axis without wraparound axisKey is a sum of distances |u - v|,
+	// convex in u, and every node it sums over (inner or taken) is within R of c, so
+	// its least value lies in c-R..c+R and its least at a coordinate D > R away is
+	// at c-D or c+D; along a ring, suffix minima (suffixMin) of the axis, redone
+	// after each node taken.
+	farK := growInts(&sb.farK, off[d])
+	leastK := growInts(&sb.leastK, d)
+	staleK := true
+	boundK := func(R, D int) int {
+		widen(D)
+		leastSum, lb := 0, math.MaxInt
+		for j, side := range x.dims {
+			o := off[j]
+			var lj, fj int
+			if x.wrap[j] {
+				if staleK {
+					suffixMinAxis(j, side, o, cdist, axisKey, farK, leastK)
+				}
+				lj, fj = leastK[j], math.MaxInt
+				if D < side {
+					fj = farK[o+D]
+				}
+			} else {
+				u := int(cc[j])
+				kj := axisKey[o : o+side]
+				w := max(R, 0) // R = -1: nothing summed, all zero
+				lj = slices.Min(kj[max(0, u-w):min(side, u+w+1)])
+				fj = math.MaxInt
+				if u-D >= 0 {
+					fj = kj[u-D]
+				}
+				if u+D < side {
+					fj = min(fj, kj[u+D])
+				}
+			}
+			leastSum += lj
+			if fj != math.MaxInt {
+				lb = min(lb, fj-lj)
+			}
+		}
+		staleK = false
+		if lb == math.MaxInt {
+			return lb
+		}
+		return leastSum + lb
+	}
 	xy, keys := a.candXY[:0], a.keys[:0]
 	add := func(v int) {
 		cv := co[v*d : v*d+d]
@@ -729,11 +681,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		return -1
 	}
 	b := int32(-1)
-	pc := make([]int32, d)
+	pc := growInt32s(&sb.pc, d)
+	seg := math.MinInt // the largest bound checked against stop since the last tie group (greedyShift)
 	for r := 0; r < m; r++ {
-		if score+(m-r)*L > stop {
-			a.candXY, a.keys, a.heap = xy, keys, heap
-			return math.MaxInt, nil
+		if v := score + (m-r)*L; v > stop || a.shift.recOn {
+			seg = max(seg, v)
+			if v > stop {
+				a.candXY, a.keys, a.heap = xy, keys, heap
+				a.shift.recR, a.shift.recTail = R, seg
+				return math.MaxInt, nil
+			}
 		}
 		b = settle()
 		for R < maxR {
@@ -743,14 +700,14 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				R = maxR // no node is that far
 				break
 			}
-			if staleK {
-				leastSumK, staleK = suffixMin(axisKey, farK, leastK), false
-			}
-			lb := int64(max(max(s*(D-L+1), fb)+r, bound(farK, leastK, leastSumK, D)))<<kb.sumShift | int64(D)<<kb.posBits
+			lb := int64(max(max(s*(D-L+1), fb)+r, boundK(R, D)))<<kb.sumShift | int64(D)<<kb.posBits
 			if b >= 0 && lb > keys[b] {
 				break
 			}
 			R++
+			if a.shift.recOn && !a.shiftBallFree(c, R) {
+				a.shift.recOn = false // the run cannot be kept (greedyShift)
+			}
 			from := len(keys)
 			a.ring = a.greedyShell(cc, R, false, a.ring[:0])
 			for _, v := range a.ring {
@@ -760,6 +717,31 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				push(int32(j))
 			}
 			b = settle()
+		}
+		if a.shift.recOn {
+			// the tie group of the node taken (greedyShift): the candidates whose
+			// current key has b's distance sum and L1 distance; a key kept in the
+			// heap is at most the current one, so only the entries whose kept key
+			// is that small, and their subtrees' roots, are looked at
+			hi := keys[b] >> kb.posBits
+			others := a.shift.tmpOffset[:0]
+			stack := append(a.heapStack[:0], 1, 2)
+			for len(stack) > 0 {
+				h := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if int(h) >= len(heap) || keys[heap[h]]>>kb.posBits > hi {
+					continue
+				}
+				if i := heap[h]; current(i)>>kb.posBits == hi {
+					others = append(others, xy[int(i)*d:int(i)*d+d]...)
+				}
+				stack = append(stack, 2*h+1, 2*h+2)
+			}
+			a.heapStack, a.shift.tmpOffset = stack, others
+			if len(others) > 0 {
+				a.recordTie(cc, xy[int(b)*d:int(b)*d+d], others, seg, R)
+				seg = math.MinInt
+			}
 		}
 		// b is the heap's top: take it.
 		copy(pc, xy[int(b)*d:int(b)*d+d])
@@ -778,15 +760,90 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		score += int(dist)
 		for j, side := range x.dims {
-			for t := range side {
-				axisKey[off[j]+t] += int(ad(j, int32(t), pc[j]))
+			if x.wrap[j] {
+				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
+				continue
 			}
+			lo, hi := win[2*j], win[2*j+1]
+			axisAddDist(axisKey[off[j]+lo:off[j]+hi+1], int(pc[j])-lo, hi-lo+1, false)
 		}
 		staleK = true
 	}
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
+	a.shift.recR, a.shift.recTail = R, seg
 	return score, set
+}
+
+// suffixMinAxis sets far[o+t], for t = 0..side, to the least src[o+u] over the
+// coordinates u of axis j at distance t or more from the center (cdist[o+u]), and
+// least[j] to far[o].
+func suffixMinAxis(j, side, o int, cdist []int32, src, far, least []int) {
+	fj := far[o : o+side+1]
+	for t := range fj {
+		fj[t] = math.MaxInt
+	}
+	reach := 0
+	for u := range side {
+		t := cdist[o+u]
+		fj[t] = min(fj[t], src[o+u])
+		reach = max(reach, int(t))
+	}
+	for t := reach - 1; t >= 0; t-- {
+		fj[t] = min(fj[t], fj[t+1])
+	}
+	least[j] = fj[0]
+}
+
+// axisAddDist adds to k[t], for every coordinate t of an axis of side nodes, its
+// distance from coordinate p (around the ring when wrap: min(|t-p|, side-|t-p|)),
+// in straight runs.
+func axisAddDist(k []int, p, side int, wrap bool) {
+	k = k[:side]
+	if !wrap {
+		for t := 0; t < p; t++ {
+			k[t] += p - t
+		}
+		for t := p; t < side; t++ {
+			k[t] += t - p
+		}
+		return
+	}
+	h := side / 2
+	e := min(side, p+h+1) // t >= p: t-p up to h, then side-(t-p)
+	for t := p; t < e; t++ {
+		k[t] += t - p
+	}
+	for t := e; t < side; t++ {
+		k[t] += side + p - t
+	}
+	lo := max(0, p-h) // t < p: p-t up to h, then side-(p-t)
+	for t := lo; t < p; t++ {
+		k[t] += p - t
+	}
+	for t := 0; t < lo; t++ {
+		k[t] += side - p + t
+	}
+}
+
+// growInts returns (*buf)[:n], zeroed, growing *buf when needed.
+func growInts(buf *[]int, n int) []int {
+	if cap(*buf) < n {
+		*buf = make([]int, n)
+	}
+	*buf = (*buf)[:n]
+	clear(*buf)
+	return *buf
+}
+
+// growInt32s is growInts for int32.
+func growInt32s(buf *[]int32, n int) []int32 {
+	if cap(*buf) < n {
+		*buf = make([]int32, n)
+	}
+	*buf = (*buf)[:n]
+	clear(*buf)
+	return *buf
 }
 
 // greedyShell appends the free nodes at L-infinity distance exactly r from the
@@ -796,41 +853,28 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 func (a *mc1x1) greedyShell(cc []int32, r int, ball bool, dst []int) []int {
 	x := a.x
 	d := x.d
-	lists := a.shellLists[:0]
-	for range 2 * d {
-		lists = append(lists, nil)
+	// lists[j]: axis j's coordinates within a radius, lists[d+j]: exactly r away
+	// (kept between calls, so that they are not allocated again)
+	for len(a.shellLists) < 2*d {
+		a.shellLists = append(a.shellLists, nil)
 	}
-	a.shellLists = lists
+	for len(a.shellAxes) < d {
+		a.shellAxes = append(a.shellAxes, nil)
+	}
+	lists, axes := a.shellLists[:2*d], a.shellAxes[:d]
 	within := func(j, rad int) []int32 {
 		if rad < 0 {
-			return nil
+			lists[j] = lists[j][:0]
+		} else {
+			lists[j] = axisWithin(lists[j][:0], int(cc[j]), rad, x.dims[j], x.wrap[j])
 		}
-		return axisWithin(lists[j][:0], int(cc[j]), rad, x.dims[j], x.wrap[j])
+		return lists[j]
 	}
-	var visit func(j int, base int, stride int, axes [][]int32)
-	visit = func(j, base, stride int, axes [][]int32) {
-		if j == d {
-			if a.st.IsFree(base) {
-				dst = append(dst, base)
-			}
-			return
-		}
-		for _, u := range axes[j] {
-			visit(j+1, base+int(u)*stride, stride*x.dims[j], axes)
-		}
-	}
-	axes := a.shellAxes[:0]
-	for range d {
-		axes = append(axes, nil)
-	}
-	a.shellAxes = axes
 	if ball {
 		for j := range d {
 			axes[j] = within(j, r)
-			lists[j] = axes[j]
 		}
-		visit(0, 0, 1, axes)
-		return dst
+		return a.freeProduct(axes, dst)
 	}
 	for j := range d {
 		at := axisAt(lists[d+j][:0], int(cc[j]), r, x.dims[j], x.wrap[j])
@@ -838,6 +882,8 @@ func (a *mc1x1) greedyShell(cc []int32, r int, ball bool, dst []int) []int {
 		if len(at) == 0 {
 			continue
 		}
+		// the axes before j less than r away, after j at most r (rebuilt for each
+		// j: the radii differ)
 		for i := range d {
 			switch {
 			case i < j:
@@ -847,13 +893,61 @@ func (a *mc1x1) greedyShell(cc []int32, r int, ball bool, dst []int) []int {
 			default:
 				axes[i] = within(i, r)
 			}
-			if i != j {
-				lists[i] = axes[i]
-			}
 		}
-		// lists[i] holds axis i's list; those of i < j and i > j differ in radius,
-		// so they are rebuilt for each j.
-		visit(0, 0, 1, axes)
+		dst = a.freeProduct(axes, dst)
 	}
 	return dst
+}
+
+// freeProduct appends the free nodes whose coordinates along each axis j are among
+// axes[j] (axis 0 slowest, the last fastest).
+func (a *mc1x1) freeProduct(axes [][]int32, dst []int) []int {
+	x := a.x
+	d := x.d
+	for _, l := range axes {
+		if len(l) == 0 {
+			return dst
+		}
+	}
+	if d == 2 {
+		X := x.dims[0]
+		for _, xx := range axes[0] {
+			for _, yy := range axes[1] {
+				if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
+					dst = append(dst, v)
+				}
+			}
+		}
+		return dst
+	}
+	if len(a.shellIdx) < d {
+		a.shellIdx = make([]int, d)
+		a.nodeStride = make([]int, d)
+		st := 1
+		for j, side := range x.dims {
+			a.nodeStride[j] = st
+			st *= side
+		}
+	}
+	idx, stride := a.shellIdx[:d], a.nodeStride
+	clear(idx)
+	for {
+		v := 0
+		for j, l := range axes {
+			v += int(l[idx[j]]) * stride[j]
+		}
+		if a.st.IsFree(v) {
+			dst = append(dst, v)
+		}
+		j := d - 1
+		for ; j >= 0; j-- {
+			if idx[j]++; idx[j] < len(axes[j]) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return dst
+		}
+	}
 }

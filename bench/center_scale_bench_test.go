@@ -45,7 +45,7 @@ func scaledSDSC(b *testing.B, m topo.Machine) Workload {
 }
 
 // BenchmarkCenterScaleSDSC measures MC1x1 (plain and with Johnson's tie-breaking),
-// MC, MM, MM+Inc and Gen-Alg on issue 32's workload (scaledSDSC) at growing machine sizes: per
+// MC, MM, MM+Inc, Gen-Alg and PReMAS's greedy MC1x1 on issue 32's workload (scaledSDSC) at growing machine sizes: per
 // decision, the CPU time of the replaying thread (Allocate and Release, the
 // allocator's garbage collection on other threads left out), and the wall-clock
 // mean, median and 99th percentile of Allocate alone; it logs the fitted exponent
@@ -55,7 +55,7 @@ func scaledSDSC(b *testing.B, m topo.Machine) Workload {
 // 65,536 nodes (docs/alloc.md).
 func BenchmarkCenterScaleSDSC(b *testing.B) {
 	for _, family := range centerScaleMachines {
-		for _, spec := range []string{"mc1x1", "mc1x1:tb=3,9,3,2", "mc", "mm", "mminc", "genalg"} {
+		for _, spec := range []string{"mc1x1", "mc1x1:tb=3,9,3,2", "mc", "mm", "mminc", "genalg", "mc1x1-greedy"} {
 			var ns []int
 			var cpus []float64
 			for _, ms := range family {

@@ -35,10 +35,12 @@ func randomBoxFree(r *rand.Rand, side int, busy float64) [][]int {
 // Gen-Alg on thousands of random free sets of boxes up to 6x6x6 (a third mostly
 // free, where most centers take the full-ball shortcut), ties included,
 // with no floor and with the best total as the floor; MM+Inc then equals the
-// definition's swaps from the definition's MM (up to 60 points).
+// definition's swaps from the definition's MM (up to 60 points). Odd trials take
+// grid3Search (which takes ordered free sets before the ball path), even ones the
+// ball path.
 func TestBallMatchesByIndex(t *testing.T) {
 	ballAlways = true // MM takes the ball path even with few full balls
-	defer func() { ballAlways = false }()
+	defer func() { ballAlways, grid3On = false, true }()
 	r := rand.New(rand.NewPCG(71, 72))
 	trials := 3000
 	if testing.Short() {
@@ -55,6 +57,7 @@ func TestBallMatchesByIndex(t *testing.T) {
 		if len(pts) < 2 {
 			continue
 		}
+		grid3On = trial%2 == 1
 		k := 1 + r.IntN(len(pts)-1)
 		if trial%3 == 0 {
 			k = 1 + r.IntN(min(len(pts)-1, 25))
@@ -105,7 +108,9 @@ func TestBallMatchesByIndex(t *testing.T) {
 		t.Fatalf("only %d of %d trials ran", taken, trials)
 	}
 	// Empty boxes up to 11x11x11, and with a cell or two busy, small k: many
-	// centers share a class of distances to the faces (ballSearch.clipClass).
+	// centers share a class of distances to the faces (ballSearch.clipClass; the
+	// ball path, grid3Search off).
+	grid3On = false
 	boxes := 18
 	if testing.Short() {
 		boxes = 6

@@ -63,12 +63,13 @@ func latticeTrial(r *rand.Rand, side, off int, shuffle bool) (pts [][]int, k int
 	return pts, 1 + r.IntN(len(pts)-1), true
 }
 
-// useLatticeEverywhere makes the lattice path take every input it can, until the
+// useLatticeEverywhere makes the lattice path take every input it can (Gen-Alg
+// included, which otherwise takes the grid's scan on ordered points), until the
 // returned function restores the cost model.
 func useLatticeEverywhere() (restore func()) {
-	v, r, c := latticeSetup, latticeReach, latticeReachCached
-	latticeSetup, latticeReach, latticeReachCached = 0, 0, 0
-	return func() { latticeSetup, latticeReach, latticeReachCached = v, r, c }
+	v, r, c, g := latticeSetup, latticeReach, latticeReachCached, genAlgGrid
+	latticeSetup, latticeReach, latticeReachCached, genAlgGrid = 0, 0, 0, false
+	return func() { latticeSetup, latticeReach, latticeReachCached, genAlgGrid = v, r, c, g }
 }
 
 // The lattice path gives the working array's answer (center, set and order) on free

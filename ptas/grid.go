@@ -69,11 +69,30 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 // Centers are visited in lexicographic order and the first strictly smallest total
 // wins: the same subset and center as mmSweep.
 func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (best []int, bestCenter []T, err error) {
+	best, bestCenter, _, err = gridSearch(ctx, pr, floor, false)
+	return best, bestCenter, err
+}
+
+// gridSearch is mmGrid (onPoints false), or Gen-Alg's search with TiesByIndex
+// (onPoints: the centers are the points, in input order), which takes the grid only
+// for points in ascending (x, y) order whose rotated table fits (gridScan); ok is
+// false when it does not apply.
+func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, ok bool, err error) {
 	n, k := pr.n, pr.k
 	pts := pr.pts
 	b := geom.BoundingBox(pts)
 	x0, y0 := int(b.Min[0]), int(b.Min[1])
 	W, H := int(b.Max[0])-x0+1, int(b.Max[1])-y0+1
+	if onPoints {
+		if s := W + H; s*s > rotBallsMaxCells {
+			return nil, nil, false, nil
+		}
+		for i := 1; i < n; i++ {
+			if geom.Compare(pts[i-1], pts[i]) > 0 {
+				return nil, nil, false, nil
+			}
+		}
+	}
 	px, py := make([]int, n), make([]int, n)
 	colOf, rowOf := make([]int32, W), make([]int32, H) // offset -> column/row index, -1 if none
 	for i := range colOf {
@@ -155,11 +174,28 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 	ring := make([]int32, 0, n)
 	bestX, bestY := -1, -1
 	var bestTot int64
-	thrCol := 0 // thr of the previous column's first center
+	thrCol := 0  // thr of the previous column's first center
+	loopXs := xs // the centers' columns for the loop below (the path for unordered points)
+	if ordered && rot.pre != nil {
+		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
+			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
+			addY: cntY, full: &full, rot: &rot}
+		if onPoints {
+			g.centers = make([]int32, 2*n)
+			for i := range n {
+				g.centers[2*i], g.centers[2*i+1] = colOf[px[i]], rowOf[py[i]]
+			}
+		}
+		bestX, bestY, err = g.search(ctx, floor)
+		if err != nil {
+			return nil, nil, true, err
+		}
+		loopXs = nil
+	}
 centers:
-	for cxi, cx := range xs {
+	for cxi, cx := range loopXs {
 		if err := context.Cause(ctx); err != nil {
-			return nil, nil, err
+			return nil, nil, true, err
 		}
 		thr := thrCol
 		for cyi, cy := range ys {
@@ -294,11 +330,18 @@ centers:
 	// The winning center's subset, directly: the k smallest by (distance, index).
 	cx, cy := xs[bestX], ys[bestY]
 	dist := make([]int, n)
-	maxd := 0
 	for i := range pts {
 		dist[i] = absInt(px[i]-cx) + absInt(py[i]-cy)
-		maxd = max(maxd, dist[i])
 	}
+	best = nearestByIndex(dist, k)
+	bestCenter = []T{T(cx + x0), T(cy + y0)}
+	return best, bestCenter, true, nil
+}
+
+// nearestByIndex returns the k indices smallest by (dist, index), ascending: every
+// index closer than the k-th smallest distance, then the lowest ones at it.
+func nearestByIndex(dist []int, k int) []int {
+	maxd := slices.Max(dist)
 	cnt := make([]int, maxd+2)
 	for _, v := range dist {
 		cnt[v+1]++
@@ -311,7 +354,7 @@ centers:
 		thr++
 	}
 	atThr := k - cnt[thr]
-	best = make([]int, 0, k)
+	best := make([]int, 0, k)
 	for i, v := range dist {
 		if v < thr || v == thr && atThr > 0 {
 			if v == thr {
@@ -320,8 +363,7 @@ centers:
 			best = append(best, i)
 		}
 	}
-	bestCenter = []T{T(cx + x0), T(cy + y0)}
-	return best, bestCenter, nil
+	return best
 }
 
 // spanIndex turns idx (offset -> index of the distinct value at that offset, -1 if
@@ -473,4 +515,222 @@ func (r *rotBalls) ball(cx, cy, rad int) int {
 		return 0
 	}
 	return int(r.pre[a1*s+b1] - r.pre[a0*s+b1] - r.pre[a1*s+b0] + r.pre[a0*s+b0])
+}
+
+// gridScan is mmGrid's search over the centers for points in ascending (x, y) order
+// with rotBalls' table (every allocator call: free lists are in that order). It
+// visits the same centers and keeps the same winner, the first in lexicographic
+// order with the smallest total, with two changes that only skip work:
+//
+//   - A center's total is summed in one pass over its columns and one over its rows
+//     as sum over gaps between consecutive values of g L (k - L), L the points
+//     before the gap: every term is >= 0, so the running sum is a lower bound, and
+//     the center is dropped as soon as it exceeds the best total (or reaches it,
+//     for a center after the best in lexicographic order, which would lose the tie).
+//   - The first center scored is the one with the smallest k-th distance (thr),
+//     taken as the incumbent before the scan in lexicographic order, so the drop
+//     above bites from the first centers on. A center before it with an equal total
+//     still replaces it (ties go to the first in order, as in the plain loop).
+//
+// thr and the number of points closer than thr come from rotBalls in O(1); the
+// points at distance thr taken are the lowest cells of the columns in column order,
+// lower cell first (the ordered input makes that index order), as in mmGrid's loop.
+type gridScan struct {
+	k                                    int
+	W, H                                 int
+	xs, ys                               []int
+	firstCol, lastCol, firstRow, lastRow []int32
+	colPre, rowPre                       []int32
+	rowOf                                []int32
+	addY                                 []int32 // per row: shell points taken in it (zero between calls)
+	touched                              []int32
+	full                                 *fullBalls
+	rot                                  *rotBalls
+	centers                              []int32 // Gen-Alg: column and row index of each center in order; nil: MM's product
+}
+
+// search returns the winning center as indices into xs and ys.
+func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int, err error) {
+	nx, ny := len(g.xs), len(g.ys)
+	count := nx * ny
+	at := func(t int) (xi, yi int) { return t / ny, t % ny }
+	if g.centers != nil {
+		count = len(g.centers) / 2
+		at = func(t int) (xi, yi int) { return int(g.centers[2*t]), int(g.centers[2*t+1]) }
+	}
+	// Allocators pass the lattice optimum as the floor: when the first full ball
+	// reaches it, only the centers before it can still win (with an equal total),
+	// and only they are scored, each thr walked from the previous one's.
+	if floor > 0 {
+		for f := range count {
+			xi, yi := at(f)
+			if !g.full.at(g.xs[xi], g.ys[yi]) {
+				continue
+			}
+			best, _ := g.scoreAt(xi, yi, g.full.d, math.MaxInt64)
+			if float64(best) > floor {
+				break
+			}
+			bestPos, thr := f, g.full.d
+			for t := range f {
+				xi, yi := at(t)
+				thr = g.radius(xi, yi, thr)
+				if _, ok := g.scoreAt(xi, yi, thr, best); ok {
+					bestPos = t // the first center at the floor
+					break
+				}
+			}
+			bestX, bestY = at(bestPos)
+			return bestX, bestY, nil
+		}
+	}
+	// thr of every center, walked from the previous one's (MM: from the previous
+	// column's first center); the seed is the first with the smallest.
+	thrs := make([]int32, count)
+	thrCol, thr, seed := 0, 0, 0
+	for t := range count {
+		xi, yi := at(t)
+		if g.centers == nil && yi == 0 {
+			thr = thrCol
+		}
+		thr = g.radius(xi, yi, thr)
+		if yi == 0 {
+			thrCol = thr
+		}
+		thrs[t] = int32(thr)
+		if thr < int(thrs[seed]) {
+			seed = t
+		}
+	}
+	eval := func(t int, limit int64) (int64, bool) {
+		xi, yi := at(t)
+		return g.scoreAt(xi, yi, int(thrs[t]), limit)
+	}
+	bestTot, _ := eval(seed, math.MaxInt64)
+	bestPos := seed
+	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
+	for t := range count {
+		if t&1023 == 1023 {
+			if err := context.Cause(ctx); err != nil {
+				return 0, 0, err
+			}
+		}
+		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
+			break // no later center is strictly better
+		}
+		xi, yi := at(t)
+		isFull := g.full.at(g.xs[xi], g.ys[yi])
+		if isFull && fullSeen {
+			continue
+		}
+		fullSeen = fullSeen || isFull
+		if t == seed {
+			continue // scored first
+		}
+		limit := bestTot - 1 // after the best: only a smaller total wins
+		if t < bestPos {
+			limit = bestTot // before it: an equal total wins the tie
+		}
+		if tot, ok := eval(t, limit); ok {
+			bestTot, bestPos = tot, t
+		}
+	}
+	bestX, bestY = at(bestPos)
+	return bestX, bestY, nil
+}
+
+// radius walks thr to the k-th smallest distance from the center at column xi
+// and row yi.
+func (g *gridScan) radius(xi, yi, thr int) int {
+	cx, cy := g.xs[xi], g.ys[yi]
+	for {
+		if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
+			thr--
+		} else if g.rot.ball(cx, cy, thr) < g.k {
+			thr++
+		} else {
+			return thr
+		}
+	}
+}
+
+// scoreAt is score for the center at column xi and row yi, of radius thr.
+func (g *gridScan) scoreAt(xi, yi, thr int, limit int64) (int64, bool) {
+	cx, cy := g.xs[xi], g.ys[yi]
+	below := 0
+	if thr > 0 {
+		below = g.rot.ball(cx, cy, thr-1)
+	}
+	return g.score(cx, cy, thr, below, limit)
+}
+
+// score returns the total pairwise L1 distance of the k nearest of (cx, cy) by
+// (distance, index), given thr, their largest distance, and below, the number of
+// points closer than thr; false as soon as a lower bound on it exceeds limit.
+func (g *gridScan) score(cx, cy, thr, below int, limit int64) (int64, bool) {
+	k := int64(g.k)
+	H, W := g.H, g.W
+	take := int32(g.k - below)
+	touched := g.touched[:0]
+	defer func() {
+		for _, yi := range touched {
+			g.addY[yi] = 0
+		}
+		g.touched = touched
+	}()
+	var tot, L int64
+	xlo, xhi := int(g.firstCol[max(cx-thr, 0)]), int(g.lastCol[min(cx+thr, W-1)])
+	prev := g.xs[xlo]
+	for xi := xlo; xi <= xhi; xi++ {
+		x := g.xs[xi]
+		tot += int64(x-prev) * L * (k - L)
+		prev = x
+		if tot > limit {
+			return tot, false
+		}
+		rem := thr - absInt(x-cx)
+		p := g.colPre[xi*(H+1) : (xi+1)*(H+1)]
+		var m int32
+		if rem > 0 {
+			m = p[min(cy+rem, H)] - p[max(cy-rem+1, 0)]
+		}
+		if take > 0 {
+			if y := cy - rem; y >= 0 {
+				if c := min(p[y+1]-p[y], take); c > 0 {
+					m += c
+					take -= c
+					g.addY[g.rowOf[y]] += c
+					touched = append(touched, g.rowOf[y])
+				}
+			}
+			if y := cy + rem; rem > 0 && y < H && take > 0 {
+				if c := min(p[y+1]-p[y], take); c > 0 {
+					m += c
+					take -= c
+					g.addY[g.rowOf[y]] += c
+					touched = append(touched, g.rowOf[y])
+				}
+			}
+		}
+		L += int64(m)
+	}
+	r := thr - 1
+	ylo, yhi := int(g.firstRow[max(cy-thr, 0)]), int(g.lastRow[min(cy+thr, H-1)])
+	L = 0
+	prev = g.ys[ylo]
+	for yi := ylo; yi <= yhi; yi++ {
+		y := g.ys[yi]
+		tot += int64(y-prev) * L * (k - L)
+		prev = y
+		if tot > limit {
+			return tot, false
+		}
+		m := g.addY[yi]
+		if rem := r - absInt(y-cy); rem >= 0 {
+			p := g.rowPre[yi*(W+1) : (yi+1)*(W+1)]
+			m += p[min(cx+rem, W-1)+1] - p[max(cx-rem, 0)]
+		}
+		L += int64(m)
+	}
+	return tot, tot <= limit
 }

@@ -90,3 +90,132 @@ func TestGridMatchesSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestGridLockstep plays random allocate/release sequences on meshes, as an
+// allocator does (free nodes in free-list order, each request given MM's or
+// Gen-Alg's answer, random jobs released), and checks at every request that mmGrid
+// and Gen-Alg's gridSearch (the bounded scan of ordered points) return exactly the
+// plain searcher's subset and center: every center tried in order (MM's candidates;
+// the free nodes), k nearest by (distance, index), the first strictly best; with
+// no floor and with the best total as the floor.
+// Meshes of many equal totals (young free sets, full balls, k near the free count)
+// exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
+// loop for unordered points.
+func TestGridLockstep(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 1))
+	seqs, steps := 400, 12
+	if testing.Short() {
+		seqs = 150
+	}
+	decisions := 0
+	for seq := range seqs {
+		W, H := 1+r.IntN(24), 1+r.IntN(24)
+		noRot := seq%10 == 9
+		if noRot {
+			rotBallsMaxCells = 0
+		}
+		free := make([]bool, W*H)
+		for i := range free {
+			free[i] = true
+		}
+		var jobs [][]int // cells held
+		for range steps {
+			// Release a random job now and then, more often when the mesh is full.
+			nfree := 0
+			for _, f := range free {
+				if f {
+					nfree++
+				}
+			}
+			for len(jobs) > 0 && (nfree < 2 || r.IntN(3) == 0) {
+				j := r.IntN(len(jobs))
+				for _, c := range jobs[j] {
+					free[c] = true
+					nfree++
+				}
+				jobs[j] = jobs[len(jobs)-1]
+				jobs = jobs[:len(jobs)-1]
+			}
+			if nfree < 2 {
+				break
+			}
+			var pts [][]int
+			var cells []int
+			for x := range W {
+				for y := range H {
+					if free[x*H+y] {
+						pts = append(pts, []int{x + 3, y - 2})
+						cells = append(cells, x*H+y)
+					}
+				}
+			}
+			var k int
+			switch r.IntN(4) {
+			case 0:
+				k = nfree - 1 - r.IntN(min(3, nfree-1))
+			case 1:
+				d := r.IntN(4)
+				k = min(2*d*d+2*d+1, nfree-1) // a full ball's size
+			default:
+				k = 1 + r.IntN(min(nfree-1, 1+W*H/3))
+			}
+			pr, err := newProblem(pts, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gc, err := mmGrid(context.Background(), pr, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+			if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
+				t.Fatal(err)
+			}
+			want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
+			sr.release()
+			slices.Sort(want)
+			if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
+				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: grid %v at %v, plain %v at %v", seq, W, H, k, nfree, got, gc, want, wc)
+			}
+			// With the best total as the floor (the search may stop at it).
+			if fl, flc, err := mmGrid(context.Background(), pr, wantTot); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
+				t.Fatalf("sequence %d, k = %d, floor %v: grid %v at %v (%v), plain %v at %v", seq, k, wantTot, fl, flc, err, want, wc)
+			}
+			// Gen-Alg: the free nodes as centers, in order.
+			gg, ggc, ok, err := gridSearch(context.Background(), pr, 0, true)
+			if noRot {
+				if ok {
+					t.Fatalf("sequence %d: Gen-Alg's grid ran without rotated counts", seq)
+				}
+			}
+			if err != nil || !ok && !noRot {
+				t.Fatalf("sequence %d: Gen-Alg's grid: ok %v, %v", seq, ok, err)
+			}
+			sr = newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+			for _, p := range pts {
+				sr.try(p)
+			}
+			wantG, wgc, wantGTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
+			sr.release()
+			slices.Sort(wantG)
+			if ok && (!slices.Equal(gg, wantG) || !slices.Equal(ggc, wgc)) {
+				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: Gen-Alg grid %v at %v, plain %v at %v", seq, W, H, k, nfree, gg, ggc, wantG, wgc)
+			}
+			if fl, flc, _, err := gridSearch(context.Background(), pr, wantGTot, true); ok && (err != nil || !slices.Equal(fl, wantG) || !slices.Equal(flc, wgc)) {
+				t.Fatalf("sequence %d, k = %d, floor %v: Gen-Alg grid %v at %v (%v), plain %v at %v", seq, k, wantGTot, fl, flc, err, wantG, wgc)
+			}
+			decisions++
+			if ok && r.IntN(2) == 0 {
+				got = gg // play Gen-Alg's answer
+			}
+			job := make([]int, 0, k)
+			for _, i := range got {
+				free[cells[i]] = false
+				job = append(job, cells[i])
+			}
+			jobs = append(jobs, job)
+		}
+		rotBallsMaxCells = 4 * maxGridCells
+	}
+	t.Logf("%d decisions compared", decisions)
+}

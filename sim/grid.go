@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -97,7 +99,7 @@ func pool[W any](ctx context.Context, n, workers int, newState func() W, do func
 				i := next
 				next++
 				mu.Unlock()
-				if err := do(ctx, w, i); err != nil {
+				if err := doRecovered(ctx, w, i, do); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -110,6 +112,18 @@ func pool[W any](ctx context.Context, n, workers int, newState func() W, do func
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// doRecovered is do(ctx, w, i) with a panic, a bug, turned into its error: on a
+// worker goroutine it killed the process (exit status 2, which procalloc uses for
+// usage errors) and lost what the other workers were finishing.
+func doRecovered[W any](ctx context.Context, w W, i int, do func(ctx context.Context, w W, i int) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (a bug: please report it) in task %d: %v\n%s", i, r, debug.Stack())
+		}
+	}()
+	return do(ctx, w, i)
 }
 
 // RunGrid runs the replays of specs on workers goroutines (<= 0: one per core) and

@@ -29,20 +29,25 @@ func ParseSpec(spec string) (*Grid, error) {
 	if !ok {
 		return nil, fmt.Errorf("machine spec %q: want KIND:SIZES such as mesh:16x16 or torus:8x8x8", spec)
 	}
+	// The kind first: the sizes of another kind ("fattree:4,4:8") are not a grid's,
+	// and a message about them would hide that the kind is the problem.
+	switch kind {
+	case "mesh", "torus":
+	case "fattree", "dragonfly":
+		return nil, fmt.Errorf("machine spec %q: a %s is a switched network without node coordinates; this needs a grid (mesh or torus)", spec, kind)
+	default:
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", spec, kind)
+	}
 	sizes, opts, _ := strings.Cut(rest, ":")
 	dims, err := parseSizes(sizes, "x")
 	if err != nil {
 		return nil, fmt.Errorf("machine spec %q: %w", spec, err)
 	}
 	wrap := make([]bool, len(dims))
-	switch kind {
-	case "mesh":
-	case "torus":
+	if kind == "torus" {
 		for j := range wrap {
 			wrap[j] = true
 		}
-	default:
-		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", spec, kind)
 	}
 	if key, val, _ := strings.Cut(opts, "="); key == "io" {
 		g, err := newGridSpec(spec, dims, wrap)

@@ -90,7 +90,10 @@ of lines of very different heights.`,
 		example: `procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/4 --comm-per-io 16 --runs 1000 --json
 procalloc batch --machine mesh:16x16:io=left --alloc sbt:4,sbt:16,sbt:64,sbt:256 --comm-per-io 0,4,16 --runs 200 --svg fig3.svg
 procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/2,d-dbt:1/16,mbs,plas --comm-per-io 0,8,16 --runs 200 -o fig6.txt
-procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4,mbs --comm-per-io 0,2,8 --runs 20 --seed 2 --engine flit --vcs 2 --vc-buffer 16`,
+procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4,mbs --comm-per-io 0,2,8 --runs 20 --seed 2 --engine flit --vcs 2 --vc-buffer 16
+procalloc batch --machine mesh:16x16:io=left --alloc dbt:1/4,mbs --comm-per-io 0,8 --pattern n-body --tasks 32 --mean-size 8 --disk-mbps 9.09 --link-mbps 200 --runs 100 --workers 2 --svg-relative rel.svg
+procalloc batch --machine mesh:16x16:io=left --alloc bt --msg-flits 16 --flit-bytes 8 --router-delay 2
+procalloc batch --machine mesh:16x16:io=left --alloc bt --engine flit --vcs 4 --hop-classes --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 1`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "mesh with I/O nodes, `SPEC` such as mesh:16x16:io=left (sides left, right, top, bottom; :COUNT for fewer I/O nodes)")
 			allocs := fs.String("alloc", "", "allocator `SPECS`, comma-separated, e.g. dbt:1/4 or sbt:4,sbt:16,mbs,plas (see 'procalloc help sim')")
@@ -126,7 +129,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 				}
 				g, err := topo.ParseSpec(*machine)
 				if err != nil {
-					return usageError{err.Error()}
+					return usagef("--machine: %v", err)
 				}
 				if g.IO() == nil {
 					return usagef("--machine %s has no I/O nodes: add :io=SIDE, e.g. %s:io=left", *machine, g.Spec())
@@ -179,9 +182,6 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt,sbt:64,dbt:1/4,d-dbt:1/4
 							return fieldErrors(err, batchFlags)
 						}
 					}
-				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"--svg-relative", *svgRel}, outputFlag{"-o", *out}); err != nil {
-					return err
 				}
 				total := int64(len(specs) * len(counts) * *runs)
 				prog := newProgress(e, "batch", total)

@@ -38,7 +38,8 @@ JSON: k, dim, total, average, points, optimal, bound, seconds. --svg draws the s
 		example: `procalloc cluster --k 21
 procalloc cluster --k 12 --dim 3 --json
 procalloc cluster --k 16 --svg cluster16.svg
-procalloc cluster --k 300 --time-limit 10s --json`,
+procalloc cluster --k 300 --time-limit 10s --json
+procalloc cluster --k 30 --dim 3 -o cluster30.txt`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			k := fs.Int("k", 0, "number of points (1..200000)")
 			dim := fs.Int("dim", 2, "lattice dimension: 2 or 3")
@@ -68,11 +69,10 @@ procalloc cluster --k 300 --time-limit 10s --json`,
 					ctx, cancel = timelimit.WithTimeout(ctx, *limit, "--time-limit")
 					defer cancel()
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
 				start := time.Now()
+				stop := newProgress(e, fmt.Sprintf("cluster k=%d", *k), 0).ticking("searching")
 				c, err := exact.Cluster(ctx, *dim, *k)
+				stop()
 				if err != nil {
 					return err
 				}

@@ -22,6 +22,9 @@ import (
 // separate the numbers of "mc1x1:tb=3,9,3,2", so a piece that starts like a number
 // continues the previous spec.
 func splitAllocSpecs(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil // no --alloc at all: the caller says one is needed
+	}
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(p)
@@ -68,7 +71,9 @@ procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sch
 procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:name-order,bf:rcm,bf:opt.pairs,genalg
 procalloc compare --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
 procalloc compare --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
-procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run`,
+procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run
+procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
+procalloc compare --trace t.swf --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1000 --to 500000`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs, "alloc", "baseline", "baseline-time-limit", "by-size", "json")
@@ -91,6 +96,10 @@ procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc
 				for i, s := range specs {
 					if s == "" {
 						return usagef("--alloc %q: allocator %d of the list is empty (two commas?)", *allocs, i+1)
+					}
+					if j := slices.Index(specs, s); j != i {
+						// Two columns of one replay (as sweep and --loads refuse).
+						return usagef("--alloc %q: %s is listed twice (allocators %d and %d)", *allocs, s, j+1, i+1)
 					}
 				}
 				chart, ok := sim.MetricByKey(*metric)
@@ -147,9 +156,6 @@ procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc
 						rps = append(rps, &r)
 						runs = append(runs, compareRun{si, li})
 					}
-				}
-				if err := checkOutputs(e, outputFlag{"--csv", *csvOut}, outputFlag{"--svg", *svgOut}, outputFlag{"-o", *out}); err != nil {
-					return err
 				}
 				finished := make([]bool, len(runs))
 				var total int64

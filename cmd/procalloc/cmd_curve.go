@@ -18,6 +18,7 @@ import (
 func init() {
 	register(&command{
 		name:    "curve",
+		inPlace: []string{"slurm-conf"}, // --format slurm-weight rewrites it with the weights
 		summary: "order a machine's nodes along a curve and write the ranking file",
 		usage:   "curve (--machine SPEC | --graph FILE) --curve NAME [--format F] [--hosts FILE | --hostlist EXPR] [-o FILE] [--svg FILE] | curve --list [--machine SPEC]",
 		details: `Generates a 1D ordering of all nodes of a machine (Leung et al. 2002 §2.2) and
@@ -77,7 +78,11 @@ procalloc curve --graph topology.conf --curve opt.pairs --format slurm-topology 
 procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts nodes.txt --slurm-conf /etc/slurm/slurm.conf -o slurm.conf.new
 procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
 procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hostlist 'node[0001-1024]' -o weights.conf
-procalloc curve --list --machine torus:8x8`,
+procalloc curve --list --machine torus:8x8
+procalloc curve --list --json
+procalloc curve --machine mesh:16x16 --curve hilbert --json -o hilbert.json
+procalloc curve --graph topology.yaml --topology fabric --curve rcm --format slurm-block --block-size 4 -o topology.conf.new
+procalloc curve --graph fabric.ibnet --graph-format ibnetdiscover --curve rcm`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
@@ -90,7 +95,7 @@ procalloc curve --list --machine torus:8x8`,
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
-			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies)")
+			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies; with --json as JSON)")
 			asJSON := fs.Bool("json", false, "write the ranking as JSON (the same as --format json)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
@@ -105,6 +110,15 @@ procalloc curve --list --machine torus:8x8`,
 					*format = "json"
 				}
 				if *list {
+					// The flags of an ordering would be ignored without a word.
+					for _, name := range []string{"curve", "svg", "slurm-conf", "placements", "block-size", "hosts", "hostlist"} {
+						if isFlagGiven(fs, name) {
+							return usagef("--list lists the curves and exits: it takes no --%s", name)
+						}
+					}
+					if isFlagGiven(fs, "format") {
+						return usagef("--list lists the curves and exits: it takes no --format (--json for JSON)")
+					}
 					var m topo.Machine
 					if *machine != "" || *graphFile != "" {
 						var err error
@@ -112,7 +126,12 @@ procalloc curve --list --machine torus:8x8`,
 							return err
 						}
 					}
-					return writeFileAtomic(e, *out, func(w io.Writer) error { return curveList(w, m) })
+					return writeFileAtomic(e, *out, func(w io.Writer) error {
+						if *asJSON {
+							return curveListJSON(w, m)
+						}
+						return curveList(w, m)
+					})
 				}
 				if err := hs.check(); err != nil {
 					return err
@@ -123,6 +142,13 @@ procalloc curve --list --machine torus:8x8`,
 				m, err := loadMachine(e, *machine, *graphFile, gf)
 				if err != nil {
 					return err
+				}
+				if g, ok := m.(*topo.Graph); ok {
+					// Ordered anyway (a curve visits the parts one after another), but
+					// evaluate and order refuse such a network: say it.
+					if err := g.CheckConnected(); err != nil {
+						fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %v: the ordering takes the parts one after another, and no hop distance joins them (evaluate and order refuse it)\n", *graphFile, err)
+					}
 				}
 				nf := curves.Format(*format)
 				if *slurmConf != "" && nf != slurm.FormatWeight {
@@ -144,10 +170,9 @@ procalloc curve --list --machine torus:8x8`,
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
+				stop := newProgress(e, "curve "+*curve, 0).ticking("ordering")
 				o, err := curveResolve(ctx, *curve, m)
+				stop()
 				if err != nil {
 					return err
 				}
@@ -181,6 +206,9 @@ procalloc curve --list --machine torus:8x8`,
 					return curveMergeWeights(e, *slurmConf, o, names, *out)
 				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
+				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
+					defer newProgress(e, "curve "+*curve, 0).ticking("writing " + *out)()
+				}
 				return writeFileAtomic(e, *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) })
 			}
 		},
@@ -363,6 +391,34 @@ func curveList(w io.Writer, m topo.Machine) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", n, ok, curves.Summary(n))
 	}
 	return tw.Flush()
+}
+
+// curveListJSON is curveList as JSON: name, summary and, for a machine, applies
+// (with why not).
+func curveListJSON(w io.Writer, m topo.Machine) error {
+	type entry struct {
+		Name    string `json:"name"`
+		Summary string `json:"summary"`
+		Applies *bool  `json:"applies,omitempty"`
+		WhyNot  string `json:"why_not,omitempty"`
+	}
+	var out []entry
+	for _, n := range curves.Names() {
+		en := entry{Name: n, Summary: curves.Summary(n)}
+		if m != nil {
+			err := curves.Why(n, m)
+			ok := err == nil
+			en.Applies = &ok
+			if err != nil {
+				en.WhyNot = err.Error()
+			}
+		}
+		out = append(out, en)
+	}
+	if m == nil {
+		return writeJSON(w, map[string]any{"curves": out})
+	}
+	return writeJSON(w, map[string]any{"machine": m.Spec(), "curves": out})
 }
 
 func formatList(fs []curves.Format) string {

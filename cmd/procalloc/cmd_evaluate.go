@@ -52,7 +52,9 @@ mean_step, jumps.`,
 		example: `procalloc evaluate --machine mesh:16x16 --curve hilbert,snake,gilbert --weights exp:2:8
 procalloc evaluate --machine torus:8x8 --curve all --ring --json
 procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25
-procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights list:1,0.5`,
+procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights list:1,0.5
+procalloc evaluate --graph fabric.ibnet --graph-format ibnetdiscover --node-name-map names.map --curve rcm --weights list:1 -o rcm.eval
+procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights list:1`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
@@ -103,22 +105,28 @@ procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights li
 					if *curveList == "all" {
 						names = curves.Applicable(m)
 					}
-					for _, name := range names {
+					prog := newProgress(e, "evaluate", int64(len(names)))
+					for i, name := range names {
 						name = strings.TrimSpace(name)
 						if err := context.Cause(ctx); err != nil {
+							prog.Done()
 							return err
 						}
+						prog.Update(int64(i), name)
 						o, err := curveResolve(ctx, name, m)
 						if err != nil {
+							prog.Done()
 							return err
 						}
 						ev, err := score(o)
 						if err != nil {
+							prog.Done()
 							return fmt.Errorf("%s: %w", name, err)
 						}
 						ev.Curve = name
 						evals = append(evals, ev)
 					}
+					prog.Done()
 				}
 				return writeFileAtomic(e, *out, func(wr io.Writer) error {
 					if *asJSON {

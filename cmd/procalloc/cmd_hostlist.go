@@ -34,7 +34,8 @@ Slurm's scontrol on random sets, expand on 600 generated expressions, valid and 
 (topo/hostlist tests).`,
 		example: `procalloc hostlist expand 'node[001-016,020]'
 procalloc hostlist compress node1 node2 node3 node7
-scontrol show hostnames | procalloc hostlist compress`,
+scontrol show hostnames | procalloc hostlist compress
+procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			asJSON := fs.Bool("json", false, "print JSON: a list of names (expand) or the expression (compress)")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -155,7 +156,9 @@ procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.1 --engine mess
 procalloc netsim --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5 --rate 0.3 --vcs 5 --hop-classes
 procalloc netsim --machine mesh:16x16 --traffic uniform --rate 0.02:0.4:0.02
 procalloc netsim --machine torus:8x8 --traffic uniform --rate 0.1,0.5,0.9 --msg-flits 16
-procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05`,
+procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0.05
+procalloc netsim --machine mesh:8x8 --rate 0.3 --engine flit --routing-delay 0 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
+procalloc netsim --machine mesh:8x8 --rate 0.2 --engine message --router-delay 2 --warmup 5000 --measure 20000 --seed 7 -o mesh8.txt`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:8x8, torus:8x8, fattree:4,4:8 (switches route, hosts send)")
 			traffic := fs.String("traffic", "uniform", "traffic `PATTERN`, BookSim2's: uniform, transpose, bitcomp, bitrev, shuffle, tornado, neighbor, randperm[:SEED], hotspot:NODES[:WEIGHTS]")
@@ -220,15 +223,23 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				default:
 					return usagef("--engine %q: flit or message", *engine)
 				}
-				if *warmup < 0 || *measure < 1 || *warmup > 1e8 || *measure > 1e8 {
-					return usagef("--warmup and --measure: 0..1e8 and 1..1e8 cycles")
+				if *warmup < 0 || *warmup > 1e8 {
+					return usagef("--warmup %d: must be 0..1e8 cycles", *warmup)
 				}
-				m, err := topo.ParseMachine(*machine)
+				if *measure < 1 || *measure > 1e8 {
+					return usagef("--measure %d: must be 1..1e8 cycles", *measure)
+				}
+				// The limit goes to the parser: a larger fat tree is refused before
+				// it is built (a million hosts took 326 MB and a second).
+				m, err := topo.ParseMachineMax(*machine, 1<<16)
+				if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
+					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes; it has %d", *machine, tl.Nodes)
+				}
+				if err == nil && m.N() < 2 {
+					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes; it has 1", *machine)
+				}
 				if err != nil {
-					return usageError{err.Error()}
-				}
-				if m.N() < 2 || m.N() > 1<<16 {
-					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes", *machine)
+					return usagef("--machine: %v", err)
 				}
 				if _, err := pattern.Bind(m, m.N(), *seed); err != nil {
 					return usageError{"--traffic: " + err.Error()}
@@ -264,9 +275,6 @@ procalloc netsim --machine fattree:4,4:4,4:8 --traffic uniform --rate 0.05:0.5:0
 				}
 				if g, ok := m.(*topo.Grid); ok && pattern.Kind == netsim.Uniform {
 					o.BisectionBound = netsim.BisectionBound(g.Dims(), g.Wrap())
-				}
-				if err := checkOutputs(e, outputFlag{"-o", *out}); err != nil {
-					return err
 				}
 				prog := newProgress(e, "netsim", int64(len(rates)))
 				var interrupted error

@@ -143,7 +143,10 @@ procalloc order --machine torus:4x4 --weights list:1,0.5,0.25 --ring --method au
 procalloc order --machine mesh:32x32 --weights exp:2:3 --time-limit 10s --json
 procalloc order --machine fattree:16,16:16,16:32 --weights exp:2:4 --time-limit 60s
 procalloc order --qap ../shared/qaplib/nug12.dat --method bb
-procalloc order --qap nug5.dat --json`,
+procalloc order --qap nug5.dat --json
+procalloc order --graph ibnetdiscover.out --graph-format ibnetdiscover --node-name-map names.map --weights list:1,0.5 --flat --no-mip
+procalloc order --graph topology.yaml --topology fabric --weights list:1,0.5 --start rcm,opt.pairs --seed 3 -o opt.ranks --format ranks
+procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --max-columns 200000 --threads 2 --log`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
@@ -190,8 +193,11 @@ procalloc order --qap nug5.dat --json`,
 				if math.IsNaN(*gap) || *gap < 0 || *gap >= 1 {
 					return usagef("--gap %g: must be in [0, 1)", *gap)
 				}
-				if *limit < 0 || *threads < 0 {
-					return usagef("--time-limit and --threads must not be negative")
+				if *limit < 0 {
+					return usagef("--time-limit %v: must not be negative (0: no limit)", *limit)
+				}
+				if *threads < 0 {
+					return usagef("--threads %d: must not be negative (0: HiGHS default)", *threads)
 				}
 				if *maxCols < 1 {
 					return usagef("--max-columns %d: must be positive", *maxCols)
@@ -223,8 +229,18 @@ procalloc order --qap nug5.dat --json`,
 				var m topo.Machine
 				var ws curves.Weights
 				if *qapFile != "" {
-					if *machine != "" || *graphFile != "" || *weights != "" || *ring || *start != "" {
-						return usagef("--qap takes no --machine, --graph, --weights, --ring or --start")
+					var given []string
+					for _, f := range []struct {
+						name string
+						set  bool
+					}{{"--machine", *machine != ""}, {"--graph", *graphFile != ""}, {"--weights", *weights != ""}, {"--ring", *ring}, {"--start", *start != ""}} {
+						if f.set {
+							given = append(given, f.name)
+						}
+					}
+					if len(given) > 0 {
+						// A QAPLIB instance brings both its matrices: there is no machine or weight.
+						return usagef("--qap takes no %s: the instance's two matrices are the whole problem (no --machine, --graph, --weights, --ring or --start)", strings.Join(given, ", "))
 					}
 					if meth == order.MethodDP {
 						return usagef("--method dp solves orderings, not general QAPs")

@@ -25,9 +25,10 @@ const planMaxNodes = 1 << 20
 
 func init() {
 	register(&command{
-		name:    "plan",
-		summary: "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
-		usage:   "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
+		name:       "plan",
+		dirOutputs: []string{"o"}, // -o DIR
+		summary:    "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
+		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
 		details: `The system engineer's job in one command. plan
   1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
      an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as
@@ -84,7 +85,10 @@ a history node the network lacks is an error naming the first few. Ctrl-C stops
 the ordering (keeping its best so far) and the replays; nothing is written then.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph fabric.ibnet --node-name-map names.map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
-procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json`,
+procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
+procalloc plan --machine mesh:4x4 --hosts nodes.txt --slurm-conf plan/testdata/slurm.conf --weights list:1,0.5,0.25 --jobs 5000 --seed 2 --threshold 0.1 --block-size 4 -o out/mesh-plan
+procalloc plan --graph fabric.ibnet --graph-format ibnetdiscover --node-name-map names.map --slurm-conf plan/testdata/slurm.conf -o out/plan
+procalloc plan --graph topology.yaml --topology fabric --slurm-conf plan/testdata/slurm.conf -o out/plan`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")
@@ -113,8 +117,13 @@ procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slur
 				if *slurmConf == "" {
 					return usagef("--slurm-conf FILE is required")
 				}
-				if *limit <= 0 || *jobs < 1 || *blockSize < 0 {
-					return usagef("--time-limit and --jobs must be positive, --block-size not negative")
+				switch {
+				case *limit <= 0:
+					return usagef("--time-limit %v: must be positive", *limit)
+				case *jobs < 1:
+					return usagef("--jobs %d: must be at least 1", *jobs)
+				case *blockSize < 0:
+					return usagef("--block-size %d: must not be negative (0: hosts per leaf switch)", *blockSize)
 				}
 				if !(*threshold > 0 && *threshold < 1) {
 					return usagef("--threshold %g: want a fraction in (0, 1)", *threshold)

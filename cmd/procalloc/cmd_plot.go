@@ -54,7 +54,9 @@ matches no item, is a usage error (exit 2). --svg needs values that are 0 or bet
 1e-300 and 1e300 in magnitude, else it is an error naming the value (without --svg
 the table shows any value).`,
 		example: `procalloc plot bunde.jsonl --where machine=mesh:16x16,pattern=n-body --y mean_response --svg fig8b.svg
-procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,contract=1 --x seed`,
+procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,contract=1 --x seed
+procalloc plot bunde.jsonl --where pattern=n-body --title 'Bunde 2004, n-body' --svg nbody.svg -o nbody.txt
+procalloc plot bunde.jsonl --where pattern=n-body --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			x := fs.String("x", "contract", "parameter on the x axis: contract (load factor) or seed")
 			y := fs.String("y", sim.MetricMeanResponse, "metric `KEY` on the y axis (a key of sim --json)")
@@ -115,7 +117,13 @@ procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,co
 					series[k].X = append(series[k].X, xv)
 					series[k].Y = append(series[k].Y, yv)
 				}
-				if len(series) == 0 {
+				switch {
+				case len(series) > 0:
+				case len(rep.Lines) == 0:
+					return fmt.Errorf("no results lines in %s: nothing to plot", strings.Join(args, ", "))
+				case *where == "":
+					return fmt.Errorf("none of the %d items in %s succeeded: nothing to plot", len(rep.Lines), strings.Join(args, ", "))
+				default:
 					return fmt.Errorf("no successful item matches --where %q", *where)
 				}
 				if *svg != "" {

@@ -232,6 +232,17 @@ func (f *simFlags) spec(e *env, allocSpec string) (sim.Spec, error) {
 		}
 		return s, err
 	}
+	// The communication replay's rates mean nothing without it; given alone they
+	// were ignored without a word. A warning, not a usage error: a sweep's flags go
+	// with its items of pattern none and of a pattern alike, and each item's
+	// command line (sweep --list, merge) must replay as it is.
+	if s.Comm == "" {
+		for _, name := range []string{"msgs-per-second", "cycle-seconds"} {
+			if isFlagGiven(f.fs, name) {
+				fmt.Fprintf(e.stderr, "procalloc: warning: --%s is ignored: it goes with --comm PATTERN (without --comm run times come from the trace and no message is sent)\n", name)
+			}
+		}
+	}
 	s.Alloc, s.Stdin = allocSpec, e.stdin
 	s.TimeZone = envTimeZone(s.TimeZone)
 	// The allocator is checked once the trace has been read, as sim always did: a
@@ -426,7 +437,12 @@ procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1
 procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1997-01-01 --drop-larger --comm n-body --alloc mc --task-order sorted
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
 procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size
-procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16:32 --alloc slurm:consec --baseline exact --by-size`,
+procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16:32 --alloc slurm:consec --baseline exact --by-size
+procalloc sim --trace t.swf --format swf --skip-bad --max-jobs 5000000 --machine mesh:16x16 --contract 0.8 --replicate 4 --perturb 600 --seed 3 -o t.result
+procalloc sim --trace sacct.txt --format sacct --tz America/Denver --machine mesh:4x4 --hosts nodes.txt --alloc bf:hilbert --pattern n-body --msg-flits 16 --flit-bytes 8
+procalloc sim --trace t.swf --machine mesh:16x16 --comm random --comm-seed 5 --msgs-per-second 0.01 --cycle-seconds 1e-8 --router-delay 2
+procalloc sim --trace t.swf --machine torus:8x8 --comm n-body --engine flit --vcs 2 --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
+procalloc sim --trace sacct.txt --graph topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs) // --alloc, --baseline, --json and --by-size included
@@ -441,6 +457,10 @@ procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16
 					fs.Set("machine", "mesh:1") // not used
 				}
 				asJSON, bySize := sf.value("json") == "true", sf.value("by-size") == "true"
+				if specs := splitAllocSpecs(sf.value("alloc")); len(specs) > 1 {
+					// It said "unknown allocator \"mc1x1,mm\"".
+					return usagef("--alloc %q names %d allocators; sim replays one (compare --alloc %s replays them side by side)", sf.value("alloc"), len(specs), sf.value("alloc"))
+				}
 				spec, err := sf.spec(e, sf.value("alloc"))
 				if err != nil {
 					return err
@@ -451,9 +471,6 @@ procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16
 				rp, err := spec.Prepare()
 				if err != nil {
 					return specError(err)
-				}
-				if err := checkOutputs(e, outputFlag{"--convert", *convert}, outputFlag{"--per-job", *perJob}, outputFlag{"-o", *out}); err != nil {
-					return err
 				}
 				if *convert != "" {
 					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) })

@@ -89,7 +89,9 @@ in FILE (node indices, whitespace-separated, '#' comments); the output also list
 chosen node indices. Distances are L1 on mesh coordinates; on a torus the wraparound
 links are not used by these solvers (the reported total is the mesh L1 total).` + exactHelp + ptasHelp,
 		example: `procalloc subset --algo mm --k 8 --points pts.txt
-procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json`,
+procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json
+procalloc subset --algo ptas --k 6 --points pts.txt --eps 0.25 --time-limit 30s -o best.txt
+procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			algo := fs.String("algo", "", "`ALGO`: "+strings.Join(subsetAlgoNames(), ", ")+" (described above)")
 			k := fs.Int("k", 0, "number of points to choose")
@@ -104,6 +106,9 @@ procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json`,
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
+				}
+				if *algo == "" {
+					return usagef("--algo is required: one of %s", strings.Join(subsetAlgoNames(), ", "))
 				}
 				a, ok := subsetAlgos[*algo]
 				if !ok {
@@ -175,7 +180,7 @@ func readSubsetInput(e *env, pointsPath, machineSpec, freePath string) (*subsetI
 	case machineSpec != "" && freePath != "":
 		g, err := topo.ParseSpec(machineSpec)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usagef("--machine: %v", err)
 		}
 		r, err := openInput(e, freePath)
 		if err != nil {
@@ -208,7 +213,9 @@ func readSubsetInput(e *env, pointsPath, machineSpec, freePath string) (*subsetI
 // readNodeList reads whitespace-separated node indices ('#' comments), refusing
 // indices outside 0..n-1 and repeats.
 func readNodeList(r io.Reader, n int) ([]int, error) {
-	seen := make([]bool, n)
+	// The lines of the nodes read, not a flag per node of the machine: a machine
+	// spec may have two billion nodes (2 GB of flags for a list of three).
+	seen := map[int]int{}
 	var nodes []int
 	lines := textin.NewLines(r)
 	for lines.Next() {
@@ -221,10 +228,10 @@ func readNodeList(r io.Reader, n int) ([]int, error) {
 			if v < 0 || v >= n {
 				return nil, fmt.Errorf("line %d: node %d is outside 0..%d", ln, v, n-1)
 			}
-			if seen[v] {
-				return nil, fmt.Errorf("line %d: node %d listed twice", ln, v)
+			if first, dup := seen[v]; dup {
+				return nil, fmt.Errorf("line %d: node %d listed twice (first on line %d)", ln, v, first)
 			}
-			seen[v] = true
+			seen[v] = ln
 			nodes = append(nodes, v)
 		}
 	}

@@ -54,9 +54,10 @@ func parseShard(s string) (i, n int, err error) {
 
 func init() {
 	register(&command{
-		name:    "sweep",
-		summary: "run a grid of replays from a sweep file (YAML or JSON), sharded, resumable; --sbatch for Slurm job arrays",
-		usage:   "sweep SPEC|- -o RESULTS.jsonl [--shard i/n] [-j N] | sweep SPEC --sbatch --shards N | sweep SPEC|- --list",
+		name:       "sweep",
+		dirOutputs: []string{"per-job"}, // --per-job DIR
+		summary:    "run a grid of replays from a sweep file (YAML or JSON), sharded, resumable; --sbatch for Slurm job arrays",
+		usage:      "sweep SPEC|- -o RESULTS.jsonl [--shard i/n] [-j N] | sweep SPEC --sbatch --shards N | sweep SPEC|- --list",
 		details: `A sweep file lists what to vary; the sweep is the product of the lists:
 
   name: bunde2004                  # optional; default: the file's name
@@ -100,6 +101,9 @@ through, nothing is read back or synced, so nothing resumes. A failed write (a f
 disk; /dev/full's "no space left on device") stops the sweep at the first line that
 failed, exit 1.
 
+Before the first item runs (and for --sbatch) the machine specs and the allocator
+names are checked: a bad one is an error naming its entry, not a failed item per
+trace. An allocator's arguments and the traces are checked by the items.
 Limits (errors naming them, rather than running out of memory): a sweep file of at
 most 4 MiB and 1,000,000 items (the product of its lists' lengths); results lines of
 at most 16 MiB and results files of at most 8 GiB. A value listed twice in a list
@@ -123,6 +127,8 @@ procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
 mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
+procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 --cpus 8 -o bunde.jsonl > bunde.sbatch
+procalloc sweep examples/demo-sweep.yaml -o demo.jsonl -j 4 --json
 procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			out := fs.String("o", "", "append results to `FILE` (JSON lines; created if missing; locked while the sweep runs)")
@@ -131,7 +137,7 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 			sbatch := fs.Bool("sbatch", false, "print an sbatch script that runs the sweep as a Slurm job array of --shards tasks, and exit")
 			shards := fs.Int("shards", 4, "array tasks of the --sbatch script (1 to 4000001)")
 			cpus := fs.Int("cpus", 2, "CPUs per array task in the --sbatch script (and -j of each task)")
-			list := fs.Bool("list", false, "print the items (index, key, parameters) and exit")
+			list := fs.Bool("list", false, "print the items (index, key, parameters; with --json a JSON array of index, key, params, args) and exit")
 			asJSON := fs.Bool("json", false, "print a JSON summary at the end")
 			perJob := fs.String("per-job", "", "write each item's per-job CSV (sim --per-job) to `DIR`/KEY.csv, KEY being the item's key")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -159,17 +165,45 @@ procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --cs
 							return usageError{err.Error()}
 						}
 					}
+					if *sbatch || *out != "" || *perJob != "" {
+						// --list prints and exits: a results file, per-job directory
+						// or script would be ignored without a word.
+						return usagef("--list prints the items and exits: it takes no --sbatch, -o or --per-job")
+					}
+					if *asJSON {
+						type listed struct {
+							Index  int          `json:"index"`
+							Key    string       `json:"key"`
+							Params sweep.Params `json:"params"`
+							Args   []string     `json:"args"` // sim's flags that replay it
+						}
+						out := make([]listed, len(items))
+						for i, it := range items {
+							out[i] = listed{it.Index, it.Key, it.Params, it.Params.Args("")}
+						}
+						return writeJSON(e.stdout, out)
+					}
 					w := bufio.NewWriter(e.stdout)
 					for _, it := range items {
 						fmt.Fprintf(w, "%d\t%s\t%s\n", it.Index, it.Key, strings.Join(it.Params.Args(""), " "))
 					}
 					return w.Flush()
 				}
+				if err := spec.Check(); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+				if *sbatch && *asJSON {
+					return usagef("--json does not go with --sbatch: its output is the script (each array task's summary can be JSON: put --json in the script's command)")
+				}
 				if *sbatch {
 					return writeSbatch(e.stdout, args[0], spec, *shards, *cpus, *out)
 				}
 				if *out == "" {
 					return usagef("-o RESULTS.jsonl is required: results are appended there")
+				}
+				if *out == "-" {
+					// Elsewhere "-o -" is standard output; here it made a file named "-".
+					return usagef("-o -: a sweep appends its results to a file it reads back to resume; give a file (or -o /dev/stdout to stream the lines, without resuming)")
 				}
 				if *perJob != "" {
 					if st, err := os.Stat(*perJob); err != nil || !st.IsDir() {
@@ -438,6 +472,7 @@ func oneLine(what, v string) error {
 func init() {
 	register(&command{
 		name:    "merge",
+		inPlace: []string{""}, // the merged file holds its inputs' lines
 		summary: "join the results files of a sweep's shards: one line per item, in item order; report missing and failed items",
 		usage:   "merge FILES...|- [--spec SPEC] [-o MERGED.jsonl] [--csv FILE]",
 		details: `Reads results files written by "procalloc sweep" (for instance one per Slurm array
@@ -461,7 +496,8 @@ A file - is standard input (once); --spec - reads the sweep file from standard i
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
 		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv
-cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl`,
+cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl
+procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			specPath := fs.String("spec", "", "the sweep `file`, to list missing items (- for standard input)")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
@@ -491,6 +527,11 @@ cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bun
 					return err
 				}
 				warnDamaged(e.stderr, "merge", rep.Damaged)
+				if len(rep.Lines) == 0 && spec == nil {
+					// Without --spec nothing says what is missing: an empty merge
+					// (empty or wrong files) succeeded, writing an empty -o.
+					return fmt.Errorf("no results lines in %s: nothing to merge", strings.Join(args, ", "))
+				}
 				if err := writeFileAtomic(e, *out, func(w io.Writer) error {
 					for _, l := range rep.Lines {
 						b, err := json.Marshal(l)

@@ -26,7 +26,8 @@ Points: planar, integer coordinates (see "procalloc help subset" for the file fo
 indices are 0-based positions among the data lines; total is the set's total pairwise
 L1 distance. Heavy ties can make the list exponential: --limit bounds it.`,
 		example: `procalloc voronoi --k 3 --points pts.txt
-procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
+procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg
+procalloc voronoi --k 4 --points grid.txt --limit 5000 -o sets.txt`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			k := fs.Int("k", 0, "size of the nearest sets")
 			points := fs.String("points", "", "points `FILE` ('-' for stdin), two integer coordinates per line")
@@ -37,6 +38,9 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
+				}
+				if *points == "" {
+					return usagef("--points FILE is required ('-' for standard input)")
 				}
 				in, err := readSubsetInput(e, *points, "", "")
 				if err != nil {
@@ -51,10 +55,9 @@ procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg`,
 				if *limit < 1 {
 					return usagef("--limit %d: must be at least 1 (heavy ties can make the list exponential, so it is always bounded)", *limit)
 				}
-				if err := checkOutputs(e, outputFlag{"--svg", *svg}, outputFlag{"-o", *out}); err != nil {
-					return err
-				}
+				stop := newProgress(e, fmt.Sprintf("voronoi k=%d", *k), 0).ticking("listing sets")
 				sets, err := voronoi.KNearestSetsContext(ctx, in.Ints, *k, *limit)
+				stop()
 				if err != nil {
 					return err
 				}

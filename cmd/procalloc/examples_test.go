@@ -268,6 +268,9 @@ func exampleFixtures(t *testing.T, dir string) {
 		fmt.Fprintf(&hosts, "node%02d\n", i)
 	}
 	write("nodes.txt", hosts.String())
+	link("topology.yaml", "../../topo/testdata/topology.yaml")
+	write("ring.txt", "1\n5\n9\n60\n62\n33\n")
+	write("grid.txt", "0 0\n1 0\n2 0\n0 1\n1 1\n2 1\n0 2\n1 2\n2 2\n")
 	write("net.txt", "# a ring of 8 hosts with a chord\n0 1\n1 2\n2 3\n3 4\n4 5\n5 6\n6 7\n7 0\n0 4\n")
 	write("pts.txt", "0 0\n1 0\n0 1\n2 2\n3 1\n1 3\n4 4\n2 5\n5 2\n6 6\n")
 	var free strings.Builder

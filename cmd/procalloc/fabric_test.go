@@ -59,7 +59,7 @@ func TestFabricCurveAndWeights(t *testing.T) {
 		want string
 	}{
 		{[]string{"curve", "--graph", ibSample, "--graph-format", "dot", "--curve", "rcm"}, "--graph-format \"dot\""},
-		{[]string{"curve", "--machine", "mesh:4x4", "--node-name-map", ibNameMap, "--curve", "rcm"}, "go with --graph"},
+		{[]string{"curve", "--machine", "mesh:4x4", "--node-name-map", ibNameMap, "--curve", "rcm"}, "--node-name-map goes with --graph"},
 		{[]string{"curve", "--graph", topoConf, "--node-name-map", ibNameMap, "--curve", "rcm"}, "applies to ibnetdiscover"},
 	} {
 		code, _, stderr := runCLI(t, "", c.args...)

@@ -87,9 +87,14 @@ func newTable(w io.Writer, header ...string) *table {
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t") }
 func (t *table) flush() error        { return t.tw.Flush() }
 
+// isTerminal says whether f is a terminal. A character device is not enough:
+// 2>/dev/null is one, and the progress bar was drawn into it.
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	return isTTY(f)
 }
 
 // progress draws a one-line bar on stderr when it is a terminal, and only once the
@@ -132,6 +137,34 @@ func (p *progress) Update(done int64, status string) {
 		eta = ", ETA " + left.Round(time.Second).String()
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s %s%s %.0fs%s", p.label, bar, status, elapsed.Seconds(), eta)
+}
+
+// ticking redraws the bar with status every 200 ms until stop, for work that
+// reports no progress of its own (an exact search, a curve): the elapsed time
+// shows the command is alive. stop waits for the last redraw and clears the bar.
+func (p *progress) ticking(status string) (stop func()) {
+	if !p.on {
+		return func() {}
+	}
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				p.Update(0, status)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+		p.Done()
+	}
 }
 
 // Done clears the bar.

@@ -48,15 +48,19 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 	case spec != "" && graphFile != "":
 		return nil, usagef("give either --machine or --graph, not both")
 	case spec != "":
-		if gf != nil && (gf.format != "" || gf.nameMap != "" || gf.topology != "") {
-			return nil, usagef("--graph-format, --node-name-map and --topology go with --graph, not --machine")
+		if gf != nil {
+			for _, f := range []struct{ name, value string }{{"--graph-format", gf.format}, {"--node-name-map", gf.nameMap}, {"--topology", gf.topology}} {
+				if f.value != "" {
+					return nil, usagef("%s goes with --graph, not --machine", f.name)
+				}
+			}
 		}
-		m, err := topo.ParseMachine(spec)
+		m, err := topo.ParseMachineMax(spec, limit)
+		if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
+			return nil, usagef("--machine %s has %d nodes; %s at most %d", spec, tl.Nodes, what, limit)
+		}
 		if err != nil {
 			return nil, usagef("--machine: %v", err)
-		}
-		if m.N() > limit {
-			return nil, usagef("--machine %s has %d nodes; %s at most %d", spec, m.N(), what, limit)
 		}
 		return m, nil
 	case graphFile != "":

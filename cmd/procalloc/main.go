@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,14 @@ type command struct {
 	usage   string // synopsis after "procalloc"
 	details string // what it does, formats, notes
 	example string // one or more example command lines
+	// inPlace names the input flags ("" for the positional arguments) whose file an
+	// output may replace, because the output holds that input updated (merge's
+	// results files; curve's --slurm-conf with its weights merged in). Any other
+	// output naming an input file is a usage error (outputOverInput).
+	inPlace []string
+	// dirOutputs names the output flags that name a directory (plan's -o, sweep's
+	// --per-job): the others are checked for writability before the command runs.
+	dirOutputs []string
 	// flags declares the command's flags on fs and returns the function that runs the
 	// command once the flags are parsed; args are the remaining arguments.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, args []string) error
@@ -100,6 +109,8 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 	cancel()
 	select {
 	case <-sigs:
+		// It stopped without a word: say why, and what is left.
+		fmt.Fprintln(stderr, "procalloc: stopped by a second interrupt; unfinished output files removed")
 	case <-time.After(grace):
 		// A result being written is let finish (a JSON document cut short on
 		// stdout is worse than a late one); no new one starts.
@@ -124,15 +135,30 @@ func main() {
 }
 
 // run executes one command line and returns the exit status: 0 ok, 1 failure, 2 usage.
-func run(ctx context.Context, e *env, args []string) int {
+func run(ctx context.Context, e *env, args []string) (code int) {
+	// A panic is a bug. Unrecovered, Go exits with status 2, which says "usage
+	// error" here: report it as a failure (1), with its stack for the bug report.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "procalloc: internal error (a bug: please report it with the command line): %v\n%s", r, debug.Stack())
+			code = 1
+		}
+	}()
 	if len(args) == 0 {
 		printCommandList(e.stderr)
 		return 2
 	}
 	name := args[0]
+	if name == "--version" || name == "-version" {
+		name, args = "version", append([]string{"version"}, args[1:]...) // as other tools take it
+	}
 	switch name {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
+		if len(args) > 2 {
+			fmt.Fprintf(e.stderr, "procalloc help: one command at a time, got %q\n", args[1:])
+			return 2
+		}
+		if len(args) > 1 && args[1] != "help" {
 			c, ok := commands[args[1]]
 			if !ok {
 				fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", args[1])
@@ -167,7 +193,7 @@ func run(ctx context.Context, e *env, args []string) int {
 				printCommandHelp(e.stdout, c)
 				return 0
 			}
-			fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+			fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, dashedFlagError(err), name)
 			return 2
 		}
 		rest = fs.Args()
@@ -181,7 +207,30 @@ func run(ctx context.Context, e *env, args []string) int {
 		positional = append(positional, rest[0])
 		rest = rest[1:]
 	}
-	err := runFn(ctx, e, positional)
+	if err := stdinTwice(fs, positional); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
+	}
+	if err := outputOverInput(c, fs, positional); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
+		return 2
+	}
+	// Every output file is checked for writability before any work (order computed
+	// for its whole --time-limit before finding -o unwritable).
+	var outs []outputFlag
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(outputFlagNames, f.Name) && !slices.Contains(c.dirOutputs, f.Name) {
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-"
+			}
+			outs = append(outs, outputFlag{dash + f.Name, f.Value.String()})
+		}
+	})
+	err := checkOutputs(e, outs...)
+	if err == nil {
+		err = runFn(ctx, e, positional)
+	}
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
@@ -292,4 +341,26 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 		}
 	}
 	return ""
+}
+
+// dashedFlagError is the flag package's parse error with the flag spelt as the
+// help spells it: "invalid value \"abc\" for flag --k" (it wrote -k; -o stays -o).
+func dashedFlagError(err error) string {
+	msg := err.Error()
+	for _, marker := range []string{"for flag -", "provided but not defined: -", "flag needs an argument: -"} {
+		i := strings.Index(msg, marker)
+		if i < 0 {
+			continue
+		}
+		rest := msg[i+len(marker):]
+		end := strings.IndexAny(rest, ": ")
+		if end < 0 {
+			end = len(rest)
+		}
+		if rest[:end] != "o" && !strings.HasPrefix(rest, "-") { // -o, as the help spells it
+			msg = msg[:i+len(marker)] + "-" + rest
+		}
+		break
+	}
+	return msg
 }

@@ -68,7 +68,7 @@ func TestSubsetInputErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"subset", "--algo", "nope", "--k", "2", "--points", pts}, 2, "unknown --algo"},
-		{[]string{"subset", "--k", "2"}, 2, "unknown --algo"},
+		{[]string{"subset", "--k", "2"}, 2, "--algo is required"},
 		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "4", "--points", pts}, 2, "--k 4"},
 		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "0", "--points", pts}, 2, "--k 0"},
 		{[]string{"subset", "--algo", firstSubsetAlgo(), "--k", "1", "--points", "-"}, 1, "no points"},

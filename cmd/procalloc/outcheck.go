@@ -2,18 +2,21 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // outputFlag is one output of a command: the flag that names it and its path.
 type outputFlag struct{ flag, path string }
 
-// checkOutputs checks, before a command computes anything, that every output it was
-// given can be written: each regular file (new or replaced) gets its temporary file
+// checkOutputs checks, before a command computes anything (run calls it with every
+// output flag given, but directories), that every output can be written: each regular file (new or replaced) gets its temporary file
 // created and removed in the target's directory, exactly as the final write will, so
 // an unwritable directory or a read-only file fails now, naming its flag, and not
 // after an hour of computing (or after another output was already written). Two
@@ -66,4 +69,97 @@ func writeOutput(e *env, flag, path string, write func(w io.Writer) error) error
 		return err
 	}
 	return o.Commit()
+}
+
+// outputFlagNames are the flags that name a file a command writes: every other
+// flag's value, and every positional argument, that names an existing file is one
+// of its inputs.
+var outputFlagNames = []string{"o", "svg", "svg-relative", "per-job", "csv", "convert"}
+
+// outputOverInput refuses an output flag naming the same file as an input (flag
+// value or argument; the same file by device and inode, through symlinks and hard
+// links): evaluate --ranking r.txt -o r.txt replaced the ranking by the table, and
+// curve --graph g -o g the network by its ordering. The inputs of c.inPlace may be
+// replaced.
+func outputOverInput(c *command, fs *flag.FlagSet, positional []string) error {
+	type input struct {
+		what string
+		fi   os.FileInfo
+	}
+	var inputs []input
+	add := func(what, path string) {
+		if path == "" || path == "-" {
+			return
+		}
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+			inputs = append(inputs, input{what, fi})
+		}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(outputFlagNames, f.Name) && !slices.Contains(c.inPlace, f.Name) {
+			add("--"+f.Name+" "+f.Value.String(), f.Value.String())
+		}
+	})
+	if !slices.Contains(c.inPlace, "") {
+		for _, a := range positional {
+			add("argument "+a, a)
+		}
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err != nil || !slices.Contains(outputFlagNames, f.Name) {
+			return
+		}
+		path := f.Value.String()
+		if path == "" || path == "-" {
+			return
+		}
+		fi, statErr := os.Stat(path)
+		if statErr != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		for _, in := range inputs {
+			if os.SameFile(fi, in.fi) {
+				dash := "--"
+				if len(f.Name) == 1 {
+					dash = "-"
+				}
+				err = usagef("%s%s %s is also the input %s: writing it would replace the input; give the output another file", dash, f.Name, path, in.what)
+				return
+			}
+		}
+	})
+	return err
+}
+
+// stdinTwice refuses standard input ("-") named by two inputs, flags or arguments:
+// the first one read it all and the second found it empty or cut (sim --trace -
+// --hosts - read the trace as host names; evaluate --graph - --ranking - read the
+// ranking as a graph). Output flags ("-o -": standard output) do not count.
+func stdinTwice(fs *flag.FlagSet, positional []string) error {
+	var names []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Value.String() == "-" && !slices.Contains(outputFlagNames, f.Name) {
+			names = append(names, "--"+f.Name)
+		}
+	})
+	if len(names) == 0 {
+		return nil // arguments alone: the command says it (merge - -)
+	}
+	for _, a := range positional {
+		if a == "-" {
+			names = append(names, "an argument")
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	return usagef("standard input (-) given to %s: it can be read once; give the others files", strings.Join(names, " and "))
+}
+
+// isFlagGiven says whether the flag name was set on the command line.
+func isFlagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -253,5 +253,8 @@ func TestSignalsStopAndRemoveTemps(t *testing.T) {
 		if !second && !strings.Contains(msg.String(), "after the interrupt: stopped") {
 			t.Fatalf("message %q", msg.String())
 		}
+		if second && !strings.Contains(msg.String(), "stopped by a second interrupt; unfinished output files removed") {
+			t.Fatalf("second signal: message %q", msg.String())
+		}
 	}
 }

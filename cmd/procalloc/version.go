@@ -12,7 +12,7 @@ func init() {
 		name:    "version",
 		summary: "print the version",
 		usage:   "version",
-		example: "procalloc version",
+		example: "procalloc version\nprocalloc version --json",
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			asJSON := fs.Bool("json", false, "print JSON: {\"version\": ..., \"go\": ...}")
 			return func(ctx context.Context, e *env, args []string) error {

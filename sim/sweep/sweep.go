@@ -33,7 +33,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -227,6 +229,27 @@ func Parse(data []byte, name string) (*Spec, error) {
 		return nil, fmt.Errorf("sweep file: %w", err)
 	}
 	return &s, nil
+}
+
+// Check finds what would make every item of a machine or an allocator fail, before
+// the first item runs: a machine spec ParseMachine refuses (checked without
+// building the machine) and an allocator of no known family. A sweep's items fail
+// one at a time otherwise, each recorded as failed: a typo cost a whole Slurm array.
+// What depends on the machine (an allocator's arguments, a trace) is left to the
+// items.
+func (s *Spec) Check() error {
+	var errs []error
+	for i, m := range s.Machines {
+		if err := topo.CheckMachineSpec(m); err != nil {
+			errs = append(errs, fmt.Errorf("sweep file: machines: entry %d: %w", i+1, err))
+		}
+	}
+	for i, a := range s.Allocators {
+		if name, _, _ := strings.Cut(a, ":"); !slices.Contains(alloc.Names(), name) {
+			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: unknown allocator %q; valid: %s", i+1, a, name, strings.Join(alloc.Names(), ", ")))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // asWritten quotes entries i and j of a list node as the file writes them when they

@@ -1,0 +1,171 @@
+package alloc
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// The greedy collector's translated runs (greedyShift) against fresh runs: after
+// each allocation, every free center that a kept run serves is collected afresh
+// and must give the same score and node set, and every center the tree of runs
+// says gives up below some stop must give up afresh; and the allocation and tie count
+// match those of an allocator that collects every center afresh. The free sets are
+// the ones translated runs are for: empty machines and machines with a few busy
+// nodes or blocks, on tori (even and odd sides), partly wrapped grids and meshes,
+// 1D to 3D, with jobs from one node to most of the machine.
+func TestGreedyShiftMatchesFresh(t *testing.T) {
+	mk := func(dims []int, wrap []bool) *topo.Grid {
+		g, err := topo.NewGrid(dims, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(15, 12), topo.Torus(7, 9), topo.Torus(6, 6, 6), topo.Torus(7, 5, 6), topo.Torus(31),
+		topo.Mesh(24, 24), topo.Mesh(9, 9, 9), mk([]int{16, 11}, []bool{true, false}), mk([]int{9, 8, 7}, []bool{false, true, true}), topo.Mesh(40)}
+	rounds := 30
+	if testing.Short() {
+		rounds = 8
+	}
+	rng := rand.New(rand.NewPCG(34, 5))
+	served, gaveUps, allocs := 0, 0, 0
+	for _, g := range grids {
+		n := g.N()
+		for r := range rounds {
+			free := make([]bool, n)
+			for v := range free {
+				free[v] = true
+			}
+			switch r % 4 {
+			case 1: // a few busy nodes
+				for range 1 + rng.IntN(3) {
+					free[rng.IntN(n)] = false
+				}
+			case 2: // a busy block
+				dims := g.Dims()
+				lo := make([]int, len(dims))
+				size := make([]int, len(dims))
+				for j, s := range dims {
+					lo[j], size[j] = rng.IntN(s), 1+rng.IntN(max(1, s/3))
+				}
+				c := make([]int, len(dims))
+				for v := range n {
+					c = g.Coord(v, c)
+					in := true
+					for j, s := range dims {
+						if (c[j]-lo[j]+s)%s >= size[j] {
+							in = false
+						}
+					}
+					if in {
+						free[v] = false
+					}
+				}
+			}
+			nf := 0
+			for _, f := range free {
+				if f {
+					nf++
+				}
+			}
+			if nf < 2 {
+				continue
+			}
+			k := 1 + rng.IntN(nf-1)
+			switch r % 3 {
+			case 0:
+				k = 1 + rng.IntN(min(nf-1, 40))
+			case 1:
+				k = 1 + rng.IntN(min(nf-1, n/4+1))
+			}
+			// translated runs by classes, by margins alone, and every center afresh
+			var got [3][]int
+			var ties [3]int
+			for o := range 3 {
+				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mc := a.(*mc1x1)
+				mc.shift.oneClass = o == 1
+				mc.shift.off = o == 2
+				mc.CountTies(r%2 == 0)
+				setFree(t, a, free)
+				if got[o], err = a.Allocate(k); err != nil {
+					t.Fatal(err)
+				}
+				ties[o] = mc.LastTies()
+				if o < 2 {
+					r, g := checkShiftRuns(t, mc, got[o], k)
+					served, gaveUps = served+r, gaveUps+g
+				}
+			}
+			for o := range 2 {
+				if !slices.Equal(got[o], got[2]) || ties[o] != ties[2] {
+					t.Fatalf("%s round %d, k=%d: translated runs (%d) give %v (%d tied), fresh runs %v (%d tied)", g.Spec(), r, k, o, got[o], ties[o], got[2], ties[2])
+				}
+			}
+			allocs++
+		}
+	}
+	t.Logf("%d allocations; checked against fresh runs: %d centers served by translated runs, %d decided to give up", allocs, served, gaveUps)
+	if served < 1000 || gaveUps < 1000 {
+		t.Fatalf("only %d runs and %d give-ups checked: the test no longer exercises them", served, gaveUps)
+	}
+}
+
+// checkShiftRuns restores the free set of mc's last decision (releasing nodes) and
+// checks every free center the tree of runs decides against a fresh run: the run
+// it returns (score, node set, fingerprint) with no stop, and whether the collector
+// gives up for stops around the center's score and lower bound; it returns how many
+// runs and give-ups it checked.
+func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps int) {
+	t.Helper()
+	if err := mc.Release(nodes); err != nil {
+		t.Fatal(err)
+	}
+	mc.refresh(prefixFree)
+	mc.shift.ballC = -1
+	for _, c := range mc.fl {
+		lower, L, m, _ := mc.shellScore(c, k, math.MaxInt)
+		run, gaveUp := mc.shiftLookup(c, L, m, math.MaxInt)
+		if gaveUp {
+			t.Fatalf("%s center %d, k=%d: gives up with no stop", mc.g.Spec(), c, k)
+		}
+		want, set := mc.greedyCollect(c, L, m, math.MaxInt)
+		if run != nil {
+			set = slices.Sorted(slices.Values(set))
+			got := slices.Sorted(slices.Values(mc.shiftSet(run, c, nil)))
+			if run.score != want || !slices.Equal(got, set) {
+				t.Fatalf("%s center %d, k=%d: translated run scores %d with %v, fresh run %d with %v", mc.g.Spec(), c, k, run.score, got, want, set)
+			}
+			if h := mc.shiftHash(run, c); h != mc.setHash(set) {
+				t.Fatalf("%s center %d, k=%d: translated fingerprint differs", mc.g.Spec(), c, k)
+			}
+			runs++
+		}
+		for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want, want + 1} {
+			run, gaveUp := mc.shiftLookup(c, L, m, stop)
+			if run == nil && !gaveUp {
+				continue
+			}
+			fresh, _ := mc.greedyCollect(c, L, m, stop)
+			switch {
+			case gaveUp && fresh != math.MaxInt:
+				t.Fatalf("%s center %d, k=%d, stop %d: the tree gives up, a fresh run scores %d", mc.g.Spec(), c, k, stop, fresh)
+			case run != nil && fresh != run.score:
+				t.Fatalf("%s center %d, k=%d, stop %d: the tree's run scores %d, a fresh run %d", mc.g.Spec(), c, k, stop, run.score, fresh)
+			case gaveUp:
+				gaveUps++
+			}
+		}
+	}
+	if err := mc.take(nodes); err != nil {
+		t.Fatal(err)
+	}
+	return runs, gaveUps
+}

@@ -1,0 +1,423 @@
+package ptas
+
+import (
+	"context"
+	"math"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// maxGrid3Cells bounds grid3Search's tables: the occupancy grid and the three
+// stacks of rotated plane counts.
+const maxGrid3Cells = 1 << 24
+
+// grid3Search is MM (onPoints false) or Gen-Alg (onPoints: the points as centers,
+// in input order) with TiesByIndex on distinct integer points of a 3D box in
+// ascending (x, y, z) order (the free nodes of a 3D mesh or torus in free-list
+// order), the 3D form of the plane's bounded scan (gridScan). ok is false when it
+// does not apply (not 3D, fractional, unordered or coinciding points, tables over
+// maxGrid3Cells), and the caller takes another path.
+//
+// The points at L1 distance r from a center in the plane x = x' lie on a diamond of
+// radius r - |x' - cx| around (cy, cz): its count is O(1) from the plane's rotated
+// prefix sums (rotBalls), one stack of tables per axis. So the k-th distance thr,
+// the number of points closer than it, and the candidate's marginal along each axis
+// cost O(thr) per center. The points at distance thr taken (the lowest indices:
+// lowest x, then y, then z) are read from an occupancy grid only for the planes
+// where some are taken, and only when the x marginal alone has not dropped the
+// center. The total is summed as in gridScan over nonnegative gap terms, so a
+// center is dropped as soon as the running sum shows it cannot win; the center with
+// the smallest thr is scored first; full balls tie (as in ballSearch's shortcut)
+// and only the first in order is scored. The winner is the plain search's:
+// the first center in order with the smallest total (TestGrid3Lockstep).
+func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, center []T, ok bool, err error) {
+	if pr.d != 3 || !allIntegral(pr.pts) {
+		return nil, nil, false, nil
+	}
+	b := geom.BoundingBox(pr.pts)
+	var span [3]int
+	for j := range 3 {
+		w := float64(b.Max[j]) - float64(b.Min[j]) + 1
+		if w > maxGrid3Cells {
+			return nil, nil, false, nil
+		}
+		span[j] = int(w)
+	}
+	W, H, L := span[0], span[1], span[2]
+	cells := float64(W) * float64(H) * float64(L)
+	tables := float64(W)*float64((H+L)*(H+L)) + float64(H)*float64((W+L)*(W+L)) + float64(L)*float64((W+H)*(W+H))
+	if cells > maxGrid3Cells || tables > maxGrid3Cells {
+		return nil, nil, false, nil
+	}
+	n, k := pr.n, pr.k
+	px, py, pz := make([]int, n), make([]int, n), make([]int, n)
+	for i, p := range pr.pts {
+		px[i], py[i], pz[i] = int(p[0]-b.Min[0]), int(p[1]-b.Min[1]), int(p[2]-b.Min[2])
+		if i > 0 && cmp3(px[i-1], py[i-1], pz[i-1], px[i], py[i], pz[i]) >= 0 {
+			return nil, nil, false, nil // unordered or coinciding
+		}
+	}
+	g := &grid3Scan{k: k, W: W, H: H, L: L, occ: make([]bool, W*H*L),
+		addY: make([]int32, H), addZ: make([]int32, L), innerY: make([]int32, H), innerZ: make([]int32, L)}
+	for i := range n {
+		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
+	}
+	// One rotated table per plane of each axis, over the plane's two other axes.
+	planes := func(count int, a, c []int, sa, sc int, plane []int) []rotBalls {
+		idx := make([][]int, count)
+		for i := range n {
+			idx[plane[i]] = append(idx[plane[i]], i)
+		}
+		out := make([]rotBalls, count)
+		var pa, pc []int
+		for p, ids := range idx {
+			pa, pc = pa[:0], pc[:0]
+			for _, i := range ids {
+				pa, pc = append(pa, a[i]), append(pc, c[i])
+			}
+			out[p] = newRotBalls(pa, pc, sa, sc)
+			if out[p].pre == nil {
+				return nil
+			}
+		}
+		return out
+	}
+	g.px, g.py, g.pz = planes(W, py, pz, H, L, px), planes(H, px, pz, W, L, py), planes(L, px, py, W, H, pz)
+	if g.px == nil || g.py == nil || g.pz == nil {
+		return nil, nil, false, nil
+	}
+	g.setFull(px, py, pz)
+	// The centers in order.
+	if onPoints {
+		g.centers = make([]int32, 0, 3*n)
+		for i := range n {
+			g.centers = append(g.centers, int32(px[i]), int32(py[i]), int32(pz[i]))
+		}
+	} else {
+		distinct := func(vs []int, span int) []int {
+			seen := make([]bool, span)
+			for _, v := range vs {
+				seen[v] = true
+			}
+			var out []int
+			for v, s := range seen {
+				if s {
+					out = append(out, v)
+				}
+			}
+			return out
+		}
+		xs, ys, zs := distinct(px, W), distinct(py, H), distinct(pz, L)
+		g.centers = make([]int32, 0, 3*len(xs)*len(ys)*len(zs))
+		for _, x := range xs {
+			for _, y := range ys {
+				for _, z := range zs {
+					g.centers = append(g.centers, int32(x), int32(y), int32(z))
+				}
+			}
+		}
+	}
+	bestT, err := g.search(ctx, floor)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	cx, cy, cz := int(g.centers[3*bestT]), int(g.centers[3*bestT+1]), int(g.centers[3*bestT+2])
+	// The winner's k nearest by (distance, index), directly.
+	dist := make([]int, n)
+	for i := range n {
+		dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
+	}
+	best = nearestByIndex(dist, k)
+	center = []T{T(cx) + b.Min[0], T(cy) + b.Min[1], T(cz) + b.Min[2]}
+	return best, center, true, nil
+}
+
+// cmp3 compares (a0, a1, a2) and (b0, b1, b2) lexicographically.
+func cmp3(a0, a1, a2, b0, b1, b2 int) int {
+	switch {
+	case a0 != b0:
+		return a0 - b0
+	case a1 != b1:
+		return a1 - b1
+	}
+	return a2 - b2
+}
+
+// centerResult is the Result of a center search's winner (indices ascending).
+func centerResult[T geom.Number](pr *problem[T], idx []int, c []T, guarantee float64) Result {
+	cf := make([]float64, len(c))
+	for j, v := range c {
+		cf[j] = float64(v)
+	}
+	return Result{Indices: idx, Total: float64(newPairScorer(pr.pts, pr.k).total(idx)), Center: cf, Guarantee: guarantee}
+}
+
+// grid3On makes MM and Gen-Alg take grid3Search where it applies (tests turn it
+// off to reach the ball path and the sweep).
+var grid3On = true
+
+// grid3Scan holds grid3Search's tables.
+type grid3Scan struct {
+	k          int
+	W, H, L    int
+	occ        []bool     // occ[(x*H+y)*L+z]: a point there
+	px, py, pz []rotBalls // per plane x (over y, z), y (over x, z), z (over x, y)
+	centers    []int32    // x, y, z of each center, in order
+	addY, addZ []int32    // taken points at distance thr per y and per z (zero between calls)
+	innerY     []int32    // per y, per z: the points closer than thr of the center being scored
+	innerZ     []int32
+	touchY     []int32
+	touchZ     []int32
+	taken      []int32 // per plane x: points at distance thr taken, as (x, count) pairs
+
+	dFull int     // full-ball shortcut: the radius of the smallest L1 ball of Z^3 holding k points
+	pre   []int32 // prefix counts of points over the box; nil: shortcut off
+}
+
+// setFull prepares the full-ball shortcut (as ballSearch.setFull): with distinct
+// points in ascending order, every center whose cube of half-side dFull lies in the
+// box with a point on every cell takes the same shape of k nearest, so they tie.
+func (g *grid3Scan) setFull(px, py, pz []int) {
+	for (2*g.dFull+1)*(2*g.dFull*g.dFull+2*g.dFull+3)/3 < g.k {
+		g.dFull++
+	}
+	if 2*g.dFull+1 > min(g.W, g.H, g.L) {
+		return
+	}
+	H1, L1 := g.H+1, g.L+1
+	g.pre = make([]int32, (g.W+1)*H1*L1)
+	for i := range px {
+		g.pre[(px[i]+1)*H1*L1+(py[i]+1)*L1+pz[i]+1] = 1
+	}
+	for p := 1; p < len(g.pre); p++ {
+		if p%L1 != 0 {
+			g.pre[p] += g.pre[p-1]
+		}
+	}
+	for p := L1; p < len(g.pre); p++ {
+		if p/L1%H1 != 0 {
+			g.pre[p] += g.pre[p-L1]
+		}
+	}
+	for p := H1 * L1; p < len(g.pre); p++ {
+		g.pre[p] += g.pre[p-H1*L1]
+	}
+}
+
+func (g *grid3Scan) full(cx, cy, cz int) bool {
+	d := g.dFull
+	if g.pre == nil || cx-d < 0 || cy-d < 0 || cz-d < 0 || cx+d >= g.W || cy+d >= g.H || cz+d >= g.L {
+		return false
+	}
+	H1, L1 := g.H+1, g.L+1
+	X0, X1 := (cx-d)*H1*L1, (cx+d+1)*H1*L1
+	Y0, Y1 := (cy-d)*L1, (cy+d+1)*L1
+	Z0, Z1 := cz-d, cz+d+1
+	p := g.pre
+	c := p[X1+Y1+Z1] - p[X0+Y1+Z1] - p[X1+Y0+Z1] - p[X1+Y1+Z0] + p[X0+Y0+Z1] + p[X0+Y1+Z0] + p[X1+Y0+Z0] - p[X0+Y0+Z0]
+	e := 2*d + 1
+	return int(c) == e*e*e
+}
+
+// ball counts the points within L1 distance r of (cx, cy, cz).
+func (g *grid3Scan) ball(cx, cy, cz, r int) int {
+	c := 0
+	for x := max(cx-r, 0); x <= min(cx+r, g.W-1); x++ {
+		c += g.px[x].ball(cy, cz, r-abs(x-cx))
+	}
+	return c
+}
+
+// radius walks thr to the k-th smallest distance from (cx, cy, cz).
+func (g *grid3Scan) radius(cx, cy, cz, thr int) int {
+	for {
+		if thr > 0 && g.ball(cx, cy, cz, thr-1) >= g.k {
+			thr--
+		} else if g.ball(cx, cy, cz, thr) < g.k {
+			thr++
+		} else {
+			return thr
+		}
+	}
+}
+
+// search returns the index of the winning center.
+func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
+	count := len(g.centers) / 3
+	at := func(t int) (int, int, int) {
+		return int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2])
+	}
+	// When the first full ball reaches the floor, only the centers before it can
+	// still win (gridScan.search).
+	if floor > 0 {
+		for f := range count {
+			if !g.full(at(f)) {
+				continue
+			}
+			cx, cy, cz := at(f)
+			best, _ := g.score(cx, cy, cz, g.dFull, math.MaxInt64)
+			if float64(best) > floor {
+				break
+			}
+			thr := g.dFull
+			for t := range f {
+				cx, cy, cz := at(t)
+				thr = g.radius(cx, cy, cz, thr)
+				if _, ok := g.score(cx, cy, cz, thr, best); ok {
+					return t, nil // the first center at the floor
+				}
+			}
+			return f, nil
+		}
+	}
+	thrs := make([]int32, count)
+	thr, seed := 0, 0
+	for t := range count {
+		cx, cy, cz := at(t)
+		thr = g.radius(cx, cy, cz, thr)
+		thrs[t] = int32(thr)
+		if thr < int(thrs[seed]) {
+			seed = t
+		}
+	}
+	eval := func(t int, limit int64) (int64, bool) {
+		cx, cy, cz, thr := int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2]), int(thrs[t])
+		return g.score(cx, cy, cz, thr, limit)
+	}
+	bestTot, _ := eval(seed, math.MaxInt64)
+	bestPos := seed
+	fullSeen := false
+	for t := range count {
+		if t&1023 == 1023 {
+			if err := context.Cause(ctx); err != nil {
+				return 0, err
+			}
+		}
+		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
+			break // no later center is strictly better
+		}
+		isFull := g.full(int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2]))
+		if isFull && fullSeen {
+			continue
+		}
+		fullSeen = fullSeen || isFull
+		if t == seed {
+			continue
+		}
+		limit := bestTot - 1
+		if t < bestPos {
+			limit = bestTot
+		}
+		if tot, ok := eval(t, limit); ok {
+			bestTot, bestPos = tot, t
+		}
+	}
+	return bestPos, nil
+}
+
+// score is the total pairwise L1 distance of the k nearest of (cx, cy, cz) by
+// (distance, index), whose largest distance is thr; false as soon as a lower bound
+// on it exceeds limit.
+func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
+	k := int64(g.k)
+	below := 0
+	if thr > 0 {
+		below = g.ball(cx, cy, cz, thr-1)
+	}
+	take := g.k - below
+	taken := g.taken[:0]
+	// Along x: per plane, the points closer than thr, then the plane's points at
+	// thr while some are still to take (lowest planes first).
+	var tot, cum int64
+	for x := max(cx-thr, 0); x <= min(cx+thr, g.W-1); x++ {
+		tot += cum * (k - cum)
+		if tot > limit {
+			g.taken = taken
+			return tot, false
+		}
+		rem := thr - abs(x-cx)
+		in := g.px[x].ball(cy, cz, rem-1) // 0 for rem 0
+		m := in
+		if take > 0 {
+			if c := min(g.px[x].ball(cy, cz, rem)-in, take); c > 0 {
+				m += c
+				take -= c
+				taken = append(taken, int32(x), int32(c))
+			}
+		}
+		cum += int64(m)
+	}
+	g.taken = taken
+	// Before the taken points are read: per y and per z, the points closer than
+	// thr (kept for the exact passes), and a lower bound on the gap terms. The
+	// points before a gap are those closer than thr, cb, plus between 0 and all T
+	// of the taken ones, and L (k - L) is concave, so the smaller of its values at
+	// cb and cb + T (at most k) bounds the term from below.
+	T := int64(g.k - below)
+	lb := tot
+	for pass := range 2 {
+		lo, hi, c, o1, o2, stack, inner := cy-thr, cy+thr, cy, cx, cz, g.py, g.innerY
+		if pass == 1 {
+			lo, hi, c, o1, o2, stack, inner = cz-thr, cz+thr, cz, cx, cy, g.pz, g.innerZ
+		}
+		var cb int64
+		for v := max(lo, 0); v <= min(hi, len(stack)-1); v++ {
+			lb += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
+			if lb > limit {
+				return lb, false
+			}
+			m := int32(stack[v].ball(o1, o2, thr-1-abs(v-c)))
+			inner[v] = m
+			cb += int64(m)
+		}
+	}
+	// The taken points' y and z, read from the occupancy grid in index order.
+	ty, tz := g.touchY[:0], g.touchZ[:0]
+	for i := 0; i < len(taken); i += 2 {
+		x, c := int(taken[i]), taken[i+1]
+		rem := thr - abs(x-cx)
+		for y := max(cy-rem, 0); y <= min(cy+rem, g.H-1) && c > 0; y++ {
+			e := rem - abs(y-cy)
+			base := (x*g.H + y) * g.L
+			if z := cz - e; z >= 0 && g.occ[base+z] {
+				g.addY[y]++
+				g.addZ[z]++
+				ty, tz = append(ty, int32(y)), append(tz, int32(z))
+				c--
+			}
+			if z := cz + e; e > 0 && z < g.L && c > 0 && g.occ[base+z] {
+				g.addY[y]++
+				g.addZ[z]++
+				ty, tz = append(ty, int32(y)), append(tz, int32(z))
+				c--
+			}
+		}
+	}
+	defer func() {
+		for _, y := range ty {
+			g.addY[y] = 0
+		}
+		for _, z := range tz {
+			g.addZ[z] = 0
+		}
+		g.touchY, g.touchZ = ty, tz
+	}()
+	// Along y and z: the points closer than thr from the planes, plus those taken.
+	cum = 0
+	for y := max(cy-thr, 0); y <= min(cy+thr, g.H-1); y++ {
+		tot += cum * (k - cum)
+		if tot > limit {
+			return tot, false
+		}
+		cum += int64(g.innerY[y] + g.addY[y])
+	}
+	cum = 0
+	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
+		tot += cum * (k - cum)
+		if tot > limit {
+			return tot, false
+		}
+		cum += int64(g.innerZ[z] + g.addZ[z])
+	}
+	return tot, tot <= limit
+}

@@ -1,0 +1,108 @@
+package ptas
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestGrid3Lockstep plays random allocate/release sequences on 3D boxes as an
+// allocator does (free nodes in free-list order; each request given MM's or
+// Gen-Alg's answer; random jobs released) and checks at every request that
+// grid3Search returns exactly the plain searcher's subset and center for MM (every
+// combination of distinct coordinates) and Gen-Alg (the free nodes in order), ties
+// included: young free sets with full balls, k near the free count, fragments;
+// with no floor and with the best total as the floor.
+func TestGrid3Lockstep(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 3))
+	seqs, steps := 250, 10
+	if testing.Short() {
+		seqs = 100
+	}
+	decisions := 0
+	for seq := range seqs {
+		W, H, L := 1+r.IntN(8), 1+r.IntN(8), 1+r.IntN(8)
+		free := make([]bool, W*H*L)
+		for i := range free {
+			free[i] = true
+		}
+		var jobs [][]int
+		for range steps {
+			nfree := 0
+			for _, f := range free {
+				if f {
+					nfree++
+				}
+			}
+			for len(jobs) > 0 && (nfree < 2 || r.IntN(3) == 0) {
+				j := r.IntN(len(jobs))
+				for _, c := range jobs[j] {
+					free[c] = true
+					nfree++
+				}
+				jobs[j] = jobs[len(jobs)-1]
+				jobs = jobs[:len(jobs)-1]
+			}
+			if nfree < 2 {
+				break
+			}
+			var pts [][]int
+			var cells []int
+			for c, f := range free {
+				if f {
+					pts = append(pts, []int{c/(H*L) - 2, c / L % H, c%L + 5})
+					cells = append(cells, c)
+				}
+			}
+			var k int
+			switch r.IntN(4) {
+			case 0:
+				k = nfree - 1 - r.IntN(min(3, nfree-1))
+			case 1:
+				d := r.IntN(3)
+				k = min((2*d+1)*(2*d*d+2*d+3)/3, nfree-1) // a full ball's size
+			default:
+				k = 1 + r.IntN(min(nfree-1, 1+W*H*L/3))
+			}
+			pr, err := newProblem(pts, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var answers [][]int
+			for _, onPoints := range []bool{false, true} {
+				got, gc, ok, err := grid3Search(context.Background(), pr, 0, onPoints)
+				if err != nil || !ok {
+					t.Fatalf("sequence %d: grid3Search: ok %v, %v", seq, ok, err)
+				}
+				sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+				if onPoints {
+					for _, p := range pts {
+						sr.try(p)
+					}
+				} else if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
+					t.Fatal(err)
+				}
+				want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
+				sr.release()
+				slices.Sort(want)
+				if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
+					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v, plain %v at %v", seq, W, H, L, k, nfree, onPoints, got, gc, want, wc)
+				}
+				// With the best total as the floor (the search may stop at it).
+				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, err, want, wc)
+				}
+				decisions++
+				answers = append(answers, got)
+			}
+			job := make([]int, 0, k)
+			for _, i := range answers[r.IntN(2)] {
+				free[cells[i]] = false
+				job = append(job, cells[i])
+			}
+			jobs = append(jobs, job)
+		}
+	}
+	t.Logf("%d decisions compared", decisions)
+}

@@ -1,0 +1,28 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// A task that panics (a bug) is the pool's error, its stack included, and the
+// process goes on: on a worker goroutine the panic killed it.
+func TestPoolPanicIsError(t *testing.T) {
+	var done atomic.Int64
+	err := pool(context.Background(), 8, 2, func() int { return 0 }, func(_ context.Context, _ int, i int) error {
+		if i == 3 {
+			var m map[string]int
+			m["x"] = 1 // assignment to a nil map: a runtime panic
+		}
+		done.Add(1)
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "internal error (a bug: please report it) in task 3: assignment to entry in nil map") || !strings.Contains(err.Error(), "goroutine") {
+		t.Fatalf("error %v", err)
+	}
+	if done.Load() < 3 {
+		t.Errorf("%d tasks done before the panic's", done.Load())
+	}
+}
