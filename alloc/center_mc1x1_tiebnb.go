@@ -198,9 +198,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 		return win // one node
 	}
 	clear(s.clo)
-	for j, dj := range s.dims {
-		s.e[j] = dj
-	}
+	copy(s.e, s.dims)
 	if lb, ok := s.bound(s.clo, s.e, k, sStar); ok {
 		s.push(s.clo, J, lb, 0)
 	}
