@@ -526,3 +526,86 @@ func TestTieBoundBelowEveryCenter(t *testing.T) {
 	}
 	t.Logf("%d boxes checked", boxes)
 }
+
+// TestFreeRadiiBoundEveryBall checks tieSearch's counts of all-free balls from
+// the coordinates alone (freeRadii, ballGeom) against every ball of the box's
+// centers, node by node: each ball's size and wall nodes lie within the bounds,
+// which are exact for one center.
+func TestFreeRadiiBoundEveryBall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 11))
+	checked := 0
+	for _, g := range append(bnbGrids(t), topo.Mesh(24, 20), topo.Mesh(3, 17), topo.Mesh(2, 9)) {
+		a0, err := Parse("mc1x1:tb=3,9,3,2", g, Options{NoMemo: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := a0.(*mc1x1)
+		a.buildBoxes()
+		s := a.newTieSearch()
+		dims := g.Dims()
+		d := len(dims)
+		lo, e, c, x := make([]int, d), make([]int, d), make([]int, d), make([]int, d)
+		for range 300 {
+			single := rng.IntN(4) == 0
+			for j, dj := range dims {
+				lo[j] = rng.IntN(dj)
+				e[j] = 1
+				if !single {
+					e[j] = 1 + rng.IntN(dj-lo[j])
+				}
+			}
+			r := rng.IntN(1 + max(dims[0], dims[d-1]))
+			s.freeWalls = s.fw != nil
+			s.rs = s.rs[:0]
+			s.freeRadii(lo, e, r, r+1)
+			got := s.rs[0]
+			allLo, allHi, wLo, wHi := s.ballGeom(lo, e, r, s.fw != nil)
+			if allLo != got.allLo || allHi != got.allHi || got.fLo != allLo || got.fHi != allHi || wHi != got.wHi || wLo > got.wLo {
+				t.Fatalf("%v box %v+%v r=%d: freeRadii %+v, ballGeom %d %d %d %d", dims, lo, e, r, got, allLo, allHi, wLo, wHi)
+			}
+			// every center of the box, every node of its ball
+			for ci := range g.N() {
+				g.Coord(ci, c)
+				in := true
+				for j := range d {
+					in = in && c[j] >= lo[j] && c[j] < lo[j]+e[j]
+				}
+				if !in {
+					continue
+				}
+				size, walls := 0, 0
+				for v := range g.N() {
+					g.Coord(v, x)
+					near := true
+					for j, dj := range dims {
+						dist := x[j] - c[j]
+						if dist < 0 {
+							dist = -dist
+						}
+						if g.Wrap()[j] {
+							dist = min(dist, dj-dist)
+						}
+						near = near && dist <= r
+					}
+					if !near {
+						continue
+					}
+					size++
+					if s.fw != nil && g.OnBoundary(x) {
+						walls++
+					}
+				}
+				checked++
+				if size < got.allLo || size > got.allHi || walls < got.wLo || walls > got.wHi {
+					t.Fatalf("%v box %v+%v r=%d: the ball of %v has %d nodes, %d on walls, outside %+v", dims, lo, e, r, c, size, walls, got)
+				}
+				if single && (size != got.allLo || size != got.allHi || walls != got.wLo || walls != got.wHi) {
+					t.Fatalf("%v one center %v r=%d: %d nodes, %d on walls, bounds %+v", dims, c, r, size, walls, got)
+				}
+			}
+		}
+	}
+	if checked < 10000 {
+		t.Fatalf("only %d balls checked", checked)
+	}
+}

@@ -64,11 +64,20 @@ type tieSearch struct {
 	// torusBall[r] is the size of every ball of radius r on a torus wrapped along
 	// every dimension (up to the radius that holds the whole torus), else nil
 	torusBall []int
-	torusFree []tieRadius // freeRadius on such a torus, per radius
-	torusL0   int         // the first radius whose balls hold k nodes on a torus (at least that on a mesh)
+	// freeTab[r] is freeRadii's entry for a ball of radius r that is all free, holds no
+	// wall node and is not clipped by the mesh's sides (every ball on a torus
+	// wrapped along every dimension): of prod_j min(2r+1, dims[j]) nodes, up to
+	// the radius that holds the whole machine
+	freeTab []tieRadius
+	// freeSums[P] and freeLb[P], for the search's k: sums (tieSums) and the shell
+	// score's least part (sum of k - fHi where positive) over freeTab[:P]
+	freeSums  []tieSums
+	freeLb    []int
+	freeK     int // the k of freeSums and freeLb (0: not yet set)
+	torusL0   int // the first radius whose balls hold k nodes on a torus (at least that on a mesh)
 	e, clo    []int
 	cand      tieCand // exact: the shell of the center scored
-	freeWalls bool    // radii: the all-free balls hold wall nodes (freeRadius counts them)
+	freeWalls bool    // radii: the all-free balls hold wall nodes (freeRadii counts them)
 	stats     tieSearchStats
 }
 
@@ -118,17 +127,18 @@ func (a *mc1x1) newTieSearch() *tieSearch {
 	if x.anyWall {
 		s.fw = newFreeBoxes(x.g, x.freeW)
 	}
-	if !slices.Contains(x.wrap, false) {
-		for r := 0; ; r++ {
-			v := 1
-			for _, dj := range x.dims {
-				v *= min(2*r+1, dj)
-			}
+	torus := !slices.Contains(x.wrap, false)
+	for r := 0; ; r++ {
+		v := 1
+		for _, dj := range x.dims {
+			v *= min(2*r+1, dj)
+		}
+		if torus {
 			s.torusBall = append(s.torusBall, v)
-			s.torusFree = append(s.torusFree, tieRadius{fLo: v, fHi: v, allLo: v, allHi: v})
-			if v == x.g.N() {
-				break
-			}
+		}
+		s.freeTab = append(s.freeTab, tieRadius{fLo: v, fHi: v, allLo: v, allHi: v})
+		if v == x.g.N() {
+			break
 		}
 	}
 	return s
@@ -279,7 +289,7 @@ func (s *tieSearch) boxCount(lo, hi []int) (free, size int) {
 // less I's busy nodes. Busy nodes likewise.
 func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 	single := s.unionMeet(lo, e, r)
-	allLo, allHi := s.ballSizes(lo, e, r)
+	allLo, allHi, _, gHi := s.ballGeom(lo, e, r, s.fw != nil)
 	countU, sizeU := s.boxCount(s.lo, s.hi)
 	countI, sizeI := countU, sizeU
 	if !single {
@@ -294,6 +304,7 @@ func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 	t.bLo = max(bLo, allLo-t.fHi, 0)
 	if s.fw != nil {
 		t.wHi, _ = s.fw.countSize(s.lo, s.hi)
+		t.wHi = min(t.wHi, gHi) // free wall nodes are wall nodes
 		t.wLo = t.wHi
 		if !single {
 			t.wLo = 0
@@ -311,6 +322,16 @@ func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 // balls of radius s.full is all free, so are every center's smaller balls: those
 // are not counted.
 func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
+	if s.freeK != k {
+		s.freeK = k
+		s.freeSums = append(s.freeSums[:0], tieSums{})
+		s.freeLb = append(s.freeLb[:0], 0)
+		for _, t := range s.freeTab {
+			p := s.freeSums[len(s.freeSums)-1]
+			s.freeSums = append(s.freeSums, tieSums{p.sLo + max(1, k-t.fHi), p.sHi + k - t.fLo, 0, 0})
+			s.freeLb = append(s.freeLb, s.freeLb[len(s.freeLb)-1]+max(0, k-t.fHi))
+		}
+	}
 	s.rs = s.rs[:0]
 	single := true
 	for _, v := range e {
@@ -326,7 +347,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		}
 	}
 	// no wall node within the free balls (most boxes, away from the mesh's
-	// edges): freeRadius need not count them
+	// edges): freeRadii need not count them
 	s.freeWalls = s.fw != nil && free >= 0 && s.wallsIn(s.lo, s.hi) > 0
 	// Below L0-1, L0 the first radius whose largest ball holds k nodes, a box's
 	// balls are not counted: no center's outermost shell is smaller than L0, and
@@ -343,14 +364,26 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	if single {
 		start = free + 1
 	}
+	// The balls of radius r <= free are all free: their counts are freeTab's
+	// where they hold no wall node and the mesh's sides do not clip them (every
+	// ball on a torus), and so are the sums over them (freeSums, freeLb).
+	tab := 0 // s.rs[:tab] is freeTab[:tab]
 	if s.torusBall != nil {
-		s.rs = append(s.rs, s.torusFree[:start]...)
+		s.rs = append(s.rs, s.freeTab[:start]...)
+		tab = min(start, free+1)
 	} else {
-		for r := range start {
-			if r <= free {
-				s.rs = append(s.rs, s.freeRadius(lo, e, r))
-				continue
+		if free >= 0 && !s.freeWalls {
+			tab = min(start, free+1, len(s.freeTab))
+			for j, dj := range s.dims {
+				if !s.wrap[j] && (lo[j]-(tab-1) < 0 || lo[j]+e[j]-1+(tab-1) > dj-1) {
+					tab = 0 // clipped
+					break
+				}
 			}
+			s.rs = append(s.rs, s.freeTab[:tab]...)
+		}
+		s.freeRadii(lo, e, tab, min(start, free+1))
+		for r := max(tab, free+1); r < start; r++ {
 			allLo, allHi := s.ballSizes(lo, e, r) // the rest is set below
 			s.rs = append(s.rs, tieRadius{fHi: allHi, allLo: allLo, allHi: allHi})
 		}
@@ -368,7 +401,10 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 				u.bHi = min(u.allHi, t.bHi)
 				u.wLo, u.wHi = 0, t.wHi
 			}
-			for q := range start {
+			if lb += s.freeLb[tab]; lb > sStar {
+				return 0, 0, false
+			}
+			for q := tab; q < start; q++ {
 				if u := s.rs[q]; u.fHi < k {
 					if lb += k - u.fHi; lb > sStar {
 						return 0, 0, false
@@ -394,8 +430,8 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	}
 	// sums[L]: over r < L, the shell score's bounds (k - f(r), at least 1) and
 	// the free wall nodes' (terms)
-	s.sums = append(s.sums[:0], tieSums{})
-	for _, t := range s.rs[:Lmax+1] {
+	s.sums = append(s.sums[:0], s.freeSums[:tab+1]...)
+	for _, t := range s.rs[tab : Lmax+1] {
 		p := s.sums[len(s.sums)-1]
 		s.sums = append(s.sums, tieSums{p.sLo + max(1, k-t.fHi), p.sHi + k - t.fLo, p.wLo + t.wLo, p.wHi + t.wHi})
 	}
@@ -419,16 +455,136 @@ func (s *tieSearch) unionMeet(lo, e []int, r int) (single bool) {
 	return single
 }
 
-// freeRadius is radius when every ball of radius r of the box's centers is all
-// free: the wall nodes are then counted from the coordinates alone.
-func (s *tieSearch) freeRadius(lo, e []int, r int) tieRadius {
-	allLo, allHi := s.ballSizes(lo, e, r)
-	t := tieRadius{fLo: allLo, fHi: allHi, allLo: allLo, allHi: allHi}
-	if s.freeWalls {
-		s.unionMeet(lo, e, r)
-		t.wLo, t.wHi = s.wallsIn(s.ilo, s.ihi), s.wallsIn(s.lo, s.hi)
+// ballGeom returns ballSizes(lo, e, r) and, with walls, bounds on the wall
+// nodes (topo.Grid.OnBoundary) in the ball of radius r of a center of the box of
+// low corner lo and extents e, from the coordinates alone. Along dimension j the
+// ball spans s_j nodes, w_j (0, 1 or 2) of them on a wall, and it holds
+// prod s_j - prod (s_j - w_j) wall nodes: increasing in every s_j and w_j (as
+// 0 <= s_j - w_j), so at most that count at the largest s_j and w_j over the
+// box, and at least at the smallest. (The union of the balls holds at least
+// the upper bound: its spans and walls are at least the largest.)
+func (s *tieSearch) ballGeom(lo, e []int, r int, walls bool) (allLo, allHi, wLo, wHi int) {
+	pLo, qLo, pHi, qHi := 1, 1, 1, 1 // prod s_j, prod (s_j - w_j) at each end
+	for j, dj := range s.dims {
+		l, h := lo[j], lo[j]+e[j]-1
+		if s.wrap[j] {
+			v := min(2*r+1, dj)
+			pLo, qLo, pHi, qHi = pLo*v, qLo*v, pHi*v, qHi*v
+			continue
+		}
+		// the ball's extent min(x+r, dj-1) - max(x-r, 0) + 1 along j is concave
+		// and symmetric about the middle of the side: least at an end of the
+		// box, largest nearest the middle
+		m := min(max((dj-1)/2, l), h)
+		sl := min(l+r, dj-1) - max(l-r, 0) + 1
+		sh := min(h+r, dj-1) - max(h-r, 0) + 1
+		sm := min(m+r, dj-1) - max(m-r, 0) + 1
+		sLo, sHi := min(sl, sh), max(sl, sh, sm)
+		pLo, pHi = pLo*sLo, pHi*sHi
+		if !walls {
+			continue
+		}
+		vLo, vHi := 0, 0
+		if dj > 2 {
+			// w(x) = [x <= r] + [x >= dj-1-r]: the first term falls with x, the
+			// second rises; so the least and most are at the box's ends but for
+			// a center far from both walls (0) or near both (2)
+			wl, wh := 0, 0
+			if l <= r {
+				wl++
+			}
+			if l >= dj-1-r {
+				wl++
+			}
+			if h <= r {
+				wh++
+			}
+			if h >= dj-1-r {
+				wh++
+			}
+			vLo, vHi = min(wl, wh), max(wl, wh)
+			if max(l, r+1) <= min(h, dj-2-r) {
+				vLo = 0
+			}
+			if max(l, dj-1-r) <= min(h, r) {
+				vHi = 2
+			}
+		}
+		qLo, qHi = qLo*(sLo-vLo), qHi*(sHi-vHi)
 	}
-	return t
+	if !walls {
+		return pLo, pHi, 0, 0
+	}
+	return pLo, pHi, pLo - qLo, pHi - qHi
+}
+
+// freeRadii appends to s.rs, for r = from..to-1, radius(lo, e, r) when every
+// ball of radius r of the box's centers is all free (the free nodes are then
+// the balls' sizes), from the coordinates alone, in one pass over the
+// dimensions per radius: most of a box's radii are all free. The free wall
+// nodes, when s.freeWalls (else none), are at least the intersection's and
+// ballGeom's least count, at most ballGeom's largest.
+func (s *tieSearch) freeRadii(lo, e []int, from, to int) {
+	walls := s.freeWalls
+	for r := from; r < to; r++ {
+		pLo, qLo, pHi, qHi := 1, 1, 1, 1 // as ballGeom
+		iAll, iIn := 1, 1                // the intersection's nodes, and those inside the walls (wallsIn)
+		for j, dj := range s.dims {
+			l, h := lo[j], lo[j]+e[j]-1
+			if s.wrap[j] {
+				v := min(2*r+1, dj)
+				pLo, qLo, pHi, qHi = pLo*v, qLo*v, pHi*v, qHi*v
+				n := dj
+				if 2*r+1 < dj {
+					n = max(0, min(l-h+2*r+1, dj))
+				}
+				iAll, iIn = iAll*n, iIn*n
+				continue
+			}
+			m := min(max((dj-1)/2, l), h)
+			sl := min(l+r, dj-1) - max(l-r, 0) + 1
+			sh := min(h+r, dj-1) - max(h-r, 0) + 1
+			sm := min(m+r, dj-1) - max(m-r, 0) + 1
+			sLo, sHi := min(sl, sh), max(sl, sh, sm)
+			pLo, pHi = pLo*sLo, pHi*sHi
+			if !walls {
+				continue
+			}
+			vLo, vHi := 0, 0
+			n := max(0, min(l+r, dj-1)-max(h-r, 0)+1)
+			in := n
+			if dj > 2 {
+				wl, wh := 0, 0
+				if l <= r {
+					wl++
+				}
+				if l >= dj-1-r {
+					wl++
+				}
+				if h <= r {
+					wh++
+				}
+				if h >= dj-1-r {
+					wh++
+				}
+				vLo, vHi = min(wl, wh), max(wl, wh)
+				if max(l, r+1) <= min(h, dj-2-r) {
+					vLo = 0
+				}
+				if max(l, dj-1-r) <= min(h, r) {
+					vHi = 2
+				}
+				in = max(0, min(l+r, dj-2)-max(h-r, 1)+1)
+			}
+			qLo, qHi = qLo*(sLo-vLo), qHi*(sHi-vHi)
+			iAll, iIn = iAll*n, iIn*in
+		}
+		t := tieRadius{fLo: pLo, fHi: pHi, allLo: pLo, allHi: pHi}
+		if walls {
+			t.wLo, t.wHi = max(iAll-iIn, pLo-qLo), pHi-qHi
+		}
+		s.rs = append(s.rs, t)
+	}
 }
 
 // wallsIn returns the number of wall nodes (topo.Grid.OnBoundary) in the box
@@ -453,24 +609,7 @@ func (s *tieSearch) ballSizes(lo, e []int, r int) (allLo, allHi int) {
 		v := s.torusBall[min(r, len(s.torusBall)-1)]
 		return v, v
 	}
-	allLo, allHi = 1, 1
-	for j, dj := range s.dims {
-		if s.wrap[j] {
-			allLo *= min(2*r+1, dj)
-			allHi *= min(2*r+1, dj)
-			continue
-		}
-		// the ball's extent min(x+r, dj-1) - max(x-r, 0) + 1 along j is concave
-		// and symmetric about the middle of the side: least at an end of the
-		// box, largest nearest the middle
-		l, h := lo[j], lo[j]+e[j]-1
-		m := min(max((dj-1)/2, l), h)
-		sl := min(l+r, dj-1) - max(l-r, 0) + 1
-		sh := min(h+r, dj-1) - max(h-r, 0) + 1
-		sm := min(m+r, dj-1) - max(m-r, 0) + 1
-		allLo *= min(sl, sh)
-		allHi *= max(sl, sh, sm)
-	}
+	allLo, allHi, _, _ = s.ballGeom(lo, e, r, false)
 	return allLo, allHi
 }
 
