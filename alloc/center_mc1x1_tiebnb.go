@@ -337,18 +337,48 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	for _, v := range e {
 		single = single && v == 1
 	}
-	free := -1 // the balls up to this radius are all free
-	if R := s.full; R >= 0 {
+	// free: the largest radius whose union of the box's balls is all free (so
+	// is every smaller one), searched from the first center's L-1 (s.full), -1
+	// when none
+	free := -1
+	unionFree := func(R int) bool {
 		for j := range s.dims {
 			s.lo[j], s.hi[j] = lo[j]-R, lo[j]+e[j]-1+R
 		}
-		if f, size := s.boxCount(s.lo, s.hi); f == size {
-			free = R
-		}
+		f, size := s.boxCount(s.lo, s.hi)
+		return f == size
 	}
-	// no wall node within the free balls (most boxes, away from the mesh's
-	// edges): freeRadii need not count them
-	s.freeWalls = s.fw != nil && free >= 0 && s.wallsIn(s.lo, s.hi) > 0
+	if R := min(s.full, len(s.freeTab)-1); R >= 0 {
+		lo, hi := -1, R+1 // unionFree(lo) (or lo = -1), not unionFree(hi) (or hi past the cap)
+		if unionFree(R) {
+			lo, hi = R, R+1
+			for step := 1; hi < len(s.freeTab); step *= 2 {
+				if !unionFree(hi) {
+					break
+				}
+				lo, hi = hi, min(hi+step, len(s.freeTab))
+			}
+		} else {
+			hi = R
+		}
+		for lo+1 < hi {
+			if mid := (lo + hi) / 2; unionFree(mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		free = lo
+	}
+	// wall nodes within the free balls (near the mesh's sides): freeRadii
+	// counts them
+	s.freeWalls = false
+	if s.fw != nil && free >= 0 {
+		for j := range s.dims {
+			s.lo[j], s.hi[j] = lo[j]-free, lo[j]+e[j]-1+free
+		}
+		s.freeWalls = s.wallsIn(s.lo, s.hi) > 0
+	}
 	// Below L0-1, L0 the first radius whose largest ball holds k nodes, a box's
 	// balls are not counted: no center's outermost shell is smaller than L0, and
 	// the balls of radius r < L0-1 hold at most the busy nodes of those of
@@ -367,56 +397,61 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	// The balls of radius r <= free are all free: their counts are freeTab's
 	// where they hold no wall node and the mesh's sides do not clip them (every
 	// ball on a torus), and so are the sums over them (freeSums, freeLb).
-	tab := 0 // s.rs[:tab] is freeTab[:tab]
-	if s.torusBall != nil {
-		s.rs = append(s.rs, s.freeTab[:start]...)
-		tab = min(start, free+1)
-	} else {
-		if free >= 0 && !s.freeWalls {
-			tab = min(start, free+1, len(s.freeTab))
-			for j, dj := range s.dims {
-				if !s.wrap[j] && (lo[j]-(tab-1) < 0 || lo[j]+e[j]-1+(tab-1) > dj-1) {
-					tab = 0 // clipped
-					break
-				}
-			}
-			s.rs = append(s.rs, s.freeTab[:tab]...)
-		}
-		s.freeRadii(lo, e, tab, min(start, free+1))
-		for r := max(tab, free+1); r < start; r++ {
-			allLo, allHi := s.ballSizes(lo, e, r) // the rest is set below
-			s.rs = append(s.rs, tieRadius{fHi: allHi, allLo: allLo, allHi: allHi})
+	tab := min(free+1, len(s.freeTab)) // s.rs[:tab] is freeTab[:tab]
+	for j, dj := range s.dims {
+		switch l, h := lo[j], lo[j]+e[j]-1; {
+		case s.wrap[j]:
+		case dj > 2 && s.fw != nil:
+			tab = min(tab, max(0, min(l-1, dj-2-h)+1)) // no wall node
+		default:
+			tab = min(tab, max(0, min(l, dj-1-h)+1)) // not clipped
 		}
 	}
-	lb := 0
-	Lmin = -1
-	for r := start; ; r++ {
-		s.rs = append(s.rs, tieRadius{})
-		t := &s.rs[r]
-		s.radius(lo, e, r, t)
-		if r == start {
-			for q := free + 1; q < start; q++ {
-				u := &s.rs[q]
-				u.fLo = max(0, u.allLo-t.bHi)
-				u.bHi = min(u.allHi, t.bHi)
-				u.wLo, u.wHi = 0, t.wHi
-			}
-			if lb += s.freeLb[tab]; lb > sStar {
-				return 0, 0, false
-			}
-			for q := tab; q < start; q++ {
-				if u := s.rs[q]; u.fHi < k {
-					if lb += k - u.fHi; lb > sStar {
-						return 0, 0, false
+	s.rs = append(s.rs, s.freeTab[:tab]...)
+	// ensure computes the radii up to r: all free ones (freeRadii), then those
+	// not counted (set when radius start is), then radius
+	ensure := func(r int) {
+		for q := len(s.rs); q <= r; q++ {
+			switch {
+			case q <= free:
+				s.freeRadii(lo, e, q, min(r, free)+1)
+				q = len(s.rs) - 1
+			case q < start:
+				allLo, allHi := s.ballSizes(lo, e, q)
+				s.rs = append(s.rs, tieRadius{fHi: allHi, allLo: allLo, allHi: allHi})
+			default:
+				s.rs = append(s.rs, tieRadius{})
+				t := &s.rs[q]
+				s.radius(lo, e, q, t)
+				if q == start {
+					for u := range s.rs[free+1 : start] {
+						u := &s.rs[free+1+u]
+						u.fLo = max(0, u.allLo-t.bHi)
+						u.bHi = min(u.allHi, t.bHi)
+						u.wLo, u.wHi = 0, t.wHi
 					}
 				}
 			}
 		}
+	}
+	// Lmin: the first radius whose bounds allow k free nodes; Lmax: the first
+	// whose bounds hold k. The shell score is at least the sum over r < Lmin of
+	// k - fHi (the radii not counted have fHi < k, and their fHi is set).
+	lb := s.freeLb[tab]
+	if lb > sStar {
+		return 0, 0, false
+	}
+	Lmin = -1
+	for r := 0; ; r++ {
+		ensure(r)
+		t := s.rs[r]
 		if Lmin < 0 {
 			if t.fHi >= k {
 				Lmin = r
-			} else if lb += k - t.fHi; lb > sStar {
-				return 0, 0, false
+			} else if r >= tab {
+				if lb += k - t.fHi; lb > sStar {
+					return 0, 0, false
+				}
 			}
 		}
 		if t.fLo >= k {
@@ -424,12 +459,10 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 			break
 		}
 	}
-	for r := Lmax + 1; r <= Lmax+s.tb.SR; r++ {
-		s.rs = append(s.rs, tieRadius{})
-		s.radius(lo, e, r, &s.rs[r])
-	}
+	ensure(Lmax + s.tb.SR)
 	// sums[L]: over r < L, the shell score's bounds (k - f(r), at least 1) and
 	// the free wall nodes' (terms)
+	tab = min(tab, Lmax+1)
 	s.sums = append(s.sums[:0], s.freeSums[:tab+1]...)
 	for _, t := range s.rs[tab : Lmax+1] {
 		p := s.sums[len(s.sums)-1]
