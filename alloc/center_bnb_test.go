@@ -609,3 +609,39 @@ func TestFreeRadiiBoundEveryBall(t *testing.T) {
 		t.Fatalf("only %d balls checked", checked)
 	}
 }
+
+// TestWallPrefixMatchesCount checks the prefix sums of free wall nodes (built row
+// by row from the wall nodes alone on a 2D mesh, rebuild2D) against counting the
+// free wall nodes of random boxes node by node.
+func TestWallPrefixMatchesCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 12))
+	for _, g := range []*topo.Grid{topo.Mesh(9, 7), topo.Mesh(16, 16), topo.Mesh(24, 20), topo.Mesh(3, 17), topo.Mesh(2, 9), topo.Mesh(1, 5)} {
+		for range 10 {
+			a0, err := Parse("mc1x1:tb=3,9,3,2", g, Options{NoMemo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := a0.(*mc1x1)
+			setFree(t, a, randomFreeSet(rng, g))
+			a.refresh(prefixAll)
+			dims := g.Dims()
+			lo, hi, c := make([]int, 2), make([]int, 2), make([]int, 2)
+			for range 50 {
+				for j, dj := range dims {
+					lo[j] = rng.IntN(dj)
+					hi[j] = lo[j] + rng.IntN(dj-lo[j])
+				}
+				want := 0
+				for v := range g.N() {
+					g.Coord(v, c)
+					if c[0] >= lo[0] && c[0] <= hi[0] && c[1] >= lo[1] && c[1] <= hi[1] && g.OnBoundary(c) && a.st.IsFree(v) {
+						want++
+					}
+				}
+				if got := a.x.box(a.x.freeW, lo, hi); got != want {
+					t.Fatalf("%v box %v..%v: %d free wall nodes from the prefix sums, %d counted", dims, lo, hi, got, want)
+				}
+			}
+		}
+	}
+}

@@ -11,12 +11,15 @@ import (
 // L-infinity ball. It keeps d-dimensional prefix sums over the free map, rebuilt in
 // O(N) after the state changes.
 type gridIndex struct {
-	g       *topo.Grid
-	dims    []int
-	wrap    []bool
-	d       int
-	coord   []int32  // coord[i*d+j] = coordinate j of node i
-	wall    []bool   // node on the mesh boundary (Johnson 2010 "wall", topo.Grid.OnBoundary)
+	g     *topo.Grid
+	dims  []int
+	wrap  []bool
+	d     int
+	coord []int32 // coord[i*d+j] = coordinate j of node i
+	wall  []bool  // node on the mesh boundary (Johnson 2010 "wall", topo.Grid.OnBoundary)
+	// wallRow[y] on a 2D machine: the first coordinates of the wall nodes of row
+	// y, ascending (the whole row, or its two ends: rebuild2D skips the rest)
+	wallRow [][]int32
 	pstride []int    // strides of the (dims[j]+1)-sized prefix arrays
 	free    []int32  // prefix sums of the free map
 	freeW   []int32  // prefix sums of free wall nodes
@@ -61,6 +64,15 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 		}
 		x.wall[i] = g.OnBoundary(c)
 		x.anyWall = x.anyWall || x.wall[i]
+	}
+	if x.d == 2 {
+		x.wallRow = make([][]int32, x.dims[1])
+		for i, w := range x.wall {
+			if w {
+				y := i / x.dims[0]
+				x.wallRow[y] = append(x.wallRow[y], int32(i%x.dims[0]))
+			}
+		}
 	}
 	for j, dj := range x.dims {
 		if x.wrap[j] {
@@ -191,11 +203,18 @@ func (x *gridIndex) rebuild2D(s *State, parts prefixParts) {
 	if parts&prefixWall != 0 {
 		for y := range Y {
 			above, row := x.freeW[y*sx+1:y*sx+sx], x.freeW[(y+1)*sx+1:(y+1)*sx+sx]
-			run := int32(0)
-			for xx := range row {
-				if v := xx + y*X; x.wall[v] {
-					run += int32(s.free[v>>6] >> (v & 63) & 1)
+			// the run changes only at the row's wall nodes
+			run, from := int32(0), 0
+			for _, wx := range x.wallRow[y] {
+				for xx := from; xx < int(wx); xx++ {
+					row[xx] = above[xx] + run
 				}
+				v := int(wx) + y*X
+				run += int32(s.free[v>>6] >> (v & 63) & 1)
+				row[wx] = above[wx] + run
+				from = int(wx) + 1
+			}
+			for xx := from; xx < X; xx++ {
 				row[xx] = above[xx] + run
 			}
 		}
