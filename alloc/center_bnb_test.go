@@ -403,7 +403,7 @@ func TestTieWinnerMatchesPlain(t *testing.T) {
 						}
 					}
 					if r%5 != 4 {
-						fast.scoredTies = 1
+						fast.scoredTies, fast.tieCost = 1, 0
 					}
 					free := randomFreeSet(rng, g)
 					setFree(t, plain, free)

@@ -141,11 +141,16 @@ type mc1x1 struct {
 	tied       []tieCand
 	tiedScore  int // the shell score of the tied centers (tieByBounds)
 	scoredTies int // scoreAtMost: more tied centers than this go to tieSearch, when ties are not counted
+	tieCost    int // scoreAtMost: free nodes per shell radius scored one by one (defaultTieCost)
 	// on a 2D mesh the branch and bound over centers reads at most
 	// NumFree/budgetShare box counts before the loop takes over (search)
 	budgetShare int
-	hashes      []uint64
-	hashSet     []uint64 // countDistinct
+	// with tie-breaking on a 2D mesh: the branch and bound's consecutive
+	// decisions over budget, and the decisions left that go straight to the
+	// loop (search)
+	bnbMisses, bnbSkip int
+	hashes             []uint64
+	hashSet            []uint64 // countDistinct
 
 	ball          []shellCount // shells (center_mc1x1_score.go)
 	hintL         int          // shellScorePyramid: the last center's outermost shell
@@ -161,7 +166,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 	}
 	a := &mc1x1{name: name, g: g, st: NewState(g.N()), x: newGridIndex(g), order: FreeListOrder(g), stale: prefixAll, greedy: greedy}
 	a.pos = make([]int32, g.N())
-	a.scoredTies, a.budgetShare = defaultScoredTies, bnbBudgetShare
+	a.scoredTies, a.budgetShare, a.tieCost = defaultScoredTies, bnbBudgetShare, defaultTieCost
 	a.keyBits = newGreedyKeyBits(g)
 	a.seen.off = opt.NoMemo
 	switch {
@@ -250,9 +255,25 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		// A 2D mesh, where the loop below scores every center in O(1): the branch
 		// and bound first, while it has read fewer box counts than there are free
 		// nodes (on a young free set it reads a few hundred; on a fragmented one it
-		// can cost more than the loop).
+		// can cost more than the loop). With tie-breaking, on a fragmented free
+		// set (a replayed workload) it is over budget decision after decision,
+		// which cost 5-21 µs a decision on 1,024-16,384 nodes: after a decision
+		// over budget the next 2, 4, ... 64 (doubling while they stay over) go
+		// straight to the loop. Every path gives the same winner.
+		if a.tb != nil && a.bnbSkip > 0 {
+			a.bnbSkip--
+			break
+		}
 		scanned = a.tieByBounds(k, fastTies, max(1, a.st.NumFree()/a.budgetShare))
 		manyTies = !scanned && a.boxes.stop == stopTies
+		if a.tb != nil {
+			if !scanned && a.boxes.stop == stopBudget {
+				a.bnbMisses = min(a.bnbMisses+1, 6)
+				a.bnbSkip = 1 << a.bnbMisses
+			} else {
+				a.bnbMisses = 0
+			}
+		}
 	}
 	if manyTies {
 		a.last = 0
@@ -278,7 +299,7 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		}
 		a.tied = append(a.tied, tieCand{i, L, m})
 	}
-	if fastTies && len(a.tied) > a.scoreAtMost() {
+	if fastTies && len(a.tied) > a.scoreAtMost(a.tied[0].L) {
 		t := a.tied[0]
 		a.last = 0
 		return a.chooseWinner(a.tieWinnerFrom(k, bnbLeaf{a.fl[t.i], best, t.L, k - t.m}), k)
@@ -410,14 +431,24 @@ func (a *mc1x1) tieByBounds(k int, capTies bool, budget int) bool {
 	return true
 }
 
-// scoreAtMost is the most tied centers that the loop over centers found and gives
-// a tie score each (when ties are not counted): a.scoredTies, or a sixteenth of
-// the free nodes when more. tieSearch walks a tree of boxes over the whole
-// machine, so it pays where a large share of the free nodes tie (a young free
-// set: half of them and more), not for a few hundred tied centers on a
-// fragmented free set. (The branch and bound over centers gives up at
-// a.scoredTies tied centers: enumerating thousands costs more than tieSearch.)
-func (a *mc1x1) scoreAtMost() int { return max(a.scoredTies, a.st.NumFree()/16) }
+// scoreAtMost is the most tied centers, of outermost shell L (the first's), that
+// the loop over centers found and gives a tie score each (when ties are not
+// counted): a.scoredTies, or a.tieCost free nodes per shell, NumFree*tieCost/(L+1),
+// when more. A tie score's cost grows with the shell, tieSearch's with the
+// machine: it pays where a large share of the free nodes tie around large shells
+// (a young free set), not on a fragmented free set, where even half of the free
+// nodes tying around shells of radius 1-3 are scored faster one by one (issue
+// 32's replayed SDSC jobs on 1,024-16,384 nodes: 12-124 µs a decision against
+// 15-159 µs with at most a sixteenth of them scored). (The branch and bound over
+// centers gives up at a.scoredTies tied centers: enumerating thousands costs
+// more than tieSearch.)
+func (a *mc1x1) scoreAtMost(L int) int {
+	return max(a.scoredTies, a.st.NumFree()*a.tieCost/(L+1))
+}
+
+// defaultTieCost is mc1x1.tieCost: with outermost shell L, up to 4/(L+1) of the
+// free nodes tied are scored one by one (scoreAtMost).
+const defaultTieCost = 4
 
 // bnbBudgetShare: on a 2D mesh the branch and bound over centers gives up after
 // reading NumFree/bnbBudgetShare box counts, for the loop over every center
