@@ -289,7 +289,12 @@ func (s *tieSearch) boxCount(lo, hi []int) (free, size int) {
 // less I's busy nodes. Busy nodes likewise.
 func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 	single := s.unionMeet(lo, e, r)
-	allLo, allHi, _, gHi := s.ballGeom(lo, e, r, s.fw != nil)
+	var allLo, allHi, gHi int
+	if s.fw != nil {
+		allLo, allHi, _, gHi = s.ballGeom(lo, e, r, true)
+	} else {
+		allLo, allHi = s.ballSizes(lo, e, r)
+	}
 	countU, sizeU := s.boxCount(s.lo, s.hi)
 	countI, sizeI := countU, sizeU
 	if !single {
@@ -339,7 +344,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 	}
 	// free: the largest radius whose union of the box's balls is all free (so
 	// is every smaller one), searched from the first center's L-1 (s.full), -1
-	// when none
+	// when none (on a torus: s.full when its union is all free, else -1)
 	free := -1
 	unionFree := func(R int) bool {
 		for j := range s.dims {
@@ -348,7 +353,13 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		f, size := s.boxCount(s.lo, s.hi)
 		return f == size
 	}
-	if R := min(s.full, len(s.freeTab)-1); R >= 0 {
+	if R := min(s.full, len(s.freeTab)-1); R >= 0 && s.torusBall != nil {
+		// on a torus every ball of a radius has one size, and the first center's
+		// L-1 is nearly always the radius: searching costs more than it saves
+		if unionFree(R) {
+			free = R
+		}
+	} else if R >= 0 {
 		lo, hi := -1, R+1 // unionFree(lo) (or lo = -1), not unionFree(hi) (or hi past the cap)
 		if unionFree(R) {
 			lo, hi = R, R+1
