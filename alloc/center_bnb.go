@@ -528,17 +528,7 @@ func (s *centerSearch) push(lo []int, level, lb int) {
 		s.los = append(s.los, int32(v))
 	}
 	s.levels = append(s.levels, int8(level))
-	h := append(s.heap, bnbItem{lb, s.rankOf(lo), id})
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].before(h[p]) {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	s.heap = h
+	s.heap = heapPush(s.heap, bnbItem{lb, s.rankOf(lo), id})
 }
 
 // rankOf is the rank of the center at coordinates c.
@@ -552,26 +542,7 @@ func (s *centerSearch) rankOf(c []int) int {
 
 // pop removes and returns the queued box of least bound (then rank).
 func (s *centerSearch) pop() bnbItem {
-	h := s.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r].before(h[l]) {
-			l = r
-		}
-		if !h[l].before(h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
+	top, h := heapPop(s.heap)
 	s.heap = h
 	return top
 }

@@ -904,18 +904,12 @@ func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
 	var links []int32
 	for p, i := range st.leaves {
 		st.leafPos[i] = int32(p)
-		links = append(links[:0], t.Links(i)...)
-		if len(links) == 0 {
+		if len(t.Links(i)) == 0 {
 			st.leafClass[p] = int32(len(st.twins))
 			st.twins = append(st.twins, 1)
 			continue
 		}
-		slices.Sort(links)
-		links = slices.Compact(links)
-		key = key[:0]
-		for _, l := range links {
-			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
-		}
+		key, links = linkSetKey(key, links, t.Links(i))
 		c, ok := byLinks[string(key)]
 		if !ok {
 			c = int32(len(st.twins))
@@ -937,13 +931,7 @@ func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
 		if st.leafPos[i] >= 0 {
 			continue
 		}
-		links = append(links[:0], t.Links(i)...)
-		slices.Sort(links)
-		links = slices.Compact(links)
-		key = key[:0]
-		for _, l := range links {
-			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
-		}
+		key, links = linkSetKey(key, links, t.Links(i))
 		c, ok := byLinks[string(key)]
 		if !ok || len(links) == 0 {
 			c = next
@@ -953,6 +941,20 @@ func (st *slurmTreeState) leafClasses(t *slurm.Tree) {
 		st.rowKey[i] = c
 	}
 	st.rowKeys = int(next)
+}
+
+// linkSetKey returns, in key, the set of switches a switch links to (its Links,
+// sorted, repeats dropped) as bytes for a map key, and that set in links (both
+// buffers reused): two switches with the same key are twins.
+func linkSetKey(key []byte, links, of []int32) ([]byte, []int32) {
+	links = append(links[:0], of...)
+	slices.Sort(links)
+	links = slices.Compact(links)
+	key = key[:0]
+	for _, l := range links {
+		key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
+	}
+	return key, links
 }
 
 // leafDistances returns the hops from switch from to every class of twin leaves,

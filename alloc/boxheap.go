@@ -1,0 +1,51 @@
+package alloc
+
+// The two best-first branch and bounds over boxes of centers (centerSearch for
+// a center's cost, tieSearch for Johnson's tie score) keep their queued boxes in
+// a binary min-heap ordered by the item's own before: least bound, then least
+// rank, so that equal bounds are popped in the documented tie order.
+
+// heapItem is a queued box that knows its order.
+type heapItem[T any] interface {
+	before(T) bool
+}
+
+// heapPush appends x to the heap h and restores the heap order.
+func heapPush[T heapItem[T]](h []T, x T) []T {
+	h = append(h, x)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].before(h[p]) {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+// heapPop removes the least item of the non-empty heap h and returns it with
+// the shortened heap.
+func heapPop[T heapItem[T]](h []T) (T, []T) {
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			l = r
+		}
+		if !h[l].before(h[i]) {
+			break
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+	return top, h
+}
