@@ -608,6 +608,7 @@ func TestFreeRadiiBoundEveryBall(t *testing.T) {
 	if checked < 10000 {
 		t.Fatalf("only %d balls checked", checked)
 	}
+	t.Logf("%d balls checked", checked)
 }
 
 // TestWallPrefixMatchesCount checks the prefix sums of free wall nodes (built row
