@@ -779,41 +779,12 @@ func (s *tieSearch) push(lo []int, level int, lb float64, rank int) {
 		s.los = append(s.los, int32(v))
 	}
 	s.levels = append(s.levels, int8(level))
-	h := append(s.heap, tieItem{lb, rank, id})
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].before(h[p]) {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	s.heap = h
+	s.heap = heapPush(s.heap, tieItem{lb, rank, id})
 }
 
 // pop removes and returns the queued box of least bound (then rank).
 func (s *tieSearch) pop() tieItem {
-	h := s.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r].before(h[l]) {
-			l = r
-		}
-		if !h[l].before(h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
+	top, h := heapPop(s.heap)
 	s.heap = h
 	return top
 }
