@@ -360,7 +360,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 			free = R
 		}
 	} else if R >= 0 {
-		lo, hi := -1, R+1 // unionFree(lo) (or lo = -1), not unionFree(hi) (or hi past the cap)
+		var lo, hi int // unionFree(lo) (or lo = -1), not unionFree(hi) (or hi past the cap)
 		if unionFree(R) {
 			lo, hi = R, R+1
 			for step := 1; hi < len(s.freeTab); step *= 2 {
@@ -370,7 +370,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 				lo, hi = hi, min(hi+step, len(s.freeTab))
 			}
 		} else {
-			hi = R
+			lo, hi = -1, R
 		}
 		for lo+1 < hi {
 			if mid := (lo + hi) / 2; unionFree(mid) {
