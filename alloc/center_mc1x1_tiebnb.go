@@ -530,29 +530,7 @@ func (s *tieSearch) ballGeom(lo, e []int, r int, walls bool) (allLo, allHi, wLo,
 		}
 		vLo, vHi := 0, 0
 		if dj > 2 {
-			// w(x) = [x <= r] + [x >= dj-1-r]: the first term falls with x, the
-			// second rises; so the least and most are at the box's ends but for
-			// a center far from both walls (0) or near both (2)
-			wl, wh := 0, 0
-			if l <= r {
-				wl++
-			}
-			if l >= dj-1-r {
-				wl++
-			}
-			if h <= r {
-				wh++
-			}
-			if h >= dj-1-r {
-				wh++
-			}
-			vLo, vHi = min(wl, wh), max(wl, wh)
-			if max(l, r+1) <= min(h, dj-2-r) {
-				vLo = 0
-			}
-			if max(l, dj-1-r) <= min(h, r) {
-				vHi = 2
-			}
+			vLo, vHi = wallRange(l, h, r, dj)
 		}
 		qLo, qHi = qLo*(sLo-vLo), qHi*(sHi-vHi)
 	}
@@ -598,26 +576,7 @@ func (s *tieSearch) freeRadii(lo, e []int, from, to int) {
 			n := max(0, min(l+r, dj-1)-max(h-r, 0)+1)
 			in := n
 			if dj > 2 {
-				wl, wh := 0, 0
-				if l <= r {
-					wl++
-				}
-				if l >= dj-1-r {
-					wl++
-				}
-				if h <= r {
-					wh++
-				}
-				if h >= dj-1-r {
-					wh++
-				}
-				vLo, vHi = min(wl, wh), max(wl, wh)
-				if max(l, r+1) <= min(h, dj-2-r) {
-					vLo = 0
-				}
-				if max(l, dj-1-r) <= min(h, r) {
-					vHi = 2
-				}
+				vLo, vHi = wallRange(l, h, r, dj)
 				in = max(0, min(l+r, dj-2)-max(h-r, 1)+1)
 			}
 			qLo, qHi = qLo*(sLo-vLo), qHi*(sHi-vHi)
@@ -787,4 +746,32 @@ func (s *tieSearch) pop() tieItem {
 	top, h := heapPop(s.heap)
 	s.heap = h
 	return top
+}
+
+// wallRange bounds, over the centers' coordinates l..h on an axis of dj > 2 nodes,
+// w(x) = [x <= r] + [x >= dj-1-r], the number of the axis's two walls within r of x:
+// the first term falls with x and the second rises, so the least and most are at the
+// box's ends, except for a center far from both walls (0) or near both (2).
+func wallRange(l, h, r, dj int) (vLo, vHi int) {
+	wl, wh := 0, 0
+	if l <= r {
+		wl++
+	}
+	if l >= dj-1-r {
+		wl++
+	}
+	if h <= r {
+		wh++
+	}
+	if h >= dj-1-r {
+		wh++
+	}
+	vLo, vHi = min(wl, wh), max(wl, wh)
+	if max(l, r+1) <= min(h, dj-2-r) {
+		vLo = 0
+	}
+	if max(l, dj-1-r) <= min(h, r) {
+		vHi = 2
+	}
+	return vLo, vHi
 }
