@@ -516,14 +516,7 @@ func (s *tieSearch) ballGeom(lo, e []int, r int, walls bool) (allLo, allHi, wLo,
 			pLo, qLo, pHi, qHi = pLo*v, qLo*v, pHi*v, qHi*v
 			continue
 		}
-		// the ball's extent min(x+r, dj-1) - max(x-r, 0) + 1 along j is concave
-		// and symmetric about the middle of the side: least at an end of the
-		// box, largest nearest the middle
-		m := min(max((dj-1)/2, l), h)
-		sl := min(l+r, dj-1) - max(l-r, 0) + 1
-		sh := min(h+r, dj-1) - max(h-r, 0) + 1
-		sm := min(m+r, dj-1) - max(m-r, 0) + 1
-		sLo, sHi := min(sl, sh), max(sl, sh, sm)
+		sLo, sHi := spanRange(l, h, r, dj)
 		pLo, pHi = pLo*sLo, pHi*sHi
 		if !walls {
 			continue
@@ -563,11 +556,7 @@ func (s *tieSearch) freeRadii(lo, e []int, from, to int) {
 				iAll, iIn = iAll*n, iIn*n
 				continue
 			}
-			m := min(max((dj-1)/2, l), h)
-			sl := min(l+r, dj-1) - max(l-r, 0) + 1
-			sh := min(h+r, dj-1) - max(h-r, 0) + 1
-			sm := min(m+r, dj-1) - max(m-r, 0) + 1
-			sLo, sHi := min(sl, sh), max(sl, sh, sm)
+			sLo, sHi := spanRange(l, h, r, dj)
 			pLo, pHi = pLo*sLo, pHi*sHi
 			if !walls {
 				continue
@@ -774,4 +763,16 @@ func wallRange(l, h, r, dj int) (vLo, vHi int) {
 		vHi = 2
 	}
 	return vLo, vHi
+}
+
+// spanRange bounds, over the centers' coordinates l..h on a mesh axis of dj
+// nodes, a ball of radius r's extent min(x+r, dj-1) - max(x-r, 0) + 1 along it:
+// concave and symmetric about the middle of the side, it is least at an end of
+// the box and largest nearest the middle.
+func spanRange(l, h, r, dj int) (sLo, sHi int) {
+	m := min(max((dj-1)/2, l), h)
+	sl := min(l+r, dj-1) - max(l-r, 0) + 1
+	sh := min(h+r, dj-1) - max(h-r, 0) + 1
+	sm := min(m+r, dj-1) - max(m-r, 0) + 1
+	return min(sl, sh), max(sl, sh, sm)
 }
