@@ -32,7 +32,7 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 		rounds = 8
 	}
 	rng := rand.New(rand.NewPCG(34, 5))
-	served, gaveUps, allocs := 0, 0, 0
+	served, gaveUps, resumes, allocs := 0, 0, 0, 0
 	for _, g := range grids {
 		n := g.N()
 		for r := range rounds {
@@ -100,8 +100,8 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 				}
 				ties[o] = mc.LastTies()
 				if o < 2 {
-					r, g := checkShiftRuns(t, mc, got[o], k)
-					served, gaveUps = served+r, gaveUps+g
+					r, g, rs := checkShiftRuns(t, mc, got[o], k)
+					served, gaveUps, resumes = served+r, gaveUps+g, resumes+rs
 				}
 			}
 			for o := range 2 {
@@ -112,9 +112,9 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 			allocs++
 		}
 	}
-	t.Logf("%d allocations; checked against fresh runs: %d centers served by translated runs, %d decided to give up", allocs, served, gaveUps)
-	if served < 1000 || gaveUps < 1000 {
-		t.Fatalf("only %d runs and %d give-ups checked: the test no longer exercises them", served, gaveUps)
+	t.Logf("%d allocations; checked against fresh runs: %d centers served by translated runs, %d decided to give up, %d runs resumed", allocs, served, gaveUps, resumes)
+	if served < 1000 || gaveUps < 1000 || resumes < 1000 {
+		t.Fatalf("only %d runs, %d give-ups and %d resumed runs checked: the test no longer exercises them", served, gaveUps, resumes)
 	}
 }
 
@@ -123,7 +123,7 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 // it returns (score, node set, fingerprint) with no stop, and whether the collector
 // gives up for stops around the center's score and lower bound; it returns how many
 // runs and give-ups it checked.
-func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps int) {
+func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps, resumes int) {
 	t.Helper()
 	if err := mc.Release(nodes); err != nil {
 		t.Fatal(err)
@@ -135,6 +135,17 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps 
 		run, gaveUp := mc.shiftLookup(c, L, m, math.MaxInt)
 		if gaveUp {
 			t.Fatalf("%s center %d, k=%d: gives up with no stop", mc.g.Spec(), c, k)
+		}
+		resumed := mc.shift.resumeAt >= 0 && run == nil
+		if resumed { // a run resumed where the tree leaves c's
+			mc.shiftArm()
+			got, gotSet := mc.greedyCollect(c, L, m, math.MaxInt)
+			gotSet = slices.Sorted(slices.Values(gotSet))
+			want, set := mc.greedyCollect(c, L, m, math.MaxInt)
+			if set = slices.Sorted(slices.Values(set)); got != want || !slices.Equal(gotSet, set) {
+				t.Fatalf("%s center %d, k=%d: resumed run scores %d with %v, fresh run %d with %v", mc.g.Spec(), c, k, got, gotSet, want, set)
+			}
+			resumes++
 		}
 		want, set := mc.greedyCollect(c, L, m, math.MaxInt)
 		if run != nil {
@@ -151,6 +162,14 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps 
 		for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want, want + 1} {
 			run, gaveUp := mc.shiftLookup(c, L, m, stop)
 			if run == nil && !gaveUp {
+				if mc.shift.resumeAt >= 0 {
+					mc.shiftArm()
+					got, _ := mc.greedyCollect(c, L, m, stop)
+					if fresh, _ := mc.greedyCollect(c, L, m, stop); got != fresh {
+						t.Fatalf("%s center %d, k=%d, stop %d: resumed run scores %d, a fresh run %d", mc.g.Spec(), c, k, stop, got, fresh)
+					}
+					resumes++
+				}
 				continue
 			}
 			fresh, _ := mc.greedyCollect(c, L, m, stop)
@@ -167,5 +186,5 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps 
 	if err := mc.take(nodes); err != nil {
 		t.Fatal(err)
 	}
-	return runs, gaveUps
+	return runs, gaveUps, resumes
 }

@@ -136,11 +136,14 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			// when a shell read is not
 			a.shift.recOn = shift && a.shiftRecordable(c, L)
 			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
+			if shift {
+				a.shiftArm() // from where the recorded runs part from c's, if they do
+			}
 			score, set = a.greedyCollect(c, L, m, stop)
 			if a.shift.recOn {
-				a.shiftKeep(c, L, m, score, set)
+				a.shiftKeep(c, L, m, score)
 			}
-			a.shift.recOn = false
+			a.shift.recOn, a.shift.resume.node = false, -1
 		}
 		hash := func() uint64 {
 			if run != nil {
@@ -683,12 +686,60 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	b := int32(-1)
 	pc := growInt32s(&sb.pc, d)
 	seg := math.MinInt // the largest bound checked against stop since the last tie group (greedyShift)
-	for r := 0; r < m; r++ {
+	// takeNode adds the node at coordinates pc to the set
+	takeNode := func(pc []int32) {
+		v := 0
+		for j := d - 1; j >= 0; j-- {
+			v = v*x.dims[j] + int(pc[j])
+		}
+		set = append(set, v)
+		dist := int32(0)
+		for j, u := range pc {
+			dist = max(dist, ad(j, u, cc[j]))
+		}
+		score += int(dist)
+		for j, side := range x.dims {
+			if x.wrap[j] {
+				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
+				continue
+			}
+			lo, hi := win[2*j], win[2*j+1]
+			axisAddDist(axisKey[off[j]+lo:off[j]+hi+1], int(pc[j])-lo, hi-lo+1, false)
+		}
+		staleK = true
+	}
+	r0 := 0
+	if rs := &a.shift.resume; rs.on {
+		// resumed where a recorded run parts from this center's (greedyShift):
+		// the state before step rs.step is the nodes taken before it and every
+		// other node of the ball of radius rs.R read, as around the recorded
+		// run's center
+		rs.on = false
+		widen(rs.R)
+		for o := 0; o < len(rs.picks); o += d {
+			takeNode(a.shiftCoords(cc, rs.picks[o:o+d], pc))
+		}
+		taken := a.shiftMark(set[s:])
+		for R < rs.R {
+			R++
+			a.ring = a.greedyShell(cc, R, false, a.ring[:0])
+			for _, v := range a.ring {
+				if !taken(v) {
+					add(v)
+				}
+			}
+		}
+		for j := range keys {
+			push(int32(j))
+		}
+		r0 = rs.step
+	}
+	for r := r0; r < m; r++ {
 		if v := score + (m-r)*L; v > stop || a.shift.recOn {
 			seg = max(seg, v)
 			if v > stop {
 				a.candXY, a.keys, a.heap = xy, keys, heap
-				a.shift.recR, a.shift.recTail = R, seg
+				a.shift.recR, a.shift.recTail, a.shift.recPicks = R, seg, set[s:]
 				return math.MaxInt, nil
 			}
 		}
@@ -739,7 +790,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			}
 			a.heapStack, a.shift.tmpOffset = stack, others
 			if len(others) > 0 {
-				a.recordTie(cc, xy[int(b)*d:int(b)*d+d], others, seg, R)
+				a.recordTie(cc, xy[int(b)*d:int(b)*d+d], others, seg, R, r)
 				seg = math.MinInt
 			}
 		}
@@ -749,29 +800,11 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		heap[0] = heap[last]
 		heap = heap[:last]
 		down(0)
-		v := 0
-		for j := d - 1; j >= 0; j-- {
-			v = v*x.dims[j] + int(pc[j])
-		}
-		set = append(set, v)
-		dist := int32(0)
-		for j, u := range pc {
-			dist = max(dist, ad(j, u, cc[j]))
-		}
-		score += int(dist)
-		for j, side := range x.dims {
-			if x.wrap[j] {
-				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
-				continue
-			}
-			lo, hi := win[2*j], win[2*j+1]
-			axisAddDist(axisKey[off[j]+lo:off[j]+hi+1], int(pc[j])-lo, hi-lo+1, false)
-		}
-		staleK = true
+		takeNode(pc)
 	}
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
-	a.shift.recR, a.shift.recTail = R, seg
+	a.shift.recR, a.shift.recTail, a.shift.recPicks = R, seg, set[s:]
 	return score, set
 }
 

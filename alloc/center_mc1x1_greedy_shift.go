@@ -37,11 +37,12 @@ import (
 // for every center; TestGreedyTorusMatchesReference against the definition.
 
 // greedyRun is a complete run of the greedy collector around a center whose ball of
-// radius R was all free, in offsets from that center.
+// radius R was all free, as the path of the tree of runs that ends with it (the
+// nodes taken are the edges of the path's nodes, in offsets from the center).
 type greedyRun struct {
 	L, m, R int
 	score   int
-	picked  []int32 // the m nodes taken beyond shell L-1: d offsets each, in order
+	path    []int32 // nodes of greedyShift.nodes, from the root
 }
 
 // shiftNode is a node of the tree of runs: the runs with the same shell L and
@@ -49,14 +50,23 @@ type greedyRun struct {
 // met the same next tie group, and the same bounds checked against stop on the way
 // (greedyCollectShells gives up at the first bound above stop); they part by which
 // member of the group each took. A node is empty, a tie group (the steps up to it
-// read the ball of radius R), the end of a run, or where a run gave up.
+// read the ball of radius R), the end of a run, or where a run gave up. It is also
+// where a run around another center that parts from the recorded ones there (or
+// that holds around it only up to there) is resumed: the state before step is the
+// nodes taken on the path to it and the rest of the ball of radius R read.
 type shiftNode struct {
 	group []int32 // the tie group's offsets (d each), sorted
 	kids  []shiftKid
+	// edge: the nodes taken at steps from..step-1 (d offsets each): the member of
+	// the parent's group taken, then the steps without ties; step: the step at
+	// which the group is met (m at a run's end, or where a run gave up)
+	edge       []int32
+	from, step int
 	// seg: the largest bound checked from the previous group to this node's group
 	// (or to the run's end, or to where it gave up, which is above that run's stop)
 	seg, R int
-	run    int  // the run ending here (index into greedyShift.runs), or -1
+	score  int  // the score of the run ending here (end)
+	end    bool // a run ends here
 	gaveUp bool // a run gave up here, after reading the ball of radius R
 }
 
@@ -66,8 +76,6 @@ type shiftKid struct{ member, node int32 }
 type greedyShift struct {
 	off      bool        // tests: every center collected afresh
 	oneClass bool        // tests: every center of class -1 (the margins alone decide)
-	runs     []greedyRun // this decision's runs (reused across decisions)
-	nruns    int
 	nodes    []shiftNode // the trees of runs; their roots in roots
 	// roots: per shell L, count m and class (shiftClass) the root of a tree, keyed
 	// by their bytes; clip: per (L, m) the margin T of the classes
@@ -79,13 +87,29 @@ type greedyShift struct {
 	stored int // offsets kept in the trees (int32s), against shiftBudget
 	// the recording of the run being collected (greedyCollectShells): per tie group
 	// its size n, then n offsets, the one taken first (recTies), the largest bound
-	// checked since the previous group and the radius read (recSeg); and after the
-	// last group, the largest bound checked (recTail) and the radius read (recR)
-	recOn   bool
-	recTies []int32
-	recSeg  []int
-	recTail int
-	recR    int
+	// checked since the previous group, the radius read and the step (recSeg); and
+	// after the last group, the largest bound checked (recTail), the radius read
+	// (recR) and the nodes taken beyond the inner shells (recPicks, aliasing the set)
+	recOn    bool
+	recTies  []int32
+	recSeg   []int
+	recTail  int
+	recR     int
+	recPicks []int
+	// shiftLookup's answer when no run decides: the deepest node of the path
+	// followed whose ball fits around the center (resumeAt, or -1) and the path to
+	// it; shiftArm turns it into the resume of the next collection
+	resumeAt int
+	path     []int32
+	resume   struct {
+		on      bool
+		node    int     // where the run is resumed (shiftKeep starts there), or -1
+		step, R int     // the step it is resumed at, the radius read before it
+		picks   []int32 // the nodes taken before step (d offsets each)
+	}
+	run  greedyRun // shiftLookup's answer
+	mark []uint32  // shiftMark: per machine node the generation that marked it
+	gen  uint32
 	// the ball checks of the center being looked up
 	ballC         int
 	freeR, busyR  int // largest radius known all free, smallest known not
@@ -106,8 +130,9 @@ func (a *mc1x1) shiftBudget() int { return 16*a.g.N() + 1<<20 }
 // resetShift forgets the previous decision's runs.
 func (a *mc1x1) resetShift() {
 	sh := &a.shift
-	sh.nruns, sh.kept, sh.stored = 0, 0, 0
+	sh.kept, sh.stored = 0, 0
 	sh.nodes = sh.nodes[:0]
+	sh.resumeAt, sh.resume.on, sh.resume.node = -1, false, -1
 	clear(sh.roots)
 	sh.clip = sh.clip[:0]
 	sh.ballC = -1
@@ -232,19 +257,19 @@ func (a *mc1x1) shiftRoot(c, L, m int, make bool, R int) int {
 	if sh.roots == nil {
 		sh.roots = map[string]int{}
 	}
-	node := a.newShiftNode()
+	node := a.newShiftNode(0)
 	sh.roots[string(key)] = node
 	return node
 }
 
-func (a *mc1x1) newShiftNode() int {
+func (a *mc1x1) newShiftNode(from int) int {
 	sh := &a.shift
 	if len(sh.nodes) < cap(sh.nodes) {
 		sh.nodes = sh.nodes[:len(sh.nodes)+1]
 		n := &sh.nodes[len(sh.nodes)-1]
-		*n = shiftNode{group: n.group[:0], kids: n.kids[:0], run: -1}
+		*n = shiftNode{group: n.group[:0], kids: n.kids[:0], edge: n.edge[:0], from: from}
 	} else {
-		sh.nodes = append(sh.nodes, shiftNode{run: -1})
+		sh.nodes = append(sh.nodes, shiftNode{from: from})
 	}
 	return len(sh.nodes) - 1
 }
@@ -252,9 +277,12 @@ func (a *mc1x1) newShiftNode() int {
 // shiftLookup follows the tree of runs with shell L and m nodes beyond it for
 // center c, at each tie group to the member first in free-list order around c: it
 // returns the run that holds around c, or gaveUp if the collector would give up
-// (some bound above stop), or neither when no recorded run decides it.
+// (some bound above stop), or neither when no recorded run decides it. Then
+// resumeAt is the deepest node on the way whose state holds around c (or -1), from
+// which shiftArm resumes the collection.
 func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	sh := &a.shift
+	sh.resumeAt, sh.path = -1, sh.path[:0]
 	node := a.shiftRoot(c, L, m, false, 0)
 	if node < 0 {
 		return nil, false
@@ -264,20 +292,19 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	cc := a.x.coord[c*d : c*d+d]
 	for {
 		nd := &sh.nodes[node]
-		R := nd.R
-		if nd.run >= 0 {
-			R = sh.runs[nd.run].R
-		}
-		if !nd.gaveUp && nd.run < 0 && len(nd.group) == 0 || !a.shiftFits(c, R, cls) {
+		if !nd.gaveUp && !nd.end && len(nd.group) == 0 || !a.shiftFits(c, nd.R, cls) {
 			return nil, false
 		}
+		sh.path = append(sh.path, int32(node))
 		if nd.seg > stop {
 			return nil, true
 		}
-		switch {
-		case nd.run >= 0:
-			return &sh.runs[nd.run], false
-		case len(nd.group) == 0:
+		if nd.end {
+			sh.run = greedyRun{L: L, m: m, R: nd.R, score: nd.score, path: sh.path}
+			return &sh.run, false
+		}
+		sh.resumeAt = node
+		if len(nd.group) == 0 {
 			return nil, false // a run gave up here, but not below this stop
 		}
 		first, firstPos := -1, int32(0)
@@ -301,6 +328,65 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	}
 }
 
+// shiftArm makes the next greedyCollect resume from where the last shiftLookup
+// left the tree of runs (resumeAt), if it did: from the state before that node's
+// step, the nodes taken on the path to it and the ball of its radius read. The
+// run collected then parts from the recorded ones there, or holds around the
+// center only up to there; shiftKeep adds it to the tree from that node on.
+func (a *mc1x1) shiftArm() {
+	sh := &a.shift
+	rs := &sh.resume
+	rs.on, rs.node = false, -1
+	if sh.resumeAt < 0 {
+		return
+	}
+	nd := &sh.nodes[sh.resumeAt]
+	rs.on, rs.node, rs.step, rs.R = true, sh.resumeAt, nd.step, nd.R
+	rs.picks = rs.picks[:0]
+	for _, p := range sh.path[:len(sh.path)-1] {
+		rs.picks = append(rs.picks, sh.nodes[p].edge...)
+	}
+	// the last node's edge may reach past its step (a node where a run gave up
+	// that a longer run has not passed yet cannot; a group's edge ends at it)
+	rs.picks = append(rs.picks, nd.edge[:(nd.step-nd.from)*a.x.d]...)
+}
+
+// shiftCoords writes the coordinates of the node at offset off from the
+// coordinates cc into dst (around the ring on wrapped axes) and returns it.
+func (a *mc1x1) shiftCoords(cc, off, dst []int32) []int32 {
+	x := a.x
+	for j, side := range x.dims {
+		u := cc[j] + off[j]
+		if x.wrap[j] {
+			if u < 0 {
+				u += int32(side)
+			} else if u >= int32(side) {
+				u -= int32(side)
+			}
+		}
+		dst[j] = u
+	}
+	return dst
+}
+
+// shiftMark marks the nodes of set and returns whether a node is marked (until
+// the next call).
+func (a *mc1x1) shiftMark(set []int) func(v int) bool {
+	sh := &a.shift
+	if len(sh.mark) != a.g.N() {
+		sh.mark, sh.gen = make([]uint32, a.g.N()), 0
+	}
+	if sh.gen++; sh.gen == 0 {
+		clear(sh.mark)
+		sh.gen = 1
+	}
+	gen := sh.gen
+	for _, v := range set {
+		sh.mark[v] = gen
+	}
+	return func(v int) bool { return sh.mark[v] == gen }
+}
+
 // shiftRecordable reports whether a run around c is worth recording: its ball of
 // radius L (which every run reads) is all free.
 func (a *mc1x1) shiftRecordable(c, L int) bool {
@@ -309,20 +395,37 @@ func (a *mc1x1) shiftRecordable(c, L int) bool {
 }
 
 // shiftKeep adds the run just collected around c to the tree of runs, if its ball
-// of radius recR is all free: a complete run (score and set: the inner nodes, then
-// the m nodes taken), or one that gave up (score math.MaxInt).
-func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
+// of radius recR is all free: a complete run (its score, and the nodes taken in
+// recPicks), or one that gave up (score math.MaxInt). A resumed run is added from
+// the node it was resumed at.
+func (a *mc1x1) shiftKeep(c, L, m, score int) {
 	sh := &a.shift
-	node := a.shiftRoot(c, L, m, true, sh.recR)
+	node := sh.resume.node
+	if node < 0 {
+		node = a.shiftRoot(c, L, m, true, sh.recR)
+	} else {
+		a.shiftRoot(c, L, m, false, 0) // c's class
+	}
 	if !a.shiftFits(c, sh.recR, sh.cls) {
 		return
 	}
 	sh.kept++
-	if sh.stored += len(sh.recTies) + m*a.x.d; sh.stored > a.shiftBudget() {
-		return // over budget: not kept (and no more recorded)
-	}
 	d := a.x.d
+	cc := a.x.coord[c*d : c*d+d]
+	// edge sets nd's edge to the nodes taken at steps nd.from..step-1
+	edge := func(nd *shiftNode, step int) {
+		if have := len(nd.edge) / d; step > nd.from+have {
+			for _, v := range sh.recPicks[nd.from+have : step] {
+				nd.edge = a.appendOffset(nd.edge, cc, v)
+			}
+			sh.stored += (step - nd.from - have) * d
+		}
+		nd.step = step
+	}
 	for g, t := 0, sh.recTies; len(t) > 0; g++ {
+		if sh.stored > a.shiftBudget() {
+			return // over budget: no more (and no more recorded)
+		}
 		n := int(t[0])
 		grp := t[1 : 1+n*d]
 		t = t[1+n*d:]
@@ -353,14 +456,17 @@ func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 			}
 		}
 		sh.order, sh.sorted = order, sorted
+		seg, R, step := sh.recSeg[3*g], sh.recSeg[3*g+1], sh.recSeg[3*g+2]
 		nd := &sh.nodes[node]
 		switch {
-		case nd.run >= 0:
+		case nd.end:
 			return // cannot happen: runs through the same states meet the same groups
 		case len(nd.group) == 0:
 			nd.group = append(nd.group, sorted...)
-			nd.seg, nd.R, nd.gaveUp = sh.recSeg[2*g], sh.recSeg[2*g+1], false
-		case !slices.Equal(nd.group, sorted) || nd.seg != sh.recSeg[2*g] || nd.R != sh.recSeg[2*g+1]:
+			sh.stored += len(sorted)
+			nd.seg, nd.R, nd.gaveUp = seg, R, false
+			edge(nd, step)
+		case !slices.Equal(nd.group, sorted) || nd.seg != seg || nd.R != R || nd.step != step:
 			return // as above
 		}
 		next := -1
@@ -371,7 +477,7 @@ func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 			}
 		}
 		if next < 0 {
-			next = a.newShiftNode()
+			next = a.newShiftNode(step)
 			nd = &sh.nodes[node] // newShiftNode may move the nodes
 			nd.kids = append(nd.kids, shiftKid{member, int32(next)})
 		}
@@ -380,26 +486,17 @@ func (a *mc1x1) shiftKeep(c, L, m, score int, set []int) {
 	nd := &sh.nodes[node]
 	if score == math.MaxInt {
 		// gave up: a bound above this run's stop; kept unless the node knows more
-		if nd.run < 0 && len(nd.group) == 0 && (!nd.gaveUp || sh.recTail > nd.seg) {
+		if !nd.end && len(nd.group) == 0 && (!nd.gaveUp || sh.recTail > nd.seg) {
 			nd.gaveUp, nd.seg, nd.R = true, sh.recTail, sh.recR
+			edge(nd, len(sh.recPicks))
 		}
 		return
 	}
-	if nd.run >= 0 || len(nd.group) > 0 {
+	if nd.end || len(nd.group) > 0 {
 		return // cannot happen, as above
 	}
-	if sh.nruns == len(sh.runs) {
-		sh.runs = append(sh.runs, greedyRun{})
-	}
-	run := &sh.runs[sh.nruns]
-	nd.run, nd.gaveUp, nd.seg = sh.nruns, false, sh.recTail
-	sh.nruns++
-	run.L, run.m, run.R, run.score = L, m, sh.recR, score
-	cc := a.x.coord[c*d : c*d+d]
-	run.picked = run.picked[:0]
-	for _, v := range set[len(set)-m:] {
-		run.picked = a.appendOffset(run.picked, cc, v)
-	}
+	nd.end, nd.gaveUp, nd.seg, nd.R, nd.score = true, false, sh.recTail, sh.recR, score
+	edge(nd, m)
 }
 
 // appendOffset appends the offsets of node v from the coordinates cc.
@@ -432,8 +529,9 @@ func (a *mc1x1) offset(j int, u, c int32) int32 {
 // recordTie records a tie group of the run being collected: the node taken (at
 // coordinates taken) and the others that shared its distance sum and L1 distance
 // (coordinates others, d each), relative to center coordinates cc; with the largest
-// bound checked against stop since the previous group, and the radius read.
-func (a *mc1x1) recordTie(cc, taken, others []int32, seg, R int) {
+// bound checked against stop since the previous group, the radius read and the
+// step (the nodes taken before it).
+func (a *mc1x1) recordTie(cc, taken, others []int32, seg, R, step int) {
 	d := a.x.d
 	sh := &a.shift
 	sh.recTies = append(sh.recTies, int32(1+len(others)/d))
@@ -443,7 +541,7 @@ func (a *mc1x1) recordTie(cc, taken, others []int32, seg, R int) {
 	for i, u := range others {
 		sh.recTies = append(sh.recTies, a.offset(i%d, u, cc[i%d]))
 	}
-	sh.recSeg = append(sh.recSeg, seg, R)
+	sh.recSeg = append(sh.recSeg, seg, R, step)
 }
 
 // shiftHash is the fingerprint (setHash) of run's node set around c: the labels of
@@ -453,8 +551,11 @@ func (a *mc1x1) shiftHash(run *greedyRun, c int) uint64 {
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
 	h := a.x.ballHash(c, run.L-1)
-	for o := 0; o < len(run.picked); o += d {
-		h += a.x.hash[a.shiftNodeAt(cc, run.picked[o:o+d])]
+	for _, p := range run.path {
+		e := a.shift.nodes[p].edge
+		for o := 0; o < len(e); o += d {
+			h += a.x.hash[a.shiftNodeAt(cc, e[o:o+d])]
+		}
 	}
 	return h
 }
@@ -466,8 +567,11 @@ func (a *mc1x1) shiftSet(run *greedyRun, c int, dst []int) []int {
 	if run.L > 0 {
 		dst = a.greedyShell(cc, run.L-1, true, dst)
 	}
-	for o := 0; o < len(run.picked); o += d {
-		dst = append(dst, a.shiftNodeAt(cc, run.picked[o:o+d]))
+	for _, p := range run.path {
+		e := a.shift.nodes[p].edge
+		for o := 0; o < len(e); o += d {
+			dst = append(dst, a.shiftNodeAt(cc, e[o:o+d]))
+		}
 	}
 	return dst
 }
