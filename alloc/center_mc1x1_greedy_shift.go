@@ -43,6 +43,9 @@ type greedyRun struct {
 	L, m, R int
 	score   int
 	path    []int32 // nodes of greedyShift.nodes, from the root
+	// pathT: per node of path the symmetry (shiftSyms) that carries the tree's
+	// offsets at it to the run's offsets from its center
+	pathT []uint8
 }
 
 // shiftNode is a node of the tree of runs: the runs with the same shell L and
@@ -68,9 +71,18 @@ type shiftNode struct {
 	score  int  // the score of the run ending here (end)
 	end    bool // a run ends here
 	gaveUp bool // a run gave up here, after reading the ball of radius R
+	// stab: the symmetries that map the nodes taken before step onto themselves
+	// (bit t for symmetry t), where stabKnown has bit t (shiftStabHas)
+	stab, stabKnown uint64
 }
 
-type shiftKid struct{ member, node int32 }
+// shiftKid is the branch of a tie group's member; with sym > 0 it is a shortcut
+// that shiftLookup found: the branch of member sym(member), carried back by
+// sym⁻¹ (shiftKeep follows and makes branches with sym 0 only).
+type shiftKid struct {
+	member, node int32
+	sym          uint8
+}
 
 // greedyShift is the greedy collector's cache of translated runs for one decision.
 type greedyShift struct {
@@ -101,12 +113,15 @@ type greedyShift struct {
 	// it; shiftArm turns it into the resume of the next collection
 	resumeAt int
 	path     []int32
+	pathT    []uint8
 	resume   struct {
 		on      bool
 		node    int     // where the run is resumed (shiftKeep starts there), or -1
+		t       uint8   // the symmetry carrying the tree's offsets there to the center's
 		step, R int     // the step it is resumed at, the radius read before it
 		picks   []int32 // the nodes taken before step (d offsets each)
 	}
+	shiftSyms
 	run  greedyRun // shiftLookup's answer
 	mark []uint32  // shiftMark: per machine node the generation that marked it
 	gen  uint32
@@ -133,6 +148,7 @@ func (a *mc1x1) resetShift() {
 	sh.kept, sh.stored = 0, 0
 	sh.nodes = sh.nodes[:0]
 	sh.resumeAt, sh.resume.on, sh.resume.node = -1, false, -1
+	a.symInit()
 	clear(sh.roots)
 	sh.clip = sh.clip[:0]
 	sh.ballC = -1
@@ -280,9 +296,14 @@ func (a *mc1x1) newShiftNode(from int) int {
 // (some bound above stop), or neither when no recorded run decides it. Then
 // resumeAt is the deepest node on the way whose state holds around c (or -1), from
 // which shiftArm resumes the collection.
+//
+// Where the member first around c has no branch, a symmetry s of the state there
+// (shiftSyms) may carry it to a member that has one: the runs below that branch,
+// carried back by s⁻¹, are the runs from c's state; they are followed on with each
+// group's members carried to c's offsets.
 func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	sh := &a.shift
-	sh.resumeAt, sh.path = -1, sh.path[:0]
+	sh.resumeAt, sh.path, sh.pathT = -1, sh.path[:0], sh.pathT[:0]
 	node := a.shiftRoot(c, L, m, false, 0)
 	if node < 0 {
 		return nil, false
@@ -290,17 +311,18 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	cls := a.shift.cls
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
+	t := uint8(0) // carries the tree's offsets to c's
 	for {
 		nd := &sh.nodes[node]
 		if !nd.gaveUp && !nd.end && len(nd.group) == 0 || !a.shiftFits(c, nd.R, cls) {
 			return nil, false
 		}
-		sh.path = append(sh.path, int32(node))
+		sh.path, sh.pathT = append(sh.path, int32(node)), append(sh.pathT, t)
 		if nd.seg > stop {
 			return nil, true
 		}
 		if nd.end {
-			sh.run = greedyRun{L: L, m: m, R: nd.R, score: nd.score, path: sh.path}
+			sh.run = greedyRun{L: L, m: m, R: nd.R, score: nd.score, path: sh.path, pathT: sh.pathT}
 			return &sh.run, false
 		}
 		sh.resumeAt = node
@@ -309,16 +331,29 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		}
 		first, firstPos := -1, int32(0)
 		for o, i := 0, 0; o < len(nd.group); o, i = o+d, i+1 {
-			v := a.shiftNodeAt(cc, nd.group[o:o+d])
+			v := a.shiftNodeAtSym(cc, t, nd.group[o:o+d])
 			if p := a.pos[v]; first < 0 || p < firstPos {
 				first, firstPos = i, p
 			}
 		}
-		next := -1
-		for _, k := range nd.kids {
-			if int(k.member) == first {
-				next = int(k.node)
-				break
+		next := nd.kid(first)
+		if next < 0 && sh.nsym > 1 {
+			// a symmetry s of the state with s(first) a member that has a branch:
+			// c's state is t∘s⁻¹ of the state below it; kept as a shortcut
+			s := uint8(0)
+			if next, s = nd.shortcut(first); next < 0 {
+				for u := 1; u < sh.nsym && next < 0; u++ {
+					i := nd.member(a.symApply(uint8(u), nd.group[first*d:first*d+d]), d)
+					if i < 0 || nd.kid(i) < 0 || !a.shiftStabHas(len(sh.path)-1, uint8(u)) {
+						continue
+					}
+					nd = &sh.nodes[node]
+					next, s = nd.kid(i), uint8(u)
+					nd.kids = append(nd.kids, shiftKid{int32(first), int32(next), s})
+				}
+			}
+			if next >= 0 {
+				t = sh.symMul[int(t)*sh.nsym+int(sh.symInv[s])]
 			}
 		}
 		if next < 0 {
@@ -326,6 +361,37 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		}
 		node = next
 	}
+}
+
+// kid returns the branch of member i of the group, or -1.
+func (nd *shiftNode) kid(i int) int {
+	for _, k := range nd.kids {
+		if int(k.member) == i && k.sym == 0 {
+			return int(k.node)
+		}
+	}
+	return -1
+}
+
+// shortcut returns the shortcut of member i of the group (its node and
+// symmetry), or -1.
+func (nd *shiftNode) shortcut(i int) (int, uint8) {
+	for _, k := range nd.kids {
+		if int(k.member) == i && k.sym > 0 {
+			return int(k.node), k.sym
+		}
+	}
+	return -1, 0
+}
+
+// member returns the index of the offsets off (d) in the group, or -1.
+func (nd *shiftNode) member(off []int32, d int) int {
+	for o, i := 0, 0; o < len(nd.group); o, i = o+d, i+1 {
+		if slices.Equal(nd.group[o:o+d], off) {
+			return i
+		}
+	}
+	return -1
 }
 
 // shiftArm makes the next greedyCollect resume from where the last shiftLookup
@@ -341,14 +407,37 @@ func (a *mc1x1) shiftArm() {
 		return
 	}
 	nd := &sh.nodes[sh.resumeAt]
-	rs.on, rs.node, rs.step, rs.R = true, sh.resumeAt, nd.step, nd.R
-	rs.picks = rs.picks[:0]
-	for _, p := range sh.path[:len(sh.path)-1] {
-		rs.picks = append(rs.picks, sh.nodes[p].edge...)
+	last := len(sh.path) - 1
+	rs.on, rs.node, rs.t, rs.step, rs.R = true, sh.resumeAt, sh.pathT[last], nd.step, nd.R
+	rs.picks = a.shiftPicks(rs.picks[:0], sh.path, sh.pathT)
+}
+
+// shiftPicks appends the nodes taken before the step of path's last node (d
+// offsets each, carried by the symmetries pathT, or by none when pathT is nil):
+// every node's edge, the last node's up to its step (where a run gave up, later
+// runs may have gone further).
+func (a *mc1x1) shiftPicks(dst []int32, path []int32, pathT []uint8) []int32 {
+	sh := &a.shift
+	d := a.x.d
+	for i, p := range path {
+		nd := &sh.nodes[p]
+		e := nd.edge
+		if i == len(path)-1 {
+			e = e[:(nd.step-nd.from)*d]
+		}
+		t := uint8(0)
+		if pathT != nil {
+			t = pathT[i]
+		}
+		if t == 0 {
+			dst = append(dst, e...)
+			continue
+		}
+		for o := 0; o < len(e); o += d {
+			dst = append(dst, a.symApply(t, e[o:o+d])...)
+		}
 	}
-	// the last node's edge may reach past its step (a node where a run gave up
-	// that a longer run has not passed yet cannot; a group's edge ends at it)
-	rs.picks = append(rs.picks, nd.edge[:(nd.step-nd.from)*a.x.d]...)
+	return dst
 }
 
 // shiftCoords writes the coordinates of the node at offset off from the
@@ -412,11 +501,22 @@ func (a *mc1x1) shiftKeep(c, L, m, score int) {
 	sh.kept++
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
+	// a run resumed below a symmetry is carried back to the tree's offsets
+	tinv := uint8(0)
+	if sh.resume.node >= 0 {
+		tinv = sh.symInv[sh.resume.t]
+	}
+	toTree := func(off []int32) {
+		if tinv != 0 {
+			copy(off, a.symApply(tinv, off))
+		}
+	}
 	// edge sets nd's edge to the nodes taken at steps nd.from..step-1
 	edge := func(nd *shiftNode, step int) {
 		if have := len(nd.edge) / d; step > nd.from+have {
 			for _, v := range sh.recPicks[nd.from+have : step] {
 				nd.edge = a.appendOffset(nd.edge, cc, v)
+				toTree(nd.edge[len(nd.edge)-d:])
 			}
 			sh.stored += (step - nd.from - have) * d
 		}
@@ -429,6 +529,9 @@ func (a *mc1x1) shiftKeep(c, L, m, score int) {
 		n := int(t[0])
 		grp := t[1 : 1+n*d]
 		t = t[1+n*d:]
+		for o := 0; o < len(grp); o += d {
+			toTree(grp[o : o+d])
+		}
 		// the group sorted by offsets, and where the member taken (grp's first) went
 		order := sh.order[:0]
 		for i := range n {
@@ -469,17 +572,11 @@ func (a *mc1x1) shiftKeep(c, L, m, score int) {
 		case !slices.Equal(nd.group, sorted) || nd.seg != seg || nd.R != R || nd.step != step:
 			return // as above
 		}
-		next := -1
-		for _, k := range nd.kids {
-			if k.member == member {
-				next = int(k.node)
-				break
-			}
-		}
+		next := nd.kid(int(member))
 		if next < 0 {
 			next = a.newShiftNode(step)
 			nd = &sh.nodes[node] // newShiftNode may move the nodes
-			nd.kids = append(nd.kids, shiftKid{member, int32(next)})
+			nd.kids = append(nd.kids, shiftKid{member, int32(next), 0})
 		}
 		node = next
 	}
@@ -551,10 +648,10 @@ func (a *mc1x1) shiftHash(run *greedyRun, c int) uint64 {
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
 	h := a.x.ballHash(c, run.L-1)
-	for _, p := range run.path {
-		e := a.shift.nodes[p].edge
+	for i, p := range run.path {
+		e, t := a.shift.nodes[p].edge, run.pathT[i]
 		for o := 0; o < len(e); o += d {
-			h += a.x.hash[a.shiftNodeAt(cc, e[o:o+d])]
+			h += a.x.hash[a.shiftNodeAtSym(cc, t, e[o:o+d])]
 		}
 	}
 	return h
@@ -567,11 +664,224 @@ func (a *mc1x1) shiftSet(run *greedyRun, c int, dst []int) []int {
 	if run.L > 0 {
 		dst = a.greedyShell(cc, run.L-1, true, dst)
 	}
-	for _, p := range run.path {
-		e := a.shift.nodes[p].edge
+	for i, p := range run.path {
+		e, t := a.shift.nodes[p].edge, run.pathT[i]
 		for o := 0; o < len(e); o += d {
-			dst = append(dst, a.shiftNodeAt(cc, e[o:o+d]))
+			dst = append(dst, a.shiftNodeAtSym(cc, t, e[o:o+d]))
 		}
 	}
 	return dst
+}
+
+// shiftSyms are the symmetries of the offsets from a center that runs are
+// carried by: the signed permutations of the wrapped axes (an axis only to one of
+// the same side), the other axes fixed. Each keeps the L1 and L-infinity
+// distances from the center and between nodes (around the rings), so it carries
+// the collector's state, its bounds, its tie groups and its score; it does not
+// keep the free-list order that breaks ties, which the lookup reads around the
+// center. Symmetry t maps axis j of x to symSign[t*d+j] * x[symPerm[t*d+j]]
+// (wrapped into the offsets' range); t = 0 is the identity. At most 64 (stab is
+// a bit set): with more, the sign changes alone, or the identity alone.
+type shiftSyms struct {
+	nsym    int
+	symPerm []int8
+	symSign []int8
+	symMul  []uint8 // symMul[s*nsym+t]: s∘t
+	symInv  []uint8
+	symBuf  []int32
+	ids     []int
+}
+
+// symInit finds the grid's symmetries (shiftSyms), once.
+func (a *mc1x1) symInit() {
+	sh := &a.shift
+	x := a.x
+	d := x.d
+	if sh.nsym > 0 {
+		return
+	}
+	var perms [][]int8
+	perm := make([]int8, d)
+	used := make([]bool, d)
+	var gen func(j int, permute bool)
+	gen = func(j int, permute bool) { // the identity first (i == j first)
+		if j == d {
+			perms = append(perms, slices.Clone(perm))
+			return
+		}
+		for i := range d {
+			ok := i == j || permute && x.wrap[j] && x.wrap[i] && x.dims[i] == x.dims[j]
+			if !ok || used[i] {
+				continue
+			}
+			used[i], perm[j] = true, int8(i)
+			gen(j+1, permute)
+			used[i] = false
+		}
+	}
+	wrapped := 0
+	for _, w := range x.wrap {
+		if w {
+			wrapped++
+		}
+	}
+	gen(0, true)
+	if len(perms)<<wrapped > 64 {
+		perms = perms[:0]
+		gen(0, false)
+	}
+	if len(perms)<<wrapped > 64 {
+		wrapped = 0
+	}
+	for _, p := range perms {
+		for sg := range 1 << wrapped {
+			b := 0
+			for j := range d {
+				sign := int8(1)
+				if x.wrap[j] && wrapped > 0 {
+					if sg>>b&1 == 1 {
+						sign = -1
+					}
+					b++
+				}
+				sh.symPerm = append(sh.symPerm, p[j])
+				sh.symSign = append(sh.symSign, sign)
+			}
+		}
+	}
+	n := len(sh.symPerm) / d
+	sh.nsym = n
+	sh.symBuf = make([]int32, d)
+	// products and inverses, from the images of the unit vectors
+	raw := func(t int, v []int32) []int32 {
+		out := make([]int32, d)
+		for j := range d {
+			out[j] = int32(sh.symSign[t*d+j]) * v[sh.symPerm[t*d+j]]
+		}
+		return out
+	}
+	imgs := make([][]int32, n)
+	for t := range n {
+		for i := range d {
+			e := make([]int32, d)
+			e[i] = 1
+			imgs[t] = append(imgs[t], raw(t, e)...)
+		}
+	}
+	sh.symMul, sh.symInv = make([]uint8, n*n), make([]uint8, n)
+	for s := range n {
+		for t := range n {
+			var st []int32
+			for i := range d {
+				st = append(st, raw(s, imgs[t][i*d:i*d+d])...)
+			}
+			for u := range n {
+				if slices.Equal(imgs[u], st) {
+					sh.symMul[s*n+t] = uint8(u)
+					if u == 0 {
+						sh.symInv[s] = uint8(t)
+					}
+				}
+			}
+		}
+	}
+}
+
+// symApply returns symmetry t applied to the offsets x (in scratch space, valid
+// until the next call; x itself for the identity), in the offsets' range on
+// wrapped axes (offset).
+func (a *mc1x1) symApply(t uint8, x []int32) []int32 {
+	if t == 0 {
+		return x
+	}
+	sh := &a.shift
+	d := a.x.d
+	out := sh.symBuf
+	for j := range d {
+		u := int32(sh.symSign[int(t)*d+j]) * x[sh.symPerm[int(t)*d+j]]
+		if side := int32(a.x.dims[j]); a.x.wrap[j] && u <= side/2-side {
+			u += side
+		}
+		out[j] = u
+	}
+	return out
+}
+
+// shiftNodeAtSym is shiftNodeAt(cc, symApply(t, off)).
+func (a *mc1x1) shiftNodeAtSym(cc []int32, t uint8, off []int32) int {
+	if t == 0 {
+		return a.shiftNodeAt(cc, off)
+	}
+	sh := &a.shift
+	x := a.x
+	d := x.d
+	perm, sign := sh.symPerm[int(t)*d:int(t)*d+d], sh.symSign[int(t)*d:int(t)*d+d]
+	v, stride := 0, 1
+	for j, side := range x.dims {
+		u := int(cc[j]) + int(sign[j])*int(off[perm[j]])
+		if x.wrap[j] {
+			if u < 0 {
+				u += side
+			} else if u >= side {
+				u -= side
+			}
+		}
+		v += u * stride
+		stride *= side
+	}
+	return v
+}
+
+// shiftStabHas reports whether symmetry t maps the nodes taken before the step of
+// the node at sh.path[i] (the path followed to it) onto themselves. Known answers
+// are kept per node. When t is known to map those before the parent's step onto
+// themselves, it does those before the node's step exactly when it maps the
+// node's edge (the nodes taken between the two) onto itself.
+func (a *mc1x1) shiftStabHas(i int, t uint8) bool {
+	sh := &a.shift
+	nd := &sh.nodes[sh.path[i]]
+	bit := uint64(1) << t
+	if nd.stabKnown&bit != 0 {
+		return nd.stab&bit != 0
+	}
+	d := a.x.d
+	var picks []int32
+	if pt := &sh.nodes[sh.path[max(i-1, 0)]]; i > 0 && pt.stabKnown&pt.stab&bit != 0 {
+		picks = nd.edge[:(nd.step-nd.from)*d]
+	} else {
+		sh.tmpOffset = a.shiftPicks(sh.tmpOffset[:0], sh.path[:i+1], nil)
+		picks = sh.tmpOffset
+	}
+	ids := sh.ids[:0] // the picks as nodes around the origin
+	for o := 0; o < len(picks); o += d {
+		ids = append(ids, a.offsetKey(picks[o:o+d]))
+	}
+	sh.ids = ids
+	marked := a.shiftMark(ids)
+	ok := true
+	for o := 0; o < len(picks) && ok; o += d {
+		ok = marked(a.offsetKey(a.symApply(t, picks[o:o+d])))
+	}
+	nd.stabKnown |= bit
+	if ok {
+		nd.stab |= bit
+	}
+	return ok
+}
+
+// offsetKey is a node index for the offsets off, one per offset within a run's
+// reach: every axis read modulo its side (a run's offsets along an axis span less
+// than its side).
+func (a *mc1x1) offsetKey(off []int32) int {
+	x := a.x
+	v, stride := 0, 1
+	for j, side := range x.dims {
+		u := int(off[j]) % side
+		if u < 0 {
+			u += side
+		}
+		v += u * stride
+		stride *= side
+	}
+	return v
 }
