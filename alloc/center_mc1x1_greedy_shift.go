@@ -46,6 +46,8 @@ type greedyRun struct {
 	// pathT: per node of path the symmetry (shiftSyms) that carries the tree's
 	// offsets at it to the run's offsets from its center
 	pathT []uint8
+	// segs: where known, the nodes taken as runs along axis 0 (shiftSegments)
+	segs []int32
 }
 
 // shiftNode is a node of the tree of runs: the runs with the same shell L and
@@ -74,6 +76,7 @@ type shiftNode struct {
 	// stab: the symmetries that map the nodes taken before step onto themselves
 	// (bit t for symmetry t), where stabKnown has bit t (shiftStabHas)
 	stab, stabKnown uint64
+	reach           int // at a root: the largest radius read below it
 }
 
 // shiftKid is the branch of a tie group's member; with sym > 0 it is a shortcut
@@ -122,9 +125,19 @@ type greedyShift struct {
 		picks   []int32 // the nodes taken before step (d offsets each)
 	}
 	shiftSyms
-	run  greedyRun // shiftLookup's answer
-	mark []uint32  // shiftMark: per machine node the generation that marked it
-	gen  uint32
+	run greedyRun // shiftLookup's answer
+	// memo: shiftLookup's answers by root, the center's free-list order class
+	// (shiftLookup) and stop, while the trees stay as they were (gen: bumped by
+	// shiftKeep); memoSize counts the path nodes kept, against shiftBudget
+	memo      map[string]shiftMemo
+	memoKey   []byte
+	paths     map[string]*shiftPath // the memo's runs by last node and symmetries
+	pathKey   []byte
+	gen       int
+	memoSize  int
+	mark      []uint32 // shiftMark: per machine node the generation that marked it
+	labelSums []uint64 // shiftSegHash: prefix sums of the nodes' labels
+	markGen   uint32
 	// the ball checks of the center being looked up
 	ballC         int
 	freeR, busyR  int // largest radius known all free, smallest known not
@@ -133,6 +146,26 @@ type greedyShift struct {
 }
 
 type shiftClip struct{ L, m, T int }
+
+// shiftMemo is an answer of shiftLookup: a run (its path), or that the collector
+// gives up; it holds around a center of the same root, order class and stop whose
+// ball of radius R is all free.
+type shiftMemo struct {
+	gen    int
+	gaveUp bool
+	R      int
+	score  int
+	run    *shiftPath
+}
+
+// shiftPath is a run's path in the tree, the symmetries along it, and the nodes it
+// takes as runs along axis 0 (shiftSegments): kept once for all the memo's
+// answers that share them.
+type shiftPath struct {
+	path  []int32
+	pathT []uint8
+	segs  []int32
+}
 
 // greedyShiftMaxRuns bounds the runs recorded per decision.
 const greedyShiftMaxRuns = 4096
@@ -148,6 +181,9 @@ func (a *mc1x1) resetShift() {
 	sh.kept, sh.stored = 0, 0
 	sh.nodes = sh.nodes[:0]
 	sh.resumeAt, sh.resume.on, sh.resume.node = -1, false, -1
+	clear(sh.memo)
+	clear(sh.paths)
+	sh.memoSize = 0
 	a.symInit()
 	clear(sh.roots)
 	sh.clip = sh.clip[:0]
@@ -297,6 +333,14 @@ func (a *mc1x1) newShiftNode(from int) int {
 // resumeAt is the deepest node on the way whose state holds around c (or -1), from
 // which shiftArm resumes the collection.
 //
+// Its answers are kept (memo) for the centers of the same free-list order class:
+// the order of the nodes at offsets within reach of c (the largest radius read
+// below the root) is that of the offsets themselves, read axis by axis, unless c
+// is within reach of a ring axis's end (where the coordinates wrap), so the class
+// is c's coordinate on those axes. Along a path the radii read only grow, so the
+// answer holds around another center of the class when the ball of the last
+// node's radius is all free around it.
+//
 // Where the member first around c has no branch, a symmetry s of the state there
 // (shiftSyms) may carry it to a member that has one: the runs below that branch,
 // carried back by s⁻¹, are the runs from c's state; they are followed on with each
@@ -311,6 +355,50 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	cls := a.shift.cls
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
+	x := a.x
+	key := binary.LittleEndian.AppendUint32(sh.memoKey[:0], uint32(node))
+	key = binary.LittleEndian.AppendUint64(key, uint64(stop))
+	reach := sh.nodes[node].reach
+	for j, side := range x.dims {
+		u := cc[j]
+		if !x.wrap[j] || int(u) >= reach && int(u)+reach < side {
+			u = -1
+		}
+		key = binary.LittleEndian.AppendUint32(key, uint32(u))
+	}
+	sh.memoKey = key
+	if e, ok := sh.memo[string(key)]; ok && e.gen == sh.gen && a.shiftFits(c, e.R, cls) {
+		if e.gaveUp {
+			return nil, true
+		}
+		sh.run = greedyRun{L: L, m: m, R: e.R, score: e.score, path: e.run.path, pathT: e.run.pathT, segs: e.run.segs}
+		return &sh.run, false
+	}
+	keep := func(gaveUp bool, R, score int) {
+		if sh.memoSize += len(sh.path) + 1; sh.memoSize > a.shiftBudget() {
+			return
+		}
+		if sh.memo == nil {
+			sh.memo = map[string]shiftMemo{}
+		}
+		e := shiftMemo{gen: sh.gen, gaveUp: gaveUp, R: R, score: score}
+		if !gaveUp {
+			// a path is known by its last node and its symmetries
+			pk := binary.LittleEndian.AppendUint32(sh.pathKey[:0], uint32(sh.path[len(sh.path)-1]))
+			pk = append(pk, sh.pathT...)
+			sh.pathKey = pk
+			if e.run = sh.paths[string(pk)]; e.run == nil {
+				e.run = &shiftPath{path: slices.Clone(sh.path), pathT: slices.Clone(sh.pathT)}
+				e.run.segs = a.shiftSegments(e.run.path, e.run.pathT)
+				sh.memoSize += len(e.run.segs) / (d + 1)
+				if sh.paths == nil {
+					sh.paths = map[string]*shiftPath{}
+				}
+				sh.paths[string(pk)] = e.run
+			}
+		}
+		sh.memo[string(sh.memoKey)] = e
+	}
 	t := uint8(0) // carries the tree's offsets to c's
 	for {
 		nd := &sh.nodes[node]
@@ -319,10 +407,12 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		}
 		sh.path, sh.pathT = append(sh.path, int32(node)), append(sh.pathT, t)
 		if nd.seg > stop {
+			keep(true, nd.R, 0)
 			return nil, true
 		}
 		if nd.end {
 			sh.run = greedyRun{L: L, m: m, R: nd.R, score: nd.score, path: sh.path, pathT: sh.pathT}
+			keep(false, nd.R, nd.score)
 			return &sh.run, false
 		}
 		sh.resumeAt = node
@@ -463,13 +553,13 @@ func (a *mc1x1) shiftCoords(cc, off, dst []int32) []int32 {
 func (a *mc1x1) shiftMark(set []int) func(v int) bool {
 	sh := &a.shift
 	if len(sh.mark) != a.g.N() {
-		sh.mark, sh.gen = make([]uint32, a.g.N()), 0
+		sh.mark, sh.markGen = make([]uint32, a.g.N()), 0
 	}
-	if sh.gen++; sh.gen == 0 {
+	if sh.markGen++; sh.markGen == 0 {
 		clear(sh.mark)
-		sh.gen = 1
+		sh.markGen = 1
 	}
-	gen := sh.gen
+	gen := sh.markGen
 	for _, v := range set {
 		sh.mark[v] = gen
 	}
@@ -499,6 +589,10 @@ func (a *mc1x1) shiftKeep(c, L, m, score int) {
 		return
 	}
 	sh.kept++
+	sh.gen++ // the lookups kept may change
+	if root := a.shiftRoot(c, L, m, false, 0); root >= 0 {
+		sh.nodes[root].reach = max(sh.nodes[root].reach, sh.recR)
+	}
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
 	// a run resumed below a symmetry is carried back to the tree's offsets
@@ -648,6 +742,9 @@ func (a *mc1x1) shiftHash(run *greedyRun, c int) uint64 {
 	d := a.x.d
 	cc := a.x.coord[c*d : c*d+d]
 	h := a.x.ballHash(c, run.L-1)
+	if run.segs != nil {
+		return h + a.shiftSegHash(run.segs, cc)
+	}
 	for i, p := range run.path {
 		e, t := a.shift.nodes[p].edge, run.pathT[i]
 		for o := 0; o < len(e); o += d {
@@ -884,4 +981,94 @@ func (a *mc1x1) offsetKey(off []int32) int {
 		stride *= side
 	}
 	return v
+}
+
+// shiftSegments returns the nodes taken along path (carried by pathT) as runs of
+// consecutive offsets along axis 0: per run the d offsets of its first node, then
+// its length.
+func (a *mc1x1) shiftSegments(path []int32, pathT []uint8) []int32 {
+	sh := &a.shift
+	d := a.x.d
+	picks := a.shiftPicksAll(sh.tmpOffset[:0], path, pathT)
+	sh.tmpOffset = picks
+	n := len(picks) / d
+	order := sh.order[:0]
+	for i := range n {
+		order = append(order, int32(i))
+	}
+	sh.order = order
+	// by the other axes (the last first), then along axis 0
+	slices.SortFunc(order, func(p, q int32) int {
+		for j := d - 1; j >= 0; j-- {
+			if u, w := picks[int(p)*d+j], picks[int(q)*d+j]; u != w {
+				return int(u - w)
+			}
+		}
+		return 0
+	})
+	var segs []int32
+	for i := 0; i < n; {
+		first := picks[int(order[i])*d : int(order[i])*d+d]
+		k := i + 1
+		for ; k < n; k++ {
+			nxt := picks[int(order[k])*d : int(order[k])*d+d]
+			if nxt[0] != first[0]+int32(k-i) || !slices.Equal(nxt[1:], first[1:]) {
+				break
+			}
+		}
+		segs = append(segs, first...)
+		segs = append(segs, int32(k-i))
+		i = k
+	}
+	return segs
+}
+
+// shiftPicksAll appends every node taken along path (carried by pathT).
+func (a *mc1x1) shiftPicksAll(dst []int32, path []int32, pathT []uint8) []int32 {
+	d := a.x.d
+	for i, p := range path {
+		e, t := a.shift.nodes[p].edge, pathT[i]
+		for o := 0; o < len(e); o += d {
+			dst = append(dst, a.symApply(t, e[o:o+d])...)
+		}
+	}
+	return dst
+}
+
+// shiftSegHash is the sum of the labels of the nodes at the runs segs
+// (shiftSegments) from the coordinates cc: each run from the prefix sums of the
+// labels in node order (axis 0 fastest), in two parts where it wraps.
+func (a *mc1x1) shiftSegHash(segs []int32, cc []int32) uint64 {
+	sh := &a.shift
+	x := a.x
+	d := x.d
+	if len(sh.labelSums) != a.g.N()+1 { // the labels do not change: once
+		sh.labelSums = make([]uint64, a.g.N()+1)
+		for v, l := range x.hash {
+			sh.labelSums[v+1] = sh.labelSums[v] + l
+		}
+	}
+	pre := sh.labelSums
+	side := int32(x.dims[0])
+	var h uint64
+	for o := 0; o < len(segs); o += d + 1 {
+		start, n := segs[o:o+d], segs[o+d]
+		v := a.shiftNodeAt(cc, start)
+		x0 := cc[0] + start[0]
+		if x.wrap[0] {
+			if x0 < 0 {
+				x0 += side
+			} else if x0 >= side {
+				x0 -= side
+			}
+		}
+		if x0+n <= side {
+			h += pre[v+int(n)] - pre[v]
+			continue
+		}
+		k := side - x0 // to the end of the row, then from its start
+		row := v - int(x0)
+		h += pre[v+int(k)] - pre[v] + pre[row+int(n-k)] - pre[row]
+	}
+	return h
 }
