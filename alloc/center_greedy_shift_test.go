@@ -188,3 +188,61 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps,
 	}
 	return runs, gaveUps, resumes
 }
+
+// greedyShellScore (the empty machine's shell score for centers whose ball is all
+// free) against shellScore, for every free center of empty, young and random free
+// sets on tori, 3D meshes and partly wrapped grids.
+func TestGreedyShellScoreMatches(t *testing.T) {
+	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(9, 7), topo.Torus(6, 6, 6), topo.Torus(5, 7, 4), topo.Mesh(9, 9, 9), topo.Torus(31)}
+	if g, err := topo.NewGrid([]int{9, 8, 7}, []bool{false, true, true}); err == nil {
+		grids = append(grids, g)
+	}
+	rng := rand.New(rand.NewPCG(34, 55))
+	checked, shortcut := 0, 0
+	for _, g := range grids {
+		n := g.N()
+		for r := range 12 {
+			free := make([]bool, n)
+			for v := range free {
+				free[v] = r%3 == 0 || r%3 == 1 && rng.IntN(20) > 0 || r%3 == 2 && rng.IntN(2) == 0
+			}
+			free[0] = true
+			nf := 0
+			for _, f := range free {
+				if f {
+					nf++
+				}
+			}
+			a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mc := a.(*mc1x1)
+			setFree(t, a, free)
+			mc.refresh(prefixFree)
+			for _, k := range []int{1, 2, 1 + rng.IntN(nf), nf - 1, 1 + rng.IntN(min(nf, 30))} {
+				if k < 1 || k >= nf {
+					continue
+				}
+				for v := range n {
+					if !free[v] {
+						continue
+					}
+					lower, L, m, _ := mc.shellScore(v, k, math.MaxInt)
+					gl, gL, gm := mc.greedyShellScore(v, k)
+					if gl != lower || gL != L || gm != m {
+						t.Fatalf("%s center %d, k=%d: greedyShellScore %d, %d, %d; shellScore %d, %d, %d", g.Spec(), v, k, gl, gL, gm, lower, L, m)
+					}
+					checked++
+					if L == mc.shift.emptyL && mc.shift.emptyK == k {
+						shortcut++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d centers checked, %d at the empty machine's shell", checked, shortcut)
+	if shortcut < 1000 {
+		t.Fatalf("only %d centers at the empty machine's shell", shortcut)
+	}
+}

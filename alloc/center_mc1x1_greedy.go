@@ -60,7 +60,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// smallest score, and every center that ties it is still collected.
 	cands := a.greedyCands[:0]
 	for i, c := range a.fl {
-		lower, L, m, _ := a.shellScore(c, k, math.MaxInt)
+		lower, L, m := a.greedyShellScore(c, k)
 		cands = append(cands, greedyCand{lower: lower, i: int32(i), L: int32(L), m: int32(m)})
 	}
 	a.greedyCands = cands

@@ -137,7 +137,9 @@ type greedyShift struct {
 	memoSize  int
 	mark      []uint32 // shiftMark: per machine node the generation that marked it
 	labelSums []uint64 // shiftSegHash: prefix sums of the nodes' labels
-	markGen   uint32
+	// greedyShellScore: the empty machine's shell score for emptyK nodes
+	emptyK, emptyL, emptyLower, emptyM int
+	markGen                            uint32
 	// the ball checks of the center being looked up
 	ballC         int
 	freeR, busyR  int // largest radius known all free, smallest known not
@@ -1071,4 +1073,57 @@ func (a *mc1x1) shiftSegHash(segs []int32, cc []int32) uint64 {
 		h += pre[v+int(k)] - pre[v] + pre[row+int(n-k)] - pre[row]
 	}
 	return h
+}
+
+// greedyShellScore is shellScore(c, k, no bound) for the greedy collector's
+// lower bounds: a center whose ball of radius L0 is all free (and, along a mesh
+// axis, not cut by the ends) has the counts of a full ball for every radius up to
+// L0, where L0 is the shell of the k-th nearest node on an empty machine, so its
+// score, shell and count are the empty machine's, found once per decision (one
+// ball count instead of one per radius; as on tori, where shellScore counts ball
+// after ball).
+func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
+	x := a.x
+	sh := &a.shift
+	if k == 1 || x.pyrW > 0 {
+		lower, L, m, _ = a.shellScore(c, k, math.MaxInt)
+		return lower, L, m
+	}
+	full := func(r int) int { // the nodes of a full ball
+		n := 1
+		for j, side := range x.dims {
+			if x.wrap[j] {
+				n *= min(2*r+1, side)
+			} else {
+				n *= 2*r + 1
+			}
+		}
+		return n
+	}
+	if sh.emptyK != k {
+		sh.emptyK, sh.emptyL = k, -1
+		acc, prev := 0, 1
+		for r := 1; r <= a.x.maxLinf; r++ {
+			if cnt := full(r); cnt >= k {
+				sh.emptyLower, sh.emptyL, sh.emptyM = acc+r*(k-prev), r, k-prev
+				break
+			} else {
+				acc += r * (cnt - prev)
+				prev = cnt
+			}
+		}
+	}
+	if L0 := sh.emptyL; L0 > 0 {
+		fits := true
+		for j, side := range x.dims {
+			if u := int(x.coord[c*x.d+j]); !x.wrap[j] && (u < L0 || u+L0 > side-1) {
+				fits = false
+			}
+		}
+		if fits && x.freeInBall(c, L0) == full(L0) {
+			return sh.emptyLower, L0, sh.emptyM
+		}
+	}
+	lower, L, m, _ = a.shellScore(c, k, math.MaxInt)
+	return lower, L, m
 }
