@@ -246,3 +246,98 @@ func TestGreedyShellScoreMatches(t *testing.T) {
 		t.Fatalf("only %d centers at the empty machine's shell", shortcut)
 	}
 }
+
+// The symmetries of the tree's states (shiftStabHas, kept per node) and the
+// shortcuts the lookups made against brute force: for every node of every tree
+// of runs after an allocation, each symmetry whose answer is known maps the nodes
+// taken before the node's step onto themselves exactly when the answer says so,
+// and a shortcut's symmetry is one of them and carries its member onto the member
+// whose branch it takes.
+func TestGreedyShiftSymmetries(t *testing.T) {
+	mk := func(dims []int, wrap []bool) *topo.Grid {
+		g, err := topo.NewGrid(dims, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(15, 12), topo.Torus(6, 6, 6), topo.Torus(7, 5, 6), topo.Torus(8, 8, 5), topo.Torus(31), mk([]int{16, 11}, []bool{true, false})}
+	rng := rand.New(rand.NewPCG(34, 6))
+	known, shortcuts := 0, 0
+	for _, g := range grids {
+		n := g.N()
+		for r := range 6 {
+			a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mc := a.(*mc1x1)
+			mc.CountTies(true)
+			free := make([]bool, n)
+			for v := range free {
+				free[v] = r < 3 || rng.IntN(40) > 0
+			}
+			setFree(t, a, free)
+			k := 2 + rng.IntN(n/3)
+			if _, err := a.Allocate(k); err != nil {
+				t.Fatal(err)
+			}
+			sh := &mc.shift
+			d := mc.x.d
+			stabOf := func(picks []int32, s uint8) bool {
+				have := map[int]bool{}
+				for o := 0; o < len(picks); o += d {
+					have[mc.offsetKey(picks[o:o+d])] = true
+				}
+				for o := 0; o < len(picks); o += d {
+					if !have[mc.offsetKey(mc.symApply(s, picks[o:o+d]))] {
+						return false
+					}
+				}
+				return true
+			}
+			var walk func(node int, before []int32)
+			walk = func(node int, before []int32) {
+				nd := &sh.nodes[node]
+				picks := append(slices.Clone(before), nd.edge[:(nd.step-nd.from)*d]...)
+				for s := 1; s < sh.nsym; s++ {
+					if bit := uint64(1) << s; nd.stabKnown&bit != 0 {
+						if want := stabOf(picks, uint8(s)); want != (nd.stab&bit != 0) {
+							t.Fatalf("%s k=%d node %d: symmetry %d kept as %v, brute force %v", g.Spec(), k, node, s, !want, want)
+						}
+						known++
+					}
+				}
+				for _, kd := range nd.kids {
+					if kd.sym == 0 {
+						walk(int(kd.node), picks)
+						continue
+					}
+					// a shortcut: its symmetry fixes the state and carries its member
+					// onto the member of the branch it takes
+					if !stabOf(picks, kd.sym) {
+						t.Fatalf("%s k=%d node %d: shortcut by symmetry %d, which does not fix the state", g.Spec(), k, node, kd.sym)
+					}
+					to := -1
+					for _, k2 := range nd.kids {
+						if k2.sym == 0 && k2.node == kd.node {
+							to = int(k2.member)
+						}
+					}
+					m := int(kd.member)
+					if to < 0 || !slices.Equal(mc.symApply(kd.sym, nd.group[m*d:m*d+d]), nd.group[to*d:to*d+d]) {
+						t.Fatalf("%s k=%d node %d: shortcut of member %d by symmetry %d does not lead to that member's image", g.Spec(), k, node, m, kd.sym)
+					}
+					shortcuts++
+				}
+			}
+			for _, root := range sh.roots {
+				walk(root, nil)
+			}
+		}
+	}
+	t.Logf("%d kept symmetries and %d shortcuts checked", known, shortcuts)
+	if known < 100 || shortcuts < 20 {
+		t.Fatalf("only %d symmetries and %d shortcuts checked", known, shortcuts)
+	}
+}
