@@ -129,17 +129,22 @@ type greedyShift struct {
 	// memo: shiftLookup's answers by root, the center's free-list order class
 	// (shiftLookup) and stop, while the trees stay as they were (gen: bumped by
 	// shiftKeep); memoSize counts the path nodes kept, against shiftBudget
-	memo      map[string]shiftMemo
-	memoKey   []byte
-	paths     map[string]*shiftPath // the memo's runs by last node and symmetries
-	pathKey   []byte
-	gen       int
-	memoSize  int
-	mark      []uint32 // shiftMark: per machine node the generation that marked it
-	labelSums []uint64 // shiftSegHash: prefix sums of the nodes' labels
+	memo     map[string]shiftMemo
+	memoKey  []byte
+	paths    map[string]*shiftPath // the memo's runs by last node and symmetries
+	pathKey  []byte
+	gen      int
+	memoSize int
+	// this decision's lookups that consulted the memo, and its answers used
+	memoTries, memoHits int
+	mark                []uint32 // shiftMark: per machine node the generation that marked it
+	labelSums           []uint64 // shiftSegHash: prefix sums of the nodes' labels
 	// greedyShellScore: the empty machine's shell score for emptyK nodes
 	emptyK, emptyL, emptyLower, emptyM int
-	markGen                            uint32
+	// this decision's tries of it, and how many found the ball all free
+	scoreDecision         int64
+	scoreTries, scoreHits int
+	markGen               uint32
 	// the ball checks of the center being looked up
 	ballC         int
 	freeR, busyR  int // largest radius known all free, smallest known not
@@ -154,6 +159,7 @@ type shiftClip struct{ L, m, T int }
 // ball of radius R is all free.
 type shiftMemo struct {
 	gen    int
+	seen   bool // met once: the answer is kept when met again
 	gaveUp bool
 	R      int
 	score  int
@@ -184,6 +190,7 @@ func (a *mc1x1) resetShift() {
 	sh.nodes = sh.nodes[:0]
 	sh.resumeAt, sh.resume.on, sh.resume.node = -1, false, -1
 	clear(sh.memo)
+	sh.memoTries, sh.memoHits = 0, 0
 	clear(sh.paths)
 	sh.memoSize = 0
 	a.symInit()
@@ -369,22 +376,41 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		key = binary.LittleEndian.AppendUint32(key, uint32(u))
 	}
 	sh.memoKey = key
-	if e, ok := sh.memo[string(key)]; ok && e.gen == sh.gen && a.shiftFits(c, e.R, cls) {
+	// consulted while it pays (a fragmented free set has few centers per class)
+	useMemo := sh.memoTries < 256 || 8*sh.memoHits >= sh.memoTries
+	var e shiftMemo
+	ok := false
+	if useMemo {
+		sh.memoTries++
+		e, ok = sh.memo[string(key)]
+		ok = ok && e.gen == sh.gen
+	}
+	if ok && !e.seen && a.shiftFits(c, e.R, cls) {
+		sh.memoHits++
 		if e.gaveUp {
 			return nil, true
 		}
 		sh.run = greedyRun{L: L, m: m, R: e.R, score: e.score, path: e.run.path, pathT: e.run.pathT, segs: e.run.segs}
 		return &sh.run, false
 	}
+	// an answer is kept the second time its key is met (most keys of a
+	// fragmented free set are met once)
+	again := ok && e.seen
 	keep := func(gaveUp bool, R, score int) {
-		if sh.memoSize += len(sh.path) + 1; sh.memoSize > a.shiftBudget() {
+		if !useMemo {
+			return
+		}
+		if sh.memoSize++; again {
+			sh.memoSize += len(sh.path)
+		}
+		if sh.memoSize > a.shiftBudget() {
 			return
 		}
 		if sh.memo == nil {
 			sh.memo = map[string]shiftMemo{}
 		}
-		e := shiftMemo{gen: sh.gen, gaveUp: gaveUp, R: R, score: score}
-		if !gaveUp {
+		e := shiftMemo{gen: sh.gen, seen: !again, gaveUp: gaveUp, R: R, score: score}
+		if !gaveUp && again {
 			// a path is known by its last node and its symmetries
 			pk := binary.LittleEndian.AppendUint32(sh.pathKey[:0], uint32(sh.path[len(sh.path)-1]))
 			pk = append(pk, sh.pathT...)
@@ -1113,7 +1139,13 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 			}
 		}
 	}
-	if L0 := sh.emptyL; L0 > 0 {
+	if sh.scoreDecision != a.stats.Decisions {
+		sh.scoreDecision, sh.scoreTries, sh.scoreHits = a.stats.Decisions, 0, 0
+	}
+	// tried while it pays: on a fragmented free set few balls are all free, and
+	// the count is then spent besides shellScore's
+	if L0 := sh.emptyL; L0 > 0 && (sh.scoreTries < 64 || 4*sh.scoreHits >= sh.scoreTries) {
+		sh.scoreTries++
 		fits := true
 		for j, side := range x.dims {
 			if u := int(x.coord[c*x.d+j]); !x.wrap[j] && (u < L0 || u+L0 > side-1) {
@@ -1121,6 +1153,7 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 			}
 		}
 		if fits && x.freeInBall(c, L0) == full(L0) {
+			sh.scoreHits++
 			return sh.emptyLower, L0, sh.emptyM
 		}
 	}
