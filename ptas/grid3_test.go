@@ -23,6 +23,10 @@ func TestGrid3Lockstep(t *testing.T) {
 	decisions := 0
 	for seq := range seqs {
 		W, H, L := 1+r.IntN(8), 1+r.IntN(8), 1+r.IntN(8)
+		if seq%10 == 9 {
+			// Larger boxes: larger radii, rows' tables over more radii.
+			W, H, L = 6+r.IntN(9), 6+r.IntN(9), 6+r.IntN(9)
+		}
 		free := make([]bool, W*H*L)
 		for i := range free {
 			free[i] = true
@@ -92,6 +96,13 @@ func TestGrid3Lockstep(t *testing.T) {
 				// With the best total as the floor (the search may stop at it).
 				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
 					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, err, want, wc)
+				}
+				// Every ball counted directly instead of from the rows' tables.
+				grid3RowTables = false
+				dg, dc, _, err := grid3Search(context.Background(), pr, 0, onPoints)
+				grid3RowTables = true
+				if err != nil || !slices.Equal(dg, want) || !slices.Equal(dc, wc) {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, without row tables: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, dg, dc, err, want, wc)
 				}
 				decisions++
 				answers = append(answers, got)
