@@ -447,21 +447,12 @@ const rowTablesMin = 8
 // seedStride is the sampling step of search's incumbent.
 const seedStride = 7
 
-// score is the total pairwise L1 distance of the k nearest of (cx, cy, cz) by
-// (distance, index), whose largest distance is thr, from walk's counts of that
-// center; false as soon as a lower bound on it exceeds limit.
-func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
+// zBound is score's lower bound on the gap terms along z of the center (cx, cy,
+// cz) of setRow's row whose k-th distance is thr, from walk's counts (below), and
+// keeps per plane z the points closer than thr in innerZ.
+func (g *grid3Scan) zBound(cz, thr int) int64 {
 	k := int64(g.k)
-	below := g.sumIn
-	T := k - int64(below)
-	U := int64(g.sumOut)
-	// Before the taken points are read, a lower bound on the gap terms along z
-	// and y. The points L before a gap are at least cb, those closer than thr
-	// before it (kept for the exact passes), and at most cb plus the T taken; L
-	// (k - L) being concave, the smaller of its values at the two ends bounds the
-	// term from below. Along z (the row's plane counts, already there) also at
-	// least k less the points within thr after the gap, and at most those within
-	// thr before it, co.
+	T, U := k-int64(g.sumIn), int64(g.sumOut)
 	var lbZ, cb, co int64
 	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
 		l, h := max(cb, k-(U-co)), min(cb+T, co, k)
@@ -472,11 +463,28 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		cb += int64(m)
 		co += int64(g.q(z, rem))
 	}
+	return lbZ
+}
+
+// score is the total pairwise L1 distance of the k nearest of (cx, cy, cz) by
+// (distance, index), whose largest distance is thr, from walk's counts of that
+// center; false as soon as a lower bound on it exceeds limit.
+func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
+	k := int64(g.k)
+	below := g.sumIn
+	T := k - int64(below)
+	// Before the taken points are read, a lower bound on the gap terms along z
+	// and y. The points L before a gap are at least cb, those closer than thr
+	// before it (kept for the exact passes), and at most cb plus the T taken; L
+	// (k - L) being concave, the smaller of its values at the two ends bounds the
+	// term from below. Along z (the row's plane counts, already there) also at
+	// least k less the points within thr after the gap, and at most those within
+	// thr before it, co.
+	lbZ := g.zBound(cz, thr)
 	if lbZ > limit {
 		return lbZ, false
 	}
-	cb = 0
-	lbY := int64(0)
+	var cb, lbY int64
 	for y := max(cy-thr, 0); y <= min(cy+thr, g.H-1); y++ {
 		lbY += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
 		if lbZ+lbY > limit {
