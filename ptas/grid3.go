@@ -84,8 +84,10 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
 	}
-	rows := L * (W + H + L) // radii up to the box's L1 diameter
-	g.rowQ, g.rowLo, g.rowHi = make([]int32, rows), make([]int32, rows), make([]int32, rows)
+	// The rows' tables grow a radius at a time (rowBall), up to the box's L1
+	// diameter; a box much longer in z than across (a row's tables over all its
+	// radii would exceed 4 cells per point of the box) counts its balls directly.
+	g.rowsOK = W+H+L <= 4*W*H
 	// One rotated table per plane of each axis, over the plane's two other axes.
 	planes := func(count int, a, c []int, sa, sc int, plane []int) []rotBalls {
 		idx := make([][]int, count)
@@ -190,6 +192,7 @@ type grid3Scan struct {
 	rowTop             int
 	rowX, rowY         int
 	rowTables          bool // false: counted per ball (rows of few centers)
+	rowsOK             bool // the box lets rows take tables
 	sumIn, sumOut      int  // walk's counts within thr - 1 and thr
 
 	dFull int     // full-ball shortcut: the radius of the smallest L1 ball of Z^3 holding k points
@@ -290,6 +293,12 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 	L := g.L
 	for g.rowTop < r {
 		t := g.rowTop + 1
+		if len(g.rowQ) < (t+1)*L {
+			n := max(2*len(g.rowQ), (t+1)*L)
+			g.rowQ = append(g.rowQ[:len(g.rowQ):len(g.rowQ)], make([]int32, n-len(g.rowQ))...)
+			g.rowLo = append(g.rowLo[:len(g.rowLo):len(g.rowLo)], make([]int32, n-len(g.rowLo))...)
+			g.rowHi = append(g.rowHi[:len(g.rowHi):len(g.rowHi)], make([]int32, n-len(g.rowHi))...)
+		}
 		q, lo, hi := g.rowQ[t*L:(t+1)*L], g.rowLo[t*L:(t+1)*L], g.rowHi[t*L:(t+1)*L]
 		for z := range L {
 			q[z] = int32(g.pz[z].ball(g.rowX, g.rowY, t))
@@ -367,7 +376,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			thr := g.dFull
 			for t := range f {
 				cx, cy, cz := at(t)
-				g.setRow(cx, cy, grid3RowTables && g.rowRun(t)*rowTablesMin >= g.L)
+				g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
 				thr = g.walk(cx, cy, cz, thr)
 				if _, ok := g.score(cx, cy, cz, thr, best); ok {
 					return t, nil // the first center at the floor
@@ -416,7 +425,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			limit = bestTot
 		}
 		if cx != g.rowX || cy != g.rowY || !g.rowTables {
-			g.setRow(cx, cy, grid3RowTables && g.rowRun(t)*rowTablesMin >= g.L)
+			g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
 		}
 		thr = g.walk(cx, cy, cz, thr)
 		if tot, ok := g.score(cx, cy, cz, thr, limit); ok {
