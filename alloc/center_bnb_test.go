@@ -704,3 +704,31 @@ func TestFreePrefixSumsMatchCount(t *testing.T) {
 	}
 	t.Logf("%d entries checked", checked)
 }
+
+// TestFreeListMatchesOrder checks mc1x1's free list enumerated from the
+// coordinates (listFree) against the free nodes read in FreeListOrder, and the
+// positions it sets, on random free sets of grids in 1D-4D.
+func TestFreeListMatchesOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 19))
+	grids := append(bnbGrids(t), topo.Torus(3, 4, 5, 2), topo.Mesh(70, 3), topo.Mesh(1, 5, 2))
+	for _, g := range grids {
+		for range 20 {
+			a0, err := Parse("mc1x1", g, Options{NoMemo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := a0.(*mc1x1)
+			setFree(t, a, randomFreeSet(rng, g))
+			a.listFree()
+			want := a.st.AppendFreeInOrder(nil, FreeListOrder(g))
+			if !slices.Equal(a.fl, want) {
+				t.Fatalf("%s: free list %v, in FreeListOrder %v", g.Spec(), a.fl, want)
+			}
+			for i, v := range want {
+				if int(a.pos[v]) != i {
+					t.Fatalf("%s: node %d at position %d, pos says %d", g.Spec(), v, i, a.pos[v])
+				}
+			}
+		}
+	}
+}
