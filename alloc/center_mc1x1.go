@@ -384,6 +384,9 @@ func (a *mc1x1) search(k int) ([]int, error) {
 // instead of read from a.order (an 880 KB array at 110,592 nodes, read once
 // per decision), and the positions are set in the same pass.
 func (a *mc1x1) listFree() {
+	if cap(a.fl) < a.st.NumFree() { // once: room for every node, not grown by appends
+		a.fl = make([]int, 0, a.g.N())
+	}
 	fl, free, dims := a.fl[:0], a.st.free, a.x.dims
 	add := func(v int) {
 		if free[v>>6]>>(v&63)&1 != 0 {
