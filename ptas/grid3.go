@@ -20,16 +20,19 @@ const maxGrid3Cells = 1 << 24
 //
 // The points at L1 distance r from a center in the plane x = x' lie on a diamond of
 // radius r - |x' - cx| around (cy, cz): its count is O(1) from the plane's rotated
-// prefix sums (rotBalls), one stack of tables per axis. So the k-th distance thr,
-// the number of points closer than it, and the candidate's marginal along each axis
-// cost O(thr) per center. The points at distance thr taken (the lowest indices:
-// lowest x, then y, then z) are read from an occupancy grid only for the planes
-// where some are taken, and only when the x marginal alone has not dropped the
-// center. The total is summed as in gridScan over nonnegative gap terms, so a
-// center is dropped as soon as the running sum shows it cannot win; the center with
-// the smallest thr is scored first; full balls tie (as in ballSearch's shortcut)
-// and only the first in order is scored. The winner is the plain search's:
-// the first center in order with the smallest total (TestGrid3Lockstep).
+// prefix sums (rotBalls), one stack of tables per axis. The centers of a row (cx,
+// cy fixed) share the planes z, so their ball counts come in O(1) from the row's
+// tables (rowBall), and the k-th distance thr costs O(1) per step of its walk; the
+// candidate's marginal along each axis costs O(thr). The total is summed as in
+// gridScan over nonnegative gap terms: a lower bound along z from the row's tables,
+// then along y, then x exactly; the points at distance thr taken (the lowest
+// indices: lowest x, then y, then z) are read from an occupancy grid only for the
+// planes where some are taken, and only when those have not dropped the center. So
+// a center is dropped as soon as the running sum shows it cannot win; the incumbent
+// is the smallest thr of a sample of centers; full balls tie (as in ballSearch's
+// shortcut) and only the first in order is scored. The winner is the plain
+// search's: the first center in order with the smallest total (TestGrid3Lockstep,
+// TestGrid3BoundsBelowTotal).
 func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, center []T, ok bool, err error) {
 	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
 	if g == nil {
