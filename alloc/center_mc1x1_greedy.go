@@ -12,7 +12,8 @@ import (
 type greedyScratch struct {
 	keyBits     greedyKeyBits // the packing of the fast collectors' selection key
 	cand        []int         // candidates beyond the inner shells
-	set         []int         // the set collected
+	set         []int         // the set collected (greedyCollectShells: the nodes taken beyond the inner shells)
+	full        []int         // greedyCollect's set on the fast path (greedySet)
 	sums        []int         // candidates' total L1 distance to the set
 	hist        []int         // l1Sums
 	keys        []int64
@@ -29,7 +30,8 @@ type greedyScratch struct {
 	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
 	shellBufs   struct {    // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
-		cdist, pc                                          []int32
+		lo, span, blo, bhi                                 []int
+		cdist, pc, coords                                  []int32
 	}
 }
 
@@ -123,6 +125,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		var score int
 		var set []int
 		run, gaveUp := (*greedyRun)(nil), false
+		taken := false // set holds the nodes taken beyond the inner shells only
 		if shift {
 			run, gaveUp = a.shiftLookup(c, L, m, stop)
 		}
@@ -136,24 +139,39 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			// when a shell read is not
 			a.shift.recOn = shift && a.shiftRecordable(c, L)
 			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
-			score, set = a.greedyCollect(c, L, m, stop)
+			if a.keyBits.ok {
+				score, set = a.greedyCollectShells(c, L, m, stop)
+				taken = true
+			} else {
+				score, set = a.greedyCollect(c, L, m, stop)
+			}
 			if a.shift.recOn {
 				a.shiftKeep(c, L, m, score, set)
 			}
 			a.shift.recOn = false
 		}
 		hash := func() uint64 {
-			if run != nil {
+			switch {
+			case !a.countTies:
+				return 0 // not read
+			case run != nil:
 				return a.shiftHash(run, c)
+			case taken:
+				// the inner nodes' labels from prefix sums, as shiftHash
+				a.refresh(prefixHash)
+				return a.x.ballHash(c, L-1) + a.setHash(set)
 			}
 			return a.setHash(set)
 		}
 		keep := func() {
-			if run != nil {
+			switch {
+			case run != nil:
 				bestSet = a.shiftSet(run, c, bestSet[:0])
-				return
+			case taken:
+				bestSet = a.greedySet(c, L, set, bestSet[:0])
+			default:
+				bestSet = append(bestSet[:0], set...)
 			}
-			bestSet = append(bestSet[:0], set...)
 		}
 		switch {
 		case score < best:
@@ -200,7 +218,12 @@ func (a *mc1x1) setHash(set []int) uint64 {
 // once the score must exceed stop.
 func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
 	if a.keyBits.ok {
-		return a.greedyCollectShells(c, L, m, stop)
+		score, taken := a.greedyCollectShells(c, L, m, stop)
+		if score == math.MaxInt {
+			return score, nil
+		}
+		a.full = a.greedySet(c, L, taken, a.full[:0])
+		return score, a.full
 	}
 	set := a.set[:0]
 	cand := a.cand[:0]
@@ -255,6 +278,17 @@ func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
 	}
 	a.set = set
 	return score, set
+}
+
+// greedySet appends to dst the greedy collector's node set around c for shell L
+// given the nodes it took beyond the inner shells (greedyCollectShells): the free
+// nodes strictly inside shell L, then taken.
+func (a *mc1x1) greedySet(c, L int, taken, dst []int) []int {
+	if L > 0 {
+		d := a.x.d
+		dst = a.greedyShell(a.x.coord[c*d:c*d+d], L-1, true, dst)
+	}
+	return append(dst, taken...)
 }
 
 // l1Sums appends, for each node of cand, its total L1 distance to the nodes of set
@@ -438,19 +472,22 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return t
 	}
+	// set: the nodes taken beyond the inner shells. The inner nodes (strictly
+	// inside shell L) are not read one by one: their score, their number s and,
+	// per axis, how many of them have each coordinate come from the free set's
+	// prefix sums (O(L) box counts per axis); greedySet lists them when the caller
+	// needs the node set.
 	set := a.set[:0]
-	score := 0
-	a.ring = a.greedyShell(cc, L-1, true, a.ring[:0])
-	for _, v := range a.ring {
-		set = append(set, v)
-		dist := int32(0)
-		for j, u := range co[v*d : v*d+d] {
-			dist = max(dist, ad(j, u, cc[j]))
-		}
-		score += int(dist)
+	score, s := 0, 0
+	for r := range L {
+		b := x.freeInBall(c, r)
+		score += r * (b - s)
+		s = b
 	}
-	s := len(set)
-	// per-axis prefix counts and coordinate sums of the inner nodes
+	// per-axis prefix counts and coordinate sums of the inner nodes: on a ring
+	// axis over the whole axis (num(j)[u] counts the coordinates < u); on a mesh
+	// axis over the inner ball's range only, lo[j]..lo[j]+span[j]-1
+	// (num(j)[i] counts the coordinates < lo[j]+i)
 	sb := &a.shellBufs
 	off := growInts(&sb.off, d+1) // axis j's counts at hist[2*off[j]:], sides+1 each
 	for j, side := range x.dims {
@@ -463,57 +500,109 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	a.hist = hist
 	num := func(j int) []int { return hist[2*off[j] : 2*off[j]+x.dims[j]+1] }
 	tot := func(j int) []int { return hist[2*off[j]+x.dims[j]+1 : 2*off[j+1]] }
-	for j, side := range x.dims {
-		nj, tj := num(j), tot(j)
-		for _, v := range set {
-			u := int(co[v*d+j])
-			nj[u+1]++
-			tj[u+1] += u
+	lo, span := growInts(&sb.lo, d), growInts(&sb.span, d)
+	if s > 0 {
+		blo, bhi := growInts(&sb.blo, d), growInts(&sb.bhi, d) // the inner ball's box, unclipped
+		for j := range d {
+			blo[j], bhi[j] = int(cc[j])-(L-1), int(cc[j])+(L-1)
 		}
-		for i := 1; i <= side; i++ {
-			nj[i] += nj[i-1]
-			tj[i] += tj[i-1]
-		}
-	}
-	inner := growInts(&sb.inner, off[d]) // inner[off[j]+u]: total distance along axis j from coordinate u to the inner nodes
-	for j, side := range x.dims {
-		nj, tj := num(j), tot(j)
-		for u := range side {
+		for j, side := range x.dims {
+			nj, tj := num(j), tot(j)
 			if x.wrap[j] {
-				inner[off[j]+u] = ringAxisSum(nj, tj, side, u)
+				sb.coords = axisWithin(sb.coords[:0], int(cc[j]), L-1, side, true)
+				for _, u := range sb.coords {
+					blo[j], bhi[j] = int(u), int(u)
+					n := x.boxes.count(blo, bhi)
+					nj[u+1] += n
+					tj[u+1] += int(u) * n
+				}
+				for i := 1; i <= side; i++ {
+					nj[i] += nj[i-1]
+					tj[i] += tj[i-1]
+				}
 			} else {
-				b, sb := nj[u], tj[u]
-				inner[off[j]+u] = u*b - sb + (tj[side] - sb) - u*(s-b)
+				lo[j] = max(0, int(cc[j])-(L-1))
+				span[j] = min(side-1, int(cc[j])+(L-1)) - lo[j] + 1
+				for i := range span[j] {
+					u := lo[j] + i
+					blo[j], bhi[j] = u, u
+					n := x.boxes.count(blo, bhi)
+					nj[i+1] = nj[i] + n
+					tj[i+1] = tj[i] + u*n
+				}
 			}
+			blo[j], bhi[j] = int(cc[j])-(L-1), int(cc[j])+(L-1)
 		}
 	}
-	// far[off[j]+t]: the least total distance along axis j to the inner nodes of a
-	// coordinate t or more away from c's (suffix minima); least[j] over all
-	// coordinates. A node D or more away from c in L-infinity is D or more away along
-	// some axis j, so its total distance to the inner nodes is at least
-	// min over j of far_j(D) + the sum of least over the other axes. The same bound
-	// from the totals to the inner nodes and the nodes taken so far (axisKey below,
-	// farK) counts the nodes taken by their distances along each axis instead of 1
-	// each, so that fewer shells are read.
-	cdist := growInt32s(&sb.cdist, off[d]) // cdist[off[j]+u]: coordinate u's distance from c's along axis j
+	// innerAt: the total distance along mesh axis j from coordinate t to the inner
+	// nodes
+	innerAt := func(j, t int) int {
+		n := span[j]
+		i := min(max(t-lo[j], 0), n)
+		nj, tj := num(j), tot(j)
+		b, sumB := nj[i], tj[i]
+		return t*b - sumB + (tj[n] - sumB) - t*(s-b)
+	}
+	// cdist[off[j]+u]: coordinate u's distance from c's along ring axis j (on a
+	// mesh axis |u - c|, not stored)
+	cdist := growInt32s(&sb.cdist, off[d])
+	inner := growInts(&sb.inner, off[d]) // inner[off[j]+u]: total distance along ring axis j from coordinate u to the inner nodes
 	for j, side := range x.dims {
+		if !x.wrap[j] {
+			continue
+		}
+		nj, tj := num(j), tot(j)
 		for u := range side {
 			cdist[off[j]+u] = ad(j, int32(u), cc[j])
+			inner[off[j]+u] = ringAxisSum(nj, tj, side, u)
 		}
 	}
-	suffixMin := func(src, far, least []int) int {
-		leastSum := 0
-		for j, side := range x.dims {
-			suffixMinAxis(j, side, off[j], cdist, src, far, least)
-			leastSum += least[j]
+	// far[off[j]+t] on a ring axis: the least total distance along axis j to the
+	// inner nodes of a coordinate t or more away from c's (suffix minima); least[j]
+	// over all coordinates. A node D or more away from c in L-infinity is D or more
+	// away along some axis j, so its total distance to the inner nodes is at least
+	// min over j of far_j(D) + the sum of least over the other axes. On a mesh axis
+	// the totals are convex in the coordinate with their least among the inner
+	// nodes' coordinates, within L-1 of c, so for D >= L (always: D = R+1) far_j(D)
+	// is the smaller of the totals at c-D and c+D, and least[j] is found in the
+	// inner range. The same bound from the totals to the inner nodes and the nodes
+	// taken so far (axisKey below, farK) counts the nodes taken by their distances
+	// along each axis instead of 1 each, so that fewer shells are read.
+	far := growInts(&sb.far, off[d])
+	least := growInts(&sb.least, d)
+	leastSum := 0
+	for j, side := range x.dims {
+		if x.wrap[j] {
+			suffixMinAxis(j, side, off[j], cdist, inner, far, least)
+		} else if s > 0 {
+			lj := math.MaxInt
+			for u := lo[j]; u < lo[j]+span[j]; u++ {
+				lj = min(lj, innerAt(j, u))
+			}
+			least[j] = lj
 		}
-		return leastSum
+		leastSum += least[j]
 	}
-	bound := func(far, least []int, leastSum, D int) int {
+	bound := func(D int) int {
 		lb := math.MaxInt
-		for j := range d {
-			if D < x.dims[j] && far[off[j]+D] != math.MaxInt {
-				lb = min(lb, far[off[j]+D]-least[j])
+		for j, side := range x.dims {
+			fj := math.MaxInt
+			switch {
+			case x.wrap[j]:
+				if D < side {
+					fj = far[off[j]+D]
+				}
+			default:
+				u := int(cc[j])
+				if u-D >= 0 {
+					fj = innerAt(j, u-D)
+				}
+				if u+D < side {
+					fj = min(fj, innerAt(j, u+D))
+				}
+			}
+			if fj != math.MaxInt {
+				lb = min(lb, fj-least[j])
 			}
 		}
 		if lb == math.MaxInt {
@@ -521,17 +610,13 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return leastSum + lb
 	}
-	far := growInts(&sb.far, off[d])
-	least := growInts(&sb.least, d)
-	leastSum := suffixMin(inner, far, least)
 	kb := a.keyBits
 	// The total L1 distance is a sum over axes, so each axis keeps, per coordinate,
 	// the total distance along it to the inner nodes and to the nodes taken so far
 	// (axisKey), and a candidate's key is computed in O(d) at any time, not O(d) per
 	// node taken; a node taken adds its distances along each axis to every
 	// coordinate's total.
-	axisKey := append(growInts(&sb.axisKey, 0), inner...)
-	sb.axisKey = axisKey
+	axisKey := growInts(&sb.axisKey, off[d])
 	// Along a mesh axis axisKey is read only within R+1 of c (R: the radius read
 	// so far; candidates, and boundK's window and c±(R+1)), so it is kept up to
 	// date on that window alone (win[2j], win[2j+1], inclusive), and a coordinate
@@ -539,9 +624,15 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// kept whole (its suffix minima read every coordinate).
 	win := growInts(&sb.win, 2*d)
 	for j, side := range x.dims {
-		win[2*j], win[2*j+1] = 0, side-1
-		if !x.wrap[j] {
-			win[2*j], win[2*j+1] = max(0, int(cc[j])-L), min(side-1, int(cc[j])+L)
+		o := off[j]
+		if x.wrap[j] {
+			win[2*j], win[2*j+1] = 0, side-1
+			copy(axisKey[o:o+side], inner[o:o+side])
+			continue
+		}
+		win[2*j], win[2*j+1] = max(0, int(cc[j])-L), min(side-1, int(cc[j])+L)
+		for t := win[2*j]; t <= win[2*j+1]; t++ {
+			axisKey[o+t] = innerAt(j, t)
 		}
 	}
 	widen := func(W int) { // the windows to c±W
@@ -554,8 +645,8 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				if t < 0 || t >= side || t >= win[2*j] && t <= win[2*j+1] {
 					continue
 				}
-				k := inner[o+t]
-				for _, v := range set[s:] {
+				k := innerAt(j, t)
+				for _, v := range set {
 					k += abs(t - int(co[v*d+j]))
 				}
 				axisKey[o+t] = k
@@ -566,9 +657,9 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// bound(farK, leastK, leastSumK, D) from axisKey, far_j(D) and least_j per
 	// axis: along an axis without wraparound axisKey is a sum of distances |u - v|,
 	// convex in u, and every node it sums over (inner or taken) is within R of c, so
-	// its least value lies in c-R..c+R and its least at a coordinate D > R away is
-	// at c-D or c+D; along a ring, suffix minima (suffixMin) of the axis, redone
-	// after each node taken.
+	// its least value lies in c-R..c+R (found by bisection on the slope) and its
+	// least at a coordinate D > R away is at c-D or c+D; along a ring, suffix minima
+	// (suffixMin) of the axis, redone after each node taken.
 	farK := growInts(&sb.farK, off[d])
 	leastK := growInts(&sb.leastK, d)
 	staleK := true
@@ -590,7 +681,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				u := int(cc[j])
 				kj := axisKey[o : o+side]
 				w := max(R, 0) // R = -1: nothing summed, all zero
-				lj = slices.Min(kj[max(0, u-w):min(side, u+w+1)])
+				lj = convexMin(kj, max(0, u-w), min(side-1, u+w))
 				fj = math.MaxInt
 				if u-D >= 0 {
 					fj = kj[u-D]
@@ -616,7 +707,11 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		sum, l1 := 0, int32(0)
 		for j, u := range cv {
 			sum += axisKey[off[j]+int(u)]
-			l1 += cdist[off[j]+int(u)]
+			if x.wrap[j] {
+				l1 += cdist[off[j]+int(u)]
+			} else {
+				l1 += abs32(u - cc[j])
+			}
 		}
 		xy = append(xy, cv...)
 		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
@@ -695,7 +790,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		b = settle()
 		for R < maxR {
 			D := R + 1
-			fb := bound(far, least, leastSum, D)
+			fb := bound(D)
 			if fb == math.MaxInt {
 				R = maxR // no node is that far
 				break
@@ -773,6 +868,20 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	a.set = set
 	a.shift.recR, a.shift.recTail = R, seg
 	return score, set
+}
+
+// convexMin returns the least of k[lo..hi] (inclusive, lo <= hi), where k is convex
+// on that range (its differences do not decrease): bisection on the slope.
+func convexMin(k []int, lo, hi int) int {
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if k[mid+1] < k[mid] {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return k[lo]
 }
 
 // suffixMinAxis sets far[o+t], for t = 0..side, to the least src[o+u] over the
