@@ -14,11 +14,13 @@ type greedyScratch struct {
 	cand        []int         // candidates beyond the inner shells
 	set         []int         // the set collected (greedyCollectShells: the nodes taken beyond the inner shells)
 	full        []int         // greedyCollect's set on the fast path (greedySet)
+	bestTaken   []int         // allocateGreedy: the winner's nodes beyond the inner shells
+	sortLists   [][]int32     // greedySortedSet's coordinate lists
 	sums        []int         // candidates' total L1 distance to the set
 	hist        []int         // l1Sums
 	keys        []int64
-	heap        []int32 // greedyCollectShells: candidates by their last computed key
-	candXY      []int32 // greedyCollectShells: candidates' coordinates, d each
+	heap        []greedyHeapEntry // greedyCollectShells: candidates by their last computed key
+	candXY      []int32           // greedyCollectShells: candidates' coordinates, d each
 	greedyCands []greedyCand
 	ring        []int
 	half        []int32   // axisHalf
@@ -33,6 +35,14 @@ type greedyScratch struct {
 		lo, span, blo, bhi                                 []int
 		cdist, pc, coords                                  []int32
 	}
+}
+
+// greedyHeapEntry is a candidate of greedyCollectShells (an index into its
+// coordinates and keys) with the key it had when last computed, kept in the heap
+// entry itself so that sifting reads one array.
+type greedyHeapEntry struct {
+	key int64
+	i   int32
 }
 
 // greedyCand is a center of the greedy collector with its count-based lower bound.
@@ -101,7 +111,11 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		return cd, true
 	}
 	best, bestPos := math.MaxInt, len(a.fl)
-	var bestSet []int
+	var bestSet []int // the plain collector's set of the winner so far
+	// the fast paths' winner so far: its center, shell L and the nodes it took
+	// beyond the inner shells; its node set is listed once, at the end
+	bestC, bestL, bestTaken := -1, 0, a.bestTaken[:0]
+	d := a.x.d
 	ties := 0
 	a.hashes = a.hashes[:0]
 	// runs translated between centers (center_mc1x1_greedy_shift.go): on the fast
@@ -165,10 +179,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		}
 		keep := func() {
 			switch {
-			case run != nil:
-				bestSet = a.shiftSet(run, c, bestSet[:0])
+			case run != nil: // its nodes as shiftSet lists them
+				bestC, bestL = c, run.L
+				bestTaken = bestTaken[:0]
+				cc := a.x.coord[c*d : c*d+d]
+				for o := 0; o < len(run.picked); o += d {
+					bestTaken = append(bestTaken, a.shiftNodeAt(cc, run.picked[o:o+d]))
+				}
 			case taken:
-				bestSet = a.greedySet(c, L, set, bestSet[:0])
+				bestC, bestL = c, L
+				bestTaken = append(bestTaken[:0], set...)
 			default:
 				bestSet = append(bestSet[:0], set...)
 			}
@@ -199,9 +219,71 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		}
 	}
 	a.last = ties
-	nodes := slices.Clone(bestSet)
-	slices.Sort(nodes)
+	var nodes []int
+	if bestC >= 0 {
+		a.bestTaken = bestTaken
+		nodes = a.greedySortedSet(bestC, bestL, bestTaken)
+	} else {
+		nodes = slices.Clone(bestSet)
+		slices.Sort(nodes)
+	}
 	return nodes, a.take(nodes)
+}
+
+// greedySortedSet returns, in ascending order and in a new slice, the node set of
+// greedySet(c, L, taken) (taken is sorted in place): the free nodes strictly inside
+// shell L listed in node order (the last axis slowest, each axis's coordinates
+// ascending), merged with taken, instead of a sort of the whole set.
+func (a *mc1x1) greedySortedSet(c, L int, taken []int) []int {
+	x := a.x
+	d := x.d
+	slices.Sort(taken)
+	nodes := make([]int, 0, x.freeInBall(c, L-1)+len(taken))
+	if L == 0 {
+		return append(nodes, taken...)
+	}
+	for len(a.sortLists) < d {
+		a.sortLists = append(a.sortLists, nil)
+	}
+	lists := a.sortLists[:d]
+	for j, side := range x.dims {
+		lists[j] = axisWithin(lists[j][:0], int(x.coord[c*d+j]), L-1, side, x.wrap[j])
+		slices.Sort(lists[j]) // around the ring they wrap past the end
+	}
+	if len(a.nodeStride) < d {
+		a.nodeStride = make([]int, d)
+		st := 1
+		for j, side := range x.dims {
+			a.nodeStride[j] = st
+			st *= side
+		}
+	}
+	stride := a.nodeStride
+	idx := growInts(&a.shellIdx, d)
+	t := 0 // the next node of taken not yet merged
+	for {
+		v := 0
+		for j, l := range lists {
+			v += int(l[idx[j]]) * stride[j]
+		}
+		if a.st.IsFree(v) {
+			for t < len(taken) && taken[t] < v {
+				nodes = append(nodes, taken[t])
+				t++
+			}
+			nodes = append(nodes, v)
+		}
+		j := 0 // axis 0 fastest
+		for ; j < d; j++ {
+			if idx[j]++; idx[j] < len(lists[j]) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j == d {
+			return append(nodes, taken[t:]...)
+		}
+	}
 }
 
 func (a *mc1x1) setHash(set []int) uint64 {
@@ -714,7 +796,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			}
 		}
 		xy = append(xy, cv...)
-		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
+		keys = append(keys, int64(sum-len(set))<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
 	}
 	maxR := 0
 	for j, side := range x.dims {
@@ -725,7 +807,11 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// they sit in a heap by the key they had when last computed, a lower bound of
 	// their key now; the heap's top is recomputed (O(d), from axisKey) until its key
 	// is current, and it is then the smallest: each node taken costs the candidates
-	// recomputed, not a pass over all of them.
+	// recomputed, not a pass over all of them. Each node taken adds at least 1 to
+	// every candidate's sum, so the sums are kept less the number of nodes taken
+	// when computed (the same order among candidates at any time, as the count is
+	// common to all): a key kept from r nodes ago is then a bound r higher, and
+	// fewer are recomputed.
 	heap := a.heap[:0]
 	lowMask := int64(1)<<kb.sumShift - 1
 	current := func(i int32) int64 {
@@ -733,7 +819,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		for j, u := range xy[int(i)*d : int(i)*d+d] {
 			sum += axisKey[off[j]+int(u)]
 		}
-		return int64(sum)<<kb.sumShift | keys[i]&lowMask
+		return int64(sum-len(set))<<kb.sumShift | keys[i]&lowMask
 	}
 	down := func(h int) {
 		n := len(heap)
@@ -742,10 +828,10 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			if c >= n {
 				return
 			}
-			if c+1 < n && keys[heap[c+1]] < keys[heap[c]] {
+			if c+1 < n && heap[c+1].key < heap[c].key {
 				c++
 			}
-			if keys[heap[h]] <= keys[heap[c]] {
+			if heap[h].key <= heap[c].key {
 				return
 			}
 			heap[h], heap[c] = heap[c], heap[h]
@@ -753,10 +839,10 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 	}
 	push := func(i int32) {
-		heap = append(heap, i)
+		heap = append(heap, greedyHeapEntry{keys[i], i})
 		for h := len(heap) - 1; h > 0; {
 			p := (h - 1) / 2
-			if keys[heap[p]] <= keys[heap[h]] {
+			if heap[p].key <= heap[h].key {
 				break
 			}
 			heap[h], heap[p] = heap[p], heap[h]
@@ -765,12 +851,12 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	settle := func() int32 {
 		for len(heap) > 0 {
-			i := heap[0]
+			i := heap[0].i
 			k := current(i)
-			if k == keys[i] {
+			if k == heap[0].key {
 				return i
 			}
-			keys[i] = k
+			heap[0].key = k
 			down(0)
 		}
 		return -1
@@ -796,7 +882,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				break
 			}
 			lb := int64(max(max(s*(D-L+1), fb)+r, boundK(R, D)))<<kb.sumShift | int64(D)<<kb.posBits
-			if b >= 0 && lb > keys[b] {
+			if b >= 0 && lb > heap[0].key+int64(r)<<kb.sumShift { // b is the top, its key current
 				break
 			}
 			R++
@@ -818,16 +904,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			// current key has b's distance sum and L1 distance; a key kept in the
 			// heap is at most the current one, so only the entries whose kept key
 			// is that small, and their subtrees' roots, are looked at
-			hi := keys[b] >> kb.posBits
+			hi := heap[0].key >> kb.posBits // b's
 			others := a.shift.tmpOffset[:0]
 			stack := append(a.heapStack[:0], 1, 2)
 			for len(stack) > 0 {
 				h := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				if int(h) >= len(heap) || keys[heap[h]]>>kb.posBits > hi {
+				if int(h) >= len(heap) || heap[h].key>>kb.posBits > hi {
 					continue
 				}
-				if i := heap[h]; current(i)>>kb.posBits == hi {
+				if i := heap[h].i; current(i)>>kb.posBits == hi {
 					others = append(others, xy[int(i)*d:int(i)*d+d]...)
 				}
 				stack = append(stack, 2*h+1, 2*h+2)
