@@ -296,8 +296,8 @@ func (a *mc1x1) setHash(set []int) uint64 {
 
 // greedyCollect returns the greedy collector's score and set around c, given the shell
 // L of the k-th nearest free node and the number m of nodes to take at distance >= L.
-// The set aliases scratch space. On a mesh it may stop early, returning math.MaxInt,
-// once the score must exceed stop.
+// The set aliases scratch space. On the fast path (greedyCollectShells) it may stop
+// early, returning math.MaxInt, once the score must exceed stop.
 func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
 	if a.keyBits.ok {
 		score, taken := a.greedyCollectShells(c, L, m, stop)
@@ -307,6 +307,15 @@ func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
 		a.full = a.greedySet(c, L, taken, a.full[:0])
 		return score, a.full
 	}
+	return a.greedyCollectPlain(c, L, m)
+}
+
+// greedyCollectPlain is the greedy collector as defined, for machines too large for
+// the packed keys (and the reference of TestGreedyCollectMatchesPlain): every free
+// node is read, the candidates' totals are computed from per-axis counts (pair by
+// pair with wraparound), and every candidate is rescanned per node taken. The set
+// (the inner nodes in free-list order, then the nodes taken) aliases scratch space.
+func (a *mc1x1) greedyCollectPlain(c, L, m int) (int, []int) {
 	set := a.set[:0]
 	cand := a.cand[:0]
 	score := 0
