@@ -97,3 +97,101 @@ func TestGreedyCollectMatchesPlain(t *testing.T) {
 		t.Fatalf("only %d centers and %d give-ups checked", centers, gaveUps)
 	}
 }
+
+// The greedy collector's bounds kept between decisions (greedyMemo) against fresh
+// runs: on random sequences of allocations and releases (jobs of a few recurring
+// sizes, so that centers are met again with the same request, and fragmented free
+// sets), every center the memo skips is collected afresh by the plain definition and
+// must score above the decision's stop, and every allocation and tie count equals
+// that of an allocator without the memo.
+func TestGreedyMemoMatchesFresh(t *testing.T) {
+	mk := func(dims []int, wrap []bool) *topo.Grid {
+		g, err := topo.NewGrid(dims, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	grids := []*topo.Grid{topo.Mesh(40, 32), topo.Mesh(33, 9), topo.Mesh(9, 8, 7), topo.Mesh(90), topo.Torus(24, 20),
+		topo.Torus(7, 6, 8), topo.Torus(11, 11, 11), topo.Torus(60), mk([]int{30, 21}, []bool{true, false}), mk([]int{8, 11, 7}, []bool{false, true, false})}
+	steps := 1500
+	if testing.Short() {
+		steps = 400
+	}
+	rng := rand.New(rand.NewPCG(5, 32))
+	skipped, decisions := 0, 0
+	for gi, g := range grids {
+		ties := gi%2 == 0
+		var al [2]Allocator
+		for o := range 2 {
+			a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.(TieReporter).CountTies(ties)
+			al[o] = a
+		}
+		mc := al[0].(*mc1x1)
+		al[1].(*mc1x1).memo.off = true
+		mc.memo.check = func(c, k, L, m, stop int) {
+			if score, _ := mc.greedyCollectPlain(c, L, m); score <= stop {
+				t.Fatalf("%s, k=%d: the memo skips center %d, which scores %d, not above stop %d", g.Spec(), k, c, score, stop)
+			}
+			skipped++
+		}
+		n := g.N()
+		sizes := []int{1 + rng.IntN(3), 2 + rng.IntN(n/20+1), 3 + rng.IntN(n/8+1)}
+		var held [][]int
+		for range steps {
+			if len(held) > 0 && (rng.IntN(4) == 0 || al[0].NumFree() < n/6) {
+				// a whole job, or a random part of it (fragmented free sets)
+				j := rng.IntN(len(held))
+				rel, keep := held[j], []int(nil)
+				if rng.IntN(2) == 0 {
+					rel, keep = nil, nil
+					for _, v := range held[j] {
+						if rng.IntN(2) == 0 {
+							rel = append(rel, v)
+						} else {
+							keep = append(keep, v)
+						}
+					}
+				}
+				for _, a := range al {
+					if err := a.Release(rel); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if len(keep) > 0 {
+					held[j] = keep
+				} else {
+					held = slices.Delete(held, j, j+1)
+				}
+				continue
+			}
+			k := sizes[rng.IntN(len(sizes))]
+			if rng.IntN(8) == 0 {
+				k = 1 + rng.IntN(n/4)
+			}
+			if k > al[0].NumFree() {
+				continue
+			}
+			var got [2][]int
+			for o, a := range al {
+				var err error
+				if got[o], err = a.Allocate(k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(got[0], got[1]) || ties && al[0].(TieReporter).LastTies() != al[1].(TieReporter).LastTies() {
+				t.Fatalf("%s, k=%d: with the memo %v (%d tied), without %v (%d tied)", g.Spec(), k, got[0], al[0].(TieReporter).LastTies(), got[1], al[1].(TieReporter).LastTies())
+			}
+			held = append(held, got[0])
+			decisions++
+		}
+	}
+	t.Logf("%d decisions, %d centers skipped by the memo, each checked", decisions, skipped)
+	if skipped < 500 {
+		t.Fatalf("only %d skips checked: the test no longer exercises the memo", skipped)
+	}
+}

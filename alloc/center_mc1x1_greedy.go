@@ -30,6 +30,9 @@ type greedyScratch struct {
 	shellIdx    []int       // freeProduct's odometer
 	nodeStride  []int       // node index = sum of coordinate j times nodeStride[j]
 	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
+	memo        greedyMemo  // centers' bounds kept between decisions
+	lastR       int         // greedyCollectShells: the radius its last run read
+	lastBound   int         // and the bound it gave up on (math.MaxInt: it did not)
 	shellBufs   struct {    // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
 		lo, span, blo, bhi                                 []int
@@ -122,6 +125,10 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// collectors' paths
 	shift := a.keyBits.ok && !a.shift.off
 	a.resetShift()
+	memo := a.keyBits.ok && !a.memo.off
+	if memo {
+		a.memoAdvance()
+	}
 	for cd, ok := next(); ok; cd, ok = next() {
 		i := int(cd.i)
 		if cd.lower > best {
@@ -151,11 +158,18 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		default:
 			// recorded if its ball may stay all free; the collector stops recording
 			// when a shell read is not
+			if memo && a.memoSkips(c, k, L, m, stop) {
+				score = math.MaxInt // its score exceeds stop, as in an earlier decision
+				break
+			}
 			a.shift.recOn = shift && a.shiftRecordable(c, L)
 			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
 			if a.keyBits.ok {
 				score, set = a.greedyCollectShells(c, L, m, stop)
 				taken = true
+				if memo {
+					a.memoKeep(c, k, L, m, score)
+				}
 			} else {
 				score, set = a.greedyCollect(c, L, m, stop)
 			}
@@ -878,6 +892,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			seg = max(seg, v)
 			if v > stop {
 				a.candXY, a.keys, a.heap = xy, keys, heap
+				a.lastR, a.lastBound = R, v
 				a.shift.recR, a.shift.recTail = R, seg
 				return math.MaxInt, nil
 			}
@@ -961,6 +976,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
+	a.lastR, a.lastBound = R, math.MaxInt
 	a.shift.recR, a.shift.recTail = R, seg
 	return score, set
 }
@@ -1154,4 +1170,148 @@ func (a *mc1x1) freeProduct(axes [][]int32, dst []int) []int {
 			return dst
 		}
 	}
+}
+
+// greedyMemo keeps, between decisions, what each center's last collection showed:
+// its score, or a lower bound of it where the collector gave up, with the request k,
+// its shell L and count m and the radius R the run read. A run reads the free set
+// only within L-infinity distance R of its center (the inner shells, the shells it
+// read, and bounds on unread nodes that depend on the nodes read alone; ties go by
+// free-list order, the same between two free nodes whatever else is free), so while
+// no node within R has changed, the run and its score are the same: a center whose
+// kept bound exceeds the decision's stop cannot win or tie and is not collected
+// again. Changes are found by comparing the free map with a copy of it at each
+// decision (O(n/64) words), and recorded per block of nodes (8 per side in 2D, 4
+// in 3D) as the decision that saw them; a center's bound holds while no block its
+// ball touches changed after it was kept.
+type greedyMemo struct {
+	off     bool                       // tests: every center collected
+	check   func(c, k, L, m, stop int) // tests: called for every center the memo skips
+	epoch   int32                      // decisions seen
+	snap    []uint64
+	stamp   []int32 // per block: the last decision that saw a node of it change
+	side    int     // a block's side
+	bdims   []int   // blocks per axis
+	bstride []int
+	centers []greedyCenterMemo
+	lists   [][]int32 // memoSkips' block lists per axis
+	idx     []int
+}
+
+type greedyCenterMemo struct {
+	k, L, m, R int32
+	epoch      int32 // the decision that kept it; 0: nothing kept
+	bound      int   // the score, or a lower bound of it
+}
+
+// memoAdvance starts a decision: the blocks of nodes changed since the last one
+// get its number.
+func (a *mc1x1) memoAdvance() {
+	mo := &a.memo
+	x := a.x
+	if mo.snap == nil {
+		mo.side = 8
+		switch {
+		case x.d == 1:
+			mo.side = 64
+		case x.d >= 3:
+			mo.side = 4
+		}
+		st := 1
+		for _, sd := range x.dims {
+			nb := (sd + mo.side - 1) / mo.side
+			mo.bdims = append(mo.bdims, nb)
+			mo.bstride = append(mo.bstride, st)
+			st *= nb
+		}
+		mo.stamp = make([]int32, st)
+		mo.centers = make([]greedyCenterMemo, a.g.N())
+		mo.snap = make([]uint64, len(a.st.free))
+		mo.lists = make([][]int32, x.d)
+		mo.idx = make([]int, x.d)
+	}
+	mo.epoch++
+	for w, f := range a.st.free {
+		for diff := f ^ mo.snap[w]; diff != 0; diff &= diff - 1 {
+			v := w<<6 | bits.TrailingZeros64(diff)
+			b := 0
+			for j, u := range x.coord[v*x.d : v*x.d+x.d] {
+				b += int(u) / mo.side * mo.bstride[j]
+			}
+			mo.stamp[b] = mo.epoch
+		}
+		mo.snap[w] = f
+	}
+}
+
+// memoKeep keeps what the collection of center c just returned (score, or
+// math.MaxInt when it gave up on lastBound), having read the ball of radius lastR.
+func (a *mc1x1) memoKeep(c, k, L, m, score int) {
+	bound := score
+	if score == math.MaxInt {
+		bound = a.lastBound
+	}
+	a.memo.centers[c] = greedyCenterMemo{k: int32(k), L: int32(L), m: int32(m), R: int32(a.lastR), epoch: a.memo.epoch, bound: bound}
+}
+
+// memoSkips reports whether center c's kept bound, for the same k, L and m, exceeds
+// stop and still holds: no block within its radius changed since it was kept.
+func (a *mc1x1) memoSkips(c, k, L, m, stop int) bool {
+	mo := &a.memo
+	e := &mo.centers[c]
+	if e.epoch == 0 || e.bound <= stop || int(e.k) != k || int(e.L) != L || int(e.m) != m {
+		return false
+	}
+	x := a.x
+	d := x.d
+	R := int(e.R)
+	for j, sd := range x.dims {
+		u := int(x.coord[c*d+j])
+		l := mo.lists[j][:0]
+		switch lo, hi := u-R, u+R; {
+		case x.wrap[j] && 2*R+1 >= sd:
+			for b := range mo.bdims[j] {
+				l = append(l, int32(b))
+			}
+		case x.wrap[j] && (lo < 0 || hi >= sd):
+			// across the seam: two runs of blocks (they may meet)
+			lo, hi = (lo+sd)%sd, hi%sd
+			for b := 0; b <= hi/mo.side; b++ {
+				l = append(l, int32(b))
+			}
+			for b := max(lo/mo.side, hi/mo.side+1); b < mo.bdims[j]; b++ {
+				l = append(l, int32(b))
+			}
+		default:
+			for b := max(lo, 0) / mo.side; b <= min(hi, sd-1)/mo.side; b++ {
+				l = append(l, int32(b))
+			}
+		}
+		mo.lists[j] = l
+	}
+	idx := mo.idx
+	clear(idx)
+	for {
+		b := 0
+		for j, l := range mo.lists {
+			b += int(l[idx[j]]) * mo.bstride[j]
+		}
+		if mo.stamp[b] > e.epoch {
+			return false
+		}
+		j := 0
+		for ; j < d; j++ {
+			if idx[j]++; idx[j] < len(mo.lists[j]) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j == d {
+			break
+		}
+	}
+	if mo.check != nil {
+		mo.check(c, k, L, m, stop)
+	}
+	return true
 }
