@@ -133,6 +133,9 @@ func TestGreedyMemoMatchesFresh(t *testing.T) {
 		}
 		mc := al[0].(*mc1x1)
 		al[1].(*mc1x1).memo.off = true
+		if gi%2 == 1 {
+			mc.memo.side = 1 + gi%3 // blocks of a node or a few, so that a wrong radius is seen
+		}
 		mc.memo.check = func(c, k, L, m, stop int) {
 			if score, _ := mc.greedyCollectPlain(c, L, m); score <= stop {
 				t.Fatalf("%s, k=%d: the memo skips center %d, which scores %d, not above stop %d", g.Spec(), k, c, score, stop)

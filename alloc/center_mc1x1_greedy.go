@@ -1190,7 +1190,7 @@ type greedyMemo struct {
 	epoch   int32                      // decisions seen
 	snap    []uint64
 	stamp   []int32 // per block: the last decision that saw a node of it change
-	side    int     // a block's side
+	side    int     // a block's side (tests may set it before the first decision)
 	bdims   []int   // blocks per axis
 	bstride []int
 	centers []greedyCenterMemo
@@ -1210,11 +1210,13 @@ func (a *mc1x1) memoAdvance() {
 	mo := &a.memo
 	x := a.x
 	if mo.snap == nil {
-		mo.side = 8
 		switch {
+		case mo.side > 0: // tests
 		case x.d == 1:
 			mo.side = 64
-		case x.d >= 3:
+		case x.d == 2:
+			mo.side = 8
+		default:
 			mo.side = 4
 		}
 		st := 1
