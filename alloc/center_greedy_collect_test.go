@@ -116,7 +116,7 @@ func TestGreedyMemoMatchesFresh(t *testing.T) {
 		topo.Torus(7, 6, 8), topo.Torus(11, 11, 11), topo.Torus(60), mk([]int{30, 21}, []bool{true, false}), mk([]int{8, 11, 7}, []bool{false, true, false})}
 	steps := 1500
 	if testing.Short() {
-		steps = 400
+		steps = 900
 	}
 	rng := rand.New(rand.NewPCG(5, 32))
 	skipped, decisions := 0, 0
