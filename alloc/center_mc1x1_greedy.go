@@ -147,21 +147,20 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		var set []int
 		run, gaveUp := (*greedyRun)(nil), false
 		taken := false // set holds the nodes taken beyond the inner shells only
-		if shift {
+		// a score above stop, known from an earlier decision: the center can
+		// neither win nor tie (as if the collector had given up)
+		skip := memo && a.memoSkips(c, k, L, m, stop)
+		if shift && !skip {
 			run, gaveUp = a.shiftLookup(c, L, m, stop)
 		}
 		switch {
-		case gaveUp:
+		case skip || gaveUp:
 			score = math.MaxInt // as greedyCollect would
 		case run != nil:
 			score = run.score
 		default:
 			// recorded if its ball may stay all free; the collector stops recording
 			// when a shell read is not
-			if memo && a.memoSkips(c, k, L, m, stop) {
-				score = math.MaxInt // its score exceeds stop, as in an earlier decision
-				break
-			}
 			a.shift.recOn = shift && a.shiftRecordable(c, L)
 			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
 			if a.keyBits.ok {
@@ -1233,16 +1232,29 @@ func (a *mc1x1) memoAdvance() {
 		mo.idx = make([]int, x.d)
 	}
 	mo.epoch++
+	// Where blocks split the first axis and the words evenly, a side-long run of a
+	// word's bits lies in one block: one stamp per run that changed.
+	step, mask := 1, uint64(1)
+	if 64%mo.side == 0 && (x.d == 1 || x.dims[0]%mo.side == 0) {
+		step, mask = mo.side, uint64(1)<<mo.side-1
+	}
 	for w, f := range a.st.free {
-		for diff := f ^ mo.snap[w]; diff != 0; diff &= diff - 1 {
-			v := w<<6 | bits.TrailingZeros64(diff)
+		diff := f ^ mo.snap[w]
+		if diff == 0 {
+			continue
+		}
+		mo.snap[w] = f
+		for o := 0; o < 64; o += step {
+			if diff>>o&mask == 0 {
+				continue
+			}
+			v := w<<6 | o
 			b := 0
 			for j, u := range x.coord[v*x.d : v*x.d+x.d] {
 				b += int(u) / mo.side * mo.bstride[j]
 			}
 			mo.stamp[b] = mo.epoch
 		}
-		mo.snap[w] = f
 	}
 }
 
