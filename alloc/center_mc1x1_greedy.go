@@ -844,21 +844,27 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		return int64(sum-len(set))<<kb.sumShift | keys[i]&lowMask
 	}
 	down := func(h int) {
-		n := len(heap)
+		hp := heap // a local copy: heap itself is shared with the other closures
+		n := len(hp)
+		if h >= n {
+			return
+		}
+		e := hp[h]
 		for {
 			c := 2*h + 1
 			if c >= n {
-				return
+				break
 			}
-			if c+1 < n && heap[c+1].key < heap[c].key {
+			if c+1 < n && hp[c+1].key < hp[c].key {
 				c++
 			}
-			if heap[h].key <= heap[c].key {
-				return
+			if e.key <= hp[c].key {
+				break
 			}
-			heap[h], heap[c] = heap[c], heap[h]
+			hp[h] = hp[c]
 			h = c
 		}
+		hp[h] = e
 	}
 	push := func(i int32) {
 		heap = append(heap, greedyHeapEntry{keys[i], i})
@@ -1020,11 +1026,12 @@ func suffixMinAxis(j, side, o int, cdist []int32, src, far, least []int) {
 func axisAddDist(k []int, p, side int, wrap bool) {
 	k = k[:side]
 	if !wrap {
-		for t := 0; t < p; t++ {
-			k[t] += p - t
+		left, right := k[:p], k[p:]
+		for t := range left {
+			left[t] += p - t
 		}
-		for t := p; t < side; t++ {
-			k[t] += t - p
+		for t := range right {
+			right[t] += t
 		}
 		return
 	}
