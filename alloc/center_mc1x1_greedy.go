@@ -597,11 +597,15 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	for j, side := range x.dims {
 		off[j+1] = off[j] + side + 1
 	}
-	hist := a.hist[:0]
-	for range 2 * off[d] {
-		hist = append(hist, 0)
+	// zeroed where read before written: a ring axis's counts, a mesh axis's first
+	hist := growSlice(&a.hist, 2*off[d])
+	for j, side := range x.dims {
+		if x.wrap[j] {
+			clear(hist[2*off[j] : 2*off[j+1]])
+		} else {
+			hist[2*off[j]], hist[2*off[j]+side+1] = 0, 0
+		}
 	}
-	a.hist = hist
 	num := func(j int) []int { return hist[2*off[j] : 2*off[j]+x.dims[j]+1] }
 	tot := func(j int) []int { return hist[2*off[j]+x.dims[j]+1 : 2*off[j+1]] }
 	lo, span := growInts(&sb.lo, d), growInts(&sb.span, d)
@@ -649,8 +653,9 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	// cdist[off[j]+u]: coordinate u's distance from c's along ring axis j (on a
 	// mesh axis |u - c|, not stored)
-	cdist := growInt32s(&sb.cdist, off[d])
-	inner := growInts(&sb.inner, off[d]) // inner[off[j]+u]: total distance along ring axis j from coordinate u to the inner nodes
+	// (these per-coordinate tables are written before they are read: not zeroed)
+	cdist := growSlice(&sb.cdist, off[d])
+	inner := growSlice(&sb.inner, off[d]) // inner[off[j]+u]: total distance along ring axis j from coordinate u to the inner nodes
 	for j, side := range x.dims {
 		if !x.wrap[j] {
 			continue
@@ -672,7 +677,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// inner range. The same bound from the totals to the inner nodes and the nodes
 	// taken so far (axisKey below, farK) counts the nodes taken by their distances
 	// along each axis instead of 1 each, so that fewer shells are read.
-	far := growInts(&sb.far, off[d])
+	far := growSlice(&sb.far, off[d])
 	least := growInts(&sb.least, d)
 	leastSum := 0
 	for j, side := range x.dims {
@@ -720,7 +725,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// (axisKey), and a candidate's key is computed in O(d) at any time, not O(d) per
 	// node taken; a node taken adds its distances along each axis to every
 	// coordinate's total.
-	axisKey := growInts(&sb.axisKey, off[d])
+	axisKey := growSlice(&sb.axisKey, off[d])
 	// Along a mesh axis axisKey is read only within R+1 of c (R: the radius read
 	// so far; candidates, and boundK's window and c±(R+1)), so it is kept up to
 	// date on that window alone (win[2j], win[2j+1], inclusive), and a coordinate
@@ -764,7 +769,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// its least value lies in c-R..c+R (found by bisection on the slope) and its
 	// least at a coordinate D > R away is at c-D or c+D; along a ring, suffix minima
 	// (suffixMin) of the axis, redone after each node taken.
-	farK := growInts(&sb.farK, off[d])
+	farK := growSlice(&sb.farK, off[d])
 	leastK := growInts(&sb.leastK, d)
 	staleK := true
 	boundK := func(R, D int) int {
@@ -1059,6 +1064,15 @@ func growInts(buf *[]int, n int) []int {
 	}
 	*buf = (*buf)[:n]
 	clear(*buf)
+	return *buf
+}
+
+// growSlice returns (*buf)[:n], not zeroed, growing *buf when needed.
+func growSlice[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
 	return *buf
 }
 
