@@ -35,7 +35,7 @@ type greedyScratch struct {
 	lastBound   int         // and the bound it gave up on (math.MaxInt: it did not)
 	shellBufs   struct {    // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
-		lo, span, blo, bhi                                 []int
+		lo, span, blo, bhi, takenSum                       []int
 		cdist, pc, coords                                  []int32
 	}
 }
@@ -744,7 +744,9 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			axisKey[o+t] = innerAt(j, t)
 		}
 	}
-	widen := func(W int) { // the windows to c±W
+	// takenSum[j]: the sum of the nodes taken's coordinates along mesh axis j
+	takenSum := growInts(&sb.takenSum, d)
+	widen := func(W, R int) { // the windows to c±W (the nodes taken within R of c)
 		for j, side := range x.dims {
 			if x.wrap[j] {
 				continue
@@ -755,8 +757,15 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 					continue
 				}
 				k := innerAt(j, t)
-				for _, v := range set {
-					k += abs(t - int(co[v*d+j]))
+				switch n := len(set); {
+				case W > R && t > u: // beyond every node taken
+					k += n*t - takenSum[j]
+				case W > R:
+					k += takenSum[j] - n*t
+				default:
+					for _, v := range set {
+						k += abs(t - int(co[v*d+j]))
+					}
 				}
 				axisKey[o+t] = k
 			}
@@ -773,7 +782,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	leastK := growInts(&sb.leastK, d)
 	staleK := true
 	boundK := func(R, D int) int {
-		widen(D)
+		widen(D, R)
 		leastSum, lb := 0, math.MaxInt
 		for j, side := range x.dims {
 			o := off[j]
@@ -981,6 +990,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			}
 			lo, hi := win[2*j], win[2*j+1]
 			axisAddDist(axisKey[off[j]+lo:off[j]+hi+1], int(pc[j])-lo, hi-lo+1, false)
+			takenSum[j] += int(pc[j])
 		}
 		staleK = true
 	}
