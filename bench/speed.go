@@ -216,11 +216,16 @@ func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
 // collection of a 110,000-node MC1x1's heap cost 2-4 ms of process CPU (a
 // quarter of `procalloc bench --jobs 30`'s CPU was the scheduler), 0.3-0.4 ms
 // on one P. GOMAXPROCS is set back at once (a goroutine that runs meanwhile,
-// such as the interrupt watcher, shares the one P for that long).
+// such as the interrupt watcher, shares the one P for that long). Setting it
+// turns off the runtime's own updates of GOMAXPROCS (to a changed CPU limit), so
+// where the value was the runtime's default it is handed back to the runtime.
 func collect() {
 	p := runtime.GOMAXPROCS(1)
 	runtime.GC()
-	runtime.GOMAXPROCS(p)
+	runtime.SetDefaultGOMAXPROCS()
+	if runtime.GOMAXPROCS(0) != p {
+		runtime.GOMAXPROCS(p) // the caller's own value
+	}
 }
 
 // fill sets r's times from a clock reading.
