@@ -782,6 +782,19 @@ func (a *mc1x1) shiftHash(run *greedyRun, c int) uint64 {
 	return h
 }
 
+// shiftTaken appends run's nodes taken beyond the inner shells around c to dst.
+func (a *mc1x1) shiftTaken(run *greedyRun, c int, dst []int) []int {
+	d := a.x.d
+	cc := a.x.coord[c*d : c*d+d]
+	for i, p := range run.path {
+		e, t := a.shift.nodes[p].edge, run.pathT[i]
+		for o := 0; o < len(e); o += d {
+			dst = append(dst, a.shiftNodeAt(cc, a.symApply(t, e[o:o+d])))
+		}
+	}
+	return dst
+}
+
 // shiftSet appends run's node set around c to dst.
 func (a *mc1x1) shiftSet(run *greedyRun, c int, dst []int) []int {
 	d := a.x.d
