@@ -137,8 +137,9 @@ type greedyShift struct {
 	memoSize int
 	// this decision's lookups that consulted the memo, and its answers used
 	memoTries, memoHits int
-	mark                []uint32 // shiftMark: per machine node the generation that marked it
-	labelSums           []uint64 // shiftSegHash: prefix sums of the nodes' labels
+	memoSeen            [64]uint64 // keys met once (by a hash)
+	mark                []uint32   // shiftMark: per machine node the generation that marked it
+	labelSums           []uint64   // shiftSegHash: prefix sums of the nodes' labels
 	// greedyShellScore: the empty machine's shell score for emptyK nodes
 	emptyK, emptyL, emptyLower, emptyM int
 	// this decision's tries of it, and how many found the ball all free
@@ -159,7 +160,6 @@ type shiftClip struct{ L, m, T int }
 // ball of radius R is all free.
 type shiftMemo struct {
 	gen    int
-	seen   bool // met once: the answer is kept when met again
 	gaveUp bool
 	R      int
 	score  int
@@ -191,6 +191,7 @@ func (a *mc1x1) resetShift() {
 	sh.resumeAt, sh.resume.on, sh.resume.node = -1, false, -1
 	clear(sh.memo)
 	sh.memoTries, sh.memoHits = 0, 0
+	clear(sh.memoSeen[:])
 	clear(sh.paths)
 	sh.memoSize = 0
 	a.symInit()
@@ -377,7 +378,7 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	}
 	sh.memoKey = key
 	// consulted while it pays (a fragmented free set has few centers per class)
-	useMemo := sh.memoTries < 256 || 8*sh.memoHits >= sh.memoTries
+	useMemo := sh.memoTries < 32 || 8*sh.memoHits >= sh.memoTries
 	var e shiftMemo
 	ok := false
 	if useMemo {
@@ -385,7 +386,7 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		e, ok = sh.memo[string(key)]
 		ok = ok && e.gen == sh.gen
 	}
-	if ok && !e.seen && a.shiftFits(c, e.R, cls) {
+	if ok && a.shiftFits(c, e.R, cls) {
 		sh.memoHits++
 		if e.gaveUp {
 			return nil, true
@@ -394,23 +395,30 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		return &sh.run, false
 	}
 	// an answer is kept the second time its key is met (most keys of a
-	// fragmented free set are met once)
-	again := ok && e.seen
+	// fragmented free set are met once): a bit per hash of the key marks the
+	// first time (a collision only keeps an answer sooner)
+	again := ok
+	if useMemo && !ok {
+		h := uint64(14695981039346656037) // FNV-1a
+		for _, b := range key {
+			h = (h ^ uint64(b)) * 1099511628211
+		}
+		w, bit := h>>6&63, uint64(1)<<(h&63)
+		again = sh.memoSeen[w]&bit != 0
+		sh.memoSeen[w] |= bit
+	}
 	keep := func(gaveUp bool, R, score int) {
-		if !useMemo {
+		if !useMemo || !again {
 			return
 		}
-		if sh.memoSize++; again {
-			sh.memoSize += len(sh.path)
-		}
-		if sh.memoSize > a.shiftBudget() {
+		if sh.memoSize += 1 + len(sh.path); sh.memoSize > a.shiftBudget() {
 			return
 		}
 		if sh.memo == nil {
 			sh.memo = map[string]shiftMemo{}
 		}
-		e := shiftMemo{gen: sh.gen, seen: !again, gaveUp: gaveUp, R: R, score: score}
-		if !gaveUp && again {
+		e := shiftMemo{gen: sh.gen, gaveUp: gaveUp, R: R, score: score}
+		if !gaveUp {
 			// a path is known by its last node and its symmetries
 			pk := binary.LittleEndian.AppendUint32(sh.pathKey[:0], uint32(sh.path[len(sh.path)-1]))
 			pk = append(pk, sh.pathT...)
