@@ -12,21 +12,38 @@ const maxImproveSpan = 1 << 16
 
 // improveByCounts is improve for integer coordinates of small range, the same swaps
 // in the same order (TestImproveMatchesDefinition runs both), without a pass over
-// every point per swap. A point's summed distance to the chosen set is a sum over
-// dimensions of f_j(its coordinate j), f_j(v) the summed distance along j from v
-// to the chosen set's coordinates: a swap updates f over the coordinate range
-// (O(d span)) instead of every point's sum (O(n d)). The candidates of a round
-// (unchosen points whose bound can be <= 0, improve's filter) are read from the
-// points grouped by their first coordinate, passing over every group whose f_0
-// plus the other dimensions' smallest f is already too large. ok is false when the
-// path does not apply (fractional coordinates, a range over maxImproveSpan, k < 2).
+// every point or every chosen point per swap.
+//
+// A point's summed distance to the chosen set is a sum over dimensions of f_j(its
+// coordinate j), f_j(v) the summed distance along j from v to the chosen set's
+// coordinates, a convex function of v: a swap updates f over the coordinate range
+// (O(d span)) instead of every point's sum (O(n d)). The points are kept on lines
+// (equal coordinates but the last), each line's chosen and unchosen points apart,
+// sorted by last coordinate. A round needs
+//   - the largest D[o] of a chosen point: on a line, f_last being convex, it is at
+//     the line's first or last chosen point, so a round reads two points per line
+//     holding chosen ones, not all k;
+//   - the candidates, the unchosen points whose bound can be <= 0 (improve's
+//     filter, D[i] <= T): since D is a sum of convex f_j, the coordinates that can
+//     reach T form an interval per dimension given the earlier ones (the others at
+//     their least f), found by binary search, and on a line the unchosen points in
+//     the last dimension's interval are a run of its sorted list;
+//   - the chosen points whose scan is not stopped by the first candidate's bound:
+//     on a line these are runs at both ends of its sorted chosen list.
+//
+// The scan over those chosen points, in Indices order, is improve's, so the swap
+// taken is the same. ok is false when the path does not apply (fractional
+// coordinates, a range over maxImproveSpan, more lines than about twice the
+// points, k < 2).
 func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok bool) {
 	n, d, k := pr.n, pr.d, pr.k
-	if isFloat[T]() || k < 2 {
+	if isFloat[T]() || k < 2 || d < 1 {
 		return nil, false
 	}
+	last := d - 1
 	lo := make([]int64, d)
 	span := make([]int, d)
+	nLines := 1
 	for j := range d {
 		mn, mx := int64(pr.pts[0][j]), int64(pr.pts[0][j])
 		for _, p := range pr.pts {
@@ -36,31 +53,111 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			return nil, false
 		}
 		lo[j], span[j] = mn, int(mx-mn)+1
-	}
-	// off[i*d+j]: coordinate j of point i minus lo[j].
-	off := make([]int32, n*d)
-	for i, p := range pr.pts {
-		for j, v := range p {
-			off[i*d+j] = int32(int64(v) - lo[j])
+		if j < last {
+			nLines *= span[j]
+			if nLines > 2*n+1024 {
+				return nil, false
+			}
 		}
 	}
-	// Points grouped by their first coordinate, ascending by index in each group.
-	gStart := make([]int32, span[0]+1)
+	// off[i*d+j]: coordinate j of point i minus lo[j]; line[i]: the line of point
+	// i, its coordinates but the last in mixed radix (dimension 0 most significant).
+	off := make([]int32, n*d)
+	line := make([]int32, n)
+	for i, p := range pr.pts {
+		l := 0
+		for j, v := range p {
+			off[i*d+j] = int32(int64(v) - lo[j])
+			if j < last {
+				l = l*span[j] + int(off[i*d+j])
+			}
+		}
+		line[i] = int32(l)
+	}
+	// Each line's points sorted by (last coordinate, index): a counting sort by the
+	// last coordinate, then a stable one by line. lStart[l]: the line's first slot.
+	byLast := make([]int32, span[last]+1)
 	for i := range n {
-		gStart[off[i*d]+1]++
+		byLast[off[i*d+last]+1]++
 	}
-	for v := 1; v <= span[0]; v++ {
-		gStart[v] += gStart[v-1]
+	for v := 1; v <= span[last]; v++ {
+		byLast[v] += byLast[v-1]
 	}
-	gPts := make([]int32, n)
-	fill := slices.Clone(gStart[:span[0]])
+	sorted := make([]int32, n)
 	for i := range n {
-		v := off[i*d]
-		gPts[fill[v]] = int32(i)
-		fill[v]++
+		v := off[i*d+last]
+		sorted[byLast[v]] = int32(i)
+		byLast[v]++
 	}
-	// f[j][v]: summed distance along j from offset v to the chosen points.
+	lStart := make([]int32, nLines+1)
+	for i := range n {
+		lStart[line[i]+1]++
+	}
+	for l := 1; l <= nLines; l++ {
+		lStart[l] += lStart[l-1]
+	}
+	all := make([]int32, n)
+	fill := slices.Clone(lStart[:nLines])
+	for _, i := range sorted {
+		all[fill[line[i]]] = i
+		fill[line[i]]++
+	}
+	// ch and un: per line, from lStart[l], its chosen (cc[l] of them) and unchosen
+	// (uc[l]) points, each sorted by (last coordinate, index).
+	sel = slices.Clone(start)
+	in := make([]bool, n)
+	pos := make([]int32, n) // pos[o]: o's place in sel
+	for oi, i := range sel {
+		in[i] = true
+		pos[i] = int32(oi)
+	}
+	ch, un := make([]int32, n), make([]int32, n)
+	cc, uc := make([]int32, nLines), make([]int32, nLines)
+	var chLines []int32 // the lines holding chosen points
+	for l := range nLines {
+		for _, i := range all[lStart[l]:lStart[l+1]] {
+			if in[i] {
+				ch[lStart[l]+cc[l]] = i
+				cc[l]++
+			} else {
+				un[lStart[l]+uc[l]] = i
+				uc[l]++
+			}
+		}
+		if cc[l] > 0 {
+			chLines = append(chLines, int32(l))
+		}
+	}
+	less := func(a, b int32) bool { // (last coordinate, index)
+		za, zb := off[int(a)*d+last], off[int(b)*d+last]
+		return za < zb || za == zb && a < b
+	}
+	remove := func(list []int32, cnt *int32, i int32) {
+		at, _ := slices.BinarySearchFunc(list[:*cnt], i, func(e, t int32) int {
+			if less(e, t) {
+				return -1
+			}
+			if e == t {
+				return 0
+			}
+			return 1
+		})
+		copy(list[at:*cnt], list[at+1:*cnt])
+		*cnt--
+	}
+	insert := func(list []int32, cnt *int32, i int32) {
+		at := int(*cnt)
+		for at > 0 && less(i, list[at-1]) {
+			list[at] = list[at-1]
+			at--
+		}
+		list[at] = i
+		*cnt++
+	}
+	// f[j][v]: summed distance along j from offset v to the chosen points; fMin[j]
+	// its least value, at fArg[j].
 	f := make([][]int64, d)
+	fMin, fArg := make([]int64, d), make([]int, d)
 	for j := range d {
 		f[j] = make([]int64, span[j])
 		cnt := make([]int64, span[j])
@@ -81,14 +178,13 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			c += cnt[v]
 			f[j][v] += s
 		}
+		fArg[j] = argMin(f[j])
+		fMin[j] = f[j][fArg[j]]
 	}
-	Dof := func(i int) int64 {
-		var s int64
-		for j := range d {
-			s += f[j][off[i*d+j]]
-		}
-		return s
-	}
+	// restMin[j]: the least sum of f over dimensions j..d-1.
+	restMin := make([]int64, d+1)
+	lineC := make([]int64, nLines) // per round: a line's sum of f but the last dimension
+	lineMax := make([]int64, nLines)
 	dist := func(a, b int) int64 {
 		var s int64
 		for j := range d {
@@ -96,40 +192,62 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		}
 		return s
 	}
-	sel = slices.Clone(start)
-	in := make([]bool, n)
-	for _, i := range sel {
-		in[i] = true
-	}
-	D := make([]int64, n) // valid for the chosen points and the round's candidates
+	D := make([]int64, n) // valid for the round's candidates and scanned chosen points
 	k1, k2, kk := int64(k-1), int64(k+1), int64(k)
-	var cand []int
+	var cand, outs []int
 	for {
+		for j := d - 1; j >= 0; j-- {
+			restMin[j] = restMin[j+1] + fMin[j]
+		}
+		// The largest D[o]: per line with chosen points, at its first or last one.
 		var maxDo int64
-		for _, o := range sel {
-			D[o] = Dof(o)
-			maxDo = max(maxDo, D[o])
-		}
-		// A group can hold a candidate only if f_0 plus the other dimensions'
-		// smallest f passes the filter.
-		var rest int64
-		for j := 1; j < d; j++ {
-			rest += slices.Min(f[j])
-		}
-		cand = cand[:0]
-		for v := range span[0] {
-			if (f[0][v]+rest)*k1-maxDo*k2 > 0 {
-				continue
+		for _, l := range chLines {
+			c, r := int64(0), int(l)
+			for j := last - 1; j >= 0; j-- {
+				c += f[j][r%span[j]]
+				r /= span[j]
 			}
-			for _, i := range gPts[gStart[v]:gStart[v+1]] {
-				if in[i] {
-					continue
+			fl := f[last]
+			s := lStart[l]
+			m := c + max(fl[off[int(ch[s])*d+last]], fl[off[int(ch[s+cc[l]-1])*d+last]])
+			lineC[l], lineMax[l] = c, m
+			maxDo = max(maxDo, m)
+		}
+		// The candidates: D[i] <= T, that is D[i] (k-1) <= maxDo (k+1).
+		T := maxDo * k2 / k1
+		cand = cand[:0]
+		var walk func(j, l int, sum int64)
+		walk = func(j, l int, sum int64) {
+			fj := f[j]
+			a, b, ok := sublevel(fj, fArg[j], T-sum-restMin[j+1])
+			if !ok {
+				return
+			}
+			if j < last {
+				for v := a; v <= b; v++ {
+					walk(j+1, l*span[j]+v, sum+fj[v])
 				}
-				if Di := Dof(int(i)); Di*k1-maxDo*k2 <= 0 {
+				return
+			}
+			s := lStart[l]
+			list := un[s : s+uc[l]]
+			at, _ := slices.BinarySearchFunc(list, int32(a), func(e, t int32) int {
+				return cmp.Compare(off[int(e)*d+last], t)
+			})
+			for _, i := range list[at:] {
+				z := int(off[int(i)*d+last])
+				if z > b {
+					break
+				}
+				if Di := sum + fj[z]; Di*k1-maxDo*k2 <= 0 {
 					D[i] = Di
 					cand = append(cand, int(i))
 				}
 			}
+		}
+		walk(0, 0, 0)
+		if len(cand) == 0 {
+			return sel, true
 		}
 		slices.SortFunc(cand, func(a, b int) int {
 			if c := cmp.Compare(D[a], D[b]); c != 0 {
@@ -137,9 +255,42 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			}
 			return a - b
 		})
+		// The chosen points whose scan below passes its first candidate: D[o] (k+1)
+		// >= D[first] (k-1). On a line they are runs at both ends.
+		need := D[cand[0]] * k1
+		outs = outs[:0]
+		fl := f[last]
+		for _, l := range chLines {
+			if lineMax[l]*k2 < need {
+				continue
+			}
+			s := lStart[l]
+			list := ch[s : s+cc[l]]
+			stop := len(list)
+			for x, o := range list {
+				Do := lineC[l] + fl[off[int(o)*d+last]]
+				if Do*k2 < need {
+					stop = x
+					break
+				}
+				D[o] = Do
+				outs = append(outs, int(o))
+			}
+			for x := len(list) - 1; x > stop; x-- {
+				o := list[x]
+				Do := lineC[l] + fl[off[int(o)*d+last]]
+				if Do*k2 < need {
+					break
+				}
+				D[o] = Do
+				outs = append(outs, int(o))
+			}
+		}
+		slices.SortFunc(outs, func(a, b int) int { return int(pos[a]) - int(pos[b]) })
 		var bestDelta int64
 		bo, bi := -1, -1
-		for oi, o := range sel {
+		for _, o := range outs {
+			oi := int(pos[o])
 			Do := D[o]
 			for _, i := range cand {
 				if D[i]*k1-Do*k2 > kk*bestDelta {
@@ -161,8 +312,62 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			for v := range fj {
 				fj[v] += int64(abs(v-a) - abs(v-b))
 			}
+			fArg[j] = argMin(fj)
+			fMin[j] = fj[fArg[j]]
+		}
+		lo, li := line[o], line[bi]
+		remove(ch[lStart[lo]:], &cc[lo], int32(o))
+		insert(un[lStart[lo]:], &uc[lo], int32(o))
+		remove(un[lStart[li]:], &uc[li], int32(bi))
+		insert(ch[lStart[li]:], &cc[li], int32(bi))
+		if cc[lo] == 0 {
+			at := slices.Index(chLines, lo)
+			chLines = slices.Delete(chLines, at, at+1)
+		}
+		if cc[li] == 1 {
+			chLines = append(chLines, li)
 		}
 		in[o], in[bi] = false, true
 		sel[bo] = bi
+		pos[bi] = int32(bo)
 	}
+}
+
+// argMin returns the first place of f's least value.
+func argMin(f []int64) int {
+	at := 0
+	for v, x := range f {
+		if x < f[at] {
+			at = v
+		}
+	}
+	return at
+}
+
+// sublevel returns the interval [a, b] of v where f[v] <= r, for f convex with a
+// least value at m (so not increasing before m, not decreasing after); ok is false
+// when it is empty.
+func sublevel(f []int64, m int, r int64) (a, b int, ok bool) {
+	if f[m] > r {
+		return 0, 0, false
+	}
+	// First v in [0, m] with f[v] <= r, last in [m, len) with f[v] <= r.
+	a = m - sortSearch(m, func(x int) bool { return f[m-1-x] > r })
+	b = m + sortSearch(len(f)-1-m, func(x int) bool { return f[m+1+x] > r })
+	return a, b, true
+}
+
+// sortSearch is sort.Search: the least x in [0, n) with pred(x), n if none; pred
+// false then true.
+func sortSearch(n int, pred func(int) bool) int {
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if !pred(h) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
 }
