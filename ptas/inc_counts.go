@@ -2,6 +2,7 @@ package ptas
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/procalloc/procalloc/geom"
@@ -60,6 +61,17 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			}
 		}
 	}
+	// A candidate is kept as its key D[i] << shift | i, so that sorting keys sorts
+	// by (D, index); every D is at most k times the box's L1 diameter.
+	shift := bits.Len(uint(n))
+	diam := 0
+	for j := range d {
+		diam += span[j] - 1
+	}
+	if bits.Len64(uint64(k)*uint64(diam))+shift > 62 {
+		return nil, false
+	}
+	mask := uint64(1)<<shift - 1
 	// off[i*d+j]: coordinate j of point i minus lo[j]; line[i]: the line of point
 	// i, its coordinates but the last in mixed radix (dimension 0 most significant).
 	off := make([]int32, n*d)
@@ -192,9 +204,8 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		}
 		return s
 	}
-	D := make([]int64, n) // valid for the round's candidates and scanned chosen points
 	k1, k2, kk := int64(k-1), int64(k+1), int64(k)
-	var cand, outs []int
+	var cand, asc []uint64 // the round's candidates' keys: a heap, and those taken from it
 	for {
 		for j := d - 1; j >= 0; j-- {
 			restMin[j] = restMin[j+1] + fMin[j]
@@ -240,8 +251,7 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 					break
 				}
 				if Di := sum + fj[z]; Di*k1-maxDo*k2 <= 0 {
-					D[i] = Di
-					cand = append(cand, int(i))
+					cand = append(cand, uint64(Di)<<shift|uint64(i))
 				}
 			}
 		}
@@ -249,17 +259,55 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		if len(cand) == 0 {
 			return sel, true
 		}
-		slices.SortFunc(cand, func(a, b int) int {
-			if c := cmp.Compare(D[a], D[b]); c != 0 {
-				return c
+		// The candidates are read in ascending key order from a heap, as far as
+		// the scans below go (most stop at the first few), not sorted in full.
+		heapInit(cand)
+		// The swap: the least (change, place of o in sel, i) over the pairs of a
+		// decrease, improve's choice. A chosen point's scan reads the candidates by
+		// ascending key and stops where the bound exceeds the best change found,
+		// so the chosen points may come in any order: first one of largest D[o]
+		// (it has the most candidates to scan, and its best change stops the other
+		// scans sooner), then those not stopped at the least candidate, D[o] (k+1)
+		// >= min D[i] (k-1) - k bestDelta; on a line these are runs at both ends.
+		asc = asc[:0]
+		var bestDelta int64
+		bo, bi := -1, -1
+		scan := func(o int, Do int64) {
+			oi := int(pos[o])
+			for x := 0; ; x++ {
+				if x == len(asc) {
+					if len(cand) == 0 {
+						return
+					}
+					asc = append(asc, cand[0])
+					cand = heapPop(cand)
+				}
+				key := asc[x]
+				Di, i := int64(key>>shift), int(key&mask)
+				if Di*k1-Do*k2 > kk*bestDelta {
+					return
+				}
+				delta := Di - dist(i, o) - Do
+				if delta < bestDelta || delta == bestDelta && (oi < bo || oi == bo && i < bi) {
+					bestDelta, bo, bi = delta, oi, i
+				}
 			}
-			return a - b
-		})
-		// The chosen points whose scan below passes its first candidate: D[o] (k+1)
-		// >= D[first] (k-1). On a line they are runs at both ends.
-		need := D[cand[0]] * k1
-		outs = outs[:0]
+		}
 		fl := f[last]
+		first := -1
+		for _, l := range chLines {
+			if lineMax[l] == maxDo {
+				s := lStart[l]
+				first = int(ch[s])
+				if lineC[l]+fl[off[first*d+last]] != maxDo {
+					first = int(ch[s+cc[l]-1])
+				}
+				break
+			}
+		}
+		minD := int64(cand[0] >> shift)
+		scan(first, maxDo)
+		need := minD*k1 - kk*bestDelta
 		for _, l := range chLines {
 			if lineMax[l]*k2 < need {
 				continue
@@ -273,8 +321,7 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 					stop = x
 					break
 				}
-				D[o] = Do
-				outs = append(outs, int(o))
+				scan(int(o), Do)
 			}
 			for x := len(list) - 1; x > stop; x-- {
 				o := list[x]
@@ -282,24 +329,7 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 				if Do*k2 < need {
 					break
 				}
-				D[o] = Do
-				outs = append(outs, int(o))
-			}
-		}
-		slices.SortFunc(outs, func(a, b int) int { return int(pos[a]) - int(pos[b]) })
-		var bestDelta int64
-		bo, bi := -1, -1
-		for _, o := range outs {
-			oi := int(pos[o])
-			Do := D[o]
-			for _, i := range cand {
-				if D[i]*k1-Do*k2 > kk*bestDelta {
-					break
-				}
-				delta := D[i] - dist(i, o) - Do
-				if delta < bestDelta || delta == bestDelta && oi == bo && i < bi {
-					bestDelta, bo, bi = delta, oi, i
-				}
+				scan(int(o), Do)
 			}
 		}
 		if bo < 0 {
@@ -370,4 +400,39 @@ func sortSearch(n int, pred func(int) bool) int {
 		}
 	}
 	return i
+}
+
+var IncStats struct{ Rounds, Cand, Pairs, Outs int64 }
+
+// heapInit orders h as a binary min-heap.
+func heapInit(h []uint64) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+}
+
+// heapPop removes the least element of the min-heap h and returns what is left.
+func heapPop(h []uint64) []uint64 {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	siftDown(h, 0)
+	return h
+}
+
+func siftDown(h []uint64, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
