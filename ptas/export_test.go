@@ -1,7 +1,5 @@
 package ptas
 
-import "fmt"
-
 // ImproveForBench is improve, MM+Inc's swap phase alone, for the external
 // benchmark of the swaps on issue 32's workload (inc_sdsc_bench_test.go).
 func ImproveForBench(pts [][]int, k int, start []int) []int {
@@ -11,5 +9,3 @@ func ImproveForBench(pts [][]int, k int, start []int) []int {
 	}
 	return improve(pr, start)
 }
-
-func IncStatsString() string { return fmt.Sprintf("%+v", IncStats) }

@@ -402,8 +402,6 @@ func sortSearch(n int, pred func(int) bool) int {
 	return i
 }
 
-var IncStats struct{ Rounds, Cand, Pairs, Outs int64 }
-
 // heapInit orders h as a binary min-heap.
 func heapInit(h []uint64) {
 	for i := len(h)/2 - 1; i >= 0; i-- {
