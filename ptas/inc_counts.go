@@ -1,7 +1,6 @@
 package ptas
 
 import (
-	"cmp"
 	"math/bits"
 	"slices"
 
@@ -74,8 +73,12 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 	mask := uint64(1)<<shift - 1
 	// off[i*d+j]: coordinate j of point i minus lo[j]; line[i]: the line of point
 	// i, its coordinates but the last in mixed radix (dimension 0 most significant).
+	// lStart[l]: the first slot of line l in per-line lists of n slots in all.
 	off := make([]int32, n*d)
 	line := make([]int32, n)
+	lStart := make([]int32, nLines+1)
+	ordered := true // the points sorted by (line, last coordinate), as free lists are
+	prev := int64(-1)
 	for i, p := range pr.pts {
 		l := 0
 		for j, v := range p {
@@ -85,37 +88,45 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			}
 		}
 		line[i] = int32(l)
-	}
-	// Each line's points sorted by (last coordinate, index): a counting sort by the
-	// last coordinate, then a stable one by line. lStart[l]: the line's first slot.
-	byLast := make([]int32, span[last]+1)
-	for i := range n {
-		byLast[off[i*d+last]+1]++
-	}
-	for v := 1; v <= span[last]; v++ {
-		byLast[v] += byLast[v-1]
-	}
-	sorted := make([]int32, n)
-	for i := range n {
-		v := off[i*d+last]
-		sorted[byLast[v]] = int32(i)
-		byLast[v]++
-	}
-	lStart := make([]int32, nLines+1)
-	for i := range n {
-		lStart[line[i]+1]++
+		lStart[l+1]++
+		key := int64(l)<<32 | int64(off[i*d+last])
+		ordered = ordered && key >= prev
+		prev = key
 	}
 	for l := 1; l <= nLines; l++ {
 		lStart[l] += lStart[l-1]
 	}
-	all := make([]int32, n)
-	fill := slices.Clone(lStart[:nLines])
-	for _, i := range sorted {
-		all[fill[line[i]]] = i
-		fill[line[i]]++
+	// A line's points are kept as keys z << 32 | index (z its last coordinate's
+	// offset), so sorted keys are in (last coordinate, index) order.
+	lineKey := func(i int) uint64 { return uint64(off[i*d+last])<<32 | uint64(i) }
+	all := make([]uint64, n)
+	if ordered {
+		for i := range n {
+			all[i] = lineKey(i)
+		}
+	} else {
+		// A counting sort by the last coordinate, then a stable one by line.
+		byLast := make([]int32, span[last]+1)
+		for i := range n {
+			byLast[off[i*d+last]+1]++
+		}
+		for v := 1; v <= span[last]; v++ {
+			byLast[v] += byLast[v-1]
+		}
+		sorted := make([]int32, n)
+		for i := range n {
+			v := off[i*d+last]
+			sorted[byLast[v]] = int32(i)
+			byLast[v]++
+		}
+		fill := slices.Clone(lStart[:nLines])
+		for _, i := range sorted {
+			all[fill[line[i]]] = lineKey(int(i))
+			fill[line[i]]++
+		}
 	}
 	// ch and un: per line, from lStart[l], its chosen (cc[l] of them) and unchosen
-	// (uc[l]) points, each sorted by (last coordinate, index).
+	// (uc[l]) points' keys, each sorted.
 	sel = slices.Clone(start)
 	in := make([]bool, n)
 	pos := make([]int32, n) // pos[o]: o's place in sel
@@ -123,16 +134,16 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		in[i] = true
 		pos[i] = int32(oi)
 	}
-	ch, un := make([]int32, n), make([]int32, n)
+	ch, un := make([]uint64, n), make([]uint64, n)
 	cc, uc := make([]int32, nLines), make([]int32, nLines)
 	var chLines []int32 // the lines holding chosen points
 	for l := range nLines {
-		for _, i := range all[lStart[l]:lStart[l+1]] {
-			if in[i] {
-				ch[lStart[l]+cc[l]] = i
+		for _, key := range all[lStart[l]:lStart[l+1]] {
+			if in[uint32(key)] {
+				ch[lStart[l]+cc[l]] = key
 				cc[l]++
 			} else {
-				un[lStart[l]+uc[l]] = i
+				un[lStart[l]+uc[l]] = key
 				uc[l]++
 			}
 		}
@@ -140,30 +151,18 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			chLines = append(chLines, int32(l))
 		}
 	}
-	less := func(a, b int32) bool { // (last coordinate, index)
-		za, zb := off[int(a)*d+last], off[int(b)*d+last]
-		return za < zb || za == zb && a < b
-	}
-	remove := func(list []int32, cnt *int32, i int32) {
-		at, _ := slices.BinarySearchFunc(list[:*cnt], i, func(e, t int32) int {
-			if less(e, t) {
-				return -1
-			}
-			if e == t {
-				return 0
-			}
-			return 1
-		})
+	remove := func(list []uint64, cnt *int32, key uint64) {
+		at, _ := slices.BinarySearch(list[:*cnt], key)
 		copy(list[at:*cnt], list[at+1:*cnt])
 		*cnt--
 	}
-	insert := func(list []int32, cnt *int32, i int32) {
+	insert := func(list []uint64, cnt *int32, key uint64) {
 		at := int(*cnt)
-		for at > 0 && less(i, list[at-1]) {
+		for at > 0 && key < list[at-1] {
 			list[at] = list[at-1]
 			at--
 		}
-		list[at] = i
+		list[at] = key
 		*cnt++
 	}
 	// f[j][v]: summed distance along j from offset v to the chosen points; fMin[j]
@@ -220,7 +219,7 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			}
 			fl := f[last]
 			s := lStart[l]
-			m := c + max(fl[off[int(ch[s])*d+last]], fl[off[int(ch[s+cc[l]-1])*d+last]])
+			m := c + max(fl[ch[s]>>32], fl[ch[s+cc[l]-1]>>32])
 			lineC[l], lineMax[l] = c, m
 			maxDo = max(maxDo, m)
 		}
@@ -242,16 +241,14 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			}
 			s := lStart[l]
 			list := un[s : s+uc[l]]
-			at, _ := slices.BinarySearchFunc(list, int32(a), func(e, t int32) int {
-				return cmp.Compare(off[int(e)*d+last], t)
-			})
-			for _, i := range list[at:] {
-				z := int(off[int(i)*d+last])
+			at, _ := slices.BinarySearch(list, uint64(a)<<32)
+			for _, key := range list[at:] {
+				z := int(key >> 32)
 				if z > b {
 					break
 				}
 				if Di := sum + fj[z]; Di*k1-maxDo*k2 <= 0 {
-					cand = append(cand, uint64(Di)<<shift|uint64(i))
+					cand = append(cand, uint64(Di)<<shift|uint64(uint32(key)))
 				}
 			}
 		}
@@ -298,10 +295,11 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		for _, l := range chLines {
 			if lineMax[l] == maxDo {
 				s := lStart[l]
-				first = int(ch[s])
-				if lineC[l]+fl[off[first*d+last]] != maxDo {
-					first = int(ch[s+cc[l]-1])
+				key := ch[s]
+				if lineC[l]+fl[key>>32] != maxDo {
+					key = ch[s+cc[l]-1]
 				}
+				first = int(uint32(key))
 				break
 			}
 		}
@@ -315,21 +313,21 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			s := lStart[l]
 			list := ch[s : s+cc[l]]
 			stop := len(list)
-			for x, o := range list {
-				Do := lineC[l] + fl[off[int(o)*d+last]]
+			for x, key := range list {
+				Do := lineC[l] + fl[key>>32]
 				if Do*k2 < need {
 					stop = x
 					break
 				}
-				scan(int(o), Do)
+				scan(int(uint32(key)), Do)
 			}
 			for x := len(list) - 1; x > stop; x-- {
-				o := list[x]
-				Do := lineC[l] + fl[off[int(o)*d+last]]
+				key := list[x]
+				Do := lineC[l] + fl[key>>32]
 				if Do*k2 < need {
 					break
 				}
-				scan(int(o), Do)
+				scan(int(uint32(key)), Do)
 			}
 		}
 		if bo < 0 {
@@ -346,10 +344,11 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			fMin[j] = fj[fArg[j]]
 		}
 		lo, li := line[o], line[bi]
-		remove(ch[lStart[lo]:], &cc[lo], int32(o))
-		insert(un[lStart[lo]:], &uc[lo], int32(o))
-		remove(un[lStart[li]:], &uc[li], int32(bi))
-		insert(ch[lStart[li]:], &cc[li], int32(bi))
+		ko, ki := lineKey(o), lineKey(bi)
+		remove(ch[lStart[lo]:], &cc[lo], ko)
+		insert(un[lStart[lo]:], &uc[lo], ko)
+		remove(un[lStart[li]:], &uc[li], ki)
+		insert(ch[lStart[li]:], &cc[li], ki)
 		if cc[lo] == 0 {
 			at := slices.Index(chLines, lo)
 			chLines = slices.Delete(chLines, at, at+1)
