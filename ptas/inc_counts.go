@@ -204,6 +204,7 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		return s
 	}
 	k1, k2, kk := int64(k-1), int64(k+1), int64(k)
+	var guess []int32
 	var cand, asc []uint64 // the round's candidates' keys: a heap, and those taken from it
 	for {
 		for j := d - 1; j >= 0; j-- {
@@ -223,8 +224,39 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 			lineC[l], lineMax[l] = c, m
 			maxDo = max(maxDo, m)
 		}
-		// The candidates: D[i] <= T, that is D[i] (k-1) <= maxDo (k+1).
-		T := maxDo * k2 / k1
+		// first: a chosen point of largest D.
+		fl := f[last]
+		first := -1
+		for _, l := range chLines {
+			if lineMax[l] == maxDo {
+				s := lStart[l]
+				key := ch[s]
+				if lineC[l]+fl[key>>32] != maxDo {
+					key = ch[s+cc[l]-1]
+				}
+				first = int(uint32(key))
+				break
+			}
+		}
+		// The candidates: D[i] <= T, that is D[i] (k-1) <= maxDo (k+1) + k best,
+		// best the least change of a swap known before the walk: the previous
+		// round's first candidates (the unchosen points of least D then, most
+		// still near the least now) swapped with first, each an actual swap, so
+		// the round's best change is at most theirs (the pair of it is scanned
+		// below: first is scanned before any other, and the pair's bound lets
+		// the scan reach it).
+		var best0 int64
+		for _, g := range guess {
+			if in[g] {
+				continue
+			}
+			var Dg int64
+			for j := range d {
+				Dg += f[j][off[int(g)*d+j]]
+			}
+			best0 = min(best0, Dg-dist(int(g), first)-maxDo)
+		}
+		T := (maxDo*k2 + kk*best0) / k1
 		cand = cand[:0]
 		var walk func(j, l int, sum int64)
 		walk = func(j, l int, sum int64) {
@@ -247,7 +279,7 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 				if z > b {
 					break
 				}
-				if Di := sum + fj[z]; Di*k1-maxDo*k2 <= 0 {
+				if Di := sum + fj[z]; Di <= T {
 					cand = append(cand, uint64(Di)<<shift|uint64(uint32(key)))
 				}
 			}
@@ -290,19 +322,6 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 				}
 			}
 		}
-		fl := f[last]
-		first := -1
-		for _, l := range chLines {
-			if lineMax[l] == maxDo {
-				s := lStart[l]
-				key := ch[s]
-				if lineC[l]+fl[key>>32] != maxDo {
-					key = ch[s+cc[l]-1]
-				}
-				first = int(uint32(key))
-				break
-			}
-		}
 		minD := int64(cand[0] >> shift)
 		scan(first, maxDo)
 		need := minD*k1 - kk*bestDelta
@@ -333,6 +352,10 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		if bo < 0 {
 			return sel, true
 		}
+		guess = guess[:0]
+		for _, key := range asc {
+			guess = append(guess, int32(key&mask))
+		}
 		o := sel[bo]
 		for j := range d {
 			a, b := int(off[bi*d+j]), int(off[o*d+j])
@@ -362,15 +385,10 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 	}
 }
 
-// argMin returns the first place of f's least value.
+// argMin returns the first place of the least value of f, convex: the first v
+// whose next value is not smaller.
 func argMin(f []int64) int {
-	at := 0
-	for v, x := range f {
-		if x < f[at] {
-			at = v
-		}
-	}
-	return at
+	return sortSearch(len(f)-1, func(v int) bool { return f[v+1] >= f[v] })
 }
 
 // sublevel returns the interval [a, b] of v where f[v] <= r, for f convex with a
