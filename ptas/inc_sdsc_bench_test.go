@@ -1,11 +1,16 @@
 package ptas_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/gob"
 	"hash/fnv"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,9 +27,9 @@ import (
 // swapCase is one fresh decision of an mminc replay: k, the free set (a bitmap
 // over the nodes) and MM's answer, the swaps' start.
 type swapCase struct {
-	k     int
-	free  []uint64
-	start []int
+	K     int
+	Free  []uint64
+	Start []int
 }
 
 // recordSwapCases replays w as the mminc allocator does (free nodes in free-list
@@ -81,7 +86,7 @@ func recordSwapCases(b *testing.B, g *topo.Grid, w bench.Workload) ([]swapCase, 
 				if err != nil {
 					b.Fatal(err)
 				}
-				cases = append(cases, swapCase{k: k, free: bits, start: slices.Clone(res.Indices)})
+				cases = append(cases, swapCase{K: k, Free: bits, Start: slices.Clone(res.Indices)})
 				idx := ptas.ImproveForBench(pts, k, res.Indices)
 				nodes = make([]int, k)
 				for i, p := range idx {
@@ -100,6 +105,38 @@ func recordSwapCases(b *testing.B, g *topo.Grid, w bench.Workload) ([]swapCase, 
 	return cases, decisions
 }
 
+// cachedSwapCases is recordSwapCases, kept in the directory named by
+// PROCALLOC_SWAPS_CACHE when it is set (MM's answers do not change with the
+// swaps: a rerun after a change to them skips the minutes of recording).
+func cachedSwapCases(b *testing.B, spec string, g *topo.Grid, w bench.Workload) ([]swapCase, int) {
+	dir := os.Getenv("PROCALLOC_SWAPS_CACHE")
+	if dir == "" {
+		return recordSwapCases(b, g, w)
+	}
+	type record struct {
+		Cases     []swapCase
+		Decisions int
+	}
+	path := filepath.Join(dir, "mminc-swaps-"+strings.ReplaceAll(spec, ":", "-")+".gob")
+	if f, err := os.Open(path); err == nil {
+		defer f.Close()
+		var r record
+		if err := gob.NewDecoder(f).Decode(&r); err != nil {
+			b.Fatalf("%s: %v", path, err)
+		}
+		return r.Cases, r.Decisions
+	}
+	cases, decisions := recordSwapCases(b, g, w)
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(record{cases, decisions}); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return cases, decisions
+}
+
 // BenchmarkMMIncSwapsSDSC times MM+Inc's swap phase alone on issue 32's workload
 // (the first 3,000 SDSC Paragon jobs, sizes times n/416, arrivals contracted by
 // 0.35, FCFS order): one mminc replay records MM's answer at every fresh decision
@@ -107,7 +144,8 @@ func recordSwapCases(b *testing.B, g *topo.Grid, w bench.Workload) ([]swapCase, 
 // answers. cpu-µs/decision is the replaying thread's CPU time in the swaps over
 // every decision of the replay (memo hits included, as BenchmarkCenterScaleSDSC
 // counts them), so it is the difference between mminc's and mm's figures there;
-// the logged hash of every answer shows two builds agree. Run with -benchtime 1x.
+// the logged hash of every answer shows two builds agree. Run with -benchtime 1x;
+// PROCALLOC_SWAPS_CACHE=DIR keeps the recordings (cachedSwapCases).
 func BenchmarkMMIncSwapsSDSC(b *testing.B) {
 	path, err := shared.Find("traces/SDSC-Par-1996-3.1-cln.swf.gz")
 	if err != nil {
@@ -136,7 +174,7 @@ func BenchmarkMMIncSwapsSDSC(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cases, decisions := recordSwapCases(b, g, w)
+			cases, decisions := cachedSwapCases(b, ms, g, w)
 			order := alloc.FreeListOrder(g)
 			coord := make([][]int, n)
 			for i := range coord {
@@ -152,13 +190,13 @@ func BenchmarkMMIncSwapsSDSC(b *testing.B) {
 				for _, c := range cases {
 					var pts [][]int
 					for _, v := range order {
-						if c.free[v/64]>>(v%64)&1 != 0 {
+						if c.Free[v/64]>>(v%64)&1 != 0 {
 							pts = append(pts, coord[v])
 						}
 					}
 					var ru0, ru1 syscall.Rusage
 					_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru0)
-					idx := ptas.ImproveForBench(pts, c.k, slices.Clone(c.start))
+					idx := ptas.ImproveForBench(pts, c.K, slices.Clone(c.Start))
 					_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru1)
 					cpu += time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 					for _, p := range idx {
