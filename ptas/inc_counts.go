@@ -258,19 +258,10 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 		}
 		T := (maxDo*k2 + kk*best0) / k1
 		cand = cand[:0]
-		var walk func(j, l int, sum int64)
-		walk = func(j, l int, sum int64) {
-			fj := f[j]
-			a, b, ok := sublevel(fj, fArg[j], T-sum-restMin[j+1])
-			if !ok {
-				return
-			}
-			if j < last {
-				for v := a; v <= b; v++ {
-					walk(j+1, l*span[j]+v, sum+fj[v])
-				}
-				return
-			}
+		// collect takes line l's unchosen points with last coordinate in [a, b]
+		// and D <= T, sum being the line's f but the last dimension's.
+		fz := f[last]
+		collect := func(l int, sum int64, a, b int) {
 			s := lStart[l]
 			list := un[s : s+uc[l]]
 			at, _ := slices.BinarySearch(list, uint64(a)<<32)
@@ -279,9 +270,50 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 				if z > b {
 					break
 				}
-				if Di := sum + fj[z]; Di <= T {
+				if Di := sum + fz[z]; Di <= T {
 					cand = append(cand, uint64(Di)<<shift|uint64(uint32(key)))
 				}
+			}
+		}
+		var walk func(j, l int, sum int64)
+		walk = func(j, l int, sum int64) {
+			fj := f[j]
+			a, b, ok := sublevel(fj, fArg[j], T-sum-restMin[j+1])
+			if !ok {
+				return
+			}
+			switch {
+			case j < last-1:
+				for v := a; v <= b; v++ {
+					walk(j+1, l*span[j]+v, sum+fj[v])
+				}
+			case j == last-1:
+				// The lines of this prefix, by their coordinate v along j: the
+				// last dimension's interval [A, B] of fz <= T - sum - fj[v]
+				// follows the budget by moving its ends (empty: A = m+1, B =
+				// m-1), about 2 span moves in all, the budget being concave in v.
+				m := fArg[last]
+				A, B := m+1, m-1
+				for v := a; v <= b; v++ {
+					r := T - sum - fj[v]
+					for A > 0 && fz[A-1] <= r {
+						A--
+					}
+					for A <= m && fz[A] > r {
+						A++
+					}
+					for B < len(fz)-1 && fz[B+1] <= r {
+						B++
+					}
+					for B >= m && fz[B] > r {
+						B--
+					}
+					if A <= B {
+						collect(l*span[j]+v, sum+fj[v], A, B)
+					}
+				}
+			default: // one dimension: one line
+				collect(l, sum, a, b)
 			}
 		}
 		walk(0, 0, 0)
