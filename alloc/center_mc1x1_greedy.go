@@ -12,12 +12,15 @@ import (
 type greedyScratch struct {
 	keyBits     greedyKeyBits // the packing of the fast collectors' selection key
 	cand        []int         // candidates beyond the inner shells
-	set         []int         // the set collected
+	set         []int         // the set collected (greedyCollectShells: the nodes taken beyond the inner shells)
+	full        []int         // greedyCollect's set on the fast path (greedySet)
+	bestTaken   []int         // allocateGreedy: the winner's nodes beyond the inner shells
+	sortLists   [][]int32     // greedySortedSet's coordinate lists
 	sums        []int         // candidates' total L1 distance to the set
 	hist        []int         // l1Sums
 	keys        []int64
-	heap        []int32 // greedyCollectShells: candidates by their last computed key
-	candXY      []int32 // greedyCollectShells: candidates' coordinates, d each
+	heap        []greedyHeapEntry // greedyCollectShells: candidates by their last computed key
+	candXY      []int32           // greedyCollectShells: candidates' coordinates, d each
 	greedyCands []greedyCand
 	ring        []int
 	half        []int32   // axisHalf
@@ -27,10 +30,22 @@ type greedyScratch struct {
 	shellIdx    []int       // freeProduct's odometer
 	nodeStride  []int       // node index = sum of coordinate j times nodeStride[j]
 	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
+	memo        greedyMemo  // centers' bounds kept between decisions
+	lastR       int         // greedyCollectShells: the radius its last run read
+	lastBound   int         // and the bound it gave up on (math.MaxInt: it did not)
 	shellBufs   struct {    // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
-		cdist, pc                                          []int32
+		lo, span, blo, bhi, takenSum                       []int
+		cdist, pc, coords                                  []int32
 	}
+}
+
+// greedyHeapEntry is a candidate of greedyCollectShells (an index into its
+// coordinates and keys) with the key it had when last computed, kept in the heap
+// entry itself so that sifting reads one array.
+type greedyHeapEntry struct {
+	key int64
+	i   int32
 }
 
 // greedyCand is a center of the greedy collector with its count-based lower bound.
@@ -99,13 +114,21 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		return cd, true
 	}
 	best, bestPos := math.MaxInt, len(a.fl)
-	var bestSet []int
+	var bestSet []int // the plain collector's set of the winner so far
+	// the fast paths' winner so far: its center, shell L and the nodes it took
+	// beyond the inner shells; its node set is listed once, at the end
+	bestC, bestL, bestTaken := -1, 0, a.bestTaken[:0]
+	d := a.x.d
 	ties := 0
 	a.hashes = a.hashes[:0]
 	// runs translated between centers (center_mc1x1_greedy_shift.go): on the fast
 	// collectors' paths
 	shift := a.keyBits.ok && !a.shift.off
 	a.resetShift()
+	memo := a.keyBits.ok && !a.memo.off
+	if memo {
+		a.memoAdvance()
+	}
 	for cd, ok := next(); ok; cd, ok = next() {
 		i := int(cd.i)
 		if cd.lower > best {
@@ -123,11 +146,15 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		var score int
 		var set []int
 		run, gaveUp := (*greedyRun)(nil), false
-		if shift {
+		taken := false // set holds the nodes taken beyond the inner shells only
+		// a score above stop, known from an earlier decision: the center can
+		// neither win nor tie (as if the collector had given up)
+		skip := memo && a.memoSkips(c, k, L, m, stop)
+		if shift && !skip {
 			run, gaveUp = a.shiftLookup(c, L, m, stop)
 		}
 		switch {
-		case gaveUp:
+		case skip || gaveUp:
 			score = math.MaxInt // as greedyCollect would
 		case run != nil:
 			score = run.score
@@ -136,24 +163,48 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			// when a shell read is not
 			a.shift.recOn = shift && a.shiftRecordable(c, L)
 			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
-			score, set = a.greedyCollect(c, L, m, stop)
+			if a.keyBits.ok {
+				score, set = a.greedyCollectShells(c, L, m, stop)
+				taken = true
+				if memo {
+					a.memoKeep(c, k, L, m, score)
+				}
+			} else {
+				score, set = a.greedyCollect(c, L, m, stop)
+			}
 			if a.shift.recOn {
 				a.shiftKeep(c, L, m, score, set)
 			}
 			a.shift.recOn = false
 		}
 		hash := func() uint64 {
-			if run != nil {
+			switch {
+			case !a.countTies:
+				return 0 // not read
+			case run != nil:
 				return a.shiftHash(run, c)
+			case taken:
+				// the inner nodes' labels from prefix sums, as shiftHash
+				a.refresh(prefixHash)
+				return a.x.ballHash(c, L-1) + a.setHash(set)
 			}
 			return a.setHash(set)
 		}
 		keep := func() {
-			if run != nil {
-				bestSet = a.shiftSet(run, c, bestSet[:0])
-				return
+			switch {
+			case run != nil: // its nodes as shiftSet lists them
+				bestC, bestL = c, run.L
+				bestTaken = bestTaken[:0]
+				cc := a.x.coord[c*d : c*d+d]
+				for o := 0; o < len(run.picked); o += d {
+					bestTaken = append(bestTaken, a.shiftNodeAt(cc, run.picked[o:o+d]))
+				}
+			case taken:
+				bestC, bestL = c, L
+				bestTaken = append(bestTaken[:0], set...)
+			default:
+				bestSet = append(bestSet[:0], set...)
 			}
-			bestSet = append(bestSet[:0], set...)
 		}
 		switch {
 		case score < best:
@@ -181,9 +232,71 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		}
 	}
 	a.last = ties
-	nodes := slices.Clone(bestSet)
-	slices.Sort(nodes)
+	var nodes []int
+	if bestC >= 0 {
+		a.bestTaken = bestTaken
+		nodes = a.greedySortedSet(bestC, bestL, bestTaken)
+	} else {
+		nodes = slices.Clone(bestSet)
+		slices.Sort(nodes)
+	}
 	return nodes, a.take(nodes)
+}
+
+// greedySortedSet returns, in ascending order and in a new slice, the node set of
+// greedySet(c, L, taken) (taken is sorted in place): the free nodes strictly inside
+// shell L listed in node order (the last axis slowest, each axis's coordinates
+// ascending), merged with taken, instead of a sort of the whole set.
+func (a *mc1x1) greedySortedSet(c, L int, taken []int) []int {
+	x := a.x
+	d := x.d
+	slices.Sort(taken)
+	nodes := make([]int, 0, x.freeInBall(c, L-1)+len(taken))
+	if L == 0 {
+		return append(nodes, taken...)
+	}
+	for len(a.sortLists) < d {
+		a.sortLists = append(a.sortLists, nil)
+	}
+	lists := a.sortLists[:d]
+	for j, side := range x.dims {
+		lists[j] = axisWithin(lists[j][:0], int(x.coord[c*d+j]), L-1, side, x.wrap[j])
+		slices.Sort(lists[j]) // around the ring they wrap past the end
+	}
+	if len(a.nodeStride) < d {
+		a.nodeStride = make([]int, d)
+		st := 1
+		for j, side := range x.dims {
+			a.nodeStride[j] = st
+			st *= side
+		}
+	}
+	stride := a.nodeStride
+	idx := growInts(&a.shellIdx, d)
+	t := 0 // the next node of taken not yet merged
+	for {
+		v := 0
+		for j, l := range lists {
+			v += int(l[idx[j]]) * stride[j]
+		}
+		if a.st.IsFree(v) {
+			for t < len(taken) && taken[t] < v {
+				nodes = append(nodes, taken[t])
+				t++
+			}
+			nodes = append(nodes, v)
+		}
+		j := 0 // axis 0 fastest
+		for ; j < d; j++ {
+			if idx[j]++; idx[j] < len(lists[j]) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j == d {
+			return append(nodes, taken[t:]...)
+		}
+	}
 }
 
 func (a *mc1x1) setHash(set []int) uint64 {
@@ -196,12 +309,26 @@ func (a *mc1x1) setHash(set []int) uint64 {
 
 // greedyCollect returns the greedy collector's score and set around c, given the shell
 // L of the k-th nearest free node and the number m of nodes to take at distance >= L.
-// The set aliases scratch space. On a mesh it may stop early, returning math.MaxInt,
-// once the score must exceed stop.
+// The set aliases scratch space. On the fast path (greedyCollectShells) it may stop
+// early, returning math.MaxInt, once the score must exceed stop.
 func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
 	if a.keyBits.ok {
-		return a.greedyCollectShells(c, L, m, stop)
+		score, taken := a.greedyCollectShells(c, L, m, stop)
+		if score == math.MaxInt {
+			return score, nil
+		}
+		a.full = a.greedySet(c, L, taken, a.full[:0])
+		return score, a.full
 	}
+	return a.greedyCollectPlain(c, L, m)
+}
+
+// greedyCollectPlain is the greedy collector as defined, for machines too large for
+// the packed keys (and the reference of TestGreedyCollectMatchesPlain): every free
+// node is read, the candidates' totals are computed from per-axis counts (pair by
+// pair with wraparound), and every candidate is rescanned per node taken. The set
+// (the inner nodes in free-list order, then the nodes taken) aliases scratch space.
+func (a *mc1x1) greedyCollectPlain(c, L, m int) (int, []int) {
 	set := a.set[:0]
 	cand := a.cand[:0]
 	score := 0
@@ -255,6 +382,17 @@ func (a *mc1x1) greedyCollect(c, L, m, stop int) (int, []int) {
 	}
 	a.set = set
 	return score, set
+}
+
+// greedySet appends to dst the greedy collector's node set around c for shell L
+// given the nodes it took beyond the inner shells (greedyCollectShells): the free
+// nodes strictly inside shell L, then taken.
+func (a *mc1x1) greedySet(c, L int, taken, dst []int) []int {
+	if L > 0 {
+		d := a.x.d
+		dst = a.greedyShell(a.x.coord[c*d:c*d+d], L-1, true, dst)
+	}
+	return append(dst, taken...)
 }
 
 // l1Sums appends, for each node of cand, its total L1 distance to the nodes of set
@@ -438,82 +576,142 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return t
 	}
+	// set: the nodes taken beyond the inner shells. The inner nodes (strictly
+	// inside shell L) are not read one by one: their score, their number s and,
+	// per axis, how many of them have each coordinate come from the free set's
+	// prefix sums (O(L) box counts per axis); greedySet lists them when the caller
+	// needs the node set.
 	set := a.set[:0]
-	score := 0
-	a.ring = a.greedyShell(cc, L-1, true, a.ring[:0])
-	for _, v := range a.ring {
-		set = append(set, v)
-		dist := int32(0)
-		for j, u := range co[v*d : v*d+d] {
-			dist = max(dist, ad(j, u, cc[j]))
-		}
-		score += int(dist)
+	score, s := 0, 0
+	for r := range L {
+		b := x.freeInBall(c, r)
+		score += r * (b - s)
+		s = b
 	}
-	s := len(set)
-	// per-axis prefix counts and coordinate sums of the inner nodes
+	// per-axis prefix counts and coordinate sums of the inner nodes: on a ring
+	// axis over the whole axis (num(j)[u] counts the coordinates < u); on a mesh
+	// axis over the inner ball's range only, lo[j]..lo[j]+span[j]-1
+	// (num(j)[i] counts the coordinates < lo[j]+i)
 	sb := &a.shellBufs
 	off := growInts(&sb.off, d+1) // axis j's counts at hist[2*off[j]:], sides+1 each
 	for j, side := range x.dims {
 		off[j+1] = off[j] + side + 1
 	}
-	hist := a.hist[:0]
-	for range 2 * off[d] {
-		hist = append(hist, 0)
+	// zeroed where read before written: a ring axis's counts, a mesh axis's first
+	hist := growSlice(&a.hist, 2*off[d])
+	for j, side := range x.dims {
+		if x.wrap[j] {
+			clear(hist[2*off[j] : 2*off[j+1]])
+		} else {
+			hist[2*off[j]], hist[2*off[j]+side+1] = 0, 0
+		}
 	}
-	a.hist = hist
 	num := func(j int) []int { return hist[2*off[j] : 2*off[j]+x.dims[j]+1] }
 	tot := func(j int) []int { return hist[2*off[j]+x.dims[j]+1 : 2*off[j+1]] }
-	for j, side := range x.dims {
-		nj, tj := num(j), tot(j)
-		for _, v := range set {
-			u := int(co[v*d+j])
-			nj[u+1]++
-			tj[u+1] += u
+	lo, span := growInts(&sb.lo, d), growInts(&sb.span, d)
+	if s > 0 {
+		blo, bhi := growInts(&sb.blo, d), growInts(&sb.bhi, d) // the inner ball's box, unclipped
+		for j := range d {
+			blo[j], bhi[j] = int(cc[j])-(L-1), int(cc[j])+(L-1)
 		}
-		for i := 1; i <= side; i++ {
-			nj[i] += nj[i-1]
-			tj[i] += tj[i-1]
-		}
-	}
-	inner := growInts(&sb.inner, off[d]) // inner[off[j]+u]: total distance along axis j from coordinate u to the inner nodes
-	for j, side := range x.dims {
-		nj, tj := num(j), tot(j)
-		for u := range side {
+		for j, side := range x.dims {
+			nj, tj := num(j), tot(j)
 			if x.wrap[j] {
-				inner[off[j]+u] = ringAxisSum(nj, tj, side, u)
+				sb.coords = axisWithin(sb.coords[:0], int(cc[j]), L-1, side, true)
+				for _, u := range sb.coords {
+					blo[j], bhi[j] = int(u), int(u)
+					n := x.boxes.count(blo, bhi)
+					nj[u+1] += n
+					tj[u+1] += int(u) * n
+				}
+				for i := 1; i <= side; i++ {
+					nj[i] += nj[i-1]
+					tj[i] += tj[i-1]
+				}
 			} else {
-				b, sb := nj[u], tj[u]
-				inner[off[j]+u] = u*b - sb + (tj[side] - sb) - u*(s-b)
+				lo[j] = max(0, int(cc[j])-(L-1))
+				span[j] = min(side-1, int(cc[j])+(L-1)) - lo[j] + 1
+				for i := range span[j] {
+					u := lo[j] + i
+					blo[j], bhi[j] = u, u
+					n := x.boxes.count(blo, bhi)
+					nj[i+1] = nj[i] + n
+					tj[i+1] = tj[i] + u*n
+				}
 			}
+			blo[j], bhi[j] = int(cc[j])-(L-1), int(cc[j])+(L-1)
 		}
 	}
-	// far[off[j]+t]: the least total distance along axis j to the inner nodes of a
-	// coordinate t or more away from c's (suffix minima); least[j] over all
-	// coordinates. A node D or more away from c in L-infinity is D or more away along
-	// some axis j, so its total distance to the inner nodes is at least
-	// min over j of far_j(D) + the sum of least over the other axes. The same bound
-	// from the totals to the inner nodes and the nodes taken so far (axisKey below,
-	// farK) counts the nodes taken by their distances along each axis instead of 1
-	// each, so that fewer shells are read.
-	cdist := growInt32s(&sb.cdist, off[d]) // cdist[off[j]+u]: coordinate u's distance from c's along axis j
+	// innerAt: the total distance along mesh axis j from coordinate t to the inner
+	// nodes
+	innerAt := func(j, t int) int {
+		n := span[j]
+		i := min(max(t-lo[j], 0), n)
+		nj, tj := num(j), tot(j)
+		b, sumB := nj[i], tj[i]
+		return t*b - sumB + (tj[n] - sumB) - t*(s-b)
+	}
+	// cdist[off[j]+u]: coordinate u's distance from c's along ring axis j (on a
+	// mesh axis |u - c|, not stored)
+	// (these per-coordinate tables are written before they are read: not zeroed)
+	cdist := growSlice(&sb.cdist, off[d])
+	inner := growSlice(&sb.inner, off[d]) // inner[off[j]+u]: total distance along ring axis j from coordinate u to the inner nodes
 	for j, side := range x.dims {
+		if !x.wrap[j] {
+			continue
+		}
+		nj, tj := num(j), tot(j)
 		for u := range side {
 			cdist[off[j]+u] = ad(j, int32(u), cc[j])
+			inner[off[j]+u] = ringAxisSum(nj, tj, side, u)
 		}
 	}
-	suffixMin := func(src, far, least []int) int {
-		leastSum := 0
-		for j, side := range x.dims {
-			suffixMinAxis(j, side, off[j], cdist, src, far, least)
-			leastSum += least[j]
+	// far[off[j]+t] on a ring axis: the least total distance along axis j to the
+	// inner nodes of a coordinate t or more away from c's (suffix minima); least[j]
+	// over all coordinates. A node D or more away from c in L-infinity is D or more
+	// away along some axis j, so its total distance to the inner nodes is at least
+	// min over j of far_j(D) + the sum of least over the other axes. On a mesh axis
+	// the totals are convex in the coordinate with their least among the inner
+	// nodes' coordinates, within L-1 of c, so for D >= L (always: D = R+1) far_j(D)
+	// is the smaller of the totals at c-D and c+D, and least[j] is found in the
+	// inner range. The same bound from the totals to the inner nodes and the nodes
+	// taken so far (axisKey below, farK) counts the nodes taken by their distances
+	// along each axis instead of 1 each, so that fewer shells are read.
+	far := growSlice(&sb.far, off[d])
+	least := growInts(&sb.least, d)
+	leastSum := 0
+	for j, side := range x.dims {
+		if x.wrap[j] {
+			suffixMinAxis(j, side, off[j], cdist, inner, far, least)
+		} else if s > 0 {
+			lj := math.MaxInt
+			for u := lo[j]; u < lo[j]+span[j]; u++ {
+				lj = min(lj, innerAt(j, u))
+			}
+			least[j] = lj
 		}
-		return leastSum
+		leastSum += least[j]
 	}
-	bound := func(far, least []int, leastSum, D int) int {
+	bound := func(D int) int {
 		lb := math.MaxInt
-		for j := range d {
-			if D < x.dims[j] && far[off[j]+D] != math.MaxInt {
-				lb = min(lb, far[off[j]+D]-least[j])
+		for j, side := range x.dims {
+			fj := math.MaxInt
+			switch {
+			case x.wrap[j]:
+				if D < side {
+					fj = far[off[j]+D]
+				}
+			default:
+				u := int(cc[j])
+				if u-D >= 0 {
+					fj = innerAt(j, u-D)
+				}
+				if u+D < side {
+					fj = min(fj, innerAt(j, u+D))
+				}
+			}
+			if fj != math.MaxInt {
+				lb = min(lb, fj-least[j])
 			}
 		}
 		if lb == math.MaxInt {
@@ -521,17 +719,13 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return leastSum + lb
 	}
-	far := growInts(&sb.far, off[d])
-	least := growInts(&sb.least, d)
-	leastSum := suffixMin(inner, far, least)
 	kb := a.keyBits
 	// The total L1 distance is a sum over axes, so each axis keeps, per coordinate,
 	// the total distance along it to the inner nodes and to the nodes taken so far
 	// (axisKey), and a candidate's key is computed in O(d) at any time, not O(d) per
 	// node taken; a node taken adds its distances along each axis to every
 	// coordinate's total.
-	axisKey := append(growInts(&sb.axisKey, 0), inner...)
-	sb.axisKey = axisKey
+	axisKey := growSlice(&sb.axisKey, off[d])
 	// Along a mesh axis axisKey is read only within R+1 of c (R: the radius read
 	// so far; candidates, and boundK's window and c±(R+1)), so it is kept up to
 	// date on that window alone (win[2j], win[2j+1], inclusive), and a coordinate
@@ -539,12 +733,20 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// kept whole (its suffix minima read every coordinate).
 	win := growInts(&sb.win, 2*d)
 	for j, side := range x.dims {
-		win[2*j], win[2*j+1] = 0, side-1
-		if !x.wrap[j] {
-			win[2*j], win[2*j+1] = max(0, int(cc[j])-L), min(side-1, int(cc[j])+L)
+		o := off[j]
+		if x.wrap[j] {
+			win[2*j], win[2*j+1] = 0, side-1
+			copy(axisKey[o:o+side], inner[o:o+side])
+			continue
+		}
+		win[2*j], win[2*j+1] = max(0, int(cc[j])-L), min(side-1, int(cc[j])+L)
+		for t := win[2*j]; t <= win[2*j+1]; t++ {
+			axisKey[o+t] = innerAt(j, t)
 		}
 	}
-	widen := func(W int) { // the windows to c±W
+	// takenSum[j]: the sum of the nodes taken's coordinates along mesh axis j
+	takenSum := growInts(&sb.takenSum, d)
+	widen := func(W, R int) { // the windows to c±W (the nodes taken within R of c)
 		for j, side := range x.dims {
 			if x.wrap[j] {
 				continue
@@ -554,9 +756,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				if t < 0 || t >= side || t >= win[2*j] && t <= win[2*j+1] {
 					continue
 				}
-				k := inner[o+t]
-				for _, v := range set[s:] {
-					k += abs(t - int(co[v*d+j]))
+				k := innerAt(j, t)
+				switch n := len(set); {
+				case W > R && t > u: // beyond every node taken
+					k += n*t - takenSum[j]
+				case W > R:
+					k += takenSum[j] - n*t
+				default:
+					for _, v := range set {
+						k += abs(t - int(co[v*d+j]))
+					}
 				}
 				axisKey[o+t] = k
 			}
@@ -566,14 +775,14 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// bound(farK, leastK, leastSumK, D) from axisKey, far_j(D) and least_j per
 	// axis: along an axis without wraparound axisKey is a sum of distances |u - v|,
 	// convex in u, and every node it sums over (inner or taken) is within R of c, so
-	// its least value lies in c-R..c+R and its least at a coordinate D > R away is
-	// at c-D or c+D; along a ring, suffix minima (suffixMin) of the axis, redone
-	// after each node taken.
-	farK := growInts(&sb.farK, off[d])
+	// its least value lies in c-R..c+R (found by bisection on the slope) and its
+	// least at a coordinate D > R away is at c-D or c+D; along a ring, suffix minima
+	// (suffixMin) of the axis, redone after each node taken.
+	farK := growSlice(&sb.farK, off[d])
 	leastK := growInts(&sb.leastK, d)
 	staleK := true
 	boundK := func(R, D int) int {
-		widen(D)
+		widen(D, R)
 		leastSum, lb := 0, math.MaxInt
 		for j, side := range x.dims {
 			o := off[j]
@@ -590,7 +799,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				u := int(cc[j])
 				kj := axisKey[o : o+side]
 				w := max(R, 0) // R = -1: nothing summed, all zero
-				lj = slices.Min(kj[max(0, u-w):min(side, u+w+1)])
+				lj = convexMin(kj, max(0, u-w), min(side-1, u+w))
 				fj = math.MaxInt
 				if u-D >= 0 {
 					fj = kj[u-D]
@@ -616,10 +825,14 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		sum, l1 := 0, int32(0)
 		for j, u := range cv {
 			sum += axisKey[off[j]+int(u)]
-			l1 += cdist[off[j]+int(u)]
+			if x.wrap[j] {
+				l1 += cdist[off[j]+int(u)]
+			} else {
+				l1 += abs32(u - cc[j])
+			}
 		}
 		xy = append(xy, cv...)
-		keys = append(keys, int64(sum)<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
+		keys = append(keys, int64(sum-len(set))<<kb.sumShift|int64(l1)<<kb.posBits|int64(a.pos[v]))
 	}
 	maxR := 0
 	for j, side := range x.dims {
@@ -630,7 +843,11 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// they sit in a heap by the key they had when last computed, a lower bound of
 	// their key now; the heap's top is recomputed (O(d), from axisKey) until its key
 	// is current, and it is then the smallest: each node taken costs the candidates
-	// recomputed, not a pass over all of them.
+	// recomputed, not a pass over all of them. Each node taken adds at least 1 to
+	// every candidate's sum, so the sums are kept less the number of nodes taken
+	// when computed (the same order among candidates at any time, as the count is
+	// common to all): a key kept from r nodes ago is then a bound r higher, and
+	// fewer are recomputed.
 	heap := a.heap[:0]
 	lowMask := int64(1)<<kb.sumShift - 1
 	current := func(i int32) int64 {
@@ -638,30 +855,36 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		for j, u := range xy[int(i)*d : int(i)*d+d] {
 			sum += axisKey[off[j]+int(u)]
 		}
-		return int64(sum)<<kb.sumShift | keys[i]&lowMask
+		return int64(sum-len(set))<<kb.sumShift | keys[i]&lowMask
 	}
 	down := func(h int) {
-		n := len(heap)
+		hp := heap // a local copy: heap itself is shared with the other closures
+		n := len(hp)
+		if h >= n {
+			return
+		}
+		e := hp[h]
 		for {
 			c := 2*h + 1
 			if c >= n {
-				return
+				break
 			}
-			if c+1 < n && keys[heap[c+1]] < keys[heap[c]] {
+			if c+1 < n && hp[c+1].key < hp[c].key {
 				c++
 			}
-			if keys[heap[h]] <= keys[heap[c]] {
-				return
+			if e.key <= hp[c].key {
+				break
 			}
-			heap[h], heap[c] = heap[c], heap[h]
+			hp[h] = hp[c]
 			h = c
 		}
+		hp[h] = e
 	}
 	push := func(i int32) {
-		heap = append(heap, i)
+		heap = append(heap, greedyHeapEntry{keys[i], i})
 		for h := len(heap) - 1; h > 0; {
 			p := (h - 1) / 2
-			if keys[heap[p]] <= keys[heap[h]] {
+			if heap[p].key <= heap[h].key {
 				break
 			}
 			heap[h], heap[p] = heap[p], heap[h]
@@ -670,12 +893,12 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	settle := func() int32 {
 		for len(heap) > 0 {
-			i := heap[0]
+			i := heap[0].i
 			k := current(i)
-			if k == keys[i] {
+			if k == heap[0].key {
 				return i
 			}
-			keys[i] = k
+			heap[0].key = k
 			down(0)
 		}
 		return -1
@@ -688,6 +911,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			seg = max(seg, v)
 			if v > stop {
 				a.candXY, a.keys, a.heap = xy, keys, heap
+				a.lastR, a.lastBound = R, v
 				a.shift.recR, a.shift.recTail = R, seg
 				return math.MaxInt, nil
 			}
@@ -695,13 +919,13 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		b = settle()
 		for R < maxR {
 			D := R + 1
-			fb := bound(far, least, leastSum, D)
+			fb := bound(D)
 			if fb == math.MaxInt {
 				R = maxR // no node is that far
 				break
 			}
 			lb := int64(max(max(s*(D-L+1), fb)+r, boundK(R, D)))<<kb.sumShift | int64(D)<<kb.posBits
-			if b >= 0 && lb > keys[b] {
+			if b >= 0 && lb > heap[0].key+int64(r)<<kb.sumShift { // b is the top, its key current
 				break
 			}
 			R++
@@ -723,16 +947,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			// current key has b's distance sum and L1 distance; a key kept in the
 			// heap is at most the current one, so only the entries whose kept key
 			// is that small, and their subtrees' roots, are looked at
-			hi := keys[b] >> kb.posBits
+			hi := heap[0].key >> kb.posBits // b's
 			others := a.shift.tmpOffset[:0]
 			stack := append(a.heapStack[:0], 1, 2)
 			for len(stack) > 0 {
 				h := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				if int(h) >= len(heap) || keys[heap[h]]>>kb.posBits > hi {
+				if int(h) >= len(heap) || heap[h].key>>kb.posBits > hi {
 					continue
 				}
-				if i := heap[h]; current(i)>>kb.posBits == hi {
+				if i := heap[h].i; current(i)>>kb.posBits == hi {
 					others = append(others, xy[int(i)*d:int(i)*d+d]...)
 				}
 				stack = append(stack, 2*h+1, 2*h+2)
@@ -766,13 +990,29 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			}
 			lo, hi := win[2*j], win[2*j+1]
 			axisAddDist(axisKey[off[j]+lo:off[j]+hi+1], int(pc[j])-lo, hi-lo+1, false)
+			takenSum[j] += int(pc[j])
 		}
 		staleK = true
 	}
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
+	a.lastR, a.lastBound = R, math.MaxInt
 	a.shift.recR, a.shift.recTail = R, seg
 	return score, set
+}
+
+// convexMin returns the least of k[lo..hi] (inclusive, lo <= hi), where k is convex
+// on that range (its differences do not decrease): bisection on the slope.
+func convexMin(k []int, lo, hi int) int {
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if k[mid+1] < k[mid] {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return k[lo]
 }
 
 // suffixMinAxis sets far[o+t], for t = 0..side, to the least src[o+u] over the
@@ -801,11 +1041,12 @@ func suffixMinAxis(j, side, o int, cdist []int32, src, far, least []int) {
 func axisAddDist(k []int, p, side int, wrap bool) {
 	k = k[:side]
 	if !wrap {
-		for t := 0; t < p; t++ {
-			k[t] += p - t
+		left, right := k[:p], k[p:]
+		for t := range left {
+			left[t] += p - t
 		}
-		for t := p; t < side; t++ {
-			k[t] += t - p
+		for t := range right {
+			right[t] += t
 		}
 		return
 	}
@@ -833,6 +1074,15 @@ func growInts(buf *[]int, n int) []int {
 	}
 	*buf = (*buf)[:n]
 	clear(*buf)
+	return *buf
+}
+
+// growSlice returns (*buf)[:n], not zeroed, growing *buf when needed.
+func growSlice[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
 	return *buf
 }
 
@@ -950,4 +1200,163 @@ func (a *mc1x1) freeProduct(axes [][]int32, dst []int) []int {
 			return dst
 		}
 	}
+}
+
+// greedyMemo keeps, between decisions, what each center's last collection showed:
+// its score, or a lower bound of it where the collector gave up, with the request k,
+// its shell L and count m and the radius R the run read. A run reads the free set
+// only within L-infinity distance R of its center (the inner shells, the shells it
+// read, and bounds on unread nodes that depend on the nodes read alone; ties go by
+// free-list order, the same between two free nodes whatever else is free), so while
+// no node within R has changed, the run and its score are the same: a center whose
+// kept bound exceeds the decision's stop cannot win or tie and is not collected
+// again. Changes are found by comparing the free map with a copy of it at each
+// decision (O(n/64) words), and recorded per block of nodes (8 per side in 2D, 4
+// in 3D) as the decision that saw them; a center's bound holds while no block its
+// ball touches changed after it was kept.
+type greedyMemo struct {
+	off     bool                       // tests: every center collected
+	check   func(c, k, L, m, stop int) // tests: called for every center the memo skips
+	epoch   int32                      // decisions seen
+	snap    []uint64
+	stamp   []int32 // per block: the last decision that saw a node of it change
+	side    int     // a block's side (tests may set it before the first decision)
+	bdims   []int   // blocks per axis
+	bstride []int
+	centers []greedyCenterMemo
+	lists   [][]int32 // memoSkips' block lists per axis
+	idx     []int
+}
+
+type greedyCenterMemo struct {
+	k, L, m, R int32
+	epoch      int32 // the decision that kept it; 0: nothing kept
+	bound      int   // the score, or a lower bound of it
+}
+
+// memoAdvance starts a decision: the blocks of nodes changed since the last one
+// get its number.
+func (a *mc1x1) memoAdvance() {
+	mo := &a.memo
+	x := a.x
+	if mo.snap == nil {
+		switch {
+		case mo.side > 0: // tests
+		case x.d == 1:
+			mo.side = 64
+		case x.d == 2:
+			mo.side = 8
+		default:
+			mo.side = 4
+		}
+		st := 1
+		for _, sd := range x.dims {
+			nb := (sd + mo.side - 1) / mo.side
+			mo.bdims = append(mo.bdims, nb)
+			mo.bstride = append(mo.bstride, st)
+			st *= nb
+		}
+		mo.stamp = make([]int32, st)
+		mo.centers = make([]greedyCenterMemo, a.g.N())
+		mo.snap = make([]uint64, len(a.st.free))
+		mo.lists = make([][]int32, x.d)
+		mo.idx = make([]int, x.d)
+	}
+	mo.epoch++
+	// Where blocks split the first axis and the words evenly, a side-long run of a
+	// word's bits lies in one block: one stamp per run that changed.
+	step, mask := 1, uint64(1)
+	if 64%mo.side == 0 && (x.d == 1 || x.dims[0]%mo.side == 0) {
+		step, mask = mo.side, uint64(1)<<mo.side-1
+	}
+	for w, f := range a.st.free {
+		diff := f ^ mo.snap[w]
+		if diff == 0 {
+			continue
+		}
+		mo.snap[w] = f
+		for o := 0; o < 64; o += step {
+			if diff>>o&mask == 0 {
+				continue
+			}
+			v := w<<6 | o
+			b := 0
+			for j, u := range x.coord[v*x.d : v*x.d+x.d] {
+				b += int(u) / mo.side * mo.bstride[j]
+			}
+			mo.stamp[b] = mo.epoch
+		}
+	}
+}
+
+// memoKeep keeps what the collection of center c just returned (score, or
+// math.MaxInt when it gave up on lastBound), having read the ball of radius lastR.
+func (a *mc1x1) memoKeep(c, k, L, m, score int) {
+	bound := score
+	if score == math.MaxInt {
+		bound = a.lastBound
+	}
+	a.memo.centers[c] = greedyCenterMemo{k: int32(k), L: int32(L), m: int32(m), R: int32(a.lastR), epoch: a.memo.epoch, bound: bound}
+}
+
+// memoSkips reports whether center c's kept bound, for the same k, L and m, exceeds
+// stop and still holds: no block within its radius changed since it was kept.
+func (a *mc1x1) memoSkips(c, k, L, m, stop int) bool {
+	mo := &a.memo
+	e := &mo.centers[c]
+	if e.epoch == 0 || e.bound <= stop || int(e.k) != k || int(e.L) != L || int(e.m) != m {
+		return false
+	}
+	x := a.x
+	d := x.d
+	R := int(e.R)
+	for j, sd := range x.dims {
+		u := int(x.coord[c*d+j])
+		l := mo.lists[j][:0]
+		switch lo, hi := u-R, u+R; {
+		case x.wrap[j] && 2*R+1 >= sd:
+			for b := range mo.bdims[j] {
+				l = append(l, int32(b))
+			}
+		case x.wrap[j] && (lo < 0 || hi >= sd):
+			// across the seam: two runs of blocks (they may meet)
+			lo, hi = (lo+sd)%sd, hi%sd
+			for b := 0; b <= hi/mo.side; b++ {
+				l = append(l, int32(b))
+			}
+			for b := max(lo/mo.side, hi/mo.side+1); b < mo.bdims[j]; b++ {
+				l = append(l, int32(b))
+			}
+		default:
+			for b := max(lo, 0) / mo.side; b <= min(hi, sd-1)/mo.side; b++ {
+				l = append(l, int32(b))
+			}
+		}
+		mo.lists[j] = l
+	}
+	idx := mo.idx
+	clear(idx)
+	for {
+		b := 0
+		for j, l := range mo.lists {
+			b += int(l[idx[j]]) * mo.bstride[j]
+		}
+		if mo.stamp[b] > e.epoch {
+			return false
+		}
+		j := 0
+		for ; j < d; j++ {
+			if idx[j]++; idx[j] < len(mo.lists[j]) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j == d {
+			break
+		}
+	}
+	if mo.check != nil {
+		mo.check(c, k, L, m, stop)
+	}
+	return true
 }
