@@ -179,7 +179,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	if ordered && rot.pre != nil {
 		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-			addY: cntY, full: &full, rot: &rot}
+			addY: cntY, full: &full, rot: &rot, px: px, py: py}
 		if onPoints {
 			g.centers = make([]int32, 2*n)
 			for i := range n {
@@ -547,6 +547,7 @@ type gridScan struct {
 	full                                 *fullBalls
 	rot                                  *rotBalls
 	centers                              []int32 // Gen-Alg: column and row index of each center in order; nil: MM's product
+	px, py                               []int   // the points' offsets (compBound's table)
 }
 
 // search returns the winning center as indices into xs and ys.
@@ -602,9 +603,27 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			seed = t
 		}
 	}
+	// With k close to the number of points, a center whose bound from the points
+	// left out (compBound) exceeds the limit is dropped without reading its ball.
+	var comp *compBound
+	if n := len(g.px); n > 0 && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] {
+		comp = newCompBound(g.px, g.py, g.W, g.H, g.k)
+		defer comp.release()
+	}
 	eval := func(t int, limit int64) (int64, bool) {
 		xi, yi := at(t)
-		return g.scoreAt(xi, yi, int(thrs[t]), limit)
+		thr := int(thrs[t])
+		cx, cy := g.xs[xi], g.ys[yi]
+		below := 0
+		if thr > 0 {
+			below = g.rot.ball(cx, cy, thr-1)
+		}
+		if comp != nil {
+			if lb := comp.lb(cx, cy, thr, below); lb > limit {
+				return lb, false
+			}
+		}
+		return g.score(cx, cy, thr, below, limit)
 	}
 	bestTot, _ := eval(seed, math.MaxInt64)
 	bestPos := seed

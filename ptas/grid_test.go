@@ -219,3 +219,65 @@ func TestGridLockstep(t *testing.T) {
 	}
 	t.Logf("%d decisions compared", decisions)
 }
+
+// TestCompBoundBelowEveryCenter checks compBound against the definition: on random
+// free sets of boxes up to 20x20 (young and fragmented, k from a fifth of the points
+// to all but one), for every cell of the box as a center, the bound from its radius
+// and inner count never exceeds the total of its k nearest by (distance, index).
+func TestCompBoundBelowEveryCenter(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 7))
+	cases, centers, tight := 300, 0, 0
+	if testing.Short() {
+		cases = 120
+	}
+	for c := range cases {
+		W, H := 1+r.IntN(20), 1+r.IntN(20)
+		busy := r.Float64() * 0.8
+		var px, py []int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					px, py = append(px, x), append(py, y)
+				}
+			}
+		}
+		n := len(px)
+		if n < 2 {
+			continue
+		}
+		k := n/5 + 1 + r.IntN(n-n/5-1)
+		cb := newCompBound(px, py, W, H, k)
+		dist := make([]int, n)
+		for cx := range W {
+			for cy := range H {
+				for i := range n {
+					dist[i] = absInt(px[i]-cx) + absInt(py[i]-cy)
+				}
+				sel := nearestByIndex(dist, k)
+				var tot int64
+				thr, below := 0, 0
+				for a, i := range sel {
+					thr = max(thr, dist[i])
+					for _, j := range sel[a+1:] {
+						tot += int64(absInt(px[i]-px[j]) + absInt(py[i]-py[j]))
+					}
+				}
+				for _, i := range sel {
+					if dist[i] < thr {
+						below++
+					}
+				}
+				lb := cb.lb(cx, cy, thr, below)
+				if lb > tot {
+					t.Fatalf("case %d (%dx%d, %d points, k = %d), center (%d, %d): bound %d above the total %d", c, W, H, n, k, cx, cy, lb, tot)
+				}
+				centers++
+				if lb == tot {
+					tight++
+				}
+			}
+		}
+		cb.release()
+	}
+	t.Logf("%d centers checked, bound equal to the total for %d", centers, tight)
+}
