@@ -134,11 +134,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt --engine flit --vcs 4 --
 				if g.IO() == nil {
 					return usagef("--machine %s has no I/O nodes: add :io=SIDE, e.g. %s:io=left", *machine, g.Spec())
 				}
-				specs := splitAllocSpecs(*allocs)
-				for _, s := range specs {
-					if s == "" {
-						return usagef("--alloc %q: an allocator spec is empty", *allocs)
-					}
+				specs, err := allocList(*allocs)
+				if err != nil {
+					return err
 				}
 				counts, err := parseList("--comm-per-io", *comms, parseInt, "an integer")
 				if err != nil {

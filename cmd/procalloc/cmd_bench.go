@@ -83,14 +83,9 @@ procalloc bench --graph ibnetdiscover.out --node-name-map names.map --alloc gena
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				specs := splitAllocSpecs(*allocs)
-				if len(specs) == 0 || *allocs == "" {
-					return usagef("--alloc needs at least one allocator spec")
-				}
-				for i, s := range specs {
-					if s == "" {
-						return usagef("--alloc %q: allocator %d of the list is empty (two commas?)", *allocs, i+1)
-					}
+				specs, err := allocList(*allocs)
+				if err != nil {
+					return err
 				}
 				if *machine == "" && *graph == "" {
 					return usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:64x64")

@@ -41,6 +41,26 @@ func splitAllocSpecs(s string) []string {
 	return out
 }
 
+// allocList parses an --alloc list (splitAllocSpecs) and refuses an empty list, an
+// empty entry (two commas) and an allocator listed twice: two rows or columns of one
+// measurement, which compare, batch and bench would print side by side as if they
+// differed.
+func allocList(flagValue string) ([]string, error) {
+	specs := splitAllocSpecs(flagValue)
+	if len(specs) == 0 {
+		return nil, usagef("--alloc needs at least one allocator spec")
+	}
+	for i, s := range specs {
+		if s == "" {
+			return nil, usagef("--alloc %q: allocator %d of the list is empty (two commas?)", flagValue, i+1)
+		}
+		if j := slices.Index(specs, s); j != i {
+			return nil, usagef("--alloc %q: %s is listed twice (allocators %d and %d)", flagValue, s, j+1, i+1)
+		}
+	}
+	return specs, nil
+}
+
 // compareOutput is the JSON of "procalloc compare".
 type compareOutput struct {
 	Trace    string `json:"trace"`
@@ -89,18 +109,9 @@ procalloc compare --trace t.swf --machine mesh:16x16 --alloc mm,mc1x1 --comm n-b
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				specs := splitAllocSpecs(*allocs)
-				if len(specs) == 0 {
-					return usagef("--alloc needs at least one allocator spec")
-				}
-				for i, s := range specs {
-					if s == "" {
-						return usagef("--alloc %q: allocator %d of the list is empty (two commas?)", *allocs, i+1)
-					}
-					if j := slices.Index(specs, s); j != i {
-						// Two columns of one replay (as sweep and --loads refuse).
-						return usagef("--alloc %q: %s is listed twice (allocators %d and %d)", *allocs, s, j+1, i+1)
-					}
+				specs, err := allocList(*allocs)
+				if err != nil {
+					return err
 				}
 				chart, ok := sim.MetricByKey(*metric)
 				if !ok {
@@ -111,7 +122,6 @@ procalloc compare --trace t.swf --machine mesh:16x16 --alloc mm,mc1x1 --comm n-b
 				}
 				contract, _ := strconv.ParseFloat(sf.value("contract"), 64)
 				loadList := []float64{contract}
-				var err error
 				if *loads != "" {
 					if contract != 1 {
 						return usagef("--loads replaces --contract; give one of them")

@@ -97,8 +97,9 @@ func parseFinite(f string) (float64, bool) {
 
 // interruptGrace is how long a command may take, after the first SIGINT or SIGTERM,
 // to stop and write its best result (solvers stop within about a second). Work that
-// does not poll the interrupt, such as writing a gigabyte ranking, is stopped when
-// it runs out, and its half-written output removed.
+// does not poll the interrupt is stopped when it runs out, with its half-written
+// output files removed; a result already being written then (a gigabyte ranking) is
+// let finish first, for at most outputDrain, since it is what the interrupt asked for.
 const interruptGrace = 2 * time.Second
 
 // watchSignals cancels the command on the first signal; on a second one, or when the

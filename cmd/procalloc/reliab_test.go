@@ -216,6 +216,9 @@ func TestNewUserMistakes(t *testing.T) {
 		// one at a time, after running the others.
 		{"sweep with a bad machine", []string{"sweep", write("bad.yaml", "traces: [t]\nmachines: [mesh:0x4]\nallocators: [mc1x1]\n"), "-o", filepath.Join(dir, "r.jsonl")}, 1, `bad.yaml: sweep file: machines: entry 1: machine spec "mesh:0x4"`, ""},
 		{"compare with an allocator twice", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm,mc1x1:tb=3,9,3,2,mm"}, 2, "mm is listed twice (allocators 1 and 3)", ""},
+		// bench and batch printed two rows of one allocator, as if they differed.
+		{"bench with an allocator twice", []string{"bench", "--machine", "mesh:16x16", "--alloc", "mc1x1,mc1x1", "--jobs", "5"}, 2, "mc1x1 is listed twice (allocators 1 and 2)", ""},
+		{"batch with an allocator twice", []string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "dbt:1/4,bt,dbt:1/4"}, 2, "dbt:1/4 is listed twice (allocators 1 and 3)", ""},
 		// batch and subset did not name the flag of a bad machine spec.
 		{"batch --machine mesh:0x4", []string{"batch", "--machine", "mesh:0x4:io=left", "--alloc", "bt"}, 2, `--machine: machine spec "mesh:0x4:io=left": size "0"`, ""},
 		{"subset --machine mesh:0x4", []string{"subset", "--algo", "mm", "--k", "1", "--machine", "mesh:0x4", "--free", free}, 2, `--machine: machine spec "mesh:0x4"`, ""},
