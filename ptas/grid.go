@@ -606,7 +606,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	// With k close to the number of points, a center whose bound from the points
 	// left out (compBound) exceeds the limit is dropped without reading its ball.
 	var comp *compBound
-	if n := len(g.px); n > 0 && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] {
+	if n := len(g.px); n > 0 && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] && compBoundFits(n, g.W+g.H) {
 		comp = newCompBound(g.px, g.py, g.W, g.H, g.k)
 		defer comp.release()
 	}

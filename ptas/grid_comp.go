@@ -40,6 +40,12 @@ var compBoundMinShare = [2]int{1, 2}
 
 var compBoundPool = sync.Pool{New: func() any { return new(compBound) }}
 
+// compBoundFits reports whether the table's sums stay exact in int64: n points of a
+// box of half-perimeter span sum to at most n * n * span (each D is at most n * span).
+func compBoundFits(n, span int) bool {
+	return float64(n)*float64(n)*float64(span) < 1<<62
+}
+
 // newCompBound prepares the bound for the points at offsets (px[i], py[i]) of a w x h
 // box and subsets of size k, reusing a pooled table; release it after the search.
 func newCompBound(px, py []int, w, h, k int) *compBound {
