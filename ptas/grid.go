@@ -473,6 +473,9 @@ func (f *fullBalls) at(cx, cy int) bool {
 	return int(c) == (2*d+1)*(2*d+1)
 }
 
+// blockBoundsOn turns blockBounds on (tests turn it off to check the rest alone).
+var blockBoundsOn = true
+
 // rotBallsMaxCells bounds rotBalls' table (tests set it to 0 to take the
 // column counts).
 var rotBallsMaxCells = 4 * maxGridCells
@@ -589,6 +592,11 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	// column's first center); the seed is the first with the smallest.
 	thrs := make([]int32, count)
 	thrCol, thr, seed := 0, 0, 0
+	// Blocks of centers bounded at once (blockBounds), where its sums stay exact.
+	var blk *blockBounds
+	if blockBoundsOn && compBoundFits(4*len(g.px), g.W+g.H) {
+		blk = newBlockBounds(len(g.xs), len(g.ys))
+	}
 	for t := range count {
 		xi, yi := at(t)
 		if g.centers == nil && yi == 0 {
@@ -599,6 +607,9 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			thrCol = thr
 		}
 		thrs[t] = int32(thr)
+		if blk != nil {
+			blk.add(xi, yi, g.xs[xi], g.ys[yi], thr)
+		}
 		if thr < int(thrs[seed]) {
 			seed = t
 		}
@@ -649,6 +660,9 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		limit := bestTot - 1 // after the best: only a smaller total wins
 		if t < bestPos {
 			limit = bestTot // before it: an equal total wins the tie
+		}
+		if blk != nil && blk.bound(g, blk.block(xi, yi)) > limit {
+			continue // no center of its block can win
 		}
 		if tot, ok := eval(t, limit); ok {
 			bestTot, bestPos = tot, t
