@@ -607,8 +607,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			thrCol = thr
 		}
 		thrs[t] = int32(thr)
-		if blk != nil {
-			blk.add(xi, yi, g.xs[xi], g.ys[yi], thr)
+		if blk != nil && g.centers != nil {
+			blk.add(xi, yi, g.xs[xi], g.ys[yi], thr) // MM's are read in bound
 		}
 		if thr < int(thrs[seed]) {
 			seed = t
@@ -661,8 +661,18 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		if t < bestPos {
 			limit = bestTot // before it: an equal total wins the tie
 		}
-		if blk != nil && blk.bound(g, blk.block(xi, yi)) > limit {
-			continue // no center of its block can win
+		if blk != nil {
+			bl := blk.block(xi, yi)
+			fresh := blk.lb[bl] < 0
+			if blk.bound(g, bl, thrs) > limit {
+				if fresh {
+					blk.dropped++
+				}
+				continue // no center of its block can win
+			}
+			if fresh && blk.tried() >= blockTrial && blk.dropped*blockTrialShare < blk.tried() {
+				blk = nil // they rarely drop a block here: not worth their cost
+			}
 		}
 		if tot, ok := eval(t, limit); ok {
 			bestTot, bestPos = tot, t

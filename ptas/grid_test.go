@@ -373,8 +373,12 @@ func TestBlockBoundBelowEveryCenter(t *testing.T) {
 		_ = pr
 		onPoints := c%2 == 1
 		blk := newBlockBounds(len(g.xs), len(g.ys))
+		if onPoints {
+			g.centers = []int32{} // bound takes the radii added below
+		}
 		type center struct{ xi, yi, thr int }
 		var cs []center
+		thrs := make([]int32, len(g.xs)*len(g.ys))
 		for xi := range g.xs {
 			for yi := range g.ys {
 				if onPoints {
@@ -385,7 +389,10 @@ func TestBlockBoundBelowEveryCenter(t *testing.T) {
 					}
 				}
 				thr := g.radius(xi, yi, 0)
-				blk.add(xi, yi, g.xs[xi], g.ys[yi], thr)
+				if onPoints {
+					blk.add(xi, yi, g.xs[xi], g.ys[yi], thr)
+				}
+				thrs[xi*len(g.ys)+yi] = int32(thr)
 				cs = append(cs, center{xi, yi, thr})
 			}
 		}
@@ -402,7 +409,7 @@ func TestBlockBoundBelowEveryCenter(t *testing.T) {
 					tot += int64(absInt(pts[i][0]-pts[j][0]) + absInt(pts[i][1]-pts[j][1]))
 				}
 			}
-			lb := blk.bound(g, blk.block(ce.xi, ce.yi))
+			lb := blk.bound(g, blk.block(ce.xi, ce.yi), thrs)
 			if lb > tot {
 				t.Fatalf("case %d (%dx%d, %d points, k = %d), center (%d, %d): block bound %d above its total %d", c, W, H, n, k, cx, cy, lb, tot)
 			}
