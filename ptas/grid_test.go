@@ -102,6 +102,8 @@ func TestGridMatchesSweep(t *testing.T) {
 // exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
 // loop for unordered points.
 func TestGridLockstep(t *testing.T) {
+	defer func(c int) { blockMinCells = c }(blockMinCells)
+	blockMinCells = 0 // the block bounds on these small meshes too
 	r := rand.New(rand.NewPCG(32, 1))
 	seqs, steps := 400, 12
 	if testing.Short() {
