@@ -44,55 +44,94 @@ func newFreeBoxes(g *topo.Grid, pre []int32) *freeBoxes {
 func (f *freeBoxes) rebuild(s *State) { freePrefixSums(f.pre, f.dims, f.str, s) }
 
 // freePrefixSums fills pre (strides str, (dims[j]+1) entries per dimension) with
-// the prefix sums of the free map of s: the running count along each line of
-// dimension 0 read off the free map's words, then cumulative sums along the other
-// dimensions in turn.
+// the prefix sums of the free map of s: slab by slab of the last dimension, the
+// running count along each line of dimension 0 read off the free map's words,
+// cumulative sums along the dimensions between within the slab, then the
+// previous slab added. (The same sums as a pass over the whole array per
+// dimension, in an order that keeps one slab and the previous in cache: a
+// 110,592-node 3D torus's table is 470 KB, a slab of it 9.6 KB.)
 func freePrefixSums(pre []int32, dims, str []int, s *State) {
 	// The padding entries (a coordinate 0 in the layout) are never written and
-	// stay zero; every other entry is written by the first pass before the
-	// cumulative ones add to it, so the array is not cleared first.
+	// stay zero; every other entry is written by the lines before the
+	// cumulative sums add to it, so the array is not cleared first.
 	d, X := len(dims), dims[0]
-	lines := len(pre) / (X + 1) // lines of dimension 0 in the layout, padding included
-	v := 0                      // the first node of the line
-	for line := range lines {
-		// skip the padding lines (some coordinate of dimension >= 1 is 0 in the layout)
-		rest, pad := line, false
-		for j := 1; j < d; j++ {
-			pad = pad || rest%(dims[j]+1) == 0
-			rest /= dims[j] + 1
-		}
-		if pad {
-			continue
-		}
-		row := pre[line*(X+1)+1 : line*(X+1)+X+1]
-		run := int32(0)
-		w, off, wi := s.free[v>>6]>>(v&63), v&63, v>>6
-		for x := range row {
-			run += int32(w & 1)
-			row[x] = run
-			w >>= 1
-			if off++; off == 64 && x+1 < len(row) {
-				wi++
-				w, off = s.free[wi], 0
+	v := 0 // the first node of the next line
+	line := func(row []int32) {
+		// eight nodes at a time: their free map byte's running counts
+		// (bytePrefix), then the rest one by one
+		run, x := int32(0), 0
+		for ; x+8 <= len(row); x += 8 {
+			u := v + x
+			w := s.free[u>>6] >> (u & 63)
+			if u&63 > 56 { // the byte runs into the next word
+				w |= s.free[u>>6+1] << (64 - u&63)
 			}
+			t := &bytePrefix[uint8(w)]
+			r := row[x : x+8 : x+8]
+			for i, c := range t {
+				r[i] = run + int32(c)
+			}
+			run += int32(t[7])
+		}
+		for ; x < len(row); x++ {
+			u := v + x
+			run += int32(s.free[u>>6] >> (u & 63) & 1)
+			row[x] = run
 		}
 		v += X
 	}
-	size := len(pre)
-	for j := 1; j < d; j++ {
-		st, dj := str[j], dims[j]
-		block := st * (dj + 1)
-		for b := 0; b < size; b += block {
-			for x := 1; x <= dj; x++ {
-				row := b + x*st
-				p, q := pre[row:row+st], pre[row-st:row]
-				for i := range p {
-					p[i] += q[i]
+	if d == 1 {
+		line(pre[1 : X+1])
+		return
+	}
+	slab := str[d-1] // entries per slab (one coordinate of the last dimension)
+	lines := slab / (X + 1)
+	for z := 1; z <= dims[d-1]; z++ {
+		base := z * slab
+		for li := range lines {
+			// skip the padding lines (a coordinate of dimensions 1..d-2 is 0)
+			rest, pad := li, false
+			for j := 1; j < d-1; j++ {
+				pad = pad || rest%(dims[j]+1) == 0
+				rest /= dims[j] + 1
+			}
+			if !pad {
+				line(pre[base+li*(X+1)+1 : base+li*(X+1)+X+1])
+			}
+		}
+		for j := 1; j < d-1; j++ {
+			st, dj := str[j], dims[j]
+			block := st * (dj + 1)
+			for b := base; b < base+slab; b += block {
+				for x := 1; x <= dj; x++ {
+					row := b + x*st
+					p, q := pre[row:row+st], pre[row-st:row]
+					for i := range p {
+						p[i] += q[i]
+					}
 				}
+			}
+		}
+		if z > 1 {
+			p, q := pre[base:base+slab], pre[base-slab:base]
+			for i := range p {
+				p[i] += q[i]
 			}
 		}
 	}
 }
+
+// bytePrefix[b][i] is the number of ones among bits 0..i of b.
+var bytePrefix = func() (t [256][8]uint8) {
+	for b := range 256 {
+		c := uint8(0)
+		for i := range 8 {
+			c += uint8(b >> i & 1)
+			t[b][i] = c
+		}
+	}
+	return t
+}()
 
 // count returns the number of free nodes in the box lo..hi (inclusive, in plain
 // coordinates that may lie outside the machine): clipped to the mesh along a

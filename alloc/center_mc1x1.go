@@ -229,10 +229,7 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 // search makes the allocation of k nodes, fewer than are free.
 func (a *mc1x1) search(k int) ([]int, error) {
 	a.refresh(prefixFree)
-	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
-	for i, v := range a.fl {
-		a.pos[v] = int32(i)
-	}
+	a.listFree()
 	if a.greedy {
 		a.refresh(prefixPyramid)
 		return a.allocateGreedy(k)
@@ -379,6 +376,52 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	}
 	a.last = ties
 	return a.chooseWinner(win, k)
+}
+
+// listFree sets a.fl to the free nodes in free-list order (a.order, by
+// (c_0, c_1, ...)) and a.pos to their positions in it. On a grid of one to three
+// dimensions the order is enumerated from the coordinates, the last fastest,
+// instead of read from a.order (an 880 KB array at 110,592 nodes, read once
+// per decision), and the positions are set in the same pass.
+func (a *mc1x1) listFree() {
+	if cap(a.fl) < a.st.NumFree() { // once: room for every node, not grown by appends
+		a.fl = make([]int, 0, a.g.N())
+	}
+	fl, free, dims := a.fl[:0], a.st.free, a.x.dims
+	add := func(v int) {
+		if free[v>>6]>>(v&63)&1 != 0 {
+			a.pos[v] = int32(len(fl))
+			fl = append(fl, v)
+		}
+	}
+	switch len(dims) {
+	case 1:
+		for v := range dims[0] {
+			add(v)
+		}
+	case 2:
+		X, Y := dims[0], dims[1]
+		for x := range X {
+			for v := x; v < X*Y; v += X {
+				add(v)
+			}
+		}
+	case 3:
+		X, XY, n := dims[0], dims[0]*dims[1], a.g.N()
+		for x := range X {
+			for xy := x; xy < XY; xy += X {
+				for v := xy; v < n; v += XY {
+					add(v)
+				}
+			}
+		}
+	default:
+		fl = a.st.AppendFreeInOrder(fl, a.order)
+		for i, v := range fl {
+			a.pos[v] = int32(i)
+		}
+	}
+	a.fl = fl
 }
 
 // chooseWinner takes the nodes of the winning candidate.

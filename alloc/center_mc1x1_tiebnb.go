@@ -358,6 +358,14 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		// L-1 is nearly always the radius: searching costs more than it saves
 		if unionFree(R) {
 			free = R
+		} else if single && R == s.full && sStar == s.freeLb[R+1] {
+			// sStar is the least score any center can have (the first
+			// center's balls within R = L-1 are all free, and each holds
+			// fewer than k nodes): a center whose ball of radius R is not
+			// all free has an outermost shell of at least L and scores
+			// more by its busy nodes there (a leaf not of least score,
+			// told by one count instead of one per radius up to L)
+			return 0, 0, false
 		}
 	} else if R >= 0 {
 		var lo, hi int // unionFree(lo) (or lo = -1), not unionFree(hi) (or hi past the cap)

@@ -140,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // measure runs the workload on allocator i (-1: the floor) in a goroutine and
 // returns its figures; stop reports that ctx ended.
 func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
-	runtime.GC()
+	collect()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	actx := ctx
@@ -201,11 +201,31 @@ func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
 	if r.Decisions > 0 {
 		r.AllocBytesPerDecision = float64(after.TotalAlloc-before.TotalAlloc) / float64(r.Decisions)
 	}
-	runtime.GC()
+	collect()
 	runtime.ReadMemStats(&after)
 	r.HeapBytes = max(0, int64(after.HeapAlloc)-int64(before.HeapAlloc))
 	runtime.KeepAlive(o.a)
 	return r, false
+}
+
+// collect runs a full garbage collection (runtime.GC) on one P, outside the
+// timed calls: before each allocator, so that it does not pay for the previous
+// one's garbage, and after it, for the heap it holds. runtime.GC finishes by
+// sweeping span after span with a yield between two, and while another P is
+// idle every yield wakes a thread to look for work: on the 2-core VM a
+// collection of a 110,000-node MC1x1's heap cost 2-4 ms of process CPU (a
+// quarter of `procalloc bench --jobs 30`'s CPU was the scheduler), 0.3-0.4 ms
+// on one P. GOMAXPROCS is set back at once (a goroutine that runs meanwhile,
+// such as the interrupt watcher, shares the one P for that long). Setting it
+// turns off the runtime's own updates of GOMAXPROCS (to a changed CPU limit), so
+// where the value was the runtime's default it is handed back to the runtime.
+func collect() {
+	p := runtime.GOMAXPROCS(1)
+	runtime.GC()
+	runtime.SetDefaultGOMAXPROCS()
+	if runtime.GOMAXPROCS(0) != p {
+		runtime.GOMAXPROCS(p) // the caller's own value
+	}
 }
 
 // fill sets r's times from a clock reading.

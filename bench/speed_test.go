@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -281,5 +282,28 @@ func TestSpeedTimeLimit(t *testing.T) {
 	}
 	if rep.Interrupted || len(rep.Allocs) != 2 || !rep.Allocs[1].Complete {
 		t.Errorf("after the time limit: %+v", rep)
+	}
+}
+
+// The collections around each allocator (collect) run on one P and give the
+// process its GOMAXPROCS back, and the heap an allocator holds is still measured
+// after them.
+func TestRunKeepsGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	m := machine(t, "mesh:32x32")
+	w, err := SyntheticWorkload(m.N(), 30, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"mc1x1", "bf:hilbert"}, Workload: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := runtime.GOMAXPROCS(0); p != 3 {
+		t.Errorf("GOMAXPROCS %d after Run, was 3", p)
+	}
+	// mc1x1 keeps prefix sums and coordinates of the 1,024 nodes: kilobytes
+	if h := rep.Allocs[0].HeapBytes; h < 4096 {
+		t.Errorf("mc1x1 holds %d bytes of heap after its run: the collection did not measure it", h)
 	}
 }
