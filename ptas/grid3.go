@@ -20,26 +20,51 @@ const maxGrid3Cells = 1 << 24
 //
 // The points at L1 distance r from a center in the plane x = x' lie on a diamond of
 // radius r - |x' - cx| around (cy, cz): its count is O(1) from the plane's rotated
-// prefix sums (rotBalls), one stack of tables per axis. So the k-th distance thr,
-// the number of points closer than it, and the candidate's marginal along each axis
-// cost O(thr) per center. The points at distance thr taken (the lowest indices:
-// lowest x, then y, then z) are read from an occupancy grid only for the planes
-// where some are taken, and only when the x marginal alone has not dropped the
-// center. The total is summed as in gridScan over nonnegative gap terms, so a
-// center is dropped as soon as the running sum shows it cannot win; the center with
-// the smallest thr is scored first; full balls tie (as in ballSearch's shortcut)
-// and only the first in order is scored. The winner is the plain search's:
-// the first center in order with the smallest total (TestGrid3Lockstep).
+// prefix sums (rotBalls), one stack of tables per axis. The centers of a row (cx,
+// cy fixed) share the planes z, so their ball counts come in O(1) from the row's
+// tables (rowBall), and the k-th distance thr costs O(1) per step of its walk; the
+// candidate's marginal along each axis costs O(thr). The total is summed as in
+// gridScan over nonnegative gap terms: a lower bound along z from the row's tables,
+// then along y, then x exactly; the points at distance thr taken (the lowest
+// indices: lowest x, then y, then z) are read from an occupancy grid only for the
+// planes where some are taken, and only when those have not dropped the center. So
+// a center is dropped as soon as the running sum shows it cannot win; the incumbent
+// is the smallest thr of a sample of centers; full balls tie (as in ballSearch's
+// shortcut) and only the first in order is scored. The winner is the plain
+// search's: the first center in order with the smallest total (TestGrid3Lockstep,
+// TestGrid3BoundsBelowTotal).
 func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, center []T, ok bool, err error) {
-	if pr.d != 3 || !allIntegral(pr.pts) {
+	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
+	if g == nil {
 		return nil, nil, false, nil
+	}
+	bestT, err := g.search(ctx, floor)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	cx, cy, cz := int(g.centers[3*bestT]), int(g.centers[3*bestT+1]), int(g.centers[3*bestT+2])
+	// The winner's k nearest by (distance, index), directly.
+	dist := make([]int, pr.n)
+	for i := range pr.n {
+		dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
+	}
+	best = nearestByIndex(dist, pr.k)
+	center = []T{T(cx) + lo[0], T(cy) + lo[1], T(cz) + lo[2]}
+	return best, center, true, nil
+}
+
+// newGrid3Scan builds grid3Search's tables and centers for pr; nil where the scan
+// does not apply. px, py, pz are the points' offsets from the box's low corner lo.
+func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, px, py, pz []int, lo []T) {
+	if pr.d != 3 || !allIntegral(pr.pts) {
+		return nil, nil, nil, nil, nil
 	}
 	b := geom.BoundingBox(pr.pts)
 	var span [3]int
 	for j := range 3 {
 		w := float64(b.Max[j]) - float64(b.Min[j]) + 1
 		if w > maxGrid3Cells {
-			return nil, nil, false, nil
+			return nil, nil, nil, nil, nil
 		}
 		span[j] = int(w)
 	}
@@ -47,21 +72,25 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	cells := float64(W) * float64(H) * float64(L)
 	tables := float64(W)*float64((H+L)*(H+L)) + float64(H)*float64((W+L)*(W+L)) + float64(L)*float64((W+H)*(W+H))
 	if cells > maxGrid3Cells || tables > maxGrid3Cells {
-		return nil, nil, false, nil
+		return nil, nil, nil, nil, nil
 	}
 	n, k := pr.n, pr.k
-	px, py, pz := make([]int, n), make([]int, n), make([]int, n)
+	px, py, pz = make([]int, n), make([]int, n), make([]int, n)
 	for i, p := range pr.pts {
 		px[i], py[i], pz[i] = int(p[0]-b.Min[0]), int(p[1]-b.Min[1]), int(p[2]-b.Min[2])
 		if i > 0 && cmp3(px[i-1], py[i-1], pz[i-1], px[i], py[i], pz[i]) >= 0 {
-			return nil, nil, false, nil // unordered or coinciding
+			return nil, nil, nil, nil, nil // unordered or coinciding
 		}
 	}
-	g := &grid3Scan{k: k, W: W, H: H, L: L, occ: make([]bool, W*H*L),
-		addY: make([]int32, H), addZ: make([]int32, L), innerY: make([]int32, H), innerZ: make([]int32, L)}
+	g = &grid3Scan{k: k, W: W, H: H, L: L, occ: make([]bool, W*H*L),
+		rowX: -1, addY: make([]int32, H), addZ: make([]int32, L), innerY: make([]int32, H), innerZ: make([]int32, L)}
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
 	}
+	// The rows' tables grow a radius at a time (rowBall), up to the box's L1
+	// diameter; a box much longer in z than across (a row's tables over all its
+	// radii would exceed 4 cells per point of the box) counts its balls directly.
+	g.rowsOK = W+H+L <= 4*W*H
 	// One rotated table per plane of each axis, over the plane's two other axes.
 	planes := func(count int, a, c []int, sa, sc int, plane []int) []rotBalls {
 		idx := make([][]int, count)
@@ -84,7 +113,7 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	}
 	g.px, g.py, g.pz = planes(W, py, pz, H, L, px), planes(H, px, pz, W, L, py), planes(L, px, py, W, H, pz)
 	if g.px == nil || g.py == nil || g.pz == nil {
-		return nil, nil, false, nil
+		return nil, nil, nil, nil, nil
 	}
 	g.setFull(px, py, pz)
 	// The centers in order.
@@ -117,19 +146,7 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 			}
 		}
 	}
-	bestT, err := g.search(ctx, floor)
-	if err != nil {
-		return nil, nil, true, err
-	}
-	cx, cy, cz := int(g.centers[3*bestT]), int(g.centers[3*bestT+1]), int(g.centers[3*bestT+2])
-	// The winner's k nearest by (distance, index), directly.
-	dist := make([]int, n)
-	for i := range n {
-		dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
-	}
-	best = nearestByIndex(dist, k)
-	center = []T{T(cx) + b.Min[0], T(cy) + b.Min[1], T(cz) + b.Min[2]}
-	return best, center, true, nil
+	return g, px, py, pz, b.Min
 }
 
 // cmp3 compares (a0, a1, a2) and (b0, b1, b2) lexicographically.
@@ -169,6 +186,17 @@ type grid3Scan struct {
 	touchY     []int32
 	touchZ     []int32
 	taken      []int32 // per plane x: points at distance thr taken, as (x, count) pairs
+	// The row's plane counts: for the centers of one row (cx, cy fixed), the
+	// points of plane z within L1 distance r of (cx, cy) are rowQ[r*L+z], for r up
+	// to rowTop (counted a radius at a time as the walk needs them); rowLo[r*L+z]
+	// and rowHi[r*L+z] are the points within r of (cx, cy, z) in the planes up to
+	// z and after z, so a center's ball count is O(1).
+	rowQ, rowLo, rowHi []int32
+	rowTop             int
+	rowX, rowY         int
+	rowTables          bool // false: counted per ball (rows of few centers)
+	rowsOK             bool // the box lets rows take tables
+	sumIn, sumOut      int  // walk's counts within thr - 1 and thr
 
 	dFull int     // full-ball shortcut: the radius of the smallest L1 ball of Z^3 holding k points
 	pre   []int32 // prefix counts of points over the box; nil: shortcut off
@@ -241,6 +269,93 @@ func (g *grid3Scan) radius(cx, cy, cz, thr int) int {
 	}
 }
 
+// setRow makes the row plane counts those of the centers (cx, cy, *); tables
+// false counts every ball directly (a row of few centers: the tables cost L
+// counts per radius).
+func (g *grid3Scan) setRow(cx, cy int, tables bool) {
+	if cx != g.rowX || cy != g.rowY || tables != g.rowTables {
+		g.rowX, g.rowY, g.rowTop, g.rowTables = cx, cy, -1, tables
+	}
+}
+
+// rowBall counts the points within L1 distance r of (cx, cy, cz) (setRow's row):
+// the planes up to cz, within r - (cz - z) of (cx, cy), and those after it. With
+// the planes z' <= z within r - (z - z'), lo(z, r) = q(z, r) + lo(z-1, r-1), and
+// hi(z, r) = q(z+1, r-1) + hi(z+1, r-1) for the planes after z.
+func (g *grid3Scan) rowBall(cz, r int) int {
+	if r < 0 {
+		return 0
+	}
+	if !g.rowTables {
+		c := 0
+		for z := max(cz-r, 0); z <= min(cz+r, g.L-1); z++ {
+			c += g.pz[z].ball(g.rowX, g.rowY, r-abs(z-cz))
+		}
+		return c
+	}
+	L := g.L
+	for g.rowTop < r {
+		t := g.rowTop + 1
+		if len(g.rowQ) < (t+1)*L {
+			n := max(2*len(g.rowQ), (t+1)*L)
+			g.rowQ = append(g.rowQ[:len(g.rowQ):len(g.rowQ)], make([]int32, n-len(g.rowQ))...)
+			g.rowLo = append(g.rowLo[:len(g.rowLo):len(g.rowLo)], make([]int32, n-len(g.rowLo))...)
+			g.rowHi = append(g.rowHi[:len(g.rowHi):len(g.rowHi)], make([]int32, n-len(g.rowHi))...)
+		}
+		q, lo, hi := g.rowQ[t*L:(t+1)*L], g.rowLo[t*L:(t+1)*L], g.rowHi[t*L:(t+1)*L]
+		for z := range L {
+			q[z] = int32(g.pz[z].ball(g.rowX, g.rowY, t))
+		}
+		if t == 0 {
+			copy(lo, q)
+			clear(hi)
+		} else {
+			pq, plo, phi := g.rowQ[(t-1)*L:t*L], g.rowLo[(t-1)*L:t*L], g.rowHi[(t-1)*L:t*L]
+			lo[0] = q[0]
+			for z := 1; z < L; z++ {
+				lo[z] = q[z] + plo[z-1]
+			}
+			for z := 0; z < L-1; z++ {
+				hi[z] = pq[z+1] + phi[z+1]
+			}
+			hi[L-1] = 0
+		}
+		g.rowTop = t
+	}
+	return int(g.rowLo[r*L+cz] + g.rowHi[r*L+cz])
+}
+
+// q returns the points of plane z within L1 distance r of the row's (cx, cy).
+func (g *grid3Scan) q(z, r int) int32 {
+	if r < 0 {
+		return 0
+	}
+	if r > g.rowTop {
+		return int32(g.pz[z].ball(g.rowX, g.rowY, r))
+	}
+	return g.rowQ[r*g.L+z]
+}
+
+// walk is radius from the row's plane counts (the centers of a row share the
+// planes z: L counts per radius and row instead of 2 thr + 1 per ball), keeping
+// the counts within thr - 1 and thr for score.
+func (g *grid3Scan) walk(cx, cy, cz, thr int) int {
+	thr = max(thr, 0)
+	g.sumIn, g.sumOut = g.rowBall(cz, thr-1), g.rowBall(cz, thr)
+	for {
+		switch {
+		case thr > 0 && g.sumIn >= g.k:
+			thr--
+			g.sumIn, g.sumOut = g.rowBall(cz, thr-1), g.sumIn
+		case g.sumOut < g.k:
+			thr++
+			g.sumIn, g.sumOut = g.sumOut, g.rowBall(cz, thr)
+		default:
+			return thr
+		}
+	}
+}
+
 // search returns the index of the winning center.
 func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	count := len(g.centers) / 3
@@ -255,6 +370,8 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 				continue
 			}
 			cx, cy, cz := at(f)
+			g.setRow(cx, cy, false)
+			g.walk(cx, cy, cz, g.dFull)
 			best, _ := g.score(cx, cy, cz, g.dFull, math.MaxInt64)
 			if float64(best) > floor {
 				break
@@ -262,7 +379,8 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			thr := g.dFull
 			for t := range f {
 				cx, cy, cz := at(t)
-				thr = g.radius(cx, cy, cz, thr)
+				g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
+				thr = g.walk(cx, cy, cz, thr)
 				if _, ok := g.score(cx, cy, cz, thr, best); ok {
 					return t, nil // the first center at the floor
 				}
@@ -270,21 +388,21 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			return f, nil
 		}
 	}
-	thrs := make([]int32, count)
-	thr, seed := 0, 0
-	for t := range count {
+	// The incumbent: the center of smallest thr among a sample (every
+	// seedStride-th center; any center would do, a small thr scores low).
+	thr, seed, seedThr := 0, 0, math.MaxInt
+	for t := 0; t < count; t += seedStride {
 		cx, cy, cz := at(t)
-		thr = g.radius(cx, cy, cz, thr)
-		thrs[t] = int32(thr)
-		if thr < int(thrs[seed]) {
-			seed = t
+		g.setRow(cx, cy, false)
+		thr = g.walk(cx, cy, cz, thr)
+		if thr < seedThr {
+			seed, seedThr = t, thr
 		}
 	}
-	eval := func(t int, limit int64) (int64, bool) {
-		cx, cy, cz, thr := int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2]), int(thrs[t])
-		return g.score(cx, cy, cz, thr, limit)
-	}
-	bestTot, _ := eval(seed, math.MaxInt64)
+	cx, cy, cz := at(seed)
+	g.setRow(cx, cy, false)
+	thr = g.walk(cx, cy, cz, seedThr)
+	bestTot, _ := g.score(cx, cy, cz, thr, math.MaxInt64)
 	bestPos := seed
 	fullSeen := false
 	for t := range count {
@@ -296,7 +414,8 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
 			break // no later center is strictly better
 		}
-		isFull := g.full(int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2]))
+		cx, cy, cz := at(t)
+		isFull := g.full(cx, cy, cz)
 		if isFull && fullSeen {
 			continue
 		}
@@ -308,27 +427,91 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		if t < bestPos {
 			limit = bestTot
 		}
-		if tot, ok := eval(t, limit); ok {
+		if cx != g.rowX || cy != g.rowY || !g.rowTables {
+			g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
+		}
+		thr = g.walk(cx, cy, cz, thr)
+		if tot, ok := g.score(cx, cy, cz, thr, limit); ok {
 			bestTot, bestPos = tot, t
 		}
 	}
 	return bestPos, nil
 }
 
+// rowRun returns the number of centers from t on in t's row.
+func (g *grid3Scan) rowRun(t int) int {
+	c := g.centers
+	n := 1
+	for u := 3 * (t + 1); u < len(c) && c[u] == c[3*t] && c[u+1] == c[3*t+1]; u += 3 {
+		n++
+	}
+	return n
+}
+
+// grid3RowTables lets rows take the plane count tables (tests turn it off to
+// compare).
+var grid3RowTables = true
+
+// rowTablesMin: a row takes the plane count tables when it has at least L /
+// rowTablesMin centers.
+const rowTablesMin = 8
+
+// seedStride is the sampling step of search's incumbent.
+const seedStride = 7
+
+// zBound is score's lower bound on the gap terms along z of the center (cx, cy,
+// cz) of setRow's row whose k-th distance is thr, from walk's counts (below), and
+// keeps per plane z the points closer than thr in innerZ.
+func (g *grid3Scan) zBound(cz, thr int) int64 {
+	k := int64(g.k)
+	T, U := k-int64(g.sumIn), int64(g.sumOut)
+	var lbZ, cb, co int64
+	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
+		l, h := max(cb, k-(U-co)), min(cb+T, co, k)
+		lbZ += min(l*(k-l), h*(k-h))
+		rem := thr - abs(z-cz)
+		m := g.q(z, rem-1)
+		g.innerZ[z] = m
+		cb += int64(m)
+		co += int64(g.q(z, rem))
+	}
+	return lbZ
+}
+
 // score is the total pairwise L1 distance of the k nearest of (cx, cy, cz) by
-// (distance, index), whose largest distance is thr; false as soon as a lower bound
-// on it exceeds limit.
+// (distance, index), whose largest distance is thr, from walk's counts of that
+// center; false as soon as a lower bound on it exceeds limit.
 func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	k := int64(g.k)
-	below := 0
-	if thr > 0 {
-		below = g.ball(cx, cy, cz, thr-1)
+	below := g.sumIn
+	T := k - int64(below)
+	// Before the taken points are read, a lower bound on the gap terms along z
+	// and y. The points L before a gap are at least cb, those closer than thr
+	// before it (kept for the exact passes), and at most cb plus the T taken; L
+	// (k - L) being concave, the smaller of its values at the two ends bounds the
+	// term from below. Along z (the row's plane counts, already there) also at
+	// least k less the points within thr after the gap, and at most those within
+	// thr before it, co.
+	lbZ := g.zBound(cz, thr)
+	if lbZ > limit {
+		return lbZ, false
 	}
+	var cb, lbY int64
+	for y := max(cy-thr, 0); y <= min(cy+thr, g.H-1); y++ {
+		lbY += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
+		if lbZ+lbY > limit {
+			return lbZ + lbY, false
+		}
+		m := int32(g.py[y].ball(cx, cz, thr-1-abs(y-cy)))
+		g.innerY[y] = m
+		cb += int64(m)
+	}
+	// Along x exactly: per plane, the points closer than thr, then the plane's
+	// points at thr while some are still to take (lowest planes first).
 	take := g.k - below
 	taken := g.taken[:0]
-	// Along x: per plane, the points closer than thr, then the plane's points at
-	// thr while some are still to take (lowest planes first).
-	var tot, cum int64
+	lb := lbZ + lbY
+	tot, cum := lb, int64(0)
 	for x := max(cx-thr, 0); x <= min(cx+thr, g.W-1); x++ {
 		tot += cum * (k - cum)
 		if tot > limit {
@@ -348,29 +531,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		cum += int64(m)
 	}
 	g.taken = taken
-	// Before the taken points are read: per y and per z, the points closer than
-	// thr (kept for the exact passes), and a lower bound on the gap terms. The
-	// points before a gap are those closer than thr, cb, plus between 0 and all T
-	// of the taken ones, and L (k - L) is concave, so the smaller of its values at
-	// cb and cb + T (at most k) bounds the term from below.
-	T := int64(g.k - below)
-	lb := tot
-	for pass := range 2 {
-		lo, hi, c, o1, o2, stack, inner := cy-thr, cy+thr, cy, cx, cz, g.py, g.innerY
-		if pass == 1 {
-			lo, hi, c, o1, o2, stack, inner = cz-thr, cz+thr, cz, cx, cy, g.pz, g.innerZ
-		}
-		var cb int64
-		for v := max(lo, 0); v <= min(hi, len(stack)-1); v++ {
-			lb += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
-			if lb > limit {
-				return lb, false
-			}
-			m := int32(stack[v].ball(o1, o2, thr-1-abs(v-c)))
-			inner[v] = m
-			cb += int64(m)
-		}
-	}
+	tot -= lbY // the x total and z's bound; y and z are summed exactly below
 	// The taken points' y and z, read from the occupancy grid in index order.
 	ty, tz := g.touchY[:0], g.touchZ[:0]
 	for i := 0; i < len(taken); i += 2 {
@@ -411,6 +572,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		}
 		cum += int64(g.innerY[y] + g.addY[y])
 	}
+	tot -= lbZ
 	cum = 0
 	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
 		tot += cum * (k - cum)

@@ -23,6 +23,10 @@ func TestGrid3Lockstep(t *testing.T) {
 	decisions := 0
 	for seq := range seqs {
 		W, H, L := 1+r.IntN(8), 1+r.IntN(8), 1+r.IntN(8)
+		if seq%10 == 9 {
+			// Larger boxes: larger radii, rows' tables over more radii.
+			W, H, L = 6+r.IntN(9), 6+r.IntN(9), 6+r.IntN(9)
+		}
 		free := make([]bool, W*H*L)
 		for i := range free {
 			free[i] = true
@@ -93,6 +97,13 @@ func TestGrid3Lockstep(t *testing.T) {
 				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
 					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, err, want, wc)
 				}
+				// Every ball counted directly instead of from the rows' tables.
+				grid3RowTables = false
+				dg, dc, _, err := grid3Search(context.Background(), pr, 0, onPoints)
+				grid3RowTables = true
+				if err != nil || !slices.Equal(dg, want) || !slices.Equal(dc, wc) {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, without row tables: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, dg, dc, err, want, wc)
+				}
 				decisions++
 				answers = append(answers, got)
 			}
@@ -105,4 +116,90 @@ func TestGrid3Lockstep(t *testing.T) {
 		}
 	}
 	t.Logf("%d decisions compared", decisions)
+}
+
+// TestGrid3BoundsBelowTotal checks grid3Scan's bounds against the definition on
+// random free sets of 3D boxes, at every MM center, with and without the rows'
+// tables: walk's thr is the k-th smallest distance, zBound is at most the z
+// axis's pairwise total of the k nearest by (distance, index), and score returns
+// the exact total when the limit allows it and otherwise a value above the limit
+// and at most the total.
+func TestGrid3BoundsBelowTotal(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 5))
+	cases := 60
+	if testing.Short() {
+		cases = 25
+	}
+	centers := 0
+	for c := range cases {
+		W, H, L := 2+r.IntN(9), 2+r.IntN(9), 2+r.IntN(9)
+		busy := r.Float64() * 0.9
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				for z := range L {
+					if r.Float64() >= busy {
+						pts = append(pts, []int{x, y, z})
+					}
+				}
+			}
+		}
+		if len(pts) < 3 {
+			continue
+		}
+		k := 2 + r.IntN(len(pts)-2)
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, px, py, pz, _ := newGrid3Scan(pr, false)
+		if g == nil {
+			t.Fatalf("case %d: no scan", c)
+		}
+		axisTotal := func(v []int, sel []int) int64 {
+			var s int64
+			for i, a := range sel {
+				for _, b := range sel[i+1:] {
+					s += int64(abs(v[a] - v[b]))
+				}
+			}
+			return s
+		}
+		for _, tables := range []bool{true, false} {
+			grid3RowTables = tables
+			thr := 0
+			for u := 0; u < len(g.centers); u += 3 {
+				cx, cy, cz := int(g.centers[u]), int(g.centers[u+1]), int(g.centers[u+2])
+				g.setRow(cx, cy, tables)
+				thr = g.walk(cx, cy, cz, thr)
+				dist := make([]int, len(pts))
+				for i := range pts {
+					dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
+				}
+				sel := nearestByIndex(dist, k)
+				want := 0
+				for _, i := range sel {
+					want = max(want, dist[i])
+				}
+				if thr != want {
+					t.Fatalf("case %d, center (%d,%d,%d): walk %d, k-th distance %d", c, cx, cy, cz, thr, want)
+				}
+				zt, total := axisTotal(pz, sel), axisTotal(px, sel)+axisTotal(py, sel)+axisTotal(pz, sel)
+				if zb := g.zBound(cz, thr); zb > zt {
+					t.Fatalf("case %d, center (%d,%d,%d), k = %d: zBound %d above the z total %d", c, cx, cy, cz, k, zb, zt)
+				}
+				if got, ok := g.score(cx, cy, cz, thr, total); !ok || got != total {
+					t.Fatalf("case %d, center (%d,%d,%d): score %d (%v), total %d", c, cx, cy, cz, got, ok, total)
+				}
+				for _, limit := range []int64{0, total / 4, total / 2, total * 3 / 4, total * 9 / 10, total - 1} {
+					if got, ok := g.score(cx, cy, cz, thr, limit); ok || got <= limit || got > total {
+						t.Fatalf("case %d, center (%d,%d,%d), limit %d: score %d (%v), total %d", c, cx, cy, cz, limit, got, ok, total)
+					}
+				}
+				centers++
+			}
+		}
+		grid3RowTables = true
+	}
+	t.Logf("%d centers checked", centers)
 }
