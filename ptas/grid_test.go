@@ -102,6 +102,8 @@ func TestGridMatchesSweep(t *testing.T) {
 // exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
 // loop for unordered points.
 func TestGridLockstep(t *testing.T) {
+	defer func(c int) { blockMinCells = c }(blockMinCells)
+	blockMinCells = 0 // the block bounds on these small meshes too
 	r := rand.New(rand.NewPCG(32, 1))
 	seqs, steps := 400, 12
 	if testing.Short() {
@@ -218,4 +220,269 @@ func TestGridLockstep(t *testing.T) {
 		rotBallsMaxCells = 4 * maxGridCells
 	}
 	t.Logf("%d decisions compared", decisions)
+}
+
+// TestCompBoundBelowEveryCenter checks compBound against the definition: on random
+// free sets of boxes up to 20x20 (young and fragmented, k from a fifth of the points
+// to all but one), for every cell of the box as a center, the bound from its radius
+// and inner count never exceeds the total of its k nearest by (distance, index).
+func TestCompBoundBelowEveryCenter(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 7))
+	cases, centers, tight := 300, 0, 0
+	if testing.Short() {
+		cases = 120
+	}
+	for c := range cases {
+		W, H := 1+r.IntN(20), 1+r.IntN(20)
+		busy := r.Float64() * 0.8
+		var px, py []int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					px, py = append(px, x), append(py, y)
+				}
+			}
+		}
+		n := len(px)
+		if n < 2 {
+			continue
+		}
+		k := n/5 + 1 + r.IntN(n-n/5-1)
+		cb := newCompBound(px, py, W, H, k)
+		dist := make([]int, n)
+		for cx := range W {
+			for cy := range H {
+				for i := range n {
+					dist[i] = absInt(px[i]-cx) + absInt(py[i]-cy)
+				}
+				sel := nearestByIndex(dist, k)
+				var tot int64
+				thr, below := 0, 0
+				for a, i := range sel {
+					thr = max(thr, dist[i])
+					for _, j := range sel[a+1:] {
+						tot += int64(absInt(px[i]-px[j]) + absInt(py[i]-py[j]))
+					}
+				}
+				for _, i := range sel {
+					if dist[i] < thr {
+						below++
+					}
+				}
+				lb := cb.lb(cx, cy, thr, below)
+				if lb > tot {
+					t.Fatalf("case %d (%dx%d, %d points, k = %d), center (%d, %d): bound %d above the total %d", c, W, H, n, k, cx, cy, lb, tot)
+				}
+				centers++
+				if lb == tot {
+					tight++
+				}
+			}
+		}
+		cb.release()
+	}
+	t.Logf("%d centers checked, bound equal to the total for %d", centers, tight)
+}
+
+// TestWindowMinMatchesBruteForce checks blockBounds.windowMin against every window
+// of k consecutive values and against every k-subset on small inputs.
+func TestWindowMinMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 9))
+	var b blockBounds
+	for c := range 3000 {
+		b.vals, b.caps = b.vals[:0], b.caps[:0]
+		v := int64(r.IntN(5))
+		var all []int64
+		for range 1 + r.IntN(5) {
+			m := int64(1 + r.IntN(3))
+			b.vals, b.caps = append(b.vals, v), append(b.caps, m)
+			for range m {
+				all = append(all, v)
+			}
+			v += int64(1 + r.IntN(6))
+		}
+		k := 1 + r.IntN(len(all)+1)
+		// Every subset of k of the values (at most 15 of them).
+		want := int64(-1)
+		if k <= len(all) {
+			for mask := 0; mask < 1<<len(all); mask++ {
+				var sel []int64
+				for i := range all {
+					if mask&(1<<i) != 0 {
+						sel = append(sel, all[i])
+					}
+				}
+				if len(sel) != k {
+					continue
+				}
+				var tot int64
+				for i := range sel {
+					for j := i + 1; j < len(sel); j++ {
+						tot += absInt64(sel[j] - sel[i])
+					}
+				}
+				if want < 0 || tot < want {
+					want = tot
+				}
+			}
+		} else {
+			want = 0
+		}
+		if got := b.windowMin(k); got != want {
+			t.Fatalf("case %d: values %v caps %v, k = %d: windowMin %d, brute force %d", c, b.vals, b.caps, k, got, want)
+		}
+	}
+}
+
+func absInt64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestBlockBoundBelowEveryCenter checks blockBounds against the definition: on random
+// free sets of boxes up to 30x30, MM's centers and Gen-Alg's, the bound of every
+// block never exceeds the total of the k nearest by (distance, index) of any center
+// in it; TestGridLockstep checks the scan that uses it.
+func TestBlockBoundBelowEveryCenter(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 11))
+	cases, checked, dropped := 200, 0, 0
+	if testing.Short() {
+		cases = 80
+	}
+	for c := range cases {
+		W, H := 1+r.IntN(30), 1+r.IntN(30)
+		busy := r.Float64() * 0.8
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y})
+				}
+			}
+		}
+		n := len(pts)
+		if n < 2 {
+			continue
+		}
+		k := 1 + r.IntN(n-1)
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, x0, y0 := testGridScan(pts, k)
+		_ = pr
+		onPoints := c%2 == 1
+		blk := newBlockBounds(len(g.xs), len(g.ys))
+		if onPoints {
+			g.centers = []int32{} // bound takes the radii added below
+		}
+		type center struct{ xi, yi, thr int }
+		var cs []center
+		thrs := make([]int32, len(g.xs)*len(g.ys))
+		for xi := range g.xs {
+			for yi := range g.ys {
+				if onPoints {
+					ci := g.firstCol[g.xs[xi]]
+					p := g.colPre[int(ci)*(g.H+1):]
+					if y := g.ys[yi]; p[y+1]-p[y] == 0 {
+						continue // not a point: not a Gen-Alg center
+					}
+				}
+				thr := g.radius(xi, yi, 0)
+				if onPoints {
+					blk.add(xi, yi, g.xs[xi], g.ys[yi], thr)
+				}
+				thrs[xi*len(g.ys)+yi] = int32(thr)
+				cs = append(cs, center{xi, yi, thr})
+			}
+		}
+		dist := make([]int, n)
+		for _, ce := range cs {
+			cx, cy := g.xs[ce.xi], g.ys[ce.yi]
+			for i, p := range pts {
+				dist[i] = absInt(p[0]-x0-cx) + absInt(p[1]-y0-cy)
+			}
+			var tot int64
+			sel := nearestByIndex(dist, k)
+			for a, i := range sel {
+				for _, j := range sel[a+1:] {
+					tot += int64(absInt(pts[i][0]-pts[j][0]) + absInt(pts[i][1]-pts[j][1]))
+				}
+			}
+			lb := blk.bound(g, blk.block(ce.xi, ce.yi), thrs)
+			if lb > tot {
+				t.Fatalf("case %d (%dx%d, %d points, k = %d), center (%d, %d): block bound %d above its total %d", c, W, H, n, k, cx, cy, lb, tot)
+			}
+			checked++
+			if lb*5 >= tot*4 {
+				dropped++
+			}
+		}
+	}
+	t.Logf("%d centers checked, bound within 80%% of the total for %d", checked, dropped)
+}
+
+// testGridScan builds gridScan's tables for points in ascending (x, y) order, as
+// gridSearch does, and returns it with the box's corner.
+func testGridScan(pts [][]int, k int) (*gridScan, int, int) {
+	n := len(pts)
+	x0, y0, x1, y1 := pts[0][0], pts[0][1], pts[0][0], pts[0][1]
+	for _, p := range pts {
+		x0, x1, y0, y1 = min(x0, p[0]), max(x1, p[0]), min(y0, p[1]), max(y1, p[1])
+	}
+	W, H := x1-x0+1, y1-y0+1
+	px, py := make([]int, n), make([]int, n)
+	colOf, rowOf := make([]int32, W), make([]int32, H)
+	for i := range colOf {
+		colOf[i] = -1
+	}
+	for i := range rowOf {
+		rowOf[i] = -1
+	}
+	for i, p := range pts {
+		px[i], py[i] = p[0]-x0, p[1]-y0
+		colOf[px[i]], rowOf[py[i]] = 0, 0
+	}
+	var xs, ys []int
+	for v, c := range colOf {
+		if c >= 0 {
+			colOf[v] = int32(len(xs))
+			xs = append(xs, v)
+		}
+	}
+	for v, c := range rowOf {
+		if c >= 0 {
+			rowOf[v] = int32(len(ys))
+			ys = append(ys, v)
+		}
+	}
+	nx, ny := len(xs), len(ys)
+	firstCol, lastCol := spanIndex(colOf)
+	firstRow, lastRow := spanIndex(rowOf)
+	colPre := make([]int32, nx*(H+1))
+	rowPre := make([]int32, ny*(W+1))
+	for i := range pts {
+		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
+		colPre[xi*(H+1)+py[i]+1]++
+		rowPre[yi*(W+1)+px[i]+1]++
+	}
+	for xi := 0; xi < nx; xi++ {
+		p := colPre[xi*(H+1) : (xi+1)*(H+1)]
+		for t := 1; t <= H; t++ {
+			p[t] += p[t-1]
+		}
+	}
+	for yi := 0; yi < ny; yi++ {
+		p := rowPre[yi*(W+1) : (yi+1)*(W+1)]
+		for t := 1; t <= W; t++ {
+			p[t] += p[t-1]
+		}
+	}
+	full := newFullBalls(px, py, W, H, k, true)
+	rot := newRotBalls(px, py, W, H)
+	return &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
+		firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
+		addY: make([]int32, ny), full: &full, rot: &rot, px: px, py: py}, x0, y0
 }

@@ -1,0 +1,208 @@
+package ptas
+
+import (
+	"math"
+	"sort"
+)
+
+// blockSide is the side of the blocks of centers (in column and row indices) that
+// the plane's bounded scan bounds at once (blockBounds).
+const blockSide = 8
+
+// blockBounds bounds the totals of blocks of blockSide x blockSide centers of
+// gridScan at once (issue 32 item 1). For a center c of radius thr_c, its k nearest
+// lie in its L1 ball, so in column x they number at most the points of that column
+// within rows [cy - rem, cy + rem], rem = thr_c - |x - cx|. Over a block those
+// intervals lie within [lo(x), hi(x)], lo(x) = min over the block's centers of
+// cy - thr_c + |x - cx| and hi(x) the matching max (the lower and upper envelopes of
+// their diamonds), so every center's x marginal is at most cap(x), the points of
+// column x in [lo(x), hi(x)]. Its x total is then at least the least total of any k
+// values taken under those capacities: on a line that is a window of k consecutive
+// values in sorted order (windowMin). The same for rows, and the sum bounds every
+// center of the block. A block is bounded when the scan first meets one of its
+// centers, in O(radius) reads, and its centers are dropped while the bound exceeds
+// the limit. On issue 32's workload at 65,536 nodes (sampled decisions, every center
+// scored in full) 8x8 blocks dropped 69% of the centers (85-96% at k >= 1,256 on
+// fragmented free sets), at 16,384 nodes 51%.
+type blockBounds struct {
+	nby    int     // blocks per column of blocks (MM: rows of centers / blockSide, rounded up)
+	colLo  []int32 // per block and column of it: min of cy - thr (empty: no center)
+	colHi  []int32 // max of cy + thr
+	rowLo  []int32 // per block and row of it: min of cx - thr
+	rowHi  []int32 // max of cx + thr
+	ext    []int32 // per block: min of cx - thr, max of cx + thr, min of cy - thr, max of cy + thr
+	lb     []int64 // per block: the bound, -1 before it is computed
+	vals   []int64 // scratch: values and capacities of one axis
+	caps   []int64
+	starts []int64
+	g0, g1 []int64
+
+	computed, dropped int // blocks bounded so far, and those dropped on first use
+}
+
+// The scan stops bounding blocks after blockTrial of them when fewer than one in
+// blockTrialShare was dropped on first use (small k among many free nodes, where
+// each center's own pass stops early and a block's bound costs as much as scoring
+// its centers: SDSC's first 60 days unscaled on mesh:128x128, mm, measured 4.7 s
+// of CPU without blocks and 6.1 s with them always on).
+const blockTrial, blockTrialShare = 4, 4
+
+func (b *blockBounds) tried() int { return b.computed }
+
+const blockNone = math.MaxInt32
+
+func newBlockBounds(nx, ny int) *blockBounds {
+	nbx, nby := (nx+blockSide-1)/blockSide, (ny+blockSide-1)/blockSide
+	nb := nbx * nby
+	b := &blockBounds{nby: nby,
+		colLo: make([]int32, nb*blockSide), colHi: make([]int32, nb*blockSide),
+		rowLo: make([]int32, nb*blockSide), rowHi: make([]int32, nb*blockSide),
+		ext: make([]int32, 4*nb), lb: make([]int64, nb)}
+	for i := range b.colLo {
+		b.colLo[i], b.colHi[i], b.rowLo[i], b.rowHi[i] = blockNone, -blockNone, blockNone, -blockNone
+	}
+	for i := range nb {
+		b.ext[4*i], b.ext[4*i+1], b.ext[4*i+2], b.ext[4*i+3] = blockNone, -blockNone, blockNone, -blockNone
+		b.lb[i] = -1
+	}
+	return b
+}
+
+// block returns the block of the center at column index xi and row index yi.
+func (b *blockBounds) block(xi, yi int) int { return (xi/blockSide)*b.nby + yi/blockSide }
+
+// add records the center at indices (xi, yi), offsets (cx, cy), of radius thr.
+func (b *blockBounds) add(xi, yi, cx, cy, thr int) {
+	bl := b.block(xi, yi)
+	j, i := bl*blockSide+xi%blockSide, bl*blockSide+yi%blockSide
+	b.colLo[j], b.colHi[j] = min(b.colLo[j], int32(cy-thr)), max(b.colHi[j], int32(cy+thr))
+	b.rowLo[i], b.rowHi[i] = min(b.rowLo[i], int32(cx-thr)), max(b.rowHi[i], int32(cx+thr))
+	e := b.ext[4*bl : 4*bl+4]
+	e[0], e[1], e[2], e[3] = min(e[0], int32(cx-thr)), max(e[1], int32(cx+thr)), min(e[2], int32(cy-thr)), max(e[3], int32(cy+thr))
+}
+
+// bound returns the block's bound (computed on first use). MM's centers (g.centers
+// nil: every column and row) are added here from their radii thrs, in scan order;
+// Gen-Alg's were added as their radii were found.
+func (b *blockBounds) bound(g *gridScan, bl int, thrs []int32) int64 {
+	if b.lb[bl] >= 0 {
+		return b.lb[bl]
+	}
+	b.computed++
+	bx, by := bl/b.nby*blockSide, bl%b.nby*blockSide
+	if g.centers == nil {
+		ny := len(g.ys)
+		for xi := bx; xi < min(bx+blockSide, len(g.xs)); xi++ {
+			for yi := by; yi < min(by+blockSide, ny); yi++ {
+				b.add(xi, yi, g.xs[xi], g.ys[yi], int(thrs[xi*ny+yi]))
+			}
+		}
+	}
+	e := b.ext[4*bl : 4*bl+4]
+	// Columns.
+	b.vals, b.caps = b.vals[:0], b.caps[:0]
+	lo, hi := b.colLo[bl*blockSide:(bl+1)*blockSide], b.colHi[bl*blockSide:(bl+1)*blockSide]
+	H := g.H
+	for xi := int(g.firstCol[max(int(e[0]), 0)]); xi >= 0 && xi <= int(g.lastCol[min(int(e[1]), g.W-1)]); xi++ {
+		x := g.xs[xi]
+		l, h := int(blockNone), -int(blockNone)
+		for j := range blockSide {
+			if lo[j] == blockNone {
+				continue
+			}
+			d := absInt(x - g.xs[bx+j])
+			l, h = min(l, int(lo[j])+d), max(h, int(hi[j])-d)
+		}
+		l, h = max(l, 0), min(h, H-1)
+		if l > h {
+			continue
+		}
+		p := g.colPre[xi*(H+1) : (xi+1)*(H+1)]
+		if c := p[h+1] - p[l]; c > 0 {
+			b.vals, b.caps = append(b.vals, int64(x)), append(b.caps, int64(c))
+		}
+	}
+	lbx := b.windowMin(g.k)
+	// Rows.
+	b.vals, b.caps = b.vals[:0], b.caps[:0]
+	lo, hi = b.rowLo[bl*blockSide:(bl+1)*blockSide], b.rowHi[bl*blockSide:(bl+1)*blockSide]
+	W := g.W
+	for yi := int(g.firstRow[max(int(e[2]), 0)]); yi >= 0 && yi <= int(g.lastRow[min(int(e[3]), H-1)]); yi++ {
+		y := g.ys[yi]
+		l, h := int(blockNone), -int(blockNone)
+		for i := range blockSide {
+			if lo[i] == blockNone {
+				continue
+			}
+			d := absInt(y - g.ys[by+i])
+			l, h = min(l, int(lo[i])+d), max(h, int(hi[i])-d)
+		}
+		l, h = max(l, 0), min(h, W-1)
+		if l > h {
+			continue
+		}
+		p := g.rowPre[yi*(W+1) : (yi+1)*(W+1)]
+		if c := p[h+1] - p[l]; c > 0 {
+			b.vals, b.caps = append(b.vals, int64(y)), append(b.caps, int64(c))
+		}
+	}
+	b.lb[bl] = lbx + b.windowMin(g.k)
+	return b.lb[bl]
+}
+
+// windowMin returns the least total pairwise distance of k values taken from
+// caps[t] copies of vals[t] (vals ascending), 0 when there are fewer than k. The
+// best choice is k consecutive values in sorted order, a window starting at some
+// position i; f(i), its total, is concave in i wherever neither end crosses from one
+// value to the next (f(i+1) - f(i) = (k-1)(a_i + a_{i+k}) - 2 sum of a_{i+1..i+k-1},
+// which then does not increase), so its minimum is at a position where an end
+// crosses: i or i + k at a group's start, or one before.
+func (b *blockBounds) windowMin(k int) int64 {
+	n := len(b.vals)
+	b.starts = b.starts[:0]
+	var total int64
+	for _, c := range b.caps {
+		b.starts = append(b.starts, total)
+		total += c
+	}
+	K := int64(k)
+	if total < K {
+		return 0
+	}
+	// p0(i), p1(i): sums of a_j and j a_j over j < i.
+	b.g0, b.g1 = grow(b.g0, n+1), grow(b.g1, n+1) // per group: p0 and p1 at its start
+	g0, g1 := b.g0, b.g1
+	for t := range n {
+		s, c, v := b.starts[t], b.caps[t], b.vals[t]
+		g0[t+1] = g0[t] + c*v
+		g1[t+1] = g1[t] + v*((s+c-1)*(s+c)/2-(s-1)*s/2)
+	}
+	at := func(i int64) (p0, p1 int64) {
+		if i >= total {
+			return g0[n], g1[n]
+		}
+		t := sort.Search(n, func(t int) bool { return b.starts[t] > i }) - 1
+		s, v := b.starts[t], b.vals[t]
+		return g0[t] + (i-s)*v, g1[t] + v*((i-1)*i/2-(s-1)*s/2)
+	}
+	f := func(i int64) int64 {
+		a0, a1 := at(i)
+		c0, c1 := at(i + K)
+		return 2*(c1-a1) - (2*i+K-1)*(c0-a0)
+	}
+	best := int64(math.MaxInt64)
+	try := func(i int64) {
+		if i >= 0 && i <= total-K {
+			best = min(best, f(i))
+		}
+	}
+	try(0)
+	try(total - K)
+	for _, s := range b.starts {
+		try(s)
+		try(s - 1)
+		try(s - K)
+		try(s - K - 1)
+	}
+	return best
+}
