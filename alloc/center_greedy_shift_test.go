@@ -29,7 +29,7 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 		topo.Mesh(24, 24), topo.Mesh(9, 9, 9), mk([]int{16, 11}, []bool{true, false}), mk([]int{9, 8, 7}, []bool{false, true, true}), topo.Mesh(40)}
 	rounds := 30
 	if testing.Short() {
-		rounds = 8
+		rounds = 16
 	}
 	rng := rand.New(rand.NewPCG(34, 5))
 	served, gaveUps, resumes, allocs := 0, 0, 0, 0
