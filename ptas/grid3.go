@@ -247,28 +247,6 @@ func (g *grid3Scan) full(cx, cy, cz int) bool {
 	return int(c) == e*e*e
 }
 
-// ball counts the points within L1 distance r of (cx, cy, cz).
-func (g *grid3Scan) ball(cx, cy, cz, r int) int {
-	c := 0
-	for x := max(cx-r, 0); x <= min(cx+r, g.W-1); x++ {
-		c += g.px[x].ball(cy, cz, r-abs(x-cx))
-	}
-	return c
-}
-
-// radius walks thr to the k-th smallest distance from (cx, cy, cz).
-func (g *grid3Scan) radius(cx, cy, cz, thr int) int {
-	for {
-		if thr > 0 && g.ball(cx, cy, cz, thr-1) >= g.k {
-			thr--
-		} else if g.ball(cx, cy, cz, thr) < g.k {
-			thr++
-		} else {
-			return thr
-		}
-	}
-}
-
 // setRow makes the row plane counts those of the centers (cx, cy, *); tables
 // false counts every ball directly (a row of few centers: the tables cost L
 // counts per radius).
