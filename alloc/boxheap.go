@@ -49,3 +49,21 @@ func heapPop[T heapItem[T]](h []T) (T, []T) {
 	}
 	return top, h
 }
+
+// childBox sets clo and e to the low corner and extent of child mask (bit j: the
+// upper half along axis j) of the queued box at base whose children have side
+// half, clipped to the machine's dims; it reports false when the child lies
+// outside the machine. Both branch and bounds split their boxes this way.
+func childBox(base []int32, half, mask int, dims, clo, e []int) bool {
+	for j, dj := range dims {
+		clo[j] = int(base[j])
+		if mask>>j&1 != 0 {
+			clo[j] += half
+		}
+		if clo[j] >= dj {
+			return false
+		}
+		e[j] = min(half, dj-clo[j])
+	}
+	return true
+}

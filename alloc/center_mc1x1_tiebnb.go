@@ -221,19 +221,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 		base := s.los[int(it.id)*d : int(it.id)*d+d]
 		half := 1 << (level - 1)
 		for mask := 0; mask < 1<<d; mask++ {
-			inside := true
-			for j, dj := range s.dims {
-				s.clo[j] = int(base[j])
-				if mask>>j&1 != 0 {
-					s.clo[j] += half
-				}
-				if s.clo[j] >= dj {
-					inside = false
-					break
-				}
-				s.e[j] = min(half, dj-s.clo[j])
-			}
-			if !inside {
+			if !childBox(base, half, mask, s.dims, s.clo, s.e) {
 				continue
 			}
 			r := rankOf(s.clo)
