@@ -121,19 +121,25 @@ func (s *ballSearch) setFull(k int) {
 	for i := range s.x {
 		s.pre[(int(s.x[i])+1)*H*L+(int(s.y[i])+1)*L+int(s.z[i])+1] = 1
 	}
-	// Cumulative sums along z, then y, then x.
-	for p := 1; p < len(s.pre); p++ {
-		if p%L != 0 {
-			s.pre[p] += s.pre[p-1]
+	cumulate3(s.pre, H, L)
+}
+
+// cumulate3 turns pre, counts of a box laid out x-major with h rows of l cells
+// per x-plane (row y = 0 and cell z = 0 the zero borders), into the box's 3D
+// prefix sums in place: cumulative sums along z, then y, then x.
+func cumulate3(pre []int32, h, l int) {
+	for p := 1; p < len(pre); p++ {
+		if p%l != 0 {
+			pre[p] += pre[p-1]
 		}
 	}
-	for p := L; p < len(s.pre); p++ {
-		if p/L%H != 0 {
-			s.pre[p] += s.pre[p-L]
+	for p := l; p < len(pre); p++ {
+		if p/l%h != 0 {
+			pre[p] += pre[p-l]
 		}
 	}
-	for p := H * L; p < len(s.pre); p++ {
-		s.pre[p] += s.pre[p-H*L]
+	for p := h * l; p < len(pre); p++ {
+		pre[p] += pre[p-h*l]
 	}
 }
 

@@ -217,19 +217,7 @@ func (g *grid3Scan) setFull(px, py, pz []int) {
 	for i := range px {
 		g.pre[(px[i]+1)*H1*L1+(py[i]+1)*L1+pz[i]+1] = 1
 	}
-	for p := 1; p < len(g.pre); p++ {
-		if p%L1 != 0 {
-			g.pre[p] += g.pre[p-1]
-		}
-	}
-	for p := L1; p < len(g.pre); p++ {
-		if p/L1%H1 != 0 {
-			g.pre[p] += g.pre[p-L1]
-		}
-	}
-	for p := H1 * L1; p < len(g.pre); p++ {
-		g.pre[p] += g.pre[p-H1*L1]
-	}
+	cumulate3(g.pre, H1, L1)
 }
 
 func (g *grid3Scan) full(cx, cy, cz int) bool {
