@@ -930,6 +930,10 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		staleK = true
 		return v, int(dist)
 	}
+	// keptLB: the last read-stopping bound computed at radius R, less the nodes
+	// taken then (its sum stays a bound on the unread nodes' totals less the
+	// nodes taken), or -1
+	keptLB := int64(-1)
 	r0 := 0
 	if rs := &a.shift.resume; rs.on {
 		// resumed where a recorded run parts from this center's (greedyShift):
@@ -990,6 +994,12 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		b = settle()
 		for R < maxR {
+			// the bound last computed at this radius still stops the reading
+			// when its sum, plus 1 for each node taken since (each adds at
+			// least 1 to every unread node's total), exceeds the top's
+			if b >= 0 && keptLB > heap[0].key { // both less the nodes taken
+				break
+			}
 			D := R + 1
 			fb := bound(D)
 			if fb == math.MaxInt {
@@ -998,8 +1008,10 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			}
 			lb := int64(max(max(s*(D-L+1), fb)+r, boundK(R, D)))<<kb.sumShift | int64(D)<<kb.posBits
 			if b >= 0 && lb > heap[0].key+int64(r)<<kb.sumShift { // b is the top, its key current
+				keptLB = lb - int64(r)<<kb.sumShift
 				break
 			}
+			keptLB = -1
 			R++
 			if a.shift.recOn && !a.shiftBallFree(c, R) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
