@@ -23,6 +23,8 @@ type greedyScratch struct {
 	candXY      []int32           // greedyCollectShells: candidates' coordinates, d each
 	greedyCands []greedyCand
 	greedyPool  []greedyCand // allocateGreedy: the centers whose bound is near the least, in order
+	probeMin    int          // allocateGreedy's probe from this m on (0: 32; tests set it)
+	probes      int          // tests: decisions where a probe other than the first center was collected first
 	ring        []int
 	half        []int32   // axisHalf
 	shellLists  [][]int32 // greedyShell's coordinate lists
@@ -146,7 +148,11 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// mesh:16x16, --compat premas: 3.6 % more instructions than without the
 	// probe, 1.6 % from m >= 8 on, 0.2 % from m >= 32 on).
 	pool := a.greedyPool[:0]
-	if len(cands) > 0 && cands[0].m >= 32 {
+	probeMin := int32(a.probeMin)
+	if probeMin == 0 {
+		probeMin = 32
+	}
+	if len(cands) > 0 && cands[0].m >= probeMin {
 		lim := cands[0].lower + int(cands[0].m)
 		for len(cands) > 0 && cands[0].lower <= lim {
 			cd, _ := next()
@@ -161,6 +167,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		if m*pf < pm*f || probe < 0 {
 			probe, pm, pf = j, m, f
 		}
+	}
+	if probe > 0 {
+		a.probes++
 	}
 	pj := -1 // the pool's next center (-1: the probe first)
 	nextCand := func() (greedyCand, bool) {
