@@ -486,3 +486,100 @@ func testGridScan(pts [][]int, k int) (*gridScan, int, int) {
 		firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
 		addY: make([]int32, ny), full: &full, rot: &rot, px: px, py: py}, x0, y0
 }
+
+// TestBlockBoundMatchesPlainEnvelope checks blockBounds.bound, whose envelopes take
+// the minimum over the block's lines only on those lines, against the envelopes as
+// defined (the minimum over every line of the block, at every column and row) on
+// random free sets: the two bounds must be equal, block by block, for MM's centers
+// and Gen-Alg's.
+func TestBlockBoundMatchesPlainEnvelope(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 17))
+	cases, blocks := 300, 0
+	if testing.Short() {
+		cases = 100
+	}
+	for c := range cases {
+		W, H := 1+r.IntN(40), 1+r.IntN(40)
+		busy := r.Float64() * 0.8
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y})
+				}
+			}
+		}
+		n := len(pts)
+		if n < 2 {
+			continue
+		}
+		k := 1 + r.IntN(n-1)
+		g, _, _ := testGridScan(pts, k)
+		onPoints := c%2 == 1
+		blk := newBlockBounds(len(g.xs), len(g.ys))
+		if onPoints {
+			g.centers = []int32{}
+		}
+		thrs := make([]int32, len(g.xs)*len(g.ys))
+		for xi := range g.xs {
+			for yi := range g.ys {
+				if onPoints && (xi+yi)%3 == 0 {
+					continue // some lines of a block without a center
+				}
+				thr := g.radius(xi, yi, 0)
+				if onPoints {
+					blk.add(xi, yi, g.xs[xi], g.ys[yi], thr)
+				}
+				thrs[xi*len(g.ys)+yi] = int32(thr)
+			}
+		}
+		var ref blockBounds
+		for bl := range blk.lb {
+			if onPoints && blk.ext[4*bl] == blockNone {
+				continue // no center: never bounded
+			}
+			got := blk.bound(g, bl, thrs)
+			if want := blockBoundPlain(&ref, blk, g, bl); got != want {
+				t.Fatalf("case %d (%dx%d, %d points, k = %d), block %d: bound %d, with the plain envelopes %d", c, W, H, n, k, bl, got, want)
+			}
+			blocks++
+		}
+	}
+	t.Logf("%d blocks compared", blocks)
+}
+
+// blockBoundPlain is blockBounds.bound of block bl of b (its centers added) with the
+// envelopes taken as defined, scratch in ref.
+func blockBoundPlain(ref, b *blockBounds, g *gridScan, bl int) int64 {
+	bx, by := bl/b.nby*blockSide, bl%b.nby*blockSide
+	e := b.ext[4*bl : 4*bl+4]
+	axis := func(lo, hi []int32, vs []int, base, elo, ehi int, pre []int32, size int) int64 {
+		ref.vals, ref.caps = ref.vals[:0], ref.caps[:0]
+		for vi := range vs {
+			v := vs[vi]
+			if v < elo || v > ehi {
+				continue
+			}
+			l, h := int(blockNone), -int(blockNone)
+			for j := range blockSide {
+				if lo[j] == blockNone {
+					continue
+				}
+				d := absInt(v - vs[base+j])
+				l, h = min(l, int(lo[j])+d), max(h, int(hi[j])-d)
+			}
+			l, h = max(l, 0), min(h, size-1)
+			if l > h {
+				continue
+			}
+			p := pre[vi*(size+1) : (vi+1)*(size+1)]
+			if c := p[h+1] - p[l]; c > 0 {
+				ref.vals, ref.caps = append(ref.vals, int64(v)), append(ref.caps, int64(c))
+			}
+		}
+		return ref.windowMin(g.k)
+	}
+	lbx := axis(b.colLo[bl*blockSide:(bl+1)*blockSide], b.colHi[bl*blockSide:(bl+1)*blockSide], g.xs, bx, int(e[0]), int(e[1]), g.colPre, g.H)
+	lby := axis(b.rowLo[bl*blockSide:(bl+1)*blockSide], b.rowHi[bl*blockSide:(bl+1)*blockSide], g.ys, by, int(e[2]), int(e[3]), g.rowPre, g.W)
+	return lbx + lby
+}
