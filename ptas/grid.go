@@ -627,7 +627,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		comp = newCompBound(g.px, g.py, g.W, g.H, g.k)
 		defer comp.release()
 	}
-	eval := func(t int, limit int64) (int64, bool) {
+	eval := func(t int, limit, yLB int64) (int64, bool) {
 		xi, yi := at(t)
 		thr := int(thrs[t])
 		cx, cy := g.xs[xi], g.ys[yi]
@@ -640,9 +640,9 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				return lb, false
 			}
 		}
-		return g.score(cx, cy, thr, below, limit)
+		return g.score(cx, cy, thr, below, limit, yLB)
 	}
-	bestTot, _ := eval(seed, math.MaxInt64)
+	bestTot, _ := eval(seed, math.MaxInt64, 0)
 	bestPos := seed
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
 	for t := range count {
@@ -667,8 +667,9 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		if t < bestPos {
 			limit = bestTot // before it: an equal total wins the tie
 		}
+		var yLB int64 // a bound on the center's y total (its block's rows part)
 		if blk != nil {
-			bl := blk.block(xi, yi)
+			blk0, bl := blk, blk.block(xi, yi)
 			fresh := blk.lb[bl] < 0
 			if blk.bound(g, bl, thrs) > limit {
 				if fresh {
@@ -679,8 +680,9 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			if fresh && blk.tried() >= blockTrial && blk.dropped*blockTrialShare < blk.tried() {
 				blk = nil // they rarely drop a block here: not worth their cost
 			}
+			yLB = blk0.lbY[bl]
 		}
-		if tot, ok := eval(t, limit); ok {
+		if tot, ok := eval(t, limit, yLB); ok {
 			bestTot, bestPos = tot, t
 		}
 	}
@@ -710,13 +712,16 @@ func (g *gridScan) scoreAt(xi, yi, thr int, limit int64) (int64, bool) {
 	if thr > 0 {
 		below = g.rot.ball(cx, cy, thr-1)
 	}
-	return g.score(cx, cy, thr, below, limit)
+	return g.score(cx, cy, thr, below, limit, 0)
 }
 
 // score returns the total pairwise L1 distance of the k nearest of (cx, cy) by
 // (distance, index), given thr, their largest distance, and below, the number of
-// points closer than thr; false as soon as a lower bound on it exceeds limit.
-func (g *gridScan) score(cx, cy, thr, below int, limit int64) (int64, bool) {
+// points closer than thr; false as soon as a lower bound on it exceeds limit. yLB
+// is a lower bound on their y total (0 for none): during the x pass the running
+// x sum plus yLB bounds the total, so a center can be dropped before its rows are
+// read.
+func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool) {
 	k := int64(g.k)
 	H, W := g.H, g.W
 	take := int32(g.k - below)
@@ -734,7 +739,7 @@ func (g *gridScan) score(cx, cy, thr, below int, limit int64) (int64, bool) {
 		x := g.xs[xi]
 		tot += int64(x-prev) * L * (k - L)
 		prev = x
-		if tot > limit {
+		if tot+yLB > limit {
 			return tot, false
 		}
 		rem := thr - absInt(x-cx)
@@ -762,6 +767,9 @@ func (g *gridScan) score(cx, cy, thr, below int, limit int64) (int64, bool) {
 			}
 		}
 		L += int64(m)
+	}
+	if tot+yLB > limit {
+		return tot, false
 	}
 	r := thr - 1
 	ylo, yhi := int(g.firstRow[max(cy-thr, 0)]), int(g.lastRow[min(cy+thr, H-1)])

@@ -29,6 +29,7 @@ type blockBounds struct {
 	rowHi  []int32 // max of cx + thr
 	ext    []int32 // per block: min of cx - thr, max of cx + thr, min of cy - thr, max of cy + thr
 	lb     []int64 // per block: the bound, -1 before it is computed
+	lbY    []int64 // per block: the bound's rows part, a bound on every center's y total
 	vals   []int64 // scratch: values and capacities of one axis
 	caps   []int64
 	starts []int64
@@ -54,7 +55,7 @@ func newBlockBounds(nx, ny int) *blockBounds {
 	b := &blockBounds{nby: nby,
 		colLo: make([]int32, nb*blockSide), colHi: make([]int32, nb*blockSide),
 		rowLo: make([]int32, nb*blockSide), rowHi: make([]int32, nb*blockSide),
-		ext: make([]int32, 4*nb), lb: make([]int64, nb)}
+		ext: make([]int32, 4*nb), lb: make([]int64, nb), lbY: make([]int64, nb)}
 	for i := range b.colLo {
 		b.colLo[i], b.colHi[i], b.rowLo[i], b.rowHi[i] = blockNone, -blockNone, blockNone, -blockNone
 	}
@@ -129,7 +130,8 @@ func (b *blockBounds) bound(g *gridScan, bl int, thrs []int32) int64 {
 			b.vals, b.caps = append(b.vals, int64(g.ys[yi])), append(b.caps, int64(c))
 		}
 	}
-	b.lb[bl] = lbx + b.windowMin(g.k)
+	b.lbY[bl] = b.windowMin(g.k)
+	b.lb[bl] = lbx + b.lbY[bl]
 	return b.lb[bl]
 }
 
