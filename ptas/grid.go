@@ -734,58 +734,74 @@ func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool)
 	}()
 	var tot, L int64
 	xlo, xhi := int(g.firstCol[max(cx-thr, 0)]), int(g.lastCol[min(cx+thr, W-1)])
-	prev := g.xs[xlo]
-	for xi := xlo; xi <= xhi; xi++ {
-		x := g.xs[xi]
+	xs, colPre, s := g.xs, g.colPre, H+1
+	limX := limit - yLB // the x pass's running sum plus yLB bounds the total
+	prev := xs[xlo]
+	xi := xlo
+	// The columns while shell points are still to be taken (the leftmost: index
+	// order), then the rest, which only count the points closer than thr.
+	for ; xi <= xhi && take > 0; xi++ {
+		x := xs[xi]
 		tot += int64(x-prev) * L * (k - L)
 		prev = x
-		if tot+yLB > limit {
+		if tot > limX {
 			return tot, false
 		}
 		rem := thr - absInt(x-cx)
-		p := g.colPre[xi*(H+1) : (xi+1)*(H+1)]
+		p := colPre[xi*s : (xi+1)*s]
 		var m int32
 		if rem > 0 {
 			m = p[min(cy+rem, H)] - p[max(cy-rem+1, 0)]
 		}
-		if take > 0 {
-			if y := cy - rem; y >= 0 {
-				if c := min(p[y+1]-p[y], take); c > 0 {
-					m += c
-					take -= c
-					g.addY[g.rowOf[y]] += c
-					touched = append(touched, g.rowOf[y])
-				}
+		if y := cy - rem; y >= 0 {
+			if c := min(p[y+1]-p[y], take); c > 0 {
+				m += c
+				take -= c
+				g.addY[g.rowOf[y]] += c
+				touched = append(touched, g.rowOf[y])
 			}
-			if y := cy + rem; rem > 0 && y < H && take > 0 {
-				if c := min(p[y+1]-p[y], take); c > 0 {
-					m += c
-					take -= c
-					g.addY[g.rowOf[y]] += c
-					touched = append(touched, g.rowOf[y])
-				}
+		}
+		if y := cy + rem; rem > 0 && y < H && take > 0 {
+			if c := min(p[y+1]-p[y], take); c > 0 {
+				m += c
+				take -= c
+				g.addY[g.rowOf[y]] += c
+				touched = append(touched, g.rowOf[y])
 			}
 		}
 		L += int64(m)
 	}
-	if tot+yLB > limit {
+	for ; xi <= xhi; xi++ {
+		x := xs[xi]
+		tot += int64(x-prev) * L * (k - L)
+		prev = x
+		if tot > limX {
+			return tot, false
+		}
+		if rem := thr - absInt(x-cx); rem > 0 {
+			b := xi * s
+			L += int64(colPre[b+min(cy+rem, H)] - colPre[b+max(cy-rem+1, 0)])
+		}
+	}
+	if tot > limX {
 		return tot, false
 	}
 	r := thr - 1
 	ylo, yhi := int(g.firstRow[max(cy-thr, 0)]), int(g.lastRow[min(cy+thr, H-1)])
+	ys, rowPre, addY, s := g.ys, g.rowPre, g.addY, W+1
 	L = 0
-	prev = g.ys[ylo]
+	prev = ys[ylo]
 	for yi := ylo; yi <= yhi; yi++ {
-		y := g.ys[yi]
+		y := ys[yi]
 		tot += int64(y-prev) * L * (k - L)
 		prev = y
 		if tot > limit {
 			return tot, false
 		}
-		m := g.addY[yi]
+		m := addY[yi]
 		if rem := r - absInt(y-cy); rem >= 0 {
-			p := g.rowPre[yi*(W+1) : (yi+1)*(W+1)]
-			m += p[min(cx+rem, W-1)+1] - p[max(cx-rem, 0)]
+			b := yi * s
+			m += rowPre[b+min(cx+rem, W-1)+1] - rowPre[b+max(cx-rem, 0)]
 		}
 		L += int64(m)
 	}
