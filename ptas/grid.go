@@ -1,6 +1,7 @@
 package ptas
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -645,6 +646,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	bestTot, _ := eval(seed, math.MaxInt64, 0)
 	bestPos := seed
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
+	from := -1        // where the blocks' sorted visit takes over (below)
 	for t := range count {
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
@@ -653,6 +655,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
 			break // no later center is strictly better
+		}
+		if blk != nil && blockSorted && blk.tried() >= blockTrial {
+			from = t // the blocks pay here: the rest in order of their bounds
+			break
 		}
 		xi, yi := at(t)
 		isFull := g.full.at(g.xs[xi], g.ys[yi])
@@ -686,9 +692,83 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			bestTot, bestPos = tot, t
 		}
 	}
+	if from >= 0 {
+		// The centers from position from on, block by block in increasing order of
+		// the blocks' bounds (ties by block), each block's in position order, so a
+		// good incumbent comes early and the blocks left once one's bound exceeds
+		// the best total are all passed over. The winner is still the first
+		// strictly smallest in position order: a center is dropped only when its
+		// total (or a bound on it) exceeds bestTot, or equals it with the center
+		// after bestPos, and every change of the best lowers (bestTot, bestPos)
+		// lexicographically, so no dropped center could have been the plain loop's
+		// winner. Of the full balls only the first in position order can win
+		// (they all have one total); the floor leaves only centers before bestPos.
+		fstar := -1 // the full ball still to be tried: the first at or after from
+		if !fullSeen && len(g.full.pre) > 0 {
+			for t := from; t < count; t++ {
+				if xi, yi := at(t); g.full.at(g.xs[xi], g.ys[yi]) {
+					fstar = t
+					break
+				}
+			}
+		}
+		members := blk.members(g, from, count, at)
+		order := blk.order[:0]
+		for bl := range blk.lb {
+			if len(members(bl)) > 0 {
+				blk.bound(g, bl, thrs)
+				order = append(order, int32(bl))
+			}
+		}
+		slices.SortFunc(order, func(a, b int32) int {
+			if la, lb := blk.lb[a], blk.lb[b]; la != lb {
+				return cmp.Compare(la, lb)
+			}
+			return cmp.Compare(a, b)
+		})
+		blk.order = order
+		visited := 0
+		for _, bl := range order {
+			lbBl := blk.lb[bl]
+			if lbBl > bestTot {
+				break // this block and every later one: no center can even tie
+			}
+			for _, t32 := range members(int(bl)) {
+				t := int(t32)
+				if visited++; visited&1023 == 1023 {
+					if err := context.Cause(ctx); err != nil {
+						return 0, 0, err
+					}
+				}
+				if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
+					continue // only a center before the best can still tie it
+				}
+				xi, yi := at(t)
+				if t != fstar && g.full.at(g.xs[xi], g.ys[yi]) {
+					continue // a full ball after the first ties with it at best
+				}
+				if t == seed {
+					continue
+				}
+				limit := bestTot - 1
+				if t < bestPos {
+					limit = bestTot
+				}
+				if lbBl > limit {
+					continue
+				}
+				if tot, ok := eval(t, limit, blk.lbY[bl]); ok {
+					bestTot, bestPos = tot, t
+				}
+			}
+		}
+	}
 	bestX, bestY = at(bestPos)
 	return bestX, bestY, nil
 }
+
+// blockSorted turns on the blocks' sorted visit (gridScan.search) once they pay.
+var blockSorted = true
 
 // radius walks thr to the k-th smallest distance from the center at column xi
 // and row yi.

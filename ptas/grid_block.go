@@ -36,6 +36,11 @@ type blockBounds struct {
 	g0, g1 []int64
 
 	computed, dropped int // blocks bounded so far, and those dropped on first use
+
+	order    []int32 // the sorted visit's blocks
+	memStart []int32 // members: per block, the start of its centers in memPos
+	memPos   []int32
+	memFill  []int32
 }
 
 // The scan stops bounding blocks after blockTrial of them when fewer than one in
@@ -43,7 +48,7 @@ type blockBounds struct {
 // each center's own pass stops early and a block's bound costs as much as scoring
 // its centers: SDSC's first 60 days unscaled on mesh:128x128, mm, measured 4.7 s
 // of CPU without blocks and 6.1 s with them always on).
-const blockTrial, blockTrialShare = 4, 4
+var blockTrial, blockTrialShare = 4, 4
 
 func (b *blockBounds) tried() int { return b.computed }
 
@@ -64,6 +69,31 @@ func newBlockBounds(nx, ny int) *blockBounds {
 		b.lb[i] = -1
 	}
 	return b
+}
+
+// members returns, for the centers at positions from..count-1 (at gives their
+// column and row indices), a function listing a block's in increasing position.
+// MM's centers (g.centers nil: position xi * ny + yi) are read off the block's
+// columns and rows; Gen-Alg's are bucketed by block.
+func (b *blockBounds) members(g *gridScan, from, count int, at func(int) (int, int)) func(bl int) []int32 {
+	nb := len(b.lb)
+	b.memStart = grow(b.memStart, nb+1)
+	b.memPos = grow(b.memPos, count-from)
+	for t := from; t < count; t++ {
+		xi, yi := at(t)
+		b.memStart[b.block(xi, yi)+1]++
+	}
+	for bl := range nb {
+		b.memStart[bl+1] += b.memStart[bl]
+	}
+	b.memFill = append(b.memFill[:0], b.memStart[:nb]...)
+	for t := from; t < count; t++ {
+		xi, yi := at(t)
+		bl := b.block(xi, yi)
+		b.memPos[b.memFill[bl]] = int32(t)
+		b.memFill[bl]++
+	}
+	return func(bl int) []int32 { return b.memPos[b.memStart[bl]:b.memStart[bl+1]] }
 }
 
 // block returns the block of the center at column index xi and row index yi.

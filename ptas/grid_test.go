@@ -102,7 +102,7 @@ func TestGridMatchesSweep(t *testing.T) {
 // exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
 // loop for unordered points.
 func TestGridLockstep(t *testing.T) {
-	defer func(c int) { blockMinCells = c }(blockMinCells)
+	defer func(c, tr int, so bool) { blockMinCells, blockTrial, blockSorted = c, tr, so }(blockMinCells, blockTrial, blockSorted)
 	blockMinCells = 0 // the block bounds on these small meshes too
 	r := rand.New(rand.NewPCG(32, 1))
 	seqs, steps := 400, 12
@@ -112,6 +112,10 @@ func TestGridLockstep(t *testing.T) {
 	decisions := 0
 	for seq := range seqs {
 		W, H := 1+r.IntN(24), 1+r.IntN(24)
+		// The blocks' sorted visit from the start or after 1-4 blocks (a box of
+		// 24x24 has 9) when they pay, and
+		// now and then the lexicographic scan alone.
+		blockTrial, blockSorted = seq%5, seq%7 != 6
 		noRot := seq%10 == 9
 		if noRot {
 			rotBallsMaxCells = 0
@@ -582,4 +586,66 @@ func blockBoundPlain(ref, b *blockBounds, g *gridScan, bl int) int64 {
 	lbx := axis(b.colLo[bl*blockSide:(bl+1)*blockSide], b.colHi[bl*blockSide:(bl+1)*blockSide], g.xs, bx, int(e[0]), int(e[1]), g.colPre, g.H)
 	lby := axis(b.rowLo[bl*blockSide:(bl+1)*blockSide], b.rowHi[bl*blockSide:(bl+1)*blockSide], g.ys, by, int(e[2]), int(e[3]), g.rowPre, g.W)
 	return lbx + lby
+}
+
+// TestGridSortedVisitFullBalls checks the blocks' sorted visit where full balls
+// decide: mostly free meshes (a few busy cells, most centers' k nearest the lattice
+// shape) with k up to a full ball's size, the sorted visit taking over after the first
+// block, MM and Gen-Alg with and without the best total as the floor, against the
+// plain searchers.
+func TestGridSortedVisitFullBalls(t *testing.T) {
+	defer func(c, tr int, so bool) { blockMinCells, blockTrial, blockSorted = c, tr, so }(blockMinCells, blockTrial, blockSorted)
+	blockMinCells, blockTrial, blockSorted = 0, 0, true // sorted from the first center
+	r := rand.New(rand.NewPCG(32, 23))
+	cases := 600
+	if testing.Short() {
+		cases = 200
+	}
+	for c := range cases {
+		W, H := 3+r.IntN(22), 3+r.IntN(22)
+		busy := r.Float64() * 0.06
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y})
+				}
+			}
+		}
+		d := 1 + r.IntN(3) // k between the sizes of full balls of radius d-1 and d
+		k := min(2*d*d-2*d+2+r.IntN(4*d), len(pts)-1)
+		if k < 1 {
+			continue
+		}
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+		if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
+			t.Fatal(err)
+		}
+		want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
+		sr.release()
+		slices.Sort(want)
+		for _, fl := range []float64{0, wantTot} {
+			got, gc, err := mmGrid(context.Background(), pr, fl)
+			if err != nil || !slices.Equal(got, want) || !slices.Equal(gc, wc) {
+				t.Fatalf("case %d (%dx%d, %d points, k = %d, floor %v): MM grid %v at %v (%v), plain %v at %v", c, W, H, len(pts), k, fl, got, gc, err, want, wc)
+			}
+		}
+		sr = newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+		for _, p := range pts {
+			sr.try(p)
+		}
+		want, wc, wantTot = slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
+		sr.release()
+		slices.Sort(want)
+		for _, fl := range []float64{0, wantTot} {
+			got, gc, ok, err := gridSearch(context.Background(), pr, fl, true)
+			if err != nil || !ok || !slices.Equal(got, want) || !slices.Equal(gc, wc) {
+				t.Fatalf("case %d (%dx%d, %d points, k = %d, floor %v): Gen-Alg grid %v at %v (%v, %v), plain %v at %v", c, W, H, len(pts), k, fl, got, gc, ok, err, want, wc)
+			}
+		}
+	}
 }
