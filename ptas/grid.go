@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -94,8 +95,15 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 			}
 		}
 	}
-	px, py := make([]int, n), make([]int, n)
-	colOf, rowOf := make([]int32, W), make([]int32, H) // offset -> column/row index, -1 if none
+	// The tables live in pooled buffers: an allocator searches once per decision,
+	// on one machine, and allocating them afresh (megabytes at 65,536 nodes) cost
+	// garbage collections.
+	bufs := gridPool.Get().(*gridBufs)
+	defer gridPool.Put(bufs)
+	bufs.px, bufs.py = grow(bufs.px, n), grow(bufs.py, n)
+	px, py := bufs.px, bufs.py
+	bufs.colOf, bufs.rowOf = grow(bufs.colOf, W), grow(bufs.rowOf, H)
+	colOf, rowOf := bufs.colOf, bufs.rowOf // offset -> column/row index, -1 if none
 	for i := range colOf {
 		colOf[i] = -1
 	}
@@ -106,7 +114,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		px[i], py[i] = int(p[0])-x0, int(p[1])-y0
 		colOf[px[i]], rowOf[py[i]] = 0, 0
 	}
-	var xs, ys []int // distinct offsets, ascending
+	xs, ys := bufs.xs[:0], bufs.ys[:0] // distinct offsets, ascending
 	for v, c := range colOf {
 		if c >= 0 {
 			colOf[v] = int32(len(xs))
@@ -119,18 +127,22 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 			ys = append(ys, v)
 		}
 	}
+	bufs.xs, bufs.ys = xs, ys
 	nx, ny := len(xs), len(ys)
 	// firstCol[v]: the first column at offset >= v; lastCol[v]: the last column at
 	// offset <= v (v in [0, W)); likewise for rows. They give the columns and rows
 	// within a distance of a center in O(1).
-	firstCol, lastCol := spanIndex(colOf)
-	firstRow, lastRow := spanIndex(rowOf)
+	bufs.firstCol, bufs.lastCol = grow(bufs.firstCol, W), grow(bufs.lastCol, W)
+	bufs.firstRow, bufs.lastRow = grow(bufs.firstRow, H), grow(bufs.lastRow, H)
+	firstCol, lastCol := spanIndexInto(colOf, bufs.firstCol, bufs.lastCol)
+	firstRow, lastRow := spanIndexInto(rowOf, bufs.firstRow, bufs.lastRow)
 	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
-	colPre := make([]int32, nx*(H+1))
-	rowPre := make([]int32, ny*(W+1))
+	bufs.colPre, bufs.rowPre = grow(bufs.colPre, nx*(H+1)), grow(bufs.rowPre, ny*(W+1))
+	colPre, rowPre := bufs.colPre, bufs.rowPre
 	// cell lists: points of cell (xi, y) at cellPts[cellStart[xi*H+y]:cellStart[xi*H+y+1]],
 	// ascending by index.
-	cellStart := make([]int32, nx*H+1)
+	bufs.cellStart = grow(bufs.cellStart, nx*H+1)
+	cellStart := bufs.cellStart
 	for i := range pts {
 		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
 		colPre[xi*(H+1)+py[i]+1]++
@@ -152,8 +164,10 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	for c := 1; c < len(cellStart); c++ {
 		cellStart[c] += cellStart[c-1]
 	}
-	cellPts := make([]int32, n)
-	fill := slices.Clone(cellStart[:len(cellStart)-1])
+	bufs.cellPts = grow(bufs.cellPts, n)
+	cellPts := bufs.cellPts
+	bufs.fill = append(bufs.fill[:0], cellStart[:len(cellStart)-1]...)
+	fill := bufs.fill
 	for i := range pts {
 		c := int(colOf[px[i]])*H + py[i]
 		cellPts[fill[c]] = int32(i)
@@ -167,12 +181,15 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		ordered = px[i-1] < px[i] || px[i-1] == px[i] && py[i-1] <= py[i]
 	}
 
-	full := newFullBalls(px, py, W, H, k, ordered)
-	rot := newRotBalls(px, py, W, H)
+	full, rot := &bufs.full, &bufs.rot
+	full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+	rot.build(px, py, W, H)
 	fullTot := int64(-1) // the total of the first center whose ball is full
 
-	cntX, cntY := make([]int32, nx), make([]int32, ny)
-	ring := make([]int32, 0, n)
+	bufs.cntX, bufs.cntY = grow(bufs.cntX, nx), grow(bufs.cntY, ny)
+	cntX, cntY := bufs.cntX, bufs.cntY
+	ring := bufs.ring[:0]
+	defer func() { bufs.ring = ring[:0] }()
 	bestX, bestY := -1, -1
 	var bestTot int64
 	thrCol := 0  // thr of the previous column's first center
@@ -180,7 +197,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	if ordered && rot.pre != nil {
 		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-			addY: cntY, full: &full, rot: &rot, px: px, py: py}
+			addY: cntY, full: full, rot: rot, px: px, py: py, bufs: bufs}
 		if onPoints {
 			g.centers = make([]int32, 2*n)
 			for i := range n {
@@ -330,7 +347,8 @@ centers:
 	}
 	// The winning center's subset, directly: the k smallest by (distance, index).
 	cx, cy := xs[bestX], ys[bestY]
-	dist := make([]int, n)
+	bufs.dist = grow(bufs.dist, n)
+	dist := bufs.dist
 	for i := range pts {
 		dist[i] = absInt(px[i]-cx) + absInt(py[i]-cy)
 	}
@@ -371,7 +389,11 @@ func nearestByIndex(dist []int, k int) []int {
 // none; the first and last offsets are used) into first[v], the index of the first
 // value at offset >= v, and last[v], that of the last value at offset <= v.
 func spanIndex(idx []int32) (first, last []int32) {
-	first, last = make([]int32, len(idx)), make([]int32, len(idx))
+	return spanIndexInto(idx, make([]int32, len(idx)), make([]int32, len(idx)))
+}
+
+// spanIndexInto is spanIndex writing into first and last (of idx's length).
+func spanIndexInto(idx, first, last []int32) ([]int32, []int32) {
 	cur := int32(-1)
 	for v, i := range idx {
 		if i >= 0 {
@@ -496,12 +518,21 @@ type rotBalls struct {
 }
 
 func newRotBalls(px, py []int, w, h int) rotBalls {
-	r := rotBalls{h: h, u: w + h - 1}
+	var r rotBalls
+	r.build(px, py, w, h)
+	return r
+}
+
+// build prepares r for the points at offsets (px[i], py[i]) of a w x h box,
+// reusing its table.
+func (r *rotBalls) build(px, py []int, w, h int) {
+	r.h, r.u = h, w+h-1
 	s := r.u + 1
 	if s*s > rotBallsMaxCells {
-		return r // pre nil: no table
+		r.pre = nil // no table
+		return
 	}
-	r.pre = make([]int32, s*s)
+	r.pre = grow(r.pre, s*s)
 	for i := range px {
 		r.pre[(px[i]+py[i]+1)*s+px[i]-py[i]+h]++
 	}
@@ -513,7 +544,6 @@ func newRotBalls(px, py []int, w, h int) rotBalls {
 			cur[b] = prev[b] + acc
 		}
 	}
-	return r
 }
 
 // ball counts the points within L1 distance rad of (cx, cy) (offsets), as an int.
@@ -556,8 +586,9 @@ type gridScan struct {
 	touched                              []int32
 	full                                 *fullBalls
 	rot                                  *rotBalls
-	centers                              []int32 // Gen-Alg: column and row index of each center in order; nil: MM's product
-	px, py                               []int   // the points' offsets (compBound's table)
+	centers                              []int32   // Gen-Alg: column and row index of each center in order; nil: MM's product
+	px, py                               []int     // the points' offsets (compBound's table)
+	bufs                                 *gridBufs // pooled scratch (nil: allocate)
 }
 
 // search returns the winning center as indices into xs and ys.
@@ -597,12 +628,23 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	}
 	// thr of every center, walked from the previous one's (MM: from the previous
 	// column's first center); the seed is the first with the smallest.
-	thrs := make([]int32, count)
+	var thrs []int32
+	if g.bufs != nil {
+		g.bufs.thrs = grow(g.bufs.thrs, count)
+		thrs = g.bufs.thrs
+	} else {
+		thrs = make([]int32, count)
+	}
 	thrCol, thr, seed := 0, 0, 0
 	// Blocks of centers bounded at once (blockBounds), where its sums stay exact.
 	var blk *blockBounds
 	if blockBoundsOn && g.W*g.H >= blockMinCells && compBoundFits(4*len(g.px), g.W+g.H) {
-		blk = newBlockBounds(len(g.xs), len(g.ys))
+		if g.bufs != nil {
+			blk = &g.bufs.blk
+			blk.reset(len(g.xs), len(g.ys))
+		} else {
+			blk = newBlockBounds(len(g.xs), len(g.ys))
+		}
 	}
 	for t := range count {
 		xi, yi := at(t)
@@ -766,6 +808,19 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	bestX, bestY = at(bestPos)
 	return bestX, bestY, nil
 }
+
+// gridBufs are gridSearch's tables, kept between calls (gridPool).
+type gridBufs struct {
+	px, py, xs, ys, dist                               []int
+	colOf, rowOf, firstCol, lastCol, firstRow, lastRow []int32
+	colPre, rowPre, cellStart, cellPts, fill           []int32
+	cntX, cntY, ring, thrs                             []int32
+	full                                               fullBalls
+	rot                                                rotBalls
+	blk                                                blockBounds
+}
+
+var gridPool = sync.Pool{New: func() any { return new(gridBufs) }}
 
 // blockSorted turns on the blocks' sorted visit (gridScan.search) once they pay.
 var blockSorted = true

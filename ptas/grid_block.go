@@ -55,12 +55,20 @@ func (b *blockBounds) tried() int { return b.computed }
 const blockNone = math.MaxInt32
 
 func newBlockBounds(nx, ny int) *blockBounds {
+	b := new(blockBounds)
+	b.reset(nx, ny)
+	return b
+}
+
+// reset prepares b for nx columns and ny rows of centers, reusing its arrays.
+func (b *blockBounds) reset(nx, ny int) {
 	nbx, nby := (nx+blockSide-1)/blockSide, (ny+blockSide-1)/blockSide
 	nb := nbx * nby
-	b := &blockBounds{nby: nby,
-		colLo: make([]int32, nb*blockSide), colHi: make([]int32, nb*blockSide),
-		rowLo: make([]int32, nb*blockSide), rowHi: make([]int32, nb*blockSide),
-		ext: make([]int32, 4*nb), lb: make([]int64, nb), lbY: make([]int64, nb)}
+	b.nby = nby
+	b.colLo, b.colHi = grow(b.colLo, nb*blockSide), grow(b.colHi, nb*blockSide)
+	b.rowLo, b.rowHi = grow(b.rowLo, nb*blockSide), grow(b.rowHi, nb*blockSide)
+	b.ext, b.lb, b.lbY = grow(b.ext, 4*nb), grow(b.lb, nb), grow(b.lbY, nb)
+	b.computed, b.dropped = 0, 0
 	for i := range b.colLo {
 		b.colLo[i], b.colHi[i], b.rowLo[i], b.rowHi[i] = blockNone, -blockNone, blockNone, -blockNone
 	}
@@ -68,7 +76,6 @@ func newBlockBounds(nx, ny int) *blockBounds {
 		b.ext[4*i], b.ext[4*i+1], b.ext[4*i+2], b.ext[4*i+3] = blockNone, -blockNone, blockNone, -blockNone
 		b.lb[i] = -1
 	}
-	return b
 }
 
 // members returns, for the centers at positions from..count-1 (at gives their
