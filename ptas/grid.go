@@ -628,12 +628,12 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	}
 	// thr of every center, walked from the previous one's (MM: from the previous
 	// column's first center); the seed is the first with the smallest.
-	var thrs []int32
+	var thrs, belows []int32 // per center: thr, and the points closer than thr
 	if g.bufs != nil {
-		g.bufs.thrs = grow(g.bufs.thrs, count)
-		thrs = g.bufs.thrs
+		g.bufs.thrs, g.bufs.belows = grow(g.bufs.thrs, count), grow(g.bufs.belows, count)
+		thrs, belows = g.bufs.thrs, g.bufs.belows
 	} else {
-		thrs = make([]int32, count)
+		thrs, belows = make([]int32, count), make([]int32, count)
 	}
 	thrCol, thr, seed := 0, 0, 0
 	// Blocks of centers bounded at once (blockBounds), where its sums stay exact.
@@ -651,11 +651,12 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		if g.centers == nil && yi == 0 {
 			thr = thrCol
 		}
-		thr = g.radius(xi, yi, thr)
+		var below int
+		thr, below = g.radiusBelow(xi, yi, thr)
 		if yi == 0 {
 			thrCol = thr
 		}
-		thrs[t] = int32(thr)
+		thrs[t], belows[t] = int32(thr), int32(below)
 		if blk != nil && g.centers != nil {
 			blk.add(xi, yi, g.xs[xi], g.ys[yi], thr) // MM's are read in bound
 		}
@@ -674,10 +675,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		xi, yi := at(t)
 		thr := int(thrs[t])
 		cx, cy := g.xs[xi], g.ys[yi]
-		below := 0
-		if thr > 0 {
-			below = g.rot.ball(cx, cy, thr-1)
-		}
+		below := int(belows[t])
 		if comp != nil {
 			if lb := comp.lb(cx, cy, thr, below); lb > limit {
 				return lb, false
@@ -814,7 +812,7 @@ type gridBufs struct {
 	px, py, xs, ys, dist                               []int
 	colOf, rowOf, firstCol, lastCol, firstRow, lastRow []int32
 	colPre, rowPre, cellStart, cellPts, fill           []int32
-	cntX, cntY, ring, thrs                             []int32
+	cntX, cntY, ring, thrs, belows                     []int32
 	full                                               fullBalls
 	rot                                                rotBalls
 	blk                                                blockBounds
@@ -828,14 +826,26 @@ var blockSorted = true
 // radius walks thr to the k-th smallest distance from the center at column xi
 // and row yi.
 func (g *gridScan) radius(xi, yi, thr int) int {
+	thr, _ = g.radiusBelow(xi, yi, thr)
+	return thr
+}
+
+// radiusBelow is radius that also returns the number of points closer than thr,
+// which its last step counted.
+func (g *gridScan) radiusBelow(xi, yi, thr int) (int, int) {
 	cx, cy := g.xs[xi], g.ys[yi]
 	for {
-		if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
-			thr--
-		} else if g.rot.ball(cx, cy, thr) < g.k {
+		below := 0
+		if thr > 0 {
+			if below = g.rot.ball(cx, cy, thr-1); below >= g.k {
+				thr--
+				continue
+			}
+		}
+		if g.rot.ball(cx, cy, thr) < g.k {
 			thr++
 		} else {
-			return thr
+			return thr, below
 		}
 	}
 }
@@ -860,13 +870,7 @@ func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool)
 	k := int64(g.k)
 	H, W := g.H, g.W
 	take := int32(g.k - below)
-	touched := g.touched[:0]
-	defer func() {
-		for _, yi := range touched {
-			g.addY[yi] = 0
-		}
-		g.touched = touched
-	}()
+	touched := g.touched[:0] // rows of addY to clear before returning (untouch)
 	var tot, L int64
 	xlo, xhi := int(g.firstCol[max(cx-thr, 0)]), int(g.lastCol[min(cx+thr, W-1)])
 	xs, colPre, s := g.xs, g.colPre, H+1
@@ -880,6 +884,7 @@ func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool)
 		tot += int64(x-prev) * L * (k - L)
 		prev = x
 		if tot > limX {
+			g.untouch(touched)
 			return tot, false
 		}
 		rem := thr - absInt(x-cx)
@@ -911,6 +916,7 @@ func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool)
 		tot += int64(x-prev) * L * (k - L)
 		prev = x
 		if tot > limX {
+			g.untouch(touched)
 			return tot, false
 		}
 		if rem := thr - absInt(x-cx); rem > 0 {
@@ -919,6 +925,7 @@ func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool)
 		}
 	}
 	if tot > limX {
+		g.untouch(touched)
 		return tot, false
 	}
 	r := thr - 1
@@ -931,6 +938,7 @@ func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool)
 		tot += int64(y-prev) * L * (k - L)
 		prev = y
 		if tot > limit {
+			g.untouch(touched)
 			return tot, false
 		}
 		m := addY[yi]
@@ -940,5 +948,16 @@ func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool)
 		}
 		L += int64(m)
 	}
+	g.untouch(touched)
 	return tot, tot <= limit
+}
+
+// untouch clears the rows of addY that score counted shell points in, keeping
+// the list's array.
+func (g *gridScan) untouch(touched []int32) {
+	for _, yi := range touched {
+		g.addY[yi] = 0
+	}
+	g.touched = touched
+
 }
