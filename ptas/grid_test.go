@@ -2,6 +2,7 @@ package ptas
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -648,4 +649,79 @@ func TestGridSortedVisitFullBalls(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGridScoreEveryCenter checks the plane's per-center pieces against the plain
+// definition, center by center, on random free sets (young and fragmented boxes up
+// to 20x20, k from 1 to all but one, so many ties at the k-th distance): the radius
+// walk's thr and count below it against the sorted distances; score without a
+// limit against the total of the k nearest by (distance, index); and score with a
+// random limit, with and without a bound on the y total (the true y total or a
+// random smaller one), which must give the total exactly when it is within the
+// limit and report a drop only when it is not.
+func TestGridScoreEveryCenter(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 29))
+	cases, centers := 3000, 0
+	if testing.Short() {
+		cases = 1000
+	}
+	for c := range cases {
+		W, H := 1+r.IntN(20), 1+r.IntN(20)
+		busy := r.Float64() * 0.9
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y})
+				}
+			}
+		}
+		n := len(pts)
+		if n < 2 {
+			continue
+		}
+		k := 1 + r.IntN(n-1)
+		g, x0, y0 := testGridScan(pts, k)
+		dist := make([]int, n)
+		for xi := range g.xs {
+			for yi := range g.ys {
+				cx, cy := g.xs[xi], g.ys[yi]
+				for i, p := range pts {
+					dist[i] = absInt(p[0]-x0-cx) + absInt(p[1]-y0-cy)
+				}
+				sorted := slices.Sorted(slices.Values(dist))
+				wantThr, wantBelow := sorted[k-1], 0
+				for _, d := range sorted {
+					if d < wantThr {
+						wantBelow++
+					}
+				}
+				thr, below := g.radiusBelow(xi, yi, r.IntN(W+H))
+				if thr != wantThr || below != wantBelow {
+					t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d): thr %d below %d, want %d and %d", c, W, H, k, cx, cy, thr, below, wantThr, wantBelow)
+				}
+				var tx, ty int64
+				sel := nearestByIndex(dist, k)
+				for a, i := range sel {
+					for _, j := range sel[a+1:] {
+						tx += int64(absInt(pts[i][0] - pts[j][0]))
+						ty += int64(absInt(pts[i][1] - pts[j][1]))
+					}
+				}
+				want := tx + ty
+				if got, ok := g.score(cx, cy, thr, below, math.MaxInt64, 0); !ok || got != want {
+					t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d): score %d (%v), the k nearest by (distance, index) total %d", c, W, H, k, cx, cy, got, ok, want)
+				}
+				for _, yLB := range []int64{0, ty, r.Int64N(ty + 1)} {
+					limit := want - 2 + r.Int64N(5)
+					got, ok := g.score(cx, cy, thr, below, limit, yLB)
+					if ok != (want <= limit) || ok && got != want {
+						t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d), limit %d, y bound %d: score %d (%v), total %d", c, W, H, k, cx, cy, limit, yLB, got, ok, want)
+					}
+				}
+				centers++
+			}
+		}
+	}
+	t.Logf("%d centers checked", centers)
 }
