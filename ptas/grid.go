@@ -496,13 +496,21 @@ func (f *fullBalls) at(cx, cy int) bool {
 	return int(c) == (2*d+1)*(2*d+1)
 }
 
-// blockBoundsOn turns blockBounds on, for boxes of at least blockMinCells cells
-// (tests lower it to reach small meshes). Below that a decision's scan is short and
+// blockBoundsOn turns blockBounds on, for boxes of at least blockMinCells cells,
+// or of blockMinCellsLargeK cells when k is at least blockLargeK (tests lower
+// blockMinCells to reach small meshes). Below that a decision's scan is short and
 // the blocks' set-up did not pay: SDSC's first 60 days unscaled on mesh:64x64, mm,
-// 1.41 s of CPU without them, 1.57 s with them (alternating runs at load 19).
+// 1.41 s of CPU without them, 1.57 s with them (alternating runs at load 19); with
+// the cheaper bounds and the sorted visit, blocks from 4,096 cells for every k
+// still cost 4% there (1.02-1.05 against 1.08-1.09 s, k <= 416) but saved 10% on
+// issue 32's workload (mesh:128x128, where the free nodes' box is often smaller
+// than the mesh: 1.92 against 1.74 ms per decision); from 4,096 cells only for
+// k >= 512 the first is unchanged (1.00-1.02 s) and the second keeps the saving
+// (1.78 ms; one run each at load 5).
 var (
-	blockBoundsOn = true
-	blockMinCells = 1 << 14
+	blockBoundsOn                    = true
+	blockMinCells                    = 1 << 14
+	blockMinCellsLargeK, blockLargeK = 1 << 12, 512
 )
 
 // rotBallsMaxCells bounds rotBalls' table (tests set it to 0 to take the
@@ -638,7 +646,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	thrCol, thr, seed := 0, 0, 0
 	// Blocks of centers bounded at once (blockBounds), where its sums stay exact.
 	var blk *blockBounds
-	if blockBoundsOn && g.W*g.H >= blockMinCells && compBoundFits(4*len(g.px), g.W+g.H) {
+	cells := g.W * g.H
+	if blockBoundsOn && (cells >= blockMinCells || cells >= blockMinCellsLargeK && g.k >= blockLargeK) && compBoundFits(4*len(g.px), g.W+g.H) {
 		if g.bufs != nil {
 			blk = &g.bufs.blk
 			blk.reset(len(g.xs), len(g.ys))
