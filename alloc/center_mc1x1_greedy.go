@@ -782,16 +782,24 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	boundK := func(R, D int) int {
 		widen(D, R)
 		leastSum, lb := 0, math.MaxInt
+		suffixed := true // every ring axis's farK and leastK are current
 		for j, side := range x.dims {
 			o := off[j]
 			var lj, fj int
 			if x.wrap[j] {
-				if staleK {
-					suffixMinAxis(j, side, o, cdist, axisKey, farK, leastK)
-				}
-				lj, fj = leastK[j], math.MaxInt
-				if D < side {
-					fj = farK[o+D]
+				if w := max(R, 0); 2*w <= int(half[j]) {
+					// the ring's sums in closed form (ringKeyBounds), as
+					// along a mesh axis, not the suffix minima of the axis
+					lj, fj = ringKeyBounds(axisKey[o:o+side], int(cc[j]), w, D, int(half[j]))
+					suffixed = false
+				} else {
+					if staleK {
+						suffixMinAxis(j, side, o, cdist, axisKey, farK, leastK)
+					}
+					lj, fj = leastK[j], math.MaxInt
+					if D < side {
+						fj = farK[o+D]
+					}
 				}
 			} else {
 				u := int(cc[j])
@@ -811,7 +819,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				lb = min(lb, fj-lj)
 			}
 		}
-		staleK = false
+		staleK = !suffixed
 		if lb == math.MaxInt {
 			return lb
 		}
@@ -1085,6 +1093,46 @@ func convexMin(k []int, lo, hi int) int {
 		}
 	}
 	return k[lo]
+}
+
+// ringKeyBounds returns, for the per-coordinate totals k of a ring axis of side
+// nodes (k[u]: the sum of the ring distances from u to coordinates all within w of
+// c), their least value over the ring and their least over the coordinates D or more
+// away from c (math.MaxInt when none is, D > h = side/2), for D > w and 2w <= h,
+// without reading the whole ring. Every coordinate summed lies on the arc c-w..c+w;
+// two of them are at most 2w <= h apart, so their ring distance is their distance
+// along that arc and k is convex there (a sum of |u - v|), its least found by
+// bisection as on a mesh axis. Off that arc each distance, followed round the ring
+// away from the arc, grows to the antipode of its coordinate and then shrinks: the
+// sum is concave on the arc c+w+1..c-w-1, so its least there is at one of the
+// arc's ends, and on the arc of the coordinates D or more away, c+D..c-D, likewise.
+// TestRingKeyBoundsMatchesScan checks it against a scan of the ring.
+func ringKeyBounds(k []int, c, w, D, h int) (least, far int) {
+	side := len(k)
+	at := func(t int) int { // k at offset t from c, |t| < side
+		u := c + t
+		if u < 0 {
+			u += side
+		} else if u >= side {
+			u -= side
+		}
+		return k[u]
+	}
+	lo, hi := -w, w
+	for lo < hi {
+		mid := (lo + hi) >> 1
+		if at(mid+1) < at(mid) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	least = min(at(lo), at(w+1), at(-w-1))
+	far = math.MaxInt
+	if D <= h {
+		far = min(at(D), at(-D))
+	}
+	return least, far
 }
 
 // suffixMinAxis sets far[o+t], for t = 0..side, to the least src[o+u] over the
