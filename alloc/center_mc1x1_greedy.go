@@ -73,6 +73,8 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// free-list position), so that the search stops at the first bound above the best
 	// score: the winner is still the first center in free-list order with the
 	// smallest score, and every center that ties it is still collected.
+	// (L < 0: lower is only a bound of the center's score, which is found when
+	// the center comes up, and the center put back in order; greedyShellScore)
 	cands := a.greedyCands[:0]
 	for i, c := range a.fl {
 		lower, L, m := a.greedyShellScore(c, k)
@@ -101,6 +103,17 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	}
 	for h := len(cands)/2 - 1; h >= 0; h-- {
 		down(h)
+	}
+	up := func(cd greedyCand) {
+		cands = append(cands, cd)
+		for h := len(cands) - 1; h > 0; {
+			p := (h - 1) / 2
+			if !less(cands[h], cands[p]) {
+				return
+			}
+			cands[h], cands[p] = cands[p], cands[h]
+			h = p
+		}
 	}
 	next := func() (greedyCand, bool) {
 		if len(cands) == 0 {
@@ -135,6 +148,15 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		}
 		countEqual := a.countTies || i < bestPos // a center scoring best still matters
 		if cd.lower == best && !countEqual {
+			continue
+		}
+		if cd.L < 0 {
+			// its score now; a score above best stays above it (best only
+			// falls), so the center is dropped, as it would have come up after
+			// the loop ended
+			if lower, L, m, ok := a.shellScore(a.fl[i], k, best); ok {
+				up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+			}
 			continue
 		}
 		stop := best // a larger score can neither win nor tie

@@ -148,6 +148,8 @@ type greedyShift struct {
 	labelSums           []uint64   // shiftSegHash: prefix sums of the nodes' labels
 	// greedyShellScore: the empty machine's shell score for emptyK nodes
 	emptyK, emptyL, emptyLower, emptyM int
+	// full balls' node counts and shell scores by radius, below emptyL
+	emptyFull, emptyAcc []int
 	// this decision's tries of it, and how many found the ball all free
 	scoreDecision         int64
 	scoreTries, scoreHits int
@@ -1184,12 +1186,16 @@ func (a *mc1x1) shiftSegHash(segs []int32, cc []int32) uint64 {
 }
 
 // greedyShellScore is shellScore(c, k, no bound) for the greedy collector's
-// lower bounds: a center whose ball of radius L0 is all free (and, along a mesh
-// axis, not cut by the ends) has the counts of a full ball for every radius up to
-// L0, where L0 is the shell of the k-th nearest node on an empty machine, so its
-// score, shell and count are the empty machine's, found once per decision (one
-// ball count instead of one per radius; as on tori, where shellScore counts ball
-// after ball).
+// lower bounds, or (L = -1) a lower bound of it from one ball count, which
+// allocateGreedy replaces by the score (shellScore) only when the center comes up
+// (most never do). L0 is the shell of the k-th nearest node on an empty machine:
+// a center whose ball of radius L0 is all free (and, along a mesh axis, not cut by
+// the ends) has the counts of a full ball for every radius up to L0, so its score,
+// shell and count are the empty machine's, found once per decision. Otherwise, with
+// f free nodes within L0, the k nearest free nodes are min(k, f) of those, at least
+// as far as the min(k, f) nearest nodes of a full ball (emptySum), and k - f beyond
+// L0. Either costs one ball count, where shellScore counts ball after ball (on a
+// torus across the seams).
 func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 	x := a.x
 	sh := &a.shift
@@ -1210,6 +1216,7 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 	}
 	if sh.emptyK != k {
 		sh.emptyK, sh.emptyL = k, -1
+		sh.emptyFull, sh.emptyAcc = append(sh.emptyFull[:0], 1), append(sh.emptyAcc[:0], 0)
 		acc, prev := 0, 1
 		for r := 1; r <= a.x.maxLinf; r++ {
 			if cnt := full(r); cnt >= k {
@@ -1218,15 +1225,14 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 			} else {
 				acc += r * (cnt - prev)
 				prev = cnt
+				sh.emptyFull, sh.emptyAcc = append(sh.emptyFull, cnt), append(sh.emptyAcc, acc)
 			}
 		}
 	}
 	if sh.scoreDecision != a.stats.Decisions {
 		sh.scoreDecision, sh.scoreTries, sh.scoreHits = a.stats.Decisions, 0, 0
 	}
-	// tried while it pays: on a fragmented free set few balls are all free, and
-	// the count is then spent besides shellScore's
-	if L0 := sh.emptyL; L0 > 0 && (sh.scoreTries < 64 || 4*sh.scoreHits >= sh.scoreTries) {
+	if L0 := sh.emptyL; L0 > 0 {
 		sh.scoreTries++
 		fits := true
 		for j, side := range x.dims {
@@ -1234,11 +1240,26 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 				fits = false
 			}
 		}
-		if fits && x.freeInBall(c, L0) == full(L0) {
+		f := x.freeInBall(c, L0)
+		if fits && f == full(L0) {
 			sh.scoreHits++
 			return sh.emptyLower, L0, sh.emptyM
 		}
+		j := min(k, f)
+		return sh.emptySum(j) + (k-j)*(L0+1), -1, 0
 	}
 	lower, L, m, _ = a.shellScore(c, k, math.MaxInt)
 	return lower, L, m
+}
+
+// emptySum is the sum of the L-infinity distances of the j nodes nearest the center
+// of a full ball, for 1 <= j <= k (emptyK).
+func (sh *greedyShift) emptySum(j int) int {
+	for r := 1; r < len(sh.emptyFull); r++ {
+		if sh.emptyFull[r] >= j {
+			return sh.emptyAcc[r-1] + r*(j-sh.emptyFull[r-1])
+		}
+	}
+	r := len(sh.emptyFull) // L0: the remaining nodes are on its shell
+	return sh.emptyAcc[r-1] + r*(j-sh.emptyFull[r-1])
 }
