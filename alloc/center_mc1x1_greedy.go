@@ -35,7 +35,7 @@ type greedyScratch struct {
 	lastBound   int         // and the bound it gave up on (math.MaxInt: it did not)
 	shellBufs   struct {    // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
-		lo, span, blo, bhi, takenSum                       []int
+		lo, span, blo, bhi, takenSum, rw                   []int
 		cdist, pc, coords                                  []int32
 	}
 }
@@ -749,13 +749,21 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// Along a mesh axis axisKey is read only within R+1 of c (R: the radius read
 	// so far; candidates, and boundK's window and c±(R+1)), so it is kept up to
 	// date on that window alone (win[2j], win[2j+1], inclusive), and a coordinate
-	// that joins it as R grows gets its total from the nodes taken; a ring axis is
-	// kept whole (its suffix minima read every coordinate).
+	// that joins it as R grows gets its total from the nodes taken. A ring axis is
+	// kept so too, on the arc c±rw[j], while the radius read is small enough that
+	// ring distances on the arc are distances along it (ringWindowed; its bounds
+	// then come from ringKeyBounds), and whole (rw[j] = -1) from the radius on
+	// where it is not (its suffix minima read every coordinate).
 	win := growInts(&sb.win, 2*d)
+	rw := growInts(&sb.rw, d)
 	for j, side := range x.dims {
 		o := off[j]
 		if x.wrap[j] {
 			win[2*j], win[2*j+1] = 0, side-1
+			if rw[j] = -1; ringWindowed(L-1, side) {
+				rw[j] = ringWiden(axisKey[o:o+side], inner[o:o+side], int(cc[j]), -1, max(L, 1), L-1, 0, j, d, nil, nil)
+				continue
+			}
 			copy(axisKey[o:o+side], inner[o:o+side])
 			continue
 		}
@@ -764,11 +772,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			axisKey[o+t] = innerAt(j, t)
 		}
 	}
-	// takenSum[j]: the sum of the nodes taken's coordinates along mesh axis j
+	// takenSum[j]: the sum of the nodes taken's coordinates along mesh axis j, of
+	// their offsets from c along a ring axis kept on an arc
 	takenSum := growInts(&sb.takenSum, d)
 	widen := func(W, R int) { // the windows to c±W (the nodes taken within R of c)
 		for j, side := range x.dims {
 			if x.wrap[j] {
+				if rw[j] >= 0 && W > rw[j] {
+					o := off[j]
+					rw[j] = ringWiden(axisKey[o:o+side], inner[o:o+side], int(cc[j]), rw[j], W, R, takenSum[j], j, d, set, co)
+				}
 				continue
 			}
 			o, u := off[j], int(cc[j])
@@ -950,7 +963,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		for j, side := range x.dims {
 			if x.wrap[j] {
-				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
+				takenSum[j] += ringTake(axisKey[off[j]:off[j]+side], int(cc[j]), rw[j], int(pc[j]))
 				continue
 			}
 			lo, hi := win[2*j], win[2*j+1]
@@ -978,6 +991,13 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		// 0.51 -> 0.60 s of CPU; 0.57 s with this)
 		for j, side := range x.dims {
 			if x.wrap[j] {
+				// (nothing taken yet: the arc, or the whole ring, of inner's totals)
+				if o := off[j]; rw[j] >= 0 && ringWindowed(rs.R, side) {
+					rw[j] = ringWiden(axisKey[o:o+side], inner[o:o+side], int(cc[j]), rw[j], rs.R+1, rs.R, 0, j, d, nil, nil)
+				} else if rw[j] >= 0 {
+					copy(axisKey[o:o+side], inner[o:o+side])
+					rw[j] = -1
+				}
 				continue
 			}
 			o, u, W := off[j], int(cc[j]), rs.R
@@ -1031,6 +1051,14 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				break
 			}
 			R++
+			for j, side := range x.dims {
+				if x.wrap[j] && rw[j] >= 0 && !ringWindowed(R, side) {
+					// the ring whole from here on
+					o := off[j]
+					ringWhole(axisKey[o:o+side], inner[o:o+side], hist[2*off[j]:2*off[j+1]], j, d, set, co)
+					rw[j] = -1
+				}
+			}
 			if a.shift.recOn && !a.shiftBallFree(c, R) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
 			}
@@ -1087,7 +1115,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		score += int(dist)
 		for j, side := range x.dims {
 			if x.wrap[j] {
-				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
+				takenSum[j] += ringTake(axisKey[off[j]:off[j]+side], int(cc[j]), rw[j], int(pc[j]))
 				continue
 			}
 			lo, hi := win[2*j], win[2*j+1]
@@ -1115,6 +1143,109 @@ func convexMin(k []int, lo, hi int) int {
 		}
 	}
 	return k[lo]
+}
+
+// ringWindowed reports whether a ring axis of side nodes is kept on the arc
+// c±(R+1) (greedyCollectShells) while the radius read is R: every node summed is
+// within R of c, so a coordinate of the arc and a node summed are at most 2R+1 <=
+// side/2 apart along it, and that is their ring distance (the arc's 2R+3
+// coordinates are distinct).
+func ringWindowed(R, side int) bool { return 2*R+1 <= side/2 && 2*max(R, 0)+3 <= side }
+
+// ringWiden extends the arc c±from of a ring axis's totals key (the ring
+// distances to the inner nodes, inner, and to the nodes taken, set) to c±W and
+// returns W: a coordinate w > R away from c is beyond every node taken (offsets
+// summing to takenOff), so its distance to them is n*w minus or plus that sum.
+func ringWiden(key, inner []int, c, from, W, R, takenOff, j, d int, set []int, co []int32) int {
+	side := len(key)
+	n := len(set)
+	for w := from + 1; w <= W; w++ {
+		for _, sg := range [2]int{1, -1} {
+			t := c + sg*w
+			if t < 0 {
+				t += side
+			} else if t >= side {
+				t -= side
+			}
+			k := inner[t]
+			switch {
+			case n == 0:
+			case w > R:
+				k += n*w - sg*takenOff
+			default:
+				for _, v := range set {
+					u := abs(t - int(co[v*d+j]))
+					k += min(u, side-u)
+				}
+			}
+			key[t] = k
+			if w == 0 {
+				break
+			}
+		}
+	}
+	return W
+}
+
+// ringTake adds to a ring axis's totals key, kept on the arc c±W (W >= 0) or whole
+// (W < 0), the ring distances from coordinate p, and returns p's offset from c.
+func ringTake(key []int, c, W, p int) int {
+	side := len(key)
+	off := p - c
+	if off > side/2 {
+		off -= side
+	} else if off < -(side-1)/2 {
+		off += side
+	}
+	if W < 0 {
+		axisAddDist(key, p, side, true)
+		return off
+	}
+	// the arc in straight runs between the seam: |t - off| at offset t
+	for t := -W; t <= W; {
+		u := c + t
+		if u < 0 {
+			u += side
+		} else if u >= side {
+			u -= side
+		}
+		n := min(W-t+1, side-u)
+		addAbs(key[u:u+n], off-t)
+		t += n
+	}
+	return off
+}
+
+// addAbs adds |i - p| to k[i] for every i (p any integer).
+func addAbs(k []int, p int) {
+	q := min(max(p, 0), len(k))
+	for i := range q {
+		k[i] += p - i
+	}
+	for i := q; i < len(k); i++ {
+		k[i] += i - p
+	}
+}
+
+// ringWhole sets a ring axis's totals key, kept on an arc so far, on the whole
+// ring: inner's totals plus the ring distances to the nodes taken (set), from
+// their counts and coordinate sums (cnt: side+1 counts, then side+1 sums).
+func ringWhole(key, inner, cnt []int, j, d int, set []int, co []int32) {
+	side := len(key)
+	clear(cnt)
+	num, tot := cnt[:side+1], cnt[side+1:]
+	for _, v := range set {
+		u := int(co[v*d+j])
+		num[u+1]++
+		tot[u+1] += u
+	}
+	for i := 1; i <= side; i++ {
+		num[i] += num[i-1]
+		tot[i] += tot[i-1]
+	}
+	for u := range side {
+		key[u] = inner[u] + ringAxisSum(num, tot, side, u)
+	}
 }
 
 // ringKeyBounds returns, for the per-coordinate totals k of a ring axis of side
