@@ -259,29 +259,39 @@ func (b *blockBounds) windowMin(k int) int64 {
 		return g0[*t] + (i-s)*v, g1[*t] + v*((i-1)*i/2-(s-1)*s/2)
 	}
 	best := int64(math.MaxInt64)
-	// try(i, ta, tc): the window at i, with cursors for i and i + K.
-	try := func(i int64, ta, tc *int) {
-		if i >= 0 && i <= total-K {
-			a0, a1 := at(i, ta)
-			c0, c1 := at(i+K, tc)
-			best = min(best, 2*(c1-a1)-(2*i+K-1)*(c0-a0))
+	f := func(i, a0, a1, c0, c1 int64) { best = min(best, 2*(c1-a1)-(2*i+K-1)*(c0-a0)) }
+	// The window starts where its first value crosses a group's start (s - 1, s),
+	// then where its last one does (s - K - 1, s - K): each sequence ascends, and
+	// the end that sits at a group's start s, or one before, is read off the
+	// group's sums directly (p0 and p1 at s are g0 and g1 of the group; at s - 1
+	// less the previous group's value v, and (s - 1) v).
+	tc := 0
+	for t, s := range b.starts {
+		if i := s - 1; t > 0 && i <= total-K {
+			v := b.vals[t-1]
+			c0, c1 := at(i+K, &tc)
+			f(i, g0[t]-v, g1[t]-i*v, c0, c1)
+		}
+		if s <= total-K {
+			c0, c1 := at(s+K, &tc)
+			f(s, g0[t], g1[t], c0, c1)
 		}
 	}
-	var ta, tc int
-	try(0, &ta, &tc)
-	ta, tc = 0, 0
-	try(total-K, &ta, &tc)
-	// The window starts where its first value crosses a group's start (s - 1, s),
-	// then where its last one does (s - K - 1, s - K): each sequence ascends.
-	ta, tc = 0, 0
-	for _, s := range b.starts {
-		try(s-1, &ta, &tc)
-		try(s, &ta, &tc)
+	ta := 0
+	for t, s := range b.starts {
+		if i := s - K - 1; i >= 0 {
+			v := b.vals[t-1] // t > 0: s > K
+			a0, a1 := at(i, &ta)
+			f(i, a0, a1, g0[t]-v, g1[t]-(s-1)*v)
+		}
+		if i := s - K; i >= 0 {
+			a0, a1 := at(i, &ta)
+			f(i, a0, a1, g0[t], g1[t])
+		}
 	}
 	ta, tc = 0, 0
-	for _, s := range b.starts {
-		try(s-K-1, &ta, &tc)
-		try(s-K, &ta, &tc)
-	}
+	a0, a1 := at(total-K, &ta)
+	c0, c1 := at(total, &tc)
+	f(total-K, a0, a1, c0, c1)
 	return best
 }

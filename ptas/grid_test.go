@@ -337,6 +337,34 @@ func TestWindowMinMatchesBruteForce(t *testing.T) {
 			t.Fatalf("case %d: values %v caps %v, k = %d: windowMin %d, brute force %d", c, b.vals, b.caps, k, got, want)
 		}
 	}
+	// Larger inputs against every window of k consecutive values, summed plainly.
+	for c := range 3000 {
+		b.vals, b.caps = b.vals[:0], b.caps[:0]
+		v := int64(r.IntN(5))
+		var all []int64
+		for range 1 + r.IntN(30) {
+			m := int64(1 + r.IntN(6))
+			b.vals, b.caps = append(b.vals, v), append(b.caps, m)
+			for range m {
+				all = append(all, v)
+			}
+			v += int64(1 + r.IntN(9))
+		}
+		k := 1 + r.IntN(len(all))
+		want := int64(-1)
+		for i := 0; i+k <= len(all); i++ {
+			var tot int64
+			for a := i; a < i+k; a++ {
+				tot += all[a] * int64(2*(a-i)-k+1) // sorted: the a-th value against the ones before and after
+			}
+			if want < 0 || tot < want {
+				want = tot
+			}
+		}
+		if got := b.windowMin(k); got != want {
+			t.Fatalf("large case %d: values %v caps %v, k = %d: windowMin %d, every window %d", c, b.vals, b.caps, k, got, want)
+		}
+	}
 }
 
 func absInt64(x int64) int64 {
