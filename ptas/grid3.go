@@ -33,10 +33,14 @@ const maxGrid3Cells = 1 << 24
 // shortcut) and only the first in order is scored. The winner is the plain
 // search's: the first center in order with the smallest total (TestGrid3Lockstep,
 // TestGrid3BoundsBelowTotal).
-func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, center []T, ok bool, err error) {
+func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, ok bool, err error) {
 	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
 	if g == nil {
 		return nil, nil, false, nil
+	}
+	if memo != nil {
+		memo.prepare(px, py, pz, [3]int{int(lo[0]), int(lo[1]), int(lo[2])}, g.W, g.H, g.L)
+		g.memo = memo
 	}
 	bestT, err := g.search(ctx, floor)
 	if err != nil {
@@ -200,6 +204,17 @@ type grid3Scan struct {
 
 	dFull int     // full-ball shortcut: the radius of the smallest L1 ball of Z^3 holding k points
 	pre   []int32 // prefix counts of points over the box; nil: shortcut off
+
+	memo *CenterMemo // values kept between calls; nil: none
+}
+
+// scoreKept is score, keeping its value in the memo.
+func (g *grid3Scan) scoreKept(cx, cy, cz, thr int, limit int64) (int64, bool) {
+	tot, ok := g.score(cx, cy, cz, thr, limit)
+	if g.memo != nil {
+		g.memo.keep(g.memo.cell(cx, cy, cz), g.k, thr, tot)
+	}
+	return tot, ok
 }
 
 // setFull prepares the full-ball shortcut (as ballSearch.setFull): with distinct
@@ -338,7 +353,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			cx, cy, cz := at(f)
 			g.setRow(cx, cy, false)
 			g.walk(cx, cy, cz, g.dFull)
-			best, _ := g.score(cx, cy, cz, g.dFull, math.MaxInt64)
+			best, _ := g.scoreKept(cx, cy, cz, g.dFull, math.MaxInt64)
 			if float64(best) > floor {
 				break
 			}
@@ -347,7 +362,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 				cx, cy, cz := at(t)
 				g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
 				thr = g.walk(cx, cy, cz, thr)
-				if _, ok := g.score(cx, cy, cz, thr, best); ok {
+				if _, ok := g.scoreKept(cx, cy, cz, thr, best); ok {
 					return t, nil // the first center at the floor
 				}
 			}
@@ -368,7 +383,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	cx, cy, cz := at(seed)
 	g.setRow(cx, cy, false)
 	thr = g.walk(cx, cy, cz, seedThr)
-	bestTot, _ := g.score(cx, cy, cz, thr, math.MaxInt64)
+	bestTot, _ := g.scoreKept(cx, cy, cz, thr, math.MaxInt64)
 	bestPos := seed
 	fullSeen := false
 	for t := range count {
@@ -393,11 +408,15 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		if t < bestPos {
 			limit = bestTot
 		}
+		if g.memo != nil && g.memo.drops(g.memo.cell(cx, cy, cz), g.k, limit) {
+			g.memo.dropped++
+			continue // a value kept from an earlier call exceeds the limit
+		}
 		if cx != g.rowX || cy != g.rowY || !g.rowTables {
 			g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
 		}
 		thr = g.walk(cx, cy, cz, thr)
-		if tot, ok := g.score(cx, cy, cz, thr, limit); ok {
+		if tot, ok := g.scoreKept(cx, cy, cz, thr, limit); ok {
 			bestTot, bestPos = tot, t
 		}
 	}
