@@ -494,13 +494,16 @@ type rotBalls struct {
 	pre  []int32 // pre[a*(u+1)+b]: points with x+y < a and x-y+h-1 < b
 }
 
-func newRotBalls(px, py []int, w, h int) rotBalls {
+func newRotBalls(px, py []int, w, h int) rotBalls { return newRotBallsIn(nil, px, py, w, h) }
+
+// newRotBallsIn is newRotBalls building the table in buf's storage when it fits.
+func newRotBallsIn(buf []int32, px, py []int, w, h int) rotBalls {
 	r := rotBalls{h: h, u: w + h - 1}
 	s := r.u + 1
 	if s*s > rotBallsMaxCells {
 		return r // pre nil: no table
 	}
-	r.pre = make([]int32, s*s)
+	r.pre = grow(buf, s*s)
 	for i := range px {
 		r.pre[(px[i]+py[i]+1)*s+px[i]-py[i]+h]++
 	}

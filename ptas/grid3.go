@@ -3,6 +3,7 @@ package ptas
 import (
 	"context"
 	"math"
+	"sync"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -44,15 +45,18 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	}
 	bestT, err := g.search(ctx, floor)
 	if err != nil {
+		g.release()
 		return nil, nil, true, err
 	}
 	cx, cy, cz := int(g.centers[3*bestT]), int(g.centers[3*bestT+1]), int(g.centers[3*bestT+2])
 	// The winner's k nearest by (distance, index), directly.
-	dist := make([]int, pr.n)
+	dist := grow(g.dist, pr.n)
 	for i := range pr.n {
 		dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
 	}
 	best = nearestByIndex(dist, pr.k)
+	g.dist = dist
+	g.release()
 	center = []T{T(cx) + lo[0], T(cy) + lo[1], T(cz) + lo[2]}
 	return best, center, true, nil
 }
@@ -79,15 +83,21 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 		return nil, nil, nil, nil, nil
 	}
 	n, k := pr.n, pr.k
-	px, py, pz = make([]int, n), make([]int, n), make([]int, n)
+	g = grid3Pool.Get().(*grid3Scan)
+	px, py, pz = grow(g.bufX, n), grow(g.bufY, n), grow(g.bufZ, n)
+	g.bufX, g.bufY, g.bufZ = px, py, pz
 	for i, p := range pr.pts {
 		px[i], py[i], pz[i] = int(p[0]-b.Min[0]), int(p[1]-b.Min[1]), int(p[2]-b.Min[2])
 		if i > 0 && cmp3(px[i-1], py[i-1], pz[i-1], px[i], py[i], pz[i]) >= 0 {
+			g.release()
 			return nil, nil, nil, nil, nil // unordered or coinciding
 		}
 	}
-	g = &grid3Scan{k: k, W: W, H: H, L: L, occ: make([]bool, W*H*L),
-		rowX: -1, addY: make([]int32, H), addZ: make([]int32, L), innerY: make([]int32, H), innerZ: make([]int32, L)}
+	g.k, g.W, g.H, g.L = k, W, H, L
+	g.occ = grow(g.occ, W*H*L)
+	g.rowX, g.rowY, g.rowTop, g.rowTables = -1, 0, -1, false
+	g.addY, g.addZ, g.innerY, g.innerZ = grow(g.addY, H), grow(g.addZ, L), grow(g.innerY, H), grow(g.innerZ, L)
+	g.memo = nil
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
 	}
@@ -95,34 +105,57 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	// diameter; a box much longer in z than across (a row's tables over all its
 	// radii would exceed 4 cells per point of the box) counts its balls directly.
 	g.rowsOK = W+H+L <= 4*W*H
-	// One rotated table per plane of each axis, over the plane's two other axes.
-	planes := func(count int, a, c []int, sa, sc int, plane []int) []rotBalls {
-		idx := make([][]int, count)
+	// One rotated table per plane of each axis, over the plane's two other axes,
+	// built in the previous call's storage (an allocator calls once per decision).
+	planes := func(out []rotBalls, count int, a, c []int, sa, sc int, plane []int) []rotBalls {
+		start := grow(g.planeStart, count+1)
 		for i := range n {
-			idx[plane[i]] = append(idx[plane[i]], i)
+			start[plane[i]+1]++
 		}
-		out := make([]rotBalls, count)
-		var pa, pc []int
-		for p, ids := range idx {
+		for p := range count {
+			start[p+1] += start[p]
+		}
+		ids := grow(g.planeIDs, n)
+		for i := range n {
+			ids[start[plane[i]]] = i
+			start[plane[i]]++
+		}
+		g.planeStart, g.planeIDs = start, ids
+		if cap(out) < count {
+			out = append(out[:cap(out)], make([]rotBalls, count-cap(out))...)
+		}
+		out = out[:count]
+		pa, pc := g.planeA[:0], g.planeC[:0]
+		lo := 0
+		for p := range count {
+			hi := start[p] // after the fill, start[p] is plane p's end
 			pa, pc = pa[:0], pc[:0]
-			for _, i := range ids {
+			for _, i := range ids[lo:hi] {
 				pa, pc = append(pa, a[i]), append(pc, c[i])
 			}
-			out[p] = newRotBalls(pa, pc, sa, sc)
+			lo = hi
+			out[p] = newRotBallsIn(out[p].pre, pa, pc, sa, sc)
 			if out[p].pre == nil {
 				return nil
 			}
 		}
+		g.planeA, g.planeC = pa, pc
 		return out
 	}
-	g.px, g.py, g.pz = planes(W, py, pz, H, L, px), planes(H, px, pz, W, L, py), planes(L, px, py, W, H, pz)
+	if g.px = planes(g.px, W, py, pz, H, L, px); g.px != nil {
+		if g.py = planes(g.py, H, px, pz, W, L, py); g.py != nil {
+			g.pz = planes(g.pz, L, px, py, W, H, pz)
+		}
+	}
 	if g.px == nil || g.py == nil || g.pz == nil {
+		g.px, g.py, g.pz = nil, nil, nil
+		g.release()
 		return nil, nil, nil, nil, nil
 	}
 	g.setFull(px, py, pz)
 	// The centers in order.
 	if onPoints {
-		g.centers = make([]int32, 0, 3*n)
+		g.centers = g.centers[:0]
 		for i := range n {
 			g.centers = append(g.centers, int32(px[i]), int32(py[i]), int32(pz[i]))
 		}
@@ -141,7 +174,7 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 			return out
 		}
 		xs, ys, zs := distinct(px, W), distinct(py, H), distinct(pz, L)
-		g.centers = make([]int32, 0, 3*len(xs)*len(ys)*len(zs))
+		g.centers = g.centers[:0]
 		for _, x := range xs {
 			for _, y := range ys {
 				for _, z := range zs {
@@ -206,6 +239,23 @@ type grid3Scan struct {
 	pre   []int32 // prefix counts of points over the box; nil: shortcut off
 
 	memo *CenterMemo // values kept between calls; nil: none
+
+	// Storage kept for the next call (grid3Pool).
+	bufX, bufY, bufZ     []int
+	planeStart, planeIDs []int
+	planeA, planeC       []int
+	dist                 []int
+}
+
+// grid3Pool keeps grid3Scan's tables between calls: an allocator calls once per
+// decision, and each call's tables (about 1 MB at 15,625 free nodes) would
+// otherwise be garbage that brings the collector round every few decisions.
+var grid3Pool = sync.Pool{New: func() any { return new(grid3Scan) }}
+
+// release gives g back to grid3Pool; g must not be used after it.
+func (g *grid3Scan) release() {
+	g.memo = nil
+	grid3Pool.Put(g)
 }
 
 // scoreKept is score, keeping its value in the memo.
@@ -221,6 +271,8 @@ func (g *grid3Scan) scoreKept(cx, cy, cz, thr int, limit int64) (int64, bool) {
 // points in ascending order, every center whose cube of half-side dFull lies in the
 // box with a point on every cell takes the same shape of k nearest, so they tie.
 func (g *grid3Scan) setFull(px, py, pz []int) {
+	g.dFull = 0
+	g.pre = g.pre[:0]
 	for (2*g.dFull+1)*(2*g.dFull*g.dFull+2*g.dFull+3)/3 < g.k {
 		g.dFull++
 	}
@@ -228,7 +280,7 @@ func (g *grid3Scan) setFull(px, py, pz []int) {
 		return
 	}
 	H1, L1 := g.H+1, g.L+1
-	g.pre = make([]int32, (g.W+1)*H1*L1)
+	g.pre = grow(g.pre, (g.W+1)*H1*L1)
 	for i := range px {
 		g.pre[(px[i]+1)*H1*L1+(py[i]+1)*L1+pz[i]+1] = 1
 	}
@@ -237,7 +289,7 @@ func (g *grid3Scan) setFull(px, py, pz []int) {
 
 func (g *grid3Scan) full(cx, cy, cz int) bool {
 	d := g.dFull
-	if g.pre == nil || cx-d < 0 || cy-d < 0 || cz-d < 0 || cx+d >= g.W || cy+d >= g.H || cz+d >= g.L {
+	if len(g.pre) == 0 || cx-d < 0 || cy-d < 0 || cz-d < 0 || cx+d >= g.W || cy+d >= g.H || cz+d >= g.L {
 		return false
 	}
 	H1, L1 := g.H+1, g.L+1
