@@ -40,7 +40,7 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 		return nil, nil, false, nil
 	}
 	if memo != nil {
-		memo.prepare(px, py, pz, [3]int{int(lo[0]), int(lo[1]), int(lo[2])}, g.W, g.H, g.L)
+		memo.prepare(g.occ, [3]int{int(lo[0]), int(lo[1]), int(lo[2])}, g.W, g.H, g.L)
 		g.memo = memo
 	}
 	bestT, err := g.search(ctx, floor)
@@ -336,8 +336,15 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 			g.rowHi = append(g.rowHi[:len(g.rowHi):len(g.rowHi)], make([]int32, n-len(g.rowHi))...)
 		}
 		q, lo, hi := g.rowQ[t*L:(t+1)*L], g.rowLo[t*L:(t+1)*L], g.rowHi[t*L:(t+1)*L]
-		for z := range L {
-			q[z] = int32(g.pz[z].ball(g.rowX, g.rowY, t))
+		// The planes z share their shape, so the diamond's four corners in the
+		// rotated tables are the same for all of them.
+		if i00, i01, i10, i11, ok := g.pz[0].corners(g.rowX, g.rowY, t); ok {
+			for z := range L {
+				p := g.pz[z].pre
+				q[z] = p[i11] - p[i01] - p[i10] + p[i00]
+			}
+		} else {
+			clear(q)
 		}
 		if t == 0 {
 			copy(lo, q)
@@ -356,6 +363,19 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 		g.rowTop = t
 	}
 	return int(g.rowLo[r*L+cz] + g.rowHi[r*L+cz])
+}
+
+// corners returns the indices in r.pre of the four corners whose signed sum is
+// r.ball(cx, cy, rad); false when the ball is empty (the same arithmetic as ball,
+// for a stack of tables of one shape read at one place).
+func (r *rotBalls) corners(cx, cy, rad int) (i00, i01, i10, i11 int, ok bool) {
+	s := r.u + 1
+	a0, a1 := max(cx+cy-rad, 0), min(cx+cy+rad, r.u-1)+1
+	b0, b1 := max(cx-cy+r.h-1-rad, 0), min(cx-cy+r.h-1+rad, r.u-1)+1
+	if a0 >= a1 || b0 >= b1 {
+		return 0, 0, 0, 0, false
+	}
+	return a0*s + b0, a0*s + b1, a1*s + b0, a1*s + b1, true
 }
 
 // q returns the points of plane z within L1 distance r of the row's (cx, cy).

@@ -40,10 +40,10 @@ type CenterMemo struct {
 // memoFar caps CenterMemo's distances (larger than any radius of a box that fits).
 const memoFar = math.MaxInt32 / 2
 
-// prepare makes m cover the scan's points (offsets px, py, pz from lo, a box of
-// W x H x L) and brings its distances up to date with the changes since the
+// prepare makes m cover the scan's points (occ, the scan's occupancy grid of
+// its W x H x L box at lo, (x*H + y)*L + z) and brings its distances up to date with the changes since the
 // previous call. A box not inside m's starts m afresh over the union of both.
-func (m *CenterMemo) prepare(px, py, pz []int, lo [3]int, W, H, L int) {
+func (m *CenterMemo) prepare(occ []bool, lo [3]int, W, H, L int) {
 	in := m.occ != nil && lo[0] >= m.lo[0] && lo[1] >= m.lo[1] && lo[2] >= m.lo[2] &&
 		lo[0]+W <= m.lo[0]+m.w && lo[1]+H <= m.lo[1]+m.h && lo[2]+L <= m.lo[2]+m.l
 	if !in {
@@ -59,21 +59,24 @@ func (m *CenterMemo) prepare(px, py, pz []int, lo [3]int, W, H, L int) {
 		m.kk, m.thr, m.val = make([]int32, cells), make([]int32, cells), make([]int64, cells)
 	}
 	m.dx, m.dy, m.dz = lo[0]-m.lo[0], lo[1]-m.lo[1], lo[2]-m.lo[2]
-	// This call's changes: cells whose occupancy differs from the previous call's.
-	dt := m.dt
-	for c := range dt {
-		dt[c] = memoFar
-	}
+	// This call's points in m's box, from the scan's occupancy grid a z-run at a
+	// time, and the changes: the cells whose occupancy differs from the previous
+	// call's (distance 0), the others far.
 	now := m.next
 	clear(now)
-	for i := range px {
-		now[m.cell(px[i], py[i], pz[i])] = true
+	for x := range W {
+		for y := range H {
+			copy(now[m.cell(x, y, 0):m.cell(x, y, L)], occ[(x*H+y)*L:(x*H+y+1)*L])
+		}
 	}
+	dt := m.dt
 	changed := false
 	for c, o := range m.occ {
 		if o != now[c] {
 			dt[c] = 0
 			changed = true
+		} else {
+			dt[c] = memoFar
 		}
 	}
 	m.occ, m.next = now, m.occ
@@ -81,32 +84,41 @@ func (m *CenterMemo) prepare(px, py, pz []int, lo [3]int, W, H, L int) {
 		return
 	}
 	// The L1 distance transform: along z, then y, then x, each a forward and a
-	// backward pass (L1 distances add over the axes, so the passes compose).
-	sx, sy := m.h*m.l, m.l
-	for axis, ax := range [3][3]int{{m.l, 1, m.w * m.h}, {m.h, sy, m.w * m.l}, {m.w, sx, m.h * m.l}} {
-		n, stride, lines := ax[0], ax[1], ax[2]
-		for line := range lines {
-			var base int
-			switch axis {
-			case 0: // line x*h + y
-				base = line * m.l
-			case 1: // line x*l + z
-				base = line/m.l*sx + line%m.l
-			default: // line y*l + z
-				base = line
-			}
-			for i := 1; i < n; i++ {
-				c := base + i*stride
-				dt[c] = min(dt[c], dt[c-stride]+1)
-			}
-			for i := n - 2; i >= 0; i-- {
-				c := base + i*stride
-				dt[c] = min(dt[c], dt[c+stride]+1)
-			}
+	// backward pass (L1 distances add over the axes, so the passes compose). The
+	// y and x passes run over whole rows and planes at once (independent lines).
+	l, sx := m.l, m.h*m.l
+	for base := 0; base < len(dt); base += l {
+		line := dt[base : base+l]
+		for z := 1; z < l; z++ {
+			line[z] = min(line[z], line[z-1]+1)
+		}
+		for z := l - 2; z >= 0; z-- {
+			line[z] = min(line[z], line[z+1]+1)
 		}
 	}
+	lines := func(cur, prev []int32) {
+		for i := range cur {
+			cur[i] = min(cur[i], prev[i]+1)
+		}
+	}
+	for x := range m.w {
+		p := dt[x*sx : (x+1)*sx]
+		for y := 1; y < m.h; y++ {
+			lines(p[y*l:(y+1)*l], p[(y-1)*l:y*l])
+		}
+		for y := m.h - 2; y >= 0; y-- {
+			lines(p[y*l:(y+1)*l], p[(y+1)*l:(y+2)*l])
+		}
+	}
+	for x := 1; x < m.w; x++ {
+		lines(dt[x*sx:(x+1)*sx], dt[(x-1)*sx:x*sx])
+	}
+	for x := m.w - 2; x >= 0; x-- {
+		lines(dt[x*sx:(x+1)*sx], dt[(x+1)*sx:(x+2)*sx])
+	}
+	near := m.near[:len(dt)]
 	for c, d := range dt {
-		m.near[c] = min(m.near[c], d)
+		near[c] = min(near[c], d)
 	}
 }
 
