@@ -530,6 +530,23 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 	k := int64(g.k)
 	T, U := k-int64(g.sumIn), int64(g.sumOut)
 	var lbZ, cb, co int64
+	if g.rowTables && g.rowTop >= thr {
+		// walk counted the row's planes out to thr: read them directly.
+		L, Q := g.L, g.rowQ
+		for z := max(cz-thr, 0); z <= min(cz+thr, L-1); z++ {
+			l, h := max(cb, k-(U-co)), min(cb+T, co, k)
+			lbZ += min(l*(k-l), h*(k-h))
+			rem := thr - abs(z-cz)
+			var m int32
+			if rem > 0 {
+				m = Q[(rem-1)*L+z]
+			}
+			g.innerZ[z] = m
+			cb += int64(m)
+			co += int64(Q[rem*L+z])
+		}
+		return lbZ
+	}
 	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
 		l, h := max(cb, k-(U-co)), min(cb+T, co, k)
 		lbZ += min(l*(k-l), h*(k-h))
