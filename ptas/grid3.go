@@ -143,12 +143,10 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 		return out
 	}
 	if g.px = planes(g.px, W, py, pz, H, L, px); g.px != nil {
-		if g.py = planes(g.py, H, px, pz, W, L, py); g.py != nil {
-			g.pz = planes(g.pz, L, px, py, W, H, pz)
-		}
+		g.py = planes(g.py, H, px, pz, W, L, py)
 	}
-	if g.px == nil || g.py == nil || g.pz == nil {
-		g.px, g.py, g.pz = nil, nil, nil
+	if g.px == nil || g.py == nil || !g.setZStack(px, py, pz) {
+		g.px, g.py = nil, nil
 		g.release()
 		return nil, nil, nil, nil, nil
 	}
@@ -212,13 +210,20 @@ var grid3On = true
 
 // grid3Scan holds grid3Search's tables.
 type grid3Scan struct {
-	k          int
-	W, H, L    int
-	occ        []bool     // occ[(x*H+y)*L+z]: a point there
-	px, py, pz []rotBalls // per plane x (over y, z), y (over x, z), z (over x, y)
-	centers    []int32    // x, y, z of each center, in order
-	addY, addZ []int32    // taken points at distance thr per y and per z (zero between calls)
-	innerY     []int32    // per y, per z: the points closer than thr of the center being scored
+	k       int
+	W, H, L int
+	occ     []bool     // occ[(x*H+y)*L+z]: a point there
+	px, py  []rotBalls // per plane x (over y, z), y (over x, z)
+	// The planes z (over x, y) as one stack: the rotated tables of all planes
+	// interleaved, zs[i*L + z] entry i of plane z's table (of shape zShape), so a
+	// row's counts at one radius, the same four entries of every plane, are four
+	// runs of L (zBall).
+	zs         []int32
+	zShape     rotBalls
+	zAcc       []int32
+	centers    []int32 // x, y, z of each center, in order
+	addY, addZ []int32 // taken points at distance thr per y and per z (zero between calls)
+	innerY     []int32 // per y, per z: the points closer than thr of the center being scored
 	innerZ     []int32
 	touchY     []int32
 	touchZ     []int32
@@ -322,7 +327,7 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 	if !g.rowTables {
 		c := 0
 		for z := max(cz-r, 0); z <= min(cz+r, g.L-1); z++ {
-			c += g.pz[z].ball(g.rowX, g.rowY, r-abs(z-cz))
+			c += g.zBall(z, g.rowX, g.rowY, r-abs(z-cz))
 		}
 		return c
 	}
@@ -338,10 +343,11 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 		q, lo, hi := g.rowQ[t*L:(t+1)*L], g.rowLo[t*L:(t+1)*L], g.rowHi[t*L:(t+1)*L]
 		// The planes z share their shape, so the diamond's four corners in the
 		// rotated tables are the same for all of them.
-		if i00, i01, i10, i11, ok := g.pz[0].corners(g.rowX, g.rowY, t); ok {
+		if i00, i01, i10, i11, ok := g.zShape.corners(g.rowX, g.rowY, t); ok {
+			zs := g.zs
+			r00, r01, r10, r11 := zs[i00*L:(i00+1)*L], zs[i01*L:(i01+1)*L], zs[i10*L:(i10+1)*L], zs[i11*L:(i11+1)*L]
 			for z := range L {
-				p := g.pz[z].pre
-				q[z] = p[i11] - p[i01] - p[i10] + p[i00]
+				q[z] = r11[z] - r01[z] - r10[z] + r00[z]
 			}
 		} else {
 			clear(q)
@@ -378,13 +384,54 @@ func (r *rotBalls) corners(cx, cy, rad int) (i00, i01, i10, i11 int, ok bool) {
 	return a0*s + b0, a0*s + b1, a1*s + b0, a1*s + b1, true
 }
 
+// setZStack builds the stack of the planes z (zs): the rotated prefix sums of
+// newRotBalls for every plane at once, z innermost. False when a plane's table
+// would exceed rotBallsMaxCells (as newRotBalls).
+func (g *grid3Scan) setZStack(px, py, pz []int) bool {
+	W, H, L := g.W, g.H, g.L
+	s := W + H
+	g.zShape = rotBalls{h: H, u: s - 1}
+	if s*s > rotBallsMaxCells {
+		return false
+	}
+	zs := grow(g.zs, s*s*L)
+	for i := range px {
+		zs[((px[i]+py[i]+1)*s+px[i]-py[i]+H)*L+pz[i]]++
+	}
+	acc := grow(g.zAcc, L)
+	for a := 1; a < s; a++ {
+		clear(acc)
+		prev, cur := zs[(a-1)*s*L:a*s*L], zs[a*s*L:(a+1)*s*L]
+		for b := 1; b < s; b++ {
+			c, p := cur[b*L:(b+1)*L], prev[b*L:(b+1)*L]
+			for z := range c {
+				acc[z] += c[z]
+				c[z] = p[z] + acc[z]
+			}
+		}
+	}
+	g.zs, g.zAcc = zs, acc
+	return true
+}
+
+// zBall counts the points of plane z within L1 distance r of (x, y), as
+// rotBalls.ball.
+func (g *grid3Scan) zBall(z, x, y, r int) int {
+	i00, i01, i10, i11, ok := g.zShape.corners(x, y, r)
+	if !ok {
+		return 0
+	}
+	L, zs := g.L, g.zs
+	return int(zs[i11*L+z] - zs[i01*L+z] - zs[i10*L+z] + zs[i00*L+z])
+}
+
 // q returns the points of plane z within L1 distance r of the row's (cx, cy).
 func (g *grid3Scan) q(z, r int) int32 {
 	if r < 0 {
 		return 0
 	}
 	if r > g.rowTop {
-		return int32(g.pz[z].ball(g.rowX, g.rowY, r))
+		return int32(g.zBall(z, g.rowX, g.rowY, r))
 	}
 	return g.rowQ[r*g.L+z]
 }
