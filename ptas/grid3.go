@@ -425,6 +425,26 @@ func (g *grid3Scan) zBall(z, x, y, r int) int {
 	return int(zs[i11*L+z] - zs[i01*L+z] - zs[i10*L+z] + zs[i00*L+z])
 }
 
+// rotAt reads tables of one shape (a stack of planes' rotBalls) around one
+// place for varying radii: s, u as the shape's, a and b the place's rotated
+// coordinates (within 0..u-1, as every place of the plane's box).
+type rotAt struct{ s, u, a, b int }
+
+// stackAt is rotAt for place (x, y) of tables shaped as r.
+func stackAt(r *rotBalls, x, y int) rotAt {
+	return rotAt{s: r.u + 1, u: r.u, a: x + y, b: x - y + r.h - 1}
+}
+
+// ball is rotBalls.ball of the table pre at the place, radius rad.
+func (t rotAt) ball(pre []int32, rad int) int32 {
+	if rad < 0 {
+		return 0
+	}
+	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
+	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
+	return pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
+}
+
 // q returns the points of plane z within L1 distance r of the row's (cx, cy).
 func (g *grid3Scan) q(z, r int) int32 {
 	if r < 0 {
@@ -625,12 +645,13 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		return lbZ, false
 	}
 	var cb, lbY int64
+	atY := stackAt(&g.py[0], cx, cz)
 	for y := max(cy-thr, 0); y <= min(cy+thr, g.H-1); y++ {
 		lbY += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
 		if lbZ+lbY > limit {
 			return lbZ + lbY, false
 		}
-		m := int32(g.py[y].ball(cx, cz, thr-1-abs(y-cy)))
+		m := atY.ball(g.py[y].pre, thr-1-abs(y-cy))
 		g.innerY[y] = m
 		cb += int64(m)
 	}
@@ -640,6 +661,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	taken := g.taken[:0]
 	lb := lbZ + lbY
 	tot, cum := lb, int64(0)
+	atX := stackAt(&g.px[0], cy, cz)
 	for x := max(cx-thr, 0); x <= min(cx+thr, g.W-1); x++ {
 		tot += cum * (k - cum)
 		if tot > limit {
@@ -647,13 +669,14 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 			return tot, false
 		}
 		rem := thr - abs(x-cx)
-		in := g.px[x].ball(cy, cz, rem-1) // 0 for rem 0
+		pre := g.px[x].pre
+		in := atX.ball(pre, rem-1) // 0 for rem 0
 		m := in
 		if take > 0 {
-			if c := min(g.px[x].ball(cy, cz, rem)-in, take); c > 0 {
+			if c := min(atX.ball(pre, rem)-in, int32(take)); c > 0 {
 				m += c
-				take -= c
-				taken = append(taken, int32(x), int32(c))
+				take -= int(c)
+				taken = append(taken, int32(x), c)
 			}
 		}
 		cum += int64(m)
