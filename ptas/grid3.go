@@ -294,8 +294,8 @@ func (g *grid3Scan) setFull(px, py, pz []int) {
 
 func (g *grid3Scan) full(cx, cy, cz int) bool {
 	d := g.dFull
-	if len(g.pre) == 0 || cx-d < 0 || cy-d < 0 || cz-d < 0 || cx+d >= g.W || cy+d >= g.H || cz+d >= g.L {
-		return false
+	if len(g.pre) == 0 || cx-d < 0 || cy-d < 0 || cz-d < 0 || cx+d >= g.W || cy+d >= g.H || cz+d >= g.L || !g.occ[(cx*g.H+cy)*g.L+cz] {
+		return false // the cube out of the box, or its center (one of its cells) empty
 	}
 	H1, L1 := g.H+1, g.L+1
 	X0, X1 := (cx-d)*H1*L1, (cx+d+1)*H1*L1
