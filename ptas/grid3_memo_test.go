@@ -73,10 +73,16 @@ func TestGrid3MemoLockstep(t *testing.T) {
 	if testing.Short() {
 		seqs = 50
 	}
-	decisions, dropped := 0, 0
+	decisions, dropped, grown := 0, 0, 0
+	var memos [2]CenterMemo
 	for seq := range seqs {
 		W, H, L := 2+r.IntN(8), 2+r.IntN(8), 2+r.IntN(8)
-		var memos [2]CenterMemo
+		if seq%4 == 0 {
+			// A fresh memo; otherwise the previous sequence's, on another box
+			// (a memo taken to other points: covered afresh or kept where its
+			// box holds them).
+			memos = [2]CenterMemo{}
+		}
 		off := [3]int{r.IntN(3) - 1, r.IntN(3), 0}
 		memoSequence(r, W, H, L, steps, off, func(pts [][]int, k int, cells []int) []int {
 			pr, err := newProblem(pts, k)
@@ -100,8 +106,11 @@ func TestGrid3MemoLockstep(t *testing.T) {
 				if r.IntN(4) == 0 {
 					floor = wantTot
 				}
-				before := memos[m].dropped
+				before, box := memos[m].dropped, memos[m].w*memos[m].h*memos[m].l
 				got, gc, ok, err := grid3Search(context.Background(), pr, floor, onPoints, &memos[m])
+				if box > 0 && memos[m].w*memos[m].h*memos[m].l > box {
+					grown++
+				}
 				if err != nil || !ok {
 					t.Fatalf("sequence %d: grid3Search: ok %v, %v", seq, ok, err)
 				}
@@ -115,10 +124,10 @@ func TestGrid3MemoLockstep(t *testing.T) {
 			return answers[r.IntN(2)]
 		})
 	}
-	if dropped == 0 {
-		t.Fatal("the memo dropped no center: the test does not reach it")
+	if dropped == 0 || grown == 0 {
+		t.Fatalf("the memo dropped %d centers and grew %d times: the test does not reach it", dropped, grown)
 	}
-	t.Logf("%d decisions compared, %d centers dropped by kept values", decisions, dropped)
+	t.Logf("%d decisions compared, %d centers dropped by kept values, %d memos grown to a new box", decisions, dropped, grown)
 }
 
 // TestCenterMemoBoundsBelowTotal checks every value a CenterMemo holds as valid
