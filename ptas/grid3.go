@@ -326,8 +326,9 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 	}
 	if !g.rowTables {
 		c := 0
+		at := stackAt(&g.zShape, g.rowX, g.rowY)
 		for z := max(cz-r, 0); z <= min(cz+r, g.L-1); z++ {
-			c += g.zBall(z, g.rowX, g.rowY, r-abs(z-cz))
+			c += int(at.stackBall(g.zs, g.L, z, r-abs(z-cz)))
 		}
 		return c
 	}
@@ -343,14 +344,11 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 		q, lo, hi := g.rowQ[t*L:(t+1)*L], g.rowLo[t*L:(t+1)*L], g.rowHi[t*L:(t+1)*L]
 		// The planes z share their shape, so the diamond's four corners in the
 		// rotated tables are the same for all of them.
-		if i00, i01, i10, i11, ok := g.zShape.corners(g.rowX, g.rowY, t); ok {
-			zs := g.zs
-			r00, r01, r10, r11 := zs[i00*L:(i00+1)*L], zs[i01*L:(i01+1)*L], zs[i10*L:(i10+1)*L], zs[i11*L:(i11+1)*L]
-			for z := range L {
-				q[z] = r11[z] - r01[z] - r10[z] + r00[z]
-			}
-		} else {
-			clear(q)
+		i00, i01, i10, i11 := stackAt(&g.zShape, g.rowX, g.rowY).corners(t)
+		zs := g.zs
+		r00, r01, r10, r11 := zs[i00*L:(i00+1)*L], zs[i01*L:(i01+1)*L], zs[i10*L:(i10+1)*L], zs[i11*L:(i11+1)*L]
+		for z := range L {
+			q[z] = r11[z] - r01[z] - r10[z] + r00[z]
 		}
 		if t == 0 {
 			copy(lo, q)
@@ -369,19 +367,6 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 		g.rowTop = t
 	}
 	return int(g.rowLo[r*L+cz] + g.rowHi[r*L+cz])
-}
-
-// corners returns the indices in r.pre of the four corners whose signed sum is
-// r.ball(cx, cy, rad); false when the ball is empty (the same arithmetic as ball,
-// for a stack of tables of one shape read at one place).
-func (r *rotBalls) corners(cx, cy, rad int) (i00, i01, i10, i11 int, ok bool) {
-	s := r.u + 1
-	a0, a1 := max(cx+cy-rad, 0), min(cx+cy+rad, r.u-1)+1
-	b0, b1 := max(cx-cy+r.h-1-rad, 0), min(cx-cy+r.h-1+rad, r.u-1)+1
-	if a0 >= a1 || b0 >= b1 {
-		return 0, 0, 0, 0, false
-	}
-	return a0*s + b0, a0*s + b1, a1*s + b0, a1*s + b1, true
 }
 
 // setZStack builds the stack of the planes z (zs): the rotated prefix sums of
@@ -417,12 +402,7 @@ func (g *grid3Scan) setZStack(px, py, pz []int) bool {
 // zBall counts the points of plane z within L1 distance r of (x, y), as
 // rotBalls.ball.
 func (g *grid3Scan) zBall(z, x, y, r int) int {
-	i00, i01, i10, i11, ok := g.zShape.corners(x, y, r)
-	if !ok {
-		return 0
-	}
-	L, zs := g.L, g.zs
-	return int(zs[i11*L+z] - zs[i01*L+z] - zs[i10*L+z] + zs[i00*L+z])
+	return int(stackAt(&g.zShape, x, y).stackBall(g.zs, g.L, z, r))
 }
 
 // rotAt reads tables of one shape (a stack of planes' rotBalls) around one
@@ -433,6 +413,24 @@ type rotAt struct{ s, u, a, b int }
 // stackAt is rotAt for place (x, y) of tables shaped as r.
 func stackAt(r *rotBalls, x, y int) rotAt {
 	return rotAt{s: r.u + 1, u: r.u, a: x + y, b: x - y + r.h - 1}
+}
+
+// corners returns the indices of the four table entries whose signed sum counts
+// the points within rad >= 0 of the place (ball's arithmetic, which repeats it
+// to stay within the inlining budget).
+func (t rotAt) corners(rad int) (i00, i01, i10, i11 int) {
+	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
+	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
+	return a0 + b0, a0 + b1, a1 + b0, a1 + b1
+}
+
+// stackBall is ball for plane z of an interleaved stack of L planes (zs).
+func (t rotAt) stackBall(zs []int32, L, z, rad int) int32 {
+	if rad < 0 {
+		return 0
+	}
+	i00, i01, i10, i11 := t.corners(rad)
+	return zs[i11*L+z] - zs[i01*L+z] - zs[i10*L+z] + zs[i00*L+z]
 }
 
 // ball is rotBalls.ball of the table pre at the place, radius rad.
