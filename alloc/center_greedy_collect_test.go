@@ -28,7 +28,7 @@ func TestGreedyCollectMatchesPlain(t *testing.T) {
 		}
 		return g
 	}
-	grids := []*topo.Grid{topo.Mesh(30, 27), topo.Mesh(41, 5), topo.Mesh(9, 8, 7), topo.Mesh(60), topo.Torus(14, 11),
+	grids := []*topo.Grid{topo.Mesh(30, 27), topo.Mesh(41, 5), topo.Mesh(9, 8, 7), topo.Mesh(60), topo.Torus(14, 11), topo.Torus(36, 21),
 		topo.Torus(6, 7, 5), topo.Torus(25), mk([]int{17, 12}, []bool{false, true}), mk([]int{8, 9, 6}, []bool{true, false, false})}
 	rounds := 6
 	if testing.Short() {

@@ -32,7 +32,7 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 		rounds = 16
 	}
 	rng := rand.New(rand.NewPCG(34, 5))
-	served, gaveUps, resumes, allocs := 0, 0, 0, 0
+	served, gaveUps, resumes, busy, allocs := 0, 0, 0, 0, 0
 	for _, g := range grids {
 		n := g.N()
 		for r := range rounds {
@@ -100,8 +100,8 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 				}
 				ties[o] = mc.LastTies()
 				if o < 2 {
-					r, g, rs := checkShiftRuns(t, mc, got[o], k)
-					served, gaveUps, resumes = served+r, gaveUps+g, resumes+rs
+					r, g, rs, b := checkShiftRuns(t, mc, got[o], k)
+					served, gaveUps, resumes, busy = served+r, gaveUps+g, resumes+rs, busy+b
 				}
 			}
 			for o := range 2 {
@@ -112,9 +112,9 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 			allocs++
 		}
 	}
-	t.Logf("%d allocations; checked against fresh runs: %d centers served by translated runs, %d decided to give up, %d runs resumed", allocs, served, gaveUps, resumes)
-	if served < 1000 || gaveUps < 1000 || resumes < 1000 {
-		t.Fatalf("only %d runs, %d give-ups and %d resumed runs checked: the test no longer exercises them", served, gaveUps, resumes)
+	t.Logf("%d allocations; checked against fresh runs: %d centers served by translated runs, %d decided to give up, %d runs resumed; %d of them past a ball with a busy node", allocs, served, gaveUps, resumes, busy)
+	if served < 1000 || gaveUps < 1000 || resumes < 1000 || busy < 1000 {
+		t.Fatalf("only %d runs, %d give-ups, %d resumed runs and %d past busy nodes checked: the test no longer exercises them", served, gaveUps, resumes, busy)
 	}
 }
 
@@ -122,8 +122,9 @@ func TestGreedyShiftMatchesFresh(t *testing.T) {
 // checks every free center the tree of runs decides against a fresh run: the run
 // it returns (score, node set, fingerprint) with no stop, and whether the collector
 // gives up for stops around the center's score and lower bound; it returns how many
-// runs and give-ups it checked.
-func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps, resumes int) {
+// runs, give-ups and resumed runs it checked, and how many of those followed the
+// tree past a ball holding a busy node (shiftLookup's busy nodes).
+func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps, resumes, busy int) {
 	t.Helper()
 	if err := mc.Release(nodes); err != nil {
 		t.Fatal(err)
@@ -135,6 +136,9 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps,
 		run, gaveUp := mc.shiftLookup(c, L, m, math.MaxInt)
 		if gaveUp {
 			t.Fatalf("%s center %d, k=%d: gives up with no stop", mc.g.Spec(), c, k)
+		}
+		if mc.shift.lookupBusy && (run != nil || mc.shift.resumeAt >= 0) {
+			busy++
 		}
 		resumed := mc.shift.resumeAt >= 0 && run == nil
 		if resumed { // a run resumed where the tree leaves c's
@@ -161,6 +165,9 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps,
 		}
 		for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want, want + 1} {
 			run, gaveUp := mc.shiftLookup(c, L, m, stop)
+			if mc.shift.lookupBusy && (run != nil || gaveUp || mc.shift.resumeAt >= 0) {
+				busy++
+			}
 			if run == nil && !gaveUp {
 				if mc.shift.resumeAt >= 0 {
 					mc.shiftArm()
@@ -186,19 +193,20 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps,
 	if err := mc.take(nodes); err != nil {
 		t.Fatal(err)
 	}
-	return runs, gaveUps, resumes
+	return runs, gaveUps, resumes, busy
 }
 
 // greedyShellScore (the empty machine's shell score for centers whose ball is all
-// free) against shellScore, for every free center of empty, young and random free
-// sets on tori, 3D meshes and partly wrapped grids.
+// free, else a bound from one ball count) against shellScore: the same score, shell
+// and count, or a bound no higher than the score, for every free center of empty,
+// young and random free sets on tori, 3D meshes and partly wrapped grids.
 func TestGreedyShellScoreMatches(t *testing.T) {
 	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(9, 7), topo.Torus(6, 6, 6), topo.Torus(5, 7, 4), topo.Mesh(9, 9, 9), topo.Torus(31)}
 	if g, err := topo.NewGrid([]int{9, 8, 7}, []bool{false, true, true}); err == nil {
 		grids = append(grids, g)
 	}
 	rng := rand.New(rand.NewPCG(34, 55))
-	checked, shortcut := 0, 0
+	checked, shortcut, bounds, tight := 0, 0, 0, 0
 	for _, g := range grids {
 		n := g.N()
 		for r := range 12 {
@@ -231,18 +239,28 @@ func TestGreedyShellScoreMatches(t *testing.T) {
 					}
 					lower, L, m, _ := mc.shellScore(v, k, math.MaxInt)
 					gl, gL, gm := mc.greedyShellScore(v, k)
+					checked++
+					if gL < 0 { // a bound
+						if gl > lower {
+							t.Fatalf("%s center %d, k=%d: greedyShellScore's bound %d is above shellScore's score %d", g.Spec(), v, k, gl, lower)
+						}
+						bounds++
+						if gl == lower {
+							tight++
+						}
+						continue
+					}
 					if gl != lower || gL != L || gm != m {
 						t.Fatalf("%s center %d, k=%d: greedyShellScore %d, %d, %d; shellScore %d, %d, %d", g.Spec(), v, k, gl, gL, gm, lower, L, m)
 					}
-					checked++
 				}
 			}
 			shortcut += mc.shift.scoreHits - hits
 		}
 	}
-	t.Logf("%d centers checked, %d with the empty machine's bound", checked, shortcut)
-	if shortcut < 1000 {
-		t.Fatalf("only %d centers with the empty machine's bound", shortcut)
+	t.Logf("%d centers checked, %d with the empty machine's bound; %d bounds only (%d of them equal to the score)", checked, shortcut, bounds, tight)
+	if shortcut < 1000 || bounds < 1000 {
+		t.Fatalf("only %d centers with the empty machine's bound and %d bounds", shortcut, bounds)
 	}
 }
 

@@ -38,7 +38,7 @@ type greedyScratch struct {
 	lastBound   int         // and the bound it gave up on (math.MaxInt: it did not)
 	shellBufs   struct {    // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
-		lo, span, blo, bhi, takenSum                       []int
+		lo, span, blo, bhi, takenSum, rw                   []int
 		cdist, pc, coords                                  []int32
 	}
 }
@@ -76,6 +76,8 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// free-list position), so that the search stops at the first bound above the best
 	// score: the winner is still the first center in free-list order with the
 	// smallest score, and every center that ties it is still collected.
+	// (L < 0: lower is only a bound of the center's score, which is found when
+	// the center comes up, and the center put back in order; greedyShellScore)
 	cands := a.greedyCands[:0]
 	for i, c := range a.fl {
 		lower, L, m := a.greedyShellScore(c, k)
@@ -104,6 +106,17 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	}
 	for h := len(cands)/2 - 1; h >= 0; h-- {
 		down(h)
+	}
+	up := func(cd greedyCand) {
+		cands = append(cands, cd)
+		for h := len(cands) - 1; h > 0; {
+			p := (h - 1) / 2
+			if !less(cands[h], cands[p]) {
+				return
+			}
+			cands[h], cands[p] = cands[p], cands[h]
+			h = p
+		}
 	}
 	next := func() (greedyCand, bool) {
 		if len(cands) == 0 {
@@ -195,6 +208,15 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		}
 		countEqual := a.countTies || i < bestPos // a center scoring best still matters
 		if cd.lower == best && !countEqual {
+			continue
+		}
+		if cd.L < 0 {
+			// its score now; a score above best stays above it (best only
+			// falls), so the center is dropped, as it would have come up after
+			// the loop ended
+			if lower, L, m, ok := a.shellScore(a.fl[i], k, best); ok {
+				up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+			}
 			continue
 		}
 		stop := best // a larger score can neither win nor tie
@@ -787,13 +809,21 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// Along a mesh axis axisKey is read only within R+1 of c (R: the radius read
 	// so far; candidates, and boundK's window and c±(R+1)), so it is kept up to
 	// date on that window alone (win[2j], win[2j+1], inclusive), and a coordinate
-	// that joins it as R grows gets its total from the nodes taken; a ring axis is
-	// kept whole (its suffix minima read every coordinate).
+	// that joins it as R grows gets its total from the nodes taken. A ring axis is
+	// kept so too, on the arc c±rw[j], while the radius read is small enough that
+	// ring distances on the arc are distances along it (ringWindowed; its bounds
+	// then come from ringKeyBounds), and whole (rw[j] = -1) from the radius on
+	// where it is not (its suffix minima read every coordinate).
 	win := growInts(&sb.win, 2*d)
+	rw := growInts(&sb.rw, d)
 	for j, side := range x.dims {
 		o := off[j]
 		if x.wrap[j] {
 			win[2*j], win[2*j+1] = 0, side-1
+			if rw[j] = -1; ringWindowed(L-1, side) {
+				rw[j] = ringWiden(axisKey[o:o+side], inner[o:o+side], int(cc[j]), -1, max(L, 1), L-1, 0, j, d, nil, nil)
+				continue
+			}
 			copy(axisKey[o:o+side], inner[o:o+side])
 			continue
 		}
@@ -802,11 +832,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			axisKey[o+t] = innerAt(j, t)
 		}
 	}
-	// takenSum[j]: the sum of the nodes taken's coordinates along mesh axis j
+	// takenSum[j]: the sum of the nodes taken's coordinates along mesh axis j, of
+	// their offsets from c along a ring axis kept on an arc
 	takenSum := growInts(&sb.takenSum, d)
 	widen := func(W, R int) { // the windows to c±W (the nodes taken within R of c)
 		for j, side := range x.dims {
 			if x.wrap[j] {
+				if rw[j] >= 0 && W > rw[j] {
+					o := off[j]
+					rw[j] = ringWiden(axisKey[o:o+side], inner[o:o+side], int(cc[j]), rw[j], W, R, takenSum[j], j, d, set, co)
+				}
 				continue
 			}
 			o, u := off[j], int(cc[j])
@@ -842,16 +877,24 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	boundK := func(R, D int) int {
 		widen(D, R)
 		leastSum, lb := 0, math.MaxInt
+		suffixed := true // every ring axis's farK and leastK are current
 		for j, side := range x.dims {
 			o := off[j]
 			var lj, fj int
 			if x.wrap[j] {
-				if staleK {
-					suffixMinAxis(j, side, o, cdist, axisKey, farK, leastK)
-				}
-				lj, fj = leastK[j], math.MaxInt
-				if D < side {
-					fj = farK[o+D]
+				if w := max(R, 0); 2*w <= int(half[j]) {
+					// the ring's sums in closed form (ringKeyBounds), as
+					// along a mesh axis, not the suffix minima of the axis
+					lj, fj = ringKeyBounds(axisKey[o:o+side], int(cc[j]), w, D, int(half[j]))
+					suffixed = false
+				} else {
+					if staleK {
+						suffixMinAxis(j, side, o, cdist, axisKey, farK, leastK)
+					}
+					lj, fj = leastK[j], math.MaxInt
+					if D < side {
+						fj = farK[o+D]
+					}
 				}
 			} else {
 				u := int(cc[j])
@@ -871,7 +914,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				lb = min(lb, fj-lj)
 			}
 		}
-		staleK = false
+		staleK = !suffixed
 		if lb == math.MaxInt {
 			return lb
 		}
@@ -980,7 +1023,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		for j, side := range x.dims {
 			if x.wrap[j] {
-				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
+				takenSum[j] += ringTake(axisKey[off[j]:off[j]+side], int(cc[j]), rw[j], int(pc[j]))
 				continue
 			}
 			lo, hi := win[2*j], win[2*j+1]
@@ -1012,6 +1055,13 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		// 0.51 -> 0.60 s of CPU; 0.57 s with this)
 		for j, side := range x.dims {
 			if x.wrap[j] {
+				// (nothing taken yet: the arc, or the whole ring, of inner's totals)
+				if o := off[j]; rw[j] >= 0 && ringWindowed(rs.R, side) {
+					rw[j] = ringWiden(axisKey[o:o+side], inner[o:o+side], int(cc[j]), rw[j], rs.R+1, rs.R, 0, j, d, nil, nil)
+				} else if rw[j] >= 0 {
+					copy(axisKey[o:o+side], inner[o:o+side])
+					rw[j] = -1
+				}
 				continue
 			}
 			o, u, W := off[j], int(cc[j]), rs.R
@@ -1073,6 +1123,14 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			}
 			keptLB = -1
 			R++
+			for j, side := range x.dims {
+				if x.wrap[j] && rw[j] >= 0 && !ringWindowed(R, side) {
+					// the ring whole from here on
+					o := off[j]
+					ringWhole(axisKey[o:o+side], inner[o:o+side], hist[2*off[j]:2*off[j+1]], j, d, set, co)
+					rw[j] = -1
+				}
+			}
 			if a.shift.recOn && !a.shiftBallFree(c, R) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
 			}
@@ -1129,7 +1187,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		score += int(dist)
 		for j, side := range x.dims {
 			if x.wrap[j] {
-				axisAddDist(axisKey[off[j]:off[j]+side], int(pc[j]), side, true)
+				takenSum[j] += ringTake(axisKey[off[j]:off[j]+side], int(cc[j]), rw[j], int(pc[j]))
 				continue
 			}
 			lo, hi := win[2*j], win[2*j+1]

@@ -115,9 +115,15 @@ type greedyShift struct {
 	// followed whose ball fits around the center (resumeAt, or -1) and the path to
 	// it; shiftArm turns it into the resume of the next collection
 	resumeAt int
-	path     []int32
-	pathT    []uint8
-	resume   struct {
+	// resumeStep: where the run is resumed when it parts from the recorded one
+	// inside resumeAt's edge, at a node taken there that is busy around the
+	// center (else -1: at resumeAt's step); lookupBusy: the path followed went
+	// past a ball holding a busy node (shiftLookup's busy nodes)
+	resumeStep int
+	lookupBusy bool
+	path       []int32
+	pathT      []uint8
+	resume     struct {
 		on      bool
 		node    int     // where the run is resumed (shiftKeep starts there), or -1
 		t       uint8   // the symmetry carrying the tree's offsets there to the center's
@@ -142,6 +148,8 @@ type greedyShift struct {
 	labelSums           []uint64   // shiftSegHash: prefix sums of the nodes' labels
 	// greedyShellScore: the empty machine's shell score for emptyK nodes
 	emptyK, emptyL, emptyLower, emptyM int
+	// full balls' node counts and shell scores by radius, below emptyL
+	emptyFull, emptyAcc []int
 	// this decision's tries of it, and how many found the ball all free
 	scoreDecision         int64
 	scoreTries, scoreHits int
@@ -188,7 +196,7 @@ func (a *mc1x1) resetShift() {
 	sh := &a.shift
 	sh.kept, sh.stored = 0, 0
 	sh.nodes = sh.nodes[:0]
-	sh.resumeAt, sh.resume.on, sh.resume.node = -1, false, -1
+	sh.resumeAt, sh.resumeStep, sh.lookupBusy, sh.resume.on, sh.resume.node = -1, -1, false, false, -1
 	clear(sh.memo)
 	sh.memoTries, sh.memoHits = 0, 0
 	clear(sh.memoSeen[:])
@@ -254,13 +262,32 @@ func (a *mc1x1) shiftClass(c, T int, cls []int32) []int32 {
 // ends go: the ball of radius R around c is all free and, along every axis of class
 // -1 without wraparound, c is at least R+1 from both ends.
 func (a *mc1x1) shiftFits(c, R int, cls []int32) bool {
+	return a.shiftMargins(c, R, cls) && a.shiftBallFree(c, R)
+}
+
+// shiftMargins is shiftFits without the free set: along every axis of class -1
+// without wraparound, c is at least R+1 from both ends.
+func (a *mc1x1) shiftMargins(c, R int, cls []int32) bool {
 	x := a.x
 	for j, side := range x.dims {
 		if u := int(x.coord[c*x.d+j]); !x.wrap[j] && cls[j] < 0 && (u-R-1 < 0 || u+R+1 > side-1) {
 			return false
 		}
 	}
-	return a.shiftBallFree(c, R)
+	return true
+}
+
+// shiftEdgeBusy returns the index of the first node of nd's edge (the nodes taken
+// at steps nd.from..nd.step-1, carried by t to offsets from cc) that is busy, or -1.
+func (a *mc1x1) shiftEdgeBusy(cc []int32, t uint8, nd *shiftNode) int {
+	d := a.x.d
+	e := nd.edge[:(nd.step-nd.from)*d]
+	for o, i := 0, 0; o < len(e); o, i = o+d, i+1 {
+		if !a.st.IsFree(a.shiftNodeAtSym(cc, t, e[o:o+d])) {
+			return i
+		}
+	}
+	return -1
 }
 
 // shiftNodeAt returns the node at offset off from the coordinates cc (around the
@@ -357,7 +384,7 @@ func (a *mc1x1) newShiftNode(from int) int {
 // group's members carried to c's offsets.
 func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	sh := &a.shift
-	sh.resumeAt, sh.path, sh.pathT = -1, sh.path[:0], sh.pathT[:0]
+	sh.resumeAt, sh.resumeStep, sh.lookupBusy, sh.path, sh.pathT = -1, -1, false, sh.path[:0], sh.pathT[:0]
 	node := a.shiftRoot(c, L, m, false, 0)
 	if node < 0 {
 		return nil, false
@@ -407,8 +434,9 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		again = sh.memoSeen[w]&bit != 0
 		sh.memoSeen[w] |= bit
 	}
+	busy := false // a ball read on the path holds a busy node (below)
 	keep := func(gaveUp bool, R, score int) {
-		if !useMemo || !again {
+		if !useMemo || !again || busy {
 			return
 		}
 		if sh.memoSize += 1 + len(sh.path); sh.memoSize > a.shiftBudget() {
@@ -438,10 +466,30 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 	t := uint8(0) // carries the tree's offsets to c's
 	for {
 		nd := &sh.nodes[node]
-		if !nd.gaveUp && !nd.end && len(nd.group) == 0 || !a.shiftFits(c, nd.R, cls) {
+		if !nd.gaveUp && !nd.end && len(nd.group) == 0 || !a.shiftMargins(c, nd.R, cls) {
 			return nil, false
 		}
 		sh.path, sh.pathT = append(sh.path, int32(node)), append(sh.pathT, t)
+		// Busy nodes in the ball read: c's run is the run it would make with
+		// its ball all free (the one followed) while that run takes none of
+		// them. A step takes the least key among the free candidates; where
+		// the all-free run's pick is free it is still the least, and the bounds
+		// on nodes not read depend on the nodes taken alone. So the path is
+		// followed on while the nodes taken on it are free around c, and a tie
+		// group's member is the first free one in free-list order; at the
+		// first busy node taken the run is resumed from the state before it
+		// (with this node's ball read: reading more than a fresh run would
+		// changes no choice, as the least key is taken either way).
+		// TestGreedyShiftMatchesFresh's busy nodes and blocks check it.
+		if !busy && !a.shiftBallFree(c, nd.R) {
+			busy, sh.lookupBusy = true, true
+		}
+		if busy {
+			if i := a.shiftEdgeBusy(cc, t, nd); i >= 0 {
+				sh.resumeAt, sh.resumeStep = node, nd.from+i
+				return nil, false
+			}
+		}
 		if nd.seg > stop {
 			keep(true, nd.R, 0)
 			return nil, true
@@ -458,9 +506,15 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		first, firstPos := -1, int32(0)
 		for o, i := 0, 0; o < len(nd.group); o, i = o+d, i+1 {
 			v := a.shiftNodeAtSym(cc, t, nd.group[o:o+d])
+			if busy && !a.st.IsFree(v) {
+				continue
+			}
 			if p := a.pos[v]; first < 0 || p < firstPos {
 				first, firstPos = i, p
 			}
+		}
+		if first < 0 {
+			return nil, false // every member busy: resumed at this step
 		}
 		next := nd.kid(first)
 		if next < 0 && sh.nsym > 1 {
@@ -536,6 +590,15 @@ func (a *mc1x1) shiftArm() {
 	last := len(sh.path) - 1
 	rs.on, rs.node, rs.t, rs.step, rs.R = true, sh.resumeAt, sh.pathT[last], nd.step, nd.R
 	rs.picks = a.shiftPicks(rs.picks[:0], sh.path, sh.pathT)
+	if sh.resumeStep >= 0 { // inside the node's edge, with its ball read
+		rs.step = sh.resumeStep
+		rs.picks = rs.picks[:rs.step*a.x.d]
+	}
+	if sh.lookupBusy {
+		// the ball read holds a busy node: the run is not recorded (shiftKeep
+		// would drop it), and is not added to the tree from the node
+		sh.recOn, rs.node = false, -1
+	}
 }
 
 // shiftPicks appends the nodes taken before the step of path's last node (d
@@ -1123,12 +1186,16 @@ func (a *mc1x1) shiftSegHash(segs []int32, cc []int32) uint64 {
 }
 
 // greedyShellScore is shellScore(c, k, no bound) for the greedy collector's
-// lower bounds: a center whose ball of radius L0 is all free (and, along a mesh
-// axis, not cut by the ends) has the counts of a full ball for every radius up to
-// L0, where L0 is the shell of the k-th nearest node on an empty machine, so its
-// score, shell and count are the empty machine's, found once per decision (one
-// ball count instead of one per radius; as on tori, where shellScore counts ball
-// after ball).
+// lower bounds, or (L = -1) a lower bound of it from one ball count, which
+// allocateGreedy replaces by the score (shellScore) only when the center comes up
+// (most never do). L0 is the shell of the k-th nearest node on an empty machine:
+// a center whose ball of radius L0 is all free (and, along a mesh axis, not cut by
+// the ends) has the counts of a full ball for every radius up to L0, so its score,
+// shell and count are the empty machine's, found once per decision. Otherwise, with
+// f free nodes within L0, the k nearest free nodes are min(k, f) of those, at least
+// as far as the min(k, f) nearest nodes of a full ball (emptySum), and k - f beyond
+// L0. Either costs one ball count, where shellScore counts ball after ball (on a
+// torus across the seams).
 func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 	x := a.x
 	sh := &a.shift
@@ -1149,6 +1216,7 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 	}
 	if sh.emptyK != k {
 		sh.emptyK, sh.emptyL = k, -1
+		sh.emptyFull, sh.emptyAcc = append(sh.emptyFull[:0], 1), append(sh.emptyAcc[:0], 0)
 		acc, prev := 0, 1
 		for r := 1; r <= a.x.maxLinf; r++ {
 			if cnt := full(r); cnt >= k {
@@ -1157,15 +1225,14 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 			} else {
 				acc += r * (cnt - prev)
 				prev = cnt
+				sh.emptyFull, sh.emptyAcc = append(sh.emptyFull, cnt), append(sh.emptyAcc, acc)
 			}
 		}
 	}
 	if sh.scoreDecision != a.stats.Decisions {
 		sh.scoreDecision, sh.scoreTries, sh.scoreHits = a.stats.Decisions, 0, 0
 	}
-	// tried while it pays: on a fragmented free set few balls are all free, and
-	// the count is then spent besides shellScore's
-	if L0 := sh.emptyL; L0 > 0 && (sh.scoreTries < 64 || 4*sh.scoreHits >= sh.scoreTries) {
+	if L0 := sh.emptyL; L0 > 0 {
 		sh.scoreTries++
 		fits := true
 		for j, side := range x.dims {
@@ -1173,11 +1240,26 @@ func (a *mc1x1) greedyShellScore(c, k int) (lower, L, m int) {
 				fits = false
 			}
 		}
-		if fits && x.freeInBall(c, L0) == full(L0) {
+		f := x.freeInBall(c, L0)
+		if fits && f == full(L0) {
 			sh.scoreHits++
 			return sh.emptyLower, L0, sh.emptyM
 		}
+		j := min(k, f)
+		return sh.emptySum(j) + (k-j)*(L0+1), -1, 0
 	}
 	lower, L, m, _ = a.shellScore(c, k, math.MaxInt)
 	return lower, L, m
+}
+
+// emptySum is the sum of the L-infinity distances of the j nodes nearest the center
+// of a full ball, for 1 <= j <= k (emptyK).
+func (sh *greedyShift) emptySum(j int) int {
+	for r := 1; r < len(sh.emptyFull); r++ {
+		if sh.emptyFull[r] >= j {
+			return sh.emptyAcc[r-1] + r*(j-sh.emptyFull[r-1])
+		}
+	}
+	r := len(sh.emptyFull) // L0: the remaining nodes are on its shell
+	return sh.emptyAcc[r-1] + r*(j-sh.emptyFull[r-1])
 }
