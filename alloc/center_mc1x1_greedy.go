@@ -165,7 +165,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	if probeMin == 0 {
 		probeMin = 32
 	}
-	if len(cands) > 0 && cands[0].m >= probeMin {
+	if len(cands) > 0 && cands[0].L >= 0 && cands[0].m >= probeMin {
 		lim := cands[0].lower + int(cands[0].m)
 		for len(cands) > 0 && cands[0].lower <= lim {
 			cd, _ := next()
@@ -175,6 +175,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	a.greedyPool = pool
 	probe, pm, pf := -1, 0, 1 // the probe's index in pool, its m and shell count
 	for j, cd := range pool {
+		if cd.L < 0 {
+			continue // its shell L is not known yet (greedyShellScore)
+		}
 		c, L, m := a.fl[cd.i], int(cd.L), int(cd.m)
 		f := a.x.freeInBall(c, L) - (k - m) // free nodes in shell L (>= m)
 		if m*pf < pm*f || probe < 0 {
@@ -195,7 +198,10 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		if pj == probe {
 			pj++
 		}
-		if pj < len(pool) {
+		// the pool, merged with the heap in order: a center whose bound was
+		// only a bound is put back in the heap (below) with its shell score,
+		// which may come before the pool's next
+		if pj < len(pool) && (len(cands) == 0 || !less(cands[0], pool[pj])) {
 			pj++
 			return pool[pj-1], true
 		}
