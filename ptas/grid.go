@@ -1,9 +1,11 @@
 package ptas
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -93,8 +95,15 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 			}
 		}
 	}
-	px, py := make([]int, n), make([]int, n)
-	colOf, rowOf := make([]int32, W), make([]int32, H) // offset -> column/row index, -1 if none
+	// The tables live in pooled buffers: an allocator searches once per decision,
+	// on one machine, and allocating them afresh (megabytes at 65,536 nodes) cost
+	// garbage collections.
+	bufs := gridPool.Get().(*gridBufs)
+	defer gridPool.Put(bufs)
+	bufs.px, bufs.py = grow(bufs.px, n), grow(bufs.py, n)
+	px, py := bufs.px, bufs.py
+	bufs.colOf, bufs.rowOf = grow(bufs.colOf, W), grow(bufs.rowOf, H)
+	colOf, rowOf := bufs.colOf, bufs.rowOf // offset -> column/row index, -1 if none
 	for i := range colOf {
 		colOf[i] = -1
 	}
@@ -105,7 +114,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		px[i], py[i] = int(p[0])-x0, int(p[1])-y0
 		colOf[px[i]], rowOf[py[i]] = 0, 0
 	}
-	var xs, ys []int // distinct offsets, ascending
+	xs, ys := bufs.xs[:0], bufs.ys[:0] // distinct offsets, ascending
 	for v, c := range colOf {
 		if c >= 0 {
 			colOf[v] = int32(len(xs))
@@ -118,18 +127,22 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 			ys = append(ys, v)
 		}
 	}
+	bufs.xs, bufs.ys = xs, ys
 	nx, ny := len(xs), len(ys)
 	// firstCol[v]: the first column at offset >= v; lastCol[v]: the last column at
 	// offset <= v (v in [0, W)); likewise for rows. They give the columns and rows
 	// within a distance of a center in O(1).
-	firstCol, lastCol := spanIndex(colOf)
-	firstRow, lastRow := spanIndex(rowOf)
+	bufs.firstCol, bufs.lastCol = grow(bufs.firstCol, W), grow(bufs.lastCol, W)
+	bufs.firstRow, bufs.lastRow = grow(bufs.firstRow, H), grow(bufs.lastRow, H)
+	firstCol, lastCol := spanIndexInto(colOf, bufs.firstCol, bufs.lastCol)
+	firstRow, lastRow := spanIndexInto(rowOf, bufs.firstRow, bufs.lastRow)
 	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
-	colPre := make([]int32, nx*(H+1))
-	rowPre := make([]int32, ny*(W+1))
+	bufs.colPre, bufs.rowPre = grow(bufs.colPre, nx*(H+1)), grow(bufs.rowPre, ny*(W+1))
+	colPre, rowPre := bufs.colPre, bufs.rowPre
 	// cell lists: points of cell (xi, y) at cellPts[cellStart[xi*H+y]:cellStart[xi*H+y+1]],
 	// ascending by index.
-	cellStart := make([]int32, nx*H+1)
+	bufs.cellStart = grow(bufs.cellStart, nx*H+1)
+	cellStart := bufs.cellStart
 	for i := range pts {
 		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
 		colPre[xi*(H+1)+py[i]+1]++
@@ -151,8 +164,10 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	for c := 1; c < len(cellStart); c++ {
 		cellStart[c] += cellStart[c-1]
 	}
-	cellPts := make([]int32, n)
-	fill := slices.Clone(cellStart[:len(cellStart)-1])
+	bufs.cellPts = grow(bufs.cellPts, n)
+	cellPts := bufs.cellPts
+	bufs.fill = append(bufs.fill[:0], cellStart[:len(cellStart)-1]...)
+	fill := bufs.fill
 	for i := range pts {
 		c := int(colOf[px[i]])*H + py[i]
 		cellPts[fill[c]] = int32(i)
@@ -166,12 +181,15 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		ordered = px[i-1] < px[i] || px[i-1] == px[i] && py[i-1] <= py[i]
 	}
 
-	full := newFullBalls(px, py, W, H, k, ordered)
-	rot := newRotBalls(px, py, W, H)
+	full, rot := &bufs.full, &bufs.rot
+	full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+	rot.build(px, py, W, H)
 	fullTot := int64(-1) // the total of the first center whose ball is full
 
-	cntX, cntY := make([]int32, nx), make([]int32, ny)
-	ring := make([]int32, 0, n)
+	bufs.cntX, bufs.cntY = grow(bufs.cntX, nx), grow(bufs.cntY, ny)
+	cntX, cntY := bufs.cntX, bufs.cntY
+	ring := bufs.ring[:0]
+	defer func() { bufs.ring = ring[:0] }()
 	bestX, bestY := -1, -1
 	var bestTot int64
 	thrCol := 0  // thr of the previous column's first center
@@ -179,7 +197,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	if ordered && rot.pre != nil {
 		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-			addY: cntY, full: &full, rot: &rot, px: px, py: py}
+			addY: cntY, full: full, rot: rot, px: px, py: py, bufs: bufs}
 		if onPoints {
 			g.centers = make([]int32, 2*n)
 			for i := range n {
@@ -329,7 +347,8 @@ centers:
 	}
 	// The winning center's subset, directly: the k smallest by (distance, index).
 	cx, cy := xs[bestX], ys[bestY]
-	dist := make([]int, n)
+	bufs.dist = grow(bufs.dist, n)
+	dist := bufs.dist
 	for i := range pts {
 		dist[i] = absInt(px[i]-cx) + absInt(py[i]-cy)
 	}
@@ -370,7 +389,11 @@ func nearestByIndex(dist []int, k int) []int {
 // none; the first and last offsets are used) into first[v], the index of the first
 // value at offset >= v, and last[v], that of the last value at offset <= v.
 func spanIndex(idx []int32) (first, last []int32) {
-	first, last = make([]int32, len(idx)), make([]int32, len(idx))
+	return spanIndexInto(idx, make([]int32, len(idx)), make([]int32, len(idx)))
+}
+
+// spanIndexInto is spanIndex writing into first and last (of idx's length).
+func spanIndexInto(idx, first, last []int32) ([]int32, []int32) {
 	cur := int32(-1)
 	for v, i := range idx {
 		if i >= 0 {
@@ -473,13 +496,21 @@ func (f *fullBalls) at(cx, cy int) bool {
 	return int(c) == (2*d+1)*(2*d+1)
 }
 
-// blockBoundsOn turns blockBounds on, for boxes of at least blockMinCells cells
-// (tests lower it to reach small meshes). Below that a decision's scan is short and
+// blockBoundsOn turns blockBounds on, for boxes of at least blockMinCells cells,
+// or of blockMinCellsLargeK cells when k is at least blockLargeK (tests lower
+// blockMinCells to reach small meshes). Below that a decision's scan is short and
 // the blocks' set-up did not pay: SDSC's first 60 days unscaled on mesh:64x64, mm,
-// 1.41 s of CPU without them, 1.57 s with them (alternating runs at load 19).
+// 1.41 s of CPU without them, 1.57 s with them (alternating runs at load 19); with
+// the cheaper bounds and the sorted visit, blocks from 4,096 cells for every k
+// still cost 4% there (1.02-1.05 against 1.08-1.09 s, k <= 416) but saved 10% on
+// issue 32's workload (mesh:128x128, where the free nodes' box is often smaller
+// than the mesh: 1.92 against 1.74 ms per decision); from 4,096 cells only for
+// k >= 512 the first is unchanged (1.00-1.02 s) and the second keeps the saving
+// (1.78 ms; one run each at load 5).
 var (
-	blockBoundsOn = true
-	blockMinCells = 1 << 14
+	blockBoundsOn                    = true
+	blockMinCells                    = 1 << 14
+	blockMinCellsLargeK, blockLargeK = 1 << 12, 512
 )
 
 // rotBallsMaxCells bounds rotBalls' table (tests set it to 0 to take the
@@ -495,12 +526,21 @@ type rotBalls struct {
 }
 
 func newRotBalls(px, py []int, w, h int) rotBalls {
-	r := rotBalls{h: h, u: w + h - 1}
+	var r rotBalls
+	r.build(px, py, w, h)
+	return r
+}
+
+// build prepares r for the points at offsets (px[i], py[i]) of a w x h box,
+// reusing its table.
+func (r *rotBalls) build(px, py []int, w, h int) {
+	r.h, r.u = h, w+h-1
 	s := r.u + 1
 	if s*s > rotBallsMaxCells {
-		return r // pre nil: no table
+		r.pre = nil // no table
+		return
 	}
-	r.pre = make([]int32, s*s)
+	r.pre = grow(r.pre, s*s)
 	for i := range px {
 		r.pre[(px[i]+py[i]+1)*s+px[i]-py[i]+h]++
 	}
@@ -512,7 +552,6 @@ func newRotBalls(px, py []int, w, h int) rotBalls {
 			cur[b] = prev[b] + acc
 		}
 	}
-	return r
 }
 
 // ball counts the points within L1 distance rad of (cx, cy) (offsets), as an int.
@@ -555,8 +594,9 @@ type gridScan struct {
 	touched                              []int32
 	full                                 *fullBalls
 	rot                                  *rotBalls
-	centers                              []int32 // Gen-Alg: column and row index of each center in order; nil: MM's product
-	px, py                               []int   // the points' offsets (compBound's table)
+	centers                              []int32   // Gen-Alg: column and row index of each center in order; nil: MM's product
+	px, py                               []int     // the points' offsets (compBound's table)
+	bufs                                 *gridBufs // pooled scratch (nil: allocate)
 }
 
 // search returns the winning center as indices into xs and ys.
@@ -596,23 +636,36 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	}
 	// thr of every center, walked from the previous one's (MM: from the previous
 	// column's first center); the seed is the first with the smallest.
-	thrs := make([]int32, count)
+	var thrs, belows []int32 // per center: thr, and the points closer than thr
+	if g.bufs != nil {
+		g.bufs.thrs, g.bufs.belows = grow(g.bufs.thrs, count), grow(g.bufs.belows, count)
+		thrs, belows = g.bufs.thrs, g.bufs.belows
+	} else {
+		thrs, belows = make([]int32, count), make([]int32, count)
+	}
 	thrCol, thr, seed := 0, 0, 0
 	// Blocks of centers bounded at once (blockBounds), where its sums stay exact.
 	var blk *blockBounds
-	if blockBoundsOn && g.W*g.H >= blockMinCells && compBoundFits(4*len(g.px), g.W+g.H) {
-		blk = newBlockBounds(len(g.xs), len(g.ys))
+	cells := g.W * g.H
+	if blockBoundsOn && (cells >= blockMinCells || cells >= blockMinCellsLargeK && g.k >= blockLargeK) && compBoundFits(4*len(g.px), g.W+g.H) {
+		if g.bufs != nil {
+			blk = &g.bufs.blk
+			blk.reset(len(g.xs), len(g.ys))
+		} else {
+			blk = newBlockBounds(len(g.xs), len(g.ys))
+		}
 	}
 	for t := range count {
 		xi, yi := at(t)
 		if g.centers == nil && yi == 0 {
 			thr = thrCol
 		}
-		thr = g.radius(xi, yi, thr)
+		var below int
+		thr, below = g.radiusBelow(xi, yi, thr)
 		if yi == 0 {
 			thrCol = thr
 		}
-		thrs[t] = int32(thr)
+		thrs[t], belows[t] = int32(thr), int32(below)
 		if blk != nil && g.centers != nil {
 			blk.add(xi, yi, g.xs[xi], g.ys[yi], thr) // MM's are read in bound
 		}
@@ -627,24 +680,22 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		comp = newCompBound(g.px, g.py, g.W, g.H, g.k)
 		defer comp.release()
 	}
-	eval := func(t int, limit int64) (int64, bool) {
+	eval := func(t int, limit, yLB int64) (int64, bool) {
 		xi, yi := at(t)
 		thr := int(thrs[t])
 		cx, cy := g.xs[xi], g.ys[yi]
-		below := 0
-		if thr > 0 {
-			below = g.rot.ball(cx, cy, thr-1)
-		}
+		below := int(belows[t])
 		if comp != nil {
 			if lb := comp.lb(cx, cy, thr, below); lb > limit {
 				return lb, false
 			}
 		}
-		return g.score(cx, cy, thr, below, limit)
+		return g.score(cx, cy, thr, below, limit, yLB)
 	}
-	bestTot, _ := eval(seed, math.MaxInt64)
+	bestTot, _ := eval(seed, math.MaxInt64, 0)
 	bestPos := seed
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
+	from := -1        // where the blocks' sorted visit takes over (below)
 	for t := range count {
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
@@ -653,6 +704,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
 			break // no later center is strictly better
+		}
+		if blk != nil && blockSorted && blk.tried() >= blockTrial {
+			from = t // the blocks pay here: the rest in order of their bounds
+			break
 		}
 		xi, yi := at(t)
 		isFull := g.full.at(g.xs[xi], g.ys[yi])
@@ -667,8 +722,9 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		if t < bestPos {
 			limit = bestTot // before it: an equal total wins the tie
 		}
+		var yLB int64 // a bound on the center's y total (its block's rows part)
 		if blk != nil {
-			bl := blk.block(xi, yi)
+			blk0, bl := blk, blk.block(xi, yi)
 			fresh := blk.lb[bl] < 0
 			if blk.bound(g, bl, thrs) > limit {
 				if fresh {
@@ -679,26 +735,126 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			if fresh && blk.tried() >= blockTrial && blk.dropped*blockTrialShare < blk.tried() {
 				blk = nil // they rarely drop a block here: not worth their cost
 			}
+			yLB = blk0.lbY[bl]
 		}
-		if tot, ok := eval(t, limit); ok {
+		if tot, ok := eval(t, limit, yLB); ok {
 			bestTot, bestPos = tot, t
+		}
+	}
+	if from >= 0 {
+		// The centers from position from on, block by block in increasing order of
+		// the blocks' bounds (ties by block), each block's in position order, so a
+		// good incumbent comes early and the blocks left once one's bound exceeds
+		// the best total are all passed over. The winner is still the first
+		// strictly smallest in position order: a center is dropped only when its
+		// total (or a bound on it) exceeds bestTot, or equals it with the center
+		// after bestPos, and every change of the best lowers (bestTot, bestPos)
+		// lexicographically, so no dropped center could have been the plain loop's
+		// winner. Of the full balls only the first in position order can win
+		// (they all have one total); the floor leaves only centers before bestPos.
+		fstar := -1 // the full ball still to be tried: the first at or after from
+		if !fullSeen && len(g.full.pre) > 0 {
+			for t := from; t < count; t++ {
+				if xi, yi := at(t); g.full.at(g.xs[xi], g.ys[yi]) {
+					fstar = t
+					break
+				}
+			}
+		}
+		members := blk.members(g, from, count, at)
+		order := blk.order[:0]
+		for bl := range blk.lb {
+			if len(members(bl)) > 0 {
+				blk.bound(g, bl, thrs)
+				order = append(order, int32(bl))
+			}
+		}
+		slices.SortFunc(order, func(a, b int32) int {
+			if la, lb := blk.lb[a], blk.lb[b]; la != lb {
+				return cmp.Compare(la, lb)
+			}
+			return cmp.Compare(a, b)
+		})
+		blk.order = order
+		visited := 0
+		for _, bl := range order {
+			lbBl := blk.lb[bl]
+			if lbBl > bestTot {
+				break // this block and every later one: no center can even tie
+			}
+			for _, t32 := range members(int(bl)) {
+				t := int(t32)
+				if visited++; visited&1023 == 1023 {
+					if err := context.Cause(ctx); err != nil {
+						return 0, 0, err
+					}
+				}
+				if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
+					continue // only a center before the best can still tie it
+				}
+				xi, yi := at(t)
+				if t != fstar && g.full.at(g.xs[xi], g.ys[yi]) {
+					continue // a full ball after the first ties with it at best
+				}
+				if t == seed {
+					continue
+				}
+				limit := bestTot - 1
+				if t < bestPos {
+					limit = bestTot
+				}
+				if lbBl > limit {
+					continue
+				}
+				if tot, ok := eval(t, limit, blk.lbY[bl]); ok {
+					bestTot, bestPos = tot, t
+				}
+			}
 		}
 	}
 	bestX, bestY = at(bestPos)
 	return bestX, bestY, nil
 }
 
+// gridBufs are gridSearch's tables, kept between calls (gridPool).
+type gridBufs struct {
+	px, py, xs, ys, dist                               []int
+	colOf, rowOf, firstCol, lastCol, firstRow, lastRow []int32
+	colPre, rowPre, cellStart, cellPts, fill           []int32
+	cntX, cntY, ring, thrs, belows                     []int32
+	full                                               fullBalls
+	rot                                                rotBalls
+	blk                                                blockBounds
+}
+
+var gridPool = sync.Pool{New: func() any { return new(gridBufs) }}
+
+// blockSorted turns on the blocks' sorted visit (gridScan.search) once they pay.
+var blockSorted = true
+
 // radius walks thr to the k-th smallest distance from the center at column xi
 // and row yi.
 func (g *gridScan) radius(xi, yi, thr int) int {
+	thr, _ = g.radiusBelow(xi, yi, thr)
+	return thr
+}
+
+// radiusBelow is radius that also returns the number of points closer than thr,
+// which its last step counted.
+func (g *gridScan) radiusBelow(xi, yi, thr int) (int, int) {
 	cx, cy := g.xs[xi], g.ys[yi]
 	for {
-		if thr > 0 && g.rot.ball(cx, cy, thr-1) >= g.k {
-			thr--
-		} else if g.rot.ball(cx, cy, thr) < g.k {
+		below := 0
+		if thr > 0 {
+			if below = g.rot.ball(cx, cy, thr-1); below >= g.k {
+				thr--
+				continue
+			}
+		}
+		if g.rot.ball(cx, cy, thr) < g.k {
 			thr++
 		} else {
-			return thr
+			return thr, below
 		}
 	}
 }
@@ -710,76 +866,107 @@ func (g *gridScan) scoreAt(xi, yi, thr int, limit int64) (int64, bool) {
 	if thr > 0 {
 		below = g.rot.ball(cx, cy, thr-1)
 	}
-	return g.score(cx, cy, thr, below, limit)
+	return g.score(cx, cy, thr, below, limit, 0)
 }
 
 // score returns the total pairwise L1 distance of the k nearest of (cx, cy) by
 // (distance, index), given thr, their largest distance, and below, the number of
-// points closer than thr; false as soon as a lower bound on it exceeds limit.
-func (g *gridScan) score(cx, cy, thr, below int, limit int64) (int64, bool) {
+// points closer than thr; false as soon as a lower bound on it exceeds limit. yLB
+// is a lower bound on their y total (0 for none): during the x pass the running
+// x sum plus yLB bounds the total, so a center can be dropped before its rows are
+// read.
+func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool) {
 	k := int64(g.k)
 	H, W := g.H, g.W
 	take := int32(g.k - below)
-	touched := g.touched[:0]
-	defer func() {
-		for _, yi := range touched {
-			g.addY[yi] = 0
-		}
-		g.touched = touched
-	}()
+	touched := g.touched[:0] // rows of addY to clear before returning (untouch)
 	var tot, L int64
 	xlo, xhi := int(g.firstCol[max(cx-thr, 0)]), int(g.lastCol[min(cx+thr, W-1)])
-	prev := g.xs[xlo]
-	for xi := xlo; xi <= xhi; xi++ {
-		x := g.xs[xi]
+	xs, colPre, s := g.xs, g.colPre, H+1
+	limX := limit - yLB // the x pass's running sum plus yLB bounds the total
+	prev := xs[xlo]
+	xi := xlo
+	// The columns while shell points are still to be taken (the leftmost: index
+	// order), then the rest, which only count the points closer than thr.
+	for ; xi <= xhi && take > 0; xi++ {
+		x := xs[xi]
 		tot += int64(x-prev) * L * (k - L)
 		prev = x
-		if tot > limit {
+		if tot > limX {
+			g.untouch(touched)
 			return tot, false
 		}
 		rem := thr - absInt(x-cx)
-		p := g.colPre[xi*(H+1) : (xi+1)*(H+1)]
+		p := colPre[xi*s : (xi+1)*s]
 		var m int32
 		if rem > 0 {
 			m = p[min(cy+rem, H)] - p[max(cy-rem+1, 0)]
 		}
-		if take > 0 {
-			if y := cy - rem; y >= 0 {
-				if c := min(p[y+1]-p[y], take); c > 0 {
-					m += c
-					take -= c
-					g.addY[g.rowOf[y]] += c
-					touched = append(touched, g.rowOf[y])
-				}
+		if y := cy - rem; y >= 0 {
+			if c := min(p[y+1]-p[y], take); c > 0 {
+				m += c
+				take -= c
+				g.addY[g.rowOf[y]] += c
+				touched = append(touched, g.rowOf[y])
 			}
-			if y := cy + rem; rem > 0 && y < H && take > 0 {
-				if c := min(p[y+1]-p[y], take); c > 0 {
-					m += c
-					take -= c
-					g.addY[g.rowOf[y]] += c
-					touched = append(touched, g.rowOf[y])
-				}
+		}
+		if y := cy + rem; rem > 0 && y < H && take > 0 {
+			if c := min(p[y+1]-p[y], take); c > 0 {
+				m += c
+				take -= c
+				g.addY[g.rowOf[y]] += c
+				touched = append(touched, g.rowOf[y])
 			}
 		}
 		L += int64(m)
+	}
+	for ; xi <= xhi; xi++ {
+		x := xs[xi]
+		tot += int64(x-prev) * L * (k - L)
+		prev = x
+		if tot > limX {
+			g.untouch(touched)
+			return tot, false
+		}
+		if rem := thr - absInt(x-cx); rem > 0 {
+			b := xi * s
+			L += int64(colPre[b+min(cy+rem, H)] - colPre[b+max(cy-rem+1, 0)])
+		}
+	}
+	if tot > limX {
+		g.untouch(touched)
+		return tot, false
 	}
 	r := thr - 1
 	ylo, yhi := int(g.firstRow[max(cy-thr, 0)]), int(g.lastRow[min(cy+thr, H-1)])
+	ys, rowPre, addY, s := g.ys, g.rowPre, g.addY, W+1
 	L = 0
-	prev = g.ys[ylo]
+	prev = ys[ylo]
 	for yi := ylo; yi <= yhi; yi++ {
-		y := g.ys[yi]
+		y := ys[yi]
 		tot += int64(y-prev) * L * (k - L)
 		prev = y
 		if tot > limit {
+			g.untouch(touched)
 			return tot, false
 		}
-		m := g.addY[yi]
+		m := addY[yi]
 		if rem := r - absInt(y-cy); rem >= 0 {
-			p := g.rowPre[yi*(W+1) : (yi+1)*(W+1)]
-			m += p[min(cx+rem, W-1)+1] - p[max(cx-rem, 0)]
+			b := yi * s
+			m += rowPre[b+min(cx+rem, W-1)+1] - rowPre[b+max(cx-rem, 0)]
 		}
 		L += int64(m)
 	}
+	g.untouch(touched)
 	return tot, tot <= limit
+}
+
+// untouch clears the rows of addY that score counted shell points in, keeping
+// the list's array.
+func (g *gridScan) untouch(touched []int32) {
+	for _, yi := range touched {
+		g.addY[yi] = 0
+	}
+	g.touched = touched
+
 }

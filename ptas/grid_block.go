@@ -1,9 +1,6 @@
 package ptas
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // blockSide is the side of the blocks of centers (in column and row indices) that
 // the plane's bounded scan bounds at once (blockBounds).
@@ -32,12 +29,18 @@ type blockBounds struct {
 	rowHi  []int32 // max of cx + thr
 	ext    []int32 // per block: min of cx - thr, max of cx + thr, min of cy - thr, max of cy + thr
 	lb     []int64 // per block: the bound, -1 before it is computed
+	lbY    []int64 // per block: the bound's rows part, a bound on every center's y total
 	vals   []int64 // scratch: values and capacities of one axis
 	caps   []int64
 	starts []int64
 	g0, g1 []int64
 
 	computed, dropped int // blocks bounded so far, and those dropped on first use
+
+	order    []int32 // the sorted visit's blocks
+	memStart []int32 // members: per block, the start of its centers in memPos
+	memPos   []int32
+	memFill  []int32
 }
 
 // The scan stops bounding blocks after blockTrial of them when fewer than one in
@@ -45,19 +48,27 @@ type blockBounds struct {
 // each center's own pass stops early and a block's bound costs as much as scoring
 // its centers: SDSC's first 60 days unscaled on mesh:128x128, mm, measured 4.7 s
 // of CPU without blocks and 6.1 s with them always on).
-const blockTrial, blockTrialShare = 4, 4
+var blockTrial, blockTrialShare = 4, 4
 
 func (b *blockBounds) tried() int { return b.computed }
 
 const blockNone = math.MaxInt32
 
 func newBlockBounds(nx, ny int) *blockBounds {
+	b := new(blockBounds)
+	b.reset(nx, ny)
+	return b
+}
+
+// reset prepares b for nx columns and ny rows of centers, reusing its arrays.
+func (b *blockBounds) reset(nx, ny int) {
 	nbx, nby := (nx+blockSide-1)/blockSide, (ny+blockSide-1)/blockSide
 	nb := nbx * nby
-	b := &blockBounds{nby: nby,
-		colLo: make([]int32, nb*blockSide), colHi: make([]int32, nb*blockSide),
-		rowLo: make([]int32, nb*blockSide), rowHi: make([]int32, nb*blockSide),
-		ext: make([]int32, 4*nb), lb: make([]int64, nb)}
+	b.nby = nby
+	b.colLo, b.colHi = grow(b.colLo, nb*blockSide), grow(b.colHi, nb*blockSide)
+	b.rowLo, b.rowHi = grow(b.rowLo, nb*blockSide), grow(b.rowHi, nb*blockSide)
+	b.ext, b.lb, b.lbY = grow(b.ext, 4*nb), grow(b.lb, nb), grow(b.lbY, nb)
+	b.computed, b.dropped = 0, 0
 	for i := range b.colLo {
 		b.colLo[i], b.colHi[i], b.rowLo[i], b.rowHi[i] = blockNone, -blockNone, blockNone, -blockNone
 	}
@@ -65,7 +76,31 @@ func newBlockBounds(nx, ny int) *blockBounds {
 		b.ext[4*i], b.ext[4*i+1], b.ext[4*i+2], b.ext[4*i+3] = blockNone, -blockNone, blockNone, -blockNone
 		b.lb[i] = -1
 	}
-	return b
+}
+
+// members returns, for the centers at positions from..count-1 (at gives their
+// column and row indices), a function listing a block's in increasing position.
+// MM's centers (g.centers nil: position xi * ny + yi) are read off the block's
+// columns and rows; Gen-Alg's are bucketed by block.
+func (b *blockBounds) members(g *gridScan, from, count int, at func(int) (int, int)) func(bl int) []int32 {
+	nb := len(b.lb)
+	b.memStart = grow(b.memStart, nb+1)
+	b.memPos = grow(b.memPos, count-from)
+	for t := from; t < count; t++ {
+		xi, yi := at(t)
+		b.memStart[b.block(xi, yi)+1]++
+	}
+	for bl := range nb {
+		b.memStart[bl+1] += b.memStart[bl]
+	}
+	b.memFill = append(b.memFill[:0], b.memStart[:nb]...)
+	for t := from; t < count; t++ {
+		xi, yi := at(t)
+		bl := b.block(xi, yi)
+		b.memPos[b.memFill[bl]] = int32(t)
+		b.memFill[bl]++
+	}
+	return func(bl int) []int32 { return b.memPos[b.memStart[bl]:b.memStart[bl+1]] }
 }
 
 // block returns the block of the center at column index xi and row index yi.
@@ -103,23 +138,16 @@ func (b *blockBounds) bound(g *gridScan, bl int, thrs []int32) int64 {
 	b.vals, b.caps = b.vals[:0], b.caps[:0]
 	lo, hi := b.colLo[bl*blockSide:(bl+1)*blockSide], b.colHi[bl*blockSide:(bl+1)*blockSide]
 	H := g.H
+	env := b.envelopes(lo, hi, g.xs[bx:min(bx+blockSide, len(g.xs))])
 	for xi := int(g.firstCol[max(int(e[0]), 0)]); xi >= 0 && xi <= int(g.lastCol[min(int(e[1]), g.W-1)]); xi++ {
-		x := g.xs[xi]
-		l, h := int(blockNone), -int(blockNone)
-		for j := range blockSide {
-			if lo[j] == blockNone {
-				continue
-			}
-			d := absInt(x - g.xs[bx+j])
-			l, h = min(l, int(lo[j])+d), max(h, int(hi[j])-d)
-		}
+		l, h := env.at(g.xs[xi], xi-bx)
 		l, h = max(l, 0), min(h, H-1)
 		if l > h {
 			continue
 		}
 		p := g.colPre[xi*(H+1) : (xi+1)*(H+1)]
 		if c := p[h+1] - p[l]; c > 0 {
-			b.vals, b.caps = append(b.vals, int64(x)), append(b.caps, int64(c))
+			b.vals, b.caps = append(b.vals, int64(g.xs[xi])), append(b.caps, int64(c))
 		}
 	}
 	lbx := b.windowMin(g.k)
@@ -127,27 +155,67 @@ func (b *blockBounds) bound(g *gridScan, bl int, thrs []int32) int64 {
 	b.vals, b.caps = b.vals[:0], b.caps[:0]
 	lo, hi = b.rowLo[bl*blockSide:(bl+1)*blockSide], b.rowHi[bl*blockSide:(bl+1)*blockSide]
 	W := g.W
+	env = b.envelopes(lo, hi, g.ys[by:min(by+blockSide, len(g.ys))])
 	for yi := int(g.firstRow[max(int(e[2]), 0)]); yi >= 0 && yi <= int(g.lastRow[min(int(e[3]), H-1)]); yi++ {
-		y := g.ys[yi]
-		l, h := int(blockNone), -int(blockNone)
-		for i := range blockSide {
-			if lo[i] == blockNone {
-				continue
-			}
-			d := absInt(y - g.ys[by+i])
-			l, h = min(l, int(lo[i])+d), max(h, int(hi[i])-d)
-		}
+		l, h := env.at(g.ys[yi], yi-by)
 		l, h = max(l, 0), min(h, W-1)
 		if l > h {
 			continue
 		}
 		p := g.rowPre[yi*(W+1) : (yi+1)*(W+1)]
 		if c := p[h+1] - p[l]; c > 0 {
-			b.vals, b.caps = append(b.vals, int64(y)), append(b.caps, int64(c))
+			b.vals, b.caps = append(b.vals, int64(g.ys[yi])), append(b.caps, int64(c))
 		}
 	}
-	b.lb[bl] = lbx + b.windowMin(g.k)
+	b.lbY[bl] = b.windowMin(g.k)
+	b.lb[bl] = lbx + b.lbY[bl]
 	return b.lb[bl]
+}
+
+// envelope is a block's lower and upper envelope along one axis: at a line (column
+// or row) at coordinate v, lo(v) = min over the block's lines j of lo_j + |v - v_j|
+// and hi(v) = max of hi_j - |v - v_j|. Beyond the block's lines |v - v_j| is
+// v_j - v (before them) or v - v_j (after them) for every j, so the envelope is a
+// constant plus or minus v; only the block's own lines take the minimum over j.
+type envelope struct {
+	lo, hi   []int32 // per line of the block: lo_j, hi_j (blockNone: no center)
+	vs       []int   // the block's lines' coordinates, ascending
+	loBefore int     // min of lo_j + v_j
+	loAfter  int     // min of lo_j - v_j
+	hiBefore int     // max of hi_j - v_j
+	hiAfter  int     // max of hi_j + v_j
+}
+
+func (b *blockBounds) envelopes(lo, hi []int32, vs []int) envelope {
+	e := envelope{lo: lo, hi: hi, vs: vs, loBefore: blockNone, loAfter: blockNone, hiBefore: -blockNone, hiAfter: -blockNone}
+	for j, v := range vs {
+		if lo[j] == blockNone {
+			continue
+		}
+		e.loBefore, e.loAfter = min(e.loBefore, int(lo[j])+v), min(e.loAfter, int(lo[j])-v)
+		e.hiBefore, e.hiAfter = max(e.hiBefore, int(hi[j])-v), max(e.hiAfter, int(hi[j])+v)
+	}
+	return e
+}
+
+// at returns lo(v) and hi(v) for the line at coordinate v, index j relative to the
+// block's first line. With no center in the block it returns an empty interval.
+func (e *envelope) at(v, j int) (l, h int) {
+	switch {
+	case j < 0:
+		return e.loBefore - v, e.hiBefore + v
+	case j >= len(e.vs):
+		return e.loAfter + v, e.hiAfter - v
+	}
+	l, h = int(blockNone), -int(blockNone)
+	for i, u := range e.vs {
+		if e.lo[i] == blockNone {
+			continue
+		}
+		d := absInt(v - u)
+		l, h = min(l, int(e.lo[i])+d), max(h, int(e.hi[i])-d)
+	}
+	return l, h
 }
 
 // windowMin returns the least total pairwise distance of k values taken from
@@ -177,32 +245,53 @@ func (b *blockBounds) windowMin(k int) int64 {
 		g0[t+1] = g0[t] + c*v
 		g1[t+1] = g1[t] + v*((s+c-1)*(s+c)/2-(s-1)*s/2)
 	}
-	at := func(i int64) (p0, p1 int64) {
+	// at(i, t): p0 and p1 at position i, t the group holding i found from *t by a
+	// walk forwards (the candidates below come in ascending order per cursor, so
+	// every walk is linear in all).
+	at := func(i int64, t *int) (p0, p1 int64) {
 		if i >= total {
 			return g0[n], g1[n]
 		}
-		t := sort.Search(n, func(t int) bool { return b.starts[t] > i }) - 1
-		s, v := b.starts[t], b.vals[t]
-		return g0[t] + (i-s)*v, g1[t] + v*((i-1)*i/2-(s-1)*s/2)
-	}
-	f := func(i int64) int64 {
-		a0, a1 := at(i)
-		c0, c1 := at(i + K)
-		return 2*(c1-a1) - (2*i+K-1)*(c0-a0)
+		for *t+1 < n && b.starts[*t+1] <= i {
+			*t++
+		}
+		s, v := b.starts[*t], b.vals[*t]
+		return g0[*t] + (i-s)*v, g1[*t] + v*((i-1)*i/2-(s-1)*s/2)
 	}
 	best := int64(math.MaxInt64)
-	try := func(i int64) {
-		if i >= 0 && i <= total-K {
-			best = min(best, f(i))
+	f := func(i, a0, a1, c0, c1 int64) { best = min(best, 2*(c1-a1)-(2*i+K-1)*(c0-a0)) }
+	// The window starts where its first value crosses a group's start (s - 1, s),
+	// then where its last one does (s - K - 1, s - K): each sequence ascends, and
+	// the end that sits at a group's start s, or one before, is read off the
+	// group's sums directly (p0 and p1 at s are g0 and g1 of the group; at s - 1
+	// less the previous group's value v, and (s - 1) v).
+	tc := 0
+	for t, s := range b.starts {
+		if i := s - 1; t > 0 && i <= total-K {
+			v := b.vals[t-1]
+			c0, c1 := at(i+K, &tc)
+			f(i, g0[t]-v, g1[t]-i*v, c0, c1)
+		}
+		if s <= total-K {
+			c0, c1 := at(s+K, &tc)
+			f(s, g0[t], g1[t], c0, c1)
 		}
 	}
-	try(0)
-	try(total - K)
-	for _, s := range b.starts {
-		try(s)
-		try(s - 1)
-		try(s - K)
-		try(s - K - 1)
+	ta := 0
+	for t, s := range b.starts {
+		if i := s - K - 1; i >= 0 {
+			v := b.vals[t-1] // t > 0: s > K
+			a0, a1 := at(i, &ta)
+			f(i, a0, a1, g0[t]-v, g1[t]-(s-1)*v)
+		}
+		if i := s - K; i >= 0 {
+			a0, a1 := at(i, &ta)
+			f(i, a0, a1, g0[t], g1[t])
+		}
 	}
+	ta, tc = 0, 0
+	a0, a1 := at(total-K, &ta)
+	c0, c1 := at(total, &tc)
+	f(total-K, a0, a1, c0, c1)
 	return best
 }

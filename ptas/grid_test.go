@@ -2,6 +2,7 @@ package ptas
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -102,7 +103,7 @@ func TestGridMatchesSweep(t *testing.T) {
 // exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
 // loop for unordered points.
 func TestGridLockstep(t *testing.T) {
-	defer func(c int) { blockMinCells = c }(blockMinCells)
+	defer func(c, tr int, so bool) { blockMinCells, blockTrial, blockSorted = c, tr, so }(blockMinCells, blockTrial, blockSorted)
 	blockMinCells = 0 // the block bounds on these small meshes too
 	r := rand.New(rand.NewPCG(32, 1))
 	seqs, steps := 400, 12
@@ -112,6 +113,10 @@ func TestGridLockstep(t *testing.T) {
 	decisions := 0
 	for seq := range seqs {
 		W, H := 1+r.IntN(24), 1+r.IntN(24)
+		// The blocks' sorted visit from the start or after 1-4 blocks (a box of
+		// 24x24 has 9) when they pay, and
+		// now and then the lexicographic scan alone.
+		blockTrial, blockSorted = seq%5, seq%7 != 6
 		noRot := seq%10 == 9
 		if noRot {
 			rotBallsMaxCells = 0
@@ -332,6 +337,34 @@ func TestWindowMinMatchesBruteForce(t *testing.T) {
 			t.Fatalf("case %d: values %v caps %v, k = %d: windowMin %d, brute force %d", c, b.vals, b.caps, k, got, want)
 		}
 	}
+	// Larger inputs against every window of k consecutive values, summed plainly.
+	for c := range 3000 {
+		b.vals, b.caps = b.vals[:0], b.caps[:0]
+		v := int64(r.IntN(5))
+		var all []int64
+		for range 1 + r.IntN(30) {
+			m := int64(1 + r.IntN(6))
+			b.vals, b.caps = append(b.vals, v), append(b.caps, m)
+			for range m {
+				all = append(all, v)
+			}
+			v += int64(1 + r.IntN(9))
+		}
+		k := 1 + r.IntN(len(all))
+		want := int64(-1)
+		for i := 0; i+k <= len(all); i++ {
+			var tot int64
+			for a := i; a < i+k; a++ {
+				tot += all[a] * int64(2*(a-i)-k+1) // sorted: the a-th value against the ones before and after
+			}
+			if want < 0 || tot < want {
+				want = tot
+			}
+		}
+		if got := b.windowMin(k); got != want {
+			t.Fatalf("large case %d: values %v caps %v, k = %d: windowMin %d, every window %d", c, b.vals, b.caps, k, got, want)
+		}
+	}
 }
 
 func absInt64(x int64) int64 {
@@ -485,4 +518,238 @@ func testGridScan(pts [][]int, k int) (*gridScan, int, int) {
 	return &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 		firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
 		addY: make([]int32, ny), full: &full, rot: &rot, px: px, py: py}, x0, y0
+}
+
+// TestBlockBoundMatchesPlainEnvelope checks blockBounds.bound, whose envelopes take
+// the minimum over the block's lines only on those lines, against the envelopes as
+// defined (the minimum over every line of the block, at every column and row) on
+// random free sets: the two bounds must be equal, block by block, for MM's centers
+// and Gen-Alg's.
+func TestBlockBoundMatchesPlainEnvelope(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 17))
+	cases, blocks := 300, 0
+	if testing.Short() {
+		cases = 100
+	}
+	for c := range cases {
+		W, H := 1+r.IntN(40), 1+r.IntN(40)
+		busy := r.Float64() * 0.8
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y})
+				}
+			}
+		}
+		n := len(pts)
+		if n < 2 {
+			continue
+		}
+		k := 1 + r.IntN(n-1)
+		g, _, _ := testGridScan(pts, k)
+		onPoints := c%2 == 1
+		blk := newBlockBounds(len(g.xs), len(g.ys))
+		if onPoints {
+			g.centers = []int32{}
+		}
+		thrs := make([]int32, len(g.xs)*len(g.ys))
+		for xi := range g.xs {
+			for yi := range g.ys {
+				if onPoints && (xi+yi)%3 == 0 {
+					continue // some lines of a block without a center
+				}
+				thr := g.radius(xi, yi, 0)
+				if onPoints {
+					blk.add(xi, yi, g.xs[xi], g.ys[yi], thr)
+				}
+				thrs[xi*len(g.ys)+yi] = int32(thr)
+			}
+		}
+		var ref blockBounds
+		for bl := range blk.lb {
+			if onPoints && blk.ext[4*bl] == blockNone {
+				continue // no center: never bounded
+			}
+			got := blk.bound(g, bl, thrs)
+			if want := blockBoundPlain(&ref, blk, g, bl); got != want {
+				t.Fatalf("case %d (%dx%d, %d points, k = %d), block %d: bound %d, with the plain envelopes %d", c, W, H, n, k, bl, got, want)
+			}
+			blocks++
+		}
+	}
+	t.Logf("%d blocks compared", blocks)
+}
+
+// blockBoundPlain is blockBounds.bound of block bl of b (its centers added) with the
+// envelopes taken as defined, scratch in ref.
+func blockBoundPlain(ref, b *blockBounds, g *gridScan, bl int) int64 {
+	bx, by := bl/b.nby*blockSide, bl%b.nby*blockSide
+	e := b.ext[4*bl : 4*bl+4]
+	axis := func(lo, hi []int32, vs []int, base, elo, ehi int, pre []int32, size int) int64 {
+		ref.vals, ref.caps = ref.vals[:0], ref.caps[:0]
+		for vi := range vs {
+			v := vs[vi]
+			if v < elo || v > ehi {
+				continue
+			}
+			l, h := int(blockNone), -int(blockNone)
+			for j := range blockSide {
+				if lo[j] == blockNone {
+					continue
+				}
+				d := absInt(v - vs[base+j])
+				l, h = min(l, int(lo[j])+d), max(h, int(hi[j])-d)
+			}
+			l, h = max(l, 0), min(h, size-1)
+			if l > h {
+				continue
+			}
+			p := pre[vi*(size+1) : (vi+1)*(size+1)]
+			if c := p[h+1] - p[l]; c > 0 {
+				ref.vals, ref.caps = append(ref.vals, int64(v)), append(ref.caps, int64(c))
+			}
+		}
+		return ref.windowMin(g.k)
+	}
+	lbx := axis(b.colLo[bl*blockSide:(bl+1)*blockSide], b.colHi[bl*blockSide:(bl+1)*blockSide], g.xs, bx, int(e[0]), int(e[1]), g.colPre, g.H)
+	lby := axis(b.rowLo[bl*blockSide:(bl+1)*blockSide], b.rowHi[bl*blockSide:(bl+1)*blockSide], g.ys, by, int(e[2]), int(e[3]), g.rowPre, g.W)
+	return lbx + lby
+}
+
+// TestGridSortedVisitFullBalls checks the blocks' sorted visit where full balls
+// decide: mostly free meshes (a few busy cells, most centers' k nearest the lattice
+// shape) with k up to a full ball's size, the sorted visit taking over after the first
+// block, MM and Gen-Alg with and without the best total as the floor, against the
+// plain searchers.
+func TestGridSortedVisitFullBalls(t *testing.T) {
+	defer func(c, tr int, so bool) { blockMinCells, blockTrial, blockSorted = c, tr, so }(blockMinCells, blockTrial, blockSorted)
+	blockMinCells, blockTrial, blockSorted = 0, 0, true // sorted from the first center
+	r := rand.New(rand.NewPCG(32, 23))
+	cases := 600
+	if testing.Short() {
+		cases = 200
+	}
+	for c := range cases {
+		W, H := 3+r.IntN(22), 3+r.IntN(22)
+		busy := r.Float64() * 0.06
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y})
+				}
+			}
+		}
+		d := 1 + r.IntN(3) // k between the sizes of full balls of radius d-1 and d
+		k := min(2*d*d-2*d+2+r.IntN(4*d), len(pts)-1)
+		if k < 1 {
+			continue
+		}
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+		if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
+			t.Fatal(err)
+		}
+		want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
+		sr.release()
+		slices.Sort(want)
+		for _, fl := range []float64{0, wantTot} {
+			got, gc, err := mmGrid(context.Background(), pr, fl)
+			if err != nil || !slices.Equal(got, want) || !slices.Equal(gc, wc) {
+				t.Fatalf("case %d (%dx%d, %d points, k = %d, floor %v): MM grid %v at %v (%v), plain %v at %v", c, W, H, len(pts), k, fl, got, gc, err, want, wc)
+			}
+		}
+		sr = newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+		for _, p := range pts {
+			sr.try(p)
+		}
+		want, wc, wantTot = slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
+		sr.release()
+		slices.Sort(want)
+		for _, fl := range []float64{0, wantTot} {
+			got, gc, ok, err := gridSearch(context.Background(), pr, fl, true)
+			if err != nil || !ok || !slices.Equal(got, want) || !slices.Equal(gc, wc) {
+				t.Fatalf("case %d (%dx%d, %d points, k = %d, floor %v): Gen-Alg grid %v at %v (%v, %v), plain %v at %v", c, W, H, len(pts), k, fl, got, gc, ok, err, want, wc)
+			}
+		}
+	}
+}
+
+// TestGridScoreEveryCenter checks the plane's per-center pieces against the plain
+// definition, center by center, on random free sets (young and fragmented boxes up
+// to 20x20, k from 1 to all but one, so many ties at the k-th distance): the radius
+// walk's thr and count below it against the sorted distances; score without a
+// limit against the total of the k nearest by (distance, index); and score with a
+// random limit, with and without a bound on the y total (the true y total or a
+// random smaller one), which must give the total exactly when it is within the
+// limit and report a drop only when it is not.
+func TestGridScoreEveryCenter(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 29))
+	cases, centers := 3000, 0
+	if testing.Short() {
+		cases = 1000
+	}
+	for c := range cases {
+		W, H := 1+r.IntN(20), 1+r.IntN(20)
+		busy := r.Float64() * 0.9
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y})
+				}
+			}
+		}
+		n := len(pts)
+		if n < 2 {
+			continue
+		}
+		k := 1 + r.IntN(n-1)
+		g, x0, y0 := testGridScan(pts, k)
+		dist := make([]int, n)
+		for xi := range g.xs {
+			for yi := range g.ys {
+				cx, cy := g.xs[xi], g.ys[yi]
+				for i, p := range pts {
+					dist[i] = absInt(p[0]-x0-cx) + absInt(p[1]-y0-cy)
+				}
+				sorted := slices.Sorted(slices.Values(dist))
+				wantThr, wantBelow := sorted[k-1], 0
+				for _, d := range sorted {
+					if d < wantThr {
+						wantBelow++
+					}
+				}
+				thr, below := g.radiusBelow(xi, yi, r.IntN(W+H))
+				if thr != wantThr || below != wantBelow {
+					t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d): thr %d below %d, want %d and %d", c, W, H, k, cx, cy, thr, below, wantThr, wantBelow)
+				}
+				var tx, ty int64
+				sel := nearestByIndex(dist, k)
+				for a, i := range sel {
+					for _, j := range sel[a+1:] {
+						tx += int64(absInt(pts[i][0] - pts[j][0]))
+						ty += int64(absInt(pts[i][1] - pts[j][1]))
+					}
+				}
+				want := tx + ty
+				if got, ok := g.score(cx, cy, thr, below, math.MaxInt64, 0); !ok || got != want {
+					t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d): score %d (%v), the k nearest by (distance, index) total %d", c, W, H, k, cx, cy, got, ok, want)
+				}
+				for _, yLB := range []int64{0, ty, r.Int64N(ty + 1)} {
+					limit := want - 2 + r.Int64N(5)
+					got, ok := g.score(cx, cy, thr, below, limit, yLB)
+					if ok != (want <= limit) || ok && got != want {
+						t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d), limit %d, y bound %d: score %d (%v), total %d", c, W, H, k, cx, cy, limit, yLB, got, ok, want)
+					}
+				}
+				centers++
+			}
+		}
+	}
+	t.Logf("%d centers checked", centers)
 }
