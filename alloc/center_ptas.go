@@ -44,6 +44,7 @@ type ptasAlloc struct {
 	fl   []int
 	free [][]int // the free nodes' coordinates ([]int, not geom.Point: package ptas takes [][]T without a copy)
 	seen decisionMemo
+	memo ptas.CenterMemo // bounds kept between decisions (3D, TiesByIndex)
 }
 
 func newPTASAlloc(name, arg string, m topo.Machine, opt Options) (Allocator, error) {
@@ -97,6 +98,9 @@ func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 			err error
 		)
 		opt := ptas.Options{Ties: a.ties, Ascending: true} // the nodes are sorted below anyway
+		if a.ties == ptas.TiesByIndex {
+			opt.Memo = &a.memo
+		}
 		if f, ok := exact.LatticeOptimum(len(a.g.Dims()), k); ok {
 			opt.Floor = float64(f)
 		}

@@ -40,7 +40,7 @@ func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options)
 		return pr.allPoints(g), nil
 	}
 	if opt.Ties == TiesByIndex && pr.d == 3 && grid3On {
-		idx, c, ok, err := grid3Search(ctx, pr, opt.Floor, false)
+		idx, c, ok, err := grid3Search(ctx, pr, opt.Floor, false, opt.Memo)
 		if err != nil {
 			return Result{}, err
 		}
@@ -171,7 +171,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 		}
 	}
 	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && pr.d == 3 && grid3On {
-		idx, c, ok, err := grid3Search(context.Background(), pr, opt.Floor, true)
+		idx, c, ok, err := grid3Search(context.Background(), pr, opt.Floor, true, opt.Memo)
 		if err != nil {
 			return Result{}, err
 		}

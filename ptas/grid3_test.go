@@ -75,7 +75,7 @@ func TestGrid3Lockstep(t *testing.T) {
 			}
 			var answers [][]int
 			for _, onPoints := range []bool{false, true} {
-				got, gc, ok, err := grid3Search(context.Background(), pr, 0, onPoints)
+				got, gc, ok, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
 				if err != nil || !ok {
 					t.Fatalf("sequence %d: grid3Search: ok %v, %v", seq, ok, err)
 				}
@@ -94,12 +94,12 @@ func TestGrid3Lockstep(t *testing.T) {
 					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v, plain %v at %v", seq, W, H, L, k, nfree, onPoints, got, gc, want, wc)
 				}
 				// With the best total as the floor (the search may stop at it).
-				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
+				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints, nil); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
 					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, err, want, wc)
 				}
 				// Every ball counted directly instead of from the rows' tables.
 				grid3RowTables = false
-				dg, dc, _, err := grid3Search(context.Background(), pr, 0, onPoints)
+				dg, dc, _, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
 				grid3RowTables = true
 				if err != nil || !slices.Equal(dg, want) || !slices.Equal(dc, wc) {
 					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, without row tables: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, dg, dc, err, want, wc)

@@ -55,6 +55,11 @@ type Options struct {
 	// (the same points): a caller that does not need TiesPReMAS's working-array
 	// order saves working it out. MM+Inc ignores it (its swaps follow that order).
 	Ascending bool
+	// Memo, when not nil, carries lower bounds on centers' totals from one call
+	// to the next (MM, MM+Inc and Gen-Alg on 3D integer points under
+	// TiesByIndex; an allocator passes one per machine): the answers are the same
+	// as without it (CenterMemo).
+	Memo *CenterMemo
 }
 
 // Result is a chosen subset.
