@@ -165,10 +165,28 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	if probeMin == 0 {
 		probeMin = 32
 	}
-	if len(cands) > 0 && cands[0].L >= 0 && cands[0].m >= probeMin {
+	// Centers whose bound is only a bound (L < 0, greedyShellScore) get their
+	// shell score here when they come up first or fall within the pool: before
+	// any center is collected best is unbounded, so the loop below would score
+	// the first ones anyway; a pool member is scored with the pool's limit as
+	// bound and, above it, put back with the limit + 1 as its bound.
+	for len(cands) > 0 && cands[0].L < 0 {
+		cd, _ := next()
+		lower, L, m, _ := a.shellScore(a.fl[cd.i], k, math.MaxInt)
+		up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+	}
+	if len(cands) > 0 && cands[0].m >= probeMin {
 		lim := cands[0].lower + int(cands[0].m)
 		for len(cands) > 0 && cands[0].lower <= lim {
 			cd, _ := next()
+			if cd.L < 0 {
+				if lower, L, m, ok := a.shellScore(a.fl[cd.i], k, lim); ok {
+					up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+				} else {
+					up(greedyCand{lower: lim + 1, i: cd.i, L: -1})
+				}
+				continue
+			}
 			pool = append(pool, cd)
 		}
 	}
