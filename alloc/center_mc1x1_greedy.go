@@ -23,8 +23,9 @@ type greedyScratch struct {
 	candXY      []int32           // greedyCollectShells: candidates' coordinates, d each
 	greedyCands []greedyCand
 	greedyPool  []greedyCand // allocateGreedy: the centers whose bound is near the least, in order
-	probeMin    int          // allocateGreedy's probe from this m on (0: 32; tests set it)
-	probes      int          // tests: decisions where a probe other than the first center was collected first
+	greedyPoolF []greedyProbeCand
+	probeMin    int // allocateGreedy's probe from this m on (0: 32; tests set it)
+	probes      int // tests: decisions where a probe other than the first center was collected first
 	ring        []int
 	half        []int32   // axisHalf
 	shellLists  [][]int32 // greedyShell's coordinate lists
@@ -55,6 +56,13 @@ type greedyHeapEntry struct {
 type greedyCand struct {
 	lower   int
 	i, L, m int32
+}
+
+// greedyProbeCand is a center of allocateGreedy's pool with f, the free nodes in its
+// shell L, for the probe's order (the least m / f first).
+type greedyProbeCand struct {
+	cd greedyCand
+	f  int
 }
 
 // allocateGreedy is MC1x1 with PReMAS's greedy point collector
@@ -153,7 +161,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// has many more free nodes than the m it takes; so of the centers whose
 	// bound is within m of the least (m the least's), the one with the least
 	// m / (free nodes in shell L), then bound, then free-list position, is
-	// collected first. (On issue 32's workload on mesh:332x332 it scored the
+	// collected first, and the rest of them in that order too. (On issue 32's workload on mesh:332x332 it scored the
 	// decision's best in 90 % of decisions, and the steps the collector takes
 	// fall by 45 % in a replay of the recorded runs; docs/alloc.md.)
 	// Only where runs are long (m >= 32 nodes to take each): with fewer, the
@@ -190,44 +198,51 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			pool = append(pool, cd)
 		}
 	}
-	a.greedyPool = pool
-	probe, pm, pf := -1, 0, 1 // the probe's index in pool, its m and shell count
-	for j, cd := range pool {
-		if cd.L < 0 {
-			continue // its shell L is not known yet (greedyShellScore)
-		}
+	// The whole pool is collected in that order, before the heap (whose
+	// bounds all exceed lim); a pool member above best is skipped, not the
+	// end of the loop, as the pool is not in bound order.
+	pes := a.greedyPoolF[:0]
+	for _, cd := range pool {
 		c, L, m := a.fl[cd.i], int(cd.L), int(cd.m)
-		f := a.x.freeInBall(c, L) - (k - m) // free nodes in shell L (>= m)
-		if m*pf < pm*f || probe < 0 {
-			probe, pm, pf = j, m, f
-		}
+		pes = append(pes, greedyProbeCand{cd, a.x.freeInBall(c, L) - (k - m)}) // f: free nodes in shell L (>= m)
 	}
-	if probe > 0 {
+	a.greedyPoolF = pes
+	slices.SortFunc(pes, func(p, q greedyProbeCand) int {
+		l, r := int(p.cd.m)*q.f, int(q.cd.m)*p.f
+		switch {
+		case l < r:
+			return -1
+		case l > r:
+			return 1
+		case p.cd.lower != q.cd.lower:
+			return p.cd.lower - q.cd.lower
+		}
+		return int(p.cd.i - q.cd.i)
+	})
+	if len(pes) > 0 && pes[0].cd.i != pool[0].i {
 		a.probes++
 	}
-	pj := -1 // the pool's next center (-1: the probe first)
+	for j := range pes {
+		pool[j] = pes[j].cd
+	}
+	a.greedyPool = pool
+	pj := 0
+	inPool := false
 	nextCand := func() (greedyCand, bool) {
-		if pj < 0 {
-			pj = 0
-			if probe >= 0 {
-				return pool[probe], true
-			}
-		}
-		if pj == probe {
+		if pj < len(pool) {
 			pj++
-		}
-		// the pool, merged with the heap in order: a center whose bound was
-		// only a bound is put back in the heap (below) with its shell score,
-		// which may come before the pool's next
-		if pj < len(pool) && (len(cands) == 0 || !less(cands[0], pool[pj])) {
-			pj++
+			inPool = true
 			return pool[pj-1], true
 		}
+		inPool = false
 		return next()
 	}
 	for cd, ok := nextCand(); ok; cd, ok = nextCand() {
 		i := int(cd.i)
 		if cd.lower > best {
+			if inPool {
+				continue
+			}
 			break
 		}
 		countEqual := a.countTies || i < bestPos // a center scoring best still matters
