@@ -27,25 +27,7 @@ func TestGreedyProbeMatchesReference(t *testing.T) {
 	for _, g := range grids {
 		n := g.N()
 		for r := range rounds {
-			free := make([]bool, n)
-			switch r % 3 {
-			case 0:
-				for v := range free {
-					free[v] = true
-				}
-			case 1: // young: busy blocks of consecutive indices
-				for v := range free {
-					free[v] = true
-				}
-				for range 1 + rng.IntN(4) {
-					lo := rng.IntN(n)
-					for v := lo; v < min(n, lo+1+rng.IntN(n/8)); v++ {
-						free[v] = false
-					}
-				}
-			default:
-				free = randomFree(rng, n, 0.3+0.5*rng.Float64())
-			}
+			free := greedyTestFree(rng, n, r, func() float64 { return 0.3 + 0.5*rng.Float64() })
 			nf := len(freeList(free))
 			if nf < 2 {
 				continue

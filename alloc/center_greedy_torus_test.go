@@ -78,25 +78,7 @@ func TestGreedyLargeGridsMatchReference(t *testing.T) {
 	for _, g := range grids {
 		n := g.N()
 		for r := range rounds {
-			free := make([]bool, n)
-			switch r % 3 {
-			case 0:
-				for v := range free {
-					free[v] = true
-				}
-			case 1: // young: busy blocks of consecutive indices
-				for v := range free {
-					free[v] = true
-				}
-				for range 1 + rng.IntN(4) {
-					lo := rng.IntN(n)
-					for v := lo; v < min(n, lo+1+rng.IntN(n/8)); v++ {
-						free[v] = false
-					}
-				}
-			default:
-				free = randomFree(rng, n, 0.5)
-			}
+			free := greedyTestFree(rng, n, r, func() float64 { return 0.5 })
 			nf := len(freeList(free))
 			if nf < 2 {
 				continue
@@ -123,4 +105,30 @@ func TestGreedyLargeGridsMatchReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// greedyTestFree is round r's free set of n nodes in the greedy tests: all free
+// (r%3 == 0), young (a few busy blocks of consecutive indices) or random with a
+// fraction busy() of busy nodes.
+func greedyTestFree(rng *rand.Rand, n, r int, busy func() float64) []bool {
+	free := make([]bool, n)
+	switch r % 3 {
+	case 0:
+		for v := range free {
+			free[v] = true
+		}
+	case 1:
+		for v := range free {
+			free[v] = true
+		}
+		for range 1 + rng.IntN(4) {
+			lo := rng.IntN(n)
+			for v := lo; v < min(n, lo+1+rng.IntN(n/8)); v++ {
+				free[v] = false
+			}
+		}
+	default:
+		free = randomFree(rng, n, busy())
+	}
+	return free
 }

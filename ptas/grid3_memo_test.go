@@ -18,21 +18,7 @@ func memoSequence(r *rand.Rand, W, H, L, steps int, off [3]int, step func(pts []
 	}
 	var jobs [][]int
 	for range steps {
-		nfree := 0
-		for _, f := range free {
-			if f {
-				nfree++
-			}
-		}
-		for len(jobs) > 0 && (nfree < 2 || r.IntN(3) == 0) {
-			j := r.IntN(len(jobs))
-			for _, c := range jobs[j] {
-				free[c] = true
-				nfree++
-			}
-			jobs[j] = jobs[len(jobs)-1]
-			jobs = jobs[:len(jobs)-1]
-		}
+		nfree := releaseRandomJobs(r, free, &jobs)
 		if nfree < 2 {
 			return
 		}

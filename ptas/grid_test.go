@@ -127,22 +127,7 @@ func TestGridLockstep(t *testing.T) {
 		}
 		var jobs [][]int // cells held
 		for range steps {
-			// Release a random job now and then, more often when the mesh is full.
-			nfree := 0
-			for _, f := range free {
-				if f {
-					nfree++
-				}
-			}
-			for len(jobs) > 0 && (nfree < 2 || r.IntN(3) == 0) {
-				j := r.IntN(len(jobs))
-				for _, c := range jobs[j] {
-					free[c] = true
-					nfree++
-				}
-				jobs[j] = jobs[len(jobs)-1]
-				jobs = jobs[:len(jobs)-1]
-			}
+			nfree := releaseRandomJobs(r, free, &jobs)
 			if nfree < 2 {
 				break
 			}
@@ -385,16 +370,7 @@ func TestBlockBoundBelowEveryCenter(t *testing.T) {
 		cases = 80
 	}
 	for c := range cases {
-		W, H := 1+r.IntN(30), 1+r.IntN(30)
-		busy := r.Float64() * 0.8
-		var pts [][]int
-		for x := range W {
-			for y := range H {
-				if r.Float64() >= busy {
-					pts = append(pts, []int{x, y})
-				}
-			}
-		}
+		pts, W, H := randomPlaneSet(r, 30, 0.8)
 		n := len(pts)
 		if n < 2 {
 			continue
@@ -532,16 +508,7 @@ func TestBlockBoundMatchesPlainEnvelope(t *testing.T) {
 		cases = 100
 	}
 	for c := range cases {
-		W, H := 1+r.IntN(40), 1+r.IntN(40)
-		busy := r.Float64() * 0.8
-		var pts [][]int
-		for x := range W {
-			for y := range H {
-				if r.Float64() >= busy {
-					pts = append(pts, []int{x, y})
-				}
-			}
-		}
+		pts, W, H := randomPlaneSet(r, 40, 0.8)
 		n := len(pts)
 		if n < 2 {
 			continue
@@ -694,16 +661,7 @@ func TestGridScoreEveryCenter(t *testing.T) {
 		cases = 1000
 	}
 	for c := range cases {
-		W, H := 1+r.IntN(20), 1+r.IntN(20)
-		busy := r.Float64() * 0.9
-		var pts [][]int
-		for x := range W {
-			for y := range H {
-				if r.Float64() >= busy {
-					pts = append(pts, []int{x, y})
-				}
-			}
-		}
+		pts, W, H := randomPlaneSet(r, 20, 0.9)
 		n := len(pts)
 		if n < 2 {
 			continue
@@ -752,4 +710,42 @@ func TestGridScoreEveryCenter(t *testing.T) {
 		}
 	}
 	t.Logf("%d centers checked", centers)
+}
+
+// randomPlaneSet draws a box of 1..side x 1..side cells and keeps each cell with
+// probability 1 - busy, busy uniform in [0, maxBusy): the random free sets of the
+// plane's tests, in (x, y) order, with the box's width and height.
+func randomPlaneSet(r *rand.Rand, side int, maxBusy float64) (pts [][]int, W, H int) {
+	W, H = 1+r.IntN(side), 1+r.IntN(side)
+	busy := r.Float64() * maxBusy
+	for x := range W {
+		for y := range H {
+			if r.Float64() >= busy {
+				pts = append(pts, []int{x, y})
+			}
+		}
+	}
+	return pts, W, H
+}
+
+// releaseRandomJobs ends random jobs of the lockstep tests' decision streams (each
+// job the cells it holds), one in three steps and always while fewer than two cells
+// are free, and returns how many cells are free.
+func releaseRandomJobs(r *rand.Rand, free []bool, jobs *[][]int) (nfree int) {
+	for _, f := range free {
+		if f {
+			nfree++
+		}
+	}
+	for len(*jobs) > 0 && (nfree < 2 || r.IntN(3) == 0) {
+		js := *jobs
+		j := r.IntN(len(js))
+		for _, c := range js[j] {
+			free[c] = true
+			nfree++
+		}
+		js[j] = js[len(js)-1]
+		*jobs = js[:len(js)-1]
+	}
+	return nfree
 }
