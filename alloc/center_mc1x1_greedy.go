@@ -24,7 +24,7 @@ type greedyScratch struct {
 	greedyCands []greedyCand
 	greedyPool  []greedyCand // allocateGreedy: the centers whose bound is near the least, in order
 	greedyPoolF []greedyProbeCand
-	probeMin    int // allocateGreedy's probe from this m on (0: 32; tests set it)
+	probeMin    int // allocateGreedy's probe from this m on (0: 64; tests set it)
 	probes      int // tests: decisions where a probe other than the first center was collected first
 	ring        []int
 	half        []int32   // axisHalf
@@ -164,14 +164,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// collected first, and the rest of them in that order too. (On issue 32's workload on mesh:332x332 it scored the
 	// decision's best in 90 % of decisions, and the steps the collector takes
 	// fall by 45 % in a replay of the recorded runs; docs/alloc.md.)
-	// Only where runs are long (m >= 32 nodes to take each): with fewer, the
+	// Only where runs are long (m >= 64 nodes to take each): with fewer, the
 	// pool's ball counts cost more than the runs they save (LLNL-T3D on
 	// mesh:16x16, --compat premas: 3.6 % more instructions than without the
-	// probe, 1.6 % from m >= 8 on, 0.2 % from m >= 32 on).
+	// probe, 1.6 % from m >= 8 on, 0.2 % from m >= 32 on; issue 32's
+	// workload on mesh:332x332 and torus:25x25x25: about 5 % less CPU from
+	// m >= 64 on than from m >= 32 on, once the whole pool is ordered).
 	pool := a.greedyPool[:0]
 	probeMin := int32(a.probeMin)
 	if probeMin == 0 {
-		probeMin = 32
+		probeMin = 64
 	}
 	// Centers whose bound is only a bound (L < 0, greedyShellScore) get their
 	// shell score here when they come up first or fall within the pool: before
