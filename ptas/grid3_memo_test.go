@@ -77,17 +77,7 @@ func TestGrid3MemoLockstep(t *testing.T) {
 			}
 			var answers [][]int
 			for m, onPoints := range []bool{false, true} {
-				sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
-				if onPoints {
-					for _, p := range pts {
-						sr.try(p)
-					}
-				} else if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
-					t.Fatal(err)
-				}
-				want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
-				sr.release()
-				slices.Sort(want)
+				want, wc, wantTot := plainAnswer(t, pr, pts, onPoints)
 				floor := 0.0
 				if r.IntN(4) == 0 {
 					floor = wantTot

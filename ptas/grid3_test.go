@@ -65,17 +65,7 @@ func TestGrid3Lockstep(t *testing.T) {
 				if err != nil || !ok {
 					t.Fatalf("sequence %d: grid3Search: ok %v, %v", seq, ok, err)
 				}
-				sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
-				if onPoints {
-					for _, p := range pts {
-						sr.try(p)
-					}
-				} else if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
-					t.Fatal(err)
-				}
-				want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
-				sr.release()
-				slices.Sort(want)
+				want, wc, wantTot := plainAnswer(t, pr, pts, onPoints)
 				if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
 					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v, plain %v at %v", seq, W, H, L, k, nfree, onPoints, got, gc, want, wc)
 				}

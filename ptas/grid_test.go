@@ -159,13 +159,7 @@ func TestGridLockstep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
-			if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
-				t.Fatal(err)
-			}
-			want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
-			sr.release()
-			slices.Sort(want)
+			want, wc, wantTot := plainAnswer(t, pr, nil, false)
 			if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
 				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: grid %v at %v, plain %v at %v", seq, W, H, k, nfree, got, gc, want, wc)
 			}
@@ -183,13 +177,7 @@ func TestGridLockstep(t *testing.T) {
 			if err != nil || !ok && !noRot {
 				t.Fatalf("sequence %d: Gen-Alg's grid: ok %v, %v", seq, ok, err)
 			}
-			sr = newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
-			for _, p := range pts {
-				sr.try(p)
-			}
-			wantG, wgc, wantGTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
-			sr.release()
-			slices.Sort(wantG)
+			wantG, wgc, wantGTot := plainAnswer(t, pr, pts, true)
 			if ok && (!slices.Equal(gg, wantG) || !slices.Equal(ggc, wgc)) {
 				t.Fatalf("sequence %d (%dx%d), k = %d of %d free: Gen-Alg grid %v at %v, plain %v at %v", seq, W, H, k, nfree, gg, ggc, wantG, wgc)
 			}
@@ -617,26 +605,14 @@ func TestGridSortedVisitFullBalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
-		if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
-			t.Fatal(err)
-		}
-		want, wc, wantTot := slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
-		sr.release()
-		slices.Sort(want)
+		want, wc, wantTot := plainAnswer(t, pr, nil, false)
 		for _, fl := range []float64{0, wantTot} {
 			got, gc, err := mmGrid(context.Background(), pr, fl)
 			if err != nil || !slices.Equal(got, want) || !slices.Equal(gc, wc) {
 				t.Fatalf("case %d (%dx%d, %d points, k = %d, floor %v): MM grid %v at %v (%v), plain %v at %v", c, W, H, len(pts), k, fl, got, gc, err, want, wc)
 			}
 		}
-		sr = newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
-		for _, p := range pts {
-			sr.try(p)
-		}
-		want, wc, wantTot = slices.Clone(sr.bestSel), slices.Clone(sr.bestCenter), float64(sr.bestScore)
-		sr.release()
-		slices.Sort(want)
+		want, wc, wantTot = plainAnswer(t, pr, pts, true)
 		for _, fl := range []float64{0, wantTot} {
 			got, gc, ok, err := gridSearch(context.Background(), pr, fl, true)
 			if err != nil || !ok || !slices.Equal(got, want) || !slices.Equal(gc, wc) {
@@ -748,4 +724,23 @@ func releaseRandomJobs(r *rand.Rand, free []bool, jobs *[][]int) (nfree int) {
 		*jobs = js[:len(js)-1]
 	}
 	return nfree
+}
+
+// plainAnswer is the plain searcher's answer under TiesByIndex: MM over every
+// center (onPoints false) or Gen-Alg over the points pts in order; the chosen
+// indices sorted, the center and the total.
+func plainAnswer(t *testing.T, pr *problem[int], pts [][]int, onPoints bool) (sel, center []int, tot float64) {
+	t.Helper()
+	sr := newSearcher(pr, TiesByIndex, metricL1, scorePairwise)
+	defer sr.release()
+	if onPoints {
+		for _, p := range pts {
+			sr.try(p)
+		}
+	} else if err := mmCenters(context.Background(), pr, TiesByIndex, func(c []int) bool { sr.try(c); return false }); err != nil {
+		t.Fatal(err)
+	}
+	sel = slices.Clone(sr.bestSel)
+	slices.Sort(sel)
+	return sel, slices.Clone(sr.bestCenter), float64(sr.bestScore)
 }
