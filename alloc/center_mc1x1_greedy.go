@@ -24,8 +24,9 @@ type greedyScratch struct {
 	greedyCands []greedyCand
 	greedyPool  []greedyCand // allocateGreedy: the centers whose bound is near the least, in order
 	greedyPoolF []greedyProbeCand
-	probeMin    int // allocateGreedy's probe from this m on (0: 64; tests set it)
-	probes      int // tests: decisions where a probe other than the first center was collected first
+	probeMin    int          // allocateGreedy's probe from this m on (0: 64; tests set it)
+	probes      int          // tests: decisions where a probe other than the first center was collected first
+	audit       *greedyAudit // tests: where each center went (allocateGreedy)
 	ring        []int
 	half        []int32   // axisHalf
 	shellLists  [][]int32 // greedyShell's coordinate lists
@@ -56,6 +57,18 @@ type greedyHeapEntry struct {
 type greedyCand struct {
 	lower   int
 	i, L, m int32
+}
+
+// greedyAudit is a test's record of one decision of allocateGreedy: the centers
+// (positions in the free list) collected (afresh or not: the memo, the trees of
+// runs), and those that were not, each once, whether it left the loop with a
+// bound or stayed in the heap at the end; with the decision's best score and the
+// winner's position. TestGreedyPoolAccountsForEveryCenter checks that every center
+// is there and that none not collected could win or tie.
+type greedyAudit struct {
+	collected, uncollected []int32
+	best, bestPos          int
+	check                  func(k int) // called before the winner is taken
 }
 
 // greedyProbeCand is a center of allocateGreedy's pool with f, the free nodes in its
@@ -239,9 +252,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		inPool = false
 		return next()
 	}
+	au := a.audit
+	if au != nil {
+		au.collected, au.uncollected = au.collected[:0], au.uncollected[:0]
+	}
 	for cd, ok := nextCand(); ok; cd, ok = nextCand() {
 		i := int(cd.i)
 		if cd.lower > best {
+			if au != nil {
+				au.uncollected = append(au.uncollected, cd.i)
+			}
 			if inPool {
 				continue
 			}
@@ -249,6 +269,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		}
 		countEqual := a.countTies || i < bestPos // a center scoring best still matters
 		if cd.lower == best && !countEqual {
+			if au != nil {
+				au.uncollected = append(au.uncollected, cd.i)
+			}
 			continue
 		}
 		if cd.L < 0 {
@@ -257,8 +280,13 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			// the loop ended
 			if lower, L, m, ok := a.shellScore(a.fl[i], k, best); ok {
 				up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+			} else if au != nil {
+				au.uncollected = append(au.uncollected, cd.i)
 			}
 			continue
+		}
+		if au != nil {
+			au.collected = append(au.collected, cd.i)
 		}
 		stop := best // a larger score can neither win nor tie
 		if !countEqual {
@@ -360,6 +388,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	} else {
 		nodes = slices.Clone(bestSet)
 		slices.Sort(nodes)
+	}
+	if au != nil {
+		for _, cd := range cands {
+			au.uncollected = append(au.uncollected, cd.i)
+		}
+		for _, cd := range pool[pj:] {
+			au.uncollected = append(au.uncollected, cd.i)
+		}
+		au.best, au.bestPos = best, bestPos
+		au.check(k)
 	}
 	return nodes, a.take(nodes)
 }
