@@ -27,6 +27,7 @@ type greedyScratch struct {
 	probeMin    int          // allocateGreedy's probe from this m on (0: 64; tests set it)
 	probes      int          // tests: decisions where a probe other than the first center was collected first
 	audit       *greedyAudit // tests: where each center went (allocateGreedy)
+	counts      greedyCounts // how the centers were decided, since the allocator was made
 	ring        []int
 	half        []int32   // axisHalf
 	shellLists  [][]int32 // greedyShell's coordinate lists
@@ -69,6 +70,17 @@ type greedyAudit struct {
 	collected, uncollected []int32
 	best, bestPos          int
 	check                  func(k int) // called before the winner is taken
+}
+
+// greedyCounts counts, over an allocator's decisions, how allocateGreedy decided its
+// centers: those it had to decide (its bound not above the best), by the memo of
+// bounds (greedyMemo), by a translated run or give-up (greedyShift), or collected
+// (greedyCollectShells or the plain collector; resumed: from a recorded run's
+// state); and the nodes greedyCollectShells took (its steps). They say where a
+// replay's time goes (BenchmarkGreedyCounts: a torus's young free sets make 2-3x the
+// mesh's collections, docs/alloc.md).
+type greedyCounts struct {
+	decided, memo, translated, collected, resumed, taken int64
 }
 
 // greedyProbeCand is a center of allocateGreedy's pool with f, the free nodes in its
@@ -303,6 +315,15 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		if shift && !skip {
 			run, gaveUp = a.shiftLookup(c, L, m, stop)
 		}
+		a.counts.decided++
+		switch {
+		case skip:
+			a.counts.memo++
+		case gaveUp || run != nil:
+			a.counts.translated++
+		default:
+			a.counts.collected++
+		}
 		switch {
 		case skip || gaveUp:
 			score = math.MaxInt // as greedyCollect would
@@ -315,6 +336,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
 			if shift {
 				a.shiftArm() // from where the recorded runs part from c's, if they do
+				if a.shift.resume.on {
+					a.counts.resumed++
+				}
 			}
 			if a.keyBits.ok {
 				score, set = a.greedyCollectShells(c, L, m, stop)
@@ -1152,6 +1176,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		if v := score + (m-r)*L; v > stop || a.shift.recOn {
 			seg = max(seg, v)
 			if v > stop {
+				a.counts.taken += int64(r - r0)
 				a.candXY, a.keys, a.heap = xy, keys, heap
 				a.lastR, a.lastBound = R, v
 				a.shift.recR, a.shift.recTail, a.shift.recPicks = R, seg, set
@@ -1252,6 +1277,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		staleK = true
 	}
+	a.counts.taken += int64(m - r0)
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
 	a.lastR, a.lastBound = R, math.MaxInt
