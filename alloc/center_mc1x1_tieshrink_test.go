@@ -154,3 +154,72 @@ func TestTieShrinkKeepsEveryTiedCenter(t *testing.T) {
 		t.Fatalf("shrink shrank %d and dropped %d boxes: the test does not exercise it", shrunk, dropped)
 	}
 }
+
+// TestCenterSearchLeastKnown checks the center of least score that centerSearch
+// hands tieSearch when it gives up at maxLeaves (leastKnown): on random free
+// sets, with few leaves allowed so that it gives up often, before the least
+// score is found as well as after, the center it names has the least shell
+// score of all centers (scoring every one). It fails unless that center was
+// named in some searches and withheld in others.
+func TestCenterSearchLeastKnown(t *testing.T) {
+	rounds := 1500
+	if testing.Short() {
+		rounds = 500
+	}
+	rng := rand.New(rand.NewPCG(32, 43))
+	grids := append(bnbGrids(t), topo.Mesh(24, 20), topo.Torus(14, 13), topo.Torus(10, 10, 10))
+	known, withheld, early := 0, 0, 0
+	for _, g := range grids {
+		for r := range rounds {
+			a0, err := Parse("mc1x1:tb=3,9,3,2", g, Options{NoMemo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := a0.(*mc1x1)
+			setFree(t, a, randomFreeSet(rng, g))
+			if a.NumFree() < 2 {
+				continue
+			}
+			k := 1 + rng.IntN(a.NumFree()-1)
+			if rng.IntN(2) == 0 {
+				k = 1 + rng.IntN(min(a.NumFree()-1, 1+g.N()/8))
+			}
+			a.refresh(prefixFree | prefixPyramid)
+			best := math.MaxInt
+			for c := range g.N() {
+				if a.st.IsFree(c) {
+					if score, _, _, ok := a.shellScore(c, k, best); ok {
+						best = min(best, score)
+					}
+				}
+			}
+			a.buildBoxes()
+			a.boxes.first = false
+			a.boxes.maxLeaves = 1 + rng.IntN(3)
+			leaves := a.boxes.search(a.st, k)
+			a.boxes.maxLeaves = 0
+			switch {
+			case leaves != nil:
+				if a.boxes.leastKnown {
+					t.Fatalf("%s round %d k=%d: the search ended and still says it gave up", g.Spec(), r, k)
+				}
+			case a.boxes.leastKnown:
+				l := a.boxes.least
+				score, L, m, _ := a.shellScore(l.node, k, math.MaxInt)
+				if score != best || l.cost != best || L != l.L || k-m != l.inner {
+					t.Fatalf("%s round %d k=%d: gave up naming center %d (cost %d, L %d, inner %d), its score %d (L %d, inner %d), the least %d", g.Spec(), r, k, l.node, l.cost, l.L, l.inner, score, L, k-m, best)
+				}
+				known++
+			default:
+				withheld++
+				if a.boxes.leaves[0].cost > best {
+					early++
+				}
+			}
+		}
+	}
+	t.Logf("%d searches gave up naming a center of least score, %d without (%d of them before the least score was found)", known, withheld, early)
+	if known == 0 || withheld == 0 {
+		t.Fatalf("named %d, withheld %d: the test does not exercise both", known, withheld)
+	}
+}
