@@ -210,6 +210,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		lower, L, m, _ := a.shellScore(a.fl[cd.i], k, math.MaxInt)
 		up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
 	}
+	if len(cands) > 0 {
+		a.shift.runM = int(cands[0].m)
+	}
 	if len(cands) > 0 && cands[0].m >= probeMin {
 		lim := cands[0].lower + int(cands[0].m)
 		for len(cands) > 0 && cands[0].lower <= lim {

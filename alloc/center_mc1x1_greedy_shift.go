@@ -100,6 +100,7 @@ type greedyShift struct {
 	cls    []int32
 	kept   int // runs recorded, complete or not
 	stored int // offsets kept in the trees (int32s), against shiftBudget
+	runM   int // shiftBudget: the nodes a run of this decision takes beyond its inner shells (the least bound's)
 	// the recording of the run being collected (greedyCollectShells): per tie group
 	// its size n, then n offsets, the one taken first (recTies), the largest bound
 	// checked since the previous group, the radius read and the step (recSeg); and
@@ -189,8 +190,14 @@ const greedyShiftMaxRuns = 4096
 
 // shiftBudget bounds the offsets the trees keep per decision (int32s): 16 per node
 // of the machine and 4 MB besides, so that memory stays O(n) when jobs are large
-// (a run keeps m nodes taken); beyond it no more runs are recorded.
-func (a *mc1x1) shiftBudget() int { return 16*a.g.N() + 1<<20 }
+// (a run keeps m nodes taken); beyond it no more runs are recorded. Where runs are
+// long (m in the thousands, as a job of a third of an empty torus:48x48x48), room
+// for 1,024 whole runs besides (d·m offsets each, m at most n):
+// there every center parts from the recorded runs somewhere, and once nothing is
+// recorded each is resumed from there, thousands of nodes each (docs/alloc.md).
+func (a *mc1x1) shiftBudget() int {
+	return 16*a.g.N() + 1<<20 + 1024*a.x.d*a.shift.runM
+}
 
 // resetShift forgets the previous decision's runs.
 func (a *mc1x1) resetShift() {
