@@ -24,6 +24,11 @@ type freeBoxes struct {
 	ivl  [][2][2]int // scratch: per dimension up to two corner-offset pairs
 	nivl []int
 	cur  []int
+	// dirty: per dimension the least coordinate of a node whose free bit changed
+	// since the last rebuild (touch), dims[j] when none; zeros: from scratch.
+	// Kept by MC (MC1x1 keeps its gridIndex's).
+	dirty []int
+	src   *State // the state last built from: another one rebuilds whole
 }
 
 func newFreeBoxes(g *topo.Grid, pre []int32) *freeBoxes {
@@ -37,11 +42,85 @@ func newFreeBoxes(g *topo.Grid, pre []int32) *freeBoxes {
 		f.pre = make([]int32, size)
 	}
 	f.ivl, f.nivl, f.cur = make([][2][2]int, f.d), make([]int, f.d), make([]int, f.d)
+	f.dirty = make([]int, f.d)
 	return f
 }
 
-// rebuild recomputes the prefix sums from the free map of s.
-func (f *freeBoxes) rebuild(s *State) { freePrefixSums(f.pre, f.dims, f.str, s) }
+// touch records that the free bits of nodes (of machine g) changed.
+func (f *freeBoxes) touch(g *topo.Grid, nodes []int) {
+	for _, v := range nodes {
+		f.cur = g.Coord(v, f.cur)
+		for j, c := range f.cur {
+			f.dirty[j] = min(f.dirty[j], c)
+		}
+	}
+}
+
+// rebuild brings the prefix sums up to date with the free map of s, from the
+// dirty corner on (freePrefixSumsFrom).
+func (f *freeBoxes) rebuild(s *State) {
+	if s != f.src {
+		f.src = s
+		clear(f.dirty)
+	}
+	if breakDirtyCorner {
+		f.dirty[f.d-1]++
+	}
+	freePrefixSumsFrom(f.pre, f.dims, f.str, s, f.dirty)
+	copy(f.dirty, f.dims)
+}
+
+// freePrefixSumsFrom brings pre (freePrefixSums' layout) up to date with the free
+// map of s when only nodes with coordinates >= lo in every dimension changed
+// since it was last filled (lo all zeros: not filled yet). Only the entries that
+// count such a node are recomputed: on two and three dimensions, entry by entry
+// from the corner on, P(x,y,z) = (the row's free nodes up to x) + P(x,y-1,z) +
+// P(x,y,z-1) - P(x,y-1,z-1), each row's running sum starting from the entries
+// of column x0-1, which count no changed node; from scratch otherwise, or when
+// the corner is the origin. The values are those of freePrefixSums (integer sums).
+func freePrefixSumsFrom(pre []int32, dims, str []int, s *State, lo []int) {
+	d := len(dims)
+	origin := true
+	for _, c := range lo {
+		origin = origin && c == 0
+	}
+	if origin || d < 2 || d > 3 {
+		freePrefixSums(pre, dims, str, s)
+		return
+	}
+	for j, c := range lo {
+		if c >= dims[j] {
+			return // nothing changed
+		}
+	}
+	X, x0, sy := dims[0], lo[0], str[1]
+	z0, Z, sz := 0, 1, 0 // a 2D machine: one slab, no slab before it
+	if d == 3 {
+		z0, Z, sz = lo[2], dims[2], str[2]
+	}
+	bit := func(v int) int32 { return int32(s.free[v>>6] >> (v & 63) & 1) }
+	for z := z0; z < Z; z++ {
+		for y := lo[1]; y < dims[1]; y++ {
+			b := (z+1)*sz + (y+1)*sy // prefix entry (0, y+1, z+1)
+			row, up := pre[b:b+X+1], pre[b-sy:b-sy+X+1]
+			v0 := (z*dims[1] + y) * X // node (0, y, z)
+			if d == 2 {
+				run := row[x0] - up[x0]
+				for xx := x0; xx < X; xx++ {
+					run += bit(v0 + xx)
+					row[xx+1] = up[xx+1] + run
+				}
+				continue
+			}
+			back, bu := pre[b-sz:b-sz+X+1], pre[b-sz-sy:b-sz-sy+X+1]
+			run := row[x0] - up[x0] - back[x0] + bu[x0]
+			for xx := x0; xx < X; xx++ {
+				run += bit(v0 + xx)
+				row[xx+1] = run + up[xx+1] + back[xx+1] - bu[xx+1]
+			}
+		}
+	}
+}
 
 // freePrefixSums fills pre (strides str, (dims[j]+1) entries per dimension) with
 // the prefix sums of the free map of s: slab by slab of the last dimension, the
