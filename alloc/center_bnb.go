@@ -98,27 +98,51 @@ func freePrefixSumsFrom(pre []int32, dims, str []int, s *State, lo []int) {
 	if d == 3 {
 		z0, Z, sz = lo[2], dims[2], str[2]
 	}
-	bit := func(v int) int32 { return int32(s.free[v>>6] >> (v & 63) & 1) }
 	for z := z0; z < Z; z++ {
 		for y := lo[1]; y < dims[1]; y++ {
 			b := (z+1)*sz + (y+1)*sy // prefix entry (0, y+1, z+1)
 			row, up := pre[b:b+X+1], pre[b-sy:b-sy+X+1]
 			v0 := (z*dims[1] + y) * X // node (0, y, z)
 			if d == 2 {
-				run := row[x0] - up[x0]
-				for xx := x0; xx < X; xx++ {
-					run += bit(v0 + xx)
-					row[xx+1] = up[xx+1] + run
+				lineRun(row[x0+1:], s.free, v0+x0, row[x0]-up[x0])
+				for i, u := range up[x0+1:] {
+					row[x0+1+i] += u
 				}
 				continue
 			}
 			back, bu := pre[b-sz:b-sz+X+1], pre[b-sz-sy:b-sz-sy+X+1]
-			run := row[x0] - up[x0] - back[x0] + bu[x0]
-			for xx := x0; xx < X; xx++ {
-				run += bit(v0 + xx)
-				row[xx+1] = run + up[xx+1] + back[xx+1] - bu[xx+1]
+			lineRun(row[x0+1:], s.free, v0+x0, row[x0]-up[x0]-back[x0]+bu[x0])
+			r, u, k, ku := row[x0+1:], up[x0+1:], back[x0+1:], bu[x0+1:]
+			u, k, ku = u[:len(r)], k[:len(r)], ku[:len(r)]
+			for i := range r {
+				r[i] += u[i] + k[i] - ku[i]
 			}
 		}
+	}
+}
+
+// lineRun sets row[i] to run plus the free nodes among v..v+i (free map words
+// free): eight nodes at a time from their free map byte's running counts
+// (bytePrefix), as freePrefixSums' lines, from any first node v.
+func lineRun(row []int32, free []uint64, v int, run int32) {
+	x := 0
+	for ; x+8 <= len(row); x += 8 {
+		u := v + x
+		w := free[u>>6] >> (u & 63)
+		if u&63 > 56 { // the byte runs into the next word
+			w |= free[u>>6+1] << (64 - u&63)
+		}
+		t := &bytePrefix[uint8(w)]
+		r := row[x : x+8 : x+8]
+		for i, c := range t {
+			r[i] = run + int32(c)
+		}
+		run += int32(t[7])
+	}
+	for ; x < len(row); x++ {
+		u := v + x
+		run += int32(free[u>>6] >> (u & 63) & 1)
+		row[x] = run
 	}
 }
 

@@ -262,11 +262,9 @@ func (x *gridIndex) rebuild2D(s *State, parts prefixParts) {
 		x0 := lo[0]
 		for y := lo[1]; y < Y; y++ {
 			above, row := x.free[y*sx:y*sx+sx], x.free[(y+1)*sx:(y+1)*sx+sx]
-			run := row[x0] - above[x0]
-			for xx := x0; xx < X; xx++ {
-				v := xx + y*X
-				run += int32(s.free[v>>6] >> (v & 63) & 1)
-				row[xx+1] = above[xx+1] + run
+			lineRun(row[x0+1:], s.free, x0+y*X, row[x0]-above[x0])
+			for i, u := range above[x0+1:] {
+				row[x0+1+i] += u
 			}
 		}
 	}
