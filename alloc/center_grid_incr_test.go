@@ -79,7 +79,7 @@ func incrScenario(t *testing.T, g *topo.Grid, seed uint64, steps int, only strin
 			jobs = append(jobs, nodes)
 		}
 		x.touch(nodes)
-		fb.touch(g, nodes)
+		fb.touch(nodes)
 		a.touch(nodes)
 		parts := prefixParts(rng.IntN(16))
 		if step == steps-1 {
