@@ -97,6 +97,7 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	g.occ = grow(g.occ, W*H*L)
 	g.rowX, g.rowY, g.rowTop, g.rowTables = -1, 0, -1, false
 	g.addY, g.addZ, g.innerY, g.innerZ = grow(g.addY, H), grow(g.addZ, L), grow(g.innerY, H), grow(g.innerZ, L)
+	g.zIn, g.zOut = grow(g.zIn, L), grow(g.zOut, L)
 	g.memo = nil
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
@@ -217,7 +218,7 @@ type grid3Scan struct {
 	// The planes z (over x, y) as one stack: the rotated tables of all planes
 	// interleaved, zs[i*L + z] entry i of plane z's table (of shape zShape), so a
 	// row's counts at one radius, the same four entries of every plane, are four
-	// runs of L (zBall).
+	// runs of L (rowBall, rowPlanes).
 	zs         []int32
 	zShape     rotBalls
 	zAcc       []int32
@@ -225,6 +226,7 @@ type grid3Scan struct {
 	addY, addZ []int32 // taken points at distance thr per y and per z (zero between calls)
 	innerY     []int32 // per y, per z: the points closer than thr of the center being scored
 	innerZ     []int32
+	zIn, zOut  []int32 // per z: the plane counts of zBound without the row's tables
 	taken      []int32 // per plane x: points at distance thr taken, as (x, count) pairs
 	// The row's plane counts: for the centers of one row (cx, cy fixed), the
 	// points of plane z within L1 distance r of (cx, cy) are rowQ[r*L+z], for r up
@@ -340,12 +342,7 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 		return 0
 	}
 	if !g.rowTables {
-		c := 0
-		at := stackAt(&g.zShape, g.rowX, g.rowY)
-		for z := max(cz-r, 0); z <= min(cz+r, g.L-1); z++ {
-			c += int(at.stackBall(g.zs, g.L, z, r-abs(z-cz)))
-		}
-		return c
+		return g.rowPlanes(cz, r, nil)
 	}
 	L := g.L
 	for g.rowTop < r {
@@ -418,12 +415,6 @@ func (g *grid3Scan) setZStack(px, py, pz []int) bool {
 	return true
 }
 
-// zBall counts the points of plane z within L1 distance r of (x, y), as
-// rotBalls.ball.
-func (g *grid3Scan) zBall(z, x, y, r int) int {
-	return int(stackAt(&g.zShape, x, y).stackBall(g.zs, g.L, z, r))
-}
-
 // rotAt reads tables of one shape (a stack of planes' rotBalls) around one
 // place for varying radii: s, u as the shape's, a and b the place's rotated
 // coordinates (within 0..u-1, as every place of the plane's box).
@@ -443,15 +434,6 @@ func (t rotAt) corners(rad int) (i00, i01, i10, i11 int) {
 	return a0 + b0, a0 + b1, a1 + b0, a1 + b1
 }
 
-// stackBall is ball for plane z of an interleaved stack of L planes (zs).
-func (t rotAt) stackBall(zs []int32, L, z, rad int) int32 {
-	if rad < 0 {
-		return 0
-	}
-	i00, i01, i10, i11 := t.corners(rad)
-	return zs[i11*L+z] - zs[i01*L+z] - zs[i10*L+z] + zs[i00*L+z]
-}
-
 // ball is rotBalls.ball of the table pre at the place, radius rad.
 func (t rotAt) ball(pre []int32, rad int) int32 {
 	if rad < 0 {
@@ -460,17 +442,6 @@ func (t rotAt) ball(pre []int32, rad int) int32 {
 	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
 	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
 	return pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
-}
-
-// q returns the points of plane z within L1 distance r of the row's (cx, cy).
-func (g *grid3Scan) q(z, r int) int32 {
-	if r < 0 {
-		return 0
-	}
-	if r > g.rowTop {
-		return int32(g.zBall(z, g.rowX, g.rowY, r))
-	}
-	return g.rowQ[r*g.L+z]
 }
 
 // walk is radius from the row's plane counts (the centers of a row share the
@@ -631,16 +602,59 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 		}
 		return lbZ
 	}
+	// Counted per ball (setRow without tables): the planes' counts within thr
+	// - 1 and thr, then as above.
+	in, out := g.zIn, g.zOut
+	g.rowPlanes(cz, thr-1, in)
+	g.rowPlanes(cz, thr, out)
 	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
 		l, h := max(cb, k-(U-co)), min(cb+T, co, k)
 		lbZ += min(l*(k-l), h*(k-h))
-		rem := thr - abs(z-cz)
-		m := g.q(z, rem-1)
+		var m int32
+		if thr-abs(z-cz) > 0 {
+			m = in[z]
+		}
 		g.innerZ[z] = m
 		cb += int64(m)
-		co += int64(g.q(z, rem))
+		co += int64(out[z])
 	}
 	return lbZ
+}
+
+// rowPlanes counts the points within L1 distance r of (cx, cy, cz) (setRow's
+// row) plane by plane, from the stack of the planes z: into dst[z] for the planes
+// within r of cz (dst nil: none), and returns their sum. The planes cz - j and
+// cz + j share the diamond's radius r - j, so their four corners in the rotated
+// tables are found once.
+func (g *grid3Scan) rowPlanes(cz, r int, dst []int32) int {
+	if r < 0 {
+		return 0
+	}
+	L, zs := g.L, g.zs
+	at := stackAt(&g.zShape, g.rowX, g.rowY)
+	c := 0
+	for j := 0; j <= r; j++ {
+		lo, hi := cz-j, cz+j
+		if lo < 0 && hi >= L {
+			break
+		}
+		i00, i01, i10, i11 := at.corners(r - j)
+		if lo >= 0 {
+			v := zs[i11*L+lo] - zs[i01*L+lo] - zs[i10*L+lo] + zs[i00*L+lo]
+			c += int(v)
+			if dst != nil {
+				dst[lo] = v
+			}
+		}
+		if j > 0 && hi < L {
+			v := zs[i11*L+hi] - zs[i01*L+hi] - zs[i10*L+hi] + zs[i00*L+hi]
+			c += int(v)
+			if dst != nil {
+				dst[hi] = v
+			}
+		}
+	}
+	return c
 }
 
 // score is the total pairwise L1 distance of the k nearest of (cx, cy, cz) by
