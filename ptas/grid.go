@@ -176,9 +176,10 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 
 	// ordered: input order is ascending (x, y), so the points at one distance, read
 	// column by column (lower cell first), come in index order.
-	ordered := true
+	ordered, distinct := true, true
 	for i := 1; i < n && ordered; i++ {
 		ordered = px[i-1] < px[i] || px[i-1] == px[i] && py[i-1] <= py[i]
+		distinct = distinct && (px[i-1] != px[i] || py[i-1] != py[i])
 	}
 
 	full, rot := &bufs.full, &bufs.rot
@@ -197,7 +198,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	if ordered && rot.pre != nil {
 		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-			addY: cntY, full: full, rot: rot, px: px, py: py, bufs: bufs}
+			addY: cntY, full: full, rot: rot, px: px, py: py, bufs: bufs, distinct: distinct}
 		if onPoints {
 			g.centers = make([]int32, 2*n)
 			for i := range n {
@@ -594,9 +595,11 @@ type gridScan struct {
 	touched                              []int32
 	full                                 *fullBalls
 	rot                                  *rotBalls
-	centers                              []int32   // Gen-Alg: column and row index of each center in order; nil: MM's product
-	px, py                               []int     // the points' offsets (compBound's table)
-	bufs                                 *gridBufs // pooled scratch (nil: allocate)
+	centers                              []int32     // Gen-Alg: column and row index of each center in order; nil: MM's product
+	px, py                               []int       // the points' offsets (compBound's table)
+	bufs                                 *gridBufs   // pooled scratch (nil: allocate)
+	dgX, dgY                             *diagCounts // diagBound's tables (nil: off)
+	distinct                             bool        // no two points coincide (diagBound needs it)
 }
 
 // search returns the winning center as indices into xs and ys.
@@ -673,6 +676,14 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			seed = t
 		}
 	}
+	if diagBoundOn && g.distinct && diagCountsFit(len(g.px), g.W, g.H) {
+		if g.bufs != nil {
+			g.dgX, g.dgY = &g.bufs.dgX, &g.bufs.dgY
+		} else {
+			g.dgX, g.dgY = new(diagCounts), new(diagCounts)
+		}
+		g.buildDiag(g.dgX, g.dgY)
+	}
 	// With k close to the number of points, a center whose bound from the points
 	// left out (compBound) exceeds the limit is dropped without reading its ball.
 	var comp *compBound
@@ -690,10 +701,41 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				return lb, false
 			}
 		}
+		if g.dgX != nil && thr >= diagBoundMinThr {
+			bx, by := g.diagLB(cx, cy, thr, below, diagBoundGroups)
+			if lb := bx + max(by, yLB); lb > limit {
+				return lb, false
+			}
+		}
 		return g.score(cx, cy, thr, below, limit, yLB)
 	}
 	bestTot, _ := eval(seed, math.MaxInt64, 0)
 	bestPos := seed
+	// same: the center at position t has the best's k nearest (sameAsBest), so its
+	// total is bestTot: it takes the best's place when it comes before it and is
+	// passed over after it, without being scored.
+	q := &bestSet{pos: -1}
+	if g.bufs != nil {
+		q = &g.bufs.same
+		q.pos = -1
+	}
+	same := func(t int) bool {
+		if !sameSetOn || !g.distinct {
+			return false
+		}
+		if q.pos != bestPos {
+			xi, yi := at(bestPos)
+			g.setBest(q, bestPos, g.xs[xi], g.ys[yi], int(thrs[bestPos]), int(belows[bestPos]))
+		}
+		xi, yi := at(t)
+		if !g.sameAsBest(q, g.xs[xi], g.ys[yi], int(thrs[t])) {
+			return false
+		}
+		if t < bestPos {
+			bestPos, q.pos = t, t // the same set: Q stays
+		}
+		return true
+	}
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
 	from := -1        // where the blocks' sorted visit takes over (below)
 	for t := range count {
@@ -736,6 +778,9 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				blk = nil // they rarely drop a block here: not worth their cost
 			}
 			yLB = blk0.lbY[bl]
+		}
+		if same(t) {
+			continue
 		}
 		if tot, ok := eval(t, limit, yLB); ok {
 			bestTot, bestPos = tot, t
@@ -803,7 +848,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				if t < bestPos {
 					limit = bestTot
 				}
-				if lbBl > limit {
+				if lbBl > limit || same(t) {
 					continue
 				}
 				if tot, ok := eval(t, limit, blk.lbY[bl]); ok {
@@ -825,9 +870,33 @@ type gridBufs struct {
 	full                                               fullBalls
 	rot                                                rotBalls
 	blk                                                blockBounds
+	dgX, dgY                                           diagCounts
+	same                                               bestSet
 }
 
 var gridPool = sync.Pool{New: func() any { return new(gridBufs) }}
+
+// sameSetOn turns on gridScan's shortcut for centers whose k nearest are the best's
+// (sameAsBest). On issue 32's workload (mm on mesh:128x128) 7.2% of the centers
+// scored tie the best exactly, and 94% of those (a sample of 11,831) have the best's
+// k nearest: they cost 15% of the columns and rows the scan read (20% on
+// mesh:256x256), each read to the end, as a tie must be.
+var sameSetOn = true
+
+// diagBoundOn turns on diagBound before each center's score, in diagBoundGroups
+// groups of gaps per axis for centers of radius at least diagBoundMinThr. It is off:
+// on issue 32's workload it did not pay (docs/alloc.md, wt-mm2d, 2026-12-05). On
+// mesh:128x128 (mm, 8.25 M centers scored, mean radius 50) its 8-group bound was
+// 78-93% of the total (93% for the centers that tie the best, 86-90% for those
+// within 2-10% of it), dropped 54% of the centers and 35% of the columns and rows
+// read, but cost 2.4 s of CPU against the 1.1 s it saved (1.80 -> 2.37 ms per
+// decision); with 64 groups it was still only 90-98% of the total, the shell's
+// unknown split and fragmented free sets being the loss. Its tables cost 50-65 µs
+// per search there and 0.3-0.4 ms on mesh:256x256.
+var (
+	diagBoundOn                      = false
+	diagBoundMinThr, diagBoundGroups = 8, 8
+)
 
 // blockSorted turns on the blocks' sorted visit (gridScan.search) once they pay.
 var blockSorted = true
