@@ -711,10 +711,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	}
 	bestTot, _ := eval(seed, math.MaxInt64, 0)
 	bestPos := seed
-	// same: the center at position t has the best's k nearest (sameAsBest), so its
+	// same: the center at position t has the best's k nearest (takesKnown), so its
 	// total is bestTot: it takes the best's place when it comes before it and is
 	// passed over after it, without being scored.
-	q := &bestSet{pos: -1}
+	q := &knownSet{pos: -1}
 	if g.bufs != nil {
 		q = &g.bufs.same
 		q.pos = -1
@@ -725,10 +725,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		if q.pos != bestPos {
 			xi, yi := at(bestPos)
-			g.setBest(q, bestPos, g.xs[xi], g.ys[yi], int(thrs[bestPos]), int(belows[bestPos]))
+			g.setKnown(q, bestPos, g.xs[xi], g.ys[yi], int(thrs[bestPos]), int(belows[bestPos]))
 		}
 		xi, yi := at(t)
-		if !g.sameAsBest(q, g.xs[xi], g.ys[yi], int(thrs[t])) {
+		if !g.takesKnown(q, g.xs[xi], g.ys[yi], int(thrs[t])) {
 			return false
 		}
 		if t < bestPos {
@@ -871,13 +871,13 @@ type gridBufs struct {
 	rot                                                rotBalls
 	blk                                                blockBounds
 	dgX, dgY                                           diagCounts
-	same                                               bestSet
+	same                                               knownSet
 }
 
 var gridPool = sync.Pool{New: func() any { return new(gridBufs) }}
 
 // sameSetOn turns on gridScan's shortcut for centers whose k nearest are the best's
-// (sameAsBest). On issue 32's workload (mm on mesh:128x128) 7.2% of the centers
+// (takesKnown). On issue 32's workload (mm on mesh:128x128) 7.2% of the centers
 // scored tie the best exactly, and 94% of those (a sample of 11,831) have the best's
 // k nearest: they cost 15% of the columns and rows the scan read (20% on
 // mesh:256x256), each read to the end, as a tie must be.

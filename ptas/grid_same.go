@@ -2,23 +2,23 @@ package ptas
 
 import "sort"
 
-// bestSet describes the k nearest Q of gridScan's best center so far, for
-// sameAsBest: Q's bounding box in rotated coordinates (x + y, x - y), and Q itself
+// knownSet describes the k nearest Q of gridScan's best center so far, for
+// takesKnown: Q's bounding box in rotated coordinates (x + y, x - y), and Q itself
 // as the points closer than thr to the center (cx, cy) plus those at thr up to the
 // last shell point taken, (xm, ym) in (x, y) order.
-type bestSet struct {
+type knownSet struct {
 	pos                    int // the position Q was found for (-1: none yet)
 	aMin, aMax, bMin, bMax int
 	cx, cy, thr, xm, ym    int
 }
 
-// setBest records in q the k nearest of the center at offsets (cx, cy) of radius
+// setKnown records in q the k nearest of the center at offsets (cx, cy) of radius
 // thr with below points closer than thr, at position pos: per column of its ball,
 // the lowest and highest of its points there (points closer than thr, found by
 // binary search on the column's prefix counts, and the shell points taken, lower
 // cell first and leftmost columns first, as score takes them). Points must be
 // distinct.
-func (g *gridScan) setBest(q *bestSet, pos, cx, cy, thr, below int) {
+func (g *gridScan) setKnown(q *knownSet, pos, cx, cy, thr, below int) {
 	H, s := g.H, g.H+1
 	q.pos, q.cx, q.cy, q.thr = pos, cx, cy, thr
 	q.aMin, q.aMax, q.bMin, q.bMax = 1<<62, -1<<62, 1<<62, -1<<62
@@ -58,12 +58,12 @@ func (g *gridScan) setBest(q *bestSet, pos, cx, cy, thr, below int) {
 }
 
 // in reports whether the point at offsets (x, y) is in Q.
-func (q *bestSet) in(x, y int) bool {
+func (q *knownSet) in(x, y int) bool {
 	d := absInt(x-q.cx) + absInt(y-q.cy)
 	return d < q.thr || d == q.thr && (x < q.xm || x == q.xm && y <= q.ym)
 }
 
-// sameAsBest reports whether the k nearest of the center at offsets (cx, cy), of
+// takesKnown reports whether the k nearest of the center at offsets (cx, cy), of
 // radius thr, are exactly q's set Q (so its total is the best's, and it wins only
 // by coming first), for distinct points in ascending (x, y) order. The center
 // takes every point of its ball of radius thr but the last extra = (points in the
@@ -74,7 +74,7 @@ func (q *bestSet) in(x, y int) bool {
 // backwards (columns right to left, upper cell first) until extra points are seen
 // or one of Q is met: O(1) when the ball holds k points, a few columns when Q's
 // shell points come first.
-func (g *gridScan) sameAsBest(q *bestSet, cx, cy, thr int) bool {
+func (g *gridScan) takesKnown(q *knownSet, cx, cy, thr int) bool {
 	a, b := cx+cy, cx-cy
 	if q.aMin < a-thr || q.aMax > a+thr || q.bMin < b-thr || q.bMax > b+thr {
 		return false

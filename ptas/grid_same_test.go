@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// TestSameAsBestMatchesDefinition checks sameAsBest on random free sets (distinct
+// TestTakesKnownMatchesDefinition checks takesKnown on random free sets (distinct
 // points in (x, y) order, k from 1 to n): for a random best center and every center,
 // its answer must be whether the two centers' k nearest by (distance, index) are
 // the same points (both conditions are necessary as well as sufficient), and
-// bestSet.in must tell Q's points.
-func TestSameAsBestMatchesDefinition(t *testing.T) {
+// knownSet.in must tell Q's points.
+func TestTakesKnownMatchesDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(32, 43))
 	cases := 1500
 	if testing.Short() {
@@ -38,8 +38,8 @@ func TestSameAsBestMatchesDefinition(t *testing.T) {
 		}
 		bxi, byi := r.IntN(len(g.xs)), r.IntN(len(g.ys))
 		bthr, bbelow := g.radiusBelow(bxi, byi, 0)
-		var q bestSet
-		g.setBest(&q, 0, g.xs[bxi], g.ys[byi], bthr, bbelow)
+		var q knownSet
+		g.setKnown(&q, 0, g.xs[bxi], g.ys[byi], bthr, bbelow)
 		want := nearest(g.xs[bxi], g.ys[byi])
 		for i := range pts {
 			if in := slices.Contains(want, i); q.in(pts[i][0]-x0, pts[i][1]-y0) != in {
@@ -50,9 +50,9 @@ func TestSameAsBestMatchesDefinition(t *testing.T) {
 			for yi, cy := range g.ys {
 				thr, _ := g.radiusBelow(xi, yi, 0)
 				same := slices.Equal(nearest(cx, cy), want)
-				got := g.sameAsBest(&q, cx, cy, thr)
+				got := g.takesKnown(&q, cx, cy, thr)
 				if got != same {
-					t.Fatalf("case %d (n = %d, k = %d), best (%d, %d), center (%d, %d): sameAsBest %v, same k nearest %v", c, n, k, g.xs[bxi], g.ys[byi], cx, cy, got, same)
+					t.Fatalf("case %d (n = %d, k = %d), best (%d, %d), center (%d, %d): takesKnown %v, same k nearest %v", c, n, k, g.xs[bxi], g.ys[byi], cx, cy, got, same)
 				}
 				pairs++
 				if same {
