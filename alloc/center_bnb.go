@@ -356,6 +356,11 @@ type centerSearch struct {
 	maxLeaves, budget int
 	spent             int
 	stop              searchStop
+	// When it gives up at maxLeaves with the least cost already certain (no
+	// box left open can hold a cheaper center), leastKnown is set and least
+	// is a center of that cost (mc1x1's tieSearch starts from it).
+	least      bnbLeaf
+	leastKnown bool
 
 	heap   []bnbItem
 	los    []int32 // low corner of each queued box, d per box
@@ -467,7 +472,7 @@ func (s *centerSearch) step(lo, e []int, r int) (capacity int) {
 // must be free and k at most the free nodes.
 func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 	s.heap, s.los, s.levels, s.leaves = s.heap[:0], s.los[:0], s.levels[:0], s.leaves[:0]
-	s.spent, s.stop = 0, searchDone
+	s.spent, s.stop, s.leastKnown = 0, searchDone, false
 	d := s.d
 	J := 0
 	for _, dj := range s.dims {
@@ -519,6 +524,11 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 				s.leaves = append(s.leaves, bnbLeaf{node, cost, L, inner})
 				if s.maxLeaves > 0 && len(s.leaves) > s.maxLeaves {
 					s.stop = stopTies
+					// best is the least cost when neither the box being
+					// opened nor any queued one can hold a cheaper center
+					if it.lb >= best && (len(s.heap) == 0 || s.heap[0].lb >= best) {
+						s.least, s.leastKnown = s.leaves[len(s.leaves)-1], true
+					}
 					return nil
 				}
 				continue

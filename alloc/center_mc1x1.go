@@ -274,6 +274,11 @@ func (a *mc1x1) search(k int) ([]int, error) {
 	}
 	if manyTies {
 		a.last = 0
+		if a.boxes.leastKnown && a.tb.SR > 0 {
+			// a center of least score to start tieSearch from: no second
+			// search for the first one (with SR = 0 the first one wins)
+			return a.chooseWinner(a.tieWinnerFrom(k, a.boxes.least), k)
+		}
 		return a.chooseWinner(a.tieWinner(k), k)
 	}
 	best := math.MaxInt

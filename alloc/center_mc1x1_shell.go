@@ -21,7 +21,8 @@ type shellScratch struct {
 	chooseBuf []int     // choose2D: the inner ball's free nodes
 	segBuf    []ringSeg // chooseLast2D: runs of the undecided nodes
 	segBuf2   []ringSeg
-	along     []int32 // ringSegs2D: each node's coordinate along its line
+	along     []int32   // ringSegs2D: each node's coordinate along its line
+	gco       [][]int32 // refineFrom off 2D meshes: the undecided nodes' distinct coordinates per dimension
 }
 
 // lastBits returns, as a bitset (scratch space), the m nodes chooseLast(i, L, m)
@@ -381,6 +382,11 @@ func (a *mc1x1) refineFrom(j0 int, S []int, in, hi, need int, wallOnly bool) (in
 	// such a g lies in one row or column (a box two wide either way is at several
 	// distances from every point).
 	box, boxed := [4]int32{}, false
+	// Off 2D meshes, once a center has left g as it was, g's distinct
+	// coordinates along each dimension are listed (a.gco), and a center that
+	// sees every node of g at one distance is passed over by those lists, at
+	// most 2L+1 per dimension, instead of a distance per node of g (seesAtOne).
+	listed := false
 	changed := true // g changed since the wall test
 	for j := j0; j >= 0 && need > 0 && need < hi-in; j-- {
 		g := S[in:hi]
@@ -391,6 +397,9 @@ func (a *mc1x1) refineFrom(j0 int, S []int, in, hi, need int, wallOnly bool) (in
 			changed = false
 		}
 		cj := a.fl[j]
+		if listed && a.seesAtOne(cj) {
+			continue
+		}
 		if boxed {
 			px, py := co[2*cj], co[2*cj+1]
 			dx0, dx1 := intervalDist(px, box[0], box[1])
@@ -420,6 +429,10 @@ func (a *mc1x1) refineFrom(j0 int, S []int, in, hi, need int, wallOnly bool) (in
 		}
 		if lo == up {
 			hist[lo] = 0
+			if !mesh2D && !listed {
+				a.listCoords(g)
+				listed = true
+			}
 			if mesh2D && !boxed {
 				box, boxed = [4]int32{math.MaxInt32, -1, math.MaxInt32, -1}, true
 				for _, v := range g {
@@ -429,7 +442,7 @@ func (a *mc1x1) refineFrom(j0 int, S []int, in, hi, need int, wallOnly bool) (in
 			}
 			continue
 		}
-		boxed, changed = false, true
+		boxed, listed, changed = false, false, true
 		// Cut value: the need-th smallest key; g is split into < cut, == cut and
 		// > cut (the order inside each part does not matter for membership).
 		cut, less := lo, 0
@@ -462,6 +475,46 @@ func (a *mc1x1) refineFrom(j0 int, S []int, in, hi, need int, wallOnly bool) (in
 	}
 	a.dist, a.distHist = keys, hist
 	return in, hi, need
+}
+
+// listCoords sets a.gco[j] to the distinct coordinates along dimension j of the
+// nodes g, for seesAtOne.
+func (a *mc1x1) listCoords(g []int) {
+	x := a.x
+	d := x.d
+	if len(a.gco) != d {
+		a.gco = make([][]int32, d)
+	}
+	for j := range d {
+		cs := a.gco[j][:0]
+		for _, v := range g {
+			cs = append(cs, x.coord[v*d+j])
+		}
+		slices.Sort(cs)
+		a.gco[j] = slices.Compact(cs)
+	}
+}
+
+// seesAtOne reports whether node p is at one L-infinity distance from every
+// node of g, from g's distinct coordinates per dimension (listCoords): p's
+// least distance to a node of g is at least the largest over the dimensions of
+// its least distance along one, its largest at most the largest along one, and
+// when the two agree every node of g is at that distance. (When they do not,
+// the caller works the distances out node by node.)
+func (a *mc1x1) seesAtOne(p int) bool {
+	x := a.x
+	d := x.d
+	lo, hi := 0, 0
+	for j, cs := range a.gco {
+		pv := int(x.coord[p*d+j])
+		mn, mx := math.MaxInt, 0
+		for _, c := range cs {
+			v := x.g.AxisDist(j, pv, int(c))
+			mn, mx = min(mn, v), max(mx, v)
+		}
+		lo, hi = max(lo, mn), max(hi, mx)
+	}
+	return lo == hi
 }
 
 // shellNodes appends the free nodes at L-infinity distance exactly r from c.

@@ -76,6 +76,12 @@ type tieSearch struct {
 	freeK     int // the k of freeSums and freeLb (0: not yet set)
 	torusL0   int // the first radius whose balls hold k nodes on a torus (at least that on a mesh)
 	e, clo    []int
+	slo, se   []int // shrink: the box of the centers that can tie
+	bmin      []int // shrink: scratch
+	bmax      []int
+	line      []int   // shrink: scratch (a line's coordinates)
+	nstr      []int   // node index strides: node = sum of c_j * nstr[j]
+	knownFree int     // shrink: the radius whose union of balls it found all free, or -2
 	cand      tieCand // exact: the shell of the center scored
 	freeWalls bool    // radii: the all-free balls hold wall nodes (freeRadii counts them)
 	stats     tieSearchStats
@@ -83,9 +89,11 @@ type tieSearch struct {
 
 // tieSearchStats counts the work of the last search (tests).
 type tieSearchStats struct {
-	boxes  int // boxes bounded
-	leaves int // centers scored exactly
-	counts int // box counts read off the prefix sums (boxCount)
+	boxes   int // boxes bounded
+	leaves  int // centers scored exactly
+	counts  int // box counts read off the prefix sums (boxCount)
+	shrunk  int // boxes bounded over fewer centers than their own (shrink)
+	dropped int // boxes shrink found no center that can tie in
 }
 
 // tieItem is a queued box of centers: its bound, its least rank.
@@ -123,7 +131,12 @@ func (a *mc1x1) newTieSearch() *tieSearch {
 	x := a.x
 	s := &tieSearch{fb: x.boxes, dims: x.dims, wrap: x.wrap, d: x.d, rank: a.boxes.rank, tb: *a.tb,
 		lo: make([]int, x.d), hi: make([]int, x.d), ilo: make([]int, x.d), ihi: make([]int, x.d),
-		e: make([]int, x.d), clo: make([]int, x.d)}
+		e: make([]int, x.d), clo: make([]int, x.d), slo: make([]int, x.d), se: make([]int, x.d),
+		bmin: make([]int, x.d), bmax: make([]int, x.d), line: make([]int, x.d), nstr: make([]int, x.d), knownFree: -2}
+	for j, st := 0, 1; j < x.d; j++ {
+		s.nstr[j] = st
+		st *= x.dims[j]
+	}
 	if x.anyWall {
 		s.fw = newFreeBoxes(x.g, x.freeW)
 	}
@@ -224,8 +237,8 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 			if !childBox(base, half, mask, s.dims, s.clo, s.e) {
 				continue
 			}
-			r := rankOf(s.clo)
 			if level == 1 {
+				r := rankOf(s.clo)
 				node := 0
 				for j := d - 1; j >= 0; j-- {
 					node = node*s.dims[j] + s.clo[j]
@@ -245,18 +258,23 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 				}
 				continue
 			}
-			for j := range d {
-				s.hi[j] = s.clo[j] + s.e[j] - 1
-			}
-			if f, _ := s.fb.countSize(s.clo, s.hi); f == 0 {
-				continue // no center
-			}
-			lb, ok := s.bound(s.clo, s.e, k, sStar)
-			s.stats.boxes++
-			if !ok || lb > bestTs || lb == bestTs && r > bestRank {
+			// the box's centers that can tie lie in s.slo, s.se (shrink),
+			// the least rank among them at its low corner
+			if !s.shrink(a.st.free, s.clo, s.e, k, sStar) {
+				s.stats.dropped++
 				continue
 			}
-			s.push(s.clo, level-1, lb, r)
+			if !slices.Equal(s.se, s.e) {
+				s.stats.shrunk++
+			}
+			lb, ok := s.bound(s.slo, s.se, k, sStar)
+			s.stats.boxes++
+			if !ok {
+				continue
+			}
+			if r := rankOf(s.slo); lb < bestTs || lb == bestTs && r <= bestRank {
+				s.push(s.clo, level-1, lb, r)
+			}
 		}
 	}
 	return win
@@ -315,16 +333,7 @@ func (s *tieSearch) radius(lo, e []int, r int, t *tieRadius) {
 // balls of radius s.full is all free, so are every center's smaller balls: those
 // are not counted.
 func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
-	if s.freeK != k {
-		s.freeK = k
-		s.freeSums = append(s.freeSums[:0], tieSums{})
-		s.freeLb = append(s.freeLb[:0], 0)
-		for _, t := range s.freeTab {
-			p := s.freeSums[len(s.freeSums)-1]
-			s.freeSums = append(s.freeSums, tieSums{p.sLo + max(1, k-t.fHi), p.sHi + k - t.fLo, 0, 0})
-			s.freeLb = append(s.freeLb, s.freeLb[len(s.freeLb)-1]+max(0, k-t.fHi))
-		}
-	}
+	s.setK(k)
 	s.rs = s.rs[:0]
 	single := true
 	for _, v := range e {
@@ -341,10 +350,12 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		f, size := s.boxCount(s.lo, s.hi)
 		return f == size
 	}
+	known := s.knownFree
+	s.knownFree = -2
 	if R := min(s.full, len(s.freeTab)-1); R >= 0 && s.torusBall != nil {
 		// on a torus every ball of a radius has one size, and the first center's
 		// L-1 is nearly always the radius: searching costs more than it saves
-		if unionFree(R) {
+		if known == R || unionFree(R) {
 			free = R
 		} else if single && R == s.full && sStar == s.freeLb[R+1] {
 			// sStar is the least score any center can have (the first
@@ -357,7 +368,7 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		}
 	} else if R >= 0 {
 		var lo, hi int // unionFree(lo) (or lo = -1), not unionFree(hi) (or hi past the cap)
-		if unionFree(R) {
+		if known == R || unionFree(R) {
 			lo, hi = R, R+1
 			for step := 1; hi < len(s.freeTab); step *= 2 {
 				if !unionFree(hi) {
@@ -476,6 +487,219 @@ func (s *tieSearch) radii(lo, e []int, k, sStar int) (Lmin, Lmax int, ok bool) {
 		s.sums = append(s.sums, tieSums{p.sLo + max(1, k-t.fHi), p.sHi + k - t.fLo, p.wLo + t.wLo, p.wHi + t.wHi})
 	}
 	return Lmin, Lmax, true
+}
+
+// shrink sets s.slo, s.se to a box that holds every center of the box lo, e
+// (extents e) whose shell score can be sStar, and returns false when there is
+// none; the bounds are then taken over it (bound), which is tighter than over
+// the whole box: near busy regions, where the winners lie, a box's union of
+// balls holds many busy nodes that only its busy nodes, or centers that cannot
+// tie, are near. Two steps:
+//
+//   - the bounding box of the box's free nodes (every center is free), read
+//     off the free map line by line along the first dimension;
+//   - then, with L0 the first radius whose largest ball holds k nodes (no
+//     center's outermost shell is smaller) and R = L0-1 >= 0, a face of the
+//     box (its centers with one coordinate at an end) is dropped while the
+//     intersection of its centers' balls of radius R holds more busy nodes
+//     than sStar - freeLb[L0]: a center's shell score is at least
+//     sum over r < L0 of (k - f(r)), where k - f(r) = (k - ball size) + busy
+//     nodes within r, the first part at least freeLb's term (the ball sizes
+//     are at most freeTab's, which are below k) and the second at least the
+//     busy nodes within R when r = R; so such a center scores more than sStar.
+//     A face is only tried when the intersection is not empty (every other
+//     extent at most 2R+1), after one count found the union of the box's
+//     balls of radius R not all free (then radii need not count it again:
+//     knownFree).
+func (s *tieSearch) shrink(free []uint64, lo, e []int, k, sStar int) bool {
+	s.knownFree = -2
+	lines := 1
+	for _, v := range e[1:] {
+		lines *= v
+	}
+	if lines <= maxShrinkLines {
+		if !s.freeBox(free, lo, e) {
+			return false
+		}
+	} else {
+		for j := range s.dims {
+			s.hi[j] = lo[j] + e[j] - 1
+		}
+		if f, _ := s.fb.countSize(lo, s.hi); f == 0 {
+			return false // no center
+		}
+		copy(s.slo, lo)
+		copy(s.se, e)
+	}
+	lo, e = s.slo, s.se
+	s.setK(k)
+	R := s.torusL0 - 1
+	if R < 0 {
+		return true
+	}
+	testable := false
+	for _, v := range e {
+		testable = testable || v > 1 && v-1 <= 2*R
+	}
+	if !testable {
+		return true
+	}
+	for j := range s.dims {
+		s.lo[j], s.hi[j] = lo[j]-R, lo[j]+e[j]-1+R
+	}
+	if f, size := s.boxCount(s.lo, s.hi); f == size {
+		s.knownFree = R
+		return true
+	}
+	slack := sStar - s.freeLb[s.torusL0]
+	// cannot reports whether no center of the face c_j = v can tie
+	cannot := func(j, v int) bool {
+		for i := range s.dims {
+			if i == j {
+				s.lo[i], s.hi[i] = v-R, v+R
+				continue
+			}
+			if e[i]-1 > 2*R {
+				return false // the intersection is empty
+			}
+			s.lo[i], s.hi[i] = lo[i]+e[i]-1-R, lo[i]+R
+		}
+		f, size := s.boxCount(s.lo, s.hi)
+		return size-f > slack
+	}
+	for j := range s.dims {
+		if e[j] == 1 {
+			continue
+		}
+		for e[j] > 0 && cannot(j, lo[j]) {
+			lo[j]++
+			e[j]--
+		}
+		for e[j] > 0 && cannot(j, lo[j]+e[j]-1) {
+			e[j]--
+		}
+		if e[j] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxShrinkLines is the most lines along dimension 0 that shrink reads off the
+// free map for a box's bounding box of free nodes; a larger box is taken whole
+// (where the scan cost more than it saved).
+const maxShrinkLines = 16
+
+// freeBox sets s.slo, s.se to the bounding box of the free nodes in the box lo,
+// e (free: the free map), read line by line along dimension 0, and returns false
+// when it holds none.
+func (s *tieSearch) freeBox(free []uint64, lo, e []int) bool {
+	d := s.d
+	if d <= 3 && e[0] <= 64 {
+		// at most two dimensions of lines of one word each, unrolled
+		var n1, n2, s1, s2 = 1, 1, 0, 0
+		base := lo[0]
+		if d > 1 {
+			n1, s1 = e[1], s.nstr[1]
+			base += lo[1] * s1
+		}
+		if d > 2 {
+			n2, s2 = e[2], s.nstr[2]
+			base += lo[2] * s2
+		}
+		var any uint64
+		mn1, mx1, mn2, mx2 := n1, -1, n2, -1
+		for c2 := range n2 {
+			p := base + c2*s2
+			for c1 := range n1 {
+				if b := readBits(free, p+c1*s1, e[0]); b != 0 {
+					any |= b
+					mn1, mx1 = min(mn1, c1), max(mx1, c1)
+					mn2, mx2 = min(mn2, c2), max(mx2, c2)
+				}
+			}
+		}
+		if any == 0 {
+			return false
+		}
+		t := bits.TrailingZeros64(any)
+		s.slo[0], s.se[0] = lo[0]+t, 64-bits.LeadingZeros64(any)-t
+		if d > 1 {
+			s.slo[1], s.se[1] = lo[1]+mn1, mx1-mn1+1
+		}
+		if d > 2 {
+			s.slo[2], s.se[2] = lo[2]+mn2, mx2-mn2+1
+		}
+		return true
+	}
+	mn, mx, c := s.bmin, s.bmax, s.line
+	for j := range d {
+		mn[j], mx[j], c[j] = math.MaxInt, -1, lo[j]
+	}
+	for {
+		base := lo[0]
+		for j := 1; j < d; j++ {
+			base += c[j] * s.nstr[j]
+		}
+		for off := 0; off < e[0]; off += 64 {
+			b := readBits(free, base+off, min(64, e[0]-off))
+			if b == 0 {
+				continue
+			}
+			mn[0] = min(mn[0], off+bits.TrailingZeros64(b))
+			mx[0] = max(mx[0], off+63-bits.LeadingZeros64(b))
+			for j := 1; j < d; j++ {
+				mn[j], mx[j] = min(mn[j], c[j]), max(mx[j], c[j])
+			}
+		}
+		j := 1
+		for ; j < d; j++ { // the next line
+			if c[j]++; c[j] < lo[j]+e[j] {
+				break
+			}
+			c[j] = lo[j]
+		}
+		if j >= d {
+			break
+		}
+	}
+	if mx[0] < 0 {
+		return false
+	}
+	s.slo[0], s.se[0] = lo[0]+mn[0], mx[0]-mn[0]+1
+	for j := 1; j < d; j++ {
+		s.slo[j], s.se[j] = mn[j], mx[j]-mn[j]+1
+	}
+	return true
+}
+
+// readBits returns the w <= 64 bits of the bitmap b from bit p on (p+w at most
+// its length in bits).
+func readBits(b []uint64, p, w int) uint64 {
+	i, o := p>>6, uint(p&63)
+	v := b[i] >> o
+	if o != 0 && i+1 < len(b) {
+		v |= b[i+1] << (64 - o)
+	}
+	if w < 64 {
+		v &= 1<<uint(w) - 1
+	}
+	return v
+}
+
+// setK sets freeSums and freeLb for k.
+func (s *tieSearch) setK(k int) {
+	if s.freeK == k {
+		return
+	}
+	s.freeK = k
+	s.freeSums = append(s.freeSums[:0], tieSums{})
+	s.freeLb = append(s.freeLb[:0], 0)
+	for _, t := range s.freeTab {
+		p := s.freeSums[len(s.freeSums)-1]
+		s.freeSums = append(s.freeSums, tieSums{p.sLo + max(1, k-t.fHi), p.sHi + k - t.fLo, 0, 0})
+		s.freeLb = append(s.freeLb, s.freeLb[len(s.freeLb)-1]+max(0, k-t.fHi))
+	}
 }
 
 // unionMeet sets s.lo, s.hi to the union of the balls of radius r of the centers
