@@ -24,8 +24,10 @@ type greedyScratch struct {
 	greedyCands []greedyCand
 	greedyPool  []greedyCand // allocateGreedy: the centers whose bound is near the least, in order
 	greedyPoolF []greedyProbeCand
-	probeMin    int // allocateGreedy's probe from this m on (0: 64; tests set it)
-	probes      int // tests: decisions where a probe other than the first center was collected first
+	probeMin    int          // allocateGreedy's probe from this m on (0: 64; tests set it)
+	probes      int          // tests: decisions where a probe other than the first center was collected first
+	audit       *greedyAudit // tests: where each center went (allocateGreedy)
+	counts      greedyCounts // how the centers were decided, since the allocator was made
 	ring        []int
 	half        []int32   // axisHalf
 	shellLists  [][]int32 // greedyShell's coordinate lists
@@ -56,6 +58,29 @@ type greedyHeapEntry struct {
 type greedyCand struct {
 	lower   int
 	i, L, m int32
+}
+
+// greedyAudit is a test's record of one decision of allocateGreedy: the centers
+// (positions in the free list) collected (afresh or not: the memo, the trees of
+// runs), and those that were not, each once, whether it left the loop with a
+// bound or stayed in the heap at the end; with the decision's best score and the
+// winner's position. TestGreedyPoolAccountsForEveryCenter checks that every center
+// is there and that none not collected could win or tie.
+type greedyAudit struct {
+	collected, uncollected []int32
+	best, bestPos          int
+	check                  func(k int) // called before the winner is taken
+}
+
+// greedyCounts counts, over an allocator's decisions, how allocateGreedy decided its
+// centers: those it had to decide (its bound not above the best), by the memo of
+// bounds (greedyMemo), by a translated run or give-up (greedyShift), or collected
+// (greedyCollectShells or the plain collector; resumed: from a recorded run's
+// state); and the nodes greedyCollectShells took (its steps). They say where a
+// replay's time goes (BenchmarkGreedyCounts: a torus's young free sets make 2-3x the
+// mesh's collections, docs/alloc.md).
+type greedyCounts struct {
+	decided, memo, translated, collected, resumed, taken int64
 }
 
 // greedyProbeCand is a center of allocateGreedy's pool with f, the free nodes in its
@@ -239,9 +264,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		inPool = false
 		return next()
 	}
+	au := a.audit
+	if au != nil {
+		au.collected, au.uncollected = au.collected[:0], au.uncollected[:0]
+	}
 	for cd, ok := nextCand(); ok; cd, ok = nextCand() {
 		i := int(cd.i)
 		if cd.lower > best {
+			if au != nil {
+				au.uncollected = append(au.uncollected, cd.i)
+			}
 			if inPool {
 				continue
 			}
@@ -249,6 +281,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		}
 		countEqual := a.countTies || i < bestPos // a center scoring best still matters
 		if cd.lower == best && !countEqual {
+			if au != nil {
+				au.uncollected = append(au.uncollected, cd.i)
+			}
 			continue
 		}
 		if cd.L < 0 {
@@ -257,8 +292,13 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			// the loop ended
 			if lower, L, m, ok := a.shellScore(a.fl[i], k, best); ok {
 				up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+			} else if au != nil {
+				au.uncollected = append(au.uncollected, cd.i)
 			}
 			continue
+		}
+		if au != nil {
+			au.collected = append(au.collected, cd.i)
 		}
 		stop := best // a larger score can neither win nor tie
 		if !countEqual {
@@ -275,6 +315,15 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		if shift && !skip {
 			run, gaveUp = a.shiftLookup(c, L, m, stop)
 		}
+		a.counts.decided++
+		switch {
+		case skip:
+			a.counts.memo++
+		case gaveUp || run != nil:
+			a.counts.translated++
+		default:
+			a.counts.collected++
+		}
 		switch {
 		case skip || gaveUp:
 			score = math.MaxInt // as greedyCollect would
@@ -287,6 +336,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			a.shift.recTies, a.shift.recSeg = a.shift.recTies[:0], a.shift.recSeg[:0]
 			if shift {
 				a.shiftArm() // from where the recorded runs part from c's, if they do
+				if a.shift.resume.on {
+					a.counts.resumed++
+				}
 			}
 			if a.keyBits.ok {
 				score, set = a.greedyCollectShells(c, L, m, stop)
@@ -360,6 +412,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	} else {
 		nodes = slices.Clone(bestSet)
 		slices.Sort(nodes)
+	}
+	if au != nil {
+		for _, cd := range cands {
+			au.uncollected = append(au.uncollected, cd.i)
+		}
+		for _, cd := range pool[pj:] {
+			au.uncollected = append(au.uncollected, cd.i)
+		}
+		au.best, au.bestPos = best, bestPos
+		au.check(k)
 	}
 	return nodes, a.take(nodes)
 }
@@ -1114,6 +1176,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		if v := score + (m-r)*L; v > stop || a.shift.recOn {
 			seg = max(seg, v)
 			if v > stop {
+				a.counts.taken += int64(r - r0)
 				a.candXY, a.keys, a.heap = xy, keys, heap
 				a.lastR, a.lastBound = R, v
 				a.shift.recR, a.shift.recTail, a.shift.recPicks = R, seg, set
@@ -1214,6 +1277,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		staleK = true
 	}
+	a.counts.taken += int64(m - r0)
 	a.candXY, a.keys, a.heap = xy, keys, heap
 	a.set = set
 	a.lastR, a.lastBound = R, math.MaxInt

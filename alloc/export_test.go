@@ -21,3 +21,11 @@ func (a *SlurmAllocator) BlockRetried() bool { return a.blk != nil && a.blk.retr
 // definition (every free node scored, every tied one given its tie score), the
 // reference its fast paths are checked against (center_workload_test.go).
 func ScoreEveryCenter(a Allocator) { a.(*mc1x1).centers = centersPlain }
+
+// GreedyCounts returns how an mc1x1-greedy allocator decided its centers so far
+// (greedyCounts): decided, by the memo, translated, collected, of them resumed,
+// and the nodes its collections took.
+func GreedyCounts(a Allocator) (decided, memo, translated, collected, resumed, taken int64) {
+	c := a.(*mc1x1).counts
+	return c.decided, c.memo, c.translated, c.collected, c.resumed, c.taken
+}
