@@ -595,11 +595,10 @@ type gridScan struct {
 	touched                              []int32
 	full                                 *fullBalls
 	rot                                  *rotBalls
-	centers                              []int32     // Gen-Alg: column and row index of each center in order; nil: MM's product
-	px, py                               []int       // the points' offsets (compBound's table)
-	bufs                                 *gridBufs   // pooled scratch (nil: allocate)
-	dgX, dgY                             *diagCounts // diagBound's tables (nil: off)
-	distinct                             bool        // no two points coincide (diagBound needs it)
+	centers                              []int32   // Gen-Alg: column and row index of each center in order; nil: MM's product
+	px, py                               []int     // the points' offsets (compBound's table)
+	bufs                                 *gridBufs // pooled scratch (nil: allocate)
+	distinct                             bool      // no two points coincide (the same-set shortcut needs it)
 }
 
 // search returns the winning center as indices into xs and ys.
@@ -676,14 +675,6 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			seed = t
 		}
 	}
-	if diagBoundOn && g.distinct && diagCountsFit(len(g.px), g.W, g.H) {
-		if g.bufs != nil {
-			g.dgX, g.dgY = &g.bufs.dgX, &g.bufs.dgY
-		} else {
-			g.dgX, g.dgY = new(diagCounts), new(diagCounts)
-		}
-		g.buildDiag(g.dgX, g.dgY)
-	}
 	// With k close to the number of points, a center whose bound from the points
 	// left out (compBound) exceeds the limit is dropped without reading its ball.
 	var comp *compBound
@@ -698,12 +689,6 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		below := int(belows[t])
 		if comp != nil {
 			if lb := comp.lb(cx, cy, thr, below); lb > limit {
-				return lb, false
-			}
-		}
-		if g.dgX != nil && thr >= diagBoundMinThr {
-			bx, by := g.diagLB(cx, cy, thr, below, diagBoundGroups)
-			if lb := bx + max(by, yLB); lb > limit {
 				return lb, false
 			}
 		}
@@ -870,7 +855,6 @@ type gridBufs struct {
 	full                                               fullBalls
 	rot                                                rotBalls
 	blk                                                blockBounds
-	dgX, dgY                                           diagCounts
 	same                                               knownSet
 }
 
@@ -882,21 +866,6 @@ var gridPool = sync.Pool{New: func() any { return new(gridBufs) }}
 // k nearest: they cost 15% of the columns and rows the scan read (20% on
 // mesh:256x256), each read to the end, as a tie must be.
 var sameSetOn = true
-
-// diagBoundOn turns on diagBound before each center's score, in diagBoundGroups
-// groups of gaps per axis for centers of radius at least diagBoundMinThr. It is off:
-// on issue 32's workload it did not pay (docs/alloc.md, wt-mm2d, 2026-12-05). On
-// mesh:128x128 (mm, 8.25 M centers scored, mean radius 50) its 8-group bound was
-// 78-93% of the total (93% for the centers that tie the best, 86-90% for those
-// within 2-10% of it), dropped 54% of the centers and 35% of the columns and rows
-// read, but cost 2.4 s of CPU against the 1.1 s it saved (1.80 -> 2.37 ms per
-// decision); with 64 groups it was still only 90-98% of the total, the shell's
-// unknown split and fragmented free sets being the loss. Its tables cost 50-65 µs
-// per search there and 0.3-0.4 ms on mesh:256x256.
-var (
-	diagBoundOn                      = false
-	diagBoundMinThr, diagBoundGroups = 8, 8
-)
 
 // blockSorted turns on the blocks' sorted visit (gridScan.search) once they pay.
 var blockSorted = true
