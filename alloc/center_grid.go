@@ -34,7 +34,7 @@ type gridIndex struct {
 	// coordinate of a node whose free bit changed since that part was last built
 	// (touch), dims[j] when none; all zeros builds it from scratch. A rebuild
 	// recomputes only the entries at or beyond it in every dimension (the others
-	// count no changed node), where the layout allows (rebuildFrom).
+	// count no changed node) where the layout allows (rebuild2D, freePrefixSumsFrom).
 	dirty [4][]int
 	tlo   []int  // touch: the least coordinates of the last nodes touched
 	plo   []int  // part's result
