@@ -24,6 +24,11 @@ type freeBoxes struct {
 	ivl  [][2][2]int // scratch: per dimension up to two corner-offset pairs
 	nivl []int
 	cur  []int
+	// dirty: the corner from which the prefix sums are out of date (touch):
+	// dims when up to date, zeros when not built. Kept by MC (MC1x1 keeps its
+	// gridIndex's).
+	dirty []int
+	src   *State // the state last built from: another one rebuilds whole
 }
 
 func newFreeBoxes(g *topo.Grid, pre []int32) *freeBoxes {
@@ -37,11 +42,120 @@ func newFreeBoxes(g *topo.Grid, pre []int32) *freeBoxes {
 		f.pre = make([]int32, size)
 	}
 	f.ivl, f.nivl, f.cur = make([][2][2]int, f.d), make([]int, f.d), make([]int, f.d)
+	f.dirty = make([]int, f.d)
 	return f
 }
 
-// rebuild recomputes the prefix sums from the free map of s.
-func (f *freeBoxes) rebuild(s *State) { freePrefixSums(f.pre, f.dims, f.str, s) }
+// touch records that the free bits of nodes changed: the corner
+// moves to the first node's slab of the last dimension, whole along the others
+// (the least node index alone, without a coordinate per node: on issue 32's
+// workload MC's jobs are thousands of nodes, and a coordinate each cost 7% of
+// its time).
+func (f *freeBoxes) touch(nodes []int) {
+	if len(nodes) == 0 {
+		return
+	}
+	first := nodes[0]
+	for _, v := range nodes {
+		first = min(first, v)
+	}
+	slab := 1 // nodes per coordinate of the last dimension
+	for _, dj := range f.dims[:f.d-1] {
+		slab *= dj
+	}
+	clear(f.dirty[:f.d-1])
+	f.dirty[f.d-1] = min(f.dirty[f.d-1], first/slab)
+}
+
+// rebuild brings the prefix sums up to date with the free map of s, from the
+// dirty corner on (freePrefixSumsFrom).
+func (f *freeBoxes) rebuild(s *State) {
+	if s != f.src {
+		f.src = s
+		clear(f.dirty)
+	}
+	if breakDirtyCorner {
+		f.dirty[f.d-1]++
+	}
+	freePrefixSumsFrom(f.pre, f.dims, f.str, s, f.dirty)
+	copy(f.dirty, f.dims)
+}
+
+// freePrefixSumsFrom brings pre (freePrefixSums' layout) up to date with the free
+// map of s when only nodes with coordinates >= lo in every dimension changed
+// since it was last filled (lo all zeros: not filled yet). Only the entries that
+// count such a node are recomputed: on two and three dimensions, entry by entry
+// from the corner on, P(x,y,z) = (the row's free nodes up to x) + P(x,y-1,z) +
+// P(x,y,z-1) - P(x,y-1,z-1), each row's running sum starting from the entries
+// of column x0-1, which count no changed node; from scratch otherwise, or when
+// the corner is the origin. The values are those of freePrefixSums (integer sums).
+func freePrefixSumsFrom(pre []int32, dims, str []int, s *State, lo []int) {
+	d := len(dims)
+	origin := true
+	for _, c := range lo {
+		origin = origin && c == 0
+	}
+	if origin || d < 2 || d > 3 {
+		freePrefixSums(pre, dims, str, s)
+		return
+	}
+	for j, c := range lo {
+		if c >= dims[j] {
+			return // nothing changed
+		}
+	}
+	X, x0, sy := dims[0], lo[0], str[1]
+	z0, Z, sz := 0, 1, 0 // a 2D machine: one slab, no slab before it
+	if d == 3 {
+		z0, Z, sz = lo[2], dims[2], str[2]
+	}
+	for z := z0; z < Z; z++ {
+		for y := lo[1]; y < dims[1]; y++ {
+			b := (z+1)*sz + (y+1)*sy // prefix entry (0, y+1, z+1)
+			row, up := pre[b:b+X+1], pre[b-sy:b-sy+X+1]
+			v0 := (z*dims[1] + y) * X // node (0, y, z)
+			if d == 2 {
+				lineRun(row[x0+1:], s.free, v0+x0, row[x0]-up[x0])
+				for i, u := range up[x0+1:] {
+					row[x0+1+i] += u
+				}
+				continue
+			}
+			back, bu := pre[b-sz:b-sz+X+1], pre[b-sz-sy:b-sz-sy+X+1]
+			lineRun(row[x0+1:], s.free, v0+x0, row[x0]-up[x0]-back[x0]+bu[x0])
+			r, u, k, ku := row[x0+1:], up[x0+1:], back[x0+1:], bu[x0+1:]
+			u, k, ku = u[:len(r)], k[:len(r)], ku[:len(r)]
+			for i := range r {
+				r[i] += u[i] + k[i] - ku[i]
+			}
+		}
+	}
+}
+
+// lineRun sets row[i] to run plus the free nodes among v..v+i (free map words
+// free): eight nodes at a time from their free map byte's running counts
+// (bytePrefix), as freePrefixSums' lines, from any first node v.
+func lineRun(row []int32, free []uint64, v int, run int32) {
+	x := 0
+	for ; x+8 <= len(row); x += 8 {
+		u := v + x
+		w := free[u>>6] >> (u & 63)
+		if u&63 > 56 { // the byte runs into the next word
+			w |= free[u>>6+1] << (64 - u&63)
+		}
+		t := &bytePrefix[uint8(w)]
+		r := row[x : x+8 : x+8]
+		for i, c := range t {
+			r[i] = run + int32(c)
+		}
+		run += int32(t[7])
+	}
+	for ; x < len(row); x++ {
+		u := v + x
+		run += int32(free[u>>6] >> (u & 63) & 1)
+		row[x] = run
+	}
+}
 
 // freePrefixSums fills pre (strides str, (dims[j]+1) entries per dimension) with
 // the prefix sums of the free map of s: slab by slab of the last dimension, the

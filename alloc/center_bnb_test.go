@@ -62,6 +62,30 @@ func randomFreeSet(rng *rand.Rand, g *topo.Grid) []bool {
 	return free
 }
 
+// randomFreeMC1x1 returns the allocator of spec (an mc1x1 variant, without its
+// memo) on g with a random free set drawn by randomFreeSet.
+func randomFreeMC1x1(t *testing.T, rng *rand.Rand, g *topo.Grid, spec string) *mc1x1 {
+	t.Helper()
+	a0, err := Parse(spec, g, Options{NoMemo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := a0.(*mc1x1)
+	setFree(t, a, randomFreeSet(rng, g))
+	return a
+}
+
+// randomJobSize draws a job size for a machine of n nodes with free > 1 of them
+// free: half the time any size below free, half the time a small one (at most
+// n/8 + 1), which ties more often.
+func randomJobSize(rng *rand.Rand, free, n int) int {
+	k := 1 + rng.IntN(free-1)
+	if rng.IntN(2) == 0 {
+		k = 1 + rng.IntN(min(free-1, 1+n/8))
+	}
+	return k
+}
+
 // stepOf is the first step r at which node v lies in the box of center c (along
 // dimension j c_j-off_j-r .. c_j-off_j+width_j-1+r, around the ring on a torus),
 // from coordinates alone.
@@ -618,12 +642,7 @@ func TestWallPrefixMatchesCount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(32, 12))
 	for _, g := range []*topo.Grid{topo.Mesh(9, 7), topo.Mesh(16, 16), topo.Mesh(24, 20), topo.Mesh(3, 17), topo.Mesh(2, 9), topo.Mesh(1, 5)} {
 		for range 10 {
-			a0, err := Parse("mc1x1:tb=3,9,3,2", g, Options{NoMemo: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := a0.(*mc1x1)
-			setFree(t, a, randomFreeSet(rng, g))
+			a := randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
 			a.refresh(prefixAll)
 			dims := g.Dims()
 			lo, hi, c := make([]int, 2), make([]int, 2), make([]int, 2)
@@ -713,12 +732,7 @@ func TestFreeListMatchesOrder(t *testing.T) {
 	grids := append(bnbGrids(t), topo.Torus(3, 4, 5, 2), topo.Mesh(70, 3), topo.Mesh(1, 5, 2))
 	for _, g := range grids {
 		for range 20 {
-			a0, err := Parse("mc1x1", g, Options{NoMemo: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := a0.(*mc1x1)
-			setFree(t, a, randomFreeSet(rng, g))
+			a := randomFreeMC1x1(t, rng, g, "mc1x1")
 			a.listFree()
 			want := a.st.AppendFreeInOrder(nil, FreeListOrder(g))
 			if !slices.Equal(a.fl, want) {

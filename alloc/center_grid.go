@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -29,6 +30,15 @@ type gridIndex struct {
 	maxLinf int        // largest L-infinity distance between two nodes
 	anyWall bool       // some node is on the mesh boundary (none on a torus)
 	boxes   *freeBoxes // counts over free, one box per ball (center_bnb.go)
+	// dirty[p] (p the bit index of a prefixParts part): per dimension the least
+	// coordinate of a node whose free bit changed since that part was last built
+	// (touch), dims[j] when none; all zeros builds it from scratch. A rebuild
+	// recomputes only the entries at or beyond it in every dimension (the others
+	// count no changed node) where the layout allows (rebuild2D, freePrefixSumsFrom).
+	dirty [4][]int
+	tlo   []int  // touch: the least coordinates of the last nodes touched
+	plo   []int  // part's result
+	src   *State // the state the tables were built from: another one rebuilds them whole
 
 	masks    []uint64 // ballMasks
 	wallBits []uint64 // the wall nodes as a bitset (with masks)
@@ -118,8 +128,49 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 	x.cur = make([]int, x.d)
 	x.lo = make([]int, x.d)
 	x.hi = make([]int, x.d)
+	for p := range x.dirty {
+		x.dirty[p] = make([]int, x.d) // zeros: built from scratch first
+	}
+	x.tlo, x.plo = make([]int, x.d), make([]int, x.d)
 	return x
 }
+
+// touch records that the free bits of nodes changed (taken or released): every
+// part's dirty corner moves down to their least coordinates, left in x.tlo.
+func (x *gridIndex) touch(nodes []int) {
+	if len(nodes) == 0 {
+		return
+	}
+	copy(x.tlo, x.dims)
+	for _, v := range nodes {
+		for j, c := range x.coord[v*x.d : v*x.d+x.d] {
+			x.tlo[j] = min(x.tlo[j], int(c))
+		}
+	}
+	for _, lo := range x.dirty {
+		for j, c := range x.tlo {
+			lo[j] = min(lo[j], c)
+		}
+	}
+}
+
+// part returns the dirty corner of part p (a single bit) and marks it clean.
+// The corner stays valid until the next touch.
+func (x *gridIndex) part(p prefixParts) []int {
+	lo := x.dirty[bits.TrailingZeros8(uint8(p))]
+	copy(x.plo, lo)
+	copy(lo, x.dims)
+	if breakDirtyCorner {
+		x.plo[x.d-1]++
+	}
+	return x.plo
+}
+
+// breakDirtyCorner (tests only) moves every dirty corner one step too far along
+// the last dimension, so that a rebuild misses changed entries: the tests that
+// compare the tables kept up to date with tables built from scratch must then
+// fail (TestIncrementalTablesBroken).
+var breakDirtyCorner bool
 
 // prefixParts selects prefix-sum arrays of a gridIndex.
 type prefixParts uint8
@@ -132,25 +183,38 @@ const (
 	prefixAll     = prefixFree | prefixWall | prefixHash | prefixPyramid
 )
 
-// rebuild recomputes the chosen prefix sums from the state.
+// rebuild brings the chosen prefix sums up to date with the state, from each
+// one's dirty corner on (from scratch for a state other than the last one's).
 func (x *gridIndex) rebuild(s *State, parts prefixParts) {
+	if s != x.src {
+		x.src = s
+		for _, lo := range x.dirty {
+			clear(lo)
+		}
+	}
 	if x.d == 2 && !x.anyWrap {
 		x.rebuild2D(s, parts)
 		return
 	}
 	if parts&prefixFree != 0 {
-		freePrefixSums(x.free, x.dims, x.pstride, s)
+		freePrefixSumsFrom(x.free, x.dims, x.pstride, s, x.part(prefixFree))
 	}
-	if parts&prefixWall != 0 && x.anyWall { // without wall nodes freeW stays zero
-		prefixSums(x, x.freeW, func(i int) int32 {
-			if x.wall[i] {
-				return 1
-			}
-			return 0
-		}, s)
+	if parts&prefixWall != 0 {
+		if x.part(prefixWall); x.anyWall { // without wall nodes freeW stays zero
+			prefixSums(x, x.freeW, func(i int) int32 {
+				if x.wall[i] {
+					return 1
+				}
+				return 0
+			}, s)
+		}
 	}
 	if parts&prefixHash != 0 {
+		x.part(prefixHash)
 		prefixSums(x, x.freeH, func(i int) uint64 { return x.hash[i] }, s)
+	}
+	if parts&prefixPyramid != 0 {
+		x.part(prefixPyramid) // kept on 2D meshes only
 	}
 }
 
@@ -185,51 +249,64 @@ func prefixSums[T int32 | uint64](x *gridIndex, arr []T, val func(int) T, s *Sta
 }
 
 // rebuild2D is rebuild on a 2D mesh: one pass, row by row, each entry the one
-// above plus the running sum of its row (row 0 and column 0 stay zero).
+// above plus the running sum of its row (row 0 and column 0 stay zero). Only the
+// entries at or beyond a part's dirty corner (x0, y0) are recomputed: from row y0
+// on, each row from column x0 on, its running sum starting from the row's sum
+// over columns 0..x0-1 (the difference of two entries left of the corner, which
+// count no changed node).
 func (x *gridIndex) rebuild2D(s *State, parts prefixParts) {
 	X, Y := x.dims[0], x.dims[1]
 	sx := X + 1
 	if parts&prefixFree != 0 {
-		for y := range Y {
-			above, row := x.free[y*sx+1:y*sx+sx], x.free[(y+1)*sx+1:(y+1)*sx+sx]
-			run := int32(0)
-			for xx := range row {
-				v := xx + y*X
-				run += int32(s.free[v>>6] >> (v & 63) & 1)
-				row[xx] = above[xx] + run
+		lo := x.part(prefixFree)
+		x0 := lo[0]
+		for y := lo[1]; y < Y; y++ {
+			above, row := x.free[y*sx:y*sx+sx], x.free[(y+1)*sx:(y+1)*sx+sx]
+			lineRun(row[x0+1:], s.free, x0+y*X, row[x0]-above[x0])
+			for i, u := range above[x0+1:] {
+				row[x0+1+i] += u
 			}
 		}
 	}
 	if parts&prefixWall != 0 {
-		for y := range Y {
-			above, row := x.freeW[y*sx+1:y*sx+sx], x.freeW[(y+1)*sx+1:(y+1)*sx+sx]
+		lo := x.part(prefixWall)
+		x0 := lo[0]
+		for y := lo[1]; y < Y; y++ {
+			above, row := x.freeW[y*sx:y*sx+sx], x.freeW[(y+1)*sx:(y+1)*sx+sx]
 			// the run changes only at the row's wall nodes
-			run, from := int32(0), 0
+			run, from := row[x0]-above[x0], x0
 			for _, wx := range x.wallRow[y] {
+				if int(wx) < x0 {
+					continue
+				}
 				for xx := from; xx < int(wx); xx++ {
-					row[xx] = above[xx] + run
+					row[xx+1] = above[xx+1] + run
 				}
 				v := int(wx) + y*X
 				run += int32(s.free[v>>6] >> (v & 63) & 1)
-				row[wx] = above[wx] + run
+				row[wx+1] = above[wx+1] + run
 				from = int(wx) + 1
 			}
 			for xx := from; xx < X; xx++ {
-				row[xx] = above[xx] + run
+				row[xx+1] = above[xx+1] + run
 			}
 		}
 	}
-	if parts&prefixPyramid != 0 && x.pyrW > 0 {
-		x.rebuildPyramid()
+	if parts&prefixPyramid != 0 {
+		if lo := x.part(prefixPyramid); x.pyrW > 0 {
+			x.rebuildPyramid(lo[0], lo[1])
+		}
 	}
 	if parts&prefixHash != 0 {
-		for y := range Y {
-			above, row := x.freeH[y*sx+1:y*sx+sx], x.freeH[(y+1)*sx+1:(y+1)*sx+sx]
-			run := uint64(0)
-			for xx := range row {
+		lo := x.part(prefixHash)
+		x0 := lo[0]
+		for y := lo[1]; y < Y; y++ {
+			above, row := x.freeH[y*sx:y*sx+sx], x.freeH[(y+1)*sx:(y+1)*sx+sx]
+			run := row[x0] - above[x0]
+			for xx := x0; xx < X; xx++ {
 				v := xx + y*X
 				run += x.hash[v] & -(s.free[v>>6] >> (v & 63) & 1)
-				row[xx] = above[xx] + run
+				row[xx+1] = above[xx+1] + run
 			}
 		}
 	}
@@ -538,29 +615,32 @@ func abs32(v int32) int32 {
 // sums' size, a quarter of the whole range on a square mesh; rebuilt before every
 // decision, the tables were a tenth of MC1x1's time at 128x128): dgAt and adAt
 // add the stretch beyond the mesh from the sums of Q along its last column (colX)
-// and last row (rowY).
-func (x *gridIndex) rebuildPyramid() {
+// and last row (rowY). Only the entries that sum a changed Q are recomputed: Q
+// changed at a > x0, b > y0 (the nodes changed at coordinates >= (x0, y0)), so dg
+// from there on, ad at b > y0 and a+b > x0+y0 (it sums Q up-left of (a, b)),
+// colX from b = y0+1 and rowY from a = x0+1.
+func (x *gridIndex) rebuildPyramid(x0, y0 int) {
 	X, Y, W := x.dims[0], x.dims[1], x.pyrW // W = X+1, the row length of free
 	q := x.free
 	// colX[b] = sum of Q(X, b') for b' = 1..b = ad(X, b); rowY[a] = sum of Q(a', Y)
 	// for a' = 1..a.
 	x.colX[0], x.rowY[0] = 0, 0
-	for b := 1; b < len(x.colX); b++ {
+	for b := y0 + 1; b < len(x.colX); b++ {
 		x.colX[b] = x.colX[b-1] + q[X+min(b, Y)*W]
 	}
-	for a := 1; a < len(x.rowY); a++ {
+	for a := x0 + 1; a < len(x.rowY); a++ {
 		x.rowY[a] = x.rowY[a-1] + q[min(a, X)+Y*W]
 	}
 	clear(x.dg[:W])
 	clear(x.ad[:W])
-	for b := 1; b <= Y; b++ {
+	for b := y0 + 1; b <= Y; b++ {
 		row, prev, qb := x.dg[b*W:(b+1)*W], x.dg[(b-1)*W:b*W], q[b*W:(b+1)*W]
 		row[0] = 0
-		for a := 1; a <= X; a++ {
+		for a := x0 + 1; a <= X; a++ {
 			row[a] = qb[a] + prev[a-1]
 		}
 		row, prev = x.ad[b*W:(b+1)*W], x.ad[(b-1)*W:b*W]
-		for a := 0; a < X; a++ {
+		for a := max(x0+y0+1-b, 0); a < X; a++ {
 			row[a] = qb[a] + prev[a+1] // qb[0] = 0
 		}
 		row[X] = x.colX[b]

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -137,6 +138,9 @@ type mc1x1 struct {
 
 	fl  []int   // free list of the current allocation
 	pos []int32 // node -> position in fl (valid for free nodes)
+	// flFrom: the least first coordinate of a node whose free bit changed since
+	// fl was listed (touch), dims[0] when none; fl's nodes before it stand.
+	flFrom int
 
 	tied       []tieCand
 	tiedScore  int // the shell score of the tied centers (tieByBounds)
@@ -195,8 +199,19 @@ func (a *mc1x1) Release(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err
 	}
-	a.stale = prefixAll
+	a.touch(nodes)
 	return nil
+}
+
+// touch records that the free bits of nodes changed: every prefix sum is out of
+// date from their least coordinates on (gridIndex.touch), the free list from
+// the first of them in its order.
+func (a *mc1x1) touch(nodes []int) {
+	a.stale = prefixAll
+	if len(nodes) > 0 {
+		a.x.touch(nodes)
+		a.flFrom = min(a.flFrom, a.x.tlo[0])
+	}
 }
 
 func (a *mc1x1) Allocate(k int) ([]int, error) {
@@ -387,12 +402,27 @@ func (a *mc1x1) search(k int) ([]int, error) {
 // (c_0, c_1, ...)) and a.pos to their positions in it. On a grid of one to three
 // dimensions the order is enumerated from the coordinates, the last fastest,
 // instead of read from a.order (an 880 KB array at 110,592 nodes, read once
-// per decision), and the positions are set in the same pass.
+// per decision), and the positions are set in the same pass; on two and three
+// it is listed again only from the first coordinate of the first node changed
+// since the last listing (a.flFrom): the free nodes before it, and their
+// positions, stand.
 func (a *mc1x1) listFree() {
 	if cap(a.fl) < a.st.NumFree() { // once: room for every node, not grown by appends
 		a.fl = make([]int, 0, a.g.N())
+		a.flFrom = 0
 	}
 	fl, free, dims := a.fl[:0], a.st.free, a.x.dims
+	x0 := 0
+	if d := len(dims); d == 2 || d == 3 {
+		x0 = min(a.flFrom, dims[0])
+		if breakDirtyCorner {
+			x0 = min(x0+1, dims[0])
+		}
+		// the old list's nodes before plane x0
+		coord := a.x.coord
+		fl = a.fl[:sort.Search(len(a.fl), func(i int) bool { return int(coord[a.fl[i]*d]) >= x0 })]
+	}
+	a.flFrom = dims[0]
 	add := func(v int) {
 		if free[v>>6]>>(v&63)&1 != 0 {
 			a.pos[v] = int32(len(fl))
@@ -406,14 +436,14 @@ func (a *mc1x1) listFree() {
 		}
 	case 2:
 		X, Y := dims[0], dims[1]
-		for x := range X {
+		for x := x0; x < X; x++ {
 			for v := x; v < X*Y; v += X {
 				add(v)
 			}
 		}
 	case 3:
 		X, XY, n := dims[0], dims[0]*dims[1], a.g.N()
-		for x := range X {
+		for x := x0; x < X; x++ {
 			for xy := x; xy < XY; xy += X {
 				for v := xy; v < n; v += XY {
 					add(v)
@@ -581,6 +611,6 @@ func (a *mc1x1) take(nodes []int) error {
 	if err := a.st.Take(nodes); err != nil {
 		return fmt.Errorf("%s: internal error: %w", a.name, err)
 	}
-	a.stale = prefixAll
+	a.touch(nodes)
 	return nil
 }

@@ -28,19 +28,11 @@ func TestTieShrinkKeepsEveryTiedCenter(t *testing.T) {
 		dims := g.Dims()
 		d := len(dims)
 		for r := range rounds {
-			a0, err := Parse("mc1x1:tb=3,9,3,2", g, Options{NoMemo: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := a0.(*mc1x1)
-			setFree(t, a, randomFreeSet(rng, g))
+			a := randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
 			if a.NumFree() < 2 {
 				continue
 			}
-			k := 1 + rng.IntN(a.NumFree()-1)
-			if rng.IntN(2) == 0 {
-				k = 1 + rng.IntN(min(a.NumFree()-1, 1+g.N()/8))
-			}
+			k := randomJobSize(rng, a.NumFree(), g.N())
 			// the plain loop's centers of least shell score
 			a.refresh(prefixFree | prefixPyramid | prefixWall)
 			best := math.MaxInt
@@ -171,19 +163,11 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 	known, withheld, early := 0, 0, 0
 	for _, g := range grids {
 		for r := range rounds {
-			a0, err := Parse("mc1x1:tb=3,9,3,2", g, Options{NoMemo: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := a0.(*mc1x1)
-			setFree(t, a, randomFreeSet(rng, g))
+			a := randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
 			if a.NumFree() < 2 {
 				continue
 			}
-			k := 1 + rng.IntN(a.NumFree()-1)
-			if rng.IntN(2) == 0 {
-				k = 1 + rng.IntN(min(a.NumFree()-1, 1+g.N()/8))
-			}
+			k := randomJobSize(rng, a.NumFree(), g.N())
 			a.refresh(prefixFree | prefixPyramid)
 			best := math.MaxInt
 			for c := range g.N() {

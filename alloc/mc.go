@@ -92,6 +92,7 @@ func (a *MC) Release(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err
 	}
+	a.fb.touch(nodes)
 	a.dirty = true
 	return nil
 }
@@ -154,6 +155,7 @@ func (a *MC) Allocate(k int) ([]int, error) {
 	if err := a.st.Take(nodes); err != nil {
 		return nil, err
 	}
+	a.fb.touch(nodes)
 	a.dirty = true
 	return nodes, nil
 }

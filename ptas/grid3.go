@@ -97,6 +97,7 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	g.occ = grow(g.occ, W*H*L)
 	g.rowX, g.rowY, g.rowTop, g.rowTables = -1, 0, -1, false
 	g.addY, g.addZ, g.innerY, g.innerZ = grow(g.addY, H), grow(g.addZ, L), grow(g.innerY, H), grow(g.innerZ, L)
+	g.zIn, g.zOut = grow(g.zIn, L), grow(g.zOut, L)
 	g.memo = nil
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
@@ -217,7 +218,7 @@ type grid3Scan struct {
 	// The planes z (over x, y) as one stack: the rotated tables of all planes
 	// interleaved, zs[i*L + z] entry i of plane z's table (of shape zShape), so a
 	// row's counts at one radius, the same four entries of every plane, are four
-	// runs of L (zBall).
+	// runs of L (rowBall, rowPlanes).
 	zs         []int32
 	zShape     rotBalls
 	zAcc       []int32
@@ -225,8 +226,7 @@ type grid3Scan struct {
 	addY, addZ []int32 // taken points at distance thr per y and per z (zero between calls)
 	innerY     []int32 // per y, per z: the points closer than thr of the center being scored
 	innerZ     []int32
-	touchY     []int32
-	touchZ     []int32
+	zIn, zOut  []int32 // per z: the plane counts of zBound without the row's tables
 	taken      []int32 // per plane x: points at distance thr taken, as (x, count) pairs
 	// The row's plane counts: for the centers of one row (cx, cy fixed), the
 	// points of plane z within L1 distance r of (cx, cy) are rowQ[r*L+z], for r up
@@ -281,7 +281,24 @@ func (g *grid3Scan) setFull(px, py, pz []int) {
 	for (2*g.dFull+1)*(2*g.dFull*g.dFull+2*g.dFull+3)/3 < g.k {
 		g.dFull++
 	}
-	if 2*g.dFull+1 > min(g.W, g.H, g.L) {
+	e := 2*g.dFull + 1
+	if e > min(g.W, g.H, g.L) {
+		return
+	}
+	// A full cube holds a run of e points along z (consecutive z in one row):
+	// without one no center has a full ball, and the prefix counts are not built
+	// (on the fragmented free sets of issue 32's workload they were 4 % of
+	// Gen-Alg's time at torus:32x32x32).
+	run, longest := 0, 0
+	for i := range px {
+		if i > 0 && px[i] == px[i-1] && py[i] == py[i-1] && pz[i] == pz[i-1]+1 {
+			run++
+		} else {
+			run = 1
+		}
+		longest = max(longest, run)
+	}
+	if longest < e {
 		return
 	}
 	H1, L1 := g.H+1, g.L+1
@@ -325,12 +342,7 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 		return 0
 	}
 	if !g.rowTables {
-		c := 0
-		at := stackAt(&g.zShape, g.rowX, g.rowY)
-		for z := max(cz-r, 0); z <= min(cz+r, g.L-1); z++ {
-			c += int(at.stackBall(g.zs, g.L, z, r-abs(z-cz)))
-		}
-		return c
+		return g.rowPlanes(cz, r, nil)
 	}
 	L := g.L
 	for g.rowTop < r {
@@ -347,20 +359,24 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 		i00, i01, i10, i11 := stackAt(&g.zShape, g.rowX, g.rowY).corners(t)
 		zs := g.zs
 		r00, r01, r10, r11 := zs[i00*L:(i00+1)*L], zs[i01*L:(i01+1)*L], zs[i10*L:(i10+1)*L], zs[i11*L:(i11+1)*L]
-		for z := range L {
-			q[z] = r11[z] - r01[z] - r10[z] + r00[z]
-		}
 		if t == 0 {
+			for z := range L {
+				q[z] = r11[z] - r01[z] - r10[z] + r00[z]
+			}
 			copy(lo, q)
 			clear(hi)
 		} else {
+			// One pass for the three (the row's tables are rebuilt for every
+			// row: 14 % of Gen-Alg's instructions at torus:32x32x32).
 			pq, plo, phi := g.rowQ[(t-1)*L:t*L], g.rowLo[(t-1)*L:t*L], g.rowHi[(t-1)*L:t*L]
+			r01, r10, r11 = r01[:L], r10[:L], r11[:L]
+			q[0] = r11[0] - r01[0] - r10[0] + r00[0]
 			lo[0] = q[0]
 			for z := 1; z < L; z++ {
-				lo[z] = q[z] + plo[z-1]
-			}
-			for z := 0; z < L-1; z++ {
-				hi[z] = pq[z+1] + phi[z+1]
+				v := r11[z] - r01[z] - r10[z] + r00[z]
+				q[z] = v
+				lo[z] = v + plo[z-1]
+				hi[z-1] = pq[z] + phi[z]
 			}
 			hi[L-1] = 0
 		}
@@ -399,12 +415,6 @@ func (g *grid3Scan) setZStack(px, py, pz []int) bool {
 	return true
 }
 
-// zBall counts the points of plane z within L1 distance r of (x, y), as
-// rotBalls.ball.
-func (g *grid3Scan) zBall(z, x, y, r int) int {
-	return int(stackAt(&g.zShape, x, y).stackBall(g.zs, g.L, z, r))
-}
-
 // rotAt reads tables of one shape (a stack of planes' rotBalls) around one
 // place for varying radii: s, u as the shape's, a and b the place's rotated
 // coordinates (within 0..u-1, as every place of the plane's box).
@@ -424,15 +434,6 @@ func (t rotAt) corners(rad int) (i00, i01, i10, i11 int) {
 	return a0 + b0, a0 + b1, a1 + b0, a1 + b1
 }
 
-// stackBall is ball for plane z of an interleaved stack of L planes (zs).
-func (t rotAt) stackBall(zs []int32, L, z, rad int) int32 {
-	if rad < 0 {
-		return 0
-	}
-	i00, i01, i10, i11 := t.corners(rad)
-	return zs[i11*L+z] - zs[i01*L+z] - zs[i10*L+z] + zs[i00*L+z]
-}
-
 // ball is rotBalls.ball of the table pre at the place, radius rad.
 func (t rotAt) ball(pre []int32, rad int) int32 {
 	if rad < 0 {
@@ -441,17 +442,6 @@ func (t rotAt) ball(pre []int32, rad int) int32 {
 	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
 	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
 	return pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
-}
-
-// q returns the points of plane z within L1 distance r of the row's (cx, cy).
-func (g *grid3Scan) q(z, r int) int32 {
-	if r < 0 {
-		return 0
-	}
-	if r > g.rowTop {
-		return int32(g.zBall(z, g.rowX, g.rowY, r))
-	}
-	return g.rowQ[r*g.L+z]
 }
 
 // walk is radius from the row's plane counts (the centers of a row share the
@@ -612,16 +602,59 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 		}
 		return lbZ
 	}
+	// Counted per ball (setRow without tables): the planes' counts within thr
+	// - 1 and thr, then as above.
+	in, out := g.zIn, g.zOut
+	g.rowPlanes(cz, thr-1, in)
+	g.rowPlanes(cz, thr, out)
 	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
 		l, h := max(cb, k-(U-co)), min(cb+T, co, k)
 		lbZ += min(l*(k-l), h*(k-h))
-		rem := thr - abs(z-cz)
-		m := g.q(z, rem-1)
+		var m int32
+		if thr-abs(z-cz) > 0 {
+			m = in[z]
+		}
 		g.innerZ[z] = m
 		cb += int64(m)
-		co += int64(g.q(z, rem))
+		co += int64(out[z])
 	}
 	return lbZ
+}
+
+// rowPlanes counts the points within L1 distance r of (cx, cy, cz) (setRow's
+// row) plane by plane, from the stack of the planes z: into dst[z] for the planes
+// within r of cz (dst nil: none), and returns their sum. The planes cz - j and
+// cz + j share the diamond's radius r - j, so their four corners in the rotated
+// tables are found once.
+func (g *grid3Scan) rowPlanes(cz, r int, dst []int32) int {
+	if r < 0 {
+		return 0
+	}
+	L, zs := g.L, g.zs
+	at := stackAt(&g.zShape, g.rowX, g.rowY)
+	c := 0
+	for j := 0; j <= r; j++ {
+		lo, hi := cz-j, cz+j
+		if lo < 0 && hi >= L {
+			break
+		}
+		i00, i01, i10, i11 := at.corners(r - j)
+		if lo >= 0 {
+			v := zs[i11*L+lo] - zs[i01*L+lo] - zs[i10*L+lo] + zs[i00*L+lo]
+			c += int(v)
+			if dst != nil {
+				dst[lo] = v
+			}
+		}
+		if j > 0 && hi < L {
+			v := zs[i11*L+hi] - zs[i01*L+hi] - zs[i10*L+hi] + zs[i00*L+hi]
+			c += int(v)
+			if dst != nil {
+				dst[hi] = v
+			}
+		}
+	}
+	return c
 }
 
 // score is the total pairwise L1 distance of the k nearest of (cx, cy, cz) by
@@ -682,7 +715,6 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	g.taken = taken
 	tot -= lbY // the x total and z's bound; y and z are summed exactly below
 	// The taken points' y and z, read from the occupancy grid in index order.
-	ty, tz := g.touchY[:0], g.touchZ[:0]
 	for i := 0; i < len(taken); i += 2 {
 		x, c := int(taken[i]), taken[i+1]
 		rem := thr - abs(x-cx)
@@ -692,43 +724,44 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 			if z := cz - e; z >= 0 && g.occ[base+z] {
 				g.addY[y]++
 				g.addZ[z]++
-				ty, tz = append(ty, int32(y)), append(tz, int32(z))
 				c--
 			}
 			if z := cz + e; e > 0 && z < g.L && c > 0 && g.occ[base+z] {
 				g.addY[y]++
 				g.addZ[z]++
-				ty, tz = append(ty, int32(y)), append(tz, int32(z))
 				c--
 			}
 		}
 	}
-	defer func() {
-		for _, y := range ty {
-			g.addY[y] = 0
-		}
-		for _, z := range tz {
-			g.addZ[z] = 0
-		}
-		g.touchY, g.touchZ = ty, tz
-	}()
 	// Along y and z: the points closer than thr from the planes, plus those taken.
+	// addY and addZ are zero again on return (cleared over the ball's extent,
+	// which holds every taken point).
+	y0, y1, z0, z1 := max(cy-thr, 0), min(cy+thr, g.H-1), max(cz-thr, 0), min(cz+thr, g.L-1)
+	dropped := false
 	cum = 0
-	for y := max(cy-thr, 0); y <= min(cy+thr, g.H-1); y++ {
+	for y := y0; y <= y1; y++ {
 		tot += cum * (k - cum)
 		if tot > limit {
-			return tot, false
+			dropped = true
+			break
 		}
 		cum += int64(g.innerY[y] + g.addY[y])
 	}
-	tot -= lbZ
-	cum = 0
-	for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
-		tot += cum * (k - cum)
-		if tot > limit {
-			return tot, false
+	if !dropped {
+		tot -= lbZ
+		cum = 0
+		for z := z0; z <= z1; z++ {
+			tot += cum * (k - cum)
+			if tot > limit {
+				dropped = true
+				break
+			}
+			cum += int64(g.innerZ[z] + g.addZ[z])
 		}
-		cum += int64(g.innerZ[z] + g.addZ[z])
 	}
-	return tot, tot <= limit
+	if len(taken) > 0 {
+		clear(g.addY[y0 : y1+1])
+		clear(g.addZ[z0 : z1+1])
+	}
+	return tot, !dropped && tot <= limit
 }

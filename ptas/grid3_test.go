@@ -179,3 +179,84 @@ func TestGrid3BoundsBelowTotal(t *testing.T) {
 	}
 	t.Logf("%d centers checked", centers)
 }
+
+// TestGrid3FullMatchesCube checks the full-ball shortcut's test (full) against
+// its definition, a cube of half-side dFull inside the box with a point on every
+// cell, at every cell of random boxes: dense free sets with full cubes, sparse
+// ones without (where setFull skips the prefix counts: no run of 2 dFull + 1
+// points along z), and k around the sizes of full balls.
+func TestGrid3FullMatchesCube(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 9))
+	cases := 300
+	if testing.Short() {
+		cases = 120
+	}
+	checked, fulls, skipped := 0, 0, 0
+	for c := range cases {
+		W, H, L := 3+r.IntN(8), 3+r.IntN(8), 3+r.IntN(8)
+		busy := []float64{0, 0.02, 0.1, 0.4}[r.IntN(4)]
+		var pts [][]int
+		occ := make([]bool, W*H*L)
+		for x := range W {
+			for y := range H {
+				for z := range L {
+					if r.Float64() >= busy {
+						pts = append(pts, []int{x, y, z})
+						occ[(x*H+y)*L+z] = true
+					}
+				}
+			}
+		}
+		if len(pts) < 3 {
+			continue
+		}
+		d := r.IntN(3)
+		k := min(max(2, (2*d+1)*(2*d*d+2*d+3)/3-1+r.IntN(3)), len(pts)-1)
+		pr, err := newProblem(pts, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _, _, _, lo := newGrid3Scan(pr, false)
+		if g == nil {
+			t.Fatalf("case %d: no scan", c)
+		}
+		if len(g.pre) == 0 {
+			skipped++
+		}
+		cube := func(cx, cy, cz int) bool {
+			e := g.dFull
+			if 2*e+1 > min(g.W, g.H, g.L) || cx-e < 0 || cy-e < 0 || cz-e < 0 || cx+e >= g.W || cy+e >= g.H || cz+e >= g.L {
+				return false
+			}
+			for x := cx - e; x <= cx+e; x++ {
+				for y := cy - e; y <= cy+e; y++ {
+					for z := cz - e; z <= cz+e; z++ {
+						if !occ[((x+lo[0])*H+y+lo[1])*L+z+lo[2]] {
+							return false
+						}
+					}
+				}
+			}
+			return true
+		}
+		for x := range g.W {
+			for y := range g.H {
+				for z := range g.L {
+					want := cube(x, y, z)
+					if got := g.full(x, y, z); got != want {
+						t.Fatalf("case %d (%dx%dx%d, k = %d, dFull %d), cell (%d,%d,%d): full %v, cube %v", c, W, H, L, k, g.dFull, x, y, z, got, want)
+					}
+					if want {
+						fulls++
+					}
+					checked++
+				}
+			}
+		}
+		g.release()
+	}
+	if fulls == 0 || skipped == 0 {
+		t.Fatalf("%d full cells, %d boxes without prefix counts: the cases miss a side", fulls, skipped)
+	}
+	t.Logf("%d cells checked, %d full, %d boxes without prefix counts", checked, fulls, skipped)
+}
