@@ -16,7 +16,7 @@ import (
 // collections took. Issue 34 item 5's gap (docs/alloc.md): the torus decides
 // 1.4-3x the mesh's centers and takes 1.7-2.6x its nodes, the CPU ratio.
 func BenchmarkGreedyCounts(b *testing.B) {
-	for _, spec := range []string{"mesh:128x128", "torus:128x128", "mesh:16x16x16", "torus:16x16x16", "mesh:25x25x25", "torus:25x25x25"} {
+	for _, spec := range bench.YoungFreeSetMachines {
 		b.Run(spec, func(b *testing.B) {
 			m, err := topo.ParseMachine(spec)
 			if err != nil {

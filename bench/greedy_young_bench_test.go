@@ -17,7 +17,7 @@ import (
 // reports the CPU time of the replaying thread per replay (cpu-ms/op) and the
 // slowest decision's wall time.
 func BenchmarkGreedyYoungFreeSet(b *testing.B) {
-	for _, spec := range []string{"mesh:128x128", "torus:128x128", "mesh:16x16x16", "torus:16x16x16", "mesh:25x25x25", "torus:25x25x25"} {
+	for _, spec := range YoungFreeSetMachines {
 		b.Run(spec, func(b *testing.B) {
 			m, err := topo.ParseMachine(spec)
 			if err != nil {

@@ -143,3 +143,8 @@ func (r *startRecorder) Release(nodes []int) error {
 	r.ops = append(r.ops, Op{Job: job, Procs: int32(len(nodes)), Release: true})
 	return nil
 }
+
+// YoungFreeSetMachines are the machines of issue 34 item 5's young-free-set
+// measurements (BenchmarkGreedyYoungFreeSet here, alloc's BenchmarkGreedyCounts):
+// each mesh beside the torus of the same sides, so the two can be compared.
+var YoungFreeSetMachines = []string{"mesh:128x128", "torus:128x128", "mesh:16x16x16", "torus:16x16x16", "mesh:25x25x25", "torus:25x25x25"}
