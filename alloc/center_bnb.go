@@ -170,28 +170,9 @@ func freePrefixSums(pre []int32, dims, str []int, s *State) {
 	// cumulative sums add to it, so the array is not cleared first.
 	d, X := len(dims), dims[0]
 	v := 0 // the first node of the next line
+	// line fills one line of dimension 0, from node v
 	line := func(row []int32) {
-		// eight nodes at a time: their free map byte's running counts
-		// (bytePrefix), then the rest one by one
-		run, x := int32(0), 0
-		for ; x+8 <= len(row); x += 8 {
-			u := v + x
-			w := s.free[u>>6] >> (u & 63)
-			if u&63 > 56 { // the byte runs into the next word
-				w |= s.free[u>>6+1] << (64 - u&63)
-			}
-			t := &bytePrefix[uint8(w)]
-			r := row[x : x+8 : x+8]
-			for i, c := range t {
-				r[i] = run + int32(c)
-			}
-			run += int32(t[7])
-		}
-		for ; x < len(row); x++ {
-			u := v + x
-			run += int32(s.free[u>>6] >> (u & 63) & 1)
-			row[x] = run
-		}
+		lineRun(row, s.free, v, 0)
 		v += X
 	}
 	if d == 1 {
