@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -38,17 +39,9 @@ func TestGreedyLargeJobsMatchReference(t *testing.T) {
 		}
 		var held [][]int
 		alloc := func(k int) {
-			want, wantTies := refCenter(g, free, k, "mc1x1-greedy", nil)
-			got, err := a.Allocate(k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s, k=%d on %d free: got %v, reference %v", g.Spec(), k, countFree(free), got, want)
-			}
-			if ties && tr.LastTies() != wantTies {
-				t.Fatalf("%s, k=%d: %d tied, reference %d", g.Spec(), k, tr.LastTies(), wantTies)
-			}
+			got := allocateMatchesRef(t, a, g, free, k, "mc1x1-greedy", ties, func() string {
+				return fmt.Sprintf("%s on %d free", g.Spec(), countFree(free))
+			})
 			for _, v := range got {
 				free[v] = false
 			}

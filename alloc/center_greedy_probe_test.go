@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -41,17 +42,7 @@ func TestGreedyProbeMatchesReference(t *testing.T) {
 				a.(*mc1x1).probeMin = 1
 				a.(TieReporter).CountTies(ties)
 				setFree(t, a, free)
-				want, wantTies := refCenter(g, free, k, "mc1x1-greedy", nil)
-				got, err := a.Allocate(k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s round %d, k=%d: got %v, reference %v", g.Spec(), r, k, got, want)
-				}
-				if ties && a.(TieReporter).LastTies() != wantTies {
-					t.Fatalf("%s round %d, k=%d: %d tied, reference %d", g.Spec(), r, k, a.(TieReporter).LastTies(), wantTies)
-				}
+				allocateMatchesRef(t, a, g, free, k, "mc1x1-greedy", ties, func() string { return fmt.Sprintf("%s round %d", g.Spec(), r) })
 				checked++
 				probed += a.(*mc1x1).probes
 			}

@@ -1,8 +1,8 @@
 package alloc
 
 import (
+	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
@@ -47,17 +47,9 @@ func TestGreedyTorusMatchesReference(t *testing.T) {
 			if r%7 == 0 {
 				k = 1 + rng.IntN(min(nf, 12))
 			}
-			want, wantTies := refCenter(g, free, k, "mc1x1-greedy", nil)
-			got, err := a.Allocate(k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s round %d, free %v, k=%d: got %v, reference %v", g.Spec(), r, freeList(free), k, got, want)
-			}
-			if r%2 == 0 && tr.LastTies() != wantTies {
-				t.Fatalf("%s round %d, k=%d: %d tied, reference %d", g.Spec(), r, k, tr.LastTies(), wantTies)
-			}
+			allocateMatchesRef(t, a, g, free, k, "mc1x1-greedy", r%2 == 0, func() string {
+				return fmt.Sprintf("%s round %d, free %v", g.Spec(), r, freeList(free))
+			})
 			checked++
 		}
 	}
@@ -91,17 +83,7 @@ func TestGreedyLargeGridsMatchReference(t *testing.T) {
 				}
 				a.(TieReporter).CountTies(ties)
 				setFree(t, a, free)
-				want, wantTies := refCenter(g, free, k, "mc1x1-greedy", nil)
-				got, err := a.Allocate(k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s round %d, k=%d: got %v, reference %v", g.Spec(), r, k, got, want)
-				}
-				if ties && a.(TieReporter).LastTies() != wantTies {
-					t.Fatalf("%s round %d, k=%d: %d tied, reference %d", g.Spec(), r, k, a.(TieReporter).LastTies(), wantTies)
-				}
+				allocateMatchesRef(t, a, g, free, k, "mc1x1-greedy", ties, func() string { return fmt.Sprintf("%s round %d", g.Spec(), r) })
 			}
 		}
 	}

@@ -186,6 +186,26 @@ func refCenter(g *topo.Grid, free []bool, k int, variant string, tb *TieBreak) (
 	return slices.Sorted(slices.Values(best)), ties
 }
 
+// allocateMatchesRef allocates k nodes with a, whose free set is free, and fails
+// the test unless they are refCenter's for variant (no tie-breaking) and, when
+// ties is set, a's tie count is the reference's; where names the case in the
+// message (called only on failure). It returns the nodes allocated.
+func allocateMatchesRef(t *testing.T, a Allocator, g *topo.Grid, free []bool, k int, variant string, ties bool, where func() string) []int {
+	t.Helper()
+	want, wantTies := refCenter(g, free, k, variant, nil)
+	got, err := a.Allocate(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s, k=%d: got %v, reference %v", where(), k, got, want)
+	}
+	if ties && a.(TieReporter).LastTies() != wantTies {
+		t.Fatalf("%s, k=%d: %d tied, reference %d", where(), k, a.(TieReporter).LastTies(), wantTies)
+	}
+	return got
+}
+
 func strings_HasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
 // setFree puts a fresh allocator into the state where exactly the nodes with free[v]
