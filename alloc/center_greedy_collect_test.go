@@ -149,27 +149,11 @@ func TestGreedyMemoMatchesFresh(t *testing.T) {
 			if len(held) > 0 && (rng.IntN(4) == 0 || al[0].NumFree() < n/6) {
 				// a whole job, or a random part of it (fragmented free sets)
 				j := rng.IntN(len(held))
-				rel, keep := held[j], []int(nil)
+				var part func() bool
 				if rng.IntN(2) == 0 {
-					rel, keep = nil, nil
-					for _, v := range held[j] {
-						if rng.IntN(2) == 0 {
-							rel = append(rel, v)
-						} else {
-							keep = append(keep, v)
-						}
-					}
+					part = func() bool { return rng.IntN(2) == 0 }
 				}
-				for _, a := range al {
-					if err := a.Release(rel); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if len(keep) > 0 {
-					held[j] = keep
-				} else {
-					held = slices.Delete(held, j, j+1)
-				}
+				held = releaseInLockstep(t, al[:], held, j, part)
 				continue
 			}
 			k := sizes[rng.IntN(len(sizes))]
@@ -179,17 +163,7 @@ func TestGreedyMemoMatchesFresh(t *testing.T) {
 			if k > al[0].NumFree() {
 				continue
 			}
-			var got [2][]int
-			for o, a := range al {
-				var err error
-				if got[o], err = a.Allocate(k); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if !slices.Equal(got[0], got[1]) || ties && al[0].(TieReporter).LastTies() != al[1].(TieReporter).LastTies() {
-				t.Fatalf("%s, k=%d: with the memo %v (%d tied), without %v (%d tied)", g.Spec(), k, got[0], al[0].(TieReporter).LastTies(), got[1], al[1].(TieReporter).LastTies())
-			}
-			held = append(held, got[0])
+			held = append(held, allocateInLockstep(t, al, k, ties, g.Spec()+", with the memo"))
 			decisions++
 		}
 	}
@@ -197,4 +171,51 @@ func TestGreedyMemoMatchesFresh(t *testing.T) {
 	if skipped < 500 {
 		t.Fatalf("only %d skips checked: the test no longer exercises the memo", skipped)
 	}
+}
+
+// releaseInLockstep releases from both allocators of al the nodes of job j of
+// held for which release returns true (every node when release is nil), keeps
+// the others as job j, and returns held without job j when none are kept.
+func releaseInLockstep(t *testing.T, al []Allocator, held [][]int, j int, release func() bool) [][]int {
+	t.Helper()
+	rel, keep := held[j], []int(nil)
+	if release != nil {
+		rel = nil
+		for _, v := range held[j] {
+			if release() {
+				rel = append(rel, v)
+			} else {
+				keep = append(keep, v)
+			}
+		}
+	}
+	for _, a := range al {
+		if err := a.Release(rel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(keep) > 0 {
+		held[j] = keep
+		return held
+	}
+	return slices.Delete(held, j, j+1)
+}
+
+// allocateInLockstep allocates k nodes with both allocators of al, one with the
+// feature under test (what names it) and one without, and fails unless they
+// choose the same nodes and, when ties, count the same ties; it returns them.
+func allocateInLockstep(t *testing.T, al [2]Allocator, k int, ties bool, what string) []int {
+	t.Helper()
+	var got [2][]int
+	for o, a := range al {
+		var err error
+		if got[o], err = a.Allocate(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0, t1 := al[0].(TieReporter).LastTies(), al[1].(TieReporter).LastTies()
+	if !slices.Equal(got[0], got[1]) || ties && t0 != t1 {
+		t.Fatalf("%s, k=%d: %v (%d tied), without %v (%d tied)", what, k, got[0], t0, got[1], t1)
+	}
+	return got[0]
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
@@ -68,38 +67,11 @@ func TestGreedyProbeMatchesReference(t *testing.T) {
 		for range rounds * 10 {
 			if len(held) > 0 && (rng.IntN(4) == 0 || al[0].NumFree() < n/6) {
 				j := rng.IntN(len(held))
-				var rel, keep []int
-				for _, v := range held[j] {
-					if rng.IntN(3) == 0 {
-						keep = append(keep, v)
-					} else {
-						rel = append(rel, v)
-					}
-				}
-				for _, a := range al {
-					if err := a.Release(rel); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if len(keep) > 0 {
-					held[j] = keep
-				} else {
-					held = slices.Delete(held, j, j+1)
-				}
+				held = releaseInLockstep(t, al[:], held, j, func() bool { return rng.IntN(3) != 0 })
 				continue
 			}
 			k := 1 + rng.IntN(max(1, min(al[0].NumFree(), 3*n/4)/3))
-			var got [2][]int
-			for o, a := range al {
-				var err error
-				if got[o], err = a.Allocate(k); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if !slices.Equal(got[0], got[1]) || ties && al[0].(TieReporter).LastTies() != al[1].(TieReporter).LastTies() {
-				t.Fatalf("%s, k=%d: with the probe %v (%d tied), without %v (%d tied)", g.Spec(), k, got[0], al[0].(TieReporter).LastTies(), got[1], al[1].(TieReporter).LastTies())
-			}
-			held = append(held, got[0])
+			held = append(held, allocateInLockstep(t, al, k, ties, g.Spec()+", with the probe"))
 			checked++
 		}
 		if s0, s1 := al[0].(*mc1x1).TieStats(), al[1].(*mc1x1).TieStats(); s0 != s1 {
