@@ -64,12 +64,6 @@ func TestBenchCommand(t *testing.T) {
 		{[]string{"--machine", "mesh:16x16", "--alloc", "mm", "--trace", llnl, "--seed", "3"}, 2, "--seed sets the synthetic stream"},
 		{[]string{"--machine", "torus:8x8", "--alloc", "mc"}, 2, "mc needs a mesh without wraparound"},
 		{[]string{"--machine", "fattree:4,4:4,4:8", "--alloc", "bf:rcm,mm"}, 2, "needs a mesh or torus"},
-		// A spec that cannot be built is a usage error, as in sim and compare (it
-		// exited 1 here, 2 there); so is an explicit --jobs 0 (0 was the default
-		// taken silently, while -1 was refused).
-		{[]string{"--machine", "mesh:16x16", "--alloc", "bf:hilbert,nosuch"}, 2, `unknown allocator "nosuch"`},
-		{[]string{"--machine", "mesh:16x16", "--alloc", "mc1x1:tb=-1,2,3,4"}, 2, `scan radius "-1"`},
-		{[]string{"--machine", "mesh:16x16", "--alloc", "mm", "--jobs", "0"}, 2, "--jobs 0: must be at least 1"},
 		{[]string{"--machine", "mesh:8x8", "--alloc", "mm", "--trace", llnl}, 1, "job 1 (line 1) needs 128 nodes, the machine mesh:8x8 has 64"},
 		{[]string{"--machine", "mesh:16x16", "--alloc", "bt,bf:hilbert", "--jobs", "300"}, 1, "bt: job "},
 	} {
