@@ -26,6 +26,11 @@ func TestNewUserBadInputExits(t *testing.T) {
 		{"", []string{"bench", "--machine", "torus:8x8", "--alloc", "mc", "-o", out}, 2, "mc needs a mesh without wraparound"},
 		// bench ran its default 2000 jobs on an explicit --jobs 0 (-1 was refused).
 		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "mm", "--jobs", "0"}, 2, "--jobs 0: must be at least 1"},
+		// An empty output name ("-o $OUT", OUT unset) wrote to stdout, or nothing.
+		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "-o", ""}, 2, `-o "": an empty file name`},
+		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--svg", ""}, 2, `--svg "": an empty file name`},
+		{"", []string{"sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "mm", "--per-job", ""}, 2, `--per-job "": an empty file name`},
+		{"", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", "x.conf", "-o", ""}, 2, `-o "": an empty directory name`},
 	} {
 		code, stdout, stderr := runCLI(t, tc.stdin, tc.args...)
 		lines := strings.Count(stderr, "\n")
