@@ -31,6 +31,11 @@ func TestNewUserBadInputExits(t *testing.T) {
 		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--svg", ""}, 2, `--svg "": an empty file name`},
 		{"", []string{"sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "mm", "--per-job", ""}, 2, `--per-job "": an empty file name`},
 		{"", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", "x.conf", "-o", ""}, 2, `-o "": an empty directory name`},
+		// hostlist took - as a host name and printed it back, even on empty stdin.
+		{"", []string{"hostlist", "expand", "-"}, 1, "stdin: no hostlist expression"},
+		{"", []string{"hostlist", "compress", "-"}, 1, "stdin: no host names"},
+		{"n1\n", []string{"hostlist", "compress", "n2", "-"}, 2, "- (standard input) goes alone"},
+		{"n1\n", []string{"hostlist", "expand", "-", "n2", "-o", out}, 2, "- (standard input) goes alone"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.stdin, tc.args...)
 		lines := strings.Count(stderr, "\n")
@@ -39,6 +44,19 @@ func TestNewUserBadInputExits(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%q: %s written", tc.args, out)
+		}
+	}
+	// And - now reads standard input.
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"n[1-2]\n\nx7,x8\n", []string{"hostlist", "expand", "-"}, "n1\nn2\nx7\nx8\n"},
+		{"n1 n2\nn3,n7\n", []string{"hostlist", "compress", "-"}, "n[1-3,7]\n"},
+	} {
+		if code, stdout, stderr := runCLI(t, tc.stdin, tc.args...); code != 0 || stdout != tc.want {
+			t.Errorf("%q on %q: exit %d, %q (%s), want %q", tc.args, tc.stdin, code, stdout, stderr, tc.want)
 		}
 	}
 }
