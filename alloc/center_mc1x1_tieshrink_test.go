@@ -164,12 +164,10 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 	known, withheld, early := 0, 0, 0
 	for _, g := range grids {
 		for r := range rounds {
-			a := randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
-			if a.NumFree() < 2 {
+			a, k, leaves, ok := cappedSearch(t, rng, g)
+			if !ok {
 				continue
 			}
-			k := randomJobSize(rng, a.NumFree(), g.N())
-			a.refresh(prefixFree | prefixPyramid)
 			best := math.MaxInt
 			for c := range g.N() {
 				if a.st.IsFree(c) {
@@ -178,11 +176,6 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 					}
 				}
 			}
-			a.buildBoxes()
-			a.boxes.first = false
-			a.boxes.maxLeaves = 1 + rng.IntN(3)
-			leaves := a.boxes.search(a.st, k)
-			a.boxes.maxLeaves = 0
 			switch {
 			case leaves != nil:
 				if a.boxes.leastKnown {
@@ -212,6 +205,25 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 	}
 }
 
+// cappedSearch draws a random free set of g (randomFreeMC1x1) and a job size k
+// and runs mc1x1's centerSearch for every center of least score with 1 to 3
+// leaves allowed, so that it gives up often; ok is false, and nothing searched,
+// when fewer than 2 nodes are free. The prefix sums shellScore reads are built.
+func cappedSearch(t *testing.T, rng *rand.Rand, g *topo.Grid) (a *mc1x1, k int, leaves []bnbLeaf, ok bool) {
+	a = randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
+	if a.NumFree() < 2 {
+		return a, 0, nil, false
+	}
+	k = randomJobSize(rng, a.NumFree(), g.N())
+	a.refresh(prefixFree | prefixPyramid)
+	a.buildBoxes()
+	a.boxes.first = false
+	a.boxes.maxLeaves = 1 + rng.IntN(3)
+	leaves = a.boxes.search(a.st, k)
+	a.boxes.maxLeaves = 0
+	return a, k, leaves, true
+}
+
 // TestCenterSearchQueueAtLeastOpened checks the invariant that lets
 // centerSearch's certificate of the least cost (leastKnown) look at the box being
 // opened alone: when the search gives up at maxLeaves, every box still queued is
@@ -236,18 +248,11 @@ func TestCenterSearchQueueAtLeastOpened(t *testing.T) {
 		lo, e, clo, ce := make([]int, d), make([]int, d), make([]int, d), make([]int, d)
 		base := make([]int32, d)
 		for r := range rounds {
-			a := randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
-			if a.NumFree() < 2 {
+			a, k, leaves, ok := cappedSearch(t, rng, g)
+			if !ok {
 				continue
 			}
-			k := randomJobSize(rng, a.NumFree(), g.N())
-			a.refresh(prefixFree)
-			a.buildBoxes()
 			s := a.boxes
-			s.first = false
-			s.maxLeaves = 1 + rng.IntN(3)
-			leaves := s.search(a.st, k)
-			s.maxLeaves = 0
 			if leaves == nil && s.stop == stopTies {
 				gaveUp++
 				// the box being opened: the level-1 box of the last center found
