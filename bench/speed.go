@@ -107,9 +107,9 @@ func Check(cfg Config) error {
 	for _, spec := range cfg.Allocs {
 		if _, err := parseAlloc(spec, cfg.Machine, cfg.Options); err != nil {
 			// A file the spec names that cannot be read (a missing ranking or
-			// topology file) is a failure, as in sim; anything else is the
-			// spec's own fault.
-			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			// topology file), or whose content is refused, is a failure, as in
+			// sim; anything else is the spec's own fault.
+			if pe, fe := (*fs.PathError)(nil), (*alloc.FileError)(nil); errors.As(err, &pe) || errors.As(err, &fe) {
 				return err
 			}
 			return &AllocError{Spec: spec, Err: err}

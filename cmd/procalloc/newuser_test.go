@@ -14,6 +14,11 @@ import (
 func TestNewUserBadInputExits(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.txt")
+	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	garbage := filepath.Join(dir, "garbage.txt")
+	blocks := filepath.Join(dir, "blocks.conf")
+	os.WriteFile(garbage, []byte("garbage\n"), 0o644)
+	os.WriteFile(blocks, []byte("BlockName=b1 Nodes=n[1-4]\nBlockSizes=0\n"), 0o644)
 	for _, tc := range []struct {
 		stdin string
 		args  []string
@@ -29,8 +34,16 @@ func TestNewUserBadInputExits(t *testing.T) {
 		// An empty output name ("-o $OUT", OUT unset) wrote to stdout, or nothing.
 		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "-o", ""}, 2, `-o "": an empty file name`},
 		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--svg", ""}, 2, `--svg "": an empty file name`},
-		{"", []string{"sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "mm", "--per-job", ""}, 2, `--per-job "": an empty file name`},
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--per-job", ""}, 2, `--per-job "": an empty file name`},
 		{"", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", "x.conf", "-o", ""}, 2, `-o "": an empty directory name`},
+		// A ranking or topology file an allocator names, read and refused, was a
+		// usage error in sim and compare (a failure in curve and --span-curve);
+		// a name that is neither a curve nor a file stays one.
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:" + garbage, "-o", out}, 1, `unknown host "garbage"`},
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "slurm:block:" + blocks}, 1, "BlockSizes=0"},
+		{"", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm,bf:" + garbage}, 1, `unknown host "garbage"`},
+		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "bf:" + garbage}, 1, `unknown host "garbage"`},
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:nosuch"}, 2, `unknown curve "nosuch"`},
 		// hostlist took - as a host name and printed it back, even on empty stdin.
 		{"", []string{"hostlist", "expand", "-"}, 1, "stdin: no hostlist expression"},
 		{"", []string{"hostlist", "compress", "-"}, 1, "stdin: no host names"},
