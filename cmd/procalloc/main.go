@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -166,11 +167,9 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 				printCommandList(e.stderr)
 				return 2
 			}
-			printCommandHelp(e.stdout, c)
-			return 0
+			return writeHelp(e, func(w io.Writer) { printCommandHelp(w, c) })
 		}
-		printCommandList(e.stdout)
-		return 0
+		return writeHelp(e, printCommandList)
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -191,8 +190,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	for {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				printCommandHelp(e.stdout, c)
-				return 0
+				return writeHelp(e, func(w io.Writer) { printCommandHelp(w, c) })
 			}
 			fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, dashedFlagError(err), name)
 			return 2
@@ -288,6 +286,19 @@ func (interruptedError) Is(target error) bool { return target == context.Cancele
 // exitInterrupted is the exit status of a command stopped by its first SIGINT or
 // SIGTERM after writing what it had (and of the process stopped by a second one).
 const exitInterrupted = 130
+
+// writeHelp writes what print prints to standard output and returns the exit
+// status: 1, with the error, when it cannot be written (help > /dev/full said
+// nothing and exited 0).
+func writeHelp(e *env, print func(w io.Writer)) int {
+	var b bytes.Buffer
+	print(&b)
+	if _, err := e.stdout.Write(b.Bytes()); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc help: %v\n", err)
+		return 1
+	}
+	return 0
+}
 
 func printCommandList(w io.Writer) {
 	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +72,23 @@ func TestNewUserBadInputExits(t *testing.T) {
 	} {
 		if code, stdout, stderr := runCLI(t, tc.stdin, tc.args...); code != 0 || stdout != tc.want {
 			t.Errorf("%q on %q: exit %d, %q (%s), want %q", tc.args, tc.stdin, code, stdout, stderr, tc.want)
+		}
+	}
+}
+
+// failingWriter fails every write, as standard output on a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestHelpOnFullOutputFails: help printed to standard output that cannot be
+// written (procalloc help > /dev/full) exited 0 with nothing said.
+func TestHelpOnFullOutputFails(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"help", "sim"}, {"sim", "--help"}, {"curve", "-h"}} {
+		var errb strings.Builder
+		code := run(context.Background(), &env{stdin: strings.NewReader(""), stdout: failingWriter{}, stderr: &errb}, args)
+		if code != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("%q on a full output: exit %d, stderr %q; want 1 and the error", args, code, errb.String())
 		}
 	}
 }
