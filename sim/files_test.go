@@ -19,27 +19,27 @@ import (
 // file was a usage error (exit 2) in sim and a failure (exit 1) in curve.
 func TestFilesErrorsTellFileFromSpec(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+	files := map[string]string{"garbage.txt": "garbage\n", "empty.pairs": "", "short.pairs": "0 1\n1 0\n",
+		"blocks.conf": "BlockName=b1 Nodes=n[1-4]\nBlockSizes=0\n"}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return p
 	}
 	m, err := topo.ParseMachine("mesh:4x4")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &Files{}
-	for _, path := range []string{write("garbage.txt", "garbage\n"), write("empty.pairs", ""), write("short.pairs", "0 1\n1 0\n")} {
-		if _, err := f.Ranking(path, m); !errors.As(err, new(*alloc.FileError)) {
-			t.Errorf("ranking %s: %v, want an *alloc.FileError", filepath.Base(path), err)
+	for _, name := range []string{"garbage.txt", "empty.pairs", "short.pairs"} {
+		if _, err := f.Ranking(filepath.Join(dir, name), m); !errors.As(err, new(*alloc.FileError)) {
+			t.Errorf("ranking %s: %v, want an *alloc.FileError", name, err)
 		}
 	}
 	if _, err := f.Ranking(filepath.Join(dir, "nosuch"), m); !errors.As(err, new(*curves.UnknownCurveError)) || errors.As(err, new(*alloc.FileError)) {
 		t.Errorf("no such ranking file: %v, want an *UnknownCurveError alone", err)
 	}
-	blocks := write("blocks.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=0\n")
+	blocks := filepath.Join(dir, "blocks.conf")
 	for _, path := range []string{blocks, filepath.Join(dir, "nosuch.conf")} {
 		if _, err := f.SlurmBlocks(path); !errors.As(err, new(*alloc.FileError)) {
 			t.Errorf("topology %s: %v, want an *alloc.FileError", filepath.Base(path), err)

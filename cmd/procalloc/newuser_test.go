@@ -17,10 +17,8 @@ func TestNewUserBadInputExits(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.txt")
 	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
-	garbage := filepath.Join(dir, "garbage.txt")
-	blocks := filepath.Join(dir, "blocks.conf")
-	os.WriteFile(garbage, []byte("garbage\n"), 0o644)
-	os.WriteFile(blocks, []byte("BlockName=b1 Nodes=n[1-4]\nBlockSizes=0\n"), 0o644)
+	garbage := writeTemp(t, "garbage.txt", "garbage\n")
+	blocks := writeTemp(t, "blocks.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=0\n")
 	for _, tc := range []struct {
 		stdin string
 		args  []string
