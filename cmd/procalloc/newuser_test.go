@@ -44,6 +44,10 @@ func TestNewUserBadInputExits(t *testing.T) {
 		{"", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm,bf:" + garbage}, 1, `unknown host "garbage"`},
 		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "bf:" + garbage}, 1, `unknown host "garbage"`},
 		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:nosuch"}, 2, `unknown curve "nosuch"`},
+		// subset ran a negative --time-limit as no limit (cluster, order and bench
+		// refuse it), and left --eps Inf to the library's message.
+		{"", []string{"subset", "--algo", "exact", "--k", "2", "--points", garbage, "--time-limit", "-1s"}, 2, "--time-limit -1s: must not be negative"},
+		{"", []string{"subset", "--algo", "ptas", "--k", "2", "--points", garbage, "--eps", "Inf"}, 2, "--eps +Inf: must be a positive finite number"},
 		// hostlist took - as a host name and printed it back, even on empty stdin.
 		{"", []string{"hostlist", "expand", "-"}, 1, "stdin: no hostlist expression"},
 		{"", []string{"hostlist", "compress", "-"}, 1, "stdin: no host names"},
