@@ -721,17 +721,41 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		return true
 	}
-	// dup: the center at position t has the k nearest of the one at t - 1
-	// (sameAsPrev), so its total is that center's: it never comes first among the
-	// smallest and is passed over, whatever became of the center before it.
+	// dup: the center at position t has the k nearest of an earlier one, the one at
+	// t - 1 or the one in the column before on the same row (sameAsPrev), so its
+	// total is that center's: it never comes first among the smallest and is
+	// passed over, whatever became of the earlier center.
+	var colStart []int // Gen-Alg: the position of each column's first point
+	if g.centers != nil && sameAsPrevOn {
+		colStart = make([]int, len(g.xs))
+		for xi := 1; xi < len(g.xs); xi++ {
+			colStart[xi] = colStart[xi-1] + int(g.colPre[xi*(g.H+1)-1])
+		}
+	}
+	dupOf := func(t, p int, xi, yi int) bool {
+		xp, yp := at(p)
+		return g.sameAsPrev(g.xs[xi], g.ys[yi], int(thrs[t]), int(belows[t]), int(withins[t]),
+			g.xs[xp], g.ys[yp], int(thrs[p]), int(belows[p]), int(withins[p]))
+	}
 	dup := func(t int) bool {
 		if !sameAsPrevOn || t == 0 {
 			return false
 		}
 		xi, yi := at(t)
-		xp, yp := at(t - 1)
-		return g.sameAsPrev(g.xs[xi], g.ys[yi], int(thrs[t]), int(belows[t]), int(withins[t]),
-			g.xs[xp], g.ys[yp], int(thrs[t-1]), int(belows[t-1]), int(withins[t-1]))
+		if dupOf(t, t-1, xi, yi) {
+			return true
+		}
+		if xi == 0 || !sameAsLeftOn {
+			return false
+		}
+		if g.centers == nil {
+			return dupOf(t, t-len(g.ys), xi, yi)
+		}
+		y, s := g.ys[yi], g.H+1
+		if g.colPre[(xi-1)*s+y+1] == g.colPre[(xi-1)*s+y] {
+			return false // no point there
+		}
+		return dupOf(t, colStart[xi-1]+int(g.colPre[(xi-1)*s+y]), xi, yi)
 	}
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
 	from := -1        // where the blocks' sorted visit takes over (below)

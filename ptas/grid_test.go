@@ -105,7 +105,7 @@ func TestGridMatchesSweep(t *testing.T) {
 // the k nearest of the center before it run in some sequences and not others.
 func TestGridLockstep(t *testing.T) {
 	defer func(c, tr int, so bool) { blockMinCells, blockTrial, blockSorted = c, tr, so }(blockMinCells, blockTrial, blockSorted)
-	defer func(s, d bool) { sameSetOn, sameAsPrevOn = s, d }(sameSetOn, sameAsPrevOn)
+	defer func(s, d, l bool) { sameSetOn, sameAsPrevOn, sameAsLeftOn = s, d, l }(sameSetOn, sameAsPrevOn, sameAsLeftOn)
 	blockMinCells = 0 // the block bounds on these small meshes too
 	r := rand.New(rand.NewPCG(32, 1))
 	seqs, steps := 400, 12
@@ -123,7 +123,7 @@ func TestGridLockstep(t *testing.T) {
 		sameSetOn = seq%4 != 3
 		// The shortcut for a center with the k nearest of the one before it (on in
 		// use) left out in a third.
-		sameAsPrevOn = seq%3 != 2
+		sameAsPrevOn, sameAsLeftOn = seq%3 != 2, seq%6 != 1
 		noRot := seq%10 == 9
 		if noRot {
 			rotBallsMaxCells = 0
