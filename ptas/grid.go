@@ -817,7 +817,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		// after bestPos, and every change of the best lowers (bestTot, bestPos)
 		// lexicographically, so no dropped center could have been the plain loop's
 		// winner. Of the full balls only the first in position order can win
-		// (they all have one total); the floor leaves only centers before bestPos.
+		// (they all have one total); the floor leaves only centers before bestPos;
+		// a center with an earlier center's k nearest (dup) ties it and comes after it.
 		fstar := -1 // the full ball still to be tried: the first at or after from
 		if !fullSeen && len(g.full.pre) > 0 {
 			for t := from; t < count; t++ {
