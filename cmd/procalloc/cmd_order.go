@@ -86,7 +86,8 @@ Method (--method):
          (dynamic program over the last K nodes), dominance and the machine's
          automorphisms; for --qap the Gilmore-Lawler branch and bound. Proves 16-node
          orderings with K = 3 and QAPLIB instances of 12-16 facilities in seconds
-  dp     exact dynamic program over subsets, no HiGHS (n up to about 16)
+  dp     exact dynamic program over subsets, no HiGHS (at most 22 nodes; about 16
+         finish in seconds; beyond, an error naming the method that applies)
   local  local search + lower bounds only (also --no-mip)
 The dense methods build n x n tables and prove optimality on small machines; above
 256 nodes every method but dp takes the scalable path instead, in memory O(n + K) (a
