@@ -275,7 +275,14 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					}
 					oo := order.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
-						for _, s := range strings.Split(*start, ",") {
+						names := strings.Split(*start, ",")
+						for i := range names {
+							names[i] = strings.TrimSpace(names[i])
+						}
+						if err := refuseRepeats("--start", *start, "starts", names); err != nil {
+							return err
+						}
+						for _, s := range names {
 							so, err := curveResolve(ctx, strings.TrimSpace(s), m)
 							if err != nil {
 								return err
