@@ -620,8 +620,12 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 				if s.maxLeaves > 0 && len(s.leaves) > s.maxLeaves {
 					s.stop = stopTies
 					// best is the least cost when neither the box being
-					// opened nor any queued one can hold a cheaper center
-					if it.lb >= best && (len(s.heap) == 0 || s.heap[0].lb >= best) {
+					// opened nor any queued one can hold a cheaper center.
+					// The queue needs no check of its own: every queued box
+					// was queued before it was popped as the least of the
+					// queue (a box of level 1 queues no children), so none
+					// is bounded below it.lb (TestCenterSearchQueueAtLeastOpened).
+					if it.lb >= best {
 						s.least, s.leastKnown = s.leaves[len(s.leaves)-1], true
 					}
 					return nil

@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -163,12 +164,10 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 	known, withheld, early := 0, 0, 0
 	for _, g := range grids {
 		for r := range rounds {
-			a := randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
-			if a.NumFree() < 2 {
+			a, k, leaves, ok := cappedSearch(t, rng, g)
+			if !ok {
 				continue
 			}
-			k := randomJobSize(rng, a.NumFree(), g.N())
-			a.refresh(prefixFree | prefixPyramid)
 			best := math.MaxInt
 			for c := range g.N() {
 				if a.st.IsFree(c) {
@@ -177,11 +176,6 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 					}
 				}
 			}
-			a.buildBoxes()
-			a.boxes.first = false
-			a.boxes.maxLeaves = 1 + rng.IntN(3)
-			leaves := a.boxes.search(a.st, k)
-			a.boxes.maxLeaves = 0
 			switch {
 			case leaves != nil:
 				if a.boxes.leastKnown {
@@ -203,7 +197,121 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 		}
 	}
 	t.Logf("%d searches gave up naming a center of least score, %d without (%d of them before the least score was found)", known, withheld, early)
-	if known == 0 || withheld == 0 {
-		t.Fatalf("named %d, withheld %d: the test does not exercise both", known, withheld)
+	// early: searches that gave up before the least score was found, where naming
+	// a center would be wrong; without them, a certificate that always held
+	// would pass.
+	if known == 0 || withheld == 0 || early == 0 {
+		t.Fatalf("named %d, withheld %d (%d before the least score): the test does not exercise both", known, withheld, early)
+	}
+}
+
+// cappedSearch draws a random free set of g (randomFreeMC1x1) and a job size k
+// and runs mc1x1's centerSearch for every center of least score with 1 to 3
+// leaves allowed, so that it gives up often; ok is false, and nothing searched,
+// when fewer than 2 nodes are free. The prefix sums shellScore reads are built.
+func cappedSearch(t *testing.T, rng *rand.Rand, g *topo.Grid) (a *mc1x1, k int, leaves []bnbLeaf, ok bool) {
+	a = randomFreeMC1x1(t, rng, g, "mc1x1:tb=3,9,3,2")
+	if a.NumFree() < 2 {
+		return a, 0, nil, false
+	}
+	k = randomJobSize(rng, a.NumFree(), g.N())
+	a.refresh(prefixFree | prefixPyramid)
+	a.buildBoxes()
+	a.boxes.first = false
+	a.boxes.maxLeaves = 1 + rng.IntN(3)
+	leaves = a.boxes.search(a.st, k)
+	a.boxes.maxLeaves = 0
+	return a, k, leaves, true
+}
+
+// TestCenterSearchQueueAtLeastOpened checks the invariant that lets
+// centerSearch's certificate of the least cost (leastKnown) look at the box being
+// opened alone: when the search gives up at maxLeaves, every box still queued is
+// bounded at least as high as the box being opened (it was queued before that box
+// was popped as the least, and a box of level 1, whose children are centers,
+// queues nothing). It also checks that bounds never fall from a box to its
+// children, on random aligned boxes with MC1x1's balls and MC's shapes (random
+// offsets and widths), which makes the boxes pop in nondecreasing order of bound.
+// It fails unless the search gave up with boxes still queued, with and without a
+// certificate.
+func TestCenterSearchQueueAtLeastOpened(t *testing.T) {
+	rounds := 600
+	if testing.Short() {
+		rounds = 200
+	}
+	rng := rand.New(rand.NewPCG(32, 44))
+	grids := append(bnbGrids(t), topo.Mesh(24, 20), topo.Torus(14, 13), topo.Torus(10, 10, 10))
+	gaveUp, queued, certified, children := 0, 0, 0, 0
+	for _, g := range grids {
+		dims := g.Dims()
+		d := len(dims)
+		lo, e, clo, ce := make([]int, d), make([]int, d), make([]int, d), make([]int, d)
+		base := make([]int32, d)
+		for r := range rounds {
+			a, k, leaves, ok := cappedSearch(t, rng, g)
+			if !ok {
+				continue
+			}
+			s := a.boxes
+			if leaves == nil && s.stop == stopTies {
+				gaveUp++
+				// the box being opened: the level-1 box of the last center found
+				last := s.leaves[len(s.leaves)-1]
+				for j, v := range g.Coord(last.node, clo) {
+					lo[j] = v &^ 1
+					e[j] = min(2, dims[j]-lo[j])
+				}
+				opened, _, _, _ := s.bound(lo, e, k, math.MaxInt)
+				for _, it := range s.heap {
+					if it.lb < opened {
+						t.Fatalf("%s round %d k=%d: gave up opening a box bounded %d with a box bounded %d queued", g.Spec(), r, k, opened, it.lb)
+					}
+				}
+				if len(s.heap) > 0 {
+					queued++
+				}
+				if s.leastKnown != (opened >= last.cost) {
+					t.Fatalf("%s round %d k=%d: leastKnown %v, the opened box bounded %d, the least cost found %d", g.Spec(), r, k, s.leastKnown, opened, last.cost)
+				}
+				if s.leastKnown {
+					certified++
+				}
+			}
+			// Bounds never fall from a box to its children: a random aligned
+			// box at a random level, with MC1x1's balls or a random MC shape.
+			if r%2 == 1 {
+				for j := range d {
+					s.width[j] = 1 + rng.IntN(dims[j])
+					s.off[j] = (s.width[j] - 1) / 2
+				}
+			}
+			J := 0
+			for _, dj := range dims {
+				J = max(J, bits.Len(uint(dj-1)))
+			}
+			if J == 0 {
+				continue
+			}
+			level := 1 + rng.IntN(J)
+			for j, dj := range dims {
+				lo[j] = rng.IntN(dj) &^ (1<<level - 1)
+				e[j] = min(1<<level, dj-lo[j])
+				base[j] = int32(lo[j])
+			}
+			parent, _, _, _ := s.bound(lo, e, k, math.MaxInt)
+			for mask := 0; mask < 1<<d; mask++ {
+				if !childBox(base, 1<<(level-1), mask, dims, clo, ce) {
+					continue
+				}
+				if child, _, _, _ := s.bound(clo, ce, k, math.MaxInt); child < parent {
+					t.Fatalf("%s round %d k=%d width %v off %v: box %v+%v bounded %d, its child %v+%v %d", g.Spec(), r, k, s.width, s.off, lo, e, parent, clo, ce, child)
+				}
+				children++
+			}
+		}
+	}
+	t.Logf("%d searches gave up, %d with boxes queued, %d with the least cost certain; %d children's bounds compared", gaveUp, queued, certified, children)
+	if queued == 0 || certified == 0 || certified == gaveUp {
+		t.Fatalf("gave up %d times, %d with boxes queued, %d certified: the test does not exercise the certificate", gaveUp, queued, certified)
 	}
 }

@@ -29,6 +29,19 @@ func (c Compat) String() string {
 	return string(c)
 }
 
+// FileError is an error reading a file an allocator spec names (a ranking file, a
+// topology.conf), returned by the readers of Options: a failure of that file's
+// content or of reading it, not a mistake in the spec, which the callers tell
+// apart (sim exits 1 for it, 2 for a bad spec). Its message is Err's, which names
+// the file.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
 // Options are settings shared by all allocators.
 type Options struct {
 	Compat Compat

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"runtime"
 	"slices"
@@ -105,11 +106,29 @@ func Check(cfg Config) error {
 	}
 	for _, spec := range cfg.Allocs {
 		if _, err := parseAlloc(spec, cfg.Machine, cfg.Options); err != nil {
-			return err
+			// A file the spec names that cannot be read (a missing ranking or
+			// topology file), or whose content is refused, is a failure, as in
+			// sim; anything else is the spec's own fault.
+			if pe, fe := (*fs.PathError)(nil), (*alloc.FileError)(nil); errors.As(err, &pe) || errors.As(err, &fe) {
+				return err
+			}
+			return &AllocError{Spec: spec, Err: err}
 		}
 	}
 	return nil
 }
+
+// AllocError is Check's error for an allocator spec that cannot be built on the
+// machine: an unknown name, bad parameters, or an allocator that does not apply
+// (sim refuses the same specs as mistakes in its spec, sim.FieldError). Err is
+// alloc.Parse's error, which names the spec.
+type AllocError struct {
+	Spec string
+	Err  error
+}
+
+func (e *AllocError) Error() string { return e.Err.Error() }
+func (e *AllocError) Unwrap() error { return e.Err }
 
 // Run measures the floor, then each allocator in turn, on the workload. It stops
 // within a second of ctx's end (even inside a long decision: the measuring

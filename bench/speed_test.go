@@ -227,15 +227,28 @@ func TestSpeedBadInput(t *testing.T) {
 	for _, c := range []struct {
 		cfg  Config
 		want string
+		spec bool // the spec's fault: an AllocError
 	}{
-		{Config{Machine: m, Allocs: []string{"mc"}, Workload: w}, "needs a mesh without wraparound"},
-		{Config{Machine: machine(t, "fattree:4,4:4,4:8"), Allocs: []string{"mm"}, Workload: w}, "needs a mesh or torus"},
-		{Config{Machine: m, Workload: w}, "no allocator"},
-		{Config{Machine: m, Allocs: []string{"bf:hilbert"}, Workload: Workload{MaxProcs: 65}}, "a job of 65 nodes"},
+		{Config{Machine: m, Allocs: []string{"mc"}, Workload: w}, "needs a mesh without wraparound", true},
+		{Config{Machine: machine(t, "fattree:4,4:4,4:8"), Allocs: []string{"mm"}, Workload: w}, "needs a mesh or torus", true},
+		{Config{Machine: m, Allocs: []string{"nosuch"}, Workload: w}, `unknown allocator "nosuch"`, true},
+		{Config{Machine: m, Workload: w}, "no allocator", false},
+		{Config{Machine: m, Allocs: []string{"bf:hilbert"}, Workload: Workload{MaxProcs: 65}}, "a job of 65 nodes", false},
 	} {
-		if _, err := Run(context.Background(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+		_, err := Run(context.Background(), c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.cfg.Allocs, err, c.want)
 		}
+		// A spec refused on the machine is an AllocError (the CLI's usage error).
+		var ae *AllocError
+		if errors.As(err, &ae) != c.spec || c.spec && ae.Spec != c.cfg.Allocs[0] {
+			t.Errorf("%v: error %v: AllocError %v, want one: %v", c.cfg.Allocs, err, ae, c.spec)
+		}
+	}
+	// A file the spec names that cannot be read is a failure, not the spec's fault.
+	files := &sim.Files{}
+	if err := Check(Config{Machine: m, Allocs: []string{"slurm:tree:/nonexistent/topology.conf"}, Options: files.Options(alloc.Options{})}); err == nil || errors.As(err, new(*AllocError)) {
+		t.Errorf("missing topology file: %v, want an error that is no AllocError", err)
 	}
 	if _, err := SyntheticWorkload(0, 5, 1); err == nil {
 		t.Error("synthetic workload on no nodes")

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -37,7 +38,11 @@ func (f *Files) Options(o alloc.Options) alloc.Options {
 // Ranking reads the ranking file path of machine m (alloc.Options.Ranking,
 // curves.RankingFileFor), host names matched against Hosts.
 func (f *Files) Ranking(path string, m topo.Machine) (curves.Order, error) {
-	return curves.RankingFileFor(path, m, f.Hosts)
+	o, err := curves.RankingFileFor(path, m, f.Hosts)
+	if uc := (*curves.UnknownCurveError)(nil); err != nil && !errors.As(err, &uc) {
+		return nil, &alloc.FileError{Path: path, Err: err} // a file, read and refused
+	}
+	return o, err
 }
 
 // SlurmTree reads the topology/tree configuration of a slurm:tree:FILE spec
@@ -73,7 +78,7 @@ func (f *Files) SlurmBlocks(path string) (*slurm.Blocks, error) {
 func (f *Files) topology(path string) (*slurm.Topology, error) {
 	t, err := slurm.ReadTopologyFile(path)
 	if err != nil {
-		return nil, err
+		return nil, &alloc.FileError{Path: path, Err: err}
 	}
 	ws := make([]Warning, len(t.Warnings))
 	for i, w := range t.Warnings {

@@ -550,7 +550,9 @@ func asRunAllocOn(spec, name string, tr *Trace) error {
 }
 
 // Config returns the replay's configuration with a fresh allocator. Errors in the
-// allocator or the baseline are *FieldError values.
+// allocator or the baseline are *FieldError values, but for a file the allocator
+// names that cannot be read or whose content is refused (*alloc.FileError,
+// *fs.PathError): a failure of the run.
 func (rp *Replay) Config() (Config, error) {
 	s, m := &rp.Spec, rp.Machine
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
@@ -562,8 +564,9 @@ func (rp *Replay) Config() (Config, error) {
 	a, err := alloc.Parse(s.Alloc, m, rp.files.Options(alloc.Options{Compat: s.Compat, NoMemo: s.NoMemo, Names: s.Hosts}))
 	if err != nil {
 		// A file the allocator names that cannot be read (a missing topology.conf
-		// or ranking file) is a failure of the run, not a mistake in the spec.
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		// or ranking file), or whose content is refused, is a failure of the run,
+		// not a mistake in the spec.
+		if pe, fe := (*fs.PathError)(nil), (*alloc.FileError)(nil); errors.As(err, &pe) || errors.As(err, &fe) {
 			return Config{}, err
 		}
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}

@@ -325,6 +325,30 @@ type ConfNode struct {
 	Defaults []ConfPair
 }
 
+// MaxConfNodes bounds the nodes a slurm.conf's NodeName lines define in all, and
+// the names a topology file's hostlists list in all: five times the largest
+// machine procalloc is built for (200,000 nodes), so that a typo such as
+// NodeName=n[1-3000000] is refused at once. It took 47 s and 2.7 GB (found by
+// FuzzMergeWeights); two topology.conf lines of Nodes=a[1-4000000] made a network
+// of 8 million hosts (54 s, 2.6 GB); hostlist.MaxHosts bounds one list only.
+const MaxConfNodes = 1 << 20
+
+// nameBudget expands the hostlists of one file, at most MaxConfNodes names in all,
+// counting each list before making its names.
+type nameBudget struct{ used int }
+
+func (b *nameBudget) expand(list string) ([]string, error) {
+	n, err := hostlist.Count(list)
+	if err != nil {
+		return nil, err
+	}
+	if b.used+n > MaxConfNodes {
+		return nil, fmt.Errorf("%d names, %d with the lines before: more than %d, the most a file read here may list (a typo?)", n, b.used+n, MaxConfNodes)
+	}
+	b.used += n
+	return hostlist.Expand(list)
+}
+
 // perNodeKeys are the NodeName attributes that may list one value per node
 // (node_conf.c: NodeAddr, BcastAddr, NodeHostname, Port).
 var perNodeKeys = []string{"NodeHostname", "NodeAddr", "BcastAddr", "Port"}
@@ -335,6 +359,7 @@ var perNodeKeys = []string{"NodeHostname", "NodeAddr", "BcastAddr", "Port"}
 // *ConfError values naming the line.
 func (c *Conf) Nodes() ([]ConfNode, error) {
 	var out []ConfNode
+	var budget nameBudget
 	seen := map[string]int{}
 	dflt := map[string]ConfPair{} // lower-cased key -> pair, of the DEFAULT lines so far
 	dfltLine := map[string]int{}
@@ -367,7 +392,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 		if strings.EqualFold(name, "ALL") {
 			return nil, &ConfError{l.First, "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
 		}
-		names, err := hostlist.Expand(name)
+		names, err := budget.expand(name)
 		if err != nil {
 			return nil, &ConfError{l.First, fmt.Sprintf("NodeName=%s: %v", name, err)}
 		}
@@ -531,6 +556,7 @@ type ConfPartition struct {
 // lines before them.
 func (c *Conf) Partitions() ([]ConfPartition, error) {
 	var out []ConfPartition
+	var budget nameBudget
 	dflt := map[string]string{}
 	for i := range c.Lines {
 		l := &c.Lines[i]
@@ -556,7 +582,7 @@ func (c *Conf) Partitions() ([]ConfPartition, error) {
 		}
 		p.OverSubscribe = strings.ToUpper(os)
 		if p.Nodes != "" && !strings.EqualFold(p.Nodes, "ALL") {
-			hs, err := hostlist.Expand(p.Nodes)
+			hs, err := budget.expand(p.Nodes)
 			if err != nil {
 				return nil, &ConfError{l.First, fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, p.Nodes, err)}
 			}

@@ -1,6 +1,8 @@
 package slurm
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -259,4 +261,38 @@ func FuzzReadConf(f *testing.F) {
 		}
 		_, _ = c.Nodes()
 	})
+}
+
+// The nodes a slurm.conf defines are bounded in all (MaxConfNodes), over every
+// NodeName line, and so are the names its partitions list, the line that crosses
+// the bound named: NodeName=[1-3000000] took
+// 47 s and 2.7 GB (FuzzMergeWeights), and lines of hostlist.MaxHosts names each
+// had no bound.
+func TestConfNodesBounded(t *testing.T) {
+	half := MaxConfNodes / 2
+	for _, c := range []struct {
+		conf string
+		line int
+		want string
+	}{
+		{"NodeName=[1-3000000] CPUs=1\n", 1, "NodeName=[1-3000000]: 3000000 names, 3000000 with the lines before: more than 1048576"},
+		{fmt.Sprintf("NodeName=a[1-%d]\n# x\nNodeName=b[0-%d]\n", half, half), 3, fmt.Sprintf("%d names, %d with the lines before: more than %d", half+1, 2*half+1, MaxConfNodes)},
+		{"NodeName=n[1-4194304]\nNodeName=m[1-4194304]\n", 1, "more than 1048576"},
+		// the names the partitions list, in all
+		{fmt.Sprintf("PartitionName=p1 Nodes=a[1-%d]\nPartitionName=p2 Nodes=a[0-%d]\n", half, half), 2, "PartitionName=p2 Nodes=a[0-"},
+	} {
+		conf, err := ReadConf([]byte(c.conf))
+		if err != nil {
+			t.Fatalf("%q: %v", c.conf, err)
+		}
+		if strings.HasPrefix(c.conf, "PartitionName") {
+			_, err = conf.Partitions()
+		} else {
+			_, err = conf.Nodes()
+		}
+		var ce *ConfError
+		if !errors.As(err, &ce) || ce.Line != c.line || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40q: %v, want line %d and %q", c.conf, err, c.line, c.want)
+		}
+	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
-	"github.com/procalloc/procalloc/topo/hostlist"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -49,6 +48,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	var sizes []int
 	sizesRaw, sizesLine := "", 0
 	kind, kindLine := "", 0
+	var budget nameBudget
 	ls := textin.NewLines(r)
 	for ls.Next() {
 		line, fields := ls.Line(), ls.Fields()
@@ -122,7 +122,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 			if !ok {
 				return nil, false, nil
 			}
-			out, err := hostlist.Expand(v)
+			out, err := budget.expand(v)
 			if err != nil {
 				return nil, true, fmt.Errorf("line %d: %s: %w", line, val[k], err)
 			}
@@ -346,6 +346,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 	tn, _ := yamlScalar(pick, "topology")
 	out := &Topology{}
 	warn := func(s string) { out.Warnings = append(out.Warnings, s) }
+	var lists nameBudget
 	switch {
 	case yamlChild(pick, "tree") != nil:
 		sws := yamlChild(yamlChild(pick, "tree"), "switches")
@@ -359,10 +360,10 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 				return nil, fmt.Errorf("line %d: a switch needs \"switch: NAME\"", s.Line)
 			}
 			r := switchRec{name: sn, line: s.Line, hasNodes: yamlChild(s, "nodes") != nil, hasChildren: yamlChild(s, "children") != nil}
-			if r.nodes, err = yamlHostlist(s, "nodes"); err != nil {
+			if r.nodes, err = yamlHostlist(&lists, s, "nodes"); err != nil {
 				return nil, err
 			}
-			if r.children, err = yamlHostlist(s, "children"); err != nil {
+			if r.children, err = yamlHostlist(&lists, s, "children"); err != nil {
 				return nil, err
 			}
 			recs = append(recs, r)
@@ -383,7 +384,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 				return nil, fmt.Errorf("line %d: a block needs \"block: NAME\"", b.Line)
 			}
 			r := blockRec{name: bn, line: b.Line}
-			if r.nodes, err = yamlHostlist(b, "nodes"); err != nil {
+			if r.nodes, err = yamlHostlist(&lists, b, "nodes"); err != nil {
 				return nil, err
 			}
 			recs = append(recs, r)
@@ -479,7 +480,7 @@ func torus3dOf(t *yaml.Node) (*Torus, error) {
 		}
 		tor.Dims[j] = v
 	}
-	nodes, err := yamlHostlist(t, "nodes")
+	nodes, err := yamlHostlist(&nameBudget{}, t, "nodes")
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +691,7 @@ func yamlScalar(m *yaml.Node, key string) (string, int) {
 	return c.Value, c.Line
 }
 
-func yamlHostlist(m *yaml.Node, key string) ([]string, error) {
+func yamlHostlist(budget *nameBudget, m *yaml.Node, key string) ([]string, error) {
 	c := yamlChild(m, key)
 	if c == nil {
 		return nil, nil
@@ -706,7 +707,7 @@ func yamlHostlist(m *yaml.Node, key string) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("line %d: %s: want a hostlist", c.Line, key)
 	}
-	out, err := hostlist.Expand(strings.Join(parts, ","))
+	out, err := budget.expand(strings.Join(parts, ","))
 	if err != nil {
 		return nil, fmt.Errorf("line %d: %s: %w", c.Line, key, err)
 	}

@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -330,6 +331,29 @@ func checkFabricInvariants(t *testing.T, g *topo.Graph) {
 	for v := range g.N() {
 		if len(g.Neighbors(v, nil)) == 0 {
 			t.Fatalf("host %s has no link", g.Name(v))
+		}
+	}
+}
+
+// A topology file lists at most MaxConfNodes names in all (nameBudget), the line
+// that crosses the bound named: two lines of Nodes=a[1-4000000] made a network of
+// 8 million hosts in 54 s and 2.6 GB.
+func TestTopologyNamesBounded(t *testing.T) {
+	half := MaxConfNodes/2 + 1
+	conf := fmt.Sprintf("SwitchName=s1 Nodes=a[1-%d]\nSwitchName=s2 Nodes=b[1-%d]\nSwitchName=t Switches=s[1-2]\n", half, half)
+	blocks := fmt.Sprintf("BlockName=b1 Nodes=a[1-%d]\nBlockName=b2 Nodes=b[1-%d]\n", half, half)
+	yml := fmt.Sprintf("- topology: t\n  cluster_default: true\n  block:\n    block_sizes: [1]\n    blocks:\n      - block: b1\n        nodes: a[1-%d]\n      - block: b2\n        nodes: b[1-%d]\n", half, half)
+	want := fmt.Sprintf("%d names, %d with the lines before: more than %d", half, 2*half, MaxConfNodes)
+	for _, c := range []struct {
+		name, text, line string
+		parse            func(string) error
+	}{
+		{"tree", conf, "line 2: ", func(s string) error { _, err := ParseTopologyConf(strings.NewReader(s)); return err }},
+		{"block", blocks, "line 2: ", func(s string) error { _, err := ParseTopologyConf(strings.NewReader(s)); return err }},
+		{"yaml", yml, "line 9: ", func(s string) error { _, err := ParseTopologyYAML(strings.NewReader(s), ""); return err }},
+	} {
+		if err := c.parse(c.text); err == nil || !strings.Contains(err.Error(), c.line) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q and %q", c.name, err, c.line, want)
 		}
 	}
 }

@@ -90,7 +90,7 @@ procalloc bench --graph ibnetdiscover.out --node-name-map names.map --alloc gena
 				if *machine == "" && *graph == "" {
 					return usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:64x64")
 				}
-				if *jobs < 0 {
+				if *jobs < 0 || (*jobs == 0 && flagSet(fs, "jobs")) {
 					return usagef("--jobs %d: must be at least 1", *jobs)
 				}
 				if *timeLimit < 0 {
@@ -124,6 +124,9 @@ procalloc bench --graph ibnetdiscover.out --node-name-map names.map --alloc gena
 				// before a trace is read.
 				err = bench.Check(cfg)
 				printWarnings(e, files.Warnings())
+				if ae := (*bench.AllocError)(nil); errors.As(err, &ae) {
+					return usageError{err.Error()} // as sim's --alloc
+				}
 				if err != nil {
 					return err
 				}

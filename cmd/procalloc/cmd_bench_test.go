@@ -62,8 +62,8 @@ func TestBenchCommand(t *testing.T) {
 		{[]string{"--machine", "mesh:16x16", "--alloc", "mm,,bf:hilbert"}, 2, "allocator 2 of the list is empty"},
 		{[]string{"--machine", "mesh:16x16", "--alloc", "mm", "--sched", "easy"}, 2, "--sched goes with --trace"},
 		{[]string{"--machine", "mesh:16x16", "--alloc", "mm", "--trace", llnl, "--seed", "3"}, 2, "--seed sets the synthetic stream"},
-		{[]string{"--machine", "torus:8x8", "--alloc", "mc"}, 1, "mc needs a mesh without wraparound"},
-		{[]string{"--machine", "fattree:4,4:4,4:8", "--alloc", "bf:rcm,mm"}, 1, "needs a mesh or torus"},
+		{[]string{"--machine", "torus:8x8", "--alloc", "mc"}, 2, "mc needs a mesh without wraparound"},
+		{[]string{"--machine", "fattree:4,4:4,4:8", "--alloc", "bf:rcm,mm"}, 2, "needs a mesh or torus"},
 		{[]string{"--machine", "mesh:8x8", "--alloc", "mm", "--trace", llnl}, 1, "job 1 (line 1) needs 128 nodes, the machine mesh:8x8 has 64"},
 		{[]string{"--machine", "mesh:16x16", "--alloc", "bt,bf:hilbert", "--jobs", "300"}, 1, "bt: job "},
 	} {

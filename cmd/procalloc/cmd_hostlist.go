@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -15,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "hostlist",
 		summary: "expand or compress Slurm hostlist expressions (node[001-016,020]), as scontrol does",
-		usage:   "hostlist expand EXPR... | hostlist compress [NAME...] (names on stdin when none)",
+		usage:   "hostlist expand EXPR...|- | hostlist compress [NAME...|-] (names on stdin when none or -)",
 		details: `"hostlist expand" prints one host name per line for each expression, as
 "scontrol show hostnames" does: node[001-003,010] gives node001 node002 node003 node010,
 rack[0-1]_blade[7-8] the four combinations, the first bracket outermost (with three
@@ -25,11 +27,12 @@ outside brackets, and empty elements are skipped, as in Slurm ('a b' and 'n[1-2]
 are lists). Reversed ranges, text after the last bracket, an expression with no name
 and more than 4,194,304 names in all (over every expression given) are errors; so
 are, unlike scontrol, an unmatched '[' (scontrol prints n[1-2 as n]), nested brackets
-and numbers of 2^63 and more.
+and numbers of 2^63 and more. "hostlist expand -" reads the expressions from
+standard input, one line each.
 
-"hostlist compress" prints the names given (as arguments, or one per line or
-separated by commas or spaces on stdin) as one expression, keeping their order, as
-"scontrol show hostlist" does: n1,n2,n3,n7 gives n[1-3,7]. Both are checked against
+"hostlist compress" prints the names given (as arguments, or, given none or -,
+one per line or separated by commas or spaces on stdin) as one expression, keeping
+their order, as "scontrol show hostlist" does: n1,n2,n3,n7 gives n[1-3,7]. Both are checked against
 Slurm's scontrol on random sets, expand on 600 generated expressions, valid and not
 (topo/hostlist tests).`,
 		example: `procalloc hostlist expand 'node[001-016,020]'
@@ -48,7 +51,19 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(args) < 2 {
 						return usagef("hostlist expand needs at least one expression")
 					}
-					names, err := hostlist.ExpandAll(args[1:])
+					exprs, err := hostArgs(e, args[1:], func(line string) []string {
+						if line = strings.TrimSpace(line); line != "" {
+							return []string{line}
+						}
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+					if len(exprs) == 0 {
+						return errors.New("stdin: no hostlist expression")
+					}
+					names, err := hostlist.ExpandAll(exprs)
 					if err != nil {
 						return err
 					}
@@ -62,17 +77,19 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 				case "compress":
 					names := args[1:]
 					if len(names) == 0 {
-						sc := bufio.NewScanner(e.stdin)
-						sc.Buffer(make([]byte, 64<<10), 16<<20)
-						for sc.Scan() {
-							names = append(names, strings.FieldsFunc(sc.Text(), func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })...)
-						}
-						if err := sc.Err(); err != nil {
-							return fmt.Errorf("stdin: %w", err)
-						}
+						names = []string{"-"} // names on stdin
+					}
+					names, err := hostArgs(e, names, func(line string) []string {
+						return strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+					})
+					if err != nil {
+						return err
+					}
+					if len(names) == 0 && len(args) == 1 {
+						return usagef("hostlist compress needs host names (arguments or stdin)")
 					}
 					if len(names) == 0 {
-						return usagef("hostlist compress needs host names (arguments or stdin)")
+						return errors.New("stdin: no host names")
 					}
 					expr, err := hostlist.Compress(names)
 					if err != nil {
@@ -90,4 +107,26 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 			}
 		},
 	})
+}
+
+// hostArgs is the hostlist command's arguments args, or, when they are "-" alone,
+// the items split from the lines of standard input (none when it is empty).
+// Without this, "-" was taken as a host name and printed back.
+func hostArgs(e *env, args []string, split func(line string) []string) ([]string, error) {
+	if !slices.Contains(args, "-") {
+		return args, nil
+	}
+	if len(args) > 1 {
+		return nil, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
+	}
+	var items []string
+	sc := bufio.NewScanner(e.stdin)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		items = append(items, split(sc.Text())...)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	return items, nil
 }

@@ -114,15 +114,20 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 				if !ok {
 					return usagef("unknown --algo %q; valid: %s", *algo, strings.Join(subsetAlgoNames(), ", "))
 				}
+				// The flags first, before the input is read. A negative --time-limit
+				// meant no limit, where cluster, order and bench refuse it.
+				if math.IsNaN(*eps) || math.IsInf(*eps, 0) || *eps <= 0 {
+					return usagef("--eps %g: must be a positive finite number", *eps)
+				}
+				if *limit < 0 {
+					return usagef("--time-limit %v: must not be negative (0: no limit)", *limit)
+				}
 				in, err := readSubsetInput(e, *points, *machine, *free)
 				if err != nil {
 					return err
 				}
 				if *k < 1 || *k > len(in.Points) {
 					return usagef("--k %d: must be between 1 and the number of points (%d)", *k, len(in.Points))
-				}
-				if math.IsNaN(*eps) || *eps <= 0 {
-					return usagef("--eps %g: must be positive", *eps)
 				}
 				p := subsetParams{K: *k, Eps: *eps, TimeLimit: *limit, Circumference: *circ,
 					Progress: newProgress(e, "subset "+a.name, 0)}

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -166,11 +167,9 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 				printCommandList(e.stderr)
 				return 2
 			}
-			printCommandHelp(e.stdout, c)
-			return 0
+			return writeHelp(e, func(w io.Writer) { printCommandHelp(w, c) })
 		}
-		printCommandList(e.stdout)
-		return 0
+		return writeHelp(e, printCommandList)
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -191,8 +190,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	for {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				printCommandHelp(e.stdout, c)
-				return 0
+				return writeHelp(e, func(w io.Writer) { printCommandHelp(w, c) })
 			}
 			fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, dashedFlagError(err), name)
 			return 2
@@ -219,15 +217,35 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	// Every output file is checked for writability before any work (order computed
 	// for its whole --time-limit before finding -o unwritable).
 	var outs []outputFlag
+	var emptyOut string
 	fs.Visit(func(f *flag.Flag) {
-		if slices.Contains(outputFlagNames, f.Name) && !slices.Contains(c.dirOutputs, f.Name) {
-			dash := "--"
-			if len(f.Name) == 1 {
-				dash = "-"
+		if !slices.Contains(outputFlagNames, f.Name) {
+			return
+		}
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		// An output flag given an empty name ("-o $OUT" with OUT unset) would
+		// otherwise write to standard output, or nowhere, without a word.
+		if f.Value.String() == "" && emptyOut == "" {
+			switch {
+			case slices.Contains(c.dirOutputs, f.Name):
+				emptyOut = dash + f.Name + ` "": an empty directory name`
+			case f.Name == "o":
+				emptyOut = `-o "": an empty file name (leave -o out to write to standard output)`
+			default:
+				emptyOut = fmt.Sprintf(`%s "": an empty file name (leave %s out not to write that output)`, dash+f.Name, dash+f.Name)
 			}
+		}
+		if !slices.Contains(c.dirOutputs, f.Name) {
 			outs = append(outs, outputFlag{dash + f.Name, f.Value.String()})
 		}
 	})
+	if emptyOut != "" {
+		fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, emptyOut, name)
+		return 2
+	}
 	err := checkOutputs(e, outs...)
 	if err == nil {
 		err = runFn(ctx, e, positional)
@@ -268,6 +286,19 @@ func (interruptedError) Is(target error) bool { return target == context.Cancele
 // exitInterrupted is the exit status of a command stopped by its first SIGINT or
 // SIGTERM after writing what it had (and of the process stopped by a second one).
 const exitInterrupted = 130
+
+// writeHelp writes what print prints to standard output and returns the exit
+// status: 1, with the error, when it cannot be written (help > /dev/full said
+// nothing and exited 0).
+func writeHelp(e *env, print func(w io.Writer)) int {
+	var b bytes.Buffer
+	print(&b)
+	if _, err := e.stdout.Write(b.Bytes()); err != nil {
+		fmt.Fprintf(e.stderr, "procalloc help: %v\n", err)
+		return 1
+	}
+	return 0
+}
 
 func printCommandList(w io.Writer) {
 	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")

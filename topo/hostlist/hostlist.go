@@ -45,17 +45,11 @@ func ExpandAll(exprs []string) ([]string, error) {
 	// is refused before its first name is made.
 	total := 0
 	for _, expr := range exprs {
-		items := splitTop(expr)
-		if len(items) == 0 {
-			return nil, fmt.Errorf("%q: no host names: %w", expr, ErrSyntax)
+		n, err := count(expr, MaxHosts-total)
+		if err != nil {
+			return nil, err
 		}
-		for _, item := range items {
-			_, n, err := expandOne(item, MaxHosts-total, true)
-			if err != nil {
-				return nil, fmt.Errorf("%q: %w", expr, err)
-			}
-			total += n
-		}
+		total += n
 	}
 	out := make([]string, 0, total)
 	for _, expr := range exprs {
@@ -68,6 +62,30 @@ func ExpandAll(exprs []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Count is the number of names Expand(expr) gives, and its error, without making
+// them: a caller that bounds its own total (a slurm.conf's nodes over all its
+// lines) checks it before building anything.
+func Count(expr string) (int, error) {
+	return count(expr, MaxHosts)
+}
+
+// count is Count with room names left of MaxHosts.
+func count(expr string, room int) (int, error) {
+	items := splitTop(expr)
+	if len(items) == 0 {
+		return 0, fmt.Errorf("%q: no host names: %w", expr, ErrSyntax)
+	}
+	total := 0
+	for _, item := range items {
+		_, n, err := expandOne(item, room-total, true)
+		if err != nil {
+			return 0, fmt.Errorf("%q: %w", expr, err)
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // splitTop splits at the commas and white space outside brackets, dropping empty

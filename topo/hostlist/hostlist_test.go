@@ -166,6 +166,9 @@ func FuzzExpand(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		names, err := Expand(s)
+		if n, cerr := Count(s); (cerr == nil) != (err == nil) || err == nil && n != len(names) {
+			t.Fatalf("%q: Count %d, %v; Expand %d names, %v", s, n, cerr, len(names), err)
+		}
 		if err != nil {
 			return
 		}

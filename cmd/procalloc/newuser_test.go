@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNewUserBadInputExits collects the bad inputs a new user's tour of every
+// command found mishandled (wt-rel, 2026-12-05): each must exit with the given
+// status, say the given words on stderr in one line (two with the usage hint),
+// print nothing on stdout and leave no file behind.
+func TestNewUserBadInputExits(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.txt")
+	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	garbage := writeTemp(t, "garbage.txt", "garbage\n")
+	blocks := writeTemp(t, "blocks.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=0\n")
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		code  int
+		want  string
+	}{
+		// bench exited 1 for a spec sim and compare refuse with 2.
+		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "bf:hilbert,nosuch"}, 2, `unknown allocator "nosuch"`},
+		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "mc1x1:tb=-1,2,3,4"}, 2, `scan radius "-1"`},
+		{"", []string{"bench", "--machine", "torus:8x8", "--alloc", "mc", "-o", out}, 2, "mc needs a mesh without wraparound"},
+		// bench ran its default 2000 jobs on an explicit --jobs 0 (-1 was refused).
+		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "mm", "--jobs", "0"}, 2, "--jobs 0: must be at least 1"},
+		// An empty output name ("-o $OUT", OUT unset) wrote to stdout, or nothing.
+		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "-o", ""}, 2, `-o "": an empty file name`},
+		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--svg", ""}, 2, `--svg "": an empty file name`},
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--per-job", ""}, 2, `--per-job "": an empty file name`},
+		{"", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", "x.conf", "-o", ""}, 2, `-o "": an empty directory name`},
+		// A ranking or topology file an allocator names, read and refused, was a
+		// usage error in sim and compare (a failure in curve and --span-curve);
+		// a name that is neither a curve nor a file stays one.
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:" + garbage, "-o", out}, 1, `unknown host "garbage"`},
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "slurm:block:" + blocks}, 1, "BlockSizes=0"},
+		{"", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm,bf:" + garbage}, 1, `unknown host "garbage"`},
+		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "bf:" + garbage}, 1, `unknown host "garbage"`},
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:nosuch"}, 2, `unknown curve "nosuch"`},
+		// subset ran a negative --time-limit as no limit (cluster, order and bench
+		// refuse it), and left --eps Inf to the library's message.
+		{"", []string{"subset", "--algo", "exact", "--k", "2", "--points", garbage, "--time-limit", "-1s"}, 2, "--time-limit -1s: must not be negative"},
+		{"", []string{"subset", "--algo", "ptas", "--k", "2", "--points", garbage, "--eps", "Inf"}, 2, "--eps +Inf: must be a positive finite number"},
+		// hostlist took - as a host name and printed it back, even on empty stdin.
+		{"", []string{"hostlist", "expand", "-"}, 1, "stdin: no hostlist expression"},
+		{"", []string{"hostlist", "compress", "-"}, 1, "stdin: no host names"},
+		{"n1\n", []string{"hostlist", "compress", "n2", "-"}, 2, "- (standard input) goes alone"},
+		{"n1\n", []string{"hostlist", "expand", "-", "n2", "-o", out}, 2, "- (standard input) goes alone"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.stdin, tc.args...)
+		lines := strings.Count(stderr, "\n")
+		if code != tc.code || !strings.Contains(stderr, tc.want) || stdout != "" || lines < 1 || lines > 2 || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d, %q in one line", tc.args, code, stdout, stderr, tc.code, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%q: %s written", tc.args, out)
+		}
+	}
+	// And - now reads standard input.
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"n[1-2]\n\nx7,x8\n", []string{"hostlist", "expand", "-"}, "n1\nn2\nx7\nx8\n"},
+		{"n1 n2\nn3,n7\n", []string{"hostlist", "compress", "-"}, "n[1-3,7]\n"},
+	} {
+		if code, stdout, stderr := runCLI(t, tc.stdin, tc.args...); code != 0 || stdout != tc.want {
+			t.Errorf("%q on %q: exit %d, %q (%s), want %q", tc.args, tc.stdin, code, stdout, stderr, tc.want)
+		}
+	}
+}
+
+// failingWriter fails every write, as standard output on a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestHelpOnFullOutputFails: help printed to standard output that cannot be
+// written (procalloc help > /dev/full) exited 0 with nothing said.
+func TestHelpOnFullOutputFails(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"help", "sim"}, {"sim", "--help"}, {"curve", "-h"}} {
+		var errb strings.Builder
+		code := run(context.Background(), &env{stdin: strings.NewReader(""), stdout: failingWriter{}, stderr: &errb}, args)
+		if code != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("%q on a full output: exit %d, stderr %q; want 1 and the error", args, code, errb.String())
+		}
+	}
+}
