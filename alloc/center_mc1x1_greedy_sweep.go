@@ -12,7 +12,7 @@ import "slices"
 // member's offset around ring j: along axis j it depends on c_j only through which
 // offsets wrap past the ring's end, so over a box of centers (an interval of
 // coordinates per axis) the first member is constant on a few sub-boxes, found
-// axis by axis in O(side · members). A sweep follows the tree with boxes instead
+// axis by axis from the coordinates where an offset wraps. A sweep follows the tree with boxes instead
 // of centers, splitting them at the groups, and every center of a box that reaches
 // a run's end or a give-up gets that answer at once; a box that reaches a member
 // without a branch waits there (pending) until the tree grows (gen), and is then
@@ -85,8 +85,9 @@ func (a *mc1x1) sweepReset() {
 }
 
 // shiftSwept returns center c's answer from the sweep of the tree of runs with shell
-// L and count m (the score, or -1 where it gives up at a stop of at most stop), if
-// the sweep has one.
+// L and count m, if the sweep has one: the score, or -1 where the run gives up at
+// stop (or at the stop of an earlier advance, which is no lower: the best only
+// falls).
 func (a *mc1x1) shiftSwept(c, L, m, stop int) (int, bool) {
 	sw := &a.sweep
 	sh := &a.shift
