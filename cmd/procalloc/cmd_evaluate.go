@@ -82,7 +82,7 @@ procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights
 				}
 				var evals []curveEvaluation
 				score := func(o curves.Order) (curveEvaluation, error) {
-					f, err := curves.Objective(m, o, w, *ring)
+					f, err := curves.ObjectiveContext(ctx, m, o, w, *ring)
 					if err != nil {
 						return curveEvaluation{}, err
 					}
