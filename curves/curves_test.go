@@ -817,3 +817,37 @@ func TestGraphCurvesStopBetweenSearches(t *testing.T) {
 		}
 	}
 }
+
+// ObjectiveContext returns its context's cause once the context ends, on grids
+// (polled every lagPoll pairs) and on other machines (every row of pairs), and is
+// Objective otherwise. evaluate on mesh:1000x1000 with exp:2:3000 ran on after
+// Ctrl-C until the command's watchdog stopped it.
+func TestObjectiveContextStops(t *testing.T) {
+	stop := errors.New("stopped")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	for _, spec := range []string{"mesh:64x64", "fattree:4,4:4,4:8"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := Generate("rowmajor", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := Weights(make([]float64, m.N()-1))
+		for i := range w {
+			w[i] = 1
+		}
+		want, err := Objective(m, o, w, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ObjectiveContext(context.Background(), m, o, w, false); err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", spec, got, err, want)
+		}
+		if _, err := ObjectiveContext(ctx, m, o, w, false); !errors.Is(err, stop) {
+			t.Errorf("%s: cancelled: %v, want %v", spec, err, stop)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package curves
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -20,10 +21,17 @@ import (
 // o must be a valid Order of m (see Order.Validate); an unreachable pair (a disconnected
 // graph) is an error.
 func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
+	return ObjectiveContext(context.Background(), m, o, w, ring)
+}
+
+// ObjectiveContext is Objective that stops, returning ctx's cause, within about a
+// second of ctx's end: O(n K) takes minutes on a few million nodes with K in the
+// thousands (evaluate was stopped by the command's watchdog instead).
+func ObjectiveContext(ctx context.Context, m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 	if err := o.Validate(m.N()); err != nil {
 		return 0, err
 	}
-	sums, err := lagSums(m, o, len(w), ring)
+	sums, err := lagSums(ctx, m, o, len(w), ring)
 	if err != nil {
 		return 0, err
 	}
@@ -50,17 +58,20 @@ func LagSums(m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
 	if err := o.Validate(m.N()); err != nil {
 		return nil, err
 	}
-	return lagSums(m, o, k, ring)
+	return lagSums(context.Background(), m, o, k, ring)
 }
 
-func lagSums(m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
+func lagSums(ctx context.Context, m topo.Machine, o Order, k int, ring bool) ([]int64, error) {
 	sums := make([]int64, LagCount(len(o), k, ring))
 	if g, ok := m.(*topo.Grid); ok {
-		gridOffsetSums(g, o, ring, sums)
-		return sums, nil
+		return sums, gridOffsetSums(ctx, g, o, ring, sums)
 	}
-	return sums, machineOffsetSums(m, o, ring, sums)
+	return sums, machineOffsetSums(ctx, m, o, ring, sums)
 }
+
+// lagPoll is how many pair distances the offset sums add between two looks at
+// their context (a few milliseconds).
+const lagPoll = 1 << 20
 
 // LagCount returns how many rank differences t = 1, 2, ... have pairs: t < n on a
 // line, 2t <= n on a ring; at most k.
@@ -86,8 +97,9 @@ func LagPairs(n, t int, ring bool) int {
 
 // gridOffsetSums adds, per dimension, the coordinate distances of all pairs at each
 // rank difference: tight loops over coordinates laid out in rank order.
-func gridOffsetSums(g *topo.Grid, o Order, ring bool, sums []int64) {
+func gridOffsetSums(ctx context.Context, g *topo.Grid, o Order, ring bool, sums []int64) error {
 	n := len(o)
+	done := 0 // pairs added since the last look at ctx
 	dims, wrap := g.Dims(), g.Wrap()
 	coords := make([]int32, n)
 	for j, size := range dims {
@@ -104,6 +116,12 @@ func gridOffsetSums(g *topo.Grid, o Order, ring bool, sums []int64) {
 		sz := int32(size)
 		for t := 1; t <= len(sums); t++ {
 			cnt := LagPairs(n, t, ring)
+			if done += cnt; done >= lagPoll {
+				done = 0
+				if ctx.Err() != nil {
+					return context.Cause(ctx)
+				}
+			}
 			var d int64
 			// Pairs (r, r+t) without wrapping the rank, then (r, r+t-n) for the ring.
 			lin := min(cnt, n-t)
@@ -138,13 +156,17 @@ func gridOffsetSums(g *topo.Grid, o Order, ring bool, sums []int64) {
 			sums[t-1] += d
 		}
 	}
+	return nil
 }
 
 // machineOffsetSums sums the distances of o's pairs per rank difference, through
 // Dist (graphs answer from their hop index).
-func machineOffsetSums(m topo.Machine, o Order, ring bool, sums []int64) error {
+func machineOffsetSums(ctx context.Context, m topo.Machine, o Order, ring bool, sums []int64) error {
 	n := len(o)
 	for r := 0; r < n; r++ {
+		if r%max(1, lagPoll/max(1, len(sums))) == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		for t := 1; t <= len(sums); t++ {
 			if r >= LagPairs(n, t, ring) {
 				break

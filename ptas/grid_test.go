@@ -101,11 +101,11 @@ func TestGridMatchesSweep(t *testing.T) {
 // no floor and with the best total as the floor.
 // Meshes of many equal totals (young free sets, full balls, k near the free count)
 // exercise the tie rule; a tenth of the sequences also run with rotBalls off, the
-// loop for unordered points. The same-set shortcut runs in some sequences and not
-// others.
+// loop for unordered points. The same-set shortcut and the one for a center with
+// the k nearest of the center before it run in some sequences and not others.
 func TestGridLockstep(t *testing.T) {
 	defer func(c, tr int, so bool) { blockMinCells, blockTrial, blockSorted = c, tr, so }(blockMinCells, blockTrial, blockSorted)
-	defer func(s bool) { sameSetOn = s }(sameSetOn)
+	defer func(s, d, l bool) { sameSetOn, sameAsPrevOn, sameAsLeftOn = s, d, l }(sameSetOn, sameAsPrevOn, sameAsLeftOn)
 	blockMinCells = 0 // the block bounds on these small meshes too
 	r := rand.New(rand.NewPCG(32, 1))
 	seqs, steps := 400, 12
@@ -121,6 +121,9 @@ func TestGridLockstep(t *testing.T) {
 		blockTrial, blockSorted = seq%5, seq%7 != 6
 		// The same-set shortcut (on in use) left out in a fourth.
 		sameSetOn = seq%4 != 3
+		// The shortcut for a center with the k nearest of the one before it (on in
+		// use) left out in a third.
+		sameAsPrevOn, sameAsLeftOn = seq%3 != 2, seq%6 != 1
 		noRot := seq%10 == 9
 		if noRot {
 			rotBallsMaxCells = 0

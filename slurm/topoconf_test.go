@@ -279,11 +279,6 @@ func FuzzReadSlurmTopology(f *testing.F) {
 		}
 		// What the parser accepts, --graph accepts (issue 30: one set of rules), with
 		// the same nodes.
-		g, err := top.Graph()
-		if err != nil {
-			t.Fatalf("parsed, but no graph: %v", err)
-		}
-		checkFabricInvariants(t, g)
 		want := map[string]bool{}
 		switch {
 		case top.Tree != nil:
@@ -303,6 +298,20 @@ func FuzzReadSlurmTopology(f *testing.F) {
 				want[n] = true
 			}
 		}
+		g, err := top.Graph()
+		if len(want) == 0 {
+			// But a topology of no node at all: Slurm accepts blocks without nodes
+			// when BlockSizes is set (newBlocks), and a network of no host is refused
+			// as such (found by fuzzing: "BlockName=0\nBlockSizes=10").
+			if err == nil || !strings.Contains(err.Error(), "no hosts") {
+				t.Fatalf("no node: graph %v, error %v; want the network refused for having no hosts", g, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("parsed, but no graph: %v", err)
+		}
+		checkFabricInvariants(t, g)
 		if len(want) != g.N() {
 			t.Fatalf("%d nodes in the topology, %d hosts in the graph", len(want), g.N())
 		}
@@ -355,5 +364,29 @@ func TestTopologyNamesBounded(t *testing.T) {
 		if err := c.parse(c.text); err == nil || !strings.Contains(err.Error(), c.line) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q and %q", c.name, err, c.line, want)
 		}
+	}
+}
+
+// TestBlocksWithoutNodes: blocks without nodes are accepted when BlockSizes is set,
+// with Slurm's warning (block_record.c, block_record_validate: "Blocks do not
+// contain any nodes"), in topology.conf and topology.yaml; without BlockSizes they
+// are refused as slurmctld refuses them.
+func TestBlocksWithoutNodes(t *testing.T) {
+	top, err := ParseTopologyConf(strings.NewReader("BlockName=b0\nBlockName=b1\nBlockSizes=4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(top.Warnings) != 1 || !strings.Contains(top.Warnings[0], "line 3: no block has nodes") || !strings.Contains(top.Warnings[0], "Blocks do not contain any nodes") {
+		t.Errorf("warnings %q", top.Warnings)
+	}
+	if b, err := top.BlocksOf(); err != nil || b.Base != 4 || len(b.Blocks) != 2 {
+		t.Errorf("blocks %+v, %v", b, err)
+	}
+	top, err = ParseTopologyConf(strings.NewReader("BlockName=b0 Nodes=n1\nBlockName=b1\nBlockSizes=4\n"))
+	if err != nil || len(top.Warnings) != 0 {
+		t.Errorf("a block with nodes: warnings %q, %v", top.Warnings, err)
+	}
+	if _, err := ParseTopologyConf(strings.NewReader("BlockName=b0\nBlockName=b1\n")); err == nil || !strings.Contains(err.Error(), "BlockSizes are not set") {
+		t.Errorf("no nodes, no BlockSizes: %v", err)
 	}
 }

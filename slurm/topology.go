@@ -499,6 +499,11 @@ func (b *Blocks) graph() (*topo.Graph, error) {
 		}
 		used, vname = append(used, blk), append(vname, v)
 	}
+	if len(used) == 0 {
+		// Slurm accepts it when BlockSizes is set (newBlocks); as a network it
+		// has nothing to order.
+		return nil, fmt.Errorf("no block has nodes (Nodes=): the network has no hosts")
+	}
 	root := ""
 	if len(used) > 1 {
 		root = switchVertex(f, BlockRootSwitch)

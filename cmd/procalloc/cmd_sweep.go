@@ -72,7 +72,9 @@ func init() {
   flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags, e.g. --vcs 2
                                    # or --hostlist, 'node[0001-0352]' (host names, as sim)
 
-JSON with the same keys works too. An unknown key is an error naming it and its line.
+JSON with the same keys works too. An unknown key is an error naming it and its line;
+so, before any item runs, are an unknown machine kind or allocator and flags that
+would fail every item (an unknown flag, a value that does not parse).
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
 patterns, seeds, engines, then allocators innermost. Each item is the replay "procalloc sim"
 runs with the same flags (the library's, in this process); all cores are used (-j).

@@ -81,21 +81,47 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		}
 	}
 
-	// An unknown or malformed flag fails every item, each line naming the flag,
-	// and merge lists each item that failed.
-	for flags, msg := range map[string]string{
-		"[--bogus]":                     "--bogus: not one of sim's replay flags",
-		"[--cycle-seconds, ten]":        `--cycle-seconds: "ten": not a number`,
-		"[--vcs, \"2\"]":                "--vcs: configures the flit engine: add --engine flit",
-		"[--drop-larger, stray]":        `unexpected arguments ["stray"]`,
-		"[--sched, sjf, --from, \"1\"]": "--sched \"sjf\"",
+	// An unknown or malformed flag would fail every item: the command refuses the
+	// sweep before any item runs (it ran and failed them one by one; sweep.Check).
+	// The library, which runs items without Check, fails each, its line naming
+	// the flag, and merge lists each item that failed.
+	// A value ApplyFlags takes but the replay's spec refuses (--sched sjf) is
+	// left to the items, which fail one by one.
+	for _, c := range []struct {
+		flags, msg string
+		upfront    bool
+	}{
+		{"[--bogus]", "--bogus: not one of sim's replay flags", true},
+		{"[--cycle-seconds, ten]", `--cycle-seconds: "ten": not a number`, true},
+		{"[--vcs, \"2\"]", "--vcs: configures the flit engine: add --engine flit", true},
+		{"[--drop-larger, stray]", `unexpected arguments ["stray"]`, true},
+		{"[--sched, sjf, --from, \"1\"]", "--sched \"sjf\"", false},
 	} {
+		flags, msg := c.flags, c.msg
 		bad := filepath.Join(dir, "bad.yaml")
 		os.WriteFile(bad, []byte(strings.Replace(body, body[strings.Index(body, "flags:"):], "flags: "+flags+"\n", 1)), 0o644)
 		out := filepath.Join(dir, "bad.jsonl")
 		os.Remove(out)
-		if code, _, _ := runCLI(t, "", "sweep", bad, "-o", out); code != 1 {
-			t.Fatalf("flags %s: exit %d, want 1", flags, code)
+		code, _, stderr := runCLI(t, "", "sweep", bad, "-o", out)
+		if code != 1 || c.upfront != strings.Contains(stderr, "every item would fail: flags: ") || c.upfront && !strings.Contains(stderr, msg) {
+			t.Fatalf("flags %s: exit %d, %s; want 1 and, refused up front %v, %q", flags, code, stderr, c.upfront, msg)
+		}
+		if c.upfront {
+			if _, err := os.Stat(out); err == nil {
+				t.Fatalf("flags %s: the refused sweep wrote %s", flags, out)
+			}
+			spec, err := sweep.ReadFile(bad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sweep.OpenResults(out, spec.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := spec.Run(context.Background(), spec.Items(), sweep.Runner{Workers: 2, Done: res.Append}); err != nil {
+				t.Fatal(err)
+			}
+			res.Close()
 		}
 		lines := readLines(t, out)
 		if len(lines) != 4 {
@@ -106,7 +132,7 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 				t.Fatalf("flags %s: item %d: %s %q, want an error containing %q", flags, l.Index, l.Status, l.Error, msg)
 			}
 		}
-		code, _, stderr := runCLI(t, "", "merge", out, "--spec", bad)
+		code, _, stderr = runCLI(t, "", "merge", out, "--spec", bad)
 		if code != 1 || !strings.Contains(stderr, "failed #0 ") || !strings.Contains(stderr, "failed #3 ") || !strings.Contains(stderr, msg) {
 			t.Fatalf("merge of flags %s: exit %d\n%s", flags, code, stderr)
 		}

@@ -40,3 +40,29 @@ func TestSpecCheck(t *testing.T) {
 		t.Errorf("good sweep: %v", err)
 	}
 }
+
+// Check refuses flags that would fail every item (an unknown flag, a value that
+// does not parse, a flit engine flag on a sweep of message-engine items only),
+// and leaves to the items a flag that fails on some only (a flit engine flag when
+// some items run the flit engine). The sweep ran and failed every item instead.
+func TestSpecCheckFlags(t *testing.T) {
+	base := "traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\npatterns: [n-body]\n"
+	for _, c := range []struct {
+		extra, want string
+	}{
+		{"flags: [--bogus]\n", "every item would fail: flags: --bogus: not one of sim's replay flags"},
+		{"flags: [--cycle-seconds, ten]\n", `--cycle-seconds: "ten": not a number`},
+		{"flags: [--vcs, \"2\"]\n", "--vcs: configures the flit engine"},
+		{"flags: [--vcs, \"2\"]\nengines: [message, flit]\n", ""},
+		{"flags: [--vcs, \"2\"]\nengines: [flit]\n", ""},
+		{"flags: [--drop-larger]\n", ""},
+	} {
+		s, err := Parse([]byte(base+c.extra), "s.yaml")
+		if err != nil {
+			t.Fatalf("%q: %v", c.extra, err)
+		}
+		if err := s.Check(); c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: %v, want %q", c.extra, err, c.want)
+		}
+	}
+}

@@ -233,12 +233,35 @@ func Parse(data []byte, name string) (*Spec, error) {
 
 // Check finds what would make every item of a machine or an allocator fail, before
 // the first item runs: a machine spec ParseMachine refuses (checked without
-// building the machine) and an allocator of no known family. A sweep's items fail
-// one at a time otherwise, each recorded as failed: a typo cost a whole Slurm array.
-// What depends on the machine (an allocator's arguments, a trace) is left to the
-// items.
+// building the machine), an allocator of no known family, and flags ApplyFlags
+// refuses whatever the item's engine (an unknown flag, a value that does not
+// parse). A sweep's items fail one at a time otherwise, each recorded as failed: a
+// typo cost a whole Slurm array. What depends on the machine (an allocator's
+// arguments, a trace) or on the item (a flit engine flag where some items run the
+// message engine) is left to the items.
 func (s *Spec) Check() error {
 	var errs []error
+	if len(s.Flags) > 0 {
+		engines := s.Engines
+		if len(engines) == 0 {
+			engines = []sim.Engine{sim.EngineMessage}
+		}
+		var first error
+		for _, eng := range engines {
+			sp := Params{Engine: eng}.Spec("")
+			err := ApplyFlags(&sp, s.Flags)
+			if err == nil {
+				first = nil
+				break
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		if first != nil {
+			errs = append(errs, fmt.Errorf("sweep file: every item would fail: %w", first))
+		}
+	}
 	for i, m := range s.Machines {
 		if err := topo.CheckMachineSpec(m); err != nil {
 			errs = append(errs, fmt.Errorf("sweep file: machines: entry %d: %w", i+1, err))
