@@ -514,6 +514,9 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	bestTot, _ := g.scoreKept(cx, cy, cz, thr, math.MaxInt64)
 	bestPos := seed
 	fullSeen := false
+	// The last center walked and scored in this loop (sameAsBelow): its
+	// position, radius, counts within thr - 1 and thr, and score's value.
+	prevT, prevThr, prevIn, prevOut, prevVal := -1, 0, 0, 0, int64(0)
 	for t := range count {
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
@@ -544,7 +547,20 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
 		}
 		thr = g.walk(cx, cy, cz, thr)
-		if tot, ok := g.scoreKept(cx, cy, cz, thr, limit); ok {
+		// The same k nearest as the center before it on the row, one plane
+		// lower: the same total, and that center comes first. Its value (a total
+		// or a lower bound) holds for this center too.
+		if grid3SameOn && g.rowTables && t > 0 && prevT == t-1 && g.sameRowBelow(prevT, t) && g.sameAsBelow(cz, thr, g.sumIn, g.sumOut, prevThr, prevIn, prevOut) {
+			prevT, prevThr, prevIn, prevOut = t, thr, g.sumIn, g.sumOut
+			if g.memo != nil {
+				g.memo.keep(g.memo.cell(cx, cy, cz), g.k, thr, prevVal)
+			}
+			continue
+		}
+		prevT, prevThr, prevIn, prevOut = t, thr, g.sumIn, g.sumOut
+		tot, ok := g.scoreKept(cx, cy, cz, thr, limit)
+		prevVal = tot
+		if ok {
 			bestTot, bestPos = tot, t
 		}
 	}

@@ -61,7 +61,9 @@ func TestGrid3MemoLockstep(t *testing.T) {
 	}
 	decisions, dropped, grown := 0, 0, 0
 	var memos [2]CenterMemo
+	defer func(on bool) { grid3SameOn = on }(grid3SameOn)
 	for seq := range seqs {
+		grid3SameOn = seq%3 != 1 // sameAsBelow's shortcut (and its kept values) on and off
 		W, H, L := 2+r.IntN(8), 2+r.IntN(8), 2+r.IntN(8)
 		if seq%4 == 0 {
 			// A fresh memo; otherwise the previous sequence's, on another box
