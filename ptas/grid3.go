@@ -31,9 +31,10 @@ const maxGrid3Cells = 1 << 24
 // planes where some are taken, and only when those have not dropped the center. So
 // a center is dropped as soon as the running sum shows it cannot win; the incumbent
 // is the smallest thr of a sample of centers; full balls tie (as in ballSearch's
-// shortcut) and only the first in order is scored. The winner is the plain
-// search's: the first center in order with the smallest total (TestGrid3Lockstep,
-// TestGrid3BoundsBelowTotal).
+// shortcut) and only the first in order is scored, and a center with the k nearest
+// of the center a plane below it on its row is passed over (sameAsBelow). The
+// winner is the plain search's: the first center in order with the smallest total
+// (TestGrid3Lockstep, TestGrid3BoundsBelowTotal).
 func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, ok bool, err error) {
 	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
 	if g == nil {

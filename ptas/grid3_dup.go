@@ -1,7 +1,8 @@
 package ptas
 
 // grid3SameOn turns on grid3Scan's shortcut for a center whose k nearest are
-// those of the center just before it on its row, one plane lower (sameAsBelow).
+// those of the center just before it on its row, one plane lower (sameAsBelow);
+// tests turn it off to compare.
 var grid3SameOn = true
 
 // sameAsBelow reports whether the center (cx, cy, cz) of setRow's row (with its
