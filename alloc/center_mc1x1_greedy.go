@@ -36,6 +36,7 @@ type greedyScratch struct {
 	shellIdx    []int       // freeProduct's odometer
 	nodeStride  []int       // node index = sum of coordinate j times nodeStride[j]
 	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
+	sweep       shiftSweep  // their sweeps over boxes of centers (center_mc1x1_greedy_sweep.go)
 	memo        greedyMemo  // centers' bounds kept between decisions
 	lastR       int         // greedyCollectShells: the radius its last run read
 	lastBound   int         // and the bound it gave up on (math.MaxInt: it did not)
@@ -173,6 +174,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// collectors' paths
 	shift := a.keyBits.ok && !a.shift.off
 	a.resetShift()
+	if shift {
+		a.sweepReset()
+	}
 	memo := a.keyBits.ok && !a.memo.off
 	if memo {
 		a.memoAdvance()
@@ -315,19 +319,33 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		// a score above stop, known from an earlier decision: the center can
 		// neither win nor tie (as if the collector had given up)
 		skip := memo && a.memoSkips(c, k, L, m, stop)
+		// the sweep's answer where it can neither win nor change the winner
+		// (a score above best, or best after the winner); else the lookup's
+		swept := false
 		if shift && !skip {
-			run, gaveUp = a.shiftLookup(c, L, m, stop)
+			if sc, ok := a.shiftSwept(c, L, m, best); ok && (sc < 0 || sc > best || sc == best && !countEqual) {
+				swept, score = true, sc
+				if a.sweep.check != nil {
+					a.sweep.check(c, L, m, sc, best, countEqual)
+				}
+				if sc < 0 {
+					score = math.MaxInt
+				}
+			} else {
+				run, gaveUp = a.shiftLookup(c, L, m, stop)
+			}
 		}
 		a.counts.decided++
 		switch {
 		case skip:
 			a.counts.memo++
-		case gaveUp || run != nil:
+		case gaveUp || run != nil || swept:
 			a.counts.translated++
 		default:
 			a.counts.collected++
 		}
 		switch {
+		case swept:
 		case skip || gaveUp:
 			score = math.MaxInt // as greedyCollect would
 		case run != nil:

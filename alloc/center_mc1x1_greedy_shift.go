@@ -528,31 +528,42 @@ func (a *mc1x1) shiftLookup(c, L, m, stop int) (run *greedyRun, gaveUp bool) {
 		if first < 0 {
 			return nil, false // every member busy: resumed at this step
 		}
-		next := nd.kid(first)
-		if next < 0 && sh.nsym > 1 {
-			// a symmetry s of the state with s(first) a member that has a branch:
-			// c's state is t∘s⁻¹ of the state below it; kept as a shortcut
-			s := uint8(0)
-			if next, s = nd.shortcut(first); next < 0 {
-				for u := 1; u < sh.nsym && next < 0; u++ {
-					i := nd.member(a.symApply(uint8(u), nd.group[first*d:first*d+d]), d)
-					if i < 0 || nd.kid(i) < 0 || !a.shiftStabHas(len(sh.path)-1, uint8(u)) {
-						continue
-					}
-					nd = &sh.nodes[node]
-					next, s = nd.kid(i), uint8(u)
-					nd.kids = append(nd.kids, shiftKid{int32(first), int32(next), s})
-				}
-			}
-			if next >= 0 {
-				t = sh.symMul[int(t)*sh.nsym+int(sh.symInv[s])]
-			}
-		}
-		if next < 0 {
+		var next int
+		if next, t = a.shiftNext(node, first, t); next < 0 {
 			return nil, false
 		}
 		node = next
 	}
+}
+
+// shiftNext returns the branch below node (the last of sh.path) of the member first
+// of its group, reached with symmetry t, and the symmetry below it; or -1 when
+// there is none. Where first has no branch, a symmetry s of the state with s(first)
+// a member that has one gives it: the state around the center is t∘s⁻¹ of the
+// state below it; it is kept as a shortcut.
+func (a *mc1x1) shiftNext(node, first int, t uint8) (int, uint8) {
+	sh := &a.shift
+	d := a.x.d
+	nd := &sh.nodes[node]
+	next := nd.kid(first)
+	if next < 0 && sh.nsym > 1 {
+		s := uint8(0)
+		if next, s = nd.shortcut(first); next < 0 {
+			for u := 1; u < sh.nsym && next < 0; u++ {
+				i := nd.member(a.symApply(uint8(u), nd.group[first*d:first*d+d]), d)
+				if i < 0 || nd.kid(i) < 0 || !a.shiftStabHas(len(sh.path)-1, uint8(u)) {
+					continue
+				}
+				nd = &sh.nodes[node]
+				next, s = nd.kid(i), uint8(u)
+				nd.kids = append(nd.kids, shiftKid{int32(first), int32(next), s})
+			}
+		}
+		if next >= 0 {
+			t = sh.symMul[int(t)*sh.nsym+int(sh.symInv[s])]
+		}
+	}
+	return next, t
 }
 
 // shiftFirstFree returns the index of the member of a tie group (offsets grp, d

@@ -285,14 +285,7 @@ func TestSlurmBlockContract(t *testing.T) {
 		var live [][]int
 		for step := range 120 {
 			if a.NumFree() == 0 || (len(live) > 0 && rng.IntN(2) == 0) {
-				i := rng.IntN(len(live))
-				if err := a.Release(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				if err := twin.Release(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				live = slices.Delete(live, i, i+1)
+				live = releaseInLockstep(t, []Allocator{a, twin}, live, rng.IntN(len(live)), nil)
 				continue
 			}
 			k := 1 + rng.IntN(a.NumFree())
@@ -510,6 +503,42 @@ func BenchmarkSlurmBlock(b *testing.B) {
 		live[j] = nil
 		if got, err := a.Allocate(1 + rng.IntN(min(256, a.NumFree()))); err == nil {
 			live[j] = got
+		}
+	}
+}
+
+// TestSlurmBlockNoNodes: a topology.conf whose blocks have no nodes (accepted by
+// Slurm when BlockSizes is set, with the warning "Blocks do not contain any nodes")
+// places every job as slurm:consec does: topology_block.c's topology_p_eval_nodes
+// skips eval_nodes_block when no candidate node is in a block (and one-node jobs
+// take Slurm 26.05's path of their own, OneNodeByWeight, as slurm:block always does).
+func TestSlurmBlockNoNodes(t *testing.T) {
+	const n = 16
+	rng := rand.New(rand.NewPCG(3, 5))
+	weights := make([]uint32, n)
+	for i := range weights {
+		weights[i] = uint32(1 + rng.IntN(3))
+	}
+	a := newSlurmBlockT(t, n, weights, "BlockName=b0\nBlockName=b1\nBlockSizes=4\n")
+	m, _ := topo.ParseSpec(fmt.Sprintf("mesh:%d", n))
+	twin, err := NewSlurm(m, SlurmConfig{Names: slurmNames(n), Weights: weights, OneNodeByWeight: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live [][]int
+	for step := range 300 {
+		if len(live) > 0 && rng.IntN(3) == 0 {
+			live = releaseInLockstep(t, []Allocator{a, twin}, live, rng.IntN(len(live)), nil)
+			continue
+		}
+		k := 1 + rng.IntN(6)
+		got, err := a.Allocate(k)
+		want, werr := twin.Allocate(k)
+		if (err == nil) != (werr == nil) || !slices.Equal(got, want) {
+			t.Fatalf("step %d, k=%d: blocks without nodes give %v (%v), slurm:consec %v (%v)", step, k, got, err, want, werr)
+		}
+		if err == nil {
+			live = append(live, got)
 		}
 	}
 }

@@ -17,6 +17,18 @@ const OrderDPMaxNodes = 22
 // (the states of all layers together, summed over the ring's prefixes).
 const OrderDPMaxStates = 200_000_000
 
+// dpInstead names the methods that apply where the DP does not, for its errors. It
+// stays an error (exit 1 in the CLI), not a usage error: the DP is asked for only
+// when no structured start is proven optimal first (solveStructured), so --method
+// dp does order some larger machines (a fat tree of 32 hosts, through the
+// nested-switches start), and whether it is needed is known only after that work.
+func dpInstead(n int) string {
+	if n <= AutoBBMaxNodes {
+		return fmt.Sprintf("use --method bb (exact branch and bound, no HiGHS, up to about %d nodes) or auto (the default)", AutoBBMaxNodes)
+	}
+	return "use --method auto (the default: the MIP with HiGHS, else local search) or local"
+}
+
 // OrderDPResult is an optimal ordering found by OrderDP.
 type OrderDPResult struct {
 	Order     curves.Order
@@ -40,7 +52,7 @@ func OrderDP(ctx context.Context, m topo.Machine, w curves.Weights, ring bool) (
 	}
 	n := m.N()
 	if n < 1 || n > OrderDPMaxNodes {
-		return nil, fmt.Errorf("the exact dynamic program (method dp) orders at most %d nodes (about 16 finish in seconds; the time and memory double with each node), the machine has %d; use method mip or local", OrderDPMaxNodes, n)
+		return nil, fmt.Errorf("the exact dynamic program (--method dp) orders at most %d nodes (about 16 finish in seconds; the time and memory double with each node), the machine has %d; %s", OrderDPMaxNodes, n, dpInstead(n))
 	}
 	d := make([]float64, n*n)
 	for a := 0; a < n; a++ {
@@ -63,7 +75,7 @@ func OrderDP(ctx context.Context, m topo.Machine, w curves.Weights, ring bool) (
 		return dp.result(m, curves.Order{0})
 	}
 	if est := dp.estimate(); est > OrderDPMaxStates {
-		return nil, fmt.Errorf("OrderDP: about %.3g states for n = %d, K = %d (limit %g); use the MIP", est, n, k, float64(OrderDPMaxStates))
+		return nil, fmt.Errorf("OrderDP: about %.3g states for n = %d, K = %d (limit %g); %s", est, n, k, float64(OrderDPMaxStates), dpInstead(n))
 	}
 	var best []int
 	bestCost := math.Inf(1)

@@ -128,18 +128,25 @@ func (s *ballSearch) setFull(k int) {
 // per x-plane (row y = 0 and cell z = 0 the zero borders), into the box's 3D
 // prefix sums in place: cumulative sums along z, then y, then x.
 func cumulate3(pre []int32, h, l int) {
-	for p := 1; p < len(pre); p++ {
-		if p%l != 0 {
-			pre[p] += pre[p-1]
+	// Row by row, without a division per cell (the divisions were most of its
+	// cost: 2.2 % of Gen-Alg's CPU at torus:32x32x32).
+	for row := 0; row+l <= len(pre); row += l {
+		r := pre[row : row+l]
+		for z := 1; z < l; z++ {
+			r[z] += r[z-1]
 		}
 	}
-	for p := l; p < len(pre); p++ {
-		if p/l%h != 0 {
-			pre[p] += pre[p-l]
+	plane := h * l
+	for p0 := 0; p0+plane <= len(pre); p0 += plane {
+		for y := 1; y < h; y++ {
+			cur, prev := pre[p0+y*l:p0+(y+1)*l], pre[p0+(y-1)*l:p0+y*l]
+			for z := range cur {
+				cur[z] += prev[z]
+			}
 		}
 	}
-	for p := h * l; p < len(pre); p++ {
-		pre[p] += pre[p-h*l]
+	for p := plane; p < len(pre); p++ {
+		pre[p] += pre[p-plane]
 	}
 }
 

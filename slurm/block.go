@@ -55,7 +55,7 @@ func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
 	if err := checkBlockSizes(sizes); err != nil {
 		return fmt.Errorf("procalloc would write BlockSizes Slurm refuses: %w", err)
 	}
-	blocks, err := newBlocks(recs, sizes, len(recs)+1)
+	blocks, err := newBlocks(recs, sizes, len(recs)+1, func(string) {})
 	if err != nil {
 		return fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
 	}

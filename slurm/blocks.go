@@ -59,8 +59,13 @@ type blockRec struct {
 // block_record_validate) to the blocks and block sizes read from a file: sizes nil
 // when the file gives none. Errors are what slurmctld refuses at startup (fatal): no
 // block, a block without a name or defined twice, no node in any block and no
-// BlockSizes (Slurm cannot size the base block).
-func newBlocks(recs []blockRec, sizes []int, sizesLine int) (*Blocks, error) {
+// BlockSizes (Slurm cannot size the base block). No node in any block with
+// BlockSizes is accepted with Slurm's warning, through warn: slurmctld starts
+// ("Blocks do not contain any nodes") and, as no job's candidate nodes then meet a
+// block, topology_block.c's topology_p_eval_nodes skips eval_nodes_block for every
+// job and the common selection places it (alloc's slurm:block does the same: every
+// job as slurm:consec places it).
+func newBlocks(recs []blockRec, sizes []int, sizesLine int, warn func(string)) (*Blocks, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no BlockName= lines (Slurm: \"No blocks configured\")")
 	}
@@ -76,7 +81,15 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int) (*Blocks, error) {
 		seen[r.name] = r.line
 		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, Nodes: r.nodes})
 	}
+	anyNodes := false
+	for _, blk := range b.Blocks {
+		anyNodes = anyNodes || len(blk.Nodes) > 0
+	}
 	if b.Sizes != nil {
+		if !anyNodes {
+			// block_record.c, block_record_validate: warning("Blocks do not contain any nodes").
+			warn(fmt.Sprintf("line %d: no block has nodes (Nodes=); Slurm accepts it (\"Blocks do not contain any nodes\") and places every job without the blocks, as slurm:consec does", sizesLine))
+		}
 		b.Base = b.Sizes[0]
 		for _, s := range b.Sizes {
 			b.Levels |= 1 << blockLevel(s/b.Base)

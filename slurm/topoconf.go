@@ -177,7 +177,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	case "tree":
 		t.Tree, err = newTree(sws, treeRules{}, warn)
 	case "block":
-		t.Blocks, err = newBlocks(blks, sizes, sizesLine)
+		t.Blocks, err = newBlocks(blks, sizes, sizesLine, warn)
 	}
 	if err != nil {
 		return nil, err
@@ -397,7 +397,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 			}
 			sizesLine = bs.Line
 		}
-		if out.Blocks, err = newBlocks(recs, sizes, sizesLine); err != nil {
+		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, warn); err != nil {
 			return nil, err
 		}
 	case yamlChild(pick, "torus3d") != nil:

@@ -366,3 +366,27 @@ func TestTopologyNamesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksWithoutNodes: blocks without nodes are accepted when BlockSizes is set,
+// with Slurm's warning (block_record.c, block_record_validate: "Blocks do not
+// contain any nodes"), in topology.conf and topology.yaml; without BlockSizes they
+// are refused as slurmctld refuses them.
+func TestBlocksWithoutNodes(t *testing.T) {
+	top, err := ParseTopologyConf(strings.NewReader("BlockName=b0\nBlockName=b1\nBlockSizes=4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(top.Warnings) != 1 || !strings.Contains(top.Warnings[0], "line 3: no block has nodes") || !strings.Contains(top.Warnings[0], "Blocks do not contain any nodes") {
+		t.Errorf("warnings %q", top.Warnings)
+	}
+	if b, err := top.BlocksOf(); err != nil || b.Base != 4 || len(b.Blocks) != 2 {
+		t.Errorf("blocks %+v, %v", b, err)
+	}
+	top, err = ParseTopologyConf(strings.NewReader("BlockName=b0 Nodes=n1\nBlockName=b1\nBlockSizes=4\n"))
+	if err != nil || len(top.Warnings) != 0 {
+		t.Errorf("a block with nodes: warnings %q, %v", top.Warnings, err)
+	}
+	if _, err := ParseTopologyConf(strings.NewReader("BlockName=b0\nBlockName=b1\n")); err == nil || !strings.Contains(err.Error(), "BlockSizes are not set") {
+		t.Errorf("no nodes, no BlockSizes: %v", err)
+	}
+}

@@ -142,6 +142,9 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt --engine flit --vcs 4 --
 				if err != nil {
 					return usageError{err.Error()}
 				}
+				if err := refuseRepeats("--comm-per-io", *comms, "values", counts); err != nil {
+					return err
+				}
 				pat, err := netsim.ParsePattern(*pattern)
 				if err != nil {
 					return usageError{err.Error()}

@@ -54,9 +54,9 @@ func allocList(flagValue string) ([]string, error) {
 		if s == "" {
 			return nil, usagef("--alloc %q: allocator %d of the list is empty (two commas?)", flagValue, i+1)
 		}
-		if j := slices.Index(specs, s); j != i {
-			return nil, usagef("--alloc %q: %s is listed twice (allocators %d and %d)", flagValue, s, j+1, i+1)
-		}
+	}
+	if err := refuseRepeats("--alloc", flagValue, "allocators", specs); err != nil {
+		return nil, err
 	}
 	return specs, nil
 }
@@ -338,10 +338,8 @@ func parseLoads(s string) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range out {
-		if slices.Contains(out[:i], v) {
-			return nil, fmt.Errorf("--loads %q: %g given twice", s, v)
-		}
+	if err := refuseRepeats("--loads", s, "loads", out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -102,12 +102,16 @@ procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights
 					evals = append(evals, ev)
 				} else {
 					names := strings.Split(*curveList, ",")
+					for i := range names {
+						names[i] = strings.TrimSpace(names[i])
+					}
 					if *curveList == "all" {
 						names = curves.Applicable(m)
+					} else if err := refuseRepeats("--curve", *curveList, "curves", names); err != nil {
+						return err
 					}
 					prog := newProgress(e, "evaluate", int64(len(names)))
 					for i, name := range names {
-						name = strings.TrimSpace(name)
 						if err := context.Cause(ctx); err != nil {
 							prog.Done()
 							return err

@@ -203,6 +203,9 @@ procalloc netsim --machine mesh:8x8 --rate 0.2 --engine message --router-delay 2
 						return usagef("--rate %v: must be in (0, 1] flits per cycle per node", r)
 					}
 				}
+				if err := refuseRepeats("--rate", *rate, "rates", rates); err != nil {
+					return err
+				}
 				p := netsim.Params{MessageFlits: *flits, RouterDelay: *delay, FlitBytes: 1}
 				if err := p.Validate(); err != nil {
 					return usageError{err.Error()}

@@ -86,7 +86,8 @@ Method (--method):
          (dynamic program over the last K nodes), dominance and the machine's
          automorphisms; for --qap the Gilmore-Lawler branch and bound. Proves 16-node
          orderings with K = 3 and QAPLIB instances of 12-16 facilities in seconds
-  dp     exact dynamic program over subsets, no HiGHS (n up to about 16)
+  dp     exact dynamic program over subsets, no HiGHS (at most 22 nodes; about 16
+         finish in seconds; beyond, an error naming the method that applies)
   local  local search + lower bounds only (also --no-mip)
 The dense methods build n x n tables and prove optimality on small machines; above
 256 nodes every method but dp takes the scalable path instead, in memory O(n + K) (a
@@ -274,7 +275,14 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					}
 					oo := order.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
-						for _, s := range strings.Split(*start, ",") {
+						names := strings.Split(*start, ",")
+						for i := range names {
+							names[i] = strings.TrimSpace(names[i])
+						}
+						if err := refuseRepeats("--start", *start, "starts", names); err != nil {
+							return err
+						}
+						for _, s := range names {
 							so, err := curveResolve(ctx, strings.TrimSpace(s), m)
 							if err != nil {
 								return err

@@ -171,7 +171,9 @@ func TestOrderBadInput(t *testing.T) {
 		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--method", "magic"}, 2, "--method"},
 		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--formulation", "magic"}, 2, "--formulation"},
 		{[]string{"--machine", "mesh:3x3", "--weights", "list:1", "--gap", "-1"}, 2, "--gap"},
-		{[]string{"--machine", "mesh:5x5", "--weights", "list:1", "--method", "dp"}, 1, "orders at most 22 nodes"},
+		// Not a usage error: --method dp orders some larger machines (fattree:32 below).
+		{[]string{"--machine", "mesh:5x5", "--weights", "list:1", "--method", "dp"}, 1, "orders at most 22 nodes (about 16 finish in seconds; the time and memory double with each node), the machine has 25; use --method bb"},
+		{[]string{"--machine", "mesh:6x6", "--weights", "list:1", "--method", "dp"}, 1, "the machine has 36; use --method auto"},
 		{[]string{"--qap", disc, "--machine", "mesh:3x3"}, 2, "--qap takes no"},
 		{[]string{"--qap", disc, "--no-mip"}, 1, "QAPLIB"},
 		{[]string{"--machine", "mesh:3x3", "--graph", disc, "--weights", "list:1"}, 2, "not both"},
@@ -180,6 +182,11 @@ func TestOrderBadInput(t *testing.T) {
 		if code != c.code || !strings.Contains(errOut, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errOut, c.code, c.msg)
 		}
+	}
+	// --method dp beyond 22 nodes succeeds when a structured start is proven optimal
+	// before the DP is needed, which is why the limit is an error, not a usage error.
+	if o := runOrderJSON(t, "--machine", "fattree:32", "--weights", "list:1,0.5", "--method", "dp"); o.Status != "optimal" {
+		t.Errorf("fattree:32 --method dp: status %q, want optimal", o.Status)
 	}
 	// K >= n is allowed: unused weights.
 	o := runOrderJSON(t, "--machine", "mesh:3", "--weights", "list:1,1,1,1,1", "--method", "dp")

@@ -85,6 +85,21 @@ func parseList[T any](flagName, s string, parse func(string) (T, bool), what str
 	return out, nil
 }
 
+// refuseRepeats refuses a list flag's value (flagName flagValue) that gives an item
+// twice, as a usage error naming it and its two positions (what: "allocators",
+// "curves"...): two rows of one measurement, which the command would print side by
+// side as if they differed. Every list flag of measurements uses it (--alloc of
+// compare, batch and bench, --curve of evaluate, --loads, --comm-per-io, --rate,
+// order's --start).
+func refuseRepeats[T comparable](flagName, flagValue, what string, items []T) error {
+	for i, v := range items {
+		if j := slices.Index(items[:i], v); j >= 0 {
+			return usagef("%s %q: %v is listed twice (%s %d and %d)", flagName, flagValue, v, what, j+1, i+1)
+		}
+	}
+	return nil
+}
+
 // parseInt and parseFinite are parseList's usual parsers.
 func parseInt(f string) (int, bool) {
 	v, err := strconv.Atoi(f)

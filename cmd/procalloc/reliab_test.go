@@ -219,6 +219,14 @@ func TestNewUserMistakes(t *testing.T) {
 		// bench and batch printed two rows of one allocator, as if they differed.
 		{"bench with an allocator twice", []string{"bench", "--machine", "mesh:16x16", "--alloc", "mc1x1,mc1x1", "--jobs", "5"}, 2, "mc1x1 is listed twice (allocators 1 and 2)", ""},
 		{"batch with an allocator twice", []string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "dbt:1/4,bt,dbt:1/4"}, 2, "dbt:1/4 is listed twice (allocators 1 and 3)", ""},
+		// The other list flags took a repeat silently (evaluate --curve snake,snake
+		// scored one curve twice); refuseRepeats refuses them all alike.
+		{"evaluate with a curve twice", []string{"evaluate", "--machine", "mesh:4x4", "--curve", "snake, hilbert,snake", "--weights", "list:1"}, 2, `--curve "snake, hilbert,snake": snake is listed twice (curves 1 and 3)`, ""},
+		{"evaluate --curve all", []string{"evaluate", "--machine", "mesh:4x4", "--curve", "all", "--weights", "list:1"}, 0, "", "twice"},
+		{"compare with a load twice", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--loads", "0.5,1,0.50"}, 2, `--loads "0.5,1,0.50": 0.5 is listed twice (loads 1 and 3)`, ""},
+		{"batch with a --comm-per-io value twice", []string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "--comm-per-io", "0,4,0"}, 2, `--comm-per-io "0,4,0": 0 is listed twice (values 1 and 3)`, ""},
+		{"netsim with a rate twice", []string{"netsim", "--machine", "mesh:4x4", "--rate", "0.1,0.2,0.10"}, 2, `--rate "0.1,0.2,0.10": 0.1 is listed twice (rates 1 and 3)`, ""},
+		{"order with a start twice", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--start", "snake,snake", "--no-mip"}, 2, `--start "snake,snake": snake is listed twice (starts 1 and 2)`, ""},
 		// batch and subset did not name the flag of a bad machine spec.
 		{"batch --machine mesh:0x4", []string{"batch", "--machine", "mesh:0x4:io=left", "--alloc", "bt"}, 2, `--machine: machine spec "mesh:0x4:io=left": size "0"`, ""},
 		{"subset --machine mesh:0x4", []string{"subset", "--algo", "mm", "--k", "1", "--machine", "mesh:0x4", "--free", free}, 2, `--machine: machine spec "mesh:0x4"`, ""},
