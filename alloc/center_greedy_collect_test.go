@@ -173,7 +173,7 @@ func TestGreedyMemoMatchesFresh(t *testing.T) {
 	}
 }
 
-// releaseInLockstep releases from both allocators of al the nodes of job j of
+// releaseInLockstep releases from every allocator of al the nodes of job j of
 // held for which release returns true (every node when release is nil), keeps
 // the others as job j, and returns held without job j when none are kept.
 func releaseInLockstep(t *testing.T, al []Allocator, held [][]int, j int, release func() bool) [][]int {

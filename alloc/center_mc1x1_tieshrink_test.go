@@ -160,7 +160,7 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 		rounds = 500
 	}
 	rng := rand.New(rand.NewPCG(32, 43))
-	grids := append(bnbGrids(t), topo.Mesh(24, 20), topo.Torus(14, 13), topo.Torus(10, 10, 10))
+	grids := cappedGrids(t)
 	known, withheld, early := 0, 0, 0
 	for _, g := range grids {
 		for r := range rounds {
@@ -205,6 +205,12 @@ func TestCenterSearchLeastKnown(t *testing.T) {
 	}
 }
 
+// cappedGrids are the machines of the capped-search tests: bnbGrids and three
+// larger ones, a mesh, a 2D torus of unequal sides and a 3D torus.
+func cappedGrids(t *testing.T) []*topo.Grid {
+	return append(bnbGrids(t), topo.Mesh(24, 20), topo.Torus(14, 13), topo.Torus(10, 10, 10))
+}
+
 // cappedSearch draws a random free set of g (randomFreeMC1x1) and a job size k
 // and runs mc1x1's centerSearch for every center of least score with 1 to 3
 // leaves allowed, so that it gives up often; ok is false, and nothing searched,
@@ -240,7 +246,7 @@ func TestCenterSearchQueueAtLeastOpened(t *testing.T) {
 		rounds = 200
 	}
 	rng := rand.New(rand.NewPCG(32, 44))
-	grids := append(bnbGrids(t), topo.Mesh(24, 20), topo.Torus(14, 13), topo.Torus(10, 10, 10))
+	grids := cappedGrids(t)
 	gaveUp, queued, certified, children := 0, 0, 0, 0
 	for _, g := range grids {
 		dims := g.Dims()

@@ -285,14 +285,7 @@ func TestSlurmBlockContract(t *testing.T) {
 		var live [][]int
 		for step := range 120 {
 			if a.NumFree() == 0 || (len(live) > 0 && rng.IntN(2) == 0) {
-				i := rng.IntN(len(live))
-				if err := a.Release(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				if err := twin.Release(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				live = slices.Delete(live, i, i+1)
+				live = releaseInLockstep(t, []Allocator{a, twin}, live, rng.IntN(len(live)), nil)
 				continue
 			}
 			k := 1 + rng.IntN(a.NumFree())
@@ -535,14 +528,7 @@ func TestSlurmBlockNoNodes(t *testing.T) {
 	var live [][]int
 	for step := range 300 {
 		if len(live) > 0 && rng.IntN(3) == 0 {
-			i := rng.IntN(len(live))
-			if err := a.Release(live[i]); err != nil {
-				t.Fatal(err)
-			}
-			if err := twin.Release(live[i]); err != nil {
-				t.Fatal(err)
-			}
-			live = slices.Delete(live, i, i+1)
+			live = releaseInLockstep(t, []Allocator{a, twin}, live, rng.IntN(len(live)), nil)
 			continue
 		}
 		k := 1 + rng.IntN(6)

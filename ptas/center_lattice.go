@@ -356,12 +356,13 @@ func axisPairs(pre []int32, lines, size, c, o, r, span int, n int64, cum []int64
 		b := l * (size + 1)
 		m := int64(pre[b+min(o+a+1, size)] - pre[b+max(o-a, 0)])
 		tot += int64(l) * m * (2*pos + m - n)
-		near += m * int64(r-a)
 		pos += m
 		sum += int64(l) * m
 	}
 	cum[2*(l1-l0+1)], cum[2*(l1-l0+1)+1] = pos, sum
-	return tot, near
+	// The distance to line c: from the count and sum left of it and the totals.
+	i, C := 2*(c-l0), int64(c)
+	return tot, sum - 2*cum[i+1] + C*(2*cum[i]-pos)
 }
 
 // smallestSum is the sum of the m smallest of vs.
@@ -514,8 +515,18 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	}
 	// Centers in order, each pruned when its lower bound reaches the best so far
 	// (a center is only kept when strictly better); a center's radius is searched
-	// from its predecessor's. The history (L.cx, L.cy) orders the shells.
-	L.cx, L.cy, L.rad, L.inner, L.whole = L.cx[:0], L.cy[:0], L.rad[:0], L.inner[:0], L.whole[:0]
+	// from its predecessor's. The history (L.cx, L.cy) orders the shells: it is the
+	// centers' order, known before any is scored, so one center can be scored
+	// first (prescore).
+	L.cx, L.cy = L.cx[:0], L.cy[:0]
+	for t := range centers {
+		if mm {
+			L.cx, L.cy = append(L.cx, vx[t/len(vy)]), append(L.cy, vy[t%len(vy)])
+		} else {
+			L.cx, L.cy = append(L.cx, xs[t]), append(L.cy, ys[t])
+		}
+	}
+	L.rad, L.inner, L.whole = grow(L.rad, centers), grow(L.inner, centers), grow(L.whole, centers)
 	// Under TiesByIndex a center's k nearest do not depend on the earlier
 	// centers: the full-ball shortcut applies (fullBalls; off unless the points
 	// are distinct and in ascending (x, y) order).
@@ -525,6 +536,7 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	if L.byIndex && w*h >= fullBallsMinCells {
 		latticeFullBalls(full, xs, ys, w, h, pr.k)
 	}
+	first, firstScore := L.prescore()
 	best, bestT, r := int64(-1), -1, 0
 	for t := range centers {
 		if t&1023 == 1023 {
@@ -532,31 +544,32 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 				return Result{}, true, err
 			}
 		}
-		var cx, cy int32
-		if mm {
-			cx, cy = vx[t/len(vy)], vy[t%len(vy)]
-		} else {
-			cx, cy = xs[t], ys[t]
-		}
-		if full.at(int(cx), int(cy)) {
+		cx, cy := int(L.cx[t]), int(L.cy[t])
+		if full.at(cx, cy) {
 			if fullSeen {
 				// Ties at best with the first full ball; its entries are never read.
 				r = full.d
-				L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
-				L.inner, L.whole = append(L.inner, 0), append(L.whole, false)
+				L.rad[t], L.inner[t], L.whole[t] = int32(r), 0, false
 				continue
 			}
 			fullSeen = true
 		}
-		var inner, within int
-		r, inner, within = L.radius(int(cx), int(cy), r)
-		L.cx, L.cy, L.rad = append(L.cx, cx), append(L.cy, cy), append(L.rad, int32(r))
-		L.inner, L.whole = append(L.inner, int32(inner)), append(L.whole, within == pr.k)
 		bound := int64(-1)
 		if bestT >= 0 {
 			bound = best
 		}
-		if s, ok := L.score(t, bound); ok && (bestT < 0 || s < best) {
+		var s int64
+		ok := true
+		if t == first {
+			r, s = int(L.rad[t]), firstScore
+		} else {
+			r = L.setRadius(t, r)
+			if t < first && (bound < 0 || firstScore < bound) {
+				bound = firstScore + 1 // a tie with the first scored is kept
+			}
+			s, ok = L.score(t, bound)
+		}
+		if ok && (bestT < 0 || s < best) {
 			best, bestT = s, t
 			if float64(best) <= floor {
 				break // no later center is strictly better
@@ -565,6 +578,45 @@ func searchLattice[T geom.Number](ctx context.Context, pr *problem[T], mm bool, 
 	}
 	c := []float64{float64(L.cx[bestT]) + float64(b.Min[0]), float64(L.cy[bestT]) + float64(b.Min[1])}
 	return Result{Indices: L.chosen(bestT), Total: float64(best), Center: c}, true, nil
+}
+
+// setRadius works out center t's radius, searched from r, and the entries score
+// reads; it returns the radius.
+func (L *centerLattice) setRadius(t, r int) int {
+	r, inner, within := L.radius(int(L.cx[t]), int(L.cy[t]), r)
+	L.rad[t], L.inner[t], L.whole[t] = int32(r), int32(inner), within == L.k
+	return r
+}
+
+// prescore scores, before the others, the first center nearest in L1 distance
+// to the points' (lower) coordinate medians, where MM's best centers mostly lie:
+// its score bounds every other center's from the start instead of from wherever
+// a good center first comes in the order. It returns the center and its score.
+func (L *centerLattice) prescore() (int, int64) {
+	mx, my := L.lowerMedian(L.col, L.w, L.h), L.lowerMedian(L.row, L.h, L.w)
+	first, dist := 0, math.MaxInt
+	for t := range L.cx {
+		if d := abs(int(L.cx[t])-mx) + abs(int(L.cy[t])-my); d < dist {
+			first, dist = t, d
+		}
+	}
+	L.setRadius(first, 0)
+	s, _ := L.score(first, -1)
+	return first, s
+}
+
+// lowerMedian is the lower median of the points' coordinate along the lines of
+// the prefix counts pre (L.col or L.row: lines lines of size positions).
+func (L *centerLattice) lowerMedian(pre []int32, lines, size int) int {
+	n := int32(len(L.x))
+	var below int32
+	for l := range lines {
+		below += pre[l*(size+1)+size]
+		if 2*below >= n {
+			return l
+		}
+	}
+	return lines - 1
 }
 
 // firstAppearances appends to dst the distinct values of vs (all in [0, span)) in

@@ -159,6 +159,39 @@ func TestLatticePublicMatchesReference(t *testing.T) {
 	}
 }
 
+// searchLattice scores the center nearest the points' medians first (prescore);
+// on whole meshes every interior center ties with it for small k, and the first
+// center in order must still win, on a full mesh and with a few nodes busy, under
+// both tie rules, with and without the floor.
+func TestLatticePrescoreTies(t *testing.T) {
+	defer useLatticeEverywhere()()
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, side := range [][2]int{{5, 5}, {8, 6}, {16, 16}} {
+		for _, busy := range []float64{0, 0.05} {
+			pts := randomMeshFree(r, side[0], side[1], 0, 0, busy, false)
+			for _, k := range []int{2, 3, 5, 9, 13, len(pts) - 1} {
+				for _, mm := range []bool{true, false} {
+					want, wantScore := runPath(t, pts, k, mm, "generic")
+					for _, floor := range []float64{0, float64(wantScore)} {
+						if got, score := runLattice(t, pts, k, mm, floor); !slices.Equal(got, want) || score != wantScore {
+							t.Fatalf("%v busy %v k=%d mm %v floor %v: %v score %d, working array %v score %d",
+								side, busy, k, mm, floor, got, score, want, wantScore)
+						}
+					}
+					centers := pts
+					if mm {
+						centers = refMMCenters(pts, TiesByIndex)
+					}
+					want = refSearch(pts, k, centers, metricL1, scorePairwise, TiesByIndex)
+					if got, _ := runLatticeTies(t, pts, k, mm, TiesByIndex, 0); !slices.Equal(got, want) {
+						t.Fatalf("%v busy %v k=%d mm %v by index: %v, by definition %v", side, busy, k, mm, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // Inputs the lattice path must refuse, so that the working array answers: repeated
 // points, fractional coordinates, other dimensions, coordinate spans beyond its
 // grid.
