@@ -41,14 +41,7 @@ func TestGrid3SameAsBelowMatchesDefinition(t *testing.T) {
 		if c%3 == 0 {
 			k = n - r.IntN(min(n, 4)) // most of the points: many centers share them
 		}
-		pr, err := newProblem(pts, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, px, py, pz, _ := newGrid3Scan(pr, false)
-		if g == nil {
-			t.Fatalf("case %d: no scan", c)
-		}
+		g, px, py, pz, _ := grid3ScanT(t, pts, k, c)
 		type center struct {
 			thr, below, within int
 			in, on             []bool // closer than thr, within thr

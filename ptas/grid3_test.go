@@ -126,14 +126,7 @@ func TestGrid3BoundsBelowTotal(t *testing.T) {
 			continue
 		}
 		k := 2 + r.IntN(len(pts)-2)
-		pr, err := newProblem(pts, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, px, py, pz, _ := newGrid3Scan(pr, false)
-		if g == nil {
-			t.Fatalf("case %d: no scan", c)
-		}
+		g, px, py, pz, _ := grid3ScanT(t, pts, k, c)
 		axisTotal := func(v []int, sel []int) int64 {
 			var s int64
 			for i, a := range sel {
@@ -214,14 +207,7 @@ func TestGrid3FullMatchesCube(t *testing.T) {
 		}
 		d := r.IntN(3)
 		k := min(max(2, (2*d+1)*(2*d*d+2*d+3)/3-1+r.IntN(3)), len(pts)-1)
-		pr, err := newProblem(pts, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, _, _, _, lo := newGrid3Scan(pr, false)
-		if g == nil {
-			t.Fatalf("case %d: no scan", c)
-		}
+		g, _, _, _, lo := grid3ScanT(t, pts, k, c)
 		if len(g.pre) == 0 {
 			skipped++
 		}
@@ -261,4 +247,18 @@ func TestGrid3FullMatchesCube(t *testing.T) {
 		t.Fatalf("%d full cells, %d boxes without prefix counts: the cases miss a side", fulls, skipped)
 	}
 	t.Logf("%d cells checked, %d full, %d boxes without prefix counts", checked, fulls, skipped)
+}
+
+// grid3ScanT builds the MM scan of pts for k nearest (case c of a random test),
+// failing the test when the problem is refused or the scan does not apply.
+func grid3ScanT(t *testing.T, pts [][]int, k, c int) (g *grid3Scan, px, py, pz []int, lo []int) {
+	t.Helper()
+	pr, err := newProblem(pts, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, px, py, pz, lo = newGrid3Scan(pr, false); g == nil {
+		t.Fatalf("case %d: no scan", c)
+	}
+	return g, px, py, pz, lo
 }
