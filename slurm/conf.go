@@ -343,6 +343,9 @@ func (b *nameBudget) expand(list string) ([]string, error) {
 		return nil, err
 	}
 	if b.used+n > MaxConfNodes {
+		if b.used == 0 {
+			return nil, fmt.Errorf("%d names: more than %d, the most a file read here may list (a typo?)", n, MaxConfNodes)
+		}
 		return nil, fmt.Errorf("%d names, %d with the lines before: more than %d, the most a file read here may list (a typo?)", n, b.used+n, MaxConfNodes)
 	}
 	b.used += n
@@ -556,7 +559,6 @@ type ConfPartition struct {
 // lines before them.
 func (c *Conf) Partitions() ([]ConfPartition, error) {
 	var out []ConfPartition
-	var budget nameBudget
 	dflt := map[string]string{}
 	for i := range c.Lines {
 		l := &c.Lines[i]
@@ -582,6 +584,10 @@ func (c *Conf) Partitions() ([]ConfPartition, error) {
 		}
 		p.OverSubscribe = strings.ToUpper(os)
 		if p.Nodes != "" && !strings.EqualFold(p.Nodes, "ALL") {
+			// Each partition is bounded on its own: partitions overlap (a site of
+			// 200,000 nodes may list them all in several), and each is a subset
+			// of the nodes defined, themselves at most MaxConfNodes.
+			var budget nameBudget
 			hs, err := budget.expand(p.Nodes)
 			if err != nil {
 				return nil, &ConfError{l.First, fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, p.Nodes, err)}

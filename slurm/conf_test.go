@@ -264,22 +264,36 @@ func FuzzReadConf(f *testing.F) {
 }
 
 // The nodes a slurm.conf defines are bounded in all (MaxConfNodes), over every
-// NodeName line, and so are the names its partitions list, the line that crosses
-// the bound named: NodeName=[1-3000000] took
+// NodeName line, and so is each partition's list of names (partitions overlap),
+// the line that crosses the bound named: NodeName=[1-3000000] took
 // 47 s and 2.7 GB (FuzzMergeWeights), and lines of hostlist.MaxHosts names each
 // had no bound.
 func TestConfNodesBounded(t *testing.T) {
+	// Partitions overlap: six that each list all of a 200,000-node machine are
+	// 1.2 million names, and a site may write them so.
+	var six strings.Builder
+	six.WriteString("NodeName=n[1-200000] CPUs=1\n")
+	for i := range 6 {
+		fmt.Fprintf(&six, "PartitionName=p%d Nodes=n[1-200000]\n", i)
+	}
+	big, err := ReadConf([]byte(six.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := big.Partitions(); err != nil || len(ps) != 6 || len(ps[5].Hosts) != 200000 {
+		t.Fatalf("six partitions of 200,000 nodes: %d partitions, %v", len(ps), err)
+	}
 	half := MaxConfNodes / 2
 	for _, c := range []struct {
 		conf string
 		line int
 		want string
 	}{
-		{"NodeName=[1-3000000] CPUs=1\n", 1, "NodeName=[1-3000000]: 3000000 names, 3000000 with the lines before: more than 1048576"},
+		{"NodeName=[1-3000000] CPUs=1\n", 1, "NodeName=[1-3000000]: 3000000 names: more than 1048576"},
 		{fmt.Sprintf("NodeName=a[1-%d]\n# x\nNodeName=b[0-%d]\n", half, half), 3, fmt.Sprintf("%d names, %d with the lines before: more than %d", half+1, 2*half+1, MaxConfNodes)},
 		{"NodeName=n[1-4194304]\nNodeName=m[1-4194304]\n", 1, "more than 1048576"},
-		// the names the partitions list, in all
-		{fmt.Sprintf("PartitionName=p1 Nodes=a[1-%d]\nPartitionName=p2 Nodes=a[0-%d]\n", half, half), 2, "PartitionName=p2 Nodes=a[0-"},
+		// the names one partition lists
+		{fmt.Sprintf("PartitionName=p0 Nodes=a[1-9]\nPartitionName=p1 Nodes=a[0-%d]\n", MaxConfNodes), 2, fmt.Sprintf("PartitionName=p1 Nodes=a[0-%d]: %d names: more than %d", MaxConfNodes, MaxConfNodes+1, MaxConfNodes)},
 	} {
 		conf, err := ReadConf([]byte(c.conf))
 		if err != nil {
