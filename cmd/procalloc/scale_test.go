@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// meshEdgeList writes the x-by-y mesh as an edge list (a graph without the grid's
+// structure: every distance a search of its hop index).
+func meshEdgeList(t *testing.T, x, y int) string {
+	t.Helper()
+	var b strings.Builder
+	for j := range y {
+		for i := range x {
+			v := j*x + i
+			if i+1 < x {
+				fmt.Fprintf(&b, "%d %d\n", v, v+1)
+			}
+			if j+1 < y {
+				fmt.Fprintf(&b, "%d %d\n", v, v+x)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "mesh.edges")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Ctrl-C during evaluate's second curve writes the first one's scores (they were
+// dropped) and exits 130; the JSON stays an array, as asked for two curves.
+func TestEvaluateInterruptWritesScoredCurves(t *testing.T) {
+	graph := meshEdgeList(t, 60, 60)
+	args := []string{"evaluate", "--graph", graph, "--weights", "exp:2:3", "--json"}
+	var out, errb bytes.Buffer
+	count := &countingCtx{Context: context.Background()}
+	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm")); code != 0 {
+		t.Fatalf("one curve: exit %d, %s", code, errb.String())
+	}
+	n := count.calls.Load() // the polls of the first curve
+	out.Reset()
+	errb.Reset()
+	ctx := &countdownCtx{Context: context.Background()}
+	ctx.left.Store(n + 2)
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm,rowmajor"))
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	var evals []struct {
+		Curve     string  `json:"curve"`
+		Objective float64 `json:"objective"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &evals); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if len(evals) != 1 || evals[0].Curve != "rcm" || evals[0].Objective <= 0 {
+		t.Errorf("evaluations %+v, want rcm's alone", evals)
+	}
+	if !strings.Contains(errb.String(), "orderings scored so far were written") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+// The verifier of order's objective (F recomputed from the order, O(n K) distances,
+// each a search on an edge list) stops with the solve's context, after verifyGrace,
+// and the result is printed with a note; it ran on after Ctrl-C (4 s on mesh:448x448
+// as an edge list, where the watchdog then dropped the best ordering) and after the
+// time limit.
+func TestOrderVerifierStopsWithTheSolve(t *testing.T) {
+	graph := meshEdgeList(t, 20, 20) // 400 nodes: the scalable path
+	defer func(g time.Duration) { verifyGrace = g }(verifyGrace)
+	verifyGrace = 0
+	args := []string{"order", "--graph", graph, "--weights", "exp:2:3", "--json"}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errInterrupted)
+	var out, errb bytes.Buffer
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	var o orderOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if len(o.Order) != 400 || o.Status != "interrupted" || !strings.Contains(strings.Join(o.Notes, "\n"), "objective not re-verified") {
+		t.Errorf("status %s, %d nodes, notes %q: want an interrupted order with the verifier's note", o.Status, len(o.Order), o.Notes)
+	}
+	// Given the time, the objective is verified (no note) after the time limit.
+	verifyGrace = time.Minute
+	code, stdout, stderr := runCLI(t, "", append(args, "--time-limit", "200ms")...)
+	if code != 0 || strings.Contains(stdout, "not re-verified") {
+		t.Errorf("exit %d, %s %s", code, stdout, stderr)
+	}
+}
