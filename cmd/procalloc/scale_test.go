@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +99,51 @@ func TestOrderVerifierStopsWithTheSolve(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "", append(args, "--time-limit", "200ms")...)
 	if code != 0 || strings.Contains(stdout, "not re-verified") {
 		t.Errorf("exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
+// The watchdog does not wait for a file written while the command computes it
+// (sim --per-job, rows as jobs finish) as for a result under way: it removes it
+// half-written and exits. It waited outputDrain (20 s) for a replay that did not
+// stop (sim mc1x1 on mesh:448x448 with --per-job: killed at 23 s by timeout -k,
+// its temporary file left behind).
+func TestWatchdogRemovesStreamWithoutWaiting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "jobs.csv")
+	started, release := make(chan struct{}), make(chan struct{})
+	wrote := make(chan error, 1)
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	go func() {
+		wrote <- writeStream(e, "--per-job", path, func(w io.Writer) error {
+			fmt.Fprintln(w, "id,nodes")
+			close(started)
+			<-release // a replay that does not stop
+			return errInterrupted
+		})
+	}()
+	<-started
+	sigs := make(chan os.Signal, 2)
+	exited := make(chan int, 1)
+	var msg bytes.Buffer
+	go watchSignals(sigs, func() {}, 10*time.Millisecond, &msg, func(code int) { exited <- code })
+	sigs <- os.Interrupt
+	select {
+	case code := <-exited:
+		if code != exitInterrupted {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatalf("the watchdog waited for the per-job stream (%s)", msg.String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left in the directory: %v", ents)
+	}
+	close(release)
+	if err := <-wrote; err == nil {
+		t.Error("the stream was committed")
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("the half-written file was put in place")
 	}
 }
