@@ -2,8 +2,10 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -51,5 +53,33 @@ func TestFilesErrorsTellFileFromSpec(t *testing.T) {
 		if fe := (*FieldError)(nil); err == nil || errors.As(err, &fe) != isSpecMistake {
 			t.Errorf("%s: %v (%T), want a FieldError: %v", spec, err, err, isSpecMistake)
 		}
+	}
+}
+
+// A slurm:block replay reports slurmctld's warning about the machine's nodes that no
+// block lists ("Blocks lack access to N nodes"), once however many allocators the
+// replay builds.
+func TestReplayWarnsNodesInNoBlock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "blocks.conf")
+	if err := os.WriteFile(path, []byte("BlockName=b1 Nodes=n[01-04]\nBlockName=b2 Nodes=n[05-08]\nBlockSizes=4,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := topo.ParseMachine("mesh:4x4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := make([]string, 16)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("n%02d", i+1)
+	}
+	rp := &Replay{Spec: Spec{Alloc: "slurm:block:" + path, Hosts: hosts, Pattern: "all-to-all"}, Machine: m}
+	for range 2 {
+		if _, err := rp.Config(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := rp.Warnings()
+	if len(ws) != 1 || ws[0].File != "slurm:block:"+path || !strings.Contains(ws[0].Text, "8 of the machine's 16 nodes are in no block (n[09-16])") {
+		t.Errorf("warnings %v", ws)
 	}
 }
