@@ -503,6 +503,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	}
 	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
 	pl := newPlacer(cfg.Alloc, cfg.Clock, tab)
+	pl.ctx = ctx
 	for i := range jobs {
 		if err := pl.checkFits(&jobs[i]); err != nil {
 			return nil, err
