@@ -276,7 +276,39 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 			t.Errorf("%s: ZeroLoadLatency %v, want %v", spec, got, want)
 		}
 	}
-	g, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9")
+	// Dragonflies (DragonflyRouter.pairHops, by pairs of routers) against routing
+	// every pair; a fat tree (GraphRouter) routes every pair and stops with ctx.
+	for _, spec := range []string{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9",
+		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=2,num_groups=5",
+		"dragonfly:hosts_per_router=1,routers_per_group=6,intergroup_links=1,num_groups=3"} {
+		g, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dr, ok := r.(*DragonflyRouter)
+		if !ok {
+			t.Fatalf("%s: router %T", spec, r)
+		}
+		n := r.Endpoints()
+		var hops int64
+		var buf []int32
+		for s := range n {
+			for d := range n {
+				if s != d {
+					buf = r.Route(s, d, buf[:0])
+					hops += int64(len(buf))
+				}
+			}
+		}
+		if got := dr.pairHops(); got != hops {
+			t.Errorf("%s: by router pairs %d, routes %d", spec, got, hops)
+		}
+	}
+	g, err := topo.ParseMachine("fattree:4,4:8")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +319,7 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := zeroLoadLatency(ctx, r, Params{MessageFlits: 8, RouterDelay: 1}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled on a dragonfly: %v", err)
+		t.Errorf("cancelled on a fat tree: %v", err)
 	}
 }
 

@@ -213,6 +213,7 @@ func ZeroLoadLatency(r Router, p Params) float64 {
 // O(sum of k^2): every route is minimal, so the total is sum over dimensions j of
 // (n/k_j)^2 x (the distances between all pairs of coordinates along j). Routing
 // every pair took O(n^2) routes: hours on mesh:256x256, and Ctrl-C went unseen.
+// On a dragonfly they are summed by pairs of routers (DragonflyRouter.pairHops).
 // Other routers route every pair, with a look at ctx per source.
 func zeroLoadLatency(ctx context.Context, r Router, p Params) (float64, error) {
 	n := r.Endpoints()
@@ -222,6 +223,8 @@ func zeroLoadLatency(ctx context.Context, r Router, p Params) (float64, error) {
 	var hops int64
 	if gr, ok := r.(*GridRouter); ok {
 		hops = gridPairHops(gr.dims, gr.wrap)
+	} else if dr, ok := r.(*DragonflyRouter); ok {
+		hops = dr.pairHops()
 	} else {
 		var buf []int32
 		for s := range n {
