@@ -102,7 +102,9 @@ procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights
 					if err != nil {
 						return err
 					}
+					stop := newProgress(e, "evaluate "+*ranking, 0).ticking("scoring")
 					ev, err := score(o)
+					stop()
 					if err != nil {
 						return err
 					}
@@ -123,16 +125,15 @@ procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights
 					for i, name := range names {
 						err := context.Cause(ctx)
 						var o curves.Order
-						if err == nil {
-							prog.Update(int64(i), name)
-							o, err = curveResolve(ctx, name, m)
-						}
 						var ev curveEvaluation
 						if err == nil {
-							ev, err = score(o)
-							if err != nil {
-								err = fmt.Errorf("%s: %w", name, err)
+							stop := prog.tickingAt(int64(i), name)
+							if o, err = curveResolve(ctx, name, m); err == nil {
+								if ev, err = score(o); err != nil {
+									err = fmt.Errorf("%s: %w", name, err)
+								}
 							}
+							stop()
 						}
 						if err != nil {
 							prog.Done()

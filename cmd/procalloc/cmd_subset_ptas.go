@@ -16,7 +16,12 @@ import (
 func init() {
 	center := func(name string, f func(ctx context.Context, in *subsetInput, k int) (ptas.Result, error)) func(context.Context, *subsetInput, subsetParams) (*subsetResult, error) {
 		return func(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
+			stop := func() {}
+			if p.Progress != nil { // seconds to minutes on 10^5 points: the elapsed time on a terminal
+				stop = p.Progress.ticking("searching")
+			}
 			res, err := f(ctx, in, p.K)
+			stop()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}

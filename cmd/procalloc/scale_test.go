@@ -147,3 +147,20 @@ func TestWatchdogRemovesStreamWithoutWaiting(t *testing.T) {
 		t.Error("the half-written file was put in place")
 	}
 }
+
+// tickingAt redraws a counted bar at its step while a step's work reports nothing
+// itself (evaluate scoring a curve: seconds on a large edge list showed no bar).
+func TestProgressTickingAt(t *testing.T) {
+	var buf lockedBuffer
+	p := newProgress(&env{stderr: &buf, stderrIsTTY: true}, "evaluate", 4)
+	p.start = time.Now().Add(-2 * time.Second) // past the first second's silence
+	stop := p.tickingAt(2, "rcm")
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && !strings.Contains(buf.String(), "rcm") {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	if got := buf.String(); !strings.Contains(got, "evaluate [===============               ]  50% rcm 2s") {
+		t.Errorf("terminal: %q", got)
+	}
+}
