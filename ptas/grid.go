@@ -139,15 +139,10 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
 	bufs.colPre, bufs.rowPre = grow(bufs.colPre, nx*(H+1)), grow(bufs.rowPre, ny*(W+1))
 	colPre, rowPre := bufs.colPre, bufs.rowPre
-	// cell lists: points of cell (xi, y) at cellPts[cellStart[xi*H+y]:cellStart[xi*H+y+1]],
-	// ascending by index.
-	bufs.cellStart = grow(bufs.cellStart, nx*H+1)
-	cellStart := bufs.cellStart
 	for i := range pts {
 		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
 		colPre[xi*(H+1)+py[i]+1]++
 		rowPre[yi*(W+1)+px[i]+1]++
-		cellStart[xi*H+py[i]+1]++
 	}
 	for xi := 0; xi < nx; xi++ {
 		p := colPre[xi*(H+1) : (xi+1)*(H+1)]
@@ -160,18 +155,6 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		for t := 1; t <= W; t++ {
 			p[t] += p[t-1]
 		}
-	}
-	for c := 1; c < len(cellStart); c++ {
-		cellStart[c] += cellStart[c-1]
-	}
-	bufs.cellPts = grow(bufs.cellPts, n)
-	cellPts := bufs.cellPts
-	bufs.fill = append(bufs.fill[:0], cellStart[:len(cellStart)-1]...)
-	fill := bufs.fill
-	for i := range pts {
-		c := int(colOf[px[i]])*H + py[i]
-		cellPts[fill[c]] = int32(i)
-		fill[c]++
 	}
 
 	// ordered: input order is ascending (x, y), so the points at one distance, read
@@ -210,6 +193,29 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 			return nil, nil, true, err
 		}
 		loopXs = nil
+	}
+	// The loop below reads the points at distance thr from cell lists: points of
+	// cell (xi, y) at cellPts[cellStart[xi*H+y]:cellStart[xi*H+y+1]], ascending by
+	// index (built only for it: the bounded scan above does not read them).
+	var cellStart, cellPts []int32
+	if loopXs != nil {
+		bufs.cellStart = grow(bufs.cellStart, nx*H+1)
+		cellStart = bufs.cellStart
+		for i := range pts {
+			cellStart[int(colOf[px[i]])*H+py[i]+1]++
+		}
+		for c := 1; c < len(cellStart); c++ {
+			cellStart[c] += cellStart[c-1]
+		}
+		bufs.cellPts = grow(bufs.cellPts, n)
+		cellPts = bufs.cellPts
+		bufs.fill = append(bufs.fill[:0], cellStart[:len(cellStart)-1]...)
+		fill := bufs.fill
+		for i := range pts {
+			c := int(colOf[px[i]])*H + py[i]
+			cellPts[fill[c]] = int32(i)
+			fill[c]++
+		}
 	}
 centers:
 	for cxi, cx := range loopXs {
