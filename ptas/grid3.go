@@ -32,9 +32,11 @@ const maxGrid3Cells = 1 << 24
 // a center is dropped as soon as the running sum shows it cannot win; the incumbent
 // is the smallest thr of a sample of centers; full balls tie (as in ballSearch's
 // shortcut) and only the first in order is scored, and a center with the k nearest
-// of the center a plane below it on its row is passed over (sameAsBelow). The
-// winner is the plain search's: the first center in order with the smallest total
-// (TestGrid3Lockstep, TestGrid3BoundsBelowTotal).
+// of the center a plane below it on its row is passed over (sameAsBelow), and so
+// is one with the k nearest of a walked neighbour one step lower along x, y or z
+// whose radius is one apart (sameAsNested). The winner is the plain search's: the
+// first center in order with the smallest total (TestGrid3Lockstep,
+// TestGrid3BoundsBelowTotal).
 func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, ok bool, err error) {
 	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
 	if g == nil {
@@ -524,9 +526,9 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	bestTot, _ := g.scoreKept(cx, cy, cz, thr, math.MaxInt64)
 	bestPos := seed
 	fullSeen := false
-	g.slabX = [2]int{-1, -1}
-	// The last center walked and scored in this loop (sameAsBelow): its
-	// position, radius, counts within thr - 1 and thr, and score's value.
+	g.slabX = [2]int{-1, -1} // no walked centers yet (sameAsNested)
+	// The last center walked in this loop (sameAsBelow): its position, radius,
+	// counts within thr - 1 and thr, and score's value (or the value it shares).
 	prevT, prevThr, prevIn, prevOut, prevVal := -1, 0, 0, 0, int64(0)
 	for t := range count {
 		if t&1023 == 1023 {
