@@ -77,11 +77,14 @@ type greedyAudit struct {
 // centers: those it had to decide (its bound not above the best), by the memo of
 // bounds (greedyMemo), by a translated run or give-up (greedyShift), or collected
 // (greedyCollectShells or the plain collector; resumed: from a recorded run's
-// state); and the nodes greedyCollectShells took (its steps). They say where a
-// replay's time goes (BenchmarkGreedyCounts: a torus's young free sets make 2-3x the
-// mesh's collections, docs/alloc.md).
+// state), of them gave up (their score above the stop); the nodes
+// greedyCollectShells took (its steps); and slack, the sum over decisions of the
+// best score less the least count bound (a center whose bound is at most the best
+// must be decided). They say where a replay's time goes (BenchmarkGreedyCounts: a
+// torus's young free sets make 2-3x the mesh's collections, nearly all of which
+// give up, as the torus's best lies further above the least bound; docs/alloc.md).
 type greedyCounts struct {
-	decided, memo, translated, collected, resumed, taken int64
+	decided, memo, translated, collected, resumed, gaveUp, taken, slack int64
 }
 
 // greedyProbeCand is a center of allocateGreedy's pool with f, the free nodes in its
@@ -214,8 +217,10 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		lower, L, m, _ := a.shellScore(a.fl[cd.i], k, math.MaxInt)
 		up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
 	}
+	least := math.MaxInt // the least count bound (cands[0] is a shell score now)
 	if len(cands) > 0 {
 		a.shift.runM = int(cands[0].m)
+		least = cands[0].lower
 	}
 	if len(cands) > 0 && cands[0].m >= probeMin {
 		lim := cands[0].lower + int(cands[0].m)
@@ -374,6 +379,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 				a.shiftKeep(c, L, m, score)
 			}
 			a.shift.recOn, a.shift.resume.node = false, -1
+			if score == math.MaxInt {
+				a.counts.gaveUp++
+			}
 		}
 		hash := func() uint64 {
 			switch {
@@ -413,6 +421,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 				keep()
 			}
 		}
+	}
+	if best != math.MaxInt && least != math.MaxInt {
+		a.counts.slack += int64(best - least)
 	}
 	if !a.countTies {
 		ties = 0
