@@ -1546,6 +1546,21 @@ func (a *mc1x1) freeProduct(axes [][]int32, dst []int) []int {
 		}
 		return dst
 	}
+	if d == 3 {
+		st := a.st
+		X, XY := x.dims[0], x.dims[0]*x.dims[1]
+		for _, u := range axes[0] {
+			for _, w := range axes[1] {
+				uw := int(u) + int(w)*X
+				for _, z := range axes[2] {
+					if v := uw + int(z)*XY; st.IsFree(v) {
+						dst = append(dst, v)
+					}
+				}
+			}
+		}
+		return dst
+	}
 	if len(a.shellIdx) < d {
 		a.shellIdx = make([]int, d)
 		a.nodeStride = make([]int, d)
