@@ -1086,10 +1086,20 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// fewer are recomputed.
 	heap := a.heap[:0]
 	lowMask := int64(1)<<kb.sumShift - 1
+	o1, o2 := off[min(1, d)], off[min(2, d)] // axes 1 and 2's (off[0] = 0)
 	current := func(i int32) int64 {
 		sum := 0
-		for j, u := range xy[int(i)*d : int(i)*d+d] {
-			sum += axisKey[off[j]+int(u)]
+		switch d { // the 2D and 3D sums written out, without the loop
+		case 2:
+			q := xy[2*i : 2*i+2 : 2*i+2]
+			sum = axisKey[q[0]] + axisKey[o1+int(q[1])]
+		case 3:
+			q := xy[3*i : 3*i+3 : 3*i+3]
+			sum = axisKey[q[0]] + axisKey[o1+int(q[1])] + axisKey[o2+int(q[2])]
+		default:
+			for j, u := range xy[int(i)*d : int(i)*d+d] {
+				sum += axisKey[off[j]+int(u)]
+			}
 		}
 		return int64(sum-len(set))<<kb.sumShift | keys[i]&lowMask
 	}
