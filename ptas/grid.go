@@ -139,15 +139,10 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
 	bufs.colPre, bufs.rowPre = grow(bufs.colPre, nx*(H+1)), grow(bufs.rowPre, ny*(W+1))
 	colPre, rowPre := bufs.colPre, bufs.rowPre
-	// cell lists: points of cell (xi, y) at cellPts[cellStart[xi*H+y]:cellStart[xi*H+y+1]],
-	// ascending by index.
-	bufs.cellStart = grow(bufs.cellStart, nx*H+1)
-	cellStart := bufs.cellStart
 	for i := range pts {
 		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
 		colPre[xi*(H+1)+py[i]+1]++
 		rowPre[yi*(W+1)+px[i]+1]++
-		cellStart[xi*H+py[i]+1]++
 	}
 	for xi := 0; xi < nx; xi++ {
 		p := colPre[xi*(H+1) : (xi+1)*(H+1)]
@@ -160,18 +155,6 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		for t := 1; t <= W; t++ {
 			p[t] += p[t-1]
 		}
-	}
-	for c := 1; c < len(cellStart); c++ {
-		cellStart[c] += cellStart[c-1]
-	}
-	bufs.cellPts = grow(bufs.cellPts, n)
-	cellPts := bufs.cellPts
-	bufs.fill = append(bufs.fill[:0], cellStart[:len(cellStart)-1]...)
-	fill := bufs.fill
-	for i := range pts {
-		c := int(colOf[px[i]])*H + py[i]
-		cellPts[fill[c]] = int32(i)
-		fill[c]++
 	}
 
 	// ordered: input order is ascending (x, y), so the points at one distance, read
@@ -198,7 +181,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	if ordered && rot.pre != nil {
 		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-			addY: cntY, full: full, rot: rot, px: px, py: py, bufs: bufs, distinct: distinct}
+			full: full, rot: rot, px: px, py: py, bufs: bufs, distinct: distinct}
 		if onPoints {
 			g.centers = make([]int32, 2*n)
 			for i := range n {
@@ -210,6 +193,29 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 			return nil, nil, true, err
 		}
 		loopXs = nil
+	}
+	// The loop below reads the points at distance thr from cell lists: points of
+	// cell (xi, y) at cellPts[cellStart[xi*H+y]:cellStart[xi*H+y+1]], ascending by
+	// index (built only for it: the bounded scan above does not read them).
+	var cellStart, cellPts []int32
+	if loopXs != nil {
+		bufs.cellStart = grow(bufs.cellStart, nx*H+1)
+		cellStart = bufs.cellStart
+		for i := range pts {
+			cellStart[int(colOf[px[i]])*H+py[i]+1]++
+		}
+		for c := 1; c < len(cellStart); c++ {
+			cellStart[c] += cellStart[c-1]
+		}
+		bufs.cellPts = grow(bufs.cellPts, n)
+		cellPts = bufs.cellPts
+		bufs.fill = append(bufs.fill[:0], cellStart[:len(cellStart)-1]...)
+		fill := bufs.fill
+		for i := range pts {
+			c := int(colOf[px[i]])*H + py[i]
+			cellPts[fill[c]] = int32(i)
+			fill[c]++
+		}
 	}
 centers:
 	for cxi, cx := range loopXs {
@@ -591,8 +597,6 @@ type gridScan struct {
 	firstCol, lastCol, firstRow, lastRow []int32
 	colPre, rowPre                       []int32
 	rowOf                                []int32
-	addY                                 []int32 // per row: shell points taken in it (zero between calls)
-	touched                              []int32
 	full                                 *fullBalls
 	rot                                  *rotBalls
 	centers                              []int32   // Gen-Alg: column and row index of each center in order; nil: MM's product
@@ -960,98 +964,158 @@ func (g *gridScan) scoreAt(xi, yi, thr int, limit int64) (int64, bool) {
 // is a lower bound on their y total (0 for none): during the x pass the running
 // x sum plus yLB bounds the total, so a center can be dropped before its rows are
 // read.
+//
+// The k - below points taken at distance thr are the lowest cells of the shell's
+// columns, leftmost column first and lower cell first (index order): every shell
+// cell left of a cut column, and at the cut column cutLo points of its lower cell
+// and cutHi of its upper one. The x pass finds the cut; the y pass counts each
+// row's taken shell points from it, reading the row's two shell cells next to the
+// ends of its ball interval, which it reads anyway.
 func (g *gridScan) score(cx, cy, thr, below int, limit, yLB int64) (int64, bool) {
 	k := int64(g.k)
-	H, W := g.H, g.W
-	take := int32(g.k - below)
-	touched := g.touched[:0] // rows of addY to clear before returning (untouch)
-	var tot, L int64
-	xlo, xhi := int(g.firstCol[max(cx-thr, 0)]), int(g.lastCol[min(cx+thr, W-1)])
-	xs, colPre, s := g.xs, g.colPre, H+1
+	xlo, xhi := int(g.firstCol[max(cx-thr, 0)]), int(g.lastCol[min(cx+thr, g.W-1)])
 	limX := limit - yLB // the x pass's running sum plus yLB bounds the total
-	prev := xs[xlo]
-	xi := xlo
-	// The columns while shell points are still to be taken (the leftmost: index
-	// order), then the rest, which only count the points closer than thr.
-	for ; xi <= xhi && take > 0; xi++ {
-		x := xs[xi]
-		tot += int64(x-prev) * L * (k - L)
-		prev = x
-		if tot > limX {
-			g.untouch(touched)
-			return tot, false
-		}
-		rem := thr - absInt(x-cx)
-		p := colPre[xi*s : (xi+1)*s]
-		var m int32
-		if rem > 0 {
-			m = p[min(cy+rem, H)] - p[max(cy-rem+1, 0)]
-		}
-		if y := cy - rem; y >= 0 {
-			if c := min(p[y+1]-p[y], take); c > 0 {
-				m += c
-				take -= c
-				g.addY[g.rowOf[y]] += c
-				touched = append(touched, g.rowOf[y])
-			}
-		}
-		if y := cy + rem; rem > 0 && y < H && take > 0 {
-			if c := min(p[y+1]-p[y], take); c > 0 {
-				m += c
-				take -= c
-				g.addY[g.rowOf[y]] += c
-				touched = append(touched, g.rowOf[y])
-			}
-		}
-		L += int64(m)
+	sh := shellCols(g.colPre, g.xs, xlo, xhi, g.H, cx, cy, thr, int32(g.k-below), k, limX)
+	if sh.tot > limX {
+		return sh.tot, false
 	}
-	for ; xi <= xhi; xi++ {
-		x := xs[xi]
-		tot += int64(x-prev) * L * (k - L)
-		prev = x
-		if tot > limX {
-			g.untouch(touched)
-			return tot, false
-		}
-		if rem := thr - absInt(x-cx); rem > 0 {
-			b := xi * s
-			L += int64(colPre[b+min(cy+rem, H)] - colPre[b+max(cy-rem+1, 0)])
-		}
-	}
-	if tot > limX {
-		g.untouch(touched)
+	tot, ok := plainCols(g.colPre, g.xs, sh.xi, xhi, g.H, cx, cy, thr, k, sh.L, sh.tot, limX)
+	if !ok {
 		return tot, false
 	}
-	r := thr - 1
-	ylo, yhi := int(g.firstRow[max(cy-thr, 0)]), int(g.lastRow[min(cy+thr, H-1)])
-	ys, rowPre, addY, s := g.ys, g.rowPre, g.addY, W+1
-	L = 0
-	prev = ys[ylo]
-	for yi := ylo; yi <= yhi; yi++ {
+	ylo, yhi := int(g.firstRow[max(cy-thr, 0)]), int(g.lastRow[min(cy+thr, g.H-1)])
+	return rowsPass(g.rowPre, g.ys, ylo, yhi, g.W, cx, cy, thr, sh.cutX, sh.cutLo, sh.cutHi, k, tot, limit)
+}
+
+// shellRun is shellCols' result: the running x sum and count after the columns up
+// to the cut column (xi is the one after it), or a sum above the limit.
+type shellRun struct {
+	tot, L       int64
+	xi, cutX     int
+	cutLo, cutHi int32
+}
+
+// shellCols runs score's x pass over the columns from xlo while shell points are
+// still to be taken (take of them), each column's points closer than thr and its
+// shell cells, lower first; it stops at the cut column or once the running sum
+// exceeds lim.
+func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int32, k, lim int64) shellRun {
+	r := shellRun{cutX: -1}
+	s := H + 1
+	prev := xs[xlo]
+	xi, b := xlo, xlo*s // b: the column's prefix counts start at colPre[b]
+	for ; xi <= xhi && take > 0; xi, b = xi+1, b+s {
+		x := xs[xi]
+		r.tot += int64(x-prev) * r.L * (k - r.L)
+		prev = x
+		if r.tot > lim {
+			return r
+		}
+		// The shell cells are rows yl and yh; the points closer than thr are
+		// rows yl+1 .. yh-1, counted as pIn - pLo.
+		rem := thr - absInt(x-cx)
+		yl, yh := cy-rem, cy+rem
+		pLo, pIn := colPre[b+max(yl+1, 0)], colPre[b+min(yh, H)]
+		var m, lo, hi int32
+		if rem > 0 {
+			m = pIn - pLo
+		}
+		if yl >= 0 {
+			lo = min(pLo-colPre[b+yl], take)
+			take -= lo
+		}
+		if rem > 0 && yh < H {
+			hi = min(colPre[b+yh+1]-pIn, take)
+			take -= hi
+		}
+		r.cutX, r.cutLo, r.cutHi = x, lo, hi
+		r.L += int64(m + lo + hi)
+	}
+	r.xi = xi
+	return r
+}
+
+// plainCols continues score's x pass over the columns xi..xhi (after the cut
+// column: only their points closer than thr) from the running count L and sum
+// tot; false once the sum exceeds lim. A function of its own so that the loop's
+// running values stay in registers.
+func plainCols(colPre []int32, xs []int, xi, xhi, H, cx, cy, thr int, k, L, tot, lim int64) (int64, bool) {
+	s := H + 1
+	top, bot := cy+thr, cy-thr+1 // a column at distance e from cx: rows bot+e .. top-e-1
+	var m [16]int32
+	for xi <= xhi {
+		n := min(xhi-xi+1, len(m))
+		for j := range n {
+			e := absInt(xs[xi+j] - cx)
+			hi, lo := min(top-e, H), max(bot+e, 0)
+			b := (xi + j) * s
+			if hi > lo {
+				m[j] = colPre[b+hi] - colPre[b+lo]
+			} else {
+				m[j] = 0
+			}
+		}
+		prev := xs[xi-1]
+		for j, x := range xs[xi : xi+n] {
+			tot += int64(x-prev) * L * (k - L)
+			if tot > lim {
+				return tot, false
+			}
+			prev = x
+			L += int64(m[j])
+		}
+		xi += n
+	}
+	return tot, true
+}
+
+// rowsPass is score's y pass over the rows ylo..yhi, adding to the x sum tot;
+// false once the total exceeds limit. The k - below points taken at distance thr
+// are the lowest cells of the shell's columns, leftmost column first and lower
+// cell first (index order): every shell cell left of the cut column cutX, and at
+// the cut column cutLo points of its lower cell and cutHi of its upper one. Each
+// row's taken shell points are read next to the ends of its interval of closer
+// points.
+func rowsPass(rowPre []int32, ys []int, ylo, yhi, W, cx, cy, thr, cutX int, cutLo, cutHi int32, k, tot, limit int64) (int64, bool) {
+	s := W + 1
+	var L int64
+	prev := ys[ylo]
+	for yi, b := ylo, ylo*s; yi <= yhi; yi, b = yi+1, b+s { // b: the row's prefix counts start at rowPre[b]
 		y := ys[yi]
 		tot += int64(y-prev) * L * (k - L)
-		prev = y
 		if tot > limit {
-			g.untouch(touched)
 			return tot, false
 		}
-		m := addY[yi]
-		if rem := r - absInt(y-cy); rem >= 0 {
-			b := yi * s
-			m += rowPre[b+min(cx+rem, W-1)+1] - rowPre[b+max(cx-rem, 0)]
+		prev = y
+		// The row's points closer than thr (columns cx - d + 1 .. cx + d - 1,
+		// counted as pZ - pA), and those taken of its shell cells (cx - d, y) and
+		// (cx + d, y), next to them.
+		d := thr - absInt(y-cy)
+		a, z := max(cx-d+1, 0), min(cx+d, W)
+		pA, pZ := rowPre[b+a], rowPre[b+z]
+		var m int32
+		if a < z {
+			m = pZ - pA
+		}
+		cut := cutLo // the share taken at the cut column: its lower cell's, or its upper one's
+		if y > cy {
+			cut = cutHi
+		}
+		if x := cx - d; x >= 0 && x <= cutX {
+			if x < cutX {
+				m += pA - rowPre[b+x] // pA is rowPre[b+x+1]
+			} else {
+				m += cut
+			}
+		}
+		if x := cx + d; d > 0 && x < W && x <= cutX {
+			if x < cutX {
+				m += rowPre[b+x+1] - pZ // pZ is rowPre[b+x]
+			} else {
+				m += cut
+			}
 		}
 		L += int64(m)
 	}
-	g.untouch(touched)
 	return tot, tot <= limit
-}
-
-// untouch clears the rows of addY that score counted shell points in, keeping
-// the list's array.
-func (g *gridScan) untouch(touched []int32) {
-	for _, yi := range touched {
-		g.addY[yi] = 0
-	}
-	g.touched = touched
-
 }

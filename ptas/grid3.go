@@ -32,9 +32,11 @@ const maxGrid3Cells = 1 << 24
 // a center is dropped as soon as the running sum shows it cannot win; the incumbent
 // is the smallest thr of a sample of centers; full balls tie (as in ballSearch's
 // shortcut) and only the first in order is scored, and a center with the k nearest
-// of the center a plane below it on its row is passed over (sameAsBelow). The
-// winner is the plain search's: the first center in order with the smallest total
-// (TestGrid3Lockstep, TestGrid3BoundsBelowTotal).
+// of the center a plane below it on its row is passed over (sameAsBelow), and so
+// is one with the k nearest of a walked neighbour one step lower along x, y or z
+// whose radius is one apart (sameAsNested). The winner is the plain search's: the
+// first center in order with the smallest total (TestGrid3Lockstep,
+// TestGrid3BoundsBelowTotal).
 func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, ok bool, err error) {
 	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
 	if g == nil {
@@ -245,6 +247,15 @@ type grid3Scan struct {
 	pre   []int32 // prefix counts of points over the box; nil: shortcut off
 
 	memo *CenterMemo // values kept between calls; nil: none
+
+	// The walked centers of the current slab x = const and the one before, per
+	// (y, z) (sameAsNested): slabs[slabCur] is slab slabX[slabCur], its entries
+	// current while their stamp is slabStamp's (stamp: the last slab's serial).
+	slabs     [2][]walkedCenter
+	slabX     [2]int
+	slabStamp [2]int32
+	slabCur   int
+	stamp     int32
 
 	// Storage kept for the next call (grid3Pool).
 	bufX, bufY, bufZ     []int
@@ -515,8 +526,9 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	bestTot, _ := g.scoreKept(cx, cy, cz, thr, math.MaxInt64)
 	bestPos := seed
 	fullSeen := false
-	// The last center walked and scored in this loop (sameAsBelow): its
-	// position, radius, counts within thr - 1 and thr, and score's value.
+	g.slabX = [2]int{-1, -1} // no walked centers yet (sameAsNested)
+	// The last center walked in this loop (sameAsBelow): its position, radius,
+	// counts within thr - 1 and thr, and score's value (or the value it shares).
 	prevT, prevThr, prevIn, prevOut, prevVal := -1, 0, 0, 0, int64(0)
 	for t := range count {
 		if t&1023 == 1023 {
@@ -528,6 +540,9 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			break // no later center is strictly better
 		}
 		cx, cy, cz := at(t)
+		if grid3NestedOn {
+			g.enterSlab(cx)
+		}
 		isFull := g.full(cx, cy, cz)
 		if isFull && fullSeen {
 			continue
@@ -551,16 +566,30 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		// The same k nearest as the center before it on the row, one plane
 		// lower: the same total, and that center comes first. Its value (a total
 		// or a lower bound) holds for this center too.
-		if grid3SameOn && g.rowTables && t > 0 && prevT == t-1 && g.sameRowBelow(prevT, t) && g.sameAsBelow(cz, thr, g.sumIn, g.sumOut, prevThr, prevIn, prevOut) {
-			prevT, prevThr, prevIn, prevOut = t, thr, g.sumIn, g.sumOut
+		// Or those of a walked neighbour one step lower along x, y or z whose
+		// radius is one apart (sameAsNested).
+		same := grid3SameOn && g.rowTables && t > 0 && prevT == t-1 && g.sameRowBelow(prevT, t) && g.sameAsBelow(cz, thr, g.sumIn, g.sumOut, prevThr, prevIn, prevOut)
+		if !same && grid3NestedOn {
+			var v int64
+			if v, same = g.nestedSame(cx, cy, cz, thr); same {
+				prevVal = v
+			}
+		}
+		prevT, prevThr, prevIn, prevOut = t, thr, g.sumIn, g.sumOut
+		if same {
 			if g.memo != nil {
 				g.memo.keep(g.memo.cell(cx, cy, cz), g.k, thr, prevVal)
 			}
+			if grid3NestedOn {
+				g.keepWalked(cy, cz, thr, prevVal)
+			}
 			continue
 		}
-		prevT, prevThr, prevIn, prevOut = t, thr, g.sumIn, g.sumOut
 		tot, ok := g.scoreKept(cx, cy, cz, thr, limit)
 		prevVal = tot
+		if grid3NestedOn {
+			g.keepWalked(cy, cz, thr, tot)
+		}
 		if ok {
 			bestTot, bestPos = tot, t
 		}

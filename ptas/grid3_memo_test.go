@@ -61,9 +61,10 @@ func TestGrid3MemoLockstep(t *testing.T) {
 	}
 	decisions, dropped, grown := 0, 0, 0
 	var memos [2]CenterMemo
-	defer func(on bool) { grid3SameOn = on }(grid3SameOn)
+	defer func(on, nested bool) { grid3SameOn, grid3NestedOn = on, nested }(grid3SameOn, grid3NestedOn)
 	for seq := range seqs {
-		grid3SameOn = seq%3 != 1 // sameAsBelow's shortcut (and its kept values) on and off
+		grid3SameOn = seq%3 != 1   // sameAsBelow's shortcut (and its kept values) on and off
+		grid3NestedOn = seq%5 != 2 // sameAsNested's too
 		W, H, L := 2+r.IntN(8), 2+r.IntN(8), 2+r.IntN(8)
 		if seq%4 == 0 {
 			// A fresh memo; otherwise the previous sequence's, on another box

@@ -21,9 +21,10 @@ func TestGrid3Lockstep(t *testing.T) {
 		seqs = 100
 	}
 	decisions := 0
-	defer func(on bool) { grid3SameOn = on }(grid3SameOn)
+	defer func(on, nested bool) { grid3SameOn, grid3NestedOn = on, nested }(grid3SameOn, grid3NestedOn)
 	for seq := range seqs {
-		grid3SameOn = seq%3 != 2 // sameAsBelow's shortcut on and off
+		grid3SameOn = seq%3 != 2   // sameAsBelow's shortcut on and off
+		grid3NestedOn = seq%4 != 3 // sameAsNested's too
 		W, H, L := 1+r.IntN(8), 1+r.IntN(8), 1+r.IntN(8)
 		if seq%10 == 9 {
 			// Larger boxes: larger radii, rows' tables over more radii.

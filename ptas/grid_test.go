@@ -488,7 +488,7 @@ func testGridScan(pts [][]int, k int) (*gridScan, int, int) {
 	rot := newRotBalls(px, py, W, H)
 	return &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
 		firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-		addY: make([]int32, ny), full: &full, rot: &rot, px: px, py: py}, x0, y0
+		full: &full, rot: &rot, px: px, py: py}, x0, y0
 }
 
 // TestBlockBoundMatchesPlainEnvelope checks blockBounds.bound, whose envelopes take
