@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"context"
 	"errors"
 
 	"github.com/procalloc/procalloc/topo"
@@ -25,6 +26,24 @@ type Allocator interface {
 	Release(nodes []int) error
 	// NumFree returns the number of free nodes.
 	NumFree() int
+}
+
+// ContextAllocator is an allocator whose single decisions can take seconds on large
+// machines (MC1x1 counting ties: 17 s of CPU for one decision on an empty
+// torus:58x58x58). AllocateContext is Allocate that gives up when ctx ends,
+// returning ctx's cause with the state unchanged, so that a replay stops within
+// a second of Ctrl-C.
+type ContextAllocator interface {
+	Allocator
+	AllocateContext(ctx context.Context, k int) ([]int, error)
+}
+
+// AllocateContext calls a's AllocateContext when it has one, else Allocate.
+func AllocateContext(ctx context.Context, a Allocator, k int) ([]int, error) {
+	if ca, ok := a.(ContextAllocator); ok {
+		return ca.AllocateContext(ctx, k)
+	}
+	return a.Allocate(k)
 }
 
 // Fragmenting is an allocator that may refuse a request although enough nodes are

@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -127,7 +128,8 @@ type mc1x1 struct {
 	last   int
 
 	seen      decisionMemo
-	countTies bool // CountTies: fingerprint tied candidates (TieReporter)
+	ctx       context.Context // AllocateContext's, during its call (nil: none)
+	countTies bool            // CountTies: fingerprint tied candidates (TieReporter)
 
 	// The centers of least score are found by centerSearch (center_bnb.go) except
 	// on a 2D mesh, where every center's score costs O(1) (shellScorePyramid);
@@ -234,12 +236,30 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 	}
 	before := a.stats
 	nodes, err := a.search(k)
+	if err != nil && a.ctx != nil && a.ctx.Err() != nil {
+		// Stopped (AllocateContext): no decision was made.
+		a.stats = before
+		a.stats.Decisions--
+		return nil, err
+	}
 	if err == nil { // a decision met again gets these nodes and tie counts
 		a.seen.store(nodes, a.last, TieStats{Tied: a.stats.Tied - before.Tied,
 			TiedCandidates: a.stats.TiedCandidates - before.TiedCandidates, TiedCenters: a.stats.TiedCenters - before.TiedCenters})
 	}
 	return nodes, err
 }
+
+// AllocateContext is Allocate that stops when ctx ends (ContextAllocator): between
+// the tied centers whose node sets tie counting works out, 87 µs each on an empty
+// torus:58x58x58, where all 195,112 tie.
+func (a *mc1x1) AllocateContext(ctx context.Context, k int) ([]int, error) {
+	a.ctx = ctx
+	defer func() { a.ctx = nil }()
+	return a.Allocate(k)
+}
+
+// stopped reports whether AllocateContext's context has ended.
+func (a *mc1x1) stopped() bool { return a.ctx != nil && a.ctx.Err() != nil }
 
 // search makes the allocation of k nodes, fewer than are free.
 func (a *mc1x1) search(k int) ([]int, error) {
@@ -350,6 +370,9 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		bestTie := 0.0
 		own := 0
 		for n, t := range a.tied {
+			if n&63 == 63 && a.stopped() {
+				return nil, context.Cause(a.ctx)
+			}
 			if share != nil && !share[n] {
 				own++
 				continue

@@ -1,6 +1,8 @@
 package alloc
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -91,5 +93,51 @@ func TestMayShareOnBlocks(t *testing.T) {
 	t.Logf("tied centers: %d counted from box counts, %d worked out; %d decisions with shared sets", unworked, worked, shared)
 	if unworked == 0 || worked == 0 || shared == 0 {
 		t.Fatalf("the free sets do not exercise mayShare: %d unworked, %d worked out, %d decisions with shared sets", unworked, worked, shared)
+	}
+}
+
+// stopAfterCtx's Err turns to Canceled after it has been asked left times.
+type stopAfterCtx struct {
+	context.Context
+	left int
+}
+
+func (c *stopAfterCtx) Err() error {
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// MC1x1 counting ties works out the node set of every tied center: on an empty
+// torus:58x58x58 all 195,112 tie, 17 s of CPU for one decision, which Ctrl-C could
+// not stop. AllocateContext stops between them with the context's cause, the state
+// and the tie statistics unchanged; the next decision is the one a fresh allocator
+// makes, and AllocateContext with a live context is Allocate.
+func TestMC1x1AllocateContextStops(t *testing.T) {
+	g := topo.Torus(8, 8, 8) // 512 tied centers on the empty torus
+	a, err := Parse("mc1x1", g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.(TieReporter).CountTies(true)
+	ca := a.(ContextAllocator)
+	if _, err := ca.AllocateContext(&stopAfterCtx{Context: context.Background(), left: 2}, 20); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped after 2 looks: %v", err)
+	}
+	if a.NumFree() != g.N() || a.(TieReporter).TieStats() != (TieStats{}) {
+		t.Fatalf("after the stopped decision: %d free, tie stats %+v", a.NumFree(), a.(TieReporter).TieStats())
+	}
+	fresh, _ := Parse("mc1x1", g, Options{})
+	fresh.(TieReporter).CountTies(true)
+	for _, k := range []int{20, 7, 64} {
+		got, err := ca.AllocateContext(context.Background(), k)
+		want, werr := fresh.Allocate(k)
+		if err != nil || werr != nil || !slices.Equal(got, want) || a.(TieReporter).LastTies() != fresh.(TieReporter).LastTies() {
+			t.Fatalf("k=%d: %v (%v), a fresh allocator %v (%v)", k, got, err, want, werr)
+		}
+	}
+	if a.(TieReporter).TieStats() != fresh.(TieReporter).TieStats() {
+		t.Errorf("tie stats %+v, a fresh allocator's %+v", a.(TieReporter).TieStats(), fresh.(TieReporter).TieStats())
 	}
 }

@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"time"
@@ -48,6 +49,18 @@ func (c *Clock) Allocate(a Allocator, k int) ([]int, error) {
 	}
 	t0 := time.Now()
 	nodes, err := a.Allocate(k)
+	c.addAlloc(time.Since(t0))
+	return nodes, err
+}
+
+// AllocateContext is Allocate through a's AllocateContext (ContextAllocator) when
+// it has one.
+func (c *Clock) AllocateContext(ctx context.Context, a Allocator, k int) ([]int, error) {
+	if c == nil {
+		return AllocateContext(ctx, a, k)
+	}
+	t0 := time.Now()
+	nodes, err := AllocateContext(ctx, a, k)
 	c.addAlloc(time.Since(t0))
 	return nodes, err
 }

@@ -108,6 +108,7 @@ type SlurmAllocator struct {
 	runKeys  []uint64     // consecScan: (weight, position) keys of the runs
 	sortBits []uint64     // sortPicked's bitset, left zeroed
 	blk      *slurmBlocks // topology/block (slurm_block.go)
+	warnings []string     // what slurmctld logs at startup about the configuration (Warnings)
 	// incremental free state (slurm_free.go), cloned with the allocator
 	wo *weightOrder
 	tf *treeFree  // slurm:tree on the sums path
@@ -333,6 +334,11 @@ func (a *SlurmAllocator) MayFragment() bool { return a.tree != nil || a.blk != n
 // Clone returns an independent copy in the same state (Fragmenting). The
 // configuration is shared, read-only; so are the scratch buffers, which every
 // call leaves clean or overwrites before use.
+// Warnings returns what slurmctld logs at startup about the configuration and that
+// changes where jobs go: on topology/block, the machine's nodes that no block lists
+// (block_record.c, block_record_validate: "Blocks lack access to N nodes").
+func (a *SlurmAllocator) Warnings() []string { return slices.Clone(a.warnings) }
+
 func (a *SlurmAllocator) Clone() Fragmenting {
 	c := *a
 	c.st = a.st.Clone()

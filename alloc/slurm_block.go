@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // slurm:block: Slurm's topology/block selection (Slurm >= 23.11) as Slurm 26.05.3
@@ -145,6 +147,23 @@ func (a *SlurmAllocator) initBlocks(cfg *slurm.Blocks, names []string) error {
 		}
 	}
 	a.bf = bf
+	if bf.inBlocks > 0 && bf.inBlocks < n {
+		// block_record.c, block_record_validate: warning("Blocks lack access to %d
+		// nodes: %s"), the nodes in no block. topology_block.c sends a job to the
+		// blocks while any of its candidates is in one (eval_nodes_block), so
+		// these get a job of two or more nodes only when no block node is free.
+		var out []string
+		for s, in := range b.inAny {
+			if !in {
+				out = append(out, names[a.at[s]])
+			}
+		}
+		hl, err := hostlist.Compress(out)
+		if err != nil {
+			hl = strings.Join(out, ",")
+		}
+		a.warnings = append(a.warnings, fmt.Sprintf("%d of the machine's %d nodes are in no block (%s): slurmctld starts with \"Blocks lack access to %d nodes\", and they get a job of two or more nodes only when no node of a block is free", len(out), n, hl, len(out)))
+	}
 	return nil
 }
 

@@ -542,3 +542,20 @@ func TestSlurmBlockNoNodes(t *testing.T) {
 		}
 	}
 }
+
+// Nodes of the machine that no block lists are named in the warning slurmctld
+// starts with (block_record.c, block_record_validate: "Blocks lack access to %d
+// nodes: %s"), in Slurm's node order; blocks that list every node, or none (the
+// slurm package warns about those), give no such warning.
+func TestSlurmBlockWarnsNodesInNoBlock(t *testing.T) {
+	a := newSlurmBlockT(t, 16, nil, "BlockName=b0 Nodes=n[1-4]\nBlockName=b1 Nodes=n[5-6],n10,n[7-8]\nBlockSizes=4,8\n")
+	ws := a.Warnings()
+	if len(ws) != 1 || !strings.Contains(ws[0], "7 of the machine's 16 nodes are in no block (n[9,11-16])") || !strings.Contains(ws[0], `"Blocks lack access to 7 nodes"`) {
+		t.Errorf("warnings %q", ws)
+	}
+	for _, conf := range []string{"BlockName=b0 Nodes=n[1-8]\nBlockName=b1 Nodes=n[9-16]\n", "BlockName=b0\nBlockName=b1\nBlockSizes=4\n"} {
+		if ws := newSlurmBlockT(t, 16, nil, conf).Warnings(); len(ws) != 0 {
+			t.Errorf("%q: warnings %q", conf, ws)
+		}
+	}
+}

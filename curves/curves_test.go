@@ -851,3 +851,68 @@ func TestObjectiveContextStops(t *testing.T) {
 		}
 	}
 }
+
+// distCountingMachine counts its Dist calls; pollGapCtx records, at each look at
+// its Err, the most Dist calls made since the previous look.
+type distCountingMachine struct {
+	topo.Machine
+	calls *int
+}
+
+func (m distCountingMachine) Dist(a, b int) int {
+	*m.calls++
+	return m.Machine.Dist(a, b)
+}
+
+type pollGapCtx struct {
+	context.Context
+	calls        *int
+	last, maxGap int
+	polls        int
+}
+
+func (c *pollGapCtx) Err() error {
+	c.maxGap = max(c.maxGap, *c.calls-c.last)
+	c.last = *c.calls
+	c.polls++
+	return nil
+}
+
+// On machines other than grids, the objective and the step statistics look at their
+// context every distPoll distances at most: a graph's Dist may be a search of the
+// whole graph (milliseconds at 2 x 10^5 nodes). The objective counted its polls in
+// pairs of grid coordinates and looked once per 2^20 / K rows, so an edge list of
+// mesh:448x448 with K = 4 was polled once in 35 s of evaluate and Ctrl-C waited
+// for the watchdog; the step statistics did not look at all.
+func TestObjectiveContextPollsPerDistance(t *testing.T) {
+	g := topo.Mesh(100, 100) // a *topo.Grid: wrapped, it is summed through Dist
+	o, err := Generate("snake", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	m := distCountingMachine{Machine: g, calls: &calls}
+	w := Weights{1, 0.5, 0.25, 0.125}
+	ctx := &pollGapCtx{Context: context.Background(), calls: &calls}
+	f, err := ObjectiveContext(ctx, m, o, w, false)
+	if want, _ := Objective(g, o, w, false); err != nil || f != want {
+		t.Fatalf("F %v %v, want %v", f, err, want)
+	}
+	ctx.maxGap = max(ctx.maxGap, calls-ctx.last)
+	if ctx.maxGap > distPoll || ctx.polls < calls/distPoll {
+		t.Errorf("objective: %d distances, %d polls, up to %d distances between two, want at most %d", calls, ctx.polls, ctx.maxGap, distPoll)
+	}
+	calls = 0
+	ctx = &pollGapCtx{Context: context.Background(), calls: &calls}
+	s, err := StepStatsContext(ctx, m, o, true)
+	if want := StepStats(g, o, true); err != nil || s != want {
+		t.Fatalf("steps %+v %v, want %+v", s, err, want)
+	}
+	ctx.maxGap = max(ctx.maxGap, calls-ctx.last)
+	if ctx.maxGap > distPoll || ctx.polls < calls/distPoll {
+		t.Errorf("steps: %d distances, %d polls, up to %d distances between two, want at most %d", calls, ctx.polls, ctx.maxGap, distPoll)
+	}
+	if _, err := StepStatsContext(&countdownCtx{Context: context.Background(), left: 3}, m, o, false); !errors.Is(err, context.Canceled) {
+		t.Errorf("steps interrupted after 3 polls: %v", err)
+	}
+}

@@ -178,6 +178,43 @@ func (r *DragonflyRouter) global(A, rd int) int {
 // Endpoints is the number of hosts.
 func (r *DragonflyRouter) Endpoints() int { return r.n }
 
+// pairHops is the sum of the minimal routes' lengths over all ordered pairs of
+// distinct hosts, by pairs of routers (a route's length depends on its routers
+// alone, see Route): O(routers^2)
+// instead of routing every pair (hours on 51,200 hosts).
+func (r *DragonflyRouter) pairHops() int64 {
+	R := r.a * r.G
+	cnt := make([]int64, R)
+	for _, u := range r.hostRouter {
+		cnt[u]++
+	}
+	var hops int64
+	for rs := range R {
+		if cnt[rs] == 0 {
+			continue
+		}
+		hops += cnt[rs] * (cnt[rs] - 1) * 2 // up and down
+		A := r.group(rs)
+		for rd := range R {
+			if rd == rs || cnt[rd] == 0 {
+				continue
+			}
+			l := int64(3) // up, one link between the routers, down
+			if r.group(rd) != A {
+				i := r.global(A, rd)
+				if int(r.lx[i]) != rs {
+					l++
+				}
+				if int(r.ly[i]) != rd {
+					l++
+				}
+			}
+			hops += cnt[rs] * cnt[rd] * l
+		}
+	}
+	return hops
+}
+
 // Channels is the number of directed links.
 func (r *DragonflyRouter) Channels() int { return int(r.off[len(r.off)-1]) }
 

@@ -99,21 +99,22 @@ func FlitUniformTraffic(ctx context.Context, m topo.Machine, fc FlitConfig, cfg 
 			h.replaceTop(uint64(t+gap())<<24 | uint64(src))
 		}
 	}
+	step := pollCycles(n)
 	for t := int64(0); t < end; t += 1024 {
-		if ctx.Err() != nil {
-			return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", t, context.Cause(ctx))
-		}
-		if err := e.Run(min(t+1024, end-1)); err != nil {
+		if err := runPolled(ctx, e, min(t+1024, end-1), step); err != nil {
+			if ctx.Err() != nil {
+				return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", e.Now(), err)
+			}
 			return res, err
 		}
 	}
 	for t := end - 1; arrived < window && t < end+cfg.Drain && !cfg.AcceptedOnly; {
-		if ctx.Err() != nil {
-			return res, fmt.Errorf("uniform traffic interrupted while draining: %w", context.Cause(ctx))
-		}
 		recent = 0
 		t = min(t+1024, end+cfg.Drain)
-		if err := e.Run(t); err != nil {
+		if err := runPolled(ctx, e, t, step); err != nil {
+			if ctx.Err() != nil {
+				return res, fmt.Errorf("uniform traffic interrupted while draining: %w", err)
+			}
 			return res, err
 		}
 		// Hopeless: the measured flits still out exceed what the network delivers in
@@ -170,4 +171,31 @@ func (h genHeap) replaceTop(x uint64) {
 		h[i], h[c] = h[c], h[i]
 		i = c
 	}
+}
+
+// pollCycles is how many cycles of an n-node network the traffic runs simulate
+// between two looks at their context: about 2^18 node-cycles, a power of two, at
+// most 1,024 (the step of the small networks). A cycle of the flit engine on
+// 65,536 nodes costs milliseconds, and 1,024 of them between two looks kept Ctrl-C
+// waiting for the command's watchdog.
+func pollCycles(n int) int64 {
+	c := int64(1024)
+	for c > 1 && c*int64(n) > 1<<18 {
+		c >>= 1
+	}
+	return c
+}
+
+// runPolled is e.Run(to) in pieces of step cycles, with a look at ctx before each
+// (returning its cause): Run in pieces simulates the same cycles as one Run.
+func runPolled(ctx context.Context, e *FlitEngine, to, step int64) error {
+	for e.Now() < to {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err := e.Run(min(e.Now()+step, to)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package netsim
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -239,5 +241,117 @@ func TestOneRoutingLayer(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The message engine's zero-load latency sums the hops of all pairs of a mesh or
+// torus per dimension (gridPairHops) instead of routing n^2 pairs (hours on
+// mesh:256x256, with Ctrl-C unseen): the same total, to the bit, as routing every
+// ordered pair with dimension-ordered routing, on meshes, tori, mixed wraps and
+// odd and even rings; and a router other than a grid's stops when ctx ends.
+func TestZeroLoadLatencyGridSum(t *testing.T) {
+	for _, spec := range []string{"mesh:1x7", "mesh:5x4", "torus:6x5", "torus:4x4x3", "mesh:5x4x3:wrap=xz", "mesh:3x2x2x3:wrap=w", "torus:7"} {
+		g, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewGridRouter(g.(*topo.Grid))
+		n := r.Endpoints()
+		var hops int64
+		var buf []int32
+		for s := range n {
+			for d := range n {
+				if s != d {
+					buf = r.Route(s, d, buf[:0])
+					hops += int64(len(buf))
+				}
+			}
+		}
+		if got := gridPairHops(r.dims, r.wrap); got != hops {
+			t.Errorf("%s: per-dimension sum %d, routes %d", spec, got, hops)
+		}
+		p := Params{MessageFlits: 8, RouterDelay: 3}
+		want := float64(hops)/float64(n*(n-1))*3 + 8
+		if got := ZeroLoadLatency(r, p); got != want {
+			t.Errorf("%s: ZeroLoadLatency %v, want %v", spec, got, want)
+		}
+	}
+	// Dragonflies (DragonflyRouter.pairHops, by pairs of routers) against routing
+	// every pair; a fat tree (GraphRouter) routes every pair and stops with ctx.
+	for _, spec := range []string{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9",
+		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=2,num_groups=5",
+		"dragonfly:hosts_per_router=1,routers_per_group=6,intergroup_links=1,num_groups=3"} {
+		g, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dr, ok := r.(*DragonflyRouter)
+		if !ok {
+			t.Fatalf("%s: router %T", spec, r)
+		}
+		n := r.Endpoints()
+		var hops int64
+		var buf []int32
+		for s := range n {
+			for d := range n {
+				if s != d {
+					buf = r.Route(s, d, buf[:0])
+					hops += int64(len(buf))
+				}
+			}
+		}
+		if got := dr.pairHops(); got != hops {
+			t.Errorf("%s: by router pairs %d, routes %d", spec, got, hops)
+		}
+	}
+	g, err := topo.ParseMachine("fattree:4,4:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := NewRouter(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zeroLoadLatency(ctx, r, Params{MessageFlits: 8, RouterDelay: 1}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled on a fat tree: %v", err)
+	}
+}
+
+// stopAfterCtx's Err turns to Canceled after it has been asked left times.
+type stopAfterCtx struct {
+	context.Context
+	left int
+}
+
+func (c *stopAfterCtx) Err() error {
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// The flit traffic runs look at their context every pollCycles(n) cycles, about
+// 2^18 node-cycles: on 65,536 nodes 4 cycles, not 1,024 (a cycle there costs
+// milliseconds; Ctrl-C waited for the watchdog); small networks keep 1,024.
+func TestFlitTrafficPollsByNetworkSize(t *testing.T) {
+	for n, want := range map[int]int64{16: 1024, 256: 1024, 4096: 64, 65536: 4, 1 << 20: 1} {
+		if got := pollCycles(n); got != want {
+			t.Errorf("pollCycles(%d) = %d, want %d", n, got, want)
+		}
+	}
+	e := mustFlit(t, topo.Mesh(4, 4))
+	e.gen = func(int64) {} // a generator: the engine does not skip idle cycles
+	err := runPolled(&stopAfterCtx{Context: context.Background(), left: 3}, e, 100, 4)
+	if !errors.Is(err, context.Canceled) || e.Now() != 12 {
+		t.Errorf("stopped at cycle %d (%v), want 12: three pieces of 4 cycles", e.Now(), err)
+	}
+	if err := runPolled(context.Background(), e, 100, 4); err != nil || e.Now() != 100 {
+		t.Errorf("at cycle %d (%v), want 100", e.Now(), err)
 	}
 }

@@ -99,7 +99,10 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 	if err := p.Validate(); err != nil {
 		return res, err
 	}
-	res.ZeroLoadLatency = ZeroLoadLatency(r, p)
+	var err error
+	if res.ZeroLoadLatency, err = zeroLoadLatency(ctx, r, p); err != nil {
+		return res, fmt.Errorf("uniform traffic interrupted: %w", err)
+	}
 	var buf []int32
 	if h, ok := dests.meanHops(func(s, d int) int {
 		buf = r.Route(s, d, buf[:0])
@@ -137,8 +140,9 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 	for i := range next {
 		next[i] = gap()
 	}
+	pollMask := 4*pollCycles(n) - 1 // 4,095 on small networks; each cycle is O(n) here
 	for t := int64(1); t <= end; t++ {
-		if t&4095 == 0 && ctx.Err() != nil {
+		if t&pollMask == 0 && ctx.Err() != nil {
 			return res, fmt.Errorf("uniform traffic interrupted at cycle %d: %w", t, context.Cause(ctx))
 		}
 		if err := eng.Run(t); err != nil {
@@ -200,22 +204,71 @@ func trafficNodes(r Router) (topo.Machine, int) {
 // ZeroLoadLatency is the mean latency of a lone message over all ordered pairs of
 // distinct endpoints: r x (mean hops) + S.
 func ZeroLoadLatency(r Router, p Params) float64 {
+	z, _ := zeroLoadLatency(context.Background(), r, p)
+	return z
+}
+
+// zeroLoadLatency is ZeroLoadLatency returning ctx's cause when ctx ends first. On
+// a mesh or torus the hops of all pairs are summed per dimension, exactly and in
+// O(sum of k^2): every route is minimal, so the total is sum over dimensions j of
+// (n/k_j)^2 x (the distances between all pairs of coordinates along j). Routing
+// every pair took O(n^2) routes: hours on mesh:256x256, and Ctrl-C went unseen.
+// On a dragonfly they are summed by pairs of routers (DragonflyRouter.pairHops).
+// Other routers route every pair, with a look at ctx per source.
+func zeroLoadLatency(ctx context.Context, r Router, p Params) (float64, error) {
 	n := r.Endpoints()
 	if n < 2 {
-		return float64(p.MessageFlits)
+		return float64(p.MessageFlits), nil
 	}
 	var hops int64
-	var buf []int32
-	for s := range n {
-		for d := range n {
-			if s != d {
-				buf = r.Route(s, d, buf[:0])
-				hops += int64(len(buf))
+	if gr, ok := r.(*GridRouter); ok {
+		hops = gridPairHops(gr.dims, gr.wrap)
+	} else if dr, ok := r.(*DragonflyRouter); ok {
+		hops = dr.pairHops()
+	} else {
+		var buf []int32
+		for s := range n {
+			if ctx.Err() != nil {
+				return 0, context.Cause(ctx)
+			}
+			for d := range n {
+				if s != d {
+					buf = r.Route(s, d, buf[:0])
+					hops += int64(len(buf))
+				}
 			}
 		}
 	}
 	mean := float64(hops) / float64(n*(n-1))
-	return mean*float64(p.RouterDelay) + float64(p.MessageFlits)
+	return mean*float64(p.RouterDelay) + float64(p.MessageFlits), nil
+}
+
+// gridPairHops is the sum of the minimal hop distances over all ordered pairs of
+// nodes of the grid dims (wrap per dimension: the shorter way round).
+func gridPairHops(dims []int, wrap []bool) int64 {
+	n := int64(1)
+	for _, k := range dims {
+		n *= int64(k)
+	}
+	var hops int64
+	for j, k := range dims {
+		var s int64 // over all ordered pairs of coordinates along j
+		for a := range k {
+			for b := range k {
+				d := a - b
+				if d < 0 {
+					d = -d
+				}
+				if wrap[j] && 2*d > k {
+					d = k - d
+				}
+				s += int64(d)
+			}
+		}
+		rest := n / int64(k) // nodes per coordinate value
+		hops += s * rest * rest
+	}
+	return hops
 }
 
 // BisectionBound is the largest per-endpoint uniform load, in flits per cycle, that

@@ -159,3 +159,18 @@ func TestScalableHoldsTimeLimits(t *testing.T) {
 		}
 	}
 }
+
+// The scalable path's progress reports the best F so far: never up. Each line search
+// reported its own F, so the search from the second-best start took the progress
+// line back up to that start's F (502019, then 502034, on mesh:448x448; reports
+// come every 200 ms, so the test drives report itself).
+func TestScalableProgressNeverRises(t *testing.T) {
+	var seen []float64
+	sr := &scalableRun{progress: func(p highs.Progress) { seen = append(seen, p.Incumbent) }, bound: 5}
+	for _, f := range []float64{10, 12, 9, 9.5, 7} {
+		sr.report(f)
+	}
+	if want := []float64{10, 10, 9, 9, 7}; !slices.Equal(seen, want) {
+		t.Errorf("progress %v, want %v", seen, want)
+	}
+}

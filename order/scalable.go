@@ -70,11 +70,19 @@ type scalableRun struct {
 	progress func(highs.Progress)
 	bound    float64
 	t0       time.Time
+	shown    float64 // the least F handed to progress, once anyShown
+	anyShown bool
 }
 
-// report hands the best F so far to progress.
+// report hands the best F so far to progress: the least F reported, since each line
+// search reports its own F (a search from the second-best start went back up to the
+// start's F: the progress line showed 502019, then 502034, on mesh:448x448).
 func (sr *scalableRun) report(f float64) {
 	if sr.progress != nil {
+		if sr.anyShown && sr.shown < f {
+			f = sr.shown
+		}
+		sr.shown, sr.anyShown = f, true
 		sr.progress(highs.Progress{Incumbent: f, Bound: sr.bound, Gap: qap.RelGap(f, sr.bound), Seconds: time.Since(sr.t0).Seconds()})
 	}
 }

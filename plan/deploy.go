@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -137,8 +138,14 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 }
 
 // buildDeployments makes every deployment with its files and emulation.
-func (p *Plan) buildDeployments() error {
+func (p *Plan) buildDeployments(ctx context.Context) error {
 	for _, k := range Kinds {
+		// Each takes up to a second on 131,072 hosts (a topology.conf, slurm.conf
+		// rewritten): ctx is looked at between them, as the ordering and the
+		// replays look at it (Ctrl-C here waited for the watchdog).
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		d := &Deployment{Kind: k, plan: p, names: p.Names, Supported: true}
 		if need := k.NeedsVersion(); !need.IsZero() && !p.opt.Version.AtLeast(need) {
 			d.Supported, d.Why = false, fmt.Sprintf("needs Slurm %s or later (the site's is %s)", need, p.opt.Version)

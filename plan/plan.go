@@ -167,7 +167,7 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 		return nil, err
 	}
 	p.progress("deployments")
-	if err := p.buildDeployments(); err != nil {
+	if err := p.buildDeployments(ctx); err != nil {
 		return nil, err
 	}
 	if err := p.replay(ctx); err != nil {
@@ -450,7 +450,12 @@ func (p *Plan) order(ctx context.Context) error {
 		}
 		return fmt.Errorf("ordering: %w", err)
 	}
-	f, err := curves.Objective(p.Machine, res.Order, opt.Weights, false)
+	// The scores after the solve are O(n K) distances each, seconds on a large edge
+	// list (each distance a search): they stop on Ctrl-C too.
+	f, err := curves.ObjectiveContext(ctx, p.Machine, res.Order, opt.Weights, false)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("ordering: verifier: %w", err)
 	}
@@ -472,7 +477,7 @@ func (p *Plan) order(ctx context.Context) error {
 	}
 	// Name order (Slurm's node order without configuration) and the best curve.
 	nameOrder := p.nameOrder()
-	if o.NameOrder, err = curves.Objective(p.Machine, nameOrder, opt.Weights, false); err != nil {
+	if o.NameOrder, err = curves.ObjectiveContext(ctx, p.Machine, nameOrder, opt.Weights, false); err != nil {
 		return err
 	}
 	best, bestF := "", math.Inf(1)
@@ -495,7 +500,7 @@ func (p *Plan) order(ctx context.Context) error {
 			if err != nil {
 				continue
 			}
-			if f, err := curves.Objective(p.Machine, co, opt.Weights, false); err == nil {
+			if f, err := curves.ObjectiveContext(ctx, p.Machine, co, opt.Weights, false); err == nil {
 				consider(name, f)
 			}
 		}

@@ -532,6 +532,37 @@ func TestPlanCancel(t *testing.T) {
 	}
 }
 
+// stopAfterCtx's Err turns to Canceled after it has been asked left times.
+type stopAfterCtx struct {
+	context.Context
+	left int
+}
+
+func (c *stopAfterCtx) Err() error {
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// The deployments are built one at a time with a look at ctx between them: each
+// takes up to a second on 131,072 hosts (the tree's topology.conf, the weights'
+// slurm.conf), and Ctrl-C there waited for the command's watchdog.
+func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
+	p := &Plan{opt: sampleOptions(t, false)}
+	p.opt.Weights, p.opt.Version = DefaultWeights, DefaultVersion
+	if err := p.checkInputs(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.order(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	err := p.buildDeployments(&stopAfterCtx{Context: context.Background(), left: 2})
+	if !errors.Is(err, context.Canceled) || len(p.Deployments) != 2 {
+		t.Errorf("%v after %d deployments, want context.Canceled after 2 of %d", err, len(p.Deployments), len(Kinds))
+	}
+}
+
 func TestParseVersion(t *testing.T) {
 	for s, want := range map[string]Version{"22.05": {22, 5, 0}, "slurm 22.05.8": {22, 5, 8}, "slurm-wlm 23.11.4": {23, 11, 4}, "26.05": {26, 5, 0}} {
 		if v, err := ParseVersion(s); err != nil || v != want {

@@ -108,7 +108,13 @@ func distinctCount[T geom.Number](pr *problem[T], j int) int {
 // like MM but the candidate centers are the input points (in input order). A
 // (2 - 2/k)-approximation.
 func GenAlg[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
-	return pointCentered(pts, k, opt, metricL1, scorePairwise, func(d, k int) float64 { return genAlgGuarantee(k) })
+	return GenAlgContext(context.Background(), pts, k, opt)
+}
+
+// GenAlgContext is GenAlg that stops with ctx's cause when ctx ends (checked between
+// centers): n centers of O(n) each take minutes on 10^5 points.
+func GenAlgContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
+	return pointCentered(ctx, pts, k, opt, metricL1, scorePairwise, func(d, k int) float64 { return genAlgGuarantee(k) })
 }
 
 // genAlgGrid makes Gen-Alg take the grid's bounded scan (gridSearch) where it
@@ -137,11 +143,17 @@ func boxCells[T geom.Number](pr *problem[T]) float64 {
 // the first center with the strictly smallest score wins. A (2 - 2/k)d approximation
 // of the total pairwise L1 (Theorem 2). Total is still the pairwise L1 total.
 func MC1x1[P ~[]T, T geom.Number](pts []P, k int, opt Options) (Result, error) {
-	return pointCentered(pts, k, opt, metricLInf, scoreStar, MC1x1Guarantee)
+	return MC1x1Context(context.Background(), pts, k, opt)
 }
 
-func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
-	res, err := centeredOnPoints(pts, k, opt, m, s, guarantee)
+// MC1x1Context is MC1x1 that stops with ctx's cause when ctx ends (checked between
+// centers): 10^5 points took 40 s, and Ctrl-C waited for the command's watchdog.
+func MC1x1Context[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options) (Result, error) {
+	return pointCentered(ctx, pts, k, opt, metricLInf, scoreStar, MC1x1Guarantee)
+}
+
+func pointCentered[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
+	res, err := centeredOnPoints(ctx, pts, k, opt, m, s, guarantee)
 	if opt.Ascending {
 		slices.Sort(res.Indices)
 	}
@@ -149,7 +161,7 @@ func pointCentered[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric,
 }
 
 // centeredOnPoints is pointCentered with the indices in the tie rule's order.
-func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
+func centeredOnPoints[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options, m metric, s scoreKind, guarantee func(d, k int) float64) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {
 		return Result{}, err
@@ -162,7 +174,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 		return pr.allPoints(g), nil
 	}
 	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && genAlgGrid && mmGridFits(pr) && k >= genAlgGridMinK && boxCells(pr) >= float64(genAlgGridMinCells) {
-		idx, c, ok, err := gridSearch(context.Background(), pr, opt.Floor, true)
+		idx, c, ok, err := gridSearch(ctx, pr, opt.Floor, true)
 		if err != nil {
 			return Result{}, err
 		}
@@ -171,7 +183,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 		}
 	}
 	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && pr.d == 3 && grid3On {
-		idx, c, ok, err := grid3Search(context.Background(), pr, opt.Floor, true, opt.Memo)
+		idx, c, ok, err := grid3Search(ctx, pr, opt.Floor, true, opt.Memo)
 		if err != nil {
 			return Result{}, err
 		}
@@ -180,7 +192,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 		}
 	}
 	if m == metricL1 && s == scorePairwise {
-		res, ok, err := searchLattice(context.Background(), pr, false, opt.Ties, opt.Floor, opt.Ascending)
+		res, ok, err := searchLattice(ctx, pr, false, opt.Ties, opt.Floor, opt.Ascending)
 		if err != nil {
 			return Result{}, err
 		}
@@ -191,7 +203,7 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 	}
 	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex {
 		if ball := newBallSearch(pr); ball != nil {
-			idx, c, err := ballCenters(context.Background(), pr, ball, false, opt.Floor)
+			idx, c, err := ballCenters(ctx, pr, ball, false, opt.Floor)
 			ball.release()
 			if err != nil {
 				return Result{}, err
@@ -204,6 +216,10 @@ func centeredOnPoints[P ~[]T, T geom.Number](pts []P, k int, opt Options, m metr
 		sr.floor = opt.Floor
 	}
 	for _, p := range pr.pts {
+		if ctx.Err() != nil { // each center costs O(n)
+			sr.release()
+			return Result{}, context.Cause(ctx)
+		}
 		if sr.try(p); sr.reached {
 			break
 		}

@@ -539,6 +539,12 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			if tk.started {
 				continue
 			}
+			// A task's start queues a message per node and I/O node: hundreds of
+			// tasks of hundreds of nodes on mesh:448x448 queue 10^7 messages,
+			// seconds without a look at ctx.
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
 			nodes, err := a.Allocate(tk.size)
 			if err != nil {
 				if refusedForNow(err, false) {

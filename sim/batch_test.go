@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -186,5 +187,26 @@ func TestRunBatchesIsRunEach(t *testing.T) {
 				t.Fatalf("%d workers, batch %d (%s, %d comm): %+v, want %+v", workers, i, bs[i].Alloc, bs[i].CommPerIO, got[i], want[i])
 			}
 		}
+	}
+}
+
+// A run looks at ctx before starting each task: a task's start queues a message per
+// node and I/O node, and hundreds of large tasks on mesh:448x448 queued 10^7
+// messages, seconds, before the first look. Cancelled, a run queues nothing.
+func TestBatchRunStopsBeforeQueueingTasks(t *testing.T) {
+	b := liuBatch(t, "mesh:8x8:io=left", "ind-sbt:4", 0, 1)
+	b.Tasks, b.MeanSize = 8, 4
+	router, err := netsim.NewIORouter(b.Machine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &batchEngine{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.runOne(ctx, router, w, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	if w.net == nil || !w.net.Idle() {
+		t.Errorf("a cancelled run queued messages (engine idle: %v)", w.net != nil && w.net.Idle())
 	}
 }

@@ -737,6 +737,11 @@ func newRouteMeter(cfg Config) (*routeMeter, error) {
 		seed = cfg.Comm.Seed
 	}
 	m, err := netsim.NewMachineRouteMeter(cfg.Machine, pat, seed)
+	if err != nil && cfg.Comm == nil {
+		// They are optional: say so (a 2 x 10^5-host edge list's table is 150 GiB,
+		// and the replay itself needs none).
+		return nil, fmt.Errorf("%w; or leave the static route metrics out (Metrics without MetricsRoute: procalloc's --metrics sched,dist)", err)
+	}
 	if err != nil {
 		return nil, err
 	}

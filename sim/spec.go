@@ -571,6 +571,15 @@ func (rp *Replay) Config() (Config, error) {
 		}
 		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
 	}
+	// What slurmctld logs about the configuration on this machine (nodes in no
+	// block), once per allocator spec.
+	if sw, ok := a.(interface{ Warnings() []string }); ok {
+		var ws []Warning
+		for _, w := range sw.Warnings() {
+			ws = append(ws, Warning{Field: "Alloc", File: s.Alloc, Text: w})
+		}
+		rp.files.keep("alloc "+s.Alloc, ws)
+	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
 		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
 		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: rp.files.Ranking}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,6 +65,7 @@ func refusedForNow(err error, countChecked bool) bool {
 // nodes, and for an allocator that may refuse a job that fits by count it keeps
 // the copies and the will-run test of EASY's reservation.
 type placer struct {
+	ctx   context.Context // the replay's: an allocation decision stops with it (alloc.ContextAllocator)
 	a     alloc.Allocator
 	clock *alloc.Clock      // measures the allocator's own calls on the live machine (nil: none)
 	frag  alloc.Fragmenting // nil when the allocator places every job that fits by count
@@ -96,7 +98,7 @@ type reservation struct {
 }
 
 func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
-	p := &placer{a: a, clock: clock, tab: tab}
+	p := &placer{ctx: context.Background(), a: a, clock: clock, tab: tab}
 	if f, ok := a.(alloc.Fragmenting); ok && f.MayFragment() {
 		p.frag = f
 		p.empty = f.Clone() // the replay starts with every node free
@@ -145,7 +147,7 @@ func (p *placer) place(i int) ([]int, error) {
 	if pl, ok := p.a.(alloc.Placer); ok {
 		nodes, err = p.clock.Place(pl, r.NodeList)
 	} else {
-		nodes, err = p.clock.Allocate(p.a, r.Procs)
+		nodes, err = p.clock.AllocateContext(p.ctx, p.a, r.Procs)
 	}
 	if err != nil {
 		if p.frag != nil && refusedForNow(err, true) {
@@ -243,7 +245,7 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) (no
 		if err := oc.Occupy(p.held); err != nil {
 			return nil, fmt.Errorf("sim: internal error: reserving job %d's nodes: %w", p.tab.at(head).ID, err)
 		}
-		nodes, err := p.clock.Allocate(p.a, r.Procs)
+		nodes, err := p.clock.AllocateContext(p.ctx, p.a, r.Procs)
 		if rerr := p.a.Release(p.held); rerr != nil {
 			return nil, fmt.Errorf("sim: internal error: %w", rerr)
 		}

@@ -310,3 +310,17 @@ func TestConfNodesBounded(t *testing.T) {
 		}
 	}
 }
+
+// quoteConfValue runs once per value of every line MergeWeights writes (131,072
+// lines for a 131,072-node slurm.conf whose NodeName line is split by weight): it
+// built its escaper per call, half of MergeWeights' time. A plain value costs at
+// most the read-back check's allocations.
+func TestQuoteConfValueAllocs(t *testing.T) {
+	if a := testing.AllocsPerRun(100, func() {
+		if _, err := quoteConfValue("n[000001-000002]"); err != nil {
+			t.Fatal(err)
+		}
+	}); a > 3 {
+		t.Errorf("%v allocations per value, want at most 3", a)
+	}
+}

@@ -48,7 +48,9 @@ Weights:
 ` + curveIndent(weightsHelp) + `
 
 JSON fields: curve or ranking, machine, weights, ring, n, k, objective, max_step,
-mean_step, jumps.`,
+mean_step, jumps.
+
+Ctrl-C writes the orderings scored so far (with several curves) and exits with status 130.`,
 		example: `procalloc evaluate --machine mesh:16x16 --curve hilbert,snake,gilbert --weights exp:2:8
 procalloc evaluate --machine torus:8x8 --curve all --ring --json
 procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25
@@ -81,20 +83,28 @@ procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights
 					return usagef("give exactly one of --ranking FILE and --curve NAMES")
 				}
 				var evals []curveEvaluation
+				several := false      // JSON: an array (several orderings asked for) or an object
+				var interrupted error // the interrupt that stopped a list of curves after some were scored
 				score := func(o curves.Order) (curveEvaluation, error) {
 					f, err := curves.ObjectiveContext(ctx, m, o, w, *ring)
 					if err != nil {
 						return curveEvaluation{}, err
 					}
+					steps, err := curves.StepStatsContext(ctx, m, o, *ring)
+					if err != nil {
+						return curveEvaluation{}, err
+					}
 					return curveEvaluation{Machine: m.Spec(), Weights: w.String(), Ring: *ring, N: m.N(), K: w.K(),
-						Objective: f, Steps: curves.StepStats(m, o, *ring)}, nil
+						Objective: f, Steps: steps}, nil
 				}
 				if *ranking != "" {
 					o, err := evaluateReadRanking(e, *ranking, m)
 					if err != nil {
 						return err
 					}
+					stop := newProgress(e, "evaluate "+*ranking, 0).ticking("scoring")
 					ev, err := score(o)
+					stop()
 					if err != nil {
 						return err
 					}
@@ -110,37 +120,48 @@ procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights
 					} else if err := refuseRepeats("--curve", *curveList, "curves", names); err != nil {
 						return err
 					}
+					several = len(names) > 1
 					prog := newProgress(e, "evaluate", int64(len(names)))
 					for i, name := range names {
-						if err := context.Cause(ctx); err != nil {
-							prog.Done()
-							return err
+						err := context.Cause(ctx)
+						var o curves.Order
+						var ev curveEvaluation
+						if err == nil {
+							stop := prog.tickingAt(int64(i), name)
+							if o, err = curveResolve(ctx, name, m); err == nil {
+								if ev, err = score(o); err != nil {
+									err = fmt.Errorf("%s: %w", name, err)
+								}
+							}
+							stop()
 						}
-						prog.Update(int64(i), name)
-						o, err := curveResolve(ctx, name, m)
 						if err != nil {
 							prog.Done()
+							if ctx.Err() != nil && len(evals) > 0 {
+								// Interrupted: the orderings scored so far are written (exit 130).
+								interrupted = err
+								break
+							}
 							return err
-						}
-						ev, err := score(o)
-						if err != nil {
-							prog.Done()
-							return fmt.Errorf("%s: %w", name, err)
 						}
 						ev.Curve = name
 						evals = append(evals, ev)
 					}
 					prog.Done()
 				}
-				return writeFileAtomic(e, *out, func(wr io.Writer) error {
+				err = writeFileAtomic(e, *out, func(wr io.Writer) error {
 					if *asJSON {
-						if len(evals) == 1 {
+						if !several {
 							return writeJSON(wr, evals[0])
 						}
 						return writeJSON(wr, evals)
 					}
 					return printCurveEvaluations(wr, m, evals)
 				})
+				if err == nil && interrupted != nil {
+					return fmt.Errorf("the orderings scored so far were written; stopped: %w", interrupted)
+				}
+				return err
 			}
 		},
 	})

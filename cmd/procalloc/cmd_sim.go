@@ -481,7 +481,7 @@ procalloc sim --trace sacct.txt --graph topology.yaml --graph-format slurm-topol
 				// finish, so memory does not grow with the trace's length by them.
 				var rep *sim.Report
 				if *perJob != "" {
-					err = writeOutput(e, "--per-job", *perJob, func(w io.Writer) error {
+					err = writeStream(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, spec.Baseline != nil)
 						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
 						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)

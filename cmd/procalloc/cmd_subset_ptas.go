@@ -16,7 +16,12 @@ import (
 func init() {
 	center := func(name string, f func(ctx context.Context, in *subsetInput, k int) (ptas.Result, error)) func(context.Context, *subsetInput, subsetParams) (*subsetResult, error) {
 		return func(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
+			stop := func() {}
+			if p.Progress != nil { // seconds to minutes on 10^5 points: the elapsed time on a terminal
+				stop = p.Progress.ticking("searching")
+			}
 			res, err := f(ctx, in, p.K)
+			stop()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -28,15 +33,8 @@ func init() {
 			return out, nil
 		}
 	}
-	pick := func(fi func([][]int, int, ptas.Options) (ptas.Result, error), ff func([][]float64, int, ptas.Options) (ptas.Result, error)) func(context.Context, *subsetInput, int) (ptas.Result, error) {
-		return func(_ context.Context, in *subsetInput, k int) (ptas.Result, error) {
-			if in.Ints != nil && !intsTooLarge(in.Ints) {
-				return fi(intRows(in), k, ptas.Options{})
-			}
-			return ff(floatRows(in), k, ptas.Options{})
-		}
-	}
-	// MM and MM+Inc can run long on large inputs (O(n^d) centers): they honour ctx.
+	// The center searches run long on large inputs (O(n^d) centers for MM, n of O(n)
+	// each for MC1x1 and Gen-Alg): they honour ctx.
 	pickCtx := func(fi func(context.Context, [][]int, int, ptas.Options) (ptas.Result, error), ff func(context.Context, [][]float64, int, ptas.Options) (ptas.Result, error)) func(context.Context, *subsetInput, int) (ptas.Result, error) {
 		return func(ctx context.Context, in *subsetInput, k int) (ptas.Result, error) {
 			if in.Ints != nil && !intsTooLarge(in.Ints) {
@@ -50,10 +48,10 @@ func init() {
 		run:     center("mm", pickCtx(ptas.MMContext[[]int, int], ptas.MMContext[[]float64, float64]))})
 	registerSubsetAlgo(&subsetAlgo{name: "genalg",
 		summary: "Gen-Alg (Krumke et al.): every point as center, its k nearest in L1; 2-2/k",
-		run:     center("genalg", pick(ptas.GenAlg[[]int, int], ptas.GenAlg[[]float64, float64]))})
+		run:     center("genalg", pickCtx(ptas.GenAlgContext[[]int, int], ptas.GenAlgContext[[]float64, float64]))})
 	registerSubsetAlgo(&subsetAlgo{name: "mc1x1",
 		summary: "MC1x1: every point as center, L-infinity shells, least sum of shell numbers; (2-2/k)d",
-		run:     center("mc1x1", pick(ptas.MC1x1[[]int, int], ptas.MC1x1[[]float64, float64]))})
+		run:     center("mc1x1", pickCtx(ptas.MC1x1Context[[]int, int], ptas.MC1x1Context[[]float64, float64]))})
 	registerSubsetAlgo(&subsetAlgo{name: "mminc",
 		summary: "MM+Inc: MM, then swaps of a chosen and an unchosen point while the total drops",
 		run:     center("mminc", pickCtx(ptas.MMIncContext[[]int, int], ptas.MMIncContext[[]float64, float64]))})

@@ -373,7 +373,7 @@ type perJobRunner struct {
 
 func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 	var rep *sim.Report
-	err := writeOutput(r.e, "--per-job", r.path, func(w io.Writer) error {
+	err := writeStream(r.e, "--per-job", r.path, func(w io.Writer) error {
 		pw := newPerJobCSV(w, r.spec.Baseline != nil)
 		pw.noRoute = !r.spec.Metrics.Has(sim.MetricsRoute)
 		pw.noDist = !r.spec.Metrics.Has(sim.MetricsDist)

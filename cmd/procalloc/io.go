@@ -143,6 +143,12 @@ func (p *progress) Update(done int64, status string) {
 // reports no progress of its own (an exact search, a curve): the elapsed time
 // shows the command is alive. stop waits for the last redraw and clears the bar.
 func (p *progress) ticking(status string) (stop func()) {
+	return p.tickingAt(0, status)
+}
+
+// tickingAt is ticking for one step of counted work (done of the total finished):
+// evaluate's scoring of a curve, seconds on a large edge list, showed no bar.
+func (p *progress) tickingAt(done int64, status string) (stop func()) {
 	if !p.on {
 		return func() {}
 	}
@@ -156,7 +162,7 @@ func (p *progress) ticking(status string) (stop func()) {
 			case <-quit:
 				return
 			case <-t.C:
-				p.Update(0, status)
+				p.Update(done, status)
 			}
 		}
 	}()

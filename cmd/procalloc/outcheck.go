@@ -60,6 +60,16 @@ func checkOutputs(e *env, outs ...outputFlag) error {
 func writeOutput(e *env, flag, path string, write func(w io.Writer) error) error {
 	beginOutput()
 	defer endOutput()
+	return writeStream(e, flag, path, write)
+}
+
+// writeStream is writeOutput for a file written while the command computes what goes
+// in it (sim's and sweep's --per-job rows, as jobs finish): it is no result under way
+// to the interrupt watchdog, which removes it half-written rather than wait for it.
+// Counted as one, it kept the process waiting outputDrain (20 s) after the grace
+// when a replay did not stop, then SIGKILL from a batch system left its temporary
+// file behind.
+func writeStream(e *env, flag, path string, write func(w io.Writer) error) error {
 	o, err := createOutputFlag(e, flag, path)
 	if err != nil {
 		return err

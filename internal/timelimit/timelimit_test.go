@@ -31,3 +31,34 @@ func TestCancelBeforeLimitIsNotReached(t *testing.T) {
 		t.Fatalf("cause after cancel = %v, want context.Canceled", err)
 	}
 }
+
+// Grace ends its context grace after the parent, with the parent's cause, and not
+// before; a parent that never ends leaves it running until cancel.
+func TestGrace(t *testing.T) {
+	parent, cancelParent := WithTimeout(context.Background(), 10*time.Millisecond, "--time-limit")
+	defer cancelParent()
+	g, cancel := Grace(parent, 50*time.Millisecond)
+	defer cancel()
+	<-parent.Done()
+	ended := time.Now()
+	if g.Err() != nil {
+		t.Fatalf("ended with its parent: %v", context.Cause(g))
+	}
+	<-g.Done()
+	if d := time.Since(ended); d < 40*time.Millisecond {
+		t.Errorf("ended %v after its parent, want about 50ms", d)
+	}
+	var r Reached
+	if err := context.Cause(g); !errors.As(err, &r) || r.Name != "--time-limit" {
+		t.Errorf("cause %v, want the parent's", err)
+	}
+	g2, cancel2 := Grace(context.Background(), time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
+	if g2.Err() != nil {
+		t.Errorf("ended without its parent ending: %v", g2.Err())
+	}
+	cancel2()
+	if !errors.Is(g2.Err(), context.Canceled) {
+		t.Errorf("after cancel: %v", g2.Err())
+	}
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// meshEdgeList writes the x-by-y mesh as an edge list (a graph without the grid's
+// structure: every distance a search of its hop index).
+func meshEdgeList(t *testing.T, x, y int) string {
+	t.Helper()
+	var b strings.Builder
+	for j := range y {
+		for i := range x {
+			v := j*x + i
+			if i+1 < x {
+				fmt.Fprintf(&b, "%d %d\n", v, v+1)
+			}
+			if j+1 < y {
+				fmt.Fprintf(&b, "%d %d\n", v, v+x)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "mesh.edges")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Ctrl-C during evaluate's second curve writes the first one's scores (they were
+// dropped) and exits 130; the JSON stays an array, as asked for two curves.
+func TestEvaluateInterruptWritesScoredCurves(t *testing.T) {
+	graph := meshEdgeList(t, 60, 60)
+	args := []string{"evaluate", "--graph", graph, "--weights", "exp:2:3", "--json"}
+	var out, errb bytes.Buffer
+	count := &countingCtx{Context: context.Background()}
+	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm")); code != 0 {
+		t.Fatalf("one curve: exit %d, %s", code, errb.String())
+	}
+	n := count.calls.Load() // the polls of the first curve
+	out.Reset()
+	errb.Reset()
+	ctx := &countdownCtx{Context: context.Background()}
+	ctx.left.Store(n + 2)
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm,rowmajor"))
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	var evals []struct {
+		Curve     string  `json:"curve"`
+		Objective float64 `json:"objective"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &evals); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if len(evals) != 1 || evals[0].Curve != "rcm" || evals[0].Objective <= 0 {
+		t.Errorf("evaluations %+v, want rcm's alone", evals)
+	}
+	if !strings.Contains(errb.String(), "orderings scored so far were written") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+// The verifier of order's objective (F recomputed from the order, O(n K) distances,
+// each a search on an edge list) stops with the solve's context, after verifyGrace,
+// and the result is printed with a note; it ran on after Ctrl-C (4 s on mesh:448x448
+// as an edge list, where the watchdog then dropped the best ordering) and after the
+// time limit.
+func TestOrderVerifierStopsWithTheSolve(t *testing.T) {
+	graph := meshEdgeList(t, 20, 20) // 400 nodes: the scalable path
+	defer func(g time.Duration) { verifyGrace = g }(verifyGrace)
+	verifyGrace = 0
+	args := []string{"order", "--graph", graph, "--weights", "exp:2:3", "--json"}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errInterrupted)
+	var out, errb bytes.Buffer
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	var o orderOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if len(o.Order) != 400 || o.Status != "interrupted" || !strings.Contains(strings.Join(o.Notes, "\n"), "objective not re-verified") {
+		t.Errorf("status %s, %d nodes, notes %q: want an interrupted order with the verifier's note", o.Status, len(o.Order), o.Notes)
+	}
+	// Given the time, the objective is verified (no note) after the time limit.
+	verifyGrace = time.Minute
+	code, stdout, stderr := runCLI(t, "", append(args, "--time-limit", "200ms")...)
+	if code != 0 || strings.Contains(stdout, "not re-verified") {
+		t.Errorf("exit %d, %s %s", code, stdout, stderr)
+	}
+}
+
+// The watchdog does not wait for a file written while the command computes it
+// (sim --per-job, rows as jobs finish) as for a result under way: it removes it
+// half-written and exits. It waited outputDrain (20 s) for a replay that did not
+// stop (sim mc1x1 on mesh:448x448 with --per-job: killed at 23 s by timeout -k,
+// its temporary file left behind).
+func TestWatchdogRemovesStreamWithoutWaiting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "jobs.csv")
+	started, release := make(chan struct{}), make(chan struct{})
+	wrote := make(chan error, 1)
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	go func() {
+		wrote <- writeStream(e, "--per-job", path, func(w io.Writer) error {
+			fmt.Fprintln(w, "id,nodes")
+			close(started)
+			<-release // a replay that does not stop
+			return errInterrupted
+		})
+	}()
+	<-started
+	sigs := make(chan os.Signal, 2)
+	exited := make(chan int, 1)
+	var msg bytes.Buffer
+	go watchSignals(sigs, func() {}, 10*time.Millisecond, &msg, func(code int) { exited <- code })
+	sigs <- os.Interrupt
+	select {
+	case code := <-exited:
+		if code != exitInterrupted {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatalf("the watchdog waited for the per-job stream (%s)", msg.String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left in the directory: %v", ents)
+	}
+	close(release)
+	if err := <-wrote; err == nil {
+		t.Error("the stream was committed")
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("the half-written file was put in place")
+	}
+}
+
+// tickingAt redraws a counted bar at its step while a step's work reports nothing
+// itself (evaluate scoring a curve: seconds on a large edge list showed no bar).
+func TestProgressTickingAt(t *testing.T) {
+	var buf lockedBuffer
+	p := newProgress(&env{stderr: &buf, stderrIsTTY: true}, "evaluate", 4)
+	p.start = time.Now().Add(-2 * time.Second) // past the first second's silence
+	stop := p.tickingAt(2, "rcm")
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && !strings.Contains(buf.String(), "rcm") {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	if got := buf.String(); !strings.Contains(got, "evaluate [===============               ]  50% rcm 2s") {
+		t.Errorf("terminal: %q", got)
+	}
+}
