@@ -77,11 +77,14 @@ type greedyAudit struct {
 // centers: those it had to decide (its bound not above the best), by the memo of
 // bounds (greedyMemo), by a translated run or give-up (greedyShift), or collected
 // (greedyCollectShells or the plain collector; resumed: from a recorded run's
-// state); and the nodes greedyCollectShells took (its steps). They say where a
-// replay's time goes (BenchmarkGreedyCounts: a torus's young free sets make 2-3x the
-// mesh's collections, docs/alloc.md).
+// state), of them gave up (their score above the stop); the nodes
+// greedyCollectShells took (its steps); and slack, the sum over decisions of the
+// best score less the least count bound (a center whose bound is at most the best
+// must be decided). They say where a replay's time goes (BenchmarkGreedyCounts: a
+// torus's young free sets make 2-3x the mesh's collections, nearly all of which
+// give up, as the torus's best lies further above the least bound; docs/alloc.md).
 type greedyCounts struct {
-	decided, memo, translated, collected, resumed, taken int64
+	decided, memo, translated, collected, resumed, gaveUp, taken, slack int64
 }
 
 // greedyProbeCand is a center of allocateGreedy's pool with f, the free nodes in its
@@ -214,8 +217,10 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		lower, L, m, _ := a.shellScore(a.fl[cd.i], k, math.MaxInt)
 		up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
 	}
+	least := math.MaxInt // the least count bound (cands[0] is a shell score now)
 	if len(cands) > 0 {
 		a.shift.runM = int(cands[0].m)
+		least = cands[0].lower
 	}
 	if len(cands) > 0 && cands[0].m >= probeMin {
 		lim := cands[0].lower + int(cands[0].m)
@@ -374,6 +379,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 				a.shiftKeep(c, L, m, score)
 			}
 			a.shift.recOn, a.shift.resume.node = false, -1
+			if score == math.MaxInt {
+				a.counts.gaveUp++
+			}
 		}
 		hash := func() uint64 {
 			switch {
@@ -413,6 +421,9 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 				keep()
 			}
 		}
+	}
+	if best != math.MaxInt && least != math.MaxInt {
+		a.counts.slack += int64(best - least)
 	}
 	if !a.countTies {
 		ties = 0
@@ -1075,10 +1086,20 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// fewer are recomputed.
 	heap := a.heap[:0]
 	lowMask := int64(1)<<kb.sumShift - 1
+	o1, o2 := off[min(1, d)], off[min(2, d)] // axes 1 and 2's (off[0] = 0)
 	current := func(i int32) int64 {
 		sum := 0
-		for j, u := range xy[int(i)*d : int(i)*d+d] {
-			sum += axisKey[off[j]+int(u)]
+		switch d { // the 2D and 3D sums written out, without the loop
+		case 2:
+			q := xy[2*i : 2*i+2 : 2*i+2]
+			sum = axisKey[q[0]] + axisKey[o1+int(q[1])]
+		case 3:
+			q := xy[3*i : 3*i+3 : 3*i+3]
+			sum = axisKey[q[0]] + axisKey[o1+int(q[1])] + axisKey[o2+int(q[2])]
+		default:
+			for j, u := range xy[int(i)*d : int(i)*d+d] {
+				sum += axisKey[off[j]+int(u)]
+			}
 		}
 		return int64(sum-len(set))<<kb.sumShift | keys[i]&lowMask
 	}
@@ -1530,6 +1551,21 @@ func (a *mc1x1) freeProduct(axes [][]int32, dst []int) []int {
 			for _, yy := range axes[1] {
 				if v := int(xx) + int(yy)*X; a.st.IsFree(v) {
 					dst = append(dst, v)
+				}
+			}
+		}
+		return dst
+	}
+	if d == 3 {
+		st := a.st
+		X, XY := x.dims[0], x.dims[0]*x.dims[1]
+		for _, u := range axes[0] {
+			for _, w := range axes[1] {
+				uw := int(u) + int(w)*X
+				for _, z := range axes[2] {
+					if v := uw + int(z)*XY; st.IsFree(v) {
+						dst = append(dst, v)
+					}
 				}
 			}
 		}

@@ -190,7 +190,7 @@ func (a *mc1x1) sweepWalk(node int, t uint8, box []int32, stop int) {
 				a.sweepPend(node, t, slices.Clone(pbox), len(sh.nodes[node].kids), depth-1)
 			case i == p1-1:
 				on, onNode, onT = true, next, tn
-				box = append(box[:0:0], pbox...)
+				box = append(box[:0], pbox...) // this walk's own: not kept before it returns
 			default:
 				a.sweepWalk(next, tn, slices.Clone(pbox), stop)
 			}

@@ -23,9 +23,11 @@ func (a *SlurmAllocator) BlockRetried() bool { return a.blk != nil && a.blk.retr
 func ScoreEveryCenter(a Allocator) { a.(*mc1x1).centers = centersPlain }
 
 // GreedyCounts returns how an mc1x1-greedy allocator decided its centers so far
-// (greedyCounts): decided, by the memo, translated, collected, of them resumed,
-// and the nodes its collections took.
-func GreedyCounts(a Allocator) (decided, memo, translated, collected, resumed, taken int64) {
+// (greedyCounts), by name: decided, by the memo, translated, collected, of them
+// resumed and gave up, the nodes its collections took, and the slack (best score
+// less the least count bound, summed over decisions).
+func GreedyCounts(a Allocator) map[string]int64 {
 	c := a.(*mc1x1).counts
-	return c.decided, c.memo, c.translated, c.collected, c.resumed, c.taken
+	return map[string]int64{"decided": c.decided, "memo": c.memo, "translated": c.translated,
+		"collected": c.collected, "resumed": c.resumed, "gaveup": c.gaveUp, "taken": c.taken, "slack": c.slack}
 }
