@@ -340,7 +340,7 @@ func (p *Plan) rankedTree(d *Deployment, t *slurm.Tree, lineOrder []int) error {
 // topology stays (with weights the weights win: Slurm takes the lowest weights
 // first, and topology/tree only chooses among equal weights).
 func (p *Plan) buildWeights(d *Deployment) error {
-	out, warnings, err := slurm.MergeWeights(p.opt.SlurmConf, p.Order, p.Names)
+	out, warnings, err := slurm.MergeWeightsConf(p.conf, p.nodes, p.Order, p.Names)
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
@@ -521,22 +521,18 @@ func (p *Plan) buildTree(d *Deployment) error {
 // moved line. A moved node that would inherit other NodeName=DEFAULT values at its
 // new place gets the values of its old place written out.
 func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]byte, error) {
-	nodes, err := p.conf.Nodes()
-	if err != nil {
-		return nil, &InputError{p.opt.SlurmConfPath, err}
-	}
-	byName := make(map[string]slurm.ConfNode, len(nodes))
+	byName := make(map[string]slurm.ConfNode, len(p.nodes))
 	byLine := map[int][]slurm.ConfNode{}
 	first := -1
-	for _, n := range nodes {
+	var insertDefaults []slurm.ConfPair
+	for k, n := range p.nodes {
 		byName[n.Name] = n
-		byLine[n.Index] = append(byLine[n.Index], n)
+		byLine[n.Index] = p.nodes[k-n.Pos : k+1 : k+1] // a line's nodes are a run of p.nodes
 		if p.isCompute(n.Name) && (first < 0 || n.Index < first) {
-			first = n.Index
+			first, insertDefaults = n.Index, n.Defaults
 		}
 	}
-	insertDefaults := byLine[first][0].Defaults
-	out, err := p.conf.Edit(func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+	out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
 		li := ns[0].Index
 		if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 			return nil, nil
@@ -599,7 +595,7 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]b
 func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair) ([]byte, error) {
 	conf := p.conf
 	if nodeSet != nil {
-		out, err := p.conf.Edit(func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+		out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
 			if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 				return nil, nil
 			}
@@ -728,7 +724,7 @@ func (p *Plan) buildNames(d *Deployment) error {
 		rename[p.Names[v]] = newName[v]
 	}
 	eq, w := p.equalWeights(d)
-	out, err := p.conf.Edit(func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+	out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
 		if !slices.ContainsFunc(ns, func(x slurm.ConfNode) bool { return p.isCompute(x.Name) }) {
 			return nil, nil
 		}

@@ -324,3 +324,34 @@ func TestQuoteConfValueAllocs(t *testing.T) {
 		t.Errorf("%v allocations per value, want at most 3", a)
 	}
 }
+
+// Edit takes the nodes the caller has (Conf.Nodes') instead of expanding the
+// hostlists again: its allocations do not grow with the nodes. (It expanded them
+// on every call: plan called it three times on a 131,072-node slurm.conf.)
+func TestEditDoesNotExpand(t *testing.T) {
+	for _, n := range []int{10, 10000} {
+		c := mustConf(t, fmt.Sprintf("NodeName=n[1-%d] CPUs=1\nPartitionName=p Nodes=ALL\n", n))
+		nodes, err := c.Nodes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		if a := testing.AllocsPerRun(10, func() {
+			calls = 0
+			if _, err := c.Edit(nodes, func(l *ConfLine, ns []ConfNode) ([]string, error) {
+				if len(ns) != n {
+					t.Fatalf("%d nodes on the line, want %d", len(ns), n)
+				}
+				calls++
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}); a > 20 {
+			t.Errorf("%d nodes: Edit made %v allocations, want at most 20", n, a)
+		}
+		if calls != 1 {
+			t.Errorf("%d nodes: edit called %d times, want 1", n, calls)
+		}
+	}
+}

@@ -98,20 +98,26 @@ func detectWeights(data []byte) bool {
 // Slurm's default 1); a warning says so, and says whether they come before the
 // ordered hosts (a weight at most the ordering's largest).
 func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warnings []string, err error) {
-	if hosts != nil && len(hosts) != len(o) {
-		return nil, nil, fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
-	}
 	c, err := ReadConf(conf)
 	if err != nil {
 		return nil, nil, err
 	}
-	weight := make(map[string]int, len(o))
-	for r, v := range o {
-		weight[curves.HostName(hosts, v)] = r + 1
-	}
 	nodes, err := c.Nodes()
 	if err != nil {
 		return nil, nil, err
+	}
+	return MergeWeightsConf(c, nodes, o, hosts)
+}
+
+// MergeWeightsConf is MergeWeights on a slurm.conf already read, with its nodes
+// (c.Nodes()'s), for a caller that has them.
+func MergeWeightsConf(c *Conf, nodes []ConfNode, o curves.Order, hosts []string) (out []byte, warnings []string, err error) {
+	if hosts != nil && len(hosts) != len(o) {
+		return nil, nil, fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
+	}
+	weight := make(map[string]int, len(o))
+	for r, v := range o {
+		weight[curves.HostName(hosts, v)] = r + 1
 	}
 	defined := make(map[string]bool, len(nodes))
 	var unordered []ConfNode
@@ -130,7 +136,7 @@ func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warn
 			return nil, nil, fmt.Errorf("host %s (rank %d of the ordering) is not defined by any NodeName line of the slurm.conf%s", h, r, hint)
 		}
 	}
-	out, err = c.Edit(func(l *ConfLine, ns []ConfNode) ([]string, error) {
+	out, err = c.Edit(nodes, func(l *ConfLine, ns []ConfNode) ([]string, error) {
 		var lines []string
 		for _, run := range weightRuns(ns, weight) {
 			var set []ConfPair
