@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -281,6 +282,13 @@ var slurmRealBlocks = []struct{ name, conf string }{
 	{"block-1-4-16", "BlockName=s1 Nodes=node[01-02]\nBlockName=s2 Nodes=node[03-04]\nBlockName=s3 Nodes=node[05-06]\nBlockName=s4 Nodes=node[07-08]\nBlockName=s5 Nodes=node[09-10]\nBlockName=s6 Nodes=node[11-12]\nBlockName=s7 Nodes=node[13-14]\nBlockName=s8 Nodes=node[15-16]\nBlockSizes=2,8,16\n"},
 }
 
+// Slurm's startup warning for nodes in no block (block_record.c) and the emulation's
+// (SlurmAllocator.Warnings): the count and the hostlist.
+var (
+	blocksLackAccess = regexp.MustCompile(`Blocks lack access to ([0-9]+) nodes: (\S+)`)
+	blocksInNone     = regexp.MustCompile(`^([0-9]+) of the machine's [0-9]+ nodes are in no block \(([^)]*)\)`)
+)
+
 // TestSlurmRealBlockPlacements compares slurm:block with a Slurm built from source
 // that has topology/block (Slurm >= 23.11; the emulation follows 26.05.3): set
 // PROCALLOC_SLURM_NEW to its prefix (scripts/slurm-build.sh installs into
@@ -290,7 +298,9 @@ var slurmRealBlocks = []struct{ name, conf string }{
 // TopologyPlugin=topology/block and each configuration, and stops it at the end.
 // Like TestSlurmRealPlacements, every placement Slurm makes is compared with the
 // emulation's; besides, up to 10 jobs per configuration that the emulation says must
-// wait are submitted with salloc --immediate, and Slurm must not start them.
+// wait are submitted with salloc --immediate, and Slurm must not start them; and
+// where nodes are in no block, slurmctld's startup warning must name the nodes the
+// emulation's warning names (block-partial).
 // PROCALLOC_SLURM_STEPS sets the submissions per configuration (default 150),
 // PROCALLOC_SLURM_RANDOM_BLOCKS the number of random block files (default 2).
 func TestSlurmRealBlockPlacements(t *testing.T) {
@@ -369,6 +379,9 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 		}
 		configs = append(configs, c)
 	}
+	// Nodes in no block: Slurm starts with "Blocks lack access to 4 nodes:
+	// node[13-16]" (block_record.c), which the emulation's warning must name alike.
+	configs = append(configs, config{"block-partial", "BlockName=p1 Nodes=node[01-04]\nBlockName=p2 Nodes=node[05-08]\nBlockName=p3 Nodes=node[09-12]\nBlockSizes=4,8\n", nil})
 	work := t.TempDir()
 	t.Cleanup(func() {
 		if out, err := exec.Command("bash", script, "stop", "--dir", dir, "--prefix", prefix).CombinedOutput(); err != nil {
@@ -398,6 +411,11 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 				}
 				args = append(args, "--weights", wf)
 			}
+			ctldLog := filepath.Join(dir, "log", "slurmctld.log")
+			var logFrom int64 // the log goes on across restarts: only this start's part
+			if fi, err := os.Stat(ctldLog); err == nil {
+				logFrom = fi.Size()
+			}
 			if out, err := exec.Command("bash", append([]string{script}, args...)...).CombinedOutput(); err != nil {
 				var ee *exec.ExitError
 				if errors.As(err, &ee) && ee.ExitCode() == 3 {
@@ -412,6 +430,26 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 			a, err := alloc.NewSlurm(m, alloc.SlurmConfig{Names: names, Weights: c.weights, Blocks: blocks})
 			if err != nil {
 				t.Fatal(err)
+			}
+			ctld, err := os.ReadFile(ctldLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slurmSays := blocksLackAccess.FindStringSubmatch(string(ctld[min(logFrom, int64(len(ctld))):]))
+			var emulated []string
+			for _, w := range a.Warnings() {
+				if got := blocksInNone.FindStringSubmatch(w); got != nil {
+					emulated = got
+				}
+			}
+			switch {
+			case slurmSays == nil && emulated == nil:
+			case slurmSays == nil || emulated == nil:
+				t.Errorf("nodes in no block: slurmctld logged %q, the emulation warned %q", slurmSays, emulated)
+			case slurmSays[1] != emulated[1] || slurmSays[2] != emulated[2]:
+				t.Errorf("nodes in no block: slurmctld logged %s nodes %s, the emulation %s nodes %s", slurmSays[1], slurmSays[2], emulated[1], emulated[2])
+			default:
+				t.Logf("slurmctld and the emulation: %s nodes in no block, %s", slurmSays[1], slurmSays[2])
 			}
 			rc := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
 			r := slurmtest.Compare(t, rc, a, slurmtest.Run{Seed: uint64(300 + ci), Steps: steps, Probes: 10, Retried: a.BlockRetried})
