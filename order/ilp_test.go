@@ -2,6 +2,7 @@ package order
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -164,6 +165,56 @@ x1 x2
 	f, _ := curves.Objective(g, res.Order, curves.Weights{1, 0.5}, false)
 	if f != res.Objective || res.Bound > f {
 		t.Errorf("F %g reported %g bound %g", f, res.Objective, res.Bound)
+	}
+}
+
+// --method dp on a graph with groups orders the whole graph exactly (the groups only
+// restrict the orderings), and beyond the DP's node limit says that limit, not that
+// the groups' QAP cannot be solved by the DP.
+func TestDPOnGroupedGraph(t *testing.T) {
+	src := `%group s0: a0 a1 a2
+%group s1: b0 b1 b2
+a0 x0
+a1 x0
+a2 x0
+b0 x1
+b1 x1
+b2 x1
+x0 x1
+`
+	g, err := topo.ReadGraph(strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := curves.Weights{1, 0.5}
+	res, err := SolveOrdering(context.Background(), g, w, OrderOptions{Options: Options{Method: MethodDP}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dp, err := OrderDP(context.Background(), g, w, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Hierarchical || res.Status != qap.StatusOptimal || res.Objective != dp.Objective {
+		t.Errorf("dp on a grouped graph: hierarchical %v, status %s, F %g; OrderDP F %g", res.Hierarchical, res.Status, res.Objective, dp.Objective)
+	}
+	var sb strings.Builder
+	for s := 0; s < 8; s++ {
+		fmt.Fprintf(&sb, "%%group s%d: h%d_0 h%d_1 h%d_2\n", s, s, s, s)
+		for h := 0; h < 3; h++ {
+			fmt.Fprintf(&sb, "h%d_%d x%d\n", s, h, s)
+		}
+		if s > 0 {
+			fmt.Fprintf(&sb, "x%d x%d\n", s-1, s)
+		}
+	}
+	big, err := topo.ReadGraph(strings.NewReader(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = SolveOrdering(context.Background(), big, w, OrderOptions{Options: Options{Method: MethodDP}})
+	if err == nil || !strings.Contains(err.Error(), "orders at most") {
+		t.Errorf("dp on a 32-node grouped graph: %v, want the DP's node limit", err)
 	}
 }
 

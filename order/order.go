@@ -234,7 +234,9 @@ func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt 
 // solveDense is SolveOrdering on the dense QAP (up to ScalableMinNodes nodes): the
 // switch-by-switch order of a graph with groups, branch and bound, DP or the MIP.
 func solveDense(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions, t0 time.Time) (*OrderResult, error) {
-	if g, ok := m.(*topo.Graph); ok && len(g.Groups()) > 0 && !opt.Flat {
+	// The DP orders the whole graph exactly, so a graph's groups (which only restrict
+	// the orderings) are not used with it; its node limit then applies to the graph.
+	if g, ok := m.(*topo.Graph); ok && len(g.Groups()) > 0 && !opt.Flat && opt.Method != MethodDP {
 		return orderHierarchical(ctx, g, w, opt)
 	}
 	if opt.Method == MethodAuto && m.N() <= AutoBBMaxNodes {
