@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -323,19 +324,6 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 	}
 }
 
-// stopAfterCtx's Err turns to Canceled after it has been asked left times.
-type stopAfterCtx struct {
-	context.Context
-	left int
-}
-
-func (c *stopAfterCtx) Err() error {
-	if c.left--; c.left < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 // The flit traffic runs look at their context every pollCycles(n) cycles, about
 // 2^18 node-cycles: on 65,536 nodes 4 cycles, not 1,024 (a cycle there costs
 // milliseconds; Ctrl-C waited for the watchdog); small networks keep 1,024.
@@ -347,7 +335,7 @@ func TestFlitTrafficPollsByNetworkSize(t *testing.T) {
 	}
 	e := mustFlit(t, topo.Mesh(4, 4))
 	e.gen = func(int64) {} // a generator: the engine does not skip idle cycles
-	err := runPolled(&stopAfterCtx{Context: context.Background(), left: 3}, e, 100, 4)
+	err := runPolled(ctxtest.StopAfter(3), e, 100, 4)
 	if !errors.Is(err, context.Canceled) || e.Now() != 12 {
 		t.Errorf("stopped at cycle %d (%v), want 12: three pieces of 4 cycles", e.Now(), err)
 	}
