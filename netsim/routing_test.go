@@ -258,16 +258,7 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 		}
 		r := NewGridRouter(g.(*topo.Grid))
 		n := r.Endpoints()
-		var hops int64
-		var buf []int32
-		for s := range n {
-			for d := range n {
-				if s != d {
-					buf = r.Route(s, d, buf[:0])
-					hops += int64(len(buf))
-				}
-			}
-		}
+		hops := routedHops(r)
 		if got := gridPairHops(r.dims, r.wrap); got != hops {
 			t.Errorf("%s: per-dimension sum %d, routes %d", spec, got, hops)
 		}
@@ -294,17 +285,7 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: router %T", spec, r)
 		}
-		n := r.Endpoints()
-		var hops int64
-		var buf []int32
-		for s := range n {
-			for d := range n {
-				if s != d {
-					buf = r.Route(s, d, buf[:0])
-					hops += int64(len(buf))
-				}
-			}
-		}
+		hops := routedHops(r)
 		if got := dr.pairHops(); got != hops {
 			t.Errorf("%s: by router pairs %d, routes %d", spec, got, hops)
 		}
@@ -342,4 +323,20 @@ func TestFlitTrafficPollsByNetworkSize(t *testing.T) {
 	if err := runPolled(context.Background(), e, 100, 4); err != nil || e.Now() != 100 {
 		t.Errorf("at cycle %d (%v), want 100", e.Now(), err)
 	}
+}
+
+// routedHops sums the hops of r's routes over every ordered pair of its endpoints.
+func routedHops(r Router) int64 {
+	n := r.Endpoints()
+	var hops int64
+	var buf []int32
+	for s := range n {
+		for d := range n {
+			if s != d {
+				buf = r.Route(s, d, buf[:0])
+				hops += int64(len(buf))
+			}
+		}
+	}
+	return hops
 }
