@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -96,19 +97,6 @@ func TestMayShareOnBlocks(t *testing.T) {
 	}
 }
 
-// stopAfterCtx's Err turns to Canceled after it has been asked left times.
-type stopAfterCtx struct {
-	context.Context
-	left int
-}
-
-func (c *stopAfterCtx) Err() error {
-	if c.left--; c.left < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 // MC1x1 counting ties works out the node set of every tied center: on an empty
 // torus:58x58x58 all 195,112 tie, 17 s of CPU for one decision, which Ctrl-C could
 // not stop. AllocateContext stops between them with the context's cause, the state
@@ -122,7 +110,7 @@ func TestMC1x1AllocateContextStops(t *testing.T) {
 	}
 	a.(TieReporter).CountTies(true)
 	ca := a.(ContextAllocator)
-	if _, err := ca.AllocateContext(&stopAfterCtx{Context: context.Background(), left: 2}, 20); !errors.Is(err, context.Canceled) {
+	if _, err := ca.AllocateContext(ctxtest.StopAfter(2), 20); !errors.Is(err, context.Canceled) {
 		t.Fatalf("stopped after 2 looks: %v", err)
 	}
 	if a.NumFree() != g.N() || a.(TieReporter).TieStats() != (TieStats{}) {

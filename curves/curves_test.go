@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/internal/oracle"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -784,20 +785,6 @@ func TestHIndexTruncIsLinear(t *testing.T) {
 	}
 }
 
-// countdownCtx's Err turns to Canceled after it has been asked left times: a
-// deterministic interrupt in the middle of a computation that polls Err.
-type countdownCtx struct {
-	context.Context
-	left int
-}
-
-func (c *countdownCtx) Err() error {
-	if c.left--; c.left < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 // Issue 31 item 5: the breadth-first curves stop between their searches (one of
 // several O(n) searches, not the whole walk, after an interrupt), and give the same
 // order as Generate when not stopped.
@@ -812,7 +799,7 @@ func TestGraphCurvesStopBetweenSearches(t *testing.T) {
 		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("%s: GenerateContext differs from Generate (%v)", name, err)
 		}
-		if _, err := GenerateContext(&countdownCtx{Context: context.Background(), left: 3}, name, m); !errors.Is(err, context.Canceled) {
+		if _, err := GenerateContext(ctxtest.StopAfter(3), name, m); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: interrupted after 3 polls: %v", name, err)
 		}
 	}
@@ -912,7 +899,7 @@ func TestObjectiveContextPollsPerDistance(t *testing.T) {
 	if ctx.maxGap > distPoll || ctx.polls < calls/distPoll {
 		t.Errorf("steps: %d distances, %d polls, up to %d distances between two, want at most %d", calls, ctx.polls, ctx.maxGap, distPoll)
 	}
-	if _, err := StepStatsContext(&countdownCtx{Context: context.Background(), left: 3}, m, o, false); !errors.Is(err, context.Canceled) {
+	if _, err := StepStatsContext(ctxtest.StopAfter(3), m, o, false); !errors.Is(err, context.Canceled) {
 		t.Errorf("steps interrupted after 3 polls: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -257,16 +258,7 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 		}
 		r := NewGridRouter(g.(*topo.Grid))
 		n := r.Endpoints()
-		var hops int64
-		var buf []int32
-		for s := range n {
-			for d := range n {
-				if s != d {
-					buf = r.Route(s, d, buf[:0])
-					hops += int64(len(buf))
-				}
-			}
-		}
+		hops := routedHops(r)
 		if got := gridPairHops(r.dims, r.wrap); got != hops {
 			t.Errorf("%s: per-dimension sum %d, routes %d", spec, got, hops)
 		}
@@ -293,17 +285,7 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: router %T", spec, r)
 		}
-		n := r.Endpoints()
-		var hops int64
-		var buf []int32
-		for s := range n {
-			for d := range n {
-				if s != d {
-					buf = r.Route(s, d, buf[:0])
-					hops += int64(len(buf))
-				}
-			}
-		}
+		hops := routedHops(r)
 		if got := dr.pairHops(); got != hops {
 			t.Errorf("%s: by router pairs %d, routes %d", spec, got, hops)
 		}
@@ -323,19 +305,6 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 	}
 }
 
-// stopAfterCtx's Err turns to Canceled after it has been asked left times.
-type stopAfterCtx struct {
-	context.Context
-	left int
-}
-
-func (c *stopAfterCtx) Err() error {
-	if c.left--; c.left < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 // The flit traffic runs look at their context every pollCycles(n) cycles, about
 // 2^18 node-cycles: on 65,536 nodes 4 cycles, not 1,024 (a cycle there costs
 // milliseconds; Ctrl-C waited for the watchdog); small networks keep 1,024.
@@ -347,11 +316,27 @@ func TestFlitTrafficPollsByNetworkSize(t *testing.T) {
 	}
 	e := mustFlit(t, topo.Mesh(4, 4))
 	e.gen = func(int64) {} // a generator: the engine does not skip idle cycles
-	err := runPolled(&stopAfterCtx{Context: context.Background(), left: 3}, e, 100, 4)
+	err := runPolled(ctxtest.StopAfter(3), e, 100, 4)
 	if !errors.Is(err, context.Canceled) || e.Now() != 12 {
 		t.Errorf("stopped at cycle %d (%v), want 12: three pieces of 4 cycles", e.Now(), err)
 	}
 	if err := runPolled(context.Background(), e, 100, 4); err != nil || e.Now() != 100 {
 		t.Errorf("at cycle %d (%v), want 100", e.Now(), err)
 	}
+}
+
+// routedHops sums the hops of r's routes over every ordered pair of its endpoints.
+func routedHops(r Router) int64 {
+	n := r.Endpoints()
+	var hops int64
+	var buf []int32
+	for s := range n {
+		for d := range n {
+			if s != d {
+				buf = r.Route(s, d, buf[:0])
+				hops += int64(len(buf))
+			}
+		}
+	}
+	return hops
 }

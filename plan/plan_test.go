@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
@@ -532,19 +533,6 @@ func TestPlanCancel(t *testing.T) {
 	}
 }
 
-// stopAfterCtx's Err turns to Canceled after it has been asked left times.
-type stopAfterCtx struct {
-	context.Context
-	left int
-}
-
-func (c *stopAfterCtx) Err() error {
-	if c.left--; c.left < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 // The deployments are built one at a time with a look at ctx between them: each
 // takes up to a second on 131,072 hosts (the tree's topology.conf, the weights'
 // slurm.conf), and Ctrl-C there waited for the command's watchdog.
@@ -557,7 +545,7 @@ func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 	if err := p.order(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	err := p.buildDeployments(&stopAfterCtx{Context: context.Background(), left: 2})
+	err := p.buildDeployments(ctxtest.StopAfter(2))
 	if !errors.Is(err, context.Canceled) || len(p.Deployments) != 2 {
 		t.Errorf("%v after %d deployments, want context.Canceled after 2 of %d", err, len(p.Deployments), len(Kinds))
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
 )
 
 // A context ended with a cause (the command's "interrupted", a named time limit)
@@ -28,19 +30,6 @@ func TestStoppedReturnsCause(t *testing.T) {
 	}
 }
 
-// stopAfterCtx's Err turns to Canceled after it has been asked left times.
-type stopAfterCtx struct {
-	context.Context
-	left int
-}
-
-func (c *stopAfterCtx) Err() error {
-	if c.left--; c.left < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 // MC1x1 and Gen-Alg as subset selectors stop between centers (each O(n)): on 10^5
 // points MC1x1 took 40 s with Ctrl-C unseen. Not stopped, they give what MC1x1 and
 // GenAlg give; the float path of Gen-Alg and MC1x1 is the generic loop of centers.
@@ -58,7 +47,7 @@ func TestPointCenteredStopBetweenCenters(t *testing.T) {
 		if _, err := f(ctx, pts, 20, Options{}); !errors.Is(err, stop) {
 			t.Errorf("%s cancelled: err = %v, want the context's cause", name, err)
 		}
-		if _, err := f(&stopAfterCtx{Context: context.Background(), left: 10}, pts, 20, Options{}); !errors.Is(err, context.Canceled) {
+		if _, err := f(ctxtest.StopAfter(10), pts, 20, Options{}); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s stopped after 10 centers: err = %v", name, err)
 		}
 	}

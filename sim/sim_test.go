@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -409,29 +410,19 @@ func TestGzipDamageIsReportedAsSuch(t *testing.T) {
 	}
 }
 
-// pollCountCtx counts the looks at its Err; decisionGapAlloc records the most
-// allocation decisions made between two looks.
-type pollCountCtx struct {
-	context.Context
-	polls int
-}
-
-func (c *pollCountCtx) Err() error {
-	c.polls++
-	return nil
-}
-
+// decisionGapAlloc records the most allocation decisions made between two looks
+// at its context.
 type decisionGapAlloc struct {
 	alloc.Allocator
-	ctx        *pollCountCtx
+	ctx        *ctxtest.Counting
 	lastPoll   int
 	sincePoll  int
 	maxBetween int
 }
 
 func (a *decisionGapAlloc) Allocate(k int) ([]int, error) {
-	if a.ctx.polls != a.lastPoll {
-		a.lastPoll, a.sincePoll = a.ctx.polls, 0
+	if looks := int(a.ctx.Looks()); looks != a.lastPoll {
+		a.lastPoll, a.sincePoll = looks, 0
 	}
 	a.sincePoll++
 	a.maxBetween = max(a.maxBetween, a.sincePoll)
@@ -450,13 +441,13 @@ func TestRunLooksAtContextEveryDecision(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := &pollCountCtx{Context: context.Background()}
+		ctx := ctxtest.NewCounting()
 		da := &decisionGapAlloc{Allocator: a, ctx: ctx}
 		if _, err := Run(ctx, jobs, Config{Machine: g, Alloc: da, Sched: Sched(sched)}); err != nil {
 			t.Fatalf("%s: %v", sched, err)
 		}
 		if da.maxBetween > 1 {
-			t.Errorf("%s: up to %d decisions between two looks at the context (%d looks), want 1", sched, da.maxBetween, ctx.polls)
+			t.Errorf("%s: up to %d decisions between two looks at the context (%d looks), want 1", sched, da.maxBetween, ctx.Looks())
 		}
 	}
 }

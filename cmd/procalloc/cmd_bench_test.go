@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
 )
 
 // procalloc bench: the table, the JSON (one latency per decision) and the SVG of a
@@ -81,8 +82,7 @@ func TestBenchCommand(t *testing.T) {
 // so far, the one under way partial) and exits 130.
 func TestBenchInterruptWritesWhatWasMeasured(t *testing.T) {
 	var out, errb bytes.Buffer
-	ctx := &countdownCtx{Context: context.Background()}
-	ctx.left.Store(40000 + 40000 + 20000) // polled before each of the 40,000 steps: inside the second allocator
+	ctx := ctxtest.StopAfter(40000 + 40000 + 20000) // polled before each of the 40,000 steps: inside the second allocator
 	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
 		[]string{"bench", "--machine", "mesh:16x16", "--alloc", "bf:hilbert,mc1x1,mm", "--jobs", "20000", "--json"})
 	if code != exitInterrupted {

@@ -11,47 +11,23 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
 )
-
-// countdownCtx is a context whose Err turns to Canceled after it has been asked
-// left times: a deterministic Ctrl-C in the middle of a computation that polls Err.
-type countdownCtx struct {
-	context.Context
-	left atomic.Int64
-}
-
-func (c *countdownCtx) Err() error {
-	if c.left.Add(-1) < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
-// countingCtx counts the calls of Err (never cancelled).
-type countingCtx struct {
-	context.Context
-	calls atomic.Int64
-}
-
-func (c *countingCtx) Err() error {
-	c.calls.Add(1)
-	return nil
-}
 
 // Issue 24 row 21: a Ctrl-C during a multi-rate netsim writes the rates finished
 // (they were discarded) and exits 130.
 func TestNetsimInterruptWritesFinishedRates(t *testing.T) {
 	args := []string{"netsim", "--machine", "mesh:4x4", "--warmup", "1000", "--measure", "20000", "--json"}
 	var out, errb bytes.Buffer
-	count := &countingCtx{Context: context.Background()}
+	count := ctxtest.NewCounting()
 	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--rate", "0.05")); code != 0 {
 		t.Fatalf("one rate: exit %d, %s", code, errb.String())
 	}
-	n := count.calls.Load() // the polls of the first rate
+	n := count.Looks() // the polls of the first rate
 	out.Reset()
 	errb.Reset()
-	ctx := &countdownCtx{Context: context.Background()}
-	ctx.left.Store(n + 2)
+	ctx := ctxtest.StopAfter(n + 2)
 	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--rate", "0.05,0.1,0.2"))
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
 )
 
 // meshEdgeList writes the x-by-y mesh as an edge list (a graph without the grid's
@@ -42,15 +44,14 @@ func TestEvaluateInterruptWritesScoredCurves(t *testing.T) {
 	graph := meshEdgeList(t, 60, 60)
 	args := []string{"evaluate", "--graph", graph, "--weights", "exp:2:3", "--json"}
 	var out, errb bytes.Buffer
-	count := &countingCtx{Context: context.Background()}
+	count := ctxtest.NewCounting()
 	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm")); code != 0 {
 		t.Fatalf("one curve: exit %d, %s", code, errb.String())
 	}
-	n := count.calls.Load() // the polls of the first curve
+	n := count.Looks() // the polls of the first curve
 	out.Reset()
 	errb.Reset()
-	ctx := &countdownCtx{Context: context.Background()}
-	ctx.left.Store(n + 2)
+	ctx := ctxtest.StopAfter(n + 2)
 	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm,rowmajor"))
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())

@@ -1,0 +1,52 @@
+// Package ctxtest has contexts for the tests of code that polls ctx.Err to stop
+// on Ctrl-C or a time limit: one that ends after a given number of looks (a
+// deterministic interrupt in the middle of a computation, where a timer would
+// depend on the machine's speed) and one that counts the looks. Both are safe for
+// concurrent use; their Done channel is the parent's (only Err changes).
+package ctxtest
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Countdown is a context whose Err turns to context.Canceled once it has been
+// asked more than the looks it was given.
+type Countdown struct {
+	context.Context
+	left atomic.Int64
+}
+
+// StopAfter returns a Countdown whose Err is nil for the first looks calls and
+// context.Canceled after.
+func StopAfter(looks int64) *Countdown {
+	c := &Countdown{Context: context.Background()}
+	c.left.Store(looks)
+	return c
+}
+
+// Err is context.Canceled once the looks are used up.
+func (c *Countdown) Err() error {
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Counting is a context that counts the calls of its Err and never ends.
+type Counting struct {
+	context.Context
+	calls atomic.Int64
+}
+
+// NewCounting returns a Counting context with no looks yet.
+func NewCounting() *Counting { return &Counting{Context: context.Background()} }
+
+// Err counts the look and returns nil.
+func (c *Counting) Err() error {
+	c.calls.Add(1)
+	return nil
+}
+
+// Looks returns the calls of Err so far.
+func (c *Counting) Looks() int64 { return c.calls.Load() }
