@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,6 +198,9 @@ x0 x1
 	}
 	if res.Hierarchical || res.Status != qap.StatusOptimal || res.Objective != dp.Objective {
 		t.Errorf("dp on a grouped graph: hierarchical %v, status %s, F %g; OrderDP F %g", res.Hierarchical, res.Status, res.Objective, dp.Objective)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "groups were not used") }) {
+		t.Errorf("dp on a grouped graph: notes %q do not say the groups were not kept", res.Notes)
 	}
 	var sb strings.Builder
 	for s := 0; s < 8; s++ {

@@ -236,14 +236,22 @@ func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt 
 func solveDense(ctx context.Context, m topo.Machine, w curves.Weights, opt OrderOptions, t0 time.Time) (*OrderResult, error) {
 	// The DP orders the whole graph exactly, so a graph's groups (which only restrict
 	// the orderings) are not used with it; its node limit then applies to the graph.
-	if g, ok := m.(*topo.Graph); ok && len(g.Groups()) > 0 && !opt.Flat && opt.Method != MethodDP {
-		return orderHierarchical(ctx, g, w, opt)
+	grouped := false
+	if g, ok := m.(*topo.Graph); ok && len(g.Groups()) > 0 && !opt.Flat {
+		if opt.Method != MethodDP {
+			return orderHierarchical(ctx, g, w, opt)
+		}
+		grouped = true
 	}
 	if opt.Method == MethodAuto && m.N() <= AutoBBMaxNodes {
 		opt.Method = MethodBB
 	}
 	if opt.Method == MethodDP || (opt.Method == MethodAuto && OrderDPStates(m.N(), len(w), opt.Ring) <= AutoDPStates) {
-		return orderByDP(ctx, m, w, opt)
+		out, err := orderByDP(ctx, m, w, opt)
+		if grouped && out != nil {
+			out.Notes = append(out.Notes, "the graph's groups were not used: the DP orders all nodes at once, as --flat (its optimum is at most the switch-by-switch one's)")
+		}
+		return out, err
 	}
 	q, err := qap.OrderingQAP(m, w, opt.Ring)
 	if err != nil {
