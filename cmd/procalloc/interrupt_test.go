@@ -15,36 +15,42 @@ import (
 	"github.com/procalloc/procalloc/internal/ctxtest"
 )
 
+// interruptAfterFirst runs first, counting its looks at the context, then all
+// with a Ctrl-C two looks after as many (inside the work after first's), and
+// returns all's standard output and error; all must exit 130.
+func interruptAfterFirst(t *testing.T, first, all []string) (stdout, stderr []byte) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	count := ctxtest.NewCounting()
+	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, first); code != 0 {
+		t.Fatalf("%s: exit %d, %s", strings.Join(first, " "), code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(ctxtest.StopAfter(count.Looks()+2), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, all); code != exitInterrupted {
+		t.Fatalf("%s: exit %d, want %d: %s", strings.Join(all, " "), code, exitInterrupted, errb.String())
+	}
+	return out.Bytes(), errb.Bytes()
+}
+
 // Issue 24 row 21: a Ctrl-C during a multi-rate netsim writes the rates finished
 // (they were discarded) and exits 130.
 func TestNetsimInterruptWritesFinishedRates(t *testing.T) {
 	args := []string{"netsim", "--machine", "mesh:4x4", "--warmup", "1000", "--measure", "20000", "--json"}
-	var out, errb bytes.Buffer
-	count := ctxtest.NewCounting()
-	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--rate", "0.05")); code != 0 {
-		t.Fatalf("one rate: exit %d, %s", code, errb.String())
-	}
-	n := count.Looks() // the polls of the first rate
-	out.Reset()
-	errb.Reset()
-	ctx := ctxtest.StopAfter(n + 2)
-	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--rate", "0.05,0.1,0.2"))
-	if code != exitInterrupted {
-		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
-	}
+	out, errb := interruptAfterFirst(t, append(args, "--rate", "0.05"), append(args, "--rate", "0.05,0.1,0.2"))
 	var o struct {
 		Points []struct {
 			Rate float64 `json:"rate"`
 		} `json:"points"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
-		t.Fatalf("%v: %q", err, out.String())
+	if err := json.Unmarshal(out, &o); err != nil {
+		t.Fatalf("%v: %q", err, out)
 	}
 	if len(o.Points) != 1 || o.Points[0].Rate != 0.05 {
-		t.Errorf("points %+v, want the finished rate 0.05: %s", o.Points, out.String())
+		t.Errorf("points %+v, want the finished rate 0.05: %s", o.Points, out)
 	}
-	if !strings.Contains(errb.String(), "rates finished so far were written") {
-		t.Errorf("stderr %q", errb.String())
+	if !strings.Contains(string(errb), "rates finished so far were written") {
+		t.Errorf("stderr %q", errb)
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/procalloc/procalloc/internal/ctxtest"
 )
 
 // meshEdgeList writes the x-by-y mesh as an edge list (a graph without the grid's
@@ -43,31 +41,19 @@ func meshEdgeList(t *testing.T, x, y int) string {
 func TestEvaluateInterruptWritesScoredCurves(t *testing.T) {
 	graph := meshEdgeList(t, 60, 60)
 	args := []string{"evaluate", "--graph", graph, "--weights", "exp:2:3", "--json"}
-	var out, errb bytes.Buffer
-	count := ctxtest.NewCounting()
-	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm")); code != 0 {
-		t.Fatalf("one curve: exit %d, %s", code, errb.String())
-	}
-	n := count.Looks() // the polls of the first curve
-	out.Reset()
-	errb.Reset()
-	ctx := ctxtest.StopAfter(n + 2)
-	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--curve", "rcm,rowmajor"))
-	if code != exitInterrupted {
-		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
-	}
+	out, errb := interruptAfterFirst(t, append(args, "--curve", "rcm"), append(args, "--curve", "rcm,rowmajor"))
 	var evals []struct {
 		Curve     string  `json:"curve"`
 		Objective float64 `json:"objective"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &evals); err != nil {
-		t.Fatalf("%v: %q", err, out.String())
+	if err := json.Unmarshal(out, &evals); err != nil {
+		t.Fatalf("%v: %q", err, out)
 	}
 	if len(evals) != 1 || evals[0].Curve != "rcm" || evals[0].Objective <= 0 {
 		t.Errorf("evaluations %+v, want rcm's alone", evals)
 	}
-	if !strings.Contains(errb.String(), "orderings scored so far were written") {
-		t.Errorf("stderr %q", errb.String())
+	if !strings.Contains(string(errb), "orderings scored so far were written") {
+		t.Errorf("stderr %q", errb)
 	}
 }
 
