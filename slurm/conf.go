@@ -611,7 +611,7 @@ func (c *Conf) Partitions() ([]ConfPartition, error) {
 func (c *Conf) Edit(nodes []ConfNode, edit func(l *ConfLine, nodes []ConfNode) ([]string, error)) ([]byte, error) {
 	// Nodes lists a line's nodes together, lines in file order: a line's nodes are
 	// the next run of nodes.
-	return c.EditLines(func(li int, l *ConfLine) ([]string, error) {
+	out, err := c.EditLines(func(li int, l *ConfLine) ([]string, error) {
 		j := 0
 		for j < len(nodes) && nodes[j].Index == li {
 			j++
@@ -623,6 +623,12 @@ func (c *Conf) Edit(nodes []ConfNode, edit func(l *ConfLine, nodes []ConfNode) (
 		nodes = nodes[j:]
 		return edit(l, ns)
 	}, nil)
+	if err == nil && len(nodes) > 0 {
+		// Not c.Nodes() (another Conf's, or out of order): say so rather than
+		// leave lines unedited.
+		return nil, fmt.Errorf("slurm.conf edit: %d nodes from %s on are not this file's NodeName lines in order", len(nodes), nodes[0].Name)
+	}
+	return out, err
 }
 
 // EditLines rewrites a Conf line by line: edit is called with every logical line

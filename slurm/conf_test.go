@@ -354,4 +354,15 @@ func TestEditDoesNotExpand(t *testing.T) {
 			t.Errorf("%d nodes: edit called %d times, want 1", n, calls)
 		}
 	}
+	// Nodes on lines the file does not have (another file's) are refused, not left
+	// unedited.
+	c := mustConf(t, "NodeName=a[1-2] CPUs=1\nNodeName=b[1-2] CPUs=1\n")
+	other := mustConf(t, "PartitionName=p Nodes=ALL\nPartitionName=q Nodes=ALL\nNodeName=x CPUs=1\n")
+	nodes, err := other.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Edit(nodes, func(*ConfLine, []ConfNode) ([]string, error) { return nil, nil }); err == nil || !strings.Contains(err.Error(), "not this file's") {
+		t.Errorf("Edit with another file's nodes: err = %v", err)
+	}
 }
