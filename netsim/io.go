@@ -53,6 +53,9 @@ func (r *IORouter) IONodes() int { return len(r.attach) }
 // IONode returns the endpoint of I/O node j.
 func (r *IORouter) IONode(j int) int { return r.n + j }
 
+// IOIndex returns j for the endpoint of I/O node j (IONode's inverse).
+func (r *IORouter) IOIndex(endpoint int) int { return endpoint - r.n }
+
 // Route appends the route from src to dst (see IORouter).
 func (r *IORouter) Route(src, dst int, buf []int32) []int32 {
 	if src == dst {

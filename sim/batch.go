@@ -537,7 +537,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			}
 			if ioLeft != nil && ioLeft[d.Src] > 0 {
 				ioLeft[d.Src]--
-				send(t, int(d.Src), router.IONode((int(d.Dst)-n+1)%K))
+				send(t, int(d.Src), router.IONode((router.IOIndex(int(d.Dst))+1)%K))
 			}
 			return
 		}
