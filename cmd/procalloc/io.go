@@ -75,17 +75,45 @@ func (l intList) MarshalJSON() ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// table writes aligned columns.
-type table struct{ tw *tabwriter.Writer }
+// table writes aligned columns, right-aligned, every line without trailing
+// blanks. A row may leave its last cells empty (plan's unsupported
+// deployments): tabwriter still pads them to the column width, and cutting
+// the cells off the row instead would end the column block and misalign the
+// rows after it, so the padding is trimmed from the finished lines.
+type table struct {
+	out io.Writer
+	buf bytes.Buffer
+	tw  *tabwriter.Writer
+}
 
 func newTable(w io.Writer, header ...string) *table {
-	t := &table{tw: tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)}
+	t := &table{out: w}
+	t.tw = tabwriter.NewWriter(&t.buf, 2, 8, 2, ' ', tabwriter.AlignRight)
 	t.row(header...)
 	return t
 }
 
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t") }
-func (t *table) flush() error        { return t.tw.Flush() }
+
+func (t *table) flush() error {
+	if err := t.tw.Flush(); err != nil {
+		return err
+	}
+	b := t.buf.Bytes()
+	out := make([]byte, 0, len(b))
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		out = append(append(out, bytes.TrimRight(line, " ")...), '\n')
+	}
+	t.buf.Reset()
+	_, err := t.out.Write(out)
+	return err
+}
 
 // isTerminal says whether f is a terminal. A character device is not enough:
 // 2>/dev/null is one, and the progress bar was drawn into it.
