@@ -53,10 +53,10 @@ mean_step, jumps.
 Ctrl-C writes the orderings scored so far (with several curves) and exits with status 130.`,
 		example: `procalloc evaluate --machine mesh:16x16 --curve hilbert,snake,gilbert --weights exp:2:8
 procalloc evaluate --machine torus:8x8 --curve all --ring --json
-procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25
-procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights list:1,0.5
-procalloc evaluate --graph fabric.ibnet --graph-format ibnetdiscover --node-name-map names.map --curve rcm --weights list:1 -o rcm.eval
-procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights list:1`,
+procalloc curve --machine mesh:16x16 --curve hilbert | procalloc evaluate --machine mesh:16x16 --ranking - --weights list:1,0.5,0.25
+procalloc evaluate --graph topo/testdata/fattree.ibnetdiscover --curve rcm,name-order --weights list:1,0.5
+procalloc evaluate --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --curve rcm --weights list:1 -o rcm.eval
+procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve bfs --weights list:1`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")

@@ -28,6 +28,7 @@ L1 distance. Heavy ties can make the list exponential: --limit bounds it.`,
 		example: `procalloc voronoi --k 3 --points pts.txt
 procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg
 procalloc voronoi --k 4 --points grid.txt --limit 5000 -o sets.txt`,
+		yourFiles: []yourFile{yourPoints, {"grid.txt", "your points, here a grid: tie-heavy"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			k := fs.Int("k", 0, "size of the nearest sets")
 			points := fs.String("points", "", "points `FILE` ('-' for stdin), two integer coordinates per line")
