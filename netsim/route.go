@@ -248,6 +248,9 @@ type GraphRouter struct {
 	edges  int
 	n, nv  int
 	ncol   int
+	// pairHops is the sum of the route lengths over all ordered pairs of hosts,
+	// summed from the searches that built the table: routes are shortest paths.
+	pairHops int64
 }
 
 // row returns the next-hop row of host dst, for hop.
@@ -327,6 +330,7 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 		ecc := int32(0)
 		for _, d := range dist[:n] {
 			ecc = max(ecc, d)
+			r.pairHops += int64(d) // -1 (unreachable) is refused below
 		}
 		row := r.row(dst)
 		for v := range nv {

@@ -269,7 +269,7 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 		}
 	}
 	// Dragonflies (DragonflyRouter.pairHops, by pairs of routers) against routing
-	// every pair; a fat tree (GraphRouter) routes every pair and stops with ctx.
+	// every pair; other graphs (GraphRouter.pairHops) below.
 	for _, spec := range []string{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9",
 		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=2,num_groups=5",
 		"dragonfly:hosts_per_router=1,routers_per_group=6,intergroup_links=1,num_groups=3"} {
@@ -290,18 +290,46 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 			t.Errorf("%s: by router pairs %d, routes %d", spec, got, hops)
 		}
 	}
-	g, err := topo.ParseMachine("fattree:4,4:8")
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// On a graph router (fat trees, edge lists, a mesh given as a graph) the sum of
+// all pairs' hops comes from the breadth-first searches that built the routes,
+// equal to routing every pair; no pair is routed for the zero-load latency, so
+// it is there even with the context ended (it used to route every pair: minutes
+// on 16,384 hosts).
+func TestZeroLoadLatencyGraphSum(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r, err := NewRouter(g)
-	if err != nil {
-		t.Fatal(err)
+	var graphs []*topo.Graph
+	for _, spec := range []string{"fattree:4,4:8", "fattree:2,2:3,3:4", "mesh:5x4"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, topo.GraphOf(m))
 	}
-	if _, err := zeroLoadLatency(ctx, r, Params{MessageFlits: 8, RouterDelay: 1}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled on a fat tree: %v", err)
+	for _, text := range []string{"%switch s\n%switch t\n%switch u\na s\nb s\nc t\nd t\ns u\nt u\ng u\nc d\n", "0 1\n1 2\n2 3\n3 0\n1 3\n3 4\n"} {
+		g, err := topo.ReadGraph(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, g)
+	}
+	for _, g := range graphs {
+		r, err := NewGraphRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hops := routedHops(r)
+		if r.pairHops != hops {
+			t.Errorf("%s: summed from the searches %d, routes %d", g.Spec(), r.pairHops, hops)
+		}
+		n := r.Endpoints()
+		p := Params{MessageFlits: 8, RouterDelay: 3}
+		want := float64(hops)/float64(n*(n-1))*3 + 8
+		if got, err := zeroLoadLatency(ctx, r, p); err != nil || got != want {
+			t.Errorf("%s: zero-load latency %v (%v), want %v without routing a pair", g.Spec(), got, err, want)
+		}
 	}
 }
 
