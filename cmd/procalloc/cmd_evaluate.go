@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
@@ -174,16 +173,15 @@ func printCurveEvaluations(w io.Writer, m topo.Machine, evals []curveEvaluation)
 		ringNote = ", ring"
 	}
 	fmt.Fprintf(w, "machine %s (%d nodes), weights %s (K = %d%s)\n", m.Spec(), e0.N, e0.Weights, e0.K, ringNote)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ordering\tobjective\tmax_step\tmean_step\tjumps\t")
+	t := newTable(w, "ordering", "objective", "max_step", "mean_step", "jumps")
 	for _, ev := range evals {
 		name := ev.Curve
 		if name == "" {
 			name = ev.Ranking
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%d\t\n", name, strconv.FormatFloat(ev.Objective, 'g', 10, 64), ev.Max, ev.Mean, ev.Jumps)
+		t.row(name, strconv.FormatFloat(ev.Objective, 'g', 10, 64), strconv.Itoa(ev.Max), fmt.Sprintf("%.4f", ev.Mean), strconv.Itoa(ev.Jumps))
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // evaluateReadRanking reads a ranking file, or standard input for "-" (format detected
