@@ -368,3 +368,90 @@ func routedHops(r Router) int64 {
 	}
 	return hops
 }
+
+// The message engine holds a 2D mesh's routes (with or without I/O nodes) as runs
+// of evenly spaced channel ids; written out they are the router's routes, on every
+// pair of meshes with and without I/O nodes along each side.
+func TestRouteRunsAreTheRoutes(t *testing.T) {
+	expand := func(runs []routeRun) []int32 {
+		var out []int32
+		for _, r := range runs {
+			if r.count <= 0 {
+				t.Fatalf("empty run %+v", r)
+			}
+			for i := range r.count {
+				out = append(out, r.first+i*r.step)
+			}
+		}
+		return out
+	}
+	for _, spec := range []string{"mesh:5x4", "mesh:1x6", "mesh:7x1", "mesh:6x5:io=left", "mesh:6x5:io=right", "mesh:4x6:io=top", "mesh:4x6:io=bottom:2"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Grid)
+		var r Router
+		var runs func(src, dst int) []routeRun
+		if g.IO() != nil {
+			ior, err := NewIORouter(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, runs = ior, func(s, d int) []routeRun { return ior.routeRuns(s, d, nil) }
+		} else {
+			gr := NewGridRouter(g)
+			r, runs = gr, func(s, d int) []routeRun { return gr.runs2DMesh(s, d, nil) }
+		}
+		for s := range r.Endpoints() {
+			for d := range r.Endpoints() {
+				want := r.Route(s, d, nil)
+				if got := expand(runs(s, d)); !slices.Equal(got, want) {
+					t.Fatalf("%s %d->%d: runs give %v, the route is %v", spec, s, d, got, want)
+				}
+			}
+		}
+	}
+}
+
+// On a large 2D mesh and I/O mesh (runsMinNodes nodes, lowered here) a message in
+// flight holds its route in a fixed 64 bytes, whatever its length: no slot writes
+// a route out (they were ~1.6 KB each across mesh:448x448:io=left, two thirds of
+// batch's heap).
+func TestEngineHoldsMeshRoutesAsRuns(t *testing.T) {
+	defer func(n int) { runsMinNodes = n }(runsMinNodes)
+	runsMinNodes = 1600
+	for _, spec := range []string{"mesh:40x40", "mesh:40x40:io=left"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Grid)
+		var r Router = NewGridRouter(g)
+		if g.IO() != nil {
+			if r, err = NewIORouter(g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		delivered := 0
+		e, err := NewEngine(r, DefaultParams(), func(*Delivery) { delivered++ })
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := r.Endpoints()
+		for s := range n {
+			e.Send(Message{Src: int32(s), Dst: int32(n - 1 - s)})
+		}
+		if err := e.Run(1 << 20); err != nil || delivered != n {
+			t.Fatalf("%s: %d of %d delivered (%v)", spec, delivered, n, err)
+		}
+		for id, sl := range e.slots {
+			if cap(sl.route) != 0 {
+				t.Fatalf("%s: slot %d wrote out a route of %d channels", spec, id, len(sl.route))
+			}
+		}
+		if len(e.slots) < n/2 {
+			t.Errorf("%s: %d slots for %d messages sent at once", spec, len(e.slots), n)
+		}
+	}
+}
