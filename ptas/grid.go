@@ -89,11 +89,6 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		if s := W + H; s*s > rotBallsMaxCells {
 			return nil, nil, false, nil
 		}
-		for i := 1; i < n; i++ {
-			if geom.Compare(pts[i-1], pts[i]) > 0 {
-				return nil, nil, false, nil
-			}
-		}
 	}
 	// The tables live in pooled buffers: an allocator searches once per decision,
 	// on one machine, and allocating them afresh (megabytes at 65,536 nodes) cost
@@ -110,9 +105,29 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	for i := range rowOf {
 		rowOf[i] = -1
 	}
+	// ordered: input order is ascending (x, y), so the points at one distance, read
+	// column by column (lower cell first), come in index order; run: the longest
+	// run of points on consecutive cells of a column (a full ball needs one).
+	ordered, distinct, run, maxRun := true, true, 0, 0
 	for i, p := range pts {
-		px[i], py[i] = int(p[0])-x0, int(p[1])-y0
-		colOf[px[i]], rowOf[py[i]] = 0, 0
+		x, y := int(p[0])-x0, int(p[1])-y0
+		px[i], py[i] = x, y
+		colOf[x], rowOf[y] = 0, 0
+		if i == 0 {
+			run, maxRun = 1, 1
+			continue
+		}
+		ordered = ordered && (px[i-1] < x || px[i-1] == x && py[i-1] <= y)
+		distinct = distinct && (px[i-1] != x || py[i-1] != y)
+		if px[i-1] == x && py[i-1]+1 == y {
+			run++
+		} else if px[i-1] != x || py[i-1] != y {
+			run = 1
+		}
+		maxRun = max(maxRun, run)
+	}
+	if onPoints && !ordered {
+		return nil, nil, false, nil // Gen-Alg's scan needs the free list's order
 	}
 	xs, ys := bufs.xs[:0], bufs.ys[:0] // distinct offsets, ascending
 	for v, c := range colOf {
@@ -137,37 +152,22 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	firstCol, lastCol := spanIndexInto(colOf, bufs.firstCol, bufs.lastCol)
 	firstRow, lastRow := spanIndexInto(rowOf, bufs.firstRow, bufs.lastRow)
 	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
-	bufs.colPre, bufs.rowPre = grow(bufs.colPre, nx*(H+1)), grow(bufs.rowPre, ny*(W+1))
-	colPre, rowPre := bufs.colPre, bufs.rowPre
-	for i := range pts {
-		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
-		colPre[xi*(H+1)+py[i]+1]++
-		rowPre[yi*(W+1)+px[i]+1]++
-	}
-	for xi := 0; xi < nx; xi++ {
-		p := colPre[xi*(H+1) : (xi+1)*(H+1)]
-		for t := 1; t <= H; t++ {
-			p[t] += p[t-1]
-		}
-	}
-	for yi := 0; yi < ny; yi++ {
-		p := rowPre[yi*(W+1) : (yi+1)*(W+1)]
-		for t := 1; t <= W; t++ {
-			p[t] += p[t-1]
-		}
-	}
-
-	// ordered: input order is ascending (x, y), so the points at one distance, read
-	// column by column (lower cell first), come in index order.
-	ordered, distinct := true, true
-	for i := 1; i < n && ordered; i++ {
-		ordered = px[i-1] < px[i] || px[i-1] == px[i] && py[i-1] <= py[i]
-		distinct = distinct && (px[i-1] != px[i] || py[i-1] != py[i])
-	}
-
 	full, rot := &bufs.full, &bufs.rot
-	full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
-	rot.build(px, py, W, H)
+	bufs.sorted = ordered && gridSortedBuild
+	if bufs.sorted {
+		bufs.linesSorted(px, py, xs, rowOf, ny, W, H)
+		rot.buildSorted(px, py, W, H, &bufs.byA)
+		if maxRun >= 2*fullD(k)+1 {
+			full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+		} else {
+			full.none(W, H, k) // no column has the run a full ball needs
+		}
+	} else {
+		bufs.linesScattered(px, py, colOf, rowOf, nx, ny, W, H)
+		full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+		rot.build(px, py, W, H)
+	}
+	colPre, rowPre := bufs.colPre, bufs.rowPre
 	fullTot := int64(-1) // the total of the first center whose ball is full
 
 	bufs.cntX, bufs.cntY = grow(bufs.cntX, nx), grow(bufs.cntY, ny)
@@ -462,10 +462,7 @@ func newFullBalls(px, py []int, w, h, k int, ordered bool) fullBalls {
 // build prepares f for the n points at offsets at(i) in a w x h box, reusing its
 // table (the lattice path keeps it between calls).
 func (f *fullBalls) build(n int, at func(i int) (x, y int), w, h, k int, ordered bool) {
-	f.w, f.h, f.d = w, h, 0
-	for 2*f.d*f.d+2*f.d+1 < k {
-		f.d++
-	}
+	f.w, f.h, f.d = w, h, fullD(k)
 	f.pre = f.pre[:0] // empty: shortcut off (the array is kept)
 	if !ordered || 2*f.d+1 > min(w, h) {
 		return
@@ -489,6 +486,22 @@ func (f *fullBalls) build(n int, at func(i int) (x, y int), w, h, k int, ordered
 			row[y] = prev[y] + run
 		}
 	}
+}
+
+// fullD is the radius of the smallest L1 ball of the lattice holding k points.
+func fullD(k int) int {
+	d := 0
+	for 2*d*d+2*d+1 < k {
+		d++
+	}
+	return d
+}
+
+// none prepares f as build does when no center of the w x h box can have a full
+// ball: the shortcut off.
+func (f *fullBalls) none(w, h, k int) {
+	f.w, f.h, f.d = w, h, fullD(k)
+	f.pre = f.pre[:0]
 }
 
 // at reports whether the center at offsets (cx, cy) has a full ball.
@@ -683,7 +696,11 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	// left out (compBound) exceeds the limit is dropped without reading its ball.
 	var comp *compBound
 	if n := len(g.px); n > 0 && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] && compBoundFits(n, g.W+g.H) {
-		comp = newCompBound(g.px, g.py, g.W, g.H, g.k)
+		var byA *pointBuckets
+		if g.bufs != nil && g.bufs.sorted {
+			byA = &g.bufs.byA
+		}
+		comp = newCompBoundIn(g.px, g.py, g.W, g.H, g.k, byA)
 		defer comp.release()
 	}
 	eval := func(t int, limit, yLB int64) (int64, bool) {
@@ -897,6 +914,9 @@ type gridBufs struct {
 	colOf, rowOf, firstCol, lastCol, firstRow, lastRow []int32
 	colPre, rowPre, cellStart, cellPts, fill           []int32
 	cntX, cntY, ring, thrs, belows, withins            []int32
+	rowX                                               []int32
+	sorted                                             bool // byA holds this call's points (the tables were built sorted)
+	byRow, byA                                         pointBuckets
 	full                                               fullBalls
 	rot                                                rotBalls
 	blk                                                blockBounds
@@ -911,6 +931,10 @@ var gridPool = sync.Pool{New: func() any { return new(gridBufs) }}
 // k nearest: they cost 15% of the columns and rows the scan read (20% on
 // mesh:256x256), each read to the end, as a tie must be.
 var sameSetOn = true
+
+// gridSortedBuild makes gridSearch write its tables in one pass from points in
+// ascending (x, y) order (grid_setup.go); tests turn it off to compare.
+var gridSortedBuild = true
 
 // blockSorted turns on the blocks' sorted visit (gridScan.search) once they pay.
 var blockSorted = true
