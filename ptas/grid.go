@@ -674,8 +674,14 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			blk = newBlockBounds(len(g.xs), len(g.ys))
 		}
 	}
-	for t := range count {
-		xi, yi := at(t)
+	for t, xi, yi := 0, 0, 0; t < count; t++ {
+		if g.centers != nil {
+			xi, yi = at(t)
+		} else if t > 0 {
+			if yi++; yi == ny { // MM: position xi * ny + yi, counted without a division
+				xi, yi = xi+1, 0
+			}
+		}
 		if g.centers == nil && yi == 0 {
 			thr = thrCol
 		}
@@ -703,8 +709,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		comp = newCompBoundIn(g.px, g.py, g.W, g.H, g.k, byA)
 		defer comp.release()
 	}
-	eval := func(t int, limit, yLB int64) (int64, bool) {
-		xi, yi := at(t)
+	eval := func(t, xi, yi int, limit, yLB int64) (int64, bool) {
 		thr := int(thrs[t])
 		cx, cy := g.xs[xi], g.ys[yi]
 		below := int(belows[t])
@@ -715,7 +720,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		return g.score(cx, cy, thr, below, limit, yLB)
 	}
-	bestTot, _ := eval(seed, math.MaxInt64, 0)
+	sx, sy := at(seed)
+	bestTot, _ := eval(seed, sx, sy, math.MaxInt64, 0)
 	bestPos := seed
 	// same: the center at position t has the best's k nearest (takesKnown), so its
 	// total is bestTot: it takes the best's place when it comes before it and is
@@ -725,7 +731,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		q = &g.bufs.same
 		q.pos = -1
 	}
-	same := func(t int) bool {
+	same := func(t, xi, yi int) bool {
 		if !sameSetOn || !g.distinct {
 			return false
 		}
@@ -733,7 +739,6 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			xi, yi := at(bestPos)
 			g.setKnown(q, bestPos, g.xs[xi], g.ys[yi], int(thrs[bestPos]), int(belows[bestPos]))
 		}
-		xi, yi := at(t)
 		if !g.takesKnown(q, g.xs[xi], g.ys[yi], int(thrs[t])) {
 			return false
 		}
@@ -753,34 +758,47 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			colStart[xi] = colStart[xi-1] + int(g.colPre[xi*(g.H+1)-1])
 		}
 	}
-	dupOf := func(t, p int, xi, yi int) bool {
-		xp, yp := at(p)
+	dupOf := func(t, p, xi, yi, xp, yp int) bool {
 		return g.sameAsPrev(g.xs[xi], g.ys[yi], int(thrs[t]), int(belows[t]), int(withins[t]),
 			g.xs[xp], g.ys[yp], int(thrs[p]), int(belows[p]), int(withins[p]))
 	}
-	dup := func(t int) bool {
+	dup := func(t, xi, yi int) bool {
 		if !sameAsPrevOn || t == 0 {
 			return false
 		}
-		xi, yi := at(t)
-		if dupOf(t, t-1, xi, yi) {
+		xp, yp := xi, yi-1 // MM: the center at t - 1
+		if g.centers != nil {
+			xp, yp = at(t - 1)
+		} else if yi == 0 {
+			xp, yp = xi-1, ny-1
+		}
+		if dupOf(t, t-1, xi, yi, xp, yp) {
 			return true
 		}
 		if xi == 0 || !sameAsLeftOn {
 			return false
 		}
 		if g.centers == nil {
-			return dupOf(t, t-len(g.ys), xi, yi)
+			return dupOf(t, t-ny, xi, yi, xi-1, yi)
 		}
 		y, s := g.ys[yi], g.H+1
 		if g.colPre[(xi-1)*s+y+1] == g.colPre[(xi-1)*s+y] {
 			return false // no point there
 		}
-		return dupOf(t, colStart[xi-1]+int(g.colPre[(xi-1)*s+y]), xi, yi)
+		p := colStart[xi-1] + int(g.colPre[(xi-1)*s+y])
+		xp, yp = at(p)
+		return dupOf(t, p, xi, yi, xp, yp)
 	}
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
 	from := -1        // where the blocks' sorted visit takes over (below)
-	for t := range count {
+	for t, xi, yi := 0, 0, 0; t < count; t++ {
+		if g.centers != nil {
+			xi, yi = at(t)
+		} else if t > 0 {
+			if yi++; yi == ny { // MM, as in the walk above
+				xi, yi = xi+1, 0
+			}
+		}
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
 				return 0, 0, err
@@ -793,7 +811,6 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			from = t // the blocks pay here: the rest in order of their bounds
 			break
 		}
-		xi, yi := at(t)
 		isFull := g.full.at(g.xs[xi], g.ys[yi])
 		if isFull && fullSeen {
 			continue
@@ -821,10 +838,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			}
 			yLB = blk0.lbY[bl]
 		}
-		if dup(t) || same(t) {
+		if dup(t, xi, yi) || same(t, xi, yi) {
 			continue
 		}
-		if tot, ok := eval(t, limit, yLB); ok {
+		if tot, ok := eval(t, xi, yi, limit, yLB); ok {
 			bestTot, bestPos = tot, t
 		}
 	}
@@ -855,7 +872,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			// A block whose centers all have an earlier center's k nearest (dup)
 			// is passed over without its bound (on issue 32's workload at 65,536
 			// nodes, 44% of the blocks bounded here).
-			if !slices.ContainsFunc(members(bl), func(t int32) bool { return !dup(int(t)) }) {
+			if !slices.ContainsFunc(members(bl), func(t int32) bool { xi, yi := at(int(t)); return !dup(int(t), xi, yi) }) {
 				continue
 			}
 			blk.bound(g, bl, thrs)
@@ -895,10 +912,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				if t < bestPos {
 					limit = bestTot
 				}
-				if lbBl > limit || dup(t) || same(t) {
+				if lbBl > limit || dup(t, xi, yi) || same(t, xi, yi) {
 					continue
 				}
-				if tot, ok := eval(t, limit, blk.lbY[bl]); ok {
+				if tot, ok := eval(t, xi, yi, limit, blk.lbY[bl]); ok {
 					bestTot, bestPos = tot, t
 				}
 			}
