@@ -674,6 +674,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			blk = newBlockBounds(len(g.xs), len(g.ys))
 		}
 	}
+	xPrev := -1
 	for t, xi, yi := 0, 0, 0; t < count; t++ {
 		if g.centers != nil {
 			xi, yi = at(t)
@@ -682,12 +683,20 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				xi, yi = xi+1, 0
 			}
 		}
-		if g.centers == nil && yi == 0 {
+		// A column's first center walks from the previous column's first one
+		// (MM: row 0; Gen-Alg: its lowest point), not from the previous
+		// column's last, a column's height away.
+		colFirst := yi == 0
+		if g.centers != nil {
+			colFirst = xi != xPrev
+			xPrev = xi
+		}
+		if colFirst {
 			thr = thrCol
 		}
 		var below, within int
 		thr, below, within = g.radiusCounts(xi, yi, thr)
-		if yi == 0 {
+		if colFirst {
 			thrCol = thr
 		}
 		thrs[t], belows[t], withins[t] = int32(thr), int32(below), int32(within)
