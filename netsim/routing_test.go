@@ -415,7 +415,7 @@ func TestRouteRunsAreTheRoutes(t *testing.T) {
 }
 
 // On a large 2D mesh and I/O mesh (runsMinNodes nodes, lowered here) a message in
-// flight holds its route in a fixed 64 bytes, whatever its length: no slot writes
+// flight holds its route in a fixed 72 bytes, whatever its length: no slot writes
 // a route out (they were ~1.6 KB each across mesh:448x448:io=left, two thirds of
 // batch's heap).
 func TestEngineHoldsMeshRoutesAsRuns(t *testing.T) {
