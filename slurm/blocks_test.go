@@ -163,5 +163,23 @@ func FuzzParseBlocks(f *testing.F) {
 		} else if b.Levels != 0x1f {
 			t.Fatalf("no BlockSizes, levels %#x", b.Levels)
 		}
+		// What was read is written back (writeConf, as WriteBlock writes) as a file
+		// that reads as the same blocks, sizes, base and levels.
+		var buf bytes.Buffer
+		if err := b.writeConf(&buf); err != nil {
+			t.Fatalf("%q parsed but not written: %v", conf, err)
+		}
+		back, err := ParseBlocks(&buf)
+		if err != nil {
+			t.Fatalf("%q written as %q, which does not read back: %v", conf, buf.String(), err)
+		}
+		if len(back.Blocks) != len(b.Blocks) || !slices.Equal(back.Sizes, b.Sizes) || back.Base != b.Base || back.Levels != b.Levels {
+			t.Fatalf("%q written as %q reads back as %+v, want %+v", conf, buf.String(), back, b)
+		}
+		for i, blk := range b.Blocks {
+			if back.Blocks[i].Name != blk.Name || !slices.Equal(back.Blocks[i].Nodes, blk.Nodes) {
+				t.Fatalf("%q written as %q: block %d reads back as %+v, want %+v", conf, buf.String(), i, back.Blocks[i], blk)
+			}
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -107,5 +108,25 @@ func FuzzParseTree(f *testing.F) {
 			}
 		}
 		tr.Distances(0, nil)
+		// What was read is written back (WriteConf) as a file that reads as the same
+		// tree: names, leaves' nodes in order, children, levels and parents.
+		var buf bytes.Buffer
+		if err := tr.WriteConf(&buf); err != nil {
+			t.Fatalf("%q parsed but not written: %v", conf, err)
+		}
+		back, err := ParseTree(&buf)
+		if err != nil {
+			t.Fatalf("%q written as %q, which does not read back: %v", conf, buf.String(), err)
+		}
+		if len(back.Switches) != len(tr.Switches) {
+			t.Fatalf("%q written as %q: %d switches, want %d", conf, buf.String(), len(back.Switches), len(tr.Switches))
+		}
+		for i, s := range tr.Switches {
+			b := back.Switches[i]
+			if b.Name != s.Name || !slices.Equal(b.Nodes, s.Nodes) || !slices.Equal(b.Children, s.Children) ||
+				b.Level != s.Level || b.Parent != s.Parent || b.IsRoot != s.IsRoot {
+				t.Fatalf("%q written as %q: switch %d reads back as %+v, want %+v", conf, buf.String(), i, b, s)
+			}
+		}
 	})
 }

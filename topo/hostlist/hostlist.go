@@ -287,12 +287,16 @@ func split(name string) (prefix, digits string) {
 	return name[:i], name[i:]
 }
 
-// plainName reports whether n has none of ",[] \t\n" (a byte loop: Compress checks
-// every node name of every job plan predicts; strings.ContainsAny costs ~3x more).
+// plainName reports whether n has none of ",[ \t\n\r", the bytes Expand reads as
+// separators or a bracket (a byte loop: Compress checks every node name of every job
+// plan predicts; strings.ContainsAny costs ~3x more). A ']' is a letter: Expand reads
+// a ']' before any '[' as part of the name, and so do scontrol show hostnames and
+// show hostlist ("a]1,a]2" is "a][1-2]"); refusing it left names Expand gives, such
+// as a topology.conf's "Nodes=]", that WriteConf could not write (FuzzParseTree).
 func plainName(n string) bool {
 	for i := 0; i < len(n); i++ {
 		switch n[i] {
-		case ',', '[', ']', ' ', '\t', '\n':
+		case ',', '[', ' ', '\t', '\n', '\r':
 			return false
 		}
 	}
@@ -359,7 +363,7 @@ type nameElem struct {
 
 func cutName(n string) (nameElem, error) {
 	if n == "" || !plainName(n) {
-		return nameElem{}, fmt.Errorf("%q is not a host name (empty, or with a comma, bracket or space)", n)
+		return nameElem{}, fmt.Errorf("%q is not a host name (empty, or with a comma, '[' or white space)", n)
 	}
 	prefix, digits := split(n)
 	if digits == "" || len(digits) > 18 {

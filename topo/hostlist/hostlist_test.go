@@ -68,6 +68,8 @@ func TestCompress(t *testing.T) {
 		{"host-1a,host-2a", "host-1a,host-2a"},
 		{"r1b2,r1b3", "r1b[2-3]"},
 		{"n0,n00,n000", "n[0,00,000]"},
+		// A ']' is a letter, as Expand reads it and scontrol show hostlist writes it.
+		{"a],a]1,a]2,]", "a],a][1-2],]"},
 	} {
 		got, err := Compress(strings.Split(tc.in, ","))
 		if err != nil || got != tc.want {
@@ -78,7 +80,7 @@ func TestCompress(t *testing.T) {
 			t.Errorf("Expand(Compress(%s)) = %v, %v", tc.in, back, err)
 		}
 	}
-	for _, bad := range []string{"", "a,b", "a b", "a[1]", "a]", "a\tb", "a\nb", "é b"} {
+	for _, bad := range []string{"", "a,b", "a b", "a[1]", "a\tb", "a\nb", "a\rb", "é b"} {
 		if _, err := Compress([]string{bad}); err == nil {
 			t.Errorf("Compress(%q) accepted", bad)
 		}
@@ -461,4 +463,40 @@ func TestExpandBracketOrder(t *testing.T) {
 			t.Errorf("Expand(%q) = %v, %v; scontrol: %s", expr, got, err, want)
 		}
 	}
+}
+
+// FuzzExpandAgainstScontrol: whatever Expand accepts, Slurm's scontrol show hostnames
+// expands to the same names in the same order (Expand may refuse what scontrol
+// garbles: "n[1-2" is "n]" to scontrol). Skipped without scontrol; each input runs
+// one scontrol process, so fuzzing it is slow (hundreds of inputs a second).
+func FuzzExpandAgainstScontrol(f *testing.F) {
+	for _, s := range []string{"node[001-016,020]", "rack[0-3]_blade[0-41]", "a,b", "a b", "n[1-2],,n3", " ,n[1-2]\t n3, ", "n1-2]", "a]b[1-2]", "n[1-]", "n[01-],m", "n[5,1]", "c[01,1-2]", "n[1,1]", "x[1-2]y[3-4]"} {
+		f.Add(s)
+	}
+	sc, err := exec.LookPath("scontrol")
+	if err != nil {
+		f.Skip("scontrol not on PATH: install Debian's slurm-client to compare with Slurm")
+	}
+	conf := filepath.Join(f.TempDir(), "slurm.conf")
+	if err := os.WriteFile(conf, []byte("ClusterName=hostlist\nSlurmctldHost=localhost\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	env := append(os.Environ(), "SLURM_CONF="+conf)
+	f.Fuzz(func(t *testing.T, s string) {
+		names, err := Expand(s)
+		// An argument cannot hold a NUL byte; scontrol reads up to its own bounds.
+		if err != nil || strings.ContainsRune(s, 0) || len(names) > 2000 {
+			return
+		}
+		cmd := exec.Command(sc, "show", "hostnames", s)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("scontrol show hostnames %q: %v %s", s, err, out)
+		}
+		want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if !slices.Equal(names, want) {
+			t.Fatalf("Expand(%q) = %q; scontrol show hostnames: %q", s, names, want)
+		}
+	})
 }
