@@ -484,8 +484,10 @@ func FuzzExpandAgainstScontrol(f *testing.F) {
 	env := append(os.Environ(), "SLURM_CONF="+conf)
 	f.Fuzz(func(t *testing.T, s string) {
 		names, err := Expand(s)
-		// An argument cannot hold a NUL byte; scontrol reads up to its own bounds.
-		if err != nil || strings.ContainsRune(s, 0) || len(names) > 2000 {
+		// An argument cannot hold a NUL byte; scontrol reads up to its own bounds; a
+		// '\r' is a separator to Expand (a CRLF file's hostlists read right) and a
+		// letter to scontrol, a difference kept on purpose.
+		if err != nil || strings.ContainsAny(s, "\x00\r") || len(names) > 2000 {
 			return
 		}
 		cmd := exec.Command(sc, "show", "hostnames", s)
