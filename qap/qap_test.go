@@ -2,6 +2,7 @@ package qap
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,16 @@ func FuzzReadQAPLIB(f *testing.F) {
 		}
 		if len(q.A) != q.N*q.N || len(q.B) != q.N*q.N {
 			t.Fatalf("matrix sizes %d %d for n %d", len(q.A), len(q.B), q.N)
+		}
+		// What was read is written (WriteQAPLIB) as a file that reads as the same
+		// instance, number for number.
+		var buf strings.Builder
+		if err := WriteQAPLIB(&buf, q); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadQAPLIB(strings.NewReader(buf.String()))
+		if err != nil || back.N != q.N || !slices.Equal(back.A, q.A) || !slices.Equal(back.B, q.B) {
+			t.Fatalf("%q written as %q reads back as %+v, %v", s, buf.String(), back, err)
 		}
 	})
 }

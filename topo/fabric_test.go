@@ -293,6 +293,11 @@ func FuzzParseMachine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
 		m, err := ParseMachine(spec)
+		// A sweep checks its machines with CheckMachineSpec before its first item
+		// runs: it accepts what ParseMachine builds and refuses what it refuses.
+		if cerr := CheckMachineSpec(spec); (cerr == nil) != (err == nil) {
+			t.Fatalf("%q: CheckMachineSpec %v, ParseMachine %v", spec, cerr, err)
+		}
 		if err != nil {
 			return
 		}
