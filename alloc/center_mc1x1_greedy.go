@@ -873,6 +873,11 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	inner := growSlice(&sb.inner, off[d]) // inner[off[j]+u]: total distance along ring axis j from coordinate u to the inner nodes
 	for j, side := range x.dims {
 		if !x.wrap[j] {
+			if d == 3 { // greedyShellKeys3 reads every axis's distances from cdist
+				for u := range side {
+					cdist[off[j]+u] = abs32(int32(u) - cc[j])
+				}
+			}
 			continue
 		}
 		nj, tj := num(j), tot(j)
@@ -1258,9 +1263,15 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
 			}
 			from := len(keys)
-			a.ring = a.greedyShell(cc, R, false, a.ring[:0])
-			for _, v := range a.ring {
-				add(v)
+			if d == 3 {
+				// the shell read and keyed in one pass (greedyShell then add,
+				// fused: the same candidates in the same order)
+				xy, keys = a.greedyShellKeys3(cc, R, axisKey, cdist, off, len(set), xy, keys)
+			} else {
+				a.ring = a.greedyShell(cc, R, false, a.ring[:0])
+				for _, v := range a.ring {
+					add(v)
+				}
 			}
 			for j := from; j < len(keys); j++ {
 				push(int32(j))
@@ -1533,6 +1544,71 @@ func (a *mc1x1) greedyShell(cc []int32, r int, ball bool, dst []int) []int {
 		dst = a.freeProduct(axes, dst)
 	}
 	return dst
+}
+
+// greedyShellKeys3 is greedyCollectShells' read of the shell at L-infinity
+// distance r around cc on a 3D grid: the free nodes greedyShell(cc, r, false)
+// lists, in its order, appended to the candidates' coordinates xy and keys as
+// the collector's add does (key: the total distance along each axis from
+// axisKey, less the nodes taken n; the L1 distance to cc from cdist, which
+// holds every axis's distances; the free-list position), with the sums and
+// distances of the outer loops' coordinates added once per loop, not per node,
+// and no node's coordinates read back from the index.
+func (a *mc1x1) greedyShellKeys3(cc []int32, r int, axisKey []int, cdist []int32, off []int, n int, xy []int32, keys []int64) ([]int32, []int64) {
+	x := a.x
+	kb := a.keyBits
+	var lm1, l0, at [3][]int32
+	for len(a.shellLists) < 9 {
+		a.shellLists = append(a.shellLists, nil)
+	}
+	lists := a.shellLists[:9]
+	for j := range 3 {
+		if r > 0 {
+			lists[j] = axisWithin(lists[j][:0], int(cc[j]), r-1, x.dims[j], x.wrap[j])
+		} else {
+			lists[j] = lists[j][:0]
+		}
+		lists[3+j] = axisWithin(lists[3+j][:0], int(cc[j]), r, x.dims[j], x.wrap[j])
+		lists[6+j] = axisAt(lists[6+j][:0], int(cc[j]), r, x.dims[j], x.wrap[j])
+		lm1[j], l0[j], at[j] = lists[j], lists[3+j], lists[6+j]
+	}
+	st, pos := a.st, a.pos
+	X, XY := x.dims[0], x.dims[0]*x.dims[1]
+	o1, o2 := off[1], off[2]
+	sumShift, posBits := kb.sumShift, kb.posBits
+	for j := range 3 {
+		if len(at[j]) == 0 {
+			continue
+		}
+		var axes [3][]int32
+		for i := range 3 {
+			switch {
+			case i < j:
+				axes[i] = lm1[i]
+			case i == j:
+				axes[i] = at[i]
+			default:
+				axes[i] = l0[i]
+			}
+		}
+		if len(axes[0]) == 0 || len(axes[1]) == 0 || len(axes[2]) == 0 {
+			continue
+		}
+		for _, u := range axes[0] {
+			k0, d0 := axisKey[u]-n, cdist[u]
+			for _, w := range axes[1] {
+				k1, d1 := k0+axisKey[o1+int(w)], d0+cdist[o1+int(w)]
+				uw := int(u) + int(w)*X
+				for _, z := range axes[2] {
+					if v := uw + int(z)*XY; st.IsFree(v) {
+						xy = append(xy, u, w, z)
+						keys = append(keys, int64(k1+axisKey[o2+int(z)])<<sumShift|int64(d1+cdist[o2+int(z)])<<posBits|int64(pos[v]))
+					}
+				}
+			}
+		}
+	}
+	return xy, keys
 }
 
 // freeProduct appends the free nodes whose coordinates along each axis j are among
