@@ -207,15 +207,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	if probeMin == 0 {
 		probeMin = 64
 	}
-	// Centers whose bound is only a bound (L < 0, greedyShellScore) get their
-	// shell score here when they come up first or fall within the pool: before
-	// any center is collected best is unbounded, so the loop below would score
-	// the first ones anyway; a pool member is scored with the pool's limit as
-	// bound and, above it, put back with the limit + 1 as its bound.
+	// Centers whose bound is only a bound (L < 0, greedyShellScore) get a
+	// tighter one, then their shell score, here when they come up first or fall
+	// within the pool (greedyRefine; each time put back in order): before any
+	// center is collected best is unbounded, so the loop below would score the
+	// first ones anyway; a pool member is refined with the pool's limit as
+	// bound and, above it, put back with a bound above the limit.
 	for len(cands) > 0 && cands[0].L < 0 {
 		cd, _ := next()
-		lower, L, m, _ := a.shellScore(a.fl[cd.i], k, math.MaxInt)
-		up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+		cd, _ = a.greedyRefine(cd, k, math.MaxInt)
+		up(cd)
 	}
 	least := math.MaxInt // the least count bound (cands[0] is a shell score now)
 	if len(cands) > 0 {
@@ -227,11 +228,8 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		for len(cands) > 0 && cands[0].lower <= lim {
 			cd, _ := next()
 			if cd.L < 0 {
-				if lower, L, m, ok := a.shellScore(a.fl[cd.i], k, lim); ok {
-					up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
-				} else {
-					up(greedyCand{lower: lim + 1, i: cd.i, L: -1})
-				}
+				cd, _ = a.greedyRefine(cd, k, lim)
+				up(cd)
 				continue
 			}
 			pool = append(pool, cd)
@@ -299,11 +297,11 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			continue
 		}
 		if cd.L < 0 {
-			// its score now; a score above best stays above it (best only
-			// falls), so the center is dropped, as it would have come up after
-			// the loop ended
-			if lower, L, m, ok := a.shellScore(a.fl[i], k, best); ok {
-				up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+			// a tighter bound or its score now; one above best stays above it
+			// (best only falls), so the center is dropped, as it would have
+			// come up after the loop ended
+			if cd, ok := a.greedyRefine(cd, k, best); ok {
+				up(cd)
 			} else if au != nil {
 				au.uncollected = append(au.uncollected, cd.i)
 			}
