@@ -2,6 +2,7 @@ package topo
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -281,10 +282,94 @@ func FuzzReadIBNetDiscover(f *testing.F) {
 	f.Add("Switch 2 \"S-01\" # \"x\"\n[1] \"H-02\"[1]\nCa 1 \"H-02\" # \"h1 HCA\"\n[1](3) \"S-01\"[1]\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := ReadIBNetDiscover(strings.NewReader(src), nil)
-		if err == nil {
-			checkFabricInvariants(t, g)
+		if err != nil {
+			return
+		}
+		checkFabricInvariants(t, g)
+		// The same fabric as a -p ports report reads as the same network: the same
+		// hosts and switches, linked alike.
+		ports, ok := ibPortsReport(src)
+		if !ok {
+			return
+		}
+		gp, err := ReadIBNetDiscover(strings.NewReader(ports), nil)
+		if err != nil {
+			t.Fatalf("%q as a ports report %q: %v", src, ports, err)
+		}
+		if d, dp := fabricByName(g), fabricByName(gp); d != dp {
+			t.Fatalf("%q: default form\n%s\nports report %q\n%s", src, d, ports, dp)
 		}
 	})
+}
+
+// ibPortsReport writes a default-form ibnetdiscover dump as the -p ports report
+// of the same links (node GUIDs for port GUIDs), or false when it cannot: a node
+// without a link (the report lists ports, so it would be missing), or a description
+// with a quote; and false for a ports report.
+func ibPortsReport(src string) (string, bool) {
+	type node struct {
+		typ, desc string
+		linked    bool
+	}
+	nodes := map[uint64]*node{}
+	var cur uint64
+	var links [][2]uint64
+	guid := func(s string) uint64 { v, _ := strconv.ParseUint(s, 16, 64); return v }
+	for l := range strings.Lines(src) {
+		t := strings.TrimSpace(l)
+		if m := ibNodeRe.FindStringSubmatch(t); m != nil {
+			cur = guid(m[4])
+			n := &node{typ: map[string]string{"Switch": "SW", "Ca": "CA", "Rt": "RT"}[m[1]]}
+			if _, c, ok := strings.Cut(m[5], "#"); ok {
+				if q := ibQuoted.FindStringSubmatch(c); q != nil {
+					n.desc = q[1]
+				}
+			}
+			nodes[cur] = n
+		} else if m := ibPortRe.FindStringSubmatch(t); m != nil && strings.HasPrefix(t, "[") {
+			links = append(links, [2]uint64{cur, guid(m[3])})
+		}
+	}
+	if len(nodes) == 0 {
+		return "", false // a ports report already
+	}
+	var b strings.Builder
+	for _, l := range links {
+		a, z := nodes[l[0]], nodes[l[1]]
+		if a == nil || z == nil {
+			return "", false
+		}
+		a.linked, z.linked = true, true
+		fmt.Fprintf(&b, "%s 1 1 0x%016x 4x HDR - %s 2 1 0x%016x ( '%s' - '%s' )\n", a.typ, l[0], z.typ, l[1], a.desc, z.desc)
+	}
+	for _, n := range nodes {
+		if !n.linked || strings.ContainsRune(n.desc, '\'') {
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// fabricByName is g's hosts, switches and links by name, sorted: a network
+// independent of the order its vertices were met in.
+func fabricByName(g *Graph) string {
+	var hosts, sws, links []string
+	for v := range g.Vertices() {
+		if g.IsSwitch(v) {
+			sws = append(sws, g.Name(v))
+		} else {
+			hosts = append(hosts, g.Name(v))
+		}
+		for _, w := range g.Neighbors(v, nil) {
+			if g.Name(v) < g.Name(w) {
+				links = append(links, g.Name(v)+" "+g.Name(w))
+			}
+		}
+	}
+	for _, s := range [][]string{hosts, sws, links} {
+		slices.Sort(s)
+	}
+	return fmt.Sprintf("hosts %v\nswitches %v\nlinks %v", hosts, sws, links)
 }
 
 func FuzzParseMachine(f *testing.F) {
