@@ -183,6 +183,14 @@ func TestSweepDamagedAndTornLinesAreSkippedNotFatal(t *testing.T) {
 	if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 5 {
 		t.Fatalf("merge with a torn last line: %v, damaged %v", err, rep.Damaged)
 	}
+	// a whole line but its newline is torn too, as the sweep cuts it, whatever its sweep
+	whole, _ := json.Marshal(okLine(items[7], 0))
+	for _, last := range [][]byte{whole, []byte(`{"key":"0","status":"ok","result":{}}`)} {
+		os.WriteFile(path, append(bytes.Clone(data), last...), 0o644)
+		if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 5 {
+			t.Fatalf("merge with a last line %s without its newline: %v, damaged %v", last, err, rep.Damaged)
+		}
+	}
 	// an index no sweep has (the gaps merge lists without a spec would be endless) is damage
 	os.WriteFile(path, []byte(`{"sweep":"t","index":4611686018427387904,"key":"k","status":"ok"}`+"\n"), 0o644)
 	if rep, err := Merge([]string{path}, nil); err != nil || len(rep.Damaged) != 1 || len(rep.Missing) != 0 {

@@ -427,7 +427,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 		good, firstJunk := 0, 0
 		var damaged []string
 		for {
-			raw, _, err := lr.next()
+			raw, terminated, err := lr.next()
 			if err == io.EOF {
 				break
 			}
@@ -435,6 +435,13 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 				return nil, err
 			}
 			l, kind := parseLine(raw)
+			if kind == lineOK && !terminated {
+				// A last line without its newline is torn, as OpenResults reads it (a
+				// write cut short, or a shard still writing): skipped and named, even
+				// when what arrived parses. Taking it let merge refuse, as of another
+				// sweep, a file the sweep resumes (FuzzSweepResultsFile).
+				kind = lineDamaged
+			}
 			switch kind {
 			case lineBlank:
 				continue
