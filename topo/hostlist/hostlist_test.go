@@ -470,7 +470,7 @@ func TestExpandBracketOrder(t *testing.T) {
 // garbles: "n[1-2" is "n]" to scontrol). Skipped without scontrol; each input runs
 // one scontrol process, so fuzzing it is slow (hundreds of inputs a second).
 func FuzzExpandAgainstScontrol(f *testing.F) {
-	for _, s := range []string{"node[001-016,020]", "rack[0-3]_blade[0-41]", "a,b", "a b", "n[1-2],,n3", " ,n[1-2]\t n3, ", "n1-2]", "a]b[1-2]", "n[1-]", "n[01-],m", "n[5,1]", "c[01,1-2]", "n[1,1]", "x[1-2]y[3-4]"} {
+	for _, s := range []string{"node[001-016,020]", "rack[0-3]_blade[0-41]", "a,b", "a b", "n[1-2],,n3", " ,n[1-2]\t n3, ", "n1-2]", "a]b[1-2]", "n[1-]", "n[01-],m", "n[5,1]", "c[01,1-2]", "n[1,1]", "x[1-2]y[3-4]", "-0,n[1-2]"} {
 		f.Add(s)
 	}
 	sc, err := exec.LookPath("scontrol")
@@ -490,7 +490,7 @@ func FuzzExpandAgainstScontrol(f *testing.F) {
 		if err != nil || strings.ContainsAny(s, "\x00\r") || len(names) > 2000 {
 			return
 		}
-		cmd := exec.Command(sc, "show", "hostnames", s)
+		cmd := exec.Command(sc, "--", "show", "hostnames", s) // "-0" is a name, not an option
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
