@@ -662,7 +662,16 @@ func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add [
 		if skip[i] {
 			continue
 		}
-		eol := raw[len(strings.TrimRight(raw, "\r\n")):]
+		// A line's break is "\n" or "\r\n"; a last line without one keeps none, even
+		// when it ends in '\r' ("NodeName=n[0-7]\r" was split into lines ended by a
+		// bare '\r', which Slurm and ReadConf read as one line: FuzzMergeWeights).
+		eol := ""
+		switch {
+		case strings.HasSuffix(raw, "\r\n"):
+			eol = "\r\n"
+		case strings.HasSuffix(raw, "\n"):
+			eol = "\n"
+		}
 		if eol != "" {
 			eolAll = eol
 		}
