@@ -2,14 +2,15 @@ package ptas
 
 import "github.com/procalloc/procalloc/geom"
 
-// The plane's tables built from points in ascending (x, y) order (issue 32 item 1,
-// eighth round of the plane's scan). The allocators' free lists come in that
-// order, so each line's points come sorted and a table's prefix counts can be
-// written in one pass, line by line, instead of clearing the table, scattering the
-// points into it and summing it in place: at 65,536 mesh nodes the free set of
-// issue 32's workload is about 7,000 points in a 256x256 box, and the tables
-// (rotBalls' 512x512, the columns' and rows' prefix counts, compBound's 512x512
-// weights) are per decision what Gen-Alg's scan of those 7,000 centers is not.
+// The plane's tables built from points in ascending (x, y) order (issue 32 item 1;
+// docs/alloc.md, "MM and Gen-Alg in the plane", round 9). The allocators' free
+// lists come in that order, so each line's points come sorted and a table's prefix
+// counts can be written in one pass, line by line, instead of clearing the table,
+// scattering the points into it and summing it in place: at 65,536 mesh nodes the
+// free set of issue 32's workload is about 7,000 points in a 256x256 box, and the
+// tables (rotBalls' 512x512, the columns' and rows' prefix counts, compBound's
+// 512x512 weights) are per decision what Gen-Alg's scan of those 7,000 centers is
+// not.
 
 // gridSetUp is gridSearch's set-up. It writes into bufs the offsets of pts from
 // their box's corner (x0, y0; the box is W x H), the columns and rows that hold
