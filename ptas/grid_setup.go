@@ -157,26 +157,17 @@ func (r *rotBalls) buildSorted(px, py []int, w, h int, byA *pointBuckets) {
 		return
 	}
 	r.pre = growRaw(r.pre, s*s)
-	rotatedPrefix(r.pre, px, py, h, s, byA, func(int) int32 { return 1 })
-}
-
-// rotatedPrefix writes pre, the s x s prefix sums over the rotated coordinates of
-// the points at offsets (px[i], py[i]) of a box of height h (row a, column b: the
-// points with x + y < a and x - y + h - 1 < b), point i weighing w(i), from the points
-// grouped by x + y (byA, ascending in x - y within a group): each row is written
-// once from the row before. rotBalls counts (w = 1), compBound sums distances.
-func rotatedPrefix[V int32 | int64](pre []V, px, py []int, h, s int, byA *pointBuckets, w func(int) V) {
-	clear(pre[:s])
+	clear(r.pre[:s])
 	for a := 1; a < s; a++ {
-		prev, cur := pre[(a-1)*s:a*s], pre[a*s:(a+1)*s]
+		prev, cur := r.pre[(a-1)*s:a*s], r.pre[a*s:(a+1)*s]
 		cur[0] = 0
-		var acc V
+		var acc int32
 		b := 1
 		for _, i := range byA.idx[byA.start[a-1]:byA.start[a]] {
 			for pb := px[i] - py[i] + h; b < pb; b++ {
 				cur[b] = prev[b] + acc
 			}
-			acc += w(int(i))
+			acc++
 		}
 		for ; b < s; b++ {
 			cur[b] = prev[b] + acc
