@@ -109,48 +109,10 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	// diameter; a box much longer in z than across (a row's tables over all its
 	// radii would exceed 4 cells per point of the box) counts its balls directly.
 	g.rowsOK = W+H+L <= 4*W*H
-	// One rotated table per plane of each axis, over the plane's two other axes,
-	// built in the previous call's storage (an allocator calls once per decision).
-	planes := func(out []rotBalls, count int, a, c []int, sa, sc int, plane []int) []rotBalls {
-		start := grow(g.planeStart, count+1)
-		for i := range n {
-			start[plane[i]+1]++
-		}
-		for p := range count {
-			start[p+1] += start[p]
-		}
-		ids := grow(g.planeIDs, n)
-		for i := range n {
-			ids[start[plane[i]]] = i
-			start[plane[i]]++
-		}
-		g.planeStart, g.planeIDs = start, ids
-		if cap(out) < count {
-			out = append(out[:cap(out)], make([]rotBalls, count-cap(out))...)
-		}
-		out = out[:count]
-		pa, pc := g.planeA[:0], g.planeC[:0]
-		lo := 0
-		for p := range count {
-			hi := start[p] // after the fill, start[p] is plane p's end
-			pa, pc = pa[:0], pc[:0]
-			for _, i := range ids[lo:hi] {
-				pa, pc = append(pa, a[i]), append(pc, c[i])
-			}
-			lo = hi
-			out[p].build(pa, pc, sa, sc)
-			if out[p].pre == nil {
-				return nil
-			}
-		}
-		g.planeA, g.planeC = pa, pc
-		return out
-	}
-	if g.px = planes(g.px, W, py, pz, H, L, px); g.px != nil {
-		g.py = planes(g.py, H, px, pz, W, L, py)
-	}
-	if g.px == nil || g.py == nil || !g.setZStack(px, py, pz) {
-		g.px, g.py = nil, nil
+	// The rotated tables of every plane of each axis, over the plane's two other
+	// axes, built in the previous call's storage (an allocator calls once per
+	// decision).
+	if !g.px.build(W, px, py, pz, H, L) || !g.py.build(H, py, px, pz, W, L) || !g.setZStack(px, py, pz) {
 		g.release()
 		return nil, nil, nil, nil, nil
 	}
@@ -217,7 +179,7 @@ type grid3Scan struct {
 	k       int
 	W, H, L int
 	occ     []bool     // occ[(x*H+y)*L+z]: a point there
-	px, py  []rotBalls // per plane x (over y, z), y (over x, z)
+	px, py  planeStack // per plane x (over y, z), y (over x, z)
 	// The planes z (over x, y) as one stack: the rotated tables of all planes
 	// interleaved, zs[i*L + z] entry i of plane z's table (of shape zShape), so a
 	// row's counts at one radius, the same four entries of every plane, are four
@@ -258,10 +220,8 @@ type grid3Scan struct {
 	stamp     int32
 
 	// Storage kept for the next call (grid3Pool).
-	bufX, bufY, bufZ     []int
-	planeStart, planeIDs []int
-	planeA, planeC       []int
-	dist                 []int
+	bufX, bufY, bufZ []int
+	dist             []int
 }
 
 // grid3Pool keeps grid3Scan's tables between calls: an allocator calls once per
@@ -636,19 +596,42 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 	T, U := k-int64(g.sumIn), int64(g.sumOut)
 	var lbZ, cb, co int64
 	if g.rowTables && g.rowTop >= thr {
-		// walk counted the row's planes out to thr: read them directly.
-		L, Q := g.L, g.rowQ
-		for z := max(cz-thr, 0); z <= min(cz+thr, L-1); z++ {
-			l, h := max(cb, k-(U-co)), min(cb+T, co, k)
-			lbZ += min(l*(k-l), h*(k-h))
-			rem := thr - abs(z-cz)
-			var m int32
-			if rem > 0 {
-				m = Q[(rem-1)*L+z]
+		// walk counted the row's planes out to thr: read them directly, q(z,
+		// rem) at Q[rem*L + z] with rem = thr - |z - cz| (rem > 0 iff the index
+		// is at least L). l <= h always (cb <= co, and the points closer than thr
+		// after the gap are at most those within it), and h <= k (cb <= below),
+		// so the term is l (k - l) when l + h <= k, else h (k - h).
+		L, Q, inner := g.L, g.rowQ, g.innerZ
+		z, z1 := max(cz-thr, 0), min(cz+thr, L-1)
+		for i := (thr-(cz-z))*L + z; z < cz; z, i = z+1, i+L+1 {
+			l, h := max(cb, k-U+co), min(cb+T, co)
+			if l+h <= k {
+				lbZ += l * (k - l)
+			} else {
+				lbZ += h * (k - h)
 			}
-			g.innerZ[z] = m
+			var m int32
+			if i >= L {
+				m = Q[i-L]
+			}
+			inner[z] = m
 			cb += int64(m)
-			co += int64(Q[rem*L+z])
+			co += int64(Q[i])
+		}
+		for i := (thr-(z-cz))*L + z; z <= z1; z, i = z+1, i-L+1 {
+			l, h := max(cb, k-U+co), min(cb+T, co)
+			if l+h <= k {
+				lbZ += l * (k - l)
+			} else {
+				lbZ += h * (k - h)
+			}
+			var m int32
+			if i >= L {
+				m = Q[i-L]
+			}
+			inner[z] = m
+			cb += int64(m)
+			co += int64(Q[i])
 		}
 		return lbZ
 	}
@@ -725,44 +708,19 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	if lbZ > limit {
 		return lbZ, false
 	}
-	var cb, lbY int64
-	atY := stackAt(&g.py[0], cx, cz)
-	for y := max(cy-thr, 0); y <= min(cy+thr, g.H-1); y++ {
-		lbY += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
-		if lbZ+lbY > limit {
-			return lbZ + lbY, false
-		}
-		m := atY.ball(g.py[y].pre, thr-1-abs(y-cy))
-		g.innerY[y] = m
-		cb += int64(m)
+	lbY, ok := g.yBound(cx, cy, cz, thr, T, limit-lbZ)
+	if !ok {
+		return lbZ + lbY, false
 	}
 	// Along x exactly: per plane, the points closer than thr, then the plane's
 	// points at thr while some are still to take (lowest planes first).
 	take := g.k - below
-	taken := g.taken[:0]
 	lb := lbZ + lbY
-	tot, cum := lb, int64(0)
-	atX := stackAt(&g.px[0], cy, cz)
-	for x := max(cx-thr, 0); x <= min(cx+thr, g.W-1); x++ {
-		tot += cum * (k - cum)
-		if tot > limit {
-			g.taken = taken
-			return tot, false
-		}
-		rem := thr - abs(x-cx)
-		pre := g.px[x].pre
-		in := atX.ball(pre, rem-1) // 0 for rem 0
-		m := in
-		if take > 0 {
-			if c := min(atX.ball(pre, rem)-in, int32(take)); c > 0 {
-				m += c
-				take -= int(c)
-				taken = append(taken, int32(x), c)
-			}
-		}
-		cum += int64(m)
+	tot, ok := g.xPass(cx, cy, cz, thr, take, lb, limit)
+	if !ok {
+		return tot, false
 	}
-	g.taken = taken
+	taken := g.taken
 	tot -= lbY // the x total and z's bound; y and z are summed exactly below
 	// The taken points' y and z, read from the occupancy grid in index order.
 	for i := 0; i < len(taken); i += 2 {
@@ -788,7 +746,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	// which holds every taken point).
 	y0, y1, z0, z1 := max(cy-thr, 0), min(cy+thr, g.H-1), max(cz-thr, 0), min(cz+thr, g.L-1)
 	dropped := false
-	cum = 0
+	var cum int64
 	for y := y0; y <= y1; y++ {
 		tot += cum * (k - cum)
 		if tot > limit {
