@@ -194,16 +194,16 @@ type grid3Scan struct {
 	zIn, zOut  []int32 // per z: the plane counts of zBound without the row's tables
 	taken      []int32 // per plane x: points at distance thr taken, as (x, count) pairs
 	// The row's plane counts: for the centers of one row (cx, cy fixed), the
-	// points of plane z within L1 distance r of (cx, cy) are rowQ[r*L+z], for r up
-	// to rowTop (counted a radius at a time as the walk needs them); rowLo[r*L+z]
-	// and rowHi[r*L+z] are the points within r of (cx, cy, z) in the planes up to
-	// z and after z, so a center's ball count is O(1).
-	rowQ, rowLo, rowHi []int32
-	rowTop             int
-	rowX, rowY         int
-	rowTables          bool // false: counted per ball (rows of few centers)
-	rowsOK             bool // the box lets rows take tables
-	sumIn, sumOut      int  // walk's counts within thr - 1 and thr
+	// points of plane z within L1 distance r of (cx, cy) are rowT[r*L+z].q, for r
+	// up to rowTop (counted a radius at a time as the walk needs them); .lo and
+	// .hi there are the points within r of (cx, cy, z) in the planes up to z and
+	// after z, so a center's ball count is O(1).
+	rowT          []rowEntry
+	rowTop        int
+	rowX, rowY    int
+	rowTables     bool // false: counted per ball (rows of few centers)
+	rowsOK        bool // the box lets rows take tables
+	sumIn, sumOut int  // walk's counts within thr - 1 and thr
 
 	dFull int     // full-ball shortcut: the radius of the smallest L1 ball of Z^3 holding k points
 	pre   []int32 // prefix counts of points over the box; nil: shortcut off
@@ -319,43 +319,46 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 	L := g.L
 	for g.rowTop < r {
 		t := g.rowTop + 1
-		if len(g.rowQ) < (t+1)*L {
-			n := max(2*len(g.rowQ), (t+1)*L)
-			g.rowQ = append(g.rowQ[:len(g.rowQ):len(g.rowQ)], make([]int32, n-len(g.rowQ))...)
-			g.rowLo = append(g.rowLo[:len(g.rowLo):len(g.rowLo)], make([]int32, n-len(g.rowLo))...)
-			g.rowHi = append(g.rowHi[:len(g.rowHi):len(g.rowHi)], make([]int32, n-len(g.rowHi))...)
+		if len(g.rowT) < (t+1)*L {
+			n := max(2*len(g.rowT), (t+1)*L)
+			g.rowT = append(g.rowT[:len(g.rowT):len(g.rowT)], make([]rowEntry, n-len(g.rowT))...)
 		}
-		q, lo, hi := g.rowQ[t*L:(t+1)*L], g.rowLo[t*L:(t+1)*L], g.rowHi[t*L:(t+1)*L]
+		cur := g.rowT[t*L : (t+1)*L]
 		// The planes z share their shape, so the diamond's four corners in the
 		// rotated tables are the same for all of them.
 		i00, i01, i10, i11 := stackAt(&g.zShape, g.rowX, g.rowY).corners(t)
 		zs := g.zs
 		r00, r01, r10, r11 := zs[i00*L:(i00+1)*L], zs[i01*L:(i01+1)*L], zs[i10*L:(i10+1)*L], zs[i11*L:(i11+1)*L]
+		r00, r01, r10, r11 = r00[:len(cur)], r01[:len(cur)], r10[:len(cur)], r11[:len(cur)]
 		if t == 0 {
-			for z := range L {
-				q[z] = r11[z] - r01[z] - r10[z] + r00[z]
+			for z := range cur {
+				v := r11[z] - r01[z] - r10[z] + r00[z]
+				cur[z] = rowEntry{q: v, lo: v}
 			}
-			copy(lo, q)
-			clear(hi)
 		} else {
 			// One pass for the three (the row's tables are rebuilt for every
 			// row: 14 % of Gen-Alg's instructions at torus:32x32x32).
-			pq, plo, phi := g.rowQ[(t-1)*L:t*L], g.rowLo[(t-1)*L:t*L], g.rowHi[(t-1)*L:t*L]
-			r01, r10, r11 = r01[:L], r10[:L], r11[:L]
-			q[0] = r11[0] - r01[0] - r10[0] + r00[0]
-			lo[0] = q[0]
-			for z := 1; z < L; z++ {
+			prev := g.rowT[(t-1)*L : t*L]
+			prev = prev[:len(cur)]
+			v := r11[0] - r01[0] - r10[0] + r00[0]
+			cur[0].q, cur[0].lo = v, v
+			for z := 1; z < len(cur); z++ {
 				v := r11[z] - r01[z] - r10[z] + r00[z]
-				q[z] = v
-				lo[z] = v + plo[z-1]
-				hi[z-1] = pq[z] + phi[z]
+				cur[z].q, cur[z].lo = v, v+prev[z-1].lo
+				cur[z-1].hi = prev[z].q + prev[z].hi
 			}
-			hi[L-1] = 0
+			cur[len(cur)-1].hi = 0
 		}
 		g.rowTop = t
 	}
-	return int(g.rowLo[r*L+cz] + g.rowHi[r*L+cz])
+	e := &g.rowT[r*L+cz]
+	return int(e.lo + e.hi)
 }
+
+// rowEntry is one entry of the row's tables (grid3Scan.rowT): the points of one
+// plane z within radius r of the row, and those within r of (cx, cy, z) in the
+// planes up to z and after z.
+type rowEntry struct{ q, lo, hi int32 }
 
 // setZStack builds the stack of the planes z (zs): the rotated prefix sums of
 // newRotBalls for every plane at once, z innermost. False when a plane's table
@@ -515,7 +518,11 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		if t < bestPos {
 			limit = bestTot
 		}
-		if g.memo != nil && g.memo.drops(g.memo.cell(cx, cy, cz), g.k, limit) {
+		mc := 0 // the center's cell in the memo
+		if g.memo != nil {
+			mc = g.memo.cell(cx, cy, cz)
+		}
+		if g.memo != nil && g.memo.drops(mc, g.k, limit) {
 			g.memo.dropped++
 			continue // a value kept from an earlier call exceeds the limit
 		}
@@ -538,14 +545,17 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		prevT, prevThr, prevIn, prevOut = t, thr, g.sumIn, g.sumOut
 		if same {
 			if g.memo != nil {
-				g.memo.keep(g.memo.cell(cx, cy, cz), g.k, thr, prevVal)
+				g.memo.keep(mc, g.k, thr, prevVal)
 			}
 			if grid3NestedOn {
 				g.keepWalked(cy, cz, thr, prevVal)
 			}
 			continue
 		}
-		tot, ok := g.scoreKept(cx, cy, cz, thr, limit)
+		tot, ok := g.score(cx, cy, cz, thr, limit)
+		if g.memo != nil {
+			g.memo.keep(mc, g.k, thr, tot)
+		}
 		prevVal = tot
 		if grid3NestedOn {
 			g.keepWalked(cy, cz, thr, tot)
@@ -601,7 +611,7 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 		// is at least L). l <= h always (cb <= co, and the points closer than thr
 		// after the gap are at most those within it), and h <= k (cb <= below),
 		// so the term is l (k - l) when l + h <= k, else h (k - h).
-		L, Q, inner := g.L, g.rowQ, g.innerZ
+		L, Q, inner := g.L, g.rowT, g.innerZ
 		z, z1 := max(cz-thr, 0), min(cz+thr, L-1)
 		for i := (thr-(cz-z))*L + z; z < cz; z, i = z+1, i+L+1 {
 			l, h := max(cb, k-U+co), min(cb+T, co)
@@ -612,11 +622,11 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 			}
 			var m int32
 			if i >= L {
-				m = Q[i-L]
+				m = Q[i-L].q
 			}
 			inner[z] = m
 			cb += int64(m)
-			co += int64(Q[i])
+			co += int64(Q[i].q)
 		}
 		for i := (thr-(z-cz))*L + z; z <= z1; z, i = z+1, i-L+1 {
 			l, h := max(cb, k-U+co), min(cb+T, co)
@@ -627,11 +637,11 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 			}
 			var m int32
 			if i >= L {
-				m = Q[i-L]
+				m = Q[i-L].q
 			}
 			inner[z] = m
 			cb += int64(m)
-			co += int64(Q[i])
+			co += int64(Q[i].q)
 		}
 		return lbZ
 	}
