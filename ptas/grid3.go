@@ -315,8 +315,28 @@ func (g *grid3Scan) setRow(cx, cy int, tables bool) {
 // rowBall counts the points within L1 distance r of (cx, cy, cz) (setRow's row):
 // the planes up to cz, within r - (cz - z) of (cx, cy), and those after it. With
 // the planes z' <= z within r - (z - z'), lo(z, r) = q(z, r) + lo(z-1, r-1), and
-// hi(z, r) = q(z+1, r-1) + hi(z+1, r-1) for the planes after z.
+// hi(z, r) = q(z+1, r-1) + hi(z+1, r-1) for the planes after z. Once the
+// tables reach r it is one read (rowRead); rowBallGrow builds them.
 func (g *grid3Scan) rowBall(cz, r int) int {
+	if v, ok := g.rowRead(cz, r); ok {
+		return v
+	}
+	return g.rowBallGrow(cz, r)
+}
+
+// rowRead is rowBall where the row's tables reach r (false elsewhere): one read,
+// small enough to be inlined into walk.
+func (g *grid3Scan) rowRead(cz, r int) (int, bool) {
+	if uint(r) < uint(g.rowTop+1) { // 0 <= r <= rowTop (rowTop is -1 without tables)
+		e := &g.rowT[r*g.L+cz]
+		return int(e.lo + e.hi), true
+	}
+	return 0, false
+}
+
+// rowBallGrow is rowBall where the row's tables do not reach r yet (or the row
+// counts its balls directly).
+func (g *grid3Scan) rowBallGrow(cz, r int) int {
 	if r < 0 {
 		return 0
 	}
@@ -431,16 +451,31 @@ func (t rotAt) ball(pre []int32, rad int) int32 {
 // the counts within thr - 1 and thr for score.
 func (g *grid3Scan) walk(cx, cy, cz, thr int) int {
 	thr = max(thr, 0)
-	g.sumIn, g.sumOut = g.rowBall(cz, thr-1), g.rowBall(cz, thr)
+	k := g.k
+	in, ok := g.rowRead(cz, thr-1)
+	if !ok {
+		in = g.rowBallGrow(cz, thr-1)
+	}
+	out, ok := g.rowRead(cz, thr)
+	if !ok {
+		out = g.rowBallGrow(cz, thr)
+	}
 	for {
 		switch {
-		case thr > 0 && g.sumIn >= g.k:
+		case thr > 0 && in >= k:
 			thr--
-			g.sumIn, g.sumOut = g.rowBall(cz, thr-1), g.sumIn
-		case g.sumOut < g.k:
+			out = in
+			if in, ok = g.rowRead(cz, thr-1); !ok {
+				in = g.rowBallGrow(cz, thr-1)
+			}
+		case out < k:
 			thr++
-			g.sumIn, g.sumOut = g.sumOut, g.rowBall(cz, thr)
+			in = out
+			if out, ok = g.rowRead(cz, thr); !ok {
+				out = g.rowBallGrow(cz, thr)
+			}
 		default:
+			g.sumIn, g.sumOut = in, out
 			return thr
 		}
 	}
