@@ -89,11 +89,6 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 		if s := W + H; s*s > rotBallsMaxCells {
 			return nil, nil, false, nil
 		}
-		for i := 1; i < n; i++ {
-			if geom.Compare(pts[i-1], pts[i]) > 0 {
-				return nil, nil, false, nil
-			}
-		}
 	}
 	// The tables live in pooled buffers: an allocator searches once per decision,
 	// on one machine, and allocating them afresh (megabytes at 65,536 nodes) cost
@@ -110,9 +105,29 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	for i := range rowOf {
 		rowOf[i] = -1
 	}
+	// ordered: input order is ascending (x, y), so the points at one distance, read
+	// column by column (lower cell first), come in index order; run: the longest
+	// run of points on consecutive cells of a column (a full ball needs one).
+	ordered, distinct, run, maxRun := true, true, 0, 0
 	for i, p := range pts {
-		px[i], py[i] = int(p[0])-x0, int(p[1])-y0
-		colOf[px[i]], rowOf[py[i]] = 0, 0
+		x, y := int(p[0])-x0, int(p[1])-y0
+		px[i], py[i] = x, y
+		colOf[x], rowOf[y] = 0, 0
+		if i == 0 {
+			run, maxRun = 1, 1
+			continue
+		}
+		ordered = ordered && (px[i-1] < x || px[i-1] == x && py[i-1] <= y)
+		distinct = distinct && (px[i-1] != x || py[i-1] != y)
+		if px[i-1] == x && py[i-1]+1 == y {
+			run++
+		} else if px[i-1] != x || py[i-1] != y {
+			run = 1
+		}
+		maxRun = max(maxRun, run)
+	}
+	if onPoints && !ordered {
+		return nil, nil, false, nil // Gen-Alg's scan needs the free list's order
 	}
 	xs, ys := bufs.xs[:0], bufs.ys[:0] // distinct offsets, ascending
 	for v, c := range colOf {
@@ -137,37 +152,22 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	firstCol, lastCol := spanIndexInto(colOf, bufs.firstCol, bufs.lastCol)
 	firstRow, lastRow := spanIndexInto(rowOf, bufs.firstRow, bufs.lastRow)
 	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
-	bufs.colPre, bufs.rowPre = grow(bufs.colPre, nx*(H+1)), grow(bufs.rowPre, ny*(W+1))
-	colPre, rowPre := bufs.colPre, bufs.rowPre
-	for i := range pts {
-		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
-		colPre[xi*(H+1)+py[i]+1]++
-		rowPre[yi*(W+1)+px[i]+1]++
-	}
-	for xi := 0; xi < nx; xi++ {
-		p := colPre[xi*(H+1) : (xi+1)*(H+1)]
-		for t := 1; t <= H; t++ {
-			p[t] += p[t-1]
-		}
-	}
-	for yi := 0; yi < ny; yi++ {
-		p := rowPre[yi*(W+1) : (yi+1)*(W+1)]
-		for t := 1; t <= W; t++ {
-			p[t] += p[t-1]
-		}
-	}
-
-	// ordered: input order is ascending (x, y), so the points at one distance, read
-	// column by column (lower cell first), come in index order.
-	ordered, distinct := true, true
-	for i := 1; i < n && ordered; i++ {
-		ordered = px[i-1] < px[i] || px[i-1] == px[i] && py[i-1] <= py[i]
-		distinct = distinct && (px[i-1] != px[i] || py[i-1] != py[i])
-	}
-
 	full, rot := &bufs.full, &bufs.rot
-	full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
-	rot.build(px, py, W, H)
+	bufs.sorted = ordered && gridSortedBuild
+	if bufs.sorted {
+		bufs.linesSorted(px, py, xs, rowOf, ny, W, H)
+		rot.buildSorted(px, py, W, H, &bufs.byA)
+		if maxRun >= 2*fullD(k)+1 {
+			full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+		} else {
+			full.none(W, H, k) // no column has the run a full ball needs
+		}
+	} else {
+		bufs.linesScattered(px, py, colOf, rowOf, nx, ny, W, H)
+		full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+		rot.build(px, py, W, H)
+	}
+	colPre, rowPre := bufs.colPre, bufs.rowPre
 	fullTot := int64(-1) // the total of the first center whose ball is full
 
 	bufs.cntX, bufs.cntY = grow(bufs.cntX, nx), grow(bufs.cntY, ny)
@@ -462,10 +462,7 @@ func newFullBalls(px, py []int, w, h, k int, ordered bool) fullBalls {
 // build prepares f for the n points at offsets at(i) in a w x h box, reusing its
 // table (the lattice path keeps it between calls).
 func (f *fullBalls) build(n int, at func(i int) (x, y int), w, h, k int, ordered bool) {
-	f.w, f.h, f.d = w, h, 0
-	for 2*f.d*f.d+2*f.d+1 < k {
-		f.d++
-	}
+	f.w, f.h, f.d = w, h, fullD(k)
 	f.pre = f.pre[:0] // empty: shortcut off (the array is kept)
 	if !ordered || 2*f.d+1 > min(w, h) {
 		return
@@ -489,6 +486,22 @@ func (f *fullBalls) build(n int, at func(i int) (x, y int), w, h, k int, ordered
 			row[y] = prev[y] + run
 		}
 	}
+}
+
+// fullD is the radius of the smallest L1 ball of the lattice holding k points.
+func fullD(k int) int {
+	d := 0
+	for 2*d*d+2*d+1 < k {
+		d++
+	}
+	return d
+}
+
+// none prepares f as build does when no center of the w x h box can have a full
+// ball: the shortcut off.
+func (f *fullBalls) none(w, h, k int) {
+	f.w, f.h, f.d = w, h, fullD(k)
+	f.pre = f.pre[:0]
 }
 
 // at reports whether the center at offsets (cx, cy) has a full ball.
@@ -661,14 +674,29 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			blk = newBlockBounds(len(g.xs), len(g.ys))
 		}
 	}
-	for t := range count {
-		xi, yi := at(t)
-		if g.centers == nil && yi == 0 {
+	xPrev := -1
+	for t, xi, yi := 0, 0, 0; t < count; t++ {
+		if g.centers != nil {
+			xi, yi = at(t)
+		} else if t > 0 {
+			if yi++; yi == ny { // MM: position xi * ny + yi, counted without a division
+				xi, yi = xi+1, 0
+			}
+		}
+		// A column's first center walks from the previous column's first one
+		// (MM: row 0; Gen-Alg: its lowest point), not from the previous
+		// column's last, a column's height away.
+		colFirst := yi == 0
+		if g.centers != nil {
+			colFirst = xi != xPrev
+			xPrev = xi
+		}
+		if colFirst {
 			thr = thrCol
 		}
 		var below, within int
 		thr, below, within = g.radiusCounts(xi, yi, thr)
-		if yi == 0 {
+		if colFirst {
 			thrCol = thr
 		}
 		thrs[t], belows[t], withins[t] = int32(thr), int32(below), int32(within)
@@ -683,11 +711,14 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	// left out (compBound) exceeds the limit is dropped without reading its ball.
 	var comp *compBound
 	if n := len(g.px); n > 0 && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] && compBoundFits(n, g.W+g.H) {
-		comp = newCompBound(g.px, g.py, g.W, g.H, g.k)
+		var byA *pointBuckets
+		if g.bufs != nil && g.bufs.sorted {
+			byA = &g.bufs.byA
+		}
+		comp = newCompBoundIn(g.px, g.py, g.W, g.H, g.k, byA)
 		defer comp.release()
 	}
-	eval := func(t int, limit, yLB int64) (int64, bool) {
-		xi, yi := at(t)
+	eval := func(t, xi, yi int, limit, yLB int64) (int64, bool) {
 		thr := int(thrs[t])
 		cx, cy := g.xs[xi], g.ys[yi]
 		below := int(belows[t])
@@ -698,7 +729,8 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		return g.score(cx, cy, thr, below, limit, yLB)
 	}
-	bestTot, _ := eval(seed, math.MaxInt64, 0)
+	sx, sy := at(seed)
+	bestTot, _ := eval(seed, sx, sy, math.MaxInt64, 0)
 	bestPos := seed
 	// same: the center at position t has the best's k nearest (takesKnown), so its
 	// total is bestTot: it takes the best's place when it comes before it and is
@@ -708,7 +740,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		q = &g.bufs.same
 		q.pos = -1
 	}
-	same := func(t int) bool {
+	same := func(t, xi, yi int) bool {
 		if !sameSetOn || !g.distinct {
 			return false
 		}
@@ -716,7 +748,6 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			xi, yi := at(bestPos)
 			g.setKnown(q, bestPos, g.xs[xi], g.ys[yi], int(thrs[bestPos]), int(belows[bestPos]))
 		}
-		xi, yi := at(t)
 		if !g.takesKnown(q, g.xs[xi], g.ys[yi], int(thrs[t])) {
 			return false
 		}
@@ -736,34 +767,47 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			colStart[xi] = colStart[xi-1] + int(g.colPre[xi*(g.H+1)-1])
 		}
 	}
-	dupOf := func(t, p int, xi, yi int) bool {
-		xp, yp := at(p)
+	dupOf := func(t, p, xi, yi, xp, yp int) bool {
 		return g.sameAsPrev(g.xs[xi], g.ys[yi], int(thrs[t]), int(belows[t]), int(withins[t]),
 			g.xs[xp], g.ys[yp], int(thrs[p]), int(belows[p]), int(withins[p]))
 	}
-	dup := func(t int) bool {
+	dup := func(t, xi, yi int) bool {
 		if !sameAsPrevOn || t == 0 {
 			return false
 		}
-		xi, yi := at(t)
-		if dupOf(t, t-1, xi, yi) {
+		xp, yp := xi, yi-1 // MM: the center at t - 1
+		if g.centers != nil {
+			xp, yp = at(t - 1)
+		} else if yi == 0 {
+			xp, yp = xi-1, ny-1
+		}
+		if dupOf(t, t-1, xi, yi, xp, yp) {
 			return true
 		}
 		if xi == 0 || !sameAsLeftOn {
 			return false
 		}
 		if g.centers == nil {
-			return dupOf(t, t-len(g.ys), xi, yi)
+			return dupOf(t, t-ny, xi, yi, xi-1, yi)
 		}
 		y, s := g.ys[yi], g.H+1
 		if g.colPre[(xi-1)*s+y+1] == g.colPre[(xi-1)*s+y] {
 			return false // no point there
 		}
-		return dupOf(t, colStart[xi-1]+int(g.colPre[(xi-1)*s+y]), xi, yi)
+		p := colStart[xi-1] + int(g.colPre[(xi-1)*s+y])
+		xp, yp = at(p)
+		return dupOf(t, p, xi, yi, xp, yp)
 	}
 	fullSeen := false // a full ball was scored or dropped: every later one ties with it at best
 	from := -1        // where the blocks' sorted visit takes over (below)
-	for t := range count {
+	for t, xi, yi := 0, 0, 0; t < count; t++ {
+		if g.centers != nil {
+			xi, yi = at(t)
+		} else if t > 0 {
+			if yi++; yi == ny { // MM, as in the walk above
+				xi, yi = xi+1, 0
+			}
+		}
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
 				return 0, 0, err
@@ -776,7 +820,6 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			from = t // the blocks pay here: the rest in order of their bounds
 			break
 		}
-		xi, yi := at(t)
 		isFull := g.full.at(g.xs[xi], g.ys[yi])
 		if isFull && fullSeen {
 			continue
@@ -804,10 +847,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			}
 			yLB = blk0.lbY[bl]
 		}
-		if dup(t) || same(t) {
+		if dup(t, xi, yi) || same(t, xi, yi) {
 			continue
 		}
-		if tot, ok := eval(t, limit, yLB); ok {
+		if tot, ok := eval(t, xi, yi, limit, yLB); ok {
 			bestTot, bestPos = tot, t
 		}
 	}
@@ -838,7 +881,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			// A block whose centers all have an earlier center's k nearest (dup)
 			// is passed over without its bound (on issue 32's workload at 65,536
 			// nodes, 44% of the blocks bounded here).
-			if !slices.ContainsFunc(members(bl), func(t int32) bool { return !dup(int(t)) }) {
+			if !slices.ContainsFunc(members(bl), func(t int32) bool { xi, yi := at(int(t)); return !dup(int(t), xi, yi) }) {
 				continue
 			}
 			blk.bound(g, bl, thrs)
@@ -878,10 +921,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				if t < bestPos {
 					limit = bestTot
 				}
-				if lbBl > limit || dup(t) || same(t) {
+				if lbBl > limit || dup(t, xi, yi) || same(t, xi, yi) {
 					continue
 				}
-				if tot, ok := eval(t, limit, blk.lbY[bl]); ok {
+				if tot, ok := eval(t, xi, yi, limit, blk.lbY[bl]); ok {
 					bestTot, bestPos = tot, t
 				}
 			}
@@ -897,6 +940,9 @@ type gridBufs struct {
 	colOf, rowOf, firstCol, lastCol, firstRow, lastRow []int32
 	colPre, rowPre, cellStart, cellPts, fill           []int32
 	cntX, cntY, ring, thrs, belows, withins            []int32
+	rowX                                               []int32
+	sorted                                             bool // byA holds this call's points (the tables were built sorted)
+	byRow, byA                                         pointBuckets
 	full                                               fullBalls
 	rot                                                rotBalls
 	blk                                                blockBounds
@@ -911,6 +957,10 @@ var gridPool = sync.Pool{New: func() any { return new(gridBufs) }}
 // k nearest: they cost 15% of the columns and rows the scan read (20% on
 // mesh:256x256), each read to the end, as a tie must be.
 var sameSetOn = true
+
+// gridSortedBuild makes gridSearch write its tables in one pass from points in
+// ascending (x, y) order (grid_setup.go); tests turn it off to compare.
+var gridSortedBuild = true
 
 // blockSorted turns on the blocks' sorted visit (gridScan.search) once they pay.
 var blockSorted = true

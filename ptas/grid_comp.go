@@ -49,11 +49,17 @@ func compBoundFits(n, span int) bool {
 // newCompBound prepares the bound for the points at offsets (px[i], py[i]) of a w x h
 // box and subsets of size k, reusing a pooled table; release it after the search.
 func newCompBound(px, py []int, w, h, k int) *compBound {
+	return newCompBoundIn(px, py, w, h, k, nil)
+}
+
+// newCompBoundIn is newCompBound; with byA (the points in ascending (x, y) order
+// grouped by x + y, pointBuckets.byDiagonal) the table's rows are written once, as
+// rotBalls.buildSorted does.
+func newCompBoundIn(px, py []int, w, h, k int, byA *pointBuckets) *compBound {
 	c := compBoundPool.Get().(*compBound)
 	c.h, c.u, c.k = h, w+h-1, int64(k)
 	c.dx, c.dy = axisSums(c.dx, px, w), axisSums(c.dy, py, h)
 	s := c.u + 1
-	c.wt = grow(c.wt, s*s)
 	var sum int64
 	c.dmin = -1
 	for i := range px {
@@ -62,9 +68,32 @@ func newCompBound(px, py []int, w, h, k int) *compBound {
 		if c.dmin < 0 || d < c.dmin {
 			c.dmin = d
 		}
-		c.wt[(px[i]+py[i]+1)*s+px[i]-py[i]+h] += d
 	}
 	c.pf = sum / 2 // every pair is counted from both ends
+	if byA != nil {
+		c.wt = growRaw(c.wt, s*s)
+		clear(c.wt[:s])
+		for a := 1; a < s; a++ {
+			prev, cur := c.wt[(a-1)*s:a*s], c.wt[a*s:(a+1)*s]
+			cur[0] = 0
+			var acc int64
+			b := 1
+			for _, i := range byA.idx[byA.start[a-1]:byA.start[a]] {
+				for pb := px[i] - py[i] + h; b < pb; b++ {
+					cur[b] = prev[b] + acc
+				}
+				acc += c.dx[px[i]] + c.dy[py[i]]
+			}
+			for ; b < s; b++ {
+				cur[b] = prev[b] + acc
+			}
+		}
+		return c
+	}
+	c.wt = grow(c.wt, s*s)
+	for i := range px {
+		c.wt[(px[i]+py[i]+1)*s+px[i]-py[i]+h] += c.dx[px[i]] + c.dy[py[i]]
+	}
 	for a := 1; a < s; a++ {
 		prev, cur := c.wt[(a-1)*s:a*s], c.wt[a*s:(a+1)*s]
 		var acc int64
