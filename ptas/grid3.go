@@ -23,7 +23,7 @@ const maxGrid3Cells = 1 << 24
 // radius r - |x' - cx| around (cy, cz): its count is O(1) from the plane's rotated
 // prefix sums (rotBalls), one stack of tables per axis. The centers of a row (cx,
 // cy fixed) share the planes z, so their ball counts come in O(1) from the row's
-// tables (rowBall), and the k-th distance thr costs O(1) per step of its walk; the
+// tables (rowRead), and the k-th distance thr costs O(1) per step of its walk; the
 // candidate's marginal along each axis costs O(thr). The total is summed as in
 // gridScan over nonnegative gap terms: a lower bound along z from the row's tables,
 // then along y, then x exactly; the points at distance thr taken (the lowest
@@ -112,7 +112,7 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
 	}
-	// The rows' tables grow a radius at a time (rowBall), up to the box's L1
+	// The rows' tables grow a radius at a time (rowBallGrow), up to the box's L1
 	// diameter; a box much longer in z than across (a row's tables over all its
 	// radii would exceed 4 cells per point of the box) counts its balls directly.
 	g.rowsOK = W+H+L <= 4*W*H
@@ -190,7 +190,7 @@ type grid3Scan struct {
 	// The planes z (over x, y) as one stack: the rotated tables of all planes
 	// interleaved, zs[i*L + z] entry i of plane z's table (of shape zShape), so a
 	// row's counts at one radius, the same four entries of every plane, are four
-	// runs of L (rowBall, rowPlanes).
+	// runs of L (rowBallGrow, rowPlanes).
 	zs         []int32
 	zShape     rotBalls
 	zAcc       []int32
@@ -312,20 +312,16 @@ func (g *grid3Scan) setRow(cx, cy int, tables bool) {
 	}
 }
 
-// rowBall counts the points within L1 distance r of (cx, cy, cz) (setRow's row):
-// the planes up to cz, within r - (cz - z) of (cx, cy), and those after it. With
-// the planes z' <= z within r - (z - z'), lo(z, r) = q(z, r) + lo(z-1, r-1), and
-// hi(z, r) = q(z+1, r-1) + hi(z+1, r-1) for the planes after z. Once the
-// tables reach r it is one read (rowRead); rowBallGrow builds them.
-func (g *grid3Scan) rowBall(cz, r int) int {
-	if v, ok := g.rowRead(cz, r); ok {
-		return v
-	}
-	return g.rowBallGrow(cz, r)
-}
+// A center's ball count from the row's tables (setRow's row): the points within
+// L1 distance r of (cx, cy, cz) are those of the planes up to cz within r - (cz -
+// z) of (cx, cy), and those after it. With the planes z' <= z within r - (z - z'),
+// lo(z, r) = q(z, r) + lo(z-1, r-1), and hi(z, r) = q(z+1, r-1) + hi(z+1, r-1)
+// for the planes after z. Once the tables reach r the count is one read
+// (rowRead); rowBallGrow builds them a radius at a time.
 
-// rowRead is rowBall where the row's tables reach r (false elsewhere): one read,
-// small enough to be inlined into walk.
+// rowRead counts the points within L1 distance r of (cx, cy, cz) where the row's
+// tables reach r (false elsewhere): one read, small enough to be inlined into
+// walk.
 func (g *grid3Scan) rowRead(cz, r int) (int, bool) {
 	if uint(r) < uint(g.rowTop+1) { // 0 <= r <= rowTop (rowTop is -1 without tables)
 		e := &g.rowT[r*g.L+cz]
@@ -334,8 +330,9 @@ func (g *grid3Scan) rowRead(cz, r int) (int, bool) {
 	return 0, false
 }
 
-// rowBallGrow is rowBall where the row's tables do not reach r yet (or the row
-// counts its balls directly).
+// rowBallGrow counts the points within L1 distance r of (cx, cy, cz) where the
+// row's tables do not reach r yet, growing them to r (or, for a row without
+// tables, plane by plane).
 func (g *grid3Scan) rowBallGrow(cz, r int) int {
 	if r < 0 {
 		return 0
@@ -428,22 +425,11 @@ func stackAt(r *rotBalls, x, y int) rotAt {
 }
 
 // corners returns the indices of the four table entries whose signed sum counts
-// the points within rad >= 0 of the place (ball's arithmetic, which repeats it
-// to stay within the inlining budget).
+// the points within rad >= 0 of the place (rotBalls.ball's arithmetic).
 func (t rotAt) corners(rad int) (i00, i01, i10, i11 int) {
 	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
 	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
 	return a0 + b0, a0 + b1, a1 + b0, a1 + b1
-}
-
-// ball is rotBalls.ball of the table pre at the place, radius rad.
-func (t rotAt) ball(pre []int32, rad int) int32 {
-	if rad < 0 {
-		return 0
-	}
-	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
-	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
-	return pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
 }
 
 // walk is radius from the row's plane counts (the centers of a row share the
