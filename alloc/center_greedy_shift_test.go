@@ -199,14 +199,16 @@ func checkShiftRuns(t *testing.T, mc *mc1x1, nodes []int, k int) (runs, gaveUps,
 // greedyShellScore (the empty machine's shell score for centers whose ball is all
 // free, else a bound from one ball count) against shellScore: the same score, shell
 // and count, or a bound no higher than the score, for every free center of empty,
-// young and random free sets on tori, 3D meshes and partly wrapped grids.
+// young and random free sets on tori, 3D meshes and partly wrapped grids; and
+// greedyShellScoreFrom, the score counted from a bound's count, against
+// shellScore with stops around the score.
 func TestGreedyShellScoreMatches(t *testing.T) {
 	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(9, 7), topo.Torus(6, 6, 6), topo.Torus(5, 7, 4), topo.Mesh(9, 9, 9), topo.Torus(31)}
 	if g, err := topo.NewGrid([]int{9, 8, 7}, []bool{false, true, true}); err == nil {
 		grids = append(grids, g)
 	}
 	rng := rand.New(rand.NewPCG(34, 55))
-	checked, shortcut, bounds, tight := 0, 0, 0, 0
+	checked, shortcut, bounds, tight, from := 0, 0, 0, 0, 0
 	for _, g := range grids {
 		n := g.N()
 		for r := range 12 {
@@ -248,6 +250,21 @@ func TestGreedyShellScoreMatches(t *testing.T) {
 						if gl == lower {
 							tight++
 						}
+						// the score counted from the bound's f (the count at L0,
+						// carried in m) down and up: shellScore's, with ok exactly
+						// as shellScore's for stops around the score and the bound
+						for _, stop := range []int{math.MaxInt, lower + 1, lower, lower - 1, gl, gl - 1, k - 2} {
+							ws, wL, wm, wok := mc.shellScore(v, k, stop)
+							fs, fL, fm, fok := mc.greedyShellScoreFrom(v, k, gm, stop)
+							if fok != wok || wok && (fs != ws || fL != wL || fm != wm) {
+								t.Fatalf("%s center %d, k=%d, stop %d: greedyShellScoreFrom %d, %d, %d, %v; shellScore %d, %d, %d, %v", g.Spec(), v, k, stop, fs, fL, fm, fok, ws, wL, wm, wok)
+							}
+							from++
+							// the tighter bound counted up from L0: between the two
+							if ub := mc.greedyShellBoundUp(v, k, gm, stop); ub > lower || stop == math.MaxInt && ub < gl {
+								t.Fatalf("%s center %d, k=%d, stop %d: greedyShellBoundUp %d, the score %d, greedyShellScore's bound %d", g.Spec(), v, k, stop, ub, lower, gl)
+							}
+						}
 						continue
 					}
 					if gl != lower || gL != L || gm != m {
@@ -258,7 +275,7 @@ func TestGreedyShellScoreMatches(t *testing.T) {
 			shortcut += mc.shift.scoreHits - hits
 		}
 	}
-	t.Logf("%d centers checked, %d with the empty machine's bound; %d bounds only (%d of them equal to the score)", checked, shortcut, bounds, tight)
+	t.Logf("%d centers checked, %d with the empty machine's bound; %d bounds only (%d of them equal to the score); %d scores counted from a bound's count (greedyShellScoreFrom)", checked, shortcut, bounds, tight, from)
 	if shortcut < 1000 || bounds < 1000 {
 		t.Fatalf("only %d centers with the empty machine's bound and %d bounds", shortcut, bounds)
 	}

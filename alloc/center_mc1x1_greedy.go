@@ -207,15 +207,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	if probeMin == 0 {
 		probeMin = 64
 	}
-	// Centers whose bound is only a bound (L < 0, greedyShellScore) get their
-	// shell score here when they come up first or fall within the pool: before
-	// any center is collected best is unbounded, so the loop below would score
-	// the first ones anyway; a pool member is scored with the pool's limit as
-	// bound and, above it, put back with the limit + 1 as its bound.
+	// Centers whose bound is only a bound (L < 0, greedyShellScore) get a
+	// tighter one, then their shell score, here when they come up first or fall
+	// within the pool (greedyRefine; each time put back in order): before any
+	// center is collected best is unbounded, so the loop below would score the
+	// first ones anyway; a pool member is refined with the pool's limit as
+	// bound and, above it, put back with a bound above the limit.
 	for len(cands) > 0 && cands[0].L < 0 {
 		cd, _ := next()
-		lower, L, m, _ := a.shellScore(a.fl[cd.i], k, math.MaxInt)
-		up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+		cd, _ = a.greedyRefine(cd, k, math.MaxInt)
+		up(cd)
 	}
 	least := math.MaxInt // the least count bound (cands[0] is a shell score now)
 	if len(cands) > 0 {
@@ -227,11 +228,8 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		for len(cands) > 0 && cands[0].lower <= lim {
 			cd, _ := next()
 			if cd.L < 0 {
-				if lower, L, m, ok := a.shellScore(a.fl[cd.i], k, lim); ok {
-					up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
-				} else {
-					up(greedyCand{lower: lim + 1, i: cd.i, L: -1})
-				}
+				cd, _ = a.greedyRefine(cd, k, lim)
+				up(cd)
 				continue
 			}
 			pool = append(pool, cd)
@@ -299,11 +297,11 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			continue
 		}
 		if cd.L < 0 {
-			// its score now; a score above best stays above it (best only
-			// falls), so the center is dropped, as it would have come up after
-			// the loop ended
-			if lower, L, m, ok := a.shellScore(a.fl[i], k, best); ok {
-				up(greedyCand{lower: lower, i: cd.i, L: int32(L), m: int32(m)})
+			// a tighter bound or its score now; one above best stays above it
+			// (best only falls), so the center is dropped, as it would have
+			// come up after the loop ended
+			if cd, ok := a.greedyRefine(cd, k, best); ok {
+				up(cd)
 			} else if au != nil {
 				au.uncollected = append(au.uncollected, cd.i)
 			}
@@ -873,6 +871,11 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	inner := growSlice(&sb.inner, off[d]) // inner[off[j]+u]: total distance along ring axis j from coordinate u to the inner nodes
 	for j, side := range x.dims {
 		if !x.wrap[j] {
+			if d == 3 { // greedyShellKeys3 reads every axis's distances from cdist
+				for u := range side {
+					cdist[off[j]+u] = abs32(int32(u) - cc[j])
+				}
+			}
 			continue
 		}
 		nj, tj := num(j), tot(j)
@@ -1258,9 +1261,15 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
 			}
 			from := len(keys)
-			a.ring = a.greedyShell(cc, R, false, a.ring[:0])
-			for _, v := range a.ring {
-				add(v)
+			if d == 3 {
+				// the shell read and keyed in one pass (greedyShell then add,
+				// fused: the same candidates in the same order)
+				xy, keys = a.greedyShellKeys3(cc, R, axisKey, cdist, off, len(set), xy, keys)
+			} else {
+				a.ring = a.greedyShell(cc, R, false, a.ring[:0])
+				for _, v := range a.ring {
+					add(v)
+				}
 			}
 			for j := from; j < len(keys); j++ {
 				push(int32(j))
@@ -1533,6 +1542,71 @@ func (a *mc1x1) greedyShell(cc []int32, r int, ball bool, dst []int) []int {
 		dst = a.freeProduct(axes, dst)
 	}
 	return dst
+}
+
+// greedyShellKeys3 is greedyCollectShells' read of the shell at L-infinity
+// distance r around cc on a 3D grid: the free nodes greedyShell(cc, r, false)
+// lists, in its order, appended to the candidates' coordinates xy and keys as
+// the collector's add does (key: the total distance along each axis from
+// axisKey, less the nodes taken n; the L1 distance to cc from cdist, which
+// holds every axis's distances; the free-list position), with the sums and
+// distances of the outer loops' coordinates added once per loop, not per node,
+// and no node's coordinates read back from the index.
+func (a *mc1x1) greedyShellKeys3(cc []int32, r int, axisKey []int, cdist []int32, off []int, n int, xy []int32, keys []int64) ([]int32, []int64) {
+	x := a.x
+	kb := a.keyBits
+	var lm1, l0, at [3][]int32
+	for len(a.shellLists) < 9 {
+		a.shellLists = append(a.shellLists, nil)
+	}
+	lists := a.shellLists[:9]
+	for j := range 3 {
+		if r > 0 {
+			lists[j] = axisWithin(lists[j][:0], int(cc[j]), r-1, x.dims[j], x.wrap[j])
+		} else {
+			lists[j] = lists[j][:0]
+		}
+		lists[3+j] = axisWithin(lists[3+j][:0], int(cc[j]), r, x.dims[j], x.wrap[j])
+		lists[6+j] = axisAt(lists[6+j][:0], int(cc[j]), r, x.dims[j], x.wrap[j])
+		lm1[j], l0[j], at[j] = lists[j], lists[3+j], lists[6+j]
+	}
+	st, pos := a.st, a.pos
+	X, XY := x.dims[0], x.dims[0]*x.dims[1]
+	o1, o2 := off[1], off[2]
+	sumShift, posBits := kb.sumShift, kb.posBits
+	for j := range 3 {
+		if len(at[j]) == 0 {
+			continue
+		}
+		var axes [3][]int32
+		for i := range 3 {
+			switch {
+			case i < j:
+				axes[i] = lm1[i]
+			case i == j:
+				axes[i] = at[i]
+			default:
+				axes[i] = l0[i]
+			}
+		}
+		if len(axes[0]) == 0 || len(axes[1]) == 0 || len(axes[2]) == 0 {
+			continue
+		}
+		for _, u := range axes[0] {
+			k0, d0 := axisKey[u]-n, cdist[u]
+			for _, w := range axes[1] {
+				k1, d1 := k0+axisKey[o1+int(w)], d0+cdist[o1+int(w)]
+				uw := int(u) + int(w)*X
+				for _, z := range axes[2] {
+					if v := uw + int(z)*XY; st.IsFree(v) {
+						xy = append(xy, u, w, z)
+						keys = append(keys, int64(k1+axisKey[o2+int(z)])<<sumShift|int64(d1+cdist[o2+int(z)])<<posBits|int64(pos[v]))
+					}
+				}
+			}
+		}
+	}
+	return xy, keys
 }
 
 // freeProduct appends the free nodes whose coordinates along each axis j are among

@@ -56,6 +56,28 @@ func (r *IORouter) IONode(j int) int { return r.n + j }
 // IOIndex returns j for the endpoint of I/O node j (IONode's inverse).
 func (r *IORouter) IOIndex(endpoint int) int { return endpoint - r.n }
 
+// routeRuns appends Route's route as runs of evenly spaced channel ids (the
+// engine's form of it on a 2D mesh).
+func (r *IORouter) routeRuns(src, dst int, runs []routeRun) []routeRun {
+	if src == dst {
+		return runs
+	}
+	from, to := src, dst
+	if src >= r.n {
+		j := src - r.n
+		runs = append(runs, routeRun{r.base + int32(2*j+1), 0, 1})
+		from = r.attach[j]
+	}
+	if dst >= r.n {
+		to = r.attach[dst-r.n]
+	}
+	runs = r.mesh.runs2DMesh(from, to, runs)
+	if dst >= r.n {
+		runs = append(runs, routeRun{r.base + int32(2*(dst-r.n)), 0, 1})
+	}
+	return runs
+}
+
 // Route appends the route from src to dst (see IORouter).
 func (r *IORouter) Route(src, dst int, buf []int32) []int32 {
 	if src == dst {

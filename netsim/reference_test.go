@@ -138,8 +138,16 @@ func (e *refEngine) Run(limit int64) {
 // TestEngineMatchesReference drives the Engine and refEngine with the same random
 // traffic (bursts sent between Runs, replies sent from the delivery callback, runs
 // of random lengths) on meshes, tori, a fat tree and a mesh with I/O nodes, under
-// several parameter sets, and requires identical delivery sequences.
+// several parameter sets, and requires identical delivery sequences; the meshes
+// (with and without I/O nodes) once more with their routes held as runs.
 func TestEngineMatchesReference(t *testing.T) {
+	t.Run("routes", testEngineMatchesReference)
+	defer func(n int) { runsMinNodes = n }(runsMinNodes)
+	runsMinNodes = 0
+	t.Run("runs", testEngineMatchesReference)
+}
+
+func testEngineMatchesReference(t *testing.T) {
 	fat, err := topo.ParseMachine("fattree:4,4:4,4:8")
 	if err != nil {
 		t.Fatal(err)

@@ -177,6 +177,34 @@ func (r *GridRouter) routeAnyGrid(src, dst int, buf []int32) []int32 {
 	return buf
 }
 
+// runs2DMesh appends route2DMesh's route as runs of evenly spaced channel ids: the
+// x hops, then the y hops (no run for a dimension without hops).
+func (r *GridRouter) runs2DMesh(src, dst int, runs []routeRun) []routeRun {
+	xs, ys := r.coord[0], r.coord[1]
+	dx := int32(xs[dst]) - int32(xs[src])
+	dy := int32(ys[dst]) - int32(ys[src])
+	ch := int32(src * 4)
+	if dx != 0 {
+		step := int32(4)
+		if dx < 0 {
+			ch++
+			step, dx = -4, -dx
+		}
+		runs = append(runs, routeRun{ch, step, dx})
+		ch = (ch + step*dx) &^ 3
+	}
+	if dy != 0 {
+		step := int32(4 * r.stride[1])
+		ch += 2
+		if dy < 0 {
+			ch++
+			step, dy = -step, -dy
+		}
+		runs = append(runs, routeRun{ch, step, dy})
+	}
+	return runs
+}
+
 // route2DMesh is Route on a 2D mesh (the engine's most frequent case), written
 // out: x, then y, the channel ids of successive hops evenly spaced.
 func (r *GridRouter) route2DMesh(src, dst int, buf []int32) []int32 {
@@ -248,6 +276,9 @@ type GraphRouter struct {
 	edges  int
 	n, nv  int
 	ncol   int
+	// pairHops is the sum of the route lengths over all ordered pairs of hosts,
+	// summed from the searches that built the table: routes are shortest paths.
+	pairHops int64
 }
 
 // row returns the next-hop row of host dst, for hop.
@@ -327,6 +358,7 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 		ecc := int32(0)
 		for _, d := range dist[:n] {
 			ecc = max(ecc, d)
+			r.pairHops += int64(d) // -1 (unreachable) is refused below
 		}
 		row := r.row(dst)
 		for v := range nv {

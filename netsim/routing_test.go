@@ -269,7 +269,7 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 		}
 	}
 	// Dragonflies (DragonflyRouter.pairHops, by pairs of routers) against routing
-	// every pair; a fat tree (GraphRouter) routes every pair and stops with ctx.
+	// every pair; other graphs (GraphRouter.pairHops) below.
 	for _, spec := range []string{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=9",
 		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=2,num_groups=5",
 		"dragonfly:hosts_per_router=1,routers_per_group=6,intergroup_links=1,num_groups=3"} {
@@ -290,18 +290,46 @@ func TestZeroLoadLatencyGridSum(t *testing.T) {
 			t.Errorf("%s: by router pairs %d, routes %d", spec, got, hops)
 		}
 	}
-	g, err := topo.ParseMachine("fattree:4,4:8")
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// On a graph router (fat trees, edge lists, a mesh given as a graph) the sum of
+// all pairs' hops comes from the breadth-first searches that built the routes,
+// equal to routing every pair; no pair is routed for the zero-load latency, so
+// it is there even with the context ended (it used to route every pair: minutes
+// on 16,384 hosts).
+func TestZeroLoadLatencyGraphSum(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r, err := NewRouter(g)
-	if err != nil {
-		t.Fatal(err)
+	var graphs []*topo.Graph
+	for _, spec := range []string{"fattree:4,4:8", "fattree:2,2:3,3:4", "mesh:5x4"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, topo.GraphOf(m))
 	}
-	if _, err := zeroLoadLatency(ctx, r, Params{MessageFlits: 8, RouterDelay: 1}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled on a fat tree: %v", err)
+	for _, text := range []string{"%switch s\n%switch t\n%switch u\na s\nb s\nc t\nd t\ns u\nt u\ng u\nc d\n", "0 1\n1 2\n2 3\n3 0\n1 3\n3 4\n"} {
+		g, err := topo.ReadGraph(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, g)
+	}
+	for _, g := range graphs {
+		r, err := NewGraphRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hops := routedHops(r)
+		if r.pairHops != hops {
+			t.Errorf("%s: summed from the searches %d, routes %d", g.Spec(), r.pairHops, hops)
+		}
+		n := r.Endpoints()
+		p := Params{MessageFlits: 8, RouterDelay: 3}
+		want := float64(hops)/float64(n*(n-1))*3 + 8
+		if got, err := zeroLoadLatency(ctx, r, p); err != nil || got != want {
+			t.Errorf("%s: zero-load latency %v (%v), want %v without routing a pair", g.Spec(), got, err, want)
+		}
 	}
 }
 
@@ -339,4 +367,91 @@ func routedHops(r Router) int64 {
 		}
 	}
 	return hops
+}
+
+// The message engine holds a 2D mesh's routes (with or without I/O nodes) as runs
+// of evenly spaced channel ids; written out they are the router's routes, on every
+// pair of meshes with and without I/O nodes along each side.
+func TestRouteRunsAreTheRoutes(t *testing.T) {
+	expand := func(runs []routeRun) []int32 {
+		var out []int32
+		for _, r := range runs {
+			if r.count <= 0 {
+				t.Fatalf("empty run %+v", r)
+			}
+			for i := range r.count {
+				out = append(out, r.first+i*r.step)
+			}
+		}
+		return out
+	}
+	for _, spec := range []string{"mesh:5x4", "mesh:1x6", "mesh:7x1", "mesh:6x5:io=left", "mesh:6x5:io=right", "mesh:4x6:io=top", "mesh:4x6:io=bottom:2"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Grid)
+		var r Router
+		var runs func(src, dst int) []routeRun
+		if g.IO() != nil {
+			ior, err := NewIORouter(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, runs = ior, func(s, d int) []routeRun { return ior.routeRuns(s, d, nil) }
+		} else {
+			gr := NewGridRouter(g)
+			r, runs = gr, func(s, d int) []routeRun { return gr.runs2DMesh(s, d, nil) }
+		}
+		for s := range r.Endpoints() {
+			for d := range r.Endpoints() {
+				want := r.Route(s, d, nil)
+				if got := expand(runs(s, d)); !slices.Equal(got, want) {
+					t.Fatalf("%s %d->%d: runs give %v, the route is %v", spec, s, d, got, want)
+				}
+			}
+		}
+	}
+}
+
+// On a large 2D mesh and I/O mesh (runsMinNodes nodes, lowered here) a message in
+// flight holds its route in a fixed 72 bytes, whatever its length: no slot writes
+// a route out (they were ~1.6 KB each across mesh:448x448:io=left, two thirds of
+// batch's heap).
+func TestEngineHoldsMeshRoutesAsRuns(t *testing.T) {
+	defer func(n int) { runsMinNodes = n }(runsMinNodes)
+	runsMinNodes = 1600
+	for _, spec := range []string{"mesh:40x40", "mesh:40x40:io=left"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Grid)
+		var r Router = NewGridRouter(g)
+		if g.IO() != nil {
+			if r, err = NewIORouter(g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		delivered := 0
+		e, err := NewEngine(r, DefaultParams(), func(*Delivery) { delivered++ })
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := r.Endpoints()
+		for s := range n {
+			e.Send(Message{Src: int32(s), Dst: int32(n - 1 - s)})
+		}
+		if err := e.Run(1 << 20); err != nil || delivered != n {
+			t.Fatalf("%s: %d of %d delivered (%v)", spec, delivered, n, err)
+		}
+		for id, sl := range e.slots {
+			if cap(sl.route) != 0 {
+				t.Fatalf("%s: slot %d wrote out a route of %d channels", spec, id, len(sl.route))
+			}
+		}
+		if len(e.slots) < n/2 {
+			t.Errorf("%s: %d slots for %d messages sent at once", spec, len(e.slots), n)
+		}
+	}
 }

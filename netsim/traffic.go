@@ -213,19 +213,25 @@ func ZeroLoadLatency(r Router, p Params) float64 {
 // O(sum of k^2): every route is minimal, so the total is sum over dimensions j of
 // (n/k_j)^2 x (the distances between all pairs of coordinates along j). Routing
 // every pair took O(n^2) routes: hours on mesh:256x256, and Ctrl-C went unseen.
-// On a dragonfly they are summed by pairs of routers (DragonflyRouter.pairHops).
-// Other routers route every pair, with a look at ctx per source.
+// On a dragonfly they are summed by pairs of routers (DragonflyRouter.pairHops),
+// on another graph taken from the breadth-first searches that built its routes
+// (GraphRouter.pairHops): routing every pair of 16,384 hosts took minutes.
+// Other routers (none that UniformTraffic is given) route every pair, with a look
+// at ctx per source.
 func zeroLoadLatency(ctx context.Context, r Router, p Params) (float64, error) {
 	n := r.Endpoints()
 	if n < 2 {
 		return float64(p.MessageFlits), nil
 	}
 	var hops int64
-	if gr, ok := r.(*GridRouter); ok {
-		hops = gridPairHops(gr.dims, gr.wrap)
-	} else if dr, ok := r.(*DragonflyRouter); ok {
-		hops = dr.pairHops()
-	} else {
+	switch r := r.(type) {
+	case *GridRouter:
+		hops = gridPairHops(r.dims, r.wrap)
+	case *DragonflyRouter:
+		hops = r.pairHops()
+	case *GraphRouter:
+		hops = r.pairHops
+	default:
 		var buf []int32
 		for s := range n {
 			if ctx.Err() != nil {

@@ -18,8 +18,11 @@
 // come from a table when there are at most 4,096 of them (a fat tree of 200,704 hosts
 // has 196 such classes, a dragonfly of 10,240 hosts its 2,560 routers), else from
 // pruned landmark labels (Akiba, Iwata, Yoshida, SIGMOD 2013,
-// doi:10.1145/2463676.2465315) when they stay small, else from a breadth-first search
-// from both ends with a bounded cache of rows for repeated sources. Graph.DistRow is
+// doi:10.1145/2463676.2465315) when they stay small, else from a search: A* guided by
+// the lower bound of 8 landmarks (Goldberg and Harrelson, SODA 2005; exact on a
+// mesh's edge list, where it walks one shortest path) for pairs the bound puts 16 or
+// more hops apart, a breadth-first search from both ends otherwise or when the guided
+// search gives up, and a bounded cache of rows for repeated sources. Graph.DistRow is
 // a fresh breadth-first row, never cached: callers after pairs use Dist. BreadthFirst
 // is the search behind orderings (BFSOrder, the graph curves of package curves, the
 // ordering solver's starts); the hop distances, which run it millions of times, keep

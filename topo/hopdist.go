@@ -41,8 +41,14 @@ import (
 //     labels would outgrow maxLabelEntries;
 //   - the generic fallback, also the way to non-key classes (switches) when there
 //     is a table: a breadth-first search from both ends per pair, and for a source
-//     asked about twice in a row its breadth-first row of Q, kept in a bounded LRU
-//     cache (at most rowCacheBytes).
+//     asked about many times in a row its breadth-first row of Q, kept in a bounded
+//     LRU cache (at most rowCacheBytes). Without a table, a pair whose landmark
+//     lower bound is at least guidedMinBound is first searched by A* guided by that
+//     bound (Goldberg, Harrelson, "Computing the shortest path: A* search meets
+//     graph theory", SODA 2005; ALT): on an edge list of a mesh the bound is exact
+//     and the search walks one shortest path, d steps instead of the d^2 vertices
+//     a search from both ends visits. It gives up after guidedPops x (bound + 1)
+//     vertices, a small fraction of what the search from both ends then costs.
 type hopIndex struct {
 	anchor []int32 // vertex -> itself (core) or its one neighbour (pendant host)
 	class  []int32 // vertex -> class of its anchor, a vertex of Q
@@ -70,6 +76,13 @@ type hopIndex struct {
 	meetOnly bool      // never cache rows (tests of meetDist)
 	scratch  sync.Pool // *meetScratch
 
+	// Landmarks for the guided search (nil lmk when there are none): lmk[c*nl+i] is
+	// class c's distance from landmark i, unreachable16 when it cannot reach it.
+	lmk       []uint16
+	nl        int
+	guidedMin int       // the least lower bound worth a guided search
+	guided    sync.Pool // *guidedScratch
+
 	pairScratch sync.Pool // *pairScratch
 
 	tier string // "table", "labels" or "rows" (the fallback), for tests
@@ -88,6 +101,9 @@ const (
 	unreachable16   = 0xFFFF
 	maxLabelPerNode = 48 // hub labels' budget: this many entries per class on average
 	rowAfterMisses  = 64 // a source's row is built at its 64th query in a row
+	landmarks       = 8  // landmarks of the guided search: 16 bytes per class
+	guidedMinBound  = 16 // closer pairs are searched from both ends (at most ~d^2 = 256 vertices on a mesh)
+	guidedPops      = 8  // the guided search gives up after this many vertices per unit of the bound
 )
 
 // hopIndex returns g's hop index, building it on first use.
@@ -200,6 +216,11 @@ func (h *hopIndex) rowDist(u, v int32) int {
 	repeat := h.missRun >= rowAfterMisses && !h.meetOnly
 	h.mu.Unlock()
 	if !repeat {
+		if h.lmk != nil {
+			if d, ok := h.guidedDist(u, v); ok {
+				return d
+			}
+		}
 		return h.meetDist(u, v)
 	}
 	dist := make([]int32, len(h.qOff)-1)
@@ -416,10 +437,17 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 		h.key, h.nkey = key, nkey
 		h.buildTable(bound)
 		h.tier = "table"
-	case tier != "rows" && tier != "meet" && bound < unreachable16 && h.buildLabels(budget):
+	case tier != "rows" && tier != "meet" && tier != "guided" && bound < unreachable16 && h.buildLabels(budget):
 		h.tier = "labels"
 	default:
 		h.tier = "rows"
+		if tier != "meet" && bound < unreachable16 {
+			h.guidedMin = guidedMinBound
+			if tier == "guided" {
+				h.guidedMin = 1 // every pair, for tests
+			}
+			h.buildLandmarks()
+		}
 	}
 	h.rows = map[int32]*list.Element{}
 	h.lru = list.New()
@@ -672,3 +700,151 @@ type pairScratch struct {
 
 // classes is the number of classes (vertices of Q).
 func (h *hopIndex) classes() int { return len(h.qOff) - 1 }
+
+// buildLandmarks picks up to landmarks classes of the component of class 0, each
+// the farthest from those picked before (the first the farthest from class 0;
+// ties to the lowest class), and stores every class's distances from them.
+func (h *hopIndex) buildLandmarks() {
+	nq := len(h.qOff) - 1
+	if nq < 2 {
+		return
+	}
+	dist := make([]int32, nq)
+	minDist := make([]int32, nq)
+	queue := h.bfs(0, dist, nil)
+	if len(queue) < 2 {
+		return
+	}
+	next := farthest(queue, dist)
+	nl := min(landmarks, len(queue))
+	lmk := make([]uint16, nq*nl)
+	for i := range nl {
+		queue = h.bfs(next, dist, queue)
+		for c, d := range dist {
+			if d < 0 {
+				lmk[c*nl+i] = unreachable16
+			} else {
+				lmk[c*nl+i] = uint16(d)
+			}
+		}
+		if i == 0 {
+			copy(minDist, dist)
+		}
+		for _, c := range queue {
+			minDist[c] = min(minDist[c], dist[c])
+		}
+		next = farthest(queue, minDist)
+	}
+	h.lmk, h.nl = lmk, nl
+}
+
+// farthest returns the class of queue with the largest d, the lowest class on ties.
+func farthest(queue []int32, d []int32) int32 {
+	best := queue[0]
+	for _, c := range queue[1:] {
+		if d[c] > d[best] || d[c] == d[best] && c < best {
+			best = c
+		}
+	}
+	return best
+}
+
+// guidedScratch is one guided search's state: class c's best distance from the
+// source is g[c] when seen[c] is the search's stamp, and it is settled when
+// closed[c] is; buckets[f-bound] holds the classes to expand at estimate f.
+type guidedScratch struct {
+	seen, closed []uint32
+	g            []int32
+	buckets      [][]int32
+	now          uint32
+}
+
+// guidedDist returns the distance between classes u != v by A* search with the
+// landmarks' lower bound max_i |d(l_i, c) - d(l_i, v)| (consistent, so a class's
+// first expansion is at its distance), expanding at equal estimates the class
+// reached last: where the bound is exact the search follows one shortest path. It
+// reports false, having given up, when the bound from u is below h.guidedMin or
+// the search expands more than guidedPops x (bound + 1) classes.
+func (h *hopIndex) guidedDist(u, v int32) (int, bool) {
+	d, _, ok := h.guidedSearch(u, v)
+	return d, ok
+}
+
+// guidedSearch is guidedDist that also returns how many classes it expanded.
+func (h *hopIndex) guidedSearch(u, v int32) (d, expanded int, ok bool) {
+	nl := h.nl
+	lv := h.lmk[int(v)*nl : int(v)*nl+nl]
+	lu := h.lmk[int(u)*nl : int(u)*nl+nl]
+	for i := range nl {
+		if (lu[i] == unreachable16) != (lv[i] == unreachable16) {
+			return -1, 0, true // one reaches the landmark, the other does not
+		}
+	}
+	bound := func(c int32) int32 {
+		lc := h.lmk[int(c)*nl : int(c)*nl+nl]
+		var b int32
+		for i, x := range lc {
+			if y := lv[i]; x != unreachable16 && y != unreachable16 {
+				b = max(b, int32(x)-int32(y), int32(y)-int32(x))
+			}
+		}
+		return b
+	}
+	lb := bound(u)
+	if int(lb) < h.guidedMin {
+		return 0, 0, false
+	}
+	sc, _ := h.guided.Get().(*guidedScratch)
+	if sc == nil {
+		nq := len(h.qOff) - 1
+		sc = &guidedScratch{seen: make([]uint32, nq), closed: make([]uint32, nq), g: make([]int32, nq)}
+	}
+	defer h.guided.Put(sc)
+	sc.now++
+	if sc.now == 0 { // wrapped: clear the old marks
+		clear(sc.seen)
+		clear(sc.closed)
+		sc.now = 1
+	}
+	now := sc.now
+	for i := range sc.buckets {
+		sc.buckets[i] = sc.buckets[i][:0]
+	}
+	push := func(c, f int32) {
+		i := int(f - lb)
+		for i >= len(sc.buckets) {
+			sc.buckets = append(sc.buckets, nil)
+		}
+		sc.buckets[i] = append(sc.buckets[i], c)
+	}
+	sc.seen[u], sc.g[u] = now, 0
+	push(u, lb)
+	budget := guidedPops * (int(lb) + 1)
+	for cur := 0; cur < len(sc.buckets); {
+		b := sc.buckets[cur]
+		if len(b) == 0 {
+			cur++
+			continue
+		}
+		a := b[len(b)-1]
+		sc.buckets[cur] = b[:len(b)-1]
+		if sc.closed[a] == now {
+			continue // a stale entry
+		}
+		sc.closed[a] = now
+		ga := sc.g[a]
+		if a == v {
+			return int(ga), expanded, true
+		}
+		if expanded++; expanded > budget {
+			return 0, expanded, false
+		}
+		for _, c := range h.qAdj[h.qOff[a]:h.qOff[a+1]] {
+			if sc.seen[c] != now || ga+1 < sc.g[c] {
+				sc.seen[c], sc.g[c] = now, ga+1
+				push(c, ga+1+bound(c))
+			}
+		}
+	}
+	return -1, expanded, true // u's component searched: v is not in it
+}

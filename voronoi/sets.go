@@ -31,14 +31,15 @@ func KNearestSets(pts []geom.Point, k, limit int) ([]Set, error) {
 	return KNearestSetsContext(context.Background(), pts, k, limit)
 }
 
-// KNearestSetsContext is KNearestSets that stops, with ctx's error, soon after ctx ends.
+// KNearestSetsContext is KNearestSets that stops, with ctx's cause, soon after ctx
+// ends: it looks at ctx every 64 points of the walk and every 1,024 families.
 func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([]Set, error) {
 	seenFam := map[string]bool{}
 	seen := map[string]bool{}
 	var out []Set
 	var ferr error
 	steps := 0
-	err := Walk(pts, k, func(f *Family) bool {
+	err := walk(ctx, pts, k, nil, func(f *Family) bool {
 		if steps++; steps&1023 == 0 && ctx.Err() != nil {
 			ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), context.Cause(ctx))
 			return false
@@ -82,6 +83,9 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 		return rec(0)
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), err)
+		}
 		return nil, err
 	}
 	if ferr != nil {

@@ -2,6 +2,7 @@ package voronoi
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -111,6 +112,17 @@ func Walk(pts []geom.Point, k int, fn func(f *Family) bool) error {
 // incumbent z may pass z/(k-1). The bound also removes the superlinear cost of the
 // unbounded cells near the hull, whose squares grow without limit.
 func WalkBounded(pts []geom.Point, k int, maxDiam func() int64, fn func(f *Family) bool) error {
+	return walk(context.Background(), pts, k, maxDiam, fn)
+}
+
+// walkPoll is how many points the walk handles between two looks at its context:
+// a point costs O(n log n) at worst (near the hull, where its squares grow to the
+// whole input: tens of milliseconds on 10^5 points) and may report no family.
+const walkPoll = 64
+
+// walk is WalkBounded that also stops, returning ctx's cause, when ctx ends; it
+// looks at ctx every walkPoll points.
+func walk(ctx context.Context, pts []geom.Point, k int, maxDiam func() int64, fn func(f *Family) bool) error {
 	if err := CheckInput(pts, k); err != nil {
 		return err
 	}
@@ -153,6 +165,9 @@ func WalkBounded(pts []geom.Point, k int, maxDiam func() int64, fn func(f *Famil
 			w.U, w.V = u, v
 		}
 		for a := 0; a < n; a++ {
+			if a%walkPoll == 0 && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
 			if !w.fromPoint(a) {
 				return nil
 			}

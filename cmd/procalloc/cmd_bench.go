@@ -57,11 +57,11 @@ allocator's decision latency at the 10th to 100th percentiles (a log scale when 
 figures span more than two decades).`,
 		example: `procalloc bench --machine mesh:64x64 --alloc bf:hilbert,mc1x1,mm,genalg
 procalloc bench --machine torus:32x32x32 --alloc mc1x1,bf:hilbert3d --jobs 500 --time-limit 60s --json
-procalloc bench --machine mesh:16x16 --trace LLNL-T3D-1996-2.converted.txt.gz --compat premas --alloc mm,genalg,mc1x1 --svg latency.svg
-procalloc bench --graph fabric.ibnet --alloc bf:rcm,genalg --jobs 1000
-procalloc bench --machine mesh:32x32 --trace KTH-SP2-1996-2.1-cln.swf.gz --format swf --sched easy --contract 0.8 --alloc mm,mc1x1 --no-memo -o bench.txt
-procalloc bench --graph topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --seed 5
-procalloc bench --graph ibnetdiscover.out --node-name-map names.map --alloc genalg`,
+procalloc bench --machine mesh:16x16 --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --compat premas --alloc mm,genalg,mc1x1 --svg latency.svg
+procalloc bench --graph topo/testdata/fattree.ibnetdiscover --alloc bf:rcm,genalg --jobs 1000
+procalloc bench --machine mesh:32x32 --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --format swf --sched easy --contract 0.8 --alloc mm,mc1x1 --no-memo -o bench.txt
+procalloc bench --graph topo/testdata/topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --seed 5
+procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc genalg`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:64x64, torus:32x32x32, fattree:16,16:16,16:32")
 			graph := fs.String("graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")

@@ -85,15 +85,16 @@ summary (the same keys as sim --json). Machines, networks (--graph) and traces
 'procalloc help sim'. Ctrl-C writes the
 replays finished so far (every output) and exits with status 130. Every output
 (-o, --csv, --svg) is checked for writability before the first replay starts.`,
-		example: `procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
+		example: `procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
     --alloc mc1x1:tb=3,9,3,2,bf:hilbert,mc1x1,mm,genalg,bf:snake --svg fig18.svg
-procalloc compare --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv
-procalloc compare --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:name-order,bf:rcm,bf:opt.pairs,genalg
-procalloc compare --trace sacct.txt --graph topology.conf --alloc as-run,slurm:tree:topology.conf,bf:rcm --sched as-run
-procalloc compare --trace sacct.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
-procalloc compare --trace sacct.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topology.conf,slurm:tree:topology.conf:hilbert --sched as-run
-procalloc compare --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
-procalloc compare --trace t.swf --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1000 --to 500000`,
+procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --sched easy --alloc mc1x1,bf:gilbert --csv kth.csv
+procalloc compare --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc bf:name-order,bf:rcm,bf:opt.pairs,genalg
+procalloc compare --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc as-run,slurm:tree:topo/testdata/topology.conf,bf:rcm --sched as-run
+procalloc compare --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
+procalloc compare --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topo/testdata/topology.conf,slurm:tree:topo/testdata/topology.conf:hilbert --sched as-run
+procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
+procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1996-10-01 --to 1996-10-08`,
+		yourFiles: []yourFile{yourOptPairs, yourBlocks, yourNodes},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs, "alloc", "baseline", "baseline-time-limit", "by-size", "json")

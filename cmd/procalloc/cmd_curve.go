@@ -72,17 +72,18 @@ dashed red).
 		example: `procalloc curve --machine mesh:16x16 --curve hilbert --format pairs
 procalloc curve --machine mesh:16x22 --curve gilbert --format order -o gilbert.order
 procalloc curve --machine mesh:8x8x5 --curve hilbert3d-trunc --svg cplant.svg -o cplant.pairs
-procalloc curve --graph net.txt --curve rcm --format hosts
-procalloc curve --graph ibnetdiscover.out --node-name-map names.map --curve rcm --format slurm-weight
-procalloc curve --graph topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
+procalloc curve --graph order/testdata/cplant-dev.txt --curve rcm --format hosts
+procalloc curve --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --curve rcm --format slurm-weight
+procalloc curve --graph topo/testdata/topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
 procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts nodes.txt --slurm-conf /etc/slurm/slurm.conf -o slurm.conf.new
 procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
 procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hostlist 'node[0001-1024]' -o weights.conf
 procalloc curve --list --machine torus:8x8
 procalloc curve --list --json
 procalloc curve --machine mesh:16x16 --curve hilbert --json -o hilbert.json
-procalloc curve --graph topology.yaml --topology fabric --curve rcm --format slurm-block --block-size 4 -o topology.conf.new
-procalloc curve --graph fabric.ibnet --graph-format ibnetdiscover --curve rcm`,
+procalloc curve --graph topo/testdata/topology.yaml --topology fabric --curve rcm --format slurm-block --block-size 4 -o topology.conf.new
+procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --curve rcm`,
+		yourFiles: []yourFile{yourOptPairs, yourNodes, {"/etc/slurm/slurm.conf", "your site's slurm.conf (its NodeName lines get the weights)"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/topo"
@@ -53,10 +52,10 @@ mean_step, jumps.
 Ctrl-C writes the orderings scored so far (with several curves) and exits with status 130.`,
 		example: `procalloc evaluate --machine mesh:16x16 --curve hilbert,snake,gilbert --weights exp:2:8
 procalloc evaluate --machine torus:8x8 --curve all --ring --json
-procalloc evaluate --machine mesh:16x16 --ranking hilbert.pairs --weights list:1,0.5,0.25
-procalloc evaluate --graph ibnetdiscover.out --curve rcm,name-order --weights list:1,0.5
-procalloc evaluate --graph fabric.ibnet --graph-format ibnetdiscover --node-name-map names.map --curve rcm --weights list:1 -o rcm.eval
-procalloc evaluate --graph topology.yaml --topology fabric --curve bfs --weights list:1`,
+procalloc curve --machine mesh:16x16 --curve hilbert | procalloc evaluate --machine mesh:16x16 --ranking - --weights list:1,0.5,0.25
+procalloc evaluate --graph topo/testdata/fattree.ibnetdiscover --curve rcm,name-order --weights list:1,0.5
+procalloc evaluate --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --curve rcm --weights list:1 -o rcm.eval
+procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve bfs --weights list:1`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
@@ -174,16 +173,15 @@ func printCurveEvaluations(w io.Writer, m topo.Machine, evals []curveEvaluation)
 		ringNote = ", ring"
 	}
 	fmt.Fprintf(w, "machine %s (%d nodes), weights %s (K = %d%s)\n", m.Spec(), e0.N, e0.Weights, e0.K, ringNote)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ordering\tobjective\tmax_step\tmean_step\tjumps\t")
+	t := newTable(w, "ordering", "objective", "max_step", "mean_step", "jumps")
 	for _, ev := range evals {
 		name := ev.Curve
 		if name == "" {
 			name = ev.Ranking
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%d\t\n", name, strconv.FormatFloat(ev.Objective, 'g', 10, 64), ev.Max, ev.Mean, ev.Jumps)
+		t.row(name, strconv.FormatFloat(ev.Objective, 'g', 10, 64), strconv.Itoa(ev.Max), fmt.Sprintf("%.4f", ev.Mean), strconv.Itoa(ev.Jumps))
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // evaluateReadRanking reads a ranking file, or standard input for "-" (format detected

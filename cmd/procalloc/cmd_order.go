@@ -137,17 +137,18 @@ sum A[i][j] B[p(i)][p(j)]); order is then p (0-based, location of each facility)
 With -o FILE the ordering is written as a ranking file (--format, default from the
 extension, else pairs) and the summary goes to stdout.`,
 		example: `procalloc order --machine torus:4x4 --weights list:1,0.5 --json
-procalloc order --graph net.txt --weights exp:2:3 --ring --time-limit 5m -o net.pairs
+procalloc order --graph order/testdata/cplant-dev.txt --weights exp:2:3 --ring --time-limit 5m -o net.pairs
 procalloc order --machine torus:8x8 --weights exp:2:3 --time-limit 60s --gap 0.01
 procalloc order --machine mesh:4x4 --weights list:1,0.5,0.25 --method dp
 procalloc order --machine torus:4x4 --weights list:1,0.5,0.25 --ring --method auto
 procalloc order --machine mesh:32x32 --weights exp:2:3 --time-limit 10s --json
 procalloc order --machine fattree:16,16:16,16:32 --weights exp:2:4 --time-limit 60s
 procalloc order --qap ../shared/qaplib/nug12.dat --method bb
-procalloc order --qap nug5.dat --json
-procalloc order --graph ibnetdiscover.out --graph-format ibnetdiscover --node-name-map names.map --weights list:1,0.5 --flat --no-mip
-procalloc order --graph topology.yaml --topology fabric --weights list:1,0.5 --start rcm,opt.pairs --seed 3 -o opt.ranks --format ranks
+procalloc order --qap ../shared/qaplib/chr12a.dat --json
+procalloc order --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --weights list:1,0.5 --flat --no-mip
+procalloc order --graph topo/testdata/topology.yaml --topology fabric --weights list:1,0.5 --start rcm,opt.pairs --seed 3 -o opt.ranks --format ranks
 procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --max-columns 200000 --threads 2 --log`,
+		yourFiles: []yourFile{yourOptPairs},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")

@@ -84,11 +84,12 @@ scontrol is on PATH, else 22.05 (said in the report). Errors name the file and l
 a history node the network lacks is an error naming the first few. Ctrl-C stops
 the ordering (keeping its best so far) and the replays; nothing is written then.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
-procalloc plan --graph fabric.ibnet --node-name-map names.map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
+procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
 procalloc plan --machine mesh:4x4 --hosts nodes.txt --slurm-conf plan/testdata/slurm.conf --weights list:1,0.5,0.25 --jobs 5000 --seed 2 --threshold 0.1 --block-size 4 -o out/mesh-plan
-procalloc plan --graph fabric.ibnet --graph-format ibnetdiscover --node-name-map names.map --slurm-conf plan/testdata/slurm.conf -o out/plan
-procalloc plan --graph topology.yaml --topology fabric --slurm-conf plan/testdata/slurm.conf -o out/plan`,
+procalloc plan --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf -o out/plan
+procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-conf plan/testdata/slurm.conf -o out/plan`,
+		yourFiles: []yourFile{yourNodes, {"slurm.conf", "your site's slurm.conf, defining the nodes nid[001-512]"}, {"/etc/slurm/slurm.conf", "your site's slurm.conf"}, {"/etc/slurm/topology.conf", "your site's topology.conf"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")

@@ -57,6 +57,7 @@ the table shows any value).`,
 procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,contract=1 --x seed
 procalloc plot bunde.jsonl --where pattern=n-body --title 'Bunde 2004, n-body' --svg nbody.svg -o nbody.txt
 procalloc plot bunde.jsonl --where pattern=n-body --json`,
+		yourFiles: []yourFile{{"bunde.jsonl", "the merged results of a sweep (procalloc merge bunde.shard-*.jsonl -o bunde.jsonl)"}, yourShards},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			x := fs.String("x", "contract", "parameter on the x axis: contract (load factor) or seed")
 			y := fs.String("y", sim.MetricMeanResponse, "metric `KEY` on the y axis (a key of sim --json)")

@@ -421,28 +421,29 @@ mean_ratio_to_optimal_lower (total over the best found); --by-size has them per 
 --per-job five columns. Which decisions are proven on meshes and tori depends on the
 machine's speed (and load); the bounds on fat trees and dragonflies, and the
 allocator's own decisions, do not. Other graphs are refused.`,
-		example: `procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
-procalloc sim --trace KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
-procalloc sim --trace t.swf --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
-procalloc sim --trace t.swf.gz --machine mesh:16x16 --convert t.txt
-procalloc sim --trace sacct.txt --graph fabric.ibnet --node-name-map names.map --alloc bf:rcm --sched easy
-procalloc sim --trace sacct.txt --graph topology.conf --alloc as-run --sched as-run
-procalloc sim --trace sacct.txt --graph topology.conf --alloc slurm:tree:topology.conf --sched as-run
-procalloc sim --trace sacct.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
-procalloc sim --trace sacct.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topology.conf:hilbert --sched as-run
-procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
-procalloc sim --trace t.swf --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
-procalloc sim --trace t.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
-procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
-procalloc sim --trace SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1997-01-01 --drop-larger --comm n-body --alloc mc --task-order sorted
-procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
-procalloc sim --trace LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size
-procalloc sim --trace LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16:32 --alloc slurm:consec --baseline exact --by-size
-procalloc sim --trace t.swf --format swf --skip-bad --max-jobs 5000000 --machine mesh:16x16 --contract 0.8 --replicate 4 --perturb 600 --seed 3 -o t.result
-procalloc sim --trace sacct.txt --format sacct --tz America/Denver --machine mesh:4x4 --hosts nodes.txt --alloc bf:hilbert --pattern n-body --msg-flits 16 --flit-bytes 8
-procalloc sim --trace t.swf --machine mesh:16x16 --comm random --comm-seed 5 --msgs-per-second 0.01 --cycle-seconds 1e-8 --router-delay 2
-procalloc sim --trace t.swf --machine torus:8x8 --comm n-body --engine flit --vcs 2 --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
-procalloc sim --trace sacct.txt --graph topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
+		example: `procalloc sim --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:10x10 --alloc mc1x1:tb=2,13,20,6 --sched easy --json
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --alloc bf:hilbert --per-job jobs.csv --work 1.5
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --convert kth.txt
+procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc bf:rcm --sched easy
+procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc as-run --sched as-run
+procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:tree:topo/testdata/topology.conf --sched as-run
+procalloc sim --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
+procalloc sim --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topo/testdata/topology.conf:hilbert --sched as-run
+procalloc sim --trace ../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
+procalloc sim --trace ../shared/traces/SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1996-10-15 --drop-larger --comm n-body --alloc bf:hilbert --engine flit --vcs 2 --vc-buffer 16
+procalloc sim --trace ../shared/traces/SDSC-Par-1996-3.1-cln.swf.gz --machine mesh:16x16 --from 1996-10-01 --to 1997-01-01 --drop-larger --comm n-body --alloc mc --task-order sorted
+procalloc sim --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm --compat premas --no-memo --json
+procalloc sim --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mc1x1 --compat premas --baseline exact --baseline-time-limit 100ms --by-size
+procalloc sim --trace ../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz --machine fattree:16,16:16,16:32 --alloc slurm:consec --baseline exact --by-size
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --format swf --skip-bad --max-jobs 5000000 --machine mesh:16x16 --contract 0.8 --replicate 4 --perturb 600 --seed 3 -o t.result
+procalloc sim --trace sim/testdata/sacct-fattree.txt --format sacct --tz America/Denver --machine mesh:4x4 --hosts nodes.txt --alloc bf:hilbert --pattern n-body --msg-flits 16 --flit-bytes 8
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --comm random --comm-seed 5 --msgs-per-second 0.01 --cycle-seconds 1e-8 --router-delay 2
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine torus:8x8 --drop-larger --to 1996-10-08 --comm n-body --engine flit --vcs 2 --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
+procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
+		yourFiles: []yourFile{yourBlocks, yourNodes},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs) // --alloc, --baseline, --json and --by-size included

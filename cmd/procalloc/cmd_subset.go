@@ -92,6 +92,7 @@ links are not used by these solvers (the reported total is the mesh L1 total).` 
 procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json
 procalloc subset --algo ptas --k 6 --points pts.txt --eps 0.25 --time-limit 30s -o best.txt
 procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
+		yourFiles: []yourFile{yourPoints, {"free.txt", "your free node indices (0-based), one per line"}, {"ring.txt", "your points on the ring, one number in [0, C) per line"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			algo := fs.String("algo", "", "`ALGO`: "+strings.Join(subsetAlgoNames(), ", ")+" (described above)")
 			k := fs.Int("k", 0, "number of points to choose")

@@ -126,12 +126,13 @@ DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and 
 --list); a file appears whole when its item ends, and a redone item rewrites it.`,
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
 procalloc sweep - --list < examples/demo-sweep.yaml
-procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.2.jsonl
+procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.shard-2.jsonl
 mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 --cpus 8 -o bunde.jsonl > bunde.sbatch
 procalloc sweep examples/demo-sweep.yaml -o demo.jsonl -j 4 --json
-procalloc merge bunde.*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
+procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
+		yourFiles: []yourFile{yourShards},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			out := fs.String("o", "", "append results to `FILE` (JSON lines; created if missing; locked while the sweep runs)")
 			shard := fs.String("shard", "", "run shard `i/n`: the items whose index mod n is i (default: from the Slurm array environment, else all)")
@@ -500,6 +501,7 @@ sweep file at most 4 MiB.`,
 		example: `procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv
 cat bunde.shard-*.jsonl | procalloc merge - --spec examples/bunde2004.yaml > bunde.jsonl
 procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
+		yourFiles: []yourFile{yourShards},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			specPath := fs.String("spec", "", "the sweep `file`, to list missing items (- for standard input)")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/voronoi"
 )
@@ -16,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "voronoi",
 		summary: "list the L1 order-k Voronoi sets: every k-nearest set of some center, with a witness",
-		usage:   "voronoi --k K --points FILE [--limit N] [--json] [--svg FILE] [-o FILE]",
+		usage:   "voronoi --k K --points FILE [--limit N] [--time-limit D] [--json] [--svg FILE] [-o FILE]",
 		details: `Lists every set of k input points that is the set of k nearest points (L1) of some
 center of the plane — the generator sets of the cells of the order-k L1 Voronoi
 diagram — with a witness center and radius. Tie rule: S is a k-nearest set of c when
@@ -24,10 +25,15 @@ max over S of d(c, s) <= min over the other points of d(c, t); with ties (equal
 distances, coincident points) one center can have several sets, and all are listed.
 Points: planar, integer coordinates (see "procalloc help subset" for the file format).
 indices are 0-based positions among the data lines; total is the set's total pairwise
-L1 distance. Heavy ties can make the list exponential: --limit bounds it.`,
+L1 distance. Heavy ties can make the list exponential: --limit bounds it.
+Cost: O(n log n) for fixed k on points of bounded local density, plus up to
+O(n log n) for each point near the hull, whose squares grow to the whole input
+(10^5 random points on a 1000x1000 grid: about a minute). --time-limit and
+Ctrl-C stop it within a fraction of a second; an incomplete list is not written.`,
 		example: `procalloc voronoi --k 3 --points pts.txt
 procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg
-procalloc voronoi --k 4 --points grid.txt --limit 5000 -o sets.txt`,
+procalloc voronoi --k 4 --points grid.txt --limit 5000 --time-limit 1m -o sets.txt`,
+		yourFiles: []yourFile{yourPoints, {"grid.txt", "your points, here a grid: tie-heavy"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			k := fs.Int("k", 0, "size of the nearest sets")
 			points := fs.String("points", "", "points `FILE` ('-' for stdin), two integer coordinates per line")
@@ -35,9 +41,13 @@ procalloc voronoi --k 4 --points grid.txt --limit 5000 -o sets.txt`,
 			asJSON := fs.Bool("json", false, "print JSON")
 			svg := fs.String("svg", "", "also draw the points and witness centers to `FILE` (SVG)")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
+			timeLimit := fs.Duration("time-limit", 0, "fail, writing nothing, when the list is not complete after this long (0: no limit)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
+				}
+				if *timeLimit < 0 {
+					return usagef("--time-limit %v: must not be negative (0: no limit)", *timeLimit)
 				}
 				if *points == "" {
 					return usagef("--points FILE is required ('-' for standard input)")
@@ -54,6 +64,11 @@ procalloc voronoi --k 4 --points grid.txt --limit 5000 -o sets.txt`,
 				}
 				if *limit < 1 {
 					return usagef("--limit %d: must be at least 1 (heavy ties can make the list exponential, so it is always bounded)", *limit)
+				}
+				if *timeLimit > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = timelimit.WithTimeout(ctx, *timeLimit, "--time-limit")
+					defer cancel()
 				}
 				stop := newProgress(e, fmt.Sprintf("voronoi k=%d", *k), 0).ticking("listing sets")
 				sets, err := voronoi.KNearestSetsContext(ctx, in.Ints, *k, *limit)

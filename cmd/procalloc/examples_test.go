@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
@@ -208,144 +207,169 @@ func TestHelpExamplesParse(t *testing.T) {
 	t.Logf("%d example command lines of %d commands parsed", parsed, len(commands))
 }
 
-// exampleFixtures writes, into dir, small inputs under the names the examples use
-// (a 16-host fat tree as ibnetdiscover output, topology.conf and an sacct trace of
-// it, rankings, points, traces, sweep results), and links ../shared and examples/.
-func exampleFixtures(t *testing.T, dir string) {
+// exampleRepo makes dir look like the repository's root to the examples: its
+// samples (every DIR/testdata, examples/) linked in, and ../shared beside it when
+// the shared data is there. Directories are linked inside directories of dir's
+// own, so that an example writing into DIR (plan -o out/plan) writes here, not
+// into the repository. It reports whether ../shared is there.
+func exampleRepo(t *testing.T, dir string) (shared bool) {
 	t.Helper()
-	write := func(name, data string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := func(name, target string) {
+	link := func(name, target string) bool {
 		abs, err := filepath.Abs(target)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(abs); err != nil {
-			t.Logf("no %s: examples naming %s run without it", target, name)
-			return
+			return false
 		}
-		if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+		return true
+	}
+	shared = link(filepath.Join("..", "shared"), "../../../shared")
+	link("examples", "../../examples")
+	testdata, _ := filepath.Glob("../../*/testdata")
+	for _, d := range testdata {
+		link(strings.TrimPrefix(d, "../../"), d)
+	}
+	return shared
+}
+
+// writeYourFile writes a stand-in for a file the examples name as the user's
+// own (command.yourFiles) into dir, under its name (an absolute name under dir);
+// false when the test has none.
+func writeYourFile(t *testing.T, dir, name string) bool {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(data string) {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// ../shared as the repository's (QAPLIB, traces), examples/ the repository's.
-	link(filepath.Join("..", "shared"), "../../../shared")
-	link("examples", "../../examples")
-	// Examples that name the repository's sample files from its root: DIR/testdata
-	// linked inside a directory of the work dir's own, so that an example writing
-	// into DIR (plan -o plan) writes here, not into the repository.
-	for _, d := range []string{"sim", "topo", "plan"} {
-		if _, err := os.Stat(filepath.Join("../..", d, "testdata")); err == nil {
-			if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			link(filepath.Join(d, "testdata"), filepath.Join("../..", d, "testdata"))
-		}
-	}
-	// The published traces by their names: the shared ones, else the test copies.
-	traces, _ := filepath.Glob("../../../shared/traces/*")
-	for _, tr := range traces {
-		link(filepath.Base(tr), tr)
-	}
-	for _, tr := range []string{"LLNL-T3D-1996-2.converted.txt.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-Par-1996-3.1-cln.swf.gz"} {
-		if _, err := os.Lstat(filepath.Join(dir, tr)); err != nil {
-			link(tr, filepath.Join("../../sim/testdata", tr))
-		}
-	}
-	// A site of 512 nodes for plan's torus example.
-	write("slurm.conf", "ClusterName=example\nSlurmctldHost=head\nSelectType=select/cons_tres\nNodeName=nid[001-512] CPUs=1 State=UNKNOWN\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxTime=INFINITE\n")
-	link("sacct.txt", sacctTrace)
-	link("fabric.ibnet", ibSample)
-	link("ibnetdiscover.out", ibSample)
-	link("names.map", ibNameMap)
-	link("topology.conf", topoConf)
-	write("blocks.conf", "BlockName=b1 Nodes=node[01-04]\nBlockName=b2 Nodes=node[05-08]\nBlockName=b3 Nodes=node[09-12]\nBlockName=b4 Nodes=node[13-16]\nBlockSizes=4,8,16\n")
 	var hosts strings.Builder
 	for i := 1; i <= 16; i++ {
 		fmt.Fprintf(&hosts, "node%02d\n", i)
 	}
-	write("nodes.txt", hosts.String())
-	link("topology.yaml", "../../topo/testdata/topology.yaml")
-	write("ring.txt", "1\n5\n9\n60\n62\n33\n")
-	write("grid.txt", "0 0\n1 0\n2 0\n0 1\n1 1\n2 1\n0 2\n1 2\n2 2\n")
-	write("net.txt", "# a ring of 8 hosts with a chord\n0 1\n1 2\n2 3\n3 4\n4 5\n5 6\n6 7\n7 0\n0 4\n")
-	write("pts.txt", "0 0\n1 0\n0 1\n2 2\n3 1\n1 3\n4 4\n2 5\n5 2\n6 6\n")
-	var free strings.Builder
-	for v := range 100 {
-		fmt.Fprintf(&free, "%d\n", 3*v)
-	}
-	write("free.txt", free.String())
-	write("nug5.dat", "5\n\n0 1 2 3 4\n1 0 1 2 3\n2 1 0 1 2\n3 2 1 0 1\n4 3 2 1 0\n\n0 5 2 4 1\n5 0 3 0 2\n2 3 0 0 0\n4 0 0 0 5\n1 2 0 5 0\n")
-	// A short SWF trace: 40 jobs of 1 to 64 processors.
-	var swf strings.Builder
-	swf.WriteString("; UnixStartTime: 844128000\n; TimeZoneString: US/Pacific\n")
-	for j := 1; j <= 40; j++ {
-		fmt.Fprintf(&swf, "%d %d 0 %d %d -1 -1 %d %d -1 1 1 1 -1 1 -1 -1 -1\n", j, 60*j, 100+37*j%500, 1+(j*7)%64, 1+(j*7)%64, 200+37*j%500)
-	}
-	write("t.swf", swf.String())
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(swf.String()))
-	zw.Close()
-	write("t.swf.gz", gz.String())
-	// Rankings the examples read.
-	for _, args := range [][]string{
-		{"curve", "--graph", topoConf, "--curve", "rcm", "-o", filepath.Join(dir, "opt.pairs")},
-		{"curve", "--machine", "mesh:16x16", "--curve", "hilbert", "-o", filepath.Join(dir, "hilbert.pairs")},
-		// issue 33's blocks: 16-node blocks along the Hilbert curve of a 32x32 mesh
-		{"curve", "--machine", "mesh:32x32", "--curve", "hilbert", "--format", "slurm-block", "--block-size", "16", "-o", filepath.Join(dir, "BLOCKS.conf")},
-	} {
-		if code, _, stderr := runCLI(t, "", args...); code != 0 {
-			t.Fatalf("fixture %v: exit %d: %s", args, code, stderr)
-		}
-	}
-	// Results of two shards of examples/bunde2004.yaml, every item done (figures
-	// made up: the examples that read them merge and plot them).
-	spec, err := sweep.ReadFile(filepath.Join(dir, "examples", "bunde2004.yaml"))
-	if err != nil {
-		t.Logf("no sweep results fixture: %v", err)
-		return
-	}
-	shards := [2]strings.Builder{}
-	for _, it := range spec.Items() {
-		res, _ := json.Marshal(map[string]any{"jobs": 100, "mean_response": 1000 + it.Index, "mean_total_pairwise_l1": 10 + it.Index%7})
-		b, err := json.Marshal(sweep.Line{Sweep: spec.Name, Item: it, Status: sweep.StatusOK, Result: res})
+	switch name {
+	case "nodes.txt":
+		write(hosts.String())
+	case "slurm.conf": // a site of 512 nodes for plan's torus example
+		write("ClusterName=example\nSlurmctldHost=head\nSelectType=select/cons_tres\nNodeName=nid[001-512] CPUs=1 State=UNKNOWN\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxTime=INFINITE\n")
+	case "/etc/slurm/slurm.conf":
+		data, err := os.ReadFile("../../plan/testdata/slurm.conf")
 		if err != nil {
 			t.Fatal(err)
 		}
-		shards[it.Index%2].Write(append(b, '\n'))
+		write(string(data))
+	case "/etc/slurm/topology.conf":
+		data, err := os.ReadFile(topoConf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(string(data))
+	case "blocks.conf":
+		write("BlockName=b1 Nodes=node[01-04]\nBlockName=b2 Nodes=node[05-08]\nBlockName=b3 Nodes=node[09-12]\nBlockName=b4 Nodes=node[13-16]\nBlockSizes=4,8,16\n")
+	case "opt.pairs":
+		if code, _, stderr := runCLI(t, "", "curve", "--graph", topoConf, "--curve", "rcm", "-o", path); code != 0 {
+			t.Fatalf("stand-in %s: exit %d: %s", name, code, stderr)
+		}
+	case "pts.txt":
+		write("0 0\n1 0\n0 1\n2 2\n3 1\n1 3\n4 4\n2 5\n5 2\n6 6\n")
+	case "grid.txt":
+		write("0 0\n1 0\n2 0\n0 1\n1 1\n2 1\n0 2\n1 2\n2 2\n")
+	case "ring.txt":
+		write("1\n5\n9\n60\n62\n33\n")
+	case "free.txt":
+		var free strings.Builder
+		for v := range 100 {
+			fmt.Fprintf(&free, "%d\n", 3*v)
+		}
+		write(free.String())
+	case "bunde.shard-*.jsonl", "bunde.jsonl":
+		// Results of two shards of examples/bunde2004.yaml, every item done
+		// (figures made up: the examples merge and plot them).
+		spec, err := sweep.ReadFile("../../examples/bunde2004.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards := [2]strings.Builder{}
+		for _, it := range spec.Items() {
+			res, _ := json.Marshal(map[string]any{"jobs": 100, "mean_response": 1000 + it.Index, "mean_total_pairwise_l1": 10 + it.Index%7})
+			b, err := json.Marshal(sweep.Line{Sweep: spec.Name, Item: it, Status: sweep.StatusOK, Result: res})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shards[it.Index%2].Write(append(b, '\n'))
+		}
+		if name == "bunde.jsonl" {
+			write(shards[0].String() + shards[1].String())
+			break
+		}
+		for i := range shards {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("bunde.shard-%d.jsonl", i)), []byte(shards[i].String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	default:
+		return false
 	}
-	for i := range shards {
-		write(fmt.Sprintf("bunde.shard-%d.jsonl", i), shards[i].String())
-	}
+	return true
 }
 
-// Every example of every "procalloc help COMMAND" runs, in a directory of small
-// inputs named as the examples name them (exampleFixtures), each stopped (as by
-// Ctrl-C) after a short deadline: a usage error (exit 2, or the usage hint after
-// the deadline) or any other failure is the example's fault. An example whose
-// input is not there (an absolute path such as /etc/slurm/slurm.conf) counts as
-// absent, and its command line was still parsed. Pipes feed a procalloc command's
-// output to the next; cat, mkdir -p and "scontrol show hostnames" are done as sh
-// and Slurm would; other programs (sbatch) are not run.
+// Every example of every "procalloc help COMMAND" runs as printed from the
+// repository's root: each command's examples in a directory that holds the
+// repository's samples at their paths (exampleRepo) and stand-ins for the files
+// the help names as the user's own (command.yourFiles, writeYourFile), nothing
+// else. Each is stopped (as by Ctrl-C) after a short deadline: a usage error
+// (exit 2, or the usage hint after the deadline), an input that is not there or
+// any other failure is the example's fault; only ../shared may be absent (a
+// checkout without the shared data). Pipes feed a procalloc command's output to
+// the next; cat, mkdir -p and "scontrol show hostnames" are done as sh and Slurm
+// would; other programs (sbatch) are not run.
 func TestHelpExamplesRun(t *testing.T) {
 	deadline := 2 * time.Second
 	if testing.Short() {
 		deadline = 300 * time.Millisecond
 	}
 	root := t.TempDir()
-	work := filepath.Join(root, "work")
-	if err := os.Mkdir(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	exampleFixtures(t, work) // relative to the package directory
-	t.Chdir(work)
 	names, examples := helpExamples()
+	shared := false
+	for _, name := range names { // from the package directory: the samples' paths are relative to it
+		work := filepath.Join(root, name)
+		if err := os.Mkdir(work, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		shared = exampleRepo(t, work)
+		for _, f := range commands[name].yourFiles {
+			if !strings.Contains(commands[name].example, f.name) {
+				t.Errorf("help %s: names %s as the user's file, but no example uses it", name, f.name)
+			}
+			if !writeYourFile(t, work, f.name) {
+				t.Errorf("help %s: the test has no stand-in for the user's %s", name, f.name)
+			}
+		}
+	}
+	if !shared {
+		t.Logf("no ../shared: the examples that read it count as absent")
+	}
+	t.Chdir(root)
 	ran, stopped, absent := 0, 0, 0
 	for _, name := range names {
+		work := filepath.Join(root, name)
+		if err := os.Chdir(work); err != nil {
+			t.Fatal(err)
+		}
+		yours := map[string]bool{}
+		for _, f := range commands[name].yourFiles {
+			yours[f.name] = true
+		}
 		for _, ex := range examples[name] {
 			cmds, err := parseExample(ex)
 			if err != nil {
@@ -356,6 +380,9 @@ func TestHelpExamplesRun(t *testing.T) {
 			for _, c := range cmds {
 				var args []string
 				for _, w := range c.words {
+					if filepath.IsAbs(w.text) && yours[w.text] {
+						w.text = filepath.Join(work, w.text) // the user's /etc/slurm/...: its stand-in
+					}
 					if matches, _ := filepath.Glob(w.text); w.glob && len(matches) > 0 {
 						args = append(args, matches...)
 					} else {
@@ -421,7 +448,7 @@ func TestHelpExamplesRun(t *testing.T) {
 					ran++
 				case code == exitInterrupted:
 					stopped++
-				case code == 1 && strings.Contains(msg, "no such file or directory"):
+				case code == 1 && !shared && strings.Contains(msg, "../shared/") && strings.Contains(msg, "no such file or directory"):
 					absent++
 					t.Logf("help %s: %q: an input is absent here: %s", name, ex, msg)
 				default:

@@ -75,17 +75,50 @@ func (l intList) MarshalJSON() ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// table writes aligned columns.
+// table writes aligned columns, right-aligned, every line without trailing
+// blanks. A row may leave its last cells empty (plan's unsupported
+// deployments): tabwriter still pads them to the column width, and cutting
+// the cells off the row instead would end the column block and misalign the
+// rows after it, so the padding is dropped on the way out (trimBlanks).
 type table struct{ tw *tabwriter.Writer }
 
 func newTable(w io.Writer, header ...string) *table {
-	t := &table{tw: tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)}
+	t := &table{tw: tabwriter.NewWriter(&trimBlanks{w: w}, 2, 8, 2, ' ', tabwriter.AlignRight)}
 	t.row(header...)
 	return t
 }
 
 func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t") }
 func (t *table) flush() error        { return t.tw.Flush() }
+
+// trimBlanks passes text on without the spaces that end its lines: it holds a
+// run of spaces back until the next byte shows whether the line goes on.
+type trimBlanks struct {
+	w      io.Writer
+	spaces int // held back
+	buf    []byte
+}
+
+func (t *trimBlanks) Write(p []byte) (int, error) {
+	t.buf = t.buf[:0]
+	for _, c := range p {
+		switch c {
+		case ' ':
+			t.spaces++
+			continue
+		case '\n':
+			t.spaces = 0
+		}
+		for ; t.spaces > 0; t.spaces-- {
+			t.buf = append(t.buf, ' ')
+		}
+		t.buf = append(t.buf, c)
+	}
+	if _, err := t.w.Write(t.buf); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
 
 // isTerminal says whether f is a terminal. A character device is not enough:
 // 2>/dev/null is one, and the progress bar was drawn into it.

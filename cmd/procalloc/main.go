@@ -31,6 +31,11 @@ type command struct {
 	usage   string // synopsis after "procalloc"
 	details string // what it does, formats, notes
 	example string // one or more example command lines
+	// yourFiles names the files the examples read that the repository does not
+	// hold: the user's own (or written by another command), each with what it
+	// is. Every other input an example names is a sample of the repository, by
+	// its path from the repository's root (TestHelpExamplesRun checks both).
+	yourFiles []yourFile
 	// inPlace names the input flags ("" for the positional arguments) whose file an
 	// output may replace, because the output holds that input updated (merge's
 	// results files; curve's --slurm-conf with its weights merged in). Any other
@@ -354,12 +359,34 @@ func printCommandHelp(w io.Writer, c *command) {
 		fmt.Fprintln(w)
 	})
 	if c.example != "" {
-		fmt.Fprintf(w, "\nexamples:\n")
+		fmt.Fprintf(w, "\nexamples (from the repository's root, whose samples they read):\n")
 		for _, line := range strings.Split(strings.TrimSpace(c.example), "\n") {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
+	if len(c.yourFiles) > 0 {
+		fmt.Fprintf(w, "\nfiles the examples name that are yours (the repository has no sample):\n")
+		width := 0
+		for _, f := range c.yourFiles {
+			width = max(width, len(f.name))
+		}
+		for _, f := range c.yourFiles {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, f.name, f.what)
+		}
+	}
 }
+
+// yourFile is a file an example names that the user supplies.
+type yourFile struct{ name, what string }
+
+// Files several commands' examples name.
+var (
+	yourNodes    = yourFile{"nodes.txt", "your host names, one per line, e.g. from procalloc hostlist expand 'node[01-16]' -o nodes.txt"}
+	yourOptPairs = yourFile{"opt.pairs", "an ordering of the same network's hosts, e.g. from procalloc order --graph ... -o opt.pairs"}
+	yourBlocks   = yourFile{"blocks.conf", "your topology/block topology.conf (BlockName=... Nodes=...; curve --format slurm-block writes one)"}
+	yourPoints   = yourFile{"pts.txt", "your points, two integer coordinates per line"}
+	yourShards   = yourFile{"bunde.shard-*.jsonl", "the results of sweep examples/bunde2004.yaml --shard I/N -o bunde.shard-I.jsonl (a cluster's work)"}
+)
 
 // repeatedFlag returns the name of a flag that args set twice ("" when none): the
 // flag package would silently keep the last value, which hides typos in long

@@ -37,7 +37,7 @@ func TestHelpForEveryCommand(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "usage: procalloc "+name) {
 			t.Errorf("help %s: exit %d, output %q", name, code, out)
 		}
-		if c.example == "" || !strings.Contains(out, "examples:") {
+		if c.example == "" || !strings.Contains(out, "\nexamples (") {
 			t.Errorf("help %s: no example", name)
 		}
 		if strings.Contains(out, "\n        \n") {

@@ -258,3 +258,24 @@ func TestSignalsStopAndRemoveTemps(t *testing.T) {
 		}
 	}
 }
+
+// The table writer leaves no trailing blanks, also on a row whose last cells
+// are empty (plan's unsupported deployments), and keeps the columns aligned
+// for the rows after such a row.
+func TestTableHasNoTrailingBlanks(t *testing.T) {
+	var b strings.Builder
+	tb := newTable(&b, "name", "supported", "hops")
+	tb.row("a", "yes", "1.5")
+	tb.row("torus3d", "no (below)", "")
+	tb.row("b", "yes", "12.25")
+	if err := tb.flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := "     name   supported   hops\n" +
+		"        a         yes    1.5\n" +
+		"  torus3d  no (below)\n" +
+		"        b         yes  12.25\n"
+	if b.String() != want {
+		t.Errorf("table\n%q\nwant\n%q", b.String(), want)
+	}
+}
