@@ -23,7 +23,7 @@ const maxGrid3Cells = 1 << 24
 // radius r - |x' - cx| around (cy, cz): its count is O(1) from the plane's rotated
 // prefix sums (rotBalls), one stack of tables per axis. The centers of a row (cx,
 // cy fixed) share the planes z, so their ball counts come in O(1) from the row's
-// tables (rowBall), and the k-th distance thr costs O(1) per step of its walk; the
+// tables (rowRead), and the k-th distance thr costs O(1) per step of its walk; the
 // candidate's marginal along each axis costs O(thr). The total is summed as in
 // gridScan over nonnegative gap terms: a lower bound along z from the row's tables,
 // then along y, then x exactly; the points at distance thr taken (the lowest
@@ -42,7 +42,14 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	if g == nil {
 		return nil, nil, false, nil
 	}
-	if memo != nil {
+	// Gen-Alg (its centers the points) leaves the memo alone: its upkeep, a
+	// diff and distance transform over the whole box every call, cost more than
+	// the centers it dropped (issue 32's workload replayed in-process, CPU per
+	// call with the memo and without: torus:16x16x16 246 and 225 µs,
+	// 25x25x25 1,146 and 1,086, 32x32x32 2,700 and 2,595; docs/alloc.md, "The
+	// 3D scan, tenth round"). MM's centers are most cells of the box, and
+	// there it pays (25x25x25: 3,400 against 3,610 µs).
+	if memo != nil && !onPoints {
 		memo.prepare(g.occ, [3]int{int(lo[0]), int(lo[1]), int(lo[2])}, g.W, g.H, g.L)
 		g.memo = memo
 	}
@@ -105,52 +112,14 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	for i := range n {
 		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
 	}
-	// The rows' tables grow a radius at a time (rowBall), up to the box's L1
+	// The rows' tables grow a radius at a time (rowBallGrow), up to the box's L1
 	// diameter; a box much longer in z than across (a row's tables over all its
 	// radii would exceed 4 cells per point of the box) counts its balls directly.
 	g.rowsOK = W+H+L <= 4*W*H
-	// One rotated table per plane of each axis, over the plane's two other axes,
-	// built in the previous call's storage (an allocator calls once per decision).
-	planes := func(out []rotBalls, count int, a, c []int, sa, sc int, plane []int) []rotBalls {
-		start := grow(g.planeStart, count+1)
-		for i := range n {
-			start[plane[i]+1]++
-		}
-		for p := range count {
-			start[p+1] += start[p]
-		}
-		ids := grow(g.planeIDs, n)
-		for i := range n {
-			ids[start[plane[i]]] = i
-			start[plane[i]]++
-		}
-		g.planeStart, g.planeIDs = start, ids
-		if cap(out) < count {
-			out = append(out[:cap(out)], make([]rotBalls, count-cap(out))...)
-		}
-		out = out[:count]
-		pa, pc := g.planeA[:0], g.planeC[:0]
-		lo := 0
-		for p := range count {
-			hi := start[p] // after the fill, start[p] is plane p's end
-			pa, pc = pa[:0], pc[:0]
-			for _, i := range ids[lo:hi] {
-				pa, pc = append(pa, a[i]), append(pc, c[i])
-			}
-			lo = hi
-			out[p].build(pa, pc, sa, sc)
-			if out[p].pre == nil {
-				return nil
-			}
-		}
-		g.planeA, g.planeC = pa, pc
-		return out
-	}
-	if g.px = planes(g.px, W, py, pz, H, L, px); g.px != nil {
-		g.py = planes(g.py, H, px, pz, W, L, py)
-	}
-	if g.px == nil || g.py == nil || !g.setZStack(px, py, pz) {
-		g.px, g.py = nil, nil
+	// The rotated tables of every plane of each axis, over the plane's two other
+	// axes, built in the previous call's storage (an allocator calls once per
+	// decision).
+	if !g.px.build(W, px, py, pz, H, L) || !g.py.build(H, py, px, pz, W, L) || !g.setZStack(px, py, pz) {
 		g.release()
 		return nil, nil, nil, nil, nil
 	}
@@ -217,11 +186,11 @@ type grid3Scan struct {
 	k       int
 	W, H, L int
 	occ     []bool     // occ[(x*H+y)*L+z]: a point there
-	px, py  []rotBalls // per plane x (over y, z), y (over x, z)
+	px, py  planeStack // per plane x (over y, z), y (over x, z)
 	// The planes z (over x, y) as one stack: the rotated tables of all planes
 	// interleaved, zs[i*L + z] entry i of plane z's table (of shape zShape), so a
 	// row's counts at one radius, the same four entries of every plane, are four
-	// runs of L (rowBall, rowPlanes).
+	// runs of L (rowBallGrow, rowPlanes).
 	zs         []int32
 	zShape     rotBalls
 	zAcc       []int32
@@ -232,16 +201,16 @@ type grid3Scan struct {
 	zIn, zOut  []int32 // per z: the plane counts of zBound without the row's tables
 	taken      []int32 // per plane x: points at distance thr taken, as (x, count) pairs
 	// The row's plane counts: for the centers of one row (cx, cy fixed), the
-	// points of plane z within L1 distance r of (cx, cy) are rowQ[r*L+z], for r up
-	// to rowTop (counted a radius at a time as the walk needs them); rowLo[r*L+z]
-	// and rowHi[r*L+z] are the points within r of (cx, cy, z) in the planes up to
-	// z and after z, so a center's ball count is O(1).
-	rowQ, rowLo, rowHi []int32
-	rowTop             int
-	rowX, rowY         int
-	rowTables          bool // false: counted per ball (rows of few centers)
-	rowsOK             bool // the box lets rows take tables
-	sumIn, sumOut      int  // walk's counts within thr - 1 and thr
+	// points of plane z within L1 distance r of (cx, cy) are rowT[r*L+z].q, for r
+	// up to rowTop (counted a radius at a time as the walk needs them); .lo and
+	// .hi there are the points within r of (cx, cy, z) in the planes up to z and
+	// after z, so a center's ball count is O(1).
+	rowT          []rowEntry
+	rowTop        int
+	rowX, rowY    int
+	rowTables     bool // false: counted per ball (rows of few centers)
+	rowsOK        bool // the box lets rows take tables
+	sumIn, sumOut int  // walk's counts within thr - 1 and thr
 
 	dFull int     // full-ball shortcut: the radius of the smallest L1 ball of Z^3 holding k points
 	pre   []int32 // prefix counts of points over the box; nil: shortcut off
@@ -258,10 +227,8 @@ type grid3Scan struct {
 	stamp     int32
 
 	// Storage kept for the next call (grid3Pool).
-	bufX, bufY, bufZ     []int
-	planeStart, planeIDs []int
-	planeA, planeC       []int
-	dist                 []int
+	bufX, bufY, bufZ []int
+	dist             []int
 }
 
 // grid3Pool keeps grid3Scan's tables between calls: an allocator calls once per
@@ -345,11 +312,28 @@ func (g *grid3Scan) setRow(cx, cy int, tables bool) {
 	}
 }
 
-// rowBall counts the points within L1 distance r of (cx, cy, cz) (setRow's row):
-// the planes up to cz, within r - (cz - z) of (cx, cy), and those after it. With
-// the planes z' <= z within r - (z - z'), lo(z, r) = q(z, r) + lo(z-1, r-1), and
-// hi(z, r) = q(z+1, r-1) + hi(z+1, r-1) for the planes after z.
-func (g *grid3Scan) rowBall(cz, r int) int {
+// A center's ball count from the row's tables (setRow's row): the points within
+// L1 distance r of (cx, cy, cz) are those of the planes up to cz within r - (cz -
+// z) of (cx, cy), and those after it. With the planes z' <= z within r - (z - z'),
+// lo(z, r) = q(z, r) + lo(z-1, r-1), and hi(z, r) = q(z+1, r-1) + hi(z+1, r-1)
+// for the planes after z. Once the tables reach r the count is one read
+// (rowRead); rowBallGrow builds them a radius at a time.
+
+// rowRead counts the points within L1 distance r of (cx, cy, cz) where the row's
+// tables reach r (false elsewhere): one read, small enough to be inlined into
+// walk.
+func (g *grid3Scan) rowRead(cz, r int) (int, bool) {
+	if uint(r) < uint(g.rowTop+1) { // 0 <= r <= rowTop (rowTop is -1 without tables)
+		e := &g.rowT[r*g.L+cz]
+		return int(e.lo + e.hi), true
+	}
+	return 0, false
+}
+
+// rowBallGrow counts the points within L1 distance r of (cx, cy, cz) where the
+// row's tables do not reach r yet, growing them to r (or, for a row without
+// tables, plane by plane).
+func (g *grid3Scan) rowBallGrow(cz, r int) int {
 	if r < 0 {
 		return 0
 	}
@@ -359,43 +343,46 @@ func (g *grid3Scan) rowBall(cz, r int) int {
 	L := g.L
 	for g.rowTop < r {
 		t := g.rowTop + 1
-		if len(g.rowQ) < (t+1)*L {
-			n := max(2*len(g.rowQ), (t+1)*L)
-			g.rowQ = append(g.rowQ[:len(g.rowQ):len(g.rowQ)], make([]int32, n-len(g.rowQ))...)
-			g.rowLo = append(g.rowLo[:len(g.rowLo):len(g.rowLo)], make([]int32, n-len(g.rowLo))...)
-			g.rowHi = append(g.rowHi[:len(g.rowHi):len(g.rowHi)], make([]int32, n-len(g.rowHi))...)
+		if len(g.rowT) < (t+1)*L {
+			n := max(2*len(g.rowT), (t+1)*L)
+			g.rowT = append(g.rowT[:len(g.rowT):len(g.rowT)], make([]rowEntry, n-len(g.rowT))...)
 		}
-		q, lo, hi := g.rowQ[t*L:(t+1)*L], g.rowLo[t*L:(t+1)*L], g.rowHi[t*L:(t+1)*L]
+		cur := g.rowT[t*L : (t+1)*L]
 		// The planes z share their shape, so the diamond's four corners in the
 		// rotated tables are the same for all of them.
 		i00, i01, i10, i11 := stackAt(&g.zShape, g.rowX, g.rowY).corners(t)
 		zs := g.zs
 		r00, r01, r10, r11 := zs[i00*L:(i00+1)*L], zs[i01*L:(i01+1)*L], zs[i10*L:(i10+1)*L], zs[i11*L:(i11+1)*L]
+		r00, r01, r10, r11 = r00[:len(cur)], r01[:len(cur)], r10[:len(cur)], r11[:len(cur)]
 		if t == 0 {
-			for z := range L {
-				q[z] = r11[z] - r01[z] - r10[z] + r00[z]
+			for z := range cur {
+				v := r11[z] - r01[z] - r10[z] + r00[z]
+				cur[z] = rowEntry{q: v, lo: v}
 			}
-			copy(lo, q)
-			clear(hi)
 		} else {
 			// One pass for the three (the row's tables are rebuilt for every
 			// row: 14 % of Gen-Alg's instructions at torus:32x32x32).
-			pq, plo, phi := g.rowQ[(t-1)*L:t*L], g.rowLo[(t-1)*L:t*L], g.rowHi[(t-1)*L:t*L]
-			r01, r10, r11 = r01[:L], r10[:L], r11[:L]
-			q[0] = r11[0] - r01[0] - r10[0] + r00[0]
-			lo[0] = q[0]
-			for z := 1; z < L; z++ {
+			prev := g.rowT[(t-1)*L : t*L]
+			prev = prev[:len(cur)]
+			v := r11[0] - r01[0] - r10[0] + r00[0]
+			cur[0].q, cur[0].lo = v, v
+			for z := 1; z < len(cur); z++ {
 				v := r11[z] - r01[z] - r10[z] + r00[z]
-				q[z] = v
-				lo[z] = v + plo[z-1]
-				hi[z-1] = pq[z] + phi[z]
+				cur[z].q, cur[z].lo = v, v+prev[z-1].lo
+				cur[z-1].hi = prev[z].q + prev[z].hi
 			}
-			hi[L-1] = 0
+			cur[len(cur)-1].hi = 0
 		}
 		g.rowTop = t
 	}
-	return int(g.rowLo[r*L+cz] + g.rowHi[r*L+cz])
+	e := &g.rowT[r*L+cz]
+	return int(e.lo + e.hi)
 }
+
+// rowEntry is one entry of the row's tables (grid3Scan.rowT): the points of one
+// plane z within radius r of the row, and those within r of (cx, cy, z) in the
+// planes up to z and after z.
+type rowEntry struct{ q, lo, hi int32 }
 
 // setZStack builds the stack of the planes z (zs): the rotated prefix sums of
 // newRotBalls for every plane at once, z innermost. False when a plane's table
@@ -438,22 +425,11 @@ func stackAt(r *rotBalls, x, y int) rotAt {
 }
 
 // corners returns the indices of the four table entries whose signed sum counts
-// the points within rad >= 0 of the place (ball's arithmetic, which repeats it
-// to stay within the inlining budget).
+// the points within rad >= 0 of the place (rotBalls.ball's arithmetic).
 func (t rotAt) corners(rad int) (i00, i01, i10, i11 int) {
 	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
 	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
 	return a0 + b0, a0 + b1, a1 + b0, a1 + b1
-}
-
-// ball is rotBalls.ball of the table pre at the place, radius rad.
-func (t rotAt) ball(pre []int32, rad int) int32 {
-	if rad < 0 {
-		return 0
-	}
-	a0, a1 := max(t.a-rad, 0)*t.s, min(t.a+rad+1, t.u)*t.s
-	b0, b1 := max(t.b-rad, 0), min(t.b+rad+1, t.u)
-	return pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
 }
 
 // walk is radius from the row's plane counts (the centers of a row share the
@@ -461,16 +437,31 @@ func (t rotAt) ball(pre []int32, rad int) int32 {
 // the counts within thr - 1 and thr for score.
 func (g *grid3Scan) walk(cx, cy, cz, thr int) int {
 	thr = max(thr, 0)
-	g.sumIn, g.sumOut = g.rowBall(cz, thr-1), g.rowBall(cz, thr)
+	k := g.k
+	in, ok := g.rowRead(cz, thr-1)
+	if !ok {
+		in = g.rowBallGrow(cz, thr-1)
+	}
+	out, ok := g.rowRead(cz, thr)
+	if !ok {
+		out = g.rowBallGrow(cz, thr)
+	}
 	for {
 		switch {
-		case thr > 0 && g.sumIn >= g.k:
+		case thr > 0 && in >= k:
 			thr--
-			g.sumIn, g.sumOut = g.rowBall(cz, thr-1), g.sumIn
-		case g.sumOut < g.k:
+			out = in
+			if in, ok = g.rowRead(cz, thr-1); !ok {
+				in = g.rowBallGrow(cz, thr-1)
+			}
+		case out < k:
 			thr++
-			g.sumIn, g.sumOut = g.sumOut, g.rowBall(cz, thr)
+			in = out
+			if out, ok = g.rowRead(cz, thr); !ok {
+				out = g.rowBallGrow(cz, thr)
+			}
 		default:
+			g.sumIn, g.sumOut = in, out
 			return thr
 		}
 	}
@@ -555,7 +546,11 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		if t < bestPos {
 			limit = bestTot
 		}
-		if g.memo != nil && g.memo.drops(g.memo.cell(cx, cy, cz), g.k, limit) {
+		mc := 0 // the center's cell in the memo
+		if g.memo != nil {
+			mc = g.memo.cell(cx, cy, cz)
+		}
+		if g.memo != nil && g.memo.drops(mc, g.k, limit) {
 			g.memo.dropped++
 			continue // a value kept from an earlier call exceeds the limit
 		}
@@ -578,14 +573,17 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 		prevT, prevThr, prevIn, prevOut = t, thr, g.sumIn, g.sumOut
 		if same {
 			if g.memo != nil {
-				g.memo.keep(g.memo.cell(cx, cy, cz), g.k, thr, prevVal)
+				g.memo.keep(mc, g.k, thr, prevVal)
 			}
 			if grid3NestedOn {
 				g.keepWalked(cy, cz, thr, prevVal)
 			}
 			continue
 		}
-		tot, ok := g.scoreKept(cx, cy, cz, thr, limit)
+		tot, ok := g.score(cx, cy, cz, thr, limit)
+		if g.memo != nil {
+			g.memo.keep(mc, g.k, thr, tot)
+		}
 		prevVal = tot
 		if grid3NestedOn {
 			g.keepWalked(cy, cz, thr, tot)
@@ -636,19 +634,42 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 	T, U := k-int64(g.sumIn), int64(g.sumOut)
 	var lbZ, cb, co int64
 	if g.rowTables && g.rowTop >= thr {
-		// walk counted the row's planes out to thr: read them directly.
-		L, Q := g.L, g.rowQ
-		for z := max(cz-thr, 0); z <= min(cz+thr, L-1); z++ {
-			l, h := max(cb, k-(U-co)), min(cb+T, co, k)
-			lbZ += min(l*(k-l), h*(k-h))
-			rem := thr - abs(z-cz)
-			var m int32
-			if rem > 0 {
-				m = Q[(rem-1)*L+z]
+		// walk counted the row's planes out to thr: read them directly, q(z,
+		// rem) at Q[rem*L + z] with rem = thr - |z - cz| (rem > 0 iff the index
+		// is at least L). l <= h always (cb <= co, and the points closer than thr
+		// after the gap are at most those within it), and h <= k (cb <= below),
+		// so the term is l (k - l) when l + h <= k, else h (k - h).
+		L, Q, inner := g.L, g.rowT, g.innerZ
+		z, z1 := max(cz-thr, 0), min(cz+thr, L-1)
+		for i := (thr-(cz-z))*L + z; z < cz; z, i = z+1, i+L+1 {
+			l, h := max(cb, k-U+co), min(cb+T, co)
+			if l+h <= k {
+				lbZ += l * (k - l)
+			} else {
+				lbZ += h * (k - h)
 			}
-			g.innerZ[z] = m
+			var m int32
+			if i >= L {
+				m = Q[i-L].q
+			}
+			inner[z] = m
 			cb += int64(m)
-			co += int64(Q[rem*L+z])
+			co += int64(Q[i].q)
+		}
+		for i := (thr-(z-cz))*L + z; z <= z1; z, i = z+1, i-L+1 {
+			l, h := max(cb, k-U+co), min(cb+T, co)
+			if l+h <= k {
+				lbZ += l * (k - l)
+			} else {
+				lbZ += h * (k - h)
+			}
+			var m int32
+			if i >= L {
+				m = Q[i-L].q
+			}
+			inner[z] = m
+			cb += int64(m)
+			co += int64(Q[i].q)
 		}
 		return lbZ
 	}
@@ -725,44 +746,19 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	if lbZ > limit {
 		return lbZ, false
 	}
-	var cb, lbY int64
-	atY := stackAt(&g.py[0], cx, cz)
-	for y := max(cy-thr, 0); y <= min(cy+thr, g.H-1); y++ {
-		lbY += min(cb*(k-cb), min(cb+T, k)*(k-min(cb+T, k)))
-		if lbZ+lbY > limit {
-			return lbZ + lbY, false
-		}
-		m := atY.ball(g.py[y].pre, thr-1-abs(y-cy))
-		g.innerY[y] = m
-		cb += int64(m)
+	lbY, ok := g.yBound(cx, cy, cz, thr, T, limit-lbZ)
+	if !ok {
+		return lbZ + lbY, false
 	}
 	// Along x exactly: per plane, the points closer than thr, then the plane's
 	// points at thr while some are still to take (lowest planes first).
 	take := g.k - below
-	taken := g.taken[:0]
 	lb := lbZ + lbY
-	tot, cum := lb, int64(0)
-	atX := stackAt(&g.px[0], cy, cz)
-	for x := max(cx-thr, 0); x <= min(cx+thr, g.W-1); x++ {
-		tot += cum * (k - cum)
-		if tot > limit {
-			g.taken = taken
-			return tot, false
-		}
-		rem := thr - abs(x-cx)
-		pre := g.px[x].pre
-		in := atX.ball(pre, rem-1) // 0 for rem 0
-		m := in
-		if take > 0 {
-			if c := min(atX.ball(pre, rem)-in, int32(take)); c > 0 {
-				m += c
-				take -= int(c)
-				taken = append(taken, int32(x), c)
-			}
-		}
-		cum += int64(m)
+	tot, ok := g.xPass(cx, cy, cz, thr, take, lb, limit)
+	if !ok {
+		return tot, false
 	}
-	g.taken = taken
+	taken := g.taken
 	tot -= lbY // the x total and z's bound; y and z are summed exactly below
 	// The taken points' y and z, read from the occupancy grid in index order.
 	for i := 0; i < len(taken); i += 2 {
@@ -788,7 +784,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	// which holds every taken point).
 	y0, y1, z0, z1 := max(cy-thr, 0), min(cy+thr, g.H-1), max(cz-thr, 0), min(cz+thr, g.L-1)
 	dropped := false
-	cum = 0
+	var cum int64
 	for y := y0; y <= y1; y++ {
 		tot += cum * (k - cum)
 		if tot > limit {

@@ -29,9 +29,9 @@ func (g *grid3Scan) sameAsBelow(cz, thr, below, within, thrP, belowP, withinP in
 // cz - 1) (r1, r2 >= 0, cz >= 1, the row's tables out to max(r1, r2)).
 func (g *grid3Scan) rowMeet(cz, r1, r2 int) int {
 	L := g.L
-	n := int(g.rowHi[min(r1+1, r2)*L+cz-1])
+	n := int(g.rowT[min(r1+1, r2)*L+cz-1].hi)
 	if s := min(r1, r2+1) - 1; s >= 0 {
-		n += int(g.rowLo[s*L+cz-1])
+		n += int(g.rowT[s*L+cz-1].lo)
 	}
 	return n
 }

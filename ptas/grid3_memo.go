@@ -2,13 +2,14 @@ package ptas
 
 import "math"
 
-// CenterMemo carries lower bounds on centers' totals from one call of MM, MM+Inc
-// or Gen-Alg to the next (Options.Memo): an allocator's successive free sets
-// differ only where jobs started or ended, and most centers' balls lie elsewhere.
-// It is used by the 3D bounded scan (grid3Search: TiesByIndex on distinct integer
-// points of a 3D box in ascending order) and ignored elsewhere; the answers are
-// the same with or without it. The zero value is ready to use; a CenterMemo must
-// not be used by two calls at once.
+// CenterMemo carries lower bounds on centers' totals from one call of MM or
+// MM+Inc to the next (Options.Memo): an allocator's successive free sets differ
+// only where jobs started or ended, and most centers' balls lie elsewhere. It is
+// used by MM's 3D bounded scan (grid3Search: TiesByIndex on distinct integer
+// points of a 3D box in ascending order) and ignored elsewhere, Gen-Alg included
+// (there its upkeep cost more than it saved); the answers are the same with or
+// without it. The zero value is ready to use; a CenterMemo must not be used by
+// two calls at once.
 //
 // For each cell that was a center it keeps the k, the radius thr (the k-th
 // distance) and the value score reached: the exact total of the k nearest by

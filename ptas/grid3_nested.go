@@ -83,19 +83,25 @@ func (g *grid3Scan) keepWalked(cy, cz, thr int, val int64) {
 
 // nestedSame returns the value of a walked neighbour of (cx, cy, cz) one step
 // lower along x, y or z that has the same k nearest by sameAsNested, from walk's
-// counts of the center of radius thr.
+// counts of the center of radius thr. The neighbours along z and y are in the
+// current slab (enterSlab(cx)), the one along x in the slab before when that is
+// cx - 1 (walkedAt's lookups, without their search for the slab).
 func (g *grid3Scan) nestedSame(cx, cy, cz, thr int) (int64, bool) {
-	for j := range 3 {
-		x, y, z := cx, cy, cz
-		switch j {
-		case 0:
-			z--
-		case 1:
-			y--
-		default:
-			x--
+	in, out := g.sumIn, g.sumOut
+	cur, stamp := g.slabs[g.slabCur], g.slabStamp[g.slabCur]
+	i := cy*g.L + cz
+	if cz > 0 {
+		if w := &cur[i-1]; w.stamp == stamp && sameAsNested(thr, in, out, int(w.thr), int(w.below), int(w.within)) {
+			return w.val, true
 		}
-		if w, ok := g.walkedAt(x, y, z); ok && sameAsNested(thr, g.sumIn, g.sumOut, int(w.thr), int(w.below), int(w.within)) {
+	}
+	if cy > 0 {
+		if w := &cur[i-g.L]; w.stamp == stamp && sameAsNested(thr, in, out, int(w.thr), int(w.below), int(w.within)) {
+			return w.val, true
+		}
+	}
+	if p := g.slabCur ^ 1; cx > 0 && g.slabX[p] == cx-1 {
+		if w := &g.slabs[p][i]; w.stamp == g.slabStamp[p] && sameAsNested(thr, in, out, int(w.thr), int(w.below), int(w.within)) {
 			return w.val, true
 		}
 	}

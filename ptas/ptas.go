@@ -56,8 +56,8 @@ type Options struct {
 	// order saves working it out. MM+Inc ignores it (its swaps follow that order).
 	Ascending bool
 	// Memo, when not nil, carries lower bounds on centers' totals from one call
-	// to the next (MM, MM+Inc and Gen-Alg on 3D integer points under
-	// TiesByIndex; an allocator passes one per machine): the answers are the same
+	// to the next (MM and MM+Inc on 3D integer points under TiesByIndex; Gen-Alg
+	// ignores it; an allocator passes one per machine): the answers are the same
 	// as without it (CenterMemo).
 	Memo *CenterMemo
 }

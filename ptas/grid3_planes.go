@@ -1,0 +1,138 @@
+package ptas
+
+// planeStack is the rotated prefix counts of every plane of one axis of grid3Scan's
+// box in one array, plane after plane (rotBalls' layout per plane): the x and y
+// passes of score read one plane after another for the same place, so each read
+// is an offset from one base instead of a plane's own table.
+type planeStack struct {
+	h, u, s, ss int     // rotBalls' h and u; s = u + 1 entries a row; ss = s*s a plane
+	pre         []int32 // pre[p*ss + a*s + b]: plane p's points with a' + c' < a and a' - c' + h - 1 < b
+}
+
+// build makes st the stacks of count planes from the points with plane index
+// plane[i] and coordinates (a[i], c[i]) in an sa x sc plane box. False when a
+// plane's table would exceed rotBallsMaxCells (as rotBalls.build).
+func (st *planeStack) build(count int, plane, a, c []int, sa, sc int) bool {
+	st.h, st.u = sc, sa+sc-1
+	st.s = st.u + 1
+	st.ss = st.s * st.s
+	s, ss := st.s, st.ss
+	if ss > rotBallsMaxCells {
+		st.pre = nil
+		return false
+	}
+	st.pre = grow(st.pre, count*ss)
+	pre := st.pre
+	for i := range plane {
+		pre[plane[i]*ss+(a[i]+c[i]+1)*s+a[i]-c[i]+sc]++
+	}
+	for p := range count {
+		t := pre[p*ss : (p+1)*ss]
+		for r := 1; r < s; r++ {
+			prev, cur := t[(r-1)*s:r*s], t[r*s:(r+1)*s]
+			cur = cur[:len(prev)]
+			var acc int32
+			for b := 1; b < len(cur); b++ {
+				acc += cur[b]
+				cur[b] = prev[b] + acc
+			}
+		}
+	}
+	return true
+}
+
+// place returns the rotated coordinates of (a, c) in the stack's planes.
+func (st *planeStack) place(a, c int) (int, int) {
+	return a + c, a - c + st.h - 1
+}
+
+// yBound is score's lower bound on the gap terms along y (the points closer than
+// thr, before each gap, and at most the T taken with them), keeping per plane y
+// the points closer than thr in innerY; false as soon as it exceeds room. With L
+// the points before a gap between cb and cb + T (h, at most k), L (k - L) is
+// concave, so the term is at least its value at the end farther from k / 2: cb
+// when cb + h <= k, else h.
+func (g *grid3Scan) yBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
+	k := int64(g.k)
+	st := &g.py
+	s, u, ss, pre := st.s, st.u, st.ss, st.pre
+	A, B := st.place(cx, cz)
+	inner := g.innerY
+	var cb, lbY int64
+	y0, y1 := max(cy-thr, 0), min(cy+thr, g.H-1)
+	for y := y0; y <= y1; y++ {
+		h := min(cb+T, k)
+		if cb+h <= k {
+			lbY += cb * (k - cb)
+		} else {
+			lbY += h * (k - h)
+		}
+		if lbY > room {
+			return lbY, false
+		}
+		var m int32
+		if rad := thr - 1 - abs(y-cy); rad >= 0 {
+			base := y * ss
+			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
+			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
+			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
+		}
+		inner[y] = m
+		cb += int64(m)
+	}
+	return lbY, true
+}
+
+// xPass adds to tot score's gap terms along x, exactly: per plane x, the points
+// closer than thr, then the plane's points at thr while some of the take still to
+// be taken remain (lowest planes first), recorded as (x, count) pairs in g.taken.
+// False as soon as tot exceeds limit.
+func (g *grid3Scan) xPass(cx, cy, cz, thr, take int, tot, limit int64) (int64, bool) {
+	k := int64(g.k)
+	st := &g.px
+	s, u, ss, pre := st.s, st.u, st.ss, st.pre
+	A, B := st.place(cy, cz)
+	taken := g.taken[:0]
+	var cum int64
+	x, x1 := max(cx-thr, 0), min(cx+thr, g.W-1)
+	// While points at thr are still to take: the plane's ball within rem - 1 and
+	// its shell at rem (rem = thr - |x - cx|).
+	for ; x <= x1 && take > 0; x++ {
+		tot += cum * (k - cum)
+		if tot > limit {
+			g.taken = taken
+			return tot, false
+		}
+		rem := thr - abs(x-cx)
+		base := x * ss
+		var in int32
+		if r := rem - 1; r >= 0 {
+			a0, a1 := base+max(A-r, 0)*s, base+min(A+r+1, u)*s
+			b0, b1 := max(B-r, 0), min(B+r+1, u)
+			in = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
+		}
+		a0, a1 := base+max(A-rem, 0)*s, base+min(A+rem+1, u)*s
+		b0, b1 := max(B-rem, 0), min(B+rem+1, u)
+		m := in
+		if c := min(pre[a1+b1]-pre[a0+b1]-pre[a1+b0]+pre[a0+b0]-in, int32(take)); c > 0 {
+			m += c
+			take -= int(c)
+			taken = append(taken, int32(x), c)
+		}
+		cum += int64(m)
+	}
+	g.taken = taken
+	for ; x <= x1; x++ {
+		tot += cum * (k - cum)
+		if tot > limit {
+			return tot, false
+		}
+		if r := thr - 1 - abs(x-cx); r >= 0 {
+			base := x * ss
+			a0, a1 := base+max(A-r, 0)*s, base+min(A+r+1, u)*s
+			b0, b1 := max(B-r, 0), min(B+r+1, u)
+			cum += int64(pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0])
+		}
+	}
+	return tot, true
+}
