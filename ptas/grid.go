@@ -95,79 +95,16 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	// garbage collections.
 	bufs := gridPool.Get().(*gridBufs)
 	defer gridPool.Put(bufs)
-	bufs.px, bufs.py = grow(bufs.px, n), grow(bufs.py, n)
-	px, py := bufs.px, bufs.py
-	bufs.colOf, bufs.rowOf = grow(bufs.colOf, W), grow(bufs.rowOf, H)
-	colOf, rowOf := bufs.colOf, bufs.rowOf // offset -> column/row index, -1 if none
-	for i := range colOf {
-		colOf[i] = -1
-	}
-	for i := range rowOf {
-		rowOf[i] = -1
-	}
-	// ordered: input order is ascending (x, y), so the points at one distance, read
-	// column by column (lower cell first), come in index order; run: the longest
-	// run of points on consecutive cells of a column (a full ball needs one).
-	ordered, distinct, run, maxRun := true, true, 0, 0
-	for i, p := range pts {
-		x, y := int(p[0])-x0, int(p[1])-y0
-		px[i], py[i] = x, y
-		colOf[x], rowOf[y] = 0, 0
-		if i == 0 {
-			run, maxRun = 1, 1
-			continue
-		}
-		ordered = ordered && (px[i-1] < x || px[i-1] == x && py[i-1] <= y)
-		distinct = distinct && (px[i-1] != x || py[i-1] != y)
-		if px[i-1] == x && py[i-1]+1 == y {
-			run++
-		} else if px[i-1] != x || py[i-1] != y {
-			run = 1
-		}
-		maxRun = max(maxRun, run)
-	}
-	if onPoints && !ordered {
+	g, ordered := gridSetUp(bufs, pts, k, x0, y0, W, H, onPoints)
+	if g == nil {
 		return nil, nil, false, nil // Gen-Alg's scan needs the free list's order
 	}
-	xs, ys := bufs.xs[:0], bufs.ys[:0] // distinct offsets, ascending
-	for v, c := range colOf {
-		if c >= 0 {
-			colOf[v] = int32(len(xs))
-			xs = append(xs, v)
-		}
-	}
-	for v, c := range rowOf {
-		if c >= 0 {
-			rowOf[v] = int32(len(ys))
-			ys = append(ys, v)
-		}
-	}
-	bufs.xs, bufs.ys = xs, ys
+	xs, ys, px, py := g.xs, g.ys, g.px, g.py
+	colOf, rowOf := bufs.colOf, g.rowOf
 	nx, ny := len(xs), len(ys)
-	// firstCol[v]: the first column at offset >= v; lastCol[v]: the last column at
-	// offset <= v (v in [0, W)); likewise for rows. They give the columns and rows
-	// within a distance of a center in O(1).
-	bufs.firstCol, bufs.lastCol = grow(bufs.firstCol, W), grow(bufs.lastCol, W)
-	bufs.firstRow, bufs.lastRow = grow(bufs.firstRow, H), grow(bufs.lastRow, H)
-	firstCol, lastCol := spanIndexInto(colOf, bufs.firstCol, bufs.lastCol)
-	firstRow, lastRow := spanIndexInto(rowOf, bufs.firstRow, bufs.lastRow)
-	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
-	full, rot := &bufs.full, &bufs.rot
-	bufs.sorted = ordered && gridSortedBuild
-	if bufs.sorted {
-		bufs.linesSorted(px, py, xs, rowOf, ny, W, H)
-		rot.buildSorted(px, py, W, H, &bufs.byA)
-		if maxRun >= 2*fullD(k)+1 {
-			full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
-		} else {
-			full.none(W, H, k) // no column has the run a full ball needs
-		}
-	} else {
-		bufs.linesScattered(px, py, colOf, rowOf, nx, ny, W, H)
-		full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
-		rot.build(px, py, W, H)
-	}
-	colPre, rowPre := bufs.colPre, bufs.rowPre
+	firstCol, lastCol, firstRow, lastRow := g.firstCol, g.lastCol, g.firstRow, g.lastRow
+	full, rot := g.full, g.rot
+	colPre, rowPre := g.colPre, g.rowPre
 	fullTot := int64(-1) // the total of the first center whose ball is full
 
 	bufs.cntX, bufs.cntY = grow(bufs.cntX, nx), grow(bufs.cntY, ny)
@@ -179,9 +116,6 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	thrCol := 0  // thr of the previous column's first center
 	loopXs := xs // the centers' columns for the loop below (the path for unordered points)
 	if ordered && rot.pre != nil {
-		g := &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
-			firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-			full: full, rot: rot, px: px, py: py, bufs: bufs, distinct: distinct}
 		if onPoints {
 			g.centers = make([]int32, 2*n)
 			for i := range n {
@@ -392,14 +326,10 @@ func nearestByIndex(dist []int, k int) []int {
 	return best
 }
 
-// spanIndex turns idx (offset -> index of the distinct value at that offset, -1 if
-// none; the first and last offsets are used) into first[v], the index of the first
-// value at offset >= v, and last[v], that of the last value at offset <= v.
-func spanIndex(idx []int32) (first, last []int32) {
-	return spanIndexInto(idx, make([]int32, len(idx)), make([]int32, len(idx)))
-}
-
-// spanIndexInto is spanIndex writing into first and last (of idx's length).
+// spanIndexInto turns idx (offset -> index of the distinct value at that offset,
+// -1 if none; the first and last offsets are used) into first[v], the index of the
+// first value at offset >= v, and last[v], that of the last value at offset <= v,
+// written into first and last (of idx's length).
 func spanIndexInto(idx, first, last []int32) ([]int32, []int32) {
 	cur := int32(-1)
 	for v, i := range idx {

@@ -72,6 +72,9 @@ func newCompBoundIn(px, py []int, w, h, k int, byA *pointBuckets) *compBound {
 	c.pf = sum / 2 // every pair is counted from both ends
 	if byA != nil {
 		c.wt = growRaw(c.wt, s*s)
+		// rotBalls.buildSorted's loop with weights. One generic loop for both cost
+		// about 2 % more of genalg's CPU at 65,536 nodes (median of six alternated
+		// pairs; its int32 instance about a quarter slower), so each keeps its own.
 		clear(c.wt[:s])
 		for a := 1; a < s; a++ {
 			prev, cur := c.wt[(a-1)*s:a*s], c.wt[a*s:(a+1)*s]

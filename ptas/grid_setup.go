@@ -1,13 +1,102 @@
 package ptas
 
-// The plane's tables built from points in ascending (x, y) order (issue 32 item 1,
-// eighth round of the plane's scan). The allocators' free lists come in that
-// order, so each line's points come sorted and a table's prefix counts can be
-// written in one pass, line by line, instead of clearing the table, scattering the
-// points into it and summing it in place: at 65,536 mesh nodes the free set of
-// issue 32's workload is about 7,000 points in a 256x256 box, and the tables
-// (rotBalls' 512x512, the columns' and rows' prefix counts, compBound's 512x512
-// weights) are per decision what Gen-Alg's scan of those 7,000 centers is not.
+import "github.com/procalloc/procalloc/geom"
+
+// The plane's tables built from points in ascending (x, y) order (issue 32 item 1;
+// docs/alloc.md, "MM and Gen-Alg in the plane", round 9). The allocators' free
+// lists come in that order, so each line's points come sorted and a table's prefix
+// counts can be written in one pass, line by line, instead of clearing the table,
+// scattering the points into it and summing it in place: at 65,536 mesh nodes the
+// free set of issue 32's workload is about 7,000 points in a 256x256 box, and the
+// tables (rotBalls' 512x512, the columns' and rows' prefix counts, compBound's
+// 512x512 weights) are per decision what Gen-Alg's scan of those 7,000 centers is
+// not.
+
+// gridSetUp is gridSearch's set-up. It writes into bufs the offsets of pts from
+// their box's corner (x0, y0; the box is W x H), the columns and rows that hold
+// points with their spans and prefix counts, and the full and rotated balls'
+// tables, and returns the scan over them (centers unset: MM's product) and whether
+// the points come in ascending (x, y) order. With onPoints, points out of that
+// order give nil: Gen-Alg's scan needs the free list's order, and nothing past the
+// offsets is built.
+func gridSetUp[T geom.Number](bufs *gridBufs, pts [][]T, k, x0, y0, W, H int, onPoints bool) (*gridScan, bool) {
+	n := len(pts)
+	bufs.px, bufs.py = grow(bufs.px, n), grow(bufs.py, n)
+	px, py := bufs.px, bufs.py
+	bufs.colOf, bufs.rowOf = grow(bufs.colOf, W), grow(bufs.rowOf, H)
+	colOf, rowOf := bufs.colOf, bufs.rowOf // offset -> column/row index, -1 if none
+	for i := range colOf {
+		colOf[i] = -1
+	}
+	for i := range rowOf {
+		rowOf[i] = -1
+	}
+	// ordered: input order is ascending (x, y), so the points at one distance, read
+	// column by column (lower cell first), come in index order; run: the longest
+	// run of points on consecutive cells of a column (a full ball needs one).
+	ordered, distinct, run, maxRun := true, true, 0, 0
+	for i, p := range pts {
+		x, y := int(p[0])-x0, int(p[1])-y0
+		px[i], py[i] = x, y
+		colOf[x], rowOf[y] = 0, 0
+		if i == 0 {
+			run, maxRun = 1, 1
+			continue
+		}
+		ordered = ordered && (px[i-1] < x || px[i-1] == x && py[i-1] <= y)
+		distinct = distinct && (px[i-1] != x || py[i-1] != y)
+		if px[i-1] == x && py[i-1]+1 == y {
+			run++
+		} else if px[i-1] != x || py[i-1] != y {
+			run = 1
+		}
+		maxRun = max(maxRun, run)
+	}
+	if onPoints && !ordered {
+		return nil, false
+	}
+	xs, ys := bufs.xs[:0], bufs.ys[:0] // distinct offsets, ascending
+	for v, c := range colOf {
+		if c >= 0 {
+			colOf[v] = int32(len(xs))
+			xs = append(xs, v)
+		}
+	}
+	for v, c := range rowOf {
+		if c >= 0 {
+			rowOf[v] = int32(len(ys))
+			ys = append(ys, v)
+		}
+	}
+	bufs.xs, bufs.ys = xs, ys
+	nx, ny := len(xs), len(ys)
+	// firstCol[v]: the first column at offset >= v; lastCol[v]: the last column at
+	// offset <= v (v in [0, W)); likewise for rows. They give the columns and rows
+	// within a distance of a center in O(1).
+	bufs.firstCol, bufs.lastCol = grow(bufs.firstCol, W), grow(bufs.lastCol, W)
+	bufs.firstRow, bufs.lastRow = grow(bufs.firstRow, H), grow(bufs.lastRow, H)
+	firstCol, lastCol := spanIndexInto(colOf, bufs.firstCol, bufs.lastCol)
+	firstRow, lastRow := spanIndexInto(rowOf, bufs.firstRow, bufs.lastRow)
+	// colPre[xi*(H+1)+t]: points in column xi with y offset < t; rowPre likewise.
+	full, rot := &bufs.full, &bufs.rot
+	bufs.sorted = ordered && gridSortedBuild
+	if bufs.sorted {
+		bufs.linesSorted(px, py, xs, rowOf, ny, W, H)
+		rot.buildSorted(px, py, W, H, &bufs.byA)
+		if maxRun >= 2*fullD(k)+1 {
+			full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+		} else {
+			full.none(W, H, k) // no column has the run a full ball needs
+		}
+	} else {
+		bufs.linesScattered(px, py, colOf, rowOf, nx, ny, W, H)
+		full.build(n, func(i int) (int, int) { return px[i], py[i] }, W, H, k, ordered)
+		rot.build(px, py, W, H)
+	}
+	return &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
+		firstRow: firstRow, lastRow: lastRow, colPre: bufs.colPre, rowPre: bufs.rowPre, rowOf: rowOf,
+		full: full, rot: rot, px: px, py: py, bufs: bufs, distinct: distinct}, ordered
+}
 
 // growRaw is grow without clearing: s of length n, its contents unspecified.
 func growRaw[E any](s []E, n int) []E {

@@ -8,13 +8,15 @@ import (
 
 // TestGridSortedBuildMatchesScattered checks the one-pass tables of points in
 // ascending (x, y) order (grid_setup.go) against the ones built by clearing,
-// scattering and summing in place: the columns' and rows' prefix counts, rotBalls'
+// scattering and summing in place, both through gridSearch's set-up (gridSetUp,
+// gridSortedBuild on and off): the columns' and rows' prefix counts, rotBalls'
 // table and compBound's weights equal entry for entry, on random point sets of
 // boxes up to 24x24, a third with coinciding points; and where no column has a run
 // of 2d + 1 points on consecutive cells (the skipped build) no center has a full
 // ball.
 func TestGridSortedBuildMatchesScattered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(32, 8))
+	defer func() { gridSortedBuild = true }()
 	cases := 3000
 	if testing.Short() {
 		cases = 800
@@ -39,38 +41,27 @@ func TestGridSortedBuildMatchesScattered(t *testing.T) {
 			continue
 		}
 		n := len(pts)
-		px, py := make([]int, n), make([]int, n)
-		colOf, rowOf := slices.Repeat([]int32{-1}, W), slices.Repeat([]int32{-1}, H)
-		for i, p := range pts {
-			px[i], py[i] = p[0], p[1]
-			colOf[p[0]], rowOf[p[1]] = 0, 0
+		in := make([][]int, n)
+		for i := range pts {
+			in[i] = pts[i][:]
 		}
-		var xs []int
-		for v := range colOf {
-			if colOf[v] >= 0 {
-				colOf[v] = int32(len(xs))
-				xs = append(xs, v)
-			}
-		}
-		ny := 0
-		for v := range rowOf {
-			if rowOf[v] >= 0 {
-				rowOf[v] = int32(ny)
-				ny++
-			}
-		}
+		// The same set-up both ways (a: scattered, b: one pass), over the W x H box.
+		k := 1 + rng.IntN(n)
 		var a, b gridBufs
-		a.linesScattered(px, py, colOf, rowOf, len(xs), ny, W, H)
-		b.linesSorted(px, py, xs, rowOf, ny, W, H)
+		gridSortedBuild = false
+		gridSetUp(&a, in, k, 0, 0, W, H, false)
+		gridSortedBuild = true
+		gridSetUp(&b, in, k, 0, 0, W, H, false)
+		if !b.sorted || a.sorted {
+			t.Fatalf("case %d: the set-up took the wrong build (sorted %v, %v)", c, a.sorted, b.sorted)
+		}
+		px, py := b.px, b.py
 		if !slices.Equal(a.colPre, b.colPre) || !slices.Equal(a.rowPre, b.rowPre) {
 			t.Fatalf("case %d (%dx%d, %d points): line prefix counts differ:\ncols %v\n     %v\nrows %v\n     %v", c, W, H, n, a.colPre, b.colPre, a.rowPre, b.rowPre)
 		}
-		a.rot.build(px, py, W, H)
-		b.rot.buildSorted(px, py, W, H, &b.byA)
 		if !slices.Equal(a.rot.pre, b.rot.pre) || a.rot.h != b.rot.h || a.rot.u != b.rot.u {
 			t.Fatalf("case %d (%dx%d, %d points): rotBalls' tables differ", c, W, H, n)
 		}
-		k := 1 + rng.IntN(n)
 		ca, cb := newCompBound(px, py, W, H, k), newCompBoundIn(px, py, W, H, k, &b.byA)
 		if !slices.Equal(ca.wt, cb.wt) || ca.pf != cb.pf || ca.dmin != cb.dmin {
 			t.Fatalf("case %d (%dx%d, %d points): compBound's tables differ", c, W, H, n)

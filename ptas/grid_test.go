@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/procalloc/procalloc/geom"
 )
 
 // TestGridMatchesSweep checks that mmGrid returns exactly mmSweep's subset and center
@@ -428,67 +430,13 @@ func TestBlockBoundBelowEveryCenter(t *testing.T) {
 	t.Logf("%d centers checked, bound within 80%% of the total for %d", checked, dropped)
 }
 
-// testGridScan builds gridScan's tables for points in ascending (x, y) order, as
-// gridSearch does, and returns it with the box's corner.
+// testGridScan builds gridScan's tables for pts through gridSearch's own set-up
+// (gridSetUp, MM's centers) and returns it with the box's corner.
 func testGridScan(pts [][]int, k int) (*gridScan, int, int) {
-	n := len(pts)
-	x0, y0, x1, y1 := pts[0][0], pts[0][1], pts[0][0], pts[0][1]
-	for _, p := range pts {
-		x0, x1, y0, y1 = min(x0, p[0]), max(x1, p[0]), min(y0, p[1]), max(y1, p[1])
-	}
-	W, H := x1-x0+1, y1-y0+1
-	px, py := make([]int, n), make([]int, n)
-	colOf, rowOf := make([]int32, W), make([]int32, H)
-	for i := range colOf {
-		colOf[i] = -1
-	}
-	for i := range rowOf {
-		rowOf[i] = -1
-	}
-	for i, p := range pts {
-		px[i], py[i] = p[0]-x0, p[1]-y0
-		colOf[px[i]], rowOf[py[i]] = 0, 0
-	}
-	var xs, ys []int
-	for v, c := range colOf {
-		if c >= 0 {
-			colOf[v] = int32(len(xs))
-			xs = append(xs, v)
-		}
-	}
-	for v, c := range rowOf {
-		if c >= 0 {
-			rowOf[v] = int32(len(ys))
-			ys = append(ys, v)
-		}
-	}
-	nx, ny := len(xs), len(ys)
-	firstCol, lastCol := spanIndex(colOf)
-	firstRow, lastRow := spanIndex(rowOf)
-	colPre := make([]int32, nx*(H+1))
-	rowPre := make([]int32, ny*(W+1))
-	for i := range pts {
-		xi, yi := int(colOf[px[i]]), int(rowOf[py[i]])
-		colPre[xi*(H+1)+py[i]+1]++
-		rowPre[yi*(W+1)+px[i]+1]++
-	}
-	for xi := 0; xi < nx; xi++ {
-		p := colPre[xi*(H+1) : (xi+1)*(H+1)]
-		for t := 1; t <= H; t++ {
-			p[t] += p[t-1]
-		}
-	}
-	for yi := 0; yi < ny; yi++ {
-		p := rowPre[yi*(W+1) : (yi+1)*(W+1)]
-		for t := 1; t <= W; t++ {
-			p[t] += p[t-1]
-		}
-	}
-	full := newFullBalls(px, py, W, H, k, true)
-	rot := newRotBalls(px, py, W, H)
-	return &gridScan{k: k, W: W, H: H, xs: xs, ys: ys, firstCol: firstCol, lastCol: lastCol,
-		firstRow: firstRow, lastRow: lastRow, colPre: colPre, rowPre: rowPre, rowOf: rowOf,
-		full: &full, rot: &rot, px: px, py: py}, x0, y0
+	b := geom.BoundingBox(pts)
+	x0, y0 := b.Min[0], b.Min[1]
+	g, _ := gridSetUp(new(gridBufs), pts, k, x0, y0, b.Max[0]-x0+1, b.Max[1]-y0+1, false)
+	return g, x0, y0
 }
 
 // TestBlockBoundMatchesPlainEnvelope checks blockBounds.bound, whose envelopes take
