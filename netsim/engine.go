@@ -386,21 +386,7 @@ func (e *Engine) arrive(id int32, t int64) {
 		}
 	} else {
 		for _, c := range e.slots[id].route {
-			cs := &e.ch[c]
-			cs.carried++
-			if cs.carried == 0 {
-				e.carriedWrapped(c)
-			}
-			w := cs.qhead
-			if w < 0 {
-				cs.owner = -1
-				continue
-			}
-			cs.qhead = e.slots[w].next
-			if cs.qhead < 0 {
-				cs.qtail = -1
-			}
-			e.granted(w, c, t)
+			e.release(c, t)
 		}
 	}
 	sl := &e.slots[id]
