@@ -475,12 +475,6 @@ type rotBalls struct {
 	pre  []int32 // pre[a*(u+1)+b]: points with x+y < a and x-y+h-1 < b
 }
 
-func newRotBalls(px, py []int, w, h int) rotBalls {
-	var r rotBalls
-	r.build(px, py, w, h)
-	return r
-}
-
 // build prepares r for the points at offsets (px[i], py[i]) of a w x h box,
 // reusing its table.
 func (r *rotBalls) build(px, py []int, w, h int) {

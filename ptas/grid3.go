@@ -385,8 +385,8 @@ func (g *grid3Scan) rowBallGrow(cz, r int) int {
 type rowEntry struct{ q, lo, hi int32 }
 
 // setZStack builds the stack of the planes z (zs): the rotated prefix sums of
-// newRotBalls for every plane at once, z innermost. False when a plane's table
-// would exceed rotBallsMaxCells (as newRotBalls).
+// rotBalls.build for every plane at once, z innermost. False when a plane's table
+// would exceed rotBallsMaxCells (as rotBalls.build).
 func (g *grid3Scan) setZStack(px, py, pz []int) bool {
 	W, H, L := g.W, g.H, g.L
 	s := W + H
