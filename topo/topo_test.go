@@ -131,10 +131,15 @@ func FuzzReadGraph(f *testing.F) {
 		if g.N() == 0 {
 			t.Fatal("accepted a graph with no nodes")
 		}
-		if g.N() <= 64 {
-			for a := 0; a < g.N(); a++ {
-				if g.Dist(a, a) != 0 {
-					t.Fatal("Dist(a,a) != 0")
+		// Dist (the hop index: twins, classes, tiers) must equal a plain
+		// breadth-first search (DistRow) between every two vertices, switches included.
+		if n := g.Vertices(); n <= 64 {
+			for a := 0; a < n; a++ {
+				row := g.DistRow(a)
+				for b := 0; b < n; b++ {
+					if d := g.Dist(a, b); d != int(row[b]) {
+						t.Fatalf("Dist(%s, %s) = %d, breadth-first search gives %d", g.Name(a), g.Name(b), d, row[b])
+					}
 				}
 			}
 		}
