@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -494,7 +495,8 @@ before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items
 damaged lines held, so it exits 1 when there are any. Exits 1 when any item is
 missing or failed (after writing what there is). --csv writes one row per item: its
-parameters and the metrics of "sim --json".
+parameters (engine, after seed, when some item runs the flit engine) and the
+metrics of "sim --json".
 A file - is standard input (once); --spec - reads the sweep file from standard input
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
@@ -685,8 +687,16 @@ func resultMetrics(l sweep.Line) map[string]float64 {
 	return out
 }
 
+// writeSweepCSV writes one row per results line. The engine column comes after
+// seed when some item runs the flit engine (without it the rows of a sweep over
+// engines could not be told apart); a sweep on the message engine alone keeps the
+// columns it always had.
 func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
+	engines := slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Engine != sim.EngineMessage })
 	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status"}
+	if engines {
+		header = slices.Insert(header, len(header)-1, "engine")
+	}
 	for _, m := range sim.Metrics {
 		header = append(header, m.Key)
 	}
@@ -695,6 +705,9 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 		p := l.Params
 		row := []string{strconv.Itoa(l.Index), l.Key, csvQuote(p.Trace), csvQuote(p.Machine), csvQuote(p.Alloc), string(p.Sched),
 			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status)}
+		if engines {
+			row = slices.Insert(row, len(row)-1, p.Engine.String())
+		}
 		mv := resultMetrics(l)
 		for _, m := range sim.Metrics {
 			if v, ok := mv[m.Key]; ok {

@@ -409,6 +409,32 @@ func TestPlotEngines(t *testing.T) {
 	}
 }
 
+// merge --csv had no engine column: the rows of a sweep over engines [message,
+// flit] could not be told apart. The column is there when some item runs the flit
+// engine (a message-only sweep's CSV is as before).
+func TestMergeCSVEngines(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "e.jsonl")
+	var b bytes.Buffer
+	for i, eng := range []sim.Engine{sim.EngineMessage, sim.EngineFlit} {
+		p := sweep.Params{Trace: "t", Machine: "mesh:4x4", Alloc: "a", Sched: "fcfs", Contract: 1, Pattern: "n-body", Seed: 1, Engine: eng}
+		raw, _ := json.Marshal(sweep.Line{Sweep: "p", Item: sweep.Item{Index: i, Key: p.Key(), Params: p}, Status: "ok", Result: json.RawMessage(`{"mean_response":1}`)})
+		b.Write(append(raw, '\n'))
+	}
+	if err := os.WriteFile(res, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "merge", res, "-o", filepath.Join(dir, "m.jsonl"), "--csv", "-")
+	if code != 0 {
+		t.Fatalf("merge: exit %d, %s", code, stderr)
+	}
+	rows := strings.Split(out, "\n")
+	if !strings.HasPrefix(rows[0], "index,key,trace,machine,alloc,sched,contract,pattern,seed,engine,status,") ||
+		!strings.Contains(rows[1], ",n-body,1,message,ok,") || !strings.Contains(rows[2], ",n-body,1,flit,ok,") {
+		t.Errorf("merge --csv of a sweep over engines:\n%s", out)
+	}
+}
+
 // FuzzPlotInput: whatever plot reads from standard input, it does not panic, and
 // results lines are read back whole.
 func FuzzPlotInput(f *testing.F) {
