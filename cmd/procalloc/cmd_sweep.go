@@ -70,12 +70,15 @@ func init() {
   patterns: [all-to-all, n-body]   # sim --comm; "none" replays without; default [none]
   seeds: [1]                       # sim --seed and --comm-seed; default [1]
   engines: [message, flit]         # sim --engine (with patterns); default [message]
-  flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags, e.g. --vcs 2
+  flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # other sim flags, e.g. --vcs 2
                                    # or --hostlist, 'node[0001-0352]' (host names, as sim)
 
 JSON with the same keys works too. An unknown key is an error naming it and its line;
 so, before any item runs, are an unknown machine kind or allocator and flags that
-would fail every item (an unknown flag, a value that does not parse).
+would fail every item (an unknown flag, a value that does not parse), and flags that
+set what a key sets (--alloc, --sched, --contract, --comm, --seed, --comm-seed,
+--engine, --trace, --machine but empty beside --graph): the results would name the
+key's entry.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
 patterns, seeds, engines, then allocators innermost. Each item is the replay "procalloc sim"
 runs with the same flags (the library's, in this process); all cores are used (-j).

@@ -210,6 +210,9 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
+	if err := checkKeyFlags(s.Flags); err != nil {
+		return nil, err
+	}
 	for i, c := range s.Contract {
 		if !(c > 0) || c > 1e6 {
 			return nil, fmt.Errorf("sweep file: load factor %v: must be in (0, 1e6]", c)
@@ -273,6 +276,32 @@ func (s *Spec) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// keyFlags are the sim flags that the keys of a sweep file set for each item
+// (Params.Spec), with the key.
+var keyFlags = []struct{ flag, key string }{
+	{"trace", "traces"}, {"machine", "machines"}, {"alloc", "allocators"}, {"sched", "schedulers"},
+	{"contract", "contract"}, {"comm", "patterns"}, {"seed", "seeds"}, {"comm-seed", "seeds"}, {"engine", "engines"},
+}
+
+// checkKeyFlags refuses flags that set what a key sets: the replay would take the
+// flag's value while the item's parameters (its results line, --list, merge's CSV,
+// plot's series) name the key's entry. --machine may be given empty, beside
+// --graph: a sweep over a network file (the machines entry is then a placeholder).
+// Flags ApplyFlags refuses are left to Check, which names them.
+func checkKeyFlags(flags []string) error {
+	if len(flags) == 0 {
+		return nil
+	}
+	sp := Params{Engine: sim.EngineFlit}.Spec("")
+	given, _ := applyFlags(&sp, flags)
+	for _, kf := range keyFlags {
+		if given[kf.flag] && (kf.flag != "machine" || sp.MachineSpec != "") {
+			return fmt.Errorf("sweep file: flags: --%s sets what %s: sets for each item; the results would still name the %s entry: list the values under %s: instead", kf.flag, kf.key, kf.key, kf.key)
+		}
+	}
+	return nil
 }
 
 // asWritten quotes entries i and j of a list node as the file writes them when they
