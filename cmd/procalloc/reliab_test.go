@@ -243,6 +243,10 @@ func TestNewUserMistakes(t *testing.T) {
 		{"help help", []string{"help", "help"}, 0, "", "unknown command"},
 		{"help sim curve", []string{"help", "sim", "curve"}, 2, `procalloc help: one command at a time, got ["sim" "curve"]`, ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
+		// subset took --eps and --circumference with any algorithm and ignored them.
+		{"subset mm --eps", []string{"subset", "--algo", "mm", "--k", "2", "--points", pts, "--eps", "0.1"}, 2, "--eps goes with --algo ptas", ""},
+		{"subset ptas --eps", []string{"subset", "--algo", "ptas", "--k", "2", "--points", pts, "--eps", "0.25"}, 0, "", "goes with"},
+		{"subset line --circumference", []string{"subset", "--algo", "line", "--k", "2", "--points", write("line.txt", "1\n5\n9\n"), "--circumference", "8"}, 2, "--circumference goes with --algo ring", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
 		code, _, stderr := runCLI(t, "", tc.args...)
