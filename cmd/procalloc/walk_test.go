@@ -75,3 +75,36 @@ func TestRankingFormatFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A file saved by an editor that starts it with a UTF-8 byte-order mark (Windows
+// Notepad does): the mark became part of the first host name of a --hosts file (and,
+// through a hostlist on that line, of every name it expands to: slurm.conf lines for
+// hosts that do not exist) and of the first node of an edge list; a points or
+// ranking file was refused with "\ufeff0" is not a number. The user's own text
+// formats (textin) now skip it.
+func TestByteOrderMarkIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("\ufeff"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"curve", "--machine", "mesh:2x2", "--curve", "snake", "--format", "hosts", "--hosts", write("hosts.txt", "n[1-4]\n")}, "n1\nn2\nn4\nn3\n"},
+		{[]string{"curve", "--graph", write("edges.txt", "# a path\na b\nb c\n"), "--curve", "name-order", "--format", "hosts"}, "a\nb\nc\n"},
+		{[]string{"curve", "--graph", write("edges2.txt", "a b\nb c\n"), "--curve", "name-order", "--format", "hosts"}, "a\nb\nc\n"},
+		{[]string{"subset", "--algo", "mm", "--k", "2", "--points", write("pts.txt", "0 0\n5 5\n1 0\n"), "--json"}, `"total": 1,`},
+		{[]string{"evaluate", "--machine", "mesh:2x2", "--ranking", write("r.pairs", "0 0\n1 1\n2 3\n3 2\n"), "--weights", "list:1", "--json"}, `"objective": 3,`},
+		{[]string{"subset", "--algo", "mm", "--k", "2", "--machine", "mesh:4x4", "--free", write("free.txt", "0 5 1\n"), "--json"}, `"total": 1,`},
+	} {
+		code, out, stderr := runCLI(t, "", tc.args...)
+		if code != 0 || !strings.Contains(out, tc.want) || strings.Contains(out, "\ufeff") {
+			t.Errorf("%s: exit %d, %q %s; want %q", strings.Join(tc.args, " "), code, out, stderr, tc.want)
+		}
+	}
+}
