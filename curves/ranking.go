@@ -254,6 +254,7 @@ func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hos
 	if err != nil {
 		return nil, err
 	}
+	data = bytes.TrimPrefix(data, []byte(textin.BOM)) // every format, JSON and hostlist too
 	if f == "" {
 		if f, err = DetectFormat(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

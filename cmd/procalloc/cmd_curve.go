@@ -169,8 +169,17 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				if *blockSize != 0 && nf != slurm.FormatBlock {
 					return usagef("--block-size goes with --format slurm-block")
 				}
+				// The names of --hosts/--hostlist, read once: they name the hosts of a
+				// ranking file read (--curve FILE in hosts or a scheduler format) as
+				// well as those written.
+				var hostNames []string
+				if hs.given() {
+					if hostNames, err = hs.read(e, m.N()); err != nil {
+						return err
+					}
+				}
 				if slices.Contains(slurm.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, *out, *placements, *blockSize)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *placements, *blockSize)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -180,7 +189,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 				}
 				stop := newProgress(e, "curve "+*curve, 0).ticking("ordering")
-				o, err := curveResolve(ctx, e, *curve, rf, m)
+				o, err := curveResolve(ctx, e, *curve, rf, m, hostNames)
 				stop()
 				if err != nil {
 					return err
@@ -190,17 +199,15 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				if named {
 					switch {
 					case hs.given():
-						if names, err = hs.read(e, m.N()); err != nil {
-							return err
-						}
+						names = hostNames
 					case curves.NodeNames(m) != nil:
 						names = curves.NodeNames(m)
 					default:
 						// A resource manager would take node indices for host names.
 						return usagef("--format %s names hosts: it needs --hosts FILE or --hostlist EXPR (host names in node-index order); %s has no names of its own", f, m.Spec())
 					}
-				} else if hs.given() {
-					return usagef("%s is only used with formats that name hosts (hosts, %s)", hs.flag(), formatList(curves.SchedulerFormats))
+				} else if hs.given() && curves.Summary(*curve) != "" {
+					return usagef("%s is only used with formats that name hosts (hosts, %s) and to read a ranking file that does", hs.flag(), formatList(curves.SchedulerFormats))
 				}
 				if *svg != "" {
 					g, ok := m.(*topo.Grid)
@@ -258,11 +265,11 @@ func warnIndexNames(e *env, f curves.Format, m topo.Machine, names []string) {
 	}
 }
 
-func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, out, placements string, blockSize int) error {
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, hostNames []string, out, placements string, blockSize int) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
-	o, err := curveResolve(ctx, e, curve, rf, m)
+	o, err := curveResolve(ctx, e, curve, rf, m, hostNames)
 	if err != nil {
 		return err
 	}
@@ -272,9 +279,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if g, ok := m.(*topo.Graph); ok && hs.given() {
 			return usagef("%s: a network read with --graph names its own hosts (%s)", hs.flag(), g.Spec())
 		} else if hs.given() {
-			if names, err = hs.read(e, m.N()); err != nil {
-				return err
-			}
+			names = hostNames
 		}
 		warnIndexNames(e, f, m, names)
 		var warnings []string
@@ -293,9 +298,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		var names []string
 		switch {
 		case hs.given():
-			if names, err = hs.read(e, m.N()); err != nil {
-				return err
-			}
+			names = hostNames
 		default:
 			names = curves.NodeNames(m)
 		}
@@ -339,10 +342,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return usagef("--placements: %v", err)
 			}
 		}
-		names, err := hs.read(e, m.N())
-		if err != nil {
-			return err
-		}
+		names := hostNames
 		if err := slurm.WriteTorus3D(io.Discard, g, names, boxes); err != nil {
 			return usagef("--format slurm-torus3d: %v", err)
 		}
@@ -376,13 +376,15 @@ const curveMaxNodes = 1 << 26
 //
 // A ranking file, or standard input for "-", is read in format rf ("": from the
 // file's extension, else its content); rf with a built-in curve is a usage error.
-func curveResolve(ctx context.Context, e *env, spec string, rf curves.Format, m topo.Machine) (curves.Order, error) {
+//
+// hosts name m's nodes for a ranking file that names hosts (nil: m's own names).
+func curveResolve(ctx context.Context, e *env, spec string, rf curves.Format, m topo.Machine, hosts []string) (curves.Order, error) {
 	if curves.Summary(spec) != "" {
 		if rf != "" {
 			return nil, usagef("--ranking-format goes with a ranking file (--curve FILE or -), not the curve %s", spec)
 		}
 	} else if _, err := os.Stat(spec); spec == "-" || err == nil {
-		return readRankingInput(e, spec, rf, m)
+		return readRankingInput(e, spec, rf, m, hosts)
 	}
 	o, err := curves.Resolve(ctx, spec, m, nil)
 	if ue := (*curves.UnknownCurveError)(nil); errors.As(err, &ue) {

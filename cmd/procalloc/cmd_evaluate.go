@@ -109,7 +109,7 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 						Objective: f, Steps: steps}, nil
 				}
 				if *ranking != "" {
-					o, err := readRankingInput(e, *ranking, rf, m)
+					o, err := readRankingInput(e, *ranking, rf, m, nil)
 					if err != nil {
 						return err
 					}
@@ -139,7 +139,7 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 						var ev curveEvaluation
 						if err == nil {
 							stop := prog.tickingAt(int64(i), name)
-							if o, err = curveResolve(ctx, e, name, "", m); err == nil {
+							if o, err = curveResolve(ctx, e, name, "", m, nil); err == nil {
 								if ev, err = score(o); err != nil {
 									err = fmt.Errorf("%s: %w", name, err)
 								}
@@ -216,8 +216,8 @@ func parseRankingFormat(s string) (curves.Format, error) {
 
 // readRankingInput reads the ranking file path of machine m, or standard input for
 // "-", in format f (""; from the file's extension, else from the content), host
-// names matched against m's.
-func readRankingInput(e *env, path string, f curves.Format, m topo.Machine) (curves.Order, error) {
+// names matched against hosts (nil: m's own).
+func readRankingInput(e *env, path string, f curves.Format, m topo.Machine, hosts []string) (curves.Order, error) {
 	r, name := e.stdin, "stdin"
 	if path != "-" {
 		file, err := os.Open(path)
@@ -230,7 +230,10 @@ func readRankingInput(e *env, path string, f curves.Format, m topo.Machine) (cur
 			f, _ = curves.FormatFromPath(path)
 		}
 	}
-	o, err := curves.ReadRankingFrom(r, name, f, m, curves.NodeNames(m))
+	if hosts == nil {
+		hosts = curves.NodeNames(m)
+	}
+	o, err := curves.ReadRankingFrom(r, name, f, m, hosts)
 	if errors.Is(err, curves.ErrRanksOrOrder) {
 		hint := "give --ranking-format ranks or order"
 		if path != "-" {

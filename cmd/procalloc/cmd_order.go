@@ -284,7 +284,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 							return err
 						}
 						for _, s := range names {
-							so, err := curveResolve(ctx, e, strings.TrimSpace(s), "", m)
+							so, err := curveResolve(ctx, e, strings.TrimSpace(s), "", m, nil)
 							if err != nil {
 								return err
 							}

@@ -101,10 +101,41 @@ func TestByteOrderMarkIsSkipped(t *testing.T) {
 		{[]string{"subset", "--algo", "mm", "--k", "2", "--points", write("pts.txt", "0 0\n5 5\n1 0\n"), "--json"}, `"total": 1,`},
 		{[]string{"evaluate", "--machine", "mesh:2x2", "--ranking", write("r.pairs", "0 0\n1 1\n2 3\n3 2\n"), "--weights", "list:1", "--json"}, `"objective": 3,`},
 		{[]string{"subset", "--algo", "mm", "--k", "2", "--machine", "mesh:4x4", "--free", write("free.txt", "0 5 1\n"), "--json"}, `"total": 1,`},
+		{[]string{"evaluate", "--machine", "mesh:2x2", "--ranking", write("r.json", `{"order":[0,1,3,2]}`), "--weights", "list:1", "--json"}, `"objective": 3,`},
+		{[]string{"curve", "--machine", "mesh:2x2", "--hostlist", "n[1-4]", "--curve", write("r.hl", "n[1-2],n4,n3\n"), "--ranking-format", "hostlist", "--format", "hosts"}, "n1\nn2\nn4\nn3\n"},
 	} {
 		code, out, stderr := runCLI(t, "", tc.args...)
 		if code != 0 || !strings.Contains(out, tc.want) || strings.Contains(out, "\ufeff") {
 			t.Errorf("%s: exit %d, %q %s; want %q", strings.Join(tc.args, " "), code, out, stderr, tc.want)
+		}
+	}
+}
+
+// A ranking file of host names could not be converted with --hosts or --hostlist
+// naming the machine's nodes: its hosts were matched against the machine's own
+// names (a mesh has none: "unknown host"), and --hostlist with --format pairs was
+// refused as unused.
+func TestCurveReadsHostRankingWithGivenNames(t *testing.T) {
+	dir := t.TempDir()
+	ranking := filepath.Join(dir, "r.hosts")
+	if err := os.WriteFile(ranking, []byte("n1\nn2\nn4\nn3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--curve", ranking, "--hostlist", "n[1-4]", "--format", "hosts"}, 0, "n1\nn2\nn4\nn3\n"},
+		{[]string{"--curve", ranking, "--hostlist", "n[1-4]"}, 0, "0 0\n1 1\n2 3\n3 2\n"},
+		{[]string{"--curve", ranking, "--hostlist", "n[1-4]", "--format", "slurm-topology"}, 0, "SwitchName="},
+		{[]string{"--curve", ranking, "--hostlist", "n[2-5]"}, 1, `unknown host "n1"`},
+		{[]string{"--curve", "snake", "--hostlist", "n[1-4]"}, 2, "--hostlist is only used with formats that name hosts"},
+	} {
+		args := append([]string{"curve", "--machine", "mesh:2x2"}, tc.args...)
+		code, out, stderr := runCLI(t, "", args...)
+		if code != tc.code || !strings.Contains(out+stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q %s; want exit %d and %q", strings.Join(args, " "), code, out, stderr, tc.code, tc.want)
 		}
 	}
 }
