@@ -94,7 +94,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert ('-' for stdin)")
 			rankingFormat := fs.String("ranking-format", "", rankingFormatUsage())
 			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-block (topology.conf, blocks along the curve), slurm-torus3d (topology.yaml)")
-			hs := declareHostFlags(fs, "for the formats that name hosts")
+			hs := declareHostFlags(fs, "for the formats that name hosts, written or read by --curve FILE")
 			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
