@@ -235,7 +235,13 @@ func TestNewUserMistakes(t *testing.T) {
 		{"curve on a connected graph", []string{"curve", "--graph", write("one.txt", "a b\nb c\n"), "--curve", "bfs"}, 0, "", "warning"},
 		// The flag package spelt flags with one dash; --version and help help were
 		// unknown commands.
-		{"cluster --k=abc", []string{"cluster", "--k=abc"}, 2, `invalid value "abc" for flag --k: parse error`, ""},
+		{"cluster --k=abc", []string{"cluster", "--k=abc"}, 2, `invalid value "abc" for flag --k: want an integer`, ""},
+		// The flag package's "parse error" did not say what a value should be:
+		// --time-limit 60 (seconds meant) was refused without a word of the unit.
+		{"order --time-limit 60", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--time-limit", "60"}, 2, `invalid value "60" for flag --time-limit: want a duration with a unit, e.g. 30s, 5m or 1h30m`, "parse error"},
+		{"sim --seed 1.5", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--seed", "1.5"}, 2, `invalid value "1.5" for flag --seed: want an integer of at least 0`, "parse error"},
+		{"subset --eps x", []string{"subset", "--algo", "ptas", "--k", "2", "--points", pts, "--eps", "x"}, 2, `invalid value "x" for flag --eps: want a number`, "parse error"},
+		{"curve --json=maybe", []string{"curve", "--machine", "mesh:2x2", "--curve", "snake", "--json=maybe"}, 2, `invalid value "maybe" for flag --json: want true or false`, "parse error"},
 		{"sim --nope", []string{"sim", "--nope"}, 2, "flag provided but not defined: --nope", ""},
 		{"cluster --k", []string{"cluster", "--k"}, 2, "flag needs an argument: --k", ""},
 		{"hostlist -o", []string{"hostlist", "expand", "n1", "-o"}, 2, "flag needs an argument: -o", ""},
