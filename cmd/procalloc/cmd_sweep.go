@@ -78,7 +78,8 @@ so, before any item runs, are an unknown machine kind or allocator and flags tha
 would fail every item (an unknown flag, a value that does not parse), and flags that
 set what a key sets (--alloc, --sched, --contract, --comm, --seed, --comm-seed,
 --engine, --trace, --machine but empty beside --graph): the results would name the
-key's entry.
+key's entry. A run (not --sbatch or --list) also refuses a trace of its items that
+is not there.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
 patterns, seeds, engines, then allocators innermost. Each item is the replay "procalloc sim"
 runs with the same flags (the library's, in this process); all cores are used (-j).
@@ -236,6 +237,9 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				mine, err := sweep.Shard(items, si, sn)
 				if err != nil {
 					return usageError{err.Error()}
+				}
+				if err := spec.CheckTraces(mine); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res, err := sweep.OpenResults(*out, spec.Name)
 				if errors.Is(err, sweep.ErrLocked) {

@@ -139,3 +139,32 @@ func TestCurveReadsHostRankingWithGivenNames(t *testing.T) {
 		}
 	}
 }
+
+// A sweep whose traces: entry names no file ran every item of it, each failing on
+// the same missing file ("N items failed ... a rerun retries them"); it is now
+// refused before any item runs, and no results file is started. --sbatch and --list
+// do not look: a cluster script may be written where the traces are not.
+func TestSweepRefusesMissingTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace, _ := filepath.Abs("../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz")
+	spec := filepath.Join(dir, "s.yaml")
+	body := "traces: [" + trace + ", nosuch.swf]\nmachines: [mesh:16x16]\nallocators: [mc1x1]\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "r.jsonl")
+	code, _, stderr := runCLI(t, "", "sweep", spec, "-o", res)
+	if code != 1 || !strings.Contains(stderr, `traces: entry 2 "nosuch.swf": stat `+filepath.Join(dir, "nosuch.swf")+": no such file or directory") {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(res); err == nil {
+		t.Error("a results file was started")
+	}
+	// Shard 0/2 holds only the first trace's item: it runs.
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", res, "--shard", "0/2"); code != 0 {
+		t.Errorf("shard 0/2: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "--sbatch", "--shards", "2"); code != 0 {
+		t.Errorf("--sbatch: exit %d, %s", code, stderr)
+	}
+}

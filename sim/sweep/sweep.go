@@ -304,6 +304,26 @@ func checkKeyFlags(flags []string) error {
 	return nil
 }
 
+// CheckTraces finds the traces of items that cannot be opened (a typo in traces:)
+// before any item runs: each item would fail on it, one at a time. Check leaves the
+// traces out, since a script for a cluster (--sbatch) may be written where they are
+// not; the run looks at the traces of its own items (its shard's).
+func (s *Spec) CheckTraces(items []Item) error {
+	seen := map[string]bool{}
+	var errs []error
+	for _, it := range items {
+		t := it.Params.Trace
+		if seen[t] || t == "-" {
+			continue
+		}
+		seen[t] = true
+		if _, err := os.Stat(it.Params.tracePath(s.Dir)); err != nil {
+			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: %w", slices.Index(s.Traces, t)+1, t, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // asWritten quotes entries i and j of a list node as the file writes them when they
 // differ (1 and 1.0), for the message about a value listed twice.
 func asWritten(n *yaml.Node, i, j int) string {
