@@ -249,6 +249,11 @@ func TestNewUserMistakes(t *testing.T) {
 		{"help help", []string{"help", "help"}, 0, "", "unknown command"},
 		{"help sim curve", []string{"help", "sim", "curve"}, 2, `procalloc help: one command at a time, got ["sim" "curve"]`, ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
+		// order wrote node indices as host names (--format hosts, or -o FILE.hosts, on
+		// a mesh), where curve refuses them and order refused the scheduler formats.
+		{"order --format hosts on a mesh", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--format", "hosts", "-o", filepath.Join(dir, "merged.jsonl")}, 2, "--format hosts names hosts, and mesh:3x3 has none", ""},
+		{"order -o FILE.hosts on a mesh", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "-o", filepath.Join(dir, "o.hosts")}, 2, "--format hosts names hosts, and mesh:3x3 has none", ""},
+		{"order -o FILE.hosts on a graph", []string{"order", "--graph", write("path.txt", "a b\nb c\n"), "--weights", "list:1", "-o", filepath.Join(dir, "o.hosts")}, 0, "", "names hosts"},
 		// subset took --eps and --circumference with any algorithm and ignored them.
 		{"subset mm --eps", []string{"subset", "--algo", "mm", "--k", "2", "--points", pts, "--eps", "0.1"}, 2, "--eps goes with --algo ptas", ""},
 		{"subset ptas --eps", []string{"subset", "--algo", "ptas", "--k", "2", "--points", pts, "--eps", "0.25"}, 0, "", "goes with"},
