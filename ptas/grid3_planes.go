@@ -48,74 +48,51 @@ func (st *planeStack) place(a, c int) (int, int) {
 
 // yBound is score's lower bound on the gap terms along y (the points closer than
 // thr, before each gap, and at most the T taken with them), keeping per plane y
-// the points closer than thr in innerY; false as soon as it exceeds room. With L
-// the points before a gap between cb and cb + T (h, at most k), L (k - L) is
-// concave, so the term is at least its value at the end farther from k / 2: cb
-// when cb + h <= k, else h.
+// the points closer than thr in innerY; false as soon as it exceeds room.
 func (g *grid3Scan) yBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
-	k := int64(g.k)
-	st := &g.py
-	s, u, ss, pre := st.s, st.u, st.ss, st.pre
-	A, B := st.place(cx, cz)
-	inner := g.innerY
-	var cb, lbY int64
-	y0, y1 := max(cy-thr, 0), min(cy+thr, g.H-1)
-	for y := y0; y <= y1; y++ {
-		h := min(cb+T, k)
-		if cb+h <= k {
-			lbY += cb * (k - cb)
-		} else {
-			lbY += h * (k - h)
-		}
-		if lbY > room {
-			return lbY, false
-		}
-		var m int32
-		if rad := thr - 1 - abs(y-cy); rad >= 0 {
-			base := y * ss
-			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
-			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
-			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
-		}
-		inner[y] = m
-		cb += int64(m)
-	}
-	return lbY, true
+	A, B := g.py.place(cx, cz)
+	return g.py.bound(int64(g.k), cy, g.H, thr, A, B, T, room, g.innerY)
 }
 
-// xBound is score's lower bound on the gap terms along x, as yBound's along y
-// (the points closer than thr before each gap, and at most the T taken with
-// them), keeping per plane x the points closer than thr in innerX for xPass;
-// false as soon as it exceeds room.
+// xBound is score's lower bound on the gap terms along x, as yBound's along y,
+// keeping per plane x the points closer than thr in innerX for xPass.
 func (g *grid3Scan) xBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
-	k := int64(g.k)
-	st := &g.px
+	A, B := g.px.place(cy, cz)
+	return g.px.bound(int64(g.k), cx, g.W, thr, A, B, T, room, g.innerX)
+}
+
+// bound is the lower bound of yBound and xBound along the stack's axis, for the
+// center at c on it (of count planes) and at rotated place (A, B) in its planes,
+// whose k-th distance is thr with T points to take at thr: with L the points
+// before a gap between cb, those closer than thr, and cb + T (h, at most k), L (k
+// - L) is concave, so the term is at least its value at the end farther from k /
+// 2: cb when cb + h <= k, else h. It keeps per plane the points closer than thr in
+// inner, and returns false as soon as the bound exceeds room.
+func (st *planeStack) bound(k int64, c, count, thr, A, B int, T, room int64, inner []int32) (int64, bool) {
 	s, u, ss, pre := st.s, st.u, st.ss, st.pre
-	A, B := st.place(cy, cz)
-	inner := g.innerX
-	var cb, lbX int64
-	x0, x1 := max(cx-thr, 0), min(cx+thr, g.W-1)
-	for x := x0; x <= x1; x++ {
+	var cb, lb int64
+	p0, p1 := max(c-thr, 0), min(c+thr, count-1)
+	for p := p0; p <= p1; p++ {
 		h := min(cb+T, k)
 		if cb+h <= k {
-			lbX += cb * (k - cb)
+			lb += cb * (k - cb)
 		} else {
-			lbX += h * (k - h)
+			lb += h * (k - h)
 		}
-		if lbX > room {
-			return lbX, false
+		if lb > room {
+			return lb, false
 		}
 		var m int32
-		if rad := thr - 1 - abs(x-cx); rad >= 0 {
-			base := x * ss
+		if rad := thr - 1 - abs(p-c); rad >= 0 {
+			base := p * ss
 			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
 			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
 			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
 		}
-		inner[x] = m
+		inner[p] = m
 		cb += int64(m)
 	}
-	return lbX, true
+	return lb, true
 }
 
 // xPass adds to tot score's gap terms along x, exactly, after xBound: per plane
