@@ -48,51 +48,78 @@ func (st *planeStack) place(a, c int) (int, int) {
 
 // yBound is score's lower bound on the gap terms along y (the points closer than
 // thr, before each gap, and at most the T taken with them), keeping per plane y
-// the points closer than thr in innerY; false as soon as it exceeds room.
+// the points closer than thr in innerY; false as soon as it exceeds room. With L
+// the points before a gap between cb and cb + T (h, at most k), L (k - L) is
+// concave, so the term is at least its value at the end farther from k / 2: cb
+// when cb + h <= k, else h.
 func (g *grid3Scan) yBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
-	A, B := g.py.place(cx, cz)
-	return g.py.bound(int64(g.k), cy, g.H, thr, A, B, T, room, g.innerY)
-}
-
-// xBound is score's lower bound on the gap terms along x, as yBound's along y,
-// keeping per plane x the points closer than thr in innerX for xPass.
-func (g *grid3Scan) xBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
-	A, B := g.px.place(cy, cz)
-	return g.px.bound(int64(g.k), cx, g.W, thr, A, B, T, room, g.innerX)
-}
-
-// bound is the lower bound of yBound and xBound along the stack's axis, for the
-// center at c on it (of count planes) and at rotated place (A, B) in its planes,
-// whose k-th distance is thr with T points to take at thr: with L the points
-// before a gap between cb, those closer than thr, and cb + T (h, at most k), L (k
-// - L) is concave, so the term is at least its value at the end farther from k /
-// 2: cb when cb + h <= k, else h. It keeps per plane the points closer than thr in
-// inner, and returns false as soon as the bound exceeds room.
-func (st *planeStack) bound(k int64, c, count, thr, A, B int, T, room int64, inner []int32) (int64, bool) {
+	k := int64(g.k)
+	st := &g.py
 	s, u, ss, pre := st.s, st.u, st.ss, st.pre
-	var cb, lb int64
-	p0, p1 := max(c-thr, 0), min(c+thr, count-1)
-	for p := p0; p <= p1; p++ {
+	A, B := st.place(cx, cz)
+	inner := g.innerY
+	var cb, lbY int64
+	y0, y1 := max(cy-thr, 0), min(cy+thr, g.H-1)
+	for y := y0; y <= y1; y++ {
 		h := min(cb+T, k)
 		if cb+h <= k {
-			lb += cb * (k - cb)
+			lbY += cb * (k - cb)
 		} else {
-			lb += h * (k - h)
+			lbY += h * (k - h)
 		}
-		if lb > room {
-			return lb, false
+		if lbY > room {
+			return lbY, false
 		}
 		var m int32
-		if rad := thr - 1 - abs(p-c); rad >= 0 {
-			base := p * ss
+		if rad := thr - 1 - abs(y-cy); rad >= 0 {
+			base := y * ss
 			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
 			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
 			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
 		}
-		inner[p] = m
+		inner[y] = m
 		cb += int64(m)
 	}
-	return lb, true
+	return lbY, true
+}
+
+// xBound is score's lower bound on the gap terms along x, as yBound's along y
+// (the points closer than thr before each gap, and at most the T taken with
+// them), keeping per plane x the points closer than thr in innerX for xPass;
+// false as soon as it exceeds room. It is yBound's loop on the other stack, kept
+// apart on purpose: one loop for both, with the stack, the place and the inner
+// counts as parameters, gave up the x bound's gain (mm torus:25x25x25, four
+// alternated triples: 2218cb4 3,104-3,215, this 3,039-3,123, one loop 3,104-3,156
+// µs a decision; docs/alloc.md, "Eleventh round").
+func (g *grid3Scan) xBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
+	k := int64(g.k)
+	st := &g.px
+	s, u, ss, pre := st.s, st.u, st.ss, st.pre
+	A, B := st.place(cy, cz)
+	inner := g.innerX
+	var cb, lbX int64
+	x0, x1 := max(cx-thr, 0), min(cx+thr, g.W-1)
+	for x := x0; x <= x1; x++ {
+		h := min(cb+T, k)
+		if cb+h <= k {
+			lbX += cb * (k - cb)
+		} else {
+			lbX += h * (k - h)
+		}
+		if lbX > room {
+			return lbX, false
+		}
+		var m int32
+		if rad := thr - 1 - abs(x-cx); rad >= 0 {
+			base := x * ss
+			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
+			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
+			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
+		}
+		inner[x] = m
+		cb += int64(m)
+	}
+	return lbX, true
 }
 
 // xPass adds to tot score's gap terms along x, exactly, after xBound: per plane
