@@ -904,21 +904,31 @@ func (g *gridScan) radiusBelow(xi, yi, thr int) (int, int) {
 }
 
 // radiusCounts is radiusBelow that also returns the number of points within thr.
+// Each step of the walk reuses the count its previous step read: after thr - 1
+// holds k points, the ball within the new thr is that one; after thr holds fewer,
+// the ball below the new thr is that one (one ball count per step instead of two).
 func (g *gridScan) radiusCounts(xi, yi, thr int) (int, int, int) {
 	cx, cy := g.xs[xi], g.ys[yi]
+	below, within := -1, -1 // the counts within thr - 1 and thr; -1: not read
 	for {
-		below := 0
-		if thr > 0 {
-			if below = g.rot.ball(cx, cy, thr-1); below >= g.k {
-				thr--
-				continue
+		if below < 0 {
+			below = 0
+			if thr > 0 {
+				below = g.rot.ball(cx, cy, thr-1)
 			}
 		}
-		if within := g.rot.ball(cx, cy, thr); within < g.k {
-			thr++
-		} else {
-			return thr, below, within
+		if thr > 0 && below >= g.k {
+			thr, within, below = thr-1, below, -1
+			continue
 		}
+		if within < 0 {
+			within = g.rot.ball(cx, cy, thr)
+		}
+		if within < g.k {
+			thr, below, within = thr+1, within, -1
+			continue
+		}
+		return thr, below, within
 	}
 }
 

@@ -580,11 +580,11 @@ func TestGridSortedVisitFullBalls(t *testing.T) {
 // TestGridScoreEveryCenter checks the plane's per-center pieces against the plain
 // definition, center by center, on random free sets (young and fragmented boxes up
 // to 20x20, k from 1 to all but one, so many ties at the k-th distance): the radius
-// walk's thr and count below it against the sorted distances; score without a
-// limit against the total of the k nearest by (distance, index); and score with a
-// random limit, with and without a bound on the y total (the true y total or a
-// random smaller one), which must give the total exactly when it is within the
-// limit and report a drop only when it is not.
+// walk's thr and counts below and within it, from a random start, against the
+// sorted distances; score without a limit against the total of the k nearest by
+// (distance, index); and score with a random limit, with and without a bound on
+// the y total (the true y total or a random smaller one), which must give the
+// total exactly when it is within the limit and report a drop only when it is not.
 func TestGridScoreEveryCenter(t *testing.T) {
 	r := rand.New(rand.NewPCG(32, 29))
 	cases, centers := 3000, 0
@@ -607,15 +607,20 @@ func TestGridScoreEveryCenter(t *testing.T) {
 					dist[i] = absInt(p[0]-x0-cx) + absInt(p[1]-y0-cy)
 				}
 				sorted := slices.Sorted(slices.Values(dist))
-				wantThr, wantBelow := sorted[k-1], 0
+				wantThr, wantBelow, wantWithin := sorted[k-1], 0, 0
 				for _, d := range sorted {
 					if d < wantThr {
 						wantBelow++
 					}
+					if d <= wantThr {
+						wantWithin++
+					}
 				}
-				thr, below := g.radiusBelow(xi, yi, r.IntN(W+H))
-				if thr != wantThr || below != wantBelow {
-					t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d): thr %d below %d, want %d and %d", c, W, H, k, cx, cy, thr, below, wantThr, wantBelow)
+				// The walk from a random radius (each step reuses the count its
+				// previous step read).
+				thr, below, within := g.radiusCounts(xi, yi, r.IntN(W+H))
+				if thr != wantThr || below != wantBelow || within != wantWithin {
+					t.Fatalf("case %d (%dx%d, k = %d), center (%d, %d): thr %d below %d within %d, want %d, %d and %d", c, W, H, k, cx, cy, thr, below, within, wantThr, wantBelow, wantWithin)
 				}
 				var tx, ty int64
 				sel := nearestByIndex(dist, k)
