@@ -90,6 +90,7 @@ check fabric-F docs/fabric.md ' 88| 56' -- \
 	"$pa" evaluate --graph "$fab" --node-name-map "$map" --curve name-order,rcm,bfs,spectral --weights list:1,0.5
 check fabric-optimum docs/fabric.md '56' -- \
 	"$pa" order --graph "$fab" --node-name-map "$map" --weights list:1,0.5 --method dp --flat -o "$out/fabric.opt.pairs"
+check fabric-optimum-dp docs/fabric.md '' -- $GO test -count=1 -run 'TestFabricSampleOptimumByDP' ./order
 check fabric-as-run docs/fabric.md '45.714|3.429|36.857|1.571|42.86|39.429|2.143|546.4' -- \
 	"$pa" compare --graph "$fab" --node-name-map "$map" --trace sim/testdata/sacct-fattree.txt --sched as-run \
 	--alloc as-run,bf:name-order,bf:"$out/fabric.opt.pairs",genalg
