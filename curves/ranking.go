@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,10 +67,14 @@ func FormatFromPath(path string) (Format, bool) {
 	return f, err == nil
 }
 
+// ErrRanksOrOrder is DetectFormat's error for one number per line, which may be
+// ranks or order: the caller must say which (a file's extension, a flag).
+var ErrRanksOrOrder = errors.New("one number per line: cannot tell ranks from order")
+
 // DetectFormat guesses a ranking file's format from its content: JSON when it starts
 // with '{', pairs when data lines have two fields, hosts when a single field is not a
-// number. One number per line cannot tell ranks from order apart: that is an error
-// asking for a .ranks or .order extension.
+// number. One number per line cannot tell ranks from order apart: that is
+// ErrRanksOrOrder (ReadRankingFile then asks for a .ranks or .order extension).
 func DetectFormat(data []byte) (Format, error) {
 	if f := detectSchedulerFormat(data); f != "" {
 		return f, nil
@@ -87,7 +92,7 @@ func DetectFormat(data []byte) (Format, error) {
 			if _, err := strconv.Atoi(f[0]); err != nil {
 				return FormatHosts, nil
 			}
-			return "", fmt.Errorf("one number per line: cannot tell ranks from order; name the file .ranks or .order")
+			return "", ErrRanksOrOrder
 		default:
 			return "", fmt.Errorf("cannot detect the ranking format (%d fields on a line)", len(f))
 		}
@@ -226,19 +231,38 @@ func readRankingFile(path string, n int, spec string, hosts []string) (Order, er
 		return nil, err
 	}
 	defer file.Close()
-	data, err := ReadRankingData(file, n, path)
+	f, _ := FormatFromPath(path)
+	o, err := readRankingFrom(file, path, f, n, spec, hosts)
+	if errors.Is(err, ErrRanksOrOrder) {
+		return nil, fmt.Errorf("%w; name the file .ranks or .order", err)
+	}
+	return o, err
+}
+
+// ReadRankingFrom reads a whole ranking of machine m from r (a file or standard
+// input, named name in errors) in format f, or, f empty, the format DetectFormat
+// finds in the content (which cannot tell one number per line apart: ranks or
+// order must then be given). It is ReadRankingOf through the cap MaxRankingBytes,
+// for input whose name says nothing of its format (standard input, a file named
+// without the format's extension).
+func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts []string) (Order, error) {
+	return readRankingFrom(r, name, f, m.N(), m.Spec(), hosts)
+}
+
+func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
+	data, err := ReadRankingData(r, n, name)
 	if err != nil {
 		return nil, err
 	}
-	f, ok := FormatFromPath(path)
-	if !ok {
+	data = bytes.TrimPrefix(data, []byte(textin.BOM)) // every format, JSON and hostlist too
+	if f == "" {
 		if f, err = DetectFormat(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	o, err := readRanking(bytes.NewReader(data), f, n, spec, hosts)
 	if err != nil {
-		return nil, fmt.Errorf("%s (%s format): %w", path, f, err)
+		return nil, fmt.Errorf("%s (%s format): %w", name, f, err)
 	}
 	return o, nil
 }

@@ -3,6 +3,7 @@ package topo
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -416,9 +417,21 @@ func checkFabricInvariants(t *testing.T, g *Graph) {
 	}
 }
 
+// FuzzReadNodeNameMap compares ReadNodeNameMap with an independent reading of the
+// file as infiniband-diags (rdma-core's util/node_name_map.c, the reader behind
+// ibnetdiscover --node-name-map and OpenSM) reads it: whatever ReadNodeNameMap
+// accepts must map the same GUIDs to the same names there. ReadNodeNameMap may
+// refuse what infiniband-diags takes silently (a GUID given twice, a line without a
+// name, a name with spaces); it may not read a file differently.
 func FuzzReadNodeNameMap(f *testing.F) {
 	f.Add(readFile(f, "testdata/fattree.node-name-map"))
 	f.Add("0x1 a # c\n0X2 \"b\"\n")
+	f.Add("0x1 node01\r\n0x2 \"node02\" rack 3\n\t# comment\n")
+	f.Add("1234 n1\n")        // infiniband-diags: decimal 1234, not 0x1234
+	f.Add("0x10 \"a#b\"\n")   // infiniband-diags: "a" ('#' ends the name)
+	f.Add("0x10 a\"b\n")      // infiniband-diags: "a"
+	f.Add("0x10\u00a0name\n") // a no-break space is no space to C's isspace
+	f.Add("0x1 a\n0x01 b\n")  // one GUID twice
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := ReadNodeNameMap(strings.NewReader(src))
 		if err != nil {
@@ -429,7 +442,156 @@ func FuzzReadNodeNameMap(f *testing.F) {
 				t.Fatalf("GUID %x mapped to %q", g, name)
 			}
 		}
+		ref, ok := nodeNameMapAsDiags(src)
+		if !ok {
+			t.Fatalf("accepted %q, which infiniband-diags refuses; read as %v", src, m)
+		}
+		if ref == nil {
+			return // lines too long for infiniband-diags' buffer, or a NUL: not comparable
+		}
+		if len(ref) != len(m) {
+			t.Fatalf("%q: %d GUIDs, infiniband-diags reads %d: %v against %v", src, len(m), len(ref), m, ref)
+		}
+		for g, name := range ref {
+			// infiniband-diags keeps the blanks before a comment and a CR of a CRLF
+			// line in the name; they are no part of a host name.
+			if want := strings.TrimRight(name, cSpace); m[g] != want {
+				t.Fatalf("%q: GUID %#x is %q, infiniband-diags reads %q", src, g, m[g], want)
+			}
+		}
 	})
+}
+
+// What infiniband-diags reads otherwise than the map's writer meant is an error
+// naming the line, not a guess; the forms it reads as meant are read.
+func TestReadNodeNameMapAsDiags(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"0x10 a\n1234 n1\n", `line 2: GUID "1234" has no 0x: infiniband-diags reads it as a decimal`},
+		{"0002c90300a00001 leaf\n", `GUID "0002c90300a00001" has no 0x`},
+		{"0x10 \"a#b\"\n", `line 1: name "a#b": infiniband-diags ends a name at '"' or '#'`},
+		{"0x10 a\"b\n", `name "a\"b"`},
+		{"0x10\u00a0name\n", `"0x10\u00a0name" is not a GUID`},
+		{"0x -\n", `"0x" is not a GUID`},
+	} {
+		if _, err := ReadNodeNameMap(strings.NewReader(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.src, err, c.want)
+		}
+	}
+	m, err := ReadNodeNameMap(strings.NewReader("0x1 node01\r\n0X2 \"node02\" rack 3\n\t# c\n0x3\tnode03 # c\n0x4#x\n"))
+	if err == nil {
+		t.Fatalf("a line without a name accepted: %v", m)
+	}
+	m, err = ReadNodeNameMap(strings.NewReader("0x1 node01\r\n0X2 \"node02\" rack 3\n\t# c\n0x3\tnode03 # c\n\v0x4\fnode04\n"))
+	if err != nil || len(m) != 4 || m[1] != "node01" || m[2] != "node02" || m[3] != "node03" || m[4] != "node04" {
+		t.Fatalf("%v, %v", m, err)
+	}
+}
+
+// cSpace are the bytes C's isspace takes for white space (in the C locale).
+const cSpace = " \t\n\v\f\r"
+
+// nodeNameMapAsDiags reads a node-name-map as infiniband-diags does, written from
+// its documented behaviour for the fuzz test: lines of at most 255 bytes (fgets into
+// 256); blank lines and lines whose first non-blank byte is '#' skipped; the GUID
+// read as strtoull(p, &e, 0) does (an optional sign; 0x for hexadecimal, a leading
+// 0 for octal, decimal otherwise; the largest value on overflow), followed by a
+// blank, '#' or the end, else the file is refused (ok false); the name is the first
+// token of the rest, after blanks, delimited by '"' and '#' (strtok), none
+// mapping nothing; a GUID mapped again keeps its first name (cl_qmap_insert). A
+// nil map with ok true means the input is outside what it can be compared on.
+func nodeNameMapAsDiags(src string) (map[uint64]string, bool) {
+	if strings.IndexByte(src, 0) >= 0 {
+		return nil, true
+	}
+	lines := strings.SplitAfter(src, "\n")
+	for _, l := range lines {
+		if len(l) > 255 {
+			return nil, true
+		}
+	}
+	isSpace := func(c byte) bool { return strings.IndexByte(cSpace, c) >= 0 }
+	digit := func(c byte, base uint64) (uint64, bool) {
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case c >= 'a' && c <= 'z':
+			d = uint64(c-'a') + 10
+		case c >= 'A' && c <= 'Z':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		return d, d < base
+	}
+	m := map[uint64]string{}
+	for _, l := range lines {
+		i := 0
+		for i < len(l) && isSpace(l[i]) {
+			i++
+		}
+		if i == len(l) || l[i] == '#' {
+			continue
+		}
+		// strtoull(p, &e, 0)
+		start, neg := i, false
+		if l[i] == '+' || l[i] == '-' {
+			neg = l[i] == '-'
+			i++
+		}
+		base := uint64(10)
+		if i+1 < len(l) && l[i] == '0' && (l[i+1] == 'x' || l[i+1] == 'X') {
+			if i+2 < len(l) {
+				if _, ok := digit(l[i+2], 16); ok {
+					base, i = 16, i+2
+				}
+			}
+			if base != 16 {
+				base = 8 // "0x" without a hexadecimal digit: the 0 alone
+			}
+		} else if i < len(l) && l[i] == '0' {
+			base = 8
+		}
+		var v uint64
+		n, overflow := 0, false
+		for ; i < len(l); i++ {
+			d, ok := digit(l[i], base)
+			if !ok {
+				break
+			}
+			if v > (math.MaxUint64-d)/base {
+				overflow = true
+			}
+			v = v*base + d
+			n++
+		}
+		if n == 0 {
+			i = start // no number: e = p
+		}
+		if overflow {
+			v = math.MaxUint64
+		} else if neg {
+			v = -v
+		}
+		if i == start || i < len(l) && !isSpace(l[i]) && l[i] != '#' {
+			return nil, false
+		}
+		for i < len(l) && isSpace(l[i]) {
+			i++
+		}
+		rest := strings.TrimSuffix(l[i:], "\n")
+		rest = strings.TrimLeft(rest, "\"#")
+		if j := strings.IndexAny(rest, "\"#"); j >= 0 {
+			rest = rest[:j]
+		}
+		if rest == "" {
+			continue
+		}
+		if _, dup := m[v]; !dup {
+			m[v] = rest
+		}
+	}
+	return m, true
 }
 
 // BFSOrder walks through the switches and returns the hosts only, each once.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // GraphFormats are the --graph-format names ReadGraphFormat accepts: the generic
@@ -75,8 +77,9 @@ func (e *UndetectedFormatError) Error() string {
 
 // FirstMeaningfulLine returns the first line of data that is neither blank nor a '#'
 // comment, trimmed ("" when there is none): the line the format detectors look at.
+// A byte-order mark at the start is skipped, as the edge-list reader skips it.
 func FirstMeaningfulLine(data []byte) string {
-	for _, l := range strings.Split(string(data), "\n") {
+	for _, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
 		if t := strings.TrimSpace(l); t != "" && t[0] != '#' {
 			return t
 		}

@@ -15,6 +15,14 @@ type NodeNameMap map[uint64]string
 // ReadNodeNameMap reads a node-name-map: "0x<guid> \"name\"" per line (the name may be
 // unquoted), '#' comments. A GUID given twice or a line without a name is an error
 // naming the line.
+//
+// A file it accepts is read as infiniband-diags reads it (ibnetdiscover
+// --node-name-map, OpenSM; FuzzReadNodeNameMap compares the two), but for the
+// blanks before a comment and a CRLF line's CR, which infiniband-diags keeps in the
+// name. What infiniband-diags would read otherwise than its writer meant is refused
+// rather than guessed: a GUID without 0x (there a decimal number, octal with a
+// leading 0), a name holding '"' or '#' (there the end of the name), white space
+// other than C's (a no-break space is part of the GUID there).
 func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 	m := NodeNameMap{}
 	first := map[uint64]int{}
@@ -22,16 +30,20 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 	line := 0
 	for sc.Scan() {
 		line++
-		t := strings.TrimSpace(sc.Text())
+		t := strings.Trim(sc.Text(), nameMapSpace)
 		if t == "" || t[0] == '#' {
 			continue
 		}
-		f := strings.Fields(t)
-		guid, err := parseGUID(f[0])
+		end := strings.IndexAny(t, nameMapSpace+"#")
+		if end < 0 {
+			end = len(t)
+		}
+		word := t[:end]
+		guid, err := nameMapGUID(word)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		rest := strings.TrimSpace(t[len(f[0]):])
+		rest := strings.TrimLeft(t[end:], nameMapSpace)
 		name := rest
 		if strings.HasPrefix(rest, `"`) {
 			end := strings.IndexByte(rest[1:], '"')
@@ -40,13 +52,16 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 			}
 			name = rest[1 : 1+end]
 		} else if i := strings.IndexByte(rest, '#'); i >= 0 {
-			name = strings.TrimSpace(rest[:i])
+			name = strings.TrimRight(rest[:i], nameMapSpace)
 		}
-		if name == "" || strings.ContainsAny(name, " \t") {
-			return nil, fmt.Errorf("line %d: GUID %s needs one name without spaces, got %q", line, f[0], name)
+		if name == "" || strings.ContainsAny(name, nameMapSpace) {
+			return nil, fmt.Errorf("line %d: GUID %s needs one name without spaces, got %q", line, word, name)
+		}
+		if strings.ContainsAny(name, `"#`) {
+			return nil, fmt.Errorf("line %d: name %q: infiniband-diags ends a name at '\"' or '#'", line, name)
 		}
 		if l, dup := first[guid]; dup {
-			return nil, fmt.Errorf("line %d: GUID %s mapped again (first on line %d)", line, f[0], l)
+			return nil, fmt.Errorf("line %d: GUID %s mapped again (first on line %d)", line, word, l)
 		}
 		first[guid] = line
 		m[guid] = name
@@ -55,6 +70,29 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 		return nil, fmt.Errorf("line %d: %w", line+1, err)
 	}
 	return m, nil
+}
+
+// nameMapSpace is the white space of a node-name-map line: C's isspace, as
+// infiniband-diags reads it (a newline ends the line).
+const nameMapSpace = " \t\v\f\r"
+
+// nameMapGUID reads a node-name-map's GUID: 0x and 1 to 16 hexadecimal digits.
+func nameMapGUID(s string) (uint64, error) {
+	h, ok := strings.CutPrefix(s, "0x")
+	if !ok {
+		h, ok = strings.CutPrefix(s, "0X")
+	}
+	if !ok {
+		if _, err := strconv.ParseUint(s, 16, 64); err == nil {
+			return 0, fmt.Errorf("GUID %q has no 0x: infiniband-diags reads it as a decimal (octal with a leading 0) number, or refuses it; write 0x and the hexadecimal GUID", s)
+		}
+		return 0, fmt.Errorf("%q is not a GUID (0x and up to 16 hexadecimal digits)", s)
+	}
+	v, err := strconv.ParseUint(h, 16, 64)
+	if err != nil || h == "" || h[0] == '+' || h[0] == '-' {
+		return 0, fmt.Errorf("%q is not a GUID (0x and up to 16 hexadecimal digits)", s)
+	}
+	return v, nil
 }
 
 func parseGUID(s string) (uint64, error) {

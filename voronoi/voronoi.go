@@ -293,6 +293,11 @@ func (w *walker) minInterior(ua, va, W int64) int {
 	return best
 }
 
+// squaresStopEarly lets squares stop a pair, or the count of a position, once more
+// than k points are inside (false only in the test that checks the families are
+// those of the full scans).
+var squaresStopEarly = true
+
 // squares reports the families of the squares with a on the left side and b on the
 // right side (u-extent W) at every candidate vertical position.
 func (w *walker) squares(a, b int, W int64) bool {
@@ -302,9 +307,23 @@ func (w *walker) squares(a, b int, W int64) bool {
 	tmin, tmax := vhi-W, vlo
 	w.region = w.region[:0]
 	w.ts = w.ts[:0]
+	// A point strictly inside every square of the pair (U in (ua, ub), V in (tmax,
+	// tmin+W)) is inside each one's open interior: more than k of them and none has
+	// a family. Near the hull, where boxes hold thousands of points, most pairs end
+	// here after a few points (the region scan and the count per position were 60 %
+	// of the walk on 10^5 random points).
+	core := 0
 	for _, q := range w.near {
-		if U[q] < ua || U[q] > ub || V[q] < tmin || V[q] > tmax+W {
+		if U[q] > ub {
+			break // w.near is sorted by U (fromPoint), from ua up
+		}
+		if U[q] < ua || V[q] < tmin || V[q] > tmax+W {
 			continue
+		}
+		if U[q] > ua && U[q] < ub && V[q] > tmax && V[q] < tmin+W && squaresStopEarly {
+			if core += w.weight[q]; core > w.k {
+				return true
+			}
 		}
 		w.region = append(w.region, q)
 		for _, t := range [2]int64{V[q] - W, V[q]} {
@@ -324,7 +343,9 @@ func (w *walker) squares(a, b int, W int64) bool {
 				continue
 			}
 			if U[q] > ua && U[q] < ub && V[q] > t && V[q] < t+W {
-				nIn += w.weight[q]
+				if nIn += w.weight[q]; nIn > w.k && squaresStopEarly {
+					break // no family at t, whatever the rest
+				}
 			} else {
 				nB += w.weight[q]
 			}

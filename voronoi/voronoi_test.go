@@ -3,6 +3,7 @@ package voronoi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -183,5 +184,73 @@ func TestKNearestSetsStopsWhenCancelled(t *testing.T) {
 	cancel()
 	if _, err := KNearestSetsContext(ctx, many, 15, 0); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// Denser inputs than TestKNearestSetsMatchBrute's (up to 40 points on spans of 3 to
+// 8, duplicates and diagonal runs): squares stops a pair as soon as more than k
+// points lie strictly inside all its squares, and a count once more than k lie
+// inside one; a point on a side counted inside, or k counted as too many, loses
+// sets that only such inputs have.
+func TestKNearestSetsMatchBruteDense(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	trials := 400
+	if testing.Short() {
+		trials = 150
+	}
+	for trial := range trials {
+		n := 9 + r.IntN(32)
+		k := 1 + r.IntN(6)
+		pts := randomPoints(r, n, 3+r.IntN(6), trial%3 == 0)
+		sets, err := KNearestSets(pts, k, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bruteSets(pts, k)
+		if len(sets) != len(want) {
+			t.Fatalf("points %v k %d: %d sets, brute force %d", pts, k, len(sets), len(want))
+		}
+		for _, s := range sets {
+			if _, ok := want[setKey(s.Indices)]; !ok {
+				t.Fatalf("points %v k %d: set %v is not a k-nearest set", pts, k, s.Indices)
+			}
+		}
+	}
+}
+
+// squares' early stops (squaresStopEarly) skip only pairs and positions without a
+// family: the walk reports the same families in the same order as with full scans,
+// on inputs with ties, duplicates and diagonal runs and on random ones large enough
+// for boxes of hundreds of points.
+func TestSquaresStopEarlyKeepsFamilies(t *testing.T) {
+	defer func() { squaresStopEarly = true }()
+	walkAll := func(pts []geom.Point, k int, early bool) []string {
+		squaresStopEarly = early
+		var out []string
+		if err := Walk(pts, k, func(f *Family) bool {
+			out = append(out, fmt.Sprint(f.Inner, f.Boundary, f.Center2, f.Radius2))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	trials := 300
+	if testing.Short() {
+		trials = 100
+	}
+	for trial := range trials {
+		n := 2 + r.IntN(200)
+		k := 1 + r.IntN(min(n, 6))
+		span := 2 + r.IntN(30)
+		if trial%5 == 4 {
+			span = 1 << 16
+		}
+		pts := randomPoints(r, n, span, trial%3 == 0)
+		full, early := walkAll(pts, k, false), walkAll(pts, k, true)
+		if !slices.Equal(full, early) {
+			t.Fatalf("%d points on a span of %d, k %d: %d families by full scans, %d with early stops", n, span, k, len(full), len(early))
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -23,8 +24,9 @@ func init() {
 		usage:   "curve (--machine SPEC | --graph FILE) --curve NAME [--format F] [--hosts FILE | --hostlist EXPR] [-o FILE] [--svg FILE] | curve --list [--machine SPEC]",
 		details: `Generates a 1D ordering of all nodes of a machine (Leung et al. 2002 §2.2) and
 writes it as a ranking file. --curve takes a built-in curve name (--list shows them,
-with the machines they apply to) or the path of an existing ranking file, which is then
-validated and converted to --format.
+with the machines they apply to) or the path of an existing ranking file ('-': standard
+input), which is then validated and converted to --format; its format comes from
+--ranking-format, else its extension, else its content.
 
 Curves: hilbert is the published xy2d indexing on power-of-two squares (rank 0 at (0,0),
 last at (n-1,0)); snake is row by row, even rows with x increasing; gilbert is continuous
@@ -75,6 +77,7 @@ procalloc curve --machine mesh:8x8x5 --curve hilbert3d-trunc --svg cplant.svg -o
 procalloc curve --graph order/testdata/cplant-dev.txt --curve rcm --format hosts
 procalloc curve --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --curve rcm --format slurm-weight
 procalloc curve --graph topo/testdata/topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
+procalloc curve --machine mesh:16x16 --curve hilbert --format order | procalloc curve --machine mesh:16x16 --curve - --ranking-format order --format hostlist --hostlist 'node[001-256]'
 procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts nodes.txt --slurm-conf /etc/slurm/slurm.conf -o slurm.conf.new
 procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
 procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hostlist 'node[0001-1024]' -o weights.conf
@@ -88,9 +91,10 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
-			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert")
+			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert ('-' for stdin)")
+			rankingFormat := fs.String("ranking-format", "", rankingFormatUsage())
 			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-block (topology.conf, blocks along the curve), slurm-torus3d (topology.yaml)")
-			hs := declareHostFlags(fs, "for the formats that name hosts")
+			hs := declareHostFlags(fs, "for the formats that name hosts, written or read by --curve FILE")
 			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
@@ -112,7 +116,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				}
 				if *list {
 					// The flags of an ordering would be ignored without a word.
-					for _, name := range []string{"curve", "svg", "slurm-conf", "placements", "block-size", "hosts", "hostlist"} {
+					for _, name := range []string{"curve", "ranking-format", "svg", "slurm-conf", "placements", "block-size", "hosts", "hostlist"} {
 						if isFlagGiven(fs, name) {
 							return usagef("--list lists the curves and exits: it takes no --%s", name)
 						}
@@ -151,6 +155,10 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 						fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %v: the ordering takes the parts one after another, and no hop distance joins them (evaluate and order refuse it)\n", *graphFile, err)
 					}
 				}
+				rf, err := parseRankingFormat(*rankingFormat)
+				if err != nil {
+					return err
+				}
 				nf := curves.Format(*format)
 				if *slurmConf != "" && nf != slurm.FormatWeight {
 					return usagef("--slurm-conf goes with --format slurm-weight")
@@ -161,8 +169,17 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				if *blockSize != 0 && nf != slurm.FormatBlock {
 					return usagef("--block-size goes with --format slurm-block")
 				}
+				// The names of --hosts/--hostlist, read once: they name the hosts of a
+				// ranking file read (--curve FILE in hosts or a scheduler format) as
+				// well as those written.
+				var hostNames []string
+				if hs.given() {
+					if hostNames, err = hs.read(e, m.N()); err != nil {
+						return err
+					}
+				}
 				if slices.Contains(slurm.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, *hs, *out, *placements, *blockSize)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *placements, *blockSize)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -172,7 +189,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 				}
 				stop := newProgress(e, "curve "+*curve, 0).ticking("ordering")
-				o, err := curveResolve(ctx, *curve, m)
+				o, err := curveResolve(ctx, e, *curve, rf, m, hostNames)
 				stop()
 				if err != nil {
 					return err
@@ -182,17 +199,15 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				if named {
 					switch {
 					case hs.given():
-						if names, err = hs.read(e, m.N()); err != nil {
-							return err
-						}
+						names = hostNames
 					case curves.NodeNames(m) != nil:
 						names = curves.NodeNames(m)
 					default:
 						// A resource manager would take node indices for host names.
 						return usagef("--format %s names hosts: it needs --hosts FILE or --hostlist EXPR (host names in node-index order); %s has no names of its own", f, m.Spec())
 					}
-				} else if hs.given() {
-					return usagef("%s is only used with formats that name hosts (hosts, %s)", hs.flag(), formatList(curves.SchedulerFormats))
+				} else if hs.given() && curves.Summary(*curve) != "" {
+					return usagef("%s is only used with formats that name hosts (hosts, %s) and to read a ranking file that does", hs.flag(), formatList(curves.SchedulerFormats))
 				}
 				if *svg != "" {
 					g, ok := m.(*topo.Grid)
@@ -250,11 +265,11 @@ func warnIndexNames(e *env, f curves.Format, m topo.Machine, names []string) {
 	}
 }
 
-func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, hs hostSource, out, placements string, blockSize int) error {
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, hostNames []string, out, placements string, blockSize int) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
-	o, err := curveResolve(ctx, curve, m)
+	o, err := curveResolve(ctx, e, curve, rf, m, hostNames)
 	if err != nil {
 		return err
 	}
@@ -264,9 +279,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if g, ok := m.(*topo.Graph); ok && hs.given() {
 			return usagef("%s: a network read with --graph names its own hosts (%s)", hs.flag(), g.Spec())
 		} else if hs.given() {
-			if names, err = hs.read(e, m.N()); err != nil {
-				return err
-			}
+			names = hostNames
 		}
 		warnIndexNames(e, f, m, names)
 		var warnings []string
@@ -285,9 +298,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		var names []string
 		switch {
 		case hs.given():
-			if names, err = hs.read(e, m.N()); err != nil {
-				return err
-			}
+			names = hostNames
 		default:
 			names = curves.NodeNames(m)
 		}
@@ -331,10 +342,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return usagef("--placements: %v", err)
 			}
 		}
-		names, err := hs.read(e, m.N())
-		if err != nil {
-			return err
-		}
+		names := hostNames
 		if err := slurm.WriteTorus3D(io.Discard, g, names, boxes); err != nil {
 			return usagef("--format slurm-torus3d: %v", err)
 		}
@@ -365,7 +373,19 @@ const curveMaxNodes = 1 << 26
 // curveResolve resolves a curve name or ranking file; an unknown name or a curve that
 // does not apply to the machine is a usage error, a bad ranking file a failure. A slow
 // curve (spectral) stops with ctx (Ctrl-C) and returns its cause (curves.GenerateContext).
-func curveResolve(ctx context.Context, spec string, m topo.Machine) (curves.Order, error) {
+//
+// A ranking file, or standard input for "-", is read in format rf ("": from the
+// file's extension, else its content); rf with a built-in curve is a usage error.
+//
+// hosts name m's nodes for a ranking file that names hosts (nil: m's own names).
+func curveResolve(ctx context.Context, e *env, spec string, rf curves.Format, m topo.Machine, hosts []string) (curves.Order, error) {
+	if curves.Summary(spec) != "" {
+		if rf != "" {
+			return nil, usagef("--ranking-format goes with a ranking file (--curve FILE or -), not the curve %s", spec)
+		}
+	} else if _, err := os.Stat(spec); spec == "-" || err == nil {
+		return readRankingInput(e, spec, rf, m, hosts)
+	}
 	o, err := curves.Resolve(ctx, spec, m, nil)
 	if ue := (*curves.UnknownCurveError)(nil); errors.As(err, &ue) {
 		return nil, usageError{err.Error()}

@@ -187,7 +187,7 @@ func TestEvaluate(t *testing.T) {
 	if code != 0 || !strings.Contains(out, strconv.FormatFloat(f, 'g', -1, 64)) {
 		t.Errorf("stdin ranking: exit %d %s %s", code, out, stderr)
 	}
-	if code, _, stderr := runCLI(t, "0\n1\n", "evaluate", "--machine", "mesh:2", "--ranking", "-"); code != 1 || !strings.Contains(stderr, ".ranks or .order") {
+	if code, _, stderr := runCLI(t, "0\n1\n", "evaluate", "--machine", "mesh:2", "--ranking", "-"); code != 1 || !strings.Contains(stderr, "give --ranking-format ranks or order") {
 		t.Errorf("ambiguous stdin: exit %d %s", code, stderr)
 	}
 	// Errors.

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,9 @@ node back to the first counts too).
 
 --curve takes a comma-separated list (or "all" for every curve that applies); several
 orderings give a comparison table (JSON: an array). --ranking FILE reads a ranking file
-(format from the extension .pairs/.ranks/.order/.json/.hosts or the content).
+(format from --ranking-format, else the extension .pairs/.ranks/.order/.json/.hosts,
+else the content; one number per line needs --ranking-format ranks or order on
+standard input).
 
 Weights:
 ` + curveIndent(weightsHelp) + `
@@ -53,6 +56,7 @@ Ctrl-C writes the orderings scored so far (with several curves) and exits with s
 		example: `procalloc evaluate --machine mesh:16x16 --curve hilbert,snake,gilbert --weights exp:2:8
 procalloc evaluate --machine torus:8x8 --curve all --ring --json
 procalloc curve --machine mesh:16x16 --curve hilbert | procalloc evaluate --machine mesh:16x16 --ranking - --weights list:1,0.5,0.25
+procalloc curve --machine mesh:16x16 --curve hilbert --format order | procalloc evaluate --machine mesh:16x16 --ranking - --ranking-format order
 procalloc evaluate --graph topo/testdata/fattree.ibnetdiscover --curve rcm,name-order --weights list:1,0.5
 procalloc evaluate --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --curve rcm --weights list:1 -o rcm.eval
 procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve bfs --weights list:1`,
@@ -60,7 +64,8 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
 			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
-			ranking := fs.String("ranking", "", "ranking `FILE` to score ('-' for stdin; format from the content)")
+			ranking := fs.String("ranking", "", "ranking `FILE` to score ('-' for stdin; format from --ranking-format, else the extension, else the content)")
+			rankingFormat := fs.String("ranking-format", "", rankingFormatUsage())
 			curveList := fs.String("curve", "", "curve `NAMES`, comma-separated, or all")
 			weights := fs.String("weights", "exp:2:8", "weight `SPEC`: list:W1,W2,... or exp:B:K")
 			ring := fs.Bool("ring", false, "measure rank differences around the ring (min(t, n-t))")
@@ -81,6 +86,13 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 				if (*ranking == "") == (*curveList == "") {
 					return usagef("give exactly one of --ranking FILE and --curve NAMES")
 				}
+				rf, err := parseRankingFormat(*rankingFormat)
+				if err != nil {
+					return err
+				}
+				if rf != "" && *ranking == "" {
+					return usagef("--ranking-format goes with --ranking FILE")
+				}
 				var evals []curveEvaluation
 				several := false      // JSON: an array (several orderings asked for) or an object
 				var interrupted error // the interrupt that stopped a list of curves after some were scored
@@ -97,7 +109,7 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 						Objective: f, Steps: steps}, nil
 				}
 				if *ranking != "" {
-					o, err := evaluateReadRanking(e, *ranking, m)
+					o, err := readRankingInput(e, *ranking, rf, m, nil)
 					if err != nil {
 						return err
 					}
@@ -127,7 +139,7 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 						var ev curveEvaluation
 						if err == nil {
 							stop := prog.tickingAt(int64(i), name)
-							if o, err = curveResolve(ctx, name, m); err == nil {
+							if o, err = curveResolve(ctx, e, name, "", m, nil); err == nil {
 								if ev, err = score(o); err != nil {
 									err = fmt.Errorf("%s: %w", name, err)
 								}
@@ -184,23 +196,50 @@ func printCurveEvaluations(w io.Writer, m topo.Machine, evals []curveEvaluation)
 	return t.flush()
 }
 
-// evaluateReadRanking reads a ranking file, or standard input for "-" (format detected
-// from the content).
-func evaluateReadRanking(e *env, path string, m topo.Machine) (curves.Order, error) {
+// rankingFormatUsage is the help of --ranking-format, the format of a ranking file
+// read (evaluate --ranking, curve --curve FILE).
+func rankingFormatUsage() string {
+	return "`FORMAT` of the ranking read: " + formatList(curves.Formats) + " (default: from the file's extension, else from its content, which cannot tell ranks from order)"
+}
+
+// parseRankingFormat reads --ranking-format ("": none given).
+func parseRankingFormat(s string) (curves.Format, error) {
+	if s == "" {
+		return "", nil
+	}
+	f, err := curves.ParseFormat(s)
+	if err != nil {
+		return "", usagef("--ranking-format: %v", err)
+	}
+	return f, nil
+}
+
+// readRankingInput reads the ranking file path of machine m, or standard input for
+// "-", in format f (""; from the file's extension, else from the content), host
+// names matched against hosts (nil: m's own).
+func readRankingInput(e *env, path string, f curves.Format, m topo.Machine, hosts []string) (curves.Order, error) {
+	r, name := e.stdin, "stdin"
 	if path != "-" {
-		return curves.ReadMachineRanking(path, m)
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		r, name = file, path
+		if f == "" {
+			f, _ = curves.FormatFromPath(path)
+		}
 	}
-	data, err := curves.ReadRankingData(e.stdin, m.N(), "stdin")
-	if err != nil {
-		return nil, err
+	if hosts == nil {
+		hosts = curves.NodeNames(m)
 	}
-	f, err := curves.DetectFormat(data)
-	if err != nil {
-		return nil, fmt.Errorf("stdin: %w", err)
+	o, err := curves.ReadRankingFrom(r, name, f, m, hosts)
+	if errors.Is(err, curves.ErrRanksOrOrder) {
+		hint := "give --ranking-format ranks or order"
+		if path != "-" {
+			hint += ", or name the file .ranks or .order"
+		}
+		err = fmt.Errorf("%w; %s", err, hint)
 	}
-	o, err := curves.ReadRankingOf(bytes.NewReader(data), f, m, curves.NodeNames(m))
-	if err != nil {
-		return nil, fmt.Errorf("stdin (%s format): %w", f, err)
-	}
-	return o, nil
+	return o, err
 }

@@ -270,7 +270,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					if ff, ok := curves.FormatFromPath(*out); ok && f == "" {
 						f = ff
 					}
-					if *out != "" && slices.Contains(curves.SchedulerFormats, f) && curves.NodeNames(m) == nil {
+					if *out != "" && (f == curves.FormatHosts || slices.Contains(curves.SchedulerFormats, f)) && curves.NodeNames(m) == nil {
 						// Checked before the solve: node indices are no host names.
 						return usagef("--format %s names hosts, and %s has none: write the ordering (-o FILE.pairs) and convert it with procalloc curve --curve FILE.pairs --format %s --hosts FILE", f, m.Spec(), f)
 					}
@@ -284,7 +284,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 							return err
 						}
 						for _, s := range names {
-							so, err := curveResolve(ctx, strings.TrimSpace(s), m)
+							so, err := curveResolve(ctx, e, strings.TrimSpace(s), "", m, nil)
 							if err != nil {
 								return err
 							}

@@ -42,8 +42,9 @@ func init() {
 "sim --json", e.g. mean_response, mean_wait, mean_total_pairwise_l1,
 mean_message_distance, utilization) against --x (contract, the load factor, or seed),
 one line per allocator: the form of Bunde et al. 2004 Figs. 7-8. --where keeps the
-items whose parameters match (trace, machine, sched, pattern, alloc, contract, seed;
-contract and seed compare as numbers, so contract=0.50 matches 0.5), e.g.
+items whose parameters match (trace, machine, sched, pattern, alloc, contract, seed,
+engine: message or flit; contract and seed compare as numbers, so contract=0.50
+matches 0.5), e.g.
 --where machine=mesh:16x16,pattern=n-body; the other parameters must then leave one
 value per allocator and x, else the plot says which parameter still varies. Prints a
 table (rows x, one column per allocator), or JSON; --svg also writes the chart.
@@ -61,7 +62,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			x := fs.String("x", "contract", "parameter on the x axis: contract (load factor) or seed")
 			y := fs.String("y", sim.MetricMeanResponse, "metric `KEY` on the y axis (a key of sim --json)")
-			where := fs.String("where", "", "keep items whose parameters match: `KEY=VALUE,...` (trace, machine, sched, pattern, alloc, contract, seed)")
+			where := fs.String("where", "", "keep items whose parameters match: `KEY=VALUE,...` (trace, machine, sched, pattern, alloc, contract, seed, engine)")
 			svg := fs.String("svg", "", "write the chart to `FILE` (SVG)")
 			title := fs.String("title", "", "chart `TITLE` (default: the metric, the parameter and --where)")
 			asJSON := fs.Bool("json", false, "print JSON: one series per allocator")
@@ -226,6 +227,12 @@ func parseWhere(where string) (func(sweep.Params) bool, error) {
 					return nil, usagef("--where %q: %q is not a seed (an integer from 0 to %d)", kv, v, uint64(math.MaxUint64))
 				}
 				tests = append(tests, func(p sweep.Params) bool { return p.Seed == n })
+			case "engine":
+				eng, err := sim.ParseEngine(v)
+				if err != nil || v == "" {
+					return nil, usagef("--where %q: %q is not an engine (want message or flit)", kv, v)
+				}
+				tests = append(tests, func(p sweep.Params) bool { return p.Engine == eng })
 			default:
 				return nil, usagef("--where %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(whereKeys, ", "))
 			}
@@ -241,7 +248,7 @@ func parseWhere(where string) (func(sweep.Params) bool, error) {
 	}, nil
 }
 
-var whereKeys = []string{"trace", "machine", "sched", "pattern", "alloc", "contract", "seed"}
+var whereKeys = []string{"trace", "machine", "sched", "pattern", "alloc", "contract", "seed", "engine"}
 
 // differingParam names a parameter in which two items differ.
 func differingParam(a, b sweep.Params) string {
@@ -258,6 +265,8 @@ func differingParam(a, b sweep.Params) string {
 		return "contract"
 	case a.Seed != b.Seed:
 		return "seed"
+	case a.Engine != b.Engine:
+		return "engine"
 	case !slices.Equal(a.Flags, b.Flags):
 		b1, _ := json.Marshal(a.Flags)
 		b2, _ := json.Marshal(b.Flags)

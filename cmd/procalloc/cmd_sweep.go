@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -69,12 +70,16 @@ func init() {
   patterns: [all-to-all, n-body]   # sim --comm; "none" replays without; default [none]
   seeds: [1]                       # sim --seed and --comm-seed; default [1]
   engines: [message, flit]         # sim --engine (with patterns); default [message]
-  flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # any sim flags, e.g. --vcs 2
+  flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # other sim flags, e.g. --vcs 2
                                    # or --hostlist, 'node[0001-0352]' (host names, as sim)
 
 JSON with the same keys works too. An unknown key is an error naming it and its line;
 so, before any item runs, are an unknown machine kind or allocator and flags that
-would fail every item (an unknown flag, a value that does not parse).
+would fail every item (an unknown flag, a value that does not parse), and flags that
+set what a key sets (--alloc, --sched, --contract, --comm, --seed, --comm-seed,
+--engine, --trace, --machine but empty beside --graph): the results would name the
+key's entry. A run (not --sbatch or --list) also refuses a trace of its items that
+is not there.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
 patterns, seeds, engines, then allocators innermost. Each item is the replay "procalloc sim"
 runs with the same flags (the library's, in this process); all cores are used (-j).
@@ -232,6 +237,9 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				mine, err := sweep.Shard(items, si, sn)
 				if err != nil {
 					return usageError{err.Error()}
+				}
+				if err := spec.CheckTraces(mine); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res, err := sweep.OpenResults(*out, spec.Name)
 				if errors.Is(err, sweep.ErrLocked) {
@@ -494,7 +502,8 @@ before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items
 damaged lines held, so it exits 1 when there are any. Exits 1 when any item is
 missing or failed (after writing what there is). --csv writes one row per item: its
-parameters and the metrics of "sim --json".
+parameters (engine, after seed, when some item runs the flit engine) and the
+metrics of "sim --json".
 A file - is standard input (once); --spec - reads the sweep file from standard input
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
@@ -685,8 +694,16 @@ func resultMetrics(l sweep.Line) map[string]float64 {
 	return out
 }
 
+// writeSweepCSV writes one row per results line. The engine column comes after
+// seed when some item runs the flit engine (without it the rows of a sweep over
+// engines could not be told apart); a sweep on the message engine alone keeps the
+// columns it always had.
 func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
+	engines := slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Engine != sim.EngineMessage })
 	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status"}
+	if engines {
+		header = slices.Insert(header, len(header)-1, "engine")
+	}
 	for _, m := range sim.Metrics {
 		header = append(header, m.Key)
 	}
@@ -695,6 +712,9 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 		p := l.Params
 		row := []string{strconv.Itoa(l.Index), l.Key, csvQuote(p.Trace), csvQuote(p.Machine), csvQuote(p.Alloc), string(p.Sched),
 			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status)}
+		if engines {
+			row = slices.Insert(row, len(row)-1, p.Engine.String())
+		}
 		mv := resultMetrics(l)
 		for _, m := range sim.Metrics {
 			if v, ok := mv[m.Key]; ok {

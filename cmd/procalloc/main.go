@@ -212,7 +212,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 			if errors.Is(err, flag.ErrHelp) {
 				return writeHelp(e, func(w io.Writer) { printCommandHelp(w, c) })
 			}
-			fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, dashedFlagError(err), name)
+			fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, dashedFlagError(fs, err), name)
 			return 2
 		}
 		rest = fs.Args()
@@ -418,9 +418,14 @@ func repeatedFlag(fs *flag.FlagSet, args []string) string {
 }
 
 // dashedFlagError is the flag package's parse error with the flag spelt as the
-// help spells it: "invalid value \"abc\" for flag --k" (it wrote -k; -o stays -o).
-func dashedFlagError(err error) string {
+// help spells it: "invalid value \"abc\" for flag --k" (it wrote -k; -o stays -o),
+// and its "parse error" replaced by what the flag's value should be (a duration
+// needs its unit: --time-limit 60 was "parse error").
+func dashedFlagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok { // a bool flag's own wording
+		msg = "invalid value " + strings.Replace(rest, " for -", " for flag -", 1)
+	}
 	for _, marker := range []string{"for flag -", "provided but not defined: -", "flag needs an argument: -"} {
 		i := strings.Index(msg, marker)
 		if i < 0 {
@@ -431,10 +436,40 @@ func dashedFlagError(err error) string {
 		if end < 0 {
 			end = len(rest)
 		}
-		if rest[:end] != "o" && !strings.HasPrefix(rest, "-") { // -o, as the help spells it
+		name := rest[:end]
+		if name != "o" && !strings.HasPrefix(rest, "-") { // -o, as the help spells it
 			msg = msg[:i+len(marker)] + "-" + rest
+		}
+		if head, ok := strings.CutSuffix(msg, ": parse error"); ok && marker == "for flag -" {
+			if want := flagValueWant(fs.Lookup(name)); want != "" {
+				msg = head + ": " + want
+			}
 		}
 		break
 	}
 	return msg
+}
+
+// flagValueWant says what a value of flag f looks like, by its type ("" unknown).
+func flagValueWant(f *flag.Flag) string {
+	if f == nil {
+		return ""
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	switch g.Get().(type) {
+	case time.Duration:
+		return "want a duration with a unit, e.g. 30s, 5m or 1h30m"
+	case int, int64:
+		return "want an integer"
+	case uint, uint64:
+		return "want an integer of at least 0"
+	case float64:
+		return "want a number"
+	case bool:
+		return "want true or false"
+	}
+	return ""
 }

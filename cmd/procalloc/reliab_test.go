@@ -235,7 +235,13 @@ func TestNewUserMistakes(t *testing.T) {
 		{"curve on a connected graph", []string{"curve", "--graph", write("one.txt", "a b\nb c\n"), "--curve", "bfs"}, 0, "", "warning"},
 		// The flag package spelt flags with one dash; --version and help help were
 		// unknown commands.
-		{"cluster --k=abc", []string{"cluster", "--k=abc"}, 2, `invalid value "abc" for flag --k: parse error`, ""},
+		{"cluster --k=abc", []string{"cluster", "--k=abc"}, 2, `invalid value "abc" for flag --k: want an integer`, ""},
+		// The flag package's "parse error" did not say what a value should be:
+		// --time-limit 60 (seconds meant) was refused without a word of the unit.
+		{"order --time-limit 60", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--time-limit", "60"}, 2, `invalid value "60" for flag --time-limit: want a duration with a unit, e.g. 30s, 5m or 1h30m`, "parse error"},
+		{"sim --seed 1.5", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--seed", "1.5"}, 2, `invalid value "1.5" for flag --seed: want an integer of at least 0`, "parse error"},
+		{"subset --eps x", []string{"subset", "--algo", "ptas", "--k", "2", "--points", pts, "--eps", "x"}, 2, `invalid value "x" for flag --eps: want a number`, "parse error"},
+		{"curve --json=maybe", []string{"curve", "--machine", "mesh:2x2", "--curve", "snake", "--json=maybe"}, 2, `invalid value "maybe" for flag --json: want true or false`, "parse error"},
 		{"sim --nope", []string{"sim", "--nope"}, 2, "flag provided but not defined: --nope", ""},
 		{"cluster --k", []string{"cluster", "--k"}, 2, "flag needs an argument: --k", ""},
 		{"hostlist -o", []string{"hostlist", "expand", "n1", "-o"}, 2, "flag needs an argument: -o", ""},
@@ -243,6 +249,15 @@ func TestNewUserMistakes(t *testing.T) {
 		{"help help", []string{"help", "help"}, 0, "", "unknown command"},
 		{"help sim curve", []string{"help", "sim", "curve"}, 2, `procalloc help: one command at a time, got ["sim" "curve"]`, ""},
 		{"unknown kind", []string{"curve", "--machine", "hypercube:4", "--curve", "bfs"}, 2, "want mesh, torus, fattree or dragonfly", ""},
+		// order wrote node indices as host names (--format hosts, or -o FILE.hosts, on
+		// a mesh), where curve refuses them and order refused the scheduler formats.
+		{"order --format hosts on a mesh", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--format", "hosts", "-o", filepath.Join(dir, "merged.jsonl")}, 2, "--format hosts names hosts, and mesh:3x3 has none", ""},
+		{"order -o FILE.hosts on a mesh", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "-o", filepath.Join(dir, "o.hosts")}, 2, "--format hosts names hosts, and mesh:3x3 has none", ""},
+		{"order -o FILE.hosts on a graph", []string{"order", "--graph", write("path.txt", "a b\nb c\n"), "--weights", "list:1", "-o", filepath.Join(dir, "o.hosts")}, 0, "", "names hosts"},
+		// subset took --eps and --circumference with any algorithm and ignored them.
+		{"subset mm --eps", []string{"subset", "--algo", "mm", "--k", "2", "--points", pts, "--eps", "0.1"}, 2, "--eps goes with --algo ptas", ""},
+		{"subset ptas --eps", []string{"subset", "--algo", "ptas", "--k", "2", "--points", pts, "--eps", "0.25"}, 0, "", "goes with"},
+		{"subset line --circumference", []string{"subset", "--algo", "line", "--k", "2", "--points", write("line.txt", "1\n5\n9\n"), "--circumference", "8"}, 2, "--circumference goes with --algo ring", ""},
 	} {
 		os.Remove(filepath.Join(dir, "merged.jsonl"))
 		code, _, stderr := runCLI(t, "", tc.args...)

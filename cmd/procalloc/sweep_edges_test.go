@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
 
@@ -371,6 +372,66 @@ func TestPlotEdges(t *testing.T) {
 	}
 	if drawn == 0 {
 		t.Fatal("no chart drawn at all")
+	}
+}
+
+// A sweep with engines [message, flit] gives two items per allocator and load
+// factor that differ only in their engine: plot said they "differ in nothing: the
+// same item is given twice" and --where refused engine=..., so such a sweep could
+// not be plotted at all.
+func TestPlotEngines(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "e.jsonl")
+	var b bytes.Buffer
+	for i, eng := range []sim.Engine{sim.EngineMessage, sim.EngineFlit} {
+		p := sweep.Params{Trace: "t", Machine: "mesh:4x4", Alloc: "a", Sched: "fcfs", Contract: 1, Pattern: "n-body", Seed: 1, Engine: eng}
+		raw, _ := json.Marshal(sweep.Line{Sweep: "p", Item: sweep.Item{Index: i, Key: p.Key(), Params: p}, Status: "ok", Result: json.RawMessage(fmt.Sprintf(`{"mean_response":%d}`, 10+i))})
+		b.Write(append(raw, '\n'))
+	}
+	if err := os.WriteFile(res, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 1, "differ in engine: narrow them with --where"},
+		{[]string{"--where", "engine=flit"}, 0, "1  11.0"},
+		{[]string{"--where", "engine=message"}, 0, "1  10.0"},
+		{[]string{"--where", "engine=bogus"}, 2, `"bogus" is not an engine (want message or flit)`},
+		{[]string{"--where", "colour=red"}, 2, "KEY one of trace, machine, sched, pattern, alloc, contract, seed, engine"},
+	} {
+		code, out, stderr := runCLI(t, "", append([]string{"plot", res}, tc.args...)...)
+		if code != tc.code || !strings.Contains(out+stderr, tc.want) {
+			t.Errorf("plot %v: exit %d, %s%s; want exit %d and %q", tc.args, code, out, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// merge --csv had no engine column: the rows of a sweep over engines [message,
+// flit] could not be told apart. The column is there when some item runs the flit
+// engine (a message-only sweep's CSV is as before).
+func TestMergeCSVEngines(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "e.jsonl")
+	var b bytes.Buffer
+	for i, eng := range []sim.Engine{sim.EngineMessage, sim.EngineFlit} {
+		p := sweep.Params{Trace: "t", Machine: "mesh:4x4", Alloc: "a", Sched: "fcfs", Contract: 1, Pattern: "n-body", Seed: 1, Engine: eng}
+		raw, _ := json.Marshal(sweep.Line{Sweep: "p", Item: sweep.Item{Index: i, Key: p.Key(), Params: p}, Status: "ok", Result: json.RawMessage(`{"mean_response":1}`)})
+		b.Write(append(raw, '\n'))
+	}
+	if err := os.WriteFile(res, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "merge", res, "-o", filepath.Join(dir, "m.jsonl"), "--csv", "-")
+	if code != 0 {
+		t.Fatalf("merge: exit %d, %s", code, stderr)
+	}
+	rows := strings.Split(out, "\n")
+	if !strings.HasPrefix(rows[0], "index,key,trace,machine,alloc,sched,contract,pattern,seed,engine,status,") ||
+		!strings.Contains(rows[1], ",n-body,1,message,ok,") || !strings.Contains(rows[2], ",n-body,1,flit,ok,") {
+		t.Errorf("merge --csv of a sweep over engines:\n%s", out)
 	}
 }
 

@@ -85,7 +85,7 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 	// sweep before any item runs (it ran and failed them one by one; sweep.Check).
 	// The library, which runs items without Check, fails each, its line naming
 	// the flag, and merge lists each item that failed.
-	// A value ApplyFlags takes but the replay's spec refuses (--sched sjf) is
+	// A value ApplyFlags takes but the replay's spec refuses (--compat sjf) is
 	// left to the items, which fail one by one.
 	for _, c := range []struct {
 		flags, msg string
@@ -95,7 +95,7 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		{"[--cycle-seconds, ten]", `--cycle-seconds: "ten": not a number`, true},
 		{"[--vcs, \"2\"]", "--vcs: configures the flit engine: add --engine flit", true},
 		{"[--drop-larger, stray]", `unexpected arguments ["stray"]`, true},
-		{"[--sched, sjf, --from, \"1\"]", "--sched \"sjf\"", false},
+		{"[--compat, sjf, --from, \"1\"]", "--compat \"sjf\"", false},
 	} {
 		flags, msg := c.flags, c.msg
 		bad := filepath.Join(dir, "bad.yaml")

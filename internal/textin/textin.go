@@ -1,7 +1,8 @@
 // Package textin is the one reader of procalloc's line-oriented text formats: points
 // (geom.ReadPoints), graphs (topo.ReadGraph), node lists, ranking and host-name files
 // (package curves). In all of them '#' starts a comment that runs to the end of the
-// line, blank lines carry no data, and an error names its 1-based line.
+// line, blank lines carry no data, a UTF-8 byte-order mark at the start is skipped,
+// and an error names its 1-based line.
 package textin
 
 import (
@@ -47,11 +48,21 @@ func NewLinesMax(r io.Reader, maxLine int) *Lines {
 	return &Lines{sc: sc, maxLine: maxLine}
 }
 
-// Next advances to the next line with data and reports whether there is one.
+// BOM is the UTF-8 byte-order mark some editors (Windows Notepad) put at the start
+// of a text file: an encoding mark, no part of the text.
+const BOM = "\uFEFF"
+
+// Next advances to the next line with data and reports whether there is one. A BOM
+// at the start of the input is skipped: it would otherwise be part of the first
+// name or number (a host name "\uFEFFn01", "\uFEFF0" not a number).
 func (l *Lines) Next() bool {
 	for l.sc.Scan() {
 		l.line++
-		l.text = StripComment(l.sc.Text())
+		text := l.sc.Text()
+		if l.line == 1 {
+			text = strings.TrimPrefix(text, BOM)
+		}
+		l.text = StripComment(text)
 		if l.fields = strings.Fields(l.text); len(l.fields) > 0 {
 			return true
 		}

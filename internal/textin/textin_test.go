@@ -75,3 +75,25 @@ func TestLinesMaxNamesTheCap(t *testing.T) {
 		t.Fatalf("endless line: %v", err)
 	}
 }
+
+// A byte-order mark starts the input only: it is skipped there, and anywhere else
+// it is text (U+FEFF, a zero-width no-break space).
+func TestLinesSkipByteOrderMark(t *testing.T) {
+	for in, want := range map[string][]string{
+		BOM + "1 2\n3\n":    {"1", "2"},
+		BOM + "# c\n1\n":    {"1"},
+		"1\n" + BOM + "2\n": {"1"},
+		BOM + BOM + "1\n":   {BOM + "1"},
+		"x" + BOM + "1 2\n": {"x" + BOM + "1", "2"},
+	} {
+		l := NewLines(strings.NewReader(in))
+		if !l.Next() || !slices.Equal(l.Fields(), want) {
+			t.Errorf("%q: first data line %q, want %q", in, l.Fields(), want)
+		}
+	}
+	l := NewLines(strings.NewReader("1\n" + BOM + "2\n"))
+	l.Next()
+	if !l.Next() || l.Fields()[0] != BOM+"2" {
+		t.Errorf("a mark on line 2 is text: got %q", l.Fields())
+	}
+}

@@ -66,3 +66,35 @@ func TestSpecCheckFlags(t *testing.T) {
 		}
 	}
 }
+
+// A flag that sets what a key of the sweep sets for each item (--alloc for
+// allocators, --contract for contract, ...) replaced the item's value in the replay
+// while its results line, --list, merge and plot still named the key's entry: a
+// sweep of allocators [mc1x1] with flags [--alloc, mm] reported MM's numbers as
+// mc1x1's. Such flags are refused when the file is read; --machine is only
+// allowed empty, beside --graph (a sweep over a network file).
+func TestParseRefusesFlagsOfTheKeys(t *testing.T) {
+	base := "traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\npatterns: [n-body]\n"
+	for _, c := range []struct {
+		flags, want string
+	}{
+		{"[--alloc, mm]", "flags: --alloc sets what allocators: sets"},
+		{"[--alloc=mm]", "flags: --alloc sets what allocators: sets"},
+		{"[-sched, easy]", "flags: --sched sets what schedulers: sets"},
+		{"[--drop-larger, --contract, \"0.5\"]", "flags: --contract sets what contract: sets"},
+		{"[--comm, all-to-all]", "flags: --comm sets what patterns: sets"},
+		{"[--seed, \"3\"]", "flags: --seed sets what seeds: sets"},
+		{"[--comm-seed, \"3\"]", "flags: --comm-seed sets what seeds: sets"},
+		{"[--engine, flit]", "flags: --engine sets what engines: sets"},
+		{"[--trace, other.swf]", "flags: --trace sets what traces: sets"},
+		{"[--machine, mesh:8x8]", "flags: --machine sets what machines: sets"},
+		{"[--machine=, --graph, g.conf]", ""},
+		{"[--pattern, n-body, --from, \"5\", --perturb, \"-5\"]", ""},
+		{"[--bogus, --alloc, mm]", ""}, // an unknown flag is Check's to report
+	} {
+		_, err := Parse([]byte(base+"flags: "+c.flags+"\n"), "s.yaml")
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("flags %s: %v, want %q", c.flags, err, c.want)
+		}
+	}
+}

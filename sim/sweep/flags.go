@@ -365,26 +365,35 @@ func (e *FlagError) CommandLine() string {
 // ApplyFlags sets the fields of s that flags name (sim's replay flags, as a sweep
 // file writes them: --name value, --name=value, a bare --name for a switch; one or
 // two leading dashes; -- ends them), in order, so that a later flag changes what an
-// earlier one, or the item's own parameters, set. An unknown flag, a missing or
+// earlier one, or the item's own parameters, set (a sweep file's flags may not set
+// what its keys set: Parse refuses them). An unknown flag, a missing or
 // malformed value, a flit engine flag without --engine flit, and a stray argument
 // are a *FlagError naming the flag. The files flags name (--graph, --hosts,
 // --span-curve, ...) are read when the spec is prepared (sim.Spec.Resolve).
 func ApplyFlags(s *sim.Spec, flags []string) error {
+	_, err := applyFlags(s, flags)
+	return err
+}
+
+// applyFlags is ApplyFlags, also returning the names of the flags it set (those
+// before the first error, if any).
+func applyFlags(s *sim.Spec, flags []string) (given map[string]bool, err error) {
 	st := flagState{given: map[string]bool{}, baselineLimit: time.Second}
+	defer func() { given = st.given }()
 	for i := 0; i < len(flags); i++ {
 		a := flags[i]
 		if a == "--" {
 			if i+1 < len(flags) {
-				return &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i+1:])}
+				return nil, &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i+1:])}
 			}
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
-			return &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i:])}
+			return nil, &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i:])}
 		}
 		name := strings.TrimPrefix(a[1:], "-")
 		if name == "" || name[0] == '-' || name[0] == '=' {
-			return &FlagError{Flag: a, Reason: "bad flag syntax"}
+			return nil, &FlagError{Flag: a, Reason: "bad flag syntax"}
 		}
 		value, hasValue := "", false
 		if k, v, ok := strings.Cut(name, "="); ok {
@@ -393,14 +402,14 @@ func ApplyFlags(s *sim.Spec, flags []string) error {
 		written := "--" + name
 		f, ok := replayFlags[name]
 		if !ok {
-			return &FlagError{Flag: written, Reason: "not one of sim's replay flags (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)"}
+			return nil, &FlagError{Flag: written, Reason: "not one of sim's replay flags (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)"}
 		}
 		switch {
 		case f.Kind == KindBool && !hasValue:
 			value = "true"
 		case !hasValue:
 			if i+1 >= len(flags) {
-				return &FlagError{Flag: written, Reason: "needs a value"}
+				return nil, &FlagError{Flag: written, Reason: "needs a value"}
 			}
 			i++
 			value = flags[i]
@@ -408,26 +417,26 @@ func ApplyFlags(s *sim.Spec, flags []string) error {
 		if err := f.set(s, &st, value); err != nil {
 			if fe, ok := err.(*FlagError); ok { // a number out of the flag's range, as it reads
 				fe.Flag = written
-				return fe
+				return nil, fe
 			}
-			return &FlagError{Flag: written, Value: strconv.Quote(value), Reason: err.Error()}
+			return nil, &FlagError{Flag: written, Value: strconv.Quote(value), Reason: err.Error()}
 		}
 		st.given[name] = true
 	}
 	if err := CheckEngineFlags(s.Engine, s.Flit, func(name string) bool { return st.given[name] }); err != nil {
-		return err
+		return nil, err
 	}
 	switch st.baseline {
 	case "":
 		if st.given["baseline-time-limit"] {
-			return &FlagError{Flag: "--baseline-time-limit", Reason: "needs --baseline exact"}
+			return nil, &FlagError{Flag: "--baseline-time-limit", Reason: "needs --baseline exact"}
 		}
 	case "exact":
 		s.Baseline = &sim.Baseline{TimeLimit: st.baselineLimit}
 	default:
-		return &FlagError{Flag: "--baseline", Value: strconv.Quote(st.baseline), Reason: "want exact"}
+		return nil, &FlagError{Flag: "--baseline", Value: strconv.Quote(st.baseline), Reason: "want exact"}
 	}
-	return nil
+	return nil, nil
 }
 
 // CheckEngineFlags is the rule for the network engine's flags given together

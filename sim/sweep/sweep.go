@@ -210,6 +210,9 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
+	if err := checkKeyFlags(s.Flags); err != nil {
+		return nil, err
+	}
 	for i, c := range s.Contract {
 		if !(c > 0) || c > 1e6 {
 			return nil, fmt.Errorf("sweep file: load factor %v: must be in (0, 1e6]", c)
@@ -270,6 +273,52 @@ func (s *Spec) Check() error {
 	for i, a := range s.Allocators {
 		if name, _, _ := strings.Cut(a, ":"); !slices.Contains(alloc.Names(), name) {
 			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: unknown allocator %q; valid: %s", i+1, a, name, strings.Join(alloc.Names(), ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// keyFlags are the sim flags that the keys of a sweep file set for each item
+// (Params.Spec), with the key.
+var keyFlags = []struct{ flag, key string }{
+	{"trace", "traces"}, {"machine", "machines"}, {"alloc", "allocators"}, {"sched", "schedulers"},
+	{"contract", "contract"}, {"comm", "patterns"}, {"seed", "seeds"}, {"comm-seed", "seeds"}, {"engine", "engines"},
+}
+
+// checkKeyFlags refuses flags that set what a key sets: the replay would take the
+// flag's value while the item's parameters (its results line, --list, merge's CSV,
+// plot's series) name the key's entry. --machine may be given empty, beside
+// --graph: a sweep over a network file (the machines entry is then a placeholder).
+// Flags ApplyFlags refuses are left to Check, which names them.
+func checkKeyFlags(flags []string) error {
+	if len(flags) == 0 {
+		return nil
+	}
+	sp := Params{Engine: sim.EngineFlit}.Spec("")
+	given, _ := applyFlags(&sp, flags)
+	for _, kf := range keyFlags {
+		if given[kf.flag] && (kf.flag != "machine" || sp.MachineSpec != "") {
+			return fmt.Errorf("sweep file: flags: --%s sets what %s: sets for each item; the results would still name the %s entry: list the values under %s: instead", kf.flag, kf.key, kf.key, kf.key)
+		}
+	}
+	return nil
+}
+
+// CheckTraces finds the traces of items that cannot be opened (a typo in traces:)
+// before any item runs: each item would fail on it, one at a time. Check leaves the
+// traces out, since a script for a cluster (--sbatch) may be written where they are
+// not; the run looks at the traces of its own items (its shard's).
+func (s *Spec) CheckTraces(items []Item) error {
+	seen := map[string]bool{}
+	var errs []error
+	for _, it := range items {
+		t := it.Params.Trace
+		if seen[t] || t == "-" {
+			continue
+		}
+		seen[t] = true
+		if _, err := os.Stat(it.Params.tracePath(s.Dir)); err != nil {
+			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: %w", slices.Index(s.Traces, t)+1, t, err))
 		}
 	}
 	return errors.Join(errs...)
