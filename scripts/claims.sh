@@ -96,7 +96,7 @@ check fabric-as-run docs/fabric.md '45.714|3.429|36.857|1.571|42.86|39.429|2.143
 	--alloc as-run,bf:name-order,bf:"$out/fabric.opt.pairs",genalg
 # The tests that pin published values and the bounds' soundness, in full (not -short).
 check published-tests docs/sim.md '' -- \
-	$GO test -tags highs -count=1 -run 'TestPublishedTables|TestTieStatisticsFig4|TestSimPublishedJSON' ./sim ./cmd/procalloc
+	$GO test -tags highs -count=1 -run 'TestPublishedTables|TestPublishedClose|TestTieStatisticsFig4|TestSimPublishedJSON' ./sim ./cmd/procalloc
 check liu-figures docs/io.md '' -- $GO test -tags highs -count=1 -run 'TestBatchLiuFigures' ./sim
 check clusters-fig2 docs/exact.md '' -- $GO test -count=1 -run 'TestClustersPublished' ./exact
 check bounds-sound docs/ilp.md '' -- \
