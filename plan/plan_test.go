@@ -666,7 +666,7 @@ func TestRankedTreeOrder(t *testing.T) {
 
 // The README's plan example quotes, for production's placements (as-run, and current,
 // which predicts them), mean pairwise hops 3.880 over 7 multi-node jobs, 3.43 leaves
-// spanned and 0.0 % of jobs on one leaf. Worked out here by hand from the trace's
+// spanned and 0.0 % of jobs on one leaf; docs/fabric.md a mean total of 45.714 hops. Worked out here by hand from the trace's
 // node lists: each multi-node job's mean hop distance over its node pairs by
 // breadth-first search (Graph.DistRow), its leaf switches counted, then means over
 // the jobs.
@@ -677,7 +677,7 @@ func TestPlanSampleAsRunByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := opt.Machine.(*topo.Graph)
-	var hops, leaves, oneLeaf float64
+	var hops, total, leaves, oneLeaf float64
 	jobs := 0
 	for _, j := range p.Jobs {
 		names := j.NodeList.Names()
@@ -703,6 +703,7 @@ func TestPlanSampleAsRunByHand(t *testing.T) {
 			leafSet[g.LeafSwitch(u)] = true
 		}
 		hops += float64(sum) / float64(pairs)
+		total += float64(sum)
 		leaves += float64(len(leafSet))
 		if len(leafSet) == 1 {
 			oneLeaf++
@@ -710,9 +711,13 @@ func TestPlanSampleAsRunByHand(t *testing.T) {
 		jobs++
 	}
 	n := float64(jobs)
-	hops, leaves, oneLeaf = hops/n, leaves/n, 100*oneLeaf/n
-	if jobs != 7 || fmt.Sprintf("%.3f %.2f %.1f", hops, leaves, oneLeaf) != "3.880 3.43 0.0" {
-		t.Errorf("by hand: %d multi-node jobs, mean hops %.4f, leaves %.3f, %.1f %% on one leaf; README: 7, 3.880, 3.43, 0.0", jobs, hops, leaves, oneLeaf)
+	hops, total, leaves, oneLeaf = hops/n, total/n, leaves/n, 100*oneLeaf/n
+	if jobs != 7 || len(p.Jobs) != 7 || fmt.Sprintf("%.3f %.2f %.1f", hops, leaves, oneLeaf) != "3.880 3.43 0.0" {
+		t.Errorf("by hand: %d multi-node jobs of %d, mean hops %.4f, leaves %.3f, %.1f %% on one leaf; README: 7 of 7, 3.880, 3.43, 0.0", jobs, len(p.Jobs), hops, leaves, oneLeaf)
+	}
+	// docs/fabric.md's compare table: as-run's mean total hops per job 45.714.
+	if fmt.Sprintf("%.3f", total) != "45.714" {
+		t.Errorf("by hand: mean total pairwise hops %.4f; docs/fabric.md: 45.714", total)
 	}
 	for _, k := range []Kind{KindAsRun, KindCurrent} {
 		d := p.reportOf(k)
