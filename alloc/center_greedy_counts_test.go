@@ -14,7 +14,7 @@ import (
 // replay how its centers were decided (GreedyCounts): decided (bound not above
 // the best), translated (greedyShift), collected, of them resumed and gave up, the
 // nodes the collections took, and the slack (best score less the least count
-// bound, summed over decisions). Issue 34 item 5's gap (docs/alloc.md): the torus
+// bound, summed over decisions). Issue 34 item 5's gap (docs/center-speed.md): the torus
 // decides 1.4-3x the mesh's centers and takes 1.7-2.6x its nodes, the CPU ratio;
 // nearly all collections give up, after as many nodes as on the mesh.
 func BenchmarkGreedyCounts(b *testing.B) {

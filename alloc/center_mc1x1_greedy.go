@@ -83,7 +83,7 @@ type greedyAudit struct {
 // best score less the least count bound (a center whose bound is at most the best
 // must be decided). They say where a replay's time goes (BenchmarkGreedyCounts: a
 // torus's young free sets make 2-3x the mesh's collections, nearly all of which
-// give up, as the torus's best lies further above the least bound; docs/alloc.md).
+// give up, as the torus's best lies further above the least bound; docs/center-speed.md).
 type greedyCounts struct {
 	decided, memo, translated, collected, resumed, gaveUp, taken, slack int64
 }
@@ -213,7 +213,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// m / (free nodes in shell L), then bound, then free-list position, is
 	// collected first, and the rest of them in that order too. (On issue 32's workload on mesh:332x332 it scored the
 	// decision's best in 90 % of decisions, and the steps the collector takes
-	// fall by 45 % in a replay of the recorded runs; docs/alloc.md.)
+	// fall by 45 % in a replay of the recorded runs; docs/center-speed.md.)
 	// Only where runs are long (m >= 64 nodes to take each): with fewer, the
 	// pool's ball counts cost more than the runs they save (LLNL-T3D on
 	// mesh:16x16, --compat premas: 3.6 % more instructions than without the
@@ -793,7 +793,7 @@ func axisReach(c, side int, wrap bool) int {
 // (s(D-L+1)+r, D, 0); the per-axis bounds below (far, boundK) are tighter. On 2D
 // grids it replaced a ring-by-ring collector that passed over every candidate per
 // node taken with only the first bound: the same sets, about 2x less CPU on issue
-// 32's workload on mesh:64x64 and 10x less on an empty one (docs/alloc.md).
+// 32's workload on mesh:64x64 and 10x less on an empty one (docs/center-speed.md).
 func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	x := a.x
 	d := x.d

@@ -33,7 +33,7 @@ import (
 // all the tied centers (procalloc sim counts ties and does not take this path;
 // procalloc bench and the Go benchmarks do). On an empty torus:48x48x48 the trees
 // of runs (shiftLookup, shiftSweep) decided 110,592 centers one by one: 20 s of CPU
-// for a 33,920-node job, a quarter of issue 32's replay there (docs/alloc.md).
+// for a 33,920-node job, a quarter of issue 32's replay there (docs/center-speed.md).
 
 // greedyOrbitScratch is the orbit check's state.
 type greedyOrbitScratch struct {

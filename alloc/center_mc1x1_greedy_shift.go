@@ -195,7 +195,7 @@ const greedyShiftMaxRuns = 4096
 // long (m in the thousands, as a job of a third of an empty torus:48x48x48), room
 // for 1,024 whole runs besides (d·m offsets each, m at most n):
 // there every center parts from the recorded runs somewhere, and once nothing is
-// recorded each is resumed from there, thousands of nodes each (docs/alloc.md).
+// recorded each is resumed from there, thousands of nodes each (docs/center-speed.md).
 func (a *mc1x1) shiftBudget() int {
 	return 16*a.g.N() + 1<<20 + 1024*a.x.d*a.shift.runM
 }
@@ -573,7 +573,7 @@ func (a *mc1x1) shiftNext(node, first int, t uint8) (int, uint8) {
 // coordinates, axis 0 slowest (FreeListOrder, listFree), so the members are
 // compared axis by axis from axis 0, each coordinate computed only while the
 // axes before it tie, instead of each member's node and position (on an empty
-// torus:48x48x48, 110,435 lookups of long paths: docs/alloc.md). From three
+// torus:48x48x48, 110,435 lookups of long paths: docs/center-speed.md). From three
 // axes on: on a 2D grid a node's position costs as little (LLNL-T3D 16x16,
 // --compat premas: 1-2 % more CPU than without, within noise).
 func (a *mc1x1) shiftFirstFree(cc []int32, t uint8, grp []int32) int {

@@ -46,7 +46,7 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	// diff and distance transform over the whole box every call, cost more than
 	// the centers it dropped (issue 32's workload replayed in-process, CPU per
 	// call with the memo and without: torus:16x16x16 246 and 225 µs,
-	// 25x25x25 1,146 and 1,086, 32x32x32 2,700 and 2,595; docs/alloc.md, "MM
+	// 25x25x25 1,146 and 1,086, 32x32x32 2,700 and 2,595; docs/center-speed.md, "MM
 	// and Gen-Alg on 3D meshes and tori"). MM's centers are most cells of the box, and
 	// there it pays (25x25x25: 3,400 against 3,610 µs).
 	if memo != nil && !onPoints {

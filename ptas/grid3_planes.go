@@ -90,7 +90,7 @@ func (g *grid3Scan) yBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
 // apart on purpose: one loop for both, with the stack, the place and the inner
 // counts as parameters, gave up the x bound's gain (mm torus:25x25x25, four
 // alternated triples: 2218cb4 3,104-3,215, this 3,039-3,123, one loop 3,104-3,156
-// µs a decision; docs/alloc.md, "Eleventh round").
+// µs a decision; docs/center-speed.md, "Eleventh round").
 func (g *grid3Scan) xBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
 	k := int64(g.k)
 	st := &g.px

@@ -3,7 +3,7 @@ package ptas
 import "github.com/procalloc/procalloc/geom"
 
 // The plane's tables built from points in ascending (x, y) order (issue 32 item 1;
-// docs/alloc.md, "MM and Gen-Alg in the plane", round 9). The allocators' free
+// docs/center-speed.md, "MM and Gen-Alg in the plane", round 9). The allocators' free
 // lists come in that order, so each line's points come sorted and a table's prefix
 // counts can be written in one pass, line by line, instead of clearing the table,
 // scattering the points into it and summing it in place: at 65,536 mesh nodes the
