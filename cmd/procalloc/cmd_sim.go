@@ -128,10 +128,14 @@ var specFlags = func() map[string]string {
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags, and a sim.FileError into a failure naming the flag and
-// its file; other errors are returned as they are.
+// its file (a usage error for --hostlist: its "file" is the flag's value, as
+// curve's and plan's hostSource says); other errors are returned as they are.
 func specError(err error) error {
 	var fe *sim.FileError
 	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
+		if fe.Field == "Hostlist" {
+			return usagef("--hostlist %s: %v", fe.Path, fe.Err)
+		}
 		if fe.Path == "" {
 			return fmt.Errorf("%s: %w", specFlags[fe.Field], fe.Err)
 		}
