@@ -72,3 +72,38 @@ func TestRunInterruptedKeepsJobsReplayed(t *testing.T) {
 		t.Errorf("stopped before any job: %+v, %v; want no result and context.Canceled", res, err)
 	}
 }
+
+// TestRunCommInterruptedKeepsJobsReplayed is the test above with communication
+// deciding run times: the first jobs of the trace, all finished, their times in
+// seconds as in the full replay, JobDone called for them (at the stop), and the
+// network's figures of the messages delivered before the stop.
+func TestRunCommInterruptedKeepsJobsReplayed(t *testing.T) {
+	jobs := randomJobs(rand.New(rand.NewPCG(9, 10)), 120, 64)
+	count := ctxtest.NewCounting()
+	full, err := Run(count, jobs, commConfig(t, "mesh:8x8", "mc1x1", "n-body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	cfg := commConfig(t, "mesh:8x8", "mc1x1", "n-body")
+	cfg.JobDone = func(*JobResult) error { calls++; return nil }
+	res, err := Run(ctxtest.StopAfter(count.Looks()/2), jobs, cfg)
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted || res.JobsInTrace != len(jobs) {
+		t.Fatalf("result %+v, error %v; want one marked interrupted of %d jobs and context.Canceled", res, err, len(jobs))
+	}
+	k := res.Jobs
+	if k <= 0 || k >= len(jobs) || calls != k || len(res.PerJob) != k {
+		t.Fatalf("%d jobs replayed, %d records, JobDone called %d times; want the same, between 1 and %d", k, len(res.PerJob), calls, len(jobs)-1)
+	}
+	for i, r := range res.PerJob {
+		if f := full.PerJob[i]; r.Start != f.Start || r.End != f.End || r.Messages != f.Messages {
+			t.Fatalf("job %d: start %d end %d, %d messages; the full replay's %d, %d, %d", i, r.Start, r.End, r.Messages, f.Start, f.End, f.Messages)
+		}
+	}
+	if want := summarize(full.PerJob[:k], cfg, nil); res.MeanWait != want.MeanWait || res.MeanResponse != want.MeanResponse {
+		t.Errorf("mean wait %v, response %v; want the first %d jobs' of the full replay %v, %v", res.MeanWait, res.MeanResponse, k, want.MeanWait, want.MeanResponse)
+	}
+	if res.Comm == nil || res.Comm.Messages <= 0 || res.Comm.Messages >= full.Comm.Messages {
+		t.Errorf("network summary %+v; want the messages delivered before the stop, fewer than the full replay's %d", res.Comm, full.Comm.Messages)
+	}
+}

@@ -478,8 +478,9 @@ var ErrTooLarge = errors.New("job larger than the machine")
 // the error, the summary of the jobs replayed so far: those that finished before
 // the first job of the trace that had not (Config.JobDone has seen exactly them),
 // with Interrupted set and JobsInTrace the jobs it was to replay; the tie and
-// fallback counts are those of every decision made. The result is nil when no job
-// had finished, and with Comm (its times are cycles until the end).
+// fallback counts are those of every decision made, and with Comm the network's
+// figures those of the messages delivered before the stop. The result is nil when
+// no job had finished.
 func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	return run(ctx, jobs, nil, cfg)
 }

@@ -396,8 +396,8 @@ Ctrl-C (or SIGTERM) stops a replay within one allocation decision; the summary
 (and --per-job's rows) of the jobs replayed so far is written, the first jobs of
 the trace up to the first one not finished, marked interrupted (the table's first
 line; interrupted and jobs_in_trace in --json) and said on stderr, and sim exits
-130. Stopped before any job finished, it writes nothing. With --comm nothing is
-written either (run times are network cycles until the replay ends).
+130 (with --comm the network's figures are those of the messages delivered before
+the stop). Stopped before any job finished, it writes nothing.
 
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
