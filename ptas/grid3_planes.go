@@ -83,20 +83,60 @@ func (g *grid3Scan) yBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
 	return lbY, true
 }
 
-// xPass adds to tot score's gap terms along x, exactly: per plane x, the points
-// closer than thr, then the plane's points at thr while some of the take still to
-// be taken remain (lowest planes first), recorded as (x, count) pairs in g.taken.
-// False as soon as tot exceeds limit.
+// xBound is score's lower bound on the gap terms along x, as yBound's along y
+// (the points closer than thr before each gap, and at most the T taken with
+// them), keeping per plane x the points closer than thr in innerX for xPass;
+// false as soon as it exceeds room. It is yBound's loop on the other stack, kept
+// apart on purpose: one loop for both, with the stack, the place and the inner
+// counts as parameters, gave up the x bound's gain (mm torus:25x25x25, four
+// alternated triples: 2218cb4 3,104-3,215, this 3,039-3,123, one loop 3,104-3,156
+// µs a decision; docs/alloc.md, "Eleventh round").
+func (g *grid3Scan) xBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
+	k := int64(g.k)
+	st := &g.px
+	s, u, ss, pre := st.s, st.u, st.ss, st.pre
+	A, B := st.place(cy, cz)
+	inner := g.innerX
+	var cb, lbX int64
+	x0, x1 := max(cx-thr, 0), min(cx+thr, g.W-1)
+	for x := x0; x <= x1; x++ {
+		h := min(cb+T, k)
+		if cb+h <= k {
+			lbX += cb * (k - cb)
+		} else {
+			lbX += h * (k - h)
+		}
+		if lbX > room {
+			return lbX, false
+		}
+		var m int32
+		if rad := thr - 1 - abs(x-cx); rad >= 0 {
+			base := x * ss
+			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
+			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
+			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
+		}
+		inner[x] = m
+		cb += int64(m)
+	}
+	return lbX, true
+}
+
+// xPass adds to tot score's gap terms along x, exactly, after xBound: per plane
+// x, the points closer than thr (xBound's innerX), then the plane's points at thr
+// while some of the take still to be taken remain (lowest planes first),
+// recorded as (x, count) pairs in g.taken. False as soon as tot exceeds limit.
 func (g *grid3Scan) xPass(cx, cy, cz, thr, take int, tot, limit int64) (int64, bool) {
 	k := int64(g.k)
 	st := &g.px
 	s, u, ss, pre := st.s, st.u, st.ss, st.pre
 	A, B := st.place(cy, cz)
+	inner := g.innerX
 	taken := g.taken[:0]
 	var cum int64
 	x, x1 := max(cx-thr, 0), min(cx+thr, g.W-1)
-	// While points at thr are still to take: the plane's ball within rem - 1 and
-	// its shell at rem (rem = thr - |x - cx|).
+	// While points at thr are still to take: the plane's ball within rem
+	// (rem = thr - |x - cx|), less those closer.
 	for ; x <= x1 && take > 0; x++ {
 		tot += cum * (k - cum)
 		if tot > limit {
@@ -105,12 +145,7 @@ func (g *grid3Scan) xPass(cx, cy, cz, thr, take int, tot, limit int64) (int64, b
 		}
 		rem := thr - abs(x-cx)
 		base := x * ss
-		var in int32
-		if r := rem - 1; r >= 0 {
-			a0, a1 := base+max(A-r, 0)*s, base+min(A+r+1, u)*s
-			b0, b1 := max(B-r, 0), min(B+r+1, u)
-			in = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
-		}
+		in := inner[x]
 		a0, a1 := base+max(A-rem, 0)*s, base+min(A+rem+1, u)*s
 		b0, b1 := max(B-rem, 0), min(B+rem+1, u)
 		m := in
@@ -127,12 +162,7 @@ func (g *grid3Scan) xPass(cx, cy, cz, thr, take int, tot, limit int64) (int64, b
 		if tot > limit {
 			return tot, false
 		}
-		if r := thr - 1 - abs(x-cx); r >= 0 {
-			base := x * ss
-			a0, a1 := base+max(A-r, 0)*s, base+min(A+r+1, u)*s
-			b0, b1 := max(B-r, 0), min(B+r+1, u)
-			cum += int64(pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0])
-		}
+		cum += int64(inner[x])
 	}
 	return tot, true
 }

@@ -1,0 +1,87 @@
+package ptas
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGrid3XBoundBelowXTotal checks score's bound along x (xBound) against the
+// plain definition on thousands of random free sets of small 3D boxes, every MM
+// center of each (ties by index included: equal distances are the rule there):
+// the bound never exceeds the exact x total of the k nearest by (distance,
+// index); with a room below it the bound reports false with a value above the
+// room and still at most the total; and the points closer than thr it keeps per
+// plane (innerX, which the exact x pass reads) are the plane's counts.
+func TestGrid3XBoundBelowXTotal(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 17))
+	sets := 3000
+	if testing.Short() {
+		sets = 1000
+	}
+	centers, tight, dropped := 0, 0, 0
+	for c := range sets {
+		W, H, L := 1+r.IntN(7), 1+r.IntN(7), 1+r.IntN(7)
+		busy := r.Float64() * 0.95
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				for z := range L {
+					if r.Float64() >= busy {
+						pts = append(pts, []int{x, y, z})
+					}
+				}
+			}
+		}
+		if len(pts) < 3 {
+			continue
+		}
+		k := 2 + r.IntN(len(pts)-2)
+		g, px, py, pz, _ := grid3ScanT(t, pts, k, c)
+		thr := 0
+		dist := make([]int, len(pts))
+		for u := 0; u < len(g.centers); u += 3 {
+			cx, cy, cz := int(g.centers[u]), int(g.centers[u+1]), int(g.centers[u+2])
+			g.setRow(cx, cy, true)
+			thr = g.walk(cx, cy, cz, thr)
+			for i := range pts {
+				dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
+			}
+			sel := nearestByIndex(dist, k)
+			var xt int64
+			for i, a := range sel {
+				for _, b := range sel[i+1:] {
+					xt += int64(abs(px[a] - px[b]))
+				}
+			}
+			T := int64(k - g.sumIn)
+			lb, ok := g.xBound(cx, cy, cz, thr, T, math.MaxInt64)
+			if !ok || lb > xt || lb < 0 {
+				t.Fatalf("set %d (k = %d), center (%d,%d,%d), thr %d: xBound %d (%v) against the x total %d", c, k, cx, cy, cz, thr, lb, ok, xt)
+			}
+			if lb == xt {
+				tight++
+			}
+			for x := max(cx-thr, 0); x <= min(cx+thr, g.W-1); x++ {
+				want := 0
+				for i := range pts {
+					if px[i] == x && dist[i] < thr {
+						want++
+					}
+				}
+				if int(g.innerX[x]) != want {
+					t.Fatalf("set %d, center (%d,%d,%d), thr %d: plane %d holds %d points closer than thr, xBound kept %d", c, cx, cy, cz, thr, x, want, g.innerX[x])
+				}
+			}
+			if lb > 0 {
+				got, ok := g.xBound(cx, cy, cz, thr, T, lb-1)
+				if ok || got <= lb-1 || got > xt {
+					t.Fatalf("set %d, center (%d,%d,%d): xBound with room %d gave %d (%v), x total %d", c, cx, cy, cz, lb-1, got, ok, xt)
+				}
+				dropped++
+			}
+			centers++
+		}
+	}
+	t.Logf("%d centers of %d free sets: bound equal to the x total at %d, dropped below it at %d", centers, sets, tight, dropped)
+}
