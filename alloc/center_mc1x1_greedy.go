@@ -32,15 +32,16 @@ type greedyScratch struct {
 	half        []int32   // axisHalf
 	shellLists  [][]int32 // greedyShell's coordinate lists
 	shellAxes   [][]int32
-	heapStack   []int32     // greedyCollectShells: the tie group's search of the heap
-	shellIdx    []int       // freeProduct's odometer
-	nodeStride  []int       // node index = sum of coordinate j times nodeStride[j]
-	shift       greedyShift // translated runs (center_mc1x1_greedy_shift.go)
-	sweep       shiftSweep  // their sweeps over boxes of centers (center_mc1x1_greedy_sweep.go)
-	memo        greedyMemo  // centers' bounds kept between decisions
-	lastR       int         // greedyCollectShells: the radius its last run read
-	lastBound   int         // and the bound it gave up on (math.MaxInt: it did not)
-	shellBufs   struct {    // greedyCollectShells' per-axis tables
+	heapStack   []int32            // greedyCollectShells: the tie group's search of the heap
+	shellIdx    []int              // freeProduct's odometer
+	nodeStride  []int              // node index = sum of coordinate j times nodeStride[j]
+	shift       greedyShift        // translated runs (center_mc1x1_greedy_shift.go)
+	orbit       greedyOrbitScratch // the orbit check on an empty torus (center_mc1x1_greedy_orbit.go)
+	sweep       shiftSweep         // their sweeps over boxes of centers (center_mc1x1_greedy_sweep.go)
+	memo        greedyMemo         // centers' bounds kept between decisions
+	lastR       int                // greedyCollectShells: the radius its last run read
+	lastBound   int                // and the bound it gave up on (math.MaxInt: it did not)
+	shellBufs   struct {           // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
 		lo, span, blo, bhi, takenSum, rw                   []int
 		cdist, pc, coords                                  []int32
@@ -109,6 +110,34 @@ type greedyProbeCand struct {
 // bound of the greedy score, so centers whose bound is not below the best greedy
 // score so far are skipped without running the collector.
 func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
+	// runs translated between centers (center_mc1x1_greedy_shift.go): on the fast
+	// collectors' paths
+	shift := a.keyBits.ok && !a.shift.off
+	a.resetShift()
+	if shift {
+		a.sweepReset()
+	}
+	memo := a.keyBits.ok && !a.memo.off
+	if memo {
+		a.memoAdvance()
+	}
+	// an empty torus: one run and its tie groups' orbits may settle it
+	// (center_mc1x1_greedy_orbit.go)
+	if nodes, score, least, ok := a.greedyEmptyTorus(k); ok {
+		a.counts.decided++
+		a.counts.collected++
+		a.counts.slack += int64(score - least)
+		a.last = 0
+		if au := a.audit; au != nil {
+			au.collected, au.uncollected = append(au.collected[:0], 0), au.uncollected[:0]
+			for i := 1; i < len(a.fl); i++ {
+				au.uncollected = append(au.uncollected, int32(i))
+			}
+			au.best, au.bestPos = score, 0
+			au.check(k)
+		}
+		return nodes, a.take(nodes)
+	}
 	// Centers are collected in order of their count-based lower bound (then
 	// free-list position), so that the search stops at the first bound above the best
 	// score: the winner is still the first center in free-list order with the
@@ -173,17 +202,6 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	bestC, bestL, bestTaken := -1, 0, a.bestTaken[:0]
 	ties := 0
 	a.hashes = a.hashes[:0]
-	// runs translated between centers (center_mc1x1_greedy_shift.go): on the fast
-	// collectors' paths
-	shift := a.keyBits.ok && !a.shift.off
-	a.resetShift()
-	if shift {
-		a.sweepReset()
-	}
-	memo := a.keyBits.ok && !a.memo.off
-	if memo {
-		a.memoAdvance()
-	}
 	// A probe first: the order in which centers are collected does not change
 	// the result (best and bestPos are the least score and, among the centers
 	// scoring it, the first in free-list order, whatever the order; a center is
@@ -1299,6 +1317,13 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			if len(others) > 0 {
 				a.recordTie(cc, xy[int(b)*d:int(b)*d+d], others, seg, R, r)
 				seg = math.MinInt
+				if a.orbit.on && a.orbitGroup(c, set, R) {
+					// a state met before (greedyEmptyTorus): stopped
+					a.counts.taken += int64(r - r0)
+					a.candXY, a.keys, a.heap = xy, keys, heap
+					a.lastR, a.lastBound = R, math.MaxInt
+					return math.MaxInt, nil
+				}
 			}
 		}
 		// b is the heap's top: take it.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -660,5 +661,70 @@ func TestRankedTreeOrder(t *testing.T) {
 	})
 	if want := []string{"e", "a", "c", "b", "d"}; !slices.Equal(order, want) {
 		t.Errorf("node table %v, want %v", order, want)
+	}
+}
+
+// The README's plan example quotes, for production's placements (as-run, and current,
+// which predicts them), mean pairwise hops 3.880 over 7 multi-node jobs, 3.43 leaves
+// spanned and 0.0 % of jobs on one leaf; docs/fabric.md a mean total of 45.714 hops. Worked out here by hand from the trace's
+// node lists: each multi-node job's mean hop distance over its node pairs by
+// breadth-first search (Graph.DistRow), its leaf switches counted, then means over
+// the jobs.
+func TestPlanSampleAsRunByHand(t *testing.T) {
+	opt := sampleOptions(t, true)
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := opt.Machine.(*topo.Graph)
+	var hops, total, leaves, oneLeaf float64
+	jobs := 0
+	for _, j := range p.Jobs {
+		names := j.NodeList.Names()
+		if len(names) < 2 {
+			continue
+		}
+		var nodes []int
+		for _, h := range names {
+			v, ok := g.Lookup(h)
+			if !ok {
+				t.Fatalf("job %d: host %s not in the fabric", j.ID, h)
+			}
+			nodes = append(nodes, v)
+		}
+		sum, pairs := 0, 0
+		leafSet := map[int]bool{}
+		for a, u := range nodes {
+			row := g.DistRow(u)
+			for _, v := range nodes[a+1:] {
+				sum += int(row[v])
+				pairs++
+			}
+			leafSet[g.LeafSwitch(u)] = true
+		}
+		hops += float64(sum) / float64(pairs)
+		total += float64(sum)
+		leaves += float64(len(leafSet))
+		if len(leafSet) == 1 {
+			oneLeaf++
+		}
+		jobs++
+	}
+	n := float64(jobs)
+	hops, total, leaves, oneLeaf = hops/n, total/n, leaves/n, 100*oneLeaf/n
+	if jobs != 7 || len(p.Jobs) != 7 || fmt.Sprintf("%.3f %.2f %.1f", hops, leaves, oneLeaf) != "3.880 3.43 0.0" {
+		t.Errorf("by hand: %d multi-node jobs of %d, mean hops %.4f, leaves %.3f, %.1f %% on one leaf; README: 7 of 7, 3.880, 3.43, 0.0", jobs, len(p.Jobs), hops, leaves, oneLeaf)
+	}
+	// docs/fabric.md's compare table: as-run's mean total hops per job 45.714.
+	if fmt.Sprintf("%.3f", total) != "45.714" {
+		t.Errorf("by hand: mean total pairwise hops %.4f; docs/fabric.md: 45.714", total)
+	}
+	for _, k := range []Kind{KindAsRun, KindCurrent} {
+		d := p.reportOf(k)
+		if d == nil || d.Metrics == nil || d.Metrics.Jobs != jobs || math.Abs(d.Metrics.MeanPairwiseHops-hops) > 1e-9 ||
+			d.Metrics.MeanLeavesSpanned == nil || math.Abs(*d.Metrics.MeanLeavesSpanned-leaves) > 1e-9 ||
+			d.Metrics.PctOneLeaf == nil || math.Abs(*d.Metrics.PctOneLeaf-oneLeaf) > 1e-9 {
+			t.Errorf("%s: report %+v, by hand %d jobs, %.4f hops, %.3f leaves, %.1f %%", k, d, jobs, hops, leaves, oneLeaf)
+		}
 	}
 }

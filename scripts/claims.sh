@@ -90,12 +90,13 @@ check fabric-F docs/fabric.md ' 88| 56' -- \
 	"$pa" evaluate --graph "$fab" --node-name-map "$map" --curve name-order,rcm,bfs,spectral --weights list:1,0.5
 check fabric-optimum docs/fabric.md '56' -- \
 	"$pa" order --graph "$fab" --node-name-map "$map" --weights list:1,0.5 --method dp --flat -o "$out/fabric.opt.pairs"
+check fabric-optimum-dp docs/fabric.md '' -- $GO test -count=1 -run 'TestFabricSampleOptimumByDP' ./order
 check fabric-as-run docs/fabric.md '45.714|3.429|36.857|1.571|42.86|39.429|2.143|546.4' -- \
 	"$pa" compare --graph "$fab" --node-name-map "$map" --trace sim/testdata/sacct-fattree.txt --sched as-run \
 	--alloc as-run,bf:name-order,bf:"$out/fabric.opt.pairs",genalg
 # The tests that pin published values and the bounds' soundness, in full (not -short).
 check published-tests docs/sim.md '' -- \
-	$GO test -tags highs -count=1 -run 'TestPublishedTables|TestTieStatisticsFig4|TestSimPublishedJSON' ./sim ./cmd/procalloc
+	$GO test -tags highs -count=1 -run 'TestPublishedTables|TestPublishedClose|TestTieStatisticsFig4|TestSimPublishedJSON' ./sim ./cmd/procalloc
 check liu-figures docs/io.md '' -- $GO test -tags highs -count=1 -run 'TestBatchLiuFigures' ./sim
 check clusters-fig2 docs/exact.md '' -- $GO test -count=1 -run 'TestClustersPublished' ./exact
 check bounds-sound docs/ilp.md '' -- \

@@ -125,7 +125,7 @@ and each node queues its packets without bound, as in BookSim2. It is the defaul
 because it reproduces BookSim2: saturation within 1.5% of BookSim2's on meshes 8x8
 and 16x16 with 1 to 8 virtual channels and on the 8x8 torus with 8-flit buffers
 (within 4.4% with 32-flit buffers), within 1% on every pattern but randperm (whose
-permutation is not BookSim2's), a lone packet's latency equal to BookSim2's for every
+permutation is not BookSim2's) and hotspot (3.2% on the torus), a lone packet's latency equal to BookSim2's for every
 stage delay BookSim2 runs (docs/comm.md, "The flit engine against BookSim2"), where the message engine
 was 7-20% low on saturation and 40-50% low on zero-load latency.
 

@@ -372,8 +372,8 @@ virtual channel (default 8; from 1, as in BookSim2), router stages of
 --routing-delay, --vc-alloc-delay, --sw-alloc-delay and --st-delay cycles (1 each) and
 links of --link-delay cycles (1 on a mesh, 2 on a torus). message stays the default
 because it is far faster: on the SDSC Paragon log (16x16, n-body, two weeks) a replay
-takes about 1 s with it and 75 s with flit, and the published replays
-(docs/comm-bunde2004.md) are pinned with it; docs/comm.md compares the allocator
+takes about 1 s with it and 75 s with flit, and the replays of
+docs/comm-bunde2004.md are made with it; docs/comm.md compares the allocator
 rankings of the two. Both are deterministic for a seed (--comm-seed) and stop within a
 second of Ctrl-C.
 
