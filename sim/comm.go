@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/netsim"
 )
 
@@ -191,9 +192,28 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 	if err := eng.Run(start); err != nil {
 		return nil, err
 	}
-	for done < len(res) {
-		if err := context.Cause(ctx); err != nil {
+	summary := func(k int, last int64) (*Result, error) {
+		return commSummary(res, k, res[0].Arrival, last, cfg, em, ties, wl, msgFlits, latency)
+	}
+	// An interrupt reports the jobs finished in trace order before the first one
+	// still queued or running (prefix of them), as Run does, with the network's
+	// figures up to the stop.
+	fin, prefix := make([]bool, len(res)), 0
+	stopped := func() (*Result, error) {
+		cause := context.Cause(ctx)
+		if prefix == 0 {
+			return nil, cause
+		}
+		out, err := summary(prefix, eng.Now())
+		if err != nil {
 			return nil, err
+		}
+		out.Interrupted, out.JobsInTrace = true, len(res)
+		return out, cause
+	}
+	for done < len(res) {
+		if ctx.Err() != nil {
+			return stopped()
 		}
 		if len(finished) == 0 {
 			limit := int64(math.MaxInt64)
@@ -216,8 +236,8 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 				if len(finished) > 0 || eng.Now() >= limit {
 					break
 				}
-				if err := context.Cause(ctx); err != nil {
-					return nil, err
+				if ctx.Err() != nil {
+					return stopped()
 				}
 			}
 		}
@@ -230,6 +250,8 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 			}
 			if err := em.finished(i); err != nil {
 				return nil, err
+			}
+			for fin[i] = true; prefix < len(fin) && fin[prefix]; prefix++ {
 			}
 			pl.released()
 			running.remove(i)
@@ -245,6 +267,9 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 		for {
 			i, nodes, err := sch.next(now, cfg.Alloc.NumFree(), running, pl)
 			if err != nil {
+				if ctx.Err() != nil { // the allocator stopped on it
+					return stopped()
+				}
 				return nil, fmt.Errorf("%w at cycle %d", err, now)
 			}
 			if i < 0 {
@@ -252,6 +277,9 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 			}
 			r := &res[i]
 			if err := startJob(ctx, r, nodes, cfg, ties, m, rm, tasks); err != nil {
+				if ctx.Err() != nil { // the exact baseline stopped on it
+					return stopped()
+				}
 				return nil, fmt.Errorf("%w at cycle %d", err, now)
 			}
 			r.Start = now
@@ -279,21 +307,31 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 	if cfg.Alloc.NumFree() != cfg.Machine.N() {
 		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), cfg.Machine.N())
 	}
-	first, last := res[0].Arrival, int64(0)
+	last := int64(0)
 	for i := range res {
 		last = max(last, res[i].End)
 	}
+	return summary(len(res), last)
+}
+
+// commSummary is the end of runComm: the summary of its first k jobs (all of
+// them, or those replayed before an interrupt), their times converted to seconds
+// and passed on to em, with the network's figures up to cycle last (the end of
+// the last job, or the stop).
+func commSummary(res []JobResult, k int, first, last int64, cfg Config, em *jobEmitter, ties alloc.TieReporter, wl *netsim.Workload, msgFlits, latency int64) (*Result, error) {
+	c := cfg.Comm
 	toSeconds := func(t int64) int64 { return int64(math.Round(float64(t) * c.CycleSeconds)) }
-	for i := range res {
+	for i := range res[:k] {
 		r := &res[i]
 		r.Arrival, r.Start, r.End = toSeconds(r.Arrival), toSeconds(r.Start), toSeconds(r.End)
 		r.EstimateUsed = toSeconds(r.EstimateUsed)
 		r.BlockWait = toSeconds(r.BlockWait)
 	}
+	em.total = k
 	if err := em.flush(); err != nil {
 		return nil, err
 	}
-	out := summarize(res, cfg, ties)
+	out := summarize(res[:k], cfg, ties)
 	st := wl.Stats()
 	cs := &CommSummary{Pattern: c.Pattern.Name(), MessageFlits: msgFlits, RouterDelay: c.Params.RouterDelay,
 		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Messages: st.Delivered, MaxLinkMessages: st.MaxLinkMessages}

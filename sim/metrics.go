@@ -350,6 +350,11 @@ type Summary struct {
 	Sched   string `json:"sched"`
 	Compat  string `json:"compat"`
 	Jobs    int    `json:"jobs"`
+	// Interrupted says the replay was stopped (its context ended) before every job
+	// had finished: the figures are those of the first Jobs jobs of the trace, all
+	// finished, out of JobsInTrace (sim.Run).
+	Interrupted bool `json:"interrupted,omitempty"`
+	JobsInTrace int  `json:"jobs_in_trace,omitempty"`
 	// LoadFactor is the arrival contraction the trace was replayed with (set by the
 	// caller that scaled it; 0 when not recorded).
 	LoadFactor float64 `json:"load_factor,omitempty"`

@@ -150,7 +150,9 @@ type jobEmitter struct {
 
 func newJobEmitter(t *jobTable, total int, cfg Config, agg *aggregate, deferred bool) *jobEmitter {
 	em := &jobEmitter{t: t, total: total, fn: cfg.JobDone, drop: cfg.DropNodes, agg: agg}
-	if (em.fn != nil || agg != nil) && !deferred {
+	if !deferred {
+		// Kept without calls too: next, the jobs finished in trace order, is what
+		// an interrupted replay reports (partial).
 		em.done = make([]bool, len(t.recs), max(len(t.recs), 1024))
 	}
 	return em
@@ -158,10 +160,11 @@ func newJobEmitter(t *jobTable, total int, cfg Config, agg *aggregate, deferred 
 
 // finished tells the emitter that job i has finished and its result is final.
 func (em *jobEmitter) finished(i int) error {
-	if em.done == nil { // no calls, or all of them at the end
-		if em.drop && em.fn == nil {
-			em.t.at(i).Nodes = nil
-		}
+	quiet := em.fn == nil && em.agg == nil // nothing to pass on
+	if quiet && em.drop {
+		em.t.at(i).Nodes = nil
+	}
+	if em.done == nil { // all the calls at the end
 		return nil
 	}
 	t := em.t
@@ -170,8 +173,10 @@ func (em *jobEmitter) finished(i int) error {
 	}
 	em.done[i-t.base] = true
 	for em.next < t.base+len(t.recs) && em.done[em.next-t.base] {
-		if err := em.pass(em.next); err != nil {
-			return err
+		if !quiet {
+			if err := em.pass(em.next); err != nil {
+				return err
+			}
 		}
 		em.next++
 	}
@@ -468,6 +473,14 @@ var ErrTooLarge = errors.New("job larger than the machine")
 // equal times are handled departures first, then arrivals, each in creation order;
 // jobs start only after every event of the current time stamp, the scheduler being
 // asked again and again until it starts none.
+//
+// When ctx ends, Run stops within one decision and returns, with ctx's cause as
+// the error, the summary of the jobs replayed so far: those that finished before
+// the first job of the trace that had not (Config.JobDone has seen exactly them),
+// with Interrupted set and JobsInTrace the jobs it was to replay; the tie and
+// fallback counts are those of every decision made, and with Comm the network's
+// figures those of the messages delivered before the stop. The result is nil when
+// no job had finished.
 func Run(ctx context.Context, jobs []Job, cfg Config) (*Result, error) {
 	return run(ctx, jobs, nil, cfg)
 }
@@ -584,6 +597,24 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		agg = &aggregate{}
 	}
 	em := newJobEmitter(tab, total, cfg, agg, false)
+	// stopped is the replay's end when ctx ends: the summary of the jobs that
+	// finished, in trace order, before the first one that had not (em.next of
+	// them: those JobDone has seen), marked Interrupted, with ctx's cause.
+	stopped := func() (*Result, error) {
+		cause := context.Cause(ctx)
+		k := em.next
+		if k == 0 {
+			return nil, cause
+		}
+		var out *Result
+		if agg != nil {
+			out = agg.result(cfg, ties)
+		} else {
+			out = summarize(tab.recs[:k], cfg, ties)
+		}
+		out.Interrupted, out.JobsInTrace = true, total
+		return out, cause
+	}
 	running := &runSet{}
 	done := 0
 	for q.len() > 0 {
@@ -591,7 +622,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		// milliseconds on 2 x 10^5 nodes (mc1x1 with its ties counted), so a look
 		// every 1,024 finished jobs left Ctrl-C waiting for minutes.
 		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return stopped()
 		}
 		if done&1023 == 0 && cfg.Progress != nil {
 			cfg.Progress(done, total)
@@ -628,10 +659,13 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		pl.now = now
 		for {
 			if ctx.Err() != nil { // a release may start many jobs, a decision each
-				return nil, context.Cause(ctx)
+				return stopped()
 			}
 			i, nodes, err := sch.next(now, cfg.Alloc.NumFree(), running, pl)
 			if err != nil {
+				if ctx.Err() != nil { // the allocator stopped on it
+					return stopped()
+				}
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			if i < 0 {
@@ -639,6 +673,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			}
 			r := tab.at(i)
 			if err := startJob(ctx, r, nodes, cfg, ties, m, rm, tasks); err != nil {
+				if ctx.Err() != nil { // the exact baseline stopped on it
+					return stopped()
+				}
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime

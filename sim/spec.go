@@ -633,7 +633,10 @@ type Report struct {
 	Warnings []Warning `json:"-"`
 }
 
-// Run replays the prepared trace with a fresh allocator.
+// Run replays the prepared trace with a fresh allocator. Interrupted (ctx ended),
+// it returns the report of the jobs replayed so far, marked Interrupted (see
+// sim.Run), with ctx's cause as the error; without the slurm:consec replay of
+// BlockWaits.
 func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	cfg, err := rp.Config()
 	if err != nil {
@@ -649,7 +652,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	} else {
 		res, err = Run(ctx, rp.AllJobs(), cfg)
 	}
-	if err != nil {
+	if err != nil && (res == nil || !res.Interrupted) {
 		return nil, err
 	}
 	secs := time.Since(t0).Seconds()
@@ -664,6 +667,9 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 		rep.PerJob = res.PerJob
 	}
 	rep.Warnings = rp.Warnings()
+	if err != nil { // interrupted: the jobs replayed so far (Run), and the cause
+		return rep, err
+	}
 	if bw := rep.BlockWaits; bw != nil && cfg.Comm == nil && cfg.Sched != SchedAsRun {
 		w, err := rp.consecMeanWait(ctx)
 		if err != nil {

@@ -239,9 +239,9 @@ func TestCurveHostlist(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--hostlist", "node[01-15]"}, 1, "15 host names for a machine of 16 nodes"},
-		{[]string{"--hostlist", "node[01-15],node03"}, 1, `host "node03" is named twice`},
-		{[]string{"--hostlist", "node[01-16"}, 1, "unmatched"},
+		{[]string{"--hostlist", "node[01-15]"}, 2, "15 host names for a machine of 16 nodes"},
+		{[]string{"--hostlist", "node[01-15],node03"}, 2, `host "node03" is named twice`},
+		{[]string{"--hostlist", "node[01-16"}, 2, "unmatched"},
 		{[]string{"--hostlist", "node[01-08] node[09-16]"}, 2, "without spaces"},
 		{[]string{"--hostlist", "node[01-16]", "--hosts", hosts}, 2, "give one"},
 	} {

@@ -218,7 +218,7 @@ func parseRankingFormat(s string) (curves.Format, error) {
 // "-", in format f (""; from the file's extension, else from the content), host
 // names matched against hosts (nil: m's own).
 func readRankingInput(e *env, path string, f curves.Format, m topo.Machine, hosts []string) (curves.Order, error) {
-	r, name := e.stdin, "stdin"
+	r, name := e.stdin, inputName(path)
 	if path != "-" {
 		file, err := os.Open(path)
 		if err != nil {

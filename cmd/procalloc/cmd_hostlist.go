@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -61,7 +60,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 						return err
 					}
 					if len(exprs) == 0 {
-						return errors.New("stdin: no hostlist expression")
+						return fmt.Errorf("%s: no hostlist expression", inputName("-"))
 					}
 					names, err := hostlist.ExpandAll(exprs)
 					if err != nil {
@@ -89,7 +88,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 						return usagef("hostlist compress needs host names (arguments or stdin)")
 					}
 					if len(names) == 0 {
-						return errors.New("stdin: no host names")
+						return fmt.Errorf("%s: no host names", inputName("-"))
 					}
 					expr, err := hostlist.Compress(names)
 					if err != nil {
@@ -126,7 +125,7 @@ func hostArgs(e *env, args []string, split func(line string) []string) ([]string
 		items = append(items, split(sc.Text())...)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("stdin: %w", err)
+		return nil, fmt.Errorf("%s: %w", inputName("-"), err)
 	}
 	return items, nil
 }

@@ -312,10 +312,7 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 			return nil, err
 		}
 		defer f.Close()
-		name := p
-		if p == "-" {
-			name = "stdin"
-		}
+		name := inputName(p)
 		br := bufio.NewReaderSize(f, 64<<10)
 		if isResults, err := looksLikeResults(br); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

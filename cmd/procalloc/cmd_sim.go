@@ -128,10 +128,14 @@ var specFlags = func() map[string]string {
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags, and a sim.FileError into a failure naming the flag and
-// its file; other errors are returned as they are.
+// its file (a usage error for --hostlist: its "file" is the flag's value, as
+// curve's and plan's hostSource says); other errors are returned as they are.
 func specError(err error) error {
 	var fe *sim.FileError
 	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
+		if fe.Field == "Hostlist" {
+			return usagef("--hostlist %s: %v", fe.Path, fe.Err)
+		}
 		if fe.Path == "" {
 			return fmt.Errorf("%s: %w", specFlags[fe.Field], fe.Err)
 		}
@@ -388,6 +392,13 @@ One replay is single-threaded: it keeps one core busy (the Go runtime's garbage
 collector may use a little of another). compare --parallel N, batch and sweep -j N
 run N replays at once, so N cores.
 
+Ctrl-C (or SIGTERM) stops a replay within one allocation decision; the summary
+(and --per-job's rows) of the jobs replayed so far is written, the first jobs of
+the trace up to the first one not finished, marked interrupted (the table's first
+line; interrupted and jobs_in_trace in --json) and said on stderr, and sim exits
+130 (with --comm the network's figures are those of the messages delivered before
+the stop). Stopped before any job finished, it writes nothing.
+
 --compat premas follows the PReMAS simulator exactly and reproduces the published
 tables (e.g. Johnson et al. 2010 Fig. 18: LLNL-T3D, mesh:16x16, FCFS, mc1x1 ->
 5309.586). --compat sst follows SST's scheduler (unknown estimates are twice the run
@@ -481,31 +492,47 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				// Node lists are not kept: the per-job rows are written as jobs
 				// finish, so memory does not grow with the trace's length by them.
 				var rep *sim.Report
+				// stopped is why the replay stopped early (Ctrl-C) when rep holds
+				// the jobs replayed before, marked interrupted: they are written,
+				// --per-job's rows too, as the other commands write what they have.
+				var stopped error
+				replay := func() error {
+					r, err := rp.Run(ctx)
+					if err != nil && (r == nil || !r.Interrupted) {
+						return err
+					}
+					rep, stopped = r, err
+					return nil
+				}
 				if *perJob != "" {
 					err = writeStream(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, spec.Baseline != nil)
 						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
 						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)
 						rp.Spec.JobDone = pw.write
-						if rep, err = rp.Run(ctx); err != nil {
+						if err := replay(); err != nil {
 							return err
 						}
 						return pw.flush()
 					})
 				} else {
-					rep, err = rp.Run(ctx)
+					err = replay()
 				}
 				p.Done()
 				printWarnings(e, rp.Warnings())
 				if err != nil {
 					return specError(err)
 				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error {
+				err = writeFileAtomic(e, *out, func(w io.Writer) error {
 					if asJSON {
 						return writeJSON(w, rep)
 					}
 					return printSimSummary(w, rep, bySize)
 				})
+				if err == nil && stopped != nil {
+					return fmt.Errorf("the first %d jobs of %d, replayed so far, were written, marked interrupted; stopped: %w", rep.Jobs, rep.JobsInTrace, stopped)
+				}
+				return err
 			}
 		},
 	})
@@ -519,6 +546,9 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	}
 	if o.DroppedLarger > 0 {
 		fmt.Fprintf(w, " (%d jobs larger than the machine dropped)", o.DroppedLarger)
+	}
+	if s.Interrupted {
+		fmt.Fprintf(w, " (interrupted: the first %d of %d jobs, replayed before the stop)", s.Jobs, s.JobsInTrace)
 	}
 	fmt.Fprintln(w)
 	t := newTable(w, "metric", "value")

@@ -650,10 +650,7 @@ func openResultsInputs(e *env, paths []string) (ins []sweep.Input, closeAll func
 			return nil, nil, err
 		}
 		files = append(files, r)
-		name := p
-		if p == "-" {
-			name = "stdin"
-		}
+		name := inputName(p)
 		ins = append(ins, sweep.Input{Name: name, R: r})
 	}
 	return ins, closeAll, nil

@@ -11,7 +11,10 @@ import (
 
 // hostSource is where the host names come from: --hosts FILE or --hostlist EXPR,
 // for curve and plan (sim, compare and sweep items map them onto sim.Spec, which
-// reads them alike: curves.ReadHostNames, curves.ExpandHostNames).
+// reads them alike: curves.ReadHostNames, curves.ExpandHostNames). The errors of
+// --hostlist (malformed, a name twice, a count that is not the machine's) are
+// usage errors, exit 2, on every command (specError too): they are the flag
+// value's, where those of --hosts FILE are its file's (exit 1).
 type hostSource struct{ file, expr string }
 
 // declareHostFlags declares --hosts and --hostlist on fs; use says what the names
@@ -57,7 +60,7 @@ func (h hostSource) names(e *env) ([]string, error) {
 		}
 		var err error
 		if names, err = curves.ExpandHostNames(h.expr); err != nil {
-			return nil, fmt.Errorf("%s: %w", h, err)
+			return nil, usagef("%s: %v", h, err)
 		}
 	} else {
 		f, err := openInput(e, h.file)
@@ -79,7 +82,11 @@ func (h hostSource) read(e *env, n int) ([]string, error) {
 		return nil, err
 	}
 	if len(names) != n {
-		return nil, fmt.Errorf("%s: %d host names for a machine of %d nodes", h, len(names), n)
+		err := fmt.Errorf("%s: %d host names for a machine of %d nodes", h, len(names), n)
+		if h.expr != "" { // the flag's value is wrong, not a file
+			return nil, usageError{err.Error()}
+		}
+		return nil, err
 	}
 	return names, nil
 }

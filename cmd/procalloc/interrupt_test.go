@@ -99,3 +99,65 @@ func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
 		t.Errorf("stderr %q", errb.String())
 	}
 }
+
+// A Ctrl-C during sim writes the jobs replayed so far (it wrote nothing), marked
+// interrupted in the JSON, the table's first line and on stderr, --per-job's rows
+// the same jobs, and exits 130.
+func TestSimInterruptWritesJobsReplayed(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.txt")
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "%d %d %d -1\n", i*7, 1+i%9, 30+i%50)
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	perJob := filepath.Join(dir, "jobs.csv")
+	args := []string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1", "--per-job", perJob}
+	count := ctxtest.NewCounting()
+	var out, errb bytes.Buffer
+	if code := run(count, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, append(args, "--json")); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if strings.Contains(out.String(), "interrupted") {
+		t.Fatalf("a finished replay marked interrupted: %s", out.String())
+	}
+	for _, asJSON := range []bool{true, false} {
+		a := args
+		if asJSON {
+			a = append(args, "--json")
+		}
+		out.Reset()
+		errb.Reset()
+		if code := run(ctxtest.StopAfter(count.Looks()/2), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, a); code != exitInterrupted {
+			t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+		}
+		rows, err := os.ReadFile(perJob)
+		if err != nil {
+			t.Fatalf("--per-job: %v", err)
+		}
+		jobs := strings.Count(string(rows), "\n") - 1 // the header
+		if jobs <= 0 || jobs >= 300 {
+			t.Fatalf("%d per-job rows, want those of the jobs replayed before the stop", jobs)
+		}
+		if asJSON {
+			var o struct {
+				Jobs        int  `json:"jobs"`
+				JobsInTrace int  `json:"jobs_in_trace"`
+				Interrupted bool `json:"interrupted"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+				t.Fatalf("%v: %q", err, out.String())
+			}
+			if !o.Interrupted || o.Jobs != jobs || o.JobsInTrace != 300 {
+				t.Errorf("JSON %+v, want interrupted, %d jobs of 300", o, jobs)
+			}
+		} else if want := fmt.Sprintf("(interrupted: the first %d of 300 jobs, replayed before the stop)\n", jobs); !strings.Contains(out.String(), want) {
+			t.Errorf("table %q, want %q", out.String(), want)
+		}
+		if want := fmt.Sprintf("the first %d jobs of 300, replayed so far, were written, marked interrupted", jobs); !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr %q, want %q", errb.String(), want)
+		}
+	}
+}

@@ -12,6 +12,16 @@ import (
 	"time"
 )
 
+// inputName is what messages call input path: the path, and for standard input
+// "-", as the user wrote it. Every message naming an input names it through
+// inputName (some said "stdin", most "-").
+func inputName(path string) string {
+	if path == "-" {
+		return "-"
+	}
+	return path
+}
+
 // openInput opens a named input file, or standard input for "-".
 func openInput(e *env, path string) (io.ReadCloser, error) {
 	if path == "" {

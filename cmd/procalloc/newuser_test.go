@@ -49,8 +49,8 @@ func TestNewUserBadInputExits(t *testing.T) {
 		{"", []string{"subset", "--algo", "exact", "--k", "2", "--points", garbage, "--time-limit", "-1s"}, 2, "--time-limit -1s: must not be negative"},
 		{"", []string{"subset", "--algo", "ptas", "--k", "2", "--points", garbage, "--eps", "Inf"}, 2, "--eps +Inf: must be a positive finite number"},
 		// hostlist took - as a host name and printed it back, even on empty stdin.
-		{"", []string{"hostlist", "expand", "-"}, 1, "stdin: no hostlist expression"},
-		{"", []string{"hostlist", "compress", "-"}, 1, "stdin: no host names"},
+		{"", []string{"hostlist", "expand", "-"}, 1, "-: no hostlist expression"},
+		{"", []string{"hostlist", "compress", "-"}, 1, "-: no host names"},
 		{"n1\n", []string{"hostlist", "compress", "n2", "-"}, 2, "- (standard input) goes alone"},
 		{"n1\n", []string{"hostlist", "expand", "-", "n2", "-o", out}, 2, "- (standard input) goes alone"},
 	} {
@@ -91,6 +91,35 @@ func TestHelpOnFullOutputFails(t *testing.T) {
 		code := run(context.Background(), &env{stdin: strings.NewReader(""), stdout: failingWriter{}, stderr: &errb}, args)
 		if code != 1 || !strings.Contains(errb.String(), "no space left on device") {
 			t.Errorf("%q on a full output: exit %d, stderr %q; want 1 and the error", args, code, errb.String())
+		}
+	}
+}
+
+// Every command's messages call standard input "-", as the user wrote it (most
+// did; evaluate --ranking -, curve --curve -, plot, merge and hostlist said
+// "stdin"): inputName is the one place that names it.
+func TestStdinIsNamedDashInMessages(t *testing.T) {
+	bad := "x y z\n1 2\n"
+	for _, args := range [][]string{
+		{"sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "mm"},
+		{"compare", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "mm"},
+		{"evaluate", "--machine", "mesh:2x2", "--ranking", "-", "--weights", "list:1"},
+		{"curve", "--machine", "mesh:2x2", "--curve", "-", "--format", "pairs"},
+		{"subset", "--points", "-", "--k", "2", "--algo", "mm"},
+		{"voronoi", "--points", "-", "--k", "1"},
+		{"plot", "-"},
+		{"merge", "-"},
+		{"sweep", "-", "-o", filepath.Join(t.TempDir(), "r.jsonl")},
+	} {
+		code, _, stderr := runCLI(t, bad, args...)
+		if code != 1 || !strings.HasPrefix(stderr, "procalloc "+args[0]+": -: ") || strings.Contains(stderr, "stdin") {
+			t.Errorf("%q: exit %d, %q; want exit 1 and the message on - (standard input) naming it -:", args, code, stderr)
+		}
+	}
+	for _, sub := range []string{"expand", "compress"} {
+		code, _, stderr := runCLI(t, "\n", "hostlist", sub, "-")
+		if code != 1 || !strings.HasPrefix(stderr, "procalloc hostlist: -: no host") || strings.Contains(stderr, "stdin") {
+			t.Errorf("hostlist %s - of an empty line: exit %d, %q", sub, code, stderr)
 		}
 	}
 }

@@ -201,6 +201,14 @@ func TestNewUserMistakes(t *testing.T) {
 		{"sim --trace - --hosts -", []string{"sim", "--trace", "-", "--machine", "mesh:16x16", "--hosts", "-"}, 2, "standard input (-) given to --hosts and --trace: it can be read once", ""},
 		{"evaluate --graph - --ranking -", []string{"evaluate", "--graph", "-", "--ranking", "-", "--weights", "list:1"}, 2, "standard input (-) given to --graph and --ranking", ""},
 		{"sweep - --per-job -", []string{"sweep", "-", "-o", filepath.Join(dir, "r.jsonl"), "--per-job", "-"}, 1, "sweep file: empty", "standard input (-) given"}, // --per-job is an output: not a second reader
+		// A --hostlist of the wrong length (or malformed) is its value's fault, a
+		// usage error as any bad flag value; it exited 1 (--hosts FILE still does:
+		// the file's fault).
+		{"sim --hostlist of 15 names for 16 nodes", []string{"sim", "--trace", llnl, "--machine", "mesh:4x4", "--hostlist", "n[1-15]"}, 2, "--hostlist n[1-15]: 15 host names for a machine of 16 nodes", ""},
+		{"compare --hostlist of 17 names for 16 nodes", []string{"compare", "--trace", llnl, "--machine", "mesh:4x4", "--alloc", "mm", "--hostlist", "n[1-17]"}, 2, "--hostlist n[1-17]: 17 host names for a machine of 16 nodes", ""},
+		{"curve --hostlist of 15 names for 16 nodes", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "hosts", "--hostlist", "n[1-15]"}, 2, "--hostlist n[1-15]: 15 host names for a machine of 16 nodes", ""},
+		{"plan --hostlist of 15 names for 16 nodes", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-15]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p")}, 2, "--hostlist n[1-15]: 15 host names for a machine of 16 nodes", ""},
+		{"curve --hosts file of 3 names for 16 nodes", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "hosts", "--hosts", write("h3.txt", "a\nb\nc\n")}, 1, "3 host names for a machine of 16 nodes", "for usage"},
 		// order named every flag of a rule for the one given.
 		{"order --qap --weights", []string{"order", "--qap", qap, "--weights", "list:1"}, 2, "--qap takes no --weights:", ""},
 		{"order --threads -1", []string{"order", "--machine", "mesh:3x3", "--weights", "list:1", "--threads", "-1"}, 2, "--threads -1: must not be negative", "--time-limit"},
