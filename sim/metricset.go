@@ -8,11 +8,14 @@ import (
 // MetricSet is the groups of summary metrics a replay computes (Spec.Metrics,
 // Config.Metrics). The scheduling and allocation metrics (waits, spans, boxes,
 // components, ...) are always computed; the pairwise hop distances of each job
-// (PairwiseL1) and the static route metrics (message distance, hop-bytes, routes on
-// a link: RouteSummary) cost more than the replay itself on large switched fabrics
-// and can be left out, in which case they are absent from the summary
-// (Summary.PairwiseL1 or Summary.RouteSummary nil, no JSON keys), never reported as
-// zeros. The zero value means MetricsAll.
+// (PairwiseL1), the static route metrics (message distance, hop-bytes, routes on
+// a link: RouteSummary) and the tie statistics of the allocators that count ties
+// (Ties, JobResult.Ties: Johnson et al. 2010 Fig. 4; alloc.TieReporter) cost more
+// than the replay itself on large machines and can be left out, in which case they
+// are absent from the summary (Summary.PairwiseL1, Summary.RouteSummary or
+// Summary.Ties nil, no JSON keys), never reported as zeros. Leaving the tie
+// statistics out never changes the nodes a job gets (TestTiesOffSamePlacements).
+// The zero value means MetricsAll.
 type MetricSet uint8
 
 const (
@@ -22,21 +25,27 @@ const (
 	MetricsRoute
 	// MetricsDist are the jobs' pairwise hop (L1) distances (PairwiseL1).
 	MetricsDist
+	// MetricsTies are the tie statistics (Ties, JobResult.Ties) of an allocator
+	// that counts ties (alloc.TieReporter: the MC1x1 family); without them the
+	// replay does not turn tie counting on (alloc.TieReporter.CountTies), which
+	// is what makes MC1x1's decisions slow on large machines.
+	MetricsTies
 	// MetricsAll are every group: the default.
-	MetricsAll = MetricsSched | MetricsRoute | MetricsDist
+	MetricsAll = MetricsSched | MetricsRoute | MetricsDist | MetricsTies
 )
 
 var metricGroupNames = []struct {
 	set  MetricSet
 	name string
-}{{MetricsSched, "sched"}, {MetricsRoute, "route"}, {MetricsDist, "dist"}}
+}{{MetricsSched, "sched"}, {MetricsRoute, "route"}, {MetricsDist, "dist"}, {MetricsTies, "ties"}}
 
 // MetricGroupNames lists the names ParseMetrics accepts, besides "all".
-var MetricGroupNames = []string{"sched", "route", "dist"}
+var MetricGroupNames = []string{"sched", "route", "dist", "ties"}
 
 // ParseMetrics reads a comma-separated list of metric groups ("sched", "route",
-// "dist", "all"); "sched" must be among them (it is always computed): "sched" alone
-// leaves out the pairwise distances and the route metrics.
+// "dist", "ties", "all"); "sched" must be among them (it is always computed):
+// "sched" alone leaves out the pairwise distances, the route metrics and the tie
+// statistics.
 func ParseMetrics(s string) (MetricSet, error) {
 	var m MetricSet
 	for _, f := range strings.Split(s, ",") {
@@ -53,7 +62,7 @@ func ParseMetrics(s string) (MetricSet, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown metric group %q (want a list of sched, route, dist, or all)", f)
+			return 0, fmt.Errorf("unknown metric group %q (want a list of sched, route, dist, ties, or all)", f)
 		}
 	}
 	if err := m.check(); err != nil {

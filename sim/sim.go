@@ -34,6 +34,8 @@ type Config struct {
 	Pattern netsim.Pattern
 	// Metrics are the metric groups computed (0: MetricsAll); without MetricsRoute the
 	// static route metrics are not measured and the summary has none. Comm needs them.
+	// Without MetricsTies the allocator's tie counting is turned off (Summary.Ties
+	// nil, JobResult.Ties 0).
 	Metrics MetricSet
 	// MessageBytes is the message size of the static hop-bytes (default 256, the
 	// default 32 flits of 8 bytes); with Comm, its message size is used.
@@ -289,7 +291,7 @@ type JobResult struct {
 	BoxVolume    int64   // bounding box volume (nodes)
 	BoxSides     int     // sum of the bounding box's side lengths (nodes)
 	Components   int     // connected components in the machine's network
-	Ties         int     // candidates sharing the best score (TieReporter), else 0
+	Ties         int     // candidates sharing the best score (TieReporter, MetricsTies), else 0
 	EstimateUsed int64   // the estimate the scheduler used
 	// WaitedForBlock is set when the allocator refused the job at least once
 	// although enough nodes were free (alloc.ErrFragmented: no free block of its
@@ -702,11 +704,20 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	return summarize(tab.recs, cfg, ties), nil
 }
 
+// tieReporter returns the allocator's tie counter with tie counting on when the
+// replay reports tie statistics (MetricsTies: Johnson 2010 Fig. 4), else nil with
+// tie counting off: counting ties is what makes MC1x1's decisions slow on large
+// machines (its fast paths run without it) and never changes the nodes chosen.
 func tieReporter(cfg Config) alloc.TieReporter {
 	ties, _ := cfg.Alloc.(alloc.TieReporter)
-	if ties != nil {
-		ties.CountTies(true) // the replay reports tie statistics (Johnson 2010 Fig. 4)
+	if ties == nil {
+		return nil
 	}
+	if !cfg.Metrics.Has(MetricsTies) {
+		ties.CountTies(false) // an allocator reused after a replay that counted them
+		return nil
+	}
+	ties.CountTies(true)
 	return ties
 }
 

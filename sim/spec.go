@@ -102,9 +102,9 @@ type Spec struct {
 	// Pattern is the pattern of the static route metrics reported without Comm.
 	Pattern string
 	// Metrics are the metric groups computed (MetricSet; 0 means MetricsAll): the
-	// scheduling metrics always, the pairwise distances and the route metrics unless
-	// left out (MetricsSched alone leaves out both), in which case the report has
-	// none (no zeros).
+	// scheduling metrics always, the pairwise distances, the route metrics and the
+	// tie statistics unless left out (MetricsSched alone leaves out all three), in
+	// which case the report has none (no zeros).
 	Metrics MetricSet
 	// Network is the wormhole model's message length, router delay and flit size.
 	Network netsim.Params

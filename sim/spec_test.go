@@ -369,17 +369,17 @@ func TestMetricsSchedOnly(t *testing.T) {
 }
 
 func TestParseMetrics(t *testing.T) {
-	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsSched | MetricsRoute, "route, sched,dist": MetricsAll, "sched,dist": MetricsSched | MetricsDist, "all": MetricsAll} {
+	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsSched | MetricsRoute, "route, sched,dist,ties": MetricsAll, "sched,dist": MetricsSched | MetricsDist, "sched,ties": MetricsSched | MetricsTies, "all": MetricsAll} {
 		if got, err := ParseMetrics(in); err != nil || got != want || !got.Has(MetricsSched) {
 			t.Errorf("ParseMetrics(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "route", "sched,hops", "none"} {
+	for _, in := range []string{"", "route", "ties", "sched,hops", "none"} {
 		if _, err := ParseMetrics(in); err == nil {
 			t.Errorf("ParseMetrics(%q) accepted", in)
 		}
 	}
-	if MetricsAll.String() != "sched,route,dist" || MetricSet(0).Has(MetricsRoute) != true || MetricSet(0).Has(MetricsDist) != true {
+	if MetricsAll.String() != "sched,route,dist,ties" || MetricSet(0).Has(MetricsRoute) != true || MetricSet(0).Has(MetricsDist) != true || MetricSet(0).Has(MetricsTies) != true {
 		t.Error("String or the zero value's default")
 	}
 }

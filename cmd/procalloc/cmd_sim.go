@@ -323,8 +323,9 @@ the ranks of the allocator's ordering (Leung et al. 2002 §2.3; --span-curve nam
 ordering for other allocators, node indices otherwise), stretch-span, bounding box
 volume and sum of sides (grids only; 0 on graphs), connected components (on a graph
 hosts on one switch are neighbours) and the % of contiguous jobs, wait, response,
-slowdown; overall makespan and utilization; for center-based allocators how often the
-best score was tied (Johnson 2010 Fig. 4). On a graph only genalg, the curve
+slowdown; overall makespan and utilization; for the MC1x1 family how often the best
+score was tied (Johnson 2010 Fig. 4; --metrics without ties leaves that out and
+makes their decisions faster on large machines, with the same nodes). On a graph only genalg, the curve
 allocators (freelist, ff, bf, sos along a built-in graph ordering such as rcm or a
 ranking file) and Slurm's own selection (slurm:...) apply; the others place jobs by
 coordinates and refuse.
@@ -509,6 +510,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 						pw := newPerJobCSV(w, spec.Baseline != nil)
 						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
 						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)
+						pw.noTies = !spec.Metrics.Has(sim.MetricsTies)
 						rp.Spec.JobDone = pw.write
 						if err := replay(); err != nil {
 							return err
@@ -527,7 +529,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 					if asJSON {
 						return writeJSON(w, rep)
 					}
-					return printSimSummary(w, rep, bySize)
+					return printSimSummary(w, rep, spec.Metrics, bySize)
 				})
 				if err == nil && stopped != nil {
 					return fmt.Errorf("the first %d jobs of %d, replayed so far, were written, marked interrupted; stopped: %w", rep.Jobs, rep.JobsInTrace, stopped)
@@ -538,7 +540,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 	})
 }
 
-func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
+func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize bool) error {
 	s := o.Summary
 	fmt.Fprintf(w, "%s on %s, %s scheduling, compat %s: %d jobs", s.Alloc, s.Machine, s.Sched, s.Compat, s.Jobs)
 	if o.BadLines > 0 {
@@ -593,6 +595,8 @@ func printSimSummary(w io.Writer, o *sim.Report, bySize bool) error {
 	if s.Ties != nil {
 		t.row("tied decisions", fmt.Sprintf("%d of %d (%.1f%%)", s.Ties.Tied, s.Ties.Decisions, s.Ties.PctTied))
 		t.row("avg # tied", fmt.Sprintf("%.1f", s.Ties.AvgNumTied))
+	} else if !metrics.Has(sim.MetricsTies) {
+		t.row("tie statistics", "not computed (--metrics without ties)")
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -633,7 +637,7 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
-// them on (the route metrics' and distances' cells empty when they were not
+// them on (the route metrics', distances' and ties' cells empty when they were not
 // computed; block_wait, the time from the first refusal for want of a block to the
 // start, empty for a job never refused); with the exact baseline, five more
 // columns before nodes: the optimum (or best found), whether it was proven, the
@@ -644,6 +648,7 @@ type perJobCSV struct {
 	baseline bool
 	noRoute  bool // route metrics not computed: their cells are empty
 	noDist   bool // pairwise distances not computed: their cells are empty
+	noTies   bool // tie statistics not computed: the ties cell is empty
 	row      []string
 	nodes    []byte
 }
@@ -680,6 +685,9 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	}
 	if p.noDist {
 		row[11], row[12] = "", ""
+	}
+	if p.noTies {
+		row[18] = ""
 	}
 	blockWait := "" // the job was never refused for want of a block
 	if j.WaitedForBlock {

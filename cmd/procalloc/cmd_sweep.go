@@ -386,6 +386,7 @@ func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 		pw := newPerJobCSV(w, r.spec.Baseline != nil)
 		pw.noRoute = !r.spec.Metrics.Has(sim.MetricsRoute)
 		pw.noDist = !r.spec.Metrics.Has(sim.MetricsDist)
+		pw.noTies = !r.spec.Metrics.Has(sim.MetricsTies)
 		r.spec.JobDone = pw.write
 		var err error
 		if rep, err = r.spec.Run(ctx); err != nil {
