@@ -229,7 +229,7 @@ var replayFlags = func() map[string]replayFlag {
 			}
 			s.Metrics = m
 			return nil
-		}}.with("Metrics", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), ties (the MC1x1 family's tie statistics, Johnson 2010 Fig. 4: counting ties slows its decisions several times on large machines and never changes the nodes chosen), or all; --metrics sched leaves dist, route and ties out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros", "all"),
+		}}.with("Metrics", "metric `GROUPS` to compute, comma-separated: sched (scheduling and allocation metrics, always computed), dist (each job's pairwise hop distances: mean total and average pairwise L1), route (static route metrics: message distance, hop-bytes, routes on a link), ties (the MC1x1 family's tie statistics, Johnson 2010 Fig. 4: counting ties makes their decisions tens of times slower on large machines and never changes the nodes chosen), or all; --metrics sched leaves dist, route and ties out: they are then absent from the output (no JSON keys, '-' in tables, empty per-job cells), not zeros", "all"),
 		"msg-flits": int64Flag(func(s *sim.Spec, v int64) { s.Network.MessageFlits = v }).
 			with("Network.MessageFlits", "message length in flits (one flit crosses a link per cycle)", d.MessageFlits),
 		"router-delay": int64Flag(func(s *sim.Spec, v int64) { s.Network.RouterDelay = v }).
