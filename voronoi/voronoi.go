@@ -440,10 +440,12 @@ const (
 )
 
 // inOrder returns pts, the points with key in [klo, khi] and other coordinate in
-// [olo, ohi], in (key, index) order: when the slab klo <= key <= khi holds few
-// more points than the box (large boxes near the hull, whose slab is nearly all
+// [olo, ohi], in (key, index) order: when the slab klo <= key <= khi holds at most
+// 32 times the box's m points (large boxes near the hull, whose slab is nearly all
 // box), by filtering the slab of the global order, O(slab); else by sorting the
-// points' ranks, O(m log m) without comparisons through the coordinates.
+// points' ranks, O(m log m) without comparisons through the coordinates. (On 10^5
+// random points, k = 3, factors 16 to 64 cost the same within noise; 4 cost 10 %
+// more.)
 func (o *axisOrder) inOrder(pts []int, klo, khi, olo, ohi int64) []int {
 	m := len(pts)
 	if m < 2 {
@@ -451,7 +453,7 @@ func (o *axisOrder) inOrder(pts []int, klo, khi, olo, ohi int64) []int {
 	}
 	lo, _ := slices.BinarySearch(o.key, klo)
 	hi, _ := slices.BinarySearch(o.key, khi+1)
-	filter := (hi-lo)/4 <= m
+	filter := (hi-lo)/32 <= m
 	if boxOrder != boxOrderAuto {
 		filter = boxOrder == boxOrderFilter
 	}
