@@ -3,11 +3,10 @@ package voronoi
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -30,19 +29,24 @@ type Family struct {
 // Need is how many Boundary points complete a k-set.
 func (f *Family) Need(k int) int { return k - len(f.Inner) }
 
-// Key identifies a family by its Inner and Boundary sets (for deduplication).
-func (f *Family) Key() string {
-	var sb strings.Builder
-	for _, i := range f.Inner {
-		sb.WriteString(strconv.Itoa(i))
-		sb.WriteByte(',')
+// Key identifies a family by its Inner and Boundary sets (for deduplication): an
+// opaque string, equal for two families exactly when both sets are.
+func (f *Family) Key() string { return string(f.appendKey(nil)) }
+
+// appendKey appends the family's key: len(Inner), then Inner and Boundary, as
+// uvarints (self-delimiting, so the encoding is injective).
+func (f *Family) appendKey(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(f.Inner)))
+	b = appendIndices(b, f.Inner)
+	return appendIndices(b, f.Boundary)
+}
+
+// appendIndices appends non-negative indices as uvarints.
+func appendIndices(b []byte, idx []int) []byte {
+	for _, i := range idx {
+		b = binary.AppendUvarint(b, uint64(i))
 	}
-	sb.WriteByte('|')
-	for _, i := range f.Boundary {
-		sb.WriteString(strconv.Itoa(i))
-		sb.WriteByte(',')
-	}
-	return sb.String()
+	return b
 }
 
 // MaxCoord bounds the absolute value of input coordinates, so that doubled rotated

@@ -292,3 +292,6 @@ func TestBoxOrderFilterOrSortSameFamilies(t *testing.T) {
 		}
 	}
 }
+
+// setKey identifies a set of indices (as KNearestSets does).
+func setKey(idx []int) string { return string(appendIndices(nil, idx)) }
