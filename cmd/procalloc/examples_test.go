@@ -160,44 +160,10 @@ func TestHelpExamplesParse(t *testing.T) {
 	parsed := 0
 	for _, name := range names {
 		for _, ex := range examples[name] {
-			cmds, err := parseExample(ex)
-			if err != nil {
-				t.Errorf("help %s: %v", name, err)
-				continue
-			}
-			for _, c := range cmds {
-				if c.words[0].text != "procalloc" {
-					continue
-				}
-				if len(c.words) < 2 {
-					t.Errorf("help %s: %q: no command", name, ex)
-					continue
-				}
-				cmd, ok := commands[c.words[1].text]
-				if !ok {
-					t.Errorf("help %s: %q: unknown command %q", name, ex, c.words[1].text)
-					continue
-				}
-				var args []string
-				for _, w := range c.words[2:] {
-					args = append(args, w.text)
-				}
-				fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
-				fs.SetOutput(io.Discard)
-				cmd.flags(fs)
-				if dup := repeatedFlag(fs, args); dup != "" {
-					t.Errorf("help %s: %q: --%s given twice", name, ex, dup)
-				}
-				for rest := args; len(rest) > 0; {
-					if err := fs.Parse(rest); err != nil {
-						t.Errorf("help %s: %q: %v", name, ex, err)
-						break
-					}
-					if rest = fs.Args(); len(rest) > 0 {
-						rest = rest[1:] // an argument; flags may follow it
-					}
-				}
-				parsed++
+			n, problems := exampleFlagProblems(ex)
+			parsed += n
+			for _, p := range problems {
+				t.Errorf("help %s: %s", name, p)
 			}
 		}
 	}
@@ -205,6 +171,57 @@ func TestHelpExamplesParse(t *testing.T) {
 		t.Fatalf("%d procalloc command lines in the examples of %d commands", parsed, len(commands))
 	}
 	t.Logf("%d example command lines of %d commands parsed", parsed, len(commands))
+}
+
+// exampleFlagProblems parses the procalloc command lines of an example line (a
+// pipeline or sequence of commands) as run parses their flags, without running
+// them, and returns how many it parsed and what is wrong with them: an unknown
+// command or flag, a value that does not parse, a flag given twice. help and
+// version lines are passed over. README's tour and the help examples both go
+// through it (TestREADMETourParses, TestHelpExamplesParse).
+func exampleFlagProblems(line string) (parsed int, problems []string) {
+	cmds, err := parseExample(line)
+	if err != nil {
+		return 0, []string{err.Error()}
+	}
+	for _, c := range cmds {
+		if c.words[0].text != "procalloc" {
+			continue
+		}
+		if len(c.words) < 2 {
+			problems = append(problems, fmt.Sprintf("%q: no command", line))
+			continue
+		}
+		if w := c.words[1].text; w == "help" || w == "version" {
+			continue
+		}
+		cmd, ok := commands[c.words[1].text]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%q: unknown command %q", line, c.words[1].text))
+			continue
+		}
+		var args []string
+		for _, w := range c.words[2:] {
+			args = append(args, w.text)
+		}
+		fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		cmd.flags(fs)
+		if dup := repeatedFlag(fs, args); dup != "" {
+			problems = append(problems, fmt.Sprintf("%q: --%s given twice", line, dup))
+		}
+		for rest := args; len(rest) > 0; {
+			if err := fs.Parse(rest); err != nil {
+				problems = append(problems, fmt.Sprintf("%q: %v", line, err))
+				break
+			}
+			if rest = fs.Args(); len(rest) > 0 {
+				rest = rest[1:] // an argument; flags may follow it
+			}
+		}
+		parsed++
+	}
+	return parsed, problems
 }
 
 // exampleRepo makes dir look like the repository's root to the examples: its

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,47 +122,10 @@ func TestREADMETourParses(t *testing.T) {
 		if !strings.HasPrefix(l, "procalloc ") && !strings.Contains(l, "| procalloc ") {
 			continue // another program's (export, sbatch, scontrol)
 		}
-		cmds, err := parseExample(l)
-		if err != nil {
-			t.Errorf("README: %v", err)
-			continue
-		}
-		for _, c := range cmds {
-			if c.words[0].text != "procalloc" {
-				continue
-			}
-			if len(c.words) < 2 {
-				t.Errorf("README: %q: no command", l)
-				continue
-			}
-			if c.words[1].text == "help" || c.words[1].text == "version" {
-				continue
-			}
-			cmd, ok := commands[c.words[1].text]
-			if !ok {
-				t.Errorf("README: %q: unknown command %q", l, c.words[1].text)
-				continue
-			}
-			var args []string
-			for _, w := range c.words[2:] {
-				args = append(args, w.text)
-			}
-			fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			cmd.flags(fs)
-			if dup := repeatedFlag(fs, args); dup != "" {
-				t.Errorf("README: %q: --%s given twice", l, dup)
-			}
-			for rest := args; len(rest) > 0; {
-				if err := fs.Parse(rest); err != nil {
-					t.Errorf("README: %q: %v", l, err)
-					break
-				}
-				if rest = fs.Args(); len(rest) > 0 {
-					rest = rest[1:] // an argument; flags may follow it
-				}
-			}
-			parsed++
+		n, problems := exampleFlagProblems(l)
+		parsed += n
+		for _, p := range problems {
+			t.Errorf("README: %s", p)
 		}
 	}
 	if parsed < 50 {
