@@ -161,7 +161,7 @@ func walk(ctx context.Context, pts []geom.Point, k int, maxDiam func() int64, fn
 	}
 	g := newGrid(u, v)
 	w := &walker{k: k, fn: fn, g: g, members: members, weight: weight, maxDiam: maxDiam}
-	byU, byV := newAxisOrder(u, v), newAxisOrder(v, u)
+	byU, byV := &axisOrder{keyOf: u, otherOf: v}, &axisOrder{keyOf: v, otherOf: u}
 	for pass := 0; pass < 2; pass++ {
 		w.swap = pass == 1
 		if w.swap {
@@ -407,17 +407,25 @@ func (w *walker) squares(a, b int, W int64) bool {
 }
 
 // axisOrder is the points sorted by (key, index), with each one's key, other
-// coordinate and rank.
+// coordinate and rank, built on the first large box (the bounded walk of the
+// optimizers rarely meets one and does not pay for it).
 type axisOrder struct {
-	idx   []int32 // points by (key, index)
-	key   []int64 // key of idx[i]
-	other []int64 // other coordinate of idx[i]
-	rank  []int32 // position of point p in idx
+	keyOf, otherOf []int64 // per point
+	idx            []int32 // points by (key, index)
+	key            []int64 // key of idx[i]
+	other          []int64 // other coordinate of idx[i]
+	rank           []int32 // position of point p in idx
 }
 
-func newAxisOrder(key, other []int64) *axisOrder {
+// smallBox is the most points inOrder sorts by comparisons through the keys
+// (they are in cache, having just been read; a rank or a binary search over the
+// global order would miss it).
+const smallBox = 128
+
+func (o *axisOrder) build() {
+	key, other := o.keyOf, o.otherOf
 	n := len(key)
-	o := &axisOrder{idx: make([]int32, n), key: make([]int64, n), other: make([]int64, n), rank: make([]int32, n)}
+	o.idx, o.key, o.other, o.rank = make([]int32, n), make([]int64, n), make([]int64, n), make([]int32, n)
 	for i := range o.idx {
 		o.idx[i] = int32(i)
 	}
@@ -430,7 +438,6 @@ func newAxisOrder(key, other []int64) *axisOrder {
 	for i, p := range o.idx {
 		o.key[i], o.other[i], o.rank[p] = key[p], other[p], int32(i)
 	}
-	return o
 }
 
 // boxOrder chooses how inOrder orders a box: by the cheaper way (boxOrderAuto), or
@@ -444,16 +451,30 @@ const (
 )
 
 // inOrder returns pts, the points with key in [klo, khi] and other coordinate in
-// [olo, ohi], in (key, index) order: when the slab klo <= key <= khi holds at most
-// 32 times the box's m points (large boxes near the hull, whose slab is nearly all
-// box), by filtering the slab of the global order, O(slab); else by sorting the
-// points' ranks, O(m log m) without comparisons through the coordinates. (On 10^5
-// random points, k = 3, factors 16 to 64 cost the same within noise; 4 cost 10 %
-// more.)
+// [olo, ohi], in (key, index) order: up to smallBox points by a comparison sort;
+// beyond, when the slab klo <= key <= khi holds at most 32 times the box's m points
+// (large boxes near the hull, whose slab is nearly all box), by filtering the slab
+// of the global order, O(slab); else by sorting the points' ranks, O(m log m)
+// without comparisons through the coordinates. (On 10^5 random points, k = 3,
+// factors 16 to 64 cost the same within noise; 4 cost 10 % more. Ranks and binary
+// searches for every box made the bounded walk 1.6-1.8x slower: smallBox.)
 func (o *axisOrder) inOrder(pts []int, klo, khi, olo, ohi int64) []int {
 	m := len(pts)
 	if m < 2 {
 		return pts
+	}
+	if m <= smallBox && boxOrder == boxOrderAuto {
+		key := o.keyOf
+		slices.SortFunc(pts, func(p, q int) int {
+			if c := cmp.Compare(key[p], key[q]); c != 0 {
+				return c
+			}
+			return p - q
+		})
+		return pts
+	}
+	if o.idx == nil {
+		o.build()
 	}
 	lo, _ := slices.BinarySearch(o.key, klo)
 	hi, _ := slices.BinarySearch(o.key, khi+1)
