@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -38,17 +36,20 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 	seen := map[string]bool{}
 	var out []Set
 	var ferr error
+	var keyBuf, setBuf []byte
 	steps := 0
 	err := walk(ctx, pts, k, nil, func(f *Family) bool {
 		if steps++; steps&1023 == 0 && ctx.Err() != nil {
 			ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), context.Cause(ctx))
 			return false
 		}
-		key := f.Key()
-		if seenFam[key] {
+		// Keys are built in one buffer; a lookup through string(buf) does not
+		// allocate, so only new families and sets cost a string.
+		keyBuf = f.appendKey(keyBuf[:0])
+		if seenFam[string(keyBuf)] {
 			return true
 		}
-		seenFam[key] = true
+		seenFam[string(keyBuf)] = true
 		need := f.Need(k)
 		pick := make([]int, 0, need)
 		var rec func(start int) bool
@@ -56,9 +57,9 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 			if len(pick) == need {
 				idx := append(slices.Clone(f.Inner), pick...)
 				slices.Sort(idx)
-				sk := setKey(idx)
-				if !seen[sk] {
-					seen[sk] = true
+				setBuf = appendIndices(setBuf[:0], idx)
+				if !seen[string(setBuf)] {
+					seen[string(setBuf)] = true
 					if limit > 0 && len(out) >= limit {
 						ferr = fmt.Errorf("voronoi: more than %d distinct %d-nearest sets (ties); raise the limit", limit, k)
 						return false
@@ -112,15 +113,6 @@ func abs64(v int64) int64 {
 		return -v
 	}
 	return v
-}
-
-func setKey(idx []int) string {
-	var sb strings.Builder
-	for _, i := range idx {
-		sb.WriteString(strconv.Itoa(i))
-		sb.WriteByte(',')
-	}
-	return sb.String()
 }
 
 // CheckWitness verifies exactly that idx is a k-nearest set of the doubled center c2

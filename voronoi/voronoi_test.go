@@ -254,3 +254,44 @@ func TestSquaresStopEarlyKeepsFamilies(t *testing.T) {
 		}
 	}
 }
+
+// A box's points in U order (and a square's in V order) come from filtering the
+// global order or from sorting ranks: both give the same families in the same order
+// as the other, on inputs with ties, duplicates and boxes of hundreds of points.
+func TestBoxOrderFilterOrSortSameFamilies(t *testing.T) {
+	defer func() { boxOrder = boxOrderAuto }()
+	walkWith := func(pts []geom.Point, k, order int) []string {
+		boxOrder = order
+		var out []string
+		if err := Walk(pts, k, func(f *Family) bool {
+			out = append(out, fmt.Sprint(f.Inner, f.Boundary, f.Center2, f.Radius2))
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	trials := 300
+	if testing.Short() {
+		trials = 100
+	}
+	for trial := range trials {
+		n := 2 + r.IntN(200)
+		k := 1 + r.IntN(min(n, 6))
+		span := 2 + r.IntN(30)
+		if trial%5 == 4 {
+			span = 1 << 16
+		}
+		pts := randomPoints(r, n, span, trial%3 == 0)
+		sorted := walkWith(pts, k, boxOrderSort)
+		for _, order := range []int{boxOrderFilter, boxOrderAuto} {
+			if got := walkWith(pts, k, order); !slices.Equal(got, sorted) {
+				t.Fatalf("%d points on a span of %d, k %d, order %d: %d families, %d by sorting ranks", n, span, k, order, len(got), len(sorted))
+			}
+		}
+	}
+}
+
+// setKey identifies a set of indices (as KNearestSets does).
+func setKey(idx []int) string { return string(appendIndices(nil, idx)) }

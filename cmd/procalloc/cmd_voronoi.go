@@ -28,7 +28,7 @@ indices are 0-based positions among the data lines; total is the set's total pai
 L1 distance. Heavy ties can make the list exponential: --limit bounds it.
 Cost: O(n log n) for fixed k on points of bounded local density, plus up to
 O(n log n) for each point near the hull, whose squares grow to the whole input
-(10^5 random points on a 1000x1000 grid: about 20 s of CPU). --time-limit and
+(10^5 random points on a 1000x1000 grid: about 7 s of CPU). --time-limit and
 Ctrl-C stop it within a fraction of a second; an incomplete list is not written.`,
 		example: `procalloc voronoi --k 3 --points pts.txt
 procalloc voronoi --k 2 --points pts.txt --json --svg cells.svg
