@@ -224,18 +224,34 @@ func TestKNearestSetsMatchBruteDense(t *testing.T) {
 // for boxes of hundreds of points.
 func TestSquaresStopEarlyKeepsFamilies(t *testing.T) {
 	defer func() { squaresStopEarly = true }()
-	walkAll := func(pts []geom.Point, k int, early bool) []string {
-		squaresStopEarly = early
-		var out []string
-		if err := Walk(pts, k, func(f *Family) bool {
-			out = append(out, fmt.Sprint(f.Inner, f.Boundary, f.Center2, f.Radius2))
-			return true
-		}); err != nil {
-			t.Fatal(err)
+	forRandomWalkInputs(t, 7, 8, func(pts []geom.Point, n, span, k int) {
+		squaresStopEarly = false
+		full := walkFamilyStrings(t, pts, k)
+		squaresStopEarly = true
+		if early := walkFamilyStrings(t, pts, k); !slices.Equal(full, early) {
+			t.Fatalf("%d points on a span of %d, k %d: %d families by full scans, %d with early stops", n, span, k, len(full), len(early))
 		}
-		return out
+	})
+}
+
+// walkFamilyStrings lists the families Walk reports, in order, one string each.
+func walkFamilyStrings(t *testing.T, pts []geom.Point, k int) []string {
+	t.Helper()
+	var out []string
+	if err := Walk(pts, k, func(f *Family) bool {
+		out = append(out, fmt.Sprint(f.Inner, f.Boundary, f.Center2, f.Radius2))
+		return true
+	}); err != nil {
+		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(7, 8))
+	return out
+}
+
+// forRandomWalkInputs calls check on random point sets (300 trials, 100 with
+// -short) with ties, duplicates and diagonal runs, every fifth on a span wide
+// enough for boxes of hundreds of points.
+func forRandomWalkInputs(t *testing.T, seed1, seed2 uint64, check func(pts []geom.Point, n, span, k int)) {
+	r := rand.New(rand.NewPCG(seed1, seed2))
 	trials := 300
 	if testing.Short() {
 		trials = 100
@@ -247,11 +263,7 @@ func TestSquaresStopEarlyKeepsFamilies(t *testing.T) {
 		if trial%5 == 4 {
 			span = 1 << 16
 		}
-		pts := randomPoints(r, n, span, trial%3 == 0)
-		full, early := walkAll(pts, k, false), walkAll(pts, k, true)
-		if !slices.Equal(full, early) {
-			t.Fatalf("%d points on a span of %d, k %d: %d families by full scans, %d with early stops", n, span, k, len(full), len(early))
-		}
+		check(randomPoints(r, n, span, trial%3 == 0), n, span, k)
 	}
 }
 
@@ -260,37 +272,16 @@ func TestSquaresStopEarlyKeepsFamilies(t *testing.T) {
 // as the other, on inputs with ties, duplicates and boxes of hundreds of points.
 func TestBoxOrderFilterOrSortSameFamilies(t *testing.T) {
 	defer func() { boxOrder = boxOrderAuto }()
-	walkWith := func(pts []geom.Point, k, order int) []string {
-		boxOrder = order
-		var out []string
-		if err := Walk(pts, k, func(f *Family) bool {
-			out = append(out, fmt.Sprint(f.Inner, f.Boundary, f.Center2, f.Radius2))
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	r := rand.New(rand.NewPCG(11, 12))
-	trials := 300
-	if testing.Short() {
-		trials = 100
-	}
-	for trial := range trials {
-		n := 2 + r.IntN(200)
-		k := 1 + r.IntN(min(n, 6))
-		span := 2 + r.IntN(30)
-		if trial%5 == 4 {
-			span = 1 << 16
-		}
-		pts := randomPoints(r, n, span, trial%3 == 0)
-		sorted := walkWith(pts, k, boxOrderSort)
+	forRandomWalkInputs(t, 11, 12, func(pts []geom.Point, n, span, k int) {
+		boxOrder = boxOrderSort
+		sorted := walkFamilyStrings(t, pts, k)
 		for _, order := range []int{boxOrderFilter, boxOrderAuto} {
-			if got := walkWith(pts, k, order); !slices.Equal(got, sorted) {
+			boxOrder = order
+			if got := walkFamilyStrings(t, pts, k); !slices.Equal(got, sorted) {
 				t.Fatalf("%d points on a span of %d, k %d, order %d: %d families, %d by sorting ranks", n, span, k, order, len(got), len(sorted))
 			}
 		}
-	}
+	})
 }
 
 // setKey identifies a set of indices (as KNearestSets does).
