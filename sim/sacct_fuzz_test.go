@@ -1,0 +1,213 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// sacctSeeds are sacct -P outputs of the shapes Slurm prints (sacct(1): job steps
+// .batch/.extern/.0, array jobs 1234_7, heterogeneous jobs 1234+0, "CANCELLED by
+// uid", UNLIMITED and Partition_Limit, "None assigned", Unknown times, Elapsed as
+// [DD-]HH:MM:SS, a trailing '|' with --parsable, CRLF) under the headers ReadSacct
+// accepts, plus the rows that once broke it (issue 24 row 10: ElapsedRaw = 2^63-1).
+func sacctSeeds() []string {
+	const full = "JobIDRaw|Submit|Start|End|ElapsedRaw|Elapsed|TimelimitRaw|Timelimit|NNodes|State|NodeList\n"
+	seeds := []string{
+		full + "1|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:01:00|55|00:55|5|05:00|2|COMPLETED|n[1-2]\n",
+		full + "1|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:01:00|9223372036854775807|00:55|5|05:00|2|COMPLETED|n[1-2]\n",
+		full + "1|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:01:00||106751991167300-00:00:00|UNLIMITED|99999999999-00:00:00|2|COMPLETED|n[1-2]\n",
+		full + "1|0001-01-01T00:00:00|0001-01-01T00:00:00|9999-12-31T23:59:59|||||1|COMPLETED|n1\n",
+		"JobID|Submit|Start|End|Elapsed|Timelimit|NCPUS|State|Partition|NodeList|\n" +
+			"4242_7|2026-03-01T10:00:00|2026-03-01T10:00:30|2026-03-02T12:00:30|1-02:00:00|2-00:00:00|128|TIMEOUT|long|c[001-002]|\n" +
+			"4242_[8-20%4]|2026-03-01T10:00:00|Unknown|Unknown|00:00:00|2-00:00:00|128|PENDING|long|None assigned|\n" +
+			"4300+0|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00|10:00|64|CANCELLED by 1042|debug|c003|\n" +
+			"4300+1|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00|10:00|32|OUT_OF_MEMORY|debug|c004|\n" +
+			"4301.interactive|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00||1|COMPLETED||c004|\n",
+		"JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\r\n" +
+			"77|2026-10-25T01:30:00|2026-10-25T01:59:00|2026-10-25T03:10:00|4260|Partition_Limit|3|96|NODE_FAIL|batch|rack[0-1]_blade[7],x9\r\n" +
+			"77|2026-10-25T01:30:00|2026-10-25T04:00:00|2026-10-25T04:10:00|600|Partition_Limit|3|96|COMPLETED|batch|x[1-3]\r\n" +
+			"78|2026-10-25T01:30:00|2026-10-25T01:00:00|2026-10-25T01:10:00|600|60|1|32|COMPLETED|batch|x1\r\n" +
+			"79|2026-10-25T01:30:00|2026-10-25T01:40:00|2026-10-25T01:30:00|600|60|1|32|BOGUS|batch|x1\r\n",
+	}
+	if data, err := os.ReadFile("testdata/sacct-fattree.txt"); err == nil {
+		seeds = append(seeds, string(data))
+	}
+	return seeds
+}
+
+// FuzzReadSacct fuzzes whole sacct -P files. Properties:
+//   - a refusal is a *ParseError whose line and text are the input's (the header's
+//     or a record's), "empty sacct output" for an input of blank lines, or a line
+//     too long; with SkipBad a malformed record is counted (Trace.Bad), not fatal;
+//   - every record is accounted for: jobs + skipped + impossible + bad = records;
+//   - a job has Procs >= 1, NNodes names as many hosts as its NodeList when the
+//     header has NNodes, starts at or after it arrives, values within the converted
+//     reader's range, jobs in arrival order, and its line is one of its records;
+//   - SkipBad changes nothing on an input read without it;
+//   - the jobs written back as sacct rows (UTC, ElapsedRaw, Timelimit, NCPUS) read
+//     back to the same jobs, and written in the converted format read back too.
+func FuzzReadSacct(f *testing.F) {
+	for _, s := range sacctSeeds() {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+			return // gzip: FuzzReadTrace and TestGzipDamageIsReportedAsSuch
+		}
+		lines := strings.Split(string(data), "\n")
+		header, records := 0, 0 // header: its 1-based line; records: non-blank lines after it
+		for i, l := range lines {
+			if strings.TrimSpace(strings.TrimRight(l, "\r")) == "" {
+				continue
+			}
+			if header == 0 {
+				header = i + 1
+			} else {
+				records++
+			}
+		}
+		opt := ReadOptions{Format: "sacct", Location: time.UTC}
+		tr, err := ReadTrace(bytes.NewReader(data), opt)
+		skip := opt
+		skip.SkipBad = true
+		trSkip, errSkip := ReadTrace(bytes.NewReader(data), skip)
+		if err != nil {
+			checkSacctError(t, err, lines, header)
+			var pe *ParseError
+			if errors.As(err, &pe) && pe.Line != header && errSkip != nil {
+				t.Fatalf("record error %v, yet SkipBad fails too: %v", err, errSkip)
+			}
+			if errSkip == nil {
+				if trSkip.Bad < 1 {
+					t.Fatalf("strict read fails (%v), SkipBad reads with no bad record", err)
+				}
+				checkSacctTrace(t, trSkip, lines, header, records)
+			}
+			return
+		}
+		if errSkip != nil || !reflect.DeepEqual(tr, trSkip) {
+			t.Fatalf("SkipBad changes a clean input: %v\n%+v\n%+v", errSkip, tr, trSkip)
+		}
+		checkSacctTrace(t, tr, lines, header, records)
+		if len(tr.Jobs) == 0 {
+			return
+		}
+
+		// Written back as sacct rows, the jobs read back the same.
+		var b strings.Builder
+		b.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|Timelimit|NCPUS|State|NodeList\n")
+		stamp := func(s int64) string { return time.Unix(tr.UnixStart+s, 0).UTC().Format("2006-01-02T15:04:05") }
+		for i, j := range tr.Jobs {
+			limit := "UNLIMITED"
+			if j.Estimate >= 0 {
+				limit = fmt.Sprintf("%d-%02d:%02d:%02d", j.Estimate/86400, j.Estimate/3600%24, j.Estimate/60%60, j.Estimate%60)
+			}
+			nodes := ""
+			if j.NodeList.Len() > 0 {
+				if nodes, err = hostlist.Compress(j.NodeList.Names()); err != nil {
+					t.Fatalf("node list %v of job %+v: %v", j.NodeList.Names(), j, err)
+				}
+			}
+			fmt.Fprintf(&b, "%d_%d|%s|%s|%s|%d|%s|%d|COMPLETED|%s\n", j.ID, i, stamp(j.Arrival), stamp(j.Started), stamp(j.Started+j.Runtime),
+				j.Runtime, limit, j.Procs, nodes)
+		}
+		back, err := ReadTrace(strings.NewReader(b.String()), opt)
+		if err != nil {
+			t.Fatalf("jobs written back as sacct rows do not read: %v\n%s", err, b.String())
+		}
+		if len(back.Jobs) != len(tr.Jobs) || back.UnixStart != tr.UnixStart {
+			t.Fatalf("sacct round trip: %d jobs from %d, want %d from %d", len(back.Jobs), back.UnixStart, len(tr.Jobs), tr.UnixStart)
+		}
+		for i, j := range back.Jobs {
+			o := tr.Jobs[i]
+			if j.Arrival != o.Arrival || j.Started != o.Started || j.Runtime != o.Runtime || j.Estimate != o.Estimate ||
+				j.Procs != o.Procs || (o.ID > 0 && j.ID != o.ID) || !reflect.DeepEqual(j.NodeList.Names(), o.NodeList.Names()) {
+				t.Fatalf("sacct round trip of job %d: %+v, want %+v", i, j, o)
+			}
+		}
+
+		// And through the converted format.
+		var conv bytes.Buffer
+		if err := WriteConverted(&conv, tr.Jobs); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ReadTrace(&conv, ReadOptions{Format: "converted"})
+		if err != nil || len(again.Jobs) != len(tr.Jobs) {
+			t.Fatalf("converted round trip: %v", err)
+		}
+		for i, j := range again.Jobs {
+			o := tr.Jobs[i]
+			if j.Arrival != o.Arrival || j.Procs != o.Procs || j.Runtime != o.Runtime || j.Estimate != o.Estimate {
+				t.Fatalf("converted round trip: %+v != %+v", j, o)
+			}
+		}
+	})
+}
+
+// checkSacctError fails t unless err names an input line and that line's text.
+func checkSacctError(t *testing.T, err error, lines []string, header int) {
+	t.Helper()
+	var pe *ParseError
+	switch {
+	case errors.As(err, &pe):
+		if pe.Line < 1 || pe.Line > len(lines) || pe.Line < header {
+			t.Fatalf("error on line %d of %d (header on %d): %v", pe.Line, len(lines), header, err)
+		}
+		if want := clip(strings.TrimRight(lines[pe.Line-1], "\r")); pe.Text != want {
+			t.Fatalf("error names text %q, line %d is %q", pe.Text, pe.Line, want)
+		}
+		if pe.Err == nil || pe.Err.Error() == "" {
+			t.Fatalf("error on line %d says nothing", pe.Line)
+		}
+	case header == 0 && err.Error() == "empty sacct output":
+	case strings.HasPrefix(err.Error(), "line ") && errors.Is(err, bufio.ErrTooLong):
+	default:
+		t.Fatalf("error without a line: %v", err)
+	}
+}
+
+// checkSacctTrace fails t unless tr accounts for every record and its jobs are valid.
+func checkSacctTrace(t *testing.T, tr *Trace, lines []string, header, records int) {
+	t.Helper()
+	n := len(tr.Jobs) + tr.Bad
+	for _, v := range tr.Skipped {
+		n += v
+	}
+	for _, v := range tr.Impossible {
+		n += v
+	}
+	if n != records {
+		t.Fatalf("%d records, %d accounted for: %d jobs, %d bad, skipped %v, impossible %v", records, n, len(tr.Jobs), tr.Bad, tr.Skipped, tr.Impossible)
+	}
+	hasNNodes := false
+	for _, h := range strings.Split(strings.TrimRight(lines[header-1], "\r"), "|") {
+		hasNNodes = hasNNodes || strings.TrimSpace(h) == "NNodes"
+	}
+	for i, j := range tr.Jobs {
+		if j.Procs < 1 || j.Runtime < 0 || j.Arrival < 0 || j.Started < j.Arrival || j.Estimate < -1 ||
+			j.Runtime > maxTraceValue || j.Estimate > maxTraceValue || j.Started > maxTraceValue || j.ID < 1 {
+			t.Fatalf("job out of range accepted: %+v", j)
+		}
+		if i > 0 && j.Arrival < tr.Jobs[i-1].Arrival {
+			t.Fatalf("jobs not in arrival order: %+v after %+v", j, tr.Jobs[i-1])
+		}
+		if j.Line <= header || j.Line > len(lines) || strings.TrimSpace(lines[j.Line-1]) == "" {
+			t.Fatalf("job %+v: line %d is not a record (header on %d)", j, j.Line, header)
+		}
+		if hasNNodes && j.NodeList.Len() > 0 && j.NodeList.Len() != j.Procs {
+			t.Fatalf("job %+v: %d nodes listed, NNodes %d", j, j.NodeList.Len(), j.Procs)
+		}
+	}
+	if len(tr.Jobs) > 0 && tr.Jobs[0].Arrival != 0 {
+		t.Fatalf("the first arrival is %d, not 0", tr.Jobs[0].Arrival)
+	}
+}
