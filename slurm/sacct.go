@@ -322,6 +322,13 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			}
 			run = e
 		}
+		if run > limit {
+			// End - Start without ElapsedRaw or Elapsed: bounded like them.
+			if err := bad(fmt.Errorf("End - Start %d s: %w (at most %d seconds)", run, ErrRange, limit)); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		j.Runtime = run
 		j.Limit = -1
 		var err error
@@ -406,8 +413,11 @@ func sacctLimit(v string, raw bool, limit int64) (int64, error) {
 		return slurmDuration(v, limit)
 	}
 	m, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || m < 0 || m > 1<<40 {
+	if err != nil || m < 0 {
 		return -1, fmt.Errorf("want minutes, UNLIMITED or Partition_Limit")
+	}
+	if m > limit/60 {
+		return -1, fmt.Errorf("%d minutes: %w (at most %d seconds)", m, ErrRange, limit)
 	}
 	return m * 60, nil
 }

@@ -47,6 +47,21 @@ func TestReadSacct(t *testing.T) {
 	if !errors.As(err, &le) || le.Line != 2 || !errors.Is(err, ErrRange) {
 		t.Fatalf("ElapsedRaw beyond MaxValue: %v", err)
 	}
+	// MaxValue bounds the limit (TimelimitRaw, in minutes) and a run time taken
+	// from End - Start too, not only ElapsedRaw.
+	for _, c := range []struct{ head, row string }{
+		{"JobIDRaw|Submit|Start|End|TimelimitRaw|NNodes|State\n", "7|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:10|17|1|COMPLETED\n"},
+		{"JobIDRaw|Submit|Start|End|NNodes|State\n", "7|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:16:41|1|COMPLETED\n"},
+	} {
+		_, err = ReadSacct(strings.NewReader(c.head+c.row), SacctOptions{MaxValue: 1000, Location: time.UTC})
+		if !errors.As(err, &le) || le.Line != 2 || !errors.Is(err, ErrRange) {
+			t.Errorf("%q beyond MaxValue 1000: %v", c.row, err)
+		}
+		edge := strings.Replace(strings.Replace(c.row, "|17|", "|16|", 1), "00:16:41", "00:16:40", 1)
+		if sa, err := ReadSacct(strings.NewReader(c.head+edge), SacctOptions{MaxValue: 1000, Location: time.UTC}); err != nil || len(sa.Jobs) != 1 {
+			t.Errorf("%q within MaxValue 1000: %v", edge, err)
+		}
+	}
 	sa, err = ReadSacct(strings.NewReader(head+"7|2026-01-01T00:00:00|x|2026-01-01T00:00:10|10|1|COMPLETED\n"), SacctOptions{SkipBad: true})
 	if err != nil || sa.Bad != 1 || len(sa.Jobs) != 0 {
 		t.Fatalf("SkipBad: %v %+v", err, sa)
