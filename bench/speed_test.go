@@ -253,6 +253,9 @@ func TestSpeedBadInput(t *testing.T) {
 	if _, err := SyntheticWorkload(0, 5, 1); err == nil {
 		t.Error("synthetic workload on no nodes")
 	}
+	if _, err := SyntheticWorkload(64, MaxSyntheticJobs+1, 1); err == nil { // 10^14 panicked
+		t.Error("synthetic workload beyond MaxSyntheticJobs")
+	}
 	// An allocator that refuses a request that fits the free count (a binary
 	// tree's block) gets its error; the others still run.
 	m = machine(t, "mesh:16x16")

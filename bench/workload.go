@@ -32,15 +32,24 @@ type Workload struct {
 	MaxProcs int
 }
 
+// MaxSyntheticJobs bounds SyntheticWorkload's jobs: its operations take 24 bytes
+// a job (400 MB at the bound), and job numbers are int32 (--jobs 99999999999999
+// panicked allocating them).
+const MaxSyntheticJobs = 1 << 24
+
 // SyntheticWorkload is the documented synthetic stream of `procalloc bench`: jobs
 // of log-uniform sizes 1..max(1, n/8) (seeded PCG), started one after the other;
 // before each start, running jobs chosen at random (uniformly, seeded) end while
 // the new job does not fit or more than three quarters of the machine would be
 // busy. It ends with every job released. Fragmentation comes from the random
 // ends, as in a real stream, while the machine stays 60-75% busy.
+// More than MaxSyntheticJobs jobs is an error.
 func SyntheticWorkload(n, jobs int, seed uint64) (Workload, error) {
 	if n < 1 || jobs < 1 {
 		return Workload{}, fmt.Errorf("synthetic workload: %d nodes, %d jobs: need at least one of each", n, jobs)
+	}
+	if jobs > MaxSyntheticJobs {
+		return Workload{}, fmt.Errorf("synthetic workload: %d jobs: at most %d", jobs, MaxSyntheticJobs)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5bd1e995))
 	maxK := max(1, n/8)

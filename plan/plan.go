@@ -141,6 +141,11 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.SyntheticJobs <= 0 {
 		opt.SyntheticJobs = DefaultSyntheticJobs
 	}
+	if opt.SyntheticJobs > sim.DefaultMaxJobs {
+		// As a trace of more jobs is refused (sim.ReadOptions.MaxJobs); 10^14 jobs
+		// panicked allocating them.
+		return nil, fmt.Errorf("plan: %d synthetic jobs: at most %d", opt.SyntheticJobs, sim.DefaultMaxJobs)
+	}
 	if opt.Threshold <= 0 {
 		opt.Threshold = DefaultThreshold
 	}

@@ -452,8 +452,14 @@ func TestPlanBadInput(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.conf, err, c.want)
 		}
 	}
+	// A synthetic workload of 10^14 jobs panicked allocating it.
+	opt := sampleOptions(t, false)
+	opt.SyntheticJobs = 1e14
+	if _, err := Make(ctx, opt); err == nil || !strings.Contains(err.Error(), "100000000000000 synthetic jobs: at most") {
+		t.Errorf("10^14 synthetic jobs: %v", err)
+	}
 	// A history naming hosts the network lacks: the first few, with lines.
-	opt := sampleOptions(t, true)
+	opt = sampleOptions(t, true)
 	hosts := opt.Trace.Jobs[0].NodeList.Table()
 	opt.Trace.Jobs[0].NodeList = hosts.List([]string{"node01", "gpu7", "node03", "node04"})
 	second := opt.Trace.Jobs[1].NodeList.Names()

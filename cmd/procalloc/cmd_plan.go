@@ -123,6 +123,8 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return usagef("--time-limit %v: must be positive", *limit)
 				case *jobs < 1:
 					return usagef("--jobs %d: must be at least 1", *jobs)
+				case *jobs > sim.DefaultMaxJobs:
+					return usagef("--jobs %d: at most %d (the cap on a trace's jobs)", *jobs, sim.DefaultMaxJobs)
 				case *blockSize < 0:
 					return usagef("--block-size %d: must not be negative (0: hosts per leaf switch)", *blockSize)
 				}

@@ -41,6 +41,8 @@ type subsetInput struct {
 	// With --machine/--free: the machine and, for each point, its node index.
 	Machine *topo.Grid
 	Nodes   []int
+	// Source names the input in messages: the --points or --free file.
+	Source string
 }
 
 type subsetParams struct {
@@ -189,7 +191,7 @@ func readSubsetInput(e *env, pointsPath, machineSpec, freePath string) (*subsetI
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", pointsPath, err)
 		}
-		in.Points = pts
+		in.Points, in.Source = pts, pointsPath
 	case machineSpec != "" && freePath != "":
 		g, err := topo.ParseSpec(machineSpec)
 		if err != nil {
@@ -204,7 +206,7 @@ func readSubsetInput(e *env, pointsPath, machineSpec, freePath string) (*subsetI
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", freePath, err)
 		}
-		in.Machine, in.Nodes = g, nodes
+		in.Machine, in.Nodes, in.Source = g, nodes, freePath
 		var c []int
 		for _, v := range nodes {
 			c = g.Coord(v, c)

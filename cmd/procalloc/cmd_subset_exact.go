@@ -69,7 +69,7 @@ func runSubsetK3(_ context.Context, in *subsetInput, p subsetParams) (*subsetRes
 
 func oneDim(in *subsetInput, algo string) error {
 	if d := len(in.Points[0]); d != 1 {
-		return fmt.Errorf("%s: points have %d coordinates; %s reads one coordinate per line", algo, d, algo)
+		return fmt.Errorf("%s: %s: points have %d coordinates; %s reads one coordinate per line", algo, in.Source, d, algo)
 	}
 	return nil
 }
@@ -116,7 +116,7 @@ func runSubsetRing(ctx context.Context, in *subsetInput, p subsetParams) (*subse
 	}
 	for i, q := range in.Points {
 		if q[0] < 0 || q[0] >= C {
-			return nil, fmt.Errorf("ring: point %d has coordinate %g, outside [0, %g)", i, q[0], C)
+			return nil, fmt.Errorf("ring: %s: point %d (0-based, as in indices) has coordinate %g, outside [0, %g) (--circumference)", in.Source, i, q[0], C)
 		}
 	}
 	var idx []int

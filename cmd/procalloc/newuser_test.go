@@ -18,6 +18,8 @@ func TestNewUserBadInputExits(t *testing.T) {
 	out := filepath.Join(dir, "out.txt")
 	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
 	garbage := writeTemp(t, "garbage.txt", "garbage\n")
+	ring := writeTemp(t, "ring.txt", "5\n1\n400\n")
+	plane := writeTemp(t, "plane.txt", "0 0\n1 1\n")
 	blocks := writeTemp(t, "blocks.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=0\n")
 	for _, tc := range []struct {
 		stdin string
@@ -31,6 +33,12 @@ func TestNewUserBadInputExits(t *testing.T) {
 		{"", []string{"bench", "--machine", "torus:8x8", "--alloc", "mc", "-o", out}, 2, "mc needs a mesh without wraparound"},
 		// bench ran its default 2000 jobs on an explicit --jobs 0 (-1 was refused).
 		{"", []string{"bench", "--machine", "mesh:16x16", "--alloc", "mm", "--jobs", "0"}, 2, "--jobs 0: must be at least 1"},
+		// A huge --jobs panicked allocating the synthetic workload (wt-rel, twelfth round).
+		{"", []string{"bench", "--machine", "mesh:8x8", "--alloc", "mc1x1", "--jobs", "99999999999999", "-o", out}, 2, "99999999999999 jobs: at most 16777216"},
+		{"", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", "x.conf", "--jobs", "99999999999999", "-o", filepath.Join(dir, "plan")}, 2, "--jobs 99999999999999: at most 2000000"},
+		// subset's ring and line checks did not name the file.
+		{"", []string{"subset", "--algo", "ring", "--k", "2", "--points", ring, "--circumference", "360"}, 1, "ring: " + ring + ": point 2 (0-based, as in indices) has coordinate 400"},
+		{"", []string{"subset", "--algo", "line", "--k", "2", "--points", plane}, 1, "line: " + plane + ": points have 2 coordinates"},
 		// An empty output name ("-o $OUT", OUT unset) wrote to stdout, or nothing.
 		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "-o", ""}, 2, `-o "": an empty file name`},
 		{"", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--svg", ""}, 2, `--svg "": an empty file name`},
