@@ -160,6 +160,17 @@ func TestSweepRefusesMissingTrace(t *testing.T) {
 	if _, err := os.Stat(res); err == nil {
 		t.Error("a results file was started")
 	}
+	// A directory named as a trace is refused the same way (each item failed on it).
+	dirSpec := filepath.Join(dir, "d.yaml")
+	if err := os.WriteFile(dirSpec, []byte("traces: ["+dir+"]\nmachines: [mesh:16x16]\nallocators: [mc1x1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", "sweep", dirSpec, "-o", res); code != 1 || !strings.Contains(stderr, "a directory, not a trace file") {
+		t.Errorf("a directory as trace: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(res); err == nil {
+		t.Error("a results file was started")
+	}
 	// Shard 0/2 holds only the first trace's item: it runs.
 	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", res, "--shard", "0/2"); code != 0 {
 		t.Errorf("shard 0/2: exit %d, %s", code, stderr)

@@ -304,7 +304,8 @@ func checkKeyFlags(flags []string) error {
 	return nil
 }
 
-// CheckTraces finds the traces of items that cannot be opened (a typo in traces:)
+// CheckTraces finds the traces of items that cannot be opened or are directories (a
+// typo in traces:)
 // before any item runs: each item would fail on it, one at a time. Check leaves the
 // traces out, since a script for a cluster (--sbatch) may be written where they are
 // not; the run looks at the traces of its own items (its shard's).
@@ -317,8 +318,11 @@ func (s *Spec) CheckTraces(items []Item) error {
 			continue
 		}
 		seen[t] = true
-		if _, err := os.Stat(it.Params.tracePath(s.Dir)); err != nil {
+		if st, err := os.Stat(it.Params.tracePath(s.Dir)); err != nil {
 			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: %w", slices.Index(s.Traces, t)+1, t, err))
+		} else if st.IsDir() {
+			// Opened, but every item would fail reading it.
+			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: a directory, not a trace file", slices.Index(s.Traces, t)+1, t))
 		}
 	}
 	return errors.Join(errs...)
