@@ -52,3 +52,25 @@ func intSqrt(n int) int {
 	}
 	return s
 }
+
+// BenchmarkKNearestSets: the de-duplicated sets procalloc voronoi lists, on random
+// points of a grid (sparse: one point per 10 cells, the density of the 10^5-point
+// input of docs/exact.md; dense: ties everywhere, where families repeat).
+func BenchmarkKNearestSets(b *testing.B) {
+	for _, c := range []struct {
+		name       string
+		k, n, span int
+	}{{"sparse/k=3/n=20000", 3, 20_000, 447}, {"dense/k=4/n=4000", 4, 4_000, 45}} {
+		r := rand.New(rand.NewPCG(uint64(c.n), uint64(c.k)))
+		pts := randomPoints(r, c.n, c.span, false)
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				sets, err := KNearestSets(pts, c.k, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(sets)), "sets")
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package voronoi
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/procalloc/procalloc/geom"
@@ -32,8 +33,16 @@ func KNearestSets(pts []geom.Point, k, limit int) ([]Set, error) {
 // KNearestSetsContext is KNearestSets that stops, with ctx's cause, soon after ctx
 // ends: it looks at ctx every 64 points of the walk and every 1,024 families.
 func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([]Set, error) {
-	seenFam := map[string]bool{}
-	seen := map[string]bool{}
+	// Families and sets short enough are keyed by 128 bits (packed indices, see
+	// packKey) in maps without pointers; longer ones (ties) by uvarint strings.
+	// Either way a key is equal exactly when the index lists are, and a list
+	// always gets the same kind of key, so the output is as with strings alone.
+	width := bits.Len(uint(len(pts) - 1))
+	if !packKeys {
+		width = 128 // nothing fits: strings only (the tests compare both)
+	}
+	seenFam, seenFamPacked := map[string]bool{}, map[[2]uint64]struct{}{}
+	seen, seenPacked := map[string]bool{}, map[[2]uint64]struct{}{}
 	var out []Set
 	var ferr error
 	var keyBuf, setBuf []byte
@@ -45,11 +54,18 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 		}
 		// Keys are built in one buffer; a lookup through string(buf) does not
 		// allocate, so only new families and sets cost a string.
-		keyBuf = f.appendKey(keyBuf[:0])
-		if seenFam[string(keyBuf)] {
-			return true
+		if key, ok := packKey(width, f.Inner, f.Boundary); ok {
+			if _, dup := seenFamPacked[key]; dup {
+				return true
+			}
+			seenFamPacked[key] = struct{}{}
+		} else {
+			keyBuf = f.appendKey(keyBuf[:0])
+			if seenFam[string(keyBuf)] {
+				return true
+			}
+			seenFam[string(keyBuf)] = true
 		}
-		seenFam[string(keyBuf)] = true
 		need := f.Need(k)
 		pick := make([]int, 0, need)
 		var rec func(start int) bool
@@ -57,9 +73,18 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 			if len(pick) == need {
 				idx := append(slices.Clone(f.Inner), pick...)
 				slices.Sort(idx)
-				setBuf = appendIndices(setBuf[:0], idx)
-				if !seen[string(setBuf)] {
-					seen[string(setBuf)] = true
+				fresh := false
+				if key, ok := packKey(width, idx, nil); ok {
+					if _, dup := seenPacked[key]; !dup {
+						seenPacked[key], fresh = struct{}{}, true
+					}
+				} else {
+					setBuf = appendIndices(setBuf[:0], idx)
+					if !seen[string(setBuf)] {
+						seen[string(setBuf)], fresh = true, true
+					}
+				}
+				if fresh {
 					if limit > 0 && len(out) >= limit {
 						ferr = fmt.Errorf("voronoi: more than %d distinct %d-nearest sets (ties); raise the limit", limit, k)
 						return false
@@ -145,4 +170,35 @@ func dist2(p geom.Point, c2 [2]int64) int64 {
 		dy = -dy
 	}
 	return dx + dy
+}
+
+// packKeys turns packKey's keys off when false (tests).
+var packKeys = true
+
+// packKey packs the index lists a and b (indices below 2^width) into 128 bits:
+// len(a) and len(a)+len(b) in 6 bits each, then each index in width bits. The
+// encoding is injective for lists of fewer than 64 indices that fit; ok is false
+// for the others (keyed by appendIndices instead).
+func packKey(width int, a, b []int) (key [2]uint64, ok bool) {
+	na, m := len(a), len(a)+len(b)
+	if m >= 64 || 12+m*width > 128 {
+		return key, false
+	}
+	key[0] = uint64(na) | uint64(m)<<6
+	pos := 12
+	for _, list := range [2][]int{a, b} {
+		for _, v := range list {
+			u := uint64(v)
+			if pos < 64 {
+				key[0] |= u << pos
+				if pos+width > 64 {
+					key[1] |= u >> (64 - pos)
+				}
+			} else {
+				key[1] |= u << (pos - 64)
+			}
+			pos += width
+		}
+	}
+	return key, true
 }

@@ -286,3 +286,62 @@ func TestBoxOrderFilterOrSortSameFamilies(t *testing.T) {
 
 // setKey identifies a set of indices (as KNearestSets does).
 func setKey(idx []int) string { return string(appendIndices(nil, idx)) }
+
+// KNearestSets keys short families and sets by packed 128-bit keys and long ones by
+// strings: with strings only it returns the same sets with the same witnesses, on
+// inputs with ties (families too long to pack), duplicates and diagonal runs.
+func TestKNearestSetsPackedKeysSameSets(t *testing.T) {
+	defer func() { packKeys = true }()
+	forRandomWalkInputs(t, 13, 14, func(pts []geom.Point, n, span, k int) {
+		// Dense inputs have C(m, k) sets for m tied points: bounded, and a bound
+		// met must be met by both.
+		const limit = 20000
+		packKeys = false
+		want, werr := KNearestSets(pts, k, limit)
+		packKeys = true
+		got, err := KNearestSets(pts, k, limit)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%d points on a span of %d, k %d: error %v with packed keys, %v with strings", n, span, k, err, werr)
+		}
+		if !slices.EqualFunc(got, want, func(a, b Set) bool {
+			return slices.Equal(a.Indices, b.Indices) && a.Center2 == b.Center2 && a.Radius2 == b.Radius2
+		}) {
+			t.Fatalf("%d points on a span of %d, k %d: %d sets with packed keys, %d with strings (or other witnesses)", n, span, k, len(got), len(want))
+		}
+	})
+}
+
+// packKey is injective: distinct (a, b) pairs of lists that fit get distinct keys,
+// among them lists that differ only in where a ends and b begins, and indices at
+// the width's limit crossing the 64-bit word boundary.
+func TestPackKeyInjective(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, width := range []int{0, 1, 3, 17, 21, 29, 58} {
+		seen := map[[2]uint64]string{}
+		for range 20000 {
+			m := r.IntN(8)
+			na := r.IntN(m + 1)
+			l := make([]int, m)
+			for i := range l {
+				if width > 0 {
+					l[i] = r.IntN(1 << width)
+					if r.IntN(4) == 0 {
+						l[i] = 1<<width - 1
+					}
+				}
+			}
+			key, ok := packKey(width, l[:na], l[na:])
+			if ok != (12+m*width <= 128) {
+				t.Fatalf("width %d, %d indices: ok %v", width, m, ok)
+			}
+			if !ok {
+				continue
+			}
+			s := fmt.Sprint(l[:na], l[na:])
+			if prev, dup := seen[key]; dup && prev != s {
+				t.Fatalf("width %d: %s and %s share key %x", width, prev, s, key)
+			}
+			seen[key] = s
+		}
+	}
+}
