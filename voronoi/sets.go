@@ -46,6 +46,7 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 	var out []Set
 	var ferr error
 	var keyBuf, setBuf []byte
+	var idxBuf []int
 	steps := 0
 	err := walk(ctx, pts, k, nil, func(f *Family) bool {
 		if steps++; steps&1023 == 0 && ctx.Err() != nil {
@@ -71,7 +72,10 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 		var rec func(start int) bool
 		rec = func(start int) bool {
 			if len(pick) == need {
-				idx := append(slices.Clone(f.Inner), pick...)
+				// In a reused buffer: most candidates are sets met before, and
+				// only a new one is kept (cloned) below.
+				idxBuf = append(append(idxBuf[:0], f.Inner...), pick...)
+				idx := idxBuf
 				slices.Sort(idx)
 				fresh := false
 				if key, ok := packKey(width, idx, nil); ok {
@@ -93,6 +97,7 @@ func KNearestSetsContext(ctx context.Context, pts []geom.Point, k, limit int) ([
 						ferr = fmt.Errorf("voronoi: stopped after %d sets: %w", len(out), context.Cause(ctx))
 						return false
 					}
+					idx = slices.Clone(idx)
 					out = append(out, Set{Indices: idx, Center2: f.Center2, Radius2: farthest2(pts, idx, f.Center2)})
 				}
 				return true
