@@ -242,8 +242,25 @@ func FuzzReadConf(f *testing.F) {
 	f.Add("a\\#b=c\\\\ d=\"e\"f\n")
 	f.Fuzz(func(t *testing.T, conf string) {
 		c, err := ReadConf([]byte(conf))
+		lines := strings.Count(conf, "\n")
+		if !strings.HasSuffix(conf, "\n") {
+			lines++
+		}
 		if err != nil {
+			// A refusal names a line of the input.
+			var ce *ConfError
+			if !errors.As(err, &ce) || ce.Line < 1 || ce.Line > lines {
+				t.Fatalf("%q (%d lines): error without a line of it: %v", conf, lines, err)
+			}
 			return
+		}
+		// Lines are in file order, each within the input, none overlapping.
+		last := 0
+		for _, l := range c.Lines {
+			if l.First <= last || l.Last < l.First || l.Last > lines {
+				t.Fatalf("%q (%d lines): line %d-%d after %d", conf, lines, l.First, l.Last, last)
+			}
+			last = l.Last
 		}
 		// Every line written back with FormatPairs reads back the same.
 		for _, l := range c.Lines {
