@@ -72,7 +72,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 			sched := fs.String("sched", "fcfs", "scheduler of the trace's replay: fcfs, easy or cplant")
 			compat := fs.String("compat", "", "conventions: premas, sst, or empty for procalloc's (the allocators' and the scheduler's)")
 			contract := fs.Float64("contract", 1, "arrival contraction of the trace (as sim's)")
-			jobs := fs.Int("jobs", 0, "`N` jobs: the trace's first N (default all), or the synthetic stream's length (default 2000)")
+			jobs := fs.Int("jobs", 0, "`N` jobs: the trace's first N (default all), or the synthetic stream's length (default 2000, at most 16777216)")
 			seed := fs.Uint64("seed", 1, "seed of the synthetic stream")
 			noMemo := fs.Bool("no-memo", false, "search every decision anew (MM, Gen-Alg, MM+Inc, MC1x1 otherwise remember answers to a request on a free set met before)")
 			timeLimit := fs.Duration("time-limit", 0, "end each allocator's run after `D` (e.g. 60s), with the decisions made; 0: no limit")

@@ -102,7 +102,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
 			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the ordering's solve")
 			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
-			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace)")
+			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace; at most 2000000, the cap on a trace's jobs)")
 			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")
 			deployment := fs.String("deployment", "", "also write the files of deployment `NAME` (in DIR/NAME/)")
 			blockSize := fs.Int("block-size", 0, "topology/block base block size (default: hosts per leaf switch)")
