@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"slices"
@@ -19,8 +20,9 @@ type greedyScratch struct {
 	sums        []int         // candidates' total L1 distance to the set
 	hist        []int         // l1Sums
 	keys        []int64
-	heap        []greedyHeapEntry // greedyCollectShells: candidates by their last computed key
-	candXY      []int32           // greedyCollectShells: candidates' coordinates, d each
+	heap        []int64 // greedyCollectShells: candidates by their last computed key
+	candOf      []int32 // greedyCollectShells: a candidate's index by its free-list position
+	candXY      []int32 // greedyCollectShells: candidates' coordinates, d each
 	greedyCands []greedyCand
 	greedyPool  []greedyCand // allocateGreedy: the centers whose bound is near the least, in order
 	greedyPoolF []greedyProbeCand
@@ -46,14 +48,6 @@ type greedyScratch struct {
 		lo, span, blo, bhi, takenSum, rw                   []int
 		cdist, pc, coords                                  []int32
 	}
-}
-
-// greedyHeapEntry is a candidate of greedyCollectShells (an index into its
-// coordinates and keys) with the key it had when last computed, kept in the heap
-// entry itself so that sifting reads one array.
-type greedyHeapEntry struct {
-	key int64
-	i   int32
 }
 
 // greedyCand is a center of the greedy collector with its count-based lower bound.
@@ -296,7 +290,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	if au != nil {
 		au.collected, au.uncollected = au.collected[:0], au.uncollected[:0]
 	}
+	step := 0
 	for cd, ok := nextCand(); ok; cd, ok = nextCand() {
+		// AllocateContext: the context is asked every 256 centers (on an empty
+		// torus:48x48x48 counting ties, 110,592 centers at about 180 µs each, so
+		// about every 50 ms); stopped, no decision is made and the state is
+		// unchanged (the memo's and the trees' records are facts about the free
+		// set, valid whether or not this decision finishes)
+		if step++; step&255 == 1 && a.stopped() {
+			return nil, context.Cause(a.ctx)
+		}
 		i := int(cd.i)
 		if cd.lower > best {
 			if au != nil {
@@ -1105,7 +1108,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// when computed (the same order among candidates at any time, as the count is
 	// common to all): a key kept from r nodes ago is then a bound r higher, and
 	// fewer are recomputed.
+	// The heap holds the keys alone (8 bytes an entry, not 16 with the
+	// candidate's index): a key ends in the candidate's free-list position,
+	// which candOf maps back to its index.
 	heap := a.heap[:0]
+	candOf := a.candOf
+	if len(candOf) < len(a.fl) {
+		candOf = make([]int32, len(a.fl))
+		a.candOf = candOf
+	}
+	posMask := int64(1)<<kb.posBits - 1
 	lowMask := int64(1)<<kb.sumShift - 1
 	o1, o2 := off[min(1, d)], off[min(2, d)] // axes 1 and 2's (off[0] = 0)
 	current := func(i int32) int64 {
@@ -1125,10 +1137,11 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		return int64(sum-len(set))<<kb.sumShift | keys[i]&lowMask
 	}
 	push := func(i int32) {
-		heap = append(heap, greedyHeapEntry{keys[i], i})
+		candOf[keys[i]&posMask] = i
+		heap = append(heap, keys[i])
 		for h := len(heap) - 1; h > 0; {
 			p := (h - 1) / 4
-			if heap[p].key <= heap[h].key {
+			if heap[p] <= heap[h] {
 				break
 			}
 			heap[h], heap[p] = heap[p], heap[h]
@@ -1137,12 +1150,12 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	}
 	settle := func() int32 {
 		for len(heap) > 0 {
-			i := heap[0].i
+			i := candOf[heap[0]&posMask]
 			k := current(i)
-			if k == heap[0].key {
+			if k == heap[0] {
 				return i
 			}
-			heap[0].key = k
+			heap[0] = k
 			greedySiftDown(heap, 0)
 		}
 		return -1
@@ -1251,7 +1264,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			// the bound last computed at this radius still stops the reading
 			// when its sum, plus 1 for each node taken since (each adds at
 			// least 1 to every unread node's total), exceeds the top's
-			if b >= 0 && keptLB > heap[0].key { // both less the nodes taken
+			if b >= 0 && keptLB > heap[0] { // both less the nodes taken
 				break
 			}
 			D := R + 1
@@ -1261,7 +1274,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				break
 			}
 			lb := int64(max(max(s*(D-L+1), fb)+r, boundK(R, D)))<<kb.sumShift | int64(D)<<kb.posBits
-			if b >= 0 && lb > heap[0].key+int64(r)<<kb.sumShift { // b is the top, its key current
+			if b >= 0 && lb > heap[0]+int64(r)<<kb.sumShift { // b is the top, its key current
 				keptLB = lb - int64(r)<<kb.sumShift
 				break
 			}
@@ -1299,16 +1312,16 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			// current key has b's distance sum and L1 distance; a key kept in the
 			// heap is at most the current one, so only the entries whose kept key
 			// is that small, and their subtrees' roots, are looked at
-			hi := heap[0].key >> kb.posBits // b's
+			hi := heap[0] >> kb.posBits // b's
 			others := a.shift.tmpOffset[:0]
 			stack := append(a.heapStack[:0], 1, 2, 3, 4)
 			for len(stack) > 0 {
 				h := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				if int(h) >= len(heap) || heap[h].key>>kb.posBits > hi {
+				if int(h) >= len(heap) || heap[h]>>kb.posBits > hi {
 					continue
 				}
-				if i := heap[h].i; current(i)>>kb.posBits == hi {
+				if i := candOf[heap[h]&posMask]; current(i)>>kb.posBits == hi {
 					others = append(others, xy[int(i)*d:int(i)*d+d]...)
 				}
 				stack = append(stack, 4*h+1, 4*h+2, 4*h+3, 4*h+4)
@@ -1364,7 +1377,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 // greedySiftDown restores the order of greedyCollectShells' heap of candidates
 // hp below entry h, whose key grew (a function, not a closure: too large to be
 // inlined, a closure would make the heap a captured variable).
-func greedySiftDown(hp []greedyHeapEntry, h int) {
+func greedySiftDown(hp []int64, h int) {
 	n := len(hp)
 	if h >= n {
 		return
@@ -1386,9 +1399,9 @@ func greedySiftDown(hp []greedyHeapEntry, h int) {
 		c := 4*h + 1
 		if c+3 >= n {
 			if c < n {
-				mc, mk := c, hp[c].key
+				mc, mk := c, hp[c]
 				for q := c + 1; q < n; q++ {
-					if k := hp[q].key; k < mk {
+					if k := hp[q]; k < mk {
 						mc, mk = q, k
 					}
 				}
@@ -1397,22 +1410,24 @@ func greedySiftDown(hp []greedyHeapEntry, h int) {
 			}
 			break
 		}
-		k0, k1, k2, k3 := hp[c].key, hp[c+1].key, hp[c+2].key, hp[c+3].key
-		s01 := int(uint64(k1-k0) >> 63)
-		s23 := int(uint64(k3-k2) >> 63)
+		// the four children as one slice: one bounds check, not four (and
+		// none for the move below: the index is masked to 0-3)
+		q := hp[c : c+4 : c+4]
+		k0, k1, k2, k3 := q[0], q[1], q[2], q[3]
+		s01 := uint(uint64(k1-k0) >> 63)
+		s23 := uint(uint64(k3-k2) >> 63)
 		m01 := min(k0, k1)
 		m23 := min(k2, k3)
-		c01 := c + s01
-		c23 := c + 2 + s23
+		j := s01
 		if m23 < m01 {
-			c01 = c23
+			j = 2 + s23
 		}
-		hp[h] = hp[c01]
-		h = c01
+		hp[h] = q[j&3]
+		h = c + int(j&3)
 	}
 	for h > start {
 		p := (h - 1) / 4
-		if hp[p].key <= e.key {
+		if hp[p] <= e {
 			break
 		}
 		hp[h] = hp[p]

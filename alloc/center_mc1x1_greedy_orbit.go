@@ -141,6 +141,11 @@ func (a *mc1x1) greedyEmptyTorus(k int) (nodes []int, score, least int, ok bool)
 	}
 	a.bestTaken = append(a.bestTaken[:0], a.set...)
 	for len(o.workAt) > 0 {
+		if a.stopped() {
+			// AllocateContext (asked once a run: 1-2 ms each on torus:48x48x48):
+			// given back, the loop over centers stops at once
+			return nil, 0, 0, false
+		}
 		// the last run added (its step, R, then its step nodes taken)
 		at := o.workAt[len(o.workAt)-1]
 		o.workAt = o.workAt[:len(o.workAt)-1]
