@@ -643,29 +643,41 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 		// so the term is l (k - l) when l + h <= k, else h (k - h): the smaller
 		// of the two, taken without a branch (mm torus:25x25x25 -1-5 %,
 		// docs/center-speed.md, "Twelfth round").
+		// The planes at distance thr (rem 0: no point closer than thr) are
+		// peeled off the two loops, so that these read q(z, rem - 1) without a
+		// test.
 		L, Q, inner := g.L, g.rowT, g.innerZ
+		kU := k - U
 		z, z1 := max(cz-thr, 0), min(cz+thr, L-1)
-		for i := (thr-(cz-z))*L + z; z < cz; z, i = z+1, i+L+1 {
-			l, h := max(cb, k-U+co), min(cb+T, co)
+		i := (thr-(cz-z))*L + z
+		if z == cz-thr && z < cz {
+			l, h := max(cb, kU+co), min(cb+T, co)
 			lbZ += min(l*(k-l), h*(k-h))
-			var m int32
-			if i >= L {
-				m = Q[i-L].q
-			}
+			inner[z] = 0
+			co += int64(Q[i].q)
+			z, i = z+1, i+L+1
+		}
+		for ; z < cz; z, i = z+1, i+L+1 {
+			l, h := max(cb, kU+co), min(cb+T, co)
+			lbZ += min(l*(k-l), h*(k-h))
+			m := Q[i-L].q
 			inner[z] = m
 			cb += int64(m)
 			co += int64(Q[i].q)
 		}
-		for i := (thr-(z-cz))*L + z; z <= z1; z, i = z+1, i-L+1 {
-			l, h := max(cb, k-U+co), min(cb+T, co)
+		i = thr*L + z
+		for last := min(z1, cz+thr-1); z <= last; z, i = z+1, i-L+1 {
+			l, h := max(cb, kU+co), min(cb+T, co)
 			lbZ += min(l*(k-l), h*(k-h))
-			var m int32
-			if i >= L {
-				m = Q[i-L].q
-			}
+			m := Q[i-L].q
 			inner[z] = m
 			cb += int64(m)
 			co += int64(Q[i].q)
+		}
+		if z <= z1 {
+			l, h := max(cb, kU+co), min(cb+T, co)
+			lbZ += min(l*(k-l), h*(k-h))
+			inner[z] = 0
 		}
 		return lbZ
 	}
