@@ -642,7 +642,7 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 		// after the gap are at most those within it), and h <= k (cb <= below),
 		// so the term is l (k - l) when l + h <= k, else h (k - h): the smaller
 		// of the two, taken without a branch (mm torus:25x25x25 -1-5 %,
-		// docs/center-speed.md, "Twelfth round").
+		// docs/center-speed.md, "The passes' instructions").
 		// The planes at distance thr (rem 0: no point closer than thr) are
 		// peeled off the two loops, so that these read q(z, rem - 1) without a
 		// test.

@@ -68,11 +68,12 @@ func (g *grid3Scan) xBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
 
 // innerBound is yBound and xBound on the stack's planes 0..n-1: the center's
 // plane c and rotated place (A, B) in the other two axes. The planes before c
-// and from c on are two loops (rad = thr - 1 - |p - c| without abs), only the
-// locals the loop needs are live in it, and the concave term is the smaller of
-// its two ends' values, without a branch (mm torus:25x25x25 -4 % and -3 %
-// against the two loops of the eleventh round; docs/center-speed.md, "Twelfth
-// round").
+// and from c on are two loops (rad = thr - 1 - |p - c| without abs), and the
+// concave term is the smaller of its two ends' values, without a branch (mm
+// torus:25x25x25 -1-2 % and a further -3 % against the eleventh round's two
+// loops; the loops still spill about half of their values, and counting a
+// chunk of planes before summing their terms was slower, +6-15 %;
+// docs/center-speed.md, "The passes' instructions").
 func (st *planeStack) innerBound(inner []int32, A, B, c, thr, n int, k, T, room int64) (int64, bool) {
 	s, u, ss, pre := st.s, st.u, st.ss, st.pre
 	var cb, lb int64
