@@ -640,38 +640,44 @@ func (g *grid3Scan) zBound(cz, thr int) int64 {
 		// rem) at Q[rem*L + z] with rem = thr - |z - cz| (rem > 0 iff the index
 		// is at least L). l <= h always (cb <= co, and the points closer than thr
 		// after the gap are at most those within it), and h <= k (cb <= below),
-		// so the term is l (k - l) when l + h <= k, else h (k - h).
+		// so the term is l (k - l) when l + h <= k, else h (k - h): the smaller
+		// of the two, taken without a branch (mm torus:25x25x25 -1-5 %,
+		// docs/center-speed.md, "The passes' instructions").
+		// The planes at distance thr (rem 0: no point closer than thr) are
+		// peeled off the two loops, so that these read q(z, rem - 1) without a
+		// test.
 		L, Q, inner := g.L, g.rowT, g.innerZ
+		kU := k - U
 		z, z1 := max(cz-thr, 0), min(cz+thr, L-1)
-		for i := (thr-(cz-z))*L + z; z < cz; z, i = z+1, i+L+1 {
-			l, h := max(cb, k-U+co), min(cb+T, co)
-			if l+h <= k {
-				lbZ += l * (k - l)
-			} else {
-				lbZ += h * (k - h)
-			}
-			var m int32
-			if i >= L {
-				m = Q[i-L].q
-			}
+		i := (thr-(cz-z))*L + z
+		if z == cz-thr && z < cz {
+			l, h := max(cb, kU+co), min(cb+T, co)
+			lbZ += min(l*(k-l), h*(k-h))
+			inner[z] = 0
+			co += int64(Q[i].q)
+			z, i = z+1, i+L+1
+		}
+		for ; z < cz; z, i = z+1, i+L+1 {
+			l, h := max(cb, kU+co), min(cb+T, co)
+			lbZ += min(l*(k-l), h*(k-h))
+			m := Q[i-L].q
 			inner[z] = m
 			cb += int64(m)
 			co += int64(Q[i].q)
 		}
-		for i := (thr-(z-cz))*L + z; z <= z1; z, i = z+1, i-L+1 {
-			l, h := max(cb, k-U+co), min(cb+T, co)
-			if l+h <= k {
-				lbZ += l * (k - l)
-			} else {
-				lbZ += h * (k - h)
-			}
-			var m int32
-			if i >= L {
-				m = Q[i-L].q
-			}
+		i = thr*L + z
+		for last := min(z1, cz+thr-1); z <= last; z, i = z+1, i-L+1 {
+			l, h := max(cb, kU+co), min(cb+T, co)
+			lbZ += min(l*(k-l), h*(k-h))
+			m := Q[i-L].q
 			inner[z] = m
 			cb += int64(m)
 			co += int64(Q[i].q)
+		}
+		if z <= z1 {
+			l, h := max(cb, kU+co), min(cb+T, co)
+			lbZ += min(l*(k-l), h*(k-h))
+			inner[z] = 0
 		}
 		return lbZ
 	}
@@ -771,22 +777,7 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	tot -= lbY // the x total and z's bound; y and z are summed exactly below
 	// The taken points' y and z, read from the occupancy grid in index order.
 	for i := 0; i < len(taken); i += 2 {
-		x, c := int(taken[i]), taken[i+1]
-		rem := thr - abs(x-cx)
-		for y := max(cy-rem, 0); y <= min(cy+rem, g.H-1) && c > 0; y++ {
-			e := rem - abs(y-cy)
-			base := (x*g.H + y) * g.L
-			if z := cz - e; z >= 0 && g.occ[base+z] {
-				g.addY[y]++
-				g.addZ[z]++
-				c--
-			}
-			if z := cz + e; e > 0 && z < g.L && c > 0 && g.occ[base+z] {
-				g.addY[y]++
-				g.addZ[z]++
-				c--
-			}
-		}
+		g.takeShell(int(taken[i]), cx, cy, cz, thr, taken[i+1])
 	}
 	// Along y and z: the points closer than thr from the planes, plus those taken.
 	// addY and addZ are zero again on return (cleared over the ball's extent,
@@ -819,4 +810,31 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		clear(g.addZ[z0 : z1+1])
 	}
 	return tot, !dropped && tot <= limit
+}
+
+// takeShell adds to addY and addZ the first c points (by index: lowest y, then
+// lowest z) of plane x at L1 distance thr from (cx, cy, cz): per line y the two
+// cells z = cz -+ e of the plane's diamond of radius rem = thr - |x - cx|. The
+// cells are read without branching on them (the free sets are fragmented, so a
+// branch per cell is mispredicted often): a cell out of the box reads a clamped
+// one and counts zero, and an increment of zero goes to the clamped cell.
+func (g *grid3Scan) takeShell(x, cx, cy, cz, thr int, c int32) {
+	H, L := g.H, g.L
+	occ, addY, addZ := g.occ, g.addY, g.addZ
+	rem := thr - abs(x-cx)
+	for y := max(cy-rem, 0); y <= min(cy+rem, H-1) && c > 0; y++ {
+		e := rem - abs(y-cy)
+		base := (x*H + y) * L
+		zl, zh := cz-e, cz+e
+		zlc, zhc := max(zl, 0), min(zh, L-1)
+		t1 := b2i(occ[base+zlc]) & b2i(zl >= 0)
+		t2 := b2i(occ[base+zhc]) & b2i(zh < L) & b2i(e > 0)
+		if t1+t2 > c {
+			t2 = 0 // c = 1: the lower z comes first
+		}
+		addY[y] += t1 + t2
+		addZ[zlc] += t1
+		addZ[zhc] += t2
+		c -= t1 + t2
+	}
 }

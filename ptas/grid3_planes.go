@@ -53,73 +53,80 @@ func (st *planeStack) place(a, c int) (int, int) {
 // concave, so the term is at least its value at the end farther from k / 2: cb
 // when cb + h <= k, else h.
 func (g *grid3Scan) yBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
-	k := int64(g.k)
-	st := &g.py
-	s, u, ss, pre := st.s, st.u, st.ss, st.pre
-	A, B := st.place(cx, cz)
-	inner := g.innerY
-	var cb, lbY int64
-	y0, y1 := max(cy-thr, 0), min(cy+thr, g.H-1)
-	for y := y0; y <= y1; y++ {
-		h := min(cb+T, k)
-		if cb+h <= k {
-			lbY += cb * (k - cb)
-		} else {
-			lbY += h * (k - h)
-		}
-		if lbY > room {
-			return lbY, false
-		}
-		var m int32
-		if rad := thr - 1 - abs(y-cy); rad >= 0 {
-			base := y * ss
-			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
-			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
-			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
-		}
-		inner[y] = m
-		cb += int64(m)
-	}
-	return lbY, true
+	A, B := g.py.place(cx, cz)
+	return g.py.innerBound(g.innerY, A, B, cy, thr, g.H, int64(g.k), T, room)
 }
 
 // xBound is score's lower bound on the gap terms along x, as yBound's along y
 // (the points closer than thr before each gap, and at most the T taken with
 // them), keeping per plane x the points closer than thr in innerX for xPass;
-// false as soon as it exceeds room. It is yBound's loop on the other stack, kept
-// apart on purpose: one loop for both, with the stack, the place and the inner
-// counts as parameters, gave up the x bound's gain (mm torus:25x25x25, four
-// alternated triples: 2218cb4 3,104-3,215, this 3,039-3,123, one loop 3,104-3,156
-// µs a decision; docs/center-speed.md, "Eleventh round").
+// false as soon as it exceeds room.
 func (g *grid3Scan) xBound(cx, cy, cz, thr int, T, room int64) (int64, bool) {
-	k := int64(g.k)
-	st := &g.px
+	A, B := g.px.place(cy, cz)
+	return g.px.innerBound(g.innerX, A, B, cx, thr, g.W, int64(g.k), T, room)
+}
+
+// innerBound is yBound and xBound on the stack's planes 0..n-1: the center's
+// plane c and rotated place (A, B) in the other two axes. The planes before c
+// and from c on are two loops (rad = thr - 1 - |p - c| without abs), and the
+// concave term is the smaller of its two ends' values, without a branch (mm
+// torus:25x25x25 -1-2 % and a further -3 % against the eleventh round's two
+// loops; the loops still spill about half of their values, and counting a
+// chunk of planes before summing their terms was slower, +6-15 %;
+// docs/center-speed.md, "The passes' instructions").
+func (st *planeStack) innerBound(inner []int32, A, B, c, thr, n int, k, T, room int64) (int64, bool) {
 	s, u, ss, pre := st.s, st.u, st.ss, st.pre
-	A, B := st.place(cy, cz)
-	inner := g.innerX
-	var cb, lbX int64
-	x0, x1 := max(cx-thr, 0), min(cx+thr, g.W-1)
-	for x := x0; x <= x1; x++ {
+	var cb, lb int64
+	p, p1 := max(c-thr, 0), min(c+thr, n-1)
+	if p == c-thr { // distance thr: no point closer than thr
+		lb = 0 // cb = 0 here: the term is 0
+		inner[p] = 0
+		p++
+	}
+	// Planes before c: rad = thr - 1 - (c - p), rising.
+	rad := thr - 1 - (c - p)
+	base := p * ss
+	for ; p < c; p, rad, base = p+1, rad+1, base+ss {
 		h := min(cb+T, k)
-		if cb+h <= k {
-			lbX += cb * (k - cb)
-		} else {
-			lbX += h * (k - h)
+		lb += min(cb*(k-cb), h*(k-h))
+		if lb > room {
+			return lb, false
 		}
-		if lbX > room {
-			return lbX, false
-		}
-		var m int32
-		if rad := thr - 1 - abs(x-cx); rad >= 0 {
-			base := x * ss
-			a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
-			b0, b1 := max(B-rad, 0), min(B+rad+1, u)
-			m = pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
-		}
-		inner[x] = m
+		a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
+		b0, b1 := max(B-rad, 0), min(B+rad+1, u)
+		m := pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
+		inner[p] = m
 		cb += int64(m)
 	}
-	return lbX, true
+	// Planes from c on: rad = thr - 1 - (p - c), falling; the plane at distance
+	// thr (rad -1) holds no point closer than thr.
+	last := min(p1, c+thr-1)
+	rad = thr - 1
+	for ; p <= last; p, rad, base = p+1, rad-1, base+ss {
+		h := min(cb+T, k)
+		lb += min(cb*(k-cb), h*(k-h))
+		if lb > room {
+			return lb, false
+		}
+		a0, a1 := base+max(A-rad, 0)*s, base+min(A+rad+1, u)*s
+		b0, b1 := max(B-rad, 0), min(B+rad+1, u)
+		m := pre[a1+b1] - pre[a0+b1] - pre[a1+b0] + pre[a0+b0]
+		inner[p] = m
+		cb += int64(m)
+	}
+	if p <= p1 { // the plane c + thr
+		h := min(cb+T, k)
+		if cb+h <= k {
+			lb += cb * (k - cb)
+		} else {
+			lb += h * (k - h)
+		}
+		if lb > room {
+			return lb, false
+		}
+		inner[p] = 0
+	}
+	return lb, true
 }
 
 // xPass adds to tot score's gap terms along x, exactly, after xBound: per plane
