@@ -20,7 +20,7 @@ func mmGridFits[T geom.Number](pr *problem[T]) bool {
 	if pr.d != 2 || !allIntegral(pr.pts) {
 		return false
 	}
-	b := geom.BoundingBox(pr.pts)
+	b := pr.bounds()
 	w, h := float64(b.Max[0]-b.Min[0])+1, float64(b.Max[1]-b.Min[1])+1
 	return w <= maxGridCells && h <= maxGridCells && w*h <= maxGridCells
 }
@@ -35,7 +35,7 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 	if !mmGridFits(pr) {
 		return false
 	}
-	b := geom.BoundingBox(pr.pts)
+	b := pr.bounds()
 	w, h := int(b.Max[0]-b.Min[0])+1, int(b.Max[1]-b.Min[1])+1
 	seenX, seenY := make([]bool, w), make([]bool, h)
 	nx, ny := 0, 0
@@ -71,7 +71,7 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 // Centers are visited in lexicographic order and the first strictly smallest total
 // wins: the same subset and center as mmSweep.
 func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (best []int, bestCenter []T, err error) {
-	best, bestCenter, _, err = gridSearch(ctx, pr, floor, false)
+	best, bestCenter, _, _, err = gridSearchTotal(ctx, pr, floor, false)
 	return best, bestCenter, err
 }
 
@@ -80,14 +80,21 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 // for points in ascending (x, y) order whose rotated table fits (gridScan); ok is
 // false when it does not apply.
 func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, ok bool, err error) {
+	best, bestCenter, _, ok, err = gridSearchTotal(ctx, pr, floor, onPoints)
+	return best, bestCenter, ok, err
+}
+
+// gridSearchTotal is gridSearch that also returns the winner's total pairwise
+// distance, which the scan has computed (so the result need not sum it again).
+func gridSearchTotal[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, total int64, ok bool, err error) {
 	n, k := pr.n, pr.k
 	pts := pr.pts
-	b := geom.BoundingBox(pts)
+	b := pr.bounds()
 	x0, y0 := int(b.Min[0]), int(b.Min[1])
 	W, H := int(b.Max[0])-x0+1, int(b.Max[1])-y0+1
 	if onPoints {
 		if s := W + H; s*s > rotBallsMaxCells {
-			return nil, nil, false, nil
+			return nil, nil, 0, false, nil
 		}
 	}
 	// The tables live in pooled buffers: an allocator searches once per decision,
@@ -97,7 +104,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	defer gridPool.Put(bufs)
 	g, ordered := gridSetUp(bufs, pts, k, x0, y0, W, H, onPoints)
 	if g == nil {
-		return nil, nil, false, nil // Gen-Alg's scan needs the free list's order
+		return nil, nil, 0, false, nil // Gen-Alg's scan needs the free list's order
 	}
 	xs, ys, px, py := g.xs, g.ys, g.px, g.py
 	colOf, rowOf := bufs.colOf, g.rowOf
@@ -117,14 +124,15 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	loopXs := xs // the centers' columns for the loop below (the path for unordered points)
 	if ordered && rot.pre != nil {
 		if onPoints {
-			g.centers = make([]int32, 2*n)
+			bufs.centers = growRaw(bufs.centers, 2*n)
+			g.centers = bufs.centers
 			for i := range n {
 				g.centers[2*i], g.centers[2*i+1] = colOf[px[i]], rowOf[py[i]]
 			}
 		}
-		bestX, bestY, err = g.search(ctx, floor)
+		bestX, bestY, bestTot, err = g.search(ctx, floor)
 		if err != nil {
-			return nil, nil, true, err
+			return nil, nil, 0, true, err
 		}
 		loopXs = nil
 	}
@@ -154,7 +162,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 centers:
 	for cxi, cx := range loopXs {
 		if err := context.Cause(ctx); err != nil {
-			return nil, nil, true, err
+			return nil, nil, 0, true, err
 		}
 		thr := thrCol
 		for cyi, cy := range ys {
@@ -295,7 +303,7 @@ centers:
 	}
 	best = nearestByIndex(dist, k)
 	bestCenter = []T{T(cx + x0), T(cy + y0)}
-	return best, bestCenter, true, nil
+	return best, bestCenter, bestTot, true, nil
 }
 
 // nearestByIndex returns the k indices smallest by (dist, index), ascending: every
@@ -542,8 +550,8 @@ type gridScan struct {
 	distinct                             bool      // no two points coincide (the same-set shortcut needs it)
 }
 
-// search returns the winning center as indices into xs and ys.
-func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int, err error) {
+// search returns the winning center as indices into xs and ys, and its total.
+func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int, bestTot int64, err error) {
 	nx, ny := len(g.xs), len(g.ys)
 	count := nx * ny
 	at := func(t int) (xi, yi int) { return t / ny, t % ny }
@@ -564,17 +572,17 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			if float64(best) > floor {
 				break
 			}
-			bestPos, thr := f, g.full.d
+			bestPos, bestTot, thr := f, best, g.full.d
 			for t := range f {
 				xi, yi := at(t)
 				thr = g.radius(xi, yi, thr)
-				if _, ok := g.scoreAt(xi, yi, thr, best); ok {
-					bestPos = t // the first center at the floor
+				if tot, ok := g.scoreAt(xi, yi, thr, best); ok {
+					bestPos, bestTot = t, tot // the first center at the floor
 					break
 				}
 			}
 			bestX, bestY = at(bestPos)
-			return bestX, bestY, nil
+			return bestX, bestY, bestTot, nil
 		}
 	}
 	// thr of every center, walked from the previous one's (MM: from the previous
@@ -654,7 +662,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		return g.score(cx, cy, thr, below, limit, yLB)
 	}
 	sx, sy := at(seed)
-	bestTot, _ := eval(seed, sx, sy, math.MaxInt64, 0)
+	bestTot, _ = eval(seed, sx, sy, math.MaxInt64, 0)
 	bestPos := seed
 	// same: the center at position t has the best's k nearest (takesKnown), so its
 	// total is bestTot: it takes the best's place when it comes before it and is
@@ -686,7 +694,12 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	// passed over, whatever became of the earlier center.
 	var colStart []int // Gen-Alg: the position of each column's first point
 	if g.centers != nil && sameAsPrevOn {
-		colStart = make([]int, len(g.xs))
+		if g.bufs != nil {
+			g.bufs.colStart = grow(g.bufs.colStart, len(g.xs))
+			colStart = g.bufs.colStart
+		} else {
+			colStart = make([]int, len(g.xs))
+		}
 		for xi := 1; xi < len(g.xs); xi++ {
 			colStart[xi] = colStart[xi-1] + int(g.colPre[xi*(g.H+1)-1])
 		}
@@ -734,7 +747,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 		}
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
@@ -828,7 +841,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				t := int(t32)
 				if visited++; visited&1023 == 1023 {
 					if err := context.Cause(ctx); err != nil {
-						return 0, 0, err
+						return 0, 0, 0, err
 					}
 				}
 				if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
@@ -855,7 +868,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 	}
 	bestX, bestY = at(bestPos)
-	return bestX, bestY, nil
+	return bestX, bestY, bestTot, nil
 }
 
 // gridBufs are gridSearch's tables, kept between calls (gridPool).
@@ -864,7 +877,8 @@ type gridBufs struct {
 	colOf, rowOf, firstCol, lastCol, firstRow, lastRow []int32
 	colPre, rowPre, cellStart, cellPts, fill           []int32
 	cntX, cntY, ring, thrs, belows, withins            []int32
-	rowX                                               []int32
+	rowX, centers                                      []int32
+	colStart                                           []int
 	sorted                                             bool // byA holds this call's points (the tables were built sorted)
 	byRow, byA                                         pointBuckets
 	full                                               fullBalls
