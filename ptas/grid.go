@@ -640,9 +640,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 	}
 	// With k close to the number of points, a center whose bound from the points
-	// left out (compBound) exceeds the limit is dropped without reading its ball.
+	// left out (compBound) exceeds the limit is dropped without reading its ball;
+	// not where the blocks are bounded (compBoundWithBlocks).
 	var comp *compBound
-	if n := len(g.px); n > 0 && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] && compBoundFits(n, g.W+g.H) {
+	if n := len(g.px); n > 0 && (blk == nil || compBoundWithBlocks) && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] && compBoundFits(n, g.W+g.H) {
 		var byA *pointBuckets
 		if g.bufs != nil && g.bufs.sorted {
 			byA = &g.bufs.byA
