@@ -1036,85 +1036,78 @@ func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int3
 
 // plainCols continues score's x pass over the columns xi..xhi (after the cut
 // column: only their points closer than thr) from the running count L and sum
-// tot; false once the sum exceeds lim. A function of its own so that the loop's
-// running values stay in registers.
+// tot; false once the sum exceeds lim. A function of its own, with few live
+// values (the sum as rem, lim less it; k - L as R), so that they stay in
+// registers.
 func plainCols(colPre []int32, xs []int, xi, xhi, H, cx, cy, thr int, k, L, tot, lim int64) (int64, bool) {
-	s := H + 1
+	rem, R := lim-tot, k-L
 	top, bot := cy+thr, cy-thr+1 // a column at distance e from cx: rows bot+e .. top-e-1
-	var m [16]int32
-	for xi <= xhi {
-		n := min(xhi-xi+1, len(m))
-		for j := range n {
-			e := absInt(xs[xi+j] - cx)
-			hi, lo := min(top-e, H), max(bot+e, 0)
-			b := (xi + j) * s
-			if hi > lo {
-				m[j] = colPre[b+hi] - colPre[b+lo]
-			} else {
-				m[j] = 0
-			}
+	prev := xs[xi-1]
+	b := xi * (H + 1) // the column's prefix counts start at colPre[b]
+	for _, x := range xs[xi : xhi+1] {
+		rem -= int64(x-prev) * L * R
+		if rem < 0 {
+			return lim - rem, false
 		}
-		prev := xs[xi-1]
-		for j, x := range xs[xi : xi+n] {
-			tot += int64(x-prev) * L * (k - L)
-			if tot > lim {
-				return tot, false
-			}
-			prev = x
-			L += int64(m[j])
+		prev = x
+		e := absInt(x - cx)
+		hi, lo := min(top-e, H), max(bot+e, 0)
+		var m int64
+		if hi > lo {
+			m = int64(colPre[b+hi] - colPre[b+lo])
 		}
-		xi += n
+		L, R = L+m, R-m
+		b += H + 1
 	}
-	return tot, true
+	return lim - rem, true
 }
 
 // rowsPass is score's y pass over the rows ylo..yhi, adding to the x sum tot;
 // false once the total exceeds limit. The k - below points taken at distance thr
 // are the lowest cells of the shell's columns, leftmost column first and lower
 // cell first (index order): every shell cell left of the cut column cutX, and at
-// the cut column cutLo points of its lower cell and cutHi of its upper one. Each
-// row's taken shell points are read next to the ends of its interval of closer
-// points.
+// the cut column cutLo points of its lower cell and cutHi of its upper one. A
+// row's points closer than thr are its columns xl + 1 .. xr - 1 (xl, xr = cx -+
+// (thr - |y - cy|)); its shell cells (xl, y) and (xr, y) left of the cut column
+// widen that interval by one at either end, so a row costs two reads, and the cut
+// column's share is added in the one or two rows where a shell cell lies on it.
+// The loop keeps few values live (the running sum as rem, the limit less it; k - L
+// as R; cx and thr folded into xl0 and xr0) so that they stay in registers.
 func rowsPass(rowPre []int32, ys []int, ylo, yhi, W, cx, cy, thr, cutX int, cutLo, cutHi int32, k, tot, limit int64) (int64, bool) {
-	s := W + 1
-	var L int64
+	rem := limit - tot // dropped once negative
+	L, R := int64(0), k
 	prev := ys[ylo]
-	for yi, b := ylo, ylo*s; yi <= yhi; yi, b = yi+1, b+s { // b: the row's prefix counts start at rowPre[b]
-		y := ys[yi]
-		tot += int64(y-prev) * L * (k - L)
-		if tot > limit {
-			return tot, false
+	xl0, xr0 := cx-thr, cx+thr
+	b := ylo * (W + 1) // the row's prefix counts start at rowPre[b]
+	for _, y := range ys[ylo : yhi+1] {
+		rem -= int64(y-prev) * L * R
+		if rem < 0 {
+			return limit - rem, false
 		}
 		prev = y
-		// The row's points closer than thr (columns cx - d + 1 .. cx + d - 1,
-		// counted as pZ - pA), and those taken of its shell cells (cx - d, y) and
-		// (cx + d, y), next to them.
-		d := thr - absInt(y-cy)
-		a, z := max(cx-d+1, 0), min(cx+d, W)
-		pA, pZ := rowPre[b+a], rowPre[b+z]
-		var m int32
+		dy := absInt(y - cy)
+		xl, xr := xl0+dy, xr0-dy
+		a, z := xl+1, xr // the columns [a, z) of the row's taken points
+		if xl < cutX {
+			a = xl
+		}
+		if xr < cutX || xl == xr {
+			z = xr + 1 // with xl == xr the row's one shell cell is xl's, counted by a
+		}
+		a, z = max(a, 0), min(z, W)
+		var m int64
 		if a < z {
-			m = pZ - pA
+			m = int64(rowPre[b+z] - rowPre[b+a])
 		}
-		cut := cutLo // the share taken at the cut column: its lower cell's, or its upper one's
-		if y > cy {
-			cut = cutHi
-		}
-		if x := cx - d; x >= 0 && x <= cutX {
-			if x < cutX {
-				m += pA - rowPre[b+x] // pA is rowPre[b+x+1]
+		if xl == cutX || xr == cutX && xl != xr {
+			if y > cy {
+				m += int64(cutHi)
 			} else {
-				m += cut
+				m += int64(cutLo)
 			}
 		}
-		if x := cx + d; d > 0 && x < W && x <= cutX {
-			if x < cutX {
-				m += rowPre[b+x+1] - pZ // pZ is rowPre[b+x]
-			} else {
-				m += cut
-			}
-		}
-		L += int64(m)
+		L, R = L+m, R-m
+		b += W + 1
 	}
-	return tot, tot <= limit
+	return limit - rem, true
 }
