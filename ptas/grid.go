@@ -1091,15 +1091,15 @@ func rowsPass(rowPre []int32, ys []int, ylo, yhi, W, cx, cy, thr, cutX int, cutL
 		if xl < cutX {
 			a = xl
 		}
-		if xr < cutX || xl == xr {
-			z = xr + 1 // with xl == xr the row's one shell cell is xl's, counted by a
+		if xr < cutX {
+			z = xr + 1 // with xl == xr the row's one cell is counted once, as [xl, xr + 1)
 		}
 		a, z = max(a, 0), min(z, W)
 		var m int64
 		if a < z {
 			m = int64(rowPre[b+z] - rowPre[b+a])
 		}
-		if xl == cutX || xr == cutX && xl != xr {
+		if xl == cutX || xr == cutX { // once, also when xl == xr
 			if y > cy {
 				m += int64(cutHi)
 			} else {
