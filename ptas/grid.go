@@ -20,7 +20,7 @@ func mmGridFits[T geom.Number](pr *problem[T]) bool {
 	if pr.d != 2 || !allIntegral(pr.pts) {
 		return false
 	}
-	b := geom.BoundingBox(pr.pts)
+	b := pr.bounds()
 	w, h := float64(b.Max[0]-b.Min[0])+1, float64(b.Max[1]-b.Min[1])+1
 	return w <= maxGridCells && h <= maxGridCells && w*h <= maxGridCells
 }
@@ -35,7 +35,7 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 	if !mmGridFits(pr) {
 		return false
 	}
-	b := geom.BoundingBox(pr.pts)
+	b := pr.bounds()
 	w, h := int(b.Max[0]-b.Min[0])+1, int(b.Max[1]-b.Min[1])+1
 	seenX, seenY := make([]bool, w), make([]bool, h)
 	nx, ny := 0, 0
@@ -71,7 +71,7 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 // Centers are visited in lexicographic order and the first strictly smallest total
 // wins: the same subset and center as mmSweep.
 func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (best []int, bestCenter []T, err error) {
-	best, bestCenter, _, err = gridSearch(ctx, pr, floor, false)
+	best, bestCenter, _, _, err = gridSearchTotal(ctx, pr, floor, false)
 	return best, bestCenter, err
 }
 
@@ -80,14 +80,21 @@ func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (
 // for points in ascending (x, y) order whose rotated table fits (gridScan); ok is
 // false when it does not apply.
 func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, ok bool, err error) {
+	best, bestCenter, _, ok, err = gridSearchTotal(ctx, pr, floor, onPoints)
+	return best, bestCenter, ok, err
+}
+
+// gridSearchTotal is gridSearch that also returns the winner's total pairwise
+// distance, which the scan has computed (so the result need not sum it again).
+func gridSearchTotal[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, total int64, ok bool, err error) {
 	n, k := pr.n, pr.k
 	pts := pr.pts
-	b := geom.BoundingBox(pts)
+	b := pr.bounds()
 	x0, y0 := int(b.Min[0]), int(b.Min[1])
 	W, H := int(b.Max[0])-x0+1, int(b.Max[1])-y0+1
 	if onPoints {
 		if s := W + H; s*s > rotBallsMaxCells {
-			return nil, nil, false, nil
+			return nil, nil, 0, false, nil
 		}
 	}
 	// The tables live in pooled buffers: an allocator searches once per decision,
@@ -97,7 +104,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	defer gridPool.Put(bufs)
 	g, ordered := gridSetUp(bufs, pts, k, x0, y0, W, H, onPoints)
 	if g == nil {
-		return nil, nil, false, nil // Gen-Alg's scan needs the free list's order
+		return nil, nil, 0, false, nil // Gen-Alg's scan needs the free list's order
 	}
 	xs, ys, px, py := g.xs, g.ys, g.px, g.py
 	colOf, rowOf := bufs.colOf, g.rowOf
@@ -117,14 +124,15 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 	loopXs := xs // the centers' columns for the loop below (the path for unordered points)
 	if ordered && rot.pre != nil {
 		if onPoints {
-			g.centers = make([]int32, 2*n)
+			bufs.centers = growRaw(bufs.centers, 2*n)
+			g.centers = bufs.centers
 			for i := range n {
 				g.centers[2*i], g.centers[2*i+1] = colOf[px[i]], rowOf[py[i]]
 			}
 		}
-		bestX, bestY, err = g.search(ctx, floor)
+		bestX, bestY, bestTot, err = g.search(ctx, floor)
 		if err != nil {
-			return nil, nil, true, err
+			return nil, nil, 0, true, err
 		}
 		loopXs = nil
 	}
@@ -154,7 +162,7 @@ func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float6
 centers:
 	for cxi, cx := range loopXs {
 		if err := context.Cause(ctx); err != nil {
-			return nil, nil, true, err
+			return nil, nil, 0, true, err
 		}
 		thr := thrCol
 		for cyi, cy := range ys {
@@ -295,7 +303,7 @@ centers:
 	}
 	best = nearestByIndex(dist, k)
 	bestCenter = []T{T(cx + x0), T(cy + y0)}
-	return best, bestCenter, true, nil
+	return best, bestCenter, bestTot, true, nil
 }
 
 // nearestByIndex returns the k indices smallest by (dist, index), ascending: every
@@ -542,8 +550,8 @@ type gridScan struct {
 	distinct                             bool      // no two points coincide (the same-set shortcut needs it)
 }
 
-// search returns the winning center as indices into xs and ys.
-func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int, err error) {
+// search returns the winning center as indices into xs and ys, and its total.
+func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int, bestTot int64, err error) {
 	nx, ny := len(g.xs), len(g.ys)
 	count := nx * ny
 	at := func(t int) (xi, yi int) { return t / ny, t % ny }
@@ -564,17 +572,17 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 			if float64(best) > floor {
 				break
 			}
-			bestPos, thr := f, g.full.d
+			bestPos, bestTot, thr := f, best, g.full.d
 			for t := range f {
 				xi, yi := at(t)
 				thr = g.radius(xi, yi, thr)
-				if _, ok := g.scoreAt(xi, yi, thr, best); ok {
-					bestPos = t // the first center at the floor
+				if tot, ok := g.scoreAt(xi, yi, thr, best); ok {
+					bestPos, bestTot = t, tot // the first center at the floor
 					break
 				}
 			}
 			bestX, bestY = at(bestPos)
-			return bestX, bestY, nil
+			return bestX, bestY, bestTot, nil
 		}
 	}
 	// thr of every center, walked from the previous one's (MM: from the previous
@@ -632,9 +640,10 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 	}
 	// With k close to the number of points, a center whose bound from the points
-	// left out (compBound) exceeds the limit is dropped without reading its ball.
+	// left out (compBound) exceeds the limit is dropped without reading its ball;
+	// not where the blocks are bounded (compBoundWithBlocks).
 	var comp *compBound
-	if n := len(g.px); n > 0 && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] && compBoundFits(n, g.W+g.H) {
+	if n := len(g.px); n > 0 && (blk == nil || compBoundWithBlocks) && g.k*compBoundMinShare[1] >= n*compBoundMinShare[0] && compBoundFits(n, g.W+g.H) {
 		var byA *pointBuckets
 		if g.bufs != nil && g.bufs.sorted {
 			byA = &g.bufs.byA
@@ -654,7 +663,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		return g.score(cx, cy, thr, below, limit, yLB)
 	}
 	sx, sy := at(seed)
-	bestTot, _ := eval(seed, sx, sy, math.MaxInt64, 0)
+	bestTot, _ = eval(seed, sx, sy, math.MaxInt64, 0)
 	bestPos := seed
 	// same: the center at position t has the best's k nearest (takesKnown), so its
 	// total is bestTot: it takes the best's place when it comes before it and is
@@ -686,7 +695,12 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 	// passed over, whatever became of the earlier center.
 	var colStart []int // Gen-Alg: the position of each column's first point
 	if g.centers != nil && sameAsPrevOn {
-		colStart = make([]int, len(g.xs))
+		if g.bufs != nil {
+			g.bufs.colStart = grow(g.bufs.colStart, len(g.xs))
+			colStart = g.bufs.colStart
+		} else {
+			colStart = make([]int, len(g.xs))
+		}
 		for xi := 1; xi < len(g.xs); xi++ {
 			colStart[xi] = colStart[xi-1] + int(g.colPre[xi*(g.H+1)-1])
 		}
@@ -734,7 +748,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 		}
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
@@ -828,7 +842,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 				t := int(t32)
 				if visited++; visited&1023 == 1023 {
 					if err := context.Cause(ctx); err != nil {
-						return 0, 0, err
+						return 0, 0, 0, err
 					}
 				}
 				if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
@@ -855,7 +869,7 @@ func (g *gridScan) search(ctx context.Context, floor float64) (bestX, bestY int,
 		}
 	}
 	bestX, bestY = at(bestPos)
-	return bestX, bestY, nil
+	return bestX, bestY, bestTot, nil
 }
 
 // gridBufs are gridSearch's tables, kept between calls (gridPool).
@@ -864,7 +878,8 @@ type gridBufs struct {
 	colOf, rowOf, firstCol, lastCol, firstRow, lastRow []int32
 	colPre, rowPre, cellStart, cellPts, fill           []int32
 	cntX, cntY, ring, thrs, belows, withins            []int32
-	rowX                                               []int32
+	rowX, centers                                      []int32
+	colStart                                           []int
 	sorted                                             bool // byA holds this call's points (the tables were built sorted)
 	byRow, byA                                         pointBuckets
 	full                                               fullBalls
@@ -1021,85 +1036,78 @@ func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int3
 
 // plainCols continues score's x pass over the columns xi..xhi (after the cut
 // column: only their points closer than thr) from the running count L and sum
-// tot; false once the sum exceeds lim. A function of its own so that the loop's
-// running values stay in registers.
+// tot; false once the sum exceeds lim. A function of its own, with few live
+// values (the sum as rem, lim less it; k - L as R), so that they stay in
+// registers.
 func plainCols(colPre []int32, xs []int, xi, xhi, H, cx, cy, thr int, k, L, tot, lim int64) (int64, bool) {
-	s := H + 1
+	rem, R := lim-tot, k-L
 	top, bot := cy+thr, cy-thr+1 // a column at distance e from cx: rows bot+e .. top-e-1
-	var m [16]int32
-	for xi <= xhi {
-		n := min(xhi-xi+1, len(m))
-		for j := range n {
-			e := absInt(xs[xi+j] - cx)
-			hi, lo := min(top-e, H), max(bot+e, 0)
-			b := (xi + j) * s
-			if hi > lo {
-				m[j] = colPre[b+hi] - colPre[b+lo]
-			} else {
-				m[j] = 0
-			}
+	prev := xs[xi-1]
+	b := xi * (H + 1) // the column's prefix counts start at colPre[b]
+	for _, x := range xs[xi : xhi+1] {
+		rem -= int64(x-prev) * L * R
+		if rem < 0 {
+			return lim - rem, false
 		}
-		prev := xs[xi-1]
-		for j, x := range xs[xi : xi+n] {
-			tot += int64(x-prev) * L * (k - L)
-			if tot > lim {
-				return tot, false
-			}
-			prev = x
-			L += int64(m[j])
+		prev = x
+		e := absInt(x - cx)
+		hi, lo := min(top-e, H), max(bot+e, 0)
+		var m int64
+		if hi > lo {
+			m = int64(colPre[b+hi] - colPre[b+lo])
 		}
-		xi += n
+		L, R = L+m, R-m
+		b += H + 1
 	}
-	return tot, true
+	return lim - rem, true
 }
 
 // rowsPass is score's y pass over the rows ylo..yhi, adding to the x sum tot;
 // false once the total exceeds limit. The k - below points taken at distance thr
 // are the lowest cells of the shell's columns, leftmost column first and lower
 // cell first (index order): every shell cell left of the cut column cutX, and at
-// the cut column cutLo points of its lower cell and cutHi of its upper one. Each
-// row's taken shell points are read next to the ends of its interval of closer
-// points.
+// the cut column cutLo points of its lower cell and cutHi of its upper one. A
+// row's points closer than thr are its columns xl + 1 .. xr - 1 (xl, xr = cx -+
+// (thr - |y - cy|)); its shell cells (xl, y) and (xr, y) left of the cut column
+// widen that interval by one at either end, so a row costs two reads, and the cut
+// column's share is added in the one or two rows where a shell cell lies on it.
+// The loop keeps few values live (the running sum as rem, the limit less it; k - L
+// as R; cx and thr folded into xl0 and xr0) so that they stay in registers.
 func rowsPass(rowPre []int32, ys []int, ylo, yhi, W, cx, cy, thr, cutX int, cutLo, cutHi int32, k, tot, limit int64) (int64, bool) {
-	s := W + 1
-	var L int64
+	rem := limit - tot // dropped once negative
+	L, R := int64(0), k
 	prev := ys[ylo]
-	for yi, b := ylo, ylo*s; yi <= yhi; yi, b = yi+1, b+s { // b: the row's prefix counts start at rowPre[b]
-		y := ys[yi]
-		tot += int64(y-prev) * L * (k - L)
-		if tot > limit {
-			return tot, false
+	xl0, xr0 := cx-thr, cx+thr
+	b := ylo * (W + 1) // the row's prefix counts start at rowPre[b]
+	for _, y := range ys[ylo : yhi+1] {
+		rem -= int64(y-prev) * L * R
+		if rem < 0 {
+			return limit - rem, false
 		}
 		prev = y
-		// The row's points closer than thr (columns cx - d + 1 .. cx + d - 1,
-		// counted as pZ - pA), and those taken of its shell cells (cx - d, y) and
-		// (cx + d, y), next to them.
-		d := thr - absInt(y-cy)
-		a, z := max(cx-d+1, 0), min(cx+d, W)
-		pA, pZ := rowPre[b+a], rowPre[b+z]
-		var m int32
+		dy := absInt(y - cy)
+		xl, xr := xl0+dy, xr0-dy
+		a, z := xl+1, xr // the columns [a, z) of the row's taken points
+		if xl < cutX {
+			a = xl
+		}
+		if xr < cutX {
+			z = xr + 1 // with xl == xr the row's one cell is counted once, as [xl, xr + 1)
+		}
+		a, z = max(a, 0), min(z, W)
+		var m int64
 		if a < z {
-			m = pZ - pA
+			m = int64(rowPre[b+z] - rowPre[b+a])
 		}
-		cut := cutLo // the share taken at the cut column: its lower cell's, or its upper one's
-		if y > cy {
-			cut = cutHi
-		}
-		if x := cx - d; x >= 0 && x <= cutX {
-			if x < cutX {
-				m += pA - rowPre[b+x] // pA is rowPre[b+x+1]
+		if xl == cutX || xr == cutX { // once, also when xl == xr
+			if y > cy {
+				m += int64(cutHi)
 			} else {
-				m += cut
+				m += int64(cutLo)
 			}
 		}
-		if x := cx + d; d > 0 && x < W && x <= cutX {
-			if x < cutX {
-				m += rowPre[b+x+1] - pZ // pZ is rowPre[b+x]
-			} else {
-				m += cut
-			}
-		}
-		L += int64(m)
+		L, R = L+m, R-m
+		b += W + 1
 	}
-	return tot, tot <= limit
+	return limit - rem, true
 }

@@ -38,6 +38,15 @@ type compBound struct {
 // 0.54, 65% at 0.62).
 var compBoundMinShare = [2]int{1, 2}
 
+// compBoundWithBlocks builds the bound also where gridScan bounds blocks of centers
+// (tests turn it on). There the blocks, and their sorted visit, leave it few
+// centers to drop, and its table (the box's rotated square in int64, 2 MB at
+// 65,536 mesh nodes) cost more than it spared: on issue 32's workload, the
+// searches alone (every 4th recorded one, alternated pairs, CPU per search),
+// genalg mesh:256x256 2,555 -> 2,411 and 2,499 -> 2,314 µs, mesh:128x128 562 ->
+// 546 and 539 -> 542 µs, mm mesh:256x256 4,884 -> 4,668 and 4,952 -> 4,926 µs.
+var compBoundWithBlocks = false
+
 var compBoundPool = sync.Pool{New: func() any { return new(compBound) }}
 
 // compBoundFits reports whether the table's sums stay exact in int64: n points of a

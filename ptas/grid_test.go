@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
 )
 
 // TestGridMatchesSweep checks that mmGrid returns exactly mmSweep's subset and center
@@ -108,6 +109,7 @@ func TestGridMatchesSweep(t *testing.T) {
 func TestGridLockstep(t *testing.T) {
 	defer func(c, tr int, so bool) { blockMinCells, blockTrial, blockSorted = c, tr, so }(blockMinCells, blockTrial, blockSorted)
 	defer func(s, d, l bool) { sameSetOn, sameAsPrevOn, sameAsLeftOn = s, d, l }(sameSetOn, sameAsPrevOn, sameAsLeftOn)
+	defer func(c bool) { compBoundWithBlocks = c }(compBoundWithBlocks)
 	blockMinCells = 0 // the block bounds on these small meshes too
 	r := rand.New(rand.NewPCG(32, 1))
 	seqs, steps := 400, 12
@@ -126,6 +128,8 @@ func TestGridLockstep(t *testing.T) {
 		// The shortcut for a center with the k nearest of the one before it (on in
 		// use) left out in a third.
 		sameAsPrevOn, sameAsLeftOn = seq%3 != 2, seq%6 != 1
+		// The bound from the points left out with the blocks' (off in use) in half.
+		compBoundWithBlocks = seq%2 == 0
 		noRot := seq%10 == 9
 		if noRot {
 			rotBallsMaxCells = 0
@@ -703,4 +707,84 @@ func plainAnswer(t *testing.T, pr *problem[int], pts [][]int, onPoints bool) (se
 	sel = slices.Clone(sr.bestSel)
 	slices.Sort(sel)
 	return sel, slices.Clone(sr.bestCenter), float64(sr.bestScore)
+}
+
+// TestGridResultTotal checks the total the plane's grid search takes from its scan
+// (gridResult): on partly busy meshes in free-list order, Gen-Alg's and MM's
+// totals on the grid path equal the brute-force total of the indices returned,
+// with and without the best total as the floor, and equal the indices and total
+// of the same points as float64 (whose result sums the total afresh).
+func TestGridResultTotal(t *testing.T) {
+	defer func(g bool, mk, mc int) { genAlgGrid, genAlgGridMinK, genAlgGridMinCells = g, mk, mc }(genAlgGrid, genAlgGridMinK, genAlgGridMinCells)
+	genAlgGrid, genAlgGridMinK, genAlgGridMinCells = true, 1, 1
+	r := rand.New(rand.NewPCG(5, 3))
+	trials := 300
+	if testing.Short() {
+		trials = 80
+	}
+	checked := 0
+	for trial := range trials {
+		W, H := 2+r.IntN(30), 2+r.IntN(30)
+		busy := r.Float64()
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x + 7, y - 2})
+				}
+			}
+		}
+		if len(pts) < 3 {
+			continue
+		}
+		fpts := make([][]float64, len(pts))
+		for i, p := range pts {
+			fpts[i] = []float64{float64(p[0]), float64(p[1])}
+		}
+		k := 2 + r.IntN(len(pts)-2)
+		brute := func(idx []int) float64 {
+			sel := make([][]int, len(idx))
+			for i, j := range idx {
+				sel[i] = pts[j]
+			}
+			return float64(oracle.PairwiseL1Brute(sel))
+		}
+		for _, floor := range []bool{false, true} {
+			opt := Options{Ties: TiesByIndex}
+			if floor {
+				res, err := GenAlg(pts, k, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Floor = res.Total
+			}
+			res, err := GenAlg(pts, k, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fres, err := GenAlg(fpts, k, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := brute(res.Indices); res.Total != want || fres.Total != want || !slices.Equal(res.Indices, fres.Indices) {
+				t.Fatalf("trial %d, %dx%d, k = %d, floor %v: Gen-Alg total %v (float64 input: %v, %v), the indices give %v",
+					trial, W, H, k, opt.Floor, res.Total, fres.Total, slices.Equal(res.Indices, fres.Indices), want)
+			}
+			pr, err := newProblem(pts, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, _, tot, ok, err := gridSearchTotal(t.Context(), pr, opt.Floor, false)
+			if err != nil || !ok {
+				t.Fatalf("trial %d: MM's grid search: %v, %v", trial, ok, err)
+			}
+			if want := brute(idx); float64(tot) != want {
+				t.Fatalf("trial %d, %dx%d, k = %d, floor %v: MM's grid total %d, the indices give %v", trial, W, H, k, opt.Floor, tot, want)
+			}
+			checked++
+		}
+	}
+	if checked < trials {
+		t.Fatalf("only %d searches checked", checked)
+	}
 }
