@@ -20,13 +20,14 @@ var shellTablesMin = 3
 
 // takeTaken adds to addY and addZ the taken points xPass recorded in g.taken for
 // the center (cx, cy, cz) at radius thr: the whole planes before the last from
-// the tables when that reads less (takeWhole), else cell by cell, and the last
-// plane cell by cell (takeShell).
-func (g *grid3Scan) takeTaken(cx, cy, cz, thr int) {
+// the tables when that reads less (takeWholeY; true: their marginals along z are
+// left to takeWholeZ), else cell by cell, and the last plane cell by cell
+// (takeShell).
+func (g *grid3Scan) takeTaken(cx, cy, cz, thr int) (wholeZ bool) {
 	taken := g.taken
 	n := len(taken)
 	if n == 0 {
-		return
+		return false
 	}
 	xcut := int(taken[n-2])
 	if n > 2 && shellTablesMin >= 0 {
@@ -40,20 +41,27 @@ func (g *grid3Scan) takeTaken(cx, cy, cz, thr int) {
 		reach := thr + min(xcut-cx-1, 0) // the planes within reach of cy or cz hold such points
 		planes := min(cy+reach, g.H-1) - max(cy-reach, 0) + min(cz+reach, g.L-1) - max(cz-reach, 0) + 2
 		if lines >= shellTablesMin*planes {
-			g.takeWhole(cx, cy, cz, thr, xcut)
+			g.takeWholeY(cx, cy, cz, thr, xcut)
 			g.takeShell(xcut, cx, cy, cz, thr, taken[n-1])
-			return
+			return true
 		}
 	}
 	for i := 0; i < n; i += 2 {
 		g.takeShell(int(taken[i]), cx, cy, cz, thr, taken[i+1])
 	}
+	return false
 }
 
 // takeWhole adds to addY and addZ the points at L1 distance thr from (cx, cy, cz)
-// with x < xcut, per plane y from the stack of the planes y and per plane z from
-// the stack of the planes z.
+// with x < xcut.
 func (g *grid3Scan) takeWhole(cx, cy, cz, thr, xcut int) {
+	g.takeWholeY(cx, cy, cz, thr, xcut)
+	g.takeWholeZ(cx, cy, cz, thr, xcut)
+}
+
+// takeWholeY adds to addY the points at L1 distance thr from (cx, cy, cz) with
+// x < xcut, per plane y from the stack of the planes y.
+func (g *grid3Scan) takeWholeY(cx, cy, cz, thr, xcut int) {
 	D := xcut - cx
 	reach := thr + min(D-1, 0) // planes farther out hold no shell point with x < xcut
 	if reach < 0 {
@@ -63,6 +71,16 @@ func (g *grid3Scan) takeWhole(cx, cy, cz, thr, xcut int) {
 	A, B := st.place(cx, cz)
 	for y := max(cy-reach, 0); y <= min(cy+reach, g.H-1); y++ {
 		g.addY[y] += shellBelow(st.pre, y*st.ss, st.s, 1, st.u, A, B, thr-abs(y-cy), D)
+	}
+}
+
+// takeWholeZ adds to addZ the points at L1 distance thr from (cx, cy, cz) with
+// x < xcut, per plane z from the stack of the planes z.
+func (g *grid3Scan) takeWholeZ(cx, cy, cz, thr, xcut int) {
+	D := xcut - cx
+	reach := thr + min(D-1, 0)
+	if reach < 0 {
+		return
 	}
 	at := stackAt(&g.zShape, cx, cy)
 	L := g.L
