@@ -775,10 +775,11 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	}
 	taken := g.taken
 	tot -= lbY // the x total and z's bound; y and z are summed exactly below
-	// The taken points' y and z, read from the occupancy grid in index order.
-	for i := 0; i < len(taken); i += 2 {
-		g.takeShell(int(taken[i]), cx, cy, cz, thr, taken[i+1])
-	}
+	// The taken points' y and z: the whole planes' from the tables or the
+	// occupancy grid, the last plane's from the grid in index order; from the
+	// tables, those along z only once the pass along y has not dropped the
+	// center (wholeZ).
+	wholeZ := g.takeTaken(cx, cy, cz, thr)
 	// Along y and z: the points closer than thr from the planes, plus those taken.
 	// addY and addZ are zero again on return (cleared over the ball's extent,
 	// which holds every taken point).
@@ -794,6 +795,9 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 		cum += int64(g.innerY[y] + g.addY[y])
 	}
 	if !dropped {
+		if wholeZ {
+			g.takeWholeZ(cx, cy, cz, thr, int(taken[len(taken)-2]))
+		}
 		tot -= lbZ
 		cum = 0
 		for z := z0; z <= z1; z++ {

@@ -21,10 +21,15 @@ func TestGrid3Lockstep(t *testing.T) {
 		seqs = 100
 	}
 	decisions := 0
-	defer func(on, nested bool) { grid3SameOn, grid3NestedOn = on, nested }(grid3SameOn, grid3NestedOn)
+	defer func(on, nested bool, shell int) {
+		grid3SameOn, grid3NestedOn, shellTablesMin = on, nested, shell
+	}(grid3SameOn, grid3NestedOn, shellTablesMin)
+	shellDefault := shellTablesMin
 	for seq := range seqs {
 		grid3SameOn = seq%3 != 2   // sameAsBelow's shortcut on and off
 		grid3NestedOn = seq%4 != 3 // sameAsNested's too
+		// The taken planes' marginals from the tables always, as tuned, never.
+		shellTablesMin = []int{0, shellDefault, -1}[seq%5%3]
 		W, H, L := 1+r.IntN(8), 1+r.IntN(8), 1+r.IntN(8)
 		if seq%10 == 9 {
 			// Larger boxes: larger radii, rows' tables over more radii.
