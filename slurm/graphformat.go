@@ -120,6 +120,13 @@ func (f GraphFile) Read() (*topo.Graph, []string, error) {
 	if err != nil {
 		return nil, nil, &GraphFileError{Path: f.Path, Err: err}
 	}
+	if opt.NodeNameMap != nil && !opt.NodeNameMap.NamesAny(g) {
+		why := fmt.Sprintf("none of the %d names it maps is a node of this fabric", len(opt.NodeNameMap))
+		if len(opt.NodeNameMap) == 0 {
+			why = "it maps no GUID"
+		}
+		ws = append(ws, fmt.Sprintf("the node-name-map %s names no node (%s): hosts keep the first word of their NodeDescription, switches S-<guid>", f.NodeNameMap, why))
+	}
 	return g, ws, nil
 }
 
