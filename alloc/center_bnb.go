@@ -668,10 +668,14 @@ func (s *centerSearch) push(lo []int, level, lb int) {
 }
 
 // rankOf is the rank of the center at coordinates c.
-func (s *centerSearch) rankOf(c []int) int {
+func (s *centerSearch) rankOf(c []int) int { return freeRank(c, s.rank) }
+
+// freeRank is the free-list rank of the center at coordinates c, sum of c_j *
+// rank[j] (centerSearch and tieSearch keep rank).
+func freeRank(c, rank []int) int {
 	r := 0
 	for j, v := range c {
-		r += v * s.rank[j]
+		r += v * rank[j]
 	}
 	return r
 }

@@ -199,13 +199,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 	}
 	win := tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner}
 	coord := a.x.coord
-	rankOf := func(c []int) int {
-		r := 0
-		for j, v := range c {
-			r += v * s.rank[j]
-		}
-		return r
-	}
+	rankOf := func(c []int) int { return freeRank(c, s.rank) }
 	for j := range d {
 		s.clo[j], s.e[j] = int(coord[l0.node*d+j]), 1
 	}

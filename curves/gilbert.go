@@ -75,6 +75,16 @@ func iabs(v int) int {
 	return v
 }
 
+// line emits n cells in a straight line from cell p, step apart.
+func (gw *gilbertWalker) line(p, step, n int) {
+	out := gw.out[gw.pos : gw.pos+n]
+	for i := range out {
+		out[i] = p
+		p += step
+	}
+	gw.pos += n
+}
+
 // walk emits the rectangle with start cell (x, y), major axis vector (ax, ay) (its
 // length is the side the curve runs along, from the start to the exit corner) and minor
 // axis vector (bx, by). Exactly one component of each vector is non-zero.
@@ -86,23 +96,12 @@ func (gw *gilbertWalker) walk(x, y, ax, ay, bx, by int) {
 	p := x + y*gw.stride
 	if h == 1 {
 		// A single row along the major axis.
-		step := dax + day*gw.stride
-		out := gw.out[gw.pos : gw.pos+w]
-		for i := range out {
-			out[i] = p
-			p += step
-		}
-		gw.pos += w
+		gw.line(p, dax+day*gw.stride, w)
 		return
 	}
 	if w == 1 {
-		step := dbx + dby*gw.stride
-		out := gw.out[gw.pos : gw.pos+h]
-		for i := range out {
-			out[i] = p
-			p += step
-		}
-		gw.pos += h
+		// A single column along the minor axis.
+		gw.line(p, dbx+dby*gw.stride, h)
 		return
 	}
 	if w == 2 && h == 2 {

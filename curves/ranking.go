@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -226,7 +225,7 @@ func ReadRankingData(r io.Reader, n int, name string) ([]byte, error) {
 }
 
 func readRankingFile(path string, n int, spec string, hosts []string) (Order, error) {
-	file, err := os.Open(path)
+	file, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}

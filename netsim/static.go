@@ -165,11 +165,7 @@ func (m *RouteMeter) allToAllGraphLoad(nodes []int) RouteLoad {
 		m.vStamp, m.wStamp = make([]int32, nv), make([]int32, nv)
 		m.weight, m.below, m.hopCh = make([]int32, nv), make([]int32, nv), make([]int32, nv)
 	}
-	m.gen++
-	if m.gen == 0 {
-		clear(m.stamp)
-		m.gen = 1
-	}
+	m.gen = bumpGen(m.gen, m.stamp)
 	add := func(c int32, n int64) {
 		if m.stamp[c] != m.gen {
 			m.stamp[c], m.count[c] = m.gen, 0
@@ -313,11 +309,7 @@ func bumpGen(gen int32, stamp []int32) int32 {
 // enumerate walks every route of the cycle.
 func (m *RouteMeter) enumerate(id int, nodes []int) RouteLoad {
 	var l RouteLoad
-	m.gen++
-	if m.gen == 0 {
-		clear(m.stamp)
-		m.gen = 1
-	}
+	m.gen = bumpGen(m.gen, m.stamp)
 	PeriodRoutes(m.pat, len(nodes), NewRand(m.seed, uint64(id)), func(s, d int) {
 		l.Messages++
 		m.buf = m.r.Route(nodes[s], nodes[d], m.buf[:0])

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -47,7 +47,11 @@ func (s *Spec) open(path string) (io.ReadCloser, error) {
 	if path == "-" && s.Stdin != nil {
 		return io.NopCloser(s.Stdin), nil
 	}
-	return os.Open(path)
+	f, err := textin.Open(path)
+	if err != nil {
+		return nil, err // not a nil *os.File in an interface
+	}
+	return f, nil
 }
 
 // validateFiles adds the errors of the fields that name files (GraphFile and its

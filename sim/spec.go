@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -362,7 +362,7 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 	}
 	r := s.TraceReader
 	if r == nil {
-		f, err := os.Open(s.Trace)
+		f, err := textin.Open(s.Trace)
 		if err != nil {
 			return nil, err
 		}

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -92,7 +92,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // ReadTraceFile reads a trace file (gzip-compressed or not; see ReadTrace).
 func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
-	f, err := os.Open(path)
+	f, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -84,7 +84,11 @@ func (f GraphFile) open(path string) (io.ReadCloser, error) {
 	if path == "-" && f.Stdin != nil {
 		return io.NopCloser(f.Stdin), nil
 	}
-	return os.Open(path)
+	file, err := textin.Open(path)
+	if err != nil {
+		return nil, err // not a nil *os.File in an interface
+	}
+	return file, nil
 }
 
 // Read reads the network (ReadGraphFormat) and returns it with what Slurm accepts
@@ -116,6 +120,13 @@ func (f GraphFile) Read() (*topo.Graph, []string, error) {
 	if err != nil {
 		return nil, nil, &GraphFileError{Path: f.Path, Err: err}
 	}
+	if opt.NodeNameMap != nil && !opt.NodeNameMap.NamesAny(g) {
+		why := fmt.Sprintf("none of the %d names it maps is a node of this fabric", len(opt.NodeNameMap))
+		if len(opt.NodeNameMap) == 0 {
+			why = "it maps no GUID"
+		}
+		ws = append(ws, fmt.Sprintf("the node-name-map %s names no node (%s): hosts keep the first word of their NodeDescription, switches S-<guid>", f.NodeNameMap, why))
+	}
 	return g, ws, nil
 }
 
@@ -144,7 +155,7 @@ func ReadTopology(r io.Reader, name string) (*Topology, error) {
 // topology.yaml's cluster_default topology), its errors naming the file: what the
 // slurm:tree:FILE and slurm:block:FILE allocator specs read.
 func ReadTopologyFile(path string) (*Topology, error) {
-	f, err := os.Open(path)
+	f, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,20 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 	return m, nil
 }
 
+// NamesAny reports whether any name of m is a node of g: false for an empty map and
+// for a map of another fabric, which infiniband-diags reads without a word (an empty
+// file is a valid node-name-map there) but which leaves every node its default
+// name. (A map entry equal to the default name counts as naming: it changes
+// nothing either way.)
+func (m NodeNameMap) NamesAny(g *Graph) bool {
+	for _, name := range m {
+		if _, ok := g.Lookup(name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // nameMapSpace is the white space of a node-name-map line: C's isspace, as
 // infiniband-diags reads it (a newline ends the line).
 const nameMapSpace = " \t\v\f\r"

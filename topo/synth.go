@@ -115,25 +115,15 @@ func ParseMachineMax(spec string, maxNodes int) (Machine, error) {
 	switch kind {
 	case "fattree":
 		g, err := fatTree(rest, maxNodes)
-		var tl *TooLargeError
-		if errors.As(err, &tl) {
-			tl.Spec = spec
-			return nil, tl
-		}
 		if err != nil {
-			return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+			return nil, synthSpecError(spec, err)
 		}
 		g.spec = s
 		return g, nil
 	case "dragonfly":
 		g, err := dragonflySpec(rest, maxNodes)
-		var tl *TooLargeError
-		if errors.As(err, &tl) {
-			tl.Spec = spec
-			return nil, tl
-		}
 		if err != nil {
-			return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+			return nil, synthSpecError(spec, err)
 		}
 		g.spec = s
 		return g, nil
@@ -150,6 +140,17 @@ func ParseMachineMax(spec string, maxNodes int) (Machine, error) {
 		return nil, &TooLargeError{Spec: spec, Nodes: uint64(g.N()), Max: maxNodes}
 	}
 	return g, nil
+}
+
+// synthSpecError is a synthetic machine's construction error as ParseMachineMax
+// returns it: a *TooLargeError naming the whole spec, any other error prefixed by it.
+func synthSpecError(spec string, err error) error {
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		tl.Spec = spec
+		return tl
+	}
+	return fmt.Errorf("machine spec %q: %w", spec, err)
 }
 
 // FatTree builds the fat tree of SST merlin's fattree "shape" (sst-elements

@@ -345,3 +345,33 @@ func TestPackKeyInjective(t *testing.T) {
 		}
 	}
 }
+
+// For k = 1 the only canonical square of a point is its own, of side 0 (a square
+// with a and b != a on opposite sides holds at most k-2 < 0 other points of a set):
+// Walk reports, per orientation, one family per distinct position, centered on it
+// with radius 0 and the points there as its boundary, and nothing else.
+func TestWalkK1OnlyEachPointsOwnSquare(t *testing.T) {
+	forRandomWalkInputs(t, 13, 14, func(pts []geom.Point, n, span, _ int) {
+		at := map[[2]int64][]int{} // doubled position -> input indices there
+		for i, p := range pts {
+			c := [2]int64{2 * int64(p[0]), 2 * int64(p[1])}
+			at[c] = append(at[c], i)
+		}
+		seen := map[[2]int64]int{}
+		if err := Walk(pts, 1, func(f *Family) bool {
+			want, ok := at[f.Center2]
+			if !ok || f.Radius2 != 0 || len(f.Inner) != 0 || !slices.Equal(f.Boundary, want) {
+				t.Fatalf("%d points on a span of %d: family %v %v center2 %v radius2 %d is not a point's own square", n, span, f.Inner, f.Boundary, f.Center2, f.Radius2)
+			}
+			seen[f.Center2]++
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for c := range at {
+			if seen[c] != 2 {
+				t.Fatalf("%d points on a span of %d: position %v reported %d times, want 2 (once per orientation)", n, span, c, seen[c])
+			}
+		}
+	})
+}

@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -220,7 +220,7 @@ func parseRankingFormat(s string) (curves.Format, error) {
 func readRankingInput(e *env, path string, f curves.Format, m topo.Machine, hosts []string) (curves.Order, error) {
 	r, name := e.stdin, inputName(path)
 	if path != "-" {
-		file, err := os.Open(path)
+		file, err := textin.Open(path)
 		if err != nil {
 			return nil, err
 		}

@@ -45,6 +45,7 @@ const ibnetdiscoverHelp = `ibnetdiscover output, either form:
 A host is named by --node-name-map (its GUID), else by the first word of its
 NodeDescription ("node01 HCA-1" -> node01); several HCAs of one host join one host.
 A switch is named by --node-name-map, else "S-<guid>". Parallel cables count once.
+A node-name-map that names no node (empty, or another fabric's) is read with a warning.
 The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
 GUID is usually its node GUID; hosts are best named by their NodeDescription).`
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // inputName is what messages call input path: the path, and for standard input
@@ -30,7 +32,7 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 	if path == "-" {
 		return io.NopCloser(e.stdin), nil
 	}
-	f, err := os.Open(path)
+	f, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}

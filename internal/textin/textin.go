@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"syscall"
 )
 
 // MaxLine is the longest line a Lines reads (a node list may put every node on one
@@ -89,6 +91,23 @@ func (l *Lines) Err() error {
 		return fmt.Errorf("line %d: %w", l.line+1, err)
 	}
 	return nil
+}
+
+// Open opens the input file path, refusing a directory: os.Open opens one on Unix
+// and only its first read fails, which a reader then reported as a read error on
+// line 1 ("adir: line 1: read adir: is a directory"). The refusal is a
+// *os.PathError wrapping syscall.EISDIR, like os.Open's own errors: "open adir: is
+// a directory", as a missing file is "open adir: no such file or directory".
+func Open(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+	}
+	return f, nil
 }
 
 // ErrTooLarge is wrapped by the error of an input longer than its cap.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 )
 
@@ -398,7 +399,7 @@ type MergeReport struct {
 func Merge(paths []string, spec *Spec) (*MergeReport, error) {
 	var ins []Input
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := textin.Open(p)
 		if err != nil {
 			return nil, err
 		}

@@ -34,6 +34,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
@@ -392,7 +393,7 @@ func Read(r io.Reader, name string) (*Spec, error) {
 
 // ReadFile reads a sweep file; relative trace paths are taken from its directory.
 func ReadFile(path string) (*Spec, error) {
-	f, err := os.Open(path)
+	f, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}

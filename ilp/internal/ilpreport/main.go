@@ -155,86 +155,57 @@ func timeTable(limit time.Duration, only string) error {
 	}
 	fmt.Println("| instance | n | K | ring | F | status | bound (source) | seconds | formulation | DP F | DP s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, in := range insts {
-		if !selected(in.name, only) {
-			continue
-		}
-		for _, k := range []int{1, 2, 3} {
-			for _, ring := range []bool{false, true} {
-				w := weights(k)
-				sctx, cancel := context.WithTimeout(ctx, limit)
-				res, err := order.SolveOrdering(sctx, in.m, w, order.OrderOptions{Ring: ring, Options: order.Options{Seed: 1}})
-				cancel()
-				if err != nil {
-					return err
+	return solveEach(insts, only, []int{1, 2, 3}, limit, "", func(in instance, k int, ring bool, w curves.Weights, res *order.OrderResult, _ float64) error {
+		dpF, dpS := "-", "-"
+		if order.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
+			t0 := time.Now()
+			dctx, cancel := context.WithTimeout(ctx, 3*limit)
+			dp, err := order.OrderDP(dctx, in.m, w, ring)
+			cancel()
+			if err == nil {
+				dpF, dpS = fmt.Sprint(dp.Objective), fmt.Sprintf("%.1f", time.Since(t0).Seconds())
+				if res.Status == qap.StatusOptimal && math.Abs(dp.Objective-res.Objective) > 1e-9 {
+					return fmt.Errorf("%s K=%d ring=%v: MIP %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
 				}
-				dpF, dpS := "-", "-"
-				if order.OrderDPStates(in.m.N(), k, ring) <= 2e8 {
-					t0 := time.Now()
-					dctx, cancel := context.WithTimeout(ctx, 3*limit)
-					dp, err := order.OrderDP(dctx, in.m, w, ring)
-					cancel()
-					if err == nil {
-						dpF, dpS = fmt.Sprint(dp.Objective), fmt.Sprintf("%.1f", time.Since(t0).Seconds())
-						if res.Status == qap.StatusOptimal && math.Abs(dp.Objective-res.Objective) > 1e-9 {
-							return fmt.Errorf("%s K=%d ring=%v: MIP %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
-						}
-					} else {
-						dpS = "> " + (3 * limit).String()
-					}
-				}
-				form := res.Formulation
-				if form == "" {
-					form = "(no MIP needed)"
-				}
-				fmt.Printf("| %s | %d | %d | %v | %g | %s | %g (%s) | %.1f | %s | %s | %s |\n", in.name, in.m.N(), k, ring,
-					res.Objective, res.Status, res.Bound, res.BoundSource, res.Seconds, form, dpF, dpS)
+			} else {
+				dpS = "> " + (3 * limit).String()
 			}
 		}
-	}
-	return nil
+		form := res.Formulation
+		if form == "" {
+			form = "(no MIP needed)"
+		}
+		fmt.Printf("| %s | %d | %d | %v | %g | %s | %g (%s) | %.1f | %s | %s | %s |\n", in.name, in.m.N(), k, ring,
+			res.Objective, res.Status, res.Bound, res.BoundSource, res.Seconds, form, dpF, dpS)
+		return nil
+	})
 }
 
 func largeTable(limit time.Duration, only string) error {
-	ctx := context.Background()
 	insts := []instance{{"torus:8x8", topo.Torus(8, 8)}, {"mesh:8x8", topo.Mesh(8, 8)}, {"mesh:16x16", topo.Mesh(16, 16)},
 		{"torus:8x8x4", topo.Torus(8, 8, 4)}, {"rr3-64", randomRegular(64, 3, 1)}}
 	fmt.Println("| instance | n | K | ring | F (ours) | status | bound (source) | gap | hilbert | snake | best curve | seconds |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, in := range insts {
-		if !selected(in.name, only) {
-			continue
+	return solveEach(insts, only, []int{1, 2, 3}, limit, "", func(in instance, k int, ring bool, w curves.Weights, res *order.OrderResult, _ float64) error {
+		cv := func(name string) string {
+			o, err := curves.Generate(name, in.m)
+			if err != nil {
+				return "-"
+			}
+			f, _ := curves.Objective(in.m, o, w, ring)
+			return fmt.Sprint(f)
 		}
-		for _, k := range []int{1, 2, 3} {
-			for _, ring := range []bool{false, true} {
-				w := weights(k)
-				sctx, cancel := context.WithTimeout(ctx, limit)
-				res, err := order.SolveOrdering(sctx, in.m, w, order.OrderOptions{Ring: ring, Options: order.Options{Seed: 1}})
-				cancel()
-				if err != nil {
-					return err
-				}
-				cv := func(name string) string {
-					o, err := curves.Generate(name, in.m)
-					if err != nil {
-						return "-"
-					}
-					f, _ := curves.Objective(in.m, o, w, ring)
-					return fmt.Sprint(f)
-				}
-				best, bestName := math.Inf(1), ""
-				for _, name := range curves.Applicable(in.m) {
-					o, _ := curves.Generate(name, in.m)
-					if f, err := curves.Objective(in.m, o, w, ring); err == nil && f < best {
-						best, bestName = f, name
-					}
-				}
-				fmt.Printf("| %s | %d | %d | %v | %g | %s | %g (%s) | %.2f%% | %s | %s | %g (%s) | %.1f |\n", in.name, in.m.N(), k, ring,
-					res.Objective, res.Status, res.Bound, res.BoundSource, 100*res.Gap, cv("hilbert"), cv("snake"), best, bestName, res.Seconds)
+		best, bestName := math.Inf(1), ""
+		for _, name := range curves.Applicable(in.m) {
+			o, _ := curves.Generate(name, in.m)
+			if f, err := curves.Objective(in.m, o, w, ring); err == nil && f < best {
+				best, bestName = f, name
 			}
 		}
-	}
-	return nil
+		fmt.Printf("| %s | %d | %d | %v | %g | %s | %g (%s) | %.2f%% | %s | %s | %g (%s) | %.1f |\n", in.name, in.m.N(), k, ring,
+			res.Objective, res.Status, res.Bound, res.BoundSource, 100*res.Gap, cv("hilbert"), cv("snake"), best, bestName, res.Seconds)
+		return nil
+	})
 }
 
 // cpuSeconds is the user + system CPU time of this process so far.
@@ -257,34 +228,46 @@ func bbTable(limit time.Duration, only string) error {
 	}
 	fmt.Println("| instance | n | K | ring | F | status | bound | nodes | seconds | CPU s | DP F |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	return solveEach(insts, only, []int{2, 3}, limit, order.MethodBB, func(in instance, k int, ring bool, w curves.Weights, res *order.OrderResult, cpu float64) error {
+		dpF := "-"
+		if order.OrderDPStates(in.m.N(), k, ring) <= 3e7 {
+			dp, err := order.OrderDP(ctx, in.m, w, ring)
+			if err != nil {
+				return err
+			}
+			dpF = fmt.Sprint(dp.Objective)
+			if res.Status == qap.StatusOptimal && dp.Objective != res.Objective {
+				return fmt.Errorf("%s K=%d ring=%v: bb %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
+			}
+		}
+		fmt.Printf("| %s | %d | %d | %v | %g | %s | %g (%s) | %d | %.2f | %.2f | %s |\n", in.name, in.m.N(), k, ring,
+			res.Objective, res.Status, res.Bound, res.BoundSource, res.Nodes, res.Seconds, cpu, dpF)
+		return nil
+	})
+}
+
+// solveEach solves every selected instance for each K of ks, on the line and then on
+// the ring, by method (seed 1; "" is SolveOrdering's default, which the time and large
+// tables use) under limit (0: none), and hands row each result with
+// the CPU seconds of its solve: the loop of the time, large and bb tables.
+func solveEach(insts []instance, only string, ks []int, limit time.Duration, method order.Method, row func(in instance, k int, ring bool, w curves.Weights, res *order.OrderResult, cpu float64) error) error {
 	for _, in := range insts {
 		if !selected(in.name, only) {
 			continue
 		}
-		for _, k := range []int{2, 3} {
+		for _, k := range ks {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
 				c0 := cpuSeconds()
-				sctx, cancel := withLimit(ctx, limit)
-				res, err := order.SolveOrdering(sctx, in.m, w, order.OrderOptions{Ring: ring, Options: order.Options{Method: order.MethodBB, Seed: 1}})
+				sctx, cancel := withLimit(context.Background(), limit)
+				res, err := order.SolveOrdering(sctx, in.m, w, order.OrderOptions{Ring: ring, Options: order.Options{Method: method, Seed: 1}})
 				cancel()
 				if err != nil {
 					return err
 				}
-				cpu := cpuSeconds() - c0
-				dpF := "-"
-				if order.OrderDPStates(in.m.N(), k, ring) <= 3e7 {
-					dp, err := order.OrderDP(ctx, in.m, w, ring)
-					if err != nil {
-						return err
-					}
-					dpF = fmt.Sprint(dp.Objective)
-					if res.Status == qap.StatusOptimal && dp.Objective != res.Objective {
-						return fmt.Errorf("%s K=%d ring=%v: bb %g != DP %g", in.name, k, ring, res.Objective, dp.Objective)
-					}
+				if err := row(in, k, ring, w, res, cpuSeconds()-c0); err != nil {
+					return err
 				}
-				fmt.Printf("| %s | %d | %d | %v | %g | %s | %g (%s) | %d | %.2f | %.2f | %s |\n", in.name, in.m.N(), k, ring,
-					res.Objective, res.Status, res.Bound, res.BoundSource, res.Nodes, res.Seconds, cpu, dpF)
 			}
 		}
 	}
