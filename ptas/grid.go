@@ -994,22 +994,64 @@ type shellRun struct {
 	cutLo, cutHi int32
 }
 
+// shellStep is shellCols' state between its loops: the next column xi, the
+// previous column's offset, the running count L, the limit less the running sum
+// (slack, dropped once negative), the shell points still to take, and the cut.
+type shellStep struct {
+	xi, prev     int
+	L, slack     int64
+	take         int32
+	cutX         int
+	cutLo, cutHi int32
+}
+
 // shellCols runs score's x pass over the columns from xlo while shell points are
 // still to be taken (take of them), each column's points closer than thr and its
 // shell cells, lower first; it stops at the cut column or once the running sum
-// exceeds lim.
+// exceeds lim. The ball within thr holds at least k points, so take reaches 0 by
+// column xhi.
+//
+// A column at offset x holds the shell cells yl, yh = cy -+ (thr - |x - cx|) and
+// between them its points closer than thr. Where both cells lie in the box and
+// yl < yh, the column is read without clamps or abs, and yl, yh are x plus or
+// minus a constant: left of cx (shellLeft) from cx - thr + 1 up to where a cell
+// leaves the box, right of cx (shellRight) from where both are back in it to
+// cx + thr - 1. The other columns (the one or two with yl == yh, and those whose
+// cells leave the box) take the general step (shellClamped).
 func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int32, k, lim int64) shellRun {
-	r := shellRun{cutX: -1}
+	st := shellStep{xi: xlo, prev: xs[xlo], slack: lim, take: take, cutX: -1}
+	leftEnd := min(cx, cx-thr+cy, cx-thr+H-1-cy)     // last x of shellLeft's columns
+	rightFrom := max(cx+1, cx+thr-cy, cx+thr+cy-H+1) // first x of shellRight's columns
+	st = shellClamped(colPre, xs, st, xhi, cx-thr, H, cx, cy, thr, k)
+	if st.slack >= 0 && st.take > 0 {
+		st = shellLeft(colPre, xs, st, xhi, leftEnd, H+1, cy-thr+cx, cy+thr-cx, k)
+	}
+	if st.slack >= 0 && st.take > 0 {
+		st = shellClamped(colPre, xs, st, xhi, rightFrom-1, H, cx, cy, thr, k)
+	}
+	if st.slack >= 0 && st.take > 0 {
+		st = shellRight(colPre, xs, st, xhi, cx+thr-1, H+1, cy-thr-cx, cy+thr+cx, k)
+	}
+	if st.slack >= 0 && st.take > 0 {
+		st = shellClamped(colPre, xs, st, xhi, math.MaxInt, H, cx, cy, thr, k)
+	}
+	return shellRun{tot: lim - st.slack, L: st.L, xi: st.xi, cutX: st.cutX, cutLo: st.cutLo, cutHi: st.cutHi}
+}
+
+// shellClamped is shellCols' general step over the columns from st.xi at offsets
+// up to end (clamping the cells to the box).
+func shellClamped(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, thr int, k int64) shellStep {
 	s := H + 1
-	prev := xs[xlo]
-	xi, b := xlo, xlo*s // b: the column's prefix counts start at colPre[b]
-	for ; xi <= xhi && take > 0; xi, b = xi+1, b+s {
-		x := xs[xi]
-		r.tot += int64(x-prev) * r.L * (k - r.L)
-		prev = x
-		if r.tot > lim {
-			return r
+	for b := st.xi * s; st.xi <= xhi && st.take > 0; st.xi, b = st.xi+1, b+s {
+		x := xs[st.xi]
+		if x > end {
+			break
 		}
+		st.slack -= int64(x-st.prev) * st.L * (k - st.L)
+		if st.slack < 0 {
+			return st
+		}
+		st.prev = x
 		// The shell cells are rows yl and yh; the points closer than thr are
 		// rows yl+1 .. yh-1, counted as pIn - pLo.
 		rem := thr - absInt(x-cx)
@@ -1020,18 +1062,78 @@ func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int3
 			m = pIn - pLo
 		}
 		if yl >= 0 {
-			lo = min(pLo-colPre[b+yl], take)
-			take -= lo
+			lo = min(pLo-colPre[b+yl], st.take)
+			st.take -= lo
 		}
 		if rem > 0 && yh < H {
-			hi = min(colPre[b+yh+1]-pIn, take)
-			take -= hi
+			hi = min(colPre[b+yh+1]-pIn, st.take)
+			st.take -= hi
 		}
-		r.cutX, r.cutLo, r.cutHi = x, lo, hi
-		r.L += int64(m + lo + hi)
+		st.cutX, st.cutLo, st.cutHi = x, lo, hi
+		st.L += int64(m + lo + hi)
 	}
-	r.xi = xi
-	return r
+	return st
+}
+
+// shellLeft is shellCols' step over the columns from st.xi at offsets up to end,
+// all left of cx with 0 <= yl < yh < H: yl = cl - x and yh = ch + x. A column
+// before the cut adds its closed interval yl .. yh to the count; the cut column
+// (its two shell cells hold the points still to take) ends the pass.
+func shellLeft(colPre []int32, xs []int, st shellStep, xhi, end, s, cl, ch int, k int64) shellStep {
+	L, slack, take, prev := st.L, st.slack, st.take, st.prev
+	xi := st.xi
+	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
+		x := xs[xi]
+		if x > end {
+			break
+		}
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			st.slack = slack
+			return st
+		}
+		prev = x
+		jl, jh := b+cl-x, b+ch+x
+		p0, p1, p2, p3 := colPre[jl], colPre[jl+1], colPre[jh], colPre[jh+1]
+		lo, hi := p1-p0, p3-p2
+		if lo+hi >= take {
+			lo = min(lo, take)
+			return shellStep{xi: xi + 1, prev: x, L: L + int64(p2-p1+take), slack: slack, cutX: x, cutLo: lo, cutHi: take - lo}
+		}
+		take -= lo + hi
+		L += int64(p3 - p0)
+	}
+	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
+	return st
+}
+
+// shellRight is shellLeft for columns right of cx: yl = x + cl and yh = ch - x.
+func shellRight(colPre []int32, xs []int, st shellStep, xhi, end, s, cl, ch int, k int64) shellStep {
+	L, slack, take, prev := st.L, st.slack, st.take, st.prev
+	xi := st.xi
+	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
+		x := xs[xi]
+		if x > end {
+			break
+		}
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			st.slack = slack
+			return st
+		}
+		prev = x
+		jl, jh := b+cl+x, b+ch-x
+		p0, p1, p2, p3 := colPre[jl], colPre[jl+1], colPre[jh], colPre[jh+1]
+		lo, hi := p1-p0, p3-p2
+		if lo+hi >= take {
+			lo = min(lo, take)
+			return shellStep{xi: xi + 1, prev: x, L: L + int64(p2-p1+take), slack: slack, cutX: x, cutLo: lo, cutHi: take - lo}
+		}
+		take -= lo + hi
+		L += int64(p3 - p0)
+	}
+	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
+	return st
 }
 
 // plainCols continues score's x pass over the columns xi..xhi (after the cut
