@@ -1016,18 +1016,37 @@ type shellStep struct {
 // yl < yh, the column is read without clamps or abs, and yl, yh are x plus or
 // minus a constant: left of cx (shellLeft) from cx - thr + 1 up to where a cell
 // leaves the box, right of cx (shellRight) from where both are back in it to
-// cx + thr - 1. The other columns (the one or two with yl == yh, and those whose
-// cells leave the box) take the general step (shellClamped).
+// cx + thr - 1. Columns with both cells outside the box (within d of cx) add
+// their whole column (shellFull), those with one cell outside the closed interval
+// from the other to the box's edge (shellLowOut, shellHighOut). The one or two
+// columns with yl == yh take the general step (shellClamped).
 func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int32, k, lim int64) shellRun {
 	st := shellStep{xi: xlo, prev: xs[xlo], slack: lim, take: take, cutX: -1}
 	leftEnd := min(cx, cx-thr+cy, cx-thr+H-1-cy)     // last x of shellLeft's columns
 	rightFrom := max(cx+1, cx+thr-cy, cx+thr+cy-H+1) // first x of shellRight's columns
+	d := thr - max(cy+1, H-cy)                       // columns within d of cx: both cells outside
+	// Between leftEnd and rightFrom, outside d, one cell is outside the box: the
+	// lower one if the center is nearer the box's bottom.
+	oneOut := shellHighOut
+	if cy+1 < H-cy {
+		oneOut = shellLowOut
+	}
 	st = shellClamped(colPre, xs, st, xhi, cx-thr, H, cx, cy, thr, k)
 	if st.slack >= 0 && st.take > 0 {
 		st = shellLeft(colPre, xs, st, xhi, leftEnd, H+1, cy-thr+cx, cy+thr-cx, k)
 	}
 	if st.slack >= 0 && st.take > 0 {
-		st = shellClamped(colPre, xs, st, xhi, rightFrom-1, H, cx, cy, thr, k)
+		end := rightFrom - 1
+		if d >= 0 {
+			end = cx - d - 1
+		}
+		st = oneOut(colPre, xs, st, xhi, end, H, cx, cy, thr, k)
+	}
+	if d >= 0 && st.slack >= 0 && st.take > 0 {
+		st = shellFull(colPre, xs, st, xhi, cx+d, H+1, k)
+		if st.slack >= 0 && st.take > 0 {
+			st = oneOut(colPre, xs, st, xhi, rightFrom-1, H, cx, cy, thr, k)
+		}
 	}
 	if st.slack >= 0 && st.take > 0 {
 		st = shellRight(colPre, xs, st, xhi, cx+thr-1, H+1, cy-thr-cx, cy+thr+cx, k)
@@ -1072,6 +1091,86 @@ func shellClamped(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, t
 		st.cutX, st.cutLo, st.cutHi = x, lo, hi
 		st.L += int64(m + lo + hi)
 	}
+	return st
+}
+
+// shellFull is shellCols' step over the columns from st.xi at offsets up to end,
+// all with both shell cells outside the box: each adds its whole column (the
+// prefix count at H) and takes no shell point.
+func shellFull(colPre []int32, xs []int, st shellStep, xhi, end, s int, k int64) shellStep {
+	L, slack, prev := st.L, st.slack, st.prev
+	xi := st.xi
+	for b := xi*s + s - 1; xi <= xhi; xi, b = xi+1, b+s {
+		x := xs[xi]
+		if x > end {
+			break
+		}
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			st.slack = slack
+			return st
+		}
+		prev = x
+		L += int64(colPre[b])
+	}
+	st.xi, st.prev, st.L, st.slack = xi, prev, L, slack
+	return st
+}
+
+// shellLowOut is shellCols' step over the columns from st.xi at offsets up to
+// end, all with 0 < rem, the lower shell cell below the box and the upper one,
+// row yh = cy + rem, in it: the column's closed interval is its rows 0 .. yh.
+func shellLowOut(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, thr int, k int64) shellStep {
+	L, slack, take, prev := st.L, st.slack, st.take, st.prev
+	xi, s, top := st.xi, H+1, cy+thr
+	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
+		x := xs[xi]
+		if x > end {
+			break
+		}
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			st.slack = slack
+			return st
+		}
+		prev = x
+		j := b + top - absInt(x-cx)
+		p2, p3 := colPre[j], colPre[j+1]
+		if hi := p3 - p2; hi >= take {
+			return shellStep{xi: xi + 1, prev: x, L: L + int64(p2+take), slack: slack, cutX: x, cutHi: take}
+		}
+		take -= p3 - p2
+		L += int64(p3)
+	}
+	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
+	return st
+}
+
+// shellHighOut is shellLowOut with the upper cell above the box and the lower
+// one, row yl = cy - rem, in it: the closed interval is rows yl .. H-1.
+func shellHighOut(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, thr int, k int64) shellStep {
+	L, slack, take, prev := st.L, st.slack, st.take, st.prev
+	xi, s, bot := st.xi, H+1, cy-thr
+	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
+		x := xs[xi]
+		if x > end {
+			break
+		}
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			st.slack = slack
+			return st
+		}
+		prev = x
+		j := b + bot + absInt(x-cx)
+		p0, p1, pH := colPre[j], colPre[j+1], colPre[b+H]
+		if lo := p1 - p0; lo >= take {
+			return shellStep{xi: xi + 1, prev: x, L: L + int64(pH-p1+take), slack: slack, cutX: x, cutLo: take}
+		}
+		take -= p1 - p0
+		L += int64(pH - p0)
+	}
+	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
 	return st
 }
 
