@@ -994,83 +994,22 @@ type shellRun struct {
 	cutLo, cutHi int32
 }
 
-// shellStep is shellCols' state between its loops: the next column xi, the
-// previous column's offset, the running count L, the limit less the running sum
-// (slack, dropped once negative), the shell points still to take, and the cut.
-type shellStep struct {
-	xi, prev     int
-	L, slack     int64
-	take         int32
-	cutX         int
-	cutLo, cutHi int32
-}
-
 // shellCols runs score's x pass over the columns from xlo while shell points are
 // still to be taken (take of them), each column's points closer than thr and its
 // shell cells, lower first; it stops at the cut column or once the running sum
-// exceeds lim. The ball within thr holds at least k points, so take reaches 0 by
-// column xhi.
-//
-// A column at offset x holds the shell cells yl, yh = cy -+ (thr - |x - cx|) and
-// between them its points closer than thr. Where both cells lie in the box and
-// yl < yh, the column is read without clamps or abs, and yl, yh are x plus or
-// minus a constant: left of cx (shellLeft) from cx - thr + 1 up to where a cell
-// leaves the box, right of cx (shellRight) from where both are back in it to
-// cx + thr - 1. Columns with both cells outside the box (within d of cx) add
-// their whole column (shellFull), those with one cell outside the closed interval
-// from the other to the box's edge (shellLowOut, shellHighOut). The one or two
-// columns with yl == yh take the general step (shellClamped).
+// exceeds lim.
 func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int32, k, lim int64) shellRun {
-	st := shellStep{xi: xlo, prev: xs[xlo], slack: lim, take: take, cutX: -1}
-	leftEnd := min(cx, cx-thr+cy, cx-thr+H-1-cy)     // last x of shellLeft's columns
-	rightFrom := max(cx+1, cx+thr-cy, cx+thr+cy-H+1) // first x of shellRight's columns
-	d := thr - max(cy+1, H-cy)                       // columns within d of cx: both cells outside
-	// Between leftEnd and rightFrom, outside d, one cell is outside the box: the
-	// lower one if the center is nearer the box's bottom.
-	oneOut := shellHighOut
-	if cy+1 < H-cy {
-		oneOut = shellLowOut
-	}
-	st = shellClamped(colPre, xs, st, xhi, cx-thr, H, cx, cy, thr, k)
-	if st.slack >= 0 && st.take > 0 {
-		st = shellLeft(colPre, xs, st, xhi, leftEnd, H+1, cy-thr+cx, cy+thr-cx, k)
-	}
-	if st.slack >= 0 && st.take > 0 {
-		end := rightFrom - 1
-		if d >= 0 {
-			end = cx - d - 1
-		}
-		st = oneOut(colPre, xs, st, xhi, end, H, cx, cy, thr, k)
-	}
-	if d >= 0 && st.slack >= 0 && st.take > 0 {
-		st = shellFull(colPre, xs, st, xhi, cx+d, H+1, k)
-		if st.slack >= 0 && st.take > 0 {
-			st = oneOut(colPre, xs, st, xhi, rightFrom-1, H, cx, cy, thr, k)
-		}
-	}
-	if st.slack >= 0 && st.take > 0 {
-		st = shellRight(colPre, xs, st, xhi, cx+thr-1, H+1, cy-thr-cx, cy+thr+cx, k)
-	}
-	if st.slack >= 0 && st.take > 0 {
-		st = shellClamped(colPre, xs, st, xhi, math.MaxInt, H, cx, cy, thr, k)
-	}
-	return shellRun{tot: lim - st.slack, L: st.L, xi: st.xi, cutX: st.cutX, cutLo: st.cutLo, cutHi: st.cutHi}
-}
-
-// shellClamped is shellCols' general step over the columns from st.xi at offsets
-// up to end (clamping the cells to the box).
-func shellClamped(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, thr int, k int64) shellStep {
+	r := shellRun{cutX: -1}
 	s := H + 1
-	for b := st.xi * s; st.xi <= xhi && st.take > 0; st.xi, b = st.xi+1, b+s {
-		x := xs[st.xi]
-		if x > end {
-			break
+	prev := xs[xlo]
+	xi, b := xlo, xlo*s // b: the column's prefix counts start at colPre[b]
+	for ; xi <= xhi && take > 0; xi, b = xi+1, b+s {
+		x := xs[xi]
+		r.tot += int64(x-prev) * r.L * (k - r.L)
+		prev = x
+		if r.tot > lim {
+			return r
 		}
-		st.slack -= int64(x-st.prev) * st.L * (k - st.L)
-		if st.slack < 0 {
-			return st
-		}
-		st.prev = x
 		// The shell cells are rows yl and yh; the points closer than thr are
 		// rows yl+1 .. yh-1, counted as pIn - pLo.
 		rem := thr - absInt(x-cx)
@@ -1081,158 +1020,18 @@ func shellClamped(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, t
 			m = pIn - pLo
 		}
 		if yl >= 0 {
-			lo = min(pLo-colPre[b+yl], st.take)
-			st.take -= lo
+			lo = min(pLo-colPre[b+yl], take)
+			take -= lo
 		}
 		if rem > 0 && yh < H {
-			hi = min(colPre[b+yh+1]-pIn, st.take)
-			st.take -= hi
+			hi = min(colPre[b+yh+1]-pIn, take)
+			take -= hi
 		}
-		st.cutX, st.cutLo, st.cutHi = x, lo, hi
-		st.L += int64(m + lo + hi)
+		r.cutX, r.cutLo, r.cutHi = x, lo, hi
+		r.L += int64(m + lo + hi)
 	}
-	return st
-}
-
-// shellFull is shellCols' step over the columns from st.xi at offsets up to end,
-// all with both shell cells outside the box: each adds its whole column (the
-// prefix count at H) and takes no shell point.
-func shellFull(colPre []int32, xs []int, st shellStep, xhi, end, s int, k int64) shellStep {
-	L, slack, prev := st.L, st.slack, st.prev
-	xi := st.xi
-	for b := xi*s + s - 1; xi <= xhi; xi, b = xi+1, b+s {
-		x := xs[xi]
-		if x > end {
-			break
-		}
-		slack -= int64(x-prev) * L * (k - L)
-		if slack < 0 {
-			st.slack = slack
-			return st
-		}
-		prev = x
-		L += int64(colPre[b])
-	}
-	st.xi, st.prev, st.L, st.slack = xi, prev, L, slack
-	return st
-}
-
-// shellLowOut is shellCols' step over the columns from st.xi at offsets up to
-// end, all with 0 < rem, the lower shell cell below the box and the upper one,
-// row yh = cy + rem, in it: the column's closed interval is its rows 0 .. yh.
-func shellLowOut(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, thr int, k int64) shellStep {
-	L, slack, take, prev := st.L, st.slack, st.take, st.prev
-	xi, s, top := st.xi, H+1, cy+thr
-	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
-		x := xs[xi]
-		if x > end {
-			break
-		}
-		slack -= int64(x-prev) * L * (k - L)
-		if slack < 0 {
-			st.slack = slack
-			return st
-		}
-		prev = x
-		j := b + top - absInt(x-cx)
-		p2, p3 := colPre[j], colPre[j+1]
-		if hi := p3 - p2; hi >= take {
-			return shellStep{xi: xi + 1, prev: x, L: L + int64(p2+take), slack: slack, cutX: x, cutHi: take}
-		}
-		take -= p3 - p2
-		L += int64(p3)
-	}
-	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
-	return st
-}
-
-// shellHighOut is shellLowOut with the upper cell above the box and the lower
-// one, row yl = cy - rem, in it: the closed interval is rows yl .. H-1.
-func shellHighOut(colPre []int32, xs []int, st shellStep, xhi, end, H, cx, cy, thr int, k int64) shellStep {
-	L, slack, take, prev := st.L, st.slack, st.take, st.prev
-	xi, s, bot := st.xi, H+1, cy-thr
-	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
-		x := xs[xi]
-		if x > end {
-			break
-		}
-		slack -= int64(x-prev) * L * (k - L)
-		if slack < 0 {
-			st.slack = slack
-			return st
-		}
-		prev = x
-		j := b + bot + absInt(x-cx)
-		p0, p1, pH := colPre[j], colPre[j+1], colPre[b+H]
-		if lo := p1 - p0; lo >= take {
-			return shellStep{xi: xi + 1, prev: x, L: L + int64(pH-p1+take), slack: slack, cutX: x, cutLo: take}
-		}
-		take -= p1 - p0
-		L += int64(pH - p0)
-	}
-	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
-	return st
-}
-
-// shellLeft is shellCols' step over the columns from st.xi at offsets up to end,
-// all left of cx with 0 <= yl < yh < H: yl = cl - x and yh = ch + x. A column
-// before the cut adds its closed interval yl .. yh to the count; the cut column
-// (its two shell cells hold the points still to take) ends the pass.
-func shellLeft(colPre []int32, xs []int, st shellStep, xhi, end, s, cl, ch int, k int64) shellStep {
-	L, slack, take, prev := st.L, st.slack, st.take, st.prev
-	xi := st.xi
-	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
-		x := xs[xi]
-		if x > end {
-			break
-		}
-		slack -= int64(x-prev) * L * (k - L)
-		if slack < 0 {
-			st.slack = slack
-			return st
-		}
-		prev = x
-		jl, jh := b+cl-x, b+ch+x
-		p0, p1, p2, p3 := colPre[jl], colPre[jl+1], colPre[jh], colPre[jh+1]
-		lo, hi := p1-p0, p3-p2
-		if lo+hi >= take {
-			lo = min(lo, take)
-			return shellStep{xi: xi + 1, prev: x, L: L + int64(p2-p1+take), slack: slack, cutX: x, cutLo: lo, cutHi: take - lo}
-		}
-		take -= lo + hi
-		L += int64(p3 - p0)
-	}
-	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
-	return st
-}
-
-// shellRight is shellLeft for columns right of cx: yl = x + cl and yh = ch - x.
-func shellRight(colPre []int32, xs []int, st shellStep, xhi, end, s, cl, ch int, k int64) shellStep {
-	L, slack, take, prev := st.L, st.slack, st.take, st.prev
-	xi := st.xi
-	for b := xi * s; xi <= xhi; xi, b = xi+1, b+s {
-		x := xs[xi]
-		if x > end {
-			break
-		}
-		slack -= int64(x-prev) * L * (k - L)
-		if slack < 0 {
-			st.slack = slack
-			return st
-		}
-		prev = x
-		jl, jh := b+cl+x, b+ch-x
-		p0, p1, p2, p3 := colPre[jl], colPre[jl+1], colPre[jh], colPre[jh+1]
-		lo, hi := p1-p0, p3-p2
-		if lo+hi >= take {
-			lo = min(lo, take)
-			return shellStep{xi: xi + 1, prev: x, L: L + int64(p2-p1+take), slack: slack, cutX: x, cutLo: lo, cutHi: take - lo}
-		}
-		take -= lo + hi
-		L += int64(p3 - p0)
-	}
-	st.xi, st.prev, st.L, st.slack, st.take = xi, prev, L, slack, take
-	return st
+	r.xi = xi
+	return r
 }
 
 // plainCols continues score's x pass over the columns xi..xhi (after the cut
