@@ -997,41 +997,141 @@ type shellRun struct {
 // shellCols runs score's x pass over the columns from xlo while shell points are
 // still to be taken (take of them), each column's points closer than thr and its
 // shell cells, lower first; it stops at the cut column or once the running sum
-// exceeds lim.
+// exceeds lim. The ball within thr holds at least k points, so take reaches 0 by
+// column xhi (at offset cx + thr at most).
+//
+// A column at offset x holds the shell cells yl, yh = cy -+ (thr - |x - cx|) and
+// between them its points closer than thr. The columns come in runs, each read
+// without clamps by a loop of its own, with few values live: the one at cx - thr
+// and the one at cx + thr (yl == yh: one cell); those left of cx with both cells
+// in the box (yl = cl - x, yh = ch + x) up to leftEnd, and those right of cx with
+// both in it from rightFrom; between them, the columns with one cell outside the
+// box (the lower one if the center is nearer the box's bottom) and, within d of
+// cx, those with both outside (the whole column, no shell point). A column before
+// the cut adds its closed interval from yl to yh (clamped to the box); the cut
+// column ends the pass.
 func shellCols(colPre []int32, xs []int, xlo, xhi, H, cx, cy, thr int, take int32, k, lim int64) shellRun {
-	r := shellRun{cutX: -1}
 	s := H + 1
-	prev := xs[xlo]
-	xi, b := xlo, xlo*s // b: the column's prefix counts start at colPre[b]
-	for ; xi <= xhi && take > 0; xi, b = xi+1, b+s {
-		x := xs[xi]
-		r.tot += int64(x-prev) * r.L * (k - r.L)
-		prev = x
-		if r.tot > lim {
-			return r
+	slack, L := lim, int64(0) // slack: lim less the running sum, dropped once negative
+	prev, xi := xs[xlo], xlo
+	b := xi * s
+	if x := xs[xi]; x == cx-thr { // its one shell cell, at cy; no sum yet
+		if slack < 0 {
+			return shellRun{tot: lim - slack}
 		}
-		// The shell cells are rows yl and yh; the points closer than thr are
-		// rows yl+1 .. yh-1, counted as pIn - pLo.
-		rem := thr - absInt(x-cx)
-		yl, yh := cy-rem, cy+rem
-		pLo, pIn := colPre[b+max(yl+1, 0)], colPre[b+min(yh, H)]
-		var m, lo, hi int32
-		if rem > 0 {
-			m = pIn - pLo
+		c := colPre[b+cy+1] - colPre[b+cy]
+		if c >= take {
+			return shellRun{tot: lim - slack, L: int64(take), xi: xi + 1, cutX: x, cutLo: take}
 		}
-		if yl >= 0 {
-			lo = min(pLo-colPre[b+yl], take)
-			take -= lo
-		}
-		if rem > 0 && yh < H {
-			hi = min(colPre[b+yh+1]-pIn, take)
-			take -= hi
-		}
-		r.cutX, r.cutLo, r.cutHi = x, lo, hi
-		r.L += int64(m + lo + hi)
+		take -= c
+		L += int64(c)
+		xi, b = xi+1, b+s
 	}
-	r.xi = xi
-	return r
+	leftEnd := min(cx, cx-thr+cy, cx-thr+H-1-cy)
+	for cl, ch := cy-thr+cx, cy+thr-cx; xi <= xhi; xi, b = xi+1, b+s {
+		x := xs[xi]
+		if x > leftEnd {
+			break
+		}
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			return shellRun{tot: lim - slack}
+		}
+		prev = x
+		jl, jh := b+cl-x, b+ch+x
+		p0, p1, p2, p3 := colPre[jl], colPre[jl+1], colPre[jh], colPre[jh+1]
+		if lo, hi := p1-p0, p3-p2; lo+hi >= take {
+			lo = min(lo, take)
+			return shellRun{tot: lim - slack, L: L + int64(p2-p1+take), xi: xi + 1, cutX: x, cutLo: lo, cutHi: take - lo}
+		} else {
+			take -= lo + hi
+		}
+		L += int64(p3 - p0)
+	}
+	rightFrom := max(cx+1, cx+thr-cy, cx+thr+cy-H+1)
+	d := thr - max(cy+1, H-cy) // columns within d of cx: both cells outside the box
+	if cy+1 < H-cy {           // the lower cell outside: the closed interval from 0 to yh
+		for top := cy + thr; xi <= xhi; xi, b = xi+1, b+s {
+			x := xs[xi]
+			if x >= rightFrom {
+				break
+			}
+			slack -= int64(x-prev) * L * (k - L)
+			if slack < 0 {
+				return shellRun{tot: lim - slack}
+			}
+			prev = x
+			e := absInt(x - cx)
+			if e <= d {
+				L += int64(colPre[b+H])
+				continue
+			}
+			j := b + top - e
+			p2, p3 := colPre[j], colPre[j+1]
+			if p3-p2 >= take {
+				return shellRun{tot: lim - slack, L: L + int64(p2+take), xi: xi + 1, cutX: x, cutHi: take}
+			}
+			take -= p3 - p2
+			L += int64(p3)
+		}
+	} else { // the upper cell outside: the closed interval from yl to H - 1
+		for bot := cy - thr; xi <= xhi; xi, b = xi+1, b+s {
+			x := xs[xi]
+			if x >= rightFrom {
+				break
+			}
+			slack -= int64(x-prev) * L * (k - L)
+			if slack < 0 {
+				return shellRun{tot: lim - slack}
+			}
+			prev = x
+			e := absInt(x - cx)
+			pH := colPre[b+H]
+			if e <= d {
+				L += int64(pH)
+				continue
+			}
+			j := b + bot + e
+			p0, p1 := colPre[j], colPre[j+1]
+			if p1-p0 >= take {
+				return shellRun{tot: lim - slack, L: L + int64(pH-p1+take), xi: xi + 1, cutX: x, cutLo: take}
+			}
+			take -= p1 - p0
+			L += int64(pH - p0)
+		}
+	}
+	for cl, ch := cy-thr-cx, cy+thr+cx; xi <= xhi; xi, b = xi+1, b+s {
+		x := xs[xi]
+		if x >= cx+thr {
+			break
+		}
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			return shellRun{tot: lim - slack}
+		}
+		prev = x
+		jl, jh := b+cl+x, b+ch-x
+		p0, p1, p2, p3 := colPre[jl], colPre[jl+1], colPre[jh], colPre[jh+1]
+		if lo, hi := p1-p0, p3-p2; lo+hi >= take {
+			lo = min(lo, take)
+			return shellRun{tot: lim - slack, L: L + int64(p2-p1+take), xi: xi + 1, cutX: x, cutLo: lo, cutHi: take - lo}
+		} else {
+			take -= lo + hi
+		}
+		L += int64(p3 - p0)
+	}
+	// The column at cx + thr, if any, is the last: its one cell holds the take.
+	if xi <= xhi {
+		x := xs[xi]
+		slack -= int64(x-prev) * L * (k - L)
+		if slack < 0 {
+			return shellRun{tot: lim - slack}
+		}
+		c := colPre[b+cy+1] - colPre[b+cy]
+		lo := min(c, take)
+		return shellRun{tot: lim - slack, L: L + int64(lo), xi: xi + 1, cutX: x, cutLo: lo}
+	}
+	return shellRun{tot: lim - slack, L: L, xi: xi, cutX: -1}
 }
 
 // plainCols continues score's x pass over the columns xi..xhi (after the cut
