@@ -324,7 +324,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		}
 		if run > limit {
 			// End - Start without ElapsedRaw or Elapsed: bounded like them.
-			if err := bad(fmt.Errorf("End - Start %d s: %w (at most %d seconds)", run, ErrRange, limit)); err != nil {
+			if err := bad(fmt.Errorf("run time End - Start %d s: %w (at most %d seconds)", run, ErrRange, limit)); err != nil {
 				return nil, err
 			}
 			continue
