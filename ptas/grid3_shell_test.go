@@ -126,16 +126,7 @@ func TestGrid3ScoreShellTables(t *testing.T) {
 	for c := range sets {
 		W, H, L := 1+r.IntN(8), 1+r.IntN(8), 1+r.IntN(8)
 		busy := []float64{0, 0.2, 0.5, 0.8}[r.IntN(4)]
-		var pts [][]int
-		for x := range W {
-			for y := range H {
-				for z := range L {
-					if r.Float64() >= busy {
-						pts = append(pts, []int{x, y, z})
-					}
-				}
-			}
-		}
+		pts := randomFree3(r, W, H, L, busy)
 		if len(pts) < 3 {
 			continue
 		}

@@ -118,16 +118,7 @@ func TestGrid3BoundsBelowTotal(t *testing.T) {
 	for c := range cases {
 		W, H, L := 2+r.IntN(9), 2+r.IntN(9), 2+r.IntN(9)
 		busy := r.Float64() * 0.9
-		var pts [][]int
-		for x := range W {
-			for y := range H {
-				for z := range L {
-					if r.Float64() >= busy {
-						pts = append(pts, []int{x, y, z})
-					}
-				}
-			}
-		}
+		pts := randomFree3(r, W, H, L, busy)
 		if len(pts) < 3 {
 			continue
 		}
@@ -267,4 +258,21 @@ func grid3ScanT(t *testing.T, pts [][]int, k, c int) (g *grid3Scan, px, py, pz [
 		t.Fatalf("case %d: no scan", c)
 	}
 	return g, px, py, pz, lo
+}
+
+// randomFree3 lists the free cells of a W x H x L box in x, y, z order, each cell
+// busy with probability busy (one r.Float64 per cell, in that order): the random
+// free sets of the 3D scan's tests.
+func randomFree3(r *rand.Rand, W, H, L int, busy float64) [][]int {
+	var pts [][]int
+	for x := range W {
+		for y := range H {
+			for z := range L {
+				if r.Float64() >= busy {
+					pts = append(pts, []int{x, y, z})
+				}
+			}
+		}
+	}
+	return pts
 }

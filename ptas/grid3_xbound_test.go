@@ -23,16 +23,7 @@ func TestGrid3XBoundBelowXTotal(t *testing.T) {
 	for c := range sets {
 		W, H, L := 1+r.IntN(7), 1+r.IntN(7), 1+r.IntN(7)
 		busy := r.Float64() * 0.95
-		var pts [][]int
-		for x := range W {
-			for y := range H {
-				for z := range L {
-					if r.Float64() >= busy {
-						pts = append(pts, []int{x, y, z})
-					}
-				}
-			}
-		}
+		pts := randomFree3(r, W, H, L, busy)
 		if len(pts) < 3 {
 			continue
 		}
