@@ -58,34 +58,24 @@ func mmGridPays[T geom.Number](pr *problem[T]) bool {
 	return grid < sweep
 }
 
-// mmGrid is MM with TiesByIndex for integer points in the plane, with a cost per
-// center that depends on the radius of the k nearest, not on k. For a center c let
-// thr be the k-th smallest distance: the candidate is every point at distance < thr
-// plus the lowest-index points at distance exactly thr. Per column (distinct x) and
-// per row (distinct y) the points are counted by prefix sums over the other
-// coordinate, so the number of points within distance r, and the candidate's x and y
-// marginals (points per column and per row), cost O(1) per column and row within r
-// of c; the points at distance thr are read from per-cell lists. The total pairwise
-// L1 distance is the sum of the 1D totals of the two marginals. thr changes by at
-// most the step between consecutive centers, so it is found by a short walk.
-// Centers are visited in lexicographic order and the first strictly smallest total
-// wins: the same subset and center as mmSweep.
-func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (best []int, bestCenter []T, err error) {
-	best, bestCenter, _, _, err = gridSearchTotal(ctx, pr, floor, false)
-	return best, bestCenter, err
-}
-
-// gridSearch is mmGrid (onPoints false), or Gen-Alg's search with TiesByIndex
-// (onPoints: the centers are the points, in input order), which takes the grid only
-// for points in ascending (x, y) order whose rotated table fits (gridScan); ok is
-// false when it does not apply.
-func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, ok bool, err error) {
-	best, bestCenter, _, ok, err = gridSearchTotal(ctx, pr, floor, onPoints)
-	return best, bestCenter, ok, err
-}
-
-// gridSearchTotal is gridSearch that also returns the winner's total pairwise
-// distance, which the scan has computed (so the result need not sum it again).
+// gridSearchTotal is MM with TiesByIndex for integer points in the plane (onPoints
+// false; "mmGrid"), or Gen-Alg's search with TiesByIndex (onPoints: the centers are
+// the points, in input order), which takes the grid only for points in ascending
+// (x, y) order whose rotated table fits (gridScan); ok is false when it does not
+// apply. It returns the winner's total pairwise distance too, which the scan has
+// computed (so the result need not sum it again).
+//
+// The cost per center depends on the radius of the k nearest, not on k. For a
+// center c let thr be the k-th smallest distance: the candidate is every point at
+// distance < thr plus the lowest-index points at distance exactly thr. Per column
+// (distinct x) and per row (distinct y) the points are counted by prefix sums over
+// the other coordinate, so the number of points within distance r, and the
+// candidate's x and y marginals (points per column and per row), cost O(1) per
+// column and row within r of c; the points at distance thr are read from per-cell
+// lists. The total pairwise L1 distance is the sum of the 1D totals of the two
+// marginals. thr changes by at most the step between consecutive centers, so it is
+// found by a short walk. Centers are visited in lexicographic order and the first
+// strictly smallest total wins: the same subset and center as mmSweep.
 func gridSearchTotal[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, total int64, ok bool, err error) {
 	n, k := pr.n, pr.k
 	pts := pr.pts

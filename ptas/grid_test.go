@@ -788,3 +788,15 @@ func TestGridResultTotal(t *testing.T) {
 		t.Fatalf("only %d searches checked", checked)
 	}
 }
+
+// mmGrid is gridSearchTotal's MM (the centers of the lattice), without the total.
+func mmGrid[T geom.Number](ctx context.Context, pr *problem[T], floor float64) (best []int, bestCenter []T, err error) {
+	best, bestCenter, _, _, err = gridSearchTotal(ctx, pr, floor, false)
+	return best, bestCenter, err
+}
+
+// gridSearch is gridSearchTotal without the total.
+func gridSearch[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool) (best []int, bestCenter []T, ok bool, err error) {
+	best, bestCenter, _, ok, err = gridSearchTotal(ctx, pr, floor, onPoints)
+	return best, bestCenter, ok, err
+}
