@@ -45,6 +45,7 @@ type greedyScratch struct {
 	lastBound   int                // and the bound it gave up on (math.MaxInt: it did not)
 	tiles       greedyTiles        // greedyCollectShells' shells read by tiles on 3D grids (center_mc1x1_greedy_tiles.go)
 	tileAt      []int32
+	tileMins    []int    // greedyShellTiles3: per part of a face's axis, its start, count, least total and least L1 distance
 	tilesOff    bool     // tests: shells read whole
 	tileSide    int      // tests: the tiles' side (0: greedyTileSide)
 	shellBufs   struct { // greedyCollectShells' per-axis tables

@@ -120,6 +120,7 @@ func (a *mc1x1) greedyTileBound(t *greedyTile, axisKey []int, off []int, n int) 
 // tiles and puts each, with its bound, in the heap of tiles; n nodes are taken.
 func (a *mc1x1) greedyShellTiles3(cc []int32, r int, axisKey []int, cdist []int32, off []int, n int) {
 	x := a.x
+	kb := a.keyBits
 	gt := &a.tiles
 	side := greedyTileSide
 	if a.tileSide > 0 {
@@ -177,24 +178,33 @@ func (a *mc1x1) greedyShellTiles3(cc []int32, r int, axisKey []int, cdist []int3
 					k++
 				}
 			}
-			p0 := (int(ax[fa[0]].n) + side - 1) / side
-			p1 := (int(ax[fa[1]].n) + side - 1) / side
-			for q0 := range p0 {
-				s0, e0 := part(int(ax[fa[0]].n), p0, q0)
-				for q1 := range p1 {
-					s1, e1 := part(int(ax[fa[1]].n), p1, q1)
+			// the parts' least totals and L1 distances along each free axis, once
+			// per face (a tile's least over its box is a sum over axes)
+			var np [2]int
+			mins := a.tileMins[:0]
+			for h, i := range fa {
+				np[h] = (int(ax[i].n) + side - 1) / side
+				for q := range np[h] {
+					s0, e0 := part(int(ax[i].n), np[h], q)
+					st, cnt := wrapAdd(ax[i].start, s0, x.dims[i]), int32(e0-s0)
+					mins = append(mins, int(st), int(cnt),
+						greedyTileMin(axisKey, off[i], st, cnt, x.dims[i]),
+						int(greedyTileMinInt32(cdist, off[i], st, cnt, x.dims[i])))
+				}
+			}
+			a.tileMins = mins
+			kj, dj := axisKey[off[j]+int(u)]-n, int(cdist[off[j]+int(u)])
+			for q0 := range np[0] {
+				m0 := mins[4*q0 : 4*q0+4]
+				for q1 := range np[1] {
+					m1 := mins[4*(np[0]+q1) : 4*(np[0]+q1)+4]
 					var t greedyTile
 					t.start[j], t.n[j] = u, 1
-					t.start[fa[0]], t.n[fa[0]] = wrapAdd(ax[fa[0]].start, s0, x.dims[fa[0]]), int32(e0-s0)
-					t.start[fa[1]], t.n[fa[1]] = wrapAdd(ax[fa[1]].start, s1, x.dims[fa[1]]), int32(e1-s1)
-					l1 := 0
-					for i := range 3 {
-						l1 += int(greedyTileMinInt32(cdist, off[i], t.start[i], t.n[i], x.dims[i]))
-					}
-					t.l1 = int32(l1)
+					t.start[fa[0]], t.n[fa[0]] = int32(m0[0]), int32(m0[1])
+					t.start[fa[1]], t.n[fa[1]] = int32(m1[0]), int32(m1[1])
+					t.l1 = int32(dj + m0[3] + m1[3])
 					gt.tiles = append(gt.tiles, t)
-					id := int32(len(gt.tiles) - 1)
-					gt.push(a.greedyTileBound(&gt.tiles[id], axisKey, off, n), id)
+					gt.push(int64(kj+m0[2]+m1[2])<<kb.sumShift|int64(t.l1)<<kb.posBits, int32(len(gt.tiles)-1))
 				}
 			}
 		}
