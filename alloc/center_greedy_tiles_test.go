@@ -10,11 +10,12 @@ import (
 )
 
 // Shells read by tiles (greedyShellTiles3) against shells read whole, center by
-// center, on 3D grids whose faces span several tiles (tile sides 1, 2, 3 and the
-// default; rings shorter than a ball, partly wrapped grids): for every free center
-// of a sample and several k, the same score, the same nodes taken in the same order,
-// the same radius read and bound given up on (what the memo keeps), for stops
-// around the score; and on a share of them the plain definition's score and nodes.
+// center, on 3D grids whose faces span several tiles (tile sides 1, 2 and 3 on
+// every shell, and the defaults; rings shorter than a ball, partly wrapped grids):
+// for every free center of a sample and several k, the same score, the same nodes
+// taken in the same order, the same radius read and bound given up on (what the
+// memo keeps), for stops around the score; and on a share of them the plain
+// definition's score and nodes.
 func TestGreedyTilesMatchWhole(t *testing.T) {
 	mk := func(dims []int, wrap []bool) *topo.Grid {
 		g, err := topo.NewGrid(dims, wrap)
@@ -30,7 +31,7 @@ func TestGreedyTilesMatchWhole(t *testing.T) {
 		rounds, sample = 2, 15
 	}
 	rng := rand.New(rand.NewPCG(13, 6))
-	centers, gaveUps, plain, tilesRead := 0, 0, 0, 0
+	centers, gaveUps, plain, tilesRead, defaultTiles := 0, 0, 0, 0, 0
 	for gi, g := range grids {
 		for r := range rounds {
 			free := randomFreeSet(rng, g)
@@ -49,7 +50,10 @@ func TestGreedyTilesMatchWhole(t *testing.T) {
 				}
 			}
 			tiled, whole := al[0], al[1]
-			tiled.tileSide = []int{1, 2, 3, 0}[(gi+r)%4]
+			// small tiles on every shell, or the defaults (from radius 8 on)
+			if tiled.tileSide = []int{1, 2, 3, 0}[(gi+r)%4]; tiled.tileSide > 0 {
+				tiled.tileFrom = 1
+			}
 			whole.tilesOff = true
 			nf := len(tiled.fl)
 			if nf < 2 {
@@ -66,6 +70,9 @@ func TestGreedyTilesMatchWhole(t *testing.T) {
 					got, taken := tiled.greedyCollectShells(c, L, m, math.MaxInt)
 					taken = slices.Clone(taken)
 					tilesRead += len(tiled.tiles.tiles)
+					if tiled.tileSide == 0 {
+						defaultTiles += len(tiled.tiles.tiles)
+					}
 					if got != want || !slices.Equal(taken, wantTaken) || tiled.lastR != wantR {
 						t.Fatalf("%s round %d, tile side %d, k=%d, center %d: tiles score %d taking %v (radius %d), whole %d taking %v (radius %d)",
 							g.Spec(), r, tiled.tileSide, k, c, got, taken, tiled.lastR, want, wantTaken, wantR)
@@ -95,9 +102,9 @@ func TestGreedyTilesMatchWhole(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d centers, %d give-ups, %d against the plain collector, %d tiles made", centers, gaveUps, plain, tilesRead)
-	if centers < 500 || gaveUps < 200 || plain < 100 {
-		t.Fatalf("only %d centers, %d give-ups, %d plain checks", centers, gaveUps, plain)
+	t.Logf("%d centers, %d give-ups, %d against the plain collector, %d tiles made (%d with the defaults)", centers, gaveUps, plain, tilesRead, defaultTiles)
+	if centers < 500 || gaveUps < 200 || plain < 100 || defaultTiles == 0 {
+		t.Fatalf("only %d centers, %d give-ups, %d plain checks, %d tiles with the defaults", centers, gaveUps, plain, defaultTiles)
 	}
 }
 
@@ -125,7 +132,7 @@ func TestGreedyTilesDecisionsMatch(t *testing.T) {
 			a.(TieReporter).CountTies(ties)
 			al[o] = a
 		}
-		al[0].(*mc1x1).tileSide = 1 + gi%3
+		al[0].(*mc1x1).tileSide, al[0].(*mc1x1).tileFrom = 1+gi%3, 1
 		al[1].(*mc1x1).tilesOff = true
 		n := g.N()
 		sizes := []int{1 + rng.IntN(5), 2 + rng.IntN(n/20+1), 3 + rng.IntN(n/6+1)}

@@ -48,6 +48,7 @@ type greedyScratch struct {
 	tileMins    []int    // greedyShellTiles3: per part of a face's axis, its start, count, least total and least L1 distance
 	tilesOff    bool     // tests: shells read whole
 	tileSide    int      // tests: the tiles' side (0: greedyTileSide)
+	tileFrom    int      // tests: shells tiled from this radius on (0: greedyTileFrom)
 	shellBufs   struct { // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
 		lo, span, blo, bhi, takenSum, rw                   []int
@@ -1157,6 +1158,10 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// nodes are keyed and pushed when its bound comes up to the top's current
 	// key, so the top returned is the least candidate of every node read.
 	tiled := d == 3 && !a.tilesOff
+	tileFrom := greedyTileFrom
+	if a.tileFrom > 0 {
+		tileFrom = a.tileFrom
+	}
 	gt := &a.tiles
 	gt.reset()
 	settle := func() int32 {
@@ -1322,7 +1327,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
 			}
 			from := len(keys)
-			if tiled {
+			if tiled && R >= tileFrom {
 				a.greedyShellTiles3(cc, R, axisKey, cdist, off, len(set))
 			} else if d == 3 {
 				// the shell read and keyed in one pass (greedyShell then add,
