@@ -43,7 +43,13 @@ type greedyScratch struct {
 	memo        greedyMemo         // centers' bounds kept between decisions
 	lastR       int                // greedyCollectShells: the radius its last run read
 	lastBound   int                // and the bound it gave up on (math.MaxInt: it did not)
-	shellBufs   struct {           // greedyCollectShells' per-axis tables
+	tiles       greedyTiles        // greedyCollectShells' shells read by tiles on 3D grids (center_mc1x1_greedy_tiles.go)
+	tileAt      []int32
+	tileMins    []int    // greedyShellTiles3: per part of a face's axis, its start, count, least total and least L1 distance
+	tilesOff    bool     // tests: shells read whole
+	tileSide    int      // tests: the tiles' side (0: greedyTileSide)
+	tileFrom    int      // tests: shells tiled from this radius on (0: greedyTileFrom)
+	shellBufs   struct { // greedyCollectShells' per-axis tables
 		off, inner, far, least, farK, leastK, axisKey, win []int
 		lo, span, blo, bhi, takenSum, rw                   []int
 		cdist, pc, coords                                  []int32
@@ -1148,17 +1154,46 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			h = p
 		}
 	}
+	// On 3D grids the shells are read by tiles (greedyShellTiles3): a tile's
+	// nodes are keyed and pushed when its bound comes up to the top's current
+	// key, so the top returned is the least candidate of every node read.
+	tiled := d == 3 && !a.tilesOff
+	tileFrom := greedyTileFrom
+	if a.tileFrom > 0 {
+		tileFrom = a.tileFrom
+	}
+	gt := &a.tiles
+	gt.reset()
 	settle := func() int32 {
-		for len(heap) > 0 {
-			i := candOf[heap[0]&posMask]
-			k := current(i)
-			if k == heap[0] {
-				return i
+		for {
+			b := int32(-1)
+			for len(heap) > 0 {
+				i := candOf[heap[0]&posMask]
+				k := current(i)
+				if k == heap[0] {
+					b = i
+					break
+				}
+				heap[0] = k
+				greedySiftDown(heap, 0)
 			}
-			heap[0] = k
-			greedySiftDown(heap, 0)
+			if len(gt.heap) == 0 || b >= 0 && gt.heap[0].key > heap[0] {
+				return b
+			}
+			e := gt.heap[0]
+			t := &gt.tiles[e.tile]
+			if k := a.greedyTileBound(t, axisKey, off, len(set)); k != e.key {
+				gt.heap[0].key = k // stale: the bound again, as a stale key
+				gt.down()
+				continue
+			}
+			gt.pop()
+			from := len(keys)
+			xy, keys = a.greedyTileKeys(t, axisKey, cdist, off, len(set), xy, keys)
+			for j := from; j < len(keys); j++ {
+				push(int32(j))
+			}
 		}
-		return -1
 	}
 	b := int32(-1)
 	pc := growInt32s(&sb.pc, d)
@@ -1292,7 +1327,9 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				a.shift.recOn = false // the run cannot be kept (greedyShift)
 			}
 			from := len(keys)
-			if d == 3 {
+			if tiled && R >= tileFrom {
+				a.greedyShellTiles3(cc, R, axisKey, cdist, off, len(set))
+			} else if d == 3 {
 				// the shell read and keyed in one pass (greedyShell then add,
 				// fused: the same candidates in the same order)
 				xy, keys = a.greedyShellKeys3(cc, R, axisKey, cdist, off, len(set), xy, keys)

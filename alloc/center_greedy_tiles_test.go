@@ -1,0 +1,165 @@
+package alloc
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Shells read by tiles (greedyShellTiles3) against shells read whole, center by
+// center, on 3D grids whose faces span several tiles (tile sides 1, 2 and 3 on
+// every shell, and the defaults; rings shorter than a ball, partly wrapped grids):
+// for every free center of a sample and several k, the same score, the same nodes
+// taken in the same order, the same radius read and bound given up on (what the
+// memo keeps), for stops around the score; and on a share of them the plain
+// definition's score and nodes.
+func TestGreedyTilesMatchWhole(t *testing.T) {
+	mk := func(dims []int, wrap []bool) *topo.Grid {
+		g, err := topo.NewGrid(dims, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	grids := []*topo.Grid{topo.Torus(18, 18, 18), topo.Torus(20, 13, 17), topo.Mesh(17, 15, 16), topo.Torus(9, 9, 9),
+		mk([]int{16, 19, 13}, []bool{true, false, true}), topo.Torus(7, 12, 5)}
+	rounds, sample := 4, 40
+	if testing.Short() {
+		rounds, sample = 2, 15
+	}
+	rng := rand.New(rand.NewPCG(13, 6))
+	centers, gaveUps, plain, tilesRead, defaultTiles := 0, 0, 0, 0, 0
+	for gi, g := range grids {
+		for r := range rounds {
+			free := randomFreeSet(rng, g)
+			var al [2]*mc1x1
+			for o := range 2 {
+				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				al[o] = a.(*mc1x1)
+				setFree(t, a, free)
+				al[o].refresh(prefixFree)
+				al[o].fl = al[o].st.AppendFreeInOrder(al[o].fl[:0], al[o].order)
+				for i, v := range al[o].fl {
+					al[o].pos[v] = int32(i)
+				}
+			}
+			tiled, whole := al[0], al[1]
+			// small tiles on every shell, or the defaults (from radius 8 on)
+			if tiled.tileSide = []int{1, 2, 3, 0}[(gi+r)%4]; tiled.tileSide > 0 {
+				tiled.tileFrom = 1
+			}
+			whole.tilesOff = true
+			nf := len(tiled.fl)
+			if nf < 2 {
+				continue
+			}
+			ks := []int{1 + rng.IntN(min(nf-1, 30)), 1 + rng.IntN(nf-1), 1 + rng.IntN(nf-1), nf - 1}
+			for _, k := range ks {
+				for range sample {
+					c := tiled.fl[rng.IntN(nf)]
+					lower, L, m, _ := tiled.shellScore(c, k, math.MaxInt)
+					want, wantTaken := whole.greedyCollectShells(c, L, m, math.MaxInt)
+					wantTaken = slices.Clone(wantTaken)
+					wantR := whole.lastR
+					got, taken := tiled.greedyCollectShells(c, L, m, math.MaxInt)
+					taken = slices.Clone(taken)
+					tilesRead += len(tiled.tiles.tiles)
+					if tiled.tileSide == 0 {
+						defaultTiles += len(tiled.tiles.tiles)
+					}
+					if got != want || !slices.Equal(taken, wantTaken) || tiled.lastR != wantR {
+						t.Fatalf("%s round %d, tile side %d, k=%d, center %d: tiles score %d taking %v (radius %d), whole %d taking %v (radius %d)",
+							g.Spec(), r, tiled.tileSide, k, c, got, taken, tiled.lastR, want, wantTaken, wantR)
+					}
+					if centers%5 == 0 {
+						ps, pset := tiled.greedyCollectPlain(c, L, m)
+						if ps != got || !slices.Equal(pset[len(pset)-m:], taken) {
+							t.Fatalf("%s round %d, k=%d, center %d: tiles score %d taking %v, plain %d taking %v",
+								g.Spec(), r, k, c, got, taken, ps, pset[len(pset)-m:])
+						}
+						plain++
+					}
+					for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want} {
+						w, _ := whole.greedyCollectShells(c, L, m, stop)
+						wR, wB := whole.lastR, whole.lastBound
+						g2, _ := tiled.greedyCollectShells(c, L, m, stop)
+						if g2 != w || tiled.lastR != wR || tiled.lastBound != wB {
+							t.Fatalf("%s round %d, tile side %d, k=%d, center %d, stop %d: tiles %d (radius %d, bound %d), whole %d (radius %d, bound %d)",
+								g.Spec(), r, tiled.tileSide, k, c, stop, g2, tiled.lastR, tiled.lastBound, w, wR, wB)
+						}
+						if g2 == math.MaxInt {
+							gaveUps++
+						}
+					}
+					centers++
+				}
+			}
+		}
+	}
+	t.Logf("%d centers, %d give-ups, %d against the plain collector, %d tiles made (%d with the defaults)", centers, gaveUps, plain, tilesRead, defaultTiles)
+	if centers < 500 || gaveUps < 200 || plain < 100 || defaultTiles == 0 {
+		t.Fatalf("only %d centers, %d give-ups, %d plain checks, %d tiles with the defaults", centers, gaveUps, plain, defaultTiles)
+	}
+}
+
+// Whole decisions with shells read by tiles against shells read whole, in
+// lockstep on random allocations and partial releases on 3D tori and meshes, with
+// everything else on (the memo, the trees of runs, the probe; ties counted on every
+// other grid, the orbit check of an empty torus where they are not): the same
+// nodes, tie counts and tie statistics.
+func TestGreedyTilesDecisionsMatch(t *testing.T) {
+	grids := []*topo.Grid{topo.Torus(12, 12, 12), topo.Mesh(11, 13, 10), topo.Torus(16, 9, 14), topo.Torus(10, 10, 10)}
+	steps := 300
+	if testing.Short() {
+		steps = 100
+	}
+	rng := rand.New(rand.NewPCG(6, 13))
+	decisions := 0
+	for gi, g := range grids {
+		ties := gi%2 == 0
+		var al [2]Allocator
+		for o := range 2 {
+			a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.(TieReporter).CountTies(ties)
+			al[o] = a
+		}
+		al[0].(*mc1x1).tileSide, al[0].(*mc1x1).tileFrom = 1+gi%3, 1
+		al[1].(*mc1x1).tilesOff = true
+		n := g.N()
+		sizes := []int{1 + rng.IntN(5), 2 + rng.IntN(n/20+1), 3 + rng.IntN(n/6+1)}
+		var held [][]int
+		for range steps {
+			if len(held) > 0 && (rng.IntN(4) == 0 || al[0].NumFree() < n/6) {
+				j := rng.IntN(len(held))
+				var part func() bool
+				if rng.IntN(2) == 0 {
+					part = func() bool { return rng.IntN(2) == 0 }
+				}
+				held = releaseInLockstep(t, al[:], held, j, part)
+				continue
+			}
+			k := sizes[rng.IntN(len(sizes))]
+			if k > al[0].NumFree() {
+				continue
+			}
+			held = append(held, allocateInLockstep(t, al, k, ties, g.Spec()+", shells by tiles"))
+			decisions++
+		}
+		if ties {
+			s0, s1 := al[0].(TieReporter).TieStats(), al[1].(TieReporter).TieStats()
+			if s0 != s1 {
+				t.Fatalf("%s: tie statistics %+v with tiles, %+v without", g.Spec(), s0, s1)
+			}
+		}
+	}
+	t.Logf("%d decisions in lockstep", decisions)
+}
