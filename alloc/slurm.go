@@ -665,20 +665,7 @@ func (a *SlurmAllocator) treeSelectRef(k int) ([]int32, error) {
 			}
 		}
 	}
-	take := func(i int) bool {
-		for _, s := range st.leaf[i] {
-			if sel[s] || !a.free(s) || a.w[s] > lastW || !under(i, s) {
-				continue
-			}
-			sel[s] = true
-			picked = append(picked, s)
-			rem--
-			if rem == 0 {
-				return true
-			}
-		}
-		return false
-	}
+	take := func(i int) bool { return a.takeFree(st.leaf[i], inTopNode, lastW, sel, &picked, &rem) }
 	out := func() []int32 { return slices.Clone(picked) }
 	if len(picked) > 0 {
 		for _, i := range st.leaves {
@@ -1042,6 +1029,25 @@ func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int32) int {
 		return -1
 	}
 	return 0
+}
+
+// takeFree is the tree's and the block's selection taking a leaf's (a base
+// block's) nodes: in list order (Slurm's node order within it), every free node of
+// weight up to lastW, marked in in (all when in is nil) and not in sel yet, is
+// marked in sel and appended to picked, until rem, counted down, reaches 0; it
+// reports whether it did.
+func (a *SlurmAllocator) takeFree(list []int32, in []bool, lastW uint32, sel []bool, picked *[]int32, rem *int) bool {
+	for _, s := range list {
+		if sel[s] || !a.free(s) || a.w[s] > lastW || (in != nil && !in[s]) {
+			continue
+		}
+		sel[s] = true
+		*picked = append(*picked, s)
+		if *rem--; *rem == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tmpMark returns a per-index mark slice with the given indices set (reused).

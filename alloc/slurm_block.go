@@ -591,20 +591,8 @@ func (a *SlurmAllocator) fillBlock(k int, p *blockPass, chosen int) ([]int32, bl
 	if maxLL < 0 {
 		return nil, blockRetry // ESLURM_TOPO_WEIGHT_NO_FIT
 	}
-	take := func(i int) bool {
-		for _, s := range b.bb[i] {
-			if !best(s) || sel[s] {
-				continue
-			}
-			sel[s] = true
-			picked = append(picked, s)
-			rem--
-			if rem == 0 {
-				return true
-			}
-		}
-		return false
-	}
+	// The block's candidates (marked) are free: takeFree's own test agrees.
+	take := func(i int) bool { return a.takeFree(b.bb[i], mark, lastW, sel, &picked, &rem) }
 	out := func() []int32 { return slices.Clone(picked) }
 	if len(picked) > 0 {
 		for i := lo; i < hi; i++ {

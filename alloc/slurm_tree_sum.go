@@ -244,20 +244,7 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 	rem := k - len(picked)
 	// take gives leaf i's candidates (i is required or a candidate: under the top
 	// switch) in index order until the job is complete.
-	take := func(i int) bool {
-		for _, s := range st.leaf[i] {
-			if sel[s] || !a.free(s) || a.w[s] > lastW {
-				continue
-			}
-			sel[s] = true
-			picked = append(picked, s)
-			rem--
-			if rem == 0 {
-				return true
-			}
-		}
-		return false
-	}
+	take := func(i int) bool { return a.takeFree(st.leaf[i], nil, lastW, sel, &picked, &rem) }
 	if anyRequired {
 		for _, i := range st.leaves {
 			if required[i] && take(i) {
