@@ -486,9 +486,7 @@ func (a *SlurmAllocator) consecScan(k int) []int32 {
 		}
 		if c < rem { // the whole weight group
 			for _, r := range byW[i:j] {
-				for s := r.start; s < r.start+r.n; s++ {
-					picked = append(picked, s)
-				}
+				picked = appendRun(picked, r.start, r.n)
 			}
 			rem -= c
 			i = j
@@ -500,9 +498,7 @@ func (a *SlurmAllocator) consecScan(k int) []int32 {
 		for rem > 0 {
 			if group[p].n < rem {
 				r := group[p]
-				for s := r.start; s < r.start+r.n; s++ {
-					picked = append(picked, s)
-				}
+				picked = appendRun(picked, r.start, r.n)
 				rem -= r.n
 				p++
 				continue
@@ -515,9 +511,7 @@ func (a *SlurmAllocator) consecScan(k int) []int32 {
 			for q > p && group[q-1].n == group[q].n {
 				q--
 			}
-			for s := group[q].start; s < group[q].start+rem; s++ {
-				picked = append(picked, s)
-			}
+			picked = appendRun(picked, group[q].start, rem)
 			rem = 0
 		}
 		break
