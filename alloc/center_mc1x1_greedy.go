@@ -497,15 +497,7 @@ func (a *mc1x1) greedySortedSet(c, L int, taken []int) []int {
 		lists[j] = axisWithin(lists[j][:0], int(x.coord[c*d+j]), L-1, side, x.wrap[j])
 		slices.Sort(lists[j]) // around the ring they wrap past the end
 	}
-	if len(a.nodeStride) < d {
-		a.nodeStride = make([]int, d)
-		st := 1
-		for j, side := range x.dims {
-			a.nodeStride[j] = st
-			st *= side
-		}
-	}
-	stride := a.nodeStride
+	stride := a.nodeStrides()
 	idx := growInts(&a.shellIdx, d)
 	t := 0 // the next node of taken not yet merged
 	for {
@@ -1502,6 +1494,20 @@ func axisAddDist(k []int, p, side int, wrap bool) {
 	}
 }
 
+// nodeStrides returns the strides of the node index (node = the sum of coordinate j
+// times stride j), computed once.
+func (a *mc1x1) nodeStrides() []int {
+	if x := a.x; len(a.nodeStride) < x.d {
+		a.nodeStride = make([]int, x.d)
+		st := 1
+		for j, side := range x.dims {
+			a.nodeStride[j] = st
+			st *= side
+		}
+	}
+	return a.nodeStride
+}
+
 // growInts returns (*buf)[:n], zeroed, growing *buf when needed.
 func growInts(buf *[]int, n int) []int {
 	if cap(*buf) < n {
@@ -1687,14 +1693,8 @@ func (a *mc1x1) freeProduct(axes [][]int32, dst []int) []int {
 	}
 	if len(a.shellIdx) < d {
 		a.shellIdx = make([]int, d)
-		a.nodeStride = make([]int, d)
-		st := 1
-		for j, side := range x.dims {
-			a.nodeStride[j] = st
-			st *= side
-		}
 	}
-	idx, stride := a.shellIdx[:d], a.nodeStride
+	idx, stride := a.shellIdx[:d], a.nodeStrides()
 	clear(idx)
 	for {
 		v := 0

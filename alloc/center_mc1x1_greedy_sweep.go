@@ -232,11 +232,11 @@ func (a *mc1x1) sweepAnswer(box []int32, score int) {
 	for j := range d {
 		u[j] = box[2*j]
 	}
+	stride := a.nodeStrides()
 	for {
-		v, stride := 0, 1
-		for j, side := range x.dims {
-			v += int(u[j]) * stride
-			stride *= side
+		v := 0
+		for j, s := range stride {
+			v += int(u[j]) * s
 		}
 		sw.stamp[v], sw.score[v] = sw.cur, score
 		j := 0
