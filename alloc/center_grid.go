@@ -513,6 +513,17 @@ func (x *gridIndex) freeInBall(c, r int) int {
 	return x.boxes.count(x.lo, x.hi)
 }
 
+// nodeIndex is the node at coordinates c of a grid of sides dims, numbered as
+// topo.Grid numbers them (axis 0 fastest). It is inlined where the searches call
+// it once per node taken or visited.
+func nodeIndex[T int | int32](dims []int, c []T) int {
+	v := 0
+	for j := len(dims) - 1; j >= 0; j-- {
+		v = v*dims[j] + int(c[j])
+	}
+	return v
+}
+
 // axisDist is the hop distance along dimension j between nodes a and b, from the
 // cached coordinates.
 func (x *gridIndex) axisDist(j, a, b int) int {

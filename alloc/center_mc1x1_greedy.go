@@ -1161,10 +1161,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// (it returns the node and its distance; the caller adds them, so that the
 	// loop's set and score are not captured)
 	takeNode := func(pc []int32) (int, int) {
-		v := 0
-		for j := d - 1; j >= 0; j-- {
-			v = v*x.dims[j] + int(pc[j])
-		}
+		v := nodeIndex(x.dims, pc)
 		dist := int32(0)
 		for j, u := range pc {
 			dist = max(dist, ad(j, u, cc[j]))
@@ -1337,10 +1334,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		heap[0] = heap[last]
 		heap = heap[:last]
 		greedySiftDown(heap, 0)
-		v := 0
-		for j := d - 1; j >= 0; j-- {
-			v = v*x.dims[j] + int(pc[j])
-		}
+		v := nodeIndex(x.dims, pc)
 		set = append(set, v)
 		dist := int32(0)
 		for j, u := range pc {

@@ -232,12 +232,8 @@ func (a *mc1x1) sweepAnswer(box []int32, score int) {
 	for j := range d {
 		u[j] = box[2*j]
 	}
-	stride := a.nodeStrides()
 	for {
-		v := 0
-		for j, s := range stride {
-			v += int(u[j]) * s
-		}
+		v := nodeIndex(x.dims, u)
 		sw.stamp[v], sw.score[v] = sw.cur, score
 		j := 0
 		for ; j < d; j++ {
