@@ -301,7 +301,23 @@ func (a *mc1x1) shiftEdgeBusy(cc []int32, t uint8, nd *shiftNode) int {
 
 // shiftNodeAt returns the node at offset off from the coordinates cc (around the
 // ring on wrapped axes).
-func (a *mc1x1) shiftNodeAt(cc, off []int32) int { return a.shiftNodeAtSym(cc, 0, off) }
+func (a *mc1x1) shiftNodeAt(cc, off []int32) int {
+	x := a.x
+	v, stride := 0, 1
+	for j, side := range x.dims {
+		u := int(cc[j] + off[j])
+		if x.wrap[j] {
+			if u < 0 {
+				u += side
+			} else if u >= side {
+				u -= side
+			}
+		}
+		v += u * stride
+		stride *= side
+	}
+	return v
+}
 
 // shiftRoot returns the root of the tree of runs with shell L and count m for
 // center c, and c's class (into sh.cls), or -1. With make (R: the radius the run
@@ -1077,35 +1093,13 @@ func (a *mc1x1) symApply(t uint8, x []int32) []int32 {
 	return out
 }
 
-// shiftNodeAtSym is shiftNodeAt(cc, symApply(t, off)) without symApply's buffer
-// (one wrap is enough: an offset on a wrapped axis is within a side of 0); the
-// identity (t = 0) reads no symmetry table.
+// shiftNodeAtSym is shiftNodeAt(cc, symApply(t, off)); it passes through
+// symApply's buffer, which no caller holds across the call.
 func (a *mc1x1) shiftNodeAtSym(cc []int32, t uint8, off []int32) int {
-	x := a.x
-	d := x.d
-	var perm, sign []int8
 	if t != 0 {
-		sh := &a.shift
-		perm, sign = sh.symPerm[int(t)*d:int(t)*d+d], sh.symSign[int(t)*d:int(t)*d+d]
+		off = a.symApply(t, off)
 	}
-	v, stride := 0, 1
-	for j, side := range x.dims {
-		o := int(off[j])
-		if t != 0 {
-			o = int(sign[j]) * int(off[perm[j]])
-		}
-		u := int(cc[j]) + o
-		if x.wrap[j] {
-			if u < 0 {
-				u += side
-			} else if u >= side {
-				u -= side
-			}
-		}
-		v += u * stride
-		stride *= side
-	}
-	return v
+	return a.shiftNodeAt(cc, off)
 }
 
 // shiftStabHas reports whether symmetry t maps the nodes taken before the step of
