@@ -1044,6 +1044,30 @@ func (a *SlurmAllocator) takeFree(list []int32, in []bool, lastW uint32, sel []b
 	return false
 }
 
+// invertLists inverts m lists of targets 0..n-1 (list(i), i < m): target t is named
+// by the lists inv[off[t]:off[t+1]], in ascending order (a counting sort). The
+// base blocks of a node and the parents of a switch are read this way.
+func invertLists[T int | int32](n, m int, list func(i int) []T) (off, inv []int32) {
+	off = make([]int32, n+1)
+	for i := range m {
+		for _, t := range list(i) {
+			off[t+1]++
+		}
+	}
+	for t := range n {
+		off[t+1] += off[t]
+	}
+	inv = make([]int32, off[n])
+	fill := slices.Clone(off[:n])
+	for i := range m {
+		for _, t := range list(i) {
+			inv[fill[t]] = int32(i)
+			fill[t]++
+		}
+	}
+	return off, inv
+}
+
 // tmpMark returns a per-index mark slice with the given indices set (reused).
 func (a *SlurmAllocator) tmpMark(set []int32) []bool {
 	if a.mark == nil {

@@ -115,23 +115,7 @@ func (a *SlurmAllocator) initBlocks(cfg *slurm.Blocks, names []string) error {
 		slices.Sort(set)
 		b.bb[i] = slices.Compact(set)
 	}
-	b.nodeOff = make([]int32, n+1)
-	for _, set := range b.bb {
-		for _, s := range set {
-			b.nodeOff[s+1]++
-		}
-	}
-	for s := range n {
-		b.nodeOff[s+1] += b.nodeOff[s]
-	}
-	b.nodeBB = make([]int32, b.nodeOff[n])
-	fill := slices.Clone(b.nodeOff[:n])
-	for i, set := range b.bb {
-		for _, s := range set {
-			b.nodeBB[fill[s]] = int32(i)
-			fill[s]++
-		}
-	}
+	b.nodeOff, b.nodeBB = invertLists(n, len(b.bb), func(i int) []int32 { return b.bb[i] })
 	a.blk = b
 	bf := &blockFree{free: make([]int32, len(b.bb)), low: make([]uint32, len(b.bb)), nLow: make([]int32, len(b.bb)), lowDirty: make([]bool, len(b.bb)), disjoint: true}
 	for i, set := range b.bb {

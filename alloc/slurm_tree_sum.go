@@ -3,7 +3,6 @@ package alloc
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/procalloc/procalloc/slurm"
 )
@@ -14,24 +13,10 @@ import (
 func (st *slurmTreeState) parentLinks(t *slurm.Tree, maxLevel int) {
 	ns := len(t.Switches)
 	st.level = make([]int32, ns)
-	st.parentOff = make([]int32, ns+1)
 	for i, s := range t.Switches {
 		st.level[i] = int32(s.Level)
-		for _, c := range s.Children {
-			st.parentOff[c+1]++
-		}
 	}
-	for i := range ns {
-		st.parentOff[i+1] += st.parentOff[i]
-	}
-	st.parents = make([]int32, st.parentOff[ns])
-	fill := slices.Clone(st.parentOff[:ns])
-	for i, s := range t.Switches {
-		for _, c := range s.Children {
-			st.parents[fill[c]] = int32(i)
-			fill[c]++
-		}
-	}
+	st.parentOff, st.parents = invertLists(ns, ns, func(i int) []int { return t.Switches[i].Children })
 	st.levelQ = make([][]int32, maxLevel+1)
 	st.seen = make([]bool, ns)
 }
