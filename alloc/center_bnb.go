@@ -597,10 +597,7 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 				continue
 			}
 			if level == 1 {
-				node := 0
-				for j := d - 1; j >= 0; j-- {
-					node = node*s.dims[j] + s.clo[j]
-				}
+				node := nodeIndex(s.dims, s.clo)
 				if !st.IsFree(node) {
 					continue
 				}

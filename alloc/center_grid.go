@@ -404,28 +404,37 @@ func (x *gridIndex) ball(c, r int) (free, freeWall, all int) {
 		x.cur[j] = 0
 	}
 	for {
-		vol := 1
-		for j := range x.d {
-			iv := x.ivl[j][x.cur[j]]
-			x.lo[j], x.hi[j] = iv[0], iv[1]
-			vol *= iv[1] - iv[0] + 1
-		}
+		all += x.setBallBox()
 		free += x.box(x.free, x.lo, x.hi)
 		freeWall += x.box(x.freeW, x.lo, x.hi)
-		all += vol
-		j := 0
-		for ; j < x.d; j++ {
-			x.cur[j]++
-			if x.cur[j] < x.nivl[j] {
-				break
-			}
-			x.cur[j] = 0
-		}
-		if j == x.d {
-			break
+		if !x.nextBallBox() {
+			return free, freeWall, all
 		}
 	}
-	return free, freeWall, all
+}
+
+// setBallBox sets x.lo, x.hi to box x.cur of the product of the intervals set by
+// intervals (a wrapped dimension's ball crossing the seam is two intervals) and
+// returns its volume; nextBallBox moves x.cur to the next box, false after the
+// last. ball and ballHash walk the up to 2^d boxes of a ball with them.
+func (x *gridIndex) setBallBox() (vol int) {
+	vol = 1
+	for j := range x.d {
+		iv := x.ivl[j][x.cur[j]]
+		x.lo[j], x.hi[j] = iv[0], iv[1]
+		vol *= iv[1] - iv[0] + 1
+	}
+	return vol
+}
+
+func (x *gridIndex) nextBallBox() bool {
+	for j := range x.d {
+		if x.cur[j]++; x.cur[j] < x.nivl[j] {
+			return true
+		}
+		x.cur[j] = 0
+	}
+	return false
 }
 
 // ballSize sets x.lo, x.hi to the box of the L-infinity ball of radius r >= 0
@@ -461,20 +470,9 @@ func (x *gridIndex) ballHash(c, r int) uint64 {
 	}
 	var h uint64
 	for {
-		for j := range x.d {
-			iv := x.ivl[j][x.cur[j]]
-			x.lo[j], x.hi[j] = iv[0], iv[1]
-		}
+		x.setBallBox()
 		h += boxSum(x, x.freeH, x.lo, x.hi)
-		j := 0
-		for ; j < x.d; j++ {
-			x.cur[j]++
-			if x.cur[j] < x.nivl[j] {
-				break
-			}
-			x.cur[j] = 0
-		}
-		if j == x.d {
+		if !x.nextBallBox() {
 			return h
 		}
 	}
@@ -511,6 +509,17 @@ func (x *gridIndex) freeInBall(c, r int) int {
 		return n
 	}
 	return x.boxes.count(x.lo, x.hi)
+}
+
+// nodeIndex is the node at coordinates c of a grid of sides dims, numbered as
+// topo.Grid numbers them (axis 0 fastest). It is inlined where the searches call
+// it once per node taken or visited.
+func nodeIndex[T int | int32](dims []int, c []T) int {
+	v := 0
+	for j := len(dims) - 1; j >= 0; j-- {
+		v = v*dims[j] + int(c[j])
+	}
+	return v
 }
 
 // axisDist is the hop distance along dimension j between nodes a and b, from the

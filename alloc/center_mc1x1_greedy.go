@@ -503,15 +503,7 @@ func (a *mc1x1) greedySortedSet(c, L int, taken []int) []int {
 		lists[j] = axisWithin(lists[j][:0], int(x.coord[c*d+j]), L-1, side, x.wrap[j])
 		slices.Sort(lists[j]) // around the ring they wrap past the end
 	}
-	if len(a.nodeStride) < d {
-		a.nodeStride = make([]int, d)
-		st := 1
-		for j, side := range x.dims {
-			a.nodeStride[j] = st
-			st *= side
-		}
-	}
-	stride := a.nodeStride
+	stride := a.nodeStrides()
 	idx := growInts(&a.shellIdx, d)
 	t := 0 // the next node of taken not yet merged
 	for {
@@ -1204,10 +1196,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	// (it returns the node and its distance; the caller adds them, so that the
 	// loop's set and score are not captured)
 	takeNode := func(pc []int32) (int, int) {
-		v := 0
-		for j := d - 1; j >= 0; j-- {
-			v = v*x.dims[j] + int(pc[j])
-		}
+		v := nodeIndex(x.dims, pc)
 		dist := int32(0)
 		for j, u := range pc {
 			dist = max(dist, ad(j, u, cc[j]))
@@ -1382,10 +1371,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		heap[0] = heap[last]
 		heap = heap[:last]
 		greedySiftDown(heap, 0)
-		v := 0
-		for j := d - 1; j >= 0; j-- {
-			v = v*x.dims[j] + int(pc[j])
-		}
+		v := nodeIndex(x.dims, pc)
 		set = append(set, v)
 		dist := int32(0)
 		for j, u := range pc {
@@ -1537,6 +1523,20 @@ func axisAddDist(k []int, p, side int, wrap bool) {
 	for t := 0; t < lo; t++ {
 		k[t] += side - p + t
 	}
+}
+
+// nodeStrides returns the strides of the node index (node = the sum of coordinate j
+// times stride j), computed once.
+func (a *mc1x1) nodeStrides() []int {
+	if x := a.x; len(a.nodeStride) < x.d {
+		a.nodeStride = make([]int, x.d)
+		st := 1
+		for j, side := range x.dims {
+			a.nodeStride[j] = st
+			st *= side
+		}
+	}
+	return a.nodeStride
 }
 
 // growInts returns (*buf)[:n], zeroed, growing *buf when needed.
@@ -1724,14 +1724,8 @@ func (a *mc1x1) freeProduct(axes [][]int32, dst []int) []int {
 	}
 	if len(a.shellIdx) < d {
 		a.shellIdx = make([]int, d)
-		a.nodeStride = make([]int, d)
-		st := 1
-		for j, side := range x.dims {
-			a.nodeStride[j] = st
-			st *= side
-		}
 	}
-	idx, stride := a.shellIdx[:d], a.nodeStride
+	idx, stride := a.shellIdx[:d], a.nodeStrides()
 	clear(idx)
 	for {
 		v := 0

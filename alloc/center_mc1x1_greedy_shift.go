@@ -943,26 +943,20 @@ func (a *mc1x1) shiftTaken(run *greedyRun, c int, dst []int) []int {
 	for i, p := range run.path {
 		e, t := a.shift.nodes[p].edge, run.pathT[i]
 		for o := 0; o < len(e); o += d {
-			dst = append(dst, a.shiftNodeAt(cc, a.symApply(t, e[o:o+d])))
+			dst = append(dst, a.shiftNodeAtSym(cc, t, e[o:o+d]))
 		}
 	}
 	return dst
 }
 
-// shiftSet appends run's node set around c to dst.
+// shiftSet appends run's node set around c to dst: the inner shells, then the
+// nodes taken beyond them.
 func (a *mc1x1) shiftSet(run *greedyRun, c int, dst []int) []int {
-	d := a.x.d
-	cc := a.x.coord[c*d : c*d+d]
 	if run.L > 0 {
-		dst = a.greedyShell(cc, run.L-1, true, dst)
+		d := a.x.d
+		dst = a.greedyShell(a.x.coord[c*d:c*d+d], run.L-1, true, dst)
 	}
-	for i, p := range run.path {
-		e, t := a.shift.nodes[p].edge, run.pathT[i]
-		for o := 0; o < len(e); o += d {
-			dst = append(dst, a.shiftNodeAtSym(cc, t, e[o:o+d]))
-		}
-	}
-	return dst
+	return a.shiftTaken(run, c, dst)
 }
 
 // shiftSyms are the symmetries of the offsets from a center that runs are
@@ -1099,29 +1093,13 @@ func (a *mc1x1) symApply(t uint8, x []int32) []int32 {
 	return out
 }
 
-// shiftNodeAtSym is shiftNodeAt(cc, symApply(t, off)).
+// shiftNodeAtSym is shiftNodeAt(cc, symApply(t, off)); it passes through
+// symApply's buffer, which no caller holds across the call.
 func (a *mc1x1) shiftNodeAtSym(cc []int32, t uint8, off []int32) int {
-	if t == 0 {
-		return a.shiftNodeAt(cc, off)
+	if t != 0 {
+		off = a.symApply(t, off)
 	}
-	sh := &a.shift
-	x := a.x
-	d := x.d
-	perm, sign := sh.symPerm[int(t)*d:int(t)*d+d], sh.symSign[int(t)*d:int(t)*d+d]
-	v, stride := 0, 1
-	for j, side := range x.dims {
-		u := int(cc[j]) + int(sign[j])*int(off[perm[j]])
-		if x.wrap[j] {
-			if u < 0 {
-				u += side
-			} else if u >= side {
-				u -= side
-			}
-		}
-		v += u * stride
-		stride *= side
-	}
-	return v
+	return a.shiftNodeAt(cc, off)
 }
 
 // shiftStabHas reports whether symmetry t maps the nodes taken before the step of

@@ -233,11 +233,7 @@ func (a *mc1x1) sweepAnswer(box []int32, score int) {
 		u[j] = box[2*j]
 	}
 	for {
-		v, stride := 0, 1
-		for j, side := range x.dims {
-			v += int(u[j]) * stride
-			stride *= side
-		}
+		v := nodeIndex(x.dims, u)
 		sw.stamp[v], sw.score[v] = sw.cur, score
 		j := 0
 		for ; j < d; j++ {

@@ -233,10 +233,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 			}
 			if level == 1 {
 				r := rankOf(s.clo)
-				node := 0
-				for j := d - 1; j >= 0; j-- {
-					node = node*s.dims[j] + s.clo[j]
-				}
+				node := nodeIndex(s.dims, s.clo)
 				if !a.st.IsFree(node) || r == bestRank {
 					continue
 				}

@@ -486,9 +486,7 @@ func (a *SlurmAllocator) consecScan(k int) []int32 {
 		}
 		if c < rem { // the whole weight group
 			for _, r := range byW[i:j] {
-				for s := r.start; s < r.start+r.n; s++ {
-					picked = append(picked, s)
-				}
+				picked = appendRun(picked, r.start, r.n)
 			}
 			rem -= c
 			i = j
@@ -500,9 +498,7 @@ func (a *SlurmAllocator) consecScan(k int) []int32 {
 		for rem > 0 {
 			if group[p].n < rem {
 				r := group[p]
-				for s := r.start; s < r.start+r.n; s++ {
-					picked = append(picked, s)
-				}
+				picked = appendRun(picked, r.start, r.n)
 				rem -= r.n
 				p++
 				continue
@@ -515,9 +511,7 @@ func (a *SlurmAllocator) consecScan(k int) []int32 {
 			for q > p && group[q-1].n == group[q].n {
 				q--
 			}
-			for s := group[q].start; s < group[q].start+rem; s++ {
-				picked = append(picked, s)
-			}
+			picked = appendRun(picked, group[q].start, rem)
 			rem = 0
 		}
 		break
@@ -665,20 +659,7 @@ func (a *SlurmAllocator) treeSelectRef(k int) ([]int32, error) {
 			}
 		}
 	}
-	take := func(i int) bool {
-		for _, s := range st.leaf[i] {
-			if sel[s] || !a.free(s) || a.w[s] > lastW || !under(i, s) {
-				continue
-			}
-			sel[s] = true
-			picked = append(picked, s)
-			rem--
-			if rem == 0 {
-				return true
-			}
-		}
-		return false
-	}
+	take := func(i int) bool { return a.takeFree(st.leaf[i], inTopNode, lastW, sel, &picked, &rem) }
 	out := func() []int32 { return slices.Clone(picked) }
 	if len(picked) > 0 {
 		for _, i := range st.leaves {
@@ -1042,6 +1023,49 @@ func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int32) int {
 		return -1
 	}
 	return 0
+}
+
+// takeFree is the tree's and the block's selection taking a leaf's (a base
+// block's) nodes: in list order (Slurm's node order within it), every free node of
+// weight up to lastW, marked in in (all when in is nil) and not in sel yet, is
+// marked in sel and appended to picked, until rem, counted down, reaches 0; it
+// reports whether it did.
+func (a *SlurmAllocator) takeFree(list []int32, in []bool, lastW uint32, sel []bool, picked *[]int32, rem *int) bool {
+	for _, s := range list {
+		if sel[s] || !a.free(s) || a.w[s] > lastW || (in != nil && !in[s]) {
+			continue
+		}
+		sel[s] = true
+		*picked = append(*picked, s)
+		if *rem--; *rem == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// invertLists inverts m lists of targets 0..n-1 (list(i), i < m): target t is named
+// by the lists inv[off[t]:off[t+1]], in ascending order (a counting sort). The
+// base blocks of a node and the parents of a switch are read this way.
+func invertLists[T int | int32](n, m int, list func(i int) []T) (off, inv []int32) {
+	off = make([]int32, n+1)
+	for i := range m {
+		for _, t := range list(i) {
+			off[t+1]++
+		}
+	}
+	for t := range n {
+		off[t+1] += off[t]
+	}
+	inv = make([]int32, off[n])
+	fill := slices.Clone(off[:n])
+	for i := range m {
+		for _, t := range list(i) {
+			inv[fill[t]] = int32(i)
+			fill[t]++
+		}
+	}
+	return off, inv
 }
 
 // tmpMark returns a per-index mark slice with the given indices set (reused).

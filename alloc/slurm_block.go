@@ -115,23 +115,7 @@ func (a *SlurmAllocator) initBlocks(cfg *slurm.Blocks, names []string) error {
 		slices.Sort(set)
 		b.bb[i] = slices.Compact(set)
 	}
-	b.nodeOff = make([]int32, n+1)
-	for _, set := range b.bb {
-		for _, s := range set {
-			b.nodeOff[s+1]++
-		}
-	}
-	for s := range n {
-		b.nodeOff[s+1] += b.nodeOff[s]
-	}
-	b.nodeBB = make([]int32, b.nodeOff[n])
-	fill := slices.Clone(b.nodeOff[:n])
-	for i, set := range b.bb {
-		for _, s := range set {
-			b.nodeBB[fill[s]] = int32(i)
-			fill[s]++
-		}
-	}
+	b.nodeOff, b.nodeBB = invertLists(n, len(b.bb), func(i int) []int32 { return b.bb[i] })
 	a.blk = b
 	bf := &blockFree{free: make([]int32, len(b.bb)), low: make([]uint32, len(b.bb)), nLow: make([]int32, len(b.bb)), lowDirty: make([]bool, len(b.bb)), disjoint: true}
 	for i, set := range b.bb {
@@ -591,20 +575,8 @@ func (a *SlurmAllocator) fillBlock(k int, p *blockPass, chosen int) ([]int32, bl
 	if maxLL < 0 {
 		return nil, blockRetry // ESLURM_TOPO_WEIGHT_NO_FIT
 	}
-	take := func(i int) bool {
-		for _, s := range b.bb[i] {
-			if !best(s) || sel[s] {
-				continue
-			}
-			sel[s] = true
-			picked = append(picked, s)
-			rem--
-			if rem == 0 {
-				return true
-			}
-		}
-		return false
-	}
+	// The block's candidates (marked) are free: takeFree's own test agrees.
+	take := func(i int) bool { return a.takeFree(b.bb[i], mark, lastW, sel, &picked, &rem) }
 	out := func() []int32 { return slices.Clone(picked) }
 	if len(picked) > 0 {
 		for i := lo; i < hi; i++ {

@@ -179,9 +179,7 @@ func (a *SlurmAllocator) consec(k int) []int32 {
 		p := 0
 		for runs[p].n < rem {
 			r := runs[p]
-			for s := r.start; s < r.start+r.n; s++ {
-				picked = append(picked, s)
-			}
+			picked = appendRun(picked, r.start, r.n)
 			rem -= r.n
 			p++
 		}
@@ -194,7 +192,13 @@ func (a *SlurmAllocator) consec(k int) []int32 {
 			best = i
 		}
 	}
-	for s := runs[best].start; s < runs[best].start+rem; s++ {
+	return appendRun(picked, runs[best].start, rem)
+}
+
+// appendRun appends the n consecutive Slurm indices from start: slurm:consec
+// takes a run's first nodes.
+func appendRun(picked []int32, start, n int32) []int32 {
+	for s := start; s < start+n; s++ {
 		picked = append(picked, s)
 	}
 	return picked

@@ -381,7 +381,9 @@ func TestSlurmTreeContract(t *testing.T) {
 }
 
 // BenchmarkSlurm: one allocate/release decision on a 16384-node machine half busy,
-// jobs of 1 to 256 nodes; the tree has 32-node leaves under 16 spines.
+// jobs of 1 to 256 nodes; the tree has 32-node leaves under 16 spines. tree-ref is
+// the same tree through the reference path (treeSelectRef, per-switch node lists),
+// which trees whose switches share nodes take.
 func BenchmarkSlurm(b *testing.B) {
 	const n = 16384
 	var tb strings.Builder
@@ -392,10 +394,10 @@ func BenchmarkSlurm(b *testing.B) {
 		fmt.Fprintf(&tb, "SwitchName=s%d Switches=l[%d-%d]\n", s, s*n/32/16, (s+1)*n/32/16-1)
 	}
 	tb.WriteString("SwitchName=root Switches=s[0-15]\n")
-	for _, mode := range []string{"consec", "tree"} {
+	for _, mode := range []string{"consec", "tree", "tree-ref"} {
 		b.Run(mode, func(b *testing.B) {
 			tree := ""
-			if mode == "tree" {
+			if mode != "consec" {
 				tree = tb.String()
 			}
 			w := make([]uint32, n)
@@ -403,6 +405,13 @@ func BenchmarkSlurm(b *testing.B) {
 				w[i] = uint32(1 + i%3)
 			}
 			a := newSlurmT(&testing.T{}, n, w, tree)
+			if mode == "tree-ref" {
+				st, err := newSlurmTreeState(a.tree, slurmNames(n), a.idx, true)
+				if err != nil {
+					b.Fatal(err)
+				}
+				a.setTreeState(st)
+			}
 			rng := rand.New(rand.NewPCG(1, 1))
 			var live [][]int
 			for a.NumFree() > n/2 {

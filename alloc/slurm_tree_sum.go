@@ -3,7 +3,6 @@ package alloc
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/procalloc/procalloc/slurm"
 )
@@ -14,24 +13,10 @@ import (
 func (st *slurmTreeState) parentLinks(t *slurm.Tree, maxLevel int) {
 	ns := len(t.Switches)
 	st.level = make([]int32, ns)
-	st.parentOff = make([]int32, ns+1)
 	for i, s := range t.Switches {
 		st.level[i] = int32(s.Level)
-		for _, c := range s.Children {
-			st.parentOff[c+1]++
-		}
 	}
-	for i := range ns {
-		st.parentOff[i+1] += st.parentOff[i]
-	}
-	st.parents = make([]int32, st.parentOff[ns])
-	fill := slices.Clone(st.parentOff[:ns])
-	for i, s := range t.Switches {
-		for _, c := range s.Children {
-			st.parents[fill[c]] = int32(i)
-			fill[c]++
-		}
-	}
+	st.parentOff, st.parents = invertLists(ns, ns, func(i int) []int { return t.Switches[i].Children })
 	st.levelQ = make([][]int32, maxLevel+1)
 	st.seen = make([]bool, ns)
 }
@@ -244,20 +229,7 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 	rem := k - len(picked)
 	// take gives leaf i's candidates (i is required or a candidate: under the top
 	// switch) in index order until the job is complete.
-	take := func(i int) bool {
-		for _, s := range st.leaf[i] {
-			if sel[s] || !a.free(s) || a.w[s] > lastW {
-				continue
-			}
-			sel[s] = true
-			picked = append(picked, s)
-			rem--
-			if rem == 0 {
-				return true
-			}
-		}
-		return false
-	}
+	take := func(i int) bool { return a.takeFree(st.leaf[i], nil, lastW, sel, &picked, &rem) }
 	if anyRequired {
 		for _, i := range st.leaves {
 			if required[i] && take(i) {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
-	"sync/atomic"
 )
 
 // MaxOrderBBWork caps the size of the walk tables of BranchAndBoundOrdering (entries
@@ -477,42 +475,14 @@ func (ob *orderBB) run() *BBResult {
 		}
 	}
 	if len(tasks) > 0 {
-		var next atomic.Int64
-		var mu sync.Mutex
-		var wg sync.WaitGroup
 		workers := []*obWorker{w}
 		for len(workers) < ob.workers {
 			workers = append(workers, newOBWorker(ob))
 		}
-		for _, wk := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					t := int(next.Add(1) - 1)
-					if t >= len(tasks) {
-						return
-					}
-					var ok bool
-					var om float64
-					switch {
-					case ob.stop.Load():
-						ok, om = false, tasks[t].lb
-					case ob.prunes(tasks[t].lb):
-						ok = true
-					default:
-						d := wk.load(tasks[t])
-						ok, om = wk.dfs(d, tasks[t].fixed)
-					}
-					if !ok {
-						mu.Lock()
-						complete, openMin = false, min(openMin, om)
-						mu.Unlock()
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		c, om := runTasks(ob.bbShared, workers, tasks, func(wk *obWorker, t bbTask) (bool, float64) {
+			return wk.dfs(wk.load(t), t.fixed)
+		})
+		complete, openMin = complete && c, min(openMin, om)
 		for _, wk := range workers[1:] {
 			wk.flush()
 		}

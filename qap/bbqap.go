@@ -352,50 +352,63 @@ func (s *bbShared) run() *BBResult {
 	s.rootLB = w.rootLB
 	res.RootBound = w.rootLB
 	if len(tasks) > 0 {
-		var next atomic.Int64
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		var extra []*bbWorker
-		for k := 0; k < s.workers; k++ {
-			wk := w
-			if k > 0 {
-				wk = newBBWorker(s)
-				extra = append(extra, wk)
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					t := int(next.Add(1) - 1)
-					if t >= len(tasks) {
-						return
-					}
-					var ok bool
-					var om float64
-					if s.stop.Load() {
-						ok, om = false, tasks[t].lb
-					} else if s.prunes(tasks[t].lb) {
-						ok = true
-					} else {
-						wk.load(tasks[t])
-						ok, om = wk.dfs(n-countFree(tasks[t].p), tasks[t].fixed)
-					}
-					if !ok {
-						mu.Lock()
-						complete = false
-						openMin = min(openMin, om)
-						mu.Unlock()
-					}
-				}
-			}()
+		workers := []*bbWorker{w}
+		for len(workers) < s.workers {
+			workers = append(workers, newBBWorker(s))
 		}
-		wg.Wait()
-		for _, wk := range extra {
+		c, om := runTasks(s, workers, tasks, func(wk *bbWorker, t bbTask) (bool, float64) {
+			wk.load(t)
+			return wk.dfs(n-countFree(t.p), t.fixed)
+		})
+		complete, openMin = complete && c, min(openMin, om)
+		for _, wk := range workers[1:] {
 			wk.flush()
 		}
 	}
 	w.flush()
 	return s.finish(res, complete, openMin)
+}
+
+// runTasks searches the subtrees tasks on workers, each worker a goroutine taking
+// the next subtree not yet taken: a subtree is left open at its bound once the
+// search is stopped, closed when s prunes its bound, else searched by search (on
+// the worker's own state). It returns whether every subtree was closed and the
+// least bound of those left open. The plain QAP's and the orderings' branch and
+// bound (bborder.go) run their subtrees with it.
+func runTasks[W any](s *bbShared, workers []W, tasks []bbTask, search func(W, bbTask) (bool, float64)) (complete bool, openMin float64) {
+	complete, openMin = true, math.Inf(1)
+	var next atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, wk := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= len(tasks) {
+					return
+				}
+				var ok bool
+				var om float64
+				switch {
+				case s.stop.Load():
+					ok, om = false, tasks[t].lb
+				case s.prunes(tasks[t].lb):
+					ok = true
+				default:
+					ok, om = search(wk, tasks[t])
+				}
+				if !ok {
+					mu.Lock()
+					complete, openMin = false, min(openMin, om)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return complete, openMin
 }
 
 // finish fills res from the shared incumbent once every worker has stopped: complete

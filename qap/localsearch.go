@@ -149,6 +149,17 @@ func (ls *localSearch) rotate(from, to int) {
 	ls.p[to] = v
 }
 
+// tryReverse tries reversing the segment p[lo..hi] and keeps it when it lowers the
+// cost (try); set, a buffer, is returned holding the segment's positions.
+func (ls *localSearch) tryReverse(set []int, lo, hi int) ([]int, bool) {
+	set = set[:0]
+	for i := lo; i <= hi; i++ {
+		set = append(set, i)
+	}
+	rev := func() { ls.reverse(lo, hi) }
+	return set, ls.try(set, rev, rev)
+}
+
 // descend applies improving swap, insertion and reversal moves until none is left (a
 // local optimum) or ctx ends. It returns whether anything improved.
 func (ls *localSearch) descend(ctx context.Context) bool {
@@ -169,12 +180,8 @@ func (ls *localSearch) descend(ctx context.Context) bool {
 		}
 		for lo := 0; lo < n; lo++ {
 			for hi := lo + 2; hi < n && hi-lo <= ls.win; hi++ {
-				set = set[:0]
-				for i := lo; i <= hi; i++ {
-					set = append(set, i)
-				}
-				rev := func() { ls.reverse(lo, hi) }
-				if ls.try(set, rev, rev) {
+				var ok bool
+				if set, ok = ls.tryReverse(set, lo, hi); ok {
 					improved = true
 				}
 				fwd := func() { ls.rotate(lo, hi) }
@@ -266,12 +273,8 @@ func DescendWithin(ctx context.Context, q *QAP, p []int, spans [][2]int) []int {
 				}
 			}
 			if hi > lo {
-				set = set[:0]
-				for i := lo; i <= hi; i++ {
-					set = append(set, i)
-				}
-				rev := func() { ls.reverse(lo, hi) }
-				if ls.try(set, rev, rev) {
+				var ok bool
+				if set, ok = ls.tryReverse(set, lo, hi); ok {
 					improved = true
 				}
 			}

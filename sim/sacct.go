@@ -32,9 +32,9 @@ func looksLikeSacct(br *bufio.Reader) bool {
 func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 	sa, err := slurm.ReadSacct(br, slurm.SacctOptions{SkipBad: opt.SkipBad, MaxValue: maxTraceValue, MaxJobs: opt.MaxJobs, Location: opt.Location})
 	if err != nil {
-		var le *slurm.SacctLineError
+		var le *ParseError // slurm's line error is the same type
 		if errors.As(err, &le) {
-			return nil, &ParseError{le.Line, le.Text, le.Err}
+			return nil, le
 		}
 		return nil, err
 	}

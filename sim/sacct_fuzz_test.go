@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -162,7 +163,7 @@ func checkSacctError(t *testing.T, err error, lines []string, header int) {
 		if pe.Line < 1 || pe.Line > len(lines) || pe.Line < header {
 			t.Fatalf("error on line %d of %d (header on %d): %v", pe.Line, len(lines), header, err)
 		}
-		if want := clip(strings.TrimRight(lines[pe.Line-1], "\r")); pe.Text != want {
+		if want := textin.Clip(strings.TrimRight(lines[pe.Line-1], "\r")); pe.Text != want {
 			t.Fatalf("error names text %q, line %d is %q", pe.Text, pe.Line, want)
 		}
 		if pe.Err == nil || pe.Err.Error() == "" {

@@ -484,9 +484,11 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if len(tr.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: the trace has no jobs", s.Trace)
 	}
-	if n := int64(len(tr.Jobs)) * int64(s.Scale.Replicate); JobBytes(n) > MaxJobBytes {
-		return nil, fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "makes %d jobs, about %.1f GB of job records in memory; a replay takes at most %d GB: replicate less",
-			n, JobBytes(n)/1e9, MaxJobBytes>>30)
+	// In floating point: the product of the two counts overflows an int64 for a
+	// huge factor (and then passed the bound and the replicas never ended).
+	if n := float64(len(tr.Jobs)) * float64(s.Scale.Replicate); n*JobBytes(1) > MaxJobBytes {
+		return nil, fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "makes %.4g jobs, about %.3g GB of job records in memory; a replay takes at most %d GB: replicate less",
+			n, n*JobBytes(1)/1e9, MaxJobBytes>>30)
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
 	rp.Spec.Machine = m

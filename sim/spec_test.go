@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -315,9 +316,21 @@ func TestSpecPrepare(t *testing.T) {
 	if _, err := s.Prepare(); err == nil || !strings.Contains(err.Error(), "sacct") {
 		t.Errorf("as-run on a converted trace: %v", err)
 	}
+	// The replicas' bound: one replica past it, and factors whose job count
+	// overflows an int64 (it passed the bound, and the replicas never
+	// ended: compare --replicate 9223372036854775807 hung).
+	var fe *FieldError
+	s = validSpec()
+	s.TraceData = tr
+	atBound := int(MaxJobBytes / JobBytes(int64(len(tr.Jobs))))
+	for _, replicate := range []int{atBound + 1, math.MaxInt64 / 2, math.MaxInt64} {
+		s.Scale.Replicate = replicate
+		if _, err := s.Prepare(); !errors.As(err, &fe) || fe.Field != "Scale.Replicate" {
+			t.Errorf("Replicate %d: %v, want refused", replicate, err)
+		}
+	}
 	s = validSpec()
 	s.TraceData, s.MachineSpec = tr, "mesh:9000x9000"
-	var fe *FieldError
 	if _, err := s.Prepare(); !errors.As(err, &fe) || fe.Field != "Machine" {
 		t.Errorf("a machine too large: %v", err)
 	}

@@ -78,17 +78,9 @@ type ReadOptions struct {
 // reading that many takes about 500 MB.
 const DefaultMaxJobs = slurm.DefaultMaxJobs
 
-// ParseError is a malformed trace line.
-type ParseError struct {
-	Line int
-	Text string
-	Err  error
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
-}
-func (e *ParseError) Unwrap() error { return e.Err }
+// ParseError is a malformed trace line (the one line error of procalloc's text
+// readers: its line, its text clipped to 120 bytes, what is wrong).
+type ParseError = textin.LineError
 
 // ReadTraceFile reads a trace file (gzip-compressed or not; see ReadTrace).
 func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
@@ -170,7 +162,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 			case len(fields) >= 18:
 				t.Format = "swf"
 			default:
-				return nil, &ParseError{line, clip(text), fmt.Errorf("cannot tell the trace format from a record of %d fields (want 4 for the converted format or 18 for SWF)", len(fields))}
+				return nil, &ParseError{Line: line, Text: textin.Clip(text), Err: fmt.Errorf("cannot tell the trace format from a record of %d fields (want 4 for the converted format or 18 for SWF)", len(fields))}
 			}
 		}
 		var (
@@ -193,7 +185,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 				t.Bad++
 				continue
 			}
-			return nil, &ParseError{line, clip(text), err}
+			return nil, &ParseError{Line: line, Text: textin.Clip(text), Err: err}
 		}
 		if !keep {
 			t.Filtered++
@@ -218,13 +210,6 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		t.Format = opt.Format
 	}
 	return t, nil
-}
-
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "..."
-	}
-	return s
 }
 
 func appendFields(dst []string, s string) []string {

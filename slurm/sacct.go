@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -99,24 +100,8 @@ type Sacct struct {
 }
 
 // SacctLineError is a malformed record: its line, its text (clipped to 120 bytes) and
-// what is wrong.
-type SacctLineError struct {
-	Line int
-	Text string
-	Err  error
-}
-
-func (e *SacctLineError) Error() string {
-	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
-}
-func (e *SacctLineError) Unwrap() error { return e.Err }
-
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "..."
-	}
-	return s
-}
+// what is wrong; the one line error of procalloc's text readers.
+type SacctLineError = textin.LineError
 
 // LooksLikeSacct reports whether the first non-blank line of data (the start of a
 // file) is a '|'-separated header naming the job id.
@@ -208,7 +193,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				}
 			}
 			if len(missing) > 0 {
-				return nil, &SacctLineError{line, clip(text), fmt.Errorf("sacct header lacks %s (run sacct -P -o %s)", strings.Join(missing, ", "), SacctFields)}
+				return nil, &SacctLineError{Line: line, Text: textin.Clip(text), Err: fmt.Errorf("sacct header lacks %s (run sacct -P -o %s)", strings.Join(missing, ", "), SacctFields)}
 			}
 			continue
 		}
@@ -221,7 +206,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				t.Bad++
 				return nil
 			}
-			return &SacctLineError{line, clip(text), err}
+			return &SacctLineError{Line: line, Text: textin.Clip(text), Err: err}
 		}
 		if len(f) != len(header) {
 			if err := bad(fmt.Errorf("%d fields, the header has %d", len(f), len(header))); err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/textin"
@@ -122,13 +121,10 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 					ev.Ranking = *ranking
 					evals = append(evals, ev)
 				} else {
-					names := strings.Split(*curveList, ",")
-					for i := range names {
-						names[i] = strings.TrimSpace(names[i])
-					}
+					var names []string
 					if *curveList == "all" {
 						names = curves.Applicable(m)
-					} else if err := refuseRepeats("--curve", *curveList, "curves", names); err != nil {
+					} else if names, err = nameList("--curve", *curveList, "curve"); err != nil {
 						return err
 					}
 					several = len(names) > 1

@@ -50,7 +50,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(args) < 2 {
 						return usagef("hostlist expand needs at least one expression")
 					}
-					exprs, err := hostArgs(e, args[1:], func(line string) []string {
+					exprs, fromStdin, err := hostArgs(e, args[1:], func(line string) []string {
 						if line = strings.TrimSpace(line); line != "" {
 							return []string{line}
 						}
@@ -64,7 +64,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					}
 					names, err := hostlist.ExpandAll(exprs)
 					if err != nil {
-						return err
+						return stdinErr(fromStdin, err)
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error {
 						if *asJSON {
@@ -78,7 +78,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(names) == 0 {
 						names = []string{"-"} // names on stdin
 					}
-					names, err := hostArgs(e, names, func(line string) []string {
+					names, fromStdin, err := hostArgs(e, names, func(line string) []string {
 						return strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 					})
 					if err != nil {
@@ -92,7 +92,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					}
 					expr, err := hostlist.Compress(names)
 					if err != nil {
-						return err
+						return stdinErr(fromStdin, err)
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error {
 						if *asJSON {
@@ -109,23 +109,33 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 }
 
 // hostArgs is the hostlist command's arguments args, or, when they are "-" alone,
-// the items split from the lines of standard input (none when it is empty).
-// Without this, "-" was taken as a host name and printed back.
-func hostArgs(e *env, args []string, split func(line string) []string) ([]string, error) {
+// the items split from the lines of standard input (none when it is empty), and
+// whether they are those. Without this, "-" was taken as a host name and printed
+// back.
+func hostArgs(e *env, args []string, split func(line string) []string) (items []string, fromStdin bool, err error) {
 	if !slices.Contains(args, "-") {
-		return args, nil
+		return args, false, nil
 	}
 	if len(args) > 1 {
-		return nil, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
+		return nil, false, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
 	}
-	var items []string
 	sc := bufio.NewScanner(e.stdin)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		items = append(items, split(sc.Text())...)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", inputName("-"), err)
+		return nil, true, fmt.Errorf("%s: %w", inputName("-"), err)
 	}
-	return items, nil
+	return items, true, nil
+}
+
+// stdinErr names standard input in err when the names or expressions came from it
+// (an argument's error names the argument, which the user typed; a line of stdin,
+// maybe binary, is not recognisable alone).
+func stdinErr(fromStdin bool, err error) error {
+	if fromStdin {
+		return fmt.Errorf("%s: %w", inputName("-"), err)
+	}
+	return err
 }

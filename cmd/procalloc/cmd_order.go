@@ -276,15 +276,12 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					}
 					oo := order.OrderOptions{Options: opt, Ring: *ring, Flat: *flat}
 					if *start != "" {
-						names := strings.Split(*start, ",")
-						for i := range names {
-							names[i] = strings.TrimSpace(names[i])
-						}
-						if err := refuseRepeats("--start", *start, "starts", names); err != nil {
+						names, err := nameList("--start", *start, "start")
+						if err != nil {
 							return err
 						}
 						for _, s := range names {
-							so, err := curveResolve(ctx, e, strings.TrimSpace(s), "", m, nil)
+							so, err := curveResolve(ctx, e, s, "", m, nil)
 							if err != nil {
 								return err
 							}

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -326,6 +327,18 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 		}
 		dec := json.NewDecoder(io.LimitReader(br, sweep.MaxResultsBytes+1))
 		if err := dec.Decode(&c); err != nil {
+			// A number, string or list where the object or one of its two fields
+			// should be: say that, not the Go type it failed to decode into.
+			if ute := (*json.UnmarshalTypeError)(nil); errors.As(err, &ute) {
+				switch ute.Field {
+				case "":
+					return nil, fmt.Errorf("%s: neither sweep results nor compare --json output: a JSON %s, not an object", name, ute.Value)
+				case "trace":
+					return nil, fmt.Errorf("%s: neither sweep results nor compare --json output: \"trace\" is a JSON %s, not a string", name, ute.Value)
+				case "runs":
+					return nil, fmt.Errorf("%s: neither sweep results nor compare --json output: \"runs\" is a JSON %s, not a list of runs", name, ute.Value)
+				}
+			}
 			return nil, fmt.Errorf("%s: neither sweep results nor compare --json output: %w", name, err)
 		}
 		if dec.InputOffset() > sweep.MaxResultsBytes {

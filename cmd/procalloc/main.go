@@ -105,6 +105,23 @@ func refuseRepeats[T comparable](flagName, flagValue, what string, items []T) er
 	return nil
 }
 
+// nameList splits a list flag's value of names (flagName flagValue: --curve,
+// --start) at commas, trims the names, and refuses an empty one (two commas; it
+// was reported as "listed twice" or as a curve named "") and one listed twice,
+// as usage errors naming the flag (what: "curve", "start").
+func nameList(flagName, flagValue, what string) ([]string, error) {
+	names := strings.Split(flagValue, ",")
+	for i := range names {
+		if names[i] = strings.TrimSpace(names[i]); names[i] == "" {
+			return nil, usagef("%s %q: %s %d of the list is empty (two commas?)", flagName, flagValue, what, i+1)
+		}
+	}
+	if err := refuseRepeats(flagName, flagValue, what+"s", names); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
 // parseInt and parseFinite are parseList's usual parsers.
 func parseInt(f string) (int, bool) {
 	v, err := strconv.Atoi(f)

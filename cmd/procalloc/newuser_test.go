@@ -10,7 +10,8 @@ import (
 )
 
 // TestNewUserBadInputExits collects the bad inputs a new user's tour of every
-// command found mishandled (wt-rel, 2026-12-05): each must exit with the given
+// command found mishandled (wt-rel, 2026-12-05; wt-rel3's sweep of empty, binary,
+// huge, negative, NaN and repeated inputs, 2026-12-06): each must exit with the given
 // status, say the given words on stderr in one line (two with the usage hint),
 // print nothing on stdout and leave no file behind.
 func TestNewUserBadInputExits(t *testing.T) {
@@ -61,6 +62,21 @@ func TestNewUserBadInputExits(t *testing.T) {
 		{"", []string{"hostlist", "compress", "-"}, 1, "-: no host names"},
 		{"n1\n", []string{"hostlist", "compress", "n2", "-"}, 2, "- (standard input) goes alone"},
 		{"n1\n", []string{"hostlist", "expand", "-", "n2", "-o", out}, 2, "- (standard input) goes alone"},
+		// The thirteenth round's sweep (wt-rel3, 2026-12-06). A huge --replicate
+		// overflowed the job count's bound and hung building replicas.
+		{"", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm,bf:hilbert", "--replicate", "9223372036854775807", "-o", out}, 2, "--replicate 9223372036854775807: makes"},
+		{"", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--replicate", "9223372036854775807", "-o", out}, 2, "--replicate 9223372036854775807: makes"},
+		// An empty name in --curve or --start was "listed twice" (",") or a curve
+		// named "" ("hilbert,").
+		{"", []string{"evaluate", "--machine", "mesh:4x4", "--curve", ",", "-o", out}, 2, `--curve ",": curve 1 of the list is empty`},
+		{"", []string{"evaluate", "--machine", "mesh:4x4", "--curve", "hilbert,", "-o", out}, 2, `--curve "hilbert,": curve 2 of the list is empty`},
+		{"", []string{"order", "--machine", "mesh:2x2", "--weights", "list:1", "--start", "hilbert,,snake", "-o", out}, 2, `--start "hilbert,,snake": start 2 of the list is empty`},
+		// hostlist's errors on standard input's lines did not say they came from it.
+		{"n[1-3\n", []string{"hostlist", "expand", "-", "-o", out}, 1, `-: "n[1-3": unmatched '['`},
+		{"a[b\n", []string{"hostlist", "compress", "-", "-o", out}, 1, `-: "a[b" is not a host name`},
+		// plot printed the Go type it decoded a number into.
+		{"5\n", []string{"plot", "-", "-o", out}, 1, "-: neither sweep results nor compare --json output: a JSON number, not an object"},
+		{`{"runs": 3}`, []string{"plot", "-", "-o", out}, 1, `"runs" is a JSON number, not a list of runs`},
 	} {
 		code, stdout, stderr := runCLI(t, tc.stdin, tc.args...)
 		lines := strings.Count(stderr, "\n")

@@ -19,6 +19,28 @@ import (
 // line); the buffer grows to it only when a line needs it.
 const MaxLine = 1 << 30
 
+// LineError is a malformed line or record of a text input: its 1-based line, its
+// text (clipped by Clip) and what is wrong. Traces (sim.ParseError) and sacct
+// output (slurm.SacctLineError) report with it.
+type LineError struct {
+	Line int
+	Text string
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
+}
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Clip is a line's text as a LineError quotes it: at most 120 bytes, then "...".
+func Clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
 // StripComment returns s without its comment ('#' to the end).
 func StripComment(s string) string {
 	if i := strings.IndexByte(s, '#'); i >= 0 {
