@@ -43,6 +43,17 @@ func TestHelpForEveryCommand(t *testing.T) {
 		if strings.Contains(out, "\n        \n") {
 			t.Errorf("help %s: a flag has no description", name)
 		}
+		// The flags list spells a flag as the usage line does (sweep's -j N was
+		// listed as --j).
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		c.flags(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			if strings.Contains(" "+c.usage+" ", " -"+f.Name+" ") || strings.Contains(c.usage, "[-"+f.Name+" ") {
+				if !strings.Contains(out, "\n  -"+f.Name+" ") && !strings.Contains(out, "\n  -"+f.Name+"\n") {
+					t.Errorf("help %s: the usage line has -%s, the flags list another spelling", name, f.Name)
+				}
+			}
+		})
 	}
 }
 
