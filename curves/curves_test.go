@@ -735,6 +735,19 @@ func TestGenerateContext(t *testing.T) {
 	if _, err := GenerateContext(dctx, "spectral", big); !errors.Is(err, context.DeadlineExceeded) || time.Since(t0) > time.Second {
 		t.Errorf("spectral on 32x32 with 10 ms left: %v after %v", err, time.Since(t0))
 	}
+	// Skipped with more than its estimate left (but less than twice): the message
+	// says so truthfully, in the user's words (order's notes print it).
+	est := time.Duration(SpectralSeconds(big) * float64(time.Second))
+	hctx, hcancel := context.WithTimeout(context.Background(), est*3/2)
+	defer hcancel()
+	_, err := GenerateContext(hctx, "spectral", big)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("spectral on 32x32 with 1.5 times its estimate left: %v, want a skip", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "context deadline exceeded") || strings.Contains(msg, "more than the") ||
+		!strings.Contains(msg, "curve spectral on mesh:32x32: skipped") || !strings.Contains(msg, "twice its estimate") {
+		t.Errorf("spectral skipped: %q", msg)
+	}
 	for _, name := range []string{"spectral", "hilbert", "strips3"} {
 		a, err1 := GenerateContext(context.Background(), name, m)
 		b, err2 := Generate(name, m)

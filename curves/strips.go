@@ -95,6 +95,23 @@ func SpectralSeconds(m topo.Machine) float64 {
 	return 17 * r * r * r
 }
 
+// spectralSkipped is GenerateContext's answer when the spectral ordering is not
+// started because less than twice its estimate is left before ctx's deadline. It
+// is context.DeadlineExceeded to errors.Is, but says in the user's words what was
+// skipped and why (order's notes print it), not "context deadline exceeded".
+type spectralSkipped struct {
+	spec           string
+	estimate, left float64 // seconds: SpectralSeconds, and the time left at the check
+}
+
+func (e spectralSkipped) Error() string {
+	return fmt.Sprintf("curve spectral on %s: skipped, expected to take %.1f s on an idle machine and only %.1f s left (it is started with twice its estimate left)",
+		e.spec, e.estimate, e.left)
+}
+
+// Is makes spectralSkipped context.DeadlineExceeded to errors.Is.
+func (e spectralSkipped) Is(target error) bool { return target == context.DeadlineExceeded }
+
 // GenerateContext is Generate, stopped by ctx: it returns context.Cause(ctx) as soon as ctx
 // ends, and refuses up front (with context.DeadlineExceeded) a curve that is not
 // expected to finish well before ctx's deadline (the spectral ordering when less
@@ -128,8 +145,7 @@ func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, e
 	}
 	if name == "spectral" {
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < 2*SpectralSeconds(m) {
-			return nil, fmt.Errorf("curve spectral on %s: skipped, expected to take %.1f s, more than the %.1f s left: %w",
-				m.Spec(), SpectralSeconds(m), time.Until(dl).Seconds(), context.DeadlineExceeded)
+			return nil, spectralSkipped{spec: m.Spec(), estimate: SpectralSeconds(m), left: time.Until(dl).Seconds()}
 		}
 	}
 	type result struct {

@@ -197,7 +197,12 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 			o, err := curves.GenerateContext(ctx, name, m)
 			if err != nil {
 				if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-					sr.notes = append(sr.notes, fmt.Sprintf("curve %s skipped: %v", name, err))
+					// GenerateContext's errors name the curve and the machine.
+					note := err.Error()
+					if !strings.HasPrefix(note, "curve "+name+" ") {
+						note = fmt.Sprintf("curve %s skipped: %s", name, note)
+					}
+					sr.notes = append(sr.notes, note)
 				}
 				continue
 			}

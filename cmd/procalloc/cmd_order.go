@@ -135,7 +135,8 @@ difference (K >= n) are allowed and unused. Disconnected graphs are errors.
 sum A[i][j] B[p(i)][p(j)]); order is then p (0-based, location of each facility).
 
 With -o FILE the ordering is written as a ranking file (--format, default from the
-extension, else pairs) and the summary goes to stdout.`,
+extension, else pairs) and the summary goes to stdout; with --qap, -o FILE takes the
+report (the table, or the JSON with --json) instead of stdout.`,
 		example: `procalloc order --machine torus:4x4 --weights list:1,0.5 --json
 procalloc order --graph order/testdata/cplant-dev.txt --weights exp:2:3 --ring --time-limit 5m -o net.pairs
 procalloc order --machine torus:8x8 --weights exp:2:3 --time-limit 60s --gap 0.01
@@ -144,7 +145,7 @@ procalloc order --machine torus:4x4 --weights list:1,0.5,0.25 --ring --method au
 procalloc order --machine mesh:32x32 --weights exp:2:3 --time-limit 10s --json
 procalloc order --machine fattree:16,16:16,16:32 --weights exp:2:4 --time-limit 60s
 procalloc order --qap ../shared/qaplib/nug12.dat --method bb
-procalloc order --qap ../shared/qaplib/chr12a.dat --json
+procalloc order --qap ../shared/qaplib/chr12a.dat --json -o chr12a.json
 procalloc order --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --weights list:1,0.5 --flat --no-mip
 procalloc order --graph topo/testdata/topology.yaml --topology fabric --weights list:1,0.5 --start rcm,opt.pairs --seed 3 -o opt.ranks --format ranks
 procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --max-columns 200000 --threads 2 --log`,
@@ -247,8 +248,8 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					if meth == order.MethodDP {
 						return usagef("--method dp solves orderings, not general QAPs")
 					}
-					if *out != "" || *format != "" {
-						return usagef("-o and --format write ranking files; with --qap use --json")
+					if *format != "" {
+						return usagef("--format writes ranking files, and a QAP's assignment is none: with --qap, -o FILE takes the report (the table, or the JSON with --json)")
 					}
 					if meth == order.MethodMIP && !highs.Available() {
 						return orderNeedHiGHS()
@@ -298,6 +299,15 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 				prog.Done()
 				if err != nil {
 					return err
+				}
+				if *qapFile != "" && *out != "" {
+					// No ranking: -o takes what would go to stdout, as in every other command.
+					return writeFileAtomic(e, *out, func(w io.Writer) error {
+						if *asJSON {
+							return writeJSON(w, o)
+						}
+						return printOrder(w, o, true)
+					})
 				}
 				if *out != "" {
 					f := curves.FormatPairs

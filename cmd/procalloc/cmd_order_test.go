@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -139,6 +141,29 @@ func TestOrderQAPLIB(t *testing.T) {
 	}
 	if highs.Available() && (o.Objective != best || o.Status != "optimal") {
 		t.Fatalf("MIP: %s %g, optimum %g", o.Status, o.Objective, best)
+	}
+	// -o FILE takes the report that would go to stdout (it was refused: "with --qap
+	// use --json", --json given or not); --format, a ranking format, stays refused.
+	for _, asJSON := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("report-%v", asJSON))
+		a := append([]string{"order"}, args...)
+		if asJSON {
+			a = append(a, "--json")
+		}
+		code, stdout, stderr := runCLI(t, "", append(a, "-o", out)...)
+		written, err := os.ReadFile(out)
+		if code != 0 || stdout != "" || err != nil {
+			t.Fatalf("%v -o: exit %d, stdout %q, stderr %q, %v", a, code, stdout, stderr, err)
+		}
+		_, want, _ := runCLI(t, "", a...)
+		// The reports differ only in the solve's seconds.
+		seconds := regexp.MustCompile(`(?m)^(\s*"?seconds"?[: ]\s*).*$`)
+		if got, want := seconds.ReplaceAllString(string(written), "$1"), seconds.ReplaceAllString(want, "$1"); got != want {
+			t.Errorf("%v -o wrote\n%s\nwant the stdout report\n%s", a, got, want)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "order", "--qap", path, "--format", "pairs", "-o", filepath.Join(dir, "p")); code != 2 || !strings.Contains(stderr, "-o FILE takes the report") {
+		t.Errorf("--qap --format pairs: exit %d, %q", code, stderr)
 	}
 }
 

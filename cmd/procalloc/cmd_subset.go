@@ -89,7 +89,12 @@ output are 0-based positions among the data lines.
 With --machine SPEC --free FILE the points are the coordinates of the free nodes listed
 in FILE (node indices, whitespace-separated, '#' comments); the output also lists the
 chosen node indices. Distances are L1 on mesh coordinates; on a torus the wraparound
-links are not used by these solvers (the reported total is the mesh L1 total).` + exactHelp + ptasHelp,
+links are not used by these solvers (the reported total is the mesh L1 total).
+
+JSON (--json): algo, k, indices, nodes (with --free), total and average (recomputed
+by the command from indices), guarantee (the proven ratio; 1 for exact solvers),
+optimal, bound and gap (exact solvers), seconds, distance (l1, or ring for --algo
+ring), notes and extra (what the algorithm adds, e.g. mm's center).` + exactHelp + ptasHelp,
 		example: `procalloc subset --algo mm --k 8 --points pts.txt
 procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json
 procalloc subset --algo ptas --k 6 --points pts.txt --eps 0.25 --time-limit 30s -o best.txt

@@ -128,11 +128,13 @@ name in it quoted for the shell; "procalloc merge" then joins the shards' files.
 
 --per-job DIR writes each item's per-job rows (the CSV of sim --per-job) to
 DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and in
---list); a file appears whole when its item ends, and a redone item rewrites it.`,
+--list); a file appears whole when its item ends, and a redone item rewrites it.
+Items already done in the results file are not rerun, so they get no file: a
+warning counts those DIR lacks (run into a new results file for their rows).`,
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
 procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.shard-2.jsonl
-mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo.jsonl --per-job perjob/
+mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo-perjob.jsonl --per-job perjob/
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 > bunde.sbatch && sbatch bunde.sbatch
 procalloc sweep examples/bunde2004.yaml --sbatch --shards 16 --cpus 8 -o bunde.jsonl > bunde.sbatch
 procalloc sweep examples/demo-sweep.yaml -o demo.jsonl -j 4 --json
@@ -252,12 +254,23 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				warnResults(e.stderr, *out, res)
 				o := sweepOutput{Sweep: spec.Name, Results: *out, Shard: fmt.Sprintf("%d/%d", si, sn), Items: len(mine)}
 				var todo []sweep.Item
+				noCSV := 0 // items already done whose per-job file --per-job DIR lacks
 				for _, it := range mine {
 					if _, ok := res.Done[it.Key]; ok {
 						o.Skipped++
+						if *perJob != "" {
+							if _, err := os.Stat(filepath.Join(*perJob, it.Key+".csv")); err != nil {
+								noCSV++
+							}
+						}
 					} else {
 						todo = append(todo, it)
 					}
+				}
+				if noCSV > 0 {
+					// Done items are not rerun, so --per-job would leave them without rows
+					// in silence (help sweep's examples did, run in order).
+					fmt.Fprintf(e.stderr, "procalloc sweep: warning: %d items already done in %s have no per-job file in %s and are not rerun: for their rows, run the sweep into a new results file\n", noCSV, *out, *perJob)
 				}
 				if err := runSweepItems(ctx, e, spec, todo, res, *jobs, *perJob, &o); err != nil {
 					return err

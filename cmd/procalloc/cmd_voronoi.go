@@ -26,6 +26,8 @@ distances, coincident points) one center can have several sets, and all are list
 Points: planar, integer coordinates (see "procalloc help subset" for the file format).
 indices are 0-based positions among the data lines; total is the set's total pairwise
 L1 distance. Heavy ties can make the list exponential: --limit bounds it.
+JSON (--json): k, n (points read), count (sets listed) and sets, each with indices,
+center (the witness), radius (its L1 distance to the set's farthest point) and total.
 Cost: O(n log n) for fixed k on points of bounded local density, plus up to
 O(n log n) for each point near the hull, whose squares grow to the whole input
 (10^5 random points on a 1000x1000 grid: about 7 s of CPU). --time-limit and

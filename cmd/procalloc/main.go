@@ -362,8 +362,8 @@ func printCommandHelp(w io.Writer, c *command) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
 		dash := "--"
-		if f.Name == "o" {
-			dash = "-" // -o FILE, as in compilers and most Unix tools
+		if f.Name == "o" || f.Name == "j" {
+			dash = "-" // -o FILE and -j N, as in compilers, make and most Unix tools
 		}
 		head := "  " + dash + f.Name
 		if name != "" {

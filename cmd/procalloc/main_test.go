@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // runCLI runs one command line in-process and returns its exit status and output.
@@ -43,6 +47,17 @@ func TestHelpForEveryCommand(t *testing.T) {
 		if strings.Contains(out, "\n        \n") {
 			t.Errorf("help %s: a flag has no description", name)
 		}
+		// The flags list spells a flag as the usage line does (sweep's -j N was
+		// listed as --j).
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		c.flags(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			if strings.Contains(" "+c.usage+" ", " -"+f.Name+" ") || strings.Contains(c.usage, "[-"+f.Name+" ") {
+				if !strings.Contains(out, "\n  -"+f.Name+" ") && !strings.Contains(out, "\n  -"+f.Name+"\n") {
+					t.Errorf("help %s: the usage line has -%s, the flags list another spelling", name, f.Name)
+				}
+			}
+		})
 	}
 }
 
@@ -155,6 +170,44 @@ func TestEveryCommandHasJSON(t *testing.T) {
 		c.flags(fs)
 		if fs.Lookup("json") == nil {
 			t.Errorf("%s has no --json", name)
+		}
+	}
+}
+
+// README: "Every command's --json output is described in its procalloc help
+// COMMAND". For the commands whose help gives the JSON as a list of keys, every key
+// of a run's JSON (and of voronoi's sets) is named there (subset's and voronoi's
+// were not).
+func TestHelpNamesJSONKeys(t *testing.T) {
+	dir := t.TempDir()
+	pts := filepath.Join(dir, "pts.txt")
+	if err := os.WriteFile(pts, []byte("0 0\n3 1\n1 4\n5 5\n2 2\n7 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"subset", "--algo", "mm", "--k", "3", "--points", pts},
+		{"subset", "--algo", "exact", "--k", "3", "--points", pts},
+		{"voronoi", "--k", "2", "--points", pts},
+		{"cluster", "--k", "5"},
+	} {
+		code, out, stderr := runCLI(t, "", append(args, "--json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		keys := slices.Collect(maps.Keys(v))
+		if sets, ok := v["sets"].([]any); ok && len(sets) > 0 {
+			keys = append(keys, slices.Collect(maps.Keys(sets[0].(map[string]any)))...)
+		}
+		_, help, _ := runCLI(t, "", "help", args[0])
+		words := strings.FieldsFunc(help, func(r rune) bool { return !unicode.IsLetter(r) && r != '_' })
+		for _, k := range keys {
+			if !slices.Contains(words, k) {
+				t.Errorf("help %s does not name the JSON key %q of %v", args[0], k, args)
+			}
 		}
 	}
 }

@@ -171,4 +171,16 @@ func TestSweepPerJobIsSimPerJob(t *testing.T) {
 			t.Fatalf("item %s (%s): sweep's per-job CSV differs from sim's (%d vs %d bytes)", f[0], f[2], len(got), len(w))
 		}
 	}
+	// Items already done are not rerun: with --per-job into a directory that lacks
+	// their files, a warning counts them (it was silence); with the files there, none.
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", filepath.Join(dir, "r.jsonl"), "--per-job", pj); code != 0 || strings.Contains(stderr, "warning") {
+		t.Fatalf("rerun, every per-job file there: exit %d, %q", code, stderr)
+	}
+	if err := os.Remove(filepath.Join(pj, strings.SplitN(lines[3], "\t", 3)[1]+".csv")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, "", "sweep", spec, "-o", filepath.Join(dir, "r.jsonl"), "--per-job", pj)
+	if code != 0 || !strings.Contains(stderr, "warning: 1 items already done in "+filepath.Join(dir, "r.jsonl")+" have no per-job file in "+pj) {
+		t.Fatalf("rerun, one per-job file removed: exit %d, %q", code, stderr)
+	}
 }
