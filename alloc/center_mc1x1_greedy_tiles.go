@@ -244,6 +244,24 @@ func greedyTileMinInt32(key []int32, o int, start, n int32, side int) int32 {
 	return m
 }
 
+// greedyTileNext takes the top of the tiles' heap, whose bound is at most the
+// top candidate's current key (n nodes taken): if the bound grew since it was
+// kept, the tile goes back with its bound again, as a stale key; otherwise its
+// free nodes are keyed and appended to xy and keys (greedyTileKeys), for the
+// caller to push.
+func (a *mc1x1) greedyTileNext(axisKey []int, cdist []int32, off []int, n int, xy []int32, keys []int64) ([]int32, []int64) {
+	gt := &a.tiles
+	e := gt.heap[0]
+	t := &gt.tiles[e.tile]
+	if k := a.greedyTileBound(t, axisKey, off, n); k != e.key {
+		gt.heap[0].key = k
+		gt.down()
+		return xy, keys
+	}
+	gt.pop()
+	return a.greedyTileKeys(t, axisKey, cdist, off, n, xy, keys)
+}
+
 // greedyTileKeys appends tile t's free nodes to the candidates' coordinates xy and
 // keys, as greedyShellKeys3 keys them (n nodes taken).
 func (a *mc1x1) greedyTileKeys(t *greedyTile, axisKey []int, cdist []int32, off []int, n int, xy []int32, keys []int64) ([]int32, []int64) {
