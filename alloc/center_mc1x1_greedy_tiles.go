@@ -98,8 +98,9 @@ func (gt *greedyTiles) pop() {
 }
 
 // greedyTileMin is the least of key[o+u] over the n coordinates u = start, start+1,
-// ... (mod side).
-func greedyTileMin(key []int, o int, start, n int32, side int) int {
+// ... (mod side); generic over the axis totals (int) and the L1 distances (int32),
+// each instantiation its own code (different shapes), so neither pays for the other.
+func greedyTileMin[T int | int32](key []T, o int, start, n int32, side int) T {
 	u := int(start)
 	m := key[o+u]
 	for range n - 1 {
@@ -195,7 +196,7 @@ func (a *mc1x1) greedyShellTiles3(cc []int32, r int, axisKey []int, cdist []int3
 					st, cnt := wrapAdd(ax[i].start, s0, x.dims[i]), int32(e0-s0)
 					mins = append(mins, int(st), int(cnt),
 						greedyTileMin(axisKey, off[i], st, cnt, x.dims[i]),
-						int(greedyTileMinInt32(cdist, off[i], st, cnt, x.dims[i])))
+						int(greedyTileMin(cdist, off[i], st, cnt, x.dims[i])))
 				}
 			}
 			a.tileMins = mins
@@ -229,19 +230,6 @@ func wrapAdd(start int32, s, side int) int32 {
 		u -= side
 	}
 	return int32(u)
-}
-
-// greedyTileMinInt32 is greedyTileMin over an int32 table.
-func greedyTileMinInt32(key []int32, o int, start, n int32, side int) int32 {
-	u := int(start)
-	m := key[o+u]
-	for range n - 1 {
-		if u++; u == side {
-			u = 0
-		}
-		m = min(m, key[o+u])
-	}
-	return m
 }
 
 // greedyTileNext takes the top of the tiles' heap, whose bound is at most the
