@@ -746,3 +746,14 @@ func TestFreeListMatchesOrder(t *testing.T) {
 		}
 	}
 }
+
+// mustGrid is topo.NewGrid for a test's fixed grids (mixed wraparound), failing the
+// test on an error.
+func mustGrid(t testing.TB, dims []int, wrap []bool) *topo.Grid {
+	t.Helper()
+	g, err := topo.NewGrid(dims, wrap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

@@ -21,15 +21,8 @@ import (
 // several densities, and busy blocks), on meshes wider than the windows, tori,
 // partly wrapped grids, 1D to 3D.
 func TestGreedyCollectMatchesPlain(t *testing.T) {
-	mk := func(dims []int, wrap []bool) *topo.Grid {
-		g, err := topo.NewGrid(dims, wrap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	grids := []*topo.Grid{topo.Mesh(30, 27), topo.Mesh(41, 5), topo.Mesh(9, 8, 7), topo.Mesh(60), topo.Torus(14, 11), topo.Torus(36, 21),
-		topo.Torus(6, 7, 5), topo.Torus(25), mk([]int{17, 12}, []bool{false, true}), mk([]int{8, 9, 6}, []bool{true, false, false})}
+		topo.Torus(6, 7, 5), topo.Torus(25), mustGrid(t, []int{17, 12}, []bool{false, true}), mustGrid(t, []int{8, 9, 6}, []bool{true, false, false})}
 	rounds := 6
 	if testing.Short() {
 		rounds = 2
@@ -105,15 +98,8 @@ func TestGreedyCollectMatchesPlain(t *testing.T) {
 // must score above the decision's stop, and every allocation and tie count equals
 // that of an allocator without the memo.
 func TestGreedyMemoMatchesFresh(t *testing.T) {
-	mk := func(dims []int, wrap []bool) *topo.Grid {
-		g, err := topo.NewGrid(dims, wrap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	grids := []*topo.Grid{topo.Mesh(40, 32), topo.Mesh(33, 9), topo.Mesh(9, 8, 7), topo.Mesh(90), topo.Torus(24, 20),
-		topo.Torus(7, 6, 8), topo.Torus(11, 11, 11), topo.Torus(60), mk([]int{30, 21}, []bool{true, false}), mk([]int{8, 11, 7}, []bool{false, true, false})}
+		topo.Torus(7, 6, 8), topo.Torus(11, 11, 11), topo.Torus(60), mustGrid(t, []int{30, 21}, []bool{true, false}), mustGrid(t, []int{8, 11, 7}, []bool{false, true, false})}
 	steps := 1500
 	if testing.Short() {
 		steps = 900

@@ -18,15 +18,8 @@ import (
 // nodes or blocks, on tori (even and odd sides), partly wrapped grids and meshes,
 // 1D to 3D, with jobs from one node to most of the machine.
 func TestGreedyShiftMatchesFresh(t *testing.T) {
-	mk := func(dims []int, wrap []bool) *topo.Grid {
-		g, err := topo.NewGrid(dims, wrap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(15, 12), topo.Torus(7, 9), topo.Torus(6, 6, 6), topo.Torus(7, 5, 6), topo.Torus(31),
-		topo.Mesh(24, 24), topo.Mesh(9, 9, 9), mk([]int{16, 11}, []bool{true, false}), mk([]int{9, 8, 7}, []bool{false, true, true}), topo.Mesh(40)}
+		topo.Mesh(24, 24), topo.Mesh(9, 9, 9), mustGrid(t, []int{16, 11}, []bool{true, false}), mustGrid(t, []int{9, 8, 7}, []bool{false, true, true}), topo.Mesh(40)}
 	rounds := 30
 	if testing.Short() {
 		rounds = 16
@@ -288,14 +281,7 @@ func TestGreedyShellScoreMatches(t *testing.T) {
 // and a shortcut's symmetry is one of them and carries its member onto the member
 // whose branch it takes.
 func TestGreedyShiftSymmetries(t *testing.T) {
-	mk := func(dims []int, wrap []bool) *topo.Grid {
-		g, err := topo.NewGrid(dims, wrap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
-	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(15, 12), topo.Torus(6, 6, 6), topo.Torus(7, 5, 6), topo.Torus(8, 8, 5), topo.Torus(31), mk([]int{16, 11}, []bool{true, false})}
+	grids := []*topo.Grid{topo.Torus(16, 16), topo.Torus(15, 12), topo.Torus(6, 6, 6), topo.Torus(7, 5, 6), topo.Torus(8, 8, 5), topo.Torus(31), mustGrid(t, []int{16, 11}, []bool{true, false})}
 	rng := rand.New(rand.NewPCG(34, 6))
 	known, shortcuts := 0, 0
 	for _, g := range grids {

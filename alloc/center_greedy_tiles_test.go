@@ -17,15 +17,8 @@ import (
 // memo keeps), for stops around the score; and on a share of them the plain
 // definition's score and nodes.
 func TestGreedyTilesMatchWhole(t *testing.T) {
-	mk := func(dims []int, wrap []bool) *topo.Grid {
-		g, err := topo.NewGrid(dims, wrap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	grids := []*topo.Grid{topo.Torus(18, 18, 18), topo.Torus(20, 13, 17), topo.Mesh(17, 15, 16), topo.Torus(9, 9, 9),
-		mk([]int{16, 19, 13}, []bool{true, false, true}), topo.Torus(7, 12, 5)}
+		mustGrid(t, []int{16, 19, 13}, []bool{true, false, true}), topo.Torus(7, 12, 5)}
 	rounds, sample := 4, 40
 	if testing.Short() {
 		rounds, sample = 2, 15

@@ -14,15 +14,8 @@ import (
 // every density, even and odd sides, jobs from one node to all but one; also on
 // meshes, where the same code runs without wraparound.
 func TestGreedyTorusMatchesReference(t *testing.T) {
-	mk := func(dims []int, wrap []bool) *topo.Grid {
-		g, err := topo.NewGrid(dims, wrap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	grids := []*topo.Grid{topo.Torus(10, 10), topo.Torus(9, 7), topo.Torus(4, 12), topo.Torus(6, 6, 4), topo.Torus(5, 3, 3), topo.Torus(13),
-		mk([]int{8, 5}, []bool{true, false}), mk([]int{7, 6}, []bool{false, true}), mk([]int{4, 5, 3}, []bool{true, false, true}), topo.Mesh(9, 8)}
+		mustGrid(t, []int{8, 5}, []bool{true, false}), mustGrid(t, []int{7, 6}, []bool{false, true}), mustGrid(t, []int{4, 5, 3}, []bool{true, false, true}), topo.Mesh(9, 8)}
 	rounds := 250
 	if testing.Short() {
 		rounds = 20

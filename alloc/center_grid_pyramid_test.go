@@ -47,17 +47,10 @@ func TestBallSums(t *testing.T) {
 // with balls that cross one, two and three seams and wrap whole rings.
 func TestFreeInBallMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	mixed := func(dims []int, wrap []bool) *topo.Grid {
-		g, err := topo.NewGrid(dims, wrap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
 	grids := []*topo.Grid{
 		topo.Torus(9), topo.Torus(8, 5), topo.Mesh(6, 7), topo.Torus(5, 4, 3), topo.Torus(7, 7, 7),
-		topo.Torus(6, 2, 9), topo.Mesh(6, 5, 4), mixed([]int{8, 5, 6}, []bool{true, false, true}),
-		mixed([]int{4, 7}, []bool{false, true}), topo.Torus(3, 4, 2, 3), topo.Mesh(3, 2, 4, 2),
+		topo.Torus(6, 2, 9), topo.Mesh(6, 5, 4), mustGrid(t, []int{8, 5, 6}, []bool{true, false, true}),
+		mustGrid(t, []int{4, 7}, []bool{false, true}), topo.Torus(3, 4, 2, 3), topo.Mesh(3, 2, 4, 2),
 	}
 	for _, g := range grids {
 		x := newGridIndex(g)
