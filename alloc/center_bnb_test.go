@@ -747,6 +747,80 @@ func TestFreeListMatchesOrder(t *testing.T) {
 	}
 }
 
+// TestCountSizeMatchesScan checks freeBoxes.countSize, free nodes and nodes of a
+// box, against a scan of the machine, on random boxes that lie inside, are
+// clipped by a mesh's sides, cross a torus's seams (once, from below or above,
+// along one to three dimensions), cover a ring whole or are empty.
+func TestCountSizeMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 41))
+	grids := append(bnbGrids(t), topo.Torus(7, 9, 8), topo.Torus(2, 3, 2), topo.Mesh(70, 3), topo.Torus(5, 3, 2, 2))
+	checked, seams := 0, 0
+	for _, g := range grids {
+		dims, wrap, d := g.Dims(), g.Wrap(), g.Dim()
+		fb := newFreeBoxes(g, nil)
+		lo, hi, u := make([]int, d), make([]int, d), make([]int, d)
+		for range 10 {
+			free := randomFreeSet(rng, g)
+			st := NewState(g.N())
+			var busy []int
+			for v, f := range free {
+				if !f {
+					busy = append(busy, v)
+				}
+			}
+			if err := st.Take(busy); err != nil {
+				t.Fatal(err)
+			}
+			fb.rebuild(st)
+			for range 200 {
+				crossed := 0
+				for j, dj := range dims {
+					lo[j] = rng.IntN(3*dj) - dj
+					hi[j] = lo[j] + rng.IntN(dj+3) - 1
+					if wrap[j] && (lo[j] < 0 || hi[j] >= dj) && hi[j]-lo[j]+1 < dj {
+						crossed++
+					}
+				}
+				if crossed > 0 {
+					seams++
+				}
+				// the scan: coordinate u[j] is in the box when some t in
+				// lo..hi is u[j] (mod dj on a ring)
+				in := func(j int) bool {
+					for t := lo[j]; t <= hi[j]; t++ {
+						if t == u[j] || wrap[j] && ((t%dims[j])+dims[j])%dims[j] == u[j] {
+							return true
+						}
+					}
+					return false
+				}
+				wantFree, wantSize := 0, 0
+				for v := range g.N() {
+					u = g.Coord(v, u)
+					inBox := true
+					for j := range d {
+						inBox = inBox && in(j)
+					}
+					if inBox {
+						wantSize++
+						if free[v] {
+							wantFree++
+						}
+					}
+				}
+				if gotFree, gotSize := fb.countSize(lo, hi); gotFree != wantFree || gotSize != wantSize {
+					t.Fatalf("%s box %v..%v: countSize %d free of %d, scanned %d of %d", g.Spec(), lo, hi, gotFree, gotSize, wantFree, wantSize)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d boxes checked, %d across a seam", checked, seams)
+	if seams == 0 {
+		t.Fatal("no box crossed a seam")
+	}
+}
+
 // mustGrid is topo.NewGrid for a test's fixed grids (mixed wraparound), failing the
 // test on an error.
 func mustGrid(t testing.TB, dims []int, wrap []bool) *topo.Grid {
