@@ -681,17 +681,7 @@ func TestFreePrefixSumsMatchCount(t *testing.T) {
 		c := make([]int, len(dims))
 		for range 20 {
 			free := randomFreeSet(rng, g)
-			st := NewState(g.N())
-			var busy []int
-			for v, f := range free {
-				if !f {
-					busy = append(busy, v)
-				}
-			}
-			if err := st.Take(busy); err != nil {
-				t.Fatal(err)
-			}
-			fb.rebuild(st)
+			fb.rebuild(stateOf(t, free))
 			for p := range fb.pre {
 				// the entry's layout coordinates: node coordinates + 1, 0 padding
 				rest, pad := p, false
@@ -761,17 +751,7 @@ func TestCountSizeMatchesScan(t *testing.T) {
 		lo, hi, u := make([]int, d), make([]int, d), make([]int, d)
 		for range 10 {
 			free := randomFreeSet(rng, g)
-			st := NewState(g.N())
-			var busy []int
-			for v, f := range free {
-				if !f {
-					busy = append(busy, v)
-				}
-			}
-			if err := st.Take(busy); err != nil {
-				t.Fatal(err)
-			}
-			fb.rebuild(st)
+			fb.rebuild(stateOf(t, free))
 			for range 200 {
 				crossed := 0
 				for j, dj := range dims {
@@ -830,4 +810,20 @@ func mustGrid(t testing.TB, dims []int, wrap []bool) *topo.Grid {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// stateOf is a State whose busy nodes are those not free in free.
+func stateOf(t testing.TB, free []bool) *State {
+	t.Helper()
+	st := NewState(len(free))
+	var busy []int
+	for v, f := range free {
+		if !f {
+			busy = append(busy, v)
+		}
+	}
+	if err := st.Take(busy); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
