@@ -36,8 +36,12 @@ type Metric struct {
 	Group MetricSet
 }
 
-// Has reports whether summary s holds the metric's value (its group was computed).
+// Has reports whether summary s holds the metric's value: its group was computed,
+// and for the bounding-box metrics, the machine has coordinates.
 func (m Metric) Has(s *Summary) bool {
+	if s.NoCoordinates && (m.Key == MetricMeanBoxVolume || m.Key == MetricMeanBoxSides) {
+		return false // no bounding box on a graph (Summary.NoCoordinates)
+	}
 	switch m.Group {
 	case MetricsRoute:
 		return s.RouteSummary != nil

@@ -121,6 +121,13 @@ func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
 	r.FreeSquares, r.SpatiallyCompact = m.cm.Measure(st.State())
 }
 
+// HasCoordinates reports whether machine m has coordinates (a grid: a mesh or a
+// torus), where a job's bounding box means something; a graph has none.
+func HasCoordinates(m topo.Machine) bool {
+	_, grid := m.(*topo.Grid)
+	return grid
+}
+
 func (m *meter) measure(r *JobResult) {
 	nodes := r.Nodes
 	k := len(nodes)
@@ -384,8 +391,12 @@ type Summary struct {
 	MeanStretchSpan float64 `json:"mean_stretch_span"`
 	MeanBoxVolume   float64 `json:"mean_bbox_volume"`
 	MeanBoxSides    float64 `json:"mean_bbox_sides"`
-	MeanComponents  float64 `json:"mean_components"`
-	PctContiguous   float64 `json:"pct_contiguous"`
+	// NoCoordinates is set when the machine is a graph (a fat tree, a dragonfly, a
+	// fabric): without coordinates no bounding box applies, so MeanBoxVolume and
+	// MeanBoxSides read 0 and Metric.Has reports false for them (tables print "-").
+	NoCoordinates  bool    `json:"no_coordinates,omitempty"`
+	MeanComponents float64 `json:"mean_components"`
+	PctContiguous  float64 `json:"pct_contiguous"`
 	// The route metrics, nil (and absent from the JSON) when they were not
 	// computed (MetricSet).
 	*RouteSummary
@@ -630,6 +641,7 @@ func (a *aggregate) add(r *JobResult) {
 // result is the summary of the records added.
 func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: a.jobs}
+	s.NoCoordinates = !HasCoordinates(cfg.Machine)
 	_, s.SpanOrder = spanOrder(cfg)
 	if cfg.Metrics.Has(MetricsRoute) {
 		s.RouteSummary = &RouteSummary{RoutePattern: "all-to-all"}

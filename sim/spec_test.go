@@ -338,7 +338,8 @@ func TestSpecPrepare(t *testing.T) {
 
 // Without the route metrics and the pairwise distances (Metrics = MetricsSched) a
 // replay reports the same scheduling metrics and no route or distance metric at
-// all: no JSON key, Metric.Has false.
+// all: no JSON key, Metric.Has false; on the graphs, the bounding-box metrics are
+// not had either.
 func TestMetricsSchedOnly(t *testing.T) {
 	for _, machine := range []string{"mesh:10x10", "fattree:4,4:4,4:8", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13"} {
 		specs := gridSpecs(t)[:3]
@@ -369,8 +370,13 @@ func TestMetricsSchedOnly(t *testing.T) {
 					t.Errorf("%s: key %s in the JSON without route metrics", machine, k)
 				}
 			}
+			// a fat tree and a dragonfly have no coordinates: no bounding box
+			if graph := !strings.HasPrefix(machine, "mesh"); part.NoCoordinates != graph || full.NoCoordinates != graph {
+				t.Errorf("%s: NoCoordinates %v, %v", machine, part.NoCoordinates, full.NoCoordinates)
+			}
 			for _, m := range Metrics {
-				if m.Has(&part.Summary) != (m.Group == MetricsSched) {
+				box := m.Key == MetricMeanBoxVolume || m.Key == MetricMeanBoxSides
+				if m.Has(&part.Summary) != (m.Group == MetricsSched && !(box && part.NoCoordinates)) {
 					t.Errorf("%s: metric %s: Has %v", machine, m.Key, m.Has(&part.Summary))
 				}
 				if m.Group == MetricsSched && m.Value(&part.Summary) != m.Value(&full.Summary) {

@@ -321,7 +321,7 @@ are taken from the trace (allocation does not change them). Reported per job and
 average: total and average pairwise hop distance (L1 on grids), span and ring span of
 the ranks of the allocator's ordering (Leung et al. 2002 §2.3; --span-curve names the
 ordering for other allocators, node indices otherwise), stretch-span, bounding box
-volume and sum of sides (grids only; 0 on graphs), connected components (on a graph
+volume and sum of sides (grids only; "-" and empty cells on graphs), connected components (on a graph
 hosts on one switch are neighbours) and the % of contiguous jobs, wait, response,
 slowdown; overall makespan and utilization; for the MC1x1 family how often the best
 score was tied (Johnson 2010 Fig. 4; --metrics without ties leaves that out and
@@ -507,10 +507,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				}
 				if *perJob != "" {
 					err = writeStream(e, "--per-job", *perJob, func(w io.Writer) error {
-						pw := newPerJobCSV(w, spec.Baseline != nil)
-						pw.noRoute = !spec.Metrics.Has(sim.MetricsRoute)
-						pw.noDist = !spec.Metrics.Has(sim.MetricsDist)
-						pw.noTies = !spec.Metrics.Has(sim.MetricsTies)
+						pw := newPerJobCSV(w, rp)
 						rp.Spec.JobDone = pw.write
 						if err := replay(); err != nil {
 							return err
@@ -638,8 +635,9 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes
 // them on (the route metrics', distances' and ties' cells empty when they were not
-// computed; block_wait, the time from the first refusal for want of a block to the
-// start, empty for a job never refused); with the exact baseline, five more
+// computed, the bounding box's on a graph, which has no coordinates; block_wait,
+// the time from the first refusal for want of a block to the start, empty for a
+// job never refused); with the exact baseline, five more
 // columns before nodes: the optimum (or best found), whether it was proven, the
 // ratio (0 when not proven), the proven lower bound and the total over it (the
 // certified upper bound of the ratio, empty when there is none).
@@ -649,16 +647,20 @@ type perJobCSV struct {
 	noRoute  bool // route metrics not computed: their cells are empty
 	noDist   bool // pairwise distances not computed: their cells are empty
 	noTies   bool // tie statistics not computed: the ties cell is empty
+	noBox    bool // a graph, no coordinates: the bounding box's cells are empty
 	row      []string
 	nodes    []byte
 }
 
-func newPerJobCSV(w io.Writer, baseline bool) *perJobCSV {
-	p := &perJobCSV{cw: csv.NewWriter(w), baseline: baseline}
+func newPerJobCSV(w io.Writer, rp *sim.Replay) *perJobCSV {
+	m := rp.Spec.Metrics
+	p := &perJobCSV{cw: csv.NewWriter(w), baseline: rp.Spec.Baseline != nil,
+		noRoute: !m.Has(sim.MetricsRoute), noDist: !m.Has(sim.MetricsDist), noTies: !m.Has(sim.MetricsTies),
+		noBox: !sim.HasCoordinates(rp.Machine)}
 	head := []string{"id", "line", "arrival", "start", "end", "procs", "runtime", "estimate", "wait", "response",
 		"slowdown", "total_pairwise_l1", "avg_pairwise_l1", "span", "ring_span", "bbox_volume", "bbox_sides", "components", "ties",
 		"messages", "message_hops", "message_distance", "hop_bytes", "max_routes_on_a_link", "block_wait"}
-	if baseline {
+	if p.baseline {
 		head = append(head, "opt_total_pairwise_l1", "opt_proven", "ratio_to_optimal", "opt_lower_bound", "ratio_to_optimal_upper")
 	}
 	p.cw.Write(append(head, "nodes"))
@@ -688,6 +690,9 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 	}
 	if p.noTies {
 		row[18] = ""
+	}
+	if p.noBox {
+		row[15], row[16] = "", ""
 	}
 	blockWait := "" // the job was never refused for want of a block
 	if j.WaitedForBlock {

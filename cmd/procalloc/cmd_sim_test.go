@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -259,6 +260,63 @@ func TestSimMetricsSched(t *testing.T) {
 		code, _, stderr := runCLI(t, "", append(append([]string{"sim"}, args...), bad...)...)
 		if code != 2 || !strings.Contains(stderr, "--metrics") {
 			t.Errorf("%v: exit %d, %s", bad, code, stderr)
+		}
+	}
+}
+
+// A job's bounding box means something only on a machine with coordinates: on a
+// fat tree the table prints "-" for the two bounding-box metrics, the JSON says
+// no_coordinates, and the per-job CSV leaves their cells empty; on a mesh all three
+// carry values.
+func TestSimBoundingBoxOnlyWithCoordinates(t *testing.T) {
+	for _, tc := range []struct {
+		machine string
+		coords  bool
+	}{{"mesh:10x10", true}, {"fattree:4,4:4,4:8", false}} {
+		dir := t.TempDir()
+		perJob := filepath.Join(dir, "jobs.csv")
+		args := []string{"sim", "--trace", kthTrace, "--machine", tc.machine, "--alloc", "bf:rcm", "--to", "300000"}
+		code, table, stderr := runCLI(t, "", append(args, "--per-job", perJob)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.machine, code, stderr)
+		}
+		for _, name := range []string{"mean bbox volume", "mean bbox sides"} {
+			i := strings.Index(table, name)
+			if i < 0 {
+				t.Fatalf("%s: no %q in the table:\n%s", tc.machine, name, table)
+			}
+			value := strings.Fields(table[i+len(name):])[0]
+			if got := value != "-"; got != tc.coords {
+				t.Errorf("%s: %s reads %q", tc.machine, name, value)
+			}
+		}
+		code, out, stderr := runCLI(t, "", append(args, "--json")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.machine, code, stderr)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		if _, noCoords := m["no_coordinates"]; noCoords == tc.coords {
+			t.Errorf("%s: no_coordinates %v in the JSON", tc.machine, m["no_coordinates"])
+		}
+		f, err := os.Open(perJob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) < 2 || rows[0][15] != "bbox_volume" || rows[0][16] != "bbox_sides" {
+			t.Fatalf("%s: per-job CSV header %v (%d rows)", tc.machine, rows[0], len(rows))
+		}
+		for _, r := range rows[1:] {
+			if got := r[15] != "" && r[16] != ""; got != tc.coords {
+				t.Fatalf("%s: job %s has bbox cells %q, %q", tc.machine, r[0], r[15], r[16])
+			}
 		}
 	}
 }

@@ -396,13 +396,13 @@ type perJobRunner struct {
 func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 	var rep *sim.Report
 	err := writeStream(r.e, "--per-job", r.path, func(w io.Writer) error {
-		pw := newPerJobCSV(w, r.spec.Baseline != nil)
-		pw.noRoute = !r.spec.Metrics.Has(sim.MetricsRoute)
-		pw.noDist = !r.spec.Metrics.Has(sim.MetricsDist)
-		pw.noTies = !r.spec.Metrics.Has(sim.MetricsTies)
-		r.spec.JobDone = pw.write
-		var err error
-		if rep, err = r.spec.Run(ctx); err != nil {
+		rp, err := r.spec.Prepare()
+		if err != nil {
+			return err
+		}
+		pw := newPerJobCSV(w, rp)
+		rp.Spec.JobDone = pw.write
+		if rep, err = rp.Run(ctx); err != nil {
 			return err
 		}
 		return pw.flush()
