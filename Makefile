@@ -4,7 +4,7 @@ TAGS    ?= highs
 BIN     := bin/procalloc
 BENCHTIME ?= 1s
 
-.PHONY: all build test test-full test-slurm bench demo claims highs lint clean
+.PHONY: all build test test-full test-slurm test-browser bench demo claims highs lint clean
 
 all: build
 
@@ -34,6 +34,11 @@ test-full: highs
 # "plan: N placements predicted, D differ" and "slurm: N placements compared, D differ".
 test-slurm:
 	@GO=$(GO) bash scripts/test-slurm.sh
+
+# test-browser opens procalloc plan's HTML report in a real headless Chromium (Debian's
+# chromium, installed when missing; needs root) and checks what it renders.
+test-browser: highs
+	@GO=$(GO) TAGS=$(TAGS) bash scripts/test-browser.sh
 
 # lint: staticcheck (from the Go module proxy, pinned) over the build with HiGHS.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
