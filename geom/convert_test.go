@@ -36,3 +36,23 @@ func TestCompareIsLexicographic(t *testing.T) {
 		}
 	}
 }
+
+// LInf, package ptas's reference metric for its L-infinity tests, by hand and as the
+// largest per-axis term of L1.
+func TestLInf(t *testing.T) {
+	if got := LInf([]int{1, -5, 3}, []int{4, 2, 3}); got != 7 {
+		t.Errorf("LInf = %d, want 7", got)
+	}
+	if got := LInf([]float64{0.5}, []float64{-0.25}); got != 0.75 {
+		t.Errorf("LInf = %g, want 0.75", got)
+	}
+	for _, c := range [][2][]int{{{0, 0}, {0, 0}}, {{3, 9, -2}, {-1, 9, 4}}, {{7}, {-7}}} {
+		want := 0
+		for j := range c[0] {
+			want = max(want, L1(c[0][j:j+1], c[1][j:j+1]))
+		}
+		if got := LInf(c[0], c[1]); got != want {
+			t.Errorf("LInf(%v, %v) = %d, want %d", c[0], c[1], got, want)
+		}
+	}
+}
