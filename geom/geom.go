@@ -208,9 +208,10 @@ func ToFloat(pts []Point) []PointF {
 }
 
 // Compare orders points lexicographically by coordinate; it is the documented
-// tie-break "smaller (x, y, z)" used across procalloc.
+// tie-break "smaller (x, y, z)" used across procalloc. A point that is a prefix of
+// the other comes first (it indexed past the shorter point before 2026-12-06).
 func Compare[T Number](a, b []T) int {
-	for j := range a {
+	for j := range min(len(a), len(b)) {
 		if c := cmp.Compare(a[j], b[j]); c != 0 {
 			return c
 		}
