@@ -17,6 +17,11 @@ const (
 	StatusTimeLimit   Status = "time_limit"  // the context's deadline ended the solve first
 	StatusInterrupted Status = "interrupted" // the context was cancelled
 	StatusHeuristic   Status = "heuristic"   // no MIP was run (MethodLocal, or too large): local search + bound only
+	// StatusUnproven: the MIP solver stopped saying it was done (optimal, or a status
+	// procalloc does not know), but its bound does not certify the objective. The
+	// result is the best ordering found with the bound that does hold; the notes say
+	// what the solver claimed.
+	StatusUnproven Status = "unproven"
 )
 
 // CheckSolvable refuses data the bounds and tolerances are not made for.

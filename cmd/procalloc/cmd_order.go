@@ -118,7 +118,8 @@ default: chosen by size. See docs/ilp.md.
 
 Certificate: bound is a proven lower bound on the optimal F (HiGHS's dual bound, the
 Gilmore-Lawler bound, the window-decomposition bound, or the DP: bound_source), gap = (objective - bound) / objective. status is
-optimal, time_limit, interrupted, gap_limit or heuristic (no MIP ran). objective is F of
+optimal, time_limit, interrupted, gap_limit, heuristic (no MIP ran) or unproven (HiGHS
+said done but its bound does not meet F; see the notes). objective is F of
 the printed order, recomputed by the same function that scores curves. When all weights
 are dyadic (1, 0.5, 0.25, ...) every F is a multiple of the finest one, and the bound is
 rounded up to such a multiple. The time limit covers the whole solve (starting
