@@ -2,7 +2,9 @@ package exact
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,6 +94,18 @@ func TestSubsetStoppedReportsGap(t *testing.T) {
 	}
 	if res.Bound > res.Total || res.Gap <= 0 || res.Gap > 1 {
 		t.Fatalf("stopped: %+v", res)
+	}
+	// What a stopped search returns is still a valid answer: k distinct points in
+	// ascending order whose pairwise total is the Total reported, and the gap is the
+	// one of that Total and Bound.
+	if len(res.Indices) != 40 || !slices.IsSorted(res.Indices) || len(slices.Compact(slices.Clone(res.Indices))) != 40 {
+		t.Fatalf("stopped: indices %v, want 40 distinct ascending", res.Indices)
+	}
+	if got := geom.PairwiseL1Subset(pts, res.Indices); got != res.Total {
+		t.Errorf("stopped: Total %g, the indices' pairwise sum %g", res.Total, got)
+	}
+	if want := (res.Total - res.Bound) / res.Total; math.Abs(res.Gap-want) > 1e-12 {
+		t.Errorf("stopped: Gap %g, (Total - Bound) / Total = %g", res.Gap, want)
 	}
 	full, err := Subset(context.Background(), pts[:60], 8, SubsetOptions{})
 	if err != nil || !full.Optimal {
