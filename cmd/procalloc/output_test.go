@@ -151,6 +151,45 @@ func TestOutputErrorsNameTheUsersPath(t *testing.T) {
 	}
 }
 
+// A write that fails in the middle of a result larger than the buffer (a full disk,
+// a file size limit) names the user's file, not the temporary one, and leaves
+// nothing behind: "procalloc curve: write .../.out.procalloc-11203-1010898094: no
+// space left on device" was what curve said on a full tmpfs.
+func TestOutputWriteErrorNamesTheUsersPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	os.WriteFile(path, []byte("old"), 0o644)
+	err := writeFileAtomic(&env{}, path, func(w io.Writer) error {
+		w.(*output).file.Close() // the injected failure: every write to the file fails
+		_, err := io.WriteString(w, strings.Repeat("x", 1<<16))
+		return err
+	})
+	if err == nil || strings.Contains(err.Error(), ".procalloc-") || !strings.Contains(err.Error(), "writing "+path+": ") {
+		t.Fatalf("err = %v, want \"writing %s: ...\" without the temporary name", err, path)
+	}
+	if strings.Count(err.Error(), path) != 1 {
+		t.Fatalf("err = %v names the file more than once", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("the file was changed to %d bytes", len(b))
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	// The same failure at the final flush (a result smaller than the buffer).
+	err = writeFileAtomic(&env{}, path, func(w io.Writer) error {
+		w.(*output).file.Close()
+		_, err := io.WriteString(w, "small")
+		return err
+	})
+	if err == nil || strings.Contains(err.Error(), ".procalloc-") || strings.Count(err.Error(), path) != 1 {
+		t.Fatalf("flush: err = %v, want the user's path once and no temporary name", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("flush: left behind: %v", ents)
+	}
+}
+
 func TestRemoveTempsOnSignal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.txt")
 	o, err := createOutputFlag(&env{}, "-o", path)
