@@ -348,10 +348,7 @@ func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 	D := len(dims)
 	coords := m.jobCoords(nodes)
 	for j := range dims {
-		lo, hi := coords[j], coords[j]
-		for i := range nodes {
-			lo, hi = min(lo, coords[i*D+j]), max(hi, coords[i*D+j])
-		}
+		lo, hi := axisSpan(coords, D, j)
 		if lo == hi {
 			continue // no link of dimension j is crossed
 		}
@@ -391,6 +388,17 @@ func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 		}
 	}
 	return l
+}
+
+// axisSpan returns the least and greatest coordinate j of a job's nodes, coords
+// holding D coordinates per node (jobCoords); the mesh's and the torus's counts
+// (allToAllMeshLoad, allToAllTorusLoad) skip a dimension the job does not extend in.
+func axisSpan(coords []int, D, j int) (lo, hi int) {
+	lo, hi = coords[j], coords[j]
+	for i := j + D; i < len(coords); i += D {
+		lo, hi = min(lo, coords[i]), max(hi, coords[i])
+	}
+	return lo, hi
 }
 
 // zeros returns *buf resized to n zeros.
@@ -452,11 +460,7 @@ func (m *RouteMeter) groupIDs(buf *[]int32, nodes []int, t0, t1 int) ([]int32, i
 	if len(m.keyStamp) < m.grid.N() {
 		m.keyStamp, m.keyID = make([]int32, m.grid.N()), make([]int32, m.grid.N())
 	}
-	m.keyGen++
-	if m.keyGen == 0 {
-		clear(m.keyStamp)
-		m.keyGen = 1
-	}
+	m.keyGen = bumpGen(m.keyGen, m.keyStamp)
 	groups := 0
 	for i := range nodes {
 		key := 0

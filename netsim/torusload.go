@@ -87,11 +87,7 @@ func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
 	D := len(dims)
 	coords := m.jobCoords(nodes)
 	for j, k := range dims {
-		lo, hi := coords[j], coords[j]
-		for i := range nodes {
-			lo, hi = min(lo, coords[i*D+j]), max(hi, coords[i*D+j])
-		}
-		if lo == hi {
+		if lo, hi := axisSpan(coords, D, j); lo == hi {
 			continue // no link of dimension j is crossed
 		}
 		hp, hn := m.torus.hPos[j], m.torus.hNeg[j]
