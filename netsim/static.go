@@ -337,17 +337,12 @@ func (m *RouteMeter) enumerate(id int, nodes []int) RouteLoad {
 // the groups the job's nodes fall in: O(p d + p x extent) per job at worst instead
 // of O(p^2), without maps (this runs once per allocation of every replay).
 func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
-	p := int64(len(nodes))
-	var l RouteLoad
-	if p < 2 {
+	l, coords, ok := m.allToAllStart(nodes)
+	if !ok {
 		return l
 	}
-	l.Messages = p * (p - 1)
-	g := m.grid
-	dims := g.Dims()
-	D := len(dims)
-	coords := m.jobCoords(nodes)
-	for j := range dims {
+	D := len(m.grid.Dims())
+	for j := range D {
 		lo, hi := axisSpan(coords, D, j)
 		if lo == hi {
 			continue // no link of dimension j is crossed
@@ -388,6 +383,18 @@ func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 		}
 	}
 	return l
+}
+
+// allToAllStart begins the grid counts (allToAllMeshLoad, allToAllTorusLoad): the
+// job's p(p-1) messages and its nodes' coordinates (jobCoords); ok is false for
+// fewer than two nodes, which send nothing.
+func (m *RouteMeter) allToAllStart(nodes []int) (l RouteLoad, coords []int, ok bool) {
+	p := int64(len(nodes))
+	if p < 2 {
+		return l, nil, false
+	}
+	l.Messages = p * (p - 1)
+	return l, m.jobCoords(nodes), true
 }
 
 // axisSpan returns the least and greatest coordinate j of a job's nodes, coords

@@ -76,16 +76,13 @@ func newTorusDims(g *topo.Grid) *torusDims {
 // equal the trace's (TestAllToAllTorusLoadMatchesTrace,
 // TestAllToAllTorusLoad3DMatchesTrace).
 func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
-	p := int64(len(nodes))
-	var l RouteLoad
-	if p < 2 {
+	l, coords, ok := m.allToAllStart(nodes)
+	if !ok {
 		return l
 	}
-	l.Messages = p * (p - 1)
 	g := m.grid
 	dims := g.Dims()
 	D := len(dims)
-	coords := m.jobCoords(nodes)
 	for j, k := range dims {
 		if lo, hi := axisSpan(coords, D, j); lo == hi {
 			continue // no link of dimension j is crossed
