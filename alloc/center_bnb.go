@@ -447,9 +447,7 @@ type centerSearch struct {
 	least      bnbLeaf
 	leastKnown bool
 
-	heap   []bnbItem
-	los    []int32 // low corner of each queued box, d per box
-	levels []int8
+	q      boxQueue[int]
 	leaves []bnbLeaf
 	lo, hi []int // scratch
 	e, clo []int
@@ -464,16 +462,6 @@ const (
 	stopBudget                   // it read more than budget box counts
 )
 
-type bnbItem struct {
-	lb, rank int
-	id       int32
-}
-
-// before orders queued boxes by bound, then by rank.
-func (p bnbItem) before(q bnbItem) bool {
-	return p.lb < q.lb || p.lb == q.lb && p.rank < q.rank
-}
-
 // bnbLeaf is a center of least cost: node, cost, the first step L whose box holds k
 // free nodes, and the free nodes in the box of step L-1 (0 when L = 0).
 type bnbLeaf struct{ node, cost, L, inner int }
@@ -481,7 +469,8 @@ type bnbLeaf struct{ node, cost, L, inner int }
 func newCenterSearch(g *topo.Grid, fb *freeBoxes) *centerSearch {
 	d := g.Dim()
 	s := &centerSearch{fb: fb, dims: g.Dims(), d: d, off: make([]int, d), width: make([]int, d),
-		lo: make([]int, d), hi: make([]int, d), e: make([]int, d), clo: make([]int, d), rank: make([]int, d)}
+		lo: make([]int, d), hi: make([]int, d), e: make([]int, d), clo: make([]int, d), rank: make([]int, d),
+		q: boxQueue[int]{d: d}}
 	st := 1
 	for j, dj := range s.dims { // node-index order by default
 		s.rank[j] = st
@@ -556,7 +545,8 @@ func (s *centerSearch) step(lo, e []int, r int) (capacity int) {
 // nil when it gives up (maxLeaves, budget; s.stop says why). At least one node
 // must be free and k at most the free nodes.
 func (s *centerSearch) search(st *State, k int) []bnbLeaf {
-	s.heap, s.los, s.levels, s.leaves = s.heap[:0], s.los[:0], s.levels[:0], s.leaves[:0]
+	s.q.reset()
+	s.leaves = s.leaves[:0]
 	s.spent, s.stop, s.leastKnown = 0, searchDone, false
 	d := s.d
 	J := 0
@@ -573,14 +563,12 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 		return append(s.leaves, bnbLeaf{0, cost, L, inner})
 	}
 	// The root: every center.
-	s.push(s.clo, J, 0)
-	for len(s.heap) > 0 {
-		it := s.pop()
+	s.q.push(s.clo, J, 0, s.rankOf(s.clo))
+	for len(s.q.heap) > 0 {
+		it, level, base := s.q.pop()
 		if it.lb > best || s.first && it.lb == best && it.rank > bestRank {
-			break // so is every box still queued (bnbItem.before)
+			break // so is every box still queued (boxItem.before)
 		}
-		level := int(s.levels[it.id])
-		base := s.los[int(it.id)*d : int(it.id)*d+d]
 		half := 1 << (level - 1)
 		for mask := 0; mask < 1<<d; mask++ {
 			if !childBox(base, half, mask, s.dims, s.clo, s.e) {
@@ -637,21 +625,10 @@ func (s *centerSearch) search(st *State, k int) []bnbLeaf {
 			if s.first && lb == best && s.rankOf(s.clo) > bestRank {
 				continue
 			}
-			s.push(s.clo, level-1, lb)
+			s.q.push(s.clo, level-1, lb, s.rankOf(s.clo))
 		}
 	}
 	return s.leaves
-}
-
-// push queues the box of low corner lo at level (extent 2^level per dimension,
-// clipped to the machine) with bound lb.
-func (s *centerSearch) push(lo []int, level, lb int) {
-	id := int32(len(s.levels))
-	for _, v := range lo {
-		s.los = append(s.los, int32(v))
-	}
-	s.levels = append(s.levels, int8(level))
-	s.heap = heapPush(s.heap, bnbItem{lb, s.rankOf(lo), id})
 }
 
 // rankOf is the rank of the center at coordinates c.
@@ -665,11 +642,4 @@ func freeRank(c, rank []int) int {
 		r += v * rank[j]
 	}
 	return r
-}
-
-// pop removes and returns the queued box of least bound (then rank).
-func (s *centerSearch) pop() bnbItem {
-	top, h := heapPop(s.heap)
-	s.heap = h
-	return top
 }

@@ -52,9 +52,7 @@ type tieSearch struct {
 	rank   []int // free-list rank: rank(c) = sum of c_j * rank[j]
 	tb     TieBreak
 
-	heap   []tieItem
-	los    []int32 // low corner of each queued box, d per box
-	levels []int8
+	q      boxQueue[float64]
 	rs     []tieRadius
 	sums   []tieSums // radii: prefix sums over rs
 	lo, hi []int     // scratch: the union's box
@@ -96,17 +94,6 @@ type tieSearchStats struct {
 	dropped int // boxes shrink found no center that can tie in
 }
 
-// tieItem is a queued box of centers: its bound, its least rank.
-type tieItem struct {
-	lb   float64
-	rank int
-	id   int32
-}
-
-func (p tieItem) before(q tieItem) bool {
-	return p.lb < q.lb || p.lb == q.lb && p.rank < q.rank
-}
-
 // tieRadius bounds, over the centers of a box, the counts of their balls of one
 // radius: free nodes, busy nodes, free wall nodes, and all nodes.
 type tieRadius struct {
@@ -132,7 +119,8 @@ func (a *mc1x1) newTieSearch() *tieSearch {
 	s := &tieSearch{fb: x.boxes, dims: x.dims, wrap: x.wrap, d: x.d, rank: a.boxes.rank, tb: *a.tb,
 		lo: make([]int, x.d), hi: make([]int, x.d), ilo: make([]int, x.d), ihi: make([]int, x.d),
 		e: make([]int, x.d), clo: make([]int, x.d), slo: make([]int, x.d), se: make([]int, x.d),
-		bmin: make([]int, x.d), bmax: make([]int, x.d), line: make([]int, x.d), nstr: make([]int, x.d), knownFree: -2}
+		bmin: make([]int, x.d), bmax: make([]int, x.d), line: make([]int, x.d), nstr: make([]int, x.d), knownFree: -2,
+		q: boxQueue[float64]{d: x.d}}
 	for j, st := 0, 1; j < x.d; j++ {
 		s.nstr[j] = st
 		st *= x.dims[j]
@@ -206,7 +194,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 	bestRank := rankOf(s.clo)
 	s.stats = tieSearchStats{}
 	bestTs := s.exact(a, k, sStar, l0.node)
-	s.heap, s.los, s.levels = s.heap[:0], s.los[:0], s.levels[:0]
+	s.q.reset()
 	J := 0
 	for _, dj := range s.dims {
 		J = max(J, bits.Len(uint(dj-1)))
@@ -217,15 +205,13 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 	clear(s.clo)
 	copy(s.e, s.dims)
 	if lb, ok := s.bound(s.clo, s.e, k, sStar); ok {
-		s.push(s.clo, J, lb, 0)
+		s.q.push(s.clo, J, lb, 0)
 	}
-	for len(s.heap) > 0 {
-		it := s.pop()
+	for len(s.q.heap) > 0 {
+		it, level, base := s.q.pop()
 		if it.lb > bestTs || it.lb == bestTs && it.rank > bestRank {
-			break // so is every box still queued (tieItem.before)
+			break // so is every box still queued (boxItem.before)
 		}
-		level := int(s.levels[it.id])
-		base := s.los[int(it.id)*d : int(it.id)*d+d]
 		half := 1 << (level - 1)
 		for mask := 0; mask < 1<<d; mask++ {
 			if !childBox(base, half, mask, s.dims, s.clo, s.e) {
@@ -264,7 +250,7 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 				continue
 			}
 			if r := rankOf(s.slo); lb < bestTs || lb == bestTs && r <= bestRank {
-				s.push(s.clo, level-1, lb, r)
+				s.q.push(s.clo, level-1, lb, r)
 			}
 		}
 	}
@@ -928,24 +914,6 @@ func (s *tieSearch) exact(a *mc1x1, k, sStar, node int) float64 {
 		wall[0] += (s.tb.SR + 1) * wallLast
 	}
 	return s.tb.tieValue(avail[0], wall[0], border[0])
-}
-
-// push queues the box of low corner lo at level (extent 2^level per dimension,
-// clipped to the machine) with bound lb and least rank rank.
-func (s *tieSearch) push(lo []int, level int, lb float64, rank int) {
-	id := int32(len(s.levels))
-	for _, v := range lo {
-		s.los = append(s.los, int32(v))
-	}
-	s.levels = append(s.levels, int8(level))
-	s.heap = heapPush(s.heap, tieItem{lb, rank, id})
-}
-
-// pop removes and returns the queued box of least bound (then rank).
-func (s *tieSearch) pop() tieItem {
-	top, h := heapPop(s.heap)
-	s.heap = h
-	return top
 }
 
 // wallRange bounds, over the centers' coordinates l..h on an axis of dj > 2 nodes,

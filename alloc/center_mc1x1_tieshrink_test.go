@@ -268,12 +268,12 @@ func TestCenterSearchQueueAtLeastOpened(t *testing.T) {
 					e[j] = min(2, dims[j]-lo[j])
 				}
 				opened, _, _, _ := s.bound(lo, e, k, math.MaxInt)
-				for _, it := range s.heap {
+				for _, it := range s.q.heap {
 					if it.lb < opened {
 						t.Fatalf("%s round %d k=%d: gave up opening a box bounded %d with a box bounded %d queued", g.Spec(), r, k, opened, it.lb)
 					}
 				}
-				if len(s.heap) > 0 {
+				if len(s.q.heap) > 0 {
 					queued++
 				}
 				if s.leastKnown != (opened >= last.cost) {

@@ -255,19 +255,7 @@ func TestSlurmBlockContract(t *testing.T) {
 		n := 6 + rng.IntN(40)
 		overlap := trial%4 == 3
 		conf := randomSlurmBlocks(rng, n, trial%2 == 1, overlap, func(i int) string { return fmt.Sprintf("n%d", i+1) })
-		var w []uint32
-		switch trial % 3 {
-		case 1:
-			w = make([]uint32, n)
-			for i := range w {
-				w[i] = uint32(1 + rng.IntN(3))
-			}
-		case 2:
-			w = make([]uint32, n)
-			for i, v := range rng.Perm(n) {
-				w[i] = uint32(v + 1)
-			}
-		}
+		w := randomSlurmWeights(rng, n, trial%3) // none, few, distinct
 		a := newSlurmBlockT(t, n, w, conf)
 		b := a.blk.cfg
 		// A twin without the retry shortcut must place every job alike.

@@ -126,19 +126,8 @@ func TestSlurmRealPlacements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	envSteps := func(name string, def int) int {
-		s := os.Getenv(name)
-		if s == "" {
-			return def
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 0 {
-			t.Fatalf("%s=%q: want a non-negative integer", name, s)
-		}
-		return v
-	}
-	steps := envSteps("PROCALLOC_SLURM_STEPS", 150)
-	sbatchSteps := envSteps("PROCALLOC_SLURM_SBATCH_STEPS", 30)
+	steps := envCount(t, "PROCALLOC_SLURM_STEPS", 150)
+	sbatchSteps := envCount(t, "PROCALLOC_SLURM_SBATCH_STEPS", 30)
 
 	names := make([]string, nodes)
 	for i := range names {
@@ -189,7 +178,7 @@ func TestSlurmRealPlacements(t *testing.T) {
 		{"weights+tree", grouped, slurmRealTopology, "salloc", steps, ""},
 	}
 	// Random trees, seeds 1, 2, ...: odd seeds without weights, even ones with.
-	for seed := uint64(1); seed <= uint64(envSteps("PROCALLOC_SLURM_RANDOM_TREES", 2)); seed++ {
+	for seed := uint64(1); seed <= uint64(envCount(t, "PROCALLOC_SLURM_RANDOM_TREES", 2)); seed++ {
 		c := config{fmt.Sprintf("tree-random%d", seed), nil, randomSlurmTree(seed, nodes), "salloc", steps, ""}
 		if seed%2 == 0 {
 			c.name, c.weights = fmt.Sprintf("weights+tree-random%d", seed), grouped
@@ -313,19 +302,8 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 		t.Skipf("no slurmctld in %s: %v", prefix, err)
 	}
 	version := strings.TrimSpace(string(out))
-	envInt := func(name string, def int) int {
-		s := os.Getenv(name)
-		if s == "" {
-			return def
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 0 {
-			t.Fatalf("%s=%q: want a non-negative integer", name, s)
-		}
-		return v
-	}
-	steps := envInt("PROCALLOC_SLURM_STEPS", 150)
-	port := envInt("PROCALLOC_SLURM_NEW_PORT", 18000)
+	steps := envCount(t, "PROCALLOC_SLURM_STEPS", 150)
+	port := envCount(t, "PROCALLOC_SLURM_NEW_PORT", 18000)
 	dir := os.Getenv("PROCALLOC_SLURM_NEW_DIR")
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "slurm-block"); err != nil {
@@ -372,7 +350,7 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 		config{"weights-distinct+" + slurmRealBlocks[2].name, slurmRealBlocks[2].conf, distinct},
 		config{"weights-grouped+" + slurmRealBlocks[4].name, slurmRealBlocks[4].conf, grouped})
 	rb := rand.New(rand.NewPCG(77, 78))
-	for i := range envInt("PROCALLOC_SLURM_RANDOM_BLOCKS", 2) {
+	for i := range envCount(t, "PROCALLOC_SLURM_RANDOM_BLOCKS", 2) {
 		c := config{fmt.Sprintf("block-random%d", i+1), alloc.RandomSlurmBlocks(rb, nodes, false, false, func(v int) string { return names[v] }), nil}
 		if i%2 == 1 {
 			c.name, c.weights = "weights-grouped+"+c.name, grouped
@@ -463,4 +441,19 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 	}
 	t.Logf("%d configurations in %.1f s", len(configs), time.Since(start).Seconds())
 	fmt.Printf("slurm (topology/block, %s): %d placements compared, %d differ (%d after retried passes); %d waiting jobs compared\n", version, total, differ, retried, waits)
+}
+
+// envCount is the non-negative integer in the environment variable name, or def when
+// it is unset; anything else fails t.
+func envCount(t *testing.T, name string, def int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		t.Fatalf("%s=%q: want a non-negative integer", name, s)
+	}
+	return v
 }

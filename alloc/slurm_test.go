@@ -155,19 +155,7 @@ func TestSlurmConsecRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 60; trial++ {
 		n := 5 + rng.IntN(40)
-		var w []uint32
-		switch trial % 3 {
-		case 1:
-			w = make([]uint32, n)
-			for i := range w {
-				w[i] = uint32(1 + rng.IntN(3))
-			}
-		case 2:
-			w = make([]uint32, n)
-			for i, v := range rng.Perm(n) {
-				w[i] = uint32(v + 1)
-			}
-		}
+		w := randomSlurmWeights(rng, n, trial%3) // none, few, distinct
 		a := newSlurmT(t, n, w, "")
 		ww := w
 		if ww == nil {
@@ -545,19 +533,7 @@ func TestSlurmTreeSumsMatchReference(t *testing.T) {
 		n := 4 + rng.IntN(60)
 		shared := trial%3 == 2
 		conf := randomSharedTree(rng, n, shared)
-		var w []uint32
-		switch trial % 4 {
-		case 1:
-			w = make([]uint32, n)
-			for i := range w {
-				w[i] = uint32(1 + rng.IntN(3))
-			}
-		case 3:
-			w = make([]uint32, n)
-			for i, r := range rng.Perm(n) {
-				w[i] = uint32(r + 1)
-			}
-		}
+		w := randomSlurmWeights(rng, n, []int{0, 1, 0, 2}[trial%4]) // none, few, none, distinct
 		fast := newSlurmT(t, n, w, conf)
 		ref := newSlurmT(t, n, w, conf)
 		st, err := newSlurmTreeState(ref.tree, slurmNames(n), ref.idx, true)

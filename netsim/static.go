@@ -337,21 +337,13 @@ func (m *RouteMeter) enumerate(id int, nodes []int) RouteLoad {
 // the groups the job's nodes fall in: O(p d + p x extent) per job at worst instead
 // of O(p^2), without maps (this runs once per allocation of every replay).
 func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
-	p := int64(len(nodes))
-	var l RouteLoad
-	if p < 2 {
+	l, coords, ok := m.allToAllStart(nodes)
+	if !ok {
 		return l
 	}
-	l.Messages = p * (p - 1)
-	g := m.grid
-	dims := g.Dims()
-	D := len(dims)
-	coords := m.jobCoords(nodes)
-	for j := range dims {
-		lo, hi := coords[j], coords[j]
-		for i := range nodes {
-			lo, hi = min(lo, coords[i*D+j]), max(hi, coords[i*D+j])
-		}
+	D := len(m.grid.Dims())
+	for j := range D {
+		lo, hi := axisSpan(coords, D, j)
 		if lo == hi {
 			continue // no link of dimension j is crossed
 		}
@@ -391,6 +383,29 @@ func (m *RouteMeter) allToAllMeshLoad(nodes []int) RouteLoad {
 		}
 	}
 	return l
+}
+
+// allToAllStart begins the grid counts (allToAllMeshLoad, allToAllTorusLoad): the
+// job's p(p-1) messages and its nodes' coordinates (jobCoords); ok is false for
+// fewer than two nodes, which send nothing.
+func (m *RouteMeter) allToAllStart(nodes []int) (l RouteLoad, coords []int, ok bool) {
+	p := int64(len(nodes))
+	if p < 2 {
+		return l, nil, false
+	}
+	l.Messages = p * (p - 1)
+	return l, m.jobCoords(nodes), true
+}
+
+// axisSpan returns the least and greatest coordinate j of a job's nodes, coords
+// holding D coordinates per node (jobCoords); the mesh's and the torus's counts
+// (allToAllMeshLoad, allToAllTorusLoad) skip a dimension the job does not extend in.
+func axisSpan(coords []int, D, j int) (lo, hi int) {
+	lo, hi = coords[j], coords[j]
+	for i := j + D; i < len(coords); i += D {
+		lo, hi = min(lo, coords[i]), max(hi, coords[i])
+	}
+	return lo, hi
 }
 
 // zeros returns *buf resized to n zeros.
@@ -452,11 +467,7 @@ func (m *RouteMeter) groupIDs(buf *[]int32, nodes []int, t0, t1 int) ([]int32, i
 	if len(m.keyStamp) < m.grid.N() {
 		m.keyStamp, m.keyID = make([]int32, m.grid.N()), make([]int32, m.grid.N())
 	}
-	m.keyGen++
-	if m.keyGen == 0 {
-		clear(m.keyStamp)
-		m.keyGen = 1
-	}
+	m.keyGen = bumpGen(m.keyGen, m.keyStamp)
 	groups := 0
 	for i := range nodes {
 		key := 0

@@ -76,22 +76,15 @@ func newTorusDims(g *topo.Grid) *torusDims {
 // equal the trace's (TestAllToAllTorusLoadMatchesTrace,
 // TestAllToAllTorusLoad3DMatchesTrace).
 func (m *RouteMeter) allToAllTorusLoad(nodes []int) RouteLoad {
-	p := int64(len(nodes))
-	var l RouteLoad
-	if p < 2 {
+	l, coords, ok := m.allToAllStart(nodes)
+	if !ok {
 		return l
 	}
-	l.Messages = p * (p - 1)
 	g := m.grid
 	dims := g.Dims()
 	D := len(dims)
-	coords := m.jobCoords(nodes)
 	for j, k := range dims {
-		lo, hi := coords[j], coords[j]
-		for i := range nodes {
-			lo, hi = min(lo, coords[i*D+j]), max(hi, coords[i*D+j])
-		}
-		if lo == hi {
+		if lo, hi := axisSpan(coords, D, j); lo == hi {
 			continue // no link of dimension j is crossed
 		}
 		hp, hn := m.torus.hPos[j], m.torus.hNeg[j]

@@ -402,21 +402,11 @@ type Summary struct {
 	*RouteSummary
 	Comm *CommSummary `json:"comm,omitempty"`
 	Ties *Ties        `json:"ties,omitempty"`
-	// With the exact baseline (Config.Baseline): the mean over decisions proven
-	// optimal of the allocator's total pairwise L1 over the optimum, and the
-	// fraction of decisions proven.
-	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
-	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
-	// Every decision's ratio bounded (Baseline): the fraction of decisions with a
-	// certified bound (1 unless a bound failed), the mean over them of the total over
-	// the proven lower bound (an upper bound on the mean ratio to the optimum over all
-	// decisions when every one is bounded), the mean over all decisions of the total
-	// over the best found (a lower bound on it), and the decisions and proven ones.
-	BaselineBounded         *float64 `json:"baseline_bounded,omitempty"`
-	MeanRatioToOptimalUpper *float64 `json:"mean_ratio_to_optimal_upper,omitempty"`
-	MeanRatioToOptimalLower *float64 `json:"mean_ratio_to_optimal_lower,omitempty"`
-	BaselineDecisions       *int     `json:"baseline_decisions,omitempty"`
-	BaselineProvenDecisions *int     `json:"baseline_proven_decisions,omitempty"`
+	// With the exact baseline (Config.Baseline): the ratios to the optimum, then
+	// the decisions and proven ones.
+	BaselineRatios
+	BaselineDecisions       *int `json:"baseline_decisions,omitempty"`
+	BaselineProvenDecisions *int `json:"baseline_proven_decisions,omitempty"`
 	// Fallbacks counts the decisions an exact allocator (opt) left unproven.
 	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
@@ -490,14 +480,30 @@ type Size struct {
 	Procs int `json:"procs"`
 	Jobs  int `json:"jobs"`
 	*PairwiseL1
-	MeanWait           float64  `json:"mean_wait"`
-	PctContiguous      float64  `json:"pct_contiguous"`
-	MeanRatioToOptimal *float64 `json:"mean_ratio_to_optimal,omitempty"`
-	BaselineProven     *float64 `json:"baseline_proven,omitempty"`
-	// As in Summary.
+	MeanWait       float64 `json:"mean_wait"`
+	PctContiguous  float64 `json:"pct_contiguous"`
+	BaselineRatios         // the job size's decisions' (Config.Baseline)
+}
+
+// BaselineRatios are the exact baseline's ratios over a replay's decisions, or one
+// job size's (Config.Baseline; all nil, and absent from the JSON, without it): the
+// mean over decisions proven optimal of the allocator's total pairwise L1 over the
+// optimum and the fraction of decisions proven; with every decision's ratio bounded,
+// the fraction of decisions with a certified bound (1 unless a bound failed), the
+// mean over them of the total over the proven lower bound (an upper bound on the mean
+// ratio to the optimum over all decisions when every one is bounded) and the mean
+// over all decisions of the total over the best found (a lower bound on it).
+type BaselineRatios struct {
+	MeanRatioToOptimal      *float64 `json:"mean_ratio_to_optimal,omitempty"`
+	BaselineProven          *float64 `json:"baseline_proven,omitempty"`
 	BaselineBounded         *float64 `json:"baseline_bounded,omitempty"`
 	MeanRatioToOptimalUpper *float64 `json:"mean_ratio_to_optimal_upper,omitempty"`
 	MeanRatioToOptimalLower *float64 `json:"mean_ratio_to_optimal_lower,omitempty"`
+}
+
+// ratios points BaselineRatios at b's fields.
+func (b *BaselineSummary) ratios() BaselineRatios {
+	return BaselineRatios{&b.MeanRatio, &b.Proven, &b.Bounded, &b.MeanRatioUpper, &b.MeanRatioLower}
 }
 
 // Result is a finished replay.
@@ -688,15 +694,13 @@ func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 		}
 		if cfg.Baseline != nil {
 			b := z.base.summary()
-			row.MeanRatioToOptimal, row.BaselineProven = &b.MeanRatio, &b.Proven
-			row.BaselineBounded, row.MeanRatioToOptimalUpper, row.MeanRatioToOptimalLower = &b.Bounded, &b.MeanRatioUpper, &b.MeanRatioLower
+			row.BaselineRatios = b.ratios()
 		}
 		s.BySize = append(s.BySize, row)
 	}
 	if cfg.Baseline != nil {
 		b := a.base.summary()
-		s.MeanRatioToOptimal, s.BaselineProven = &b.MeanRatio, &b.Proven
-		s.BaselineBounded, s.MeanRatioToOptimalUpper, s.MeanRatioToOptimalLower = &b.Bounded, &b.MeanRatioUpper, &b.MeanRatioLower
+		s.BaselineRatios = b.ratios()
 		s.BaselineDecisions, s.BaselineProvenDecisions = &b.Decisions, &b.ProvenDecisions
 	}
 	if fc, ok := cfg.Alloc.(alloc.FallbackCounter); ok {

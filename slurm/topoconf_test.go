@@ -2,10 +2,12 @@ package slurm
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -22,91 +24,8 @@ func readFile(t testing.TB, path string) string {
 	return string(b)
 }
 
-func nameMap(t testing.TB) topo.NodeNameMap {
-	t.Helper()
-	m, err := topo.ReadNodeNameMap(strings.NewReader(readFile(t, testdata+"fattree.node-name-map")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-// hostDist returns the hop distances between the named hosts of g, by name.
-func hostDist(g *topo.Graph) map[[2]string]int {
-	d := map[[2]string]int{}
-	for a := range g.N() {
-		for b := range g.N() {
-			d[[2]string{g.Name(a), g.Name(b)}] = g.Dist(a, b)
-		}
-	}
-	return d
-}
-
-// The sample fat tree: node k sits on leaf ((k-1) mod 4)+1, two spines above the four
-// leaves. Hosts on one leaf are 2 hops apart, others 4.
-func checkSampleFatTree(t *testing.T, what string, g *topo.Graph) {
-	t.Helper()
-	if g.N() != 16 || g.Vertices() != 22 {
-		t.Fatalf("%s: %d hosts, %d vertices; want 16 and 22", what, g.N(), g.Vertices())
-	}
-	for a := range g.N() {
-		ka, err := atoiSuffix(g.Name(a))
-		if err != nil {
-			t.Fatalf("%s: host name %q", what, g.Name(a))
-		}
-		for b := range g.N() {
-			kb, _ := atoiSuffix(g.Name(b))
-			want := 4
-			switch {
-			case a == b:
-				want = 0
-			case (ka-1)%4 == (kb-1)%4:
-				want = 2
-			}
-			if d := g.Dist(a, b); d != want {
-				t.Fatalf("%s: Dist(%s,%s) = %d, want %d", what, g.Name(a), g.Name(b), d, want)
-			}
-		}
-	}
-	if len(g.Groups()) != 4 {
-		t.Fatalf("%s: %d groups, want the 4 leaves", what, len(g.Groups()))
-	}
-	for _, gr := range g.Groups() {
-		if len(gr.Nodes) != 4 || !strings.HasPrefix(gr.Name, "leaf") && !strings.HasPrefix(gr.Name, "S-") {
-			t.Fatalf("%s: group %+v", what, gr)
-		}
-	}
-}
-
-func atoiSuffix(s string) (int, error) {
-	i := len(s)
-	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		i--
-	}
-	v := 0
-	for _, c := range s[i:] {
-		v = v*10 + int(c-'0')
-	}
-	if i == len(s) {
-		return 0, os.ErrInvalid
-	}
-	return v, nil
-}
-
-func mapsEqual(a, b map[[2]string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 func TestSlurmTopologyFilesMatchTheFabric(t *testing.T) {
-	ib, err := topo.ReadIBNetDiscover(strings.NewReader(readFile(t, testdata+"fattree.ibnetdiscover")), nameMap(t))
+	ib, err := topo.ReadIBNetDiscover(strings.NewReader(readFile(t, testdata+"fattree.ibnetdiscover")), fabrictest.NameMap(t, testdata+"fattree.node-name-map"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,13 +33,13 @@ func TestSlurmTopologyFilesMatchTheFabric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSampleFatTree(t, "topology.conf", conf)
+	fabrictest.CheckSampleFatTree(t, "topology.conf", conf)
 	yml, err := ReadTopologyYAML(strings.NewReader(readFile(t, testdata+"topology.yaml")), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSampleFatTree(t, "topology.yaml tree", yml)
-	if !mapsEqual(hostDist(ib), hostDist(conf)) || !mapsEqual(hostDist(ib), hostDist(yml)) {
+	fabrictest.CheckSampleFatTree(t, "topology.yaml tree", yml)
+	if ib := fabrictest.HostDist(ib); !maps.Equal(ib, fabrictest.HostDist(conf)) || !maps.Equal(ib, fabrictest.HostDist(yml)) {
 		t.Fatal("topology.conf / topology.yaml differ from the ibnetdiscover fabric")
 	}
 	blocks, err := ReadTopologyYAML(strings.NewReader(readFile(t, testdata+"topology.yaml")), "racks")
@@ -129,8 +48,8 @@ func TestSlurmTopologyFilesMatchTheFabric(t *testing.T) {
 	}
 	for a := range blocks.N() {
 		for b := range blocks.N() {
-			ka, _ := atoiSuffix(blocks.Name(a))
-			kb, _ := atoiSuffix(blocks.Name(b))
+			ka, _ := fabrictest.HostNumber(blocks.Name(a))
+			kb, _ := fabrictest.HostNumber(blocks.Name(b))
 			want := 4
 			if a == b {
 				want = 0

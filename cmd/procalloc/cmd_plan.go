@@ -245,23 +245,76 @@ func scontrolVersion(ctx context.Context) (plan.Version, bool) {
 	return v, err == nil
 }
 
-// writePlanFiles writes the plan's files into dir (created), each atomically.
-func writePlanFiles(e *env, dir string, files []plan.File) error {
+// writePlanFiles writes the plan's files into dir (created), all or none: each goes
+// to a temporary file first and they are renamed into place only when every one was
+// written, so a failure part of the way (a full disk) leaves an older plan as it was
+// and no directory it made.
+func writePlanFiles(e *env, dir string, files []plan.File) (err error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("-o %s: not a directory", dir)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
+	beginOutput()
+	defer endOutput()
+	var made []string // directories made, outermost first
+	var outs []*output
+	defer func() {
+		if err != nil {
+			for _, o := range outs {
+				o.Abort()
+			}
+			for i := len(made) - 1; i >= 0; i-- {
+				os.Remove(made[i])
+			}
+		}
+	}()
 	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		if err := mkdirAll(filepath.Dir(path), &made); err != nil {
 			return fmt.Errorf("-o %s: %w", dir, err)
 		}
-		data := f.Data
-		if err := writeOutput(e, "-o", path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		o, err := createOutputFlag(e, "-o", path)
+		if err != nil {
+			return err
+		}
+		outs = append(outs, o)
+		if _, err := o.Write(f.Data); err != nil {
+			return o.fail(err)
+		}
+		if err := o.Flush(); err != nil {
+			return o.fail(err)
+		}
+	}
+	for _, o := range outs {
+		if err := o.Commit(); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// mkdirAll is os.MkdirAll that appends the directories it makes to made, outermost
+// first.
+func mkdirAll(dir string, made *[]string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: not a directory", dir)
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirAll(parent, made); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
+			return nil // made meanwhile
+		}
+		return err
+	}
+	*made = append(*made, dir)
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/fabrictest"
 )
 
 const (
@@ -36,7 +38,7 @@ func TestFabricCurveAndWeights(t *testing.T) {
 	if len(hosts) != 16 {
 		t.Fatalf("%d NodeName lines:\n%s", len(hosts), out)
 	}
-	leaf := func(h string) int { v, _ := atoiTail(h); return (v - 1) % 4 }
+	leaf := func(h string) int { v, _ := fabrictest.HostNumber(h); return (v - 1) % 4 }
 	for i := 0; i < 16; i += 4 {
 		for _, h := range hosts[i+1 : i+4] {
 			if leaf(h) != leaf(hosts[i]) {
@@ -67,18 +69,6 @@ func TestFabricCurveAndWeights(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %q", c.args, code, stderr, c.want)
 		}
 	}
-}
-
-func atoiTail(s string) (int, bool) {
-	i := len(s)
-	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		i--
-	}
-	v := 0
-	for _, c := range s[i:] {
-		v = v*10 + int(c-'0')
-	}
-	return v, i < len(s)
 }
 
 // An sacct trace replayed on the fabric: as-run reproduces production; procalloc's

@@ -111,8 +111,34 @@ func createOutputFlag(e *env, flag, path string) (*output, error) {
 	temps.Lock()
 	temps.m[f.Name()] = true
 	temps.Unlock()
-	return &output{Writer: bufio.NewWriter(f), file: f, path: path, dest: dest, mode: mode, temp: true}, nil
+	return &output{Writer: bufio.NewWriter(tempWriter{f, path}), file: f, path: path, dest: dest, mode: mode, temp: true}, nil
 }
+
+// tempWriter writes the temporary file and names the user's file in its errors: a
+// result larger than the buffer fails here, in the middle (a full disk, a file size
+// limit), and "write .out.txt.procalloc-11203-1010898094: no space left on device"
+// named a file the user never gave.
+type tempWriter struct {
+	f    *os.File
+	path string
+}
+
+func (w tempWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = &writeError{w.path, unwrapPath(err)}
+	}
+	return n, err
+}
+
+// writeError is a failed write of the output path.
+type writeError struct {
+	path string
+	err  error
+}
+
+func (e *writeError) Error() string { return "writing " + e.path + ": " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
 
 // resolveTarget follows symlinks in path to the file to write, also when the last
 // link points to a file that does not exist yet.
@@ -231,6 +257,9 @@ func (o *output) Commit() error {
 func (o *output) fail(err error) error {
 	if err == nil || o.path == "" {
 		return err
+	}
+	if we := (*writeError)(nil); errors.As(err, &we) {
+		return err // names the path already
 	}
 	return fmt.Errorf("writing %s: %w", o.path, unwrapPath(err))
 }

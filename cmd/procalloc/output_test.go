@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/plan"
 )
 
 func writeString(t *testing.T, path, s string) error {
@@ -151,6 +153,45 @@ func TestOutputErrorsNameTheUsersPath(t *testing.T) {
 	}
 }
 
+// A write that fails in the middle of a result larger than the buffer (a full disk,
+// a file size limit) names the user's file, not the temporary one, and leaves
+// nothing behind: "procalloc curve: write .../.out.procalloc-11203-1010898094: no
+// space left on device" was what curve said on a full tmpfs.
+func TestOutputWriteErrorNamesTheUsersPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	os.WriteFile(path, []byte("old"), 0o644)
+	err := writeFileAtomic(&env{}, path, func(w io.Writer) error {
+		w.(*output).file.Close() // the injected failure: every write to the file fails
+		_, err := io.WriteString(w, strings.Repeat("x", 1<<16))
+		return err
+	})
+	if err == nil || strings.Contains(err.Error(), ".procalloc-") || !strings.Contains(err.Error(), "writing "+path+": ") {
+		t.Fatalf("err = %v, want \"writing %s: ...\" without the temporary name", err, path)
+	}
+	if strings.Count(err.Error(), path) != 1 {
+		t.Fatalf("err = %v names the file more than once", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("the file was changed to %d bytes", len(b))
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	// The same failure at the final flush (a result smaller than the buffer).
+	err = writeFileAtomic(&env{}, path, func(w io.Writer) error {
+		w.(*output).file.Close()
+		_, err := io.WriteString(w, "small")
+		return err
+	})
+	if err == nil || strings.Contains(err.Error(), ".procalloc-") || strings.Count(err.Error(), path) != 1 {
+		t.Fatalf("flush: err = %v, want the user's path once and no temporary name", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("flush: left behind: %v", ents)
+	}
+}
+
 func TestRemoveTempsOnSignal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.txt")
 	o, err := createOutputFlag(&env{}, "-o", path)
@@ -277,5 +318,40 @@ func TestTableHasNoTrailingBlanks(t *testing.T) {
 		"        b         yes  12.25\n"
 	if b.String() != want {
 		t.Errorf("table\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// plan -o DIR writes its files all or none: a failure part of the way (a full
+// disk; here a file's directory that cannot be made) leaves neither the files
+// written before it nor the directories made for them, and an older plan's files
+// stay as they were. "plan -o FULL/plan" on a full tmpfs left an empty plan/.
+func TestPlanFilesAllOrNone(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "out", "plan")
+	files := []plan.File{{Name: "a.txt", Data: []byte("new a")}, {Name: "sub/b.txt", Data: []byte("new b")}, {Name: "a.txt/c.txt", Data: []byte("c")}}
+	if err := writePlanFiles(&env{}, dir, files); err == nil {
+		t.Fatal("a file under a file was written")
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Fatalf("left behind in a new directory: %v", ents)
+	}
+	os.MkdirAll(dir, 0o777)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old a"), 0o644)
+	if err := writePlanFiles(&env{}, dir, files); err == nil {
+		t.Fatal("a file under a file was written")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "old a" {
+		t.Fatalf("the older plan's a.txt is now %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left behind in an existing directory: %v", ents)
+	}
+	if err := writePlanFiles(&env{}, dir, files[:2]); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.txt": "new a", "sub/b.txt": "new b"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Fatalf("%s: %q, want %q", name, b, want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"syscall"
@@ -118,9 +119,10 @@ type Results struct {
 	// Stream is set when the path is not a regular file and is written through.
 	Stream bool
 
-	path string
-	size int64 // the file's length after the last whole line
-	err  error // the first failed write: later appends fail with it
+	path    string
+	size    int64 // the file's length after the last whole line
+	err     error // the first failed write: later appends fail with it
+	created bool  // OpenResults created the file
 }
 
 // ErrOtherSweep is wrapped when a results file holds lines of another sweep.
@@ -136,6 +138,7 @@ var ErrLocked = errors.New("another process is writing this results file (a proc
 // results line (not one this command wrote), and a file another sweep holds
 // (ErrLocked). Lines are at most MaxLineBytes long, files at most MaxResultsBytes.
 func OpenResults(path, name string) (*Results, error) {
+	_, statErr := os.Lstat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666)
 	if err != nil {
 		return nil, err
@@ -145,7 +148,7 @@ func OpenResults(path, name string) (*Results, error) {
 		f.Close()
 		return nil, err
 	}
-	r := &Results{f: f, Done: map[string]Line{}, path: path}
+	r := &Results{f: f, Done: map[string]Line{}, path: path, created: errors.Is(statErr, fs.ErrNotExist)}
 	if !fi.Mode().IsRegular() {
 		r.Stream = true
 		return r, nil
@@ -265,8 +268,14 @@ func (r *Results) Append(l Line) error {
 	return nil
 }
 
-// Close closes the file, releasing its lock.
-func (r *Results) Close() error { return r.f.Close() }
+// Close closes the file, releasing its lock. A file OpenResults created and no line
+// could be written to (a full disk) is removed first, as a failed -o leaves nothing.
+func (r *Results) Close() error {
+	if r.created && r.err != nil && r.size == 0 && !r.Stream {
+		os.Remove(r.path)
+	}
+	return r.f.Close()
+}
 
 // Input is a results file to read: a name for messages and its contents.
 type Input struct {

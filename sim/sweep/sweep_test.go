@@ -106,6 +106,49 @@ func TestShardsPartitionTheItems(t *testing.T) {
 	}
 }
 
+// A results file this run created and could not write a line to (a full disk) is
+// removed on Close, as an -o file is: "procalloc sweep -o FULL/r.jsonl" left an
+// empty r.jsonl. A file that was there before is kept, empty or not.
+func TestResultsFailedFirstWriteLeavesNothing(t *testing.T) {
+	s, _ := Parse([]byte(spec), "x")
+	it := s.Items()[0]
+	for _, existed := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "r.jsonl")
+		if existed {
+			os.WriteFile(path, nil, 0o644)
+		}
+		r, err := OpenResults(path, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.f.Close() // the injected failure: every write fails
+		if err := r.Append(Line{Sweep: "t", Item: it, Status: "ok", Result: []byte(`{"x":1}`)}); err == nil {
+			t.Fatal("a write to a closed file succeeded")
+		}
+		r.Close()
+		if _, err := os.Stat(path); existed != (err == nil) {
+			t.Fatalf("existed before %v: after the failed write Stat says %v", existed, err)
+		}
+	}
+	// Created, one line written, then a failure: the line stays.
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	r, err := OpenResults(path, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Append(Line{Sweep: "t", Item: it, Status: "ok", Result: []byte(`{"x":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	r.f.Close()
+	r.Append(Line{Sweep: "t", Item: s.Items()[1], Status: "ok", Result: []byte(`{"x":1}`)})
+	r.Close()
+	if r, err := OpenResults(path, "t"); err != nil || len(r.Done) != 1 {
+		t.Fatalf("the line written before the failure: %v", err)
+	} else {
+		r.Close()
+	}
+}
+
 func TestResultsResumeAndTornLine(t *testing.T) {
 	s, _ := Parse([]byte(spec), "x")
 	items := s.Items()

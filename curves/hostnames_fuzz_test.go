@@ -1,0 +1,59 @@
+package curves
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// FuzzReadHostNames fuzzes the reader of a --hosts FILE (sim, compare, curve, plan:
+// one host name or hostlist expression per line). Names read are unique, non-empty,
+// free of blanks and '#', and written back one per line they read back the same;
+// a refusal that names a line names one of the input's.
+func FuzzReadHostNames(f *testing.F) {
+	f.Add([]byte("# hosts\nalpha\n\nbeta # second\n"))
+	f.Add([]byte("n[1-3]\nm0\nm[001-002],x\n"))
+	f.Add([]byte("a\nb\na\n"))
+	f.Add([]byte("rack[1-2]_node[01-04]\r\n"))
+	f.Add([]byte("a b\n"))
+	f.Add([]byte("n[3-1]\n"))
+	lineRef := regexp.MustCompile(`^line (\d+): `)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<14 {
+			return
+		}
+		names, err := ReadHostNames(bytes.NewReader(data))
+		if err != nil {
+			if m := lineRef.FindStringSubmatch(err.Error()); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				if lines := bytes.Count(data, []byte("\n")) + 1; n < 1 || n > lines {
+					t.Fatalf("%v: the input has %d lines", err, lines)
+				}
+			}
+			if len(names) != 0 {
+				t.Fatalf("refused (%v) with %d names", err, len(names))
+			}
+			return
+		}
+		if len(names) == 0 {
+			t.Fatal("no names and no error")
+		}
+		seen := map[string]bool{}
+		for _, h := range names {
+			if h == "" || strings.ContainsAny(h, " \t\r\n\v\f#") {
+				t.Fatalf("name %q", h)
+			}
+			if seen[h] {
+				t.Fatalf("%q named twice", h)
+			}
+			seen[h] = true
+		}
+		back, err := ReadHostNames(strings.NewReader(strings.Join(names, "\n") + "\n"))
+		if err != nil || !slices.Equal(back, names) {
+			t.Fatalf("written back and read: %q, %v; want %q", back, err, names)
+		}
+	})
+}
