@@ -54,6 +54,11 @@ type greedyScratch struct {
 	tilesOff bool  // tests: shells read whole
 	tileSide int   // tests: the tiles' side (0: greedyTileSide)
 	tileFrom int   // tests: shells tiled from this radius on (0: greedyTileFrom)
+	// greedyCollectShells' near candidates by sum on 3D grids
+	// (center_mc1x1_greedy_buckets.go)
+	buckets     greedyBuckets
+	bucketsOff  bool // tests: the heap alone
+	bucketWidth int  // tests: the buckets' window (0: greedyBucketWidth)
 }
 
 // greedyCand is a center of the greedy collector with its count-based lower bound.
@@ -1134,8 +1139,21 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		return int64(sum-len(set))<<kb.sumShift | keys[i]&lowMask
 	}
+	// On 3D grids, outside recorded runs (whose tie groups are read from the
+	// heap), the candidates near the least sum are kept in buckets by sum
+	// (greedyBuckets): bucketed says so, and settleB replaces settle.
+	bq := &a.buckets
+	bucketed := d == 3 && !a.shift.recOn && !a.bucketsOff
+	bq.reset(bucketed, a.bucketWidth)
+	// top: the least candidate's current key after settling; fromHeap: it is
+	// the heap's top (not in a bucket)
+	fromHeap, top := true, int64(0)
+	cur := greedyCur{axisKey: axisKey, candOf: candOf, o1: o1, o2: o2, sumShift: kb.sumShift, lowMask: lowMask, posMask: posMask}
 	push := func(i int32) {
 		candOf[keys[i]&posMask] = i
+		if bucketed && bq.add(i, keys[i]>>kb.sumShift) {
+			return
+		}
 		heap = append(heap, keys[i])
 		for h := len(heap) - 1; h > 0; {
 			p := (h - 1) / 4
@@ -1271,20 +1289,28 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				return math.MaxInt, nil
 			}
 		}
-		b = settle()
-		for len(gt.heap) > 0 && (b < 0 || gt.heap[0].key <= heap[0]) {
+		if bucketed {
+			b, top, fromHeap, heap = bq.settle(heap, &cur, xy, keys, len(set))
+		} else if b = settle(); b >= 0 {
+			top = heap[0]
+		}
+		for len(gt.heap) > 0 && (b < 0 || gt.heap[0].key <= top) {
 			from := len(keys)
 			xy, keys = a.greedyTileNext(axisKey, cdist, off, len(set), xy, keys)
 			for j := from; j < len(keys); j++ {
 				push(int32(j))
 			}
-			b = settle()
+			if bucketed {
+				b, top, fromHeap, heap = bq.settle(heap, &cur, xy, keys, len(set))
+			} else if b = settle(); b >= 0 {
+				top = heap[0]
+			}
 		}
 		for R < maxR {
 			// the bound last computed at this radius still stops the reading
 			// when its sum, plus 1 for each node taken since (each adds at
 			// least 1 to every unread node's total), exceeds the top's
-			if b >= 0 && keptLB > heap[0] { // both less the nodes taken
+			if b >= 0 && keptLB > top { // both less the nodes taken
 				break
 			}
 			D := R + 1
@@ -1294,7 +1320,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 				break
 			}
 			lb := int64(max(max(s*(D-L+1), fb)+r, boundK(R, D)))<<kb.sumShift | int64(D)<<kb.posBits
-			if b >= 0 && lb > heap[0]+int64(r)<<kb.sumShift { // b is the top, its key current
+			if b >= 0 && lb > top+int64(r)<<kb.sumShift { // b is the top, its key current
 				keptLB = lb - int64(r)<<kb.sumShift
 				break
 			}
@@ -1327,14 +1353,22 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 			for j := from; j < len(keys); j++ {
 				push(int32(j))
 			}
-			b = settle()
-			for len(gt.heap) > 0 && (b < 0 || gt.heap[0].key <= heap[0]) {
+			if bucketed {
+				b, top, fromHeap, heap = bq.settle(heap, &cur, xy, keys, len(set))
+			} else if b = settle(); b >= 0 {
+				top = heap[0]
+			}
+			for len(gt.heap) > 0 && (b < 0 || gt.heap[0].key <= top) {
 				from := len(keys)
 				xy, keys = a.greedyTileNext(axisKey, cdist, off, len(set), xy, keys)
 				for j := from; j < len(keys); j++ {
 					push(int32(j))
 				}
-				b = settle()
+				if bucketed {
+					b, top, fromHeap, heap = bq.settle(heap, &cur, xy, keys, len(set))
+				} else if b = settle(); b >= 0 {
+					top = heap[0]
+				}
 			}
 		}
 		if a.shift.recOn {
@@ -1371,10 +1405,14 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 		}
 		// b is the heap's top: take it.
 		copy(pc, xy[int(b)*d:int(b)*d+d])
-		last := len(heap) - 1
-		heap[0] = heap[last]
-		heap = heap[:last]
-		greedySiftDown(heap, 0)
+		if fromHeap {
+			last := len(heap) - 1
+			heap[0] = heap[last]
+			heap = heap[:last]
+			greedySiftDown(heap, 0)
+		} else {
+			bq.remove(b, top>>kb.sumShift)
+		}
 		v := nodeIndex(x.dims, pc)
 		set = append(set, v)
 		dist := int32(0)

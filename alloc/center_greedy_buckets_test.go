@@ -1,0 +1,160 @@
+package alloc
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// The collector with its near candidates in buckets by sum (greedyBuckets)
+// against the heap alone, center by center on 3D grids: windows of 64, 128 and
+// 1,024 sums (so that candidates leave the window, go to the heap and come back,
+// and the window moves down) and the default; for sampled free centers and
+// several k, the same score, nodes taken in order and radius read, and for stops
+// around the score the same give-up, radius and bound; every fourth center also
+// against the plain definition. It requires each of the buckets' paths taken.
+func TestGreedyBucketsMatchHeap(t *testing.T) {
+	grids := []*topo.Grid{topo.Torus(18, 18, 18), topo.Torus(20, 13, 17), topo.Mesh(17, 15, 16), topo.Torus(9, 9, 9),
+		mustGrid(t, []int{16, 19, 13}, []bool{true, false, true}), topo.Torus(7, 12, 5)}
+	rounds, sample := 4, 40
+	if testing.Short() {
+		rounds, sample = 2, 15
+	}
+	rng := rand.New(rand.NewPCG(29, 4))
+	centers, gaveUps, plain := 0, 0, 0
+	var scans, spills, lowered int
+	for gi, g := range grids {
+		for r := range rounds {
+			free := randomFreeSet(rng, g)
+			var al [2]*mc1x1
+			for o := range 2 {
+				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				al[o] = a.(*mc1x1)
+				setFree(t, a, free)
+				al[o].refresh(prefixFree)
+				al[o].fl = al[o].st.AppendFreeInOrder(al[o].fl[:0], al[o].order)
+				for i, v := range al[o].fl {
+					al[o].pos[v] = int32(i)
+				}
+			}
+			bucketed, heap := al[0], al[1]
+			bucketed.bucketWidth = []int{64, 128, 1024, 0}[(gi+r)%4]
+			heap.bucketsOff = true
+			nf := len(bucketed.fl)
+			if nf < 2 {
+				continue
+			}
+			ks := []int{1 + rng.IntN(min(nf-1, 30)), 1 + rng.IntN(nf-1), 1 + rng.IntN(nf-1), nf - 1}
+			for _, k := range ks {
+				for range sample {
+					c := bucketed.fl[rng.IntN(nf)]
+					lower, L, m, _ := bucketed.shellScore(c, k, math.MaxInt)
+					want, wantTaken := heap.greedyCollectShells(c, L, m, math.MaxInt)
+					wantTaken = slices.Clone(wantTaken)
+					wantR := heap.lastR
+					got, taken := bucketed.greedyCollectShells(c, L, m, math.MaxInt)
+					taken = slices.Clone(taken)
+					if got != want || !slices.Equal(taken, wantTaken) || bucketed.lastR != wantR {
+						t.Fatalf("%s round %d, width %d, k=%d, center %d: buckets score %d taking %v (radius %d), heap %d taking %v (radius %d)",
+							g.Spec(), r, bucketed.bucketWidth, k, c, got, taken, bucketed.lastR, want, wantTaken, wantR)
+					}
+					if centers%4 == 0 {
+						ps, pset := bucketed.greedyCollectPlain(c, L, m)
+						if ps != got || !slices.Equal(pset[len(pset)-m:], taken) {
+							t.Fatalf("%s round %d, k=%d, center %d: buckets score %d taking %v, plain %d taking %v",
+								g.Spec(), r, k, c, got, taken, ps, pset[len(pset)-m:])
+						}
+						plain++
+					}
+					for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want} {
+						w, _ := heap.greedyCollectShells(c, L, m, stop)
+						wR, wB := heap.lastR, heap.lastBound
+						g2, _ := bucketed.greedyCollectShells(c, L, m, stop)
+						if g2 != w || bucketed.lastR != wR || bucketed.lastBound != wB {
+							t.Fatalf("%s round %d, width %d, k=%d, center %d, stop %d: buckets %d (radius %d, bound %d), heap %d (radius %d, bound %d)",
+								g.Spec(), r, bucketed.bucketWidth, k, c, stop, g2, bucketed.lastR, bucketed.lastBound, w, wR, wB)
+						}
+						if g2 == math.MaxInt {
+							gaveUps++
+						}
+					}
+					centers++
+				}
+			}
+			q := &bucketed.buckets
+			scans, spills, lowered = scans+q.scans, spills+q.spills, lowered+q.lowered
+			q.scans, q.spills, q.lowered = 0, 0, 0
+		}
+	}
+	t.Logf("%d centers, %d give-ups, %d against the plain collector; %d taken from a bucket, %d sent from a bucket to the heap, %d windows moved down",
+		centers, gaveUps, plain, scans, spills, lowered)
+	if centers < 500 || gaveUps < 200 || plain < 100 || scans == 0 || spills == 0 || lowered == 0 {
+		t.Fatalf("only %d centers, %d give-ups, %d plain checks, %d bucket scans, %d spills, %d windows moved down",
+			centers, gaveUps, plain, scans, spills, lowered)
+	}
+}
+
+// Whole decisions with the buckets against the heap alone, in lockstep on random
+// allocations and partial releases on 3D tori and meshes, with everything else
+// on (the memo, the trees of runs, the probe, tiles; ties counted on every other
+// grid, the orbit check of an empty torus where they are not): the same nodes,
+// tie counts and tie statistics.
+func TestGreedyBucketsDecisionsMatch(t *testing.T) {
+	grids := []*topo.Grid{topo.Torus(12, 12, 12), topo.Mesh(11, 13, 10), topo.Torus(16, 9, 14), topo.Torus(10, 10, 10)}
+	steps := 300
+	if testing.Short() {
+		steps = 100
+	}
+	rng := rand.New(rand.NewPCG(4, 29))
+	decisions := 0
+	for gi, g := range grids {
+		ties := gi%2 == 0
+		var al [2]Allocator
+		for o := range 2 {
+			a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.(TieReporter).CountTies(ties)
+			al[o] = a
+		}
+		al[0].(*mc1x1).bucketWidth = []int{64, 0}[gi%2]
+		al[1].(*mc1x1).bucketsOff = true
+		n := g.N()
+		sizes := []int{1 + rng.IntN(5), 2 + rng.IntN(n/20+1), 3 + rng.IntN(n/6+1)}
+		var held [][]int
+		for range steps {
+			if len(held) > 0 && (rng.IntN(4) == 0 || al[0].NumFree() < n/6) {
+				j := rng.IntN(len(held))
+				var part func() bool
+				if rng.IntN(2) == 0 {
+					part = func() bool { return rng.IntN(2) == 0 }
+				}
+				held = releaseInLockstep(t, al[:], held, j, part)
+				continue
+			}
+			k := sizes[rng.IntN(len(sizes))]
+			if k > al[0].NumFree() {
+				continue
+			}
+			held = append(held, allocateInLockstep(t, al, k, ties, g.Spec()+", buckets"))
+			decisions++
+		}
+		if ties {
+			s0, s1 := al[0].(TieReporter).TieStats(), al[1].(TieReporter).TieStats()
+			if s0 != s1 {
+				t.Fatalf("%s: tie statistics %+v with buckets, %+v without", g.Spec(), s0, s1)
+			}
+		}
+		if al[0].(*mc1x1).buckets.scans == 0 {
+			t.Fatalf("%s: no candidate taken from a bucket", g.Spec())
+		}
+	}
+	t.Logf("%d decisions in lockstep", decisions)
+}

@@ -1,0 +1,249 @@
+package alloc
+
+import "math/bits"
+
+// Near keys by their sum, for greedyCollectShells on 3D grids (issue 32 item 1).
+//
+// The collector's candidates sit in a 4-ary heap by the key they had when last
+// computed (a lower bound of the key now), and the heap's top is computed again
+// until it is current. On issue 32's workload on torus:32x32x32 about 9.5 tops a
+// node taken are stale, and each grows (by 1-3 for 4 %, 4-63 for 46 %, 64-1,023
+// for 40 % of them) and sinks most of the heap's depth: a quarter of the CPU. The
+// sums (total distance to the nodes taken less the nodes taken) are small
+// integers, so the candidates whose sum is within greedyBucketWidth of the least
+// bucketed one are kept in buckets by their sum instead (Dial's bucket queue):
+// a stale one goes to its new sum's bucket in O(1), not down the heap. The least
+// key is then the least, by the whole key (sum, L1 distance to the center,
+// free-list position), over the current candidates of the least bucket, whose
+// stale ones move up as it is scanned (about 2 candidates a node taken share the
+// least sum there). Candidates further out stay in the heap, and the heap's top
+// comes first when its kept sum is at most the least bucket's.
+//
+// The keys, and so the candidate taken, are those of the heap alone: a bucket
+// holds the candidates whose kept sum is its sum (a lower bound of their sums
+// now), and the least bucket's scan computes each of its candidates' keys, so
+// the least current key there is below every other bucket's and the heap's kept
+// keys (their sums are larger).
+
+// greedyBucketWidth is the buckets' window of sums (a power of 2).
+const greedyBucketWidth = 65536
+
+// greedyBuckets is greedyCollectShells' bucket queue: singly linked lists of
+// candidate indices (next) by sum modulo the window (head), a bit per nonempty
+// bucket.
+type greedyBuckets struct {
+	on    bool
+	width int64 // the window (greedyBucketWidth; tests set less)
+	lo    int64 // every bucketed candidate's kept sum is in lo..lo+width-1 (n > 0)
+	hi    int64 // and at most hi
+	n     int   // candidates in buckets
+	head  []int32
+	bits  []uint64
+	next  []int32
+	spill []int64 // scan: keys that left the window, for the heap
+	// tests: candidates returned from a bucket, sent to the heap from a
+	// scan, and windows moved down
+	scans, spills, lowered int
+}
+
+// greedyCur is what a candidate's key is computed from on a 3D grid (current in
+// greedyCollectShells).
+type greedyCur struct {
+	xy       []int32
+	axisKey  []int
+	keys     []int64
+	candOf   []int32
+	o1, o2   int
+	taken    int
+	sumShift uint
+	lowMask  int64
+	posMask  int64
+}
+
+func (c *greedyCur) key(i int32) int64 {
+	q := c.xy[3*i : 3*i+3 : 3*i+3]
+	sum := c.axisKey[q[0]] + c.axisKey[c.o1+int(q[1])] + c.axisKey[c.o2+int(q[2])]
+	return int64(sum-c.taken)<<c.sumShift | c.keys[i]&c.lowMask
+}
+
+// reset empties the buckets for a run; on: they are used, with a window of
+// width (a power of 2 from 64 on; 0: greedyBucketWidth).
+func (q *greedyBuckets) reset(on bool, width int) {
+	q.on, q.n = on, 0
+	if !on {
+		return
+	}
+	if width == 0 {
+		width = greedyBucketWidth
+	}
+	if len(q.head) != width {
+		q.head = make([]int32, width)
+		q.bits = make([]uint64, width/64)
+		q.width = int64(width)
+	}
+	clear(q.bits)
+}
+
+// add puts candidate i, whose key's sum is s, in its bucket, or reports false when
+// s is outside the window (the candidate then goes to the heap).
+func (q *greedyBuckets) add(i int32, s int64) bool {
+	if !q.on {
+		return false
+	}
+	switch {
+	case q.n == 0:
+		q.lo, q.hi = s, s
+	case s >= q.lo+q.width:
+		return false
+	case s < q.lo:
+		// (hi only spares work: a bucketed sum past lo+width-1 would
+		// be read as one width lower, scanned early and moved on; a
+		// sum below lo, read as one width higher, is what must not be)
+		if q.hi-s >= q.width {
+			return false
+		}
+		q.lo = s // every bucketed sum is in s..hi, within the window
+		q.lowered++
+	default:
+		q.hi = max(q.hi, s)
+	}
+	if int(i) >= len(q.next) {
+		q.next = append(q.next, make([]int32, int(i)+1-len(q.next)+len(q.next)/2)...)
+	}
+	w := int(s & (q.width - 1))
+	word, bit := w>>6, uint64(1)<<(w&63)
+	if q.bits[word]&bit == 0 {
+		q.next[i] = -1
+		q.bits[word] |= bit
+	} else {
+		q.next[i] = q.head[w]
+	}
+	q.head[w] = i
+	q.n++
+	return true
+}
+
+// least returns the least sum with a candidate (n > 0) and moves the window there.
+func (q *greedyBuckets) least() int64 {
+	mask := int(q.width - 1)
+	w := int(q.lo) & mask
+	word := w >> 6
+	m := q.bits[word] &^ (uint64(1)<<(w&63) - 1)
+	for m == 0 {
+		word = (word + 1) & (mask >> 6)
+		m = q.bits[word] // (back at the first word: its bits below w, sums past the window's end)
+	}
+	idx := word<<6 | bits.TrailingZeros64(m)
+	q.lo += int64((idx - w) & mask)
+	return q.lo
+}
+
+// settle returns the candidate with the least current key and that key (or -1),
+// and the heap hp after it: the heap's top first while its kept sum is at most
+// the least bucket's (taken when current and below every bucket, else computed
+// again and moved to a bucket or down the heap), then the least bucket scanned.
+// fromHeap says where the candidate returned is.
+func (q *greedyBuckets) settle(hp []int64, c *greedyCur, xy []int32, keys []int64, taken int) (b int32, top int64, fromHeap bool, out []int64) {
+	c.xy, c.keys, c.taken = xy, keys, taken
+	for {
+		s := int64(-1)
+		if q.n > 0 {
+			s = q.least()
+		}
+		if len(hp) > 0 && (s < 0 || hp[0]>>c.sumShift <= s) {
+			i := c.candOf[hp[0]&c.posMask]
+			k := c.key(i)
+			if k == hp[0] && (s < 0 || k>>c.sumShift < s) {
+				return i, k, true, hp
+			}
+			if q.add(i, k>>c.sumShift) {
+				last := len(hp) - 1
+				hp[0] = hp[last]
+				hp = hp[:last]
+			} else {
+				hp[0] = k
+			}
+			greedySiftDown(hp, 0)
+			continue
+		}
+		if s < 0 {
+			return -1, 0, false, hp
+		}
+		b, top = q.scan(s, c)
+		for _, k := range q.spill {
+			hp = greedyHeapPush(hp, k)
+		}
+		if b >= 0 {
+			return b, top, false, hp
+		}
+	}
+}
+
+// scan computes the keys of bucket s's candidates (the least bucket): those whose
+// sum grew move to their sum's bucket, or to spill when past the window, and the
+// least key of those that stay is returned with its candidate (-1 when none stays).
+func (q *greedyBuckets) scan(s int64, c *greedyCur) (int32, int64) {
+	w := int(s & (q.width - 1))
+	q.spill = q.spill[:0]
+	q.scans++
+	i := q.head[w]
+	stay, best, bestK := int32(-1), int32(-1), int64(1<<63-1)
+	// the bucket is taken off first, so that add never sees it: the candidates
+	// that stay are linked again below
+	q.bits[w>>6] &^= uint64(1) << (w & 63)
+	for i >= 0 {
+		nx := q.next[i]
+		k := c.key(i)
+		if ks := k >> c.sumShift; ks == s {
+			q.next[i] = stay
+			stay = i
+			if k < bestK {
+				best, bestK = i, k
+			}
+		} else {
+			q.n--
+			if !q.add(i, ks) {
+				q.spill = append(q.spill, k)
+				q.spills++
+			}
+		}
+		i = nx
+	}
+	if stay >= 0 {
+		q.head[w] = stay
+		q.bits[w>>6] |= uint64(1) << (w & 63)
+	}
+	return best, bestK
+}
+
+// remove takes candidate b out of bucket s.
+func (q *greedyBuckets) remove(b int32, s int64) {
+	w := int(s & (q.width - 1))
+	q.n--
+	if i := q.head[w]; i == b {
+		if q.head[w] = q.next[b]; q.head[w] < 0 {
+			q.bits[w>>6] &^= uint64(1) << (w & 63)
+		}
+		return
+	}
+	for i := q.head[w]; ; i = q.next[i] {
+		if q.next[i] == b {
+			q.next[i] = q.next[b]
+			return
+		}
+	}
+}
+
+// greedyHeapPush adds key k to greedyCollectShells' 4-ary heap of kept keys.
+func greedyHeapPush(hp []int64, k int64) []int64 {
+	hp = append(hp, k)
+	for h := len(hp) - 1; h > 0; {
+		p := (h - 1) / 4
+		if hp[p] <= hp[h] {
+			break
+		}
+		hp[h], hp[p] = hp[p], hp[h]
+		h = p
+	}
+	return hp
+}
