@@ -205,7 +205,11 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				p.Done()
 				for i, r := range results {
 					if r.Err != nil {
-						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], r.Err)
+						err := r.Err
+						if hinted := tooLargeHint(err); hinted != nil {
+							err = hinted
+						}
+						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
 					}
 				}
 				// Interrupted (Ctrl-C): the replays that finished are written, the

@@ -131,6 +131,9 @@ var specFlags = func() map[string]string {
 // its file (a usage error for --hostlist: its "file" is the flag's value, as
 // curve's and plan's hostSource says); other errors are returned as they are.
 func specError(err error) error {
+	if err := tooLargeHint(err); err != nil {
+		return err
+	}
 	var fe *sim.FileError
 	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
 		if fe.Field == "Hostlist" {
@@ -142,6 +145,15 @@ func specError(err error) error {
 		return fmt.Errorf("%s %s: %w", specFlags[fe.Field], fe.Path, fe.Err)
 	}
 	return fieldErrors(err, specFlags)
+}
+
+// tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge), with the two
+// ways out the replay commands offer; nil for any other error.
+func tooLargeHint(err error) error {
+	if !errors.Is(err, sim.ErrTooLarge) {
+		return nil
+	}
+	return fmt.Errorf("%w: give a --machine of at least that many nodes, or --drop-larger to replay the trace without such jobs", err)
 }
 
 // fieldErrors is specError with the flags of the fields given by flags (the batch
