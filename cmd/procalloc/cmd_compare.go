@@ -116,7 +116,11 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				}
 				chart, ok := sim.MetricByKey(*metric)
 				if !ok {
-					return usagef("--metric %q: not a metric key", *metric)
+					keys := make([]string, len(sim.Metrics))
+					for i, m := range sim.Metrics {
+						keys[i] = m.Key
+					}
+					return usagef("--metric %q: not a metric key; valid: %s", *metric, strings.Join(keys, ", "))
 				}
 				if *par < 1 {
 					return usagef("--parallel %d: must be at least 1", *par)
