@@ -377,7 +377,16 @@ func Window(jobs []Job, from, to int64) ([]Job, error) {
 		if to <= 0 {
 			win = fmt.Sprintf("from %d s on", from)
 		}
-		return nil, fmt.Errorf("window %s of the trace's %d jobs: %w", win, len(jobs), ErrEmptyWindow)
+		if len(jobs) == 0 {
+			return nil, fmt.Errorf("window %s of the trace's %d jobs: %w", win, len(jobs), ErrEmptyWindow)
+		}
+		// The times the trace's jobs do arrive at, which the window is to be cut
+		// from (an SWF log's first job may come days after its start).
+		first, last := jobs[0].Arrival, jobs[0].Arrival
+		for _, j := range jobs {
+			first, last = min(first, j.Arrival), max(last, j.Arrival)
+		}
+		return nil, fmt.Errorf("window %s of the trace's %d jobs: %w (they arrive from %d s to %d s)", win, len(jobs), ErrEmptyWindow, first, last)
 	}
 	return out, nil
 }

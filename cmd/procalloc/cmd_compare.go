@@ -116,7 +116,11 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				}
 				chart, ok := sim.MetricByKey(*metric)
 				if !ok {
-					return usagef("--metric %q: not a metric key", *metric)
+					keys := make([]string, len(sim.Metrics))
+					for i, m := range sim.Metrics {
+						keys[i] = m.Key
+					}
+					return usagef("--metric %q: not a metric key; valid: %s", *metric, strings.Join(keys, ", "))
 				}
 				if *par < 1 {
 					return usagef("--parallel %d: must be at least 1", *par)
@@ -205,7 +209,11 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				p.Done()
 				for i, r := range results {
 					if r.Err != nil {
-						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], r.Err)
+						err := r.Err
+						if hinted := tooLargeHint(err); hinted != nil {
+							err = hinted
+						}
+						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
 					}
 				}
 				// Interrupted (Ctrl-C): the replays that finished are written, the

@@ -131,6 +131,9 @@ var specFlags = func() map[string]string {
 // its file (a usage error for --hostlist: its "file" is the flag's value, as
 // curve's and plan's hostSource says); other errors are returned as they are.
 func specError(err error) error {
+	if err := tooLargeHint(err); err != nil {
+		return err
+	}
 	var fe *sim.FileError
 	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
 		if fe.Field == "Hostlist" {
@@ -142,6 +145,15 @@ func specError(err error) error {
 		return fmt.Errorf("%s %s: %w", specFlags[fe.Field], fe.Path, fe.Err)
 	}
 	return fieldErrors(err, specFlags)
+}
+
+// tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge), with the two
+// ways out the replay commands offer; nil for any other error.
+func tooLargeHint(err error) error {
+	if !errors.Is(err, sim.ErrTooLarge) {
+		return nil
+	}
+	return fmt.Errorf("%w: give a --machine of at least that many nodes, or --drop-larger to replay the trace without such jobs", err)
 }
 
 // fieldErrors is specError with the flags of the fields given by flags (the batch
@@ -581,7 +593,7 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 		}
 	}
 	if s.MeanRatioToOptimal != nil {
-		t.row("mean ratio to optimal (proven)", fmt.Sprintf("%.4f", *s.MeanRatioToOptimal))
+		t.row("mean ratio to optimal (proven)", provenRatio(*s.MeanRatioToOptimal, *s.BaselineProven))
 		t.row("baseline decisions proven", fmt.Sprintf("%.1f%% (%d of %d)", 100**s.BaselineProven, *s.BaselineProvenDecisions, *s.BaselineDecisions))
 		t.row("ratio to optimal, certified (all decisions)", fmt.Sprintf("%.4f .. %.4f", *s.MeanRatioToOptimalLower, *s.MeanRatioToOptimalUpper))
 		t.row("baseline decisions bounded", fmt.Sprintf("%.1f%%", 100**s.BaselineBounded))
@@ -612,7 +624,7 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 			}
 			row := []string{strconv.Itoa(b.Procs), strconv.Itoa(b.Jobs), tot, avg, fmt.Sprintf("%.1f", b.MeanWait), fmt.Sprintf("%.1f", b.PctContiguous)}
 			if b.MeanRatioToOptimal != nil {
-				row = append(row, fmt.Sprintf("%.4f", *b.MeanRatioToOptimal), fmt.Sprintf("%.1f", 100**b.BaselineProven),
+				row = append(row, provenRatio(*b.MeanRatioToOptimal, *b.BaselineProven), fmt.Sprintf("%.1f", 100**b.BaselineProven),
 					fmt.Sprintf("%.4f .. %.4f", *b.MeanRatioToOptimalLower, *b.MeanRatioToOptimalUpper))
 			}
 			t.row(row...)
@@ -620,6 +632,16 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 		return t.flush()
 	}
 	return nil
+}
+
+// provenRatio is the table's cell of a mean ratio to optimal over the decisions
+// proven: "-" when none was (the JSON's mean then reads 0, a mean over nothing,
+// which a table must not show as a ratio).
+func provenRatio(mean, proven float64) string {
+	if proven == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", mean)
 }
 
 // nowFunc is the clock of compare's replay timings (tests stop a compare with it).

@@ -131,3 +131,25 @@ func TestSimBaselineMachinesCLI(t *testing.T) {
 		t.Errorf("ring graph: exit %d, %s", code, stderr)
 	}
 }
+
+// With no decision proven (more than 4,096 free nodes: only the machine's bound, which
+// a snake's line of 7 does not meet), the tables print "-" for the mean ratio over the
+// proven decisions, not the 0 of a mean over nothing; the certified interval stays.
+func TestSimBaselineNoneProvenPrintsDash(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "t.txt")
+	if err := os.WriteFile(trace, []byte("0 7 100 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:70x70", "--alloc", "bf:snake",
+		"--baseline", "exact", "--by-size")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`baseline decisions proven +0\.0% \(0 of 1\)`).MatchString(out) {
+		t.Fatalf("not the case tested (a decision proven?):\n%s", out)
+	}
+	if !regexp.MustCompile(`mean ratio to optimal \(proven\) +-\n`).MatchString(out) ||
+		!regexp.MustCompile(`\n +7 +1 .* - +0\.0 +\d\.\d{4} \.\. \d\.\d{4}\n`).MatchString(out) {
+		t.Errorf("want '-' for the ratio over no proven decision:\n%s", out)
+	}
+}

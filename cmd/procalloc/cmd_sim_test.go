@@ -320,3 +320,23 @@ func TestSimBoundingBoxOnlyWithCoordinates(t *testing.T) {
 		}
 	}
 }
+
+// A job larger than the machine fails sim and compare (exit 1) with a message that
+// names the job and the two ways out; the second of them replays the rest.
+func TestSimJobLargerThanMachineSaysTheFix(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "t.txt")
+	if err := os.WriteFile(trace, []byte("0 2 10 10\n5 5 10 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"sim", "compare"} {
+		args := []string{cmd, "--trace", trace, "--machine", "mesh:2x2", "--alloc", "mc1x1"}
+		code, _, stderr := runCLI(t, "", args...)
+		if code != 1 || !strings.Contains(stderr, "job 2 (line 2) needs 5 processors") ||
+			!strings.Contains(stderr, "--machine of at least") || !strings.Contains(stderr, "--drop-larger") {
+			t.Errorf("%s: exit %d, %q", cmd, code, stderr)
+		}
+		if code, _, stderr := runCLI(t, "", append(args, "--drop-larger")...); code != 0 {
+			t.Errorf("%s --drop-larger: exit %d, %q", cmd, code, stderr)
+		}
+	}
+}

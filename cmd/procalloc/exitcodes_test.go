@@ -51,7 +51,7 @@ func TestExitCodes(t *testing.T) {
 		{with(cmp, "--loads", "1e300"), 2, "at most 1e6"},
 		{with(cmp, "--loads", "0"), 2, "--loads"},
 		{with(cmp, "--parallel", "0"), 2, "--parallel 0"},
-		{with(cmp, "--metric", "nope"), 2, "--metric"},
+		{with(cmp, "--metric", "nope"), 2, `--metric "nope": not a metric key; valid: mean_total_pairwise_l1, `},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "mbs,as-run"}, 2, "--alloc as-run"},
 		{with(bat, "--disk-mbps", "1e-300"), 2, "--disk-mbps 1e-300"},
 		{with(bat, "--link-mbps", "Inf"), 2, "--link-mbps +Inf"},

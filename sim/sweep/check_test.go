@@ -98,3 +98,31 @@ func TestParseRefusesFlagsOfTheKeys(t *testing.T) {
 		}
 	}
 }
+
+// A spec with commas written unquoted in a YAML flow list arrives as several
+// entries; Parse names each such spec once, quoted, instead of a duplicate entry
+// ("2" twice below), an unknown kind or an unknown allocator per piece.
+func TestParseFlowListSplitsASpec(t *testing.T) {
+	_, err := Parse([]byte("traces: [t]\nmachines: [mesh:4x4, fattree:4,4:4,4:16]\nallocators: [mc1x1:tb=3,9,3,2, bf:snake, dbt:1/4, mc1x1:tb=-1,2,3,4]\n"), "s.yaml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`machines: entries 2-4 are one spec that the list split at its commas (YAML reads [a,b] as two entries): quote it, ["fattree:4,4:4,4:16"]`,
+		`allocators: entries 1-4 are one spec that the list split at its commas (YAML reads [a,b] as two entries): quote it, ["mc1x1:tb=3,9,3,2"]`,
+		`allocators: entries 7-10 are one spec`, `["mc1x1:tb=-1,2,3,4"]`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	for _, notWant := range []string{"twice", "entry", "bf:snake", "dbt"} {
+		if strings.Contains(msg, notWant) {
+			t.Errorf("error %q has %q", msg, notWant)
+		}
+	}
+	if _, err := Parse([]byte("traces: [t]\nmachines: [mesh:4x4, \"fattree:4,4:4,4:16\"]\nallocators: [\"mc1x1:tb=3,9,3,2\", bf:snake]\n"), "q.yaml"); err != nil {
+		t.Errorf("quoted: %v", err)
+	}
+}

@@ -264,6 +264,7 @@ func TestRunLibraryFileFlags(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--%s: %v", c.key, err)
 		}
+		rep.Trace = filepath.Base(sacct) // a result names the trace as the sweep file does
 		want, err := ResultJSON(rep)
 		if err != nil {
 			t.Fatal(err)
@@ -294,6 +295,51 @@ func TestFlagFieldsAreSpecFields(t *testing.T) {
 			if typ = sf.Type; typ.Kind() == reflect.Pointer {
 				typ = typ.Elem()
 			}
+		}
+	}
+}
+
+// A result does not depend on how the sweep file's path was written: run from its
+// directory as a relative path or as the absolute one (what --sbatch's script
+// runs), an item's result names its trace as the sweep file does, byte for byte.
+func TestRunResultIndependentOfSweepPath(t *testing.T) {
+	const trace = "../testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	s, err := Parse([]byte(`name: paths
+traces: [`+trace+`]
+machines: [mesh:16x16]
+allocators: [bf:hilbert]
+flags: [--to, "1000000"]
+`), "paths.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results [][]byte
+	for _, dir := range []string{".", abs, filepath.Join(abs, "..", "sweep")} {
+		s.Dir = dir
+		err := s.Run(context.Background(), s.Items(), Runner{Workers: 1, Done: func(l Line) error {
+			if l.Status != StatusOK {
+				return fmt.Errorf("dir %s: %s", dir, l.Error)
+			}
+			results = append(results, l.Result)
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var r struct {
+		Trace string `json:"trace"`
+	}
+	if err := json.Unmarshal(results[0], &r); err != nil || r.Trace != trace {
+		t.Fatalf("result's trace %q (%v), want %q as the sweep file names it", r.Trace, err, trace)
+	}
+	for i := 1; i < len(results); i++ {
+		if !bytes.Equal(results[i], results[0]) {
+			t.Fatalf("the result with the sweep file's directory written another way differs:\n%s\n%s", results[i], results[0])
 		}
 	}
 }

@@ -56,6 +56,14 @@ func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 			if err != nil && r.Error != nil {
 				err = r.Error(err)
 			}
+			if g.Report != nil {
+				// The result names the trace as the sweep file does, not as it was
+				// opened (joined to the sweep file's directory, which is absolute in
+				// --sbatch's script and relative to wherever the sweep was started
+				// otherwise), so that a result does not depend on how the sweep was
+				// invoked and shards run by a job array merge to the single run's file.
+				g.Report.Trace = items[i].Params.Trace
+			}
 			l := NewLine(s.Name, items[i], g.Report, err, time.Since(t0[i]).Seconds())
 			l.SweepID = id
 			if r.Done == nil {

@@ -192,6 +192,10 @@ func Parse(data []byte, name string) (*Spec, error) {
 	if err := printable("name", s.Name); err != nil {
 		return nil, err
 	}
+	// Before the checks of single entries, which would name its pieces.
+	if err := errors.Join(append(flowSplit("machines", s.Machines), flowSplit("allocators", s.Allocators)...)...); err != nil {
+		return nil, err
+	}
 	for _, l := range []struct {
 		key  string
 		list []string
@@ -277,6 +281,28 @@ func (s *Spec) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// flowSplit finds the specs of a machines or allocators list that YAML's flow
+// list ([a, b]) split at their commas: no machine or allocator spec starts with a
+// digit or sign, so such an entry continues the one before it (the rule of the
+// command line's --alloc lists). Each split spec is one error that shows it quoted.
+func flowSplit(key string, list []string) []error {
+	continues := func(e string) bool { return e != "" && strings.ContainsRune("0123456789+-.", rune(e[0])) }
+	var errs []error
+	for i := 1; i < len(list); i++ {
+		if !continues(list[i]) || continues(list[i-1]) {
+			continue
+		}
+		first, last := i-1, i
+		for last+1 < len(list) && continues(list[last+1]) {
+			last++
+		}
+		errs = append(errs, fmt.Errorf("sweep file: %s: entries %d-%d are one spec that the list split at its commas (YAML reads [a,b] as two entries): quote it, [%q]",
+			key, first+1, last+1, strings.Join(list[first:last+1], ",")))
+		i = last
+	}
+	return errs
 }
 
 // keyFlags are the sim flags that the keys of a sweep file set for each item
