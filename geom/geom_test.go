@@ -74,3 +74,18 @@ func BenchmarkPairwiseL1Million(b *testing.B) {
 		PairwiseL1(pts)
 	}
 }
+
+// TestReadPointsDimensionMismatchMessage: a short line names its own count in the
+// right number ("1 coordinate") and the dimension of the lines before it.
+func TestReadPointsDimensionMismatchMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"1 2\n3\n":     "line 2: 1 coordinate, but earlier points have 2",
+		"1\n2 3 4\n":   "line 2: 3 coordinates, but earlier points have 1",
+		"1 2 3\n4 5\n": "line 2: 2 coordinates, but earlier points have 3",
+	} {
+		_, err := ReadPoints(strings.NewReader(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}

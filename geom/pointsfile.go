@@ -45,7 +45,7 @@ func ReadPoints(r io.Reader) ([]PointF, error) {
 		if dim == 0 {
 			dim = len(p)
 		} else if len(p) != dim {
-			return nil, fmt.Errorf("line %d: %d coordinates, but earlier points have %d", line, len(p), dim)
+			return nil, fmt.Errorf("line %d: %s, but earlier points have %d", line, countNoun(len(p), "coordinate"), dim)
 		}
 		pts = append(pts, p)
 	}
@@ -71,4 +71,12 @@ func WritePoints[P ~[]T, T Number](w io.Writer, pts []P) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// countNoun is "1 coordinate", "2 coordinates".
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
