@@ -56,3 +56,24 @@ func TestLInf(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstNonInteger(t *testing.T) {
+	for _, c := range []struct {
+		pts  []PointF
+		want int
+	}{
+		{nil, -1},
+		{[]PointF{{1, 2}, {-3, 0}}, -1},
+		{[]PointF{{1, 2}, {3, 0.5}, {1.5, 1}}, 1},
+		{[]PointF{{1 << 53, 0}, {1<<53 + 2, 0}}, 1},
+		{[]PointF{{math.NaN()}}, 0},
+		{[]PointF{{0}, {math.Inf(-1)}}, 1},
+	} {
+		if got := FirstNonInteger(c.pts); got != c.want {
+			t.Errorf("FirstNonInteger(%v) = %d, want %d", c.pts, got, c.want)
+		}
+		if _, ok := ToInt(c.pts); ok != (c.want < 0) {
+			t.Errorf("ToInt(%v) ok = %v, want %v", c.pts, ok, c.want < 0)
+		}
+	}
+}

@@ -178,20 +178,33 @@ func CheckDims[P ~[]T, T Number](pts []P) error {
 }
 
 // ToInt returns the points as integer points when every coordinate is an integer that
-// fits in an int; ok is false otherwise.
+// fits in an int; ok is false otherwise (FirstNonInteger says which point).
 func ToInt(pts []PointF) (out []Point, ok bool) {
+	if FirstNonInteger(pts) >= 0 {
+		return nil, false
+	}
 	out = make([]Point, len(pts))
 	for i, p := range pts {
 		q := make(Point, len(p))
 		for j, v := range p {
-			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-				return nil, false
-			}
 			q[j] = int(v)
 		}
 		out[i] = q
 	}
 	return out, true
+}
+
+// FirstNonInteger returns the index of the first point with a coordinate that is not
+// an integer of magnitude at most 2^53 (what ToInt refuses), or -1 when there is none.
+func FirstNonInteger(pts []PointF) int {
+	for i, p := range pts {
+		for _, v := range p {
+			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // ToFloat returns the integer points as float points.

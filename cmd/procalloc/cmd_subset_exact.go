@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/procalloc/procalloc/exact"
+	"github.com/procalloc/procalloc/geom"
 )
 
 // The exact solvers of package exact as subset algorithms: k3 (Theorem 3 of Bender et
@@ -52,10 +55,10 @@ func runSubsetK3(_ context.Context, in *subsetInput, p subsetParams) (*subsetRes
 		return nil, usagef("--algo k3 needs --k 3 (got %d)", p.K)
 	}
 	if in.Ints == nil {
-		return nil, fmt.Errorf("k3: coordinates must be integers")
+		return nil, fmt.Errorf("k3: %s: %s", in.Source, nonIntegerPoint(in.Points))
 	}
 	if d := len(in.Ints[0]); d != 2 {
-		return nil, fmt.Errorf("k3: points have dimension %d; k3 is for the plane (2)", d)
+		return nil, fmt.Errorf("k3: %s: points have dimension %d; k3 is for the plane (2)", in.Source, d)
 	}
 	r, err := exact.Triple(in.Ints)
 	if err != nil {
@@ -169,4 +172,18 @@ func runSubsetExact(ctx context.Context, in *subsetInput, p subsetParams) (*subs
 		res.Notes = append(res.Notes, "stopped before proving optimality; bound is a proven lower bound")
 	}
 	return res, nil
+}
+
+// nonIntegerPoint names the first point an integer-only solver refuses, counted from
+// 1 in the order the points were read (comment and blank lines not counted).
+func nonIntegerPoint(pts []geom.PointF) string {
+	i := geom.FirstNonInteger(pts)
+	if i < 0 {
+		return "coordinates must be integers"
+	}
+	c := make([]string, len(pts[i]))
+	for j, v := range pts[i] {
+		c[j] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprintf("point %d (%s): coordinates must be integers of magnitude at most 2^53", i+1, strings.Join(c, " "))
 }

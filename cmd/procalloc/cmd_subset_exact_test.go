@@ -93,14 +93,21 @@ func TestSubsetLineRing(t *testing.T) {
 		{[]string{"--algo", "ring", "--k", "13", "--points", file, "--circumference", "65"}, 2, "--k 13"},
 		{[]string{"--algo", "line", "--k", "2", "--points", writeTemp(t, "2d.txt", "1 2\n3 4\n")}, 1, "one coordinate"},
 		{[]string{"--algo", "k3", "--k", "2", "--points", writeTemp(t, "2d.txt", "1 2\n3 4\n")}, 2, "--k 3"},
-		{[]string{"--algo", "k3", "--k", "3", "--points", writeTemp(t, "f.txt", "1.5 2\n3 4\n5 5\n")}, 1, "integers"},
-		{[]string{"--algo", "exact", "--k", "2", "--points", writeTemp(t, "m.txt", "1 2\n3\n")}, 1, "coordinates"},
+		{[]string{"--algo", "k3", "--k", "3", "--points", writeTemp(t, "f.txt", "1.5 2\n3 4\n5 5\n")}, 1, "f.txt: point 1 (1.5 2): coordinates must be integers"},
+		{[]string{"--algo", "k3", "--k", "3", "--points", writeTemp(t, "g.txt", "# c\n1 2\n\n3 4.25\n5 5\n")}, 1, "g.txt: point 2 (3 4.25)"},
+		{[]string{"--algo", "k3", "--k", "3", "--points", writeTemp(t, "3d.txt", "1 2 3\n3 4 5\n5 5 5\n")}, 1, "3d.txt: points have dimension 3"},
+		{[]string{"--algo", "exact", "--k", "2", "--points", writeTemp(t, "m.txt", "1 2\n3\n")}, 1, "line 2: 1 coordinate, but"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, "", append([]string{"subset"}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.msg)
 		}
+	}
+	// voronoi names the first point that is not an integer, as k3 does.
+	f := writeTemp(t, "v.txt", "1 2\n3.5 4\n5 6\n")
+	if code, _, stderr := runCLI(t, "", "voronoi", "--k", "2", "--points", f); code != 1 || !strings.Contains(stderr, "v.txt: point 2 (3.5 4): coordinates must be integers") {
+		t.Errorf("voronoi on a non-integer point: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -62,7 +62,7 @@ procalloc voronoi --k 4 --points grid.txt --limit 5000 --time-limit 1m -o sets.t
 					return usagef("--k %d: must be between 1 and the number of points (%d)", *k, len(in.Points))
 				}
 				if in.Ints == nil {
-					return fmt.Errorf("%s: coordinates must be integers", *points)
+					return fmt.Errorf("%s: %s", *points, nonIntegerPoint(in.Points))
 				}
 				if *limit < 1 {
 					return usagef("--limit %d: must be at least 1 (heavy ties can make the list exponential, so it is always bounded)", *limit)
