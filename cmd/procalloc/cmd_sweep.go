@@ -359,7 +359,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 			}
 			return &s, nil
 		},
-		Error: specError, // errors name sim's flags
+		Error: sweepSpecError, // errors name sim's flags
 		// A failed write (a full disk) stops the items still running too: their
 		// results could not be kept.
 		Done: func(line sweep.Line) error {
@@ -419,7 +419,7 @@ func sweepItemSpec(spec *sweep.Spec, it sweep.Item) (sim.Spec, error) {
 		return s, usageError{fe.Error()}
 	}
 	if err != nil {
-		return s, specError(err)
+		return s, sweepSpecError(err)
 	}
 	s.TimeZone = envTimeZone(s.TimeZone) // sacct times: as sim without --tz
 	return s, nil
@@ -746,4 +746,14 @@ func csvQuote(s string) string {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
 	return s
+}
+
+// sweepSpecError is specError for a sweep item, whose machine comes from the sweep
+// file's machines key and whose other sim flags from its flags list: a job larger
+// than the machine is told the ways out in those terms.
+func sweepSpecError(err error) error {
+	if errors.Is(err, sim.ErrTooLarge) {
+		return fmt.Errorf("%w: list a machine of at least that many nodes under the sweep file's machines key, or add --drop-larger to its flags list to replay the trace without such jobs", err)
+	}
+	return specError(err)
 }
