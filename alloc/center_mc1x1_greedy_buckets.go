@@ -119,12 +119,12 @@ func (q *greedyBuckets) add(i int32, s int64, xy []int32) bool {
 	nd[0], nd[1], nd[2] = p[0], p[1], p[2]
 	w := int(s & (q.width - 1))
 	word, bit := w>>6, uint64(1)<<(w&63)
+	h := q.head[w] // as in scan, no branch on whether the bucket was empty
 	if q.bits[word]&bit == 0 {
-		nd[3] = -1
-		q.bits[word] |= bit
-	} else {
-		nd[3] = q.head[w]
+		h = -1
 	}
+	nd[3] = h
+	q.bits[word] |= bit
 	q.head[w] = i
 	q.n++
 	return true
@@ -225,12 +225,14 @@ func (q *greedyBuckets) scan(s int64, c *greedyCur) (int32, int64) {
 			}
 			w := int(ks & (q.width - 1))
 			word, bit := w>>6, uint64(1)<<(w&63)
+			// (a conditional move: whether the bucket was empty is
+			// not predictable)
+			h := q.head[w]
 			if q.bits[word]&bit == 0 {
-				nd[3] = -1
-				q.bits[word] |= bit
-			} else {
-				nd[3] = q.head[w]
+				h = -1
 			}
+			nd[3] = h
+			q.bits[word] |= bit
 			q.head[w] = i
 		default:
 			q.n--
