@@ -1,7 +1,9 @@
 package alloc
 
 import (
+	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -26,6 +28,7 @@ func TestGreedyBucketsMatchHeap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 4))
 	centers, gaveUps, plain := 0, 0, 0
 	var scans, spills, lowered int
+	nodesChecked := 0
 	for gi, g := range grids {
 		for r := range rounds {
 			free := randomFreeSet(rng, g)
@@ -60,6 +63,10 @@ func TestGreedyBucketsMatchHeap(t *testing.T) {
 					wantR := heap.lastR
 					got, taken := bucketed.greedyCollectShells(c, L, m, math.MaxInt)
 					taken = slices.Clone(taken)
+					if err := bucketNodesMatch(&bucketed.buckets, bucketed.candXY); err != "" {
+						t.Fatalf("%s round %d, width %d, k=%d, center %d: %s", g.Spec(), r, bucketed.bucketWidth, k, c, err)
+					}
+					nodesChecked += bucketed.buckets.n
 					if got != want || !slices.Equal(taken, wantTaken) || bucketed.lastR != wantR {
 						t.Fatalf("%s round %d, width %d, k=%d, center %d: buckets score %d taking %v (radius %d), heap %d taking %v (radius %d)",
 							g.Spec(), r, bucketed.bucketWidth, k, c, got, taken, bucketed.lastR, want, wantTaken, wantR)
@@ -92,8 +99,11 @@ func TestGreedyBucketsMatchHeap(t *testing.T) {
 			q.scans, q.spills, q.lowered = 0, 0, 0
 		}
 	}
-	t.Logf("%d centers, %d give-ups, %d against the plain collector; %d taken from a bucket, %d sent from a bucket to the heap, %d windows moved down",
-		centers, gaveUps, plain, scans, spills, lowered)
+	t.Logf("%d centers, %d give-ups, %d against the plain collector; %d taken from a bucket, %d sent from a bucket to the heap, %d windows moved down; %d bucketed candidates' copied coordinates checked",
+		centers, gaveUps, plain, scans, spills, lowered, nodesChecked)
+	if nodesChecked == 0 {
+		t.Fatal("no bucketed candidate left after a run to check")
+	}
 	if centers < 500 || gaveUps < 200 || plain < 100 || scans == 0 || spills == 0 || lowered == 0 {
 		t.Fatalf("only %d centers, %d give-ups, %d plain checks, %d bucket scans, %d spills, %d windows moved down",
 			centers, gaveUps, plain, scans, spills, lowered)
@@ -157,4 +167,31 @@ func TestGreedyBucketsDecisionsMatch(t *testing.T) {
 		}
 	}
 	t.Logf("%d decisions in lockstep", decisions)
+}
+
+// bucketNodesMatch walks every nonempty bucket of q after a run and reports ("" if
+// none) a candidate whose copy of its coordinates (the bucket scan's node) is not
+// its coordinates in xy, or a count of linked candidates other than q.n.
+func bucketNodesMatch(q *greedyBuckets, xy []int32) string {
+	if !q.on {
+		return ""
+	}
+	linked := 0
+	for word, m := range q.bits {
+		for ; m != 0; m &= m - 1 {
+			w := word<<6 | bits.TrailingZeros64(m)
+			for i := q.head[w]; i >= 0; i = q.node[i][3] {
+				if int(i) >= len(xy)/3 || !slices.Equal(q.node[i][:3], xy[3*i:3*i+3]) {
+					return fmt.Sprintf("bucket %d: candidate %d's node %v, not its coordinates", w, i, q.node[i][:3])
+				}
+				if linked++; linked > q.n {
+					return fmt.Sprintf("more than the %d bucketed candidates linked", q.n)
+				}
+			}
+		}
+	}
+	if linked != q.n {
+		return fmt.Sprintf("%d candidates linked in buckets, %d counted", linked, q.n)
+	}
+	return ""
 }

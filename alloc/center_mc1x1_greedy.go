@@ -1151,7 +1151,7 @@ func (a *mc1x1) greedyCollectShells(c, L, m, stop int) (int, []int) {
 	cur := greedyCur{axisKey: axisKey, candOf: candOf, o1: o1, o2: o2, sumShift: kb.sumShift, lowMask: lowMask, posMask: posMask}
 	push := func(i int32) {
 		candOf[keys[i]&posMask] = i
-		if bucketed && bq.add(i, keys[i]>>kb.sumShift) {
+		if bucketed && bq.add(i, keys[i]>>kb.sumShift, xy) {
 			return
 		}
 		heap = append(heap, keys[i])

@@ -29,8 +29,11 @@ import "math/bits"
 const greedyBucketWidth = 65536
 
 // greedyBuckets is greedyCollectShells' bucket queue: singly linked lists of
-// candidate indices (next) by sum modulo the window (head), a bit per nonempty
-// bucket.
+// candidate indices by sum modulo the window (head), a bit per nonempty bucket.
+// A bucketed candidate's list link sits next to a copy of its coordinates (node:
+// x, y, z, next), so that the scan of a bucket, which computes the key of each
+// candidate and moves most of them on, reads one 16-byte entry a candidate where
+// it read the coordinates, the link and the kept key from three arrays.
 type greedyBuckets struct {
 	on    bool
 	width int64 // the window (greedyBucketWidth; tests set less)
@@ -39,8 +42,8 @@ type greedyBuckets struct {
 	n     int   // candidates in buckets
 	head  []int32
 	bits  []uint64
-	next  []int32
-	spill []int64 // scan: keys that left the window, for the heap
+	node  [][4]int32 // by candidate: its coordinates, then the next in its bucket (-1: none)
+	spill []int64    // scan: keys that left the window, for the heap
 	// tests: candidates returned from a bucket, sent to the heap from a
 	// scan, and windows moved down
 	scans, spills, lowered int
@@ -84,9 +87,10 @@ func (q *greedyBuckets) reset(on bool, width int) {
 	clear(q.bits)
 }
 
-// add puts candidate i, whose key's sum is s, in its bucket, or reports false when
-// s is outside the window (the candidate then goes to the heap).
-func (q *greedyBuckets) add(i int32, s int64) bool {
+// add puts candidate i, at coordinates xy[3i:3i+3], whose key's sum is s, in its
+// bucket, or reports false when s is outside the window (the candidate then goes
+// to the heap).
+func (q *greedyBuckets) add(i int32, s int64, xy []int32) bool {
 	if !q.on {
 		return false
 	}
@@ -107,17 +111,20 @@ func (q *greedyBuckets) add(i int32, s int64) bool {
 	default:
 		q.hi = max(q.hi, s)
 	}
-	if int(i) >= len(q.next) {
-		q.next = append(q.next, make([]int32, int(i)+1-len(q.next)+len(q.next)/2)...)
+	if int(i) >= len(q.node) {
+		q.node = append(q.node, make([][4]int32, int(i)+1-len(q.node)+len(q.node)/2)...)
 	}
+	nd := &q.node[i]
+	p := xy[3*i : 3*i+3 : 3*i+3]
+	nd[0], nd[1], nd[2] = p[0], p[1], p[2]
 	w := int(s & (q.width - 1))
 	word, bit := w>>6, uint64(1)<<(w&63)
+	h := q.head[w] // as in scan, no branch on whether the bucket was empty
 	if q.bits[word]&bit == 0 {
-		q.next[i] = -1
-		q.bits[word] |= bit
-	} else {
-		q.next[i] = q.head[w]
+		h = -1
 	}
+	nd[3] = h
+	q.bits[word] |= bit
 	q.head[w] = i
 	q.n++
 	return true
@@ -156,7 +163,7 @@ func (q *greedyBuckets) settle(hp []int64, c *greedyCur, xy []int32, keys []int6
 			if k == hp[0] && (s < 0 || k>>c.sumShift < s) {
 				return i, k, true, hp
 			}
-			if q.add(i, k>>c.sumShift) {
+			if q.add(i, k>>c.sumShift, xy) {
 				last := len(hp) - 1
 				hp[0] = hp[last]
 				hp = hp[:last]
@@ -179,9 +186,12 @@ func (q *greedyBuckets) settle(hp []int64, c *greedyCur, xy []int32, keys []int6
 	}
 }
 
-// scan computes the keys of bucket s's candidates (the least bucket): those whose
-// sum grew move to their sum's bucket, or to spill when past the window, and the
-// least key of those that stay is returned with its candidate (-1 when none stays).
+// scan computes the keys of bucket s's candidates (the least bucket, s = lo): those
+// whose sum grew move to their sum's bucket, or to spill when past the window, and
+// the least key of those that stay is returned with its candidate (-1 when none
+// stays). The sums are computed from the nodes' copies of the coordinates, as
+// greedyCur.key does from xy, and the kept key (its low bits: L1 distance and
+// free-list position) is read only for a candidate that stays or spills.
 func (q *greedyBuckets) scan(s int64, c *greedyCur) (int32, int64) {
 	w := int(s & (q.width - 1))
 	q.spill = q.spill[:0]
@@ -191,21 +201,43 @@ func (q *greedyBuckets) scan(s int64, c *greedyCur) (int32, int64) {
 	// the bucket is taken off first, so that add never sees it: the candidates
 	// that stay are linked again below
 	q.bits[w>>6] &^= uint64(1) << (w & 63)
+	ak := c.axisKey
 	for i >= 0 {
-		nx := q.next[i]
-		k := c.key(i)
-		if ks := k >> c.sumShift; ks == s {
-			q.next[i] = stay
+		nd := &q.node[i]
+		nx := nd[3]
+		ks := int64(ak[nd[0]] + ak[c.o1+int(nd[1])] + ak[c.o2+int(nd[2])] - c.taken)
+		switch {
+		case ks == s:
+			nd[3] = stay
 			stay = i
-			if k < bestK {
+			if k := ks<<c.sumShift | c.keys[i]&c.lowMask; k < bestK {
 				best, bestK = i, k
 			}
-		} else {
-			q.n--
-			if !q.add(i, ks) {
-				q.spill = append(q.spill, k)
-				q.spills++
+		case uint64(ks-s) < uint64(q.width) || q.n == 1:
+			// s < ks < lo+width (lo = s): into its bucket, not bucket s
+			// (taken off above), as add does; the only candidate
+			// bucketed moves the window to its sum, as add does
+			// into empty buckets
+			if q.n == 1 {
+				q.lo, q.hi = ks, ks
+			} else {
+				q.hi = max(q.hi, ks)
 			}
+			w := int(ks & (q.width - 1))
+			word, bit := w>>6, uint64(1)<<(w&63)
+			// (a conditional move: whether the bucket was empty is
+			// not predictable)
+			h := q.head[w]
+			if q.bits[word]&bit == 0 {
+				h = -1
+			}
+			nd[3] = h
+			q.bits[word] |= bit
+			q.head[w] = i
+		default:
+			q.n--
+			q.spill = append(q.spill, ks<<c.sumShift|c.keys[i]&c.lowMask)
+			q.spills++
 		}
 		i = nx
 	}
@@ -221,14 +253,14 @@ func (q *greedyBuckets) remove(b int32, s int64) {
 	w := int(s & (q.width - 1))
 	q.n--
 	if i := q.head[w]; i == b {
-		if q.head[w] = q.next[b]; q.head[w] < 0 {
+		if q.head[w] = q.node[b][3]; q.head[w] < 0 {
 			q.bits[w>>6] &^= uint64(1) << (w & 63)
 		}
 		return
 	}
-	for i := q.head[w]; ; i = q.next[i] {
-		if q.next[i] == b {
-			q.next[i] = q.next[b]
+	for i := q.head[w]; ; i = q.node[i][3] {
+		if q.node[i][3] == b {
+			q.node[i][3] = q.node[b][3]
 			return
 		}
 	}
