@@ -32,64 +32,24 @@ func TestGreedyBucketsMatchHeap(t *testing.T) {
 	for gi, g := range grids {
 		for r := range rounds {
 			free := randomFreeSet(rng, g)
-			var al [2]*mc1x1
-			for o := range 2 {
-				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				al[o] = a.(*mc1x1)
-				setFree(t, a, free)
-				al[o].refresh(prefixFree)
-				al[o].fl = al[o].st.AppendFreeInOrder(al[o].fl[:0], al[o].order)
-				for i, v := range al[o].fl {
-					al[o].pos[v] = int32(i)
-				}
-			}
-			bucketed, heap := al[0], al[1]
+			bucketed, heap := greedyPair(t, g, free)
 			bucketed.bucketWidth = []int{64, 128, 1024, 0}[(gi+r)%4]
 			heap.bucketsOff = true
 			nf := len(bucketed.fl)
 			if nf < 2 {
 				continue
 			}
-			ks := []int{1 + rng.IntN(min(nf-1, 30)), 1 + rng.IntN(nf-1), 1 + rng.IntN(nf-1), nf - 1}
-			for _, k := range ks {
+			for _, k := range lockstepSizes(rng, nf) {
 				for range sample {
 					c := bucketed.fl[rng.IntN(nf)]
 					lower, L, m, _ := bucketed.shellScore(c, k, math.MaxInt)
-					want, wantTaken := heap.greedyCollectShells(c, L, m, math.MaxInt)
-					wantTaken = slices.Clone(wantTaken)
-					wantR := heap.lastR
-					got, taken := bucketed.greedyCollectShells(c, L, m, math.MaxInt)
-					taken = slices.Clone(taken)
-					if err := bucketNodesMatch(&bucketed.buckets, bucketed.candXY); err != "" {
-						t.Fatalf("%s round %d, width %d, k=%d, center %d: %s", g.Spec(), r, bucketed.bucketWidth, k, c, err)
-					}
-					nodesChecked += bucketed.buckets.n
-					if got != want || !slices.Equal(taken, wantTaken) || bucketed.lastR != wantR {
-						t.Fatalf("%s round %d, width %d, k=%d, center %d: buckets score %d taking %v (radius %d), heap %d taking %v (radius %d)",
-							g.Spec(), r, bucketed.bucketWidth, k, c, got, taken, bucketed.lastR, want, wantTaken, wantR)
-					}
+					label := fmt.Sprintf("%s round %d, width %d, k=%d, center %d", g.Spec(), r, bucketed.bucketWidth, k, c)
+					gaveUps += collectLockstep(t, label, "buckets", "heap", bucketed, heap, c, L, m, lower, centers%4 == 0, func() string {
+						nodesChecked += bucketed.buckets.n
+						return bucketNodesMatch(&bucketed.buckets, bucketed.candXY)
+					})
 					if centers%4 == 0 {
-						ps, pset := bucketed.greedyCollectPlain(c, L, m)
-						if ps != got || !slices.Equal(pset[len(pset)-m:], taken) {
-							t.Fatalf("%s round %d, k=%d, center %d: buckets score %d taking %v, plain %d taking %v",
-								g.Spec(), r, k, c, got, taken, ps, pset[len(pset)-m:])
-						}
 						plain++
-					}
-					for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want} {
-						w, _ := heap.greedyCollectShells(c, L, m, stop)
-						wR, wB := heap.lastR, heap.lastBound
-						g2, _ := bucketed.greedyCollectShells(c, L, m, stop)
-						if g2 != w || bucketed.lastR != wR || bucketed.lastBound != wB {
-							t.Fatalf("%s round %d, width %d, k=%d, center %d, stop %d: buckets %d (radius %d, bound %d), heap %d (radius %d, bound %d)",
-								g.Spec(), r, bucketed.bucketWidth, k, c, stop, g2, bucketed.lastR, bucketed.lastBound, w, wR, wB)
-						}
-						if g2 == math.MaxInt {
-							gaveUps++
-						}
 					}
 					centers++
 				}

@@ -1,9 +1,9 @@
 package alloc
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
@@ -28,21 +28,7 @@ func TestGreedyTilesMatchWhole(t *testing.T) {
 	for gi, g := range grids {
 		for r := range rounds {
 			free := randomFreeSet(rng, g)
-			var al [2]*mc1x1
-			for o := range 2 {
-				a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS, NoMemo: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				al[o] = a.(*mc1x1)
-				setFree(t, a, free)
-				al[o].refresh(prefixFree)
-				al[o].fl = al[o].st.AppendFreeInOrder(al[o].fl[:0], al[o].order)
-				for i, v := range al[o].fl {
-					al[o].pos[v] = int32(i)
-				}
-			}
-			tiled, whole := al[0], al[1]
+			tiled, whole := greedyPair(t, g, free)
 			// small tiles on every shell, or the defaults (from radius 8 on)
 			if tiled.tileSide = []int{1, 2, 3, 0}[(gi+r)%4]; tiled.tileSide > 0 {
 				tiled.tileFrom = 1
@@ -52,43 +38,20 @@ func TestGreedyTilesMatchWhole(t *testing.T) {
 			if nf < 2 {
 				continue
 			}
-			ks := []int{1 + rng.IntN(min(nf-1, 30)), 1 + rng.IntN(nf-1), 1 + rng.IntN(nf-1), nf - 1}
-			for _, k := range ks {
+			for _, k := range lockstepSizes(rng, nf) {
 				for range sample {
 					c := tiled.fl[rng.IntN(nf)]
 					lower, L, m, _ := tiled.shellScore(c, k, math.MaxInt)
-					want, wantTaken := whole.greedyCollectShells(c, L, m, math.MaxInt)
-					wantTaken = slices.Clone(wantTaken)
-					wantR := whole.lastR
-					got, taken := tiled.greedyCollectShells(c, L, m, math.MaxInt)
-					taken = slices.Clone(taken)
-					tilesRead += len(tiled.tiles.tiles)
-					if tiled.tileSide == 0 {
-						defaultTiles += len(tiled.tiles.tiles)
-					}
-					if got != want || !slices.Equal(taken, wantTaken) || tiled.lastR != wantR {
-						t.Fatalf("%s round %d, tile side %d, k=%d, center %d: tiles score %d taking %v (radius %d), whole %d taking %v (radius %d)",
-							g.Spec(), r, tiled.tileSide, k, c, got, taken, tiled.lastR, want, wantTaken, wantR)
-					}
+					label := fmt.Sprintf("%s round %d, tile side %d, k=%d, center %d", g.Spec(), r, tiled.tileSide, k, c)
+					gaveUps += collectLockstep(t, label, "tiles", "whole", tiled, whole, c, L, m, lower, centers%5 == 0, func() string {
+						tilesRead += len(tiled.tiles.tiles)
+						if tiled.tileSide == 0 {
+							defaultTiles += len(tiled.tiles.tiles)
+						}
+						return ""
+					})
 					if centers%5 == 0 {
-						ps, pset := tiled.greedyCollectPlain(c, L, m)
-						if ps != got || !slices.Equal(pset[len(pset)-m:], taken) {
-							t.Fatalf("%s round %d, k=%d, center %d: tiles score %d taking %v, plain %d taking %v",
-								g.Spec(), r, k, c, got, taken, ps, pset[len(pset)-m:])
-						}
 						plain++
-					}
-					for _, stop := range []int{lower - 1, lower, lower + 1, want - 2, want - 1, want} {
-						w, _ := whole.greedyCollectShells(c, L, m, stop)
-						wR, wB := whole.lastR, whole.lastBound
-						g2, _ := tiled.greedyCollectShells(c, L, m, stop)
-						if g2 != w || tiled.lastR != wR || tiled.lastBound != wB {
-							t.Fatalf("%s round %d, tile side %d, k=%d, center %d, stop %d: tiles %d (radius %d, bound %d), whole %d (radius %d, bound %d)",
-								g.Spec(), r, tiled.tileSide, k, c, stop, g2, tiled.lastR, tiled.lastBound, w, wR, wB)
-						}
-						if g2 == math.MaxInt {
-							gaveUps++
-						}
 					}
 					centers++
 				}
