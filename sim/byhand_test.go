@@ -24,14 +24,7 @@ func TestCplantQueueOrder(t *testing.T) {
 		{ID: 4, Arrival: 3, Procs: 2, Runtime: 5, Estimate: 8},
 		{ID: 5, Arrival: 4, Procs: 1, Runtime: 1, Estimate: 1},
 	}
-	a, err := alloc.Parse("mc1x1", g, alloc.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Sched: SchedCplant})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := replayByHand(t, g, jobs, SchedCplant)
 	var got []int64
 	for _, j := range r.PerJob {
 		got = append(got, j.Start)
@@ -54,14 +47,7 @@ func TestSummaryByHand(t *testing.T) {
 		{ID: 4, Arrival: 3, Procs: 1, Runtime: 5, Estimate: 7},
 		{ID: 5, Arrival: 40, Procs: 2, Runtime: 0, Estimate: 1},
 	}
-	a, err := alloc.Parse("mc1x1", g, alloc.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Sched: SchedFCFS})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := replayByHand(t, g, jobs, SchedFCFS)
 	wantSlow := []float64{1, 2.8, 1.65, 3.4, 0}
 	for i, j := range r.PerJob {
 		if math.Abs(j.Slowdown()-wantSlow[i]) > 1e-12 {
@@ -74,4 +60,18 @@ func TestSummaryByHand(t *testing.T) {
 		t.Errorf("summary: wait %g (max %d), response %g, slowdown %g, makespan %d; want 6.8 (13), 14.8, 1.77, 40",
 			s.MeanWait, s.MaxWait, s.MeanResponse, s.MeanSlowdown, s.Makespan)
 	}
+}
+
+// replayByHand replays jobs on g with mc1x1 under sched, failing t on an error.
+func replayByHand(t *testing.T, g *topo.Grid, jobs []Job, sched Sched) *Result {
+	t.Helper()
+	a, err := alloc.Parse("mc1x1", g, alloc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Sched: sched})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
