@@ -77,55 +77,16 @@ func TestGreedyBucketsMatchHeap(t *testing.T) {
 // tie counts and tie statistics.
 func TestGreedyBucketsDecisionsMatch(t *testing.T) {
 	grids := []*topo.Grid{topo.Torus(12, 12, 12), topo.Mesh(11, 13, 10), topo.Torus(16, 9, 14), topo.Torus(10, 10, 10)}
-	steps := 300
-	if testing.Short() {
-		steps = 100
-	}
 	rng := rand.New(rand.NewPCG(4, 29))
-	decisions := 0
-	for gi, g := range grids {
-		ties := gi%2 == 0
-		var al [2]Allocator
-		for o := range 2 {
-			a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS})
-			if err != nil {
-				t.Fatal(err)
+	decisions := greedyDecisionsLockstep(t, grids, rng, "buckets", func(gi int, a *mc1x1) func() string {
+		a.bucketWidth = []int{64, 0}[gi%2]
+		return func() string {
+			if a.buckets.scans == 0 {
+				return "no candidate taken from a bucket"
 			}
-			a.(TieReporter).CountTies(ties)
-			al[o] = a
+			return ""
 		}
-		al[0].(*mc1x1).bucketWidth = []int{64, 0}[gi%2]
-		al[1].(*mc1x1).bucketsOff = true
-		n := g.N()
-		sizes := []int{1 + rng.IntN(5), 2 + rng.IntN(n/20+1), 3 + rng.IntN(n/6+1)}
-		var held [][]int
-		for range steps {
-			if len(held) > 0 && (rng.IntN(4) == 0 || al[0].NumFree() < n/6) {
-				j := rng.IntN(len(held))
-				var part func() bool
-				if rng.IntN(2) == 0 {
-					part = func() bool { return rng.IntN(2) == 0 }
-				}
-				held = releaseInLockstep(t, al[:], held, j, part)
-				continue
-			}
-			k := sizes[rng.IntN(len(sizes))]
-			if k > al[0].NumFree() {
-				continue
-			}
-			held = append(held, allocateInLockstep(t, al, k, ties, g.Spec()+", buckets"))
-			decisions++
-		}
-		if ties {
-			s0, s1 := al[0].(TieReporter).TieStats(), al[1].(TieReporter).TieStats()
-			if s0 != s1 {
-				t.Fatalf("%s: tie statistics %+v with buckets, %+v without", g.Spec(), s0, s1)
-			}
-		}
-		if al[0].(*mc1x1).buckets.scans == 0 {
-			t.Fatalf("%s: no candidate taken from a bucket", g.Spec())
-		}
-	}
+	}, func(a *mc1x1) { a.bucketsOff = true })
 	t.Logf("%d decisions in lockstep", decisions)
 }
 

@@ -79,3 +79,63 @@ func collectLockstep(t *testing.T, label, variantName, refName string, variant, 
 	}
 	return gaveUps
 }
+
+// greedyDecisionsLockstep replays random allocations and partial releases on each
+// grid with two mc1x1-greedy allocators in lockstep (ties counted on every other grid),
+// the first set up by variant (which may return a check of its own after the grid's
+// steps, "" when fine), the second by reference: the same nodes, tie counts and tie
+// statistics; label names the variant in messages. It returns the decisions made.
+func greedyDecisionsLockstep(t *testing.T, grids []*topo.Grid, rng *rand.Rand, label string, variant func(gi int, a *mc1x1) func() string, reference func(a *mc1x1)) int {
+	t.Helper()
+	steps := 300
+	if testing.Short() {
+		steps = 100
+	}
+	decisions := 0
+	for gi, g := range grids {
+		ties := gi%2 == 0
+		var al [2]Allocator
+		for o := range 2 {
+			a, err := Parse("mc1x1-greedy", g, Options{Compat: CompatPReMAS})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.(TieReporter).CountTies(ties)
+			al[o] = a
+		}
+		check := variant(gi, al[0].(*mc1x1))
+		reference(al[1].(*mc1x1))
+		n := g.N()
+		sizes := []int{1 + rng.IntN(5), 2 + rng.IntN(n/20+1), 3 + rng.IntN(n/6+1)}
+		var held [][]int
+		for range steps {
+			if len(held) > 0 && (rng.IntN(4) == 0 || al[0].NumFree() < n/6) {
+				j := rng.IntN(len(held))
+				var part func() bool
+				if rng.IntN(2) == 0 {
+					part = func() bool { return rng.IntN(2) == 0 }
+				}
+				held = releaseInLockstep(t, al[:], held, j, part)
+				continue
+			}
+			k := sizes[rng.IntN(len(sizes))]
+			if k > al[0].NumFree() {
+				continue
+			}
+			held = append(held, allocateInLockstep(t, al, k, ties, g.Spec()+", "+label))
+			decisions++
+		}
+		if ties {
+			s0, s1 := al[0].(TieReporter).TieStats(), al[1].(TieReporter).TieStats()
+			if s0 != s1 {
+				t.Fatalf("%s: tie statistics %+v with %s, %+v without", g.Spec(), s0, label, s1)
+			}
+		}
+		if check != nil {
+			if err := check(); err != "" {
+				t.Fatalf("%s: %s", g.Spec(), err)
+			}
+		}
+	}
+	return decisions
+}
