@@ -235,26 +235,21 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				if interrupted != nil && len(sums) == 0 {
 					return interrupted
 				}
-				if *csvOut != "" {
-					if err := writeOutput(e, "--csv", *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }); err != nil {
-						return err
-					}
+				draw := func(w io.Writer) error { return writeBarChart(w, sums, chart) }
+				if len(loadList) > 1 {
+					draw = func(w io.Writer) error { return writeLoadChart(w, sums, chart) }
 				}
-				if *svgOut != "" {
-					draw := func(w io.Writer) error { return writeBarChart(w, sums, chart) }
-					if len(loadList) > 1 {
-						draw = func(w io.Writer) error { return writeLoadChart(w, sums, chart) }
-					}
-					if err := writeOutput(e, "--svg", *svgOut, draw); err != nil {
-						return err
-					}
-				}
-				err = writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
-						return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, Runs: sums})
-					}
-					return printCompare(w, sums)
-				})
+				// The table, CSV and chart all or none: a failure in one leaves the
+				// files of the others as they were.
+				err = writeOutputs(e,
+					namedOutput{"--csv", *csvOut, func(w io.Writer) error { return writeCompareCSV(w, sums) }},
+					namedOutput{"--svg", *svgOut, draw},
+					namedOutput{"-o", *out, func(w io.Writer) error {
+						if *asJSON {
+							return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, Runs: sums})
+						}
+						return printCompare(w, sums)
+					}})
 				if err == nil && interrupted != nil {
 					return fmt.Errorf("the %d replays finished of %d were written; stopped: %w", len(sums), len(runs), interrupted)
 				}

@@ -559,24 +559,22 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 					// (empty or wrong files) succeeded, writing an empty -o.
 					return fmt.Errorf("no results lines in %s: nothing to merge", strings.Join(args, ", "))
 				}
-				if err := writeFileAtomic(e, *out, func(w io.Writer) error {
-					for _, l := range rep.Lines {
-						b, err := json.Marshal(l)
-						if err != nil {
-							return err
+				// The merged results and their CSV all or none.
+				if err := writeOutputs(e,
+					namedOutput{"-o", *out, func(w io.Writer) error {
+						for _, l := range rep.Lines {
+							b, err := json.Marshal(l)
+							if err != nil {
+								return err
+							}
+							if _, err := w.Write(append(b, '\n')); err != nil {
+								return err
+							}
 						}
-						if _, err := w.Write(append(b, '\n')); err != nil {
-							return err
-						}
-					}
-					return nil
-				}); err != nil {
+						return nil
+					}},
+					namedOutput{"--csv", *csvOut, func(w io.Writer) error { return writeSweepCSV(w, rep.Lines) }}); err != nil {
 					return err
-				}
-				if *csvOut != "" {
-					if err := writeFileAtomic(e, *csvOut, func(w io.Writer) error { return writeSweepCSV(w, rep.Lines) }); err != nil {
-						return err
-					}
 				}
 				if *asJSON {
 					type item struct {

@@ -63,6 +63,71 @@ func writeOutput(e *env, flag, path string, write func(w io.Writer) error) error
 	return writeStream(e, flag, path, write)
 }
 
+// namedOutput is one of a command's outputs for writeOutputs: the flag that names it
+// (for errors), its path ("" or "-": standard output) and what goes in it.
+type namedOutput struct {
+	flag, path string
+	write      func(w io.Writer) error
+}
+
+// writeOutputs writes a command's several outputs (compare -o --csv --svg, merge -o
+// --csv) all or none, as far as files go: each file goes to its temporary file
+// first, and the files are moved into place only when every output was written, so
+// a failure in any of them (a full disk, an unwritable directory) leaves every file
+// as it was. Outputs to standard output are written after the files are staged and
+// before they are moved; an empty path is skipped only for flags other than -o.
+func writeOutputs(e *env, outs ...namedOutput) (err error) {
+	beginOutput()
+	defer endOutput()
+	var staged []*output
+	defer func() {
+		if err != nil {
+			for _, o := range staged {
+				o.Abort()
+			}
+		}
+	}()
+	var toStdout []namedOutput
+	for _, n := range outs {
+		if n.path == "" && n.flag != "-o" {
+			continue
+		}
+		if n.path == "" || n.path == "-" {
+			toStdout = append(toStdout, n)
+			continue
+		}
+		o, err := createOutputFlag(e, n.flag, n.path)
+		if err != nil {
+			return err
+		}
+		staged = append(staged, o)
+		if err := n.write(o); err != nil {
+			return err
+		}
+		if err := o.Flush(); err != nil {
+			return o.fail(err)
+		}
+	}
+	for _, n := range toStdout {
+		o, err := createOutputFlag(e, n.flag, n.path)
+		if err != nil {
+			return err
+		}
+		if err := n.write(o); err != nil {
+			return err
+		}
+		if err := o.Commit(); err != nil {
+			return err
+		}
+	}
+	for _, o := range staged {
+		if err := o.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeStream is writeOutput for a file written while the command computes what goes
 // in it (sim's and sweep's --per-job rows, as jobs finish): it is no result under way
 // to the interrupt watchdog, which removes it half-written rather than wait for it.
