@@ -131,6 +131,15 @@ func Names() []string {
 // Summary returns a one-line description of the family.
 func Summary(name string) string { return families[name].summary }
 
+// ContinuesSpec reports whether piece, one of the pieces of a comma-separated list
+// of allocator or machine specs, continues the spec before it: commas also separate
+// the numbers inside a spec (mc1x1:tb=3,9,3,2; fattree:4,4:4,4:16), and no spec
+// starts like a number (a digit, a sign or a point). The command line's --alloc
+// lists and a sweep file's machines and allocators lists follow this one rule.
+func ContinuesSpec(piece string) bool {
+	return piece != "" && strings.IndexByte("0123456789+-.", piece[0]) >= 0
+}
+
 // Parse builds the allocator named by spec on machine m: "NAME" or "NAME:ARG", for
 // example "bf:hilbert", "ff:hilbert:ring", "paging:hilbert:1", "mc1x1",
 // "mc1x1:tb=3,9,3,2", "slurm:tree:topology.conf". ARG is CURVE[:ring] for ff, bf and

@@ -20,7 +20,7 @@ import (
 
 // splitAllocSpecs splits a comma-separated list of allocator specs. Commas also
 // separate the numbers of "mc1x1:tb=3,9,3,2", so a piece that starts like a number
-// continues the previous spec.
+// continues the previous spec (alloc.ContinuesSpec).
 func splitAllocSpecs(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil // no --alloc at all: the caller says one is needed
@@ -32,7 +32,7 @@ func splitAllocSpecs(s string) []string {
 			out = append(out, "") // refused by the caller: an empty spec is a typo
 			continue
 		}
-		if len(out) > 0 && strings.IndexByte("0123456789-+.", p[0]) >= 0 {
+		if len(out) > 0 && alloc.ContinuesSpec(p) {
 			out[len(out)-1] += "," + p
 			continue
 		}

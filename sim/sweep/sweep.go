@@ -284,11 +284,11 @@ func (s *Spec) Check() error {
 }
 
 // flowSplit finds the specs of a machines or allocators list that YAML's flow
-// list ([a, b]) split at their commas: no machine or allocator spec starts with a
-// digit or sign, so such an entry continues the one before it (the rule of the
-// command line's --alloc lists). Each split spec is one error that shows it quoted.
+// list ([a, b]) split at their commas: an entry that starts like a number continues
+// the one before it (alloc.ContinuesSpec, the rule of the command line's --alloc
+// lists). Each split spec is one error that shows it quoted.
 func flowSplit(key string, list []string) []error {
-	continues := func(e string) bool { return e != "" && strings.ContainsRune("0123456789+-.", rune(e[0])) }
+	continues := alloc.ContinuesSpec
 	var errs []error
 	for i := 1; i < len(list); i++ {
 		if !continues(list[i]) || continues(list[i-1]) {
