@@ -209,31 +209,33 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				} else if hs.given() && curves.Summary(*curve) != "" {
 					return usagef("%s is only used with formats that name hosts (hosts, %s) and to read a ranking file that does", hs.flag(), formatList(curves.SchedulerFormats))
 				}
+				// The drawing and the ranking (or slurm.conf) all or none.
+				drawing := namedOutput{flag: "--svg", path: *svg}
 				if *svg != "" {
 					g, ok := m.(*topo.Grid)
 					if !ok {
 						return usagef("--svg draws grids only, not %s", m.Spec())
 					}
-					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return curves.WriteSVG(w, g, o) }); err != nil {
-						return err
-					}
+					drawing.write = func(w io.Writer) error { return curves.WriteSVG(w, g, o) }
 				}
 				if *slurmConf != "" {
-					return curveMergeWeights(e, *slurmConf, o, names, *out)
+					return curveMergeWeights(e, *slurmConf, o, names, *out, drawing)
 				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
 				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
 					defer newProgress(e, "curve "+*curve, 0).ticking("writing " + *out)()
 				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) })
+				return writeOutputs(e, drawing,
+					namedOutput{"-o", *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) }})
 			}
 		},
 	})
 }
 
 // curveMergeWeights writes the slurm.conf confPath with the weights of o merged in
-// (slurm.MergeWeights); on any error nothing is written.
-func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, out string) error {
+// (slurm.MergeWeights), and the drawing of o (--svg) with it; on any error neither
+// is written.
+func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, out string, drawing namedOutput) error {
 	r, err := openInput(e, confPath)
 	if err != nil {
 		return err
@@ -250,7 +252,7 @@ func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, 
 	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "procalloc curve: warning: %s\n", w)
 	}
-	return writeFileAtomic(e, out, func(w io.Writer) error { _, err := w.Write(merged); return err })
+	return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { _, err := w.Write(merged); return err }})
 }
 
 // curveWriteNetwork writes the Slurm topology formats, which describe the network
