@@ -294,6 +294,15 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 2
 	case err != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		if errors.Is(err, os.ErrNotExist) {
+			// An example's ../shared/ file in a checkout without the shared data.
+			for _, d := range sharedData {
+				if strings.Contains(err.Error(), d.dir) {
+					fmt.Fprintf(e.stderr, "procalloc %s: %s is not in the repository: %s\n", name, d.dir, d.what)
+					break
+				}
+			}
+		}
 	case ctx.Err() != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: interrupted: the output holds what was done before\n", name)
 	}
@@ -381,6 +390,22 @@ func printCommandHelp(w io.Writer, c *command) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
+	var shared []sharedDir
+	for _, d := range sharedData {
+		if strings.Contains(c.example, d.dir) {
+			shared = append(shared, d)
+		}
+	}
+	if len(shared) > 0 {
+		fmt.Fprintf(w, "\ndata the examples read from ../shared/, kept beside the repository (not in it):\n")
+		width := 0
+		for _, d := range shared {
+			width = max(width, len(d.dir))
+		}
+		for _, d := range shared {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, d.dir, d.what)
+		}
+	}
 	if len(c.yourFiles) > 0 {
 		fmt.Fprintf(w, "\nfiles the examples name that are yours (the repository has no sample):\n")
 		width := 0
@@ -395,6 +420,16 @@ func printCommandHelp(w io.Writer, c *command) {
 
 // yourFile is a file an example names that the user supplies.
 type yourFile struct{ name, what string }
+
+// sharedDir is a directory of ../shared/, the data the examples (and README's)
+// read beside the repository, and where a new user gets it: a fresh clone has no
+// ../shared, and "open ../shared/traces/...: no such file or directory" did not say.
+type sharedDir struct{ dir, what string }
+
+var sharedData = []sharedDir{
+	{"../shared/traces/", "the Parallel Workloads Archive's cleaned logs (NAME-cln.swf.gz) from https://www.cs.huji.ac.il/labs/parallel/workload/logs.html; LLNL-T3D and KTH-SP2 are in sim/testdata/ too"},
+	{"../shared/qaplib/", "QAPLIB instances (NAME.dat) from https://qaplib.mgi.polymtl.ca"},
+}
 
 // Files several commands' examples name.
 var (
