@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"time"
 	_ "time/tzdata" // trace time zones for sim --from/--to dates
+
+	"github.com/procalloc/procalloc/internal/shared"
 )
 
 // command is one subcommand. Each lives in its own cmd_*.go file and registers itself
@@ -390,19 +392,19 @@ func printCommandHelp(w io.Writer, c *command) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
-	var shared []sharedDir
+	var read []sharedDir
 	for _, d := range sharedData {
 		if strings.Contains(c.example, d.dir) {
-			shared = append(shared, d)
+			read = append(read, d)
 		}
 	}
-	if len(shared) > 0 {
+	if len(read) > 0 {
 		fmt.Fprintf(w, "\ndata the examples read from ../shared/, kept beside the repository (not in it):\n")
 		width := 0
-		for _, d := range shared {
+		for _, d := range read {
 			width = max(width, len(d.dir))
 		}
-		for _, d := range shared {
+		for _, d := range read {
 			fmt.Fprintf(w, "  %-*s  %s\n", width, d.dir, d.what)
 		}
 	}
@@ -422,14 +424,18 @@ func printCommandHelp(w io.Writer, c *command) {
 type yourFile struct{ name, what string }
 
 // sharedDir is a directory of ../shared/, the data the examples (and README's)
-// read beside the repository, and where a new user gets it: a fresh clone has no
-// ../shared, and "open ../shared/traces/...: no such file or directory" did not say.
+// read beside the repository, and where a new user gets it (shared.Sources): a
+// fresh clone has no ../shared, and "open ../shared/traces/...: no such file or
+// directory" did not say.
 type sharedDir struct{ dir, what string }
 
-var sharedData = []sharedDir{
-	{"../shared/traces/", "the Parallel Workloads Archive's cleaned logs (NAME-cln.swf.gz) from https://www.cs.huji.ac.il/labs/parallel/workload/logs.html; LLNL-T3D and KTH-SP2 are in sim/testdata/ too"},
-	{"../shared/qaplib/", "QAPLIB instances (NAME.dat) from https://qaplib.mgi.polymtl.ca"},
-}
+var sharedData = func() []sharedDir {
+	var ds []sharedDir
+	for _, s := range shared.Sources {
+		ds = append(ds, sharedDir{"../shared/" + s.Dir, s.What})
+	}
+	return ds
+}()
 
 // Files several commands' examples name.
 var (
