@@ -163,6 +163,22 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 	reopenOutputs() // reached only when exit returns (tests)
 }
 
+// exitBrokenPipe is the status of a process killed by SIGPIPE (128 + 13), as a
+// shell reports "procalloc ... | head" when head stops reading.
+const exitBrokenPipe = 141
+
+// watchBrokenPipe ends the process as SIGPIPE's default action does (silently,
+// status 141), but first removes the temporary files of the outputs being staged:
+// writeOutputs writes standard output before it moves the files into place, so
+// "curve --svg x.svg | head" was killed between the two and left x.svg's 17 MB
+// temporary file (mesh:512x512) where x.svg should be. Notified, a write to a
+// closed pipe also returns EPIPE (run says nothing for it and exits 141).
+func watchBrokenPipe(sigs <-chan os.Signal, exit func(int)) {
+	<-sigs
+	removeTemps()
+	exit(exitBrokenPipe)
+}
+
 func main() {
 	// The first SIGINT or SIGTERM cancels the command's context: long solves stop
 	// and write what they have. A second one, or interruptGrace later, stops the
@@ -171,6 +187,9 @@ func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go watchSignals(sigs, func() { cancel(errInterrupted) }, interruptGrace, os.Stderr, os.Exit)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	go watchBrokenPipe(pipes, os.Exit)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrIsTTY: isTerminal(os.Stderr)}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
@@ -291,6 +310,10 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	}
 	var ue usageError
 	switch {
+	case errors.Is(err, syscall.EPIPE):
+		// The reader of the output went away ("| head"): the shell's silence and
+		// status, as if SIGPIPE had killed the process (watchBrokenPipe).
+		return exitBrokenPipe
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 		return 2

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -166,5 +169,48 @@ func TestCommandsWriteOutputsAllOrNone(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("left after a failed merge: %v", ents)
+	}
+}
+
+// brokenPipe is standard output whose reader went away ("| head").
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+}
+
+// A command whose standard output's reader went away ends as SIGPIPE would end it,
+// silently with status 141, and its other outputs are left as they were, with no
+// temporary file: "curve --svg x.svg | head" was killed between writing standard
+// output and moving x.svg into place, its temporary file left behind (in process,
+// the write failed: exit 1 with "broken pipe", and the chart was in place).
+func TestBrokenPipeLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: brokenPipe{}, stderr: &stderr}
+	code := run(context.Background(), e, []string{"cluster", "--k", "5", "--svg", filepath.Join(dir, "x.svg")})
+	if code != exitBrokenPipe || stderr.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want 141 and nothing said", code, stderr.String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left in the directory: %v", ents)
+	}
+
+	// The signal itself (the process's default end): the staged files are removed.
+	o, err := createOutputFlag(e, "--svg", filepath.Join(dir, "y.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(o, "<svg/>")
+	o.Flush()
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGPIPE
+	exited := -1
+	watchBrokenPipe(sigs, func(c int) { exited = c })
+	if exited != exitBrokenPipe {
+		t.Errorf("exit %d, want 141", exited)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left in the directory after SIGPIPE: %v", ents)
 	}
 }
