@@ -225,65 +225,58 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt --engine flit --vcs 4 --
 					}
 				}
 				prog.Done()
-				for _, c := range []struct {
-					flag, path string
-					relative   bool
-				}{{"--svg", *svg, false}, {"--svg-relative", *svgRel, true}} {
-					if c.path == "" {
-						continue
-					}
-					if err := writeOutput(e, c.flag, c.path, func(w io.Writer) error { return writeBatchChart(w, o, c.relative) }); err != nil {
-						return err
-					}
-				}
-				err = writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
-						if len(o.Results) == 1 && len(specs) == 1 && len(counts) == 1 {
-							return writeJSON(w, struct {
-								batchPoint
-								Machine string          `json:"machine"`
-								Pattern string          `json:"pattern"`
-								Engine  string          `json:"engine,omitempty"`
-								Flit    *netsimFlitJSON `json:"flit,omitempty"`
-							}{o.Results[0], o.Machine, o.Pattern, o.Engine, o.Flit})
-						}
-						return writeJSON(w, o)
-					}
-					fmt.Fprintf(w, "%s, %d tasks of mean size %g, %s communication, %d runs per line, seed %d\n",
-						o.Machine, o.Tasks, o.MeanSize, o.Pattern, *runs, o.Seed)
-					if f := o.Flit; f != nil {
-						fmt.Fprintf(w, "flit engine: %d VCs x %d flits, stages %d/%d/%d/%d, links %d\n",
-							f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay)
-					}
-					// D and Lemma 1 are defined on 2^m x 2^n meshes only: their columns
-					// are left out elsewhere.
-					compact := false
-					for _, r := range o.Results {
-						compact = compact || r.MeanSquares != nil
-					}
-					head := []string{"alloc", "comm/io", "runs", "mean completion (s)", "ci95 (s)"}
-					if compact {
-						head = append(head, "D", "spatially compact")
-					}
-					t := newTable(w, append(head, "waiting at 0")...)
-					for _, r := range o.Results {
-						mark := ""
-						if r.Interrupted {
-							mark = " (interrupted)"
-						}
-						row := []string{r.Alloc, strconv.Itoa(r.CommPerIO), strconv.Itoa(r.Runs) + mark, fmt.Sprintf("%.6f", r.MeanCompletion),
-							fmt.Sprintf("%.6f", r.CI95)}
-						if compact {
-							d, c := "-", "-"
-							if r.MeanSquares != nil {
-								d, c = fmt.Sprintf("%.2f", *r.MeanSquares), fmt.Sprintf("%.2f", *r.SpatiallyCompact)
+				// The charts and the table all or none.
+				err = writeOutputs(e,
+					namedOutput{"--svg", *svg, func(w io.Writer) error { return writeBatchChart(w, o, false) }},
+					namedOutput{"--svg-relative", *svgRel, func(w io.Writer) error { return writeBatchChart(w, o, true) }},
+					namedOutput{"-o", *out, func(w io.Writer) error {
+						if *asJSON {
+							if len(o.Results) == 1 && len(specs) == 1 && len(counts) == 1 {
+								return writeJSON(w, struct {
+									batchPoint
+									Machine string          `json:"machine"`
+									Pattern string          `json:"pattern"`
+									Engine  string          `json:"engine,omitempty"`
+									Flit    *netsimFlitJSON `json:"flit,omitempty"`
+								}{o.Results[0], o.Machine, o.Pattern, o.Engine, o.Flit})
 							}
-							row = append(row, d, c)
+							return writeJSON(w, o)
 						}
-						t.row(append(row, fmt.Sprintf("%.2f", r.MeanWaitingTasks))...)
-					}
-					return t.flush()
-				})
+						fmt.Fprintf(w, "%s, %d tasks of mean size %g, %s communication, %d runs per line, seed %d\n",
+							o.Machine, o.Tasks, o.MeanSize, o.Pattern, *runs, o.Seed)
+						if f := o.Flit; f != nil {
+							fmt.Fprintf(w, "flit engine: %d VCs x %d flits, stages %d/%d/%d/%d, links %d\n",
+								f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay)
+						}
+						// D and Lemma 1 are defined on 2^m x 2^n meshes only: their columns
+						// are left out elsewhere.
+						compact := false
+						for _, r := range o.Results {
+							compact = compact || r.MeanSquares != nil
+						}
+						head := []string{"alloc", "comm/io", "runs", "mean completion (s)", "ci95 (s)"}
+						if compact {
+							head = append(head, "D", "spatially compact")
+						}
+						t := newTable(w, append(head, "waiting at 0")...)
+						for _, r := range o.Results {
+							mark := ""
+							if r.Interrupted {
+								mark = " (interrupted)"
+							}
+							row := []string{r.Alloc, strconv.Itoa(r.CommPerIO), strconv.Itoa(r.Runs) + mark, fmt.Sprintf("%.6f", r.MeanCompletion),
+								fmt.Sprintf("%.6f", r.CI95)}
+							if compact {
+								d, c := "-", "-"
+								if r.MeanSquares != nil {
+									d, c = fmt.Sprintf("%.2f", *r.MeanSquares), fmt.Sprintf("%.2f", *r.SpatiallyCompact)
+								}
+								row = append(row, d, c)
+							}
+							t.row(append(row, fmt.Sprintf("%.2f", r.MeanWaitingTasks))...)
+						}
+						return t.flush()
+					}})
 				if err != nil {
 					return err
 				}

@@ -152,17 +152,19 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 				if err != nil {
 					return err
 				}
-				if *svgOut != "" && len(rep.Allocs) > 0 {
-					if err := writeOutput(e, "--svg", *svgOut, func(w io.Writer) error { return writeBenchChart(w, rep) }); err != nil {
-						return err
-					}
+				chart := *svgOut
+				if len(rep.Allocs) == 0 {
+					chart = "" // nothing to draw
 				}
-				err = writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
-						return writeJSON(w, rep)
-					}
-					return printBench(w, rep)
-				})
+				// The chart and the table all or none.
+				err = writeOutputs(e,
+					namedOutput{"--svg", chart, func(w io.Writer) error { return writeBenchChart(w, rep) }},
+					namedOutput{"-o", *out, func(w io.Writer) error {
+						if *asJSON {
+							return writeJSON(w, rep)
+						}
+						return printBench(w, rep)
+					}})
 				if err != nil {
 					return err
 				}

@@ -89,22 +89,20 @@ procalloc cluster --k 30 --dim 3 -o cluster30.txt`,
 				if note != "" {
 					res["note"] = note
 				}
-				if *svg != "" {
-					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }); err != nil {
-						return err
-					}
-				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
-						return writeJSON(w, res)
-					}
-					fmt.Fprintf(w, "k           %d\ndim         %d\ntotal       %d\naverage     %.4f\noptimal     %v\nbound       %d\n",
-						c.K, c.Dim, c.Total, avg, c.Optimal, c.Bound)
-					if note != "" {
-						fmt.Fprintf(w, "note        %s\n", note)
-					}
-					return drawCluster(w, c.Points)
-				})
+				// The drawing and the table all or none.
+				return writeOutputs(e,
+					namedOutput{"--svg", *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }},
+					namedOutput{"-o", *out, func(w io.Writer) error {
+						if *asJSON {
+							return writeJSON(w, res)
+						}
+						fmt.Fprintf(w, "k           %d\ndim         %d\ntotal       %d\naverage     %.4f\noptimal     %v\nbound       %d\n",
+							c.K, c.Dim, c.Total, avg, c.Optimal, c.Bound)
+						if note != "" {
+							fmt.Fprintf(w, "note        %s\n", note)
+						}
+						return drawCluster(w, c.Points)
+					}})
 			}
 		},
 	})

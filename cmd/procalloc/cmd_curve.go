@@ -179,7 +179,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 					}
 				}
 				if slices.Contains(slurm.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *placements, *blockSize)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *svg, *placements, *blockSize)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -209,31 +209,29 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				} else if hs.given() && curves.Summary(*curve) != "" {
 					return usagef("%s is only used with formats that name hosts (hosts, %s) and to read a ranking file that does", hs.flag(), formatList(curves.SchedulerFormats))
 				}
-				if *svg != "" {
-					g, ok := m.(*topo.Grid)
-					if !ok {
-						return usagef("--svg draws grids only, not %s", m.Spec())
-					}
-					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return curves.WriteSVG(w, g, o) }); err != nil {
-						return err
-					}
+				// The drawing and the ranking (or slurm.conf) all or none.
+				drawing, err := curveDrawing(m, *svg, o)
+				if err != nil {
+					return err
 				}
 				if *slurmConf != "" {
-					return curveMergeWeights(e, *slurmConf, o, names, *out)
+					return curveMergeWeights(e, *slurmConf, o, names, *out, drawing)
 				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
 				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
 					defer newProgress(e, "curve "+*curve, 0).ticking("writing " + *out)()
 				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) })
+				return writeOutputs(e, drawing,
+					namedOutput{"-o", *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) }})
 			}
 		},
 	})
 }
 
 // curveMergeWeights writes the slurm.conf confPath with the weights of o merged in
-// (slurm.MergeWeights); on any error nothing is written.
-func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, out string) error {
+// (slurm.MergeWeights), and the drawing of o (--svg) with it; on any error neither
+// is written.
+func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, out string, drawing namedOutput) error {
 	r, err := openInput(e, confPath)
 	if err != nil {
 		return err
@@ -250,11 +248,25 @@ func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, 
 	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "procalloc curve: warning: %s\n", w)
 	}
-	return writeFileAtomic(e, out, func(w io.Writer) error { _, err := w.Write(merged); return err })
+	return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { _, err := w.Write(merged); return err }})
+}
+
+// curveDrawing is the --svg output of o (skipped for an empty path): grids only.
+func curveDrawing(m topo.Machine, path string, o curves.Order) (namedOutput, error) {
+	drawing := namedOutput{flag: "--svg", path: path}
+	if path == "" {
+		return drawing, nil
+	}
+	g, ok := m.(*topo.Grid)
+	if !ok {
+		return drawing, usagef("--svg draws grids only, not %s", m.Spec())
+	}
+	drawing.write = func(w io.Writer) error { return curves.WriteSVG(w, g, o) }
+	return drawing, nil
 }
 
 // curveWriteNetwork writes the Slurm topology formats, which describe the network
-// rather than rank its nodes.
+// rather than rank its nodes, and the drawing of the ordering (--svg) with them.
 // warnIndexNames warns that a Slurm topology file for m names its nodes by index: a
 // grid without --hosts/--hostlist has no names of its own. procalloc's replays on
 // the same --machine read such a file (nodes named 0, 1, ...), so it is not refused,
@@ -265,11 +277,15 @@ func warnIndexNames(e *env, f curves.Format, m topo.Machine, names []string) {
 	}
 }
 
-func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, hostNames []string, out, placements string, blockSize int) error {
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, hostNames []string, out, svg, placements string, blockSize int) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
 	o, err := curveResolve(ctx, e, curve, rf, m, hostNames)
+	if err != nil {
+		return err
+	}
+	drawing, err := curveDrawing(m, svg, o)
 	if err != nil {
 		return err
 	}
@@ -283,11 +299,11 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		}
 		warnIndexNames(e, f, m, names)
 		var warnings []string
-		err := writeFileAtomic(e, out, func(w io.Writer) error {
+		err := writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error {
 			var err error
 			warnings, err = slurm.WriteTopology(w, m, o, names)
 			return err
-		})
+		}})
 		if err == nil {
 			for _, w := range warnings {
 				fmt.Fprintf(e.stderr, "procalloc curve: warning: %s\n", w)
@@ -323,7 +339,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if err := slurm.WriteBlock(io.Discard, o, names, blockSize); err != nil {
 			return usagef("--format slurm-block: %v", err)
 		}
-		return writeFileAtomic(e, out, func(w io.Writer) error { return slurm.WriteBlock(w, o, names, blockSize) })
+		return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { return slurm.WriteBlock(w, o, names, blockSize) }})
 	default:
 		g, ok := m.(*topo.Grid)
 		if !ok {
@@ -346,7 +362,7 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 		if err := slurm.WriteTorus3D(io.Discard, g, names, boxes); err != nil {
 			return usagef("--format slurm-torus3d: %v", err)
 		}
-		return writeFileAtomic(e, out, func(w io.Writer) error { return slurm.WriteTorus3D(w, g, names, boxes) })
+		return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { return slurm.WriteTorus3D(w, g, names, boxes) }})
 	}
 }
 

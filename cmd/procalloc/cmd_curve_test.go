@@ -251,3 +251,32 @@ func TestCurveHostlist(t *testing.T) {
 		}
 	}
 }
+
+// --svg draws the ordering with the network formats too (slurm-topology,
+// slurm-block, slurm-torus3d): it was passed over there, exit 0 and no drawing. On
+// a network that is not a grid it is refused, as with the ranking formats.
+func TestCurveSVGWithNetworkFormats(t *testing.T) {
+	dir := t.TempDir()
+	want := filepath.Join(dir, "ranking.svg")
+	if code, _, stderr := runCLI(t, "", "curve", "--machine", "torus:4x2x2", "--curve", "snake", "--svg", want, "-o", filepath.Join(dir, "ranking")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range [][]string{{"--format", "slurm-topology"}, {"--format", "slurm-block", "--block-size", "4"}, {"--format", "slurm-torus3d", "--hostlist", "n[01-16]"}} {
+		svg := filepath.Join(dir, f[1]+".svg")
+		args := append([]string{"curve", "--machine", "torus:4x2x2", "--curve", "snake", "--svg", svg, "-o", filepath.Join(dir, f[1])}, f...)
+		if code, _, stderr := runCLI(t, "", args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", f[1], code, stderr)
+		}
+		if got, wantSVG := mustRead(t, svg), mustRead(t, want); string(got) != string(wantSVG) {
+			t.Errorf("%s: the drawing differs from the ranking's (%d bytes, want %d)", f[1], len(got), len(wantSVG))
+		}
+	}
+	svg := filepath.Join(dir, "graph.svg")
+	code, _, stderr := runCLI(t, "", "curve", "--graph", "../../topo/testdata/topology.conf", "--curve", "rcm", "--format", "slurm-topology", "--svg", svg, "-o", filepath.Join(dir, "t.conf"))
+	if code != 2 || !strings.Contains(stderr, "--svg draws grids only") {
+		t.Errorf("--svg of a graph: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t.conf")); err == nil {
+		t.Error("the topology was written though --svg was refused")
+	}
+}

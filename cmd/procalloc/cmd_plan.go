@@ -245,53 +245,33 @@ func scontrolVersion(ctx context.Context) (plan.Version, bool) {
 	return v, err == nil
 }
 
-// writePlanFiles writes the plan's files into dir (created), all or none: each goes
-// to a temporary file first and they are renamed into place only when every one was
-// written, so a failure part of the way (a full disk) leaves an older plan as it was
-// and no directory it made.
+// writePlanFiles writes the plan's files into dir (created), all or none: the
+// directories are made first, then writeOutputs stages every file and moves them
+// into place only when all were written, so a failure part of the way (a full
+// disk) leaves an older plan as it was and no directory it made.
 func writePlanFiles(e *env, dir string, files []plan.File) (err error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("-o %s: not a directory", dir)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
-	beginOutput()
-	defer endOutput()
 	var made []string // directories made, outermost first
-	var outs []*output
 	defer func() {
 		if err != nil {
-			for _, o := range outs {
-				o.Abort()
-			}
 			for i := len(made) - 1; i >= 0; i-- {
 				os.Remove(made[i])
 			}
 		}
 	}()
-	for _, f := range files {
+	outs := make([]namedOutput, len(files))
+	for i, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Name))
 		if err := mkdirAll(filepath.Dir(path), &made); err != nil {
 			return fmt.Errorf("-o %s: %w", dir, err)
 		}
-		o, err := createOutputFlag(e, "-o", path)
-		if err != nil {
-			return err
-		}
-		outs = append(outs, o)
-		if _, err := o.Write(f.Data); err != nil {
-			return o.fail(err)
-		}
-		if err := o.Flush(); err != nil {
-			return o.fail(err)
-		}
+		outs[i] = namedOutput{"-o", path, func(w io.Writer) error { _, err := w.Write(f.Data); return err }}
 	}
-	for _, o := range outs {
-		if err := o.Commit(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeOutputs(e, outs...)
 }
 
 // mkdirAll is os.MkdirAll that appends the directories it makes to made, outermost

@@ -129,6 +129,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 				default:
 					return fmt.Errorf("no successful item matches --where %q", *where)
 				}
+				var chart bytes.Buffer
 				if *svg != "" {
 					t := *title
 					if t == "" {
@@ -141,7 +142,6 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					if xlabel == "contract" {
 						xlabel = "load factor (arrival times multiplied by it)"
 					}
-					var chart bytes.Buffer
 					if err := drawablePlot(*x, *y, series); err != nil {
 						return err
 					}
@@ -151,51 +151,51 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					if badCoordinate.Match(chart.Bytes()) {
 						return fmt.Errorf("--svg: the values of %s against %s cannot be drawn (their range gives coordinates that are not finite numbers); the table has them", *y, *x)
 					}
-					if err := writeFileAtomic(e, *svg, func(w io.Writer) error { _, err := w.Write(chart.Bytes()); return err }); err != nil {
-						return err
-					}
 				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
-						type js struct {
-							Alloc string    `json:"alloc"`
-							X     []float64 `json:"x"`
-							Y     []float64 `json:"y"`
+				// The chart and the table all or none.
+				return writeOutputs(e,
+					namedOutput{"--svg", *svg, func(w io.Writer) error { _, err := w.Write(chart.Bytes()); return err }},
+					namedOutput{"-o", *out, func(w io.Writer) error {
+						if *asJSON {
+							type js struct {
+								Alloc string    `json:"alloc"`
+								X     []float64 `json:"x"`
+								Y     []float64 `json:"y"`
+							}
+							var o []js
+							for _, s := range series {
+								o = append(o, js{s.Name, s.X, s.Y})
+							}
+							return writeJSON(w, map[string]any{"x": *x, "y": *y, "series": o})
 						}
-						var o []js
+						var xs []float64
 						for _, s := range series {
-							o = append(o, js{s.Name, s.X, s.Y})
-						}
-						return writeJSON(w, map[string]any{"x": *x, "y": *y, "series": o})
-					}
-					var xs []float64
-					for _, s := range series {
-						for _, v := range s.X {
-							if !slices.Contains(xs, v) {
-								xs = append(xs, v)
+							for _, v := range s.X {
+								if !slices.Contains(xs, v) {
+									xs = append(xs, v)
+								}
 							}
 						}
-					}
-					slices.Sort(xs)
-					slices.Reverse(xs)
-					header := []string{*x}
-					for _, s := range series {
-						header = append(header, s.Name)
-					}
-					t := newTable(w, header...)
-					for _, xv := range xs {
-						row := []string{strconv.FormatFloat(xv, 'g', -1, 64)}
+						slices.Sort(xs)
+						slices.Reverse(xs)
+						header := []string{*x}
 						for _, s := range series {
-							cell := "-"
-							if i := slices.Index(s.X, xv); i >= 0 {
-								cell = strconv.FormatFloat(s.Y[i], 'f', 1, 64)
-							}
-							row = append(row, cell)
+							header = append(header, s.Name)
 						}
-						t.row(row...)
-					}
-					return t.flush()
-				})
+						t := newTable(w, header...)
+						for _, xv := range xs {
+							row := []string{strconv.FormatFloat(xv, 'g', -1, 64)}
+							for _, s := range series {
+								cell := "-"
+								if i := slices.Index(s.X, xv); i >= 0 {
+									cell = strconv.FormatFloat(s.Y[i], 'f', 1, 64)
+								}
+								row = append(row, cell)
+							}
+							t.row(row...)
+						}
+						return t.flush()
+					}})
 			}
 		},
 	})

@@ -498,7 +498,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 					return specError(err)
 				}
 				if *convert != "" {
-					return writeOutput(e, "--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) })
+					return writeOutputs(e, namedOutput{"--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) }})
 				}
 				p := newProgress(e, "sim "+spec.Alloc, int64(rp.NumJobs()))
 				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
@@ -517,8 +517,12 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 					rep, stopped = r, err
 					return nil
 				}
+				// The per-job rows are staged as jobs finish and moved into place
+				// with -o: the two all or none.
+				var staged []*output
 				if *perJob != "" {
-					err = writeStream(e, "--per-job", *perJob, func(w io.Writer) error {
+					var rows *output
+					rows, err = stageStream(e, "--per-job", *perJob, func(w io.Writer) error {
 						pw := newPerJobCSV(w, rp)
 						rp.Spec.JobDone = pw.write
 						if err := replay(); err != nil {
@@ -526,6 +530,9 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 						}
 						return pw.flush()
 					})
+					if rows != nil {
+						staged = append(staged, rows)
+					}
 				} else {
 					err = replay()
 				}
@@ -534,12 +541,12 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				if err != nil {
 					return specError(err)
 				}
-				err = writeFileAtomic(e, *out, func(w io.Writer) error {
+				err = commitOutputs(e, staged, namedOutput{"-o", *out, func(w io.Writer) error {
 					if asJSON {
 						return writeJSON(w, rep)
 					}
 					return printSimSummary(w, rep, spec.Metrics, bySize)
-				})
+				}})
 				if err == nil && stopped != nil {
 					return fmt.Errorf("the first %d jobs of %d, replayed so far, were written, marked interrupted; stopped: %w", rep.Jobs, rep.JobsInTrace, stopped)
 				}

@@ -395,7 +395,7 @@ type perJobRunner struct {
 
 func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 	var rep *sim.Report
-	err := writeStream(r.e, "--per-job", r.path, func(w io.Writer) error {
+	rows, err := stageStream(r.e, "--per-job", r.path, func(w io.Writer) error {
 		rp, err := r.spec.Prepare()
 		if err != nil {
 			return err
@@ -407,6 +407,9 @@ func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 		}
 		return pw.flush()
 	})
+	if err == nil {
+		err = commitOutputs(r.e, []*output{rows})
+	}
 	return rep, err
 }
 

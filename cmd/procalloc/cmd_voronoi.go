@@ -88,25 +88,23 @@ procalloc voronoi --k 4 --points grid.txt --limit 5000 --time-limit 1m -o sets.t
 				for i, s := range sets {
 					js[i] = jsonSet{s.Indices, s.Center(), float64(s.Radius2) / 2, geom.PairwiseL1Subset(in.Ints, s.Indices)}
 				}
-				if *svg != "" {
-					if err := writeOutput(e, "--svg", *svg, func(w io.Writer) error { return voronoiSVG(w, in.Ints, sets) }); err != nil {
+				// The drawing and the table all or none.
+				return writeOutputs(e,
+					namedOutput{"--svg", *svg, func(w io.Writer) error { return voronoiSVG(w, in.Ints, sets) }},
+					namedOutput{"-o", *out, func(w io.Writer) error {
+						if *asJSON {
+							return writeJSON(w, map[string]any{"k": *k, "n": len(in.Ints), "count": len(sets), "sets": js})
+						}
+						t := newTable(w, "indices", "center", "radius", "total")
+						for _, s := range js {
+							t.row(joinInts(s.Indices), fmt.Sprintf("%g,%g", s.Center[0], s.Center[1]), fmtNum(s.Radius), fmt.Sprint(s.Total))
+						}
+						if err := t.flush(); err != nil {
+							return err
+						}
+						_, err := fmt.Fprintf(w, "%d sets\n", len(js))
 						return err
-					}
-				}
-				return writeFileAtomic(e, *out, func(w io.Writer) error {
-					if *asJSON {
-						return writeJSON(w, map[string]any{"k": *k, "n": len(in.Ints), "count": len(sets), "sets": js})
-					}
-					t := newTable(w, "indices", "center", "radius", "total")
-					for _, s := range js {
-						t.row(joinInts(s.Indices), fmt.Sprintf("%g,%g", s.Center[0], s.Center[1]), fmtNum(s.Radius), fmt.Sprint(s.Total))
-					}
-					if err := t.flush(); err != nil {
-						return err
-					}
-					_, err := fmt.Fprintf(w, "%d sets\n", len(js))
-					return err
-				})
+					}})
 			}
 		},
 	})

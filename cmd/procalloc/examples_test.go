@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -475,4 +476,43 @@ func TestHelpExamplesRun(t *testing.T) {
 		}
 	}
 	t.Logf("examples: %d procalloc command lines ran to the end, %d were stopped after %v, %d lacked an input", ran, stopped, deadline, absent)
+}
+
+// The examples' ../shared/ data is not in a fresh clone: every command whose
+// examples read it says, under them, where each directory's files come from, and a
+// run that finds one missing says it after the error (it said only "open
+// ../shared/traces/...: no such file or directory"). Every ../shared/ directory an
+// example names has its line.
+func TestSharedDataSaidWhereFrom(t *testing.T) {
+	sharedPath := regexp.MustCompile(`\.\./shared/[^/ ]+/`)
+	for name, c := range commands {
+		for _, dir := range sharedPath.FindAllString(c.example, -1) {
+			i := slices.IndexFunc(sharedData, func(d sharedDir) bool { return d.dir == dir })
+			if i < 0 {
+				t.Errorf("help %s: an example reads %s, which sharedData does not describe", name, dir)
+				continue
+			}
+			if _, out, _ := runCLI(t, "", "help", name); !strings.Contains(out, "  "+dir+"  "+sharedData[i].what+"\n") {
+				t.Errorf("help %s: an example reads %s, the help does not say where it comes from", name, dir)
+			}
+		}
+	}
+	t.Chdir(t.TempDir()) // no ../shared here
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--trace", "../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz", "--machine", "mesh:4x4"}, "sim: ../shared/traces/ is not in the repository: the Parallel Workloads Archive's"},
+		{[]string{"compare", "--trace", "../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz", "--machine", "mesh:4x4", "--alloc", "mm,mc1x1"}, "compare: ../shared/traces/ is not in the repository"},
+		{[]string{"order", "--qap", "../shared/qaplib/nug12.dat"}, "order: ../shared/qaplib/ is not in the repository: QAPLIB instances"},
+		{[]string{"sim", "--trace", "traces/KTH-SP2-1996-2.1-cln.swf.gz", "--machine", "mesh:4x4"}, ""},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != 1 || !strings.Contains(stderr, "no such file or directory") {
+			t.Errorf("%q: exit %d, %q", c.args, code, stderr)
+		}
+		if c.want == "" && strings.Contains(stderr, "not in the repository") || c.want != "" && !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: %q, want %q", c.args, stderr, c.want)
+		}
+	}
 }

@@ -39,9 +39,10 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// writeFileAtomic writes a whole file through createOutput: the -o output.
+// writeFileAtomic is writeOutputs for a command's one output, -o (standard output
+// for an empty path).
 func writeFileAtomic(e *env, path string, write func(w io.Writer) error) error {
-	return writeOutput(e, "-o", path, write)
+	return writeOutputs(e, namedOutput{"-o", path, write})
 }
 
 func writeJSON(w io.Writer, v any) error {

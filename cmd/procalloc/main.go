@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"time"
 	_ "time/tzdata" // trace time zones for sim --from/--to dates
+
+	"github.com/procalloc/procalloc/internal/shared"
 )
 
 // command is one subcommand. Each lives in its own cmd_*.go file and registers itself
@@ -161,6 +163,22 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 	reopenOutputs() // reached only when exit returns (tests)
 }
 
+// exitBrokenPipe is the status of a process killed by SIGPIPE (128 + 13), as a
+// shell reports "procalloc ... | head" when head stops reading.
+const exitBrokenPipe = 141
+
+// watchBrokenPipe ends the process as SIGPIPE's default action does (silently,
+// status 141), but first removes the temporary files of the outputs being staged:
+// writeOutputs writes standard output before it moves the files into place, so
+// "curve --svg x.svg | head" was killed between the two and left x.svg's 17 MB
+// temporary file (mesh:512x512) where x.svg should be. Notified, a write to a
+// closed pipe also returns EPIPE (run says nothing for it and exits 141).
+func watchBrokenPipe(sigs <-chan os.Signal, exit func(int)) {
+	<-sigs
+	removeTemps()
+	exit(exitBrokenPipe)
+}
+
 func main() {
 	// The first SIGINT or SIGTERM cancels the command's context: long solves stop
 	// and write what they have. A second one, or interruptGrace later, stops the
@@ -169,6 +187,9 @@ func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go watchSignals(sigs, func() { cancel(errInterrupted) }, interruptGrace, os.Stderr, os.Exit)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	go watchBrokenPipe(pipes, os.Exit)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrIsTTY: isTerminal(os.Stderr)}
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
@@ -289,11 +310,24 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	}
 	var ue usageError
 	switch {
+	case errors.Is(err, syscall.EPIPE):
+		// The reader of the output went away ("| head"): the shell's silence and
+		// status, as if SIGPIPE had killed the process (watchBrokenPipe).
+		return exitBrokenPipe
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 		return 2
 	case err != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		if errors.Is(err, os.ErrNotExist) {
+			// An example's ../shared/ file in a checkout without the shared data.
+			for _, d := range sharedData {
+				if strings.Contains(err.Error(), d.dir) {
+					fmt.Fprintf(e.stderr, "procalloc %s: %s is not in the repository: %s\n", name, d.dir, d.what)
+					break
+				}
+			}
+		}
 	case ctx.Err() != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: interrupted: the output holds what was done before\n", name)
 	}
@@ -381,6 +415,22 @@ func printCommandHelp(w io.Writer, c *command) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
+	var read []sharedDir
+	for _, d := range sharedData {
+		if strings.Contains(c.example, d.dir) {
+			read = append(read, d)
+		}
+	}
+	if len(read) > 0 {
+		fmt.Fprintf(w, "\ndata the examples read from ../shared/, kept beside the repository (not in it):\n")
+		width := 0
+		for _, d := range read {
+			width = max(width, len(d.dir))
+		}
+		for _, d := range read {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, d.dir, d.what)
+		}
+	}
 	if len(c.yourFiles) > 0 {
 		fmt.Fprintf(w, "\nfiles the examples name that are yours (the repository has no sample):\n")
 		width := 0
@@ -395,6 +445,20 @@ func printCommandHelp(w io.Writer, c *command) {
 
 // yourFile is a file an example names that the user supplies.
 type yourFile struct{ name, what string }
+
+// sharedDir is a directory of ../shared/, the data the examples (and README's)
+// read beside the repository, and where a new user gets it (shared.Sources): a
+// fresh clone has no ../shared, and "open ../shared/traces/...: no such file or
+// directory" did not say.
+type sharedDir struct{ dir, what string }
+
+var sharedData = func() []sharedDir {
+	var ds []sharedDir
+	for _, s := range shared.Sources {
+		ds = append(ds, sharedDir{"../shared/" + s.Dir, s.What})
+	}
+	return ds
+}()
 
 // Files several commands' examples name.
 var (

@@ -56,13 +56,6 @@ func checkOutputs(e *env, outs ...outputFlag) error {
 	return nil
 }
 
-// writeOutput is writeFileAtomic for the output given by flag (named in errors).
-func writeOutput(e *env, flag, path string, write func(w io.Writer) error) error {
-	beginOutput()
-	defer endOutput()
-	return writeStream(e, flag, path, write)
-}
-
 // namedOutput is one of a command's outputs for writeOutputs: the flag that names it
 // (for errors), its path ("" or "-": standard output) and what goes in it.
 type namedOutput struct {
@@ -70,16 +63,22 @@ type namedOutput struct {
 	write      func(w io.Writer) error
 }
 
-// writeOutputs writes a command's several outputs (compare -o --csv --svg, merge -o
-// --csv) all or none, as far as files go: each file goes to its temporary file
+// writeOutputs writes a command's outputs, one or several (-o and --svg, --csv,
+// --convert), all or none as far as files go: each file goes to its temporary file
 // first, and the files are moved into place only when every output was written, so
 // a failure in any of them (a full disk, an unwritable directory) leaves every file
 // as it was. Outputs to standard output are written after the files are staged and
 // before they are moved; an empty path is skipped only for flags other than -o.
-func writeOutputs(e *env, outs ...namedOutput) (err error) {
+func writeOutputs(e *env, outs ...namedOutput) error {
+	return commitOutputs(e, nil, outs...)
+}
+
+// commitOutputs is writeOutputs for a command that staged a file while it computed
+// (stageStream): the staged files are moved into place with the others, or removed
+// when any output fails.
+func commitOutputs(e *env, staged []*output, outs ...namedOutput) (err error) {
 	beginOutput()
 	defer endOutput()
-	var staged []*output
 	defer func() {
 		if err != nil {
 			for _, o := range staged {
@@ -128,22 +127,27 @@ func writeOutputs(e *env, outs ...namedOutput) (err error) {
 	return nil
 }
 
-// writeStream is writeOutput for a file written while the command computes what goes
-// in it (sim's and sweep's --per-job rows, as jobs finish): it is no result under way
-// to the interrupt watchdog, which removes it half-written rather than wait for it.
-// Counted as one, it kept the process waiting outputDrain (20 s) after the grace
-// when a replay did not stop, then SIGKILL from a batch system left its temporary
-// file behind.
-func writeStream(e *env, flag, path string, write func(w io.Writer) error) error {
+// stageStream writes a file while the command computes what goes in it (sim's and
+// sweep's --per-job rows, as jobs finish) to its temporary file, and leaves it
+// there for commitOutputs; on failure nothing is left. Staging is no result under
+// way to the interrupt watchdog, which removes the file half-written rather than
+// wait for it: counted as one, it kept the process waiting outputDrain (20 s) after
+// the grace when a replay did not stop, then SIGKILL from a batch system left its
+// temporary file behind. Standard output ("" or "-") is written through.
+func stageStream(e *env, flag, path string, write func(w io.Writer) error) (*output, error) {
 	o, err := createOutputFlag(e, flag, path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := write(o); err != nil {
 		o.Abort()
-		return err
+		return nil, err
 	}
-	return o.Commit()
+	if err := o.Flush(); err != nil {
+		o.Abort()
+		return nil, o.fail(err)
+	}
+	return o, nil
 }
 
 // outputFlagNames are the flags that name a file a command writes: every other

@@ -282,7 +282,7 @@ func (o *output) Abort() {
 	}
 }
 
-// outputs counts the results being written (writeOutput, writeJSON), so that the
+// outputs counts the results being written (writeOutputs, writeJSON), so that the
 // interrupt watchdog never stops the process in the middle of one: stdout has no
 // temporary file to remove, and a result cut there is invalid JSON (94 MB of
 // mesh:3000x3000 cut short). Once the watchdog closes the gate, no new result

@@ -101,12 +101,13 @@ func TestWatchdogRemovesStreamWithoutWaiting(t *testing.T) {
 	wrote := make(chan error, 1)
 	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 	go func() {
-		wrote <- writeStream(e, "--per-job", path, func(w io.Writer) error {
+		_, err := stageStream(e, "--per-job", path, func(w io.Writer) error {
 			fmt.Fprintln(w, "id,nodes")
 			close(started)
 			<-release // a replay that does not stop
 			return errInterrupted
 		})
+		wrote <- err
 	}()
 	<-started
 	sigs := make(chan os.Signal, 2)

@@ -45,5 +45,23 @@ func Find(rel string) (string, error) {
 	if len(tried) == 0 {
 		return "", errors.New("shared data: no working directory")
 	}
-	return "", fmt.Errorf("shared data %s not found; looked in %s (set %s to the shared directory)", rel, strings.Join(tried, ", "), Env)
+	msg := fmt.Sprintf("shared data %s not found; looked in %s (set %s to the shared directory)", rel, strings.Join(tried, ", "), Env)
+	for _, s := range Sources {
+		if strings.HasPrefix(rel, s.Dir) {
+			msg += "; " + s.Dir + " holds " + s.What
+		}
+	}
+	return "", errors.New(msg)
+}
+
+// Source is a directory of the shared data and what it holds, with where its
+// files come from: a fresh clone has no shared directory, and the command line's
+// examples that read ../shared/ say this to a new user (procalloc help), as a
+// test's skip message does.
+type Source struct{ Dir, What string }
+
+// Sources are the shared data's directories that the examples and tests read.
+var Sources = []Source{
+	{"traces/", "the Parallel Workloads Archive's cleaned logs (NAME-cln.swf.gz) from https://www.cs.huji.ac.il/labs/parallel/workload/logs.html; LLNL-T3D and KTH-SP2 are in sim/testdata/ too"},
+	{"qaplib/", "QAPLIB instances (NAME.dat) from https://qaplib.mgi.polymtl.ca"},
 }

@@ -20,7 +20,7 @@ func TestFind(t *testing.T) {
 		t.Fatalf("Find = %q, %v", p, err)
 	}
 	_, err := Find("traces/missing.swf")
-	if err == nil || !strings.Contains(err.Error(), "traces/missing.swf not found; looked in "+filepath.Join(dir, "traces", "missing.swf")) {
+	if err == nil || !strings.Contains(err.Error(), "traces/missing.swf not found; looked in "+filepath.Join(dir, "traces", "missing.swf")) || !strings.Contains(err.Error(), "Parallel Workloads Archive") {
 		t.Fatalf("missing: %v", err)
 	}
 	t.Setenv(Env, "")
