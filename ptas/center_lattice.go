@@ -33,18 +33,17 @@ import (
 // index (TestLatticeMatchesWorkingArray, TestLatticeMatchesByIndex).
 type centerLattice struct {
 	k           int
-	w, h        int     // coordinate spans
-	x, y        []int32 // coordinates of point i, minus the smallest
-	at          []int32 // at[L.cell(x, y)]: index+1 of the point there, 0 when none (a border of 0 all round)
-	col         []int32 // col[x*(h+1)+y]: points of column x below y
-	row         []int32 // row[y*(w+1)+x]: points of row y left of x
-	u           int     // side of the rotated grid: w+h-1
-	rot         []int32 // rot[(a)*(u+1)+b]: points with x+y < a and x-y+h-1 < b
-	cx, cy      []int32 // the centers, in the order tried
-	rad         []int32 // each center's radius D: its k-th smallest distance
-	inner       []int32 // each center's number of points closer than D
-	whole       []bool  // whether a center's ball of radius D holds exactly k points
-	q           []int64 // per point: its total L1 distance to the inner ball (shell points)
+	w, h        int      // coordinate spans
+	x, y        []int32  // coordinates of point i, minus the smallest
+	at          []int32  // at[L.cell(x, y)]: index+1 of the point there, 0 when none (a border of 0 all round)
+	col         []int32  // col[x*(h+1)+y]: points of column x below y
+	row         []int32  // row[y*(w+1)+x]: points of row y left of x
+	rot         rotBalls // the balls' counts (a 2D prefix sum in rotated coordinates)
+	cx, cy      []int32  // the centers, in the order tried
+	rad         []int32  // each center's radius D: its k-th smallest distance
+	inner       []int32  // each center's number of points closer than D
+	whole       []bool   // whether a center's ball of radius D holds exactly k points
+	q           []int64  // per point: its total L1 distance to the inner ball (shell points)
 	toI, sorted []int64
 	shell       []int32
 	key         []int32
@@ -104,7 +103,7 @@ func grow[E any](s []E, n int) []E {
 // when two points coincide.
 func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
 	n := len(xs)
-	L.k, L.w, L.h, L.x, L.y, L.u = k, w, h, xs, ys, w+h-1
+	L.k, L.w, L.h, L.x, L.y = k, w, h, xs, ys
 	L.at = grow(L.at, (w+2)*(h+2))
 	for i := range n {
 		c := L.cell(int(xs[i]), int(ys[i]))
@@ -129,21 +128,7 @@ func (L *centerLattice) reset(xs, ys []int32, w, h, k int) bool {
 			r[x] += r[x-1]
 		}
 	}
-	s := L.u + 1
-	L.rot = grow(L.rot, s*s)
-	for i := range n {
-		a := int(xs[i]+ys[i]) + 1
-		b := int(xs[i]-ys[i]) + h
-		L.rot[a*s+b]++
-	}
-	for a := 1; a < s; a++ {
-		prev, cur := L.rot[(a-1)*s:a*s], L.rot[a*s:(a+1)*s]
-		var acc int32
-		for b := 1; b < s; b++ {
-			acc += cur[b]
-			cur[b] = prev[b] + acc
-		}
-	}
+	rotFill(&L.rot, xs, ys, w, h)
 	L.q = grow(L.q, n+1)
 	L.shell = grow(L.shell, 2*(w+h)+4)
 	L.toI = grow(L.toI, 2*(w+h)+4)
@@ -161,24 +146,13 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// ball counts the points within L1 distance r of (cx, cy).
-func (L *centerLattice) ball(cx, cy, r int) int {
-	s := L.u + 1
-	a0, a1 := max(cx+cy-r, 0), min(cx+cy+r, L.u-1)+1
-	b0, b1 := max(cx-cy+L.h-1-r, 0), min(cx-cy+L.h-1+r, L.u-1)+1
-	if a0 >= a1 || b0 >= b1 {
-		return 0
-	}
-	return int(L.rot[a1*s+b1] - L.rot[a0*s+b1] - L.rot[a1*s+b0] + L.rot[a0*s+b0])
-}
-
 // radius returns D, the smallest radius whose ball around (cx, cy) holds k points,
 // searched from r, the number of points closer than D and the number within D.
 func (L *centerLattice) radius(cx, cy, r int) (D, inner, within int) {
-	b := L.ball(cx, cy, r)
+	b := L.rot.ball(cx, cy, r)
 	if b >= L.k {
 		for ; r > 0; r-- {
-			c := L.ball(cx, cy, r-1)
+			c := L.rot.ball(cx, cy, r-1)
 			if c < L.k {
 				return r, c, b
 			}
@@ -187,7 +161,7 @@ func (L *centerLattice) radius(cx, cy, r int) (D, inner, within int) {
 		return 0, 0, b
 	}
 	for r++; ; r++ {
-		c := L.ball(cx, cy, r)
+		c := L.rot.ball(cx, cy, r)
 		if c >= L.k {
 			return r, b, c
 		}

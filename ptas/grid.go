@@ -474,17 +474,26 @@ type rotBalls struct {
 }
 
 // build prepares r for the points at offsets (px[i], py[i]) of a w x h box,
-// reusing its table.
+// reusing its table; no table when it would exceed rotBallsMaxCells.
 func (r *rotBalls) build(px, py []int, w, h int) {
-	r.h, r.u = h, w+h-1
-	s := r.u + 1
-	if s*s > rotBallsMaxCells {
+	if s := w + h; s*s > rotBallsMaxCells {
+		r.h, r.u = h, w+h-1
 		r.pre = nil // no table
 		return
 	}
+	rotFill(r, px, py, w, h)
+}
+
+// rotFill writes r's table for the points at offsets (px[i], py[i]) of a w x h box
+// whatever its size: rotBalls.build, and the lattice path (centerLattice.reset), whose
+// lattices are bounded before.
+func rotFill[T int | int32](r *rotBalls, px, py []T, w, h int) {
+	r.h, r.u = h, w+h-1
+	s := r.u + 1
 	r.pre = grow(r.pre, s*s)
 	for i := range px {
-		r.pre[(px[i]+py[i]+1)*s+px[i]-py[i]+h]++
+		x, y := int(px[i]), int(py[i])
+		r.pre[(x+y+1)*s+x-y+h]++
 	}
 	for a := 1; a < s; a++ {
 		prev, cur := r.pre[(a-1)*s:a*s], r.pre[a*s:(a+1)*s]
