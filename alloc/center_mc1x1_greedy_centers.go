@@ -153,13 +153,35 @@ func (q *greedyCenters) next() (greedyCand, bool) {
 	if q.empty() {
 		return greedyCand{}, false
 	}
-	e := q.heap[0]
-	last := len(q.heap) - 1
-	q.heap[0] = q.heap[last]
-	q.heap = q.heap[:last]
-	if last > 0 {
-		q.down(0)
+	hp := q.heap
+	e := hp[0]
+	last := len(hp) - 1
+	// Floyd's pop: the hole goes down the lesser children to a leaf, and
+	// the last key comes up from there (it came from the bottom, so it
+	// rarely climbs far), one comparison a level less than sifting it down
+	h := 0
+	for {
+		c := 2*h + 1
+		if c >= last {
+			break
+		}
+		if c+1 < last && hp[c+1] < hp[c] {
+			c++
+		}
+		hp[h] = hp[c]
+		h = c
 	}
+	x := hp[last]
+	for h > 0 {
+		p := (h - 1) / 2
+		if hp[p] <= x {
+			break
+		}
+		hp[h] = hp[p]
+		h = p
+	}
+	hp[h] = x
+	q.heap = hp[:last]
 	return q.cand(int32(e & q.posMask)), true
 }
 
