@@ -468,26 +468,32 @@ func (a *mc1x1) greedySortedSet(c, L int, taken []int) []int {
 	stride := a.nodeStrides()
 	idx := growInts(&a.shellIdx, d)
 	t := 0 // the next node of taken not yet merged
+	free := a.st.free
 	for {
-		v := 0
-		for j, l := range lists {
-			v += int(l[idx[j]]) * stride[j]
+		// a row along axis 0 (the fastest), the other axes' part of the
+		// node index summed once for it
+		base := 0
+		for j := 1; j < d; j++ {
+			base += int(lists[j][idx[j]]) * stride[j]
 		}
-		if a.st.IsFree(v) {
-			for t < len(taken) && taken[t] < v {
-				nodes = append(nodes, taken[t])
-				t++
+		for _, u := range lists[0] {
+			v := base + int(u)
+			if free[v>>6]>>(v&63)&1 != 0 {
+				for t < len(taken) && taken[t] < v {
+					nodes = append(nodes, taken[t])
+					t++
+				}
+				nodes = append(nodes, v)
 			}
-			nodes = append(nodes, v)
 		}
-		j := 0 // axis 0 fastest
+		j := 1
 		for ; j < d; j++ {
 			if idx[j]++; idx[j] < len(lists[j]) {
 				break
 			}
 			idx[j] = 0
 		}
-		if j == d {
+		if j >= d {
 			return append(nodes, taken[t:]...)
 		}
 	}
