@@ -497,6 +497,12 @@ func (x *gridIndex) freeInBall(c, r int) int {
 		x0, x1, y0, y1 := x.box2D(c, r)
 		return int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
 	}
+	if x.d == 3 {
+		// the three axes' offsets from the coordinates, with no box written
+		// (the greedy collector's centers count ball after ball on 3D tori)
+		c3 := 3 * c
+		return x.boxes.ball3(int(x.coord[c3]), int(x.coord[c3+1]), int(x.coord[c3+2]), r)
+	}
 	for j := range x.d {
 		v := int(x.coord[c*x.d+j])
 		x.lo[j], x.hi[j] = v-r, v+r
@@ -509,6 +515,45 @@ func (x *gridIndex) freeInBall(c, r int) int {
 		return n
 	}
 	return x.boxes.count(x.lo, x.hi)
+}
+
+// ballAxis is countSize's three prefix-sum offsets, in units of the stride,
+// along a dimension of dj nodes for the coordinates within r >= 0 of v:
+// h+1, l and 0 inside the ring or the mesh (the mesh's ends clipped), the whole
+// ring, or across the seam the ring, l and h-dj+1 (l and h moved up a ring
+// when l < 0).
+func ballAxis(v, r, dj int, wrap bool) (a0, a1, a2 int) {
+	l, h := v-r, v+r
+	switch {
+	case !wrap:
+		l, h = max(l, 0), min(h, dj-1)
+	case 2*r >= dj:
+		l, h = 0, dj-1
+	default:
+		if l < 0 {
+			l, h = l+dj, h+dj
+		}
+		if h >= dj {
+			return dj, l, h - dj + 1
+		}
+	}
+	return h + 1, l, 0
+}
+
+// ball3 is the number of free nodes within L-infinity distance r >= 0 of the
+// node at (cx, cy, cz) of a 3D grid: countSize's 27 entries, the offsets from
+// ballAxis.
+func (f *freeBoxes) ball3(cx, cy, cz, r int) int {
+	d, st, w := f.dims[:3], f.str[:3], f.wrap[:3]
+	a0, a1, a2 := ballAxis(cx, r, d[0], w[0]) // the first axis's stride is 1
+	b0, b1, b2 := ballAxis(cy, r, d[1], w[1])
+	c0, c1, c2 := ballAxis(cz, r, d[2], w[2])
+	b0, b1, b2 = b0*st[1], b1*st[1], b2*st[1]
+	c0, c1, c2 = c0*st[2], c1*st[2], c2*st[2]
+	P := f.pre
+	row := func(b int) int32 { return P[b+a0] - P[b+a1] + P[b+a2] }
+	plane := func(c int) int32 { return row(c+b0) - row(c+b1) + row(c+b2) }
+	return int(plane(c0) - plane(c1) + plane(c2))
 }
 
 // nodeIndex is the node at coordinates c of a grid of sides dims, numbered as

@@ -20,11 +20,11 @@ type greedyScratch struct {
 	sums        []int         // candidates' total L1 distance to the set
 	hist        []int         // l1Sums
 	keys        []int64
-	heap        []int64 // greedyCollectShells: candidates by their last computed key
-	candOf      []int32 // greedyCollectShells: a candidate's index by its free-list position
-	candXY      []int32 // greedyCollectShells: candidates' coordinates, d each
-	greedyCands []greedyCand
-	greedyPool  []greedyCand // allocateGreedy: the centers whose bound is near the least, in order
+	heap        []int64       // greedyCollectShells: candidates by their last computed key
+	candOf      []int32       // greedyCollectShells: a candidate's index by its free-list position
+	candXY      []int32       // greedyCollectShells: candidates' coordinates, d each
+	greedyCands greedyCenters // allocateGreedy's centers by bound (center_mc1x1_greedy_centers.go)
+	greedyPool  []greedyCand  // allocateGreedy: the centers whose bound is near the least, in order
 	greedyPoolF []greedyProbeCand
 	probeMin    int          // allocateGreedy's probe from this m on (0: 64; tests set it)
 	probes      int          // tests: decisions where a probe other than the first center was collected first
@@ -149,57 +149,16 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// smallest score, and every center that ties it is still collected.
 	// (L < 0: lower is only a bound of the center's score, which is found when
 	// the center comes up, and the center put back in order; greedyShellScore)
-	cands := a.greedyCands[:0]
+	q := &a.greedyCands
+	q.reset(len(a.fl))
 	for i, c := range a.fl {
 		lower, L, m := a.greedyShellScore(c, k)
-		cands = append(cands, greedyCand{lower: lower, i: int32(i), L: int32(L), m: int32(m)})
+		q.lower[i], q.L[i], q.m[i] = lower, int32(L), int32(m)
 	}
-	a.greedyCands = cands
-	// In that order from a heap (O(n) to build, O(log n) per center taken), not a
-	// sort: the loop below usually stops long before the last center.
-	less := func(p, q greedyCand) bool { return p.lower < q.lower || p.lower == q.lower && p.i < q.i }
-	down := func(h int) {
-		n := len(cands)
-		for {
-			c := 2*h + 1
-			if c >= n {
-				return
-			}
-			if c+1 < n && less(cands[c+1], cands[c]) {
-				c++
-			}
-			if !less(cands[c], cands[h]) {
-				return
-			}
-			cands[h], cands[c] = cands[c], cands[h]
-			h = c
-		}
-	}
-	for h := len(cands)/2 - 1; h >= 0; h-- {
-		down(h)
-	}
-	up := func(cd greedyCand) {
-		cands = append(cands, cd)
-		for h := len(cands) - 1; h > 0; {
-			p := (h - 1) / 2
-			if !less(cands[h], cands[p]) {
-				return
-			}
-			cands[h], cands[p] = cands[p], cands[h]
-			h = p
-		}
-	}
-	next := func() (greedyCand, bool) {
-		if len(cands) == 0 {
-			return greedyCand{}, false
-		}
-		cd := cands[0]
-		last := len(cands) - 1
-		cands[0] = cands[last]
-		cands = cands[:last]
-		down(0)
-		return cd, true
-	}
+	// In that order from a queue (center_mc1x1_greedy_centers.go: a heap of
+	// the centers whose bound is near the least), not a sort: the loop below
+	// usually stops long before the last center.
+	q.start()
 	best, bestPos := math.MaxInt, len(a.fl)
 	var bestSet []int // the plain collector's set of the winner so far
 	// the fast paths' winner so far: its center, shell L and the nodes it took
@@ -236,23 +195,23 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 	// center is collected best is unbounded, so the loop below would score the
 	// first ones anyway; a pool member is refined with the pool's limit as
 	// bound and, above it, put back with a bound above the limit.
-	for len(cands) > 0 && cands[0].L < 0 {
-		cd, _ := next()
+	for !q.empty() && q.first().L < 0 {
+		cd, _ := q.next()
 		cd, _ = a.greedyRefine(cd, k, math.MaxInt)
-		up(cd)
+		q.push(cd)
 	}
-	least := math.MaxInt // the least count bound (cands[0] is a shell score now)
-	if len(cands) > 0 {
-		a.shift.runM = int(cands[0].m)
-		least = cands[0].lower
+	least := math.MaxInt // the least count bound (q.first() is a shell score now)
+	if !q.empty() {
+		a.shift.runM = int(q.first().m)
+		least = q.first().lower
 	}
-	if len(cands) > 0 && cands[0].m >= probeMin {
-		lim := cands[0].lower + int(cands[0].m)
-		for len(cands) > 0 && cands[0].lower <= lim {
-			cd, _ := next()
+	if !q.empty() && q.first().m >= probeMin {
+		lim := q.first().lower + int(q.first().m)
+		for !q.empty() && q.first().lower <= lim {
+			cd, _ := q.next()
 			if cd.L < 0 {
 				cd, _ = a.greedyRefine(cd, k, lim)
-				up(cd)
+				q.push(cd)
 				continue
 			}
 			pool = append(pool, cd)
@@ -295,7 +254,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			return pool[pj-1], true
 		}
 		inPool = false
-		return next()
+		return q.next()
 	}
 	au := a.audit
 	if au != nil {
@@ -333,7 +292,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 			// (best only falls), so the center is dropped, as it would have
 			// come up after the loop ended
 			if cd, ok := a.greedyRefine(cd, k, best); ok {
-				up(cd)
+				q.push(cd)
 			} else if au != nil {
 				au.uncollected = append(au.uncollected, cd.i)
 			}
@@ -476,9 +435,7 @@ func (a *mc1x1) allocateGreedy(k int) ([]int, error) {
 		slices.Sort(nodes)
 	}
 	if au != nil {
-		for _, cd := range cands {
-			au.uncollected = append(au.uncollected, cd.i)
-		}
+		au.uncollected = q.rest(au.uncollected)
 		for _, cd := range pool[pj:] {
 			au.uncollected = append(au.uncollected, cd.i)
 		}
@@ -511,26 +468,32 @@ func (a *mc1x1) greedySortedSet(c, L int, taken []int) []int {
 	stride := a.nodeStrides()
 	idx := growInts(&a.shellIdx, d)
 	t := 0 // the next node of taken not yet merged
+	free := a.st.free
 	for {
-		v := 0
-		for j, l := range lists {
-			v += int(l[idx[j]]) * stride[j]
+		// a row along axis 0 (the fastest), the other axes' part of the
+		// node index summed once for it
+		base := 0
+		for j := 1; j < d; j++ {
+			base += int(lists[j][idx[j]]) * stride[j]
 		}
-		if a.st.IsFree(v) {
-			for t < len(taken) && taken[t] < v {
-				nodes = append(nodes, taken[t])
-				t++
+		for _, u := range lists[0] {
+			v := base + int(u)
+			if free[v>>6]>>(v&63)&1 != 0 {
+				for t < len(taken) && taken[t] < v {
+					nodes = append(nodes, taken[t])
+					t++
+				}
+				nodes = append(nodes, v)
 			}
-			nodes = append(nodes, v)
 		}
-		j := 0 // axis 0 fastest
+		j := 1
 		for ; j < d; j++ {
 			if idx[j]++; idx[j] < len(lists[j]) {
 				break
 			}
 			idx[j] = 0
 		}
-		if j == d {
+		if j >= d {
 			return append(nodes, taken[t:]...)
 		}
 	}
@@ -1863,6 +1826,27 @@ func (a *mc1x1) memoAdvance() {
 			continue
 		}
 		mo.snap[w] = f
+		if step == 1 {
+			// the changed bits one by one, each block's run of them along
+			// axis 0 in the word stamped once (mesh:332x332's rows do not
+			// split into blocks of 8 evenly)
+			for diff != 0 {
+				o := bits.TrailingZeros64(diff)
+				v := w<<6 | o
+				cv := x.coord[v*x.d : v*x.d+x.d]
+				b := 0
+				for j, u := range cv {
+					b += int(u) / mo.side * mo.bstride[j]
+				}
+				mo.stamp[b] = mo.epoch
+				u0 := int(cv[0])
+				if o += min((u0/mo.side+1)*mo.side, x.dims[0]) - u0; o >= 64 {
+					break
+				}
+				diff &^= uint64(1)<<o - 1
+			}
+			continue
+		}
 		for o := 0; o < 64; o += step {
 			if diff>>o&mask == 0 {
 				continue

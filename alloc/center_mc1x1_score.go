@@ -188,16 +188,27 @@ func (a *mc1x1) shellScorePyramid(c, k, bound int) (score, L, m int, ok bool) {
 		return int(x.free[x1+y1] - x.free[x0+y1] - x.free[x1+y0] + x.free[x0+y0])
 	}
 	L = min(max(a.hintL, 1), x.maxLinf)
-	if cnt(L) >= k {
-		for L > 1 && cnt(L-1) >= k {
+	inner := 0 // cnt(L-1), kept from the walk to L
+	if n := cnt(L); n >= k {
+		for {
+			if L == 1 {
+				inner = 1 // c itself
+				break
+			}
+			if inner = cnt(L - 1); inner < k {
+				break
+			}
 			L--
 		}
 	} else {
-		for L++; cnt(L) < k; L++ {
+		for inner = n; ; inner = n {
+			L++
+			if n = cnt(L); n >= k {
+				break
+			}
 		}
 	}
 	a.hintL = L
-	inner := cnt(L - 1)
 	m = k - inner
 	score = L*k - x.ballSums(c, L-1)
 	if score > bound {
