@@ -152,3 +152,74 @@ func TestGrid3InnerBoundTerms(t *testing.T) {
 	}
 	t.Logf("%d centers of %d free sets", centers, sets)
 }
+
+// TestGrid3ZBoundTerms checks the bound along z (zBound, with the row's tables
+// and without) against its plain sum plane by plane: per gap, the points L
+// before it lie between l = max(cb, k - U + co) and h = min(cb + T, co), cb and
+// co the points closer than thr and within thr before the gap counted directly,
+// U those within thr, and the term is min(f(l), f(h)), f(L) = L (k - L); equal at
+// every MM center of random free sets, with the points closer than thr it keeps
+// per plane (innerZ) the planes' counts.
+func TestGrid3ZBoundTerms(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 19))
+	sets := 2000
+	if testing.Short() {
+		sets = 600
+	}
+	centers := 0
+	for c := range sets {
+		W, H, L := 1+r.IntN(7), 1+r.IntN(7), 1+r.IntN(9)
+		pts := randomFree3(r, W, H, L, r.Float64()*0.95)
+		if len(pts) < 3 {
+			continue
+		}
+		k := 2 + r.IntN(len(pts)-2)
+		g, px, py, pz, _ := grid3ScanT(t, pts, k, c)
+		kk := int64(k)
+		dist := make([]int, len(pts))
+		for _, tables := range []bool{true, false} {
+			thr := 0
+			for u := 0; u < len(g.centers); u += 3 {
+				cx, cy, cz := int(g.centers[u]), int(g.centers[u+1]), int(g.centers[u+2])
+				g.setRow(cx, cy, tables)
+				thr = g.walk(cx, cy, cz, thr)
+				for i := range pts {
+					dist[i] = abs(px[i]-cx) + abs(py[i]-cy) + abs(pz[i]-cz)
+				}
+				T, U := kk-int64(g.sumIn), int64(g.sumOut)
+				var cb, co, lb int64
+				for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
+					l, h := max(cb, kk-U+co), min(cb+T, co)
+					lb += min(l*(kk-l), h*(kk-h))
+					var in, within int64
+					for i := range pts {
+						if pz[i] == z && dist[i] < thr {
+							in++
+						}
+						if pz[i] == z && dist[i] <= thr {
+							within++
+						}
+					}
+					cb += in
+					co += within
+				}
+				if got := g.zBound(cz, thr); got != lb {
+					t.Fatalf("set %d (k = %d, tables %v), center (%d,%d,%d), thr %d: zBound %d, plain sum %d", c, k, tables, cx, cy, cz, thr, got, lb)
+				}
+				for z := max(cz-thr, 0); z <= min(cz+thr, g.L-1); z++ {
+					want := 0
+					for i := range pts {
+						if pz[i] == z && dist[i] < thr {
+							want++
+						}
+					}
+					if int(g.innerZ[z]) != want {
+						t.Fatalf("set %d (tables %v), center (%d,%d,%d), thr %d: plane %d holds %d points closer than thr, zBound kept %d", c, tables, cx, cy, cz, thr, z, want, g.innerZ[z])
+					}
+				}
+				centers++
+			}
+		}
+	}
+	t.Logf("%d centers of %d free sets, with the row's tables and without", centers, sets)
+}
