@@ -171,16 +171,7 @@ func (q *greedyCenters) next() (greedyCand, bool) {
 		hp[h] = hp[c]
 		h = c
 	}
-	x := hp[last]
-	for h > 0 {
-		p := (h - 1) / 2
-		if hp[p] <= x {
-			break
-		}
-		hp[h] = hp[p]
-		h = p
-	}
-	hp[h] = x
+	siftUp(hp, h, hp[last])
 	q.heap = hp[:last]
 	return q.cand(int32(e & q.posMask)), true
 }
@@ -195,8 +186,12 @@ func (q *greedyCenters) push(cd greedyCand) {
 	}
 	e := q.key(cd.i)
 	q.heap = append(q.heap, e)
-	hp := q.heap
-	h := len(hp) - 1
+	siftUp(q.heap, len(q.heap)-1, e)
+}
+
+// siftUp puts key e into the hole h of the binary min-heap hp, moving the
+// greater parents above it down (next's and push's last step).
+func siftUp(hp []int64, h int, e int64) {
 	for h > 0 {
 		p := (h - 1) / 2
 		if hp[p] <= e {
