@@ -228,17 +228,6 @@ type grid3Scan struct {
 	slabCur   int
 	stamp     int32
 
-	// The bound over segments of a row's centers (segBound): the segment bounded
-	// last (its row and z / grid3SegLen; segX -1: none), its bound, the radii of
-	// its centers, windowMin's scratch, and counts of segments bounded and
-	// centers dropped by them (tests and measurements).
-	segX, segY, segKey     int
-	segLB                  int64
-	segZ, segR             []int32
-	segCaps, segLos        []int32
-	seg                    blockBounds
-	segBounded, segDropped int
-
 	// Storage kept for the next call (grid3Pool).
 	bufX, bufY, bufZ []int
 	dist             []int
@@ -534,7 +523,6 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	// The last center walked in this loop (sameAsBelow): its position, radius,
 	// counts within thr - 1 and thr, and score's value (or the value it shares).
 	prevT, prevThr, prevIn, prevOut, prevVal := -1, 0, 0, 0, int64(0)
-	g.segX = -1
 	for t := range count {
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
@@ -594,18 +582,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			}
 			continue
 		}
-		var tot int64
-		ok, dropped := false, false
-		if grid3SegOn && g.rowTables {
-			// The bound of the center's segment (segBound): above the limit, the
-			// center is dropped as score drops one, on a lower bound.
-			if tot, dropped = g.segBound(t, cx, cy, cz, thr, limit); dropped {
-				g.segDropped++
-			}
-		}
-		if !dropped {
-			tot, ok = g.score(cx, cy, cz, thr, limit)
-		}
+		tot, ok := g.score(cx, cy, cz, thr, limit)
 		if g.memo != nil {
 			g.memo.keep(mc, g.k, thr, tot)
 		}
