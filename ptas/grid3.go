@@ -37,10 +37,10 @@ const maxGrid3Cells = 1 << 24
 // whose radius is one apart (sameAsNested). The winner is the plain search's: the
 // first center in order with the smallest total (TestGrid3Lockstep,
 // TestGrid3BoundsBelowTotal).
-func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, ok bool, err error) {
+func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, total int64, ok bool, err error) {
 	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
 	if g == nil {
-		return nil, nil, false, nil
+		return nil, nil, 0, false, nil
 	}
 	// Gen-Alg (its centers the points) leaves the memo alone: its upkeep, a
 	// diff and distance transform over the whole box every call, cost more than
@@ -53,10 +53,10 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 		memo.prepare(g.occ, [3]int{int(lo[0]), int(lo[1]), int(lo[2])}, g.W, g.H, g.L)
 		g.memo = memo
 	}
-	bestT, err := g.search(ctx, floor)
+	bestT, total, err := g.search(ctx, floor)
 	if err != nil {
 		g.release()
-		return nil, nil, true, err
+		return nil, nil, 0, true, err
 	}
 	cx, cy, cz := int(g.centers[3*bestT]), int(g.centers[3*bestT+1]), int(g.centers[3*bestT+2])
 	// The winner's k nearest by (distance, index), directly.
@@ -68,7 +68,7 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	g.dist = dist
 	g.release()
 	center = []T{T(cx) + lo[0], T(cy) + lo[1], T(cz) + lo[2]}
-	return best, center, true, nil
+	return best, center, total, true, nil
 }
 
 // newGrid3Scan builds grid3Search's tables and centers for pr; nil where the scan
@@ -469,8 +469,9 @@ func (g *grid3Scan) walk(cx, cy, cz, thr int) int {
 	}
 }
 
-// search returns the index of the winning center.
-func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
+// search returns the index of the winning center and the total of its k nearest
+// (score's exact sum: a center only wins with every pass summed in full).
+func (g *grid3Scan) search(ctx context.Context, floor float64) (int, int64, error) {
 	count := len(g.centers) / 3
 	at := func(t int) (int, int, int) {
 		return int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2])
@@ -494,11 +495,11 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 				cx, cy, cz := at(t)
 				g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
 				thr = g.walk(cx, cy, cz, thr)
-				if _, ok := g.scoreKept(cx, cy, cz, thr, best); ok {
-					return t, nil // the first center at the floor
+				if tot, ok := g.scoreKept(cx, cy, cz, thr, best); ok {
+					return t, tot, nil // the first center at the floor
 				}
 			}
-			return f, nil
+			return f, best, nil
 		}
 	}
 	// The incumbent: the center of smallest thr among a sample (about
@@ -526,7 +527,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	for t := range count {
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
@@ -594,7 +595,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			bestTot, bestPos = tot, t
 		}
 	}
-	return bestPos, nil
+	return bestPos, bestTot, nil
 }
 
 // rowRun returns the number of centers from t on in t's row.

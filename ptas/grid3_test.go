@@ -69,24 +69,26 @@ func TestGrid3Lockstep(t *testing.T) {
 			}
 			var answers [][]int
 			for _, onPoints := range []bool{false, true} {
-				got, gc, ok, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
+				got, gc, tot, ok, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
 				if err != nil || !ok {
 					t.Fatalf("sequence %d: grid3Search: ok %v, %v", seq, ok, err)
 				}
 				want, wc, wantTot := plainAnswer(t, pr, pts, onPoints)
-				if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
-					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v, plain %v at %v", seq, W, H, L, k, nfree, onPoints, got, gc, want, wc)
+				// The total returned is the winner's (the results' Total, not
+				// summed again: gridResult).
+				if !slices.Equal(got, want) || !slices.Equal(gc, wc) || float64(tot) != wantTot {
+					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v total %d, plain %v at %v total %v", seq, W, H, L, k, nfree, onPoints, got, gc, tot, want, wc, wantTot)
 				}
 				// With the best total as the floor (the search may stop at it).
-				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints, nil); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
-					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, err, want, wc)
+				if fl, flc, ft, _, err := grid3Search(context.Background(), pr, wantTot, onPoints, nil); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) || float64(ft) != wantTot {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v total %d (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, ft, err, want, wc)
 				}
 				// Every ball counted directly instead of from the rows' tables.
 				grid3RowTables = false
-				dg, dc, _, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
+				dg, dc, dt, _, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
 				grid3RowTables = true
-				if err != nil || !slices.Equal(dg, want) || !slices.Equal(dc, wc) {
-					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, without row tables: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, dg, dc, err, want, wc)
+				if err != nil || !slices.Equal(dg, want) || !slices.Equal(dc, wc) || float64(dt) != wantTot {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, without row tables: grid3 %v at %v total %d (%v), plain %v at %v", seq, k, onPoints, dg, dc, dt, err, want, wc)
 				}
 				decisions++
 				answers = append(answers, got)
