@@ -96,23 +96,27 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	g = grid3Pool.Get().(*grid3Scan)
 	px, py, pz = grow(g.bufX, n), grow(g.bufY, n), grow(g.bufZ, n)
 	g.bufX, g.bufY, g.bufZ = px, py, pz
+	g.occ = grow(g.occ, W*H*L)
+	// Ascending (x, y, z) order is ascending cell index (x*H + y)*L + z, as every
+	// point lies in the box.
+	last := -1
 	for i, p := range pr.pts {
-		px[i], py[i], pz[i] = int(p[0]-b.Min[0]), int(p[1]-b.Min[1]), int(p[2]-b.Min[2])
-		if i > 0 && cmp3(px[i-1], py[i-1], pz[i-1], px[i], py[i], pz[i]) >= 0 {
+		x, y, z := int(p[0]-b.Min[0]), int(p[1]-b.Min[1]), int(p[2]-b.Min[2])
+		px[i], py[i], pz[i] = x, y, z
+		cell := (x*H+y)*L + z
+		if cell <= last {
 			g.release()
 			return nil, nil, nil, nil, nil // unordered or coinciding
 		}
+		last = cell
+		g.occ[cell] = true
 	}
 	g.k, g.W, g.H, g.L = k, W, H, L
-	g.occ = grow(g.occ, W*H*L)
 	g.rowX, g.rowY, g.rowTop, g.rowTables = -1, 0, -1, false
 	g.addY, g.addZ, g.innerY, g.innerZ = grow(g.addY, H), grow(g.addZ, L), grow(g.innerY, H), grow(g.innerZ, L)
 	g.innerX = grow(g.innerX, W)
 	g.zIn, g.zOut = grow(g.zIn, L), grow(g.zOut, L)
 	g.memo = nil
-	for i := range n {
-		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
-	}
 	// The rows' tables grow a radius at a time (rowBallGrow), up to the box's L1
 	// diameter; a box much longer in z than across (a row's tables over all its
 	// radii would exceed 4 cells per point of the box) counts its balls directly.
@@ -156,17 +160,6 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 		}
 	}
 	return g, px, py, pz, b.Min
-}
-
-// cmp3 compares (a0, a1, a2) and (b0, b1, b2) lexicographically.
-func cmp3(a0, a1, a2, b0, b1, b2 int) int {
-	switch {
-	case a0 != b0:
-		return a0 - b0
-	case a1 != b1:
-		return a1 - b1
-	}
-	return a2 - b2
 }
 
 // centerResult is the Result of a center search's winner (indices ascending).

@@ -278,3 +278,63 @@ func randomFree3(r *rand.Rand, W, H, L int, busy float64) [][]int {
 	}
 	return pts
 }
+
+// TestGrid3RejectsUnordered checks that grid3Search takes only distinct points in
+// ascending (x, y, z) order, the order its tie rule and tables rely on, and leaves
+// any other input to the other paths (ok false): on random free sets of random
+// boxes, the points in order are taken, and with two of them swapped (neighbours
+// in the order, most often one line's, or any two) or one repeated in place of
+// the next they are not.
+func TestGrid3RejectsUnordered(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 6))
+	for trial := range 300 {
+		W, H, L := 1+r.IntN(6), 1+r.IntN(6), 1+r.IntN(6)
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				for z := range L {
+					if r.IntN(3) > 0 {
+						pts = append(pts, []int{x + 3, y - 1, z})
+					}
+				}
+			}
+		}
+		if len(pts) < 3 {
+			continue
+		}
+		k := 1 + r.IntN(len(pts)-1)
+		run := func(ps [][]int) bool {
+			pr, err := newProblem(ps, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, _, ok, err := grid3Search(context.Background(), pr, 0, trial%2 == 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		if !run(pts) {
+			t.Fatalf("trial %d: points in order not taken", trial)
+		}
+		i := r.IntN(len(pts) - 1)
+		j := i + 1
+		if trial%3 > 0 {
+			j += r.IntN(len(pts) - 1 - i)
+		}
+		swapped := slices.Clone(pts)
+		swapped[i], swapped[j] = swapped[j], swapped[i]
+		if run(swapped) {
+			t.Fatalf("trial %d: points %d and %d swapped (%v, %v) taken", trial, i, j, pts[i], pts[j])
+		}
+		repeated := slices.Clone(pts)
+		repeated[i+1] = repeated[i]
+		pr, err := newProblem(repeated, k)
+		if err != nil {
+			t.Fatal(err) // repeated points are valid input (the other paths take them)
+		}
+		if _, _, _, ok, _ := grid3Search(context.Background(), pr, 0, trial%2 == 1, nil); ok {
+			t.Fatalf("trial %d: point %d repeated (%v) taken", trial, i, pts[i])
+		}
+	}
+}
