@@ -17,7 +17,8 @@ const maxGrid3Cells = 1 << 24
 // ascending (x, y, z) order (the free nodes of a 3D mesh or torus in free-list
 // order), the 3D form of the plane's bounded scan (gridScan). ok is false when it
 // does not apply (not 3D, fractional, unordered or coinciding points, tables over
-// maxGrid3Cells), and the caller takes another path.
+// maxGrid3Cells), and the caller takes another path. total is the winner's total
+// pairwise L1 distance, as score summed it.
 //
 // The points at L1 distance r from a center in the plane x = x' lie on a diamond of
 // radius r - |x' - cx| around (cy, cz): its count is O(1) from the plane's rotated
