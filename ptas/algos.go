@@ -40,12 +40,12 @@ func mm[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt Options)
 		return pr.allPoints(g), nil
 	}
 	if opt.Ties == TiesByIndex && pr.d == 3 && grid3On {
-		idx, c, ok, err := grid3Search(ctx, pr, opt.Floor, false, opt.Memo)
+		idx, c, tot, ok, err := grid3Search(ctx, pr, opt.Floor, false, opt.Memo)
 		if err != nil {
 			return Result{}, err
 		}
 		if ok {
-			return centerResult(pr, idx, c, g), nil
+			return gridResult(pr, idx, c, g, tot), nil
 		}
 	}
 	var ball *ballSearch
@@ -131,10 +131,12 @@ func GenAlgContext[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, o
 // every k 4.02 s, for k >= 128 2.91 s (1.24 ms per decision on the workload).
 var genAlgGrid, genAlgGridMinK, genAlgGridMinCells = true, 128, 4096
 
-// gridResult is centerResult for the plane's grid search, whose scan has summed
-// the winner's total: with 64-bit integer coordinates that is the total
-// centerResult would sum again (2.6 % of Gen-Alg's CPU per decision at 65,536 mesh
-// nodes); other coordinate types sum it as before.
+// gridResult is centerResult for the plane's grid search and the 3D scan
+// (grid3Search), whose scans have summed the winner's total: with 64-bit integer
+// coordinates that is the total centerResult would sum again (2.6 % of Gen-Alg's
+// CPU per decision at 65,536 mesh nodes; in 3D about 1.5 % of the samples of
+// Gen-Alg at torus:32x32x32, docs/center-speed.md, sixteenth round, wt-ga4);
+// other coordinate types sum it as before.
 func gridResult[T geom.Number](pr *problem[T], idx []int, c []T, guarantee float64, total int64) Result {
 	if big := int64(1) << 40; isFloat[T]() || T(big) == 0 {
 		return centerResult(pr, idx, c, guarantee)
@@ -202,12 +204,12 @@ func centeredOnPoints[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int
 		}
 	}
 	if m == metricL1 && s == scorePairwise && opt.Ties == TiesByIndex && pr.d == 3 && grid3On {
-		idx, c, ok, err := grid3Search(ctx, pr, opt.Floor, true, opt.Memo)
+		idx, c, tot, ok, err := grid3Search(ctx, pr, opt.Floor, true, opt.Memo)
 		if err != nil {
 			return Result{}, err
 		}
 		if ok {
-			return centerResult(pr, idx, c, g), nil
+			return gridResult(pr, idx, c, g, tot), nil
 		}
 	}
 	if m == metricL1 && s == scorePairwise {

@@ -17,7 +17,8 @@ const maxGrid3Cells = 1 << 24
 // ascending (x, y, z) order (the free nodes of a 3D mesh or torus in free-list
 // order), the 3D form of the plane's bounded scan (gridScan). ok is false when it
 // does not apply (not 3D, fractional, unordered or coinciding points, tables over
-// maxGrid3Cells), and the caller takes another path.
+// maxGrid3Cells), and the caller takes another path. total is the winner's total
+// pairwise L1 distance, as score summed it.
 //
 // The points at L1 distance r from a center in the plane x = x' lie on a diamond of
 // radius r - |x' - cx| around (cy, cz): its count is O(1) from the plane's rotated
@@ -37,10 +38,10 @@ const maxGrid3Cells = 1 << 24
 // whose radius is one apart (sameAsNested). The winner is the plain search's: the
 // first center in order with the smallest total (TestGrid3Lockstep,
 // TestGrid3BoundsBelowTotal).
-func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, ok bool, err error) {
+func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float64, onPoints bool, memo *CenterMemo) (best []int, center []T, total int64, ok bool, err error) {
 	g, px, py, pz, lo := newGrid3Scan(pr, onPoints)
 	if g == nil {
-		return nil, nil, false, nil
+		return nil, nil, 0, false, nil
 	}
 	// Gen-Alg (its centers the points) leaves the memo alone: its upkeep, a
 	// diff and distance transform over the whole box every call, cost more than
@@ -53,10 +54,10 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 		memo.prepare(g.occ, [3]int{int(lo[0]), int(lo[1]), int(lo[2])}, g.W, g.H, g.L)
 		g.memo = memo
 	}
-	bestT, err := g.search(ctx, floor)
+	bestT, total, err := g.search(ctx, floor)
 	if err != nil {
 		g.release()
-		return nil, nil, true, err
+		return nil, nil, 0, true, err
 	}
 	cx, cy, cz := int(g.centers[3*bestT]), int(g.centers[3*bestT+1]), int(g.centers[3*bestT+2])
 	// The winner's k nearest by (distance, index), directly.
@@ -68,7 +69,7 @@ func grid3Search[T geom.Number](ctx context.Context, pr *problem[T], floor float
 	g.dist = dist
 	g.release()
 	center = []T{T(cx) + lo[0], T(cy) + lo[1], T(cz) + lo[2]}
-	return best, center, true, nil
+	return best, center, total, true, nil
 }
 
 // newGrid3Scan builds grid3Search's tables and centers for pr; nil where the scan
@@ -96,23 +97,27 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 	g = grid3Pool.Get().(*grid3Scan)
 	px, py, pz = grow(g.bufX, n), grow(g.bufY, n), grow(g.bufZ, n)
 	g.bufX, g.bufY, g.bufZ = px, py, pz
+	g.occ = grow(g.occ, W*H*L)
+	// Ascending (x, y, z) order is ascending cell index (x*H + y)*L + z, as every
+	// point lies in the box.
+	last := -1
 	for i, p := range pr.pts {
-		px[i], py[i], pz[i] = int(p[0]-b.Min[0]), int(p[1]-b.Min[1]), int(p[2]-b.Min[2])
-		if i > 0 && cmp3(px[i-1], py[i-1], pz[i-1], px[i], py[i], pz[i]) >= 0 {
+		x, y, z := int(p[0]-b.Min[0]), int(p[1]-b.Min[1]), int(p[2]-b.Min[2])
+		px[i], py[i], pz[i] = x, y, z
+		cell := (x*H+y)*L + z
+		if cell <= last {
 			g.release()
 			return nil, nil, nil, nil, nil // unordered or coinciding
 		}
+		last = cell
+		g.occ[cell] = true
 	}
 	g.k, g.W, g.H, g.L = k, W, H, L
-	g.occ = grow(g.occ, W*H*L)
 	g.rowX, g.rowY, g.rowTop, g.rowTables = -1, 0, -1, false
 	g.addY, g.addZ, g.innerY, g.innerZ = grow(g.addY, H), grow(g.addZ, L), grow(g.innerY, H), grow(g.innerZ, L)
 	g.innerX = grow(g.innerX, W)
 	g.zIn, g.zOut = grow(g.zIn, L), grow(g.zOut, L)
 	g.memo = nil
-	for i := range n {
-		g.occ[(px[i]*H+py[i])*L+pz[i]] = true
-	}
 	// The rows' tables grow a radius at a time (rowBallGrow), up to the box's L1
 	// diameter; a box much longer in z than across (a row's tables over all its
 	// radii would exceed 4 cells per point of the box) counts its balls directly.
@@ -156,17 +161,6 @@ func newGrid3Scan[T geom.Number](pr *problem[T], onPoints bool) (g *grid3Scan, p
 		}
 	}
 	return g, px, py, pz, b.Min
-}
-
-// cmp3 compares (a0, a1, a2) and (b0, b1, b2) lexicographically.
-func cmp3(a0, a1, a2, b0, b1, b2 int) int {
-	switch {
-	case a0 != b0:
-		return a0 - b0
-	case a1 != b1:
-		return a1 - b1
-	}
-	return a2 - b2
 }
 
 // centerResult is the Result of a center search's winner (indices ascending).
@@ -469,8 +463,9 @@ func (g *grid3Scan) walk(cx, cy, cz, thr int) int {
 	}
 }
 
-// search returns the index of the winning center.
-func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
+// search returns the index of the winning center and the total of its k nearest
+// (score's exact sum: a center only wins with every pass summed in full).
+func (g *grid3Scan) search(ctx context.Context, floor float64) (int, int64, error) {
 	count := len(g.centers) / 3
 	at := func(t int) (int, int, int) {
 		return int(g.centers[3*t]), int(g.centers[3*t+1]), int(g.centers[3*t+2])
@@ -494,11 +489,11 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 				cx, cy, cz := at(t)
 				g.setRow(cx, cy, grid3RowTables && g.rowsOK && g.rowRun(t)*rowTablesMin >= g.L)
 				thr = g.walk(cx, cy, cz, thr)
-				if _, ok := g.scoreKept(cx, cy, cz, thr, best); ok {
-					return t, nil // the first center at the floor
+				if tot, ok := g.scoreKept(cx, cy, cz, thr, best); ok {
+					return t, tot, nil // the first center at the floor
 				}
 			}
-			return f, nil
+			return f, best, nil
 		}
 	}
 	// The incumbent: the center of smallest thr among a sample (about
@@ -526,7 +521,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 	for t := range count {
 		if t&1023 == 1023 {
 			if err := context.Cause(ctx); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
 		if floor > 0 && float64(bestTot) <= floor && t >= bestPos {
@@ -594,7 +589,7 @@ func (g *grid3Scan) search(ctx context.Context, floor float64) (int, error) {
 			bestTot, bestPos = tot, t
 		}
 	}
-	return bestPos, nil
+	return bestPos, bestTot, nil
 }
 
 // rowRun returns the number of centers from t on in t's row.

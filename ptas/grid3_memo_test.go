@@ -86,7 +86,7 @@ func TestGrid3MemoLockstep(t *testing.T) {
 					floor = wantTot
 				}
 				before, box := memos[m].dropped, memos[m].w*memos[m].h*memos[m].l
-				got, gc, ok, err := grid3Search(context.Background(), pr, floor, onPoints, &memos[m])
+				got, gc, tot, ok, err := grid3Search(context.Background(), pr, floor, onPoints, &memos[m])
 				if box > 0 && memos[m].w*memos[m].h*memos[m].l > box {
 					grown++
 				}
@@ -94,8 +94,8 @@ func TestGrid3MemoLockstep(t *testing.T) {
 					t.Fatalf("sequence %d: grid3Search: ok %v, %v", seq, ok, err)
 				}
 				dropped += memos[m].dropped - before
-				if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
-					t.Fatalf("sequence %d (%dx%dx%d), decision %d, k = %d of %d, Gen-Alg %v, floor %v: with the memo %v at %v, plain %v at %v", seq, W, H, L, decisions, k, len(pts), onPoints, floor, got, gc, want, wc)
+				if !slices.Equal(got, want) || !slices.Equal(gc, wc) || float64(tot) != wantTot {
+					t.Fatalf("sequence %d (%dx%dx%d), decision %d, k = %d of %d, Gen-Alg %v, floor %v: with the memo %v at %v total %d, plain %v at %v total %v", seq, W, H, L, decisions, k, len(pts), onPoints, floor, got, gc, tot, want, wc, wantTot)
 				}
 				answers = append(answers, got)
 				decisions++
@@ -150,7 +150,7 @@ func TestCenterMemoBoundsBelowTotal(t *testing.T) {
 			before := slices.Clone(memo.val)
 			beforeK := slices.Clone(memo.kk)
 			beforeT := slices.Clone(memo.thr)
-			got, _, ok, err := grid3Search(context.Background(), pr, 0, onPoints, &memo)
+			got, _, _, ok, err := grid3Search(context.Background(), pr, 0, onPoints, &memo)
 			if err != nil || !ok {
 				t.Fatalf("sequence %d: ok %v, %v", seq, ok, err)
 			}

@@ -69,24 +69,26 @@ func TestGrid3Lockstep(t *testing.T) {
 			}
 			var answers [][]int
 			for _, onPoints := range []bool{false, true} {
-				got, gc, ok, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
+				got, gc, tot, ok, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
 				if err != nil || !ok {
 					t.Fatalf("sequence %d: grid3Search: ok %v, %v", seq, ok, err)
 				}
 				want, wc, wantTot := plainAnswer(t, pr, pts, onPoints)
-				if !slices.Equal(got, want) || !slices.Equal(gc, wc) {
-					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v, plain %v at %v", seq, W, H, L, k, nfree, onPoints, got, gc, want, wc)
+				// The total returned is the winner's (the results' Total, not
+				// summed again: gridResult).
+				if !slices.Equal(got, want) || !slices.Equal(gc, wc) || float64(tot) != wantTot {
+					t.Fatalf("sequence %d (%dx%dx%d), k = %d of %d free, Gen-Alg %v: grid3 %v at %v total %d, plain %v at %v total %v", seq, W, H, L, k, nfree, onPoints, got, gc, tot, want, wc, wantTot)
 				}
 				// With the best total as the floor (the search may stop at it).
-				if fl, flc, _, err := grid3Search(context.Background(), pr, wantTot, onPoints, nil); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) {
-					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, err, want, wc)
+				if fl, flc, ft, _, err := grid3Search(context.Background(), pr, wantTot, onPoints, nil); err != nil || !slices.Equal(fl, want) || !slices.Equal(flc, wc) || float64(ft) != wantTot {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, floor %v: grid3 %v at %v total %d (%v), plain %v at %v", seq, k, onPoints, wantTot, fl, flc, ft, err, want, wc)
 				}
 				// Every ball counted directly instead of from the rows' tables.
 				grid3RowTables = false
-				dg, dc, _, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
+				dg, dc, dt, _, err := grid3Search(context.Background(), pr, 0, onPoints, nil)
 				grid3RowTables = true
-				if err != nil || !slices.Equal(dg, want) || !slices.Equal(dc, wc) {
-					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, without row tables: grid3 %v at %v (%v), plain %v at %v", seq, k, onPoints, dg, dc, err, want, wc)
+				if err != nil || !slices.Equal(dg, want) || !slices.Equal(dc, wc) || float64(dt) != wantTot {
+					t.Fatalf("sequence %d, k = %d, Gen-Alg %v, without row tables: grid3 %v at %v total %d (%v), plain %v at %v", seq, k, onPoints, dg, dc, dt, err, want, wc)
 				}
 				decisions++
 				answers = append(answers, got)
@@ -275,4 +277,64 @@ func randomFree3(r *rand.Rand, W, H, L int, busy float64) [][]int {
 		}
 	}
 	return pts
+}
+
+// TestGrid3RejectsUnordered checks that grid3Search takes only distinct points in
+// ascending (x, y, z) order, the order its tie rule and tables rely on, and leaves
+// any other input to the other paths (ok false): on random free sets of random
+// boxes, the points in order are taken, and with two of them swapped (neighbours
+// in the order, most often one line's, or any two) or one repeated in place of
+// the next they are not.
+func TestGrid3RejectsUnordered(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 6))
+	for trial := range 300 {
+		W, H, L := 1+r.IntN(6), 1+r.IntN(6), 1+r.IntN(6)
+		var pts [][]int
+		for x := range W {
+			for y := range H {
+				for z := range L {
+					if r.IntN(3) > 0 {
+						pts = append(pts, []int{x + 3, y - 1, z})
+					}
+				}
+			}
+		}
+		if len(pts) < 3 {
+			continue
+		}
+		k := 1 + r.IntN(len(pts)-1)
+		run := func(ps [][]int) bool {
+			pr, err := newProblem(ps, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, _, ok, err := grid3Search(context.Background(), pr, 0, trial%2 == 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		if !run(pts) {
+			t.Fatalf("trial %d: points in order not taken", trial)
+		}
+		i := r.IntN(len(pts) - 1)
+		j := i + 1
+		if trial%3 > 0 {
+			j += r.IntN(len(pts) - 1 - i)
+		}
+		swapped := slices.Clone(pts)
+		swapped[i], swapped[j] = swapped[j], swapped[i]
+		if run(swapped) {
+			t.Fatalf("trial %d: points %d and %d swapped (%v, %v) taken", trial, i, j, pts[i], pts[j])
+		}
+		repeated := slices.Clone(pts)
+		repeated[i+1] = repeated[i]
+		pr, err := newProblem(repeated, k)
+		if err != nil {
+			t.Fatal(err) // repeated points are valid input (the other paths take them)
+		}
+		if _, _, _, ok, _ := grid3Search(context.Background(), pr, 0, trial%2 == 1, nil); ok {
+			t.Fatalf("trial %d: point %d repeated (%v) taken", trial, i, pts[i])
+		}
+	}
 }
