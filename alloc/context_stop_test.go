@@ -1,0 +1,114 @@
+package alloc
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// genalg on a network and opt take seconds to minutes a decision on large machines
+// (genalg sorts the free hosts once per free host; opt runs MM+Inc and a branch and
+// bound), so a replay's Ctrl-C waited for the decision and was cut by the 2 s
+// watchdog with its results removed (sim on fattree:32,32:32,32:196). Both are
+// ContextAllocators now: each decision of a replay is stopped after 0, 1, 2, ...
+// looks until it finishes; every stop returns context.Canceled with the free set
+// (and opt's counts) unchanged, and the decision that finishes is the one an
+// allocator never stopped makes.
+func TestSlowAllocatorsStopOnContext(t *testing.T) {
+	ft, err := topo.ParseMachine("fattree:4,4:4,4:4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		spec string
+		m    topo.Machine
+	}{{"genalg", ft}, {"opt", topo.Mesh(6, 6)}, {"opt:nodes=50", topo.Torus(5, 5)}}
+	rng := rand.New(rand.NewPCG(6, 12))
+	for _, c := range cases {
+		a, err := Parse(c.spec, c.m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := Parse(c.spec, c.m, Options{})
+		ca, ok := a.(ContextAllocator)
+		if !ok {
+			t.Fatalf("%s on %s: not a ContextAllocator: Ctrl-C waits for a whole decision", c.spec, c.m.Spec())
+		}
+		midStops := 0
+		var held [][]int
+		for j := range 8 {
+			if len(held) > 0 && rng.IntN(3) == 0 {
+				h := rng.IntN(len(held))
+				if err := a.Release(held[h]); err != nil {
+					t.Fatal(err)
+				}
+				if err := ref.Release(held[h]); err != nil {
+					t.Fatal(err)
+				}
+				held = slices.Delete(held, h, h+1)
+			}
+			k := 2 + rng.IntN(max(1, a.NumFree()/4))
+			want, werr := ref.Allocate(k)
+			if werr != nil {
+				t.Fatal(werr)
+			}
+			for looks := int64(0); ; looks++ {
+				free := a.NumFree()
+				var counts [2]int64
+				if fc, ok := a.(FallbackCounter); ok {
+					counts[0], counts[1] = fc.Fallbacks()
+				}
+				got, err := ca.AllocateContext(ctxtest.StopAfter(looks), k)
+				if err == nil {
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s job %d (k=%d) after %d stops: %v, never stopped %v", c.spec, j, k, looks, got, want)
+					}
+					held = append(held, got)
+					break
+				}
+				if !errors.Is(err, context.Canceled) || got != nil {
+					t.Fatalf("%s job %d (k=%d) stopped after %d looks: %v, %v", c.spec, j, k, looks, got, err)
+				}
+				var now [2]int64
+				if fc, ok := a.(FallbackCounter); ok {
+					now[0], now[1] = fc.Fallbacks()
+				}
+				if a.NumFree() != free || now != counts {
+					t.Fatalf("%s job %d: the stopped decision changed the state (%d free, was %d; counts %v, were %v)", c.spec, j, a.NumFree(), free, now, counts)
+				}
+				if looks > 0 {
+					midStops++
+				}
+			}
+		}
+		if fa, ok := a.(FallbackCounter); ok {
+			d1, f1 := fa.Fallbacks()
+			d2, f2 := ref.(FallbackCounter).Fallbacks()
+			if d1 != d2 || f1 != f2 {
+				t.Errorf("%s: counts %d/%d, never stopped %d/%d", c.spec, d1, f1, d2, f2)
+			}
+		}
+		if midStops == 0 {
+			t.Errorf("%s: no decision was stopped after its first look", c.spec)
+		}
+	}
+}
+
+// opt refuses a machine its solver cannot take at the start: every decision on the
+// empty machine of more than exact.MaxSubsetPoints nodes (but k = 1 or all) failed,
+// after MM+Inc's incumbent over all of them (minutes on mesh:448x448).
+func TestOptRefusesTooLargeMachine(t *testing.T) {
+	if _, err := Parse("opt", topo.Mesh(64, 64), Options{}); err != nil {
+		t.Fatalf("mesh:64x64 (4096 nodes): %v", err)
+	}
+	_, err := Parse("opt", topo.Mesh(65, 64), Options{})
+	if err == nil || !strings.Contains(err.Error(), "at most 4096 nodes") {
+		t.Fatalf("mesh:65x64: %v, want a refusal naming the limit", err)
+	}
+}
