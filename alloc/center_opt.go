@@ -54,7 +54,7 @@ func newOptAlloc(arg string, m topo.Machine, opt Options) (Allocator, error) {
 		// Every decision on the empty machine but k = 1 or all nodes would fail
 		// (the solver's n x n table), after MM+Inc's incumbent on every free node:
 		// minutes on a 2 x 10^5-node mesh before the first job's error.
-		return nil, fmt.Errorf("opt needs at most %d nodes (the exact solver keeps an n x n distance table of the free nodes), not %s with %d", exact.MaxSubsetPoints, m.Spec(), g.N())
+		return nil, fmt.Errorf("opt needs at most %d nodes (the exact solver keeps an n x n distance table of the free nodes), not %s (%d nodes)", exact.MaxSubsetPoints, m.Spec(), g.N())
 	}
 	a := &optAlloc{g: g, st: NewState(g.N()), order: FreeListOrder(g), budget: DefaultOptNodes}
 	if arg != "" {
