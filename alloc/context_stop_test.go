@@ -112,3 +112,33 @@ func TestOptRefusesTooLargeMachine(t *testing.T) {
 		t.Fatalf("mesh:65x64: %v, want a refusal naming the limit", err)
 	}
 }
+
+// A decision the context stopped is not one for the Clock: neither counted nor
+// timed (its part of a decision read as a whole one in bench's latencies and a
+// replay's time per decision); a finished one and an allocator's own refusal are.
+func TestClockSkipsStoppedDecisions(t *testing.T) {
+	ft, err := topo.ParseMachine("fattree:4,4:4,4:4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Parse("genalg", ft, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &Clock{Record: true}
+	if _, err := clk.AllocateContext(ctxtest.StopAfter(3), a, 5); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped after 3 looks: %v", err)
+	}
+	if r := clk.Snapshot(); r.Allocations != 0 || len(r.Latencies) != 0 || r.Allocate != 0 {
+		t.Fatalf("after a stopped decision: %+v", r)
+	}
+	if _, err := clk.AllocateContext(context.Background(), a, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := clk.AllocateContext(context.Background(), a, ft.N()); !errors.Is(err, ErrNotEnoughFree) {
+		t.Fatalf("more than free: %v", err)
+	}
+	if r := clk.Snapshot(); r.Allocations != 2 || len(r.Latencies) != 2 {
+		t.Fatalf("after a decision and a refusal: %+v", r)
+	}
+}

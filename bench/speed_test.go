@@ -301,6 +301,63 @@ func TestSpeedTimeLimit(t *testing.T) {
 	}
 }
 
+// stuckAlloc makes its first quick decisions at once and then takes stuck for each
+// one, or until its context ends (a ContextAllocator, as genalg on a network,
+// whose decisions take minutes on 2 x 10^5 hosts).
+type stuckAlloc struct {
+	alloc.Allocator
+	quick int
+	stuck time.Duration
+}
+
+func (s *stuckAlloc) Allocate(k int) ([]int, error) {
+	return s.AllocateContext(context.Background(), k)
+}
+
+func (s *stuckAlloc) AllocateContext(ctx context.Context, k int) ([]int, error) {
+	if s.quick > 0 {
+		s.quick--
+		return s.Allocator.Allocate(k)
+	}
+	select {
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-time.After(s.stuck):
+		return s.Allocator.Allocate(k)
+	}
+}
+
+// The time limit stops a decision of an allocator that can stop one: the run
+// ends at the limit with the decisions made before it, and the stopped one is
+// neither counted nor in the latencies. bench --time-limit 3s with genalg on
+// fattree:32,32:32,32:196 ran on for minutes, inside its first decision.
+func TestSpeedTimeLimitStopsADecision(t *testing.T) {
+	m := machine(t, "mesh:8x8")
+	w, err := SyntheticWorkload(m.N(), 100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
+	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
+		a, err := alloc.Parse("bf:hilbert", m, o)
+		if spec == "stuck" {
+			return &stuckAlloc{a, 3, 5 * time.Second}, err
+		}
+		return a, err
+	}
+	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"stuck", "bf:hilbert"}, Workload: w, TimeLimit: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Allocs[0]
+	if r.Complete || r.Decisions != 3 || len(r.Percentiles) != len(Quantiles) || r.Error != "time limit 300ms reached" {
+		t.Errorf("stuck: complete %v, %d decisions (want the 3 made before the limit), %q", r.Complete, r.Decisions, r.Error)
+	}
+	if rep.Interrupted || len(rep.Allocs) != 2 || !rep.Allocs[1].Complete {
+		t.Errorf("after the time limit: %+v", rep)
+	}
+}
+
 // The collections around each allocator (collect) run on one P and give the
 // process its GOMAXPROCS back, and the heap an allocator holds is still measured
 // after them.
