@@ -3,6 +3,7 @@ package alloc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,11 +13,12 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// genalg on a network and opt take seconds to minutes a decision on large machines
-// (genalg sorts the free hosts once per free host; opt runs MM+Inc and a branch and
-// bound), so a replay's Ctrl-C waited for the decision and was cut by the 2 s
-// watchdog with its results removed (sim on fattree:32,32:32,32:196). Both are
-// ContextAllocators now: each decision of a replay is stopped after 0, 1, 2, ...
+// genalg on a network, opt and slurm:tree take seconds to minutes a decision on
+// large machines (genalg sorts the free hosts once per free host; opt runs MM+Inc
+// and a branch and bound; topology/tree adds leaves one by one, each compared with
+// every candidate), so a replay's Ctrl-C waited for the decision and was cut by the
+// 2 s watchdog with its results removed (sim on fattree:32,32:32,32:196 and its
+// topology.conf). They are ContextAllocators now: each decision of a replay is stopped after 0, 1, 2, ...
 // looks until it finishes; every stop returns context.Canceled with the free set
 // (and opt's counts) unchanged, and the decision that finishes is the one an
 // allocator never stopped makes.
@@ -25,20 +27,32 @@ func TestSlowAllocatorsStopOnContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	parsed := func(spec string, m topo.Machine) func() Allocator {
+		return func() Allocator {
+			a, err := Parse(spec, m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+	}
+	// slurm:tree on 32 nodes under 8 leaves of 4, two spines, a root.
+	var tree strings.Builder
+	for l := range 8 {
+		fmt.Fprintf(&tree, "SwitchName=leaf%d Nodes=n[%d-%d]\n", l, 4*l+1, 4*l+4)
+	}
+	tree.WriteString("SwitchName=s0 Switches=leaf[0-3]\nSwitchName=s1 Switches=leaf[4-7]\nSwitchName=root Switches=s[0-1]\n")
 	cases := []struct {
 		spec string
-		m    topo.Machine
-	}{{"genalg", ft}, {"opt", topo.Mesh(6, 6)}, {"opt:nodes=50", topo.Torus(5, 5)}}
+		mk   func() Allocator
+	}{{"genalg", parsed("genalg", ft)}, {"opt", parsed("opt", topo.Mesh(6, 6))}, {"opt:nodes=50", parsed("opt:nodes=50", topo.Torus(5, 5))},
+		{"slurm:tree", func() Allocator { return newSlurmT(t, 32, nil, tree.String()) }}}
 	rng := rand.New(rand.NewPCG(6, 12))
 	for _, c := range cases {
-		a, err := Parse(c.spec, c.m, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, _ := Parse(c.spec, c.m, Options{})
+		a, ref := c.mk(), c.mk()
 		ca, ok := a.(ContextAllocator)
 		if !ok {
-			t.Fatalf("%s on %s: not a ContextAllocator: Ctrl-C waits for a whole decision", c.spec, c.m.Spec())
+			t.Fatalf("%s: not a ContextAllocator: Ctrl-C waits for a whole decision", c.spec)
 		}
 		midStops := 0
 		var held [][]int
