@@ -72,34 +72,20 @@ func TestSlowAllocatorsStopOnContext(t *testing.T) {
 			if werr != nil {
 				t.Fatal(werr)
 			}
-			for looks := int64(0); ; looks++ {
-				free := a.NumFree()
-				var counts [2]int64
+			state := func() string {
 				if fc, ok := a.(FallbackCounter); ok {
-					counts[0], counts[1] = fc.Fallbacks()
+					d, f := fc.Fallbacks()
+					return fmt.Sprint(a.NumFree(), " free, counts ", d, f)
 				}
-				got, err := ca.AllocateContext(ctxtest.StopAfter(looks), k)
-				if err == nil {
-					if !slices.Equal(got, want) {
-						t.Fatalf("%s job %d (k=%d) after %d stops: %v, never stopped %v", c.spec, j, k, looks, got, want)
-					}
-					held = append(held, got)
-					break
-				}
-				if !errors.Is(err, context.Canceled) || got != nil {
-					t.Fatalf("%s job %d (k=%d) stopped after %d looks: %v, %v", c.spec, j, k, looks, got, err)
-				}
-				var now [2]int64
-				if fc, ok := a.(FallbackCounter); ok {
-					now[0], now[1] = fc.Fallbacks()
-				}
-				if a.NumFree() != free || now != counts {
-					t.Fatalf("%s job %d: the stopped decision changed the state (%d free, was %d; counts %v, were %v)", c.spec, j, a.NumFree(), free, now, counts)
-				}
-				if looks > 0 {
-					midStops++
-				}
+				return fmt.Sprint(a.NumFree(), " free")
 			}
+			what := fmt.Sprintf("%s job %d (k=%d)", c.spec, j, k)
+			got, stops := decideStoppedAtEveryLook(t, what, ca, k, state)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: %v, never stopped %v", what, got, want)
+			}
+			held = append(held, got)
+			midStops += stops
 		}
 		if fa, ok := a.(FallbackCounter); ok {
 			d1, f1 := fa.Fallbacks()
@@ -110,6 +96,31 @@ func TestSlowAllocatorsStopOnContext(t *testing.T) {
 		}
 		if midStops == 0 {
 			t.Errorf("%s: no decision was stopped after its first look", c.spec)
+		}
+	}
+}
+
+// decideStoppedAtEveryLook makes a's decision of k nodes stopped after 0, 1, 2, ...
+// looks at its context until one finishes, and returns its nodes and how many stops
+// came after a first look (in the middle of the decision). Every stop must return
+// context.Canceled and no nodes, and leave state() as it was (what names the
+// decision in the messages).
+func decideStoppedAtEveryLook(t *testing.T, what string, a ContextAllocator, k int, state func() string) (nodes []int, midStops int) {
+	t.Helper()
+	for looks := int64(0); ; looks++ {
+		before := state()
+		got, err := a.AllocateContext(ctxtest.StopAfter(looks), k)
+		if err == nil {
+			return got, midStops
+		}
+		if !errors.Is(err, context.Canceled) || got != nil {
+			t.Fatalf("%s stopped after %d looks: %v, %v", what, looks, got, err)
+		}
+		if after := state(); after != before {
+			t.Fatalf("%s: the decision stopped after %d looks changed the state: %s, was %s", what, looks, after, before)
+		}
+		if looks > 0 {
+			midStops++
 		}
 	}
 }

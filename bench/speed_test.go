@@ -155,6 +155,20 @@ func (l *opLogger) Release(nodes []int) error {
 	return l.Allocator.Release(nodes)
 }
 
+// wrapAllocs makes Run's allocators bf:hilbert, each given to wrap with its spec
+// (which returns it, or a wrapper that slows it down), until the test ends.
+func wrapAllocs(t *testing.T, wrap func(spec string, a alloc.Allocator) alloc.Allocator) {
+	p := parseAlloc
+	t.Cleanup(func() { parseAlloc = p })
+	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
+		a, err := alloc.Parse("bf:hilbert", m, o)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(spec, a), nil
+	}
+}
+
 // slowAlloc takes delay per decision and cannot be interrupted inside one.
 type slowAlloc struct {
 	alloc.Allocator
@@ -174,17 +188,15 @@ func TestSpeedStopsOnCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
-	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
-		a, err := alloc.Parse("bf:hilbert", m, o)
+	wrapAllocs(t, func(spec string, a alloc.Allocator) alloc.Allocator {
 		switch spec {
 		case "slow":
-			return &slowAlloc{a, time.Millisecond}, err
+			return &slowAlloc{a, time.Millisecond}
 		case "stuck":
-			return &slowAlloc{a, time.Minute}, err
+			return &slowAlloc{a, time.Minute}
 		}
-		return a, err
-	}
+		return a
+	})
 	for _, spec := range []string{"slow", "stuck"} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var cancelled time.Time
@@ -280,14 +292,12 @@ func TestSpeedTimeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
-	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
-		a, err := alloc.Parse("bf:hilbert", m, o)
+	wrapAllocs(t, func(spec string, a alloc.Allocator) alloc.Allocator {
 		if spec == "slow" {
-			return &slowAlloc{a, 20 * time.Millisecond}, err
+			return &slowAlloc{a, 20 * time.Millisecond}
 		}
-		return a, err
-	}
+		return a
+	})
 	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"slow", "bf:hilbert"}, Workload: w, TimeLimit: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -337,14 +347,12 @@ func TestSpeedTimeLimitStopsADecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
-	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
-		a, err := alloc.Parse("bf:hilbert", m, o)
+	wrapAllocs(t, func(spec string, a alloc.Allocator) alloc.Allocator {
 		if spec == "stuck" {
-			return &stuckAlloc{a, 3, 5 * time.Second}, err
+			return &stuckAlloc{a, 3, 5 * time.Second}
 		}
-		return a, err
-	}
+		return a
+	})
 	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"stuck", "bf:hilbert"}, Workload: w, TimeLimit: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
