@@ -41,14 +41,7 @@ func TestGreedyAllocateContextStops(t *testing.T) {
 			var held [][]int
 			for j := range jobs {
 				if len(held) > 0 && rng.IntN(3) == 0 {
-					h := rng.IntN(len(held))
-					if err := a.Release(held[h]); err != nil {
-						t.Fatal(err)
-					}
-					if err := ref.Release(held[h]); err != nil {
-						t.Fatal(err)
-					}
-					held = slices.Delete(held, h, h+1)
+					held = releaseHeld(t, held, rng.IntN(len(held)), a, ref)
 				}
 				k := 1 + rng.IntN(max(1, a.NumFree()/3))
 				want, werr := ref.Allocate(k)

@@ -58,14 +58,7 @@ func TestSlowAllocatorsStopOnContext(t *testing.T) {
 		var held [][]int
 		for j := range 8 {
 			if len(held) > 0 && rng.IntN(3) == 0 {
-				h := rng.IntN(len(held))
-				if err := a.Release(held[h]); err != nil {
-					t.Fatal(err)
-				}
-				if err := ref.Release(held[h]); err != nil {
-					t.Fatal(err)
-				}
-				held = slices.Delete(held, h, h+1)
+				held = releaseHeld(t, held, rng.IntN(len(held)), a, ref)
 			}
 			k := 2 + rng.IntN(max(1, a.NumFree()/4))
 			want, werr := ref.Allocate(k)
@@ -98,6 +91,18 @@ func TestSlowAllocatorsStopOnContext(t *testing.T) {
 			t.Errorf("%s: no decision was stopped after its first look", c.spec)
 		}
 	}
+}
+
+// releaseHeld releases the job held[i] on every allocator of allocs (one that
+// mirrors another) and returns held without it.
+func releaseHeld(t *testing.T, held [][]int, i int, allocs ...Allocator) [][]int {
+	t.Helper()
+	for _, a := range allocs {
+		if err := a.Release(held[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return slices.Delete(held, i, i+1)
 }
 
 // decideStoppedAtEveryLook makes a's decision of k nodes stopped after 0, 1, 2, ...
