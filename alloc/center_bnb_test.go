@@ -501,14 +501,7 @@ func TestTieBoundBelowEveryCenter(t *testing.T) {
 				s := a.newTieSearch()
 				t0 := a.tied[0]
 				s.full = t0.L - 1
-				s.torusL0 = 0
-				for n := 1; n < k; {
-					s.torusL0++
-					n = 1
-					for _, dj := range s.dims {
-						n *= min(2*s.torusL0+1, dj)
-					}
-				}
+				s.setTorusL0(k)
 				dims := g.Dims()
 				lo, e, c := make([]int, len(dims)), make([]int, len(dims)), make([]int, len(dims))
 				for range 20 {

@@ -3,12 +3,12 @@ package alloc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -41,42 +41,22 @@ func TestGreedyAllocateContextStops(t *testing.T) {
 			var held [][]int
 			for j := range jobs {
 				if len(held) > 0 && rng.IntN(3) == 0 {
-					h := rng.IntN(len(held))
-					if err := a.Release(held[h]); err != nil {
-						t.Fatal(err)
-					}
-					if err := ref.Release(held[h]); err != nil {
-						t.Fatal(err)
-					}
-					held = slices.Delete(held, h, h+1)
+					held = releaseHeld(t, held, rng.IntN(len(held)), a, ref)
 				}
 				k := 1 + rng.IntN(max(1, a.NumFree()/3))
 				want, werr := ref.Allocate(k)
 				if werr != nil {
 					t.Fatal(werr)
 				}
-				for looks := int64(0); ; looks++ {
-					free, stats := a.NumFree(), a.(TieReporter).TieStats()
-					got, err := ca.AllocateContext(ctxtest.StopAfter(looks), k)
-					if err == nil {
-						if !slices.Equal(got, want) || a.(TieReporter).LastTies() != ref.(TieReporter).LastTies() {
-							t.Fatalf("%v ties=%v job %d (k=%d) after %d stops: %v (ties %d), never stopped %v (ties %d)",
-								g, ties, j, k, looks, got, a.(TieReporter).LastTies(), want, ref.(TieReporter).LastTies())
-						}
-						held = append(held, got)
-						break
-					}
-					if !errors.Is(err, context.Canceled) || got != nil {
-						t.Fatalf("%v ties=%v job %d (k=%d) stopped after %d looks: %v, %v", g, ties, j, k, looks, got, err)
-					}
-					if a.NumFree() != free || a.(TieReporter).TieStats() != stats {
-						t.Fatalf("%v ties=%v job %d: the stopped decision changed the state (%d free, was %d; tie stats %+v, were %+v)",
-							g, ties, j, a.NumFree(), free, a.(TieReporter).TieStats(), stats)
-					}
-					if looks > 0 {
-						midStops++
-					}
+				what := fmt.Sprintf("%v ties=%v job %d (k=%d)", g, ties, j, k)
+				got, stops := decideStoppedAtEveryLook(t, what, ca, k, func() string {
+					return fmt.Sprintf("%d free, tie stats %+v", a.NumFree(), a.(TieReporter).TieStats())
+				})
+				if !slices.Equal(got, want) || a.(TieReporter).LastTies() != ref.(TieReporter).LastTies() {
+					t.Fatalf("%s: %v (ties %d), never stopped %v (ties %d)", what, got, a.(TieReporter).LastTies(), want, ref.(TieReporter).LastTies())
 				}
+				held = append(held, got)
+				midStops += stops
 			}
 			if a.(TieReporter).TieStats() != ref.(TieReporter).TieStats() {
 				t.Errorf("%v ties=%v: tie stats %+v, never stopped %+v", g, ties, a.(TieReporter).TieStats(), ref.(TieReporter).TieStats())

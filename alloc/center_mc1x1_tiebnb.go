@@ -169,14 +169,9 @@ func (a *mc1x1) tieWinnerFrom(k int, l0 bnbLeaf) tieCand {
 	return a.ties.search(a, k, l0)
 }
 
-// search is tieWinner's second branch and bound, from the first center of least
-// score l0.
-func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
-	d := s.d
-	sStar := l0.cost
-	s.full = l0.L - 1
-	// the first radius whose balls hold k nodes on a torus (on a mesh, where a
-	// ball may be clipped, at least that)
+// setTorusL0 sets torusL0: the first radius whose balls hold k nodes on a torus
+// (on a mesh, where a ball may be clipped, at least that).
+func (s *tieSearch) setTorusL0(k int) {
 	s.torusL0 = 0
 	for n := 1; n < k; {
 		s.torusL0++
@@ -185,6 +180,15 @@ func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
 			n *= min(2*s.torusL0+1, dj)
 		}
 	}
+}
+
+// search is tieWinner's second branch and bound, from the first center of least
+// score l0.
+func (s *tieSearch) search(a *mc1x1, k int, l0 bnbLeaf) tieCand {
+	d := s.d
+	sStar := l0.cost
+	s.full = l0.L - 1
+	s.setTorusL0(k)
 	win := tieCand{int(a.pos[l0.node]), l0.L, k - l0.inner}
 	coord := a.x.coord
 	rankOf := func(c []int) int { return freeRank(c, s.rank) }

@@ -57,14 +57,7 @@ func TestTieShrinkKeepsEveryTiedCenter(t *testing.T) {
 			}
 			a.buildBoxes()
 			s := a.newTieSearch()
-			s.torusL0 = 0
-			for n := 1; n < k; {
-				s.torusL0++
-				n = 1
-				for _, dj := range dims {
-					n *= min(2*s.torusL0+1, dj)
-				}
-			}
+			s.setTorusL0(k)
 			lo, e, c := make([]int, d), make([]int, d), make([]int, d)
 			for range 40 {
 				for j, dj := range dims {

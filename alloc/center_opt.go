@@ -50,6 +50,12 @@ func newOptAlloc(arg string, m topo.Machine, opt Options) (Allocator, error) {
 	if !ok {
 		return nil, fmt.Errorf("opt needs a mesh or torus (node coordinates), not %s", m.Spec())
 	}
+	if g.N() > exact.MaxSubsetPoints {
+		// Every decision on the empty machine but k = 1 or all nodes would fail
+		// (the solver's n x n table), after MM+Inc's incumbent on every free node:
+		// minutes on a 2 x 10^5-node mesh before the first job's error.
+		return nil, fmt.Errorf("opt needs at most %d nodes (the exact solver keeps an n x n distance table of the free nodes), not %s (%d nodes)", exact.MaxSubsetPoints, m.Spec(), g.N())
+	}
 	a := &optAlloc{g: g, st: NewState(g.N()), order: FreeListOrder(g), budget: DefaultOptNodes}
 	if arg != "" {
 		v, ok := strings.CutPrefix(arg, "nodes=")
@@ -91,12 +97,19 @@ func (a *optAlloc) Release(nodes []int) error        { return a.st.Release(nodes
 func (a *optAlloc) Fallbacks() (decisions, fb int64) { return a.decisions, a.fallbacks }
 
 func (a *optAlloc) Allocate(k int) ([]int, error) {
+	return a.AllocateContext(context.Background(), k)
+}
+
+// AllocateContext is Allocate that stops when ctx ends (ContextAllocator): the
+// solver (MM+Inc's incumbent, then the branch and bound) polls ctx, and a decision
+// it stopped is dropped, not counted, with the state unchanged; the budget in
+// search nodes still decides where a decision that runs to its end stops.
+func (a *optAlloc) AllocateContext(ctx context.Context, k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
 	a.fl = a.st.AppendFreeInOrder(a.fl[:0], a.order)
 	var nodes []int
-	a.decisions++
 	if k == len(a.fl) || k == 1 {
 		nodes = slices.Clone(a.fl[:k])
 	} else {
@@ -104,7 +117,10 @@ func (a *optAlloc) Allocate(k int) ([]int, error) {
 		for _, v := range a.fl {
 			a.free = append(a.free, a.pts[v])
 		}
-		res, err := exact.SubsetSeeded(context.Background(), a.free, k, exact.SubsetOptions{MaxNodes: a.budget})
+		res, err := exact.SubsetSeeded(ctx, a.free, k, exact.SubsetOptions{MaxNodes: a.budget})
+		if cause := context.Cause(ctx); cause != nil {
+			return nil, cause
+		}
 		if err != nil {
 			return nil, fmt.Errorf("opt: %w", err)
 		}
@@ -120,5 +136,6 @@ func (a *optAlloc) Allocate(k int) ([]int, error) {
 	if err := a.st.Take(nodes); err != nil {
 		return nil, fmt.Errorf("opt: internal error: %w", err)
 	}
+	a.decisions++
 	return nodes, nil
 }

@@ -54,13 +54,19 @@ func (c *Clock) Allocate(a Allocator, k int) ([]int, error) {
 }
 
 // AllocateContext is Allocate through a's AllocateContext (ContextAllocator) when
-// it has one.
+// it has one. A call that ctx stopped (an error, with ctx ended) made no decision
+// (the allocator's state is unchanged) and is neither counted nor timed: its part
+// of a decision would be read as a whole one (bench's latencies under a time
+// limit, a replay's time per decision when it is interrupted).
 func (c *Clock) AllocateContext(ctx context.Context, a Allocator, k int) ([]int, error) {
 	if c == nil {
 		return AllocateContext(ctx, a, k)
 	}
 	t0 := time.Now()
 	nodes, err := AllocateContext(ctx, a, k)
+	if err != nil && context.Cause(ctx) != nil {
+		return nodes, err
+	}
 	c.addAlloc(time.Since(t0))
 	return nodes, err
 }

@@ -557,14 +557,7 @@ func allocReleaseAgainstReference(t *testing.T, rng *rand.Rand, fast, ref *Slurm
 	var live [][]int
 	for step := range steps {
 		if fast.NumFree() == 0 || (len(live) > 0 && rng.IntN(3) == 0) {
-			i := rng.IntN(len(live))
-			if err := fast.Release(live[i]); err != nil {
-				t.Fatal(err)
-			}
-			if err := ref.Release(live[i]); err != nil {
-				t.Fatal(err)
-			}
-			live = slices.Delete(live, i, i+1)
+			live = releaseHeld(t, live, rng.IntN(len(live)), fast, ref)
 			continue
 		}
 		k := 1 + rng.IntN(fast.NumFree())

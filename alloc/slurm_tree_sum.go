@@ -308,6 +308,9 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 		st.chosen = chosen[:0]
 	}()
 	for len(groups) > 0 {
+		if err := a.stopped(); err != nil {
+			return nil, err // the defers above restore the state
+		}
 		best, bestG, bestD := -1, -1, 0
 		for gi, g := range groups {
 			if gi > 0 && g.class == groups[gi-1].class && g.cnt == groups[gi-1].cnt {

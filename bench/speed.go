@@ -28,7 +28,9 @@ type Config struct {
 	Options  alloc.Options
 	Workload Workload
 	// TimeLimit, when positive, ends each allocator's run after that much time
-	// (its figures then cover the decisions made; Result.Complete is false).
+	// (its figures then cover the decisions made; Result.Complete is false): inside
+	// a decision for the allocators that can stop one (alloc.ContextAllocator),
+	// else after it.
 	TimeLimit time.Duration
 	// Progress, when set, is called now and then from the measuring goroutine with
 	// the allocator's index in Allocs (-1 for the floor) and the operations done.
@@ -314,7 +316,13 @@ func play(ctx context.Context, cfg Config, i int, clk *alloc.Clock) (alloc.Alloc
 			continue
 		}
 		k := int(op.Procs)
-		got, err := clk.Allocate(a, k)
+		// Through the context: a ContextAllocator stops a decision of minutes
+		// (genalg on a 2 x 10^5-host network) at the time limit, which otherwise
+		// waited for it; a stopped decision is not measured (Clock).
+		got, err := clk.AllocateContext(ctx, a, k)
+		if cause := context.Cause(ctx); err != nil && cause != nil {
+			return a, build, cause
+		}
 		if err != nil {
 			return a, build, fmt.Errorf("job %d (%d nodes, %d free): %w", op.Job+1, k, mirror.NumFree(), err)
 		}

@@ -155,6 +155,20 @@ func (l *opLogger) Release(nodes []int) error {
 	return l.Allocator.Release(nodes)
 }
 
+// wrapAllocs makes Run's allocators bf:hilbert, each given to wrap with its spec
+// (which returns it, or a wrapper that slows it down), until the test ends.
+func wrapAllocs(t *testing.T, wrap func(spec string, a alloc.Allocator) alloc.Allocator) {
+	p := parseAlloc
+	t.Cleanup(func() { parseAlloc = p })
+	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
+		a, err := alloc.Parse("bf:hilbert", m, o)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(spec, a), nil
+	}
+}
+
 // slowAlloc takes delay per decision and cannot be interrupted inside one.
 type slowAlloc struct {
 	alloc.Allocator
@@ -174,17 +188,15 @@ func TestSpeedStopsOnCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
-	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
-		a, err := alloc.Parse("bf:hilbert", m, o)
+	wrapAllocs(t, func(spec string, a alloc.Allocator) alloc.Allocator {
 		switch spec {
 		case "slow":
-			return &slowAlloc{a, time.Millisecond}, err
+			return &slowAlloc{a, time.Millisecond}
 		case "stuck":
-			return &slowAlloc{a, time.Minute}, err
+			return &slowAlloc{a, time.Minute}
 		}
-		return a, err
-	}
+		return a
+	})
 	for _, spec := range []string{"slow", "stuck"} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var cancelled time.Time
@@ -280,14 +292,12 @@ func TestSpeedTimeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(p func(string, topo.Machine, alloc.Options) (alloc.Allocator, error)) { parseAlloc = p }(parseAlloc)
-	parseAlloc = func(spec string, m topo.Machine, o alloc.Options) (alloc.Allocator, error) {
-		a, err := alloc.Parse("bf:hilbert", m, o)
+	wrapAllocs(t, func(spec string, a alloc.Allocator) alloc.Allocator {
 		if spec == "slow" {
-			return &slowAlloc{a, 20 * time.Millisecond}, err
+			return &slowAlloc{a, 20 * time.Millisecond}
 		}
-		return a, err
-	}
+		return a
+	})
 	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"slow", "bf:hilbert"}, Workload: w, TimeLimit: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -295,6 +305,61 @@ func TestSpeedTimeLimit(t *testing.T) {
 	r := rep.Allocs[0]
 	if r.Complete || r.Decisions == 0 || r.Decisions >= 100 || r.Error != "time limit 200ms reached" {
 		t.Errorf("slow: complete %v, %d decisions, %q", r.Complete, r.Decisions, r.Error)
+	}
+	if rep.Interrupted || len(rep.Allocs) != 2 || !rep.Allocs[1].Complete {
+		t.Errorf("after the time limit: %+v", rep)
+	}
+}
+
+// stuckAlloc makes its first quick decisions at once and then takes stuck for each
+// one, or until its context ends (a ContextAllocator, as genalg on a network,
+// whose decisions take minutes on 2 x 10^5 hosts).
+type stuckAlloc struct {
+	alloc.Allocator
+	quick int
+	stuck time.Duration
+}
+
+func (s *stuckAlloc) Allocate(k int) ([]int, error) {
+	return s.AllocateContext(context.Background(), k)
+}
+
+func (s *stuckAlloc) AllocateContext(ctx context.Context, k int) ([]int, error) {
+	if s.quick > 0 {
+		s.quick--
+		return s.Allocator.Allocate(k)
+	}
+	select {
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-time.After(s.stuck):
+		return s.Allocator.Allocate(k)
+	}
+}
+
+// The time limit stops a decision of an allocator that can stop one: the run
+// ends at the limit with the decisions made before it, and the stopped one is
+// neither counted nor in the latencies. bench --time-limit 3s with genalg on
+// fattree:32,32:32,32:196 ran on for minutes, inside its first decision.
+func TestSpeedTimeLimitStopsADecision(t *testing.T) {
+	m := machine(t, "mesh:8x8")
+	w, err := SyntheticWorkload(m.N(), 100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapAllocs(t, func(spec string, a alloc.Allocator) alloc.Allocator {
+		if spec == "stuck" {
+			return &stuckAlloc{a, 3, 5 * time.Second}
+		}
+		return a
+	})
+	rep, err := Run(context.Background(), Config{Machine: m, Allocs: []string{"stuck", "bf:hilbert"}, Workload: w, TimeLimit: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Allocs[0]
+	if r.Complete || r.Decisions != 3 || len(r.Percentiles) != len(Quantiles) || r.Error != "time limit 300ms reached" {
+		t.Errorf("stuck: complete %v, %d decisions (want the 3 made before the limit), %q", r.Complete, r.Decisions, r.Error)
 	}
 	if rep.Interrupted || len(rep.Allocs) != 2 || !rep.Allocs[1].Complete {
 		t.Errorf("after the time limit: %+v", rep)

@@ -13,6 +13,14 @@ import (
 // 128 MiB at the bound).
 const MaxSubsetPoints = 4096
 
+// checkSubsetSize refuses more than MaxSubsetPoints points.
+func checkSubsetSize(n int) error {
+	if n > MaxSubsetPoints {
+		return fmt.Errorf("exact: %d points; the branch and bound keeps an n x n distance table and accepts at most %d", n, MaxSubsetPoints)
+	}
+	return nil
+}
+
 // SubsetOptions tune Subset.
 type SubsetOptions struct {
 	// Incumbent is an optional starting k-subset (e.g. MM or MM+Inc from package ptas);
@@ -82,8 +90,8 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 	if k < 1 || k > n {
 		return SubsetResult{}, fmt.Errorf("exact: k = %d must be between 1 and the number of points (%d)", k, n)
 	}
-	if n > MaxSubsetPoints {
-		return SubsetResult{}, fmt.Errorf("exact: %d points; the branch and bound keeps an n x n distance table and accepts at most %d", n, MaxSubsetPoints)
+	if err := checkSubsetSize(n); err != nil {
+		return SubsetResult{}, err
 	}
 	if len(opt.Forced) > k {
 		return SubsetResult{}, fmt.Errorf("exact: %d forced points exceed k = %d", len(opt.Forced), k)

@@ -167,6 +167,12 @@ func (h Hierarchy) maxSaving(ctx context.Context, k int) (int64, error) {
 			if len(fc) <= 1 {
 				continue
 			}
+			// A merge is O(k x the child's hosts): 196 of up to 25 ms each at the
+			// top of fattree:32,32:32,32:196 with k = 24,320, so ask ctx per child,
+			// not only per level (Ctrl-C waited 2 s for the watchdog).
+			if err := context.Cause(ctx); err != nil {
+				return 0, err
+			}
 			p := up[c]
 			next[p] = maxPlus(next[p], fc, k)
 		}

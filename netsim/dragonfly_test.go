@@ -122,7 +122,7 @@ func TestDragonflyLoadMatchesTrace(t *testing.T) {
 			} else {
 				nodes = rng.Perm(n)[:k]
 			}
-			got, want := m.Measure(trial, nodes), m.enumerate(trial, nodes)
+			got, want := m.Measure(trial, nodes), m.traced(trial, nodes)
 			if got != want {
 				t.Fatalf("%s, job on %v: %+v, trace %+v", spec, nodes, got, want)
 			}
@@ -310,7 +310,7 @@ func TestDragonflyRelabelled(t *testing.T) {
 					mapped[i] = at[h]
 				}
 				got := m.Measure(trial, mapped)
-				if tr := m.enumerate(trial, mapped); got != tr {
+				if tr := m.traced(trial, mapped); got != tr {
 					t.Fatalf("%s, job on %v: %+v, trace %+v", name, mapped, got, tr)
 				}
 				if w := want.Measure(trial, nodes); keep && got != w {

@@ -126,7 +126,7 @@ func TestAllToAllGraphLoadMatchesTrace(t *testing.T) {
 				k = g.N()
 			}
 			nodes := rng.Perm(g.N())[:k]
-			got, want := m.allToAllGraphLoad(nodes), m.enumerate(job, nodes)
+			got, want := m.allToAllGraphLoad(nodes), m.traced(job, nodes)
 			if got != want {
 				t.Fatalf("%s, job on %v: in-tree count %+v, trace %+v", g.Spec(), nodes, got, want)
 			}
@@ -228,7 +228,7 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 			} else {
 				nodes = rng.Perm(g.N())[:k]
 			}
-			got, want := m.Measure(job, nodes), m.enumerate(job, nodes)
+			got, want := m.Measure(job, nodes), m.traced(job, nodes)
 			if got != want {
 				t.Fatalf("%s, job on %d hosts %v: subtree count %+v, trace %+v", g.Spec(), k, nodes, got, want)
 			}
@@ -283,7 +283,7 @@ func TestRouteMemoAnswersOnlyTheSameList(t *testing.T) {
 	}
 	for round := range 2 {
 		for i, nodes := range lists {
-			got, want := m.Measure(i, nodes), m.enumerate(i, nodes)
+			got, want := m.Measure(i, nodes), m.traced(i, nodes)
 			if got != want {
 				t.Fatalf("round %d, list %d %v: %+v, trace %+v", round, i, nodes, got, want)
 			}

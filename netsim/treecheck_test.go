@@ -124,7 +124,7 @@ func TestTreeModelStructureCheckIsRowCheck(t *testing.T) {
 		m := NewRouteMeter(r, pat, 1)
 		for job := range 10 {
 			nodes := rng.Perm(g.N())[:2+rng.IntN(g.N()-1)]
-			if got, want := fast.load(nodes), m.enumerate(job, nodes); got != want {
+			if got, want := fast.load(nodes), m.traced(job, nodes); got != want {
 				t.Fatalf("%s, job %v: model %+v, trace %+v", g.Spec(), nodes, got, want)
 			}
 		}

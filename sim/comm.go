@@ -277,7 +277,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 			}
 			r := &res[i]
 			if err := startJob(ctx, r, nodes, cfg, ties, m, rm, tasks); err != nil {
-				if ctx.Err() != nil { // the exact baseline stopped on it
+				if ctx.Err() != nil { // the route metrics or the exact baseline stopped on it
 					return stopped()
 				}
 				return nil, fmt.Errorf("%w at cycle %d", err, now)

@@ -675,7 +675,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			}
 			r := tab.at(i)
 			if err := startJob(ctx, r, nodes, cfg, ties, m, rm, tasks); err != nil {
-				if ctx.Err() != nil { // the exact baseline stopped on it
+				if ctx.Err() != nil { // the route metrics or the exact baseline stopped on it
 					return stopped()
 				}
 				return nil, fmt.Errorf("%w at time %d", err, now)
@@ -735,7 +735,9 @@ func startJob(ctx context.Context, r *JobResult, nodes []int, cfg Config, ties a
 		r.Ties = ties.LastTies()
 	}
 	m.measure(r)
-	rm.measure(r)
+	if err := rm.measure(ctx, r); err != nil {
+		return err
+	}
 	m.measureCompactness(r, cfg.Alloc)
 	if m.bl != nil {
 		if err := m.bl.measure(ctx, r); err != nil {

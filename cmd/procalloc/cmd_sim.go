@@ -428,7 +428,7 @@ Allocators (--alloc SPEC):
 opt is the exact solver as an allocator (the greedy-optimal allocator of Bender et al.
 2005 §5) with a budget of search nodes per decision (opt:nodes=N), so its decisions
 are the same on every machine; decisions left unproven keep the best set found (never
-worse than MM+Inc) and are counted.
+worse than MM+Inc) and are counted. It takes meshes and tori of at most 4096 nodes.
 
 --baseline exact bounds every allocation decision: the least total pairwise distance
 (the one the replay measures: L1 on a mesh, the shorter way round on a torus, hops on a

@@ -280,6 +280,7 @@ func TestSignalsStopAndRemoveTemps(t *testing.T) {
 		sigs <- syscall.SIGTERM
 		<-cancelled
 		if second {
+			time.Sleep(sameInterrupt) // sooner, it is the first one again
 			sigs <- syscall.SIGINT
 		}
 		if code := <-exited; code != 130 {
@@ -297,6 +298,32 @@ func TestSignalsStopAndRemoveTemps(t *testing.T) {
 		if second && !strings.Contains(msg.String(), "stopped by a second interrupt; unfinished output files removed") {
 			t.Fatalf("second signal: message %q", msg.String())
 		}
+	}
+}
+
+// One interrupt delivered twice at once (timeout(1) signals the command and then
+// its process group, which holds it) is one interrupt: the command still gets its
+// grace to write what it has, where the second copy used to stop it at once and
+// remove its results ("stopped by a second interrupt").
+func TestSignalTwiceAtOnceIsOneInterrupt(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	cancelled := make(chan bool, 1)
+	exited := make(chan int, 1)
+	var msg bytes.Buffer
+	grace := 3 * sameInterrupt
+	go watchSignals(sigs, func() { cancelled <- true }, grace, &msg, func(code int) { exited <- code })
+	t0 := time.Now()
+	sigs <- syscall.SIGINT
+	sigs <- syscall.SIGINT
+	<-cancelled
+	if code := <-exited; code != exitInterrupted {
+		t.Fatalf("exit %d, want %d", code, exitInterrupted)
+	}
+	if took := time.Since(t0); took < grace {
+		t.Fatalf("stopped after %v, before the grace of %v: %q", took, grace, msg.String())
+	}
+	if !strings.Contains(msg.String(), "after the interrupt: stopped") {
+		t.Fatalf("message %q, want the grace's", msg.String())
 	}
 }
 
