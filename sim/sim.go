@@ -55,7 +55,9 @@ type Config struct {
 	TaskOrder   TaskOrder
 	TaskSeed    uint64
 	TaskRanking func(name string, m topo.Machine) (curves.Order, error)
-	// Progress, when set, is called now and then with the jobs finished so far.
+	// Progress, when set, is called with the jobs finished so far whenever that
+	// number has changed (at most once per event time), so it should be cheap: a
+	// counter a caller reads on its own clock.
 	Progress func(done, total int)
 	// DropNodes forgets each job's node list (JobResult.Nodes) when the job ends
 	// (after JobDone has seen it), for callers that keep only the summary or take
@@ -618,7 +620,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return out, cause
 	}
 	running := &runSet{}
-	done := 0
+	done, reported := 0, -1
 	for q.len() > 0 {
 		// Every step looks at ctx: one allocation decision takes tens of
 		// milliseconds on 2 x 10^5 nodes (mc1x1 with its ties counted), so a look
@@ -626,8 +628,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		if ctx.Err() != nil {
 			return stopped()
 		}
-		if done&1023 == 0 && cfg.Progress != nil {
+		if cfg.Progress != nil && done != reported {
 			cfg.Progress(done, total)
+			reported = done
 		}
 		now := q.peek().time
 		for q.len() > 0 && q.peek().time == now {

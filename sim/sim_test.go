@@ -420,3 +420,35 @@ func TestRunLooksAtContextEveryDecision(t *testing.T) {
 		}
 	}
 }
+
+// Progress sees every finished job, not one call in 1,024: a replay whose
+// decisions take seconds each (opt, genalg on a network) showed no progress
+// until a thousand jobs had finished. Jobs here end at distinct times, so every
+// count from 0 to the total is reported, in order, each once.
+func TestProgressSeesEveryJob(t *testing.T) {
+	g := topo.Mesh(4, 4)
+	var jobs []Job
+	for i := range 40 {
+		jobs = append(jobs, Job{ID: i + 1, Arrival: int64(3 * i), Procs: 1 + i%5, Runtime: int64(2 + i%7)})
+	}
+	a, _ := alloc.Parse("ff:hilbert", g, alloc.Options{})
+	var seen []int
+	_, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Sched: "fcfs",
+		Progress: func(done, total int) {
+			if total != len(jobs) {
+				t.Fatalf("total %d, want %d", total, len(jobs))
+			}
+			seen = append(seen, done)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(jobs)+1 {
+		t.Fatalf("calls %v: want every count from 0 to %d once", seen, len(jobs))
+	}
+	for i, d := range seen {
+		if d != i {
+			t.Fatalf("call %d reported %d jobs (calls %v): want every count once, in order", i, d, seen)
+		}
+	}
+}

@@ -138,7 +138,8 @@ type Spec struct {
 	// JobDone, when set, receives each job's record as the replay passes it on, in
 	// trace order (Config.JobDone): per-job output written while the replay runs.
 	JobDone func(r *JobResult) error
-	// Progress, when set, is called now and then with the jobs finished so far.
+	// Progress, when set, is called with the jobs finished so far whenever that
+	// number has changed (Config.Progress): keep it cheap.
 	Progress func(done, total int)
 }
 

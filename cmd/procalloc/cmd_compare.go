@@ -182,14 +182,21 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 					done = make([]int, len(runs))
 					p    = newProgress(e, "compare", total)
 				)
+				// The replays report every finished job (cheap: a slot under the
+				// lock); the bar is drawn from the slots on its own clock, so it
+				// moves while a decision takes long.
 				for i, r := range rps {
 					r.Spec.Progress = func(d, _ int) {
 						mu.Lock()
 						done[i] = d
-						p.Update(int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return rps[k].NumJobs() }))
 						mu.Unlock()
 					}
 				}
+				stopBar := p.live(func() (int64, string) {
+					mu.Lock()
+					defer mu.Unlock()
+					return int64(sumInts(done)), compareStatus(runs, done, finished, func(k int) int { return rps[k].NumJobs() })
+				})
 				// Results land in their own slots, so the output order is the order
 				// given (load factors, then allocators); the first failure stops the rest.
 				results := make([]sim.GridResult, len(rps))
@@ -206,7 +213,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 						return r.Err
 					}}
 				grid.Run(ctx, len(rps))
-				p.Done()
+				stopBar()
 				for i, r := range results {
 					if r.Err != nil {
 						err := r.Err

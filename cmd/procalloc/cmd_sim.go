@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/procalloc/procalloc/sim"
@@ -500,8 +501,17 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				if *convert != "" {
 					return writeOutputs(e, namedOutput{"--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) }})
 				}
-				p := newProgress(e, "sim "+spec.Alloc, int64(rp.NumJobs()))
-				rp.Spec.Progress = func(done, total int) { p.Update(int64(done), fmt.Sprintf("%d/%d jobs", done, total)) }
+				// The replay reports every finished job; the bar is redrawn from
+				// the count on its own clock, so it also moves (elapsed time)
+				// while one decision takes long.
+				var jobsDone atomic.Int64
+				rp.Spec.Progress = func(done, _ int) { jobsDone.Store(int64(done)) }
+				jobs := rp.NumJobs()
+				p := newProgress(e, "sim "+spec.Alloc, int64(jobs))
+				stopBar := p.live(func() (int64, string) {
+					d := jobsDone.Load()
+					return d, fmt.Sprintf("%d/%d jobs", d, jobs)
+				})
 				// Node lists are not kept: the per-job rows are written as jobs
 				// finish, so memory does not grow with the trace's length by them.
 				var rep *sim.Report
@@ -536,7 +546,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				} else {
 					err = replay()
 				}
-				p.Done()
+				stopBar()
 				printWarnings(e, rp.Warnings())
 				if err != nil {
 					return specError(err)

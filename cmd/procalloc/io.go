@@ -195,6 +195,16 @@ func (p *progress) ticking(status string) (stop func()) {
 // tickingAt is ticking for one step of counted work (done of the total finished):
 // evaluate's scoring of a curve, seconds on a large edge list, showed no bar.
 func (p *progress) tickingAt(done int64, status string) (stop func()) {
+	return p.live(func() (int64, string) { return done, status })
+}
+
+// live redraws the bar every 200 ms from state, the units done and the status
+// text, until stop, which waits for the last redraw and clears the bar. Work that
+// reports its own progress calls state's source cheaply and often (a replay after
+// every job) and the bar still moves while one step takes long: a replay whose
+// first decision took minutes showed nothing when the bar was drawn only from
+// the replay's own calls.
+func (p *progress) live(state func() (int64, string)) (stop func()) {
 	if !p.on {
 		return func() {}
 	}
@@ -208,6 +218,7 @@ func (p *progress) tickingAt(done int64, status string) (stop func()) {
 			case <-quit:
 				return
 			case <-t.C:
+				done, status := state()
 				p.Update(done, status)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -133,6 +134,47 @@ func TestWatchdogRemovesStreamWithoutWaiting(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Error("the half-written file was put in place")
+	}
+}
+
+// live redraws the bar from the state it reads on its own clock: a replay that
+// reports each finished job moves the bar, and the bar still shows (elapsed
+// time) while no job finishes; off a terminal it draws nothing.
+func TestProgressLive(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var buf lockedBuffer
+		p := newProgress(&env{stderr: &buf, stderrIsTTY: tty}, "sim mm", 10)
+		p.start = time.Now().Add(-2 * time.Second) // past the first second's silence
+		var done atomic.Int64
+		stop := p.live(func() (int64, string) {
+			d := done.Load()
+			return d, fmt.Sprintf("%d/10 jobs", d)
+		})
+		wait := func(s string) {
+			deadline := time.Now().Add(5 * time.Second)
+			for tty && time.Now().Before(deadline) && !strings.Contains(buf.String(), s) {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		wait("0/10 jobs")
+		done.Store(7)
+		wait("7/10 jobs")
+		stop()
+		got := buf.String()
+		if !tty {
+			if got != "" {
+				t.Errorf("not a terminal: drew %q", got)
+			}
+			continue
+		}
+		for _, want := range []string{"sim mm [                              ]   0% 0/10 jobs 2s", "sim mm [=====================         ]  70% 7/10 jobs"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("terminal: %q lacks %q", got, want)
+			}
+		}
+		if !strings.HasSuffix(got, "\r\033[K") {
+			t.Errorf("terminal: bar not cleared at stop: %q", got)
+		}
 	}
 }
 
