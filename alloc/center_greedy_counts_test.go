@@ -95,15 +95,8 @@ func BenchmarkGreedyCountsSDSC(b *testing.B) {
 				b.Fatal(err)
 			}
 			n := m.N()
-			scale := n / 416
-			jobs := slices.Clone(tr.Jobs[:min(3000, len(tr.Jobs))])
-			for i := range jobs {
-				jobs[i].Procs = max(1, min(n, jobs[i].Procs*scale))
-			}
-			if jobs, err = (sim.Scale{Contract: 0.35}).Apply(jobs); err != nil {
-				b.Fatal(err)
-			}
-			w, err := bench.TraceWorkload(context.Background(), "issue 32", jobs, m, sim.SchedFCFS)
+			scale := n / 416 // ScaledSDSC's factor: the sizes are logged per Paragon size
+			w, err := bench.ScaledSDSC(context.Background(), tr.Jobs, m)
 			if err != nil {
 				b.Fatal(err)
 			}

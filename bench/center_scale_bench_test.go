@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
-	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -21,23 +20,10 @@ var centerScaleMachines = [][]string{
 	{"torus:10x10x10", "torus:16x16x16", "torus:25x25x25", "torus:32x32x32", "torus:40x40x40", "torus:48x48x48"},
 }
 
-// scaledSDSC is issue 32's workload on machine m: the first 3,000 jobs of the SDSC
-// Paragon log, each size multiplied by n/416 (the Paragon's 416 nodes to the
-// machine's n, at most n), arrivals contracted by 0.35, in the start and end order
-// of an FCFS replay (TraceWorkload).
+// scaledSDSC is issue 32's workload on machine m (ScaledSDSC).
 func scaledSDSC(b *testing.B, m topo.Machine) Workload {
 	b.Helper()
-	jobs := readTrace(b, sdsc)
-	jobs = slices.Clone(jobs[:min(3000, len(jobs))])
-	n := m.N()
-	for i := range jobs {
-		jobs[i].Procs = max(1, min(n, jobs[i].Procs*(n/416)))
-	}
-	jobs, err := sim.Scale{Contract: 0.35}.Apply(jobs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := TraceWorkload(context.Background(), "SDSC Paragon, first 3,000 jobs scaled", jobs, m, sim.SchedFCFS)
+	w, err := ScaledSDSC(context.Background(), readTrace(b, sdsc), m)
 	if err != nil {
 		b.Fatal(err)
 	}

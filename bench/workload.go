@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/sim"
@@ -157,3 +158,22 @@ func (r *startRecorder) Release(nodes []int) error {
 // measurements (BenchmarkGreedyYoungFreeSet here, alloc's BenchmarkGreedyCounts):
 // each mesh beside the torus of the same sides, so the two can be compared.
 var YoungFreeSetMachines = []string{"mesh:128x128", "torus:128x128", "mesh:16x16x16", "torus:16x16x16", "mesh:25x25x25", "torus:25x25x25"}
+
+// ScaledSDSC is issue 32's workload on m, the one its speed goal for the
+// center-based allocators is measured on: of the SDSC Paragon log's jobs (sdsc, as
+// sim.ReadTraceFile reads traces/SDSC-Par-1996-3.1-cln.swf.gz), the first 3,000,
+// each size multiplied by n/416 (the Paragon's 416 nodes to m's n; at least 1, at
+// most n), arrivals contracted by 0.35, in the start and end order of an FCFS
+// replay (TraceWorkload). sdsc is not changed.
+func ScaledSDSC(ctx context.Context, sdsc []sim.Job, m topo.Machine) (Workload, error) {
+	n := m.N()
+	jobs := slices.Clone(sdsc[:min(3000, len(sdsc))])
+	for i := range jobs {
+		jobs[i].Procs = max(1, min(n, jobs[i].Procs*(n/416)))
+	}
+	jobs, err := sim.Scale{Contract: 0.35}.Apply(jobs)
+	if err != nil {
+		return Workload{}, fmt.Errorf("issue 32's SDSC workload: %w", err)
+	}
+	return TraceWorkload(ctx, "SDSC Paragon, first 3,000 jobs scaled", jobs, m, sim.SchedFCFS)
+}

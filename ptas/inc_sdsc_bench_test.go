@@ -163,14 +163,7 @@ func BenchmarkMMIncSwapsSDSC(b *testing.B) {
 			}
 			g := m.(*topo.Grid)
 			n := g.N()
-			jobs := slices.Clone(tr.Jobs[:min(3000, len(tr.Jobs))])
-			for i := range jobs {
-				jobs[i].Procs = max(1, min(n, jobs[i].Procs*(n/416)))
-			}
-			if jobs, err = (sim.Scale{Contract: 0.35}).Apply(jobs); err != nil {
-				b.Fatal(err)
-			}
-			w, err := bench.TraceWorkload(context.Background(), "SDSC scaled", jobs, m, sim.SchedFCFS)
+			w, err := bench.ScaledSDSC(context.Background(), tr.Jobs, m)
 			if err != nil {
 				b.Fatal(err)
 			}
