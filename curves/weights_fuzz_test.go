@@ -1,0 +1,56 @@
+package curves
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// FuzzParseWeights fuzzes --weights (order, evaluate, plan): accepted weights are
+// valid (finite, non-negative, w(1) > 0), as many as the list has items or exp's K,
+// and their canonical form (String) reads back to the same weights and is its own
+// canonical form; a refusal quotes the whole spec.
+func FuzzParseWeights(f *testing.F) {
+	for _, s := range []string{"list:1", "list:1,0.5,0.25", "exp:2:4", "exp:1:1", "list:0", "list:1,-1", "list:1e400", "list:1e-400", "list:NaN", "list:inf",
+		"exp:0.5:3", "exp:2:0", "exp:2", "list:", "list:0x10", "list:1_0", "list: 1 , 2", "exp:1e308:3", "list:-0,1", "list:1,-0", "exp:Inf:2", "list:1,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := ParseWeights(s)
+		if err != nil {
+			if w != nil {
+				t.Fatalf("%q: refused (%v) but returned %v", s, err, w)
+			}
+			if !strings.Contains(err.Error(), "weights "+quote(s)+":") {
+				t.Fatalf("%q: error %q does not quote the spec", s, err)
+			}
+			return
+		}
+		if err := w.Validate(); err != nil {
+			t.Fatalf("%q: accepted invalid weights: %v", s, err)
+		}
+		kind, rest, _ := strings.Cut(s, ":")
+		if kind == "list" && len(w) != len(strings.Split(rest, ",")) {
+			t.Fatalf("%q: %d weights", s, len(w))
+		}
+		if kind == "exp" && (w[0] != 1 || len(w) > 1<<20) {
+			t.Fatalf("%q: exp weights start %g, %d of them", s, w[0], len(w))
+		}
+		back, err := ParseWeights(w.String())
+		if err != nil || len(back) != len(w) {
+			t.Fatalf("%q: canonical %q reads back as %v, %v", s, w.String(), back, err)
+		}
+		for i := range w {
+			if back[i] != w[i] || math.Signbit(back[i]) != math.Signbit(w[i]) {
+				t.Fatalf("%q: w(%d) = %g reads back as %g", s, i+1, w[i], back[i])
+			}
+		}
+		if back.String() != w.String() {
+			t.Fatalf("%q: canonical form not idempotent: %q then %q", s, w.String(), back.String())
+		}
+	})
+}
+
+// quote is the input as the errors' %q writes it.
+func quote(s string) string { return fmt.Sprintf("%q", s) }
