@@ -1,6 +1,7 @@
 package curves
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -54,3 +55,32 @@ func FuzzParseWeights(f *testing.F) {
 
 // quote is the input as the errors' %q writes it.
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// FuzzReadSchedulerFormats fuzzes the resource managers' and launchers' ranking
+// formats (hostlist, Open MPI rankfile, MPICH_RANK_ORDER, Flux JGF) as --curve FILE
+// reads them, with host names or node indices: what is accepted is a permutation
+// that survives a write/read round trip (fuzzRanking).
+func FuzzReadSchedulerFormats(f *testing.F) {
+	hosts := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"}
+	o := Order{2, 0, 1}
+	for i, ft := range SchedulerFormats[:4] {
+		for _, h := range [][]string{nil, hosts[:3]} {
+			var buf bytes.Buffer
+			if err := WriteRanking(&buf, ft, o, RankingMeta{}, h); err != nil {
+				continue // the format needs names
+			}
+			f.Add(uint8(i), h != nil, buf.Bytes(), 3)
+		}
+	}
+	f.Add(uint8(0), true, []byte("h[2,0-1]\n"), 3)
+	f.Add(uint8(1), false, []byte("rank 0=2 slot=0\nrank 0=1 slot=0\n"), 3)
+	f.Add(uint8(2), false, []byte("0-2,1\n"), 3)
+	f.Add(uint8(3), true, []byte(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"node","name":"h1"}}]}}`), 1)
+	f.Fuzz(func(t *testing.T, which uint8, named bool, data []byte, n int) {
+		var h []string
+		if named {
+			h = hosts
+		}
+		fuzzRanking(t, SchedulerFormats[int(which)%4], data, n, h)
+	})
+}
