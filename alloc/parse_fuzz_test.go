@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,6 +81,36 @@ func FuzzParse(f *testing.F) {
 				busy[v] = true
 			}
 			jobs = append(jobs, nodes)
+		}
+	})
+}
+
+// FuzzParseTieBreak fuzzes MC1x1's tb=SR,AF,WF,BF: accepted factors are finite, the
+// scan radius non-negative, and the canonical form (String) reads back equal and is
+// its own canonical form; a refusal quotes the input.
+func FuzzParseTieBreak(f *testing.F) {
+	for _, s := range []string{"3,9,3,2", "0,0,0,0", " 1 , 2.5 ,-1, 0", "3,9,3", "-1,1,1,1", "1,NaN,1,1", "1,Inf,1,1", "1,1e400,1,1", "1,0x1p3,1,1", "1,-0,1,1", "1.5,1,1,1", "99999999999999999999,1,1,1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tb, err := ParseTieBreak(s)
+		if err != nil {
+			if tb != (TieBreak{}) || !strings.Contains(err.Error(), "tie-breaking "+strconv.Quote(s)) {
+				t.Fatalf("%q: %+v, error %q does not quote the input", s, tb, err)
+			}
+			return
+		}
+		if tb.SR < 0 {
+			t.Fatalf("%q: scan radius %d", s, tb.SR)
+		}
+		for _, v := range []float64{tb.AF, tb.WF, tb.BF} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("%q: factor %g", s, v)
+			}
+		}
+		back, err := ParseTieBreak(tb.String())
+		if err != nil || back != tb || back.String() != tb.String() {
+			t.Fatalf("%q: %q reads back as %+v, %v", s, tb.String(), back, err)
 		}
 	})
 }

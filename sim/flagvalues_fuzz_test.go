@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/procalloc/procalloc/alloc"
 	"strings"
 	"testing"
 )
@@ -61,7 +62,7 @@ func FuzzParseTaskOrder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		o, err := ParseTaskOrder(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), strings.TrimSuffix(strings.TrimPrefix(quoteGo(s), `"`), `"`)) {
+			if !strings.Contains(err.Error(), quoteGo(s)) {
 				t.Fatalf("%q: error %q does not quote the input", s, err)
 			}
 			return
@@ -81,3 +82,49 @@ func FuzzParseTaskOrder(f *testing.F) {
 
 // quoteGo is strconv.Quote, as the errors' %q writes it.
 func quoteGo(s string) string { return fmt.Sprintf("%q", s) }
+
+// FuzzParseEnums fuzzes sim's named values (--sched, --format, --compat, --engine;
+// which picks one): an accepted name's String reads back to the same value, and a
+// refusal quotes the input.
+func FuzzParseEnums(f *testing.F) {
+	for _, s := range []string{"", "fcfs", "easy", "cplant", "as-run", "swf", "converted", "sacct", "detect", "premas", "sst", "default", "message", "flit", "FCFS", "flit "} {
+		for which := range uint8(4) {
+			f.Add(which, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, s string) {
+		var str, back string
+		var err, err2 error
+		switch which % 4 {
+		case 0:
+			var v, w Sched
+			v, err = ParseSched(s)
+			w, err2 = ParseSched(v.String())
+			str, back = v.String(), w.String()
+		case 1:
+			var v, w Format
+			v, err = ParseFormat(s)
+			w, err2 = ParseFormat(v.String())
+			str, back = v.String(), w.String()
+		case 2:
+			var v, w alloc.Compat
+			v, err = ParseCompat(s)
+			w, err2 = ParseCompat(v.String())
+			str, back = v.String(), w.String()
+		case 3:
+			var v, w Engine
+			v, err = ParseEngine(s)
+			w, err2 = ParseEngine(v.String())
+			str, back = v.String(), w.String()
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), quoteGo(s)) {
+				t.Fatalf("%d %q: error %q does not quote the input", which%4, s, err)
+			}
+			return
+		}
+		if err2 != nil || back != str {
+			t.Fatalf("%d %q: %q reads back as %q, %v", which%4, s, str, back, err2)
+		}
+	})
+}
