@@ -14,16 +14,18 @@ import (
 )
 
 // FuzzFlagValues fuzzes the list flags the commands parse themselves (which picks
-// one): compare/batch/bench --alloc (splitAllocSpecs, allocList), compare --loads,
-// netsim --rate, sweep --shard and plot --where. Accepted values keep what the help
-// says (the pieces of an --alloc list are the input's, rejoined; loads and rates
-// finite, in range and as many as given or as the range's steps; a shard's i/n
-// reads back equal); a refusal quotes the flag's value (plot's --where its pair).
+// one): compare/batch/bench --alloc (splitAllocSpecs, allocList), evaluate's
+// --curve and order's --start (nameList), compare --loads, netsim --rate, sweep
+// --shard and plot --where. Accepted values keep what the help says (the pieces of
+// an --alloc list are the input's, rejoined; names trimmed, non-empty and
+// distinct; loads and rates finite, in range and as many as given or as the
+// range's steps; a shard's i/n reads back equal; the item --where describes
+// matches); a refusal names the flag.
 func FuzzFlagValues(f *testing.F) {
 	for _, s := range []string{"mc1x1,mc1x1:tb=3,9,3,2, bf:hilbert", "bf,,mc", "bf,bf", ",", "", " ", "mc1x1-greedy:tb=2,1.5,-1,0", "1,2", "0.5,1,2", "0,1", "1e6,1e7", "nan",
 		"0.05:0.5:0.05", "1:0:1", "0:1:0", "0:1:0.0001", "1e300:1e300:1", "1e-12:1e-12:1", "0/4", "3/4", "4/4", "-1/4", "+0/4", "0/+4", "a/b", "1/2/3",
 		"alloc=mm,seed=1", "contract=0.5", "seed=-1", "engine=", "engine=flit", "k", "k=v", "trace=a=b"} {
-		for which := range uint8(5) {
+		for which := range uint8(6) {
 			f.Add(which, s)
 		}
 	}
@@ -40,7 +42,7 @@ func FuzzFlagValues(f *testing.F) {
 			}
 		}
 		items := strings.Split(s, ",")
-		switch which % 5 {
+		switch which % 6 {
 		case 0: // --alloc
 			pieces := splitAllocSpecs(s)
 			if strings.TrimSpace(s) == "" {
@@ -77,6 +79,23 @@ func FuzzFlagValues(f *testing.F) {
 					if q == p {
 						t.Fatalf("%q: %q accepted twice", s, p)
 					}
+				}
+			}
+		case 5: // --curve, --start
+			names, err := nameList("--curve", s, "curve")
+			if err != nil {
+				var u usageError
+				if !errors.As(err, &u) || !strings.Contains(err.Error(), "--curve "+quoted) {
+					t.Fatalf("%q: %v is not a usage error quoting --curve's value", s, err)
+				}
+				return
+			}
+			if len(names) != len(items) {
+				t.Fatalf("%q: %d names", s, len(names))
+			}
+			for i, n := range names {
+				if n == "" || n != strings.TrimSpace(items[i]) || slices.Contains(names[:i], n) {
+					t.Fatalf("%q: name %d %q of %q", s, i+1, n, names)
 				}
 			}
 		case 1: // --loads
