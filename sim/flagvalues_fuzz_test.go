@@ -3,8 +3,10 @@ package sim
 import (
 	"fmt"
 	"github.com/procalloc/procalloc/alloc"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParseMetrics fuzzes --metrics (and a sweep file's metrics flag): an accepted
@@ -126,5 +128,73 @@ func FuzzParseEnums(f *testing.F) {
 		if err2 != nil || back != str {
 			t.Fatalf("%d %q: %q reads back as %q, %v", which%4, s, str, back, err2)
 		}
+	})
+}
+
+// A window bound on a clock time a daylight-saving switch skips or repeats has no
+// instant or two; it was read as one of them without a word (1996-04-07 02:30 in
+// US/Pacific as 03:30 PDT, 1996-10-27 01:30 as PDT, an hour from PST).
+func TestWindowTimeDaylightSaving(t *testing.T) {
+	tr := &Trace{UnixStart: 820483200, TimeZone: "America/Los_Angeles"} // 1996-01-01 PST
+	if _, err := time.LoadLocation(tr.TimeZone); err != nil {
+		t.Skip("no time zone data:", err)
+	}
+	for s, want := range map[string]string{"1996-04-07T02:30:00": "does not exist", "1996-04-07 02:00:00": "does not exist", "1996-10-27T01:30:00": "occurs twice"} {
+		if v, err := WindowTime(s, tr); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "America/Los_Angeles") {
+			t.Errorf("%s: %d, %v; want %q", s, v, err, want)
+		}
+	}
+	for s, want := range map[string]int64{"1996-01-01": 0, "1996-04-07T01:59:59": 97*86400 - 1 + 2*3600, "1996-04-07T03:00:00": 97*86400 + 2*3600, "1996-10-27": 300*86400 - 3600, "1996-10-27T02:00:00": 300*86400 + 2*3600, "3600": 3600} {
+		if v, err := WindowTime(s, tr); err != nil || v != want {
+			t.Errorf("%s: %d, %v; want %d", s, v, err, want)
+		}
+	}
+}
+
+// FuzzWindowTime fuzzes sim's --from and --to: seconds read as themselves; a date
+// read in the trace's time zone is the one instant whose clock shows it there (the
+// result, formatted back, is the input); a refusal quotes the input.
+func FuzzWindowTime(f *testing.F) {
+	for _, s := range []string{"0", "3600", "-1", "+5", "1996-04-07T02:30:00", "1996-10-27T01:30:00", "1996-10-27 01:30:00", "1996-10-27", "2026-03-29T02:30:00", "1996-13-01", "1996-02-30", "99999999999999999999", "1996-01-01T24:00:00"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(2))
+	}
+	zones := []string{"America/Los_Angeles", "UTC", "Europe/Berlin", "Australia/Lord_Howe", ""}
+	f.Fuzz(func(t *testing.T, s string, z uint8) {
+		tr := &Trace{UnixStart: 820483200, TimeZone: zones[int(z)%len(zones)]}
+		loc, err := time.LoadLocation(tr.TimeZone)
+		if err != nil {
+			t.Skip("no time zone data:", err)
+		}
+		v, err := WindowTime(s, tr)
+		if err != nil {
+			if !strings.Contains(err.Error(), quoteGo(s)) && !strings.Contains(err.Error(), "seconds from the trace's start cannot be negative") {
+				t.Fatalf("%q: error %q does not quote the input", s, err)
+			}
+			return
+		}
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			if n != v {
+				t.Fatalf("%q: %d seconds", s, v)
+			}
+			return
+		}
+		at := time.Unix(tr.UnixStart+v, 0).In(loc)
+		for _, layout := range windowLayouts {
+			if _, err := time.Parse(layout, s); err == nil {
+				if at.Format(layout) != s {
+					t.Fatalf("%q in %s: %d s is %s", s, tr.TimeZone, v, at.Format(layout))
+				}
+				if len(layout) > 10 {
+					for _, d := range []time.Duration{-30 * time.Minute, 30 * time.Minute, -time.Hour, time.Hour} {
+						if at.Add(d).Format(layout) == s {
+							t.Fatalf("%q in %s: also %s", s, tr.TimeZone, at.Add(d))
+						}
+					}
+				}
+				return
+			}
+		}
+		t.Fatalf("%q accepted as %d but is neither seconds nor a date", s, v)
 	})
 }

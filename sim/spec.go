@@ -348,6 +348,20 @@ func WindowTime(s string, tr *Trace) (int64, error) {
 	}
 	for _, layout := range windowLayouts {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			// A clock time skipped or repeated by a daylight-saving switch has no
+			// instant, or two: Go picks one without a word, an hour of jobs in or
+			// out of the window.
+			wall, _ := time.Parse(layout, s) // the clock reading, in UTC
+			const full = "2006-01-02T15:04:05"
+			want := wall.Format(full)
+			if t.In(loc).Format(full) != want {
+				return 0, fmt.Errorf("%q does not exist in the trace's time zone %s (a daylight-saving switch skips it); give seconds from the trace's start", s, loc)
+			}
+			for _, d := range []time.Duration{-time.Hour, -30 * time.Minute, 30 * time.Minute, time.Hour} { // Lord Howe: 30 min
+				if t.Add(d).In(loc).Format(full) == want {
+					return 0, fmt.Errorf("%q occurs twice in the trace's time zone %s (a daylight-saving switch repeats it); give seconds from the trace's start", s, loc)
+				}
+			}
 			return t.Unix() - tr.UnixStart, nil
 		}
 	}
