@@ -327,7 +327,8 @@ var windowLayouts = []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15
 
 // WindowTime reads a window bound: seconds from the trace's start, or a date
 // (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS) in the trace's time zone, which needs the SWF
-// header's UnixStartTime.
+// header's UnixStartTime. A clock time a daylight-saving switch skips or repeats
+// there is an error (it names no one instant).
 func WindowTime(s string, tr *Trace) (int64, error) {
 	if err := checkWindowTime(s); err != nil {
 		return 0, err
