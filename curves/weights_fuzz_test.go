@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,7 +61,8 @@ func quote(s string) string { return fmt.Sprintf("%q", s) }
 // FuzzReadSchedulerFormats fuzzes the resource managers' and launchers' ranking
 // formats (hostlist, Open MPI rankfile, MPICH_RANK_ORDER, Flux JGF) as --curve FILE
 // reads them, with host names or node indices: what is accepted is a permutation
-// that survives a write/read round trip (fuzzRanking).
+// that survives a write/read round trip (fuzzRanking; without names, written with
+// the indices as names).
 func FuzzReadSchedulerFormats(f *testing.F) {
 	hosts := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"}
 	o := Order{2, 0, 1}
@@ -77,10 +80,33 @@ func FuzzReadSchedulerFormats(f *testing.F) {
 	f.Add(uint8(2), false, []byte("0-2,1\n"), 3)
 	f.Add(uint8(3), true, []byte(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"node","name":"h1"}}]}}`), 1)
 	f.Fuzz(func(t *testing.T, which uint8, named bool, data []byte, n int) {
-		var h []string
+		ft := SchedulerFormats[int(which)%4]
 		if named {
-			h = hosts
+			fuzzRanking(t, ft, data, n, hosts)
+			return
 		}
-		fuzzRanking(t, SchedulerFormats[int(which)%4], data, n, h)
+		// Without host names a file names nodes by index ("rank 0=0") and is read
+		// so (OrderFromHostRanks), but WriteRanking refuses to write indices as
+		// host names (ErrNoHostNames): the round trip writes the indices as names.
+		n = 1 + (n%8+8)%8
+		o, err := ReadRanking(bytes.NewReader(data), ft, n, nil)
+		if err != nil {
+			return
+		}
+		if err := o.Validate(n); err != nil {
+			t.Fatalf("accepted %q as %v: %v", data, o, err)
+		}
+		idx := make([]string, n)
+		for i := range idx {
+			idx[i] = strconv.Itoa(i)
+		}
+		var buf bytes.Buffer
+		if err := WriteRanking(&buf, ft, o, RankingMeta{}, idx); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadRanking(&buf, ft, n, nil)
+		if err != nil || !slices.Equal(back, o) {
+			t.Fatalf("round trip of %v: %v %v", o, back, err)
+		}
 	})
 }
