@@ -241,7 +241,13 @@ func TestParseWeightsDecimalOnly(t *testing.T) {
 			t.Errorf("%s: read as %v", bad, w)
 		}
 	}
-	for spec, want := range map[string]string{"list:10": "list:10", "list:1, 0.5,2.5e-1": "list:1,0.5,0.25", "exp:2:3": "list:1,0.5,0.25"} {
+	// Below the smallest float64: ParseFloat's 0, read as w(2) = 0 (or "w(1) = 0").
+	for _, tiny := range []string{"list:1,1e-400", "list:1e-400", "exp:1e-400:2"} {
+		if w, err := ParseWeights(tiny); err == nil || !strings.Contains(err.Error(), "1e-400") {
+			t.Errorf("%s: %v, %v", tiny, w, err)
+		}
+	}
+	for spec, want := range map[string]string{"list:10": "list:10", "list:1,0e-400,1e-320": "list:1,0,1e-320", "list:1, 0.5,2.5e-1": "list:1,0.5,0.25", "exp:2:3": "list:1,0.5,0.25"} {
 		if w, err := ParseWeights(spec); err != nil || w.String() != want {
 			t.Errorf("%s: %v %v, want %s", spec, w, err, want)
 		}

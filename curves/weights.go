@@ -70,7 +70,13 @@ func parseDecimal(s string) (float64, error) {
 	if strings.ContainsAny(s, "_xXpP") {
 		return 0, strconv.ErrSyntax
 	}
-	return strconv.ParseFloat(s, 64)
+	v, err := strconv.ParseFloat(s, 64)
+	if mant, _, _ := strings.Cut(strings.ToLower(s), "e"); err == nil && v == 0 && strings.ContainsAny(mant, "123456789") {
+		// ParseFloat rounds a number below the smallest float64 (1e-400) to 0
+		// without an error: a weight the user gave would silently vanish.
+		return 0, strconv.ErrRange
+	}
+	return v, err
 }
 
 // Validate checks that the weights are finite, non-negative, and w(1) > 0.

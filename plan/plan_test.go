@@ -559,12 +559,13 @@ func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 }
 
 func TestParseVersion(t *testing.T) {
-	for s, want := range map[string]Version{"22.05": {22, 5, 0}, "slurm 22.05.8": {22, 5, 8}, "slurm-wlm 23.11.4": {23, 11, 4}, "26.05": {26, 5, 0}} {
+	for s, want := range map[string]Version{"22.05": {22, 5, 0}, "slurm 22.05.8": {22, 5, 8}, "slurm-wlm 23.11.4": {23, 11, 4}, "26.05": {26, 5, 0}, "slurm 23.11.4-1\n": {23, 11, 4}, "(23.02)": {23, 2, 0}} {
 		if v, err := ParseVersion(s); err != nil || v != want {
 			t.Errorf("%q: %v %v", s, v, err)
 		}
 	}
-	for _, s := range []string{"", "22", "22.13", "x.y"} {
+	// Not a version standing alone (these read as 05.05, 22.05 and 22.05 before).
+	for _, s := range []string{"", "22", "22.13", "x.y", "2205.05", "22.055", "1.22.05", "22.05.99999999999999999999"} {
 		if _, err := ParseVersion(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}

@@ -16,7 +16,9 @@ type Version struct {
 // says: Debian 12's 22.05, the oldest Slurm whose behaviour procalloc measured.
 var DefaultVersion = Version{22, 5, 0}
 
-var versionRE = regexp.MustCompile(`(\d{2})\.(\d{1,2})(?:\.(\d+))?`)
+// versionRE finds YY.MM[.PATCH] standing alone: not part of a longer number
+// ("2205.05", "22.055" and "1.22.05" are not 22.05).
+var versionRE = regexp.MustCompile(`(?:^|[^\d.])(\d{2})\.(\d{1,2})(?:\.(\d+))?(?:$|[^\d.])`)
 
 // ParseVersion reads "22.05", "22.05.8", "slurm 22.05.8" (scontrol --version's
 // output) or "slurm-wlm 23.11.4".
@@ -29,7 +31,10 @@ func ParseVersion(s string) (Version, error) {
 	v.Major, _ = strconv.Atoi(m[1])
 	v.Minor, _ = strconv.Atoi(m[2])
 	if m[3] != "" {
-		v.Patch, _ = strconv.Atoi(m[3])
+		var err error
+		if v.Patch, err = strconv.Atoi(m[3]); err != nil {
+			return Version{}, fmt.Errorf("version %q: patch level %s is not a number procalloc can hold", s, m[3])
+		}
 	}
 	if v.Minor < 1 || v.Minor > 12 {
 		return Version{}, fmt.Errorf("version %q: month %d is not 1-12 (a Slurm version is YY.MM)", s, v.Minor)

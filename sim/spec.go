@@ -328,7 +328,8 @@ var windowLayouts = []string{"2006-01-02", "2006-01-02T15:04:05", "2006-01-02 15
 
 // WindowTime reads a window bound: seconds from the trace's start, or a date
 // (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS) in the trace's time zone, which needs the SWF
-// header's UnixStartTime.
+// header's UnixStartTime. A clock time a daylight-saving switch skips or repeats
+// there is an error (it names no one instant).
 func WindowTime(s string, tr *Trace) (int64, error) {
 	if err := checkWindowTime(s); err != nil {
 		return 0, err
@@ -349,6 +350,20 @@ func WindowTime(s string, tr *Trace) (int64, error) {
 	}
 	for _, layout := range windowLayouts {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			// A clock time skipped or repeated by a daylight-saving switch has no
+			// instant, or two: Go picks one without a word, an hour of jobs in or
+			// out of the window.
+			wall, _ := time.Parse(layout, s) // the clock reading, in UTC
+			const full = "2006-01-02T15:04:05"
+			want := wall.Format(full)
+			if t.In(loc).Format(full) != want {
+				return 0, fmt.Errorf("%q does not exist in the trace's time zone %s (a daylight-saving switch skips it); give seconds from the trace's start", s, loc)
+			}
+			for _, d := range []time.Duration{-time.Hour, -30 * time.Minute, 30 * time.Minute, time.Hour} { // Lord Howe: 30 min
+				if t.Add(d).In(loc).Format(full) == want {
+					return 0, fmt.Errorf("%q occurs twice in the trace's time zone %s (a daylight-saving switch repeats it); give seconds from the trace's start", s, loc)
+				}
+			}
 			return t.Unix() - tr.UnixStart, nil
 		}
 	}

@@ -46,5 +46,8 @@ func ArrayShard(getenv func(string) string) (i, n int, ok bool, err error) {
 	if v < lo || (v-lo)%step != 0 {
 		return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s: the ID is not MIN plus a multiple of STEP", vars)
 	}
+	if (v-lo)/step >= cnt { // without MAX nothing above bounds the ID
+		return 0, 0, false, fmt.Errorf("inside a Slurm array task but %s: the ID is beyond the array's COUNT tasks from MIN", vars)
+	}
 	return int((v - lo) / step), int(cnt), true, nil
 }

@@ -95,7 +95,7 @@ func TestCompactBox(t *testing.T) {
 	if ps, err := ParsePlacements("8,2x2x1,2", [3]int{4, 2, 2}); err != nil || fmt.Sprint(ps) != "[2x1x1 2x2x1 2x2x2]" {
 		t.Fatalf("ParsePlacements: %v %v", ps, err)
 	}
-	for _, bad := range []string{"5", "4,2x2x1", "5x1x1", "x", "0", "2x2", "2x2x1x1", ""} {
+	for _, bad := range []string{"5", "4,2x2x1", "5x1x1", "x", "0", "2x2", "2x2x1x1", "", "2x1x1\n4", "+2x1x1", "02x1x1", "2x 1x1"} {
 		if _, err := ParsePlacements(bad, [3]int{4, 2, 2}); err == nil {
 			t.Errorf("ParsePlacements(%q) accepted", bad)
 		}

@@ -469,9 +469,11 @@ func ParsePlacements(s string, dims [3]int) ([]Box, error) {
 		item = strings.TrimSpace(item)
 		var b Box
 		if strings.Contains(item, "x") {
-			var rest string
-			n, err := fmt.Sscanf(item, "%dx%dx%d%s", &b.X, &b.Y, &b.Z, &rest)
-			if (err != nil && n != 3) || n == 4 || b.X < 1 || b.Y < 1 || b.Z < 1 {
+			// Sscanf skips spaces and newlines between the numbers and takes signs and
+			// leading zeros; the shape must be written as String writes it, as a
+			// size must ("2x2x1\n8" is not the shape 2x2x1).
+			n, _ := fmt.Sscanf(item, "%dx%dx%d", &b.X, &b.Y, &b.Z)
+			if n != 3 || b.String() != item || b.X < 1 || b.Y < 1 || b.Z < 1 {
 				return nil, fmt.Errorf("placement %q: want a job size or a shape XxYxZ", item)
 			}
 			if b.X > dims[0] || b.Y > dims[1] || b.Z > dims[2] {

@@ -53,8 +53,14 @@ func readWeights(r io.Reader, n int, hosts []string) (curves.Order, error) {
 		}
 		var name string
 		weight := -1
+		given := map[string]bool{}
 		for _, kv := range strings.Fields(l) {
 			k, v, _ := strings.Cut(kv, "=")
+			if k := strings.ToLower(k); (k == "nodename" || k == "weight") && given[k] {
+				// Which one would Slurm take? Not a file procalloc wrote.
+				return nil, fmt.Errorf("line %d: %s given twice", ln, kv[:len(k)])
+			}
+			given[strings.ToLower(k)] = true
 			switch strings.ToLower(k) {
 			case "nodename":
 				name = v

@@ -74,16 +74,20 @@ func parseRates(s string) ([]float64, error) {
 			}
 			v[i] = x
 		}
-		if v[2] <= 0 || v[1] < v[0] || (v[1]-v[0])/v[2] > 1000 {
+		steps := (v[1] - v[0]) / v[2]
+		if v[2] <= 0 || v[1] < v[0] || !(steps <= 1000) {
 			return nil, fmt.Errorf("--rate %q: need FROM <= TO and a positive STEP giving at most 1000 rates", s)
 		}
-		var out []float64
-		for i := 0; ; i++ {
+		// The rates are counted, not stepped to TO: a STEP below FROM's precision
+		// (1e300:1e300:1) never moved x past TO and the loop ran until memory ran out.
+		n := int(math.Floor(steps+1e-9)) + 1
+		out := make([]float64, n)
+		for i := range out {
 			x := v[0] + float64(i)*v[2]
-			if x > v[1]+v[2]*1e-9 {
-				break
+			if r := math.Round(x*1e9) / 1e9; !math.IsInf(r, 0) {
+				x = r // 0.30000000000000004 as 0.3
 			}
-			out = append(out, math.Round(x*1e9)/1e9)
+			out[i] = x
 		}
 		return out, nil
 	}
