@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"github.com/procalloc/procalloc/alloc"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,25 +98,13 @@ func FuzzParseEnums(f *testing.F) {
 		var err, err2 error
 		switch which % 4 {
 		case 0:
-			var v, w Sched
-			v, err = ParseSched(s)
-			w, err2 = ParseSched(v.String())
-			str, back = v.String(), w.String()
+			str, back, err, err2 = roundTrip(ParseSched, s)
 		case 1:
-			var v, w Format
-			v, err = ParseFormat(s)
-			w, err2 = ParseFormat(v.String())
-			str, back = v.String(), w.String()
+			str, back, err, err2 = roundTrip(ParseFormat, s)
 		case 2:
-			var v, w alloc.Compat
-			v, err = ParseCompat(s)
-			w, err2 = ParseCompat(v.String())
-			str, back = v.String(), w.String()
+			str, back, err, err2 = roundTrip(ParseCompat, s)
 		case 3:
-			var v, w Engine
-			v, err = ParseEngine(s)
-			w, err2 = ParseEngine(v.String())
-			str, back = v.String(), w.String()
+			str, back, err, err2 = roundTrip(ParseEngine, s)
 		}
 		if err != nil {
 			if !strings.Contains(err.Error(), quoteGo(s)) {
@@ -129,6 +116,14 @@ func FuzzParseEnums(f *testing.F) {
 			t.Fatalf("%d %q: %q reads back as %q, %v", which%4, s, str, back, err2)
 		}
 	})
+}
+
+// roundTrip parses s, then the accepted value's name again: the name, the name
+// read back, and the two errors.
+func roundTrip[T fmt.Stringer](parse func(string) (T, error), s string) (str, back string, err, err2 error) {
+	v, err := parse(s)
+	w, err2 := parse(v.String())
+	return v.String(), w.String(), err, err2
 }
 
 // A window bound on a clock time a daylight-saving switch skips or repeats has no
