@@ -43,3 +43,33 @@ func (r *rotBalls) both(x1, y1, r1, x2, y2, r2 int) int {
 	}
 	return int(r.pre[a3*s+b3] - r.pre[a0*s+b3] - r.pre[a3*s+b0] + r.pre[a0*s+b0])
 }
+
+// sharesBelow reports whether every MM center of columns xa..xb and rows ya..yb
+// (indices) is shown to have the k nearest of the center below the rectangle's
+// first, (xa, ya - 1), which comes before all of them in position order
+// (cornersShareSet over the rectangle grown by that row); false when ya is 0.
+func (g *gridScan) sharesBelow(xa, ya, xb, yb int, thrs, belows, withins []int32) bool {
+	return ya > 0 && g.cornersShareSet(xa, ya-1, xb, yb, thrs, belows, withins)
+}
+
+// cornersShareSet reports whether MM's centers at the four corners of columns
+// xa..xb and rows ya..yb (indices; thrs, belows and withins per position
+// xi * ny + yi) are shown by sameAsPrev to have the k nearest of the corner (xa, ya);
+// then every center of the rectangle has them. For p among them and q not, the
+// order of p before q by (distance, index) at a center (x, y) depends on
+// f(x, y) = d_p - d_q = (|px - x| - |qx - x|) + (|py - y| - |qy - y|), a sum of a
+// monotone function of x and one of y, so f over the rectangle is at most its
+// largest value at a corner: p comes first at every center of the rectangle when
+// it does at all four corners (f < 0, or f <= 0 if p's index is the lower). So
+// the rectangle's centers all take the same k points. A rectangle of one column or
+// one row has two corners.
+func (g *gridScan) cornersShareSet(xa, ya, xb, yb int, thrs, belows, withins []int32) bool {
+	ny := len(g.ys)
+	r := xa*ny + ya
+	same := func(xi, yi int) bool {
+		t := xi*ny + yi
+		return g.sameAsPrev(g.xs[xi], g.ys[yi], int(thrs[t]), int(belows[t]), int(withins[t]),
+			g.xs[xa], g.ys[ya], int(thrs[r]), int(belows[r]), int(withins[r]))
+	}
+	return same(xb, yb) && (xa == xb || same(xb, ya)) && (ya == yb || same(xa, yb))
+}

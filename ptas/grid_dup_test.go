@@ -86,3 +86,107 @@ func TestSameAsPrevMatchesDefinition(t *testing.T) {
 		t.Fatalf("%d of %d pairs shown: the cases do not exercise both answers", shown, pairs)
 	}
 }
+
+// TestCornersShareSetMatchesDefinition checks cornersShareSet on random free sets
+// (half of them a dense cluster and a sparse scatter, so that far centers share
+// their k nearest; some points coinciding): for random rectangles of MM's centers,
+// whenever it says the four corners share the k nearest of the first corner, every
+// center of the rectangle must have those k nearest by (distance, index), computed
+// from the distances; and whenever sharesBelow says so, every center of the
+// rectangle must have the k nearest of a center before it in position order.
+func TestCornersShareSetMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 41))
+	cases := 1500
+	if testing.Short() {
+		cases = 500
+	}
+	var rects, shown, inner, below int
+	for c := range cases {
+		var pts [][]int
+		if c%2 == 0 {
+			pts, _, _ = randomPlaneSet(r, 20, 0.9)
+		} else {
+			W, H := 4+r.IntN(20), 4+r.IntN(20)
+			cw, ch := 1+r.IntN(W/2), 1+r.IntN(H/2)
+			for x := range W {
+				for y := range H {
+					if x < cw && y < ch && r.IntN(4) != 0 || r.IntN(12) == 0 {
+						pts = append(pts, []int{x, y})
+					}
+				}
+			}
+		}
+		if c%4 == 1 && len(pts) > 0 { // coinciding points, still in (x, y) order
+			for range 1 + r.IntN(len(pts)) {
+				p := pts[r.IntN(len(pts))]
+				pts = append(pts, []int{p[0], p[1]})
+			}
+			slices.SortStableFunc(pts, func(a, b []int) int { return slices.Compare(a, b) })
+		}
+		n := len(pts)
+		if n < 1 {
+			continue
+		}
+		k := 1 + r.IntN(n)
+		if c%3 == 0 {
+			k = n - r.IntN(min(n, 4))
+		}
+		g, x0, y0 := testGridScan(pts, k)
+		nx, ny := len(g.xs), len(g.ys)
+		thrs, belows, withins := make([]int32, nx*ny), make([]int32, nx*ny), make([]int32, nx*ny)
+		near := make([][]int, nx*ny)
+		dist := make([]int, n)
+		for xi := range nx {
+			for yi := range ny {
+				thr, below, within := g.radiusCounts(xi, yi, r.IntN(g.W+g.H))
+				t := xi*ny + yi
+				thrs[t], belows[t], withins[t] = int32(thr), int32(below), int32(within)
+				for i, p := range pts {
+					dist[i] = absInt(p[0]-x0-g.xs[xi]) + absInt(p[1]-y0-g.ys[yi])
+				}
+				near[t] = nearestByIndex(dist, k)
+			}
+		}
+		for i := range 24 {
+			xa, ya := r.IntN(nx), r.IntN(ny)
+			xb, yb := xa+r.IntN(min(nx-xa, 9)), ya+r.IntN(min(ny-ya, 9))
+			switch i % 3 { // also rectangles two columns or two rows wide
+			case 1:
+				xb = min(xa+1, nx-1)
+			case 2:
+				yb = min(ya+1, ny-1)
+			}
+			rects++
+			if g.sharesBelow(xa, ya, xb, yb, thrs, belows, withins) {
+				// every center of the rectangle has an earlier center's k nearest
+				for xi := xa; xi <= xb; xi++ {
+					for yi := ya; yi <= yb; yi++ {
+						pos := xi*ny + yi
+						if !slices.ContainsFunc(near[:pos], func(e []int) bool { return slices.Equal(e, near[pos]) }) {
+							t.Fatalf("case %d (n = %d, k = %d): columns %d..%d, rows %d..%d shown to share the k nearest of the center below, center (%d, %d) has no earlier center's", c, n, k, xa, xb, ya, yb, g.xs[xi], g.ys[yi])
+						}
+					}
+				}
+				below++
+			}
+			if !g.cornersShareSet(xa, ya, xb, yb, thrs, belows, withins) {
+				continue
+			}
+			shown++
+			if xb > xa+1 || yb > ya+1 {
+				inner++ // with centers besides the corners
+			}
+			for xi := xa; xi <= xb; xi++ {
+				for yi := ya; yi <= yb; yi++ {
+					if !slices.Equal(near[xi*ny+yi], near[xa*ny+ya]) {
+						t.Fatalf("case %d (n = %d, k = %d): corners of columns %d..%d, rows %d..%d shown to share the k nearest, center (%d, %d) does not", c, n, k, xa, xb, ya, yb, g.xs[xi], g.ys[yi])
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d rectangles, %d shown to share the k nearest, %d of them with centers besides the corners; %d shown to share the k nearest of the center below", rects, shown, inner, below)
+	if inner == 0 || shown == rects || below == 0 {
+		t.Fatalf("%d of %d rectangles shown: the cases do not exercise both answers", shown, rects)
+	}
+}
