@@ -203,7 +203,9 @@ func (p *Plan) files() error {
 	files := []File{{Name: "ordering.pairs", Data: pairs.Bytes()}, {Name: "ordering.hosts", Data: hosts.Bytes()}}
 	rec := p.Deployment(Kind(p.Report.Recommended))
 	files = append(files, deploymentFiles(rec, "")...)
-	if k := p.opt.Deployment; k != "" && k != rec.Kind {
+	// DIR/NAME/ is written even when NAME is the recommendation: a script that
+	// asked for NAME's files finds them there whatever the replays recommend.
+	if k := p.opt.Deployment; k != "" {
 		d := p.Deployment(k)
 		if !d.Supported {
 			return fmt.Errorf("--deployment %s: %s", k, d.Why)

@@ -420,13 +420,13 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			from, wline = "default", dfltLine["weight"]
 		}
 		cpus := 0
-		for _, k := range []string{"cpus", "procs"} {
+		for _, k := range []string{"CPUs", "Procs"} {
 			if cpus != 0 {
 				break
 			}
 			v, ok := l.Get(k)
 			if !ok {
-				if p, dok := dflt[k]; dok {
+				if p, dok := dflt[strings.ToLower(k)]; dok {
 					v, ok = p.Value, true
 				}
 			}

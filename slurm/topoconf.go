@@ -702,6 +702,11 @@ func yamlHostlist(budget *nameBudget, m *yaml.Node, key string) ([]string, error
 		parts = []string{c.Value}
 	case yaml.SequenceNode:
 		for _, e := range c.Content {
+			// A list or mapping inside the list has no Value: it would drop
+			// its names without a word.
+			if e.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: %s: an item of the list is not a hostlist (a nested list or mapping)", e.Line, key)
+			}
 			parts = append(parts, e.Value)
 		}
 	default:

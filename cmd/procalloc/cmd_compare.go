@@ -375,7 +375,18 @@ func writeLoadChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
 			title += ", " + sums[0].Comm.Pattern + " communication"
 		}
 	}
-	return plot.LineChart{Title: title, XLabel: "load factor (arrival times multiplied by it)", YLabel: metricLabel(m.Name), Series: series, FromZero: true}.WriteSVG(w)
+	return plot.LineChart{Title: title, XLabel: "load factor (arrival times multiplied by it)", YLabel: metricAxis(m), Series: series, FromZero: true}.WriteSVG(w)
+}
+
+// metricAxis is a metric's name with its unit (metricLabel reads the unit from the
+// key), unless the name already gives it: "mean total pairwise L1 (hops)", "mean
+// wait (s)".
+func metricAxis(m sim.Metric) string {
+	l := metricLabel(m.Key)
+	if l == m.Key || strings.HasSuffix(m.Name, ")") {
+		return m.Name
+	}
+	return m.Name + l[len(m.Key):]
 }
 
 // metricLabel is a metric's name with its unit, for a chart's axis.

@@ -68,7 +68,7 @@ unless every input checked):
   slurm.conf              the recommended deployment's slurm.conf (the site's, every
                           other line and attribute kept); for "current" unchanged
   topology.conf|.yaml     its topology file, when it has one
-  NAME/slurm.conf ...     the files of --deployment NAME as well
+  NAME/slurm.conf ...     the files of --deployment NAME as well (also when recommended)
   predictions/NAME.csv    with --trace: every job's predicted nodes per deployment
                           (job_id,line,submit,start,end,nodes,node_list)
   report.json             recommended, deployments (name, supported, needs_version,
@@ -184,7 +184,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				if *trace != "" {
 					r, err := openInput(e, *trace)
 					if err != nil {
-						return err
+						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
 					tr, err := sim.ReadTrace(r, sim.ReadOptions{})
 					r.Close()

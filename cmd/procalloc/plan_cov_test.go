@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/slurm"
+)
+
+var planSample = []string{"--graph", "../../topo/testdata/fattree.ibnetdiscover",
+	"--node-name-map", "../../topo/testdata/fattree.node-name-map", "--jobs", "300", "--time-limit", "5s"}
+
+// TestPlanJSONIsReportJSON: plan --json prints report.json, the same document as
+// the file it writes.
+func TestPlanJSONIsReportJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plan")
+	args := append([]string{"plan", "--slurm-conf", "../../plan/testdata/slurm.conf", "--slurm-version", "23.11", "--json", "-o", dir}, planSample...)
+	code, out, stderr := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var printed, file map[string]any
+	if err := json.Unmarshal([]byte(out), &printed); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "report.json")), &file); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(printed, file) || printed["recommended"] == nil {
+		t.Errorf("--json prints\n%s\nreport.json holds\n%s", out, mustRead(t, filepath.Join(dir, "report.json")))
+	}
+}
+
+// TestPlanSiteWeightsAndBlocks: a site whose compute nodes have different weights
+// and whose slurm.conf uses topology/block. Without --topology-conf that is an
+// error naming slurm.conf (exit 1, nothing written). With it, the tree deployment
+// sets one weight on every compute node (weights win over topology in Slurm), and
+// its topology.conf reads back as a tree over all 16 nodes.
+func TestPlanSiteWeightsAndBlocks(t *testing.T) {
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "slurm.conf")
+	os.WriteFile(conf, []byte("ClusterName=x\nTopologyPlugin=topology/block\nNodeName=node[01-08] CPUs=1 Weight=3\nNodeName=node[09-16] CPUs=1 Weight=9\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n"), 0o644)
+	blocks := filepath.Join(tmp, "topology.conf")
+	os.WriteFile(blocks, []byte("BlockName=b1 Nodes=node[01-08]\nBlockName=b2 Nodes=node[09-16]\nBlockSizes=8\n"), 0o644)
+	dir := filepath.Join(tmp, "out")
+	base := append([]string{"plan", "--slurm-conf", conf, "--slurm-version", "23.11", "-o", dir}, planSample...)
+	code, _, stderr := runCLI(t, "", base...)
+	if code != 1 || !strings.Contains(stderr, conf+": TopologyPlugin=topology/block needs its topology.conf") {
+		t.Fatalf("without --topology-conf: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("%s written after a refusal", dir)
+	}
+	code, out, stderr := runCLI(t, "", append(base, "--topology-conf", blocks, "--deployment", "tree")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// tree is recommended here; --deployment tree still writes DIR/tree/, where
+	// a script asking for tree's files looks, whatever is recommended.
+	if !strings.Contains(out, "recommendation  deploy tree") {
+		t.Fatalf("tree not recommended (the check of DIR/tree/ needs it):\n%s", out)
+	}
+	for _, f := range []string{"slurm.conf", "topology.conf"} {
+		if string(mustRead(t, filepath.Join(dir, "tree", f))) != string(mustRead(t, filepath.Join(dir, f))) {
+			t.Errorf("tree/%s differs from the recommended %s", f, f)
+		}
+	}
+	c, err := slurm.ReadConf(mustRead(t, filepath.Join(dir, "tree", "slurm.conf")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := c.Nodes()
+	if err != nil || len(ns) != 16 {
+		t.Fatalf("tree's slurm.conf: %d nodes, %v", len(ns), err)
+	}
+	for _, n := range ns {
+		if n.Weight != ns[0].Weight {
+			t.Fatalf("tree's slurm.conf: %s has Weight %d, %s %d; want one weight", n.Name, n.Weight, ns[0].Name, ns[0].Weight)
+		}
+	}
+	if got := c.Global("TopologyPlugin"); got != "topology/tree" {
+		t.Errorf("tree's TopologyPlugin %q", got)
+	}
+	tr, err := slurm.ParseTree(strings.NewReader(string(mustRead(t, filepath.Join(dir, "tree", "topology.conf")))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := (&slurm.Topology{Tree: tr}).Graph()
+	if err != nil || g.N() != 16 {
+		t.Fatalf("tree's topology.conf: %v, %v", g, err)
+	}
+	var r struct {
+		Deployments []struct {
+			Name      string `json:"name"`
+			Supported bool   `json:"supported"`
+			Settings  []string
+		} `json:"deployments"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, "report.json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range r.Deployments {
+		if d.Name == "current" && !d.Supported {
+			t.Errorf("current (topology/block with its file) not modelled: %+v", d)
+		}
+	}
+}
+
+// TestPlanUsageAndFileErrors: plan's flag errors are exit 2, its file errors
+// exit 1, each naming the flag or file.
+func TestPlanUsageAndFileErrors(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	dir := filepath.Join(tmp, "out")
+	conf := "../../plan/testdata/slurm.conf"
+	base := append([]string{"plan", "--slurm-conf", conf, "--slurm-version", "23.11"}, planSample...)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{append(base, "-o", dir, "--threshold", "1.5"), 2, "--threshold 1.5: want a fraction in (0, 1)"},
+		{append(base, "-o", dir, "--weights", "list:1,x"), 2, "--weights:"},
+		{append(base, "-o", dir, "--hostlist", "node[01-16]"), 2, "--hostlist: a network read with --graph names its own hosts"},
+		{append(base, "-o", dir, "extra"), 2, `unexpected arguments ["extra"]`},
+		{append(base, "-o", file), 1, "-o " + file + ": not a directory"},
+		{append(base, "-o", dir, "--trace", filepath.Join(tmp, "none.txt")), 1, "--trace: open " + filepath.Join(tmp, "none.txt")},
+		{append(base, "-o", dir, "--topology-conf", filepath.Join(tmp, "none.conf")), 1, "--topology-conf: open " + filepath.Join(tmp, "none.conf")},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %q; want %d and %q", c.args[len(base):], code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s written after a refusal", dir)
+	}
+}

@@ -1,0 +1,104 @@
+package slurm
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTopologyYAMLShapeErrors: each way a topology.yaml can have the wrong shape
+// is refused with the line and the key at fault (these branches had no test).
+func TestTopologyYAMLShapeErrors(t *testing.T) {
+	sw := "  tree:\n    switches:\n      - switch: s\n        nodes: "
+	for _, c := range []struct{ name, src, want string }{
+		{"", "", "empty topology.yaml"},
+		{"", "topology: a\n", "is a list of topologies"},
+		{"", "- just a name\n", "line 1: a topology is a mapping"},
+		{"", "- tree: {switches: [{switch: s, nodes: n1}]}\n", "line 1: topology without \"topology: NAME\""},
+		{"b", "- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: c\n  flat: true\n", "no topology \"b\" (the file has a, c)"},
+		{"", "- topology: a\n  tree: {}\n", "line 2: tree needs a list \"switches\""},
+		{"", "- topology: a\n  tree: {switches: s1}\n", "line 2: tree needs a list \"switches\""},
+		{"", "- topology: a\n  tree:\n    switches:\n      - nodes: n1\n", "line 4: a switch needs \"switch: NAME\""},
+		{"", "- topology: a\n  tree:\n    switches:\n      - switch: s\n        children: {a: b}\n", "line 5: children: want a hostlist"},
+		{"", "- topology: a\n  block: {}\n", "line 2: block needs a list \"blocks\""},
+		{"", "- topology: a\n  block:\n    blocks:\n      - nodes: n1\n", "line 4: a block needs \"block: NAME\""},
+		{"", "- topology: a\n  block:\n    block_sizes: {a: 1}\n    blocks: [{block: b, nodes: n1}]\n", "line 3: block_sizes: want a list of positive integers"},
+		{"", "- topology: a\n  block:\n    blocks: [{block: b, nodes: n1}, {block: b, nodes: n2}]\n", "block b"},
+		{"", "- topology: t\n  torus3d:\n    toruses: {name: t}\n", "line 3: toruses: want a list of tori"},
+		{"", "- topology: t\n  torus3d:\n    toruses: []\n", "line 3: 0 tori in one topology"},
+		{"", "- topology: t\n  torus3d:\n    - {dims: {x: 1, y: 1, z: 1}, nodes: n1}\n    - {dims: {x: 1, y: 1, z: 1}, nodes: n2}\n", "line 3: 2 tori in one topology; procalloc reads one"},
+		{"", "- topology: t\n  torus3d:\n    toruses:\n      - name\n", "line 4: torus: want a mapping"},
+		{"", "- topology: t\n  torus3d:\n    regions: []\n    dims: {x: 1, y: 1, z: 1}\n", "line 3: torus3d regions are not supported"},
+		{"", "- topology: t\n  torus3d:\n    nodes: n1\n", "line 3: torus3d needs dims"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 0, z: 1}\n    nodes: n[1-2]\n", "line 3: torus3d dims y = \"0\": want a positive integer"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, z: 1}\n    nodes: n[1-2]\n", "line 3: torus3d dims y = \"\""},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 1, z: 1}\n    nodes: n[2-1]\n", "line 4: nodes"},
+		{"", "- topology: t\n  torus3d:\n    toruses: [{dims: {x: 1, y: 1, z: 1}, nodes: n1}]\n    name: t\n", "line 3: torus3d has toruses and other keys"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 1, z: 1}\n    nodes: n[1-2]\n    placements: {dims: {x: 1}}\n", "line 5: placements: want a list"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 1, z: 1}\n    nodes: n[1-2]\n    placements:\n      - anchor_seed: {x: 0, y: 0, z: 0}\n", "line 6: a placement needs dims"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 1, z: 1}\n    nodes: n[1-2]\n    placements:\n      - dims: {x: 3, y: 1, z: 1}\n", "line 6: placement dims x = \"3\": want an integer within the torus"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 1, z: 1}\n    nodes: n[1-2]\n    placements:\n      - dims: {x: 1, y: 1, z: 1}\n        anchor_spacing: {x: -1}\n", "line 7: placement anchor_spacing x = \"-1\""},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 1, z: 1}\n    nodes: n[1-2]\n    placements:\n      - dims: {x: 1, y: 1, z: 1}\n        anchor: {x: 0}\n", "line 7: unknown key \"anchor\" in a placement"},
+		{"", "- topology: a\n  tree:\n    switches: [{switch: s, nodes: n1}]\n    depth: 2\n", "line 4: unknown key \"depth\" in a tree"},
+		{"", "- topology: a\n  block:\n    blocks: [{block: b, nodes: n1, size: 2}]\n", "unknown key \"size\" in a block entry"},
+		{"", "- topology: t\n  torus3d:\n    toruses:\n      - {dims: {x: 1, y: 1, z: 1}, nodes: n1, shape: cube}\n", "unknown key \"shape\" in a torus"},
+		{"", "- topology: a\n  zone: x\n", "line 2: unknown key \"zone\" in a topology"},
+		{"", "- topology: a\n", "line 1: topology a has none of tree, block, torus3d"},
+		{"", "- topology: a\n  tree:\n    switches:\n      - &l\n        switch: s\n        nodes: *nothing\n", "unknown anchor 'nothing'"},
+		// A list item that is itself a list or a mapping has no names: it was
+		// dropped without a word, "nodes: [n1, [n2]]" read as n1 alone.
+		{"", "- topology: a\n" + sw + "[n1, [n2]]\n", "line 5: nodes: an item of the list is not a hostlist"},
+		{"", "- topology: a\n" + sw + "\n          - n1\n          - {n2: x}\n", "line 7: nodes: an item of the list is not a hostlist"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 1, z: 1}\n    nodes: [n1, [n2]]\n", "line 4: nodes: an item of the list is not a hostlist"},
+	} {
+		_, err := ReadTopologyYAML(strings.NewReader(c.src), c.name)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q (topology %q): error %v, want %q", c.src, c.name, err, c.want)
+		}
+	}
+}
+
+// TestTopologyYAMLTorusForms: the three ways to write one torus (Slurm 26.05's
+// toruses list, the earlier mapping, a list of one) and a node list written as a
+// YAML list read as the same network, with the nodes in the same order.
+func TestTopologyYAMLTorusForms(t *testing.T) {
+	forms := []string{
+		"- topology: t\n  torus3d:\n    name: t1\n    dims: {x: 3, y: 2, z: 2}\n    nodes: n[01-12]\n",
+		"- topology: t\n  torus3d:\n    toruses:\n      - name: t1\n        dims: {x: 3, y: 2, z: 2}\n        nodes: n[01-12]\n",
+		"- topology: t\n  torus3d:\n    - name: t1\n      dims: {x: 3, y: 2, z: 2}\n      nodes: n[01-12]\n",
+		"- topology: t\n  torus3d:\n    dims: {x: 3, y: 2, z: 2}\n    nodes: [n01, 'n[02-06]', 'n[07-11]', n12]\n",
+	}
+	var first *Topology
+	for i, src := range forms {
+		tp, err := ParseTopologyYAML(strings.NewReader(src), "")
+		if err != nil {
+			t.Fatalf("form %d: %v", i, err)
+		}
+		if tp.Torus == nil || tp.Torus.Dims != [3]int{3, 2, 2} || len(tp.Torus.Nodes) != 12 {
+			t.Fatalf("form %d: torus %+v", i, tp.Torus)
+		}
+		for j, n := range tp.Torus.Nodes {
+			if want := "n" + string(rune('0'+(j+1)/10)) + string(rune('0'+(j+1)%10)); n != want {
+				t.Fatalf("form %d: node %d is %s, want %s (x-fastest order)", i, j, n, want)
+			}
+		}
+		if i == 0 {
+			first = tp
+			continue
+		}
+		g0, err0 := first.Graph()
+		g, err := tp.Graph()
+		if err0 != nil || err != nil {
+			t.Fatalf("form %d: %v / %v", i, err0, err)
+		}
+		if g.N() != g0.N() || g.Spec() != g0.Spec() {
+			t.Fatalf("form %d: %s, want %s", i, g.Spec(), g0.Spec())
+		}
+		for a := range g.N() {
+			for b := range g.N() {
+				if g.Dist(a, b) != g0.Dist(a, b) {
+					t.Fatalf("form %d: dist(%d,%d) = %d, want %d", i, a, b, g.Dist(a, b), g0.Dist(a, b))
+				}
+			}
+		}
+	}
+}
