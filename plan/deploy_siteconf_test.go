@@ -13,7 +13,8 @@ import (
 // siteConf is a slurm.conf as sites write them around the sample's 16 hosts
 // (node01-16): comments and blank lines, an Include line, a NodeName=DEFAULT
 // weight, lower-case keys, a continued NodeName line, a line that mixes compute
-// nodes with node17 (not in the network), a login node, the topology settings in
+// nodes with node17 (not in the network) and gives one NodeAddr per node, a login
+// node, the topology settings in
 // lower case with a comment, and a TopologyParam with another flag.
 const siteConf = `# site configuration
 ClusterName=x
@@ -24,7 +25,7 @@ NodeName=DEFAULT CPUs=1 Weight=5
 nodename=node[01-04] weight=3 # fast ones
 NodeName=node[05-08] \
   RealMemory=10 # continued
-NodeName=node[09-17] Weight=7
+NodeName=node[09-17] Weight=7 NodeAddr=10.0.1.[9-17]
 NodeName=login1 Weight=100 NodeAddr=10.0.0.1
 topologyplugin=topology/flat # none yet
 TopologyParam=Dragonfly,SwitchAsNodeRank
@@ -144,6 +145,9 @@ func TestDeploymentSlurmConfKeepsSite(t *testing.T) {
 				}
 				if n.Weight != want || n.CPUs != 1 {
 					t.Errorf("%s: %s Weight=%d CPUs=%d, want Weight=%d CPUs=1", what, h, n.Weight, n.CPUs, want)
+				}
+				if o := origByName[h]; n.Addr != o.Addr {
+					t.Errorf("%s: %s NodeAddr %s, the site's %s", what, h, n.Addr, o.Addr)
 				}
 			}
 			if d.Kind != KindNames {
