@@ -14,8 +14,8 @@ import (
 // (node01-16): comments and blank lines, an Include line, a NodeName=DEFAULT
 // weight, lower-case keys, a continued NodeName line, a line that mixes compute
 // nodes with node17 (not in the network) and gives one NodeAddr per node, a login
-// node, the topology settings in
-// lower case with a comment, and a TopologyParam with another flag.
+// node, the topology settings in lower case with a comment, and a TopologyParam
+// with another flag.
 const siteConf = `# site configuration
 ClusterName=x
 
