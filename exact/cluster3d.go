@@ -555,7 +555,12 @@ func planeOptimum(ctx context.Context, k int, inc [][]int) (layers [][]int, cost
 // at least as wide as tall, at most as many layers as the bottom is tall, each axis
 // completed on its own, every layer listed.
 func planeOptimumWith(ctx context.Context, k int, inc [][]int, plain bool) (layers [][]int, cost, bound int64, optimal bool, nodes int64) {
-	s := &planeSearch{ctx: ctx, k: k, openLB: infCost, plain: plain}
+	return (&planeSearch{ctx: ctx, k: k, openLB: infCost, plain: plain}).optimum(inc)
+}
+
+// optimum runs the search of s (ctx, k, plain and openLB set) from incumbent inc.
+func (s *planeSearch) optimum(inc [][]int) (layers [][]int, cost, bound int64, optimal bool, nodes int64) {
+	ctx, k, plain := s.ctx, s.k, s.plain
 	s.bestLay = inc
 	s.best = planeCost(inc)
 	// Bottom layers λ with x-extent len(λ) <= y-extent λ_0 <= number of layers (plain:

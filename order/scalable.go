@@ -72,6 +72,8 @@ type scalableRun struct {
 	t0       time.Time
 	shown    float64 // the least F handed to progress, once anyShown
 	anyShown bool
+	// overflows counts the candidates left out because their F overflows float64.
+	overflows int
 }
 
 // report hands the best F so far to progress: the least F reported, since each line
@@ -133,6 +135,7 @@ func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error
 		if errors.Is(err, curves.ErrOverflow) {
 			// Another ordering may fit: this one is left out, not the solve.
 			sr.notes = append(sr.notes, fmt.Sprintf("start %s left out: its F overflows float64", name))
+			sr.overflows++
 			return nil
 		}
 		if err != nil {
@@ -151,6 +154,7 @@ func (sr *scalableRun) evaluate(ctx context.Context, name string, o []int) error
 	}
 	if math.IsInf(ls.cost, 0) {
 		sr.notes = append(sr.notes, fmt.Sprintf("start %s left out: its F overflows float64", name))
+		sr.overflows++
 		return nil
 	}
 	sr.keep(name, o, ls.cost)
@@ -382,10 +386,16 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		// score, within a grace of fallbackGrace past the deadline or Ctrl-C (it
 		// was scored without any limit: 8 s past a 2 s limit on a dragonfly).
 		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fallbackGrace)
+		before := sr.overflows
 		err := sr.evaluate(gctx, "rowmajor", curves.RowMajor(m.N()))
 		cancel()
 		if err != nil {
 			return nil, err
+		}
+		if len(sr.best) == 0 && sr.overflows > before {
+			// Every ordering scored, node-index order too, overflows: more time
+			// does not help (it said "allow more time" at once).
+			return nil, fmt.Errorf("%w with weights %s on %s for all %d orderings scored: scale the weights down", curves.ErrOverflow, w, m.Spec(), sr.overflows)
 		}
 		if len(sr.best) == 0 {
 			cause := context.Cause(ctx)

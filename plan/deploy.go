@@ -591,7 +591,9 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]b
 }
 
 // confWith returns slurm.conf with the global settings set and, when nodeSet is
-// given, the pairs it returns set on every NodeName line of compute nodes.
+// given, the pairs it returns set on the compute nodes of every NodeName line. A
+// line that also defines nodes the network lacks is split so that those keep their
+// values (the report promises they keep their configuration).
 func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair) ([]byte, error) {
 	conf := p.conf
 	if nodeSet != nil {
@@ -599,11 +601,25 @@ func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []sl
 			if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 				return nil, nil
 			}
-			s, err := slurm.SplitNodeLine(l, ns, [2]int{0, len(ns)}, nodeSet(l, ns))
-			if err != nil {
-				return nil, err
+			var lines []string
+			for i := 0; i < len(ns); {
+				compute := p.isCompute(ns[i].Name)
+				j := i + 1
+				for j < len(ns) && p.isCompute(ns[j].Name) == compute {
+					j++
+				}
+				var pairs []slurm.ConfPair
+				if compute {
+					pairs = nodeSet(l, ns[i:j])
+				}
+				s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, pairs)
+				if err != nil {
+					return nil, err
+				}
+				lines = append(lines, s)
+				i = j
 			}
-			return []string{s}, nil
+			return lines, nil
 		})
 		if err != nil {
 			return nil, &InputError{p.opt.SlurmConfPath, err}

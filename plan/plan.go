@@ -273,6 +273,9 @@ func (p *Plan) checkInputs() error {
 	if len(r.MissingNodes) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", len(r.MissingNodes), compressed(r.MissingNodes)))
 	}
+	if conf.Includes > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines are not followed (%s): nodes and settings of the included files are not seen, and the deployments' slurm.conf keeps the lines; check that no included file sets NodeName, TopologyPlugin or TopologyParam lines, which Slurm would read as well", includedFiles(conf)))
+	}
 	if len(compute) == m.N() && (!isGraph || opt.Hosts == nil) {
 		// A graph renamed by Hosts is rebuilt below, so that its hosts carry the
 		// Slurm names (the topology writers and as-run read them from the graph).
@@ -310,6 +313,17 @@ func (p *Plan) checkInputs() error {
 		}
 	}
 	return p.checkWorkload()
+}
+
+// includedFiles lists the files of slurm.conf's Include lines.
+func includedFiles(c *slurm.Conf) string {
+	var fs []string
+	for i := range c.Lines {
+		if l := &c.Lines[i]; l.Kind() == "include" && len(l.Pairs) > 0 {
+			fs = append(fs, l.Pairs[0].Value)
+		}
+	}
+	return strings.Join(fs, ", ")
 }
 
 // computeMachine is m with only the nodes compute as hosts (in that order). The

@@ -247,6 +247,37 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 	return a
 }
 
+// samePlacements runs one random sequence of submissions (1 to 6 nodes) and
+// releases, 400 steps, on a deployment's emulator (mine) and on the emulation built
+// from its files (ref): every placement must be the same.
+func samePlacements(t *testing.T, what string, mine alloc.Allocator, ref *alloc.SlurmAllocator, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var live [][]int
+	for step := range 400 {
+		if len(live) > 0 && (rng.IntN(3) == 0 || mine.NumFree() == 0) {
+			i := rng.IntN(len(live))
+			if err := mine.Release(live[i]); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Release(live[i]); err != nil {
+				t.Fatal(err)
+			}
+			live = slices.Delete(live, i, i+1)
+			continue
+		}
+		k := 1 + rng.IntN(min(mine.NumFree(), 6))
+		a, errA := mine.Allocate(k)
+		b, errB := ref.Allocate(k)
+		if (errA == nil) != (errB == nil) || !slices.Equal(a, b) {
+			t.Fatalf("%s, step %d, %d nodes: emulator %v %v, from the files %v %v", what, step, k, a, errA, b, errB)
+		}
+		if errA == nil {
+			live = append(live, a)
+		}
+	}
+}
+
 func itoa(i int) string {
 	if i == 0 {
 		return "0"
@@ -296,31 +327,7 @@ func TestDeploymentFilesMatchEmulation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := slurmFromFiles(t, p, d, ver)
-			rng := rand.New(rand.NewPCG(uint64(ver.Major), 3))
-			var live [][]int
-			for step := range 400 {
-				if len(live) > 0 && (rng.IntN(3) == 0 || mine.NumFree() == 0) {
-					i := rng.IntN(len(live))
-					if err := mine.Release(live[i]); err != nil {
-						t.Fatal(err)
-					}
-					if err := ref.Release(live[i]); err != nil {
-						t.Fatal(err)
-					}
-					live = slices.Delete(live, i, i+1)
-					continue
-				}
-				k := 1 + rng.IntN(min(mine.NumFree(), 6))
-				a, errA := mine.Allocate(k)
-				b, errB := ref.Allocate(k)
-				if (errA == nil) != (errB == nil) || !slices.Equal(a, b) {
-					t.Fatalf("Slurm %s, %s, step %d, %d nodes: emulator %v %v, from the files %v %v", ver, d.Kind, step, k, a, errA, b, errB)
-				}
-				if errA == nil {
-					live = append(live, a)
-				}
-			}
+			samePlacements(t, fmt.Sprintf("Slurm %s, %s", ver, d.Kind), mine, slurmFromFiles(t, p, d, ver), uint64(ver.Major))
 		}
 		// What the files say.
 		rank := p.Order.Ranks()
