@@ -21,20 +21,10 @@ func TestSameAsPrevMatchesDefinition(t *testing.T) {
 	var pairs, shown, equal int
 	for c := range cases {
 		pts, _, _ := randomPlaneSet(r, 20, 0.9)
-		if c%4 == 1 && len(pts) > 0 { // coinciding points, still in (x, y) order
-			for range 1 + r.IntN(len(pts)) {
-				p := pts[r.IntN(len(pts))]
-				pts = append(pts, []int{p[0], p[1]})
-			}
-			slices.SortStableFunc(pts, func(a, b []int) int { return slices.Compare(a, b) })
-		}
+		pts, k := dupCase(r, c, pts)
 		n := len(pts)
 		if n < 1 {
 			continue
-		}
-		k := 1 + r.IntN(n)
-		if c%3 == 0 {
-			k = n - r.IntN(min(n, 4)) // most of the points: many centers share them
 		}
 		g, x0, y0 := testGridScan(pts, k)
 		type center struct {
@@ -116,20 +106,10 @@ func TestCornersShareSetMatchesDefinition(t *testing.T) {
 				}
 			}
 		}
-		if c%4 == 1 && len(pts) > 0 { // coinciding points, still in (x, y) order
-			for range 1 + r.IntN(len(pts)) {
-				p := pts[r.IntN(len(pts))]
-				pts = append(pts, []int{p[0], p[1]})
-			}
-			slices.SortStableFunc(pts, func(a, b []int) int { return slices.Compare(a, b) })
-		}
+		pts, k := dupCase(r, c, pts)
 		n := len(pts)
 		if n < 1 {
 			continue
-		}
-		k := 1 + r.IntN(n)
-		if c%3 == 0 {
-			k = n - r.IntN(min(n, 4))
 		}
 		g, x0, y0 := testGridScan(pts, k)
 		nx, ny := len(g.xs), len(g.ys)
@@ -189,4 +169,27 @@ func TestCornersShareSetMatchesDefinition(t *testing.T) {
 	if inner == 0 || shown == rects || below == 0 {
 		t.Fatalf("%d of %d rectangles shown: the cases do not exercise both answers", shown, rects)
 	}
+}
+
+// dupCase prepares case c of the dup tests from the points pts in (x, y) order:
+// every fourth case repeats some points (coinciding points, still in order), and k
+// runs from 1 to n, every third case most of the points, where many centers share
+// their k nearest. k is 0 when pts is empty.
+func dupCase(r *rand.Rand, c int, pts [][]int) ([][]int, int) {
+	if c%4 == 1 && len(pts) > 0 {
+		for range 1 + r.IntN(len(pts)) {
+			p := pts[r.IntN(len(pts))]
+			pts = append(pts, []int{p[0], p[1]})
+		}
+		slices.SortStableFunc(pts, func(a, b []int) int { return slices.Compare(a, b) })
+	}
+	n := len(pts)
+	if n < 1 {
+		return pts, 0
+	}
+	k := 1 + r.IntN(n)
+	if c%3 == 0 {
+		k = n - r.IntN(min(n, 4))
+	}
+	return pts, k
 }
