@@ -30,10 +30,7 @@ PartitionName=all Nodes=node[01-16] OverSubscribe=EXCLUSIVE # the compute nodes
 PartitionName=other Nodes=c[01-16],login[1-2]
 `
 	for _, ver := range []Version{{22, 5, 0}, {23, 11, 0}} {
-		opt := sampleOptions(t, false)
-		opt.Version, opt.VersionSource = ver, "test"
-		opt.SyntheticJobs = 20
-		opt.SlurmConf = []byte(conf)
+		opt := versionedOptions(t, ver, 20, conf)
 		p, err := Make(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)
@@ -134,10 +131,7 @@ func TestBlockSizeDividesHosts(t *testing.T) {
 		nodes string
 		size  int // 0: unsupported
 	}{{"node[01-15]", 3}, {"node[01-13]", 0}} {
-		opt := sampleOptions(t, false)
-		opt.Version, opt.VersionSource = Version{23, 11, 0}, "test"
-		opt.SyntheticJobs = 20
-		opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=" + c.nodes + "\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n")
+		opt := versionedOptions(t, Version{23, 11, 0}, 20, "NodeName=DEFAULT CPUs=1\nNodeName="+c.nodes+"\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n")
 		p, err := Make(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)

@@ -80,10 +80,7 @@ func TestDeploymentSlurmConfKeepsSite(t *testing.T) {
 	}
 
 	for _, ver := range []Version{{22, 5, 0}, {23, 11, 0}} {
-		opt := sampleOptions(t, false)
-		opt.Version, opt.VersionSource = ver, "test"
-		opt.SyntheticJobs = 20
-		opt.SlurmConf = []byte(siteConf)
+		opt := versionedOptions(t, ver, 20, siteConf)
 		p, err := Make(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)

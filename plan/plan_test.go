@@ -24,6 +24,17 @@ import (
 
 // sampleOptions are the repository's sample: the ibnetdiscover fat tree (16 hosts
 // on 4 leaves, cabled round-robin), plan/testdata/slurm.conf and the sacct trace.
+// versionedOptions is sampleOptions (no trace) for Slurm version ver with the
+// site's slurm.conf conf and jobs synthetic jobs.
+func versionedOptions(t testing.TB, ver Version, jobs int, conf string) Options {
+	t.Helper()
+	opt := sampleOptions(t, false)
+	opt.Version, opt.VersionSource = ver, "test"
+	opt.SyntheticJobs = jobs
+	opt.SlurmConf = []byte(conf)
+	return opt
+}
+
 func sampleOptions(t testing.TB, withTrace bool) Options {
 	t.Helper()
 	f, err := os.Open("../topo/testdata/fattree.ibnetdiscover")
