@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -33,7 +34,8 @@ type Config struct {
 	// else after it.
 	TimeLimit time.Duration
 	// Progress, when set, is called now and then from the measuring goroutine with
-	// the allocator's index in Allocs (-1 for the floor) and the operations done.
+	// the allocator's index in Allocs (-1 for the floor) and the operations done,
+	// one call at a time and never after Run returned.
 	Progress func(alloc, done, total int)
 }
 
@@ -177,6 +179,20 @@ func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
 		a     alloc.Allocator
 		err   error
 	}
+	// The goroutine may be left to finish a decision (below): from then on it
+	// must not call Progress, which is the caller's again (a data race with the
+	// command's progress bar, drawn after the command had cleared it).
+	var progressMu sync.Mutex
+	left := false
+	if report := cfg.Progress; report != nil {
+		cfg.Progress = func(alloc, done, total int) {
+			progressMu.Lock()
+			defer progressMu.Unlock()
+			if !left {
+				report(alloc, done, total)
+			}
+		}
+	}
 	done := make(chan outcome, 1)
 	go func() {
 		var o outcome
@@ -193,6 +209,9 @@ func measure(ctx context.Context, cfg Config, i int) (Result, bool) {
 		select {
 		case o = <-done:
 		case <-time.After(300 * time.Millisecond):
+			progressMu.Lock()
+			left = true
+			progressMu.Unlock()
 			fill(&r, clk.Snapshot())
 			r.Error = "interrupted inside a decision"
 			return r, true

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -386,5 +387,53 @@ func TestRunKeepsGOMAXPROCS(t *testing.T) {
 	// mc1x1 keeps prefix sums and coordinates of the 1,024 nodes: kilobytes
 	if h := rep.Allocs[0].HeapBytes; h < 4096 {
 		t.Errorf("mc1x1 holds %d bytes of heap after its run: the collection did not measure it", h)
+	}
+}
+
+// slowRelease takes delay per release and cannot be interrupted inside one.
+type slowRelease struct {
+	alloc.Allocator
+	delay time.Duration
+}
+
+func (s *slowRelease) Release(nodes []int) error {
+	time.Sleep(s.delay)
+	return s.Allocator.Release(nodes)
+}
+
+// A measurement left to finish its last operation after Run returned (Ctrl-C
+// inside it) calls Progress no more: the caller has its progress bar back.
+// Progress was called once more, from the left goroutine, when that operation
+// ended: a data race with the caller (go test -race), and a bar drawn after
+// the command had cleared it.
+func TestSpeedLeftMeasurementReportsNothing(t *testing.T) {
+	m := machine(t, "mesh:4x4")
+	w := Workload{Name: "one job", Jobs: 1, MaxProcs: 2, Ops: []Op{{Job: 0, Procs: 2}, {Job: 0, Procs: 2, Release: true}}}
+	wrapAllocs(t, func(spec string, a alloc.Allocator) alloc.Allocator {
+		return &slowRelease{a, time.Second}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0 // no lock: Progress is called from the measuring goroutine while Run waits
+	progress := func(i, done, total int) {
+		calls++
+		if i == 0 && done == 0 {
+			time.AfterFunc(100*time.Millisecond, cancel) // inside the release
+		}
+	}
+	before := ctxtest.Goroutines()
+	rep, err := Run(ctx, Config{Machine: m, Allocs: []string{"slow release"}, Workload: w, Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || len(rep.Allocs) != 1 || !strings.Contains(rep.Allocs[0].Error, "inside a decision") {
+		t.Fatalf("interrupted %v, %+v", rep.Interrupted, rep.Allocs)
+	}
+	atReturn := calls
+	if left := ctxtest.Leaked(before, 10*time.Second); len(left) > 0 {
+		t.Fatalf("the measurement left behind still runs:\n%s", strings.Join(left, "\n\n"))
+	}
+	if calls != atReturn {
+		t.Errorf("%d calls of Progress after Run returned", calls-atReturn)
 	}
 }

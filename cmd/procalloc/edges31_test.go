@@ -258,7 +258,7 @@ func TestWatchdogLetsResultFinish(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	var exitedAt time.Time
-	go watchSignals(sigs, func() {}, 10*time.Millisecond, &msg, func(code int) { exitedAt = time.Now(); exited <- code })
+	startWatchdog(t, sigs, func() {}, 10*time.Millisecond, &msg, func(code int) { exitedAt = time.Now(); exited <- code })
 	sigs <- os.Interrupt
 	if err := <-wrote; err != nil {
 		t.Fatal(err)

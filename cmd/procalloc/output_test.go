@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -255,6 +257,29 @@ func TestOutputToDescriptorsWritesThrough(t *testing.T) {
 	}
 }
 
+// startWatchdog runs watchSignals on its own goroutine, as main does, and returns a
+// wait for it to have returned once it has called exit: the watchdog reopens the
+// outputs' gate (reopenOutputs) only after exit returns, and a test that ended as
+// soon as exit was called let the next test begin an output while the gate was
+// still closed, where it blocked for good (TestPlanFilesAllOrNone after
+// TestSignalTwiceAtOnceIsOneInterrupt, 10 minutes and the test binary's timeout
+// under -race). The wait also runs when the test ends.
+func startWatchdog(t *testing.T, sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Duration, stderr io.Writer, exit func(int)) (wait func()) {
+	done := make(chan struct{})
+	var exited atomic.Bool
+	go func() {
+		defer close(done)
+		watchSignals(sigs, cancel, grace, stderr, func(code int) { exited.Store(true); exit(code) })
+	}()
+	wait = func() {
+		if exited.Load() { // else it waits for a signal the test never sent
+			<-done
+		}
+	}
+	t.Cleanup(wait)
+	return wait
+}
+
 // Issue 13 item 10: after SIGTERM a command that does not stop (a large -o write does
 // not poll the interrupt) is stopped after the grace period, its temporary file
 // removed; a second signal stops it at once.
@@ -275,7 +300,7 @@ func TestSignalsStopAndRemoveTemps(t *testing.T) {
 		if second {
 			grace = time.Hour
 		}
-		go watchSignals(sigs, func() { cancelled <- true }, grace, &msg, func(code int) { exited <- code })
+		wait := startWatchdog(t, sigs, func() { cancelled <- true }, grace, &msg, func(code int) { exited <- code })
 		t0 := time.Now()
 		sigs <- syscall.SIGTERM
 		<-cancelled
@@ -286,6 +311,7 @@ func TestSignalsStopAndRemoveTemps(t *testing.T) {
 		if code := <-exited; code != 130 {
 			t.Fatalf("exit %d, want 130", code)
 		}
+		wait() // the next round's watchdog finds the gate open
 		if took := time.Since(t0); !second && took < grace {
 			t.Fatalf("stopped after %v, before the grace of %v", took, grace)
 		}
@@ -311,7 +337,7 @@ func TestSignalTwiceAtOnceIsOneInterrupt(t *testing.T) {
 	exited := make(chan int, 1)
 	var msg bytes.Buffer
 	grace := 3 * sameInterrupt
-	go watchSignals(sigs, func() { cancelled <- true }, grace, &msg, func(code int) { exited <- code })
+	startWatchdog(t, sigs, func() { cancelled <- true }, grace, &msg, func(code int) { exited <- code })
 	t0 := time.Now()
 	sigs <- syscall.SIGINT
 	sigs <- syscall.SIGINT

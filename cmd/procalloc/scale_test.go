@@ -114,7 +114,7 @@ func TestWatchdogRemovesStreamWithoutWaiting(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	exited := make(chan int, 1)
 	var msg bytes.Buffer
-	go watchSignals(sigs, func() {}, 10*time.Millisecond, &msg, func(code int) { exited <- code })
+	startWatchdog(t, sigs, func() {}, 10*time.Millisecond, &msg, func(code int) { exited <- code })
 	sigs <- os.Interrupt
 	select {
 	case code := <-exited:

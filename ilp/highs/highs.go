@@ -89,6 +89,12 @@ type solveState struct {
 	last        time.Time
 	logBuf      []byte
 	interrupted bool
+	// abandoned is set (under mu) when Solve returned without the run (abandon):
+	// from then on the callback only asks HiGHS to stop. Log and Progress are the
+	// caller's again (order's progress bar): calling them from the run's thread
+	// after Solve returned was a data race with the caller, and a time-limited run
+	// logged its whole report into whatever the caller had moved on to.
+	abandoned bool
 }
 
 //export goHighsCallback
@@ -96,6 +102,12 @@ func goHighsCallback(kind C.int, message *C.char, out *C.HighsCallbackDataOut, i
 	st := cgo.Handle(handle).Value().(*solveState)
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.abandoned {
+		if kind != cbLogging && in != nil {
+			in.user_interrupt = 1 // its result is dropped: stop it early
+		}
+		return
+	}
 	switch kind {
 	case cbLogging:
 		if st.opt.Log != nil && message != nil {
@@ -200,9 +212,13 @@ func finite(v float64) C.double {
 const abandonGrace = 800 * time.Millisecond
 
 // abandon returns the result of a run that did not stop in time, and lets the run free
-// its HiGHS instance when it ends: no solution, no bound.
-func abandon(h unsafe.Pointer, handle cgo.Handle, done <-chan C.HighsInt, owned *bool, status Status, t0 time.Time, m *Model) *Result {
+// its HiGHS instance when it ends: no solution, no bound. The run calls none of the
+// caller's Options (Log, Progress) after abandon returns (solveState.abandoned).
+func abandon(h unsafe.Pointer, handle cgo.Handle, st *solveState, done <-chan C.HighsInt, owned *bool, status Status, t0 time.Time, m *Model) *Result {
 	*owned = false
+	st.mu.Lock()
+	st.abandoned = true
+	st.mu.Unlock()
 	go func() {
 		<-done
 		C.Highs_destroy(h)
@@ -297,10 +313,10 @@ func Solve(ctx context.Context, m *Model, start []float64, opt Options) (*Result
 		select {
 		case runStatus = <-done:
 		case <-time.After(abandonGrace):
-			return abandon(h, handle, done, &owned, StatusInterrupted, t0, m), nil
+			return abandon(h, handle, st, done, &owned, StatusInterrupted, t0, m), nil
 		}
 	case <-limit:
-		return abandon(h, handle, done, &owned, StatusTimeLimit, t0, m), nil
+		return abandon(h, handle, st, done, &owned, StatusTimeLimit, t0, m), nil
 	}
 	res := &Result{Seconds: time.Since(t0).Seconds()}
 	ms := C.Highs_getModelStatus(h)

@@ -104,7 +104,8 @@ type Options struct {
 	AbsGap  float64
 	Threads int // 0: HiGHS default
 	Seed    int
-	// Log receives HiGHS's log lines; nil turns logging off.
+	// Log receives HiGHS's log lines; nil turns logging off. Log and Progress are
+	// called one call at a time, from HiGHS's threads, and never after Solve returned.
 	Log io.Writer
 	// Relax solves the LP relaxation (integrality dropped).
 	Relax bool

@@ -3,8 +3,10 @@ package ctxtest
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestStopAfter(t *testing.T) {
@@ -38,3 +40,25 @@ func TestCountingConcurrent(t *testing.T) {
 		t.Errorf("Looks = %d, want 8000", got)
 	}
 }
+
+// Leaked reports a goroutine blocked on a channel nobody closes, with its stack,
+// and nothing once it has ended; goroutines running before are not its business.
+func TestLeaked(t *testing.T) {
+	old := make(chan struct{})
+	go func() { <-old }()
+	defer close(old)
+	time.Sleep(10 * time.Millisecond) // let it start
+	before := Goroutines()
+	stuck := make(chan struct{})
+	go blockedOn(stuck)
+	left := Leaked(before, 50*time.Millisecond)
+	if len(left) != 1 || !strings.Contains(left[0], "ctxtest.blockedOn") {
+		t.Fatalf("a goroutine blocked on a channel: got %d left: %q", len(left), left)
+	}
+	close(stuck)
+	if left := Leaked(before, 5*time.Second); len(left) != 0 {
+		t.Fatalf("after it ended: %q", left)
+	}
+}
+
+func blockedOn(c chan struct{}) { <-c }
