@@ -21,7 +21,11 @@ import (
 //     VALUE is "text in double quotes" (the quotes dropped, spaces kept) or a run of
 //     non-space characters; anything left that is not a pair is a parse error;
 //   - the first key of a line says what the line is (NodeName=, PartitionName=, a
-//     global setting such as TopologyPlugin=).
+//     global setting such as TopologyPlugin=); only the keys of lineKeys take
+//     pairs after it, any other line holds one pair and more is a parse error
+//     (s_p_parse_file reads one pair, _parse_next_key, and refuses any text left;
+//     the lineKeys' handlers read the rest with s_p_parse_line), and so is text
+//     after "Include FILE".
 //
 // Node lines follow read_config.c: NodeName=DEFAULT lines set defaults for the
 // NodeName lines after them (a later DEFAULT line adds to and overrides the earlier
@@ -79,6 +83,15 @@ func (l *ConfLine) Get(key string) (string, bool) {
 	return v, ok
 }
 
+// lineKeys are the slurm.conf keys, lower-cased, whose line holds more pairs
+// after the first: the S_P_ARRAY entries of read_config.c's slurm_conf_options
+// whose handler reads the rest of the line (s_p_parse_line on its leftover).
+// FrontendName is there up to 24.11 and PowerAction from 26.05: a Slurm without
+// the key refuses it whatever follows, as it does any key it does not know, which
+// ReadConf does not check. SlurmctldHost's handler reads the rest with an empty
+// table, so a pair after it is refused: it is not a line key.
+var lineKeys = []string{"nodename", "partitionname", "nodeset", "downnodes", "frontendname", "poweraction"}
+
 // ConfError is an error of one line of a slurm.conf.
 type ConfError struct {
 	Line int
@@ -89,7 +102,8 @@ func (e *ConfError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 
 // ReadConf parses a slurm.conf. Errors are *ConfError values naming the line: what
 // Slurm's parser refuses (text that is not KEY=VALUE, a quoted value not closed
-// before the end of the line).
+// before the end of the line, a second pair on a line whose first key is not one
+// of lineKeys, text after "Include FILE").
 func ReadConf(data []byte) (*Conf, error) {
 	c := &Conf{raw: strings.SplitAfter(string(data), "\n")}
 	if n := len(c.raw); n > 0 && c.raw[n-1] == "" {
@@ -119,6 +133,10 @@ func ReadConf(data []byte) (*Conf, error) {
 			// parse_config.c _parse_include_directive: "Include FILE" at the line's start.
 			c.Includes++
 			f := strings.Fields(line[7:])
+			if len(f) > 1 {
+				// The name ends at the first space; the rest is left over.
+				return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%q after Include %s: Include takes one file (Slurm: parse error)", clipConf(strings.Join(f[1:], " ")), f[0])}
+			}
 			inc := ConfLine{First: first + 1, Last: i, Comment: strings.Join(comments, " ")}
 			if len(f) > 0 {
 				inc.Pairs = []ConfPair{{Key: line[:7], Value: f[0]}}
@@ -133,11 +151,18 @@ func ReadConf(data []byte) (*Conf, error) {
 		if len(pairs) == 0 {
 			continue
 		}
+		if len(pairs) > 1 && !slices.Contains(lineKeys, strings.ToLower(pairs[0].Key)) {
+			return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%s%s= after %s= on one line: a %s line holds one setting, only %s lines take more pairs (Slurm: parse error)",
+				pairs[1].Key, pairs[1].Op, pairs[0].Key+pairs[0].Op, pairs[0].Key, lineKeyNames)}
+		}
 		l := ConfLine{First: first + 1, Last: i, Pairs: pairs, Comment: strings.Join(comments, " ")}
 		c.Lines = append(c.Lines, l)
 	}
 	return c, nil
 }
+
+// lineKeyNames lists lineKeys as slurm.conf(5) spells them, for messages.
+const lineKeyNames = "NodeName, PartitionName, NodeSet, DownNodes, FrontendName and PowerAction"
 
 // splitComment cuts a physical line at its first '#' not escaped by an odd number
 // of backslashes (parse_config.c _strip_comments).
@@ -534,7 +559,9 @@ func perNodeLists(l *ConfLine, names int) (map[string][]string, error) {
 }
 
 // Global returns the value of a global setting (TopologyPlugin, SelectType, ...):
-// the last line whose first key is key, case-insensitive; "" when absent.
+// the last line whose first key is key, case-insensitive (Slurm: "specified more
+// than once, latest value used"); "" when absent. Such a line holds one pair
+// (ReadConf refuses more, as Slurm does).
 func (c *Conf) Global(key string) string {
 	v := ""
 	for i := range c.Lines {

@@ -219,7 +219,11 @@ func TestFormatPairsRoundTrip(t *testing.T) {
 			for j := range b {
 				b[j] = alphabet[rng.IntN(len(alphabet))]
 			}
-			ps = append(ps, ConfPair{Key: "K" + string(rune('a'+i)), Value: string(b)})
+			key := "K" + string(rune('a'+i))
+			if i == 0 {
+				key = "NodeName" // a line of several pairs: one of lineKeys
+			}
+			ps = append(ps, ConfPair{Key: key, Value: string(b)})
 		}
 		s, err := FormatPairs(ps)
 		if err != nil {
@@ -240,6 +244,8 @@ func FuzzReadConf(f *testing.F) {
 	f.Add("NodeName = n[1-4] Weight = 5 Features=\"a  b\" # c\n")
 	f.Add("NodeName=n1 \\\nCPUs=2\nNodeName=DEFAULT Weight=3\n")
 	f.Add("a\\#b=c\\\\ d=\"e\"f\n")
+	f.Add("NodeName=a\\#b c=\\\\ d=\"e\"f\n")
+	f.Add("TopologyPlugin=x TopologyParam=y\nInclude a b\n")
 	f.Fuzz(func(t *testing.T, conf string) {
 		c, err := ReadConf([]byte(conf))
 		lines := strings.Count(conf, "\n")
