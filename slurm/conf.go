@@ -21,11 +21,15 @@ import (
 //     VALUE is "text in double quotes" (the quotes dropped, spaces kept) or a run of
 //     non-space characters; anything left that is not a pair is a parse error;
 //   - the first key of a line says what the line is (NodeName=, PartitionName=, a
-//     global setting such as TopologyPlugin=); only the keys of lineKeys take
+//     global setting such as TopologyPlugin=); only the keys of confLineKeys take
 //     pairs after it, any other line holds one pair and more is a parse error
 //     (s_p_parse_file reads one pair, _parse_next_key, and refuses any text left;
-//     the lineKeys' handlers read the rest with s_p_parse_line), and so is text
-//     after "Include FILE".
+//     the confLineKeys' handlers read the rest with s_p_parse_line), and so is text
+//     after "Include FILE";
+//   - a key that Slurm's options tables do not hold is an error ("Parsing error at
+//     unrecognized key", fatal): the first key of a line against the global table,
+//     the later keys of a line key's line against its handler's table
+//     (confkeys.go; the union of the releases 22.05 to 26.05).
 //
 // Node lines follow read_config.c: NodeName=DEFAULT lines set defaults for the
 // NodeName lines after them (a later DEFAULT line adds to and overrides the earlier
@@ -83,15 +87,6 @@ func (l *ConfLine) Get(key string) (string, bool) {
 	return v, ok
 }
 
-// lineKeys are the slurm.conf keys, lower-cased, whose line holds more pairs
-// after the first: the S_P_ARRAY entries of read_config.c's slurm_conf_options
-// whose handler reads the rest of the line (s_p_parse_line on its leftover).
-// FrontendName is there up to 24.11 and PowerAction from 26.05: a Slurm without
-// the key refuses it whatever follows, as it does any key it does not know, which
-// ReadConf does not check. SlurmctldHost's handler reads the rest with an empty
-// table, so a pair after it is refused: it is not a line key.
-var lineKeys = []string{"nodename", "partitionname", "nodeset", "downnodes", "frontendname", "poweraction"}
-
 // ConfError is an error of one line of a slurm.conf.
 type ConfError struct {
 	Line int
@@ -103,7 +98,8 @@ func (e *ConfError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 // ReadConf parses a slurm.conf. Errors are *ConfError values naming the line: what
 // Slurm's parser refuses (text that is not KEY=VALUE, a quoted value not closed
 // before the end of the line, a second pair on a line whose first key is not one
-// of lineKeys, text after "Include FILE").
+// of confLineKeys, text after "Include FILE", a key that no Slurm from 22.05 to
+// 26.05 knows, named with the nearest known key when it is a near miss).
 func ReadConf(data []byte) (*Conf, error) {
 	c := &Conf{raw: strings.SplitAfter(string(data), "\n")}
 	if n := len(c.raw); n > 0 && c.raw[n-1] == "" {
@@ -151,7 +147,10 @@ func ReadConf(data []byte) (*Conf, error) {
 		if len(pairs) == 0 {
 			continue
 		}
-		if len(pairs) > 1 && !slices.Contains(lineKeys, strings.ToLower(pairs[0].Key)) {
+		if err := checkConfKeys(pairs); err != nil {
+			return nil, &ConfError{Line: first + 1, Msg: err.Error()}
+		}
+		if _, lineKey := confLineKeys[strings.ToLower(pairs[0].Key)]; len(pairs) > 1 && !lineKey {
 			return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%s%s= after %s= on one line: a %s line holds one setting, only %s lines take more pairs (Slurm: parse error)",
 				pairs[1].Key, pairs[1].Op, pairs[0].Key+pairs[0].Op, pairs[0].Key, lineKeyNames)}
 		}
@@ -161,7 +160,7 @@ func ReadConf(data []byte) (*Conf, error) {
 	return c, nil
 }
 
-// lineKeyNames lists lineKeys as slurm.conf(5) spells them, for messages.
+// lineKeyNames lists confLineKeys as slurm.conf(5) spells them, for messages.
 const lineKeyNames = "NodeName, PartitionName, NodeSet, DownNodes, FrontendName and PowerAction"
 
 // splitComment cuts a physical line at its first '#' not escaped by an odd number

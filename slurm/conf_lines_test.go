@@ -19,7 +19,7 @@ const confLineBase = "ClusterName=t\nSlurmctldHost=localhost\nNodeName=n[1-2] CP
 const confLineFirst = 5
 
 // confLineCases are lines as Slurm's s_p_parse_file reads them: one pair on a
-// line unless its first key is one of lineKeys (whose handler reads the rest),
+// line unless its first key is one of confLineKeys (whose handler reads the rest),
 // keys in any case, '#' comments and '\' continuations before the pairs are
 // read, nothing after "Include FILE".
 var confLineCases = []struct {

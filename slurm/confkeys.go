@@ -1,0 +1,119 @@
+package slurm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// confKey is a slurm.conf key as read_config.c's options tables spell it, with the
+// Slurm releases whose table holds it: Since and Until are YYMM (2302 is 23.02), 0
+// for "from 22.05" and "to 26.05", the oldest and newest release procalloc knows.
+//
+// The tables (confkeys_table.go) are the union of the tables of every release tag
+// from slurm-22-05-0-1 to slurm-26-05-3-1 (71 tags) of github.com/SchedMD/slurm,
+// src/common/read_config.c: slurm_conf_options (global keys and line keys) and the
+// static tables of the line keys' handlers (_nodename_options, _partition_options,
+// _nodeset_options, _downnodes_options, _frontend_options, _power_action_options);
+// 22.05.8 is commit d525b6872a106d32916b33a8738f12510ec7cf04, 26.05.3
+// 56fe867884038ba2074bd414075b60c2fb1d68bb. Every key appears or goes at a release's
+// .0 tag, never within a release. SlurmctldHost's handler has an empty table.
+type confKey struct {
+	Name         string
+	Since, Until int
+}
+
+// confLineKeys maps each key whose line holds more pairs after the first (the
+// S_P_ARRAY entries whose handler reads the rest of the line with s_p_parse_line)
+// to the keys its handler knows. FrontendName is Slurm's up to 24.11 and PowerAction
+// from 26.05 (confGlobalKeys says); their handlers' keys share that range.
+// SlurmctldHost's handler reads the rest with an empty table, so a pair after it is
+// refused: it is not a line key.
+var confLineKeys = map[string][]confKey{
+	"nodename":      confNodeNameKeys,
+	"partitionname": confPartitionNameKeys,
+	"nodeset":       confNodeSetKeys,
+	"downnodes":     confDownNodesKeys,
+	"frontendname":  confFrontendNameKeys,
+	"poweraction":   confPowerActionKeys,
+}
+
+// lookupConfKey finds key (any case: parse_config.c looks keys up with
+// xstrcasecmp) in table.
+func lookupConfKey(table []confKey, key string) (confKey, bool) {
+	for _, k := range table {
+		if strings.EqualFold(k.Name, key) {
+			return k, true
+		}
+	}
+	return confKey{}, false
+}
+
+// checkConfKeys refuses a line whose first key is not a slurm.conf key of any
+// release from 22.05 to 26.05, or, on a line of confLineKeys, a later key its
+// handler does not know: Slurm's "Parsing error at unrecognized key: KEY", and
+// slurmctld and every client stop ("fatal: Unable to process configuration file").
+// A key of some of those releases only is read (ReadConf does not know the
+// release).
+func checkConfKeys(pairs []ConfPair) error {
+	first := pairs[0].Key
+	if _, ok := lookupConfKey(confGlobalKeys, first); !ok {
+		return fmt.Errorf("unknown key %s=: no Slurm from 22.05 to 26.05 knows it%s (Slurm: \"Parsing error at unrecognized key: %s\", fatal)", first, didYouMean(confGlobalKeys, first), first)
+	}
+	sub, ok := confLineKeys[strings.ToLower(first)]
+	if !ok {
+		return nil
+	}
+	for _, p := range pairs[1:] {
+		if _, ok := lookupConfKey(sub, p.Key); !ok {
+			return fmt.Errorf("unknown key %s= on a %s line: no Slurm from 22.05 to 26.05 knows it there%s (Slurm: \"Parsing error at unrecognized key: %s\", fatal)", p.Key, first, didYouMean(sub, p.Key), p.Key)
+		}
+	}
+	return nil
+}
+
+// didYouMean names the key of table nearest to key when it is a near miss: at most
+// one edit (a letter added, dropped, changed, or two neighbours swapped) for keys of
+// up to 5 letters, two for longer ones, case ignored; ties go to the first in the
+// table (alphabetical). "" when none is near.
+func didYouMean(table []confKey, key string) string {
+	limit := 1
+	if len(key) > 5 {
+		limit = 2
+	}
+	best, bestD := "", limit+1
+	for _, k := range table {
+		if d := editDistance(strings.ToLower(key), strings.ToLower(k.Name)); d < bestD {
+			best, bestD = k.Name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "; did you mean " + best + "?"
+}
+
+// editDistance is the optimal string alignment distance of a and b (insertions,
+// deletions, substitutions and swaps of neighbours, each 1), by bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

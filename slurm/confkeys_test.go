@@ -1,0 +1,238 @@
+package slurm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// confKeyCases are lines with keys Slurm knows and keys it does not, each after
+// confLineBase (line confLineFirst).
+var confKeyCases = []struct {
+	text string
+	// unknown is the key ReadConf refuses ("" when it reads the line), near the
+	// known key it suggests ("" when none is near).
+	unknown, near string
+	// other: a FrontendName line, which a Slurm built without front ends (Debian's)
+	// refuses before it reads the line's keys.
+	other bool
+}{
+	{text: "TopologyPlugins=topology/tree", unknown: "TopologyPlugins", near: "TopologyPlugin"},
+	{text: "SelectTyp=select/cons_tres", unknown: "SelectTyp", near: "SelectType"},
+	{text: "TopologyParm=Dragonfly", unknown: "TopologyParm", near: "TopologyParam"},
+	{text: "toplogyplugin=topology/tree", unknown: "toplogyplugin", near: "TopologyPlugin"},
+	{text: "FooBarBaz=1", unknown: "FooBarBaz"},
+	{text: "NodeName=m1 CPUs=1 Wieght=3", unknown: "Wieght", near: "Weight"},
+	{text: "NodeName=m1 NodeName=m2", unknown: "NodeName"},
+	{text: "PartitionName=q Nodes=n1 MaxTme=60", unknown: "MaxTme", near: "MaxTime"},
+	{text: "NodeSet=ns Features=gpu", unknown: "Features", near: "Feature"},
+	{text: "DownNodes=n1 State=DOWN Reasn=x", unknown: "Reasn", near: "Reason"},
+	{text: "PowerAction=suspend Program=/x Locaton=slurmctld", unknown: "Locaton", near: "Location"},
+	{text: "FrontendName=fe1 Stat=UNKNOWN", unknown: "Stat", near: "State", other: true},
+	{text: "SelectType=select/cons_tres"},
+	{text: "selecttype=select/cons_tres"},
+	{text: "TOPOLOGYPLUGIN=topology/tree"},
+	{text: "nodename=m1 cpus=1 WEIGHT=3 features=a"},
+	{text: "PartitionName=q Nodes=n1 maxtime=60 oversubscribe=NO"},
+	{text: "PartitionName=q Nodes=n1 Exclusive=YES"}, // 26.05's
+	{text: "CertmgrType=certmgr/script"},             // 24.11's on
+	{text: "SlurmctldPlugstack=/etc/x"},              // 22.05's only
+	{text: "FrontendName=fe1 State=UNKNOWN", other: true},
+}
+
+// A key that no Slurm from 22.05 to 26.05 knows is an error naming the line and
+// the key, and the known key when it is a near miss; keys in any case and keys of
+// some of those releases are read.
+func TestReadConfUnknownKeys(t *testing.T) {
+	for _, c := range confKeyCases {
+		_, err := ReadConf([]byte(confLineBase + c.text + "\n"))
+		if c.unknown == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.text, err)
+			}
+			continue
+		}
+		var ce *ConfError
+		if !errors.As(err, &ce) || ce.Line != confLineFirst || !strings.Contains(ce.Msg, "unknown key "+c.unknown+"=") {
+			t.Errorf("%q: %v, want line %d: unknown key %s=", c.text, err, confLineFirst, c.unknown)
+			continue
+		}
+		if hint := "did you mean " + c.near + "?"; c.near != "" && !strings.Contains(ce.Msg, hint) {
+			t.Errorf("%q: %v, want %q", c.text, err, hint)
+		} else if c.near == "" && strings.Contains(ce.Msg, "did you mean") {
+			t.Errorf("%q: %v, want no suggestion", c.text, err)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"weight", "wieght", 1},
+		{"selecttyp", "selecttype", 1}, {"kitten", "sitting", 3}, {"ca", "abc", 3},
+	} {
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+		if got := editDistance(c.b, c.a); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
+		}
+	}
+}
+
+// knownIn reports whether release v (YYMM) knows k.
+func (k confKey) knownIn(v int) bool {
+	return (k.Since == 0 || v >= k.Since) && (k.Until == 0 || v <= k.Until)
+}
+
+// The key tables and ReadConf's verdicts against the installed Slurm's parser
+// (scontrol parses SLURM_CONF with s_p_parse_file before anything): every key of
+// every table, on a line of its own or after its line key, is "Parsing error at
+// unrecognized key: KEY" exactly when the table says the release does not know it;
+// each case ReadConf refuses is that error for its key, each it reads (and the
+// release knows) exits 0. The scontrol on PATH and $PROCALLOC_SLURM_NEW/bin's.
+func TestConfKeysOnSlurm(t *testing.T) {
+	var scontrols []string
+	if s, err := exec.LookPath("scontrol"); err == nil {
+		scontrols = append(scontrols, s)
+	}
+	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
+	if prefix == "" {
+		prefix = "/opt/slurm-new"
+	}
+	if s := filepath.Join(prefix, "bin", "scontrol"); fileExists(s) {
+		scontrols = append(scontrols, s)
+	}
+	if len(scontrols) == 0 {
+		t.Skip("scontrol not on PATH (Debian: apt-get install slurm-client) nor in " + prefix + ": the key tables are checked against Slurm's parser when it is installed")
+	}
+	for _, scontrol := range scontrols {
+		checkConfKeysWith(t, scontrol)
+	}
+}
+
+// runScontrolOn writes confLineBase and line into a file of dir and runs scontrol
+// on it.
+func runScontrolOn(t *testing.T, scontrol, dir, line string) (string, error) {
+	t.Helper()
+	file := filepath.Join(dir, "slurm.conf")
+	if err := os.WriteFile(file, []byte(confLineBase+line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, scontrol, "show", "hostnames", "x1")
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+file)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func checkConfKeysWith(t *testing.T, scontrol string) {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := runScontrolOn(t, scontrol, dir, "")
+	if err != nil {
+		t.Fatalf("%s on the base file: %v\n%s", scontrol, err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cmd := exec.CommandContext(ctx, scontrol, "-V")
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	vout, err := cmd.Output()
+	cancel()
+	var yy, mm int
+	if _, serr := fmt.Sscanf(strings.TrimPrefix(strings.TrimSpace(string(vout)), "slurm-wlm "), "slurm %d.%d", &yy, &mm); serr != nil {
+		if _, serr = fmt.Sscanf(strings.TrimPrefix(strings.TrimSpace(string(vout)), "slurm-wlm "), "%d.%d", &yy, &mm); serr != nil {
+			t.Fatalf("%s -V: %q %v", scontrol, vout, err)
+		}
+	}
+	release := yy*100 + mm
+	t.Logf("%s: Slurm %d.%02d", scontrol, yy, mm)
+	unrecognized := func(out, key string) bool {
+		return strings.Contains(out, "Parsing error at unrecognized key: "+key+"\n")
+	}
+
+	// Every key of every table.
+	known, skipped := 0, 0
+	for _, k := range confGlobalKeys {
+		out, _ := runScontrolOn(t, scontrol, dir, k.Name+"=1")
+		if got := !unrecognized(out, k.Name); got != k.knownIn(release) {
+			t.Errorf("%s=1: Slurm %d knows it: %v, the table says %v (Since %d, Until %d)\n%s", k.Name, release, got, k.knownIn(release), k.Since, k.Until, out)
+		} else if got {
+			known++
+		}
+	}
+	lineOf := map[string]string{"nodename": "NodeName=m9", "partitionname": "PartitionName=q9", "nodeset": "NodeSet=ns9",
+		"downnodes": "DownNodes=n1", "frontendname": "FrontendName=fe9", "poweraction": "PowerAction=suspend"}
+	for lk, sub := range confLineKeys {
+		head, _ := lookupConfKey(confGlobalKeys, lk)
+		if !head.knownIn(release) {
+			continue // the line key itself is refused
+		}
+		for _, k := range sub {
+			line := lineOf[lk] + " " + k.Name + "=1"
+			out, _ := runScontrolOn(t, scontrol, dir, line)
+			if strings.Contains(out, "--enable-front-end") {
+				skipped++
+				continue // fatal before the rest of the line is read
+			}
+			if got := !unrecognized(out, k.Name); got != k.knownIn(release) {
+				t.Errorf("%q: Slurm %d knows %s there: %v, the table says %v\n%s", line, release, k.Name, got, k.knownIn(release), out)
+			} else if got {
+				known++
+			}
+		}
+	}
+	t.Logf("%s: %d keys known, as the tables say for %d; %d not checked (FrontendName: a build without front ends stops before reading its line)", scontrol, known, release, skipped)
+
+	// ReadConf's verdicts. A line with a key of other releases than the installed
+	// one is refused there, naming the first such key.
+	for _, c := range confKeyCases {
+		_, ours := ReadConf([]byte(confLineBase + c.text + "\n"))
+		out, err := runScontrolOn(t, scontrol, dir, c.text)
+		want := ""
+		if ours != nil {
+			want = c.unknown
+		}
+		ps := mustPairs(t, c.text)
+		head, _ := lookupConfKey(confGlobalKeys, ps[0].Key)
+		if !head.knownIn(release) {
+			want = ps[0].Key
+		} else if ours == nil {
+			for _, p := range ps[1:] {
+				if k, _ := lookupConfKey(confLineKeys[strings.ToLower(ps[0].Key)], p.Key); !k.knownIn(release) {
+					want = p.Key
+					break
+				}
+			}
+		}
+		switch {
+		case c.other && strings.Contains(out, "--enable-front-end"):
+			t.Logf("%q: not checked, %s", c.text, strings.TrimSpace(out))
+		case want != "" && (err == nil || !unrecognized(out, want)):
+			t.Errorf("%q: ReadConf: %v; want scontrol's unrecognized key %s: %v\n%s", c.text, ours, want, err, out)
+		case want == "" && (err != nil || strings.Contains(out, "unrecognized key")):
+			t.Errorf("%q: ReadConf reads it, scontrol: %v\n%s", c.text, err, out)
+		}
+		if c.text == confKeyCases[0].text {
+			t.Logf("%s: %q: %s", scontrol, c.text, strings.TrimSpace(out))
+		}
+	}
+}
+
+func mustPairs(t *testing.T, line string) []ConfPair {
+	t.Helper()
+	ps, err := parsePairs(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
