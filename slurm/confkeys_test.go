@@ -235,4 +235,3 @@ func mustPairs(t *testing.T, line string) []ConfPair {
 	}
 	return ps
 }
-
