@@ -101,6 +101,28 @@ func (e *ConfError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 // of confLineKeys, text after "Include FILE", a key that no Slurm from 22.05 to
 // 26.05 knows, named with the nearest known key when it is a near miss).
 func ReadConf(data []byte) (*Conf, error) {
+	return readConfLines(data, checkSlurmConfLine)
+}
+
+// checkSlurmConfLine refuses a slurm.conf line of unknown keys (checkConfKeys) or of
+// a second setting on a line whose first key is not one of confLineKeys.
+func checkSlurmConfLine(pairs []ConfPair) error {
+	if err := checkConfKeys(pairs); err != nil {
+		return err
+	}
+	if _, lineKey := confLineKeys[strings.ToLower(pairs[0].Key)]; len(pairs) > 1 && !lineKey {
+		return fmt.Errorf("%s%s= after %s= on one line: a %s line holds one setting, only %s lines take more pairs (Slurm: parse error)",
+			pairs[1].Key, pairs[1].Op, pairs[0].Key+pairs[0].Op, pairs[0].Key, lineKeyNames)
+	}
+	return nil
+}
+
+// readConfLines reads the logical lines of a file in the syntax of Slurm's
+// s_p_parse_file (parse_config.c), which reads slurm.conf and topology.conf alike:
+// comments, '\' continuations, escapes, KEY[op]=VALUE pairs, Include lines (see
+// Conf). check, called on the pairs of each line that has any, in file order, says
+// what the file's keys allow; its error is the line's *ConfError.
+func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
 	c := &Conf{raw: strings.SplitAfter(string(data), "\n")}
 	if n := len(c.raw); n > 0 && c.raw[n-1] == "" {
 		c.raw = c.raw[:n-1]
@@ -147,12 +169,8 @@ func ReadConf(data []byte) (*Conf, error) {
 		if len(pairs) == 0 {
 			continue
 		}
-		if err := checkConfKeys(pairs); err != nil {
+		if err := check(pairs); err != nil {
 			return nil, &ConfError{Line: first + 1, Msg: err.Error()}
-		}
-		if _, lineKey := confLineKeys[strings.ToLower(pairs[0].Key)]; len(pairs) > 1 && !lineKey {
-			return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%s%s= after %s= on one line: a %s line holds one setting, only %s lines take more pairs (Slurm: parse error)",
-				pairs[1].Key, pairs[1].Op, pairs[0].Key+pairs[0].Op, pairs[0].Key, lineKeyNames)}
 		}
 		l := ConfLine{First: first + 1, Last: i, Pairs: pairs, Comment: strings.Join(comments, " ")}
 		c.Lines = append(c.Lines, l)
