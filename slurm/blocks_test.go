@@ -64,7 +64,8 @@ func TestParseBlocksErrors(t *testing.T) {
 		{"BlockSizes=4\nBlockName=a Nodes=n1\nBlockSizes=4x\nBlockSizes=x\n", "line 4: BlockSizes=x: \"x\" is not a positive integer"},
 		{"BlockSizes=4\n", "no BlockName"},
 		{"BlockName=a Nodes=n[1-4]\nBlockName=a Nodes=n[5-8]\n", "line 2: block a already defined on line 1"},
-		{"BlockName= Nodes=n1\n", "line 1: BlockName= has no value"},
+		// Slurm's pattern allows spaces after '=': a block named "Nodes=n1", no nodes.
+		{"BlockName= Nodes=n1\n", "no block has nodes"},
 		{"Nodes=n1\n", "line 1: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block), not Nodes="},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,12\n", "line 2: BlockSizes=4,12: 12 is not a power-of-two multiple"},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,6\n", "line 2: BlockSizes=4,6: 6 is not a multiple"},

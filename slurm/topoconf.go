@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
 )
@@ -21,12 +20,18 @@ import (
 // _read_topo_file and validation; Slurm 22.05 for trees, as alloc's slurm:tree
 // emulates, 26.05 for blocks):
 //
+//   - lines are read as slurm.conf's (readConfLines: both files go through
+//     s_p_parse_file): '#' comments, '\' continuations, escapes, quoted values,
+//     spaces around '=', keys in any case; an operator (Nodes+=) is read as '='
+//     with a warning, as Slurm ignores it here; an Include line is refused
+//     (Slurm reads the included file; procalloc does not follow it);
 //   - a line starts with SwitchName= (tree) or BlockName= or BlockSizes= (block);
-//     keys in any case; '#' comments; the two kinds mixed are refused (the tree
-//     plugin does not know BlockName and the block plugin does not know SwitchName);
+//     the two kinds mixed are refused (the tree plugin does not know BlockName and
+//     the block plugin does not know SwitchName);
 //   - a switch line knows Nodes, Switches and LinkSpeed (an unsigned integer), a block
 //     line knows Nodes, a BlockSizes line nothing else; any other key, a KEY= without
-//     a value (Slurm's parser cannot read it) and a bad hostlist are refused;
+//     a value (Slurm's parser cannot read it) and a bad hostlist are refused, an
+//     unknown key named with the known key when it is a near miss;
 //   - refused as slurmctld refuses them at startup: a switch or block defined twice, a
 //     switch with both Nodes= and Switches= or neither (Slurm 25.05 and later accept
 //     an empty switch), a child switch that is not defined or the switch itself,
@@ -49,19 +54,29 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	sizesRaw, sizesLine := "", 0
 	kind, kindLine := "", 0
 	var budget nameBudget
-	ls := textin.NewLines(r)
-	for ls.Next() {
-		line, fields := ls.Line(), ls.Fields()
-		kv := make([][2]string, len(fields))
-		for i, f := range fields {
-			k, v, ok := strings.Cut(f, "=")
-			if !ok {
-				return nil, fmt.Errorf("line %d: %q is not KEY=VALUE", line, f)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	// The lines as s_p_parse_file reads them (slurm.conf's reader): comments,
+	// continuations, escapes, quotes, spaces around '='.
+	conf, err := readConfLines(data, func([]ConfPair) error { return nil })
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range conf.Lines {
+		line := l.First
+		if l.Kind() == "include" {
+			return nil, fmt.Errorf("line %d: Include: procalloc does not follow Include lines of a topology.conf (Slurm reads the included file as part of it); give the whole file", line)
+		}
+		fields := make([]string, len(l.Pairs)) // KEY=VALUE of each pair, for messages
+		kv := make([][2]string, len(l.Pairs))
+		for i, p := range l.Pairs {
+			if p.Op != "" {
+				warn(fmt.Sprintf("line %d: %s%s=%s: Slurm reads it as %s=%s (the operator is ignored in topology.conf)", line, p.Key, p.Op, p.Value, p.Key, p.Value))
 			}
-			if v == "" {
-				return nil, fmt.Errorf("line %d: %s has no value", line, f)
-			}
-			kv[i] = [2]string{strings.ToLower(k), v}
+			fields[i] = p.Key + "=" + p.Value
+			kv[i] = [2]string{strings.ToLower(p.Key), p.Value}
 		}
 		head := kv[0][0]
 		var lineKind string
@@ -74,7 +89,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 		case "blocksizes":
 			lineKind = "block"
 		default:
-			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block), not %s=", line, strings.SplitN(fields[0], "=", 2)[0])
+			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block), not %s=%s", line, l.Pairs[0].Key, didYouMean(topoConfKeys, l.Pairs[0].Key))
 		}
 		if kind != "" && kind != lineKind {
 			return nil, fmt.Errorf("line %d: SwitchName and BlockName/BlockSizes lines mixed (line %d is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes", line, kindLine, kind)
@@ -98,11 +113,11 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 				case p[0] == head:
 					return nil, fmt.Errorf("line %d: two %s= on one line (one line per %s)", line, k, map[string]string{"switchname": "switch", "blockname": "block"}[head])
 				}
-				want := "Nodes, Switches, LinkSpeed"
+				want, table := "Nodes, Switches, LinkSpeed", topoSwitchKeys
 				if head == "blockname" {
-					want = "Nodes"
+					want, table = "Nodes", topoBlockKeys
 				}
-				return nil, fmt.Errorf("line %d: unknown key %q (a %s line takes %s)", line, k, strings.SplitN(fields[0], "=", 2)[0], want)
+				return nil, fmt.Errorf("line %d: unknown key %q (a %s line takes %s%s; Slurm: \"Parsing error at unrecognized key\", fatal)", line, k, l.Pairs[0].Key, want, didYouMean(table, k))
 			}
 			if prev, dup := val[p[0]]; dup {
 				warn(fmt.Sprintf("line %d: %s given twice (%s and %s); Slurm uses the last (\"specified more than once, latest value used\")", line, strings.SplitN(fields[i+1], "=", 2)[0], prev, fields[i+1]))
@@ -156,9 +171,6 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 			sizesRaw, sizesLine = kv[0][1], line
 		}
 	}
-	if err := ls.Err(); err != nil {
-		return nil, err
-	}
 	if sizesLine != 0 {
 		// Slurm checks the value it keeps, the last.
 		vals, odd, err := parseBlockSizes(sizesRaw)
@@ -170,7 +182,6 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 		}
 		sizes = vals
 	}
-	var err error
 	switch kind {
 	case "":
 		return nil, fmt.Errorf("no SwitchName= or BlockName= lines")
@@ -184,6 +195,16 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	}
 	return t, nil
 }
+
+// The keys of topology.conf, as the options tables of topology/tree's and
+// topology/block's _read_topo_file and line handlers spell them (Slurm 22.05.8
+// src/plugins/topology/tree/topology_tree.c 605, 26.05.3 tree/switch_record.c 155
+// and block/block_record.c 83; 23.11's block plugin had BlockLevels for BlockSizes).
+var (
+	topoConfKeys   = []confKey{{Name: "BlockName"}, {Name: "BlockSizes"}, {Name: "SwitchName"}}
+	topoSwitchKeys = []confKey{{Name: "LinkSpeed"}, {Name: "Nodes"}, {Name: "Switches"}}
+	topoBlockKeys  = []confKey{{Name: "Nodes"}}
+)
 
 func mustAtoi(s string) int { n, _ := atoi(s); return n }
 
