@@ -211,6 +211,10 @@ func (p *Plan) checkInputs() error {
 		return &InputError{opt.SlurmConfPath, err}
 	}
 	p.conf = conf
+	for _, w := range conf.KeysNotIn(opt.Version.Major, opt.Version.Minor) {
+		// The site runs its slurm.conf, so the version or the file is not the site's.
+		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf %s: Slurm %d.%02d refuses it (\"Parsing error at unrecognized key\", fatal), and so the deployments' slurm.conf; is the Slurm version (%s) the site's?", w, opt.Version.Major, opt.Version.Minor, opt.VersionSource))
+	}
 	nodes, err := conf.Nodes()
 	if err != nil {
 		return &InputError{opt.SlurmConfPath, err}

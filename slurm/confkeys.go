@@ -117,3 +117,60 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// knownIn reports whether release v (YYMM, 2211 for 22.11) has k. A release after
+// 26.05 is taken to have the keys 26.05 has.
+func (k confKey) knownIn(v int) bool {
+	return (k.Since == 0 || v >= k.Since) && (k.Until == 0 || v <= k.Until)
+}
+
+// releases says which releases have k ("Slurm 24.11 on", "Slurm to 23.11").
+func (k confKey) releases() string {
+	yymm := func(v int) string { return fmt.Sprintf("%d.%02d", v/100, v%100) }
+	switch {
+	case k.Since == 0 && k.Until == 2205 || k.Since != 0 && k.Since == k.Until:
+		return "Slurm " + yymm(max(k.Until, 2205)) + " only"
+	case k.Since != 0 && k.Until != 0:
+		return "Slurm " + yymm(k.Since) + " to " + yymm(k.Until)
+	case k.Since != 0:
+		return "Slurm " + yymm(k.Since) + " on"
+	case k.Until != 0:
+		return "Slurm 22.05 to " + yymm(k.Until)
+	}
+	return "Slurm 22.05 on"
+}
+
+// KeysNotIn lists the keys of c that Slurm major.minor (22, 5) does not have but
+// another release from 22.05 to 26.05 has (ReadConf refuses the keys none has), one
+// "line N: KEY= is a key of Slurm 24.11 on" each: that Slurm refuses the file
+// ("Parsing error at unrecognized key", fatal). A release after 26.05 is taken to
+// have 26.05's keys.
+func (c *Conf) KeysNotIn(major, minor int) []string {
+	v := major*100 + minor
+	var out []string
+	note := func(l ConfLine, p ConfPair, k confKey) {
+		if !k.knownIn(v) {
+			out = append(out, fmt.Sprintf("line %d: %s= is a key of %s", l.First, p.Key, k.releases()))
+		}
+	}
+	for _, l := range c.Lines {
+		if len(l.Pairs) == 0 || l.Kind() == "include" {
+			continue
+		}
+		head, ok := lookupConfKey(confGlobalKeys, l.Pairs[0].Key)
+		if !ok {
+			continue
+		}
+		note(l, l.Pairs[0], head)
+		if !head.knownIn(v) {
+			continue // the rest of the line is not read
+		}
+		sub := confLineKeys[l.Kind()]
+		for _, p := range l.Pairs[1:] {
+			if k, ok := lookupConfKey(sub, p.Key); ok {
+				note(l, p, k)
+			}
+		}
+	}
+	return out
+}

@@ -88,9 +88,26 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
-// knownIn reports whether release v (YYMM) knows k.
-func (k confKey) knownIn(v int) bool {
-	return (k.Since == 0 || v >= k.Since) && (k.Until == 0 || v <= k.Until)
+// A key of other releases than the site's is listed with its line and releases.
+func TestConfKeysNotIn(t *testing.T) {
+	conf, err := ReadConf([]byte("ClusterName=t\nCertmgrType=certmgr/script\nSlurmctldPlugstack=/x\n" +
+		"NodeName=n1 CPUs=1 Topology=t1\nPartitionName=p Nodes=n1 MaxCPUsPerSocket=2\nPowerAction=off Program=/x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		major, minor int
+		want         string
+	}{
+		{22, 5, "line 2: CertmgrType= is a key of Slurm 24.11 on|line 4: Topology= is a key of Slurm 25.05 on|line 5: MaxCPUsPerSocket= is a key of Slurm 23.02 on|line 6: PowerAction= is a key of Slurm 26.05 on"},
+		{23, 2, "line 2: CertmgrType= is a key of Slurm 24.11 on|line 3: SlurmctldPlugstack= is a key of Slurm 22.05 only|line 4: Topology= is a key of Slurm 25.05 on|line 6: PowerAction= is a key of Slurm 26.05 on"},
+		{26, 5, "line 3: SlurmctldPlugstack= is a key of Slurm 22.05 only"},
+		{26, 11, "line 3: SlurmctldPlugstack= is a key of Slurm 22.05 only"},
+	} {
+		if got := strings.Join(conf.KeysNotIn(c.major, c.minor), "|"); got != c.want {
+			t.Errorf("%d.%02d: %s\nwant %s", c.major, c.minor, got, c.want)
+		}
+	}
 }
 
 // The key tables and ReadConf's verdicts against the installed Slurm's parser

@@ -1,0 +1,28 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+)
+
+// A slurm.conf key of a later Slurm than the one planned for is a warning naming
+// the line, the key and the version's source: that Slurm would not start with the
+// file, nor with the deployments' copies of it.
+func TestPlanWarnsOfKeysOfOtherReleases(t *testing.T) {
+	for _, c := range []struct {
+		version Version
+		warned  bool
+	}{{Version{22, 5, 0}, true}, {Version{24, 11, 0}, false}} {
+		p := &Plan{opt: sampleOptions(t, false)}
+		p.opt.SlurmConf = append([]byte("CertmgrType=certmgr/script\n"), p.opt.SlurmConf...)
+		p.opt.Version, p.opt.VersionSource = c.version, "--slurm-version"
+		if err := p.checkInputs(); err != nil {
+			t.Fatal(err)
+		}
+		w := strings.Join(p.Report.Warnings, "\n")
+		want := "slurm.conf line 1: CertmgrType= is a key of Slurm 24.11 on: Slurm 22.05 refuses it"
+		if got := strings.Contains(w, want) && strings.Contains(w, "(--slurm-version)"); got != c.warned {
+			t.Errorf("Slurm %v: warnings %q; want %q: %v", c.version, w, want, c.warned)
+		}
+	}
+}
