@@ -1,5 +1,11 @@
-// Code written from Slurm's source (read_config.c's options tables) by hand with a
-// script; see confKey. Do not edit the tables without re-reading the source.
+// The slurm.conf key tables of confKey, taken from Slurm's source: for every release
+// tag slurm-YY-MM-P-1 from 22.05.0 to 26.05.3, the quoted names between
+// "s_p_options_t NAME[] = {" and "{NULL}" of src/common/read_config.c (`git show
+// TAG:src/common/read_config.c`), NAME one of slurm_conf_options, _nodename_options,
+// _partition_options, _nodeset_options, _downnodes_options, _frontend_options,
+// _power_action_options; a key's Since/Until are the first and last release whose
+// tags hold it (none holds #if'd entries). Sorted case-insensitively. Edit only from
+// the source.
 
 package slurm
 
