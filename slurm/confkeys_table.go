@@ -4,8 +4,9 @@
 // TAG:src/common/read_config.c`), NAME one of slurm_conf_options, _nodename_options,
 // _partition_options, _nodeset_options, _downnodes_options, _frontend_options,
 // _power_action_options; a key's Since/Until are the first and last release whose
-// tags hold it (none holds #if'd entries). Sorted case-insensitively. Edit only from
-// the source.
+// tags hold it (the FrontendName and PowerAction handlers' keys carry none: their
+// line key's covers them); no table has #if'd entries. Sorted case-insensitively.
+// Edit only from the source.
 
 package slurm
 
