@@ -97,20 +97,7 @@ func TestReadConfOneSettingALine(t *testing.T) {
 // by Slurm. The scontrol on PATH and the one of the Slurm built from source
 // (PROCALLOC_SLURM_NEW, default /opt/slurm-new) when there; skipped when neither.
 func TestReadConfOneSettingALineOnSlurm(t *testing.T) {
-	var scontrols []string
-	if s, err := exec.LookPath("scontrol"); err == nil {
-		scontrols = append(scontrols, s)
-	}
-	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
-	if prefix == "" {
-		prefix = "/opt/slurm-new"
-	}
-	if s := filepath.Join(prefix, "bin", "scontrol"); fileExists(s) {
-		scontrols = append(scontrols, s)
-	}
-	if len(scontrols) == 0 {
-		t.Skip("scontrol not on PATH (Debian: apt-get install slurm-client) nor in " + prefix + ": the lines are checked against Slurm's parser when it is installed")
-	}
+	scontrols := scontrolsToCheck(t, "the lines are checked against Slurm's parser when it is installed")
 	for _, scontrol := range scontrols {
 		checkConfLinesWith(t, scontrol)
 	}
@@ -153,4 +140,26 @@ func checkConfLinesWith(t *testing.T, scontrol string) {
 			t.Logf("%s: %q: %s", scontrol, c.text, strings.TrimSpace(string(out)))
 		}
 	}
+}
+
+// scontrolsToCheck returns the scontrol on PATH and the one of the Slurm built from
+// source ($PROCALLOC_SLURM_NEW/bin, default /opt/slurm-new/bin) that exist, and skips
+// the test, saying what would have been checked (what), when neither does.
+func scontrolsToCheck(t *testing.T, what string) []string {
+	t.Helper()
+	var scontrols []string
+	if s, err := exec.LookPath("scontrol"); err == nil {
+		scontrols = append(scontrols, s)
+	}
+	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
+	if prefix == "" {
+		prefix = "/opt/slurm-new"
+	}
+	if s := filepath.Join(prefix, "bin", "scontrol"); fileExists(s) {
+		scontrols = append(scontrols, s)
+	}
+	if len(scontrols) == 0 {
+		t.Skip("scontrol not on PATH (Debian: apt-get install slurm-client) nor in " + prefix + ": " + what)
+	}
+	return scontrols
 }

@@ -117,20 +117,7 @@ func TestConfKeysNotIn(t *testing.T) {
 // each case ReadConf refuses is that error for its key, each it reads (and the
 // release knows) exits 0. The scontrol on PATH and $PROCALLOC_SLURM_NEW/bin's.
 func TestConfKeysOnSlurm(t *testing.T) {
-	var scontrols []string
-	if s, err := exec.LookPath("scontrol"); err == nil {
-		scontrols = append(scontrols, s)
-	}
-	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
-	if prefix == "" {
-		prefix = "/opt/slurm-new"
-	}
-	if s := filepath.Join(prefix, "bin", "scontrol"); fileExists(s) {
-		scontrols = append(scontrols, s)
-	}
-	if len(scontrols) == 0 {
-		t.Skip("scontrol not on PATH (Debian: apt-get install slurm-client) nor in " + prefix + ": the key tables are checked against Slurm's parser when it is installed")
-	}
+	scontrols := scontrolsToCheck(t, "the key tables are checked against Slurm's parser when it is installed")
 	for _, scontrol := range scontrols {
 		checkConfKeysWith(t, scontrol)
 	}
