@@ -55,7 +55,7 @@ func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
 	if err := checkBlockSizes(sizes); err != nil {
 		return fmt.Errorf("procalloc would write BlockSizes Slurm refuses: %w", err)
 	}
-	blocks, err := newBlocks(recs, sizes, len(recs)+1, func(string) {})
+	blocks, err := newBlocks(recs, sizes, len(recs)+1, 0, 0, func(string) {})
 	if err != nil {
 		return fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
 	}
@@ -70,7 +70,7 @@ func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
 
 // writeConf writes the BlockName lines in block order (Nodes= as a hostlist keeping
 // the order of the names; none for an empty block), then BlockSizes= when the blocks
-// have sizes.
+// have sizes, or BlockLevels= when they were read from it.
 func (b *Blocks) writeConf(w io.Writer) error {
 	for _, blk := range b.Blocks {
 		if len(blk.Nodes) == 0 {
@@ -84,6 +84,12 @@ func (b *Blocks) writeConf(w io.Writer) error {
 			return err
 		}
 		if _, err := fmt.Fprintf(w, "BlockName=%s Nodes=%s\n", blk.Name, hl); err != nil {
+			return err
+		}
+	}
+	if b.LevelsLine != 0 {
+		// A file read with Slurm 23.11's key is written for 23.11.
+		if _, err := fmt.Fprintf(w, "BlockLevels=%s\n", formatLevels(b.Levels)); err != nil {
 			return err
 		}
 	}

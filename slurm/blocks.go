@@ -11,8 +11,9 @@ const MaxBlockLevel = 15
 
 // Blocks is a topology.conf of Slurm's topology/block plugin (Slurm >= 23.11) the way
 // slurmctld holds it (src/plugins/topology/block/block_record.c of Slurm 26.05,
-// _read_topo_file and block_record_validate): the base blocks in file order, the
-// base block size and the allowed aggregation levels. Slurm aggregates base blocks
+// _read_topo_file and block_record_validate; for a file with 23.11's BlockLevels=,
+// 23.11's topology_block.c, _read_topo_file and _validate_blocks): the base blocks in
+// file order, the base block size and the allowed aggregation levels. Slurm aggregates base blocks
 // by their index, never by name or node: the aggregated block of level l number j
 // is base blocks j*2^l .. (j+1)*2^l-1, so the order of the lines is part of the
 // model. Package alloc's slurm:block emulates the selection on it.
@@ -23,13 +24,18 @@ type Blocks struct {
 	// has no BlockSizes= line. SizesLine is its line.
 	Sizes     []int
 	SizesLine int
+	// LevelsLine is the line of BlockLevels= (Slurm 23.11's key, which 24.05
+	// replaced with BlockSizes=), 0 when the file has none.
+	LevelsLine int
 	// Base is Slurm's base block node count (bblock_node_cnt): the first BlockSizes
-	// value, else the node count of the first block that has Nodes=. It need not be
+	// value, else the node count of the first block that has Nodes= (with
+	// BlockLevels=, Slurm 23.11: every block's node count). It need not be
 	// the size of any block (topology.conf(5)'s example has blocks of 32 nodes and
 	// BlockSizes=30,120); it only turns job sizes into levels.
 	Base int
 	// Levels has bit l set when aggregation level l (2^l base blocks, 2^l*Base
-	// nodes) is allowed: the levels of Sizes, or levels 0 to 4 without BlockSizes=.
+	// nodes) is allowed: the levels of Sizes, or the levels BlockLevels= lists, or
+	// levels 0 to 4 without either.
 	Levels uint16
 }
 
@@ -57,7 +63,10 @@ type blockRec struct {
 
 // newBlocks applies Slurm's rules (block_record.c of Slurm 26.05,
 // block_record_validate) to the blocks and block sizes read from a file: sizes nil
-// when the file gives none. Errors are what slurmctld refuses at startup (fatal): no
+// when the file gives none. A file with 23.11's BlockLevels= (levelsLine > 0, the
+// levels in levels) gets 23.11's rules instead (topology_block.c of 23.11.11,
+// _parse_block and _validate_blocks): every block has Nodes= and as many nodes as
+// the first, which is the base block size. Errors are what slurmctld refuses at startup (fatal): no
 // block, a block without a name or defined twice, no node in any block and no
 // BlockSizes (Slurm cannot size the base block). No node in any block with
 // BlockSizes is accepted with Slurm's warning, through warn: slurmctld starts
@@ -65,9 +74,15 @@ type blockRec struct {
 // block, topology_block.c's topology_p_eval_nodes skips eval_nodes_block for every
 // job and the common selection places it (alloc's slurm:block does the same: every
 // job as slurm:consec places it).
-func newBlocks(recs []blockRec, sizes []int, sizesLine int, warn func(string)) (*Blocks, error) {
+func newBlocks(recs []blockRec, sizes []int, sizesLine int, levels uint16, levelsLine int, warn func(string)) (*Blocks, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no BlockName= lines (Slurm: \"No blocks configured\")")
+	}
+	if levelsLine > 0 {
+		if sizes != nil {
+			return nil, fmt.Errorf("line %d: BlockLevels= (Slurm 23.11) and BlockSizes= (line %d; Slurm 24.05 on) in one file: no Slurm reads both (23.11 does not know BlockSizes, 24.05 on do not know BlockLevels: \"Parsing error at unrecognized key\", fatal)", levelsLine, sizesLine)
+		}
+		return newBlocks2311(recs, levels, levelsLine)
 	}
 	b := &Blocks{Sizes: sizes, SizesLine: sizesLine}
 	seen := map[string]int{}
@@ -107,6 +122,181 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, warn func(string)) (
 		}
 	}
 	return b, nil
+}
+
+// newBlocks2311 applies Slurm 23.11's rules to a file with BlockLevels=
+// (src/plugins/topology/block/topology_block.c of 23.11.11: _parse_block refuses a
+// block without Nodes=, _validate_blocks a name given twice and a block whose node
+// count is not the first block's, bblock_node_cnt). Node counts are of distinct
+// names: Slurm counts the names slurm.conf defines, which procalloc does not know here.
+func newBlocks2311(recs []blockRec, levels uint16, levelsLine int) (*Blocks, error) {
+	b := &Blocks{Levels: levels, LevelsLine: levelsLine}
+	seen := map[string]int{}
+	for _, r := range recs {
+		if r.name == "" {
+			return nil, fmt.Errorf("line %d: a block without a name", r.line)
+		}
+		if prev, dup := seen[r.name]; dup {
+			return nil, fmt.Errorf("line %d: block %s already defined on line %d", r.line, r.name, prev)
+		}
+		seen[r.name] = r.line
+		if len(r.nodes) == 0 {
+			return nil, fmt.Errorf("line %d: block %s has no Nodes=; Slurm 23.11, which reads BlockLevels=, needs them (\"block %s hasn't got nodes\", fatal)", r.line, r.name, r.name)
+		}
+		n := distinctCount(r.nodes)
+		if b.Base == 0 {
+			b.Base = n
+		} else if n != b.Base {
+			return nil, fmt.Errorf("line %d: block %s has %d nodes, the first block %s %d; Slurm 23.11, which reads BlockLevels=, needs every block of the first one's size (\"children count no equal bblock_node_cnt\", fatal)", r.line, r.name, n, recs[0].name, b.Base)
+		}
+		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, Nodes: r.nodes})
+	}
+	return b, nil
+}
+
+// parseBlockLevels reads Slurm 23.11's BlockLevels= as topology_block.c does:
+// bit_unfmt into a bitmap of 16 levels (src/common/bitstring.c of 23.11.11,
+// bitfmt2int and inx2bitstr). Without ':' the value is ranges "A-B" and single levels
+// joined by commas; any other character is skipped (odd reports one was), a field
+// ends at ',' and an empty field is level 0, except that a leading ',' ends the list
+// (no levels); a range whose end is below its start sets nothing. With ':' it is
+// "A-B:S", levels A, A+S, ... up to but not including B (the loop's "i <
+// end_task_id"), read with strtol; B < A or S <= 0 is invalid. A level above 15
+// makes the whole value invalid ("Invalid BlockLevels", fatal); so does a number too
+// long for Slurm's int32 (procalloc does not model C's overflow). Level 0 missing
+// is refused too: slurmctld 23.11 starts, but its selection (select/cons_tres
+// job_test.c, eval_nodes_block) then finds no lower level for a job of more than
+// one base block (bit_fls_from_bit gives -1, which it asserts against and shifts
+// by), so procalloc cannot say what Slurm does.
+func parseBlockLevels(v string) (levels uint16, odd bool, err error) {
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		v = v[:i] // a C string
+	}
+	set := func(a, b int) error {
+		if a > MaxBlockLevel || b > MaxBlockLevel {
+			return fmt.Errorf("level %d is more than %d (16 levels)", max(a, b), MaxBlockLevel)
+		}
+		for l := a; l <= b; l++ {
+			levels |= 1 << l
+		}
+		return nil
+	}
+	const tooBig = 1 << 31
+	if !strings.Contains(v, ":") {
+		sum, start := 0, -1
+	scan:
+		for i := 0; i <= len(v); i++ {
+			switch {
+			case i < len(v) && v[i] >= '0' && v[i] <= '9':
+				if sum < tooBig {
+					sum = sum*10 + int(v[i]-'0')
+				}
+			case i < len(v) && v[i] == '-':
+				start, sum = sum, 0
+			case i == len(v) || v[i] == ',':
+				if i == 0 {
+					break scan
+				}
+				if start == -1 {
+					start = sum
+				}
+				if err := set(start, sum); err != nil {
+					return 0, false, err
+				}
+				start, sum = -1, 0
+			default:
+				odd = true
+			}
+		}
+	} else {
+		a, rest, ok := strtol(v)
+		if !ok || !strings.HasPrefix(rest, "-") {
+			return 0, false, fmt.Errorf("want A-B:STEP")
+		}
+		b, rest, ok := strtol(rest[1:])
+		if !ok || !strings.HasPrefix(rest, ":") {
+			return 0, false, fmt.Errorf("want A-B:STEP")
+		}
+		step, rest, ok := strtol(rest[1:])
+		if !ok || rest != "" {
+			return 0, false, fmt.Errorf("want A-B:STEP")
+		}
+		if b < a || step <= 0 {
+			return 0, false, fmt.Errorf("the end %d is below the start %d or the step %d is not positive", b, a, step)
+		}
+		if max(a, b, step) >= tooBig || min(a, b) <= -tooBig {
+			return 0, false, fmt.Errorf("a number out of Slurm's int32 range")
+		}
+		for l := a; l < b; l += step {
+			if l == -1 {
+				break // inx2bitstr's end marker
+			}
+			if l < 0 {
+				return 0, false, fmt.Errorf("level %d is negative", l)
+			}
+			if err := set(l, l); err != nil {
+				return 0, false, err
+			}
+		}
+	}
+	if levels&1 == 0 {
+		have := formatLevels(levels)
+		if have == "" {
+			have = "none"
+		}
+		return 0, false, fmt.Errorf("level 0 (one base block) is not set (levels: %s); Slurm 23.11 starts, but its block selection then finds no lower level for a job of more than one base block (bit_fls_from_bit gives -1), so procalloc refuses it", have)
+	}
+	return levels, odd, nil
+}
+
+// strtol is C's strtol in base 10 on s: leading white space, a sign, digits
+// (saturating); rest is what follows, ok false when there is no digit (rest is then
+// s, as C sets endptr).
+func strtol(s string) (n int, rest string, ok bool) {
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if n < 1<<40 {
+			n = n*10 + int(s[i]-'0')
+		}
+		i++
+	}
+	if i == start {
+		return 0, s, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, s[i:], true
+}
+
+// formatLevels writes a level set as Slurm's bit_fmt does ("0-2,5"); "" for none.
+func formatLevels(levels uint16) string {
+	var parts []string
+	for l := 0; l <= MaxBlockLevel; l++ {
+		if levels&(1<<l) == 0 {
+			continue
+		}
+		e := l
+		for e < MaxBlockLevel && levels&(1<<(e+1)) != 0 {
+			e++
+		}
+		if e == l {
+			parts = append(parts, fmt.Sprint(l))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", l, e))
+		}
+		l = e
+	}
+	return strings.Join(parts, ",")
 }
 
 // checkBlockSizes checks block sizes as block_record.c does (_read_topo_file for

@@ -66,7 +66,7 @@ func TestParseBlocksErrors(t *testing.T) {
 		{"BlockName=a Nodes=n[1-4]\nBlockName=a Nodes=n[5-8]\n", "line 2: block a already defined on line 1"},
 		// Slurm's pattern allows spaces after '=': a block named "Nodes=n1", no nodes.
 		{"BlockName= Nodes=n1\n", "no block has nodes"},
-		{"Nodes=n1\n", "line 1: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block), not Nodes="},
+		{"Nodes=n1\n", "line 1: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not Nodes="},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,12\n", "line 2: BlockSizes=4,12: 12 is not a power-of-two multiple"},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,6\n", "line 2: BlockSizes=4,6: 6 is not a multiple"},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=8,4\n", "4 is not a multiple of the base block size 8"},
@@ -133,6 +133,8 @@ func FuzzParseBlocks(f *testing.F) {
 	f.Add("BlockName=b1 Nodes=n[1-3]\nBlockName=e\n")
 	f.Add("BlockName=b1 Nodes=n1\nBlockSizes=30,120,60\n")
 	f.Add("blockname=x nodes=a,b # c\nBLOCKSIZES=,2,,4\n")
+	f.Add("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockLevels=0-1,3\n")
+	f.Add("BlockName=b1 Nodes=n[1-2]\nBlockLevels=0-9:3\nblocklevels=x,,2-1\n")
 	f.Fuzz(func(t *testing.T, conf string) {
 		b, err := ParseBlocks(strings.NewReader(conf))
 		if err != nil {
@@ -161,8 +163,15 @@ func FuzzParseBlocks(f *testing.F) {
 					t.Fatalf("size %d of %v not an allowed level", s, b.Sizes)
 				}
 			}
+		} else if b.LevelsLine > 0 {
+			// Slurm 23.11: every block has the first one's node count.
+			for _, blk := range b.Blocks {
+				if distinctCount(blk.Nodes) != b.Base {
+					t.Fatalf("BlockLevels: block %+v, base %d", blk, b.Base)
+				}
+			}
 		} else if b.Levels != 0x1f {
-			t.Fatalf("no BlockSizes, levels %#x", b.Levels)
+			t.Fatalf("no BlockSizes or BlockLevels, levels %#x", b.Levels)
 		}
 		// What was read is written back (writeConf, as WriteBlock writes) as a file
 		// that reads as the same blocks, sizes, base and levels.
@@ -174,7 +183,7 @@ func FuzzParseBlocks(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q written as %q, which does not read back: %v", conf, buf.String(), err)
 		}
-		if len(back.Blocks) != len(b.Blocks) || !slices.Equal(back.Sizes, b.Sizes) || back.Base != b.Base || back.Levels != b.Levels {
+		if len(back.Blocks) != len(b.Blocks) || !slices.Equal(back.Sizes, b.Sizes) || back.Base != b.Base || back.Levels != b.Levels || (back.LevelsLine > 0) != (b.LevelsLine > 0) {
 			t.Fatalf("%q written as %q reads back as %+v, want %+v", conf, buf.String(), back, b)
 		}
 		for i, blk := range b.Blocks {
@@ -183,4 +192,108 @@ func FuzzParseBlocks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Slurm 23.11's BlockLevels= (topology_block.c of 23.11.11, read with bit_unfmt)
+// lists aggregation levels where 24.05 on list sizes: level l is 2^l base blocks,
+// the base block being the first block's node count. Levels 0-2 on blocks of 4
+// nodes are sizes 4, 8, 16: the same Base and Levels as BlockSizes=4,8,16.
+func TestParseBlockLevels(t *testing.T) {
+	const blocks = "BlockName=b1 Nodes=node[01-04]\nblockname=b2 nodes=node[05-08]\n"
+	b, err := ParseBlocks(strings.NewReader(blocks + "BlockLevels=0-2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for l := 0; l <= MaxBlockLevel; l++ {
+		if b.LevelAllowed(l) {
+			sizes = append(sizes, b.Base<<l)
+		}
+	}
+	if !slices.Equal(sizes, []int{4, 8, 16}) || b.Sizes != nil || b.LevelsLine != 3 {
+		t.Errorf("BlockLevels=0-2 on blocks of 4: sizes %v (Sizes %v, line %d), want 4, 8, 16", sizes, b.Sizes, b.LevelsLine)
+	}
+	b2405, err := ParseBlocks(strings.NewReader(blocks + "BlockSizes=4,8,16\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Base != b2405.Base || b.Levels != b2405.Levels {
+		t.Errorf("BlockLevels=0-2: base %d levels %#x; BlockSizes=4,8,16: base %d levels %#x", b.Base, b.Levels, b2405.Base, b2405.Levels)
+	}
+
+	// bit_unfmt's reading (bitstring.c of 23.11.11, bitfmt2int and inx2bitstr).
+	cases := []struct {
+		v      string
+		levels uint16
+		odd    bool
+	}{
+		{"0", 0x1, false},
+		{"0-1,2", 0x7, false}, // topology.conf(5) of 23.11's example
+		{"0,2,4", 0x15, false},
+		{"0-15", 0xffff, false},
+		{"2,0-1,1", 0x7, false},
+		{"0,4-2", 0x1, false},    // a range whose end is below its start sets nothing
+		{"3,,1", 0xb, false},     // an empty field is level 0
+		{"0,", 0x1, false},       // the final ',' ends a field of 0: level 0 again
+		{"1-2-3,0", 0xd, false},  // a second '-' starts the range again: 2-3
+		{"0-x2", 0x7, true},      // other characters are skipped
+		{`"0 - 3"`, 0xf, true},   // blanks too (a quoted value)
+		{"0-6:2", 0x15, false},   // A-B:S: A, A+S, ... below B
+		{"0-1:1", 0x1, false},    // B itself excluded
+		{" +0-3:2", 0x5, false},  // strtol: blanks and a sign
+		{"0-16:8", 0x101, false}, // 0, 8 (0-17:8 reaches 16: refused)
+	}
+	for _, c := range cases {
+		b, err := ParseTopologyConf(strings.NewReader(blocks + "BlockLevels=" + c.v + "\n"))
+		if err != nil {
+			t.Errorf("BlockLevels=%s: %v", c.v, err)
+			continue
+		}
+		if b.Blocks.Levels != c.levels || b.Blocks.Base != 4 || (len(b.Warnings) > 0) != c.odd {
+			t.Errorf("BlockLevels=%s: levels %#x base %d warnings %q, want %#x, 4, a warning %v", c.v, b.Blocks.Levels, b.Blocks.Base, b.Warnings, c.levels, c.odd)
+		}
+	}
+
+	// Given twice: Slurm uses the last, even when the first is invalid.
+	top, err := ParseTopologyConf(strings.NewReader(blocks + "BlockLevels=0-20\nBlockLevels=0,3\n"))
+	if err != nil || top.Blocks.Levels != 0x9 || len(top.Warnings) != 1 || !strings.Contains(top.Warnings[0], "line 4: BlockLevels= given again (first on line 3)") {
+		t.Errorf("BlockLevels twice: %v %+v", err, top)
+	}
+}
+
+func TestParseBlockLevelsErrors(t *testing.T) {
+	const blocks = "BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-8]\n"
+	cases := []struct{ conf, want string }{
+		{blocks + "BlockLevels=0-16\n", `line 3: BlockLevels=0-16: level 16 is more than 15 (16 levels) (Slurm 23.11: "Invalid BlockLevels", fatal)`},
+		{blocks + "BlockLevels=0,99999999999999\n", "line 3: BlockLevels=0,99999999999999: level"},
+		{blocks + "BlockLevels=1-3\n", "line 3: BlockLevels=1-3: level 0 (one base block) is not set (levels: 1-3)"},
+		{blocks + "BlockLevels=,0\n", "line 3: BlockLevels=,0: level 0 (one base block) is not set (levels: none)"},
+		{blocks + "BlockLevels=2-1\n", "level 0 (one base block) is not set"},
+		{blocks + "BlockLevels=0-4:0\n", "line 3: BlockLevels=0-4:0: the end 4 is below the start 0 or the step 0 is not positive"},
+		{blocks + "BlockLevels=4-0:1\n", "the end 0 is below the start 4"},
+		{blocks + "BlockLevels=0-x:1\n", "line 3: BlockLevels=0-x:1: want A-B:STEP"},
+		{blocks + "BlockLevels=0-4:1x\n", "want A-B:STEP"},
+		{blocks + "BlockLevels=0:1\n", "want A-B:STEP"},
+		{blocks + "BlockLevels=0-17:1\n", "level 16 is more than 15"},
+		{blocks + "BlockLevels=0-17:8\n", "level 16 is more than 15"},
+		{blocks + "BlockLevels=-3-2:1\n", "level -3 is negative"},
+		{blocks + "BlockLevels=-1-2:1\n", "level 0 (one base block) is not set"}, // -1 ends inx2bitstr's list
+		{blocks + "BlockLevels=\n", "line 3: BlockLevels= has no value"},
+		{blocks + "BlockLevels=0-2\nBlockSizes=4,8\n", "line 3: BlockLevels= (Slurm 23.11) and BlockSizes= (line 4; Slurm 24.05 on) in one file: no Slurm reads both"},
+		{"BlockSizes=4\n" + blocks + "BlockLevels=0\n", "line 4: BlockLevels= (Slurm 23.11) and BlockSizes= (line 1"},
+		{"BlockName=a Nodes=n[1-4]\nBlockName=e\nBlockLevels=0\n", `line 2: block e has no Nodes=; Slurm 23.11, which reads BlockLevels=, needs them ("block e hasn't got nodes", fatal)`},
+		{"BlockName=a Nodes=n[1-4]\nBlockName=b Nodes=n[5-7],n5\nBlockLevels=0\n", "line 2: block b has 3 nodes, the first block a 4; Slurm 23.11"},
+		{"BlockName=a Nodes=n1\nBlockName=a Nodes=n2\nBlockLevels=0\n", "line 2: block a already defined on line 1"},
+		{"BlockLevels=0\n", "no BlockName"},
+		{"BlockName=a Nodes=n1 BlockLevels=0\n", "line 1: BlockLevels= on a block's line"},
+		{"BlockLevels=0 Nodes=n1\n", "line 1: Nodes= after BlockLevels= (BlockLevels= takes a line of its own)"},
+		{"SwitchName=s Nodes=n1 BlockLevels=0\n", "line 1: BlockLevels= is topology/block, not topology/tree"},
+		{"BlockLevel=0\n", "did you mean BlockLevels?"},
+	}
+	for _, c := range cases {
+		_, err := ParseBlocks(strings.NewReader(c.conf))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want an error containing %q", c.conf, err, c.want)
+		}
+	}
 }

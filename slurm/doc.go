@@ -2,7 +2,8 @@
 // about Slurm's formats, so that a change in Slurm is a change here.
 //
 // Reading: topology.conf (ParseTopologyConf; topology.conf(5): tree lines
-// SwitchName=/Nodes=/Switches=, block lines BlockName=/BlockSizes=) and topology.yaml
+// SwitchName=/Nodes=/Switches=, block lines BlockName=/BlockSizes=, or 23.11's
+// BlockLevels=) and topology.yaml
 // (ParseTopologyYAML; topology.yaml(5): tree, block, torus3d) are parsed once, with
 // slurmctld's rules, into one typed Topology: a Tree (switches in file order, leaves,
 // levels, parents), Blocks (blocks in file order, block sizes) or a Torus, plus the

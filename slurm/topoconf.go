@@ -15,7 +15,9 @@ import (
 // ParseTopologyConf reads a Slurm topology.conf (topology.conf(5)) into a Topology:
 // a topology/tree file of lines "SwitchName=S Nodes=HOSTLIST|Switches=HOSTLIST
 // [LinkSpeed=N]", or a topology/block file of lines "BlockName=B [Nodes=HOSTLIST]"
-// and "BlockSizes=S1,S2,...". It is the one reader of topology.conf; its rules are
+// and "BlockSizes=S1,S2,..." (Slurm 24.05 on) or "BlockLevels=LEVELS" (Slurm 23.11;
+// parseBlockLevels, and 23.11's block rules: newBlocks2311). It is the one reader
+// of topology.conf; its rules are
 // slurmctld's (parse_config.c, and topology/tree's and topology/block's
 // _read_topo_file and validation; Slurm 22.05 for trees, as alloc's slurm:tree
 // emulates, 26.05 for blocks):
@@ -25,12 +27,14 @@ import (
 //     spaces around '=', keys in any case; an operator (Nodes+=) is read as '='
 //     with a warning, as Slurm ignores it here; an Include line is refused
 //     (Slurm reads the included file; procalloc does not follow it);
-//   - a line starts with SwitchName= (tree) or BlockName= or BlockSizes= (block);
-//     the two kinds mixed are refused (the tree plugin does not know BlockName and
-//     the block plugin does not know SwitchName);
+//   - a line starts with SwitchName= (tree) or BlockName=, BlockSizes= or
+//     BlockLevels= (block); the two kinds mixed are refused (the tree plugin does
+//     not know BlockName and the block plugin does not know SwitchName), and so are
+//     BlockSizes= and BlockLevels= in one file (no Slurm knows both);
 //   - a switch line knows Nodes, Switches and LinkSpeed (an unsigned integer), a block
-//     line knows Nodes, a BlockSizes line nothing else; any other key, a KEY= without
-//     a value (Slurm's parser cannot read it) and a bad hostlist are refused, an
+//     line knows Nodes, a BlockSizes or BlockLevels line nothing else; any other
+//     key, a KEY= without a value (Slurm's parser cannot read it) and a bad hostlist
+//     are refused, an
 //     unknown key named with the known key when it is a near miss;
 //   - refused as slurmctld refuses them at startup: a switch or block defined twice, a
 //     switch with both Nodes= and Switches= or neither (Slurm 25.05 and later accept
@@ -40,9 +44,10 @@ import (
 //     power-of-two multiple of the first or more than 2^15 times it, no node in any
 //     block and no BlockSizes;
 //   - accepted as Slurm accepts them, with a warning: a key given twice on a line or
-//     BlockSizes= on two lines (Slurm keeps the last: "specified more than once,
-//     latest value used"), a BlockSizes value with trailing characters (Slurm's atoi
-//     reads "8x" as 8), a node on two leaf switches, several root switches.
+//     BlockSizes= or BlockLevels= on two lines (Slurm keeps the last: "specified
+//     more than once, latest value used"), a BlockSizes value with trailing
+//     characters (Slurm's atoi reads "8x" as 8), a BlockLevels value with characters
+//     bit_unfmt skips, a node on two leaf switches, several root switches.
 //
 // Errors name the line.
 func ParseTopologyConf(r io.Reader) (*Topology, error) {
@@ -52,6 +57,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	var blks []blockRec
 	var sizes []int
 	sizesRaw, sizesLine := "", 0
+	levelsRaw, levelsLine := "", 0
 	kind, kindLine := "", 0
 	var budget nameBudget
 	data, err := io.ReadAll(r)
@@ -86,10 +92,10 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 			lineKind, keys = "tree", []string{"nodes", "switches", "linkspeed"}
 		case "blockname":
 			lineKind, keys = "block", []string{"nodes"}
-		case "blocksizes":
+		case "blocksizes", "blocklevels":
 			lineKind = "block"
 		default:
-			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block), not %s=%s", line, l.Pairs[0].Key, didYouMean(topoConfKeys, l.Pairs[0].Key))
+			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not %s=%s", line, l.Pairs[0].Key, didYouMean(topoConfKeys, l.Pairs[0].Key))
 		}
 		if kind != "" && kind != lineKind {
 			return nil, fmt.Errorf("line %d: SwitchName and BlockName/BlockSizes lines mixed (line %d is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes", line, kindLine, kind)
@@ -102,13 +108,14 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 			if !slices.Contains(keys, p[0]) {
 				k := strings.SplitN(fields[i+1], "=", 2)[0]
 				switch {
-				case head == "blockname" && p[0] == "blocksizes":
-					return nil, fmt.Errorf("line %d: BlockSizes= on a block's line (give it a line of its own)", line)
-				case head == "blocksizes":
-					return nil, fmt.Errorf("line %d: %s= after BlockSizes= (BlockSizes= takes a line of its own)", line, k)
+				case head == "blockname" && (p[0] == "blocksizes" || p[0] == "blocklevels"):
+					return nil, fmt.Errorf("line %d: %s= on a block's line (give it a line of its own)", line, k)
+				case head == "blocksizes" || head == "blocklevels":
+					h := l.Pairs[0].Key
+					return nil, fmt.Errorf("line %d: %s= after %s= (%s= takes a line of its own)", line, k, h, h)
 				case head == "blockname" && (p[0] == "switches" || p[0] == "linkspeed" || p[0] == "switchname"):
 					return nil, fmt.Errorf("line %d: %s= is topology/tree, not topology/block", line, k)
-				case head == "switchname" && (p[0] == "blockname" || p[0] == "blocksizes"):
+				case head == "switchname" && (p[0] == "blockname" || p[0] == "blocksizes" || p[0] == "blocklevels"):
 					return nil, fmt.Errorf("line %d: %s= is topology/block, not topology/tree", line, k)
 				case p[0] == head:
 					return nil, fmt.Errorf("line %d: two %s= on one line (one line per %s)", line, k, map[string]string{"switchname": "switch", "blockname": "block"}[head])
@@ -169,6 +176,21 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 				warn(fmt.Sprintf("line %d: BlockSizes= given again (first on line %d); Slurm uses the last (\"specified more than once, latest value used\")", line, sizesLine))
 			}
 			sizesRaw, sizesLine = kv[0][1], line
+		case "blocklevels":
+			if levelsLine != 0 {
+				warn(fmt.Sprintf("line %d: BlockLevels= given again (first on line %d); Slurm uses the last (\"specified more than once, latest value used\")", line, levelsLine))
+			}
+			levelsRaw, levelsLine = kv[0][1], line
+		}
+	}
+	var levels uint16
+	if levelsLine != 0 {
+		var odd bool
+		if levels, odd, err = parseBlockLevels(levelsRaw); err != nil {
+			return nil, fmt.Errorf("line %d: BlockLevels=%s: %w (Slurm 23.11: \"Invalid BlockLevels\", fatal)", levelsLine, levelsRaw, err)
+		}
+		if odd {
+			warn(fmt.Sprintf("line %d: BlockLevels=%s is read as levels %s (Slurm's bit_unfmt skips characters other than digits, '-' and ',')", levelsLine, levelsRaw, formatLevels(levels)))
 		}
 	}
 	if sizesLine != 0 {
@@ -188,7 +210,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	case "tree":
 		t.Tree, err = newTree(sws, treeRules{}, warn)
 	case "block":
-		t.Blocks, err = newBlocks(blks, sizes, sizesLine, warn)
+		t.Blocks, err = newBlocks(blks, sizes, sizesLine, levels, levelsLine, warn)
 	}
 	if err != nil {
 		return nil, err
@@ -199,9 +221,10 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 // The keys of topology.conf, as the options tables of topology/tree's and
 // topology/block's _read_topo_file and line handlers spell them (Slurm 22.05.8
 // src/plugins/topology/tree/topology_tree.c 605, 26.05.3 tree/switch_record.c 155
-// and block/block_record.c 83; 23.11's block plugin had BlockLevels for BlockSizes).
+// and block/block_record.c 83; 23.11.11's block/topology_block.c 170 has BlockLevels
+// for BlockSizes).
 var (
-	topoConfKeys   = []confKey{{Name: "BlockName"}, {Name: "BlockSizes"}, {Name: "SwitchName"}}
+	topoConfKeys   = []confKey{{Name: "BlockLevels"}, {Name: "BlockName"}, {Name: "BlockSizes"}, {Name: "SwitchName"}}
 	topoSwitchKeys = []confKey{{Name: "LinkSpeed"}, {Name: "Nodes"}, {Name: "Switches"}}
 	topoBlockKeys  = []confKey{{Name: "Nodes"}}
 )
@@ -418,7 +441,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 			}
 			sizesLine = bs.Line
 		}
-		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, warn); err != nil {
+		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, 0, 0, warn); err != nil {
 			return nil, err
 		}
 	case yamlChild(pick, "torus3d") != nil:
