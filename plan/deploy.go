@@ -679,7 +679,11 @@ func (p *Plan) buildBlock(d *Deployment) error {
 		return nil
 	}
 	var buf bytes.Buffer
-	if err := slurm.WriteBlock(&buf, p.Order, p.Names, size); err != nil {
+	write := slurm.WriteBlock
+	if !p.opt.Version.AtLeast(V2405) {
+		write = slurm.WriteBlockLevels // 23.11 reads BlockLevels=, not BlockSizes=
+	}
+	if err := write(&buf, p.Order, p.Names, size); err != nil {
 		return err
 	}
 	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()

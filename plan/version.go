@@ -73,6 +73,8 @@ var (
 	V2302 = Version{23, 2, 0}
 	// V2311 has topology/block.
 	V2311 = Version{23, 11, 0}
+	// V2405 reads topology/block's BlockSizes= (23.11 BlockLevels= instead).
+	V2405 = Version{24, 5, 0}
 	// V2605 has topology.yaml and topology/torus3d.
 	V2605 = Version{26, 5, 0}
 )

@@ -33,6 +33,18 @@ func BlockSizes(n, base int) []int {
 // hosts names the nodes (nil: node indices). n must be a multiple of size: Slurm
 // wants every block to hold at least the base size.
 func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
+	return writeBlock(w, o, hosts, size, false)
+}
+
+// WriteBlockLevels is WriteBlock for Slurm 23.11, which knows BlockLevels= and not
+// BlockSizes= (24.05 on the other way round; both refuse the other's key, fatal):
+// the same blocks, then BlockLevels= listing the levels of the same sizes (level l
+// is 2^l blocks).
+func WriteBlockLevels(w io.Writer, o curves.Order, hosts []string, size int) error {
+	return writeBlock(w, o, hosts, size, true)
+}
+
+func writeBlock(w io.Writer, o curves.Order, hosts []string, size int, levels bool) error {
 	n := len(o)
 	if err := o.Validate(n); err != nil {
 		return err
@@ -55,7 +67,13 @@ func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
 	if err := checkBlockSizes(sizes); err != nil {
 		return fmt.Errorf("procalloc would write BlockSizes Slurm refuses: %w", err)
 	}
-	blocks, err := newBlocks(recs, sizes, len(recs)+1, 0, 0, func(string) {})
+	var blocks *Blocks
+	var err error
+	if levels {
+		blocks, err = newBlocks2311(recs, uint16(1)<<len(sizes)-1, len(recs)+1)
+	} else {
+		blocks, err = newBlocks(recs, sizes, len(recs)+1, 0, 0, func(string) {})
+	}
 	if err != nil {
 		return fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
 	}
