@@ -350,29 +350,11 @@ func parseBlockSizes(v string) (vals []int, odd []string, err error) {
 	return vals, odd, nil
 }
 
-// atoi is C's atoi on s, saturating instead of overflowing; exact reports that s is
-// nothing but the number.
+// atoi is C's atoi on s (strtol in base 10), saturating instead of overflowing;
+// exact reports that s is nothing but the number (no white space, no sign).
 func atoi(s string) (n int, exact bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		if n < 1<<40 {
-			n = n*10 + int(s[i]-'0')
-		}
-		i++
-	}
-	if neg {
-		n = -n
-	}
-	return n, i == len(s) && i > start && start == 0
+	n, rest, ok := strtol(s)
+	return n, ok && rest == "" && s[0] >= '0' && s[0] <= '9'
 }
 
 // blockLevel returns log2(r) for a power of two r.
