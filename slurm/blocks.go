@@ -87,13 +87,9 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, levels uint16, level
 	b := &Blocks{Sizes: sizes, SizesLine: sizesLine}
 	seen := map[string]int{}
 	for _, r := range recs {
-		if r.name == "" {
-			return nil, fmt.Errorf("line %d: a block without a name", r.line)
+		if err := checkBlockName(r, seen); err != nil {
+			return nil, err
 		}
-		if prev, dup := seen[r.name]; dup {
-			return nil, fmt.Errorf("line %d: block %s already defined on line %d", r.line, r.name, prev)
-		}
-		seen[r.name] = r.line
 		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, Nodes: r.nodes})
 	}
 	anyNodes := false
@@ -124,6 +120,20 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, levels uint16, level
 	return b, nil
 }
 
+// checkBlockName refuses a block without a name or with the name of a block before
+// it (seen: the names so far and their lines, to which r's is added); every
+// release's block plugin does.
+func checkBlockName(r blockRec, seen map[string]int) error {
+	if r.name == "" {
+		return fmt.Errorf("line %d: a block without a name", r.line)
+	}
+	if prev, dup := seen[r.name]; dup {
+		return fmt.Errorf("line %d: block %s already defined on line %d", r.line, r.name, prev)
+	}
+	seen[r.name] = r.line
+	return nil
+}
+
 // newBlocks2311 applies Slurm 23.11's rules to a file with BlockLevels=
 // (src/plugins/topology/block/topology_block.c of 23.11.11: _parse_block refuses a
 // block without Nodes=, _validate_blocks a name given twice and a block whose node
@@ -133,13 +143,9 @@ func newBlocks2311(recs []blockRec, levels uint16, levelsLine int) (*Blocks, err
 	b := &Blocks{Levels: levels, LevelsLine: levelsLine}
 	seen := map[string]int{}
 	for _, r := range recs {
-		if r.name == "" {
-			return nil, fmt.Errorf("line %d: a block without a name", r.line)
+		if err := checkBlockName(r, seen); err != nil {
+			return nil, err
 		}
-		if prev, dup := seen[r.name]; dup {
-			return nil, fmt.Errorf("line %d: block %s already defined on line %d", r.line, r.name, prev)
-		}
-		seen[r.name] = r.line
 		if len(r.nodes) == 0 {
 			return nil, fmt.Errorf("line %d: block %s has no Nodes=; Slurm 23.11, which reads BlockLevels=, needs them (\"block %s hasn't got nodes\", fatal)", r.line, r.name, r.name)
 		}
