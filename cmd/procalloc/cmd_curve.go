@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -61,6 +62,7 @@ under virtual group switches under a virtual root, a mesh or torus gets a virtua
 along the curve (docs/fabric.md); a warning says so.
 --format slurm-block writes a topology.conf for TopologyPlugin=topology/block: blocks of
 --block-size nodes cut along the curve, in curve order, and BlockSizes doubling from it
+(--slurm-version 23.11: BlockLevels= of the same sizes, the key 23.11 reads)
 (default size: the leaf switch size of a --graph whose leaves are all one size).
 --format slurm-torus3d writes a topology.yaml for a torus (Slurm 26.05 and later; names
 from --hosts or --hostlist) with placements: Slurm starts only jobs whose size matches one. By default
@@ -85,6 +87,7 @@ procalloc curve --list --machine torus:8x8
 procalloc curve --list --json
 procalloc curve --machine mesh:16x16 --curve hilbert --json -o hilbert.json
 procalloc curve --graph topo/testdata/topology.yaml --topology fabric --curve rcm --format slurm-block --block-size 4 -o topology.conf.new
+procalloc curve --machine mesh:8x8 --curve hilbert --format slurm-block --block-size 4 --slurm-version 23.11 -o topology.conf.new
 procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --curve rcm`,
 		yourFiles: []yourFile{yourOptPairs, yourNodes, {"/etc/slurm/slurm.conf", "your site's slurm.conf (its NodeName lines get the weights)"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -98,6 +101,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
+			slurmVersion := fs.String("slurm-version", "", "with --format slurm-block: the Slurm `VERSION` that reads the file; 23.11 gets BlockLevels=, 24.05 on BlockSizes= (each refuses the other's key; default: 24.05 on)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
 			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies; with --json as JSON)")
@@ -116,7 +120,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				}
 				if *list {
 					// The flags of an ordering would be ignored without a word.
-					for _, name := range []string{"curve", "ranking-format", "svg", "slurm-conf", "placements", "block-size", "hosts", "hostlist"} {
+					for _, name := range []string{"curve", "ranking-format", "svg", "slurm-conf", "placements", "block-size", "slurm-version", "hosts", "hostlist"} {
 						if isFlagGiven(fs, name) {
 							return usagef("--list lists the curves and exits: it takes no --%s", name)
 						}
@@ -169,6 +173,20 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				if *blockSize != 0 && nf != slurm.FormatBlock {
 					return usagef("--block-size goes with --format slurm-block")
 				}
+				blockLevels := false // Slurm 23.11's BlockLevels= in place of BlockSizes=
+				if isFlagGiven(fs, "slurm-version") {
+					if nf != slurm.FormatBlock {
+						return usagef("--slurm-version goes with --format slurm-block")
+					}
+					v, err := plan.ParseVersion(*slurmVersion)
+					if err != nil {
+						return usagef("--slurm-version: %v", err)
+					}
+					if !v.AtLeast(plan.V2311) {
+						return usagef("--slurm-version %s: topology/block needs Slurm 23.11 or later", v)
+					}
+					blockLevels = !v.AtLeast(plan.V2405)
+				}
 				// The names of --hosts/--hostlist, read once: they name the hosts of a
 				// ranking file read (--curve FILE in hosts or a scheduler format) as
 				// well as those written.
@@ -179,7 +197,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 					}
 				}
 				if slices.Contains(slurm.NetworkFormats, nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *svg, *placements, *blockSize)
+					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *svg, *placements, *blockSize, blockLevels)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -277,7 +295,7 @@ func warnIndexNames(e *env, f curves.Format, m topo.Machine, names []string) {
 	}
 }
 
-func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, hostNames []string, out, svg, placements string, blockSize int) error {
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, hostNames []string, out, svg, placements string, blockSize int, blockLevels bool) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
@@ -336,10 +354,14 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return usagef("--format slurm-block needs --block-size N (the machine has no leaf switches of one size)")
 			}
 		}
-		if err := slurm.WriteBlock(io.Discard, o, names, blockSize); err != nil {
+		write := slurm.WriteBlock
+		if blockLevels {
+			write = slurm.WriteBlockLevels
+		}
+		if err := write(io.Discard, o, names, blockSize); err != nil {
 			return usagef("--format slurm-block: %v", err)
 		}
-		return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { return slurm.WriteBlock(w, o, names, blockSize) }})
+		return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { return write(w, o, names, blockSize) }})
 	default:
 		g, ok := m.(*topo.Grid)
 		if !ok {
