@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -298,11 +299,17 @@ func parsePairs(s string) ([]ConfPair, error) {
 	}
 }
 
+// clipConf shortens s for an error message to at most 60 bytes, cut at a rune's
+// start so that a message stays valid UTF-8.
 func clipConf(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
+	if len(s) <= 60 {
+		return s
 	}
-	return s
+	cut := 57
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // confEscaper escapes backslashes and '#' in slurm.conf values; built once (built per
