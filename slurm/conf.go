@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -154,7 +154,7 @@ func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
 			f := strings.Fields(line[7:])
 			if len(f) > 1 {
 				// The name ends at the first space; the rest is left over.
-				return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%q after Include %s: Include takes one file (Slurm: parse error)", clipConf(strings.Join(f[1:], " ")), f[0])}
+				return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%q after Include %s: Include takes one file (Slurm: parse error)", textin.Clip(strings.Join(f[1:], " ")), f[0])}
 			}
 			inc := ConfLine{First: first + 1, Last: i, Comment: strings.Join(comments, " ")}
 			if len(f) > 0 {
@@ -269,7 +269,7 @@ func parsePairs(s string) ([]ConfPair, error) {
 		}
 		if key == "" || j >= len(s) || s[j] != '=' {
 			rest := strings.TrimSpace(s[k:])
-			return nil, fmt.Errorf("%q is not KEY=VALUE (Slurm: parse error)", clipConf(rest))
+			return nil, fmt.Errorf("%q is not KEY=VALUE (Slurm: parse error)", textin.Clip(rest))
 		}
 		j++
 		for j < len(s) && isConfSpace(s[j]) {
@@ -297,19 +297,6 @@ func parsePairs(s string) ([]ConfPair, error) {
 		out = append(out, ConfPair{Key: key, Op: op, Value: val})
 		i = j
 	}
-}
-
-// clipConf shortens s for an error message to at most 60 bytes, cut at a rune's
-// start so that a message stays valid UTF-8.
-func clipConf(s string) string {
-	if len(s) <= 60 {
-		return s
-	}
-	cut := 57
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
 }
 
 // confEscaper escapes backslashes and '#' in slurm.conf values; built once (built per

@@ -72,7 +72,7 @@ type UndetectedFormatError struct {
 }
 
 func (e *UndetectedFormatError) Error() string {
-	return fmt.Sprintf("cannot tell the graph format from %q; give --graph-format (%s)", firstN(e.Line, 60), strings.Join(e.Formats, ", "))
+	return fmt.Sprintf("cannot tell the graph format from %q; give --graph-format (%s)", textin.Clip(e.Line), strings.Join(e.Formats, ", "))
 }
 
 // FirstMeaningfulLine returns the first line of data that is neither blank nor a '#'
@@ -103,13 +103,6 @@ func DetectGraphFormat(data []byte) (string, error) {
 		return "edges", nil
 	}
 	return "", &UndetectedFormatError{Line: t, Formats: GraphFormats}
-}
-
-func firstN(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // LeafOrder returns the switches of g that have hosts (their groups), in the order in

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // MaxLine is the longest line a Lines reads (a node list may put every node on one
@@ -33,12 +34,17 @@ func (e *LineError) Error() string {
 }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Clip is a line's text as a LineError quotes it: at most 120 bytes, then "...".
+// Clip is a line's text (or a token of it) as an error quotes it: at most 120
+// bytes, cut at a rune's start so that the message stays valid UTF-8, then "...".
 func Clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "..."
+	if len(s) <= 120 {
+		return s
 	}
-	return s
+	cut := 120
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // StripComment returns s without its comment ('#' to the end).

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 func TestLinesSkipCommentsAndNameLines(t *testing.T) {
@@ -95,5 +96,27 @@ func TestLinesSkipByteOrderMark(t *testing.T) {
 	l.Next()
 	if !l.Next() || l.Fields()[0] != BOM+"2" {
 		t.Errorf("a mark on line 2 is text: got %q", l.Fields())
+	}
+}
+
+// Clip keeps short texts, and cuts long ones to at most 120 bytes at a rune's
+// start: the result is valid UTF-8 and a prefix of the text, for every cut point
+// of 1- to 4-byte runes.
+func TestClip(t *testing.T) {
+	if got := Clip("short"); got != "short" {
+		t.Fatalf("Clip(short) = %q", got)
+	}
+	if s := strings.Repeat("x", 120); Clip(s) != s {
+		t.Fatalf("Clip of 120 bytes changed it")
+	}
+	for _, r := range []string{"x", "é", "€", "𝄞"} {
+		for pad := range 4 {
+			s := strings.Repeat("y", pad) + strings.Repeat(r, 200)
+			got := Clip(s)
+			body, ok := strings.CutSuffix(got, "...")
+			if !ok || len(body) > 120 || len(body) < 117 || !utf8.ValidString(got) || !strings.HasPrefix(s, body) {
+				t.Errorf("Clip(%d x %q after %d) = %q", 200, r, pad, got)
+			}
+		}
 	}
 }
