@@ -243,6 +243,17 @@ tight_rows() {
 	END { exit bad || !seen["f"] || !seen["c"] || nf != 6 || nc != 6 }' - docs/ptas.md
 }
 check tight-examples docs/ptas.md '' -- tight_rows
+# docs/curves.md's four procalloc evaluate examples: every row (the page shortens the
+# weights of the first "machine" line, so those lines are left out).
+evaluate_rows() {
+	{
+		"$pa" evaluate --machine mesh:16x16 --curve hilbert,hindex,gilbert,snake,morton,rowmajor &&
+			"$pa" evaluate --machine mesh:8x8x5 --curve hilbert3d-trunc,gilbert3d,snake3d,snake,snake-ring &&
+			"$pa" evaluate --machine mesh:16x22 --curve gilbert,hilbert-trunc,snake &&
+			"$pa" evaluate --machine torus:8x8 --curve hindex,snake-ring,gilbert-ring,snake,hilbert --ring
+	} | grep -v '^machine '
+}
+check_lines evaluate-examples docs/curves.md line 23 -- evaluate_rows
 # docs/ilp.md's "Orderings of today's machines": F of the orderings in use (name order,
 # BFS, Hilbert, H-index, snake, RCM) on every machine, the table's first nine columns
 # as scripts/order-table.sh makes them; its solves get 1 s here (their F, bound and
