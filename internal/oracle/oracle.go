@@ -1,6 +1,3 @@
-// Package oracle holds reference definitions: slow, plainly correct implementations
-// that the fast code of the module is checked against in tests (brute-force sums, an
-// independent k = 3 search). Only tests import it; it is not part of procalloc's API.
 package oracle
 
 import (
