@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/procalloc/procalloc/alloc"
 )
@@ -40,7 +41,16 @@ func ParseSched(s string) (Sched, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("%q: want fcfs, easy, cplant or as-run", s)
+	return "", fmt.Errorf("%q: want %s", s, schedChoices())
+}
+
+// schedChoices lists Scheds for messages: "fcfs, easy, cplant or as-run".
+func schedChoices() string {
+	names := make([]string, len(Scheds))
+	for i, v := range Scheds {
+		names[i] = string(v)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Format names a trace format. The zero value, FormatDetect, detects it from the

@@ -262,7 +262,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Alloc", "", "unknown allocator %q; valid: %s", s.Alloc, strings.Join(alloc.Names(), ", ")))
 	}
 	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
-		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want fcfs, easy, cplant or as-run"))
+		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want %s", schedChoices()))
 	}
 	if _, err := ParseCompat(string(s.Compat)); err != nil {
 		add(fieldErr("Compat", strconv.Quote(string(s.Compat)), "want premas, sst or empty"))

@@ -97,6 +97,39 @@ func TestSpecValidate(t *testing.T) {
 	}
 }
 
+// startScheds are the schedulers that decide start times: Scheds but as-run
+// (production's recorded starts, sacct traces only).
+func startScheds() []Sched {
+	return slices.DeleteFunc(slices.Clone(Scheds), func(s Sched) bool { return s == SchedAsRun })
+}
+
+// TestSchedulersAreScheds: the replay builds a scheduler for each name of Scheds
+// and for no other, and every message that lists them lists Scheds.
+func TestSchedulersAreScheds(t *testing.T) {
+	var keys []string
+	for k := range schedulers {
+		keys = append(keys, k)
+	}
+	var names []string
+	for _, s := range Scheds {
+		names = append(names, string(s))
+	}
+	slices.Sort(keys)
+	slices.Sort(names)
+	if !slices.Equal(keys, names) {
+		t.Errorf("schedulers %v, Scheds %v", keys, names)
+	}
+	_, e1 := ParseSched("lifo")
+	_, e2 := newScheduler("lifo", nil)
+	for _, err := range []error{e1, e2} {
+		for _, s := range Scheds {
+			if err == nil || !strings.Contains(err.Error(), string(s)) {
+				t.Errorf("%v does not name %s", err, s)
+			}
+		}
+	}
+}
+
 func TestParseEnums(t *testing.T) {
 	for _, s := range Scheds {
 		if v, err := ParseSched(s.String()); err != nil || v != s {
