@@ -130,6 +130,20 @@ func TestSchedulersAreScheds(t *testing.T) {
 	}
 }
 
+// TestMetricGroupsNamed: an unknown metric group's message lists every group
+// ParseMetrics reads, each of which reads back as its set.
+func TestMetricGroupsNamed(t *testing.T) {
+	_, err := ParseMetrics("sched,x")
+	for _, g := range metricGroupNames {
+		if err == nil || !strings.Contains(err.Error(), g.name) {
+			t.Errorf("%v does not name %s", err, g.name)
+		}
+		if m, err := ParseMetrics("sched," + g.name); err != nil || m != MetricsSched|g.set {
+			t.Errorf("ParseMetrics(sched,%s) = %v, %v", g.name, m, err)
+		}
+	}
+}
+
 func TestParseEnums(t *testing.T) {
 	for _, s := range Scheds {
 		if v, err := ParseSched(s.String()); err != nil || v != s {
