@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
 )
@@ -310,7 +311,7 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 // as BlockSizes= (a list of integers). Aliases (&list ... *list) read as the node they
 // name; merge keys (<<) are unknown keys.
 func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
-	data, err := topo.ReadLimited(r, 64<<20)
+	data, err := textin.ReadAll(r, 64<<20, "the file")
 	if err != nil {
 		return nil, err
 	}

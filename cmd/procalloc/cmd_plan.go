@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
@@ -222,7 +223,7 @@ func readSmallFile(e *env, path, flag string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	defer r.Close()
-	data, err := topo.ReadLimited(r, 64<<20)
+	data, err := textin.ReadAll(r, 64<<20, "the file")
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
