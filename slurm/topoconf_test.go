@@ -25,10 +25,7 @@ func readFile(t testing.TB, path string) string {
 }
 
 func TestSlurmTopologyFilesMatchTheFabric(t *testing.T) {
-	ib, err := topo.ReadIBNetDiscover(strings.NewReader(readFile(t, testdata+"fattree.ibnetdiscover")), fabrictest.NameMap(t, testdata+"fattree.node-name-map"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ib := fabrictest.SampleFabric(t, testdata)
 	conf, err := ReadTopologyConf(strings.NewReader(readFile(t, testdata+"topology.conf")))
 	if err != nil {
 		t.Fatal(err)
