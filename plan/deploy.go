@@ -566,23 +566,7 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]b
 				i = j
 			}
 		}
-		for i := 0; i < len(ns); {
-			if p.isCompute(ns[i].Name) {
-				i++
-				continue
-			}
-			j := i + 1
-			for j < len(ns) && !p.isCompute(ns[j].Name) {
-				j++
-			}
-			s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, nil)
-			if err != nil {
-				return nil, err
-			}
-			lines = append(lines, s)
-			i = j
-		}
-		return lines, nil
+		return p.splitComputeRuns(lines, l, ns, nil) // the other nodes stay
 	})
 	if err != nil {
 		return nil, &InputError{p.opt.SlurmConfPath, err}
@@ -601,25 +585,7 @@ func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []sl
 			if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 				return nil, nil
 			}
-			var lines []string
-			for i := 0; i < len(ns); {
-				compute := p.isCompute(ns[i].Name)
-				j := i + 1
-				for j < len(ns) && p.isCompute(ns[j].Name) == compute {
-					j++
-				}
-				var pairs []slurm.ConfPair
-				if compute {
-					pairs = nodeSet(l, ns[i:j])
-				}
-				s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, pairs)
-				if err != nil {
-					return nil, err
-				}
-				lines = append(lines, s)
-				i = j
-			}
-			return lines, nil
+			return p.splitComputeRuns(nil, l, ns, func(run []slurm.ConfNode) []slurm.ConfPair { return nodeSet(l, run) })
 		})
 		if err != nil {
 			return nil, &InputError{p.opt.SlurmConfPath, err}
@@ -633,6 +599,36 @@ func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []sl
 		return nil, &InputError{p.opt.SlurmConfPath, err}
 	}
 	return out, nil
+}
+
+// splitComputeRuns appends to lines the NodeName line l (defining the nodes ns)
+// split into its runs of compute and of other nodes (slurm.SplitNodeLine), in order:
+// each run of other nodes with its own values, each compute run with the pairs set
+// returns for it; with set nil the compute runs are left out (another line holds
+// them).
+func (p *Plan) splitComputeRuns(lines []string, l *slurm.ConfLine, ns []slurm.ConfNode, set func(run []slurm.ConfNode) []slurm.ConfPair) ([]string, error) {
+	for i := 0; i < len(ns); {
+		compute := p.isCompute(ns[i].Name)
+		j := i + 1
+		for j < len(ns) && p.isCompute(ns[j].Name) == compute {
+			j++
+		}
+		if compute && set == nil {
+			i = j
+			continue
+		}
+		var pairs []slurm.ConfPair
+		if compute {
+			pairs = set(ns[i:j])
+		}
+		s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, pairs)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, s)
+		i = j
+	}
+	return lines, nil
 }
 
 func (p *Plan) isCompute(name string) bool {
