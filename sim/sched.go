@@ -60,7 +60,7 @@ func newScheduler(name string, res *jobTable) (scheduler, error) {
 	}
 	mk, ok := schedulers[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (want %s)", name, schedChoices())
+		return nil, fmt.Errorf("unknown scheduler %q (want %s)", name, Choices(Scheds))
 	}
 	return mk(res), nil
 }

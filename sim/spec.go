@@ -214,8 +214,8 @@ func (s *Spec) Validate() error {
 	if s.Trace == "" && s.TraceReader == nil && s.TraceData == nil {
 		add(fieldErr("Trace", "", "required: a trace file"))
 	}
-	if !slices.Contains([]Format{FormatDetect, FormatSWF, FormatConverted, FormatSacct}, s.Format) {
-		add(fieldErr("Format", strconv.Quote(string(s.Format)), "want swf, converted or sacct"))
+	if s.Format != FormatDetect && !slices.Contains(Formats, s.Format) {
+		add(fieldErr("Format", strconv.Quote(string(s.Format)), "want %s", Choices(Formats)))
 	}
 	for _, w := range []struct{ field, v string }{{"From", s.From}, {"To", s.To}} {
 		if w.v != "" {
@@ -262,7 +262,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Alloc", "", "unknown allocator %q; valid: %s", s.Alloc, strings.Join(alloc.Names(), ", ")))
 	}
 	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
-		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want %s", schedChoices()))
+		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want %s", Choices(Scheds)))
 	}
 	if _, err := ParseCompat(string(s.Compat)); err != nil {
 		add(fieldErr("Compat", strconv.Quote(string(s.Compat)), "want premas, sst or empty"))

@@ -130,6 +130,37 @@ func TestSchedulersAreScheds(t *testing.T) {
 	}
 }
 
+// TestEnumMessagesNameTheirTables: the refusal of an unknown trace format or
+// engine, by the parser and by Validate, names every value of Formats or Engines,
+// each of which parses back to itself.
+func TestEnumMessagesNameTheirTables(t *testing.T) {
+	_, e1 := ParseFormat("pbs")
+	e2 := (&Spec{Trace: "t", Format: "pbs", Alloc: "ff"}).Validate()
+	_, e3 := ReadTrace(strings.NewReader("0 4 10 -1\n"), ReadOptions{Format: "pbs"})
+	for _, err := range []error{e1, e2, e3} {
+		for _, f := range Formats {
+			if v, perr := ParseFormat(f.String()); perr != nil || v != f {
+				t.Errorf("ParseFormat(%q) = %q, %v", f, v, perr)
+			}
+			if err == nil || !strings.Contains(err.Error(), string(f)) {
+				t.Errorf("%v does not name %s", err, f)
+			}
+		}
+	}
+	_, e1 = ParseEngine("booksim")
+	e2 = (&Spec{Trace: "t", Alloc: "ff", Engine: "booksim"}).Validate()
+	for _, err := range []error{e1, e2} {
+		for _, e := range Engines {
+			if err == nil || !strings.Contains(err.Error(), e.String()) {
+				t.Errorf("%v does not name %s", err, e)
+			}
+		}
+	}
+	if got := Choices([]Sched{SchedFCFS}); got != "fcfs" {
+		t.Errorf("Choices of one: %q", got)
+	}
+}
+
 // TestMetricGroupsNamed: an unknown metric group's message lists every group
 // ParseMetrics reads, each of which reads back as its set.
 func TestMetricGroupsNamed(t *testing.T) {
