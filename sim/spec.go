@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -258,8 +257,8 @@ func (s *Spec) Validate() error {
 	}
 	if s.Alloc == "" {
 		add(fieldErr("Alloc", "", "required: an allocator spec such as mc1x1 or bf:hilbert"))
-	} else if name, _, _ := strings.Cut(s.Alloc, ":"); !slices.Contains(alloc.Names(), name) {
-		add(fieldErr("Alloc", "", "unknown allocator %q; valid: %s", s.Alloc, strings.Join(alloc.Names(), ", ")))
+	} else if err := alloc.CheckFamily(s.Alloc); err != nil {
+		add(fieldErr("Alloc", "", "%v", err))
 	}
 	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
 		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want %s", Choices(Scheds)))

@@ -276,8 +276,8 @@ func (s *Spec) Check() error {
 		}
 	}
 	for i, a := range s.Allocators {
-		if name, _, _ := strings.Cut(a, ":"); !slices.Contains(alloc.Names(), name) {
-			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: unknown allocator %q; valid: %s", i+1, a, name, strings.Join(alloc.Names(), ", ")))
+		if err := alloc.CheckFamily(a); err != nil {
+			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: %w", i+1, a, err))
 		}
 	}
 	return errors.Join(errs...)
