@@ -93,7 +93,6 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 		yourFiles: []yourFile{yourNodes, {"slurm.conf", "your site's slurm.conf, defining the nodes nid[001-512]"}, {"/etc/slurm/slurm.conf", "your site's slurm.conf"}, {"/etc/slurm/topology.conf", "your site's topology.conf"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
-			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")
 			gf := declareGraphFlags(fs)
 			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
 			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required)")
@@ -153,12 +152,12 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				} else if v, ok := scontrolVersion(ctx); ok {
 					opt.Version, opt.VersionSource = v, "scontrol --version"
 				}
-				m, err := loadMachineLimit(e, *machine, *graphFile, gf, planMaxNodes, "plan handles")
+				m, err := loadMachineLimit(e, *machine, gf, planMaxNodes, "plan handles")
 				if err != nil {
 					return err
 				}
 				opt.Machine = m
-				opt.MachineSource = *graphFile
+				opt.MachineSource = gf.file
 				if *machine != "" {
 					opt.MachineSource = *machine
 				}
