@@ -233,6 +233,8 @@ func unescape(s string) string {
 	return b.String()
 }
 
+// isConfSpace is C's isspace in the C locale, as Slurm's parsers and strtol see
+// white space.
 func isConfSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }

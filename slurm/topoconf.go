@@ -311,7 +311,7 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 // as BlockSizes= (a list of integers). Aliases (&list ... *list) read as the node they
 // name; merge keys (<<) are unknown keys.
 func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
-	data, err := topo.ReadLimited(r, 64<<20)
+	data, err := textin.ReadAll(r, 64<<20, "the file")
 	if err != nil {
 		return nil, err
 	}

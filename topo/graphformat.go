@@ -15,6 +15,10 @@ import (
 // ReadGraphFormat reads them and falls back to this one for the others.
 var GraphFormats = []string{"edges", "ibnetdiscover"}
 
+// MaxGraphBytes is the largest network file ReadGraphFormat reads whole (in any
+// format, slurm's topology files included).
+const MaxGraphBytes = 256 << 20
+
 // GraphReadOptions are the settings of ReadGraphFormat.
 type GraphReadOptions struct {
 	Format      string      // one of GraphFormats or of Extra, or "" to detect it
@@ -30,7 +34,7 @@ type GraphReadOptions struct {
 // empty Format it is detected from the content (DetectGraphFormat, or opt.Detect)
 // and an undecidable file is an error.
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
-	data, err := ReadLimited(r, 256<<20)
+	data, err := textin.ReadAll(r, MaxGraphBytes, "the file")
 	if err != nil {
 		return nil, err
 	}
@@ -176,17 +180,4 @@ func UpperSwitches(g *Graph) (sws []int, children [][]int) {
 		children = append(children, ch)
 	}
 	return sws, children
-}
-
-// ReadLimited reads all of r, refusing more than limit bytes rather than cutting the
-// input short.
-func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("the file is larger than %d MiB", limit>>20)
-	}
-	return data, nil
 }

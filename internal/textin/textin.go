@@ -166,7 +166,16 @@ func (c *capped) Read(p []byte) (int, error) {
 }
 
 func (c *capped) err() error {
-	return fmt.Errorf("%s is longer than %d bytes: %w", c.what, c.max, ErrTooLarge)
+	return fmt.Errorf("%s is longer than %s: %w", c.what, Size(c.max), ErrTooLarge)
+}
+
+// Size says a cap in bytes: "256 MiB" when it is whole mebibytes, else "1049600
+// bytes".
+func Size(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // ReadAll reads r whole (see Capped): more than max bytes is an error.

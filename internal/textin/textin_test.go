@@ -46,6 +46,23 @@ func TestLinesReportReadErrorWithLine(t *testing.T) {
 	}
 }
 
+// TestSize: a cap of whole mebibytes is said in MiB (the network and
+// configuration readers' caps), any other in bytes.
+func TestSize(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{10, "10 bytes"}, {1 << 20, "1 MiB"}, {256 << 20, "256 MiB"}, {1<<20 + 1, "1048577 bytes"}, {1 << 19, "524288 bytes"}} {
+		if got := Size(c.n); got != c.want {
+			t.Errorf("Size(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	_, err := ReadAll(iotest.OneByteReader(zeros{}), 1<<20, "the file")
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "the file is longer than 1 MiB") {
+		t.Errorf("1 MiB cap: %v", err)
+	}
+}
+
 func TestCappedStopsEndlessInput(t *testing.T) {
 	data, err := ReadAll(strings.NewReader("0123456789"), 10, "x")
 	if err != nil || string(data) != "0123456789" {

@@ -128,7 +128,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 				e = e.Alias
 			}
 			if _, err := sim.ParseEngine(e.Value); err != nil || e.Kind != yaml.ScalarNode || e.Value == "" {
-				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want message or flit", e.Line, i+1, e.Value)
+				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, e.Value, sim.Choices(sim.Engines))
 			}
 		}
 	}
@@ -259,8 +259,8 @@ func (s *Spec) Check() error {
 		}
 	}
 	for i, a := range s.Allocators {
-		if name, _, _ := strings.Cut(a, ":"); !slices.Contains(alloc.Names(), name) {
-			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: unknown allocator %q; valid: %s", i+1, a, name, strings.Join(alloc.Names(), ", ")))
+		if err := alloc.CheckFamily(a); err != nil {
+			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: %w", i+1, a, err))
 		}
 	}
 	return errors.Join(errs...)
