@@ -133,6 +133,19 @@ func thinLabels(xs []float64, labels []string, size float64) []bool {
 	return keep
 }
 
+// legendName is series i's name in the legend, which says when the series has the
+// same points as an earlier one: its line lies under that one's, and the reader
+// would look for it in vain.
+func legendName(series []Series, i int) string {
+	s := series[i]
+	for _, e := range series[:i] {
+		if slices.Equal(e.X, s.X) && slices.Equal(e.Y, s.Y) && len(s.X) > 0 {
+			return s.Name + " (same values as " + e.Name + ")"
+		}
+	}
+	return s.Name
+}
+
 // WriteSVG writes the chart; a chart without points is an error. Points whose x or
 // y is not a finite number (NaN, ±Inf) are left out, and the chart says how many.
 func (c LineChart) WriteSVG(w io.Writer) error {
@@ -204,8 +217,8 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 	// The legend's room fits the longest name, the picture the title, and its
 	// height the legend (14 pixels a line).
 	legendW := float64(lcLegend)
-	for _, s := range c.Series {
-		legendW = max(legendW, 45+textWidth(s.Name, fontSize)+10)
+	for i := range c.Series {
+		legendW = max(legendW, 45+textWidth(legendName(c.Series, i), fontSize)+10)
 	}
 	totalW := max(left+width+legendW, 20+textWidth(c.Title, fontSize*1.1))
 	totalH := max(top+height+60, top+14*len(c.Series)+10)
@@ -285,7 +298,7 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 		ly := top + 14*i
 		d.Elem("line", "x1", left+width+12, "x2", left+width+40, "y1", ly, "y2", ly, "stroke", color, "stroke-width", "2", "stroke-dasharray", dash)
 		d.Elem("use", "href", marker, "x", left+width+26, "y", ly, "fill", color)
-		d.TextElem("text", s.Name, "x", left+width+45, "y", ly+4)
+		d.TextElem("text", legendName(c.Series, i), "x", left+width+45, "y", ly+4)
 		d.Newline()
 	}
 	return d.End()
@@ -342,6 +355,10 @@ func (c BarChart) WriteSVG(w io.Writer) error {
 		hd.Label = c.Title
 	}
 	d := Begin(w, hd)
+	if !c.Inline { // inline, the page's ground shows through
+		d.Elem("rect", "width", "100%", "height", "100%", "fill", "white")
+		d.Newline()
+	}
 	d.TextElem("text", c.Title, "x", 10, "y", 22, "font-weight", "bold")
 	d.Newline()
 	for i, b := range c.Bars {
