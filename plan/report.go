@@ -301,7 +301,7 @@ func (p *Plan) writeHTML(w io.Writer) error {
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>procalloc plan: %s</title>\n", e(r.Machine))
 	io.WriteString(w, `<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .6em;text-align:right}
-th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2){text-align:left}.rec{background:#e8f4e8;border:1px solid #6a6;padding:.8em}
+th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy th:nth-child(2){text-align:left}.rec{background:#e8f4e8;border:1px solid #6a6;padding:.8em}
 .warn{color:#a40}</style></head><body>
 `)
 	fmt.Fprintf(w, "<h1>procalloc plan</h1>\n<p class=\"rec\" id=\"recommendation\"><b>Recommendation:</b> %s</p>\n", e(r.Recommendation))
@@ -320,6 +320,7 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2){text-al
 	io.WriteString(w, "<h2>Deployments</h2>\n<table class=\"deploy\"><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
 	var labels []string
 	var vals, oneLeaf []float64
+	noLeaves := false // a replay without leaf metrics: the network has no leaf switches
 	for _, d := range r.Deployments {
 		sup := "yes"
 		if !d.Supported {
@@ -331,6 +332,9 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2){text-al
 			if m.MeanLeavesSpanned != nil {
 				cells[1] = fmt.Sprintf("%.2f", *m.MeanLeavesSpanned)
 				cells[2] = fmt.Sprintf("%.1f", *m.PctOneLeaf)
+			} else {
+				cells[1], cells[2] = "–", "–"
+				noLeaves = true
 			}
 			labels, vals = append(labels, d.Name), append(vals, m.MeanPairwiseHops)
 			if m.PctOneLeaf != nil {
@@ -353,6 +357,9 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2){text-al
 		io.WriteString(w, "</tr>\n")
 	}
 	io.WriteString(w, "</table>\n")
+	if noLeaves {
+		io.WriteString(w, "<p>–: the network has no leaf switches (a grid), so no leaf metrics.</p>\n")
+	}
 	if len(vals) > 0 {
 		if err := barChartSVG(w, "mean pairwise hops of a job's nodes (lower is better)", labels, vals, "%.3f"); err != nil {
 			return err

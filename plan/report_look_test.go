@@ -6,6 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // What a reader of report.html sees: the recommendation first, no NaN, Inf or
@@ -63,5 +67,29 @@ func TestReportHTMLLooks(t *testing.T) {
 	}
 	if !strings.Contains(h, `<table class="deploy">`) || !regexp.MustCompile(`\.deploy td:nth-child\(2\)[^{]*\{text-align:left\}|,\.deploy td:nth-child\(2\)\{text-align:left\}`).MatchString(h) {
 		t.Errorf("the supported column is not left-aligned")
+	}
+}
+
+// On a grid, which has no leaf switches, the leaf columns say so (a dash and a
+// note under the table) instead of standing empty beside filled ones.
+func TestReportHTMLNoLeaves(t *testing.T) {
+	m, err := topo.ParseMachine("mesh:4x4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := hostlist.Expand("node[01-16]")
+	opt := Options{Machine: m, Hosts: names, MachineSource: "mesh:4x4", SlurmConf: []byte("NodeName=node[01-16]\nPartitionName=p Nodes=ALL OverSubscribe=EXCLUSIVE\n"),
+		Version: V2311, VersionSource: "test", TimeLimit: 5 * time.Second, SyntheticJobs: 200, Seed: 1}
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(file(p, "report.html"))
+	row := regexp.MustCompile(`<tr><td>current</td><td>yes</td><td>[0-9.]+</td><td>([^<]*)</td><td>([^<]*)</td>`).FindStringSubmatch(h)
+	if row == nil || row[1] != "–" || row[2] != "–" {
+		t.Errorf("current's leaf cells %q, want dashes", row)
+	}
+	if !strings.Contains(h, "–: the network has no leaf switches") {
+		t.Errorf("no note saying why the leaf columns are empty")
 	}
 }
