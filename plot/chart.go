@@ -202,10 +202,17 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 		tr = math.Log10
 		e0, e1 := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
 		lo, hi = math.Pow(10, e0), math.Pow(10, e1)
+		// Powers of ten written out from 0.0001 to 1000000; when the axis goes
+		// beyond, every label with an exponent (not 1000000 under 1e+07).
+		plain := e0 >= -4 && e1 <= 6
 		for e := e0; e <= e1; e++ {
 			v := math.Pow(10, e)
 			yticks = append(yticks, v)
-			ylabels = append(ylabels, tickLabel(v, v, v))
+			if plain {
+				ylabels = append(ylabels, tickLabel(v, v, v))
+			} else {
+				ylabels = append(ylabels, strconv.FormatFloat(v, 'g', 1, 64))
+			}
 		}
 		ylabel += " (log scale)"
 	} else {

@@ -241,6 +241,15 @@ func TestLineChartRoundYTicks(t *testing.T) {
 	if want := "0.01 0.1 1 10 100 1000 10000 100000"; strings.Join(got, " ") != want {
 		t.Errorf("log ticks %q, want %q", got, want)
 	}
+	// Beyond 10^6, every label with an exponent (not 1000000 under 1e+07).
+	_, l = drawLine(t, LineChart{Title: "t", YLabel: "s", Series: []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{14000, 2.1e6}}}})
+	got = got[:0]
+	for _, s := range l.yTickLabels() {
+		got = append(got, s.s)
+	}
+	if want := "1e+04 1e+05 1e+06 1e+07"; strings.Join(got, " ") != want {
+		t.Errorf("log ticks %q, want %q", got, want)
+	}
 }
 
 // Every series differs from every other in dash pattern or point marker, not
