@@ -227,7 +227,7 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 	for i := range c.Series {
 		legendW = max(legendW, 45+textWidth(legendName(c.Series, i), fontSize)+10)
 	}
-	totalW := max(left+width+legendW, 20+textWidth(c.Title, fontSize*1.1))
+	totalW := max(left+width+legendW, 20+textWidth(c.Title, fontSize*1.1), 20+textWidth(c.XLabel, fontSize))
 	totalH := max(top+height+60, top+14*len(c.Series)+10)
 	if skipped > 0 {
 		totalH = max(totalH, top+height+76)
@@ -268,7 +268,11 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 			d.Newline()
 		}
 	}
-	d.TextElem("text", c.XLabel, "x", left+width/2, "y", top+height+40, "text-anchor", "middle")
+	if textWidth(c.XLabel, fontSize) <= 2*(left+width/2)-20 {
+		d.TextElem("text", c.XLabel, "x", left+width/2, "y", top+height+40, "text-anchor", "middle")
+	} else { // centred it would run off the left edge (batch's list of allocators)
+		d.TextElem("text", c.XLabel, "x", 10, "y", top+height+40)
+	}
 	d.Newline()
 	d.TextElem("text", ylabel, "x", 14, "y", top+height/2, "transform", fmt.Sprintf("rotate(-90 14 %d)", top+height/2), "text-anchor", "middle")
 	d.Newline()

@@ -297,7 +297,7 @@ func TestLineChartSeriesDistinguishable(t *testing.T) {
 // Long names, a long title and many series: every text inside the picture, the
 // legend's last entry included.
 func TestLineChartTextInside(t *testing.T) {
-	c := LineChart{Title: "mean total pairwise L1 against load factor — " + strings.Repeat("mesh:16x16, fcfs, ", 6), XLabel: "load factor", YLabel: "mean response (s)", FromZero: true}
+	c := LineChart{Title: "mean total pairwise L1 against load factor — " + strings.Repeat("mesh:16x16, fcfs, ", 6), XLabel: "allocator (" + strings.Repeat("1=dbt:1/2, 2=d-dbt:1/16, 3=mbs, 4=plas, ", 4) + ")", YLabel: "mean response (s)", FromZero: true}
 	for i := range 40 {
 		c.Series = append(c.Series, Series{Name: fmt.Sprintf("slurm:tree:topo/testdata/topology.conf:hilbert-%d", i), X: []float64{0.5, 1}, Y: []float64{1, 2}})
 	}
