@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -130,5 +132,78 @@ func TestSVGLegendAndTextInside(t *testing.T) {
 				t.Errorf("%s: no legend text %q in %q", c.spec, want, joined)
 			}
 		}
+	}
+}
+
+// A grid too large to draw node by node (a 512x512 mesh was 10,280 pixels a side,
+// a grey wash scaled to a screen) is drawn in blocks coloured by their mean rank:
+// at most svgMaxPx a side, no dots, each block's colour that of its nodes' mean
+// rank, a 3D torus' 32 layers as labelled panels, every text inside.
+func TestSVGBlocks(t *testing.T) {
+	g := topo.Mesh(512, 512)
+	var buf bytes.Buffer
+	if err := WriteSVG(&buf, g, RowMajor(g.N())); err != nil {
+		t.Fatal(err)
+	}
+	s := buf.String()
+	if strings.Contains(s, "<circle") {
+		t.Errorf("nodes drawn one by one")
+	}
+	var w, h int
+	if _, err := fmt.Sscanf(s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d"`, &w, &h); err != nil || w > svgMaxPx || h > svgMaxPx {
+		t.Fatalf("picture %dx%d (%v), want at most %d a side", w, h, err, svgMaxPx)
+	}
+	if !strings.Contains(s, "in blocks of 4x4 nodes") || !strings.Contains(s, ">rank 262143<") {
+		t.Errorf("legend does not say the block size or the last rank")
+	}
+	// Row-major order: the bottom-left block holds ranks y*512+x, x and y below 4,
+	// mean 1.5 + 512*1.5; the top-right one 508..511 of the top four rows.
+	by := 512 / 4
+	for _, c := range []struct {
+		x, y int
+		mean float64
+	}{{0, 0, 1.5 + 512*1.5}, {127, 127, 510.5 + 512*509.5}} {
+		want := fmt.Sprintf(`<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`, svgMargin+c.x*svgBlockPx, svgMargin+(by-1-c.y)*svgBlockPx, svgBlockPx, svgBlockPx, rankColour(c.mean/float64(g.N()-1)))
+		if !strings.Contains(s, want) {
+			t.Errorf("no block %s", want)
+		}
+	}
+	three := svgOf(t, "torus:32x32x32", "hilbert3d")
+	if n := strings.Count(three, ">z="); n != 32 {
+		t.Errorf("%d layer panels, want 32", n)
+	}
+	for _, pic := range []string{s, three} {
+		var w, h float64
+		fmt.Sscanf(pic, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g"`, &w, &h)
+		for _, m := range regexp.MustCompile(`<text x="([0-9]+)" y="([0-9]+)" font-size="([0-9]+)"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(pic, -1) {
+			x, _ := strconv.ParseFloat(m[1], 64)
+			y, _ := strconv.ParseFloat(m[2], 64)
+			size, _ := strconv.ParseFloat(m[3], 64)
+			if x < 0 || x+0.62*size*float64(len(m[4])) > w || y-size < 0 || y > h {
+				t.Errorf("text %q at (%g, %g) runs outside the %gx%g picture", m[4], x, y, w, h)
+			}
+		}
+	}
+}
+
+// The rank colours grow lighter from the first rank to the last (relative
+// luminance strictly increasing), so ranks read in order in black and white.
+func TestRankColourLightness(t *testing.T) {
+	prev := -1.0
+	for i := 0; i <= 100; i++ {
+		var r, g, b int
+		fmt.Sscanf(rankColour(float64(i)/100), "#%02x%02x%02x", &r, &g, &b)
+		lin := func(c int) float64 {
+			v := float64(c) / 255
+			if v <= 0.04045 {
+				return v / 12.92
+			}
+			return math.Pow((v+0.055)/1.055, 2.4)
+		}
+		l := 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+		if l <= prev {
+			t.Errorf("rank colour at %d%% (#%02x%02x%02x) not lighter than the one before", i, r, g, b)
+		}
+		prev = l
 	}
 }
