@@ -248,8 +248,12 @@ func writeSVGBlocks(w io.Writer, g *topo.Grid, o Order, X, Y, Z int) error {
 	gap := 16 // room for a panel's z= label
 	width := 2*svgMargin + cols*panelW + (cols-1)*gap
 	gridH := 2*svgMargin + rows*panelH + (rows-1)*gap
+	block := fmt.Sprintf("%dx%d", b, b)
+	if len(g.Dims()) == 1 {
+		block = strconv.Itoa(b) // a line: blocks of b nodes
+	}
 	legend := []string{
-		fmt.Sprintf("%s: ordering of %d nodes, in blocks of %dx%d nodes", g.Spec(), g.N(), b, b),
+		fmt.Sprintf("%s: ordering of %d nodes, in blocks of %s nodes", g.Spec(), g.N(), block),
 		"each block coloured by its nodes' mean rank (too many nodes to draw one by one)",
 		fmt.Sprintf("%d jumps of two or more hops between consecutive nodes (not drawn)", jumps),
 	}

@@ -168,6 +168,9 @@ func TestSVGBlocks(t *testing.T) {
 			t.Errorf("no block %s", want)
 		}
 	}
+	if line := svgOf(t, "mesh:5000", "snake"); !strings.Contains(line, "in blocks of 32 nodes") {
+		t.Errorf("a line's blocks are not named by their length")
+	}
 	three := svgOf(t, "torus:32x32x32", "hilbert3d")
 	if n := strings.Count(three, ">z="); n != 32 {
 		t.Errorf("%d layer panels, want 32", n)
