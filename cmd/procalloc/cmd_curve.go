@@ -69,7 +69,8 @@ from --hosts or --hostlist) with placements: Slurm starts only jobs whose size m
 one per job size the torus holds as a box (the most compact box); --placements LIST
 gives sizes or shapes (e.g. 2,4,8 or 2x2x1,2x2x2).
 --svg FILE also draws the curve on a 1D, 2D or 3D grid (3D: one panel per z layer; jumps
-dashed red).
+dashed red; a legend under it). A grid whose drawing would exceed 4096 pixels a side
+(20 a node) is drawn in blocks of nodes coloured by their mean rank instead.
 
 ` + graphHelp + `
 --machine also takes SST merlin's fattree:D0,U0:...:DL and dragonfly:... specs.`,
