@@ -39,9 +39,6 @@ var metricGroupNames = []struct {
 	name string
 }{{MetricsSched, "sched"}, {MetricsRoute, "route"}, {MetricsDist, "dist"}, {MetricsTies, "ties"}}
 
-// MetricGroupNames lists the names ParseMetrics accepts, besides "all".
-var MetricGroupNames = []string{"sched", "route", "dist", "ties"}
-
 // ParseMetrics reads a comma-separated list of metric groups ("sched", "route",
 // "dist", "ties", "all"); "sched" must be among them (it is always computed):
 // "sched" alone leaves out the pairwise distances, the route metrics and the tie

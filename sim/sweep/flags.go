@@ -462,13 +462,3 @@ func CheckEngineFlags(engine sim.Engine, flit sim.FlitOptions, given func(name s
 	}
 	return nil
 }
-
-// FlagNames are the names (without dashes) of the sim flags ApplyFlags maps, sorted.
-func FlagNames() []string {
-	names := make([]string, 0, len(replayFlags))
-	for n := range replayFlags {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
