@@ -24,7 +24,6 @@ type Config struct {
 	Alloc   alloc.Allocator // fresh (every node free); must be on Machine
 	Sched   Sched           // SchedFCFS (also the zero value), SchedEASY, SchedCplant or SchedAsRun
 	Compat  Compat
-	Scale   Scale
 	// Comm, when set, lets communication over the network decide run times
 	// (Bunde et al. 2004 §3.2); see Comm.
 	Comm *Comm
@@ -221,7 +220,8 @@ func (em *jobEmitter) flush() error {
 }
 
 // Scale is load scaling (Leung et al. 2002 §3; Bunde et al. 2004 §3.2). Zero values
-// leave the trace as it is.
+// leave the trace as it is. A Spec applies its Scale; a caller of Run applies one
+// with Apply before the replay (Run takes the jobs as given).
 type Scale struct {
 	Work      float64 // work multiple: run times (and estimates) are multiplied by it
 	Contract  float64 // arrival contraction: arrival times are multiplied by it
