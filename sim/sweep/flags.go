@@ -26,6 +26,8 @@ import (
 // FlagKind is the type of a flag's value, as the command line declares it.
 type FlagKind int
 
+// The kinds of flag values, each named after the Go type its value decodes to
+// (KindDuration: a time.Duration such as "90s").
 const (
 	KindString FlagKind = iota
 	KindBool
