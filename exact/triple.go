@@ -39,8 +39,11 @@ type SetResult struct {
 //
 // The reported witness is the triple's coordinate-wise median (doubled), the center
 // of its smallest Steiner star, which the argument above shows is a valid witness.
-func Triple(pts []geom.Point) (SetResult, error) {
-	r, err := planeMM(context.Background(), pts, 3)
+//
+// It honours ctx as PlaneMM does: stopped, it returns the best triple found so far,
+// not proven optimal, and an error wrapping ctx's cause.
+func Triple(ctx context.Context, pts []geom.Point) (SetResult, error) {
+	r, err := planeMM(ctx, pts, 3)
 	if err != nil {
 		return r, err
 	}
@@ -59,14 +62,14 @@ func Triple(pts []geom.Point) (SetResult, error) {
 // k <= 3. Families with many tied boundary points are completed by exhaustive search
 // over distinct positions, so heavy ties cost time, not correctness.
 //
-// It honours ctx: when ctx ends, it returns within a few thousand candidate sets the
-// best set found so far (a k-nearest set, not proven the best over the plane) and an
+// It honours ctx: when ctx ends, it returns within 64 points of the walk
+// (voronoi.WalkBounded) or 1,024 candidate sets, with the best set found so far (a k-nearest set, not proven the best over the plane) and an
 // error wrapping context.Cause(ctx); an empty result when none was found yet.
 func PlaneMM(ctx context.Context, pts []geom.Point, k int) (SetResult, error) {
 	return planeMM(ctx, pts, k)
 }
 
-// planeMM is PlaneMM; Triple calls it with k = 3, where it takes O(n^2) families.
+// planeMM is PlaneMM; Triple calls it with k = 3.
 func planeMM(ctx context.Context, pts []geom.Point, k int) (SetResult, error) {
 	if err := voronoi.CheckInput(pts, k); err != nil {
 		return SetResult{}, fmt.Errorf("exact: %w", err)
@@ -117,7 +120,7 @@ func planeMM(ctx context.Context, pts []geom.Point, k int) (SetResult, error) {
 		}
 		return best.Total / int64(k-1)
 	}
-	err := voronoi.WalkBounded(pts, k, maxDiam, func(f *voronoi.Family) bool {
+	err := voronoi.WalkBounded(ctx, pts, k, maxDiam, func(f *voronoi.Family) bool {
 		if stop() {
 			return false
 		}
@@ -160,7 +163,9 @@ func planeMM(ctx context.Context, pts []geom.Point, k int) (SetResult, error) {
 		rec(0)
 		return true
 	})
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		stopped = context.Cause(ctx) // the walk stopped between two families
+	} else if err != nil {
 		return SetResult{}, fmt.Errorf("exact: %w", err)
 	}
 	if stopped != nil {

@@ -58,7 +58,7 @@ func TestTripleMatchesBrute(t *testing.T) {
 			span = 1 + r.IntN(3)
 		}
 		pts := randPts(r, n, span, trial%3)
-		got, err := Triple(pts)
+		got, err := Triple(context.Background(), pts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestTripleMatchesSweepMedium(t *testing.T) {
 		n := 200 + r.IntN(2000)
 		span := 10 + r.IntN(5000)
 		pts := randPts(r, n, span, trial%3)
-		got, err := Triple(pts)
+		got, err := Triple(context.Background(), pts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,10 +193,10 @@ func abs(x int) int {
 }
 
 func TestTripleErrors(t *testing.T) {
-	if _, err := Triple([]geom.Point{{0, 0}, {1, 1}}); err == nil {
+	if _, err := Triple(context.Background(), []geom.Point{{0, 0}, {1, 1}}); err == nil {
 		t.Error("n < 3 accepted")
 	}
-	if _, err := Triple([]geom.Point{{0, 0, 1}, {1, 1, 1}, {2, 2, 2}}); err == nil {
+	if _, err := Triple(context.Background(), []geom.Point{{0, 0, 1}, {1, 1, 1}, {2, 2, 2}}); err == nil {
 		t.Error("3D accepted")
 	}
 }
@@ -229,6 +229,21 @@ func TestPlaneMMStopsOnContext(t *testing.T) {
 		t.Fatalf("stopped halfway: reported %d, indices cost %d, full scan %d", got.Total, v, full.Total)
 	}
 	if err := voronoi.CheckWitness(pts, got.Indices, got.Center2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTripleStopsOnContext: Triple on a context already cancelled stops in the walk
+// and says so (an error wrapping context.Canceled), instead of scanning the input.
+func TestTripleStopsOnContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	pts := randPts(r, 2000, 300, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Triple(ctx, pts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: error %v, want context.Canceled", err)
+	}
+	if _, err := Triple(context.Background(), pts); err != nil {
 		t.Fatal(err)
 	}
 }
