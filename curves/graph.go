@@ -173,10 +173,12 @@ func ReverseCuthillMcKee(m topo.Machine) Order {
 // Laplacian D - A, from gonum's mat.EigenSym), ties by node index. The eigenvector's
 // sign is fixed so that its entry of largest magnitude (the smallest index among equal
 // magnitudes) is positive, and entries are rounded to 1e-9 before sorting so that
-// round-off does not decide ties. When the second
-// eigenvalue is repeated (e.g. square meshes), the vector is one basis vector of the
-// eigenspace as LAPACK returns it: deterministic for a given gonum version, not
-// canonical. Refuses machines above MaxSpectralNodes nodes.
+// round-off does not decide ties. When the second eigenvalue is repeated (square
+// meshes, tori, symmetric fabrics) any unit vector of its eigenspace is a Fiedler
+// vector, and which basis LAPACK returns depends on round-off (a build with FMA, as
+// on arm64 or GOAMD64=v3, returned another on mesh:16x16); the vector used is then
+// the projection of the vertex indices (0, 1, ..., nv-1) onto the eigenspace, which
+// does not depend on the basis. Refuses machines above MaxSpectralNodes nodes.
 func Spectral(m topo.Machine) (Order, error) {
 	n := m.N()
 	nv := topo.Vertices(m) // the Laplacian includes switches; only hosts are ranked
@@ -206,11 +208,17 @@ func Spectral(m topo.Machine) (Order, error) {
 	}
 	var vecs mat.Dense
 	es.VectorsTo(&vecs)
-	// Eigenvalues come in ascending order; column 1 is the Fiedler vector.
+	return fiedlerOrder(n, es.Values(nil), &vecs), nil
+}
+
+// fiedlerOrder ranks the n hosts (the first n vertices) by their entry of the
+// Fiedler vector of the eigendecomposition vals (ascending), vecs (Spectral's order).
+func fiedlerOrder(n int, vals []float64, vecs *mat.Dense) Order {
+	fiedler := fiedlerVector(vals, vecs)
 	f := make([]float64, n)
 	bestAbs, bestI := -1.0, 0 // the sign is fixed on the hosts' entries
 	for i := range f {
-		f[i] = math.Round(vecs.At(i, 1)*1e9) / 1e9
+		f[i] = math.Round(fiedler[i]*1e9) / 1e9
 		if a := math.Abs(f[i]); a > bestAbs {
 			bestAbs, bestI = a, i
 		}
@@ -230,7 +238,48 @@ func Spectral(m topo.Machine) (Order, error) {
 		}
 		return a - b
 	})
-	return o, nil
+	return o
+}
+
+// fiedlerVector is column 1 of vecs (the eigenvectors of the ascending eigenvalues
+// vals) when the second eigenvalue is simple; when it is repeated (within 1e-9 of the
+// largest eigenvalue, far above round-off and far below the gap between distinct
+// eigenvalues of a machine of at most MaxSpectralNodes vertices), the unit projection
+// of the vertex indices onto its eigenspace: sum over its columns u of u (u . idx),
+// the same whatever orthonormal basis of the eigenspace vecs holds.
+func fiedlerVector(vals []float64, vecs *mat.Dense) []float64 {
+	nv := len(vals)
+	tol := 1e-9 * math.Max(1, vals[nv-1])
+	last := 1 // the eigenspace is columns 1..last
+	for last+1 < nv && vals[last+1]-vals[1] <= tol {
+		last++
+	}
+	w := make([]float64, nv)
+	if last == 1 {
+		for i := range w {
+			w[i] = vecs.At(i, 1)
+		}
+		return w
+	}
+	for j := 1; j <= last; j++ {
+		dot := 0.0
+		for i := range nv {
+			dot += vecs.At(i, j) * float64(i)
+		}
+		for i := range nv {
+			w[i] += vecs.At(i, j) * dot
+		}
+	}
+	norm := 0.0
+	for _, x := range w {
+		norm += x * x
+	}
+	if norm = math.Sqrt(norm); norm > 0 {
+		for i := range w {
+			w[i] /= norm
+		}
+	}
+	return w
 }
 
 func connected(m topo.Machine) bool {

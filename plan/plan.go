@@ -50,7 +50,11 @@ type Options struct {
 	VersionSource string
 	// Weights are the weights of the ordering objective F (default list:1,0.5).
 	Weights curves.Weights
-	// TimeLimit bounds the ordering's solve (0: DefaultTimeLimit).
+	// TimeLimit bounds the ordering's solve (0: DefaultTimeLimit; negative: no
+	// limit). Above 256 hosts the ordering's local search runs until the limit, so
+	// the ordering (and what follows from it) depends on the machine's speed and load
+	// unless a bound proves it optimal first; without a limit the search does a fixed
+	// amount of work and the plan is the same on every machine.
 	TimeLimit time.Duration
 	// Seed seeds the ordering's local search and the synthetic workload.
 	Seed uint64
@@ -135,7 +139,7 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.Weights == nil {
 		opt.Weights = DefaultWeights
 	}
-	if opt.TimeLimit <= 0 {
+	if opt.TimeLimit == 0 {
 		opt.TimeLimit = DefaultTimeLimit
 	}
 	if opt.SyntheticJobs <= 0 {
@@ -466,7 +470,10 @@ func compressed(names []string) string {
 // curve.
 func (p *Plan) order(ctx context.Context) error {
 	opt := p.opt
-	sctx, cancel := timelimit.WithTimeout(ctx, opt.TimeLimit, "ordering time limit")
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if opt.TimeLimit > 0 {
+		sctx, cancel = timelimit.WithTimeout(ctx, opt.TimeLimit, "ordering time limit")
+	}
 	defer cancel()
 	res, err := order.SolveOrdering(sctx, p.Machine, opt.Weights, order.OrderOptions{Options: order.Options{Method: order.MethodAuto, Seed: opt.Seed}})
 	if err != nil {
@@ -494,7 +501,7 @@ func (p *Plan) order(ctx context.Context) error {
 	o.Status = string(res.Status)
 	o.BoundSource = res.BoundSource
 	o.Seconds = res.Seconds
-	o.TimeLimit = opt.TimeLimit.Seconds()
+	o.TimeLimit = max(0, opt.TimeLimit.Seconds())
 	o.Notes = res.Notes
 	if !math.IsInf(res.Bound, 0) && !math.IsNaN(res.Bound) {
 		b, g := res.Bound, res.Gap

@@ -66,7 +66,7 @@ type OrderingReport struct {
 	NameOrder   float64     `json:"name_order"`
 	BestCurve   *CurveScore `json:"best_curve"`
 	Seconds     float64     `json:"seconds"`
-	TimeLimit   float64     `json:"time_limit"`
+	TimeLimit   float64     `json:"time_limit"` // 0: none
 	Notes       []string    `json:"notes,omitempty"`
 }
 
@@ -381,7 +381,11 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	if o.BestCurve != nil {
 		fmt.Fprintf(w, "<tr><td>best curve (%s)</td><td>%s</td></tr>\n", e(o.BestCurve.Name), fmtF(o.BestCurve.Objective))
 	}
-	fmt.Fprintf(w, "</table>\n<p>F = sum over host pairs of w(rank difference) &times; hops, weights %s; solved in %.2f s of a %.0f s limit.</p>\n", e(o.Weights), o.Seconds, o.TimeLimit)
+	limit := "no time limit"
+	if o.TimeLimit > 0 {
+		limit = fmt.Sprintf("a %.0f s limit", o.TimeLimit)
+	}
+	fmt.Fprintf(w, "</table>\n<p>F = sum over host pairs of w(rank difference) &times; hops, weights %s; solved in %.2f s of %s.</p>\n", e(o.Weights), o.Seconds, limit)
 	if len(r.Warnings) > 0 || len(r.Notes) > 0 {
 		io.WriteString(w, "<h2>Warnings and notes</h2><ul>\n")
 		for _, s := range r.Warnings {

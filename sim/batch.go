@@ -337,7 +337,11 @@ func summarizeBatch(runs []*BatchRun) *BatchResult {
 	if n > 1 {
 		var ss float64
 		for _, c := range res.Completions {
-			ss += (c - res.MeanCompletion) * (c - res.MeanCompletion)
+			// float64(...) rounds the square before the sum: without it a build with
+			// fused multiply-add (arm64, GOAMD64=v3) may fuse them, and std and ci95
+			// differed from the default build's in the last digits.
+			d := c - res.MeanCompletion
+			ss += float64(d * d)
 		}
 		res.Std = math.Sqrt(ss / float64(n-1))
 		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)

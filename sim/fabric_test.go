@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -309,5 +310,55 @@ func TestSWFFieldOutOfRange(t *testing.T) {
 	}
 	if tr, err := ReadTrace(strings.NewReader(rec("1e3")), ReadOptions{}); err != nil || tr.Jobs[0].Runtime != 1000 {
 		t.Errorf("run time 1e3: %v", err)
+	}
+}
+
+// An sacct trace's times are local times, read in Spec.TimeZone (else the system's
+// zone): across a daylight-saving change the same trace replays differently in two
+// zones, so the report names the zone it read them in (time_zone in sim --json and
+// in a sweep's results), and a rerun elsewhere can tell why its numbers moved.
+func TestSacctReportNamesItsZone(t *testing.T) {
+	// Two 4-node jobs of 90 min on 4 nodes, submitted 01:30 and 03:30 on the day
+	// New York skips 02:00-03:00: one hour apart there (the second waits 30 min), two
+	// in UTC (no wait).
+	const sacct = "JobIDRaw|Submit|Start|End|ElapsedRaw|NNodes|State\n" +
+		"1|2024-03-10T01:30:00|2024-03-10T01:30:00|2024-03-10T04:00:00|5400|4|COMPLETED\n" +
+		"2|2024-03-10T03:30:00|2024-03-10T04:00:00|2024-03-10T05:30:00|5400|4|COMPLETED\n"
+	wait := map[string]float64{}
+	for _, zone := range []string{"America/New_York", "UTC"} {
+		s := DefaultSpec()
+		s.Trace, s.TraceReader, s.MachineSpec, s.Alloc, s.TimeZone = "dst.sacct", strings.NewReader(sacct), "mesh:2x2", "ff:snake", zone
+		rp, err := s.Prepare()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rp.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.TimeZone != zone {
+			t.Errorf("read in %s: the report names zone %q", zone, rep.TimeZone)
+		}
+		js, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(js), `"time_zone":"`+zone+`"`) {
+			t.Errorf("read in %s: the JSON does not name it: %s", zone, js)
+		}
+		wait[zone] = rep.MeanWait
+	}
+	if wait["America/New_York"] != 900 || wait["UTC"] != 0 {
+		t.Errorf("mean waits %v: want 900 s in New York (one job waits 30 min) and 0 in UTC", wait)
+	}
+	// SWF and converted traces carry no reader's zone.
+	s := DefaultSpec()
+	s.Trace, s.TraceReader, s.MachineSpec, s.Alloc = "t.txt", strings.NewReader("0 1 10 1\n"), "mesh:2x2", "ff:snake"
+	rp, err := s.Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := rp.Run(context.Background()); err != nil || rep.TimeZone != "" {
+		t.Errorf("converted trace: zone %q, %v", rep.TimeZone, err)
 	}
 }

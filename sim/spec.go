@@ -642,6 +642,11 @@ type Report struct {
 	// Impossible counts sacct records not replayed because their times contradict
 	// each other or their state is unknown, by reason (Trace.Impossible).
 	Impossible map[string]int `json:"impossible_records,omitempty"`
+	// TimeZone is the zone an sacct trace's times were read in (Spec.TimeZone, or
+	// "Local": the system's zone, TZ unset): the same trace read in another zone
+	// replays differently when it spans a daylight-saving change. Empty for SWF and
+	// converted traces, whose times do not depend on the reader's zone.
+	TimeZone string `json:"time_zone,omitempty"`
 	// DroppedLarger counts the jobs Spec.DropLarger removed.
 	DroppedLarger int `json:"dropped_larger"`
 	// Seconds is the replay's wall-clock time.
@@ -678,6 +683,9 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	secs := time.Since(t0).Seconds()
 	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
 		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
+	if rp.Trace.Format == FormatSacct {
+		rep.TimeZone = rp.Trace.TimeZone
+	}
 	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {

@@ -127,6 +127,12 @@ are dyadic (1, 0.5, 0.25, ...) every F is a multiple of the finest one, and the 
 rounded up to such a multiple. The time limit covers the whole solve (starting
 orderings included; seconds is its wall time). Ctrl-C stops any phase within a second
 and prints the best ordering found with its bound (exit status 130).
+Reproducibility: a solve that ends before its time limit gives the same order, F and
+bound on every machine for a --seed; one the limit stopped (status time_limit; above
+256 nodes every solve a bound does not prove optimal first) depends on the machine's
+speed and load. --time-limit 0 (none) makes the scalable path's search a fixed
+amount of work, the same everywhere. The branch and bound's node count (bb's nodes
+in --json) varies between runs with its 2 workers (--threads 1: one worker).
 
 Graphs of up to 256 nodes whose processors are grouped under switches (%group lines)
 are ordered switch by switch (groups stay contiguous) unless --flat; a curve that
@@ -161,7 +167,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 			ring := fs.Bool("ring", false, "measure rank differences around the ring (ring span)")
 			limit := fs.Duration("time-limit", 60*time.Second, "stop after this long and report the best ordering with its bound (0: none)")
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
-			threads := fs.Int("threads", 0, "HiGHS threads (0: HiGHS default)")
+			threads := fs.Int("threads", 0, "HiGHS threads, and the branch and bound's workers (0: HiGHS's default, 2 workers)")
 			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")
 			method := fs.String("method", string(order.MethodAuto), "solution `METHOD`: "+joinNames(order.Methods)+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP; above 256 nodes the scalable path)")
 			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")

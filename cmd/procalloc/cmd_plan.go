@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -39,7 +40,11 @@ func init() {
      route), nodes the network lacks are listed and keep their configuration;
   2. orders the compute hosts with procalloc order's machinery within --time-limit,
      reporting F, the proven bound and the gap next to Slurm's name order and the
-     best curve (weights --weights, default list:1,0.5);
+     best curve (weights --weights, default list:1,0.5). Above 256 hosts the search
+     runs until the limit unless a bound proves its ordering optimal first (status
+     time_limit), so the ordering and all that follows depend on the machine's speed
+     and load; --time-limit 0 (no limit) does a fixed amount of work instead, and
+     gives the same plan on every machine;
   3. builds every deployment, each with the oldest Slurm that runs it:
        current  the site's configuration as read (weights, topology.conf)
        as-run   where production put the jobs (an sacct --trace with NodeList)
@@ -100,7 +105,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
-			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the ordering's solve")
+			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the ordering's solve (0: none, for an ordering that is the same on every machine)")
 			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
 			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace; at most 2000000, the cap on a trace's jobs)")
 			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")
@@ -119,8 +124,8 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return usagef("--slurm-conf FILE is required")
 				}
 				switch {
-				case *limit <= 0:
-					return usagef("--time-limit %v: must be positive", *limit)
+				case *limit < 0:
+					return usagef("--time-limit %v: must not be negative (0: no limit)", *limit)
 				case *jobs < 1:
 					return usagef("--jobs %d: must be at least 1", *jobs)
 				case *jobs > sim.DefaultMaxJobs:
@@ -134,7 +139,8 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				if err := hs.check(); err != nil {
 					return err
 				}
-				opt := plan.Options{TimeLimit: *limit, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
+				noLimit := time.Duration(-1) // plan.Options: negative is no limit, 0 its default
+				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
 				var err error
 				if *deployment != "" {
 					if opt.Deployment, err = plan.ParseKind(*deployment); err != nil {

@@ -367,7 +367,10 @@ sacct traces (--format sacct, or detected from the header): produce them with
   sacct -X -P -a -S START -E END -o ` + sim.SacctFields + `
 Job steps, pending jobs, jobs cancelled before they started, jobs still running and
 earlier runs of requeued jobs are skipped and counted on stderr; UNLIMITED and
-Partition_Limit limits are unknown estimates; Procs is NNodes. --alloc as-run places
+Partition_Limit limits are unknown estimates; Procs is NNodes. sacct prints local
+times: they are read in --tz, else $TZ, else the system's zone (time_zone in --json
+names it), so a trace that spans a daylight-saving change replays differently in
+another zone; give --tz to replay it alike on every machine. --alloc as-run places
 each job on its recorded NodeList and, with --sched as-run, starts it when production
 did: the replay is then production itself. Other allocators under --sched as-run run
 on production's schedule too (as many nodes are busy at every moment), so that only the

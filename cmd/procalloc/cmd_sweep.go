@@ -83,6 +83,12 @@ is not there.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
 patterns, seeds, engines, then allocators innermost. Each item is the replay "procalloc sim"
 runs with the same flags (the library's, in this process); all cores are used (-j).
+Results do not depend on -j, --shard, the machine or the directory the sweep runs
+from (apart from the timings, which merge leaves out), with two exceptions: an sacct
+trace's local times are read in the zone of $TZ where each item runs unless flags
+give --tz, so give it (flags: [--tz, UTC]) when shards or reruns may run elsewhere
+(each result names its zone, time_zone); and --baseline exact finds and proves what
+it can within --baseline-time-limit, which depends on the machine's speed.
 
 SPEC may be - to read the sweep file from standard input: relative trace paths are
 then taken from the current directory, and the sweep is named "stdin" unless it has a

@@ -176,7 +176,7 @@ func TestNewUserMistakes(t *testing.T) {
 		// plan named three flags for one bad value.
 		{"plan --jobs 0", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p"), "--jobs", "0"}, 2, "--jobs 0: must be at least 1", "--time-limit"},
 		{"plan --block-size -1", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p"), "--block-size", "-1"}, 2, "--block-size -1: must not be negative", "--jobs"},
-		{"plan --time-limit 0", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p"), "--time-limit", "0s"}, 2, "--time-limit 0s: must be positive", "--jobs"},
+		{"plan --time-limit -1s", []string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "-o", filepath.Join(dir, "p"), "--time-limit", "-1s"}, 2, "--time-limit -1s: must not be negative (0: no limit)", "--jobs"},
 		// A fat tree where a grid is needed was "unknown kind \"fattree\" (want mesh or torus)",
 		// or, with two levels, a complaint about its sizes.
 		{"subset on a fat tree", []string{"subset", "--algo", "mm", "--k", "2", "--machine", "fattree:4,4:8", "--free", free}, 2, "a fattree is a switched network without node coordinates", "is not a positive integer"},
