@@ -60,3 +60,16 @@ func (h *hopIndex) bytes() int {
 	h.mu.Unlock()
 	return n
 }
+
+// BenchmarkHopIndexBuildDragonfly10k times building the hop index of the dragonfly of
+// BenchmarkDistDragonfly10k (its key table: one breadth-first row of Q per key).
+func BenchmarkHopIndexBuildDragonfly10k(b *testing.B) {
+	m, err := ParseMachine("dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := m.(*Graph)
+	for b.Loop() {
+		newHopIndex(g.adj, g.hosts, "")
+	}
+}
