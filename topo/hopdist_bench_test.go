@@ -51,7 +51,7 @@ func BenchmarkDistGridAsGraph10k(b *testing.B) { benchDist(b, "mesh:100x100", tr
 
 // bytes returns the memory the index holds (its slices; the row cache as it stands).
 func (h *hopIndex) bytes() int {
-	n := 4*(len(h.anchor)+len(h.class)+len(h.qOff)+len(h.qAdj)+len(h.key)+len(h.labOff)+len(h.labHub)) +
+	n := 4*(len(h.anchor)+len(h.class)+len(h.q.Off)+len(h.q.Adj)+len(h.key)+len(h.labOff)+len(h.labHub)) +
 		len(h.t8) + 2*len(h.t16) + 2*len(h.labDist) + 2*len(h.lmk)
 	h.mu.Lock()
 	for e := h.lru.Front(); e != nil; e = e.Next() {
