@@ -337,24 +337,12 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 	r.edges = int(off[nv])
 	r.head = adj
 	var closer, closerIdx []int
+	links := topo.CSR{Off: off, Adj: adj}
 	dist := make([]int32, nv)
 	var queue []int32
 	for dst := range n {
 		// Breadth-first distances from dst, in a reused row.
-		for i := range dist {
-			dist[i] = -1
-		}
-		dist[dst] = 0
-		queue = append(queue[:0], int32(dst))
-		for h := 0; h < len(queue); h++ {
-			a := queue[h]
-			for _, b := range adj[off[a]:off[a+1]] {
-				if dist[b] < 0 {
-					dist[b] = dist[a] + 1
-					queue = append(queue, b)
-				}
-			}
-		}
+		queue = topo.HopRow(links, int32(dst), dist, queue)
 		ecc := int32(0)
 		for _, d := range dist[:n] {
 			ecc = max(ecc, d)

@@ -48,8 +48,8 @@ func (t *Topology) Kind() string {
 type Tree struct {
 	Switches []Switch
 	byName   map[string]int
-	// switch links, both ways: switch i's neighbours are adj[adjOff[i]:adjOff[i+1]]
-	adjOff, adj []int32
+	// switch links, both ways: switch i's neighbours are links.Adj[links.Off[i]:links.Off[i+1]]
+	links topo.CSR
 }
 
 // Switch is one SwitchName= line (one "switch:" entry of a topology.yaml).
@@ -150,26 +150,27 @@ func newTree(recs []switchRec, rules treeRules, warn func(string)) (*Tree, error
 			t.Switches[j].IsRoot = false
 		}
 	}
-	t.adjOff = make([]int32, len(t.Switches)+1)
+	adjOff := make([]int32, len(t.Switches)+1)
 	for i, s := range t.Switches {
-		t.adjOff[i+1] += int32(len(s.Children))
+		adjOff[i+1] += int32(len(s.Children))
 		for _, c := range s.Children {
-			t.adjOff[c+1]++
+			adjOff[c+1]++
 		}
 	}
 	for i := range t.Switches {
-		t.adjOff[i+1] += t.adjOff[i]
+		adjOff[i+1] += adjOff[i]
 	}
-	t.adj = make([]int32, t.adjOff[len(t.Switches)])
-	fill := slices.Clone(t.adjOff)
+	adj := make([]int32, adjOff[len(t.Switches)])
+	fill := slices.Clone(adjOff)
 	for i, s := range t.Switches {
 		for _, c := range s.Children {
-			t.adj[fill[i]] = int32(c)
+			adj[fill[i]] = int32(c)
 			fill[i]++
-			t.adj[fill[c]] = int32(i)
+			adj[fill[c]] = int32(i)
 			fill[c]++
 		}
 	}
+	t.links = topo.CSR{Off: adjOff, Adj: adj}
 	if !hasNodes {
 		return nil, fmt.Errorf("no switch has nodes (Slurm: \"switches contain no nodes\")")
 	}
@@ -296,7 +297,7 @@ func (t *Tree) Tops() []int {
 			if lv, tl := t.Switches[v].Level, t.Switches[top].Level; lv > tl || lv == tl && v < top {
 				top = v
 			}
-			for _, w := range t.adj[t.adjOff[v]:t.adjOff[v+1]] {
+			for _, w := range t.Links(v) {
 				if comp[w] < 0 && below[w] {
 					comp[w] = i
 					queue = append(queue, int(w))
@@ -331,7 +332,7 @@ func (t *Tree) holdsNodes() []bool {
 
 // Links returns the switches linked to switch i (its children and the switches that
 // list it), distinct or not as the file lists them; the slice must not be changed.
-func (t *Tree) Links(i int) []int32 { return t.adj[t.adjOff[i]:t.adjOff[i+1]] }
+func (t *Tree) Links(i int) []int32 { return t.links.Adj[t.links.Off[i]:t.links.Off[i+1]] }
 
 // Distances returns the hop counts from switch from to every switch along the
 // parent-child links of Switches= (slurmctld's switches_dist), -1 for a switch not
@@ -349,21 +350,7 @@ func (t *Tree) DistancesQueue(from int, dst []int, queue []int32) ([]int, []int3
 		dst = make([]int, n)
 	}
 	dst = dst[:n]
-	for i := range dst {
-		dst[i] = -1
-	}
-	dst[from] = 0
-	queue = append(queue[:0], int32(from))
-	for h := 0; h < len(queue); h++ {
-		v := queue[h]
-		d := dst[v] + 1
-		for _, w := range t.adj[t.adjOff[v]:t.adjOff[v+1]] {
-			if dst[w] < 0 {
-				dst[w] = d
-				queue = append(queue, w)
-			}
-		}
-	}
+	queue = topo.HopRow(t.links, int32(from), dst, queue)
 	return dst, queue[:0]
 }
 

@@ -25,10 +25,12 @@
 // search gives up, and a bounded cache of rows for repeated sources. Graph.DistRow is
 // a fresh breadth-first row, never cached: callers after pairs use Dist. BreadthFirst
 // is the search behind orderings (BFSOrder, the graph curves of package curves, the
-// ordering solver's starts); the hop distances, which run it millions of times, keep
-// their own loops over the adjacency lists in int32 (DistRow, the hop index's tables,
-// labels and bidirectional search), as do the multi-source labelled searches of
-// HostSpacing and SwitchLevels.
+// ordering solver's starts). The hop distances, which search millions of times, keep
+// int32 loops: HopRow over a CSR adjacency is the one breadth-first row (the hop
+// index's table, landmarks and cached rows, slurm's switches_dist, netsim's
+// GraphRouter); DistRow walks the Graph's adjacency lists, the hop index's pruned
+// labels and searches from both ends stop early, and HostSpacing and SwitchLevels
+// are multi-source labelled searches.
 // Processors may be grouped under switches, as Leung et al. §2.2 order
 // hierarchical networks switch by switch. A switched network keeps its switches as
 // vertices after the hosts: they route and count in hop distances, only hosts

@@ -53,7 +53,7 @@ type hopIndex struct {
 	anchor []int32 // vertex -> itself (core) or its one neighbour (pendant host)
 	class  []int32 // vertex -> class of its anchor, a vertex of Q
 
-	qOff, qAdj []int32 // Q in compressed rows
+	q CSR // Q
 
 	// Tier 1: the key table (nil slices when there is none).
 	key  []int32 // class -> key index, -1 for a non-key class
@@ -223,8 +223,8 @@ func (h *hopIndex) rowDist(u, v int32) int {
 		}
 		return h.meetDist(u, v)
 	}
-	dist := make([]int32, len(h.qOff)-1)
-	h.bfs(u, dist, nil)
+	dist := make([]int32, len(h.q.Off)-1)
+	HopRow(h.q, u, dist, nil)
 	h.mu.Lock()
 	if _, ok := h.rows[u]; !ok {
 		h.rows[u] = h.lru.PushFront(&qRow{src: u, dist: dist})
@@ -251,7 +251,7 @@ type meetScratch struct {
 // both ends, a whole level of the smaller frontier at a time, until they meet.
 func (h *hopIndex) meetDist(u, v int32) int {
 	sc, _ := h.scratch.Get().(*meetScratch)
-	nq := len(h.qOff) - 1
+	nq := len(h.q.Off) - 1
 	if sc == nil {
 		sc = &meetScratch{}
 		for s := range 2 {
@@ -282,7 +282,7 @@ func (h *hopIndex) meetDist(u, v int32) int {
 		sc.next = sc.next[:0]
 		for _, a := range sc.frontier[s] {
 			da := sc.dist[s][a]
-			for _, b := range h.qAdj[h.qOff[a]:h.qOff[a+1]] {
+			for _, b := range h.q.Adj[h.q.Off[a]:h.q.Off[a+1]] {
 				if sc.stamp[o][b] == now {
 					// The balls (radii ra, rb) were disjoint before this level,
 					// so the distance is > ra+rb, and a meeting gives a walk of
@@ -299,26 +299,6 @@ func (h *hopIndex) meetDist(u, v int32) int {
 		sc.frontier[s], sc.next = sc.next, sc.frontier[s]
 	}
 	return -1
-}
-
-// bfs fills dist (len = classes) with the distances from src in Q, -1 where
-// unreachable, using queue as scratch; it returns the queue (the visiting order).
-func (h *hopIndex) bfs(src int32, dist []int32, queue []int32) []int32 {
-	for i := range dist {
-		dist[i] = -1
-	}
-	dist[src] = 0
-	queue = append(queue[:0], src)
-	for head := 0; head < len(queue); head++ {
-		a := queue[head]
-		for _, b := range h.qAdj[h.qOff[a]:h.qOff[a+1]] {
-			if dist[b] < 0 {
-				dist[b] = dist[a] + 1
-				queue = append(queue, b)
-			}
-		}
-	}
-	return queue
 }
 
 // newHopIndex builds the index of the graph adj whose vertices 0..hosts-1 are hosts;
@@ -400,7 +380,7 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 	}
 	// Q: the classes, adjacent when their representatives are.
 	nq := len(reps)
-	h.qOff = make([]int32, nq+1)
+	h.q.Off = make([]int32, nq+1)
 	var buf []int32
 	for c, r := range reps {
 		buf = buf[:0]
@@ -409,8 +389,8 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 		}
 		slices.Sort(buf)
 		buf = slices.Compact(buf)
-		h.qAdj = append(h.qAdj, buf...)
-		h.qOff[c+1] = int32(len(h.qAdj))
+		h.q.Adj = append(h.q.Adj, buf...)
+		h.q.Off[c+1] = int32(len(h.q.Adj))
 	}
 	cOff, cAdj, cidx, ccls, reps = nil, nil, nil, nil, nil
 	// 3. Keys: the classes of hosts' anchors.
@@ -426,7 +406,7 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 		}
 	}
 	bound := h.diameterBound()
-	work := float64(nkey) * float64(nq+len(h.qAdj))
+	work := float64(nkey) * float64(nq+len(h.q.Adj))
 	fits := nkey <= maxTableKeys && work <= maxTableWork
 	budget := maxLabelPerNode * nq
 	if tier != "" {
@@ -460,7 +440,7 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 // diameterBound returns twice the largest eccentricity of one vertex per connected
 // component of Q: no two classes are further apart.
 func (h *hopIndex) diameterBound() int {
-	nq := len(h.qOff) - 1
+	nq := len(h.q.Off) - 1
 	seen := make([]bool, nq)
 	dist := make([]int32, nq)
 	var queue []int32
@@ -469,7 +449,7 @@ func (h *hopIndex) diameterBound() int {
 		if seen[s] {
 			continue
 		}
-		queue = h.bfs(int32(s), dist, queue)
+		queue = HopRow(h.q, int32(s), dist, queue)
 		for _, v := range queue {
 			seen[v] = true
 		}
@@ -480,7 +460,7 @@ func (h *hopIndex) diameterBound() int {
 
 // buildTable fills the key table by one breadth-first search per key, in parallel.
 func (h *hopIndex) buildTable(bound int) {
-	nq, nk := len(h.qOff)-1, h.nkey
+	nq, nk := len(h.q.Off)-1, h.nkey
 	if bound < unreachable8 {
 		h.t8 = make([]uint8, nk*nk)
 	} else {
@@ -501,7 +481,7 @@ func (h *hopIndex) buildTable(bound int) {
 			dist := make([]int32, nq)
 			var queue []int32
 			for k := w; k < nk; k += workers {
-				queue = h.bfs(srcs[k], dist, queue)
+				queue = HopRow(h.q, srcs[k], dist, queue)
 				for j, c := range srcs {
 					d := dist[c]
 					switch {
@@ -525,12 +505,12 @@ func (h *hopIndex) buildTable(bound int) {
 // hubs by degree, highest first (ties: smaller class first). It gives up and reports
 // false when the labels would hold more than budget entries.
 func (h *hopIndex) buildLabels(budget int) bool {
-	nq := len(h.qOff) - 1
+	nq := len(h.q.Off) - 1
 	order := make([]int32, nq)
 	for i := range order {
 		order[i] = int32(i)
 	}
-	deg := func(c int32) int32 { return h.qOff[c+1] - h.qOff[c] }
+	deg := func(c int32) int32 { return h.q.Off[c+1] - h.q.Off[c] }
 	slices.SortStableFunc(order, func(a, b int32) int { return int(deg(b) - deg(a)) })
 	hubs := make([][]int32, nq)
 	dists := make([][]uint16, nq)
@@ -565,7 +545,7 @@ func (h *hopIndex) buildLabels(budget int) bool {
 			if total++; total > budget {
 				return false
 			}
-			for _, w := range h.qAdj[h.qOff[u]:h.qOff[u+1]] {
+			for _, w := range h.q.Adj[h.q.Off[u]:h.q.Off[u+1]] {
 				if dist[w] < 0 {
 					dist[w] = d + 1
 					queue = append(queue, w)
@@ -699,19 +679,19 @@ type pairScratch struct {
 }
 
 // classes is the number of classes (vertices of Q).
-func (h *hopIndex) classes() int { return len(h.qOff) - 1 }
+func (h *hopIndex) classes() int { return len(h.q.Off) - 1 }
 
 // buildLandmarks picks up to landmarks classes of the component of class 0, each
 // the farthest from those picked before (the first the farthest from class 0;
 // ties to the lowest class), and stores every class's distances from them.
 func (h *hopIndex) buildLandmarks() {
-	nq := len(h.qOff) - 1
+	nq := len(h.q.Off) - 1
 	if nq < 2 {
 		return
 	}
 	dist := make([]int32, nq)
 	minDist := make([]int32, nq)
-	queue := h.bfs(0, dist, nil)
+	queue := HopRow(h.q, 0, dist, nil)
 	if len(queue) < 2 {
 		return
 	}
@@ -719,7 +699,7 @@ func (h *hopIndex) buildLandmarks() {
 	nl := min(landmarks, len(queue))
 	lmk := make([]uint16, nq*nl)
 	for i := range nl {
-		queue = h.bfs(next, dist, queue)
+		queue = HopRow(h.q, next, dist, queue)
 		for c, d := range dist {
 			if d < 0 {
 				lmk[c*nl+i] = unreachable16
@@ -796,7 +776,7 @@ func (h *hopIndex) guidedSearch(u, v int32) (d, expanded int, ok bool) {
 	}
 	sc, _ := h.guided.Get().(*guidedScratch)
 	if sc == nil {
-		nq := len(h.qOff) - 1
+		nq := len(h.q.Off) - 1
 		sc = &guidedScratch{seen: make([]uint32, nq), closed: make([]uint32, nq), g: make([]int32, nq)}
 	}
 	defer h.guided.Put(sc)
@@ -839,7 +819,7 @@ func (h *hopIndex) guidedSearch(u, v int32) (d, expanded int, ok bool) {
 		if expanded++; expanded > budget {
 			return 0, expanded, false
 		}
-		for _, c := range h.qAdj[h.qOff[a]:h.qOff[a+1]] {
+		for _, c := range h.q.Adj[h.q.Off[a]:h.q.Off[a+1]] {
 			if sc.seen[c] != now || ga+1 < sc.g[c] {
 				sc.seen[c], sc.g[c] = now, ga+1
 				push(c, ga+1+bound(c))

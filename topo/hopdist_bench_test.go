@@ -51,7 +51,7 @@ func BenchmarkDistGridAsGraph10k(b *testing.B) { benchDist(b, "mesh:100x100", tr
 
 // bytes returns the memory the index holds (its slices; the row cache as it stands).
 func (h *hopIndex) bytes() int {
-	n := 4*(len(h.anchor)+len(h.class)+len(h.qOff)+len(h.qAdj)+len(h.key)+len(h.labOff)+len(h.labHub)) +
+	n := 4*(len(h.anchor)+len(h.class)+len(h.q.Off)+len(h.q.Adj)+len(h.key)+len(h.labOff)+len(h.labHub)) +
 		len(h.t8) + 2*len(h.t16) + 2*len(h.labDist) + 2*len(h.lmk)
 	h.mu.Lock()
 	for e := h.lru.Front(); e != nil; e = e.Next() {
@@ -59,4 +59,17 @@ func (h *hopIndex) bytes() int {
 	}
 	h.mu.Unlock()
 	return n
+}
+
+// BenchmarkHopIndexBuildDragonfly10k times building the hop index of the dragonfly of
+// BenchmarkDistDragonfly10k (its key table: one breadth-first row of Q per key).
+func BenchmarkHopIndexBuildDragonfly10k(b *testing.B) {
+	m, err := ParseMachine("dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := m.(*Graph)
+	for b.Loop() {
+		newHopIndex(g.adj, g.hosts, "")
+	}
 }

@@ -1,0 +1,76 @@
+package topo
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// csrOf returns g's adjacency in compressed rows.
+func csrOf(g *Graph) CSR {
+	c := CSR{Off: make([]int32, g.Vertices()+1)}
+	var nb []int
+	for v := range g.Vertices() {
+		for _, w := range g.Neighbors(v, nb[:0]) {
+			c.Adj = append(c.Adj, int32(w))
+		}
+		c.Off[v+1] = int32(len(c.Adj))
+	}
+	return c
+}
+
+// TestHopRowMatchesDistRowAndBreadthFirst checks HopRow, in both distance types and
+// with its buffers reused, against DistRow's search over the adjacency lists and the
+// visiting order of BreadthFirst, on random sparse graphs with several components.
+func TestHopRowMatchesDistRowAndBreadthFirst(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := range 40 {
+		n := 2 + r.IntN(60)
+		var edges [][2]int
+		seen := map[[2]int]bool{}
+		for range r.IntN(2 * n) {
+			a, b := r.IntN(n), r.IntN(n)
+			if k := [2]int{min(a, b), max(a, b)}; a != b && !seen[k] {
+				seen[k] = true
+				edges = append(edges, k)
+			}
+		}
+		g, err := NewGraphFromEdges(n, edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := csrOf(g)
+		if c.Vertices() != n {
+			t.Fatalf("trial %d: %d vertices, want %d", trial, c.Vertices(), n)
+		}
+		d32 := make([]int32, n)
+		d := make([]int, n)
+		var q32, q []int32
+		level := make([]int, n)
+		for src := range n {
+			q32 = HopRow(c, int32(src), d32, q32)
+			q = HopRow(c, int32(src), d, q)
+			want := g.DistRow(src)
+			if !slices.Equal(d32, want) {
+				t.Fatalf("trial %d src %d: int32 row %v, DistRow %v", trial, src, d32, want)
+			}
+			for v := range n {
+				if d[v] != int(want[v]) {
+					t.Fatalf("trial %d src %d: int row %v, DistRow %v", trial, src, d, want)
+				}
+			}
+			for i := range level {
+				level[i] = -1
+			}
+			order := BreadthFirst(g, src, level, nil, nil)
+			if len(order) != len(q32) || !slices.Equal(q32, q) {
+				t.Fatalf("trial %d src %d: queues %v and %v, BreadthFirst %v", trial, src, q32, q, order)
+			}
+			for i, v := range order {
+				if q32[i] != int32(v) {
+					t.Fatalf("trial %d src %d: queue %v, BreadthFirst %v", trial, src, q32, order)
+				}
+			}
+		}
+	}
+}
