@@ -19,6 +19,10 @@ var GraphFormats = []string{"edges", "ibnetdiscover"}
 type GraphReadOptions struct {
 	Format      string      // one of GraphFormats or of Extra, or "" to detect it
 	NodeNameMap NodeNameMap // ibnetdiscover: GUID -> name
+	// Warn receives what a reader decided about the input that the user should hear
+	// (ibnetdiscover: dual-rail hosts kept on one rail, aggregation nodes left out);
+	// nil drops it.
+	Warn func(string)
 	// Extra are formats a package above topo adds (package slurm: topology.conf and
 	// topology.yaml), by name, each read from the whole file; Detect, when set, names
 	// a file's format in place of DetectGraphFormat (and may fall back to it).
@@ -54,7 +58,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	case "edges":
 		return ReadGraph(bytes.NewReader(data))
 	case "ibnetdiscover":
-		return ReadIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap)
+		return readIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
 	}
 	names := slices.Clone(GraphFormats)
 	for k := range opt.Extra {
@@ -88,7 +92,8 @@ func FirstMeaningfulLine(data []byte) string {
 }
 
 // DetectGraphFormat names the format of a network file from its first meaningful
-// line: a Switch/Ca block or key=value header or ports-report line (ibnetdiscover),
+// line: a Switch/Ca block, key=value header, ports-report line, -g chassis header, -s
+// progress line or -l node list (ibnetdiscover; the last refused when read),
 // else an edge list ("U V" or a % directive). Anything else is an
 // *UndetectedFormatError asking for --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
@@ -97,7 +102,8 @@ func DetectGraphFormat(data []byte) (string, error) {
 		return "", fmt.Errorf("empty graph file")
 	}
 	switch {
-	case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(strings.ToLower(t), "vendid="), strings.HasPrefix(t, "Non-Chassis"):
+	case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(strings.ToLower(t), "vendid="), strings.HasPrefix(t, "Non-Chassis"),
+		strings.HasPrefix(t, "Chassis "), ibProgressRe.MatchString(t), ibListRe.MatchString(t):
 		return "ibnetdiscover", nil
 	case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
 		return "edges", nil
