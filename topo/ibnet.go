@@ -275,8 +275,11 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			if err := setForm("-p"); err != nil {
 				return nil, err
 			}
-			if !strings.Contains(t, " - ") {
-				continue // an unconnected port
+			if !strings.HasSuffix(t, ")") && (strings.HasSuffix(t, "'") || !strings.Contains(t, " - ")) {
+				// An unconnected port: "%36s'%s'" after its fields (ibnetdiscover.c
+				// 741), its description possibly holding " - "; a connected one ends
+				// in " )" (730).
+				continue
 			}
 			m := ibPRe.FindStringSubmatch(t)
 			if m == nil {

@@ -206,3 +206,21 @@ func TestIBNetDiscoverAggregationNodes(t *testing.T) {
 		t.Errorf("warnings %q", warned)
 	}
 }
+
+// TestIBNetDiscoverPortsReportDescriptions: in the -p report (ibnetdiscover.c
+// 717-741) an unconnected port is "%36s'%s'" after its own fields, and its
+// description may hold " - "; a connected port's descriptions may too.
+func TestIBNetDiscoverPortsReportDescriptions(t *testing.T) {
+	src := "SW     1  2 0x00000000000000a1 4x HDR - CA     9  1 0x00000000000000c1 ( 'leaf - row 1' - 'n1 mlx5_0' )\n" +
+		"CA     9  1 0x00000000000000c1 4x HDR - SW     1  2 0x00000000000000a1 ( 'n1 mlx5_0' - 'leaf - row 1' )\n" +
+		"SW     1  3 0x00000000000000a1 ?? ???                                    'leaf - row 1'\n" +
+		"CA    10  1 0x00000000000000c2 4x HDR - SW     1  4 0x00000000000000a1 ( 'n2 - mlx5_0' - 'leaf - row 1' )\n"
+	g, err := ReadIBNetDiscover(strings.NewReader(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "hosts [n1 n2]\nswitches [S-00000000000000a1]\nlinks [S-00000000000000a1 n1 S-00000000000000a1 n2]"
+	if got := fabricByName(g); got != want {
+		t.Errorf("read\n%s\nwant\n%s", got, want)
+	}
+}
