@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -80,6 +81,45 @@ func TestSacctRealOutputOtherForms(t *testing.T) {
 		"JobIDRaw|Submit|Start|End|NNodes|State", ""} {
 		if h := SacctFormHint(line); h != "" {
 			t.Errorf("%q: hint %q", line, h)
+		}
+	}
+}
+
+// TestSacctJobIDForms: the records of slurmdbd's sacct without -X, built from Slurm
+// 22.05's formats (src/sacct/print.c 879-905: JobID is slurmdb_get_job_id_str's
+// "%u", "%u_%u" array task, "%u_[%s]" pending array, "%u+%u" het component, then
+// ".%s" a step: batch, extern, a number; State 1737-1768: "CANCELLED by %u"; Elapsed
+// and Timelimit secs2time_str/mins2time_str, src/common/parse_time.c 762-786,
+// "%ld-%2.2ld:%2.2ld:%2.2ld" past a day; Start/End "Unknown" for 0, 662-672). Each
+// het component and array task is a job of its own; steps, the pending array and the
+// running job are skipped.
+func TestSacctJobIDForms(t *testing.T) {
+	src := "JobID|Submit|Start|End|Elapsed|Timelimit|NNodes|State|NodeList\n" +
+		"200+0|2026-01-01T10:00:00|2026-01-01T10:00:10|2026-01-02T12:03:14|1-02:03:04|2-00:00:00|2|COMPLETED|n[01-02]\n" +
+		"200+0.batch|2026-01-01T10:00:10|2026-01-01T10:00:10|2026-01-02T12:03:14|1-02:03:04||1|COMPLETED|n01\n" +
+		"200+0.0|2026-01-01T10:00:11|2026-01-01T10:00:11|2026-01-02T12:03:14|1-02:03:03||2|COMPLETED|n[01-02]\n" +
+		"200+1|2026-01-01T10:00:00|2026-01-01T10:00:10|2026-01-02T12:03:14|1-02:03:04|2-00:00:00|1|COMPLETED|n03\n" +
+		"300_4|2026-01-01T11:00:00|2026-01-01T11:00:05|2026-01-01T11:10:05|00:10:00|01:00:00|1|CANCELLED by 1000|n04\n" +
+		"300_4.extern|2026-01-01T11:00:05|2026-01-01T11:00:05|2026-01-01T11:10:05|00:10:00||1|CANCELLED|n04\n" +
+		"300_[5-9]|2026-01-01T11:00:00|Unknown|Unknown|00:00:00|01:00:00|1|PENDING|None assigned\n" +
+		"301|2026-01-01T12:00:00|2026-01-01T12:00:01|2026-01-01T12:30:01|00:30:00|UNLIMITED|2|NODE_FAIL|n[05-06]\n" +
+		"302|2026-01-01T12:00:00|2026-01-01T12:00:02|Unknown|00:05:00|Partition_Limit|1|RUNNING|n07\n"
+	s, err := ReadSacct(strings.NewReader(src), SacctOptions{Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"job steps": 3, "pending (never started)": 1, "still running": 1}
+	if !maps.Equal(s.Skipped, want) || len(s.Jobs) != 4 {
+		t.Fatalf("%d jobs, skipped %v; want 4, %v", len(s.Jobs), s.Skipped, want)
+	}
+	for i, w := range []struct {
+		id, size     int
+		runtime, lim int64
+		nodes        string
+	}{{200, 2, 93784, 172800, "n01,n02"}, {200, 1, 93784, 172800, "n03"}, {300, 1, 600, 3600, "n04"}, {301, 2, 1800, -1, "n05,n06"}} {
+		j := s.Jobs[i]
+		if j.ID != w.id || j.Size != w.size || j.Runtime != w.runtime || j.Limit != w.lim || strings.Join(j.NodeList.Names(), ",") != w.nodes {
+			t.Errorf("job %d: %+v (%v), want %+v", i, j, j.NodeList.Names(), w)
 		}
 	}
 }
