@@ -177,7 +177,7 @@ func DetectGraphFormat(data []byte) (string, error) {
 	t := topo.FirstMeaningfulLine(data)
 	low := strings.ToLower(t)
 	switch {
-	case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="):
+	case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="), strings.HasPrefix(low, "blocklevels="):
 		return "slurm-topology", nil
 	case strings.HasPrefix(t, "- topology:"), strings.HasPrefix(t, "-") && strings.Contains(t, "topology:"):
 		return "slurm-topology-yaml", nil
