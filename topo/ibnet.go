@@ -189,7 +189,7 @@ func ibCaDesc(rest string) string {
 // mlx5_1"), then of lowest GUID, then the lowest port. (Kept on both rails, the host
 // would be a shortcut between them for everyone's traffic.) A CA whose NodeDescription
 // holds "Aggregation Node" (a switch's SHARP aggregation node) is no host and is left
-// out. What it did of these it says in warnings (may be nil).
+// out, named by names or not. What it did of these it says in warnings (may be nil).
 //
 // Errors name the line: a node block given twice, a link to a GUID with no node block
 // (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
@@ -330,6 +330,10 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			if n.sw != pass {
 				continue
 			}
+			if !n.sw && strings.Contains(n.desc, ibAggregationNode) {
+				aggregation++ // even when the map names it (maps list every GUID)
+				continue
+			}
 			name, ok := names[guid]
 			switch {
 			case ok:
@@ -337,9 +341,6 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 				name = fmt.Sprintf("R-%016x", guid)
 			case n.sw:
 				name = fmt.Sprintf("S-%016x", guid)
-			case strings.Contains(n.desc, ibAggregationNode):
-				aggregation++
-				continue
 			default:
 				if w := strings.Fields(n.desc); len(w) > 0 {
 					name = w[0]

@@ -205,6 +205,15 @@ func TestIBNetDiscoverAggregationNodes(t *testing.T) {
 	if len(warned) != 1 || !strings.Contains(warned[0], "2 CAs described as \"Aggregation Node\"") {
 		t.Errorf("warnings %q", warned)
 	}
+	// A node-name-map listing every GUID of the fabric (as a fabric manager writes
+	// it) names them too; they are still no hosts.
+	g, err = ReadIBNetDiscover(strings.NewReader(src), NodeNameMap{0x2c90300e00001: "leaf1-sharp", 0x2c90300e00002: "leaf2-sharp"})
+	if err != nil {
+		t.Fatalf("named by the map: %v", err)
+	}
+	if got := fabricByName(g); got != ibFormsNetwork {
+		t.Errorf("named by the map: read\n%s", got)
+	}
 }
 
 // TestIBNetDiscoverPortsReportDescriptions: in the -p report (ibnetdiscover.c
