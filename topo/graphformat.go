@@ -93,7 +93,8 @@ func FirstMeaningfulLine(data []byte) string {
 
 // DetectGraphFormat names the format of a network file from its first meaningful
 // line: a Switch/Ca block, key=value header, ports-report line, -g chassis header, -s
-// progress line or -l node list (ibnetdiscover; the last refused when read),
+// progress line, -l node list or --diff line (ibnetdiscover; the last two refused
+// when read),
 // else an edge list ("U V" or a % directive). Anything else is an
 // *UndetectedFormatError asking for --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
@@ -103,7 +104,8 @@ func DetectGraphFormat(data []byte) (string, error) {
 	}
 	switch {
 	case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(strings.ToLower(t), "vendid="), strings.HasPrefix(t, "Non-Chassis"),
-		strings.HasPrefix(t, "Chassis "), ibProgressRe.MatchString(t), ibListRe.MatchString(t):
+		strings.HasPrefix(t, "Chassis "), ibProgressRe.MatchString(t), ibListRe.MatchString(t),
+		(strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> ")) && (ibNodeRe.MatchString(t[2:]) || strings.HasPrefix(t[2:], "[") || strings.Contains(t, "=")):
 		return "ibnetdiscover", nil
 	case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
 		return "edges", nil

@@ -302,6 +302,10 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			aPort, _ := strconv.Atoi(m[2])
 			bPort, _ := strconv.Atoi(m[5])
 			links = append(links, ibLink{a: a, b: b, aPort: aPort, bPort: bPort, line: line})
+		case strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> "):
+			// ibnetdiscover --diff marks the lines of each fabric "< " and "> "
+			// (ibnetdiscover.c 925-947).
+			return nil, fmt.Errorf("line %d: a difference of two fabrics (ibnetdiscover --diff, lines marked < and >), not a fabric; give ibnetdiscover's output without --diff", line)
 		case ibListRe.MatchString(t):
 			return nil, fmt.Errorf("line %d: a node list (ibnetdiscover -l, -H, -S or -R) names nodes but no links; give ibnetdiscover's output without those options (the default form, or -p)", line)
 		case ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):

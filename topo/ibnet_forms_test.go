@@ -121,6 +121,8 @@ func TestIBNetDiscoverRefusedForms(t *testing.T) {
 		{"-l node list", "Ca\t : 0x0002c90300c00010 ports 1 devid 0x101b vendid 0x2c9 \"node01 mlx5_0\"\n" +
 			"Switch\t : 0x0002c90300a00001 ports 40 devid 0xd2f0 vendid 0x2c9 \"leaf\"\n",
 			"line 1: a node list (ibnetdiscover -l, -H, -S or -R) names nodes but no links"},
+		{"--diff", "< Switch\t40 \"S-0002c90300a00001\"\t\t# \"leaf\" enhanced port 0 lid 1 lmc 0\n> [1]\t\"H-0002c90300c00010\"[1](2c90300c00011) \t\t# \"node01 mlx5_0\" lid 21 4xHDR\n",
+			"line 1: a difference of two fabrics (ibnetdiscover --diff"},
 		{"-S switch list", "Switch\t : 0x0002c90300a00001 ports 40 devid 0xd2f0 vendid 0x2c9 \"leaf\"\n", "line 1: a node list"},
 		// Adapters whose NodeDescription is the firmware's default (no rdma-ndd):
 		// one description on several CAs is several hosts, not one.
