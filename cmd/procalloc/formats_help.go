@@ -44,7 +44,7 @@ const ibnetdiscoverHelp = `ibnetdiscover output, either form:
             switches); -g's chassis lines and [ext N] ports, -s's progress lines, -f
             and -m are read too
   -p        one line per port:  CA 3 1 0x<guid> 4x EDR - SW 1 7 0x<guid> ( 'desc' - 'desc' )
-A node list (-l, -H, -S, -R) has no links and is refused.
+A node list (-l, -H, -S, -R) has no links and is refused, as is --diff output.
 A host is named by --node-name-map (its GUID), else by the first word of its
 NodeDescription ("node01 mlx5_0" -> node01, as rdma-ndd writes it). Several HCAs of
 one host (dual rail, dual port) join one host, which keeps one cable: its first
