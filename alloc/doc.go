@@ -32,5 +32,6 @@
 // Processor Allocation for Supercomputers" (WADS 2005, doi:10.1007/11534273_16);
 // D. P. Bunde, V. J. Leung and J. Mache, "Communication Patterns and Allocation
 // Strategies" (IPDPS 2004 workshops); C. R. Johnson, D. P. Bunde and V. J. Leung, "A
-// Tie-Breaking Strategy for Processor Allocation in Meshes" (ICPP workshops 2010).
+// Tie-Breaking Strategy for Processor Allocation in Meshes" (ICPP workshops 2010);
+// the paper files of these two give no DOI.
 package alloc

@@ -167,3 +167,27 @@ func TestAsRunContract(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFamilyIsParsesCheck: CheckFamily passes every family's spec and refuses
+// an unknown one with the error Parse gives it, which lists every family.
+func TestCheckFamilyIsParsesCheck(t *testing.T) {
+	m := topo.Mesh(4, 4)
+	for _, f := range Names() {
+		if err := CheckFamily(familySpec(f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, spec := range []string{"nosuch", "nosuch:hilbert", "", ":bf", "BF:hilbert"} {
+		err := CheckFamily(spec)
+		_, perr := Parse(spec, m, Options{})
+		if err == nil || perr == nil || err.Error() != perr.Error() {
+			t.Errorf("%q: CheckFamily %v, Parse %v", spec, err, perr)
+			continue
+		}
+		for _, f := range Names() {
+			if !strings.Contains(err.Error(), f) {
+				t.Errorf("%q: %v does not list %s", spec, err, f)
+			}
+		}
+	}
+}

@@ -128,6 +128,17 @@ func Names() []string {
 	return names
 }
 
+// CheckFamily refuses a spec whose family (the name before the first ':') is not
+// one of Names, as Parse does, without building anything: the checks of a
+// replay's spec and of a sweep file use it.
+func CheckFamily(spec string) error {
+	name, _, _ := strings.Cut(spec, ":")
+	if _, ok := families[name]; !ok {
+		return fmt.Errorf("unknown allocator %q; valid: %s", spec, strings.Join(Names(), ", "))
+	}
+	return nil
+}
+
 // Summary returns a one-line description of the family.
 func Summary(name string) string { return families[name].summary }
 
@@ -147,11 +158,11 @@ func ContinuesSpec(piece string) bool {
 // CURVE:s for paging, tb=SR,AF,WF,BF for the MC1x1 families, and empty otherwise;
 // CURVE is a built-in curve or a name opt.Ranking resolves (a ranking file).
 func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
-	name, arg, _ := strings.Cut(spec, ":")
-	f, ok := families[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown allocator %q; valid: %s", spec, strings.Join(Names(), ", "))
+	if err := CheckFamily(spec); err != nil {
+		return nil, err
 	}
+	name, arg, _ := strings.Cut(spec, ":")
+	f := families[name]
 	if g, isGraph := m.(*topo.Graph); isGraph {
 		switch name {
 		case "genalg":

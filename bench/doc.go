@@ -14,5 +14,6 @@
 // Bender et al. 2005 §5 and Johnson et al. 2010), and the curve allocators and MBS on
 // a 1,000,000-node machine (Leung et al. 2002 §2.3 targets machines where the
 // allocator must stay cheap as the machine grows). Figures are reported in
-// docs/alloc.md.
+// docs/alloc.md. The package follows no paper of its own: the allocators it times
+// name theirs, with titles and DOIs, in package alloc.
 package bench

@@ -357,7 +357,7 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 					node, ok = v, true
 				}
 				if !ok {
-					return nil, fmt.Errorf("line %d: unknown host %q", line, fs[0])
+					return nil, fmt.Errorf("line %d: unknown host %q", line, textin.Clip(fs[0]))
 				}
 				err = rd.set(node, count, line)
 			}
@@ -389,7 +389,7 @@ type rankReader struct {
 func (rd *rankReader) number(s, what string, line int) (int, error) {
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("line %d: %s %q is not an integer", line, what, s)
+		return 0, fmt.Errorf("line %d: %s %q is not an integer", line, what, textin.Clip(s))
 	}
 	if v < 0 || v >= rd.n {
 		return 0, fmt.Errorf("line %d: %s %d is outside 0..%d", line, what, v, rd.n-1)

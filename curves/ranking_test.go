@@ -2,11 +2,13 @@ package curves
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -99,6 +101,26 @@ func TestRankingErrors(t *testing.T) {
 		_, err := ReadRanking(strings.NewReader(c.in), c.f, c.n, c.hosts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %q: error %v, want it to contain %q", c.f, c.in, err, c.want)
+		}
+	}
+}
+
+// A token of a megabyte is quoted clipped, as valid UTF-8 (the unknown host was
+// echoed whole: a 1 MB error message).
+func TestRankingErrorsClipLongTokens(t *testing.T) {
+	long := strings.Repeat("é", 1<<19)
+	for _, c := range []struct {
+		f     Format
+		in    string
+		hosts []string
+	}{
+		{FormatHosts, "a\n" + long + "\n", []string{"a", "b"}},
+		{FormatPairs, "0 0\n1 " + long + "\n", nil},
+		{FormatRanks, "0\n" + long + "\n", nil},
+	} {
+		_, err := ReadRanking(strings.NewReader(c.in), c.f, 2, c.hosts)
+		if err == nil || len(err.Error()) > 300 || !utf8.ValidString(err.Error()) || !strings.Contains(err.Error(), "line 2: ") {
+			t.Errorf("%s: error of %d bytes (valid UTF-8 %v): %.200v", c.f, len(fmt.Sprint(err)), utf8.ValidString(fmt.Sprint(err)), err)
 		}
 	}
 }

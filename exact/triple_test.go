@@ -133,60 +133,16 @@ func TestPlaneMM(t *testing.T) {
 	}
 }
 
-// brutePlaneMM: best k-nearest set (every tie completion) over the quarter lattice.
+// brutePlaneMM: best k-nearest set (every tie completion) over the quarter lattice
+// (oracle.LatticeKNearestSets).
 func brutePlaneMM(pts []geom.Point, k int) int64 {
-	sets, err := voronoi.KNearestSets(pts, k, 0)
-	_ = sets
-	if err != nil {
-		panic(err)
-	}
-	b := geom.BoundingBox(pts)
 	best := int64(-1)
-	type pd struct {
-		i int
-		d int
-	}
-	for x4 := 4 * b.Min[0]; x4 <= 4*b.Max[0]; x4++ {
-		for y4 := 4 * b.Min[1]; y4 <= 4*b.Max[1]; y4++ {
-			ds := make([]pd, len(pts))
-			for i, p := range pts {
-				ds[i] = pd{i, abs(4*p[0]-x4) + abs(4*p[1]-y4)}
-			}
-			slices.SortFunc(ds, func(a, b pd) int { return a.d - b.d })
-			r := ds[k-1].d
-			var inner, shell []int
-			for _, e := range ds {
-				if e.d < r {
-					inner = append(inner, e.i)
-				} else if e.d == r {
-					shell = append(shell, e.i)
-				}
-			}
-			need := k - len(inner)
-			var rec func(start int, pick []int)
-			rec = func(start int, pick []int) {
-				if len(pick) == need {
-					idx := append(slices.Clone(inner), pick...)
-					if v := int64(geom.PairwiseL1Subset(pts, idx)); best < 0 || v < best {
-						best = v
-					}
-					return
-				}
-				for i := start; i <= len(shell)-(need-len(pick)); i++ {
-					rec(i+1, append(pick, shell[i]))
-				}
-			}
-			rec(0, nil)
+	oracle.LatticeKNearestSets(pts, k, func(idx []int) {
+		if v := int64(geom.PairwiseL1Subset(pts, idx)); best < 0 || v < best {
+			best = v
 		}
-	}
+	})
 	return best
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func TestTripleErrors(t *testing.T) {

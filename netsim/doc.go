@@ -2,7 +2,7 @@
 // contention, so that a replay can let communication decide how long a job runs.
 //
 // It follows the experiments of D. P. Bunde, V. J. Leung and J. Mache,
-// "Communication patterns and allocation strategies" (IPDPS 2004 workshops, 2004;
+// "Communication Patterns and Allocation Strategies" (IPDPS 2004 workshops, 2004;
 // the paper file gives no DOI), §3.2: every job sends a quota of messages in a
 // pattern (all-to-all, n-body, random) over a mesh with x-y routing, and ends when
 // they have all arrived. Bunde et al. used ProcSimity's flit-level wormhole model

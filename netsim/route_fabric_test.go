@@ -79,17 +79,7 @@ func TestAllToAllGraphLoadMatchesTrace(t *testing.T) {
 		}
 		graphs = append(graphs, m.(*topo.Graph))
 	}
-	for _, f := range []string{"fattree.ibnetdiscover-p", "topology.conf", "topology.yaml"} {
-		b, err := os.ReadFile("../topo/testdata/" + f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := slurm.ReadGraphFormat(bytes.NewReader(b), slurm.GraphReadOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		graphs = append(graphs, g)
-	}
+	graphs = append(graphs, sampleFabrics(t)...)
 	for _, text := range []string{
 		"%switch s\n%switch t\na s\nb s\nc s\nc t\nd t\nd e\ne t\nf e\n",
 		"%switch s\n%switch t\n%switch u\na s\nb s\nc t\nd t\ns u\nt u\ng u\n",
@@ -161,15 +151,7 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 		}
 		fabrics = append(fabrics, fabric{m.(*topo.Graph), false})
 	}
-	for _, f := range []string{"fattree.ibnetdiscover-p", "topology.conf", "topology.yaml"} {
-		b, err := os.ReadFile("../topo/testdata/" + f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := slurm.ReadGraphFormat(bytes.NewReader(b), slurm.GraphReadOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+	for _, g := range sampleFabrics(t) {
 		fabrics = append(fabrics, fabric{g, false})
 	}
 	for _, text := range []string{
@@ -292,4 +274,23 @@ func TestRouteMemoAnswersOnlyTheSameList(t *testing.T) {
 	if len(m.memo.m) == 0 {
 		t.Fatal("the memo holds nothing")
 	}
+}
+
+// sampleFabrics reads the sample fat tree of topo/testdata in three of its forms
+// (ibnetdiscover -p, topology.conf, topology.yaml; slurm.ReadGraphFormat detects each).
+func sampleFabrics(t testing.TB) []*topo.Graph {
+	t.Helper()
+	var gs []*topo.Graph
+	for _, f := range []string{"fattree.ibnetdiscover-p", "topology.conf", "topology.yaml"} {
+		b, err := os.ReadFile("../topo/testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := slurm.ReadGraphFormat(bytes.NewReader(b), slurm.GraphReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		gs = append(gs, g)
+	}
+	return gs
 }

@@ -1,13 +1,10 @@
 package netsim
 
 import (
-	"bytes"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -84,17 +81,7 @@ func TestTreeModelStructureCheckIsRowCheck(t *testing.T) {
 			read(join(hostDecl, decl, re))
 		}
 	}
-	for _, f := range []string{"fattree.ibnetdiscover-p", "topology.conf", "topology.yaml"} {
-		b, err := os.ReadFile("../topo/testdata/" + f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := slurm.ReadGraphFormat(bytes.NewReader(b), slurm.GraphReadOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		fabrics = append(fabrics, g)
-	}
+	fabrics = append(fabrics, sampleFabrics(t)...)
 	for _, text := range []string{
 		"%switch s\n%switch t\n%switch u\na s\nb s\nc t\nd t\ns u\nt u\n",
 		"%switch s\n%switch t\n%switch u\n%switch v\n%switch w\n%switch x\n%switch y\na s\nb s\nc s\nd t\ne u\nf u\ng x\ns v\nt v\nu v\nx y\nv w\ny w\n",

@@ -566,23 +566,7 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]b
 				i = j
 			}
 		}
-		for i := 0; i < len(ns); {
-			if p.isCompute(ns[i].Name) {
-				i++
-				continue
-			}
-			j := i + 1
-			for j < len(ns) && !p.isCompute(ns[j].Name) {
-				j++
-			}
-			s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, nil)
-			if err != nil {
-				return nil, err
-			}
-			lines = append(lines, s)
-			i = j
-		}
-		return lines, nil
+		return p.splitComputeRuns(lines, l, ns, nil, nil) // the other nodes stay
 	})
 	if err != nil {
 		return nil, &InputError{p.opt.SlurmConfPath, err}
@@ -601,25 +585,7 @@ func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []sl
 			if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 				return nil, nil
 			}
-			var lines []string
-			for i := 0; i < len(ns); {
-				compute := p.isCompute(ns[i].Name)
-				j := i + 1
-				for j < len(ns) && p.isCompute(ns[j].Name) == compute {
-					j++
-				}
-				var pairs []slurm.ConfPair
-				if compute {
-					pairs = nodeSet(l, ns[i:j])
-				}
-				s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, pairs)
-				if err != nil {
-					return nil, err
-				}
-				lines = append(lines, s)
-				i = j
-			}
-			return lines, nil
+			return p.splitComputeRuns(nil, l, ns, nil, func(run []slurm.ConfNode) ([]slurm.ConfPair, error) { return nodeSet(l, run), nil })
 		})
 		if err != nil {
 			return nil, &InputError{p.opt.SlurmConfPath, err}
@@ -633,6 +599,40 @@ func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []sl
 		return nil, &InputError{p.opt.SlurmConfPath, err}
 	}
 	return out, nil
+}
+
+// splitComputeRuns appends to lines the NodeName line l (defining the nodes ns)
+// split into its runs of compute and of other nodes (slurm.SplitNodeLine), in order:
+// each run of other nodes with its own values, each compute run with the pairs set
+// returns for it; with set nil the compute runs are left out (another line holds
+// them). A compute run is the longest from its first node i on; with together, only
+// while together(i, j) holds for each further node j.
+func (p *Plan) splitComputeRuns(lines []string, l *slurm.ConfLine, ns []slurm.ConfNode, together func(i, j int) bool, set func(run []slurm.ConfNode) ([]slurm.ConfPair, error)) ([]string, error) {
+	for i := 0; i < len(ns); {
+		compute := p.isCompute(ns[i].Name)
+		j := i + 1
+		for j < len(ns) && p.isCompute(ns[j].Name) == compute && (!compute || together == nil || together(i, j)) {
+			j++
+		}
+		if compute && set == nil {
+			i = j
+			continue
+		}
+		var pairs []slurm.ConfPair
+		if compute {
+			var err error
+			if pairs, err = set(ns[i:j]); err != nil {
+				return nil, err
+			}
+		}
+		s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, pairs)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, s)
+		i = j
+	}
+	return lines, nil
 }
 
 func (p *Plan) isCompute(name string) bool {
@@ -749,54 +749,33 @@ func (p *Plan) buildNames(d *Deployment) error {
 			return nil, nil
 		}
 		_, hasHost := l.Get("NodeHostname")
-		var lines []string
-		for i := 0; i < len(ns); {
-			j := i + 1
-			vi, ci := p.computeSet[ns[i].Name]
-			if ci {
-				for j < len(ns) {
-					vj, cj := p.computeSet[ns[j].Name]
-					if !cj || rank[vj] != rank[vi]+(j-i) {
-						break
-					}
-					j++
-				}
-			} else {
-				for j < len(ns) && !p.isCompute(ns[j].Name) {
-					j++
-				}
+		// A run keeps consecutive ranks: its new names are one hostlist range.
+		consecutive := func(i, j int) bool {
+			return rank[p.computeSet[ns[j].Name]] == rank[p.computeSet[ns[i].Name]]+(j-i)
+		}
+		return p.splitComputeRuns(nil, l, ns, consecutive, func(run []slurm.ConfNode) ([]slurm.ConfPair, error) {
+			var nn, old []string
+			for _, x := range run {
+				nn = append(nn, rename[x.Name])
+				old = append(old, x.Name)
 			}
-			var set []slurm.ConfPair
-			if ci {
-				var nn, old []string
-				for _, x := range ns[i:j] {
-					nn = append(nn, rename[x.Name])
-					old = append(old, x.Name)
-				}
-				hl, err := hostlist.Compress(nn)
-				if err != nil {
-					return nil, err
-				}
-				set = append(set, slurm.ConfPair{Key: l.Pairs[0].Key, Value: hl})
-				if !hasHost {
-					oh, err := hostlist.Compress(old)
-					if err != nil {
-						return nil, err
-					}
-					set = append(set, slurm.ConfPair{Key: "NodeHostname", Value: oh})
-				}
-				if eq != nil {
-					set = append(set, eq(l, ns)...)
-				}
-			}
-			s, err := slurm.SplitNodeLine(l, ns, [2]int{i, j}, set)
+			hl, err := hostlist.Compress(nn)
 			if err != nil {
 				return nil, err
 			}
-			lines = append(lines, s)
-			i = j
-		}
-		return lines, nil
+			set := []slurm.ConfPair{{Key: l.Pairs[0].Key, Value: hl}}
+			if !hasHost {
+				oh, err := hostlist.Compress(old)
+				if err != nil {
+					return nil, err
+				}
+				set = append(set, slurm.ConfPair{Key: "NodeHostname", Value: oh})
+			}
+			if eq != nil {
+				set = append(set, eq(l, ns)...)
+			}
+			return set, nil
+		})
 	})
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}

@@ -30,6 +30,10 @@ func TestCurrentTopologyPlugins(t *testing.T) {
 		fmt.Fprintf(&blocks, "BlockName=b%d Nodes=node[%02d,%02d,%02d,%02d]\n", b+1, b+1, b+5, b+9, b+13)
 	}
 	blocks.WriteString("BlockSizes=4\n")
+	// The same blocks as Slurm reads them too: BlockSizes= first, keys in
+	// lower case (plan took a file for a tree file unless its first word began
+	// with "blockname=").
+	blocksSizesFirst := []byte("blocksizes=4\n" + strings.ReplaceAll(strings.TrimSuffix(blocks.String(), "BlockSizes=4\n"), "BlockName=", "blockname="))
 	base := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n"
 	for _, c := range []struct {
 		name     string
@@ -43,6 +47,9 @@ func TestCurrentTopologyPlugins(t *testing.T) {
 		{name: "tree with a block file", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/tree\n", topology: blocks.Bytes(), wantErr: []string{"topology.conf", "topology/block file", "topology/tree"}},
 		{name: "block without its file", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/block\n", wantErr: []string{"slurm.conf", "topology/block", "--topology-conf"}},
 		{name: "block", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/block\n", topology: blocks.Bytes()},
+		{name: "block, BlockSizes first", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/block\n", topology: blocksSizesFirst},
+		{name: "tree with a block file, BlockSizes first", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/tree\n", topology: blocksSizesFirst, wantErr: []string{"topology.conf", "topology/block file", "topology/tree"}},
+		{name: "none with a bad block file", ver: Version{23, 11, 0}, conf: "", topology: []byte("BlockName=b1 Nodes=node[01-04]\nBlockName=b1 Nodes=node[05-08]\n"), wantErr: []string{"topology.conf", "b1"}},
 		{name: "tree, SwitchAsNodeRank before 23.02", ver: Version{22, 5, 0}, conf: "TopologyPlugin=Topology/Tree\nTopologyParam=SwitchAsNodeRank\n", topology: tree},
 		{name: "not emulated", ver: Version{22, 5, 0}, conf: "TopologyPlugin=topology/3d_torus\n", wantNote: "TopologyPlugin=topology/3d_torus is not emulated"},
 	} {

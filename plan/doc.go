@@ -22,7 +22,7 @@
 //
 // The problem: Leung et al., "Processor Allocation on Cplant: Achieving General
 // Processor Locality Using One-Dimensional Allocation Strategies", IEEE Cluster
-// 2002, doi:10.1109/CLUSTR.2002.1137748 (orderings and F); Slurm: Yoo, Jette,
+// 2002, doi:10.1109/CLUSTR.2002.1137758 (orderings and F); Slurm: Yoo, Jette,
 // Grondona, "SLURM: Simple Linux Utility for Resource Management", JSSPP 2003,
 // doi:10.1007/10968987_3.
 package plan

@@ -554,28 +554,23 @@ func (p *Plan) nameOrder() curves.Order {
 	return o
 }
 
-// currentTopology reads the site's topology.conf: a tree or a block configuration.
+// currentTopology reads the site's topology.conf as Slurm does
+// (slurm.ParseTopologyConf): its tree, or nil for a block configuration.
 func (p *Plan) currentTopology() (*slurm.Tree, error) {
 	data := p.opt.TopologyConf
 	if data == nil {
 		return nil, nil
 	}
-	if isBlockConf(data) {
+	t, err := slurm.ParseTopologyConf(bytes.NewReader(data))
+	if err != nil {
+		return nil, &InputError{p.opt.TopologyConfPath, fmt.Errorf("topology.conf: %w", err)}
+	}
+	if t.Blocks != nil {
 		return nil, nil
 	}
-	t, err := slurm.ParseTree(bytes.NewReader(data))
+	tree, err := t.TreeOf()
 	if err != nil {
 		return nil, &InputError{p.opt.TopologyConfPath, err}
 	}
-	return t, nil
-}
-
-func isBlockConf(data []byte) bool {
-	for _, l := range strings.Split(string(data), "\n") {
-		f := strings.Fields(strings.SplitN(l, "#", 2)[0])
-		if len(f) > 0 {
-			return strings.HasPrefix(strings.ToLower(f[0]), "blockname=")
-		}
-	}
-	return false
+	return tree, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
@@ -37,24 +38,7 @@ func versionedOptions(t testing.TB, ver Version, jobs int, conf string) Options 
 
 func sampleOptions(t testing.TB, withTrace bool) Options {
 	t.Helper()
-	f, err := os.Open("../topo/testdata/fattree.ibnetdiscover")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	mf, err := os.Open("../topo/testdata/fattree.node-name-map")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mf.Close()
-	nm, err := topo.ReadNodeNameMap(mf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := slurm.ReadGraphFormat(f, slurm.GraphReadOptions{NodeNameMap: nm})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fabrictest.SampleFabric(t, "../topo/testdata")
 	conf, err := os.ReadFile("testdata/slurm.conf")
 	if err != nil {
 		t.Fatal(err)

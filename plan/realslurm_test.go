@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/plan"
-	"github.com/procalloc/procalloc/slurm"
-	"github.com/procalloc/procalloc/topo"
 )
 
 // planOnSlurm is one Slurm the plan's deployments are deployed on: a cluster
@@ -84,7 +83,7 @@ func TestPlanOnSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fabric := sampleFabric(t)
+	fabric := fabrictest.SampleFabric(t, "../topo/testdata")
 	total, differ := 0, 0
 	for si, s := range slurms {
 		prefixArgs := []string{}
@@ -154,28 +153,4 @@ func TestPlanOnSlurm(t *testing.T) {
 	}
 	// The line `make test-slurm` prints beside "slurm: ...".
 	fmt.Printf("plan: %d placements predicted, %d differ\n", total, differ)
-}
-
-// sampleFabric is the repository's sample fat tree with its switch names.
-func sampleFabric(t *testing.T) topo.Machine {
-	t.Helper()
-	f, err := os.Open("../topo/testdata/fattree.ibnetdiscover")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	mf, err := os.Open("../topo/testdata/fattree.node-name-map")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mf.Close()
-	nm, err := topo.ReadNodeNameMap(mf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := slurm.ReadGraphFormat(f, slurm.GraphReadOptions{NodeNameMap: nm})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }

@@ -301,7 +301,7 @@ func (p *Plan) writeHTML(w io.Writer) error {
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>procalloc plan: %s</title>\n", e(r.Machine))
 	io.WriteString(w, `<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .6em;text-align:right}
-th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background:#e8f4e8;border:1px solid #6a6;padding:.8em}
+th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy th:nth-child(2){text-align:left}.rec{background:#e8f4e8;border:1px solid #6a6;padding:.8em}
 .warn{color:#a40}</style></head><body>
 `)
 	fmt.Fprintf(w, "<h1>procalloc plan</h1>\n<p class=\"rec\" id=\"recommendation\"><b>Recommendation:</b> %s</p>\n", e(r.Recommendation))
@@ -317,9 +317,10 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 	if r.Workload.Description != "" {
 		fmt.Fprintf(w, "<p>%s</p>\n", e(r.Workload.Description))
 	}
-	io.WriteString(w, "<h2>Deployments</h2>\n<table><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
+	io.WriteString(w, "<h2>Deployments</h2>\n<table class=\"deploy\"><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
 	var labels []string
 	var vals, oneLeaf []float64
+	noLeaves := false // a replay without leaf metrics: the network has no leaf switches
 	for _, d := range r.Deployments {
 		sup := "yes"
 		if !d.Supported {
@@ -331,6 +332,9 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 			if m.MeanLeavesSpanned != nil {
 				cells[1] = fmt.Sprintf("%.2f", *m.MeanLeavesSpanned)
 				cells[2] = fmt.Sprintf("%.1f", *m.PctOneLeaf)
+			} else {
+				cells[1], cells[2] = "–", "–"
+				noLeaves = true
 			}
 			labels, vals = append(labels, d.Name), append(vals, m.MeanPairwiseHops)
 			if m.PctOneLeaf != nil {
@@ -353,13 +357,16 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}.rec{background
 		io.WriteString(w, "</tr>\n")
 	}
 	io.WriteString(w, "</table>\n")
+	if noLeaves {
+		io.WriteString(w, "<p>–: the network has no leaf switches (a grid), so no leaf metrics.</p>\n")
+	}
 	if len(vals) > 0 {
-		if err := barChartSVG(w, "mean pairwise hops of a job's nodes (lower is better)", labels, vals); err != nil {
+		if err := barChartSVG(w, "mean pairwise hops of a job's nodes (lower is better)", labels, vals, "%.3f"); err != nil {
 			return err
 		}
 	}
 	if len(oneLeaf) == len(vals) && len(vals) > 0 {
-		if err := barChartSVG(w, "% of multi-node jobs inside one leaf switch (higher is better)", labels, oneLeaf); err != nil {
+		if err := barChartSVG(w, "% of multi-node jobs inside one leaf switch (higher is better)", labels, oneLeaf, "%.1f"); err != nil {
 			return err
 		}
 	}
@@ -446,11 +453,12 @@ func fmtF(f float64) string {
 }
 
 // barChartSVG draws one horizontal bar per label, inline SVG in the style of
-// procalloc compare --svg (package plot's bar chart, narrower labels).
-func barChartSVG(w io.Writer, title string, labels []string, vals []float64) error {
+// procalloc compare --svg (package plot's bar chart, narrower labels), each value
+// written in format, the format of its column in the deployments table.
+func barChartSVG(w io.Writer, title string, labels []string, vals []float64, format string) error {
 	c := plot.BarChart{Title: title, LabelWidth: 120, TextWidth: 80, Inline: true}
 	for i, v := range vals {
-		c.Bars = append(c.Bars, plot.Bar{Label: labels[i], Value: v, Text: fmt.Sprintf("%.4g", v)})
+		c.Bars = append(c.Bars, plot.Bar{Label: labels[i], Value: v, Text: fmt.Sprintf(format, v)})
 	}
 	return c.WriteSVG(w)
 }

@@ -16,5 +16,5 @@
 //
 // Attributes are key, value pairs: an int prints in decimal, a float64 in the
 // document's Numbers format, a string escaped. A chart is a value with a WriteSVG
-// method (LineChart, BarChart).
+// method (LineChart, BarChart). It follows no paper.
 package plot

@@ -69,12 +69,17 @@ func TestSchemeMeetsItsRatio(t *testing.T) {
 
 func TestRatios(t *testing.T) {
 	// Paper: m = 8, 11, 17 are the smallest m with 1/(1-1/(m-2)-2/(m-1)) <= 2, 1.5, 1.25.
+	// mK8 is ChooseM(8, eps), which docs/ptas.md quotes ("4 or 5 for k = 8").
 	for _, c := range []struct {
 		eps float64
 		m   int
-	}{{1, 8}, {0.5, 11}, {0.25, 17}} {
+		mK8 int
+	}{{1, 8, 4}, {0.5, 11, 5}, {0.25, 17, 5}} {
 		if m := PaperM(c.eps); m != c.m {
 			t.Errorf("eps %v: paper m = %d, want %d", c.eps, m, c.m)
+		}
+		if m, err := ChooseM(8, c.eps); err != nil || m != c.mK8 {
+			t.Errorf("k=8 eps=%v: ChooseM %d (%v), docs/ptas.md says %d", c.eps, m, err, c.mK8)
 		}
 		if PaperRatio(c.m) > 1+c.eps || PaperRatio(c.m-1) <= 1+c.eps {
 			t.Errorf("paper ratio of m=%d: %v", c.m, PaperRatio(c.m))

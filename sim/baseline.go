@@ -122,11 +122,8 @@ func newBaseline(ctx context.Context, cfg Config) (*baseline, error) {
 	}
 	switch g := cfg.Machine.(type) {
 	case *topo.Grid:
-		gb := &gridBaseline{grid: g, sides: g.Dims(), wrap: slices.Clone(g.Wrap()), pts: alloc.NodePoints(g),
+		gb := &gridBaseline{grid: g, sides: g.Dims(), wrap: measuredWrap(g, cfg.Compat), pts: alloc.NodePoints(g),
 			bound: map[int]int64{}, memo: map[string]baselineResult{}}
-		if cfg.Compat == alloc.CompatPReMAS {
-			clear(gb.wrap) // PReMAS measures plain L1 on every machine
-		}
 		if slices.Contains(gb.wrap, true) {
 			gb.periods = make([]float64, len(gb.sides))
 			for j, w := range gb.wrap {

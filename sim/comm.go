@@ -96,7 +96,7 @@ func (c *Comm) validate() error {
 			return fmt.Errorf("communication: %w", err)
 		}
 	default:
-		return fmt.Errorf("communication: engine %q: want message or flit", c.Engine)
+		return fmt.Errorf("communication: engine %q: want %s", c.Engine, Choices(Engines))
 	}
 	if !(c.MessagesPerSecond > 0) || c.MessagesPerSecond > MaxMessagesPerSecond {
 		return fmt.Errorf("communication: %v messages per second: must be positive and at most %g", c.MessagesPerSecond, MaxMessagesPerSecond)

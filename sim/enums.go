@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/procalloc/procalloc/alloc"
 )
@@ -40,7 +42,20 @@ func ParseSched(s string) (Sched, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("%q: want fcfs, easy, cplant or as-run", s)
+	return "", fmt.Errorf("%q: want %s", s, Choices(Scheds))
+}
+
+// Choices names the values of a closed set for a message, from its table (Scheds,
+// Formats, Engines): "fcfs, easy, cplant or as-run", "message or flit".
+func Choices[T fmt.Stringer](vs []T) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.String()
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Format names a trace format. The zero value, FormatDetect, detects it from the
@@ -55,6 +70,10 @@ const (
 	FormatSacct     Format = "sacct"     // sacct -P output (SacctFields)
 )
 
+// Formats lists the trace formats a trace may be named in (FormatDetect, the
+// default, finds one of them).
+var Formats = []Format{FormatSWF, FormatConverted, FormatSacct}
+
 // String returns the format's name, "detect" for the zero value.
 func (f Format) String() string {
 	if f == FormatDetect {
@@ -65,13 +84,13 @@ func (f Format) String() string {
 
 // ParseFormat reads a trace format's name; "" (and "detect") is FormatDetect.
 func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case FormatDetect, FormatSWF, FormatConverted, FormatSacct:
-		return Format(s), nil
-	case "detect":
+	if f := Format(s); f == FormatDetect || slices.Contains(Formats, f) {
+		return f, nil
+	}
+	if s == "detect" {
 		return FormatDetect, nil
 	}
-	return "", fmt.Errorf("%q: want swf, converted or sacct", s)
+	return "", fmt.Errorf("%q: want %s", s, Choices(Formats))
 }
 
 // ParseCompat reads a compat mode: "premas", "sst", or "" (and "default") for
@@ -129,7 +148,7 @@ func ParseEngine(s string) (Engine, error) {
 	case string(EngineFlit):
 		return EngineFlit, nil
 	}
-	return "", fmt.Errorf("%q: want message or flit", s)
+	return "", fmt.Errorf("%q: want %s", s, Choices(Engines))
 }
 
 // MarshalText writes the engine's name (String).
@@ -138,7 +157,7 @@ func (e Engine) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
 // UnmarshalText reads "message" or "flit" (a name must be given: "" is refused).
 func (e *Engine) UnmarshalText(b []byte) error {
 	if len(b) == 0 {
-		return fmt.Errorf("%q: want message or flit", "")
+		return fmt.Errorf("%q: want %s", "", Choices(Engines))
 	}
 	v, err := ParseEngine(string(b))
 	if err != nil {

@@ -77,11 +77,7 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 		return nil, fmt.Errorf("sim: no metrics for machine %s", m.Spec())
 	}
 	g := mt.g
-	mt.dims, mt.wrap = g.Dims(), slices.Clone(g.Wrap())
-	if c == alloc.CompatPReMAS {
-		// PReMAS has meshes only: plain L1, no wraparound.
-		clear(mt.wrap)
-	}
+	mt.dims, mt.wrap = g.Dims(), measuredWrap(g, c)
 	mt.coord = make([][]int32, len(mt.dims))
 	c0 := make([]int, len(mt.dims))
 	for j := range mt.dims {
@@ -109,6 +105,17 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 		mt.adjOff[v+1] = int32(len(mt.adj))
 	}
 	return mt, nil
+}
+
+// measuredWrap is which axes of g wrap in the distances the replay measures (its
+// metrics and the exact baseline): g's own, and none under PReMAS, which has
+// meshes only and measures plain L1 on every machine.
+func measuredWrap(g *topo.Grid, c alloc.Compat) []bool {
+	wrap := slices.Clone(g.Wrap())
+	if c == alloc.CompatPReMAS {
+		clear(wrap)
+	}
+	return wrap
 }
 
 // measureCompactness records D and Lemma 1's condition of the free set after r's

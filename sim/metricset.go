@@ -39,9 +39,6 @@ var metricGroupNames = []struct {
 	name string
 }{{MetricsSched, "sched"}, {MetricsRoute, "route"}, {MetricsDist, "dist"}, {MetricsTies, "ties"}}
 
-// MetricGroupNames lists the names ParseMetrics accepts, besides "all".
-var MetricGroupNames = []string{"sched", "route", "dist", "ties"}
-
 // ParseMetrics reads a comma-separated list of metric groups ("sched", "route",
 // "dist", "ties", "all"); "sched" must be among them (it is always computed):
 // "sched" alone leaves out the pairwise distances, the route metrics and the tie
@@ -62,7 +59,11 @@ func ParseMetrics(s string) (MetricSet, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown metric group %q (want a list of sched, route, dist, ties, or all)", f)
+			var names []string
+			for _, g := range metricGroupNames {
+				names = append(names, g.name)
+			}
+			return 0, fmt.Errorf("unknown metric group %q (want a list of %s, or all)", f, strings.Join(names, ", "))
 		}
 	}
 	if err := m.check(); err != nil {

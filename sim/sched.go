@@ -6,10 +6,6 @@ import (
 	"slices"
 )
 
-// SchedNames lists the schedulers that decide start times; "as-run" (production's
-// recorded start times, sacct traces only) is not among them.
-var SchedNames = []string{"fcfs", "easy", "cplant"}
-
 // scheduler decides which queued job starts next. arrive queues job i; depart tells
 // it a job has finished (after its nodes are free and it has left running); next
 // returns a job to start now, removed from the queue, with the nodes p placed it
@@ -21,7 +17,8 @@ type scheduler interface {
 	next(now int64, free int, running *runSet, p *placer) (int, []int, error)
 }
 
-// schedulers builds a scheduler by name.
+// schedulers builds a scheduler by name: one for each of Scheds
+// (TestSchedulersAreScheds).
 var schedulers = map[string]func(res *jobTable) scheduler{
 	"fcfs":   func(res *jobTable) scheduler { return &fcfs{res: res} },
 	"easy":   func(res *jobTable) scheduler { return &easy{res: res} },
@@ -63,7 +60,7 @@ func newScheduler(name string, res *jobTable) (scheduler, error) {
 	}
 	mk, ok := schedulers[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (want fcfs, easy, cplant or as-run)", name)
+		return nil, fmt.Errorf("unknown scheduler %q (want %s)", name, Choices(Scheds))
 	}
 	return mk(res), nil
 }

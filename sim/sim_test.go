@@ -98,7 +98,7 @@ func TestReplayInvariants(t *testing.T) {
 	for _, g := range machines {
 		jobs := randomJobs(rng, njobs, g.N())
 		for _, spec := range specs {
-			for _, sched := range SchedNames {
+			for _, sched := range startScheds() {
 				for _, compat := range []alloc.Compat{alloc.CompatPReMAS, alloc.CompatSST} {
 					a, err := alloc.Parse(spec, g, alloc.Options{Compat: compat})
 					if err != nil {
@@ -405,7 +405,7 @@ func (a *decisionGapAlloc) Allocate(k int) ([]int, error) {
 func TestRunLooksAtContextEveryDecision(t *testing.T) {
 	g := topo.Mesh(8, 8)
 	jobs := randomJobs(rand.New(rand.NewPCG(5, 6)), 300, g.N())
-	for _, sched := range SchedNames {
+	for _, sched := range startScheds() {
 		a, err := alloc.Parse("ff:snake", g, alloc.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -214,8 +213,8 @@ func (s *Spec) Validate() error {
 	if s.Trace == "" && s.TraceReader == nil && s.TraceData == nil {
 		add(fieldErr("Trace", "", "required: a trace file"))
 	}
-	if !slices.Contains([]Format{FormatDetect, FormatSWF, FormatConverted, FormatSacct}, s.Format) {
-		add(fieldErr("Format", strconv.Quote(string(s.Format)), "want swf, converted or sacct"))
+	if s.Format != FormatDetect && !slices.Contains(Formats, s.Format) {
+		add(fieldErr("Format", strconv.Quote(string(s.Format)), "want %s", Choices(Formats)))
 	}
 	for _, w := range []struct{ field, v string }{{"From", s.From}, {"To", s.To}} {
 		if w.v != "" {
@@ -258,11 +257,11 @@ func (s *Spec) Validate() error {
 	}
 	if s.Alloc == "" {
 		add(fieldErr("Alloc", "", "required: an allocator spec such as mc1x1 or bf:hilbert"))
-	} else if name, _, _ := strings.Cut(s.Alloc, ":"); !slices.Contains(alloc.Names(), name) {
-		add(fieldErr("Alloc", "", "unknown allocator %q; valid: %s", s.Alloc, strings.Join(alloc.Names(), ", ")))
+	} else if err := alloc.CheckFamily(s.Alloc); err != nil {
+		add(fieldErr("Alloc", "", "%v", err))
 	}
 	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
-		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want fcfs, easy, cplant or as-run"))
+		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want %s", Choices(Scheds)))
 	}
 	if _, err := ParseCompat(string(s.Compat)); err != nil {
 		add(fieldErr("Compat", strconv.Quote(string(s.Compat)), "want premas, sst or empty"))

@@ -97,6 +97,84 @@ func TestSpecValidate(t *testing.T) {
 	}
 }
 
+// startScheds are the schedulers that decide start times: Scheds but as-run
+// (production's recorded starts, sacct traces only).
+func startScheds() []Sched {
+	return slices.DeleteFunc(slices.Clone(Scheds), func(s Sched) bool { return s == SchedAsRun })
+}
+
+// TestSchedulersAreScheds: the replay builds a scheduler for each name of Scheds
+// and for no other, and every message that lists them lists Scheds.
+func TestSchedulersAreScheds(t *testing.T) {
+	var keys []string
+	for k := range schedulers {
+		keys = append(keys, k)
+	}
+	var names []string
+	for _, s := range Scheds {
+		names = append(names, string(s))
+	}
+	slices.Sort(keys)
+	slices.Sort(names)
+	if !slices.Equal(keys, names) {
+		t.Errorf("schedulers %v, Scheds %v", keys, names)
+	}
+	_, e1 := ParseSched("lifo")
+	_, e2 := newScheduler("lifo", nil)
+	for _, err := range []error{e1, e2} {
+		for _, s := range Scheds {
+			if err == nil || !strings.Contains(err.Error(), string(s)) {
+				t.Errorf("%v does not name %s", err, s)
+			}
+		}
+	}
+}
+
+// TestEnumMessagesNameTheirTables: the refusal of an unknown trace format or
+// engine, by the parser and by Validate, names every value of Formats or Engines,
+// each of which parses back to itself.
+func TestEnumMessagesNameTheirTables(t *testing.T) {
+	_, e1 := ParseFormat("pbs")
+	e2 := (&Spec{Trace: "t", Format: "pbs", Alloc: "ff"}).Validate()
+	_, e3 := ReadTrace(strings.NewReader("0 4 10 -1\n"), ReadOptions{Format: "pbs"})
+	for _, err := range []error{e1, e2, e3} {
+		for _, f := range Formats {
+			if v, perr := ParseFormat(f.String()); perr != nil || v != f {
+				t.Errorf("ParseFormat(%q) = %q, %v", f, v, perr)
+			}
+			if err == nil || !strings.Contains(err.Error(), string(f)) {
+				t.Errorf("%v does not name %s", err, f)
+			}
+		}
+	}
+	_, e1 = ParseEngine("booksim")
+	e2 = (&Spec{Trace: "t", Alloc: "ff", Engine: "booksim"}).Validate()
+	for _, err := range []error{e1, e2} {
+		for _, e := range Engines {
+			if err == nil || !strings.Contains(err.Error(), e.String()) {
+				t.Errorf("%v does not name %s", err, e)
+			}
+		}
+	}
+	if got := Choices([]Sched{SchedFCFS}); got != "fcfs" {
+		t.Errorf("Choices of one: %q", got)
+	}
+}
+
+// TestMetricGroupsNamed: an unknown metric group's message lists every group
+// ParseMetrics reads, each of which reads back as its set.
+func TestMetricGroupsNamed(t *testing.T) {
+	_, err := ParseMetrics("sched,x")
+	for _, g := range metricGroupNames {
+		if err == nil || !strings.Contains(err.Error(), g.name) {
+			t.Errorf("%v does not name %s", err, g.name)
+		}
+		if m, err := ParseMetrics("sched," + g.name); err != nil || m != MetricsSched|g.set {
+			t.Errorf("ParseMetrics(sched,%s) = %v, %v", g.name, m, err)
+		}
+	}
+}
+
 func TestParseEnums(t *testing.T) {
 	for _, s := range Scheds {
 		if v, err := ParseSched(s.String()); err != nil || v != s {

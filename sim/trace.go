@@ -127,7 +127,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	case "sacct":
 		return readSacct(br, opt)
 	default:
-		return nil, fmt.Errorf("unknown trace format %q (want swf, converted or sacct)", opt.Format)
+		return nil, fmt.Errorf("unknown trace format %q (want %s)", opt.Format, Choices(Formats))
 	}
 	maxJobs := opt.MaxJobs
 	if maxJobs <= 0 {

@@ -260,7 +260,7 @@ func parseBlockLevels(v string) (levels uint16, odd bool, err error) {
 // s, as C sets endptr).
 func strtol(s string) (n int, rest string, ok bool) {
 	i := 0
-	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+	for i < len(s) && isConfSpace(s[i]) {
 		i++
 	}
 	neg := false

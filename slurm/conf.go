@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -153,7 +154,7 @@ func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
 			f := strings.Fields(line[7:])
 			if len(f) > 1 {
 				// The name ends at the first space; the rest is left over.
-				return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%q after Include %s: Include takes one file (Slurm: parse error)", clipConf(strings.Join(f[1:], " ")), f[0])}
+				return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%q after Include %s: Include takes one file (Slurm: parse error)", textin.Clip(strings.Join(f[1:], " ")), f[0])}
 			}
 			inc := ConfLine{First: first + 1, Last: i, Comment: strings.Join(comments, " ")}
 			if len(f) > 0 {
@@ -232,6 +233,8 @@ func unescape(s string) string {
 	return b.String()
 }
 
+// isConfSpace is C's isspace in the C locale, as Slurm's parsers and strtol see
+// white space.
 func isConfSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
@@ -268,7 +271,7 @@ func parsePairs(s string) ([]ConfPair, error) {
 		}
 		if key == "" || j >= len(s) || s[j] != '=' {
 			rest := strings.TrimSpace(s[k:])
-			return nil, fmt.Errorf("%q is not KEY=VALUE (Slurm: parse error)", clipConf(rest))
+			return nil, fmt.Errorf("%q is not KEY=VALUE (Slurm: parse error)", textin.Clip(rest))
 		}
 		j++
 		for j < len(s) && isConfSpace(s[j]) {
@@ -296,13 +299,6 @@ func parsePairs(s string) ([]ConfPair, error) {
 		out = append(out, ConfPair{Key: key, Op: op, Value: val})
 		i = j
 	}
-}
-
-func clipConf(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
 }
 
 // confEscaper escapes backslashes and '#' in slurm.conf values; built once (built per

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // confKeyCases are lines with keys Slurm knows and keys it does not, each after
@@ -84,6 +86,98 @@ func TestEditDistance(t *testing.T) {
 		}
 		if got := editDistance(c.b, c.a); got != c.d {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
+		}
+	}
+}
+
+// didYouMean skips table keys whose length differs from the key's by more than
+// the limit (the distance is at least that difference); its answers are those of
+// the plain loop over every key, on near misses of every table key (one and two
+// random edits) and on random strings.
+func TestDidYouMeanMatchesPlainLoop(t *testing.T) {
+	plain := func(table []confKey, key string) string {
+		limit := 1
+		if len(key) > 5 {
+			limit = 2
+		}
+		best, bestD := "", limit+1
+		for _, k := range table {
+			if d := editDistance(strings.ToLower(key), strings.ToLower(k.Name)); d < bestD {
+				best, bestD = k.Name, d
+			}
+		}
+		if best == "" {
+			return ""
+		}
+		return "; did you mean " + best + "?"
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	edit := func(s string) string {
+		b := []byte(s)
+		i := rng.IntN(len(b) + 1)
+		switch rng.IntN(3) {
+		case 0: // insert
+			return string(b[:i]) + string(letters[rng.IntN(len(letters))]) + string(b[i:])
+		case 1: // delete
+			if i == len(b) {
+				i--
+			}
+			return string(b[:i]) + string(b[i+1:])
+		default: // change
+			if i == len(b) {
+				i--
+			}
+			b[i] = letters[rng.IntN(len(letters))]
+			return string(b)
+		}
+	}
+	found := 0
+	for _, table := range [][]confKey{confGlobalKeys, topoConfKeys} {
+		for _, k := range table {
+			for _, key := range []string{edit(k.Name), edit(edit(k.Name)), edit(edit(edit(k.Name)))} {
+				got, want := didYouMean(table, key), plain(table, key)
+				if got != want {
+					t.Fatalf("didYouMean(%q) = %q, plain loop %q", key, got, want)
+				}
+				if got != "" {
+					found++
+				}
+			}
+		}
+		for range 2000 {
+			b := make([]byte, 1+rng.IntN(12))
+			for i := range b {
+				b[i] = letters[rng.IntN(len(letters))]
+			}
+			if got, want := didYouMean(table, string(b)), plain(table, string(b)); got != want {
+				t.Fatalf("didYouMean(%q) = %q, plain loop %q", b, got, want)
+			}
+		}
+	}
+	if found < 400 {
+		t.Fatalf("only %d near misses found a key: the cases test little", found)
+	}
+}
+
+// A key of a megabyte is refused with a message of a line's length that is
+// valid UTF-8 (the key was echoed whole, twice, and its suggestion took 16 s of
+// CPU); the key's start is kept.
+func TestUnknownLongKeyMessage(t *testing.T) {
+	for _, key := range []string{strings.Repeat("X", 1<<20), strings.Repeat("é", 1<<19)} {
+		for _, conf := range []string{key + "=1\n", "NodeName=n1 " + key + "=1\n"} {
+			_, err := ReadConf([]byte(conf))
+			if err == nil {
+				t.Fatalf("%.20q...: read", conf)
+			}
+			msg := err.Error()
+			if len(msg) > 400 || !utf8.ValidString(msg) || !strings.Contains(msg, key[:40]) {
+				t.Errorf("%.20q...: message of %d bytes (valid UTF-8 %v): %.200s", conf, len(msg), utf8.ValidString(msg), msg)
+			}
+		}
+		_, err := ParseTopologyConf(strings.NewReader("SwitchName=s1 " + key + "=1\n"))
+		if err == nil || len(err.Error()) > 400 || !utf8.ValidString(err.Error()) {
+			t.Errorf("topology.conf: %.200v", err)
 		}
 	}
 }

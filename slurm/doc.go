@@ -53,6 +53,8 @@
 // and SplitNodeLine rewrite node lines keeping every other line byte for byte:
 // MergeWeights and package plan's deployments are built on them.
 //
+// It follows no paper: Slurm's man pages and source are its reference (above).
+//
 // Accounting: ReadSacct reads sacct -P output (SacctFields) into jobs with their
 // times, sizes and node lists; package sim replays them.
 //

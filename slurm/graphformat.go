@@ -136,7 +136,7 @@ func (f GraphFile) Read() (*topo.Graph, []string, error) {
 // (DetectGraphFormat), into a Topology; name selects a topology.yaml's topology ("":
 // cluster_default). It is what the slurm:tree and slurm:block emulators read.
 func ReadTopology(r io.Reader, name string) (*Topology, error) {
-	data, err := topo.ReadLimited(r, 256<<20)
+	data, err := textin.ReadAll(r, topo.MaxGraphBytes, "the file")
 	if err != nil {
 		return nil, err
 	}

@@ -286,24 +286,8 @@ func blocksOf(names []string, blockOf map[string]int) []string {
 // the ordering grouped by leaf, and 1-node jobs take the written order's first nodes.
 func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
 	c := newSlurmCluster(t, "rank")
-	f, err := os.Open("../topo/testdata/topology.conf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ReadTopologyConf(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, _ := curves.Generate("rcm", g)
-	var buf bytes.Buffer
-	if _, err := WriteTopology(&buf, g, o, nil); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	topoPath, extra := filepath.Join(tmp, "topology.conf"), filepath.Join(tmp, "extra.conf")
-	os.WriteFile(topoPath, buf.Bytes(), 0o644)
-	os.WriteFile(extra, []byte("TopologyParam=SwitchAsNodeRank\n"), 0o644)
+	g := sampleTreeGraph(t)
+	o, topoPath, extra := rcmTopologyFiles(t, g)
 	conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(newPortBase()+40),
 		"--topology", topoPath, "--conf-extra", extra)
 	data, err := os.ReadFile(conf)

@@ -203,24 +203,8 @@ func TestMergedWeightsOnSlurm(t *testing.T) {
 // and inside a leaf Slurm takes nodes in name order, not as written (the warning).
 func TestTopologyOnSlurm(t *testing.T) {
 	c := newCluster(t, "tree")
-	f, err := os.Open("../topo/testdata/topology.conf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ReadTopologyConf(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, _ := curves.Generate("rcm", g)
-	var buf bytes.Buffer
-	if _, err := WriteTopology(&buf, g, o, nil); err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	topoPath, extra := filepath.Join(tmp, "topology.conf"), filepath.Join(tmp, "extra.conf")
-	os.WriteFile(topoPath, buf.Bytes(), 0o644)
-	os.WriteFile(extra, []byte("TopologyParam=SwitchAsNodeRank\n"), 0o644)
+	g := sampleTreeGraph(t)
+	o, topoPath, extra := rcmTopologyFiles(t, g)
 	c.start("--nodes", "16", "--port-base", strconv.Itoa(portBase()), "--topology", topoPath, "--conf-extra", extra)
 	shown := c.run("scontrol", "show", "topology")
 	leaves, hosts := topo.LeafOrder(g, o)

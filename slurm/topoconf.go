@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
 )
@@ -95,7 +96,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 		case "blocksizes", "blocklevels":
 			lineKind = "block"
 		default:
-			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not %s=%s", line, l.Pairs[0].Key, didYouMean(topoConfKeys, l.Pairs[0].Key))
+			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not %s=%s", line, textin.Clip(l.Pairs[0].Key), didYouMean(topoConfKeys, l.Pairs[0].Key))
 		}
 		if kind != "" && kind != lineKind {
 			return nil, fmt.Errorf("line %d: SwitchName and BlockName/BlockSizes lines mixed (line %d is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes", line, kindLine, kind)
@@ -124,7 +125,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 				if head == "blockname" {
 					want, table = "Nodes", topoBlockKeys
 				}
-				return nil, fmt.Errorf("line %d: unknown key %q (a %s line takes %s%s; Slurm: \"Parsing error at unrecognized key\", fatal)", line, k, l.Pairs[0].Key, want, didYouMean(table, k))
+				return nil, fmt.Errorf("line %d: unknown key %q (a %s line takes %s%s; Slurm: \"Parsing error at unrecognized key\", fatal)", line, textin.Clip(k), l.Pairs[0].Key, want, didYouMean(table, k))
 			}
 			if prev, dup := val[p[0]]; dup {
 				warn(fmt.Sprintf("line %d: %s given twice (%s and %s); Slurm uses the last (\"specified more than once, latest value used\")", line, strings.SplitN(fields[i+1], "=", 2)[0], prev, fields[i+1]))
@@ -310,7 +311,7 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 // as BlockSizes= (a list of integers). Aliases (&list ... *list) read as the node they
 // name; merge keys (<<) are unknown keys.
 func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
-	data, err := topo.ReadLimited(r, 64<<20)
+	data, err := textin.ReadAll(r, 64<<20, "the file")
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,15 @@
 package slurm
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -25,10 +28,7 @@ func readFile(t testing.TB, path string) string {
 }
 
 func TestSlurmTopologyFilesMatchTheFabric(t *testing.T) {
-	ib, err := topo.ReadIBNetDiscover(strings.NewReader(readFile(t, testdata+"fattree.ibnetdiscover")), fabrictest.NameMap(t, testdata+"fattree.node-name-map"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ib := fabrictest.SampleFabric(t, testdata)
 	conf, err := ReadTopologyConf(strings.NewReader(readFile(t, testdata+"topology.conf")))
 	if err != nil {
 		t.Fatal(err)
@@ -316,4 +316,35 @@ func TestBlocksWithoutNodes(t *testing.T) {
 	if _, err := ParseTopologyConf(strings.NewReader("BlockName=b0\nBlockName=b1\n")); err == nil || !strings.Contains(err.Error(), "BlockSizes are not set") {
 		t.Errorf("no nodes, no BlockSizes: %v", err)
 	}
+}
+
+// sampleTreeGraph reads the sample fat tree's topology.conf (topo/testdata).
+func sampleTreeGraph(t testing.TB) *topo.Graph {
+	t.Helper()
+	g, err := ReadTopologyConf(strings.NewReader(readFile(t, testdata+"topology.conf")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// rcmTopologyFiles writes, in a temporary directory, g's topology.conf in rcm's
+// order (WriteTopology) and a slurm.conf fragment setting
+// TopologyParam=SwitchAsNodeRank, for the tests that start a Slurm on them.
+func rcmTopologyFiles(t testing.TB, g *topo.Graph) (o curves.Order, topoPath, extra string) {
+	t.Helper()
+	o, _ = curves.Generate("rcm", g)
+	var buf bytes.Buffer
+	if _, err := WriteTopology(&buf, g, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	topoPath, extra = filepath.Join(tmp, "topology.conf"), filepath.Join(tmp, "extra.conf")
+	if err := os.WriteFile(topoPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(extra, []byte("TopologyParam=SwitchAsNodeRank\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return o, topoPath, extra
 }

@@ -167,15 +167,7 @@ func TestSlurmTorus3DRoundTrip(t *testing.T) {
 // natural name order (Slurm takes them in name order), an ordering that goes back and
 // forth between leaves, and SwitchAsNodeRank's Slurm version.
 func TestWriteTopologyWarnings(t *testing.T) {
-	f, err := os.Open("../topo/testdata/topology.conf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ReadTopologyConf(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := sampleTreeGraph(t)
 	has := func(ws []string, s string) bool {
 		return slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, s) })
 	}

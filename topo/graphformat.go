@@ -15,6 +15,10 @@ import (
 // ReadGraphFormat reads them and falls back to this one for the others.
 var GraphFormats = []string{"edges", "ibnetdiscover"}
 
+// MaxGraphBytes is the largest network file ReadGraphFormat reads whole (in any
+// format, slurm's topology files included).
+const MaxGraphBytes = 256 << 20
+
 // GraphReadOptions are the settings of ReadGraphFormat.
 type GraphReadOptions struct {
 	Format      string      // one of GraphFormats or of Extra, or "" to detect it
@@ -34,7 +38,7 @@ type GraphReadOptions struct {
 // empty Format it is detected from the content (DetectGraphFormat, or opt.Detect)
 // and an undecidable file is an error.
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
-	data, err := ReadLimited(r, 256<<20)
+	data, err := textin.ReadAll(r, MaxGraphBytes, "the file")
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +80,7 @@ type UndetectedFormatError struct {
 }
 
 func (e *UndetectedFormatError) Error() string {
-	return fmt.Sprintf("cannot tell the graph format from %q; give --graph-format (%s)", firstN(e.Line, 60), strings.Join(e.Formats, ", "))
+	return fmt.Sprintf("cannot tell the graph format from %q; give --graph-format (%s)", textin.Clip(e.Line), strings.Join(e.Formats, ", "))
 }
 
 // FirstMeaningfulLine returns the first line of data that is neither blank nor a '#'
@@ -111,13 +115,6 @@ func DetectGraphFormat(data []byte) (string, error) {
 		return "edges", nil
 	}
 	return "", &UndetectedFormatError{Line: t, Formats: GraphFormats}
-}
-
-func firstN(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // LeafOrder returns the switches of g that have hosts (their groups), in the order in
@@ -191,17 +188,4 @@ func UpperSwitches(g *Graph) (sws []int, children [][]int) {
 		children = append(children, ch)
 	}
 	return sws, children
-}
-
-// ReadLimited reads all of r, refusing more than limit bytes rather than cutting the
-// input short.
-func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("the file is larger than %d MiB", limit>>20)
-	}
-	return data, nil
 }

@@ -2,8 +2,8 @@
 // diagram of a planar integer point set: every set of k input points that is the set
 // of k nearest points of some center of the plane, each with an exact witness center.
 //
-// Bender et al., "Communication-Aware Processor Allocation for Supercomputers" (2005),
-// §2.3, Theorem 3, solve the k = 3 subset problem exactly by scanning the cells of the
+// Bender et al., "Communication-Aware Processor Allocation for Supercomputers" (WADS
+// 2005, doi:10.1007/11534273_16), §2.3, Theorem 3, solve the k = 3 subset problem exactly by scanning the cells of the
 // order-3 Voronoi diagram (Lee 1982, their reference [17]); package exact builds that
 // solver (exact.Triple) and "MM over the whole plane" on Walk.
 //

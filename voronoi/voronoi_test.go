@@ -9,52 +9,14 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/oracle"
 )
 
-// bruteSets samples every center on the quarter lattice of the bounding box — the
-// arrangement of all L1 bisectors has its vertices there, every region of centers of a
-// k-nearest set is closed and piecewise linear with edges of slope 0, infinity and ±1
-// through half-integers, and outside the box the distance order does not change — and
-// collects every k-set satisfying the tie rule at some sampled center.
+// bruteSets is every k-nearest set of the plane, by key (oracle.LatticeKNearestSets:
+// every center of the quarter lattice of the bounding box, ties completed every way).
 func bruteSets(pts []geom.Point, k int) map[string][]int {
-	b := geom.BoundingBox(pts)
 	out := map[string][]int{}
-	type pd struct {
-		i int
-		d int64
-	}
-	for x4 := 4 * b.Min[0]; x4 <= 4*b.Max[0]; x4++ {
-		for y4 := 4 * b.Min[1]; y4 <= 4*b.Max[1]; y4++ {
-			ds := make([]pd, len(pts))
-			for i, p := range pts {
-				ds[i] = pd{i, abs64(int64(4*p[0]-x4)) + abs64(int64(4*p[1]-y4))}
-			}
-			slices.SortFunc(ds, func(a, b pd) int { return int(a.d - b.d) })
-			r := ds[k-1].d
-			var inner, shell []int
-			for _, e := range ds {
-				if e.d < r {
-					inner = append(inner, e.i)
-				} else if e.d == r {
-					shell = append(shell, e.i)
-				}
-			}
-			need := k - len(inner)
-			var rec func(start int, pick []int)
-			rec = func(start int, pick []int) {
-				if len(pick) == need {
-					idx := append(slices.Clone(inner), pick...)
-					slices.Sort(idx)
-					out[setKey(idx)] = idx
-					return
-				}
-				for i := start; i <= len(shell)-(need-len(pick)); i++ {
-					rec(i+1, append(pick, shell[i]))
-				}
-			}
-			rec(0, nil)
-		}
-	}
+	oracle.LatticeKNearestSets(pts, k, func(idx []int) { out[setKey(idx)] = idx })
 	return out
 }
 

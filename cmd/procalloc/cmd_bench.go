@@ -64,7 +64,6 @@ procalloc bench --graph topo/testdata/topology.yaml --graph-format slurm-topolog
 procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc genalg`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:64x64, torus:32x32x32, fattree:16,16:16,16:32")
-			graph := fs.String("graph", "", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
 			allocs := fs.String("alloc", "", "comma-separated allocator `SPECS` (as sim's --alloc; mc1x1:tb=3,9,3,2 keeps its commas)")
 			trace := fs.String("trace", "", "workload trace `FILE` (as sim's; '-' for stdin); without it the synthetic stream")
@@ -87,7 +86,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 				if err != nil {
 					return err
 				}
-				if *machine == "" && *graph == "" {
+				if *machine == "" && gf.file == "" {
 					return usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:64x64")
 				}
 				if *jobs < 0 || (*jobs == 0 && flagSet(fs, "jobs")) {
@@ -105,7 +104,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 				} else if flagSet(fs, "seed") {
 					return usagef("--seed sets the synthetic stream; with --trace the workload is the trace's")
 				}
-				m, err := loadMachineLimit(e, *machine, *graph, gf, sim.MaxNodes, "bench handles (as a replay)")
+				m, err := loadMachineLimit(e, *machine, gf, sim.MaxNodes, "bench handles (as a replay)")
 				if err != nil {
 					return err
 				}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/procalloc/procalloc/exact"
@@ -91,7 +92,7 @@ procalloc cluster --k 30 --dim 3 -o cluster30.txt`,
 				}
 				// The drawing and the table all or none.
 				return writeOutputs(e,
-					namedOutput{"--svg", *svg, func(w io.Writer) error { return clusterSVG(w, c.Points) }},
+					namedOutput{"--svg", *svg, func(w io.Writer) error { return clusterSVG(w, c.Points, clusterCaption(c)) }},
 					namedOutput{"-o", *out, func(w io.Writer) error {
 						if *asJSON {
 							return writeJSON(w, res)
@@ -145,28 +146,47 @@ func drawCluster(w io.Writer, pts []geom.Point) error {
 	return nil
 }
 
-func clusterSVG(w io.Writer, pts []geom.Point) error {
+// clusterSVG draws the cluster's points as cells, a 3D cluster one panel per z
+// layer (labelled), with the caption under them.
+func clusterSVG(w io.Writer, pts []geom.Point, caption string) error {
 	b := geom.BoundingBox(pts)
-	const cell = 20
+	const cell, font = 20, 11
 	dim := len(pts[0])
-	layers := 1
+	layers, top := 1, 0
 	if dim == 3 {
-		layers = b.Max[2] - b.Min[2] + 1
+		layers, top = b.Max[2]-b.Min[2]+1, 14
 	}
 	wx := b.Max[0] - b.Min[0] + 1
 	wy := b.Max[1] - b.Min[1] + 1
-	width := layers * (wx + 1) * cell
-	height := (wy + 1) * cell
+	width := max(layers*(wx+1)*cell, cell/2+int(math.Ceil(0.62*font*float64(len(caption))))+cell/2)
+	height := top + (wy+1)*cell + 16
 	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true})
+	d.Elem("rect", "width", width, "height", height, "fill", "white")
+	d.Newline()
+	for l := 0; dim == 3 && l < layers; l++ {
+		d.TextElem("text", fmt.Sprintf("z=%d", b.Min[2]+l), "x", l*(wx+1)*cell+cell/2, "y", top-3, "font-size", 10, "font-family", "sans-serif", "fill", "#666")
+		d.Newline()
+	}
 	for _, p := range pts {
 		layer := 0
 		if dim == 3 {
 			layer = p[2] - b.Min[2]
 		}
 		x := (layer*(wx+1)+p[0]-b.Min[0])*cell + cell/2
-		y := (b.Max[1]-p[1])*cell + cell/2
+		y := top + (b.Max[1]-p[1])*cell + cell/2
 		d.Elem("rect", "x", x, "y", y, "width", cell, "height", cell, "fill", "#3b6ea5", "stroke", "#fff")
 		d.Newline()
 	}
+	d.TextElem("text", caption, "x", cell/2, "y", height-6, "font-size", font, "font-family", "sans-serif")
 	return d.End()
+}
+
+// clusterCaption says what the drawing shows: k, the lattice, the total and
+// whether it is proven optimal.
+func clusterCaption(c exact.ClusterResult) string {
+	proof := "optimal"
+	if !c.Optimal {
+		proof = fmt.Sprintf("best found, %d above the proven bound", c.Total-c.Bound)
+	}
+	return fmt.Sprintf("%d points of Z^%d, total pairwise L1 %d (%s)", c.K, c.Dim, c.Total, proof)
 }

@@ -328,11 +328,12 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	return cw.Error()
 }
 
-// writeBarChart draws one horizontal bar per allocator.
+// writeBarChart draws one horizontal bar per allocator, titled by the metric with
+// its unit (the bars have no axis to carry it).
 func writeBarChart(w io.Writer, sums []sim.Summary, m sim.Metric) error {
-	c := plot.BarChart{Title: m.Name}
+	c := plot.BarChart{Title: metricAxis(m)}
 	if len(sums) > 0 {
-		c.Title = fmt.Sprintf("%s — %s, %s, %d jobs", m.Name, sums[0].Machine, sums[0].Sched, sums[0].Jobs)
+		c.Title = fmt.Sprintf("%s — %s, %s, %d jobs", metricAxis(m), sums[0].Machine, sums[0].Sched, sums[0].Jobs)
 	}
 	for _, s := range sums {
 		c.Bars = append(c.Bars, plot.Bar{Label: s.Alloc, Value: m.Value(&s), Text: formatMetric(m, &s)})

@@ -56,8 +56,12 @@ func TestCompareOrderAndOutputs(t *testing.T) {
 		t.Errorf("CSV: %q", csvData)
 	}
 	svgData, _ := os.ReadFile(svgPath)
-	if !strings.HasPrefix(string(svgData), "<svg") || strings.Count(string(svgData), "<rect") != 3 {
+	if !strings.HasPrefix(string(svgData), "<svg") || strings.Count(string(svgData), `fill="#4878a8"`) != 3 {
 		t.Errorf("SVG: %q", svgData)
+	}
+	// The bars have no axis: the title carries the metric's unit.
+	if !strings.Contains(string(svgData), ">mean total pairwise L1 (hops) — mesh:10x10, fcfs, ") {
+		t.Errorf("SVG title without the unit: %q", svgData)
 	}
 	if code, _, _ := runCLI(t, "", "compare", "--trace", kthTrace, "--machine", "mesh:10x10", "--alloc", ""); code != 2 {
 		t.Errorf("empty --alloc: exit %d, want 2", code)

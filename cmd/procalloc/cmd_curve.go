@@ -69,7 +69,8 @@ from --hosts or --hostlist) with placements: Slurm starts only jobs whose size m
 one per job size the torus holds as a box (the most compact box); --placements LIST
 gives sizes or shapes (e.g. 2,4,8 or 2x2x1,2x2x2).
 --svg FILE also draws the curve on a 1D, 2D or 3D grid (3D: one panel per z layer; jumps
-dashed red).
+dashed red; a legend under it). A grid whose drawing would exceed 4096 pixels a side
+(20 a node) is drawn in blocks of nodes coloured by their mean rank instead.
 
 ` + graphHelp + `
 --machine also takes SST merlin's fattree:D0,U0:...:DL and dragonfly:... specs.`,
@@ -92,7 +93,6 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 		yourFiles: []yourFile{yourOptPairs, yourNodes, {"/etc/slurm/slurm.conf", "your site's slurm.conf (its NodeName lines get the weights)"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")
-			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
 			curve := fs.String("curve", "", "curve `NAME` (see --list) or a ranking file to convert ('-' for stdin)")
 			rankingFormat := fs.String("ranking-format", "", rankingFormatUsage())
@@ -129,9 +129,9 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 						return usagef("--list lists the curves and exits: it takes no --format (--json for JSON)")
 					}
 					var m topo.Machine
-					if *machine != "" || *graphFile != "" {
+					if *machine != "" || gf.file != "" {
 						var err error
-						if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
+						if m, err = loadMachine(e, *machine, gf); err != nil {
 							return err
 						}
 					}
@@ -148,7 +148,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 				if err := refuseEmptyFlags(fs, "hosts", "hostlist"); err != nil {
 					return err
 				}
-				m, err := loadMachine(e, *machine, *graphFile, gf)
+				m, err := loadMachine(e, *machine, gf)
 				if err != nil {
 					return err
 				}
@@ -156,7 +156,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 					// Ordered anyway (a curve visits the parts one after another), but
 					// evaluate and order refuse such a network: say it.
 					if err := g.CheckConnected(); err != nil {
-						fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %v: the ordering takes the parts one after another, and no hop distance joins them (evaluate and order refuse it)\n", *graphFile, err)
+						fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %v: the ordering takes the parts one after another, and no hop distance joins them (evaluate and order refuse it)\n", gf.file, err)
 					}
 				}
 				rf, err := parseRankingFormat(*rankingFormat)

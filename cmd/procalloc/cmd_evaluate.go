@@ -61,7 +61,6 @@ procalloc evaluate --graph topo/testdata/fattree.ibnetdiscover --graph-format ib
 procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve bfs --weights list:1`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16")
-			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
 			ranking := fs.String("ranking", "", "ranking `FILE` to score ('-' for stdin; format from --ranking-format, else the extension, else the content)")
 			rankingFormat := fs.String("ranking-format", "", rankingFormatUsage())
@@ -74,7 +73,7 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				m, err := loadMachine(e, *machine, *graphFile, gf)
+				m, err := loadMachine(e, *machine, gf)
 				if err != nil {
 					return err
 				}

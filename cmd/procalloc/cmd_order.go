@@ -153,7 +153,6 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 		yourFiles: []yourFile{yourOptPairs},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:4x4, torus:8x8")
-			graphFile := fs.String("graph", "", "network `FILE` ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml")
 			gf := declareGraphFlags(fs)
 			qapFile := fs.String("qap", "", "solve a QAPLIB-format `FILE` instead of an ordering")
 			weights := fs.String("weights", "", "weights `SPEC`: list:W1,W2,... (w(t) for t = 1, 2, ...) or exp:B:K (w(t) = B^(1-t), t <= K)")
@@ -237,7 +236,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					for _, f := range []struct {
 						name string
 						set  bool
-					}{{"--machine", *machine != ""}, {"--graph", *graphFile != ""}, {"--weights", *weights != ""}, {"--ring", *ring}, {"--start", *start != ""}} {
+					}{{"--machine", *machine != ""}, {"--graph", gf.file != ""}, {"--weights", *weights != ""}, {"--ring", *ring}, {"--start", *start != ""}} {
 						if f.set {
 							given = append(given, f.name)
 						}
@@ -265,7 +264,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					if ws, err = curves.ParseWeights(*weights); err != nil {
 						return usagef("--weights: %v", err)
 					}
-					if m, err = loadMachine(e, *machine, *graphFile, gf); err != nil {
+					if m, err = loadMachine(e, *machine, gf); err != nil {
 						return err
 					}
 					f := curves.Format(*format)

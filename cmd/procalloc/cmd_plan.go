@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
@@ -92,7 +93,6 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 		yourFiles: []yourFile{yourNodes, {"slurm.conf", "your site's slurm.conf, defining the nodes nid[001-512]"}, {"/etc/slurm/slurm.conf", "your site's slurm.conf"}, {"/etc/slurm/topology.conf", "your site's topology.conf"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
-			graphFile := fs.String("graph", "", "network `FILE`: ibnetdiscover, topology.conf, topology.yaml or an edge list")
 			gf := declareGraphFlags(fs)
 			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
 			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required)")
@@ -152,12 +152,12 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				} else if v, ok := scontrolVersion(ctx); ok {
 					opt.Version, opt.VersionSource = v, "scontrol --version"
 				}
-				m, warnings, err := loadMachineWarnings(e, *machine, *graphFile, gf, planMaxNodes, "plan handles")
+				m, warnings, err := loadMachineWarnings(e, *machine, gf, planMaxNodes, "plan handles")
 				if err != nil {
 					return err
 				}
 				opt.Machine, opt.MachineWarnings = m, warnings
-				opt.MachineSource = *graphFile
+				opt.MachineSource = gf.file
 				if *machine != "" {
 					opt.MachineSource = *machine
 				}
@@ -222,7 +222,7 @@ func readSmallFile(e *env, path, flag string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	defer r.Close()
-	data, err := topo.ReadLimited(r, 64<<20)
+	data, err := textin.ReadAll(r, 64<<20, "the file")
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}

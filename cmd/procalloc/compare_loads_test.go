@@ -72,17 +72,24 @@ func TestCompareLoadsChart(t *testing.T) {
 	if len(legend) != 2 || legend[0][1] != "mc1x1" || legend[1][1] != "bf:hilbert" {
 		t.Fatalf("legend %q, want mc1x1, bf:hilbert", legend)
 	}
-	// Points, one circle per run, coloured by the allocator's line.
-	circles := regexp.MustCompile(`<circle cx="([0-9.]+)" cy="([0-9.]+)" r="2.5" fill="(#[0-9a-f]+)"`).FindAllStringSubmatch(svg, -1)
-	if len(circles) != 6 {
-		t.Fatalf("%d points, want 6", len(circles))
+	// Points, one marker per run, coloured by the allocator's line.
+	circles := regexp.MustCompile(`<use href="#mk[0-9]+" x="([0-9.]+)" y="([0-9.]+)" fill="(#[0-9a-f]+)"`).FindAllStringSubmatch(svg, -1)
+	if len(circles) != 6+2 {
+		t.Fatalf("%d markers, want 6 points and 2 legend entries", len(circles))
 	}
+	// The y axis runs from 0 to its top tick, the largest label left of it.
 	hi := 0.0
-	for _, r := range res.Runs {
-		hi = max(hi, r.Resp)
+	for _, m := range regexp.MustCompile(`<text x="84" y="[0-9.]+" text-anchor="end">([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatalf("y tick %q: %v", m[1], err)
+		}
+		hi = max(hi, v)
 	}
-	if res.Runs[0].Resp == res.Runs[3].Resp {
-		t.Fatalf("mc1x1 and bf:hilbert agree at load 1 (%g): the points would not tell the lines apart", res.Runs[0].Resp)
+	for _, r := range res.Runs {
+		if r.Resp > hi {
+			t.Fatalf("%s at load %g: %g above the axis' top tick %g", r.Alloc, r.Load, r.Resp, hi)
+		}
 	}
 	colour := map[string]string{"mc1x1": "#1f77b4", "bf:hilbert": "#ff7f0e"}
 	for _, r := range res.Runs {

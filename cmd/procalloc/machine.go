@@ -13,14 +13,17 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// graphFlags are the flags that say how to read --graph FILE.
+// graphFlags are --graph FILE and the flags that say how to read it.
 type graphFlags struct {
-	format, nameMap, topology string
+	file, format, nameMap, topology string
 }
 
+// declareGraphFlags declares --graph and its options, with sim's help texts (every
+// command that reads a network reads it as sim does: slurm.GraphFile).
 func declareGraphFlags(fs *flag.FlagSet) *graphFlags {
 	g := &graphFlags{}
 	u := sweep.Usage // the help texts of sim's --graph options, which these are
+	fs.StringVar(&g.file, "graph", "", u("graph"))
 	fs.StringVar(&g.format, "graph-format", "", u("graph-format"))
 	fs.StringVar(&g.nameMap, "node-name-map", "", u("node-name-map"))
 	fs.StringVar(&g.topology, "topology", "", u("topology"))
@@ -36,17 +39,17 @@ are ordered and allocated.
 Reading ` + ibnetdiscoverHelp
 
 // loadMachine returns the machine of --machine SPEC (a grid, fattree:..., dragonfly:...)
-// or --graph FILE (exactly one). A --machine of more than curveMaxNodes nodes is a
-// usage error.
-func loadMachine(e *env, spec, graphFile string, gf *graphFlags) (topo.Machine, error) {
-	return loadMachineLimit(e, spec, graphFile, gf, curveMaxNodes, "curve, evaluate and order handle")
+// or --graph FILE (gf, exactly one). A --machine of more than curveMaxNodes nodes is
+// a usage error.
+func loadMachine(e *env, spec string, gf *graphFlags) (topo.Machine, error) {
+	return loadMachineLimit(e, spec, gf, curveMaxNodes, "curve, evaluate and order handle")
 }
 
 // loadMachineLimit is loadMachine with the command's own node limit, named by what.
-func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int, what string) (topo.Machine, error) {
-	m, warnings, err := loadMachineWarnings(e, spec, graphFile, gf, limit, what)
+func loadMachineLimit(e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, error) {
+	m, warnings, err := loadMachineWarnings(e, spec, gf, limit, what)
 	for _, w := range warnings {
-		printWarnings(e, []sim.Warning{{Field: "GraphFile", File: graphFile, Text: w}})
+		printWarnings(e, []sim.Warning{{Field: "GraphFile", File: gf.file, Text: w}})
 	}
 	return m, err
 }
@@ -54,16 +57,15 @@ func loadMachineLimit(e *env, spec, graphFile string, gf *graphFlags, limit int,
 // loadMachineWarnings is loadMachineLimit returning what reading --graph warned of
 // (a topology file's accepted oddities, ibnetdiscover's dual-rail hosts and
 // aggregation nodes) instead of printing it.
-func loadMachineWarnings(e *env, spec, graphFile string, gf *graphFlags, limit int, what string) (topo.Machine, []string, error) {
+func loadMachineWarnings(e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, []string, error) {
+	graphFile := gf.file
 	switch {
 	case spec != "" && graphFile != "":
 		return nil, nil, usagef("give either --machine or --graph, not both")
 	case spec != "":
-		if gf != nil {
-			for _, f := range []struct{ name, value string }{{"--graph-format", gf.format}, {"--node-name-map", gf.nameMap}, {"--topology", gf.topology}} {
-				if f.value != "" {
-					return nil, nil, usagef("%s goes with --graph, not --machine", f.name)
-				}
+		for _, f := range []struct{ name, value string }{{"--graph-format", gf.format}, {"--node-name-map", gf.nameMap}, {"--topology", gf.topology}} {
+			if f.value != "" {
+				return nil, nil, usagef("%s goes with --graph, not --machine", f.name)
 			}
 		}
 		m, err := topo.ParseMachineMax(spec, limit)
@@ -75,12 +77,9 @@ func loadMachineWarnings(e *env, spec, graphFile string, gf *graphFlags, limit i
 		}
 		return m, nil, nil
 	case graphFile != "":
-		f := slurm.GraphFile{Path: graphFile, Stdin: e.stdin}
-		if gf != nil {
-			f.Format, f.NodeNameMap, f.Topology = gf.format, gf.nameMap, gf.topology
-			if f.Format != "" && !slices.Contains(slurm.GraphFormats, f.Format) {
-				return nil, nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats, ", "))
-			}
+		f := slurm.GraphFile{Path: graphFile, Stdin: e.stdin, Format: gf.format, NodeNameMap: gf.nameMap, Topology: gf.topology}
+		if f.Format != "" && !slices.Contains(slurm.GraphFormats, f.Format) {
+			return nil, nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats, ", "))
 		}
 		g, warnings, err := f.Read()
 		if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {

@@ -1,6 +1,3 @@
-// Command procalloc generates node orderings, solves k-point subset problems, and
-// replays workload traces to compare processor allocators. Run "procalloc help" for
-// the list of commands and "procalloc help COMMAND" for one command's flags.
 package main
 
 import (

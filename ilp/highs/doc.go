@@ -11,5 +11,5 @@
 // Without the tag the same API compiles, Available reports false and Solve returns
 // ErrNotAvailable, which says how to build with HiGHS. Why a binding of our own:
 // the published Go wrappers are not reachable from this project's module proxy, and
-// the binding needs little of the API.
+// the binding needs little of the API. It follows no paper: it binds HiGHS's C API.
 package highs

@@ -1,12 +1,8 @@
-// Package fabrictest holds what the tests of the fabric readers know of the sample
-// fat tree in topo/testdata (16 hosts, node01 to node16, host k on leaf ((k-1) mod 4)+1
-// under two spines), described there as ibnetdiscover prints it (package topo) and
-// as Slurm's topology.conf and topology.yaml describe it (package slurm), so that
-// every reader is held to one expected network. Only tests use it.
 package fabrictest
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,4 +83,20 @@ func CheckSampleFatTree(t testing.TB, what string, g *topo.Graph) {
 			t.Fatalf("%s: group %+v", what, gr)
 		}
 	}
+}
+
+// SampleFabric reads the sample fat tree as ibnetdiscover prints it, with its
+// node-name-map (switch names leaf1 ... and spine1 ...), from dir (the path of
+// topo/testdata from the calling test's package).
+func SampleFabric(t testing.TB, dir string) *topo.Graph {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "fattree.ibnetdiscover"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := topo.ReadIBNetDiscover(strings.NewReader(string(b)), NameMap(t, filepath.Join(dir, "fattree.node-name-map")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

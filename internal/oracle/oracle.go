@@ -1,9 +1,7 @@
-// Package oracle holds reference definitions: slow, plainly correct implementations
-// that the fast code of the module is checked against in tests (brute-force sums, an
-// independent k = 3 search). Only tests import it; it is not part of procalloc's API.
 package oracle
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -137,4 +135,58 @@ func RandomGraph(rng *rand.Rand, n, extra int) *topo.Graph {
 		panic(err)
 	}
 	return g
+}
+
+// LatticeKNearestSets calls visit with every k-set of pts (indices ascending) that
+// is the k nearest points, in L1 with ties completed every way, of some center on the
+// quarter lattice of the points' bounding box. The arrangement of all L1 bisectors of
+// plane points has its vertices there, every region of centers of one k-nearest set
+// is closed and piecewise linear with edges of slope 0, infinity and ±1 through
+// half-integers, and outside the box the distance order does not change: so these are
+// all the k-nearest sets of the plane (voronoi.KNearestSets' definition, and the
+// candidates of the plane MM, exact.PlaneMM). A set may be visited more than once.
+func LatticeKNearestSets(pts []geom.Point, k int, visit func(idx []int)) {
+	b := geom.BoundingBox(pts)
+	type pd struct {
+		i int
+		d int64
+	}
+	abs := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	for x4 := 4 * b.Min[0]; x4 <= 4*b.Max[0]; x4++ {
+		for y4 := 4 * b.Min[1]; y4 <= 4*b.Max[1]; y4++ {
+			ds := make([]pd, len(pts))
+			for i, p := range pts {
+				ds[i] = pd{i, abs(int64(4*p[0]-x4)) + abs(int64(4*p[1]-y4))}
+			}
+			slices.SortFunc(ds, func(a, b pd) int { return cmp.Compare(a.d, b.d) })
+			r := ds[k-1].d
+			var inner, shell []int
+			for _, e := range ds {
+				if e.d < r {
+					inner = append(inner, e.i)
+				} else if e.d == r {
+					shell = append(shell, e.i)
+				}
+			}
+			need := k - len(inner)
+			var rec func(start int, pick []int)
+			rec = func(start int, pick []int) {
+				if len(pick) == need {
+					idx := append(slices.Clone(inner), pick...)
+					slices.Sort(idx)
+					visit(idx)
+					return
+				}
+				for i := start; i <= len(shell)-(need-len(pick)); i++ {
+					rec(i+1, append(pick, shell[i]))
+				}
+			}
+			rec(0, nil)
+		}
+	}
 }

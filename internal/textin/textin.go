@@ -1,8 +1,3 @@
-// Package textin is the one reader of procalloc's line-oriented text formats: points
-// (geom.ReadPoints), graphs (topo.ReadGraph), node lists, ranking and host-name files
-// (package curves). In all of them '#' starts a comment that runs to the end of the
-// line, blank lines carry no data, a UTF-8 byte-order mark at the start is skipped,
-// and an error names its 1-based line.
 package textin
 
 import (
@@ -13,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // MaxLine is the longest line a Lines reads (a node list may put every node on one
@@ -33,12 +29,17 @@ func (e *LineError) Error() string {
 }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Clip is a line's text as a LineError quotes it: at most 120 bytes, then "...".
+// Clip is a line's text (or a token of it) as an error quotes it: at most 120
+// bytes, cut at a rune's start so that the message stays valid UTF-8, then "...".
 func Clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "..."
+	if len(s) <= 120 {
+		return s
 	}
-	return s
+	cut := 120
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // StripComment returns s without its comment ('#' to the end).
@@ -165,7 +166,16 @@ func (c *capped) Read(p []byte) (int, error) {
 }
 
 func (c *capped) err() error {
-	return fmt.Errorf("%s is longer than %d bytes: %w", c.what, c.max, ErrTooLarge)
+	return fmt.Errorf("%s is longer than %s: %w", c.what, Size(c.max), ErrTooLarge)
+}
+
+// Size says a cap in bytes: "256 MiB" when it is whole mebibytes, else "1049600
+// bytes".
+func Size(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // ReadAll reads r whole (see Capped): more than max bytes is an error.

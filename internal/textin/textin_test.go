@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 func TestLinesSkipCommentsAndNameLines(t *testing.T) {
@@ -42,6 +43,23 @@ func TestLinesReportReadErrorWithLine(t *testing.T) {
 	}
 	if err := l.Err(); !errors.Is(err, iotest.ErrTimeout) || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("read error: %v", err)
+	}
+}
+
+// TestSize: a cap of whole mebibytes is said in MiB (the network and
+// configuration readers' caps), any other in bytes.
+func TestSize(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{10, "10 bytes"}, {1 << 20, "1 MiB"}, {256 << 20, "256 MiB"}, {1<<20 + 1, "1048577 bytes"}, {1 << 19, "524288 bytes"}} {
+		if got := Size(c.n); got != c.want {
+			t.Errorf("Size(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	_, err := ReadAll(iotest.OneByteReader(zeros{}), 1<<20, "the file")
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "the file is longer than 1 MiB") {
+		t.Errorf("1 MiB cap: %v", err)
 	}
 }
 
@@ -95,5 +113,27 @@ func TestLinesSkipByteOrderMark(t *testing.T) {
 	l.Next()
 	if !l.Next() || l.Fields()[0] != BOM+"2" {
 		t.Errorf("a mark on line 2 is text: got %q", l.Fields())
+	}
+}
+
+// Clip keeps short texts, and cuts long ones to at most 120 bytes at a rune's
+// start: the result is valid UTF-8 and a prefix of the text, for every cut point
+// of 1- to 4-byte runes.
+func TestClip(t *testing.T) {
+	if got := Clip("short"); got != "short" {
+		t.Fatalf("Clip(short) = %q", got)
+	}
+	if s := strings.Repeat("x", 120); Clip(s) != s {
+		t.Fatalf("Clip of 120 bytes changed it")
+	}
+	for _, r := range []string{"x", "é", "€", "𝄞"} {
+		for pad := range 4 {
+			s := strings.Repeat("y", pad) + strings.Repeat(r, 200)
+			got := Clip(s)
+			body, ok := strings.CutSuffix(got, "...")
+			if !ok || len(body) > 120 || len(body) < 117 || !utf8.ValidString(got) || !strings.HasPrefix(s, body) {
+				t.Errorf("Clip(%d x %q after %d) = %q", 200, r, pad, got)
+			}
+		}
 	}
 }

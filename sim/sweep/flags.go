@@ -170,7 +170,7 @@ var replayFlags = func() map[string]replayFlag {
 		"machine": strFlag(func(s *sim.Spec, v string) { s.Machine, s.MachineSpec = nil, v }).
 			with("MachineSpec", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8"),
 		"graph": strFlag(func(s *sim.Spec, v string) { s.GraphFile = v }).
-			with("GraphFile", "network `FILE` instead of --machine: edge list, ibnetdiscover, topology.conf or topology.yaml"),
+			with("GraphFile", "network `FILE` instead of --machine ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml"),
 		"graph-format": strFlag(func(s *sim.Spec, v string) { s.GraphFormat = v }).
 			with("GraphFormat", "format of --graph: "+strings.Join(slurm.GraphFormats, ", ")+" (default: detected from the content)"),
 		"node-name-map": strFlag(func(s *sim.Spec, v string) { s.NodeNameMap = v }).

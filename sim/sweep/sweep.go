@@ -1,20 +1,3 @@
-// Package sweep expands a sweep file (lists of traces, machines, allocators,
-// schedulers, load factors, communication patterns and seeds) into replay items in
-// a fixed order, names each by a hash of its parameters, and keeps results as JSON
-// lines that survive being killed: each finished item is appended whole (one write
-// to a file opened for appending, under an flock so that two runs never write one
-// file at once), a rerun skips what is done, a torn last line is cut off and its
-// item redone, a damaged line elsewhere is skipped with a warning. Everything read
-// is capped (MaxSpecBytes, MaxItems, MaxLineBytes, MaxResultsBytes). Items split
-// into shards by index (i mod n), the way Slurm job arrays run them; merging the
-// shards' files gives exactly the file of a single run. Spec.Run runs items with
-// no command line: each item's flags are decoded onto sim.Spec's fields
-// (ApplyFlags, Params.Replay).
-//
-// Replay grids of this kind are the experiments of Bunde, Leung and Mache,
-// "Communication patterns and allocation strategies" (2004), §4 (2 meshes x 3
-// patterns x 5 load factors x 12 allocators) and of Johnson et al. 2010's
-// tie-breaking search.
 package sweep
 
 import (
@@ -145,7 +128,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 				e = e.Alias
 			}
 			if _, err := sim.ParseEngine(e.Value); err != nil || e.Kind != yaml.ScalarNode || e.Value == "" {
-				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want message or flit", e.Line, i+1, e.Value)
+				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, e.Value, sim.Choices(sim.Engines))
 			}
 		}
 	}
@@ -276,8 +259,8 @@ func (s *Spec) Check() error {
 		}
 	}
 	for i, a := range s.Allocators {
-		if name, _, _ := strings.Cut(a, ":"); !slices.Contains(alloc.Names(), name) {
-			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: unknown allocator %q; valid: %s", i+1, a, name, strings.Join(alloc.Names(), ", ")))
+		if err := alloc.CheckFamily(a); err != nil {
+			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: %w", i+1, a, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -1,0 +1,9 @@
+// Package slurmtest drives a real Slurm started by scripts/slurm-cluster.sh (several
+// slurmd on loopback) for the tests that compare procalloc's emulation of Slurm's
+// node selection with Slurm itself: it submits jobs (salloc --no-shell, or sbatch),
+// reads where Slurm put them (squeue), cancels them and waits until their nodes are
+// free again, and plays a seeded sequence of submissions and cancellations against
+// an allocator that predicts every placement (Compare). Only tests use it.
+//
+// It follows no paper: it drives Slurm's own commands.
+package slurmtest

@@ -1,0 +1,8 @@
+// Package textin is the one reader of procalloc's line-oriented text formats: points
+// (geom.ReadPoints), graphs (topo.ReadGraph), node lists, ranking and host-name files
+// (package curves). In all of them '#' starts a comment that runs to the end of the
+// line, blank lines carry no data, a UTF-8 byte-order mark at the start is skipped,
+// and an error names its 1-based line.
+//
+// It follows no paper.
+package textin
