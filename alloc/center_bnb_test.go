@@ -277,7 +277,11 @@ func TestMCBoundsMatchPlain(t *testing.T) {
 		}
 		t.Run(g.Spec(), func(t *testing.T) {
 			for r := range rounds {
-				plain, fast := NewMC(g), NewMC(g)
+				plain, err := NewMC(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fast, _ := NewMC(g)
 				plain.plain = true
 				free := randomFreeSet(rng, g)
 				setFree(t, plain, free)

@@ -80,6 +80,7 @@ type TieReporter interface {
 	// last allocation: 1 when it was unique, 0 when no choice was scored (the job
 	// took every free node) or tie counting is off.
 	LastTies() int
+	// TieStats returns the tie counts of the allocations made while counting was on.
 	TieStats() TieStats
 }
 

@@ -45,7 +45,9 @@ func init() {
 		})
 }
 
-// MBS is the Multiple Buddy Strategy allocator (see above).
+// MBS is the Multiple Buddy Strategy allocator (W. Lo, K. Windisch, W. Liu and B.
+// Nitzberg, IEEE TPDS 8(7), 1997, doi:10.1109/71.598343; the block-based comparator of
+// Johnson et al. 2010 §2): square power-of-two buddy blocks, rules in mbs.go's notes.
 type MBS struct {
 	g  *topo.Grid
 	st *State

@@ -15,10 +15,10 @@ func init() {
 				return nil, fmt.Errorf("mc takes no argument (the shape comes from the job size), got %q", arg)
 			}
 			g, ok := m.(*topo.Grid)
-			if !ok || g.Wraps() {
+			if !ok {
 				return nil, fmt.Errorf("mc needs a mesh without wraparound, not %s", m.Spec())
 			}
-			return NewMC(g), nil
+			return NewMC(g)
 		})
 }
 
@@ -49,15 +49,19 @@ type MC struct {
 	keys  []uint64 // chooseNodes
 }
 
-// NewMC returns MC on mesh g, every node free.
-func NewMC(g *topo.Grid) *MC {
+// NewMC returns MC on mesh g, every node free. A grid that wraps is refused: the
+// shells are boxes of the mesh (Mache et al. place none across a wrap).
+func NewMC(g *topo.Grid) (*MC, error) {
+	if g.Wraps() {
+		return nil, fmt.Errorf("mc needs a mesh without wraparound, not %s", g.Spec())
+	}
 	d := g.Dims()
 	a := &MC{g: g, st: NewState(g.N()), dims: d, dirty: true,
 		c: make([]int, len(d)), lo: make([]int, len(d)), hi: make([]int, len(d))}
 	a.fb = newFreeBoxes(g, nil)
 	a.cs = newCenterSearch(g, a.fb)
 	a.cs.first = true // the first centre of least cost in node-index order
-	return a
+	return a, nil
 }
 
 // Shape returns the box MC requests for k nodes on a machine of sides dims.

@@ -3,6 +3,7 @@ package alloc
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
@@ -105,7 +106,10 @@ func TestMCMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, spec := range []string{"mesh:8x8", "mesh:16x6", "mesh:4x3x3", "mesh:9"} {
 		g, _ := topo.ParseSpec(spec)
-		a := NewMC(g)
+		a, err := NewMC(g)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var live [][]int
 		for step := range 400 {
 			if len(live) > 0 && (rng.IntN(3) == 0 || a.NumFree() == 0) {
@@ -214,5 +218,19 @@ func TestPagingTakesWholePages(t *testing.T) {
 	}
 	if _, err := a.Allocate(1); err == nil {
 		t.Fatal("allocation with no free page accepted")
+	}
+}
+
+// TestNewMCRefusesWraparound: NewMC, like Parse("mc"), refuses a grid that wraps
+// (it built an MC on a torus, whose shells ignore the wrap, without a word).
+func TestNewMCRefusesWraparound(t *testing.T) {
+	for _, spec := range []string{"torus:4x4", "mesh:4x4x4:wrap=z"} {
+		g, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewMC(g); err == nil || !strings.Contains(err.Error(), "without wraparound") {
+			t.Errorf("NewMC(%s): error %v, want a refusal", spec, err)
+		}
 	}
 }

@@ -18,7 +18,8 @@ type State struct {
 	nf   int
 }
 
-// NewState returns the state of an n-node machine with every node free.
+// NewState returns the state of an n-node machine with every node free; n must not
+// be negative (it panics).
 func NewState(n int) *State {
 	s := &State{n: n, free: make([]uint64, (n+63)/64)}
 	s.Reset()

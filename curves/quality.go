@@ -18,8 +18,9 @@ import (
 // with this function. O(n K) distance evaluations (on grids a few subtractions each,
 // on graphs one hop-index lookup each, see topo.Graph.Dist).
 //
-// o must be a valid Order of m (see Order.Validate); an unreachable pair (a disconnected
-// graph) is an error.
+// o must be a valid Order of m (see Order.Validate) and w valid weights (see
+// Weights.Validate: a NaN or negative weight gave a NaN or negative F without an
+// error); an unreachable pair (a disconnected graph) is an error.
 func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 	return ObjectiveContext(context.Background(), m, o, w, ring)
 }
@@ -29,6 +30,9 @@ func Objective(m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 // thousands (evaluate was stopped by the command's watchdog instead).
 func ObjectiveContext(ctx context.Context, m topo.Machine, o Order, w Weights, ring bool) (float64, error) {
 	if err := o.Validate(m.N()); err != nil {
+		return 0, err
+	}
+	if err := w.Validate(); err != nil {
 		return 0, err
 	}
 	sums, err := lagSums(ctx, m, o, len(w), ring)

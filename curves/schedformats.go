@@ -267,7 +267,7 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 			var rank int
 			var rest string
 			if _, err := fmt.Sscanf(l, "rank %d=%s", &rank, &rest); err != nil {
-				return nil, fmt.Errorf("line %d: want \"rank R=HOST slot=S\": %v", ln, err)
+				return nil, fmt.Errorf("line %d: want \"rank R=HOST slot=S\": %w", ln, err)
 			}
 			es = append(es, entry{rank, rest, ln})
 		}

@@ -87,6 +87,13 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 	if err := geom.CheckDims(pts); err != nil {
 		return SubsetResult{}, fmt.Errorf("exact: %w", err)
 	}
+	for i, p := range pts {
+		for j, v := range p {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return SubsetResult{}, fmt.Errorf("exact: point %d coordinate %d is %v", i, j, v)
+			}
+		}
+	}
 	if k < 1 || k > n {
 		return SubsetResult{}, fmt.Errorf("exact: k = %d must be between 1 and the number of points (%d)", k, n)
 	}

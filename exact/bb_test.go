@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,12 @@ func TestSubsetErrors(t *testing.T) {
 	}
 	if _, err := Subset(ctx, []geom.PointF{{0, 0}, {1, 1}}, 2, SubsetOptions{Incumbent: []int{0, 0}}); err == nil {
 		t.Error("bad incumbent accepted")
+	}
+	// A NaN or infinite coordinate is an error naming it (it panicked: index out of
+	// range in the search's sorted distance rows).
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := Subset(ctx, []geom.PointF{{0, 0}, {bad, 1}, {2, 2}}, 2, SubsetOptions{}); err == nil || !strings.Contains(err.Error(), "point 1 coordinate 0") {
+			t.Errorf("coordinate %v: error %v, want one naming point 1 coordinate 0", bad, err)
+		}
 	}
 }

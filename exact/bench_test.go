@@ -17,7 +17,7 @@ func BenchmarkTriple(b *testing.B) {
 		pts := randPts(r, n, 1<<20, 0)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Triple(pts); err != nil {
+				if _, err := Triple(context.Background(), pts); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -35,7 +35,7 @@ func TestPlaneMMRarelyBeatsMM(t *testing.T) {
 				x, y := r.IntN(100), r.IntN(100)
 				pts[i], ptsF[i] = geom.Point{x, y}, geom.PointF{float64(x), float64(y)}
 			}
-			pm, err := PlaneMM(pts, k)
+			pm, err := PlaneMM(context.Background(), pts, k)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -38,8 +39,11 @@ type SetResult struct {
 //
 // The reported witness is the triple's coordinate-wise median (doubled), the center
 // of its smallest Steiner star, which the argument above shows is a valid witness.
-func Triple(pts []geom.Point) (SetResult, error) {
-	r, err := planeMM(pts, 3)
+//
+// It honours ctx as PlaneMM does: stopped, it returns the best triple found so far,
+// not proven optimal, and an error wrapping ctx's cause.
+func Triple(ctx context.Context, pts []geom.Point) (SetResult, error) {
+	r, err := planeMM(ctx, pts, 3)
 	if err != nil {
 		return r, err
 	}
@@ -57,11 +61,16 @@ func Triple(pts []geom.Point) (SetResult, error) {
 // tie-breaking (MM's set is a k-nearest set of its center) and equals the optimum for
 // k <= 3. Families with many tied boundary points are completed by exhaustive search
 // over distinct positions, so heavy ties cost time, not correctness.
-func PlaneMM(pts []geom.Point, k int) (SetResult, error) {
-	return planeMM(pts, k)
+//
+// It honours ctx: when ctx ends, it returns within 64 points of the walk
+// (voronoi.WalkBounded) or 1,024 candidate sets, with the best set found so far (a k-nearest set, not proven the best over the plane) and an
+// error wrapping context.Cause(ctx); an empty result when none was found yet.
+func PlaneMM(ctx context.Context, pts []geom.Point, k int) (SetResult, error) {
+	return planeMM(ctx, pts, k)
 }
 
-func planeMM(pts []geom.Point, k int) (SetResult, error) {
+// planeMM is PlaneMM; Triple calls it with k = 3.
+func planeMM(ctx context.Context, pts []geom.Point, k int) (SetResult, error) {
 	if err := voronoi.CheckInput(pts, k); err != nil {
 		return SetResult{}, fmt.Errorf("exact: %w", err)
 	}
@@ -92,6 +101,16 @@ func planeMM(pts []geom.Point, k int) (SetResult, error) {
 			best = SetResult{Indices: sorted, Total: v, Center2: c2}
 		}
 	}
+	// stop reports whether ctx has ended, looking at it once every 1,024 calls (one
+	// a family and one a completed candidate set).
+	var stopped error
+	calls := 0
+	stop := func() bool {
+		if calls++; stopped == nil && calls%1024 == 0 && ctx.Err() != nil {
+			stopped = context.Cause(ctx)
+		}
+		return stopped != nil
+	}
 	var cand []int
 	// Only k-sets with total <= incumbent matter, and their diameter is at most
 	// total/(k-1); with no incumbent yet, no bound.
@@ -101,7 +120,10 @@ func planeMM(pts []geom.Point, k int) (SetResult, error) {
 		}
 		return best.Total / int64(k-1)
 	}
-	err := voronoi.WalkBounded(pts, k, maxDiam, func(f *voronoi.Family) bool {
+	err := voronoi.WalkBounded(ctx, pts, k, maxDiam, func(f *voronoi.Family) bool {
+		if stop() {
+			return false
+		}
 		need := f.Need(k)
 		cur = append(cur[:0], f.Inner...)
 		if need == 0 {
@@ -124,7 +146,12 @@ func planeMM(pts []geom.Point, k int) (SetResult, error) {
 		var rec func(start int)
 		rec = func(start int) {
 			if len(cur) == k {
-				consider(cur, f.Center2)
+				if !stop() {
+					consider(cur, f.Center2)
+				}
+				return
+			}
+			if stopped != nil {
 				return
 			}
 			for i := start; i <= len(cand)-(k-len(cur)); i++ {
@@ -136,8 +163,16 @@ func planeMM(pts []geom.Point, k int) (SetResult, error) {
 		rec(0)
 		return true
 	})
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		stopped = context.Cause(ctx) // the walk stopped between two families
+	} else if err != nil {
 		return SetResult{}, fmt.Errorf("exact: %w", err)
+	}
+	if stopped != nil {
+		if best.Total < 0 {
+			best = SetResult{}
+		}
+		return best, fmt.Errorf("exact: PlaneMM stopped before scanning every center: %w", stopped)
 	}
 	return best, nil
 }

@@ -1,11 +1,14 @@
 package exact
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/internal/oracle"
 	"github.com/procalloc/procalloc/ptas"
 	"github.com/procalloc/procalloc/voronoi"
@@ -55,7 +58,7 @@ func TestTripleMatchesBrute(t *testing.T) {
 			span = 1 + r.IntN(3)
 		}
 		pts := randPts(r, n, span, trial%3)
-		got, err := Triple(pts)
+		got, err := Triple(context.Background(), pts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +83,7 @@ func TestTripleMatchesSweepMedium(t *testing.T) {
 		n := 200 + r.IntN(2000)
 		span := 10 + r.IntN(5000)
 		pts := randPts(r, n, span, trial%3)
-		got, err := Triple(pts)
+		got, err := Triple(context.Background(), pts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +105,7 @@ func TestPlaneMM(t *testing.T) {
 		k := 1 + r.IntN(n)
 		span := 1 + r.IntN(8)
 		pts := randPts(r, n, span, trial%3)
-		got, err := PlaneMM(pts, k)
+		got, err := PlaneMM(context.Background(), pts, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,10 +149,57 @@ func brutePlaneMM(pts []geom.Point, k int) int64 {
 }
 
 func TestTripleErrors(t *testing.T) {
-	if _, err := Triple([]geom.Point{{0, 0}, {1, 1}}); err == nil {
+	if _, err := Triple(context.Background(), []geom.Point{{0, 0}, {1, 1}}); err == nil {
 		t.Error("n < 3 accepted")
 	}
-	if _, err := Triple([]geom.Point{{0, 0, 1}, {1, 1, 1}, {2, 2, 2}}); err == nil {
+	if _, err := Triple(context.Background(), []geom.Point{{0, 0, 1}, {1, 1, 1}, {2, 2, 2}}); err == nil {
 		t.Error("3D accepted")
+	}
+}
+
+// TestPlaneMMStopsOnContext: PlaneMM looks at ctx while it scans (ctxtest.Counting),
+// and one that ends halfway (ctxtest.StopAfter) gets an error wrapping
+// context.Canceled with a valid k-nearest set no better than the full scan's, or none.
+func TestPlaneMMStopsOnContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pts := randPts(r, 40, 6, 0)
+	const k = 10
+	counting := ctxtest.NewCounting()
+	full, err := PlaneMM(counting, pts, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	looks := counting.Looks()
+	if looks < 4 {
+		t.Fatalf("PlaneMM looked at ctx %d times; want a few", looks)
+	}
+	got, err := PlaneMM(ctxtest.StopAfter(looks/2), pts, k)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped halfway: error %v, want context.Canceled", err)
+	}
+	if got.Indices == nil {
+		return
+	}
+	checkIndices(t, got.Indices, len(pts), k)
+	if v := int64(geom.PairwiseL1Subset(pts, got.Indices)); v != got.Total || v < full.Total {
+		t.Fatalf("stopped halfway: reported %d, indices cost %d, full scan %d", got.Total, v, full.Total)
+	}
+	if err := voronoi.CheckWitness(pts, got.Indices, got.Center2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTripleStopsOnContext: Triple on a context already cancelled stops in the walk
+// and says so (an error wrapping context.Canceled), instead of scanning the input.
+func TestTripleStopsOnContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	pts := randPts(r, 2000, 300, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Triple(ctx, pts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: error %v, want context.Canceled", err)
+	}
+	if _, err := Triple(context.Background(), pts); err != nil {
+		t.Fatal(err)
 	}
 }

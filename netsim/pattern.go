@@ -169,18 +169,6 @@ func (t binaryTree) Phase(p, k int, _ *Rand, emit func(int, int) bool) {
 	}
 }
 
-// PeriodRoutes calls f with every (source, destination) pair of one whole cycle of
-// the pattern on p processors, in emission order; p = 1 gives none. rng may be nil
-// for deterministic patterns.
-func PeriodRoutes(pat Pattern, p int, rng *Rand, f func(src, dst int)) {
-	if p < 2 {
-		return
-	}
-	for k := range pat.Phases(p) {
-		pat.Phase(p, k, rng, func(s, d int) bool { f(s, d); return true })
-	}
-}
-
 // Rand is a small deterministic generator (SplitMix64, Steele et al. 2014) so that a
 // job's random choices depend only on the seed and the job, not on the order in
 // which jobs run.

@@ -81,7 +81,8 @@ func NewFlitWorkload(m topo.Machine, fc FlitConfig, pat Pattern, seed uint64, do
 
 // Network is what a Workload runs on, the message engine (*Engine) or the flit
 // engine (*FlitEngine): Run simulates up to a cycle (returning early when a job has
-// finished), Now is the current cycle, Idle reports an empty network.
+// finished), Now is the current cycle, Idle reports an empty network, Stop makes a
+// running Run return after the current cycle.
 type Network interface {
 	Run(limit int64) error
 	Now() int64

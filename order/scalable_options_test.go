@@ -54,6 +54,50 @@ func TestScalableUsesStarts(t *testing.T) {
 	}
 }
 
+// TestStartsScoredPastTheLimit: the user's starts are scored even when the time
+// limit has passed (or Ctrl-C came) before the built-in candidates were done, so
+// the result is never worse than a start given. On a loaded host the 300 ms of
+// TestScalableUsesStarts ran out in the curves and the result was node-index
+// order, F 1992.5 on mesh:20x20 against the start's 978.5. The contexts here have
+// ended before the solve begins, so nothing depends on the host's speed.
+func TestStartsScoredPastTheLimit(t *testing.T) {
+	ft, err := topo.ParseMachine("fattree:4,4:4,4:32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := curves.Weights{1, 0.5, 0.25}
+	for _, m := range []topo.Machine{topo.Mesh(20, 20), ft} {
+		start, err := curves.Generate("gilbert", m)
+		if err != nil {
+			start = curves.RowMajor(m.N())
+			slices.Reverse(start)
+		}
+		f0, err := curves.Objective(m, start, w, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		past, cancelPast := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		interrupted, interrupt := context.WithCancel(context.Background())
+		interrupt()
+		for _, ctx := range []context.Context{past, interrupted} {
+			res, err := SolveOrdering(ctx, m, w, OrderOptions{Options: Options{Method: MethodLocal}, Starts: []Start{{"mine", start}}})
+			if err != nil {
+				t.Fatalf("%s: %v", m.Spec(), err)
+			}
+			if !res.Scalable {
+				t.Fatalf("%s: not the scalable path", m.Spec())
+			}
+			if f, ok := res.Candidates["start:mine"]; !ok || f != f0 {
+				t.Errorf("%s (%v): candidate start:mine %g %v, want F %g", m.Spec(), context.Cause(ctx), f, ok, f0)
+			}
+			if res.Objective > f0 {
+				t.Errorf("%s (%v): F %g worse than the start's %g", m.Spec(), context.Cause(ctx), res.Objective, f0)
+			}
+		}
+		cancelPast()
+	}
+}
+
 // TestScalableProgressOnGraph: on a graph above ScalableMinNodes the
 // progress callback (the CLI's progress line) sees the best F so far: never
 // increasing, never below the final F nor below the bound it reports.

@@ -56,8 +56,11 @@ type Result struct {
 	// Bound is a proven lower bound on the optimum: the larger of the Gilmore-Lawler
 	// bound and HiGHS's dual bound (rounded up to the granularity when every objective
 	// value is a multiple of it).
-	Bound       float64
-	BoundSource string  // "glb", "window", "mip", or "none"
+	Bound float64
+	// BoundSource names the argument that proves Bound: "glb" (Gilmore-Lawler),
+	// "window", "walk", "mip", "bb", "dp", a structural bound's LowerBound.Source
+	// ("pairs", "ultrametric", "ultrametric-ring", "grid-window-L"), or "none".
+	BoundSource string
 	Gap         float64 // (Objective - Bound) / |Objective|, 0 when optimal
 	Status      qap.Status
 	Formulation ilp.Formulation // "" when no MIP ran

@@ -803,7 +803,7 @@ func (p *Plan) buildNames(d *Deployment) error {
 			}
 			hs, err := hostlist.Expand(pairs[i].Value)
 			if err != nil {
-				return nil, fmt.Errorf("%s=%s: %v", pairs[i].Key, pairs[i].Value, err)
+				return nil, fmt.Errorf("%s=%s: %w", pairs[i].Key, pairs[i].Value, err)
 			}
 			for j, h := range hs {
 				if nn, ok := rename[h]; ok {

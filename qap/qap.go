@@ -164,9 +164,9 @@ func (q *QAP) flowGraph() (adj [][]pairEdge, diag []float64) {
 	return adj, diag
 }
 
-// Band returns the bandwidth K of q's flows (the largest rank offset with a non-zero
-// flow, measured cyclically when ring) and whether the flows are banded at all in that
-// sense.
+// Band returns the bandwidth K of q's flows: the largest offset |i - j| (with ring,
+// min(|i - j|, n - |i - j|)) of a non-zero flow between facilities i and j; 0 when
+// every flow off the diagonal is zero. Flows that are not banded give K near n.
 func Band(q *QAP, ring bool) int {
 	n := q.N
 	k := 0

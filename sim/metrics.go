@@ -358,7 +358,13 @@ func (m *meter) components(nodes []int) int {
 	return comps
 }
 
-// Summary is the aggregate of a replay.
+// Summary is the aggregate of a replay: means over its jobs. Times (MeanWait,
+// MeanResponse, MaxWait, Makespan) are in the trace's seconds; MeanSlowdown is the mean
+// of response / max(run time, 1); Makespan is the last departure minus the first
+// arrival and Utilization the sum of procs x run time over N x Makespan; PctContiguous
+// is the percentage of jobs whose nodes form one connected component (MeanComponents
+// the mean number of components). Metrics lists every metric's key and name;
+// docs/sim.md defines them.
 type Summary struct {
 	Alloc   string `json:"alloc"`
 	Machine string `json:"machine"`

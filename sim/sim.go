@@ -24,7 +24,6 @@ type Config struct {
 	Alloc   alloc.Allocator // fresh (every node free); must be on Machine
 	Sched   Sched           // SchedFCFS (also the zero value), SchedEASY, SchedCplant or SchedAsRun
 	Compat  Compat
-	Scale   Scale
 	// Comm, when set, lets communication over the network decide run times
 	// (Bunde et al. 2004 §3.2); see Comm.
 	Comm *Comm
@@ -221,7 +220,8 @@ func (em *jobEmitter) flush() error {
 }
 
 // Scale is load scaling (Leung et al. 2002 §3; Bunde et al. 2004 §3.2). Zero values
-// leave the trace as it is.
+// leave the trace as it is. A Spec applies its Scale; a caller of Run applies one
+// with Apply before the replay (Run takes the jobs as given).
 type Scale struct {
 	Work      float64 // work multiple: run times (and estimates) are multiplied by it
 	Contract  float64 // arrival contraction: arrival times are multiplied by it
@@ -237,6 +237,24 @@ type Scale struct {
 func (s Scale) Apply(jobs []Job) ([]Job, error) {
 	if s.Work < 0 || s.Contract < 0 || s.Replicate < 0 || s.Perturb < 0 {
 		return nil, fmt.Errorf("load scaling: negative factor in %+v", s)
+	}
+	// A NaN or infinite factor, or one that takes a time past int64, would give
+	// negative or arbitrary times (Go's float to int conversion of such a value).
+	for _, f := range []struct {
+		name   string
+		factor float64
+	}{{"Work", s.Work}, {"Contract", s.Contract}} {
+		if math.IsNaN(f.factor) || math.IsInf(f.factor, 0) {
+			return nil, fmt.Errorf("load scaling: %s = %v is not a finite factor", f.name, f.factor)
+		}
+	}
+	if s.Perturb >= 1<<62 {
+		return nil, fmt.Errorf("load scaling: Perturb = %d seconds is 2^62 or more", s.Perturb)
+	}
+	for _, j := range jobs {
+		if float64(max(j.Runtime, j.Estimate))*s.Work >= 1<<62 || float64(j.Arrival)*s.Contract >= 1<<62 {
+			return nil, fmt.Errorf("load scaling: job %d's times (arrival %d, run time %d, estimate %d) scaled by Work %g and Contract %g pass 2^62 seconds", j.ID, j.Arrival, j.Runtime, j.Estimate, s.Work, s.Contract)
+		}
 	}
 	out := slices.Clone(jobs)
 	if s.Replicate > 1 {

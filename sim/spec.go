@@ -177,6 +177,7 @@ type FieldError struct {
 	Reason string
 }
 
+// Error returns the field, its value when given, and the reason.
 func (e *FieldError) Error() string {
 	if e.Value == "" {
 		return e.Field + ": " + e.ReasonWith(nil)
@@ -244,6 +245,8 @@ func (s *Spec) Validate() error {
 	}
 	if s.Scale.Perturb < 0 {
 		add(fieldErr("Scale.Perturb", strconv.FormatInt(s.Scale.Perturb, 10), "must not be negative"))
+	} else if s.Scale.Perturb >= 1<<62 {
+		add(fieldErr("Scale.Perturb", strconv.FormatInt(s.Scale.Perturb, 10), "must be less than 2^62 seconds"))
 	}
 	if s.LoadFactor != 0 && (!(s.LoadFactor > 0) || s.LoadFactor > 1e6) {
 		add(fieldErr("LoadFactor", fmt.Sprint(s.LoadFactor), "must be a load factor greater than 0 and at most 1e6 (or 0: none)"))

@@ -90,11 +90,16 @@ func (l *ConfLine) Get(key string) (string, bool) {
 
 // ConfError is an error of one line of a slurm.conf.
 type ConfError struct {
-	Line int
-	Msg  string
+	Line int    // 1-based line of the slurm.conf (of the first line of a continued one)
+	Msg  string // what is wrong, without the line
+	Err  error  // the cause, when another error is one (a hostlist or a number that does not parse); nil otherwise
 }
 
+// Error returns "line N: " and the message.
 func (e *ConfError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Unwrap returns the cause, or nil.
+func (e *ConfError) Unwrap() error { return e.Err }
 
 // ReadConf parses a slurm.conf. Errors are *ConfError values naming the line: what
 // Slurm's parser refuses (text that is not KEY=VALUE, a quoted value not closed
@@ -165,13 +170,13 @@ func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
 		}
 		pairs, err := parsePairs(line)
 		if err != nil {
-			return nil, &ConfError{Line: first + 1, Msg: err.Error()}
+			return nil, &ConfError{Line: first + 1, Msg: err.Error(), Err: err}
 		}
 		if len(pairs) == 0 {
 			continue
 		}
 		if err := check(pairs); err != nil {
-			return nil, &ConfError{Line: first + 1, Msg: err.Error()}
+			return nil, &ConfError{Line: first + 1, Msg: err.Error(), Err: err}
 		}
 		l := ConfLine{First: first + 1, Last: i, Pairs: pairs, Comment: strings.Join(comments, " ")}
 		c.Lines = append(c.Lines, l)
@@ -420,7 +425,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			for _, p := range l.Pairs[1:] {
 				switch strings.ToLower(p.Key) {
 				case "nodehostname", "nodeaddr", "bcastaddr":
-					return nil, &ConfError{l.First, fmt.Sprintf("%s not allowed with NodeName=DEFAULT (Slurm refuses it)", p.Key)}
+					return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s not allowed with NodeName=DEFAULT (Slurm refuses it)", p.Key)}
 				}
 				if _, ok := dflt[strings.ToLower(p.Key)]; !ok {
 					dfltKeys = append(dfltKeys, strings.ToLower(p.Key))
@@ -435,11 +440,11 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			continue
 		}
 		if strings.EqualFold(name, "ALL") {
-			return nil, &ConfError{l.First, "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
+			return nil, &ConfError{Line: l.First, Msg: "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
 		}
 		names, err := budget.expand(name)
 		if err != nil {
-			return nil, &ConfError{l.First, fmt.Sprintf("NodeName=%s: %v", name, err)}
+			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", name, err), Err: err}
 		}
 		lists, err := perNodeLists(l, len(names))
 		if err != nil {
@@ -448,12 +453,12 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 		w, from, wline := uint32(1), "slurm", 0
 		if v, ok := l.Get("Weight"); ok {
 			if w, err = parseWeight(v); err != nil {
-				return nil, &ConfError{l.First, err.Error()}
+				return nil, &ConfError{Line: l.First, Msg: err.Error(), Err: err}
 			}
 			from, wline = "line", l.First
 		} else if p, ok := dflt["weight"]; ok {
 			if w, err = parseWeight(p.Value); err != nil {
-				return nil, &ConfError{dfltLine["weight"], err.Error()}
+				return nil, &ConfError{Line: dfltLine["weight"], Msg: err.Error(), Err: err}
 			}
 			from, wline = "default", dfltLine["weight"]
 		}
@@ -470,18 +475,18 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			}
 			if ok {
 				if cpus, err = strconv.Atoi(v); err != nil || cpus < 1 {
-					return nil, &ConfError{l.First, fmt.Sprintf("%s=%s is not a positive number", k, v)}
+					return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s is not a positive number", k, v)}
 				}
 			}
 		}
 		if p, ok := dflt["port"]; ok && lists["port"] == nil {
 			if lists["port"], err = expandPort(p.Value, len(names)); err != nil {
-				return nil, &ConfError{dfltLine["port"], err.Error()}
+				return nil, &ConfError{Line: dfltLine["port"], Msg: err.Error(), Err: err}
 			}
 		}
 		for pos, n := range names {
 			if first, dup := seen[n]; dup {
-				return nil, &ConfError{l.First, fmt.Sprintf("node %s is defined again (first on line %d); Slurm refuses a node defined twice", n, first)}
+				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("node %s is defined again (first on line %d); Slurm refuses a node defined twice", n, first)}
 			}
 			seen[n] = l.First
 			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, Defaults: dfltPairs}
@@ -524,7 +529,7 @@ func expandPort(v string, names int) ([]string, error) {
 	}
 	vs, err := hostlist.Expand(v)
 	if err != nil {
-		return nil, fmt.Errorf("port list %s (Port=): %v", v, err)
+		return nil, fmt.Errorf("port list %s (Port=): %w", v, err)
 	}
 	if len(vs) != 1 && len(vs) != names {
 		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", v, len(vs), names)
@@ -550,21 +555,21 @@ func perNodeLists(l *ConfLine, names int) (map[string][]string, error) {
 		if lk == "port" {
 			vs, err := expandPort(v, names)
 			if err != nil {
-				return nil, &ConfError{l.First, err.Error()}
+				return nil, &ConfError{Line: l.First, Msg: err.Error(), Err: err}
 			}
 			out[lk] = vs
 			continue
 		}
 		vs, err := hostlist.Expand(v)
 		if err != nil {
-			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s: %v", key, v, err)}
+			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s: %v", key, v, err), Err: err}
 		}
 		if len(vs) != 1 && len(vs) != names {
 			more := "more"
 			if len(vs) < names {
 				more = "fewer"
 			}
-			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, v, len(vs), names, more, key)}
+			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, v, len(vs), names, more, key)}
 		}
 		out[lk] = vs
 	}
@@ -634,7 +639,7 @@ func (c *Conf) Partitions() ([]ConfPartition, error) {
 			var budget nameBudget
 			hs, err := budget.expand(p.Nodes)
 			if err != nil {
-				return nil, &ConfError{l.First, fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, p.Nodes, err)}
+				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, p.Nodes, err), Err: err}
 			}
 			p.Hosts = hs
 		}
@@ -686,7 +691,7 @@ func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add [
 			if errors.As(err, &ce) {
 				return nil, err
 			}
-			return nil, &ConfError{l.First, err.Error()}
+			return nil, &ConfError{Line: l.First, Msg: err.Error(), Err: err}
 		}
 		if out == nil {
 			continue

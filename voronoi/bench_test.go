@@ -1,6 +1,7 @@
 package voronoi
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -37,7 +38,7 @@ func BenchmarkWalkBounded(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("k=3/n=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if err := WalkBounded(pts, 3, func() int64 { return 2 * spacing }, func(*Family) bool { return true }); err != nil {
+				if err := WalkBounded(context.Background(), pts, 3, func() int64 { return 2 * spacing }, func(*Family) bool { return true }); err != nil {
 					b.Fatal(err)
 				}
 			}

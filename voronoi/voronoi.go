@@ -105,7 +105,7 @@ func CheckInput(pts []geom.Point, k int) error {
 // sorts) for fixed k. Adversarial inputs (long collinear runs along the diagonals,
 // heavy duplication) can cost up to O(n^2) per pass; the output is still complete.
 func Walk(pts []geom.Point, k int, fn func(f *Family) bool) error {
-	return WalkBounded(pts, k, nil, fn)
+	return walk(context.Background(), pts, k, nil, fn)
 }
 
 // WalkBounded is Walk restricted to k-sets of small L1 diameter: when maxDiam is not
@@ -115,8 +115,11 @@ func Walk(pts []geom.Point, k int, fn func(f *Family) bool) error {
 // diameter (every third point p has d(a,p)+d(p,b) >= d(a,b)), so an optimizer with
 // incumbent z may pass z/(k-1). The bound also removes the superlinear cost of the
 // unbounded cells near the hull, whose squares grow without limit.
-func WalkBounded(pts []geom.Point, k int, maxDiam func() int64, fn func(f *Family) bool) error {
-	return walk(context.Background(), pts, k, maxDiam, fn)
+//
+// It stops when ctx ends, returning ctx's cause: it looks at ctx every walkPoll (64)
+// points, so an adversarial input (Walk's cost) does not outlive a Ctrl-C.
+func WalkBounded(ctx context.Context, pts []geom.Point, k int, maxDiam func() int64, fn func(f *Family) bool) error {
+	return walk(ctx, pts, k, maxDiam, fn)
 }
 
 // walkPoll is how many points the walk handles between two looks at its context:

@@ -92,7 +92,8 @@ Method (--method):
 The dense methods build n x n tables and prove optimality on small machines; above
 256 nodes every method but dp takes the scalable path instead, in memory O(n + K) (a
 machine whose estimate passes 8 GiB is refused, the estimate in the error):
-  - starting orderings, all scored within the time limit: every curve that applies
+  - starting orderings, scored within the time limit (the --start orderings always,
+    up to half a second past it or Ctrl-C): every curve that applies
     (spectral only when it should finish in time), BFS orders from node 0 and from a
     node farthest from it, the --start orderings, the structure-aware starts of the
     machine (fabrics: switch by switch), and a multilevel ordering (a grid coarsened
@@ -111,7 +112,8 @@ machine whose estimate passes 8 GiB is refused, the estimate in the error):
     the gap.
 The result is never worse than any starting ordering: "curves" lists F of every one
 the solve scored (the curves by name, bfs-node0, bfs-far, start:NAME, structured:NAME,
-multilevel), all computed inside the time limit.
+multilevel), all computed inside the time limit but the --start ones, which are
+scored even when the limit has passed, so that a start given is never lost.
 Formulations (--formulation, MIP only): window (runs of K+1 ranks), window3 (runs of 3
 ranks plus pair variables), aj (Adams-Johnson pairs), aj-sym (aggregated pairs);
 default: chosen by size. See docs/ilp.md.

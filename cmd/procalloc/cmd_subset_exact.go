@@ -50,7 +50,7 @@ func markOptimal(res *subsetResult, total float64) {
 	res.Guarantee = 1
 }
 
-func runSubsetK3(_ context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
+func runSubsetK3(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error) {
 	if p.K != 3 {
 		return nil, usagef("--algo k3 needs --k 3 (got %d)", p.K)
 	}
@@ -60,7 +60,7 @@ func runSubsetK3(_ context.Context, in *subsetInput, p subsetParams) (*subsetRes
 	if d := len(in.Ints[0]); d != 2 {
 		return nil, fmt.Errorf("k3: %s: points have dimension %d; k3 is for the plane (2)", in.Source, d)
 	}
-	r, err := exact.Triple(in.Ints)
+	r, err := exact.Triple(ctx, in.Ints)
 	if err != nil {
 		return nil, fmt.Errorf("k3: %w", err)
 	}

@@ -26,6 +26,8 @@ import (
 // FlagKind is the type of a flag's value, as the command line declares it.
 type FlagKind int
 
+// The kinds of flag values, each named after the Go type its value decodes to
+// (KindDuration: a time.Duration such as "90s").
 const (
 	KindString FlagKind = iota
 	KindBool
@@ -461,14 +463,4 @@ func CheckEngineFlags(engine sim.Engine, flit sim.FlitOptions, given func(name s
 		return &FlagError{Flag: "--router-delay", Reason: "is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay"}
 	}
 	return nil
-}
-
-// FlagNames are the names (without dashes) of the sim flags ApplyFlags maps, sorted.
-func FlagNames() []string {
-	names := make([]string, 0, len(replayFlags))
-	for n := range replayFlags {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
