@@ -32,6 +32,10 @@ type Options struct {
 	Hosts []string
 	// MachineSource names the network in messages (a file name or spec).
 	MachineSource string
+	// MachineWarnings are what reading Machine warned of (a topology file's accepted
+	// oddities, ibnetdiscover's dual-rail hosts and aggregation nodes): the report's
+	// first warnings.
+	MachineWarnings []string
 	// SlurmConf is the site's slurm.conf, SlurmConfPath its name in messages.
 	SlurmConf     []byte
 	SlurmConfPath string
@@ -215,6 +219,9 @@ func (p *Plan) checkInputs() error {
 		return &InputError{opt.SlurmConfPath, err}
 	}
 	p.conf = conf
+	for _, w := range opt.MachineWarnings {
+		r.Warnings = append(r.Warnings, opt.MachineSource+": "+w)
+	}
 	for _, w := range conf.KeysNotIn(opt.Version.Major, opt.Version.Minor) {
 		// The site runs its slurm.conf, so the version or the file is not the site's.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf %s: Slurm %d.%02d refuses it (\"Parsing error at unrecognized key\", fatal), and so the deployments' slurm.conf; is the Slurm version (%s) the site's?", w, opt.Version.Major, opt.Version.Minor, opt.VersionSource))

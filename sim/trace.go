@@ -156,6 +156,10 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		fields = appendFields(fields[:0], s)
 		if t.Format == "" {
+			if hint := slurm.SacctFormHint(s); hint != "" {
+				// sacct output in a form other than -P's: not SWF or converted.
+				return nil, &ParseError{Line: line, Text: textin.Clip(text), Err: errors.New(hint)}
+			}
 			switch {
 			case len(fields) == 4:
 				t.Format = "converted"

@@ -22,7 +22,8 @@ type GraphReadOptions struct {
 	NodeNameMap topo.NodeNameMap // ibnetdiscover: GUID -> name
 	Topology    string           // topology.yaml: which topology ("" = cluster_default)
 	// Warn receives what Slurm accepts but logs in a topology file
-	// (Topology.Warnings); nil drops it.
+	// (Topology.Warnings) and what the ibnetdiscover reader decided (dual-rail
+	// hosts, aggregation nodes); nil drops it.
 	Warn func(string)
 }
 
@@ -46,6 +47,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 	return topo.ReadGraphFormat(r, topo.GraphReadOptions{
 		Format:      opt.Format,
 		NodeNameMap: opt.NodeNameMap,
+		Warn:        opt.Warn,
 		Detect:      DetectGraphFormat,
 		Extra: map[string]func([]byte) (*topo.Graph, error){
 			"slurm-topology": func(data []byte) (*topo.Graph, error) {
@@ -175,7 +177,7 @@ func DetectGraphFormat(data []byte) (string, error) {
 	t := topo.FirstMeaningfulLine(data)
 	low := strings.ToLower(t)
 	switch {
-	case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="):
+	case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="), strings.HasPrefix(low, "blocklevels="):
 		return "slurm-topology", nil
 	case strings.HasPrefix(t, "- topology:"), strings.HasPrefix(t, "-") && strings.Contains(t, "topology:"):
 		return "slurm-topology-yaml", nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +125,49 @@ func LooksLikeSacct(data []byte) bool {
 	return false
 }
 
+// SacctFormHint says which sacct option made line, the first line of a file, other
+// than the `sacct -P` output ReadSacct reads, and what to run instead; "" when it
+// looks like none of them. sacct prints (src/common/print_fields.c, Slurm 22.05):
+// without -p/-P a table of fixed-width columns (headers cut to the width,
+// "TimelimitR", and values cut with '+'); with --delimiter=C and -P the fields
+// separated by C; with -n no header line, so that the fields cannot be told apart.
+func SacctFormHint(line string) string {
+	t := strings.TrimSpace(line)
+	names := func(sep string) int {
+		n := 0
+		for _, f := range strings.Split(t, sep) {
+			switch strings.TrimSpace(f) {
+			case "JobID", "JobIDRaw", "Submit", "Start", "End", "State", "NNodes", "NCPUS", "NodeList":
+				n++
+			}
+		}
+		return n
+	}
+	switch {
+	case t == "":
+		return ""
+	case !strings.Contains(t, "|") && (names(" ") >= 2 || sacctTableRecordRe.MatchString(t)):
+		return "this is sacct's table (fixed-width columns, long values cut): run sacct with -P (-o " + SacctFields + ")"
+	case !strings.Contains(t, "|") && strings.HasPrefix(t, "JobID"):
+		if i := strings.IndexFunc(t, func(c rune) bool {
+			return !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9')
+		}); i >= 0 {
+			return fmt.Sprintf("the header's fields are separated by %q (sacct --delimiter): procalloc reads sacct -P's '|' (a NodeList holds ','); run sacct -P without --delimiter", t[i:i+1])
+		}
+	case strings.Contains(t, "|") && names("|") == 0 && sacctRecordRe.MatchString(t):
+		return "a record where the header should be (sacct -n/--noheader): procalloc finds the fields by the header's names; run sacct -P without -n"
+	}
+	return ""
+}
+
+// sacctRecordRe matches a '|'-separated line holding a job id and a time as sacct
+// prints them: a record.
+var sacctRecordRe = regexp.MustCompile(`^\d+([_+.][^|]*)?\|(.*\|)?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|Unknown|None)(\||$)`)
+
+// sacctTableRecordRe matches a record of sacct's table (no -P) without its header
+// (-n): a job id, then a time among blank-separated columns.
+var sacctTableRecordRe = regexp.MustCompile(`^\d+([_+.]\S*)?\s+(\S+\s+)*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\s|$)`)
+
 // ReadSacct reads `sacct -P` output (see SacctFields). Procs is NNodes (whole-node
 // allocation), else NCPUS. The limit is the estimate; UNLIMITED and Partition_Limit
 // are unknown (-1). Skipped and counted in Sacct.Skipped: job steps (ids with a
@@ -193,6 +237,9 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				}
 			}
 			if len(missing) > 0 {
+				if hint := SacctFormHint(text); hint != "" {
+					return nil, &SacctLineError{Line: line, Text: textin.Clip(text), Err: errors.New(hint)}
+				}
 				return nil, &SacctLineError{Line: line, Text: textin.Clip(text), Err: fmt.Errorf("sacct header lacks %s (run sacct -P -o %s)", strings.Join(missing, ", "), SacctFields)}
 			}
 			continue
@@ -221,6 +268,9 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		startS, _ := get(f, "Start")
 		endS, _ := get(f, "End")
 		nodeList, _ := get(f, "NodeList")
+		// No nodes: slurmdbd's "None assigned"; sacct --completion (jobcomp/filetxt)
+		// prints the file's "(null)" for a job cancelled while pending.
+		noNodes := nodeList == "None assigned" || nodeList == "(null)"
 		switch {
 		case id == "":
 			if err := bad(fmt.Errorf("empty job id")); err != nil {
@@ -238,10 +288,10 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		case strings.Contains(id, "."):
 			t.Skipped["job steps"]++
 			continue
-		case state == "PENDING" || (noTime(startS) || nodeList == "None assigned") && state != "CANCELLED":
+		case state == "PENDING" || (noTime(startS) || noNodes) && state != "CANCELLED":
 			t.Skipped["pending (never started)"]++
 			continue
-		case noTime(startS) || nodeList == "None assigned":
+		case noTime(startS) || noNodes:
 			// sacct gives a job cancelled while pending Start = End = the cancel time.
 			t.Skipped["cancelled before start"]++
 			continue
@@ -424,7 +474,7 @@ const sacctLayout = "2006-01-02T15:04:05"
 func sacctTime(s string, loc *time.Location) (time.Time, error) {
 	t, err := time.ParseInLocation(sacctLayout, s, loc)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("time %q: want YYYY-MM-DDTHH:MM:SS", s)
+		return time.Time{}, fmt.Errorf("time %q: want YYYY-MM-DDTHH:MM:SS, sacct's standard format (another comes from SLURM_TIME_FORMAT: run sacct with SLURM_TIME_FORMAT=standard)", s)
 	}
 	if t.Format(sacctLayout) != s {
 		return time.Time{}, fmt.Errorf("time %s in %s: %w", s, loc, errNoSuchTime)

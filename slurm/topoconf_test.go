@@ -85,6 +85,14 @@ func TestDetectGraphFormat(t *testing.T) {
 			t.Errorf("%s: detected %q (%v), want %q", file, got, err, want)
 		}
 	}
+	// 23.11's block file may start with its BlockLevels= line (read, and so detected).
+	blocks := "# 23.11\nBlockLevels=0-1\nBlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\n"
+	if got, err := DetectGraphFormat([]byte(blocks)); err != nil || got != "slurm-topology" {
+		t.Errorf("BlockLevels= first: detected %q (%v)", got, err)
+	}
+	if _, err := ReadTopologyConf(strings.NewReader(blocks)); err != nil {
+		t.Errorf("BlockLevels= first: %v", err)
+	}
 	if got, err := DetectGraphFormat([]byte("# x\na b\n")); err != nil || got != "edges" {
 		t.Errorf("edge list detected as %q (%v)", got, err)
 	}

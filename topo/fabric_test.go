@@ -211,21 +211,23 @@ func ibPortsReport(src string) (string, bool) {
 	}
 	nodes := map[uint64]*node{}
 	var cur uint64
-	var links [][2]uint64
+	type link struct {
+		a, b         uint64
+		aPort, bPort string
+	}
+	var links []link
 	guid := func(s string) uint64 { v, _ := strconv.ParseUint(s, 16, 64); return v }
 	for l := range strings.Lines(src) {
 		t := strings.TrimSpace(l)
 		if m := ibNodeRe.FindStringSubmatch(t); m != nil {
 			cur = guid(m[4])
 			n := &node{typ: map[string]string{"Switch": "SW", "Ca": "CA", "Rt": "RT"}[m[1]]}
-			if _, c, ok := strings.Cut(m[5], "#"); ok {
-				if q := ibQuoted.FindStringSubmatch(c); q != nil {
-					n.desc = q[1]
-				}
+			if m[1] != "Switch" {
+				n.desc = ibCaDesc(m[5])
 			}
 			nodes[cur] = n
 		} else if m := ibPortRe.FindStringSubmatch(t); m != nil && strings.HasPrefix(t, "[") {
-			links = append(links, [2]uint64{cur, guid(m[3])})
+			links = append(links, link{cur, guid(m[3]), m[1], m[4]})
 		}
 	}
 	if len(nodes) == 0 {
@@ -233,12 +235,12 @@ func ibPortsReport(src string) (string, bool) {
 	}
 	var b strings.Builder
 	for _, l := range links {
-		a, z := nodes[l[0]], nodes[l[1]]
+		a, z := nodes[l.a], nodes[l.b]
 		if a == nil || z == nil {
 			return "", false
 		}
 		a.linked, z.linked = true, true
-		fmt.Fprintf(&b, "%s 1 1 0x%016x 4x HDR - %s 2 1 0x%016x ( '%s' - '%s' )\n", a.typ, l[0], z.typ, l[1], a.desc, z.desc)
+		fmt.Fprintf(&b, "%s 1 %s 0x%016x 4x HDR - %s 2 %s 0x%016x ( '%s' - '%s' )\n", a.typ, l.aPort, l.a, z.typ, l.bPort, l.b, a.desc, z.desc)
 	}
 	for _, n := range nodes {
 		if !n.linked || strings.ContainsRune(n.desc, '\'') {

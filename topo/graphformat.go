@@ -23,6 +23,10 @@ const MaxGraphBytes = 256 << 20
 type GraphReadOptions struct {
 	Format      string      // one of GraphFormats or of Extra, or "" to detect it
 	NodeNameMap NodeNameMap // ibnetdiscover: GUID -> name
+	// Warn receives what a reader decided about the input that the user should hear
+	// (ibnetdiscover: dual-rail hosts kept on one rail, aggregation nodes left out);
+	// nil drops it.
+	Warn func(string)
 	// Extra are formats a package above topo adds (package slurm: topology.conf and
 	// topology.yaml), by name, each read from the whole file; Detect, when set, names
 	// a file's format in place of DetectGraphFormat (and may fall back to it).
@@ -58,7 +62,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	case "edges":
 		return ReadGraph(bytes.NewReader(data))
 	case "ibnetdiscover":
-		return ReadIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap)
+		return readIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
 	}
 	names := slices.Clone(GraphFormats)
 	for k := range opt.Extra {
@@ -92,7 +96,9 @@ func FirstMeaningfulLine(data []byte) string {
 }
 
 // DetectGraphFormat names the format of a network file from its first meaningful
-// line: a Switch/Ca block or key=value header or ports-report line (ibnetdiscover),
+// line: a Switch/Ca block, key=value header, ports-report line, -g chassis header, -s
+// progress line, -l node list or --diff line (ibnetdiscover; the last two refused
+// when read),
 // else an edge list ("U V" or a % directive). Anything else is an
 // *UndetectedFormatError asking for --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
@@ -101,7 +107,9 @@ func DetectGraphFormat(data []byte) (string, error) {
 		return "", fmt.Errorf("empty graph file")
 	}
 	switch {
-	case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(strings.ToLower(t), "vendid="), strings.HasPrefix(t, "Non-Chassis"):
+	case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(strings.ToLower(t), "vendid="), strings.HasPrefix(t, "Non-Chassis"),
+		strings.HasPrefix(t, "Chassis "), ibProgressRe.MatchString(t), ibListRe.MatchString(t),
+		(strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> ")) && (ibNodeRe.MatchString(t[2:]) || strings.HasPrefix(t[2:], "[") || strings.Contains(t, "=")):
 		return "ibnetdiscover", nil
 	case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
 		return "edges", nil

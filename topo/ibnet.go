@@ -120,35 +120,86 @@ func parseGUID(s string) (uint64, error) {
 
 var (
 	ibNodeRe = regexp.MustCompile(`^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"(.*)$`)
-	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]`)
-	ibPRe    = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s.*?\s-\s+(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s*\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$`)
-	ibPOpen  = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s`)
-	ibQuoted = regexp.MustCompile(`"([^"]*)"`)
+	// A port line: the local port, with -g its external port "[ext N]" (a chassis
+	// line or spine switch), a CA's port GUID, then the peer's GUID, port and
+	// "[ext N]" (ibnetdiscover.c out_switch_port and out_ca_port).
+	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]`)
+	// A node list (ibnetdiscover -l, -H, -S, -R; ibnetdiscover.c list_node):
+	// "Ca<TAB> : 0x<guid> ports N devid ... "desc"", no links.
+	ibListRe = regexp.MustCompile(`^(Switch|Ca|Router)\s+:\s+0x[0-9a-fA-F]+\s+ports\s`)
+	// A progress line of ibnetdiscover -s (printed on standard output by
+	// libibnetdisc's dump_endnode): "DR path slid 0; dlid 0; 0,1 -> new Switch {guid} ...".
+	ibProgressRe = regexp.MustCompile(`^(DR path|Lid \d+).* -> (new|known) .*\{[0-9a-fA-F]+\}`)
+	ibPRe        = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s.*?\s-\s+(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s*\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$`)
+	ibPOpen      = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s`)
 )
 
 // ibNode is one node of an ibnetdiscover dump.
 type ibNode struct {
-	sw   bool
-	guid uint64
-	desc string
-	line int
+	sw     bool
+	router bool // an Rt (RT) node: it routes, named R-<guid>
+	guid   uint64
+	desc   string
+	line   int
 }
 
+// ibLink is a cable: the GUIDs and port numbers of its ends (in the -p form the
+// GUIDs are port GUIDs).
 type ibLink struct {
-	a, b uint64
-	line int
+	a, b         uint64
+	aPort, bPort int
+	line         int
+}
+
+// ibAggregationNode is what a Mellanox/NVIDIA Quantum switch's SHARP Aggregation
+// Node puts in its NodeDescription: a CA inside the switch, cabled to one of its
+// ports, which ibnetdiscover lists as any other Ca ("Mellanox Technologies
+// Aggregation Node"). It is no host.
+const ibAggregationNode = "Aggregation Node"
+
+// ibCaDesc returns the NodeDescription of a Ca or Rt line from what follows its
+// "H-<guid>": ibnetdiscover.c out_ca_detail prints `# "desc"`, then " (scp)" on a
+// Xsigo adapter with -g; the description is not escaped, so it runs from the first
+// '"' after the '#' to the last one of the line and may hold '"' and '#'.
+func ibCaDesc(rest string) string {
+	_, c, ok := strings.Cut(rest, "#")
+	if !ok {
+		return ""
+	}
+	i, j := strings.IndexByte(c, '"'), strings.LastIndexByte(c, '"')
+	if i < 0 || j <= i {
+		return ""
+	}
+	return c[i+1 : j]
 }
 
 // ReadIBNetDiscover reads ibnetdiscover output (ibnetdiscover(8), infiniband-diags):
 // the default topology form (Switch/Ca/Rt node blocks, each followed by its port lines
-// [p] "S-<guid>"[q]) or the -p ports report (one line per port, both ends' type, port
-// and GUID and their NodeDescriptions), as a fabric: hosts are the CAs, switches (and
-// routers) route. A host is named by names (its GUID), else by the first word of its
-// NodeDescription ("node01 HCA-1" -> node01; several HCAs of one host make one host);
-// a switch by names, else "S-<guid>". The -p form shows port GUIDs, with which names
-// is then looked up. Parallel cables count once. names may be nil. Errors name the line: a node block given
-// twice, a link to a GUID with no node block (default form), a malformed line.
+// [p] "S-<guid>"[q]; with -g also chassis headers and [ext N] ports; with -s the
+// discovery progress lines, skipped) or the -p ports report (one line per port,
+// both ends' type, port and GUID and their NodeDescriptions), as a fabric: hosts are
+// the CAs, switches and routers route. A host is named by names (its GUID), else by
+// the first word of its NodeDescription ("node01 mlx5_0" -> node01); a switch by
+// names, else "S-<guid>", a router "R-<guid>". The -p form shows port GUIDs, with
+// which names is then looked up. Parallel cables count once. names may be nil.
+//
+// Several HCAs (or cabled ports) of one host make one host (dual rail); since a host
+// does not forward traffic, it keeps one cable to a switch, its first rail's: the
+// port of its CA whose NodeDescription sorts first ("node01 mlx5_0" before "node01
+// mlx5_1"), then of lowest GUID, then the lowest port. (Kept on both rails, the host
+// would be a shortcut between them for everyone's traffic.) A CA whose NodeDescription
+// holds "Aggregation Node" (a switch's SHARP aggregation node) is no host and is left
+// out, named by names or not. What it did of these it says in warnings (may be nil).
+//
+// Errors name the line: a node block given twice, a link to a GUID with no node block
+// (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
+// named by one identical NodeDescription (an unset description, the adapter's
+// default: --node-name-map names them).
 func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
+	return readIBNetDiscover(r, names, nil)
+}
+
+func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	nodes := map[uint64]*ibNode{}
@@ -157,7 +208,7 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 	var cur *ibNode
 	form := ""
 	line := 0
-	node := func(guid uint64, sw bool, desc string, l int, declare bool) (*ibNode, error) {
+	node := func(guid uint64, sw, router bool, desc string, l int, declare bool) (*ibNode, error) {
 		n, ok := nodes[guid]
 		if ok {
 			if n.sw != sw {
@@ -168,7 +219,7 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 			}
 			return n, nil
 		}
-		n = &ibNode{sw: sw, guid: guid, desc: desc, line: l}
+		n = &ibNode{sw: sw, router: router, guid: guid, desc: desc, line: l}
 		nodes[guid] = n
 		order = append(order, guid)
 		return n, nil
@@ -199,13 +250,7 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 			if sw != (m[3] != "H") {
 				return nil, fmt.Errorf("line %d: %s block with a %s- GUID", line, m[1], m[3])
 			}
-			desc := ""
-			if _, c, ok := strings.Cut(m[5], "#"); ok {
-				if q := ibQuoted.FindStringSubmatch(c); q != nil {
-					desc = q[1]
-				}
-			}
-			if cur, err = node(guid, sw, desc, line, true); err != nil {
+			if cur, err = node(guid, sw, m[1] == "Rt", ibCaDesc(m[5]), line, true); err != nil {
 				return nil, err
 			}
 		case strings.HasPrefix(t, "["):
@@ -223,13 +268,18 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			links = append(links, ibLink{cur.guid, peer, line})
+			aPort, _ := strconv.Atoi(m[1])
+			bPort, _ := strconv.Atoi(m[4])
+			links = append(links, ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: line})
 		case ibPOpen.MatchString(t):
 			if err := setForm("-p"); err != nil {
 				return nil, err
 			}
-			if !strings.Contains(t, " - ") {
-				continue // an unconnected port
+			if !strings.HasSuffix(t, ")") && (strings.HasSuffix(t, "'") || !strings.Contains(t, " - ")) {
+				// An unconnected port: "%36s'%s'" after its fields (ibnetdiscover.c
+				// 741), its description possibly holding " - "; a connected one ends
+				// in " )" (730).
+				continue
 			}
 			m := ibPRe.FindStringSubmatch(t)
 			if m == nil {
@@ -243,13 +293,23 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			if _, err := node(a, m[1] != "CA", m[7], line, false); err != nil {
+			if _, err := node(a, m[1] != "CA", m[1] == "RT", m[7], line, false); err != nil {
 				return nil, err
 			}
-			if _, err := node(b, m[4] != "CA", m[8], line, false); err != nil {
+			if _, err := node(b, m[4] != "CA", m[4] == "RT", m[8], line, false); err != nil {
 				return nil, err
 			}
-			links = append(links, ibLink{a, b, line})
+			aPort, _ := strconv.Atoi(m[2])
+			bPort, _ := strconv.Atoi(m[5])
+			links = append(links, ibLink{a: a, b: b, aPort: aPort, bPort: bPort, line: line})
+		case strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> "):
+			// ibnetdiscover --diff marks the lines of each fabric "< " and "> "
+			// (ibnetdiscover.c 925-947).
+			return nil, fmt.Errorf("line %d: a difference of two fabrics (ibnetdiscover --diff, lines marked < and >), not a fabric; give ibnetdiscover's output without --diff", line)
+		case ibListRe.MatchString(t):
+			return nil, fmt.Errorf("line %d: a node list (ibnetdiscover -l, -H, -S or -R) names nodes but no links; give ibnetdiscover's output without those options (the default form, or -p)", line)
+		case ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):
+			// ibnetdiscover -s's progress lines; -g's Xsigo chassis host name.
 		case strings.Contains(t, "="), strings.HasPrefix(t, "Non-Chassis"), strings.HasPrefix(t, "Chassis"):
 			// vendid=, devid=, sysimgguid=, switchguid=, caguid=; grouping headers.
 		default:
@@ -263,23 +323,42 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 		return nil, fmt.Errorf("no Switch or Ca found (not ibnetdiscover output?)")
 	}
 	// Names: hosts by the map or their description's first word, switches by the map
-	// or their GUID.
+	// or their GUID. Aggregation nodes get none: they are left out.
 	f := NewFabric()
 	vname := map[uint64]string{}
+	descLine := map[string]int{} // NodeDescription naming a host -> the line of its first CA
+	aggregation := 0
 	for _, pass := range []bool{false, true} { // hosts first, then switches
 		for _, guid := range order {
 			n := nodes[guid]
 			if n.sw != pass {
 				continue
 			}
+			if !n.sw && strings.Contains(n.desc, ibAggregationNode) {
+				aggregation++ // even when the map names it (maps list every GUID)
+				continue
+			}
 			name, ok := names[guid]
 			switch {
 			case ok:
+			case n.router:
+				name = fmt.Sprintf("R-%016x", guid)
 			case n.sw:
 				name = fmt.Sprintf("S-%016x", guid)
 			default:
 				if w := strings.Fields(n.desc); len(w) > 0 {
 					name = w[0]
+					if i := strings.IndexFunc(name, notHostNameRune); i >= 0 {
+						return nil, fmt.Errorf("line %d: CA %016x: the NodeDescription %q starts with %q, which holds %q and is no host name (letters, digits, '-', '_', '.'); name the CA by GUID with --node-name-map FILE", n.line, guid, n.desc, name, name[i:i+1])
+					}
+					if l, again := descLine[n.desc]; again {
+						portsHint := ""
+						if form == "-p" {
+							portsHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
+						}
+						return nil, fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are two hosts whose description is unset (the adapter's default) or copied%s; name the CAs by GUID with --node-name-map FILE, or set their descriptions (rdma-ndd) and rerun ibnetdiscover", n.line, guid, n.desc, l, portsHint)
+					}
+					descLine[n.desc] = n.line
 				} else {
 					name = fmt.Sprintf("H-%016x", guid)
 				}
@@ -298,14 +377,70 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 			}
 		}
 	}
+	// Each host's first rail: of its cables to a switch, the one of least
+	// (NodeDescription, GUID, port) at the host's end.
+	type railKey struct {
+		desc string
+		guid uint64
+		port int
+	}
+	less := func(x, y railKey) bool {
+		if x.desc != y.desc {
+			return x.desc < y.desc
+		}
+		if x.guid != y.guid {
+			return x.guid < y.guid
+		}
+		return x.port < y.port
+	}
+	// hostEnd returns the host end of a link between a host and a switch.
+	hostEnd := func(l ibLink) (railKey, bool) {
+		a, b := nodes[l.a], nodes[l.b]
+		switch {
+		case a == nil || b == nil || a.sw == b.sw:
+			return railKey{}, false
+		case a.sw:
+			return railKey{b.desc, b.guid, l.bPort}, true
+		default:
+			return railKey{a.desc, a.guid, l.aPort}, true
+		}
+	}
+	rail := map[string]railKey{}
+	railSwitch := map[string]uint64{} // host -> the switch its kept cable reaches
+	for _, l := range links {
+		if k, ok := hostEnd(l); ok {
+			h := vname[k.guid]
+			if r, seen := rail[h]; !seen || less(k, r) {
+				rail[h] = k
+				railSwitch[h] = l.a ^ l.b ^ k.guid
+			}
+		}
+	}
+	dualRail := map[string]int{} // host -> the line of a cable it does not keep
+	var dualHosts []string
 	for _, l := range links {
 		if _, ok := nodes[l.b]; !ok {
 			return nil, fmt.Errorf("line %d: link to GUID %016x, which has no Switch or Ca block", l.line, l.b)
 		}
-		if vname[l.a] == vname[l.b] {
+		na, oka := vname[l.a]
+		nb, okb := vname[l.b]
+		if !oka || !okb {
+			continue // an aggregation node's cable
+		}
+		if na == nb {
 			continue // two HCAs of one host cabled together
 		}
-		if err := f.Link(vname[l.a], vname[l.b]); err != nil {
+		if k, ok := hostEnd(l); ok {
+			h := vname[k.guid]
+			if k != rail[h] {
+				if _, seen := dualRail[h]; !seen && vname[l.a^l.b^k.guid] != vname[railSwitch[h]] {
+					dualRail[h] = l.line
+					dualHosts = append(dualHosts, h)
+				}
+				continue // another rail's cable
+			}
+		}
+		if err := f.Link(na, nb); err != nil {
 			return nil, fmt.Errorf("line %d: %w", l.line, err)
 		}
 	}
@@ -313,7 +448,21 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	if warn != nil {
+		if aggregation > 0 {
+			warn(fmt.Sprintf("%d CAs described as %q (switches' SHARP aggregation nodes) left out: no hosts", aggregation, ibAggregationNode))
+		}
+		if len(dualHosts) > 0 {
+			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))
+		}
+	}
 	return g, nil
+}
+
+// notHostNameRune reports whether r cannot be in a host name as rdma-ndd writes it
+// into a NodeDescription ("%h %d": gethostname's name, then the device).
+func notHostNameRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
 }
 
 func kind(sw bool) string {

@@ -158,11 +158,11 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				} else if v, ok := scontrolVersion(ctx); ok {
 					opt.Version, opt.VersionSource = v, "scontrol --version"
 				}
-				m, err := loadMachineLimit(e, *machine, gf, planMaxNodes, "plan handles")
+				m, warnings, err := loadMachineWarnings(e, *machine, gf, planMaxNodes, "plan handles")
 				if err != nil {
 					return err
 				}
-				opt.Machine = m
+				opt.Machine, opt.MachineWarnings = m, warnings
 				opt.MachineSource = gf.file
 				if *machine != "" {
 					opt.MachineSource = *machine

@@ -90,3 +90,40 @@ func TestPlanCommandBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanReportsGraphWarnings: what reading the fabric warned of (here node01's
+// second adapter on another leaf: a dual-rail host kept on its first rail) is in
+// report.json's warnings, and said once on stderr; before, it was on stderr only.
+func TestPlanReportsGraphWarnings(t *testing.T) {
+	src, err := os.ReadFile("../../topo/testdata/fattree.ibnetdiscover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "dual.ibnetdiscover")
+	second := "\nvendid=0x2c9\ndevid=0x101b\ncaguid=0x0002c90300c000ff\nCa\t1 \"H-0002c90300c000ff\"\t\t# \"node01 HCA-2\"\n" +
+		"[1](2c90300c000ff) \t\"S-0002c90300a00002\"[20]\t\t# lid 99 lmc 0 \"leaf02\" lid 2 4xHDR\n"
+	if err := os.WriteFile(dump, append(src, second...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "plan")
+	code, _, stderr := runCLI(t, "", "plan", "--graph", dump, "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+		"--slurm-conf", "../../plan/testdata/slurm.conf", "--slurm-version", "22.05", "--jobs", "50", "--time-limit", "2s", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	const want = "1 hosts have more than one cable to the fabric (dual rail or dual port), e.g. node01"
+	if n := strings.Count(stderr, want); n != 1 {
+		t.Errorf("stderr says it %d times, want once:\n%s", n, stderr)
+	}
+	var r struct {
+		Warnings []string `json:"warnings"`
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) == 0 || !strings.HasPrefix(r.Warnings[0], dump+": "+want) {
+		t.Errorf("report warnings %q", r.Warnings)
+	}
+}

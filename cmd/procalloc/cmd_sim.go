@@ -366,11 +366,16 @@ Without them, nodes are named by index on a grid (0, 1, ...).
 sacct traces (--format sacct, or detected from the header): produce them with
   sacct -X -P -a -S START -E END -o ` + sim.SacctFields + `
 Job steps, pending jobs, jobs cancelled before they started, jobs still running and
-earlier runs of requeued jobs are skipped and counted on stderr; UNLIMITED and
-Partition_Limit limits are unknown estimates; Procs is NNodes. sacct prints local
-times: they are read in --tz, else $TZ, else the system's zone (time_zone in --json
-names it), so a trace that spans a daylight-saving change replays differently in
-another zone; give --tz to replay it alike on every machine. --alloc as-run places
+earlier runs of requeued jobs are skipped and counted on stderr (a job cancelled
+while pending: NodeList "None assigned", or "(null)" from sacct --completion);
+UNLIMITED and Partition_Limit limits are unknown estimates; Procs is NNodes. -P's '|'
+is read with or without a last '|' (--parsable); sacct's table (no -P), a header
+dropped by -n, --delimiter and times other than SLURM_TIME_FORMAT=standard's are
+refused, saying which. sacct --completion prints every job's Start as its Submit, so
+such a history has no waits. sacct prints local times: they are read in --tz, else
+$TZ, else the system's zone (time_zone in --json names it), so a trace that spans a
+daylight-saving change replays differently in another zone; give --tz to replay it
+alike on every machine. --alloc as-run places
 each job on its recorded NodeList and, with --sched as-run, starts it when production
 did: the replay is then production itself. Other allocators under --sched as-run run
 on production's schedule too (as many nodes are busy at every moment), so that only the

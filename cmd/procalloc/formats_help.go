@@ -40,12 +40,21 @@ Self loops and repeated links are errors.`
 // ibnetdiscoverHelp describes the ibnetdiscover output topo.ReadIBNetDiscover reads.
 const ibnetdiscoverHelp = `ibnetdiscover output, either form:
   default   node blocks  Switch 36 "S-<guid>" # "desc" ...  or  Ca 2 "H-<guid>" # "desc"
-            followed by port lines  [p] "S-<guid>"[q] # ...  (routers Rt/R- are switches)
+            followed by port lines  [p] "S-<guid>"[q] # ...  (routers Rt/R- route as
+            switches); -g's chassis lines and [ext N] ports, -s's progress lines, -f
+            and -m are read too
   -p        one line per port:  CA 3 1 0x<guid> 4x EDR - SW 1 7 0x<guid> ( 'desc' - 'desc' )
+A node list (-l, -H, -S, -R) has no links and is refused, as is --diff output.
 A host is named by --node-name-map (its GUID), else by the first word of its
-NodeDescription ("node01 HCA-1" -> node01); several HCAs of one host join one host.
-A switch is named by --node-name-map, else "S-<guid>". Parallel cables count once.
-A node-name-map that names no node (empty, or another fabric's) is read with a warning.
+NodeDescription ("node01 mlx5_0" -> node01, as rdma-ndd writes it). Several HCAs of
+one host (dual rail, dual port) join one host, which keeps one cable: its first
+adapter's (NodeDescription order: mlx5_0 before mlx5_1), since a host forwards no
+traffic; a warning says so. One NodeDescription on two CAs (the adapter's default,
+no rdma-ndd) or a first word that is no host name is refused: name those CAs with
+--node-name-map. CAs described as "Aggregation Node" (SHARP, inside switches) are
+left out with a warning. A switch is named by --node-name-map, else "S-<guid>", a
+router "R-<guid>". Parallel cables count once. A node-name-map that names no node
+(empty, or another fabric's) is read with a warning.
 The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
 GUID is usually its node GUID; hosts are best named by their NodeDescription).`
 

@@ -47,43 +47,51 @@ func loadMachine(e *env, spec string, gf *graphFlags) (topo.Machine, error) {
 
 // loadMachineLimit is loadMachine with the command's own node limit, named by what.
 func loadMachineLimit(e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, error) {
+	m, warnings, err := loadMachineWarnings(e, spec, gf, limit, what)
+	for _, w := range warnings {
+		printWarnings(e, []sim.Warning{{Field: "GraphFile", File: gf.file, Text: w}})
+	}
+	return m, err
+}
+
+// loadMachineWarnings is loadMachineLimit returning what reading --graph warned of
+// (a topology file's accepted oddities, ibnetdiscover's dual-rail hosts and
+// aggregation nodes) instead of printing it.
+func loadMachineWarnings(e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, []string, error) {
 	graphFile := gf.file
 	switch {
 	case spec != "" && graphFile != "":
-		return nil, usagef("give either --machine or --graph, not both")
+		return nil, nil, usagef("give either --machine or --graph, not both")
 	case spec != "":
 		for _, f := range []struct{ name, value string }{{"--graph-format", gf.format}, {"--node-name-map", gf.nameMap}, {"--topology", gf.topology}} {
 			if f.value != "" {
-				return nil, usagef("%s goes with --graph, not --machine", f.name)
+				return nil, nil, usagef("%s goes with --graph, not --machine", f.name)
 			}
 		}
 		m, err := topo.ParseMachineMax(spec, limit)
 		if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
-			return nil, usagef("--machine %s has %d nodes; %s at most %d", spec, tl.Nodes, what, limit)
+			return nil, nil, usagef("--machine %s has %d nodes; %s at most %d", spec, tl.Nodes, what, limit)
 		}
 		if err != nil {
-			return nil, usagef("--machine: %v", err)
+			return nil, nil, usagef("--machine: %v", err)
 		}
-		return m, nil
+		return m, nil, nil
 	case graphFile != "":
 		f := slurm.GraphFile{Path: graphFile, Stdin: e.stdin, Format: gf.format, NodeNameMap: gf.nameMap, Topology: gf.topology}
 		if f.Format != "" && !slices.Contains(slurm.GraphFormats, f.Format) {
-			return nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats, ", "))
+			return nil, nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats, ", "))
 		}
 		g, warnings, err := f.Read()
 		if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {
 			if ge.NameMap {
-				return nil, fmt.Errorf("--node-name-map %s: %w", ge.Path, ge.Err)
+				return nil, nil, fmt.Errorf("--node-name-map %s: %w", ge.Path, ge.Err)
 			}
-			return nil, fmt.Errorf("--graph %s: %w", ge.Path, ge.Err)
+			return nil, nil, fmt.Errorf("--graph %s: %w", ge.Path, ge.Err)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		for _, w := range warnings {
-			printWarnings(e, []sim.Warning{{Field: "GraphFile", File: graphFile, Text: w}})
-		}
-		return g, nil
+		return g, warnings, nil
 	}
-	return nil, usagef("a machine is required: --machine SPEC or --graph FILE")
+	return nil, nil, usagef("a machine is required: --machine SPEC or --graph FILE")
 }
