@@ -106,14 +106,21 @@ func (l *Lines) Fields() []string { return l.fields }
 
 // Err returns the read error that ended Next, naming the line it happened on, or nil
 // at the end of the input.
-func (l *Lines) Err() error {
-	if err := l.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", l.line+1, l.maxLine, ErrTooLarge)
-		}
-		return fmt.Errorf("line %d: %w", l.line+1, err)
+func (l *Lines) Err() error { return ScanErr(l.sc.Err(), l.line+1, l.maxLine) }
+
+// ScanErr is the error of a bufio.Scanner that stopped with err on the 1-based line
+// (nil when err is nil). A line beyond the scanner's buffer of maxLine bytes is said
+// as such, wrapping ErrTooLarge, not as bufio's "token too long", which names neither
+// the line nor the limit. Readers that scan lines themselves (traces, sacct output,
+// ibnetdiscover, node-name-maps, hostlists on stdin) report with it.
+func ScanErr(err error, line, maxLine int) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", line, maxLine, ErrTooLarge)
+	}
+	return fmt.Errorf("line %d: %w", line, err)
 }
 
 // Open opens the input file path, refusing a directory: os.Open opens one on Unix
