@@ -135,7 +135,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	t := &Trace{Format: opt.Format}
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxTraceLine)
 	line := 0
 	var fields []string
 	for sc.Scan() {
@@ -204,13 +204,17 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		if gz != nil && gz.err != nil {
 			return nil, gzipError(gz.err, line)
 		}
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+		return nil, textin.ScanErr(err, line+1, maxTraceLine)
 	}
 	if t.Format == "" {
 		t.Format = opt.Format
 	}
 	return t, nil
 }
+
+// maxTraceLine is the longest line of a trace: an SWF record is 18 numbers, and the
+// longest header comment of the Parallel Workloads Archive is far shorter.
+const maxTraceLine = 1 << 20
 
 func appendFields(dst []string, s string) []string {
 	for {
