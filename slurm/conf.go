@@ -313,7 +313,7 @@ func quoteConfValue(v string) (string, error) {
 	// Escapes are undone before the pairs are matched, so a value whose quotes
 	// would be read as quoting cannot be written: check by reading it back.
 	if ps, err := parsePairs("K=" + unescape(e)); err != nil || len(ps) != 1 || ps[0].Value != v {
-		return "", fmt.Errorf("value %q cannot be written in slurm.conf so that Slurm reads it back (quotes and spaces)", v)
+		return "", fmt.Errorf("value %q cannot be written in slurm.conf so that Slurm reads it back (quotes and spaces)", textin.Clip(v))
 	}
 	return e, nil
 }
@@ -334,7 +334,7 @@ func FormatPairs(pairs []ConfPair) (string, error) {
 	}
 	// A quote in one value can pair with a quote in the next: read the line back.
 	if ps, err := parsePairs(unescape(b.String())); err != nil || !slices.Equal(ps, pairs) {
-		return "", fmt.Errorf("the values %q cannot be written on one slurm.conf line so that Slurm reads them back (quotes and spaces)", b.String())
+		return "", fmt.Errorf("the values %q cannot be written on one slurm.conf line so that Slurm reads them back (quotes and spaces)", textin.Clip(b.String()))
 	}
 	return b.String(), nil
 }
@@ -468,7 +468,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			}
 			if ok {
 				if cpus, err = strconv.Atoi(v); err != nil || cpus < 1 {
-					return nil, &ConfError{l.First, fmt.Sprintf("%s=%s is not a positive number", k, v)}
+					return nil, &ConfError{l.First, fmt.Sprintf("%s=%s is not a positive number", k, textin.Clip(v))}
 				}
 			}
 		}
@@ -509,7 +509,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 func parseWeight(v string) (uint32, error) {
 	w, err := strconv.ParseUint(v, 10, 32)
 	if err != nil {
-		return 0, fmt.Errorf("node weight %s (Weight=) is not a number from 0 to 4294967295", v)
+		return 0, fmt.Errorf("node weight %s (Weight=) is not a number from 0 to 4294967295", textin.Clip(v))
 	}
 	return uint32(w), nil
 }
@@ -522,14 +522,14 @@ func expandPort(v string, names int) ([]string, error) {
 	}
 	vs, err := hostlist.Expand(v)
 	if err != nil {
-		return nil, fmt.Errorf("port list %s (Port=): %v", v, err)
+		return nil, fmt.Errorf("port list %s (Port=): %v", textin.Clip(v), err)
 	}
 	if len(vs) != 1 && len(vs) != names {
-		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", v, len(vs), names)
+		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", textin.Clip(v), len(vs), names)
 	}
 	for _, p := range vs {
 		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 0xffff {
-			return nil, fmt.Errorf("port list %s (Port=): %q is not a port (1-65535)", v, p)
+			return nil, fmt.Errorf("port list %s (Port=): %q is not a port (1-65535)", textin.Clip(v), textin.Clip(p))
 		}
 	}
 	return vs, nil
@@ -555,14 +555,14 @@ func perNodeLists(l *ConfLine, names int) (map[string][]string, error) {
 		}
 		vs, err := hostlist.Expand(v)
 		if err != nil {
-			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s: %v", key, v, err)}
+			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s: %v", key, textin.Clip(v), err)}
 		}
 		if len(vs) != 1 && len(vs) != names {
 			more := "more"
 			if len(vs) < names {
 				more = "fewer"
 			}
-			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, v, len(vs), names, more, key)}
+			return nil, &ConfError{l.First, fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, textin.Clip(v), len(vs), names, more, key)}
 		}
 		out[lk] = vs
 	}
