@@ -2,9 +2,10 @@ package slurm
 
 import (
 	"fmt"
-	"github.com/procalloc/procalloc/internal/textin"
 	"math"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // MaxBlockLevel is the highest aggregation level BlockSizes may name: a block of
