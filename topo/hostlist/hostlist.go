@@ -59,13 +59,9 @@ func ExpandAll(exprs []string) ([]string, error) {
 	return out, nil
 }
 
-// inExpr is err of item, one of expr's comma-separated items, naming expr when it
-// has other items too (err quotes item already: a hostlist of one item was quoted
-// twice, and a long one made the message twice as long).
+// inExpr is err of item, one of expr's comma-separated items, naming expr (both
+// clipped: each quote of a 1 MB expression was whole).
 func inExpr(expr, item string, err error) error {
-	if item == expr {
-		return err
-	}
 	return fmt.Errorf("%q: %w", textin.Clip(expr), err)
 }
 
