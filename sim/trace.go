@@ -119,6 +119,9 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		gz = &gzipErr{r: zr}
 		br = bufio.NewReaderSize(gz, 1<<16)
 	}
+	if start, _ := br.Peek(2); textin.CheckUTF16(string(start)) != nil {
+		return nil, fmt.Errorf("line 1: %w", textin.CheckUTF16(string(start)))
+	}
 	switch opt.Format {
 	case "", "swf", "converted":
 		if opt.Format == "" && looksLikeSacct(br) {

@@ -24,3 +24,11 @@ func TestReadTraceHugeLine(t *testing.T) {
 		}
 	}
 }
+
+// A trace in UTF-16 is refused as such on line 1.
+func TestReadTraceUTF16(t *testing.T) {
+	_, err := ReadTrace(strings.NewReader("\xff\xfe0\x00 \x001\x00 \x001\x000\x00 \x001\x000\x00\n\x00"), ReadOptions{})
+	if !errors.Is(err, textin.ErrUTF16) || !strings.HasPrefix(err.Error(), "line 1: ") {
+		t.Errorf("ReadTrace(UTF-16) = %v", err)
+	}
+}

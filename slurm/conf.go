@@ -124,6 +124,9 @@ func checkSlurmConfLine(pairs []ConfPair) error {
 // Conf). check, called on the pairs of each line that has any, in file order, says
 // what the file's keys allow; its error is the line's *ConfError.
 func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
+	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
+		return nil, &ConfError{Line: 1, Msg: err.Error()}
+	}
 	c := &Conf{raw: strings.SplitAfter(string(data), "\n")}
 	if n := len(c.raw); n > 0 && c.raw[n-1] == "" {
 		c.raw = c.raw[:n-1]

@@ -102,3 +102,12 @@ func TestAtoiAtTheLimits(t *testing.T) {
 		t.Error("BlockSizes=9{30} accepted")
 	}
 }
+
+// A slurm.conf or topology.conf in UTF-16 is refused as such on line 1.
+func TestSlurmConfUTF16(t *testing.T) {
+	u16 := "\xff\xfeN\x00o\x00d\x00e\x00"
+	_, err := ReadConf([]byte(u16))
+	if err == nil || !strings.Contains(err.Error(), "line 1: the input is UTF-16 text") {
+		t.Errorf("ReadConf(UTF-16) = %v", err)
+	}
+}

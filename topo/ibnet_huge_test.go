@@ -37,3 +37,10 @@ func TestIBNetHugeTokens(t *testing.T) {
 		}
 	}
 }
+
+// A graph file in UTF-16 is refused as such, not as a format it cannot tell.
+func TestDetectGraphFormatUTF16(t *testing.T) {
+	if _, err := DetectGraphFormat([]byte("\xff\xfe0\x00 \x001\x00\n\x00")); !errors.Is(err, textin.ErrUTF16) {
+		t.Errorf("DetectGraphFormat(UTF-16) = %v", err)
+	}
+}

@@ -28,3 +28,23 @@ func TestScanErrNamesLineAndLimit(t *testing.T) {
 		t.Fatalf("ScanErr(other) = %v", err)
 	}
 }
+
+// A UTF-16 input (either byte order) is refused on line 1 as such, not read as
+// bytes; UTF-8 with or without its BOM reads as before.
+func TestLinesRefusesUTF16(t *testing.T) {
+	for _, in := range []string{"\xff\xfe0\x00 \x001\x00\n\x00", "\xfe\xff\x000\x00 \x001\n"} {
+		l := NewLines(strings.NewReader(in))
+		if l.Next() {
+			t.Fatalf("%q: read line %q", in, l.Text())
+		}
+		if err := l.Err(); !errors.Is(err, ErrUTF16) || !strings.HasPrefix(err.Error(), "line 1: the input is UTF-16 text") {
+			t.Fatalf("%q: Err = %v", in, err)
+		}
+	}
+	for _, in := range []string{BOM + "0 1\n", "0 1"} {
+		l := NewLines(strings.NewReader(in))
+		if !l.Next() || l.Text() != "0 1" || l.Err() != nil {
+			t.Fatalf("%q: %q, %v", in, l.Text(), l.Err())
+		}
+	}
+}
