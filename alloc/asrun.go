@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -27,7 +28,7 @@ func init() {
 	register(AsRunName, "as production ran it: each job gets the nodes its trace record names (sacct NodeList); with --sched as-run at its recorded start. No ARG",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
-				return nil, fmt.Errorf("as-run takes no argument, got %q", arg)
+				return nil, fmt.Errorf("as-run takes no argument, got %q", textin.Clip(arg))
 			}
 			names, err := opt.nodeNames(m)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -213,18 +214,18 @@ func parseTreeRule(kind byte, arg string, n int) (treeRule, error) {
 	switch kind {
 	case 'b':
 		if arg != "" {
-			return r, fmt.Errorf("takes no argument, got %q", arg)
+			return r, fmt.Errorf("takes no argument, got %q", textin.Clip(arg))
 		}
 	case 's':
 		a, err := strconv.Atoi(arg)
 		if err != nil || a < 0 || a > n {
-			return r, fmt.Errorf("imbalance tolerance %q: want an integer number of processors 0..%d, e.g. sbt:16 (Liu tests 4, 16, 64, 256)", arg, n)
+			return r, fmt.Errorf("imbalance tolerance %q: want an integer number of processors 0..%d, e.g. sbt:16 (Liu tests 4, 16, 64, 256)", textin.Clip(arg), n)
 		}
 		r.alpha = a
 	case 'd':
 		f, err := parseRatio(arg)
 		if err != nil {
-			return r, fmt.Errorf("tolerance ratio %q: %w; e.g. dbt:1/4 or dbt:0.25 (Liu tests 1/16, 1/8, 1/4, 1/2)", arg, err)
+			return r, fmt.Errorf("tolerance ratio %q: %w; e.g. dbt:1/4 or dbt:0.25 (Liu tests 1/16, 1/8, 1/4, 1/2)", textin.Clip(arg), err)
 		}
 		r.ratio = f
 	}

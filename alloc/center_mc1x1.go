@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -35,17 +36,17 @@ type TieBreak struct {
 func ParseTieBreak(s string) (TieBreak, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 4 {
-		return TieBreak{}, fmt.Errorf("tie-breaking %q: want SR,AF,WF,BF (four numbers, e.g. 3,9,3,2)", s)
+		return TieBreak{}, fmt.Errorf("tie-breaking %q: want SR,AF,WF,BF (four numbers, e.g. 3,9,3,2)", textin.Clip(s))
 	}
 	sr, err := strconv.Atoi(strings.TrimSpace(parts[0]))
 	if err != nil || sr < 0 {
-		return TieBreak{}, fmt.Errorf("tie-breaking %q: scan radius %q is not a non-negative integer", s, parts[0])
+		return TieBreak{}, fmt.Errorf("tie-breaking %q: scan radius %q is not a non-negative integer", textin.Clip(s), textin.Clip(parts[0]))
 	}
 	tb := TieBreak{SR: sr}
 	for i, p := range []*float64{&tb.AF, &tb.WF, &tb.BF} {
 		v, err := strconv.ParseFloat(strings.TrimSpace(parts[i+1]), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return TieBreak{}, fmt.Errorf("tie-breaking %q: factor %q is not a finite number", s, parts[i+1])
+			return TieBreak{}, fmt.Errorf("tie-breaking %q: factor %q is not a finite number", textin.Clip(s), textin.Clip(parts[i+1]))
 		}
 		*p = v
 	}
@@ -186,7 +187,7 @@ func newMC1x1(name, arg string, m topo.Machine, opt Options, greedy bool) (Alloc
 		a.tb = &tb
 		a.name = name + ":tb=" + tb.String()
 	default:
-		return nil, fmt.Errorf("unknown argument %q (want tb=SR,AF,WF,BF)", arg)
+		return nil, fmt.Errorf("unknown argument %q (want tb=SR,AF,WF,BF)", textin.Clip(arg))
 	}
 	return a, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -61,7 +62,7 @@ func newOptAlloc(arg string, m topo.Machine, opt Options) (Allocator, error) {
 		v, ok := strings.CutPrefix(arg, "nodes=")
 		n, err := strconv.ParseInt(v, 10, 64)
 		if !ok || err != nil || n <= 0 {
-			return nil, fmt.Errorf("opt: argument %q: want nodes=N with N > 0 (search nodes per decision)", arg)
+			return nil, fmt.Errorf("opt: argument %q: want nodes=N with N > 0 (search nodes per decision)", textin.Clip(arg))
 		}
 		a.budget = n
 	}

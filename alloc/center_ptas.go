@@ -6,6 +6,7 @@ import (
 
 	"github.com/procalloc/procalloc/exact"
 	"github.com/procalloc/procalloc/geom"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/ptas"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -54,7 +55,7 @@ func newPTASAlloc(name, arg string, m topo.Machine, opt Options) (Allocator, err
 		return nil, fmt.Errorf("%s needs a mesh or torus, not %s", name, m.Spec())
 	}
 	if arg != "" {
-		return nil, fmt.Errorf("%s takes no argument, got %q", name, arg)
+		return nil, fmt.Errorf("%s takes no argument, got %q", name, textin.Clip(arg))
 	}
 	a := &ptasAlloc{name: name, kind: name, g: g, st: NewState(g.N()), order: FreeListOrder(g), ties: ptas.TiesByIndex}
 	if opt.Compat == CompatPReMAS {

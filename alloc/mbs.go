@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -39,7 +40,7 @@ func init() {
 	register("mbs", "Multiple Buddy Strategy (Lo et al. 1997): square power-of-two buddy blocks on 2D meshes, layered in 3D",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
-				return nil, fmt.Errorf("mbs takes no argument, got %q", arg)
+				return nil, fmt.Errorf("mbs takes no argument, got %q", textin.Clip(arg))
 			}
 			return NewMBS(m)
 		})

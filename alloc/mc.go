@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -12,7 +13,7 @@ func init() {
 	register("mc", "MC (Mache, Lo and Windisch 1997; Bunde et al. 2004 §2.3): shells around a requested submesh shape centred on each free node, least total shell number; shape: the most square box holding k (docs/alloc.md)",
 		func(arg string, m topo.Machine, _ Options) (Allocator, error) {
 			if arg != "" {
-				return nil, fmt.Errorf("mc takes no argument (the shape comes from the job size), got %q", arg)
+				return nil, fmt.Errorf("mc takes no argument (the shape comes from the job size), got %q", textin.Clip(arg))
 			}
 			g, ok := m.(*topo.Grid)
 			if !ok {

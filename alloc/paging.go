@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -18,7 +19,7 @@ func init() {
 			}
 			s, err := strconv.Atoi(sArg)
 			if err != nil || s < 0 || s > 20 {
-				return nil, fmt.Errorf("paging page size s %q: want an integer 0..20 (pages of 2^s x 2^s nodes)", sArg)
+				return nil, fmt.Errorf("paging page size s %q: want an integer 0..20 (pages of 2^s x 2^s nodes)", textin.Clip(sArg))
 			}
 			g, ok := m.(*topo.Grid)
 			if !ok || g.Dim() != 2 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -78,7 +79,7 @@ func (opt Options) nodeNames(m topo.Machine) ([]string, error) {
 	seen := make(map[string]int, len(opt.Names))
 	for i, name := range opt.Names {
 		if j, dup := seen[name]; dup {
-			return nil, fmt.Errorf("host %q is named twice (nodes %d and %d)", name, j, i)
+			return nil, fmt.Errorf("host %q is named twice (nodes %d and %d)", textin.Clip(name), j, i)
 		}
 		seen[name] = i
 	}
@@ -92,7 +93,7 @@ func resolveCurve(name string, m topo.Machine, opt Options) (curves.Order, error
 		return curves.Generate(name, m)
 	}
 	if opt.Ranking == nil {
-		return nil, fmt.Errorf("%q is not a curve (valid: %s)", name, strings.Join(curves.Names(), ", "))
+		return nil, fmt.Errorf("%q is not a curve (valid: %s)", textin.Clip(name), strings.Join(curves.Names(), ", "))
 	}
 	return opt.Ranking(name, m)
 }
@@ -134,7 +135,7 @@ func Names() []string {
 func CheckFamily(spec string) error {
 	name, _, _ := strings.Cut(spec, ":")
 	if _, ok := families[name]; !ok {
-		return fmt.Errorf("unknown allocator %q; valid: %s", spec, strings.Join(Names(), ", "))
+		return fmt.Errorf("unknown allocator %q; valid: %s", textin.Clip(spec), strings.Join(Names(), ", "))
 	}
 	return nil
 }
@@ -167,17 +168,17 @@ func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
 		switch name {
 		case "genalg":
 			if arg != "" {
-				return nil, fmt.Errorf("allocator %q: genalg takes no argument", spec)
+				return nil, fmt.Errorf("allocator %q: genalg takes no argument", textin.Clip(spec))
 			}
 			return newGraphGenAlg(g), nil
 		case "freelist", "ff", "bf", "sos", "as-run", "slurm":
 		default:
-			return nil, fmt.Errorf("allocator %q places jobs by node coordinates and needs a mesh or torus; %s is a network without coordinates (use genalg, or a curve allocator such as bf:rcm or bf:RANKING-FILE)", spec, m.Spec())
+			return nil, fmt.Errorf("allocator %q places jobs by node coordinates and needs a mesh or torus; %s is a network without coordinates (use genalg, or a curve allocator such as bf:rcm or bf:RANKING-FILE)", textin.Clip(spec), m.Spec())
 		}
 	}
 	a, err := f.build(arg, m, opt)
 	if err != nil {
-		return nil, fmt.Errorf("allocator %q: %w", spec, err)
+		return nil, fmt.Errorf("allocator %q: %w", textin.Clip(spec), err)
 	}
 	return a, nil
 }

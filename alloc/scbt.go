@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -37,14 +38,14 @@ func init() {
 	register("scbt", "spatially compact binary tree (Liu et al. §4.1.1): free list in the leaf order of the orthogonal division; 2^m x 2^n meshes; no ARG",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
-				return nil, fmt.Errorf("scbt takes no argument, got %q", arg)
+				return nil, fmt.Errorf("scbt takes no argument, got %q", textin.Clip(arg))
 			}
 			return NewSCBT(m)
 		})
 	register("plas", "parallel layout (Mache et al. 1999, as in Liu et al. §1): columns parallel to the I/O side, nearest first, centred on its middle; 2D meshes; no ARG",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
-				return nil, fmt.Errorf("plas takes no argument, got %q", arg)
+				return nil, fmt.Errorf("plas takes no argument, got %q", textin.Clip(arg))
 			}
 			return NewPLAS(m)
 		})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -216,7 +217,7 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		}
 		cfg.Blocks, order = b, o
 	default:
-		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER] or slurm:block:TOPOLOGY.conf[:ORDER], not %q", arg)
+		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER] or slurm:block:TOPOLOGY.conf[:ORDER], not %q", textin.Clip(arg))
 	}
 	if order != "" {
 		o, err := resolveCurve(order, m, opt)
@@ -264,7 +265,7 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	slices.SortStableFunc(a.at, func(x, y int32) int { return hostlist.NaturalCompare(names[x], names[y]) })
 	for s, v := range a.at {
 		if s > 0 && names[a.at[s-1]] == names[v] {
-			return nil, fmt.Errorf("node name %q given twice", names[v])
+			return nil, fmt.Errorf("node name %q given twice", textin.Clip(names[v]))
 		}
 		a.idx[v] = int32(s)
 		if cfg.Weights != nil {
@@ -563,7 +564,7 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 		for _, nm := range s.Nodes {
 			v, ok := byName[nm]
 			if !ok {
-				return nil, fmt.Errorf("topology.conf line %d: switch %s lists node %q, which is not a node of the machine", s.Line, s.Name, nm)
+				return nil, fmt.Errorf("topology.conf line %d: switch %s lists node %q, which is not a node of the machine", s.Line, s.Name, textin.Clip(nm))
 			}
 			set = append(set, idx[v])
 		}

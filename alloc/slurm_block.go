@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -107,7 +108,7 @@ func (a *SlurmAllocator) initBlocks(cfg *slurm.Blocks, names []string) error {
 		for _, nm := range blk.Nodes {
 			v, ok := byName[nm]
 			if !ok {
-				return fmt.Errorf("topology.conf line %d: block %s lists node %q, which is not a node of the machine", blk.Line, blk.Name, nm)
+				return fmt.Errorf("topology.conf line %d: block %s lists node %q, which is not a node of the machine", blk.Line, blk.Name, textin.Clip(nm))
 			}
 			set = append(set, a.idx[v])
 			b.inAny[a.idx[v]] = true

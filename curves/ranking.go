@@ -96,6 +96,9 @@ func DetectFormat(data []byte) (Format, error) {
 			return "", fmt.Errorf("cannot detect the ranking format (%d fields on a line)", len(f))
 		}
 	}
+	if err := lines.Err(); err != nil {
+		return "", err
+	}
 	return "", fmt.Errorf("empty ranking file")
 }
 

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // Weights are the w(t) of the ordering objective of Leung et al. 2002 §2.2: a pair of
@@ -22,7 +24,7 @@ func (w Weights) K() int { return len(w) }
 func ParseWeights(spec string) (Weights, error) {
 	kind, rest, ok := strings.Cut(spec, ":")
 	if !ok {
-		return nil, fmt.Errorf("weights %q: want list:W1,W2,... or exp:B:K", spec)
+		return nil, fmt.Errorf("weights %q: want list:W1,W2,... or exp:B:K", textin.Clip(spec))
 	}
 	var w Weights
 	switch kind {
@@ -30,35 +32,35 @@ func ParseWeights(spec string) (Weights, error) {
 		for i, f := range strings.Split(rest, ",") {
 			v, err := parseDecimal(strings.TrimSpace(f))
 			if errors.Is(err, strconv.ErrRange) {
-				return nil, fmt.Errorf("weights %q: w(%d) = %q is out of the range of float64 (about 1e-308 to 1.8e308)", spec, i+1, f)
+				return nil, fmt.Errorf("weights %q: w(%d) = %q is out of the range of float64 (about 1e-308 to 1.8e308)", textin.Clip(spec), i+1, textin.Clip(f))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("weights %q: w(%d) = %q is not a number", spec, i+1, f)
+				return nil, fmt.Errorf("weights %q: w(%d) = %q is not a number", textin.Clip(spec), i+1, textin.Clip(f))
 			}
 			w = append(w, v)
 		}
 	case "exp":
 		bs, ks, ok := strings.Cut(rest, ":")
 		if !ok {
-			return nil, fmt.Errorf("weights %q: want exp:B:K", spec)
+			return nil, fmt.Errorf("weights %q: want exp:B:K", textin.Clip(spec))
 		}
 		b, err := parseDecimal(bs)
 		if err != nil || !(b >= 1) || math.IsInf(b, 0) {
-			return nil, fmt.Errorf("weights %q: base %q must be a number >= 1", spec, bs)
+			return nil, fmt.Errorf("weights %q: base %q must be a number >= 1", textin.Clip(spec), textin.Clip(bs))
 		}
 		k, err := strconv.Atoi(ks)
 		if err != nil || k < 1 || k > 1<<20 {
-			return nil, fmt.Errorf("weights %q: K %q must be an integer from 1 to %d", spec, ks, 1<<20)
+			return nil, fmt.Errorf("weights %q: K %q must be an integer from 1 to %d", textin.Clip(spec), textin.Clip(ks), 1<<20)
 		}
 		w = make(Weights, k)
 		for t := 1; t <= k; t++ {
 			w[t-1] = math.Pow(b, float64(1-t))
 		}
 	default:
-		return nil, fmt.Errorf("weights %q: unknown kind %q (want list or exp)", spec, kind)
+		return nil, fmt.Errorf("weights %q: unknown kind %q (want list or exp)", textin.Clip(spec), textin.Clip(kind))
 	}
 	if err := w.Validate(); err != nil {
-		return nil, fmt.Errorf("weights %q: %w", spec, err)
+		return nil, fmt.Errorf("weights %q: %w", textin.Clip(spec), err)
 	}
 	return w, nil
 }

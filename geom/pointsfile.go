@@ -26,19 +26,19 @@ func ReadPoints(r io.Reader) ([]PointF, error) {
 		for j, f := range fields {
 			v, err := strconv.ParseFloat(f, 64)
 			if errors.Is(err, strconv.ErrRange) {
-				return nil, fmt.Errorf("line %d: coordinate %d: %q is out of the range of float64", line, j+1, f)
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is out of the range of float64", line, j+1, textin.Clip(f))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("line %d: coordinate %d: %q is not a number", line, j+1, f)
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is not a number", line, j+1, textin.Clip(f))
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("line %d: coordinate %d: %q is not finite", line, j+1, f)
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is not finite", line, j+1, textin.Clip(f))
 			}
 			if math.Abs(v) >= 1<<53 {
 				// From 2^53 on float64 cannot tell neighbouring integers apart
 				// (2^53+1 reads as 2^53), so distinct points would silently become
 				// equal or move.
-				return nil, fmt.Errorf("line %d: coordinate %d: %q is 2^53 or beyond, where coordinates lose precision; shift or rescale the points", line, j+1, f)
+				return nil, fmt.Errorf("line %d: coordinate %d: %q is 2^53 or beyond, where coordinates lose precision; shift or rescale the points", line, j+1, textin.Clip(f))
 			}
 			p[j] = v
 		}

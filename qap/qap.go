@@ -2,11 +2,14 @@ package qap
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // QAP is a quadratic assignment problem in Koopmans-Beckmann form: assign facility i to
@@ -75,17 +78,24 @@ func (q *QAP) SymmetricB() bool {
 	return true
 }
 
+// maxQAPLIBWord is the longest number ReadQAPLIB reads: a float64 needs some 25
+// characters; a longer word is no number of a QAPLIB file.
+const maxQAPLIBWord = 1 << 16
+
 // ReadQAPLIB reads a QAP in QAPLIB format: n, then the n x n matrix A, then the n x n
 // matrix B, all whitespace-separated numbers (line breaks are not significant). The
 // objective is sum A[i][j] B[p(i)][p(j)] as in QAPLIB. Errors name the offending number.
 func ReadQAPLIB(r io.Reader) (*QAP, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), maxQAPLIBWord)
 	sc.Split(bufio.ScanWords)
 	count := 0
 	next := func(what string) (float64, error) {
 		if !sc.Scan() {
 			if err := sc.Err(); err != nil {
+				if errors.Is(err, bufio.ErrTooLong) {
+					return 0, fmt.Errorf("QAPLIB: number %d (%s) is longer than %d bytes: %w", count+1, what, maxQAPLIBWord, textin.ErrTooLarge)
+				}
 				return 0, err
 			}
 			return 0, fmt.Errorf("QAPLIB: file ends before %s", what)
@@ -93,7 +103,7 @@ func ReadQAPLIB(r io.Reader) (*QAP, error) {
 		count++
 		v, err := strconv.ParseFloat(sc.Text(), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("QAPLIB: number %d (%s): %q is not a finite number", count, what, sc.Text())
+			return 0, fmt.Errorf("QAPLIB: number %d (%s): %q is not a finite number", count, what, textin.Clip(sc.Text()))
 		}
 		return v, nil
 	}
@@ -102,7 +112,7 @@ func ReadQAPLIB(r io.Reader) (*QAP, error) {
 		return nil, err
 	}
 	if nf != math.Trunc(nf) || nf < 1 || nf > 5000 {
-		return nil, fmt.Errorf("QAPLIB: n = %s must be an integer between 1 and 5000", strings.TrimSpace(sc.Text()))
+		return nil, fmt.Errorf("QAPLIB: n = %s must be an integer between 1 and 5000", textin.Clip(strings.TrimSpace(sc.Text())))
 	}
 	n := int(nf)
 	q := &QAP{N: n, A: make([]float64, n*n), B: make([]float64, n*n)}
@@ -117,7 +127,7 @@ func ReadQAPLIB(r io.Reader) (*QAP, error) {
 		}
 	}
 	if sc.Scan() {
-		return nil, fmt.Errorf("QAPLIB: unexpected %q after the two %dx%d matrices", sc.Text(), n, n)
+		return nil, fmt.Errorf("QAPLIB: unexpected %q after the two %dx%d matrices", textin.Clip(sc.Text()), n, n)
 	}
 	return q, nil
 }

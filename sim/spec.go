@@ -215,7 +215,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Trace", "", "required: a trace file"))
 	}
 	if s.Format != FormatDetect && !slices.Contains(Formats, s.Format) {
-		add(fieldErr("Format", strconv.Quote(string(s.Format)), "want %s", Choices(Formats)))
+		add(fieldErr("Format", strconv.Quote(textin.Clip(string(s.Format))), "want %s", Choices(Formats)))
 	}
 	for _, w := range []struct{ field, v string }{{"From", s.From}, {"To", s.To}} {
 		if w.v != "" {
@@ -237,7 +237,7 @@ func (s *Spec) Validate() error {
 	}
 	if s.TimeZone != "" {
 		if _, err := time.LoadLocation(s.TimeZone); err != nil {
-			add(fieldErr("TimeZone", strconv.Quote(s.TimeZone), "is not a time zone (want an IANA name such as America/New_York, or UTC)"))
+			add(fieldErr("TimeZone", strconv.Quote(textin.Clip(s.TimeZone)), "is not a time zone (want an IANA name such as America/New_York, or UTC)"))
 		}
 	}
 	if s.Scale.Replicate < 1 {
@@ -256,7 +256,7 @@ func (s *Spec) Validate() error {
 	}
 	s.validateFiles(add)
 	if s.Machine != nil && s.MachineSpec != "" && s.MachineSpec != s.Machine.Spec() {
-		add(fieldErr("MachineSpec", strconv.Quote(s.MachineSpec), "names another machine than Machine (%s): give one of them", s.Machine.Spec()))
+		add(fieldErr("MachineSpec", strconv.Quote(textin.Clip(s.MachineSpec)), "names another machine than Machine (%s): give one of them", s.Machine.Spec()))
 	}
 	if s.Alloc == "" {
 		add(fieldErr("Alloc", "", "required: an allocator spec such as mc1x1 or bf:hilbert"))
@@ -264,10 +264,10 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Alloc", "", "%v", err))
 	}
 	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
-		add(fieldErr("Sched", strconv.Quote(string(s.Sched)), "want %s", Choices(Scheds)))
+		add(fieldErr("Sched", strconv.Quote(textin.Clip(string(s.Sched))), "want %s", Choices(Scheds)))
 	}
 	if _, err := ParseCompat(string(s.Compat)); err != nil {
-		add(fieldErr("Compat", strconv.Quote(string(s.Compat)), "want premas, sst or empty"))
+		add(fieldErr("Compat", strconv.Quote(textin.Clip(string(s.Compat))), "want premas, sst or empty"))
 	}
 	if s.Sched == SchedAsRun && (s.Scale.Work != 1 || s.Scale.Contract != 1 || s.Scale.Replicate != 1 || s.From != "" || s.To != "" || (s.LoadFactor != 0 && s.LoadFactor != 1)) {
 		add(fieldErr("Sched", string(s.Sched), "replays production's own schedule: work multiple, contraction, replication, load factor and window do not apply"))
@@ -280,12 +280,12 @@ func (s *Spec) Validate() error {
 	}
 	if s.Metrics != 0 {
 		if err := s.Metrics.check(); err != nil {
-			add(fieldErr("Metrics", strconv.Quote(s.Metrics.String()), "%v", err))
+			add(fieldErr("Metrics", strconv.Quote(textin.Clip(s.Metrics.String())), "%v", err))
 		}
 	}
 	if s.Comm != "" {
 		if !s.Metrics.Has(MetricsRoute) {
-			add(fieldErr("Metrics", strconv.Quote(s.Metrics.String()), "a communication model (Comm %q) measures the route metrics: include route", s.Comm))
+			add(fieldErr("Metrics", strconv.Quote(textin.Clip(s.Metrics.String())), "a communication model (Comm %q) measures the route metrics: include route", textin.Clip(s.Comm)))
 		}
 		if _, err := netsim.ParsePattern(s.Comm); err != nil {
 			add(fieldErr("Comm", "", "%v", err))
@@ -297,7 +297,7 @@ func (s *Spec) Validate() error {
 			add(fieldErr("CycleSeconds", fmt.Sprint(s.CycleSeconds), "must be between %g and %g seconds", MinCycleSeconds, MaxCycleSeconds))
 		}
 		if s.Sched == SchedAsRun {
-			add(fieldErr("Comm", strconv.Quote(s.Comm), "the as-run schedule keeps production's run times; it does not take a communication model"))
+			add(fieldErr("Comm", strconv.Quote(textin.Clip(s.Comm)), "the as-run schedule keeps production's run times; it does not take a communication model"))
 		}
 	}
 	s.validateEngine(add)
@@ -391,7 +391,7 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 	if s.TimeZone != "" {
 		loc, err := time.LoadLocation(s.TimeZone)
 		if err != nil {
-			return nil, fieldErr("TimeZone", strconv.Quote(s.TimeZone), "is not a time zone: %v", err)
+			return nil, fieldErr("TimeZone", strconv.Quote(textin.Clip(s.TimeZone)), "is not a time zone: %v", err)
 		}
 		opt.Location = loc
 	}
@@ -487,7 +487,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 		}
 	}
 	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, files.Ranking); err != nil {
-		return nil, fieldErr("TaskOrder", strconv.Quote(string(s.TaskOrder)), "%v", err)
+		return nil, fieldErr("TaskOrder", strconv.Quote(textin.Clip(string(s.TaskOrder))), "%v", err)
 	}
 	tr, err := s.ReadTrace()
 	if err != nil {

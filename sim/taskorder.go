@@ -8,6 +8,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -75,7 +76,7 @@ func ParseTaskOrder(s string) (TaskOrder, error) {
 	if c := TaskOrder(s).Curve(); c != "" {
 		return TaskOrder(s), nil
 	}
-	return "", fmt.Errorf("%q: want returned, sorted, allocator, random or curve:NAME", s)
+	return "", fmt.Errorf("%q: want returned, sorted, allocator, random or curve:NAME", textin.Clip(s))
 }
 
 // taskOrdering is a task order made ready for a replay: the curve's ranks.
@@ -134,5 +135,5 @@ func (t *taskOrdering) apply(a alloc.Allocator, id int, nodes []int) ([]int, err
 		slices.SortFunc(out, func(p, q int) int { return int(t.rank[p]) - int(t.rank[q]) })
 		return out, nil
 	}
-	return nil, fmt.Errorf("sim: internal error: task order %q", t.order)
+	return nil, fmt.Errorf("sim: internal error: task order %q", textin.Clip(string(t.order)))
 }

@@ -119,6 +119,9 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		gz = &gzipErr{r: zr}
 		br = bufio.NewReaderSize(gz, 1<<16)
 	}
+	if start, _ := br.Peek(2); textin.CheckUTF16(string(start)) != nil {
+		return nil, fmt.Errorf("line 1: %w", textin.CheckUTF16(string(start)))
+	}
 	switch opt.Format {
 	case "", "swf", "converted":
 		if opt.Format == "" && looksLikeSacct(br) {
@@ -135,7 +138,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	t := &Trace{Format: opt.Format}
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxTraceLine)
 	line := 0
 	var fields []string
 	for sc.Scan() {
@@ -208,13 +211,17 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		if gz != nil && gz.err != nil {
 			return nil, gzipError(gz.err, line)
 		}
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+		return nil, textin.ScanErr(err, line+1, maxTraceLine)
 	}
 	if t.Format == "" {
 		t.Format = opt.Format
 	}
 	return t, nil
 }
+
+// maxTraceLine is the longest line of a trace: an SWF record is 18 numbers, and the
+// longest header comment of the Parallel Workloads Archive is far shorter.
+const maxTraceLine = 1 << 20
 
 func appendFields(dst []string, s string) []string {
 	for {

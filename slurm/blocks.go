@@ -2,7 +2,10 @@ package slurm
 
 import (
 	"fmt"
+	"math"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // MaxBlockLevel is the highest aggregation level BlockSizes may name: a block of
@@ -255,8 +258,9 @@ func parseBlockLevels(v string) (levels uint16, odd bool, err error) {
 	return levels, odd, nil
 }
 
-// strtol is C's strtol in base 10 on s: leading white space, a sign, digits
-// (saturating); rest is what follows, ok false when there is no digit (rest is then
+// strtol is C's strtol in base 10 on s (a 64-bit long): leading white space, a
+// sign, digits (saturating at math.MaxInt64 and math.MinInt64, as strtol does on
+// overflow); rest is what follows, ok false when there is no digit (rest is then
 // s, as C sets endptr).
 func strtol(s string) (n int, rest string, ok bool) {
 	i := 0
@@ -269,16 +273,25 @@ func strtol(s string) (n int, rest string, ok bool) {
 		i++
 	}
 	start := i
+	over := false
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		if n < 1<<40 {
-			n = n*10 + int(s[i]-'0')
+		d := int(s[i] - '0')
+		if n > (math.MaxInt64-d)/10 {
+			over = true
+		} else {
+			n = n*10 + d
 		}
 		i++
 	}
 	if i == start {
 		return 0, s, false
 	}
-	if neg {
+	switch {
+	case over && neg:
+		n = math.MinInt64
+	case over:
+		n = math.MaxInt64
+	case neg:
 		n = -n
 	}
 	return n, s[i:], true
@@ -346,7 +359,7 @@ func parseBlockSizes(v string) (vals []int, odd []string, err error) {
 			odd = append(odd, s)
 		}
 		if n <= 0 {
-			return nil, nil, fmt.Errorf("%q is not a positive integer", s)
+			return nil, nil, fmt.Errorf("%q is not a positive integer", textin.Clip(s))
 		}
 		vals = append(vals, n)
 	}
@@ -356,11 +369,15 @@ func parseBlockSizes(v string) (vals []int, odd []string, err error) {
 	return vals, odd, nil
 }
 
-// atoi is C's atoi on s (strtol in base 10), saturating instead of overflowing;
-// exact reports that s is nothing but the number (no white space, no sign).
+// atoi is glibc's atoi on s: (int) strtol(s, NULL, 10), strtol saturating at the
+// 64-bit long's limits and the cast keeping the low 32 bits (GCC), so that
+// "4294967297" is 1 and a number past 2^63 is -1, as slurmctld reads them. exact
+// reports that s is nothing but the number (no white space, no sign) and that the
+// cast kept it.
 func atoi(s string) (n int, exact bool) {
-	n, rest, ok := strtol(s)
-	return n, ok && rest == "" && s[0] >= '0' && s[0] <= '9'
+	l, rest, ok := strtol(s)
+	n = int(int32(l))
+	return n, ok && rest == "" && s[0] >= '0' && s[0] <= '9' && n == l
 }
 
 // blockLevel returns log2(r) for a power of two r.

@@ -129,6 +129,9 @@ func checkSlurmConfLine(pairs []ConfPair) error {
 // Conf). check, called on the pairs of each line that has any, in file order, says
 // what the file's keys allow; its error is the line's *ConfError.
 func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
+	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
+		return nil, &ConfError{Line: 1, Msg: err.Error()}
+	}
 	c := &Conf{raw: strings.SplitAfter(string(data), "\n")}
 	if n := len(c.raw); n > 0 && c.raw[n-1] == "" {
 		c.raw = c.raw[:n-1]
@@ -320,7 +323,7 @@ func quoteConfValue(v string) (string, error) {
 	// Escapes are undone before the pairs are matched, so a value whose quotes
 	// would be read as quoting cannot be written: check by reading it back.
 	if ps, err := parsePairs("K=" + unescape(e)); err != nil || len(ps) != 1 || ps[0].Value != v {
-		return "", fmt.Errorf("value %q cannot be written in slurm.conf so that Slurm reads it back (quotes and spaces)", v)
+		return "", fmt.Errorf("value %q cannot be written in slurm.conf so that Slurm reads it back (quotes and spaces)", textin.Clip(v))
 	}
 	return e, nil
 }
@@ -341,7 +344,7 @@ func FormatPairs(pairs []ConfPair) (string, error) {
 	}
 	// A quote in one value can pair with a quote in the next: read the line back.
 	if ps, err := parsePairs(unescape(b.String())); err != nil || !slices.Equal(ps, pairs) {
-		return "", fmt.Errorf("the values %q cannot be written on one slurm.conf line so that Slurm reads them back (quotes and spaces)", b.String())
+		return "", fmt.Errorf("the values %q cannot be written on one slurm.conf line so that Slurm reads them back (quotes and spaces)", textin.Clip(b.String()))
 	}
 	return b.String(), nil
 }
@@ -475,7 +478,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			}
 			if ok {
 				if cpus, err = strconv.Atoi(v); err != nil || cpus < 1 {
-					return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s is not a positive number", k, v)}
+					return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s is not a positive number", k, textin.Clip(v))}
 				}
 			}
 		}
@@ -516,7 +519,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 func parseWeight(v string) (uint32, error) {
 	w, err := strconv.ParseUint(v, 10, 32)
 	if err != nil {
-		return 0, fmt.Errorf("node weight %s (Weight=) is not a number from 0 to 4294967295", v)
+		return 0, fmt.Errorf("node weight %s (Weight=) is not a number from 0 to 4294967295", textin.Clip(v))
 	}
 	return uint32(w), nil
 }
@@ -529,14 +532,14 @@ func expandPort(v string, names int) ([]string, error) {
 	}
 	vs, err := hostlist.Expand(v)
 	if err != nil {
-		return nil, fmt.Errorf("port list %s (Port=): %w", v, err)
+		return nil, fmt.Errorf("port list %s (Port=): %w", textin.Clip(v), err)
 	}
 	if len(vs) != 1 && len(vs) != names {
-		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", v, len(vs), names)
+		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", textin.Clip(v), len(vs), names)
 	}
 	for _, p := range vs {
 		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 0xffff {
-			return nil, fmt.Errorf("port list %s (Port=): %q is not a port (1-65535)", v, p)
+			return nil, fmt.Errorf("port list %s (Port=): %q is not a port (1-65535)", textin.Clip(v), textin.Clip(p))
 		}
 	}
 	return vs, nil
@@ -562,14 +565,14 @@ func perNodeLists(l *ConfLine, names int) (map[string][]string, error) {
 		}
 		vs, err := hostlist.Expand(v)
 		if err != nil {
-			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s: %v", key, v, err), Err: err}
+			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s: %v", key, textin.Clip(v), err), Err: err}
 		}
 		if len(vs) != 1 && len(vs) != names {
 			more := "more"
 			if len(vs) < names {
 				more = "fewer"
 			}
-			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, v, len(vs), names, more, key)}
+			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, textin.Clip(v), len(vs), names, more, key)}
 		}
 		out[lk] = vs
 	}

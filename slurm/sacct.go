@@ -102,6 +102,10 @@ type Sacct struct {
 
 // SacctLineError is a malformed record: its line, its text (clipped to 120 bytes) and
 // what is wrong; the one line error of procalloc's text readers.
+// maxSacctLine is the longest line of sacct output: a job's NodeList is a
+// compressed hostlist, far shorter even for a job on every node of a large machine.
+const maxSacctLine = 1 << 20
+
 type SacctLineError = textin.LineError
 
 // LooksLikeSacct reports whether the first non-blank line of data (the start of a
@@ -195,7 +199,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	}
 	t := &Sacct{Skipped: map[string]int{}, Impossible: map[string]int{}, Location: loc, Hosts: hostlist.NewTable()}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxSacctLine)
 	line := 0
 	col := map[string]int{}
 	var header []string
@@ -424,7 +428,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		recs = append(recs, rec{job: j, id: id})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+		return nil, textin.ScanErr(err, line+1, maxSacctLine)
 	}
 	if header == nil {
 		return nil, fmt.Errorf("empty sacct output")

@@ -53,7 +53,8 @@ import (
 // Errors name the line.
 func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	t := &Topology{}
-	warn := func(s string) { t.Warnings = append(t.Warnings, s) }
+	warns := warnCap{list: &t.Warnings}
+	warn := warns.add
 	var sws []switchRec
 	var blks []blockRec
 	var sizes []int
@@ -80,7 +81,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 		kv := make([][2]string, len(l.Pairs))
 		for i, p := range l.Pairs {
 			if p.Op != "" {
-				warn(fmt.Sprintf("line %d: %s%s=%s: Slurm reads it as %s=%s (the operator is ignored in topology.conf)", line, p.Key, p.Op, p.Value, p.Key, p.Value))
+				warn(fmt.Sprintf("line %d: %s%s=%s: Slurm reads it as %s=%s (the operator is ignored in topology.conf)", line, p.Key, p.Op, textin.Clip(p.Value), p.Key, textin.Clip(p.Value)))
 			}
 			fields[i] = p.Key + "=" + p.Value
 			kv[i] = [2]string{strings.ToLower(p.Key), p.Value}
@@ -128,7 +129,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 				return nil, fmt.Errorf("line %d: unknown key %q (a %s line takes %s%s; Slurm: \"Parsing error at unrecognized key\", fatal)", line, textin.Clip(k), l.Pairs[0].Key, want, didYouMean(table, k))
 			}
 			if prev, dup := val[p[0]]; dup {
-				warn(fmt.Sprintf("line %d: %s given twice (%s and %s); Slurm uses the last (\"specified more than once, latest value used\")", line, strings.SplitN(fields[i+1], "=", 2)[0], prev, fields[i+1]))
+				warn(fmt.Sprintf("line %d: %s given twice (%s and %s); Slurm uses the last (\"specified more than once, latest value used\")", line, textin.Clip(strings.SplitN(fields[i+1], "=", 2)[0]), textin.Clip(prev), textin.Clip(fields[i+1])))
 			}
 			val[p[0]] = fields[i+1]
 		}
@@ -147,7 +148,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 			}
 			out, err := budget.expand(v)
 			if err != nil {
-				return nil, true, fmt.Errorf("line %d: %s: %w", line, val[k], err)
+				return nil, true, fmt.Errorf("line %d: %s: %w", line, textin.Clip(val[k]), err)
 			}
 			return out, true, nil
 		}
@@ -162,7 +163,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 				return nil, err
 			}
 			if v, ok := value("linkspeed"); ok && !isUint32(v) {
-				return nil, fmt.Errorf("line %d: LinkSpeed=%s: want an unsigned integer", line, v)
+				return nil, fmt.Errorf("line %d: LinkSpeed=%s: want an unsigned integer", line, textin.Clip(v))
 			}
 			sws = append(sws, s)
 		case "blockname":
@@ -188,20 +189,20 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	if levelsLine != 0 {
 		var odd bool
 		if levels, odd, err = parseBlockLevels(levelsRaw); err != nil {
-			return nil, fmt.Errorf("line %d: BlockLevels=%s: %w (Slurm 23.11: \"Invalid BlockLevels\", fatal)", levelsLine, levelsRaw, err)
+			return nil, fmt.Errorf("line %d: BlockLevels=%s: %w (Slurm 23.11: \"Invalid BlockLevels\", fatal)", levelsLine, textin.Clip(levelsRaw), err)
 		}
 		if odd {
-			warn(fmt.Sprintf("line %d: BlockLevels=%s is read as levels %s (Slurm's bit_unfmt skips characters other than digits, '-' and ',')", levelsLine, levelsRaw, formatLevels(levels)))
+			warn(fmt.Sprintf("line %d: BlockLevels=%s is read as levels %s (Slurm's bit_unfmt skips characters other than digits, '-' and ',')", levelsLine, textin.Clip(levelsRaw), textin.Clip(formatLevels(levels))))
 		}
 	}
 	if sizesLine != 0 {
 		// Slurm checks the value it keeps, the last.
 		vals, odd, err := parseBlockSizes(sizesRaw)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: BlockSizes=%s: %w (Slurm: \"Invalid BlockSizes value\")", sizesLine, sizesRaw, err)
+			return nil, fmt.Errorf("line %d: BlockSizes=%s: %w (Slurm: \"Invalid BlockSizes value\")", sizesLine, textin.Clip(sizesRaw), err)
 		}
 		if len(odd) > 0 {
-			warn(fmt.Sprintf("line %d: BlockSizes value %q is read as %d, as Slurm's atoi reads it", sizesLine, odd[0], mustAtoi(odd[0])))
+			warn(fmt.Sprintf("line %d: BlockSizes value %q is read as %d, as Slurm's atoi reads it", sizesLine, textin.Clip(odd[0]), mustAtoi(odd[0])))
 		}
 		sizes = vals
 	}
@@ -216,6 +217,7 @@ func ParseTopologyConf(r io.Reader) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
+	warns.done()
 	return t, nil
 }
 
@@ -390,7 +392,8 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 	}
 	tn, _ := yamlScalar(pick, "topology")
 	out := &Topology{}
-	warn := func(s string) { out.Warnings = append(out.Warnings, s) }
+	warns := warnCap{list: &out.Warnings}
+	warn := warns.add
 	var lists nameBudget
 	switch {
 	case yamlChild(pick, "tree") != nil:
@@ -467,6 +470,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 	default:
 		return nil, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
 	}
+	warns.done()
 	return out, nil
 }
 
@@ -494,7 +498,7 @@ func yamlBlockSizes(bs *yaml.Node) ([]int, error) {
 	for _, v := range vals {
 		n, err := strconv.Atoi(strings.TrimSpace(v.Value))
 		if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 1<<30 {
-			return nil, fmt.Errorf("line %d: block_sizes: %q is not a positive integer", v.Line, v.Value)
+			return nil, fmt.Errorf("line %d: block_sizes: %q is not a positive integer", v.Line, textin.Clip(v.Value))
 		}
 		out = append(out, n)
 	}
@@ -521,7 +525,7 @@ func torus3dOf(t *yaml.Node) (*Torus, error) {
 		s, line := yamlScalar(d, k)
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 || v > 1<<16 {
-			return nil, fmt.Errorf("line %d: torus3d dims %s = %q: want a positive integer", max(line, d.Line), k, s)
+			return nil, fmt.Errorf("line %d: torus3d dims %s = %q: want a positive integer", max(line, d.Line), k, textin.Clip(s))
 		}
 		tor.Dims[j] = v
 	}
@@ -762,4 +766,30 @@ func yamlHostlist(budget *nameBudget, m *yaml.Node, key string) ([]string, error
 		return nil, fmt.Errorf("line %d: %s: %w", c.Line, key, err)
 	}
 	return out, nil
+}
+
+// MaxWarnings is the most warnings a topology.conf or topology.yaml lists one by
+// one: a generated file with the same slip on every line (Nodes+= on 200,000
+// switches) made a 29 MB stderr. The rest are counted in one last warning.
+const MaxWarnings = 20
+
+// warnCap collects a parse's warnings, the first MaxWarnings in full.
+type warnCap struct {
+	list *[]string
+	more int
+}
+
+func (w *warnCap) add(s string) {
+	if len(*w.list) < MaxWarnings {
+		*w.list = append(*w.list, s)
+		return
+	}
+	w.more++
+}
+
+// done appends the count of the warnings not listed.
+func (w *warnCap) done() {
+	if w.more > 0 {
+		*w.list = append(*w.list, fmt.Sprintf("%d more warnings not listed (the first %d are)", w.more, MaxWarnings))
+	}
 }

@@ -102,6 +102,9 @@ func FirstMeaningfulLine(data []byte) string {
 // else an edge list ("U V" or a % directive). Anything else is an
 // *UndetectedFormatError asking for --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
+	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
+		return "", err
+	}
 	t := FirstMeaningfulLine(data)
 	if t == "" {
 		return "", fmt.Errorf("empty graph file")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // Grid is a mesh or torus: Dims[j] nodes along dimension j, Wrap[j] when dimension j
@@ -35,7 +37,7 @@ func NewGrid(dims []int, wrap []bool) (*Grid, error) {
 		}
 		g.strides[j] = n
 		if n > (1<<31-1)/d {
-			return nil, fmt.Errorf("topo: grid %v has more than 2^31-1 nodes", dims)
+			return nil, fmt.Errorf("topo: grid %s has more than 2^31-1 nodes", textin.Clip(fmt.Sprint(dims)))
 		}
 		n *= d
 	}

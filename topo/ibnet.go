@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // NodeNameMap maps GUIDs to names (an OpenSM / infiniband-diags node-name-map file).
@@ -27,6 +29,7 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 	m := NodeNameMap{}
 	first := map[uint64]int{}
 	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), bufio.MaxScanTokenSize)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -55,19 +58,19 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 			name = strings.TrimRight(rest[:i], nameMapSpace)
 		}
 		if name == "" || strings.ContainsAny(name, nameMapSpace) {
-			return nil, fmt.Errorf("line %d: GUID %s needs one name without spaces, got %q", line, word, name)
+			return nil, fmt.Errorf("line %d: GUID %s needs one name without spaces, got %q", line, textin.Clip(word), textin.Clip(name))
 		}
 		if strings.ContainsAny(name, `"#`) {
-			return nil, fmt.Errorf("line %d: name %q: infiniband-diags ends a name at '\"' or '#'", line, name)
+			return nil, fmt.Errorf("line %d: name %q: infiniband-diags ends a name at '\"' or '#'", line, textin.Clip(name))
 		}
 		if l, dup := first[guid]; dup {
-			return nil, fmt.Errorf("line %d: GUID %s mapped again (first on line %d)", line, word, l)
+			return nil, fmt.Errorf("line %d: GUID %s mapped again (first on line %d)", line, textin.Clip(word), l)
 		}
 		first[guid] = line
 		m[guid] = name
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+		return nil, textin.ScanErr(err, line+1, bufio.MaxScanTokenSize)
 	}
 	return m, nil
 }
@@ -98,13 +101,13 @@ func nameMapGUID(s string) (uint64, error) {
 	}
 	if !ok {
 		if _, err := strconv.ParseUint(s, 16, 64); err == nil {
-			return 0, fmt.Errorf("GUID %q has no 0x: infiniband-diags reads it as a decimal (octal with a leading 0) number, or refuses it; write 0x and the hexadecimal GUID", s)
+			return 0, fmt.Errorf("GUID %q has no 0x: infiniband-diags reads it as a decimal (octal with a leading 0) number, or refuses it; write 0x and the hexadecimal GUID", textin.Clip(s))
 		}
-		return 0, fmt.Errorf("%q is not a GUID (0x and up to 16 hexadecimal digits)", s)
+		return 0, fmt.Errorf("%q is not a GUID (0x and up to 16 hexadecimal digits)", textin.Clip(s))
 	}
 	v, err := strconv.ParseUint(h, 16, 64)
 	if err != nil || h == "" || h[0] == '+' || h[0] == '-' {
-		return 0, fmt.Errorf("%q is not a GUID (0x and up to 16 hexadecimal digits)", s)
+		return 0, fmt.Errorf("%q is not a GUID (0x and up to 16 hexadecimal digits)", textin.Clip(s))
 	}
 	return v, nil
 }
@@ -113,7 +116,7 @@ func parseGUID(s string) (uint64, error) {
 	h := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	v, err := strconv.ParseUint(h, 16, 64)
 	if err != nil || h == "" {
-		return 0, fmt.Errorf("%q is not a GUID (hexadecimal, up to 16 digits)", s)
+		return 0, fmt.Errorf("%q is not a GUID (hexadecimal, up to 16 digits)", textin.Clip(s))
 	}
 	return v, nil
 }
@@ -173,6 +176,9 @@ func ibCaDesc(rest string) string {
 	return c[i+1 : j]
 }
 
+// maxIBNetLine is the longest line of ibnetdiscover output ReadIBNetDiscover reads.
+const maxIBNetLine = 16 << 20
+
 // ReadIBNetDiscover reads ibnetdiscover output (ibnetdiscover(8), infiniband-diags):
 // the default topology form (Switch/Ca/Rt node blocks, each followed by its port lines
 // [p] "S-<guid>"[q]; with -g also chassis headers and [ext N] ports; with -s the
@@ -201,7 +207,7 @@ func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 
 func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), maxIBNetLine)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
@@ -259,7 +265,7 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			}
 			m := ibPortRe.FindStringSubmatch(t)
 			if m == nil {
-				return nil, fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, t)
+				return nil, fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, textin.Clip(t))
 			}
 			if cur == nil {
 				return nil, fmt.Errorf("line %d: port line before any Switch or Ca line", line)
@@ -283,7 +289,7 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			}
 			m := ibPRe.FindStringSubmatch(t)
 			if m == nil {
-				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, t)
+				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, textin.Clip(t))
 			}
 			a, err := parseGUID(m[3])
 			if err != nil {
@@ -313,11 +319,11 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 		case strings.Contains(t, "="), strings.HasPrefix(t, "Non-Chassis"), strings.HasPrefix(t, "Chassis"):
 			// vendid=, devid=, sysimgguid=, switchguid=, caguid=; grouping headers.
 		default:
-			return nil, fmt.Errorf("line %d: unrecognised line %q (not ibnetdiscover output?)", line, t)
+			return nil, fmt.Errorf("line %d: unrecognised line %q (not ibnetdiscover output?)", line, textin.Clip(t))
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", line+1, err)
+		return nil, textin.ScanErr(err, line+1, maxIBNetLine)
 	}
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("no Switch or Ca found (not ibnetdiscover output?)")
@@ -367,7 +373,7 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			found, isSw := f.Has(name)
 			switch {
 			case found && (isSw || n.sw):
-				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, name, kind(n.sw), guid, kind(isSw))
+				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, textin.Clip(name), kind(n.sw), guid, kind(isSw))
 			case found:
 				continue // a second HCA of the same host
 			case n.sw:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // ParseSpec parses a grid spec: "mesh:XxY[xZ...]", "torus:XxY[xZ...]" (wraparound in
@@ -14,11 +16,11 @@ func ParseSpec(spec string) (*Grid, error) {
 	s := strings.TrimSpace(spec)
 	if strings.HasPrefix(s, "mesh[") {
 		if !strings.HasSuffix(s, "]") {
-			return nil, fmt.Errorf("machine spec %q: missing closing ']'", spec)
+			return nil, fmt.Errorf("machine spec %q: missing closing ']'", textin.Clip(spec))
 		}
 		dims, err := parseSizes(s[len("mesh["):len(s)-1], ",")
 		if err != nil {
-			return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+			return nil, fmt.Errorf("machine spec %q: %w", textin.Clip(spec), err)
 		}
 		for len(dims) > 1 && dims[len(dims)-1] == 1 {
 			dims = dims[:len(dims)-1]
@@ -27,21 +29,21 @@ func ParseSpec(spec string) (*Grid, error) {
 	}
 	kind, rest, ok := strings.Cut(s, ":")
 	if !ok {
-		return nil, fmt.Errorf("machine spec %q: want KIND:SIZES such as mesh:16x16 or torus:8x8x8", spec)
+		return nil, fmt.Errorf("machine spec %q: want KIND:SIZES such as mesh:16x16 or torus:8x8x8", textin.Clip(spec))
 	}
 	// The kind first: the sizes of another kind ("fattree:4,4:8") are not a grid's,
 	// and a message about them would hide that the kind is the problem.
 	switch kind {
 	case "mesh", "torus":
 	case "fattree", "dragonfly":
-		return nil, fmt.Errorf("machine spec %q: a %s is a switched network without node coordinates; this needs a grid (mesh or torus)", spec, kind)
+		return nil, fmt.Errorf("machine spec %q: a %s is a switched network without node coordinates; this needs a grid (mesh or torus)", textin.Clip(spec), textin.Clip(kind))
 	default:
-		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", spec, kind)
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", textin.Clip(spec), textin.Clip(kind))
 	}
 	sizes, opts, _ := strings.Cut(rest, ":")
 	dims, err := parseSizes(sizes, "x")
 	if err != nil {
-		return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+		return nil, fmt.Errorf("machine spec %q: %w", textin.Clip(spec), err)
 	}
 	wrap := make([]bool, len(dims))
 	if kind == "torus" {
@@ -55,25 +57,25 @@ func ParseSpec(spec string) (*Grid, error) {
 			return nil, err
 		}
 		if g, err = parseIOOption(g, val); err != nil {
-			return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+			return nil, fmt.Errorf("machine spec %q: %w", textin.Clip(spec), err)
 		}
 		return g, nil
 	}
 	if opts != "" {
 		key, val, ok := strings.Cut(opts, "=")
 		if !ok || key != "wrap" {
-			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS or io=SIDE)", spec, opts)
+			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS or io=SIDE)", textin.Clip(spec), textin.Clip(opts))
 		}
 		if val == "" {
-			return nil, fmt.Errorf("machine spec %q: wrap= names no dimension (want letters among %q, e.g. wrap=yz)", spec, axisLetters[:min(len(dims), len(axisLetters))])
+			return nil, fmt.Errorf("machine spec %q: wrap= names no dimension (want letters among %q, e.g. wrap=yz)", textin.Clip(spec), axisLetters[:min(len(dims), len(axisLetters))])
 		}
 		for _, r := range val {
 			j := strings.IndexRune(axisLetters, r)
 			if j < 0 || j >= len(dims) {
-				return nil, fmt.Errorf("machine spec %q: wrap=%s: %q is not a dimension of a %d-dimensional grid", spec, val, r, len(dims))
+				return nil, fmt.Errorf("machine spec %q: wrap=%s: %q is not a dimension of a %d-dimensional grid", textin.Clip(spec), textin.Clip(val), r, len(dims))
 			}
 			if wrap[j] {
-				return nil, fmt.Errorf("machine spec %q: wrap=%s names %q twice", spec, val, r)
+				return nil, fmt.Errorf("machine spec %q: wrap=%s names %q twice", textin.Clip(spec), textin.Clip(val), r)
 			}
 			wrap[j] = true
 		}
@@ -84,7 +86,7 @@ func ParseSpec(spec string) (*Grid, error) {
 func newGridSpec(spec string, dims []int, wrap []bool) (*Grid, error) {
 	g, err := NewGrid(dims, wrap)
 	if err != nil {
-		return nil, fmt.Errorf("machine spec %q: %w", spec, err)
+		return nil, fmt.Errorf("machine spec %q: %w", textin.Clip(spec), err)
 	}
 	return g, nil
 }
@@ -98,7 +100,7 @@ func parseSizes(s, sep string) ([]int, error) {
 	for i, p := range parts {
 		v, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || v < 1 {
-			return nil, fmt.Errorf("size %q is not a positive integer", p)
+			return nil, fmt.Errorf("size %q is not a positive integer", textin.Clip(p))
 		}
 		dims[i] = v
 	}

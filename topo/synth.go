@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // MaxSyntheticHosts bounds the hosts of a synthetic machine (a typo such as
@@ -91,7 +93,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("machine spec %q has %d nodes; at most %d here", e.Spec, e.Nodes, e.Max)
+	return fmt.Sprintf("machine spec %q has %d nodes; at most %d here", textin.Clip(e.Spec), e.Nodes, e.Max)
 }
 
 // CheckMachineSpec checks a machine spec as ParseMachine reads it (kind, sizes,
@@ -130,7 +132,7 @@ func ParseMachineMax(spec string, maxNodes int) (Machine, error) {
 	}
 	if _, _, colon := strings.Cut(s, ":"); colon && kind != "mesh" && kind != "torus" {
 		// ParseSpec knows the grids only; this parser knows more kinds.
-		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh, torus, fattree or dragonfly)", spec, kind)
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh, torus, fattree or dragonfly)", textin.Clip(spec), textin.Clip(kind))
 	}
 	g, err := ParseSpec(spec)
 	if err != nil {
@@ -150,7 +152,7 @@ func synthSpecError(spec string, err error) error {
 		tl.Spec = spec
 		return tl
 	}
-	return fmt.Errorf("machine spec %q: %w", spec, err)
+	return fmt.Errorf("machine spec %q: %w", textin.Clip(spec), err)
 }
 
 // FatTree builds the fat tree of SST merlin's fattree "shape" (sst-elements
@@ -171,12 +173,12 @@ func fatTree(shape string, maxHosts int) (*Graph, error) {
 		parts := strings.Split(l, ",")
 		last := i == len(levels)-1
 		if (last && len(parts) != 1) || (!last && len(parts) != 2) {
-			return nil, fmt.Errorf("fattree shape %q: level %d must be \"DOWN,UP\" (the top level \"DOWN\")", shape, i)
+			return nil, fmt.Errorf("fattree shape %q: level %d must be \"DOWN,UP\" (the top level \"DOWN\")", textin.Clip(shape), i)
 		}
 		for k, p := range parts {
 			v, err := strconv.Atoi(strings.TrimSpace(p))
 			if err != nil || v < 1 || v > MaxSyntheticHosts {
-				return nil, fmt.Errorf("fattree shape %q: %q is not a positive port count", shape, p)
+				return nil, fmt.Errorf("fattree shape %q: %q is not a positive port count", textin.Clip(shape), textin.Clip(p))
 			}
 			if k == 0 {
 				downs = append(downs, v)
@@ -208,7 +210,7 @@ func fatTree(shape string, maxHosts int) (*Graph, error) {
 			}
 			switches = c.add(switches, r)
 		}
-		return nil, fmt.Errorf("fattree shape %q: %w", shape, checkSize(hosts64, switches, links))
+		return nil, fmt.Errorf("fattree shape %q: %w", textin.Clip(shape), checkSize(hosts64, switches, links))
 	}
 	hosts := int(hosts64)
 	rpl := make([]int, L+1) // routers per level
@@ -220,17 +222,17 @@ func fatTree(shape string, maxHosts int) (*Graph, error) {
 		up := c.mul(uint64(rpl[i-1]), uint64(ups[i-1]))
 		links = c.add(links, up)
 		if up > MaxSyntheticLinks {
-			return nil, fmt.Errorf("fattree shape %q: %w", shape, checkSize(hosts64, switches, links))
+			return nil, fmt.Errorf("fattree shape %q: %w", textin.Clip(shape), checkSize(hosts64, switches, links))
 		}
 		if up%uint64(downs[i]) != 0 {
-			return nil, fmt.Errorf("fattree shape %q: level %d: %d up links do not divide into switches of %d down links", shape, i, up, downs[i])
+			return nil, fmt.Errorf("fattree shape %q: level %d: %d up links do not divide into switches of %d down links", textin.Clip(shape), i, up, downs[i])
 		}
 		rpl[i] = int(up) / downs[i]
 		switches = c.add(switches, uint64(rpl[i]))
 		start[i] = start[i-1] + rpl[i-1]
 	}
 	if err := checkSize(hosts64, switches, links); err != nil {
-		return nil, fmt.Errorf("fattree shape %q: %w", shape, err)
+		return nil, fmt.Errorf("fattree shape %q: %w", textin.Clip(shape), err)
 	}
 	for i := range gpl {
 		gpl[i] = 1
@@ -243,7 +245,7 @@ func fatTree(shape string, maxHosts int) (*Graph, error) {
 	}
 	for i := 0; i <= L; i++ {
 		if gpl[i] == 0 || rpl[i]%gpl[i] != 0 || rpl[i] < gpl[i] {
-			return nil, fmt.Errorf("fattree shape %q: level %d has %d switches for %d groups", shape, i, rpl[i], gpl[i])
+			return nil, fmt.Errorf("fattree shape %q: level %d has %d switches for %d groups", textin.Clip(shape), i, rpl[i], gpl[i])
 		}
 	}
 	if hosts64 > uint64(maxHosts) { // within the synthetic limits, checked above
@@ -285,7 +287,7 @@ func fatTree(shape string, maxHosts int) (*Graph, error) {
 	build(L, 0, nil)
 	g, err := switchedGraph(names, hosts, keys)
 	if err != nil {
-		return nil, fmt.Errorf("fattree shape %q: %w", shape, err)
+		return nil, fmt.Errorf("fattree shape %q: %w", textin.Clip(shape), err)
 	}
 	span := make([]int, L+1)
 	for l := range span {
@@ -418,14 +420,14 @@ func dragonflySpec(rest string, maxHosts int) (*Graph, error) {
 			known = known || w == k
 		}
 		if !known {
-			return nil, fmt.Errorf("unknown parameter %q (want %s)", k, strings.Join(want, ", "))
+			return nil, fmt.Errorf("unknown parameter %q (want %s)", textin.Clip(k), strings.Join(want, ", "))
 		}
 		if _, dup := vals[k]; dup {
-			return nil, fmt.Errorf("%s given twice", k)
+			return nil, fmt.Errorf("%s given twice", textin.Clip(k))
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%s=%s: not a non-negative integer", k, v)
+			return nil, fmt.Errorf("%s=%s: not a non-negative integer", textin.Clip(k), v)
 		}
 		vals[k] = n
 	}

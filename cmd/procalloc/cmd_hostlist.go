@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -119,13 +120,16 @@ func hostArgs(e *env, args []string, split func(line string) []string) (items []
 	if len(args) > 1 {
 		return nil, false, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
 	}
+	const maxLine = 16 << 20
 	sc := bufio.NewScanner(e.stdin)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	line := 0
 	for sc.Scan() {
+		line++
 		items = append(items, split(sc.Text())...)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, true, fmt.Errorf("%s: %w", inputName("-"), err)
+		return nil, true, fmt.Errorf("%s: %w", inputName("-"), textin.ScanErr(err, line+1, maxLine))
 	}
 	return items, true, nil
 }

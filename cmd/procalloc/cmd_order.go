@@ -142,6 +142,7 @@ difference (K >= n) are allowed and unused. Disconnected graphs are errors.
 
 --qap FILE solves a general QAP in QAPLIB format (n, matrix A, matrix B; objective
 sum A[i][j] B[p(i)][p(j)]); order is then p (0-based, location of each facility).
+Its numbers are at most 64 KiB long each, n at most 5000.
 
 With -o FILE the ordering is written as a ranking file (--format, default from the
 extension, else pairs) and the summary goes to stdout; with --qap, -o FILE takes the

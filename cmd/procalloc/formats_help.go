@@ -56,7 +56,10 @@ left out with a warning. A switch is named by --node-name-map, else "S-<guid>", 
 router "R-<guid>". Parallel cables count once. A node-name-map that names no node
 (empty, or another fabric's) is read with a warning.
 The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
-GUID is usually its node GUID; hosts are best named by their NodeDescription).`
+GUID is usually its node GUID; hosts are best named by their NodeDescription).
+Lines of ibnetdiscover output are at most 16 MiB, of a node-name-map 64 KiB. A
+topology.conf or topology.yaml lists its first 20 warnings and counts the rest.
+Text inputs are UTF-8; a UTF-16 file (byte-order mark FF FE or FE FF) is refused.`
 
 // weightsHelp describes the weight specs ParseWeights accepts.
 const weightsHelp = `list:W1,W2,...   w(1)=W1, w(2)=W2, ...; 0 beyond (e.g. list:1,0.5,0.25)

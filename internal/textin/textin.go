@@ -60,6 +60,7 @@ type Lines struct {
 	line    int
 	text    string
 	fields  []string
+	err     error // ends Next before the scanner does (a UTF-16 input)
 }
 
 // NewLines returns a reader of the data lines of r.
@@ -81,10 +82,17 @@ const BOM = "\uFEFF"
 // at the start of the input is skipped: it would otherwise be part of the first
 // name or number (a host name "\uFEFFn01", "\uFEFF0" not a number).
 func (l *Lines) Next() bool {
+	if l.err != nil {
+		return false
+	}
 	for l.sc.Scan() {
 		l.line++
 		text := l.sc.Text()
 		if l.line == 1 {
+			if err := CheckUTF16(text); err != nil {
+				l.err = fmt.Errorf("line 1: %w", err)
+				return false
+			}
 			text = strings.TrimPrefix(text, BOM)
 		}
 		l.text = StripComment(text)
@@ -107,13 +115,39 @@ func (l *Lines) Fields() []string { return l.fields }
 // Err returns the read error that ended Next, naming the line it happened on, or nil
 // at the end of the input.
 func (l *Lines) Err() error {
-	if err := l.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", l.line+1, l.maxLine, ErrTooLarge)
-		}
-		return fmt.Errorf("line %d: %w", l.line+1, err)
+	if l.err != nil {
+		return l.err
+	}
+	return ScanErr(l.sc.Err(), l.line+1, l.maxLine)
+}
+
+// ErrUTF16 is wrapped by the error of a text input in UTF-16.
+var ErrUTF16 = errors.New("UTF-16 text")
+
+// CheckUTF16 is an error wrapping ErrUTF16 when start, the start of an input,
+// begins with a UTF-16 byte-order mark (FF FE or FE FF: Windows programs' "Unicode"
+// export), nil otherwise. procalloc reads UTF-8; read as bytes, such a file's first
+// name or number was "\xff\xfe0\x00", a message no user recognises.
+func CheckUTF16(start string) error {
+	if strings.HasPrefix(start, "\xff\xfe") || strings.HasPrefix(start, "\xfe\xff") {
+		return fmt.Errorf("the input is %w (it starts with the byte-order mark % X); save it as UTF-8", ErrUTF16, start[:2])
 	}
 	return nil
+}
+
+// ScanErr is the error of a bufio.Scanner that stopped with err on the 1-based line
+// (nil when err is nil). A line beyond the scanner's buffer of maxLine bytes is said
+// as such, wrapping ErrTooLarge, not as bufio's "token too long", which names neither
+// the line nor the limit. Readers that scan lines themselves (traces, sacct output,
+// ibnetdiscover, node-name-maps, hostlists on stdin) report with it.
+func ScanErr(err error, line, maxLine int) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", line, maxLine, ErrTooLarge)
+	}
+	return fmt.Errorf("line %d: %w", line, err)
 }
 
 // Open opens the input file path, refusing a directory: os.Open opens one on Unix

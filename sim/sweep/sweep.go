@@ -95,7 +95,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 	for i := 0; i < len(doc.Content); i += 2 {
 		k := doc.Content[i]
 		if !slices.Contains(keys, k.Value) {
-			return nil, fmt.Errorf("sweep file: line %d: unknown key %q (valid: %s)", k.Line, k.Value, strings.Join(keys, ", "))
+			return nil, fmt.Errorf("sweep file: line %d: unknown key %q (valid: %s)", k.Line, textin.Clip(k.Value), strings.Join(keys, ", "))
 		}
 		v := doc.Content[i+1]
 		for v.Kind == yaml.AliasNode && v.Alias != nil {
@@ -116,7 +116,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 				e = e.Alias
 			}
 			if e.Kind != yaml.ScalarNode || e.ShortTag() != "!!int" || strings.HasPrefix(strings.TrimSpace(e.Value), "-") {
-				return nil, fmt.Errorf("sweep file: line %d: seeds: %q is not a seed (an integer from 0 to %d)", e.Line, e.Value, uint64(math.MaxUint64))
+				return nil, fmt.Errorf("sweep file: line %d: seeds: %q is not a seed (an integer from 0 to %d)", e.Line, textin.Clip(e.Value), uint64(math.MaxUint64))
 			}
 		}
 	}
@@ -128,13 +128,13 @@ func Parse(data []byte, name string) (*Spec, error) {
 				e = e.Alias
 			}
 			if _, err := sim.ParseEngine(e.Value); err != nil || e.Kind != yaml.ScalarNode || e.Value == "" {
-				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, e.Value, sim.Choices(sim.Engines))
+				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, textin.Clip(e.Value), sim.Choices(sim.Engines))
 			}
 		}
 	}
 	var s Spec
 	if err := doc.Decode(&s); err != nil {
-		return nil, fmt.Errorf("sweep file: %w", err)
+		return nil, fmt.Errorf("sweep file: %w", capTypeErrors(err))
 	}
 	if s.Name == "" {
 		if name == "-" {
@@ -194,7 +194,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 				return nil, fmt.Errorf("sweep file: %s: entry %d is empty", l.key, i+1)
 			}
 			if j := slices.Index(l.list, v); j != i {
-				return nil, fmt.Errorf("sweep file: %s: %q is listed twice (entries %d and %d): each value once, else two items are the same replay", l.key, v, j+1, i+1)
+				return nil, fmt.Errorf("sweep file: %s: %q is listed twice (entries %d and %d): each value once, else two items are the same replay", l.key, textin.Clip(v), j+1, i+1)
 			}
 		}
 	}
@@ -260,7 +260,7 @@ func (s *Spec) Check() error {
 	}
 	for i, a := range s.Allocators {
 		if err := alloc.CheckFamily(a); err != nil {
-			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: %w", i+1, a, err))
+			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: %w", i+1, textin.Clip(a), err))
 		}
 	}
 	return errors.Join(errs...)
@@ -329,7 +329,7 @@ func (s *Spec) CheckTraces(items []Item) error {
 		}
 		seen[t] = true
 		if st, err := os.Stat(it.Params.tracePath(s.Dir)); err != nil {
-			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: %w", slices.Index(s.Traces, t)+1, t, err))
+			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: %w", slices.Index(s.Traces, t)+1, textin.Clip(t), err))
 		} else if st.IsDir() {
 			// Opened, but every item would fail reading it.
 			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: a directory, not a trace file", slices.Index(s.Traces, t)+1, t))
@@ -351,11 +351,11 @@ func asWritten(n *yaml.Node, i, j int) string {
 func printable(field, v string) error {
 	for _, r := range v {
 		if unicode.IsControl(r) {
-			return fmt.Errorf("sweep file: %s %q: control character %U not allowed (one line of printable text)", field, v, r)
+			return fmt.Errorf("sweep file: %s %q: control character %U not allowed (one line of printable text)", field, textin.Clip(v), r)
 		}
 	}
 	if !utf8.ValidString(v) {
-		return fmt.Errorf("sweep file: %s %q: not valid UTF-8", field, v)
+		return fmt.Errorf("sweep file: %s %q: not valid UTF-8", field, textin.Clip(v))
 	}
 	return nil
 }
@@ -556,4 +556,19 @@ func Shard(items []Item, i, n int) ([]Item, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxTypeErrors is the most of yaml.v3's per-entry decoding errors a sweep file's
+// error lists: a list of 100,000 wrong entries made 100,000 lines (4.9 MB).
+const maxTypeErrors = 10
+
+// capTypeErrors is err with at most maxTypeErrors of a *yaml.TypeError's lines, the
+// rest counted.
+func capTypeErrors(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) <= maxTypeErrors {
+		return err
+	}
+	kept := append(te.Errors[:maxTypeErrors:maxTypeErrors], fmt.Sprintf("%d more errors not listed", len(te.Errors)-maxTypeErrors))
+	return &yaml.TypeError{Errors: kept}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // MaxHosts bounds what Expand produces, so that a typo such as n[0-999999999] is an
@@ -49,12 +51,18 @@ func ExpandAll(exprs []string) ([]string, error) {
 		for _, item := range splitTop(expr) {
 			names, _, err := expandOne(item, MaxHosts-len(out), false)
 			if err != nil {
-				return nil, fmt.Errorf("%q: %w", expr, err)
+				return nil, inExpr(expr, item, err)
 			}
 			out = append(out, names...)
 		}
 	}
 	return out, nil
+}
+
+// inExpr is err of item, one of expr's comma-separated items, naming expr (both
+// clipped: each quote of a 1 MB expression was whole).
+func inExpr(expr, item string, err error) error {
+	return fmt.Errorf("%q: %w", textin.Clip(expr), err)
 }
 
 // Count is the number of names Expand(expr) gives, and its error, without making
@@ -68,13 +76,13 @@ func Count(expr string) (int, error) {
 func count(expr string, room int) (int, error) {
 	items := splitTop(expr)
 	if len(items) == 0 {
-		return 0, fmt.Errorf("%q: no host names: %w", expr, ErrSyntax)
+		return 0, fmt.Errorf("%q: no host names: %w", textin.Clip(expr), ErrSyntax)
 	}
 	total := 0
 	for _, item := range items {
 		_, n, err := expandOne(item, room-total, true)
 		if err != nil {
-			return 0, fmt.Errorf("%q: %w", expr, err)
+			return 0, inExpr(expr, item, err)
 		}
 		total += n
 	}
@@ -129,7 +137,7 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 		if open < 0 {
 			// A ']' before any '[' is part of the name, as in Slurm ("a]" is a name).
 			if sawBracket {
-				return nil, 0, fmt.Errorf("text %q after the last bracket of %q: %w", rest, item, ErrSyntax)
+				return nil, 0, fmt.Errorf("text %q after the last bracket of %q: %w", textin.Clip(rest), textin.Clip(item), ErrSyntax)
 			}
 			segs = append(segs, segment{prefix: rest, vals: []string{""}})
 			break
@@ -137,21 +145,21 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 		closeAt := strings.IndexByte(rest[open:], ']') + open
 		if closeAt < open {
 			// Slurm prints a mangled name here (n[1-2 as n]); refused.
-			return nil, 0, fmt.Errorf("unmatched '[' in %q: %w", item, ErrSyntax)
+			return nil, 0, fmt.Errorf("unmatched '[' in %q: %w", textin.Clip(item), ErrSyntax)
 		}
 		prefix, body := rest[:open], rest[open+1:closeAt]
 		if sawBracket && strings.ContainsRune(prefix, ']') {
-			return nil, 0, fmt.Errorf("unmatched ']' in %q: %w", item, ErrSyntax)
+			return nil, 0, fmt.Errorf("unmatched ']' in %q: %w", textin.Clip(item), ErrSyntax)
 		}
 		if strings.ContainsAny(body, "[") {
-			return nil, 0, fmt.Errorf("nested brackets in %q: %w", item, ErrSyntax)
+			return nil, 0, fmt.Errorf("nested brackets in %q: %w", textin.Clip(item), ErrSyntax)
 		}
 		vals, nv, err := rangeList(body, item, room, count)
 		if err != nil {
 			return nil, 0, err
 		}
 		if n*nv > room {
-			return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+			return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", textin.Clip(item), MaxHosts, ErrSyntax)
 		}
 		n *= nv
 		rest = rest[closeAt+1:]
@@ -161,7 +169,7 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 		}
 	}
 	if n > room {
-		return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", item, MaxHosts, ErrSyntax)
+		return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", textin.Clip(item), MaxHosts, ErrSyntax)
 	}
 	if count {
 		return nil, n, nil
@@ -210,7 +218,7 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 // More than room values are refused; with count only their number is returned.
 func rangeList(body, item string, room int, count bool) ([]string, int, error) {
 	if body == "" {
-		return nil, 0, fmt.Errorf("empty brackets in %q: %w", item, ErrSyntax)
+		return nil, 0, fmt.Errorf("empty brackets in %q: %w", textin.Clip(item), ErrSyntax)
 	}
 	var out []string
 	n := 0
@@ -227,10 +235,10 @@ func rangeList(body, item string, room int, count bool) ([]string, int, error) {
 			}
 		}
 		if b < a {
-			return nil, 0, fmt.Errorf("reversed range %q in %q: %w", r, item, ErrSyntax)
+			return nil, 0, fmt.Errorf("reversed range %q in %q: %w", textin.Clip(r), textin.Clip(item), ErrSyntax)
 		}
 		if room <= n || b-a >= uint64(room-n) {
-			return nil, 0, fmt.Errorf("range %q in %q: more than %d host names in all: %w", r, item, MaxHosts, ErrSyntax)
+			return nil, 0, fmt.Errorf("range %q in %q: more than %d host names in all: %w", textin.Clip(r), textin.Clip(item), MaxHosts, ErrSyntax)
 		}
 		n += int(b-a) + 1
 		if count {
@@ -253,11 +261,11 @@ func rangeList(body, item string, room int, count bool) ([]string, int, error) {
 
 func number(s, item string) (uint64, error) {
 	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, fmt.Errorf("%q in %q is not a number: %w", s, item, ErrSyntax)
+		return 0, fmt.Errorf("%q in %q is not a number: %w", textin.Clip(s), textin.Clip(item), ErrSyntax)
 	}
 	v, err := strconv.ParseUint(s, 10, 63)
 	if err != nil {
-		return 0, fmt.Errorf("%q in %q is too large: %w", s, item, ErrSyntax)
+		return 0, fmt.Errorf("%q in %q is too large: %w", textin.Clip(s), textin.Clip(item), ErrSyntax)
 	}
 	return v, nil
 }
@@ -356,7 +364,7 @@ type nameElem struct {
 
 func cutName(n string) (nameElem, error) {
 	if n == "" || !plainName(n) {
-		return nameElem{}, fmt.Errorf("%q is not a host name (empty, or with a comma, '[' or white space)", n)
+		return nameElem{}, fmt.Errorf("%q is not a host name (empty, or with a comma, '[' or white space)", textin.Clip(n))
 	}
 	prefix, digits := split(n)
 	if digits == "" || len(digits) > 18 {
