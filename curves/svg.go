@@ -80,13 +80,7 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 	c := make([]int, len(dims))
 	pos := func(node int) (int, int, int) {
 		c = g.Coord(node, c)
-		x, y, z := c[0], 0, 0
-		if len(c) > 1 {
-			y = c[1]
-		}
-		if len(c) > 2 {
-			z = c[2]
-		}
+		x, y, z := xyz(c)
 		px := svgMargin + z*(panelW+svgGap*svgCell) + x*svgCell + svgCell/2
 		py := svgMargin + (Y-1-y)*svgCell + svgCell/2
 		return px, py, z
@@ -230,13 +224,7 @@ func writeSVGBlocks(w io.Writer, g *topo.Grid, o Order, X, Y, Z int) error {
 	jumps := 0
 	for r, v := range o {
 		c = g.Coord(v, c)
-		x, y, z := c[0], 0, 0
-		if len(c) > 1 {
-			y = c[1]
-		}
-		if len(c) > 2 {
-			z = c[2]
-		}
+		x, y, z := xyz(c)
 		k := (z*by+y/b)*bx + x/b
 		sum[k] += float64(r)
 		cnt[k]++
@@ -305,4 +293,17 @@ func writeSVGBlocks(w io.Writer, g *topo.Grid, o Order, X, Y, Z int) error {
 	d.TextElem("text", fmt.Sprintf("rank %d", len(o)-1), "x", svgMargin+50+scaleW+6, "y", y+9, "font-size", svgLegendFont, "font-family", "sans-serif", "fill", "#333")
 	d.Newline()
 	return d.End()
+}
+
+// xyz returns a grid coordinate of 1 to 3 dimensions as x, y, z, the missing
+// ones 0 (the pictures draw a 1D grid as one row, a 2D grid as one panel).
+func xyz(c []int) (x, y, z int) {
+	x = c[0]
+	if len(c) > 1 {
+		y = c[1]
+	}
+	if len(c) > 2 {
+		z = c[2]
+	}
+	return x, y, z
 }
