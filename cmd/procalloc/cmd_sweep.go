@@ -119,7 +119,9 @@ names are checked: a bad one is an error naming its entry, not a failed item per
 trace. An allocator's arguments and the traces are checked by the items.
 Limits (errors naming them, rather than running out of memory): a sweep file of at
 most 4 MiB and 1,000,000 items (the product of its lists' lengths); results lines of
-at most 16 MiB and results files of at most 8 GiB. A value listed twice in a list
+at most 16 MiB and results files of at most 8 GiB. Of a sweep file's decoding errors
+(an entry of the wrong type: a list where a value goes), the first 10 are listed and
+the rest counted ("N more errors not listed"). A value listed twice in a list
 (contract: [1, 1.0], seeds: [1, 1]) would make two items one replay and is refused;
 so are seeds that are not integers from 0 to 2^64-1 and control characters (a
 newline) in the name, list entries and flags.
