@@ -157,6 +157,17 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 			}
 			continue
 		}
+		if s[0] == '#' {
+			// A '#' line is no comment in either format: SWF's comments start with
+			// ';', and the converted files PReMAS read (and the archive's) have none.
+			// It was read as a record, refused as "cannot tell the trace format"
+			// or "2 fields, want 4", naming no cause.
+			if opt.SkipBad {
+				t.Bad++
+				continue
+			}
+			return nil, &ParseError{Line: line, Text: textin.Clip(text), Err: errHashComment}
+		}
 		fields = appendFields(fields[:0], s)
 		if t.Format == "" {
 			if hint := slurm.SacctFormHint(s); hint != "" {
@@ -218,6 +229,9 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	return t, nil
 }
+
+// errHashComment refuses a trace line starting with #.
+var errHashComment = errors.New("a '#' line is not a comment in a trace: SWF's comment lines start with ';', and the converted format (4 columns) has no comments; start the line with ';' in an SWF file, or remove it")
 
 // maxTraceLine is the longest line of a trace: an SWF record is 18 numbers, and the
 // longest header comment of the Parallel Workloads Archive is far shorter.

@@ -36,11 +36,22 @@ func TestReadTraceRefusals(t *testing.T) {
 		{swf("4", "0x10"), "", "field 4 \"0x10\" is not a number"},
 		{"0 4 10 -1\n", "pbs", "unknown trace format \"pbs\" (want swf, converted or sacct)"},
 		{"0 4 10 -1\n", "swf", "line 1"}, // a converted record read as SWF
+		// '#' lines are comments in neither format: named, with what to do, at
+		// the start (was "cannot tell the trace format"), inside, and in SWF.
+		{"# converted from LLNL-T3D\n0 4 10 -1\n", "", "line 1: a '#' line is not a comment in a trace: SWF's comment lines start with ';'"},
+		{"#\n0 4 10 -1\n", "", "the converted format (4 columns) has no comments"},
+		{"0 4 10 -1\n  # a b c\n", "converted", "line 2: a '#' line"},
+		{swf() + "# a note\n", "", "line 3: a '#' line"},
 	} {
 		_, err := ReadTrace(strings.NewReader(c.in), ReadOptions{Format: Format(c.format)})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q (format %q): %v, want %q", c.in, c.format, err, c.want)
 		}
+	}
+	// With SkipBad, a '#' line is counted with the bad lines, as any line that is
+	// no record.
+	if tr, err := ReadTrace(strings.NewReader("# a b c d e\n0 4 10 -1\n"), ReadOptions{SkipBad: true}); err != nil || tr.Bad != 1 || len(tr.Jobs) != 1 || tr.Format != "converted" {
+		t.Errorf("SkipBad over a '#' line: %+v, %v; want 1 bad line and 1 converted job", tr, err)
 	}
 	// SWF: a requested time below -1 (unknown) reads as -1, a negative submit time
 	// or a run time still unknown drops the record (counted).

@@ -119,7 +119,9 @@ names are checked: a bad one is an error naming its entry, not a failed item per
 trace. An allocator's arguments and the traces are checked by the items.
 Limits (errors naming them, rather than running out of memory): a sweep file of at
 most 4 MiB and 1,000,000 items (the product of its lists' lengths); results lines of
-at most 16 MiB and results files of at most 8 GiB. A value listed twice in a list
+at most 16 MiB and results files of at most 8 GiB. Of a sweep file's decoding errors
+(an entry of the wrong type: a list where a value goes), the first 10 are listed and
+the rest counted ("N more errors not listed"). A value listed twice in a list
 (contract: [1, 1.0], seeds: [1, 1]) would make two items one replay and is refused;
 so are seeds that are not integers from 0 to 2^64-1 and control characters (a
 newline) in the name, list entries and flags.
@@ -136,7 +138,12 @@ name in it quoted for the shell; "procalloc merge" then joins the shards' files.
 DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and in
 --list); a file appears whole when its item ends, and a redone item rewrites it.
 Items already done in the results file are not rerun, so they get no file: a
-warning counts those DIR lacks (run into a new results file for their rows).`,
+warning counts those DIR lacks (run into a new results file for their rows).
+A run killed with SIGKILL leaves hidden temporaries, .KEY.csv.procalloc-HOST-PID-N;
+the next sweep over DIR removes those of this host whose process no longer runs.
+Those of live processes (concurrent shards) and of other hosts (shards on other
+nodes of a shared file system, whose processes cannot be seen from here) stay:
+remove those by hand once their runs have ended.`,
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
 procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.shard-2.jsonl
@@ -277,6 +284,13 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 					// Done items are not rerun, so --per-job would leave them without rows
 					// in silence (help sweep's examples did, run in order).
 					fmt.Fprintf(e.stderr, "procalloc sweep: warning: %d items already done in %s have no per-job file in %s and are not rerun: for their rows, run the sweep into a new results file\n", noCSV, *out, *perJob)
+				}
+				if *perJob != "" {
+					// A SIGKILLed run (a batch system's, after its grace) left the
+					// hidden temporaries of the items it was writing; a redone item's
+					// file sweeps its own, the others (items done since, or no
+					// longer in the sweep) stayed for good.
+					removeStaleTemps(*perJob, nil)
 				}
 				if err := runSweepItems(ctx, e, spec, todo, res, *jobs, *perJob, &o); err != nil {
 					return err

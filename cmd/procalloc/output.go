@@ -31,9 +31,57 @@ type output struct {
 	temp bool
 }
 
-// tempPrefix names the temporary files of dest: ".NAME.procalloc-PID-".
+// tempPrefix names the temporary files of dest: ".NAME.procalloc-HOST-PID-", HOST
+// being tempHost. The host is in the name because the process id alone tells
+// nothing on a shared file system: shards of a sweep on two nodes may write into one
+// --per-job directory, and a process id of the other node, dead here, may be live
+// there.
 func tempPrefix(dest string, pid int) string {
-	return "." + filepath.Base(dest) + ".procalloc-" + strconv.Itoa(pid) + "-"
+	return "." + filepath.Base(dest) + ".procalloc-" + tempHost() + "-" + strconv.Itoa(pid) + "-"
+}
+
+// tempHost is this host's name as temporary files carry it: its first label, in
+// letters, digits and '_' (any other byte becomes '_', so that '-' separates the
+// name's fields), at most 32 bytes; "" if the host has no name, and then no
+// temporary file is taken for this host's (removeStaleTemps).
+var tempHost = sync.OnceValue(func() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return ""
+	}
+	h, _, _ = strings.Cut(h, ".")
+	b := []byte(h)
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b[:min(len(b), 32)])
+})
+
+// parseTemp reads a temporary file's name: the base name of the file it stands for,
+// the host ("" in names written before the host was recorded, ".NAME.procalloc-PID-N")
+// and the process id.
+func parseTemp(name string) (base, host string, pid int, ok bool) {
+	i := strings.LastIndex(name, ".procalloc-")
+	if !strings.HasPrefix(name, ".") || i < 1 {
+		return "", "", 0, false
+	}
+	f := strings.Split(name[i+len(".procalloc-"):], "-")
+	if len(f) == 3 {
+		host, f = f[0], f[1:]
+		if host == "" {
+			return "", "", 0, false
+		}
+	}
+	if len(f) != 2 || f[1] == "" || strings.Trim(f[1], "0123456789") != "" {
+		return "", "", 0, false
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil || pid <= 0 {
+		return "", "", 0, false
+	}
+	return name[1:i], host, pid, true
 }
 
 // temps are the temporary files being written, removed if a signal stops the process.
@@ -183,23 +231,31 @@ func viaProcFD(path string) bool {
 	return false
 }
 
-// sweepStaleTemps removes temporary files of dest left by procalloc processes that no
-// longer run (killed with SIGKILL, or by a power cut); those of live processes stay.
+// sweepStaleTemps removes the temporary files of dest that procalloc processes of
+// this host left and that no longer run (killed with SIGKILL, or by a power cut).
 func sweepStaleTemps(dest string) {
-	dir := filepath.Dir(dest)
-	prefix := "." + filepath.Base(dest) + ".procalloc-"
+	base := filepath.Base(dest)
+	removeStaleTemps(filepath.Dir(dest), func(b string) bool { return b == base })
+}
+
+// removeStaleTemps removes the temporary files in dir, of the files whose base name
+// match accepts (nil: of any), left by procalloc processes of this host that no
+// longer run. Those of live processes stay (a concurrent run writing them), as do
+// those of another host: its processes cannot be seen from here. A name without a
+// host (written before hosts were recorded) is taken for this host's, as it was.
+// A process id reused since by a live process keeps its file: the safe side.
+func removeStaleTemps(dir string, match func(base string) bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
+	self := tempHost()
 	for _, en := range entries {
-		rest, ok := strings.CutPrefix(en.Name(), prefix)
-		if !ok || !en.Type().IsRegular() {
+		if !en.Type().IsRegular() {
 			continue
 		}
-		pidStr, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidStr)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+		base, host, pid, ok := parseTemp(en.Name())
+		if !ok || match != nil && !match(base) || host != "" && (host != self || self == "") || host == self && pid == os.Getpid() {
 			continue
 		}
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {

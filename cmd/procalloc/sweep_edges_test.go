@@ -463,3 +463,22 @@ func FuzzPlotInput(f *testing.F) {
 		}
 	})
 }
+
+// TestHelpSweepNamesItsLimits: help sweep names every cap sim/sweep puts on what it
+// reads, with the caps' values (the cap on listed decoding errors was in the docs
+// only).
+func TestHelpSweepNamesItsLimits(t *testing.T) {
+	_, help, _ := runCLI(t, "", "help", "sweep")
+	help = strings.Join(strings.Fields(help), " ")
+	for _, want := range []string{
+		fmt.Sprintf("a sweep file of at most %d MiB", sweep.MaxSpecBytes>>20),
+		fmt.Sprintf("and %d,%03d,%03d items", sweep.MaxItems/1_000_000, sweep.MaxItems/1000%1000, sweep.MaxItems%1000),
+		fmt.Sprintf("results lines of at most %d MiB", sweep.MaxLineBytes>>20),
+		fmt.Sprintf("results files of at most %d GiB", sweep.MaxResultsBytes>>30),
+		fmt.Sprintf("the first %d are listed and the rest counted", sweep.MaxTypeErrors),
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help sweep does not say %q", want)
+		}
+	}
+}

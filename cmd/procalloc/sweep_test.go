@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -182,5 +184,49 @@ func TestSweepPerJobIsSimPerJob(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "sweep", spec, "-o", filepath.Join(dir, "r.jsonl"), "--per-job", pj)
 	if code != 0 || !strings.Contains(stderr, "warning: 1 items already done in "+filepath.Join(dir, "r.jsonl")+" have no per-job file in "+pj) {
 		t.Fatalf("rerun, one per-job file removed: exit %d, %q", code, stderr)
+	}
+}
+
+// TestSweepRemovesStaleTempsInPerJobDir: a SIGKILLed sweep's hidden temporaries in
+// --per-job DIR go on the next run, also those of items it does not redo (done
+// since, or no longer in the sweep): they stayed for good. A live process's stays
+// (a concurrent shard), as does one of another host (its processes cannot be seen
+// from here), and any file that is no temporary.
+func TestSweepRemovesStaleTempsInPerJobDir(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSweep(t, dir, "mc1x1")
+	pj := filepath.Join(dir, "pj")
+	if err := os.Mkdir(pj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := dead.Process.Pid
+	files := map[string]bool{ // name: whether the run keeps it
+		tempPrefix(filepath.Join(pj, "0123456789abcdef.csv"), gone) + "42":                 false,
+		"." + "0123456789abcdef.csv.procalloc-" + strconv.Itoa(gone) + "-7":                false, // written before hosts were recorded
+		tempPrefix(filepath.Join(pj, "fedcba9876543210.csv"), os.Getppid()) + "43":         true,
+		".fedcba9876543210.csv.procalloc-" + tempHost() + "x-" + strconv.Itoa(gone) + "-8": true,
+		".notes.procalloc-draft": true,
+		"notes.txt":              true,
+	}
+	for name := range files {
+		if err := os.WriteFile(filepath.Join(pj, name), []byte("half"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", filepath.Join(dir, "r.jsonl"), "--per-job", pj, "--shard", "0/4"); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	for name, keep := range files {
+		_, err := os.Stat(filepath.Join(pj, name))
+		if keep && err != nil {
+			t.Errorf("%s removed: %v", name, err)
+		}
+		if !keep && err == nil {
+			t.Errorf("%s (process %d, gone) left", name, gone)
+		}
 	}
 }

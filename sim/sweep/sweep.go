@@ -72,6 +72,10 @@ const (
 	// MaxResultsBytes caps one results file: MaxItems lines of a few kilobytes,
 	// with room for retried items.
 	MaxResultsBytes = 8 << 30
+	// MaxTypeErrors is the most of yaml.v3's per-entry decoding errors a sweep
+	// file's error lists, the rest counted: a list of 100,000 wrong entries made
+	// 100,000 lines (4.9 MB).
+	MaxTypeErrors = 10
 )
 
 // Parse reads a sweep file (YAML, or JSON, which is YAML too). An unknown key is an
@@ -558,17 +562,13 @@ func Shard(items []Item, i, n int) ([]Item, error) {
 	return out, nil
 }
 
-// maxTypeErrors is the most of yaml.v3's per-entry decoding errors a sweep file's
-// error lists: a list of 100,000 wrong entries made 100,000 lines (4.9 MB).
-const maxTypeErrors = 10
-
-// capTypeErrors is err with at most maxTypeErrors of a *yaml.TypeError's lines, the
+// capTypeErrors is err with at most MaxTypeErrors of a *yaml.TypeError's lines, the
 // rest counted.
 func capTypeErrors(err error) error {
 	var te *yaml.TypeError
-	if !errors.As(err, &te) || len(te.Errors) <= maxTypeErrors {
+	if !errors.As(err, &te) || len(te.Errors) <= MaxTypeErrors {
 		return err
 	}
-	kept := append(te.Errors[:maxTypeErrors:maxTypeErrors], fmt.Sprintf("%d more errors not listed", len(te.Errors)-maxTypeErrors))
+	kept := append(te.Errors[:MaxTypeErrors:MaxTypeErrors], fmt.Sprintf("%d more errors not listed", len(te.Errors)-MaxTypeErrors))
 	return &yaml.TypeError{Errors: kept}
 }

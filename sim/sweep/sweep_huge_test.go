@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// A sweep file with 100,000 wrong entries lists maxTypeErrors of them and counts
+// A sweep file with 100,000 wrong entries lists MaxTypeErrors of them and counts
 // the rest; a value of a megabyte is quoted clipped.
 func TestParseHugeSweepErrors(t *testing.T) {
 	head := "name: b\ntraces: [t.swf]\nmachines: [mesh:4x4]\nallocators: [mc1x1]\n"
@@ -14,7 +14,7 @@ func TestParseHugeSweepErrors(t *testing.T) {
 		t.Fatal("accepted")
 	}
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != maxTypeErrors+2 || !strings.Contains(lines[len(lines)-1], "99990 more errors not listed") {
+	if len(lines) != MaxTypeErrors+2 || !strings.Contains(lines[len(lines)-1], "99990 more errors not listed") {
 		t.Errorf("%d lines, the last %q", len(lines), lines[len(lines)-1])
 	}
 	big := strings.Repeat("q", 1<<20)
