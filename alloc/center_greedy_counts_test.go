@@ -26,7 +26,7 @@ import (
 // decides 1.4-3x the mesh's centers and takes 1.7-2.6x its nodes, the CPU ratio;
 // nearly all collections give up, after as many nodes as on the mesh.
 func BenchmarkGreedyCounts(b *testing.B) {
-	for _, spec := range bench.YoungFreeSetMachines {
+	for _, spec := range bench.YoungFreeSetMachines() {
 		b.Run(spec, func(b *testing.B) {
 			m, err := topo.ParseMachine(spec)
 			if err != nil {

@@ -17,7 +17,7 @@ import (
 // reports the CPU time of the replaying thread per replay (cpu-ms/op) and the
 // slowest decision's wall time.
 func BenchmarkGreedyYoungFreeSet(b *testing.B) {
-	for _, spec := range YoungFreeSetMachines {
+	for _, spec := range youngFreeSetMachines {
 		b.Run(spec, func(b *testing.B) {
 			m, err := topo.ParseMachine(spec)
 			if err != nil {

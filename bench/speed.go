@@ -79,8 +79,12 @@ type Result struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// Quantiles are the points of Result.Percentiles.
-var Quantiles = []float64{0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1}
+// quantiles backs Quantiles; only this package changes it.
+var quantiles = []float64{0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1}
+
+// Quantiles returns the points of Result.Percentiles.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Quantiles() []float64 { return slices.Clone(quantiles) }
 
 // Report is a measurement: the floor and every allocator.
 type Report struct {
@@ -289,7 +293,7 @@ func fill(r *Result, c alloc.ClockReading) {
 	}
 	r.Latency = Latency{Median: us(0.5), P99: us(0.99), Max: us(1), Mean: 1e6 * r.AllocateSeconds / float64(len(lat))}
 	r.Percentiles = r.Percentiles[:0]
-	for _, q := range Quantiles {
+	for _, q := range quantiles {
 		r.Percentiles = append(r.Percentiles, us(q))
 	}
 }

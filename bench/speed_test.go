@@ -57,7 +57,7 @@ func TestSpeedCountsEveryDecision(t *testing.T) {
 		if !r.Complete || r.Error != "" || r.Decisions != 400 || r.Releases != 400 {
 			t.Errorf("%s: complete %v (%s), %d decisions, %d releases, want 400", r.Alloc, r.Complete, r.Error, r.Decisions, r.Releases)
 		}
-		if len(r.Percentiles) != len(Quantiles) || !slices.IsSorted(r.Percentiles) {
+		if len(r.Percentiles) != len(quantiles) || !slices.IsSorted(r.Percentiles) {
 			t.Errorf("%s: percentiles %v", r.Alloc, r.Percentiles)
 		}
 		l := r.Latency
@@ -223,7 +223,7 @@ func TestSpeedStopsOnCancel(t *testing.T) {
 			t.Fatalf("%s: interrupted %v, %d results, %+v", spec, rep.Interrupted, len(rep.Allocs), rep.Allocs)
 		}
 		r := rep.Allocs[0]
-		if spec == "slow" && (r.Decisions < 10 || int64(len(r.Percentiles)) != int64(len(Quantiles))) {
+		if spec == "slow" && (r.Decisions < 10 || int64(len(r.Percentiles)) != int64(len(quantiles))) {
 			t.Errorf("slow: %d decisions measured before the cancel", r.Decisions)
 		}
 		if spec == "stuck" && (r.Decisions != 0 || !strings.Contains(r.Error, "inside a decision")) {
@@ -359,7 +359,7 @@ func TestSpeedTimeLimitStopsADecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Allocs[0]
-	if r.Complete || r.Decisions != 3 || len(r.Percentiles) != len(Quantiles) || r.Error != "time limit 300ms reached" {
+	if r.Complete || r.Decisions != 3 || len(r.Percentiles) != len(quantiles) || r.Error != "time limit 300ms reached" {
 		t.Errorf("stuck: complete %v, %d decisions (want the 3 made before the limit), %q", r.Complete, r.Decisions, r.Error)
 	}
 	if rep.Interrupted || len(rep.Allocs) != 2 || !rep.Allocs[1].Complete {

@@ -712,7 +712,7 @@ func TestStrips(t *testing.T) {
 	if f, _ := Objective(topo.Mesh(32, 32), o, w, false); f != 2574 {
 		t.Errorf("strips2 on mesh:32x32, exp:2:3: F = %g, want 2574", f)
 	}
-	for _, s := range StripWidths {
+	for _, s := range stripWidths {
 		if !slices.Contains(Applicable(topo.Torus(4, 4, 4)), fmt.Sprintf("strips%d", s)) {
 			t.Errorf("strips%d does not apply to a torus", s)
 		}

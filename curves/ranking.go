@@ -36,23 +36,27 @@ const (
 	FormatHosts Format = "hosts"
 )
 
-// Formats lists the ranking-file formats.
-// (RegisterFormat adds to them: package slurm's slurm-weight).
-var Formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts,
+// formats backs Formats; only this package changes it.
+var formats = []Format{FormatPairs, FormatRanks, FormatOrder, FormatJSON, FormatHosts,
 	FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+
+// Formats returns the ranking-file formats.
+// (RegisterFormat adds to them: package slurm's slurm-weight).
+// Each call returns a new slice: changing it changes nothing in the package.
+func Formats() []Format { return slices.Clone(formats) }
 
 // ParseFormat returns the format with the given name.
 func ParseFormat(s string) (Format, error) {
 	if s == "hostfile" {
 		return FormatHosts, nil // one host per line in curve order: the hosts format
 	}
-	for _, f := range Formats {
+	for _, f := range formats {
 		if string(f) == s {
 			return f, nil
 		}
 	}
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
+	names := make([]string, len(formats))
+	for i, f := range formats {
 		names[i] = string(f)
 	}
 	return "", fmt.Errorf("unknown ranking format %q (want %s)", s, strings.Join(names, ", "))
@@ -292,7 +296,7 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 	if f == FormatJSON {
 		return readRankingJSON(r, n, spec)
 	}
-	if slices.Contains(SchedulerFormats, f) {
+	if slices.Contains(schedulerFormats, f) {
 		return readSchedulerFormat(r, f, n, hosts)
 	}
 	rd := rankReader{n: n, rankOf: make([]int, n), lineOf: make([]int, n), nodeAt: make([]int, n), rankLine: make([]int, n)}

@@ -27,7 +27,7 @@ func TestReadRankingOfChecksTheMachine(t *testing.T) {
 	for i := range hosts {
 		hosts[i] = "n" + string(rune('a'+i))
 	}
-	for _, f := range Formats {
+	for _, f := range formats {
 		var buf bytes.Buffer
 		if err := WriteRanking(&buf, f, o, RankingMeta{Machine: mesh.Spec(), Curve: "random"}, hosts); err != nil {
 			t.Fatalf("%s: %v", f, err)

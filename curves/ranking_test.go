@@ -17,9 +17,9 @@ func TestRankingRoundTrip(t *testing.T) {
 	hosts := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
 	for _, o := range []Order{{0}, {1, 0}, {3, 1, 4, 0, 5, 2}, RowMajor(6)} {
 		n := len(o)
-		for _, f := range Formats {
+		for _, f := range formats {
 			var names []string
-			if f == FormatHosts || slices.Contains(SchedulerFormats, f) {
+			if f == FormatHosts || slices.Contains(schedulerFormats, f) {
 				names = hosts[:n]
 			}
 			var buf bytes.Buffer

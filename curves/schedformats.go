@@ -33,9 +33,13 @@ const (
 	FormatJGF Format = "jgf"
 )
 
-// SchedulerFormats are the formats above and those other packages add with
+// schedulerFormats backs SchedulerFormats; only this package changes it.
+var schedulerFormats = []Format{FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+
+// SchedulerFormats returns the formats above and those other packages add with
 // RegisterFormat (package slurm's slurm-weight).
-var SchedulerFormats = []Format{FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+// Each call returns a new slice: changing it changes nothing in the package.
+func SchedulerFormats() []Format { return slices.Clone(schedulerFormats) }
 
 // A Codec writes and reads a ranking format that names hosts, defined in another
 // package: package slurm owns Slurm's files, and it sits above curves, so it adds its
@@ -57,15 +61,15 @@ var codecs = map[Format]Codec{}
 // meant for package initialisation; a name registered twice or taken by a built-in
 // format is an error.
 func RegisterFormat(f Format, c Codec) error {
-	if _, dup := codecs[f]; dup || slices.Contains(Formats, f) || f == "" {
+	if _, dup := codecs[f]; dup || slices.Contains(formats, f) || f == "" {
 		return fmt.Errorf("curves: format %q registered twice", f)
 	}
 	if c.Write == nil || c.Read == nil || c.Detect == nil {
 		return fmt.Errorf("curves: format %q needs Write, Read and Detect", f)
 	}
 	codecs[f] = c
-	Formats = append(Formats, f)
-	SchedulerFormats = append(SchedulerFormats, f)
+	formats = append(formats, f)
+	schedulerFormats = append(schedulerFormats, f)
 	return nil
 }
 
@@ -332,7 +336,7 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 // detectSchedulerFormat recognises the scheduler formats by their content ("" when
 // none matches).
 func detectSchedulerFormat(data []byte) Format {
-	for _, f := range SchedulerFormats {
+	for _, f := range schedulerFormats {
 		if c, ok := codecs[f]; ok && c.Detect(data) {
 			return f
 		}

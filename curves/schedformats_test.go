@@ -28,7 +28,7 @@ func TestSchedulerFormatsRoundTrip(t *testing.T) {
 		for i := range g.N() {
 			names = append(names, fmt.Sprintf("cn%04d", 10+i))
 		}
-		for _, f := range SchedulerFormats {
+		for _, f := range schedulerFormats {
 			for _, hosts := range [][]string{nil, names} {
 				for _, ord := range []Order{o, o2} {
 					var buf bytes.Buffer

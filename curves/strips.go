@@ -3,17 +3,22 @@ package curves
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/procalloc/procalloc/topo"
 )
 
-// StripWidths are the strip widths registered as curves "strips2", "strips3", ...
+// stripWidths backs StripWidths; only this package changes it.
+var stripWidths = []int{2, 3, 4}
+
+// StripWidths returns the strip widths registered as curves "strips2", "strips3", ...
 // (Strips takes any width).
-var StripWidths = []int{2, 3, 4}
+// Each call returns a new slice: changing it changes nothing in the package.
+func StripWidths() []int { return slices.Clone(stripWidths) }
 
 func init() {
-	for _, s := range StripWidths {
+	for _, s := range stripWidths {
 		mustRegister(Curve{
 			Name: fmt.Sprintf("strips%d", s),
 			Summary: fmt.Sprintf("strips %d nodes wide along x, each a zigzag (x back and forth inside the strip, one row at a time) "+

@@ -66,7 +66,7 @@ func quote(s string) string { return fmt.Sprintf("%q", s) }
 func FuzzReadSchedulerFormats(f *testing.F) {
 	hosts := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"}
 	o := Order{2, 0, 1}
-	for i, ft := range SchedulerFormats[:4] {
+	for i, ft := range schedulerFormats[:4] {
 		for _, h := range [][]string{nil, hosts[:3]} {
 			var buf bytes.Buffer
 			if err := WriteRanking(&buf, ft, o, RankingMeta{}, h); err != nil {
@@ -80,7 +80,7 @@ func FuzzReadSchedulerFormats(f *testing.F) {
 	f.Add(uint8(2), false, []byte("0-2,1\n"), 3)
 	f.Add(uint8(3), true, []byte(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"node","name":"h1"}}]}}`), 1)
 	f.Fuzz(func(t *testing.T, which uint8, named bool, data []byte, n int) {
-		ft := SchedulerFormats[int(which)%4]
+		ft := schedulerFormats[int(which)%4]
 		if named {
 			fuzzRanking(t, ft, data, n, hosts)
 			return

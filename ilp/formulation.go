@@ -42,8 +42,12 @@ const (
 	FormulationWindow3 Formulation = "window3"
 )
 
-// Formulations lists the formulation names.
-var Formulations = []Formulation{FormulationWindow, FormulationWindow3, FormulationAJ, FormulationAJSym}
+// formulations backs Formulations; only this package changes it.
+var formulations = []Formulation{FormulationWindow, FormulationWindow3, FormulationAJ, FormulationAJSym}
+
+// Formulations returns the formulation names.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Formulations() []Formulation { return slices.Clone(formulations) }
 
 // CheckFormulation reports an unknown formulation name.
 func CheckFormulation(name Formulation) error {
@@ -53,11 +57,11 @@ func CheckFormulation(name Formulation) error {
 
 // ParseFormulation returns the formulation named s.
 func ParseFormulation(s string) (Formulation, error) {
-	if f := Formulation(s); slices.Contains(Formulations, f) {
+	if f := Formulation(s); slices.Contains(formulations, f) {
 		return f, nil
 	}
-	names := make([]string, len(Formulations))
-	for i, f := range Formulations {
+	names := make([]string, len(formulations))
+	for i, f := range formulations {
 		names[i] = string(f)
 	}
 	return "", fmt.Errorf("unknown formulation %q (want %s)", s, strings.Join(names, ", "))

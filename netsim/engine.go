@@ -236,12 +236,6 @@ func (e *Engine) Reset() {
 // sent now leaves at this time.
 func (e *Engine) Now() int64 { return e.cur }
 
-// Params returns the engine's parameters.
-func (e *Engine) Params() Params { return e.p }
-
-// Router returns the engine's router.
-func (e *Engine) Router() Router { return e.r }
-
 // Idle reports whether no message is in the network or waiting at a source.
 func (e *Engine) Idle() bool { return e.active == 0 && e.queuedTotal() == 0 }
 

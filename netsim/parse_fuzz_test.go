@@ -23,7 +23,7 @@ func FuzzParseSynthetic(f *testing.F) {
 			}
 			return
 		}
-		if int(p.Kind) >= len(SyntheticKinds) {
+		if int(p.Kind) >= len(syntheticKinds) {
 			t.Fatalf("%q: kind %d", s, p.Kind)
 		}
 		for i, v := range p.Hotspots {
@@ -55,7 +55,7 @@ func FuzzParseSynthetic(f *testing.F) {
 // back to a pattern of that Name, whose phases for a few sizes emit pairs of
 // distinct processors in range; a refusal quotes the input.
 func FuzzParsePattern(f *testing.F) {
-	for _, s := range Patterns {
+	for _, s := range patterns {
 		f.Add(s)
 	}
 	for _, s := range []string{"alltoall", "nbody", "halo", "none", "", "All-to-all"} {
@@ -70,7 +70,7 @@ func FuzzParsePattern(f *testing.F) {
 			return
 		}
 		back, err := ParsePattern(p.Name())
-		if err != nil || back.Name() != p.Name() || !slices.Contains(Patterns, p.Name()) {
+		if err != nil || back.Name() != p.Name() || !slices.Contains(patterns, p.Name()) {
 			t.Fatalf("%q: name %q reads back as %v, %v", s, p.Name(), back, err)
 		}
 		for _, n := range []int{2, 3, 7, 16} {

@@ -3,6 +3,7 @@ package netsim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -22,8 +23,12 @@ type Pattern interface {
 	Phase(p, k int, rng *Rand, emit func(src, dst int) bool)
 }
 
-// Patterns lists the pattern names ParsePattern accepts.
-var Patterns = []string{"all-to-all", "n-body", "random", "halo2d", "tree"}
+// patterns backs Patterns; only this package changes it.
+var patterns = []string{"all-to-all", "n-body", "random", "halo2d", "tree"}
+
+// Patterns returns the pattern names ParsePattern accepts.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Patterns() []string { return slices.Clone(patterns) }
 
 // ParsePattern returns the pattern of that name.
 func ParsePattern(name string) (Pattern, error) {
@@ -39,7 +44,7 @@ func ParsePattern(name string) (Pattern, error) {
 	case "tree":
 		return binaryTree{}, nil
 	}
-	return nil, fmt.Errorf("unknown communication pattern %q; valid: %s", name, strings.Join(Patterns, ", "))
+	return nil, fmt.Errorf("unknown communication pattern %q; valid: %s", name, strings.Join(patterns, ", "))
 }
 
 // allToAll: one phase in which every processor sends to every other; in step s

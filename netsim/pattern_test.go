@@ -13,7 +13,7 @@ func phaseMessages(pat Pattern, p, k int, rng *Rand) [][2]int {
 }
 
 func TestPatternsAreWellFormed(t *testing.T) {
-	for _, name := range Patterns {
+	for _, name := range patterns {
 		pat, err := ParsePattern(name)
 		if err != nil {
 			t.Fatal(err)
@@ -205,7 +205,7 @@ func TestWorkloadEveryJobEnds(t *testing.T) {
 	g := mustSpec(t, "mesh:8x8")
 	r := NewGridRouter(g)
 	rng := rand.New(rand.NewPCG(3, 3))
-	for _, name := range Patterns {
+	for _, name := range patterns {
 		pat, _ := ParsePattern(name)
 		ended := map[int]JobStats{}
 		w, err := NewWorkload(r, DefaultParams(), pat, 1, func(tag int, st JobStats) { ended[len(ended)] = st })

@@ -3,6 +3,7 @@ package netsim
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,12 +40,16 @@ const (
 	Hotspot
 )
 
-// SyntheticKinds are the pattern names ParseSynthetic accepts, in SyntheticKind order.
-var SyntheticKinds = []string{"uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm", "hotspot"}
+// syntheticKinds backs SyntheticKinds; only this package changes it.
+var syntheticKinds = []string{"uniform", "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "randperm", "hotspot"}
+
+// SyntheticKinds returns the pattern names ParseSynthetic accepts, in SyntheticKind order.
+// Each call returns a new slice: changing it changes nothing in the package.
+func SyntheticKinds() []string { return slices.Clone(syntheticKinds) }
 
 func (k SyntheticKind) String() string {
-	if int(k) < len(SyntheticKinds) {
-		return SyntheticKinds[k]
+	if int(k) < len(syntheticKinds) {
+		return syntheticKinds[k]
 	}
 	return fmt.Sprintf("SyntheticKind(%d)", k)
 }
@@ -69,13 +74,13 @@ func ParseSynthetic(s string) (Synthetic, error) {
 	name, arg, hasArg := strings.Cut(s, ":")
 	var p Synthetic
 	kind := -1
-	for i, k := range SyntheticKinds {
+	for i, k := range syntheticKinds {
 		if k == name {
 			kind = i
 		}
 	}
 	if kind < 0 {
-		return p, fmt.Errorf("unknown traffic pattern %q; valid: %s (hotspot:NODES[:WEIGHTS], randperm[:SEED])", s, strings.Join(SyntheticKinds, ", "))
+		return p, fmt.Errorf("unknown traffic pattern %q; valid: %s (hotspot:NODES[:WEIGHTS], randperm[:SEED])", s, strings.Join(syntheticKinds, ", "))
 	}
 	p.Kind = SyntheticKind(kind)
 	switch {

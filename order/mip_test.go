@@ -133,7 +133,7 @@ func TestMIPMatchesDP(t *testing.T) {
 			w = curves.Weights{2, 1.5, 1}[:K] // not dyadic steps: no granularity shortcut
 		}
 		ring := c%2 == 1
-		form := ilp.Formulations[c%len(ilp.Formulations)]
+		form := ilp.Formulations()[c%len(ilp.Formulations())]
 		want, err := OrderDP(ctx, g, w, ring)
 		if err != nil {
 			t.Fatal(err)
@@ -162,7 +162,7 @@ func TestFormulationLPBoundsAreValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range ilp.Formulations {
+	for _, f := range ilp.Formulations() {
 		b, err := ilp.LPBound(context.Background(), g, w, false, f)
 		if err != nil {
 			t.Fatal(err)

@@ -50,20 +50,24 @@ const (
 	MethodAuto Method = "auto"
 )
 
-// Methods lists the methods.
-var Methods = []Method{MethodAuto, MethodMIP, MethodBB, MethodDP, MethodLocal}
+// methods backs Methods; only this package changes it.
+var methods = []Method{MethodAuto, MethodMIP, MethodBB, MethodDP, MethodLocal}
+
+// Methods returns the methods.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Methods() []Method { return slices.Clone(methods) }
 
 // ParseMethod returns the method named s.
 func ParseMethod(s string) (Method, error) {
-	if m := Method(s); slices.Contains(Methods, m) {
+	if m := Method(s); slices.Contains(methods, m) {
 		return m, nil
 	}
 	return "", unknownMethod(Method(s))
 }
 
 func unknownMethod(m Method) error {
-	names := make([]string, len(Methods))
-	for i, x := range Methods {
+	names := make([]string, len(methods))
+	for i, x := range methods {
 		names[i] = string(x)
 	}
 	return fmt.Errorf("unknown method %q (want %s)", m, strings.Join(names, ", "))

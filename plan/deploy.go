@@ -40,20 +40,24 @@ const (
 	KindTorus3D Kind = "torus3d"
 )
 
-// Kinds are the deployments in report order.
-var Kinds = []Kind{KindCurrent, KindAsRun, KindWeights, KindNames, KindTree, KindBlock, KindTorus3D}
+// kinds backs Kinds; only this package changes it.
+var kinds = []Kind{KindCurrent, KindAsRun, KindWeights, KindNames, KindTree, KindBlock, KindTorus3D}
+
+// Kinds returns the deployments in report order.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Kinds() []Kind { return slices.Clone(kinds) }
 
 // ParseKind reads a deployment name.
 func ParseKind(s string) (Kind, error) {
-	if k := Kind(s); slices.Contains(Kinds, k) {
+	if k := Kind(s); slices.Contains(kinds, k) {
 		return k, nil
 	}
 	return "", fmt.Errorf("deployment %q: want one of %s", s, kindList())
 }
 
 func kindList() string {
-	s := make([]string, len(Kinds))
-	for i, k := range Kinds {
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
@@ -139,7 +143,7 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 
 // buildDeployments makes every deployment with its files and emulation.
 func (p *Plan) buildDeployments(ctx context.Context) error {
-	for _, k := range Kinds {
+	for _, k := range kinds {
 		// Each takes up to a second on 131,072 hosts (a topology.conf, slurm.conf
 		// rewritten): ctx is looked at between them, as the ordering and the
 		// replays look at it (Ctrl-C here waited for the watchdog).

@@ -100,7 +100,7 @@ func TestCurrentTopologyPlugins(t *testing.T) {
 // gives no allocator and says why; NodeName and NodeNames are the names the
 // deployment's slurm.conf gives each host (renamed under names).
 func TestDeploymentAPI(t *testing.T) {
-	for _, k := range Kinds {
+	for _, k := range kinds {
 		if got, err := ParseKind(string(k)); err != nil || got != k {
 			t.Errorf("ParseKind(%q) = %q, %v", k, got, err)
 		}
@@ -109,7 +109,7 @@ func TestDeploymentAPI(t *testing.T) {
 	if err == nil {
 		t.Fatal("ParseKind(Tree) accepted")
 	}
-	for _, k := range Kinds {
+	for _, k := range kinds {
 		if !strings.Contains(err.Error(), string(k)) {
 			t.Errorf("%q does not list %s", err, k)
 		}

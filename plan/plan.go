@@ -160,7 +160,7 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.SlurmConfPath == "" {
 		opt.SlurmConfPath = "slurm.conf"
 	}
-	if opt.Deployment != "" && !slices.Contains(Kinds, opt.Deployment) {
+	if opt.Deployment != "" && !slices.Contains(kinds, opt.Deployment) {
 		return nil, fmt.Errorf("deployment %q: want one of %s", opt.Deployment, kindList())
 	}
 	p := &Plan{opt: opt}

@@ -556,7 +556,7 @@ func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 	}
 	err := p.buildDeployments(ctxtest.StopAfter(2))
 	if !errors.Is(err, context.Canceled) || len(p.Deployments) != 2 {
-		t.Errorf("%v after %d deployments, want context.Canceled after 2 of %d", err, len(p.Deployments), len(Kinds))
+		t.Errorf("%v after %d deployments, want context.Canceled after 2 of %d", err, len(p.Deployments), len(kinds))
 	}
 }
 

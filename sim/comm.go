@@ -96,7 +96,7 @@ func (c *Comm) validate() error {
 			return fmt.Errorf("communication: %w", err)
 		}
 	default:
-		return fmt.Errorf("communication: engine %q: want %s", c.Engine, Choices(Engines))
+		return fmt.Errorf("communication: engine %q: want %s", c.Engine, Choices(engines))
 	}
 	if !(c.MessagesPerSecond > 0) || c.MessagesPerSecond > MaxMessagesPerSecond {
 		return fmt.Errorf("communication: %v messages per second: must be positive and at most %g", c.MessagesPerSecond, MaxMessagesPerSecond)

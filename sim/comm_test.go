@@ -97,7 +97,7 @@ func TestCommDeterministicAndComplete(t *testing.T) {
 	}
 	for _, spec := range []string{"mesh:6x6", "torus:6x6"} {
 		for _, a := range []string{"mc1x1", "bf:hilbert-trunc", "genalg", "mm"} {
-			for _, pat := range netsim.Patterns {
+			for _, pat := range netsim.Patterns() {
 				r1, err := Run(context.Background(), jobs, commConfig(t, spec, a, pat))
 				if err != nil {
 					t.Fatalf("%s %s %s: %v", spec, a, pat, err)

@@ -24,8 +24,12 @@ const (
 	SchedAsRun Sched = "as-run"
 )
 
-// Scheds lists every scheduler, in the order help texts name them.
-var Scheds = []Sched{SchedFCFS, SchedEASY, SchedCplant, SchedAsRun}
+// scheds backs Scheds; only this package changes it.
+var scheds = []Sched{SchedFCFS, SchedEASY, SchedCplant, SchedAsRun}
+
+// Scheds returns every scheduler, in the order help texts name them.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Scheds() []Sched { return slices.Clone(scheds) }
 
 // String returns the scheduler's name; the zero value is "fcfs".
 func (s Sched) String() string {
@@ -37,12 +41,12 @@ func (s Sched) String() string {
 
 // ParseSched reads a scheduler's name.
 func ParseSched(s string) (Sched, error) {
-	for _, v := range Scheds {
+	for _, v := range scheds {
 		if string(v) == s {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("%q: want %s", s, Choices(Scheds))
+	return "", fmt.Errorf("%q: want %s", s, Choices(scheds))
 }
 
 // Choices names the values of a closed set for a message, from its table (Scheds,
@@ -70,9 +74,13 @@ const (
 	FormatSacct     Format = "sacct"     // sacct -P output (SacctFields)
 )
 
-// Formats lists the trace formats a trace may be named in (FormatDetect, the
+// formats backs Formats; only this package changes it.
+var formats = []Format{FormatSWF, FormatConverted, FormatSacct}
+
+// Formats returns the trace formats a trace may be named in (FormatDetect, the
 // default, finds one of them).
-var Formats = []Format{FormatSWF, FormatConverted, FormatSacct}
+// Each call returns a new slice: changing it changes nothing in the package.
+func Formats() []Format { return slices.Clone(formats) }
 
 // String returns the format's name, "detect" for the zero value.
 func (f Format) String() string {
@@ -84,13 +92,13 @@ func (f Format) String() string {
 
 // ParseFormat reads a trace format's name; "" (and "detect") is FormatDetect.
 func ParseFormat(s string) (Format, error) {
-	if f := Format(s); f == FormatDetect || slices.Contains(Formats, f) {
+	if f := Format(s); f == FormatDetect || slices.Contains(formats, f) {
 		return f, nil
 	}
 	if s == "detect" {
 		return FormatDetect, nil
 	}
-	return "", fmt.Errorf("%q: want %s", s, Choices(Formats))
+	return "", fmt.Errorf("%q: want %s", s, Choices(formats))
 }
 
 // ParseCompat reads a compat mode: "premas", "sst", or "" (and "default") for
@@ -128,8 +136,12 @@ const (
 	EngineFlit Engine = "flit"
 )
 
-// Engines lists the network models, in the order help texts name them.
-var Engines = []Engine{EngineMessage, EngineFlit}
+// engines backs Engines; only this package changes it.
+var engines = []Engine{EngineMessage, EngineFlit}
+
+// Engines returns the network models, in the order help texts name them.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Engines() []Engine { return slices.Clone(engines) }
 
 // String returns the engine's name: "message" or "flit".
 func (e Engine) String() string {
@@ -148,7 +160,7 @@ func ParseEngine(s string) (Engine, error) {
 	case string(EngineFlit):
 		return EngineFlit, nil
 	}
-	return "", fmt.Errorf("%q: want %s", s, Choices(Engines))
+	return "", fmt.Errorf("%q: want %s", s, Choices(engines))
 }
 
 // MarshalText writes the engine's name (String).
@@ -157,7 +169,7 @@ func (e Engine) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
 // UnmarshalText reads "message" or "flit" (a name must be given: "" is refused).
 func (e *Engine) UnmarshalText(b []byte) error {
 	if len(b) == 0 {
-		return fmt.Errorf("%q: want %s", "", Choices(Engines))
+		return fmt.Errorf("%q: want %s", "", Choices(engines))
 	}
 	v, err := ParseEngine(string(b))
 	if err != nil {

@@ -81,7 +81,7 @@ func (s *Spec) validateEngine(add func(*FieldError)) {
 // naming the fields Engine, Flit and Flit.*.
 func validateEngineOptions(engine Engine, flit FlitOptions, add func(*FieldError)) {
 	if _, err := ParseEngine(string(engine)); err != nil {
-		add(fieldErr("Engine", fmt.Sprintf("%q", string(engine)), "want %s", Choices(Engines)))
+		add(fieldErr("Engine", fmt.Sprintf("%q", string(engine)), "want %s", Choices(engines)))
 		return
 	}
 	if engine != EngineFlit {

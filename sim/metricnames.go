@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // The names of a replay's summary metrics: the JSON keys of Summary (sim --json),
 // the columns of compare's table and CSV, the metrics of sweep results, merge's CSV
 // and plot's --y. Defined once here; a test checks that they are Summary's JSON keys.
@@ -51,8 +53,8 @@ func (m Metric) Has(s *Summary) bool {
 	return true
 }
 
-// Metrics are the summary metrics tables show, in their order.
-var Metrics = []Metric{
+// metrics backs Metrics; only this package changes it.
+var metrics = []Metric{
 	{MetricMeanTotalPairwiseL1, "mean total pairwise L1", 3, func(s *Summary) float64 { return distValue(s).MeanTotalPairwiseL1 }, MetricsDist},
 	{MetricMeanAvgPairwiseL1, "mean avg pairwise L1", 4, func(s *Summary) float64 { return distValue(s).MeanAvgPairwiseL1 }, MetricsDist},
 	{MetricMeanSpan, "mean span", 2, func(s *Summary) float64 { return s.MeanSpan }, MetricsSched},
@@ -72,9 +74,13 @@ var Metrics = []Metric{
 	{MetricMeanMaxShared, "mean max routes on a link", 3, func(s *Summary) float64 { return routeValue(s).MeanMaxShared }, MetricsRoute},
 }
 
+// Metrics returns the summary metrics tables show, in their order.
+// Each call returns a new slice: changing it changes nothing in the package.
+func Metrics() []Metric { return slices.Clone(metrics) }
+
 // MetricByKey returns the metric of Metrics with key k.
 func MetricByKey(k string) (Metric, bool) {
-	for _, m := range Metrics {
+	for _, m := range metrics {
 		if m.Key == k {
 			return m, true
 		}

@@ -67,8 +67,8 @@ func (s *Spec) validateFiles(add func(*FieldError)) {
 			}
 		}
 	}
-	if s.GraphFormat != "" && !slices.Contains(slurm.GraphFormats, s.GraphFormat) {
-		add(fieldErr("GraphFormat", strconv.Quote(s.GraphFormat), "want one of %s", strings.Join(slurm.GraphFormats, ", ")))
+	if s.GraphFormat != "" && !slices.Contains(slurm.GraphFormats(), s.GraphFormat) {
+		add(fieldErr("GraphFormat", strconv.Quote(s.GraphFormat), "want one of %s", strings.Join(slurm.GraphFormats(), ", ")))
 	}
 	if s.HostsFile != "" && s.Hostlist != "" {
 		add(fieldErr("HostsFile", "", "{HostsFile} and {Hostlist} both name the hosts: give one"))

@@ -60,7 +60,7 @@ func newScheduler(name string, res *jobTable) (scheduler, error) {
 	}
 	mk, ok := schedulers[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (want %s)", name, Choices(Scheds))
+		return nil, fmt.Errorf("unknown scheduler %q (want %s)", name, Choices(scheds))
 	}
 	return mk(res), nil
 }

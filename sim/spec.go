@@ -214,8 +214,8 @@ func (s *Spec) Validate() error {
 	if s.Trace == "" && s.TraceReader == nil && s.TraceData == nil {
 		add(fieldErr("Trace", "", "required: a trace file"))
 	}
-	if s.Format != FormatDetect && !slices.Contains(Formats, s.Format) {
-		add(fieldErr("Format", strconv.Quote(textin.Clip(string(s.Format))), "want %s", Choices(Formats)))
+	if s.Format != FormatDetect && !slices.Contains(formats, s.Format) {
+		add(fieldErr("Format", strconv.Quote(textin.Clip(string(s.Format))), "want %s", Choices(formats)))
 	}
 	for _, w := range []struct{ field, v string }{{"From", s.From}, {"To", s.To}} {
 		if w.v != "" {
@@ -264,7 +264,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Alloc", "", "%v", err))
 	}
 	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
-		add(fieldErr("Sched", strconv.Quote(textin.Clip(string(s.Sched))), "want %s", Choices(Scheds)))
+		add(fieldErr("Sched", strconv.Quote(textin.Clip(string(s.Sched))), "want %s", Choices(scheds)))
 	}
 	if _, err := ParseCompat(string(s.Compat)); err != nil {
 		add(fieldErr("Compat", strconv.Quote(textin.Clip(string(s.Compat))), "want premas, sst or empty"))

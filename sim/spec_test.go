@@ -100,7 +100,7 @@ func TestSpecValidate(t *testing.T) {
 // startScheds are the schedulers that decide start times: Scheds but as-run
 // (production's recorded starts, sacct traces only).
 func startScheds() []Sched {
-	return slices.DeleteFunc(slices.Clone(Scheds), func(s Sched) bool { return s == SchedAsRun })
+	return slices.DeleteFunc(slices.Clone(scheds), func(s Sched) bool { return s == SchedAsRun })
 }
 
 // TestSchedulersAreScheds: the replay builds a scheduler for each name of Scheds
@@ -111,7 +111,7 @@ func TestSchedulersAreScheds(t *testing.T) {
 		keys = append(keys, k)
 	}
 	var names []string
-	for _, s := range Scheds {
+	for _, s := range scheds {
 		names = append(names, string(s))
 	}
 	slices.Sort(keys)
@@ -122,7 +122,7 @@ func TestSchedulersAreScheds(t *testing.T) {
 	_, e1 := ParseSched("lifo")
 	_, e2 := newScheduler("lifo", nil)
 	for _, err := range []error{e1, e2} {
-		for _, s := range Scheds {
+		for _, s := range scheds {
 			if err == nil || !strings.Contains(err.Error(), string(s)) {
 				t.Errorf("%v does not name %s", err, s)
 			}
@@ -138,7 +138,7 @@ func TestEnumMessagesNameTheirTables(t *testing.T) {
 	e2 := (&Spec{Trace: "t", Format: "pbs", Alloc: "ff"}).Validate()
 	_, e3 := ReadTrace(strings.NewReader("0 4 10 -1\n"), ReadOptions{Format: "pbs"})
 	for _, err := range []error{e1, e2, e3} {
-		for _, f := range Formats {
+		for _, f := range formats {
 			if v, perr := ParseFormat(f.String()); perr != nil || v != f {
 				t.Errorf("ParseFormat(%q) = %q, %v", f, v, perr)
 			}
@@ -150,7 +150,7 @@ func TestEnumMessagesNameTheirTables(t *testing.T) {
 	_, e1 = ParseEngine("booksim")
 	e2 = (&Spec{Trace: "t", Alloc: "ff", Engine: "booksim"}).Validate()
 	for _, err := range []error{e1, e2} {
-		for _, e := range Engines {
+		for _, e := range engines {
 			if err == nil || !strings.Contains(err.Error(), e.String()) {
 				t.Errorf("%v does not name %s", err, e)
 			}
@@ -176,7 +176,7 @@ func TestMetricGroupsNamed(t *testing.T) {
 }
 
 func TestParseEnums(t *testing.T) {
-	for _, s := range Scheds {
+	for _, s := range scheds {
 		if v, err := ParseSched(s.String()); err != nil || v != s {
 			t.Errorf("ParseSched(%q) = %q, %v", s, v, err)
 		}
@@ -228,7 +228,7 @@ func TestMetricNamesAreSummaryKeys(t *testing.T) {
 	var m map[string]any
 	json.Unmarshal(b, &m)
 	seen := map[string]bool{}
-	for _, mt := range Metrics {
+	for _, mt := range metrics {
 		if seen[mt.Key] {
 			t.Errorf("metric %s listed twice", mt.Key)
 		}
@@ -452,7 +452,7 @@ func TestMetricsSchedOnly(t *testing.T) {
 			if graph := !strings.HasPrefix(machine, "mesh"); part.NoCoordinates != graph || full.NoCoordinates != graph {
 				t.Errorf("%s: NoCoordinates %v, %v", machine, part.NoCoordinates, full.NoCoordinates)
 			}
-			for _, m := range Metrics {
+			for _, m := range metrics {
 				box := m.Key == MetricMeanBoxVolume || m.Key == MetricMeanBoxSides
 				if m.Has(&part.Summary) != (m.Group == MetricsSched && !(box && part.NoCoordinates)) {
 					t.Errorf("%s: metric %s: Has %v", machine, m.Key, m.Has(&part.Summary))

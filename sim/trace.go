@@ -130,7 +130,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	case "sacct":
 		return readSacct(br, opt)
 	default:
-		return nil, fmt.Errorf("unknown trace format %q (want %s)", opt.Format, Choices(Formats))
+		return nil, fmt.Errorf("unknown trace format %q (want %s)", opt.Format, Choices(formats))
 	}
 	maxJobs := opt.MaxJobs
 	if maxJobs <= 0 {

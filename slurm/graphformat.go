@@ -12,9 +12,13 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// GraphFormats are the --graph-format names ReadGraphFormat accepts: topo's
+// graphFormats backs GraphFormats; only this package changes it.
+var graphFormats = append(topo.GraphFormats(), "slurm-topology", "slurm-topology-yaml")
+
+// GraphFormats returns the --graph-format names ReadGraphFormat accepts: topo's
 // (edges, ibnetdiscover) and Slurm's topology.conf and topology.yaml.
-var GraphFormats = append(slices.Clone(topo.GraphFormats), "slurm-topology", "slurm-topology-yaml")
+// Each call returns a new slice: changing it changes nothing in the package.
+func GraphFormats() []string { return slices.Clone(graphFormats) }
 
 // GraphReadOptions are the settings of ReadGraphFormat.
 type GraphReadOptions struct {
@@ -98,8 +102,8 @@ func (f GraphFile) open(path string) (io.ReadCloser, error) {
 // file system's error; one whose content is wrong a *GraphFileError.
 func (f GraphFile) Read() (*topo.Graph, []string, error) {
 	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology}
-	if f.Format != "" && !slices.Contains(GraphFormats, f.Format) {
-		return nil, nil, fmt.Errorf("graph format %q: want one of %s", f.Format, strings.Join(GraphFormats, ", "))
+	if f.Format != "" && !slices.Contains(graphFormats, f.Format) {
+		return nil, nil, fmt.Errorf("graph format %q: want one of %s", f.Format, strings.Join(graphFormats, ", "))
 	}
 	if f.NodeNameMap != "" {
 		r, err := f.open(f.NodeNameMap)
@@ -185,7 +189,7 @@ func DetectGraphFormat(data []byte) (string, error) {
 	f, err := topo.DetectGraphFormat(data)
 	var u *topo.UndetectedFormatError
 	if errors.As(err, &u) {
-		return "", &topo.UndetectedFormatError{Line: u.Line, Formats: GraphFormats}
+		return "", &topo.UndetectedFormatError{Line: u.Line, Formats: GraphFormats()}
 	}
 	return f, err
 }

@@ -50,7 +50,7 @@ func FuzzReadGraphFormat(f *testing.F) {
 		} else if err.Error() == "" {
 			t.Fatal("an empty error")
 		}
-		for _, format := range GraphFormats {
+		for _, format := range graphFormats {
 			if g, err := ReadGraphFormat(bytes.NewReader(data), GraphReadOptions{Format: format}); err == nil {
 				checkGraphInvariants(t, format, g)
 			}

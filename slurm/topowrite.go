@@ -29,8 +29,12 @@ const (
 	FormatBlock curves.Format = "slurm-block"
 )
 
-// NetworkFormats are the formats above.
-var NetworkFormats = []curves.Format{FormatTopology, FormatTorus3D, FormatBlock}
+// networkFormats backs NetworkFormats; only this package changes it.
+var networkFormats = []curves.Format{FormatTopology, FormatTorus3D, FormatBlock}
+
+// NetworkFormats returns the formats above.
+// Each call returns a new slice: changing it changes nothing in the package.
+func NetworkFormats() []curves.Format { return slices.Clone(networkFormats) }
 
 // WriteTopology writes a tree topology.conf of machine m whose leaf switches follow
 // ordering o, and returns warnings about what Slurm will not obey. hosts names the

@@ -19,7 +19,7 @@ import (
 // round-trips through curves.WriteRanking and ReadRanking, is detected, and refuses
 // bad input naming the line (the tests that lived in curves).
 func TestWeightFormatRoundTrip(t *testing.T) {
-	if !slices.Contains(curves.Formats, FormatWeight) || !slices.Contains(curves.SchedulerFormats, FormatWeight) {
+	if !slices.Contains(curves.Formats(), FormatWeight) || !slices.Contains(curves.SchedulerFormats(), FormatWeight) {
 		t.Fatal("slurm-weight not registered with curves")
 	}
 	for _, spec := range []string{"mesh:4x2", "mesh:16x22", "torus:8x8"} {

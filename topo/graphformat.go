@@ -10,10 +10,14 @@ import (
 	"github.com/procalloc/procalloc/internal/textin"
 )
 
-// GraphFormats are the --graph-format names ReadGraphFormat accepts: the generic
+// graphFormats backs GraphFormats; only this package changes it.
+var graphFormats = []string{"edges", "ibnetdiscover"}
+
+// GraphFormats returns the --graph-format names ReadGraphFormat accepts: the generic
 // network formats. Slurm's topology.conf and topology.yaml are package slurm's, whose
 // ReadGraphFormat reads them and falls back to this one for the others.
-var GraphFormats = []string{"edges", "ibnetdiscover"}
+// Each call returns a new slice: changing it changes nothing in the package.
+func GraphFormats() []string { return slices.Clone(graphFormats) }
 
 // MaxGraphBytes is the largest network file ReadGraphFormat reads whole (in any
 // format, slurm's topology files included).
@@ -64,11 +68,11 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	case "ibnetdiscover":
 		return readIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
 	}
-	names := slices.Clone(GraphFormats)
+	names := slices.Clone(graphFormats)
 	for k := range opt.Extra {
 		names = append(names, k)
 	}
-	slices.Sort(names[len(GraphFormats):])
+	slices.Sort(names[len(graphFormats):])
 	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(names, ", "))
 }
 
@@ -117,7 +121,7 @@ func DetectGraphFormat(data []byte) (string, error) {
 	case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
 		return "edges", nil
 	}
-	return "", &UndetectedFormatError{Line: t, Formats: GraphFormats}
+	return "", &UndetectedFormatError{Line: t, Formats: GraphFormats()}
 }
 
 // LeafOrder returns the switches of g that have hosts (their groups), in the order in

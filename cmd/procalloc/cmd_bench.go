@@ -286,7 +286,7 @@ func writeBenchChart(w io.Writer, rep *bench.Report) error {
 			continue
 		}
 		s := plot.Series{Name: r.Alloc}
-		for i, q := range bench.Quantiles {
+		for i, q := range bench.Quantiles() {
 			s.X = append(s.X, 100*q)
 			s.Y = append(s.Y, max(r.Percentiles[i], 1e-3))
 		}

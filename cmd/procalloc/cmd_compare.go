@@ -116,8 +116,8 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				}
 				chart, ok := sim.MetricByKey(*metric)
 				if !ok {
-					keys := make([]string, len(sim.Metrics))
-					for i, m := range sim.Metrics {
+					keys := make([]string, len(sim.Metrics()))
+					for i, m := range sim.Metrics() {
 						keys[i] = m.Key
 					}
 					return usagef("--metric %q: not a metric key; valid: %s", *metric, strings.Join(keys, ", "))
@@ -281,7 +281,7 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 		}
 	}
 	t := newTable(w, header...)
-	for _, m := range sim.Metrics {
+	for _, m := range sim.Metrics() {
 		row := []string{m.Name}
 		for _, s := range sums {
 			row = append(row, formatMetric(m, &s))
@@ -303,14 +303,14 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	cw := csv.NewWriter(w)
 	header := []string{"alloc", "machine", "sched", "compat", "load_factor", "jobs"}
-	for _, m := range sim.Metrics {
+	for _, m := range sim.Metrics() {
 		header = append(header, m.Key)
 	}
 	header = append(header, "pct_tied", "avg_num_tied")
 	cw.Write(header)
 	for _, s := range sums {
 		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.FormatFloat(s.LoadFactor, 'f', -1, 64), strconv.Itoa(s.Jobs)}
-		for _, m := range sim.Metrics {
+		for _, m := range sim.Metrics() {
 			if !m.Has(&s) {
 				row = append(row, "")
 				continue

@@ -196,12 +196,12 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 						return err
 					}
 				}
-				if slices.Contains(slurm.NetworkFormats, nf) {
+				if slices.Contains(slurm.NetworkFormats(), nf) {
 					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *svg, *placements, *blockSize, blockLevels)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
-					return usagef("--format: %v (or a network format: %s)", err, formatList(slurm.NetworkFormats))
+					return usagef("--format: %v (or a network format: %s)", err, formatList(slurm.NetworkFormats()))
 				}
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
@@ -213,7 +213,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 					return err
 				}
 				var names []string
-				named := f == curves.FormatHosts || slices.Contains(curves.SchedulerFormats, f)
+				named := f == curves.FormatHosts || slices.Contains(curves.SchedulerFormats(), f)
 				if named {
 					switch {
 					case hs.given():
@@ -225,7 +225,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnet
 						return usagef("--format %s names hosts: it needs --hosts FILE or --hostlist EXPR (host names in node-index order); %s has no names of its own", f, m.Spec())
 					}
 				} else if hs.given() && curves.Summary(*curve) != "" {
-					return usagef("%s is only used with formats that name hosts (hosts, %s) and to read a ranking file that does", hs.flag(), formatList(curves.SchedulerFormats))
+					return usagef("%s is only used with formats that name hosts (hosts, %s) and to read a ranking file that does", hs.flag(), formatList(curves.SchedulerFormats()))
 				}
 				// The drawing and the ranking (or slurm.conf) all or none.
 				drawing, err := curveDrawing(m, *svg, o)

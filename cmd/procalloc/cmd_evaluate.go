@@ -194,7 +194,7 @@ func printCurveEvaluations(w io.Writer, m topo.Machine, evals []curveEvaluation)
 // rankingFormatUsage is the help of --ranking-format, the format of a ranking file
 // read (evaluate --ranking, curve --curve FILE).
 func rankingFormatUsage() string {
-	return "`FORMAT` of the ranking read: " + formatList(curves.Formats) + " (default: from the file's extension, else from its content, which cannot tell ranks from order)"
+	return "`FORMAT` of the ranking read: " + formatList(curves.Formats()) + " (default: from the file's extension, else from its content, which cannot tell ranks from order)"
 }
 
 // parseRankingFormat reads --ranking-format ("": none given).

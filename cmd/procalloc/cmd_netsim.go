@@ -222,7 +222,7 @@ procalloc netsim --machine mesh:8x8 --rate 0.2 --engine message --router-delay 2
 						return usagef("--router-delay is the message engine's; the flit engine's stages are --routing-delay, --vc-alloc-delay, --sw-alloc-delay, --st-delay and --link-delay")
 					}
 				case "message":
-					for _, f := range sweep.FlitFlags { // the flags only the flit engine reads
+					for _, f := range sweep.FlitFlags() { // the flags only the flit engine reads
 						if set[f] {
 							return usagef("--%s is the flit engine's (--engine flit)", f)
 						}

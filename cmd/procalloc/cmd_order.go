@@ -170,9 +170,9 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
 			threads := fs.Int("threads", 0, "HiGHS threads, and the branch and bound's workers (0: HiGHS's default, 2 workers)")
 			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")
-			method := fs.String("method", string(order.MethodAuto), "solution `METHOD`: "+joinNames(order.Methods)+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP; above 256 nodes the scalable path)")
+			method := fs.String("method", string(order.MethodAuto), "solution `METHOD`: "+joinNames(order.Methods())+" (auto: branch and bound up to 30 nodes, else the DP when small, else the MIP; above 256 nodes the scalable path)")
 			noMIP := fs.Bool("no-mip", false, "do not run HiGHS: local search and the Gilmore-Lawler bound only (= --method local)")
-			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+joinNames(ilp.Formulations)+" (default: by size)")
+			formulation := fs.String("formulation", "", "MIP `FORMULATION`: "+joinNames(ilp.Formulations())+" (default: by size)")
 			maxCols := fs.Int("max-columns", order.DefaultMaxColumns, "largest MIP, in columns (HiGHS needs about 2 KB of memory per column); a larger model is not built: local search and bounds only, said in the notes")
 			flat := fs.Bool("flat", false, "ignore the graph's groups (switches) and order all nodes at once")
 			start := fs.String("start", "", "extra starting `ORDERS`: comma-separated curve names or ranking files")
@@ -194,12 +194,12 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 				}
 				meth, err := order.ParseMethod(*method)
 				if err != nil {
-					return usagef("--method %q: want %s", *method, joinNames(order.Methods))
+					return usagef("--method %q: want %s", *method, joinNames(order.Methods()))
 				}
 				var form ilp.Formulation
 				if *formulation != "" {
 					if form, err = ilp.ParseFormulation(*formulation); err != nil {
-						return usagef("--formulation %q: want %s", *formulation, joinNames(ilp.Formulations))
+						return usagef("--formulation %q: want %s", *formulation, joinNames(ilp.Formulations()))
 					}
 				}
 				if math.IsNaN(*gap) || *gap < 0 || *gap >= 1 {
@@ -280,7 +280,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					if ff, ok := curves.FormatFromPath(*out); ok && f == "" {
 						f = ff
 					}
-					if *out != "" && (f == curves.FormatHosts || slices.Contains(curves.SchedulerFormats, f)) && curves.NodeNames(m) == nil {
+					if *out != "" && (f == curves.FormatHosts || slices.Contains(curves.SchedulerFormats(), f)) && curves.NodeNames(m) == nil {
 						// Checked before the solve: node indices are no host names.
 						return usagef("--format %s names hosts, and %s has none: write the ordering (-o FILE.pairs) and convert it with procalloc curve --curve FILE.pairs --format %s --hosts FILE", f, m.Spec(), f)
 					}

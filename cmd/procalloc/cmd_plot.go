@@ -231,7 +231,7 @@ func parseWhere(where string) (func(sweep.Params) bool, error) {
 			case "engine":
 				eng, err := sim.ParseEngine(v)
 				if err != nil || v == "" {
-					return nil, usagef("--where %q: %q is not an engine (want %s)", kv, v, sim.Choices(sim.Engines))
+					return nil, usagef("--where %q: %q is not an engine (want %s)", kv, v, sim.Choices(sim.Engines()))
 				}
 				tests = append(tests, func(p sweep.Params) bool { return p.Engine == eng })
 			default:

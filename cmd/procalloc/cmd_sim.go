@@ -87,7 +87,7 @@ type engineFlags struct{ fs *flag.FlagSet }
 // declare registers --engine, described by engineUsage, and the flit flags on fs.
 func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
 	fs.String("engine", "message", engineUsage)
-	for _, name := range sweep.FlitFlags {
+	for _, name := range sweep.FlitFlags() {
 		fl, _ := sweep.Lookup(name)
 		declareFlag(fs, fl)
 	}
@@ -99,7 +99,7 @@ func (f *engineFlags) declare(fs *flag.FlagSet, engineUsage string) {
 func (f *engineFlags) parse() (sim.Engine, sim.FlitOptions, error) {
 	var args []string
 	f.fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "engine" || fl.Name == "router-delay" || slices.Contains(sweep.FlitFlags, fl.Name) {
+		if fl.Name == "engine" || fl.Name == "router-delay" || slices.Contains(sweep.FlitFlags(), fl.Name) {
 			args = append(args, "--"+fl.Name+"="+fl.Value.String())
 		}
 	})
@@ -589,7 +589,7 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	}
 	fmt.Fprintln(w)
 	t := newTable(w, "metric", "value")
-	for _, m := range sim.Metrics {
+	for _, m := range sim.Metrics() {
 		t.row(m.Name, formatMetric(m, &s))
 	}
 	if s.RouteSummary != nil {

@@ -736,7 +736,7 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	if engines {
 		header = slices.Insert(header, len(header)-1, "engine")
 	}
-	for _, m := range sim.Metrics {
+	for _, m := range sim.Metrics() {
 		header = append(header, m.Key)
 	}
 	fmt.Fprintln(w, strings.Join(header, ","))
@@ -748,7 +748,7 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 			row = slices.Insert(row, len(row)-1, p.Engine.String())
 		}
 		mv := resultMetrics(l)
-		for _, m := range sim.Metrics {
+		for _, m := range sim.Metrics() {
 			if v, ok := mv[m.Key]; ok {
 				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
 			} else {

@@ -149,7 +149,7 @@ func TestCompareLoadsUsage(t *testing.T) {
 
 // TestMetricAxis: every metric's axis label is its name, with the unit once.
 func TestMetricAxis(t *testing.T) {
-	for _, m := range sim.Metrics {
+	for _, m := range sim.Metrics() {
 		a := metricAxis(m)
 		if !strings.HasPrefix(a, m.Name) || strings.Count(a, "(") > 1 {
 			t.Errorf("%s: axis %q", m.Key, a)

@@ -78,8 +78,8 @@ func loadMachineWarnings(e *env, spec string, gf *graphFlags, limit int, what st
 		return m, nil, nil
 	case graphFile != "":
 		f := slurm.GraphFile{Path: graphFile, Stdin: e.stdin, Format: gf.format, NodeNameMap: gf.nameMap, Topology: gf.topology}
-		if f.Format != "" && !slices.Contains(slurm.GraphFormats, f.Format) {
-			return nil, nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats, ", "))
+		if f.Format != "" && !slices.Contains(slurm.GraphFormats(), f.Format) {
+			return nil, nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats(), ", "))
 		}
 		g, warnings, err := f.Read()
 		if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {

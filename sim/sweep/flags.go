@@ -140,8 +140,12 @@ func flitFlag(set func(f *sim.FlitOptions, v int)) replayFlag {
 	return intFlag(func(s *sim.Spec, v int) { set(&s.Flit, v) })
 }
 
-// FlitFlags are the flags of the flit engine's configuration (sim.FlitOptions).
-var FlitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
+// flitFlags backs FlitFlags; only this package changes it.
+var flitFlags = []string{"vcs", "vc-buffer", "routing-delay", "vc-alloc-delay", "sw-alloc-delay", "st-delay", "link-delay", "hop-classes"}
+
+// FlitFlags returns the flags of the flit engine's configuration (sim.FlitOptions).
+// Each call returns a new slice: changing it changes nothing in the package.
+func FlitFlags() []string { return slices.Clone(flitFlags) }
 
 // with sets a table entry's sim.Spec field, its help text and, when given, its
 // default.
@@ -174,7 +178,7 @@ var replayFlags = func() map[string]replayFlag {
 		"graph": strFlag(func(s *sim.Spec, v string) { s.GraphFile = v }).
 			with("GraphFile", "network `FILE` instead of --machine ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml"),
 		"graph-format": strFlag(func(s *sim.Spec, v string) { s.GraphFormat = v }).
-			with("GraphFormat", "format of --graph: "+strings.Join(slurm.GraphFormats, ", ")+" (default: detected from the content)"),
+			with("GraphFormat", "format of --graph: "+strings.Join(slurm.GraphFormats(), ", ")+" (default: detected from the content)"),
 		"node-name-map": strFlag(func(s *sim.Spec, v string) { s.NodeNameMap = v }).
 			with("NodeNameMap", "ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches"),
 		"topology": strFlag(func(s *sim.Spec, v string) { s.Topology = v }).
@@ -221,7 +225,7 @@ var replayFlags = func() map[string]replayFlag {
 		"drop-larger": boolFlag(func(s *sim.Spec, v bool) { s.DropLarger = v }).
 			with("DropLarger", "drop jobs larger than the machine (counted and reported) instead of failing"),
 		"comm": strFlag(func(s *sim.Spec, v string) { s.Comm = v }).
-			with("Comm", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns, ", ")+") over the routed network and ends when they have arrived"),
+			with("Comm", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns(), ", ")+") over the routed network and ends when they have arrived"),
 		"pattern": strFlag(func(s *sim.Spec, v string) { s.Pattern = v }).
 			with("Pattern", "`PATTERN` of the static route metrics (message distance, hop-bytes, routes on a link) reported without --comm", "all-to-all"),
 		"metrics": replayFlag{set: func(s *sim.Spec, _ *flagState, v string) error {
@@ -448,7 +452,7 @@ func applyFlags(s *sim.Spec, flags []string) (given map[string]bool, err error) 
 // breach is a *FlagError naming the flag.
 func CheckEngineFlags(engine sim.Engine, flit sim.FlitOptions, given func(name string) bool) error {
 	flitValues := []int{flit.VCs, flit.VCBuffer, flit.RoutingDelay, flit.VCAllocDelay, flit.SwitchAllocDelay, flit.SwitchDelay, flit.LinkDelay}
-	for i, name := range FlitFlags {
+	for i, name := range flitFlags {
 		if !given(name) {
 			continue
 		}

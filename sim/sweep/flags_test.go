@@ -71,7 +71,7 @@ func TestApplyFlagsFields(t *testing.T) {
 	// it is, so that a command line that maps only the flags given onto
 	// DefaultSpec means what it meant when every flag was mapped.
 	for _, f := range Flags() {
-		if f.Name == "alloc" || f.Name == "baseline-time-limit" || slices.Contains(FlitFlags, f.Name) {
+		if f.Name == "alloc" || f.Name == "baseline-time-limit" || slices.Contains(flitFlags, f.Name) {
 			continue // the allocator is the spec's own; the others need --baseline or --engine flit
 		}
 		got := sim.DefaultSpec()

@@ -132,7 +132,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 				e = e.Alias
 			}
 			if _, err := sim.ParseEngine(e.Value); err != nil || e.Kind != yaml.ScalarNode || e.Value == "" {
-				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, textin.Clip(e.Value), sim.Choices(sim.Engines))
+				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, textin.Clip(e.Value), sim.Choices(sim.Engines()))
 			}
 		}
 	}

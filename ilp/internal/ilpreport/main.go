@@ -101,11 +101,11 @@ func lpTable() error {
 	insts := []instance{{"mesh:3x3", topo.Mesh(3, 3)}, {"mesh:4x3", topo.Mesh(4, 3)}, {"torus:4x3", topo.Torus(4, 3)},
 		{"rr3-10", randomRegular(10, 3, 1)}}
 	var forms []string
-	for _, f := range ilp.Formulations {
+	for _, f := range ilp.Formulations() {
 		forms = append(forms, string(f))
 	}
 	fmt.Println("| instance | K | ring | optimum (DP) | GLB | window bound | " + strings.Join(forms, " | ") + " |")
-	fmt.Println("|---|---|---|---|---|---|" + strings.Repeat("---|", len(ilp.Formulations)))
+	fmt.Println("|---|---|---|---|---|---|" + strings.Repeat("---|", len(ilp.Formulations())))
 	for _, in := range insts {
 		for _, k := range []int{2, 3} {
 			for _, ring := range []bool{false, true} {
@@ -118,7 +118,7 @@ func lpTable() error {
 				glb, _ := qap.GilmoreLawlerBound(ctx, q)
 				wb, _ := qap.WindowBound(ctx, q, ring)
 				row := fmt.Sprintf("| %s | %d | %v | %g | %.3f | %.3f |", in.name, k, ring, dp.Objective, glb, wb)
-				for _, f := range ilp.Formulations {
+				for _, f := range ilp.Formulations() {
 					t0 := time.Now()
 					b, err := ilp.LPBound(ctx, in.m, w, ring, f)
 					if err != nil {

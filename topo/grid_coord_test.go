@@ -1,0 +1,46 @@
+package topo
+
+import "testing"
+
+// Contains accepts exactly the coordinates of the grid's nodes, and CoordDist of two
+// nodes' coordinates is their hop distance Dist; checked on every node and pair of
+// meshes, tori and a mixed grid, with coordinates one step outside each face.
+func TestGridContainsAndCoordDist(t *testing.T) {
+	for _, c := range []struct {
+		dims []int
+		wrap []bool
+	}{
+		{[]int{5}, []bool{false}},
+		{[]int{4, 3}, []bool{false, false}},
+		{[]int{4, 3}, []bool{true, true}},
+		{[]int{3, 4, 2}, []bool{true, false, true}},
+	} {
+		g, err := NewGrid(c.dims, c.wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a := range g.N() {
+			ca := g.Coord(a, nil)
+			if !g.Contains(ca) || g.Index(ca) != a {
+				t.Fatalf("%v: node %d at %v: Contains %v, Index %d", c.dims, a, ca, g.Contains(ca), g.Index(ca))
+			}
+			for b := range g.N() {
+				if got, want := g.CoordDist(ca, g.Coord(b, nil)), g.Dist(a, b); got != want {
+					t.Fatalf("%v wrap %v: CoordDist(%v, %v) = %d, Dist(%d, %d) = %d", c.dims, c.wrap, ca, g.Coord(b, nil), got, a, b, want)
+				}
+			}
+		}
+		for j, d := range c.dims {
+			for _, v := range []int{-1, d} {
+				out := make([]int, len(c.dims))
+				out[j] = v
+				if g.Contains(out) {
+					t.Errorf("%v: Contains(%v) outside the grid", c.dims, out)
+				}
+			}
+		}
+		if g.Contains(make([]int, len(c.dims)+1)) || g.Contains(nil) {
+			t.Errorf("%v: Contains accepted a vector of another dimension", c.dims)
+		}
+	}
+}
