@@ -63,8 +63,7 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 		return writeSVGBlocks(w, g, o, X, Y, Z)
 	}
 	// The legend, one entry a line under the grid; the picture is at least as
-	// wide as its longest line (a width estimate: 0.62 of the font size a
-	// character).
+	// wide as its longest line (plot.TextWidth, the estimate every picture uses).
 	legend := []struct{ mark, text string }{
 		{"", fmt.Sprintf("%s: ordering of %d nodes", g.Spec(), g.N())},
 		{"start", "first node"},
@@ -74,7 +73,7 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 		{"jump", "jump of two or more hops"},
 	}
 	for _, l := range legend {
-		width = max(width, 2*svgMargin+svgLegendText+int(math.Ceil(0.62*svgLegendFont*float64(len(l.text)))))
+		width = max(width, 2*svgMargin+svgLegendText+int(math.Ceil(plot.TextWidth(l.text, svgLegendFont))))
 	}
 	height := gridH + len(legend)*svgLegendLine + svgMargin/2
 	c := make([]int, len(dims))
@@ -247,7 +246,7 @@ func writeSVGBlocks(w io.Writer, g *topo.Grid, o Order, X, Y, Z int) error {
 	}
 	const scaleW = 200
 	for _, l := range legend {
-		width = max(width, 2*svgMargin+int(math.Ceil(0.62*svgLegendFont*float64(len(l)))))
+		width = max(width, 2*svgMargin+int(math.Ceil(plot.TextWidth(l, svgLegendFont))))
 	}
 	width = max(width, 2*svgMargin+scaleW+120)
 	height := gridH + (len(legend)+1)*svgLegendLine + svgMargin

@@ -60,8 +60,9 @@ func seriesStyle(i int) (colour, dash string, marker int) {
 // their margins from it, so that no text runs past the picture's edge.
 const charWidth = 0.62
 
-// textWidth estimates the width in pixels of s at font size size.
-func textWidth(s string, size float64) float64 {
+// TextWidth estimates the width in pixels of s at font size size: every picture
+// procalloc draws sizes its margins and legends from it.
+func TextWidth(s string, size float64) float64 {
 	return charWidth * size * float64(utf8.RuneCountInString(s))
 }
 
@@ -120,7 +121,7 @@ func thinLabels(xs []float64, labels []string, size float64) []bool {
 	}
 	n := len(xs) - 1
 	keep[0], keep[n] = true, true
-	half := func(i int) float64 { return textWidth(labels[i], size) / 2 }
+	half := func(i int) float64 { return TextWidth(labels[i], size) / 2 }
 	if n > 0 && xs[0]+half(0)+gap > xs[n]-half(n) {
 		keep[n] = false // two labels only, overlapping: the first one
 	}
@@ -225,9 +226,9 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 	// height the legend (14 pixels a line).
 	legendW := float64(lcLegend)
 	for i := range c.Series {
-		legendW = max(legendW, 45+textWidth(legendName(c.Series, i), fontSize)+10)
+		legendW = max(legendW, 45+TextWidth(legendName(c.Series, i), fontSize)+10)
 	}
-	totalW := max(left+width+legendW, 20+textWidth(c.Title, fontSize*1.1), 20+textWidth(c.XLabel, fontSize))
+	totalW := max(left+width+legendW, 20+TextWidth(c.Title, fontSize*1.1), 20+TextWidth(c.XLabel, fontSize))
 	totalH := max(top+height+60, top+14*len(c.Series)+10)
 	if skipped > 0 {
 		totalH = max(totalH, top+height+76)
@@ -268,7 +269,7 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 			d.Newline()
 		}
 	}
-	if textWidth(c.XLabel, fontSize) <= 2*(left+width/2)-20 {
+	if TextWidth(c.XLabel, fontSize) <= 2*(left+width/2)-20 {
 		d.TextElem("text", c.XLabel, "x", left+width/2, "y", top+height+40, "text-anchor", "middle")
 	} else { // centred it would run off the left edge (batch's list of allocators)
 		d.TextElem("text", c.XLabel, "x", 10, "y", top+height+40)
@@ -354,14 +355,14 @@ func (c BarChart) WriteSVG(w io.Writer) error {
 		if drawn(b.Value) {
 			maxV = max(maxV, b.Value)
 		}
-		left = max(left, int(math.Ceil(textWidth(b.Label, fontSize)))+16)
-		right = max(right, int(math.Ceil(textWidth(b.Text, fontSize)))+12)
+		left = max(left, int(math.Ceil(TextWidth(b.Label, fontSize)))+16)
+		right = max(right, int(math.Ceil(TextWidth(b.Text, fontSize)))+12)
 	}
 	if maxV <= 0 {
 		maxV = 1
 	}
 	h := top + len(c.Bars)*(barH+gap) + 20
-	hd := Header{Width: max(left+width+right, int(math.Ceil(20+textWidth(c.Title, fontSize*1.1)))), Height: h, FontSize: fontSize}
+	hd := Header{Width: max(left+width+right, int(math.Ceil(20+TextWidth(c.Title, fontSize*1.1)))), Height: h, FontSize: fontSize}
 	if c.Inline {
 		hd.Label = c.Title
 	}

@@ -12,7 +12,7 @@ import (
 
 // The properties a reader sees in a chart, checked on its SVG: text inside the
 // picture, x tick labels apart, round y ticks, series told apart without colour,
-// no NaN. Widths of text are estimated as the charts estimate them (textWidth).
+// no NaN. Widths of text are estimated as the charts estimate them (TextWidth).
 
 // svgText is a text element: its anchor point, alignment, size and content.
 type svgText struct {
@@ -78,7 +78,7 @@ func look(t *testing.T, b []byte) svgLook {
 
 // extent is the estimated horizontal extent of an unrotated text.
 func (s svgText) extent() (lo, hi float64) {
-	w := textWidth(s.s, s.size)
+	w := TextWidth(s.s, s.size)
 	switch s.anchor {
 	case "middle":
 		return s.x - w/2, s.x + w/2

@@ -158,7 +158,7 @@ func clusterSVG(w io.Writer, pts []geom.Point, caption string) error {
 	}
 	wx := b.Max[0] - b.Min[0] + 1
 	wy := b.Max[1] - b.Min[1] + 1
-	width := max(layers*(wx+1)*cell, cell/2+int(math.Ceil(0.62*font*float64(len(caption))))+cell/2)
+	width := max(layers*(wx+1)*cell, cell/2+int(math.Ceil(plot.TextWidth(caption, font)))+cell/2)
 	height := top + (wy+1)*cell + 16
 	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true})
 	d.Elem("rect", "width", width, "height", height, "fill", "white")

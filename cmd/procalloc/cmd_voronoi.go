@@ -142,7 +142,7 @@ func voronoiSVG(w io.Writer, pts []geom.Point, sets []voronoi.Set, k int) error 
 	plotH := 2*pad + spanY*scale
 	width := 2*pad + spanX*scale
 	for _, l := range legend {
-		width = max(width, 2*pad+30+0.62*font*float64(len(l)))
+		width = max(width, 2*pad+30+plot.TextWidth(l, font))
 	}
 	height := plotH + float64(len(legend)*line) + pad/2
 	// Dots of 4 and 2 pixels, smaller when the points lie denser than one per
