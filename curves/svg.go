@@ -84,10 +84,8 @@ func WriteSVG(w io.Writer, g *topo.Grid, o Order) error {
 		py := svgMargin + (Y-1-y)*svgCell + svgCell/2
 		return px, py, z
 	}
-	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true})
+	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true, Background: "white"})
 	d.TextElem("title", fmt.Sprintf("%s: ordering of %d nodes", g.Spec(), g.N()))
-	d.Newline()
-	d.Elem("rect", "width", width, "height", height, "fill", "white")
 	d.Newline()
 	for z := 0; z < Z; z++ {
 		x0 := svgMargin + z*(panelW+svgGap*svgCell)
@@ -250,10 +248,8 @@ func writeSVGBlocks(w io.Writer, g *topo.Grid, o Order, X, Y, Z int) error {
 	}
 	width = max(width, 2*svgMargin+scaleW+120)
 	height := gridH + (len(legend)+1)*svgLegendLine + svgMargin
-	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true})
+	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true, Background: "white"})
 	d.TextElem("title", legend[0])
-	d.Newline()
-	d.Elem("rect", "width", width, "height", height, "fill", "white")
 	d.Newline()
 	last := float64(max(len(o)-1, 1))
 	for z := 0; z < Z; z++ {

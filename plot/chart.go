@@ -233,9 +233,7 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 	if skipped > 0 {
 		totalH = max(totalH, top+height+76)
 	}
-	d := Begin(w, Header{Width: int(math.Ceil(totalW)), Height: totalH, FontSize: fontSize, Numbers: OneDecimal})
-	d.Elem("rect", "width", "100%", "height", "100%", "fill", "white")
-	d.Newline()
+	d := Begin(w, Header{Width: int(math.Ceil(totalW)), Height: totalH, FontSize: fontSize, Numbers: OneDecimal, Background: "white"})
 	d.OpenElem("defs")
 	for i, m := range markers {
 		d.Elem("path", "id", "mk"+strconv.Itoa(i), "d", m)
@@ -366,11 +364,10 @@ func (c BarChart) WriteSVG(w io.Writer) error {
 	if c.Inline {
 		hd.Label = c.Title
 	}
-	d := Begin(w, hd)
 	if !c.Inline { // inline, the page's ground shows through
-		d.Elem("rect", "width", "100%", "height", "100%", "fill", "white")
-		d.Newline()
+		hd.Background = "white"
 	}
+	d := Begin(w, hd)
 	d.TextElem("text", c.Title, "x", 10, "y", 22, "font-weight", "bold")
 	d.Newline()
 	for i, b := range c.Bars {

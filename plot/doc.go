@@ -7,9 +7,7 @@
 //
 // A picture is written element by element:
 //
-//	d := plot.Begin(w, plot.Header{Width: 200, Height: 100, ViewBox: true})
-//	d.Elem("rect", "width", 200, "height", 100, "fill", "white")
-//	d.Newline()
+//	d := plot.Begin(w, plot.Header{Width: 200, Height: 100, ViewBox: true, Background: "white"})
 //	d.Elem("circle", "cx", 10, "cy", 10, "r", 3, "fill", "#333")
 //	d.Newline()
 //	err := d.End()

@@ -35,6 +35,9 @@ type Header struct {
 	// Label, when set, makes the picture an image with that accessible name
 	// (role="img" aria-label=Label): an SVG inline in an HTML page.
 	Label string
+	// Background, when set, is the colour of a rectangle under everything (a
+	// picture opened on its own shows on a white ground, not the viewer's).
+	Background string
 }
 
 // Doc is an SVG document being written. Element methods write one element each, with
@@ -60,6 +63,10 @@ func Begin(w io.Writer, h Header) *Doc {
 		d.attrs([]any{"role", "img", "aria-label", h.Label})
 	}
 	d.put(">\n")
+	if h.Background != "" {
+		d.Elem("rect", "width", "100%", "height", "100%", "fill", h.Background)
+		d.Newline()
+	}
 	return d
 }
 

@@ -160,9 +160,7 @@ func clusterSVG(w io.Writer, pts []geom.Point, caption string) error {
 	wy := b.Max[1] - b.Min[1] + 1
 	width := max(layers*(wx+1)*cell, cell/2+int(math.Ceil(plot.TextWidth(caption, font)))+cell/2)
 	height := top + (wy+1)*cell + 16
-	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true})
-	d.Elem("rect", "width", width, "height", height, "fill", "white")
-	d.Newline()
+	d := plot.Begin(w, plot.Header{Width: width, Height: height, ViewBox: true, Background: "white"})
 	for l := 0; dim == 3 && l < layers; l++ {
 		d.TextElem("text", fmt.Sprintf("z=%d", b.Min[2]+l), "x", l*(wx+1)*cell+cell/2, "y", top-3, "font-size", 10, "font-family", "sans-serif", "fill", "#666")
 		d.Newline()

@@ -151,9 +151,7 @@ func voronoiSVG(w io.Writer, pts []geom.Point, sets []voronoi.Set, k int) error 
 	if spacing := math.Sqrt(max(spanX, 1)*max(spanY, 1)/float64(len(pts))) * scale; spacing < 20 {
 		rPoint, rCenter = max(1, spacing/5), max(0.5, spacing/10)
 	}
-	d := plot.Begin(w, plot.Header{Width: int(math.Ceil(width)), Height: int(math.Ceil(height)), Numbers: plot.Shortest})
-	d.Elem("rect", "width", "100%", "height", "100%", "fill", "white")
-	d.Newline()
+	d := plot.Begin(w, plot.Header{Width: int(math.Ceil(width)), Height: int(math.Ceil(height)), Numbers: plot.Shortest, Background: "white"})
 	for _, s := range sets {
 		c := s.Center()
 		if !tooltips {
