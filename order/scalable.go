@@ -8,11 +8,11 @@ import (
 	"math/big"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -192,7 +192,7 @@ func (sr *scalableRun) candidates(ctx context.Context, starts []Start, structure
 	// it, as node-index order is): the result is never worse than a start given.
 	// A 300 ms limit ran out in the curves on a loaded host and the start, F 978.5,
 	// lost to node-index order's 1992.5.
-	gctx, cancel := graceContext(ctx)
+	gctx, cancel := timelimit.Grace(ctx, fallbackGrace)
 	defer cancel()
 	for _, s := range starts {
 		if err := curves.Order(s.P).Validate(m.N()); err != nil {
@@ -280,28 +280,6 @@ func (sr *scalableRun) builtInCandidates(ctx context.Context, coarseGraph bool) 
 		}
 	}
 	return nil
-}
-
-// graceContext is ctx that, once ctx ends (deadline or Ctrl-C), runs fallbackGrace
-// longer: for work the result must include (scoring the user's starts).
-func graceContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	g, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var mu sync.Mutex
-	var timer *time.Timer
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		timer = time.AfterFunc(fallbackGrace, cancel)
-		mu.Unlock()
-	})
-	return g, func() {
-		stop()
-		mu.Lock()
-		if timer != nil {
-			timer.Stop()
-		}
-		mu.Unlock()
-		cancel()
-	}
 }
 
 // search improves the best candidates by the line search: a descent from each of the
