@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
@@ -406,18 +407,11 @@ func plotNoMetric(y string, l sweep.Line) error {
 	var raw map[string]json.RawMessage
 	json.Unmarshal(l.Result, &raw)
 	if v, ok := raw[y]; ok {
-		return usagef("--y %q: item #%d's %s is %s, not a number: plot draws numeric metrics", y, l.Index, y, clipString(string(v), 40))
+		return usagef("--y %q: item #%d's %s is %s, not a number: plot draws numeric metrics", y, l.Index, y, textin.Clip(string(v)))
 	}
 	have := slices.Sorted(maps.Keys(resultMetrics(l)))
 	if len(have) == 0 {
 		return usagef("--y %q: item #%d has no such metric, and no numeric metric at all", y, l.Index)
 	}
 	return usagef("--y %q: item #%d has no such metric (it has %s)", y, l.Index, strings.Join(have, ", "))
-}
-
-func clipString(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
