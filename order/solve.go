@@ -21,8 +21,8 @@ import (
 const DefaultMaxColumns = 1_000_000
 
 // Options control SolveQAP and SolveOrdering. The time limit is the context's
-// deadline: a solve stopped by it reports StatusTimeLimit, one cancelled
-// StatusInterrupted, both with the best solution found and its bound.
+// deadline: a solve stopped by it reports qap.StatusTimeLimit, one cancelled
+// qap.StatusInterrupted, both with the best solution found and its bound.
 type Options struct {
 	// Method: MethodMIP when empty; MethodDP for orderings only.
 	Method Method
