@@ -50,8 +50,9 @@ func (e *FileError) Unwrap() error { return e.Err }
 type Options struct {
 	// Compat: under CompatPReMAS, mm, genalg and mminc break ties among equal
 	// candidates by PReMAS's working-array rules (ptas.TiesPReMAS) instead of by
-	// node index; no other allocator reads it, the rest following PReMAS's
-	// free-list order in every mode. The zero value is CompatDefault.
+	// node index. No other allocator reads it (the other center-based ones
+	// follow PReMAS's free-list order in every mode). The zero value is
+	// CompatDefault.
 	Compat Compat
 	// Ranking returns the ordering named by a CURVE argument that is not a built-in
 	// curve (curves.Names), such as a ranking file the caller has read: the library
