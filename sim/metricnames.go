@@ -30,7 +30,7 @@ const (
 // the decimals tables print it with, and its value in a summary.
 type Metric struct {
 	Key   string                   // the Metric* constant, e.g. "mean_wait", as --metrics and the JSON name it
-	Name  string                   // the column heading for people, e.g. "mean wait"
+	Name  string                   // the column heading for people, with the unit, e.g. "mean wait (s)"
 	Prec  int                      // decimals tables print
 	Value func(s *Summary) float64 // reads the metric from a summary (meaningless unless Has)
 	// Group is the metric group it belongs to (MetricSet): a summary without the
