@@ -34,7 +34,9 @@ type Allocator interface {
 // returning ctx's cause with the state unchanged, so that a replay stops within
 // a second of Ctrl-C.
 type ContextAllocator interface {
-	Allocator
+	Allocator // Allocate is AllocateContext with a context that never ends
+	// AllocateContext is Allocate, stopping early with ctx's cause (context.Cause)
+	// and the state unchanged once ctx ends.
 	AllocateContext(ctx context.Context, k int) ([]int, error)
 }
 

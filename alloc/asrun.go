@@ -41,6 +41,8 @@ func init() {
 // Placer is an allocator told which nodes a job ran on: the replay gives it the
 // job's recorded node list instead of asking Allocate for k nodes.
 type Placer interface {
+	// Place marks the listed nodes busy and returns their indices; on an error
+	// (a name not on the machine, a node already busy) the state is unchanged.
 	Place(nodes hostlist.List) ([]int, error)
 }
 
@@ -74,9 +76,16 @@ func newAsRun(m topo.Machine, names []string) *AsRun {
 	return a
 }
 
-func (a *AsRun) Name() string              { return "as-run" }
-func (a *AsRun) Machine() topo.Machine     { return a.m }
-func (a *AsRun) NumFree() int              { return a.st.NumFree() }
+// Name returns "as-run", the spec Parse knows it by.
+func (a *AsRun) Name() string { return "as-run" }
+
+// Machine returns the machine the allocator was built for.
+func (a *AsRun) Machine() topo.Machine { return a.m }
+
+// NumFree returns the number of free nodes.
+func (a *AsRun) NumFree() int { return a.st.NumFree() }
+
+// Release marks the nodes free again (Allocator.Release).
 func (a *AsRun) Release(nodes []int) error { return a.st.Release(nodes) }
 
 // Allocate fails: see ErrNoPlacement.

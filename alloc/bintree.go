@@ -304,9 +304,14 @@ func newBinaryTree(family string, kind byte, arg string, mode treeMode, m topo.M
 	return a, nil
 }
 
-func (a *BinaryTree) Name() string          { return a.name }
+// Name returns the spec the allocator was built from, e.g. "sbt:16" or "ind-dbt:1/4".
+func (a *BinaryTree) Name() string { return a.name }
+
+// Machine returns the grid the allocator was built for.
 func (a *BinaryTree) Machine() topo.Machine { return a.t.g }
-func (a *BinaryTree) NumFree() int          { return a.st.NumFree() }
+
+// NumFree returns the number of free nodes.
+func (a *BinaryTree) NumFree() int { return a.st.NumFree() }
 
 // MayFragment reports whether the allocator can refuse a request that the free
 // count allows: bt, sbt and dbt can (no free block of the size), the

@@ -27,9 +27,16 @@ func init() {
 
 // TieBreak holds the parameters (SR, AF, WF, BF) of Johnson et al. 2010 §II: scan
 // radius and available, wall and border factors.
+//
+// With look = L+SR, L the shell the candidate's k-th node comes from, and a node
+// at shell distance d weighted look-d+1, a candidate scores AF times the weighted
+// free nodes it leaves within look, minus WF times its weighted nodes on the mesh
+// boundary, minus BF times the weighted busy nodes of shell L+1; the highest score
+// wins a tie of total distance. The zero value (SR = 0) turns the tie-breaking
+// off. The paper's setting is 3,9,3,2.
 type TieBreak struct {
-	SR         int
-	AF, WF, BF float64
+	SR         int     // scan radius: shells looked at past L (0: no tie-breaking)
+	AF, WF, BF float64 // available, wall and border factors, finite, of any sign
 }
 
 // ParseTieBreak parses "SR,AF,WF,BF", e.g. "3,9,3,2".
@@ -53,6 +60,7 @@ func ParseTieBreak(s string) (TieBreak, error) {
 	return tb, nil
 }
 
+// String returns the parameters as ParseTieBreak reads them, "SR,AF,WF,BF".
 func (t TieBreak) String() string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	return fmt.Sprintf("%d,%s,%s,%s", t.SR, f(t.AF), f(t.WF), f(t.BF))

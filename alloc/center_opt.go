@@ -22,6 +22,8 @@ func init() {
 // within a budget: how many decisions they made and how many of them ran out of
 // budget before the optimum was proven.
 type FallbackCounter interface {
+	// Fallbacks returns the decisions made so far and how many of them kept
+	// the best subset found when the budget ran out, unproven.
 	Fallbacks() (decisions, fallbacks int64)
 }
 

@@ -168,9 +168,14 @@ func (a *CurveAllocator) Ordering() []int {
 	return o
 }
 
-func (a *CurveAllocator) Name() string          { return a.name }
+// Name returns the spec the allocator was built from, e.g. "bf:hilbert".
+func (a *CurveAllocator) Name() string { return a.name }
+
+// Machine returns the machine the allocator was built for.
 func (a *CurveAllocator) Machine() topo.Machine { return a.m }
-func (a *CurveAllocator) NumFree() int          { return a.st.NumFree() }
+
+// NumFree returns the number of free nodes.
+func (a *CurveAllocator) NumFree() int { return a.st.NumFree() }
 
 // State returns the allocator's free/busy state (read it, do not change it).
 func (a *CurveAllocator) State() *State { return a.st }

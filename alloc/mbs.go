@@ -116,9 +116,14 @@ func (a *MBS) decompose(base, x0, y0, w, h int, top *int) {
 	a.decompose(base, x0, y0+side, side, h-side, top)
 }
 
-func (a *MBS) Name() string          { return "mbs" }
+// Name returns "mbs", the spec Parse knows it by.
+func (a *MBS) Name() string { return "mbs" }
+
+// Machine returns the grid the allocator was built for.
 func (a *MBS) Machine() topo.Machine { return a.g }
-func (a *MBS) NumFree() int          { return a.st.NumFree() }
+
+// NumFree returns the number of free nodes.
+func (a *MBS) NumFree() int { return a.st.NumFree() }
 
 // State returns the allocator's free/busy state (read it, do not change it).
 func (a *MBS) State() *State { return a.st }

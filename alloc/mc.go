@@ -89,10 +89,16 @@ func Shape(k int, dims []int) []int {
 	return out
 }
 
-func (a *MC) Name() string          { return "mc" }
-func (a *MC) Machine() topo.Machine { return a.g }
-func (a *MC) NumFree() int          { return a.st.NumFree() }
+// Name returns "mc", the spec Parse knows it by.
+func (a *MC) Name() string { return "mc" }
 
+// Machine returns the mesh the allocator was built for.
+func (a *MC) Machine() topo.Machine { return a.g }
+
+// NumFree returns the number of free nodes.
+func (a *MC) NumFree() int { return a.st.NumFree() }
+
+// Release marks the nodes free again (Allocator.Release).
 func (a *MC) Release(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err

@@ -96,9 +96,14 @@ func NewPaging(name string, g *topo.Grid, curve string, s int, opt Options) (*Pa
 	return a, nil
 }
 
-func (a *Paging) Name() string          { return a.name }
+// Name returns the spec the allocator was built from, e.g. "paging:hilbert:1".
+func (a *Paging) Name() string { return a.name }
+
+// Machine returns the grid the allocator was built for.
 func (a *Paging) Machine() topo.Machine { return a.g }
-func (a *Paging) NumFree() int          { return a.nfree * a.side * a.side }
+
+// NumFree returns the number of free nodes: the free pages times the page's nodes.
+func (a *Paging) NumFree() int { return a.nfree * a.side * a.side }
 
 // Allocate takes the free pages of lowest rank.
 func (a *Paging) Allocate(k int) ([]int, error) {

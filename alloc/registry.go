@@ -36,15 +36,23 @@ func (c Compat) String() string {
 // apart (sim exits 1 for it, 2 for a bad spec). Its message is Err's, which names
 // the file.
 type FileError struct {
-	Path string
-	Err  error
+	Path string // the file as the spec names it
+	Err  error  // the read or parse error, which names Path itself
 }
 
+// Error returns Err's message.
 func (e *FileError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Options are settings shared by all allocators.
 type Options struct {
+	// Compat: under CompatPReMAS, mm, genalg and mminc break ties among equal
+	// candidates by PReMAS's working-array rules (ptas.TiesPReMAS) instead of by
+	// node index. No other allocator reads it (the other center-based ones
+	// follow PReMAS's free-list order in every mode). The zero value is
+	// CompatDefault.
 	Compat Compat
 	// Ranking returns the ordering named by a CURVE argument that is not a built-in
 	// curve (curves.Names), such as a ranking file the caller has read: the library

@@ -317,9 +317,14 @@ func (a *SlurmAllocator) setTreeState(tr *slurmTreeState) {
 	a.tf = tf
 }
 
-func (a *SlurmAllocator) Name() string          { return a.name }
+// Name returns the spec the allocator was built from, e.g. "slurm:consec".
+func (a *SlurmAllocator) Name() string { return a.name }
+
+// Machine returns the machine the allocator was built for.
 func (a *SlurmAllocator) Machine() topo.Machine { return a.m }
-func (a *SlurmAllocator) NumFree() int          { return a.st.NumFree() }
+
+// NumFree returns the number of free nodes.
+func (a *SlurmAllocator) NumFree() int { return a.st.NumFree() }
 
 // Release marks the nodes free again.
 func (a *SlurmAllocator) Release(nodes []int) error {
@@ -335,14 +340,14 @@ func (a *SlurmAllocator) Release(nodes []int) error {
 // without a topology it cannot.
 func (a *SlurmAllocator) MayFragment() bool { return a.tree != nil || a.blk != nil }
 
-// Clone returns an independent copy in the same state (Fragmenting). The
-// configuration is shared, read-only; so are the scratch buffers, which every
-// call leaves clean or overwrites before use.
 // Warnings returns what slurmctld logs at startup about the configuration and that
 // changes where jobs go: on topology/block, the machine's nodes that no block lists
 // (block_record.c, block_record_validate: "Blocks lack access to N nodes").
 func (a *SlurmAllocator) Warnings() []string { return slices.Clone(a.warnings) }
 
+// Clone returns an independent copy in the same state (Fragmenting). The
+// configuration is shared, read-only; so are the scratch buffers, which every
+// call leaves clean or overwrites before use.
 func (a *SlurmAllocator) Clone() Fragmenting {
 	c := *a
 	c.st = a.st.Clone()

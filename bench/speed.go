@@ -24,10 +24,10 @@ const FloorName = "read free set"
 
 // Config is one allocator speed measurement (`procalloc bench`).
 type Config struct {
-	Machine  topo.Machine
-	Allocs   []string // allocator specs (alloc.Parse)
-	Options  alloc.Options
-	Workload Workload
+	Machine  topo.Machine  // the machine every allocator is built on; nil is refused
+	Allocs   []string      // allocator specs (alloc.Parse)
+	Options  alloc.Options // passed to alloc.Parse for every spec
+	Workload Workload      // the starts and ends every allocator replays
 	// TimeLimit, when positive, ends each allocator's run after that much time
 	// (its figures then cover the decisions made; Result.Complete is false): inside
 	// a decision for the allocators that can stop one (alloc.ContextAllocator),
@@ -42,27 +42,27 @@ type Config struct {
 // Latency is the distribution of one allocator's decision times, in microseconds:
 // the nearest-rank median and 99th percentile, the maximum and the mean.
 type Latency struct {
-	Median float64 `json:"median_us"`
-	P99    float64 `json:"p99_us"`
-	Max    float64 `json:"max_us"`
-	Mean   float64 `json:"mean_us"`
+	Median float64 `json:"median_us"` // nearest-rank 50th percentile, µs
+	P99    float64 `json:"p99_us"`    // nearest-rank 99th percentile, µs
+	Max    float64 `json:"max_us"`    // slowest decision, µs
+	Mean   float64 `json:"mean_us"`   // AllocateSeconds over Decisions, µs
 }
 
 // Result is one allocator's figures. Times are measured inside the allocator's
 // calls (alloc.Clock), not around the workload's bookkeeping.
 type Result struct {
-	Alloc     string `json:"alloc"`
+	Alloc     string `json:"alloc"`     // the spec measured, or FloorName for the floor
 	Decisions int64  `json:"decisions"` // allocations made
-	Releases  int64  `json:"releases"`
+	Releases  int64  `json:"releases"`  // releases made
 	// AllocateSeconds and ReleaseSeconds are the totals inside Allocate and
 	// Release; DecisionsPerSecond is Decisions over their sum, so that it counts
 	// the allocator's whole cost per job.
 	AllocateSeconds    float64 `json:"allocate_seconds"`
-	ReleaseSeconds     float64 `json:"release_seconds"`
-	DecisionsPerSecond float64 `json:"decisions_per_second"`
+	ReleaseSeconds     float64 `json:"release_seconds"`      // total inside Release, seconds
+	DecisionsPerSecond float64 `json:"decisions_per_second"` // Decisions / (AllocateSeconds + ReleaseSeconds)
 	// Latency is of Allocate (one decision); ReleaseMean of one Release.
 	Latency     Latency `json:"latency"`
-	ReleaseMean float64 `json:"release_mean_us"`
+	ReleaseMean float64 `json:"release_mean_us"` // ReleaseSeconds over Releases, µs (0 without releases)
 	// Percentiles are the latencies (µs) at Quantiles, for the chart.
 	Percentiles []float64 `json:"percentiles_us"`
 	// BuildSeconds is the time alloc.Parse took (tables built up front).
@@ -72,11 +72,14 @@ type Result struct {
 	// AllocBytesPerDecision the bytes it allocated per decision. Both 0 when the
 	// run was interrupted.
 	HeapBytes             int64   `json:"heap_bytes"`
-	AllocBytesPerDecision float64 `json:"alloc_bytes_per_decision"`
+	AllocBytesPerDecision float64 `json:"alloc_bytes_per_decision"` // bytes allocated per decision
 	// Complete: the whole workload ran; else it stopped at Ctrl-C, the time limit
 	// or an error (Error).
-	Complete bool   `json:"complete"`
-	Error    string `json:"error,omitempty"`
+	Complete bool `json:"complete"`
+	// Error says why the run stopped early: the allocator's error, the time
+	// limit's ("time limit 1m0s reached") or "interrupted inside a decision";
+	// empty when Complete.
+	Error string `json:"error,omitempty"`
 }
 
 // quantiles backs Quantiles; only this package changes it.
@@ -88,12 +91,12 @@ func Quantiles() []float64 { return slices.Clone(quantiles) }
 
 // Report is a measurement: the floor and every allocator.
 type Report struct {
-	Machine  string   `json:"machine"`
-	Nodes    int      `json:"nodes"`
-	Workload string   `json:"workload"`
-	Jobs     int      `json:"jobs"`
-	Floor    Result   `json:"floor"`
-	Allocs   []Result `json:"allocs"`
+	Machine  string   `json:"machine"`  // the machine's spec (topo.Machine.Spec)
+	Nodes    int      `json:"nodes"`    // the machine's node count
+	Workload string   `json:"workload"` // Workload.Name
+	Jobs     int      `json:"jobs"`     // Workload.Jobs, the starts replayed
+	Floor    Result   `json:"floor"`    // the floor (FloorName): reading the free set once per decision
+	Allocs   []Result `json:"allocs"`   // one per Config.Allocs, in its order; those not reached are left out
 	// Interrupted: the context ended (Ctrl-C) before every allocator ran; the
 	// figures are those measured until then.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -131,11 +134,14 @@ func Check(cfg Config) error {
 // (sim refuses the same specs as mistakes in its spec, sim.FieldError). Err is
 // alloc.Parse's error, which names the spec.
 type AllocError struct {
-	Spec string
-	Err  error
+	Spec string // the spec as given in Config.Allocs
+	Err  error  // alloc.Parse's error
 }
 
+// Error returns Err's message, which names the spec.
 func (e *AllocError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
 func (e *AllocError) Unwrap() error { return e.Err }
 
 // Run measures the floor, then each allocator in turn, on the workload. It stops

@@ -16,9 +16,9 @@ import (
 // Op is one step of a workload: job Job (numbered in start order from 0) starts on
 // Procs nodes, or, with Release, ends and gives its nodes back.
 type Op struct {
-	Job     int32
-	Procs   int32
-	Release bool
+	Job     int32 // the job's number, in start order from 0
+	Procs   int32 // nodes the job asks for (on a release: those it gives back)
+	Release bool  // the job ends; false: it starts
 }
 
 // Workload is the sequence of starts and ends every allocator of a measurement
@@ -26,9 +26,9 @@ type Op struct {
 // allocator that places any k <= free nodes meets the same requests on free sets
 // of the same sizes.
 type Workload struct {
-	Name string
-	Ops  []Op
-	Jobs int // starts in Ops
+	Name string // says where the workload comes from (a trace's name, or the synthetic one's seed and sizes)
+	Ops  []Op   // starts and ends in the order replayed
+	Jobs int    // starts in Ops
 	// MaxProcs is the largest job.
 	MaxProcs int
 }

@@ -18,7 +18,7 @@
 // Proc. 707, 2004, doi:10.1063/1.1751381), closed orderings for rings and tori
 // (RingComb, GilbertRing), and graph orderings for irregular networks (BFSOrder,
 // CuthillMcKee, ReverseCuthillMcKee over topo.BreadthFirst; Spectral). Optimal
-// orderings, from the integer program of §2.2, are package ilp's; they and any other
+// orderings, from the integer program of §2.2, are package order's; they and any other
 // ordering enter through ranking files (ReadRanking, ReadRankingFile,
 // ReadMachineRanking; pairs/ranks/order/json/hosts and the resource-manager formats)
 // or Register. The caller decides whether a name is a curve or a file: this package

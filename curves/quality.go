@@ -202,9 +202,9 @@ func machineOffsetSums(ctx context.Context, m topo.Machine, o Order, ring bool, 
 
 // Steps summarizes the hops between consecutive nodes of an ordering.
 type Steps struct {
-	Max   int     `json:"max_step"`
-	Mean  float64 `json:"mean_step"`
-	Jumps int     `json:"jumps"` // steps longer than the shortest host-to-host distance
+	Max   int     `json:"max_step"`  // longest step, hops
+	Mean  float64 `json:"mean_step"` // mean step, hops
+	Jumps int     `json:"jumps"`     // steps longer than the shortest host-to-host distance
 }
 
 // StepStats returns the step statistics of o on m; with ring the step from the last

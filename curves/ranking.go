@@ -109,11 +109,11 @@ func DetectFormat(data []byte) (Format, error) {
 // RankingJSON is the JSON ranking document. Only Order is required when reading; N,
 // when present, must equal the machine's node count, and Order must be a permutation.
 type RankingJSON struct {
-	Format  string `json:"format,omitempty"` // "procalloc-ranking"
-	Machine string `json:"machine,omitempty"`
-	Curve   string `json:"curve,omitempty"`
-	N       *int   `json:"n,omitempty"`
-	Order   []int  `json:"order"`
+	Format  string `json:"format,omitempty"`  // "procalloc-ranking"
+	Machine string `json:"machine,omitempty"` // the machine's spec it was made for; when present, checked against a spec-named machine
+	Curve   string `json:"curve,omitempty"`   // what made the ordering, e.g. "hilbert"; informational
+	N       *int   `json:"n,omitempty"`       // node count; when present, checked against the machine
+	Order   []int  `json:"order"`             // node of each rank, a permutation of 0..N-1
 }
 
 // RankingMeta is the optional metadata written into JSON ranking files.

@@ -16,7 +16,7 @@ import (
 // from an integer program) can add its own with Register, or hand its result over as a
 // ranking file (see Resolve), since everything downstream needs only an Order.
 type Curve struct {
-	Name    string
+	Name    string // as --curve and allocator specs name it, e.g. "hilbert"
 	Summary string // one line, for listings
 	// Applies returns nil when the curve can order m, else an error saying why not.
 	Applies func(m topo.Machine) error
@@ -138,10 +138,11 @@ func gridOf(m topo.Machine) (*topo.Grid, error) {
 // built-in curve (Names) that applies to it (Why) nor an existing ranking file. It
 // is a mistake in the name, not a failure to read a file.
 type UnknownCurveError struct {
-	Name   string
-	Reason string
+	Name   string // the name as given
+	Reason string // the whole message: why the curve does not apply, or the curves there are
 }
 
+// Error returns Reason.
 func (e *UnknownCurveError) Error() string { return e.Reason }
 
 // Resolve returns the ordering that name stands for on m, wherever a curve or a

@@ -76,9 +76,9 @@ func RegisterFormat(f Format, c Codec) error {
 // HostRank is one entry of a ranking file that names hosts: Host has rank Rank,
 // read on line Line (for errors).
 type HostRank struct {
-	Rank int
-	Host string
-	Line int
+	Rank int    // 0-based rank
+	Host string // host name, as in the machine's node names
+	Line int    // 1-based line of the file
 }
 
 // OrderFromHostRanks turns the entries of a ranking file that names hosts into the

@@ -13,12 +13,12 @@ import (
 // ClusterResult is an optimal unconstrained cluster: k points of Z^d with minimum
 // total pairwise L1 distance.
 type ClusterResult struct {
-	K       int
-	Dim     int
-	Total   int64
+	K       int          // points in the cluster
+	Dim     int          // dimension d of the lattice
+	Total   int64        // total pairwise L1 distance of Points
 	Points  []geom.Point // lexicographically sorted, the smallest at the origin
-	Optimal bool
-	Bound   int64 // proven lower bound (== Total when Optimal)
+	Optimal bool         // Total is proven least
+	Bound   int64        // proven lower bound (== Total when Optimal)
 }
 
 // MaxClusterK is the largest cluster size Cluster and Clusters accept: the largest

@@ -3,7 +3,7 @@
 // minimum total pairwise L1 distance (M. A. Bender, D. P. Bunde, E. D. Demaine,
 // S. P. Fekete, V. J. Leung, H. Meijer and C. A. Phillips, "Communication-Aware
 // Processor Allocation for Supercomputers", WADS 2005, doi:10.1007/11534273_16). The
-// ordering problem, including its exact dynamic program, is package ilp's.
+// ordering problem, including its exact dynamic program, is package order's.
 //
 //   - Triple: k = 3 in the plane in O(n log n) on inputs of bounded local density
 //     (§2.3, Theorem 3), over the L1 order-3 Voronoi sets of package voronoi.

@@ -25,9 +25,9 @@ import (
 // switch of level l above all of its hosts, such as merlin's fat trees; checked by
 // the caller).
 type Hierarchy struct {
-	Free     []int
-	Up       [][]int32
-	PairCost []int64
+	Free     []int     // free hosts of each level-0 group
+	Up       [][]int32 // Up[l][g]: the level-(l+1) group holding level-l group g; one slice per level but the last
+	PairCost []int64   // per level, the distance (hops) of two hosts whose smallest common group is of that level
 }
 
 // HierarchyMin returns the least total pairwise cost of k free hosts of h:

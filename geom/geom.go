@@ -130,7 +130,7 @@ func PairwiseL1Subset[P ~[]T, T Number](pts []P, idx []int) T {
 
 // Box is an axis-parallel bounding box; Min and Max are inclusive corners.
 type Box[T Number] struct {
-	Min, Max []T
+	Min, Max []T // per axis, the least and the greatest coordinate
 }
 
 // BoundingBox returns the smallest box holding every point. It panics on no points,

@@ -140,11 +140,11 @@ const autoWindowTuples = 20000
 type Model struct {
 	q          *qap.QAP
 	name       Formulation
-	HiGHS      *highs.Model
-	pairs      [][2]int // facility pairs with AJ pair variables
-	aggregated bool     // pair variables per unordered location pair (aj-sym)
-	perPair    int      // pair variables per facility pair
-	yBase      int      // first pair column
+	HiGHS      *highs.Model // the MIP itself, ready for highs.Solve
+	pairs      [][2]int     // facility pairs with AJ pair variables
+	aggregated bool         // pair variables per unordered location pair (aj-sym)
+	perPair    int          // pair variables per facility pair
+	yBase      int          // first pair column
 	win        *windowLayout
 }
 

@@ -11,9 +11,11 @@ import (
 // assignment to an equivalent one (same objective) satisfying them, so that warm starts
 // stay feasible.
 type Symmetry struct {
-	Desc  string
-	fix   []xFix
-	rows  []xRow
+	Desc string // the constraints in words, for notes; "none" when there are none
+	fix  []xFix
+	rows []xRow
+	// Canon maps an assignment (facility -> location) to an equivalent one, of
+	// the same objective, that meets the constraints; it does not change p.
 	Canon func(p []int) []int
 }
 

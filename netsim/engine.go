@@ -53,13 +53,13 @@ func (p Params) Latency(hops int) int64 { return int64(hops)*p.RouterDelay + p.M
 // Message is one message: from endpoint Src to endpoint Dst, Tag chosen by the caller
 // (the owner, for instance a job).
 type Message struct {
-	Src, Dst int32
-	Tag      int32
+	Src, Dst int32 // endpoints: machine nodes 0..N-1, then I/O nodes N.. where the router has them
+	Tag      int32 // the caller's, handed back in the Delivery
 }
 
 // Delivery describes a message that has arrived, passed to the engine's callback.
 type Delivery struct {
-	Message
+	Message        // the message as sent
 	Hops     int   // network links crossed (the route's length)
 	Queued   int64 // time it was handed to Send
 	Injected int64 // time its header left the source

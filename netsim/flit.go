@@ -138,7 +138,7 @@ type FlitEngine struct {
 	cfg     FlitConfig
 	m       topo.Machine
 	spec    string
-	V, B    int32
+	V, B    int32 // cfg.VCs and cfg.VCBuffer, read in the inner loops (only this package uses them)
 	nterm   int
 	routers []frouter
 

@@ -47,6 +47,7 @@ var syntheticKinds = []string{"uniform", "transpose", "bitcomp", "bitrev", "shuf
 // Each call returns a new slice: changing it changes nothing in the package.
 func SyntheticKinds() []string { return slices.Clone(syntheticKinds) }
 
+// String returns the pattern's name in SyntheticKinds, e.g. "transpose".
 func (k SyntheticKind) String() string {
 	if int(k) < len(syntheticKinds) {
 		return syntheticKinds[k]
@@ -57,14 +58,14 @@ func (k SyntheticKind) String() string {
 // Synthetic is a synthetic traffic pattern with its parameters. The zero value is
 // uniform traffic.
 type Synthetic struct {
-	Kind SyntheticKind
+	Kind SyntheticKind // the pattern; the zero value is Uniform
 	// Hotspots are Hotspot's destinations and Weights their weights (nil: 1 each;
 	// BookSim2's hotspot({nodes},{rates})).
 	Hotspots, Weights []int
 	// PermSeed fixes RandPerm's permutation (BookSim2's perm_seed); HasPermSeed
 	// false takes the experiment's seed.
 	PermSeed    uint64
-	HasPermSeed bool
+	HasPermSeed bool // PermSeed was given ("randperm:SEED")
 }
 
 // ParseSynthetic reads a pattern: a name of SyntheticKinds, "randperm:SEED",

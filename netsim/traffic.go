@@ -26,7 +26,7 @@ type TrafficConfig struct {
 	// messages generated in it (default 4 x Measure); those still missing then are
 	// counted in Undelivered and left out of MeanLatency.
 	Drain int64
-	Seed  uint64
+	Seed  uint64 // seeds message generation and the pattern's random choices
 	// AcceptedOnly skips the drain in FlitUniformTraffic: the measured packets still
 	// out at the end of the window count as undelivered and the mean latency is that
 	// of those that arrived; offered and accepted are unchanged. It makes a

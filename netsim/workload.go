@@ -84,10 +84,10 @@ func NewFlitWorkload(m topo.Machine, fc FlitConfig, pat Pattern, seed uint64, do
 // finished), Now is the current cycle, Idle reports an empty network, Stop makes a
 // running Run return after the current cycle.
 type Network interface {
-	Run(limit int64) error
-	Now() int64
-	Idle() bool
-	Stop()
+	Run(limit int64) error // simulates up to and including cycle limit, or until Stop
+	Now() int64            // the current cycle
+	Idle() bool            // no message queued or in flight
+	Stop()                 // makes a running Run return after the current cycle
 }
 
 // Network returns the engine the workload runs on.

@@ -47,7 +47,7 @@
 // Graphs with groups (processors under switches) are ordered switch by switch. Every
 // reported objective is recomputed by curves.Objective; the certificate is the proven
 // lower bound, the gap and the Status. The time limit is the context's deadline: a
-// solve it stops reports StatusTimeLimit, a cancelled one StatusInterrupted, both with
-// the best ordering found and its bound. docs/ilp.md has the formulations' LP bounds
-// and measured running times.
+// solve it stops reports qap.StatusTimeLimit, a cancelled one qap.StatusInterrupted,
+// both with the best ordering found and its bound. docs/ilp.md has the formulations'
+// LP bounds and measured running times.
 package order

@@ -80,10 +80,10 @@ const AutoDPStates = 3e7
 // OrderResult is an ordering with its certificate. Objective is F of Order recomputed
 // by curves.Objective (the verifier every solver reports through).
 type OrderResult struct {
-	Result
-	Order        curves.Order
-	Hierarchical bool // ordered switch by switch (graph groups)
-	Groups       int
+	Result                    // the QAP solve's certificate; Assignment is Order
+	Order        curves.Order // node of each rank
+	Hierarchical bool         // ordered switch by switch (graph groups)
+	Groups       int          // the graph's groups when Hierarchical, else 0
 	// Candidates is F of every starting ordering the solve evaluated (the curves that
 	// apply, BFS orders, the given and structured starts, the multilevel ordering), by
 	// name, all within the solve's time; Objective is at most each of them.

@@ -31,9 +31,9 @@ func dpInstead(n int) string {
 
 // OrderDPResult is an optimal ordering found by OrderDP.
 type OrderDPResult struct {
-	Order     curves.Order
-	Objective float64 // F of Order, recomputed by curves.Objective
-	States    int64   // dynamic-programming states visited
+	Order     curves.Order // node of each rank, an optimum of F
+	Objective float64      // F of Order, recomputed by curves.Objective
+	States    int64        // dynamic-programming states visited
 }
 
 // OrderDP returns an ordering of m minimizing F = sum over node pairs of w(rank

@@ -21,8 +21,8 @@ import (
 const DefaultMaxColumns = 1_000_000
 
 // Options control SolveQAP and SolveOrdering. The time limit is the context's
-// deadline: a solve stopped by it reports StatusTimeLimit, one cancelled
-// StatusInterrupted, both with the best solution found and its bound.
+// deadline: a solve stopped by it reports qap.StatusTimeLimit, one cancelled
+// qap.StatusInterrupted, both with the best solution found and its bound.
 type Options struct {
 	// Method: MethodMIP when empty; MethodDP for orderings only.
 	Method Method
@@ -61,27 +61,27 @@ type Result struct {
 	// "window", "walk", "mip", "bb", "dp", a structural bound's LowerBound.Source
 	// ("pairs", "ultrametric", "ultrametric-ring", "grid-window-L"), or "none".
 	BoundSource string
-	Gap         float64 // (Objective - Bound) / |Objective|, 0 when optimal
-	Status      qap.Status
+	Gap         float64         // (Objective - Bound) / |Objective|, 0 when optimal
+	Status      qap.Status      // optimal, gap_limit, time_limit, interrupted, heuristic or unproven
 	Formulation ilp.Formulation // "" when no MIP ran
-	Symmetry    string
-	Granularity float64 // g > 0: every objective value is a multiple of g
+	Symmetry    string          // the MIP's symmetry breaking (ilp.Symmetry.Desc, "none" possible); "" when no MIP ran
+	Granularity float64         // g > 0: every objective value is a multiple of g
 	// StartObjective is the objective of the warm start (best curve after local search).
 	StartObjective float64
-	StartSource    string
-	MIPStatus      string // HiGHS's model status, "" when no MIP ran
-	MIPObjective   float64
-	MIPColumns     int
-	MIPRows        int
-	Nodes          int64
-	Seconds        float64
-	Notes          []string
+	StartSource    string   // the start it came from: a Start's Name, a curve, "dp", "switch-by-switch", ...
+	MIPStatus      string   // HiGHS's model status, "" when no MIP ran
+	MIPObjective   float64  // HiGHS's objective, in the data's units; 0 when no MIP ran
+	MIPColumns     int      // the MIP's variables (0: no MIP)
+	MIPRows        int      // the MIP's constraints (0: no MIP)
+	Nodes          int64    // branch-and-bound nodes, of HiGHS or of the QAP branch and bound
+	Seconds        float64  // wall-clock time of the solve
+	Notes          []string // what the solve did and why, for the report
 }
 
 // Start is a named starting assignment.
 type Start struct {
-	Name string
-	P    []int
+	Name string // names the start in Result.StartSource and the notes
+	P    []int  // facility -> location, a permutation of 0..n-1
 }
 
 // SolveQAP solves q: local search from each start (and the identity), the

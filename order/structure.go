@@ -12,9 +12,9 @@ import (
 // the argument that proves it. Exact reports that Value was computed without rounding
 // (so that a status "optimal" may rest on it when it meets an ordering's F).
 type LowerBound struct {
-	Value  float64
-	Source string
-	Exact  bool
+	Value  float64 // the bound on F
+	Source string  // "pairs", "ultrametric", "ultrametric-ring" or "grid-window-L"
+	Exact  bool    // Value was computed without rounding
 }
 
 // StructuralBounds returns lower bounds on F computed from m's structure (its switch

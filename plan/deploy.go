@@ -77,18 +77,18 @@ func (k Kind) NeedsVersion() Version {
 // Deployment is one way to configure the site's Slurm, with the files that do it
 // and the emulation of Slurm's placements under it.
 type Deployment struct {
-	Kind Kind
+	Kind Kind // which deployment (Kinds)
 	// Supported says the site's Slurm runs it and it applies to this machine and
 	// input; Why says why not.
 	Supported bool
-	Why       string
+	Why       string // empty when Supported
 	// SlurmConf is the slurm.conf of the deployment (the site's with the changes
 	// merged; every other line and attribute kept); nil for as-run.
 	SlurmConf []byte
 	// TopologyName is "topology.conf" or "topology.yaml" and Topology its content,
 	// when the deployment has a topology file.
 	TopologyName string
-	Topology     []byte
+	Topology     []byte // the topology file's content; nil without one
 	// Settings are the slurm.conf settings it changes, for the report and apply.txt.
 	Settings []string
 	// Notes are its caveats.

@@ -38,20 +38,20 @@ type Options struct {
 	MachineWarnings []string
 	// SlurmConf is the site's slurm.conf, SlurmConfPath its name in messages.
 	SlurmConf     []byte
-	SlurmConfPath string
+	SlurmConfPath string // the slurm.conf's name in messages
 	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
 	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
 	TopologyConf     []byte
-	TopologyConfPath string
+	TopologyConfPath string // its name in messages and notes
 	// Trace is the site's job history (an sacct trace: the as-run deployment and the
 	// as-run schedule; SWF or converted traces are replayed with EASY); nil: a seeded
 	// synthetic workload (SyntheticWorkload) stands in.
 	Trace     *sim.Trace
-	TracePath string
+	TracePath string // its name in messages and in Report.Workload.Path
 	// Version is the site's Slurm, VersionSource where it came from (said in the
 	// report); zero: DefaultVersion, with a note.
 	Version       Version
-	VersionSource string
+	VersionSource string // e.g. "--slurm-version" or "scontrol --version"; said in the report
 	// Weights are the weights of the ordering objective F (default list:1,0.5).
 	Weights curves.Weights
 	// TimeLimit bounds the ordering's solve (0: DefaultTimeLimit; negative: no
@@ -92,14 +92,14 @@ var DefaultWeights = curves.Weights{1, 0.5}
 // allocator that predicts Slurm's placements under it), the ordering and the files
 // to write.
 type Plan struct {
-	Report Report
+	Report Report // report.json: what was read, the ordering, the deployments' metrics, the recommendation
 	// Deployments are every deployment, in Kinds order.
 	Deployments []*Deployment
 	// Machine is the network of the compute hosts (the hosts slurm.conf defines; a
 	// fabric's other hosts become routing vertices), Names the Slurm node name of
 	// each of its nodes.
 	Machine topo.Machine
-	Names   []string
+	Names   []string // the Slurm node name of each node of Machine, by index
 	// Order is the certified ordering of Machine's nodes.
 	Order curves.Order
 	// Jobs are the jobs replayed (the trace's or the synthetic ones).
@@ -119,17 +119,20 @@ type Plan struct {
 
 // File is one output file.
 type File struct {
-	Name string
-	Data []byte
+	Name string // relative path, slash-separated, e.g. "report.json" or "predictions/tree.csv"
+	Data []byte // the file's content
 }
 
 // InputError is an input that did not check: the file (and line) it names.
 type InputError struct {
-	File string
-	Err  error
+	File string // the input's name as Options gives it (SlurmConfPath, ...); Err names the line
+	Err  error  // what is wrong with it
 }
 
+// Error returns "FILE: ERR".
 func (e *InputError) Error() string { return e.File + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Make checks every input, orders the compute hosts, replays the workload under

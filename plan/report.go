@@ -20,83 +20,83 @@ type Report struct {
 	// Recommended is the deployment to apply: the supported one with the lowest
 	// mean pairwise hops, or "current" when none gains Threshold over it.
 	Recommended    string  `json:"recommended"`
-	Recommendation string  `json:"recommendation"`
-	Threshold      float64 `json:"threshold"`
+	Recommendation string  `json:"recommendation"` // one sentence: the deployment and its gain, or why to keep the current one
+	Threshold      float64 `json:"threshold"`      // Options.Threshold used: the least relative gain that recommends a change
 	// Caveats of the recommendation: what the emulation does not model, what the
 	// change costs.
 	Caveats            []string           `json:"caveats"`
-	Machine            string             `json:"machine"`
-	Hosts              int                `json:"hosts"`
-	SlurmVersion       string             `json:"slurm_version"`
-	SlurmVersionSource string             `json:"slurm_version_source"`
-	Partitions         []string           `json:"partitions"`
-	Workload           Workload           `json:"workload"`
-	Ordering           OrderingReport     `json:"ordering"`
-	Deployments        []DeploymentReport `json:"deployments"`
-	// UnmatchedHosts are the network's hosts slurm.conf does not define (left out);
-	// MissingNodes the slurm.conf nodes the network lacks (kept as they are).
+	Machine            string             `json:"machine"`              // the network's spec (topo.Machine.Spec)
+	Hosts              int                `json:"hosts"`                // compute hosts ordered and replayed on
+	SlurmVersion       string             `json:"slurm_version"`        // Options.Version, e.g. "22.05"
+	SlurmVersionSource string             `json:"slurm_version_source"` // Options.VersionSource
+	Partitions         []string           `json:"partitions"`           // slurm.conf's partition names
+	Workload           Workload           `json:"workload"`             // what was replayed
+	Ordering           OrderingReport     `json:"ordering"`             // the ordering's certificate
+	Deployments        []DeploymentReport `json:"deployments"`          // every deployment, in Kinds order
+	// UnmatchedHosts are the network's hosts slurm.conf does not define (left out).
 	UnmatchedHosts []string `json:"unmatched_hosts"`
-	MissingNodes   []string `json:"missing_nodes"`
-	Warnings       []string `json:"warnings"`
-	Notes          []string `json:"notes"`
+	// MissingNodes are the slurm.conf nodes the network lacks (kept as they are).
+	MissingNodes []string `json:"missing_nodes"`
+	Warnings     []string `json:"warnings"` // inputs accepted that may be mistakes (unknown keys, unmatched hosts)
+	Notes        []string `json:"notes"`    // what the plan assumed or left out (a synthetic workload, an unused topology.conf)
 	// Files are the files written, relative to the output directory.
 	Files []string `json:"files"`
 }
 
 // Workload says what was replayed.
 type Workload struct {
-	Source      string         `json:"source"` // "trace" or "synthetic"
-	Path        string         `json:"path,omitempty"`
-	Jobs        int            `json:"jobs"`
-	Seed        uint64         `json:"seed,omitempty"`
-	Sched       string         `json:"sched"`
-	Description string         `json:"description,omitempty"`
-	Skipped     map[string]int `json:"skipped,omitempty"`
+	Source      string         `json:"source"`                // "trace" or "synthetic"
+	Path        string         `json:"path,omitempty"`        // Options.TracePath; empty for the synthetic workload
+	Jobs        int            `json:"jobs"`                  // jobs replayed
+	Seed        uint64         `json:"seed,omitempty"`        // the synthetic workload's seed
+	Sched       string         `json:"sched"`                 // the scheduler replayed: "as-run" for an sacct trace, else "easy"
+	Description string         `json:"description,omitempty"` // how the synthetic workload is drawn (SyntheticDescription)
+	Skipped     map[string]int `json:"skipped,omitempty"`     // sacct records not replayed, by reason (sim.Trace.Skipped)
 }
 
 // OrderingReport is the ordering's certificate: F of the ordering, its proven
 // lower bound and gap, next to F of name order and of the best curve.
 type OrderingReport struct {
-	Weights     string      `json:"weights"`
-	Objective   float64     `json:"objective"`
-	Bound       *float64    `json:"bound"`
-	Gap         *float64    `json:"gap"`
-	Status      string      `json:"status"`
-	BoundSource string      `json:"bound_source"`
-	NameOrder   float64     `json:"name_order"`
-	BestCurve   *CurveScore `json:"best_curve"`
-	Seconds     float64     `json:"seconds"`
-	TimeLimit   float64     `json:"time_limit"` // 0: none
-	Notes       []string    `json:"notes,omitempty"`
+	Weights     string      `json:"weights"`         // F's weights, e.g. "list:1,0.5" (curves.Weights.String)
+	Objective   float64     `json:"objective"`       // F of the certified ordering
+	Bound       *float64    `json:"bound"`           // proven lower bound on F; null when none
+	Gap         *float64    `json:"gap"`             // (Objective - Bound) / Objective, a fraction; null without Bound
+	Status      string      `json:"status"`          // the solve's status (order.Result.Status)
+	BoundSource string      `json:"bound_source"`    // which bound proved Bound (order.Result.BoundSource)
+	NameOrder   float64     `json:"name_order"`      // F of Slurm's name order, the order without configuration
+	BestCurve   *CurveScore `json:"best_curve"`      // the curve of least F; null when none applies
+	Seconds     float64     `json:"seconds"`         // the solve's wall-clock time
+	TimeLimit   float64     `json:"time_limit"`      // 0: none
+	Notes       []string    `json:"notes,omitempty"` // the solver's notes (order.Result.Notes)
 }
 
 // CurveScore is F of a named curve.
 type CurveScore struct {
-	Name      string  `json:"name"`
-	Objective float64 `json:"objective"`
+	Name      string  `json:"name"`      // the curve's name (curves.Names)
+	Objective float64 `json:"objective"` // F of its ordering
 }
 
 // DeploymentReport is one deployment in report.json.
 type DeploymentReport struct {
-	Name         string   `json:"name"`
-	Supported    bool     `json:"supported"`
-	NeedsVersion string   `json:"needs_version"`
-	Reason       string   `json:"reason,omitempty"`
-	Metrics      *Metrics `json:"metrics"`
+	Name         string   `json:"name"`             // the deployment's Kind
+	Supported    bool     `json:"supported"`        // Deployment.Supported
+	NeedsVersion string   `json:"needs_version"`    // the oldest Slurm that runs it, e.g. "23.11"; "" when any
+	Reason       string   `json:"reason,omitempty"` // why not supported (Deployment.Why)
+	Metrics      *Metrics `json:"metrics"`          // over all multi-node jobs; null when not Supported (not replayed)
 	// ChangeVsCurrent and ChangeVsAsRun are the relative change of mean pairwise
 	// hops against those deployments (-0.2: 20% fewer hops).
 	ChangeVsCurrent *float64      `json:"change_vs_current"`
-	ChangeVsAsRun   *float64      `json:"change_vs_as_run"`
-	BySize          []SizeMetrics `json:"by_size"`
+	ChangeVsAsRun   *float64      `json:"change_vs_as_run"` // null when either has no metrics (as-run needs an sacct trace)
+	BySize          []SizeMetrics `json:"by_size"`          // by job-size class, smallest first
 	// Pending counts jobs Slurm would leave pending under it (no switch or block
 	// holds them).
 	Pending int `json:"pending"`
 	// Refused counts jobs Slurm refuses at submission under it (torus3d: no
 	// placement of their size).
 	Refused     int      `json:"refused"`
-	Settings    []string `json:"settings,omitempty"`
-	Notes       []string `json:"notes,omitempty"`
-	Predictions string   `json:"predictions,omitempty"`
+	Settings    []string `json:"settings,omitempty"`    // slurm.conf settings it changes
+	Notes       []string `json:"notes,omitempty"`       // its caveats, and the jobs left pending or refused
+	Predictions string   `json:"predictions,omitempty"` // the per-job predictions file written, e.g. "predictions/tree.csv"
 }
 
 // Metrics are placement metrics over the jobs of two or more nodes: the mean over
@@ -104,19 +104,19 @@ type DeploymentReport struct {
 // leaf switches a job spans and the percentage of jobs on one leaf (null on a
 // network without leaf switches), and the mean wait (seconds).
 type Metrics struct {
-	Jobs              int      `json:"jobs"`
-	MeanPairwiseHops  float64  `json:"mean_pairwise_hops"`
-	MeanLeavesSpanned *float64 `json:"mean_leaves_spanned"`
-	PctOneLeaf        *float64 `json:"pct_one_leaf"`
-	MeanWait          float64  `json:"mean_wait"`
+	Jobs              int      `json:"jobs"`                // jobs of two or more nodes measured
+	MeanPairwiseHops  float64  `json:"mean_pairwise_hops"`  // hops between two of a job's nodes
+	MeanLeavesSpanned *float64 `json:"mean_leaves_spanned"` // leaf switches per job; null without leaves
+	PctOneLeaf        *float64 `json:"pct_one_leaf"`        // % of jobs under one leaf; null without leaves
+	MeanWait          float64  `json:"mean_wait"`           // seconds, over all jobs of the replay
 }
 
 // SizeMetrics are the metrics of one job-size class (nodes MinNodes..MaxNodes).
 type SizeMetrics struct {
-	Class    string   `json:"class"`
-	MinNodes int      `json:"min_nodes"`
-	MaxNodes int      `json:"max_nodes"`
-	Metrics  *Metrics `json:"metrics"`
+	Class    string   `json:"class"`     // e.g. "2", "3-4", "5-8"
+	MinNodes int      `json:"min_nodes"` // smallest job size of the class
+	MaxNodes int      `json:"max_nodes"` // largest
+	Metrics  *Metrics `json:"metrics"`   // the class's jobs' metrics
 }
 
 func (p *Plan) reportOf(k Kind) *DeploymentReport {

@@ -9,7 +9,7 @@ import (
 // Version is a Slurm release, year.month (22.05, 23.02, 26.05); Patch is kept for
 // display only.
 type Version struct {
-	Major, Minor, Patch int
+	Major, Minor, Patch int // year, month and patch level: 22.05.8 is {22, 5, 8}
 }
 
 // DefaultVersion is the Slurm assumed when neither --slurm-version nor scontrol
@@ -53,6 +53,8 @@ func (v Version) AtLeast(o Version) bool {
 // IsZero reports whether v is unset.
 func (v Version) IsZero() bool { return v == Version{} }
 
+// String returns "YY.MM", or "YY.MM.PATCH" with a patch level; "" for the zero
+// Version.
 func (v Version) String() string {
 	if v.IsZero() {
 		return ""

@@ -14,8 +14,8 @@ import (
 
 // Series is one line of a LineChart: points (X[i], Y[i]), drawn in order of X.
 type Series struct {
-	Name string
-	X, Y []float64
+	Name string    // the legend's entry
+	X, Y []float64 // the points' coordinates, of equal length
 }
 
 // LineChart draws one line per series with axes, ticks and a legend. The y axis is
@@ -23,9 +23,9 @@ type Series struct {
 // starts at zero, or with FromZero false spans only the values (with a 5% margin),
 // for small differences between large values.
 type LineChart struct {
-	Title, XLabel, YLabel string
-	Series                []Series
-	FromZero              bool
+	Title, XLabel, YLabel string   // the chart's title and axis labels
+	Series                []Series // the lines, drawn and listed in the legend in this order
+	FromZero              bool     // a linear y axis starts at zero
 }
 
 // lineChart layout (pixels): the plot area's left and top edges, width and height,
@@ -317,17 +317,17 @@ func (c LineChart) WriteSVG(w io.Writer) error {
 // Bar is one bar of a BarChart: its label (left of the bar), its value (the length)
 // and the text written after it.
 type Bar struct {
-	Label string
-	Value float64
-	Text  string
+	Label string  // written left of the bar
+	Value float64 // the bar's length, relative to the largest value
+	Text  string  // written right of the bar, e.g. the value formatted
 }
 
 // BarChart draws one horizontal bar per entry, lengths proportional to the values
 // (the largest the full width; a value that is not a finite positive number has
 // no bar).
 type BarChart struct {
-	Title string
-	Bars  []Bar
+	Title string // the chart's title
+	Bars  []Bar  // top to bottom
 	// LabelWidth is the least room left of the bars for the labels (0: 220
 	// pixels), and TextWidth the least room right of the full width for the value
 	// texts (0: 120); both grow to fit the longest label and text.

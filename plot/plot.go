@@ -24,7 +24,7 @@ const (
 
 // Header is the root element of a document.
 type Header struct {
-	Width, Height int
+	Width, Height int // the document's size in pixels
 	// ViewBox adds viewBox="0 0 Width Height" (the picture scales with its box).
 	ViewBox bool
 	// FontSize > 0 sets font-family="sans-serif" and font-size on the root, the

@@ -42,7 +42,7 @@ func (t Ties) String() string {
 
 // Options tune the center-based algorithms.
 type Options struct {
-	Ties Ties
+	Ties Ties // which of equally good candidates wins (TiesByIndex, the zero value, or TiesPReMAS)
 	// Floor, when positive, is a lower bound on the total of every k-subset of the
 	// points (for points of Z^2 or Z^3, the lattice optimum: exact.LatticeBound).
 	// MM and Gen-Alg stop trying centers once one reaches it: only a strictly

@@ -32,9 +32,9 @@ type BBOptions struct {
 
 // BBProgress is a snapshot of a running branch and bound.
 type BBProgress struct {
-	Incumbent float64
-	RootBound float64
-	Nodes     int64
+	Incumbent float64 // objective of the best assignment so far
+	RootBound float64 // Gilmore-Lawler bound of the root
+	Nodes     int64   // nodes whose bound was computed so far
 }
 
 // BBResult is the outcome of BranchAndBound.
@@ -48,7 +48,7 @@ type BBResult struct {
 	Optimal   bool    // the search completed: Objective is optimal
 	Status    Status  // StatusOptimal, StatusTimeLimit or StatusInterrupted
 	Nodes     int64   // nodes whose bound was computed
-	Seconds   float64
+	Seconds   float64 // wall-clock time of the search
 }
 
 // BranchAndBound solves the QAP q exactly by depth-first branch and bound with the

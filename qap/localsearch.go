@@ -9,7 +9,7 @@ import (
 // LocalSearchOptions control LocalSearch. The zero value runs a default number of
 // perturbation rounds with seed 0.
 type LocalSearchOptions struct {
-	Seed uint64
+	Seed uint64 // seeds the perturbations
 	// Rounds is the number of perturbation rounds of the iterated local search
 	// (0: a default that shrinks with the instance size; negative: none, plain descent).
 	Rounds int
@@ -20,7 +20,7 @@ type LocalSearchOptions struct {
 	// With HasTarget the search stops once the objective is at most Target (a known
 	// lower bound: nothing better exists).
 	Target    float64
-	HasTarget bool
+	HasTarget bool // Target is set
 }
 
 // localSearch holds the state of an iterated local search on a QAP.

@@ -24,9 +24,9 @@ import (
 // is F (Leung et al. 2002 §2.2). The flow matrix of an ordering is Toeplitz (circulant
 // for the ring).
 type QAP struct {
-	N    int
-	A, B []float64 // row-major N x N
-	Name string
+	N    int       // facilities, and locations
+	A, B []float64 // flows (A) and distances (B), row-major N x N
+	Name string    // what the instance is, e.g. the machine's spec (OrderingQAP); nothing reads it
 }
 
 // Flow returns A[i][j].

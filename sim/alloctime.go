@@ -8,16 +8,16 @@ import "github.com/procalloc/procalloc/alloc"
 // whole replay). Like Seconds it depends on the machine and the moment, not on the
 // replay's input.
 type AllocTime struct {
-	Decisions       int64   `json:"decisions"` // allocations
-	Releases        int64   `json:"releases"`
-	AllocateSeconds float64 `json:"allocate_seconds"`
-	ReleaseSeconds  float64 `json:"release_seconds"`
-	TotalSeconds    float64 `json:"total_seconds"` // allocate + release
+	Decisions       int64   `json:"decisions"`        // allocations
+	Releases        int64   `json:"releases"`         // releases made
+	AllocateSeconds float64 `json:"allocate_seconds"` // total inside Allocate (or Place), seconds
+	ReleaseSeconds  float64 `json:"release_seconds"`  // total inside Release, seconds
+	TotalSeconds    float64 `json:"total_seconds"`    // allocate + release
 	// Per decision, in microseconds: Allocate alone, Release (per release) and
 	// both together over the decisions.
 	AllocateMicros float64 `json:"allocate_us_per_decision"`
-	ReleaseMicros  float64 `json:"release_us_per_release"`
-	TotalMicros    float64 `json:"total_us_per_decision"`
+	ReleaseMicros  float64 `json:"release_us_per_release"` // ReleaseSeconds over Releases, µs
+	TotalMicros    float64 `json:"total_us_per_decision"`  // TotalSeconds over Decisions, µs
 }
 
 // NewAllocTime summarizes a clock's reading.

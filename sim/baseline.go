@@ -624,12 +624,15 @@ type BaselineSummary struct {
 	// L1 over the optimum (1 for single-node jobs); 0 when none was proven.
 	MeanRatio float64
 	Proven    float64 // fraction of decisions proven optimal
-	// Bounded is the fraction of decisions with a certified bound on their ratio;
-	// MeanRatioUpper the mean over them of the allocator's total over the proven
-	// lower bound, an upper bound on their mean ratio to the optimum; MeanRatioLower
-	// the mean over every decision of the total over the best found, a lower bound.
-	Bounded        float64
+	// Bounded is the fraction of decisions with a certified bound on their ratio
+	// (JobResult.OptBounded).
+	Bounded float64
+	// MeanRatioUpper is the mean over the bounded decisions of the allocator's
+	// total over the proven lower bound (JobResult.RatioUpper): an upper bound on
+	// their mean ratio to the optimum.
 	MeanRatioUpper float64
+	// MeanRatioLower is the mean over every decision of the allocator's total over
+	// the best total found: a lower bound on the mean ratio to the optimum.
 	MeanRatioLower float64
 	// Decisions and ProvenDecisions count them.
 	Decisions, ProvenDecisions int

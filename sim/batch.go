@@ -47,51 +47,51 @@ import (
 //     Params.MessageFlits flits. Either way a message is handed to its I/O node's
 //     disk when its last flit arrives.
 type Batch struct {
-	Machine   *topo.Grid // a 2D mesh with I/O nodes
-	Alloc     string     // allocator spec (alloc.Parse)
-	AllocOpt  alloc.Options
-	Tasks     int     // tasks per run (Liu: 16)
-	MeanSize  float64 // mean of the exponential task size (Liu: 16)
-	CommPerIO int     // communications before the I/O phase
-	Pattern   netsim.Pattern
-	Params    netsim.Params
-	IO        netsim.IOParams
+	Machine   *topo.Grid      // a 2D mesh with I/O nodes
+	Alloc     string          // allocator spec (alloc.Parse)
+	AllocOpt  alloc.Options   // options for alloc.Parse of Alloc
+	Tasks     int             // tasks per run (Liu: 16)
+	MeanSize  float64         // mean of the exponential task size (Liu: 16)
+	CommPerIO int             // communications before the I/O phase
+	Pattern   netsim.Pattern  // the communication pattern of every communication
+	Params    netsim.Params   // the wormhole model (message length, router delay, flit size)
+	IO        netsim.IOParams // I/O nodes, disks and the cycle's length in seconds
 	// Engine is the network model: EngineMessage (the zero value) runs Params on
 	// netsim.Engine; EngineFlit runs Flit on netsim.FlitEngine (options as a
 	// replay's, Spec.Flit), with packets of Params.MessageFlits flits;
 	// Params.RouterDelay is then unused and Params.FlitBytes still fixes the
 	// cycle's length (IO.CycleSeconds).
 	Engine  Engine
-	Flit    FlitOptions
-	Runs    int    // independent runs (Liu: 1000)
-	Seed    uint64 // run i draws from (Seed, i)
-	Workers int    // goroutines (0: GOMAXPROCS)
+	Flit    FlitOptions // the flit engine's options, with Engine = EngineFlit
+	Runs    int         // independent runs (Liu: 1000)
+	Seed    uint64      // run i draws from (Seed, i)
+	Workers int         // goroutines (0: GOMAXPROCS)
 	// Progress, if not nil, is called with the number of finished runs.
 	Progress func(done, total int)
 }
 
 // BatchResult is the summary over the runs (times in seconds).
 type BatchResult struct {
-	Runs           int     `json:"runs"`
-	Interrupted    bool    `json:"interrupted,omitempty"`
-	MeanCompletion float64 `json:"mean_completion"`
+	Runs           int     `json:"runs"`                  // runs summarized (interrupted runs left out)
+	Interrupted    bool    `json:"interrupted,omitempty"` // ctx ended before every run finished
+	MeanCompletion float64 `json:"mean_completion"`       // mean over runs of the time the last task finished, seconds
 	// CI95 is the half-width of the 95% confidence interval of the mean (Student's t
 	// with runs-1 degrees of freedom; 0 for one run).
 	CI95 float64 `json:"ci95"`
-	Std  float64 `json:"std"`
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
+	Std  float64 `json:"std"` // sample standard deviation of the completion times (0 for one run)
+	Min  float64 `json:"min"` // shortest completion time
+	Max  float64 `json:"max"` // longest completion time
 	// MeanSquares is D of Liu et al. Definition 1 (alloc.Squares) after each
 	// allocation, averaged over all allocations of all runs; SpatiallyCompact is the
 	// fraction of allocations after which the free set met Lemma 1's condition. Both
 	// are defined on 2^m x 2^n meshes only: nil (absent from the JSON) elsewhere, or
 	// when no allocation was made.
 	MeanSquares      *float64 `json:"mean_squares,omitempty"`
-	SpatiallyCompact *float64 `json:"spatially_compact,omitempty"`
-	MeanWaitingTasks float64  `json:"mean_tasks_waiting_at_start"`
-	CycleSeconds     float64  `json:"cycle_seconds"`
-	DiskCycles       int64    `json:"disk_cycles_per_message"`
-	MessagesPerRun   float64  `json:"messages_per_run"`
+	SpatiallyCompact *float64 `json:"spatially_compact,omitempty"` // fraction 0..1, see MeanSquares
+	MeanWaitingTasks float64  `json:"mean_tasks_waiting_at_start"` // mean over runs of the tasks that could not start at time 0
+	CycleSeconds     float64  `json:"cycle_seconds"`               // one network cycle, seconds (IO.CycleSeconds)
+	DiskCycles       int64    `json:"disk_cycles_per_message"`     // cycles a disk takes per message (IO.DiskCycles)
+	MessagesPerRun   float64  `json:"messages_per_run"`            // mean messages sent per run, I/O included
 	// Completions are the per-run completion times, in run order (nil entries of
 	// interrupted runs are left out; Runs counts the ones kept).
 	Completions []float64 `json:"-"`
@@ -100,14 +100,14 @@ type BatchResult struct {
 // BatchRun is the outcome of one run.
 type BatchRun struct {
 	Completion   float64 // seconds
-	Cycles       int64
-	Messages     int64
-	Hops         int64 // links crossed by the run's messages, I/O links included
-	Allocations  int
-	Measured     int // allocations after which D and Lemma 1 were measured (2^m x 2^n meshes)
-	SquaresSum   int
-	CompactSteps int
-	WaitingAt0   int // tasks that could not start at time 0
+	Cycles       int64   // when the last task finished, in network cycles (Completion in cycles)
+	Messages     int64   // messages sent, I/O included
+	Hops         int64   // links crossed by the run's messages, I/O links included
+	Allocations  int     // tasks placed
+	Measured     int     // allocations after which D and Lemma 1 were measured (2^m x 2^n meshes)
+	SquaresSum   int     // sum of D over the Measured allocations
+	CompactSteps int     // Measured allocations after which Lemma 1's condition held
+	WaitingAt0   int     // tasks that could not start at time 0
 }
 
 // Validate returns the errors of the batch's fields, the one check of its limits

@@ -14,8 +14,9 @@ import (
 // over the machine's network, shared with every other running job, and ends when
 // the last of them has arrived.
 type Comm struct {
+	// Pattern is what every job sends, each message between two of its tasks.
 	Pattern netsim.Pattern
-	Params  netsim.Params
+	Params  netsim.Params // the message engine's wormhole model: message flits, router delay, flit bytes
 	// MessagesPerSecond is the quota per second of trace run time (Bunde et al.:
 	// 1); a job's quota is its run time times it, rounded.
 	MessagesPerSecond float64
@@ -29,7 +30,7 @@ type Comm struct {
 	// netsim.Engine; EngineFlit runs Flit on netsim.FlitEngine (Params then gives
 	// only FlitBytes, for hop-bytes; Flit.PacketFlits is the message length).
 	Engine Engine
-	Flit   netsim.FlitConfig
+	Flit   netsim.FlitConfig // the flit engine's configuration, with Engine = EngineFlit
 }
 
 // DefaultCycleSeconds is the default cycle length. With the default parameters it
@@ -41,12 +42,12 @@ const DefaultCycleSeconds = 0.05
 
 // CommSummary is the network's side of a replay with communication.
 type CommSummary struct {
-	Pattern           string  `json:"pattern"`
-	MessageFlits      int64   `json:"message_flits"`
-	RouterDelay       int64   `json:"router_delay_cycles"`
-	CycleSeconds      float64 `json:"cycle_seconds"`
-	MessagesPerSecond float64 `json:"messages_per_second"`
-	Messages          int64   `json:"messages"`
+	Pattern           string  `json:"pattern"`             // Comm.Pattern's name
+	MessageFlits      int64   `json:"message_flits"`       // a message's length in flits (the flit engine's PacketFlits)
+	RouterDelay       int64   `json:"router_delay_cycles"` // the message engine's router delay, cycles (0 with the flit engine)
+	CycleSeconds      float64 `json:"cycle_seconds"`       // Comm.CycleSeconds
+	MessagesPerSecond float64 `json:"messages_per_second"` // Comm.MessagesPerSecond
+	Messages          int64   `json:"messages"`            // messages delivered over the replay
 	// MeanLatency is the mean time in cycles from a message's queueing at its source
 	// to its tail's arrival.
 	MeanLatency float64 `json:"mean_latency_cycles"`
@@ -58,20 +59,20 @@ type CommSummary struct {
 	// Engine is "flit" with the flit engine, whose configuration Flit gives
 	// (RouterDelay is then 0); both are absent with the message engine.
 	Engine string       `json:"engine,omitempty"`
-	Flit   *FlitSummary `json:"flit,omitempty"`
+	Flit   *FlitSummary `json:"flit,omitempty"` // the flit engine's configuration; nil with the message engine
 }
 
 // FlitSummary is the flit engine's configuration in a replay's summary.
 type FlitSummary struct {
-	VCs              int   `json:"vcs"`
-	VCBuffer         int   `json:"vc_buffer_flits"`
-	RoutingDelay     int   `json:"routing_delay"`
-	VCAllocDelay     int   `json:"vc_alloc_delay"`
-	SwitchAllocDelay int   `json:"sw_alloc_delay"`
-	SwitchDelay      int   `json:"st_delay"`
-	LinkDelay        int   `json:"link_delay"`
-	HopClasses       bool  `json:"hop_classes,omitempty"`
-	FlitHops         int64 `json:"flit_hops"`
+	VCs              int   `json:"vcs"`                   // virtual channels per port (netsim.FlitConfig.VCs)
+	VCBuffer         int   `json:"vc_buffer_flits"`       // depth of each VC's input buffer, flits
+	RoutingDelay     int   `json:"routing_delay"`         // cycles of the routing stage
+	VCAllocDelay     int   `json:"vc_alloc_delay"`        // cycles of VC allocation
+	SwitchAllocDelay int   `json:"sw_alloc_delay"`        // cycles of switch allocation
+	SwitchDelay      int   `json:"st_delay"`              // cycles of switch traversal
+	LinkDelay        int   `json:"link_delay"`            // cycles of a router-to-router link
+	HopClasses       bool  `json:"hop_classes,omitempty"` // VC chosen by hop count on graphs (netsim.FlitConfig.HopClasses)
+	FlitHops         int64 `json:"flit_hops"`             // router-to-router links crossed by all flits of the replay
 }
 
 // The ranges Comm accepts: beyond them a job's message count or a time in cycles

@@ -11,13 +11,14 @@ import (
 
 // GridResult is one replay of a grid: its report, or why there is none.
 type GridResult struct {
-	Report *Report
-	Err    error
+	Report *Report // the replay's report; nil when Err is set
+	Err    error   // why the replay gave no report
 }
 
 // Runner is a replay ready to run: a *Spec, or a *Replay (prepared once, its trace
 // shared by several runners).
 type Runner interface {
+	// Run replays, stopping early when ctx ends (the report then says Interrupted).
 	Run(ctx context.Context) (*Report, error)
 }
 

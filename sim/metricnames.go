@@ -29,10 +29,10 @@ const (
 // Metric is one summary metric: its key (a Metric* constant), its name for people,
 // the decimals tables print it with, and its value in a summary.
 type Metric struct {
-	Key   string
-	Name  string
-	Prec  int
-	Value func(s *Summary) float64
+	Key   string                   // the Metric* constant, e.g. "mean_wait", as --metrics and the JSON name it
+	Name  string                   // the column heading for people, with the unit, e.g. "mean wait (s)"
+	Prec  int                      // decimals tables print
+	Value func(s *Summary) float64 // reads the metric from a summary (meaningless unless Has)
 	// Group is the metric group it belongs to (MetricSet): a summary without the
 	// group's metrics has no value for it (Has).
 	Group MetricSet

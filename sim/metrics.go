@@ -366,16 +366,16 @@ func (m *meter) components(nodes []int) int {
 // the mean number of components). Metrics lists every metric's key and name;
 // docs/sim.md defines them.
 type Summary struct {
-	Alloc   string `json:"alloc"`
-	Machine string `json:"machine"`
-	Sched   string `json:"sched"`
-	Compat  string `json:"compat"`
-	Jobs    int    `json:"jobs"`
+	Alloc   string `json:"alloc"`   // the allocator's Name
+	Machine string `json:"machine"` // the machine's spec (topo.Machine.Spec)
+	Sched   string `json:"sched"`   // the scheduler (Sched.String)
+	Compat  string `json:"compat"`  // the conventions (CompatName: "default", "premas", "sst")
+	Jobs    int    `json:"jobs"`    // jobs summarized
 	// Interrupted says the replay was stopped (its context ended) before every job
 	// had finished: the figures are those of the first Jobs jobs of the trace, all
 	// finished, out of JobsInTrace (sim.Run).
 	Interrupted bool `json:"interrupted,omitempty"`
-	JobsInTrace int  `json:"jobs_in_trace,omitempty"`
+	JobsInTrace int  `json:"jobs_in_trace,omitempty"` // set only when Interrupted
 	// LoadFactor is the arrival contraction the trace was replayed with (set by the
 	// caller that scaled it; 0 when not recorded).
 	LoadFactor float64 `json:"load_factor,omitempty"`
@@ -390,37 +390,37 @@ type Summary struct {
 	// The pairwise distances, nil (and absent from the JSON) when they were not
 	// computed (MetricSet).
 	*PairwiseL1
-	MeanWait     float64 `json:"mean_wait"`
-	MeanResponse float64 `json:"mean_response"`
-	MeanSlowdown float64 `json:"mean_slowdown"`
-	MaxWait      int64   `json:"max_wait"`
-	Makespan     int64   `json:"makespan"`
+	MeanWait     float64 `json:"mean_wait"`     // start - arrival, seconds
+	MeanResponse float64 `json:"mean_response"` // end - arrival, seconds
+	MeanSlowdown float64 `json:"mean_slowdown"` // response / max(run time, 1)
+	MaxWait      int64   `json:"max_wait"`      // longest start - arrival, seconds
+	Makespan     int64   `json:"makespan"`      // last end - first arrival, seconds
 	// SpanOrder names the ordering whose ranks span, ring span and stretch-span are
 	// measured on (Leung et al. 2002 §2.3): the curve allocator's own, the one
 	// Config.SpanName names, or "node index".
 	SpanOrder       string  `json:"span_order"`
-	Utilization     float64 `json:"utilization"`
-	MeanSpan        float64 `json:"mean_span"`
-	MeanRingSpan    float64 `json:"mean_ring_span"`
-	MeanStretchSpan float64 `json:"mean_stretch_span"`
-	MeanBoxVolume   float64 `json:"mean_bbox_volume"`
-	MeanBoxSides    float64 `json:"mean_bbox_sides"`
+	Utilization     float64 `json:"utilization"`       // sum of procs x run time / (N x Makespan), a fraction 0..1
+	MeanSpan        float64 `json:"mean_span"`         // JobResult.Span, ranks
+	MeanRingSpan    float64 `json:"mean_ring_span"`    // JobResult.RingSpan, ranks
+	MeanStretchSpan float64 `json:"mean_stretch_span"` // span / procs (1: consecutive ranks)
+	MeanBoxVolume   float64 `json:"mean_bbox_volume"`  // bounding box volume, nodes (0 on a graph)
+	MeanBoxSides    float64 `json:"mean_bbox_sides"`   // sum of the bounding box's sides, nodes (0 on a graph)
 	// NoCoordinates is set when the machine is a graph (a fat tree, a dragonfly, a
 	// fabric): without coordinates no bounding box applies, so MeanBoxVolume and
 	// MeanBoxSides read 0 and Metric.Has reports false for them (tables print "-").
 	NoCoordinates  bool    `json:"no_coordinates,omitempty"`
-	MeanComponents float64 `json:"mean_components"`
-	PctContiguous  float64 `json:"pct_contiguous"`
+	MeanComponents float64 `json:"mean_components"` // connected components per job
+	PctContiguous  float64 `json:"pct_contiguous"`  // % of jobs in one component
 	// The route metrics, nil (and absent from the JSON) when they were not
 	// computed (MetricSet).
 	*RouteSummary
-	Comm *CommSummary `json:"comm,omitempty"`
-	Ties *Ties        `json:"ties,omitempty"`
+	Comm *CommSummary `json:"comm,omitempty"` // the network's side, with Config.Comm; else nil
+	Ties *Ties        `json:"ties,omitempty"` // tie statistics of an allocator that counts them (alloc.TieReporter), with MetricsTies
 	// With the exact baseline (Config.Baseline): the ratios to the optimum, then
 	// the decisions and proven ones.
 	BaselineRatios
-	BaselineDecisions       *int `json:"baseline_decisions,omitempty"`
-	BaselineProvenDecisions *int `json:"baseline_proven_decisions,omitempty"`
+	BaselineDecisions       *int `json:"baseline_decisions,omitempty"`        // decisions solved exactly (nil without Config.Baseline)
+	BaselineProvenDecisions *int `json:"baseline_proven_decisions,omitempty"` // of which proven optimal
 	// Fallbacks counts the decisions an exact allocator (opt) left unproven.
 	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
 	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
@@ -429,7 +429,7 @@ type Summary struct {
 	// (alloc.Fragmenting: bt, sbt, dbt, slurm:tree, slurm:block), are the jobs
 	// that waited for a block.
 	BlockWaits *BlockWaits `json:"block_waits,omitempty"`
-	BySize     []Size      `json:"by_size"`
+	BySize     []Size      `json:"by_size"` // one row per job size, by size
 }
 
 // BlockWaits is how long jobs waited because the allocator refused them although
@@ -438,64 +438,64 @@ type BlockWaits struct {
 	// Jobs is the number of jobs refused at least once; MeanBlockWait and
 	// MaxBlockWait are over them, from the first refusal to the start (seconds).
 	Jobs          int     `json:"jobs"`
-	MeanBlockWait float64 `json:"mean_block_wait"`
-	MaxBlockWait  int64   `json:"max_block_wait"`
+	MeanBlockWait float64 `json:"mean_block_wait"` // seconds
+	MaxBlockWait  int64   `json:"max_block_wait"`  // seconds
 	// ConsecMeanWait is the mean wait of the same replay (trace, machine,
 	// scheduler) with slurm:consec, Slurm's selection without topology, which
 	// places every job that fits by count; ExtraMeanWait is MeanWait minus it.
 	// Nil when not measured (with a communication model, or Spec.NoConsecWait).
 	ConsecMeanWait *float64 `json:"consec_mean_wait,omitempty"`
-	ExtraMeanWait  *float64 `json:"extra_mean_wait,omitempty"`
+	ExtraMeanWait  *float64 `json:"extra_mean_wait,omitempty"` // Summary.MeanWait - ConsecMeanWait, seconds
 }
 
 // PairwiseL1 is the mean over jobs of the total and of the average pairwise hop (L1)
 // distance of their nodes (JobResult.TotalL1, AvgL1).
 type PairwiseL1 struct {
-	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"`
-	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`
+	MeanTotalPairwiseL1 float64 `json:"mean_total_pairwise_l1"` // JobResult.TotalL1, hops
+	MeanAvgPairwiseL1   float64 `json:"mean_avg_pairwise_l1"`   // JobResult.AvgL1, hops
 }
 
 // RouteSummary is the route metrics of the jobs' communication pattern (JobResult):
 // the mean over jobs of their average message distance (hops), of their hop-bytes,
 // and of the most of their routes on one link.
 type RouteSummary struct {
-	RoutePattern        string  `json:"route_pattern"`
-	MeanMessageDistance float64 `json:"mean_message_distance"`
-	MeanHopBytes        float64 `json:"mean_hop_bytes"`
-	MeanMaxShared       float64 `json:"mean_max_routes_on_a_link"`
+	RoutePattern        string  `json:"route_pattern"`             // the pattern's name (Config.Pattern or Comm.Pattern; "all-to-all" by default)
+	MeanMessageDistance float64 `json:"mean_message_distance"`     // JobResult.MessageDistance, hops
+	MeanHopBytes        float64 `json:"mean_hop_bytes"`            // JobResult.HopBytes, hops x bytes
+	MeanMaxShared       float64 `json:"mean_max_routes_on_a_link"` // JobResult.MaxShared, routes
 }
 
 // Fallbacks is alloc.FallbackCounter's count for one replay.
 type Fallbacks struct {
-	Decisions int64 `json:"decisions"`
-	Fallbacks int64 `json:"fallbacks"`
+	Decisions int64 `json:"decisions"` // decisions the allocator made
+	Fallbacks int64 `json:"fallbacks"` // of which left unproven when the budget ran out
 }
 
 // CompactnessSummary is the mean D (Definition 1: free power-of-two squares) after
 // each allocation and the percentage of allocations after which the free set met
 // Lemma 1's condition of spatial compactness.
 type CompactnessSummary struct {
-	MeanFreeSquares     float64 `json:"mean_free_squares"`
-	PctSpatiallyCompact float64 `json:"pct_spatially_compact"`
+	MeanFreeSquares     float64 `json:"mean_free_squares"`     // D, free squares
+	PctSpatiallyCompact float64 `json:"pct_spatially_compact"` // % of allocations
 }
 
 // Ties is Johnson et al. 2010 Fig. 4 for one replay.
 type Ties struct {
-	Decisions  int64   `json:"decisions"`
-	Tied       int64   `json:"tied"`
-	PctTied    float64 `json:"pct_tied"`
-	AvgNumTied float64 `json:"avg_num_tied"`
+	Decisions  int64   `json:"decisions"`    // allocations counted
+	Tied       int64   `json:"tied"`         // of which had more than one best candidate
+	PctTied    float64 `json:"pct_tied"`     // 100 x Tied / Decisions
+	AvgNumTied float64 `json:"avg_num_tied"` // mean candidates (distinct node sets) sharing the best score, over tied decisions
 	// AvgTiedCenters counts centers rather than distinct node sets.
 	AvgTiedCenters float64 `json:"avg_tied_centers"`
 }
 
 // Size is the breakdown for one job size.
 type Size struct {
-	Procs int `json:"procs"`
-	Jobs  int `json:"jobs"`
-	*PairwiseL1
-	MeanWait       float64 `json:"mean_wait"`
-	PctContiguous  float64 `json:"pct_contiguous"`
+	Procs          int     `json:"procs"` // the job size, nodes
+	Jobs           int     `json:"jobs"`  // jobs of that size
+	*PairwiseL1            // the size's pairwise distances, nil without MetricsDist
+	MeanWait       float64 `json:"mean_wait"`      // seconds
+	PctContiguous  float64 `json:"pct_contiguous"` // % of those jobs in one component
 	BaselineRatios         // the job size's decisions' (Config.Baseline)
 }
 
@@ -508,11 +508,11 @@ type Size struct {
 // ratio to the optimum over all decisions when every one is bounded) and the mean
 // over all decisions of the total over the best found (a lower bound on it).
 type BaselineRatios struct {
-	MeanRatioToOptimal      *float64 `json:"mean_ratio_to_optimal,omitempty"`
-	BaselineProven          *float64 `json:"baseline_proven,omitempty"`
-	BaselineBounded         *float64 `json:"baseline_bounded,omitempty"`
-	MeanRatioToOptimalUpper *float64 `json:"mean_ratio_to_optimal_upper,omitempty"`
-	MeanRatioToOptimalLower *float64 `json:"mean_ratio_to_optimal_lower,omitempty"`
+	MeanRatioToOptimal      *float64 `json:"mean_ratio_to_optimal,omitempty"`       // over proven decisions: total / optimum
+	BaselineProven          *float64 `json:"baseline_proven,omitempty"`             // fraction of decisions proven
+	BaselineBounded         *float64 `json:"baseline_bounded,omitempty"`            // fraction of decisions with a certified bound
+	MeanRatioToOptimalUpper *float64 `json:"mean_ratio_to_optimal_upper,omitempty"` // over bounded decisions: total / proven lower bound
+	MeanRatioToOptimalLower *float64 `json:"mean_ratio_to_optimal_lower,omitempty"` // over all decisions: total / best found
 }
 
 // ratios points BaselineRatios at b's fields.
@@ -522,8 +522,8 @@ func (b *BaselineSummary) ratios() BaselineRatios {
 
 // Result is a finished replay.
 type Result struct {
-	Summary
-	PerJob []JobResult `json:"-"`
+	Summary             // the aggregate of PerJob
+	PerJob  []JobResult `json:"-"` // in trace order; nil with Config.NoPerJob
 }
 
 func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {

@@ -20,9 +20,10 @@ import (
 // that names the file ("GraphFile"; "Alloc" for a topology file of a slurm:tree or
 // slurm:block allocator) and the file's path.
 type Warning struct {
-	Field, File, Text string
+	Field, File, Text string // the Spec field naming the file, the file's path and the warning itself
 }
 
+// String returns "FILE: TEXT".
 func (w Warning) String() string { return w.File + ": " + w.Text }
 
 // FileError is a file a Spec field names that cannot be read, or whose content
@@ -30,9 +31,10 @@ func (w Warning) String() string { return w.File + ": " + w.Text }
 type FileError struct {
 	Field string // the Spec field, e.g. "GraphFile"
 	Path  string // the file (Hostlist: the expression; SpanCurve: "")
-	Err   error
+	Err   error  // the read or parse error
 }
 
+// Error returns "FIELD PATH: ERR" (without PATH when it is "").
 func (e *FileError) Error() string {
 	if e.Path == "" {
 		return e.Field + ": " + e.Err.Error()
@@ -40,6 +42,7 @@ func (e *FileError) Error() string {
 	return e.Field + " " + e.Path + ": " + e.Err.Error()
 }
 
+// Unwrap returns Err.
 func (e *FileError) Unwrap() error { return e.Err }
 
 // open opens the file path, or Stdin for "-" when the spec has one.

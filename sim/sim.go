@@ -23,7 +23,10 @@ type Config struct {
 	Machine topo.Machine    // a *topo.Grid or a *topo.Graph
 	Alloc   alloc.Allocator // fresh (every node free); must be on Machine
 	Sched   Sched           // SchedFCFS (also the zero value), SchedEASY, SchedCplant or SchedAsRun
-	Compat  Compat
+	// Compat: run-time estimates and measured distances (under CompatPReMAS plain
+	// L1, no wraparound) follow PReMAS's or SST's conventions; zero: procalloc's.
+	// The allocator's own Compat is set when it is built (alloc.Options).
+	Compat Compat
 	// Comm, when set, lets communication over the network decide run times
 	// (Bunde et al. 2004 §3.2); see Comm.
 	Comm *Comm
@@ -44,7 +47,7 @@ type Config struct {
 	// SpanName; else a curve allocator's own ordering (alloc.Ranked), else node
 	// indices.
 	SpanOrder []int
-	SpanName  string
+	SpanName  string // names SpanOrder in Summary.SpanOrder ("": "given ordering")
 	// Baseline, when set, solves every decision exactly for comparison (Baseline).
 	Baseline *Baseline
 	// TaskOrder maps each job's tasks onto its nodes (TaskOrder; the zero value
@@ -52,8 +55,8 @@ type Config struct {
 	// TaskRanking resolves a curve:NAME that is not a built-in curve (nil: built-in
 	// curves only).
 	TaskOrder   TaskOrder
-	TaskSeed    uint64
-	TaskRanking func(name string, m topo.Machine) (curves.Order, error)
+	TaskSeed    uint64                                                  // seeds TaskOrderRandom
+	TaskRanking func(name string, m topo.Machine) (curves.Order, error) // resolves a curve:NAME that is not built in
 	// Progress, when set, is called with the jobs finished so far whenever that
 	// number has changed (at most once per event time), so it should be cheap: a
 	// counter a caller reads on its own clock.
@@ -229,7 +232,7 @@ type Scale struct {
 	// Perturb is the largest arrival offset, in seconds, of a replica (uniform in
 	// 0..Perturb, seeded); 0 means the trace's mean inter-arrival time.
 	Perturb int64
-	Seed    uint64
+	Seed    uint64 // seeds the replicas' arrival offsets
 }
 
 // Apply returns the scaled jobs (a new slice; the input is not changed), stably
@@ -301,13 +304,13 @@ func (s Scale) Apply(jobs []Job) ([]Job, error) {
 
 // JobResult is what a replay records for one job.
 type JobResult struct {
-	Job
-	Start, End   int64
-	Nodes        []int   `json:"-"`
+	Job                  // the job as replayed (scaled), times in seconds
+	Start, End   int64   // when the job started and ended, seconds of the trace's clock
+	Nodes        []int   `json:"-"` // its nodes, in task order (nil once dropped: Config.DropNodes)
 	TotalL1      int64   // total pairwise hop (L1) distance of its nodes
 	AvgL1        float64 // TotalL1 / (k(k-1)/2); 0 for k = 1
-	Span         int     // max - min + 1 of its node indices
-	RingSpan     int     // smallest arc of the node-index ring 0..N-1 covering them
+	Span         int     // max - min + 1 of its nodes' ranks in Summary.SpanOrder (node indices by default)
+	RingSpan     int     // smallest arc of the ring of ranks 0..N-1 covering them
 	BoxVolume    int64   // bounding box volume (nodes)
 	BoxSides     int     // sum of the bounding box's side lengths (nodes)
 	Components   int     // connected components in the machine's network
@@ -318,7 +321,7 @@ type JobResult struct {
 	// size, Slurm's topology leaving it pending; wait.go); BlockWait is the time
 	// from that first refusal to its start.
 	WaitedForBlock bool
-	BlockWait      int64
+	BlockWait      int64 // seconds from the first refusal to the start (0 unless WaitedForBlock)
 	// Route metrics of the job's communication pattern along the machine's routes:
 	// without Comm, over one cycle of the pattern (static, no contention); with
 	// Comm, over the messages it actually sent.
@@ -332,19 +335,19 @@ type JobResult struct {
 	// state: FreeSquares is D (Definition 1), -1 when not measured;
 	// SpatiallyCompact is Lemma 1's condition.
 	FreeSquares      int
-	SpatiallyCompact bool
+	SpatiallyCompact bool // Lemma 1's condition held (false when not measured)
 	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
 	// job's start (the best found when not proven), whether it was proven, and
 	// TotalL1 over it (0 when not proven). OptLowerBound is a proven lower bound on
 	// that least total (equal to it when proven); OptBounded says it certifies the
 	// ratio (it is positive, or the job's total is 0), and RatioUpper is then TotalL1
 	// over it (1 for a total of 0), an upper bound on the ratio to the optimum.
-	OptTotalL1     int64
-	OptProven      bool
-	RatioToOptimal float64
-	OptLowerBound  int64
-	OptBounded     bool
-	RatioUpper     float64
+	OptTotalL1     int64   // least total pairwise L1 found for k free nodes
+	OptProven      bool    // OptTotalL1 is proven least
+	RatioToOptimal float64 // TotalL1 / OptTotalL1 when OptProven, else 0
+	OptLowerBound  int64   // proven lower bound on the least total
+	OptBounded     bool    // OptLowerBound certifies the ratio (RatioUpper)
+	RatioUpper     float64 // TotalL1 / OptLowerBound when OptBounded (1 for a total of 0)
 }
 
 // Wait returns start - arrival.

@@ -67,7 +67,7 @@ type Spec struct {
 	// Machine is the machine; when nil, MachineSpec (topo.ParseMachine) or
 	// GraphFile names it.
 	Machine     topo.Machine
-	MachineSpec string
+	MachineSpec string // a machine spec (topo.ParseMachine), e.g. "mesh:16x16", when Machine is nil
 	// GraphFile is a network file read as the machine (slurm.ReadGraphFormat: an
 	// edge list, ibnetdiscover output, a topology.conf or topology.yaml), instead of
 	// MachineSpec. GraphFormat is its format (slurm.GraphFormats; "": detected from
@@ -92,8 +92,8 @@ type Spec struct {
 	// topology.yaml: the replay reads them (Files), host names matched against Hosts.
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
-	Sched  Sched
-	Compat Compat
+	Sched  Sched  // the scheduler (SchedFCFS, the zero value, SchedEASY, SchedCplant, SchedAsRun)
+	Compat Compat // whose conventions the replay and the allocator follow (Config.Compat, alloc.Options.Compat)
 
 	// Comm, when not "", is the communication pattern (netsim.Patterns) whose
 	// messages decide run times (Bunde et al. 2004 §3.2).
@@ -111,20 +111,20 @@ type Spec struct {
 	// run time and the length of a network cycle in trace seconds; CommSeed seeds
 	// the random pattern.
 	MessagesPerSecond float64
-	CycleSeconds      float64
-	CommSeed          uint64
+	CycleSeconds      float64 // trace seconds per network cycle (Comm.CycleSeconds)
+	CommSeed          uint64  // seeds the random pattern and TaskOrderRandom
 	// Engine is Comm's network model: EngineMessage (the zero value and the
 	// default) or EngineFlit, configured by Flit.
 	Engine Engine
-	Flit   FlitOptions
+	Flit   FlitOptions // the flit engine's options, with Engine = EngineFlit
 	// TaskOrder maps each job's tasks onto its nodes (TaskOrder; the zero value:
 	// the order the allocator returns). TaskOrderRandom is seeded by CommSeed;
 	// a curve:NAME is resolved as Alloc's curves are (Ranking).
 	TaskOrder TaskOrder
 
 	// SpanOrder and SpanName: the ordering spans are measured on (Config.SpanOrder).
-	SpanOrder []int
-	SpanName  string
+	SpanOrder []int  // the node of each rank
+	SpanName  string // the ordering's name in Summary.SpanOrder
 	// SpanCurve, when set, names that ordering instead: a curve or a ranking file,
 	// resolved by Prepare into SpanOrder and SpanName.
 	SpanCurve string
@@ -415,13 +415,13 @@ func JobBytes(n int64) float64 {
 // scaled. Prepare once and Run with several allocators (Replay.Spec.Alloc) to
 // replay one trace several times.
 type Replay struct {
-	Spec    Spec
-	Machine topo.Machine
-	Trace   *Trace
+	Spec    Spec         // the spec as prepared (Hosts and SpanOrder resolved)
+	Machine topo.Machine // the machine built from Spec
+	Trace   *Trace       // the trace as read, before windowing and scaling
 	// Jobs are the jobs replayed: windowed, without those DropLarger dropped
 	// (DroppedLarger), scaled.
 	Jobs          []Job
-	DroppedLarger int
+	DroppedLarger int // jobs larger than the machine dropped (Spec.DropLarger)
 	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
 	// replay without per-job records then holds the trace once, not its replicas.
 	lazy *replicaStream
@@ -633,10 +633,10 @@ func (rp *Replay) Config() (Config, error) {
 // Report is a finished replay: its summary (with per-size rows, Summary.BySize)
 // and what was read. Its JSON is "procalloc sim --json".
 type Report struct {
-	Summary
-	Trace    string `json:"trace"`
-	BadLines int    `json:"bad_lines"`
-	Filtered int    `json:"filtered_records"`
+	Summary         // the replay's figures, as sim.Run returns them
+	Trace    string `json:"trace"`            // Spec.Trace: the trace's path or name
+	BadLines int    `json:"bad_lines"`        // malformed lines skipped (Trace.Bad)
+	Filtered int    `json:"filtered_records"` // well-formed SWF records the conversion rules dropped (Trace.Filtered)
 	// Skipped counts sacct records not replayed, by reason.
 	Skipped map[string]int `json:"skipped_records,omitempty"`
 	// Impossible counts sacct records not replayed because their times contradict

@@ -35,7 +35,7 @@ type Job struct {
 
 // Trace is a workload: jobs in file order plus what the header said.
 type Trace struct {
-	Jobs     []Job
+	Jobs     []Job  // in file order
 	Format   Format // FormatSWF, FormatConverted or FormatSacct
 	MaxProcs int    // from the SWF header (MaxProcs, else MaxNodes); 0 when absent
 	Bad      int    // malformed lines skipped (ReadOptions.SkipBad)
@@ -43,7 +43,7 @@ type Trace struct {
 	// UnixStart is the SWF header's UnixStartTime (arrivals count seconds from it),
 	// 0 when absent; TimeZone its TimeZoneString (e.g. "US/Pacific"), "" when absent.
 	UnixStart int64
-	TimeZone  string
+	TimeZone  string // the SWF header's TimeZoneString, e.g. "US/Pacific"; "" when absent
 	// Skipped counts sacct records that are not replayed, by reason (job steps,
 	// pending, cancelled before start, still running, earlier runs of requeued jobs).
 	Skipped map[string]int

@@ -26,7 +26,7 @@ type Blocks struct {
 	// Sizes are the BlockSizes= values as written (node counts); nil when the file
 	// has no BlockSizes= line. SizesLine is its line.
 	Sizes     []int
-	SizesLine int
+	SizesLine int // line of BlockSizes=, 0 when the file has none
 	// LevelsLine is the line of BlockLevels= (Slurm 23.11's key, which 24.05
 	// replaced with BlockSizes=), 0 when the file has none.
 	LevelsLine int
@@ -44,8 +44,8 @@ type Blocks struct {
 
 // Block is one BlockName= line.
 type Block struct {
-	Name string
-	Line int
+	Name string // the BlockName= value
+	Line int    // its 1-based line in the file
 	// Nodes are the expanded Nodes= in the file's order (Slurm keeps only the set: a
 	// block's nodes are taken in node-index order); empty for a block without Nodes=
 	// (Slurm accepts it as an empty block).

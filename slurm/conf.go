@@ -53,8 +53,8 @@ type Conf struct {
 // ConfLine is one logical line of a slurm.conf: physical lines First..Last
 // (1-based; more than one when continued with '\'), its pairs and its comment.
 type ConfLine struct {
-	First, Last int
-	Pairs       []ConfPair
+	First, Last int        // 1-based physical lines
+	Pairs       []ConfPair // in the line's order
 	// Comment is the comment text of the line (from '#', without the line end),
 	// "" when none; of a continued line, the comments of its lines joined by spaces.
 	Comment string
@@ -64,7 +64,7 @@ type ConfLine struct {
 type ConfPair struct {
 	Key   string // as written (case kept)
 	Op    string // "", "+", "-", "*" or "/"
-	Value string
+	Value string // unquoted and unescaped
 }
 
 // Kind is the first key of the line, lower-cased ("nodename", "partitionname",
@@ -352,7 +352,7 @@ func FormatPairs(pairs []ConfPair) (string, error) {
 // ConfNode is one node as slurmctld builds it from a NodeName line and the
 // NodeName=DEFAULT lines before it.
 type ConfNode struct {
-	Name string
+	Name string // the NodeName (one name of the line's hostlist)
 	// Line is the first physical line of its NodeName line; Index the index of
 	// that line in Conf.Lines, Pos the node's position in the line's hostlist.
 	Line, Index, Pos int
@@ -364,8 +364,8 @@ type ConfNode struct {
 	// Slurm's default is 1. WeightFrom says where it came from: "line", "default"
 	// (a NodeName=DEFAULT line, WeightLine) or "slurm" (Slurm's own default).
 	Weight     uint32
-	WeightFrom string
-	WeightLine int
+	WeightFrom string // "line", "default" or "slurm"
+	WeightLine int    // first physical line of the line that set Weight (its own or a DEFAULT line); 0 for "slurm"
 	// CPUs is the node's CPUs= (or Procs=), its line's or inherited; 0 when not
 	// given (slurmd then reports the hardware's).
 	CPUs int
@@ -595,12 +595,12 @@ func (c *Conf) Global(key string) string {
 
 // ConfPartition is one PartitionName line (DEFAULT lines folded in).
 type ConfPartition struct {
-	Name string
-	Line int
+	Name string // the PartitionName
+	Line int    // first physical line of its PartitionName line
 	// Nodes is the Nodes= expression ("ALL" for every node); Hosts its expansion
 	// (nil for ALL).
 	Nodes string
-	Hosts []string
+	Hosts []string // Nodes expanded; nil for ALL
 	// OverSubscribe is the partition's OverSubscribe= (or Shared=), upper-cased;
 	// "" when not given (Slurm's default NO: with select/cons_tres jobs share nodes
 	// unless they ask for --exclusive).

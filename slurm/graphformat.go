@@ -67,7 +67,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 // GraphFile is a network file and how to read it: what --graph FILE and its
 // options (--graph-format, --node-name-map, --topology) name.
 type GraphFile struct {
-	Path        string
+	Path        string // the network file; "-" reads Stdin
 	Format      string // one of GraphFormats, or "" to detect it
 	NodeNameMap string // an ibnetdiscover node-name-map file naming the GUIDs
 	Topology    string // topology.yaml: which topology ("" = cluster_default)
@@ -78,12 +78,15 @@ type GraphFile struct {
 // GraphFileError is a file of a GraphFile whose content is wrong: the network file
 // or (NameMap) its node-name-map.
 type GraphFileError struct {
-	NameMap bool
-	Path    string
-	Err     error
+	NameMap bool   // the error is of the node-name-map file, not the network file
+	Path    string // the file whose content is wrong
+	Err     error  // what is wrong, with the line when known
 }
 
+// Error returns "PATH: ERR".
 func (e *GraphFileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
 func (e *GraphFileError) Unwrap() error { return e.Err }
 
 func (f GraphFile) open(path string) (io.ReadCloser, error) {

@@ -90,22 +90,22 @@ type SacctJob struct {
 // run), what was skipped and why, the impossible records skipped (by reason, the
 // Impossible* constants) and the malformed records skipped with SkipBad.
 type Sacct struct {
-	Jobs       []SacctJob
-	Skipped    map[string]int
-	Impossible map[string]int
-	Bad        int
+	Jobs       []SacctJob     // in file order; of a requeued job its last run
+	Skipped    map[string]int // records not replayed, by reason (job steps, pending, ...)
+	Impossible map[string]int // records whose times or state contradict, by Impossible* reason
+	Bad        int            // malformed records skipped (SkipBad)
 	// Hosts numbers the host names of the jobs' node lists, each stored once.
 	Hosts *hostlist.Table
 	// Location is the zone the times were read in.
 	Location *time.Location
 }
 
-// SacctLineError is a malformed record: its line, its text (clipped to 120 bytes) and
-// what is wrong; the one line error of procalloc's text readers.
 // maxSacctLine is the longest line of sacct output: a job's NodeList is a
 // compressed hostlist, far shorter even for a job on every node of a large machine.
 const maxSacctLine = 1 << 20
 
+// SacctLineError is a malformed record: its line, its text (clipped to 120 bytes) and
+// what is wrong; the one line error of procalloc's text readers.
 type SacctLineError = textin.LineError
 
 // LooksLikeSacct reports whether the first non-blank line of data (the start of a

@@ -46,7 +46,7 @@ func (t *Topology) Kind() string {
 // walks this table in index order and breaks ties by it, so the order of the lines is
 // part of the model.
 type Tree struct {
-	Switches []Switch
+	Switches []Switch // in file order, Slurm's switch index
 	byName   map[string]int
 	// switch links, both ways: switch i's neighbours are links.Adj[links.Off[i]:links.Off[i+1]]
 	links topo.CSR
@@ -54,8 +54,8 @@ type Tree struct {
 
 // Switch is one SwitchName= line (one "switch:" entry of a topology.yaml).
 type Switch struct {
-	Name string
-	Line int
+	Name string // the SwitchName= value (a topology.yaml switch's name)
+	Line int    // its 1-based line in the file
 	// Nodes are the expanded Nodes= of a leaf switch, in the file's order (Slurm keeps
 	// only the set: a leaf's nodes are taken in node-index order).
 	Nodes []string
@@ -78,10 +78,10 @@ type Switch struct {
 // Torus is a topology/torus3d torus (topology.yaml): its dimensions and its nodes in
 // x-fastest coordinate order, as Slurm's torus3d plugin places them.
 type Torus struct {
-	Name  string
-	Line  int
-	Dims  [3]int
-	Nodes []string
+	Name  string   // the topology's name in the topology.yaml
+	Line  int      // the line of its entry
+	Dims  [3]int   // X, Y, Z
+	Nodes []string // X*Y*Z node names, x fastest
 }
 
 // switchRec is a switch as read, before Slurm's rules resolve it.

@@ -383,11 +383,14 @@ func sameLevelLinks(g *topo.Graph) int {
 }
 
 // Box is the shape of a torus3d placement: X x Y x Z nodes.
-type Box struct{ X, Y, Z int }
+type Box struct {
+	X, Y, Z int // nodes along each axis
+}
 
 // Size is the number of nodes of b.
 func (b Box) Size() int { return b.X * b.Y * b.Z }
 
+// String returns "XxYxZ", e.g. "2x2x4".
 func (b Box) String() string { return fmt.Sprintf("%dx%dx%d", b.X, b.Y, b.Z) }
 
 // Anchors lists the node sets of placement b on a torus of dims in the order

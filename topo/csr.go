@@ -5,7 +5,7 @@ package topo
 // form the hop distances search in: the hop index's quotient graph, slurm's switch
 // links (slurm.Tree.Distances) and netsim's GraphRouter keep their links this way.
 type CSR struct {
-	Off, Adj []int32
+	Off, Adj []int32 // row offsets (vertices+1 of them, Off[0] = 0) and the neighbours, row by row
 }
 
 // Vertices is the number of vertices, len(Off)-1.

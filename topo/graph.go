@@ -49,8 +49,8 @@ type Graph struct {
 
 // Group is a named set of nodes, such as the processors under one switch.
 type Group struct {
-	Name  string
-	Nodes []int
+	Name  string // a declared group's name, or the leaf switch's the hosts hang under
+	Nodes []int  // node indices
 }
 
 type edge struct {

@@ -35,7 +35,7 @@ type GraphReadOptions struct {
 	// topology.yaml), by name, each read from the whole file; Detect, when set, names
 	// a file's format in place of DetectGraphFormat (and may fall back to it).
 	Extra  map[string]func(data []byte) (*Graph, error)
-	Detect func(data []byte) (string, error)
+	Detect func(data []byte) (string, error) // nil: DetectGraphFormat
 }
 
 // ReadGraphFormat reads a network in any of GraphFormats (and opt.Extra); with an
@@ -79,10 +79,11 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 // UndetectedFormatError is DetectGraphFormat's error for a file whose first
 // meaningful line names no format; Formats are the names to suggest.
 type UndetectedFormatError struct {
-	Line    string
-	Formats []string
+	Line    string   // the first meaningful line (FirstMeaningfulLine)
+	Formats []string // the format names to suggest (topo.GraphFormats, or slurm's longer list)
 }
 
+// Error names the line (clipped) and the formats --graph-format takes.
 func (e *UndetectedFormatError) Error() string {
 	return fmt.Sprintf("cannot tell the graph format from %q; give --graph-format (%s)", textin.Clip(e.Line), strings.Join(e.Formats, ", "))
 }

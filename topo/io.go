@@ -20,6 +20,7 @@ const (
 
 var ioSideNames = [...]string{"left", "right", "bottom", "top"}
 
+// String returns "left", "right", "bottom" or "top", as a spec's io= names the side.
 func (s IOSide) String() string {
 	if s >= 0 && int(s) < len(ioSideNames) {
 		return ioSideNames[s]
@@ -36,8 +37,8 @@ func (s IOSide) Vertical() bool { return s == IOLeft || s == IORight }
 // the grid's nodes 0..N-1 stay the compute nodes, and the network model (package
 // netsim) adds the I/O nodes as endpoints N..N+Count-1 with one link each.
 type IO struct {
-	Side  IOSide
-	Count int
+	Side  IOSide // the mesh side the I/O nodes hang off
+	Count int    // I/O nodes, numbered 0..Count-1
 	// attach[j] is the compute node linked to I/O node j.
 	attach []int
 }

@@ -15,7 +15,7 @@ import (
 // from a file may number its vertices otherwise, and DragonflyRouterOf and
 // DragonflyRouterVertex give its own numbering.
 type DragonflyShape struct {
-	HostsPerRouter, RoutersPerGroup, Groups int
+	HostsPerRouter, RoutersPerGroup, Groups int // hosts per router, routers per group, groups
 }
 
 // dragonflyNumbering maps a recognised dragonfly's vertices to router indices;

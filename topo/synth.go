@@ -87,11 +87,12 @@ func ParseMachine(spec string) (Machine, error) {
 // TooLargeError is a machine spec of more nodes than its caller takes
 // (ParseMachineMax).
 type TooLargeError struct {
-	Spec  string
+	Spec  string // the machine spec as given
 	Nodes uint64 // the spec's nodes (hosts)
-	Max   int
+	Max   int    // the most nodes the caller takes
 }
 
+// Error names the spec, its node count and Max.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("machine spec %q has %d nodes; at most %d here", textin.Clip(e.Spec), e.Nodes, e.Max)
 }

@@ -12,9 +12,9 @@ import (
 // Set is one k-nearest set with a witness center (doubled coordinates) and the
 // doubled L1 radius at which its farthest member lies.
 type Set struct {
-	Indices []int // ascending
-	Center2 [2]int64
-	Radius2 int64
+	Indices []int    // ascending
+	Center2 [2]int64 // the witness center, coordinates doubled
+	Radius2 int64    // twice the L1 distance from the center to the farthest member
 }
 
 // Center returns the witness in input coordinates.

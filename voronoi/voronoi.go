@@ -20,10 +20,10 @@ import (
 // Coordinates are doubled so that the witness is exact: c = Center2 / 2 and
 // r = Radius2 / 2 (both half-integers at worst, since input coordinates are integers).
 type Family struct {
-	Center2  [2]int64
-	Radius2  int64
-	Inner    []int // ascending
-	Boundary []int // ascending
+	Center2  [2]int64 // the witness center c, doubled
+	Radius2  int64    // the radius r, doubled
+	Inner    []int    // ascending
+	Boundary []int    // ascending
 }
 
 // Need is how many Boundary points complete a k-set.

@@ -15,14 +15,14 @@ var Inf = math.Inf(1)
 // to RowLower <= A x <= RowUpper and ColLower <= x <= ColUpper, some columns integer.
 // A is stored row by row (sparse); build it with AddCol and AddRow.
 type Model struct {
-	Maximize bool
-	Offset   float64
+	Maximize bool    // maximize instead of minimize
+	Offset   float64 // constant added to the objective
 
-	Cost, ColLower, ColUpper []float64
-	Integer                  []bool
+	Cost, ColLower, ColUpper []float64 // per column: objective coefficient and bounds (Inf, -Inf: none)
+	Integer                  []bool    // per column: integer; all false (or nil) is an LP
 
-	RowLower, RowUpper []float64
-	rowStart           []int32 // len = rows+1 once a row exists
+	RowLower, RowUpper []float64 // per row: bounds on A x (Inf, -Inf: none)
+	rowStart           []int32   // len = rows+1 once a row exists
 	rowIndex           []int32
 	rowValue           []float64
 }
@@ -103,7 +103,7 @@ type Options struct {
 	// optimality and can save much of the search.
 	AbsGap  float64
 	Threads int // 0: HiGHS default
-	Seed    int
+	Seed    int // HiGHS's random_seed
 	// Log receives HiGHS's log lines; nil turns logging off. Log and Progress are
 	// called one call at a time, from HiGHS's threads, and never after Solve returned.
 	Log io.Writer
@@ -117,10 +117,10 @@ type Options struct {
 // Progress is a snapshot of a running MIP solve.
 type Progress struct {
 	Incumbent float64 // +Inf (minimizing) while no solution is known
-	Bound     float64
-	Gap       float64
-	Nodes     int64
-	Seconds   float64
+	Bound     float64 // the dual bound so far
+	Gap       float64 // HiGHS's relative gap between Incumbent and Bound
+	Nodes     int64   // branch-and-bound nodes explored
+	Seconds   float64 // since the solve started
 }
 
 // Status is the outcome of a solve.
@@ -138,14 +138,14 @@ const (
 
 // Result is what a solve returns. X is nil when HiGHS has no feasible solution.
 type Result struct {
-	Status      Status
-	ModelStatus string // HiGHS's own model status name
-	Objective   float64
-	DualBound   float64 // for MIPs: mip_dual_bound; for LPs: the optimal objective
-	Gap         float64 // mip_gap as HiGHS reports it
-	X           []float64
-	Nodes       int64
-	Seconds     float64
+	Status      Status    // the outcome, mapped from ModelStatus
+	ModelStatus string    // HiGHS's own model status name
+	Objective   float64   // of X, Offset included; meaningless when X is nil
+	DualBound   float64   // for MIPs: mip_dual_bound; for LPs: the optimal objective
+	Gap         float64   // mip_gap as HiGHS reports it
+	X           []float64 // the best solution's column values; nil without one
+	Nodes       int64     // branch-and-bound nodes explored (MIPs)
+	Seconds     float64   // wall-clock time of the solve
 }
 
 // ErrNotAvailable is returned by Solve in builds without HiGHS.

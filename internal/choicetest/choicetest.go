@@ -1,6 +1,8 @@
 // Package choicetest checks, in tests, that a package's exported list of choices
 // (sim.Scheds, order.Methods, ...) hands each caller its own copy: a caller who
 // overwrites or appends to the list it got must not change the package's list.
+//
+// It follows no paper.
 package choicetest
 
 import (

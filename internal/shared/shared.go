@@ -53,7 +53,9 @@ func Find(rel string) (string, error) {
 // files come from: a fresh clone has no shared directory, and the command line's
 // examples that read ../shared/ say this to a new user (procalloc help), as a
 // test's skip message does.
-type Source struct{ Dir, What string }
+type Source struct {
+	Dir, What string // the directory, relative to the shared root ("traces/"), and what it holds and where from
+}
 
 // Sources are the shared data's directories that the examples and tests read.
 var Sources = []Source{

@@ -156,7 +156,7 @@ type Run struct {
 	// Seed seeds the job sizes and the cancellations; Steps is how many
 	// placements are compared.
 	Seed  uint64
-	Steps int
+	Steps int // placements compared
 	// Probes is how many jobs the allocator says must wait (an error wrapping
 	// alloc.ErrFragmented: no block or switch holds them although enough nodes are
 	// free) are submitted anyway with salloc --immediate, to check that Slurm
@@ -169,7 +169,7 @@ type Run struct {
 
 // Result counts what Compare compared.
 type Result struct {
-	Compared, Differ int
+	Compared, Differ int // placements compared, and how many of them differed
 	// Waits are the jobs that both Slurm and the allocator left waiting (probes);
 	// Retried the placements Run.Retried reported.
 	Waits, Retried int

@@ -19,14 +19,17 @@ const MaxLine = 1 << 30
 // text (clipped by Clip) and what is wrong. Traces (sim.ParseError) and sacct
 // output (slurm.SacctLineError) report with it.
 type LineError struct {
-	Line int
-	Text string
-	Err  error
+	Line int    // 1-based
+	Text string // the line's text, clipped (Clip)
+	Err  error  // what is wrong with it
 }
 
+// Error returns `line N: ERR: "TEXT"`.
 func (e *LineError) Error() string {
 	return fmt.Sprintf("line %d: %v: %q", e.Line, e.Err, e.Text)
 }
+
+// Unwrap returns Err.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Clip is a line's text (or a token of it) as an error quotes it: at most 120

@@ -8,10 +8,11 @@ import (
 // Reached is the cause of a context whose time limit passed: Name says which limit
 // (a flag such as "--time-limit", or a library field such as "baseline TimeLimit").
 type Reached struct {
-	Name  string
-	Limit time.Duration
+	Name  string        // the limit's name, e.g. "--time-limit"
+	Limit time.Duration // the limit's length
 }
 
+// Error returns "NAME LIMIT reached", e.g. "--time-limit 1m0s reached".
 func (r Reached) Error() string { return r.Name + " " + r.Limit.String() + " reached" }
 
 // Is makes Reached context.DeadlineExceeded to errors.Is.

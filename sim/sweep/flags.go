@@ -40,8 +40,8 @@ const (
 
 // Flag is one of sim's replay flags.
 type Flag struct {
-	Name string
-	Kind FlagKind
+	Name string   // as on the command line, without dashes, e.g. "vcs"
+	Kind FlagKind // the value's type, which ApplyFlags parses
 	// Default is the command line's default, as its flag set prints it.
 	Default string
 	// Usage is the help text ("procalloc help sim"); a `WORD` in it names the value.
@@ -343,9 +343,10 @@ func setMaxJobs(s *sim.Spec, _ *flagState, v string) error {
 type FlagError struct {
 	Flag   string // as written, e.g. "--vcs"
 	Value  string // the value as shown in the message (quoted when a string); "" for none
-	Reason string
+	Reason string // what is wrong
 }
 
+// Error returns "flags: FLAG: VALUE: REASON", leaving out the parts that are empty.
 func (e *FlagError) Error() string {
 	switch {
 	case e.Flag == "":

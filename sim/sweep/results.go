@@ -39,13 +39,13 @@ func ParseStatus(s string) (Status, error) {
 
 // Line is one line of a results file.
 type Line struct {
-	Sweep string `json:"sweep"`
+	Sweep string `json:"sweep"` // the sweep's Name
 	// SweepID tells apart sweeps of one name (two sweep.yaml in different folders):
 	// Spec.ID of the sweep that wrote the line; "" in files written before it.
 	SweepID string          `json:"sweep_id,omitempty"`
 	Item                    // index, key, params
-	Status  Status          `json:"status"`
-	Error   string          `json:"error,omitempty"`
+	Status  Status          `json:"status"`           // ok or failed
+	Error   string          `json:"error,omitempty"`  // why the item failed; "" when ok
 	Result  json.RawMessage `json:"result,omitempty"` // the replay's JSON (sim --json)
 	// Seconds is the item's wall-clock time; merged files leave it out, so that they
 	// do not depend on the machine or the run.
@@ -279,8 +279,8 @@ func (r *Results) Close() error {
 
 // Input is a results file to read: a name for messages and its contents.
 type Input struct {
-	Name string
-	R    io.Reader
+	Name string    // names the file in messages
+	R    io.Reader // the file's contents
 }
 
 // The kinds of lines of a results file.

@@ -421,24 +421,24 @@ func ReadFile(path string) (*Spec, error) {
 
 // Params are one item's parameters.
 type Params struct {
-	Trace    string    `json:"trace"`
-	Machine  string    `json:"machine"`
-	Alloc    string    `json:"alloc"`
-	Sched    sim.Sched `json:"sched"`
-	Contract float64   `json:"contract"`
-	Pattern  string    `json:"pattern"`
-	Seed     uint64    `json:"seed"`
+	Trace    string    `json:"trace"`    // one of Spec.Traces, as written
+	Machine  string    `json:"machine"`  // one of Spec.Machines (topo.ParseMachine)
+	Alloc    string    `json:"alloc"`    // one of Spec.Allocators (alloc.Parse)
+	Sched    sim.Sched `json:"sched"`    // one of Spec.Schedulers
+	Contract float64   `json:"contract"` // one of Spec.Contract: the load factor
+	Pattern  string    `json:"pattern"`  // one of Spec.Patterns; "none": no communication
+	Seed     uint64    `json:"seed"`     // one of Spec.Seeds: sim --seed and --comm-seed
 	// Engine is "flit" for the flit engine; "" (left out of the key, so that the
 	// keys of sweeps written before engines existed stay valid) is the message engine.
 	Engine sim.Engine `json:"engine,omitempty"`
-	Flags  []string   `json:"flags,omitempty"`
+	Flags  []string   `json:"flags,omitempty"` // Spec.Flags, the same for every item
 }
 
 // Item is one replay of the sweep.
 type Item struct {
-	Index  int    `json:"index"`
-	Key    string `json:"key"` // hash of Params
-	Params Params `json:"params"`
+	Index  int    `json:"index"`  // position in Items' order, from 0
+	Key    string `json:"key"`    // hash of Params
+	Params Params `json:"params"` // what the item replays
 }
 
 // Items expands the sweep in its fixed order: traces, then machines, schedulers,
