@@ -166,6 +166,12 @@ func fieldErrors(err error, flags map[string]string) error {
 		if _, ok := inner.(interface{ Unwrap() []error }); ok {
 			break
 		}
+		if _, ok := inner.(*sim.FieldError); ok {
+			// A FieldError wraps its cause (alloc.Parse's error, Err): the walk
+			// stops at it, else an Alloc mistake would lose its field and be
+			// reported as a failure (exit 1) rather than a usage error.
+			break
+		}
 		next := errors.Unwrap(inner)
 		if next == nil {
 			break
