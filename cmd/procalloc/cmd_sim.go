@@ -333,9 +333,10 @@ func init() {
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
 		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
 		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
-estimate", or sacct -P output; gzip read transparently; SWF's comment lines start
-with ';', the converted format has none, and a '#' line is refused) on a mesh or torus, a
-synthetic fat tree or dragonfly (--machine), or a real network (--graph): jobs arrive,
+estimate", or sacct -P output; gzip read transparently; the first record tells SWF
+from converted; comment lines start with ';' in both, and a '#' line is refused) on a
+mesh or torus, a synthetic fat tree or dragonfly (--machine), or a real network
+(--graph): jobs arrive,
 the scheduler decides when each starts, the allocator which nodes it gets. Run times
 are taken from the trace (allocation does not change them). Reported per job and on
 average: total and average pairwise hop distance (L1 on grids), span and ring span of
