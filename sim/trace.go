@@ -53,6 +53,9 @@ type Trace struct {
 	// Hosts numbers the host names of the jobs' node lists (sacct traces; nil
 	// otherwise).
 	Hosts *hostlist.Table
+	// HetJobs counts the heterogeneous jobs of an sacct trace whose components
+	// (JobID 123+0, 123+1) are replayed as one job each (slurm.ReadSacct).
+	HetJobs int
 }
 
 // ReadOptions tune ReadTrace.

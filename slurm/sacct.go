@@ -16,13 +16,13 @@ import (
 )
 
 // SacctFields are the sacct fields ReadSacct uses: the job id (JobIDRaw, else
-// JobID), Submit, Start, End, the run time (ElapsedRaw, else Elapsed, else End -
+// JobID; JobID also tells a heterogeneous job's components, 123+0 and 123+1), Submit, Start, End, the run time (ElapsedRaw, else Elapsed, else End -
 // Start), the limit (TimelimitRaw in minutes, else Timelimit), the size (NNodes, else
 // NCPUS), State and NodeList; others (Partition, ...) are ignored. Produce them with
 //
 //	sacct -X -P -a -S 2026-01-01 -E 2026-02-01 \
-//	  -o JobIDRaw,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList
-const SacctFields = "JobIDRaw,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList"
+//	  -o JobIDRaw,JobID,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList
+const SacctFields = "JobIDRaw,JobID,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList"
 
 // ErrRange is wrapped by the errors of values beyond SacctOptions.MaxValue.
 var ErrRange = errors.New("value out of range")
@@ -84,6 +84,9 @@ type SacctJob struct {
 	// NodeList is sacct's NodeList as a list of Sacct.Hosts (in the expression's
 	// order); empty when the field is absent or empty.
 	NodeList hostlist.List
+	// Components is the number of components of a heterogeneous job (JobID
+	// 123+0, 123+1, ...) this job stands for, 1 for any other job (see ReadSacct).
+	Components int
 }
 
 // Sacct is what ReadSacct read: the jobs in file order (of a requeued job its last
@@ -94,6 +97,9 @@ type Sacct struct {
 	Skipped    map[string]int
 	Impossible map[string]int
 	Bad        int
+	// HetJobs is the number of heterogeneous jobs whose components were joined
+	// into one job each (SacctJob.Components).
+	HetJobs int
 	// Hosts numbers the host names of the jobs' node lists, each stored once.
 	Hosts *hostlist.Table
 	// Location is the zone the times were read in.
@@ -184,6 +190,17 @@ var sacctTableRecordRe = regexp.MustCompile(`^\d+([_+.]\S*)?\s+(\S+\s+)*\d{4}-\d
 // time spent suspended, which Slurm leaves out of ElapsedRaw: ElapsedRaw is the
 // run time then), a time in a daylight-saving gap, a state Slurm does not have.
 // More than SacctOptions.MaxJobs jobs is an error.
+//
+// A heterogeneous job's components (JobID 123+0, 123+1, ...; sbatch's `:`
+// syntax) are one job: Slurm schedules all of them at the same time or defers
+// them all (doc/html/heterogeneous_jobs.shtml, "System Administrator
+// Information"), so a replay must not start them apart. The job is at the place of
+// its first component, with the het job's id (123), the earliest Submit and
+// Start, the sum of the sizes, the node lists one after the other, the run time to
+// the last component's end and the longest limit (unknown if one is unknown);
+// Components counts them. Only the JobID field names components: with JobIDRaw
+// alone (each component's own id) and in sacct --completion's output
+// (jobcomp/filetxt, which prints no het fields) they are separate jobs.
 func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	limit := opt.MaxValue
 	if limit <= 0 || limit > math.MaxInt64/4 {
@@ -206,6 +223,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	type rec struct {
 		job SacctJob
 		id  string // "" once a later run of the job replaced it
+		het int    // the heterogeneous job's id of a component (JobID 123+1: 123); -1 for other jobs
 	}
 	var recs []rec
 	last := map[string]int{} // job id -> index in recs
@@ -416,6 +434,15 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				j.ID = n // 1234 of 1234, 1234_7 or 1234+0
 			}
 		}
+		het := -1
+		if v, ok := col["JobID"]; ok {
+			if lead, off, ok := strings.Cut(f[v], "+"); ok && allDigits(lead) && allDigits(off) {
+				if n, err := strconv.Atoi(lead); err == nil {
+					het = n
+				}
+			}
+		}
+		j.Components = 1
 		if i, again := last[id]; again {
 			// A requeued job: sacct -D lists every run; the last one is replayed.
 			t.Skipped["earlier runs of requeued jobs"]++
@@ -425,7 +452,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			return nil, fmt.Errorf("line %d: more than %d jobs: %w (raise the cap: SacctOptions.MaxJobs, procalloc's --max-jobs)", line, maxJobs, ErrTooManyJobs)
 		}
 		last[id] = len(recs)
-		recs = append(recs, rec{job: j, id: id})
+		recs = append(recs, rec{job: j, id: id, het: het})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, textin.ScanErr(err, line+1, maxSacctLine)
@@ -433,12 +460,53 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	if header == nil {
 		return nil, fmt.Errorf("empty sacct output")
 	}
+	hetAt := map[int]int{} // het job id -> its job in t.Jobs
 	for _, r := range recs {
-		if r.id != "" {
-			t.Jobs = append(t.Jobs, r.job)
+		if r.id == "" {
+			continue
 		}
+		if r.het < 0 {
+			t.Jobs = append(t.Jobs, r.job)
+			continue
+		}
+		i, seen := hetAt[r.het]
+		if !seen {
+			hetAt[r.het] = len(t.Jobs)
+			r.job.ID = r.het
+			t.Jobs = append(t.Jobs, r.job)
+			continue
+		}
+		if t.Jobs[i].Components == 1 {
+			t.HetJobs++
+		}
+		t.Jobs[i] = joinComponent(t.Jobs[i], r.job, t.Hosts)
 	}
 	return t, nil
+}
+
+// joinComponent is the job of a heterogeneous job's components a and c: they start
+// together, at the earliest Start (Slurm starts them at one time), hold their nodes
+// together to the last component's end, and have the longest limit.
+func joinComponent(a, c SacctJob, hosts *hostlist.Table) SacctJob {
+	start := min(a.Start, c.Start)
+	end := max(a.Start+a.Runtime, c.Start+c.Runtime)
+	switch {
+	case a.Limit < 0 || c.Limit < 0:
+		a.Limit = -1
+	default:
+		a.Limit = max(a.Limit, c.Limit)
+	}
+	a.Submit, a.Start, a.Runtime = min(a.Submit, c.Submit), start, end-start
+	a.Size += c.Size
+	if a.NodeList.Len() > 0 || c.NodeList.Len() > 0 {
+		a.NodeList = hosts.List(append(a.NodeList.Names(), c.NodeList.Names()...))
+	}
+	a.Components += c.Components
+	return a
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // sacctLimit reads a time limit: minutes (TimelimitRaw) or [DD-[HH:]]MM:SS

@@ -316,6 +316,9 @@ func readTrace(e *env, s *sim.Spec) error {
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", s.Trace, tr.Skipped[why], why)
 	}
+	if tr.HetJobs > 0 {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d heterogeneous jobs replayed as one job each: their components (JobID N+0, N+1, ...) start together, on their summed nodes\n", s.Trace, tr.HetJobs)
+	}
 	zone := tr.TimeZone
 	if zone == "Local" {
 		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
@@ -376,7 +379,14 @@ sacct traces (--format sacct, or detected from the header): produce them with
 Job steps, pending jobs, jobs cancelled before they started, jobs still running and
 earlier runs of requeued jobs are skipped and counted on stderr (a job cancelled
 while pending: NodeList "None assigned", or "(null)" from sacct --completion);
-UNLIMITED and Partition_Limit limits are unknown estimates; Procs is NNodes. -P's '|'
+UNLIMITED and Partition_Limit limits are unknown estimates; Procs is NNodes. A
+heterogeneous job's components (JobID N+0, N+1, ...: sbatch/srun with ':') are
+replayed as one job N of their summed nodes, which every scheduler starts whole:
+Slurm starts all components at one time or defers them all. It has one per-job row,
+at its first component's line, with the node lists joined, the run time to the last
+end and the longest limit; stderr counts such jobs. JobID is needed for this (with
+JobIDRaw alone, and in sacct --completion's output, components are separate jobs).
+-P's '|'
 is read with or without a last '|' (--parsable); sacct's table (no -P), a header
 dropped by -n, --delimiter and times other than SLURM_TIME_FORMAT=standard's are
 refused, saying which. sacct --completion prints every job's Start as its Submit, so
