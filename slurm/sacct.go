@@ -189,7 +189,10 @@ var sacctTableRecordRe = regexp.MustCompile(`^\d+([_+.]\S*)?\s+(\S+\s+)*\d{4}-\d
 // before Submit, End before Start, ElapsedRaw longer than End - Start (shorter is
 // time spent suspended, which Slurm leaves out of ElapsedRaw: ElapsedRaw is the
 // run time then), a time in a daylight-saving gap, a state Slurm does not have.
-// More than SacctOptions.MaxJobs jobs is an error.
+// More than SacctOptions.MaxJobs jobs is an error. Output of several clusters
+// (sacct -L or -M a,b) is refused (ErrSeveralClusters): by a Cluster column naming
+// more than one, or without it by a job id whose two records ran at the same time
+// (they would be taken for a requeued job's runs).
 //
 // A heterogeneous job's components (JobID 123+0, 123+1, ...; sbatch's `:`
 // syntax) are one job: Slurm schedules all of them at the same time or defers
@@ -224,7 +227,11 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		job SacctJob
 		id  string // "" once a later run of the job replaced it
 		het int    // the heterogeneous job's id of a component (JobID 123+1: 123); -1 for other jobs
+		end int64  // End, Unix seconds
 	}
+	// The clusters of a Cluster column, in order of appearance, and a line of each.
+	var clusters []string
+	clusterLine := map[string]int{}
 	var recs []rec
 	last := map[string]int{} // job id -> index in recs
 	get := func(f []string, names ...string) (string, bool) {
@@ -284,6 +291,16 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			continue
 		}
 		id, _ := get(f, "JobIDRaw", "JobID")
+		runKey := id // a job's runs share it: its id, of its cluster
+		if c, ok := get(f, "Cluster"); ok {
+			if c = strings.TrimSpace(c); c != "" {
+				if _, seen := clusterLine[c]; !seen {
+					clusterLine[c] = line
+					clusters = append(clusters, c)
+				}
+			}
+			runKey = c + "|" + id
+		}
 		state, _ := get(f, "State")
 		state, _, _ = strings.Cut(strings.TrimSpace(state), " ") // "CANCELLED by 1234" -> CANCELLED
 		submitS, _ := get(f, "Submit")
@@ -443,7 +460,13 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			}
 		}
 		j.Components = 1
-		if i, again := last[id]; again {
+		if i, again := last[runKey]; again {
+			if p := recs[i].job; j.Start < recs[i].end && p.Start < end.Unix() {
+				// The runs overlap: no requeued job does that (a requeue ends a run
+				// before the next one starts). Jobs of two clusters (sacct -L,
+				// -M a,b) have their own ids, which repeat.
+				return nil, &SacctLineError{Line: line, Text: textin.Clip(text), Err: fmt.Errorf("job %s ran at the same time as job %s of line %d, which a requeued job's runs cannot: %w; add Cluster to sacct's -o to see them, and run sacct -M NAME for one cluster", id, id, p.Line, ErrSeveralClusters)}
+			}
 			// A requeued job: sacct -D lists every run; the last one is replayed.
 			t.Skipped["earlier runs of requeued jobs"]++
 			recs[i].id = "" // dropped below
@@ -451,14 +474,21 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		if len(recs) >= maxJobs {
 			return nil, fmt.Errorf("line %d: more than %d jobs: %w (raise the cap: SacctOptions.MaxJobs, procalloc's --max-jobs)", line, maxJobs, ErrTooManyJobs)
 		}
-		last[id] = len(recs)
-		recs = append(recs, rec{job: j, id: id, het: het})
+		last[runKey] = len(recs)
+		recs = append(recs, rec{job: j, id: id, het: het, end: end.Unix()})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, textin.ScanErr(err, line+1, maxSacctLine)
 	}
 	if header == nil {
 		return nil, fmt.Errorf("empty sacct output")
+	}
+	if len(clusters) > 1 {
+		var named []string
+		for _, c := range clusters {
+			named = append(named, fmt.Sprintf("%s (line %d)", textin.Clip(c), clusterLine[c]))
+		}
+		return nil, fmt.Errorf("%w: %d clusters, %s, whose job ids repeat across clusters; replay one: run sacct -M NAME, or keep the lines of one Cluster", ErrSeveralClusters, len(clusters), strings.Join(named, ", "))
 	}
 	hetAt := map[int]int{} // het job id -> its job in t.Jobs
 	for _, r := range recs {
@@ -532,6 +562,11 @@ func sacctLimit(v string, raw bool, limit int64) (int64, error) {
 func noTime(s string) bool {
 	return s == "" || s == "Unknown" || s == "None" || s == "N/A"
 }
+
+// ErrSeveralClusters is wrapped by the error of sacct output of several clusters
+// (sacct -L, or -M with several names): each cluster numbers its jobs, so ids
+// repeat, and one history is replayed on one machine.
+var ErrSeveralClusters = errors.New("sacct output of several clusters")
 
 // ErrTooManyJobs is wrapped by the error of an input with more jobs than the cap.
 var ErrTooManyJobs = errors.New("too many jobs")

@@ -386,7 +386,10 @@ Slurm starts all components at one time or defers them all. It has one per-job r
 at its first component's line, with the node lists joined, the run time to the last
 end and the longest limit; stderr counts such jobs. JobID is needed for this (with
 JobIDRaw alone, and in sacct --completion's output, components are separate jobs).
--P's '|'
+Output of several clusters (sacct -L, -M a,b) is refused, since each cluster numbers
+its jobs and a repeated id would be taken for a requeued job's earlier run: a Cluster
+column naming two clusters, or one id's two records that ran at the same time, tell
+it; run sacct -M NAME for one cluster. -P's '|'
 is read with or without a last '|' (--parsable); sacct's table (no -P), a header
 dropped by -n, --delimiter and times other than SLURM_TIME_FORMAT=standard's are
 refused, saying which. sacct --completion prints every job's Start as its Submit, so
