@@ -40,7 +40,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		return nil, err
 	}
-	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Impossible: sa.Impossible, Bad: sa.Bad, TimeZone: sa.Location.String(), Hosts: sa.Hosts, HetJobs: sa.HetJobs}
+	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Impossible: sa.Impossible, Bad: sa.Bad, TimeZone: sa.Location.String(), Hosts: sa.Hosts, HetJobs: sa.HetJobs, Joined: sa.Joined}
 	if len(sa.Jobs) == 0 {
 		return t, nil
 	}

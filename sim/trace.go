@@ -54,8 +54,9 @@ type Trace struct {
 	// otherwise).
 	Hosts *hostlist.Table
 	// HetJobs counts the heterogeneous jobs of an sacct trace whose components
-	// (JobID 123+0, 123+1) are replayed as one job each (slurm.ReadSacct).
-	HetJobs int
+	// (JobID 123+0, 123+1) are replayed as one job each (slurm.ReadSacct); Joined
+	// the component records joined into an earlier component's job.
+	HetJobs, Joined int
 }
 
 // ReadOptions tune ReadTrace.

@@ -98,8 +98,9 @@ type Sacct struct {
 	Impossible map[string]int
 	Bad        int
 	// HetJobs is the number of heterogeneous jobs whose components were joined
-	// into one job each (SacctJob.Components).
-	HetJobs int
+	// into one job each (SacctJob.Components); Joined the component records
+	// joined into an earlier component's job (not in Jobs themselves).
+	HetJobs, Joined int
 	// Hosts numbers the host names of the jobs' node lists, each stored once.
 	Hosts *hostlist.Table
 	// Location is the zone the times were read in.
@@ -465,7 +466,9 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				// The runs overlap: no requeued job does that (a requeue ends a run
 				// before the next one starts). Jobs of two clusters (sacct -L,
 				// -M a,b) have their own ids, which repeat.
-				return nil, &SacctLineError{Line: line, Text: textin.Clip(text), Err: fmt.Errorf("job %s ran at the same time as job %s of line %d, which a requeued job's runs cannot: %w; add Cluster to sacct's -o to see them, and run sacct -M NAME for one cluster", id, id, p.Line, ErrSeveralClusters)}
+				// Not a *SacctLineError: no record is malformed, and SkipBad
+				// cannot skip the file's other cluster.
+				return nil, fmt.Errorf("line %d: job %s ran at the same time as job %s of line %d, which a requeued job's runs cannot: %w; add Cluster to sacct's -o to see them, and run sacct -M NAME for one cluster", line, textin.Clip(id), textin.Clip(id), p.Line, ErrSeveralClusters)
 			}
 			// A requeued job: sacct -D lists every run; the last one is replayed.
 			t.Skipped["earlier runs of requeued jobs"]++
@@ -509,6 +512,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		if t.Jobs[i].Components == 1 {
 			t.HetJobs++
 		}
+		t.Joined++
 		t.Jobs[i] = joinComponent(t.Jobs[i], r.job, t.Hosts)
 	}
 	return t, nil

@@ -41,8 +41,8 @@ func TestSacctHetJobComponentsAreOneJob(t *testing.T) {
 		{3, 2, 1, 120, 2, []string{"node01", "node02"}},
 		{4, 3, 3, 300, 2, []string{"node01", "node02", "node03"}},
 	}
-	if len(got) != len(exp) || s.HetJobs != 2 {
-		t.Fatalf("%d jobs %+v, %d het jobs; want %+v and 2", len(got), got, s.HetJobs, exp)
+	if len(got) != len(exp) || s.HetJobs != 2 || s.Joined != 3 {
+		t.Fatalf("%d jobs %+v, %d het jobs of %d joined records; want %+v, 2 and 3", len(got), got, s.HetJobs, s.Joined, exp)
 	}
 	for i := range exp {
 		g, e := got[i], exp[i]
