@@ -138,7 +138,7 @@ func specError(err error) error {
 	var fe *sim.FileError
 	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
 		if fe.Field == "Hostlist" {
-			return usagef("--hostlist %s: %v", fe.Path, fe.Err)
+			return usagef("%s: %v", hostSource{expr: fe.Path}.quoted(fe.Err), fe.Err)
 		}
 		if fe.Path == "" {
 			return fmt.Errorf("%s: %w", specFlags[fe.Field], fe.Err)
