@@ -115,12 +115,14 @@ func quoteAt(expr string, at int) string {
 	if len(expr) <= 120 {
 		return strconv.Quote(expr)
 	}
+	// Cuts at a rune's start, at most 3 bytes back (a rune is at most 4 bytes;
+	// in text that is no UTF-8 any byte will do).
 	from := max(0, min(at-40, len(expr)-120))
-	for from > 0 && !utf8.RuneStart(expr[from]) {
+	for i := 0; i < utf8.UTFMax-1 && from > 0 && !utf8.RuneStart(expr[from]); i++ {
 		from--
 	}
 	to := min(len(expr), from+120)
-	for to < len(expr) && !utf8.RuneStart(expr[to]) {
+	for i := 0; i < utf8.UTFMax-1 && to < len(expr) && !utf8.RuneStart(expr[to]); i++ {
 		to--
 	}
 	q := strconv.Quote(expr[from:to])
