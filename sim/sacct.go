@@ -29,6 +29,8 @@ func looksLikeSacct(br *bufio.Reader) bool {
 // slurm.ReadSacct skips is counted in Trace.Skipped, malformed records are a
 // *ParseError naming the line, or skipped and counted (Trace.Bad) with SkipBad. Jobs
 // are in arrival order; a job whose id has no number is numbered by its position.
+// A heterogeneous job's components are one job of their summed size, started
+// together (slurm.ReadSacct; counted in Trace.HetJobs).
 func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 	sa, err := slurm.ReadSacct(br, slurm.SacctOptions{SkipBad: opt.SkipBad, MaxValue: maxTraceValue, MaxJobs: opt.MaxJobs, Location: opt.Location})
 	if err != nil {
@@ -38,7 +40,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		return nil, err
 	}
-	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Impossible: sa.Impossible, Bad: sa.Bad, TimeZone: sa.Location.String(), Hosts: sa.Hosts}
+	t := &Trace{Format: "sacct", Skipped: sa.Skipped, Impossible: sa.Impossible, Bad: sa.Bad, TimeZone: sa.Location.String(), Hosts: sa.Hosts, HetJobs: sa.HetJobs, Joined: sa.Joined}
 	if len(sa.Jobs) == 0 {
 		return t, nil
 	}

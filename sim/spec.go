@@ -175,6 +175,9 @@ type FieldError struct {
 	// a caller that calls fields otherwise (a command, by its flags) can render it
 	// (ReasonWith).
 	Reason string
+	// Err is the error Reason was taken from, when there is one (an allocator spec
+	// alloc.Parse refused, Replay.Config); nil otherwise.
+	Err error
 }
 
 // Error returns the field, its value when given, and the reason.
@@ -197,6 +200,10 @@ func (e *FieldError) ReasonWith(name func(field string) string) string {
 		return field
 	})
 }
+
+// Unwrap returns Err, or nil: errors.Is and errors.As reach alloc.Parse's error
+// (a *curves.UnknownCurveError, say) through the FieldError.
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // fieldRef is a reference to a Spec field in a FieldError's Reason.
 var fieldRef = regexp.MustCompile(`\{[A-Z][A-Za-z]*(\.[A-Z][A-Za-z]*)*\}`)
@@ -589,7 +596,7 @@ func (rp *Replay) Config() (Config, error) {
 		if pe, fe := (*fs.PathError)(nil), (*alloc.FileError)(nil); errors.As(err, &pe) || errors.As(err, &fe) {
 			return Config{}, err
 		}
-		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error()}
+		return Config{}, &FieldError{Field: "Alloc", Reason: err.Error(), Err: err}
 	}
 	// What slurmctld logs about the configuration on this machine (nodes in no
 	// block), once per allocator spec.

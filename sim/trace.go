@@ -53,14 +53,20 @@ type Trace struct {
 	// Hosts numbers the host names of the jobs' node lists (sacct traces; nil
 	// otherwise).
 	Hosts *hostlist.Table
+	// HetJobs counts the heterogeneous jobs of an sacct trace whose components
+	// (JobID 123+0, 123+1) are replayed as one job each (slurm.ReadSacct); Joined
+	// the component records joined into an earlier component's job.
+	HetJobs, Joined int
 }
 
 // ReadOptions tune ReadTrace.
 type ReadOptions struct {
 	// Format is FormatSWF, FormatConverted, FormatSacct, or FormatDetect to detect
-	// it from the first record: lines starting with ';' or records of 18 fields are
-	// SWF, 4 fields the converted format, a '|'-separated header naming JobID or
-	// JobIDRaw sacct -P.
+	// it: a '|'-separated header naming JobID or JobIDRaw is sacct -P; otherwise
+	// the first record decides (4 fields: the converted format, 18: SWF), not
+	// the ';' comment lines before it (a converted file may have some; they are
+	// skipped); comments and no record, or a record of another length after
+	// comments, are SWF.
 	Format Format
 	// SkipBad skips and counts malformed lines instead of failing on the first one.
 	SkipBad bool
@@ -141,6 +147,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	sc.Buffer(make([]byte, 64<<10), maxTraceLine)
 	line := 0
 	var fields []string
+	semicolon := false // a ';' comment line was seen
 	for sc.Scan() {
 		line++
 		text := sc.Text()
@@ -149,12 +156,15 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 			continue
 		}
 		if s[0] == ';' {
-			if t.Format == "" {
-				t.Format = "swf"
-			}
-			if t.Format == "swf" {
+			// A comment. The format is told from the first record, not from a
+			// comment: a converted file may carry ';' lines too (a copied SWF
+			// header, a note), and taking it for SWF refused its first record
+			// ("4 fields, want 18"). Before the first record the header is read
+			// in case the file is SWF, and forgotten if it is not.
+			if t.Format == "" || t.Format == "swf" {
 				t.header(s)
 			}
+			semicolon = true
 			continue
 		}
 		if s[0] == '#' {
@@ -177,7 +187,12 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 			switch {
 			case len(fields) == 4:
 				t.Format = "converted"
-			case len(fields) >= 18:
+				// An SWF header's values (MaxProcs, UnixStartTime, TimeZoneString)
+				// do not describe a converted file, as with --format converted.
+				t.MaxProcs, t.UnixStart, t.TimeZone = 0, 0, ""
+			case len(fields) >= 18 || semicolon:
+				// After ';' comments a record of another length is a malformed
+				// SWF record ("N fields, want 18 (SWF 2.2)").
 				t.Format = "swf"
 			default:
 				return nil, &ParseError{Line: line, Text: textin.Clip(text), Err: fmt.Errorf("cannot tell the trace format from a record of %d fields (want 4 for the converted format or 18 for SWF)", len(fields))}
@@ -224,6 +239,9 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		}
 		return nil, textin.ScanErr(err, line+1, maxTraceLine)
 	}
+	if t.Format == "" && semicolon {
+		t.Format = "swf" // comments and no record: an SWF header
+	}
 	if t.Format == "" {
 		t.Format = opt.Format
 	}
@@ -231,7 +249,7 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 }
 
 // errHashComment refuses a trace line starting with #.
-var errHashComment = errors.New("a '#' line is not a comment in a trace: SWF's comment lines start with ';', and the converted format (4 columns) has no comments; start the line with ';' in an SWF file, or remove it")
+var errHashComment = errors.New("a '#' line is not a comment in a trace: comment lines start with ';' (SWF's, also read in the converted format); start the line with ';', or remove it")
 
 // maxTraceLine is the longest line of a trace: an SWF record is 18 numbers, and the
 // longest header comment of the Parallel Workloads Archive is far shorter.

@@ -38,8 +38,8 @@ func TestReadTraceRefusals(t *testing.T) {
 		{"0 4 10 -1\n", "swf", "line 1"}, // a converted record read as SWF
 		// '#' lines are comments in neither format: named, with what to do, at
 		// the start (was "cannot tell the trace format"), inside, and in SWF.
-		{"# converted from LLNL-T3D\n0 4 10 -1\n", "", "line 1: a '#' line is not a comment in a trace: SWF's comment lines start with ';'"},
-		{"#\n0 4 10 -1\n", "", "the converted format (4 columns) has no comments"},
+		{"# converted from LLNL-T3D\n0 4 10 -1\n", "", "line 1: a '#' line is not a comment in a trace: comment lines start with ';'"},
+		{"#\n0 4 10 -1\n", "", "comment lines start with ';'"},
 		{"0 4 10 -1\n  # a b c\n", "converted", "line 2: a '#' line"},
 		{swf() + "# a note\n", "", "line 3: a '#' line"},
 	} {
@@ -119,5 +119,48 @@ func TestWindowBadRange(t *testing.T) {
 	}
 	if w, err := Window(jobs, 6, 0); err != nil || len(w) != 1 || w[0].Arrival != 10 {
 		t.Errorf("from 6 on: %v %v", w, err)
+	}
+}
+
+// TestConvertedTraceWithSemicolonComments: the format is told from the first
+// record, not from ';' comment lines before it. A converted file with a ';' note, or
+// with an SWF header copied over it, was taken for SWF and refused ("4 fields, want
+// 18 (SWF 2.2)"); it reads as --format converted reads it: the same jobs, the
+// comments skipped, the header's values not used. SWF files with their header, and
+// a header-only file, are SWF as before.
+func TestConvertedTraceWithSemicolonComments(t *testing.T) {
+	body := "0 4 10 -1\n5 2 7 20\n; a note between records\n9 1 3 -1\n"
+	want, err := ReadTrace(strings.NewReader(body), ReadOptions{})
+	if err != nil || want.Format != FormatConverted || len(want.Jobs) != 3 {
+		t.Fatalf("plain converted file: %+v, %v", want, err)
+	}
+	for _, head := range []string{
+		"; converted from LLNL-T3D\n",
+		"; Version: 2.2\n; MaxProcs: 256\n; UnixStartTime: 820454400\n; TimeZoneString: US/Pacific\n;\n",
+	} {
+		for _, format := range []Format{FormatDetect, FormatConverted} {
+			tr, err := ReadTrace(strings.NewReader(head+body), ReadOptions{Format: format})
+			if err != nil {
+				t.Fatalf("%q (format %q): %v", head, format, err)
+			}
+			if tr.Format != FormatConverted || tr.MaxProcs != 0 || tr.UnixStart != 0 || tr.TimeZone != "" || len(tr.Jobs) != len(want.Jobs) {
+				t.Fatalf("%q (format %q): format %q, MaxProcs %d, UnixStart %d, zone %q, %d jobs; want converted, no header values, %d jobs",
+					head, format, tr.Format, tr.MaxProcs, tr.UnixStart, tr.TimeZone, len(tr.Jobs), len(want.Jobs))
+			}
+			for i, j := range tr.Jobs {
+				w := want.Jobs[i]
+				if j.Arrival != w.Arrival || j.Procs != w.Procs || j.Runtime != w.Runtime || j.Estimate != w.Estimate || j.ID != w.ID {
+					t.Errorf("%q: job %d %+v, want %+v", head, i, j, w)
+				}
+			}
+		}
+	}
+	// SWF keeps its header; comments alone are an SWF header with no job.
+	tr, err := ReadTrace(strings.NewReader("; MaxProcs: 256\n; UnixStartTime: 820454400\n1 10 5 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n"), ReadOptions{})
+	if err != nil || tr.Format != FormatSWF || tr.MaxProcs != 256 || tr.UnixStart != 820454400 || len(tr.Jobs) != 1 {
+		t.Errorf("SWF with its header: %+v, %v", tr, err)
+	}
+	if tr, err := ReadTrace(strings.NewReader("; Version: 2.2\n; MaxProcs: 64\n"), ReadOptions{}); err != nil || tr.Format != FormatSWF || tr.MaxProcs != 64 || len(tr.Jobs) != 0 {
+		t.Errorf("header only: %+v, %v", tr, err)
 	}
 }

@@ -16,13 +16,13 @@ import (
 )
 
 // SacctFields are the sacct fields ReadSacct uses: the job id (JobIDRaw, else
-// JobID), Submit, Start, End, the run time (ElapsedRaw, else Elapsed, else End -
+// JobID; JobID also tells a heterogeneous job's components, 123+0 and 123+1), Submit, Start, End, the run time (ElapsedRaw, else Elapsed, else End -
 // Start), the limit (TimelimitRaw in minutes, else Timelimit), the size (NNodes, else
 // NCPUS), State and NodeList; others (Partition, ...) are ignored. Produce them with
 //
 //	sacct -X -P -a -S 2026-01-01 -E 2026-02-01 \
-//	  -o JobIDRaw,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList
-const SacctFields = "JobIDRaw,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList"
+//	  -o JobIDRaw,JobID,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList
+const SacctFields = "JobIDRaw,JobID,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList"
 
 // ErrRange is wrapped by the errors of values beyond SacctOptions.MaxValue.
 var ErrRange = errors.New("value out of range")
@@ -84,6 +84,9 @@ type SacctJob struct {
 	// NodeList is sacct's NodeList as a list of Sacct.Hosts (in the expression's
 	// order); empty when the field is absent or empty.
 	NodeList hostlist.List
+	// Components is the number of components of a heterogeneous job (JobID
+	// 123+0, 123+1, ...) this job stands for, 1 for any other job (see ReadSacct).
+	Components int
 }
 
 // Sacct is what ReadSacct read: the jobs in file order (of a requeued job its last
@@ -94,6 +97,10 @@ type Sacct struct {
 	Skipped    map[string]int // records not replayed, by reason (job steps, pending, ...)
 	Impossible map[string]int // records whose times or state contradict, by Impossible* reason
 	Bad        int            // malformed records skipped (SkipBad)
+	// HetJobs is the number of heterogeneous jobs whose components were joined
+	// into one job each (SacctJob.Components); Joined the component records
+	// joined into an earlier component's job (not in Jobs themselves).
+	HetJobs, Joined int
 	// Hosts numbers the host names of the jobs' node lists, each stored once.
 	Hosts *hostlist.Table
 	// Location is the zone the times were read in.
@@ -183,7 +190,21 @@ var sacctTableRecordRe = regexp.MustCompile(`^\d+([_+.]\S*)?\s+(\S+\s+)*\d{4}-\d
 // before Submit, End before Start, ElapsedRaw longer than End - Start (shorter is
 // time spent suspended, which Slurm leaves out of ElapsedRaw: ElapsedRaw is the
 // run time then), a time in a daylight-saving gap, a state Slurm does not have.
-// More than SacctOptions.MaxJobs jobs is an error.
+// More than SacctOptions.MaxJobs jobs is an error. Output of several clusters
+// (sacct -L or -M a,b) is refused (ErrSeveralClusters): by a Cluster column naming
+// more than one, or without it by a job id whose two records ran at the same time
+// (they would be taken for a requeued job's runs).
+//
+// A heterogeneous job's components (JobID 123+0, 123+1, ...; sbatch's `:`
+// syntax) are one job: Slurm schedules all of them at the same time or defers
+// them all (doc/html/heterogeneous_jobs.shtml, "System Administrator
+// Information"), so a replay must not start them apart. The job is at the place of
+// its first component, with the het job's id (123), the earliest Submit and
+// Start, the sum of the sizes, the node lists one after the other, the run time to
+// the last component's end and the longest limit (unknown if one is unknown);
+// Components counts them. Only the JobID field names components: with JobIDRaw
+// alone (each component's own id) and in sacct --completion's output
+// (jobcomp/filetxt, which prints no het fields) they are separate jobs.
 func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	limit := opt.MaxValue
 	if limit <= 0 || limit > math.MaxInt64/4 {
@@ -206,7 +227,12 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	type rec struct {
 		job SacctJob
 		id  string // "" once a later run of the job replaced it
+		het int    // the heterogeneous job's id of a component (JobID 123+1: 123); -1 for other jobs
+		end int64  // End, Unix seconds
 	}
+	// The clusters of a Cluster column, in order of appearance, and a line of each.
+	var clusters []string
+	clusterLine := map[string]int{}
 	var recs []rec
 	last := map[string]int{} // job id -> index in recs
 	get := func(f []string, names ...string) (string, bool) {
@@ -266,6 +292,16 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			continue
 		}
 		id, _ := get(f, "JobIDRaw", "JobID")
+		runKey := id // a job's runs share it: its id, of its cluster
+		if c, ok := get(f, "Cluster"); ok {
+			if c = strings.TrimSpace(c); c != "" {
+				if _, seen := clusterLine[c]; !seen {
+					clusterLine[c] = line
+					clusters = append(clusters, c)
+				}
+			}
+			runKey = c + "|" + id
+		}
 		state, _ := get(f, "State")
 		state, _, _ = strings.Cut(strings.TrimSpace(state), " ") // "CANCELLED by 1234" -> CANCELLED
 		submitS, _ := get(f, "Submit")
@@ -416,7 +452,24 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				j.ID = n // 1234 of 1234, 1234_7 or 1234+0
 			}
 		}
-		if i, again := last[id]; again {
+		het := -1
+		if v, ok := col["JobID"]; ok {
+			if lead, off, ok := strings.Cut(f[v], "+"); ok && allDigits(lead) && allDigits(off) {
+				if n, err := strconv.Atoi(lead); err == nil {
+					het = n
+				}
+			}
+		}
+		j.Components = 1
+		if i, again := last[runKey]; again {
+			if p := recs[i].job; j.Start < recs[i].end && p.Start < end.Unix() {
+				// The runs overlap: no requeued job does that (a requeue ends a run
+				// before the next one starts). Jobs of two clusters (sacct -L,
+				// -M a,b) have their own ids, which repeat.
+				// Not a *SacctLineError: no record is malformed, and SkipBad
+				// cannot skip the file's other cluster.
+				return nil, fmt.Errorf("line %d: job %s ran at the same time as job %s of line %d, which a requeued job's runs cannot: %w; add Cluster to sacct's -o to see them, and run sacct -M NAME for one cluster", line, textin.Clip(id), textin.Clip(id), p.Line, ErrSeveralClusters)
+			}
 			// A requeued job: sacct -D lists every run; the last one is replayed.
 			t.Skipped["earlier runs of requeued jobs"]++
 			recs[i].id = "" // dropped below
@@ -424,8 +477,8 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		if len(recs) >= maxJobs {
 			return nil, fmt.Errorf("line %d: more than %d jobs: %w (raise the cap: SacctOptions.MaxJobs, procalloc's --max-jobs)", line, maxJobs, ErrTooManyJobs)
 		}
-		last[id] = len(recs)
-		recs = append(recs, rec{job: j, id: id})
+		last[runKey] = len(recs)
+		recs = append(recs, rec{job: j, id: id, het: het, end: end.Unix()})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, textin.ScanErr(err, line+1, maxSacctLine)
@@ -433,12 +486,61 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	if header == nil {
 		return nil, fmt.Errorf("empty sacct output")
 	}
-	for _, r := range recs {
-		if r.id != "" {
-			t.Jobs = append(t.Jobs, r.job)
+	if len(clusters) > 1 {
+		var named []string
+		for _, c := range clusters {
+			named = append(named, fmt.Sprintf("%s (line %d)", textin.Clip(c), clusterLine[c]))
 		}
+		return nil, fmt.Errorf("%w: %d clusters, %s, whose job ids repeat across clusters; replay one: run sacct -M NAME, or keep the lines of one Cluster", ErrSeveralClusters, len(clusters), strings.Join(named, ", "))
+	}
+	hetAt := map[int]int{} // het job id -> its job in t.Jobs
+	for _, r := range recs {
+		if r.id == "" {
+			continue
+		}
+		if r.het < 0 {
+			t.Jobs = append(t.Jobs, r.job)
+			continue
+		}
+		i, seen := hetAt[r.het]
+		if !seen {
+			hetAt[r.het] = len(t.Jobs)
+			r.job.ID = r.het
+			t.Jobs = append(t.Jobs, r.job)
+			continue
+		}
+		if t.Jobs[i].Components == 1 {
+			t.HetJobs++
+		}
+		t.Joined++
+		t.Jobs[i] = joinComponent(t.Jobs[i], r.job, t.Hosts)
 	}
 	return t, nil
+}
+
+// joinComponent is the job of a heterogeneous job's components a and c: they start
+// together, at the earliest Start (Slurm starts them at one time), hold their nodes
+// together to the last component's end, and have the longest limit.
+func joinComponent(a, c SacctJob, hosts *hostlist.Table) SacctJob {
+	start := min(a.Start, c.Start)
+	end := max(a.Start+a.Runtime, c.Start+c.Runtime)
+	switch {
+	case a.Limit < 0 || c.Limit < 0:
+		a.Limit = -1
+	default:
+		a.Limit = max(a.Limit, c.Limit)
+	}
+	a.Submit, a.Start, a.Runtime = min(a.Submit, c.Submit), start, end-start
+	a.Size += c.Size
+	if a.NodeList.Len() > 0 || c.NodeList.Len() > 0 {
+		a.NodeList = hosts.List(append(a.NodeList.Names(), c.NodeList.Names()...))
+	}
+	a.Components += c.Components
+	return a
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // sacctLimit reads a time limit: minutes (TimelimitRaw) or [DD-[HH:]]MM:SS
@@ -464,6 +566,11 @@ func sacctLimit(v string, raw bool, limit int64) (int64, error) {
 func noTime(s string) bool {
 	return s == "" || s == "Unknown" || s == "None" || s == "N/A"
 }
+
+// ErrSeveralClusters is wrapped by the error of sacct output of several clusters
+// (sacct -L, or -M with several names): each cluster numbers its jobs, so ids
+// repeat, and one history is replayed on one machine.
+var ErrSeveralClusters = errors.New("sacct output of several clusters")
 
 // ErrTooManyJobs is wrapped by the error of an input with more jobs than the cap.
 var ErrTooManyJobs = errors.New("too many jobs")

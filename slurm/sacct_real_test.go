@@ -91,8 +91,8 @@ func TestSacctRealOutputOtherForms(t *testing.T) {
 // ".%s" a step: batch, extern, a number; State 1737-1768: "CANCELLED by %u"; Elapsed
 // and Timelimit secs2time_str/mins2time_str, src/common/parse_time.c 762-786,
 // "%ld-%2.2ld:%2.2ld:%2.2ld" past a day; Start/End "Unknown" for 0, 662-672). Each
-// het component and array task is a job of its own; steps, the pending array and the
-// running job are skipped.
+// array task is a job of its own, a het job's components are one job (Slurm starts
+// them together); steps, the pending array and the running job are skipped.
 func TestSacctJobIDForms(t *testing.T) {
 	src := "JobID|Submit|Start|End|Elapsed|Timelimit|NNodes|State|NodeList\n" +
 		"200+0|2026-01-01T10:00:00|2026-01-01T10:00:10|2026-01-02T12:03:14|1-02:03:04|2-00:00:00|2|COMPLETED|n[01-02]\n" +
@@ -109,14 +109,14 @@ func TestSacctJobIDForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int{"job steps": 3, "pending (never started)": 1, "still running": 1}
-	if !maps.Equal(s.Skipped, want) || len(s.Jobs) != 4 {
-		t.Fatalf("%d jobs, skipped %v; want 4, %v", len(s.Jobs), s.Skipped, want)
+	if !maps.Equal(s.Skipped, want) || len(s.Jobs) != 3 {
+		t.Fatalf("%d jobs, skipped %v; want 3, %v", len(s.Jobs), s.Skipped, want)
 	}
 	for i, w := range []struct {
 		id, size     int
 		runtime, lim int64
 		nodes        string
-	}{{200, 2, 93784, 172800, "n01,n02"}, {200, 1, 93784, 172800, "n03"}, {300, 1, 600, 3600, "n04"}, {301, 2, 1800, -1, "n05,n06"}} {
+	}{{200, 3, 93784, 172800, "n01,n02,n03"}, {300, 1, 600, 3600, "n04"}, {301, 2, 1800, -1, "n05,n06"}} {
 		j := s.Jobs[i]
 		if j.ID != w.id || j.Size != w.size || j.Runtime != w.runtime || j.Limit != w.lim || strings.Join(j.NodeList.Names(), ",") != w.nodes {
 			t.Errorf("job %d: %+v (%v), want %+v", i, j, j.NodeList.Names(), w)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -126,15 +127,18 @@ var (
 	// A port line: the local port, with -g its external port "[ext N]" (a chassis
 	// line or spine switch), a CA's port GUID, then the peer's GUID, port and
 	// "[ext N]" (ibnetdiscover.c out_switch_port and out_ca_port).
-	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]`)
+	// A peer of unknown node type is "?-GUID" (node_name's default).
+	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`)
 	// A node list (ibnetdiscover -l, -H, -S, -R; ibnetdiscover.c list_node):
 	// "Ca<TAB> : 0x<guid> ports N devid ... "desc"", no links.
 	ibListRe = regexp.MustCompile(`^(Switch|Ca|Router)\s+:\s+0x[0-9a-fA-F]+\s+ports\s`)
 	// A progress line of ibnetdiscover -s (printed on standard output by
 	// libibnetdisc's dump_endnode): "DR path slid 0; dlid 0; 0,1 -> new Switch {guid} ...".
 	ibProgressRe = regexp.MustCompile(`^(DR path|Lid \d+).* -> (new|known) .*\{[0-9a-fA-F]+\}`)
-	ibPRe        = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s.*?\s-\s+(CA|SW|RT)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s*\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$`)
-	ibPOpen      = regexp.MustCompile(`^(CA|SW|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s`)
+	// -p's node types: ports_nt_str_compat's SW, CA, RT, and "??" for any other
+	// NodeInfo NodeType (ibnetdiscover.c 147-159).
+	ibPRe   = regexp.MustCompile(`^(CA|SW|RT|\?\?)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s.*?\s-\s+(CA|SW|RT|\?\?)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s*\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$`)
+	ibPOpen = regexp.MustCompile(`^(CA|SW|RT|\?\?)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s`)
 )
 
 // ibNode is one node of an ibnetdiscover dump.
@@ -195,7 +199,10 @@ const maxIBNetLine = 16 << 20
 // mlx5_1"), then of lowest GUID, then the lowest port. (Kept on both rails, the host
 // would be a shortcut between them for everyone's traffic.) A CA whose NodeDescription
 // holds "Aggregation Node" (a switch's SHARP aggregation node) is no host and is left
-// out, named by names or not. What it did of these it says in warnings (may be nil).
+// out, named by names or not. A node of unknown type (-p's ??, the default form's
+// "?-GUID" peer: a NodeInfo NodeType none of CA, switch, router) cabled to one node
+// only is left out; cabled to more it is an error. What it did of these it says in
+// warnings (may be nil).
 //
 // Errors name the line: a node block given twice, a link to a GUID with no node block
 // (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
@@ -211,9 +218,19 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
+	line := 0
+	// Nodes of a type ibnetdiscover does not know (?? in -p, "?-GUID" as a peer in
+	// the default form): GUID -> the line of its first mention.
+	unknownType := map[uint64]int{}
+	var unknownOrder []uint64
+	unknown := func(guid uint64) {
+		if _, seen := unknownType[guid]; !seen {
+			unknownType[guid] = line
+			unknownOrder = append(unknownOrder, guid)
+		}
+	}
 	var cur *ibNode
 	form := ""
-	line := 0
 	node := func(guid uint64, sw, router bool, desc string, l int, declare bool) (*ibNode, error) {
 		n, ok := nodes[guid]
 		if ok {
@@ -276,6 +293,9 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			}
 			aPort, _ := strconv.Atoi(m[1])
 			bPort, _ := strconv.Atoi(m[4])
+			if m[2] == "?" {
+				unknown(peer)
+			}
 			links = append(links, ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: line})
 		case ibPOpen.MatchString(t):
 			if err := setForm("-p"); err != nil {
@@ -299,11 +319,17 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			if _, err := node(a, m[1] != "CA", m[1] == "RT", m[7], line, false); err != nil {
-				return nil, err
-			}
-			if _, err := node(b, m[4] != "CA", m[4] == "RT", m[8], line, false); err != nil {
-				return nil, err
+			for _, end := range []struct {
+				guid      uint64
+				typ, desc string
+			}{{a, m[1], m[7]}, {b, m[4], m[8]}} {
+				if end.typ == "??" {
+					unknown(end.guid)
+					continue
+				}
+				if _, err := node(end.guid, end.typ != "CA", end.typ == "RT", end.desc, line, false); err != nil {
+					return nil, err
+				}
 			}
 			aPort, _ := strconv.Atoi(m[2])
 			bPort, _ := strconv.Atoi(m[5])
@@ -327,6 +353,36 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	}
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("no Switch or Ca found (not ibnetdiscover output?)")
+	}
+	// A node of unknown type (NodeInfo's NodeType none of CA, switch, router: a
+	// reserved value, or 4, an iWARP RNIC, which has no place on an InfiniBand
+	// subnet) cannot be told a host or a switch. Cabled to one node only, it lies on
+	// no path between others: left out, with a warning. Cabled to several, it may
+	// forward their traffic or not: refused.
+	unknownLeaves := 0
+	for _, guid := range unknownOrder {
+		if n, ok := nodes[guid]; ok {
+			return nil, fmt.Errorf("line %d: GUID %016x is of unknown type (ibnetdiscover's ??) here but a %s on line %d", unknownType[guid], guid, kind(n.sw), n.line)
+		}
+		var peers []uint64
+		for _, l := range links {
+			if l.a == guid || l.b == guid {
+				if p := l.a ^ l.b ^ guid; p != guid && !slices.Contains(peers, p) {
+					peers = append(peers, p)
+				}
+			}
+		}
+		if len(peers) > 1 {
+			return nil, fmt.Errorf("line %d: node %016x is of unknown type (ibnetdiscover prints ?? or \"?-GUID\" for a NodeInfo NodeType other than CA, switch or router) and is cabled to %d nodes (%016x, %016x, ...), so whether it forwards their traffic cannot be told; fix the device (its firmware reports a reserved node type) and rerun ibnetdiscover, or remove its lines from this file if it is no switch", unknownType[guid], guid, len(peers), peers[0], peers[1])
+		}
+		unknownLeaves++
+	}
+	if unknownLeaves > 0 {
+		links = slices.DeleteFunc(links, func(l ibLink) bool {
+			_, a := unknownType[l.a]
+			_, b := unknownType[l.b]
+			return a || b
+		})
 	}
 	// Names: hosts by the map or their description's first word, switches by the map
 	// or their GUID. Aggregation nodes get none: they are left out.
@@ -457,6 +513,10 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	if warn != nil {
 		if aggregation > 0 {
 			warn(fmt.Sprintf("%d CAs described as %q (switches' SHARP aggregation nodes) left out: no hosts", aggregation, ibAggregationNode))
+		}
+		if unknownLeaves > 0 {
+			first := unknownOrder[0]
+			warn(fmt.Sprintf("%d nodes of unknown type (ibnetdiscover's ?? or \"?-GUID\": a NodeInfo NodeType other than CA, switch or router) left out, each cabled to one node only, e.g. %016x (line %d)", unknownLeaves, first, unknownType[first]))
 		}
 		if len(dualHosts) > 0 {
 			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))

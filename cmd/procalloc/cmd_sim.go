@@ -138,7 +138,7 @@ func specError(err error) error {
 	var fe *sim.FileError
 	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
 		if fe.Field == "Hostlist" {
-			return usagef("--hostlist %s: %v", fe.Path, fe.Err)
+			return usagef("%s: %v", hostSource{expr: fe.Path}.quoted(fe.Err), fe.Err)
 		}
 		if fe.Path == "" {
 			return fmt.Errorf("%s: %w", specFlags[fe.Field], fe.Err)
@@ -164,6 +164,12 @@ func fieldErrors(err error, flags map[string]string) error {
 	inner := err
 	for {
 		if _, ok := inner.(interface{ Unwrap() []error }); ok {
+			break
+		}
+		if _, ok := inner.(*sim.FieldError); ok {
+			// A FieldError wraps its cause (alloc.Parse's error, Err): the walk
+			// stops at it, else an Alloc mistake would lose its field and be
+			// reported as a failure (exit 1) rather than a usage error.
 			break
 		}
 		next := errors.Unwrap(inner)
@@ -310,6 +316,9 @@ func readTrace(e *env, s *sim.Spec) error {
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
 		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", s.Trace, tr.Skipped[why], why)
 	}
+	if tr.HetJobs > 0 {
+		fmt.Fprintf(e.stderr, "procalloc: %s: %d heterogeneous jobs replayed as one job each: their components (JobID N+0, N+1, ...) start together, on their summed nodes\n", s.Trace, tr.HetJobs)
+	}
 	zone := tr.TimeZone
 	if zone == "Local" {
 		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
@@ -327,9 +336,10 @@ func init() {
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
 		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
 		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
-estimate", or sacct -P output; gzip read transparently; SWF's comment lines start
-with ';', the converted format has none, and a '#' line is refused) on a mesh or torus, a
-synthetic fat tree or dragonfly (--machine), or a real network (--graph): jobs arrive,
+estimate", or sacct -P output; gzip read transparently; the first record tells SWF
+from converted; comment lines start with ';' in both, and a '#' line is refused) on a
+mesh or torus, a synthetic fat tree or dragonfly (--machine), or a real network
+(--graph): jobs arrive,
 the scheduler decides when each starts, the allocator which nodes it gets. Run times
 are taken from the trace (allocation does not change them). Reported per job and on
 average: total and average pairwise hop distance (L1 on grids), span and ring span of
@@ -369,7 +379,17 @@ sacct traces (--format sacct, or detected from the header): produce them with
 Job steps, pending jobs, jobs cancelled before they started, jobs still running and
 earlier runs of requeued jobs are skipped and counted on stderr (a job cancelled
 while pending: NodeList "None assigned", or "(null)" from sacct --completion);
-UNLIMITED and Partition_Limit limits are unknown estimates; Procs is NNodes. -P's '|'
+UNLIMITED and Partition_Limit limits are unknown estimates; Procs is NNodes. A
+heterogeneous job's components (JobID N+0, N+1, ...: sbatch/srun with ':') are
+replayed as one job N of their summed nodes, which every scheduler starts whole:
+Slurm starts all components at one time or defers them all. It has one per-job row,
+at its first component's line, with the node lists joined, the run time to the last
+end and the longest limit; stderr counts such jobs. JobID is needed for this (with
+JobIDRaw alone, and in sacct --completion's output, components are separate jobs).
+Output of several clusters (sacct -L, -M a,b) is refused, since each cluster numbers
+its jobs and a repeated id would be taken for a requeued job's earlier run: a Cluster
+column naming two clusters, or one id's two records that ran at the same time, tell
+it; run sacct -M NAME for one cluster. -P's '|'
 is read with or without a last '|' (--parsable); sacct's table (no -P), a header
 dropped by -n, --delimiter and times other than SLURM_TIME_FORMAT=standard's are
 refused, saying which. sacct --completion prints every job's Start as its Submit, so

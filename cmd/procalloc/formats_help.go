@@ -52,8 +52,10 @@ adapter's (NodeDescription order: mlx5_0 before mlx5_1), since a host forwards n
 traffic; a warning says so. One NodeDescription on two CAs (the adapter's default,
 no rdma-ndd) or a first word that is no host name is refused: name those CAs with
 --node-name-map. CAs described as "Aggregation Node" (SHARP, inside switches) are
-left out with a warning. A switch is named by --node-name-map, else "S-<guid>", a
-router "R-<guid>". Parallel cables count once. A node-name-map that names no node
+left out with a warning. A node of unknown type (?? in -p, "?-<guid>" as a peer: its
+NodeType is none of CA, switch, router) is left out with a warning when cabled to one
+node only, and refused when cabled to more (it may forward traffic or not). A switch
+is named by --node-name-map, else "S-<guid>", a router "R-<guid>". Parallel cables count once. A node-name-map that names no node
 (empty, or another fabric's) is read with a warning.
 The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
 GUID is usually its node GUID; hosts are best named by their NodeDescription).

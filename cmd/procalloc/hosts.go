@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim/sweep"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // hostSource is where the host names come from: --hosts FILE or --hostlist EXPR,
@@ -45,9 +48,19 @@ func (h hostSource) flag() string {
 
 func (h hostSource) String() string {
 	if h.expr != "" {
-		return "--hostlist " + h.expr
+		return "--hostlist " + textin.Clip(h.expr) // a flag's value may be a megabyte
 	}
 	return "--hosts " + h.file
+}
+
+// quoted is the flag and its value for the message of err: the flag alone when err is
+// a hostlist syntax error, which quotes the expression itself (clipped around the
+// fault); it was quoted twice, the flag's copy whole.
+func (h hostSource) quoted(err error) string {
+	if h.expr != "" && errors.Is(err, hostlist.ErrSyntax) {
+		return "--hostlist"
+	}
+	return h.String()
 }
 
 // names returns the host names in node-index order, distinct (a name given twice is
@@ -56,11 +69,11 @@ func (h hostSource) names(e *env) ([]string, error) {
 	var names []string
 	if h.expr != "" {
 		if strings.ContainsAny(h.expr, " \t\n") {
-			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", h.expr)
+			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", textin.Clip(h.expr))
 		}
 		var err error
 		if names, err = curves.ExpandHostNames(h.expr); err != nil {
-			return nil, usagef("%s: %v", h, err)
+			return nil, usagef("%s: %v", h.quoted(err), err)
 		}
 	} else {
 		f, err := openInput(e, h.file)

@@ -154,7 +154,7 @@ func TestSimHostsErrors(t *testing.T) {
 		{[]string{"--hostlist", "node[01-15]"}, 2, "--hostlist node[01-15]: 15 host names for a machine of 16 nodes"},
 		{[]string{"--hostlist", "node[01-16]", "--hosts", dup}, 2, "--hosts and --hostlist both name the hosts"},
 		{[]string{"--hosts", dup}, 1, "node01"},
-		{[]string{"--hostlist", "node[01-16"}, 2, "--hostlist node[01-16"},
+		{[]string{"--hostlist", "node[01-16"}, 2, `--hostlist: "node[01-16": unmatched '['`}, // the value quoted once, by the hostlist error
 		{[]string{"--hostlist", "x[01-16]"}, 1, `recorded node "node01" is not a host of mesh:4x4`},
 	} {
 		code, _, stderr := runCLI(t, "", append(base, c.args...)...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/textin"
 )
@@ -49,7 +50,7 @@ func ExpandAll(exprs []string) ([]string, error) {
 	out := make([]string, 0, total)
 	for _, expr := range exprs {
 		for _, item := range splitTop(expr) {
-			names, _, err := expandOne(item, MaxHosts-len(out), false)
+			names, _, err := expandOne(item.s, MaxHosts-len(out), false)
 			if err != nil {
 				return nil, inExpr(expr, item, err)
 			}
@@ -59,10 +60,79 @@ func ExpandAll(exprs []string) ([]string, error) {
 	return out, nil
 }
 
-// inExpr is err of item, one of expr's comma-separated items, naming expr (both
-// clipped: each quote of a 1 MB expression was whole).
-func inExpr(expr, item string, err error) error {
-	return fmt.Errorf("%q: %w", textin.Clip(expr), err)
+// inExpr is err (an *itemError) of item, one of expr's comma-separated items: the
+// expression quoted once, clipped around the fault when it is long, then the item
+// when it is another and short, then what is wrong. Each quote was whole once (a 1 MB
+// expression's error was 1 MB), then each clipped (four clipped quotes, some 545
+// bytes, the expression and its item repeating each other); one clipped quote says
+// where, the others are a few bytes.
+func inExpr(expr string, item span, err error) error {
+	var ie *itemError
+	if !errors.As(err, &ie) {
+		return fmt.Errorf("%s: %w", quoteAt(expr, item.at), err)
+	}
+	where := quoteAt(expr, item.at+ie.at)
+	if item.s != expr && len(item.s) <= maxShort {
+		return fmt.Errorf("%s: %s in %q: %w", where, ie.msg, item.s, ErrSyntax)
+	}
+	return fmt.Errorf("%s: %s: %w", where, ie.msg, ErrSyntax)
+}
+
+// itemError is what is wrong in one item of an expression (msg) and where: at, the
+// byte offset in the item of the text at fault.
+type itemError struct {
+	msg string
+	at  int
+}
+
+func (e *itemError) Error() string { return e.msg }
+func (e *itemError) Unwrap() error { return ErrSyntax }
+
+func itemErr(at int, format string, a ...any) error {
+	return &itemError{msg: fmt.Sprintf(format, a...), at: at}
+}
+
+// maxShort is the longest piece of an expression (an item, a number, a range) a
+// message quotes whole; a longer one is cut to its first maxShort bytes.
+const maxShort = 40
+
+// short is s quoted, cut to maxShort bytes (at a rune start) with "..." after.
+func short(s string) string {
+	if len(s) <= maxShort {
+		return strconv.Quote(s)
+	}
+	cut := maxShort
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "..."
+}
+
+// quoteAt is expr quoted: whole when textin.Clip keeps it, else the 120 bytes from
+// a little before offset at (where the fault is), with "..." on the sides cut and
+// the offset.
+func quoteAt(expr string, at int) string {
+	if len(expr) <= 120 {
+		return strconv.Quote(expr)
+	}
+	// Cuts at a rune's start, at most 3 bytes back (a rune is at most 4 bytes;
+	// in text that is no UTF-8 any byte will do).
+	from := max(0, min(at-40, len(expr)-120))
+	for i := 0; i < utf8.UTFMax-1 && from > 0 && !utf8.RuneStart(expr[from]); i++ {
+		from--
+	}
+	to := min(len(expr), from+120)
+	for i := 0; i < utf8.UTFMax-1 && to < len(expr) && !utf8.RuneStart(expr[to]); i++ {
+		to--
+	}
+	q := strconv.Quote(expr[from:to])
+	if from > 0 {
+		q = "..." + q
+	}
+	if to < len(expr) {
+		q += "..."
+	}
+	return fmt.Sprintf("%s (byte %d of %d)", q, at+1, len(expr))
 }
 
 // Count is the number of names Expand(expr) gives, and its error, without making
@@ -80,7 +150,7 @@ func count(expr string, room int) (int, error) {
 	}
 	total := 0
 	for _, item := range items {
-		_, n, err := expandOne(item, room-total, true)
+		_, n, err := expandOne(item.s, room-total, true)
 		if err != nil {
 			return 0, inExpr(expr, item, err)
 		}
@@ -89,10 +159,16 @@ func count(expr string, room int) (int, error) {
 	return total, nil
 }
 
+// span is a piece of an expression and its byte offset in it.
+type span struct {
+	s  string
+	at int
+}
+
 // splitTop splits at the commas and white space outside brackets, dropping empty
 // elements.
-func splitTop(s string) []string {
-	var out []string
+func splitTop(s string) []span {
+	var out []span
 	depth, start := 0, 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) {
@@ -114,7 +190,7 @@ func splitTop(s string) []string {
 			}
 		}
 		if i > start {
-			out = append(out, s[start:i])
+			out = append(out, span{s[start:i], start})
 		}
 		start = i + 1
 	}
@@ -137,29 +213,30 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 		if open < 0 {
 			// A ']' before any '[' is part of the name, as in Slurm ("a]" is a name).
 			if sawBracket {
-				return nil, 0, fmt.Errorf("text %q after the last bracket of %q: %w", textin.Clip(rest), textin.Clip(item), ErrSyntax)
+				return nil, 0, itemErr(len(item)-len(rest), "text %s after the last bracket", short(rest))
 			}
 			segs = append(segs, segment{prefix: rest, vals: []string{""}})
 			break
 		}
 		closeAt := strings.IndexByte(rest[open:], ']') + open
+		base := len(item) - len(rest) // rest's offset in item
 		if closeAt < open {
 			// Slurm prints a mangled name here (n[1-2 as n]); refused.
-			return nil, 0, fmt.Errorf("unmatched '[' in %q: %w", textin.Clip(item), ErrSyntax)
+			return nil, 0, itemErr(base+open, "unmatched '['")
 		}
 		prefix, body := rest[:open], rest[open+1:closeAt]
 		if sawBracket && strings.ContainsRune(prefix, ']') {
-			return nil, 0, fmt.Errorf("unmatched ']' in %q: %w", textin.Clip(item), ErrSyntax)
+			return nil, 0, itemErr(base+strings.IndexByte(prefix, ']'), "unmatched ']'")
 		}
-		if strings.ContainsAny(body, "[") {
-			return nil, 0, fmt.Errorf("nested brackets in %q: %w", textin.Clip(item), ErrSyntax)
+		if i := strings.IndexByte(body, '['); i >= 0 {
+			return nil, 0, itemErr(base+open+1+i, "nested brackets")
 		}
-		vals, nv, err := rangeList(body, item, room, count)
+		vals, nv, err := rangeList(body, base+open+1, room, count)
 		if err != nil {
 			return nil, 0, err
 		}
 		if n*nv > room {
-			return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", textin.Clip(item), MaxHosts, ErrSyntax)
+			return nil, 0, itemErr(base+open, "more than %d host names in all", MaxHosts)
 		}
 		n *= nv
 		rest = rest[closeAt+1:]
@@ -169,7 +246,7 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 		}
 	}
 	if n > room {
-		return nil, 0, fmt.Errorf("%q: more than %d host names in all: %w", textin.Clip(item), MaxHosts, ErrSyntax)
+		return nil, 0, itemErr(0, "more than %d host names in all", MaxHosts)
 	}
 	if count {
 		return nil, n, nil
@@ -214,33 +291,35 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 	return names, n, nil
 }
 
-// rangeList expands "1-3,007,9" into the numbers as written (padding kept).
-// More than room values are refused; with count only their number is returned.
-func rangeList(body, item string, room int, count bool) ([]string, int, error) {
+// rangeList expands "1-3,007,9" into the numbers as written (padding kept); at is
+// body's offset in its item, for the errors. More than room values are refused; with
+// count only their number is returned.
+func rangeList(body string, at, room int, count bool) ([]string, int, error) {
 	if body == "" {
-		return nil, 0, fmt.Errorf("empty brackets in %q: %w", textin.Clip(item), ErrSyntax)
+		return nil, 0, itemErr(at-1, "empty brackets")
 	}
 	var out []string
 	n := 0
 	for _, r := range strings.Split(body, ",") {
 		lo, hi, isRange := strings.Cut(r, "-")
-		a, err := number(lo, item)
+		a, err := number(lo, at)
 		if err != nil {
 			return nil, 0, err
 		}
 		b := a
 		if isRange && hi != "" { // "1-" is 1, as in Slurm
-			if b, err = number(hi, item); err != nil {
+			if b, err = number(hi, at+len(lo)+1); err != nil {
 				return nil, 0, err
 			}
 		}
 		if b < a {
-			return nil, 0, fmt.Errorf("reversed range %q in %q: %w", textin.Clip(r), textin.Clip(item), ErrSyntax)
+			return nil, 0, itemErr(at, "reversed range %s", short(r))
 		}
 		if room <= n || b-a >= uint64(room-n) {
-			return nil, 0, fmt.Errorf("range %q in %q: more than %d host names in all: %w", textin.Clip(r), textin.Clip(item), MaxHosts, ErrSyntax)
+			return nil, 0, itemErr(at, "range %s: more than %d host names in all", short(r), MaxHosts)
 		}
 		n += int(b-a) + 1
+		at += len(r) + 1
 		if count {
 			continue
 		}
@@ -259,13 +338,14 @@ func rangeList(body, item string, room int, count bool) ([]string, int, error) {
 	return out, n, nil
 }
 
-func number(s, item string) (uint64, error) {
+// number reads a bracket's number s, at offset at of its item.
+func number(s string, at int) (uint64, error) {
 	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, fmt.Errorf("%q in %q is not a number: %w", textin.Clip(s), textin.Clip(item), ErrSyntax)
+		return 0, itemErr(at, "%s is not a number", short(s))
 	}
 	v, err := strconv.ParseUint(s, 10, 63)
 	if err != nil {
-		return 0, fmt.Errorf("%q in %q is too large: %w", textin.Clip(s), textin.Clip(item), ErrSyntax)
+		return 0, itemErr(at, "%s is too large (at most 2^63-1)", short(s))
 	}
 	return v, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -172,6 +173,24 @@ func FuzzExpand(f *testing.F) {
 			t.Fatalf("%q: Count %d, %v; Expand %d names, %v", s, n, cerr, len(names), err)
 		}
 		if err != nil {
+			// One quote clipped around the fault, the others short: the message
+			// is bounded, whatever the expression's length.
+			// (Sizes of the quoted text, unquoted: a byte may print as \xNN.)
+			msg := err.Error()
+			long, rest := 0, len(msg)
+			for _, q := range quotedRe.FindAllString(msg, -1) {
+				u, uerr := strconv.Unquote(q)
+				if uerr != nil || len(u) > 123 { // textin.Clip: 120 bytes and "..."
+					t.Fatalf("%.60q...: quote %.80s of %d bytes (%v)", s, q, len(u), uerr)
+				}
+				if len(u) > maxShort {
+					long++
+				}
+				rest -= len(q)
+			}
+			if long > 1 || rest > 200 || !errors.Is(err, ErrSyntax) {
+				t.Fatalf("%.60q...: %d long quotes, %d bytes besides the quotes: %.300s", s, long, rest, msg)
+			}
 			return
 		}
 		if len(names) > MaxHosts || len(names) == 0 {
