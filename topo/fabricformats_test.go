@@ -9,7 +9,7 @@ import (
 
 // The fat tree of testdata/fattree.ibnetdiscover (4 leaves of 4 hosts, 2 spines)
 // as OpenSM writes it to opensm-subnet.lst (testdata/fattree.subnet-lst, after
-// opensm/osm_dump.c 396-488: node GUID order, every cabled port a line, the peer's
+// opensm/osm_dump.c 398-498: node GUID order, every cabled port a line, the peer's
 // VenID %08X and its DevID byte-swapped by cl_ntoh32, node01 the SM's CA: CA-SM)
 // and as opareport -o topology writes it (testdata/fattree.opareport.xml, after
 // opareport.c 13441-13446 <Report>, 5144-5238 <Nodes>, 5855-5985 <LinkSummary>,
@@ -82,7 +82,7 @@ func TestGraphFormatsPairwise(t *testing.T) {
 	}
 }
 
-// lstLine writes one subnet.lst line as osm_dump.c 396-488 prints it: the two
+// lstLine writes one subnet.lst line as osm_dump.c 398-498 prints it: the two
 // ends (type with -SM or not, ports, node GUID, description, LID, port number),
 // the local VenID %06X and DevID %04X, the peer's %08X and byte-swapped.
 func lstLine(aTyp string, aGUID uint64, aDesc string, aPort int, bTyp string, bGUID uint64, bDesc string, bPort int) string {

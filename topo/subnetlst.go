@@ -13,7 +13,7 @@ import (
 )
 
 // A port record of a subnet.lst line, as OpenSM's dump_topology_node writes it
-// (opensm/osm_dump.c 396-440): "{ TYPE[-SM] Ports:%02X SystemGUID:%016x
+// (opensm/osm_dump.c 398-424, the peer 426-450): "{ TYPE[-SM] Ports:%02X SystemGUID:%016x
 // NodeGUID:%016x PortGUID:%016x VenID:%06X DevID:%04X Rev:%08X {desc} LID:%04X
 // PN:%02X }". The peer's record prints VenID with %08X and its DevID through
 // cl_ntoh32 (eight digits on a little-endian host), so the numbers' widths are
@@ -25,7 +25,7 @@ const lstRecord = `\{ (SW|CA|Rt|\*\*)(-SM)? Ports:[0-9A-Fa-f]+ SystemGUID:[0-9a-
 
 var (
 	// A line: both ends' records, then the link's width, state and speed
-	// (osm_dump.c 483-488: "PHY=%s LOG=%s SPD=%s").
+	// (osm_dump.c 493-498: "PHY=%s LOG=%s SPD=%s").
 	lstLazyRe   = regexp.MustCompile(`^` + strings.Replace(lstRecord, "DESC", ".*?", 1) + ` ` + strings.Replace(lstRecord, "DESC", ".*?", 1) + ` PHY=\S+ LOG=\S+ SPD=\S+$`)
 	lstGreedyRe = regexp.MustCompile(`^` + strings.Replace(lstRecord, "DESC", ".*", 1) + ` ` + strings.Replace(lstRecord, "DESC", ".*", 1) + ` PHY=\S+ LOG=\S+ SPD=\S+$`)
 	// lstOpen is how a subnet.lst line starts, for DetectGraphFormat.
@@ -37,8 +37,9 @@ var (
 const maxLstLine = 1 << 20
 
 // ReadSubnetLst reads the link list OpenSM writes to opensm-subnet.lst
-// (osm_dump.c dump_topology_node), which ibdiagnet writes in the same layout as
-// ibdiagnet.lst / ibdiagnet2.lst: one line per cabled port of every node, both
+// (osm_dump.c dump_topology_node; ibdiagnet's ibdiagnet.lst / ibdiagnet2.lst
+// follow it, as NVIDIA's mst tool reads them, but ibdiagnet's writer is not
+// public): one line per cabled port of every node, both
 // ends' records ("{ CA Ports:01 ... NodeGUID:<guid> ... {node01 HCA-1} LID:0015
 // PN:01 } { SW ... } PHY=4x LOG=ACT SPD=25"), so each cable twice. Nodes are
 // known by their node GUID and named as ReadIBNetDiscover names them (names by
