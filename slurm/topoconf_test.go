@@ -80,6 +80,7 @@ func TestDetectGraphFormat(t *testing.T) {
 		testdata + "fattree.ibnetdiscover": "ibnetdiscover", testdata + "fattree.ibnetdiscover-p": "ibnetdiscover",
 		testdata + "topology.conf": "slurm-topology", testdata + "topology.yaml": "slurm-topology-yaml",
 		testdata + "fattree.subnet-lst": "subnet-lst", testdata + "fattree.opareport.xml": "opareport",
+		testdata + "fattree.opareport-links.txt": "opareport",
 	} {
 		got, err := DetectGraphFormat([]byte(readFile(t, file)))
 		if err != nil || got != want {

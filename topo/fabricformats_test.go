@@ -14,8 +14,10 @@ import (
 // and as opareport -o topology writes it (testdata/fattree.opareport.xml, after
 // opareport.c 13441-13446 <Report>, 5144-5238 <Nodes>, 5855-5985 <LinkSummary>,
 // 1045-1085 and 873-930 each <Link> and <Port>, 95-97 and 130-166 the values;
-// FIs described "nodeNN hfi1_0") is the same network: the same hosts, switches and
-// links, with or without the node-name-map.
+// FIs described "nodeNN hfi1_0"), and as the text of opareport -o links
+// (testdata/fattree.opareport-links.txt, after opareport.c 5890-5905, 464,
+// 879-886, 319) is the same network: the same hosts, switches and links, with or
+// without the node-name-map.
 func TestFabricFormatsMatchIBNetDiscover(t *testing.T) {
 	for _, names := range []NodeNameMap{nil, nameMap(t)} {
 		ib, err := ReadIBNetDiscover(strings.NewReader(readFile(t, "testdata/fattree.ibnetdiscover")), names)
@@ -26,6 +28,7 @@ func TestFabricFormatsMatchIBNetDiscover(t *testing.T) {
 		for _, c := range []struct{ file, format string }{
 			{"testdata/fattree.subnet-lst", "subnet-lst"},
 			{"testdata/fattree.opareport.xml", "opareport"},
+			{"testdata/fattree.opareport-links.txt", "opareport"},
 		} {
 			for _, format := range []string{"", c.format} { // detected, and named
 				g, err := ReadGraphFormat(strings.NewReader(readFile(t, c.file)), GraphReadOptions{Format: format, NodeNameMap: names})
@@ -51,12 +54,13 @@ func TestFabricFormatsMatchIBNetDiscover(t *testing.T) {
 
 // graphSamples are a network file of every topo format and of package slurm's.
 var graphSamples = map[string]string{ // file -> its format ("" for slurm's)
-	"testdata/fattree.ibnetdiscover":   "ibnetdiscover",
-	"testdata/fattree.ibnetdiscover-p": "ibnetdiscover",
-	"testdata/fattree.subnet-lst":      "subnet-lst",
-	"testdata/fattree.opareport.xml":   "opareport",
-	"testdata/topology.conf":           "",
-	"testdata/topology.yaml":           "",
+	"testdata/fattree.ibnetdiscover":       "ibnetdiscover",
+	"testdata/fattree.ibnetdiscover-p":     "ibnetdiscover",
+	"testdata/fattree.subnet-lst":          "subnet-lst",
+	"testdata/fattree.opareport.xml":       "opareport",
+	"testdata/fattree.opareport-links.txt": "opareport",
+	"testdata/topology.conf":               "",
+	"testdata/topology.yaml":               "",
 }
 
 // Every sample is detected as its own format, and read as any other format it is
@@ -187,6 +191,7 @@ func TestOPAReportRefusals(t *testing.T) {
 		{"extlinks", opaDoc("ExtLinkSummary", [2]string{sw, fi}), "line 3: <ExtLinkSummary> (opareport -o extlinks) lists only some links"},
 		{"islinks", opaDoc("ISLinkSummary", [2]string{sw, fi}), "(opareport -o islinks)"},
 		{"no NodeGUID", strings.Replace(good, "<NodeGUID>0x00000000000000c1</NodeGUID>", "", 1), "line 15: a <Port> without <NodeGUID>"},
+		{"empty NodeGUID", strings.Replace(good, "<NodeGUID>0x00000000000000c1</NodeGUID>", "<NodeGUID></NodeGUID>", 1), "line 15: a <Port> without <NodeGUID>"},
 		{"type ??", strings.Replace(good, "<NodeType>FI</NodeType>", "<NodeType>??</NodeType>", 1), "line 15: node 00000000000000c1 of type \"??\""},
 		{"one port", opaDoc("LinkSummary", [2]string{sw, ""}), "line 5: a <Link> with 1 <Port>s, not 2"},
 		{"-d 0", strings.Replace(good, good[strings.Index(good, "    <Link "):strings.Index(good, "</LinkSummary>")], "", 1), "counts 1 links but lists none"},
@@ -205,7 +210,7 @@ func TestOPAReportRefusals(t *testing.T) {
 }
 
 // errLine is how a reader's error names the line; the few without one say why.
-var errLine = regexp.MustCompile(`^line \d+: |^no link found|^no <LinkSummary>|^no <Link>|^the <LinkSummary> counts|^line \d+ is longer`)
+var errLine = regexp.MustCompile(`^line \d+: |^no link found|^no <LinkSummary>|^no <Link>|^the <LinkSummary> counts|^line \d+ is longer|^no "Link Summary"|^no link in|^the Link Summary counts`)
 
 // checkReaderError: an error names its line (or is one of the whole-file ones) and
 // quotes no more of the input than textin.Clip lets through.
@@ -237,6 +242,8 @@ func FuzzReadOPAReport(f *testing.F) {
 	f.Add(readFile(f, "testdata/fattree.opareport.xml"))
 	f.Add(opaDoc("LinkSummary", [2]string{opaPortXML(0xa1, 1, "SW", "edge1"), opaPortXML(0xc1, 1, "FI", "n1 hfi1_0")}))
 	f.Add(opaDoc("LinkSummary", [2]string{opaPortXML(0xa1, 1, "SW", "-"), opaPortXML(0xc1, 1, "", "-")}))
+	f.Add(readFile(f, "testdata/fattree.opareport-links.txt"))
+	f.Add("Link Summary\n1 Links in Fabric:\n 25g 0x00000000000000a1   1 SW   edge1\n<->  0x00000000000000c1   1 FI   n1 hfi1_0\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := ReadOPAReport(strings.NewReader(src), nil)
 		if err != nil {
@@ -245,4 +252,104 @@ func FuzzReadOPAReport(f *testing.F) {
 		}
 		checkFabricInvariants(t, g)
 	})
+}
+
+// A real ibdiagnet2.lst line, as a 2014 user's note quotes it (the descriptions
+// were lost in the note; put back here): ibdiagnet writes VenID with 8 digits and
+// lowercase hex, DevID unswapped, an SDR link's SPD=2.5.
+func TestSubnetLstIbdiagnet2Line(t *testing.T) {
+	src := "{ CA Ports:02 SystemGUID:0002c90300165e63 NodeGUID:0002c90300165e60 PortGUID:0002c90300165e61 VenID:000002c9 DevID:1003 Rev:00000000 {c0104 HCA-1} LID:0005 PN:01 } " +
+		"{ SW Ports:24 SystemGUID:0002c90300688830 NodeGUID:0002c90300688830 PortGUID:0002c90300688830 VenID:000002c9 DevID:c738 Rev:000000a1 {MF0;switch-688830:SX6036/U1} LID:0002 PN:14 } PHY=4x LOG=ACT SPD=2.5\n"
+	g, err := ReadGraphFormat(strings.NewReader(src), GraphReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fabricByName(g), "hosts [c0104]\nswitches [S-0002c90300688830]\nlinks [S-0002c90300688830 c0104]"; got != want {
+		t.Errorf("read\n%s\nwant\n%s", got, want)
+	}
+}
+
+// opagentopology's sample topology (IbaTools/opaxmlgenerate/opagentopology.sh 39-43:
+// <Topology>, then opaxmlgenerate's Link, Cable and Port elements, no NodeType_Int)
+// of opatopology_links.txt's first two links is read: two FIs on two switches.
+func TestOPAReportGeneratedTopology(t *testing.T) {
+	port := func(guid, num, desc, portGUID, typ, details string) string {
+		return "<Port>\n<NodeGUID>" + guid + "</NodeGUID>\n<PortNum>" + num + "</PortNum>\n<NodeDesc>" + desc + "</NodeDesc>\n<PortGUID>" + portGUID +
+			"</PortGUID>\n<NodeType>" + typ + "</NodeType>\n<PortDetails>" + details + "</PortDetails>\n</Port>\n"
+	}
+	doc := "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<Topology>\n<LinkSummary>\n" +
+		"<Link>\n<Rate>25g</Rate>\n<MTU>2048</MTU>\n<Internal>0</Internal>\n<LinkDetails>IO Server Link</LinkDetails>\n<Cable>\n<CableLength>11m</CableLength>\n<CableLabel>S4567</CableLabel>\n<CableDetails>cable model 456</CableDetails>\n</Cable>\n" +
+		port("0x001175010020e004", "1", "bender hfi1_0", "0x001175010020e004", "FI", "Some info about port") +
+		port("0x0011750107000df6", "7", "Switch 1234 Leaf 4", "", "SW", "") + "</Link>\n" +
+		"<Link>\n<Rate>25g</Rate>\n<MTU></MTU>\n<Internal>0</Internal>\n<LinkDetails></LinkDetails>\n<Cable>\n<CableLength></CableLength>\n<CableLabel></CableLabel>\n<CableDetails></CableDetails>\n</Cable>\n" +
+		port("0x001175010025a678", "1", "mindy2 hfi1_0", "", "FI", "") +
+		port("0x0011750107000e6d", "4", "Switch 2345 Leaf 5", "", "SW", "") + "</Link>\n" +
+		"</LinkSummary>\n<Nodes>\n<FIs>\n</FIs>\n</Nodes>\n</Topology>\n"
+	if f, err := DetectGraphFormat([]byte(doc)); f != "opareport" {
+		t.Fatalf("detected %q (%v)", f, err)
+	}
+	g, err := ReadOPAReport(strings.NewReader(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "hosts [bender mindy2]\nswitches [S-0011750107000df6 S-0011750107000e6d]\nlinks [S-0011750107000df6 bender S-0011750107000e6d mindy2]"
+	if got := fabricByName(g); got != want {
+		t.Errorf("read\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A dual-rail host in opareport's XML (two FIs "n1 hfi1_0", "n1 hfi1_1" on two
+// switches) is one host keeping hfi1_0's cable, with ibnetdiscover's warning.
+func TestOPAReportDualRail(t *testing.T) {
+	doc := opaDoc("LinkSummary",
+		[2]string{opaPortXML(0xa1, 1, "SW", "edge1"), opaPortXML(0xc2, 1, "FI", "n1 hfi1_1")},
+		[2]string{opaPortXML(0xa2, 1, "SW", "edge2"), opaPortXML(0xc1, 1, "FI", "n1 hfi1_0")},
+		[2]string{opaPortXML(0xa1, 2, "SW", "edge1"), opaPortXML(0xc3, 1, "FI", "n2 hfi1_0")},
+		[2]string{opaPortXML(0xa2, 2, "SW", "edge2"), opaPortXML(0xc4, 1, "FI", "n3 hfi1_0")})
+	var warned []string
+	g, err := ReadGraphFormat(strings.NewReader(doc), GraphReadOptions{Warn: func(w string) { warned = append(warned, w) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "hosts [n1 n2 n3]\nswitches [S-00000000000000a1 S-00000000000000a2]\nlinks [S-00000000000000a1 n2 S-00000000000000a2 n1 S-00000000000000a2 n3]"
+	if got := fabricByName(g); got != want {
+		t.Errorf("read\n%s\nwant\n%s", got, want)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "1 hosts have more than one cable") {
+		t.Errorf("warnings %q", warned)
+	}
+}
+
+// The text of opareport -o links: rates of any width, a port without a
+// description (named by GUID), and its refusals.
+func TestOPALinksText(t *testing.T) {
+	head := "Link Summary\n2 Links in Fabric:\nRate NodeGUID          Port Type Name\n"
+	l1 := "12.5g 0x00000000000000a1   1 SW   edge1\n<->  0x00000000000000c1   1 FI   n1 hfi1_0\n"
+	l2 := " 25g 0x00000000000000a1   2 SW   edge1\n<->  0x00000000000000c2   1 FI\n"
+	sep := strings.Repeat("-", 79) + "\n"
+	g, err := ReadGraphFormat(strings.NewReader(head+l1+l2+sep), GraphReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "hosts [H-00000000000000c2 n1]\nswitches [S-00000000000000a1]\nlinks [H-00000000000000c2 S-00000000000000a1 S-00000000000000a1 n1]"
+	if got := fabricByName(g); got != want {
+		t.Errorf("read\n%s\nwant\n%s", got, want)
+	}
+	for _, c := range []struct{ what, src, want string }{
+		{"-T details", head + l1 + "    PortDetails: rack 4\n" + l2, "line 6: \"PortDetails: rack 4\" is no line of opareport -o links"},
+		{"cable", head + l1 + "    Cable: S4567 11m\n" + l2, "line 6: \"Cable: S4567 11m\""},
+		{"no second port", head + "100g 0x00000000000000a1   1 SW   edge1\n" + l2, "line 5: a link's first port, but the link of line 4 has no second"},
+		{"second port alone", head + "<->  0x00000000000000c1   1 FI   n1 hfi1_0\n", "line 4: a link's second (\"<->\") port without a first"},
+		{"last link cut", head + l1 + " 25g 0x00000000000000a1   2 SW   edge1\n", "line 6: the last link has no second"},
+		{"count differs", head + l1 + sep, "counts 2 links but lists 1"},
+		{"-d 0", head + sep, "counts 2 links but lists none"},
+		{"focus", "Link Summary\nFocused on:\n", "line 2: \"Focused on:\" is no line"},
+		{"before the summary", "Node Type Brief Summary\nLink Summary\n", "line 1: \"Node Type Brief Summary\" before opareport's \"Link Summary\""},
+		{"type ??", head + strings.Replace(l1, "FI   n1", "??   n1", 1) + l2, "line 5: node 00000000000000c1 of type \"??\""},
+	} {
+		_, err := ReadOPAReport(strings.NewReader(c.src), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.what, err, c.want)
+		}
+	}
 }

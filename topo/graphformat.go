@@ -110,7 +110,8 @@ func FirstMeaningfulLine(data []byte) string {
 // line: a Switch/Ca block, key=value header, ports-report line, -g chassis header, -s
 // progress line, -l node list or --diff line (ibnetdiscover; the last two refused
 // when read), a "{ SW Ports:.. SystemGUID:" record (subnet-lst), XML whose
-// document element is <Report> or <Topology> (opareport), else an edge list ("U V"
+// document element is <Report> or <Topology> or the line "Link Summary"
+// (opareport, its XML and -o links text), else an edge list ("U V"
 // or a % directive). Anything else is an *UndetectedFormatError asking for
 // --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
@@ -128,7 +129,7 @@ func DetectGraphFormat(data []byte) (string, error) {
 		return "ibnetdiscover", nil
 	case lstOpen.MatchString(t):
 		return "subnet-lst", nil
-	case t[0] == '<' && opaRoot(data):
+	case t[0] == '<' && opaRoot(data), t == "Link Summary":
 		return "opareport", nil
 	case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
 		return "edges", nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,7 +36,8 @@ var opaRoots = map[string]bool{"Report": true, "Topology": true}
 var opaPartialLinks = map[string]string{"ExtLinkSummary": "extlinks", "ExternalLinkSummary": "extlinks", "FILinkSummary": "filinks", "ISLinkSummary": "islinks", "ExtISLinkSummary": "extislinks"}
 
 // ReadOPAReport reads the XML of Cornelis (Intel) Omni-Path's opareport -o
-// topology, or of opareport -x -o links: a <Report> (or <Topology>) whose
+// topology, or of opareport -x -o links, or the text of opareport -o links (see
+// readOPALinksText): a <Report> (or <Topology>) whose
 // <LinkSummary> lists each link once as a <Link> of two <Port>s, each with the
 // NodeGUID, PortNum, NodeType (FI: a host's fabric interface, SW: a switch) and
 // NodeDesc of its node; <Nodes> and everything else is skipped. Nodes are known
@@ -54,7 +56,14 @@ func ReadOPAReport(r io.Reader, names NodeNameMap) (*Graph, error) {
 }
 
 func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
-	d := xml.NewDecoder(r)
+	data, err := textin.ReadAll(r, MaxGraphBytes, "the file")
+	if err != nil {
+		return nil, err
+	}
+	if t := FirstMeaningfulLine(data); t == "" || t[0] != '<' {
+		return readOPALinksText(data, names, warn)
+	}
+	d := xml.NewDecoder(bytes.NewReader(data))
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
@@ -161,7 +170,7 @@ func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 // opaNode returns the node of p (adding it to nodes and order when new) and p's
 // port number.
 func opaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, int, error) {
-	if !p.hasGUID {
+	if !p.hasGUID || p.guid == "" {
 		return nil, 0, fmt.Errorf("line %d: a <Port> without <NodeGUID> (a hand-written or opaxlattopology topology names ports by NodeDesc; give opareport -o topology of the running fabric)", p.line)
 	}
 	h, ok := strings.CutPrefix(p.guid, "0x")
@@ -215,4 +224,83 @@ func opaRoot(data []byte) bool {
 		}
 	}
 	return false
+}
+
+var (
+	// A port line of opareport -o links' text (opareport.c
+	// ShowLinkPortBriefSummary 879-886: "%4s " then "0x%016x %3u %2s   %.*s"): the
+	// link's rate (StlStaticRateToText: "100g", "12.5g", "any", "???") before its
+	// first port, "<->" before the second.
+	opaTextPortRe = regexp.MustCompile(`^(\S+) +0x([0-9a-fA-F]{1,16}) +(\d+) (FI|SW|\?\?)(?:   (.*))?$`)
+	// The report's other lines (ShowLinksReport 5890-5905 and 5975-5980,
+	// ShowLinkBriefSummaryHeader 464, DisplaySeparator 319).
+	opaTextCountRe  = regexp.MustCompile(`^(\d+) Links in Fabric:?$`)
+	opaTextHeaderRe = regexp.MustCompile(`^Rate +NodeGUID +Port +Type +Name$`)
+)
+
+// readOPALinksText reads the text of opareport -o links at its default detail:
+// "Link Summary", "N Links in Fabric:", a header, then per link two lines, the
+// first port's after its rate, the second's after "<->", and a line of dashes.
+// Lines opareport adds only with a topology input (-T: NodeDetails, PortDetails,
+// LinkDetails, Cable and free-text cable details) or a focus (-F) are refused:
+// free text could pass for a port line.
+func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph, error) {
+	nodes := map[uint64]*ibNode{}
+	var order []uint64
+	var links []ibLink
+	var from *opaPort
+	var fromNode *ibNode
+	var fromNum int
+	count, summary := -1, false
+	for i, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
+		line := i + 1
+		l = strings.TrimRight(l, "\r")
+		t := strings.TrimSpace(l)
+		switch m := opaTextPortRe.FindStringSubmatch(strings.TrimLeft(l, " ")); {
+		case t == "":
+		case t == "Link Summary":
+			if summary {
+				return nil, fmt.Errorf("line %d: a second Link Summary", line)
+			}
+			summary = true
+		case !summary:
+			return nil, fmt.Errorf("line %d: %q before opareport's \"Link Summary\" (not opareport -o links output?)", line, textin.Clip(t))
+		case opaTextCountRe.MatchString(t):
+			count, _ = strconv.Atoi(opaTextCountRe.FindStringSubmatch(t)[1])
+		case opaTextHeaderRe.MatchString(t), strings.Trim(t, "-") == "":
+		case m != nil:
+			p := &opaPort{guid: "0x" + m[2], hasGUID: true, num: m[3], typ: m[4], desc: m[5], line: line}
+			n, num, err := opaNode(p, nodes, &order)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case m[1] != "<->" && from != nil:
+				return nil, fmt.Errorf("line %d: a link's first port, but the link of line %d has no second (\"<->\") port", line, from.line)
+			case m[1] != "<->":
+				from, fromNode, fromNum = p, n, num
+			case from == nil:
+				return nil, fmt.Errorf("line %d: a link's second (\"<->\") port without a first", line)
+			default:
+				links = append(links, ibLink{a: fromNode.guid, b: n.guid, aPort: fromNum, bPort: num, line: from.line})
+				from = nil
+			}
+		default:
+			return nil, fmt.Errorf("line %d: %q is no line of opareport -o links at its default detail without -T or -F (details and cable text could pass for links); give it so, or -x for XML", line, textin.Clip(t))
+		}
+	}
+	switch {
+	case from != nil:
+		return nil, fmt.Errorf("line %d: the last link has no second (\"<->\") port", from.line)
+	case !summary:
+		return nil, fmt.Errorf("no \"Link Summary\" (give opareport -o links, or -o topology)")
+	case len(links) == 0 && count > 0:
+		return nil, fmt.Errorf("the Link Summary counts %d links but lists none (opareport -d 0); give opareport's default detail", count)
+	case len(links) == 0:
+		return nil, fmt.Errorf("no link in the Link Summary")
+	case count >= 0 && count != len(links):
+		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
+	}
+	slices.Sort(order) // node GUID order, as the XML's
+	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }

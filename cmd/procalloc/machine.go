@@ -33,7 +33,7 @@ func declareGraphFlags(fs *flag.FlagSet) *graphFlags {
 // graphHelp is the part of a command's help that describes --graph.
 const graphHelp = `--graph FILE reads a network: an edge list (see README), ibnetdiscover output
 (default or -p form), OpenSM's opensm-subnet.lst or ibdiagnet's .lst (subnet-lst),
-Omni-Path's opareport -o topology XML (opareport), a Slurm topology.conf (tree or
+Omni-Path's opareport -o topology XML or -o links text (opareport), a Slurm topology.conf (tree or
 block) or topology.yaml (tree, block, torus3d; --topology NAME picks one);
 --node-name-map names the GUIDs of the ibnetdiscover, subnet-lst and opareport
 files. The format is detected unless --graph-format says it. Switches route but get
