@@ -102,7 +102,7 @@ func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 				}
 			case depth == 2 && path[1] == "LinkSummary" && name == "Link":
 				ports, linkLine = ports[:0], line()
-			case depth == 3 && path[2] == "Link" && name == "Port":
+			case depth == 3 && path[1] == "LinkSummary" && path[2] == "Link" && name == "Port":
 				ports = append(ports, opaPort{line: line()})
 				port = &ports[len(ports)-1]
 			}
@@ -110,7 +110,6 @@ func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 			text.Reset()
 		case xml.CharData:
 			text.Write(tok) // of a leaf: reset at every tag
-
 		case xml.EndElement:
 			name := tok.Name.Local
 			depth := len(path) - 1 // of the element ending

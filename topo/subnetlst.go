@@ -37,20 +37,20 @@ var (
 const maxLstLine = 1 << 20
 
 // ReadSubnetLst reads the link list OpenSM writes to opensm-subnet.lst
-// (osm_dump.c dump_topology_node; ibdiagnet's ibdiagnet.lst / ibdiagnet2.lst
-// follow it, as NVIDIA's mst tool reads them, but ibdiagnet's writer is not
-// public): one line per cabled port of every node, both
-// ends' records ("{ CA Ports:01 ... NodeGUID:<guid> ... {node01 HCA-1} LID:0015
-// PN:01 } { SW ... } PHY=4x LOG=ACT SPD=25"), so each cable twice. Nodes are
-// known by their node GUID and named as ReadIBNetDiscover names them (names by
-// node GUID, else a host by the first word of its description, a switch
-// "S-<guid>", a router "R-<guid>"), with the same dual-rail and aggregation-node
-// rules; links in every state (ACT, ARM, INI) are cables. Nodes are numbered in
-// node GUID order (the order OpenSM writes them; ibnetdiscover's are in its dump's
-// order, the discovery's). A node of unknown type
-// ("**"), a node GUID whose type or description changes between lines, a
-// description whose end cannot be told (one holding "} LID:" and a record's
-// tail) and any other line are errors naming the line.
+// (osm_dump.c dump_topology_node; ibdiagnet's ibdiagnet.lst and ibdiagnet2.lst
+// have its fields, as NVIDIA's mst tool reads them, but ibdiagnet's writer is not
+// public): one line per cabled port of every node, both ends' records ("{ CA
+// Ports:01 ... NodeGUID:<guid> ... {node01 HCA-1} LID:0015 PN:01 } { SW ... }
+// PHY=4x LOG=ACT SPD=25"), so each cable twice. Nodes are known by their node GUID
+// and named as ReadIBNetDiscover names them (names by node GUID, else a host by the
+// first word of its description, a switch "S-<guid>", a router "R-<guid>"), with
+// the same dual-rail and aggregation-node rules; links in every state (ACT, ARM,
+// INI) are cables. Nodes are numbered in node GUID order (the order OpenSM writes
+// them; ibnetdiscover's are in its dump's order, the discovery's).
+//
+// A node of unknown type ("**"), a node GUID whose type or description changes
+// between lines, a description whose end cannot be told (one holding "} LID:" and
+// a record's tail) and any other line are errors naming the line.
 func ReadSubnetLst(r io.Reader, names NodeNameMap) (*Graph, error) {
 	return readSubnetLst(r, names, nil)
 }
@@ -103,7 +103,7 @@ func readSubnetLst(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 			return nil, fmt.Errorf("line %d: unrecognised line %q (not an OpenSM or ibdiagnet .lst file?)", line, textin.Clip(t))
 		}
 		if g := lstGreedyRe.FindStringSubmatch(t); g[4] != m[4] || g[9] != m[9] {
-			return nil, fmt.Errorf("line %d: a description holds a record's own syntax (\"} LID:\"), so where it ends cannot be told; name the node with --node-name-map FILE or set its NodeDescription", line)
+			return nil, fmt.Errorf("line %d: a description holds a record's own syntax (\"} LID:\"), so where it ends cannot be told; set the node's NodeDescription (or its name in OpenSM's node-name-map) and write the file again", line)
 		}
 		a, err := node(m[1], m[3], m[4])
 		if err != nil {
