@@ -69,9 +69,10 @@ type Spec struct {
 	Machine     topo.Machine
 	MachineSpec string // a machine spec (topo.ParseMachine), e.g. "mesh:16x16", when Machine is nil
 	// GraphFile is a network file read as the machine (slurm.ReadGraphFormat: an
-	// edge list, ibnetdiscover output, a topology.conf or topology.yaml), instead of
-	// MachineSpec. GraphFormat is its format (slurm.GraphFormats; "": detected from
-	// the content), NodeNameMap an ibnetdiscover node-name-map file naming its GUIDs,
+	// edge list, ibnetdiscover output, an OpenSM/ibdiagnet subnet.lst, opareport XML,
+	// a topology.conf or topology.yaml), instead of MachineSpec. GraphFormat is its
+	// format (slurm.GraphFormats; "": detected from the content), NodeNameMap a
+	// node-name-map file naming its GUIDs (the three fabric dumps),
 	// Topology which topology of a topology.yaml ("": its cluster_default).
 	GraphFile, GraphFormat, NodeNameMap, Topology string
 

@@ -12,8 +12,8 @@
 // shortcut), alloc's slurm:tree and slurm:block (ReadTopology, ParseTree, ParseBlocks:
 // the file order the selection depends on), and WriteTopology, which builds a Tree and
 // checks it by the same rules. ReadGraphFormat and DetectGraphFormat add the two
-// formats to topo's generic ones (edge lists, ibnetdiscover), which topo reads without
-// knowing Slurm. Node sets everywhere are hostlist expressions (package topo/hostlist,
+// formats to topo's generic ones (edge lists, ibnetdiscover, subnet.lst, opareport),
+// which topo reads without knowing Slurm. Node sets everywhere are hostlist expressions (package topo/hostlist,
 // checked against scontrol show hostnames); node order is Slurm's strnatcmp
 // (hostlist.NaturalCompare).
 //

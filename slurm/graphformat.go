@@ -16,14 +16,15 @@ import (
 var graphFormats = append(topo.GraphFormats(), "slurm-topology", "slurm-topology-yaml")
 
 // GraphFormats returns the --graph-format names ReadGraphFormat accepts: topo's
-// (edges, ibnetdiscover) and Slurm's topology.conf and topology.yaml.
+// (edges, ibnetdiscover, subnet-lst, opareport) and Slurm's topology.conf and
+// topology.yaml.
 // Each call returns a new slice: changing it changes nothing in the package.
 func GraphFormats() []string { return slices.Clone(graphFormats) }
 
 // GraphReadOptions are the settings of ReadGraphFormat.
 type GraphReadOptions struct {
 	Format      string           // one of GraphFormats, or "" to detect it
-	NodeNameMap topo.NodeNameMap // ibnetdiscover: GUID -> name
+	NodeNameMap topo.NodeNameMap // ibnetdiscover, subnet-lst, opareport: GUID -> name
 	Topology    string           // topology.yaml: which topology ("" = cluster_default)
 	// Warn receives what Slurm accepts but logs in a topology file
 	// (Topology.Warnings) and what the ibnetdiscover reader decided (dual-rail
@@ -69,7 +70,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 type GraphFile struct {
 	Path        string // the network file; "-" reads Stdin
 	Format      string // one of GraphFormats, or "" to detect it
-	NodeNameMap string // an ibnetdiscover node-name-map file naming the GUIDs
+	NodeNameMap string // a node-name-map file naming the GUIDs (ibnetdiscover, subnet-lst, opareport)
 	Topology    string // topology.yaml: which topology ("" = cluster_default)
 	// Stdin is what a path "-" reads (once); nil: "-" is a file's name.
 	Stdin io.Reader
@@ -178,8 +179,8 @@ func ReadTopologyFile(path string) (*Topology, error) {
 
 // DetectGraphFormat names the format of a network file from its first meaningful
 // line: a SwitchName=/BlockName= line (topology.conf), "- topology:" (topology.yaml),
-// else what topo.DetectGraphFormat says (ibnetdiscover, an edge list). Anything else
-// is an error asking for --graph-format.
+// else what topo.DetectGraphFormat says (ibnetdiscover, subnet-lst, opareport, an
+// edge list). Anything else is an error asking for --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
 	t := topo.FirstMeaningfulLine(data)
 	low := strings.ToLower(t)

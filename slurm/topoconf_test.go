@@ -79,10 +79,20 @@ func TestDetectGraphFormat(t *testing.T) {
 	for file, want := range map[string]string{
 		testdata + "fattree.ibnetdiscover": "ibnetdiscover", testdata + "fattree.ibnetdiscover-p": "ibnetdiscover",
 		testdata + "topology.conf": "slurm-topology", testdata + "topology.yaml": "slurm-topology-yaml",
+		testdata + "fattree.subnet-lst": "subnet-lst", testdata + "fattree.opareport.xml": "opareport",
+		testdata + "fattree.opareport-links.txt": "opareport",
 	} {
 		got, err := DetectGraphFormat([]byte(readFile(t, file)))
 		if err != nil || got != want {
 			t.Errorf("%s: detected %q (%v), want %q", file, got, err, want)
+		}
+		// Read as any other format, the file is refused (topo's formats among
+		// themselves: topo's TestGraphFormatsPairwise).
+		for _, f := range GraphFormats() {
+			_, err := ReadGraphFormat(strings.NewReader(readFile(t, file)), GraphReadOptions{Format: f})
+			if (f == want) != (err == nil) {
+				t.Errorf("%s read as %s: %v", file, f, err)
+			}
 		}
 	}
 	// 23.11's block file may start with its BlockLevels= line (read, and so detected).

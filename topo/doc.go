@@ -37,9 +37,12 @@
 // (0..N()-1) get ranks and jobs, and hosts are grouped under their leaf switch.
 // Graphs are read from an edge list (ReadGraph, %switch lines for switches),
 // ibnetdiscover output in its default and -p forms with an optional node-name-map
-// (ReadIBNetDiscover; infiniband-diags ibnetdiscover(8)); ReadGraphFormat detects
-// which. Slurm's topology.conf and topology.yaml are read by package slurm, whose
-// ReadGraphFormat adds them and falls back to this one: topo knows nothing of Slurm.
+// (ReadIBNetDiscover; infiniband-diags ibnetdiscover(8)), the link list OpenSM and
+// ibdiagnet write (ReadSubnetLst: opensm-subnet.lst, ibdiagnet2.lst) and Omni-Path's
+// opareport -o topology XML or -o links text (ReadOPAReport), the last three named
+// alike (one builder, ibFabric); ReadGraphFormat detects which. Slurm's
+// topology.conf and topology.yaml are read by package slurm, whose ReadGraphFormat
+// adds them and falls back to this one: topo knows nothing of Slurm.
 // Node sets are Slurm hostlist expressions (package hostlist).
 //
 // Synthetic switched machines follow SST merlin's topology builders

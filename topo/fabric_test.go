@@ -532,7 +532,7 @@ func TestDetectGraphFormat(t *testing.T) {
 	// DetectGraphFormat reads it).
 	for _, src := range []string{"what is this line\n", readFile(t, "testdata/topology.conf")} {
 		var u *UndetectedFormatError
-		if _, err := DetectGraphFormat([]byte(src)); !errors.As(err, &u) || !strings.Contains(err.Error(), "give --graph-format (edges, ibnetdiscover)") {
+		if _, err := DetectGraphFormat([]byte(src)); !errors.As(err, &u) || !strings.Contains(err.Error(), "give --graph-format (edges, ibnetdiscover, subnet-lst, opareport)") {
 			t.Errorf("%.30q: %v", src, err)
 		}
 	}

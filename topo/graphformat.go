@@ -11,7 +11,7 @@ import (
 )
 
 // graphFormats backs GraphFormats; only this package changes it.
-var graphFormats = []string{"edges", "ibnetdiscover"}
+var graphFormats = []string{"edges", "ibnetdiscover", "subnet-lst", "opareport"}
 
 // GraphFormats returns the --graph-format names ReadGraphFormat accepts: the generic
 // network formats. Slurm's topology.conf and topology.yaml are package slurm's, whose
@@ -26,7 +26,7 @@ const MaxGraphBytes = 256 << 20
 // GraphReadOptions are the settings of ReadGraphFormat.
 type GraphReadOptions struct {
 	Format      string      // one of GraphFormats or of Extra, or "" to detect it
-	NodeNameMap NodeNameMap // ibnetdiscover: GUID -> name
+	NodeNameMap NodeNameMap // ibnetdiscover, subnet-lst, opareport: GUID -> name
 	// Warn receives what a reader decided about the input that the user should hear
 	// (ibnetdiscover: dual-rail hosts kept on one rail, aggregation nodes left out);
 	// nil drops it.
@@ -56,8 +56,8 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 			return nil, err
 		}
 	}
-	if opt.NodeNameMap != nil && f != "ibnetdiscover" {
-		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover output, not %s", f)
+	if opt.NodeNameMap != nil && !guidFormats[f] {
+		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover, subnet-lst and opareport files, not %s", f)
 	}
 	if read, ok := opt.Extra[f]; ok {
 		return read(data)
@@ -67,6 +67,10 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 		return ReadGraph(bytes.NewReader(data))
 	case "ibnetdiscover":
 		return readIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
+	case "subnet-lst":
+		return readSubnetLst(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
+	case "opareport":
+		return readOPAReport(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
 	}
 	names := slices.Clone(graphFormats)
 	for k := range opt.Extra {
@@ -75,6 +79,9 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	slices.Sort(names[len(graphFormats):])
 	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(names, ", "))
 }
+
+// guidFormats are the formats whose nodes a NodeNameMap names by GUID.
+var guidFormats = map[string]bool{"ibnetdiscover": true, "subnet-lst": true, "opareport": true}
 
 // UndetectedFormatError is DetectGraphFormat's error for a file whose first
 // meaningful line names no format; Formats are the names to suggest.
@@ -103,9 +110,11 @@ func FirstMeaningfulLine(data []byte) string {
 // DetectGraphFormat names the format of a network file from its first meaningful
 // line: a Switch/Ca block, key=value header, ports-report line, -g chassis header, -s
 // progress line, -l node list or --diff line (ibnetdiscover; the last two refused
-// when read),
-// else an edge list ("U V" or a % directive). Anything else is an
-// *UndetectedFormatError asking for --graph-format.
+// when read), a "{ SW Ports:.. SystemGUID:" record (subnet-lst), XML whose
+// document element is <Report> or <Topology> or the line "Link Summary"
+// (opareport, its XML and -o links text), else an edge list ("U V"
+// or a % directive). Anything else is an *UndetectedFormatError asking for
+// --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
 	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
 		return "", err
@@ -119,6 +128,10 @@ func DetectGraphFormat(data []byte) (string, error) {
 		strings.HasPrefix(t, "Chassis "), ibProgressRe.MatchString(t), ibListRe.MatchString(t),
 		(strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> ")) && (ibNodeRe.MatchString(t[2:]) || strings.HasPrefix(t[2:], "[") || strings.Contains(t, "=")):
 		return "ibnetdiscover", nil
+	case lstOpen.MatchString(t):
+		return "subnet-lst", nil
+	case t[0] == '<' && opaRoot(data), t == "Link Summary":
+		return "opareport", nil
 	case t[0] == '%' || (len(strings.Fields(t)) == 2 && !strings.Contains(t, "=")):
 		return "edges", nil
 	}

@@ -384,6 +384,32 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			return a || b
 		})
 	}
+	hint := ""
+	if form == "-p" {
+		hint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
+	}
+	g, err := ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "ibnetdiscover", dupHint: hint})
+	if err != nil {
+		return nil, err
+	}
+	if warn != nil && unknownLeaves > 0 {
+		first := unknownOrder[0]
+		warn(fmt.Sprintf("%d nodes of unknown type (ibnetdiscover's ?? or \"?-GUID\": a NodeInfo NodeType other than CA, switch or router) left out, each cabled to one node only, e.g. %016x (line %d)", unknownLeaves, first, unknownType[first]))
+	}
+	return g, nil
+}
+
+// ibFabricText is what ibFabric's messages say of the dump it builds: the tool that
+// wrote it (to rerun) and a hint added to a refused repeated NodeDescription.
+type ibFabricText struct {
+	tool, dupHint string
+}
+
+// ibFabric builds the fabric of an InfiniBand-like dump (ibnetdiscover, OpenSM's
+// subnet.lst, opareport's XML): nodes by node GUID in order of appearance, links
+// between them by GUID and port. It is the one place of the host naming and
+// dual-rail rules ReadIBNetDiscover documents, which every such format shares.
+func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
 	// Names: hosts by the map or their description's first word, switches by the map
 	// or their GUID. Aggregation nodes get none: they are left out.
 	f := NewFabric()
@@ -411,14 +437,10 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 				if w := strings.Fields(n.desc); len(w) > 0 {
 					name = w[0]
 					if i := strings.IndexFunc(name, notHostNameRune); i >= 0 {
-						return nil, fmt.Errorf("line %d: CA %016x: the NodeDescription %q starts with %q, which holds %q and is no host name (letters, digits, '-', '_', '.'); name the CA by GUID with --node-name-map FILE", n.line, guid, n.desc, name, name[i:i+1])
+						return nil, fmt.Errorf("line %d: CA %016x: the NodeDescription %q starts with %q, which holds %q and is no host name (letters, digits, '-', '_', '.'); name the CA by GUID with --node-name-map FILE", n.line, guid, textin.Clip(n.desc), textin.Clip(name), name[i:i+1])
 					}
 					if l, again := descLine[n.desc]; again {
-						portsHint := ""
-						if form == "-p" {
-							portsHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
-						}
-						return nil, fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are two hosts whose description is unset (the adapter's default) or copied%s; name the CAs by GUID with --node-name-map FILE, or set their descriptions (rdma-ndd) and rerun ibnetdiscover", n.line, guid, n.desc, l, portsHint)
+						return nil, fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are two hosts whose description is unset (the adapter's default) or copied%s; name the CAs by GUID with --node-name-map FILE, or set their descriptions (rdma-ndd) and rerun %s", n.line, guid, textin.Clip(n.desc), l, text.dupHint, text.tool)
 					}
 					descLine[n.desc] = n.line
 				} else {
@@ -513,10 +535,6 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	if warn != nil {
 		if aggregation > 0 {
 			warn(fmt.Sprintf("%d CAs described as %q (switches' SHARP aggregation nodes) left out: no hosts", aggregation, ibAggregationNode))
-		}
-		if unknownLeaves > 0 {
-			first := unknownOrder[0]
-			warn(fmt.Sprintf("%d nodes of unknown type (ibnetdiscover's ?? or \"?-GUID\": a NodeInfo NodeType other than CA, switch or router) left out, each cabled to one node only, e.g. %016x (line %d)", unknownLeaves, first, unknownType[first]))
 		}
 		if len(dualHosts) > 0 {
 			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))

@@ -89,7 +89,9 @@ procalloc curve --list --json
 procalloc curve --machine mesh:16x16 --curve hilbert --json -o hilbert.json
 procalloc curve --graph topo/testdata/topology.yaml --topology fabric --curve rcm --format slurm-block --block-size 4 -o topology.conf.new
 procalloc curve --machine mesh:8x8 --curve hilbert --format slurm-block --block-size 4 --slurm-version 23.11 -o topology.conf.new
-procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --curve rcm`,
+procalloc curve --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --curve rcm
+procalloc curve --graph topo/testdata/fattree.subnet-lst --node-name-map topo/testdata/fattree.node-name-map --curve rcm --format hosts
+procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opareport --curve rcm`,
 		yourFiles: []yourFile{yourOptPairs, yourNodes, {"/etc/slurm/slurm.conf", "your site's slurm.conf (its NodeName lines get the weights)"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz")

@@ -253,3 +253,23 @@ func TestSlurmWriterFlags(t *testing.T) {
 		}
 	}
 }
+
+// The sample fat tree as OpenSM's subnet.lst and as opareport's XML and -o links
+// text orders alike:
+// `curve --graph F --curve rcm` prints the ibnetdiscover sample's bytes, with and
+// without the node-name-map, in the index form and as host names.
+func TestFabricDumpsCurveAsIBNetDiscover(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--node-name-map", ibNameMap}, {"--format", "hosts"}} {
+		args := append([]string{"curve", "--curve", "rcm"}, extra...)
+		code, want, stderr := runCLI(t, "", append(args, "--graph", ibSample)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		for _, f := range []string{"../../topo/testdata/fattree.subnet-lst", "../../topo/testdata/fattree.opareport.xml", "../../topo/testdata/fattree.opareport-links.txt"} {
+			code, got, stderr := runCLI(t, "", append(args, "--graph", f)...)
+			if code != 0 || got != want {
+				t.Errorf("%s %v: exit %d (%s), output\n%s\nibnetdiscover's\n%s", f, extra, code, stderr, got, want)
+			}
+		}
+	}
+}

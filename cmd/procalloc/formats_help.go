@@ -63,6 +63,26 @@ Lines of ibnetdiscover output are at most 16 MiB, of a node-name-map 64 KiB. A
 topology.conf or topology.yaml lists its first 20 warnings and counts the rest.
 Text inputs are UTF-8; a UTF-16 file (byte-order mark FF FE or FE FF) is refused.`
 
+// fabricDumpsHelp describes the other fabric dumps topo reads (ReadSubnetLst,
+// ReadOPAReport), named as ibnetdiscover's are.
+const fabricDumpsHelp = `subnet-lst: OpenSM's opensm-subnet.lst (ibdiagnet's .lst has its fields): one line
+per cabled port, both ends' records, each cable twice:
+  { CA Ports:01 SystemGUID:.. NodeGUID:<guid> PortGUID:.. VenID:.. DevID:.. Rev:.. {node01 HCA-1}
+    LID:0015 PN:01 } { SW ... } PHY=4x LOG=ACT SPD=50      (one line)
+opareport: Omni-Path's opareport -o topology (or -x -o links) XML: the <LinkSummary>'s
+<Link>s, each two <Port>s with NodeGUID, PortNum, NodeType (FI or SW) and NodeDesc;
+or the text of opareport -o links: "Link Summary", then two lines a link:
+  100g 0x<guid>   1 SW   edge01
+  <->  0x<guid>   1 FI   node01 hfi1_0
+Both name nodes as ibnetdiscover output does (--node-name-map by node GUID; a host's
+first NodeDescription word; S-<guid>, R-<guid>), with the same dual-rail rule, and
+number nodes in node GUID order (ibnetdiscover: in its output's order).
+Refused: a subnet.lst node of type "**", a description that cannot be told from the
+record around it; opareport's partial link reports (-o extlinks, filinks, islinks,
+extislinks), a Port without NodeGUID (opaxlattopology's hand-written topology.xml),
+a node of type "??", opareport -d 0 (no links listed), -o links text with -T's
+details and cable lines or -F's focus (free text that could pass for a link).`
+
 // weightsHelp describes the weight specs ParseWeights accepts.
 const weightsHelp = `list:W1,W2,...   w(1)=W1, w(2)=W2, ...; 0 beyond (e.g. list:1,0.5,0.25)
 exp:B:K          w(t) = B^(1-t) for t = 1..K, 0 beyond (e.g. exp:2:8)`

@@ -32,11 +32,13 @@ func declareGraphFlags(fs *flag.FlagSet) *graphFlags {
 
 // graphHelp is the part of a command's help that describes --graph.
 const graphHelp = `--graph FILE reads a network: an edge list (see README), ibnetdiscover output
-(default or -p form; --node-name-map names GUIDs), a Slurm topology.conf (tree or
-block) or topology.yaml (tree, block, torus3d; --topology NAME picks one). The format
-is detected unless --graph-format says it. Switches route but get no rank: only hosts
-are ordered and allocated.
-Reading ` + ibnetdiscoverHelp
+(default or -p form), OpenSM's opensm-subnet.lst or ibdiagnet's .lst (subnet-lst),
+Omni-Path's opareport -o topology XML or -o links text (opareport), a Slurm topology.conf (tree or
+block) or topology.yaml (tree, block, torus3d; --topology NAME picks one);
+--node-name-map names the GUIDs of the ibnetdiscover, subnet-lst and opareport
+files. The format is detected unless --graph-format says it. Switches route but get
+no rank: only hosts are ordered and allocated.
+Reading ` + ibnetdiscoverHelp + "\n" + fabricDumpsHelp
 
 // loadMachine returns the machine of --machine SPEC (a grid, fattree:..., dragonfly:...)
 // or --graph FILE (gf, exactly one). A --machine of more than curveMaxNodes nodes is

@@ -176,11 +176,11 @@ var replayFlags = func() map[string]replayFlag {
 		"machine": strFlag(func(s *sim.Spec, v string) { s.Machine, s.MachineSpec = nil, v }).
 			with("MachineSpec", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8"),
 		"graph": strFlag(func(s *sim.Spec, v string) { s.GraphFile = v }).
-			with("GraphFile", "network `FILE` instead of --machine ('-' for stdin): edge list, ibnetdiscover, topology.conf or topology.yaml"),
+			with("GraphFile", "network `FILE` instead of --machine ('-' for stdin): edge list, ibnetdiscover, subnet.lst, opareport XML, topology.conf or topology.yaml"),
 		"graph-format": strFlag(func(s *sim.Spec, v string) { s.GraphFormat = v }).
 			with("GraphFormat", "format of --graph: "+strings.Join(slurm.GraphFormats(), ", ")+" (default: detected from the content)"),
 		"node-name-map": strFlag(func(s *sim.Spec, v string) { s.NodeNameMap = v }).
-			with("NodeNameMap", "ibnetdiscover node-name-map `FILE` (GUID \"name\" per line) naming the fabric's hosts and switches"),
+			with("NodeNameMap", "node-name-map `FILE` (GUID \"name\" per line) naming the hosts and switches of an ibnetdiscover, subnet.lst or opareport file"),
 		"topology": strFlag(func(s *sim.Spec, v string) { s.Topology = v }).
 			with("Topology", "which topology of a topology.yaml `NAME` (default: the one with cluster_default: true)"),
 		"hosts": strFlag(func(s *sim.Spec, v string) { s.HostsFile = v }).

@@ -1,0 +1,131 @@
+package topo
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
+)
+
+// A port record of a subnet.lst line, as OpenSM's dump_topology_node writes it
+// (opensm/osm_dump.c 398-424, the peer 426-450): "{ TYPE[-SM] Ports:%02X SystemGUID:%016x
+// NodeGUID:%016x PortGUID:%016x VenID:%06X DevID:%04X Rev:%08X {desc} LID:%04X
+// PN:%02X }". The peer's record prints VenID with %08X and its DevID through
+// cl_ntoh32 (eight digits on a little-endian host), so the numbers' widths are
+// not fixed here. The description is OpenSM's print_desc: the NodeDescription
+// with non-printing bytes made blanks (complib/cl_nodenamemap.c clean_nodedesc),
+// or the name OpenSM's own node-name-map gives the node; it is not escaped and
+// may hold '{' and '}'.
+const lstRecord = `\{ (SW|CA|Rt|\*\*)(-SM)? Ports:[0-9A-Fa-f]+ SystemGUID:[0-9a-fA-F]{1,16} NodeGUID:([0-9a-fA-F]{1,16}) PortGUID:[0-9a-fA-F]{1,16} VenID:[0-9A-Fa-f]+ DevID:[0-9A-Fa-f]+ Rev:[0-9A-Fa-f]+ \{(DESC)\} LID:[0-9A-Fa-f]+ PN:([0-9A-Fa-f]+) \}`
+
+var (
+	// A line: both ends' records, then the link's width, state and speed
+	// (osm_dump.c 493-498: "PHY=%s LOG=%s SPD=%s").
+	lstLazyRe   = regexp.MustCompile(`^` + strings.Replace(lstRecord, "DESC", ".*?", 1) + ` ` + strings.Replace(lstRecord, "DESC", ".*?", 1) + ` PHY=\S+ LOG=\S+ SPD=\S+$`)
+	lstGreedyRe = regexp.MustCompile(`^` + strings.Replace(lstRecord, "DESC", ".*", 1) + ` ` + strings.Replace(lstRecord, "DESC", ".*", 1) + ` PHY=\S+ LOG=\S+ SPD=\S+$`)
+	// lstOpen is how a subnet.lst line starts, for DetectGraphFormat.
+	lstOpen = regexp.MustCompile(`^\{ (SW|CA|Rt|\*\*)(-SM)? Ports:[0-9A-Fa-f]+ SystemGUID:`)
+)
+
+// maxLstLine is the longest subnet.lst line ReadSubnetLst reads (OpenSM's are
+// under 400 bytes; a node-name-map name may be longer).
+const maxLstLine = 1 << 20
+
+// ReadSubnetLst reads the link list OpenSM writes to opensm-subnet.lst
+// (osm_dump.c dump_topology_node; ibdiagnet's ibdiagnet.lst and ibdiagnet2.lst
+// have its fields, as NVIDIA's mst tool reads them, but ibdiagnet's writer is not
+// public): one line per cabled port of every node, both ends' records ("{ CA
+// Ports:01 ... NodeGUID:<guid> ... {node01 HCA-1} LID:0015 PN:01 } { SW ... }
+// PHY=4x LOG=ACT SPD=25"), so each cable twice. Nodes are known by their node GUID
+// and named as ReadIBNetDiscover names them (names by node GUID, else a host by the
+// first word of its description, a switch "S-<guid>", a router "R-<guid>"), with
+// the same dual-rail and aggregation-node rules; links in every state (ACT, ARM,
+// INI) are cables. Nodes are numbered in node GUID order (the order OpenSM writes
+// them; ibnetdiscover's are in its dump's order, the discovery's).
+//
+// A node of unknown type ("**"), a node GUID whose type or description changes
+// between lines, a description whose end cannot be told (one holding "} LID:" and
+// a record's tail) and any other line are errors naming the line.
+func ReadSubnetLst(r io.Reader, names NodeNameMap) (*Graph, error) {
+	return readSubnetLst(r, names, nil)
+}
+
+func readSubnetLst(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLstLine)
+	nodes := map[uint64]*ibNode{}
+	var order []uint64
+	var links []ibLink
+	line := 0
+	node := func(typ, guidHex, desc string) (*ibNode, error) {
+		if typ == "**" {
+			return nil, fmt.Errorf("line %d: node %s of unknown type (\"**\"): neither switch, CA nor router", line, textin.Clip(guidHex))
+		}
+		guid, err := parseGUID(guidHex)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		sw := typ != "CA"
+		if n, ok := nodes[guid]; ok {
+			if n.sw != sw || n.router != (typ == "Rt") {
+				return nil, fmt.Errorf("line %d: node %016x is a %s here but not on line %d", line, guid, typ, n.line)
+			}
+			if n.desc != desc {
+				return nil, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d (two sweeps in one file?)", line, guid, textin.Clip(desc), textin.Clip(n.desc), n.line)
+			}
+			return n, nil
+		}
+		n := &ibNode{sw: sw, router: typ == "Rt", guid: guid, desc: desc, line: line}
+		nodes[guid] = n
+		order = append(order, guid)
+		return n, nil
+	}
+	for sc.Scan() {
+		line++
+		t := sc.Text()
+		if line == 1 {
+			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
+		}
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		m := lstLazyRe.FindStringSubmatch(t)
+		if m == nil {
+			if lstOpen.MatchString(t) {
+				return nil, fmt.Errorf("line %d: malformed subnet.lst line %q (want { TYPE Ports:.. SystemGUID:.. NodeGUID:.. PortGUID:.. VenID:.. DevID:.. Rev:.. {desc} LID:.. PN:.. } twice, then PHY= LOG= SPD=)", line, textin.Clip(t))
+			}
+			return nil, fmt.Errorf("line %d: unrecognised line %q (not an OpenSM or ibdiagnet .lst file?)", line, textin.Clip(t))
+		}
+		if g := lstGreedyRe.FindStringSubmatch(t); g[4] != m[4] || g[9] != m[9] {
+			return nil, fmt.Errorf("line %d: a description holds a record's own syntax (\"} LID:\"), so where it ends cannot be told; set the node's NodeDescription (or its name in OpenSM's node-name-map) and write the file again", line)
+		}
+		a, err := node(m[1], m[3], m[4])
+		if err != nil {
+			return nil, err
+		}
+		b, err := node(m[6], m[8], m[9])
+		if err != nil {
+			return nil, err
+		}
+		aPort, errA := strconv.ParseUint(m[5], 16, 8)
+		bPort, errB := strconv.ParseUint(m[10], 16, 8)
+		if errA != nil || errB != nil {
+			return nil, fmt.Errorf("line %d: port number PN:%s or PN:%s is not a port (hexadecimal, at most FF)", line, textin.Clip(m[5]), textin.Clip(m[10]))
+		}
+		links = append(links, ibLink{a: a.guid, b: b.guid, aPort: int(aPort), bPort: int(bPort), line: line})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, textin.ScanErr(err, line+1, maxLstLine)
+	}
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("no link found (an empty subnet.lst: OpenSM writes one line per cabled port)")
+	}
+	slices.Sort(order) // node GUID order: see ReadSubnetLst
+	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "OpenSM or ibdiagnet"})
+}
