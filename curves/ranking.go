@@ -213,8 +213,9 @@ func ReadMachineRanking(path string, m topo.Machine) (Order, error) {
 // MaxRankingBytes(n) bytes: a line per node (a JGF vertex takes about 400 bytes)
 // with room for comments. Ranking files are read through this cap, so that
 // /dev/zero, an endless pipe or a wrong file fails at once instead of exhausting
-// memory; a program that needs more may raise it.
-var RankingBytesPerNode int64 = 1 << 10
+// memory. It is a constant, not a setting: a variable any importer could change
+// would move the cap for every reader in the process (and race with them).
+const RankingBytesPerNode int64 = 1 << 10
 
 // MaxRankingBytes is the longest ranking file of an n-node machine read:
 // 1 MiB + RankingBytesPerNode per node.
