@@ -85,8 +85,10 @@ const (
 	DefaultThreshold     = 0.05
 )
 
-// DefaultWeights are F's weights when Options.Weights is nil: w(1) = 1, w(2) = 0.5.
-var DefaultWeights = curves.Weights{1, 0.5}
+// DefaultWeights returns F's weights when Options.Weights is nil: w(1) = 1,
+// w(2) = 0.5. Each call returns a new slice, so a plan (or its caller) that changes
+// its weights does not change the next plan's default, as a shared variable would.
+func DefaultWeights() curves.Weights { return curves.Weights{1, 0.5} }
 
 // Plan is a finished plan: the report, the deployments (each can give the
 // allocator that predicts Slurm's placements under it), the ordering and the files
@@ -144,7 +146,7 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 		return nil, errors.New("plan: no machine")
 	}
 	if opt.Weights == nil {
-		opt.Weights = DefaultWeights
+		opt.Weights = DefaultWeights()
 	}
 	if opt.TimeLimit == 0 {
 		opt.TimeLimit = DefaultTimeLimit

@@ -547,7 +547,7 @@ func TestPlanCancel(t *testing.T) {
 // slurm.conf), and Ctrl-C there waited for the command's watchdog.
 func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 	p := &Plan{opt: sampleOptions(t, false)}
-	p.opt.Weights, p.opt.Version = DefaultWeights, DefaultVersion
+	p.opt.Weights, p.opt.Version = DefaultWeights(), DefaultVersion
 	if err := p.checkInputs(); err != nil {
 		t.Fatal(err)
 	}
