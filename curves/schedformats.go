@@ -157,6 +157,12 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 		}
 		fmt.Fprintln(bw, expr)
 	case FormatRankfile:
+		// Checked before writing: Open MPI refuses the whole file for one name.
+		for _, v := range o {
+			if p := OpenMPIHostProblem(hostName(hosts, v), true); p != "" {
+				return fmt.Errorf("rankfile: host %q: %s", hostName(hosts, v), p)
+			}
+		}
 		for r, v := range o {
 			fmt.Fprintf(bw, "rank %d=%s slot=0\n", r, hostName(hosts, v))
 		}
