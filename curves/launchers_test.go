@@ -2,6 +2,8 @@ package curves
 
 import (
 	"bytes"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,5 +96,42 @@ func TestLauncherWarnings(t *testing.T) {
 				t.Errorf("%s %v: warning %q, want it to contain %q", c.f, c.hosts, got[i], w)
 			}
 		}
+	}
+}
+
+// The MPICH_RANK_ORDER writer writes plain ranks, 16 to a line, as LUMI's
+// documentation of Cray MPICH and grid_order do, and its reader reads them (and ranges) back.
+func TestMPICHRankOrderPlainList(t *testing.T) {
+	n := 35
+	o := make(Order, n)
+	for i := range o {
+		o[i] = (i * 3) % n // a permutation: 3 and 35 are coprime
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "n" + strings.Repeat("x", i)
+	}
+	var buf bytes.Buffer
+	if err := WriteRanking(&buf, FormatMPICHRankOrder, o, RankingMeta{}, names); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 3 || strings.Count(lines[0], ",") != 15 || strings.Count(lines[2], ",") != 2 || strings.Contains(buf.String(), "-") {
+		t.Fatalf("want 3 lines of 16, 16 and 3 ranks, no ranges:\n%s", buf.String())
+	}
+	ranks := o.Ranks()
+	var want []string
+	for _, r := range ranks {
+		want = append(want, strconv.Itoa(r))
+	}
+	if got := strings.ReplaceAll(strings.TrimSuffix(buf.String(), "\n"), "\n", ","); got != strings.Join(want, ",") {
+		t.Fatalf("ranks %s, want %s", got, strings.Join(want, ","))
+	}
+	back, err := ReadRanking(bytes.NewReader(buf.Bytes()), FormatMPICHRankOrder, n, names)
+	if err != nil || !slices.Equal(back, o) {
+		t.Fatalf("read back: %v", err)
+	}
+	if f, err := DetectFormat(buf.Bytes()); err != nil || f != FormatMPICHRankOrder {
+		t.Fatalf("detected %q, %v", f, err)
 	}
 }
