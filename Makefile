@@ -4,7 +4,7 @@ TAGS    ?= highs
 BIN     := bin/procalloc
 BENCHTIME ?= 1s
 
-.PHONY: all build test test-full test-race test-slurm test-browser bench demo claims highs lint clean
+.PHONY: all build test test-full test-race test-slurm test-mpi test-browser bench demo claims highs lint clean
 
 all: build
 
@@ -45,6 +45,12 @@ test-race: highs
 # "plan: N placements predicted, D differ" and "slurm: N placements compared, D differ".
 test-slurm:
 	@GO=$(GO) bash scripts/test-slurm.sh
+
+# test-mpi runs procalloc's hosts files and rankfiles through Open MPI's mpirun and
+# MPICH's mpiexec (Debian's openmpi-bin and mpich, installed when missing; needs root)
+# and checks every rank's host against the ordering; ends with "mpi: N launches, ...".
+test-mpi:
+	@GO=$(GO) bash scripts/test-mpi.sh
 
 # test-browser opens procalloc plan's HTML report in a real headless Chromium (Debian's
 # chromium, installed when missing; needs root) and checks what it renders.

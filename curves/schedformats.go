@@ -24,8 +24,8 @@ const (
 	// curve rank R.
 	FormatRankfile Format = "rankfile"
 	// FormatMPICHRankOrder: an MPICH_RANK_ORDER file (Cray MPICH custom rank
-	// placement): the MPI rank to place on each node slot, nodes in index order,
-	// comma-separated with ranges.
+	// placement, MPICH_RANK_REORDER_METHOD=3): the MPI rank to place on each node
+	// slot, nodes in index order, comma-separated, 16 to a line (ranges a-b are read).
 	FormatMPICHRankOrder Format = "mpich-rank-order"
 	// FormatJGF: Flux's JSON Graph Format resource graph, a cluster vertex and one node
 	// vertex per host whose "id" is the host's curve rank, so that Flux's low-id-first
@@ -157,25 +157,31 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 		}
 		fmt.Fprintln(bw, expr)
 	case FormatRankfile:
+		// Checked before writing: Open MPI refuses the whole file for one name.
+		for _, v := range o {
+			if p := OpenMPIHostProblem(hostName(hosts, v), true); p != "" {
+				return fmt.Errorf("rankfile: host %q: %s", hostName(hosts, v), p)
+			}
+		}
 		for r, v := range o {
 			fmt.Fprintf(bw, "rank %d=%s slot=0\n", r, hostName(hosts, v))
 		}
 	case FormatMPICHRankOrder:
-		ranks := o.Ranks()
-		var parts []string
-		for i := 0; i < len(ranks); {
-			j := i
-			for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
-				j++
+		// Plain comma-separated ranks, 16 to a line: the form of LUMI's documentation
+		// of Cray MPICH and of grid_order's output. The reader also takes ranges
+		// (a-b), which the writer once used; no documentation found says Cray MPICH
+		// reads them.
+		for i, r := range o.Ranks() {
+			switch {
+			case i == 0:
+			case i%16 == 0:
+				bw.WriteString("\n")
+			default:
+				bw.WriteByte(',')
 			}
-			if j > i {
-				parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
-			} else {
-				parts = append(parts, strconv.Itoa(ranks[i]))
-			}
-			i = j + 1
+			bw.WriteString(strconv.Itoa(r))
 		}
-		fmt.Fprintln(bw, strings.Join(parts, ","))
+		bw.WriteByte('\n')
 	case FormatJGF:
 		type meta struct {
 			Type      string            `json:"type"`

@@ -238,6 +238,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 					return curveMergeWeights(e, *slurmConf, o, names, *out, drawing)
 				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
+				warnLaunchers(e, "curve", f, names)
 				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
 					defer newProgress(e, "curve "+*curve, 0).ticking("writing " + *out)()
 				}
@@ -246,6 +247,14 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 			}
 		},
 	})
+}
+
+// warnLaunchers warns of what the MPI launchers would do to the host names of a
+// hosts file or rankfile that is written all the same (curves.LauncherWarnings).
+func warnLaunchers(e *env, cmd string, f curves.Format, names []string) {
+	for _, w := range curves.LauncherWarnings(f, names) {
+		fmt.Fprintf(e.stderr, "procalloc %s: warning: --format %s: %s\n", cmd, f, w)
+	}
 }
 
 // curveMergeWeights writes the slurm.conf confPath with the weights of o merged in

@@ -328,6 +328,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 						f = ff
 					}
 					meta := curves.RankingMeta{Machine: m.Spec(), Curve: fmt.Sprintf("optimal-F %s ring=%v (%s)", ws, *ring, o.Status)}
+					warnLaunchers(e, "order", f, curves.NodeNames(m))
 					if err := writeFileAtomic(e, *out, func(w io.Writer) error {
 						return curves.WriteRanking(w, f, curves.Order(o.Order), meta, curves.NodeNames(m))
 					}); err != nil {

@@ -95,10 +95,14 @@ json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[.
 hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
 slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines, for a new slurm.conf (--slurm-conf FILE
                   merges Weight= into FILE's NodeName lines); Slurm takes the lowest free Weight first
-hostfile          the same as hosts (SLURM_HOSTFILE, mpirun --hostfile with --map-by seq)
+hostfile          the same as hosts (SLURM_HOSTFILE; Open MPI: mpirun --hostfile F --map-by seq;
+                  MPICH: mpiexec -f F, -ppn K for K ranks a host); names Open MPI refuses
+                  or merges, and HOST:N (N slots to MPICH), are written with a warning
 hostlist          the hosts in curve order as one Slurm hostlist expression
-rankfile          Open MPI rankfile: "rank R=HOST slot=0"
-mpich-rank-order  MPICH_RANK_ORDER: the MPI rank of each node slot, nodes in index order
+rankfile          Open MPI rankfile (mpirun --rankfile F): "rank R=HOST slot=0", each rank
+                  bound to core 0 of its host; a name Open MPI refuses is an error
+mpich-rank-order  Cray MPICH's MPICH_RANK_ORDER (MPICH_RANK_REORDER_METHOD=3): the rank of
+                  each node's slot, nodes in index order, 16 a line (not run: no Cray here)
 jgf               Flux JSON Graph Format resource graph, node vertex id = curve rank`
 
 // allocSyntax is the --alloc spelling of the allocator families that take an argument
