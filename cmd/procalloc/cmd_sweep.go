@@ -68,7 +68,7 @@ func init() {
   schedulers: [fcfs]               # default [fcfs]
   contract: [1, 0.8, 0.6, 0.4, 0.2]  # load factors (sim --contract); default [1]
   patterns: [all-to-all, n-body]   # sim --comm; "none" replays without; default [none]
-  seeds: [1]                       # sim --seed and --comm-seed; default [1]
+  seeds: [1]                       # sim --seed and --comm-seed; default [1]; see below
   engines: [message, flit]         # sim --engine (with patterns); default [message]
   flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # other sim flags, e.g. --vcs 2
                                    # or --hostlist, 'node[0001-0352]' (host names, as sim)
@@ -96,8 +96,10 @@ name: key. Results and resuming work as with a file (items are known by their
 parameters); --sbatch needs a file, which the array tasks read.
 
 Results (-o): one JSON line per finished item, appended whole and flushed to disk:
-{"sweep", "index", "key" (a hash of the item's parameters), "params", "status" (ok or
-failed), "error", "result" (the item's sim --json), "seconds"}. A rerun skips items
+{"sweep", "sweep_id" (a hash of the grid), "index", "key" (a hash of the item's
+parameters), "params", "status" (ok or failed), "error", "result" (the item's sim
+--json), "seconds", "alloc_time" (the time inside the allocator)}; merge leaves out
+the timings, seconds and alloc_time. A rerun skips items
 already done, so a killed or preempted run resumes where it stopped; a torn last
 line is cut off and its item redone; a damaged line elsewhere (spliced or cut short)
 is skipped with a warning and its item redone; failed items are retried. Editing the
@@ -116,7 +118,16 @@ failed, exit 1.
 
 Before the first item runs (and for --sbatch) the machine specs and the allocator
 names are checked: a bad one is an error naming its entry, not a failed item per
-trace. An allocator's arguments and the traces are checked by the items.
+trace. So is an allocator that applies to none of the machines (bf:hilbert, which
+needs a 2^k x 2^k mesh, on mesh:10x10; a misspelt argument): each allocator is built
+on each machine of up to 65,536 nodes. One that applies to some machines only (mc1x1
+beside a fat tree) is a warning naming the pairs whose items will fail; put those in
+a sweep file of their own to leave them out. The traces, and the files an allocator
+reads (a ranking), are checked by the items.
+A seed changes a replay only through the replicas of --replicate N (flags), the
+random pattern (patterns: [random]), --task-order random and the flit engine's
+ties (engines: [flit]); several seeds without any of these would replay the same
+items once per seed and are refused.
 Limits (errors naming them, rather than running out of memory): a sweep file of at
 most 4 MiB and 1,000,000 items (the product of its lists' lengths); results lines of
 at most 16 MiB and results files of at most 8 GiB. Of a sweep file's decoding errors
@@ -131,7 +142,12 @@ task, without --shard, i is (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
 SLURM_ARRAY_TASK_STEP and n is SLURM_ARRAY_TASK_COUNT, for arrays --array=MIN-MAX:STEP
 (a list such as --array=1,3,7 needs --shard). --sbatch prints a ready sbatch script
 for --shards tasks (at most 4,000,001, Slurm's largest MaxArraySize), every path and
-name in it quoted for the shell; "procalloc merge" then joins the shards' files.
+name in it quoted for the shell, each task asking for --cpus CPUs (default 2; also
+its -j): on nodes with fewer, sbatch refuses the script with "CPU count per node can
+not be satisfied", so give --cpus 1 there (the loopback cluster of
+scripts/slurm-cluster.sh has 1-CPU nodes). Add your site's #SBATCH lines
+(--partition, --time) to the script; the results files and the tasks' logs go to
+the directory sbatch runs in; "procalloc merge" then joins the shards' files.
 --list prints the items (with --shard i/n, the shard's) and exits.
 
 --per-job DIR writes each item's per-job rows (the CSV of sim --per-job) to
@@ -214,6 +230,11 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				}
 				if err := spec.Check(); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
+				}
+				// Pairs of an allocator and a machine it does not apply to: their
+				// items will fail; said before the run (or the script), not after.
+				for _, w := range spec.Warnings() {
+					fmt.Fprintf(e.stderr, "warning: %s: %s\n", args[0], w)
 				}
 				if *sbatch && *asJSON {
 					return usagef("--json does not go with --sbatch: its output is the script (each array task's summary can be JSON: put --json in the script's command)")
