@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,5 +57,25 @@ func TestBenchInterruptedRowsSayWhatIsMissing(t *testing.T) {
 	}
 	if !slices.Equal(rep.NotRun, []string{"mc1x1", "mm"}) {
 		t.Errorf("not_run %q, want [mc1x1 mm]", rep.NotRun)
+	}
+}
+
+// TestBenchDropLarger: a trace with a job larger than the machine was refused
+// with "job larger than the machine" and nothing to do about it (sim says what
+// to do, and has --drop-larger); bench now says the same and takes the flag.
+func TestBenchDropLarger(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "t.txt")
+	os.WriteFile(trace, []byte("0 4 100 -1\n10 20 100 -1\n20 8 50 -1\n30 2 10 -1\n"), 0o644)
+	base := []string{"bench", "--machine", "mesh:4x4", "--trace", trace, "--alloc", "bf:hilbert"}
+	code, _, stderr := runCLI(t, "", base...)
+	if code != 1 || !strings.Contains(stderr, "needs 20 nodes, the machine mesh:4x4 has 16: job larger than the machine: give a --machine of at least that many nodes, or --drop-larger") {
+		t.Errorf("refused: exit %d, %q", code, stderr)
+	}
+	code, out, stderr := runCLI(t, "", append(base, "--drop-larger")...)
+	if code != 0 || !strings.Contains(out, "first 3 jobs (1 jobs larger than the machine dropped)") {
+		t.Errorf("--drop-larger: exit %d, %q %q", code, out, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "bench", "--machine", "mesh:4x4", "--alloc", "bf:hilbert", "--drop-larger"); code != 2 || !strings.Contains(stderr, "--drop-larger goes with --trace") {
+		t.Errorf("without --trace: exit %d, %q", code, stderr)
 	}
 }

@@ -37,11 +37,12 @@ The workload is the same for every allocator: the order in which jobs start and 
 With --trace it is the order of "procalloc sim" on that trace and machine (--sched,
 --compat, --contract as in sim; the first --jobs N jobs, all by default); the
 schedulers decide from free counts only, so every allocator that places any k <= free
-nodes meets the same requests. Without --trace it is the synthetic stream: --jobs N
+nodes meets the same requests; --drop-larger leaves out the jobs larger than the
+machine, as in sim. Without --trace it is the synthetic stream: --jobs N
 jobs (default 2000) of log-uniform sizes 1..n/8 (seeded by --seed), each started once
 it fits, running jobs chosen at random ending while it does not fit or more than 3/4
 of the machine would be busy. A trace with a job larger than the machine is refused,
-naming the first such job; an allocator that does not apply to the machine is refused
+naming the first such job, unless --drop-larger; an allocator that does not apply to the machine is refused
 before anything is measured, with what it needs (a mesh or torus, no wraparound, ...).
 An allocator that fails during its run (one that cannot place every request that
 fits the free count, such as bt or slurm:block) gets its error in its row; the others
@@ -69,6 +70,7 @@ are 0 in JSON and "-" in the table.`,
 procalloc bench --machine torus:32x32x32 --alloc mc1x1,bf:hilbert3d --jobs 500 --time-limit 60s --json
 procalloc bench --machine mesh:16x16 --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --compat premas --alloc mm,genalg,mc1x1 --svg latency.svg
 procalloc bench --graph topo/testdata/fattree.ibnetdiscover --alloc bf:rcm,genalg --jobs 1000
+procalloc bench --machine mesh:8x8 --trace sim/testdata/KTH-SP2-1996-2.converted.txt.gz --drop-larger --alloc mm,bf:gilbert
 procalloc bench --machine mesh:32x32 --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --format swf --sched easy --contract 0.8 --alloc mm,mc1x1 --no-memo -o bench.txt
 procalloc bench --graph topo/testdata/topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --seed 5
 procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc genalg`,
@@ -81,6 +83,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 			sched := fs.String("sched", "fcfs", "scheduler of the trace's replay: fcfs, easy or cplant")
 			compat := fs.String("compat", "", "conventions: premas, sst, or empty for procalloc's (the allocators' and the scheduler's)")
 			contract := fs.Float64("contract", 1, "arrival contraction of the trace (as sim's)")
+			dropLarger := fs.Bool("drop-larger", false, "drop the trace's jobs larger than the machine (counted in the workload line) instead of refusing the trace (as sim's)")
 			jobs := fs.Int("jobs", 0, "`N` jobs: the trace's first N (default all), or the synthetic stream's length (default 2000, at most 16777216)")
 			seed := fs.Uint64("seed", 1, "seed of the synthetic stream")
 			noMemo := fs.Bool("no-memo", false, "search every decision anew (MM, Gen-Alg, MM+Inc, MC1x1 otherwise remember answers to a request on a free set met before)")
@@ -106,7 +109,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 					return usagef("--time-limit %v: must not be negative", *timeLimit)
 				}
 				if *trace == "" {
-					for _, name := range []string{"format", "sched", "contract"} {
+					for _, name := range []string{"format", "sched", "contract", "drop-larger"} {
 						if flagSet(fs, name) {
 							return usagef("--%s goes with --trace", name)
 						}
@@ -148,7 +151,11 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 						return usageError{err.Error()}
 					}
 				} else {
-					if cfg.Workload, err = benchTrace(ctx, e, m, *trace, *format, *sched, cmpt, *contract, *jobs); err != nil {
+					if cfg.Workload, err = benchTrace(ctx, e, m, *trace, *format, *sched, cmpt, *contract, *dropLarger, *jobs); err != nil {
+						if errors.Is(err, bench.ErrDoesNotFit) {
+							// As sim says it: what to do.
+							return fmt.Errorf("%w: give a --machine of at least that many nodes, or --drop-larger to measure without such jobs", err)
+						}
 						return err
 					}
 				}
@@ -204,12 +211,13 @@ func benchName(specs []string, i int) string {
 
 // benchTrace is bench's workload from a trace: read, windowed and scaled as sim
 // reads it, the first jobs of it, in the order sim's replay starts and ends them.
-func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sched string, c alloc.Compat, contract float64, jobs int) (bench.Workload, error) {
+func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sched string, c alloc.Compat, contract float64, dropLarger bool, jobs int) (bench.Workload, error) {
 	s := sim.DefaultSpec()
 	s.Machine, s.Trace, s.Format = m, trace, sim.Format(format)
 	s.Alloc = "freelist:none" // not used: the workload does not depend on it
 	s.Sched, s.Compat = sim.Sched(sched), c
 	s.Scale.Contract = contract
+	s.DropLarger = dropLarger
 	if s.Sched == sim.SchedAsRun {
 		return bench.Workload{}, usagef("--sched as-run replays recorded placements; bench takes fcfs, easy or cplant")
 	}
@@ -232,6 +240,9 @@ func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sche
 		all = all[:jobs]
 	}
 	name := fmt.Sprintf("trace %s, %s scheduling, first %d jobs", trace, sim.Sched(sched).String(), len(all))
+	if rp.DroppedLarger > 0 {
+		name += fmt.Sprintf(" (%d jobs larger than the machine dropped)", rp.DroppedLarger)
+	}
 	return bench.TraceWorkload(ctx, name, all, m, s.Sched)
 }
 
