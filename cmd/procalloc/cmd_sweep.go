@@ -559,7 +559,10 @@ A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items
 damaged lines held, so it exits 1 when there are any. Exits 1 when any item is
-missing or failed (after writing what there is). --csv writes one row per item: its
+missing or failed (after writing what there is). When the missing items are whole
+shards' (no item of theirs has a line: a task that never ran or whose file was
+not given), merge names them, i/n with the smallest n that sets them apart, to run
+again. --csv writes one row per item: its
 parameters (engine, after seed, when some item runs the flit engine) and the
 metrics of "sim --json".
 A file - is standard input (once); --spec - reads the sweep file from standard input
@@ -654,16 +657,29 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 				for _, l := range rep.Failed {
 					fmt.Fprintf(e.stderr, "  failed #%d %s: %s\n", l.Index, strings.Join(l.Params.Args(""), " "), l.Error)
 				}
+				n, shards := missingShards(rep)
+				if n > 0 {
+					var list []string
+					for _, r := range shards {
+						list = append(list, fmt.Sprintf("%d/%d", r, n))
+					}
+					fmt.Fprintf(e.stderr, "  the %d missing items are those of shard %s (index mod %d): run sweep --shard %s again, or sbatch the array's script again (each resumes its results file), then merge again\n",
+						len(rep.Missing), strings.Join(list, ", "), n, strings.Join(list, ", --shard "))
+				}
 				for i, it := range rep.Missing {
 					if i == 20 {
 						fmt.Fprintf(e.stderr, "  ... and %d more missing\n", len(rep.Missing)-20)
 						break
 					}
+					where := fmt.Sprintf("in shard i/n with i = %d mod n", it.Index)
+					if n > 0 {
+						where = fmt.Sprintf("shard %d/%d", it.Index%n, n)
+					}
 					if spec == nil {
-						fmt.Fprintf(e.stderr, "  missing #%d (in shard i/n with i = %d mod n; its parameters need --spec)\n", it.Index, it.Index)
+						fmt.Fprintf(e.stderr, "  missing #%d (%s; its parameters need --spec)\n", it.Index, where)
 						continue
 					}
-					fmt.Fprintf(e.stderr, "  missing #%d (in shard i/n with i = %d mod n) %s\n", it.Index, it.Index, strings.Join(it.Params.Args(""), " "))
+					fmt.Fprintf(e.stderr, "  missing #%d (%s) %s\n", it.Index, where, strings.Join(it.Params.Args(""), " "))
 				}
 				if spec == nil {
 					fmt.Fprintln(e.stderr, "  (without --spec, items after the last one found cannot be checked)")
@@ -678,6 +694,65 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 			}
 		},
 	})
+}
+
+// missingShards finds the smallest shard count n under which the missing items
+// and the items that have lines fall in different shards (no index mod n holds
+// both), and the missing shards: the shards whose results files are absent or
+// unfinished, the ones to run again. A merge of 2 of 3 shards listed 42 items "in
+// shard i/n with i = 2 mod n", 5 mod n, 8 mod n, ... for the user to work out
+// that they were all shard 2/3's. 0 when no n below the items' count separates
+// them (a single run cut short: its missing items are every shard's).
+func missingShards(rep *sweep.MergeReport) (n int, shards []int) {
+	if len(rep.Missing) == 0 || len(rep.Lines) == 0 {
+		return 0, nil
+	}
+	size := 0
+	for _, l := range rep.Lines {
+		size = max(size, l.Index+1)
+	}
+	for _, it := range rep.Missing {
+		size = max(size, it.Index+1)
+	}
+	present := make([]bool, size)
+	for _, l := range rep.Lines {
+		present[l.Index] = true
+	}
+	// absent reports whether the indices r, r+n, r+2n, ... have no line.
+	absent := func(r, n int) bool {
+		for j := r; j < size; j += n {
+			if present[j] {
+				return false
+			}
+		}
+		return true
+	}
+	first := rep.Missing[0].Index
+	total := len(rep.Missing) + len(rep.Lines)
+	for n := 2; n < total && n <= 4096; n++ {
+		// The first missing item's shard, in O(size/n), rules out most n at once.
+		if !absent(first%n, n) {
+			continue
+		}
+		var rs []int
+		ok := true
+		for _, it := range rep.Missing {
+			r := it.Index % n
+			if slices.Contains(rs, r) {
+				continue
+			}
+			if !absent(r, n) {
+				ok = false
+				break
+			}
+			rs = append(rs, r)
+		}
+		if ok {
+			slices.Sort(rs)
+			return n, rs
+		}
+	}
+	return 0, nil
 }
 
 // countStdin counts the arguments that are "-".
