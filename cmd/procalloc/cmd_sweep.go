@@ -120,10 +120,10 @@ Before the first item runs (and for --sbatch) the machine specs and the allocato
 names are checked: a bad one is an error naming its entry, not a failed item per
 trace. So is an allocator that applies to none of the machines (bf:hilbert, which
 needs a 2^k x 2^k mesh, on mesh:10x10; a misspelt argument): each allocator is built
-on each machine of up to 65,536 nodes. One that applies to some machines only (mc1x1
-beside a fat tree) is a warning naming the pairs whose items will fail; put those in
-a sweep file of their own to leave them out. The traces, and the files an allocator
-reads (a ranking), are checked by the items.
+on each machine of up to 65,536 nodes. Allocators that apply to some machines only
+(mc1x1 beside a fat tree) are a warning, one line per machine naming those whose
+items there will fail; a sweep file without them or the machine leaves them out.
+The traces, and the files an allocator reads (a ranking), are checked by the items.
 A seed changes a replay only through the replicas of --replicate N (flags), the
 random pattern (patterns: [random]), --task-order random and the flit engine's
 ties (engines: [flit]); several seeds without any of these would replay the same

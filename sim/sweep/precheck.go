@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/internal/textin"
@@ -125,26 +126,46 @@ func validMachines(machines []string) int {
 	return n
 }
 
-// Warnings are the pairs of an allocator and a machine it does not apply to,
-// where the allocator applies to another machine of the sweep: the items of the
-// pair will fail (recorded as failed, retried by a rerun, and merge exits 1), the
-// others run. One line each, for the command to print before the run.
+// Warnings name, machine by machine, the allocators that do not apply to it
+// but apply to another machine of the sweep: the items of those pairs will fail
+// (recorded as failed, retried by a rerun, and merge exits 1), the others run.
+// One line per machine, for the command to print before the run: a sweep over a
+// mesh and a fat tree with eleven coordinate allocators said so in eleven lines.
 func (s *Spec) Warnings() []string {
 	fails, checked := s.pairFailures()
+	allChecked := checked == validMachines(s.Machines)
 	per := len(s.Traces) * len(s.Schedulers) * len(s.Contract) * len(s.Patterns) * len(s.Seeds) * max(1, len(s.Engines))
-	var out []string
-	for _, f := range fails {
+	failsOf := func(alloc int) int {
 		n := 0
-		for _, g := range fails {
-			if g.alloc == f.alloc {
+		for _, f := range fails {
+			if f.alloc == alloc {
 				n++
 			}
 		}
-		if n == checked && checked == validMachines(s.Machines) {
-			continue // checkPairs' error
+		return n
+	}
+	var out []string
+	for i, m := range s.Machines {
+		var names []string
+		var first error
+		for _, f := range fails {
+			if f.machine != i || allChecked && failsOf(f.alloc) == checked {
+				continue // checkPairs' error
+			}
+			names = append(names, textin.Clip(s.Allocators[f.alloc]))
+			if first == nil {
+				first = f.err
+			}
 		}
-		out = append(out, fmt.Sprintf("sweep file: allocators: entry %d %q does not apply to machines: entry %d %q, so its %d items there will fail (a sweep file without the one or the other leaves them out): %v",
-			f.alloc+1, textin.Clip(s.Allocators[f.alloc]), f.machine+1, textin.Clip(s.Machines[f.machine]), per, f.err))
+		if len(names) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("allocators: %q does", names[0])
+		if len(names) > 1 {
+			what = fmt.Sprintf("%d allocators (%s) do", len(names), strings.Join(names, ", "))
+		}
+		out = append(out, fmt.Sprintf("sweep file: %s not apply to machines: entry %d %q, so their %d items there will fail (a sweep file without the machine or them leaves them out): %v",
+			what, i+1, textin.Clip(m), per*len(names), first))
 	}
 	return out
 }

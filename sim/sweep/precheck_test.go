@@ -10,8 +10,8 @@ import (
 // TestCheckAllocatorOnNoMachine: an allocator that applies to none of the
 // sweep's machines is refused before any item runs (the nineteenth round's walk:
 // bf:hilbert on mesh:10x10 and mesh:16x8 ran 32 items that all failed, and each
-// rerun retried them). One that applies to some machines is a warning naming the
-// others; a machine too large to build here, or a --graph sweep, leaves the
+// rerun retried them). One that applies to some machines is a warning, one line
+// per machine naming the allocators that do not apply there; a machine too large to build here, or a --graph sweep, leaves the
 // allocator to its items.
 func TestCheckAllocatorOnNoMachine(t *testing.T) {
 	base := "traces: [t, u]\nallocators: [bf:hilbert, mc1x1]\ncontract: [1, 0.5]\n"
@@ -23,9 +23,9 @@ func TestCheckAllocatorOnNoMachine(t *testing.T) {
 		{"no machine", base + "machines: [mesh:10x10, mesh:16x8]\n",
 			`allocators: entry 1 "bf:hilbert" applies to none of the machines, so every item of it would fail: on mesh:10x10: allocator "bf:hilbert": curve "hilbert" does not apply to mesh:10x10`, nil},
 		{"one machine", base + "machines: [mesh:10x10, mesh:16x16]\n", "",
-			[]string{`allocators: entry 1 "bf:hilbert" does not apply to machines: entry 1 "mesh:10x10", so its 4 items there will fail`}},
+			[]string{`allocators: "bf:hilbert" does not apply to machines: entry 1 "mesh:10x10", so their 4 items there will fail`}},
 		{"fat tree", base + "machines: [mesh:16x16, \"fattree:4,2:4\"]\n", "",
-			[]string{`entry 1 "bf:hilbert" does not apply to machines: entry 2 "fattree:4,2:4"`, `entry 2 "mc1x1" does not apply to machines: entry 2 "fattree:4,2:4"`}},
+			[]string{`2 allocators (bf:hilbert, mc1x1) do not apply to machines: entry 2 "fattree:4,2:4", so their 8 items there will fail`}},
 		{"all apply", base + "machines: [mesh:16x16, mesh:8x8]\n", "", nil},
 		{"too large to build", base + "machines: [mesh:10x10, mesh:300x300]\n", "", []string{`"bf:hilbert" does not apply to machines: entry 1 "mesh:10x10"`}},
 		{"graph", base + "machines: [mesh:10x10]\nflags: [--machine=, --graph, net.txt]\n", "", nil},
