@@ -258,6 +258,7 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 					return usagef("-j %d: must be at least 1", *jobs)
 				}
 				si, sn := 0, 1
+				inArray := false // the shard is a Slurm array task's
 				if *shard != "" {
 					if si, sn, err = parseShard(*shard); err != nil {
 						return usageError{err.Error()}
@@ -269,6 +270,7 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 						return usagef("Slurm array task %d of %d is out of range (is --array 0-%d?)", i, n, n-1)
 					}
 					si, sn = i, n
+					inArray = true
 				}
 				mine, err := sweep.Shard(items, si, sn)
 				if err != nil {
@@ -322,7 +324,12 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				}
 				fmt.Fprintf(w, "sweep %s, shard %s: %d items, %d already done, %d run, %d failed -> %s\n", o.Sweep, o.Shard, o.Items, o.Skipped, o.Ran, o.Failed, o.Results)
 				if o.Stopped {
-					fmt.Fprintln(w, "interrupted: run the same command again to finish")
+					if inArray {
+						// In the task's log (scancel, a preemption): the command is the script's.
+						fmt.Fprintln(w, "interrupted: submit the array's script again (sbatch) to finish: each task resumes its results file")
+					} else {
+						fmt.Fprintln(w, "interrupted: run the same command again to finish")
+					}
 				}
 				if o.Failed > 0 {
 					return fmt.Errorf("%d items failed (their errors are in %s; a rerun retries them)", o.Failed, o.Results)

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,5 +56,34 @@ func TestMergeNamesTheMissingShard(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "merge", cut, "--spec", spec, "-o", filepath.Join(dir, "m2.jsonl"))
 	if code != 1 || strings.Contains(stderr, "missing items are those of shard") || !strings.Contains(stderr, "with i = 1 mod n") {
 		t.Errorf("cut run: exit %d, %q", code, stderr)
+	}
+}
+
+// TestSweepInterruptedInAnArrayTask: a sweep stopped inside a Slurm array task
+// (scancel, a preemption) wrote "run the same command again to finish" into the
+// task's log, where the command is the script's: it now says to submit the
+// array's script again. Outside an array the old line stays.
+func TestSweepInterruptedInAnArrayTask(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSweep(t, dir, "bf:hilbert-trunc, mc1x1, genalg")
+	// Ctrl-C before the first item: a context already cancelled.
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	for _, c := range []struct {
+		array bool
+		want  string
+	}{{false, "interrupted: run the same command again to finish"}, {true, "interrupted: submit the array's script again (sbatch) to finish"}} {
+		if c.array {
+			t.Setenv("SLURM_ARRAY_TASK_ID", "0")
+			t.Setenv("SLURM_ARRAY_TASK_COUNT", "1")
+		}
+		out.Reset()
+		errb.Reset()
+		res := filepath.Join(dir, fmt.Sprintf("r%v.jsonl", c.array))
+		code := run(stopped, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, []string{"sweep", spec, "-o", res, "-j", "1"})
+		if code != exitInterrupted || !strings.Contains(out.String(), c.want) {
+			t.Errorf("array %v: exit %d, %q %q; want %q", c.array, code, out.String(), errb.String(), c.want)
+		}
 	}
 }
