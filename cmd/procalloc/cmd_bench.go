@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -28,17 +29,20 @@ the latency of one decision (nearest-rank median and 99th percentile, maximum, m
 the mean of one release, the time to build it, the heap it holds at the end and the
 bytes it allocates per decision. The first row is the floor: each decision reads the
 free set once (lists the free nodes from the free map) and takes the first k, what
-any allocator that looks at its input pays.
+any allocator that looks at its whole input pays; an allocator that keeps an index
+of the free nodes of its own (the curve allocators: freelist, ff, bf, sos) need not,
+and can be faster than the floor. The table ends with these explanations.
 
 The workload is the same for every allocator: the order in which jobs start and end.
 With --trace it is the order of "procalloc sim" on that trace and machine (--sched,
 --compat, --contract as in sim; the first --jobs N jobs, all by default); the
 schedulers decide from free counts only, so every allocator that places any k <= free
-nodes meets the same requests. Without --trace it is the synthetic stream: --jobs N
+nodes meets the same requests; --drop-larger leaves out the jobs larger than the
+machine, as in sim. Without --trace it is the synthetic stream: --jobs N
 jobs (default 2000) of log-uniform sizes 1..n/8 (seeded by --seed), each started once
 it fits, running jobs chosen at random ending while it does not fit or more than 3/4
 of the machine would be busy. A trace with a job larger than the machine is refused,
-naming the first such job; an allocator that does not apply to the machine is refused
+naming the first such job, unless --drop-larger; an allocator that does not apply to the machine is refused
 before anything is measured, with what it needs (a mesh or torus, no wraparound, ...).
 An allocator that fails during its run (one that cannot place every request that
 fits the free count, such as bt or slurm:block) gets its error in its row; the others
@@ -54,11 +58,19 @@ Ctrl-C stops within a second and writes what was measured (exit 130).
 
 The table is printed by default; --json for machines; --svg FILE draws each
 allocator's decision latency at the 10th to 100th percentiles (a log scale when the
-figures span more than two decades).`,
+figures span more than two decades). --json: machine, nodes, workload, jobs,
+percentiles (the points, in percent, of every row's percentiles_us), floor and allocs
+(one object per row: alloc, decisions, releases, allocate_seconds, release_seconds,
+decisions_per_second, latency {median_us, p99_us, max_us, mean_us}, release_mean_us,
+percentiles_us, build_seconds, heap_bytes, alloc_bytes_per_decision, complete,
+error), and after Ctrl-C interrupted and not_run (the allocators left unmeasured).
+The row Ctrl-C cut has no memory figures: heap_bytes and alloc_bytes_per_decision
+are 0 in JSON and "-" in the table.`,
 		example: `procalloc bench --machine mesh:64x64 --alloc bf:hilbert,mc1x1,mm,genalg
 procalloc bench --machine torus:32x32x32 --alloc mc1x1,bf:hilbert3d --jobs 500 --time-limit 60s --json
 procalloc bench --machine mesh:16x16 --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --compat premas --alloc mm,genalg,mc1x1 --svg latency.svg
 procalloc bench --graph topo/testdata/fattree.ibnetdiscover --alloc bf:rcm,genalg --jobs 1000
+procalloc bench --machine mesh:8x8 --trace sim/testdata/KTH-SP2-1996-2.converted.txt.gz --drop-larger --alloc mm,bf:gilbert
 procalloc bench --machine mesh:32x32 --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --format swf --sched easy --contract 0.8 --alloc mm,mc1x1 --no-memo -o bench.txt
 procalloc bench --graph topo/testdata/topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --seed 5
 procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc genalg`,
@@ -71,6 +83,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 			sched := fs.String("sched", "fcfs", "scheduler of the trace's replay: fcfs, easy or cplant")
 			compat := fs.String("compat", "", "conventions: premas, sst, or empty for procalloc's (the allocators' and the scheduler's)")
 			contract := fs.Float64("contract", 1, "arrival contraction of the trace (as sim's)")
+			dropLarger := fs.Bool("drop-larger", false, "drop the trace's jobs larger than the machine (counted in the workload line) instead of refusing the trace (as sim's)")
 			jobs := fs.Int("jobs", 0, "`N` jobs: the trace's first N (default all), or the synthetic stream's length (default 2000, at most 16777216)")
 			seed := fs.Uint64("seed", 1, "seed of the synthetic stream")
 			noMemo := fs.Bool("no-memo", false, "search every decision anew (MM, Gen-Alg, MM+Inc, MC1x1 otherwise remember answers to a request on a free set met before)")
@@ -96,7 +109,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 					return usagef("--time-limit %v: must not be negative", *timeLimit)
 				}
 				if *trace == "" {
-					for _, name := range []string{"format", "sched", "contract"} {
+					for _, name := range []string{"format", "sched", "contract", "drop-larger"} {
 						if flagSet(fs, name) {
 							return usagef("--%s goes with --trace", name)
 						}
@@ -138,7 +151,11 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 						return usageError{err.Error()}
 					}
 				} else {
-					if cfg.Workload, err = benchTrace(ctx, e, m, *trace, *format, *sched, cmpt, *contract, *jobs); err != nil {
+					if cfg.Workload, err = benchTrace(ctx, e, m, *trace, *format, *sched, cmpt, *contract, *dropLarger, *jobs); err != nil {
+						if errors.Is(err, bench.ErrDoesNotFit) {
+							// As sim says it: what to do.
+							return fmt.Errorf("%w: give a --machine of at least that many nodes, or --drop-larger to measure without such jobs", err)
+						}
 						return err
 					}
 				}
@@ -160,9 +177,9 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 					namedOutput{"--svg", chart, func(w io.Writer) error { return writeBenchChart(w, rep) }},
 					namedOutput{"-o", *out, func(w io.Writer) error {
 						if *asJSON {
-							return writeJSON(w, rep)
+							return writeJSON(w, benchJSON{rep, benchPercentiles(), notRun(specs, rep)})
 						}
-						return printBench(w, rep)
+						return printBench(w, rep, notRun(specs, rep))
 					}})
 				if err != nil {
 					return err
@@ -194,12 +211,13 @@ func benchName(specs []string, i int) string {
 
 // benchTrace is bench's workload from a trace: read, windowed and scaled as sim
 // reads it, the first jobs of it, in the order sim's replay starts and ends them.
-func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sched string, c alloc.Compat, contract float64, jobs int) (bench.Workload, error) {
+func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sched string, c alloc.Compat, contract float64, dropLarger bool, jobs int) (bench.Workload, error) {
 	s := sim.DefaultSpec()
 	s.Machine, s.Trace, s.Format = m, trace, sim.Format(format)
 	s.Alloc = "freelist:none" // not used: the workload does not depend on it
 	s.Sched, s.Compat = sim.Sched(sched), c
 	s.Scale.Contract = contract
+	s.DropLarger = dropLarger
 	if s.Sched == sim.SchedAsRun {
 		return bench.Workload{}, usagef("--sched as-run replays recorded placements; bench takes fcfs, easy or cplant")
 	}
@@ -222,14 +240,45 @@ func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sche
 		all = all[:jobs]
 	}
 	name := fmt.Sprintf("trace %s, %s scheduling, first %d jobs", trace, sim.Sched(sched).String(), len(all))
+	if rp.DroppedLarger > 0 {
+		name += fmt.Sprintf(" (%d jobs larger than the machine dropped)", rp.DroppedLarger)
+	}
 	return bench.TraceWorkload(ctx, name, all, m, s.Sched)
 }
 
-// printBench prints the report as a table, microseconds.
-func printBench(w io.Writer, rep *bench.Report) error {
+// benchJSON is bench --json: the report, the percentiles (in percent) that each
+// row's percentiles_us are taken at, and the allocators Ctrl-C left unmeasured.
+type benchJSON struct {
+	*bench.Report
+	Percentiles []float64 `json:"percentiles"`
+	NotRun      []string  `json:"not_run,omitempty"`
+}
+
+// benchPercentiles are bench.Quantiles in percent.
+func benchPercentiles() []float64 {
+	q := bench.Quantiles()
+	for i := range q {
+		q[i] = math.Round(100 * q[i])
+	}
+	return q
+}
+
+// notRun lists the allocators of specs that an interrupted report has no row of.
+func notRun(specs []string, rep *bench.Report) []string {
+	if !rep.Interrupted || len(rep.Allocs) >= len(specs) {
+		return nil
+	}
+	return specs[len(rep.Allocs):]
+}
+
+// printBench prints the report as a table, microseconds, and what its figures
+// are: a user who saw bf:hilbert ten times faster than the floor had no way to
+// tell why from the table.
+func printBench(w io.Writer, rep *bench.Report, notRun []string) error {
 	fmt.Fprintf(w, "%s (%d nodes); workload: %s\n", rep.Machine, rep.Nodes, rep.Workload)
 	t := newTable(w, "allocator", "decisions/s", "median µs", "p99 µs", "max µs", "mean µs", "release µs", "build s", "heap MB", "B/decision", "")
-	row := func(r bench.Result) {
+	rows := append([]bench.Result{rep.Floor}, rep.Allocs...)
+	for i, r := range rows {
 		note := ""
 		switch {
 		case r.Error != "":
@@ -240,19 +289,27 @@ func printBench(w io.Writer, rep *bench.Report) error {
 		case !r.Complete:
 			note = "partial"
 		}
+		heap, perDecision := strconv.FormatFloat(float64(r.HeapBytes)/1e6, 'f', 1, 64), strconv.FormatFloat(r.AllocBytesPerDecision, 'f', 0, 64)
+		if rep.Interrupted && i == len(rows)-1 {
+			// Ctrl-C came during this row: its memory was not measured (bench.Result).
+			heap, perDecision = "-", "-"
+		}
 		t.row(r.Alloc, fmtRate(r.DecisionsPerSecond), fmtMicros(r.Latency.Median), fmtMicros(r.Latency.P99), fmtMicros(r.Latency.Max),
-			fmtMicros(r.Latency.Mean), fmtMicros(r.ReleaseMean), strconv.FormatFloat(r.BuildSeconds, 'f', 3, 64),
-			strconv.FormatFloat(float64(r.HeapBytes)/1e6, 'f', 1, 64), strconv.FormatFloat(r.AllocBytesPerDecision, 'f', 0, 64), note)
-	}
-	row(rep.Floor)
-	for _, r := range rep.Allocs {
-		row(r)
+			fmtMicros(r.Latency.Mean), fmtMicros(r.ReleaseMean), strconv.FormatFloat(r.BuildSeconds, 'f', 3, 64), heap, perDecision, note)
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "%s is the floor: each decision lists the free nodes once and takes the first k;\n"+
+		"  an allocator that keeps an index of its own (the curve allocators) need not read them, and can beat it.\n"+
+		"µs: wall clock inside one Allocate (median, p99, max, mean) or Release; decisions/s: decisions over\n"+
+		"  the time in both; build s: constructing it; heap MB: held at the end; B/decision: bytes allocated.\n", bench.FloorName)
 	if rep.Interrupted {
-		_, err := fmt.Fprintln(w, "interrupted: the rows are what was measured before")
+		msg := "interrupted: the rows are what was measured before (the last one's memory was not measured)"
+		if len(notRun) > 0 {
+			msg += "; not measured: " + strings.Join(notRun, ", ")
+		}
+		_, err := fmt.Fprintln(w, msg)
 		return err
 	}
 	return nil

@@ -47,8 +47,11 @@ one line per allocator: the form of Bunde et al. 2004 Figs. 7-8. --where keeps t
 items whose parameters match (trace, machine, sched, pattern, alloc, contract, seed,
 engine: message or flit; contract and seed compare as numbers, so contract=0.50
 matches 0.5), e.g.
---where machine=mesh:16x16,pattern=n-body; the other parameters must then leave one
-value per allocator and x, else the plot says which parameter still varies. Prints a
+--where machine=mesh:16x16,pattern=n-body; values are matched as the sweep file
+wrote them (a trace by the path listed under traces:, not its base name) and may
+hold commas (machine=fattree:4,2:4). The other parameters must then leave one
+value per allocator and x, else plot names each parameter that still varies, with
+its values, and a --where that keeps one value of each (exit 1). Prints a
 table (rows x, one column per allocator), or JSON; --svg also writes the chart.
 A file - is standard input (once). Results files are read as by merge (lines of at
 most 16 MiB, files of at most 8 GiB, damaged lines skipped with a warning), a
@@ -79,10 +82,11 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 				if _, ok := plotParam(sweep.Params{}, *x); !ok {
 					return usagef("--x %q: want contract or seed", *x)
 				}
-				match, err := parseWhere(*where)
+				terms, err := parseWhereTerms(*where)
 				if err != nil {
 					return err
 				}
+				match := allOf(terms)
 				rep, err := readPlotInput(e, args)
 				if err != nil {
 					return err
@@ -95,7 +99,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					}
 				}
 				if matched == 0 && len(rep.Lines) > 0 {
-					return usagef("--where %q matches none of the %d items", *where, len(rep.Lines))
+					return usagef("--where %q matches none of the %d items%s", *where, len(rep.Lines), whereMisses(terms, rep.Lines))
 				}
 				var series []plot.Series
 				seen := map[string]sweep.Params{}
@@ -110,7 +114,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					}
 					id := l.Params.Alloc + "@" + strconv.FormatFloat(xv, 'g', -1, 64)
 					if prev, dup := seen[id]; dup {
-						return fmt.Errorf("two items for %s at %s = %g differ in %s: narrow them with --where", l.Params.Alloc, *x, xv, differingParam(prev, l.Params))
+						return fmt.Errorf("two items for %s at %s = %g differ in %s: narrow them with --where%s", l.Params.Alloc, *x, xv, differingParam(prev, l.Params), stillVarying(*where, *x, rep.Lines, match))
 					}
 					seen[id] = l.Params
 					k := slices.IndexFunc(series, func(s plot.Series) bool { return s.Name == l.Params.Alloc })
@@ -202,52 +206,191 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 	})
 }
 
-// parseWhere reads --where into a filter on items: KEY=VALUE pairs, all of which
-// must hold; contract and seed compare as numbers.
-func parseWhere(where string) (func(sweep.Params) bool, error) {
-	var tests []func(sweep.Params) bool
+// whereTerm is one KEY=VALUE of --where: the text, its key and its test.
+type whereTerm struct {
+	text, key string
+	test      func(sweep.Params) bool
+}
+
+// parseWhereTerms reads --where: KEY=VALUE pairs, all of which must hold (allOf);
+// contract and seed compare as numbers, and a value may hold commas.
+func parseWhereTerms(where string) ([]whereTerm, error) {
+	var terms []whereTerm
 	if where != "" {
-		for _, kv := range strings.Split(where, ",") {
+		// A piece that does not start with KEY= continues the value before it:
+		// machine=fattree:4,2:4 and alloc=mc1x1:tb=3,9,3,2 keep their commas.
+		var pieces []string
+		for _, piece := range strings.Split(where, ",") {
+			k, _, ok := strings.Cut(piece, "=")
+			if len(pieces) > 0 && (!ok || !slices.Contains(whereKeys, k) && k != "load_factor") {
+				pieces[len(pieces)-1] += "," + piece
+				continue
+			}
+			pieces = append(pieces, piece)
+		}
+		for _, kv := range pieces {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok {
 				return nil, usagef("--where %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(whereKeys, ", "))
 			}
+			var test func(sweep.Params) bool
 			switch k {
 			case "trace", "machine", "sched", "pattern", "alloc":
-				tests = append(tests, func(p sweep.Params) bool {
-					return map[string]string{"trace": p.Trace, "machine": p.Machine, "sched": string(p.Sched), "pattern": p.Pattern, "alloc": p.Alloc}[k] == v
-				})
+				test = func(p sweep.Params) bool { return paramText(p, k) == v }
 			case "contract", "load_factor":
 				c, ok := parseFinite(v)
 				if !ok {
 					return nil, usagef("--where %q: %q is not a load factor (a number)", kv, v)
 				}
-				tests = append(tests, func(p sweep.Params) bool { return p.Contract == c })
+				test = func(p sweep.Params) bool { return p.Contract == c }
 			case "seed":
 				n, err := strconv.ParseUint(v, 10, 64)
 				if err != nil {
 					return nil, usagef("--where %q: %q is not a seed (an integer from 0 to %d)", kv, v, uint64(math.MaxUint64))
 				}
-				tests = append(tests, func(p sweep.Params) bool { return p.Seed == n })
+				test = func(p sweep.Params) bool { return p.Seed == n }
 			case "engine":
 				eng, err := sim.ParseEngine(v)
 				if err != nil || v == "" {
 					return nil, usagef("--where %q: %q is not an engine (want %s)", kv, v, sim.Choices(sim.Engines()))
 				}
-				tests = append(tests, func(p sweep.Params) bool { return p.Engine == eng })
+				test = func(p sweep.Params) bool { return p.Engine == eng }
 			default:
 				return nil, usagef("--where %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(whereKeys, ", "))
 			}
+			terms = append(terms, whereTerm{kv, k, test})
 		}
 	}
+	return terms, nil
+}
+
+// parseWhere reads --where into a filter on items (parseWhereTerms, allOf).
+func parseWhere(where string) (func(sweep.Params) bool, error) {
+	terms, err := parseWhereTerms(where)
+	if err != nil {
+		return nil, err
+	}
+	return allOf(terms), nil
+}
+
+// allOf is the filter of all terms.
+func allOf(terms []whereTerm) func(sweep.Params) bool {
 	return func(p sweep.Params) bool {
-		for _, t := range tests {
-			if !t(p) {
+		for _, t := range terms {
+			if !t.test(p) {
 				return false
 			}
 		}
 		return true
-	}, nil
+	}
+}
+
+// paramText is parameter key of p as --where writes it (load_factor: contract).
+func paramText(p sweep.Params, key string) string {
+	switch key {
+	case "trace":
+		return p.Trace
+	case "machine":
+		return p.Machine
+	case "sched":
+		return string(p.Sched)
+	case "pattern":
+		return p.Pattern
+	case "alloc":
+		return p.Alloc
+	case "contract", "load_factor":
+		return strconv.FormatFloat(p.Contract, 'g', -1, 64)
+	case "seed":
+		return strconv.FormatUint(p.Seed, 10)
+	case "engine":
+		if p.Engine == "" {
+			return sim.EngineMessage.String()
+		}
+		return p.Engine.String()
+	}
+	return ""
+}
+
+// distinctValues lists the values of key among the lines that keep passes, in
+// the order met.
+func distinctValues(lines []sweep.Line, key string, keep func(sweep.Params) bool) []string {
+	var vs []string
+	for _, l := range lines {
+		if keep(l.Params) {
+			if v := paramText(l.Params, key); !slices.Contains(vs, v) {
+				vs = append(vs, v)
+			}
+		}
+	}
+	return vs
+}
+
+// listValues quotes at most 6 values, counting the rest.
+func listValues(vs []string) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i == 6 {
+			fmt.Fprintf(&b, " and %d more", len(vs)-6)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(textin.Clip(v))
+	}
+	return b.String()
+}
+
+// whereMisses says, for the --where terms that match no item on their own, which
+// values the items have (a trace is matched as the sweep file wrote it, a path,
+// not its base name); "" when each term matches some item and only their
+// combination matches none.
+func whereMisses(terms []whereTerm, lines []sweep.Line) string {
+	var parts []string
+	for _, t := range terms {
+		if slices.ContainsFunc(lines, func(l sweep.Line) bool { return t.test(l.Params) }) {
+			continue
+		}
+		all := func(sweep.Params) bool { return true }
+		parts = append(parts, fmt.Sprintf("%s matches no item; the items' %s values: %s", t.text, t.key, listValues(distinctValues(lines, t.key, all))))
+	}
+	if len(parts) == 0 {
+		return " (each KEY=VALUE matches some items, not all of them together)"
+	}
+	return ": " + strings.Join(parts, "; ")
+}
+
+// stillVarying names every parameter but alloc and the x axis that has more
+// than one value among the successful items --where keeps, with the values, and
+// a --where that keeps one value of each: the next command to try.
+func stillVarying(where, x string, lines []sweep.Line, match func(sweep.Params) bool) string {
+	keep := func(p sweep.Params) bool { return match(p) }
+	ok := make([]sweep.Line, 0, len(lines))
+	for _, l := range lines {
+		if l.Status == sweep.StatusOK {
+			ok = append(ok, l)
+		}
+	}
+	var parts, more []string
+	for _, k := range whereKeys {
+		if k == "alloc" || k == x || (k == "contract" && x == "load_factor") {
+			continue
+		}
+		vs := distinctValues(ok, k, keep)
+		if len(vs) < 2 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", k, listValues(vs)))
+		more = append(more, k+"="+vs[0])
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	w := strings.Join(more, ",")
+	if where != "" {
+		w = where + "," + w
+	}
+	return fmt.Sprintf("; the items it keeps still vary in %s: e.g. --where '%s'", strings.Join(parts, ", "), w)
 }
 
 var whereKeys = []string{"trace", "machine", "sched", "pattern", "alloc", "contract", "seed", "engine"}

@@ -68,7 +68,7 @@ func init() {
   schedulers: [fcfs]               # default [fcfs]
   contract: [1, 0.8, 0.6, 0.4, 0.2]  # load factors (sim --contract); default [1]
   patterns: [all-to-all, n-body]   # sim --comm; "none" replays without; default [none]
-  seeds: [1]                       # sim --seed and --comm-seed; default [1]
+  seeds: [1]                       # sim --seed and --comm-seed; default [1]; see below
   engines: [message, flit]         # sim --engine (with patterns); default [message]
   flags: [--from, 1996-10-01, --to, 1997-01-01, --drop-larger]   # other sim flags, e.g. --vcs 2
                                    # or --hostlist, 'node[0001-0352]' (host names, as sim)
@@ -96,8 +96,10 @@ name: key. Results and resuming work as with a file (items are known by their
 parameters); --sbatch needs a file, which the array tasks read.
 
 Results (-o): one JSON line per finished item, appended whole and flushed to disk:
-{"sweep", "index", "key" (a hash of the item's parameters), "params", "status" (ok or
-failed), "error", "result" (the item's sim --json), "seconds"}. A rerun skips items
+{"sweep", "sweep_id" (a hash of the grid), "index", "key" (a hash of the item's
+parameters), "params", "status" (ok or failed), "error", "result" (the item's sim
+--json), "seconds", "alloc_time" (the time inside the allocator)}; merge leaves out
+the timings, seconds and alloc_time. A rerun skips items
 already done, so a killed or preempted run resumes where it stopped; a torn last
 line is cut off and its item redone; a damaged line elsewhere (spliced or cut short)
 is skipped with a warning and its item redone; failed items are retried. Editing the
@@ -116,7 +118,16 @@ failed, exit 1.
 
 Before the first item runs (and for --sbatch) the machine specs and the allocator
 names are checked: a bad one is an error naming its entry, not a failed item per
-trace. An allocator's arguments and the traces are checked by the items.
+trace. So is an allocator that applies to none of the machines (bf:hilbert, which
+needs a 2^k x 2^k mesh, on mesh:10x10; a misspelt argument): each allocator is built
+on each machine of up to 65,536 nodes. Allocators that apply to some machines only
+(mc1x1 beside a fat tree) are a warning, one line per machine naming those whose
+items there will fail; a sweep file without them or the machine leaves them out.
+The traces, and the files an allocator reads (a ranking), are checked by the items.
+A seed changes a replay only through the replicas of --replicate N (flags), the
+random pattern (patterns: [random]), --task-order random and the flit engine's
+ties (engines: [flit]); several seeds without any of these would replay the same
+items once per seed and are refused.
 Limits (errors naming them, rather than running out of memory): a sweep file of at
 most 4 MiB and 1,000,000 items (the product of its lists' lengths); results lines of
 at most 16 MiB and results files of at most 8 GiB. Of a sweep file's decoding errors
@@ -131,7 +142,12 @@ task, without --shard, i is (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
 SLURM_ARRAY_TASK_STEP and n is SLURM_ARRAY_TASK_COUNT, for arrays --array=MIN-MAX:STEP
 (a list such as --array=1,3,7 needs --shard). --sbatch prints a ready sbatch script
 for --shards tasks (at most 4,000,001, Slurm's largest MaxArraySize), every path and
-name in it quoted for the shell; "procalloc merge" then joins the shards' files.
+name in it quoted for the shell, each task asking for --cpus CPUs (default 2; also
+its -j): on nodes with fewer, sbatch refuses the script with "CPU count per node can
+not be satisfied", so give --cpus 1 there (the loopback cluster of
+scripts/slurm-cluster.sh has 1-CPU nodes). Add your site's #SBATCH lines
+(--partition, --time) to the script; the results files and the tasks' logs go to
+the directory sbatch runs in; "procalloc merge" then joins the shards' files.
 --list prints the items (with --shard i/n, the shard's) and exits.
 
 --per-job DIR writes each item's per-job rows (the CSV of sim --per-job) to
@@ -215,6 +231,11 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				if err := spec.Check(); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
+				// Pairs of an allocator and a machine it does not apply to: their
+				// items will fail; said before the run (or the script), not after.
+				for _, w := range spec.Warnings() {
+					fmt.Fprintf(e.stderr, "warning: %s: %s\n", args[0], w)
+				}
 				if *sbatch && *asJSON {
 					return usagef("--json does not go with --sbatch: its output is the script (each array task's summary can be JSON: put --json in the script's command)")
 				}
@@ -237,6 +258,7 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 					return usagef("-j %d: must be at least 1", *jobs)
 				}
 				si, sn := 0, 1
+				inArray := false // the shard is a Slurm array task's
 				if *shard != "" {
 					if si, sn, err = parseShard(*shard); err != nil {
 						return usageError{err.Error()}
@@ -248,6 +270,7 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 						return usagef("Slurm array task %d of %d is out of range (is --array 0-%d?)", i, n, n-1)
 					}
 					si, sn = i, n
+					inArray = true
 				}
 				mine, err := sweep.Shard(items, si, sn)
 				if err != nil {
@@ -301,7 +324,12 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				}
 				fmt.Fprintf(w, "sweep %s, shard %s: %d items, %d already done, %d run, %d failed -> %s\n", o.Sweep, o.Shard, o.Items, o.Skipped, o.Ran, o.Failed, o.Results)
 				if o.Stopped {
-					fmt.Fprintln(w, "interrupted: run the same command again to finish")
+					if inArray {
+						// In the task's log (scancel, a preemption): the command is the script's.
+						fmt.Fprintln(w, "interrupted: submit the array's script again (sbatch) to finish: each task resumes its results file")
+					} else {
+						fmt.Fprintln(w, "interrupted: run the same command again to finish")
+					}
 				}
 				if o.Failed > 0 {
 					return fmt.Errorf("%d items failed (their errors are in %s; a rerun retries them)", o.Failed, o.Results)
@@ -538,7 +566,10 @@ A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items
 damaged lines held, so it exits 1 when there are any. Exits 1 when any item is
-missing or failed (after writing what there is). --csv writes one row per item: its
+missing or failed (after writing what there is). When the missing items are whole
+shards' (no item of theirs has a line: a task that never ran or whose file was
+not given), merge names them, i/n with the smallest n that sets them apart, to run
+again. --csv writes one row per item: its
 parameters (engine, after seed, when some item runs the flit engine) and the
 metrics of "sim --json".
 A file - is standard input (once); --spec - reads the sweep file from standard input
@@ -633,16 +664,29 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 				for _, l := range rep.Failed {
 					fmt.Fprintf(e.stderr, "  failed #%d %s: %s\n", l.Index, strings.Join(l.Params.Args(""), " "), l.Error)
 				}
+				n, shards := missingShards(rep)
+				if n > 0 {
+					var list []string
+					for _, r := range shards {
+						list = append(list, fmt.Sprintf("%d/%d", r, n))
+					}
+					fmt.Fprintf(e.stderr, "  the %d missing items are those of shard %s (index mod %d): run sweep --shard %s again, or sbatch the array's script again (each resumes its results file), then merge again\n",
+						len(rep.Missing), strings.Join(list, ", "), n, strings.Join(list, ", --shard "))
+				}
 				for i, it := range rep.Missing {
 					if i == 20 {
 						fmt.Fprintf(e.stderr, "  ... and %d more missing\n", len(rep.Missing)-20)
 						break
 					}
+					where := fmt.Sprintf("in shard i/n with i = %d mod n", it.Index)
+					if n > 0 {
+						where = fmt.Sprintf("shard %d/%d", it.Index%n, n)
+					}
 					if spec == nil {
-						fmt.Fprintf(e.stderr, "  missing #%d (in shard i/n with i = %d mod n; its parameters need --spec)\n", it.Index, it.Index)
+						fmt.Fprintf(e.stderr, "  missing #%d (%s; its parameters need --spec)\n", it.Index, where)
 						continue
 					}
-					fmt.Fprintf(e.stderr, "  missing #%d (in shard i/n with i = %d mod n) %s\n", it.Index, it.Index, strings.Join(it.Params.Args(""), " "))
+					fmt.Fprintf(e.stderr, "  missing #%d (%s) %s\n", it.Index, where, strings.Join(it.Params.Args(""), " "))
 				}
 				if spec == nil {
 					fmt.Fprintln(e.stderr, "  (without --spec, items after the last one found cannot be checked)")
@@ -657,6 +701,68 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 			}
 		},
 	})
+}
+
+// missingShards finds the smallest shard count n under which the missing items
+// and the items that have lines fall in different shards (no index mod n holds
+// both), and the missing shards: the shards whose results files are absent or
+// unfinished, the ones to run again. A merge of 2 of 3 shards listed 42 items "in
+// shard i/n with i = 2 mod n", 5 mod n, 8 mod n, ... for the user to work out
+// that they were all shard 2/3's. 0 when no n below the items' count separates
+// them (a single run cut short: its missing items are every shard's) with
+// shards of two items or more.
+func missingShards(rep *sweep.MergeReport) (n int, shards []int) {
+	if len(rep.Missing) == 0 || len(rep.Lines) == 0 {
+		return 0, nil
+	}
+	size := 0
+	for _, l := range rep.Lines {
+		size = max(size, l.Index+1)
+	}
+	for _, it := range rep.Missing {
+		size = max(size, it.Index+1)
+	}
+	present := make([]bool, size)
+	for _, l := range rep.Lines {
+		present[l.Index] = true
+	}
+	// absent reports whether the indices r, r+n, r+2n, ... have no line.
+	absent := func(r, n int) bool {
+		for j := r; j < size; j += n {
+			if present[j] {
+				return false
+			}
+		}
+		return true
+	}
+	first := rep.Missing[0].Index
+	total := len(rep.Missing) + len(rep.Lines)
+	// Shards of two items or more: with few lines almost any n sets them apart
+	// (lines 0, 6 and 9 of 12 gave "shards 1/9, 2/9, 3/9, 4/9, 5/9, 7/9, 8/9").
+	for n := 2; n <= total/2 && n <= 4096; n++ {
+		// The first missing item's shard, in O(size/n), rules out most n at once.
+		if !absent(first%n, n) {
+			continue
+		}
+		var rs []int
+		ok := true
+		for _, it := range rep.Missing {
+			r := it.Index % n
+			if slices.Contains(rs, r) {
+				continue
+			}
+			if !absent(r, n) {
+				ok = false
+				break
+			}
+			rs = append(rs, r)
+		}
+		if ok {
+			slices.Sort(rs)
+			return n, rs
+		}
+	}
+	return 0, nil
 }
 
 // countStdin counts the arguments that are "-".

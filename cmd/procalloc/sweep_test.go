@@ -101,13 +101,21 @@ func mustRead(t *testing.T, p string) []byte {
 
 func TestSweepFailuresAndShardsFromSlurm(t *testing.T) {
 	dir := t.TempDir()
-	spec := writeSweep(t, dir, "mc1x1, paging:hilbert:5") // 2^5 pages do not fit a 6x6 mesh
+	// A ranking file whose content is refused fails each item of its allocator,
+	// each run reading the file again (an allocator that applies to no machine,
+	// such as paging:hilbert:5 on this 6x6 mesh, is refused before the run:
+	// TestCheckAllocatorOnNoMachine).
+	bad := filepath.Join(dir, "bad.pairs")
+	if err := os.WriteFile(bad, []byte("0 0\n1 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := writeSweep(t, dir, "mc1x1, 'bf:"+bad+"'")
 	res := filepath.Join(dir, "r.jsonl")
 	code, _, stderr := runCLI(t, "", "sweep", spec, "-o", res)
 	if code != 1 || !strings.Contains(stderr, "4 items failed") {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
-	if data := mustRead(t, res); !strings.Contains(string(data), `"status":"failed"`) || !strings.Contains(string(data), "multiples of 32") {
+	if data := mustRead(t, res); !strings.Contains(string(data), `"status":"failed"`) || !strings.Contains(string(data), "bad.pairs") {
 		t.Fatalf("failed items not recorded with their error:\n%.500s", data)
 	}
 	// Slurm array environment

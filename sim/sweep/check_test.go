@@ -5,9 +5,11 @@ import (
 	"testing"
 )
 
-// Check names every machine spec ParseMachine would refuse and every allocator of
-// no known family, with their entries, and accepts a sweep of good ones (whose
-// allocator arguments are the items' to check, on their machines).
+// Check names every machine spec ParseMachine would refuse, every allocator of no
+// known family and every allocator that applies to none of the machines (a
+// misspelt argument), with their entries, and accepts a sweep of good ones, where
+// an allocator may not apply to some machines (mc1x1 and bf:snake on the fat
+// tree: Warnings says so).
 func TestSpecCheck(t *testing.T) {
 	s, err := Parse([]byte("traces: [t]\nmachines: [mesh:0x4, mesh:4x4, hypercube:3, \"fattree:4,2:4\"]\nallocators: [mc1x1, MC1x1, \"bf:snake\", \"mc1x1:tbb\"]\n"), "s.yaml")
 	if err != nil {
@@ -27,7 +29,12 @@ func TestSpecCheck(t *testing.T) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
 	}
-	for _, notWant := range []string{"entry 2: machine", "entry 4", `"bf:snake"`} {
+	// mc1x1:tbb applies to none of the machines built (mesh:4x4, the fat tree):
+	// its argument is misspelt.
+	if want := `allocators: entry 4 "mc1x1:tbb" applies to none of the machines, so every item of it would fail: on mesh:4x4: allocator "mc1x1:tbb": unknown argument "tbb"`; !strings.Contains(msg, want) {
+		t.Errorf("error %q lacks %q", msg, want)
+	}
+	for _, notWant := range []string{"entry 2: machine", "entry 4: machine", "entry 1 \"mc1x1\"", `"bf:snake"`} {
 		if strings.Contains(msg, notWant) {
 			t.Errorf("error %q names a good entry (%q)", msg, notWant)
 		}

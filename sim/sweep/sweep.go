@@ -228,12 +228,13 @@ func Parse(data []byte, name string) (*Spec, error) {
 
 // Check finds what would make every item of a machine or an allocator fail, before
 // the first item runs: a machine spec ParseMachine refuses (checked without
-// building the machine), an allocator of no known family, and flags ApplyFlags
+// building the machine), an allocator of no known family, flags ApplyFlags
 // refuses whatever the item's engine (an unknown flag, a value that does not
-// parse). A sweep's items fail one at a time otherwise, each recorded as failed: a
-// typo cost a whole Slurm array. What depends on the machine (an allocator's
-// arguments, a trace) or on the item (a flit engine flag where some items run the
-// message engine) is left to the items.
+// parse), an allocator that does not apply to a machine (checkPairs) and seeds no
+// item uses (checkSeeds). A sweep's items fail one at a time otherwise, each
+// recorded as failed: a typo cost a whole Slurm array. What depends on files (a
+// trace, a ranking, --graph) or on the item (a flit engine flag where some items
+// run the message engine) is left to the items.
 func (s *Spec) Check() error {
 	var errs []error
 	if len(s.Flags) > 0 {
@@ -267,6 +268,7 @@ func (s *Spec) Check() error {
 			errs = append(errs, fmt.Errorf("sweep file: allocators: entry %d %q: %w", i+1, textin.Clip(a), err))
 		}
 	}
+	errs = append(errs, s.checkPairs(), s.checkSeeds())
 	return errors.Join(errs...)
 }
 
