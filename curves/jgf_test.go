@@ -1,0 +1,213 @@
+package curves
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/topo"
+)
+
+// The JGF files in testdata/jgf are written by hand in the forms flux-sched writes
+// and tests (testdata/jgf/README.md says which file each follows). Read as a
+// ranking, their nodes come in the order of the "id" fluxion's reader gives them:
+// the metadata id, else the digits that end the host name, else the uniq_id; not
+// the order of the file, nor the broker rank.
+func TestJGFReadsFluxForms(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		hosts []string // node-index order
+		want  []string // hosts in the order fluxion's low-id policies take them
+	}{
+		// Every field given; ids 0..3 listed rack1 first, ranks 1,2,3,0.
+		{"flux-hierarchy.json", []string{"node0", "node1", "node2", "node3"},
+			[]string{"node0", "node1", "node2", "node3"}},
+		// R from flux ion-R encode: no node id, so the host name's number
+		// (hetchy1 = 1 before hetchy1001); broker ranks follow the nodelist.
+		{"flux-ion-r.json", []string{"hetchy1001", "hetchy1002", "hetchy1"},
+			[]string{"hetchy1", "hetchy1001", "hetchy1002"}},
+		// Match writer: no names (basename "node" + id), ids 5, 3, 4 in file order.
+		{"flux-match.json", []string{"node3", "node4", "node5"},
+			[]string{"node3", "node4", "node5"}},
+	} {
+		data, err := os.ReadFile("testdata/jgf/" + tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := DetectFormat(data); err != nil || f != FormatJGF {
+			t.Errorf("%s detected as %q, %v", tc.file, f, err)
+		}
+		o, err := ReadRanking(bytes.NewReader(data), FormatJGF, len(tc.hosts), tc.hosts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		var got []string
+		for _, v := range o {
+			got = append(got, tc.hosts[v])
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: order %v, want %v", tc.file, got, tc.want)
+		}
+		// The order is the ids', not the file's: shuffled vertices and edges read
+		// the same.
+		doc, graph := jgfTestGraph(t, data)
+		rng := rand.New(rand.NewPCG(1, uint64(len(tc.file))))
+		for range 5 {
+			for _, k := range []string{"nodes", "edges"} {
+				l := graph[k].([]any)
+				rng.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+			}
+			b, _ := json.Marshal(doc)
+			o2, err := ReadRanking(bytes.NewReader(b), FormatJGF, len(tc.hosts), tc.hosts)
+			if err != nil || !slices.Equal(o2, o) {
+				t.Fatalf("%s shuffled: %v, %v; want %v", tc.file, o2, err, o)
+			}
+		}
+	}
+}
+
+// jgfTestGraph decodes a JGF document (or a Flux R) and returns it with its graph.
+func jgfTestGraph(t *testing.T, data []byte) (map[string]any, map[string]any) {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := doc["scheduling"].(map[string]any); ok {
+		return doc, s["graph"].(map[string]any)
+	}
+	return doc, doc["graph"].(map[string]any)
+}
+
+// What fluxion's reader refuses (resource_reader_jgf.cpp: fetch_jgf, fill_fetcher,
+// apply_defaults, add_vtx, unpack_edge) procalloc refuses, naming the line, and it
+// refuses nodes of equal id, which fluxion's low-id policies order arbitrarily.
+func TestJGFRefusesWhatFluxRefuses(t *testing.T) {
+	const node = `{"id":"1","metadata":{"type":"node","name":"a1","id":0,"paths":{"containment":"/c/a1"}}}`
+	cluster := `{"id":"0","metadata":{"type":"cluster","paths":{"containment":"/c"}}}`
+	doc := func(nodes, edges string) string {
+		return `{"graph":{"nodes":[` + nodes + `],"edges":[` + edges + `]}}`
+	}
+	ok := doc(cluster+",\n"+node, `{"source":"0","target":"1"}`)
+	if o, err := ReadRanking(strings.NewReader(ok), FormatJGF, 1, []string{"a1"}); err != nil || len(o) != 1 {
+		t.Fatalf("the valid base: %v, %v", o, err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"nodes":[]}`, `no "graph" key`},
+		{`{"graph":{"edges":[]}}`, `no "nodes" key`},
+		{`{"graph":{"nodes":[` + node + `]}}`, `no "edges" key`},
+		{`{"graph":{"nodes":{},"edges":[]}}`, `"nodes" is not an array`},
+		{`{"version":1,"scheduling":{}}`, `"scheduling" has no "graph"`},
+		{`{"graph":{"nodes":[` + node + `],"edges":[]}} x`, "after the JSON document"},
+		{`{"graph":{"nodes":[` + node + `,]}}`, "JGF line 1: invalid character"},
+		{doc(cluster+",\n"+strings.Replace(node, `"id":"1"`, `"id":1`, 1), ""), `line 2: vertex: "id" is not a string`},
+		{doc(`{"id":"1"}`, ""), `vertex "1": no "metadata"`},
+		{doc(strings.Replace(node, `"type":"node",`, "", 1), ""), `metadata has no "type"`},
+		{doc(strings.Replace(node, `"type":"node"`, `"Type":"node"`, 1), ""), `metadata has no "type"`},
+		{doc(strings.Replace(node, `,"paths":{"containment":"/c/a1"}`, "", 1), ""), `"paths" is not an object`},
+		{doc(strings.Replace(node, `"id":0`, `"id":0.5`, 1), ""), `"id" is not an integer`},
+		{doc(strings.Replace(node, `"id":0`, `"id":0,"rank":"3"`, 1), ""), `"rank" is not an integer`},
+		{doc(strings.Replace(node, `"id":0`, `"id":0,"exclusive":1`, 1), ""), `"exclusive" is not true or false`},
+		{doc(strings.Replace(node, `"name":"a1"`, `"name":7`, 1), ""), `"name" is not a string`},
+		{doc(strings.Replace(node, `"id":0`, `"id":0,"properties":{"x":1}`, 1), ""), `"properties" is not an object of strings`},
+		{doc(node+",\n"+node, ""), `line 2: vertex id "1" again (first on line 1)`},
+		{doc(node, `{"source":"1","target":"9"}`), `edge target "9" is no vertex`},
+		{doc(node, `{"source":1,"target":"1"}`), `edge "source" is not a string`},
+		{doc(node, `{"source":"1","target":"1","metadata":{"subsystem":5}}`), `"subsystem" is not a string`},
+		// fluxion infers uniq_id from the vertex id when it is absent.
+		{doc(strings.Replace(node, `"id":"1"`, `"id":"n1"`, 1), ""), `no "uniq_id" and the vertex id "n1" is not an integer`},
+		{doc(strings.Replace(strings.Replace(node, `"id":0,`, "", 1), `"a1"`, `"a99999999999999999999"`, 1), ""), "out of range"},
+		// Two nodes of one id (t/data/shell/corona-jgf.json has two of id -1).
+		{doc(cluster+",\n"+node+",\n"+strings.NewReplacer(`"id":"1"`, `"id":"2"`, "a1", "a2").Replace(node), ""),
+			`line 3: node "a2" has id 0, as node "a1" on line 2`},
+		// Without an id a node's is the number ending its name: a01 and a1 tie.
+		{doc(strings.Replace(strings.Replace(node, `"id":0,`, "", 1), "a1", "a01", 1)+",\n"+
+			strings.NewReplacer(`"id":"1"`, `"id":"2"`, `"id":0,`, "").Replace(node), ""), `node "a1" has id 1, as node "a01"`},
+	} {
+		_, err := ReadRanking(strings.NewReader(tc.in), FormatJGF, 2, []string{"a1", "a2"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n err = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// Every vertex procalloc writes carries all the metadata fluxion before v0.39
+// required and every edge the "name" map fluxion before v0.38 required besides the
+// "subsystem" of later versions; a node's id is its curve rank, its uniq_id its
+// vertex id, its rank (broker rank) the host's index, its path under the one root.
+func TestJGFWriterFields(t *testing.T) {
+	g, err := topo.ParseSpec("mesh:6x5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Generate("gilbert", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := make([]string, g.N())
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("cn%03d", 7*i+1)
+	}
+	var buf bytes.Buffer
+	if err := WriteRanking(&buf, FormatJGF, o, RankingMeta{}, hosts); err != nil {
+		t.Fatal(err)
+	}
+	_, graph := jgfTestGraph(t, buf.Bytes())
+	index := map[string]int{}
+	for i, h := range hosts {
+		index[h] = i
+	}
+	roots, seen := 0, map[string]bool{}
+	nodes := graph["nodes"].([]any)
+	for _, x := range nodes {
+		v := x.(map[string]any)
+		m := v["metadata"].(map[string]any)
+		for _, k := range []string{"type", "basename", "name", "id", "uniq_id", "rank", "exclusive", "unit", "size", "paths"} {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("vertex %v has no %q", v["id"], k)
+			}
+		}
+		vid := v["id"].(string)
+		if seen[vid] {
+			t.Fatalf("vertex id %s twice", vid)
+		}
+		seen[vid] = true
+		if strconv.Itoa(int(m["uniq_id"].(float64))) != vid {
+			t.Errorf("vertex %s: uniq_id %v", vid, m["uniq_id"])
+		}
+		path := m["paths"].(map[string]any)["containment"].(string)
+		if strings.Count(path, "/") == 1 {
+			roots++
+			continue
+		}
+		name := m["name"].(string)
+		r, rank := int(m["id"].(float64)), int(m["rank"].(float64))
+		if r < 0 || r >= len(o) || hosts[o[r]] != name {
+			t.Errorf("node %s has id %d; curve rank %d is %s", name, r, r, hosts[o[r]])
+		}
+		if rank != index[name] || path != "/cluster0/"+name || m["type"] != "node" {
+			t.Errorf("node %s: rank %d, path %s, type %v", name, rank, path, m["type"])
+		}
+	}
+	if roots != 1 || len(nodes) != g.N()+1 {
+		t.Errorf("%d roots, %d vertices for %d nodes", roots, len(nodes), g.N())
+	}
+	edges := graph["edges"].([]any)
+	for _, x := range edges {
+		e := x.(map[string]any)
+		m := e["metadata"].(map[string]any)
+		if m["subsystem"] != "containment" || m["name"].(map[string]any)["containment"] != "contains" ||
+			!seen[e["source"].(string)] || !seen[e["target"].(string)] {
+			t.Errorf("edge %v", e)
+		}
+	}
+	if len(edges) != g.N() {
+		t.Errorf("%d edges for %d nodes", len(edges), g.N())
+	}
+}
