@@ -438,3 +438,17 @@ func leadingInt(s string) (int64, bool) {
 	x, err := strconv.ParseInt(t[:end], 10, 64)
 	return x, err == nil
 }
+
+// isJGFDocument says whether data is a JSON object with a "graph" key (JGF) or a
+// "scheduling" key (a Flux R, whose JGF sits there): procalloc's JSON ranking has
+// neither. JSON that does not parse is told by a "graph" key in its text, so that
+// the JGF reader names the syntax error of a broken graph.
+func isJGFDocument(data []byte) bool {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return bytes.Contains(data, []byte(`"graph"`))
+	}
+	_, graph := top["graph"]
+	_, scheduling := top["scheduling"]
+	return graph || scheduling
+}

@@ -211,3 +211,66 @@ func TestJGFWriterFields(t *testing.T) {
 		t.Errorf("%d edges for %d nodes", len(edges), g.N())
 	}
 }
+
+// Flux names its graphs .json: a file named so is a Flux graph (or R) or procalloc's
+// JSON ranking by its content. A graph with every core, as Flux writes one, takes
+// more than a ranking's 1 KiB per node and is read within JGFBytesPerNode.
+func TestJGFNamedJSONAndLarge(t *testing.T) {
+	const n, cores = 64, 96
+	hosts := make([]string, n)
+	var vs, es []string
+	vs = append(vs, `{"id":"0","metadata":{"type":"cluster","paths":{"containment":"/c0"}}}`)
+	uid := 1
+	for i := range n {
+		hosts[i] = fmt.Sprintf("n%02d", i)
+		node := uid
+		// ids reversed: node n-1-i has id i.
+		vs = append(vs, fmt.Sprintf(`{"id":"%d","metadata":{"type":"node","name":"%s","id":%d,"rank":%d,"paths":{"containment":"/c0/%s"}}}`,
+			node, hosts[i], n-1-i, i, hosts[i]))
+		es = append(es, fmt.Sprintf(`{"source":"0","target":"%d"}`, node))
+		uid++
+		for c := range cores {
+			vs = append(vs, fmt.Sprintf(`{"id":"%d","metadata":{"type":"core","basename":"core","name":"core%d","id":%d,"uniq_id":%d,"rank":%d,"exclusive":false,"unit":"","size":1,"paths":{"containment":"/c0/%s/core%d"}}}`,
+				uid, c, c, uid, i, hosts[i], c))
+			es = append(es, fmt.Sprintf(`{"source":"%d","target":"%d","metadata":{"subsystem":"containment"}}`, node, uid))
+			uid++
+		}
+	}
+	big := []byte(`{"graph":{"nodes":[` + strings.Join(vs, ",\n") + "],\n" + `"edges":[` + strings.Join(es, ",\n") + "]}}\n")
+	if int64(len(big)) <= MaxRankingBytes(n) {
+		t.Fatalf("%d bytes is within a ranking's cap: the test shows nothing", len(big))
+	}
+	want := make(Order, n)
+	for r := range want {
+		want[r] = n - 1 - r
+	}
+	dir := t.TempDir()
+	var small bytes.Buffer
+	if err := WriteRanking(&small, FormatJSON, want, RankingMeta{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"flux.json": big, "procalloc.json": small.Bytes()} {
+		path := dir + "/" + name
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o, err := ReadRankingFile(path, n, hosts)
+		if err != nil || !slices.Equal(o, want) {
+			t.Errorf("%s: %v, %v", name, o, err)
+		}
+	}
+	for _, f := range []Format{"", FormatJGF} {
+		o, err := ReadRankingFrom(bytes.NewReader(big), "stdin", f, topo.Mesh(n), hosts)
+		if err != nil || !slices.Equal(o, want) {
+			t.Errorf("format %q: %v", f, err)
+		}
+	}
+	if _, err := ReadRanking(bytes.NewReader(big), FormatJGF, n, hosts); err != nil {
+		t.Error(err)
+	}
+	// Past its own cap a graph is refused too.
+	huge := bytes.Repeat([]byte(" "), int(MaxJGFBytes(n)))
+	if _, err := ReadRanking(bytes.NewReader(append(huge, big...)), FormatJGF, n, hosts); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("past MaxJGFBytes: %v", err)
+	}
+}

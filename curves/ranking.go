@@ -220,11 +220,25 @@ var RankingBytesPerNode int64 = 1 << 10
 // 1 MiB + RankingBytesPerNode per node.
 func MaxRankingBytes(n int) int64 { return 1<<20 + RankingBytesPerNode*int64(max(n, 0)) }
 
+// JGFBytesPerNode is RankingBytesPerNode for a Flux resource graph (FormatJGF), and
+// for input that starts with '{' while its format is still to be found: Flux's own
+// graphs hold every core, socket, GPU and memory vertex of a node, about 30 KB per
+// node in flux-sched's t/data/resource/jgfs/power.json (2,148,913 bytes, 72 nodes).
+var JGFBytesPerNode int64 = 64 << 10
+
+// MaxJGFBytes is the longest Flux resource graph of an n-node machine read:
+// 1 MiB + JGFBytesPerNode per node.
+func MaxJGFBytes(n int) int64 { return 1<<20 + JGFBytesPerNode*int64(max(n, 0)) }
+
 // ReadRankingData reads a whole ranking of an n-node machine from r (a file or
 // standard input, named name in errors) through the cap MaxRankingBytes(n), for
 // callers that detect the format from the content (DetectFormat).
 func ReadRankingData(r io.Reader, n int, name string) ([]byte, error) {
-	data, err := textin.ReadAll(r, MaxRankingBytes(n), fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
+	return readRankingData(r, n, name, MaxRankingBytes(n))
+}
+
+func readRankingData(r io.Reader, n int, name string, limit int64) ([]byte, error) {
+	data, err := textin.ReadAll(r, limit, fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +252,9 @@ func readRankingFile(path string, n int, spec string, hosts []string) (Order, er
 	}
 	defer file.Close()
 	f, _ := FormatFromPath(path)
+	if f == FormatJSON {
+		f = formatJSONByName // Flux names its resource graphs .json too
+	}
 	o, err := readRankingFrom(file, path, f, n, spec, hosts)
 	if errors.Is(err, ErrRanksOrOrder) {
 		return nil, fmt.Errorf("%w; name the file .ranks or .order", err)
@@ -255,12 +272,31 @@ func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts [
 	return readRankingFrom(r, name, f, m.N(), m.Spec(), hosts)
 }
 
+// formatJSONByName is the format of a file named .json: procalloc's JSON ranking
+// or a Flux resource graph (JGF, or R holding one), which the content tells apart.
+const formatJSONByName Format = "json or jgf"
+
 func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
-	data, err := ReadRankingData(r, n, name)
+	limit := MaxRankingBytes(n)
+	br := bufio.NewReader(r)
+	if f == "" || f == FormatJGF || f == formatJSONByName {
+		// A JSON document may be a Flux resource graph, which takes more room.
+		head, _ := br.Peek(4096)
+		if t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte(textin.BOM)), " \t\r\n"); len(t) > 0 && t[0] == '{' {
+			limit = MaxJGFBytes(n)
+		}
+	}
+	data, err := readRankingData(br, n, name, limit)
 	if err != nil {
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte(textin.BOM)) // every format, JSON and hostlist too
+	if f == formatJSONByName {
+		f = FormatJSON
+		if isJGFDocument(data) {
+			f = FormatJGF
+		}
+	}
 	if f == "" {
 		if f, err = DetectFormat(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -292,7 +328,11 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 	if n < 1 {
 		return nil, fmt.Errorf("machine has no nodes")
 	}
-	r = textin.Capped(r, MaxRankingBytes(n), fmt.Sprintf("a ranking of %d nodes", n))
+	limit := MaxRankingBytes(n)
+	if f == FormatJGF {
+		limit = MaxJGFBytes(n)
+	}
+	r = textin.Capped(r, limit, fmt.Sprintf("a ranking of %d nodes", n))
 	if f == FormatJSON {
 		return readRankingJSON(r, n, spec)
 	}

@@ -290,7 +290,7 @@ func detectSchedulerFormat(data []byte) Format {
 	}
 	t := strings.TrimSpace(string(data))
 	if strings.HasPrefix(t, "{") {
-		if strings.Contains(t, `"graph"`) {
+		if isJGFDocument(data) {
 			return FormatJGF
 		}
 		return ""
