@@ -210,8 +210,8 @@ func ReadMachineRanking(path string, m topo.Machine) (Order, error) {
 }
 
 // RankingBytesPerNode bounds a ranking file of an n-node machine to
-// MaxRankingBytes(n) bytes: a line per node (a JGF vertex takes about 400 bytes)
-// with room for comments. Ranking files are read through this cap, so that
+// MaxRankingBytes(n) bytes: a line per node with room for comments (a Flux
+// resource graph has its own, JGFBytesPerNode). Ranking files are read through this cap, so that
 // /dev/zero, an endless pipe or a wrong file fails at once instead of exhausting
 // memory; a program that needs more may raise it.
 var RankingBytesPerNode int64 = 1 << 10
