@@ -14,8 +14,8 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// The JGF files in testdata/jgf are written by hand in the forms flux-sched writes
-// and tests (testdata/jgf/README.md says which file each follows). Read as a
+// The JGF files in testdata/jgf are in the forms flux-sched writes and tests, one
+// written by hand, two printed by Flux's own tools (testdata/jgf/README.md). Read as a
 // ranking, their nodes come in the order of the "id" fluxion's reader gives them:
 // the metadata id, else the digits that end the host name, else the uniq_id; not
 // the order of the file, nor the broker rank.
@@ -28,11 +28,12 @@ func TestJGFReadsFluxForms(t *testing.T) {
 		// Every field given; ids 0..3 listed rack1 first, ranks 1,2,3,0.
 		{"flux-hierarchy.json", []string{"node0", "node1", "node2", "node3"},
 			[]string{"node0", "node1", "node2", "node3"}},
-		// R from flux ion-R encode: no node id, so the host name's number
+		// R from flux R encode | flux ion-R encode: no node id, so the host name's number
 		// (hetchy1 = 1 before hetchy1001); broker ranks follow the nodelist.
 		{"flux-ion-r.json", []string{"hetchy1001", "hetchy1002", "hetchy1"},
 			[]string{"hetchy1", "hetchy1001", "hetchy1002"}},
-		// Match writer: no names (basename "node" + id), ids 5, 3, 4 in file order.
+		// resource-query's match (JGF writer): no names (basename "node" + id), ids
+		// 5, 3, 4 in file order.
 		{"flux-match.json", []string{"node3", "node4", "node5"},
 			[]string{"node3", "node4", "node5"}},
 	} {
