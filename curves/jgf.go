@@ -452,3 +452,89 @@ func isJGFDocument(data []byte) bool {
 	_, scheduling := top["scheduling"]
 	return graph || scheduling
 }
+
+// MergeJGFIDs returns the Flux resource graph graph (JGF, or a Flux R with JGF under
+// "scheduling", as `flux ion-R encode` writes it) with the metadata "id" of each node
+// vertex set to the curve rank of its host in o (hosts names the nodes in
+// node-index order), and its "name" written out, as fluxion's default name
+// (basename+id) would change with the id. Everything else is kept: cores, GPUs,
+// broker ranks, properties, uniq_ids (so fluxion's default policy, first, which
+// follows the uniq_id, does not follow the curve; low, lonode and lonodex do). Key
+// order and white space are not kept. A graph fluxion's reader refuses, a node the
+// ordering does not name and a host the graph lacks are errors.
+func MergeJGFIDs(graph []byte, o Order, hosts []string) ([]byte, error) {
+	if len(hosts) != len(o) {
+		return nil, fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
+	}
+	if err := o.Validate(len(o)); err != nil {
+		return nil, err
+	}
+	nodes, err := readJGF(graph)
+	if err != nil {
+		return nil, err
+	}
+	rank := make(map[string]int, len(o))
+	for r, v := range o {
+		rank[hosts[v]] = r
+	}
+	inGraph := make(map[string]bool, len(nodes))
+	for _, nd := range nodes {
+		if _, ok := rank[nd.Host]; !ok {
+			return nil, fmt.Errorf("JGF line %d: node %q is not a host of the ordering", nd.Line, nd.Host)
+		}
+		inGraph[nd.Host] = true
+	}
+	for _, v := range o {
+		if !inGraph[hosts[v]] {
+			return nil, fmt.Errorf("host %q has no node vertex in the graph", hosts[v])
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(graph))
+	dec.UseNumber() // big ids and sizes stay as written
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("JGF: %w", err)
+	}
+	g, _ := doc["graph"].(map[string]any)
+	if g == nil {
+		s, _ := doc["scheduling"].(map[string]any)
+		g, _ = s["graph"].(map[string]any)
+	}
+	vertices, _ := g["nodes"].([]any)
+	for _, x := range vertices {
+		vm, _ := x.(map[string]any)
+		raw, err := json.Marshal(vm)
+		if err != nil {
+			return nil, err
+		}
+		v, err := jgfParseVertex(raw)
+		if err != nil {
+			return nil, err // readJGF took it
+		}
+		if v.typ != "node" {
+			continue
+		}
+		meta := vm["metadata"].(map[string]any)
+		meta["id"] = json.Number(strconv.Itoa(rank[v.name]))
+		meta["name"] = v.name
+	}
+	out, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, '\n')
+	// What fluxion's low-id policies read back is the ordering.
+	back, err := readJGF(out)
+	if err == nil {
+		for r, nd := range back {
+			if nd.Host != hosts[o[r]] {
+				err = fmt.Errorf("rank %d reads back as %s, not %s", r, nd.Host, hosts[o[r]])
+				break
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("merged graph: %w", err)
+	}
+	return out, nil
+}

@@ -2,6 +2,7 @@ package curves
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -168,5 +169,49 @@ func TestFluxResourceQuery(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d jobs matched as the curve orders them", policy, len(docs))
+	}
+
+	// A graph Flux wrote (flux ion-R encode: broker ranks 0, 1, 2 are hetchy1001,
+	// hetchy1002, hetchy1, each with 2 cores) with its node ids merged from an
+	// ordering that is neither the names' numbers nor the uniq_ids: under lonodex
+	// the jobs' R (rlite, which needs the cores) names the broker ranks in curve order.
+	data, err := os.ReadFile("testdata/jgf/flux-ion-r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ionHosts := []string{"hetchy1001", "hetchy1002", "hetchy1"}
+	ionOrder := Order{1, 2, 0}
+	merged, err := MergeJGFIDs(data, ionOrder, ionHosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sched := jgfTestGraph(t, merged)
+	b, _ := json.Marshal(map[string]any{"graph": sched})
+	mergedPath := filepath.Join(dir, "merged.json")
+	if err := os.WriteFile(mergedPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(rq, "-L", mergedPath, "-f", "jgf", "-P", "lonodex", "-F", "rlite", "-d")
+	one := "match allocate " + filepath.Join(dir, "k1.yaml") + "\n"
+	cmd.Stdin = strings.NewReader(one + one + one + "quit\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("merged graph: %v\n%s", err, out)
+	}
+	var ranks []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "[") {
+			var rlite []struct {
+				Rank     string            `json:"rank"`
+				Children map[string]string `json:"children"`
+			}
+			if err := json.Unmarshal([]byte(l), &rlite); err != nil || len(rlite) != 1 || rlite[0].Children["core"] != "0-1" {
+				t.Fatalf("merged graph: R_lite %s: %v", l, err)
+			}
+			ranks = append(ranks, rlite[0].Rank)
+		}
+	}
+	if want := []string{"1", "2", "0"}; !slices.Equal(ranks, want) {
+		t.Errorf("merged graph under lonodex: broker ranks %v, want %v (curve order)\n%s", ranks, want, out)
 	}
 }

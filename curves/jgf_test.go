@@ -266,12 +266,80 @@ func TestJGFNamedJSONAndLarge(t *testing.T) {
 			t.Errorf("format %q: %v", f, err)
 		}
 	}
-	if _, err := ReadRanking(bytes.NewReader(big), FormatJGF, n, hosts); err != nil {
-		t.Error(err)
+	for _, f := range []Format{FormatJGF, FormatJSONOrJGF} {
+		if o, err := ReadRanking(bytes.NewReader(big), f, n, hosts); err != nil || !slices.Equal(o, want) {
+			t.Errorf("ReadRanking %s: %v", f, err)
+		}
+	}
+	if o, err := ReadRanking(bytes.NewReader(small.Bytes()), FormatJSONOrJGF, n, hosts); err != nil || !slices.Equal(o, want) {
+		t.Errorf("ReadRanking %s of a JSON ranking: %v", FormatJSONOrJGF, err)
+	}
+	if f, _ := ReadFormatFromPath("x/graph.json"); f != FormatJSONOrJGF {
+		t.Errorf("ReadFormatFromPath(.json) = %q", f)
 	}
 	// Past its own cap a graph is refused too.
 	huge := bytes.Repeat([]byte(" "), int(MaxJGFBytes(n)))
 	if _, err := ReadRanking(bytes.NewReader(append(huge, big...)), FormatJGF, n, hosts); err == nil || !strings.Contains(err.Error(), "longer than") {
 		t.Errorf("past MaxJGFBytes: %v", err)
+	}
+}
+
+// MergeJGFIDs sets the node ids of a graph Flux wrote to the curve ranks: read back,
+// the nodes come in the ordering's order; every other vertex, field and edge, and
+// R's execution part, is unchanged; a node's name is written out where fluxion would
+// have made it from the old id. A host without a node and a node no host are errors.
+func TestMergeJGFIDs(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		hosts []string
+	}{
+		{"flux-ion-r.json", []string{"hetchy1001", "hetchy1002", "hetchy1"}},
+		{"flux-match.json", []string{"node3", "node4", "node5"}},
+		{"flux-hierarchy.json", []string{"node0", "node1", "node2", "node3"}},
+	} {
+		data, err := os.ReadFile("testdata/jgf/" + tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(tc.hosts)
+		o := make(Order, n)
+		for r := range o {
+			o[r] = n - 1 - r // neither the names' order nor the file's
+		}
+		merged, err := MergeJGFIDs(data, o, tc.hosts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		back, err := ReadRanking(bytes.NewReader(merged), FormatJGF, n, tc.hosts)
+		if err != nil || !slices.Equal(back, o) {
+			t.Fatalf("%s: read back %v, %v; want %v", tc.file, back, err, o)
+		}
+		// All but the nodes' id and name as before.
+		before, gb := jgfTestGraph(t, data)
+		after, ga := jgfTestGraph(t, merged)
+		for _, g := range []map[string]any{gb, ga} {
+			for _, x := range g["nodes"].([]any) {
+				m := x.(map[string]any)["metadata"].(map[string]any)
+				if m["type"] == "node" {
+					delete(m, "id")
+					delete(m, "name")
+				}
+			}
+		}
+		b1, _ := json.Marshal(before)
+		b2, _ := json.Marshal(after)
+		if !bytes.Equal(b1, b2) {
+			t.Errorf("%s: the merge changed more than the node ids and names:\n%s\n%s", tc.file, b1, b2)
+		}
+		if _, err := MergeJGFIDs(data, RowMajor(n-1), tc.hosts[:n-1]); err == nil || !strings.Contains(err.Error(), "is not a host of the ordering") {
+			t.Errorf("%s, a host short: %v", tc.file, err)
+		}
+		if _, err := MergeJGFIDs(data, o[:n-1], tc.hosts[:n-1]); err == nil {
+			t.Errorf("%s: an ordering that is no permutation merged", tc.file)
+		}
+		other := append(slices.Clone(tc.hosts), "elsewhere9")
+		if _, err := MergeJGFIDs(data, append(slices.Clone(o), n), other); err == nil || !strings.Contains(err.Error(), `host "elsewhere9" has no node`) {
+			t.Errorf("%s, a host not in the graph: %v", tc.file, err)
+		}
 	}
 }

@@ -251,10 +251,7 @@ func readRankingFile(path string, n int, spec string, hosts []string) (Order, er
 		return nil, err
 	}
 	defer file.Close()
-	f, _ := FormatFromPath(path)
-	if f == FormatJSON {
-		f = formatJSONByName // Flux names its resource graphs .json too
-	}
+	f, _ := ReadFormatFromPath(path)
 	o, err := readRankingFrom(file, path, f, n, spec, hosts)
 	if errors.Is(err, ErrRanksOrOrder) {
 		return nil, fmt.Errorf("%w; name the file .ranks or .order", err)
@@ -272,14 +269,26 @@ func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts [
 	return readRankingFrom(r, name, f, m.N(), m.Spec(), hosts)
 }
 
-// formatJSONByName is the format of a file named .json: procalloc's JSON ranking
-// or a Flux resource graph (JGF, or R holding one), which the content tells apart.
-const formatJSONByName Format = "json or jgf"
+// FormatJSONOrJGF is the format of a ranking file named .json when it is read:
+// procalloc's JSON ranking or a Flux resource graph (JGF, or a Flux R holding one,
+// which Flux names .json too), told apart by the content (a top-level "graph" or
+// "scheduling" key). ReadRankingFrom and ReadRanking take it; no writer does.
+const FormatJSONOrJGF Format = "json-or-jgf"
+
+// ReadFormatFromPath is FormatFromPath for a file to read: a .json name gives
+// FormatJSONOrJGF.
+func ReadFormatFromPath(path string) (Format, bool) {
+	f, ok := FormatFromPath(path)
+	if f == FormatJSON {
+		f = FormatJSONOrJGF
+	}
+	return f, ok
+}
 
 func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
 	limit := MaxRankingBytes(n)
 	br := bufio.NewReader(r)
-	if f == "" || f == FormatJGF || f == formatJSONByName {
+	if f == "" || f == FormatJGF || f == FormatJSONOrJGF {
 		// A JSON document may be a Flux resource graph, which takes more room.
 		head, _ := br.Peek(4096)
 		if t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte(textin.BOM)), " \t\r\n"); len(t) > 0 && t[0] == '{' {
@@ -291,7 +300,7 @@ func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hos
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte(textin.BOM)) // every format, JSON and hostlist too
-	if f == formatJSONByName {
+	if f == FormatJSONOrJGF {
 		f = FormatJSON
 		if isJGFDocument(data) {
 			f = FormatJGF
@@ -329,10 +338,23 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 		return nil, fmt.Errorf("machine has no nodes")
 	}
 	limit := MaxRankingBytes(n)
-	if f == FormatJGF {
+	if f == FormatJGF || f == FormatJSONOrJGF {
 		limit = MaxJGFBytes(n)
 	}
 	r = textin.Capped(r, limit, fmt.Sprintf("a ranking of %d nodes", n))
+	if f == FormatJSONOrJGF {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		f = FormatJSON
+		if isJGFDocument(data) {
+			f = FormatJGF
+		} else if int64(len(data)) > MaxRankingBytes(n) {
+			return nil, fmt.Errorf("a ranking of %d nodes is longer than %d bytes: %w", n, MaxRankingBytes(n), textin.ErrTooLarge)
+		}
+		r = bytes.NewReader(data)
+	}
 	if f == FormatJSON {
 		return readRankingJSON(r, n, spec)
 	}
