@@ -79,7 +79,7 @@ rankfile          Open MPI rankfile: "rank R=HOST slot=0"
 mpich-rank-order  MPICH_RANK_ORDER: the MPI rank of each node slot, nodes in index order
 jgf               Flux resource graph (JSON Graph Format), node vertex id = curve rank: fluxion's low,
                   lonode and lonodex policies take the lowest free ids (its default, first, the highest);
-                  nodes only, no cores: an ordering to carry into the site's graph (docs/curves.md)`
+                  nodes only, no cores: curve --flux-graph FILE sets the ids in Flux's own graph instead`
 
 // allocSyntax is the --alloc spelling of the allocator families that take an argument
 // (alloc.Parse); the others are named alone.
