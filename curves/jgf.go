@@ -173,12 +173,20 @@ type jgfGraphElements struct {
 func jgfGraph(data []byte) (jgfGraphElements, error) {
 	var g jgfGraphElements
 	dec := json.NewDecoder(bytes.NewReader(data))
+	// lineAt is the line of the first byte at or after off that is not white space
+	// or a comma. Offsets mostly rise, so it counts on from the last one.
+	lastOff, lastLine := int64(0), 1
 	lineAt := func(off int64) int {
 		off = min(max(off, 0), int64(len(data)))
 		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
 			off++
 		}
-		return 1 + bytes.Count(data[:off], []byte{'\n'})
+		if off < lastOff {
+			lastOff, lastLine = 0, 1
+		}
+		lastLine += bytes.Count(data[lastOff:off], []byte{'\n'})
+		lastOff = off
+		return lastLine
 	}
 	// object reads the keys of the object that starts at the next token, calling
 	// f for each key (f consumes the value) and skipping values f leaves.
