@@ -4,7 +4,7 @@ TAGS    ?= highs
 BIN     := bin/procalloc
 BENCHTIME ?= 1s
 
-.PHONY: all build test test-full test-race test-slurm test-mpi test-browser bench demo claims highs lint clean
+.PHONY: all build test test-full test-race test-slurm test-mpi test-flux test-browser bench demo claims highs lint clean
 
 all: build
 
@@ -51,6 +51,14 @@ test-slurm:
 # and checks every rank's host against the ordering; ends with "mpi: N launches, ...".
 test-mpi:
 	@GO=$(GO) bash scripts/test-mpi.sh
+
+# test-flux builds fluxion's resource-query (flux-sched) from the checkouts named by
+# FLUX_CORE_SRC and FLUX_SCHED_SRC, with Debian's -dev packages (installed when
+# missing; needs root), and checks that Flux hands out the nodes of procalloc's jgf
+# graph in curve order (TestFluxResourceQuery, which skips without resource-query).
+# About 28 minutes the first time; only when asked, never in make test.
+test-flux:
+	@GO=$(GO) bash scripts/test-flux.sh
 
 # test-browser opens procalloc plan's HTML report in a real headless Chromium (Debian's
 # chromium, installed when missing; needs root) and checks what it renders.

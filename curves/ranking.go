@@ -210,8 +210,8 @@ func ReadMachineRanking(path string, m topo.Machine) (Order, error) {
 }
 
 // RankingBytesPerNode bounds a ranking file of an n-node machine to
-// MaxRankingBytes(n) bytes: a line per node (a JGF vertex takes about 400 bytes)
-// with room for comments. Ranking files are read through this cap, so that
+// MaxRankingBytes(n) bytes: a line per node with room for comments (a Flux
+// resource graph has its own, JGFBytesPerNode). Ranking files are read through this cap, so that
 // /dev/zero, an endless pipe or a wrong file fails at once instead of exhausting
 // memory. It is a constant, not a setting: a variable any importer could change
 // would move the cap for every reader in the process (and race with them).
@@ -221,11 +221,25 @@ const RankingBytesPerNode int64 = 1 << 10
 // 1 MiB + RankingBytesPerNode per node.
 func MaxRankingBytes(n int) int64 { return 1<<20 + RankingBytesPerNode*int64(max(n, 0)) }
 
+// JGFBytesPerNode is RankingBytesPerNode for a Flux resource graph (FormatJGF), and
+// for input that starts with '{' while its format is still to be found: Flux's own
+// graphs hold every core, socket, GPU and memory vertex of a node, about 30 KB per
+// node in flux-sched's t/data/resource/jgfs/power.json (2,148,913 bytes, 72 nodes).
+var JGFBytesPerNode int64 = 64 << 10
+
+// MaxJGFBytes is the longest Flux resource graph of an n-node machine read:
+// 1 MiB + JGFBytesPerNode per node.
+func MaxJGFBytes(n int) int64 { return 1<<20 + JGFBytesPerNode*int64(max(n, 0)) }
+
 // ReadRankingData reads a whole ranking of an n-node machine from r (a file or
 // standard input, named name in errors) through the cap MaxRankingBytes(n), for
 // callers that detect the format from the content (DetectFormat).
 func ReadRankingData(r io.Reader, n int, name string) ([]byte, error) {
-	data, err := textin.ReadAll(r, MaxRankingBytes(n), fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
+	return readRankingData(r, n, name, MaxRankingBytes(n))
+}
+
+func readRankingData(r io.Reader, n int, name string, limit int64) ([]byte, error) {
+	data, err := textin.ReadAll(r, limit, fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +252,7 @@ func readRankingFile(path string, n int, spec string, hosts []string) (Order, er
 		return nil, err
 	}
 	defer file.Close()
-	f, _ := FormatFromPath(path)
+	f, _ := ReadFormatFromPath(path)
 	o, err := readRankingFrom(file, path, f, n, spec, hosts)
 	if errors.Is(err, ErrRanksOrOrder) {
 		return nil, fmt.Errorf("%w; name the file .ranks or .order", err)
@@ -256,12 +270,43 @@ func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts [
 	return readRankingFrom(r, name, f, m.N(), m.Spec(), hosts)
 }
 
+// FormatJSONOrJGF is the format of a ranking file named .json when it is read:
+// procalloc's JSON ranking or a Flux resource graph (JGF, or a Flux R holding one,
+// which Flux names .json too), told apart by the content (a top-level "graph" or
+// "scheduling" key). ReadRankingFrom and ReadRanking take it; no writer does.
+const FormatJSONOrJGF Format = "json-or-jgf"
+
+// ReadFormatFromPath is FormatFromPath for a file to read: a .json name gives
+// FormatJSONOrJGF.
+func ReadFormatFromPath(path string) (Format, bool) {
+	f, ok := FormatFromPath(path)
+	if f == FormatJSON {
+		f = FormatJSONOrJGF
+	}
+	return f, ok
+}
+
 func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
-	data, err := ReadRankingData(r, n, name)
+	limit := MaxRankingBytes(n)
+	br := bufio.NewReader(r)
+	if f == "" || f == FormatJGF || f == FormatJSONOrJGF {
+		// A JSON document may be a Flux resource graph, which takes more room.
+		head, _ := br.Peek(4096)
+		if t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte(textin.BOM)), " \t\r\n"); len(t) > 0 && t[0] == '{' {
+			limit = MaxJGFBytes(n)
+		}
+	}
+	data, err := readRankingData(br, n, name, limit)
 	if err != nil {
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte(textin.BOM)) // every format, JSON and hostlist too
+	if f == FormatJSONOrJGF {
+		f = FormatJSON
+		if isJGFDocument(data) {
+			f = FormatJGF
+		}
+	}
 	if f == "" {
 		if f, err = DetectFormat(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -293,7 +338,24 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 	if n < 1 {
 		return nil, fmt.Errorf("machine has no nodes")
 	}
-	r = textin.Capped(r, MaxRankingBytes(n), fmt.Sprintf("a ranking of %d nodes", n))
+	limit := MaxRankingBytes(n)
+	if f == FormatJGF || f == FormatJSONOrJGF {
+		limit = MaxJGFBytes(n)
+	}
+	r = textin.Capped(r, limit, fmt.Sprintf("a ranking of %d nodes", n))
+	if f == FormatJSONOrJGF {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		f = FormatJSON
+		if isJGFDocument(data) {
+			f = FormatJGF
+		} else if int64(len(data)) > MaxRankingBytes(n) {
+			return nil, fmt.Errorf("a ranking of %d nodes is longer than %d bytes: %w", n, MaxRankingBytes(n), textin.ErrTooLarge)
+		}
+		r = bytes.NewReader(data)
+	}
 	if f == FormatJSON {
 		return readRankingJSON(r, n, spec)
 	}

@@ -2,7 +2,6 @@ package curves
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,8 +27,11 @@ const (
 	// slot, nodes in index order, comma-separated, 16 to a line (ranges a-b are read).
 	FormatMPICHRankOrder Format = "mpich-rank-order"
 	// FormatJGF: Flux's JSON Graph Format resource graph, a cluster vertex and one node
-	// vertex per host whose "id" is the host's curve rank, so that Flux's low-id-first
-	// match policies allocate along the curve.
+	// vertex per host whose "id" is the host's curve rank, so that fluxion's low-id
+	// match policies (low, lonode, lonodex; not its default, first, which takes high
+	// ids) select free nodes in curve order. Read back, also from a Flux R's
+	// "scheduling" key, nodes rank by their id as fluxion's reader defaults it
+	// (writeJGF, readJGF).
 	FormatJGF Format = "jgf"
 )
 
@@ -183,44 +185,7 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 		}
 		bw.WriteByte('\n')
 	case FormatJGF:
-		type meta struct {
-			Type      string            `json:"type"`
-			Basename  string            `json:"basename"`
-			Name      string            `json:"name"`
-			ID        int               `json:"id"`
-			UniqID    int               `json:"uniq_id"`
-			Rank      int               `json:"rank"`
-			Exclusive bool              `json:"exclusive"`
-			Unit      string            `json:"unit"`
-			Size      int               `json:"size"`
-			Paths     map[string]string `json:"paths"`
-		}
-		type vertex struct {
-			ID       string `json:"id"`
-			Metadata meta   `json:"metadata"`
-		}
-		type edge struct {
-			Source   string            `json:"source"`
-			Target   string            `json:"target"`
-			Metadata map[string]string `json:"metadata"`
-		}
-		nodes := []vertex{{ID: "0", Metadata: meta{Type: "cluster", Basename: "cluster", Name: "cluster0", Rank: -1, Size: 1,
-			Paths: map[string]string{"containment": "/cluster0"}}}}
-		var edges []edge
-		for r, v := range o {
-			name := hostName(hosts, v)
-			base := strings.TrimRight(name, "0123456789")
-			nodes = append(nodes, vertex{ID: strconv.Itoa(r + 1), Metadata: meta{Type: "node", Basename: base, Name: name, ID: r,
-				UniqID: r + 1, Rank: -1, Size: 1, Paths: map[string]string{"containment": "/cluster0/" + name}}})
-			edges = append(edges, edge{Source: "0", Target: strconv.Itoa(r + 1), Metadata: map[string]string{"subsystem": "containment"}})
-		}
-		doc := map[string]any{"graph": map[string]any{"nodes": nodes, "edges": edges}}
-		b, err := json.MarshalIndent(doc, "", " ")
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-		bw.WriteByte('\n')
+		return writeJGF(w, o, hosts)
 	default:
 		return fmt.Errorf("unknown ranking format %q", f)
 	}
@@ -306,29 +271,11 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 		}
 		hosts = nil // nodes by index
 	case FormatJGF:
-		var doc struct {
-			Graph struct {
-				Nodes []struct {
-					Metadata struct {
-						Type string `json:"type"`
-						Name string `json:"name"`
-						ID   *int   `json:"id"`
-					} `json:"metadata"`
-				} `json:"nodes"`
-			} `json:"graph"`
+		hr, err := readJGF(data)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("JGF: %w", err)
-		}
-		for i, v := range doc.Graph.Nodes {
-			if v.Metadata.Type != "node" {
-				continue
-			}
-			if v.Metadata.ID == nil {
-				return nil, fmt.Errorf("JGF vertex %d (%s): no id", i, v.Metadata.Name)
-			}
-			es = append(es, entry{*v.Metadata.ID, v.Metadata.Name, i})
-		}
+		return OrderFromHostRanks(hr, n, hosts)
 	default:
 		return nil, fmt.Errorf("unknown ranking format %q", f)
 	}
@@ -349,7 +296,7 @@ func detectSchedulerFormat(data []byte) Format {
 	}
 	t := strings.TrimSpace(string(data))
 	if strings.HasPrefix(t, "{") {
-		if strings.Contains(t, `"graph"`) {
+		if isJGFDocument(data) {
 			return FormatJGF
 		}
 		return ""

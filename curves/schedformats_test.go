@@ -67,7 +67,7 @@ func TestSchedulerFormatsRefuseBadInput(t *testing.T) {
 		{FormatHostlist, "a[1-3", "invalid hostlist"},
 		{FormatRankfile, "rank 0=a1 slot=0\nrank 0=a2 slot=0\nrank 2=a3 slot=0\n", "given twice"},
 		{FormatMPICHRankOrder, "0,5,1\n", "out of range"},
-		{FormatJGF, `{"graph":{"nodes":[{"metadata":{"type":"node","name":"a1"}}]}}`, "no id"},
+		{FormatJGF, `{"graph":{"nodes":[{"metadata":{"type":"node","name":"a1"}}],"edges":[]}}`, `vertex: has no "id"`},
 	} {
 		_, err := ReadRanking(strings.NewReader(tc.in), tc.f, 3, hosts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -79,6 +79,11 @@ func FuzzReadSchedulerFormats(f *testing.F) {
 	f.Add(uint8(1), false, []byte("rank 0=2 slot=0\nrank 0=1 slot=0\n"), 3)
 	f.Add(uint8(2), false, []byte("0-2,1\n"), 3)
 	f.Add(uint8(3), true, []byte(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"node","name":"h1"}}]}}`), 1)
+	// Flux's own forms: R with the graph under "scheduling", nodes without id (from
+	// the names' digits) or without name (basename+id).
+	f.Add(uint8(3), true, []byte(`{"version":1,"scheduling":{"graph":{"nodes":[{"id":"0","metadata":{"type":"cluster","paths":{"containment":"/c"}}},`+
+		`{"id":"1","metadata":{"type":"node","name":"h1","paths":{"containment":"/c/h1"}}},{"id":"2","metadata":{"type":"node","basename":"h","id":0,"paths":{"containment":"/c/h0"}}}],`+
+		`"edges":[{"source":"0","target":"1"},{"source":"0","target":"2","metadata":{"subsystem":"containment"}}]}}}`), 2)
 	f.Fuzz(func(t *testing.T, which uint8, named bool, data []byte, n int) {
 		ft := schedulerFormats[int(which)%4]
 		if named {

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "curve",
-		inPlace: []string{"slurm-conf"}, // --format slurm-weight rewrites it with the weights
+		inPlace: []string{"slurm-conf", "flux-graph"}, // --format slurm-weight and jgf rewrite them
 		summary: "order a machine's nodes along a curve and write the ranking file",
 		usage:   "curve (--machine SPEC | --graph FILE) --curve NAME [--format F] [--hosts FILE | --hostlist EXPR] [-o FILE] [--svg FILE] | curve --list [--machine SPEC]",
 		details: `Generates a 1D ordering of all nodes of a machine (Leung et al. 2002 §2.2) and
@@ -54,6 +54,13 @@ only: a slurm.conf that already defines its nodes stops with "Duplicated NodeNam
 differ); an ordered host FILE does not define, or defines twice, is an error naming the
 host and line, and nothing is written. Slurm then takes the lowest free weights: a
 sorted free list along the curve (replay it with freelist:FILE), not Best Fit.
+--format jgf writes a Flux resource graph of the nodes alone, each node's id its curve
+rank: fluxion's low, lonode and lonodex match policies take the lowest free ids (its
+default, first, takes the highest uniq_ids). With --flux-graph FILE (the instance's
+graph as JGF, or its R with the graph under "scheduling", as flux ion-R encode writes
+it) it writes FILE with each node's id set to its host's curve rank and all else kept
+(cores, GPUs, broker ranks); a node of FILE that is no host of the ordering, or a host
+without a node, is an error, and nothing is written.
 --format slurm-topology writes a topology.conf whose leaf switches follow the curve
 (use it with TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank, Slurm
 23.02 and later); warnings on stderr say what Slurm ignores (node order inside a leaf;
@@ -82,6 +89,7 @@ procalloc curve --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 procalloc curve --graph topo/testdata/topology.conf --curve opt.pairs --format slurm-topology -o topology.conf.new
 procalloc curve --machine mesh:16x16 --curve hilbert --format order | procalloc curve --machine mesh:16x16 --curve - --ranking-format order --format hostlist --hostlist 'node[001-256]'
 procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts nodes.txt --slurm-conf /etc/slurm/slurm.conf -o slurm.conf.new
+procalloc curve --machine mesh:3 --curve snake --format jgf --hostlist 'hetchy[1001-1002,1]' --flux-graph curves/testdata/jgf/flux-ion-r.json -o R.json
 procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
 procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hostlist 'node[0001-1024]' -o weights.conf
 procalloc curve --list --machine torus:8x8
@@ -101,6 +109,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 			format := fs.String("format", "pairs", "output `FORMAT`: pairs, ranks, order, json, hosts (hostfile), slurm-weight, hostlist, rankfile, mpich-rank-order, jgf, or a Slurm topology file: slurm-topology (topology.conf, leaf switches in curve order), slurm-block (topology.conf, blocks along the curve), slurm-torus3d (topology.yaml)")
 			hs := declareHostFlags(fs, "for the formats that name hosts, written or read by --curve FILE")
 			slurmConf := fs.String("slurm-conf", "", "with --format slurm-weight: merge the weights into the NodeName lines of this slurm.conf `FILE` and write the whole file")
+			fluxGraph := fs.String("flux-graph", "", "with --format jgf: set the node ids of this Flux resource graph `FILE` (JGF, or R with it under scheduling, as flux ion-R encode writes it) to the curve ranks and write the whole graph")
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
 			slurmVersion := fs.String("slurm-version", "", "with --format slurm-block: the Slurm `VERSION` that reads the file; 23.11 gets BlockLevels=, 24.05 on BlockSizes= (each refuses the other's key; default: 24.05 on)")
@@ -122,7 +131,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				}
 				if *list {
 					// The flags of an ordering would be ignored without a word.
-					for _, name := range []string{"curve", "ranking-format", "svg", "slurm-conf", "placements", "block-size", "slurm-version", "hosts", "hostlist"} {
+					for _, name := range []string{"curve", "ranking-format", "svg", "slurm-conf", "flux-graph", "placements", "block-size", "slurm-version", "hosts", "hostlist"} {
 						if isFlagGiven(fs, name) {
 							return usagef("--list lists the curves and exits: it takes no --%s", name)
 						}
@@ -168,6 +177,9 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				nf := curves.Format(*format)
 				if *slurmConf != "" && nf != slurm.FormatWeight {
 					return usagef("--slurm-conf goes with --format slurm-weight")
+				}
+				if *fluxGraph != "" && nf != curves.FormatJGF {
+					return usagef("--flux-graph goes with --format jgf")
 				}
 				if *placements != "" && nf != slurm.FormatTorus3D {
 					return usagef("--placements goes with --format slurm-torus3d")
@@ -237,6 +249,9 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				if *slurmConf != "" {
 					return curveMergeWeights(e, *slurmConf, o, names, *out, drawing)
 				}
+				if *fluxGraph != "" {
+					return curveMergeFluxGraph(e, *fluxGraph, o, names, *out, drawing)
+				}
 				meta := curves.RankingMeta{Machine: m.Spec(), Curve: *curve}
 				warnLaunchers(e, "curve", f, names)
 				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
@@ -255,6 +270,29 @@ func warnLaunchers(e *env, cmd string, f curves.Format, names []string) {
 	for _, w := range curves.LauncherWarnings(f, names) {
 		fmt.Fprintf(e.stderr, "procalloc %s: warning: --format %s: %s\n", cmd, f, w)
 	}
+}
+
+// curveMergeFluxGraph writes the Flux resource graph at path with its node ids set
+// to the curve ranks of o (curves.MergeJGFIDs), and the drawing of o (--svg) with
+// it; on any error neither is written.
+func curveMergeFluxGraph(e *env, path string, o curves.Order, names []string, out string, drawing namedOutput) error {
+	r, err := openInput(e, path)
+	if err != nil {
+		return err
+	}
+	graph, err := io.ReadAll(io.LimitReader(r, curves.MaxJGFBytes(len(o))+1))
+	r.Close()
+	if err == nil && int64(len(graph)) > curves.MaxJGFBytes(len(o)) {
+		err = fmt.Errorf("longer than %d bytes for %d nodes (curves.MaxJGFBytes)", curves.MaxJGFBytes(len(o)), len(o))
+	}
+	if err != nil {
+		return fmt.Errorf("--flux-graph %s: %w", path, err)
+	}
+	merged, err := curves.MergeJGFIDs(graph, o, names)
+	if err != nil {
+		return fmt.Errorf("--flux-graph %s: %w", path, err)
+	}
+	return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { _, err := w.Write(merged); return err }})
 }
 
 // curveMergeWeights writes the slurm.conf confPath with the weights of o merged in

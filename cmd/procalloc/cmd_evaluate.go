@@ -222,7 +222,7 @@ func readRankingInput(e *env, path string, f curves.Format, m topo.Machine, host
 		defer file.Close()
 		r, name = file, path
 		if f == "" {
-			f, _ = curves.FormatFromPath(path)
+			f, _ = curves.ReadFormatFromPath(path) // .json: procalloc's JSON or Flux's JGF
 		}
 	}
 	if hosts == nil {

@@ -103,7 +103,9 @@ rankfile          Open MPI rankfile (mpirun --rankfile F): "rank R=HOST slot=0",
                   bound to core 0 of its host; a name Open MPI refuses is an error
 mpich-rank-order  Cray MPICH's MPICH_RANK_ORDER (MPICH_RANK_REORDER_METHOD=3): the rank of
                   each node's slot, nodes in index order, 16 a line (not run: no Cray here)
-jgf               Flux JSON Graph Format resource graph, node vertex id = curve rank`
+jgf               Flux resource graph (JSON Graph Format), node vertex id = curve rank: fluxion's low,
+                  lonode and lonodex policies take the lowest free ids (its default, first, the highest);
+                  nodes only, no cores: curve --flux-graph FILE sets the ids in Flux's own graph instead`
 
 // allocSyntax is the --alloc spelling of the allocator families that take an argument
 // (alloc.Parse); the others are named alone.
