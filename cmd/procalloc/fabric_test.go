@@ -273,3 +273,26 @@ func TestFabricDumpsCurveAsIBNetDiscover(t *testing.T) {
 		}
 	}
 }
+
+// One fabric dumped by ibnetdiscover (discovery order) and by OpenSM (subnet.lst,
+// node GUID order) gives one ranking file: the readers number its hosts by name,
+// so rcm's and bfs's ties fall alike, in every format that lists node indices.
+func TestFabricDumpsGiveOneRanking(t *testing.T) {
+	dumps := []string{"../../topo/testdata/scrambled.ibnetdiscover", "../../topo/testdata/scrambled.subnet-lst"}
+	for _, c := range []string{"rcm", "bfs"} {
+		for _, format := range []string{"pairs", "hosts"} {
+			var first string
+			for i, f := range dumps {
+				code, out, stderr := runCLI(t, "", "curve", "--graph", f, "--curve", c, "--format", format)
+				if code != 0 {
+					t.Fatalf("%s: exit %d: %s", f, code, stderr)
+				}
+				if i == 0 {
+					first = out
+				} else if out != first {
+					t.Errorf("--curve %s --format %s: %s gives\n%s\n%s gives\n%s", c, format, dumps[0], first, f, out)
+				}
+			}
+		}
+	}
+}
