@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // NodeNameMap maps GUIDs to names (an OpenSM / infiniband-diags node-name-map file).
@@ -192,6 +193,9 @@ const maxIBNetLine = 16 << 20
 // the first word of its NodeDescription ("node01 mlx5_0" -> node01); a switch by
 // names, else "S-<guid>", a router "R-<guid>". The -p form shows port GUIDs, with
 // which names is then looked up. Parallel cables count once. names may be nil.
+// Hosts are numbered first, in Slurm's node name order of their names (node9
+// before node10), then switches and routers in that order of theirs: not in the
+// dump's (discovery) order, so that every dump of one fabric numbers it alike.
 //
 // Several HCAs (or cabled ports) of one host make one host (dual rail); since a host
 // does not forward traffic, it keeps one cable to a switch, its first rail's: the
@@ -406,14 +410,23 @@ type ibFabricText struct {
 }
 
 // ibFabric builds the fabric of an InfiniBand-like dump (ibnetdiscover, OpenSM's
-// subnet.lst, opareport's XML): nodes by node GUID in order of appearance, links
-// between them by GUID and port. It is the one place of the host naming and
-// dual-rail rules ReadIBNetDiscover documents, which every such format shares.
+// subnet.lst, opareport's XML): nodes by node GUID (order: the dump's, which only
+// decides which line an error names), links between them by GUID and port. It is
+// the one place of the host naming and dual-rail rules ReadIBNetDiscover
+// documents, which every such format shares, and of their numbering: the hosts
+// first, in Slurm's node name order (hostlist.NaturalCompare: cn9 before cn10),
+// then the switches and routers in that order of their names. Every dump of one
+// fabric, whichever tool wrote it and in whatever order (ibnetdiscover's
+// discovery order, OpenSM's and opareport's GUID order), thus gives one Graph,
+// and the orderings that break ties by node index (rcm, bfs, the local search's
+// starts) one ranking file; the node-name-map, which renames, can renumber.
 func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
 	// Names: hosts by the map or their description's first word, switches by the map
 	// or their GUID. Aggregation nodes get none: they are left out.
 	f := NewFabric()
 	vname := map[uint64]string{}
+	named := map[string]bool{} // vertex name -> whether a switch
+	var hostNames, switchNames []string
 	descLine := map[string]int{} // NodeDescription naming a host -> the line of its first CA
 	aggregation := 0
 	for _, pass := range []bool{false, true} { // hosts first, then switches
@@ -448,18 +461,30 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 				}
 			}
 			vname[guid] = name
-			found, isSw := f.Has(name)
+			isSw, found := named[name]
 			switch {
 			case found && (isSw || n.sw):
 				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, textin.Clip(name), kind(n.sw), guid, kind(isSw))
 			case found:
 				continue // a second HCA of the same host
-			case n.sw:
-				f.AddSwitch(name)
-			default:
-				f.AddHost(name)
+			}
+			named[name] = n.sw
+			if n.sw {
+				switchNames = append(switchNames, name)
+			} else {
+				hostNames = append(hostNames, name)
 			}
 		}
+	}
+	// One numbering whatever the dump's order: hosts, then switches, each in Slurm's
+	// node name order (see ibFabric's doc comment).
+	slices.SortFunc(hostNames, hostlist.NaturalCompare)
+	slices.SortFunc(switchNames, hostlist.NaturalCompare)
+	for _, name := range hostNames {
+		f.AddHost(name)
+	}
+	for _, name := range switchNames {
+		f.AddSwitch(name)
 	}
 	// Each host's first rail: of its cables to a switch, the one of least
 	// (NodeDescription, GUID, port) at the host's end.

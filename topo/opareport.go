@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -43,8 +42,8 @@ var opaPartialLinks = map[string]string{"ExtLinkSummary": "extlinks", "ExternalL
 // NodeDesc of its node; <Nodes> and everything else is skipped. Nodes are known
 // by their NodeGUID and named as ReadIBNetDiscover names them (names by node GUID,
 // else an FI by the first word of its NodeDesc, "node01 hfi1_0" -> node01, a
-// switch "S-<guid>"), with the same dual-rail rule. Nodes are numbered in node
-// GUID order, as ReadSubnetLst numbers them.
+// switch "S-<guid>"), with the same dual-rail rule, and numbered as they are:
+// hosts, then switches, each in Slurm's node name order (see ibFabric).
 //
 // Errors name the line: a link report that leaves links out (-o extlinks,
 // filinks, islinks, extislinks), a Port without NodeGUID (a hand-written or
@@ -162,7 +161,6 @@ func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 	case len(links) == 0:
 		return nil, fmt.Errorf("no <Link> in the <LinkSummary>")
 	}
-	slices.Sort(order) // node GUID order: see ReadSubnetLst
 	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }
 
@@ -300,6 +298,5 @@ func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph
 	case count >= 0 && count != len(links):
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
 	}
-	slices.Sort(order) // node GUID order, as the XML's
 	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }

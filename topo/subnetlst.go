@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -45,8 +44,8 @@ const maxLstLine = 1 << 20
 // and named as ReadIBNetDiscover names them (names by node GUID, else a host by the
 // first word of its description, a switch "S-<guid>", a router "R-<guid>"), with
 // the same dual-rail and aggregation-node rules; links in every state (ACT, ARM,
-// INI) are cables. Nodes are numbered in node GUID order (the order OpenSM writes
-// them; ibnetdiscover's are in its dump's order, the discovery's).
+// INI) are cables. Nodes are numbered as every fabric dump's: hosts, then switches,
+// each in Slurm's node name order (see ibFabric), not in the file's GUID order.
 //
 // A node of unknown type ("**"), a node GUID whose type or description changes
 // between lines, a description whose end cannot be told (one holding "} LID:" and
@@ -126,6 +125,5 @@ func readSubnetLst(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("no link found (an empty subnet.lst: OpenSM writes one line per cabled port)")
 	}
-	slices.Sort(order) // node GUID order: see ReadSubnetLst
 	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "OpenSM or ibdiagnet"})
 }

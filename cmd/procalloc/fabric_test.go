@@ -3,6 +3,7 @@ package main
 import (
 	encodingcsv "encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,6 +270,59 @@ func TestFabricDumpsCurveAsIBNetDiscover(t *testing.T) {
 			code, got, stderr := runCLI(t, "", append(args, "--graph", f)...)
 			if code != 0 || got != want {
 				t.Errorf("%s %v: exit %d (%s), output\n%s\nibnetdiscover's\n%s", f, extra, code, stderr, got, want)
+			}
+		}
+	}
+}
+
+// One fabric dumped by ibnetdiscover (discovery order) and by OpenSM (subnet.lst,
+// node GUID order) gives one ranking file: the readers number its hosts by name,
+// so rcm's and bfs's ties fall alike, in every format that lists node indices;
+// and one replay, node lists and all.
+func TestFabricDumpsGiveOneRanking(t *testing.T) {
+	dumps := []string{"../../topo/testdata/scrambled.ibnetdiscover", "../../topo/testdata/scrambled.subnet-lst"}
+	// A trace of jobs of 1 to 8 nodes on the 12 hosts (SWF), arriving 30 s apart.
+	var swf strings.Builder
+	for j := 1; j <= 24; j++ {
+		n, run := 1+j*5%8, 60+j*37%300
+		fmt.Fprintf(&swf, "%d %d -1 %d %d -1 -1 %d %d -1 1 1 1 -1 1 -1 -1 -1\n", j, 30*j, run, n, n, 2*run)
+	}
+	trace := filepath.Join(t.TempDir(), "t.swf")
+	if err := os.WriteFile(trace, []byte(swf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"ff:rcm", "bf:bfs", "slurm:consec"} {
+		var first string
+		for i, f := range dumps {
+			perJob := filepath.Join(t.TempDir(), "jobs.csv")
+			code, out, stderr := runCLI(t, "", "sim", "--graph", f, "--trace", trace, "--alloc", a, "--per-job", perJob)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", f, code, stderr)
+			}
+			jobs, err := os.ReadFile(perJob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out + string(jobs); i == 0 {
+				first = got
+			} else if got != first {
+				t.Errorf("sim --alloc %s: %s gives\n%s\n%s gives\n%s", a, dumps[0], first, f, got)
+			}
+		}
+	}
+	for _, c := range []string{"rcm", "bfs"} {
+		for _, format := range []string{"pairs", "hosts"} {
+			var first string
+			for i, f := range dumps {
+				code, out, stderr := runCLI(t, "", "curve", "--graph", f, "--curve", c, "--format", format)
+				if code != 0 {
+					t.Fatalf("%s: exit %d: %s", f, code, stderr)
+				}
+				if i == 0 {
+					first = out
+				} else if out != first {
+					t.Errorf("--curve %s --format %s: %s gives\n%s\n%s gives\n%s", c, format, dumps[0], first, f, out)
+				}
 			}
 		}
 	}

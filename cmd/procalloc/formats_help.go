@@ -57,6 +57,11 @@ NodeType is none of CA, switch, router) is left out with a warning when cabled t
 node only, and refused when cabled to more (it may forward traffic or not). A switch
 is named by --node-name-map, else "S-<guid>", a router "R-<guid>". Parallel cables count once. A node-name-map that names no node
 (empty, or another fabric's) is read with a warning.
+Node indices (the numbers of --format pairs, ranks, order, of sim's per-job node
+lists): the hosts first, in Slurm's node name order (strnatcmp: cn9 before cn10),
+then the switches and routers in that order of their names; not in the dump's order,
+so every dump of one fabric (ibnetdiscover, subnet-lst, opareport) numbers it alike
+and gives the same rankings. A node-name-map renames, so it can renumber.
 The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
 GUID is usually its node GUID; hosts are best named by their NodeDescription).
 Lines of ibnetdiscover output are at most 16 MiB, of a node-name-map 64 KiB. A
@@ -76,7 +81,7 @@ or the text of opareport -o links: "Link Summary", then two lines a link:
   <->  0x<guid>   1 FI   node01 hfi1_0
 Both name nodes as ibnetdiscover output does (--node-name-map by node GUID; a host's
 first NodeDescription word; S-<guid>, R-<guid>), with the same dual-rail rule, and
-number nodes in node GUID order (ibnetdiscover: in its output's order).
+number them alike: hosts by name, then switches by name (see ibnetdiscover above).
 Refused: a subnet.lst node of type "**", a description that cannot be told from the
 record around it; opareport's partial link reports (-o extlinks, filinks, islinks,
 extislinks), a Port without NodeGUID (opaxlattopology's hand-written topology.xml),

@@ -37,7 +37,9 @@ Omni-Path's opareport -o topology XML or -o links text (opareport), a Slurm topo
 block) or topology.yaml (tree, block, torus3d; --topology NAME picks one);
 --node-name-map names the GUIDs of the ibnetdiscover, subnet-lst and opareport
 files. The format is detected unless --graph-format says it. Switches route but get
-no rank: only hosts are ordered and allocated.
+no rank: only hosts are ordered and allocated. Node indices are the hosts', then the
+switches': an edge list's as it says, a topology file's hosts in order of first
+appearance and its switches in file order, a fabric dump's by name (below).
 Reading ` + ibnetdiscoverHelp + "\n" + fabricDumpsHelp
 
 // loadMachine returns the machine of --machine SPEC (a grid, fattree:..., dragonfly:...)
