@@ -58,11 +58,11 @@
 # bases at random from PROCALLOC_SLURM_PORTS (LO-HI) or else from 10000 up to below
 # the kernel's ephemeral range (ip_local_port_range, where outgoing connections take
 # their ports), and prints the first whose N+1 ports can be bound now (SO_REUSEADDR,
-# as Slurm's daemons bind). internal/slurmtest's PortBase is the Go tests' same rule.
+# as Slurm's daemons bind). Go tests: internal/slurmtest/ports (Base), the same rule.
 # When slurmctld or a slurmd cannot bind its port (its log says "Address already in
 # use": another cluster, or a stale one left by a killed run, took it after the
 # check), start stops what it started and exits 4 naming the port, so that a caller
-# can retry on another base (scripts/test-slurm.sh, slurmtest.StartOnFreePorts).
+# can retry on another base (scripts/test-slurm.sh, ports.Start).
 #
 # Needs root (the daemons run as root here). Installs Debian's slurm-wlm, slurm-client
 # and munge with apt-get when a command is missing (idempotent); exits 3 when it is not
