@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/slurmtest"
+	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -283,7 +285,7 @@ var (
 // PROCALLOC_SLURM_NEW to its prefix (scripts/slurm-build.sh installs into
 // /opt/slurm-new). The test starts its own 16-node cluster (scripts/slurm-cluster.sh
 // --prefix) in PROCALLOC_SLURM_NEW_DIR (default: a new /tmp/slurm-block* directory)
-// on ports PROCALLOC_SLURM_NEW_PORT (default 18000) and up, restarts it with
+// on free ports (internal/slurmtest/ports, chosen at its first start), restarts it with
 // TopologyPlugin=topology/block and each configuration, and stops it at the end.
 // Like TestSlurmRealPlacements, every placement Slurm makes is compared with the
 // emulation's; besides, up to 10 jobs per configuration that the emulation says must
@@ -303,7 +305,7 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 	}
 	version := strings.TrimSpace(string(out))
 	steps := envCount(t, "PROCALLOC_SLURM_STEPS", 150)
-	port := envCount(t, "PROCALLOC_SLURM_NEW_PORT", 18000)
+	port := 0 // the cluster's port base, chosen free at its first start
 	dir := os.Getenv("PROCALLOC_SLURM_NEW_DIR")
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "slurm-block"); err != nil {
@@ -377,7 +379,7 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 			if err := os.WriteFile(tf, []byte(c.conf), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"restart", "--nodes", strconv.Itoa(nodes), "--dir", dir, "--port-base", strconv.Itoa(port), "--prefix", prefix, "--topology", tf}
+			args := []string{"restart", "--nodes", strconv.Itoa(nodes), "--dir", dir, "--port-base", "", "--prefix", prefix, "--topology", tf}
 			if c.weights != nil {
 				var b strings.Builder
 				for i, w := range c.weights {
@@ -394,12 +396,24 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 			if fi, err := os.Stat(ctldLog); err == nil {
 				logFrom = fi.Size()
 			}
-			if out, err := exec.Command("bash", append([]string{script}, args...)...).CombinedOutput(); err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) && ee.ExitCode() == 3 {
-					t.Skipf("no Slurm: %s", out)
-				}
-				t.Fatalf("starting the cluster (%s): %v\n%s", strings.Join(args, " "), err, out)
+			// The first start on free ports (another base when one was taken since
+			// the check); the restarts keep them.
+			restart := func(base int) error {
+				args[slices.Index(args, "--port-base")+1] = strconv.Itoa(base)
+				_, err := ports.RunScript(nil, script, args...)
+				return err
+			}
+			var err error
+			if port == 0 {
+				port, err = ports.Start(nodes+1, restart)
+			} else {
+				err = restart(port)
+			}
+			if errors.Is(err, ports.ErrNoSlurm) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatalf("starting the cluster: %v", err)
 			}
 			blocks, err := slurm.ParseBlocks(strings.NewReader(c.conf))
 			if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/internal/slurmtest"
+	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 	"github.com/procalloc/procalloc/plan"
 )
 
@@ -36,7 +37,7 @@ type planOnSlurm struct {
 // compared. On Debian's 22.05 (PROCALLOC_SLURM_DIR: the cluster `make test-slurm`
 // started) the weights, names and tree deployments; on a Slurm built from source
 // (PROCALLOC_SLURM_NEW, scripts/slurm-build.sh) the block deployment too, on a
-// cluster of its own (port PROCALLOC_SLURM_NEW_PORT, default 18000, + 300), and
+// cluster of its own (on free ports: internal/slurmtest/ports), and
 // the tree deployment there as well (SwitchAsNodeRank, 26.05's one-node rule).
 // PROCALLOC_SLURM_STEPS sets the placements per deployment (default 150). It ends
 // with the line "plan: N placements predicted, D differ".
@@ -68,14 +69,10 @@ func TestPlanOnSlurm(t *testing.T) {
 	}
 	slurms := []planOnSlurm{{dir: dir, port: port, version: "22.05", kinds: []plan.Kind{plan.KindWeights, plan.KindNames, plan.KindTree}}}
 	if prefix := os.Getenv("PROCALLOC_SLURM_NEW"); prefix != "" {
-		newPort := 18000
-		if p, err := strconv.Atoi(os.Getenv("PROCALLOC_SLURM_NEW_PORT")); err == nil && p >= 1024 {
-			newPort = p
-		}
 		// The tree deployment on 26.05: SwitchAsNodeRank, NodeName lines in
 		// ordering order, one-node jobs on the first free node (_get_one_res).
 		newKinds := []plan.Kind{plan.KindBlock, plan.KindTree}
-		slurms = append(slurms, planOnSlurm{dir: filepath.Join(t.TempDir(), "new"), prefix: prefix, port: newPort + 300, version: "26.05", kinds: newKinds})
+		slurms = append(slurms, planOnSlurm{dir: filepath.Join(t.TempDir(), "new"), prefix: prefix, version: "26.05", kinds: newKinds})
 	} else {
 		t.Log("PROCALLOC_SLURM_NEW is not set: the block deployment is not checked (scripts/slurm-build.sh builds a Slurm that has it)")
 	}
@@ -90,6 +87,22 @@ func TestPlanOnSlurm(t *testing.T) {
 		if s.prefix != "" {
 			prefixArgs = []string{"--prefix", s.prefix}
 			t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", s.dir}, prefixArgs...)...).Run() })
+		}
+		if s.port == 0 {
+			// A cluster of its own, started on free ports (another base when a
+			// port was taken since the check), which the restarts below keep.
+			var err error
+			s.port, err = ports.Start(17, func(base int) error {
+				_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", s.dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
+				return err
+			})
+			if errors.Is(err, ports.ErrNoSlurm) {
+				t.Logf("Slurm %s not checked: %v", s.version, err)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
 		// The cluster's own slurm.conf (16 nodes on loopback), as the site's.
 		out, err := exec.Command("bash", script, "conf", "--nodes", "16", "--dir", s.dir, "--port-base", strconv.Itoa(s.port)).CombinedOutput()

@@ -11,6 +11,8 @@
 #   scripts/slurm-cluster.sh restart ... (the options of start: stop, then start with a
 #                                  new configuration; MUNGE keeps running)
 #   scripts/slurm-cluster.sh status --dir DIR
+#   scripts/slurm-cluster.sh free-base --nodes N   (print a port base whose N+1 ports
+#                                  are free now: see "Ports" below)
 #
 # start writes DIR/slurm.conf for nodes node01..nodeNN or --names (NodeHostname=localhost,
 # NodeAddr=127.0.0.1, slurmctld on port P, node i on port P+i, CPUs=1, %n in the
@@ -52,9 +54,20 @@
 # starts again: about 3 s.
 # Two clusters with different --dir and --port-base coexist.
 #
+# Ports: slurmctld listens on P, node i on P+i, on every IPv4 address. free-base draws
+# bases at random from PROCALLOC_SLURM_PORTS (LO-HI) or else from 10000 up to below
+# the kernel's ephemeral range (ip_local_port_range, where outgoing connections take
+# their ports), and prints the first whose N+1 ports can be bound now (SO_REUSEADDR,
+# as Slurm's daemons bind). Go tests: internal/slurmtest/ports (Base), the same rule.
+# When slurmctld or a slurmd cannot bind its port (its log says "Address already in
+# use": another cluster, or a stale one left by a killed run, took it after the
+# check), start stops what it started and exits 4 naming the port, so that a caller
+# can retry on another base (scripts/test-slurm.sh, ports.Start).
+#
 # Needs root (the daemons run as root here). Installs Debian's slurm-wlm, slurm-client
 # and munge with apt-get when a command is missing (idempotent); exits 3 when it is not
-# root or cannot install, so that callers can skip. Exit 2: usage; 1: failure.
+# root or cannot install, so that callers can skip. Exit 2: usage; 4: a port of the
+# cluster was in use (see Ports); 1: other failures.
 set -euo pipefail
 
 usage() {
@@ -81,9 +94,11 @@ while [ $# -gt 0 ]; do
 	*) log "unknown argument $1"; usage ;;
 	esac
 done
-[ -n "$dir" ] || { log "--dir is required"; usage; }
-mkdir -p "$dir"
-dir=$(realpath "$dir")
+if [ "$cmd" != free-base ]; then
+	[ -n "$dir" ] || { log "--dir is required"; usage; }
+	mkdir -p "$dir"
+	dir=$(realpath "$dir")
+fi
 export SLURM_CONF=$dir/slurm.conf
 [ -z "$prefix" ] || export PATH=$prefix/bin:$prefix/sbin:$PATH
 
@@ -245,6 +260,72 @@ alive() {
 	[ "$st" != Z ]
 }
 
+# port_range: "LO HI", the ports free-base draws from (see Ports in the header).
+port_range() {
+	local lo hi elo ehi
+	if [ -n "${PROCALLOC_SLURM_PORTS:-}" ]; then
+		[[ $PROCALLOC_SLURM_PORTS =~ ^([0-9]+)-([0-9]+)$ ]] ||
+			{ log "PROCALLOC_SLURM_PORTS=$PROCALLOC_SLURM_PORTS: want LO-HI"; exit 2; }
+		lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
+	else
+		read -r elo ehi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || { elo=32768 ehi=60999; }
+		lo=10000 hi=$((elo - 1))
+		# an ephemeral range that starts low: above it instead
+		[ "$hi" -ge $((lo + 1000)) ] || { lo=$((ehi + 1)) hi=65535; }
+	fi
+	echo "$lo $hi"
+}
+
+# ports_free BASE COUNT: ports BASE..BASE+COUNT-1 can be bound now on every IPv4
+# address with SO_REUSEADDR, as slurmctld and slurmd bind them.
+ports_free() {
+	perl -MSocket -e '
+		my ($b, $n) = @ARGV;
+		for my $p ($b .. $b + $n - 1) {
+			socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n";
+			setsockopt($s, SOL_SOCKET, SO_REUSEADDR, 1) or die "setsockopt: $!\n";
+			bind($s, pack_sockaddr_in($p, INADDR_ANY)) or exit 1;
+			close $s;
+		}' "$1" "$2"
+}
+
+# free_base: print a base whose --nodes + 1 ports are free now (random draws).
+free_base() {
+	[[ $nodes =~ ^[1-9][0-9]*$ ]] || { log "free-base needs --nodes N"; usage; }
+	local lo hi span=$((nodes + 1)) base
+	read -r lo hi < <(port_range)
+	[ "$lo" -ge 1024 ] && [ "$hi" -le 65535 ] && [ $((hi - lo + 1)) -ge "$span" ] ||
+		{ log "ports $lo-$hi cannot hold $span ports"; exit 2; }
+	for _ in $(seq 50); do
+		base=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 2 - span)))
+		if ports_free "$base" "$span"; then
+			echo "$base"
+			return 0
+		fi
+	done
+	log "no $span consecutive free ports in $lo-$hi after 50 draws"
+	exit 1
+}
+
+# in_use_port: "PORT (DAEMON)" for a daemon of this start that could not bind its
+# port (its .out, which each start begins afresh, says so); nothing otherwise.
+in_use_port() {
+	local f p n
+	for f in "$dir/log/slurmctld.out" "$dir"/log/slurmd-*.out; do
+		[ -f "$f" ] && grep -q 'Address already in use' "$f" || continue
+		if [ "$f" = "$dir/log/slurmctld.out" ]; then
+			p=$(awk -F= '/^SlurmctldPort=/ { print $2 }' "$SLURM_CONF" | tail -n 1)
+			echo "${p:-?} (slurmctld)"
+		else
+			p=$(sed -nE 's/.*listen port \(([0-9]+)\).*Address already in use.*/\1/p' "$f" | head -n 1)
+			n=${f##*/slurmd-}
+			echo "${p:-?} (slurmd of ${n%.out})"
+		fi
+		return 0
+	done
+	return 0
+}
+
 # record NAME PID: DIR/pids lists what start started, for stop.
 record() { echo "$1 $2" >>"$dir/pids"; }
 
@@ -343,7 +424,10 @@ start_cluster() {
 		alive "$(cat "$dir/munge/munged.pid" 2>/dev/null)" || rm -f "$dir/pids"
 	fi
 	local t0=$SECONDS
-	trap 'status=$?; if [ "$status" -ne 0 ]; then log "start failed: stopping what it started"; stop_cluster; fi' EXIT
+	# A daemon that could not bind its port: exit 4 naming it (callers retry elsewhere).
+	trap 'status=$?; if [ "$status" -ne 0 ]; then inuse=$(in_use_port); log "start failed: stopping what it started"; stop_cluster
+		if [ -n "$inuse" ]; then log "port $inuse already in use (another cluster, or a stale one): start it on another --port-base"; exit 4; fi; fi' EXIT
+	rm -f "$dir/log/slurmctld.out" "$dir"/log/slurmd-*.out
 	if [ -n "$conf" ]; then
 		[ "$conf" = "$dir/slurm.conf" ] || cp "$conf" "$dir/slurm.conf"
 		mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/run"
@@ -432,6 +516,9 @@ restart)
 	need_root_and_packages
 	stop_cluster keep-munge
 	start_cluster
+	;;
+free-base)
+	free_base
 	;;
 status)
 	if [ -f "$dir/pids" ]; then

@@ -11,9 +11,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 go=${GO:-go}
 dir=$(mktemp -d /tmp/procalloc-slurm.XXXXXX)
-port=$((20000 + RANDOM % 40000))
-status=0
-bash scripts/slurm-cluster.sh start --nodes 16 --dir "$dir" --port-base "$port" >/dev/null || status=$?
+# Ports free when checked (slurm-cluster.sh free-base); a start that meets one taken
+# since (exit 4: another cluster or a stale one) is retried on another base.
+for attempt in 1 2 3 4 5; do
+	status=0
+	port=$(bash scripts/slurm-cluster.sh free-base --nodes 16) || { status=1; break; }
+	bash scripts/slurm-cluster.sh start --nodes 16 --dir "$dir" --port-base "$port" >/dev/null || status=$?
+	[ "$status" -eq 4 ] || break
+	echo "test-slurm: attempt $attempt: a port from $port on was in use; another base" >&2
+done
 if [ "$status" -eq 3 ]; then
 	echo "slurm: skipped (no root, or Slurm cannot be installed)"
 	rm -rf "$dir"

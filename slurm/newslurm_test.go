@@ -20,9 +20,9 @@ import (
 // The tests in this file load the writers into a Slurm built from source
 // (scripts/slurm-build.sh, Slurm 26.05.3 when written): topology/torus3d and
 // topology.yaml need Slurm 26.05, topology/block 23.11, neither of which Debian 12
-// ships. They start a 16-node cluster with scripts/slurm-cluster.sh on ports
-// SLURM_NEW_TEST_PORT_BASE (default 17800) and up, the build's bin and sbin first on
-// PATH (what the script's --prefix does).
+// ships. They start a 16-node cluster with scripts/slurm-cluster.sh on free ports
+// (cluster.start), the build's bin and sbin first on PATH (what the script's --prefix
+// does).
 
 // newSlurmCluster returns a cluster of the Slurm in PROCALLOC_SLURM_NEW (default
 // /opt/slurm-new), or skips saying why: -short, no such build, not root, no munged.
@@ -54,13 +54,6 @@ func newSlurmCluster(t *testing.T, name string) *cluster {
 	t.Setenv("PROCALLOC_SLURM_NEW", prefix)
 	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
 	return &cluster{t: t, script: script, dir: dir, env: env}
-}
-
-func newPortBase() int {
-	if p, err := strconv.Atoi(os.Getenv("SLURM_NEW_TEST_PORT_BASE")); err == nil && p >= 1024 {
-		return p
-	}
-	return 17800
 }
 
 func nodeNames(n int) []string {
@@ -142,7 +135,7 @@ func TestTorus3DOnSlurmNew(t *testing.T) {
 	if err := os.WriteFile(yamlPath, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.start("--nodes", "16", "--port-base", strconv.Itoa(newPortBase()), "--topology", yamlPath)
+	c.start(16, withPorts(16, "--topology", yamlPath))
 	d, _ := TorusDims(g)
 	placements := DefaultPlacements(d)
 
@@ -214,7 +207,7 @@ func TestBlockOnSlurmNew(t *testing.T) {
 	if err := os.WriteFile(confPath, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.start("--nodes", "16", "--port-base", strconv.Itoa(newPortBase()+20), "--topology", confPath)
+	c.start(16, withPorts(16, "--topology", confPath))
 	shown := c.run("scontrol", "show", "topology")
 	var order []string
 	for _, l := range strings.Split(shown, "\n") {
@@ -288,12 +281,6 @@ func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
 	c := newSlurmCluster(t, "rank")
 	g := sampleTreeGraph(t)
 	o, topoPath, extra := rcmTopologyFiles(t, g)
-	conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(newPortBase()+40),
-		"--topology", topoPath, "--conf-extra", extra)
-	data, err := os.ReadFile(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
 	_, hosts := topo.LeafOrder(g, o)
 	var written []string // the hosts as the leaf lines list them
 	for _, hs := range hosts {
@@ -301,24 +288,32 @@ func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
 			written = append(written, g.Name(v))
 		}
 	}
-	// The NodeName lines in the written order, the other lines kept.
-	lines := map[string]string{}
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(string(data), "\n") {
-		if strings.HasPrefix(l, "NodeName=") {
-			lines[strings.Fields(strings.TrimPrefix(l, "NodeName="))[0]] = l
-		} else if !strings.HasPrefix(l, "PartitionName=") {
-			b.WriteString(l)
+	c.start(16, func(base int) []string {
+		conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(base),
+			"--topology", topoPath, "--conf-extra", extra)
+		data, err := os.ReadFile(conf)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, h := range written {
-		b.WriteString(lines[h])
-	}
-	b.WriteString("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n")
-	if err := os.WriteFile(conf, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.start("--conf", conf)
+		// The NodeName lines in the written order, the other lines kept.
+		lines := map[string]string{}
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(string(data), "\n") {
+			if strings.HasPrefix(l, "NodeName=") {
+				lines[strings.Fields(strings.TrimPrefix(l, "NodeName="))[0]] = l
+			} else if !strings.HasPrefix(l, "PartitionName=") {
+				b.WriteString(l)
+			}
+		}
+		for _, h := range written {
+			b.WriteString(lines[h])
+		}
+		b.WriteString("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n")
+		if err := os.WriteFile(conf, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"--conf", conf}
+	})
 	var table []string
 	for _, l := range strings.Split(c.run("scontrol", "-o", "show", "node"), "\n") {
 		if f := strings.Fields(l); len(f) > 0 {

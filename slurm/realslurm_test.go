@@ -2,7 +2,9 @@ package slurm
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -53,15 +56,6 @@ func newCluster(t *testing.T, name string) *cluster {
 	return &cluster{t: t, script: script, dir: dir, env: append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))}
 }
 
-// portBase is the first port of the test clusters (SLURM_TEST_PORT_BASE, default
-// 17600): slurmctld on it, node i on it + i.
-func portBase() int {
-	if p, err := strconv.Atoi(os.Getenv("SLURM_TEST_PORT_BASE")); err == nil && p >= 1024 {
-		return p
-	}
-	return 17600
-}
-
 func (c *cluster) run(name string, args ...string) string {
 	c.t.Helper()
 	cmd := exec.Command(name, args...)
@@ -78,10 +72,33 @@ func (c *cluster) script1(args ...string) string {
 	return c.run("bash", append([]string{c.script}, args...)...)
 }
 
-func (c *cluster) start(args ...string) {
+// start starts the cluster of nodes nodes on free ports (internal/slurmtest/ports):
+// args(base) returns slurm-cluster.sh start's arguments for a port base (it may
+// write a slurm.conf for that base first, with conf --port-base); when a daemon meets
+// a port taken since the check, start tries another base. It returns the base the
+// cluster runs on (slurmctld on it, node i on base + i).
+func (c *cluster) start(nodes int, args func(base int) []string) int {
 	c.t.Helper()
 	c.t.Cleanup(func() { exec.Command("bash", c.script, "stop", "--dir", c.dir).Run() })
-	c.script1(append([]string{"start", "--dir", c.dir}, args...)...)
+	base, err := ports.Start(nodes+1, func(base int) error {
+		_, err := ports.RunScript(c.env, c.script, append([]string{"start", "--dir", c.dir}, args(base)...)...)
+		return err
+	})
+	if errors.Is(err, ports.ErrNoSlurm) {
+		c.t.Skip(err)
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return base
+}
+
+// withPorts is start's args for a cluster the script writes itself: --nodes,
+// --port-base and extra.
+func withPorts(nodes int, extra ...string) func(base int) []string {
+	return func(base int) []string {
+		return append([]string{"--nodes", strconv.Itoa(nodes), "--port-base", strconv.Itoa(base)}, extra...)
+	}
 }
 
 // alloc submits a k-node allocation and returns its job id and nodes.
@@ -120,36 +137,39 @@ func (c *cluster) cancel(id string) {
 // through a sequence with a hole).
 func TestMergedWeightsOnSlurm(t *testing.T) {
 	c := newCluster(t, "weights")
-	p := portBase()
-	conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(p))
-	data, err := os.ReadFile(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One hostlist line for the 16 per-node lines the script writes.
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(l, "NodeName=node01 "):
-			fmt.Fprintf(&b, "NodeName=node[01-16] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[%d-%d] CPUs=1 RealMemory=100 State=UNKNOWN\n", p+1, p+16)
-		case strings.HasPrefix(l, "NodeName="):
-		default:
-			b.WriteString(l)
-		}
-	}
 	m, _ := topo.ParseSpec("mesh:4x4")
 	o, _ := curves.Generate("hilbert", m)
 	hosts := make([]string, 16)
 	for i := range hosts {
 		hosts[i] = fmt.Sprintf("node%02d", i+1)
 	}
-	merged, warnings, err := MergeWeights([]byte(b.String()), o, hosts)
-	if err != nil || len(warnings) > 0 {
-		t.Fatalf("%v %v", err, warnings)
-	}
 	mergedPath := filepath.Join(t.TempDir(), "merged.conf")
-	os.WriteFile(mergedPath, merged, 0o644)
-	c.start("--conf", mergedPath)
+	p := c.start(16, func(p int) []string {
+		conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(p))
+		data, err := os.ReadFile(conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One hostlist line for the 16 per-node lines the script writes.
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(string(data), "\n") {
+			switch {
+			case strings.HasPrefix(l, "NodeName=node01 "):
+				fmt.Fprintf(&b, "NodeName=node[01-16] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[%d-%d] CPUs=1 RealMemory=100 State=UNKNOWN\n", p+1, p+16)
+			case strings.HasPrefix(l, "NodeName="):
+			default:
+				b.WriteString(l)
+			}
+		}
+		merged, warnings, err := MergeWeights([]byte(b.String()), o, hosts)
+		if err != nil || len(warnings) > 0 {
+			t.Fatalf("%v %v", err, warnings)
+		}
+		if err := os.WriteFile(mergedPath, merged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"--conf", mergedPath}
+	})
 	ranks := o.Ranks()
 	shown := c.run("scontrol", "-o", "show", "node")
 	for i, h := range hosts {
@@ -205,7 +225,7 @@ func TestTopologyOnSlurm(t *testing.T) {
 	c := newCluster(t, "tree")
 	g := sampleTreeGraph(t)
 	o, topoPath, extra := rcmTopologyFiles(t, g)
-	c.start("--nodes", "16", "--port-base", strconv.Itoa(portBase()), "--topology", topoPath, "--conf-extra", extra)
+	c.start(16, withPorts(16, "--topology", topoPath, "--conf-extra", extra))
 	shown := c.run("scontrol", "show", "topology")
 	leaves, hosts := topo.LeafOrder(g, o)
 	var order []string
@@ -277,21 +297,23 @@ func clusterProcs(dir string) map[int]string {
 // the other partitions running (issue 29).
 func TestStopEndsEveryJobOnSlurm(t *testing.T) {
 	c := newCluster(t, "stop")
-	conf := c.script1("conf", "--nodes", "4", "--dir", c.dir, "--port-base", strconv.Itoa(portBase()+40))
-	data, err := os.ReadFile(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	renamed := strings.Replace(string(data), "PartitionName=all ", "PartitionName=batch ", 1)
-	if renamed == string(data) {
-		t.Fatalf("%s: no PartitionName=all line to rename", conf)
-	}
-	renamed += "PartitionName=hidden Nodes=node04 Hidden=YES MaxTime=INFINITE State=UP\n"
 	confPath := filepath.Join(t.TempDir(), "slurm.conf")
-	if err := os.WriteFile(confPath, []byte(renamed), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.start("--conf", confPath)
+	c.start(4, func(base int) []string {
+		conf := c.script1("conf", "--nodes", "4", "--dir", c.dir, "--port-base", strconv.Itoa(base))
+		data, err := os.ReadFile(conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		renamed := strings.Replace(string(data), "PartitionName=all ", "PartitionName=batch ", 1)
+		if renamed == string(data) {
+			t.Fatalf("%s: no PartitionName=all line to rename", conf)
+		}
+		renamed += "PartitionName=hidden Nodes=node04 Hidden=YES MaxTime=INFINITE State=UP\n"
+		if err := os.WriteFile(confPath, []byte(renamed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"--conf", confPath}
+	})
 	work := t.TempDir()
 	sbatch := func(args ...string) string {
 		cmd := exec.Command("sbatch", append([]string{"--parsable", "-o", "/dev/null"}, args...)...)
@@ -351,14 +373,25 @@ func TestStopEndsEveryJobOnSlurm(t *testing.T) {
 // partition gives whole nodes again, as modelled.
 func TestSharedNodesOnSlurm(t *testing.T) {
 	c := newCluster(t, "shared")
-	conf := c.script1("conf", "--nodes", "4", "--dir", c.dir, "--port-base", strconv.Itoa(portBase()+60))
-	data, err := os.ReadFile(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shared := strings.ReplaceAll(string(data), " CPUs=1 ", " CPUs=2 ")
-	if shared == string(data) {
-		t.Fatalf("%s: no CPUs=1 to change", conf)
+	// The configuration with CPUs=2, for a base, and its partition line.
+	var shared string
+	sharedConf := func(base int, partition string) string {
+		if base != 0 {
+			conf := c.script1("conf", "--nodes", "4", "--dir", c.dir, "--port-base", strconv.Itoa(base))
+			data, err := os.ReadFile(conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shared = strings.ReplaceAll(string(data), " CPUs=1 ", " CPUs=2 "); shared == string(data) {
+				t.Fatalf("%s: no CPUs=1 to change", conf)
+			}
+		}
+		confPath := filepath.Join(t.TempDir(), "slurm.conf")
+		text := strings.Replace(shared, "PartitionName=all Nodes=ALL", "PartitionName=all Nodes=ALL"+partition, 1)
+		if err := os.WriteFile(confPath, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return confPath
 	}
 	for _, p := range []struct {
 		partition string
@@ -367,15 +400,10 @@ func TestSharedNodesOnSlurm(t *testing.T) {
 		{"", true},
 		{" OverSubscribe=EXCLUSIVE", false},
 	} {
-		confPath := filepath.Join(t.TempDir(), "slurm.conf")
-		text := strings.Replace(shared, "PartitionName=all Nodes=ALL", "PartitionName=all Nodes=ALL"+p.partition, 1)
-		if err := os.WriteFile(confPath, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
 		if p.partition == "" {
-			c.start("--conf", confPath)
+			c.start(4, func(base int) []string { return []string{"--conf", sharedConf(base, p.partition)} })
 		} else {
-			c.script1("restart", "--dir", c.dir, "--conf", confPath)
+			c.script1("restart", "--dir", c.dir, "--conf", sharedConf(0, p.partition))
 		}
 		_, first := c.alloc(1)
 		_, second := c.alloc(1)
@@ -404,7 +432,7 @@ func TestNodeOrderOnSlurm(t *testing.T) {
 		j := (i*7 + 3) % len(shuffled)
 		shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
 	}
-	c.start("--nodes", strconv.Itoa(len(names)), "--port-base", strconv.Itoa(portBase()+80), "--names", strings.Join(shuffled, ","))
+	c.start(len(names), withPorts(len(names), "--names", strings.Join(shuffled, ",")))
 	var shown []string
 	for _, l := range strings.Split(c.run("scontrol", "-o", "show", "nodes"), "\n") {
 		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "NodeName=") {
@@ -423,4 +451,45 @@ func TestNodeOrderOnSlurm(t *testing.T) {
 		t.Fatalf("3 nodes of 16 free: Slurm %v, the first three in natural order %v", got, first)
 	}
 	t.Logf("scontrol show nodes: %v; a 3-node job took %v", shown, got)
+}
+
+// A port taken between the port check and the daemons' bind (another cluster
+// starting at the same moment) makes slurm-cluster.sh start exit 4 naming it, read
+// from the daemon's log, after stopping what it started; ports.Start then starts the
+// cluster on another base. The first attempt meets a listener on node02's port, the
+// second one on slurmctld's; the third starts.
+func TestTakenPortRetriedOnSlurm(t *testing.T) {
+	c := newCluster(t, "taken")
+	t.Cleanup(func() { exec.Command("bash", c.script, "stop", "--dir", c.dir).Run() })
+	var bases []int
+	var errs []error
+	base, err := ports.Start(5, func(base int) error {
+		bases = append(bases, base)
+		if held := map[int]int{1: base + 2, 2: base}[len(bases)]; held != 0 {
+			l, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(held)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+		}
+		_, err := ports.RunScript(c.env, c.script, "start", "--dir", c.dir, "--nodes", "4", "--port-base", strconv.Itoa(base))
+		errs = append(errs, err)
+		return err
+	})
+	if err != nil || len(bases) != 3 || base != bases[2] {
+		t.Fatalf("started on %d after bases %v: %v (attempts: %v)", base, bases, err, errs)
+	}
+	for i, want := range []string{fmt.Sprintf("port %d (slurmd of node02) already in use", bases[0]+2), fmt.Sprintf("port %d (slurmctld) already in use", bases[1])} {
+		if !errors.Is(errs[i], ports.ErrInUse) || !strings.Contains(errs[i].Error(), want) {
+			t.Fatalf("attempt %d: %v, want ErrInUse and %q", i+1, errs[i], want)
+		}
+	}
+	if got := c.run("scontrol", "show", "config"); !regexp.MustCompile(`SlurmctldPort\s*=\s*` + strconv.Itoa(base) + `\b`).MatchString(got) {
+		t.Fatalf("scontrol show config: no SlurmctldPort = %d", base)
+	}
+	if idle := c.run("sinfo", "-h", "-N", "-o", "%N %t"); strings.Count(idle, "idle") != 4 {
+		t.Fatalf("sinfo: %s, want 4 idle nodes", idle)
+	}
+	inUse := regexp.MustCompile(`port \d+ \([^)]*\) already in use`)
+	t.Logf("bases %v: %s, %s; started on %d", bases, inUse.FindString(errs[0].Error()), inUse.FindString(errs[1].Error()), base)
 }

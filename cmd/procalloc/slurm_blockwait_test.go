@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/internal/slurmtest"
+	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 )
 
 // blockWaitBlocks is the topology/block file of TestBlockWaitsOnSlurmNew: four
@@ -35,8 +36,8 @@ type replayedJob struct {
 // (SchedulerType=sched/builtin, sim's fcfs): every job submitted at once in trace
 // order, each job ended (scancel) when the replay ends it. After every end Slurm must
 // be running exactly the jobs the replay runs, each on the replay's nodes: the same
-// placements and the same start order, waits included. PROCALLOC_SLURM_NEW_PORT
-// (default 18000) + 200 is its slurmctld port.
+// placements and the same start order, waits included. The cluster runs on free
+// ports (internal/slurmtest/ports).
 func TestBlockWaitsOnSlurmNew(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts Slurm daemons")
@@ -51,11 +52,6 @@ func TestBlockWaitsOnSlurmNew(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the Slurm daemons of this test run as root")
 	}
-	port := 18000
-	if p, err := strconv.Atoi(os.Getenv("PROCALLOC_SLURM_NEW_PORT")); err == nil && p >= 1024 {
-		port = p
-	}
-	port += 200
 	script, err := filepath.Abs("../../scripts/slurm-cluster.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -109,15 +105,16 @@ func TestBlockWaitsOnSlurmNew(t *testing.T) {
 	}
 	blockWaits := summary.BlockWaits.Jobs
 
-	if out, err := exec.Command("bash", script, "restart", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port),
-		"--prefix", prefix, "--topology", blocks, "--conf-extra", extra).CombinedOutput(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 3 {
-			t.Skipf("no Slurm: %s", out)
-		}
-		t.Fatalf("starting the cluster: %v\n%s", err, out)
-	}
 	t.Cleanup(func() { exec.Command("bash", script, "stop", "--dir", dir, "--prefix", prefix).Run() })
+	if _, err := ports.Start(17, func(base int) error {
+		_, err := ports.RunScript(nil, script, "restart", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base),
+			"--prefix", prefix, "--topology", blocks, "--conf-extra", extra)
+		return err
+	}); errors.Is(err, ports.ErrNoSlurm) {
+		t.Skip(err)
+	} else if err != nil {
+		t.Fatalf("starting the cluster: %v", err)
+	}
 	names := make([]string, 16)
 	for i := range names {
 		names[i] = fmt.Sprintf("node%02d", i+1)

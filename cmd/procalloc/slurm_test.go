@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 )
 
 // TestSweepOnMultiNodeSlurm runs the demo sweep as a job array of 12 one-CPU tasks on
@@ -16,7 +18,7 @@ import (
 // that the tasks run on different nodes at once, and checks that the merged shards
 // equal the single-process run. It skips, saying why, without the script, without
 // Slurm, when not root and with -short. SLURM_CLUSTER_SCRIPT overrides the script's
-// path, SLURM_TEST_PORT_BASE its ports (default 17650).
+// path; its ports are free ones (internal/slurmtest/ports).
 func TestSweepOnMultiNodeSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts Slurm daemons")
@@ -34,7 +36,6 @@ func TestSweepOnMultiNodeSlurm(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the Slurm daemons of this test run as root")
 	}
-	port := cmp.Or(os.Getenv("SLURM_TEST_PORT_BASE"), "17650")
 	work := t.TempDir()
 	bin := filepath.Join(work, "procalloc")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -56,7 +57,12 @@ func TestSweepOnMultiNodeSlurm(t *testing.T) {
 	extra := filepath.Join(work, "extra.conf")
 	os.WriteFile(extra, []byte("MinJobAge=600\n"), 0o644)
 	t.Cleanup(func() { exec.Command("bash", script, "stop", "--dir", dir).Run() })
-	run("bash", script, "start", "--nodes", "16", "--dir", dir, "--port-base", port, "--conf-extra", extra)
+	if _, err := ports.Start(17, func(base int) error {
+		_, err := ports.RunScript(env, script, "start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base), "--conf-extra", extra)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	spec, _ := filepath.Abs("../../examples/demo-sweep.yaml")
 	const shards = 12
 	sb := run(bin, "sweep", spec, "--sbatch", "--shards", strconv.Itoa(shards), "--cpus", "1", "-o", filepath.Join(work, "res"))
