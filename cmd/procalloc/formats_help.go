@@ -73,8 +73,13 @@ json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[.
 hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
 slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines, for a new slurm.conf (--slurm-conf FILE
                   merges Weight= into FILE's NodeName lines); Slurm takes the lowest free Weight first
-hostfile          the same as hosts (SLURM_HOSTFILE, mpirun --hostfile with --map-by seq)
-hostlist          the hosts in curve order as one Slurm hostlist expression
+hostfile          the same as hosts (mpirun --hostfile with --map-by seq; SLURM_HOSTFILE with
+                  srun --distribution=arbitrary -n K: task r on line r of the first K lines, and a
+                  job's nodes are those K hosts, waited for when busy; without -n srun starts a task
+                  per line; a host twice needs two CPUs or --overcommit)
+hostlist          the hosts in curve order as one Slurm hostlist expression; scontrol show hostnames
+                  keeps that order, but Slurm sorts a --nodelist/-w (tasks in name order; sbatch -w
+                  refuses more hosts than -N): for the order use hostfile
 rankfile          Open MPI rankfile: "rank R=HOST slot=0"
 mpich-rank-order  MPICH_RANK_ORDER: the MPI rank of each node slot, nodes in index order
 jgf               Flux JSON Graph Format resource graph, node vertex id = curve rank`
