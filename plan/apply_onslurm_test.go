@@ -1,0 +1,226 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/internal/fabrictest"
+	"github.com/procalloc/procalloc/internal/slurmtest"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// TestApplyStepsOnSlurm runs apply.txt's steps, as written, for the weights, names
+// and tree deployments of the sample fabric's plan (Slurm 22.05) on a real 16-node
+// Slurm on loopback started with the plan's input slurm.conf (the "current"
+// configuration): every command line of the steps is run with /etc/slurm/ standing
+// for the cluster's directory and "systemctl restart slurmctld; then on every node:
+// systemctl restart slurmd" for scripts/slurm-cluster.sh restart (which starts from
+// an empty state directory, unlike a site's restart). Then the Check line must print
+// what it says, the job recipe (a batch script's SLURM_HOSTFILE along the ordering)
+// must put task r on the r-th of the job's hosts in ordering order, and 40 placements
+// must equal the deployment's emulation. Between deployments the cluster goes back
+// to the input slurm.conf. Skipped with -short, without root or Slurm; the cluster's
+// ports start at PROCALLOC_SLURM_APPLY_PORT (default 17900).
+func TestApplyStepsOnSlurm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts Slurm daemons")
+	}
+	for _, c := range []string{"slurmctld", "slurmd", "scontrol", "salloc", "srun", "munged"} {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("%s not on PATH: run scripts/slurm-cluster.sh start once as root (it installs Debian's Slurm)", c)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the Slurm daemons of this test run as root")
+	}
+	script, err := filepath.Abs("../scripts/slurm-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := 17900
+	if p, err := strconv.Atoi(os.Getenv("PROCALLOC_SLURM_APPLY_PORT")); err == nil && p >= 1024 {
+		port = p
+	}
+	dir := filepath.Join(t.TempDir(), "apply")
+	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	sh := func(cwd, cmdline string) (string, error) {
+		cmd := exec.Command("bash", "-c", cmdline)
+		cmd.Dir, cmd.Env = cwd, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	must := func(cwd, cmdline string) string {
+		t.Helper()
+		out, err := sh(cwd, cmdline)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", cmdline, err, out)
+		}
+		return out
+	}
+	if out, err := exec.Command("bash", script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)).CombinedOutput(); err != nil {
+		t.Fatalf("slurm-cluster.sh conf: %v\n%s", err, out)
+	}
+	base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	basePath := filepath.Join(t.TempDir(), "current.conf")
+	os.WriteFile(basePath, base, 0o644)
+	t.Cleanup(func() { exec.Command("bash", script, "stop", "--dir", dir).Run() })
+	if out, err := exec.Command("bash", script, "start", "--dir", dir, "--conf", basePath).CombinedOutput(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 3 {
+			t.Skipf("no Slurm: %s", out)
+		}
+		t.Fatalf("starting the cluster: %v\n%s", err, out)
+	}
+	v, _ := ParseVersion("22.05")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	p, err := Make(ctx, Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover",
+		SlurmConf: base, SlurmConfPath: "slurm.conf", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := "systemctl restart slurmctld; then on every node: systemctl restart slurmd"
+	taskRE := regexp.MustCompile(`(?m)^(\d+) (\S+)$`)
+	for i, kind := range []Kind{KindWeights, KindNames, KindTree} {
+		t.Run(string(kind), func(t *testing.T) {
+			d := p.Deployment(kind)
+			if d == nil || !d.Supported {
+				t.Fatalf("%s not supported: %+v", kind, d)
+			}
+			if i > 0 { // back to the current configuration
+				os.Remove(filepath.Join(dir, "topology.conf"))
+				if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", basePath).CombinedOutput(); err != nil {
+					t.Fatalf("back to the input slurm.conf: %v\n%s", err, out)
+				}
+			}
+			work := t.TempDir()
+			for _, f := range deploymentFiles(d, "") {
+				os.WriteFile(filepath.Join(work, f.Name), f.Data, 0o644)
+			}
+			var hosts strings.Builder
+			for _, v := range p.Order {
+				hosts.WriteString(p.Names[v] + "\n")
+			}
+			os.WriteFile(filepath.Join(work, "ordering.hosts"), []byte(hosts.String()), 0o644)
+			apply := p.applyText(d, "ordering.hosts")
+			var recipe []string
+			ran := 0
+			for _, l := range strings.Split(apply, "\n") {
+				if _, after, ok := strings.Cut(l, ". Check: "); ok {
+					out := must(work, strings.ReplaceAll(after, "/etc/slurm/", dir+"/"))
+					if kind == KindWeights && strings.TrimSpace(out) != "Weight=1" {
+						t.Fatalf("%s printed %q, the step says Weight=1", after, out)
+					}
+					if kind == KindTree && !strings.Contains(out, "SwitchName=") {
+						t.Fatalf("%s printed no switch:\n%s", after, out)
+					}
+					t.Logf("%s: %s", after, firstLine(out))
+					ran++
+					continue
+				}
+				cmdline, ok := strings.CutPrefix(l, "       ")
+				if !ok {
+					continue
+				}
+				switch {
+				case strings.Contains(cmdline, "SLURM_JOB"):
+					recipe = append(recipe, cmdline)
+				case cmdline == restart:
+					if kind == KindTree {
+						// Why a restart: a reconfigure reads the new TopologyPlugin
+						// but builds no topology (Slurm 22.05).
+						out, _ := sh(work, "scontrol reconfigure && sleep 1 && scontrol show topology 2>&1")
+						if !strings.Contains(out, "No topology information available") {
+							t.Fatalf("a reconfigure instead of the restart: scontrol show topology printed\n%s", out)
+						}
+						t.Logf("reconfigure instead of the restart: %s", firstLine(out))
+					}
+					if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", filepath.Join(dir, "slurm.conf")).CombinedOutput(); err != nil {
+						t.Fatalf("%s (slurm-cluster.sh restart): %v\n%s", cmdline, err, out)
+					}
+					ran++
+				default:
+					must(work, strings.ReplaceAll(cmdline, "/etc/slurm/", dir+"/"))
+					if cmdline == "scontrol reconfigure" { // nodes answer again within a second or two
+						for range 100 {
+							if out, _ := sh(work, "sinfo -h -o %t | sort -u"); strings.TrimSpace(out) == "idle" {
+								break
+							}
+							time.Sleep(100 * time.Millisecond)
+						}
+					}
+					ran++
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "slurm.conf.before-procalloc")); err != nil {
+				t.Fatalf("the backup step made no backup: %v", err)
+			}
+			// The job recipe, PROGRAM printing each task's rank and node.
+			if len(recipe) != 2 {
+				t.Fatalf("apply.txt: want the two lines of the job recipe, got %q", recipe)
+			}
+			job := strings.Join(recipe, "\n")
+			job = strings.Replace(job, "PROGRAM", `bash -c 'echo "$SLURM_PROCID $SLURMD_NODENAME"'`, 1)
+			jobPath := filepath.Join(work, "job.sh")
+			os.WriteFile(jobPath, []byte("#!/bin/bash\necho \"nodes $SLURM_JOB_NODELIST\"\n"+job+"\n"), 0o755)
+			// A 1-node job first, so that the recipe's job is not the ordering's start.
+			first := must(work, "salloc --no-shell -N 1 2>&1")
+			out := must(work, "sbatch --wait -N 5 -o job.out job.sh >/dev/null && cat job.out")
+			nl := regexp.MustCompile(`(?m)^nodes (\S+)$`).FindStringSubmatch(out)
+			if nl == nil {
+				t.Fatalf("the job printed no nodes:\n%s", out)
+			}
+			jobHosts, _ := hostlist.Expand(nl[1])
+			rank := map[string]int{}
+			for r, v := range p.Order {
+				rank[d.NodeName(v)] = r
+			}
+			want := slices.Clone(jobHosts)
+			slices.SortFunc(want, func(a, b string) int { return rank[a] - rank[b] })
+			got := make([]string, len(jobHosts))
+			for _, m := range taskRE.FindAllStringSubmatch(out, -1) {
+				r, _ := strconv.Atoi(m[1])
+				if r < len(got) {
+					got[r] = m[2]
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("the job recipe on %s: tasks on %v, want its hosts in ordering order %v\n%s", nl[1], got, want, out)
+			}
+			if m := regexp.MustCompile(`Granted job allocation (\d+)`).FindStringSubmatch(first); m != nil {
+				must(work, "scancel "+m[1])
+			}
+			// Wait until no job completes: Slurm skips completing nodes.
+			for range 100 {
+				if o, _ := sh(work, "squeue -h -o %i"); strings.TrimSpace(o) == "" {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			a, err := d.Allocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: d.NodeNames()}
+			r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(900 + i), Steps: 40})
+			t.Logf("%s: %d command lines of apply.txt run; job recipe tasks %v; %d placements predicted, %d differ", kind, ran, got, r.Compared, r.Differ)
+		})
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
