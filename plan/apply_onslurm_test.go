@@ -105,6 +105,8 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 					t.Fatalf("back to the input slurm.conf: %v\n%s", err, out)
 				}
 			}
+			logPath := filepath.Join(dir, "log", "slurmctld.log")
+			logStart, _ := os.ReadFile(logPath)
 			work := t.TempDir()
 			for _, f := range deploymentFiles(d, "") {
 				os.WriteFile(filepath.Join(work, f.Name), f.Data, 0o644)
@@ -166,6 +168,19 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "slurm.conf.before-procalloc")); err != nil {
 				t.Fatalf("the backup step made no backup: %v", err)
+			}
+			// slurmctld's log since the steps: nothing but what a fresh state
+			// directory logs and the weight changes the weights step announces.
+			logNow, _ := os.ReadFile(logPath)
+			problem := regexp.MustCompile(`(?i)error|warn|ignor|invalid|fatal`)
+			expected := regexp.MustCompile(`Configured MailProg is invalid|Could not open .* state file|NOTE: Trying backup state save file|No topology information available`)
+			if kind == KindWeights {
+				expected = regexp.MustCompile(expected.String() + `|Node \S+ Weight\(\d+\) differ from slurm.conf`)
+			}
+			for _, l := range strings.Split(string(logNow[min(len(logStart), len(logNow)):]), "\n") {
+				if problem.MatchString(l) && !expected.MatchString(l) {
+					t.Errorf("slurmctld's log after the steps: %s", l)
+				}
 			}
 			// The job recipe, PROGRAM printing each task's rank and node.
 			if len(recipe) != 2 {
