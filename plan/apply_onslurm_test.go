@@ -15,13 +15,16 @@ import (
 
 	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/internal/slurmtest"
+	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // TestApplyStepsOnSlurm runs apply.txt's steps, as written, for the weights, names
-// and tree deployments of the sample fabric's plan (Slurm 22.05) on a real 16-node
-// Slurm on loopback started with the plan's input slurm.conf (the "current"
-// configuration): every command line of the steps is run with /etc/slurm/ standing
+// and tree deployments of the sample fabric's plan (Slurm 22.05), weights and names
+// of a 4x4 mesh's, and the tree of fattree:4,2:4's and of a 16-host dragonfly's (the
+// synthetic machines named node01..node16), on a real 16-node Slurm on loopback
+// started with the plans' input slurm.conf (the "current" configuration): every
+// command line of the steps is run with /etc/slurm/ standing
 // for the cluster's directory and "systemctl restart slurmctld; then on every node:
 // systemctl restart slurmd" for scripts/slurm-cluster.sh restart (which starts from
 // an empty state directory, unlike a site's restart). Then the Check line must print
@@ -84,154 +87,177 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 		t.Fatalf("starting the cluster: %v\n%s", err, out)
 	}
 	v, _ := ParseVersion("22.05")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	p, err := Make(ctx, Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover",
-		SlurmConf: base, SlurmConfPath: "slurm.conf", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
-	cancel()
-	if err != nil {
-		t.Fatal(err)
-	}
 	restart := "systemctl restart slurmctld; then on every node: systemctl restart slurmd"
 	taskRE := regexp.MustCompile(`(?m)^(\d+) (\S+)$`)
-	for i, kind := range []Kind{KindWeights, KindNames, KindTree} {
-		t.Run(string(kind), func(t *testing.T) {
-			d := p.Deployment(kind)
-			if d == nil || !d.Supported {
-				t.Fatalf("%s not supported: %+v", kind, d)
-			}
-			if i > 0 { // back to the current configuration
-				os.Remove(filepath.Join(dir, "topology.conf"))
-				if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", basePath).CombinedOutput(); err != nil {
-					t.Fatalf("back to the input slurm.conf: %v\n%s", err, out)
-				}
-			}
-			logPath := filepath.Join(dir, "log", "slurmctld.log")
-			logStart, _ := os.ReadFile(logPath)
-			work := t.TempDir()
-			for _, f := range deploymentFiles(d, "") {
-				os.WriteFile(filepath.Join(work, f.Name), f.Data, 0o644)
-			}
-			var hosts strings.Builder
-			for _, v := range p.Order {
-				hosts.WriteString(p.Names[v] + "\n")
-			}
-			os.WriteFile(filepath.Join(work, "ordering.hosts"), []byte(hosts.String()), 0o644)
-			apply := p.applyText(d, "ordering.hosts")
-			var recipe []string
-			ran := 0
-			for _, l := range strings.Split(apply, "\n") {
-				if _, after, ok := strings.Cut(l, ". Check: "); ok {
-					out := must(work, strings.ReplaceAll(after, "/etc/slurm/", dir+"/"))
-					if kind == KindWeights && strings.TrimSpace(out) != "Weight=1" {
-						t.Fatalf("%s printed %q, the step says Weight=1", after, out)
-					}
-					if kind == KindTree && !strings.Contains(out, "SwitchName=") {
-						t.Fatalf("%s printed no switch:\n%s", after, out)
-					}
-					t.Logf("%s: %s", after, firstLine(out))
-					ran++
-					continue
-				}
-				cmdline, ok := strings.CutPrefix(l, "       ")
-				if !ok {
-					continue
-				}
-				switch {
-				case strings.Contains(cmdline, "SLURM_JOB"):
-					recipe = append(recipe, cmdline)
-				case cmdline == restart:
-					if kind == KindTree {
-						// Why a restart: a reconfigure reads the new TopologyPlugin
-						// but builds no topology (Slurm 22.05).
-						out, _ := sh(work, "scontrol reconfigure && sleep 1 && scontrol show topology 2>&1")
-						if !strings.Contains(out, "No topology information available") {
-							t.Fatalf("a reconfigure instead of the restart: scontrol show topology printed\n%s", out)
-						}
-						t.Logf("reconfigure instead of the restart: %s", firstLine(out))
-					}
-					if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", filepath.Join(dir, "slurm.conf")).CombinedOutput(); err != nil {
-						t.Fatalf("%s (slurm-cluster.sh restart): %v\n%s", cmdline, err, out)
-					}
-					ran++
-				default:
-					must(work, strings.ReplaceAll(cmdline, "/etc/slurm/", dir+"/"))
-					if cmdline == "scontrol reconfigure" { // nodes answer again within a second or two
-						for range 100 {
-							if out, _ := sh(work, "sinfo -h -o %t | sort -u"); strings.TrimSpace(out) == "idle" {
-								break
-							}
-							time.Sleep(100 * time.Millisecond)
-						}
-					}
-					ran++
-				}
-			}
-			if _, err := os.Stat(filepath.Join(dir, "slurm.conf.before-procalloc")); err != nil {
-				t.Fatalf("the backup step made no backup: %v", err)
-			}
-			// slurmctld's log since the steps: nothing but what a fresh state
-			// directory logs and the weight changes the weights step announces.
-			logNow, _ := os.ReadFile(logPath)
-			problem := regexp.MustCompile(`(?i)error|warn|ignor|invalid|fatal`)
-			expected := regexp.MustCompile(`Configured MailProg is invalid|Could not open .* state file|NOTE: Trying backup state save file|No topology information available`)
-			if kind == KindWeights {
-				expected = regexp.MustCompile(expected.String() + `|Node \S+ Weight\(\d+\) differ from slurm.conf`)
-			}
-			for _, l := range strings.Split(string(logNow[min(len(logStart), len(logNow)):]), "\n") {
-				if problem.MatchString(l) && !expected.MatchString(l) {
-					t.Errorf("slurmctld's log after the steps: %s", l)
-				}
-			}
-			// The job recipe, PROGRAM printing each task's rank and node.
-			if len(recipe) != 2 {
-				t.Fatalf("apply.txt: want the two lines of the job recipe, got %q", recipe)
-			}
-			job := strings.Join(recipe, "\n")
-			job = strings.Replace(job, "PROGRAM", `bash -c 'echo "$SLURM_PROCID $SLURMD_NODENAME"'`, 1)
-			jobPath := filepath.Join(work, "job.sh")
-			os.WriteFile(jobPath, []byte("#!/bin/bash\necho \"nodes $SLURM_JOB_NODELIST\"\n"+job+"\n"), 0o755)
-			// A 1-node job first, so that the recipe's job is not the ordering's start.
-			first := must(work, "salloc --no-shell -N 1 2>&1")
-			out := must(work, "sbatch --wait -N 5 -o job.out job.sh >/dev/null && cat job.out")
-			nl := regexp.MustCompile(`(?m)^nodes (\S+)$`).FindStringSubmatch(out)
-			if nl == nil {
-				t.Fatalf("the job printed no nodes:\n%s", out)
-			}
-			jobHosts, _ := hostlist.Expand(nl[1])
-			rank := map[string]int{}
-			for r, v := range p.Order {
-				rank[d.NodeName(v)] = r
-			}
-			want := slices.Clone(jobHosts)
-			slices.SortFunc(want, func(a, b string) int { return rank[a] - rank[b] })
-			got := make([]string, len(jobHosts))
-			for _, m := range taskRE.FindAllStringSubmatch(out, -1) {
-				r, _ := strconv.Atoi(m[1])
-				if r < len(got) {
-					got[r] = m[2]
-				}
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("the job recipe on %s: tasks on %v, want its hosts in ordering order %v\n%s", nl[1], got, want, out)
-			}
-			if m := regexp.MustCompile(`Granted job allocation (\d+)`).FindStringSubmatch(first); m != nil {
-				must(work, "scancel "+m[1])
-			}
-			// Wait until no job completes: Slurm skips completing nodes.
-			for range 100 {
-				if o, _ := sh(work, "squeue -h -o %i"); strings.TrimSpace(o) == "" {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			a, err := d.Allocator()
-			if err != nil {
+	names, _ := hostlist.Expand("node[01-16]")
+	machines := []struct {
+		spec  string
+		kinds []Kind
+	}{
+		{"fattree.ibnetdiscover", []Kind{KindWeights, KindNames, KindTree}},
+		{"mesh:4x4", []Kind{KindWeights, KindNames}}, // no switches: no tree deployment
+		{"fattree:4,2:4", []Kind{KindTree}},
+		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", []Kind{KindTree}},
+	}
+	i := 0
+	for _, mc := range machines {
+		opt := Options{MachineSource: mc.spec, SlurmConf: base, SlurmConfPath: "slurm.conf", Version: v, VersionSource: "test",
+			TimeLimit: 10 * time.Second, Seed: 1, SyntheticJobs: 300}
+		if mc.spec == "fattree.ibnetdiscover" {
+			opt.Machine = fabrictest.SampleFabric(t, "../topo/testdata")
+		} else {
+			if opt.Machine, err = topo.ParseMachine(mc.spec); err != nil {
 				t.Fatal(err)
 			}
-			c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: d.NodeNames()}
-			r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(900 + i), Steps: 40})
-			t.Logf("%s: %d command lines of apply.txt run; job recipe tasks %v; %d placements predicted, %d differ", kind, ran, got, r.Compared, r.Differ)
-		})
+			opt.Hosts = names
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		p, err := Make(ctx, opt)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", mc.spec, err)
+		}
+		for _, kind := range mc.kinds {
+			i++
+			t.Run(strings.Split(mc.spec, ":")[0]+"/"+string(kind), func(t *testing.T) {
+				d := p.Deployment(kind)
+				if d == nil || !d.Supported {
+					t.Fatalf("%s not supported: %+v", kind, d)
+				}
+				if i > 1 { // back to the current configuration
+					os.Remove(filepath.Join(dir, "topology.conf"))
+					if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", basePath).CombinedOutput(); err != nil {
+						t.Fatalf("back to the input slurm.conf: %v\n%s", err, out)
+					}
+				}
+				logPath := filepath.Join(dir, "log", "slurmctld.log")
+				logStart, _ := os.ReadFile(logPath)
+				work := t.TempDir()
+				for _, f := range deploymentFiles(d, "") {
+					os.WriteFile(filepath.Join(work, f.Name), f.Data, 0o644)
+				}
+				var hosts strings.Builder
+				for _, v := range p.Order {
+					hosts.WriteString(p.Names[v] + "\n")
+				}
+				os.WriteFile(filepath.Join(work, "ordering.hosts"), []byte(hosts.String()), 0o644)
+				apply := p.applyText(d, "ordering.hosts")
+				var recipe []string
+				ran := 0
+				for _, l := range strings.Split(apply, "\n") {
+					if _, after, ok := strings.Cut(l, ". Check: "); ok {
+						out := must(work, strings.ReplaceAll(after, "/etc/slurm/", dir+"/"))
+						if kind == KindWeights && strings.TrimSpace(out) != "Weight=1" {
+							t.Fatalf("%s printed %q, the step says Weight=1", after, out)
+						}
+						if kind == KindTree && !strings.Contains(out, "SwitchName=") {
+							t.Fatalf("%s printed no switch:\n%s", after, out)
+						}
+						t.Logf("%s: %s", after, firstLine(out))
+						ran++
+						continue
+					}
+					cmdline, ok := strings.CutPrefix(l, "       ")
+					if !ok {
+						continue
+					}
+					switch {
+					case strings.Contains(cmdline, "SLURM_JOB"):
+						recipe = append(recipe, cmdline)
+					case cmdline == restart:
+						if kind == KindTree {
+							// Why a restart: a reconfigure reads the new TopologyPlugin
+							// but builds no topology (Slurm 22.05).
+							out, _ := sh(work, "scontrol reconfigure && sleep 1 && scontrol show topology 2>&1")
+							if !strings.Contains(out, "No topology information available") {
+								t.Fatalf("a reconfigure instead of the restart: scontrol show topology printed\n%s", out)
+							}
+							t.Logf("reconfigure instead of the restart: %s", firstLine(out))
+						}
+						if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", filepath.Join(dir, "slurm.conf")).CombinedOutput(); err != nil {
+							t.Fatalf("%s (slurm-cluster.sh restart): %v\n%s", cmdline, err, out)
+						}
+						ran++
+					default:
+						must(work, strings.ReplaceAll(cmdline, "/etc/slurm/", dir+"/"))
+						if cmdline == "scontrol reconfigure" { // nodes answer again within a second or two
+							for range 100 {
+								if out, _ := sh(work, "sinfo -h -o %t | sort -u"); strings.TrimSpace(out) == "idle" {
+									break
+								}
+								time.Sleep(100 * time.Millisecond)
+							}
+						}
+						ran++
+					}
+				}
+				if _, err := os.Stat(filepath.Join(dir, "slurm.conf.before-procalloc")); err != nil {
+					t.Fatalf("the backup step made no backup: %v", err)
+				}
+				// slurmctld's log since the steps: nothing but what a fresh state
+				// directory logs and the weight changes the weights step announces.
+				logNow, _ := os.ReadFile(logPath)
+				problem := regexp.MustCompile(`(?i)error|warn|ignor|invalid|fatal`)
+				expected := regexp.MustCompile(`Configured MailProg is invalid|Could not open .* state file|NOTE: Trying backup state save file|No topology information available`)
+				if kind == KindWeights {
+					expected = regexp.MustCompile(expected.String() + `|Node \S+ Weight\(\d+\) differ from slurm.conf`)
+				}
+				for _, l := range strings.Split(string(logNow[min(len(logStart), len(logNow)):]), "\n") {
+					if problem.MatchString(l) && !expected.MatchString(l) {
+						t.Errorf("slurmctld's log after the steps: %s", l)
+					}
+				}
+				// The job recipe, PROGRAM printing each task's rank and node.
+				if len(recipe) != 2 {
+					t.Fatalf("apply.txt: want the two lines of the job recipe, got %q", recipe)
+				}
+				job := strings.Join(recipe, "\n")
+				job = strings.Replace(job, "PROGRAM", `bash -c 'echo "$SLURM_PROCID $SLURMD_NODENAME"'`, 1)
+				jobPath := filepath.Join(work, "job.sh")
+				os.WriteFile(jobPath, []byte("#!/bin/bash\necho \"nodes $SLURM_JOB_NODELIST\"\n"+job+"\n"), 0o755)
+				// A 1-node job first, so that the recipe's job is not the ordering's start.
+				first := must(work, "salloc --no-shell -N 1 2>&1")
+				out := must(work, "sbatch --wait -N 5 -o job.out job.sh >/dev/null && cat job.out")
+				nl := regexp.MustCompile(`(?m)^nodes (\S+)$`).FindStringSubmatch(out)
+				if nl == nil {
+					t.Fatalf("the job printed no nodes:\n%s", out)
+				}
+				jobHosts, _ := hostlist.Expand(nl[1])
+				rank := map[string]int{}
+				for r, v := range p.Order {
+					rank[d.NodeName(v)] = r
+				}
+				want := slices.Clone(jobHosts)
+				slices.SortFunc(want, func(a, b string) int { return rank[a] - rank[b] })
+				got := make([]string, len(jobHosts))
+				for _, m := range taskRE.FindAllStringSubmatch(out, -1) {
+					r, _ := strconv.Atoi(m[1])
+					if r < len(got) {
+						got[r] = m[2]
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("the job recipe on %s: tasks on %v, want its hosts in ordering order %v\n%s", nl[1], got, want, out)
+				}
+				if m := regexp.MustCompile(`Granted job allocation (\d+)`).FindStringSubmatch(first); m != nil {
+					must(work, "scancel "+m[1])
+				}
+				// Wait until no job completes: Slurm skips completing nodes.
+				for range 100 {
+					if o, _ := sh(work, "squeue -h -o %i"); strings.TrimSpace(o) == "" {
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+				a, err := d.Allocator()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: d.NodeNames()}
+				r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(900 + i), Steps: 40})
+				t.Logf("%s, %s: %d command lines of apply.txt run; job recipe tasks %v; %d placements predicted, %d differ", mc.spec, kind, ran, got, r.Compared, r.Differ)
+			})
+		}
 	}
 }
 
