@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +100,11 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 		{"fattree:4,2:4", []Kind{KindTree}},
 		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", []Kind{KindTree}},
 	}
-	i := 0
+	i, total, differ := 0, 0, 0
+	defer func() {
+		// The line `make test-slurm` prints.
+		fmt.Printf("apply.txt: %d deployments' steps run on Slurm 22.05, %d placements predicted, %d differ, failed: %v\n", i, total, differ, t.Failed())
+	}()
 	for _, mc := range machines {
 		opt := Options{MachineSource: mc.spec, SlurmConf: base, SlurmConfPath: "slurm.conf", Version: v, VersionSource: "test",
 			TimeLimit: 10 * time.Second, Seed: 1, SyntheticJobs: 300}
@@ -255,6 +260,8 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 				}
 				c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: d.NodeNames()}
 				r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(900 + i), Steps: 40})
+				total += r.Compared
+				differ += r.Differ
 				t.Logf("%s, %s: %d command lines of apply.txt run; job recipe tasks %v; %d placements predicted, %d differ", mc.spec, kind, ran, got, r.Compared, r.Differ)
 			})
 		}

@@ -112,8 +112,14 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 		slices.SortFunc(s, hostlist.NaturalCompare)
 		return s
 	}
+	layouts := 0 // task layouts and refusals compared with Slurm's
+	defer func() {
+		// The line `make test-slurm` prints.
+		fmt.Printf("hosts files: %d task layouts and refusals as documented, failed: %v\n", layouts, t.Failed())
+	}()
 	steps := func(env []string, args ...string) []string {
 		t.Helper()
+		layouts++
 		out, err := c.try(env, "srun", append(args, taskCmd...)...)
 		if err != nil {
 			t.Fatalf("srun %v: %v\n%s", args, err, out)
@@ -153,11 +159,13 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 		if err != nil || !slices.Equal(jobNodes, sortedNames(lines[:5])) {
 			t.Fatalf("sbatch -n 5 with SLURM_HOSTFILE: job nodes %s, want the file's first five %v", nl[1], lines[:5])
 		}
+		layouts++
 		before, after, _ := strings.Cut(string(jobOut), "plain")
 		got, err := taskHosts(before)
 		if err != nil || !slices.Equal(got, lines[:5]) {
 			t.Fatalf("srun -n $SLURM_NTASKS in the batch job: tasks on %v (%v), want %v\n%s", got, err, lines[:5], jobOut)
 		}
+		layouts++
 		const conflict = "SLURM_JOB_NUM_NODES environment variable conflicts with allocated node count (16 != 5)"
 		if !strings.Contains(after, conflict) {
 			t.Fatalf("a plain srun in the batch job: want %q (it counts the file's lines), got:\n%s", conflict, after)
@@ -173,6 +181,7 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 		if err != nil {
 			t.Fatalf("salloc -N 5 with the allocation's hosts in the file's order: %v\n%s", err, out)
 		}
+		layouts++
 		got, err = taskHosts(out)
 		if err != nil {
 			t.Fatal(err)
@@ -194,6 +203,7 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 		rep := []string{lines[3], lines[1], lines[3], lines[0]}
 		os.WriteFile(twice, []byte(strings.Join(rep, "\n")+"\n"), 0o644)
 		env := []string{"SLURM_HOSTFILE=" + twice}
+		layouts++
 		const refused = "Requested node configuration is not available"
 		if out, err := c.try(env, "srun", append([]string{"-n", "4", "--distribution=arbitrary"}, taskCmd...)...); err == nil || !strings.Contains(out, refused) {
 			t.Fatalf("a host twice on CPUs=1 nodes: want %q, got %v\n%s", refused, err, out)
@@ -209,6 +219,7 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 			t.Fatalf("salloc -w %s: %v\n%s", lines[2], err, out)
 		}
 		busyID, busy := idm[1], lines[2:3]
+		layouts++
 		out, err = c.try(withFile, "salloc", "--no-shell", "--immediate=2", "-n", "5", "--distribution=arbitrary")
 		if err == nil || !strings.Contains(out, "Unable to allocate resources") {
 			t.Fatalf("salloc -n 5 with SLURM_HOSTFILE while %v is busy: want it not started, got %v\n%s", busy, err, out)
@@ -219,6 +230,7 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 
 	t.Run("hostlist", func(t *testing.T) {
 		expr := strings.TrimSpace(listFile.String())
+		layouts++
 		if shown := strings.Fields(c.run("scontrol", "show", "hostnames", expr)); !slices.Equal(shown, lines) {
 			t.Fatalf("scontrol show hostnames %s: %v, want the ordering %v", expr, shown, lines)
 		}
@@ -229,10 +241,12 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 		if got := steps(nil, "-w", expr, "-n", "4"); !slices.Equal(got, sorted[:4]) {
 			t.Fatalf("srun -w %s -n 4: tasks on %v, want the first four in name order %v", expr, got, sorted[:4])
 		}
+		layouts++
 		out, err := c.try(nil, "sbatch", "-w", expr, "-N", "4", "-o", "/dev/null", "--wrap", "true")
 		if err == nil || !strings.Contains(out, "invalid number of nodes (-N 16-4)") {
 			t.Fatalf("sbatch -w (16 hosts) -N 4: want refused with \"invalid number of nodes (-N 16-4)\", got %v\n%s", err, out)
 		}
+		layouts++
 		// The expression is no SLURM_HOSTFILE: srun splits the file at commas.
 		lf := filepath.Join(dir, "ordering.hostlist")
 		os.WriteFile(lf, listFile.Bytes(), 0o644)
@@ -328,7 +342,10 @@ func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 		{"fattree:4,2:4", "rcm"},
 		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", "rcm"},
 	}
-	started := false
+	started, loads, switches := false, 0, 0
+	defer func() {
+		fmt.Printf("slurm files: %d slurm.conf and topology.conf loads (4 machines, merged and plain weights), %d switches as written, failed: %v\n", loads, switches, t.Failed())
+	}()
 	for _, tc := range cases {
 		m, err := topo.ParseMachine(tc.spec)
 		if err != nil {
@@ -425,6 +442,8 @@ func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 					t.Fatalf("%s: switch %s written with nodes %v switches %v, scontrol shows %v (%v)", tc.spec, name, w.nodes, w.switches, g, ok)
 				}
 			}
+			loads++
+			switches += len(written)
 			if variant.name == "merged" {
 				t.Logf("%s along %s: %d switches loaded as written, %d weights, no error in slurmctld's log", tc.spec, tc.curve, len(written), n)
 			}
