@@ -146,7 +146,7 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 					hosts.WriteString(p.Names[v] + "\n")
 				}
 				os.WriteFile(filepath.Join(work, "ordering.hosts"), []byte(hosts.String()), 0o644)
-				apply := p.applyText(d, "ordering.hosts")
+				apply := p.applyText(d)
 				var recipe []string
 				ran := 0
 				for _, l := range strings.Split(apply, "\n") {

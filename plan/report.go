@@ -214,10 +214,10 @@ func (p *Plan) files() error {
 		// NAME's own steps beside its files: the top apply.txt is the
 		// recommendation's, and NAME's files need other steps (a restart, not a
 		// reconfigure) when NAME is not the recommendation.
-		files = append(files, File{Name: string(k) + "/apply.txt", Data: []byte(p.applyText(d, "../ordering.hosts"))})
+		files = append(files, File{Name: string(k) + "/apply.txt", Data: []byte(p.applyText(d))})
 	}
 	files = append(files, p.Files...) // predictions
-	files = append(files, File{Name: "apply.txt", Data: []byte(p.applyText(rec, "ordering.hosts"))})
+	files = append(files, File{Name: "apply.txt", Data: []byte(p.applyText(rec))})
 	for _, f := range files {
 		p.Report.Files = append(p.Report.Files, f.Name)
 	}
@@ -248,12 +248,15 @@ func deploymentFiles(d *Deployment, dir string) []File {
 }
 
 // applyText is apply.txt: the exact steps to deploy d, run in the directory of d's
-// files; hostsPath is ordering.hosts from there. TestApplyStepsOnSlurm runs them on
-// a real Slurm.
-func (p *Plan) applyText(d *Deployment, hostsPath string) string {
+// files. TestApplyStepsOnSlurm runs them on a real Slurm.
+func (p *Plan) applyText(d *Deployment) string {
 	var b strings.Builder
 	r := &p.Report
-	fmt.Fprintf(&b, "# procalloc plan: %s\n", r.Recommendation)
+	if string(d.Kind) != r.Recommended {
+		fmt.Fprintf(&b, "# procalloc plan --deployment %s (the plan's recommendation: %s)\n", d.Kind, r.Recommendation)
+	} else {
+		fmt.Fprintf(&b, "# procalloc plan: %s\n", r.Recommendation)
+	}
 	fmt.Fprintf(&b, "# Slurm %s (%s)\n\n", r.SlurmVersion, r.SlurmVersionSource)
 	if d.Kind == KindCurrent {
 		b.WriteString("Nothing to change: keep the current slurm.conf")
@@ -298,11 +301,11 @@ func (p *Plan) applyText(d *Deployment, hostsPath string) string {
 	if d.Kind == KindNames {
 		b.WriteString("       scontrol show hostnames \"$SLURM_JOB_NODELIST\" > hosts.$SLURM_JOB_ID   # the new names are in ordering order\n")
 	} else {
-		fmt.Fprintf(&b, "       scontrol show hostnames \"$SLURM_JOB_NODELIST\" | grep -Fxf - %s > hosts.$SLURM_JOB_ID\n", hostsPath)
+		b.WriteString("       scontrol show hostnames \"$SLURM_JOB_NODELIST\" | grep -Fxf - ordering.hosts > hosts.$SLURM_JOB_ID\n")
 	}
 	b.WriteString("       SLURM_HOSTFILE=hosts.$SLURM_JOB_ID srun --distribution=arbitrary -n \"$SLURM_NNODES\" PROGRAM\n" +
-		"     (task r on line r; without -n srun starts one task per line of the file; a Slurm --nodelist\n" +
-		"     keeps no order: Slurm sorts it)\n")
+		"     (copy ordering.hosts from the plan's directory to where the job can read it; task r on line r;\n" +
+		"     without -n srun starts one task per line of the file; a --nodelist keeps no order: Slurm sorts it)\n")
 	if len(r.Caveats) > 0 {
 		b.WriteString("\nCaveats:\n")
 		for _, c := range r.Caveats {
