@@ -298,14 +298,16 @@ func (p *Plan) applyText(d *Deployment) string {
 	// ordering.hosts names the network's hosts; after renaming, Slurm's node names
 	// are in ordering order themselves.
 	b.WriteString("\nA job's tasks along the ordering (optional, in a batch script; one task per node):\n")
+	copyHosts := ""
 	if d.Kind == KindNames {
 		b.WriteString("       scontrol show hostnames \"$SLURM_JOB_NODELIST\" > hosts.$SLURM_JOB_ID   # the new names are in ordering order\n")
 	} else {
 		b.WriteString("       scontrol show hostnames \"$SLURM_JOB_NODELIST\" | grep -Fxf - ordering.hosts > hosts.$SLURM_JOB_ID\n")
+		copyHosts = "put the plan's ordering.hosts where the job can read it; "
 	}
-	b.WriteString("       SLURM_HOSTFILE=hosts.$SLURM_JOB_ID srun --distribution=arbitrary -n \"$SLURM_NNODES\" PROGRAM\n" +
-		"     (copy ordering.hosts from the plan's directory to where the job can read it; task r on line r;\n" +
-		"     without -n srun starts one task per line of the file; a --nodelist keeps no order: Slurm sorts it)\n")
+	fmt.Fprintf(&b, "       SLURM_HOSTFILE=hosts.$SLURM_JOB_ID srun --distribution=arbitrary -n \"$SLURM_NNODES\" PROGRAM\n"+
+		"     (%stask r on line r; without -n srun starts one task per line of the file;\n"+
+		"     a --nodelist keeps no order: Slurm sorts it)\n", copyHosts)
 	if len(r.Caveats) > 0 {
 		b.WriteString("\nCaveats:\n")
 		for _, c := range r.Caveats {
