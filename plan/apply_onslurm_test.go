@@ -33,7 +33,7 @@ import (
 // must put task r on the r-th of the job's hosts in ordering order, and 40 placements
 // must equal the deployment's emulation. Between deployments the cluster goes back
 // to the input slurm.conf. Skipped with -short, without root or Slurm; the cluster's
-// ports start at PROCALLOC_SLURM_APPLY_PORT (default 17900).
+// ports start at PROCALLOC_SLURM_APPLY_PORT (default 18500).
 func TestApplyStepsOnSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts Slurm daemons")
@@ -50,7 +50,7 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := 17900
+	port := 18500
 	if p, err := strconv.Atoi(os.Getenv("PROCALLOC_SLURM_APPLY_PORT")); err == nil && p >= 1024 {
 		port = p
 	}

@@ -35,7 +35,7 @@ grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' "$dir/test.log" | grep -v '^=== RUN'
 # so they do not meet the one above): "hosts files: ..." and "slurm files: ...".
 extra=0
 "$go" test -count=1 -timeout 20m -run 'OnSlurm' -v ./slurm >"$dir/writers.log" 2>&1 || extra=$?
-grep -E '^(hosts files|slurm files): ' "$dir/writers.log" || true
+grep -E '^(hosts files|slurm files)[^:]*: ' "$dir/writers.log" || true
 tail -n 1 "$dir/writers.log"
 "$go" test -count=1 -timeout 20m -run 'TestSweepOnMultiNodeSlurm' ./cmd/procalloc >"$dir/sweep.log" 2>&1 || extra=$?
 tail -n 1 "$dir/sweep.log"

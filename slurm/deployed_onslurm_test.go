@@ -450,3 +450,153 @@ func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 		}
 	}
 }
+
+// The same on the Slurm built from source (scripts/slurm-build.sh, 26.05): the
+// slurm-topology file with TopologyParam=SwitchAsNodeRank (which 26.05 reads), the
+// slurm-block file (--block-size 4 for the grids, a leaf's hosts for the networks) with
+// topology/block, and the slurm-torus3d topology.yaml of the tori that have one
+// (torus:4x2x2 and torus:8x4, every default placement) load without an error or
+// warning in slurmctld's log, and scontrol show topology lists the switches, the
+// base blocks and the torus as written.
+func TestWrittenFilesLoadOnSlurmNew(t *testing.T) {
+	c := newSlurmCluster(t, "writers-new")
+	port := strconv.Itoa(newPortBase() + 100)
+	type file struct {
+		kind, name string
+		data       []byte
+		extra      string
+	}
+	cases := []struct {
+		spec, curve string
+		block       int
+	}{
+		{"mesh:4x4", "hilbert", 4},
+		{"torus:8x4", "gilbert", 4},
+		{"torus:4x2x2", "snake", 4},
+		{"fattree:4,2:4", "rcm", 4},
+		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", "rcm", 2},
+	}
+	started, loads := false, 0
+	defer func() {
+		fmt.Printf("slurm files (Slurm 26.05): %d topology files loaded as written, failed: %v\n", loads, t.Failed())
+	}()
+	for _, tc := range cases {
+		m, err := topo.ParseMachine(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := curves.Generate(tc.curve, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := m.N()
+		hosts := curves.NodeNames(m)
+		namesArg := fmt.Sprintf("node[01-%02d]", n)
+		if hosts == nil {
+			hosts, _ = hostlist.Expand(namesArg)
+		} else {
+			namesArg = strings.Join(hosts, ",")
+		}
+		var files []file
+		var tree, block bytes.Buffer
+		if _, err := WriteTopology(&tree, m, o, hosts); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file{"tree", "topology.conf", tree.Bytes(), "TopologyParam=SwitchAsNodeRank\n"})
+		if err := WriteBlock(&block, o, hosts, tc.block); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file{"block", "topology.conf", block.Bytes(), ""})
+		if g, ok := m.(*topo.Grid); ok && strings.HasPrefix(tc.spec, "torus") {
+			var y bytes.Buffer
+			if err := WriteTorus3D(&y, g, hosts, nil); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, file{"torus3d", "topology.yaml", y.Bytes(), ""})
+		}
+		for _, f := range files {
+			work := t.TempDir()
+			path, extra := filepath.Join(work, f.name), filepath.Join(work, "extra.conf")
+			os.WriteFile(path, f.data, 0o644)
+			os.WriteFile(extra, []byte(f.extra), 0o644)
+			confPath := c.script1("conf", "--nodes", strconv.Itoa(n), "--names", namesArg, "--dir", c.dir, "--port-base", port,
+				"--topology", path, "--conf-extra", extra)
+			conf, _ := os.ReadFile(confPath)
+			conf = bytes.Replace(conf, []byte("SlurmctldDebug=info\n"), []byte("SlurmctldDebug=debug3\n"), 1)
+			os.WriteFile(filepath.Join(work, "slurm.conf"), conf, 0o644)
+			_, from := ctldComplaints(t, c.dir, 0)
+			if !started {
+				c.start("--conf", filepath.Join(work, "slurm.conf")) // PATH has the build first
+				started = true
+			} else {
+				c.script1("restart", "--dir", c.dir, "--conf", filepath.Join(work, "slurm.conf"))
+			}
+			if bad, _ := ctldComplaints(t, c.dir, from); len(bad) > 0 {
+				t.Errorf("%s, %s: slurmctld's log:\n%s", tc.spec, f.kind, strings.Join(bad, "\n"))
+			}
+			shown := c.run("scontrol", "show", "topology")
+			switch f.kind {
+			case "tree":
+				written := switchLines(t, string(f.data), false)
+				var lines []string
+				for _, l := range strings.Split(shown, "\n") {
+					if strings.HasPrefix(strings.TrimSpace(l), "SwitchName=") {
+						lines = append(lines, l)
+					}
+				}
+				got := switchLines(t, strings.Join(lines, "\n"), false)
+				for name, w := range written {
+					if g, ok := got[name]; !ok || !slices.Equal(g.nodes, w.nodes) || !slices.Equal(g.switches, w.switches) {
+						t.Errorf("%s tree on 26.05: switch %s written %v, shown %v\n%s", tc.spec, name, w, g, shown)
+					}
+				}
+			case "block":
+				want := map[string]string{}
+				for _, l := range strings.Split(string(f.data), "\n") {
+					if strings.HasPrefix(l, "BlockName=") {
+						fs := strings.Fields(l)
+						nodes, _ := hostlist.Expand(strings.TrimPrefix(fs[1], "Nodes="))
+						slices.SortFunc(nodes, hostlist.NaturalCompare)
+						want[strings.TrimPrefix(fs[0], "BlockName=")] = strings.Join(nodes, ",")
+					}
+				}
+				for _, l := range strings.Split(shown, "\n") {
+					fs := strings.Fields(l)
+					if len(fs) == 0 || !strings.HasPrefix(fs[0], "BlockName=") {
+						continue
+					}
+					name := strings.TrimPrefix(fs[0], "BlockName=")
+					for _, kv := range fs {
+						if v, ok := strings.CutPrefix(kv, "Nodes="); ok {
+							nodes, _ := hostlist.Expand(v)
+							slices.SortFunc(nodes, hostlist.NaturalCompare)
+							if w, isBase := want[name]; isBase {
+								if w != strings.Join(nodes, ",") {
+									t.Errorf("%s block %s: written %s, shown %v", tc.spec, name, w, nodes)
+								}
+								delete(want, name)
+							}
+						}
+					}
+				}
+				if len(want) > 0 {
+					t.Errorf("%s: blocks %v written, not shown:\n%s", tc.spec, want, shown)
+				}
+			case "torus3d":
+				if !strings.Contains(shown, "TorusName=torus") {
+					t.Errorf("%s torus3d: scontrol show topology:\n%s", tc.spec, shown)
+				}
+			}
+			loads++
+			t.Logf("%s along %s, %s: loaded; %s", tc.spec, tc.curve, f.kind, firstWords(shown))
+		}
+	}
+}
+
+func firstWords(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(l) > 100 {
+		l = l[:100] + "..."
+	}
+	return l
+}
