@@ -261,7 +261,7 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 // ctldComplaints returns the lines of slurmctld's log from line from on that report a
 // problem (error, warning, a line ignored), but for those of every fresh start of
 // the test cluster (no saved state yet, no MailProg installed).
-func ctldComplaints(t *testing.T, dir string, from int) (lines []string, total int) {
+func ctldComplaints(t *testing.T, dir string, from int, allowed ...*regexp.Regexp) (lines []string, total int) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "log", "slurmctld.log"))
 	if err != nil && !os.IsNotExist(err) {
@@ -271,7 +271,7 @@ func ctldComplaints(t *testing.T, dir string, from int) (lines []string, total i
 	problem := regexp.MustCompile(`(?i)error|warn|ignor|invalid|fatal`)
 	fresh := regexp.MustCompile(`Configured MailProg is invalid|Could not open .* state file|NOTE: Trying backup state save file`)
 	for _, l := range all[min(from, len(all)):] {
-		if problem.MatchString(l) && !fresh.MatchString(l) {
+		if problem.MatchString(l) && !fresh.MatchString(l) && !slices.ContainsFunc(allowed, func(re *regexp.Regexp) bool { return re.MatchString(l) }) {
 			lines = append(lines, l)
 		}
 	}
@@ -476,6 +476,16 @@ func TestWrittenFilesLoadOnSlurmNew(t *testing.T) {
 		{"fattree:4,2:4", "rcm", 4},
 		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", "rcm", 2},
 	}
+	// What the build logs whatever the files: no HTTP parser library (slurmctld's
+	// HTTP listener is off), a loaded machine's clock check; and at debug level the
+	// data parser's note on every untagged integer and boolean of a topology.yaml
+	// ("Expected OpenAPI type=integer ... but got OpenAPI type=string"): Slurm's
+	// YAML reader keeps an untagged scalar a string (serializer_yaml.c,
+	// _on_parse_scalar) and the parser converts it, as the Dims checked below show.
+	allowed := []*regexp.Regexp{
+		regexp.MustCompile(`cannot create http_parser context|Listening for HTTP requests disabled|High latency for 1000 calls to gettimeofday`),
+		regexp.MustCompile(`(debug: .*parser=data_parser/\S+ WARNING: |debug2: _parse_check_openapi->.*->on_warn type=DATA_PARSER_\w+ why=)Expected OpenAPI type=(integer format=int32|boolean) \([^)]*\) but got OpenAPI type=string \(Slurm type=string\): "(\d+|true)"$`),
+	}
 	started, loads := false, 0
 	defer func() {
 		fmt.Printf("slurm files (Slurm 26.05): %d topology files loaded as written, failed: %v\n", loads, t.Failed())
@@ -531,7 +541,7 @@ func TestWrittenFilesLoadOnSlurmNew(t *testing.T) {
 			} else {
 				c.script1("restart", "--dir", c.dir, "--conf", filepath.Join(work, "slurm.conf"))
 			}
-			if bad, _ := ctldComplaints(t, c.dir, from); len(bad) > 0 {
+			if bad, _ := ctldComplaints(t, c.dir, from, allowed...); len(bad) > 0 {
 				t.Errorf("%s, %s: slurmctld's log:\n%s", tc.spec, f.kind, strings.Join(bad, "\n"))
 			}
 			shown := c.run("scontrol", "show", "topology")
@@ -583,7 +593,9 @@ func TestWrittenFilesLoadOnSlurmNew(t *testing.T) {
 					t.Errorf("%s: blocks %v written, not shown:\n%s", tc.spec, want, shown)
 				}
 			case "torus3d":
-				if !strings.Contains(shown, "TorusName=torus") {
+				g := m.(*topo.Grid)
+				d, _ := TorusDims(g)
+				if want := fmt.Sprintf("TorusName=torus Dims=%dx%dx%d ", d[0], d[1], d[2]); !strings.Contains(shown, want) {
 					t.Errorf("%s torus3d: scontrol show topology:\n%s", tc.spec, shown)
 				}
 			}
