@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,8 +25,11 @@ import (
 // and tree deployments of the sample fabric's plan (Slurm 22.05), weights and names
 // of a 4x4 mesh's, and the tree of fattree:4,2:4's and of a 16-host dragonfly's (the
 // synthetic machines named node01..node16), on a real 16-node Slurm on loopback
-// started with the plans' input slurm.conf (the "current" configuration): every
-// command line of the steps is run with /etc/slurm/ standing
+// started with the plans' input slurm.conf (the "current" configuration); with a
+// Slurm built from source (PROCALLOC_SLURM_NEW, default /opt/slurm-new) also the
+// sample's weights, tree (SwitchAsNodeRank) and block and fattree:4,2:4's block
+// planned for 26.05, on ports PROCALLOC_SLURM_APPLY_PORT + 100:
+// every command line of the steps is run with /etc/slurm/ standing
 // for the cluster's directory and "systemctl restart slurmctld; then on every node:
 // systemctl restart slurmd" for scripts/slurm-cluster.sh restart (which starts from
 // an empty state directory, unlike a site's restart). Then the Check line must print
@@ -46,16 +50,67 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the Slurm daemons of this test run as root")
 	}
-	script, err := filepath.Abs("../scripts/slurm-cluster.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
 	port := 18500
 	if p, err := strconv.Atoi(os.Getenv("PROCALLOC_SLURM_APPLY_PORT")); err == nil && p >= 1024 {
 		port = p
 	}
+	slurms := []applySlurm{{version: "22.05", port: port, machines: []applyMachine{
+		{"fattree.ibnetdiscover", []Kind{KindWeights, KindNames, KindTree}},
+		{"mesh:4x4", []Kind{KindWeights, KindNames}}, // no switches: no tree deployment
+		{"fattree:4,2:4", []Kind{KindTree}},
+		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", []Kind{KindTree}},
+	}}}
+	prefix := cmp.Or(os.Getenv("PROCALLOC_SLURM_NEW"), "/opt/slurm-new")
+	if _, err := os.Stat(filepath.Join(prefix, "sbin", "slurmctld")); err == nil {
+		// 26.05: the tree with SwitchAsNodeRank's NodeName order, topology/block.
+		slurms = append(slurms, applySlurm{version: "26.05", prefix: prefix, port: port + 100, machines: []applyMachine{
+			{"fattree.ibnetdiscover", []Kind{KindWeights, KindTree, KindBlock}},
+			{"fattree:4,2:4", []Kind{KindBlock}}, // (plan cuts blocks only on switched networks)
+			// Not the dragonfly's tree: on 26.05.3 one of its 40 placements differs
+			// from the emulation (docs/reliability.md, wt-srun's round).
+		}})
+	} else {
+		t.Logf("no Slurm built from source in %s: apply.txt of tree and block not run on 26.05", prefix)
+	}
+	for _, s := range slurms {
+		t.Run(s.version, func(t *testing.T) {
+			n, total, differ := applyOnSlurm(t, s)
+			// The line `make test-slurm` prints.
+			fmt.Printf("apply.txt: %d deployments' steps run on Slurm %s, %d placements predicted, %d differ, failed: %v\n", n, s.version, total, differ, t.Failed())
+		})
+	}
+}
+
+// applySlurm is a Slurm apply.txt is run on: its version, installation (a
+// prefix, or Debian's when empty), port, and the plans' machines and deployments.
+type applySlurm struct {
+	version, prefix string
+	port            int
+	machines        []applyMachine
+}
+
+type applyMachine struct {
+	spec  string
+	kinds []Kind
+}
+
+// applyOnSlurm is TestApplyStepsOnSlurm on one Slurm: the deployments run, the
+// placements compared and those that differ.
+func applyOnSlurm(t *testing.T, s applySlurm) (i, total, differ int) {
+	script, err := filepath.Abs("../scripts/slurm-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prefixArgs []string
 	dir := filepath.Join(t.TempDir(), "apply")
 	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
+	if s.prefix != "" {
+		prefixArgs = []string{"--prefix", s.prefix}
+		env = append(env, "PATH="+filepath.Join(s.prefix, "bin")+":"+os.Getenv("PATH"))
+	}
+	clusterScript := func(args ...string) ([]byte, error) {
+		return exec.Command("bash", append(append([]string{script}, args...), prefixArgs...)...).CombinedOutput()
+	}
 	sh := func(cwd, cmdline string) (string, error) {
 		cmd := exec.Command("bash", "-c", cmdline)
 		cmd.Dir, cmd.Env = cwd, env
@@ -70,7 +125,7 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 		}
 		return out
 	}
-	if out, err := exec.Command("bash", script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)).CombinedOutput(); err != nil {
+	if out, err := clusterScript("conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(s.port)); err != nil {
 		t.Fatalf("slurm-cluster.sh conf: %v\n%s", err, out)
 	}
 	base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
@@ -79,33 +134,19 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 	}
 	basePath := filepath.Join(t.TempDir(), "current.conf")
 	os.WriteFile(basePath, base, 0o644)
-	t.Cleanup(func() { exec.Command("bash", script, "stop", "--dir", dir).Run() })
-	if out, err := exec.Command("bash", script, "start", "--dir", dir, "--conf", basePath).CombinedOutput(); err != nil {
+	t.Cleanup(func() { clusterScript("stop", "--dir", dir) })
+	if out, err := clusterScript("start", "--dir", dir, "--conf", basePath); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == 3 {
 			t.Skipf("no Slurm: %s", out)
 		}
 		t.Fatalf("starting the cluster: %v\n%s", err, out)
 	}
-	v, _ := ParseVersion("22.05")
+	v, _ := ParseVersion(s.version)
 	restart := "systemctl restart slurmctld; then on every node: systemctl restart slurmd"
 	taskRE := regexp.MustCompile(`(?m)^(\d+) (\S+)$`)
 	names, _ := hostlist.Expand("node[01-16]")
-	machines := []struct {
-		spec  string
-		kinds []Kind
-	}{
-		{"fattree.ibnetdiscover", []Kind{KindWeights, KindNames, KindTree}},
-		{"mesh:4x4", []Kind{KindWeights, KindNames}}, // no switches: no tree deployment
-		{"fattree:4,2:4", []Kind{KindTree}},
-		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", []Kind{KindTree}},
-	}
-	i, total, differ := 0, 0, 0
-	defer func() {
-		// The line `make test-slurm` prints.
-		fmt.Printf("apply.txt: %d deployments' steps run on Slurm 22.05, %d placements predicted, %d differ, failed: %v\n", i, total, differ, t.Failed())
-	}()
-	for _, mc := range machines {
+	for _, mc := range s.machines {
 		opt := Options{MachineSource: mc.spec, SlurmConf: base, SlurmConfPath: "slurm.conf", Version: v, VersionSource: "test",
 			TimeLimit: 10 * time.Second, Seed: 1, SyntheticJobs: 300}
 		if mc.spec == "fattree.ibnetdiscover" {
@@ -131,7 +172,7 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 				}
 				if i > 1 { // back to the current configuration
 					os.Remove(filepath.Join(dir, "topology.conf"))
-					if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", basePath).CombinedOutput(); err != nil {
+					if out, err := clusterScript("restart", "--dir", dir, "--conf", basePath); err != nil {
 						t.Fatalf("back to the input slurm.conf: %v\n%s", err, out)
 					}
 				}
@@ -155,8 +196,8 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 						if kind == KindWeights && strings.TrimSpace(out) != "Weight=1" {
 							t.Fatalf("%s printed %q, the step says Weight=1", after, out)
 						}
-						if kind == KindTree && !strings.Contains(out, "SwitchName=") {
-							t.Fatalf("%s printed no switch:\n%s", after, out)
+						if kind == KindTree && !strings.Contains(out, "SwitchName=") || kind == KindBlock && !strings.Contains(out, "BlockName=") {
+							t.Fatalf("%s printed no switch or block:\n%s", after, out)
 						}
 						t.Logf("%s: %s", after, firstLine(out))
 						ran++
@@ -170,7 +211,7 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 					case strings.Contains(cmdline, "SLURM_JOB"):
 						recipe = append(recipe, cmdline)
 					case cmdline == restart:
-						if kind == KindTree {
+						if kind == KindTree && s.version == "22.05" {
 							// Why a restart: a reconfigure reads the new TopologyPlugin
 							// but builds no topology (Slurm 22.05).
 							out, _ := sh(work, "scontrol reconfigure && sleep 1 && scontrol show topology 2>&1")
@@ -179,7 +220,7 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 							}
 							t.Logf("reconfigure instead of the restart: %s", firstLine(out))
 						}
-						if out, err := exec.Command("bash", script, "restart", "--dir", dir, "--conf", filepath.Join(dir, "slurm.conf")).CombinedOutput(); err != nil {
+						if out, err := clusterScript("restart", "--dir", dir, "--conf", filepath.Join(dir, "slurm.conf")); err != nil {
 							t.Fatalf("%s (slurm-cluster.sh restart): %v\n%s", cmdline, err, out)
 						}
 						ran++
@@ -203,7 +244,9 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 				// directory logs and the weight changes the weights step announces.
 				logNow, _ := os.ReadFile(logPath)
 				problem := regexp.MustCompile(`(?i)error|warn|ignor|invalid|fatal`)
-				expected := regexp.MustCompile(`Configured MailProg is invalid|Could not open .* state file|NOTE: Trying backup state save file|No topology information available`)
+				// (and, from the build of 26.05, its missing HTTP parser library and a
+				// clock check on the loaded machine)
+				expected := regexp.MustCompile(`Configured MailProg is invalid|Could not open .* state file|NOTE: Trying backup state save file|No topology information available|cannot create http_parser context|Listening for HTTP requests disabled|High latency for 1000 calls to gettimeofday`)
 				if kind == KindWeights {
 					expected = regexp.MustCompile(expected.String() + `|Node \S+ Weight\(\d+\) differ from slurm.conf`)
 				}
@@ -258,14 +301,15 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: d.NodeNames()}
+				c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: d.NodeNames(), Prefix: s.prefix}
 				r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(900 + i), Steps: 40})
 				total += r.Compared
 				differ += r.Differ
-				t.Logf("%s, %s: %d command lines of apply.txt run; job recipe tasks %v; %d placements predicted, %d differ", mc.spec, kind, ran, got, r.Compared, r.Differ)
+				t.Logf("Slurm %s, %s, %s: %d command lines of apply.txt run; job recipe tasks %v; %d placements predicted, %d differ", s.version, mc.spec, kind, ran, got, r.Compared, r.Differ)
 			})
 		}
 	}
+	return i, total, differ
 }
 
 func firstLine(s string) string {
