@@ -32,7 +32,9 @@ const (
 	// FormatJSON: {"order": [...]} plus optional metadata (see RankingJSON).
 	FormatJSON Format = "json"
 	// FormatHosts: host names in curve order, one per line; the names of the nodes
-	// (in node-index order) are given separately.
+	// (in node-index order) are given separately. As SLURM_HOSTFILE, srun
+	// --distribution=arbitrary -n K puts task r on line r of the first K lines
+	// (measured on Slurm 22.05).
 	FormatHosts Format = "hosts"
 )
 

@@ -18,6 +18,8 @@ import (
 // without names a node is named by its index).
 const (
 	// FormatHostlist: the hosts in curve order as one Slurm hostlist expression.
+	// scontrol show hostnames keeps the order; a --nodelist does not (Slurm sorts
+	// it, and srun -w lays tasks in name order: measured on Slurm 22.05).
 	FormatHostlist Format = "hostlist"
 	// FormatRankfile: Open MPI rankfile, "rank R=HOST slot=0", rank R on the host of
 	// curve rank R.

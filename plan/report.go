@@ -211,6 +211,10 @@ func (p *Plan) files() error {
 			return fmt.Errorf("--deployment %s: %s", k, d.Why)
 		}
 		files = append(files, deploymentFiles(d, string(k)+"/")...)
+		// NAME's own steps beside its files: the top apply.txt is the
+		// recommendation's, and NAME's files need other steps (a restart, not a
+		// reconfigure) when NAME is not the recommendation.
+		files = append(files, File{Name: string(k) + "/apply.txt", Data: []byte(p.applyText(d))})
 	}
 	files = append(files, p.Files...) // predictions
 	files = append(files, File{Name: "apply.txt", Data: []byte(p.applyText(rec))})
@@ -243,11 +247,16 @@ func deploymentFiles(d *Deployment, dir string) []File {
 	return out
 }
 
-// applyText is apply.txt: the exact steps to deploy the recommendation.
+// applyText is apply.txt: the exact steps to deploy d, run in the directory of d's
+// files. TestApplyStepsOnSlurm runs them on a real Slurm.
 func (p *Plan) applyText(d *Deployment) string {
 	var b strings.Builder
 	r := &p.Report
-	fmt.Fprintf(&b, "# procalloc plan: %s\n", r.Recommendation)
+	if string(d.Kind) != r.Recommended {
+		fmt.Fprintf(&b, "# procalloc plan --deployment %s (the plan's recommendation: %s)\n", d.Kind, r.Recommendation)
+	} else {
+		fmt.Fprintf(&b, "# procalloc plan: %s\n", r.Recommendation)
+	}
 	fmt.Fprintf(&b, "# Slurm %s (%s)\n\n", r.SlurmVersion, r.SlurmVersionSource)
 	if d.Kind == KindCurrent {
 		b.WriteString("Nothing to change: keep the current slurm.conf")
@@ -261,7 +270,7 @@ func (p *Plan) applyText(d *Deployment) string {
 	for _, s := range d.Settings {
 		fmt.Fprintf(&b, "  - %s\n", s)
 	}
-	b.WriteString("\nSteps (on the controller, as root):\n")
+	b.WriteString("\nSteps (on the controller, as root, in the directory of this file):\n")
 	b.WriteString("  1. Back up the current files:\n       cp -p /etc/slurm/slurm.conf /etc/slurm/slurm.conf.before-procalloc\n")
 	step := 2
 	fmt.Fprintf(&b, "  %d. Copy the new slurm.conf to every host that reads it (controller, compute nodes; or the configless server):\n       install -m 644 slurm.conf /etc/slurm/slurm.conf\n", step)
@@ -273,8 +282,10 @@ func (p *Plan) applyText(d *Deployment) string {
 	switch d.Kind {
 	case KindWeights:
 		fmt.Fprintf(&b, "  %d. Weights change with a reconfigure:\n       scontrol reconfigure\n", step)
+		b.WriteString("     slurmctld then logs \"error: Node NAME Weight(OLD) differ from slurm.conf\" once for each node\n" +
+			"     whose weight changed, and takes slurm.conf's weight (a slurmctld restarted with -R keeps the old).\n")
 		step++
-		fmt.Fprintf(&b, "  %d. Check: scontrol show node %s | grep -o 'Weight=[0-9]*'   (Weight=1 is the ordering's first node)\n", step, d.names[p.Order[0]])
+		fmt.Fprintf(&b, "  %d. Check: scontrol show node %s | grep -o 'Weight=[0-9]*'   # Weight=1: the ordering's first node\n", step, d.names[p.Order[0]])
 	case KindNames:
 		fmt.Fprintf(&b, "  %d. Renaming nodes needs a restart of every daemon, with no jobs running on the renamed nodes:\n       scontrol update nodename=ALL state=drain reason=procalloc-rename   # wait for jobs to end\n       systemctl restart slurmctld; then on every node: systemctl restart slurmd\n", step)
 		step++
@@ -284,6 +295,19 @@ func (p *Plan) applyText(d *Deployment) string {
 		step++
 		fmt.Fprintf(&b, "  %d. Check: scontrol show topology\n", step)
 	}
+	// ordering.hosts names the network's hosts; after renaming, Slurm's node names
+	// are in ordering order themselves.
+	b.WriteString("\nA job's tasks along the ordering (optional, in a batch script; one task per node):\n")
+	copyHosts := ""
+	if d.Kind == KindNames {
+		b.WriteString("       scontrol show hostnames \"$SLURM_JOB_NODELIST\" > hosts.$SLURM_JOB_ID   # the new names are in ordering order\n")
+	} else {
+		b.WriteString("       scontrol show hostnames \"$SLURM_JOB_NODELIST\" | grep -Fxf - ordering.hosts > hosts.$SLURM_JOB_ID\n")
+		copyHosts = "put the plan's ordering.hosts where the job can read it; "
+	}
+	fmt.Fprintf(&b, "       SLURM_HOSTFILE=hosts.$SLURM_JOB_ID srun --distribution=arbitrary -n \"$SLURM_NNODES\" PROGRAM\n"+
+		"     (%stask r on line r; without -n srun starts one task per line of the file;\n"+
+		"     a --nodelist keeps no order: Slurm sorts it)\n", copyHosts)
 	if len(r.Caveats) > 0 {
 		b.WriteString("\nCaveats:\n")
 		for _, c := range r.Caveats {

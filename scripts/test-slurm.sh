@@ -3,7 +3,10 @@
 # runs the tests that need a real Slurm against it, stops it whatever happens, and
 # ends with two lines: "plan: N placements predicted, D differ" (the deployments of
 # procalloc plan, deployed on the cluster: plan/realslurm_test.go) and
-# "slurm: N placements compared, D differ" (every emulator's comparison).
+# "slurm: N placements compared, D differ" (every emulator's comparison); before them
+# "hosts files: ...", "slurm files: ..." and "apply.txt: ..." say how the files
+# procalloc hands to Slurm fared (slurm/deployed_onslurm_test.go,
+# plan/apply_onslurm_test.go).
 # Without root or Slurm (and no way to install it) it says so and exits 0.
 # Time: 8-12 minutes with the Slurm built from source, 2 cores shared with other
 # jobs (503 s at load average 2-4, 721 s at 24-42); it prints its own.
@@ -33,10 +36,12 @@ t0=$SECONDS
 status=0
 PROCALLOC_SLURM_DIR=$dir "$go" test -count=1 -timeout 30m -run 'TestSlurmReal' -v ./alloc >"$dir/test.log" 2>&1 || status=$?
 grep -E '^(=== RUN|--- |    |ok|FAIL|PASS)' "$dir/test.log" | grep -v '^=== RUN' || true
-# The writers (merged weights, topology.conf) and the sweep's job array, each on a
-# 16-node cluster of its own (its own ports, so they do not meet the one above).
+# The writers (merged weights, topology.conf), the hosts files as SLURM_HOSTFILE and
+# nodelist, and the sweep's job array, each on a cluster of its own (its own ports,
+# so they do not meet the one above): "hosts files: ..." and "slurm files: ...".
 extra=0
-"$go" test -count=1 -timeout 20m -run 'OnSlurm' ./slurm >"$dir/writers.log" 2>&1 || extra=$?
+"$go" test -count=1 -timeout 20m -run 'OnSlurm' -v ./slurm >"$dir/writers.log" 2>&1 || extra=$?
+grep -E '^(hosts files|slurm files)[^:]*: ' "$dir/writers.log" || true
 tail -n 1 "$dir/writers.log"
 "$go" test -count=1 -timeout 20m -run 'TestSweepOnMultiNodeSlurm' ./cmd/procalloc >"$dir/sweep.log" 2>&1 || extra=$?
 tail -n 1 "$dir/sweep.log"
@@ -76,6 +81,8 @@ if [ -d plan ]; then
 	planst=0
 	env PROCALLOC_SLURM_DIR="$dir" "${new_env[@]}" "$go" test -count=1 -timeout 30m -run 'OnSlurm' -v ./plan >"$dir/plan.log" 2>&1 || planst=$?
 	planline=$(grep '^plan: ' "$dir/plan.log" | tail -n 1 || true)
+	# apply.txt's steps run as written (TestApplyStepsOnSlurm, a cluster of its own)
+	grep '^apply.txt: ' "$dir/plan.log" || true
 	# one line per deployment: "weights on Slurm 22.05: 150 placements predicted, ..."
 	sed -nE 's/^ +realslurm_test\.go:[0-9]+: ([a-z0-9]+ on Slurm [0-9.]+: .*)/plan \1/p' "$dir/plan.log"
 	if [ "$planst" -ne 0 ] || [ -z "$planline" ]; then

@@ -42,7 +42,7 @@ var confKeyCases = []struct {
 	{text: "TOPOLOGYPLUGIN=topology/tree"},
 	{text: "nodename=m1 cpus=1 WEIGHT=3 features=a"},
 	{text: "PartitionName=q Nodes=n1 maxtime=60 oversubscribe=NO"},
-	{text: "PartitionName=q Nodes=n1 Exclusive=NODE"}, // 26.05's (values NO, NODE, USER, TOPO)
+	{text: "PartitionName=q Nodes=n1 Exclusive=NODE"}, // 26.05's (NO, NODE, USER or TOPO: 26.05.3 refuses YES)
 	{text: "CertmgrType=certmgr/script"},              // 24.11's on
 	{text: "SlurmctldPlugstack=/etc/x"},               // 22.05's only
 	{text: "FrontendName=fe1 State=UNKNOWN", other: true},

@@ -74,7 +74,8 @@ unless every input checked):
   slurm.conf              the recommended deployment's slurm.conf (the site's, every
                           other line and attribute kept); for "current" unchanged
   topology.conf|.yaml     its topology file, when it has one
-  NAME/slurm.conf ...     the files of --deployment NAME as well (also when recommended)
+  NAME/slurm.conf ...     the files of --deployment NAME as well (also when recommended),
+                          with NAME/apply.txt, the steps that deploy them
   predictions/NAME.csv    with --trace: every job's predicted nodes per deployment
                           (job_id,line,submit,start,end,nodes,node_list)
   report.json             recommended, deployments (name, supported, needs_version,
@@ -83,7 +84,8 @@ unless every input checked):
                           unmatched_hosts, missing_nodes, ordering {objective, bound,
                           gap, name_order, best_curve}, workload, caveats
   report.html             the report, one self-contained page (inline SVG)
-  apply.txt               the steps: which files to copy, reconfigure or restart
+  apply.txt               the steps: which files to copy, reconfigure or restart, and a
+                          job's SLURM_HOSTFILE along the ordering (ordering.hosts)
 
 The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;

@@ -28,10 +28,16 @@ func TestPlanCommand(t *testing.T) {
 			t.Errorf("line %d has trailing blanks: %q", i+1, line)
 		}
 	}
-	for _, f := range []string{"ordering.pairs", "slurm.conf", "topology.conf", "weights/slurm.conf", "report.json", "report.html", "apply.txt", "predictions/as-run.csv", "predictions/block.csv"} {
+	for _, f := range []string{"ordering.pairs", "slurm.conf", "topology.conf", "weights/slurm.conf", "weights/apply.txt", "report.json", "report.html", "apply.txt", "predictions/as-run.csv", "predictions/block.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	// --deployment's files come with their own steps (a reconfigure for weights,
+	// whatever the recommendation needs), run beside them.
+	if steps, _ := os.ReadFile(filepath.Join(dir, "weights", "apply.txt")); !strings.Contains(string(steps), "# procalloc plan --deployment weights (the plan's recommendation: ") ||
+		!strings.Contains(string(steps), "Deployment weights:") || !strings.Contains(string(steps), "scontrol reconfigure") {
+		t.Errorf("weights/apply.txt:\n%s", steps)
 	}
 	var r struct {
 		Recommended string `json:"recommended"`

@@ -100,10 +100,15 @@ json    {"format":"procalloc-ranking","machine":...,"curve":...,"n":N,"order":[.
 hosts   host names in curve order, one per line (node names from --hosts FILE or the graph)
 slurm-weight      slurm.conf "NodeName=HOST Weight=RANK+1" lines, for a new slurm.conf (--slurm-conf FILE
                   merges Weight= into FILE's NodeName lines); Slurm takes the lowest free Weight first
-hostfile          the same as hosts (SLURM_HOSTFILE; Open MPI: mpirun --hostfile F --map-by seq;
+hostfile          the same as hosts (SLURM_HOSTFILE with srun --distribution=arbitrary -n K:
+                  task r on line r of the first K lines, and a job's nodes are those K hosts,
+                  waited for when busy; without -n srun starts a task per line; a host twice
+                  needs two CPUs or --overcommit. Open MPI: mpirun --hostfile F --map-by seq;
                   MPICH: mpiexec -f F, -ppn K for K ranks a host); names Open MPI refuses
                   or merges, and HOST:N (N slots to MPICH), are written with a warning
-hostlist          the hosts in curve order as one Slurm hostlist expression
+hostlist          the hosts in curve order as one Slurm hostlist expression; scontrol show hostnames
+                  keeps that order, but Slurm sorts a --nodelist/-w (tasks in name order; sbatch -w
+                  refuses more hosts than -N): for the order use hostfile
 rankfile          Open MPI rankfile (mpirun --rankfile F): "rank R=HOST slot=0", each rank
                   bound to core 0 of its host; a name Open MPI refuses is an error
 mpich-rank-order  Cray MPICH's MPICH_RANK_ORDER (MPICH_RANK_REORDER_METHOD=3): the rank of
