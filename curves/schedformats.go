@@ -19,8 +19,8 @@ import (
 const (
 	// FormatHostlist: the hosts in curve order as one Slurm hostlist expression.
 	FormatHostlist Format = "hostlist"
-	// FormatRankfile: Open MPI rankfile, "rank R=HOST slot=0", rank R on the host of
-	// curve rank R.
+	// FormatRankfile: Open MPI rankfile, "rank R=HOST slot=S*", rank R on the host of
+	// curve rank R, free to run on every core of it (RankfileWholeHost).
 	FormatRankfile Format = "rankfile"
 	// FormatMPICHRankOrder: an MPICH_RANK_ORDER file (Cray MPICH custom rank
 	// placement, MPICH_RANK_REORDER_METHOD=3): the MPI rank to place on each node
@@ -37,6 +37,17 @@ const (
 
 // schedulerFormats backs SchedulerFormats; only this package changes it.
 var schedulerFormats = []Format{FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+
+// RankfileWholeHost is the slot list the rankfile writer gives every rank: in Open MPI
+// 4.1's slot-list grammar "S" starts a socket list and "*" there means the whole
+// machine (opal_hwloc_base_cpu_list_parse takes hwloc's root cpuset), so a rank may
+// run on every core of its host, as an unbound rank does. A rankfile always binds,
+// and mpirun's --bind-to does not change it: the "slot=0" written before bound every
+// rank, and all the threads of a hybrid MPI+OpenMP rank, to logical core 0; "0:*"
+// binds to the first socket only, and a core range past the host's last core
+// ("slot=0-3" on 2 cores) makes mpirun exit 1 without a message. Checked with Open
+// MPI 4.1.4 (TestOpenMPIRankfileDoesNotPinRanks in cmd/procalloc).
+const RankfileWholeHost = "S*"
 
 // SchedulerFormats returns the formats above and those other packages add with
 // RegisterFormat (package slurm's slurm-weight).
@@ -166,7 +177,7 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 			}
 		}
 		for r, v := range o {
-			fmt.Fprintf(bw, "rank %d=%s slot=0\n", r, hostName(hosts, v))
+			fmt.Fprintf(bw, "rank %d=%s slot=%s\n", r, hostName(hosts, v), RankfileWholeHost)
 		}
 	case FormatMPICHRankOrder:
 		// Plain comma-separated ranks, 16 to a line: the form of LUMI's documentation

@@ -104,8 +104,9 @@ hostfile          the same as hosts (SLURM_HOSTFILE; Open MPI: mpirun --hostfile
                   MPICH: mpiexec -f F, -ppn K for K ranks a host); names Open MPI refuses
                   or merges, and HOST:N (N slots to MPICH), are written with a warning
 hostlist          the hosts in curve order as one Slurm hostlist expression
-rankfile          Open MPI rankfile (mpirun --rankfile F): "rank R=HOST slot=0", each rank
-                  bound to core 0 of its host; a name Open MPI refuses is an error
+rankfile          Open MPI rankfile (mpirun --rankfile F): "rank R=HOST slot=S*", each rank
+                  free on every core of its host (a rankfile binds, and --bind-to cannot
+                  change it; edit slot= to bind); a name Open MPI refuses is an error
 mpich-rank-order  Cray MPICH's MPICH_RANK_ORDER (MPICH_RANK_REORDER_METHOD=3): the rank of
                   each node's slot, nodes in index order, 16 a line (not run: no Cray here)
 jgf               Flux resource graph (JSON Graph Format), node vertex id = curve rank: fluxion's low,
