@@ -297,7 +297,8 @@ func TestMPILaunchersPlaceRanksAlongTheOrder(t *testing.T) {
 }
 
 // TestMPILaunchersSeveralRanksPerHost: K ranks on each host in the hosts file's order
-// with MPICH's -ppn K and Open MPI's --map-by ppr:K:node; and the trap docs/curves.md
+// with MPICH's -ppn K and Open MPI's --map-by ppr:K:node, and with procalloc's files of
+// --ranks-per-host K (hosts file and rankfile); and the trap docs/curves.md
 // warns of: Open MPI's by-node mappers take the launching host first wherever the
 // file lists it, while --map-by seq keeps the file's order.
 func TestMPILaunchersSeveralRanksPerHost(t *testing.T) {
@@ -315,6 +316,24 @@ func TestMPILaunchersSeveralRanksPerHost(t *testing.T) {
 	checkPlacement(t, "mpiexec -f -ppn 2", got, out, want2)
 	got, out = launch(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, 2*len(want), "--hostfile", hostsFile, "--map-by", "ppr:2:node")...)
 	checkPlacement(t, "mpirun --hostfile --map-by ppr:2:node", got, out, want2)
+
+	// procalloc's files of 3 ranks a host (--ranks-per-host 3), whole and a job of
+	// fewer ranks (the first 2 hosts and one rank of the third).
+	var want3 []string
+	for _, h := range want {
+		want3 = append(want3, h, h, h)
+	}
+	args3 := append(machine, "--curve", "snake", "--ranks-per-host", "3")
+	hosts3 := curveFile(t, dir, "job3.hosts", "hosts", args3...)
+	rankfile3 := curveFile(t, dir, "job3.rankfile", "rankfile", args3...)
+	for _, np := range []int{len(want3), 7} {
+		got, out = launch(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, np, "--hostfile", hosts3, "--map-by", "seq")...)
+		checkPlacement(t, fmt.Sprintf("mpirun --hostfile (--ranks-per-host 3) --map-by seq -np %d", np), got, out, want3[:np])
+		got, out = launch(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, np, "--rankfile", rankfile3)...)
+		checkPlacement(t, fmt.Sprintf("mpirun --rankfile (--ranks-per-host 3) -np %d", np), got, out, want3[:np])
+		got, out = launch(t, dir, jobTimeout, hydraArgs(mpiexec, ssh, np, "-f", hosts3)...)
+		checkPlacement(t, fmt.Sprintf("mpiexec -f (--ranks-per-host 3) -n %d", np), got, out, want3[:np])
+	}
 
 	// This machine's own name third in the file.
 	here, err := os.Hostname()
