@@ -48,7 +48,8 @@ test-slurm:
 
 # test-mpi runs procalloc's hosts files and rankfiles through Open MPI's mpirun and
 # MPICH's mpiexec (Debian's openmpi-bin and mpich, installed when missing; needs root)
-# and checks every rank's host against the ordering; ends with "mpi: N launches, ...".
+# and checks every rank's host against the ordering, and that a rankfile's ranks are not
+# pinned to one core; ends with "mpi: N launches, ...".
 test-mpi:
 	@GO=$(GO) bash scripts/test-mpi.sh
 

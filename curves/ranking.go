@@ -153,17 +153,7 @@ func WriteRanking(w io.Writer, f Format, o Order, meta RankingMeta, hosts []stri
 			bw.Write(buf)
 		}
 	case FormatHosts:
-		if hosts != nil && len(hosts) != len(o) {
-			return fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
-		}
-		for _, v := range o {
-			if hosts != nil {
-				bw.WriteString(hosts[v])
-			} else {
-				bw.WriteString(strconv.Itoa(v))
-			}
-			bw.WriteByte('\n')
-		}
+		return WriteRanksPerHost(w, f, o, hosts, 1)
 	case FormatJSON:
 		n := len(o)
 		doc := RankingJSON{Format: "procalloc-ranking", Machine: meta.Machine, Curve: meta.Curve, N: &n, Order: o}

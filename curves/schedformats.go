@@ -21,8 +21,8 @@ const (
 	// scontrol show hostnames keeps the order; a --nodelist does not (Slurm sorts
 	// it, and srun -w lays tasks in name order: measured on Slurm 22.05).
 	FormatHostlist Format = "hostlist"
-	// FormatRankfile: Open MPI rankfile, "rank R=HOST slot=0", rank R on the host of
-	// curve rank R.
+	// FormatRankfile: Open MPI rankfile, "rank R=HOST slot=S*", rank R on the host of
+	// curve rank R, free to run on every core of it (RankfileWholeHost).
 	FormatRankfile Format = "rankfile"
 	// FormatMPICHRankOrder: an MPICH_RANK_ORDER file (Cray MPICH custom rank
 	// placement, MPICH_RANK_REORDER_METHOD=3): the MPI rank to place on each node
@@ -39,6 +39,17 @@ const (
 
 // schedulerFormats backs SchedulerFormats; only this package changes it.
 var schedulerFormats = []Format{FormatHostlist, FormatRankfile, FormatMPICHRankOrder, FormatJGF}
+
+// RankfileWholeHost is the slot list the rankfile writer gives every rank: in Open MPI
+// 4.1's slot-list grammar "S" starts a socket list and "*" there means the whole
+// machine (opal_hwloc_base_cpu_list_parse takes hwloc's root cpuset), so a rank may
+// run on every core of its host, as an unbound rank does. A rankfile always binds,
+// and mpirun's --bind-to does not change it: the "slot=0" written before bound every
+// rank, and all the threads of a hybrid MPI+OpenMP rank, to logical core 0; "0:*"
+// binds to the first socket only, and a core range past the host's last core
+// ("slot=0-3" on 2 cores) makes mpirun exit 1 without a message. Checked with Open
+// MPI 4.1.4 (TestOpenMPIRankfileDoesNotPinRanks in cmd/procalloc).
+const RankfileWholeHost = "S*"
 
 // SchedulerFormats returns the formats above and those other packages add with
 // RegisterFormat (package slurm's slurm-weight).
@@ -161,15 +172,7 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 		}
 		fmt.Fprintln(bw, expr)
 	case FormatRankfile:
-		// Checked before writing: Open MPI refuses the whole file for one name.
-		for _, v := range o {
-			if p := OpenMPIHostProblem(hostName(hosts, v), true); p != "" {
-				return fmt.Errorf("rankfile: host %q: %s", hostName(hosts, v), p)
-			}
-		}
-		for r, v := range o {
-			fmt.Fprintf(bw, "rank %d=%s slot=0\n", r, hostName(hosts, v))
-		}
+		return writeRankfile(w, o, hosts, 1)
 	case FormatMPICHRankOrder:
 		// Plain comma-separated ranks, 16 to a line: the form of LUMI's documentation
 		// of Cray MPICH and of grid_order's output. The reader also takes ranges
@@ -190,6 +193,55 @@ func writeSchedulerFormat(w io.Writer, f Format, o Order, hosts []string) error 
 		return writeJGF(w, o, hosts)
 	default:
 		return fmt.Errorf("unknown ranking format %q", f)
+	}
+	return bw.Flush()
+}
+
+// writeRankfile writes the Open MPI rankfile of o with k consecutive ranks on each
+// host: ranks k*r .. k*r+k-1 on the host of curve rank r.
+func writeRankfile(w io.Writer, o Order, hosts []string, k int) error {
+	// Checked before writing: Open MPI refuses the whole file for one name.
+	for _, v := range o {
+		if p := OpenMPIHostProblem(hostName(hosts, v), true); p != "" {
+			return fmt.Errorf("rankfile: host %q: %s", hostName(hosts, v), p)
+		}
+	}
+	bw := bufio.NewWriter(w)
+	for r, v := range o {
+		for j := range k {
+			fmt.Fprintf(bw, "rank %d=%s slot=%s\n", k*r+j, hostName(hosts, v), RankfileWholeHost)
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteRanksPerHost writes o as a launcher's file with k consecutive MPI ranks on each
+// host in curve order: FormatHosts (one line a rank, each host's name k times in a
+// row: mpirun --hostfile F --map-by seq, mpiexec -f F) or FormatRankfile. k = 1 is
+// WriteRanking's file. Such a file names hosts more than once, so ReadRanking does not
+// read it back.
+func WriteRanksPerHost(w io.Writer, f Format, o Order, hosts []string, k int) error {
+	if k < 1 {
+		return fmt.Errorf("%d ranks per host: want 1 or more", k)
+	}
+	if f != FormatHosts && f != FormatRankfile {
+		return fmt.Errorf("ranks per host: format %s has one entry a host (hosts and rankfile take several)", f)
+	}
+	if hosts == nil && f == FormatRankfile {
+		return fmt.Errorf("%s: %w", f, ErrNoHostNames)
+	}
+	if hosts != nil && len(hosts) != len(o) {
+		return fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
+	}
+	if f == FormatRankfile {
+		return writeRankfile(w, o, hosts, k)
+	}
+	bw := bufio.NewWriter(w)
+	for _, v := range o {
+		for range k {
+			bw.WriteString(hostName(hosts, v))
+			bw.WriteByte('\n')
+		}
 	}
 	return bw.Flush()
 }

@@ -75,3 +75,55 @@ func TestSchedulerFormatsRefuseBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteRanksPerHost: with k ranks per host, rank i of the hosts file and of the
+// rankfile is on the host of curve rank i/k (k = 1: WriteRanking's very bytes), and
+// formats of one entry a host are refused.
+func TestWriteRanksPerHost(t *testing.T) {
+	o := Order{2, 0, 3, 1}
+	hosts := []string{"a0", "a1", "a2", "a3"}
+	for _, f := range []Format{FormatHosts, FormatRankfile} {
+		var one bytes.Buffer
+		if err := WriteRanking(&one, f, o, RankingMeta{}, hosts); err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k <= 3; k++ {
+			var buf bytes.Buffer
+			if err := WriteRanksPerHost(&buf, f, o, hosts, k); err != nil {
+				t.Fatalf("%s k=%d: %v", f, k, err)
+			}
+			if k == 1 && buf.String() != one.String() {
+				t.Errorf("%s k=1:\n%s\nWriteRanking:\n%s", f, buf.String(), one.String())
+			}
+			lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+			if len(lines) != k*len(o) {
+				t.Fatalf("%s k=%d: %d lines, want %d", f, k, len(lines), k*len(o))
+			}
+			for i, l := range lines {
+				host := hosts[o[i/k]]
+				want := host
+				if f == FormatRankfile {
+					want = fmt.Sprintf("rank %d=%s slot=%s", i, host, RankfileWholeHost)
+				}
+				if l != want {
+					t.Errorf("%s k=%d line %d: %q, want %q", f, k, i, l, want)
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	for _, c := range []struct {
+		f Format
+		k int
+	}{{FormatHosts, 0}, {FormatRankfile, -1}, {FormatHostlist, 2}, {FormatPairs, 2}} {
+		if err := WriteRanksPerHost(&buf, c.f, o, hosts, c.k); err == nil {
+			t.Errorf("%s k=%d: no error", c.f, c.k)
+		}
+	}
+	if err := WriteRanksPerHost(&buf, FormatRankfile, o, []string{"a0", "node_1", "a2", "a3"}, 2); err == nil || !strings.Contains(err.Error(), "node_1") {
+		t.Errorf("rankfile with node_1: %v", err)
+	}
+	if buf.Len() > 0 {
+		t.Errorf("%d bytes written on errors", buf.Len())
+	}
+}

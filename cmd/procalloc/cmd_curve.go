@@ -92,6 +92,7 @@ procalloc curve --machine mesh:4x4 --curve hilbert --format slurm-weight --hosts
 procalloc curve --machine mesh:3 --curve snake --format jgf --hostlist 'hetchy[1001-1002,1]' --flux-graph curves/testdata/jgf/flux-ion-r.json -o R.json
 procalloc curve --machine torus:4x2x2 --curve snake --format slurm-torus3d --hosts nodes.txt --placements 2,4,8,16
 procalloc curve --machine mesh:32x32 --curve hilbert --format slurm-weight --hostlist 'node[0001-1024]' -o weights.conf
+procalloc curve --machine mesh:4x4 --curve hilbert --format rankfile --hostlist 'cn[01-16]' --ranks-per-host 4 -o job.rankfile
 procalloc curve --list --machine torus:8x8
 procalloc curve --list --json
 procalloc curve --machine mesh:16x16 --curve hilbert --json -o hilbert.json
@@ -113,6 +114,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
 			slurmVersion := fs.String("slurm-version", "", "with --format slurm-block: the Slurm `VERSION` that reads the file; 23.11 gets BlockLevels=, 24.05 on BlockSizes= (each refuses the other's key; default: 24.05 on)")
+			ranksPerHost := fs.Int("ranks-per-host", 1, "with --format hosts (hostfile) or rankfile: `K` consecutive MPI ranks on each host in curve order (each host's line K times; mpirun --map-by seq, mpiexec -f)")
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
 			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies; with --json as JSON)")
@@ -131,7 +133,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				}
 				if *list {
 					// The flags of an ordering would be ignored without a word.
-					for _, name := range []string{"curve", "ranking-format", "svg", "slurm-conf", "flux-graph", "placements", "block-size", "slurm-version", "hosts", "hostlist"} {
+					for _, name := range []string{"curve", "ranking-format", "svg", "slurm-conf", "flux-graph", "placements", "block-size", "slurm-version", "hosts", "hostlist", "ranks-per-host"} {
 						if isFlagGiven(fs, name) {
 							return usagef("--list lists the curves and exits: it takes no --%s", name)
 						}
@@ -183,6 +185,14 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				}
 				if *placements != "" && nf != slurm.FormatTorus3D {
 					return usagef("--placements goes with --format slurm-torus3d")
+				}
+				if isFlagGiven(fs, "ranks-per-host") {
+					if pf, err := curves.ParseFormat(*format); err != nil || (pf != curves.FormatHosts && pf != curves.FormatRankfile) {
+						return usagef("--ranks-per-host goes with --format hosts (hostfile) or rankfile")
+					}
+					if *ranksPerHost < 1 {
+						return usagef("--ranks-per-host %d: want 1 or more", *ranksPerHost)
+					}
 				}
 				if *blockSize != 0 && nf != slurm.FormatBlock {
 					return usagef("--block-size goes with --format slurm-block")
@@ -257,8 +267,11 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
 					defer newProgress(e, "curve "+*curve, 0).ticking("writing " + *out)()
 				}
-				return writeOutputs(e, drawing,
-					namedOutput{"-o", *out, func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) }})
+				write := func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) }
+				if *ranksPerHost > 1 {
+					write = func(w io.Writer) error { return curves.WriteRanksPerHost(w, f, o, names, *ranksPerHost) }
+				}
+				return writeOutputs(e, drawing, namedOutput{"-o", *out, write})
 			}
 		},
 	})

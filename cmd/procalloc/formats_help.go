@@ -109,8 +109,9 @@ hostfile          the same as hosts (SLURM_HOSTFILE with srun --distribution=arb
 hostlist          the hosts in curve order as one Slurm hostlist expression; scontrol show hostnames
                   keeps that order, but Slurm sorts a --nodelist/-w (tasks in name order; sbatch -w
                   refuses more hosts than -N): for the order use hostfile
-rankfile          Open MPI rankfile (mpirun --rankfile F): "rank R=HOST slot=0", each rank
-                  bound to core 0 of its host; a name Open MPI refuses is an error
+rankfile          Open MPI rankfile (mpirun --rankfile F): "rank R=HOST slot=S*", each rank
+                  free on every core of its host (a rankfile binds, and --bind-to cannot
+                  change it; edit slot= to bind); a name Open MPI refuses is an error
 mpich-rank-order  Cray MPICH's MPICH_RANK_ORDER (MPICH_RANK_REORDER_METHOD=3): the rank of
                   each node's slot, nodes in index order, 16 a line (not run: no Cray here)
 jgf               Flux resource graph (JSON Graph Format), node vertex id = curve rank: fluxion's low,

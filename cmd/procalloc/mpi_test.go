@@ -89,7 +89,9 @@ const (
 	probeTimeout = 30 * time.Second
 )
 
-var rankLineRE = regexp.MustCompile(`(?m)^procalloc-rank (\d+) (\S+)$`)
+// Each process prints "procalloc-rank RANK HOST CPUS", CPUS the CPUs it may run on
+// (Linux's Cpus_allowed_list; "-" where /proc has no such line).
+var rankLineRE = regexp.MustCompile(`(?m)^procalloc-rank (\d+) (\S+) (\S+)$`)
 
 // launch runs the launcher command argv on a program that prints its rank and host,
 // and returns the host of each rank (nil and the output when the launcher fails, or
@@ -98,9 +100,27 @@ var rankLineRE = regexp.MustCompile(`(?m)^procalloc-rank (\d+) (\S+)$`)
 // past the timeout the launcher's whole process group is killed.
 func launch(t *testing.T, dir string, timeout time.Duration, argv ...string) (hosts []string, output string) {
 	t.Helper()
+	ranks, output := launchRanks(t, dir, timeout, argv...)
+	if ranks == nil {
+		return nil, output
+	}
+	hosts = make([]string, len(ranks))
+	for r, p := range ranks {
+		hosts[r] = p.host
+	}
+	return hosts, output
+}
+
+// launchedRank is where a launched process ran: its host and the CPUs it was allowed.
+type launchedRank struct{ host, cpus string }
+
+// launchRanks is launch, with each rank's allowed CPUs too.
+func launchRanks(t *testing.T, dir string, timeout time.Duration, argv ...string) (ranks []launchedRank, output string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	prog := `echo "procalloc-rank ${OMPI_COMM_WORLD_RANK:-$PMI_RANK} ${PROCALLOC_FAKE_HOST:-` + launchedHere + `}"`
+	prog := `echo "procalloc-rank ${OMPI_COMM_WORLD_RANK:-$PMI_RANK} ${PROCALLOC_FAKE_HOST:-` + launchedHere +
+		`} $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status 2>/dev/null | grep . || echo -)"`
 	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], "sh", "-c", prog)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -118,22 +138,22 @@ func launch(t *testing.T, dir string, timeout time.Duration, argv ...string) (ho
 	if err != nil {
 		return nil, output + "\n" + err.Error()
 	}
-	got := map[int]string{}
+	got := map[int]launchedRank{}
 	for _, m := range rankLineRE.FindAllStringSubmatch(out.String(), -1) {
 		r, _ := strconv.Atoi(m[1])
 		if _, dup := got[r]; dup {
 			return nil, output
 		}
-		got[r] = m[2]
+		got[r] = launchedRank{m[2], m[3]}
 	}
-	hosts = make([]string, len(got))
-	for r, h := range got {
-		if r >= len(hosts) {
+	ranks = make([]launchedRank, len(got))
+	for r, p := range got {
+		if r >= len(ranks) {
 			return nil, output
 		}
-		hosts[r] = h
+		ranks[r] = p
 	}
-	return hosts, output
+	return ranks, output
 }
 
 func openMPIArgs(mpirun, ssh string, np int, extra ...string) []string {
@@ -277,7 +297,8 @@ func TestMPILaunchersPlaceRanksAlongTheOrder(t *testing.T) {
 }
 
 // TestMPILaunchersSeveralRanksPerHost: K ranks on each host in the hosts file's order
-// with MPICH's -ppn K and Open MPI's --map-by ppr:K:node; and the trap docs/curves.md
+// with MPICH's -ppn K and Open MPI's --map-by ppr:K:node, and with procalloc's files of
+// --ranks-per-host K (hosts file and rankfile); and the trap docs/curves.md
 // warns of: Open MPI's by-node mappers take the launching host first wherever the
 // file lists it, while --map-by seq keeps the file's order.
 func TestMPILaunchersSeveralRanksPerHost(t *testing.T) {
@@ -295,6 +316,24 @@ func TestMPILaunchersSeveralRanksPerHost(t *testing.T) {
 	checkPlacement(t, "mpiexec -f -ppn 2", got, out, want2)
 	got, out = launch(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, 2*len(want), "--hostfile", hostsFile, "--map-by", "ppr:2:node")...)
 	checkPlacement(t, "mpirun --hostfile --map-by ppr:2:node", got, out, want2)
+
+	// procalloc's files of 3 ranks a host (--ranks-per-host 3), whole and a job of
+	// fewer ranks (the first 2 hosts and one rank of the third).
+	var want3 []string
+	for _, h := range want {
+		want3 = append(want3, h, h, h)
+	}
+	args3 := append(machine, "--curve", "snake", "--ranks-per-host", "3")
+	hosts3 := curveFile(t, dir, "job3.hosts", "hosts", args3...)
+	rankfile3 := curveFile(t, dir, "job3.rankfile", "rankfile", args3...)
+	for _, np := range []int{len(want3), 7} {
+		got, out = launch(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, np, "--hostfile", hosts3, "--map-by", "seq")...)
+		checkPlacement(t, fmt.Sprintf("mpirun --hostfile (--ranks-per-host 3) --map-by seq -np %d", np), got, out, want3[:np])
+		got, out = launch(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, np, "--rankfile", rankfile3)...)
+		checkPlacement(t, fmt.Sprintf("mpirun --rankfile (--ranks-per-host 3) -np %d", np), got, out, want3[:np])
+		got, out = launch(t, dir, jobTimeout, hydraArgs(mpiexec, ssh, np, "-f", hosts3)...)
+		checkPlacement(t, fmt.Sprintf("mpiexec -f (--ranks-per-host 3) -n %d", np), got, out, want3[:np])
+	}
 
 	// This machine's own name third in the file.
 	here, err := os.Hostname()
@@ -364,4 +403,112 @@ func TestOpenMPIHostNamesAsLaunched(t *testing.T) {
 	checkPlacement(t, "mpirun, two hosts of one first label", got, out, []string{"n1", "n1"})
 	got, out = launch(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, 2, "--hostfile", hf, "--map-by", "seq", "--mca", "orte_keep_fqdn_hostnames", "1")...)
 	checkPlacement(t, "mpirun --mca orte_keep_fqdn_hostnames 1", got, out, []string{"n1.rack1.example", "n1.rack2.example"})
+}
+
+// cpuList reads a Linux CPU list ("0-3,8"); nil for anything else.
+func cpuList(s string) map[int]bool {
+	set := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || b < a {
+			return nil
+		}
+		for c := a; c <= b; c++ {
+			set[c] = true
+		}
+	}
+	return set
+}
+
+// checkUnpinned says whether every rank of got ran on its expected host and may run on
+// every CPU an unbound rank may (free).
+func checkUnpinned(t *testing.T, what string, got []launchedRank, output string, want []string, free map[int]bool) {
+	t.Helper()
+	if got == nil || len(got) != len(want) {
+		t.Errorf("%s: the launcher failed or lost ranks:\n%s", what, output)
+		return
+	}
+	hosts := make([]string, len(got))
+	pinned := 0
+	for r, p := range got {
+		hosts[r] = p.host
+		cpus := cpuList(p.cpus)
+		for c := range free {
+			if !cpus[c] {
+				t.Errorf("%s: rank %d may run on CPUs %s only, an unbound rank on %d of them", what, r, p.cpus, len(free))
+				pinned++
+				break
+			}
+		}
+	}
+	if pinned == 0 {
+		checkPlacement(t, what, hosts, output, want) // logs "ranks on the hosts expected"
+	}
+}
+
+// TestOpenMPIRankfileDoesNotPinRanks: each rank of procalloc's rankfile may run on
+// every CPU of its host, as an unbound rank may (a hybrid MPI+OpenMP rank's threads
+// are not all on one core), also on a host of two sockets (a synthetic hwloc topology
+// of this machine's CPUs, mpirun --mca hwloc_base_topo_file); and the check can fail:
+// the "slot=0" procalloc wrote before pins each rank to one CPU, and "slot=0:*" to
+// the first socket.
+func TestOpenMPIRankfileDoesNotPinRanks(t *testing.T) {
+	mpirun := openMPIRun(t)
+	dir := t.TempDir()
+	ssh := fakeSSH(t, dir)
+	machine := []string{"--machine", "mesh:2x2", "--hostlist", "cn[1-4]"}
+	want := expectedHosts(t, dir, machine, "snake")
+	hostsFile := curveFile(t, dir, "job.hosts", "hosts", append(machine, "--curve", "snake")...)
+	rankfile := curveFile(t, dir, "job.rankfile", "rankfile", append(machine, "--curve", "snake")...)
+	n := len(want)
+
+	unbound, out := launchRanks(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, n, "--hostfile", hostsFile, "--map-by", "seq", "--bind-to", "none")...)
+	if unbound == nil {
+		t.Fatalf("mpirun --bind-to none failed:\n%s", out)
+	}
+	free := cpuList(unbound[0].cpus)
+	if len(free) < 2 {
+		t.Skipf("an unbound rank may run on CPUs %q: one CPU, so a pinned rank cannot be told from a free one", unbound[0].cpus)
+	}
+	got, out := launchRanks(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, n, "--rankfile", rankfile)...)
+	checkUnpinned(t, "mpirun --rankfile (procalloc's)", got, out, want, free)
+
+	pinned := filepath.Join(dir, "pinned.rankfile")
+	b, err := os.ReadFile(rankfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(pinned, []byte(strings.ReplaceAll(string(b), "slot="+curves.RankfileWholeHost, "slot=0")), 0o644)
+	got, out = launchRanks(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, n, "--rankfile", pinned, "--bind-to", "none")...)
+	if got == nil || len(cpuList(got[0].cpus)) != 1 {
+		t.Errorf("mpirun --bind-to none with slot=0: rank 0 not pinned to one CPU, unlike Open MPI 4.1.4:\n%s", out)
+	}
+
+	// Two sockets of this machine's CPUs, numbered 0..len(free)-1.
+	lstopo, err := exec.LookPath("lstopo-no-graphics")
+	contiguous := len(free)%2 == 0
+	for c := range len(free) {
+		contiguous = contiguous && free[c]
+	}
+	if err != nil || !contiguous {
+		t.Logf("two-socket check skipped: lstopo-no-graphics (Debian's hwloc-nox): %v; unbound CPUs %s (want an even count from 0)", err, unbound[0].cpus)
+		return
+	}
+	topo := filepath.Join(dir, "two-sockets.xml")
+	if b, err := exec.Command(lstopo, "-i", fmt.Sprintf("pack:2 core:%d pu:1", len(free)/2), "--of", "xml", topo).CombinedOutput(); err != nil {
+		t.Fatalf("lstopo: %v: %s", err, b)
+	}
+	twoSockets := []string{"--mca", "hwloc_base_topo_file", topo}
+	got, out = launchRanks(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, n, append([]string{"--rankfile", rankfile}, twoSockets...)...)...)
+	checkUnpinned(t, "mpirun --rankfile (procalloc's), two sockets", got, out, want, free)
+	os.WriteFile(pinned, []byte(strings.ReplaceAll(string(b), "slot="+curves.RankfileWholeHost, "slot=0:*")), 0o644)
+	got, out = launchRanks(t, dir, jobTimeout, openMPIArgs(mpirun, ssh, n, append([]string{"--rankfile", pinned}, twoSockets...)...)...)
+	if got == nil || len(cpuList(got[0].cpus)) != len(free)/2 {
+		t.Errorf("mpirun with slot=0:* on two sockets: rank 0 not on one socket's %d CPUs, unlike Open MPI 4.1.4:\n%s", len(free)/2, out)
+	}
 }
