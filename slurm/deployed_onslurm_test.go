@@ -352,22 +352,8 @@ func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 		fmt.Printf("slurm files: %d slurm.conf and topology.conf loads (4 machines, merged and plain weights), %d switches shown as written, failed: %v\n", loads, switches, t.Failed())
 	}()
 	for _, tc := range cases {
-		m, err := topo.ParseMachine(tc.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := curves.Generate(tc.curve, m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, o, hosts, namesArg := writerCase(t, tc.spec, tc.curve)
 		n := m.N()
-		hosts := curves.NodeNames(m)
-		namesArg := fmt.Sprintf("node[01-%02d]", n)
-		if hosts == nil {
-			hosts, _ = hostlist.Expand(namesArg)
-		} else {
-			namesArg = strings.Join(hosts, ",")
-		}
 		var topoConf bytes.Buffer
 		if _, err := WriteTopology(&topoConf, m, o, hosts); err != nil {
 			t.Fatal(err)
@@ -501,22 +487,8 @@ func TestWrittenFilesLoadOnSlurmNew(t *testing.T) {
 		fmt.Printf("slurm files (Slurm 26.05): %d topology files loaded as written, failed: %v\n", loads, t.Failed())
 	}()
 	for _, tc := range cases {
-		m, err := topo.ParseMachine(tc.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := curves.Generate(tc.curve, m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, o, hosts, namesArg := writerCase(t, tc.spec, tc.curve)
 		n := m.N()
-		hosts := curves.NodeNames(m)
-		namesArg := fmt.Sprintf("node[01-%02d]", n)
-		if hosts == nil {
-			hosts, _ = hostlist.Expand(namesArg)
-		} else {
-			namesArg = strings.Join(hosts, ",")
-		}
 		var files []file
 		var tree, block bytes.Buffer
 		if _, err := WriteTopology(&tree, m, o, hosts); err != nil {
@@ -622,4 +594,27 @@ func firstWords(s string) string {
 		l = l[:100] + "..."
 	}
 	return l
+}
+
+// writerCase is a machine of the writers' tests, its ordering by the named curve,
+// its host names (the machine's own, else node01..), and those names as the cluster
+// script's --names argument.
+func writerCase(t *testing.T, spec, curve string) (topo.Machine, curves.Order, []string, string) {
+	t.Helper()
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := curves.Generate(curve, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := curves.NodeNames(m)
+	namesArg := fmt.Sprintf("node[01-%02d]", m.N())
+	if hosts == nil {
+		hosts, _ = hostlist.Expand(namesArg)
+	} else {
+		namesArg = strings.Join(hosts, ",")
+	}
+	return m, o, hosts, namesArg
 }
