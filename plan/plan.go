@@ -321,6 +321,13 @@ func (p *Plan) checkInputs() error {
 	for v, n := range p.Names {
 		p.computeSet[n] = v
 	}
+	// ordering.hosts is a hosts file (a job's SLURM_HOSTFILE, or mpirun's and
+	// mpiexec's --hostfile): what the MPI launchers would do to its names, as
+	// "curve --format hosts" warns of them. The file is still written: Slurm reads
+	// the names as they are.
+	for _, w := range curves.LauncherWarnings(curves.FormatHosts, p.Names) {
+		r.Warnings = append(r.Warnings, "ordering.hosts: "+w)
+	}
 	p.leaf = leaves(p.Machine)
 	r.Machine = p.Machine.Spec()
 	r.Hosts = p.Machine.N()

@@ -56,10 +56,36 @@ type CommSummary struct {
 	// MaxLinkLoad is MaxLinkMessages x S flits over the replay's length in cycles:
 	// the busiest link's utilisation.
 	MaxLinkLoad float64 `json:"max_link_load"`
+	// RunTimeFraction is the jobs' simulated node-seconds (procs x (end - start))
+	// over their trace node-seconds (procs x trace run time): how much of the
+	// trace's load the network replay kept. --msgs-per-second x --cycle-seconds
+	// sets it (docs/comm.md, "The cycle length"); 0 when the jobs have no run time.
+	RunTimeFraction float64 `json:"run_time_fraction"`
 	// Engine is "flit" with the flit engine, whose configuration Flit gives
 	// (RouterDelay is then 0); both are absent with the message engine.
 	Engine string       `json:"engine,omitempty"`
 	Flit   *FlitSummary `json:"flit,omitempty"` // the flit engine's configuration; nil with the message engine
+}
+
+// NearlyIdleFraction is the CommSummary.RunTimeFraction below which a replay's
+// machine is nearly idle next to the trace's (CommSummary.NearlyIdle). At the
+// defaults (one message a second of run time, 0.05 s cycles) a job alone runs 0.87
+// to 4.61 cycles a message by pattern (docs/comm.md), 4 % to 23 % of its trace run
+// time, and contention only lengthens that: below 1 % the rate or the cycle was
+// lowered at least fourfold from there.
+const NearlyIdleFraction = 0.01
+
+// NearlyIdle says why a replay's load is far below its trace's, "" when it is not
+// (RunTimeFraction at or above NearlyIdleFraction, or 0: no run time to compare).
+// utilization is the replay's Summary.Utilization. A user who lowered
+// --msgs-per-second alone saw a machine at 0.17 % utilization and mean slowdowns
+// below 1 (run times under the slowdown's bound), and nothing said so.
+func (c *CommSummary) NearlyIdle(utilization float64) string {
+	if c == nil || c.RunTimeFraction <= 0 || c.RunTimeFraction >= NearlyIdleFraction {
+		return ""
+	}
+	return fmt.Sprintf("the network ran the jobs in %.3g %% of their trace node-seconds (--msgs-per-second %g x --cycle-seconds %g sets it): the machine is nearly idle (utilization %.3g %%), far below the trace's load, and slowdowns may fall below 1; raise --cycle-seconds (docs/comm.md, \"The cycle length\"; examples/demo-sweep.yaml pairs --msgs-per-second 0.01 with --cycle-seconds 10)",
+		100*c.RunTimeFraction, c.MessagesPerSecond, c.CycleSeconds, 100*utilization)
 }
 
 // FlitSummary is the flit engine's configuration in a replay's summary.
@@ -322,6 +348,14 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 func commSummary(res []JobResult, k int, first, last int64, cfg Config, em *jobEmitter, ties alloc.TieReporter, wl *netsim.Workload, msgFlits, latency int64) (*Result, error) {
 	c := cfg.Comm
 	toSeconds := func(t int64) int64 { return int64(math.Round(float64(t) * c.CycleSeconds)) }
+	// The simulated work in cycles, before the times are rounded to seconds (a
+	// run of a few cycles rounds to 0 s).
+	var simWork, traceWork float64
+	for i := range res[:k] {
+		r := &res[i]
+		simWork += float64(r.Procs) * float64(r.End-r.Start) * c.CycleSeconds
+		traceWork += float64(r.Procs) * float64(r.Runtime)
+	}
 	for i := range res[:k] {
 		r := &res[i]
 		r.Arrival, r.Start, r.End = toSeconds(r.Arrival), toSeconds(r.Start), toSeconds(r.End)
@@ -338,6 +372,9 @@ func commSummary(res []JobResult, k int, first, last int64, cfg Config, em *jobE
 		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Messages: st.Delivered, MaxLinkMessages: st.MaxLinkMessages}
 	if st.Delivered > 0 {
 		cs.MeanLatency = float64(latency) / float64(st.Delivered)
+	}
+	if traceWork > 0 {
+		cs.RunTimeFraction = simWork / traceWork
 	}
 	if last > first {
 		cs.MaxLinkLoad = float64(st.MaxLinkMessages*msgFlits) / float64(last-first)

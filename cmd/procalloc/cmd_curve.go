@@ -114,7 +114,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 			placements := fs.String("placements", "", "with --format slurm-torus3d: the placements, job sizes or shapes `LIST` (e.g. 2,4,8 or 2x2x1,2x2x2; default: every size the torus holds as a box)")
 			blockSize := fs.Int("block-size", 0, "with --format slurm-block: nodes per block `N` (default: the leaf switch size of a --graph)")
 			slurmVersion := fs.String("slurm-version", "", "with --format slurm-block: the Slurm `VERSION` that reads the file; 23.11 gets BlockLevels=, 24.05 on BlockSizes= (each refuses the other's key; default: 24.05 on)")
-			ranksPerHost := fs.Int("ranks-per-host", 1, "with --format hosts (hostfile) or rankfile: `K` consecutive MPI ranks on each host in curve order (each host's line K times; mpirun --map-by seq, mpiexec -f)")
+			ranksPerHost := declareRanksPerHost(fs)
 			out := fs.String("o", "", "write the ranking to `FILE` instead of stdout")
 			svg := fs.String("svg", "", "also draw the curve as an SVG image into `FILE`")
 			list := fs.Bool("list", false, "list the curves (with --machine/--graph: whether each applies; with --json as JSON)")
@@ -186,13 +186,9 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				if *placements != "" && nf != slurm.FormatTorus3D {
 					return usagef("--placements goes with --format slurm-torus3d")
 				}
-				if isFlagGiven(fs, "ranks-per-host") {
-					if pf, err := curves.ParseFormat(*format); err != nil || (pf != curves.FormatHosts && pf != curves.FormatRankfile) {
-						return usagef("--ranks-per-host goes with --format hosts (hostfile) or rankfile")
-					}
-					if *ranksPerHost < 1 {
-						return usagef("--ranks-per-host %d: want 1 or more", *ranksPerHost)
-					}
+				pf, perr := curves.ParseFormat(*format)
+				if err := ranksPerHost.check(pf, perr == nil); err != nil {
+					return err
 				}
 				if *blockSize != 0 && nf != slurm.FormatBlock {
 					return usagef("--block-size goes with --format slurm-block")
@@ -267,11 +263,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				if *out != "" && *out != "-" { // a bar beside a ranking written to the terminal would garble it
 					defer newProgress(e, "curve "+*curve, 0).ticking("writing " + *out)()
 				}
-				write := func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) }
-				if *ranksPerHost > 1 {
-					write = func(w io.Writer) error { return curves.WriteRanksPerHost(w, f, o, names, *ranksPerHost) }
-				}
-				return writeOutputs(e, drawing, namedOutput{"-o", *out, write})
+				return writeOutputs(e, drawing, namedOutput{"-o", *out, ranksPerHost.writer(f, o, meta, names)})
 			}
 		},
 	})

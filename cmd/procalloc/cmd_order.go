@@ -146,7 +146,9 @@ Its numbers are at most 64 KiB long each, n at most 5000.
 
 With -o FILE the ordering is written as a ranking file (--format, default from the
 extension, else pairs) and the summary goes to stdout; with --qap, -o FILE takes the
-report (the table, or the JSON with --json) instead of stdout.`,
+report (the table, or the JSON with --json) instead of stdout. The launchers' formats
+(hosts, rankfile) take --ranks-per-host K as curve does: K consecutive MPI ranks on
+each host in the ordering's order (each host's line K times).`,
 		example: `procalloc order --machine torus:4x4 --weights list:1,0.5 --json
 procalloc order --graph order/testdata/cplant-dev.txt --weights exp:2:3 --ring --time-limit 5m -o net.pairs
 procalloc order --machine torus:8x8 --weights exp:2:3 --time-limit 60s --gap 0.01
@@ -158,6 +160,7 @@ procalloc order --qap ../shared/qaplib/nug12.dat --method bb
 procalloc order --qap ../shared/qaplib/chr12a.dat --json -o chr12a.json
 procalloc order --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --weights list:1,0.5 --flat --no-mip
 procalloc order --graph topo/testdata/topology.yaml --topology fabric --weights list:1,0.5 --start rcm,opt.pairs --seed 3 -o opt.ranks --format ranks
+procalloc order --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --weights list:1,0.5 -o job.hosts --ranks-per-host 4
 procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --max-columns 200000 --threads 2 --log`,
 		yourFiles: []yourFile{yourOptPairs},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -177,7 +180,8 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 			flat := fs.Bool("flat", false, "ignore the graph's groups (switches) and order all nodes at once")
 			start := fs.String("start", "", "extra starting `ORDERS`: comma-separated curve names or ranking files")
 			out := fs.String("o", "", "write the ordering as a ranking `FILE` (summary to stdout)")
-			format := fs.String("format", "", "ranking `FORMAT` for -o: pairs, ranks, order, json, hosts (default: from the extension, else pairs)")
+			format := fs.String("format", "", "ranking `FORMAT` for -o: pairs, ranks, order, json, hosts, rankfile, ... (curve --format's; default: from the extension, else pairs)")
+			ranksPerHost := declareRanksPerHost(fs)
 			asJSON := fs.Bool("json", false, "print the summary as JSON")
 			logHiGHS := fs.Bool("log", false, "show HiGHS's log on stderr")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -213,6 +217,27 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 				}
 				if *maxCols < 1 {
 					return usagef("--max-columns %d: must be positive", *maxCols)
+				}
+				// The ranking's format for -o: --format, else -o's extension, else
+				// pairs.
+				outFormat := func() (curves.Format, error) {
+					if *format != "" {
+						return curves.ParseFormat(*format)
+					}
+					if f, ok := curves.FormatFromPath(*out); ok {
+						return f, nil
+					}
+					return curves.FormatPairs, nil
+				}
+				if isFlagGiven(fs, "ranks-per-host") {
+					// Refused before the solve, which may take its whole time limit.
+					if *out == "" || *qapFile != "" {
+						return usagef("--ranks-per-host goes with -o FILE, an ordering's ranking (not --qap), in --format hosts (hostfile) or rankfile")
+					}
+					f, err := outFormat()
+					if err := ranksPerHost.check(f, err == nil); err != nil {
+						return err
+					}
 				}
 				opt := order.Options{Method: meth, Formulation: form, MaxColumns: *maxCols, RelGap: *gap, Threads: *threads, Seed: *seed}
 				if *logHiGHS {
@@ -319,19 +344,13 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					})
 				}
 				if *out != "" {
-					f := curves.FormatPairs
-					if *format != "" {
-						if f, err = curves.ParseFormat(*format); err != nil {
-							return usagef("--format: %v", err)
-						}
-					} else if ff, ok := curves.FormatFromPath(*out); ok {
-						f = ff
+					f, err := outFormat()
+					if err != nil {
+						return usagef("--format: %v", err)
 					}
 					meta := curves.RankingMeta{Machine: m.Spec(), Curve: fmt.Sprintf("optimal-F %s ring=%v (%s)", ws, *ring, o.Status)}
 					warnLaunchers(e, "order", f, curves.NodeNames(m))
-					if err := writeFileAtomic(e, *out, func(w io.Writer) error {
-						return curves.WriteRanking(w, f, curves.Order(o.Order), meta, curves.NodeNames(m))
-					}); err != nil {
+					if err := writeFileAtomic(e, *out, ranksPerHost.writer(f, curves.Order(o.Order), meta, curves.NodeNames(m))); err != nil {
 						return err
 					}
 				} else if *format != "" {

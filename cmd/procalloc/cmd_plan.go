@@ -70,7 +70,9 @@ func init() {
 Output directory -o DIR (created; files replaced atomically; nothing is written
 unless every input checked):
   ordering.pairs          the ordering (node rank per line)
-  ordering.hosts          the compute hosts' names in ordering order
+  ordering.hosts          the compute hosts' names in ordering order (names Open MPI or
+                          MPICH would refuse or merge are warned of, as by curve
+                          --format hosts; the file is written all the same)
   slurm.conf              the recommended deployment's slurm.conf (the site's, every
                           other line and attribute kept); for "current" unchanged
   topology.conf|.yaml     its topology file, when it has one

@@ -405,7 +405,10 @@ placement differs: compare --sched as-run --alloc as-run,bf:rcm,genalg scores th
 --comm PATTERN lets communication decide run times (Bunde et al. 2004 §3.2): each job
 sends --msgs-per-second messages of --msg-flits flits per second of its trace run time
 in PATTERN over the network, shared with the other running jobs, and ends when the last
-has arrived; --cycle-seconds converts network cycles to trace seconds. --engine picks
+has arrived; --cycle-seconds converts network cycles to trace seconds. Their product
+sets the load: when the jobs run under 1 % of their trace node-seconds (JSON
+comm.run_time_fraction, the table's "run time / trace's") a warning says the machine is
+nearly idle (docs/comm.md, "The cycle length"). --engine picks
 the network model. message (the default) is the message-level wormhole model: a
 message holds its whole path, --router-delay cycles per hop, no virtual channels or
 buffers. flit is the flit-level model of BookSim2's input-queued router that "procalloc
@@ -580,6 +583,11 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				if err != nil {
 					return specError(err)
 				}
+				// A communication replay whose jobs ran a sliver of their trace run
+				// times leaves the machine nearly idle: its table looks fine.
+				if w := rep.Summary.Comm.NearlyIdle(rep.Summary.Utilization); w != "" {
+					fmt.Fprintf(e.stderr, "procalloc sim: warning: %s\n", w)
+				}
 				err = commitOutputs(e, staged, namedOutput{"-o", *out, func(w io.Writer) error {
 					if asJSON {
 						return writeJSON(w, rep)
@@ -633,6 +641,7 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
 		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
 		t.row("busiest link: messages, load", fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad))
+		t.row("run time / trace's (node-seconds)", fmt.Sprintf("%.4g", c.RunTimeFraction))
 		if f := c.Flit; f != nil {
 			t.row("network engine", fmt.Sprintf("flit: %d VCs x %d flits, stages %d/%d/%d/%d, links %d, %d flit-hops",
 				f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay, f.FlitHops))

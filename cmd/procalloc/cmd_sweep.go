@@ -116,7 +116,7 @@ through, nothing is read back or synced, so nothing resumes. A failed write (a f
 disk; /dev/full's "no space left on device") stops the sweep at the first line that
 failed, exit 1.
 
-Before the first item runs (and for --sbatch) the machine specs and the allocator
+Before the first item runs (and for --sbatch and --list) the machine specs and the allocator
 names are checked: a bad one is an error naming its entry, not a failed item per
 trace. So is an allocator that applies to none of the machines (bf:hilbert, which
 needs a 2^k x 2^k mesh, on mesh:10x10; a misspelt argument): each allocator is built
@@ -148,7 +148,8 @@ not be satisfied", so give --cpus 1 there (the loopback cluster of
 scripts/slurm-cluster.sh has 1-CPU nodes). Add your site's #SBATCH lines
 (--partition, --time) to the script; the results files and the tasks' logs go to
 the directory sbatch runs in; "procalloc merge" then joins the shards' files.
---list prints the items (with --shard i/n, the shard's) and exits.
+--list prints the items (with --shard i/n, the shard's) and exits, after the checks
+a run makes before its first item (the same errors and exit 1, the same warnings).
 
 --per-job DIR writes each item's per-job rows (the CSV of sim --per-job) to
 DIR/KEY.csv as the item runs, KEY being the item's key in the results file (and in
@@ -209,6 +210,13 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 						// or script would be ignored without a word.
 						return usagef("--list prints the items and exits: it takes no --sbatch, -o or --per-job")
 					}
+					// A preview checks what the run would: a sweep file the run
+					// refuses (an allocator on none of its machines, seeds no item
+					// uses) is refused here with the same exit, and its warnings
+					// are shown; a --list that printed the items in silence hid them.
+					if err := checkSpec(e, args[0], spec); err != nil {
+						return err
+					}
 					if *asJSON {
 						type listed struct {
 							Index  int          `json:"index"`
@@ -228,13 +236,8 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 					}
 					return w.Flush()
 				}
-				if err := spec.Check(); err != nil {
-					return fmt.Errorf("%s: %w", args[0], err)
-				}
-				// Pairs of an allocator and a machine it does not apply to: their
-				// items will fail; said before the run (or the script), not after.
-				for _, w := range spec.Warnings() {
-					fmt.Fprintf(e.stderr, "warning: %s: %s\n", args[0], w)
+				if err := checkSpec(e, args[0], spec); err != nil {
+					return err
 				}
 				if *sbatch && *asJSON {
 					return usagef("--json does not go with --sbatch: its output is the script (each array task's summary can be JSON: put --json in the script's command)")
@@ -355,6 +358,19 @@ func readSpec(e *env, path string) (*sweep.Spec, error) {
 	}
 	s.Dir = "."
 	return s, nil
+}
+
+// checkSpec runs the checks a sweep file passes before anything runs (Spec.Check)
+// and prints its warnings: pairs of an allocator and a machine it does not apply
+// to, whose items will fail, said before the run, the script or the list, not after.
+func checkSpec(e *env, path string, spec *sweep.Spec) error {
+	if err := spec.Check(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, w := range spec.Warnings() {
+		fmt.Fprintf(e.stderr, "warning: %s: %s\n", path, w)
+	}
+	return nil
 }
 
 // warnResults says on stderr what opening a results file found amiss.

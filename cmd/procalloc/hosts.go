@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
@@ -102,4 +103,43 @@ func (h hostSource) read(e *env, n int) ([]string, error) {
 		return nil, err
 	}
 	return names, nil
+}
+
+// ranksPerHost is --ranks-per-host K, for the launchers' files that curve and order
+// write (-o with --format hosts or rankfile): declared once here, as --graph is by
+// declareGraphFlags, so that both commands take and check it alike.
+type ranksPerHost struct {
+	fs *flag.FlagSet
+	k  int
+}
+
+// declareRanksPerHost declares --ranks-per-host on fs.
+func declareRanksPerHost(fs *flag.FlagSet) *ranksPerHost {
+	r := &ranksPerHost{fs: fs}
+	fs.IntVar(&r.k, "ranks-per-host", 1, "with --format hosts (hostfile) or rankfile: `K` consecutive MPI ranks on each host in curve order (each host's line K times; mpirun --map-by seq, mpiexec -f)")
+	return r
+}
+
+// check refuses --ranks-per-host beside a format other than hosts and rankfile
+// (formatOK false: the format did not parse) and a K below 1: usage errors.
+func (r *ranksPerHost) check(f curves.Format, formatOK bool) error {
+	if !isFlagGiven(r.fs, "ranks-per-host") {
+		return nil
+	}
+	if !formatOK || f != curves.FormatHosts && f != curves.FormatRankfile {
+		return usagef("--ranks-per-host goes with --format hosts (hostfile) or rankfile")
+	}
+	if r.k < 1 {
+		return usagef("--ranks-per-host %d: want 1 or more", r.k)
+	}
+	return nil
+}
+
+// writer writes ranking o in format f: curves.WriteRanking, or with K > 1
+// curves.WriteRanksPerHost (whose K = 1 file is WriteRanking's).
+func (r *ranksPerHost) writer(f curves.Format, o curves.Order, meta curves.RankingMeta, names []string) func(io.Writer) error {
+	if r.k > 1 {
+		return func(w io.Writer) error { return curves.WriteRanksPerHost(w, f, o, names, r.k) }
+	}
+	return func(w io.Writer) error { return curves.WriteRanking(w, f, o, meta, names) }
 }
