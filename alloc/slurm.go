@@ -53,10 +53,12 @@ import (
 //     common parent (or at the roots) the larger count is better, then the lower
 //     level. Counts are of the switch's candidate nodes when the job starts (an
 //     ancestor's count is not lowered as its leaves are used; a chosen leaf's is set
-//     to 0). The parent of a switch no line lists is the first switch of the file
-//     (Slurm leaves the field zero); where Slurm's climb would never end (roots at
-//     different depths both climbing into each other) the emulation stops after as
-//     many steps as there are switches and compares there.
+//     to 0; Slurm 24.11 and later lower the ancestors too and take a closer leaf
+//     only when it holds the rest: SlurmConfig.Tree2411). The parent of a switch
+//     no line lists is the first switch of the file (Slurm leaves the field zero);
+//     where Slurm's climb would never end (roots at different depths both
+//     climbing into each other) the emulation stops after as many steps as there
+//     are switches and compares there.
 //
 // Weights come from an ordering: Weight = rank+1, what `procalloc curve --format
 // slurm-weight` writes (NewSlurm takes any weights). slurm:block (topology/block)
@@ -88,6 +90,21 @@ type SlurmConfig struct {
 	// with slurm:consec's best fit (the smallest free run) or topology/tree's
 	// tightest leaf. slurm:block always follows 26.05.
 	OneNodeByWeight bool
+	// Tree2411 emulates topology/tree's leaf choice as Slurm 24.11 and later make
+	// it (src/plugins/topology/tree/eval_nodes_tree.c), two changes from 24.05:
+	//   - a leaf closer to the switches already used replaces the best so far only
+	//     when it (or the ancestor at which the comparison stopped climbing) holds
+	//     the remaining count (_topo_choose_best_switch, "(dist[i] <
+	//     dist[*best_switch]) && i_fit"; Slurm commit 64263118c3), not whenever it
+	//     compares at least as well (tcs >= 0), which kept a tighter, farther leaf;
+	//   - a chosen leaf's count is subtracted from every switch on its parent
+	//     chain up to the root (_decrement_node_cnt; commit 2ec1d02624), and after
+	//     each required leaf the nodes taken on the required leaves so far (a
+	//     running total, as Slurm's num_nodes_taken is), so that later comparisons
+	//     climb to the counts left, not those at the job's start.
+	// The tree is then always selected over the per-switch node lists (the
+	// reference path, treeSelectRef).
+	Tree2411 bool
 }
 
 // SlurmAllocator emulates Slurm's node selection (see above).
@@ -102,6 +119,8 @@ type SlurmAllocator struct {
 	tr   *slurmTreeState // topology/tree state (treeSelect)
 	// oneNodeByWeight: SlurmConfig.OneNodeByWeight
 	oneNodeByWeight bool
+	// tree2411: SlurmConfig.Tree2411
+	tree2411 bool
 	// ctx is AllocateContext's, during its call (nil: none).
 	ctx context.Context
 	// scratch
@@ -258,7 +277,7 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	if cfg.Tree != nil && cfg.Blocks != nil {
 		return nil, fmt.Errorf("a topology/tree and a topology/block configuration: Slurm has one topology plugin")
 	}
-	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n), oneNodeByWeight: cfg.OneNodeByWeight}
+	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n), oneNodeByWeight: cfg.OneNodeByWeight, tree2411: cfg.Tree2411}
 	for i := range a.at {
 		a.at[i] = int32(i)
 	}
@@ -274,7 +293,7 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	}
 	a.wo = newWeightOrder(a.w)
 	if cfg.Tree != nil {
-		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, false)
+		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, cfg.Tree2411)
 		if err != nil {
 			return nil, err
 		}
@@ -689,9 +708,18 @@ func (a *SlurmAllocator) treeSelectRef(k int) ([]int32, error) {
 	take := func(i int) bool { return a.takeFree(st.leaf[i], inTopNode, lastW, sel, &picked, &rem) }
 	out := func() []int32 { return slices.Clone(picked) }
 	if len(picked) > 0 {
+		taken := 0 // on the required leaves so far (Slurm's num_nodes_taken)
 		for _, i := range st.leaves {
-			if required[i] && take(i) {
+			if !required[i] {
+				continue
+			}
+			prev := rem
+			if take(i) {
 				return out(), nil
+			}
+			if a.tree2411 {
+				taken += prev - rem
+				a.lowerCounts(i, int32(taken), cnt, nil)
 			}
 		}
 	}
@@ -724,8 +752,7 @@ func (a *SlurmAllocator) treeSelectRef(k int) ([]int32, error) {
 				}
 				continue
 			}
-			tcs := a.compareSwitches(i, best, rem, cnt)
-			if (distLess(dist[i], dist[best]) && tcs >= 0) || (dist[i] == dist[best] && tcs > 0) {
+			if a.replacesBest(i, best, dist[i], dist[best], rem, cnt) {
 				best, bestAt = i, at
 			}
 		}
@@ -737,6 +764,9 @@ func (a *SlurmAllocator) treeSelectRef(k int) ([]int32, error) {
 		prev := rem
 		if take(best) {
 			return out(), nil
+		}
+		if a.tree2411 {
+			a.lowerCounts(best, cnt[best], cnt, nil)
 		}
 		cnt[best] = 0
 		if rem == prev {
@@ -1014,24 +1044,56 @@ func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 	return row
 }
 
+// replacesBest is _topo_choose_best_switch's test whether candidate leaf i, at
+// summed distance di, replaces the best leaf so far, at distance dBest: when it is
+// closer and compares at least as well (Slurm up to 24.05) or fits (24.11 and
+// later: tree2411), or at the same distance compares better.
+func (a *SlurmAllocator) replacesBest(i, best, di, dBest, rem int, cnt []int32) bool {
+	tcs, iFit := a.compareSwitches(i, best, rem, cnt)
+	closer := tcs >= 0
+	if a.tree2411 {
+		closer = iFit
+	}
+	return (distLess(di, dBest) && closer) || (di == dBest && tcs > 0)
+}
+
+// lowerCounts is Slurm 24.11's _decrement_node_cnt: x off the count of switch i
+// and of every switch on its parent chain up to a root, none below 0. The old
+// counts are appended to undo, when given, for the caller to restore in reverse.
+func (a *SlurmAllocator) lowerCounts(i int, x int32, cnt []int32, undo *[]chosenLeaf) {
+	sw := a.tree.Switches
+	for range len(sw) { // a parent chain visits each switch once
+		if undo != nil {
+			*undo = append(*undo, chosenLeaf{i, cnt[i]})
+		}
+		cnt[i] = max(cnt[i]-x, 0)
+		if sw[i].IsRoot {
+			return
+		}
+		i = sw[i].Parent
+	}
+}
+
 // compareSwitches is _topo_compare_switches: 1 when switch i is the better choice,
-// -1 when j is, 0 on a tie.
-func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int32) int {
+// -1 when j is, 0 on a tie; and whether i (or the ancestor of i the comparison
+// climbed to last) holds rem candidates, Slurm's i_fit_out.
+func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int32) (tcs int, iFit bool) {
 	sw := a.tree.Switches
 	for step := 0; step <= len(sw); step++ {
-		iFit, jFit := int(cnt[i]) >= rem, int(cnt[j]) >= rem
+		var jFit bool
+		iFit, jFit = int(cnt[i]) >= rem, int(cnt[j]) >= rem
 		if iFit && jFit {
 			if cnt[i] < cnt[j] {
-				return 1
+				return 1, iFit
 			}
 			if cnt[i] > cnt[j] {
-				return -1
+				return -1, iFit
 			}
 			break
 		} else if iFit {
-			return 1
+			return 1, iFit
 		} else if jFit {
-			return -1
+			return -1, iFit
 		}
 		if (sw[i].Parent != i || sw[j].Parent != j) && sw[i].Parent != sw[j].Parent {
 			i, j = sw[i].Parent, sw[j].Parent
@@ -1041,15 +1103,15 @@ func (a *SlurmAllocator) compareSwitches(i, j, rem int, cnt []int32) int {
 	}
 	switch {
 	case cnt[i] > cnt[j]:
-		return 1
+		return 1, iFit
 	case cnt[i] < cnt[j]:
-		return -1
+		return -1, iFit
 	case sw[i].Level < sw[j].Level:
-		return 1
+		return 1, iFit
 	case sw[i].Level > sw[j].Level:
-		return -1
+		return -1, iFit
 	}
-	return 0
+	return 0, iFit
 }
 
 // takeFree is the tree's and the block's selection taking a leaf's (a base

@@ -277,6 +277,68 @@ SwitchName=root Switches=s[1-2]
 	}
 }
 
+// slurmDragonflyTree is the topology.conf plan writes for the 16-host dragonfly
+// (hosts_per_router=2, routers_per_group=4, two groups) along rcm: a leaf per
+// router, in ordering order, under a virtual switch per group, under one root.
+const slurmDragonflyTree = `SwitchName=G0R1 Nodes=n[3-4]
+SwitchName=G0R2 Nodes=n[5-6]
+SwitchName=G0R3 Nodes=n[7-8]
+SwitchName=G0R0 Nodes=n[1-2]
+SwitchName=G1R0 Nodes=n[9-10]
+SwitchName=G1R1 Nodes=n[11-12]
+SwitchName=G1R2 Nodes=n[13-14]
+SwitchName=G1R3 Nodes=n[15-16]
+SwitchName=group1 Switches=G0R[1-3,0]
+SwitchName=group2 Switches=G1R[0-3]
+SwitchName=root Switches=group[1-2]
+`
+
+// TestSlurmTree2411 checks SlurmConfig.Tree2411 on the two placements of the
+// dragonfly's tree that Slurm 26.05.3 made in plan's TestApplyStepsOnSlurm (seed
+// 905, steps 1 and 15), and the 22.05 rules' placements of the same jobs.
+func TestSlurmTree2411(t *testing.T) {
+	cases := []struct {
+		name      string
+		busy      []int
+		k         int
+		want, old []int
+		why       string
+	}{
+		{"a closer leaf must fit", []int{3, 15, 16}, 3, []int{9, 10, 11}, []int{4, 9, 10},
+			"after G1R0 (group2 has 6 free against group1's 7: the tighter group), 1 node is left: G1R1 (2 free) is closer than G0R1 (1 free) and holds it, so 24.11 takes it; 22.05 keeps the tighter G0R1 (tcs -1). Slurm 26.05.3: node[09-11]"},
+		{"counts lowered above a used leaf", []int{3}, 13, []int{1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, []int{1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14},
+			"after G1R0, group2's count drops from 8 to 6, below group1's 7, so the next leaf is G0R2 and the groups alternate; the fitting rule without the lowering took group2 whole (n[4-16]); 22.05's rules reach Slurm's set another way. Slurm 26.05.3: node[01-02,04-14]"},
+	}
+	m, err := topo.ParseSpec("mesh:16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := slurm.ParseTree(strings.NewReader(slurmDragonflyTree))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		for _, v2411 := range []bool{true, false} {
+			a, err := NewSlurm(m, SlurmConfig{Names: slurmNames(16), Tree: tree, Tree2411: v2411})
+			if err != nil {
+				t.Fatal(err)
+			}
+			occupy(t, a, slices.Clone(c.busy)...)
+			got, err := a.Allocate(c.k)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			want := c.want
+			if !v2411 {
+				want = c.old
+			}
+			if got := slices.Sorted(slices.Values(oneBased(got))); !slices.Equal(got, want) {
+				t.Errorf("%s, Tree2411 %v: got %v, want %v (%s)", c.name, v2411, got, want, c.why)
+			}
+		}
+	}
+}
+
 // TestSlurmTreeContract replays random sequences on random trees (leaves at several
 // depths, nodes listed in random order, random weights, nodes on no leaf): every
 // allocation is k distinct free nodes under one switch that held k free nodes, and
@@ -324,6 +386,15 @@ func TestSlurmTreeContract(t *testing.T) {
 			}
 		}
 		a := newSlurmT(t, n, w, b.String())
+		if trial%4 >= 2 { // Slurm 24.11's rules (SlurmConfig.Tree2411)
+			tree, err := slurm.ParseTree(strings.NewReader(b.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, err = NewSlurm(a.m, SlurmConfig{Names: slurmNames(n), Weights: w, Tree: tree, Tree2411: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		var live [][]int
 		for step := 0; step < 150; step++ {
 			if a.NumFree() == 0 || (len(live) > 0 && rng.IntN(2) == 0) {

@@ -324,8 +324,7 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 				}
 				continue
 			}
-			tcs := a.compareSwitches(i, best, rem, cnt)
-			if (distLess(d, bestD) && tcs >= 0) || (d == bestD && tcs > 0) {
+			if a.replacesBest(i, best, d, bestD, rem, cnt) {
 				best, bestG, bestD = i, gi, d
 			}
 		}

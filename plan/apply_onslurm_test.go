@@ -29,7 +29,8 @@ import (
 // started with the plans' input slurm.conf (the "current" configuration); with a
 // Slurm built from source (PROCALLOC_SLURM_NEW, default /opt/slurm-new) also the
 // sample's weights, tree (SwitchAsNodeRank) and block and fattree:4,2:4's block
-// planned for 26.05 (each cluster on free ports: internal/slurmtest/ports):
+// planned for 26.05, and the dragonfly's tree (each cluster on free ports:
+// internal/slurmtest/ports):
 // every command line of the steps is run with /etc/slurm/ standing
 // for the cluster's directory and "systemctl restart slurmctld; then on every node:
 // systemctl restart slurmd" for scripts/slurm-cluster.sh restart (which starts from
@@ -71,8 +72,9 @@ func TestApplyStepsOnSlurm(t *testing.T) {
 		slurms = append(slurms, applySlurm{version: "26.05", prefix: prefix, port: newPort, machines: []applyMachine{
 			{"fattree.ibnetdiscover", []Kind{KindWeights, KindTree, KindBlock}},
 			{"fattree:4,2:4", []Kind{KindBlock}}, // (plan cuts blocks only on switched networks)
-			// Not the dragonfly's tree: on 26.05.3 one of its 40 placements differs
-			// from the emulation (docs/reliability.md, wt-srun's round).
+			// Virtual group switches: the leaf choice of 24.11 and later
+			// (alloc.SlurmConfig.Tree2411) shows on it.
+			{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", []Kind{KindTree}},
 		}})
 	} else {
 		t.Logf("no Slurm built from source in %s: apply.txt of tree and block not run on 26.05", prefix)

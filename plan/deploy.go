@@ -134,6 +134,7 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 	}
 	cfg := d.cfg
 	cfg.OneNodeByWeight = d.plan.opt.Version.AtLeast(V2605)
+	cfg.Tree2411 = d.plan.opt.Version.AtLeast(V2411)
 	a, err := alloc.NewSlurm(d.plan.Machine, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)

@@ -235,6 +235,9 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 	// From 26.05 a one-node job takes the free node of lowest weight, first in node
 	// order (select/cons_tres _get_one_res), whatever the plugin.
 	cfg.OneNodeByWeight = ver.AtLeast(V2605)
+	// From 24.11 topology/tree takes a closer leaf only when it fits the rest and
+	// lowers the counts above a used leaf (alloc.SlurmConfig.Tree2411).
+	cfg.Tree2411 = ver.AtLeast(V2411)
 	a, err := alloc.NewSlurm(p.Machine, cfg)
 	if err != nil {
 		t.Fatal(err)

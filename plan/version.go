@@ -77,6 +77,9 @@ var (
 	V2311 = Version{23, 11, 0}
 	// V2405 reads topology/block's BlockSizes= (23.11 BlockLevels= instead).
 	V2405 = Version{24, 5, 0}
+	// V2411's topology/tree takes a closer leaf only when it holds the rest of the
+	// job and lowers the counts above a used leaf (alloc.SlurmConfig.Tree2411).
+	V2411 = Version{24, 11, 0}
 	// V2605 has topology.yaml and topology/torus3d.
 	V2605 = Version{26, 5, 0}
 )
