@@ -65,10 +65,10 @@
 # can retry on another base (scripts/test-slurm.sh, ports.Start).
 #
 # Needs root (the daemons run as root here). Installs Debian's slurm-wlm, slurm-client,
-# munge and libpmix2 (which Debian's mpi/pmix plugin opens) with apt-get when one is
-# missing (idempotent); exits 3 when it is not root or cannot install, so that
-# callers can skip. Exit 2: usage; 4: a port of the
-# cluster was in use (see Ports); 1: other failures.
+# munge and libpmix-dev (whose libpmix.so Debian's mpi/pmix plugin opens) with
+# apt-get when one is missing (idempotent); exits 3 when it is not root or cannot
+# install, so that callers can skip. Exit 2: usage; 4: a port of the cluster was in
+# use (see Ports); 1: other failures.
 set -euo pipefail
 
 usage() {
@@ -116,19 +116,20 @@ need_root_and_packages() {
 	for c in slurmctld slurmd sbatch squeue sinfo scontrol scancel munged; do
 		command -v "$c" >/dev/null || missing+=("$c")
 	done
-	# Debian's mpi/pmix plugin (slurm-wlm-basic-plugins) opens libpmix2 at every
-	# slurmctld start without depending on it: without the library each start logs
-	# three "error: ... pmix" lines, and the tests that read slurmctld's log for
-	# errors fail. Open MPI's packages bring it; a machine without them does not.
-	if [ -z "$prefix" ] && command -v ldconfig >/dev/null && ! ldconfig -p | grep -q 'libpmix\.so\.2'; then
-		missing+=(libpmix2)
+	# Debian's mpi/pmix plugin (slurm-wlm-basic-plugins) opens
+	# /usr/lib/<arch>/pmix2/lib/libpmix.so, the unversioned name that only
+	# libpmix-dev ships, at every slurmctld start without depending on it: without it
+	# each start logs three "error: ... pmix" lines, and the tests that read
+	# slurmctld's log for errors fail. Open MPI's -dev packages bring it.
+	if [ -z "$prefix" ] && ! compgen -G '/usr/lib/*/pmix2/lib/libpmix.so' >/dev/null; then
+		missing+=(libpmix-dev)
 	fi
 	[ ${#missing[@]} -eq 0 ] && return 0
 	if ! command -v apt-get >/dev/null; then
 		log "${missing[*]} not found and no apt-get: install Slurm and MUNGE"
 		exit 3
 	fi
-	log "installing slurm-wlm slurm-client munge libpmix2 (missing: ${missing[*]})"
+	log "installing slurm-wlm slurm-client munge libpmix-dev (missing: ${missing[*]})"
 	# The packages' own services are not started: policy-rc.d refuses them.
 	local policy= status=0
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
@@ -137,7 +138,7 @@ need_root_and_packages() {
 		chmod 0755 "$policy"
 	fi
 	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends slurm-wlm slurm-client munge libpmix2; } >&2 || status=$?
+		--no-install-recommends slurm-wlm slurm-client munge libpmix-dev; } >&2 || status=$?
 	[ -n "$policy" ] && rm -f "$policy"
 	if [ "$status" -ne 0 ]; then
 		log "apt-get failed ($status)"
