@@ -202,7 +202,7 @@ func TestWriteTopologyWarnings(t *testing.T) {
 // groups of one, which make the same tree).
 func TestWriteTopologyDragonflyGroups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 1206))
-	shapes, fileOther := 0, 0
+	shapes, fileOther, fileWarned := 0, 0, 0
 	for a := 1; a <= 6; a++ {
 		for G := 1; G <= 6; G++ {
 			for l := 1; l <= 3; l++ {
@@ -266,6 +266,9 @@ func TestWriteTopologyDragonflyGroups(t *testing.T) {
 						}
 						if g == fg && differs {
 							fileOther++
+							if doubt {
+								fileWarned++
+							}
 						}
 						checkGroupSwitches(t, spec, g, buf.Bytes())
 					}
@@ -274,7 +277,7 @@ func TestWriteTopologyDragonflyGroups(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d shapes (spec and file, two orderings each); %d file readings split otherwise than the builder, each warned of", shapes, fileOther/2)
+	t.Logf("%d shapes (spec and file, two orderings each); %d file readings split otherwise than the builder, %d of them warned of (the others: routers all joined, one group or groups of one, the same tree)", shapes, fileOther/2, fileWarned/2)
 }
 
 // checkGroupSwitches checks a written topology.conf of dragonfly g: one tree, every
@@ -369,4 +372,35 @@ func shuffledEdgeList(g *topo.Graph, rng *rand.Rand) string {
 		fmt.Fprintf(&b, "%s %s\n", g.Name(l[0]), g.Name(l[1]))
 	}
 	return b.String()
+}
+
+// A network of separate trees that is no dragonfly topo recognises (one router of a
+// dragonfly with a host more than the others) gets groups guessed from triangles,
+// and a warning says they are guessed and why the network is no dragonfly.
+func TestWriteTopologyGuessedGroupsWarned(t *testing.T) {
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := shuffledEdgeList(m.(*topo.Graph), rand.New(rand.NewPCG(1, 2))) + "%node extra\nextra G1R2\n"
+	g, err := topo.ReadGraph(strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := g.Dragonfly(); ok {
+		t.Fatal("a router with a host more is taken for a dragonfly's")
+	}
+	var buf bytes.Buffer
+	ws, err := WriteTopology(&buf, g, curves.RowMajor(g.N()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(ws, "\n")
+	if !strings.Contains(all, "is no dragonfly procalloc recognises (switch") || !strings.Contains(all, "procalloc-group<N> are guessed") {
+		t.Errorf("no warning that the groups are guessed: %q", ws)
+	}
+	top, err := ParseTopologyConf(&buf)
+	if err != nil || len(top.Tree.Tops()) != 1 {
+		t.Fatalf("not one tree Slurm accepts: %v\n%s", err, buf.String())
+	}
 }
