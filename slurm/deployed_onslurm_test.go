@@ -332,8 +332,9 @@ func switchLines(t *testing.T, text string, keepUpperNodes bool) map[string]topo
 // exactly the switches written, each with the nodes and switches written, and
 // scontrol show node every weight. Machines: mesh:4x4 (Hilbert; one virtual leaf),
 // torus:8x4 (gilbert, 32 nodes: two virtual leaves and a root), fattree:4,2:4 (rcm;
-// two roots over four leaves), a 16-host dragonfly (rcm; virtual group switches and
-// root); the grids named node01.., the networks by their own names h0..h15.
+// two roots over four leaves), two 16-host dragonflies (rcm; virtual group switches
+// and root: 2 groups of 4 routers, and 4 groups of 2, one group switch each); the
+// grids named node01.., the networks by their own names h0..h15.
 func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 	c := newCluster(t, "writers")
 	pb, err := ports.Base(33) // the largest machine's 32 nodes and slurmctld
@@ -346,10 +347,11 @@ func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 		{"torus:8x4", "gilbert"},
 		{"fattree:4,2:4", "rcm"},
 		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", "rcm"},
+		{"dragonfly:hosts_per_router=2,routers_per_group=2,intergroup_links=1,num_groups=4", "rcm"},
 	}
 	started, loads, switches := false, 0, 0
 	defer func() {
-		fmt.Printf("slurm files: %d slurm.conf and topology.conf loads (4 machines, merged and plain weights), %d switches shown as written, failed: %v\n", loads, switches, t.Failed())
+		fmt.Printf("slurm files: %d slurm.conf and topology.conf loads (%d machines, merged and plain weights), %d switches shown as written, failed: %v\n", loads, len(cases), switches, t.Failed())
 	}()
 	for _, tc := range cases {
 		m, o, hosts, namesArg := writerCase(t, tc.spec, tc.curve)
@@ -357,6 +359,9 @@ func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 		var topoConf bytes.Buffer
 		if _, err := WriteTopology(&topoConf, m, o, hosts); err != nil {
 			t.Fatal(err)
+		}
+		if g, ok := m.(*topo.Graph); ok && strings.HasPrefix(tc.spec, "dragonfly:") {
+			checkGroupSwitches(t, tc.spec, g, topoConf.Bytes()) // one dragonfly group a group switch
 		}
 		work := t.TempDir()
 		topoPath, extra := filepath.Join(work, "topology.conf"), filepath.Join(work, "extra.conf")
@@ -471,6 +476,7 @@ func TestWrittenFilesLoadOnSlurmNew(t *testing.T) {
 		{"torus:4x2x2", "snake", 4},
 		{"fattree:4,2:4", "rcm", 4},
 		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=2", "rcm", 2},
+		{"dragonfly:hosts_per_router=2,routers_per_group=2,intergroup_links=1,num_groups=4", "rcm", 2},
 	}
 	// What the build logs whatever the files: no HTTP parser library (slurmctld's
 	// HTTP listener is off), a loaded machine's clock check; and at debug level the
@@ -493,6 +499,9 @@ func TestWrittenFilesLoadOnSlurmNew(t *testing.T) {
 		var tree, block bytes.Buffer
 		if _, err := WriteTopology(&tree, m, o, hosts); err != nil {
 			t.Fatal(err)
+		}
+		if g, ok := m.(*topo.Graph); ok && strings.HasPrefix(tc.spec, "dragonfly:") {
+			checkGroupSwitches(t, tc.spec, g, tree.Bytes())
 		}
 		files = append(files, file{"tree", "topology.conf", tree.Bytes(), "TopologyParam=SwitchAsNodeRank\n"})
 		if err := WriteBlock(&block, o, hosts, tc.block); err != nil {

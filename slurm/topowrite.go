@@ -50,12 +50,15 @@ func NetworkFormats() []curves.Format { return slices.Clone(networkFormats) }
 //     comment.
 //   - When those switches form several trees (a dragonfly's routers, which have hosts
 //     and no switch above them), procalloc adds virtual switches so that Slurm can
-//     place a job across them: one per group of tops joined by links that close
-//     triangles (a dragonfly group's all-to-all local links; a global link closes few
-//     or none), named procalloc-group<N>, and procalloc-root over the groups. Slurm
-//     then keeps a job inside one router, else one group, else anywhere; a warning
-//     says so. (Without them each router is a tree of its own and Slurm never places
-//     a job larger than one router.)
+//     place a job across them: one per dragonfly group (topo's Graph.Dragonfly: a
+//     dragonfly: spec's groups, or those recognised from a file's links), named
+//     procalloc-group<N>, and procalloc-root over the groups (a group of one router
+//     goes under the root itself). Slurm then keeps a job inside one router, else
+//     one group, else anywhere; a warning says so. When the links allow other groups
+//     too (Graph.DragonflyGroupsCertain) a warning says the groups are not certain;
+//     on a network that is no dragonfly the groups are guessed from links that close
+//     triangles, and a warning says that. (Without the virtual switches each router
+//     is a tree of its own and Slurm never places a job larger than one router.)
 //   - A network without switches (mesh:, torus:, an edge list of hosts) gets a
 //     virtual tree along the ordering: leaves procalloc-leaf<N> of 16 consecutive
 //     nodes of o, switches procalloc-sw<L>-<N> over 4 consecutive switches of the
@@ -247,27 +250,111 @@ func virtualTree(o curves.Order, name func(int) string) (recs []switchRec, leafH
 }
 
 // joinTops returns virtual switches joining the separate trees of t (tops, switch
-// indices of t; t's switches are g's, by name): one per group of tops linked in g by
-// links that close triangles (a dragonfly group's all-to-all local links), and a root
-// over the groups and the tops in no group, with the warning saying so.
+// indices of t; t's switches are g's, by name): one per group of tops, and a root
+// over the groups and the tops in no group (a group of one), with warnings saying so.
+// On a dragonfly (g.Dragonfly: its spec's groups, or those recognised from its
+// links) a group is a dragonfly group; when g's links allow other groups as well
+// (g.DragonflyGroupsCertain) a warning says so and why. On other graphs the groups
+// are guessed from links that close triangles (dragonflyGroupsGuessed), and a warning
+// says that too.
 func joinTops(g *topo.Graph, t *Tree, tops []int) ([]switchRec, []string) {
 	vertex := map[string]int{}
 	for v := g.N(); v < g.Vertices(); v++ {
 		vertex[g.Name(v)] = v
 	}
-	isTop := map[int]int{} // graph vertex -> position in tops
+	tv := make([]int, len(tops)) // graph vertex of each top
 	for p, i := range tops {
-		isTop[vertex[t.Switches[i].Name]] = p
+		tv[p] = vertex[t.Switches[i].Name]
+	}
+	var warnings []string
+	var groupOf []int // per top, a group key
+	kind := ""
+	if sh, ok := g.Dragonfly(); ok {
+		groupOf = make([]int, len(tops))
+		for p, v := range tv {
+			if r := g.DragonflyRouterIndex(v); r >= 0 {
+				groupOf[p] = r / sh.RoutersPerGroup
+			} else { // a dragonfly's switches are its routers; kept for safety
+				groupOf = nil
+				break
+			}
+		}
+		kind = fmt.Sprintf("the routers of one dragonfly group; %d groups, %d routers each", sh.Groups, sh.RoutersPerGroup)
+		if certain, why := g.DragonflyGroupsCertain(); groupOf != nil && !certain {
+			warnings = append(warnings, fmt.Sprintf("the dragonfly groups of %s are not certain: %s; procalloc-group<N> hold the groups of %d routers procalloc's recognition took (the first split it finds: groups of consecutive switches first, then the largest groups), one reading of the links among others", g.Spec(), why, sh.RoutersPerGroup))
+		}
+	}
+	if groupOf == nil {
+		groupOf = dragonflyGroupsGuessed(g, tv)
+		why := g.DragonflyReason()
+		if why == "" {
+			why = "its switches are not all routers"
+		}
+		kind = "leaf switches joined by links that close triangles"
+		warnings = append(warnings, fmt.Sprintf("%s is no dragonfly procalloc recognises (%s), so its groups are not known: procalloc-group<N> are guessed, leaf switches joined by a link that closes more than half as many triangles as the most any link of either closes (a dragonfly group's all-to-all links; groups of fewer than four routers are not told apart)", g.Spec(), why))
+	}
+	// Groups in the order of their first top (the ordering's order of the leaves).
+	slot := map[int]int{}
+	var groups [][]int
+	for p := range tops {
+		k, ok := slot[groupOf[p]]
+		if !ok {
+			k = len(groups)
+			slot[groupOf[p]] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	unique := func(base string) string {
+		name := base
+		for i := 2; ; i++ {
+			if _, taken := vertex[name]; !taken {
+				if _, taken := t.Index(name); !taken {
+					return name
+				}
+			}
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+	}
+	var recs []switchRec
+	root := switchRec{name: unique("procalloc-root"), hasChildren: true}
+	nGroups := 0
+	for _, gr := range groups {
+		if len(gr) == 1 {
+			root.children = append(root.children, t.Switches[tops[gr[0]]].Name)
+			continue
+		}
+		nGroups++
+		r := switchRec{name: unique(fmt.Sprintf("procalloc-group%d", nGroups)), hasChildren: true}
+		for _, p := range gr {
+			r.children = append(r.children, t.Switches[tops[p]].Name)
+		}
+		recs = append(recs, r)
+		root.children = append(root.children, r.name)
+	}
+	if len(root.children) > 1 { // else the one group's switch is the root
+		recs = append(recs, root)
+	}
+	w := fmt.Sprintf("the switches form %d separate trees (%s has no switch above its leaf switches); procalloc adds %d virtual group switches (procalloc-group<N>: %s; a group of one switch goes under the root itself) and procalloc-root above them, so that Slurm keeps a job inside one leaf switch, else one group, else places it anywhere; without them Slurm never places a job larger than one tree", len(tops), g.Spec(), nGroups, kind)
+	return recs, append([]string{w}, warnings...)
+}
+
+// dragonflyGroupsGuessed returns a group key per switch vertex of tops (separate
+// trees of a graph that is no dragonfly Dragonfly recognises): tops joined by a link
+// in more than half as many triangles as the link of either end that closes the most
+// share a group. In a dragonfly group of A routers a local link closes A-2 triangles,
+// a global link about as many as there are global links between two groups, so
+// groups of fewer than four routers are not told apart: a guess, which joinTops says.
+func dragonflyGroupsGuessed(g *topo.Graph, tops []int) []int {
+	isTop := map[int]int{} // graph vertex -> position in tops
+	for p, v := range tops {
+		isTop[v] = p
 	}
 	nb := func(v int) []int {
 		out := slices.Clone(g.Neighbors(v, nil))
 		slices.Sort(out)
 		return out
 	}
-	// Union the tops joined by a link in more than half as many triangles as the
-	// link of either end that closes the most: in a dragonfly group of A routers a
-	// local link closes A-2 triangles, a global link about as many as there are
-	// global links between two groups (a group of 3 routers is not told apart).
 	parent := make([]int, len(tops))
 	for i := range parent {
 		parent[i] = i
@@ -303,51 +390,11 @@ func joinTops(g *topo.Graph, t *Tree, tops []int) ([]switchRec, []string) {
 			parent[find(l.a)] = find(l.b)
 		}
 	}
-	// Groups in the order of their first top (the ordering's order of the leaves).
-	slot := map[int]int{}
-	var groups [][]int
-	for p := range tops {
-		r := find(p)
-		k, ok := slot[r]
-		if !ok {
-			k = len(groups)
-			slot[r] = k
-			groups = append(groups, nil)
-		}
-		groups[k] = append(groups[k], p)
+	out := make([]int, len(tops))
+	for p := range out {
+		out[p] = find(p)
 	}
-	unique := func(base string) string {
-		name := base
-		for i := 2; ; i++ {
-			if _, taken := vertex[name]; !taken {
-				if _, taken := t.Index(name); !taken {
-					return name
-				}
-			}
-			name = fmt.Sprintf("%s-%d", base, i)
-		}
-	}
-	var recs []switchRec
-	root := switchRec{name: unique("procalloc-root"), hasChildren: true}
-	nGroups := 0
-	for _, gr := range groups {
-		if len(gr) == 1 {
-			root.children = append(root.children, t.Switches[tops[gr[0]]].Name)
-			continue
-		}
-		nGroups++
-		r := switchRec{name: unique(fmt.Sprintf("procalloc-group%d", nGroups)), hasChildren: true}
-		for _, p := range gr {
-			r.children = append(r.children, t.Switches[tops[p]].Name)
-		}
-		recs = append(recs, r)
-		root.children = append(root.children, r.name)
-	}
-	if len(root.children) > 1 { // else the one group's switch is the root
-		recs = append(recs, root)
-	}
-	w := fmt.Sprintf("the switches form %d separate trees (%s has no switch above its leaf switches); procalloc adds %d virtual group switches (procalloc-group<N>: leaf switches joined by all-to-all links, a dragonfly group) and procalloc-root above them, so that Slurm keeps a job inside one leaf switch, else one group, else places it anywhere; without them Slurm never places a job larger than one tree", len(tops), g.Spec(), nGroups)
-	return recs, []string{w}
+	return out
 }
 
 // countCommon counts the values two sorted slices share.

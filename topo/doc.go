@@ -57,7 +57,8 @@
 // Graph.Dragonfly (hosts per router, routers per group, groups: the builder's record,
 // or found from the links of a graph read from a file, however it numbers its hosts
 // and switches, with the routers' numbering in DragonflyRouterOf and
-// DragonflyRouterVertex and the reason a graph is none in DragonflyReason) and
+// DragonflyRouterVertex, the reason a graph is none in DragonflyReason, and in
+// DragonflyGroupsCertain whether a file's links allow other groups as well) and
 // Graph.TreeLevels (the switch levels of a tree fabric). netsim routes by them;
 // nothing re-parses a spec.
 //

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -90,6 +91,212 @@ func (g *Graph) DragonflyRouterIndex(v int) int {
 	return int(g.dfNum.vertexRouter[v-g.hosts])
 }
 
+// DragonflyGroupsCertain reports whether g's groups (Dragonfly, DragonflyRouterIndex
+// / RoutersPerGroup) are the only ones its input allows. A dragonfly Dragonfly built
+// has its spec's groups: certain. One recognised from links (a file) is certain when
+// no other split of its routers into groups of one size, each joined all to all and
+// every two linked, exists: the recogniser takes one split, and with small groups (two
+// routers: any matching of the routers whose pairs are all linked) or many global
+// links (dragonfly:hosts_per_router=3,routers_per_group=3,intergroup_links=3,
+// num_groups=11 is also 3 groups of 11) there may be others, equally dragonflies.
+// One exception: routers all joined to each other are taken as one group, and their
+// split into groups of one router each is not counted (the two make the same tree
+// of switches). Sizes that cannot split are ruled out first by counting (links,
+// and links that close triangles, below); the others are searched (dfFinder.split,
+// every split tried once, refusing groups with fewer neighbours than the other
+// groups they must reach), bounded by maxSplitWork per size: when the search stops
+// first, the groups are not certain. why says why not ("" when certain, or when g
+// is no dragonfly: false).
+func (g *Graph) DragonflyGroupsCertain() (certain bool, why string) {
+	sh, ok := g.Dragonfly()
+	if !ok {
+		return false, ""
+	}
+	if l := g.layout; l != nil && l.span == nil && l.a > 0 {
+		return true, ""
+	}
+	f, _, minDeg, reason := newDfFinder(g)
+	if reason != "" { // recognised, so it cannot be
+		return false, reason
+	}
+	n, nr, a := g.N(), len(f.group), sh.RoutersPerGroup
+	// mine[u]: g's group of router u (vertex n+u); seen (per size): the other
+	// split's group -> g's group of its first router.
+	mine := make([]int32, nr)
+	for u := range mine {
+		mine[u] = int32(g.DragonflyRouterIndex(n+u) / a)
+	}
+	// A clique of 3 or more routers that spans two groups has a link between groups
+	// that closes a triangle at each of its routers. So in any split into groups of
+	// s >= 3 routers a router at no such link (outside) is in a group inside its
+	// group of g: no such group exists when s > a, and when s < a it reaches too
+	// few others if its routers have too few links out (insideFew). A group of g
+	// none of whose routers is at such a link (plain) splits into groups inside
+	// it: itself (s = a), or a/s parts (s < a, s dividing a) with a link between
+	// every two parts of two plain groups, (a/s)^2 links between them at least. And
+	// a group of g with a router outside is a group of every split of size a.
+	inTri := make([]bool, nr) // router u ends a link between groups that closes a triangle
+	pairs := map[[2]int32]int{}
+	for u := range int32(nr) {
+		nbu := f.radj[f.off[u]:f.off[u+1]]
+		for _, v := range nbu {
+			if v <= u || mine[u] == mine[v] {
+				continue
+			}
+			pairs[[2]int32{min(mine[u], mine[v]), max(mine[u], mine[v])}]++
+			if countCommon32(nbu, f.radj[f.off[v]:f.off[v+1]]) > 0 {
+				inTri[u], inTri[v] = true, true
+			}
+		}
+	}
+	plain := make([]bool, sh.Groups)
+	for i := range plain {
+		plain[i] = true
+	}
+	allPlain, anyPlain, anyOutside := true, false, false
+	for u, t := range inTri {
+		if t {
+			plain[mine[u]] = false
+		} else {
+			anyOutside = true
+		}
+	}
+	for _, p := range plain {
+		allPlain, anyPlain = allPlain && p, anyPlain || p
+	}
+	fewest := math.MaxInt // between two plain groups (every two are linked)
+	for pr, c := range pairs {
+		if plain[pr[0]] && plain[pr[1]] {
+			fewest = min(fewest, c)
+		}
+	}
+	// A group of s routers inside a group of g's reaches its a-s others and its
+	// routers' links out of the group: per group of g, its routers' links out of
+	// it, most first, summed (glob[X][s] for the s first).
+	glob := make([][]int, sh.Groups)
+	for u := range nr {
+		out := 0
+		for _, w := range f.radj[f.off[u]:f.off[u+1]] {
+			if mine[w] != mine[u] {
+				out++
+			}
+		}
+		glob[mine[u]] = append(glob[mine[u]], out)
+	}
+	for X := range glob {
+		slices.SortFunc(glob[X], func(x, y int) int { return y - x })
+		sum := []int{0}
+		for _, d := range glob[X] {
+			sum = append(sum, sum[len(sum)-1]+d)
+		}
+		glob[X] = sum
+	}
+	// insideFew reports whether a router outside every triangle of a link between
+	// groups (whose group of size s lies inside its group of g) has a group of g
+	// whose parts of s routers reach fewer than the G-1 other groups.
+	insideFew := func(size, G int) bool {
+		for u, t := range inTri {
+			if !t && a-size+glob[mine[u]][size] < G-1 {
+				return true
+			}
+		}
+		return false
+	}
+	for size := 1; size <= min(minDeg+1, nr); size++ {
+		G := nr / size
+		if nr%size != 0 || size == 1 && sh.Groups == 1 || int64(G)*int64(size)*int64(size-1)/2+int64(G)*int64(G-1)/2 > int64(f.off[nr])/2 {
+			continue // not a divisor, or too few links for groups of size
+		}
+		switch {
+		case size < 3:
+		case size == a && allPlain, size > a && anyOutside, size < a && anyPlain && (a%size != 0 || fewest < (a/size)*(a/size)), size < a && insideFew(size, G):
+			continue // no split of this size but g's (above)
+		}
+		f.reach = true
+		f.pre, f.preGroups = nil, 0
+		if size == a && size >= 3 && anyOutside {
+			// A group of g with a router outside (above) is a group of every split
+			// into groups of a: fixed, the search splits the others.
+			label := make([]int32, sh.Groups)
+			for u, t := range inTri {
+				if !t && label[mine[u]] == 0 {
+					f.preGroups++
+					label[mine[u]] = f.preGroups
+				}
+			}
+			f.pre = make([]int32, nr)
+			for u := range nr {
+				f.pre[u] = label[mine[u]]
+			}
+		}
+		seen := make([]int32, nr/size+1)
+		f.accept = func() bool {
+			if size != a {
+				return true
+			}
+			for i := range seen {
+				seen[i] = -1
+			}
+			for u, gp := range f.group {
+				if seen[gp] < 0 {
+					seen[gp] = mine[u]
+				} else if seen[gp] != mine[u] {
+					return true
+				}
+			}
+			return false // g's own split
+		}
+		_, reason := f.split(size, G)
+		switch {
+		case reason == "":
+			// Two routers the other split puts together and g's does not, or (a split
+			// of g's groups in parts) the other way round.
+			first := make([]int32, G+1)
+			for i := range first {
+				first[i] = -1
+			}
+			for u, gp := range f.group {
+				if first[gp] < 0 {
+					first[gp] = int32(u)
+				} else if mine[first[gp]] != mine[u] {
+					return false, fmt.Sprintf("its links also split its %d routers into groups of %d, one holding switches %s and %s, which the groups taken keep apart",
+						nr, size, g.Name(n+int(first[gp])), g.Name(n+u))
+				}
+			}
+			for u := range nr {
+				for v := u + 1; v < nr; v++ {
+					if mine[u] == mine[v] && f.group[u] != f.group[v] {
+						return false, fmt.Sprintf("its links also split its %d routers into groups of %d, which keep switches %s and %s apart, one group in the groups taken",
+							nr, size, g.Name(n+u), g.Name(n+v))
+					}
+				}
+			}
+			return false, fmt.Sprintf("its links also split its %d routers into groups of %d", nr, size) // not reached: the splits differ
+		case f.steps > f.maxSteps:
+			return false, fmt.Sprintf("the search for other splits of its %d routers into groups of %d stopped at its bound (%d steps) before it could tell", nr, size, f.maxSteps)
+		}
+	}
+	return true, ""
+}
+
+// countCommon32 counts the values two ascending slices share.
+func countCommon32(a, b []int32) int {
+	c, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			c++
+			i++
+			j++
+		}
+	}
+	return c
+}
+
 // maxSplitWork bounds the search for the groups of one size (dfFinder.split), in
 // neighbours visited, with 32 more per link end between routers: a dragonfly's
 // groups are found in a few visits per link end; the bound stops the search on
@@ -110,44 +317,12 @@ const maxSplitWork = 1 << 20
 func recogniseDragonfly(g *Graph) (DragonflyShape, dragonflyNumbering, string) {
 	var none DragonflyShape
 	var noNum dragonflyNumbering
-	n, nv := g.N(), g.Vertices()
-	nr := nv - n
-	if n < 1 || nr < 1 {
-		return none, noNum, "it has no hosts or no switches"
+	f, p, minDeg, reason := newDfFinder(g)
+	if reason != "" {
+		return none, noNum, reason
 	}
-	hosts := make([]int32, nr) // hosts per router
-	for h := range n {
-		if len(g.adj[h]) != 1 || g.adj[h][0] < n {
-			return none, noNum, fmt.Sprintf("host %s is not on one switch alone", g.Name(h))
-		}
-		hosts[g.adj[h][0]-n]++
-	}
-	p := int(hosts[0])
-	for u, c := range hosts {
-		if int(c) != p {
-			return none, noNum, fmt.Sprintf("switch %s has %d hosts and switch %s %d; a dragonfly's routers have as many", g.Name(n), p, g.Name(n+u), c)
-		}
-	}
-	// The routers' links to routers (ascending: adj lists may be in file order).
-	off := make([]int32, nr+1)
-	for u := range nr {
-		off[u+1] = off[u] + int32(len(g.adj[n+u])-p)
-	}
-	radj := make([]int32, off[nr])
-	minDeg := int(off[1] - off[0])
-	for u := range nr {
-		nb := radj[off[u]:off[u]:off[u+1]]
-		for _, w := range g.adj[n+u] {
-			if w >= n {
-				nb = append(nb, int32(w-n))
-			}
-		}
-		slices.Sort(nb)
-		minDeg = min(minDeg, len(nb))
-	}
-	links := int64(off[nr]) / 2
-	f := dfFinder{off: off, radj: radj, group: make([]int32, nr), mark: make([]int32, nr), work: make([]int32, nr),
-		name: func(u int32) string { return g.Name(n + int(u)) }}
+	nr := len(f.group)
+	links := int64(f.off[nr]) / 2
 	first := ""
 	try := func(a int, consecutive bool) []int32 {
 		G := nr / a
@@ -202,6 +377,50 @@ func recogniseDragonfly(g *Graph) (DragonflyShape, dragonflyNumbering, string) {
 	return none, noNum, fmt.Sprintf("no split of its %d switches into groups joined all to all, every two linked (group sizes up to %d tried; the largest: %s)", nr, min(minDeg+1, nr), first)
 }
 
+// newDfFinder returns the finder of g's router graph (the switches, each with p
+// hosts pendant on it, and their links to each other) and the fewest links a
+// router has to routers, or the reason g's hosts and switches are no dragonfly's.
+func newDfFinder(g *Graph) (f *dfFinder, p, minDeg int, reason string) {
+	n, nv := g.N(), g.Vertices()
+	nr := nv - n
+	if n < 1 || nr < 1 {
+		return nil, 0, 0, "it has no hosts or no switches"
+	}
+	hosts := make([]int32, nr) // hosts per router
+	for h := range n {
+		if len(g.adj[h]) != 1 || g.adj[h][0] < n {
+			return nil, 0, 0, fmt.Sprintf("host %s is not on one switch alone", g.Name(h))
+		}
+		hosts[g.adj[h][0]-n]++
+	}
+	p = int(hosts[0])
+	for u, c := range hosts {
+		if int(c) != p {
+			return nil, 0, 0, fmt.Sprintf("switch %s has %d hosts and switch %s %d; a dragonfly's routers have as many", g.Name(n), p, g.Name(n+u), c)
+		}
+	}
+	// The routers' links to routers (ascending: adj lists may be in file order).
+	off := make([]int32, nr+1)
+	for u := range nr {
+		off[u+1] = off[u] + int32(len(g.adj[n+u])-p)
+	}
+	radj := make([]int32, off[nr])
+	minDeg = int(off[1] - off[0])
+	for u := range nr {
+		nb := radj[off[u]:off[u]:off[u+1]]
+		for _, w := range g.adj[n+u] {
+			if w >= n {
+				nb = append(nb, int32(w-n))
+			}
+		}
+		slices.Sort(nb)
+		minDeg = min(minDeg, len(nb))
+	}
+	f = &dfFinder{off: off, radj: radj, group: make([]int32, nr), mark: make([]int32, nr), work: make([]int32, nr),
+		name: func(u int32) string { return g.Name(n + int(u)) }}
+	return f, p, minDeg, ""
+}
+
 // dfFinder splits a router graph (routers 0..nr-1, ascending neighbour lists
 // radj[off[u]:off[u+1]]) into a dragonfly's groups.
 type dfFinder struct {
@@ -213,6 +432,39 @@ type dfFinder struct {
 	maxSteps    int                  // the bound on steps (maxSplitWork and more)
 	why         string               // the first reason a search step failed
 	name        func(u int32) string // router u's vertex name
+	// accept, when set, is asked of every split found (in group): false goes on
+	// searching for another (DragonflyGroupsCertain: a split other than g's).
+	accept func() bool
+	// reach: refuse a group whose routers have fewer neighbours outside it than
+	// the G-1 other groups it must be linked to (each neighbour is in one group).
+	// DragonflyGroupsCertain sets it: it cuts the parts of a group (a group of 8 of
+	// a dragonfly's 16 reaches 8 + its global links) at once.
+	reach bool
+	// pre, when set, are groups fixed before the search (group + 1 per router, 0
+	// for none; groups 1..preGroups), which split keeps.
+	pre       []int32
+	preGroups int32
+}
+
+// reaches reports whether the group of u and pick has at least G-1 neighbours
+// outside it (reach).
+func (f *dfFinder) reaches(u int32, pick []int32) bool {
+	f.stamp++
+	f.mark[u] = f.stamp
+	for _, v := range pick {
+		f.mark[v] = f.stamp
+	}
+	out := 0
+	for _, v := range append([]int32{u}, pick...) {
+		f.steps += int(f.off[v+1] - f.off[v])
+		for _, w := range f.radj[f.off[v]:f.off[v+1]] {
+			if f.mark[w] != f.stamp {
+				f.mark[w] = f.stamp
+				out++
+			}
+		}
+	}
+	return out >= f.G-1
 }
 
 // joined reports whether routers u and v are joined.
@@ -253,9 +505,14 @@ func (f *dfFinder) consecutive(a int) ([]int32, string) {
 // tries every set once, bounded by maxSplitWork).
 func (f *dfFinder) split(a, G int) ([]int32, string) {
 	clear(f.group)
+	var done int32
+	if f.pre != nil {
+		copy(f.group, f.pre)
+		done = f.preGroups
+	}
 	f.steps, f.a, f.G, f.why = 0, a, G, ""
 	f.maxSteps = maxSplitWork + 32*len(f.radj)
-	if !f.cover(0, 0) {
+	if !f.cover(0, done) {
 		switch {
 		case f.steps > f.maxSteps:
 			return nil, "the search for the groups took too long"
@@ -291,7 +548,7 @@ func (f *dfFinder) cover(u int32, done int32) bool {
 			f.why = r
 			return false
 		}
-		return true
+		return f.accept == nil || f.accept()
 	}
 	// Candidates: neighbours not yet in a group sharing a - 2 neighbours with u
 	// (none needed in groups of one).
@@ -349,6 +606,9 @@ func (f *dfFinder) cover(u int32, done int32) bool {
 		found = f.clique(cand, pick, 0, f.a-1, func(pick []int32) bool {
 			if pass != anyClique && f.maximal(u, pick) != (pass == maximalOnly) {
 				return false
+			}
+			if f.reach && !f.reaches(u, pick) {
+				return f.steps > f.maxSteps
 			}
 			for _, v := range pick {
 				f.group[v] = done + 1

@@ -3,6 +3,7 @@ package topo
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -350,6 +351,14 @@ func TestDragonflyRecognisedIffSplitExists(t *testing.T) {
 // splitExists reports whether the routers of adj split into groups of a routers
 // joined all to all with a link between every two groups (brute force).
 func splitExists(adj [][]bool, a int) bool {
+	return eachSplit(adj, a, func([]int) bool { return true })
+}
+
+// eachSplit calls found with every split of the routers of adj into groups of a
+// routers joined all to all with a link between every two groups (group per router,
+// numbered in order of their lowest router), by brute force, until found reports
+// true; it reports whether one did.
+func eachSplit(adj [][]bool, a int, found func(group []int) bool) bool {
 	nr := len(adj)
 	group := make([]int, nr)
 	for u := range group {
@@ -378,7 +387,7 @@ func splitExists(adj [][]bool, a int) bool {
 					}
 				}
 			}
-			return true
+			return found(group)
 		}
 		group[u] = next
 		var pick func(from, need int) bool
@@ -440,3 +449,130 @@ func benchRecognise(b *testing.B, random bool) {
 
 func BenchmarkRecogniseDragonfly100kAsSpec(b *testing.B)   { benchRecognise(b, false) }
 func BenchmarkRecogniseDragonfly100kAtRandom(b *testing.B) { benchRecognise(b, true) }
+
+// TestDragonflyGroupsCertainBruteForce: a dragonfly read from links has certain
+// groups exactly when no other split of its routers into groups of one size (joined
+// all to all, every two linked) exists, every split of every size tried by brute
+// force (but the split into single routers of routers all joined, which makes the
+// same tree); when one exists, the reason names two routers that one of the two
+// splits puts together and the other keeps apart. Relabelled dragonflies of 1 to 6
+// routers a group (1 to 4 links between two groups, at most 12 routers) and small
+// random router graphs; a dragonfly built from its spec is always certain.
+func TestDragonflyGroupsCertainBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 9))
+	var graphs []*Graph
+	for a := 1; a <= 6; a++ {
+		for G := 1; G*a <= 12; G++ {
+			for l := 1; l <= 4; l++ {
+				if G == 1 && l > 1 {
+					continue
+				}
+				p := 1 + rng.IntN(2)
+				spec, err := Dragonfly(p, a, l, G)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok, why := spec.DragonflyGroupsCertain(); !ok {
+					t.Errorf("%s: not certain (%s)", spec.Spec(), why)
+				}
+				file, _, _ := relabelledEdgeList(spec, rng)
+				g, err := ReadGraph(strings.NewReader(file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				graphs = append(graphs, g)
+			}
+		}
+	}
+	for range 400 {
+		nr := 1 + rng.IntN(9)
+		var b strings.Builder
+		for u := range nr {
+			fmt.Fprintf(&b, "%%switch s%d\nh%d s%d\n", u, u, u)
+		}
+		a := 1 + rng.IntN(nr)
+		for nr%a != 0 {
+			a--
+		}
+		perm := rng.Perm(nr)
+		for i := range nr {
+			for j := i + 1; j < nr; j++ {
+				if i/a == j/a || rng.IntN(3) == 0 {
+					fmt.Fprintf(&b, "s%d s%d\n", perm[i], perm[j])
+				}
+			}
+		}
+		g, err := ReadGraph(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, g)
+	}
+	certain, uncertain := 0, 0
+	for i, g := range graphs {
+		sh, ok := g.Dragonfly()
+		if !ok {
+			if c, _ := g.DragonflyGroupsCertain(); c {
+				t.Fatalf("graph %d: no dragonfly, yet certain", i)
+			}
+			continue
+		}
+		n, nr, a := g.N(), g.Vertices()-g.N(), sh.RoutersPerGroup
+		adj := make([][]bool, nr)
+		for u := range adj {
+			adj[u] = make([]bool, nr)
+			for _, w := range g.adj[n+u] {
+				if w >= n {
+					adj[u][w-n] = true
+				}
+			}
+		}
+		mine := make([]int, nr)
+		for u := range mine {
+			mine[u] = g.DragonflyRouterIndex(n+u) / a
+		}
+		other := false
+		for size := 1; size <= nr && !other; size++ {
+			if nr%size != 0 || size == 1 && sh.Groups == 1 {
+				continue
+			}
+			other = eachSplit(adj, size, func(group []int) bool {
+				if size != a {
+					return true
+				}
+				to := map[int]int{}
+				for u, gp := range group {
+					if m, seen := to[gp]; seen && m != mine[u] {
+						return true
+					}
+					to[gp] = mine[u]
+				}
+				return false
+			})
+		}
+		got, why := g.DragonflyGroupsCertain()
+		if got == other {
+			t.Fatalf("graph %d (%+v): certain %v (%s), another split by brute force: %v", i, sh, got, why, other)
+		}
+		if got {
+			certain++
+			continue
+		}
+		uncertain++
+		// The two switches named share a group of the other split, not of g's, or
+		// the other way round.
+		m := regexp.MustCompile(`switches (\S+) and ([^\s,]+),? (apart|which)`).FindStringSubmatch(why)
+		if m == nil {
+			t.Fatalf("graph %d (%+v): reason %q names no switches", i, sh, why)
+		}
+		x, _ := g.Lookup(m[1])
+		y, _ := g.Lookup(m[2])
+		if together := g.DragonflyRouterIndex(x)/a == g.DragonflyRouterIndex(y)/a; together != (m[3] == "apart") {
+			t.Fatalf("graph %d (%+v): reason %q, yet the groups taken put them together: %v", i, sh, why, together)
+		}
+	}
+	if certain < 20 || uncertain < 20 {
+		t.Errorf("%d certain and %d uncertain dragonflies: the trials do not test both sides", certain, uncertain)
+	}
+	t.Logf("%d graphs: %d dragonflies with certain groups, %d with others", len(graphs), certain, uncertain)
+}
