@@ -694,7 +694,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if rp.Trace.Format == FormatSacct {
 		rep.TimeZone = rp.Trace.TimeZone
 	}
-	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
+	rep.AllocTime = newAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {
 		rep.LoadFactor = rp.Spec.LoadFactor

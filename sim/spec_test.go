@@ -198,7 +198,7 @@ func TestParseEnums(t *testing.T) {
 		t.Error("ParseFormat accepted json")
 	}
 	for in, want := range map[string]Compat{"": "", "default": "", "premas": "premas", "sst": "sst"} {
-		if c, err := ParseCompat(in); err != nil || c != want || (in != "" && CompatName(c) != in && in != "default") {
+		if c, err := ParseCompat(in); err != nil || c != want || (in != "" && c.String() != in && in != "default") {
 			t.Errorf("ParseCompat(%q) = %q, %v", in, c, err)
 		}
 	}
