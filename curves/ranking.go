@@ -510,12 +510,12 @@ func readRankingJSON(r io.Reader, n int, spec string) (Order, error) {
 	return Order(slices.Clone(doc.Order)), nil
 }
 
-// MaxHostNamesBytes bounds a host-name file: 64 bytes for each of the at most
-// hostlist.MaxHosts names; MaxHostNamesLine bounds one line (a name, or a hostlist
+// maxHostNamesBytes bounds a host-name file: 64 bytes for each of the at most
+// hostlist.MaxHosts names; maxHostNamesLine bounds one line (a name, or a hostlist
 // expression standing for many).
 const (
-	MaxHostNamesBytes = 64 * hostlist.MaxHosts
-	MaxHostNamesLine  = 1 << 20
+	maxHostNamesBytes = 64 * hostlist.MaxHosts
+	maxHostNamesLine  = 1 << 20
 )
 
 // ExpandHostNames expands one Slurm hostlist expression (node[0001-1024]) into
@@ -539,11 +539,12 @@ func ExpandHostNames(expr string) ([]string, error) {
 // blank lines skipped); a line may hold a Slurm hostlist expression (node[01-16]),
 // which stands for its names in order. Names must be unique and free of spaces.
 //
-// The input is read through the caps MaxHostNamesBytes and MaxHostNamesLine.
+// The input is read through caps of 256 MiB (64 bytes for each of the at most 2^22
+// names, hostlist.MaxHosts) and of 1 MiB a line (maxHostNamesBytes, maxHostNamesLine).
 func ReadHostNames(r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
-	lines := textin.NewLinesMax(textin.Capped(r, MaxHostNamesBytes, "the host names"), MaxHostNamesLine)
+	lines := textin.NewLinesMax(textin.Capped(r, maxHostNamesBytes, "the host names"), maxHostNamesLine)
 	for lines.Next() {
 		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {
