@@ -737,7 +737,7 @@ func TestGenerateContext(t *testing.T) {
 	}
 	// Skipped with more than its estimate left (but less than twice): the message
 	// says so truthfully, in the user's words (order's notes print it).
-	est := time.Duration(SpectralSeconds(big) * float64(time.Second))
+	est := time.Duration(spectralSeconds(big) * float64(time.Second))
 	hctx, hcancel := context.WithTimeout(context.Background(), est*3/2)
 	defer hcancel()
 	_, err := GenerateContext(hctx, "spectral", big)

@@ -215,7 +215,7 @@ func TestJGFWriterFields(t *testing.T) {
 
 // Flux names its graphs .json: a file named so is a Flux graph (or R) or procalloc's
 // JSON ranking by its content. A graph with every core, as Flux writes one, takes
-// more than a ranking's 1 KiB per node and is read within JGFBytesPerNode.
+// more than a ranking's 1 KiB per node and is read within jgfBytesPerNode.
 func TestJGFNamedJSONAndLarge(t *testing.T) {
 	const n, cores = 64, 96
 	hosts := make([]string, n)
@@ -238,7 +238,7 @@ func TestJGFNamedJSONAndLarge(t *testing.T) {
 		}
 	}
 	big := []byte(`{"graph":{"nodes":[` + strings.Join(vs, ",\n") + "],\n" + `"edges":[` + strings.Join(es, ",\n") + "]}}\n")
-	if int64(len(big)) <= MaxRankingBytes(n) {
+	if int64(len(big)) <= maxRankingBytes(n) {
 		t.Fatalf("%d bytes is within a ranking's cap: the test shows nothing", len(big))
 	}
 	want := make(Order, n)

@@ -201,34 +201,30 @@ func ReadMachineRanking(path string, m topo.Machine) (Order, error) {
 	return ReadRankingFileOf(path, m, NodeNames(m))
 }
 
-// RankingBytesPerNode bounds a ranking file of an n-node machine to
-// MaxRankingBytes(n) bytes: a line per node with room for comments (a Flux
-// resource graph has its own, JGFBytesPerNode). Ranking files are read through this cap, so that
-// /dev/zero, an endless pipe or a wrong file fails at once instead of exhausting
-// memory. It is a constant, not a setting: a variable any importer could change
-// would move the cap for every reader in the process (and race with them).
-const RankingBytesPerNode int64 = 1 << 10
+// rankingBytesPerNode bounds a ranking file of an n-node machine to
+// maxRankingBytes(n) bytes: a line per node with room for comments (a Flux
+// resource graph has its own, jgfBytesPerNode). Ranking files are read through
+// this cap, so that /dev/zero, an endless pipe or a wrong file fails at once
+// instead of exhausting memory. It is a constant, not a setting: a variable would
+// move the cap for every reader in the process (and race with them).
+const rankingBytesPerNode int64 = 1 << 10
 
-// MaxRankingBytes is the longest ranking file of an n-node machine read:
-// 1 MiB + RankingBytesPerNode per node.
-func MaxRankingBytes(n int) int64 { return 1<<20 + RankingBytesPerNode*int64(max(n, 0)) }
+// maxRankingBytes is the longest ranking file of an n-node machine read:
+// 1 MiB + rankingBytesPerNode per node.
+func maxRankingBytes(n int) int64 { return 1<<20 + rankingBytesPerNode*int64(max(n, 0)) }
 
-// JGFBytesPerNode is RankingBytesPerNode for a Flux resource graph (FormatJGF), and
-// for input that starts with '{' while its format is still to be found: Flux's own
-// graphs hold every core, socket, GPU and memory vertex of a node, about 30 KB per
-// node in flux-sched's t/data/resource/jgfs/power.json (2,148,913 bytes, 72 nodes).
-var JGFBytesPerNode int64 = 64 << 10
+// jgfBytesPerNode is rankingBytesPerNode for a Flux resource graph (FormatJGF), and
+// for input that starts with '{' while its format is still to be found (see
+// MaxJGFBytes).
+const jgfBytesPerNode int64 = 64 << 10
 
-// MaxJGFBytes is the longest Flux resource graph of an n-node machine read:
-// 1 MiB + JGFBytesPerNode per node.
-func MaxJGFBytes(n int) int64 { return 1<<20 + JGFBytesPerNode*int64(max(n, 0)) }
-
-// ReadRankingData reads a whole ranking of an n-node machine from r (a file or
-// standard input, named name in errors) through the cap MaxRankingBytes(n), for
-// callers that detect the format from the content (DetectFormat).
-func ReadRankingData(r io.Reader, n int, name string) ([]byte, error) {
-	return readRankingData(r, n, name, MaxRankingBytes(n))
-}
+// MaxJGFBytes is the longest Flux resource graph (JGF, FormatJGF) of an n-node
+// machine read: 1 MiB + 64 KiB per node, twice what Flux's own graphs take with
+// every core, socket, GPU and memory vertex (about 30 KB per node in flux-sched's
+// t/data/resource/jgfs/power.json, 2,148,913 bytes for 72 nodes). A ranking in
+// another format is capped at 1 MiB + 1 KiB per node. Callers reading a Flux
+// graph themselves (curve --flux-graph) read it through this cap.
+func MaxJGFBytes(n int) int64 { return 1<<20 + jgfBytesPerNode*int64(max(n, 0)) }
 
 func readRankingData(r io.Reader, n int, name string, limit int64) ([]byte, error) {
 	data, err := textin.ReadAll(r, limit, fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
@@ -255,9 +251,9 @@ func readRankingFile(path string, n int, spec string, hosts []string) (Order, er
 // ReadRankingFrom reads a whole ranking of machine m from r (a file or standard
 // input, named name in errors) in format f, or, f empty, the format DetectFormat
 // finds in the content (which cannot tell one number per line apart: ranks or
-// order must then be given). It is ReadRankingOf through the cap MaxRankingBytes,
-// for input whose name says nothing of its format (standard input, a file named
-// without the format's extension).
+// order must then be given). It is ReadRankingOf through the cap of 1 MiB + 1 KiB
+// per node (a Flux graph: MaxJGFBytes), for input whose name says nothing of its
+// format (standard input, a file named without the format's extension).
 func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts []string) (Order, error) {
 	return readRankingFrom(r, name, f, m.N(), m.Spec(), hosts)
 }
@@ -279,7 +275,7 @@ func ReadFormatFromPath(path string) (Format, bool) {
 }
 
 func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
-	limit := MaxRankingBytes(n)
+	limit := maxRankingBytes(n)
 	br := bufio.NewReader(r)
 	if f == "" || f == FormatJGF || f == FormatJSONOrJGF {
 		// A JSON document may be a Flux resource graph, which takes more room.
@@ -314,8 +310,8 @@ func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hos
 // ReadRanking reads a ranking of an n-node machine in format f and checks that it is a
 // permutation of 0..n-1: a malformed line, a value out of range, a duplicate, a missing
 // node or a wrong count is an error naming the line and the problem. hosts are the
-// node names for FormatHosts (nil: node indices). More than MaxRankingBytes(n) bytes
-// is an error wrapping textin's ErrTooLarge.
+// node names for FormatHosts (nil: node indices). More than 1 MiB + 1 KiB per node
+// (a Flux graph: MaxJGFBytes(n)) is an error wrapping textin's ErrTooLarge.
 func ReadRanking(r io.Reader, f Format, n int, hosts []string) (Order, error) {
 	return readRanking(r, f, n, "", hosts)
 }
@@ -330,7 +326,7 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 	if n < 1 {
 		return nil, fmt.Errorf("machine has no nodes")
 	}
-	limit := MaxRankingBytes(n)
+	limit := maxRankingBytes(n)
 	if f == FormatJGF || f == FormatJSONOrJGF {
 		limit = MaxJGFBytes(n)
 	}
@@ -343,8 +339,8 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 		f = FormatJSON
 		if isJGFDocument(data) {
 			f = FormatJGF
-		} else if int64(len(data)) > MaxRankingBytes(n) {
-			return nil, fmt.Errorf("a ranking of %d nodes is longer than %d bytes: %w", n, MaxRankingBytes(n), textin.ErrTooLarge)
+		} else if int64(len(data)) > maxRankingBytes(n) {
+			return nil, fmt.Errorf("a ranking of %d nodes is longer than %d bytes: %w", n, maxRankingBytes(n), textin.ErrTooLarge)
 		}
 		r = bytes.NewReader(data)
 	}
@@ -514,12 +510,12 @@ func readRankingJSON(r io.Reader, n int, spec string) (Order, error) {
 	return Order(slices.Clone(doc.Order)), nil
 }
 
-// MaxHostNamesBytes bounds a host-name file: 64 bytes for each of the at most
-// hostlist.MaxHosts names; MaxHostNamesLine bounds one line (a name, or a hostlist
+// maxHostNamesBytes bounds a host-name file: 64 bytes for each of the at most
+// hostlist.MaxHosts names; maxHostNamesLine bounds one line (a name, or a hostlist
 // expression standing for many).
 const (
-	MaxHostNamesBytes = 64 * hostlist.MaxHosts
-	MaxHostNamesLine  = 1 << 20
+	maxHostNamesBytes = 64 * hostlist.MaxHosts
+	maxHostNamesLine  = 1 << 20
 )
 
 // ExpandHostNames expands one Slurm hostlist expression (node[0001-1024]) into
@@ -543,11 +539,12 @@ func ExpandHostNames(expr string) ([]string, error) {
 // blank lines skipped); a line may hold a Slurm hostlist expression (node[01-16]),
 // which stands for its names in order. Names must be unique and free of spaces.
 //
-// The input is read through the caps MaxHostNamesBytes and MaxHostNamesLine.
+// The input is read through caps of 256 MiB (64 bytes for each of the at most 2^22
+// names, hostlist.MaxHosts) and of 1 MiB a line (maxHostNamesBytes, maxHostNamesLine).
 func ReadHostNames(r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
-	lines := textin.NewLinesMax(textin.Capped(r, MaxHostNamesBytes, "the host names"), MaxHostNamesLine)
+	lines := textin.NewLinesMax(textin.Capped(r, maxHostNamesBytes, "the host names"), maxHostNamesLine)
 	for lines.Next() {
 		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {

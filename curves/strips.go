@@ -92,10 +92,10 @@ func Strips(g *topo.Grid, s int) (Order, error) {
 	return o, nil
 }
 
-// SpectralSeconds estimates how long Spectral takes on m (its dense eigendecomposition
+// spectralSeconds estimates how long Spectral takes on m (its dense eigendecomposition
 // is O(n^3) in the vertices): 17 s at 1,024 vertices on the project's 2-core machine,
 // scaled by the cube of the size. Used to skip it when a deadline is nearer.
-func SpectralSeconds(m topo.Machine) float64 {
+func spectralSeconds(m topo.Machine) float64 {
 	r := float64(topo.Vertices(m)) / 1024
 	return 17 * r * r * r
 }
@@ -106,7 +106,7 @@ func SpectralSeconds(m topo.Machine) float64 {
 // skipped and why (order's notes print it), not "context deadline exceeded".
 type spectralSkipped struct {
 	spec           string
-	estimate, left float64 // seconds: SpectralSeconds, and the time left at the check
+	estimate, left float64 // seconds: spectralSeconds, and the time left at the check
 }
 
 func (e spectralSkipped) Error() string {
@@ -120,11 +120,12 @@ func (e spectralSkipped) Is(target error) bool { return target == context.Deadli
 // GenerateContext is Generate, stopped by ctx: it returns context.Cause(ctx) as soon as ctx
 // ends, and refuses up front (with context.DeadlineExceeded) a curve that is not
 // expected to finish well before ctx's deadline (the spectral ordering when less
-// than twice SpectralSeconds is left: the estimate is for an idle machine). On
-// machines of asyncCurveNodes nodes or more, a curve with its own GenerateContext
-// (the breadth-first ones) stops between its searches; any other, and spectral
-// always, is generated in a goroutine that is abandoned when ctx ends: it finishes
-// in the background and its result is dropped.
+// than twice its estimate is left: 17 s at 1,024 vertices on an idle 2-core
+// machine, scaled by the cube of the size). On machines of 65,536 nodes or more
+// (asyncCurveNodes), a curve with its own GenerateContext (the breadth-first ones)
+// stops between its searches; any other, and spectral always, is generated in a
+// goroutine that is abandoned when ctx ends: it finishes in the background and its
+// result is dropped.
 func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, error) {
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
@@ -149,8 +150,8 @@ func GenerateContext(ctx context.Context, name string, m topo.Machine) (Order, e
 		return o, nil
 	}
 	if name == "spectral" {
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < 2*SpectralSeconds(m) {
-			return nil, spectralSkipped{spec: m.Spec(), estimate: SpectralSeconds(m), left: time.Until(dl).Seconds()}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl).Seconds() < 2*spectralSeconds(m) {
+			return nil, spectralSkipped{spec: m.Spec(), estimate: spectralSeconds(m), left: time.Until(dl).Seconds()}
 		}
 	}
 	type result struct {

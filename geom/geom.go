@@ -46,9 +46,9 @@ func LInf[T Number](a, b []T) T {
 	return m
 }
 
-// SortedPairwise1D returns the sum of |c_i - c_j| over unordered pairs of the
+// sortedPairwise1D returns the sum of |c_i - c_j| over unordered pairs of the
 // coordinates c, which must already be sorted ascending. O(len(c)).
-func SortedPairwise1D[T Number](c []T) T {
+func sortedPairwise1D[T Number](c []T) T {
 	var s T
 	k := len(c)
 	for i, v := range c {
@@ -60,7 +60,7 @@ func SortedPairwise1D[T Number](c []T) T {
 // Pairwise1D returns the sum of |c_i - c_j| over unordered pairs; c is reordered.
 func Pairwise1D[T Number](c []T) T {
 	slices.Sort(c)
-	return SortedPairwise1D(c)
+	return sortedPairwise1D(c)
 }
 
 // PairwiseL1 returns the total pairwise L1 distance of pts: the sum over unordered

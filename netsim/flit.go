@@ -135,12 +135,12 @@ type fterm struct {
 // ErrDeadlock, naming a cycle of waiting virtual channels, when no flit has moved for
 // a while although some are in the network.
 type FlitEngine struct {
-	cfg     FlitConfig
-	m       topo.Machine
-	spec    string
-	V, B    int32 // cfg.VCs and cfg.VCBuffer, read in the inner loops (only this package uses them)
-	nterm   int
-	routers []frouter
+	cfg        FlitConfig
+	m          topo.Machine
+	spec       string
+	vcs, vcBuf int32 // cfg.VCs and cfg.VCBuffer, read in the inner loops
+	nterm      int
+	routers    []frouter
 
 	// grid routing
 	grid   *topo.Grid
@@ -166,15 +166,15 @@ type FlitEngine struct {
 	termPort   []int32 // terminal -> global port of its router's terminal port
 	ports      []fport // the four above per global port, packed (built by Reset)
 
-	// input virtual channels, global index gp*V + vc
-	buf    []int32 // buffers, B flits each
+	// input virtual channels, global index gp*vcs + vc
+	buf    []int32 // buffers, vcBuf flits each
 	iv     []fivc
 	swRR   []int32 // per global input port
 	saAptr []int32 // per global input port
 	saGptr []int32 // per global output port
 	vaAptr []int32 // per global input VC
 	vaGptr []int32 // per global output VC
-	// output virtual channels, global index gp*V + vc
+	// output virtual channels, global index gp*vcs + vc
 	ov []fovc
 
 	terms   []fterm
@@ -291,7 +291,7 @@ func (e *FlitEngine) cycle(t int64) {
 	// ReadInputs and _InputQueuing, and the terminals' reads).
 	// Nothing below pushes events (deliver may only Send and Stop).
 	b := &e.wheel[t&e.wmask]
-	V, B := e.V, e.B
+	V, B := e.vcs, e.vcBuf
 	for _, ev := range *b {
 		a, x := int32(uint32(ev>>32)&(1<<30-1)), int32(uint32(ev))
 		switch ev >> 62 {
@@ -352,7 +352,7 @@ func (e *FlitEngine) cycle(t int64) {
 // routing delay of 0 (BookSim2's lookahead routing, the route computed upstream),
 // routes it at once and queues it for VC allocation in this cycle.
 func (e *FlitEngine) toRouting(rt *frouter, q qent) {
-	g := rt.base*e.V + q.ivc
+	g := rt.base*e.vcs + q.ivc
 	if e.cfg.RoutingDelay == 0 {
 		e.route(rt, q.ivc)
 		rt.vaQ = append(rt.vaQ, q)
@@ -368,7 +368,7 @@ func mkq(l, V int32) qent {
 
 // injectAll lets every terminal with work inject one flit (TrafficManager::_Step).
 func (e *FlitEngine) injectAll(t int64) {
-	V, B := e.V, e.B
+	V, B := e.vcs, e.vcBuf
 	keep := e.active[:0]
 	for _, s := range e.active {
 		tm := &e.terms[s]

@@ -65,7 +65,7 @@ func cyc(d, n int32) int32 {
 }
 
 func (e *FlitEngine) vaEvaluate(rt *frouter, t int64) {
-	V := e.V
+	V := e.vcs
 	base := rt.base * V
 	e.reqIn, e.reqOut = e.reqIn[:0], e.reqOut[:0]
 	first := len(rt.vaQ)
@@ -122,7 +122,7 @@ func (e *FlitEngine) vaEvaluate(rt *frouter, t int64) {
 }
 
 func (e *FlitEngine) vaUpdate(rt *frouter, t, VA int64) {
-	V := e.V
+	V := e.vcs
 	k := 0
 	n := len(rt.vaQ)
 	for ; k < n; k++ {
@@ -145,7 +145,7 @@ func (e *FlitEngine) vaUpdate(rt *frouter, t, VA int64) {
 }
 
 func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
-	V, B := e.V, e.B
+	V, B := e.vcs, e.vcBuf
 	base := rt.base * V
 	SA := int64(e.cfg.SwitchAllocDelay)
 	first := len(rt.saQ)
@@ -204,7 +204,7 @@ func (e *FlitEngine) saEvaluate(rt *frouter, t int64) {
 // first on) whose downstream buffer is full as resFull, and reports whether the
 // others all come from distinct inputs and go to distinct outputs (rt.np <= 64).
 func (e *FlitEngine) saDistinct(rt *frouter, first int) bool {
-	V, B := e.V, e.B
+	V, B := e.vcs, e.vcBuf
 	base := rt.base * V
 	var inM, outM uint64
 	for i := first; i < len(rt.saQ); i++ {
@@ -228,7 +228,7 @@ func (e *FlitEngine) saDistinct(rt *frouter, first int) bool {
 // saArbitrate is switch allocation in general: one request per input and output
 // pair, one-iteration iSLIP over them.
 func (e *FlitEngine) saArbitrate(rt *frouter, t int64, first int) {
-	V, B := e.V, e.B
+	V, B := e.vcs, e.vcBuf
 	base := rt.base * V
 	e.reqIn, e.reqOut, e.reqLab = e.reqIn[:0], e.reqOut[:0], e.reqLab[:0]
 	for i := first; i < len(rt.saQ); i++ {
@@ -291,7 +291,7 @@ func (e *FlitEngine) saArbitrate(rt *frouter, t int64, first int) {
 }
 
 func (e *FlitEngine) saUpdate(rt *frouter, t, SA int64) {
-	V, B := e.V, e.B
+	V, B := e.vcs, e.vcBuf
 	ST := int64(e.cfg.SwitchDelay)
 	// The entries due now leave the queue; the others, then the due ones that go
 	// round again, in order, make the next queue. When all are due (always with

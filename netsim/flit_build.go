@@ -14,7 +14,7 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 	if err := cfg.CheckMachine(m); err != nil {
 		return nil, err
 	}
-	e := &FlitEngine{cfg: cfg, m: m, spec: m.Spec(), V: int32(cfg.VCs), B: int32(cfg.VCBuffer), deliver: deliver}
+	e := &FlitEngine{cfg: cfg, m: m, spec: m.Spec(), vcs: int32(cfg.VCs), vcBuf: int32(cfg.VCBuffer), deliver: deliver}
 	switch g := m.(type) {
 	case *topo.Grid:
 		e.buildGrid(g)
@@ -246,7 +246,7 @@ func (e *FlitEngine) Reset() {
 	e.rng = NewRand(e.cfg.Seed, 7)
 	clear(e.iv)
 	for g := range e.iv {
-		e.iv[g].router = e.portRouter[g/int(e.V)]
+		e.iv[g].router = e.portRouter[g/int(e.vcs)]
 	}
 	clear(e.termOcc)
 	clear(e.swRR)

@@ -28,7 +28,7 @@ type FlitConfig struct {
 	// LinkDelay is the latency of a router-to-router channel in cycles (flits and
 	// credits alike). BookSim2's k-ary n-cube gives its channels 1 cycle on a mesh
 	// and 2 on a torus (use_noc_latency = 1, "torus channel is longer due to wrap
-	// around"); BookSimLinkDelay returns that. Injection and ejection channels
+	// around"); DefaultFlitConfig sets that. Injection and ejection channels
 	// always take 1 cycle.
 	LinkDelay int
 	// Seed drives the engine's own random choices: the direction of a torus route
@@ -48,9 +48,9 @@ type FlitConfig struct {
 	HopClasses bool
 }
 
-// BookSimLinkDelay is BookSim2's channel latency for machine m: 2 cycles on a grid
+// bookSimLinkDelay is BookSim2's channel latency for machine m: 2 cycles on a grid
 // with a wrapped dimension, 1 otherwise.
-func BookSimLinkDelay(m topo.Machine) int {
+func bookSimLinkDelay(m topo.Machine) int {
 	if g, ok := m.(*topo.Grid); ok && g.Wraps() {
 		return 2
 	}
@@ -67,7 +67,7 @@ func DefaultFlitConfig(m topo.Machine) FlitConfig {
 		vcs = 2
 	}
 	return FlitConfig{VCs: vcs, VCBuffer: 8, PacketFlits: 32, RoutingDelay: 1, VCAllocDelay: 1,
-		SwitchAllocDelay: 1, SwitchDelay: 1, LinkDelay: BookSimLinkDelay(m), Tie: TieRandom}
+		SwitchAllocDelay: 1, SwitchDelay: 1, LinkDelay: bookSimLinkDelay(m), Tie: TieRandom}
 }
 
 // MinVCBuffer is the smallest buffer that lets a lone virtual channel stream one
@@ -122,8 +122,8 @@ func (c FlitConfig) Unreferenced(m topo.Machine) []string {
 	if c.SwitchAllocDelay > 1 {
 		notes = append(notes, fmt.Sprintf("switch allocation delay %d: BookSim2 stops on an assertion with a switch-allocation delay above 1 (without speculation), so no reference exists for it", c.SwitchAllocDelay))
 	}
-	if c.LinkDelay != BookSimLinkDelay(m) {
-		notes = append(notes, fmt.Sprintf("link delay %d: BookSim2's k-ary n-cubes have links of %d cycles, so no reference exists for it", c.LinkDelay, BookSimLinkDelay(m)))
+	if c.LinkDelay != bookSimLinkDelay(m) {
+		notes = append(notes, fmt.Sprintf("link delay %d: BookSim2's k-ary n-cubes have links of %d cycles, so no reference exists for it", c.LinkDelay, bookSimLinkDelay(m)))
 	}
 	if c.HopClasses {
 		notes = append(notes, "hop classes: not a BookSim2 routing function, so no reference exists for it")

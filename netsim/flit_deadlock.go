@@ -10,7 +10,7 @@ import (
 
 // names a cycle of it.
 func (e *FlitEngine) deadlock(t int64) error {
-	V := e.V
+	V := e.vcs
 	nv := int32(len(e.iv))
 	waits := func(g int32, out []int32) []int32 {
 		if e.iv[g].count == 0 {
@@ -21,7 +21,7 @@ func (e *FlitEngine) deadlock(t int64) error {
 		switch e.iv[g].state {
 		case vcActive:
 			gop := rt.base + e.iv[g].outP
-			if d := e.outDown[gop]; d >= 0 && e.ov[gop*V+e.iv[g].outV].occ >= e.B {
+			if d := e.outDown[gop]; d >= 0 && e.ov[gop*V+e.iv[g].outV].occ >= e.vcBuf {
 				out = append(out, d*V+e.iv[g].outV)
 			}
 		case vcVCAlloc:
@@ -96,7 +96,7 @@ func (e *FlitEngine) deadlock(t int64) error {
 
 // vcName names global input virtual channel g: its router, port and VC.
 func (e *FlitEngine) vcName(g int32) string {
-	V := e.V
+	V := e.vcs
 	gp := g / V
 	r := e.portRouter[gp]
 	rt := &e.routers[r]

@@ -13,9 +13,9 @@ type nextHopper interface {
 // route computes the output port and virtual channel range of the head flit at the
 // front of local input VC l (BookSim2's dim_order_mesh / dim_order_torus).
 func (e *FlitEngine) route(rt *frouter, l int32) {
-	V := e.V
+	V := e.vcs
 	g := rt.base*V + l
-	f := e.buf[g*e.B+e.iv[g].head]
+	f := e.buf[g*e.vcBuf+e.iv[g].head]
 	p := &e.pkts[f>>2]
 	cur := e.portRouter[rt.base]
 	inPort := l / V

@@ -231,7 +231,7 @@ func checkDrained(t *testing.T, e *FlitEngine, what string) {
 	}
 	for i := range e.termOcc {
 		if e.termOcc[i] != 0 || e.termUse[i] != -1 {
-			t.Fatalf("%s: terminal %d vc %d: %d credits out, in use %d", what, i/int(e.V), i%int(e.V), e.termOcc[i], e.termUse[i])
+			t.Fatalf("%s: terminal %d vc %d: %d credits out, in use %d", what, i/int(e.vcs), i%int(e.vcs), e.termOcc[i], e.termUse[i])
 		}
 	}
 	for r := range e.routers {

@@ -148,7 +148,7 @@ func SolveOrdering(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		if limit <= 0 {
 			limit = DefaultOrderMaxBytes
 		}
-		if need := ScalableBytes(n, len(w)); need > limit {
+		if need := scalableBytes(n, len(w)); need > limit {
 			return nil, fmt.Errorf("machine %s has %d nodes: ordering it needs about %d bytes of memory, above the limit of %d (OrderOptions.MaxBytes)", m.Spec(), n, need, limit)
 		}
 		if opt.Formulation != "" {

@@ -36,9 +36,9 @@ const DefaultOrderMaxBytes = 8 << 30
 // objective's coordinate rows, with room to spare.
 const scalableBytesPerNode = 96
 
-// ScalableBytes estimates the memory the scalable path needs for an n-node machine and
+// scalableBytes estimates the memory the scalable path needs for an n-node machine and
 // K weights (beyond the machine itself): O(n + K).
-func ScalableBytes(n, k int) int64 {
+func scalableBytes(n, k int) int64 {
 	return int64(n)*scalableBytesPerNode + int64(k)*16 + 1<<20
 }
 

@@ -106,9 +106,9 @@ func (d *Doc) attrs(kv []any) {
 		case float64:
 			val = d.Num(v)
 		case string:
-			val = Escape(v)
+			val = html.EscapeString(v)
 		case []byte:
-			val = Escape(string(v))
+			val = html.EscapeString(string(v))
 		default:
 			panic(fmt.Sprintf("plot: attribute %s has a value of type %T", key, v))
 		}
@@ -140,7 +140,7 @@ func (d *Doc) CloseElem(name string) { d.put("</" + name + ">") }
 // TextElem writes <name k="v" ...>text</name>, the text escaped.
 func (d *Doc) TextElem(name, text string, kv ...any) {
 	d.OpenElem(name, kv...)
-	d.put(Escape(text))
+	d.put(html.EscapeString(text))
 	d.CloseElem(name)
 }
 
@@ -155,6 +155,3 @@ func (d *Doc) End() error {
 	}
 	return d.w.Flush()
 }
-
-// Escape escapes s for SVG text and attribute values (<, >, &, ' and ").
-func Escape(s string) string { return html.EscapeString(s) }

@@ -20,8 +20,8 @@ type AllocTime struct {
 	TotalMicros    float64 `json:"total_us_per_decision"`  // TotalSeconds over Decisions, µs
 }
 
-// NewAllocTime summarizes a clock's reading.
-func NewAllocTime(r alloc.ClockReading) *AllocTime {
+// newAllocTime summarizes a clock's reading for Summary.AllocTime.
+func newAllocTime(r alloc.ClockReading) *AllocTime {
 	t := &AllocTime{Decisions: r.Allocations, Releases: r.Releases,
 		AllocateSeconds: r.Allocate.Seconds(), ReleaseSeconds: r.Release.Seconds()}
 	t.TotalSeconds = t.AllocateSeconds + t.ReleaseSeconds

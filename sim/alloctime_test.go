@@ -72,7 +72,7 @@ func TestAllocTimeCountsEveryCall(t *testing.T) {
 			if _, err := Run(context.Background(), jobs, cfg); err != nil {
 				t.Fatalf("%s (comm %v): %v", spec, comm, err)
 			}
-			at := NewAllocTime(clk.Snapshot())
+			at := newAllocTime(clk.Snapshot())
 			if at.Decisions != int64(len(jobs)) || at.Releases != int64(len(jobs)) || ca.allocs != at.Decisions || ca.releases != at.Releases {
 				t.Errorf("%s (comm %v): %d decisions and %d releases reported, %d and %d made, %d jobs", spec, comm, at.Decisions, at.Releases, ca.allocs, ca.releases, len(jobs))
 			}

@@ -97,8 +97,8 @@ type BatchResult struct {
 	Completions []float64 `json:"-"`
 }
 
-// BatchRun is the outcome of one run.
-type BatchRun struct {
+// batchRun is the outcome of one run of a Batch (summarized into BatchResult).
+type batchRun struct {
 	Completion   float64 // seconds
 	Cycles       int64   // when the last task finished, in network cycles (Completion in cycles)
 	Messages     int64   // messages sent, I/O included
@@ -176,7 +176,7 @@ func (b *Batch) Run(ctx context.Context) (*BatchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]*BatchRun, b.Runs)
+	runs := make([]*batchRun, b.Runs)
 	var mu sync.Mutex
 	done := 0
 	err = pool(ctx, b.Runs, b.Workers, func() *batchEngine { return &batchEngine{} }, func(ctx context.Context, w *batchEngine, i int) error {
@@ -245,9 +245,9 @@ func RunBatches(ctx context.Context, bs []*Batch, workers int) ([]*BatchResult, 
 		routers[i] = r
 		first[i+1] = first[i] + b.Runs
 	}
-	runs := make([][]*BatchRun, len(bs))
+	runs := make([][]*batchRun, len(bs))
 	for i, b := range bs {
-		runs[i] = make([]*BatchRun, b.Runs)
+		runs[i] = make([]*batchRun, b.Runs)
 	}
 	var mu sync.Mutex
 	done := make([]int, len(bs))
@@ -304,7 +304,7 @@ func RunBatches(ctx context.Context, bs []*Batch, workers int) ([]*BatchResult, 
 	return out, nil
 }
 
-func summarizeBatch(runs []*BatchRun) *BatchResult {
+func summarizeBatch(runs []*batchRun) *BatchResult {
 	res := &BatchResult{Min: math.Inf(1), Max: math.Inf(-1)}
 	var sum, msgs float64
 	measured, squares, compact, waiting := 0, 0, 0, 0
@@ -365,8 +365,8 @@ type batchTask struct {
 	rng       *netsim.Rand
 }
 
-// RunOne performs run i alone (for tests and benchmarks).
-func (b *Batch) RunOne(ctx context.Context, i int) (*BatchRun, error) {
+// runAlone performs run i alone (for tests).
+func (b *Batch) runAlone(ctx context.Context, i int) (*batchRun, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -438,7 +438,7 @@ func (w *batchEngine) get(b *Batch, r netsim.Router, deliver func(*netsim.Delive
 	return w.net, nil
 }
 
-func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEngine, run int) (*BatchRun, error) {
+func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEngine, run int) (*batchRun, error) {
 	a, err := alloc.Parse(b.Alloc, b.Machine, b.AllocOpt)
 	if err != nil {
 		return nil, err
@@ -455,7 +455,7 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 		tasks[i].rng = netsim.NewRand(b.Seed^0x9e3779b97f4a7c15*uint64(run+1), uint64(i))
 	}
 	disks := netsim.NewDisks(K, b.IO.DiskCycles(b.Params))
-	out := &BatchRun{}
+	out := &batchRun{}
 	var eng batchNet
 	var limit int64
 	var cbErr error

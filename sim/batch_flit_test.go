@@ -23,11 +23,11 @@ func TestBatchFlitLoneTask(t *testing.T) {
 			f := *b
 			f.Engine = EngineFlit
 			for i := range 6 {
-				m, err := b.RunOne(context.Background(), i)
+				m, err := b.runAlone(context.Background(), i)
 				if err != nil {
 					t.Fatal(err)
 				}
-				fl, err := f.RunOne(context.Background(), i)
+				fl, err := f.runAlone(context.Background(), i)
 				if err != nil {
 					t.Fatalf("%s, flit engine, run %d: %v", machine, i, err)
 				}
@@ -85,7 +85,7 @@ func TestBatchFlitDeterministic(t *testing.T) {
 		t.Fatalf("message engine %v and %v, flit engine %v", rs[0].Completions, rs[2].Completions, r1.Completions)
 	}
 	for i := range 4 {
-		run, err := b.RunOne(context.Background(), i)
+		run, err := b.runAlone(context.Background(), i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestBatchFlitStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := make(chan time.Time, 1)
 	time.AfterFunc(100*time.Millisecond, func() { cancelled <- time.Now(); cancel() })
-	_, err := b.RunOne(ctx, 0)
+	_, err := b.runAlone(ctx, 0)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}

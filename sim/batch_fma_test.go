@@ -11,11 +11,11 @@ import (
 // with GOAMD64=v3 go test to check) gives the same std and ci95. The reference sum
 // rounds every operation explicitly.
 func TestBatchStdRoundsLikeEveryBuild(t *testing.T) {
-	var runs []*BatchRun
+	var runs []*batchRun
 	for i := range 40 {
 		// completions with long mantissas, so that a fused square-and-add rounds
 		// differently from a rounded square then an add
-		runs = append(runs, &BatchRun{Completion: 1000/3.0 + math.Sqrt(float64(i+2))*7.1})
+		runs = append(runs, &batchRun{Completion: 1000/3.0 + math.Sqrt(float64(i+2))*7.1})
 	}
 	res := summarizeBatch(runs)
 	var sum float64

@@ -70,8 +70,8 @@ func TestBatchValidateNamesFields(t *testing.T) {
 		if _, rerr := b.Run(context.Background()); rerr == nil || rerr.Error() != err.Error() {
 			t.Errorf("Run: %v, Validate: %v", rerr, err)
 		}
-		if _, rerr := b.RunOne(context.Background(), 0); rerr == nil || rerr.Error() != err.Error() {
-			t.Errorf("RunOne: %v, Validate: %v", rerr, err)
+		if _, rerr := b.runAlone(context.Background(), 0); rerr == nil || rerr.Error() != err.Error() {
+			t.Errorf("runAlone: %v, Validate: %v", rerr, err)
 		}
 		good := liuBatch(t, "mesh:8x8:io=left", "mbs", 1, 2)
 		if _, rerr := RunBatches(context.Background(), []*Batch{good, b}, 1); rerr == nil || rerr.Error() != err.Error() {

@@ -84,7 +84,7 @@ func TestBatchDeterministicAndChecked(t *testing.T) {
 		t.Fatalf("1 worker %v, 3 workers %v", r1.Completions, r2.Completions)
 	}
 	for i := range 6 {
-		run, err := b.RunOne(context.Background(), i)
+		run, err := b.runAlone(context.Background(), i)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -115,10 +115,6 @@ func ParseCompat(s string) (Compat, error) {
 	return "", fmt.Errorf("%q: want premas, sst or empty", s)
 }
 
-// CompatName is the name of a compat mode as summaries report it: "default" for
-// procalloc's own conventions.
-func CompatName(c Compat) string { return c.String() }
-
 // Engine names the network model of a replay with communication (Spec.Comm). Its one
 // Go spelling of the default is the zero value, EngineMessage; as text (flags, sweep
 // files, JSON) it is "message" (String, MarshalText, UnmarshalText, ParseEngine).

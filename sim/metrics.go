@@ -369,7 +369,7 @@ type Summary struct {
 	Alloc   string `json:"alloc"`   // the allocator's Name
 	Machine string `json:"machine"` // the machine's spec (topo.Machine.Spec)
 	Sched   string `json:"sched"`   // the scheduler (Sched.String)
-	Compat  string `json:"compat"`  // the conventions (CompatName: "default", "premas", "sst")
+	Compat  string `json:"compat"`  // the conventions (Compat.String: "default", "premas", "sst")
 	Jobs    int    `json:"jobs"`    // jobs summarized
 	// Interrupted says the replay was stopped (its context ended) before every job
 	// had finished: the figures are those of the first Jobs jobs of the trace, all
@@ -660,7 +660,7 @@ func (a *aggregate) add(r *JobResult) {
 
 // result is the summary of the records added.
 func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
-	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: CompatName(cfg.Compat), Jobs: a.jobs}
+	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: cfg.Compat.String(), Jobs: a.jobs}
 	s.NoCoordinates = !HasCoordinates(cfg.Machine)
 	_, s.SpanOrder = spanOrder(cfg)
 	if cfg.Metrics.Has(MetricsRoute) {

@@ -161,8 +161,8 @@ func DefaultSpec() Spec {
 
 // MaxNodes and MaxJobBytes bound what a replay accepts, so that a typo in a machine
 // spec or a replication factor is an error rather than an out-of-memory crash: the
-// allocators keep several words per node, and the job records of a replay take
-// about JobBytes each.
+// allocators keep several words per node, and a replay keeps for each job two Job
+// records (the trace's and the scaled copy) and a JobResult.
 const (
 	MaxNodes    = 1 << 22
 	MaxJobBytes = 8 << 30
@@ -410,12 +410,12 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 	return tr, nil
 }
 
-// JobBytes estimates the memory of the job records of a replay of n jobs: per job
+// jobBytes estimates the memory of the job records of a replay of n jobs: per job
 // the trace's record, the scaled copy and the result (node lists are not kept
 // unless Spec.PerJob: a replay drops each job's when it has finished and JobDone has
 // seen it). It undercounts the Go heap's overhead; it is meant to refuse the
 // impossible, not to budget exactly.
-func JobBytes(n int64) float64 {
+func jobBytes(n int64) float64 {
 	return float64(n) * float64(2*unsafe.Sizeof(Job{})+unsafe.Sizeof(JobResult{}))
 }
 
@@ -512,9 +512,9 @@ func (s *Spec) Prepare() (*Replay, error) {
 	}
 	// In floating point: the product of the two counts overflows an int64 for a
 	// huge factor (and then passed the bound and the replicas never ended).
-	if n := float64(len(tr.Jobs)) * float64(s.Scale.Replicate); n*JobBytes(1) > MaxJobBytes {
+	if n := float64(len(tr.Jobs)) * float64(s.Scale.Replicate); n*jobBytes(1) > MaxJobBytes {
 		return nil, fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "makes %.4g jobs, about %.3g GB of job records in memory; a replay takes at most %d GB: replicate less",
-			n, n*JobBytes(1)/1e9, MaxJobBytes>>30)
+			n, n*jobBytes(1)/1e9, MaxJobBytes>>30)
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
 	rp.Spec.Machine = m
@@ -694,7 +694,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	if rp.Trace.Format == FormatSacct {
 		rep.TimeZone = rp.Trace.TimeZone
 	}
-	rep.AllocTime = NewAllocTime(cfg.Clock.Snapshot())
+	rep.AllocTime = newAllocTime(cfg.Clock.Snapshot())
 	rep.LoadFactor = rp.Spec.Scale.Contract
 	if rp.Spec.LoadFactor != 0 {
 		rep.LoadFactor = rp.Spec.LoadFactor

@@ -198,7 +198,7 @@ func TestParseEnums(t *testing.T) {
 		t.Error("ParseFormat accepted json")
 	}
 	for in, want := range map[string]Compat{"": "", "default": "", "premas": "premas", "sst": "sst"} {
-		if c, err := ParseCompat(in); err != nil || c != want || (in != "" && CompatName(c) != in && in != "default") {
+		if c, err := ParseCompat(in); err != nil || c != want || (in != "" && c.String() != in && in != "default") {
 			t.Errorf("ParseCompat(%q) = %q, %v", in, c, err)
 		}
 	}
@@ -400,7 +400,7 @@ func TestSpecPrepare(t *testing.T) {
 	var fe *FieldError
 	s = validSpec()
 	s.TraceData = tr
-	atBound := int(MaxJobBytes / JobBytes(int64(len(tr.Jobs))))
+	atBound := int(MaxJobBytes / jobBytes(int64(len(tr.Jobs))))
 	for _, replicate := range []int{atBound + 1, math.MaxInt64 / 2, math.MaxInt64} {
 		s.Scale.Replicate = replicate
 		if _, err := s.Prepare(); !errors.As(err, &fe) || fe.Field != "Scale.Replicate" {

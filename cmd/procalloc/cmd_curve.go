@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
@@ -285,11 +286,8 @@ func curveMergeFluxGraph(e *env, path string, o curves.Order, names []string, ou
 	if err != nil {
 		return err
 	}
-	graph, err := io.ReadAll(io.LimitReader(r, curves.MaxJGFBytes(len(o))+1))
+	graph, err := textin.ReadAll(r, curves.MaxJGFBytes(len(o)), fmt.Sprintf("a Flux resource graph of %d nodes", len(o)))
 	r.Close()
-	if err == nil && int64(len(graph)) > curves.MaxJGFBytes(len(o)) {
-		err = fmt.Errorf("longer than %d bytes for %d nodes (curves.MaxJGFBytes)", curves.MaxJGFBytes(len(o)), len(o))
-	}
 	if err != nil {
 		return fmt.Errorf("--flux-graph %s: %w", path, err)
 	}

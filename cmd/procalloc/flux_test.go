@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/curves"
 )
 
 // curve --format jgf --flux-graph FILE writes Flux's own graph (here R from flux
@@ -57,6 +61,28 @@ func TestCurveFluxGraph(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:3", "--curve", "snake", "--format", "jgf", "--hostlist", "hetchy[1001-1003]", "--flux-graph", graph, "-o", out)
 	if _, err := os.Stat(out); code != 1 || !strings.Contains(stderr, "is not a host of the ordering") || err == nil {
 		t.Errorf("foreign hosts: exit %d, %s, output %v", code, stderr, err)
+	}
+	// The graph is read through curves.MaxJGFBytes: padded to the cap it is merged,
+	// one byte past it is refused, naming the cap, and nothing is written.
+	for _, c := range []struct {
+		extra int64
+		code  int
+	}{{0, 0}, {1, 1}} {
+		padded := filepath.Join(dir, "padded.json")
+		pad := bytes.Repeat([]byte(" "), int(curves.MaxJGFBytes(3)-int64(len(src))+c.extra))
+		if err := os.WriteFile(padded, append(append([]byte{}, src...), pad...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "padded-out.json")
+		os.Remove(out)
+		code, _, stderr := runCLI(t, "", append(base, "--curve", "snake", "--flux-graph", padded, "-o", out)...)
+		_, err := os.Stat(out)
+		if code != c.code || (err == nil) != (c.code == 0) {
+			t.Errorf("graph %d bytes past the cap: exit %d (want %d), output %v: %s", c.extra, code, c.code, err, stderr)
+		}
+		if want := fmt.Sprintf("longer than %d bytes", curves.MaxJGFBytes(3)); c.code == 1 && !strings.Contains(stderr, want) {
+			t.Errorf("graph past the cap: %q, want %q", stderr, want)
+		}
 	}
 	for _, args := range [][]string{
 		append([]string{"curve", "--machine", "mesh:3", "--curve", "snake", "--format", "hosts", "--flux-graph", graph}, hosts...),
