@@ -85,8 +85,10 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 	// sweep before any item runs (it ran and failed them one by one; sweep.Check).
 	// The library, which runs items without Check, fails each, its line naming
 	// the flag, and merge lists each item that failed.
-	// A value ApplyFlags takes but the replay's spec refuses (--compat sjf) is
-	// left to the items, which fail one by one.
+	// A value of a closed set none of whose members it names (--compat sjf) is
+	// refused up front too (ApplyFlags parses it). A value ApplyFlags takes but the
+	// replay's spec refuses (--perturb -5) is left to the items, which fail one by
+	// one.
 	for _, c := range []struct {
 		flags, msg string
 		upfront    bool
@@ -95,7 +97,8 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		{"[--cycle-seconds, ten]", `--cycle-seconds: "ten": not a number`, true},
 		{"[--vcs, \"2\"]", "--vcs: configures the flit engine: add --engine flit", true},
 		{"[--drop-larger, stray]", `unexpected arguments ["stray"]`, true},
-		{"[--compat, sjf, --from, \"1\"]", "--compat \"sjf\"", false},
+		{"[--compat, sjf, --from, \"1\"]", `--compat: "sjf": want premas, sst or empty`, true},
+		{"[--perturb, \"-5\", --from, \"1\"]", "--perturb -5", false},
 	} {
 		flags, msg := c.flags, c.msg
 		bad := filepath.Join(dir, "bad.yaml")

@@ -63,6 +63,13 @@ func TestSpecCheckFlags(t *testing.T) {
 		{"flags: [--vcs, \"2\"]\nengines: [message, flit]\n", ""},
 		{"flags: [--vcs, \"2\"]\nengines: [flit]\n", ""},
 		{"flags: [--drop-larger]\n", ""},
+		// Closed sets are parsed when the flag is applied (enumFlag), so a value
+		// none of them is refused here, not by every item in turn.
+		{"flags: [--compat, bogus]\n", `every item would fail: flags: --compat: "bogus": want premas, sst or empty`},
+		{"flags: [--compat, default]\n", ""},
+		{"flags: [--compat, premas]\n", ""},
+		{"flags: [--format, swff]\n", `--format: "swff": want swf, converted or sacct`},
+		{"flags: [--format, sacct]\n", ""},
 	} {
 		s, err := Parse([]byte(base+c.extra), "s.yaml")
 		if err != nil {

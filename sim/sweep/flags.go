@@ -69,6 +69,13 @@ func strFlag(set func(s *sim.Spec, v string)) replayFlag {
 	return replayFlag{set: func(s *sim.Spec, _ *flagState, v string) error { set(s, v); return nil }}
 }
 
+// enumFlag is a flag whose value is one of a closed set, parsed when the flag is
+// applied: a sweep file whose flags name none of them is refused by Spec.Check
+// before any item runs, not item by item.
+func enumFlag(set func(s *sim.Spec, v string) error) replayFlag {
+	return replayFlag{set: func(s *sim.Spec, _ *flagState, v string) error { return set(s, v) }}
+}
+
 func boolFlag(set func(s *sim.Spec, v bool)) replayFlag {
 	return replayFlag{Flag: Flag{Kind: KindBool, Default: "false"}, set: func(s *sim.Spec, _ *flagState, v string) error {
 		b, err := strconv.ParseBool(v)
@@ -191,14 +198,35 @@ var replayFlags = func() map[string]replayFlag {
 			with("SpanCurve", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)"),
 		"alloc": strFlag(func(s *sim.Spec, v string) { s.Alloc = v }).
 			with("Alloc", "allocator `SPEC`: "+strings.Join(alloc.Names(), ", ")+" (e.g. bf:hilbert, mc1x1:tb=3,9,3,2)", "mc1x1"),
-		"sched": strFlag(func(s *sim.Spec, v string) { s.Sched = sim.Sched(v) }).
-			with("Sched", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)", "fcfs"),
-		"compat": strFlag(func(s *sim.Spec, v string) {
-			if s.Compat = sim.Compat(v); v == "default" {
-				s.Compat = alloc.CompatDefault
+		"sched": enumFlag(func(s *sim.Spec, v string) error {
+			if v == "" { // the default, fcfs
+				s.Sched = ""
+				return nil
 			}
+			c, err := sim.ParseSched(v)
+			if err != nil {
+				return fmt.Errorf("want %s", sim.Choices(sim.Scheds()))
+			}
+			s.Sched = c
+			return nil
+		}).
+			with("Sched", "scheduler: fcfs (strict), easy (EASY backfilling), cplant (queue sorted by size, then requested time) or as-run (each job at its recorded start; sacct traces)", "fcfs"),
+		"compat": enumFlag(func(s *sim.Spec, v string) error {
+			c, err := sim.ParseCompat(v) // "default" among its spellings
+			if err != nil {
+				return errors.New("want premas, sst or empty")
+			}
+			s.Compat = c
+			return nil
 		}).with("Compat", "conventions: premas (the published PReMAS tables), sst (SST's scheduler element), or empty for procalloc's defaults"),
-		"format": strFlag(func(s *sim.Spec, v string) { s.Format = sim.Format(v) }).
+		"format": enumFlag(func(s *sim.Spec, v string) error {
+			c, err := sim.ParseFormat(v)
+			if err != nil {
+				return fmt.Errorf("want %s, or empty to detect it", sim.Choices(sim.Formats()))
+			}
+			s.Format = c
+			return nil
+		}).
 			with("Format", "trace format: swf, converted, sacct (sacct -P output), or empty to detect it"),
 		"skip-bad": boolFlag(func(s *sim.Spec, v bool) { s.SkipBad = v }).
 			with("SkipBad", "skip and count malformed trace lines instead of failing on the first"),

@@ -109,6 +109,10 @@ func TestApplyFlagsErrors(t *testing.T) {
 		{[]string{"stray"}, `flags: unexpected arguments ["stray"]`},
 		{[]string{"--drop-larger", "--", "x"}, `unexpected arguments ["x"]`},
 		{[]string{"---from", "1"}, "---from: bad flag syntax"},
+		// Closed sets are parsed as the flag is applied (enumFlag).
+		{[]string{"--sched", "sjf"}, `--sched: "sjf": want fcfs, easy, cplant or as-run`},
+		{[]string{"--compat", "sjf"}, `--compat: "sjf": want premas, sst or empty`},
+		{[]string{"--format", "csv"}, `--format: "csv": want swf, converted or sacct`},
 	} {
 		s := sim.DefaultSpec()
 		err := ApplyFlags(&s, c.flags)
@@ -117,11 +121,12 @@ func TestApplyFlagsErrors(t *testing.T) {
 			t.Errorf("%q: got %v, want a FlagError containing %q", c.flags, err, c.want)
 		}
 	}
-	// A value sim refuses (a scheduler it does not have) is Validate's field error.
-	p := Params{Trace: "t.swf", Machine: "mesh:4x4", Alloc: "mc1x1", Sched: "fcfs", Contract: 1, Pattern: "none", Seed: 1, Flags: []string{"--sched", "sjf"}}
+	// A value sim refuses that no flag set (a scheduler of the item's own that sim
+	// does not have) is Validate's field error.
+	p := Params{Trace: "t.swf", Machine: "mesh:4x4", Alloc: "mc1x1", Sched: "sjf", Contract: 1, Pattern: "none", Seed: 1}
 	var fe *sim.FieldError
 	if _, err := p.Replay(""); !errors.As(err, &fe) || fe.Field != "Sched" {
-		t.Errorf("--sched sjf: got %v, want a FieldError of Sched", err)
+		t.Errorf("schedulers: sjf: got %v, want a FieldError of Sched", err)
 	}
 }
 

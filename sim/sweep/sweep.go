@@ -230,11 +230,12 @@ func Parse(data []byte, name string) (*Spec, error) {
 // the first item runs: a machine spec ParseMachine refuses (checked without
 // building the machine), an allocator of no known family, flags ApplyFlags
 // refuses whatever the item's engine (an unknown flag, a value that does not
-// parse), an allocator that does not apply to a machine (checkPairs) and seeds no
+// parse, a value outside a closed set such as --compat's), an allocator that does not apply to a machine (checkPairs) and seeds no
 // item uses (checkSeeds). A sweep's items fail one at a time otherwise, each
 // recorded as failed: a typo cost a whole Slurm array. What depends on files (a
 // trace, a ranking, --graph) or on the item (a flit engine flag where some items
-// run the message engine) is left to the items.
+// run the message engine) is left to the items, and so are values the flags set
+// that only sim.Spec.Validate refuses (--perturb -5).
 func (s *Spec) Check() error {
 	var errs []error
 	if len(s.Flags) > 0 {
