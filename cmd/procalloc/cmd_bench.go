@@ -121,12 +121,8 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 				if err != nil {
 					return err
 				}
-				cmpt := alloc.Compat(*compat)
-				switch *compat {
-				case "", "premas", "sst":
-				case "default":
-					cmpt = alloc.CompatDefault
-				default:
+				cmpt, err := sim.ParseCompat(*compat) // sim's and sweep's spellings
+				if err != nil {
 					return usagef("--compat %q: want premas, sst or default", *compat)
 				}
 				files := &sim.Files{} // ranking and topology files the allocators name
