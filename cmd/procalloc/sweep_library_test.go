@@ -85,10 +85,9 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 	// sweep before any item runs (it ran and failed them one by one; sweep.Check).
 	// The library, which runs items without Check, fails each, its line naming
 	// the flag, and merge lists each item that failed.
-	// A value of a closed set none of whose members it names (--compat sjf) is
-	// refused up front too (ApplyFlags parses it). A value ApplyFlags takes but the
-	// replay's spec refuses (--perturb -5) is left to the items, which fail one by
-	// one.
+	// A value outside a closed set (--compat sjf) and one the replay's spec refuses
+	// for every item (--perturb -5) are refused up front too. A file a flag names
+	// that cannot be read (--hosts) is left to the items, which fail one by one.
 	for _, c := range []struct {
 		flags, msg string
 		upfront    bool
@@ -98,7 +97,8 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		{"[--vcs, \"2\"]", "--vcs: configures the flit engine: add --engine flit", true},
 		{"[--drop-larger, stray]", `unexpected arguments ["stray"]`, true},
 		{"[--compat, sjf, --from, \"1\"]", `--compat: "sjf": want premas, sst or empty`, true},
-		{"[--perturb, \"-5\", --from, \"1\"]", "--perturb -5", false},
+		{"[--perturb, \"-5\", --from, \"1\"]", "-5: must not be negative", true}, // the library names the field, Scale.Perturb
+		{"[--hosts, no-such-hosts.txt]", "no-such-hosts.txt", false},
 	} {
 		flags, msg := c.flags, c.msg
 		bad := filepath.Join(dir, "bad.yaml")

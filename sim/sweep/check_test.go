@@ -70,6 +70,12 @@ func TestSpecCheckFlags(t *testing.T) {
 		{"flags: [--compat, premas]\n", ""},
 		{"flags: [--format, swff]\n", `--format: "swff": want swf, converted or sacct`},
 		{"flags: [--format, sacct]\n", ""},
+		// Values only the replay's spec refuses (sim.Spec.Validate), when no item
+		// would run: named by flag.
+		{"flags: [--perturb, \"-5\"]\n", "every item would fail: flags: --perturb -5: must not be negative"},
+		{"flags: [--perturb, \"5\"]\n", ""},
+		{"flags: [--from, \"5\"]\nschedulers: [as-run]\n", "every item would fail: flags: --sched as-run: replays production's own schedule"},
+		{"flags: [--from, \"5\"]\nschedulers: [as-run, fcfs]\n", ""}, // the fcfs items run
 	} {
 		s, err := Parse([]byte(base+c.extra), "s.yaml")
 		if err != nil {

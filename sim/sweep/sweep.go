@@ -234,8 +234,9 @@ func Parse(data []byte, name string) (*Spec, error) {
 // item uses (checkSeeds). A sweep's items fail one at a time otherwise, each
 // recorded as failed: a typo cost a whole Slurm array. What depends on files (a
 // trace, a ranking, --graph) or on the item (a flit engine flag where some items
-// run the message engine) is left to the items, and so are values the flags set
-// that only sim.Spec.Validate refuses (--perturb -5).
+// run the message engine) is left to the items. Values the flags set that the
+// replay's spec refuses (sim.Spec.Validate: --perturb -5) are refused when no item
+// would run (checkFlagValues).
 func (s *Spec) Check() error {
 	var errs []error
 	if len(s.Flags) > 0 {
@@ -257,6 +258,8 @@ func (s *Spec) Check() error {
 		}
 		if first != nil {
 			errs = append(errs, fmt.Errorf("sweep file: every item would fail: %w", first))
+		} else if err := s.checkFlagValues(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for i, m := range s.Machines {
@@ -271,6 +274,60 @@ func (s *Spec) Check() error {
 	}
 	errs = append(errs, s.checkPairs(), s.checkSeeds())
 	return errors.Join(errs...)
+}
+
+// checkFlagValues refuses flags whose values every item's replay refuses
+// (sim.Spec.Validate: --perturb -5; --from with schedulers [as-run] only), with the
+// first item's errors named by flag. An item whose replay validates ends the search:
+// the items fail one by one only when none would run.
+func (s *Spec) checkFlagValues() error {
+	var first error
+	for _, it := range s.Items() {
+		_, err := it.Params.Replay("")
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	var msgs []string
+	for _, e := range joined(first) {
+		var fe *sim.FieldError
+		if !errors.As(e, &fe) {
+			msgs = append(msgs, e.Error())
+			continue
+		}
+		flag := func(field string) string {
+			for _, f := range replayFlags {
+				if f.Field == field && field != "" {
+					return "--" + f.Name
+				}
+			}
+			return ""
+		}
+		name, reason := flag(fe.Field), fe.ReasonWith(flag)
+		switch {
+		case name == "":
+			msgs = append(msgs, fe.Error())
+		case fe.Value == "":
+			msgs = append(msgs, name+": "+reason)
+		default:
+			msgs = append(msgs, name+" "+fe.Value+": "+reason)
+		}
+	}
+	return fmt.Errorf("sweep file: every item would fail: flags: %s", strings.Join(msgs, "; "))
+}
+
+// joined is the errors errors.Join put together in err, or err alone.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // flowSplit finds the specs of a machines or allocators list that YAML's flow
