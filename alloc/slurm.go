@@ -186,6 +186,8 @@ type slurmTreeState struct {
 	rowReps    []int32 // treeSelectSum: one required switch per row key (scratch)
 	rows       [][]uint16
 	rowBytes   int
+	rowsMade   int // rows measured one by one (leafDistances), before fillRows
+	filled     bool
 	scratchRow []uint16
 	capacity   int // TreeCapacity, once computed
 }
@@ -1014,6 +1016,15 @@ func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 	if row := st.rows[key]; row != nil {
 		return row
 	}
+	if st.rowsMade++; st.rowsMade >= nc && !st.filled && st.rowBytes+2*nc*(st.rowKeys-st.rowsMade+1) <= maxLeafRowBytes {
+		// As many rows measured as there are twin classes: the remaining rows are
+		// measured by class instead, one search per class (fillRows) instead of
+		// one per row key, which a fat tree's topology.conf has thousands of (its
+		// upper switches: 131,072 hosts, 28,672 switches, three such replays took
+		// 38 s of 75).
+		st.fillRows(t)
+		return st.rows[key]
+	}
 	st.tmp, st.queue = t.DistancesQueue(from, st.tmp, st.queue)
 	var row []uint16
 	if st.rowBytes+2*nc <= maxLeafRowBytes {
@@ -1071,6 +1082,63 @@ func (a *SlurmAllocator) lowerCounts(i int, x int32, cnt []int32, undo *[]chosen
 			return
 		}
 		i = sw[i].Parent
+	}
+}
+
+// fillRows measures every row key's row not measured yet, by columns: a search
+// from one leaf of each twin class gives the hops from every switch to that class
+// (links go both ways), so nc searches fill the rows of all row keys. The rows are
+// those leafDistances would measure one by one: for a switch's own class, the hops
+// to another member of it.
+func (st *slurmTreeState) fillRows(t *slurm.Tree) {
+	st.filled = true
+	nc := len(st.twins)
+	keyRep := make([]int32, st.rowKeys) // one switch of each row key
+	for i := range keyRep {
+		keyRep[i] = -1
+	}
+	for i, k := range st.rowKey {
+		if keyRep[k] < 0 {
+			keyRep[k] = int32(i)
+		}
+	}
+	rep, rep2 := make([]int32, nc), make([]int32, nc) // two members of each class
+	for c := range rep {
+		rep[c], rep2[c] = -1, -1
+	}
+	for p, i := range st.leaves {
+		switch c := st.leafClass[p]; {
+		case rep[c] < 0:
+			rep[c] = int32(i)
+		case rep2[c] < 0:
+			rep2[c] = int32(i)
+		}
+	}
+	var todo []int32 // the row keys to fill
+	for k, row := range st.rows {
+		if row == nil && keyRep[k] >= 0 {
+			todo = append(todo, int32(k))
+		}
+	}
+	slab := make([]uint16, len(todo)*nc)
+	for j, k := range todo {
+		st.rows[k] = slab[j*nc : (j+1)*nc : (j+1)*nc]
+	}
+	st.rowBytes += 2 * len(slab)
+	for c := range nc {
+		st.tmp, st.queue = t.DistancesQueue(int(rep[c]), st.tmp, st.queue)
+		for _, k := range todo {
+			u := keyRep[k]
+			d := st.tmp[u]
+			if u == rep[c] && st.twins[c] > 1 {
+				d = st.tmp[rep2[c]] // the hops to another member of its own class
+			}
+			if d < 0 {
+				st.rows[k][c] = noRoute
+			} else {
+				st.rows[k][c] = uint16(min(d, noRoute-1))
+			}
+		}
 	}
 }
 

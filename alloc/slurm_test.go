@@ -686,3 +686,45 @@ func TestSlurmTreeCapacity(t *testing.T) {
 		t.Errorf("one tree: capacity %d, want 10", c)
 	}
 }
+
+// The rows fillRows measures by twin class (one search per class) are the rows
+// leafDistances measures one switch at a time, for every switch of random trees
+// with shared descendants, of fat trees (twin leaves under twin spines, several
+// parents per switch) and of two separate trees (no route between them).
+func TestSlurmTreeFillRowsMatchesSearches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 9))
+	confs := []string{
+		// A two-level fat tree: leaves l1-l4 under both spines; a pod of two.
+		"SwitchName=l1 Nodes=n[1-2]\nSwitchName=l2 Nodes=n[3-4]\nSwitchName=l3 Nodes=n[5-6]\nSwitchName=l4 Nodes=n[7-8]\n" +
+			"SwitchName=a1 Switches=l[1-2]\nSwitchName=a2 Switches=l[1-2]\nSwitchName=a3 Switches=l[3-4]\nSwitchName=a4 Switches=l[3-4]\n" +
+			"SwitchName=s1 Switches=a1,a3\nSwitchName=s2 Switches=a2,a4\n",
+		// Two trees: no route from one to the other; a lone leaf is its own class.
+		"SwitchName=l1 Nodes=n[1-3]\nSwitchName=l2 Nodes=n[4-5]\nSwitchName=t1 Switches=l[1-2]\nSwitchName=l3 Nodes=n[6-8]\n",
+	}
+	for range 40 {
+		confs = append(confs, randomSharedTree(rng, 8+rng.IntN(60), rng.IntN(2) == 0))
+	}
+	for ci, conf := range confs {
+		n := 0
+		for _, f := range strings.Fields(conf) {
+			if nodes, ok := strings.CutPrefix(f, "Nodes="); ok {
+				names, err := hostlist.Expand(nodes)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n += len(names)
+			}
+		}
+		one := newSlurmT(t, n, nil, conf)     // rows one search at a time
+		byClass := newSlurmT(t, n, nil, conf) // rows by class
+		one.tr.filled = true                  // never fills
+		byClass.tr.rows = make([][]uint16, byClass.tr.rowKeys)
+		byClass.tr.fillRows(byClass.tree)
+		for i, s := range one.tree.Switches {
+			want := slices.Clone(one.tr.leafDistances(one.tree, i))
+			if got := byClass.tr.rows[byClass.tr.rowKey[i]]; !slices.Equal(got, want) {
+				t.Fatalf("tree %d, switch %s: rows by class %v, by search %v\n%s", ci, s.Name, got, want, conf)
+			}
+		}
+	}
+}

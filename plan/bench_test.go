@@ -123,3 +123,14 @@ func BenchmarkPlanDragonfly10240(b *testing.B) {
 func BenchmarkPlanFatTree1024(b *testing.B) {
 	benchPlan(b, "fattree:16,16:16,16:4", 10000, 5*time.Second)
 }
+
+// plan at 10^5 hosts, the size of the largest sites (docs/plan.md, scale): a
+// 131,072-host fat tree and a 102,400-host dragonfly, each with a 3,000-job history.
+// go test -run '^$' -bench 'Plan.*(131072|102400)' -benchtime 1x ./plan
+func BenchmarkPlanFatTree131072(b *testing.B) {
+	benchPlan(b, "fattree:16,16:16,16:16,16:32", 3000, 60*time.Second)
+}
+
+func BenchmarkPlanDragonfly102400(b *testing.B) {
+	benchPlan(b, "dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=200", 3000, 60*time.Second)
+}

@@ -432,20 +432,29 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		}
 		j.Size = p
 		if v := nodeList; v != "" {
-			hosts, err := hostlist.Expand(v)
+			// Counted first (Expand's errors), so that a record refused here adds
+			// no name to the table; then read into it without making each name
+			// (hostlist.Table.Parse: 3,000 jobs of 10^5-node machines took 34 s
+			// through Expand).
+			count, err := hostlist.Count(v)
 			if err != nil {
 				if err := bad(fmt.Errorf("NodeList: %w", err)); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			if _, nn := col["NNodes"]; nn && len(hosts) != p {
-				if err := bad(fmt.Errorf("NodeList %s names %d nodes, NNodes says %d", v, len(hosts), p)); err != nil {
+			if _, nn := col["NNodes"]; nn && count != p {
+				if err := bad(fmt.Errorf("NodeList %s names %d nodes, NNodes says %d", v, count, p)); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			j.NodeList = t.Hosts.List(hosts)
+			if j.NodeList, err = t.Hosts.Parse(v); err != nil { // unreachable: counted
+				if err := bad(fmt.Errorf("NodeList: %w", err)); err != nil {
+					return nil, err
+				}
+				continue
+			}
 		}
 		if digits := strings.FieldsFunc(id, func(r rune) bool { return r < '0' || r > '9' }); len(digits) > 0 {
 			if n, err := strconv.Atoi(digits[0]); err == nil {

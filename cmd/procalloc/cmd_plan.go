@@ -196,8 +196,11 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					if err != nil {
 						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
-					tr, err := sim.ReadTrace(r, sim.ReadOptions{})
+					tr, err := sim.ReadTrace(contextReader{ctx, r}, sim.ReadOptions{})
 					r.Close()
+					if err != nil && ctx.Err() != nil {
+						return context.Cause(ctx) // "procalloc plan: interrupted", nothing written
+					}
 					if err != nil {
 						return fmt.Errorf("--trace %s: %w", *trace, err)
 					}

@@ -161,3 +161,60 @@ func TestSimInterruptWritesJobsReplayed(t *testing.T) {
 		}
 	}
 }
+
+// endlessSacct is sacct output that never ends (jobs of one node of n[01-16]),
+// counting the bytes read; it presses Ctrl-C (interrupt) once 1 MB has been read.
+type endlessSacct struct {
+	line      int
+	read      atomic.Int64
+	buf       []byte
+	interrupt func()
+}
+
+func (s *endlessSacct) Read(p []byte) (int, error) {
+	for len(s.buf) < len(p) {
+		if s.line == 0 {
+			s.buf = append(s.buf, "JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\n"...)
+		}
+		s.line++
+		s.buf = fmt.Appendf(s.buf, "%d|2026-11-01T00:00:00|2026-11-01T00:00:00|2026-11-01T00:01:00|60|2|1|1|COMPLETED|all|node%02d\n", s.line, 1+s.line%16)
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	if s.read.Add(int64(n)) >= 1<<20 {
+		s.interrupt()
+	}
+	return n, nil
+}
+
+// A Ctrl-C while plan reads its --trace stops the reading (a 10^5-host site's
+// history is read for seconds before the work that looks at the context began, and
+// Ctrl-C waited for the two-second watchdog): exit 130, "interrupted", nothing
+// written. The history here never ends, so only the interrupt ends the reading
+// (before, it read until the 2,000,000-job cap).
+func TestPlanInterruptWhileReadingTrace(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "plan")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	src := &endlessSacct{interrupt: func() { cancel(errInterrupted) }}
+	var stdout, stderr bytes.Buffer
+	args := []string{"plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover", "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+		"--slurm-conf", "../../plan/testdata/slurm.conf", "--slurm-version", "23.11", "--trace", "-", "-o", out}
+	start := time.Now()
+	code := run(ctx, &env{stdin: src, stdout: &stdout, stderr: &stderr}, args)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, stderr.String())
+	}
+	if got := stderr.String(); got != "procalloc plan: interrupted\n" {
+		t.Errorf("stderr %q, want %q", got, "procalloc plan: interrupted\n")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output directory %s: %v, want none", out, err)
+	}
+	// The reader looks at the context before each read (of 64 kB at most).
+	if n := src.read.Load(); n > 1<<20+1<<17 {
+		t.Errorf("%d bytes read, %d after the interrupt", n, n-1<<20)
+	}
+	t.Logf("%d bytes of history read in %v", src.read.Load(), time.Since(start))
+}

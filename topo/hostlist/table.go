@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Table numbers host names (ids 0, 1, ... in the order the names were added), so
@@ -19,6 +21,25 @@ type Table struct {
 	names   []string
 	index   map[string]int32
 	scratch []byte // the encoding of the list being made
+	// numbered are the ids of names met as numbers of a bracket (Parse), by
+	// prefix and zero padding, so that a name a history repeats is not formatted
+	// and hashed again for each job that ran on it.
+	numbered map[numberedKey]*numberedIDs
+}
+
+// numberedKey is a family of names prefix + a number written with width digits
+// (zero padded; 0: as is): the name of each number is one string.
+type numberedKey struct {
+	prefix string
+	width  int
+}
+
+// numberedIDs are the known ids of a family's numbers: dense from base, or in
+// sparse for a number far from the others.
+type numberedIDs struct {
+	base   uint64
+	ids    []int32 // id+1 of number base+i; 0: not met yet
+	sparse map[uint64]int32
 }
 
 // NewTable returns a table with names at ids 0, 1, ... (names given twice keep
@@ -71,13 +92,121 @@ func (t *Table) List(names []string) List {
 }
 
 // Parse returns the names of the hostlist expression expr (Expand's, in Expand's
-// order) as a list of t, adding the names t lacks. Errors are Expand's.
+// order) as a list of t, adding the names t lacks. Errors are Expand's, and a
+// refused expression adds nothing. The names of one bracket after a prefix
+// (node[0001-0490], the form of sacct's and Slurm's node lists) are not made one by
+// one once t has met them: a history of thousands of jobs of thousands of nodes
+// each is read at a few nanoseconds a node, not the few hundred of Expand and List
+// (docs/plan.md, scale).
 func (t *Table) Parse(expr string) (List, error) {
-	names, err := Expand(expr)
-	if err != nil {
-		return List{}, err
+	if _, err := Count(expr); err != nil {
+		return List{}, err // Expand's error: it counts first
 	}
-	return t.List(names), nil
+	var b listBuilder
+	b.buf = t.scratch[:0]
+	for _, item := range splitTop(expr) {
+		prefix, body, ok := oneBracket(item.s)
+		if !ok {
+			names, _, err := expandOne(item.s, MaxHosts, false)
+			if err != nil {
+				return List{}, inExpr(expr, item, err) // unreachable: counted
+			}
+			for _, n := range names {
+				b.add(t.add(n))
+			}
+			continue
+		}
+		for r := range strings.SplitSeq(body, ",") {
+			// As rangeList reads it (checked by Count).
+			lo, hi, isRange := strings.Cut(r, "-")
+			a, _ := strconv.ParseUint(lo, 10, 64)
+			z := a
+			if isRange && hi != "" {
+				z, _ = strconv.ParseUint(hi, 10, 64)
+			}
+			width := 0
+			if len(lo) > 1 && lo[0] == '0' {
+				width = len(lo)
+			}
+			fam := t.family(prefix, width)
+			for v := a; ; v++ {
+				b.add(t.numberID(fam, prefix, width, v))
+				if v == z {
+					break
+				}
+			}
+		}
+	}
+	l := b.list(t)
+	t.scratch = b.buf
+	return l, nil
+}
+
+// oneBracket splits an item of the form prefix[body] (one bracket, at the end; a
+// ']' in the prefix is a letter of the name, as Expand reads it).
+func oneBracket(item string) (prefix, body string, ok bool) {
+	open := strings.IndexByte(item, '[')
+	if open < 0 || item[len(item)-1] != ']' {
+		return "", "", false
+	}
+	body = item[open+1 : len(item)-1]
+	if strings.ContainsAny(body, "[]") {
+		return "", "", false
+	}
+	return item[:open], body, true
+}
+
+func (t *Table) family(prefix string, width int) *numberedIDs {
+	k := numberedKey{prefix, width}
+	f := t.numbered[k]
+	if f == nil {
+		if t.numbered == nil {
+			t.numbered = map[numberedKey]*numberedIDs{}
+		}
+		f = &numberedIDs{}
+		t.numbered[k] = f
+	}
+	return f
+}
+
+// numberID is the id of prefix + v written with width digits (as rangeList writes
+// it), added when t lacks the name.
+func (t *Table) numberID(f *numberedIDs, prefix string, width int, v uint64) int32 {
+	if i := v - f.base; v >= f.base && i < uint64(len(f.ids)) && f.ids[i] != 0 {
+		return f.ids[i] - 1
+	}
+	if id, ok := f.sparse[v]; ok {
+		return id
+	}
+	digits := strconv.FormatUint(v, 10)
+	if len(digits) < width {
+		digits = strings.Repeat("0", width-len(digits)) + digits
+	}
+	id := t.add(prefix + digits)
+	// Dense when the slice would stay within a few times the table's size (a
+	// site's nodes are numbered densely); a stray number goes to the map.
+	limit := uint64(4*len(t.names) + 1024)
+	switch {
+	case len(f.ids) == 0:
+		f.base = v
+		f.ids = append(f.ids, id+1)
+	case v >= f.base && v-f.base < limit:
+		if i := v - f.base; i >= uint64(len(f.ids)) {
+			f.ids = append(f.ids, make([]int32, int(i)+1-len(f.ids))...)
+		}
+		f.ids[v-f.base] = id + 1
+	case v < f.base && f.base-v+uint64(len(f.ids)) < limit:
+		grown := make([]int32, int(f.base-v)+len(f.ids))
+		copy(grown[f.base-v:], f.ids)
+		f.ids, f.base = grown, v
+		f.ids[0] = id + 1
+	default:
+		if f.sparse == nil {
+			f.sparse = map[uint64]int32{}
+		}
+		f.sparse[v] = id
+	}
+	return id
 }
 
 // List is a list of host names of a Table, in order (a name may appear twice: a

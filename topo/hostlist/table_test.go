@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -251,4 +252,104 @@ func TestCompressor(t *testing.T) {
 			t.Errorf("%q: %v, Compress says %v", bad, err, want)
 		}
 	}
+}
+
+// Parse numbers names as Expand and List do, name by name: two tables, one fed by
+// Parse and one by List of Expand's names (and both by the same List calls and
+// NewTable names in between), hold the same names at the same ids after random
+// expressions whose brackets Parse reads without making names (dense and sparse
+// numbers, zero padding of several widths, ranges going back, the same number
+// under two paddings, names met first through List).
+func TestTableParseAsExpand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 11))
+	seed := []string{"n0007", "n7", "x3", "n[1-2]x"}
+	viaParse, viaList := NewTable(seed...), NewTable(seed...)
+	num := func() uint64 {
+		switch rng.IntN(6) {
+		case 0:
+			return uint64(rng.Int64N(1 << 62)) // far from the others: sparse
+		case 1:
+			return uint64(rng.IntN(3)) // at and below a family's first number
+		default:
+			return uint64(rng.IntN(20000))
+		}
+	}
+	for i := range 3000 {
+		var items []string
+		for range 1 + rng.IntN(4) {
+			prefix := []string{"n", "x", "rack1_b", "a]b", ""}[rng.IntN(5)]
+			var rs []string
+			for range 1 + rng.IntN(3) {
+				a := num()
+				lo := strconv.FormatUint(a, 10)
+				if rng.IntN(2) == 0 {
+					lo = strings.Repeat("0", 1+rng.IntN(3)) + lo // padded
+				}
+				switch rng.IntN(3) {
+				case 0:
+					rs = append(rs, lo)
+				case 1:
+					rs = append(rs, lo+"-")
+				default:
+					rs = append(rs, lo+"-"+strconv.FormatUint(a+uint64(rng.IntN(300)), 10))
+				}
+			}
+			item := prefix + "[" + strings.Join(rs, ",") + "]"
+			if rng.IntN(8) == 0 {
+				item = prefix + "[1-2]y[" + strings.Join(rs, ",") + "]" // two brackets: Expand's path
+			}
+			items = append(items, item)
+		}
+		expr := strings.Join(items, ",")
+		names, err := Expand(expr)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		l, err := viaParse.Parse(expr)
+		if err != nil {
+			t.Fatalf("%q: Parse: %v", expr, err)
+		}
+		want := viaList.List(names)
+		if !slices.Equal(l.AppendIDs(nil), want.AppendIDs(nil)) || viaParse.Len() != viaList.Len() {
+			t.Fatalf("%q: ids %v, List of Expand's names gives %v", expr, l.AppendIDs(nil), want.AppendIDs(nil))
+		}
+		checkList(t, viaParse, l, names)
+		if i%50 == 0 { // names met through List first
+			extra := fmt.Sprintf("n%d", rng.IntN(25000))
+			viaParse.List([]string{extra})
+			viaList.List([]string{extra})
+		}
+	}
+	if !slices.Equal(viaParse.names, viaList.names) {
+		t.Fatal("the tables differ")
+	}
+}
+
+// Reading a history's node lists: 3,000 lists of about 5,000 names of a 102,400-name
+// machine (the size of plan's 10^5-host runs, docs/plan.md).
+func BenchmarkTableParseHistory(b *testing.B) {
+	rng := rand.New(rand.NewPCG(29, 12))
+	exprs := make([]string, 3000)
+	for i := range exprs {
+		var rs []string
+		for range 1 + rng.IntN(8) {
+			a := rng.IntN(102400 - 2000)
+			rs = append(rs, fmt.Sprintf("%06d-%06d", a, a+rng.IntN(1300)))
+		}
+		exprs[i] = "d[" + strings.Join(rs, ",") + "]"
+	}
+	b.ResetTimer()
+	names := 0
+	for range b.N {
+		tab := NewTable()
+		names = 0
+		for _, e := range exprs {
+			l, err := tab.Parse(e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			names += l.Len()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(names), "ns/name")
 }
