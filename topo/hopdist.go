@@ -10,7 +10,8 @@ import (
 )
 
 // The hop index answers Graph.Dist exactly without an n x n table. It is built once,
-// on the first Dist call, and is read-only afterwards except for its row cache, which
+// on the first Dist call or by BuildHopIndex (whose context can stop the build, which
+// then keeps nothing), and is read-only afterwards except for its row cache, which
 // a mutex guards: Dist is safe for concurrent use.
 //
 // Three reductions make the graph it works on small:
