@@ -109,12 +109,20 @@ const (
 	guidedPops      = 8  // the guided search gives up after this many vertices per unit of the bound
 )
 
-// hopIndex returns g's hop index, building it on first use.
+// hopIndex returns g's hop index, building it on first use. Its fast path is kept
+// small enough to inline into Dist.
 func (g *Graph) hopIndex() *hopIndex {
 	if h := g.hop.Load(); h != nil {
 		return h
 	}
-	h, _ := g.buildHopIndex(context.Background()) // cannot fail without a context that ends
+	return g.firstHopIndex()
+}
+
+// firstHopIndex builds the hop index without a context (it cannot fail then).
+//
+//go:noinline
+func (g *Graph) firstHopIndex() *hopIndex {
+	h, _ := g.buildHopIndex(context.Background())
 	return h
 }
 
