@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestPlanWarnsOfKeysOfOtherReleases(t *testing.T) {
 		p := &Plan{opt: sampleOptions(t, false)}
 		p.opt.SlurmConf = append([]byte("CertmgrType=certmgr/script\n"), p.opt.SlurmConf...)
 		p.opt.Version, p.opt.VersionSource = c.version, "--slurm-version"
-		if err := p.checkInputs(); err != nil {
+		if err := p.checkInputs(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		w := strings.Join(p.Report.Warnings, "\n")

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestPlanWarnsOfLauncherHostNames(t *testing.T) {
 		conf := "NodeName=" + c.hosts + " CPUs=1\nPartitionName=p Nodes=ALL\n"
 		p := &Plan{opt: Options{Machine: m, Hosts: names, MachineSource: "mesh:4x4", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
 			Version: V2311, VersionSource: "test", SyntheticJobs: 10}}
-		if err := p.checkInputs(); err != nil {
+		if err := p.checkInputs(context.Background()); err != nil {
 			t.Fatalf("%s: %v", c.hosts, err)
 		}
 		var got []string

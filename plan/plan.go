@@ -178,7 +178,10 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	p.opt = opt
 	r.SlurmVersion, r.SlurmVersionSource = opt.Version.String(), opt.VersionSource
 	p.progress("checking inputs")
-	if err := p.checkInputs(); err != nil {
+	if err := p.checkInputs(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx) // "interrupted", as the later stages say it
+		}
 		return nil, err
 	}
 	p.progress("ordering")
@@ -215,10 +218,15 @@ func (p *Plan) progress(s string) {
 }
 
 // checkInputs reads slurm.conf, matches the network's hosts to its nodes, builds
-// the compute machine, reads the site's topology file and checks the history.
-func (p *Plan) checkInputs() error {
+// the compute machine, reads the site's topology file and checks the history. It
+// looks at ctx between these steps and while it builds the compute machine (a
+// second or more at 10^5 hosts, docs/plan.md).
+func (p *Plan) checkInputs(ctx context.Context) error {
 	opt := p.opt
 	r := &p.Report
+	if ctx.Err() != nil { // Ctrl-C while the CLI read the machine and the names
+		return context.Cause(ctx)
+	}
 	conf, err := slurm.ReadConf(opt.SlurmConf)
 	if err != nil {
 		return &InputError{opt.SlurmConfPath, err}
@@ -236,6 +244,9 @@ func (p *Plan) checkInputs() error {
 		return &InputError{opt.SlurmConfPath, err}
 	}
 	p.nodes = nodes
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if len(nodes) == 0 {
 		hint := ""
 		if conf.Includes > 0 {
@@ -264,6 +275,9 @@ func (p *Plan) checkInputs() error {
 	inFabric := make(map[string]bool, len(names))
 	var compute []int
 	for v, h := range names {
+		if v%ctxEvery == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		if inFabric[h] {
 			return fmt.Errorf("host name %s given twice", h)
 		}
@@ -296,13 +310,16 @@ func (p *Plan) checkInputs() error {
 	if conf.Includes > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines are not followed (%s): nodes and settings of the included files are not seen, and the deployments' slurm.conf keeps the lines; check that no included file sets NodeName, TopologyPlugin or TopologyParam lines, which Slurm would read as well", includedFiles(conf)))
 	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if len(compute) == m.N() && (!isGraph || opt.Hosts == nil) {
 		// A graph renamed by Hosts is rebuilt below, so that its hosts carry the
 		// Slurm names (the topology writers and as-run read them from the graph).
 		p.Machine = m
 		p.Names = names
 	} else {
-		cm, err := computeMachine(m, names, compute)
+		cm, err := computeMachine(ctx, m, names, compute)
 		if err != nil {
 			return err
 		}
@@ -316,6 +333,9 @@ func (p *Plan) checkInputs() error {
 		if err := cg.CheckConnected(); err != nil {
 			return fmt.Errorf("the compute hosts of %s: %w", opt.MachineSource, err)
 		}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	p.computeSet = make(map[string]int, len(p.Names))
 	for v, n := range p.Names {
@@ -334,10 +354,16 @@ func (p *Plan) checkInputs() error {
 	if err := p.checkPartitions(); err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if opt.TopologyConf != nil {
 		if _, err := p.currentTopology(); err != nil {
 			return err
 		}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	return p.checkWorkload()
 }
@@ -356,8 +382,16 @@ func includedFiles(c *slurm.Conf) string {
 // computeMachine is m with only the nodes compute as hosts (in that order). The
 // other hosts of a fabric are dropped when they hang on one link (no route passes
 // them) and otherwise stay as routing vertices, so that hop distances between
-// compute hosts do not change.
-func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph, error) {
+// compute hosts do not change. It returns ctx's cause, wrapped, when ctx ends first
+// (looked at every ctxEvery vertices: the whole takes a second or more at 10^5
+// hosts).
+func computeMachine(ctx context.Context, m topo.Machine, names []string, compute []int) (*topo.Graph, error) {
+	stopped := func(v int) error {
+		if v%ctxEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("the compute hosts' network: %w", context.Cause(ctx))
+		}
+		return nil
+	}
 	g := topo.GraphOf(m)
 	keep := make([]bool, g.Vertices()) // as a host
 	drop := make([]bool, g.Vertices())
@@ -366,6 +400,9 @@ func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph,
 	}
 	var nb []int
 	for v := range g.N() {
+		if err := stopped(v); err != nil {
+			return nil, err
+		}
 		if !keep[v] && len(g.Neighbors(v, nb[:0])) <= 1 {
 			drop[v] = true
 		}
@@ -377,12 +414,18 @@ func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph,
 		return g.Name(v)
 	}
 	f := topo.NewFabric()
-	for _, v := range compute {
+	for i, v := range compute {
+		if err := stopped(i); err != nil {
+			return nil, err
+		}
 		if err := f.AddHost(names[v]); err != nil {
 			return nil, err
 		}
 	}
 	for v := range g.Vertices() {
+		if err := stopped(v); err != nil {
+			return nil, err
+		}
 		if !keep[v] && !drop[v] {
 			if err := f.AddSwitch(vname(v)); err != nil {
 				return nil, err
@@ -390,6 +433,9 @@ func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph,
 		}
 	}
 	for v := range g.Vertices() {
+		if err := stopped(v); err != nil {
+			return nil, err
+		}
 		if drop[v] {
 			continue
 		}
@@ -401,8 +447,15 @@ func computeMachine(m topo.Machine, names []string, compute []int) (*topo.Graph,
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("the compute hosts' network: %w", context.Cause(ctx))
+	}
 	return f.Graph()
 }
+
+// ctxEvery is how many vertices plan's loops over a network handle between looks
+// at the context.
+const ctxEvery = 1 << 12
 
 // leaves returns the leaf switch of each node of m (-1 for every node of a grid, or
 // of a graph whose hosts hang on no switch).
@@ -489,6 +542,17 @@ func compressed(names []string) string {
 // curve.
 func (p *Plan) order(ctx context.Context) error {
 	opt := p.opt
+	if g, ok := p.Machine.(*topo.Graph); ok {
+		// The hop index the ordering's first distance would build, a second or
+		// so at 10^5 hosts, is built here where Ctrl-C stops it (not counted in
+		// the ordering's time limit).
+		if err := g.BuildHopIndex(ctx); err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return fmt.Errorf("ordering: %w", err)
+		}
+	}
 	sctx, cancel := ctx, context.CancelFunc(func() {})
 	if opt.TimeLimit > 0 {
 		sctx, cancel = timelimit.WithTimeout(ctx, opt.TimeLimit, "ordering time limit")

@@ -551,7 +551,7 @@ func TestPlanCancel(t *testing.T) {
 func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 	p := &Plan{opt: sampleOptions(t, false)}
 	p.opt.Weights, p.opt.Version = DefaultWeights(), DefaultVersion
-	if err := p.checkInputs(); err != nil {
+	if err := p.checkInputs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.order(context.Background()); err != nil {

@@ -10,7 +10,8 @@
 //
 // A Graph is an irregular network. Its hop distances are breadth-first distances,
 // answered without an n x n table by a
-// hop index built on the first Graph.Dist call (hopdist.go), which is exact, safe for
+// hop index built on the first Graph.Dist call, or beforehand by Graph.BuildHopIndex
+// with a context that can stop it (hopdist.go), which is exact, safe for
 // concurrent use and near O(vertices) in memory: hosts on one link drop out (their
 // distance is one hop to their switch), switches with the same neighbours (a fat
 // tree's leaf switches of one pod, its top switches of one residue) merge into one

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/procalloc/procalloc/internal/textin"
 )
@@ -27,11 +28,12 @@ type Graph struct {
 	spec   string       // Spec() when set (synthetic machines)
 	layout *synthLayout // the structure FatTree or Dragonfly built (structdist.go), else nil
 
-	// Built on first use: the name index (Lookup) and the hop index (Dist).
+	// Built on first use: the name index (Lookup) and the hop index (Dist, or
+	// BuildHopIndex, whose build a context may stop: hopMu, not a sync.Once).
 	indexOnce sync.Once
 	index     map[string]int
-	hopOnce   sync.Once
-	hop       *hopIndex
+	hopMu     sync.Mutex
+	hop       atomic.Pointer[hopIndex]
 	// Recognised on first use (Dragonfly, structure.go).
 	dragonflyOnce   sync.Once
 	dragonfly       DragonflyShape

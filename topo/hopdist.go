@@ -2,13 +2,16 @@ package topo
 
 import (
 	"container/list"
+	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
 )
 
 // The hop index answers Graph.Dist exactly without an n x n table. It is built once,
-// on the first Dist call, and is read-only afterwards except for its row cache, which
+// on the first Dist call or by BuildHopIndex (whose context can stop the build, which
+// then keeps nothing), and is read-only afterwards except for its row cache, which
 // a mutex guards: Dist is safe for concurrent use.
 //
 // Three reductions make the graph it works on small:
@@ -106,10 +109,45 @@ const (
 	guidedPops      = 8  // the guided search gives up after this many vertices per unit of the bound
 )
 
-// hopIndex returns g's hop index, building it on first use.
+// hopIndex returns g's hop index, building it on first use. Its fast path is kept
+// small enough to inline into Dist.
 func (g *Graph) hopIndex() *hopIndex {
-	g.hopOnce.Do(func() { g.hop = newHopIndex(g.adj, g.hosts, "") })
-	return g.hop
+	if h := g.hop.Load(); h != nil {
+		return h
+	}
+	return g.firstHopIndex()
+}
+
+// firstHopIndex builds the hop index without a context (it cannot fail then).
+//
+//go:noinline
+func (g *Graph) firstHopIndex() *hopIndex {
+	h, _ := g.buildHopIndex(context.Background())
+	return h
+}
+
+// BuildHopIndex builds the hop index Dist answers from (see the package doc) unless
+// it is built already, and returns ctx's cause, wrapped, when ctx ends first: then
+// nothing is kept, and Dist or another BuildHopIndex builds it anew. Dist builds it
+// on its first call otherwise, a second or so on a graph of 10^5 hosts that no
+// context could stop (procalloc plan's Ctrl-C waited for its watchdog).
+func (g *Graph) BuildHopIndex(ctx context.Context) error {
+	_, err := g.buildHopIndex(ctx)
+	return err
+}
+
+func (g *Graph) buildHopIndex(ctx context.Context) (*hopIndex, error) {
+	g.hopMu.Lock()
+	defer g.hopMu.Unlock()
+	if h := g.hop.Load(); h != nil {
+		return h, nil
+	}
+	h, err := newHopIndex(ctx, g.adj, g.hosts, "")
+	if err != nil {
+		return nil, fmt.Errorf("hop index of %s: %w", g.Spec(), err)
+	}
+	g.hop.Store(h)
+	return h, nil
 }
 
 // Dist returns the hop distance between vertices a and b (hosts or switches), -1 when
@@ -301,16 +339,32 @@ func (h *hopIndex) meetDist(u, v int32) int {
 	return -1
 }
 
+// ctxEvery is how many vertices (or classes, or searches of a few) the hop index's
+// build handles between looks at its context: a few milliseconds at most.
+const ctxEvery = 1 << 12
+
+// stopped returns ctx's cause when ctx has ended, at every ctxEvery-th i.
+func stopped(ctx context.Context, i int) error {
+	if i%ctxEvery == 0 && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
 // newHopIndex builds the index of the graph adj whose vertices 0..hosts-1 are hosts;
 // tier forces "table", "labels", "rows" or "meet" (rows never cached) for tests, ""
-// picks the first that fits.
-func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
+// picks the first that fits. It returns ctx's cause, looked at every ctxEvery
+// vertices, classes or searches, when ctx ends first.
+func newHopIndex(ctx context.Context, adj [][]int, hosts int, tier string) (*hopIndex, error) {
 	nv := len(adj)
 	h := &hopIndex{anchor: make([]int32, nv), class: make([]int32, nv)}
 	// 1. Pendant hosts and their anchors.
 	core := make([]int32, 0, nv-hosts)
 	cidx := make([]int32, nv) // vertex -> core index, -1 for a pendant host
 	for v := range nv {
+		if err := stopped(ctx, v); err != nil {
+			return nil, err
+		}
 		h.anchor[v] = int32(v)
 		cidx[v] = -1
 		if v < hosts && len(adj[v]) == 1 {
@@ -325,6 +379,9 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 	// The core's links, each list sorted (vertex indices).
 	cOff := make([]int32, len(core)+1)
 	for i, v := range core {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		n := 0
 		for _, w := range adj[v] {
 			if cidx[w] >= 0 {
@@ -335,6 +392,9 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 	}
 	cAdj := make([]int32, cOff[len(core)])
 	for i, v := range core {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		nb := cAdj[cOff[i]:cOff[i]:cOff[i+1]]
 		for _, w := range adj[v] {
 			if cidx[w] >= 0 {
@@ -383,6 +443,9 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 	h.q.Off = make([]int32, nq+1)
 	var buf []int32
 	for c, r := range reps {
+		if err := stopped(ctx, c); err != nil {
+			return nil, err
+		}
 		buf = buf[:0]
 		for _, w := range nbOf(r) {
 			buf = append(buf, ccls[cidx[w]])
@@ -405,20 +468,32 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 			nkey++
 		}
 	}
+	if ctx.Err() != nil { // the twins' sort
+		return nil, context.Cause(ctx)
+	}
 	bound := h.diameterBound()
+	var stop error // ctx's cause, when it ends the build
 	work := float64(nkey) * float64(nq+len(h.q.Adj))
 	fits := nkey <= maxTableKeys && work <= maxTableWork
 	budget := maxLabelPerNode * nq
 	if tier != "" {
 		fits, budget = tier == "table", nq*nq
 	}
+	labels := func() bool {
+		ok, err := h.buildLabels(ctx, budget)
+		if err != nil {
+			stop = err
+		}
+		return ok
+	}
 	switch {
 	case fits && bound < unreachable16:
 		h.key, h.nkey = key, nkey
-		h.buildTable(bound)
+		stop = h.buildTable(ctx, bound)
 		h.tier = "table"
-	case tier != "rows" && tier != "meet" && tier != "guided" && bound < unreachable16 && h.buildLabels(budget):
+	case tier != "rows" && tier != "meet" && tier != "guided" && bound < unreachable16 && labels():
 		h.tier = "labels"
+	case stop != nil:
 	default:
 		h.tier = "rows"
 		if tier != "meet" && bound < unreachable16 {
@@ -434,7 +509,10 @@ func newHopIndex(adj [][]int, hosts int, tier string) *hopIndex {
 	h.lastMiss = -1
 	h.meetOnly = tier == "meet"
 	h.maxRows = max(4, min(1024, rowCacheBytes/(4*max(nq, 1))))
-	return h
+	if stop != nil {
+		return nil, stop
+	}
+	return h, nil
 }
 
 // diameterBound returns twice the largest eccentricity of one vertex per connected
@@ -458,8 +536,9 @@ func (h *hopIndex) diameterBound() int {
 	return bound
 }
 
-// buildTable fills the key table by one breadth-first search per key, in parallel.
-func (h *hopIndex) buildTable(bound int) {
+// buildTable fills the key table by one breadth-first search per key, in parallel,
+// and returns ctx's cause when ctx ends first (the table then unfinished).
+func (h *hopIndex) buildTable(ctx context.Context, bound int) error {
 	nq, nk := len(h.q.Off)-1, h.nkey
 	if bound < unreachable8 {
 		h.t8 = make([]uint8, nk*nk)
@@ -481,6 +560,9 @@ func (h *hopIndex) buildTable(bound int) {
 			dist := make([]int32, nq)
 			var queue []int32
 			for k := w; k < nk; k += workers {
+				if ctx.Err() != nil {
+					return
+				}
 				queue = HopRow(h.q, srcs[k], dist, queue)
 				for j, c := range srcs {
 					d := dist[c]
@@ -499,12 +581,17 @@ func (h *hopIndex) buildTable(bound int) {
 		}()
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // buildLabels builds pruned landmark labels on Q (Akiba et al. 2013, Algorithm 2),
 // hubs by degree, highest first (ties: smaller class first). It gives up and reports
-// false when the labels would hold more than budget entries.
-func (h *hopIndex) buildLabels(budget int) bool {
+// false when the labels would hold more than budget entries, or when ctx ends (with
+// ctx's cause, looked at before each hub's search).
+func (h *hopIndex) buildLabels(ctx context.Context, budget int) (bool, error) {
 	nq := len(h.q.Off) - 1
 	order := make([]int32, nq)
 	for i := range order {
@@ -522,6 +609,9 @@ func (h *hopIndex) buildLabels(budget int) bool {
 	var queue []int32
 	total := 0
 	for rank, src := range order {
+		if ctx.Err() != nil { // a hub's search can cover Q: ~1M links on a 10^5-host dragonfly
+			return false, context.Cause(ctx)
+		}
 		for i, hb := range hubs[src] {
 			tmp[hb] = int32(dists[src][i])
 		}
@@ -543,7 +633,7 @@ func (h *hopIndex) buildLabels(budget int) bool {
 			hubs[u] = append(hubs[u], int32(rank))
 			dists[u] = append(dists[u], uint16(d))
 			if total++; total > budget {
-				return false
+				return false, nil
 			}
 			for _, w := range h.q.Adj[h.q.Off[u]:h.q.Off[u+1]] {
 				if dist[w] < 0 {
@@ -567,7 +657,7 @@ func (h *hopIndex) buildLabels(budget int) bool {
 		h.labDist = append(h.labDist, dists[c]...)
 		h.labOff[c+1] = int32(len(h.labHub))
 	}
-	return true
+	return true, nil
 }
 
 // PairDistSum returns the sum of the hop distances between all unordered pairs of

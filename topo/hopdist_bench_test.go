@@ -70,6 +70,6 @@ func BenchmarkHopIndexBuildDragonfly10k(b *testing.B) {
 	}
 	g := m.(*Graph)
 	for b.Loop() {
-		newHopIndex(g.adj, g.hosts, "")
+		mustHopIndex(b, g, "")
 	}
 }

@@ -17,7 +17,7 @@ func checkDistBFS(t *testing.T, what string, g *Graph, step int) {
 	idx := []*hopIndex{g.hopIndex()}
 	if g.Vertices() <= forceMax {
 		for _, tier := range []string{"table", "labels", "rows", "meet", "guided"} {
-			idx = append(idx, newHopIndex(g.adj, g.hosts, tier))
+			idx = append(idx, mustHopIndex(t, g, tier))
 		}
 	}
 	for a := 0; a < g.Vertices(); a += step {
@@ -55,8 +55,8 @@ func TestDistMatchesBFSOnSyntheticShapes(t *testing.T) {
 		}
 		g := m.(*Graph)
 		checkDistBFS(t, c.spec, g, c.step)
-		if g.hop.tier != c.tier {
-			t.Errorf("%s: the hop index is %q, want %q", c.spec, g.hop.tier, c.tier)
+		if g.hop.Load().tier != c.tier {
+			t.Errorf("%s: the hop index is %q, want %q", c.spec, g.hop.Load().tier, c.tier)
 		}
 	}
 }
@@ -116,8 +116,8 @@ func TestDistBeyondAByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDistBFS(t, "chain", g, 1)
-	if g.hop.t16 == nil {
-		t.Fatalf("distances up to 601 in a %q index without a uint16 table", g.hop.tier)
+	if g.hop.Load().t16 == nil {
+		t.Fatalf("distances up to 601 in a %q index without a uint16 table", g.hop.Load().tier)
 	}
 }
 
@@ -129,7 +129,7 @@ func TestDistConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := m.(*Graph)
-		h := newHopIndex(g.adj, g.hosts, tier)
+		h := mustHopIndex(t, g, tier)
 		h.maxRows = 4 // make the row cache evict
 		var wg sync.WaitGroup
 		errs := make(chan string, 4)
@@ -291,7 +291,7 @@ func TestRowsOnlyForManyQueriesFromOneSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := m.(*Graph)
-	h := newHopIndex(g.adj, g.hosts, "rows")
+	h := mustHopIndex(t, g, "rows")
 	n := g.N()
 	for i := 0; i+2 < n; i++ {
 		for _, j := range []int{i + 1, i + 2} {
