@@ -74,14 +74,21 @@ func init() {
 	reg("sos", "Sum of Squares along a curve (Leung 2002): interval leaving the most varied free lengths, else minimum span", SumOfSquares)
 }
 
+// curveArg splits a curve allocator's argument "CURVE", "CURVE:ring" or
+// "CURVE:linear" into the curve and the suffix.
+func curveArg(arg string) (curve, suffix string) {
+	for _, suf := range []string{":ring", ":linear"} {
+		if c, ok := strings.CutSuffix(arg, suf); ok {
+			return c, suf
+		}
+	}
+	return arg, ""
+}
+
 // newCurveFromSpec parses "CURVE" or "CURVE:ring" / "CURVE:linear".
 func newCurveFromSpec(family, arg string, m topo.Machine, rule CurveRule, opt Options) (Allocator, error) {
-	curve, ring := arg, false
-	if c, ok := strings.CutSuffix(arg, ":ring"); ok {
-		curve, ring = c, true
-	} else if c, ok := strings.CutSuffix(arg, ":linear"); ok {
-		curve = c
-	}
+	curve, suffix := curveArg(arg)
+	ring := suffix == ":ring"
 	if curve == "" {
 		return nil, fmt.Errorf("%s needs a curve: %s:CURVE[:ring] with CURVE one of %s, or a ranking file",
 			family, family, strings.Join(curves.Names(), ", "))

@@ -106,6 +106,51 @@ func resolveCurve(name string, m topo.Machine, opt Options) (curves.Order, error
 	return opt.Ranking(name, m)
 }
 
+// MapSpecFiles returns the allocator spec with each file name in it replaced by
+// f(name): a ranking file given as CURVE (freelist, ff, bf, sos, paging) or ORDER
+// (slurm), and the topology file of slurm:tree and slurm:block. Built-in curve
+// names and a spec of no such family are left as they are. A caller that reads
+// relative names from another directory (a sweep file's) rewrites a spec with it
+// to print the command that replays it; it splits specs as the constructors do.
+func MapSpecFiles(spec string, f func(name string) string) string {
+	name, arg, ok := strings.Cut(spec, ":")
+	if !ok {
+		return spec
+	}
+	curve := func(c string) string {
+		if c == "" || curves.Summary(c) != "" {
+			return c
+		}
+		return f(c)
+	}
+	switch name {
+	case "freelist", "ff", "bf", "sos":
+		c, suffix := curveArg(arg)
+		return name + ":" + curve(c) + suffix
+	case "paging":
+		if c, s, ok := cutLast(arg, ":"); ok {
+			return name + ":" + curve(c) + ":" + s
+		}
+	case "slurm":
+		mode, rest, ok := strings.Cut(arg, ":")
+		switch {
+		case !ok:
+		case mode == "consec":
+			return name + ":" + mode + ":" + curve(rest)
+		case mode == "tree" || mode == "block":
+			file, order, hasOrder := strings.Cut(rest, ":")
+			if file != "" {
+				file = f(file)
+			}
+			if hasOrder {
+				file += ":" + curve(order)
+			}
+			return name + ":" + mode + ":" + file
+		}
+	}
+	return spec
+}
+
 // constructor builds an allocator from the argument after the spec's first ':' (""
 // when there is none).
 type constructor func(arg string, m topo.Machine, opt Options) (Allocator, error)

@@ -23,6 +23,9 @@ type Files struct {
 	// Hosts are the machine's host names in node-index order, which a host ranking
 	// file's names are matched against (nil: curves.NodeNames of the machine).
 	Hosts []string
+	// Dir is the directory relative file names are read from (Spec.Dir; empty:
+	// the working directory).
+	Dir string
 
 	mu       sync.Mutex
 	seen     map[string]bool
@@ -38,6 +41,7 @@ func (f *Files) Options(o alloc.Options) alloc.Options {
 // Ranking reads the ranking file path of machine m (alloc.Options.Ranking,
 // curves.RankingFileFor), host names matched against Hosts.
 func (f *Files) Ranking(path string, m topo.Machine) (curves.Order, error) {
+	path = inDir(f.Dir, path)
 	o, err := curves.RankingFileFor(path, m, f.Hosts)
 	if uc := (*curves.UnknownCurveError)(nil); err != nil && !errors.As(err, &uc) {
 		return nil, &alloc.FileError{Path: path, Err: err} // a file, read and refused
@@ -76,6 +80,7 @@ func (f *Files) SlurmBlocks(path string) (*slurm.Blocks, error) {
 // topology reads a topology file anew (each allocator gets its own) and keeps its
 // warnings the first time it is read.
 func (f *Files) topology(path string) (*slurm.Topology, error) {
+	path = inDir(f.Dir, path)
 	t, err := slurm.ReadTopologyFile(path)
 	if err != nil {
 		return nil, &alloc.FileError{Path: path, Err: err}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // open opens the file path, or Stdin for "-" when the spec has one.
 func (s *Spec) open(path string) (io.ReadCloser, error) {
+	path = s.Path(path)
 	if path == "-" && s.Stdin != nil {
 		return io.NopCloser(s.Stdin), nil
 	}
@@ -131,7 +133,7 @@ func (s *Spec) Resolve() ([]Warning, error) {
 			return nil, err
 		}
 		if len(hosts) != m.N() {
-			field, path := "HostsFile", s.HostsFile
+			field, path := "HostsFile", s.Path(s.HostsFile)
 			if s.Hostlist != "" {
 				field, path = "Hostlist", s.Hostlist
 			}
@@ -151,7 +153,7 @@ func (s *Spec) Resolve() ([]Warning, error) {
 
 // readGraph reads GraphFile (slurm.GraphFile), with its warnings.
 func (s *Spec) readGraph() (*topo.Graph, []Warning, error) {
-	g, texts, err := slurm.GraphFile{Path: s.GraphFile, Format: s.GraphFormat, NodeNameMap: s.NodeNameMap, Topology: s.Topology, Stdin: s.Stdin}.Read()
+	g, texts, err := slurm.GraphFile{Path: s.Path(s.GraphFile), Format: s.GraphFormat, NodeNameMap: s.Path(s.NodeNameMap), Topology: s.Topology, Stdin: s.Stdin}.Read()
 	if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {
 		field := "GraphFile"
 		if ge.NameMap {
@@ -164,7 +166,7 @@ func (s *Spec) readGraph() (*topo.Graph, []Warning, error) {
 	}
 	ws := make([]Warning, len(texts))
 	for i, w := range texts {
-		ws[i] = Warning{Field: "GraphFile", File: s.GraphFile, Text: w}
+		ws[i] = Warning{Field: "GraphFile", File: s.Path(s.GraphFile), Text: w}
 	}
 	return g, ws, nil
 }
@@ -186,7 +188,7 @@ func (s *Spec) readHosts() ([]string, error) {
 	defer r.Close()
 	names, err := curves.ReadHostNames(r)
 	if err != nil {
-		return nil, &FileError{Field: "HostsFile", Path: s.HostsFile, Err: err}
+		return nil, &FileError{Field: "HostsFile", Path: s.Path(s.HostsFile), Err: err}
 	}
 	return names, nil
 }
@@ -194,7 +196,11 @@ func (s *Spec) readHosts() ([]string, error) {
 // spanOrder resolves SpanCurve on m (curves.Resolve: a built-in curve that applies
 // to m, or a ranking file, host names matched against Hosts).
 func (s *Spec) spanOrder(m topo.Machine) (curves.Order, error) {
-	o, err := curves.Resolve(context.Background(), s.SpanCurve, m, s.Hosts)
+	name := s.SpanCurve
+	if curves.Summary(name) == "" {
+		name = s.Path(name) // a ranking file
+	}
+	o, err := curves.Resolve(context.Background(), name, m, s.Hosts)
 	if ue := (*curves.UnknownCurveError)(nil); errors.As(err, &ue) {
 		return nil, fieldErr("SpanCurve", "", "%v", err)
 	}
@@ -202,4 +208,18 @@ func (s *Spec) spanOrder(m topo.Machine) (curves.Order, error) {
 		return nil, &FileError{Field: "SpanCurve", Err: err}
 	}
 	return o, nil
+}
+
+// Path is the path the spec reads a file name of its fields from: the name taken
+// from Dir when it is relative ("" and "-", standard input, are left as they are).
+func (s *Spec) Path(name string) string {
+	return inDir(s.Dir, name)
+}
+
+// inDir is name taken from dir when name is relative and dir is set.
+func inDir(dir, name string) string {
+	if dir == "" || name == "" || name == "-" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(dir, name)
 }

@@ -41,6 +41,12 @@ type Spec struct {
 	// Stdin, when set, is what a file named "-" reads (GraphFile, NodeNameMap,
 	// HostsFile), once; nil: "-" is a file's name.
 	Stdin io.Reader
+	// Dir is the directory relative file names are read from: Trace, GraphFile,
+	// NodeNameMap, HostsFile, a ranking file SpanCurve or the allocator names, and
+	// the allocator's topology files. Empty: the working directory. A sweep item's
+	// is its sweep file's directory, so that every path a sweep file writes is read
+	// from one place.
+	Dir string
 	// Format is the trace's format (FormatDetect: from its first record).
 	Format Format
 	// SkipBad skips and counts malformed trace lines instead of failing.
@@ -388,7 +394,7 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 	}
 	r := s.TraceReader
 	if r == nil {
-		f, err := textin.Open(s.Trace)
+		f, err := textin.Open(s.Path(s.Trace))
 		if err != nil {
 			return nil, err
 		}
@@ -405,7 +411,7 @@ func (s *Spec) ReadTrace() (*Trace, error) {
 	}
 	tr, err := ReadTrace(r, opt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Trace, err)
+		return nil, fmt.Errorf("%s: %w", s.Path(s.Trace), err)
 	}
 	return tr, nil
 }
@@ -483,7 +489,7 @@ func (s *Spec) Prepare() (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := &Files{Hosts: s.Hosts}
+	files := &Files{Hosts: s.Hosts, Dir: s.Dir}
 	files.keep("", warnings)
 	m := s.Machine
 	if s.Hosts != nil && len(s.Hosts) != m.N() {
@@ -587,7 +593,7 @@ func (rp *Replay) Config() (Config, error) {
 		return Config{}, err
 	}
 	if rp.files == nil {
-		rp.files = &Files{Hosts: s.Hosts}
+		rp.files = &Files{Hosts: s.Hosts, Dir: s.Dir}
 	}
 	a, err := alloc.Parse(s.Alloc, m, rp.files.Options(alloc.Options{Compat: s.Compat, NoMemo: s.NoMemo, Names: s.Hosts}))
 	if err != nil {

@@ -78,8 +78,10 @@ so, before any item runs, are an unknown machine kind or allocator and flags tha
 would fail every item (an unknown flag, a value that does not parse), and flags that
 set what a key sets (--alloc, --sched, --contract, --comm, --seed, --comm-seed,
 --engine, --trace, --machine but empty beside --graph): the results would name the
-key's entry. A run (not --sbatch or --list) also refuses a trace of its items that
-is not there.
+key's entry. Relative file names in the file (traces, files the flags name such as
+--hosts or --graph, an allocator's ranking file or topology.conf) are read from the
+sweep file's directory, wherever the sweep is started. A run (not --sbatch or
+--list) also refuses, before any item runs, a file its items name that is not there.
 Items are numbered in one fixed order: traces, machines, schedulers, load factors,
 patterns, seeds, engines, then allocators innermost. Each item is the replay "procalloc sim"
 runs with the same flags (the library's, in this process); all cores are used (-j).
@@ -90,7 +92,7 @@ give --tz, so give it (flags: [--tz, UTC]) when shards or reruns may run elsewhe
 (each result names its zone, time_zone); and --baseline exact finds and proves what
 it can within --baseline-time-limit, which depends on the machine's speed.
 
-SPEC may be - to read the sweep file from standard input: relative trace paths are
+SPEC may be - to read the sweep file from standard input: relative file names are
 then taken from the current directory, and the sweep is named "stdin" unless it has a
 name: key. Results and resuming work as with a file (items are known by their
 parameters); --sbatch needs a file, which the array tasks read.
@@ -279,7 +281,7 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				if err != nil {
 					return usageError{err.Error()}
 				}
-				if err := spec.CheckTraces(mine); err != nil {
+				if err := spec.CheckFiles(mine); err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res, err := sweep.OpenResults(*out, spec.Name)
@@ -346,7 +348,7 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 // maxArrayTasks is the most tasks a Slurm job array can have.
 const maxArrayTasks = slurm.MaxArraySize
 
-// readSpec reads a sweep file, or standard input for "-" (relative trace paths then
+// readSpec reads a sweep file, or standard input for "-" (relative file names then
 // from the current directory).
 func readSpec(e *env, path string) (*sweep.Spec, error) {
 	if path != "-" {

@@ -86,8 +86,9 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 	// The library, which runs items without Check, fails each, its line naming
 	// the flag, and merge lists each item that failed.
 	// A value outside a closed set (--compat sjf) and one the replay's spec refuses
-	// for every item (--perturb -5) are refused up front too. A file a flag names
-	// that cannot be read (--hosts) is left to the items, which fail one by one.
+	// for every item (--perturb -5) are refused up front too, and so is a file a
+	// flag names that is not there (--hosts: sweep.Spec.CheckFiles, when the run
+	// starts, as for a trace).
 	for _, c := range []struct {
 		flags, msg string
 		upfront    bool
@@ -98,7 +99,7 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		{"[--drop-larger, stray]", `unexpected arguments ["stray"]`, true},
 		{"[--compat, sjf, --from, \"1\"]", `--compat: "sjf": want premas, sst or empty`, true},
 		{"[--perturb, \"-5\", --from, \"1\"]", "-5: must not be negative", true}, // the library names the field, Scale.Perturb
-		{"[--hosts, no-such-hosts.txt]", "no-such-hosts.txt", false},
+		{"[--hosts, no-such-hosts.txt]", "no-such-hosts.txt", true},
 	} {
 		flags, msg := c.flags, c.msg
 		bad := filepath.Join(dir, "bad.yaml")
@@ -106,7 +107,8 @@ func TestSweepLibraryMatchesCommand(t *testing.T) {
 		out := filepath.Join(dir, "bad.jsonl")
 		os.Remove(out)
 		code, _, stderr := runCLI(t, "", "sweep", bad, "-o", out)
-		if code != 1 || c.upfront != strings.Contains(stderr, "every item would fail: flags: ") || c.upfront && !strings.Contains(stderr, msg) {
+		refused := strings.Contains(stderr, "every item would fail: flags: ") || strings.Contains(stderr, `sweep file: flags: --hosts "no-such-hosts.txt": stat `)
+		if code != 1 || c.upfront != refused || c.upfront && !strings.Contains(stderr, msg) {
 			t.Fatalf("flags %s: exit %d, %s; want 1 and, refused up front %v, %q", flags, code, stderr, c.upfront, msg)
 		}
 		if c.upfront {

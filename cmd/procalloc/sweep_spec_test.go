@@ -25,7 +25,14 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 	if err := os.WriteFile(hostsFile, []byte("node[001-256]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := &sweep.Spec{Name: "t", Dir: "/sweeps"}
+	// The sweep file's directory: relative file names in its flags are read from
+	// there, as the arguments --list prints them (Args) read them.
+	testdata, err := filepath.Abs(filepath.Dir(ibSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(p string) string { return filepath.Base(p) }
+	spec := &sweep.Spec{Name: "t", Dir: testdata}
 	base := sweep.Params{Trace: "t.swf", Machine: "mesh:16x16", Alloc: "bf:hilbert", Sched: "easy", Contract: 0.5, Pattern: "none", Seed: 3}
 	flagSets := [][]string{
 		nil,
@@ -39,9 +46,9 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 		// The flags that read files.
 		{"--hostlist", "n[001-256]", "--span-curve", "snake"},
 		{"--hosts", hostsFile, "--span-curve", "gilbert"},
-		{"--machine", "", "--graph", ibSample, "--node-name-map", ibNameMap, "--graph-format", "ibnetdiscover", "--span-curve", "rcm"},
-		{"--machine=", "--graph", topoYAML, "--topology", "racks"},
-		{"--machine=", "--graph", topoConf, "--hostlist", "h[01-16]"},
+		{"--machine", "", "--graph", rel(ibSample), "--node-name-map", rel(ibNameMap), "--graph-format", "ibnetdiscover", "--span-curve", "rcm"},
+		{"--machine=", "--graph=" + rel(topoYAML), "--topology", "racks"},
+		{"--machine=", "--graph", rel(topoConf), "--hostlist", "h[01-16]"},
 	}
 	for _, comm := range []string{"none", "random"} {
 		for _, flags := range flagSets {
@@ -65,6 +72,12 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.Stdin = want.Stdin // the command's standard input, for files named -
+			// The command reads the trace by the path Args gives; the item, by its
+			// name in the sweep file from the sweep file's directory.
+			if got.Path(got.Trace) != want.Trace {
+				t.Errorf("%v: the item reads the trace %s, the command %s", flags, got.Path(got.Trace), want.Trace)
+			}
+			got.Trace, got.Dir = want.Trace, want.Dir
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %v:\n got %+v\nwant %+v", comm, flags, got, want)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
@@ -173,6 +174,61 @@ func (f replayFlag) with(field, usage string, def ...any) replayFlag {
 
 // hostsUse says what sim's host names are for (the help of --hosts).
 const hostsUse = "the names of the machine's nodes in slurm:tree/slurm:block topology files, sacct node lists and host ranking files; they replace a --graph's own"
+
+// fileFlags are the replay flags whose value names a file (--span-curve: when it
+// is no built-in curve; --trace, which Parse refuses in a sweep file's flags, for
+// the items a program makes).
+var fileFlags = map[string]bool{"trace": true, "graph": true, "node-name-map": true, "hosts": true, "span-curve": true}
+
+// flagFile is a file name given to a flag of fileFlags: flags[at] is prefix
+// ("--hosts=" or "") and the name.
+type flagFile struct {
+	flag, name, prefix string
+	at                 int
+}
+
+// flagFiles are the file names flags give (those of fileFlags), read as
+// ApplyFlags reads the flags.
+func flagFiles(flags []string) []flagFile {
+	var out []flagFile
+	for i := 0; i < len(flags); i++ {
+		a := flags[i]
+		if a == "--" {
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if name == a || name == "" {
+			continue
+		}
+		k, v, hasValue := strings.Cut(name, "=")
+		f, ok := replayFlags[k]
+		if !ok {
+			continue
+		}
+		prefix := a[:len(a)-len(v)]
+		if !hasValue {
+			if f.Kind == KindBool || i+1 >= len(flags) {
+				continue
+			}
+			i++
+			v, prefix = flags[i], ""
+		}
+		if fileFlags[k] && v != "" && (k != "span-curve" || curves.Summary(v) == "") {
+			out = append(out, flagFile{flag: "--" + k, name: v, prefix: prefix, at: i})
+		}
+	}
+	return out
+}
+
+// flagFilesIn is flags with their file names (flagFiles) taken from dir (Args):
+// the names a replay of the item reads from its sweep file's directory.
+func flagFilesIn(flags []string, dir string) []string {
+	out := slices.Clone(flags)
+	for _, f := range flagFiles(flags) {
+		out[f.at] = f.prefix + inDir(dir, f.name)
+	}
+	return out
+}
 
 // replayFlags are sim's replay flags, each mapped onto its sim.Spec field.
 var replayFlags = func() map[string]replayFlag {

@@ -62,7 +62,7 @@ func (s *Spec) pairFailures() (fails []pairFailure, checked int) {
 	// The items' own readers of the files a spec names (bf:RANKING, slurm:tree:FILE):
 	// a file whose content is refused is the items' failure (FileError, below), a
 	// name that is neither a curve nor a file fails here as there.
-	opt := (&sim.Files{}).Options(alloc.Options{Compat: sp.Compat, NoMemo: sp.NoMemo})
+	opt := (&sim.Files{Dir: s.Dir}).Options(alloc.Options{Compat: sp.Compat, NoMemo: sp.NoMemo})
 	for i, ms := range s.Machines {
 		if topo.CheckMachineSpec(ms) != nil {
 			continue // Check names it

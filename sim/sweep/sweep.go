@@ -47,7 +47,8 @@ type Spec struct {
 	// each item as the command that replays it) and decoded by ApplyFlags onto the
 	// sim.Spec fields they name.
 	Flags []string `yaml:"flags" json:"flags"`
-	// Dir is the directory relative trace paths are read from (the sweep file's).
+	// Dir is the directory relative file names are read from (the sweep file's):
+	// traces, the files flags and allocators name (sim.Spec.Dir).
 	Dir string `yaml:"-" json:"-"`
 }
 
@@ -378,25 +379,37 @@ func checkKeyFlags(flags []string) error {
 	return nil
 }
 
-// CheckTraces finds the traces of items that cannot be opened or are directories (a
-// typo in traces:)
-// before any item runs: each item would fail on it, one at a time. Check leaves the
-// traces out, since a script for a cluster (--sbatch) may be written where they are
-// not; the run looks at the traces of its own items (its shard's).
-func (s *Spec) CheckTraces(items []Item) error {
+// CheckFiles finds, before any item runs, the files the items name that cannot
+// be opened or are directories (a typo in traces:, a --hosts file that is not
+// where the sweep file is): each item would fail on it, one at a time. It looks at
+// the traces, the files the flags name (--graph, --node-name-map, --hosts, a
+// ranking file as --span-curve) and those of the allocators (a ranking file, a
+// topology.conf), relative names taken from the sweep file's directory as the
+// replays take them. Check leaves files out, since a script for a cluster
+// (--sbatch) may be written where they are not; the run looks at the files of its
+// own items (its shard's).
+func (s *Spec) CheckFiles(items []Item) error {
 	seen := map[string]bool{}
 	var errs []error
-	for _, it := range items {
-		t := it.Params.Trace
-		if seen[t] || t == "-" {
-			continue
+	check := func(what, name, kind string) {
+		if seen[what+"\x00"+name] || name == "-" {
+			return
 		}
-		seen[t] = true
-		if st, err := os.Stat(it.Params.tracePath(s.Dir)); err != nil {
-			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: %w", slices.Index(s.Traces, t)+1, textin.Clip(t), err))
+		seen[what+"\x00"+name] = true
+		if st, err := os.Stat(inDir(s.Dir, name)); err != nil {
+			errs = append(errs, fmt.Errorf("sweep file: %s %q: %w", what, textin.Clip(name), err))
 		} else if st.IsDir() {
-			// Opened, but every item would fail reading it.
-			errs = append(errs, fmt.Errorf("sweep file: traces: entry %d %q: a directory, not a trace file", slices.Index(s.Traces, t)+1, t))
+			errs = append(errs, fmt.Errorf("sweep file: %s %q: a directory, not a %s", what, textin.Clip(name), kind))
+		}
+	}
+	for _, it := range items {
+		check(fmt.Sprintf("traces: entry %d", slices.Index(s.Traces, it.Params.Trace)+1), it.Params.Trace, "trace file")
+		alloc.MapSpecFiles(it.Params.Alloc, func(name string) string {
+			check(fmt.Sprintf("allocators: entry %d %q: file", slices.Index(s.Allocators, it.Params.Alloc)+1, textin.Clip(it.Params.Alloc)), name, "file")
+			return name
+		})
+		for _, f := range flagFiles(it.Params.Flags) {
+			check("flags: "+f.flag, f.name, "file")
 		}
 	}
 	return errors.Join(errs...)
@@ -464,7 +477,7 @@ func Read(r io.Reader, name string) (*Spec, error) {
 	return s, nil
 }
 
-// ReadFile reads a sweep file; relative trace paths are taken from its directory.
+// ReadFile reads a sweep file; relative file names in it are read from its directory.
 func ReadFile(path string) (*Spec, error) {
 	f, err := textin.Open(path)
 	if err != nil {
@@ -559,9 +572,12 @@ func (p Params) Key() string {
 }
 
 // Args are the item's parameters as the sim command's flags (what --list and
-// merge print); trace paths are resolved against dir.
+// merge print), run from the working directory: the relative file names of the
+// trace, the allocator and the flags are taken from dir, as the item's replay
+// reads them (Spec: sim.Spec.Dir).
 func (p Params) Args(dir string) []string {
-	args := []string{"--trace", p.tracePath(dir), "--machine", p.Machine, "--alloc", p.Alloc, "--sched", string(p.Sched),
+	in := func(name string) string { return inDir(dir, name) }
+	args := []string{"--trace", p.tracePath(dir), "--machine", p.Machine, "--alloc", alloc.MapSpecFiles(p.Alloc, in), "--sched", string(p.Sched),
 		"--contract", strconv.FormatFloat(p.Contract, 'g', -1, 64),
 		"--seed", strconv.FormatUint(p.Seed, 10), "--comm-seed", strconv.FormatUint(p.Seed, 10)}
 	if p.Pattern != "none" {
@@ -570,17 +586,18 @@ func (p Params) Args(dir string) []string {
 	if p.Engine != sim.EngineMessage {
 		args = append(args, "--engine", p.Engine.String())
 	}
-	return append(args, p.Flags...)
+	return append(args, flagFilesIn(p.Flags, dir)...)
 }
 
-// Spec is the replay of the item: its trace (a relative path taken from dir),
+// Spec is the replay of the item: its trace (relative file names, the trace's
+// and those of the allocator and the flags, are read from dir: sim.Spec.Dir),
 // machine, allocator, scheduler, load factor (arrival contraction), seed (of the
 // replicas and of the communication pattern) and communication pattern ("none":
 // without communication), on sim.DefaultSpec, before its flags: Replay applies
 // them.
 func (p Params) Spec(dir string) sim.Spec {
 	s := sim.DefaultSpec()
-	s.Trace = p.tracePath(dir)
+	s.Trace, s.Dir = p.Trace, dir
 	s.MachineSpec = p.Machine
 	s.Alloc = p.Alloc
 	s.Sched = p.Sched
@@ -594,10 +611,13 @@ func (p Params) Spec(dir string) sim.Spec {
 }
 
 func (p Params) tracePath(dir string) string {
-	if !filepath.IsAbs(p.Trace) && p.Trace != "-" && dir != "" {
-		return filepath.Join(dir, p.Trace)
-	}
-	return p.Trace
+	return inDir(dir, p.Trace)
+}
+
+// inDir is the path a replay with Dir dir reads the file name from.
+func inDir(dir, name string) string {
+	s := sim.Spec{Dir: dir}
+	return s.Path(name)
 }
 
 func schedNames(s []sim.Sched) []string {

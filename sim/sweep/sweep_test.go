@@ -250,11 +250,8 @@ func TestMergeWithoutSpecReportsGaps(t *testing.T) {
 }
 
 // paramsOf is the inverse of Params.Spec (without Flags, which the caller applies).
-func paramsOf(s sim.Spec, dir string) Params {
+func paramsOf(s sim.Spec) Params {
 	p := Params{Trace: s.Trace, Machine: s.MachineSpec, Alloc: s.Alloc, Sched: s.Sched, Contract: s.Scale.Contract, Seed: s.Scale.Seed, Pattern: "none"}
-	if rel, ok := strings.CutPrefix(s.Trace, dir+string(filepath.Separator)); ok && dir != "" {
-		p.Trace = rel
-	}
 	if s.Comm != "" {
 		p.Pattern = s.Comm
 	}
@@ -282,12 +279,12 @@ seeds: [1, 7]
 		if err := sp.Validate(); err != nil {
 			t.Fatalf("item %d: %v", it.Index, err)
 		}
-		back := paramsOf(sp, dir)
+		back := paramsOf(sp)
 		if !reflect.DeepEqual(back, it.Params) || back.Key() != it.Key {
 			t.Fatalf("item %d: %+v -> %+v", it.Index, it.Params, back)
 		}
-		if (it.Params.Trace == "a.txt") != (sp.Trace == "/sweeps/a.txt") {
-			t.Errorf("item %d: trace %s resolved to %s", it.Index, it.Params.Trace, sp.Trace)
+		if sp.Dir != dir || (it.Params.Trace == "a.txt") != (sp.Path(sp.Trace) == "/sweeps/a.txt") {
+			t.Errorf("item %d: trace %s read from %s", it.Index, it.Params.Trace, sp.Path(sp.Trace))
 		}
 		if sp.CommSeed != it.Params.Seed {
 			t.Errorf("item %d: comm seed %d, want the item's seed %d", it.Index, sp.CommSeed, it.Params.Seed)
