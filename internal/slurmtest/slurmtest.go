@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -157,10 +157,13 @@ type Run struct {
 	// placements are compared.
 	Seed  uint64
 	Steps int // placements compared
-	// Probes is how many jobs the allocator says must wait (an error wrapping
-	// alloc.ErrFragmented: no block or switch holds them although enough nodes are
-	// free) are submitted anyway with salloc --immediate, to check that Slurm
-	// does not start them either; the others are not submitted.
+	// Pending is the error the allocator's Allocate wraps when it says a job
+	// must wait (alloc.ErrFragmented: no block or switch holds it although
+	// enough nodes are free); such a job is not submitted, but for Probes of
+	// them. Any other error of Allocate fails the test.
+	Pending error
+	// Probes is how many jobs the allocator says must wait are submitted anyway
+	// with salloc --immediate, to check that Slurm does not start them either.
 	Probes int
 	// Retried, when set, says after each placement whether the allocator had to
 	// retry its selection (counted in Result.Retried).
@@ -175,6 +178,22 @@ type Result struct {
 	Waits, Retried int
 }
 
+// Predictor is the allocator Compare checks against Slurm: an alloc.Allocator
+// (alloc.SlurmAllocator, a plan deployment's emulation). The package does not
+// import alloc, so that the slurm package's own tests can use it.
+type Predictor interface {
+	// Name is the allocator's spec, for messages.
+	Name() string
+	// Machine is the machine predicted: as many nodes as the cluster's Names.
+	Machine() topo.Machine
+	// Allocate predicts Slurm's k nodes for the next job and marks them busy.
+	Allocate(k int) ([]int, error)
+	// Release marks a cancelled job's nodes free.
+	Release(nodes []int) error
+	// NumFree is the number of free nodes.
+	NumFree() int
+}
+
 // occupier is an allocator that can be told which nodes a job took (to follow
 // Slurm's placement after a difference): alloc.SlurmAllocator.
 type occupier interface{ Occupy(nodes []int) error }
@@ -186,7 +205,7 @@ type occupier interface{ Occupy(nodes []int) error }
 // placement is Slurm's selection alone). A placement that differs is reported with
 // t.Errorf, and a follows Slurm's from then on when it can (an Occupy method); the
 // jobs left running are the next configuration's to clear (restart).
-func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
+func Compare(t testing.TB, c *Cluster, a Predictor, run Run) Result {
 	t.Helper()
 	if a.Machine().N() != len(c.Names) {
 		t.Fatalf("the allocator has %d nodes, the cluster %d names", a.Machine().N(), len(c.Names))
@@ -222,7 +241,7 @@ func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
 			k = 1 + rng.IntN(free)
 		}
 		want, err := a.Allocate(k)
-		if errors.Is(err, alloc.ErrFragmented) {
+		if run.Pending != nil && errors.Is(err, run.Pending) {
 			// The job would wait: check that Slurm does not start it either.
 			if probes <= 0 {
 				continue
