@@ -104,37 +104,12 @@ func randomSlurmTree(seed uint64, nodes int) string {
 // PROCALLOC_SLURM_SBATCH_STEPS those of the sbatch configuration (default 30),
 // PROCALLOC_SLURM_RANDOM_TREES the number of random trees (default 2).
 func TestSlurmRealPlacements(t *testing.T) {
-	dir := os.Getenv("PROCALLOC_SLURM_DIR")
-	if dir == "" {
-		t.Skip("PROCALLOC_SLURM_DIR is not set: `make test-slurm` starts a 16-node Slurm on loopback and runs this test on it")
-	}
-	conf, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
-	if err != nil {
-		t.Skipf("no Slurm cluster in %s: %v", dir, err)
-	}
-	portBase, nodes := 0, 0
-	for _, line := range strings.Split(string(conf), "\n") {
-		if v, ok := strings.CutPrefix(line, "SlurmctldPort="); ok {
-			portBase, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-		if strings.HasPrefix(line, "NodeName=") {
-			nodes++
-		}
-	}
-	if portBase == 0 || nodes < 4 {
-		t.Fatalf("%s/slurm.conf: no SlurmctldPort= or fewer than 4 NodeName= lines", dir)
-	}
-	script, err := filepath.Abs(filepath.Join("..", "scripts", "slurm-cluster.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps := envCount(t, "PROCALLOC_SLURM_STEPS", 150)
-	sbatchSteps := envCount(t, "PROCALLOC_SLURM_SBATCH_STEPS", 30)
+	dir, portBase, nodes := slurmtest.Running(t)
+	script := slurmtest.Script(t)
+	steps := slurmtest.EnvCount(t, "PROCALLOC_SLURM_STEPS", 150)
+	sbatchSteps := slurmtest.EnvCount(t, "PROCALLOC_SLURM_SBATCH_STEPS", 30)
 
-	names := make([]string, nodes)
-	for i := range names {
-		names[i] = fmt.Sprintf("node%02d", i+1)
-	}
+	names := slurmtest.NodeNames(nodes)
 	m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", nodes))
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +155,7 @@ func TestSlurmRealPlacements(t *testing.T) {
 		{"weights+tree", grouped, slurmRealTopology, "salloc", steps, ""},
 	}
 	// Random trees, seeds 1, 2, ...: odd seeds without weights, even ones with.
-	for seed := uint64(1); seed <= uint64(envCount(t, "PROCALLOC_SLURM_RANDOM_TREES", 2)); seed++ {
+	for seed := uint64(1); seed <= uint64(slurmtest.EnvCount(t, "PROCALLOC_SLURM_RANDOM_TREES", 2)); seed++ {
 		c := config{fmt.Sprintf("tree-random%d", seed), nil, randomSlurmTree(seed, nodes), "salloc", steps, ""}
 		if seed%2 == 0 {
 			c.name, c.weights = fmt.Sprintf("weights+tree-random%d", seed), grouped
@@ -231,12 +206,10 @@ func TestSlurmRealPlacements(t *testing.T) {
 				}
 				args = append(args, "--topology", tf)
 			}
-			if out, err := exec.Command("bash", append([]string{script}, args...)...).CombinedOutput(); err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) && ee.ExitCode() == 3 {
-					t.Skipf("no Slurm: %s", out)
-				}
-				t.Fatalf("starting the cluster (%s): %v\n%s", strings.Join(args, " "), err, out)
+			if _, err := ports.RunScript(nil, script, args...); errors.Is(err, ports.ErrNoSlurm) {
+				t.Skip(err)
+			} else if err != nil {
+				t.Fatalf("starting the cluster: %v", err)
 			}
 			cfg := alloc.SlurmConfig{Names: names, Weights: c.weights}
 			if c.tree != "" {
@@ -249,7 +222,7 @@ func TestSlurmRealPlacements(t *testing.T) {
 				t.Fatal(err)
 			}
 			rc := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: c.submit, Names: names}
-			r := slurmtest.Compare(t, rc, a, slurmtest.Run{Seed: uint64(100 + ci), Steps: c.steps})
+			r := slurmtest.Compare(t, rc, a, slurmtest.Run{Seed: uint64(100 + ci), Steps: c.steps, Pending: alloc.ErrFragmented})
 			n, d := r.Compared, r.Differ
 			total += n
 			differ += d
@@ -295,32 +268,22 @@ var (
 // PROCALLOC_SLURM_STEPS sets the submissions per configuration (default 150),
 // PROCALLOC_SLURM_RANDOM_BLOCKS the number of random block files (default 2).
 func TestSlurmRealBlockPlacements(t *testing.T) {
-	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
-	if prefix == "" {
+	if os.Getenv("PROCALLOC_SLURM_NEW") == "" {
 		t.Skip("PROCALLOC_SLURM_NEW is not set: the prefix of a Slurm >= 23.11 built with scripts/slurm-build.sh")
 	}
-	out, err := exec.Command(filepath.Join(prefix, "sbin", "slurmctld"), "-V").Output()
-	if err != nil {
-		t.Skipf("no slurmctld in %s: %v", prefix, err)
-	}
-	version := strings.TrimSpace(string(out))
-	steps := envCount(t, "PROCALLOC_SLURM_STEPS", 150)
+	prefix, version := slurmtest.NewSlurm(t)
+	steps := slurmtest.EnvCount(t, "PROCALLOC_SLURM_STEPS", 150)
 	port := 0 // the cluster's port base, chosen free at its first start
 	dir := os.Getenv("PROCALLOC_SLURM_NEW_DIR")
 	if dir == "" {
+		var err error
 		if dir, err = os.MkdirTemp("", "slurm-block"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	script, err := filepath.Abs(filepath.Join("..", "scripts", "slurm-cluster.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := slurmtest.Script(t)
 	const nodes = 16
-	names := make([]string, nodes)
-	for i := range names {
-		names[i] = fmt.Sprintf("node%02d", i+1)
-	}
+	names := slurmtest.NodeNames(nodes)
 	m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", nodes))
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +315,7 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 		config{"weights-distinct+" + slurmRealBlocks[2].name, slurmRealBlocks[2].conf, distinct},
 		config{"weights-grouped+" + slurmRealBlocks[4].name, slurmRealBlocks[4].conf, grouped})
 	rb := rand.New(rand.NewPCG(77, 78))
-	for i := range envCount(t, "PROCALLOC_SLURM_RANDOM_BLOCKS", 2) {
+	for i := range slurmtest.EnvCount(t, "PROCALLOC_SLURM_RANDOM_BLOCKS", 2) {
 		c := config{fmt.Sprintf("block-random%d", i+1), alloc.RandomSlurmBlocks(rb, nodes, false, false, func(v int) string { return names[v] }), nil}
 		if i%2 == 1 {
 			c.name, c.weights = "weights-grouped+"+c.name, grouped
@@ -444,7 +407,7 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 				t.Logf("slurmctld and the emulation: %s nodes in no block, %s", slurmSays[1], slurmSays[2])
 			}
 			rc := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
-			r := slurmtest.Compare(t, rc, a, slurmtest.Run{Seed: uint64(300 + ci), Steps: steps, Probes: 10, Retried: a.BlockRetried})
+			r := slurmtest.Compare(t, rc, a, slurmtest.Run{Seed: uint64(300 + ci), Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Retried: a.BlockRetried})
 			n, d := r.Compared, r.Differ
 			total += n
 			differ += d
@@ -455,19 +418,4 @@ func TestSlurmRealBlockPlacements(t *testing.T) {
 	}
 	t.Logf("%d configurations in %.1f s", len(configs), time.Since(start).Seconds())
 	fmt.Printf("slurm (topology/block, %s): %d placements compared, %d differ (%d after retried passes); %d waiting jobs compared\n", version, total, differ, retried, waits)
-}
-
-// envCount is the non-negative integer in the environment variable name, or def when
-// it is unset; anything else fails t.
-func envCount(t *testing.T, name string, def int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 {
-		t.Fatalf("%s=%q: want a non-negative integer", name, s)
-	}
-	return v
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/sortedset"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -151,7 +152,7 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 		cost := 0
 		if next >= 0 {
 			for _, na := range t.anchorsOf(next) {
-				if t.allFree(na) && overlaps(na, a) {
+				if t.allFree(na) && sortedset.Overlap(na, a) {
 					cost++
 				}
 			}
@@ -168,20 +169,4 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// overlaps reports whether two sorted node sets share a node.
-func overlaps(a, b []int) bool {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			return true
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return false
 }

@@ -779,36 +779,36 @@ func (g *grid3Scan) score(cx, cy, cz, thr int, limit int64) (int64, bool) {
 	// addY and addZ are zero again on return (cleared over the ball's extent,
 	// which holds every taken point).
 	y0, y1, z0, z1 := max(cy-thr, 0), min(cy+thr, g.H-1), max(cz-thr, 0), min(cz+thr, g.L-1)
-	dropped := false
-	var cum int64
-	for y := y0; y <= y1; y++ {
-		tot += cum * (k - cum)
-		if tot > limit {
-			dropped = true
-			break
-		}
-		cum += int64(g.innerY[y] + g.addY[y])
-	}
+	tot, ok = gapPass(tot, limit, k, g.innerY[y0:y1+1], g.addY[y0:y1+1])
+	dropped := !ok
 	if !dropped {
 		if wholeZ {
 			g.takeWholeZ(cx, cy, cz, thr, int(taken[len(taken)-2]))
 		}
-		tot -= lbZ
-		cum = 0
-		for z := z0; z <= z1; z++ {
-			tot += cum * (k - cum)
-			if tot > limit {
-				dropped = true
-				break
-			}
-			cum += int64(g.innerZ[z] + g.addZ[z])
-		}
+		tot, ok = gapPass(tot-lbZ, limit, k, g.innerZ[z0:z1+1], g.addZ[z0:z1+1])
+		dropped = !ok
 	}
 	if len(taken) > 0 {
 		clear(g.addY[y0 : y1+1])
 		clear(g.addZ[z0 : z1+1])
 	}
 	return tot, !dropped && tot <= limit
+}
+
+// gapPass adds to tot the gap terms along one axis (score, along y and z): before
+// each plane p, L (k - L) with L the points of the planes before it, inner[p] +
+// add[p] each. False, with the total so far, as soon as tot exceeds limit.
+func gapPass(tot, limit, k int64, inner, add []int32) (int64, bool) {
+	add = add[:len(inner)]
+	var cum int64
+	for p, in := range inner {
+		tot += cum * (k - cum)
+		if tot > limit {
+			return tot, false
+		}
+		cum += int64(in + add[p])
+	}
+	return tot, true
 }
 
 // takeShell adds to addY and addZ the first c points (by index: lowest y, then

@@ -152,42 +152,33 @@ func (b *blockBounds) bound(g *gridScan, bl int, thrs []int32) int64 {
 		}
 	}
 	e := b.ext[4*bl : 4*bl+4]
-	// Columns.
-	b.vals, b.caps = b.vals[:0], b.caps[:0]
-	lo, hi := b.colLo[bl*blockSide:(bl+1)*blockSide], b.colHi[bl*blockSide:(bl+1)*blockSide]
-	H := g.H
-	env := b.envelopes(lo, hi, g.xs[bx:min(bx+blockSide, len(g.xs))])
-	for xi := int(g.firstCol[max(int(e[0]), 0)]); xi >= 0 && xi <= int(g.lastCol[min(int(e[1]), g.W-1)]); xi++ {
-		l, h := env.at(g.xs[xi], xi-bx)
-		l, h = max(l, 0), min(h, H-1)
-		if l > h {
-			continue
-		}
-		p := g.colPre[xi*(H+1) : (xi+1)*(H+1)]
-		if c := p[h+1] - p[l]; c > 0 {
-			b.vals, b.caps = append(b.vals, int64(g.xs[xi])), append(b.caps, int64(c))
-		}
-	}
-	lbx := b.windowMin(g.k)
-	// Rows.
-	b.vals, b.caps = b.vals[:0], b.caps[:0]
-	lo, hi = b.rowLo[bl*blockSide:(bl+1)*blockSide], b.rowHi[bl*blockSide:(bl+1)*blockSide]
-	W := g.W
-	env = b.envelopes(lo, hi, g.ys[by:min(by+blockSide, len(g.ys))])
-	for yi := int(g.firstRow[max(int(e[2]), 0)]); yi >= 0 && yi <= int(g.lastRow[min(int(e[3]), H-1)]); yi++ {
-		l, h := env.at(g.ys[yi], yi-by)
-		l, h = max(l, 0), min(h, W-1)
-		if l > h {
-			continue
-		}
-		p := g.rowPre[yi*(W+1) : (yi+1)*(W+1)]
-		if c := p[h+1] - p[l]; c > 0 {
-			b.vals, b.caps = append(b.vals, int64(g.ys[yi])), append(b.caps, int64(c))
-		}
-	}
-	b.lbY[bl] = b.windowMin(g.k)
+	// Columns, then rows.
+	col := bl * blockSide
+	lbx := b.linesMin(g.xs, bx, int(g.firstCol[max(int(e[0]), 0)]), int(g.lastCol[min(int(e[1]), g.W-1)]), g.H, g.colPre, b.colLo[col:col+blockSide], b.colHi[col:col+blockSide], g.k)
+	b.lbY[bl] = b.linesMin(g.ys, by, int(g.firstRow[max(int(e[2]), 0)]), int(g.lastRow[min(int(e[3]), g.H-1)]), g.W, g.rowPre, b.rowLo[col:col+blockSide], b.rowHi[col:col+blockSide], g.k)
 	b.lb[bl] = lbx + b.lbY[bl]
 	return b.lb[bl]
+}
+
+// linesMin is bound along one axis: the lines (columns, or rows) first..last of
+// coordinates vs, the block's from index from with envelope bounds lo and hi, each
+// with its points in the envelope (pre: a line's prefix counts over side cells,
+// side + 1 entries a line), and windowMin over them.
+func (b *blockBounds) linesMin(vs []int, from, first, last, side int, pre, lo, hi []int32, k int) int64 {
+	b.vals, b.caps = b.vals[:0], b.caps[:0]
+	env := b.envelopes(lo, hi, vs[from:min(from+blockSide, len(vs))])
+	for i := first; i >= 0 && i <= last; i++ {
+		l, h := env.at(vs[i], i-from)
+		l, h = max(l, 0), min(h, side-1)
+		if l > h {
+			continue
+		}
+		p := pre[i*(side+1) : (i+1)*(side+1)]
+		if c := p[h+1] - p[l]; c > 0 {
+			b.vals, b.caps = append(b.vals, int64(vs[i])), append(b.caps, int64(c))
+		}
+	}
+	return b.windowMin(k)
 }
 
 // envelope is a block's lower and upper envelope along one axis: at a line (column

@@ -208,6 +208,29 @@ func (e *FieldError) ReasonWith(name func(field string) string) string {
 	})
 }
 
+// Named is the error as a command says it, with the field and every field its
+// Reason names called by name (a flag, "--perturb"; ReasonWith): "NAME VALUE:
+// REASON", or "NAME: REASON" when no value was given. An Alloc error with a value is
+// a sentence about that allocator ("--alloc as-run places each job on ..."); one
+// without a value, or a field name gives no name for, is its Reason alone (an
+// allocator spec's error names the spec itself).
+func (e *FieldError) Named(name func(field string) string) string {
+	n, reason := "", e.ReasonWith(name)
+	if name != nil {
+		n = name(e.Field)
+	}
+	switch {
+	case e.Field == "Alloc" && e.Value != "" && n != "":
+		return n + " " + e.Value + " " + reason
+	case n == "" || e.Field == "Alloc":
+		return reason
+	case e.Value == "":
+		return n + ": " + reason
+	default:
+		return n + " " + e.Value + ": " + reason
+	}
+}
+
 // Unwrap returns Err, or nil: errors.Is and errors.As reach alloc.Parse's error
 // (a *curves.UnknownCurveError, say) through the FieldError.
 func (e *FieldError) Unwrap() error { return e.Err }

@@ -591,3 +591,32 @@ func TestReplicaStreamIsApply(t *testing.T) {
 		t.Error("a stream without replication")
 	}
 }
+
+// TestFieldErrorNamed pins how a command says a FieldError by its flags (Named),
+// the one rendering sim's commands and a sweep file's up-front check share: the
+// field and the fields its Reason names by flag, an allocator's error as a
+// sentence, and a field no flag sets by its Reason alone.
+func TestFieldErrorNamed(t *testing.T) {
+	flags := map[string]string{"Scale.Perturb": "--perturb", "Sched": "--sched", "Alloc": "--alloc", "From": "--from"}
+	name := func(f string) string { return flags[f] }
+	for _, c := range []struct {
+		e    FieldError
+		want string
+	}{
+		{FieldError{Field: "Scale.Perturb", Value: "-5", Reason: "must not be negative"}, "--perturb -5: must not be negative"},
+		{FieldError{Field: "Sched", Reason: "needs {From} unset"}, "--sched: needs --from unset"},
+		{FieldError{Field: "Alloc", Value: "as-run", Reason: "places each job on its recorded nodes"}, "--alloc as-run places each job on its recorded nodes"},
+		{FieldError{Field: "Alloc", Reason: `unknown allocator "x"`}, `unknown allocator "x"`},
+		{FieldError{Field: "Scale", Reason: "contract: 0 is not above 0 (with {From})"}, "contract: 0 is not above 0 (with --from)"},
+		{FieldError{Field: "Network", Value: "7", Reason: "too large"}, "too large"},
+	} {
+		if got := c.e.Named(name); got != c.want {
+			t.Errorf("%+v: Named = %q, want %q", c.e, got, c.want)
+		}
+	}
+	// Named by the fields' own names, it is Error's text.
+	e := FieldError{Field: "Scale.Perturb", Value: "-5", Reason: "below {From}"}
+	if got, want := e.Named(func(f string) string { return f }), e.Error(); got != want {
+		t.Errorf("Named(identity) = %q, Error = %q", got, want)
+	}
+}

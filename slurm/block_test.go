@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -106,10 +107,7 @@ func TestCompactBox(t *testing.T) {
 // as the torus; its placements pass the reader's checks.
 func TestTorus3DSchema(t *testing.T) {
 	m, _ := topo.ParseSpec("torus:4x2x2")
-	hosts := make([]string, 16)
-	for i := range hosts {
-		hosts[i] = fmt.Sprintf("node%02d", i+1)
-	}
+	hosts := slurmtest.NodeNames(16)
 	var buf bytes.Buffer
 	if err := WriteTorus3D(&buf, m, hosts, nil); err != nil {
 		t.Fatal(err)

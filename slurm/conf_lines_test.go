@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // confLineBase is a slurm.conf that Slurm reads; each case of confLineCases is
@@ -151,10 +153,7 @@ func scontrolsToCheck(t *testing.T, what string) []string {
 	if s, err := exec.LookPath("scontrol"); err == nil {
 		scontrols = append(scontrols, s)
 	}
-	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
-	if prefix == "" {
-		prefix = "/opt/slurm-new"
-	}
+	prefix := slurmtest.NewPrefix()
 	if s := filepath.Join(prefix, "bin", "scontrol"); fileExists(s) {
 		scontrols = append(scontrols, s)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -56,15 +57,6 @@ func taskHosts(out string) ([]string, error) {
 	return hosts, nil
 }
 
-// hostNames16 are the loopback cluster's default node names node01..node16.
-func hostNames16() []string {
-	h := make([]string, 16)
-	for i := range h {
-		h[i] = fmt.Sprintf("node%02d", i+1)
-	}
-	return h
-}
-
 // The hosts (hostfile) format as SLURM_HOSTFILE with --distribution=arbitrary, and the
 // hostlist format as a --nodelist, on Debian's Slurm 22.05 (16 nodes, CPUs=1), with
 // the files procalloc writes for a 4x4 mesh along Hilbert (node01 node02 node06
@@ -93,7 +85,7 @@ func TestHostsFilesOnSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := hostNames16()
+	names := slurmtest.NodeNames(16)
 	var hostsFile, listFile bytes.Buffer
 	if err := curves.WriteRanking(&hostsFile, curves.FormatHosts, o, curves.RankingMeta{}, names); err != nil {
 		t.Fatal(err)

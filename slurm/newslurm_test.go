@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -27,26 +28,9 @@ import (
 // newSlurmCluster returns a cluster of the Slurm in PROCALLOC_SLURM_NEW (default
 // /opt/slurm-new), or skips saying why: -short, no such build, not root, no munged.
 func newSlurmCluster(t *testing.T, name string) *cluster {
-	if testing.Short() {
-		t.Skip("-short: starts Slurm daemons")
-	}
-	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
-	if prefix == "" {
-		prefix = "/opt/slurm-new"
-	}
-	if _, err := os.Stat(filepath.Join(prefix, "sbin", "slurmctld")); err != nil {
-		t.Skipf("no Slurm built from source in %s (PROCALLOC_SLURM_NEW): build one with scripts/slurm-build.sh (25 min on 2 shared cores) to check the torus3d and block writers", prefix)
-	}
-	script := "../scripts/slurm-cluster.sh"
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("no %s", script)
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the Slurm daemons of this test run as root")
-	}
-	if _, err := exec.LookPath("munged"); err != nil {
-		t.Skip("munged not on PATH (apt-get install munge)")
-	}
+	slurmtest.NeedDaemons(t, "munged")
+	prefix, _ := slurmtest.NewSlurm(t)
+	script := slurmtest.Script(t)
 	dir := filepath.Join(t.TempDir(), name)
 	// exec.Command looks commands up in this process's PATH: the prefix's clients
 	// first (Debian's 22.05 clients cannot talk to a 26.05 slurmctld).
@@ -54,14 +38,6 @@ func newSlurmCluster(t *testing.T, name string) *cluster {
 	t.Setenv("PROCALLOC_SLURM_NEW", prefix)
 	env := append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))
 	return &cluster{t: t, script: script, dir: dir, env: env}
-}
-
-func nodeNames(n int) []string {
-	hosts := make([]string, n)
-	for i := range hosts {
-		hosts[i] = fmt.Sprintf("node%02d", i+1)
-	}
-	return hosts
 }
 
 // torusPredict is Slurm 26.05's torus3d choice (eval_nodes_torus3d.c) for a k-node
@@ -123,7 +99,7 @@ func TestTorus3DOnSlurmNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := nodeNames(16)
+	hosts := slurmtest.NodeNames(16)
 	var buf bytes.Buffer
 	if err := WriteTorus3D(&buf, g, hosts, nil); err != nil {
 		t.Fatal(err)
@@ -198,7 +174,7 @@ func TestBlockOnSlurmNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := nodeNames(16)
+	hosts := slurmtest.NodeNames(16)
 	var buf bytes.Buffer
 	if err := WriteBlock(&buf, o, hosts, 4); err != nil {
 		t.Fatal(err)

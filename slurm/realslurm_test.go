@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -30,28 +31,12 @@ type cluster struct {
 	env    []string
 }
 
-// newCluster returns a cluster handle, or skips the test saying why: -short, no
-// script (SLURM_CLUSTER_SCRIPT overrides ../scripts/slurm-cluster.sh), not root, or
-// Slurm not installed (the script installs it when run by hand as root).
+// newCluster returns a cluster handle, or skips the test saying why
+// (slurmtest.NeedDaemons, slurmtest.Script): -short, not root, Slurm not installed
+// (the script installs it when run by hand as root), or no script.
 func newCluster(t *testing.T, name string) *cluster {
-	if testing.Short() {
-		t.Skip("-short: starts Slurm daemons")
-	}
-	script := os.Getenv("SLURM_CLUSTER_SCRIPT")
-	if script == "" {
-		script = "../scripts/slurm-cluster.sh"
-	}
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("no %s: the multi-node Slurm script is needed to check the writers on Slurm", script)
-	}
-	for _, c := range []string{"slurmctld", "slurmd", "scontrol", "salloc", "squeue", "munged"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not on PATH: run scripts/slurm-cluster.sh start once as root (it installs Debian's slurm-wlm, slurm-client and munge)", c)
-		}
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the Slurm daemons of this test run as root")
-	}
+	slurmtest.NeedDaemons(t, "slurmctld", "slurmd", "scontrol", "salloc", "squeue", "munged")
+	script := slurmtest.Script(t)
 	dir := filepath.Join(t.TempDir(), name)
 	return &cluster{t: t, script: script, dir: dir, env: append(os.Environ(), "SLURM_CONF="+filepath.Join(dir, "slurm.conf"))}
 }
@@ -139,10 +124,7 @@ func TestMergedWeightsOnSlurm(t *testing.T) {
 	c := newCluster(t, "weights")
 	m, _ := topo.ParseSpec("mesh:4x4")
 	o, _ := curves.Generate("hilbert", m)
-	hosts := make([]string, 16)
-	for i := range hosts {
-		hosts[i] = fmt.Sprintf("node%02d", i+1)
-	}
+	hosts := slurmtest.NodeNames(16)
 	mergedPath := filepath.Join(t.TempDir(), "merged.conf")
 	p := c.start(16, func(p int) []string {
 		conf := c.script1("conf", "--nodes", "16", "--dir", c.dir, "--port-base", strconv.Itoa(p))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/sortedset"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -379,7 +380,7 @@ func dragonflyGroupsGuessed(g *topo.Graph, tops []int) []int {
 			if !ok || w < v {
 				continue
 			}
-			tri := countCommon(adj[v], adj[w])
+			tri := sortedset.Common(adj[v], adj[w])
 			links = append(links, link{pv, pw, tri})
 			maxTri[pv] = max(maxTri[pv], tri)
 			maxTri[pw] = max(maxTri[pw], tri)
@@ -395,24 +396,6 @@ func dragonflyGroupsGuessed(g *topo.Graph, tops []int) []int {
 		out[p] = find(p)
 	}
 	return out
-}
-
-// countCommon counts the values two sorted slices share.
-func countCommon(a, b []int) int {
-	c, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			c++
-			i++
-			j++
-		}
-	}
-	return c
 }
 
 func sameLevelLinks(g *topo.Graph) int {

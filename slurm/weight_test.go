@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -177,10 +178,7 @@ func TestMergeWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 5))
 	for trial := range 200 {
 		n := 1 + rng.IntN(40)
-		hosts := make([]string, n)
-		for i := range hosts {
-			hosts[i] = fmt.Sprintf("node%02d", i+1)
-		}
+		hosts := slurmtest.NodeNames(n)
 		o := curves.Order(rng.Perm(n))
 		conf := randomConf(rng, hosts)
 		out, warnings, err := MergeWeights([]byte(conf), o, hosts)

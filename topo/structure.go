@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/procalloc/procalloc/internal/sortedset"
 )
 
 // DragonflyShape is the structure of a dragonfly (Kim, Dally, Scott and Abts,
@@ -144,7 +146,7 @@ func (g *Graph) DragonflyGroupsCertain() (certain bool, why string) {
 				continue
 			}
 			pairs[[2]int32{min(mine[u], mine[v]), max(mine[u], mine[v])}]++
-			if countCommon32(nbu, f.radj[f.off[v]:f.off[v+1]]) > 0 {
+			if sortedset.Overlap(nbu, f.radj[f.off[v]:f.off[v+1]]) {
 				inTri[u], inTri[v] = true, true
 			}
 		}
@@ -277,24 +279,6 @@ func (g *Graph) DragonflyGroupsCertain() (certain bool, why string) {
 		}
 	}
 	return true, ""
-}
-
-// countCommon32 counts the values two ascending slices share.
-func countCommon32(a, b []int32) int {
-	c, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			c++
-			i++
-			j++
-		}
-	}
-	return c
 }
 
 // maxSplitWork bounds the search for the groups of one size (dfFinder.split), in

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -180,7 +182,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt --engine flit --vcs 4 --
 				for _, s := range specs {
 					for _, c := range counts {
 						if err := newBatch(s, c).Validate(); err != nil {
-							return fieldErrors(err, batchFlags)
+							return fieldErrors(err, batchFlag)
 						}
 					}
 				}
@@ -210,7 +212,7 @@ procalloc batch --machine mesh:16x16:io=left --alloc bt --engine flit --vcs 4 --
 					prog.Done()
 					var fe *sim.FieldError
 					if errors.As(err, &fe) { // an engine option the machine refuses (--vc-buffer too small, say)
-						return fieldErrors(err, batchFlags)
+						return fieldErrors(err, batchFlag)
 					}
 					return err
 				}
@@ -332,7 +334,7 @@ func batchX(specs []string) ([]float64, string) {
 func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
 	var specs []string
 	for _, r := range o.Results {
-		if !containsString(specs, r.Alloc) {
+		if !slices.Contains(specs, r.Alloc) {
 			specs = append(specs, r.Alloc)
 		}
 	}
@@ -377,21 +379,12 @@ func writeBatchChart(w io.Writer, o batchOutput, relative bool) error {
 	return plot.LineChart{Title: title, XLabel: xlabel, YLabel: ylabel, Series: series}.WriteSVG(w)
 }
 
-// batchFlags names the flag of each sim.Batch field, for the messages of its
-// sim.FieldError values.
-var batchFlags = map[string]string{
-	"Machine": "--machine", "Alloc": "--alloc", "Tasks": "--tasks", "MeanSize": "--mean-size",
-	"CommPerIO": "--comm-per-io", "Pattern": "--pattern", "Runs": "--runs",
-	"Engine": "--engine", "Flit": "--engine flit", "Flit.VCs": "--vcs", "Flit.VCBuffer": "--vc-buffer",
-	"Flit.RoutingDelay": "--routing-delay", "Flit.VCAllocDelay": "--vc-alloc-delay", "Flit.SwitchAllocDelay": "--sw-alloc-delay",
-	"Flit.SwitchDelay": "--st-delay", "Flit.LinkDelay": "--link-delay",
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
+// batchFlag names the flag of a sim.Batch field, for the messages of its
+// sim.FieldError values: batch's own flags, else the replay flag of the same name
+// (sweep.FieldFlag: --machine, --alloc, --pattern, --engine and the flit engine's).
+func batchFlag(field string) string {
+	if f, ok := map[string]string{"Tasks": "--tasks", "MeanSize": "--mean-size", "CommPerIO": "--comm-per-io", "Runs": "--runs"}[field]; ok {
+		return f
 	}
-	return false
+	return sweep.FieldFlag(field)
 }

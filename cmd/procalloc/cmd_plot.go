@@ -327,18 +327,11 @@ func distinctValues(lines []sweep.Line, key string, keep func(sweep.Params) bool
 
 // listValues quotes at most 6 values, counting the rest.
 func listValues(vs []string) string {
-	var b strings.Builder
-	for i, v := range vs {
-		if i == 6 {
-			fmt.Fprintf(&b, " and %d more", len(vs)-6)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(textin.Clip(v))
+	clipped := make([]string, min(len(vs), 6))
+	for i := range clipped {
+		clipped[i] = textin.Clip(vs[i])
 	}
-	return b.String()
+	return firstFew(clipped, len(vs), ", ")
 }
 
 // whereMisses says, for the --where terms that match no item on their own, which

@@ -113,19 +113,14 @@ func (f *engineFlags) parse() (sim.Engine, sim.FlitOptions, error) {
 	return s.Engine, s.Flit, nil
 }
 
-// specFlags names the flag of each sim.Spec field, for the messages of
-// sim.FieldError values: the fields of the table of sim's flags (sweep.Flags), and
-// those that several flags, or compare's --loads, set.
-var specFlags = func() map[string]string {
-	m := map[string]string{"LoadFactor": "--loads", "Machine": "--machine", "Flit": "--engine flit",
-		"Hosts": "--hosts/--hostlist", "SpanOrder": "--span-curve"}
-	for _, f := range sweep.Flags() {
-		if f.Field != "" {
-			m[f.Field] = "--" + f.Name
-		}
+// specFlag names the flag of a sim.Spec field, for the messages of sim.FieldError
+// values: sim's replay flags (sweep.FieldFlag), and compare's --loads.
+func specFlag(field string) string {
+	if field == "LoadFactor" {
+		return "--loads"
 	}
-	return m
-}()
+	return sweep.FieldFlag(field)
+}
 
 // specError turns the sim.FieldError values of err (one, or joined) into a usage
 // error naming the flags, and a sim.FileError into a failure naming the flag and
@@ -136,16 +131,16 @@ func specError(err error) error {
 		return err
 	}
 	var fe *sim.FileError
-	if errors.As(err, &fe) && specFlags[fe.Field] != "" {
+	if errors.As(err, &fe) && specFlag(fe.Field) != "" {
 		if fe.Field == "Hostlist" {
 			return usagef("%s: %v", hostSource{expr: fe.Path}.quoted(fe.Err), fe.Err)
 		}
 		if fe.Path == "" {
-			return fmt.Errorf("%s: %w", specFlags[fe.Field], fe.Err)
+			return fmt.Errorf("%s: %w", specFlag(fe.Field), fe.Err)
 		}
-		return fmt.Errorf("%s %s: %w", specFlags[fe.Field], fe.Path, fe.Err)
+		return fmt.Errorf("%s %s: %w", specFlag(fe.Field), fe.Path, fe.Err)
 	}
-	return fieldErrors(err, specFlags)
+	return fieldErrors(err, specFlag)
 }
 
 // tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge), with the two
@@ -157,10 +152,10 @@ func tooLargeHint(err error) error {
 	return fmt.Errorf("%w: give a --machine of at least that many nodes, or --drop-larger to replay the trace without such jobs", err)
 }
 
-// fieldErrors is specError with the flags of the fields given by flags (the batch
+// fieldErrors is specError with the flags of the fields given by flag (the batch
 // command's, say). A prefix wrapped around the joined errors ("batch: ") is dropped:
 // the flags say where they come from.
-func fieldErrors(err error, flags map[string]string) error {
+func fieldErrors(err error, flag func(field string) string) error {
 	inner := err
 	for {
 		if _, ok := inner.(interface{ Unwrap() []error }); ok {
@@ -190,18 +185,7 @@ func fieldErrors(err error, flags map[string]string) error {
 		if !errors.As(e, &fe) {
 			return err
 		}
-		flag := flags[fe.Field]
-		reason := fe.ReasonWith(func(f string) string { return flags[f] })
-		switch {
-		case fe.Field == "Alloc" && fe.Value != "": // a sentence about that allocator
-			msgs = append(msgs, flag+" "+fe.Value+" "+reason)
-		case flag == "" || fe.Field == "Alloc":
-			msgs = append(msgs, reason)
-		case fe.Value == "":
-			msgs = append(msgs, flag+": "+reason)
-		default:
-			msgs = append(msgs, flag+" "+fe.Value+": "+reason)
-		}
+		msgs = append(msgs, fe.Named(flag))
 	}
 	return usageError{strings.Join(msgs, "\n")}
 }
@@ -288,7 +272,7 @@ func printWarnings(e *env, ws []sim.Warning) {
 		if _, done := e.warned.LoadOrStore(w, true); done {
 			continue
 		}
-		if flag := specFlags[w.Field]; flag != "" && w.Field != "Alloc" {
+		if flag := specFlag(w.Field); flag != "" && w.Field != "Alloc" {
 			fmt.Fprintf(e.stderr, "procalloc: warning: %s %s: %s\n", flag, w.File, w.Text)
 		} else {
 			fmt.Fprintf(e.stderr, "procalloc: warning: %s\n", w)

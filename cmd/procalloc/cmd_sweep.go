@@ -393,18 +393,21 @@ func warnResults(w io.Writer, path string, res *sweep.Results) {
 
 // lineList writes the first line numbers of a list.
 func lineList(lines []int) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i == 5 {
-			fmt.Fprintf(&b, ", ... %d more", len(lines)-5)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "line %d", l)
+	shown := make([]string, min(len(lines), 5))
+	for i := range shown {
+		shown[i] = fmt.Sprintf("line %d", lines[i])
 	}
-	return b.String()
+	return firstFew(shown, len(lines), ", ")
+}
+
+// firstFew joins the items shown of a list of n with sep, and counts the rest:
+// "a, b, ... 3 more". The one way the commands shorten a long list in a message.
+func firstFew(shown []string, n int, sep string) string {
+	s := strings.Join(shown, sep)
+	if n > len(shown) {
+		s += fmt.Sprintf("%s... %d more", sep, n-len(shown))
+	}
+	return s
 }
 
 // runSweepItems runs the items (sweep.Spec.Run), jobs at a time, appending each
@@ -820,12 +823,7 @@ func warnDamaged(w io.Writer, cmd string, damaged []string) {
 	if len(damaged) == 0 {
 		return
 	}
-	shown := damaged[:min(len(damaged), 5)]
-	more := ""
-	if len(damaged) > 5 {
-		more = fmt.Sprintf("; ... %d more", len(damaged)-5)
-	}
-	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s%s): their items are missing unless other lines have them\n", cmd, len(damaged), strings.Join(shown, "; "), more)
+	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s): their items are missing unless other lines have them\n", cmd, len(damaged), firstFew(damaged[:min(len(damaged), 5)], len(damaged), "; "))
 }
 
 // resultMetrics reads the numeric top-level metrics of a line's result.

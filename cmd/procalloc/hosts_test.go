@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // perJobNodeNames runs args with --per-job and returns each job's nodes as sorted
@@ -64,10 +65,7 @@ func TestSimHostsNameTheMachine(t *testing.T) {
 	tree := "slurm:tree:" + topoConf
 	want := perJobNodeNames(t, graphNames, append(base, "--graph", topoConf, "--alloc", tree)...)
 
-	inOrder := make([]string, 16)
-	for i := range inOrder {
-		inOrder[i] = fmt.Sprintf("node%02d", i+1)
-	}
+	inOrder := slurmtest.NodeNames(16)
 	got := perJobNodeNames(t, inOrder, append(base, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--alloc", tree)...)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("slurm:tree on mesh:4x4 --hostlist node[01-16]:\n%v\non the topology.conf graph:\n%v", got, want)

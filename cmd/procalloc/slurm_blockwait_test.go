@@ -39,23 +39,12 @@ type replayedJob struct {
 // placements and the same start order, waits included. The cluster runs on free
 // ports (internal/slurmtest/ports).
 func TestBlockWaitsOnSlurmNew(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts Slurm daemons")
-	}
-	prefix := os.Getenv("PROCALLOC_SLURM_NEW")
-	if prefix == "" {
+	if os.Getenv("PROCALLOC_SLURM_NEW") == "" {
 		t.Skip("PROCALLOC_SLURM_NEW is not set: the prefix of a Slurm >= 23.11 built with scripts/slurm-build.sh")
 	}
-	if _, err := os.Stat(filepath.Join(prefix, "sbin", "slurmctld")); err != nil {
-		t.Skipf("no slurmctld in %s: %v", prefix, err)
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the Slurm daemons of this test run as root")
-	}
-	script, err := filepath.Abs("../../scripts/slurm-cluster.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
+	slurmtest.NeedDaemons(t)
+	prefix, _ := slurmtest.NewSlurm(t)
+	script := slurmtest.Script(t)
 	work := t.TempDir()
 	dir := filepath.Join(work, "cluster")
 	blocks := filepath.Join(work, "blocks.conf")
@@ -115,10 +104,7 @@ func TestBlockWaitsOnSlurmNew(t *testing.T) {
 	} else if err != nil {
 		t.Fatalf("starting the cluster: %v", err)
 	}
-	names := make([]string, 16)
-	for i := range names {
-		names[i] = fmt.Sprintf("node%02d", i+1)
-	}
+	names := slurmtest.NodeNames(16)
 	c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "sbatch", Names: names, Prefix: prefix}
 	ids := make([]string, jobs)
 	for i, l := range strings.Split(strings.TrimSpace(trace.String()), "\n") {

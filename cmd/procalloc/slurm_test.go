@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 )
 
@@ -20,22 +20,8 @@ import (
 // Slurm, when not root and with -short. SLURM_CLUSTER_SCRIPT overrides the script's
 // path; its ports are free ones (internal/slurmtest/ports).
 func TestSweepOnMultiNodeSlurm(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts Slurm daemons")
-	}
-	script := cmp.Or(os.Getenv("SLURM_CLUSTER_SCRIPT"), "../../scripts/slurm-cluster.sh")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("no %s: the multi-node Slurm script runs this test", script)
-	}
-	script, _ = filepath.Abs(script) // the commands below run in the test's work directory
-	for _, c := range []string{"sbatch", "slurmctld", "slurmd", "munged", "scontrol"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not on PATH: run scripts/slurm-cluster.sh start once as root (it installs Debian's slurm-wlm, slurm-client and munge)", c)
-		}
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("the Slurm daemons of this test run as root")
-	}
+	slurmtest.NeedDaemons(t, "sbatch", "slurmctld", "slurmd", "munged", "scontrol")
+	script := slurmtest.Script(t)
 	work := t.TempDir()
 	bin := filepath.Join(work, "procalloc")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -157,10 +157,13 @@ type Run struct {
 	// placements are compared.
 	Seed  uint64
 	Steps int // placements compared
-	// Probes is how many jobs the allocator says must wait (an error wrapping
-	// alloc.ErrFragmented: no block or switch holds them although enough nodes are
-	// free) are submitted anyway with salloc --immediate, to check that Slurm
-	// does not start them either; the others are not submitted.
+	// Pending is the error the allocator's Allocate wraps when it says a job
+	// must wait (alloc.ErrFragmented: no block or switch holds it although
+	// enough nodes are free); such a job is not submitted, but for Probes of
+	// them. Any other error of Allocate fails the test.
+	Pending error
+	// Probes is how many jobs the allocator says must wait are submitted anyway
+	// with salloc --immediate, to check that Slurm does not start them either.
 	Probes int
 	// Retried, when set, says after each placement whether the allocator had to
 	// retry its selection (counted in Result.Retried).
@@ -175,6 +178,20 @@ type Result struct {
 	Waits, Retried int
 }
 
+// Predictor is the allocator Compare checks against Slurm: an alloc.Allocator
+// (alloc.SlurmAllocator, a plan deployment's emulation). The package does not
+// import alloc, so that the slurm package's own tests can use it.
+type Predictor interface {
+	// Machine is the machine predicted: as many nodes as the cluster's Names.
+	Machine() topo.Machine
+	// Allocate predicts Slurm's k nodes for the next job and marks them busy.
+	Allocate(k int) ([]int, error)
+	// Release marks a cancelled job's nodes free.
+	Release(nodes []int) error
+	// NumFree is the number of free nodes.
+	NumFree() int
+}
+
 // occupier is an allocator that can be told which nodes a job took (to follow
 // Slurm's placement after a difference): alloc.SlurmAllocator.
 type occupier interface{ Occupy(nodes []int) error }
@@ -186,7 +203,7 @@ type occupier interface{ Occupy(nodes []int) error }
 // placement is Slurm's selection alone). A placement that differs is reported with
 // t.Errorf, and a follows Slurm's from then on when it can (an Occupy method); the
 // jobs left running are the next configuration's to clear (restart).
-func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
+func Compare(t testing.TB, c *Cluster, a Predictor, run Run) Result {
 	t.Helper()
 	if a.Machine().N() != len(c.Names) {
 		t.Fatalf("the allocator has %d nodes, the cluster %d names", a.Machine().N(), len(c.Names))
@@ -199,6 +216,22 @@ func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
 	var live []job
 	var r Result
 	probes := run.Probes
+	// follow makes a take Slurm's nodes got in place of its own, want (none when
+	// it said the job waits).
+	follow := func(step int, want, got []int) {
+		o, ok := a.(occupier)
+		if !ok {
+			t.Fatalf("step %d: %T cannot follow Slurm's placement (no Occupy method)", step, a)
+		}
+		if want != nil {
+			if err := a.Release(want); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := o.Occupy(got); err != nil {
+			t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
+		}
+	}
 	for step := 0; r.Compared < run.Steps; step++ {
 		free := a.NumFree()
 		if free == 0 || (len(live) > 0 && rng.Float64() < 0.45) {
@@ -222,7 +255,7 @@ func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
 			k = 1 + rng.IntN(free)
 		}
 		want, err := a.Allocate(k)
-		if errors.Is(err, alloc.ErrFragmented) {
+		if run.Pending != nil && errors.Is(err, run.Pending) {
 			// The job would wait: check that Slurm does not start it either.
 			if probes <= 0 {
 				continue
@@ -235,13 +268,7 @@ func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
 				r.Compared++
 				r.Differ++
 				t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation: waits", step, id, k, free, c.Hosts(got))
-				o, ok := a.(occupier)
-				if !ok {
-					t.Fatalf("step %d: %s cannot follow Slurm's placement", step, a.Name())
-				}
-				if err := o.Occupy(got); err != nil {
-					t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
-				}
+				follow(step, nil, got)
 				live = append(live, job{id, got})
 			case !errors.Is(err, ErrNotStarted):
 				t.Fatalf("step %d: %v", step, err)
@@ -265,18 +292,139 @@ func Compare(t testing.TB, c *Cluster, a alloc.Allocator, run Run) Result {
 		if !slices.Equal(got, want) {
 			r.Differ++
 			t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation %s", step, id, k, free, c.Hosts(got), c.Hosts(want))
-			o, ok := a.(occupier)
-			if !ok {
-				t.Fatalf("step %d: %s cannot follow Slurm's placement", step, a.Name())
-			}
-			if err := a.Release(want); err != nil {
-				t.Fatal(err)
-			}
-			if err := o.Occupy(got); err != nil {
-				t.Fatalf("step %d: Slurm used a node the emulation has busy: %v", step, err)
-			}
+			follow(step, want, got)
 		}
 		live = append(live, job{id, got})
 	}
 	return r
+}
+
+// What every test that starts or drives a real Slurm asks first: where the
+// cluster script is, whether daemons may be started here, where a Slurm built
+// from source is, which running cluster to use, and the node names the script
+// gives. Each skips the test with a message saying what is missing.
+
+// Script returns the absolute path of scripts/slurm-cluster.sh, found from the
+// test's directory up to the module's root (go.mod); SLURM_CLUSTER_SCRIPT
+// overrides it. It skips t when there is no such file.
+func Script(t testing.TB) string {
+	t.Helper()
+	script := os.Getenv("SLURM_CLUSTER_SCRIPT")
+	if script == "" {
+		dir, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				t.Skip("no go.mod above the test's directory: scripts/slurm-cluster.sh is not found")
+			}
+			dir = up
+		}
+		script = filepath.Join(dir, "scripts", "slurm-cluster.sh")
+	}
+	abs, err := filepath.Abs(script) // the tests run commands in other directories
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		t.Skipf("no %s: the multi-node Slurm script is needed to start Slurm", abs)
+	}
+	return abs
+}
+
+// NeedDaemons skips t unless it may start Slurm daemons: not with -short, each of
+// cmds on PATH (Debian's Slurm and munge, which the script installs when run once
+// by hand as root), and as root.
+func NeedDaemons(t testing.TB, cmds ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts Slurm daemons")
+	}
+	for _, c := range cmds {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("%s not on PATH: run scripts/slurm-cluster.sh start once as root (it installs Debian's slurm-wlm, slurm-client and munge)", c)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the Slurm daemons of this test run as root")
+	}
+}
+
+// NewPrefix is the prefix of a Slurm built from source (scripts/slurm-build.sh):
+// PROCALLOC_SLURM_NEW, else /opt/slurm-new.
+func NewPrefix() string {
+	if p := os.Getenv("PROCALLOC_SLURM_NEW"); p != "" {
+		return p
+	}
+	return "/opt/slurm-new"
+}
+
+// NewSlurm returns NewPrefix and its slurmctld's version (slurmctld -V: "slurm
+// 26.05.3"), or skips t when it has no slurmctld that runs.
+func NewSlurm(t testing.TB) (prefix, version string) {
+	t.Helper()
+	prefix = NewPrefix()
+	out, err := exec.Command(filepath.Join(prefix, "sbin", "slurmctld"), "-V").Output()
+	if err != nil {
+		t.Skipf("no Slurm built from source in %s (PROCALLOC_SLURM_NEW): %v; scripts/slurm-build.sh builds one (25 min on 2 shared cores)", prefix, err)
+	}
+	return prefix, strings.TrimSpace(string(out))
+}
+
+// Running returns the cluster `make test-slurm` started (PROCALLOC_SLURM_DIR): its
+// directory, its slurmctld's port (the base of its ports) and its number of nodes
+// (NodeName= lines), from its slurm.conf. It skips t when there is none, and fails
+// it when that slurm.conf has no port or fewer than 4 nodes.
+func Running(t testing.TB) (dir string, port, nodes int) {
+	t.Helper()
+	dir = os.Getenv("PROCALLOC_SLURM_DIR")
+	if dir == "" {
+		t.Skip("PROCALLOC_SLURM_DIR is not set: `make test-slurm` starts a 16-node Slurm on loopback and runs this test on it")
+	}
+	conf, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
+	if err != nil {
+		t.Skipf("no Slurm cluster in %s: %v", dir, err)
+	}
+	for _, line := range strings.Split(string(conf), "\n") {
+		if v, ok := strings.CutPrefix(line, "SlurmctldPort="); ok {
+			port, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+		if strings.HasPrefix(line, "NodeName=") {
+			nodes++
+		}
+	}
+	if port == 0 || nodes < 4 {
+		t.Fatalf("%s/slurm.conf: no SlurmctldPort= or fewer than 4 NodeName= lines", dir)
+	}
+	return dir, port, nodes
+}
+
+// EnvCount is the count the environment variable name sets (PROCALLOC_SLURM_STEPS,
+// say), def when it is unset; a value that is no count of 0 or more fails t.
+func EnvCount(t testing.TB, name string, def int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		t.Fatalf("%s=%q: want a non-negative integer", name, s)
+	}
+	return v
+}
+
+// NodeNames are the names scripts/slurm-cluster.sh gives a cluster's n nodes:
+// node01, node02, ...
+func NodeNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("node%02d", i+1)
+	}
+	return names
 }

@@ -405,6 +405,22 @@ func Lookup(name string) (Flag, bool) {
 	return f.Flag, ok
 }
 
+// FieldFlag names the flag that sets a sim.Spec field, as an error names it
+// ("--perturb" for Scale.Perturb; sim.FieldError.Named): the flags of the table
+// (Flags), and for the fields several flags set, all of them ("--hosts/--hostlist"
+// for Hosts, "--engine flit" for Flit). "" for a field no replay flag sets.
+func FieldFlag(field string) string { return fieldFlags[field] }
+
+var fieldFlags = func() map[string]string {
+	m := map[string]string{"Machine": "--machine", "Flit": "--engine flit", "Hosts": "--hosts/--hostlist", "SpanOrder": "--span-curve"}
+	for _, f := range replayFlags {
+		if f.Field != "" {
+			m[f.Field] = "--" + f.Name
+		}
+	}
+	return m
+}()
+
 // Usage is the help text of the replay flag name ("" for none).
 func Usage(name string) string { return replayFlags[name].Usage }
 

@@ -302,23 +302,7 @@ func (s *Spec) checkFlagValues() error {
 			msgs = append(msgs, e.Error())
 			continue
 		}
-		flag := func(field string) string {
-			for _, f := range replayFlags {
-				if f.Field == field && field != "" {
-					return "--" + f.Name
-				}
-			}
-			return ""
-		}
-		name, reason := flag(fe.Field), fe.ReasonWith(flag)
-		switch {
-		case name == "":
-			msgs = append(msgs, fe.Error())
-		case fe.Value == "":
-			msgs = append(msgs, name+": "+reason)
-		default:
-			msgs = append(msgs, name+" "+fe.Value+": "+reason)
-		}
+		msgs = append(msgs, fe.Named(FieldFlag))
 	}
 	return fmt.Errorf("sweep file: every item would fail: flags: %s", strings.Join(msgs, "; "))
 }
