@@ -178,6 +178,10 @@ func FuzzReadIBNetDiscover(f *testing.F) {
 	f.Add(readFile(f, "testdata/fattree.ibnetdiscover"))
 	f.Add(readFile(f, "testdata/fattree.ibnetdiscover-p"))
 	f.Add("Switch 2 \"S-01\" # \"x\"\n[1] \"H-02\"[1]\nCa 1 \"H-02\" # \"h1 HCA\"\n[1](3) \"S-01\"[1]\n")
+	// Real dumps' forms (TestIBNetDiscoverFirmwareDescriptions, ...StandardError):
+	// firmware-default NodeDescriptions, standard error saved with the output.
+	f.Add(strings.ReplaceAll(strings.ReplaceAll(ibFormsBase, "node01 mlx5_0", "MT4129 ConnectX7   Mellanox Technologies"), "node02 mlx5_0", "MT4129 ConnectX7   Mellanox Technologies"))
+	f.Add("src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110; Connection timed out\n" + ibFormsBase + "ibwarn: [1] f: x\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := ReadIBNetDiscover(strings.NewReader(src), nil)
 		if err != nil {
