@@ -204,9 +204,10 @@ const maxIBNetLine = 16 << 20
 // both ends' type, port and GUID and their NodeDescriptions), as a fabric: hosts are
 // the CAs, switches and routers route. A host is named by names (its GUID), else by
 // the first word of its NodeDescription ("node01 mlx5_0" -> node01), else, when the
-// NodeDescription names no host (none, or the adapter firmware's default "MT4129
-// ConnectX7   Mellanox Technologies": rdma-ndd does not run on the host), by
-// "H-<guid>", each such CA its own host, with a warning; a switch by
+// NodeDescription names no host (none, the adapter firmware's default "MT4129
+// ConnectX7   Mellanox Technologies" or "localhost ...": rdma-ndd did not run on
+// the host, or before it had its name), by "H-<guid>", each such CA its own
+// host, with a warning; a switch by
 // names, else "S-<guid>", a router "R-<guid>". The -p form shows port GUIDs, with
 // which names is then looked up. Parallel cables count once. names may be nil.
 // Hosts are numbered first, in Slurm's node name order of their names (node9
@@ -480,7 +481,7 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 				name = fmt.Sprintf("R-%016x", guid)
 			case n.sw:
 				name = fmt.Sprintf("S-%016x", guid)
-			case ibFirmwareDescRe.MatchString(strings.TrimSpace(n.desc)) || strings.TrimSpace(n.desc) == "":
+			case ibNoHostName(n.desc):
 				// No host name to take: named by GUID (as the dump names it), each
 				// CA its own host, and said below.
 				name = fmt.Sprintf("H-%016x", guid)
@@ -601,13 +602,22 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 			warn(fmt.Sprintf("%d CAs described as %q (switches' SHARP aggregation nodes) left out: no hosts", aggregation, ibAggregationNode))
 		}
 		if unnamed > 0 {
-			warn(fmt.Sprintf("%d CAs have no host name in their NodeDescription (the adapter firmware's default, as %q on line %d, or none: rdma-ndd does not run on their hosts) and are named by GUID, each its own host (e.g. H-%016x), which no Slurm node is called; name them with --node-name-map FILE (0xGUID \"host\" lines), or run rdma-ndd on their hosts and rerun %s", unnamed, textin.Clip(firstUnnamed.desc), firstUnnamed.line, firstUnnamed.guid, text.tool))
+			warn(fmt.Sprintf("%d CAs have no host name in their NodeDescription (none, the adapter firmware's default or localhost: rdma-ndd did not run on their hosts, or before they had their names; e.g. %q on line %d) and are named by GUID, each its own host (e.g. H-%016x), which no Slurm node is called; name them with --node-name-map FILE (0xGUID \"host\" lines), or run rdma-ndd on their hosts and rerun %s", unnamed, textin.Clip(firstUnnamed.desc), firstUnnamed.line, firstUnnamed.guid, text.tool))
 		}
 		if len(dualHosts) > 0 {
 			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))
 		}
 	}
 	return g, nil
+}
+
+// ibNoHostName reports whether a CA's NodeDescription names no host: none, the
+// adapter firmware's default (ibFirmwareDescRe), or the host name "localhost"
+// (rdma-ndd ran before the host had its name: CAs of several hosts may say so,
+// so they cannot be joined as one host's adapters).
+func ibNoHostName(desc string) bool {
+	w := strings.Fields(desc)
+	return len(w) == 0 || ibFirmwareDescRe.MatchString(strings.Join(w, " ")) || w[0] == "localhost" || w[0] == "localhost.localdomain"
 }
 
 // notHostNameRune reports whether r cannot be in a host name as rdma-ndd writes it

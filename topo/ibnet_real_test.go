@@ -25,7 +25,8 @@ func readIBNetWarnings(t *testing.T, src string, names NodeNameMap) (*Graph, []s
 // older QDR one's) names no host. Before, one such CA became a host called
 // "MT4129" without a word, and two refused the whole file; now each is a host
 // named by its GUID, as the dump names it, with one warning saying how to name
-// them, and a node-name-map naming some leaves the others so.
+// them, and a node-name-map naming some leaves the others so. A description
+// naming the host "localhost" names none either.
 func TestIBNetDiscoverFirmwareDescriptions(t *testing.T) {
 	const fw = "MT4129 ConnectX7   Mellanox Technologies"
 	one := strings.ReplaceAll(ibFormsBase, "node01 mlx5_0", fw)
@@ -58,6 +59,16 @@ func TestIBNetDiscoverFirmwareDescriptions(t *testing.T) {
 		t.Errorf("warnings %q", warns)
 	}
 
+	// "localhost" (rdma-ndd ran before the hosts had their names; 3 CAs of the
+	// NDR dump): the CAs of two machines would join as one host's two rails.
+	local := strings.ReplaceAll(strings.ReplaceAll(ibFormsBase, "node01 mlx5_0", "localhost mlx5_0"), "node02 mlx5_0", "localhost mlx5_1")
+	g, warns, err = readIBNetWarnings(t, local, nil)
+	if err != nil || len(warns) != 1 || !strings.Contains(warns[0], "2 CAs have no host name") {
+		t.Errorf("localhost: %v, warnings %q", err, warns)
+	} else if got := fabricByName(g); got != sortedFabric(t, want2) {
+		t.Errorf("localhost:\n%s\nwant\n%s", got, sortedFabric(t, want2))
+	}
+
 	// A map naming one: the other stays named by GUID, and is the one counted.
 	g, warns, err = readIBNetWarnings(t, two, NodeNameMap{0x2c90300c00020: "node02"})
 	if err != nil {
@@ -71,7 +82,7 @@ func TestIBNetDiscoverFirmwareDescriptions(t *testing.T) {
 	}
 
 	// The older forms of the default, and the -p report: the same rule.
-	for _, desc := range []string{"MT25408 ConnectX Mellanox Technologies", "MT23108 InfiniHost Mellanox Technologies", "MT4123"} {
+	for _, desc := range []string{"MT25408 ConnectX Mellanox Technologies", "MT23108 InfiniHost Mellanox Technologies", "MT4123", "localhost.localdomain HCA-1", " "} {
 		g, warns, err := readIBNetWarnings(t, strings.ReplaceAll(ibFormsBase, "node01 mlx5_0", desc), nil)
 		if err != nil || len(warns) != 1 || fabricByName(g) != sortedFabric(t, want) {
 			t.Errorf("%q: %v, warnings %q", desc, err, warns)
