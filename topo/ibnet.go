@@ -102,6 +102,13 @@ func nameMapGUID(s string) (uint64, error) {
 		h, ok = strings.CutPrefix(s, "0X")
 	}
 	if !ok {
+		if k, hex, dash := strings.Cut(s, "-"); dash && len(k) == 1 && strings.Contains("HSR", k) && hex != "" {
+			if _, err := strconv.ParseUint(hex, 16, 64); err == nil {
+				// ibnetdiscover's node name (a map some tools write, e.g.
+				// "H-0002c90300080d28 host"), which infiniband-diags reads as 0.
+				return 0, fmt.Errorf("%q is ibnetdiscover's name of a node, not a GUID: write 0x%s", textin.Clip(s), textin.Clip(hex))
+			}
+		}
 		if _, err := strconv.ParseUint(s, 16, 64); err == nil {
 			return 0, fmt.Errorf("GUID %q has no 0x: infiniband-diags reads it as a decimal (octal with a leading 0) number, or refuses it; write 0x and the hexadecimal GUID", textin.Clip(s))
 		}
