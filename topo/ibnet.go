@@ -394,6 +394,9 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 		if diagLines > 0 {
 			return nil, fmt.Errorf("no Switch or Ca found, only ibnetdiscover's error messages (line %d: %q): the discovery failed; rerun ibnetdiscover", firstDiag, textin.Clip(firstDiagText))
 		}
+		if form == "-p" {
+			return nil, fmt.Errorf("no connected port in this ports report (ibnetdiscover -p): no link to read")
+		}
 		return nil, fmt.Errorf("no Switch or Ca found (not ibnetdiscover output?)")
 	}
 	// A node of unknown type (NodeInfo's NodeType none of CA, switch, router: a
@@ -435,7 +438,7 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 		return nil, err
 	}
 	if warn != nil && diagLines > 0 {
-		warn(fmt.Sprintf("messages ibnetdiscover printed on standard error are saved with the dump (%d lines, the first on line %d: %q): the discovery met errors, so nodes or links beyond a failed port may be missing; rerun ibnetdiscover until it prints none", diagLines, firstDiag, textin.Clip(firstDiagText)))
+		warn(fmt.Sprintf("messages ibnetdiscover printed on standard error are saved with the dump (lines: %d; the first, line %d: %q): the discovery met errors, so nodes or links beyond a failed port may be missing; rerun ibnetdiscover until it prints none", diagLines, firstDiag, textin.Clip(firstDiagText)))
 	}
 	if warn != nil && unknownLeaves > 0 {
 		first := unknownOrder[0]

@@ -187,3 +187,18 @@ func TestIBNetDiscoverStandardError(t *testing.T) {
 		t.Errorf("a stray line: %v", err)
 	}
 }
+
+// TestIBNetDiscoverPortsReportUnconnectedOnly: a ports report whose ports are all
+// unconnected (a public exporter's fixture: "SW   479 22 0x0002c9020040f161 4x QDR
+// ... 'Infiniscale-IV Mellanox Technologies'") was "not ibnetdiscover output?";
+// it is, with no link.
+func TestIBNetDiscoverPortsReportUnconnectedOnly(t *testing.T) {
+	src := "SW   479 22 0x0002c9020040f161 4x QDR                                   'Infiniscale-IV Mellanox Technologies'\n"
+	if f, _ := DetectGraphFormat([]byte(src)); f != "ibnetdiscover" {
+		t.Errorf("detected %q", f)
+	}
+	_, err := ReadIBNetDiscover(strings.NewReader(src), nil)
+	if err == nil || !strings.Contains(err.Error(), "no connected port in this ports report (ibnetdiscover -p)") {
+		t.Errorf("%v", err)
+	}
+}
