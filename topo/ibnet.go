@@ -429,11 +429,12 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			return a || b
 		})
 	}
-	hint := ""
+	text := ibFabricText{tool: "ibnetdiscover"}
 	if form == "-p" {
-		hint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
+		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
+		text.unnamedHint = "; in this -p report the GUIDs are ports', so two cabled ports of one such adapter are two hosts (the default form names the adapter)"
 	}
-	g, err := ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "ibnetdiscover", dupHint: hint})
+	g, err := ibFabric(nodes, order, links, names, warn, text)
 	if err != nil {
 		return nil, err
 	}
@@ -448,9 +449,10 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 }
 
 // ibFabricText is what ibFabric's messages say of the dump it builds: the tool that
-// wrote it (to rerun) and a hint added to a refused repeated NodeDescription.
+// wrote it (to rerun), a hint added to a refused repeated NodeDescription and one
+// added to the warning of CAs named by GUID.
 type ibFabricText struct {
-	tool, dupHint string
+	tool, dupHint, unnamedHint string
 }
 
 // ibFabric builds the fabric of an InfiniBand-like dump (ibnetdiscover, OpenSM's
@@ -612,7 +614,7 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 			warn(fmt.Sprintf("%d CAs described as %q (switches' SHARP aggregation nodes) left out: no hosts", aggregation, ibAggregationNode))
 		}
 		if unnamed > 0 {
-			warn(fmt.Sprintf("%d CAs have no host name in their NodeDescription (none, the adapter firmware's default or localhost: rdma-ndd did not run on their hosts, or before they had their names; e.g. %q on line %d) and are named by GUID, each its own host (e.g. H-%016x), which no Slurm node is called; name them with --node-name-map FILE (0xGUID \"host\" lines), or run rdma-ndd on their hosts and rerun %s", unnamed, textin.Clip(firstUnnamed.desc), firstUnnamed.line, firstUnnamed.guid, text.tool))
+			warn(fmt.Sprintf("%d CAs have no host name in their NodeDescription (none, the adapter firmware's default or localhost: rdma-ndd did not run on their hosts, or before they had their names; e.g. %q on line %d) and are named by GUID, each its own host (e.g. H-%016x), which no Slurm node is called; name them with --node-name-map FILE (0xGUID \"host\" lines), or run rdma-ndd on their hosts and rerun %s%s", unnamed, textin.Clip(firstUnnamed.desc), firstUnnamed.line, firstUnnamed.guid, text.tool, text.unnamedHint))
 		}
 		if len(dualHosts) > 0 {
 			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))
