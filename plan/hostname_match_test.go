@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -124,4 +125,26 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPlanMatchesHostsByNodeHostnameRoutingHost: a host slurm.conf lacks that
+// routes (two links) stays in the compute network under its own name when the
+// others are renamed to their NodeNames.
+func TestPlanMatchesHostsByNodeHostnameRoutingHost(t *testing.T) {
+	g, err := topo.ReadGraph(strings.NewReader("%switch s\n%switch t\na s\nb t\nr s\nr t\nc s\nd t\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Machine: g, MachineSource: "edges", SlurmConfPath: "slurm.conf", TimeLimit: 10 * time.Second, Seed: 1, SyntheticJobs: 20,
+		SlurmConf: []byte("NodeName=n1 NodeHostname=a\nNodeName=n2 NodeHostname=b\nNodeName=n3 NodeHostname=c\nNodeName=n4 NodeHostname=d\nPartitionName=p Nodes=ALL Default=YES\n")}
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg := p.Machine.(*topo.Graph)
+	n1, ok1 := cg.Lookup("n1")
+	n2, ok2 := cg.Lookup("n2")
+	if _, ok := cg.Lookup("r"); !ok || !ok1 || !ok2 || cg.Dist(n1, n2) != 4 || !slices.Equal(p.Report.UnmatchedHosts, []string{"r"}) {
+		t.Errorf("network %s, unmatched %v", cg.Spec(), p.Report.UnmatchedHosts)
+	}
 }

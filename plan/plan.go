@@ -300,7 +300,15 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 			first++
 		}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are slurm.conf nodes by their NodeHostname or short host name, not their NodeName, e.g. host %s is node %s", renamed, names[first], node[first]))
-		names = node
+		// The others keep their names (those that route stay in the network): none
+		// is a NodeName, or its host would have matched it.
+		slurmNames := slices.Clone(names)
+		for v, n := range node {
+			if n != "" {
+				slurmNames[v] = n
+			}
+		}
+		names = slurmNames
 	}
 	slices.SortFunc(r.UnmatchedHosts, hostlist.NaturalCompare)
 	if len(compute) == 0 {
