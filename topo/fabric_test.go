@@ -182,6 +182,7 @@ func FuzzReadIBNetDiscover(f *testing.F) {
 	// firmware-default NodeDescriptions, standard error saved with the output.
 	f.Add(strings.ReplaceAll(strings.ReplaceAll(ibFormsBase, "node01 mlx5_0", "MT4129 ConnectX7   Mellanox Technologies"), "node02 mlx5_0", "MT4129 ConnectX7   Mellanox Technologies"))
 	f.Add("src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110; Connection timed out\n" + ibFormsBase + "ibwarn: [1] f: x\n")
+	f.Add("\ufeff" + ibFormsBase) // TestIBNetDiscoverByteOrderMark
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := ReadIBNetDiscover(strings.NewReader(src), nil)
 		if err != nil {
@@ -380,6 +381,7 @@ func TestReadNodeNameMapAsDiags(t *testing.T) {
 		// ibmapviz: "H-003048c74e4a0000 x5570comp1"); infiniband-diags reads 0.
 		{"# cluster X5\nH-003048c74e4a0000 x5570comp1\n", `line 2: "H-003048c74e4a0000" is ibnetdiscover's name of a node, not a GUID: write 0x003048c74e4a0000`},
 		{"S-0008f10500200b50 leaf1\n", `write 0x0008f10500200b50`},
+		{"\ufeff0x10 node01\n", `line 1: the file starts with a UTF-8 byte-order mark`},
 	} {
 		if _, err := ReadNodeNameMap(strings.NewReader(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)

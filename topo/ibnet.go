@@ -35,6 +35,9 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 	line := 0
 	for sc.Scan() {
 		line++
+		if line == 1 && strings.HasPrefix(sc.Text(), textin.BOM) {
+			return nil, fmt.Errorf("line 1: the file starts with a UTF-8 byte-order mark, which infiniband-diags reads as part of the first GUID and refuses; save it without the mark")
+		}
 		t := strings.Trim(sc.Text(), nameMapSpace)
 		if t == "" || t[0] == '#' {
 			continue
@@ -289,7 +292,11 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	}
 	for sc.Scan() {
 		line++
-		t := strings.TrimSpace(sc.Text())
+		t := sc.Text()
+		if line == 1 {
+			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
+		}
+		t = strings.TrimSpace(t)
 		switch {
 		case t == "" || t[0] == '#':
 			continue

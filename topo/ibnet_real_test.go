@@ -202,3 +202,16 @@ func TestIBNetDiscoverPortsReportUnconnectedOnly(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestIBNetDiscoverByteOrderMark: a dump saved by an editor that writes a UTF-8
+// byte-order mark was detected as ibnetdiscover (DetectGraphFormat skips the mark)
+// and then refused, "line 1: unrecognised line "\ufeff#""; it reads as without
+// the mark, as subnet.lst and opareport files do.
+func TestIBNetDiscoverByteOrderMark(t *testing.T) {
+	for _, src := range []string{ibFormsBase, ibFormsBase[strings.Index(ibFormsBase, "\nvendid="):]} {
+		g, err := ReadIBNetDiscover(strings.NewReader("\ufeff"+src), nil)
+		if err != nil || fabricByName(g) != ibFormsNetwork {
+			t.Errorf("%v", err)
+		}
+	}
+}
