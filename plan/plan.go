@@ -217,7 +217,7 @@ func (p *Plan) progress(s string) {
 	}
 }
 
-// checkInputs reads slurm.conf, matches the network's hosts to its nodes, builds
+// checkInputs reads slurm.conf, matches the network's hosts to its nodes (matchHosts), builds
 // the compute machine, reads the site's topology file and checks the history. It
 // looks at ctx between these steps and while it builds the compute machine (a
 // second or more at 10^5 hosts, docs/plan.md).
@@ -272,26 +272,43 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	} else if len(names) != m.N() {
 		return fmt.Errorf("%d host names for the %d nodes of %s", len(names), m.N(), m.Spec())
 	}
-	inFabric := make(map[string]bool, len(names))
+	node, renamed, err := matchHosts(ctx, names, nodes, p.confNodes)
+	if err != nil {
+		return err
+	}
 	var compute []int
+	matched := make(map[string]bool, len(names))
 	for v, h := range names {
-		if v%ctxEvery == 0 && ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		if inFabric[h] {
-			return fmt.Errorf("host name %s given twice", h)
-		}
-		inFabric[h] = true
-		if _, ok := p.confNodes[h]; ok {
-			compute = append(compute, v)
-		} else {
+		if node[v] == "" {
 			r.UnmatchedHosts = append(r.UnmatchedHosts, h)
+			continue
 		}
+		compute = append(compute, v)
+		matched[node[v]] = true
 	}
 	for _, n := range nodes {
-		if !inFabric[n.Name] {
+		if !matched[n.Name] {
 			r.MissingNodes = append(r.MissingNodes, n.Name)
 		}
+	}
+	if renamed > 0 {
+		// The network names these hosts by host name (a fabric dump: the first
+		// word of a NodeDescription is the host's hostname): the compute machine
+		// below carries their Slurm node names instead.
+		first := 0
+		for node[first] == "" || node[first] == names[first] {
+			first++
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are slurm.conf nodes by their NodeHostname or short host name, not their NodeName, e.g. host %s is node %s", renamed, names[first], node[first]))
+		// The others keep their names (those that route stay in the network): none
+		// is a NodeName, or its host would have matched it.
+		slurmNames := slices.Clone(names)
+		for v, n := range node {
+			if n != "" {
+				slurmNames[v] = n
+			}
+		}
+		names = slurmNames
 	}
 	slices.SortFunc(r.UnmatchedHosts, hostlist.NaturalCompare)
 	if len(compute) == 0 {
@@ -313,7 +330,7 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if len(compute) == m.N() && (!isGraph || opt.Hosts == nil) {
+	if len(compute) == m.N() && (!isGraph || opt.Hosts == nil) && renamed == 0 {
 		// A graph renamed by Hosts is rebuilt below, so that its hosts carry the
 		// Slurm names (the topology writers and as-run read them from the graph).
 		p.Machine = m
@@ -377,6 +394,69 @@ func includedFiles(c *slurm.Conf) string {
 		}
 	}
 	return strings.Join(fs, ", ")
+}
+
+// matchHosts returns the slurm.conf node of each host of the network (names, by
+// index; "" for none) and how many were matched otherwise than by NodeName. A
+// host is the node of its NodeName, else the one node whose NodeHostname it is,
+// else, for a host name with a domain (node01.example.org), the node of its
+// short name by NodeName or NodeHostname: a fabric dump names hosts by host name
+// (rdma-ndd's "%h"), which Slurm's NodeHostname is ("hostname -s"; the NodeName
+// by default), and a slurm.conf renamed by the names deployment keeps it. NodeName
+// matches are taken first, and a node is matched once (a later host of the same
+// node is unmatched). A host name twice is an error.
+func matchHosts(ctx context.Context, names []string, nodes []slurm.ConfNode, byName map[string]slurm.ConfNode) (node []string, renamed int, err error) {
+	byHost := map[string]string{} // NodeHostname -> NodeName where they differ; "" when nodes share it
+	for _, n := range nodes {
+		if n.Hostname != "" && n.Hostname != n.Name {
+			if _, dup := byHost[n.Hostname]; dup {
+				byHost[n.Hostname] = ""
+			} else {
+				byHost[n.Hostname] = n.Name
+			}
+		}
+	}
+	node = make([]string, len(names))
+	taken := make(map[string]bool, len(names))
+	seen := make(map[string]bool, len(names))
+	for v, h := range names {
+		if v%ctxEvery == 0 && ctx.Err() != nil {
+			return nil, 0, context.Cause(ctx)
+		}
+		if seen[h] {
+			return nil, 0, fmt.Errorf("host name %s given twice", h)
+		}
+		seen[h] = true
+		if _, ok := byName[h]; ok {
+			node[v], taken[h] = h, true
+		}
+	}
+	if len(byHost) == 0 && !slices.ContainsFunc(names, func(h string) bool { return strings.Contains(h, ".") }) {
+		return node, 0, nil
+	}
+	lookup := func(h string) string {
+		if _, ok := byName[h]; ok {
+			return h
+		}
+		return byHost[h]
+	}
+	for v, h := range names {
+		if v%ctxEvery == 0 && ctx.Err() != nil {
+			return nil, 0, context.Cause(ctx)
+		}
+		if node[v] != "" {
+			continue
+		}
+		n := byHost[h]
+		if short, _, ok := strings.Cut(h, "."); n == "" && ok && short != "" {
+			n = lookup(short)
+		}
+		if n != "" && !taken[n] {
+			node[v], taken[n] = n, true
+			renamed++
+		}
+	}
+	return node, renamed, nil
 }
 
 // computeMachine is m with only the nodes compute as hosts (in that order). The

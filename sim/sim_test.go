@@ -310,6 +310,7 @@ func FuzzReadTrace(f *testing.F) {
 	f.Add([]byte("; MaxProcs: 5\n\n"))
 	f.Add([]byte("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n"))
 	f.Add([]byte("0 1e3 10 -1\n"))
+	f.Add([]byte("\ufeff" + swfSample)) // TestReadTraceByteOrderMark
 	if sacct, err := os.ReadFile("testdata/sacct-fattree.txt"); err == nil {
 		f.Add(sacct)
 	}

@@ -151,6 +151,9 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 	for sc.Scan() {
 		line++
 		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, textin.BOM) // as textin.Lines and the sacct reader skip it
+		}
 		s := strings.TrimSpace(text)
 		if s == "" {
 			continue

@@ -39,7 +39,9 @@ type SacctOptions struct {
 	// times, in the zone of its TZ, without saying which): nil is time.Local, the
 	// zone of this process's TZ. A time that does not exist there (in a
 	// daylight-saving gap) makes its record impossible; a time that exists twice
-	// (the hour repeated when clocks go back) is read as the first.
+	// (the hour repeated when clocks go back) is read as the first. A time with
+	// its UTC offset (SLURM_TIME_FORMAT="%Y-%m-%dT%H:%M:%S%z":
+	// "2023-02-21T14:37:02+0100") is read as it says, whatever Location.
 	Location *time.Location
 	// MaxJobs bounds the records kept (0: DefaultMaxJobs); one more is an error,
 	// so that a huge or endless input fails clearly instead of exhausting memory.
@@ -588,10 +590,20 @@ var errNoSuchTime = errors.New("no such time in the zone")
 
 const sacctLayout = "2006-01-02T15:04:05"
 
-// sacctTime reads a time sacct printed in zone loc; a time that does not exist
-// there (skipped when the clocks went forward) is errNoSuchTime: time.Date would
-// silently move it by the gap.
+// sacctLayoutOffset is sacct's time under SLURM_TIME_FORMAT="%Y-%m-%dT%H:%M:%S%z",
+// which tools reading sacct set so that its times say their zone (Open OnDemand's
+// Slurm adapter, the ceems exporter): "2023-02-21T14:37:02+0100".
+const sacctLayoutOffset = "2006-01-02T15:04:05-0700"
+
+// sacctTime reads a time sacct printed in zone loc, or with its UTC offset (then
+// loc does not apply); a time that does not exist in loc (skipped when the clocks
+// went forward) is errNoSuchTime: time.Date would silently move it by the gap.
 func sacctTime(s string, loc *time.Location) (time.Time, error) {
+	if len(s) == len(sacctLayoutOffset) && (s[19] == '+' || s[19] == '-') {
+		if t, err := time.Parse(sacctLayoutOffset, s); err == nil && t.Format(sacctLayoutOffset) == s {
+			return t, nil
+		}
+	}
 	t, err := time.ParseInLocation(sacctLayout, s, loc)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("time %q: want YYYY-MM-DDTHH:MM:SS, sacct's standard format (another comes from SLURM_TIME_FORMAT: run sacct with SLURM_TIME_FORMAT=standard)", s)

@@ -178,6 +178,11 @@ func FuzzReadIBNetDiscover(f *testing.F) {
 	f.Add(readFile(f, "testdata/fattree.ibnetdiscover"))
 	f.Add(readFile(f, "testdata/fattree.ibnetdiscover-p"))
 	f.Add("Switch 2 \"S-01\" # \"x\"\n[1] \"H-02\"[1]\nCa 1 \"H-02\" # \"h1 HCA\"\n[1](3) \"S-01\"[1]\n")
+	// Real dumps' forms (TestIBNetDiscoverFirmwareDescriptions, ...StandardError):
+	// firmware-default NodeDescriptions, standard error saved with the output.
+	f.Add(strings.ReplaceAll(strings.ReplaceAll(ibFormsBase, "node01 mlx5_0", "MT4129 ConnectX7   Mellanox Technologies"), "node02 mlx5_0", "MT4129 ConnectX7   Mellanox Technologies"))
+	f.Add("src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110; Connection timed out\n" + ibFormsBase + "ibwarn: [1] f: x\n")
+	f.Add("\ufeff" + ibFormsBase) // TestIBNetDiscoverByteOrderMark
 	f.Fuzz(func(t *testing.T, src string) {
 		g, err := ReadIBNetDiscover(strings.NewReader(src), nil)
 		if err != nil {
@@ -326,11 +331,12 @@ func FuzzReadNodeNameMap(f *testing.F) {
 	f.Add(readFile(f, "testdata/fattree.node-name-map"))
 	f.Add("0x1 a # c\n0X2 \"b\"\n")
 	f.Add("0x1 node01\r\n0x2 \"node02\" rack 3\n\t# comment\n")
-	f.Add("1234 n1\n")        // infiniband-diags: decimal 1234, not 0x1234
-	f.Add("0x10 \"a#b\"\n")   // infiniband-diags: "a" ('#' ends the name)
-	f.Add("0x10 a\"b\n")      // infiniband-diags: "a"
-	f.Add("0x10\u00a0name\n") // a no-break space is no space to C's isspace
-	f.Add("0x1 a\n0x01 b\n")  // one GUID twice
+	f.Add("1234 n1\n")                         // infiniband-diags: decimal 1234, not 0x1234
+	f.Add("0x10 \"a#b\"\n")                    // infiniband-diags: "a" ('#' ends the name)
+	f.Add("0x10 a\"b\n")                       // infiniband-diags: "a"
+	f.Add("0x10\u00a0name\n")                  // a no-break space is no space to C's isspace
+	f.Add("0x1 a\n0x01 b\n")                   // one GUID twice
+	f.Add("H-0002c90300080d28 r510gluster4\n") // ibnetdiscover's node name, no GUID
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := ReadNodeNameMap(strings.NewReader(src))
 		if err != nil {
@@ -371,6 +377,11 @@ func TestReadNodeNameMapAsDiags(t *testing.T) {
 		{"0x10 a\"b\n", `name "a\"b"`},
 		{"0x10\u00a0name\n", `"0x10\u00a0name" is not a GUID`},
 		{"0x -\n", `"0x" is not a GUID`},
+		// ibnetdiscover's node names as some tools' maps give them (HPC_toolset's
+		// ibmapviz: "H-003048c74e4a0000 x5570comp1"); infiniband-diags reads 0.
+		{"# cluster X5\nH-003048c74e4a0000 x5570comp1\n", `line 2: "H-003048c74e4a0000" is ibnetdiscover's name of a node, not a GUID: write 0x003048c74e4a0000`},
+		{"S-0008f10500200b50 leaf1\n", `write 0x0008f10500200b50`},
+		{"\ufeff0x10 node01\n", `line 1: the file starts with a UTF-8 byte-order mark`},
 	} {
 		if _, err := ReadNodeNameMap(strings.NewReader(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)

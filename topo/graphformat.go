@@ -110,7 +110,8 @@ func FirstMeaningfulLine(data []byte) string {
 // DetectGraphFormat names the format of a network file from its first meaningful
 // line: a Switch/Ca block, key=value header, ports-report line, -g chassis header, -s
 // progress line, -l node list or --diff line (ibnetdiscover; the last two refused
-// when read), a "{ SW Ports:.. SystemGUID:" record (subnet-lst), XML whose
+// when read; messages ibnetdiscover printed on standard error before it are
+// skipped), a "{ SW Ports:.. SystemGUID:" record (subnet-lst), XML whose
 // document element is <Report> or <Topology> or the line "Link Summary"
 // (opareport, its XML and -o links text), else an edge list ("U V"
 // or a % directive). Anything else is an *UndetectedFormatError asking for
@@ -123,10 +124,23 @@ func DetectGraphFormat(data []byte) (string, error) {
 	if t == "" {
 		return "", fmt.Errorf("empty graph file")
 	}
+	if ibDiagMsgRe.MatchString(t) {
+		// ibnetdiscover's standard error saved before its output (2>&1): the
+		// format is the first other line's (ibnetdiscover's when there is none:
+		// its reader says the discovery failed).
+		other := ""
+		for _, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
+			if u := strings.TrimSpace(l); u != "" && u[0] != '#' && !ibDiagMsgRe.MatchString(u) {
+				other = u
+				break
+			}
+		}
+		if other == "" || ibnetLine(other) {
+			return "ibnetdiscover", nil
+		}
+	}
 	switch {
-	case ibNodeRe.MatchString(t), ibPOpen.MatchString(t), strings.HasPrefix(strings.ToLower(t), "vendid="), strings.HasPrefix(t, "Non-Chassis"),
-		strings.HasPrefix(t, "Chassis "), ibProgressRe.MatchString(t), ibListRe.MatchString(t),
-		(strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> ")) && (ibNodeRe.MatchString(t[2:]) || strings.HasPrefix(t[2:], "[") || strings.Contains(t, "=")):
+	case ibnetLine(t):
 		return "ibnetdiscover", nil
 	case lstOpen.MatchString(t):
 		return "subnet-lst", nil
@@ -136,6 +150,14 @@ func DetectGraphFormat(data []byte) (string, error) {
 		return "edges", nil
 	}
 	return "", &UndetectedFormatError{Line: t, Formats: GraphFormats()}
+}
+
+// ibnetLine reports whether t, a file's first meaningful line, is one
+// ibnetdiscover output starts with (see DetectGraphFormat).
+func ibnetLine(t string) bool {
+	return ibNodeRe.MatchString(t) || ibPOpen.MatchString(t) || strings.HasPrefix(strings.ToLower(t), "vendid=") || strings.HasPrefix(t, "Non-Chassis") ||
+		strings.HasPrefix(t, "Chassis ") || ibProgressRe.MatchString(t) || ibListRe.MatchString(t) ||
+		(strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> ")) && (ibNodeRe.MatchString(t[2:]) || strings.HasPrefix(t[2:], "[") || strings.Contains(t, "="))
 }
 
 // LeafOrder returns the switches of g that have hosts (their groups), in the order in

@@ -35,6 +35,9 @@ func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 	line := 0
 	for sc.Scan() {
 		line++
+		if line == 1 && strings.HasPrefix(sc.Text(), textin.BOM) {
+			return nil, fmt.Errorf("line 1: the file starts with a UTF-8 byte-order mark, which infiniband-diags reads as part of the first GUID and refuses; save it without the mark")
+		}
 		t := strings.Trim(sc.Text(), nameMapSpace)
 		if t == "" || t[0] == '#' {
 			continue
@@ -102,6 +105,13 @@ func nameMapGUID(s string) (uint64, error) {
 		h, ok = strings.CutPrefix(s, "0X")
 	}
 	if !ok {
+		if k, hex, dash := strings.Cut(s, "-"); dash && len(k) == 1 && strings.Contains("HSR", k) && hex != "" {
+			if _, err := strconv.ParseUint(hex, 16, 64); err == nil {
+				// ibnetdiscover's node name (a map some tools write, e.g.
+				// "H-0002c90300080d28 host"), which infiniband-diags reads as 0.
+				return 0, fmt.Errorf("%q is ibnetdiscover's name of a node, not a GUID: write 0x%s", textin.Clip(s), textin.Clip(hex))
+			}
+		}
 		if _, err := strconv.ParseUint(s, 16, 64); err == nil {
 			return 0, fmt.Errorf("GUID %q has no 0x: infiniband-diags reads it as a decimal (octal with a leading 0) number, or refuses it; write 0x and the hexadecimal GUID", textin.Clip(s))
 		}
@@ -140,6 +150,19 @@ var (
 	// NodeInfo NodeType (ibnetdiscover.c 147-159).
 	ibPRe   = regexp.MustCompile(`^(CA|SW|RT|\?\?)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s.*?\s-\s+(CA|SW|RT|\?\?)\s+\d+\s+(\d+)\s+0x([0-9a-fA-F]+)\s*\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$`)
 	ibPOpen = regexp.MustCompile(`^(CA|SW|RT|\?\?)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s`)
+	// A message ibnetdiscover and its libraries print on standard error, found in a
+	// dump saved with 2>&1 or copied from a terminal: libibmad's IBWARN ("ibwarn:
+	// [pid] function: ...") and ibpanic, infiniband-diags' iberror ("ibnetdiscover:
+	// iberror: [pid N] ...: failed: ..."), libibnetdisc's IBND_ERROR ("FILE.c:LINE;
+	// ...", e.g. "src/query_smp.c:195; umad (DR path ...) bad status 110; Connection
+	// timed out").
+	ibDiagMsgRe = regexp.MustCompile(`^(ibwarn: \[\d+\] |ibpanic: \[\d+\] |\S+: iberror: |\S+\.c:\d+; )`)
+	// ibFirmwareDescRe is the NodeDescription an adapter's firmware sets until the
+	// host writes its own (rdma-ndd, "%h %d": "node01 mlx5_0"): the chip and the
+	// vendor, "MT4129 ConnectX7   Mellanox Technologies", "MT25408 ConnectX Mellanox
+	// Technologies", "MT23108 InfiniHost Mellanox Technologies" (ibnetdiscover(8)'s
+	// example). It names no host.
+	ibFirmwareDescRe = regexp.MustCompile(`^MT\d{4,5}(\s|$)|\s(Mellanox|NVIDIA|Nvidia) Technologies$`)
 )
 
 // ibNode is one node of an ibnetdiscover dump.
@@ -190,7 +213,11 @@ const maxIBNetLine = 16 << 20
 // discovery progress lines, skipped) or the -p ports report (one line per port,
 // both ends' type, port and GUID and their NodeDescriptions), as a fabric: hosts are
 // the CAs, switches and routers route. A host is named by names (its GUID), else by
-// the first word of its NodeDescription ("node01 mlx5_0" -> node01); a switch by
+// the first word of its NodeDescription ("node01 mlx5_0" -> node01), else, when the
+// NodeDescription names no host (none, the adapter firmware's default "MT4129
+// ConnectX7   Mellanox Technologies" or "localhost ...": rdma-ndd did not run on
+// the host, or before it had its name), by "H-<guid>", each such CA its own
+// host, with a warning; a switch by
 // names, else "S-<guid>", a router "R-<guid>". The -p form shows port GUIDs, with
 // which names is then looked up. Parallel cables count once. names may be nil.
 // Hosts are numbered first, in Slurm's node name order of their names (node9
@@ -208,10 +235,14 @@ const maxIBNetLine = 16 << 20
 // only is left out; cabled to more it is an error. What it did of these it says in
 // warnings (may be nil).
 //
+// Messages ibnetdiscover and its libraries print on standard error (ibwarn:,
+// iberror:, "FILE.c:LINE; ..."), saved with the dump by 2>&1, are skipped with a
+// warning: the discovery met errors and may have missed nodes.
+//
 // Errors name the line: a node block given twice, a link to a GUID with no node block
 // (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
-// named by one identical NodeDescription (an unset description, the adapter's
-// default: --node-name-map names them).
+// named by one identical NodeDescription other than a firmware default (one copied
+// onto several hosts: --node-name-map names them).
 func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 	return readIBNetDiscover(r, names, nil)
 }
@@ -235,6 +266,7 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	}
 	var cur *ibNode
 	form := ""
+	diagLines, firstDiag, firstDiagText := 0, 0, ""
 	node := func(guid uint64, sw, router bool, desc string, l int, declare bool) (*ibNode, error) {
 		n, ok := nodes[guid]
 		if ok {
@@ -260,10 +292,20 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	}
 	for sc.Scan() {
 		line++
-		t := strings.TrimSpace(sc.Text())
+		t := sc.Text()
+		if line == 1 {
+			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
+		}
+		t = strings.TrimSpace(t)
 		switch {
 		case t == "" || t[0] == '#':
 			continue
+		case ibDiagMsgRe.MatchString(t):
+			// Standard error saved with the dump: what it says of the discovery is
+			// passed on (see the warning below), the line is no fabric.
+			if diagLines++; diagLines == 1 {
+				firstDiag, firstDiagText = line, t
+			}
 		case ibNodeRe.MatchString(t):
 			if err := setForm("default"); err != nil {
 				return nil, err
@@ -356,6 +398,12 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 		return nil, textin.ScanErr(err, line+1, maxIBNetLine)
 	}
 	if len(nodes) == 0 {
+		if diagLines > 0 {
+			return nil, fmt.Errorf("no Switch or Ca found, only ibnetdiscover's error messages (line %d: %q): the discovery failed; rerun ibnetdiscover", firstDiag, textin.Clip(firstDiagText))
+		}
+		if form == "-p" {
+			return nil, fmt.Errorf("no connected port in this ports report (ibnetdiscover -p): no link to read")
+		}
 		return nil, fmt.Errorf("no Switch or Ca found (not ibnetdiscover output?)")
 	}
 	// A node of unknown type (NodeInfo's NodeType none of CA, switch, router: a
@@ -388,13 +436,17 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			return a || b
 		})
 	}
-	hint := ""
+	text := ibFabricText{tool: "ibnetdiscover"}
 	if form == "-p" {
-		hint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
+		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
+		text.unnamedHint = "; in this -p report the GUIDs are ports', so two cabled ports of one such adapter are two hosts (the default form names the adapter)"
 	}
-	g, err := ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "ibnetdiscover", dupHint: hint})
+	g, err := ibFabric(nodes, order, links, names, warn, text)
 	if err != nil {
 		return nil, err
+	}
+	if warn != nil && diagLines > 0 {
+		warn(fmt.Sprintf("messages ibnetdiscover printed on standard error are saved with the dump (lines: %d; the first, line %d: %q): the discovery met errors, so nodes or links beyond a failed port may be missing; rerun ibnetdiscover until it prints none", diagLines, firstDiag, textin.Clip(firstDiagText)))
 	}
 	if warn != nil && unknownLeaves > 0 {
 		first := unknownOrder[0]
@@ -404,9 +456,10 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 }
 
 // ibFabricText is what ibFabric's messages say of the dump it builds: the tool that
-// wrote it (to rerun) and a hint added to a refused repeated NodeDescription.
+// wrote it (to rerun), a hint added to a refused repeated NodeDescription and one
+// added to the warning of CAs named by GUID.
 type ibFabricText struct {
-	tool, dupHint string
+	tool, dupHint, unnamedHint string
 }
 
 // ibFabric builds the fabric of an InfiniBand-like dump (ibnetdiscover, OpenSM's
@@ -429,6 +482,7 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 	var hostNames, switchNames []string
 	descLine := map[string]int{} // NodeDescription naming a host -> the line of its first CA
 	aggregation := 0
+	unnamed, firstUnnamed := 0, (*ibNode)(nil) // CAs without a host name in their description
 	for _, pass := range []bool{false, true} { // hosts first, then switches
 		for _, guid := range order {
 			n := nodes[guid]
@@ -446,6 +500,13 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 				name = fmt.Sprintf("R-%016x", guid)
 			case n.sw:
 				name = fmt.Sprintf("S-%016x", guid)
+			case ibNoHostName(n.desc):
+				// No host name to take: named by GUID (as the dump names it), each
+				// CA its own host, and said below.
+				name = fmt.Sprintf("H-%016x", guid)
+				if unnamed++; unnamed == 1 {
+					firstUnnamed = n
+				}
 			default:
 				if w := strings.Fields(n.desc); len(w) > 0 {
 					name = w[0]
@@ -456,8 +517,6 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 						return nil, fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are two hosts whose description is unset (the adapter's default) or copied%s; name the CAs by GUID with --node-name-map FILE, or set their descriptions (rdma-ndd) and rerun %s", n.line, guid, textin.Clip(n.desc), l, text.dupHint, text.tool)
 					}
 					descLine[n.desc] = n.line
-				} else {
-					name = fmt.Sprintf("H-%016x", guid)
 				}
 			}
 			vname[guid] = name
@@ -561,11 +620,23 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 		if aggregation > 0 {
 			warn(fmt.Sprintf("%d CAs described as %q (switches' SHARP aggregation nodes) left out: no hosts", aggregation, ibAggregationNode))
 		}
+		if unnamed > 0 {
+			warn(fmt.Sprintf("%d CAs have no host name in their NodeDescription (none, the adapter firmware's default or localhost: rdma-ndd did not run on their hosts, or before they had their names; e.g. %q on line %d) and are named by GUID, each its own host (e.g. H-%016x), which no Slurm node is called; name them with --node-name-map FILE (0xGUID \"host\" lines), or run rdma-ndd on their hosts and rerun %s%s", unnamed, textin.Clip(firstUnnamed.desc), firstUnnamed.line, firstUnnamed.guid, text.tool, text.unnamedHint))
+		}
 		if len(dualHosts) > 0 {
 			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))
 		}
 	}
 	return g, nil
+}
+
+// ibNoHostName reports whether a CA's NodeDescription names no host: none, the
+// adapter firmware's default (ibFirmwareDescRe), or the host name "localhost"
+// (rdma-ndd ran before the host had its name: CAs of several hosts may say so,
+// so they cannot be joined as one host's adapters).
+func ibNoHostName(desc string) bool {
+	w := strings.Fields(desc)
+	return len(w) == 0 || ibFirmwareDescRe.MatchString(strings.Join(w, " ")) || w[0] == "localhost" || w[0] == "localhost.localdomain"
 }
 
 // notHostNameRune reports whether r cannot be in a host name as rdma-ndd writes it

@@ -35,7 +35,8 @@ func init() {
   1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
      an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as
      slurmctld reads it: DEFAULT lines, quoted values, spaces around '='), and matches
-     the network's hosts to slurm.conf's nodes by name: hosts slurm.conf lacks (login,
+     the network's hosts to slurm.conf's nodes by name (NodeName, else NodeHostname,
+     else the short name of a host name with a domain): hosts slurm.conf lacks (login,
      storage, service nodes) are listed and left out of the ordering (they still
      route), nodes the network lacks are listed and keep their configuration;
   2. orders the compute hosts with procalloc order's machinery within --time-limit,

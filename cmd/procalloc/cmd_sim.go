@@ -375,7 +375,8 @@ its jobs and a repeated id would be taken for a requeued job's earlier run: a Cl
 column naming two clusters, or one id's two records that ran at the same time, tell
 it; run sacct -M NAME for one cluster. -P's '|'
 is read with or without a last '|' (--parsable); sacct's table (no -P), a header
-dropped by -n, --delimiter and times other than SLURM_TIME_FORMAT=standard's are
+dropped by -n, --delimiter and times other than SLURM_TIME_FORMAT=standard's (or
+"%Y-%m-%dT%H:%M:%S%z", times with their UTC offset, read as they say) are
 refused, saying which. sacct --completion prints every job's Start as its Submit, so
 such a history has no waits. sacct prints local times: they are read in --tz, else
 $TZ, else the system's zone (time_zone in --json names it), so a trace that spans a

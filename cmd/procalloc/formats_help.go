@@ -49,9 +49,13 @@ A host is named by --node-name-map (its GUID), else by the first word of its
 NodeDescription ("node01 mlx5_0" -> node01, as rdma-ndd writes it). Several HCAs of
 one host (dual rail, dual port) join one host, which keeps one cable: its first
 adapter's (NodeDescription order: mlx5_0 before mlx5_1), since a host forwards no
-traffic; a warning says so. One NodeDescription on two CAs (the adapter's default,
-no rdma-ndd) or a first word that is no host name is refused: name those CAs with
---node-name-map. CAs described as "Aggregation Node" (SHARP, inside switches) are
+traffic; a warning says so. A CA whose NodeDescription names no host (none, or the
+adapter firmware's default "MT4129 ConnectX7   Mellanox Technologies": no rdma-ndd)
+is a host named H-<guid>, with a warning: name those CAs with --node-name-map. One
+NodeDescription copied onto two CAs or a first word that is no host name is refused:
+name those CAs with --node-name-map. Messages ibnetdiscover printed on standard
+error (ibwarn:, iberror:, "query_smp.c:195; ...", saved by 2>&1) are skipped with
+a warning: the discovery met errors. CAs described as "Aggregation Node" (SHARP, inside switches) are
 left out with a warning. A node of unknown type (?? in -p, "?-<guid>" as a peer: its
 NodeType is none of CA, switch, router) is left out with a warning when cabled to one
 node only, and refused when cabled to more (it may forward traffic or not). A switch
