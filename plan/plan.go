@@ -484,7 +484,7 @@ func (p *Plan) hasLeaves() bool {
 // checkPartitions reads the partitions and warns when jobs may share nodes, which
 // the emulation does not model.
 func (p *Plan) checkPartitions() error {
-	parts, err := p.conf.Partitions()
+	parts, err := p.conf.Partitions(p.nodes)
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
