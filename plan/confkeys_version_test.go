@@ -27,3 +27,24 @@ func TestPlanWarnsOfKeysOfOtherReleases(t *testing.T) {
 		}
 	}
 }
+
+// Nodes the slurm.conf declares State=FUTURE (on their line or a NodeName=DEFAULT
+// line, any case) are a warning naming them: Slurm allocates none of them
+// (slurmctld 22.05.8 and 26.05.3: scontrol show nodes lists them only with -F), the
+// replays do.
+func TestPlanWarnsOfFutureNodes(t *testing.T) {
+	p := &Plan{opt: sampleOptions(t, false)}
+	conf := strings.Replace(string(p.opt.SlurmConf), "NodeName=node[01-16]\n",
+		"NodeName=node[01-14]\nNodeName=node15 State=FUTURE\nNodeName=DEFAULT State=future\nNodeName=node16\n", 1)
+	if conf == string(p.opt.SlurmConf) {
+		t.Fatal("the sample slurm.conf has no line NodeName=node[01-16]")
+	}
+	p.opt.SlurmConf = []byte(conf)
+	if err := p.checkInputs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(p.Report.Warnings, "\n")
+	if !strings.Contains(w, "2 nodes are State=FUTURE in slurm.conf (node[15-16])") {
+		t.Errorf("warnings %q: want the 2 FUTURE nodes named", w)
+	}
+}

@@ -307,6 +307,17 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if len(r.MissingNodes) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", len(r.MissingNodes), compressed(r.MissingNodes)))
 	}
+	var future []string
+	for _, n := range nodes {
+		if inFabric[n.Name] && strings.EqualFold(n.State, "FUTURE") {
+			future = append(future, n.Name)
+		}
+	}
+	if len(future) > 0 {
+		// Slurm keeps them out of every allocation (and out of scontrol show nodes)
+		// until an administrator makes them available.
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", len(future), compressed(future)))
+	}
 	if conf.Includes > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines are not followed (%s): nodes and settings of the included files are not seen, and the deployments' slurm.conf keeps the lines; check that no included file sets NodeName, TopologyPlugin or TopologyParam lines, which Slurm would read as well", includedFiles(conf)))
 	}

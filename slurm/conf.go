@@ -369,6 +369,10 @@ type ConfNode struct {
 	// CPUs is the node's CPUs= (or Procs=), its line's or inherited; 0 when not
 	// given (slurmd then reports the hardware's).
 	CPUs int
+	// State is the node's State= as written (FUTURE, CLOUD, DOWN, ...), its line's
+	// or inherited from a NodeName=DEFAULT line; "" when not given. Slurm
+	// allocates no FUTURE node until an administrator makes it available.
+	State string
 	// Defaults are the NodeName=DEFAULT pairs in effect at its line (the last value
 	// of each key, in the order keys first appeared), whether or not the line sets
 	// the key itself; shared by the nodes of a line.
@@ -482,6 +486,10 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 				}
 			}
 		}
+		state, ok := l.Get("State")
+		if p, dok := dflt["state"]; !ok && dok {
+			state = p.Value
+		}
 		if p, ok := dflt["port"]; ok && lists["port"] == nil {
 			if lists["port"], err = expandPort(p.Value, len(names)); err != nil {
 				return nil, &ConfError{Line: dfltLine["port"], Msg: err.Error(), Err: err}
@@ -492,7 +500,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("node %s is defined again (first on line %d); Slurm refuses a node defined twice", n, first)}
 			}
 			seen[n] = l.First
-			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, Defaults: dfltPairs}
+			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, State: state, Defaults: dfltPairs}
 			at := func(key string) string {
 				vs := lists[key]
 				switch len(vs) {

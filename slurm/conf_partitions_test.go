@@ -318,3 +318,22 @@ func runSlurmctldConf(t *testing.T, ctld, scontrol, dir, conf string) (parts, fa
 	}
 	return strings.Join(ps, " "), ""
 }
+
+// A node's State= is its line's, else the last NodeName=DEFAULT's before it.
+func TestConfNodesState(t *testing.T) {
+	conf, err := ReadConf([]byte("NodeName=a1\nNodeName=DEFAULT State=FUTURE\nNodeName=a2\nNodeName=a3 State=CLOUD\nNodeName=DEFAULT State=UNKNOWN\nNodeName=a4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := conf.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range ns {
+		got = append(got, n.Name+":"+n.State)
+	}
+	if want := "a1: a2:FUTURE a3:CLOUD a4:UNKNOWN"; strings.Join(got, " ") != want {
+		t.Errorf("states %s, want %s", strings.Join(got, " "), want)
+	}
+}
