@@ -48,3 +48,15 @@ func TestPlanWarnsOfFutureNodes(t *testing.T) {
 		t.Errorf("warnings %q: want the 2 FUTURE nodes named", w)
 	}
 }
+
+// A slurm.conf whose nodes are all in included files (a real site's: "include
+// /etc/slurm/partition.conf" holds its NodeName lines) is refused naming the
+// Include lines, which plan does not follow.
+func TestPlanNamesIncludeLinesWithoutNodes(t *testing.T) {
+	p := &Plan{opt: sampleOptions(t, false)}
+	p.opt.SlurmConf = []byte("ClusterName=c\nTopologyPlugin=topology/tree\ninclude /etc/slurm/partition.conf\n")
+	err := p.checkInputs(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no NodeName lines define a node (Include lines are not followed: line 3: /etc/slurm/partition.conf;") {
+		t.Errorf("%v: want the Include line named", err)
+	}
+}

@@ -250,7 +250,7 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if len(nodes) == 0 {
 		hint := ""
 		if conf.Includes > 0 {
-			hint = " (Include lines are not followed: give the file that defines the nodes, or one slurm.conf with the NodeName lines)"
+			hint = fmt.Sprintf(" (Include lines are not followed: %s; give the file that defines the nodes, or one slurm.conf with the NodeName lines)", includedFiles(conf))
 		}
 		return &InputError{opt.SlurmConfPath, fmt.Errorf("no NodeName lines define a node%s", hint)}
 	}
@@ -379,12 +379,13 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	return p.checkWorkload()
 }
 
-// includedFiles lists the files of slurm.conf's Include lines.
+// includedFiles lists the files of slurm.conf's Include lines, each with its line
+// ("line 129: /etc/slurm/partition.conf").
 func includedFiles(c *slurm.Conf) string {
 	var fs []string
 	for i := range c.Lines {
 		if l := &c.Lines[i]; l.Kind() == "include" && len(l.Pairs) > 0 {
-			fs = append(fs, l.Pairs[0].Value)
+			fs = append(fs, fmt.Sprintf("line %d: %s", l.First, l.Pairs[0].Value))
 		}
 	}
 	return strings.Join(fs, ", ")
