@@ -248,6 +248,10 @@ func FuzzReadConf(f *testing.F) {
 	f.Add("NodeName=a\\#b Reason=\\\\ Features=\"e\"f\n")
 	f.Add("TopologyPlugins=x\nNodeName=n1 Wieght=2\n")
 	f.Add("TopologyPlugin=x TopologyParam=y\nInclude a b\n")
+	// Partitions as slurmctld reads them (real sites: AWS ParallelCluster's
+	// Nodes=NODESET, nodes declared State=FUTURE, n[09-11] for n[9-11]).
+	f.Add("NodeName=a[1-2] Feature=gpu,ib State=CLOUD\nNodeName=DEFAULT State=FUTURE\nNodeName=b[1-2]\nNodeSet=gpus Feature=gpu\nNodeSet=bs Nodes=b[1-2]\nNodeSet=all Nodes=ALL\nPartitionName=p Nodes=gpus,bs,all,a1\n")
+	f.Add("NodeName=n[9-11]\nPartitionName=DEFAULT Nodes=n[09-11]\nPartitionName=p\nPartitionName=q Nodes=ALL,n9\n")
 	f.Fuzz(func(t *testing.T, conf string) {
 		c, err := ReadConf([]byte(conf))
 		lines := strings.Count(conf, "\n")
@@ -284,7 +288,15 @@ func FuzzReadConf(f *testing.F) {
 				t.Fatalf("%q: line %+v written %q read %v", conf, l.Pairs, s, err)
 			}
 		}
-		_, _ = c.Nodes()
+		// The nodes and partitions read, or an error naming a line.
+		ns, err := c.Nodes()
+		if err == nil {
+			_, err = c.Partitions(ns)
+		}
+		var ce *ConfError
+		if err != nil && (!errors.As(err, &ce) || ce.Line < 1 || ce.Line > lines) {
+			t.Fatalf("%q (%d lines): error without a line of it: %v", conf, lines, err)
+		}
 	})
 }
 
