@@ -60,3 +60,19 @@ func TestPlanNamesIncludeLinesWithoutNodes(t *testing.T) {
 		t.Errorf("%v: want the Include line named", err)
 	}
 }
+
+// An option removed before 22.05 that the tables keep for a fatal message
+// (AccountingStoreJobComment=YES, in two real sites' files) is a warning naming the
+// line and Slurm's message.
+func TestPlanWarnsOfRemovedOptions(t *testing.T) {
+	p := &Plan{opt: sampleOptions(t, false)}
+	p.opt.SlurmConf = append([]byte("AccountingStoreJobComment=YES\n"), p.opt.SlurmConf...)
+	p.opt.Version, p.opt.VersionSource = Version{22, 5, 0}, "--slurm-version"
+	if err := p.checkInputs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(p.Report.Warnings, "\n")
+	if !strings.Contains(w, "slurm.conf line 1: AccountingStoreJobComment=YES: an option removed before Slurm 22.05 (slurmctld: fatal \"The AccountingStoreJobComment option has been removed") {
+		t.Errorf("warnings %q", w)
+	}
+}
