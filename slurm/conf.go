@@ -605,12 +605,13 @@ func (c *Conf) Global(key string) string {
 type ConfPartition struct {
 	Name string // the PartitionName
 	Line int    // first physical line of its PartitionName line
-	// Nodes is the Nodes= expression ("ALL" for every node); Hosts the nodes it
-	// names, as slurmctld reads it (read_config.c nodespec_to_hostlist): the
-	// hostlist expanded, each name of a NodeSet line replaced by that set's nodes
-	// (its Nodes=, ALL for every node, and the nodes whose Feature= lists its
-	// Feature=), duplicates dropped, in the expression's order; nil for ALL.
+	// Nodes is the Nodes= expression ("ALL" for every node).
 	Nodes string
+	// Hosts are the nodes Nodes= names, as slurmctld reads it (read_config.c
+	// nodespec_to_hostlist): the hostlist expanded, each name of a NodeSet line
+	// replaced by that set's nodes (its Nodes=, ALL for every node, and the nodes
+	// whose Feature= lists its Feature=), repeats dropped, in the expression's
+	// order; nil for ALL.
 	Hosts []string
 	// NodeSets are the NodeSet names Nodes= uses, in the order of the NodeSet lines.
 	NodeSets []string
