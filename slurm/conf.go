@@ -609,8 +609,10 @@ type ConfPartition struct {
 	Nodes string
 	// Hosts are the nodes Nodes= names, as slurmctld reads it (read_config.c
 	// nodespec_to_hostlist): the hostlist expanded, each name of a NodeSet line
-	// replaced by that set's nodes (its Nodes=, ALL for every node, and the nodes
-	// whose Feature= lists its Feature=), repeats dropped, in the expression's
+	// replaced by that set's nodes (its Nodes=, ALL for every node (Slurm 23.11
+	// on), and the nodes whose Feature= lists its Feature=), feature{F} by the
+	// nodes whose Feature= lists F (Slurm 24.11's hostlist function; switch{S},
+	// block{B} and the like are an error), repeats dropped, in the expression's
 	// order; nil for ALL.
 	Hosts []string
 	// NodeSets are the NodeSet names Nodes= uses, in the order of the NodeSet lines.
@@ -722,7 +724,8 @@ func (c *Conf) partitionHosts(expr string, sets []confNodeSet, nodes []ConfNode,
 		}
 		switch {
 		case strings.EqualFold(s.nodes, "ALL"):
-			// Slurm 23.02 on (nodespec_to_hostlist); 22.05 looks up a node "ALL" and stops.
+			// Slurm 23.11 on (nodespec_to_hostlist); 22.05 to 23.02 look up a node
+			// "ALL" and stop.
 			for _, n := range nodes {
 				hs = append(hs, n.Name)
 			}
@@ -732,6 +735,31 @@ func (c *Conf) partitionHosts(expr string, sets []confNodeSet, nodes []ConfNode,
 				return nil, nil, fmt.Errorf("NodeSet=%s (line %d) Nodes=%s: %w", s.name, s.line, textin.Clip(s.nodes), err)
 			}
 			hs = append(hs, more...)
+		}
+	}
+	// Slurm 24.11 on: hostlist functions (node_conf.c parse_hostlist_functions).
+	for i := 0; i < len(hs); i++ {
+		h := hs[i]
+		open := strings.IndexByte(h, '{')
+		if open < 0 {
+			continue
+		}
+		fn, arg, closed := h[:open], h[open+1:], strings.HasSuffix(h, "}")
+		arg = strings.TrimSuffix(arg, "}")
+		switch {
+		case fn == "feature" && closed:
+			var more []string
+			for _, n := range nodes {
+				if hasFeature(c.nodeFeatures(n), arg) {
+					more = append(more, n.Name)
+				}
+			}
+			hs = slices.Replace(hs, i, i+1, more...)
+			i += len(more) - 1
+		case closed && slices.Contains([]string{"switch", "block", "ring", "torus", "switchwith", "blockwith", "ringwith", "toruswith"}, fn):
+			return nil, nil, fmt.Errorf("%s is a hostlist function of Slurm 24.11 on whose nodes come from the topology plugin's switches or blocks: not read here; list the nodes, or a NodeSet of them", textin.Clip(h))
+		default:
+			return nil, nil, fmt.Errorf("%s is not a hostlist function Slurm knows (feature{F}, switch{S}, block{B}, ring{R}, torus{T}, switchwith{N}, ...; slurmctld: \"Invalid hostlist_function\"); a '{' in a node name is read only so", textin.Clip(h))
 		}
 	}
 	seen := make(map[string]bool, len(hs))

@@ -252,6 +252,7 @@ func FuzzReadConf(f *testing.F) {
 	// Nodes=NODESET, nodes declared State=FUTURE, n[09-11] for n[9-11]).
 	f.Add("NodeName=a[1-2] Feature=gpu,ib State=CLOUD\nNodeName=DEFAULT State=FUTURE\nNodeName=b[1-2]\nNodeSet=gpus Feature=gpu\nNodeSet=bs Nodes=b[1-2]\nNodeSet=all Nodes=ALL\nPartitionName=p Nodes=gpus,bs,all,a1\n")
 	f.Add("NodeName=n[9-11]\nPartitionName=DEFAULT Nodes=n[09-11]\nPartitionName=p\nPartitionName=q Nodes=ALL,n9\n")
+	f.Add("NodeName=a[1-2] Features=gpu\nPartitionName=p Nodes=feature{gpu},a1\nPartitionName=q Nodes=switch{s1},feature{x\n")
 	f.Fuzz(func(t *testing.T, conf string) {
 		c, err := ReadConf([]byte(conf))
 		lines := strings.Count(conf, "\n")
