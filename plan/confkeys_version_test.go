@@ -76,3 +76,32 @@ func TestPlanWarnsOfRemovedOptions(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// Compute hosts no partition holds (none with Nodes=ALL; a real site's slurm.conf
+// and topology.conf hold master and submit nodes no partition lists) are a warning
+// naming them, and so is a slurm.conf
+// without partitions (slurmctld 22.05.8: "No PartitionName information
+// available!", fatal; 26.05.3 runs without).
+func TestPlanWarnsOfNodesInNoPartition(t *testing.T) {
+	for _, c := range []struct{ parts, want string }{
+		{"PartitionName=p Nodes=node[01-14]\nPartitionName=q Nodes=node15\n", "1 compute hosts are in no partition (node16)"},
+		{"", "slurm.conf has no PartitionName line"},
+		{"PartitionName=p Nodes=node01\nPartitionName=q Nodes=ALL\n", ""},
+	} {
+		p := &Plan{opt: sampleOptions(t, false)}
+		var keep []string
+		for _, l := range strings.SplitAfter(string(p.opt.SlurmConf), "\n") {
+			if !strings.HasPrefix(l, "PartitionName") {
+				keep = append(keep, l)
+			}
+		}
+		p.opt.SlurmConf = []byte(strings.Join(keep, "") + c.parts)
+		if err := p.checkInputs(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w := strings.Join(p.Report.Warnings, "\n")
+		if c.want == "" && strings.Contains(w, "partition") || c.want != "" && !strings.Contains(w, c.want) {
+			t.Errorf("%q: warnings %q, want %q", c.parts, w, c.want)
+		}
+	}
+}

@@ -507,12 +507,34 @@ func (p *Plan) checkPartitions() error {
 	sel := strings.ToLower(p.conf.Global("SelectType"))
 	whole := sel == "select/linear"
 	var shared []string
+	inPart := map[string]bool{}
+	all := false
 	for _, pt := range parts {
 		r.Partitions = append(r.Partitions, pt.Name)
+		all = all || strings.EqualFold(pt.Nodes, "ALL")
+		for _, h := range pt.Hosts {
+			inPart[h] = true
+		}
 		if whole || strings.HasPrefix(pt.OverSubscribe, "EXCLUSIVE") {
 			continue
 		}
 		shared = append(shared, pt.Name)
+	}
+	if !all && p.conf.Includes == 0 {
+		// Slurm runs no job on a node of no partition; the replays place jobs on
+		// every compute host.
+		var none []string
+		for _, n := range p.Names {
+			if !inPart[n] {
+				none = append(none, n)
+			}
+		}
+		switch {
+		case len(parts) == 0:
+			r.Warnings = append(r.Warnings, "slurm.conf has no PartitionName line: Slurm runs no job (slurmctld 22.05 stops: \"No PartitionName information available\"), the replays use every compute host")
+		case len(none) > 0:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d compute hosts are in no partition (%s): Slurm runs no job on them, the replays use them", len(none), compressed(none)))
+		}
 	}
 	if len(shared) > 0 {
 		r.Caveats = append(r.Caveats, fmt.Sprintf("partitions %s are not OverSubscribe=EXCLUSIVE (SelectType %s): jobs that ask for fewer CPUs than a node has may share nodes, which the emulation does not model (it places whole nodes); predictions hold for whole-node jobs (--exclusive) only",
