@@ -640,16 +640,20 @@ type confNodeSet struct {
 func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 	var out []ConfPartition
 	dflt := map[string]string{}
+	// Every NodeSet line counts, before or after the partition's (slurmctld reads
+	// them all before it builds the partitions).
 	var sets []confNodeSet
-	var defined map[string]bool
 	for i := range c.Lines {
-		l := &c.Lines[i]
-		if l.Kind() == "nodeset" {
+		if l := &c.Lines[i]; l.Kind() == "nodeset" {
 			ns := confNodeSet{name: l.Pairs[0].Value, line: l.First}
 			ns.nodes, _ = l.Get("Nodes")
 			ns.feature, _ = l.Get("Feature")
 			sets = append(sets, ns)
 		}
+	}
+	var defined map[string]bool
+	for i := range c.Lines {
+		l := &c.Lines[i]
 		if l.Kind() != "partitionname" {
 			continue
 		}

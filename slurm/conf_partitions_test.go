@@ -132,6 +132,7 @@ var partitionNodeCases = []struct {
 	{conf: "NodeName=a[1-3]\nPartitionName=p Nodes=ALL,a1\n", err: "ALL means every node only as the whole value"},
 	{conf: "NodeName=a[1-3]\nPartitionName=p Nodes=all\n", want: "p=ALL"},
 	{conf: "NodeName=a1\nNodeSet=gpus Feature=GPU\nNodeName=a2 Feature=gpu\nPartitionName=p Nodes=gpus,a1\n", want: "p=a1"},
+	{conf: "PartitionName=p Nodes=late,a1\nNodeSet=late Nodes=b[1-2]\nNodeName=a1\nNodeName=b[1-2]\n", want: "p=a1,b[1-2]"},
 	{conf: "NodeName=a[1-2] Feature=gpu\nNodeName=b1\nPartitionName=p Nodes=feature{gpu},b1\n", want: "p=a[1-2],b1", since2311: true},
 	{conf: "NodeName=a[1-2]\nPartitionName=p Nodes=switch{s1}\n", err: "whose nodes come from the topology plugin", since2311: true, unsupported: true},
 }
