@@ -789,7 +789,25 @@ func (p *Plan) buildNames(d *Deployment) error {
 	if err != nil {
 		return fmt.Errorf("internal error: the renamed slurm.conf does not read back: %w", err)
 	}
-	// Node lists elsewhere in slurm.conf: partitions, node sets, DownNodes.
+	// Node lists elsewhere in slurm.conf: partitions, node sets, DownNodes,
+	// SuspendExcNodes (which slurmctld ignores whole when a name is not a node:
+	// power_save.c "Invalid SuspendExcNodes ... ignored", so the excluded nodes
+	// would be powered down).
+	renameList := func(list string) (string, bool, error) {
+		hs, err := hostlist.Expand(list)
+		if err != nil {
+			return "", false, err
+		}
+		changed := false
+		for j, h := range hs {
+			if nn, ok := rename[h]; ok {
+				hs[j], changed = nn, true
+			}
+		}
+		slices.SortFunc(hs, hostlist.NaturalCompare)
+		out, err := hostlist.Compress(hs)
+		return out, changed, err
+	}
 	out, err = c2.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
 		key := ""
 		switch l.Kind() {
@@ -797,6 +815,8 @@ func (p *Plan) buildNames(d *Deployment) error {
 			key = "Nodes"
 		case "downnodes":
 			key = "DownNodes"
+		case "suspendexcnodes":
+			key = "SuspendExcNodes"
 		default:
 			return nil, nil
 		}
@@ -806,19 +826,18 @@ func (p *Plan) buildNames(d *Deployment) error {
 			if !strings.EqualFold(pairs[i].Key, key) || strings.EqualFold(pairs[i].Value, "ALL") {
 				continue
 			}
-			hs, err := hostlist.Expand(pairs[i].Value)
+			var v string
+			var ch bool
+			var err error
+			if key == "SuspendExcNodes" {
+				v, ch, err = renameExcNodes(pairs[i].Value, renameList)
+			} else {
+				v, ch, err = renameList(pairs[i].Value)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s=%s: %w", pairs[i].Key, pairs[i].Value, err)
 			}
-			for j, h := range hs {
-				if nn, ok := rename[h]; ok {
-					hs[j], changed = nn, true
-				}
-			}
-			slices.SortFunc(hs, hostlist.NaturalCompare)
-			if pairs[i].Value, err = hostlist.Compress(hs); err != nil {
-				return nil, err
-			}
+			pairs[i].Value, changed = v, changed || ch
 		}
 		if !changed {
 			return nil, nil
@@ -863,6 +882,32 @@ func (p *Plan) buildNames(d *Deployment) error {
 	d.Notes = append(d.Notes, "renaming nodes: every file and script that names them (gres.conf, topology.conf, reservations, monitoring, accounting) must follow; jobs and reservations on the old names must be drained first")
 	d.Notes = append(d.Notes, "Slurm then does Best Fit along natural name order, which is the ordering (measured on Slurm 22.05.8)")
 	return nil
+}
+
+// renameExcNodes renames the nodes of a SuspendExcNodes value: a hostlist, or
+// (Slurm 23.02 on) "HOSTLIST:COUNT" entries joined by commas, read as power_save.c's
+// _parse_exc_nodes does (a hostlist up to ':', a count up to ',').
+func renameExcNodes(v string, renameList func(string) (string, bool, error)) (string, bool, error) {
+	if !strings.Contains(v, ":") {
+		return renameList(v)
+	}
+	var parts []string
+	changed := false
+	for rest := v; rest != ""; {
+		hl, after, _ := strings.Cut(rest, ":")
+		count, next, _ := strings.Cut(after, ",")
+		r, ch, err := renameList(hl)
+		if err != nil {
+			return "", false, err
+		}
+		changed = changed || ch
+		if count != "" {
+			r += ":" + count
+		}
+		parts = append(parts, r)
+		rest = next
+	}
+	return strings.Join(parts, ","), changed, nil
 }
 
 // writeRenamedTree writes tree t with its nodes renamed (its switches and their

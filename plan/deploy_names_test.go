@@ -14,8 +14,9 @@ import (
 // TestNamesDeploymentRenamesEverywhere: the names deployment on a site whose
 // slurm.conf already has nodes c01-c16 (another rack, not in the network) picks
 // the next prefix (cn01-cn16) so that no name collides; the compute nodes' natural
-// name order is the ordering with each host kept; DownNodes, NodeSet and partition
-// node lists follow the renaming (a partition line's comment kept); the other
+// name order is the ordering with each host kept; DownNodes, SuspendExcNodes (an
+// AWS ParallelCluster slurm.conf has one), NodeSet and partition node lists follow
+// the renaming (a partition line's comment kept); the other
 // nodes, among them two login nodes sharing a line with node16, keep their names
 // and values; the ranked tree (23.11) keeps them too; and both place jobs as the
 // emulation built from their files.
@@ -25,6 +26,7 @@ NodeName=node[01-15]
 NodeName=node16,login[1-2] NodeAddr=10.0.0.16,10.0.9.[1-2]
 NodeName=c[01-16]
 DownNodes=node[03-04],c05 State=DOWN Reason=fans
+SuspendExcNodes=node[01-02]:1,c01
 NodeSet=first Nodes=node[01-08]
 PartitionName=all Nodes=node[01-16] OverSubscribe=EXCLUSIVE # the compute nodes
 PartitionName=other Nodes=c[01-16],login[1-2]
@@ -93,6 +95,11 @@ PartitionName=other Nodes=c[01-16],login[1-2]
 						}
 						if r, _ := l.Get("Reason"); r != "fans" {
 							t.Errorf("%s: DownNodes lost its Reason: %q", what, r)
+						}
+					case "suspendexcnodes":
+						// slurmctld ignores the whole list when a name is not a node.
+						if got, want := l.Pairs[0].Value, renamed("node[01-02]")+":1,c01"; got != want {
+							t.Errorf("%s: SuspendExcNodes=%s, want %s", what, got, want)
 						}
 					case "nodeset":
 						if got, _ := l.Get("Nodes"); got != renamed("node[01-08]") {

@@ -55,7 +55,7 @@ func TestDeploymentSlurmConfKeepsSite(t *testing.T) {
 	for _, n := range origNodes {
 		origByName[n.Name] = n
 	}
-	origParts, err := orig.Partitions()
+	origParts, err := orig.Partitions(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestDeploymentSlurmConfKeepsSite(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
-			parts, err := c.Partitions()
+			parts, err := c.Partitions(nil)
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}

@@ -239,6 +239,9 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		// The site runs its slurm.conf, so the version or the file is not the site's.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf %s: Slurm %d.%02d refuses it (\"Parsing error at unrecognized key\", fatal), and so the deployments' slurm.conf; is the Slurm version (%s) the site's?", w, opt.Version.Major, opt.Version.Minor, opt.VersionSource))
 	}
+	for _, w := range conf.RemovedKeys(opt.Version.Major, opt.Version.Minor) {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf %s: Slurm %d.%02d stops at it, and so at the deployments' slurm.conf; is the Slurm version (%s) the site's, and the file the one it runs?", w, opt.Version.Major, opt.Version.Minor, opt.VersionSource))
+	}
 	nodes, err := conf.Nodes()
 	if err != nil {
 		return &InputError{opt.SlurmConfPath, err}
@@ -250,7 +253,7 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if len(nodes) == 0 {
 		hint := ""
 		if conf.Includes > 0 {
-			hint = " (Include lines are not followed: give the file that defines the nodes, or one slurm.conf with the NodeName lines)"
+			hint = fmt.Sprintf(" (Include lines are not followed: %s; give the file that defines the nodes, or one slurm.conf with the NodeName lines)", includedFiles(conf))
 		}
 		return &InputError{opt.SlurmConfPath, fmt.Errorf("no NodeName lines define a node%s", hint)}
 	}
@@ -324,6 +327,17 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if len(r.MissingNodes) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", len(r.MissingNodes), compressed(r.MissingNodes)))
 	}
+	var future []string
+	for _, n := range nodes {
+		if inFabric[n.Name] && strings.EqualFold(n.State, "FUTURE") {
+			future = append(future, n.Name)
+		}
+	}
+	if len(future) > 0 {
+		// Slurm keeps them out of every allocation (and out of scontrol show nodes)
+		// until an administrator makes them available.
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", len(future), compressed(future)))
+	}
 	if conf.Includes > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines are not followed (%s): nodes and settings of the included files are not seen, and the deployments' slurm.conf keeps the lines; check that no included file sets NodeName, TopologyPlugin or TopologyParam lines, which Slurm would read as well", includedFiles(conf)))
 	}
@@ -385,12 +399,13 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	return p.checkWorkload()
 }
 
-// includedFiles lists the files of slurm.conf's Include lines.
+// includedFiles lists the files of slurm.conf's Include lines, each with its line
+// ("line 129: /etc/slurm/partition.conf").
 func includedFiles(c *slurm.Conf) string {
 	var fs []string
 	for i := range c.Lines {
 		if l := &c.Lines[i]; l.Kind() == "include" && len(l.Pairs) > 0 {
-			fs = append(fs, l.Pairs[0].Value)
+			fs = append(fs, fmt.Sprintf("line %d: %s", l.First, l.Pairs[0].Value))
 		}
 	}
 	return strings.Join(fs, ", ")
@@ -564,7 +579,7 @@ func (p *Plan) hasLeaves() bool {
 // checkPartitions reads the partitions and warns when jobs may share nodes, which
 // the emulation does not model.
 func (p *Plan) checkPartitions() error {
-	parts, err := p.conf.Partitions()
+	parts, err := p.conf.Partitions(p.nodes)
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
@@ -572,12 +587,34 @@ func (p *Plan) checkPartitions() error {
 	sel := strings.ToLower(p.conf.Global("SelectType"))
 	whole := sel == "select/linear"
 	var shared []string
+	inPart := map[string]bool{}
+	all := false
 	for _, pt := range parts {
 		r.Partitions = append(r.Partitions, pt.Name)
+		all = all || strings.EqualFold(pt.Nodes, "ALL")
+		for _, h := range pt.Hosts {
+			inPart[h] = true
+		}
 		if whole || strings.HasPrefix(pt.OverSubscribe, "EXCLUSIVE") {
 			continue
 		}
 		shared = append(shared, pt.Name)
+	}
+	if !all && p.conf.Includes == 0 {
+		// Slurm runs no job on a node of no partition; the replays place jobs on
+		// every compute host.
+		var none []string
+		for _, n := range p.Names {
+			if !inPart[n] {
+				none = append(none, n)
+			}
+		}
+		switch {
+		case len(parts) == 0:
+			r.Warnings = append(r.Warnings, "slurm.conf has no PartitionName line: Slurm runs no job (slurmctld 22.05 stops: \"No PartitionName information available\"), the replays use every compute host")
+		case len(none) > 0:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d compute hosts are in no partition (%s): Slurm runs no job on them, the replays use them", len(none), compressed(none)))
+		}
 	}
 	if len(shared) > 0 {
 		r.Caveats = append(r.Caveats, fmt.Sprintf("partitions %s are not OverSubscribe=EXCLUSIVE (SelectType %s): jobs that ask for fewer CPUs than a node has may share nodes, which the emulation does not model (it places whole nodes); predictions hold for whole-node jobs (--exclusive) only",

@@ -352,7 +352,7 @@ func TestDeploymentFilesMatchEmulation(t *testing.T) {
 				t.Errorf("names: rank %d is %s with host %s addr %s, want host %s", r, n.Name, n.Hostname, n.Addr, p.Names[v])
 			}
 		}
-		parts, _ := nc.Partitions()
+		parts, _ := nc.Partitions(nil)
 		if hl, _ := hostlist.Compress(newNames); len(parts) != 1 || parts[0].Nodes != hl {
 			t.Errorf("names: partition %+v, want Nodes=%s", parts, hl)
 		}

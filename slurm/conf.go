@@ -369,6 +369,10 @@ type ConfNode struct {
 	// CPUs is the node's CPUs= (or Procs=), its line's or inherited; 0 when not
 	// given (slurmd then reports the hardware's).
 	CPUs int
+	// State is the node's State= as written (FUTURE, CLOUD, DOWN, ...), its line's
+	// or inherited from a NodeName=DEFAULT line; "" when not given. Slurm
+	// allocates no FUTURE node until an administrator makes it available.
+	State string
 	// Defaults are the NodeName=DEFAULT pairs in effect at its line (the last value
 	// of each key, in the order keys first appeared), whether or not the line sets
 	// the key itself; shared by the nodes of a line.
@@ -482,6 +486,10 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 				}
 			}
 		}
+		state, ok := l.Get("State")
+		if p, dok := dflt["state"]; !ok && dok {
+			state = p.Value
+		}
 		if p, ok := dflt["port"]; ok && lists["port"] == nil {
 			if lists["port"], err = expandPort(p.Value, len(names)); err != nil {
 				return nil, &ConfError{Line: dfltLine["port"], Msg: err.Error(), Err: err}
@@ -492,7 +500,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("node %s is defined again (first on line %d); Slurm refuses a node defined twice", n, first)}
 			}
 			seen[n] = l.First
-			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, Defaults: dfltPairs}
+			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, State: state, Defaults: dfltPairs}
 			at := func(key string) string {
 				vs := lists[key]
 				switch len(vs) {
@@ -597,21 +605,53 @@ func (c *Conf) Global(key string) string {
 type ConfPartition struct {
 	Name string // the PartitionName
 	Line int    // first physical line of its PartitionName line
-	// Nodes is the Nodes= expression ("ALL" for every node); Hosts its expansion
-	// (nil for ALL).
+	// Nodes is the Nodes= expression ("ALL" for every node).
 	Nodes string
-	Hosts []string // Nodes expanded; nil for ALL
+	// Hosts are the nodes Nodes= names, as slurmctld reads it (read_config.c
+	// nodespec_to_hostlist): the hostlist expanded, each name of a NodeSet line
+	// replaced by that set's nodes (its Nodes=, ALL for every node (Slurm 23.11
+	// on), and the nodes whose Feature= lists its Feature=), feature{F} by the
+	// nodes whose Feature= lists F (Slurm 24.11's hostlist function; switch{S},
+	// block{B} and the like are an error), repeats dropped, in the expression's
+	// order; nil for ALL.
+	Hosts []string
+	// NodeSets are the NodeSet names Nodes= uses, in the order of the NodeSet lines.
+	NodeSets []string
 	// OverSubscribe is the partition's OverSubscribe= (or Shared=), upper-cased;
 	// "" when not given (Slurm's default NO: with select/cons_tres jobs share nodes
 	// unless they ask for --exclusive).
 	OverSubscribe string
 }
 
+// confNodeSet is one NodeSet line: its name, Nodes= and Feature=.
+type confNodeSet struct {
+	name, nodes, feature string
+	line                 int
+}
+
 // Partitions returns the partitions, with the values of PartitionName=DEFAULT
-// lines before them.
-func (c *Conf) Partitions() ([]ConfPartition, error) {
+// lines before them, their Nodes= read as slurmctld reads it (ConfPartition). A
+// name of Nodes= that is neither a node of the NodeName lines nor a NodeSet is an
+// error, as in slurmctld ("Invalid node names in partition", fatal), unless the
+// file has Include lines (the name may be a node of an included file); so is ALL
+// within a list ("ALL,n1": ALL means every node only as the whole value). nodes are
+// c.Nodes()'s, passed in so that a caller that has them does not expand every
+// hostlist again (nil: Partitions reads them when a partition lists nodes).
+func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 	var out []ConfPartition
 	dflt := map[string]string{}
+	// Every NodeSet line counts, before or after the partition's (slurmctld reads
+	// them all before it builds the partitions).
+	var sets []confNodeSet
+	for i := range c.Lines {
+		if l := &c.Lines[i]; l.Kind() == "nodeset" {
+			ns := confNodeSet{name: l.Pairs[0].Value, line: l.First}
+			ns.nodes, _ = l.Get("Nodes")
+			ns.feature, _ = l.Get("Feature")
+			sets = append(sets, ns)
+		}
+	}
+	var defined map[string]bool
 	for i := range c.Lines {
 		l := &c.Lines[i]
 		if l.Kind() != "partitionname" {
@@ -636,19 +676,146 @@ func (c *Conf) Partitions() ([]ConfPartition, error) {
 		}
 		p.OverSubscribe = strings.ToUpper(os)
 		if p.Nodes != "" && !strings.EqualFold(p.Nodes, "ALL") {
-			// Each partition is bounded on its own: partitions overlap (a site of
-			// 200,000 nodes may list them all in several), and each is a subset
-			// of the nodes defined, themselves at most MaxConfNodes.
-			var budget nameBudget
-			hs, err := budget.expand(p.Nodes)
-			if err != nil {
-				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, p.Nodes, err), Err: err}
+			if defined == nil {
+				if nodes == nil {
+					var err error
+					if nodes, err = c.Nodes(); err != nil {
+						return nil, err
+					}
+				}
+				defined = make(map[string]bool, len(nodes))
+				for _, n := range nodes {
+					defined[n.Name] = true
+				}
 			}
-			p.Hosts = hs
+			hs, used, err := c.partitionHosts(p.Nodes, sets, nodes, defined)
+			if err != nil {
+				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, textin.Clip(p.Nodes), err), Err: err}
+			}
+			p.Hosts, p.NodeSets = hs, used
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// partitionHosts reads a partition's Nodes= (not ALL) as read_config.c's
+// nodespec_to_hostlist does: expand the hostlist, replace each NodeSet's name by
+// its nodes (NodeSet lines are read in file order, each once), drop repeats; then
+// every name must be a node (unless the file has Include lines).
+func (c *Conf) partitionHosts(expr string, sets []confNodeSet, nodes []ConfNode, defined map[string]bool) (hosts, used []string, err error) {
+	// Each partition is bounded on its own: partitions overlap (a site of
+	// 200,000 nodes may list them all in several), and each is a subset of the
+	// nodes defined, themselves at most MaxConfNodes.
+	var budget nameBudget
+	hs, err := budget.expand(expr)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range sets {
+		at := slices.Index(hs, s.name)
+		if at < 0 {
+			continue
+		}
+		hs = slices.Delete(hs, at, at+1)
+		used = append(used, s.name)
+		if s.feature != "" {
+			for _, n := range nodes {
+				if hasFeature(c.nodeFeatures(n), s.feature) {
+					hs = append(hs, n.Name)
+				}
+			}
+		}
+		switch {
+		case strings.EqualFold(s.nodes, "ALL"):
+			// Slurm 23.11 on (nodespec_to_hostlist); 22.05 to 23.02 look up a node
+			// "ALL" and stop.
+			for _, n := range nodes {
+				hs = append(hs, n.Name)
+			}
+		case s.nodes != "":
+			more, err := budget.expand(s.nodes)
+			if err != nil {
+				return nil, nil, fmt.Errorf("NodeSet=%s (line %d) Nodes=%s: %w", s.name, s.line, textin.Clip(s.nodes), err)
+			}
+			hs = append(hs, more...)
+		}
+	}
+	// Slurm 24.11 on: hostlist functions (node_conf.c parse_hostlist_functions).
+	for i := 0; i < len(hs); i++ {
+		h := hs[i]
+		open := strings.IndexByte(h, '{')
+		if open < 0 {
+			continue
+		}
+		fn, arg, closed := h[:open], h[open+1:], strings.HasSuffix(h, "}")
+		arg = strings.TrimSuffix(arg, "}")
+		switch {
+		case fn == "feature" && closed:
+			var more []string
+			for _, n := range nodes {
+				if hasFeature(c.nodeFeatures(n), arg) {
+					more = append(more, n.Name)
+				}
+			}
+			hs = slices.Replace(hs, i, i+1, more...)
+			i += len(more) - 1
+		case closed && slices.Contains([]string{"switch", "block", "ring", "torus", "switchwith", "blockwith", "ringwith", "toruswith"}, fn):
+			return nil, nil, fmt.Errorf("%s is a hostlist function of Slurm 24.11 on whose nodes come from the topology plugin's switches or blocks: not read here; list the nodes, or a NodeSet of them", textin.Clip(h))
+		default:
+			return nil, nil, fmt.Errorf("%s is not a hostlist function Slurm knows (feature{F}, switch{S}, block{B}, ring{R}, torus{T}, switchwith{N}, ...; slurmctld: \"Invalid hostlist_function\"); a '{' in a node name is read only so", textin.Clip(h))
+		}
+	}
+	seen := make(map[string]bool, len(hs))
+	out := hs[:0]
+	for _, h := range hs {
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	if c.Includes == 0 {
+		for _, h := range out {
+			if defined[h] {
+				continue
+			}
+			hint := ""
+			if strings.EqualFold(h, "ALL") {
+				hint = "; ALL means every node only as the whole value"
+			}
+			return nil, nil, fmt.Errorf("%s is neither a node of the NodeName lines nor a NodeSet%s (slurmctld: \"Invalid node names in partition\", fatal)", textin.Clip(h), hint)
+		}
+	}
+	return out, used, nil
+}
+
+// nodeFeatures is node n's Feature= (or Features=), its line's or inherited from
+// a NodeName=DEFAULT line, as read_config.c takes it: Feature of the line,
+// Features of the line, Feature of the defaults, Features of the defaults.
+func (c *Conf) nodeFeatures(n ConfNode) string {
+	l := &c.Lines[n.Index]
+	for _, k := range []string{"Feature", "Features"} {
+		if v, ok := l.Get(k); ok {
+			return v
+		}
+	}
+	for _, k := range []string{"Feature", "Features"} {
+		if p, ok := findPair(n.Defaults, k); ok {
+			return p.Value
+		}
+	}
+	return ""
+}
+
+// hasFeature reports whether the comma-separated list features holds f (case
+// matters: read_config.c compares with xstrcmp).
+func hasFeature(features, f string) bool {
+	for _, x := range strings.Split(features, ",") {
+		if x == f {
+			return true
+		}
+	}
+	return false
 }
 
 // Edit rewrites NodeName lines of a Conf: nodes are c.Nodes()'s, passed in so

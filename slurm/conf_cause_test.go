@@ -21,7 +21,7 @@ func TestConfErrorKeepsCause(t *testing.T) {
 			_, err = c.Nodes()
 		}
 		if err == nil {
-			_, err = c.Partitions()
+			_, err = c.Partitions(nil)
 		}
 		var ce *ConfError
 		if !errors.As(err, &ce) {

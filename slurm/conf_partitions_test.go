@@ -1,9 +1,20 @@
 package slurm
 
 import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // TestConfPartitionsDefault: PartitionName=DEFAULT sets what the partitions after
@@ -25,7 +36,7 @@ func TestConfPartitionsDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := c.Partitions()
+	ps, err := c.Partitions(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +65,7 @@ func TestConfPartitionsDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Partitions(); err == nil || !strings.Contains(err.Error(), "line 1: PartitionName=p Nodes=n[3-1]") {
+	if _, err := c.Partitions(nil); err == nil || !strings.Contains(err.Error(), "line 1: PartitionName=p Nodes=n[3-1]") {
 		t.Errorf("bad Nodes=: %v", err)
 	}
 }
@@ -95,5 +106,242 @@ func TestConfNodesBadValues(t *testing.T) {
 	}
 	if ns[0].Port != "" || ns[1].Port != "17001" || ns[2].Port != "17002" {
 		t.Fatalf("ports %q %q, want 17001 17002", ns[1].Port, ns[2].Port)
+	}
+}
+
+// partitionNodeCases are partitions' Nodes= as slurmctld reads them
+// (read_config.c nodespec_to_hostlist, build_part_bitmap): want is each
+// partition's nodes, "name=hostlist" (sorted, compressed) joined by spaces, or the
+// words of the error. Found on real sites' files: a partition naming a NodeSet
+// (Nodes=gpus) was read as a node called "gpus".
+var partitionNodeCases = []struct {
+	conf, want, err string
+	since2311       bool // Slurm 22.05 refuses it (NodeSet Nodes=ALL from 23.11, hostlist functions from 24.11), 26.05 reads it
+	// unsupported: procalloc refuses what 26.05 reads (switch{S}: nodes from the
+	// topology plugin, here none, so an empty partition).
+	unsupported bool
+}{
+	{conf: "NodeName=a[1-2] Feature=gpu,ib\nNodeName=b[1-2] Feature=ib\nNodeSet=gpus Feature=gpu\nPartitionName=p Nodes=gpus\n",
+		want: "p=a[1-2]"},
+	{conf: "NodeName=DEFAULT Features=big\nNodeName=a[1-2]\nNodeName=b[1-2] Feature=small\nNodeSet=bs Feature=big\nNodeSet=rest Nodes=b[1-2]\nPartitionName=q Nodes=bs,b1\nPartitionName=r Nodes=rest,a2\n",
+		want: "q=a[1-2],b1 r=a2,b[1-2]"},
+	{conf: "NodeName=a[1-2]\nNodeSet=every Nodes=ALL\nPartitionName=p Nodes=every\n", want: "p=a[1-2]", since2311: true},
+	{conf: "NodeName=a[1-3]\nPartitionName=p Nodes=a[1-2],a2,a[1-3]\n", want: "p=a[1-3]"},
+	{conf: "NodeName=n[9-11]\nPartitionName=p Nodes=n[09-11]\n", err: "n09 is neither a node"},
+	{conf: "NodeName=a[1-3]\nPartitionName=p Nodes=a[1-4]\n", err: "a4 is neither a node"},
+	{conf: "NodeName=a[1-3]\nPartitionName=p Nodes=ALL,a1\n", err: "ALL means every node only as the whole value"},
+	{conf: "NodeName=a[1-3]\nPartitionName=p Nodes=all\n", want: "p=ALL"},
+	{conf: "NodeName=a1\nNodeSet=gpus Feature=GPU\nNodeName=a2 Feature=gpu\nPartitionName=p Nodes=gpus,a1\n", want: "p=a1"},
+	{conf: "PartitionName=p Nodes=late,a1\nNodeSet=late Nodes=b[1-2]\nNodeName=a1\nNodeName=b[1-2]\n", want: "p=a1,b[1-2]"},
+	{conf: "NodeName=a[1-2] Feature=gpu\nNodeName=b1\nPartitionName=p Nodes=feature{gpu},b1\n", want: "p=a[1-2],b1", since2311: true},
+	{conf: "NodeName=a[1-2]\nPartitionName=p Nodes=switch{s1}\n", err: "whose nodes come from the topology plugin", since2311: true, unsupported: true},
+}
+
+func partitionSummary(ps []ConfPartition) string {
+	var out []string
+	for _, p := range ps {
+		hs := slices.Clone(p.Hosts)
+		slices.SortFunc(hs, hostlist.NaturalCompare)
+		h, _ := hostlist.Compress(hs)
+		if strings.EqualFold(p.Nodes, "ALL") {
+			h = "ALL"
+		}
+		out = append(out, p.Name+"="+h)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestConfPartitionsNodes(t *testing.T) {
+	for _, c := range partitionNodeCases {
+		conf, err := ReadConf([]byte(c.conf))
+		if err != nil {
+			t.Fatalf("%q: %v", c.conf, err)
+		}
+		ps, err := conf.Partitions(nil)
+		switch {
+		case c.err != "":
+			var ce *ConfError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.err) || !strings.Contains(c.conf, "PartitionName=p") {
+				t.Errorf("%q: %v, want a line's error with %q", c.conf, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", c.conf, err)
+		default:
+			if got := partitionSummary(ps); got != c.want {
+				t.Errorf("%q: %s, want %s", c.conf, got, c.want)
+			}
+		}
+	}
+	// With an Include line a name may be a node of the included file: read.
+	conf, err := ReadConf([]byte("Include nodes.conf\nNodeName=a1\nPartitionName=p Nodes=a[1-2]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := conf.Partitions(nil); err != nil || partitionSummary(ps) != "p=a[1-2]" {
+		t.Errorf("with Include: %v %v", partitionSummary(ps), err)
+	}
+}
+
+// The same files loaded by slurmctld (22.05 on PATH; 26.05 in
+// $PROCALLOC_SLURM_NEW, default /opt/slurm-new, when built): each partition's nodes
+// as `scontrol show partition` lists them, or slurmctld's fatal. Not -short; needs
+// root and slurmctld.
+func TestConfPartitionsOnSlurmctld(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts slurmctld")
+	}
+	if os.Getuid() != 0 {
+		t.Skip("slurmctld runs as root here (SlurmUser=root)")
+	}
+	type slurm struct {
+		name, ctld, scontrol string
+		v2311                bool
+	}
+	var slurms []slurm
+	if ctld, err := exec.LookPath("slurmctld"); err == nil {
+		if sc, err := exec.LookPath("scontrol"); err == nil {
+			slurms = append(slurms, slurm{"22.05", ctld, sc, false})
+		}
+	}
+	newDir := os.Getenv("PROCALLOC_SLURM_NEW")
+	if newDir == "" {
+		newDir = "/opt/slurm-new"
+	}
+	if _, err := os.Stat(filepath.Join(newDir, "sbin", "slurmctld")); err == nil {
+		slurms = append(slurms, slurm{"new", filepath.Join(newDir, "sbin", "slurmctld"), filepath.Join(newDir, "bin", "scontrol"), true})
+	}
+	if len(slurms) == 0 {
+		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): partitions are checked against Slurm's reader when it is installed")
+	}
+	for _, s := range slurms {
+		for i, c := range partitionNodeCases {
+			parts, fatal := runSlurmctldConf(t, s.ctld, s.scontrol, t.TempDir(), c.conf)
+			refuses := c.err != "" && !(c.unsupported && s.v2311) || c.since2311 && !s.v2311
+			switch {
+			case refuses && fatal == "":
+				t.Errorf("%s case %d %q: want slurmctld to refuse it, it reads %s", s.name, i, c.conf, parts)
+			case !refuses && fatal != "":
+				t.Errorf("%s case %d %q: slurmctld: %s", s.name, i, c.conf, fatal)
+			case c.unsupported:
+				// Read by Slurm, refused here: asserted as a known difference.
+			case !refuses:
+				want := c.want
+				if strings.HasSuffix(want, "=ALL") {
+					want = strings.TrimSuffix(want, "ALL") + "a[1-3]"
+				}
+				if parts != want {
+					t.Errorf("%s case %d %q: slurmctld reads %s, want %s", s.name, i, c.conf, parts, want)
+				}
+			}
+			t.Logf("%s case %d: %s%s", s.name, i, parts, fatal)
+		}
+	}
+}
+
+// runSlurmctldConf starts slurmctld on conf (its nodes and partitions, with the
+// settings a local slurmctld needs), returns the partitions as partitionSummary
+// writes them (`scontrol show partition`), or its fatal line.
+func runSlurmctldConf(t *testing.T, ctld, scontrol, dir, conf string) (parts, fatal string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _, _ = strings.Cut(host, ".")
+	// Every node at 127.0.0.1: slurmctld resolves node addresses at startup.
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(conf, "\n") {
+		if strings.HasPrefix(l, "NodeName=") && !strings.HasPrefix(l, "NodeName=DEFAULT") {
+			l = strings.TrimSuffix(l, "\n") + " NodeAddr=127.0.0.1\n"
+		}
+		b.WriteString(l)
+	}
+	fmt.Fprintf(&b, "ClusterName=t\nSlurmctldHost=%s(127.0.0.1)\nSlurmctldPort=%d\nSlurmdPort=%d\n"+
+		"StateSaveLocation=%s\nSlurmctldPidFile=%s\nSlurmUser=root\nAuthType=auth/none\nCredType=cred/none\nMailProg=/bin/true\n",
+		host, port, port+1, dir, filepath.Join(dir, "slurmctld.pid"))
+	path := filepath.Join(dir, "slurm.conf")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, ctld, "-D", "-i", "-f", path)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill() // the slurmctld this test started
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.Contains(l, "fatal:") {
+			return "", l
+		}
+		if strings.Contains(l, "Running as primary controller") {
+			break
+		}
+	}
+	var out []byte
+	for range 50 { // it answers once it listens
+		c := exec.CommandContext(ctx, scontrol, "-o", "show", "partition")
+		c.Env = append(os.Environ(), "SLURM_CONF="+path)
+		if out, err = c.Output(); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("scontrol show partition: %v", err)
+	}
+	var ps []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var name, nodes string
+		for _, f := range strings.Fields(l) {
+			if v, ok := strings.CutPrefix(f, "PartitionName="); ok {
+				name = v
+			}
+			if v, ok := strings.CutPrefix(f, "Nodes="); ok {
+				nodes = v
+			}
+		}
+		hs, err := hostlist.Expand(nodes)
+		if err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		slices.SortFunc(hs, hostlist.NaturalCompare)
+		h, _ := hostlist.Compress(hs)
+		ps = append(ps, name+"="+h)
+	}
+	return strings.Join(ps, " "), ""
+}
+
+// A node's State= is its line's, else the last NodeName=DEFAULT's before it.
+func TestConfNodesState(t *testing.T) {
+	conf, err := ReadConf([]byte("NodeName=a1\nNodeName=DEFAULT State=FUTURE\nNodeName=a2\nNodeName=a3 State=CLOUD\nNodeName=DEFAULT State=UNKNOWN\nNodeName=a4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := conf.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range ns {
+		got = append(got, n.Name+":"+n.State)
+	}
+	if want := "a1: a2:FUTURE a3:CLOUD a4:UNKNOWN"; strings.Join(got, " ") != want {
+		t.Errorf("states %s, want %s", strings.Join(got, " "), want)
 	}
 }

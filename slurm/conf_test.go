@@ -248,6 +248,11 @@ func FuzzReadConf(f *testing.F) {
 	f.Add("NodeName=a\\#b Reason=\\\\ Features=\"e\"f\n")
 	f.Add("TopologyPlugins=x\nNodeName=n1 Wieght=2\n")
 	f.Add("TopologyPlugin=x TopologyParam=y\nInclude a b\n")
+	// Partitions as slurmctld reads them (real sites: AWS ParallelCluster's
+	// Nodes=NODESET, nodes declared State=FUTURE, n[09-11] for n[9-11]).
+	f.Add("NodeName=a[1-2] Feature=gpu,ib State=CLOUD\nNodeName=DEFAULT State=FUTURE\nNodeName=b[1-2]\nNodeSet=gpus Feature=gpu\nNodeSet=bs Nodes=b[1-2]\nNodeSet=all Nodes=ALL\nPartitionName=p Nodes=gpus,bs,all,a1\n")
+	f.Add("NodeName=n[9-11]\nPartitionName=DEFAULT Nodes=n[09-11]\nPartitionName=p\nPartitionName=q Nodes=ALL,n9\n")
+	f.Add("NodeName=a[1-2] Features=gpu\nPartitionName=p Nodes=feature{gpu},a1\nPartitionName=q Nodes=switch{s1},feature{x\n")
 	f.Fuzz(func(t *testing.T, conf string) {
 		c, err := ReadConf([]byte(conf))
 		lines := strings.Count(conf, "\n")
@@ -284,7 +289,15 @@ func FuzzReadConf(f *testing.F) {
 				t.Fatalf("%q: line %+v written %q read %v", conf, l.Pairs, s, err)
 			}
 		}
-		_, _ = c.Nodes()
+		// The nodes and partitions read, or an error naming a line.
+		ns, err := c.Nodes()
+		if err == nil {
+			_, err = c.Partitions(ns)
+		}
+		var ce *ConfError
+		if err != nil && (!errors.As(err, &ce) || ce.Line < 1 || ce.Line > lines) {
+			t.Fatalf("%q (%d lines): error without a line of it: %v", conf, lines, err)
+		}
 	})
 }
 
@@ -305,7 +318,7 @@ func TestConfNodesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ps, err := big.Partitions(); err != nil || len(ps) != 6 || len(ps[5].Hosts) != 200000 {
+	if ps, err := big.Partitions(nil); err != nil || len(ps) != 6 || len(ps[5].Hosts) != 200000 {
 		t.Fatalf("six partitions of 200,000 nodes: %d partitions, %v", len(ps), err)
 	}
 	half := MaxConfNodes / 2
@@ -318,14 +331,14 @@ func TestConfNodesBounded(t *testing.T) {
 		{fmt.Sprintf("NodeName=a[1-%d]\n# x\nNodeName=b[0-%d]\n", half, half), 3, fmt.Sprintf("%d names, %d with the lines before: more than %d", half+1, 2*half+1, MaxConfNodes)},
 		{"NodeName=n[1-4194304]\nNodeName=m[1-4194304]\n", 1, "more than 1048576"},
 		// the names one partition lists
-		{fmt.Sprintf("PartitionName=p0 Nodes=a[1-9]\nPartitionName=p1 Nodes=a[0-%d]\n", MaxConfNodes), 2, fmt.Sprintf("PartitionName=p1 Nodes=a[0-%d]: %d names: more than %d", MaxConfNodes, MaxConfNodes+1, MaxConfNodes)},
+		{fmt.Sprintf("NodeName=a[1-9]\nPartitionName=p0 Nodes=a[1-9]\nPartitionName=p1 Nodes=a[0-%d]\n", MaxConfNodes), 3, fmt.Sprintf("PartitionName=p1 Nodes=a[0-%d]: %d names: more than %d", MaxConfNodes, MaxConfNodes+1, MaxConfNodes)},
 	} {
 		conf, err := ReadConf([]byte(c.conf))
 		if err != nil {
 			t.Fatalf("%q: %v", c.conf, err)
 		}
-		if strings.HasPrefix(c.conf, "PartitionName") {
-			_, err = conf.Partitions()
+		if strings.Contains(c.conf, "PartitionName") {
+			_, err = conf.Partitions(nil)
 		} else {
 			_, err = conf.Nodes()
 		}

@@ -181,3 +181,45 @@ func (c *Conf) KeysNotIn(major, minor int) []string {
 	}
 	return out
 }
+
+// confRemovedKeys are keys the tables of 22.05 to 26.05 keep only to stop on them:
+// read_config.c (22.05.8 lines 4068-4075, 4470-4490, 4896-4897; 26.05.3 4117-4124,
+// 4597-4598, 5008-5009) ends with fatal(msg) when the key is set, FastSchedule only
+// when its value is not 1 (=1 is logged and ignored) and only in slurmctld
+// (running_in_slurmctld(): scontrol reads it), AccountingStorageLoc up to 25.05
+// (later releases do not know the key: KeysNotIn).
+var confRemovedKeys = []struct {
+	key   string
+	until int    // last release (YYMM) that stops on it this way; 0: to 26.05
+	skip  string // a value that is not refused
+	msg   string // slurmctld's fatal
+}{
+	{"AccountingStorageLoc", 2505, "", "The AccountingStorageLoc option has been removed. It is safe to remove from your configuration."},
+	{"AccountingStoreJobComment", 0, "", "The AccountingStoreJobComment option has been removed, please use AccountingStoreFlags=job_comment option instead."},
+	{"FastSchedule", 0, "1", "The FastSchedule option has been removed. ..."},
+	{"SallocDefaultCommand", 0, "", "SallocDefaultCommand has been removed. Please consider setting LaunchParameters=use_interactive_step instead."},
+}
+
+// RemovedKeys lists the settings of c that Slurm major.minor (22, 5) stops on
+// although its parser knows the key: options removed from Slurm before 22.05 whose
+// key the table keeps for a fatal message (confRemovedKeys), one "line N:
+// KEY=VALUE: ... (slurmctld: fatal \"...\")" each. slurmctld of that release stops
+// at the file (and every client, but for FastSchedule), so a site running it does
+// not have this slurm.conf.
+func (c *Conf) RemovedKeys(major, minor int) []string {
+	v := major*100 + minor
+	var out []string
+	for _, l := range c.Lines {
+		if len(l.Pairs) == 0 {
+			continue
+		}
+		for _, r := range confRemovedKeys {
+			p := l.Pairs[0]
+			if !strings.EqualFold(p.Key, r.key) || r.until != 0 && v > r.until || r.skip != "" && strings.TrimSpace(p.Value) == r.skip {
+				continue
+			}
+			out = append(out, fmt.Sprintf("line %d: %s=%s: an option removed before Slurm 22.05 (slurmctld: fatal %q)", l.First, p.Key, textin.Clip(p.Value), r.msg))
+		}
+	}
+	return out
+}

@@ -333,3 +333,91 @@ func mustPairs(t *testing.T, line string) []ConfPair {
 	}
 	return ps
 }
+
+// removedKeyCases are settings of options removed before Slurm 22.05 (two real
+// sites' files, written for older Slurm, hold AccountingStoreJobComment=YES) and
+// whether Slurm 22.05 stops on them.
+var removedKeyCases = []struct {
+	line     string
+	fatal    bool
+	ctldOnly bool // slurmctld stops on it, scontrol reads it
+}{
+	{"AccountingStoreJobComment=YES", true, false},
+	{"accountingstorejobcomment=no", true, false},
+	{"FastSchedule=2", true, true},
+	{"FastSchedule=0", true, true},
+	{"FastSchedule=1", false, false},
+	{"SallocDefaultCommand=\"srun -n1 --pty $SHELL\"", true, false},
+	{"AccountingStorageLoc=/var/log/slurm/acct", true, false},
+	{"AccountingStoreFlags=job_comment", false, false},
+}
+
+func TestConfRemovedKeys(t *testing.T) {
+	for _, c := range removedKeyCases {
+		conf, err := ReadConf([]byte("ClusterName=t\n" + c.line + "\n"))
+		if err != nil {
+			t.Fatalf("%q: %v", c.line, err)
+		}
+		got := conf.RemovedKeys(22, 5)
+		if (len(got) == 1) != c.fatal || c.fatal && !strings.HasPrefix(got[0], "line 2: ") {
+			t.Errorf("%q: %q, want fatal %v", c.line, got, c.fatal)
+		}
+	}
+	// AccountingStorageLoc stops 22.05 to 25.05; 26.05 does not know the key.
+	conf, err := ReadConf([]byte("AccountingStorageLoc=/x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := conf.RemovedKeys(26, 5); len(got) != 0 {
+		t.Errorf("26.05: %q", got)
+	}
+	if got := conf.KeysNotIn(26, 5); len(got) != 1 {
+		t.Errorf("26.05 KeysNotIn: %q", got)
+	}
+}
+
+// The same settings through the installed Slurm: scontrol reads the file as
+// slurmctld does but for FastSchedule, which slurmctld alone stops on (checked on
+// slurmctld when run as root, not -short). The fatal message RemovedKeys quotes
+// exactly when it lists the line (or KeysNotIn, for a key the release lacks).
+func TestConfRemovedKeysOnSlurm(t *testing.T) {
+	ctld, _ := exec.LookPath("slurmctld")
+	for _, scontrol := range scontrolsToCheck(t, "removed options are checked against Slurm when it is installed") {
+		dir := t.TempDir()
+		major, minor := 22, 5
+		if !strings.HasPrefix(scontrol, "/usr/") {
+			major, minor = 26, 5 // $PROCALLOC_SLURM_NEW's
+		}
+		for _, c := range removedKeyCases {
+			out, err := runScontrolOn(t, scontrol, dir, c.line)
+			conf, rerr := ReadConf([]byte(confLineBase + c.line + "\n"))
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			ours := append(conf.RemovedKeys(major, minor), conf.KeysNotIn(major, minor)...)
+			fatal := err != nil && strings.Contains(out, "fatal: ")
+			if c.ctldOnly {
+				if fatal {
+					t.Errorf("%s %q: scontrol stops (%s): want slurmctld alone to", scontrol, c.line, strings.TrimSpace(out))
+				}
+				if ctld == "" || os.Getuid() != 0 || testing.Short() || major != 22 {
+					continue
+				}
+				_, line := runSlurmctldConf(t, ctld, scontrol, t.TempDir(), "NodeName=a1\nPartitionName=p Nodes=ALL\n"+c.line+"\n")
+				out, fatal = line, line != ""
+			}
+			if fatal != (len(ours) > 0) {
+				t.Errorf("%s %q: fatal %v (%s), RemovedKeys and KeysNotIn %q", scontrol, c.line, fatal, strings.TrimSpace(out), ours)
+				continue
+			}
+			if fatal && strings.Contains(ours[0], "removed") {
+				msg := ours[0][strings.Index(ours[0], `fatal "`)+7:]
+				msg = strings.TrimSuffix(strings.TrimSuffix(msg, `")`), "...")
+				if !strings.Contains(out, msg) {
+					t.Errorf("%s %q: Slurm says %q, RemovedKeys %q", scontrol, c.line, out, ours[0])
+				}
+			}
+			t.Logf("%s %q: %v", scontrol, c.line, fatal)
+		}
+	}
+}

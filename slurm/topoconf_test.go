@@ -203,6 +203,11 @@ func FuzzReadSlurmTopology(f *testing.F) {
 	f.Add("- topology: a\n  tree:\n    switches:\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n        nodes: n1\n", true)
 	f.Add("- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 1}\n        nodes: n[1-4]\n        placements:\n          - dims: {x: 2, y: 1, z: 1}\n            anchor_spacing: {x: 1, y: 1, z: 1}\n", true)
 	f.Add("SwitchName=n1 Nodes=n[1-2]\nSwitchName=x Nodes=tree-root\n", false)
+	// Shapes of real sites' files: spines that list each other (a cycle, which
+	// slurmctld refuses), a node on two leaves, names with dots and several
+	// hostlists in one Nodes=, LinkSpeed, a leaf of nodes no slurm.conf defines.
+	f.Add("SwitchName=S-01 Switches=S-02,S-10,S-11\nSwitchName=S-02 Switches=S-01,S-10\nSwitchName=S-10 Nodes=H-7e,h[22,28]\nSwitchName=S-11 Nodes=r[1-2,5-8],x[1-2]\n", false)
+	f.Add("# rack\nSwitchName=switch.2.1 Switches=switch.1.[1-2] LinkSpeed=100Gb/s\nSwitchName=switch.1.1 Nodes=c-n[001-016],n[019-020]\nSwitchName=switch.1.2 Nodes=c-n[017-018,021-036,051]\nSwitchName=s4 Nodes=c-n[037-039,051]\n", false)
 	f.Fuzz(func(t *testing.T, src string, yml bool) {
 		var top *Topology
 		var err error
