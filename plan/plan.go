@@ -329,7 +329,7 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	}
 	var future []string
 	for _, n := range nodes {
-		if inFabric[n.Name] && strings.EqualFold(n.State, "FUTURE") {
+		if matched[n.Name] && strings.EqualFold(n.State, "FUTURE") {
 			future = append(future, n.Name)
 		}
 	}
