@@ -98,6 +98,13 @@ func (s *Spec) validateFiles(add func(*FieldError)) {
 // fields are *FieldError values; files that cannot be read or are wrong,
 // *FileError values or the file system's errors. Prepare resolves the spec.
 func (s *Spec) Resolve() ([]Warning, error) {
+	return s.ResolveContext(context.Background())
+}
+
+// ResolveContext is Resolve stopped by ctx while it reads a GraphFile (a
+// topology.conf of 10^5 hosts takes a second or more): a cancelled ctx returns its
+// cause and leaves the spec as it was.
+func (s *Spec) ResolveContext(ctx context.Context) ([]Warning, error) {
 	var errs []error
 	s.validateFiles(func(e *FieldError) { errs = append(errs, e) })
 	if err := errors.Join(errs...); err != nil {
@@ -106,7 +113,7 @@ func (s *Spec) Resolve() ([]Warning, error) {
 	var warnings []Warning
 	switch {
 	case s.GraphFile != "":
-		g, ws, err := s.readGraph()
+		g, ws, err := s.readGraph(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -152,8 +159,8 @@ func (s *Spec) Resolve() ([]Warning, error) {
 }
 
 // readGraph reads GraphFile (slurm.GraphFile), with its warnings.
-func (s *Spec) readGraph() (*topo.Graph, []Warning, error) {
-	g, texts, err := slurm.GraphFile{Path: s.Path(s.GraphFile), Format: s.GraphFormat, NodeNameMap: s.Path(s.NodeNameMap), Topology: s.Topology, Stdin: s.Stdin}.Read()
+func (s *Spec) readGraph(ctx context.Context) (*topo.Graph, []Warning, error) {
+	g, texts, err := slurm.GraphFile{Path: s.Path(s.GraphFile), Format: s.GraphFormat, NodeNameMap: s.Path(s.NodeNameMap), Topology: s.Topology, Stdin: s.Stdin}.ReadContext(ctx)
 	if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {
 		field := "GraphFile"
 		if ge.NameMap {

@@ -503,12 +503,18 @@ func (rp *Replay) AllJobs() []Job {
 // Prepare validates the spec, builds its machine and reads, windows and scales its
 // trace. Errors in the spec are *FieldError values (Validate's, joined).
 func (s *Spec) Prepare() (*Replay, error) {
+	return s.PrepareContext(context.Background())
+}
+
+// PrepareContext is Prepare stopped by ctx while it reads a GraphFile
+// (ResolveContext); a cancelled ctx returns its cause.
+func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	resolved := *s
 	s = &resolved
-	warnings, err := s.Resolve()
+	warnings, err := s.ResolveContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -773,9 +779,9 @@ func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
 	return res.MeanWait, nil
 }
 
-// Run prepares and runs the replay.
+// Run prepares and runs the replay; ctx stops both.
 func (s *Spec) Run(ctx context.Context) (*Report, error) {
-	rp, err := s.Prepare()
+	rp, err := s.PrepareContext(ctx)
 	if err != nil {
 		return nil, err
 	}

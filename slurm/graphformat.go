@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,10 @@ type GraphReadOptions struct {
 	// (Topology.Warnings) and what the ibnetdiscover reader decided (dual-rail
 	// hosts, aggregation nodes); nil drops it.
 	Warn func(string)
+	// Context, when set, stops the reading of a topology.conf or topology.yaml
+	// (looked at every few thousand names): ReadGraphFormat returns its cause. The
+	// other formats are read in one piece.
+	Context context.Context
 }
 
 // ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
@@ -38,6 +43,10 @@ type GraphReadOptions struct {
 // here (topo knows nothing of Slurm), each parsed once (ParseTopologyConf,
 // ParseTopologyYAML) into the Topology whose Graph is returned.
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	graph := func(t *Topology, err error) (*topo.Graph, error) {
 		if err != nil {
 			return nil, err
@@ -47,7 +56,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 				opt.Warn(w)
 			}
 		}
-		return t.Graph()
+		return t.graph(ctx)
 	}
 	return topo.ReadGraphFormat(r, topo.GraphReadOptions{
 		Format:      opt.Format,
@@ -56,7 +65,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 		Detect:      DetectGraphFormat,
 		Extra: map[string]func([]byte) (*topo.Graph, error){
 			"slurm-topology": func(data []byte) (*topo.Graph, error) {
-				return graph(ParseTopologyConf(bytes.NewReader(data)))
+				return graph(parseTopologyConf(ctx, bytes.NewReader(data)))
 			},
 			"slurm-topology-yaml": func(data []byte) (*topo.Graph, error) {
 				return graph(ParseTopologyYAML(bytes.NewReader(data), opt.Topology))
@@ -105,7 +114,13 @@ func (f GraphFile) open(path string) (io.ReadCloser, error) {
 // but logs in it (a topology file's Warnings). A file that cannot be opened is the
 // file system's error; one whose content is wrong a *GraphFileError.
 func (f GraphFile) Read() (*topo.Graph, []string, error) {
-	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology}
+	return f.ReadContext(context.Background())
+}
+
+// ReadContext is Read stopped by ctx (GraphReadOptions.Context): a cancelled ctx
+// returns its cause, not a *GraphFileError.
+func (f GraphFile) ReadContext(ctx context.Context) (*topo.Graph, []string, error) {
+	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology, Context: ctx}
 	if f.Format != "" && !slices.Contains(graphFormats, f.Format) {
 		return nil, nil, fmt.Errorf("graph format %q: want one of %s", f.Format, strings.Join(graphFormats, ", "))
 	}
@@ -126,7 +141,10 @@ func (f GraphFile) Read() (*topo.Graph, []string, error) {
 	defer r.Close()
 	var ws []string
 	opt.Warn = func(w string) { ws = append(ws, w) }
-	g, err := ReadGraphFormat(r, opt)
+	g, err := ReadGraphFormat(textin.ContextReader(ctx, r), opt)
+	if ctx.Err() != nil {
+		return nil, nil, context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, nil, &GraphFileError{Path: f.Path, Err: err}
 	}

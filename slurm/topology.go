@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -105,13 +106,20 @@ const maxTreePasses = 21
 
 // newTree applies Slurm's rules to the switches read from a file. where names the
 // file kind in errors ("topology.conf").
-func newTree(recs []switchRec, rules treeRules, warn func(string)) (*Tree, error) {
+// look stops it when its context ends (nil: never).
+func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker) (*Tree, error) {
+	if look == nil {
+		look = &looker{ctx: context.Background()}
+	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no switches (Slurm: \"No switches configured\")")
 	}
 	t := &Tree{byName: make(map[string]int, len(recs))}
 	hasNodes := false
 	for _, r := range recs {
+		if err := look.stopped(1 + len(r.nodes) + len(r.children)); err != nil {
+			return nil, err
+		}
 		if r.name == "" {
 			return nil, fmt.Errorf("line %d: a switch without a name", r.line)
 		}
@@ -177,6 +185,9 @@ func newTree(recs []switchRec, rules treeRules, warn func(string)) (*Tree, error
 	// Levels as slurmctld resolves them: passes in file order until every upper switch
 	// has all its children resolved, at most maxTreePasses.
 	for pass := 1; ; pass++ {
+		if err := look.stopped(len(t.Switches)); err != nil {
+			return nil, err
+		}
 		left := -1
 		for i := range t.Switches {
 			s := &t.Switches[i]
@@ -221,6 +232,9 @@ func newTree(recs []switchRec, rules treeRules, warn func(string)) (*Tree, error
 	leafOf := map[string]int{}
 	var multi []string
 	for i, s := range t.Switches {
+		if err := look.stopped(1 + len(s.Nodes)); err != nil {
+			return nil, err
+		}
 		for _, n := range s.Nodes {
 			if l, ok := leafOf[n]; ok && l != i {
 				multi = append(multi, n)
@@ -378,12 +392,22 @@ const BlockRootSwitch = "block-root"
 // with no node below it (an empty topology.yaml leaf) is left out. A switch named like
 // a node (Slurm keeps the two apart) is the vertex NAME~switch.
 func (t *Topology) Graph() (*topo.Graph, error) {
+	return t.graph(context.Background())
+}
+
+// graph is Graph looking at ctx every ctxEvery names; a cancelled ctx returns its
+// cause.
+func (t *Topology) graph(ctx context.Context) (*topo.Graph, error) {
+	look := &looker{ctx: ctx, work: ctxEvery}
 	switch {
 	case t.Tree != nil:
-		return t.Tree.graph()
+		return t.Tree.graph(look)
 	case t.Blocks != nil:
-		return t.Blocks.graph()
+		return t.Blocks.graph(look)
 	case t.Torus != nil:
+		if err := look.stopped(0); err != nil {
+			return nil, err
+		}
 		return t.Torus.graph()
 	}
 	return nil, fmt.Errorf("an empty topology")
@@ -405,7 +429,10 @@ func switchVertex(f *topo.Fabric, name string) string {
 	}
 }
 
-func addHosts(f *topo.Fabric, seen map[string]bool, names []string, line int) error {
+func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string, line int) error {
+	if err := look.stopped(1 + len(names)); err != nil {
+		return err
+	}
 	for _, n := range names {
 		if !seen[n] {
 			seen[n] = true
@@ -417,11 +444,11 @@ func addHosts(f *topo.Fabric, seen map[string]bool, names []string, line int) er
 	return nil
 }
 
-func (t *Tree) graph() (*topo.Graph, error) {
+func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
 	seen := map[string]bool{}
 	for _, s := range t.Switches {
-		if err := addHosts(f, seen, s.Nodes, s.Line); err != nil {
+		if err := addHosts(look, f, seen, s.Nodes, s.Line); err != nil {
 			return nil, err
 		}
 	}
@@ -440,6 +467,9 @@ func (t *Tree) graph() (*topo.Graph, error) {
 	for i, s := range t.Switches {
 		if !hasNodes[i] {
 			continue
+		}
+		if err := look.stopped(1 + len(s.Nodes) + len(s.Children)); err != nil {
+			return nil, err
 		}
 		for _, n := range s.Nodes {
 			if err := f.Link(vname[i], n); err != nil {
@@ -463,14 +493,17 @@ func (t *Tree) graph() (*topo.Graph, error) {
 			f.Link(root, vname[r])
 		}
 	}
+	if err := look.stopped(ctxEvery); err != nil {
+		return nil, err
+	}
 	return f.Graph()
 }
 
-func (b *Blocks) graph() (*topo.Graph, error) {
+func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
 	seen := map[string]bool{}
 	for _, blk := range b.Blocks {
-		if err := addHosts(f, seen, blk.Nodes, blk.Line); err != nil {
+		if err := addHosts(look, f, seen, blk.Nodes, blk.Line); err != nil {
 			return nil, err
 		}
 	}
@@ -499,6 +532,9 @@ func (b *Blocks) graph() (*topo.Graph, error) {
 		}
 	}
 	for i, blk := range used {
+		if err := look.stopped(1 + len(blk.Nodes)); err != nil {
+			return nil, err
+		}
 		for _, n := range blk.Nodes {
 			if err := f.Link(vname[i], n); err != nil {
 				return nil, fmt.Errorf("line %d: %w", blk.Line, err)
@@ -507,6 +543,9 @@ func (b *Blocks) graph() (*topo.Graph, error) {
 		if root != "" {
 			f.Link(vname[i], root)
 		}
+	}
+	if err := look.stopped(ctxEvery); err != nil {
+		return nil, err
 	}
 	return f.Graph()
 }

@@ -122,7 +122,7 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 			recs = append(recs, r)
 		}
 		lost = sameLevelLinks(g)
-		t, err := newTree(recs, treeRules{}, func(string) {})
+		t, err := newTree(recs, treeRules{}, func(string) {}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("the switches of %s make no topology.conf Slurm accepts: %w", m.Spec(), err)
 		}
@@ -138,7 +138,7 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 	for i := range recs {
 		recs[i].line = i + 1
 	}
-	t, err := newTree(recs, treeRules{}, func(string) {})
+	t, err := newTree(recs, treeRules{}, func(string) {}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
 	}

@@ -117,7 +117,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 				} else if flagSet(fs, "seed") {
 					return usagef("--seed sets the synthetic stream; with --trace the workload is the trace's")
 				}
-				m, err := loadMachineLimit(e, *machine, gf, sim.MaxNodes, "bench handles (as a replay)")
+				m, err := loadMachineLimit(ctx, e, *machine, gf, sim.MaxNodes, "bench handles (as a replay)")
 				if err != nil {
 					return err
 				}

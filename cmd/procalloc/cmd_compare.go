@@ -135,7 +135,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 						return usageError{err.Error()}
 					}
 				}
-				base, err := sf.spec(e, specs[0])
+				base, err := sf.spec(ctx, e, specs[0])
 				if err != nil {
 					return err
 				}

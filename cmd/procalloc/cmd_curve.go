@@ -145,7 +145,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 					var m topo.Machine
 					if *machine != "" || gf.file != "" {
 						var err error
-						if m, err = loadMachine(e, *machine, gf); err != nil {
+						if m, err = loadMachine(ctx, e, *machine, gf); err != nil {
 							return err
 						}
 					}
@@ -162,7 +162,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				if err := refuseEmptyFlags(fs, "hosts", "hostlist"); err != nil {
 					return err
 				}
-				m, err := loadMachine(e, *machine, gf)
+				m, err := loadMachine(ctx, e, *machine, gf)
 				if err != nil {
 					return err
 				}

@@ -73,7 +73,7 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
-				m, err := loadMachine(e, *machine, gf)
+				m, err := loadMachine(ctx, e, *machine, gf)
 				if err != nil {
 					return err
 				}

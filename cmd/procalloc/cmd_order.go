@@ -298,7 +298,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 					if ws, err = curves.ParseWeights(*weights); err != nil {
 						return usagef("--weights: %v", err)
 					}
-					if m, err = loadMachine(e, *machine, gf); err != nil {
+					if m, err = loadMachine(ctx, e, *machine, gf); err != nil {
 						return err
 					}
 					f := curves.Format(*format)

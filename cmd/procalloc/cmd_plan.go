@@ -163,7 +163,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				} else if v, ok := scontrolVersion(ctx); ok {
 					opt.Version, opt.VersionSource = v, "scontrol --version"
 				}
-				m, warnings, err := loadMachineWarnings(e, *machine, gf, planMaxNodes, "plan handles")
+				m, warnings, err := loadMachineWarnings(ctx, e, *machine, gf, planMaxNodes, "plan handles")
 				if err != nil {
 					return err
 				}
@@ -197,7 +197,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					if err != nil {
 						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
-					tr, err := sim.ReadTrace(contextReader{ctx, r}, sim.ReadOptions{})
+					tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{})
 					r.Close()
 					if err != nil && ctx.Err() != nil {
 						return context.Cause(ctx) // "procalloc plan: interrupted", nothing written

@@ -221,7 +221,7 @@ func envTimeZone(tz string) string {
 // sweep item's) and resolves it (sim.Spec.Resolve: the machine built, --graph,
 // --hosts and --span-curve read, their warnings said on stderr). The trace is not
 // read.
-func (f *simFlags) spec(e *env, allocSpec string) (sim.Spec, error) {
+func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec, error) {
 	s := sim.DefaultSpec()
 	machine, graph := f.value("machine"), f.value("graph")
 	switch {
@@ -257,7 +257,7 @@ func (f *simFlags) spec(e *env, allocSpec string) (sim.Spec, error) {
 	if err := withoutField(s.Validate(), "Alloc"); err != nil {
 		return s, specError(err)
 	}
-	ws, err := s.Resolve()
+	ws, err := s.ResolveContext(ctx)
 	if err != nil {
 		return s, specError(err)
 	}
@@ -504,7 +504,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 					// It said "unknown allocator \"mc1x1,mm\"".
 					return usagef("--alloc %q names %d allocators; sim replays one (compare --alloc %s replays them side by side)", sf.value("alloc"), len(specs), sf.value("alloc"))
 				}
-				spec, err := sf.spec(e, sf.value("alloc"))
+				spec, err := sf.spec(ctx, e, sf.value("alloc"))
 				if err != nil {
 					return err
 				}

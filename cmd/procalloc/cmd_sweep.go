@@ -465,7 +465,7 @@ type perJobRunner struct {
 func (r *perJobRunner) Run(ctx context.Context) (*sim.Report, error) {
 	var rep *sim.Report
 	rows, err := stageStream(r.e, "--per-job", r.path, func(w io.Writer) error {
-		rp, err := r.spec.Prepare()
+		rp, err := r.spec.PrepareContext(ctx)
 		if err != nil {
 			return err
 		}

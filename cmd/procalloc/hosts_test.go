@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	encodingcsv "encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -56,7 +57,7 @@ func perJobNodeNames(t *testing.T, names []string, args ...string) map[string][]
 // index order or reversed, places every job on the same named nodes as the
 // topology.conf read as a graph.
 func TestSimHostsNameTheMachine(t *testing.T) {
-	g, err := loadMachine(&env{}, "", &graphFlags{file: topoConf})
+	g, err := loadMachine(context.Background(), &env{}, "", &graphFlags{file: topoConf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,22 +37,6 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// contextReader is r ending with ctx's cause once ctx ends: a job history of
-// millions of lines is read for seconds before any work that looks at ctx begins
-// (procalloc plan at 10^5 hosts, docs/plan.md), and Ctrl-C then waited for the
-// watchdog.
-type contextReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c contextReader) Read(p []byte) (int, error) {
-	if c.ctx.Err() != nil {
-		return 0, context.Cause(c.ctx)
-	}
-	return c.r.Read(p)
 }
 
 // writeFileAtomic is writeOutputs for a command's one output, -o (standard output

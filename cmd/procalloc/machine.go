@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,14 +45,14 @@ Reading ` + ibnetdiscoverHelp + "\n" + fabricDumpsHelp
 
 // loadMachine returns the machine of --machine SPEC (a grid, fattree:..., dragonfly:...)
 // or --graph FILE (gf, exactly one). A --machine of more than curveMaxNodes nodes is
-// a usage error.
-func loadMachine(e *env, spec string, gf *graphFlags) (topo.Machine, error) {
-	return loadMachineLimit(e, spec, gf, curveMaxNodes, "curve, evaluate and order handle")
+// a usage error. A --graph file is read until ctx ends (its cause is returned).
+func loadMachine(ctx context.Context, e *env, spec string, gf *graphFlags) (topo.Machine, error) {
+	return loadMachineLimit(ctx, e, spec, gf, curveMaxNodes, "curve, evaluate and order handle")
 }
 
 // loadMachineLimit is loadMachine with the command's own node limit, named by what.
-func loadMachineLimit(e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, error) {
-	m, warnings, err := loadMachineWarnings(e, spec, gf, limit, what)
+func loadMachineLimit(ctx context.Context, e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, error) {
+	m, warnings, err := loadMachineWarnings(ctx, e, spec, gf, limit, what)
 	for _, w := range warnings {
 		printWarnings(e, []sim.Warning{{Field: "GraphFile", File: gf.file, Text: w}})
 	}
@@ -61,7 +62,7 @@ func loadMachineLimit(e *env, spec string, gf *graphFlags, limit int, what strin
 // loadMachineWarnings is loadMachineLimit returning what reading --graph warned of
 // (a topology file's accepted oddities, ibnetdiscover's dual-rail hosts and
 // aggregation nodes) instead of printing it.
-func loadMachineWarnings(e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, []string, error) {
+func loadMachineWarnings(ctx context.Context, e *env, spec string, gf *graphFlags, limit int, what string) (topo.Machine, []string, error) {
 	graphFile := gf.file
 	switch {
 	case spec != "" && graphFile != "":
@@ -85,7 +86,7 @@ func loadMachineWarnings(e *env, spec string, gf *graphFlags, limit int, what st
 		if f.Format != "" && !slices.Contains(slurm.GraphFormats(), f.Format) {
 			return nil, nil, usagef("--graph-format %q: want one of %s", f.Format, strings.Join(slurm.GraphFormats(), ", "))
 		}
-		g, warnings, err := f.Read()
+		g, warnings, err := f.ReadContext(ctx)
 		if ge := (*slurm.GraphFileError)(nil); errors.As(err, &ge) {
 			if ge.NameMap {
 				return nil, nil, fmt.Errorf("--node-name-map %s: %w", ge.Path, ge.Err)

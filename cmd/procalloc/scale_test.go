@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
 )
 
 // meshEdgeList writes the x-by-y mesh as an edge list (a graph without the grid's
@@ -68,8 +70,14 @@ func TestOrderVerifierStopsWithTheSolve(t *testing.T) {
 	defer func(g time.Duration) { verifyGrace = g }(verifyGrace)
 	verifyGrace = 0
 	args := []string{"order", "--graph", graph, "--weights", "exp:2:3", "--json"}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(errInterrupted)
+	// Interrupted once the graph is read (an interrupt while it is read stops the
+	// command with nothing to print): the context ends at the read's last look,
+	// which still answers nil.
+	count := ctxtest.NewCounting()
+	if _, err := loadMachine(count, &env{}, "", &graphFlags{file: graph}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := cancelAfter(count.Looks())
 	var out, errb bytes.Buffer
 	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args)
 	if code != exitInterrupted {
@@ -193,4 +201,29 @@ func TestProgressTickingAt(t *testing.T) {
 	if got := buf.String(); !strings.Contains(got, "evaluate [===============               ]  50% rcm 2s") {
 		t.Errorf("terminal: %q", got)
 	}
+}
+
+// cancelAfterCtx is a context cancelled (cause errInterrupted) at the last of the
+// looks at its Err it was given, which still answers nil; Done closes then.
+type cancelAfterCtx struct {
+	context.Context
+	cancel context.CancelCauseFunc
+	left   atomic.Int64
+}
+
+func cancelAfter(looks int64) *cancelAfterCtx {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	c := &cancelAfterCtx{Context: ctx, cancel: cancel}
+	c.left.Store(looks)
+	return c
+}
+
+func (c *cancelAfterCtx) Err() error {
+	if n := c.left.Add(-1); n <= 0 {
+		c.cancel(errInterrupted)
+		if n == 0 {
+			return nil
+		}
+	}
+	return c.Context.Err()
 }

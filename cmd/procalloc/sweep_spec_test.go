@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
 	"os"
@@ -67,7 +68,7 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 			if err := fs.Parse(p.Args(spec.Dir)); err != nil {
 				t.Fatal(err)
 			}
-			want, err := sf.spec(e, sf.value("alloc"))
+			want, err := sf.spec(context.Background(), e, sf.value("alloc"))
 			if err != nil {
 				t.Fatal(err)
 			}

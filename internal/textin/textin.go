@@ -2,6 +2,7 @@ package textin
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -218,4 +219,22 @@ func Size(n int64) string {
 // ReadAll reads r whole (see Capped): more than max bytes is an error.
 func ReadAll(r io.Reader, max int64, what string) ([]byte, error) {
 	return io.ReadAll(Capped(r, max, what))
+}
+
+// ContextReader returns r ending with ctx's cause once ctx ends (looked at before
+// each Read): a job history of millions of lines (procalloc plan at 10^5 hosts,
+// docs/plan.md) or a topology.conf of 10^5 hosts is read for a second or more before
+// any work that looks at ctx begins, and Ctrl-C then waited for the CLI's watchdog.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return contextReader{ctx, r} }
+
+type contextReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c contextReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(p)
 }

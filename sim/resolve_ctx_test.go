@@ -1,0 +1,46 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ResolveContext stops reading a GraphFile when its context ends (a topology.conf
+// of 10^5 hosts took 1-2 s: sim and compare --graph waited for the CLI's watchdog),
+// returns the cause and leaves the spec as it was; a live context resolves it.
+func TestResolveContextStopsReadingTheGraph(t *testing.T) {
+	var b strings.Builder
+	for l := range 1024 {
+		fmt.Fprintf(&b, "SwitchName=leaf%d Nodes=n[%05d-%05d]\n", l, 16*l, 16*l+15)
+	}
+	b.WriteString("SwitchName=top Switches=leaf[0-1023]\n")
+	path := filepath.Join(t.TempDir(), "topology.conf")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	s := Spec{GraphFile: path}
+	if _, err := s.ResolveContext(ctx); !errors.Is(err, stop) {
+		t.Fatalf("ResolveContext with a cancelled context: %v, want its cause", err)
+	}
+	var fe *FileError
+	if _, err := s.ResolveContext(ctx); errors.As(err, &fe) {
+		t.Fatalf("an interrupt reported as the file's fault: %v", err)
+	}
+	if s.Machine != nil || s.GraphFile != path {
+		t.Fatalf("a stopped ResolveContext changed the spec: machine %v, GraphFile %q", s.Machine, s.GraphFile)
+	}
+	if _, err := s.ResolveContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Machine == nil || s.Machine.N() != 16384 || s.GraphFile != "" {
+		t.Fatalf("resolved: machine %v, GraphFile %q", s.Machine, s.GraphFile)
+	}
+}
