@@ -186,6 +186,16 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return err
 				}
 				opt.SlurmConfPath = *slurmConf
+				// Include lines: a relative name is in slurm.conf's directory, as
+				// slurmctld reads it (slurm.ReadConfIncluding).
+				opt.SlurmConfInclude = func(name string) ([]byte, error) {
+					r, err := textin.Open(name)
+					if err != nil {
+						return nil, err
+					}
+					defer r.Close()
+					return textin.ReadAll(r, 64<<20, "the file")
+				}
 				if *topoConf != "" {
 					if opt.TopologyConf, err = readSmallFile(e, *topoConf, "--topology-conf"); err != nil {
 						return err
