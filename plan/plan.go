@@ -39,6 +39,13 @@ type Options struct {
 	// SlurmConf is the site's slurm.conf, SlurmConfPath its name in messages.
 	SlurmConf     []byte
 	SlurmConfPath string // the slurm.conf's name in messages
+	// SlurmConfInclude reads the files of slurm.conf's Include lines, by the name
+	// slurm.ReadConfIncluding makes (a relative name joined to SlurmConfPath's
+	// directory): the nodes, partitions and settings of included files count, and
+	// the deployments that change slurm.conf write it as one file with the
+	// included lines in place of their Include lines. nil: Include lines are not
+	// followed (a warning says so).
+	SlurmConfInclude func(name string) ([]byte, error)
 	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
 	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
 	TopologyConf     []byte
@@ -227,7 +234,13 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if ctx.Err() != nil { // Ctrl-C while the CLI read the machine and the names
 		return context.Cause(ctx)
 	}
-	conf, err := slurm.ReadConf(opt.SlurmConf)
+	var conf *slurm.Conf
+	var err error
+	if opt.SlurmConfInclude != nil {
+		conf, err = slurm.ReadConfIncluding(opt.SlurmConf, opt.SlurmConfPath, opt.SlurmConfInclude)
+	} else {
+		conf, err = slurm.ReadConf(opt.SlurmConf)
+	}
 	if err != nil {
 		return &InputError{opt.SlurmConfPath, err}
 	}
@@ -338,6 +351,9 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		// until an administrator makes them available.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", len(future), compressed(future)))
 	}
+	if len(conf.Included) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines were followed (%s): the deployments that change slurm.conf write it as one file, each Include line a comment followed by the lines of its file (edited); deploy that slurm.conf alone on every node (Slurm then reads no included file: keep or remove them), or copy the edited lines back into your included files; the current deployment keeps your files as they are", includedFiles(conf)))
+	}
 	if conf.Includes > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines are not followed (%s): nodes and settings of the included files are not seen, and the deployments' slurm.conf keeps the lines; check that no included file sets NodeName, TopologyPlugin or TopologyParam lines, which Slurm would read as well", includedFiles(conf)))
 	}
@@ -400,12 +416,13 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 }
 
 // includedFiles lists the files of slurm.conf's Include lines, each with its line
-// ("line 129: /etc/slurm/partition.conf").
+// ("line 129: /etc/slurm/partition.conf"; "nodes.conf line 3: racks.conf" for a
+// nested one).
 func includedFiles(c *slurm.Conf) string {
 	var fs []string
 	for i := range c.Lines {
 		if l := &c.Lines[i]; l.Kind() == "include" && len(l.Pairs) > 0 {
-			fs = append(fs, fmt.Sprintf("line %d: %s", l.First, l.Pairs[0].Value))
+			fs = append(fs, fmt.Sprintf("%s: %s", l.Where(), l.Pairs[0].Value))
 		}
 	}
 	return strings.Join(fs, ", ")

@@ -3,6 +3,7 @@ package slurm
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,25 +40,54 @@ import (
 // value for every node or one per node (node_conf.c: any other count is fatal in
 // slurmctld, and an error here).
 //
-// Include lines are not followed (the nodes of an included file are not seen);
-// Conf.Includes counts them so that callers can say so.
+// ReadConf does not follow Include lines (the nodes of an included file are not
+// seen): Conf.Includes counts them so that callers can say so. ReadConfIncluding
+// follows them as slurmctld does (see there): the lines of an included file come
+// right after its Include line, each ConfLine naming its file.
 type Conf struct {
-	// Lines are the logical lines that hold pairs, in file order (an Include line
-	// is one pair, Include=FILE).
+	// Lines are the logical lines that hold pairs, in the order Slurm reads them
+	// (an Include line is one pair, Include=FILE; the lines of a followed include
+	// come after it).
 	Lines []ConfLine
-	// Includes counts the Include lines.
+	// Includes counts the Include lines not followed (ReadConf); 0 when
+	// ReadConfIncluding followed them all.
 	Includes int
-	raw      []string // physical lines, with their line ends
+	// Included are the files ReadConfIncluding read for the Include lines, as
+	// opened (the slurm.conf's directory joined to a relative name), in the order
+	// read; nil when none.
+	Included []string
+	files    []confFile // [0] is the slurm.conf
+}
+
+// confFile is one file of a Conf: its path as opened ("" for the slurm.conf) and
+// its physical lines, with their line ends.
+type confFile struct {
+	path string
+	raw  []string
 }
 
 // ConfLine is one logical line of a slurm.conf: physical lines First..Last
 // (1-based; more than one when continued with '\'), its pairs and its comment.
 type ConfLine struct {
-	First, Last int        // 1-based physical lines
+	// File is the included file that holds the line, as opened (Conf.Included);
+	// "" for the slurm.conf itself.
+	File        string
+	First, Last int        // 1-based physical lines of File
 	Pairs       []ConfPair // in the line's order
 	// Comment is the comment text of the line (from '#', without the line end),
 	// "" when none; of a continued line, the comments of its lines joined by spaces.
 	Comment string
+	file    int // index in Conf.files
+	inc     int // of a followed Include line: the index in Conf.files of its file; 0 otherwise
+}
+
+// Where names the line in messages: "line N" in the slurm.conf, "FILE line N" in
+// an included file.
+func (l *ConfLine) Where() string {
+	if l.File == "" {
+		return fmt.Sprintf("line %d", l.First)
+	}
+	return fmt.Sprintf("%s line %d", l.File, l.First)
 }
 
 // ConfPair is one KEY[op]=VALUE of a line, the value unquoted and unescaped.
@@ -90,13 +120,19 @@ func (l *ConfLine) Get(key string) (string, bool) {
 
 // ConfError is an error of one line of a slurm.conf.
 type ConfError struct {
-	Line int    // 1-based line of the slurm.conf (of the first line of a continued one)
+	File string // the included file of the line, "" for the slurm.conf itself
+	Line int    // 1-based line of the file (of the first line of a continued one)
 	Msg  string // what is wrong, without the line
 	Err  error  // the cause, when another error is one (a hostlist or a number that does not parse); nil otherwise
 }
 
-// Error returns "line N: " and the message.
-func (e *ConfError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+// Error returns "line N: " (of an included file "FILE line N: ") and the message.
+func (e *ConfError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("%s line %d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
 
 // Unwrap returns the cause, or nil.
 func (e *ConfError) Unwrap() error { return e.Err }
@@ -123,30 +159,82 @@ func checkSlurmConfLine(pairs []ConfPair) error {
 	return nil
 }
 
+// MaxIncludeDepth bounds the nesting of Include lines ReadConfIncluding follows:
+// Slurm has no bound (parse_config.c: s_p_parse_file and _parse_include_directive
+// call each other; a file that includes itself recurses until slurmctld's stack
+// runs out), so a deeper nesting here is a cycle or a mistake.
+const MaxIncludeDepth = 16
+
+// ReadConfIncluding parses a slurm.conf and follows its Include lines as slurmctld
+// does (parse_config.c _parse_include_directive, read in the 22.05 and 26.05
+// sources): the included file is read at the Include line, its lines as if they
+// were the slurm.conf's, nested Include lines too. "include" is any case; %c in
+// the name is the ClusterName set before the line, lower-cased (no ClusterName:
+// Slurm's "Did not get ClusterName for include path", an error here); an absolute
+// name is opened as it is, a relative one in the directory of path (the
+// slurm.conf's name; 23.02 on join it to SLURM_CONF's directory, 22.05 to the
+// directory of the including file: a nested relative Include in a file of
+// another directory is refused, as the two read different files); an empty file
+// holds nothing. A name with '*' is an error (Slurm: "does not support glob
+// parsing", the Include fails), and so is a file open cannot read (slurmctld:
+// "Include" failed, fatal), named with its Include line. open reads a file by
+// the name so made (os.ReadFile; a map for tests). Errors of the lines of an
+// included file name that file (ConfError.File).
+func ReadConfIncluding(data []byte, path string, open func(name string) ([]byte, error)) (*Conf, error) {
+	c := &Conf{}
+	if err := c.readFile(data, checkSlurmConfLine, &includer{dir: filepath.Dir(path), open: open}, 0); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// includer follows Include lines for ReadConfIncluding.
+type includer struct {
+	dir   string // of the slurm.conf
+	open  func(string) ([]byte, error)
+	depth int
+}
+
 // readConfLines reads the logical lines of a file in the syntax of Slurm's
 // s_p_parse_file (parse_config.c), which reads slurm.conf and topology.conf alike:
 // comments, '\' continuations, escapes, KEY[op]=VALUE pairs, Include lines (see
-// Conf). check, called on the pairs of each line that has any, in file order, says
-// what the file's keys allow; its error is the line's *ConfError.
+// Conf; not followed). check, called on the pairs of each line that has any, in
+// file order, says what the file's keys allow; its error is the line's *ConfError.
 func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
+	c := &Conf{}
+	if err := c.readFile(data, check, nil, 0); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readFile appends the lines of one file (c.files[fi] once added) to c.Lines,
+// following its Include lines with inc (nil: count them in c.Includes).
+func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer, depth int) error {
+	fi := len(c.files)
+	path := ""
+	if fi > 0 {
+		path = c.Included[fi-1]
+	}
 	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
-		return nil, &ConfError{Line: 1, Msg: err.Error()}
+		return &ConfError{File: path, Line: 1, Msg: err.Error()}
 	}
-	c := &Conf{raw: strings.SplitAfter(string(data), "\n")}
-	if n := len(c.raw); n > 0 && c.raw[n-1] == "" {
-		c.raw = c.raw[:n-1]
+	raw := strings.SplitAfter(string(data), "\n")
+	if n := len(raw); n > 0 && raw[n-1] == "" {
+		raw = raw[:n-1]
 	}
-	for i := 0; i < len(c.raw); {
+	c.files = append(c.files, confFile{path: path, raw: raw})
+	for i := 0; i < len(raw); {
 		first := i
 		var text strings.Builder
 		var comments []string
 		for {
-			body, comment := splitComment(strings.TrimRight(c.raw[i], "\r\n"))
+			body, comment := splitComment(strings.TrimRight(raw[i], "\r\n"))
 			if comment != "" {
 				comments = append(comments, comment)
 			}
 			i++
-			if cut, ok := continued(body); ok && i < len(c.raw) {
+			if cut, ok := continued(body); ok && i < len(raw) {
 				text.WriteString(cut)
 				continue
 			} else if ok {
@@ -158,33 +246,81 @@ func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
 		line := unescape(text.String())
 		if len(line) > 7 && strings.EqualFold(line[:7], "include") && isConfSpace(line[7]) {
 			// parse_config.c _parse_include_directive: "Include FILE" at the line's start.
-			c.Includes++
 			f := strings.Fields(line[7:])
 			if len(f) > 1 {
 				// The name ends at the first space; the rest is left over.
-				return nil, &ConfError{Line: first + 1, Msg: fmt.Sprintf("%q after Include %s: Include takes one file (Slurm: parse error)", textin.Clip(strings.Join(f[1:], " ")), f[0])}
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("%q after Include %s: Include takes one file (Slurm: parse error)", textin.Clip(strings.Join(f[1:], " ")), f[0])}
 			}
-			inc := ConfLine{First: first + 1, Last: i, Comment: strings.Join(comments, " ")}
+			l := ConfLine{File: path, First: first + 1, Last: i, Comment: strings.Join(comments, " "), file: fi}
 			if len(f) > 0 {
-				inc.Pairs = []ConfPair{{Key: line[:7], Value: f[0]}}
+				l.Pairs = []ConfPair{{Key: line[:7], Value: f[0]}}
 			}
-			c.Lines = append(c.Lines, inc)
+			if inc == nil {
+				c.Includes++
+				c.Lines = append(c.Lines, l)
+				continue
+			}
+			if len(f) == 0 {
+				return &ConfError{File: path, Line: first + 1, Msg: "Include without a file name (slurmctld: \"Include\" failed, fatal)"}
+			}
+			name, err := c.includePath(f[0], inc, path)
+			if err != nil {
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: %v", f[0], err), Err: err}
+			}
+			if depth+1 > MaxIncludeDepth {
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: Include lines nested more than %d deep (a file that includes itself? Slurm recurses until it crashes)", f[0], MaxIncludeDepth)}
+			}
+			b, err := inc.open(name)
+			if err != nil {
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: %v (slurmctld: \"Include\" failed, fatal)", f[0], err), Err: err}
+			}
+			l.inc = len(c.files)
+			c.Lines = append(c.Lines, l)
+			c.Included = append(c.Included, name)
+			if err := c.readFile(b, check, inc, depth+1); err != nil {
+				return err
+			}
 			continue
 		}
 		pairs, err := parsePairs(line)
 		if err != nil {
-			return nil, &ConfError{Line: first + 1, Msg: err.Error(), Err: err}
+			return &ConfError{File: path, Line: first + 1, Msg: err.Error(), Err: err}
 		}
 		if len(pairs) == 0 {
 			continue
 		}
 		if err := check(pairs); err != nil {
-			return nil, &ConfError{Line: first + 1, Msg: err.Error(), Err: err}
+			return &ConfError{File: path, Line: first + 1, Msg: err.Error(), Err: err}
 		}
-		l := ConfLine{First: first + 1, Last: i, Pairs: pairs, Comment: strings.Join(comments, " ")}
-		c.Lines = append(c.Lines, l)
+		c.Lines = append(c.Lines, ConfLine{File: path, First: first + 1, Last: i, Pairs: pairs, Comment: strings.Join(comments, " "), file: fi})
 	}
-	return c, nil
+	return nil
+}
+
+// includePath is the file an Include line of the file from (an included file's
+// path, "" for the slurm.conf) names: %c replaced by the ClusterName read so far,
+// lower-cased; a relative name joined to the slurm.conf's directory.
+func (c *Conf) includePath(name string, inc *includer, from string) (string, error) {
+	if strings.Contains(name, "%c") {
+		cl := c.Global("ClusterName")
+		if cl == "" {
+			return "", fmt.Errorf("%%c is the ClusterName, and no ClusterName line comes before (slurmctld: \"Did not get ClusterName for include path\", fatal)")
+		}
+		name = strings.ReplaceAll(name, "%c", strings.ToLower(cl))
+	}
+	if strings.Contains(name, "*") {
+		return "", fmt.Errorf("a '*' in the name: Slurm does not read globs (\"Slurm does not support glob parsing\"; the Include fails)")
+	}
+	if filepath.IsAbs(name) {
+		return name, nil
+	}
+	p := filepath.Join(inc.dir, name)
+	if from != "" {
+		if q := filepath.Join(filepath.Dir(from), name); q != p {
+			return "", fmt.Errorf("a relative name in an included file of another directory: Slurm 23.02 on read %s (the slurm.conf's directory), 22.05 reads %s (the including file's); write the absolute name", p, q)
+		}
+	}
+	return p, nil
 }
 
 // lineKeyNames lists confLineKeys as slurm.conf(5) spells them, for messages.
@@ -353,8 +489,11 @@ func FormatPairs(pairs []ConfPair) (string, error) {
 // NodeName=DEFAULT lines before it.
 type ConfNode struct {
 	Name string // the NodeName (one name of the line's hostlist)
-	// Line is the first physical line of its NodeName line; Index the index of
-	// that line in Conf.Lines, Pos the node's position in the line's hostlist.
+	// File is the included file of its NodeName line, "" for the slurm.conf.
+	File string
+	// Line is the first physical line of its NodeName line (in File); Index the
+	// index of that line in Conf.Lines, Pos the node's position in the line's
+	// hostlist.
 	Line, Index, Pos int
 	// Hostname, Addr, BcastAddr and Port are the node's own values of the line's
 	// NodeHostname (default: the name), NodeAddr (default: the host name),
@@ -366,6 +505,7 @@ type ConfNode struct {
 	Weight     uint32
 	WeightFrom string // "line", "default" or "slurm"
 	WeightLine int    // first physical line of the line that set Weight (its own or a DEFAULT line); 0 for "slurm"
+	WeightFile string // the included file of WeightLine, "" for the slurm.conf
 	// CPUs is the node's CPUs= (or Procs=), its line's or inherited; 0 when not
 	// given (slurmd then reports the hardware's).
 	CPUs int
@@ -417,9 +557,9 @@ var perNodeKeys = []string{"NodeHostname", "NodeAddr", "BcastAddr", "Port"}
 func (c *Conf) Nodes() ([]ConfNode, error) {
 	var out []ConfNode
 	var budget nameBudget
-	seen := map[string]int{}
+	seen := map[string]string{}   // name -> where its line is
 	dflt := map[string]ConfPair{} // lower-cased key -> pair, of the DEFAULT lines so far
-	dfltLine := map[string]int{}
+	dfltLine := map[string]*ConfLine{}
 	var dfltKeys []string // lower-cased, in first-appearance order
 	var dfltPairs []ConfPair
 	for li := range c.Lines {
@@ -432,13 +572,13 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			for _, p := range l.Pairs[1:] {
 				switch strings.ToLower(p.Key) {
 				case "nodehostname", "nodeaddr", "bcastaddr":
-					return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s not allowed with NodeName=DEFAULT (Slurm refuses it)", p.Key)}
+					return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("%s not allowed with NodeName=DEFAULT (Slurm refuses it)", p.Key)}
 				}
 				if _, ok := dflt[strings.ToLower(p.Key)]; !ok {
 					dfltKeys = append(dfltKeys, strings.ToLower(p.Key))
 				}
 				dflt[strings.ToLower(p.Key)] = p
-				dfltLine[strings.ToLower(p.Key)] = l.First
+				dfltLine[strings.ToLower(p.Key)] = l
 			}
 			dfltPairs = make([]ConfPair, len(dfltKeys))
 			for i, k := range dfltKeys {
@@ -447,27 +587,27 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			continue
 		}
 		if strings.EqualFold(name, "ALL") {
-			return nil, &ConfError{Line: l.First, Msg: "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
 		}
 		names, err := budget.expand(name)
 		if err != nil {
-			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", name, err), Err: err}
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", name, err), Err: err}
 		}
 		lists, err := perNodeLists(l, len(names))
 		if err != nil {
 			return nil, err
 		}
-		w, from, wline := uint32(1), "slurm", 0
+		w, from, wline, wfile := uint32(1), "slurm", 0, ""
 		if v, ok := l.Get("Weight"); ok {
 			if w, err = parseWeight(v); err != nil {
-				return nil, &ConfError{Line: l.First, Msg: err.Error(), Err: err}
+				return nil, &ConfError{File: l.File, Line: l.First, Msg: err.Error(), Err: err}
 			}
-			from, wline = "line", l.First
+			from, wline, wfile = "line", l.First, l.File
 		} else if p, ok := dflt["weight"]; ok {
 			if w, err = parseWeight(p.Value); err != nil {
-				return nil, &ConfError{Line: dfltLine["weight"], Msg: err.Error(), Err: err}
+				return nil, &ConfError{File: dfltLine["weight"].File, Line: dfltLine["weight"].First, Msg: err.Error(), Err: err}
 			}
-			from, wline = "default", dfltLine["weight"]
+			from, wline, wfile = "default", dfltLine["weight"].First, dfltLine["weight"].File
 		}
 		cpus := 0
 		for _, k := range []string{"CPUs", "Procs"} {
@@ -482,7 +622,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			}
 			if ok {
 				if cpus, err = strconv.Atoi(v); err != nil || cpus < 1 {
-					return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s is not a positive number", k, textin.Clip(v))}
+					return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("%s=%s is not a positive number", k, textin.Clip(v))}
 				}
 			}
 		}
@@ -492,15 +632,15 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 		}
 		if p, ok := dflt["port"]; ok && lists["port"] == nil {
 			if lists["port"], err = expandPort(p.Value, len(names)); err != nil {
-				return nil, &ConfError{Line: dfltLine["port"], Msg: err.Error(), Err: err}
+				return nil, &ConfError{File: dfltLine["port"].File, Line: dfltLine["port"].First, Msg: err.Error(), Err: err}
 			}
 		}
 		for pos, n := range names {
 			if first, dup := seen[n]; dup {
-				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("node %s is defined again (first on line %d); Slurm refuses a node defined twice", n, first)}
+				return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("node %s is defined again (first on %s); Slurm refuses a node defined twice", n, first)}
 			}
-			seen[n] = l.First
-			nd := ConfNode{Name: n, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightLine: wline, CPUs: cpus, State: state, Defaults: dfltPairs}
+			seen[n] = l.Where()
+			nd := ConfNode{Name: n, File: l.File, Line: l.First, Index: li, Pos: pos, Weight: w, WeightFrom: from, WeightFile: wfile, WeightLine: wline, CPUs: cpus, State: state, Defaults: dfltPairs}
 			at := func(key string) string {
 				vs := lists[key]
 				switch len(vs) {
@@ -566,21 +706,21 @@ func perNodeLists(l *ConfLine, names int) (map[string][]string, error) {
 		if lk == "port" {
 			vs, err := expandPort(v, names)
 			if err != nil {
-				return nil, &ConfError{Line: l.First, Msg: err.Error(), Err: err}
+				return nil, &ConfError{File: l.File, Line: l.First, Msg: err.Error(), Err: err}
 			}
 			out[lk] = vs
 			continue
 		}
 		vs, err := hostlist.Expand(v)
 		if err != nil {
-			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s: %v", key, textin.Clip(v), err), Err: err}
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("%s=%s: %v", key, textin.Clip(v), err), Err: err}
 		}
 		if len(vs) != 1 && len(vs) != names {
 			more := "more"
 			if len(vs) < names {
 				more = "fewer"
 			}
-			return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, textin.Clip(v), len(vs), names, more, key)}
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, textin.Clip(v), len(vs), names, more, key)}
 		}
 		out[lk] = vs
 	}
@@ -626,7 +766,7 @@ type ConfPartition struct {
 // confNodeSet is one NodeSet line: its name, Nodes= and Feature=.
 type confNodeSet struct {
 	name, nodes, feature string
-	line                 int
+	where                string // its line (ConfLine.Where)
 }
 
 // Partitions returns the partitions, with the values of PartitionName=DEFAULT
@@ -645,7 +785,7 @@ func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 	var sets []confNodeSet
 	for i := range c.Lines {
 		if l := &c.Lines[i]; l.Kind() == "nodeset" {
-			ns := confNodeSet{name: l.Pairs[0].Value, line: l.First}
+			ns := confNodeSet{name: l.Pairs[0].Value, where: l.Where()}
 			ns.nodes, _ = l.Get("Nodes")
 			ns.feature, _ = l.Get("Feature")
 			sets = append(sets, ns)
@@ -690,7 +830,7 @@ func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 			}
 			hs, used, err := c.partitionHosts(p.Nodes, sets, nodes, defined)
 			if err != nil {
-				return nil, &ConfError{Line: l.First, Msg: fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, textin.Clip(p.Nodes), err), Err: err}
+				return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("PartitionName=%s Nodes=%s: %v", p.Name, textin.Clip(p.Nodes), err), Err: err}
 			}
 			p.Hosts, p.NodeSets = hs, used
 		}
@@ -736,7 +876,7 @@ func (c *Conf) partitionHosts(expr string, sets []confNodeSet, nodes []ConfNode,
 		case s.nodes != "":
 			more, err := budget.expand(s.nodes)
 			if err != nil {
-				return nil, nil, fmt.Errorf("NodeSet=%s (line %d) Nodes=%s: %w", s.name, s.line, textin.Clip(s.nodes), err)
+				return nil, nil, fmt.Errorf("NodeSet=%s (%s) Nodes=%s: %w", s.name, s.where, textin.Clip(s.nodes), err)
 			}
 			hs = append(hs, more...)
 		}
@@ -850,58 +990,92 @@ func (c *Conf) Edit(nodes []ConfNode, edit func(l *ConfLine, nodes []ConfNode) (
 // (its index in Lines) and returns the lines that replace it (nil: keep it byte for
 // byte; an empty non-nil slice: delete it); add are lines appended at the end.
 // Errors name the line.
+//
+// The output is one file. A followed Include line (ReadConfIncluding) is not given
+// to edit: it is kept as a comment and its file's lines, edited, are written in
+// its place between two comments (Slurm reads the file so made as it read the
+// slurm.conf and its included files), so that the output is the whole
+// configuration: the included files are no longer read.
 func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add []string) ([]byte, error) {
-	repl := map[int][]string{} // first physical line (0-based) -> replacement
-	skip := map[int]bool{}
+	type at struct{ file, line int } // physical line (0-based) of a file
+	repl := map[at][]string{}        // first physical line -> replacement
+	skip := map[at]bool{}
+	incl := map[at]*ConfLine{} // a followed Include line
 	for li := range c.Lines {
 		l := &c.Lines[li]
+		if l.inc > 0 {
+			incl[at{l.file, l.First - 1}] = l
+			for p := l.First; p < l.Last; p++ {
+				skip[at{l.file, p}] = true
+			}
+			continue
+		}
 		out, err := edit(li, l)
 		if err != nil {
 			var ce *ConfError
 			if errors.As(err, &ce) {
 				return nil, err
 			}
-			return nil, &ConfError{Line: l.First, Msg: err.Error(), Err: err}
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: err.Error(), Err: err}
 		}
 		if out == nil {
 			continue
 		}
-		repl[l.First-1] = out
+		repl[at{l.file, l.First - 1}] = out
 		for p := l.First; p < l.Last; p++ {
-			skip[p] = true
+			skip[at{l.file, p}] = true
 		}
 	}
 	var b strings.Builder
 	eolAll := "\n"
-	for i, raw := range c.raw {
-		if skip[i] {
-			continue
+	var write func(fi int)
+	write = func(fi int) {
+		for i, raw := range c.files[fi].raw {
+			if skip[at{fi, i}] {
+				continue
+			}
+			// A line's break is "\n" or "\r\n"; a last line without one keeps none, even
+			// when it ends in '\r' ("NodeName=n[0-7]\r" was split into lines ended by a
+			// bare '\r', which Slurm and ReadConf read as one line: FuzzMergeWeights).
+			eol := ""
+			switch {
+			case strings.HasSuffix(raw, "\r\n"):
+				eol = "\r\n"
+			case strings.HasSuffix(raw, "\n"):
+				eol = "\n"
+			}
+			if eol != "" {
+				eolAll = eol
+			}
+			if l, ok := incl[at{fi, i}]; ok {
+				if eol == "" {
+					eol = eolAll
+				}
+				name := c.files[l.inc].path
+				fmt.Fprintf(&b, "# %s: written below, the lines of %s (procalloc)%s", l.Pairs[0].Key+" "+l.Pairs[0].Value, name, eol)
+				write(l.inc)
+				if s := b.String(); !strings.HasSuffix(s, "\n") {
+					b.WriteString(eolAll)
+				}
+				fmt.Fprintf(&b, "# end of the lines of %s%s", name, eol)
+				continue
+			}
+			out, ok := repl[at{fi, i}]
+			if !ok {
+				b.WriteString(raw)
+				continue
+			}
+			if eol == "" {
+				eol = eolAll
+			}
+			for _, s := range out {
+				b.WriteString(s)
+				b.WriteString(eol)
+			}
 		}
-		// A line's break is "\n" or "\r\n"; a last line without one keeps none, even
-		// when it ends in '\r' ("NodeName=n[0-7]\r" was split into lines ended by a
-		// bare '\r', which Slurm and ReadConf read as one line: FuzzMergeWeights).
-		eol := ""
-		switch {
-		case strings.HasSuffix(raw, "\r\n"):
-			eol = "\r\n"
-		case strings.HasSuffix(raw, "\n"):
-			eol = "\n"
-		}
-		if eol != "" {
-			eolAll = eol
-		}
-		out, ok := repl[i]
-		if !ok {
-			b.WriteString(raw)
-			continue
-		}
-		if eol == "" {
-			eol = eolAll
-		}
-		for _, s := range out {
-			b.WriteString(s)
-			b.WriteString(eol)
-		}
+	}
+	if len(c.files) > 0 {
+		write(0)
 	}
 	if len(add) > 0 {
 		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {

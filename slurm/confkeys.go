@@ -157,7 +157,7 @@ func (c *Conf) KeysNotIn(major, minor int) []string {
 	var out []string
 	note := func(l ConfLine, p ConfPair, k confKey) {
 		if !k.knownIn(v) {
-			out = append(out, fmt.Sprintf("line %d: %s= is a key of %s", l.First, p.Key, k.releases()))
+			out = append(out, fmt.Sprintf("%s: %s= is a key of %s", l.Where(), p.Key, k.releases()))
 		}
 	}
 	for _, l := range c.Lines {
@@ -218,7 +218,7 @@ func (c *Conf) RemovedKeys(major, minor int) []string {
 			if !strings.EqualFold(p.Key, r.key) || r.until != 0 && v > r.until || r.skip != "" && strings.TrimSpace(p.Value) == r.skip {
 				continue
 			}
-			out = append(out, fmt.Sprintf("line %d: %s=%s: an option removed before Slurm 22.05 (slurmctld: fatal %q)", l.First, p.Key, textin.Clip(p.Value), r.msg))
+			out = append(out, fmt.Sprintf("%s: %s=%s: an option removed before Slurm 22.05 (slurmctld: fatal %q)", l.Where(), p.Key, textin.Clip(p.Value), r.msg))
 		}
 	}
 	return out

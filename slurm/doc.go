@@ -49,7 +49,10 @@
 //
 // slurm.conf: ReadConf reads it as slurmctld's parser does (parse_config.c: spaces
 // around '=', quoted values, escapes, continued lines; read_config.c: NodeName=DEFAULT
-// inheritance; node_conf.c: per-node NodeAddr/NodeHostname/Port lists), and Conf.Edit
+// inheritance; node_conf.c: per-node NodeAddr/NodeHostname/Port lists);
+// ReadConfIncluding follows its Include lines as slurmctld does, each line naming
+// its file, and Conf.EditLines then writes the included lines in place of their
+// Include lines (one file). Conf.Edit
 // and SplitNodeLine rewrite node lines keeping every other line byte for byte:
 // MergeWeights and package plan's deployments are built on them.
 //

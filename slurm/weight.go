@@ -205,7 +205,11 @@ func unorderedWarning(ns []ConfNode, ordered int) string {
 		case "line":
 			from = fmt.Sprintf("Weight=%d of their line", w)
 		case "default":
-			from = fmt.Sprintf("Weight=%d of NodeName=DEFAULT (line %d)", w, g[0].WeightLine)
+			at := fmt.Sprintf("line %d", g[0].WeightLine)
+			if g[0].WeightFile != "" {
+				at = g[0].WeightFile + " " + at
+			}
+			from = fmt.Sprintf("Weight=%d of NodeName=DEFAULT (%s)", w, at)
 		}
 		when := "after the ordered nodes"
 		if int64(w) <= int64(ordered) {

@@ -105,7 +105,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			gf := declareGraphFlags(fs)
 			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
-			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required)")
+			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required; its Include lines are read, a relative name in its directory)")
 			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
@@ -186,6 +186,16 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return err
 				}
 				opt.SlurmConfPath = *slurmConf
+				// Include lines: a relative name is in slurm.conf's directory, as
+				// slurmctld reads it (slurm.ReadConfIncluding).
+				opt.SlurmConfInclude = func(name string) ([]byte, error) {
+					r, err := textin.Open(name)
+					if err != nil {
+						return nil, err
+					}
+					defer r.Close()
+					return textin.ReadAll(r, 64<<20, "the file")
+				}
 				if *topoConf != "" {
 					if opt.TopologyConf, err = readSmallFile(e, *topoConf, "--topology-conf"); err != nil {
 						return err
