@@ -102,8 +102,8 @@ type SlurmConfig struct {
 	//     each required leaf the nodes taken on the required leaves so far (a
 	//     running total, as Slurm's num_nodes_taken is), so that later comparisons
 	//     climb to the counts left, not those at the job's start.
-	// The tree is then always selected over the per-switch node lists (the
-	// reference path, treeSelectRef).
+	// Both selection paths follow these rules (the sums path, treeSelectSum, and
+	// the per-switch node lists, treeSelectRef, which the tests check it against).
 	Tree2411 bool
 }
 
@@ -295,7 +295,7 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	}
 	a.wo = newWeightOrder(a.w)
 	if cfg.Tree != nil {
-		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, cfg.Tree2411)
+		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, false)
 		if err != nil {
 			return nil, err
 		}
