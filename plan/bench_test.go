@@ -138,7 +138,8 @@ func BenchmarkPlanDragonfly102400(b *testing.B) {
 // benchReplay times the replays alone (every supported deployment, as Make runs
 // them, GOMAXPROCS at a time) of a history of jobs jobs on machine spec for Slurm
 // version ver: the inputs checked, the ordering and the deployments built before
-// the timer starts. It reports the CPU-bound cost per job and deployment.
+// the timer starts. It reports the replays' wall time per job and deployment
+// (GOMAXPROCS deployments replayed at a time).
 func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
 	m, err := topo.ParseMachine(spec)
 	if err != nil {
