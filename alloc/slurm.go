@@ -102,8 +102,8 @@ type SlurmConfig struct {
 	//     each required leaf the nodes taken on the required leaves so far (a
 	//     running total, as Slurm's num_nodes_taken is), so that later comparisons
 	//     climb to the counts left, not those at the job's start.
-	// The tree is then always selected over the per-switch node lists (the
-	// reference path, treeSelectRef).
+	// Both selection paths follow these rules (the sums path, treeSelectSum, and
+	// the per-switch node lists, treeSelectRef, which the tests check it against).
 	Tree2411 bool
 }
 
@@ -295,7 +295,7 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	}
 	a.wo = newWeightOrder(a.w)
 	if cfg.Tree != nil {
-		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, cfg.Tree2411)
+		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, false)
 		if err != nil {
 			return nil, err
 		}
@@ -1059,13 +1059,20 @@ func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 // summed distance di, replaces the best leaf so far, at distance dBest: when it is
 // closer and compares at least as well (Slurm up to 24.05) or fits (24.11 and
 // later: tree2411), or at the same distance compares better.
+// A farther leaf never replaces the best, whatever the comparison: it is not
+// made (compareSwitches climbs the tree; most candidates are farther once a leaf
+// is chosen, and the scan compares every candidate group for each chosen leaf).
 func (a *SlurmAllocator) replacesBest(i, best, di, dBest, rem int, cnt []int32) bool {
+	less := distLess(di, dBest)
+	if !less && di != dBest {
+		return false
+	}
 	tcs, iFit := a.compareSwitches(i, best, rem, cnt)
 	closer := tcs >= 0
 	if a.tree2411 {
 		closer = iFit
 	}
-	return (distLess(di, dBest) && closer) || (di == dBest && tcs > 0)
+	return (less && closer) || (di == dBest && tcs > 0)
 }
 
 // lowerCounts is Slurm 24.11's _decrement_node_cnt: x off the count of switch i

@@ -185,7 +185,8 @@ func TestSlurmTreeIncrementalMatchesReference(t *testing.T) {
 		if fast.tr.ref != nil {
 			t.Fatalf("trial %d: a tree without shared descendants takes the reference path\n%s", trial, conf)
 		}
-		c, r := playAgainstReference(t, rng, fast, ref, n, fmt.Sprintf("trial %d", trial), conf, nil)
+		fast.tree2411, ref.tree2411 = trial/4%2 == 1, trial/4%2 == 1 // Slurm 24.11's rules on both paths
+		c, r := playAgainstReference(t, rng, fast, ref, n, fmt.Sprintf("trial %d (24.11 rules %v)", trial, fast.tree2411), conf, nil)
 		checked, refused = checked+c, refused+r
 	}
 	t.Logf("%d selections compared, %d refused by both", checked, refused)
@@ -211,7 +212,7 @@ func TestSlurmTreeFatTreeMatchesReference(t *testing.T) {
 		}
 		n := g.N()
 		names := curves.NodeNames(g)
-		for kind := range 8 {
+		for kind := range 16 {
 			o, err := curves.Generate([]string{"name-order", "rcm"}[kind%2], g)
 			if err != nil {
 				t.Fatal(err)
@@ -237,7 +238,7 @@ func TestSlurmTreeFatTreeMatchesReference(t *testing.T) {
 			if !multi {
 				t.Fatalf("%s: no upper switch with several parents", spec)
 			}
-			w := randomSlurmWeights(rng, n, kind/2)
+			w := randomSlurmWeights(rng, n, kind/2%4)
 			fast, err := NewSlurm(g, SlurmConfig{Names: names, Weights: w, Tree: tree})
 			if err != nil {
 				t.Fatal(err)
@@ -254,7 +255,8 @@ func TestSlurmTreeFatTreeMatchesReference(t *testing.T) {
 			if fast.tr.ref != nil {
 				t.Fatalf("%s: a fat tree takes the reference path", spec)
 			}
-			what := fmt.Sprintf("trial %d %s kind %d", trial, spec, kind)
+			fast.tree2411, ref.tree2411 = kind >= 8, kind >= 8 // Slurm 24.11's rules on both paths
+			what := fmt.Sprintf("trial %d %s kind %d (24.11 rules %v)", trial, spec, kind, fast.tree2411)
 			c, r := playAgainstReference(t, rng, fast, ref, n, what, conf.String(), nil)
 			checked, refused = checked+c, refused+r
 			var busy []int

@@ -230,10 +230,30 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 	// take gives leaf i's candidates (i is required or a candidate: under the top
 	// switch) in index order until the job is complete.
 	take := func(i int) bool { return a.takeFree(st.leaf[i], nil, lastW, sel, &picked, &rem) }
+	// A chosen leaf's count is set to 0 (Slurm's "used all") and, from 24.11
+	// (tree2411), lowered on its parent chain (lowerCounts); the old counts are
+	// kept in chosen and restored, in reverse, at the end (cnt may be the free
+	// counts).
+	chosen := st.chosen[:0]
+	defer func() {
+		for j := len(chosen) - 1; j >= 0; j-- {
+			cnt[chosen[j].leaf] = chosen[j].cnt
+		}
+		st.chosen = chosen[:0]
+	}()
 	if anyRequired {
+		taken := 0 // on the required leaves so far (Slurm's num_nodes_taken)
 		for _, i := range st.leaves {
-			if required[i] && take(i) {
+			if !required[i] {
+				continue
+			}
+			prev := rem
+			if take(i) {
 				return picked, nil
+			}
+			if a.tree2411 {
+				taken += prev - rem
+				a.lowerCounts(i, int32(taken), cnt, &chosen)
 			}
 		}
 	}
@@ -298,15 +318,6 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 		groups = append(groups, candGroup{int32(at), int32(at + 1), st.leafClass[p], cnt[st.leaves[p]]})
 	}
 	defer func() { st.groups = groups[:0] }()
-	// A chosen leaf's count is set to 0 (Slurm's "used all"); when cnt is the free
-	// counts, they are restored at the end.
-	chosen := st.chosen[:0]
-	defer func() {
-		for _, c := range chosen {
-			cnt[c.leaf] = c.cnt
-		}
-		st.chosen = chosen[:0]
-	}()
 	for len(groups) > 0 {
 		if err := a.stopped(); err != nil {
 			return nil, err // the defers above restore the state
@@ -338,6 +349,9 @@ func (a *SlurmAllocator) treeSelectSum(k int) ([]int32, error) {
 		prev := rem
 		if take(best) {
 			return picked, nil
+		}
+		if a.tree2411 {
+			a.lowerCounts(best, cnt[best], cnt, &chosen)
 		}
 		chosen = append(chosen, chosenLeaf{best, cnt[best]})
 		cnt[best] = 0

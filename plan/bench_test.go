@@ -134,3 +134,65 @@ func BenchmarkPlanFatTree131072(b *testing.B) {
 func BenchmarkPlanDragonfly102400(b *testing.B) {
 	benchPlan(b, "dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=200", 3000, 60*time.Second)
 }
+
+// benchReplay times the replays alone (every supported deployment, as Make runs
+// them, GOMAXPROCS at a time) of a history of jobs jobs on machine spec for Slurm
+// version ver: the inputs checked, the ordering and the deployments built before
+// the timer starts. It reports the replays' wall time per job and deployment
+// (GOMAXPROCS deployments replayed at a time).
+func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := curves.NodeNames(m)
+	hl, err := hostlist.Compress(names)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conf := []byte(fmt.Sprintf("NodeName=%s CPUs=1\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n", hl))
+	tr := syntheticHistory(b, m, names, jobs)
+	p := &Plan{opt: Options{Machine: m, MachineSource: spec, SlurmConf: conf, SlurmConfPath: "slurm.conf", Trace: tr, TracePath: "history",
+		Version: ver, VersionSource: "bench", TimeLimit: 60 * time.Second, Seed: 1, Weights: DefaultWeights(), Threshold: DefaultThreshold}}
+	ctx := context.Background()
+	if err := p.checkInputs(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.order(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.buildDeployments(ctx); err != nil {
+		b.Fatal(err)
+	}
+	replayed := 0
+	for _, d := range p.Deployments {
+		if d.Supported {
+			replayed++
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		p.Files, p.Report.Deployments = nil, nil
+		if err := p.replay(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N)/float64(jobs*replayed), "ms/job-deployment")
+	b.Logf("%s, %d jobs, Slurm %s: %d deployments replayed, GOMAXPROCS %d", spec, jobs, ver, replayed, runtime.GOMAXPROCS(0))
+}
+
+// The replays of a long history at 10^5 hosts (docs/plan.md, "At 10^5 hosts"):
+// 10,000 jobs on the 102,400-host dragonfly and on the 131,072-host fat tree, the
+// fat tree also for Slurm 26.05 (topology/tree's 24.11 rules).
+// go test -run '^$' -bench 'Replay' -benchtime 1x ./plan
+func BenchmarkReplayDragonfly102400(b *testing.B) {
+	benchReplay(b, "dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=200", 10000, V2311)
+}
+
+func BenchmarkReplayFatTree131072(b *testing.B) {
+	benchReplay(b, "fattree:16,16:16,16:16,16:32", 10000, V2311)
+}
+
+func BenchmarkReplayFatTree131072Slurm2605(b *testing.B) {
+	benchReplay(b, "fattree:16,16:16,16:16,16:32", 10000, V2605)
+}

@@ -145,9 +145,12 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 // buildDeployments makes every deployment with its files and emulation.
 func (p *Plan) buildDeployments(ctx context.Context) error {
 	for _, k := range kinds {
-		// Each takes up to a second on 131,072 hosts (a topology.conf, slurm.conf
-		// rewritten): ctx is looked at between them, as the ordering and the
-		// replays look at it (Ctrl-C here waited for the watchdog).
+		// Each takes up to a second or two on 131,072 hosts (a topology.conf
+		// written and read back, slurm.conf rewritten), in the slurm package's
+		// writers and readers, which take no context: ctx is looked at between
+		// them, and each is run by untilDone, which returns as soon as ctx ends (as
+		// the ordering and the replays do; Ctrl-C here waited for the build, about
+		// a second, up to the watchdog under load).
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
@@ -156,24 +159,9 @@ func (p *Plan) buildDeployments(ctx context.Context) error {
 			d.Supported, d.Why = false, fmt.Sprintf("needs Slurm %s or later (the site's is %s)", need, p.opt.Version)
 		}
 		if d.Supported {
-			var err error
-			switch k {
-			case KindCurrent:
-				err = p.buildCurrent(d)
-			case KindAsRun:
-				if !p.hasNodeLists() {
-					d.Supported, d.Why = false, "needs a job history that records where jobs ran (an sacct trace with NodeList)"
-				}
-			case KindWeights:
-				err = p.buildWeights(d)
-			case KindNames:
-				err = p.buildNames(d)
-			case KindTree:
-				err = p.buildTree(d)
-			case KindBlock:
-				err = p.buildBlock(d)
-			case KindTorus3D:
-				err = p.buildTorus3D(d)
+			err := untilDone(ctx, func() error { return p.build(d) })
+			if err != nil && ctx.Err() != nil {
+				return context.Cause(ctx)
 			}
 			if err != nil {
 				return fmt.Errorf("deployment %s: %w", k, err)
@@ -182,6 +170,55 @@ func (p *Plan) buildDeployments(ctx context.Context) error {
 		p.Deployments = append(p.Deployments, d)
 	}
 	return nil
+}
+
+// buildStarted, when set (by a test), is called as each deployment's build starts.
+var buildStarted func(Kind)
+
+// untilDone runs f in a goroutine of its own and returns its error, or ctx's
+// cause as soon as ctx ends. An abandoned f runs to its end and its result is
+// dropped: it must write nothing its caller reads after an early return (Make then
+// returns the cause, and the plan is never seen).
+func untilDone(ctx context.Context, f func() error) error {
+	if ctx.Done() == nil { // never ends
+		return f()
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// build makes deployment d of its kind (Supported on entry; a build may find it
+// unsupported here and say why).
+func (p *Plan) build(d *Deployment) error {
+	if buildStarted != nil {
+		buildStarted(d.Kind)
+	}
+	var err error
+	switch d.Kind {
+	case KindCurrent:
+		err = p.buildCurrent(d)
+	case KindAsRun:
+		if !p.hasNodeLists() {
+			d.Supported, d.Why = false, "needs a job history that records where jobs ran (an sacct trace with NodeList)"
+		}
+	case KindWeights:
+		err = p.buildWeights(d)
+	case KindNames:
+		err = p.buildNames(d)
+	case KindTree:
+		err = p.buildTree(d)
+	case KindBlock:
+		err = p.buildBlock(d)
+	case KindTorus3D:
+		err = p.buildTorus3D(d)
+	}
+	return err
 }
 
 // Deployment returns the deployment of kind k.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
@@ -89,5 +91,68 @@ func TestCheckInputsStopsWhenCancelled(t *testing.T) {
 		if err := (&Plan{opt: opt}).checkInputs(ctxtest.StopAfter(k)); !errors.Is(err, context.Canceled) {
 			t.Fatalf("context ended at its look %d of %d: %v, want context.Canceled", k+1, looks, err)
 		}
+	}
+}
+
+// A deployment's build (the tree's topology.conf written and read back, the
+// weights' slurm.conf: a second or two each at 10^5 hosts, in the slurm package's
+// writers and readers, which take no context) did not stop on Ctrl-C: Make
+// returned only once the build was over. Here the tree's build is held until the
+// test lets it go, and the context is cancelled while it is held: buildDeployments
+// must return context.Canceled meanwhile, with the deployments before the tree
+// built and the tree not among them (before, it waited for the build: here for
+// ever, so the test gives it 20 s).
+func TestBuildDeploymentsStopsDuringABuild(t *testing.T) {
+	p := &Plan{opt: sampleOptions(t, false)}
+	p.opt.Weights, p.opt.Version = DefaultWeights(), DefaultVersion
+	if err := p.checkInputs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.order(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	held, release := make(chan struct{}), make(chan struct{})
+	buildStarted = func(k Kind) {
+		if k == KindTree {
+			close(held)
+			<-release
+		}
+	}
+	defer func() { buildStarted = nil }()
+	returned := make(chan error, 1)
+	go func() { returned <- p.buildDeployments(ctx) }()
+	<-held
+	cancel()
+	select {
+	case err := <-returned:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%v, want context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("buildDeployments still running 20 s after the context ended, waiting for the tree's build")
+	}
+	buildStarted = nil
+	close(release)
+	var built []Kind
+	for _, d := range p.Deployments {
+		built = append(built, d.Kind)
+	}
+	if want := kinds[:slices.Index(kinds, KindTree)]; !slices.Equal(built, want) {
+		t.Errorf("built %v, want %v", built, want)
+	}
+	// Uncancelled, the builds run as before: every deployment.
+	q := &Plan{opt: p.opt}
+	if err := q.checkInputs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.order(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	if err := q.buildDeployments(ctx2); err != nil || len(q.Deployments) != len(kinds) || !q.Deployment(KindTree).Supported {
+		t.Fatalf("%v, %d deployments", err, len(q.Deployments))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -29,9 +30,14 @@ type meter struct {
 	nb     []int
 	adjOff []int32 // grid neighbours of node v: adj[adjOff[v]:adjOff[v+1]]; on a graph, of vertex v
 	adj    []int32
-	swMark []int32            // on a graph: switches whose hosts a component search has taken (stamped)
+	swMark []int32 // on a graph: switches whose hosts a component search has taken (stamped)
+	// hostSw, on a graph, is the switch (index above the hosts) of each host whose
+	// links all go to that one switch, else -1: a job of such hosts has as many
+	// components as it has switches (components' fast path).
+	hostSw []int32
 	ranks  []int              // scratch
 	sorted []int              // ringSpan scratch
+	bits   []uint64           // ringSpan scratch: one bit a rank, zero between calls
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
 	bl     *baseline          // the exact baseline, when asked for
 }
@@ -62,12 +68,20 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 		mt.graph = g
 		// The adjacency, once (Graph.Neighbors sorts a copy on every call).
 		mt.adjOff = make([]int32, g.Vertices()+1)
+		mt.hostSw = make([]int32, g.N())
 		var nb []int
 		for v := range g.Vertices() {
-			for _, w := range g.Neighbors(v, nb[:0]) {
+			nb = g.Neighbors(v, nb[:0])
+			for _, w := range nb {
 				mt.adj = append(mt.adj, int32(w))
 			}
 			mt.adjOff[v+1] = int32(len(mt.adj))
+			if v < g.N() {
+				mt.hostSw[v] = -1
+				if len(nb) > 0 && nb[0] >= g.N() && nb[0] == nb[len(nb)-1] {
+					mt.hostSw[v] = int32(nb[0]) // sorted: every link to nb[0]
+				}
+			}
 		}
 		mt.swMark = make([]int32, g.Vertices()-g.N())
 		return mt, nil
@@ -182,7 +196,7 @@ func (m *meter) measure(r *JobResult) {
 	}
 	lo, hi := slices.Min(ranks), slices.Max(ranks)
 	r.Span = hi - lo + 1
-	r.RingSpan = ringSpan(ranks, m.n, &m.sorted)
+	r.RingSpan = m.ringSpan(ranks)
 	r.Components = m.components(nodes)
 }
 
@@ -259,9 +273,47 @@ func extent(cnt []int64, wrap bool) int {
 	return d - gap
 }
 
-func ringSpan(nodes []int, n int, scratch *[]int) int {
+// ringSpan is the ring span of a job's ranks (distinct, 0..n-1): ringSpanSorted
+// of them sorted, or, for a job of more than n/256 nodes, the same read from a
+// bitmap of the ranks, O(k + n/64) instead of a sort's O(k log k) (a 5,000-node job
+// of a 10^5-node machine sorted for about a fifth of a millisecond, in each of
+// plan's replays).
+func (m *meter) ringSpan(ranks []int) int {
+	if slices.IsSorted(ranks) || len(ranks) <= m.n/256 { // sorted already from center-based allocators on node indices
+		return ringSpanSorted(ranks, m.n, &m.sorted)
+	}
+	if m.bits == nil {
+		m.bits = make([]uint64, (m.n+63)/64)
+	}
+	for _, v := range ranks {
+		m.bits[v>>6] |= 1 << (v & 63)
+	}
+	first, prev, gap := -1, -1, 0
+	for wi, w := range m.bits {
+		for w != 0 {
+			v := wi<<6 + bits.TrailingZeros64(w)
+			w &= w - 1
+			if prev < 0 {
+				first = v
+			} else {
+				gap = max(gap, v-prev)
+			}
+			prev = v
+		}
+	}
+	for _, v := range ranks {
+		m.bits[v>>6] = 0
+	}
+	gap = max(gap, first+m.n-prev) // the wrap-around gap
+	return m.n - gap + 1
+}
+
+// ringSpanSorted is the ring span of distinct ranks (0..n-1), sorted in scratch
+// unless they are sorted: n less the longest step between ranks around the ring,
+// plus one.
+func ringSpanSorted(nodes []int, n int, scratch *[]int) int {
 	s := nodes
-	if !slices.IsSorted(s) { // sorted already from center-based allocators on node indices
+	if !slices.IsSorted(s) {
 		s = append((*scratch)[:0], nodes...)
 		slices.Sort(s)
 		*scratch = s
@@ -286,6 +338,25 @@ func (m *meter) components(nodes []int) int {
 	in := m.stamp
 	m.stamp++
 	seen := m.stamp
+	if m.hostSw != nil {
+		// Hosts each on one switch only: a component is the job's hosts on one
+		// switch, so count the switches (the search below finds the same).
+		comps, fast := 0, true
+		for _, v := range nodes {
+			s := m.hostSw[v]
+			if s < 0 {
+				fast = false
+				break
+			}
+			if m.swMark[int(s)-m.n] != in {
+				m.swMark[int(s)-m.n] = in
+				comps++
+			}
+		}
+		if fast {
+			return comps
+		}
+	}
 	for _, v := range nodes {
 		m.mark[v] = in
 	}

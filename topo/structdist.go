@@ -247,20 +247,28 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 	inJob := func(A int32) bool { return sc.gStamp[A] == gen }
 	// Hosts per router and per group.
 	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
-	for _, h := range nodes {
-		r := s.routerOf(h)
+	// A run of the job's hosts on one router is counted at once (jobs come mostly
+	// as runs of consecutive hosts: the stamps are looked at once a router).
+	for i := 0; i < len(nodes); {
+		r := s.routerOf(nodes[i])
+		j := i + 1
+		for j < len(nodes) && s.routerOf(nodes[j]) == r {
+			j++
+		}
+		c := int32(j - i)
+		i = j
 		if sc.wStamp[r] != gen {
 			sc.wStamp[r], sc.w[r] = gen, 0
 			sc.routers = append(sc.routers, r)
 		}
-		sc.w[r]++
+		sc.w[r] += c
 		A := r / a
 		if sc.gStamp[A] != gen {
 			sc.gStamp[A], sc.W[A] = gen, 0
 			sc.gIdx[A] = int32(len(sc.groups))
 			sc.groups = append(sc.groups, A)
 		}
-		sc.W[A]++
+		sc.W[A] += int64(c)
 	}
 	// Host pairs in one group on different routers, and in different groups.
 	var sumW2, wr2 int64

@@ -405,7 +405,11 @@ func Compress(names []string) (string, error) {
 // concurrent use.
 type Compressor struct {
 	elems []nameElem
-	runs  []hostRange
+	// next[id]: name id+1 continues a run through name id whatever the run's
+	// first name (same prefix, the next number, the same width and count of
+	// digits), so Append extends the run without comparing the names.
+	next []bool
+	runs []hostRange
 }
 
 // NewCompressor returns a Compressor of names (ids are their indices); a name that
@@ -419,14 +423,28 @@ func NewCompressor(names []string) (*Compressor, error) {
 		}
 		c.elems[i] = e
 	}
+	c.next = make([]bool, len(names))
+	for i := 0; i+1 < len(c.elems); i++ {
+		e, f := &c.elems[i], &c.elems[i+1]
+		c.next[i] = !e.plain && !f.plain && f.v == e.v+1 && f.width == e.width && f.digits == e.digits && f.prefix == e.prefix
+	}
 	return c, nil
 }
 
 // Append appends Compress of the names of ids (in their order) to dst.
 func (c *Compressor) Append(dst []byte, ids []int32) []byte {
 	c.runs = c.runs[:0]
+	prev := int32(-2)
 	for _, id := range ids {
-		c.runs = extendRuns(c.runs, &c.elems[id])
+		// The last run ends with name prev; when id follows it (next), the run's
+		// width is one the next name fits: e's digits are the run's width when it
+		// has one, else e has none, like the next name (extendRuns).
+		if id == prev+1 && c.next[prev] {
+			c.runs[len(c.runs)-1].hi++
+		} else {
+			c.runs = extendRuns(c.runs, &c.elems[id])
+		}
+		prev = id
 	}
 	return appendRuns(dst, c.runs)
 }

@@ -217,7 +217,7 @@ func FuzzTableParse(f *testing.F) {
 // A Compressor gives Compress's expression for any list of its names, in any order
 // and with repeats; names Compress refuses it refuses with the same error.
 func TestCompressor(t *testing.T) {
-	names, _ := ExpandAll([]string{"node[001-040]", "node[1-30]", "x[1-9],x[010-016]", "rack[0-2]_blade[0-5]", "login", "a0", "a00", "a1", "n123456789012345678901"})
+	names, _ := ExpandAll([]string{"node[001-040]", "node[1-30]", "x[1-9],x[010-016]", "rack[0-2]_blade[0-5]", "login", "a0", "a00", "a1", "n123456789012345678901", "y[08-12],y[98-102]", "z[098-101]", "w[8-11]", "t[08-100]"})
 	c, err := NewCompressor(names)
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +243,18 @@ func TestCompressor(t *testing.T) {
 		buf = c.Append(buf[:0], ids)
 		if want := must(Compress(sub)); string(buf) != want {
 			t.Fatalf("%v: %q, Compress says %q", sub, buf, want)
+		}
+	}
+	// Runs of up to 101 consecutive names from each: t08 to t100 keeps a padded
+	// run of two digits to t99, and t100 starts another.
+	for i := range names {
+		ids := make([]int32, 0, 101)
+		for id := i; id < min(len(names), i+101); id++ {
+			ids = append(ids, int32(id))
+		}
+		buf = c.Append(buf[:0], ids)
+		if want := must(Compress(names[i : i+len(ids)])); string(buf) != want {
+			t.Fatalf("%v: %q, Compress says %q", names[i:i+len(ids)], buf, want)
 		}
 	}
 	for _, bad := range []string{"", "a,b", "n[1]", "a b"} {
