@@ -238,6 +238,25 @@ func TestConfPartitionsOnSlurmctld(t *testing.T) {
 	}
 }
 
+// startSlurmctld starts ctld in the foreground on the slurm.conf at conf (-D -i,
+// then args), until ctx ends or stop is called; sc reads its standard error, where
+// it logs what it reads and its fatal line.
+func startSlurmctld(t *testing.T, ctx context.Context, ctld, conf string, args ...string) (sc *bufio.Scanner, stop func()) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, ctld, append(append([]string{"-D", "-i"}, args...), "-f", conf)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return bufio.NewScanner(stderr), func() {
+		_ = cmd.Process.Kill() // the slurmctld this test started
+		_ = cmd.Wait()
+	}
+}
+
 // runSlurmctldConf starts slurmctld on conf (its nodes and partitions, with the
 // settings a local slurmctld needs), returns the partitions as partitionSummary
 // writes them (`scontrol show partition`), or its fatal line.
@@ -271,19 +290,8 @@ func runSlurmctldConf(t *testing.T, ctld, scontrol, dir, conf string) (parts, fa
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, ctld, "-D", "-i", "-f", path)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill() // the slurmctld this test started
-		_ = cmd.Wait()
-	}()
-	sc := bufio.NewScanner(stderr)
+	sc, stop := startSlurmctld(t, ctx, ctld, path)
+	defer stop()
 	for sc.Scan() {
 		l := sc.Text()
 		if strings.Contains(l, "fatal:") {

@@ -1,7 +1,6 @@
 package slurm
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -136,20 +135,9 @@ func runSlurmctldTopology(t *testing.T, ctld, dir, text string) (switches, fatal
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, ctld, "-D", "-i", "-vv", "-f", filepath.Join(dir, "slurm.conf"))
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill() // the slurmctld this test started
-		_ = cmd.Wait()
-	}()
+	sc, stop := startSlurmctld(t, ctx, ctld, filepath.Join(dir, "slurm.conf"), "-vv")
+	defer stop()
 	var sw, bad []string
-	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		l := sc.Text()
 		if i := strings.Index(l, "_log_switches: Switch level:"); i >= 0 {

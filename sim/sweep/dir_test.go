@@ -27,6 +27,19 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 }
 
+// runLines runs every item of sw, one at a time, and returns their results lines.
+func runLines(t *testing.T, sw *Spec) []Line {
+	t.Helper()
+	var lines []Line
+	if err := sw.Run(context.Background(), sw.Items(), Runner{Workers: 1, Done: func(l Line) error {
+		lines = append(lines, l)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
 // Every relative file name a sweep file gives (its traces, a --hosts or --graph
 // file, an allocator's ranking file or topology.conf) is read from the sweep
 // file's directory, not from wherever the sweep is started: before, the traces
@@ -98,14 +111,7 @@ func TestSweepReadsFilesFromItsDirectory(t *testing.T) {
 		if err := sw.CheckFiles(sw.Items()); err != nil {
 			t.Errorf("%s: CheckFiles: %v", c.key, err)
 		}
-		var lines []Line
-		if err := sw.Run(context.Background(), sw.Items(), Runner{Workers: 1, Done: func(l Line) error {
-			lines = append(lines, l)
-			return nil
-		}}); err != nil {
-			t.Fatal(err)
-		}
-		if len(lines) != 1 || lines[0].Status != StatusOK {
+		if lines := runLines(t, sw); len(lines) != 1 || lines[0].Status != StatusOK {
 			t.Errorf("%s: %+v", c.key, lines)
 		}
 		// The command --list prints reads the same files from the working directory.

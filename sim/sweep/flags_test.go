@@ -252,13 +252,7 @@ func TestRunLibraryFileFlags(t *testing.T) {
 			t.Fatal(err)
 		}
 		sw.Dir = filepath.Dir(sacct)
-		var lines []Line
-		if err := sw.Run(context.Background(), sw.Items(), Runner{Workers: 1, Done: func(l Line) error {
-			lines = append(lines, l)
-			return nil
-		}}); err != nil {
-			t.Fatal(err)
-		}
+		lines := runLines(t, sw)
 		if len(lines) != 1 || lines[0].Status != StatusOK {
 			t.Fatalf("--%s: %+v", c.key, lines)
 		}
