@@ -190,9 +190,8 @@ func ReadConfIncluding(data []byte, path string, open func(name string) ([]byte,
 
 // includer follows Include lines for ReadConfIncluding.
 type includer struct {
-	dir   string // of the slurm.conf
-	open  func(string) ([]byte, error)
-	depth int
+	dir  string // of the slurm.conf
+	open func(string) ([]byte, error)
 }
 
 // readConfLines reads the logical lines of a file in the syntax of Slurm's
