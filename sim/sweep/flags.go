@@ -64,6 +64,7 @@ type flagState struct {
 	given         map[string]bool
 	baseline      string
 	baselineLimit time.Duration
+	files         []flagFile // the file names given (fileFlags), in order
 }
 
 func strFlag(set func(s *sim.Spec, v string)) replayFlag {
@@ -187,37 +188,12 @@ type flagFile struct {
 	at                 int
 }
 
-// flagFiles are the file names flags give (those of fileFlags), read as
-// ApplyFlags reads the flags.
+// flagFiles are the file names flags give (those of fileFlags), as applyFlags
+// reads them (up to a flag it refuses, which Check names).
 func flagFiles(flags []string) []flagFile {
-	var out []flagFile
-	for i := 0; i < len(flags); i++ {
-		a := flags[i]
-		if a == "--" {
-			break
-		}
-		name := strings.TrimLeft(a, "-")
-		if name == a || name == "" {
-			continue
-		}
-		k, v, hasValue := strings.Cut(name, "=")
-		f, ok := replayFlags[k]
-		if !ok {
-			continue
-		}
-		prefix := a[:len(a)-len(v)]
-		if !hasValue {
-			if f.Kind == KindBool || i+1 >= len(flags) {
-				continue
-			}
-			i++
-			v, prefix = flags[i], ""
-		}
-		if fileFlags[k] && v != "" && (k != "span-curve" || curves.Summary(v) == "") {
-			out = append(out, flagFile{flag: "--" + k, name: v, prefix: prefix, at: i})
-		}
-	}
-	return out
+	sp := Params{Engine: sim.EngineFlit}.Spec("")
+	st, _ := applyFlags(&sp, flags)
+	return st.files
 }
 
 // flagFilesIn is flags with their file names (flagFiles) taken from dir (Args):
@@ -482,25 +458,24 @@ func ApplyFlags(s *sim.Spec, flags []string) error {
 	return err
 }
 
-// applyFlags is ApplyFlags, also returning the names of the flags it set (those
-// before the first error, if any).
-func applyFlags(s *sim.Spec, flags []string) (given map[string]bool, err error) {
-	st := flagState{given: map[string]bool{}, baselineLimit: time.Second}
-	defer func() { given = st.given }()
+// applyFlags is ApplyFlags, also returning what it met: the names of the flags
+// it set and the file names they give (those before the first error, if any).
+func applyFlags(s *sim.Spec, flags []string) (st flagState, err error) {
+	st = flagState{given: map[string]bool{}, baselineLimit: time.Second}
 	for i := 0; i < len(flags); i++ {
 		a := flags[i]
 		if a == "--" {
 			if i+1 < len(flags) {
-				return nil, &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i+1:])}
+				return st, &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i+1:])}
 			}
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
-			return nil, &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i:])}
+			return st, &FlagError{Reason: fmt.Sprintf("unexpected arguments %q", flags[i:])}
 		}
 		name := strings.TrimPrefix(a[1:], "-")
 		if name == "" || name[0] == '-' || name[0] == '=' {
-			return nil, &FlagError{Flag: a, Reason: "bad flag syntax"}
+			return st, &FlagError{Flag: a, Reason: "bad flag syntax"}
 		}
 		value, hasValue := "", false
 		if k, v, ok := strings.Cut(name, "="); ok {
@@ -509,41 +484,48 @@ func applyFlags(s *sim.Spec, flags []string) (given map[string]bool, err error) 
 		written := "--" + name
 		f, ok := replayFlags[name]
 		if !ok {
-			return nil, &FlagError{Flag: written, Reason: "not one of sim's replay flags (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)"}
+			return st, &FlagError{Flag: written, Reason: "not one of sim's replay flags (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)"}
 		}
 		switch {
 		case f.Kind == KindBool && !hasValue:
 			value = "true"
 		case !hasValue:
 			if i+1 >= len(flags) {
-				return nil, &FlagError{Flag: written, Reason: "needs a value"}
+				return st, &FlagError{Flag: written, Reason: "needs a value"}
 			}
 			i++
 			value = flags[i]
 		}
+		if fileFlags[name] && value != "" && (name != "span-curve" || curves.Summary(value) == "") {
+			prefix := ""
+			if hasValue {
+				prefix = a[:len(a)-len(value)]
+			}
+			st.files = append(st.files, flagFile{flag: written, name: value, prefix: prefix, at: i})
+		}
 		if err := f.set(s, &st, value); err != nil {
 			if fe, ok := err.(*FlagError); ok { // a number out of the flag's range, as it reads
 				fe.Flag = written
-				return nil, fe
+				return st, fe
 			}
-			return nil, &FlagError{Flag: written, Value: strconv.Quote(value), Reason: err.Error()}
+			return st, &FlagError{Flag: written, Value: strconv.Quote(value), Reason: err.Error()}
 		}
 		st.given[name] = true
 	}
 	if err := CheckEngineFlags(s.Engine, s.Flit, func(name string) bool { return st.given[name] }); err != nil {
-		return nil, err
+		return st, err
 	}
 	switch st.baseline {
 	case "":
 		if st.given["baseline-time-limit"] {
-			return nil, &FlagError{Flag: "--baseline-time-limit", Reason: "needs --baseline exact"}
+			return st, &FlagError{Flag: "--baseline-time-limit", Reason: "needs --baseline exact"}
 		}
 	case "exact":
 		s.Baseline = &sim.Baseline{TimeLimit: st.baselineLimit}
 	default:
-		return nil, &FlagError{Flag: "--baseline", Value: strconv.Quote(st.baseline), Reason: "want exact"}
+		return st, &FlagError{Flag: "--baseline", Value: strconv.Quote(st.baseline), Reason: "want exact"}
 	}
-	return nil, nil
+	return st, nil
 }
 
 // CheckEngineFlags is the rule for the network engine's flags given together

@@ -354,9 +354,9 @@ func checkKeyFlags(flags []string) error {
 		return nil
 	}
 	sp := Params{Engine: sim.EngineFlit}.Spec("")
-	given, _ := applyFlags(&sp, flags)
+	st, _ := applyFlags(&sp, flags)
 	for _, kf := range keyFlags {
-		if given[kf.flag] && (kf.flag != "machine" || sp.MachineSpec != "") {
+		if st.given[kf.flag] && (kf.flag != "machine" || sp.MachineSpec != "") {
 			return fmt.Errorf("sweep file: flags: --%s sets what %s: sets for each item; the results would still name the %s entry: list the values under %s: instead", kf.flag, kf.key, kf.key, kf.key)
 		}
 	}
