@@ -193,23 +193,7 @@ func TestConfPartitionsOnSlurmctld(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("slurmctld runs as root here (SlurmUser=root)")
 	}
-	type slurm struct {
-		name, ctld, scontrol string
-		v2311                bool
-	}
-	var slurms []slurm
-	if ctld, err := exec.LookPath("slurmctld"); err == nil {
-		if sc, err := exec.LookPath("scontrol"); err == nil {
-			slurms = append(slurms, slurm{"22.05", ctld, sc, false})
-		}
-	}
-	newDir := os.Getenv("PROCALLOC_SLURM_NEW")
-	if newDir == "" {
-		newDir = "/opt/slurm-new"
-	}
-	if _, err := os.Stat(filepath.Join(newDir, "sbin", "slurmctld")); err == nil {
-		slurms = append(slurms, slurm{"new", filepath.Join(newDir, "sbin", "slurmctld"), filepath.Join(newDir, "bin", "scontrol"), true})
-	}
+	slurms := slurmctlds()
 	if len(slurms) == 0 {
 		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): partitions are checked against Slurm's reader when it is installed")
 	}
@@ -236,6 +220,31 @@ func TestConfPartitionsOnSlurmctld(t *testing.T) {
 			t.Logf("%s case %d: %s%s", s.name, i, parts, fatal)
 		}
 	}
+}
+
+// slurmctldSlurm is an installed slurmctld with its scontrol.
+type slurmctldSlurm struct {
+	name, ctld, scontrol string
+	v2311                bool // 23.11 or later
+}
+
+// slurmctlds are the installed Slurms: Debian's 22.05 on PATH, and 26.05 in
+// $PROCALLOC_SLURM_NEW (default /opt/slurm-new) when built.
+func slurmctlds() []slurmctldSlurm {
+	var slurms []slurmctldSlurm
+	if ctld, err := exec.LookPath("slurmctld"); err == nil {
+		if sc, err := exec.LookPath("scontrol"); err == nil {
+			slurms = append(slurms, slurmctldSlurm{"22.05", ctld, sc, false})
+		}
+	}
+	newDir := os.Getenv("PROCALLOC_SLURM_NEW")
+	if newDir == "" {
+		newDir = "/opt/slurm-new"
+	}
+	if _, err := os.Stat(filepath.Join(newDir, "sbin", "slurmctld")); err == nil {
+		slurms = append(slurms, slurmctldSlurm{"new", filepath.Join(newDir, "sbin", "slurmctld"), filepath.Join(newDir, "bin", "scontrol"), true})
+	}
+	return slurms
 }
 
 // startSlurmctld starts ctld in the foreground on the slurm.conf at conf (-D -i,
