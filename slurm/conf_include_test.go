@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // includeSite writes a site's configuration split over files in a new directory:
@@ -309,7 +311,7 @@ func TestReadConfIncludingOnSlurmctld(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("slurmctld runs as root here (SlurmUser=root)")
 	}
-	slurms := slurmctlds()
+	slurms := slurmtest.Ctlds()
 	if len(slurms) == 0 {
 		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): Include lines are checked against Slurm's reader when it is installed")
 	}
@@ -330,9 +332,9 @@ func TestReadConfIncludingOnSlurmctld(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := partitionSummary(parts)
-		got, fatal := runSlurmctldConf(t, s.ctld, s.scontrol, dir, conf)
+		got, fatal := slurmtest.SlurmctldPartitions(t, s.Slurmctld, s.Scontrol, dir, conf)
 		if fatal != "" || got != want {
-			t.Errorf("%s: slurmctld on slurm.conf and its included files: %s%s, ReadConfIncluding %s", s.name, got, fatal, want)
+			t.Errorf("%s: slurmctld on slurm.conf and its included files: %s%s, ReadConfIncluding %s", s.Name, got, fatal, want)
 		}
 		nodes, err := c.Nodes()
 		if err != nil {
@@ -365,7 +367,7 @@ func TestReadConfIncludingOnSlurmctld(t *testing.T) {
 			}
 		}
 		if strings.Join(changed, " ") != "nodes.conf racks.conf part-sample.conf" || string(files.SlurmConf) != conf {
-			t.Fatalf("%s: changed %q; slurm.conf\n%s", s.name, changed, files.SlurmConf)
+			t.Fatalf("%s: changed %q; slurm.conf\n%s", s.Name, changed, files.SlurmConf)
 		}
 		out := t.TempDir()
 		put(t, files, out)
@@ -378,10 +380,10 @@ func TestReadConfIncludingOnSlurmctld(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = partitionSummary(wparts)
-		got, fatal = runSlurmctldConf(t, s.ctld, s.scontrol, out, string(files.SlurmConf))
+		got, fatal = slurmtest.SlurmctldPartitions(t, s.Slurmctld, s.Scontrol, out, string(files.SlurmConf))
 		if fatal != "" || got != want || want != "all=a[1-4],b[1-2],c[1-2] b=b1,c2" {
-			t.Errorf("%s: slurmctld on the files written: %s%s, ReadConfIncluding %s, want all=a[1-4],b[1-2],c[1-2] b=b1,c2", s.name, got, fatal, want)
+			t.Errorf("%s: slurmctld on the files written: %s%s, ReadConfIncluding %s, want all=a[1-4],b[1-2],c[1-2] b=b1,c2", s.Name, got, fatal, want)
 		}
-		t.Logf("slurmctld %s: site %s; written %s", s.name, partitionSummary(parts), got)
+		t.Logf("slurmctld %s: site %s; written %s", s.Name, partitionSummary(parts), got)
 	}
 }

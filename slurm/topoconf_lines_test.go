@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/topo/hostlist"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // topoLineCases are topology.conf files (topology/tree, nodes n[1-4]) as Slurm's
@@ -139,7 +141,7 @@ func runSlurmctldTopology(t *testing.T, ctld, dir, text string) (switches, fatal
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	sc, stop := startSlurmctld(t, ctx, ctld, filepath.Join(dir, "slurm.conf"), "-vv")
+	sc, stop := slurmtest.StartSlurmctld(t, ctx, ctld, filepath.Join(dir, "slurm.conf"), "-vv")
 	defer stop()
 	var sw, bad []string
 	for sc.Scan() {
