@@ -41,6 +41,10 @@ var topoLineCases = []struct {
 	{text: "SwitchName=s1 Nodes=n[1-4] \\\n LinkSpeed\n", err: "\"LinkSpeed\" is not KEY=VALUE"},
 	{text: "Include INC\n", err: "Include", include: true},
 	{text: "SwitchName=s2 Nodes=n[3-4]\ninclude inc.conf\nSwitchName=top Switches=s[1-2]\n", err: "Include", include: true},
+	// %c: topology.conf's table has no ClusterName, so Slurm's Include fails
+	// though inc-t.conf (ClusterName=t) is there; ParseTopologyConfIncluding
+	// refuses it too (TestParseTopologyConfIncluding).
+	{text: "Include inc-%c.conf\n", err: "Include"},
 }
 
 // topoSummary is what topoLineCases' want says of a tree.
@@ -93,8 +97,10 @@ func TestParseTopologyConfOnSlurmctld(t *testing.T) {
 	for i, c := range topoLineCases {
 		dir := t.TempDir()
 		text := strings.ReplaceAll(c.text, "INC", filepath.Join(dir, "inc.conf"))
-		if err := os.WriteFile(filepath.Join(dir, "inc.conf"), []byte("SwitchName=s1 Nodes=n[1-4]\n"), 0o644); err != nil {
-			t.Fatal(err)
+		for _, inc := range []string{"inc.conf", "inc-t.conf"} {
+			if err := os.WriteFile(filepath.Join(dir, inc), []byte("SwitchName=s1 Nodes=n[1-4]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		switches, fatal := runSlurmctldTopology(t, ctld, dir, text)
 		top, ours := ParseTopologyConf(strings.NewReader(text))

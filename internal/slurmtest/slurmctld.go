@@ -18,6 +18,8 @@ import (
 
 // Ctld is an installed slurmctld with its scontrol.
 type Ctld struct {
+	// Name is "22.05" (Debian's, on PATH) or "new" (the one built from source);
+	// Slurmctld and Scontrol are the paths of its two programs.
 	Name, Slurmctld, Scontrol string
 	V2311                     bool // 23.11 or later
 }
