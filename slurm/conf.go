@@ -188,8 +188,8 @@ const MaxIncludeDepth = 16
 // "Include" failed, fatal), named with its Include line. open reads a file by
 // the name so made (os.ReadFile; a map for tests). Errors of the lines of an
 // included file name that file (ConfError.File). A path "-" (standard input)
-// has no directory: a relative name is an error saying to give the file's path,
-// never a guess.
+// or "" has no directory: a relative name is an error saying to give the file's
+// path, never a guess.
 func ReadConfIncluding(data []byte, path string, open func(name string) ([]byte, error)) (*Conf, error) {
 	c := &Conf{}
 	inc := newIncluder(path, "", open)
@@ -214,13 +214,14 @@ type includer struct {
 	// topology: the file is a topology.conf, whose options table has no
 	// ClusterName (%c always fails in Slurm).
 	topology bool
+	stdin    bool // the file was read from standard input ("-"): dir is ""
 }
 
 // newIncluder follows the Include lines of the file at path ("-": standard
 // input, no directory) through open; confPath, when given, is slurm.conf's path
 // for a topology.conf read apart from it.
 func newIncluder(path, confPath string, open func(string) ([]byte, error)) *includer {
-	inc := &includer{open: open}
+	inc := &includer{open: open, stdin: path == "-"}
 	if path != "-" && path != "" {
 		inc.dir = filepath.Dir(path)
 	}
@@ -357,7 +358,11 @@ func (c *Conf) includePath(name string, inc *includer, from string) (path, as st
 		return name, name, nil
 	}
 	if inc.dir == "" {
-		return "", "", fmt.Errorf("a relative name, read from standard input: Slurm reads it in slurm.conf's directory, which standard input does not have; give the file's path (or write the Include name absolute)")
+		from, what := "read from standard input", "standard input"
+		if !inc.stdin {
+			from, what = "in a file given without its name", "that"
+		}
+		return "", "", fmt.Errorf("a relative name, %s: Slurm reads it in slurm.conf's directory, which %s does not have; give the file's path (or write the Include name absolute)", from, what)
 	}
 	p := filepath.Join(inc.dir, name)
 	if inc.confDir != "" && inc.confDir != inc.dir {

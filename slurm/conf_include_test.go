@@ -145,6 +145,13 @@ func TestReadConfIncludingErrors(t *testing.T) {
 			t.Errorf("%q: %v, want a *ConfError with %q", c.conf, err, c.want)
 		}
 	}
+	// No directory (standard input, or no name): a relative name is refused,
+	// never read in the working directory.
+	for p, w := range map[string]string{"-": "line 1: Include nodes.conf: a relative name, read from standard input", "": "line 1: Include nodes.conf: a relative name, in a file given without its name"} {
+		if _, err := ReadConfIncluding([]byte("Include nodes.conf\n"), p, os.ReadFile); err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("path %q: %v, want %q", p, err, w)
+		}
+	}
 	// An empty included file holds nothing (Slurm: "file is empty", read).
 	c, err := ReadConfIncluding([]byte("Include empty.conf\nInclude dir.conf\n"), path, os.ReadFile)
 	if err != nil {
