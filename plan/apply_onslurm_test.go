@@ -171,7 +171,7 @@ func applyOnSlurm(t *testing.T, s applySlurm) (i, total, differ int) {
 				logPath := filepath.Join(dir, "log", "slurmctld.log")
 				logStart, _ := os.ReadFile(logPath)
 				work := t.TempDir()
-				for _, f := range deploymentFiles(d, "") {
+				for _, f := range p.deploymentFiles(d, "") {
 					os.WriteFile(filepath.Join(work, f.Name), f.Data, 0o644)
 				}
 				var hosts strings.Builder

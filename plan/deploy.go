@@ -83,8 +83,13 @@ type Deployment struct {
 	Supported bool
 	Why       string // empty when Supported
 	// SlurmConf is the slurm.conf of the deployment (the site's with the changes
-	// merged; every other line and attribute kept); nil for as-run.
+	// merged; every other line and attribute kept, Include lines too); nil for
+	// as-run.
 	SlurmConf []byte
+	// Included are the files of slurm.conf's Include lines (Options.ReadIncluded),
+	// each with its lines as the deployment changes them (Changed: it differs
+	// from the site's); nil when none was followed.
+	Included []slurm.IncludedFile
 	// TopologyName is "topology.conf" or "topology.yaml" and Topology its content,
 	// when the deployment has a topology file.
 	TopologyName string
@@ -100,6 +105,11 @@ type Deployment struct {
 	names []string
 	cfg   alloc.SlurmConfig
 	torus *torusConfig
+}
+
+// setConf sets the deployment's slurm.conf and included files.
+func (d *Deployment) setConf(f *slurm.ConfFiles) {
+	d.SlurmConf, d.Included = f.SlurmConf, f.Included
 }
 
 // NodeName returns the name Slurm gives node v of Plan.Machine under this
@@ -256,7 +266,7 @@ func (p *Plan) switchAsNodeRank() bool {
 // buildCurrent models the site's configuration: its weights, its topology plugin
 // with its topology.conf.
 func (p *Plan) buildCurrent(d *Deployment) error {
-	d.SlurmConf = p.opt.SlurmConf
+	d.SlurmConf, d.Included = p.opt.SlurmConf, p.siteIncluded
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: p.currentWeights()}
 	switch plugin := p.topologyPlugin(); plugin {
 	case "", "topology/none", "topology/flat", "topology/default":
@@ -287,7 +297,7 @@ func (p *Plan) buildCurrent(d *Deployment) error {
 		if p.opt.TopologyConf == nil {
 			return &InputError{p.opt.SlurmConfPath, fmt.Errorf("TopologyPlugin=topology/block needs its topology.conf to model the current configuration: give --topology-conf")}
 		}
-		b, err := slurm.ParseBlocks(bytes.NewReader(p.opt.TopologyConf))
+		b, err := p.topology.BlocksOf()
 		if err != nil {
 			return &InputError{p.opt.TopologyConfPath, err}
 		}
@@ -386,7 +396,7 @@ func (p *Plan) buildWeights(d *Deployment) error {
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
-	d.SlurmConf = out
+	d.setConf(out)
 	d.Notes = append(d.Notes, warnings...)
 	d.Settings = []string{fmt.Sprintf("Weight=1..%d on the NodeName lines of the compute nodes, along the ordering", len(p.Order))}
 	if ws := p.currentWeights(); slices.Min(ws) != slices.Max(ws) {
@@ -414,7 +424,7 @@ func (p *Plan) buildWeights(d *Deployment) error {
 
 // setGlobals returns conf with the global settings of set (key, value) replaced
 // where they are (every line of that key) or appended; a value "" deletes the key.
-func setGlobals(conf *slurm.Conf, set [][2]string, edit func(li int, l *slurm.ConfLine) ([]string, error)) ([]byte, error) {
+func setGlobals(conf *slurm.Conf, set [][2]string, edit func(li int, l *slurm.ConfLine) ([]string, error)) (*slurm.ConfFiles, error) {
 	done := map[string]bool{}
 	out, err := conf.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
 		for _, kv := range set {
@@ -447,7 +457,7 @@ func setGlobals(conf *slurm.Conf, set [][2]string, edit func(li int, l *slurm.Co
 	if len(add) == 0 {
 		return out, nil
 	}
-	c2, err := slurm.ReadConf(out)
+	c2, err := out.Read()
 	if err != nil {
 		return nil, err
 	}
@@ -518,7 +528,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 		set = append(set, [2]string{"TopologyParam", p.topologyParam(ranked)})
 	}
 	eq, w := p.equalWeights(d)
-	var conf []byte
+	var conf *slurm.ConfFiles
 	if ranked {
 		// SwitchAsNodeRank orders a leaf's nodes by their NodeName lines: write
 		// them in ordering order.
@@ -530,7 +540,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 		if err != nil {
 			return err
 		}
-		c, err := slurm.ReadConf(reordered)
+		c, err := reordered.Read()
 		if err != nil {
 			return fmt.Errorf("internal error: the reordered slurm.conf does not read back: %w", err)
 		}
@@ -540,7 +550,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 	} else if conf, err = p.confWith(set, eq); err != nil {
 		return err
 	}
-	d.SlurmConf = conf
+	d.setConf(conf)
 	d.Settings = append(d.Settings, "TopologyPlugin=topology/tree")
 	ws := make([]uint32, len(p.Names))
 	for i := range ws {
@@ -562,7 +572,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 // line; the other nodes keep their lines and places. extra are pairs set on every
 // moved line. A moved node that would inherit other NodeName=DEFAULT values at its
 // new place gets the values of its old place written out.
-func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]byte, error) {
+func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (*slurm.ConfFiles, error) {
 	byName := make(map[string]slurm.ConfNode, len(p.nodes))
 	byLine := map[int][]slurm.ConfNode{}
 	first := -1
@@ -620,7 +630,7 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) ([]b
 // given, the pairs it returns set on the compute nodes of every NodeName line. A
 // line that also defines nodes the network lacks is split so that those keep their
 // values (the report promises they keep their configuration).
-func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair) ([]byte, error) {
+func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair) (*slurm.ConfFiles, error) {
 	conf := p.conf
 	if nodeSet != nil {
 		out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
@@ -632,7 +642,7 @@ func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []sl
 		if err != nil {
 			return nil, &InputError{p.opt.SlurmConfPath, err}
 		}
-		if conf, err = slurm.ReadConf(out); err != nil {
+		if conf, err = out.Read(); err != nil {
 			return nil, err
 		}
 	}
@@ -738,7 +748,7 @@ func (p *Plan) buildBlock(d *Deployment) error {
 	if err != nil {
 		return err
 	}
-	d.SlurmConf = conf
+	d.setConf(conf)
 	d.Settings = append(d.Settings, "TopologyPlugin=topology/block", fmt.Sprintf("blocks of %d nodes along the ordering", size))
 	ws := make([]uint32, len(p.Names))
 	for i := range ws {
@@ -822,7 +832,7 @@ func (p *Plan) buildNames(d *Deployment) error {
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
-	c2, err := slurm.ReadConf(out)
+	c2, err := out.Read()
 	if err != nil {
 		return fmt.Errorf("internal error: the renamed slurm.conf does not read back: %w", err)
 	}
@@ -891,7 +901,7 @@ func (p *Plan) buildNames(d *Deployment) error {
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
-	d.SlurmConf = out
+	d.setConf(out)
 	d.names = newName
 	ws := make([]uint32, n)
 	for i := range ws {
@@ -982,7 +992,7 @@ func (p *Plan) buildTorus3D(d *Deployment) error {
 		return err
 	}
 	d.TopologyName, d.Topology = "topology.yaml", buf.Bytes()
-	d.SlurmConf = p.opt.SlurmConf
+	d.SlurmConf, d.Included = p.opt.SlurmConf, p.siteIncluded
 	d.torus = &torusConfig{dims: dims, placements: placements}
 	d.Settings = append(d.Settings, "topology.yaml next to slurm.conf (torus3d; Slurm 26.05 then ignores TopologyPlugin)")
 	d.Notes = append(d.Notes, "torus3d places every job on a box of its size's placement: a job whose size has no placement is refused at submission; the ordering does not enter")

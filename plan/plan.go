@@ -39,13 +39,16 @@ type Options struct {
 	// SlurmConf is the site's slurm.conf, SlurmConfPath its name in messages.
 	SlurmConf     []byte
 	SlurmConfPath string // the slurm.conf's name in messages
-	// SlurmConfInclude reads the files of slurm.conf's Include lines, by the name
-	// slurm.ReadConfIncluding makes (a relative name joined to SlurmConfPath's
-	// directory): the nodes, partitions and settings of included files count, and
-	// the deployments that change slurm.conf write it as one file with the
-	// included lines in place of their Include lines. nil: Include lines are not
-	// followed (a warning says so).
-	SlurmConfInclude func(name string) ([]byte, error)
+	// ReadIncluded reads the files of the Include lines of slurm.conf and of
+	// topology.conf, by the name slurm.ReadConfIncluding and
+	// slurm.ParseTopologyConfIncluding make (a relative name joined to
+	// SlurmConfPath's, or TopologyConfPath's, directory; SlurmConfPath "-",
+	// standard input: a relative name is an error): the nodes, partitions and
+	// settings of included files count, and a deployment writes each included
+	// file it changes under its own name beside its slurm.conf (IncludedName),
+	// slurm.conf keeping its Include lines. nil: Include lines are not followed
+	// (a warning says so; a topology.conf's are an error).
+	ReadIncluded func(name string) ([]byte, error)
 	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
 	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
 	TopologyConf     []byte
@@ -120,7 +123,14 @@ type Plan struct {
 	nodes      []slurm.ConfNode // conf.Nodes(), expanded once (150 MB at 131,072 nodes)
 	confNodes  map[string]slurm.ConfNode
 	computeSet map[string]int // Slurm name -> node of Machine
-	leaf       []int32        // leaf switch of each node, -1 when none
+	// siteIncluded are the site's included files as read (unchanged), for the
+	// deployments that keep slurm.conf.
+	siteIncluded []slurm.IncludedFile
+	includedAs   map[string]string // path -> IncludedName
+	// topology is the site's topology.conf as read (with its included files),
+	// nil without one.
+	topology   *slurm.Topology
+	leaf       []int32 // leaf switch of each node, -1 when none
 	opt        Options
 	sched      sim.Sched
 	progressMu sync.Mutex
@@ -236,8 +246,8 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	}
 	var conf *slurm.Conf
 	var err error
-	if opt.SlurmConfInclude != nil {
-		conf, err = slurm.ReadConfIncluding(opt.SlurmConf, opt.SlurmConfPath, opt.SlurmConfInclude)
+	if opt.ReadIncluded != nil {
+		conf, err = slurm.ReadConfIncluding(opt.SlurmConf, opt.SlurmConfPath, opt.ReadIncluded)
 	} else {
 		conf, err = slurm.ReadConf(opt.SlurmConf)
 	}
@@ -352,7 +362,15 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", len(future), compressed(future)))
 	}
 	if len(conf.Included) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines were followed (%s): the deployments that change slurm.conf write it as one file, each Include line a comment followed by the lines of its file (edited); deploy that slurm.conf alone on every node (Slurm then reads no included file: keep or remove them), or copy the edited lines back into your included files; the current deployment keeps your files as they are", includedFiles(conf)))
+		site, err := conf.EditLines(func(int, *slurm.ConfLine) ([]string, error) { return nil, nil }, nil)
+		if err != nil {
+			return &InputError{opt.SlurmConfPath, err}
+		}
+		if p.includedAs, err = includedNames(site.Included); err != nil {
+			return &InputError{opt.SlurmConfPath, err}
+		}
+		p.siteIncluded = site.Included
+		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines were followed (%s): a deployment writes each included file it changes under its own name beside its slurm.conf, which keeps its Include lines; apply.txt says where each goes and which files stay as they are", includedFiles(conf)))
 	}
 	if conf.Includes > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines are not followed (%s): nodes and settings of the included files are not seen, and the deployments' slurm.conf keeps the lines; check that no included file sets NodeName, TopologyPlugin or TopologyParam lines, which Slurm would read as well", includedFiles(conf)))
@@ -405,6 +423,17 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		return context.Cause(ctx)
 	}
 	if opt.TopologyConf != nil {
+		var t *slurm.Topology
+		var err error
+		if opt.ReadIncluded != nil {
+			t, err = slurm.ParseTopologyConfIncluding(bytes.NewReader(opt.TopologyConf), opt.TopologyConfPath, opt.SlurmConfPath, opt.ReadIncluded)
+		} else {
+			t, err = slurm.ParseTopologyConf(bytes.NewReader(opt.TopologyConf))
+		}
+		if err != nil {
+			return &InputError{opt.TopologyConfPath, fmt.Errorf("topology.conf: %w", err)}
+		}
+		p.topology = t
 		if _, err := p.currentTopology(); err != nil {
 			return err
 		}
@@ -771,16 +800,13 @@ func (p *Plan) nameOrder() curves.Order {
 	return o
 }
 
-// currentTopology reads the site's topology.conf as Slurm does
-// (slurm.ParseTopologyConf): its tree, or nil for a block configuration.
+// currentTopology is the site's topology.conf as Slurm reads it (read by
+// checkInputs, its Include lines followed): its tree, or nil for a block
+// configuration or none.
 func (p *Plan) currentTopology() (*slurm.Tree, error) {
-	data := p.opt.TopologyConf
-	if data == nil {
+	t := p.topology
+	if t == nil {
 		return nil, nil
-	}
-	t, err := slurm.ParseTopologyConf(bytes.NewReader(data))
-	if err != nil {
-		return nil, &InputError{p.opt.TopologyConfPath, fmt.Errorf("topology.conf: %w", err)}
 	}
 	if t.Blocks != nil {
 		return nil, nil

@@ -149,7 +149,11 @@ func TestPlanSample(t *testing.T) {
 // the leaves and NodeName lines. The deployment's own emulator must agree with it.
 func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.SlurmAllocator {
 	t.Helper()
-	c, err := slurm.ReadConf(d.SlurmConf)
+	text := d.SlurmConf
+	if d.Included != nil {
+		text = []byte(putTogether(t, d)) // the included files as Slurm reads them
+	}
+	c, err := slurm.ReadConf(text)
 	if err != nil {
 		t.Fatal(err)
 	}

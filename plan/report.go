@@ -202,7 +202,7 @@ func (p *Plan) files() error {
 	}
 	files := []File{{Name: "ordering.pairs", Data: pairs.Bytes()}, {Name: "ordering.hosts", Data: hosts.Bytes()}}
 	rec := p.Deployment(Kind(p.Report.Recommended))
-	files = append(files, deploymentFiles(rec, "")...)
+	files = append(files, p.deploymentFiles(rec, "")...)
 	// DIR/NAME/ is written even when NAME is the recommendation: a script that
 	// asked for NAME's files finds them there whatever the replays recommend.
 	if k := p.opt.Deployment; k != "" {
@@ -210,7 +210,7 @@ func (p *Plan) files() error {
 		if !d.Supported {
 			return fmt.Errorf("--deployment %s: %s", k, d.Why)
 		}
-		files = append(files, deploymentFiles(d, string(k)+"/")...)
+		files = append(files, p.deploymentFiles(d, string(k)+"/")...)
 		// NAME's own steps beside its files: the top apply.txt is the
 		// recommendation's, and NAME's files need other steps (a restart, not a
 		// reconfigure) when NAME is not the recommendation.
@@ -236,10 +236,11 @@ func (p *Plan) files() error {
 	return nil
 }
 
-func deploymentFiles(d *Deployment, dir string) []File {
+func (p *Plan) deploymentFiles(d *Deployment, dir string) []File {
 	var out []File
 	if d.SlurmConf != nil {
 		out = append(out, File{Name: dir + "slurm.conf", Data: d.SlurmConf})
+		out = append(out, p.changedIncludedFiles(d, dir)...)
 	}
 	if d.Topology != nil {
 		out = append(out, File{Name: dir + d.TopologyName, Data: d.Topology})
@@ -272,9 +273,28 @@ func (p *Plan) applyText(d *Deployment) string {
 	}
 	b.WriteString("\nSteps (on the controller, as root, in the directory of this file):\n")
 	b.WriteString("  1. Back up the current files:\n       cp -p /etc/slurm/slurm.conf /etc/slurm/slurm.conf.before-procalloc\n")
+	for _, f := range d.Included {
+		if f.Changed {
+			fmt.Fprintf(&b, "       cp -p %s %s.before-procalloc\n", IncludedDest(f), IncludedDest(f))
+		}
+	}
 	step := 2
 	fmt.Fprintf(&b, "  %d. Copy the new slurm.conf to every host that reads it (controller, compute nodes; or the configless server):\n       install -m 644 slurm.conf /etc/slurm/slurm.conf\n", step)
 	step++
+	if changed := p.changedIncludedFiles(d, ""); len(changed) > 0 {
+		// slurm.conf keeps its Include lines: each changed file goes where
+		// slurmctld reads it (a relative name beside slurm.conf).
+		fmt.Fprintf(&b, "  %d. Copy the included files it changes to where its Include lines name them (a file shared with other clusters or tools changes for them too):\n", step)
+		for _, f := range d.Included {
+			if f.Changed {
+				fmt.Fprintf(&b, "       install -m 644 %s %s\n", p.IncludedName(f), IncludedDest(f))
+			}
+		}
+		step++
+	}
+	if same := unchangedIncluded(d); len(same) > 0 {
+		fmt.Fprintf(&b, "     Unchanged, keep as they are: %s\n", strings.Join(same, " "))
+	}
 	if d.Topology != nil {
 		fmt.Fprintf(&b, "  %d. Copy %s next to slurm.conf:\n       install -m 644 %s /etc/slurm/%s\n", step, d.TopologyName, d.TopologyName, d.TopologyName)
 		step++

@@ -72,7 +72,7 @@ func writeBlock(w io.Writer, o curves.Order, hosts []string, size int, levels bo
 	if levels {
 		blocks, err = newBlocks2311(recs, uint16(1)<<len(sizes)-1, len(recs)+1)
 	} else {
-		blocks, err = newBlocks(recs, sizes, len(recs)+1, 0, 0, func(string) {})
+		blocks, err = newBlocks(recs, sizes, len(recs)+1, lineRef("", len(recs)+1), 0, 0, "", func(string) {})
 	}
 	if err != nil {
 		return fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)

@@ -46,6 +46,9 @@ type Blocks struct {
 type Block struct {
 	Name string // the BlockName= value
 	Line int    // its 1-based line in the file
+	// File is the included file of its line (ParseTopologyConfIncluding); "" for
+	// the file itself.
+	File string
 	// Nodes are the expanded Nodes= in the file's order (Slurm keeps only the set: a
 	// block's nodes are taken in node-index order); empty for a block without Nodes=
 	// (Slurm accepts it as an empty block).
@@ -61,6 +64,7 @@ func (b *Blocks) LevelAllowed(l int) bool {
 type blockRec struct {
 	name  string
 	line  int
+	file  string // the included file of its line, "" for the file itself
 	nodes []string
 }
 
@@ -77,23 +81,23 @@ type blockRec struct {
 // block, topology_block.c's topology_p_eval_nodes skips eval_nodes_block for every
 // job and the common selection places it (alloc's slurm:block does the same: every
 // job as slurm:consec places it).
-func newBlocks(recs []blockRec, sizes []int, sizesLine int, levels uint16, levelsLine int, warn func(string)) (*Blocks, error) {
+func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, levels uint16, levelsLine int, levelsAt string, warn func(string)) (*Blocks, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no BlockName= lines (Slurm: \"No blocks configured\")")
 	}
 	if levelsLine > 0 {
 		if sizes != nil {
-			return nil, fmt.Errorf("line %d: BlockLevels= (Slurm 23.11) and BlockSizes= (line %d; Slurm 24.05 on) in one file: no Slurm reads both (23.11 does not know BlockSizes, 24.05 on do not know BlockLevels: \"Parsing error at unrecognized key\", fatal)", levelsLine, sizesLine)
+			return nil, fmt.Errorf("%s: BlockLevels= (Slurm 23.11) and BlockSizes= (%s; Slurm 24.05 on) in one file: no Slurm reads both (23.11 does not know BlockSizes, 24.05 on do not know BlockLevels: \"Parsing error at unrecognized key\", fatal)", levelsAt, sizesAt)
 		}
 		return newBlocks2311(recs, levels, levelsLine)
 	}
 	b := &Blocks{Sizes: sizes, SizesLine: sizesLine}
-	seen := map[string]int{}
+	seen := map[string]string{}
 	for _, r := range recs {
 		if err := checkBlockName(r, seen); err != nil {
 			return nil, err
 		}
-		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, Nodes: r.nodes})
+		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, File: r.file, Nodes: r.nodes})
 	}
 	anyNodes := false
 	for _, blk := range b.Blocks {
@@ -102,7 +106,7 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, levels uint16, level
 	if b.Sizes != nil {
 		if !anyNodes {
 			// block_record.c, block_record_validate: warning("Blocks do not contain any nodes").
-			warn(fmt.Sprintf("line %d: no block has nodes (Nodes=); Slurm accepts it (\"Blocks do not contain any nodes\") and places every job without the blocks, as slurm:consec does", sizesLine))
+			warn(fmt.Sprintf("%s: no block has nodes (Nodes=); Slurm accepts it (\"Blocks do not contain any nodes\") and places every job without the blocks, as slurm:consec does", sizesAt))
 		}
 		b.Base = b.Sizes[0]
 		for _, s := range b.Sizes {
@@ -124,16 +128,16 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, levels uint16, level
 }
 
 // checkBlockName refuses a block without a name or with the name of a block before
-// it (seen: the names so far and their lines, to which r's is added); every
+// it (seen: the names so far and where their lines are, to which r's is added); every
 // release's block plugin does.
-func checkBlockName(r blockRec, seen map[string]int) error {
+func checkBlockName(r blockRec, seen map[string]string) error {
 	if r.name == "" {
-		return fmt.Errorf("line %d: a block without a name", r.line)
+		return fmt.Errorf("%s: a block without a name", lineRef(r.file, r.line))
 	}
 	if prev, dup := seen[r.name]; dup {
-		return fmt.Errorf("line %d: block %s already defined on line %d", r.line, r.name, prev)
+		return fmt.Errorf("%s: block %s already defined on %s", lineRef(r.file, r.line), r.name, prev)
 	}
-	seen[r.name] = r.line
+	seen[r.name] = lineRef(r.file, r.line)
 	return nil
 }
 
@@ -144,21 +148,21 @@ func checkBlockName(r blockRec, seen map[string]int) error {
 // names: Slurm counts the names slurm.conf defines, which procalloc does not know here.
 func newBlocks2311(recs []blockRec, levels uint16, levelsLine int) (*Blocks, error) {
 	b := &Blocks{Levels: levels, LevelsLine: levelsLine}
-	seen := map[string]int{}
+	seen := map[string]string{}
 	for _, r := range recs {
 		if err := checkBlockName(r, seen); err != nil {
 			return nil, err
 		}
 		if len(r.nodes) == 0 {
-			return nil, fmt.Errorf("line %d: block %s has no Nodes=; Slurm 23.11, which reads BlockLevels=, needs them (\"block %s hasn't got nodes\", fatal)", r.line, r.name, r.name)
+			return nil, fmt.Errorf("%s: block %s has no Nodes=; Slurm 23.11, which reads BlockLevels=, needs them (\"block %s hasn't got nodes\", fatal)", lineRef(r.file, r.line), r.name, r.name)
 		}
 		n := distinctCount(r.nodes)
 		if b.Base == 0 {
 			b.Base = n
 		} else if n != b.Base {
-			return nil, fmt.Errorf("line %d: block %s has %d nodes, the first block %s %d; Slurm 23.11, which reads BlockLevels=, needs every block of the first one's size (\"children count no equal bblock_node_cnt\", fatal)", r.line, r.name, n, recs[0].name, b.Base)
+			return nil, fmt.Errorf("%s: block %s has %d nodes, the first block %s %d; Slurm 23.11, which reads BlockLevels=, needs every block of the first one's size (\"children count no equal bblock_node_cnt\", fatal)", lineRef(r.file, r.line), r.name, n, recs[0].name, b.Base)
 		}
-		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, Nodes: r.nodes})
+		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, File: r.file, Nodes: r.nodes})
 	}
 	return b, nil
 }

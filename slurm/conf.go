@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -57,13 +58,20 @@ type Conf struct {
 	// read; nil when none.
 	Included []string
 	files    []confFile // [0] is the slurm.conf
+	// includedNames are the names of the Include lines of Included, %c replaced.
+	includedNames []string
+	// inc is how ReadConfIncluding followed the Include lines (EditLines' files
+	// are read back with it); nil for ReadConf.
+	inc *includer
 }
 
-// confFile is one file of a Conf: its path as opened ("" for the slurm.conf) and
-// its physical lines, with their line ends.
+// confFile is one file of a Conf: its path as opened ("" for the slurm.conf), the
+// name its Include line gives (%c replaced), its content and its physical lines,
+// with their line ends.
 type confFile struct {
-	path string
-	raw  []string
+	path, name string
+	data       []byte
+	raw        []string
 }
 
 // ConfLine is one logical line of a slurm.conf: physical lines First..Last
@@ -143,7 +151,7 @@ func (e *ConfError) Unwrap() error { return e.Err }
 // of confLineKeys, text after "Include FILE", a key that no Slurm from 22.05 to
 // 26.05 knows, named with the nearest known key when it is a near miss).
 func ReadConf(data []byte) (*Conf, error) {
-	return readConfLines(data, checkSlurmConfLine)
+	return readConfLines(data, checkSlurmConfLine, nil)
 }
 
 // checkSlurmConfLine refuses a slurm.conf line of unknown keys (checkConfKeys) or of
@@ -179,31 +187,62 @@ const MaxIncludeDepth = 16
 // parsing", the Include fails), and so is a file open cannot read (slurmctld:
 // "Include" failed, fatal), named with its Include line. open reads a file by
 // the name so made (os.ReadFile; a map for tests). Errors of the lines of an
-// included file name that file (ConfError.File).
+// included file name that file (ConfError.File). A path "-" (standard input)
+// or "" has no directory: a relative name is an error saying to give the file's
+// path, never a guess.
 func ReadConfIncluding(data []byte, path string, open func(name string) ([]byte, error)) (*Conf, error) {
 	c := &Conf{}
-	if err := c.readFile(data, checkSlurmConfLine, &includer{dir: filepath.Dir(path), open: open}, 0); err != nil {
+	inc := newIncluder(path, "", open)
+	if err := c.readFile(data, checkSlurmConfLine, inc, 0); err != nil {
 		return nil, err
 	}
+	c.inc = inc
 	return c, nil
 }
 
-// includer follows Include lines for ReadConfIncluding.
+// includer follows Include lines for ReadConfIncluding and
+// ParseTopologyConfIncluding: parse_config.c's _parse_include_directive, one
+// implementation for both files.
 type includer struct {
-	dir  string // of the slurm.conf
-	open func(string) ([]byte, error)
+	dir string // of the file read (slurm.conf, topology.conf); "" when it has none (standard input)
+	// confDir is slurm.conf's directory when the file read is a topology.conf
+	// given apart from it; "" otherwise. Slurm 23.02 on join a relative name to
+	// slurm.conf's directory, 22.05 to the topology.conf's, which Slurm reads
+	// beside slurm.conf: a relative name is refused when the two differ.
+	confDir string
+	open    func(string) ([]byte, error)
+	// topology: the file is a topology.conf, whose options table has no
+	// ClusterName (%c always fails in Slurm).
+	topology bool
+	stdin    bool // the file was read from standard input ("-"): dir is ""
+}
+
+// newIncluder follows the Include lines of the file at path ("-": standard
+// input, no directory) through open; confPath, when given, is slurm.conf's path
+// for a topology.conf read apart from it.
+func newIncluder(path, confPath string, open func(string) ([]byte, error)) *includer {
+	inc := &includer{open: open, stdin: path == "-"}
+	if path != "-" && path != "" {
+		inc.dir = filepath.Dir(path)
+	}
+	if confPath != "" && confPath != "-" {
+		inc.confDir = filepath.Dir(confPath)
+	}
+	return inc
 }
 
 // readConfLines reads the logical lines of a file in the syntax of Slurm's
 // s_p_parse_file (parse_config.c), which reads slurm.conf and topology.conf alike:
 // comments, '\' continuations, escapes, KEY[op]=VALUE pairs, Include lines (see
-// Conf; not followed). check, called on the pairs of each line that has any, in
-// file order, says what the file's keys allow; its error is the line's *ConfError.
-func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
+// Conf), its Include lines followed with inc (nil: counted in Conf.Includes, not
+// followed). check, called on the pairs of each line that has any, in file order,
+// says what the file's keys allow; its error is the line's *ConfError.
+func readConfLines(data []byte, check func([]ConfPair) error, inc *includer) (*Conf, error) {
 	c := &Conf{}
-	if err := c.readFile(data, check, nil, 0); err != nil {
+	if err := c.readFile(data, check, inc, 0); err != nil {
 		return nil, err
 	}
+	c.inc = inc
 	return c, nil
 }
 
@@ -211,9 +250,9 @@ func readConfLines(data []byte, check func([]ConfPair) error) (*Conf, error) {
 // following its Include lines with inc (nil: count them in c.Includes).
 func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer, depth int) error {
 	fi := len(c.files)
-	path := ""
+	path, name := "", ""
 	if fi > 0 {
-		path = c.Included[fi-1]
+		path, name = c.Included[fi-1], c.includedNames[fi-1]
 	}
 	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
 		return &ConfError{File: path, Line: 1, Msg: err.Error()}
@@ -222,7 +261,7 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 	if n := len(raw); n > 0 && raw[n-1] == "" {
 		raw = raw[:n-1]
 	}
-	c.files = append(c.files, confFile{path: path, raw: raw})
+	c.files = append(c.files, confFile{path: path, name: name, data: data, raw: raw})
 	for i := 0; i < len(raw); {
 		first := i
 		var text strings.Builder
@@ -262,7 +301,7 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 			if len(f) == 0 {
 				return &ConfError{File: path, Line: first + 1, Msg: "Include without a file name (slurmctld: \"Include\" failed, fatal)"}
 			}
-			name, err := c.includePath(f[0], inc, path)
+			name, as, err := c.includePath(f[0], inc, path)
 			if err != nil {
 				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: %v", f[0], err), Err: err}
 			}
@@ -276,6 +315,7 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 			l.inc = len(c.files)
 			c.Lines = append(c.Lines, l)
 			c.Included = append(c.Included, name)
+			c.includedNames = append(c.includedNames, as)
 			if err := c.readFile(b, check, inc, depth+1); err != nil {
 				return err
 			}
@@ -297,29 +337,43 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 }
 
 // includePath is the file an Include line of the file from (an included file's
-// path, "" for the slurm.conf) names: %c replaced by the ClusterName read so far,
-// lower-cased; a relative name joined to the slurm.conf's directory.
-func (c *Conf) includePath(name string, inc *includer, from string) (string, error) {
+// path, "" for the file read first) names: %c replaced by the ClusterName read so
+// far, lower-cased; a relative name joined to the first file's directory. It
+// returns the path to open and the name with %c replaced.
+func (c *Conf) includePath(name string, inc *includer, from string) (path, as string, err error) {
 	if strings.Contains(name, "%c") {
+		if inc.topology {
+			return "", "", fmt.Errorf("%%c is the ClusterName, which a topology.conf does not set (Slurm: \"Did not get ClusterName for include path\", the Include fails)")
+		}
 		cl := c.Global("ClusterName")
 		if cl == "" {
-			return "", fmt.Errorf("%%c is the ClusterName, and no ClusterName line comes before (slurmctld: \"Did not get ClusterName for include path\", fatal)")
+			return "", "", fmt.Errorf("%%c is the ClusterName, and no ClusterName line comes before (slurmctld: \"Did not get ClusterName for include path\", fatal)")
 		}
 		name = strings.ReplaceAll(name, "%c", strings.ToLower(cl))
 	}
 	if strings.Contains(name, "*") {
-		return "", fmt.Errorf("a '*' in the name: Slurm does not read globs (\"Slurm does not support glob parsing\"; the Include fails)")
+		return "", "", fmt.Errorf("a '*' in the name: Slurm does not read globs (\"Slurm does not support glob parsing\"; the Include fails)")
 	}
 	if filepath.IsAbs(name) {
-		return name, nil
+		return name, name, nil
+	}
+	if inc.dir == "" {
+		from, what := "read from standard input", "standard input"
+		if !inc.stdin {
+			from, what = "in a file given without its name", "that"
+		}
+		return "", "", fmt.Errorf("a relative name, %s: Slurm reads it in slurm.conf's directory, which %s does not have; give the file's path (or write the Include name absolute)", from, what)
 	}
 	p := filepath.Join(inc.dir, name)
+	if inc.confDir != "" && inc.confDir != inc.dir {
+		return "", "", fmt.Errorf("a relative name in a topology.conf that is not in slurm.conf's directory: Slurm 23.02 on read %s (slurm.conf's directory), 22.05 reads %s (the topology.conf's; Slurm reads topology.conf beside slurm.conf); give the two files from one directory, or write the name absolute", filepath.Join(inc.confDir, name), p)
+	}
 	if from != "" {
 		if q := filepath.Join(filepath.Dir(from), name); q != p {
-			return "", fmt.Errorf("a relative name in an included file of another directory: Slurm 23.02 on read %s (the slurm.conf's directory), 22.05 reads %s (the including file's); write the absolute name", p, q)
+			return "", "", fmt.Errorf("a relative name in an included file of another directory: Slurm 23.02 on read %s (the slurm.conf's directory), 22.05 reads %s (the including file's); write the absolute name", p, q)
 		}
 	}
-	return p, nil
+	return p, name, nil
 }
 
 // lineKeyNames lists confLineKeys as slurm.conf(5) spells them, for messages.
@@ -961,8 +1015,9 @@ func hasFeature(features, f string) bool {
 // that a caller that has them does not expand every hostlist again (150 MB for a
 // 131,072-node slurm.conf). edit is called with every NodeName line that defines
 // nodes, in order (its nodes and the line) and returns the lines that replace it
-// (nil: keep it byte for byte). Every other line is kept byte for byte.
-func (c *Conf) Edit(nodes []ConfNode, edit func(l *ConfLine, nodes []ConfNode) ([]string, error)) ([]byte, error) {
+// (nil: keep it byte for byte). Every other line is kept byte for byte; the
+// output is each file of the configuration (EditLines).
+func (c *Conf) Edit(nodes []ConfNode, edit func(l *ConfLine, nodes []ConfNode) ([]string, error)) (*ConfFiles, error) {
 	// Nodes lists a line's nodes together, lines in file order: a line's nodes are
 	// the next run of nodes.
 	out, err := c.EditLines(func(li int, l *ConfLine) ([]string, error) {
@@ -985,29 +1040,81 @@ func (c *Conf) Edit(nodes []ConfNode, edit func(l *ConfLine, nodes []ConfNode) (
 	return out, err
 }
 
+// ConfFiles is a configuration as an edit writes it (Conf.EditLines, Conf.Edit):
+// the slurm.conf and, when its Include lines were followed (ReadConfIncluding),
+// every file they include, each as its own file with its own lines (edited) and
+// the Include lines kept as they are: the site's layout.
+type ConfFiles struct {
+	// SlurmConf is the slurm.conf (the file read first).
+	SlurmConf []byte
+	// Included are the included files, in the order first read, each once; nil
+	// when no Include line was followed.
+	Included []IncludedFile
+	inc      *includer
+}
+
+// IncludedFile is one included file of a ConfFiles.
+type IncludedFile struct {
+	// Path is the file as read (Conf.Included: a relative name joined to
+	// slurm.conf's directory); Name is the name of its Include line, %c replaced
+	// (relative to slurm.conf's directory, or absolute).
+	Path, Name string
+	Data       []byte // its content, edited
+	// Changed says Data differs from the site's file (the file first read, also
+	// after edits of a configuration read back with ConfFiles.Read).
+	Changed bool
+	orig    []byte // the site's file
+}
+
+// Read reads the files back as the Conf they came from was read
+// (ReadConfIncluding with the same directory, the included files from f; ReadConf
+// when its Include lines were not followed).
+func (f *ConfFiles) Read() (*Conf, error) {
+	if f.inc == nil {
+		return ReadConf(f.SlurmConf)
+	}
+	inc := *f.inc
+	inc.open = func(name string) ([]byte, error) {
+		for _, x := range f.Included {
+			if x.Path == name {
+				return x.Data, nil
+			}
+		}
+		return nil, fmt.Errorf("%s: not a file of the configuration written (an Include line changed?)", name)
+	}
+	c := &Conf{}
+	if err := c.readFile(f.SlurmConf, checkSlurmConfLine, &inc, 0); err != nil {
+		return nil, err
+	}
+	c.inc = &inc
+	for fi := 1; fi < len(c.files); fi++ {
+		for _, x := range f.Included {
+			if x.Path == c.files[fi].path {
+				c.files[fi].data = x.orig // Changed is against the site's file
+			}
+		}
+	}
+	return c, nil
+}
+
 // EditLines rewrites a Conf line by line: edit is called with every logical line
 // (its index in Lines) and returns the lines that replace it (nil: keep it byte for
-// byte; an empty non-nil slice: delete it); add are lines appended at the end.
-// Errors name the line.
+// byte; an empty non-nil slice: delete it); add are lines appended at the end of
+// the slurm.conf. Errors name the line.
 //
-// The output is one file. A followed Include line (ReadConfIncluding) is not given
-// to edit: it is kept as a comment and its file's lines, edited, are written in
-// its place between two comments (Slurm reads the file so made as it read the
-// slurm.conf and its included files), so that the output is the whole
-// configuration: the included files are no longer read.
-func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add []string) ([]byte, error) {
+// The output is the configuration's files: the slurm.conf and each file its
+// followed Include lines (ReadConfIncluding) name, each with its own lines,
+// edited where edit says. An Include line is not given to edit and is kept as it
+// is, so that Slurm reads the files so written as it read the site's; a file
+// included twice whose two readings are edited differently is an error.
+func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add []string) (*ConfFiles, error) {
 	type at struct{ file, line int } // physical line (0-based) of a file
 	repl := map[at][]string{}        // first physical line -> replacement
 	skip := map[at]bool{}
-	incl := map[at]*ConfLine{} // a followed Include line
 	for li := range c.Lines {
 		l := &c.Lines[li]
 		if l.inc > 0 {
-			incl[at{l.file, l.First - 1}] = l
-			for p := l.First; p < l.Last; p++ {
-				skip[at{l.file, p}] = true
-			}
-			continue
+			continue // kept byte for byte
 		}
 		out, err := edit(li, l)
 		if err != nil {
@@ -1025,10 +1132,9 @@ func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add [
 			skip[at{l.file, p}] = true
 		}
 	}
-	var b strings.Builder
-	eolAll := "\n"
-	var write func(fi int)
-	write = func(fi int) {
+	write := func(fi int, add []string) []byte {
+		var b strings.Builder
+		eolAll := "\n"
 		for i, raw := range c.files[fi].raw {
 			if skip[at{fi, i}] {
 				continue
@@ -1046,19 +1152,6 @@ func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add [
 			if eol != "" {
 				eolAll = eol
 			}
-			if l, ok := incl[at{fi, i}]; ok {
-				if eol == "" {
-					eol = eolAll
-				}
-				name := c.files[l.inc].path
-				fmt.Fprintf(&b, "# %s: written below, the lines of %s (procalloc)%s", l.Pairs[0].Key+" "+l.Pairs[0].Value, name, eol)
-				write(l.inc)
-				if s := b.String(); !strings.HasSuffix(s, "\n") {
-					b.WriteString(eolAll)
-				}
-				fmt.Fprintf(&b, "# end of the lines of %s%s", name, eol)
-				continue
-			}
 			out, ok := repl[at{fi, i}]
 			if !ok {
 				b.WriteString(raw)
@@ -1072,20 +1165,47 @@ func (c *Conf) EditLines(edit func(li int, l *ConfLine) ([]string, error), add [
 				b.WriteString(eol)
 			}
 		}
+		if len(add) > 0 {
+			if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+				b.WriteString(eolAll)
+			}
+			for _, s := range add {
+				b.WriteString(s)
+				b.WriteString(eolAll)
+			}
+		}
+		return []byte(b.String())
 	}
+	out := &ConfFiles{inc: c.inc}
 	if len(c.files) > 0 {
-		write(0)
+		out.SlurmConf = write(0, add)
+	} else {
+		out.SlurmConf = write0(add)
 	}
-	if len(add) > 0 {
-		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
-			b.WriteString(eolAll)
+	first := map[string]int{} // path -> index in out.Included
+	for fi := 1; fi < len(c.files); fi++ {
+		f := &c.files[fi]
+		data := write(fi, nil)
+		if k, ok := first[f.path]; ok {
+			if !bytes.Equal(out.Included[k].Data, data) {
+				return nil, fmt.Errorf("%s is included twice and the edit changes its two readings differently: include it once", f.path)
+			}
+			continue
 		}
-		for _, s := range add {
-			b.WriteString(s)
-			b.WriteString(eolAll)
-		}
+		first[f.path] = len(out.Included)
+		out.Included = append(out.Included, IncludedFile{Path: f.path, Name: f.name, Data: data, Changed: !bytes.Equal(data, f.data), orig: f.data})
 	}
-	return []byte(b.String()), nil
+	return out, nil
+}
+
+// write0 is the slurm.conf of a Conf read from nothing: the added lines.
+func write0(add []string) []byte {
+	var b strings.Builder
+	for _, s := range add {
+		b.WriteString(s)
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
 }
 
 // SplitNodeLine writes the NodeName line of nodes[run[0]:run[1]] of line l: the

@@ -2,12 +2,14 @@ package slurm
 
 import (
 	"errors"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // includeSite writes a site's configuration split over files in a new directory:
@@ -143,6 +145,13 @@ func TestReadConfIncludingErrors(t *testing.T) {
 			t.Errorf("%q: %v, want a *ConfError with %q", c.conf, err, c.want)
 		}
 	}
+	// No directory (standard input, or no name): a relative name is refused,
+	// never read in the working directory.
+	for p, w := range map[string]string{"-": "line 1: Include nodes.conf: a relative name, read from standard input", "": "line 1: Include nodes.conf: a relative name, in a file given without its name"} {
+		if _, err := ReadConfIncluding([]byte("Include nodes.conf\n"), p, os.ReadFile); err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("path %q: %v, want %q", p, err, w)
+		}
+	}
 	// An empty included file holds nothing (Slurm: "file is empty", read).
 	c, err := ReadConfIncluding([]byte("Include empty.conf\nInclude dir.conf\n"), path, os.ReadFile)
 	if err != nil {
@@ -158,9 +167,58 @@ func TestReadConfIncludingErrors(t *testing.T) {
 	}
 }
 
-// An edit of a Conf read with its included files writes one file: each Include
-// line a comment, its file's lines (edited) in its place. Read back, it is the
-// files put together with the same edit, and has no Include line.
+// put writes the files of an edited configuration as plan's apply.txt installs
+// them: slurm.conf in dir, each changed included file at the place Slurm reads
+// it (a relative name in dir, an absolute one at its name); unchanged files are
+// not written. It returns the text Slurm reads: the files put together, each
+// Include line replaced by its file.
+func put(t *testing.T, f *ConfFiles, dir string) string {
+	t.Helper()
+	for _, x := range f.Included {
+		if !x.Changed {
+			continue
+		}
+		to := x.Name
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(dir, to)
+		}
+		if err := os.WriteFile(to, x.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "slurm.conf"), f.SlurmConf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadConfIncluding(f.SlurmConf, filepath.Join(dir, "slurm.conf"), os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	var walk func(fi int)
+	walk = func(fi int) {
+		incAt := map[int]int{} // physical line -> included file
+		for _, l := range c.Lines {
+			if l.file == fi && l.inc > 0 {
+				incAt[l.First-1] = l.inc
+			}
+		}
+		for i, raw := range c.files[fi].raw {
+			if k, ok := incAt[i]; ok {
+				walk(k)
+				continue
+			}
+			b.WriteString(raw)
+		}
+	}
+	walk(0)
+	return b.String()
+}
+
+// An edit of a Conf read with its included files writes each file as its own:
+// slurm.conf with its Include lines as they were, each included file with its
+// own lines (edited), Changed only where the edit changed it; added lines end
+// slurm.conf. Put where Slurm reads them, the files are the files put together
+// with the same edit, and read back (ConfFiles.Read) give the edited nodes.
 func TestEditLinesIncluded(t *testing.T) {
 	dir, conf, whole := includeSite(t)
 	c, err := ReadConfIncluding([]byte(conf), filepath.Join(dir, "slurm.conf"), os.ReadFile)
@@ -171,48 +229,88 @@ func TestEditLinesIncluded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	weigh := func(c *Conf) string {
+	weigh := func(c *Conf) *ConfFiles {
 		t.Helper()
 		nodes, err := c.Nodes()
 		if err != nil {
 			t.Fatal(err)
 		}
 		out, err := c.Edit(nodes, func(l *ConfLine, ns []ConfNode) ([]string, error) {
+			if ns[0].Name == "b1" {
+				return nil, nil // nodes.conf line 4 kept
+			}
 			s, err := SplitNodeLine(l, ns, [2]int{0, len(ns)}, []ConfPair{{Key: "Weight", Value: "42"}})
 			return []string{s}, err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(out)
+		return out
 	}
 	got, want := weigh(c), weigh(ref)
-	var kept []string
-	for _, l := range strings.SplitAfter(got, "\n") {
-		if !strings.HasPrefix(l, "# ") || l == "# the nodes\n" {
-			kept = append(kept, l)
+	if string(got.SlurmConf) != conf {
+		t.Errorf("slurm.conf written:\n%s\nwant it unchanged (its Include lines kept):\n%s", got.SlurmConf, conf)
+	}
+	var names []string
+	for _, f := range got.Included {
+		names = append(names, fmt.Sprintf("%s %s changed=%v", f.Path, f.Name, f.Changed))
+	}
+	wantNames := []string{
+		filepath.Join(dir, "nodes.conf") + " nodes.conf changed=true",
+		filepath.Join(dir, "racks.conf") + " " + filepath.Join(dir, "racks.conf") + " changed=true",
+		filepath.Join(dir, "part-sample.conf") + " " + filepath.Join(dir, "part-sample.conf") + " changed=false",
+	}
+	if !slices.Equal(names, wantNames) {
+		t.Errorf("included files written:\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(wantNames, "\n"))
+	}
+	if w := "NodeName=b[1-2] Weight=3 NodeAddr=127.0.0.1\n"; !strings.Contains(string(got.Included[0].Data), w) {
+		t.Errorf("nodes.conf written:\n%s\nline 4 not kept byte for byte", got.Included[0].Data)
+	}
+	back, err := got.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns, err := back.Nodes(); err != nil || len(ns) != 8 || ns[0].Weight != 42 || ns[4].Weight != 3 || ns[7].Weight != 42 || ns[7].File != filepath.Join(dir, "racks.conf") {
+		t.Errorf("read back: %+v %v", ns, err)
+	}
+	out := t.TempDir()
+	if all := put(t, got, out); all != string(want.SlurmConf) {
+		t.Errorf("the files written, put together:\n%s\nthe files put together, edited:\n%s", all, want.SlurmConf)
+	}
+	// Added lines end slurm.conf; the included files are unchanged.
+	added, err := c.EditLines(func(int, *ConfLine) ([]string, error) { return nil, nil }, []string{"TopologyPlugin=topology/flat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(added.SlurmConf) != conf+"TopologyPlugin=topology/flat\n" || slices.ContainsFunc(added.Included, func(f IncludedFile) bool { return f.Changed }) {
+		t.Errorf("added: slurm.conf\n%s\nincluded %+v", added.SlurmConf, added.Included)
+	}
+	// A file included twice whose readings an edit changes differently.
+	twice, err := ReadConfIncluding([]byte("Include racks.conf\nInclude racks.conf\n"), filepath.Join(dir, "slurm.conf"), func(string) ([]byte, error) { return []byte("SwitchType=switch/none\n"), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_, err = twice.EditLines(func(int, *ConfLine) ([]string, error) {
+		n++
+		if n == 1 {
+			return []string{"SwitchType=switch/x"}, nil
 		}
-	}
-	if strings.Join(kept, "") != want {
-		t.Errorf("written:\n%s\nwithout procalloc's comments it is not the files put together, edited:\n%s", got, want)
-	}
-	for _, w := range []string{"# Include nodes.conf: written below, the lines of " + filepath.Join(dir, "nodes.conf"), "# end of the lines of " + filepath.Join(dir, "racks.conf")} {
-		if !strings.Contains(got, w) {
-			t.Errorf("written: no %q:\n%s", w, got)
-		}
-	}
-	back, err := ReadConf([]byte(got))
-	if err != nil || back.Includes != 0 {
-		t.Fatalf("read back: %v, %d Include lines", err, back.Includes)
-	}
-	if ns, err := back.Nodes(); err != nil || len(ns) != 8 || ns[7].Weight != 42 {
-		t.Errorf("read back: %d nodes %v", len(ns), err)
+		return nil, nil
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "included twice") {
+		t.Errorf("a file included twice, edited differently: %v", err)
 	}
 }
 
 // slurmctld reads the site's files (slurm.conf and its included files, as
-// ReadConfIncluding does) and the one file an edit writes: the same partitions.
-// Not -short; needs root and slurmctld (Debian's 22.05 on PATH).
+// ReadConfIncluding does) and the files an edit writes, each put where Slurm
+// reads it: the partitions ReadConfIncluding reads. The edit changes the
+// partitions of the included part-%c.conf (absolute name) and the weights of
+// nodes.conf (relative), so slurmctld reading one file, or the site's files
+// unchanged, would list other partitions. Not -short; needs root and slurmctld
+// (Debian's 22.05 on PATH; 26.05 in $PROCALLOC_SLURM_NEW, default
+// /opt/slurm-new, when built).
 func TestReadConfIncludingOnSlurmctld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts slurmctld")
@@ -220,38 +318,79 @@ func TestReadConfIncludingOnSlurmctld(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("slurmctld runs as root here (SlurmUser=root)")
 	}
-	ctld, err1 := exec.LookPath("slurmctld")
-	scontrol, err2 := exec.LookPath("scontrol")
-	if err1 != nil || err2 != nil {
+	slurms := slurmtest.Ctlds()
+	if len(slurms) == 0 {
 		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): Include lines are checked against Slurm's reader when it is installed")
 	}
-	dir, conf, _ := includeSite(t)
-	// runSlurmctldConf appends ClusterName=t: the Include of part-%c.conf is read
-	// before it, with Sample. TopologyPlugin=topology/tree needs a topology.conf:
-	// racks.conf says topology/none (22.05; later releases call it topology/flat) here.
-	if err := os.WriteFile(filepath.Join(dir, "racks.conf"), []byte("NodeName=c[1-2] Weight=9 NodeAddr=127.0.0.1 # rack c\nTopologyPlugin=topology/none\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, s := range slurms {
+		dir, conf, _ := includeSite(t)
+		// runSlurmctldConf appends ClusterName=t: the Include of part-%c.conf is read
+		// before it, with Sample. TopologyPlugin=topology/tree needs a topology.conf:
+		// racks.conf says topology/none (22.05; 26.05 reads it as topology/flat) here.
+		if err := os.WriteFile(filepath.Join(dir, "racks.conf"), []byte("NodeName=c[1-2] Weight=9 NodeAddr=127.0.0.1 # rack c\nTopologyPlugin=topology/none\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ReadConfIncluding([]byte(conf), filepath.Join(dir, "slurm.conf"), os.ReadFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := c.Partitions(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := partitionSummary(parts)
+		got, fatal := slurmtest.SlurmctldPartitions(t, s.Slurmctld, s.Scontrol, dir, conf)
+		if fatal != "" || got != want {
+			t.Errorf("%s: slurmctld on slurm.conf and its included files: %s%s, ReadConfIncluding %s", s.Name, got, fatal, want)
+		}
+		nodes, err := c.Nodes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := c.Edit(nodes, func(l *ConfLine, ns []ConfNode) ([]string, error) {
+			s, err := SplitNodeLine(l, ns, [2]int{0, len(ns)}, []ConfPair{{Key: "Weight", Value: "7"}})
+			return []string{s}, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, err := files.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err = c2.EditLines(func(_ int, l *ConfLine) ([]string, error) {
+			if l.Kind() == "partitionname" && l.Pairs[0].Value == "b" {
+				return []string{"PartitionName=b Nodes=b1,c2"}, nil
+			}
+			return nil, nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var changed []string
+		for _, f := range files.Included {
+			if f.Changed {
+				changed = append(changed, filepath.Base(f.Path))
+			}
+		}
+		if strings.Join(changed, " ") != "nodes.conf racks.conf part-sample.conf" || string(files.SlurmConf) != conf {
+			t.Fatalf("%s: changed %q; slurm.conf\n%s", s.Name, changed, files.SlurmConf)
+		}
+		out := t.TempDir()
+		put(t, files, out)
+		written, err := ReadConfIncluding(files.SlurmConf, filepath.Join(out, "slurm.conf"), os.ReadFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wparts, err := written.Partitions(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = partitionSummary(wparts)
+		got, fatal = slurmtest.SlurmctldPartitions(t, s.Slurmctld, s.Scontrol, out, string(files.SlurmConf))
+		if fatal != "" || got != want || want != "all=a[1-4],b[1-2],c[1-2] b=b1,c2" {
+			t.Errorf("%s: slurmctld on the files written: %s%s, ReadConfIncluding %s, want all=a[1-4],b[1-2],c[1-2] b=b1,c2", s.Name, got, fatal, want)
+		}
+		t.Logf("slurmctld %s: site %s; written %s", s.Name, partitionSummary(parts), got)
 	}
-	c, err := ReadConfIncluding([]byte(conf), filepath.Join(dir, "slurm.conf"), os.ReadFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := c.Partitions(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := partitionSummary(parts)
-	got, fatal := runSlurmctldConf(t, ctld, scontrol, dir, conf)
-	if fatal != "" || got != want {
-		t.Errorf("slurmctld on slurm.conf and its included files: %s%s, ReadConfIncluding %s", got, fatal, want)
-	}
-	flat, err := c.EditLines(func(int, *ConfLine) ([]string, error) { return nil, nil }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, fatal = runSlurmctldConf(t, ctld, scontrol, t.TempDir(), strings.ReplaceAll(string(flat), " NodeAddr=127.0.0.1", "")) // it adds NodeAddr
-	if fatal != "" || got != want {
-		t.Errorf("slurmctld on the one file written: %s%s, want %s", got, fatal, want)
-	}
-	t.Logf("slurmctld: %s", got)
 }

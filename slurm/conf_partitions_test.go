@@ -1,20 +1,15 @@
 package slurm
 
 import (
-	"bufio"
-	"context"
 	"errors"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/procalloc/procalloc/topo/hostlist"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // TestConfPartitionsDefault: PartitionName=DEFAULT sets what the partitions after
@@ -193,35 +188,19 @@ func TestConfPartitionsOnSlurmctld(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("slurmctld runs as root here (SlurmUser=root)")
 	}
-	type slurm struct {
-		name, ctld, scontrol string
-		v2311                bool
-	}
-	var slurms []slurm
-	if ctld, err := exec.LookPath("slurmctld"); err == nil {
-		if sc, err := exec.LookPath("scontrol"); err == nil {
-			slurms = append(slurms, slurm{"22.05", ctld, sc, false})
-		}
-	}
-	newDir := os.Getenv("PROCALLOC_SLURM_NEW")
-	if newDir == "" {
-		newDir = "/opt/slurm-new"
-	}
-	if _, err := os.Stat(filepath.Join(newDir, "sbin", "slurmctld")); err == nil {
-		slurms = append(slurms, slurm{"new", filepath.Join(newDir, "sbin", "slurmctld"), filepath.Join(newDir, "bin", "scontrol"), true})
-	}
+	slurms := slurmtest.Ctlds()
 	if len(slurms) == 0 {
 		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): partitions are checked against Slurm's reader when it is installed")
 	}
 	for _, s := range slurms {
 		for i, c := range partitionNodeCases {
-			parts, fatal := runSlurmctldConf(t, s.ctld, s.scontrol, t.TempDir(), c.conf)
-			refuses := c.err != "" && !(c.unsupported && s.v2311) || c.since2311 && !s.v2311
+			parts, fatal := slurmtest.SlurmctldPartitions(t, s.Slurmctld, s.Scontrol, t.TempDir(), c.conf)
+			refuses := c.err != "" && !(c.unsupported && s.V2311) || c.since2311 && !s.V2311
 			switch {
 			case refuses && fatal == "":
-				t.Errorf("%s case %d %q: want slurmctld to refuse it, it reads %s", s.name, i, c.conf, parts)
+				t.Errorf("%s case %d %q: want slurmctld to refuse it, it reads %s", s.Name, i, c.conf, parts)
 			case !refuses && fatal != "":
-				t.Errorf("%s case %d %q: slurmctld: %s", s.name, i, c.conf, fatal)
+				t.Errorf("%s case %d %q: slurmctld: %s", s.Name, i, c.conf, fatal)
 			case c.unsupported:
 				// Read by Slurm, refused here: asserted as a known difference.
 			case !refuses:
@@ -230,109 +209,12 @@ func TestConfPartitionsOnSlurmctld(t *testing.T) {
 					want = strings.TrimSuffix(want, "ALL") + "a[1-3]"
 				}
 				if parts != want {
-					t.Errorf("%s case %d %q: slurmctld reads %s, want %s", s.name, i, c.conf, parts, want)
+					t.Errorf("%s case %d %q: slurmctld reads %s, want %s", s.Name, i, c.conf, parts, want)
 				}
 			}
-			t.Logf("%s case %d: %s%s", s.name, i, parts, fatal)
+			t.Logf("%s case %d: %s%s", s.Name, i, parts, fatal)
 		}
 	}
-}
-
-// startSlurmctld starts ctld in the foreground on the slurm.conf at conf (-D -i,
-// then args), until ctx ends or stop is called; sc reads its standard error, where
-// it logs what it reads and its fatal line.
-func startSlurmctld(t *testing.T, ctx context.Context, ctld, conf string, args ...string) (sc *bufio.Scanner, stop func()) {
-	t.Helper()
-	cmd := exec.CommandContext(ctx, ctld, append(append([]string{"-D", "-i"}, args...), "-f", conf)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return bufio.NewScanner(stderr), func() {
-		_ = cmd.Process.Kill() // the slurmctld this test started
-		_ = cmd.Wait()
-	}
-}
-
-// runSlurmctldConf starts slurmctld on conf (its nodes and partitions, with the
-// settings a local slurmctld needs), returns the partitions as partitionSummary
-// writes them (`scontrol show partition`), or its fatal line.
-func runSlurmctldConf(t *testing.T, ctld, scontrol, dir, conf string) (parts, fatal string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	host, err := os.Hostname()
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, _, _ = strings.Cut(host, ".")
-	// Every node at 127.0.0.1: slurmctld resolves node addresses at startup.
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(conf, "\n") {
-		if strings.HasPrefix(l, "NodeName=") && !strings.HasPrefix(l, "NodeName=DEFAULT") {
-			l = strings.TrimSuffix(l, "\n") + " NodeAddr=127.0.0.1\n"
-		}
-		b.WriteString(l)
-	}
-	fmt.Fprintf(&b, "ClusterName=t\nSlurmctldHost=%s(127.0.0.1)\nSlurmctldPort=%d\nSlurmdPort=%d\n"+
-		"StateSaveLocation=%s\nSlurmctldPidFile=%s\nSlurmUser=root\nAuthType=auth/none\nCredType=cred/none\nMailProg=/bin/true\n",
-		host, port, port+1, dir, filepath.Join(dir, "slurmctld.pid"))
-	path := filepath.Join(dir, "slurm.conf")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	sc, stop := startSlurmctld(t, ctx, ctld, path)
-	defer stop()
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.Contains(l, "fatal:") {
-			return "", l
-		}
-		if strings.Contains(l, "Running as primary controller") {
-			break
-		}
-	}
-	var out []byte
-	for range 50 { // it answers once it listens
-		c := exec.CommandContext(ctx, scontrol, "-o", "show", "partition")
-		c.Env = append(os.Environ(), "SLURM_CONF="+path)
-		if out, err = c.Output(); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("scontrol show partition: %v", err)
-	}
-	var ps []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var name, nodes string
-		for _, f := range strings.Fields(l) {
-			if v, ok := strings.CutPrefix(f, "PartitionName="); ok {
-				name = v
-			}
-			if v, ok := strings.CutPrefix(f, "Nodes="); ok {
-				nodes = v
-			}
-		}
-		hs, err := hostlist.Expand(nodes)
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		slices.SortFunc(hs, hostlist.NaturalCompare)
-		h, _ := hostlist.Compress(hs)
-		ps = append(ps, name+"="+h)
-	}
-	return strings.Join(ps, " "), ""
 }
 
 // A node's State= is its line's, else the last NodeName=DEFAULT's before it.

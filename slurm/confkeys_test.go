@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // confKeyCases are lines with keys Slurm knows and keys it does not, each after
@@ -403,7 +405,7 @@ func TestConfRemovedKeysOnSlurm(t *testing.T) {
 				if ctld == "" || os.Getuid() != 0 || testing.Short() || major != 22 {
 					continue
 				}
-				_, line := runSlurmctldConf(t, ctld, scontrol, t.TempDir(), "NodeName=a1\nPartitionName=p Nodes=ALL\n"+c.line+"\n")
+				_, line := slurmtest.SlurmctldPartitions(t, ctld, scontrol, t.TempDir(), "NodeName=a1\nPartitionName=p Nodes=ALL\n"+c.line+"\n")
 				out, fatal = line, line != ""
 			}
 			if fatal != (len(ours) > 0) {

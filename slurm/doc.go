@@ -51,8 +51,10 @@
 // around '=', quoted values, escapes, continued lines; read_config.c: NodeName=DEFAULT
 // inheritance; node_conf.c: per-node NodeAddr/NodeHostname/Port lists);
 // ReadConfIncluding follows its Include lines as slurmctld does, each line naming
-// its file, and Conf.EditLines then writes the included lines in place of their
-// Include lines (one file). Conf.Edit
+// its file, and Conf.EditLines then writes each file as its own (ConfFiles: the
+// slurm.conf with its Include lines kept, each included file with its edited
+// lines); ParseTopologyConfIncluding follows a topology.conf's Include lines by the
+// same code. Conf.Edit
 // and SplitNodeLine rewrite node lines keeping every other line byte for byte:
 // MergeWeights and package plan's deployments are built on them.
 //

@@ -35,6 +35,12 @@ type GraphReadOptions struct {
 	// (looked at every few thousand names): ReadGraphFormat returns its cause. The
 	// other formats are read in one piece.
 	Context context.Context
+	// Include, when set, reads the files of a topology.conf's Include lines
+	// (ParseTopologyConfIncluding), a relative name in Path's directory; nil: an
+	// Include line is an error.
+	Include func(name string) ([]byte, error)
+	// Path is the file's name ("-": standard input, which has no directory).
+	Path string
 }
 
 // ReadGraphFormat reads a network in any of GraphFormats; with an empty Format it is
@@ -65,7 +71,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 		Detect:      DetectGraphFormat,
 		Extra: map[string]func([]byte) (*topo.Graph, error){
 			"slurm-topology": func(data []byte) (*topo.Graph, error) {
-				return graph(parseTopologyConf(ctx, bytes.NewReader(data)))
+				return graph(parseTopologyConf(ctx, bytes.NewReader(data), topologyIncluder(opt.Path, "", opt.Include)))
 			},
 			"slurm-topology-yaml": func(data []byte) (*topo.Graph, error) {
 				return graph(ParseTopologyYAML(bytes.NewReader(data), opt.Topology))
@@ -120,7 +126,7 @@ func (f GraphFile) Read() (*topo.Graph, []string, error) {
 // ReadContext is Read stopped by ctx (GraphReadOptions.Context): a cancelled ctx
 // returns its cause, not a *GraphFileError.
 func (f GraphFile) ReadContext(ctx context.Context) (*topo.Graph, []string, error) {
-	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology, Context: ctx}
+	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology, Context: ctx, Path: f.Path, Include: readIncluded}
 	if f.Format != "" && !slices.Contains(graphFormats, f.Format) {
 		return nil, nil, fmt.Errorf("graph format %q: want one of %s", f.Format, strings.Join(graphFormats, ", "))
 	}
@@ -158,10 +164,25 @@ func (f GraphFile) ReadContext(ctx context.Context) (*topo.Graph, []string, erro
 	return g, ws, nil
 }
 
+// readIncluded reads a file an Include line names (at most 64 MiB).
+func readIncluded(name string) ([]byte, error) {
+	f, err := textin.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return textin.ReadAll(f, 64<<20, "the file")
+}
+
 // ReadTopology reads a topology.conf or a topology.yaml, told apart by content
 // (DetectGraphFormat), into a Topology; name selects a topology.yaml's topology ("":
-// cluster_default). It is what the slurm:tree and slurm:block emulators read.
+// cluster_default). It is what the slurm:tree and slurm:block emulators read. An
+// Include line of a topology.conf is an error (ReadTopologyFile follows them).
 func ReadTopology(r io.Reader, name string) (*Topology, error) {
+	return readTopology(r, name, nil)
+}
+
+func readTopology(r io.Reader, name string, inc *includer) (*Topology, error) {
 	data, err := textin.ReadAll(r, topo.MaxGraphBytes, "the file")
 	if err != nil {
 		return nil, err
@@ -176,11 +197,12 @@ func ReadTopology(r io.Reader, name string) (*Topology, error) {
 	if name != "" {
 		return nil, fmt.Errorf("a topology name (%s) selects a topology of a topology.yaml; this is a topology.conf", name)
 	}
-	return ParseTopologyConf(bytes.NewReader(data))
+	return parseTopologyConf(context.Background(), bytes.NewReader(data), inc)
 }
 
 // ReadTopologyFile is ReadTopology of the file at path (a topology.conf or a
-// topology.yaml's cluster_default topology), its errors naming the file: what the
+// topology.yaml's cluster_default topology), its errors naming the file, a
+// topology.conf's Include lines followed (ParseTopologyConfIncluding): what the
 // slurm:tree:FILE and slurm:block:FILE allocator specs read.
 func ReadTopologyFile(path string) (*Topology, error) {
 	f, err := textin.Open(path)
@@ -188,7 +210,7 @@ func ReadTopologyFile(path string) (*Topology, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := ReadTopology(f, "")
+	t, err := readTopology(f, "", topologyIncluder(path, "", readIncluded))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -196,7 +218,7 @@ func ReadTopologyFile(path string) (*Topology, error) {
 }
 
 // DetectGraphFormat names the format of a network file from its first meaningful
-// line: a SwitchName=/BlockName= line (topology.conf), "- topology:" (topology.yaml),
+// line: a SwitchName=/BlockName= or Include line (topology.conf), "- topology:" (topology.yaml),
 // else what topo.DetectGraphFormat says (ibnetdiscover, subnet-lst, opareport, an
 // edge list). Anything else is an error asking for --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
@@ -204,6 +226,10 @@ func DetectGraphFormat(data []byte) (string, error) {
 	low := strings.ToLower(t)
 	switch {
 	case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="), strings.HasPrefix(low, "blocklevels="):
+		return "slurm-topology", nil
+	case len(low) > 7 && strings.HasPrefix(low, "include") && isConfSpace(low[7]):
+		// A topology.conf whose first line is an Include line (an edge list of
+		// hosts "include" and FILE before).
 		return "slurm-topology", nil
 	case strings.HasPrefix(t, "- topology:"), strings.HasPrefix(t, "-") && strings.Contains(t, "topology:"):
 		return "slurm-topology-yaml", nil

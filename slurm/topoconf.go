@@ -28,7 +28,7 @@ import (
 //     s_p_parse_file): '#' comments, '\' continuations, escapes, quoted values,
 //     spaces around '=', keys in any case; an operator (Nodes+=) is read as '='
 //     with a warning, as Slurm ignores it here; an Include line is refused
-//     (Slurm reads the included file; procalloc does not follow it);
+//     (Slurm reads the included file): ParseTopologyConfIncluding follows it;
 //   - a line starts with SwitchName= (tree) or BlockName=, BlockSizes= or
 //     BlockLevels= (block); the two kinds mixed are refused (the tree plugin does
 //     not know BlockName and the block plugin does not know SwitchName), and so are
@@ -53,7 +53,35 @@ import (
 //
 // Errors name the line.
 func ParseTopologyConf(r io.Reader) (*Topology, error) {
-	return parseTopologyConf(context.Background(), r)
+	return parseTopologyConf(context.Background(), r, nil)
+}
+
+// ParseTopologyConfIncluding is ParseTopologyConf following the file's Include
+// lines as slurmctld does: topology/tree's and topology/block's readers
+// (_read_topo_file, Slurm 22.05 to 26.05) go through s_p_parse_file, slurm.conf's
+// reader, and so through the same Include directive, and so does this (the one
+// implementation, ReadConfIncluding's): "include" in any case, an absolute name
+// as it is, a relative one in the directory of path (the topology.conf's name;
+// "-": standard input, a relative name is an error), nested Include lines,
+// errors naming the Include line, the lines of an included file named by their
+// file ("FILE line N"). %c is always an error (topology.conf's options table has
+// no ClusterName: Slurm's "Did not get ClusterName for include path"). confPath,
+// when not "", is slurm.conf's name: Slurm reads topology.conf beside slurm.conf
+// and 23.02 on join a relative name to slurm.conf's directory (22.05 to
+// topology.conf's), so a relative name is refused when the two directories
+// differ. open reads a file (os.ReadFile; a map for tests).
+func ParseTopologyConfIncluding(r io.Reader, path, confPath string, open func(name string) ([]byte, error)) (*Topology, error) {
+	return parseTopologyConf(context.Background(), r, topologyIncluder(path, confPath, open))
+}
+
+// topologyIncluder follows a topology.conf's Include lines (nil open: none).
+func topologyIncluder(path, confPath string, open func(string) ([]byte, error)) *includer {
+	if open == nil {
+		return nil
+	}
+	inc := newIncluder(path, confPath, open)
+	inc.topology = true
+	return inc
 }
 
 // ctxEvery is how many names (hosts and switches) the topology readers handle
@@ -85,7 +113,7 @@ func (l *looker) stopped(work int) error {
 // parseTopologyConf is ParseTopologyConf looking at ctx every ctxEvery names (and
 // at the first line) and before the switches' rules; a cancelled ctx returns its
 // cause.
-func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
+func parseTopologyConf(ctx context.Context, r io.Reader, inc *includer) (*Topology, error) {
 	t := &Topology{}
 	look := looker{ctx: ctx, work: ctxEvery}
 	warns := warnCap{list: &t.Warnings}
@@ -93,9 +121,9 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 	var sws []switchRec
 	var blks []blockRec
 	var sizes []int
-	sizesRaw, sizesLine := "", 0
-	levelsRaw, levelsLine := "", 0
-	kind, kindLine := "", 0
+	sizesRaw, sizesLine, sizesAt := "", 0, ""
+	levelsRaw, levelsLine, levelsAt := "", 0, ""
+	kind, kindAt := "", ""
 	var budget nameBudget
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -103,7 +131,7 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 	}
 	// The lines as s_p_parse_file reads them (slurm.conf's reader): comments,
 	// continuations, escapes, quotes, spaces around '='.
-	conf, err := readConfLines(data, func([]ConfPair) error { return nil })
+	conf, err := readConfLines(data, func([]ConfPair) error { return nil }, inc)
 	if err != nil {
 		return nil, err
 	}
@@ -111,15 +139,18 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 		if err := look.stopped(1); err != nil {
 			return nil, err
 		}
-		line := l.First
+		line, at := l.First, l.Where()
 		if l.Kind() == "include" {
-			return nil, fmt.Errorf("line %d: Include: procalloc does not follow Include lines of a topology.conf (Slurm reads the included file as part of it); give the whole file", line)
+			if inc != nil {
+				continue // followed: its file's lines come next
+			}
+			return nil, fmt.Errorf("%s: Include: not followed here (Slurm reads the included file as part of topology.conf); give the topology.conf by its path (--graph FILE, --topology-conf FILE), whose Include lines are followed", at)
 		}
 		fields := make([]string, len(l.Pairs)) // KEY=VALUE of each pair, for messages
 		kv := make([][2]string, len(l.Pairs))
 		for i, p := range l.Pairs {
 			if p.Op != "" {
-				warn(fmt.Sprintf("line %d: %s%s=%s: Slurm reads it as %s=%s (the operator is ignored in topology.conf)", line, p.Key, p.Op, textin.Clip(p.Value), p.Key, textin.Clip(p.Value)))
+				warn(fmt.Sprintf("%s: %s%s=%s: Slurm reads it as %s=%s (the operator is ignored in topology.conf)", at, p.Key, p.Op, textin.Clip(p.Value), p.Key, textin.Clip(p.Value)))
 			}
 			fields[i] = p.Key + "=" + p.Value
 			kv[i] = [2]string{strings.ToLower(p.Key), p.Value}
@@ -135,13 +166,13 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 		case "blocksizes", "blocklevels":
 			lineKind = "block"
 		default:
-			return nil, fmt.Errorf("line %d: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not %s=%s", line, textin.Clip(l.Pairs[0].Key), didYouMean(topoConfKeys, l.Pairs[0].Key))
+			return nil, fmt.Errorf("%s: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not %s=%s", at, textin.Clip(l.Pairs[0].Key), didYouMean(topoConfKeys, l.Pairs[0].Key))
 		}
 		if kind != "" && kind != lineKind {
-			return nil, fmt.Errorf("line %d: SwitchName and BlockName/BlockSizes lines mixed (line %d is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes", line, kindLine, kind)
+			return nil, fmt.Errorf("%s: SwitchName and BlockName/BlockSizes lines mixed (%s is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes", at, kindAt, kind)
 		}
 		if kind == "" {
-			kind, kindLine = lineKind, line
+			kind, kindAt = lineKind, at
 		}
 		val := map[string]string{}
 		for i, p := range kv[1:] {
@@ -149,25 +180,25 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 				k := strings.SplitN(fields[i+1], "=", 2)[0]
 				switch {
 				case head == "blockname" && (p[0] == "blocksizes" || p[0] == "blocklevels"):
-					return nil, fmt.Errorf("line %d: %s= on a block's line (give it a line of its own)", line, k)
+					return nil, fmt.Errorf("%s: %s= on a block's line (give it a line of its own)", at, k)
 				case head == "blocksizes" || head == "blocklevels":
 					h := l.Pairs[0].Key
-					return nil, fmt.Errorf("line %d: %s= after %s= (%s= takes a line of its own)", line, k, h, h)
+					return nil, fmt.Errorf("%s: %s= after %s= (%s= takes a line of its own)", at, k, h, h)
 				case head == "blockname" && (p[0] == "switches" || p[0] == "linkspeed" || p[0] == "switchname"):
-					return nil, fmt.Errorf("line %d: %s= is topology/tree, not topology/block", line, k)
+					return nil, fmt.Errorf("%s: %s= is topology/tree, not topology/block", at, k)
 				case head == "switchname" && (p[0] == "blockname" || p[0] == "blocksizes" || p[0] == "blocklevels"):
-					return nil, fmt.Errorf("line %d: %s= is topology/block, not topology/tree", line, k)
+					return nil, fmt.Errorf("%s: %s= is topology/block, not topology/tree", at, k)
 				case p[0] == head:
-					return nil, fmt.Errorf("line %d: two %s= on one line (one line per %s)", line, k, map[string]string{"switchname": "switch", "blockname": "block"}[head])
+					return nil, fmt.Errorf("%s: two %s= on one line (one line per %s)", at, k, map[string]string{"switchname": "switch", "blockname": "block"}[head])
 				}
 				want, table := "Nodes, Switches, LinkSpeed", topoSwitchKeys
 				if head == "blockname" {
 					want, table = "Nodes", topoBlockKeys
 				}
-				return nil, fmt.Errorf("line %d: unknown key %q (a %s line takes %s%s; Slurm: \"Parsing error at unrecognized key\", fatal)", line, textin.Clip(k), l.Pairs[0].Key, want, didYouMean(table, k))
+				return nil, fmt.Errorf("%s: unknown key %q (a %s line takes %s%s; Slurm: \"Parsing error at unrecognized key\", fatal)", at, textin.Clip(k), l.Pairs[0].Key, want, didYouMean(table, k))
 			}
 			if prev, dup := val[p[0]]; dup {
-				warn(fmt.Sprintf("line %d: %s given twice (%s and %s); Slurm uses the last (\"specified more than once, latest value used\")", line, textin.Clip(strings.SplitN(fields[i+1], "=", 2)[0]), textin.Clip(prev), textin.Clip(fields[i+1])))
+				warn(fmt.Sprintf("%s: %s given twice (%s and %s); Slurm uses the last (\"specified more than once, latest value used\")", at, textin.Clip(strings.SplitN(fields[i+1], "=", 2)[0]), textin.Clip(prev), textin.Clip(fields[i+1])))
 			}
 			val[p[0]] = fields[i+1]
 		}
@@ -186,14 +217,14 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 			}
 			out, err := budget.expand(v)
 			if err != nil {
-				return nil, true, fmt.Errorf("line %d: %s: %w", line, textin.Clip(val[k]), err)
+				return nil, true, fmt.Errorf("%s: %s: %w", at, textin.Clip(val[k]), err)
 			}
 			look.work += len(out)
 			return out, true, nil
 		}
 		switch head {
 		case "switchname":
-			s := switchRec{name: kv[0][1], line: line}
+			s := switchRec{name: kv[0][1], line: line, file: l.File}
 			var err error
 			if s.nodes, s.hasNodes, err = hosts("nodes"); err != nil {
 				return nil, err
@@ -202,11 +233,11 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 				return nil, err
 			}
 			if v, ok := value("linkspeed"); ok && !isUint32(v) {
-				return nil, fmt.Errorf("line %d: LinkSpeed=%s: want an unsigned integer", line, textin.Clip(v))
+				return nil, fmt.Errorf("%s: LinkSpeed=%s: want an unsigned integer", at, textin.Clip(v))
 			}
 			sws = append(sws, s)
 		case "blockname":
-			b := blockRec{name: kv[0][1], line: line}
+			b := blockRec{name: kv[0][1], line: line, file: l.File}
 			var err error
 			if b.nodes, _, err = hosts("nodes"); err != nil {
 				return nil, err
@@ -214,34 +245,34 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 			blks = append(blks, b)
 		case "blocksizes":
 			if sizesLine != 0 {
-				warn(fmt.Sprintf("line %d: BlockSizes= given again (first on line %d); Slurm uses the last (\"specified more than once, latest value used\")", line, sizesLine))
+				warn(fmt.Sprintf("%s: BlockSizes= given again (first on %s); Slurm uses the last (\"specified more than once, latest value used\")", at, sizesAt))
 			}
-			sizesRaw, sizesLine = kv[0][1], line
+			sizesRaw, sizesLine, sizesAt = kv[0][1], line, at
 		case "blocklevels":
 			if levelsLine != 0 {
-				warn(fmt.Sprintf("line %d: BlockLevels= given again (first on line %d); Slurm uses the last (\"specified more than once, latest value used\")", line, levelsLine))
+				warn(fmt.Sprintf("%s: BlockLevels= given again (first on %s); Slurm uses the last (\"specified more than once, latest value used\")", at, levelsAt))
 			}
-			levelsRaw, levelsLine = kv[0][1], line
+			levelsRaw, levelsLine, levelsAt = kv[0][1], line, at
 		}
 	}
 	var levels uint16
 	if levelsLine != 0 {
 		var odd bool
 		if levels, odd, err = parseBlockLevels(levelsRaw); err != nil {
-			return nil, fmt.Errorf("line %d: BlockLevels=%s: %w (Slurm 23.11: \"Invalid BlockLevels\", fatal)", levelsLine, textin.Clip(levelsRaw), err)
+			return nil, fmt.Errorf("%s: BlockLevels=%s: %w (Slurm 23.11: \"Invalid BlockLevels\", fatal)", levelsAt, textin.Clip(levelsRaw), err)
 		}
 		if odd {
-			warn(fmt.Sprintf("line %d: BlockLevels=%s is read as levels %s (Slurm's bit_unfmt skips characters other than digits, '-' and ',')", levelsLine, textin.Clip(levelsRaw), textin.Clip(formatLevels(levels))))
+			warn(fmt.Sprintf("%s: BlockLevels=%s is read as levels %s (Slurm's bit_unfmt skips characters other than digits, '-' and ',')", levelsAt, textin.Clip(levelsRaw), textin.Clip(formatLevels(levels))))
 		}
 	}
 	if sizesLine != 0 {
 		// Slurm checks the value it keeps, the last.
 		vals, odd, err := parseBlockSizes(sizesRaw)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: BlockSizes=%s: %w (Slurm: \"Invalid BlockSizes value\")", sizesLine, textin.Clip(sizesRaw), err)
+			return nil, fmt.Errorf("%s: BlockSizes=%s: %w (Slurm: \"Invalid BlockSizes value\")", sizesAt, textin.Clip(sizesRaw), err)
 		}
 		if len(odd) > 0 {
-			warn(fmt.Sprintf("line %d: BlockSizes value %q is read as %d, as Slurm's atoi reads it", sizesLine, textin.Clip(odd[0]), mustAtoi(odd[0])))
+			warn(fmt.Sprintf("%s: BlockSizes value %q is read as %d, as Slurm's atoi reads it", sizesAt, textin.Clip(odd[0]), mustAtoi(odd[0])))
 		}
 		sizes = vals
 	}
@@ -254,7 +285,7 @@ func parseTopologyConf(ctx context.Context, r io.Reader) (*Topology, error) {
 	case "tree":
 		t.Tree, err = newTree(sws, treeRules{}, warn, &look)
 	case "block":
-		t.Blocks, err = newBlocks(blks, sizes, sizesLine, levels, levelsLine, warn)
+		t.Blocks, err = newBlocks(blks, sizes, sizesLine, sizesAt, levels, levelsLine, levelsAt, warn)
 	}
 	if err != nil {
 		return nil, err
@@ -487,7 +518,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 			}
 			sizesLine = bs.Line
 		}
-		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, 0, 0, warn); err != nil {
+		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, lineRef("", sizesLine), 0, 0, "", warn); err != nil {
 			return nil, err
 		}
 	case yamlChild(pick, "torus3d") != nil:

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/topo/hostlist"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // topoLineCases are topology.conf files (topology/tree, nodes n[1-4]) as Slurm's
@@ -23,7 +25,8 @@ var topoLineCases = []struct {
 	// want is the switches read, "name:level:nodes:children" each (nodes and
 	// children as hostlists expanded, joined by ','), or the error's words.
 	want, err string
-	// include: a file with an Include line, which procalloc refuses and Slurm reads.
+	// include: a file with an Include line (INC: inc.conf's absolute name), which
+	// ParseTopologyConf refuses and ParseTopologyConfIncluding and Slurm read.
 	include bool
 }{
 	{text: "SwitchName = s1 \\\n  Nodes=\"n[1-2]\" # leaf one\nSwitchName=s2 Nodes=n[3-4]\nSwitchName=top Switches=s[1-2]\n",
@@ -37,6 +40,11 @@ var topoLineCases = []struct {
 	{text: "SwitchName=s1 Nodes=n[1-4]\nLinkSpeed=10\n", err: "not LinkSpeed="},
 	{text: "SwitchName=s1 Nodes=n[1-4] \\\n LinkSpeed\n", err: "\"LinkSpeed\" is not KEY=VALUE"},
 	{text: "Include INC\n", err: "Include", include: true},
+	{text: "SwitchName=s2 Nodes=n[3-4]\ninclude inc.conf\nSwitchName=top Switches=s[1-2]\n", err: "Include", include: true},
+	// %c: topology.conf's table has no ClusterName, so Slurm's Include fails
+	// though inc-t.conf (ClusterName=t) is there; ParseTopologyConfIncluding
+	// refuses it too (TestParseTopologyConfIncluding).
+	{text: "Include inc-%c.conf\n", err: "Include"},
 }
 
 // topoSummary is what topoLineCases' want says of a tree.
@@ -89,17 +97,21 @@ func TestParseTopologyConfOnSlurmctld(t *testing.T) {
 	for i, c := range topoLineCases {
 		dir := t.TempDir()
 		text := strings.ReplaceAll(c.text, "INC", filepath.Join(dir, "inc.conf"))
-		if err := os.WriteFile(filepath.Join(dir, "inc.conf"), []byte("SwitchName=s1 Nodes=n[1-4]\n"), 0o644); err != nil {
-			t.Fatal(err)
+		for _, inc := range []string{"inc.conf", "inc-t.conf"} {
+			if err := os.WriteFile(filepath.Join(dir, inc), []byte("SwitchName=s1 Nodes=n[1-4]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		switches, fatal := runSlurmctldTopology(t, ctld, dir, text)
 		top, ours := ParseTopologyConf(strings.NewReader(text))
 		switch {
 		case c.include:
-			// procalloc does not follow Include (it would miss the included switches).
-			if ours == nil || fatal != "" {
-				t.Errorf("case %d: ReadTopologyConf %v, slurmctld %q: want procalloc to refuse and Slurm to read an Include", i, ours, fatal)
+			// Refused without a way to open the included file; followed with it.
+			inc, err := ParseTopologyConfIncluding(strings.NewReader(text), filepath.Join(dir, "topology.conf"), "", os.ReadFile)
+			if ours == nil || fatal != "" || err != nil || topoSummary(inc.Tree) != switches {
+				t.Errorf("case %d %q: ParseTopologyConf %v; ParseTopologyConfIncluding %v; slurmctld %q%s", i, text, ours, err, switches, fatal)
 			}
+			t.Logf("case %d: slurmctld %s, ParseTopologyConfIncluding %s", i, switches, topoSummary(inc.Tree))
 		case ours != nil && fatal == "":
 			t.Errorf("case %d %q: ParseTopologyConf refuses it (%v), slurmctld reads %q", i, text, ours, switches)
 		case ours == nil && fatal != "":
@@ -135,7 +147,7 @@ func runSlurmctldTopology(t *testing.T, ctld, dir, text string) (switches, fatal
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	sc, stop := startSlurmctld(t, ctx, ctld, filepath.Join(dir, "slurm.conf"), "-vv")
+	sc, stop := slurmtest.StartSlurmctld(t, ctx, ctld, filepath.Join(dir, "slurm.conf"), "-vv")
 	defer stop()
 	var sw, bad []string
 	for sc.Scan() {

@@ -57,6 +57,9 @@ type Tree struct {
 type Switch struct {
 	Name string // the SwitchName= value (a topology.yaml switch's name)
 	Line int    // its 1-based line in the file
+	// File is the included file of its line (as read, an Include line of the
+	// topology.conf followed: ParseTopologyConfIncluding); "" for the file itself.
+	File string
 	// Nodes are the expanded Nodes= of a leaf switch, in the file's order (Slurm keeps
 	// only the set: a leaf's nodes are taken in node-index order).
 	Nodes []string
@@ -85,10 +88,24 @@ type Torus struct {
 	Nodes []string // X*Y*Z node names, x fastest
 }
 
+// where names the switch's line in messages: "line N", or "FILE line N" in an
+// included file.
+func (s *Switch) where() string { return lineRef(s.File, s.Line) }
+
+// lineRef names line of file in messages: "line N" in the file read, "FILE line
+// N" in a file its Include lines name (as ConfLine.Where does).
+func lineRef(file string, line int) string {
+	if file == "" {
+		return fmt.Sprintf("line %d", line)
+	}
+	return fmt.Sprintf("%s line %d", file, line)
+}
+
 // switchRec is a switch as read, before Slurm's rules resolve it.
 type switchRec struct {
 	name                  string
 	line                  int
+	file                  string // the included file of its line, "" for the file itself
 	nodes, children       []string
 	hasNodes, hasChildren bool
 }
@@ -121,25 +138,25 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 			return nil, err
 		}
 		if r.name == "" {
-			return nil, fmt.Errorf("line %d: a switch without a name", r.line)
+			return nil, fmt.Errorf("%s: a switch without a name", lineRef(r.file, r.line))
 		}
 		if prev, dup := t.byName[r.name]; dup {
-			return nil, fmt.Errorf("line %d: switch %s already defined on line %d", r.line, r.name, t.Switches[prev].Line)
+			return nil, fmt.Errorf("%s: switch %s already defined on %s", lineRef(r.file, r.line), r.name, t.Switches[prev].where())
 		}
-		s := Switch{Name: r.name, Line: r.line, IsRoot: true}
+		s := Switch{Name: r.name, Line: r.line, File: r.file, IsRoot: true}
 		switch {
 		case r.hasNodes && r.hasChildren && !rules.yaml:
-			return nil, fmt.Errorf("line %d: switch %s has both Nodes= and Switches= (Slurm: \"has both child switches and nodes\"); a switch is a leaf or an upper switch", r.line, r.name)
+			return nil, fmt.Errorf("%s: switch %s has both Nodes= and Switches= (Slurm: \"has both child switches and nodes\"); a switch is a leaf or an upper switch", lineRef(r.file, r.line), r.name)
 		case r.hasNodes:
 			if r.hasChildren {
-				warn(fmt.Sprintf("line %d: switch %s has nodes and children; Slurm reads it as a leaf and ignores its children (\"Ignoring children switches\")", r.line, r.name))
+				warn(fmt.Sprintf("%s: switch %s has nodes and children; Slurm reads it as a leaf and ignores its children (\"Ignoring children switches\")", lineRef(r.file, r.line), r.name))
 			}
 			s.Nodes = r.nodes
 			hasNodes = hasNodes || len(r.nodes) > 0
 		case r.hasChildren:
 			s.Level = -1
 		case !rules.yaml:
-			return nil, fmt.Errorf("line %d: switch %s has neither Nodes= nor Switches= (Slurm 22.05 to 25.04: \"lacks children\")", r.line, r.name)
+			return nil, fmt.Errorf("%s: switch %s has neither Nodes= nor Switches= (Slurm 22.05 to 25.04: \"lacks children\")", lineRef(r.file, r.line), r.name)
 		}
 		t.byName[r.name] = len(t.Switches)
 		t.Switches = append(t.Switches, s)
@@ -151,7 +168,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 		for _, c := range r.children {
 			j, ok := t.byName[c]
 			if !ok || j == i {
-				return nil, fmt.Errorf("line %d: switch %s has invalid child switch %q (not defined, or itself)", r.line, r.name, c)
+				return nil, fmt.Errorf("%s: switch %s has invalid child switch %q (not defined, or itself)", lineRef(r.file, r.line), r.name, c)
 			}
 			t.Switches[i].Children = append(t.Switches[i].Children, j)
 			t.Switches[j].Parent = i // the last line listing it wins, as in slurmctld
@@ -216,9 +233,9 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 		}
 		if pass >= maxTreePasses {
 			if c := t.cycleFrom(left); c != "" {
-				return nil, fmt.Errorf("line %d: switches form a cycle: %s (Slurm: \"Switch configuration is not a tree\")", t.Switches[left].Line, c)
+				return nil, fmt.Errorf("%s: switches form a cycle: %s (Slurm: \"Switch configuration is not a tree\")", t.Switches[left].where(), c)
 			}
-			return nil, fmt.Errorf("line %d: switch %s: levels not resolved after %d passes in file order (Slurm: \"Switch configuration is not a tree\"); list child switches before their parents", t.Switches[left].Line, t.Switches[left].Name, maxTreePasses)
+			return nil, fmt.Errorf("%s: switch %s: levels not resolved after %d passes in file order (Slurm: \"Switch configuration is not a tree\"); list child switches before their parents", t.Switches[left].where(), t.Switches[left].Name, maxTreePasses)
 		}
 	}
 	// What slurmctld logs but accepts.
@@ -429,7 +446,7 @@ func switchVertex(f *topo.Fabric, name string) string {
 	}
 }
 
-func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string, line int) error {
+func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string, at string) error {
 	if err := look.stopped(1 + len(names)); err != nil {
 		return err
 	}
@@ -437,7 +454,7 @@ func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string
 		if !seen[n] {
 			seen[n] = true
 			if err := f.AddHost(n); err != nil {
-				return fmt.Errorf("line %d: %w", line, err)
+				return fmt.Errorf("%s: %w", at, err)
 			}
 		}
 	}
@@ -448,7 +465,7 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
 	seen := map[string]bool{}
 	for _, s := range t.Switches {
-		if err := addHosts(look, f, seen, s.Nodes, s.Line); err != nil {
+		if err := addHosts(look, f, seen, s.Nodes, s.where()); err != nil {
 			return nil, err
 		}
 	}
@@ -461,7 +478,7 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 		}
 		vname[i] = switchVertex(f, s.Name)
 		if err := f.AddSwitch(vname[i]); err != nil {
-			return nil, fmt.Errorf("line %d: switch %s: %w", s.Line, s.Name, err)
+			return nil, fmt.Errorf("%s: switch %s: %w", s.where(), s.Name, err)
 		}
 	}
 	for i, s := range t.Switches {
@@ -473,13 +490,13 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 		}
 		for _, n := range s.Nodes {
 			if err := f.Link(vname[i], n); err != nil {
-				return nil, fmt.Errorf("line %d: %w", s.Line, err)
+				return nil, fmt.Errorf("%s: %w", s.where(), err)
 			}
 		}
 		for _, c := range s.Children {
 			if hasNodes[c] {
 				if err := f.Link(vname[i], vname[c]); err != nil {
-					return nil, fmt.Errorf("line %d: %w", s.Line, err)
+					return nil, fmt.Errorf("%s: %w", s.where(), err)
 				}
 			}
 		}
@@ -503,7 +520,7 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
 	seen := map[string]bool{}
 	for _, blk := range b.Blocks {
-		if err := addHosts(look, f, seen, blk.Nodes, blk.Line); err != nil {
+		if err := addHosts(look, f, seen, blk.Nodes, lineRef(blk.File, blk.Line)); err != nil {
 			return nil, err
 		}
 	}
@@ -515,7 +532,7 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 		}
 		v := switchVertex(f, blk.Name)
 		if err := f.AddSwitch(v); err != nil {
-			return nil, fmt.Errorf("line %d: block %s: %w", blk.Line, blk.Name, err)
+			return nil, fmt.Errorf("%s: block %s: %w", lineRef(blk.File, blk.Line), blk.Name, err)
 		}
 		used, vname = append(used, blk), append(vname, v)
 	}
@@ -537,7 +554,7 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 		}
 		for _, n := range blk.Nodes {
 			if err := f.Link(vname[i], n); err != nil {
-				return nil, fmt.Errorf("line %d: %w", blk.Line, err)
+				return nil, fmt.Errorf("%s: %w", lineRef(blk.File, blk.Line), err)
 			}
 		}
 		if root != "" {

@@ -112,12 +112,18 @@ func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warn
 	if err != nil {
 		return nil, nil, err
 	}
-	return MergeWeightsConf(c, nodes, o, hosts)
+	files, warnings, err := MergeWeightsConf(c, nodes, o, hosts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return files.SlurmConf, warnings, nil // ReadConf follows no Include line: one file
 }
 
 // MergeWeightsConf is MergeWeights on a slurm.conf already read, with its nodes
-// (c.Nodes()'s), for a caller that has them.
-func MergeWeightsConf(c *Conf, nodes []ConfNode, o curves.Order, hosts []string) (out []byte, warnings []string, err error) {
+// (c.Nodes()'s), for a caller that has them; its output is each file of the
+// configuration (Conf.EditLines: with ReadConfIncluding, the weights of the nodes
+// of an included file are written in that file).
+func MergeWeightsConf(c *Conf, nodes []ConfNode, o curves.Order, hosts []string) (out *ConfFiles, warnings []string, err error) {
 	if hosts != nil && len(hosts) != len(o) {
 		return nil, nil, fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
 	}

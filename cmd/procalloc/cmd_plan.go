@@ -75,7 +75,12 @@ unless every input checked):
                           MPICH would refuse or merge are warned of, as by curve
                           --format hosts; the file is written all the same)
   slurm.conf              the recommended deployment's slurm.conf (the site's, every
-                          other line and attribute kept); for "current" unchanged
+                          other line and attribute kept, Include lines too); for
+                          "current" unchanged
+  nodes.conf ...          each file of slurm.conf's Include lines that the deployment
+                          changes, under its Include name when relative (sub/x.conf),
+                          else its base name; files it leaves unchanged are not
+                          written (apply.txt lists them)
   topology.conf|.yaml     its topology file, when it has one
   NAME/slurm.conf ...     the files of --deployment NAME as well (also when recommended),
                           with NAME/apply.txt, the steps that deploy them
@@ -87,8 +92,9 @@ unless every input checked):
                           unmatched_hosts, missing_nodes, ordering {objective, bound,
                           gap, name_order, best_curve}, workload, caveats
   report.html             the report, one self-contained page (inline SVG)
-  apply.txt               the steps: which files to copy, reconfigure or restart, and a
-                          job's SLURM_HOSTFILE along the ordering (ordering.hosts)
+  apply.txt               the steps: which files to copy where (an included file to
+                          where its Include line names it), reconfigure or restart,
+                          and a job's SLURM_HOSTFILE along the ordering (ordering.hosts)
 
 The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
@@ -105,8 +111,8 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			gf := declareGraphFlags(fs)
 			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
-			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required; its Include lines are read, a relative name in its directory)")
-			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one")
+			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required; its Include lines are read, a relative name in its directory; with - (standard input) a relative Include name is an error: give the path)")
+			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one (its Include lines are read as slurm.conf's; a relative name needs it in slurm.conf's directory)")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
@@ -186,9 +192,11 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return err
 				}
 				opt.SlurmConfPath = *slurmConf
-				// Include lines: a relative name is in slurm.conf's directory, as
-				// slurmctld reads it (slurm.ReadConfIncluding).
-				opt.SlurmConfInclude = func(name string) ([]byte, error) {
+				// Include lines (slurm.conf's and topology.conf's): a relative name is
+				// in slurm.conf's directory, as slurmctld reads it
+				// (slurm.ReadConfIncluding); from standard input ("-") it is an
+				// error, never a name read in the working directory.
+				opt.ReadIncluded = func(name string) ([]byte, error) {
 					r, err := textin.Open(name)
 					if err != nil {
 						return nil, err

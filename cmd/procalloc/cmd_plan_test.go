@@ -133,3 +133,28 @@ func TestPlanReportsGraphWarnings(t *testing.T) {
 		t.Errorf("report warnings %q", r.Warnings)
 	}
 }
+
+// --slurm-conf - (standard input) has no directory: a relative Include name is
+// refused with the fix (it was read in the working directory, silently: here
+// the sample slurm.conf, and the plan went on); an absolute one is read.
+func TestPlanStdinRelativeInclude(t *testing.T) {
+	args := func(dir string) []string {
+		return []string{"plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover", "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+			"--slurm-conf", "-", "--slurm-version", "23.11", "--jobs", "50", "--time-limit", "2s", "-o", dir}
+	}
+	dir := filepath.Join(t.TempDir(), "plan")
+	code, out, stderr := runCLI(t, "ClusterName=x\nInclude ../../plan/testdata/slurm.conf\n", args(dir)...)
+	if want := "procalloc plan: -: line 2: Include ../../plan/testdata/slurm.conf: a relative name, read from standard input: Slurm reads it in slurm.conf's directory, which standard input does not have; give the file's path"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("relative Include from standard input: exit %d\n%s\n%s\nwant exit 1 and %q", code, out, stderr, want)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("%s written after an error", dir)
+	}
+	abs, err := filepath.Abs("../../plan/testdata/slurm.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := runCLI(t, "Include "+abs+"\n", args(dir)...); code != 0 || !strings.Contains(stderr, "Include lines were followed (line 1: "+abs+")") {
+		t.Errorf("absolute Include from standard input: exit %d\n%s\n%s", code, out, stderr)
+	}
+}

@@ -1,0 +1,99 @@
+package slurm
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A topology.conf's Include lines are followed as slurm.conf's are (Slurm's
+// topology plugins read topology.conf with s_p_parse_file): relative in the
+// topology.conf's directory, absolute as they are, nested, any case; the
+// switches are those of the files put together, each naming its file and line.
+func TestParseTopologyConfIncluding(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"leaves.conf": "SwitchName=s1 Nodes=n[1-2] # leaf one\nINCLUDE " + filepath.Join(dir, "s2.conf") + "\n",
+		"s2.conf":     "SwitchName=s2 Nodes=n[3-4]\n",
+		"dup.conf":    "SwitchName=s1 Nodes=n5\n",
+		"bad.conf":    "SwitchName=s3 Nodes=n[5-6] Swithces=s1\n",
+		"cl.conf":     "Include part-%c.conf\n",
+		"sub/x.conf":  "SwitchName=s9 Nodes=n9\n",
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "topology.conf")
+	text := "include leaves.conf\nSwitchName=top Switches=s[1-2]\n"
+	whole := "SwitchName=s1 Nodes=n[1-2] # leaf one\nSwitchName=s2 Nodes=n[3-4]\nSwitchName=top Switches=s[1-2]\n"
+	got, err := ParseTopologyConfIncluding(strings.NewReader(text), path, path, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := ParseTopologyConf(strings.NewReader(whole))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := topoSummary(got.Tree), topoSummary(ref.Tree); g != w || g != "s1:0:n1,n2: s2:0:n3,n4: top:1::s1,s2" {
+		t.Errorf("switches %s, the files put together %s", g, w)
+	}
+	if s := got.Tree.Switches[1]; s.File != filepath.Join(dir, "s2.conf") || s.Line != 1 || got.Tree.Switches[2].File != "" || got.Tree.Switches[2].Line != 2 {
+		t.Errorf("s2 on %s line %d, top on %q line %d", s.File, s.Line, got.Tree.Switches[2].File, got.Tree.Switches[2].Line)
+	}
+	for _, c := range []struct{ text, path, conf, want string }{
+		// An error of an included line names its file, and the line it refers to.
+		{"Include leaves.conf\nInclude dup.conf\n", path, "", filepath.Join(dir, "dup.conf") + " line 1: switch s1 already defined on " + filepath.Join(dir, "leaves.conf") + " line 1"},
+		{"Include bad.conf\n", path, "", filepath.Join(dir, "bad.conf") + " line 1: unknown key \"Swithces\""},
+		{"SwitchName=s0 Nodes=n0\nInclude nope.conf\n", path, "", "line 2: Include nope.conf: open " + filepath.Join(dir, "nope.conf") + ": no such file"},
+		// %c: topology.conf has no ClusterName (Slurm: the Include fails).
+		{"Include cl.conf\n", path, "", filepath.Join(dir, "cl.conf") + " line 1: Include part-%c.conf: %c is the ClusterName, which a topology.conf does not set"},
+		// Standard input has no directory for a relative name.
+		{"Include leaves.conf\n", "-", "", "line 1: Include leaves.conf: a relative name, read from standard input"},
+		// topology.conf away from slurm.conf: 22.05 and 23.02+ read different files.
+		{"Include x.conf\n", filepath.Join(dir, "sub", "topology.conf"), path, "line 1: Include x.conf: a relative name in a topology.conf that is not in slurm.conf's directory"},
+	} {
+		_, err := ParseTopologyConfIncluding(strings.NewReader(c.text), c.path, c.conf, os.ReadFile)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q (%s): %v, want %q", c.text, c.path, err, c.want)
+		}
+	}
+	// From standard input an absolute name is read; the same file given apart
+	// from slurm.conf reads its relative names in its own directory when
+	// slurm.conf is not given.
+	if top, err := ParseTopologyConfIncluding(strings.NewReader("Include "+filepath.Join(dir, "leaves.conf")+"\nSwitchName=top Switches=s[1-2]\n"), "-", "", os.ReadFile); err != nil || topoSummary(top.Tree) != topoSummary(ref.Tree) {
+		t.Errorf("absolute from standard input: %v", err)
+	}
+	if top, err := ParseTopologyConfIncluding(strings.NewReader("Include x.conf\n"), filepath.Join(dir, "sub", "topology.conf"), "", os.ReadFile); err != nil || topoSummary(top.Tree) != "s9:0:n9:" {
+		t.Errorf("sub/topology.conf alone: %v", err)
+	}
+	// Without a way to open files (ParseTopologyConf) an Include is refused.
+	if _, err := ParseTopologyConf(strings.NewReader(text)); err == nil || !strings.Contains(err.Error(), "line 1: Include: not followed here") {
+		t.Errorf("ParseTopologyConf: %v", err)
+	}
+	// The --graph and slurm:tree:FILE readers follow them.
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// (A first line "include FILE" was detected as an edge list: hosts include,
+	// leaves.conf, SwitchName=top and Switches=s[1-2].)
+	g, _, err := GraphFile{Path: path}.Read()
+	if err != nil || g.N() != 4 || g.Vertices() != 7 || g.Name(0) != "n1" {
+		t.Errorf("GraphFile: %v %v", g, err)
+	}
+	top, err := ReadTopologyFile(path)
+	if err != nil || topoSummary(top.Tree) != topoSummary(ref.Tree) {
+		t.Errorf("ReadTopologyFile: %v", err)
+	}
+	var ge *GraphFileError
+	_, _, err = GraphFile{Path: "-", Stdin: strings.NewReader(text)}.Read()
+	if !errors.As(err, &ge) || !strings.Contains(err.Error(), "-: line 1: Include leaves.conf: a relative name, read from standard input") {
+		t.Errorf("GraphFile from standard input: %v", err)
+	}
+}
