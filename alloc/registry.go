@@ -132,13 +132,11 @@ func MapSpecFiles(spec string, f func(name string) string) string {
 			return name + ":" + curve(c) + ":" + s
 		}
 	case "slurm":
-		mode, rest, ok := strings.Cut(arg, ":")
+		mode, file, order, hasOrder := slurmArg(arg)
 		switch {
-		case !ok:
-		case mode == "consec":
-			return name + ":" + mode + ":" + curve(rest)
-		case mode == "tree" || mode == "block":
-			file, order, hasOrder := strings.Cut(rest, ":")
+		case mode == "consec" && hasOrder:
+			return name + ":" + mode + ":" + curve(order)
+		case (mode == "tree" || mode == "block") && (file != "" || hasOrder):
 			if file != "" {
 				file = f(file)
 			}

@@ -199,8 +199,20 @@ func init() {
 		})
 }
 
+// slurmArg splits slurm's argument as the spec's grammar says: consec[:ORDER],
+// tree:FILE[:ORDER] or block:FILE[:ORDER] (hasOrder: the ':' before ORDER is there,
+// even with ORDER empty). The constructor and MapSpecFiles both read specs through it.
+func slurmArg(arg string) (mode, file, order string, hasOrder bool) {
+	mode, rest, hasRest := strings.Cut(arg, ":")
+	if mode == "tree" || mode == "block" {
+		file, order, hasOrder = strings.Cut(rest, ":")
+		return mode, file, order, hasOrder
+	}
+	return mode, "", rest, hasRest
+}
+
 func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error) {
-	mode, rest, _ := strings.Cut(arg, ":")
+	mode, file, o, _ := slurmArg(arg)
 	var cfg SlurmConfig
 	names, err := opt.nodeNames(m)
 	if err != nil {
@@ -210,9 +222,8 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 	var order string
 	switch mode {
 	case "consec":
-		order = rest
+		order = o
 	case "tree":
-		file, o, _ := strings.Cut(rest, ":")
 		if file == "" {
 			return nil, fmt.Errorf("slurm:tree needs a topology.conf: slurm:tree:FILE[:ORDER]")
 		}
@@ -225,7 +236,6 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		}
 		cfg.Tree, order = t, o
 	case "block":
-		file, o, _ := strings.Cut(rest, ":")
 		if file == "" {
 			return nil, fmt.Errorf("slurm:block needs a topology.conf: slurm:block:FILE[:ORDER]")
 		}

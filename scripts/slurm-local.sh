@@ -1,146 +1,51 @@
 #!/usr/bin/env bash
-# Runs a procalloc sweep on a real single-node Slurm, as a job array, and checks that
-# the merged shards equal a single-process run of the same sweep.
+# Runs a procalloc sweep on a real Slurm on this machine, as a job array, and checks
+# that the merged shards equal a single-process run of the same sweep.
 #
-# It starts MUNGE, slurmctld and slurmd from Debian's packages (slurm-wlm, munge) with a
-# private configuration in a temporary directory (loopback only, two free ports
-# picked at random, so that several runs on one machine do not collide),
-# submits "procalloc sweep SPEC --sbatch" as an array of SHARDS tasks, waits, merges,
-# compares, and stops every daemon it started, whatever happens.
+# It starts a NODES-node Slurm on loopback with scripts/slurm-cluster.sh (which
+# installs Debian's slurm-wlm, slurm-client and munge when missing, picks free ports
+# and writes the configuration), submits "procalloc sweep SPEC --sbatch" as an array
+# of SHARDS tasks, waits, merges, compares, and stops the cluster whatever happens.
 #
-# Usage: scripts/slurm-local.sh [BIN] [SPEC] [SHARDS]
-#   BIN defaults to bin/procalloc, SPEC to examples/demo-sweep.yaml, SHARDS to 4.
-# Needs root (the daemons run as root here). Installs Debian's slurm-wlm, slurm-client
-# and munge with apt-get when a command is missing (idempotent: nothing to do once they
-# are there); exits 3 when it is not root or cannot install, so that callers can skip.
+# Usage: scripts/slurm-local.sh [BIN] [SPEC] [SHARDS] [NODES]
+#   BIN defaults to bin/procalloc, SPEC to examples/demo-sweep.yaml, SHARDS to 4,
+#   NODES to 1 (slurmd of one CPU each: SHARDS tasks on NODES nodes).
+# Needs root (the daemons run as root here); exits 3 when it is not root or Slurm
+# cannot be installed, so that callers can skip (slurm-cluster.sh's own exit).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "${1:-bin/procalloc}")
 spec=$(realpath "${2:-examples/demo-sweep.yaml}")
 shards=${3:-4}
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "slurm-local: needs root to run the Slurm daemons" >&2
-	exit 3
-fi
-# Install Debian's packages once; a second run finds the commands and installs nothing.
-# The daemons are only ever started by this script, with its own configuration: the
-# packages' services are not enabled or started (policy-rc.d refuses them during the
-# install, and systemd is not running in containers anyway).
-missing=()
-for c in slurmctld slurmd sbatch squeue sinfo scontrol munged; do
-	command -v "$c" >/dev/null || missing+=("$c")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if ! command -v apt-get >/dev/null; then
-		echo "slurm-local: ${missing[*]} not found and no apt-get: install Slurm and MUNGE" >&2
-		exit 3
-	fi
-	echo "slurm-local: installing slurm-wlm slurm-client munge (missing: ${missing[*]})" >&2
-	policy=
-	if [ ! -e /usr/sbin/policy-rc.d ]; then
-		policy=/usr/sbin/policy-rc.d
-		printf '#!/bin/sh\nexit 101\n' >"$policy"
-		chmod 0755 "$policy"
-	fi
-	status=0
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends slurm-wlm slurm-client munge; } >&2 || status=$?
-	[ -n "$policy" ] && rm -f "$policy"
-	if [ "$status" -ne 0 ]; then
-		echo "slurm-local: apt-get failed ($status)" >&2
-		exit 3
-	fi
-fi
+nodes=${4:-1}
+log() { echo "slurm-local: $*"; }
 
 work=$(mktemp -d /tmp/procalloc-slurm.XXXXXX)
-pids=()
+started=0
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	[ "$started" = 1 ] && bash "$here/slurm-cluster.sh" stop --dir "$work/cluster" >/dev/null 2>&1
 	if [ "${keep:-0}" != 1 ]; then rm -rf "$work"; fi
 }
 trap cleanup EXIT
-log() { echo "slurm-local: $*"; }
+mkdir -p "$work/cluster" "$work/out"
 
-mkdir -p "$work/munge" "$work/state" "$work/spool" "$work/out"
-head -c 1024 /dev/urandom >"$work/munge/munge.key"
-chmod 0400 "$work/munge/munge.key"
-chmod 0700 "$work/munge"
-munged --foreground --force --key-file="$work/munge/munge.key" --socket="$work/munge/munge.socket" \
-	--pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/seed" \
-	>"$work/munged.out" 2>&1 &
-pids+=($!)
-
-# Two free TCP ports: a port is taken when something accepts a connection on it.
-free_port() {
-	local p
-	for _ in $(seq 100); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	echo "slurm-local: no free port found" >&2
-	exit 1
-}
-ctld_port=$(free_port)
-slurmd_port=$(free_port)
-while [ "$slurmd_port" = "$ctld_port" ]; do slurmd_port=$(free_port); done
-
-host=$(hostname -s)
-cpus=$(nproc)
-export SLURM_CONF=$work/slurm.conf
-cat >"$SLURM_CONF" <<CONF
-ClusterName=procalloc
-SlurmctldHost=$host(127.0.0.1)
-SlurmUser=root
-SlurmdUser=root
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-AuthType=auth/munge
-AuthInfo=socket=$work/munge/munge.socket
-CredType=cred/munge
-StateSaveLocation=$work/state
-SlurmdSpoolDir=$work/spool
-SlurmctldPidFile=$work/slurmctld.pid
-SlurmdPidFile=$work/slurmd.pid
-SlurmctldLogFile=$work/slurmctld.log
-SlurmdLogFile=$work/slurmd.log
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/backfill
-MpiDefault=none
-ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 State=UNKNOWN
-PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP
-CONF
-
-for i in $(seq 50); do [ -S "$work/munge/munge.socket" ] && break; sleep 0.1; done
-slurmctld -D -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D -f "$SLURM_CONF" >"$work/slurmd.out" 2>&1 &
-pids+=($!)
-# Up to two minutes: the daemons start in a few seconds on an idle machine.
-for i in $(seq 600); do
-	state=$(sinfo -h -o %t 2>/dev/null || true)
-	[ "$state" = idle ] && break
-	alive=1
-	for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || alive=0; done
-	[ "$alive" = 1 ] || break # a daemon died (a port taken?): no use waiting
-	sleep 0.2
+# Ports free when checked; a start that meets one taken since (exit 4) tries another.
+for attempt in 1 2 3 4 5; do
+	status=0
+	port=$(bash "$here/slurm-cluster.sh" free-base --nodes "$nodes") || exit 1
+	started=1
+	bash "$here/slurm-cluster.sh" start --nodes "$nodes" --dir "$work/cluster" --port-base "$port" >&2 || status=$?
+	[ "$status" -eq 4 ] || break
+	log "attempt $attempt: a port from $port on was in use; another base"
 done
-if [ "$state" != idle ]; then
-	log "the node did not come up (state '$state'); logs:"
-	tail -n 5 "$work"/slurm*.log "$work"/*.out >&2 || true
+if [ "$status" -ne 0 ]; then
+	[ "$status" -eq 3 ] && started=0
+	log "the cluster did not start (exit $status)"
 	keep=1
-	exit 1
+	exit "$status"
 fi
-log "Slurm $(sinfo -V | cut -d' ' -f2) up: node $host, $cpus CPUs, ports $ctld_port/$slurmd_port"
+export SLURM_CONF=$work/cluster/slurm.conf
+log "Slurm $(sinfo -V | cut -d' ' -f2) up: $nodes node(s), ports from $port"
 
 cd "$work/out"
 "$bin" sweep "$spec" --sbatch --shards "$shards" --cpus 1 -o "$work/out/res" >job.sbatch

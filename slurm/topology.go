@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -244,7 +245,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 		for _, i := range tops {
 			names = append(names, t.Switches[i].Name)
 		}
-		warn(fmt.Sprintf("%d separate trees (tops %s): Slurm accepts it (\"no switch can reach all nodes through its descendants\") and never places a job across two trees", len(tops), clipList(names, 5)))
+		warn(fmt.Sprintf("%d separate trees (tops %s): Slurm accepts it (\"no switch can reach all nodes through its descendants\") and never places a job across two trees", len(tops), textin.FirstFew(names[:min(len(names), 5)], len(names), ", ")))
 	}
 	leafOf := map[string]int{}
 	var multi []string
@@ -262,7 +263,8 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 	}
 	if len(multi) > 0 {
 		slices.Sort(multi)
-		warn(fmt.Sprintf("%d node(s) on two leaf switches (%s); Slurm accepts it (\"Multiple leaf switches contain nodes\")", len(slices.Compact(multi)), clipList(multi, 5)))
+		multi = slices.Compact(multi)
+		warn(fmt.Sprintf("%d node(s) on two leaf switches (%s); Slurm accepts it (\"Multiple leaf switches contain nodes\")", len(multi), textin.FirstFew(multi[:min(len(multi), 5)], len(multi), ", ")))
 	}
 	return t, nil
 }
@@ -585,11 +587,4 @@ func (tr *Torus) graph() (*topo.Graph, error) {
 		}
 	}
 	return f.Graph()
-}
-
-func clipList(s []string, n int) string {
-	if len(s) <= n {
-		return strings.Join(s, ", ")
-	}
-	return strings.Join(s[:n], ", ") + ", ..."
 }

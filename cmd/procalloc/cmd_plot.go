@@ -331,7 +331,7 @@ func listValues(vs []string) string {
 	for i := range clipped {
 		clipped[i] = textin.Clip(vs[i])
 	}
-	return firstFew(clipped, len(vs), ", ")
+	return textin.FirstFew(clipped, len(vs), ", ")
 }
 
 // whereMisses says, for the --where terms that match no item on their own, which

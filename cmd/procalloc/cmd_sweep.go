@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
@@ -397,17 +398,7 @@ func lineList(lines []int) string {
 	for i := range shown {
 		shown[i] = fmt.Sprintf("line %d", lines[i])
 	}
-	return firstFew(shown, len(lines), ", ")
-}
-
-// firstFew joins the items shown of a list of n with sep, and counts the rest:
-// "a, b, ... 3 more". The one way the commands shorten a long list in a message.
-func firstFew(shown []string, n int, sep string) string {
-	s := strings.Join(shown, sep)
-	if n > len(shown) {
-		s += fmt.Sprintf("%s... %d more", sep, n-len(shown))
-	}
-	return s
+	return textin.FirstFew(shown, len(lines), ", ")
 }
 
 // runSweepItems runs the items (sweep.Spec.Run), jobs at a time, appending each
@@ -823,7 +814,7 @@ func warnDamaged(w io.Writer, cmd string, damaged []string) {
 	if len(damaged) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s): their items are missing unless other lines have them\n", cmd, len(damaged), firstFew(damaged[:min(len(damaged), 5)], len(damaged), "; "))
+	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s): their items are missing unless other lines have them\n", cmd, len(damaged), textin.FirstFew(damaged[:min(len(damaged), 5)], len(damaged), "; "))
 }
 
 // resultMetrics reads the numeric top-level metrics of a line's result.

@@ -137,3 +137,23 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// FirstFew shows what it is given and counts exactly the rest, whatever the split.
+func TestFirstFew(t *testing.T) {
+	for _, c := range []struct {
+		shown []string
+		n     int
+		sep   string
+		want  string
+	}{
+		{nil, 0, ", ", ""},
+		{[]string{"a"}, 1, ", ", "a"},
+		{[]string{"a", "b"}, 2, "; ", "a; b"},
+		{[]string{"a", "b"}, 5, ", ", "a, b, ... 3 more"},
+		{[]string{"a"}, 2, "; ", "a; ... 1 more"},
+	} {
+		if got := FirstFew(c.shown, c.n, c.sep); got != c.want {
+			t.Errorf("FirstFew(%q, %d, %q) = %q, want %q", c.shown, c.n, c.sep, got, c.want)
+		}
+	}
+}
