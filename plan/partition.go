@@ -167,11 +167,12 @@ func (p *Plan) assignPartitions() error {
 			}
 			if tr != nil && j.NodeList.Len() > 0 {
 				if h := outside(j, inDefault); h != "" {
-					what := "names no partition"
+					what, hint := "names no partition", fmt.Sprintf("add Partition to sacct's -o (sacct -o %s)", sim.SacctFields)
 					if j.Partition != "" {
 						what = fmt.Sprintf("ran in partition %s, which %s lacks", j.Partition, p.opt.SlurmConfPath)
+						hint = "cut the history to the period of this slurm.conf (sacct -S/-E)"
 					}
-					return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d %s, and its node %s is not in the default partition %s where it would be replayed: add Partition to sacct's -o (sacct -o %s), or give the slurm.conf the history ran under", j.Line, j.ID, what, h, dkey, sim.SacctFields)}
+					return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d %s, and its node %s is not in the default partition %s where it would be replayed: %s, or give the slurm.conf the history ran under", j.Line, j.ID, what, h, dkey, hint)}
 				}
 			}
 			if j.Procs > len(dnodes) {

@@ -356,6 +356,13 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	}
 	fmt.Fprintf(w, "<p>Network %s: %d compute hosts. Slurm %s (%s). Workload: %s, %d jobs, schedule %s.</p>\n",
 		e(r.Machine), r.Hosts, e(r.SlurmVersion), e(r.SlurmVersionSource), e(r.Workload.Source), r.Workload.Jobs, e(r.Workload.Sched))
+	if len(r.Workload.Partitions) > 0 {
+		var ps []string
+		for _, pt := range r.Workload.Partitions {
+			ps = append(ps, fmt.Sprintf("%s: %d jobs on %d hosts", pt.Name, pt.Jobs, pt.Hosts))
+		}
+		fmt.Fprintf(w, "<p>Each job replayed in its partition: %s.</p>\n", e(strings.Join(ps, "; ")))
+	}
 	if r.Workload.Description != "" {
 		fmt.Fprintf(w, "<p>%s</p>\n", e(r.Workload.Description))
 	}
