@@ -181,14 +181,14 @@ type Run struct {
 	// partition's free nodes, and predicted by AllocateIn (the allocator kept to
 	// the partition's nodes: alloc.AllocateWithout with the nodes outside it).
 	Partitions []Partition
+	// AllocateIn predicts a job of partition part (with Partitions).
 	AllocateIn func(k int, part Partition) ([]int, error)
 }
 
-// Partition is a partition of the cluster: its name and its nodes (indices of
-// Cluster.Names).
+// Partition is a partition of the cluster.
 type Partition struct {
-	Name  string
-	Nodes []int
+	Name  string // its PartitionName, what -p is given
+	Nodes []int  // its nodes, indices of Cluster.Names
 }
 
 // Result counts what Compare compared.
