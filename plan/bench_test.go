@@ -3,7 +3,9 @@ package plan
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"runtime/metrics"
 	"slices"
 	"testing"
@@ -239,9 +241,13 @@ func BenchmarkReplayFatTree131072Slurm2605(b *testing.B) {
 // overlapping partitions (benchReplayParts) and in one.
 // go test -run '^$' -bench 'ReplayFatTree131072Parts' -benchtime 1x ./plan
 func BenchmarkReplayFatTree131072Parts(b *testing.B) {
+	jobs := 2000
+	if s := os.Getenv("PROCALLOC_BENCH_JOBS"); s != "" {
+		jobs, _ = strconv.Atoi(s)
+	}
 	for _, parts := range []bool{false, true} {
 		b.Run(fmt.Sprint("partitions=", parts), func(b *testing.B) {
-			benchReplayParts(b, "fattree:16,16:16,16:16,16:32", 2000, V2311, parts)
+			benchReplayParts(b, "fattree:16,16:16,16:16,16:32", jobs, V2311, parts)
 		})
 	}
 }
