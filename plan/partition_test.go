@@ -319,3 +319,26 @@ func TestPartitionsBadHistory(t *testing.T) {
 		t.Errorf("unknown partition outside the default one: %v", err)
 	}
 }
+
+// A history all in one partition smaller than the machine (its outside occupied
+// for the whole replay, as-run's recorded placements included): every prediction
+// in it.
+func TestPartitionsOneSmall(t *testing.T) {
+	opt := sampleOptions(t, false)
+	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=main Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE\nPartitionName=debug Nodes=node[09-16] OverSubscribe=EXCLUSIVE\n")
+	rng := rand.New(rand.NewPCG(5, 5))
+	debug := []int{9, 10, 11, 12, 13, 14, 15, 16}
+	jobs := partHistory(rng, 30, map[string][]int{"debug": debug}, []string{"debug"})
+	opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
+	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := predictionsOutside(t, p, func(int) (string, []string) { return "debug", hostsOf(debug) }); len(bad) > 0 {
+		t.Errorf("%d predictions outside debug, e.g. %s", len(bad), bad[0])
+	}
+	if got := p.Report.Workload.Partitions; !slices.Equal(got, []PartitionJobs{{"main", 16, 0}, {"debug", 8, 30}}) {
+		t.Errorf("report's partitions %+v", got)
+	}
+}
