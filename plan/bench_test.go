@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"runtime/metrics"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -143,7 +143,9 @@ func BenchmarkPlanDragonfly102400(b *testing.B) {
 // version ver: the inputs checked, the ordering and the deployments built before
 // the timer starts. It reports the replays' wall time per job and deployment
 // (GOMAXPROCS deployments replayed at a time).
-func benchReplay(b *testing.B, spec string, jobs int, ver Version) { benchReplayParts(b, spec, jobs, ver, false) }
+func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
+	benchReplayParts(b, spec, jobs, ver, false)
+}
 
 // benchReplayParts is benchReplay, with parts on a site of three partitions: all
 // (every host), lower (the first 5/8 of the hosts in name order) and upper (the
