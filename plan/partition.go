@@ -102,7 +102,7 @@ func (p *Plan) assignPartitions() error {
 	p.replayParts = map[string][]int{}
 	dkey, dnodes := p.defaultNodes()
 	noDefault := p.defaultPart < 0
-	var unknown = map[string]int{}
+	unknown := map[string]int{} // partitions slurm.conf lacks -> jobs
 	var unknownFirst []string
 	unnamed, unions := 0, 0
 	// The history's node names by table id -> compute node (-1: none); the jobs
@@ -122,8 +122,8 @@ func (p *Plan) assignPartitions() error {
 		}
 		return idNode[id]
 	}
-	// outside returns the first recorded node of j not in in (nil: every node
-	// counts), "" when all are in.
+	// outside returns the name of the first recorded node of j for which in is
+	// false (or that is no compute host), "" when there is none.
 	outside := func(j *sim.Job, in func(v int32) bool) string {
 		for first, length := range j.NodeList.Runs() {
 			for id := first; id < first+length; id++ {
