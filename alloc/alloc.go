@@ -3,6 +3,7 @@ package alloc
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -62,4 +63,68 @@ type Fragmenting interface {
 	// could be placed (Slurm's will-run test) without changing the allocator. The
 	// copy and the original must be used from one goroutine.
 	Clone() Fragmenting
+}
+
+// Occupier is an allocator that can mark given nodes busy without choosing them
+// (Slurm's emulations: SlurmAllocator, plan's torus3d; AsRun): a scheduler takes
+// nodes away from a decision through it, as Slurm's select plugin is given only
+// the nodes a job may have (AllocateWithout).
+type Occupier interface {
+	Allocator
+	// Occupy marks the nodes busy, all or nothing, as Allocate would have.
+	Occupy(nodes []int) error
+	// IsFree reports whether node v is free.
+	IsFree(v int) bool
+}
+
+// ErrNoRestriction is wrapped by AllocateWithout for an allocator that cannot take
+// nodes away from a decision (not an Occupier): the restriction is refused, not
+// ignored.
+var ErrNoRestriction = errors.New("the allocator cannot keep a decision off given nodes (no Occupy)")
+
+// AllocateWithout is AllocateContext with the nodes away kept out of the choice:
+// those of them that are free are marked busy for the decision (Occupier.Occupy)
+// and freed after it, whatever its outcome. This is how Slurm's select plugin
+// decides: it is given the nodes of the job's partition that are available
+// (select/cons_tres's node bitmap; src/slurmctld/node_scheduler.c), so a node
+// outside the partition counts as a busy one in every rule (runs of free nodes,
+// switch and block counts, the one-node path). It costs O(len(away)) besides the
+// decision; the error wraps ErrNotEnoughFree when fewer than k nodes are free
+// outside away. scratch, when given, is reused for the occupied nodes (returned
+// for the next call). With away not empty, an allocator that is not an Occupier
+// fails with ErrNoRestriction. Clock.AllocateWithout measures the decision.
+func AllocateWithout(ctx context.Context, a Allocator, k int, away []int, scratch []int) (nodes, held []int, err error) {
+	return (*Clock)(nil).AllocateWithout(ctx, a, k, away, scratch)
+}
+
+// AllocateWithout is AllocateWithout (the package function) with the decision
+// measured as AllocateContext measures it (the Occupy and Release around it are
+// not).
+func (c *Clock) AllocateWithout(ctx context.Context, a Allocator, k int, away []int, scratch []int) (nodes, held []int, err error) {
+	held = scratch[:0]
+	if len(away) == 0 {
+		nodes, err = c.AllocateContext(ctx, a, k)
+		return nodes, held, err
+	}
+	oc, ok := a.(Occupier)
+	if !ok {
+		return nil, held, fmt.Errorf("%s: %w", a.Name(), ErrNoRestriction)
+	}
+	for _, v := range away {
+		if oc.IsFree(v) {
+			held = append(held, v)
+		}
+	}
+	if len(held) == 0 {
+		nodes, err = c.AllocateContext(ctx, a, k)
+		return nodes, held, err
+	}
+	if err := oc.Occupy(held); err != nil {
+		return nil, held, fmt.Errorf("%s: keeping a decision off %d nodes: %w", a.Name(), len(held), err)
+	}
+	nodes, err = c.AllocateContext(ctx, a, k)
+	if rerr := a.Release(held); rerr != nil {
+		return nil, held, fmt.Errorf("%s: internal error: freeing the nodes kept off a decision: %w", a.Name(), rerr)
+	}
+	return nodes, held, err
 }

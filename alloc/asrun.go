@@ -88,6 +88,13 @@ func (a *AsRun) NumFree() int { return a.st.NumFree() }
 // Release marks the nodes free again (Allocator.Release).
 func (a *AsRun) Release(nodes []int) error { return a.st.Release(nodes) }
 
+// Occupy marks the nodes busy (Occupier: a replay keeps the nodes outside a
+// partition busy with it).
+func (a *AsRun) Occupy(nodes []int) error { return a.st.Take(nodes) }
+
+// IsFree reports whether node v is free.
+func (a *AsRun) IsFree(v int) bool { return a.st.IsFree(v) }
+
 // Allocate fails: see ErrNoPlacement.
 func (a *AsRun) Allocate(k int) ([]int, error) { return nil, ErrNoPlacement }
 

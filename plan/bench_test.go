@@ -3,8 +3,11 @@ package plan
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -141,6 +144,15 @@ func BenchmarkPlanDragonfly102400(b *testing.B) {
 // the timer starts. It reports the replays' wall time per job and deployment
 // (GOMAXPROCS deployments replayed at a time).
 func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
+	benchReplayParts(b, spec, jobs, ver, false)
+}
+
+// benchReplayParts is benchReplay, with parts on a site of three partitions: all
+// (every host), lower (the first 5/8 of the hosts in name order) and upper (the
+// last 5/8), each job of the history in lower or upper when its recorded nodes are
+// (the smaller first), else in all: jobs of lower and upper are kept off 3/8 of the
+// hosts at each decision.
+func benchReplayParts(b *testing.B, spec string, jobs int, ver Version, parts bool) {
 	m, err := topo.ParseMachine(spec)
 	if err != nil {
 		b.Fatal(err)
@@ -152,6 +164,36 @@ func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
 	}
 	conf := []byte(fmt.Sprintf("NodeName=%s CPUs=1\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n", hl))
 	tr := syntheticHistory(b, m, names, jobs)
+	if parts {
+		sorted := slices.Clone(names)
+		slices.SortFunc(sorted, hostlist.NaturalCompare)
+		cut := len(sorted) * 5 / 8
+		lo, _ := hostlist.Compress(sorted[:cut])
+		hi, _ := hostlist.Compress(sorted[len(sorted)-cut:])
+		conf = []byte(fmt.Sprintf("NodeName=%s CPUs=1\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL Default=YES\nPartitionName=lower Nodes=%s\nPartitionName=upper Nodes=%s\n", hl, lo, hi))
+		rank := map[string]int{}
+		for i, n := range sorted {
+			rank[n] = i
+		}
+		count := map[string]int{}
+		for i := range tr.Jobs {
+			j := &tr.Jobs[i]
+			minR, maxR := len(sorted), -1
+			for _, n := range j.NodeList.Names() {
+				minR, maxR = min(minR, rank[n]), max(maxR, rank[n])
+			}
+			switch {
+			case maxR < cut:
+				j.Partition = "lower"
+			case minR >= len(sorted)-cut:
+				j.Partition = "upper"
+			default:
+				j.Partition = "all"
+			}
+			count[j.Partition]++
+		}
+		b.Logf("jobs by partition: %v", count)
+	}
 	p := &Plan{opt: Options{Machine: m, MachineSource: spec, SlurmConf: conf, SlurmConfPath: "slurm.conf", Trace: tr, TracePath: "history",
 		Version: ver, VersionSource: "bench", TimeLimit: 60 * time.Second, Seed: 1, Weights: DefaultWeights(), Threshold: DefaultThreshold}}
 	ctx := context.Background()
@@ -195,4 +237,19 @@ func BenchmarkReplayFatTree131072(b *testing.B) {
 
 func BenchmarkReplayFatTree131072Slurm2605(b *testing.B) {
 	benchReplay(b, "fattree:16,16:16,16:16,16:32", 10000, V2605)
+}
+
+// The cost of partitions at 10^5 hosts: 2,000 jobs on the fat tree, in three
+// overlapping partitions (benchReplayParts) and in one.
+// go test -run '^$' -bench 'ReplayFatTree131072Parts' -benchtime 1x ./plan
+func BenchmarkReplayFatTree131072Parts(b *testing.B) {
+	jobs := 2000
+	if s := os.Getenv("PROCALLOC_BENCH_JOBS"); s != "" {
+		jobs, _ = strconv.Atoi(s)
+	}
+	for _, parts := range []bool{false, true} {
+		b.Run(fmt.Sprint("partitions=", parts), func(b *testing.B) {
+			benchReplayParts(b, "fattree:16,16:16,16:16,16:32", jobs, V2311, parts)
+		})
+	}
 }

@@ -16,9 +16,15 @@ import (
 // submission (errRefused), places it anyway on the free nodes of lowest index and
 // counts it, so that the replay's schedule stays the same for every deployment; the
 // report says how many.
+//
+// It is an alloc.Occupier when the emulator is one (every emulator plan builds):
+// the replay keeps a job in its partition by occupying the nodes outside it
+// (alloc.AllocateWithout), and the fallback then takes the partition's lowest
+// free nodes; a partition with fewer free nodes than the job asks for has no
+// fallback: the job waits (sim's partitions).
 type pendingCounter struct {
 	alloc.Allocator
-	occ     interface{ Occupy([]int) error }
+	occ     alloc.Occupier
 	st      *alloc.State
 	pending int
 	refused int
@@ -30,9 +36,29 @@ var errRefused = errors.New("refused at submission")
 
 func newPendingCounter(a alloc.Allocator) *pendingCounter {
 	pc := &pendingCounter{Allocator: a, st: alloc.NewState(a.Machine().N())}
-	pc.occ, _ = a.(interface{ Occupy([]int) error })
+	pc.occ, _ = a.(alloc.Occupier)
 	return pc
 }
+
+// Occupy marks nodes busy in the emulator and in the fallback's state.
+func (pc *pendingCounter) Occupy(nodes []int) error {
+	if pc.occ == nil {
+		return fmt.Errorf("%s: %w", pc.Name(), alloc.ErrNoRestriction)
+	}
+	if err := pc.st.Take(nodes); err != nil {
+		return err
+	}
+	if err := pc.occ.Occupy(nodes); err != nil {
+		if rerr := pc.st.Release(nodes); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	return nil
+}
+
+// IsFree reports whether node v is free.
+func (pc *pendingCounter) IsFree(v int) bool { return pc.st.IsFree(v) }
 
 func (pc *pendingCounter) Allocate(k int) ([]int, error) {
 	nodes, err := pc.Allocator.Allocate(k)
@@ -104,8 +130,12 @@ func (t *torus3D) Machine() topo.Machine     { return t.m }
 func (t *torus3D) NumFree() int              { return t.st.NumFree() }
 func (t *torus3D) Release(nodes []int) error { return t.st.Release(nodes) }
 
-// Occupy marks nodes busy (pendingCounter's fallback).
+// Occupy marks nodes busy (pendingCounter's fallback; alloc.Occupier, which keeps
+// a job in its partition).
 func (t *torus3D) Occupy(nodes []int) error { return t.st.Take(nodes) }
+
+// IsFree reports whether node v is free.
+func (t *torus3D) IsFree(v int) bool { return t.st.IsFree(v) }
 
 func (t *torus3D) anchorsOf(i int) [][]int {
 	if a, ok := t.anchors[i]; ok {

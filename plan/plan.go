@@ -134,6 +134,11 @@ type Plan struct {
 	opt        Options
 	sched      sim.Sched
 	progressMu sync.Mutex
+	// partitions (partition.go)
+	parts       []planPartition
+	defaultPart int              // index in parts of the default partition, -1 when none
+	partsMatter bool             // some partition lacks a compute host: the replays keep jobs in theirs
+	replayParts map[string][]int // sim.Config.Partitions; nil when partitions change nothing
 }
 
 // File is one output file.
@@ -622,8 +627,9 @@ func (p *Plan) hasLeaves() bool {
 	return true
 }
 
-// checkPartitions reads the partitions and warns when jobs may share nodes, which
-// the emulation does not model.
+// checkPartitions reads the partitions: the nodes of each on the compute hosts,
+// which the replays keep each job in (partition.go), the hosts in no partition,
+// and a caveat when jobs may share nodes, which the emulation does not model.
 func (p *Plan) checkPartitions() error {
 	parts, err := p.conf.Partitions(p.nodes)
 	if err != nil {
@@ -635,20 +641,30 @@ func (p *Plan) checkPartitions() error {
 	var shared []string
 	inPart := map[string]bool{}
 	all := false
+	var names []string
+	var isAll []bool
+	var hosts [][]string
+	var lines []int
 	for _, pt := range parts {
 		r.Partitions = append(r.Partitions, pt.Name)
-		all = all || strings.EqualFold(pt.Nodes, "ALL")
+		ptAll := strings.EqualFold(pt.Nodes, "ALL")
+		all = all || ptAll
 		for _, h := range pt.Hosts {
 			inPart[h] = true
 		}
+		names, isAll, hosts, lines = append(names, pt.Name), append(isAll, ptAll), append(hosts, pt.Hosts), append(lines, pt.Line)
 		if whole || strings.HasPrefix(pt.OverSubscribe, "EXCLUSIVE") {
 			continue
 		}
 		shared = append(shared, pt.Name)
 	}
+	if p.conf.Includes == 0 && len(parts) > 0 {
+		// With Include lines not followed, partitions may be defined elsewhere:
+		// every job may have every compute host, as before partitions were read.
+		p.partitionSets(names, isAll, hosts, lines, slurm.DefaultPartition(parts))
+	}
 	if !all && p.conf.Includes == 0 {
-		// Slurm runs no job on a node of no partition; the replays place jobs on
-		// every compute host.
+		// Slurm runs no job on a node of no partition, nor do the replays.
 		var none []string
 		for _, n := range p.Names {
 			if !inPart[n] {
@@ -659,7 +675,7 @@ func (p *Plan) checkPartitions() error {
 		case len(parts) == 0:
 			r.Warnings = append(r.Warnings, "slurm.conf has no PartitionName line: Slurm runs no job (slurmctld 22.05 stops: \"No PartitionName information available\"), the replays use every compute host")
 		case len(none) > 0:
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%d compute hosts are in no partition (%s): Slurm runs no job on them, the replays use them", len(none), compressed(none)))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d compute hosts are in no partition (%s): Slurm runs no job on them, nor do the replays (each job is kept in its partition)", len(none), compressed(none)))
 		}
 	}
 	if len(shared) > 0 {

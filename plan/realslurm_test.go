@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/internal/slurmtest/ports"
 	"github.com/procalloc/procalloc/plan"
+	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // planOnSlurm is one Slurm the plan's deployments are deployed on: a cluster
@@ -136,4 +140,133 @@ func TestPlanOnSlurm(t *testing.T) {
 	}
 	// The line `make test-slurm` prints beside "slurm: ...".
 	fmt.Printf("plan: %d placements predicted, %d differ\n", total, differ)
+}
+
+// TestPlanPartitionsOnSlurm: a site of two overlapping partitions, all (every
+// node, the default) and debug (node[13-16]), with a history whose jobs ran in
+// both: the plan's deployments are deployed on a real Slurm (weights, names and
+// tree on Debian's 22.05; block and tree on the Slurm built from source,
+// PROCALLOC_SLURM_NEW or /opt/slurm-new, when there is one), each on a cluster of
+// its own on free ports, and a seeded sequence of jobs, each submitted to one
+// partition (salloc -p), is placed by Slurm and by the deployment's emulation kept
+// to the partition's nodes (alloc.AllocateWithout, as the replays keep each job):
+// every placement compared. It ends with the line "plan partitions: N placements
+// predicted, D differ".
+func TestPlanPartitionsOnSlurm(t *testing.T) {
+	slurmtest.NeedDaemons(t, "slurmctld", "slurmd", "scontrol", "salloc", "squeue", "munged")
+	script := slurmtest.Script(t)
+	steps := slurmtest.EnvCount(t, "PROCALLOC_SLURM_STEPS", 150)
+	slurms := []planOnSlurm{{version: "22.05", kinds: []plan.Kind{plan.KindWeights, plan.KindNames, plan.KindTree}}}
+	if prefix := slurmtest.NewPrefix(); exec.Command(filepath.Join(prefix, "sbin", "slurmctld"), "-V").Run() == nil {
+		slurms = append(slurms, planOnSlurm{prefix: prefix, version: "26.05", kinds: []plan.Kind{plan.KindBlock, plan.KindTree}})
+	} else {
+		t.Logf("no Slurm built from source in %s: the block deployment is not checked (scripts/slurm-build.sh builds one)", prefix)
+	}
+	// A history in both partitions: debug jobs on debug's nodes, the others anywhere.
+	var hist strings.Builder
+	hist.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\n")
+	for i, j := range []struct{ part, nodes string }{{"debug", "node[13-14]"}, {"all", "node[01-04]"}, {"debug", "node[15-16]"}, {"all", "node[05-12]"}, {"debug", "node13"}, {"all", "node[01-16]"}} {
+		n, _ := hostlist.Count(j.nodes)
+		fmt.Fprintf(&hist, "%d|2026-11-02T08:%02d:00|2026-11-02T08:%02d:00|2026-11-02T08:%02d:30|30|10|%d|%d|COMPLETED|%s|%s\n", 100+i, i, i, i, n, n, j.part, j.nodes)
+	}
+	tr, err := sim.ReadTrace(strings.NewReader(hist.String()), sim.ReadOptions{Format: "sacct", Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, differ := 0, 0
+	for si, s := range slurms {
+		var prefixArgs []string
+		if s.prefix != "" {
+			prefixArgs = []string{"--prefix", s.prefix}
+		}
+		dir := filepath.Join(t.TempDir(), "parts")
+		t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", dir}, prefixArgs...)...).Run() })
+		port, err := ports.Start(17, func(base int) error {
+			_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
+			return err
+		})
+		if errors.Is(err, ports.ErrNoSlurm) {
+			t.Logf("Slurm %s not checked: %v", s.version, err)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ports.RunScript(nil, script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)); err != nil {
+			t.Fatal(err)
+		}
+		base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf := append(base, "PartitionName=debug Nodes=node[13-16] MaxTime=INFINITE State=UP\n"...)
+		v, err := plan.ParseVersion(s.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		p, err := plan.Make(ctx, plan.Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover", SlurmConf: conf, SlurmConfPath: "slurm.conf",
+			Trace: tr, TracePath: "sacct.txt", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("Slurm %s: partitions replayed: %+v", s.version, p.Report.Workload.Partitions)
+		for ki, kind := range s.kinds {
+			t.Run(s.version+"/"+string(kind), func(t *testing.T) {
+				d := p.Deployment(kind)
+				if d == nil || !d.Supported {
+					t.Fatalf("deployment %s not supported on %s: %+v", kind, s.version, d)
+				}
+				work := t.TempDir()
+				confPath := filepath.Join(work, "slurm.conf")
+				if err := os.WriteFile(confPath, d.SlurmConf, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				for _, name := range []string{"topology.conf", "topology.yaml"} {
+					os.Remove(filepath.Join(dir, name))
+				}
+				if d.TopologyName != "" {
+					if err := os.WriteFile(filepath.Join(dir, d.TopologyName), d.Topology, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := ports.RunScript(nil, script, append([]string{"restart", "--dir", dir, "--conf", confPath}, prefixArgs...)...); err != nil {
+					t.Fatalf("starting the cluster with the %s deployment: %v", kind, err)
+				}
+				a, err := d.Allocator()
+				if err != nil {
+					t.Fatal(err)
+				}
+				names := d.NodeNames()
+				// The partitions under the deployment's node names: all, and
+				// debug's hosts (node13..node16 of the network) wherever the
+				// names put them.
+				var all, debug []int
+				for v := range names {
+					all = append(all, v)
+					if h := p.Names[v]; h >= "node13" && h <= "node16" {
+						debug = append(debug, v)
+					}
+				}
+				parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "debug", Nodes: debug}}
+				allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
+					var away []int
+					for v := range names {
+						if !slices.Contains(part.Nodes, v) {
+							away = append(away, v)
+						}
+					}
+					nodes, _, err := alloc.AllocateWithout(context.Background(), a, k, away, nil)
+					return nodes, err
+				}
+				c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: s.prefix}
+				r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(700 + 10*si + ki), Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
+				total += r.Compared
+				differ += r.Differ
+				t.Logf("%s on Slurm %s with partitions all and debug: %d placements predicted, %d differ; %d jobs both wait", kind, s.version, r.Compared, r.Differ, r.Waits)
+			})
+		}
+	}
+	fmt.Printf("plan partitions: %d placements predicted, %d differ\n", total, differ)
 }

@@ -52,6 +52,19 @@ type Workload struct {
 	Sched       string         `json:"sched"`                 // the scheduler replayed: "as-run" for an sacct trace, else "easy"
 	Description string         `json:"description,omitempty"` // how the synthetic workload is drawn (SyntheticDescription)
 	Skipped     map[string]int `json:"skipped,omitempty"`     // sacct records not replayed, by reason (sim.Trace.Skipped)
+	// Partitions are the jobs replayed in each partition, when the partitions
+	// restrict the replays (some partition lacks a compute host): slurm.conf's
+	// partitions in file order, then the unions of heterogeneous jobs and the
+	// nodes of every partition (jobs that name none, without a default
+	// partition); absent otherwise.
+	Partitions []PartitionJobs `json:"partitions,omitempty"`
+}
+
+// PartitionJobs is a partition's compute hosts and the jobs replayed in it.
+type PartitionJobs struct {
+	Name  string `json:"name"`  // the PartitionName (or the union's names)
+	Hosts int    `json:"hosts"` // its compute hosts
+	Jobs  int    `json:"jobs"`  // jobs replayed in it
 }
 
 // OrderingReport is the ordering's certificate: F of the ordering, its proven
@@ -93,7 +106,12 @@ type DeploymentReport struct {
 	Pending int `json:"pending"`
 	// Refused counts jobs Slurm refuses at submission under it (torus3d: no
 	// placement of their size).
-	Refused     int      `json:"refused"`
+	Refused int `json:"refused"`
+	// Waited counts jobs that found too few free nodes in their partition (or no
+	// switch or block in it that holds them, where no fallback applies) when
+	// production started them, and waited for a release as Slurm would have
+	// kept them pending; only when partitions restrict the replays.
+	Waited      int      `json:"waited,omitempty"`
 	Settings    []string `json:"settings,omitempty"`    // slurm.conf settings it changes
 	Notes       []string `json:"notes,omitempty"`       // its caveats, and the jobs left pending or refused
 	Predictions string   `json:"predictions,omitempty"` // the per-job predictions file written, e.g. "predictions/tree.csv"
@@ -358,6 +376,13 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	}
 	fmt.Fprintf(w, "<p>Network %s: %d compute hosts. Slurm %s (%s). Workload: %s, %d jobs, schedule %s.</p>\n",
 		e(r.Machine), r.Hosts, e(r.SlurmVersion), e(r.SlurmVersionSource), e(r.Workload.Source), r.Workload.Jobs, e(r.Workload.Sched))
+	if len(r.Workload.Partitions) > 0 {
+		var ps []string
+		for _, pt := range r.Workload.Partitions {
+			ps = append(ps, fmt.Sprintf("%s: %d jobs on %d hosts", pt.Name, pt.Jobs, pt.Hosts))
+		}
+		fmt.Fprintf(w, "<p>Each job replayed in its partition: %s.</p>\n", e(strings.Join(ps, "; ")))
+	}
 	if r.Workload.Description != "" {
 		fmt.Fprintf(w, "<p>%s</p>\n", e(r.Workload.Description))
 	}

@@ -63,11 +63,16 @@ func (p *Plan) checkWorkload() error {
 	n := p.Machine.N()
 	tr := p.opt.Trace
 	if tr == nil {
+		if p.partsMatter {
+			// Drawn for the default partition, where its jobs go (assignPartitions).
+			_, nodes := p.defaultNodes()
+			n = max(1, len(nodes))
+		}
 		p.Jobs = SyntheticWorkload(n, p.opt.SyntheticJobs, p.opt.Seed)
 		p.sched = sim.SchedEASY
 		w.Source, w.Jobs, w.Seed, w.Sched, w.Description = "synthetic", len(p.Jobs), p.opt.Seed, string(p.sched), SyntheticDescription
 		p.Report.Notes = append(p.Report.Notes, "no job history given (--trace): a seeded synthetic workload stands in; the site's own history predicts better")
-		return nil
+		return p.assignPartitions()
 	}
 	w.Source, w.Path, w.Jobs, w.Skipped = "trace", p.opt.TracePath, len(tr.Jobs), tr.Skipped
 	if len(tr.Jobs) == 0 {
@@ -87,7 +92,7 @@ func (p *Plan) checkWorkload() error {
 		p.sched = sim.SchedEASY
 		w.Sched = string(p.sched)
 		p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("the history is a %s trace without start times or node lists: replayed with EASY backfilling, no as-run deployment", tr.Format))
-		return nil
+		return p.assignPartitions()
 	}
 	p.sched = sim.SchedAsRun
 	w.Sched = string(p.sched)
@@ -150,7 +155,7 @@ func (p *Plan) checkWorkload() error {
 	if len(notCompute) > 0 {
 		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s", len(notCompute), p.opt.SlurmConfPath, firstFew(notCompute, 5))}
 	}
-	return nil
+	return p.assignPartitions()
 }
 
 // sizeClass is the report's job-size class of a k-node job: 2, 3-4, 5-8, ...
@@ -280,8 +285,12 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		rankBits = make([]uint64, (len(order)+63)/64)
 	}
+	waited := 0
 	done := func(r *sim.JobResult) error {
 		k := len(r.Nodes)
+		if r.WaitedForBlock {
+			waited++ // refused by its partition's nodes at its recorded start (sim's partitions)
+		}
 		if predict {
 			ranks = ranks[:0]
 			for _, v := range r.Nodes {
@@ -327,7 +336,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		return nil
 	}
-	cfg := sim.Config{Machine: p.Machine, Alloc: a, Sched: p.sched, Metrics: sim.MetricsSched | sim.MetricsDist, DropNodes: true, NoPerJob: true, JobDone: done}
+	cfg := sim.Config{Machine: p.Machine, Alloc: a, Sched: p.sched, Metrics: sim.MetricsSched | sim.MetricsDist, DropNodes: true, NoPerJob: true, JobDone: done, Partitions: p.replayParts}
 	res, err := sim.Run(ctx, p.Jobs, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -357,6 +366,10 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 	if pc != nil && pc.pending > 0 {
 		dr.Pending = pc.pending
 		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs found no switch or block holding them: Slurm would leave them pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", pc.pending))
+	}
+	if waited > 0 {
+		dr.Waited = waited
+		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs found too few free nodes in their partition when production started them (other jobs' placements under this deployment took them): they waited for a release, as Slurm would have kept them pending, so this deployment's schedule differs from production's for them", waited))
 	}
 	if predict {
 		name := "predictions/" + string(d.Kind) + ".csv"

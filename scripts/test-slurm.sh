@@ -83,6 +83,9 @@ if [ -d plan ]; then
 	planline=$(grep '^plan: ' "$dir/plan.log" | tail -n 1 || true)
 	# apply.txt's steps run as written (TestApplyStepsOnSlurm, a cluster of its own)
 	grep '^apply.txt: ' "$dir/plan.log" || true
+	# jobs submitted to two overlapping partitions (TestPlanPartitionsOnSlurm,
+	# clusters of its own): "plan partitions: N placements predicted, D differ"
+	grep '^plan partitions: ' "$dir/plan.log" || true
 	# one line per deployment: "weights on Slurm 22.05: 150 placements predicted, ..."
 	sed -nE 's/^ +realslurm_test\.go:[0-9]+: ([a-z0-9]+ on Slurm [0-9.]+: .*)/plan \1/p' "$dir/plan.log"
 	if [ "$planst" -ne 0 ] || [ -z "$planline" ]; then

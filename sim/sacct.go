@@ -50,7 +50,7 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	for _, j := range sa.Jobs {
 		job := Job{Line: j.Line, ID: j.ID, Arrival: j.Submit - t0, Started: j.Start - t0, Runtime: j.Runtime,
-			Estimate: j.Limit, Procs: j.Size, NodeList: j.NodeList}
+			Estimate: j.Limit, Procs: j.Size, NodeList: j.NodeList, Partition: j.Partition}
 		if job.ID == 0 {
 			job.ID = len(t.Jobs) + 1
 		}

@@ -36,6 +36,8 @@ func sacctSeeds() []string {
 			"4242_[8-20%4]|2026-03-01T10:00:00|Unknown|Unknown|00:00:00|2-00:00:00|128|PENDING|long|None assigned|\n" +
 			"4300+0|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00|10:00|64|CANCELLED by 1042|debug|c003|\n" +
 			"4300+1|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00|10:00|32|OUT_OF_MEMORY|debug|c004|\n" +
+			"4302+0|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00|10:00|64|COMPLETED|debug|c005|\n" +
+			"4302+1|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00|10:00|32|COMPLETED| long,debug |c006|\n" +
 			"4301.interactive|2026-03-01T11:00:00|2026-03-01T11:05:00|2026-03-01T11:06:00|00:01:00||1|COMPLETED||c004|\n",
 		"JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\r\n" +
 			"77|2026-10-25T01:30:00|2026-10-25T01:59:00|2026-10-25T03:10:00|4260|Partition_Limit|3|96|NODE_FAIL|batch|rack[0-1]_blade[7],x9\r\n" +
@@ -109,7 +111,7 @@ func FuzzReadSacct(f *testing.F) {
 
 		// Written back as sacct rows, the jobs read back the same.
 		var b strings.Builder
-		b.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|Timelimit|NCPUS|State|NodeList\n")
+		b.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|Timelimit|NCPUS|State|Partition|NodeList\n")
 		stamp := func(s int64) string { return time.Unix(tr.UnixStart+s, 0).UTC().Format("2006-01-02T15:04:05") }
 		for i, j := range tr.Jobs {
 			limit := "UNLIMITED"
@@ -122,8 +124,8 @@ func FuzzReadSacct(f *testing.F) {
 					t.Fatalf("node list %v of job %+v: %v", j.NodeList.Names(), j, err)
 				}
 			}
-			fmt.Fprintf(&b, "%d_%d|%s|%s|%s|%d|%s|%d|COMPLETED|%s\n", j.ID, i, stamp(j.Arrival), stamp(j.Started), stamp(j.Started+j.Runtime),
-				j.Runtime, limit, j.Procs, nodes)
+			fmt.Fprintf(&b, "%d_%d|%s|%s|%s|%d|%s|%d|COMPLETED|%s|%s\n", j.ID, i, stamp(j.Arrival), stamp(j.Started), stamp(j.Started+j.Runtime),
+				j.Runtime, limit, j.Procs, j.Partition, nodes)
 		}
 		back, err := ReadTrace(strings.NewReader(b.String()), opt)
 		if err != nil {
@@ -135,7 +137,7 @@ func FuzzReadSacct(f *testing.F) {
 		for i, j := range back.Jobs {
 			o := tr.Jobs[i]
 			if j.Arrival != o.Arrival || j.Started != o.Started || j.Runtime != o.Runtime || j.Estimate != o.Estimate ||
-				j.Procs != o.Procs || (o.ID > 0 && j.ID != o.ID) || !reflect.DeepEqual(j.NodeList.Names(), o.NodeList.Names()) {
+				j.Procs != o.Procs || (o.ID > 0 && j.ID != o.ID) || !reflect.DeepEqual(j.NodeList.Names(), o.NodeList.Names()) || j.Partition != o.Partition {
 				t.Fatalf("sacct round trip of job %d: %+v, want %+v", i, j, o)
 			}
 		}
@@ -196,8 +198,13 @@ func checkSacctTrace(t *testing.T, tr *Trace, lines []string, header, records in
 		t.Fatalf("%d records, %d accounted for: %d jobs, %d bad, skipped %v, impossible %v", records, n, len(tr.Jobs), tr.Bad, tr.Skipped, tr.Impossible)
 	}
 	hasNNodes := false
-	for _, h := range strings.Split(strings.TrimRight(lines[header-1], "\r"), "|") {
+	partCol := -1
+	heads := strings.Split(strings.TrimRight(lines[header-1], "\r"), "|")
+	for i, h := range heads {
 		hasNNodes = hasNNodes || strings.TrimSpace(h) == "NNodes"
+		if strings.TrimSpace(h) == "Partition" {
+			partCol = i // the last of repeated names, as ReadSacct's columns
+		}
 	}
 	for i, j := range tr.Jobs {
 		if j.Procs < 1 || j.Runtime < 0 || j.Arrival < 0 || j.Started < j.Arrival || j.Estimate < -1 ||
@@ -212,6 +219,17 @@ func checkSacctTrace(t *testing.T, tr *Trace, lines []string, header, records in
 		}
 		if hasNNodes && j.NodeList.Len() > 0 && j.NodeList.Len() != j.Procs {
 			t.Fatalf("job %+v: %d nodes listed, NNodes %d", j, j.NodeList.Len(), j.Procs)
+		}
+		// The Partition of the job's line, trimmed (a heterogeneous job's
+		// components' partitions follow it), and none without the column.
+		want := ""
+		if partCol >= 0 {
+			if f := strings.Split(strings.TrimRight(lines[j.Line-1], "\r"), "|"); partCol < len(f) {
+				want = strings.TrimSpace(f[partCol])
+			}
+		}
+		if j.Partition != want && !strings.HasPrefix(j.Partition, want+",") {
+			t.Fatalf("job %+v: partition %q, its line's Partition is %q", j, j.Partition, want)
 		}
 	}
 	if len(tr.Jobs) > 0 && tr.Jobs[0].Arrival != 0 {

@@ -83,6 +83,13 @@ type Config struct {
 	// Clock, when set, measures the allocator's calls (Replay.Run reports its
 	// reading as Summary.AllocTime).
 	Clock *alloc.Clock
+	// Partitions, when set, keeps every job on the nodes of its partition (node
+	// indices of Machine by partition name; Job.Partition names one, which must be
+	// here), as Slurm does (partition.go): jobs of one partition under any
+	// scheduler, of several under the as-run one only; the allocator must be an
+	// alloc.Occupier (or place recorded node lists, which are checked). A job its
+	// partition cannot hold now waits. nil: every job may have every node.
+	Partitions map[string][]int
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -531,17 +538,27 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			return nil, fmt.Errorf("job %d (line %d): %d processors, run time %d", j.ID, j.Line, j.Procs, j.Runtime)
 		}
 	}
+	pt, err := newPartitions(jobs, cfg)
+	if err != nil {
+		return nil, err
+	}
 	stream := cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun
 	total := len(jobs)
 	if rs != nil {
+		if cfg.Partitions != nil {
+			return nil, errors.New("sim: partitions on generated jobs")
+		}
 		if !stream {
 			return nil, errors.New("sim: internal error: generated jobs on a replay that keeps them")
 		}
 		total = rs.len()
 	}
 	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
+	if err := pt.start(cfg.Alloc); err != nil { // before the placer copies the empty machine
+		return nil, err
+	}
 	pl := newPlacer(cfg.Alloc, cfg.Clock, tab)
-	pl.ctx = ctx
+	pl.ctx, pl.parts = ctx, pt
 	for i := range jobs {
 		if err := pl.checkFits(&jobs[i]); err != nil {
 			return nil, err
@@ -727,6 +744,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	}
 	if done != total {
 		return nil, fmt.Errorf("sim: internal error: %d of %d jobs finished", done, total)
+	}
+	if err := pt.end(cfg.Alloc); err != nil {
+		return nil, err
 	}
 	if cfg.Alloc.NumFree() != n {
 		return nil, fmt.Errorf("sim: internal error: %d of %d nodes free after the replay", cfg.Alloc.NumFree(), n)

@@ -31,6 +31,12 @@ type Job struct {
 	// Started is when production started the job, in seconds from the trace's start
 	// (only sacct traces record it; 0 otherwise); the as-run scheduler starts jobs then.
 	Started int64
+	// Partition is the Slurm partition the job ran in (sacct's Partition; a
+	// comma-separated list when sacct recorded several, see slurm.SacctJob), ""
+	// when the trace does not say (SWF's partition number is not read: it numbers
+	// partitions of a machine the trace does not describe). A replay with
+	// Config.Partitions keeps the job on that partition's nodes.
+	Partition string
 }
 
 // Trace is a workload: jobs in file order plus what the header said.

@@ -46,13 +46,6 @@ import (
 // for ever.
 var ErrNeverFits = errors.New("the allocator cannot place the job even on the empty machine")
 
-// occupier is an allocator that marks given nodes busy without choosing them
-// (alloc.SlurmAllocator.Occupy).
-type occupier interface {
-	Occupy(nodes []int) error
-	IsFree(v int) bool
-}
-
 // refusedForNow reports whether the allocator's error means the request waits for a
 // release rather than fails: a fragmenting allocator's ErrFragmented, and, for
 // callers that offer requests without counting free nodes first (Batch), too few
@@ -76,15 +69,17 @@ type placer struct {
 	version uint64
 	resv    reservation
 	empty   alloc.Fragmenting // a copy of the empty machine (never-fit checks)
-	fits    map[int]error     // job size -> nil, or why it never fits
+	fits    map[int64]error   // job size (partitions.key) -> nil, or why it never fits
 	ends    []runJob          // scratch
 	held    []int             // scratch: reserved nodes taken away from a later job
 	// The sizes the allocator refused in the current state (at version, version
 	// and head for placeBesides): it decides from the state and the size alone,
 	// so another job of the size is refused too, without asking (a backfilling
 	// pass would otherwise ask once per queued job, O(n) each for slurm:block).
-	refused       map[int]uint64
+	refused       map[int64]uint64 // by partitions.key
 	refusedBeside map[int][2]uint64
+	// parts keeps jobs in their partitions (partition.go); nil: none
+	parts *partitions
 }
 
 // reservation is EASY's reservation of a refused head: the shadow time and the
@@ -102,8 +97,8 @@ func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
 	if f, ok := a.(alloc.Fragmenting); ok && f.MayFragment() {
 		p.frag = f
 		p.empty = f.Clone() // the replay starts with every node free
-		p.fits = map[int]error{}
-		p.refused, p.refusedBeside = map[int]uint64{}, map[int][2]uint64{}
+		p.fits = map[int64]error{}
+		p.refused, p.refusedBeside = map[int64]uint64{}, map[int][2]uint64{}
 	}
 	return p
 }
@@ -113,9 +108,10 @@ func (p *placer) checkFits(r *Job) error {
 	if p.frag == nil {
 		return nil
 	}
-	err, seen := p.fits[r.Procs]
+	key := p.parts.key(r.Procs, r.Partition)
+	err, seen := p.fits[key]
 	if !seen {
-		nodes, aerr := p.empty.Allocate(r.Procs)
+		nodes, _, aerr := alloc.AllocateWithout(context.Background(), p.empty, r.Procs, p.parts.awayOf(r.Partition), nil)
 		if aerr == nil {
 			if rerr := p.empty.Release(nodes); rerr != nil {
 				return fmt.Errorf("sim: internal error: %w", rerr)
@@ -123,7 +119,7 @@ func (p *placer) checkFits(r *Job) error {
 		} else {
 			err = aerr
 		}
-		p.fits[r.Procs] = err
+		p.fits[key] = err
 	}
 	if err != nil {
 		return fmt.Errorf("job %d (line %d) needs %d nodes; %s %w: %v", r.ID, r.Line, r.Procs, p.a.Name(), ErrNeverFits, err)
@@ -136,8 +132,9 @@ func (p *placer) checkFits(r *Job) error {
 // recorded).
 func (p *placer) place(i int) ([]int, error) {
 	r := p.tab.at(i)
+	key := p.parts.key(r.Procs, r.Partition)
 	if p.frag != nil {
-		if v, ok := p.refused[r.Procs]; ok && v == p.version {
+		if v, ok := p.refused[key]; ok && v == p.version {
 			p.refusedJob(r)
 			return nil, nil
 		}
@@ -145,13 +142,21 @@ func (p *placer) place(i int) ([]int, error) {
 	var nodes []int
 	var err error
 	if pl, ok := p.a.(alloc.Placer); ok {
-		nodes, err = p.clock.Place(pl, r.NodeList)
+		if nodes, err = p.clock.Place(pl, r.NodeList); err == nil {
+			if err = p.parts.checkPlaced(r, nodes); err != nil {
+				return nil, err
+			}
+		}
 	} else {
-		nodes, err = p.clock.AllocateContext(p.ctx, p.a, r.Procs)
+		// A job of a partition may lack free nodes in it although the machine
+		// has enough (it waits); without partitions the scheduler counted them.
+		nodes, p.held, err = p.clock.AllocateWithout(p.ctx, p.a, r.Procs, p.parts.awayOf(r.Partition), p.held)
 	}
 	if err != nil {
-		if p.frag != nil && refusedForNow(err, true) {
-			p.refused[r.Procs] = p.version
+		if (p.frag != nil || p.parts != nil) && refusedForNow(err, p.parts == nil) {
+			if p.frag != nil {
+				p.refused[key] = p.version
+			}
 			p.refusedJob(r)
 			return nil, nil
 		}
@@ -232,23 +237,17 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) (no
 			p.refusedBeside[r.Procs] = key
 		}
 	}()
-	if oc, ok := p.a.(occupier); ok {
-		p.held = p.held[:0]
+	if oc, ok := p.a.(alloc.Occupier); ok {
+		held := 0
 		for _, v := range res.nodes {
 			if oc.IsFree(v) {
-				p.held = append(p.held, v)
+				held++
 			}
 		}
-		if p.a.NumFree()-len(p.held) < r.Procs {
+		if p.a.NumFree()-held < r.Procs {
 			return nil, nil
 		}
-		if err := oc.Occupy(p.held); err != nil {
-			return nil, fmt.Errorf("sim: internal error: reserving job %d's nodes: %w", p.tab.at(head).ID, err)
-		}
-		nodes, err := p.clock.AllocateContext(p.ctx, p.a, r.Procs)
-		if rerr := p.a.Release(p.held); rerr != nil {
-			return nil, fmt.Errorf("sim: internal error: %w", rerr)
-		}
+		nodes, p.held, err = p.clock.AllocateWithout(p.ctx, p.a, r.Procs, res.nodes, p.held)
 		if err != nil {
 			if refusedForNow(err, false) {
 				return nil, nil

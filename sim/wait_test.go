@@ -289,7 +289,7 @@ func naiveWait(t *testing.T, jobs []Job, mk func() alloc.Allocator, sched Sched)
 					}
 					continue
 				}
-				if oc, ok := a.(occupier); ok {
+				if oc, ok := a.(alloc.Occupier); ok {
 					var held []int
 					for _, v := range resv {
 						if oc.IsFree(v) {

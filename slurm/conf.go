@@ -814,6 +814,24 @@ type ConfPartition struct {
 	// "" when not given (Slurm's default NO: with select/cons_tres jobs share nodes
 	// unless they ask for --exclusive).
 	OverSubscribe string
+	// Default is Default=YES (or from a PartitionName=DEFAULT line). slurmctld
+	// takes the last such partition as the default one, where jobs submitted
+	// without -p go (read_config.c; with none it refuses them: "No partition
+	// specified or system default partition"); DefaultPartition says which.
+	Default bool
+}
+
+// DefaultPartition is the partition jobs submitted without -p go to: the last of
+// parts with Default=YES, as slurmctld reads them (a later one replaces an
+// earlier, "changing default partition"); -1 when none.
+func DefaultPartition(parts []ConfPartition) int {
+	d := -1
+	for i, p := range parts {
+		if p.Default {
+			d = i
+		}
+	}
+	return d
 }
 
 // confNodeSet is one NodeSet line: its name, Nodes= and Feature=.
@@ -868,6 +886,7 @@ func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 			os = get("Shared")
 		}
 		p.OverSubscribe = strings.ToUpper(os)
+		p.Default = strings.EqualFold(get("Default"), "YES")
 		if p.Nodes != "" && !strings.EqualFold(p.Nodes, "ALL") {
 			if defined == nil {
 				if nodes == nil {

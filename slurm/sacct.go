@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,7 @@ import (
 // SacctFields are the sacct fields ReadSacct uses: the job id (JobIDRaw, else
 // JobID; JobID also tells a heterogeneous job's components, 123+0 and 123+1), Submit, Start, End, the run time (ElapsedRaw, else Elapsed, else End -
 // Start), the limit (TimelimitRaw in minutes, else Timelimit), the size (NNodes, else
-// NCPUS), State and NodeList; others (Partition, ...) are ignored. Produce them with
+// NCPUS), State, Partition (when present) and NodeList; others are ignored. Produce them with
 //
 //	sacct -X -P -a -S 2026-01-01 -E 2026-02-01 \
 //	  -o JobIDRaw,JobID,Submit,Start,End,ElapsedRaw,TimelimitRaw,NNodes,NCPUS,State,Partition,NodeList
@@ -89,6 +90,12 @@ type SacctJob struct {
 	// Components is the number of components of a heterogeneous job (JobID
 	// 123+0, 123+1, ...) this job stands for, 1 for any other job (see ReadSacct).
 	Components int
+	// Partition is sacct's Partition, blanks trimmed: the partition the job ran in
+	// (a comma-separated list for a job submitted to several that sacct recorded
+	// so, and for a heterogeneous job whose components ran in different
+	// partitions: each name once, in order); "" when the column is absent or
+	// empty.
+	Partition string
 }
 
 // Sacct is what ReadSacct read: the jobs in file order (of a requeued job its last
@@ -310,6 +317,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		startS, _ := get(f, "Start")
 		endS, _ := get(f, "End")
 		nodeList, _ := get(f, "NodeList")
+		partition, _ := get(f, "Partition")
 		// No nodes: slurmdbd's "None assigned"; sacct --completion (jobcomp/filetxt)
 		// prints the file's "(null)" for a job cancelled while pending.
 		noNodes := nodeList == "None assigned" || nodeList == "(null)"
@@ -354,7 +362,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 			}
 			continue
 		}
-		j := SacctJob{Line: line, Submit: submit.Unix(), Start: start.Unix()}
+		j := SacctJob{Line: line, Submit: submit.Unix(), Start: start.Unix(), Partition: strings.TrimSpace(partition)}
 		// Unix seconds, not time.Time.Sub, which saturates at 292 years.
 		run := end.Unix() - start.Unix()
 		if j.Start < j.Submit {
@@ -547,7 +555,27 @@ func joinComponent(a, c SacctJob, hosts *hostlist.Table) SacctJob {
 		a.NodeList = hosts.List(append(a.NodeList.Names(), c.NodeList.Names()...))
 	}
 	a.Components += c.Components
+	a.Partition = joinPartitions(a.Partition, c.Partition)
 	return a
+}
+
+// joinPartitions is the partition field of a heterogeneous job whose components
+// ran in partitions a and c: a's names, then those of c that a lacks, comma
+// separated.
+func joinPartitions(a, c string) string {
+	if a == c || c == "" {
+		return a
+	}
+	if a == "" {
+		return c
+	}
+	names := strings.Split(a, ",")
+	for _, n := range strings.Split(c, ",") {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 func allDigits(s string) bool {

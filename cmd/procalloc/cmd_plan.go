@@ -61,7 +61,15 @@ func init() {
      with another trace). Without --trace a seeded synthetic workload stands in
      (--jobs, --seed): 20% one-node jobs, the others log-uniform 2 to N/2 nodes (half
      rounded to a power of two), run times log-uniform 1 min to 4 h, Poisson
-     arrivals at offered load 0.9, EASY; the report says so;
+     arrivals at offered load 0.9, EASY; the report says so. Each job is replayed
+     on the nodes of its partition only, as Slurm places it: an sacct job in the
+     partition it ran in (sacct's Partition column; a partition slurm.conf lacks
+     goes to the default one, with a warning; a recorded node outside the job's
+     partition is an error naming the line), a job that names none (SWF, converted,
+     synthetic, sacct without Partition) in the Default=YES partition, where Slurm
+     puts jobs submitted without -p (N above is that partition's hosts). A job
+     whose partition has too few free nodes at its recorded start waits (counted as
+     "waited"). With one partition holding every host nothing changes;
   4. reports per deployment and per job-size class the mean pairwise hops of a
      job's nodes, the mean leaf switches a job spans and the % of jobs on one leaf
      (jobs of 2 or more nodes), the change against current and as-run, and
@@ -88,9 +96,10 @@ unless every input checked):
                           (job_id,line,submit,start,end,nodes,node_list)
   report.json             recommended, deployments (name, supported, needs_version,
                           metrics {mean_pairwise_hops, mean_leaves_spanned,
-                          pct_one_leaf}, change_vs_current, by_size, pending),
-                          unmatched_hosts, missing_nodes, ordering {objective, bound,
-                          gap, name_order, best_curve}, workload, caveats
+                          pct_one_leaf}, change_vs_current, by_size, pending,
+                          waited), unmatched_hosts, missing_nodes, ordering
+                          {objective, bound, gap, name_order, best_curve}, workload
+                          (with partitions: jobs and hosts of each), caveats
   report.html             the report, one self-contained page (inline SVG)
   apply.txt               the steps: which files to copy where (an included file to
                           where its Include line names it), reconfigure or restart,
@@ -334,6 +343,13 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 	fmt.Fprintf(w, "recommendation  %s\n", r.Recommendation)
 	fmt.Fprintf(w, "network         %s, %d compute hosts; Slurm %s (%s)\n", r.Machine, r.Hosts, r.SlurmVersion, r.SlurmVersionSource)
 	fmt.Fprintf(w, "workload        %s, %d jobs, schedule %s\n", r.Workload.Source, r.Workload.Jobs, r.Workload.Sched)
+	if len(r.Workload.Partitions) > 0 {
+		var ps []string
+		for _, pt := range r.Workload.Partitions {
+			ps = append(ps, fmt.Sprintf("%s %d jobs on %d hosts", pt.Name, pt.Jobs, pt.Hosts))
+		}
+		fmt.Fprintf(w, "partitions      %s\n", strings.Join(ps, "; "))
+	}
 	o := r.Ordering
 	bound := "none"
 	if o.Bound != nil {

@@ -370,6 +370,8 @@ Slurm starts all components at one time or defers them all. It has one per-job r
 at its first component's line, with the node lists joined, the run time to the last
 end and the longest limit; stderr counts such jobs. JobID is needed for this (with
 JobIDRaw alone, and in sacct --completion's output, components are separate jobs).
+Partition is read but sim replays every job on the whole machine; procalloc plan
+keeps each job in its partition (help plan).
 Output of several clusters (sacct -L, -M a,b) is refused, since each cluster numbers
 its jobs and a repeated id would be taken for a requeued job's earlier run: a Cluster
 column naming two clusters, or one id's two records that ran at the same time, tell

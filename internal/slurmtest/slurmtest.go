@@ -60,16 +60,24 @@ var ErrNotStarted = errors.New("the job was not started by Slurm")
 // Place submits a k-node job and returns its id and Slurm's nodes, as node indices
 // of Names, sorted. With salloc, a job Slurm does not start within wait seconds is
 // refused (an error wrapping ErrNotStarted).
-func (c *Cluster) Place(k, wait int) (string, []int, error) {
+func (c *Cluster) Place(k, wait int) (string, []int, error) { return c.PlaceIn(k, wait, "") }
+
+// PlaceIn is Place for a job submitted to partition part (-p; "" for none: the
+// default partition).
+func (c *Cluster) PlaceIn(k, wait int, part string) (string, []int, error) {
 	var id string
+	var p []string
+	if part != "" {
+		p = []string{"-p", part}
+	}
 	if c.Submit == "sbatch" {
-		out, errs, err := c.Cmd("sbatch", "--parsable", "-N", strconv.Itoa(k), "-o", "/dev/null", "--wrap", "exec sleep 1000")
+		out, errs, err := c.Cmd("sbatch", append(p, "--parsable", "-N", strconv.Itoa(k), "-o", "/dev/null", "--wrap", "exec sleep 1000")...)
 		if err != nil {
 			return "", nil, fmt.Errorf("sbatch: %v: %s", err, errs)
 		}
 		id = strings.TrimSpace(strings.Split(out, ";")[0])
 	} else {
-		_, errs, err := c.Cmd("salloc", "--no-shell", "--immediate="+strconv.Itoa(wait), "-N", strconv.Itoa(k), "-J", "procalloc-test")
+		_, errs, err := c.Cmd("salloc", append(p, "--no-shell", "--immediate="+strconv.Itoa(wait), "-N", strconv.Itoa(k), "-J", "procalloc-test")...)
 		m := grantedRE.FindStringSubmatch(errs)
 		if err != nil || m == nil {
 			if strings.Contains(errs, "Unable to allocate resources") || strings.Contains(errs, "Job submit/allocate failed") {
@@ -168,6 +176,19 @@ type Run struct {
 	// Retried, when set, says after each placement whether the allocator had to
 	// retry its selection (counted in Result.Retried).
 	Retried func() bool
+	// Partitions, when set, are partitions of the cluster's slurm.conf: each job
+	// is submitted to one of them drawn at random (-p), its size drawn from the
+	// partition's free nodes, and predicted by AllocateIn (the allocator kept to
+	// the partition's nodes: alloc.AllocateWithout with the nodes outside it).
+	Partitions []Partition
+	// AllocateIn predicts a job of partition part (with Partitions).
+	AllocateIn func(k int, part Partition) ([]int, error)
+}
+
+// Partition is a partition of the cluster.
+type Partition struct {
+	Name  string // its PartitionName, what -p is given
+	Nodes []int  // its nodes, indices of Cluster.Names
 }
 
 // Result counts what Compare compared.
@@ -234,7 +255,21 @@ func Compare(t testing.TB, c *Cluster, a Predictor, run Run) Result {
 	}
 	for step := 0; r.Compared < run.Steps; step++ {
 		free := a.NumFree()
+		var part *Partition
+		if len(run.Partitions) > 0 {
+			// A partition at random, and its free nodes (those of no live job).
+			part = &run.Partitions[rng.IntN(len(run.Partitions))]
+			free = 0
+			for _, v := range part.Nodes {
+				if !slices.ContainsFunc(live, func(j job) bool { return slices.Contains(j.nodes, v) }) {
+					free++
+				}
+			}
+		}
 		if free == 0 || (len(live) > 0 && rng.Float64() < 0.45) {
+			if len(live) == 0 {
+				continue // the partition is busy with nothing running: cannot be
+			}
 			i := rng.IntN(len(live))
 			if err := c.Cancel(live[i].id); err != nil {
 				t.Fatalf("step %d: %v", step, err)
@@ -254,7 +289,15 @@ func Compare(t testing.TB, c *Cluster, a Predictor, run Run) Result {
 		default:
 			k = 1 + rng.IntN(free)
 		}
-		want, err := a.Allocate(k)
+		var want []int
+		var err error
+		partName, what := "", ""
+		if part != nil {
+			want, err = run.AllocateIn(k, *part)
+			partName, what = part.Name, " in "+part.Name
+		} else {
+			want, err = a.Allocate(k)
+		}
 		if run.Pending != nil && errors.Is(err, run.Pending) {
 			// The job would wait: check that Slurm does not start it either.
 			if probes <= 0 {
@@ -262,12 +305,12 @@ func Compare(t testing.TB, c *Cluster, a Predictor, run Run) Result {
 			}
 			probes--
 			r.Waits++
-			id, got, err := c.Place(k, 2)
+			id, got, err := c.PlaceIn(k, 2, partName)
 			switch {
 			case err == nil:
 				r.Compared++
 				r.Differ++
-				t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation: waits", step, id, k, free, c.Hosts(got))
+				t.Errorf("step %d: job %s, %d nodes of %d free%s: Slurm %s, emulation: waits", step, id, k, free, what, c.Hosts(got))
 				follow(step, nil, got)
 				live = append(live, job{id, got})
 			case !errors.Is(err, ErrNotStarted):
@@ -284,14 +327,14 @@ func Compare(t testing.TB, c *Cluster, a Predictor, run Run) Result {
 			r.Retried++
 		}
 		want = slices.Sorted(slices.Values(want)) // a set: got is sorted
-		id, got, err := c.Place(k, 10)
+		id, got, err := c.PlaceIn(k, 10, partName)
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
 		r.Compared++
 		if !slices.Equal(got, want) {
 			r.Differ++
-			t.Errorf("step %d: job %s, %d nodes of %d free: Slurm %s, emulation %s", step, id, k, free, c.Hosts(got), c.Hosts(want))
+			t.Errorf("step %d: job %s, %d nodes of %d free%s: Slurm %s, emulation %s", step, id, k, free, what, c.Hosts(got), c.Hosts(want))
 			follow(step, want, got)
 		}
 		live = append(live, job{id, got})

@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/procalloc/procalloc/alloc"
+)
+
+// Partitions. Slurm places a job on the nodes of its partition only: the select
+// plugin is given the partition's nodes that are available (node_scheduler.c), and
+// topology/tree and topology/block choose within them. A replay with
+// Config.Partitions does the same through alloc.AllocateWithout: the free nodes
+// outside the job's partition are marked busy for its decision (Occupy) and freed
+// after it, so that every rule of the allocator sees them as Slurm's does, as
+// unavailable. Two forms:
+//
+//   - every job in one partition (a history without partitions submitted to the
+//     default one, or a site's single partition): the nodes outside it are
+//     occupied once, before the first job, and freed after the last, so that the
+//     free count every scheduler compares with is the partition's (FCFS, EASY and
+//     its will-run test, Cplant);
+//   - jobs in several partitions: the as-run schedule only (each job starts when
+//     production started it); each decision keeps the nodes outside the job's
+//     partition away, O(nodes outside) besides the decision. The other schedulers
+//     keep one queue and one free count, and are refused: each partition would need
+//     its own.
+//
+// In both, a job its partition cannot hold now (fewer free nodes in it than it
+// asks for, or no switch or block in it that holds it) waits for a release, as
+// Slurm leaves it pending (JobResult.WaitedForBlock, BlockWait), where the replay
+// without partitions never lacks free nodes under the as-run schedule. An
+// allocator that places recorded node lists (alloc.Placer, as-run) is checked
+// instead: a recorded node outside the job's partition is an error. A partition
+// holding every node restricts nothing, and a replay whose jobs are all in such
+// partitions is the replay without Partitions.
+
+// partitions is a replay's Config.Partitions, checked against its jobs.
+type partitions struct {
+	away  map[string][]int    // partition -> the nodes outside it, ascending; nil when it holds every node
+	in    map[string][]uint64 // partition -> its nodes as a bitmap (the as-run placements' check)
+	index map[string]int64    // partition -> its number (the placer's refusal keys)
+	// fixed is the nodes outside the one partition of every job, occupied for
+	// the whole replay; nil with several partitions (per decision) or none.
+	fixed  []int
+	perJob bool           // several partitions: each decision keeps its job's outside nodes away
+	jobsIn map[string]int // jobs by partition
+}
+
+// newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
+// job's partition holds every node.
+func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
+	if cfg.Partitions == nil {
+		return nil, nil
+	}
+	n := cfg.Machine.N()
+	pt := &partitions{away: map[string][]int{}, in: map[string][]uint64{}, index: map[string]int64{}, jobsIn: map[string]int{}}
+	names := make([]string, 0, len(cfg.Partitions))
+	for name := range cfg.Partitions {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for i, name := range names {
+		nodes := cfg.Partitions[name]
+		if len(nodes) == 0 {
+			return nil, fmt.Errorf("sim: partition %q has no node", name)
+		}
+		bm := make([]uint64, (n+63)/64)
+		count := 0
+		for _, v := range nodes {
+			if v < 0 || v >= n {
+				return nil, fmt.Errorf("sim: partition %q: node %d is not a node of %s (0 to %d)", name, v, cfg.Machine.Spec(), n-1)
+			}
+			if bm[v>>6]>>(v&63)&1 != 0 {
+				return nil, fmt.Errorf("sim: partition %q lists node %d twice", name, v)
+			}
+			bm[v>>6] |= 1 << (v & 63)
+			count++
+		}
+		pt.in[name], pt.index[name] = bm, int64(i)
+		if count < n {
+			away := make([]int, 0, n-count)
+			for v := range n {
+				if bm[v>>6]>>(v&63)&1 == 0 {
+					away = append(away, v)
+				}
+			}
+			pt.away[name] = away
+		}
+	}
+	restricted := false
+	for _, j := range jobs {
+		nodes, ok := cfg.Partitions[j.Partition]
+		if !ok {
+			return nil, fmt.Errorf("job %d (line %d): partition %q is not one of the replay's partitions (%s)", j.ID, j.Line, j.Partition, strings.Join(names, ", "))
+		}
+		if j.Procs > len(nodes) {
+			return nil, fmt.Errorf("job %d (line %d) needs %d processors, its partition %s has %d: %w", j.ID, j.Line, j.Procs, j.Partition, len(nodes), ErrTooLarge)
+		}
+		pt.jobsIn[j.Partition]++
+		restricted = restricted || pt.away[j.Partition] != nil
+	}
+	if !restricted {
+		return nil, nil
+	}
+	if cfg.Comm != nil || cfg.Baseline != nil {
+		return nil, errors.New("sim: partitions are replayed without a communication model or an exact baseline")
+	}
+	if len(pt.jobsIn) == 1 {
+		for name := range pt.jobsIn {
+			pt.fixed = pt.away[name]
+		}
+	} else {
+		if cfg.Sched != SchedAsRun {
+			return nil, fmt.Errorf("sim: jobs of %d partitions: only the as-run schedule replays them (scheduler %s keeps one queue and one free count; each partition would need its own)", len(pt.jobsIn), cfg.Sched)
+		}
+		pt.perJob = true
+	}
+	if _, ok := cfg.Alloc.(alloc.Placer); ok {
+		return pt, nil // recorded node lists, checked as placed; nothing is chosen
+	}
+	if _, ok := cfg.Alloc.(alloc.Occupier); !ok {
+		return nil, fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", cfg.Alloc.Name(), alloc.ErrNoRestriction)
+	}
+	return pt, nil
+}
+
+// start occupies the nodes outside the one partition of every job.
+func (pt *partitions) start(a alloc.Allocator) error {
+	if pt == nil || pt.fixed == nil {
+		return nil
+	}
+	oc, ok := a.(alloc.Occupier)
+	if !ok {
+		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partition: %w", a.Name(), alloc.ErrNoRestriction)
+	}
+	if err := oc.Occupy(pt.fixed); err != nil {
+		return fmt.Errorf("sim: keeping the jobs in their partition: %w", err)
+	}
+	return nil
+}
+
+// end frees what start occupied.
+func (pt *partitions) end(a alloc.Allocator) error {
+	if pt == nil || pt.fixed == nil {
+		return nil
+	}
+	if err := a.Release(pt.fixed); err != nil {
+		return fmt.Errorf("sim: internal error: freeing the nodes outside the partition: %w", err)
+	}
+	return nil
+}
+
+// awayOf is the nodes a decision for a job of partition part keeps away (nil: none).
+func (pt *partitions) awayOf(part string) []int {
+	if pt == nil || !pt.perJob {
+		return nil
+	}
+	return pt.away[part]
+}
+
+// key is the placer's key for the refusals of a job of size k in partition part:
+// the decision depends on both when each job has its partition's nodes.
+func (pt *partitions) key(k int, part string) int64 {
+	if pt == nil || !pt.perJob {
+		return int64(k)
+	}
+	return int64(k) | pt.index[part]<<32
+}
+
+// checkPlaced fails when a recorded placement has a node outside the job's
+// partition.
+func (pt *partitions) checkPlaced(r *JobResult, nodes []int) error {
+	if pt == nil {
+		return nil
+	}
+	bm := pt.in[r.Partition]
+	for _, v := range nodes {
+		if bm[v>>6]>>(v&63)&1 == 0 {
+			return fmt.Errorf("job %d (line %d) ran on node %d, outside its partition %s", r.ID, r.Line, v, r.Partition)
+		}
+	}
+	return nil
+}
