@@ -158,7 +158,7 @@ func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
 	if err := p.checkInputs(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if err := p.order(ctx); err != nil {
+	if err := p.order(ctx, time.Time{}); err != nil {
 		b.Fatal(err)
 	}
 	if err := p.buildDeployments(ctx); err != nil {
@@ -173,7 +173,7 @@ func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
 	b.ResetTimer()
 	for range b.N {
 		p.Files, p.Report.Deployments = nil, nil
-		if err := p.replay(ctx); err != nil {
+		if err := p.replay(ctx, ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -108,7 +108,7 @@ func TestBuildDeploymentsStopsDuringABuild(t *testing.T) {
 	if err := p.checkInputs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.order(context.Background()); err != nil {
+	if err := p.order(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -147,7 +147,7 @@ func TestBuildDeploymentsStopsDuringABuild(t *testing.T) {
 	if err := q.checkInputs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.order(context.Background()); err != nil {
+	if err := q.order(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
