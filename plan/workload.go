@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/sim"
@@ -359,6 +360,10 @@ func (l *lockstep) finish(i int) {
 	l.update()
 }
 
+// replaySetup, when set (by a test), is called as each replay's setup starts
+// (atomic: an abandoned setup may start after the test has moved on).
+var replaySetup atomic.Pointer[func(k Kind)]
+
 // jobPassed, when set (by a test), is told each job a replay passes on.
 var jobPassed func(k Kind, n int)
 
@@ -395,6 +400,9 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, passed func(n int))
 	// The emulator and the names' sort take about half a second at 10^5 hosts and
 	// look at no context: run where ctx stops the wait (untilDone).
 	err := untilDone(ctx, func() error {
+		if f := replaySetup.Load(); f != nil {
+			(*f)(d.Kind)
+		}
 		var err error
 		if a, err = d.Allocator(); err != nil {
 			return err
