@@ -44,3 +44,26 @@ func TestResolveContextStopsReadingTheGraph(t *testing.T) {
 		t.Fatalf("resolved: machine %v, GraphFile %q", s.Machine, s.GraphFile)
 	}
 }
+
+// A MachineSpec's fat tree or dragonfly is built under the context too: a
+// cancelled one returns its cause, not a *FieldError blaming the spec, and
+// leaves the spec as it was.
+func TestResolveContextStopsBuildingTheMachine(t *testing.T) {
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	for _, spec := range []string{"fattree:16,16:16,16:32", "dragonfly:hosts_per_router=4,routers_per_group=16,intergroup_links=2,num_groups=64"} {
+		s := Spec{MachineSpec: spec}
+		_, err := s.ResolveContext(ctx)
+		var fe *FieldError
+		if !errors.Is(err, stop) || errors.As(err, &fe) {
+			t.Fatalf("%s: ResolveContext with a cancelled context: %v, want its cause alone", spec, err)
+		}
+		if s.Machine != nil || s.MachineSpec != spec {
+			t.Fatalf("%s: a stopped ResolveContext changed the spec", spec)
+		}
+		if _, err := s.ResolveContext(context.Background()); err != nil || s.Machine == nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+	}
+}
