@@ -816,7 +816,7 @@ type routeMeter struct {
 
 // newRouteMeter returns the route meter of cfg, nil when the route metrics are not
 // computed (Config.Metrics).
-func newRouteMeter(cfg Config) (*routeMeter, error) {
+func newRouteMeter(ctx context.Context, cfg Config) (*routeMeter, error) {
 	if !cfg.Metrics.Has(MetricsRoute) {
 		if cfg.Comm != nil {
 			return nil, errors.New("sim: a communication model measures the route metrics: Metrics must include them")
@@ -842,7 +842,10 @@ func newRouteMeter(cfg Config) (*routeMeter, error) {
 	if cfg.Comm != nil {
 		seed = cfg.Comm.Seed
 	}
-	m, err := netsim.NewMachineRouteMeter(cfg.Machine, pat, seed)
+	m, err := netsim.NewMachineRouteMeterContext(ctx, cfg.Machine, pat, seed)
+	if err != nil && ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	if err != nil && cfg.Comm == nil {
 		// They are optional: say so (a 2 x 10^5-host edge list's table is 150 GiB,
 		// and the replay itself needs none).

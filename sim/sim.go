@@ -573,7 +573,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	rm, err := newRouteMeter(cfg)
+	rm, err := newRouteMeter(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
