@@ -67,3 +67,23 @@ func TestResolveContextStopsBuildingTheMachine(t *testing.T) {
 		}
 	}
 }
+
+// The trace is read under the context: a cancelled one returns its cause, not
+// an error naming the file; a live one reads the trace ReadTrace reads.
+func TestReadTraceContextStops(t *testing.T) {
+	s := Spec{Trace: "testdata/sacct-fattree.txt"}
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	if tr, err := s.ReadTraceContext(ctx); err != stop || tr != nil {
+		t.Fatalf("a cancelled context: trace %v, error %v; want none and the cause alone", tr != nil, err)
+	}
+	want, err := s.ReadTrace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ReadTraceContext(context.Background())
+	if err != nil || len(got.Jobs) != len(want.Jobs) || len(got.Jobs) == 0 {
+		t.Fatalf("%v: %d jobs, want %d", err, len(got.Jobs), len(want.Jobs))
+	}
+}
