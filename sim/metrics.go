@@ -51,7 +51,9 @@ func (m *meter) release(nodes []int) {
 
 // newMeter returns the meter of machine m (a *topo.Grid or a *topo.Graph). Spans are
 // measured on the ranks of ordering span (node of each rank; nil: node indices).
-func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
+// It looks at ctx every meterEvery vertices (a tenth of a second or more at 10^5
+// hosts) and returns its cause when it ends.
+func newMeter(ctx context.Context, m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 	mt := &meter{n: m.N(), dist: dist, mark: make([]int32, m.N())}
 	if span != nil {
 		if len(span) != m.N() {
@@ -71,6 +73,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 		mt.hostSw = make([]int32, g.N())
 		var nb []int
 		for v := range g.Vertices() {
+			if v%meterEvery == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			nb = g.Neighbors(v, nb[:0])
 			for _, w := range nb {
 				mt.adj = append(mt.adj, int32(w))
@@ -98,6 +103,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 		mt.coord[j] = make([]int32, g.N())
 	}
 	for i := range g.N() {
+		if i%meterEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		c0 = g.Coord(i, c0)
 		for j, v := range c0 {
 			mt.coord[j][i] = int32(v)
@@ -112,6 +120,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 	mt.adjOff = make([]int32, g.N()+1)
 	var nb []int
 	for v := range g.N() {
+		if v%meterEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		nb = g.Neighbors(v, nb[:0])
 		for _, w := range nb {
 			mt.adj = append(mt.adj, int32(w))
@@ -120,6 +131,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 	}
 	return mt, nil
 }
+
+// meterEvery is how many vertices newMeter handles between looks at its context.
+const meterEvery = 1 << 12
 
 // measuredWrap is which axes of g wrap in the distances the replay measures (its
 // metrics and the exact baseline): g's own, and none under PReMAS, which has

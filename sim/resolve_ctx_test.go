@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // ResolveContext stops reading a GraphFile when its context ends (a topology.conf
@@ -85,5 +89,31 @@ func TestReadTraceContextStops(t *testing.T) {
 	got, err := s.ReadTraceContext(context.Background())
 	if err != nil || len(got.Jobs) != len(want.Jobs) || len(got.Jobs) == 0 {
 		t.Fatalf("%v: %d jobs, want %d", err, len(got.Jobs), len(want.Jobs))
+	}
+}
+
+// The replay's meter (a network's adjacency and each host's one switch, a grid's
+// coordinates and neighbours: a tenth of a second or more at 10^5 hosts) is
+// built under the replay's context: ended before or at any of its looks, it
+// returns context.Canceled.
+func TestNewMeterStopsWhenCancelled(t *testing.T) {
+	ft, err := topo.FatTree("16,16:16,16:32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []topo.Machine{ft, topo.Torus(128, 128)} {
+		count := ctxtest.NewCounting()
+		if mt, err := newMeter(count, m, alloc.CompatDefault, nil, true); err != nil || mt == nil {
+			t.Fatalf("%s: %v", m.Spec(), err)
+		}
+		looks := count.Looks()
+		if min := int64(m.N() / meterEvery); looks < min {
+			t.Fatalf("%s: %d looks, want at least %d", m.Spec(), looks, min)
+		}
+		for k := range looks {
+			if mt, err := newMeter(ctxtest.StopAfter(k), m, alloc.CompatDefault, nil, true); !errors.Is(err, context.Canceled) || mt != nil {
+				t.Fatalf("%s: ended at look %d of %d: meter %v, error %v", m.Spec(), k+1, looks, mt != nil, err)
+			}
+		}
 	}
 }
