@@ -153,8 +153,10 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // Make checks every input, orders the compute hosts, replays the workload under
 // every deployment the site's Slurm supports, and returns the plan with its files;
-// nothing is written (the caller writes Plan.Files). ctx stops the ordering's solve
-// (the best ordering so far is kept, as procalloc order does) and the replays.
+// nothing is written (the caller writes Plan.Files). When ctx ends, every phase
+// stops and Make returns ctx's cause, no plan. Options.TimeLimit is not an error:
+// the ordering keeps its best so far, and replays stopped by it give a plan over
+// the jobs every deployment replayed, saying so (Report.Workload.Stopped).
 func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.Machine == nil {
 		return nil, errors.New("plan: no machine")
