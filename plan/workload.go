@@ -238,7 +238,7 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 				passed = func(n int) { ls.passed(i, n) }
 			}
 			runs[i], errs[i] = p.replayOne(cctx, d, passed)
-			if errs[i] != nil && rctx.Err() != nil && ctx.Err() == nil {
+			if errs[i] != nil && runs[i] != nil && rctx.Err() != nil && ctx.Err() == nil {
 				errs[i] = nil // the deadline: runs[i] holds what was replayed
 			}
 			if errs[i] != nil {
@@ -268,6 +268,9 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 		if p.Deployments[i].Supported {
 			n = min(n, len(rp.jobs))
 		}
+	}
+	if n < total && rctx.Err() == nil {
+		return fmt.Errorf("plan: internal error: %d of %d jobs replayed under every deployment, and no deadline", n, total)
 	}
 	if n < total {
 		p.Report.Workload.Stopped = &ReplayStop{Jobs: n, Reason: context.Cause(rctx).Error()}
