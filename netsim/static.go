@@ -92,9 +92,20 @@ func NewRouteMeter(r Router, pat Pattern, seed uint64) *RouteMeter {
 // 8,192 hosts and would take 10 GiB (refused) on one of 200,704. Measure gives the
 // same loads either way.
 func NewMachineRouteMeter(m topo.Machine, pat Pattern, seed uint64) (*RouteMeter, error) {
+	return NewMachineRouteMeterContext(context.Background(), m, pat, seed)
+}
+
+// NewMachineRouteMeterContext is NewMachineRouteMeter building the tree model
+// under ctx (0.3 s for a fat tree of 131,072 hosts): when ctx ends first it
+// returns ctx's cause.
+func NewMachineRouteMeterContext(ctx context.Context, m topo.Machine, pat Pattern, seed uint64) (*RouteMeter, error) {
 	if g, ok := m.(*topo.Graph); ok {
 		if _, a2a := pat.(allToAll); a2a {
-			if tm, _ := newTreeModel(g); tm != nil {
+			tm, _ := buildTreeModel(ctx, g, false)
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			if tm != nil {
 				return &RouteMeter{pat: pat, seed: seed, tree: tm}, nil
 			}
 		}

@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -94,8 +95,8 @@ func TestTreeModelStructureCheckIsRowCheck(t *testing.T) {
 	pat, _ := ParsePattern("all-to-all")
 	agreed, accepted := 0, 0
 	for _, g := range fabrics {
-		fast, why := buildTreeModel(g, false)
-		ref, whyRef := buildTreeModel(g, true)
+		fast, why := buildTreeModel(context.Background(), g, false)
+		ref, whyRef := buildTreeModel(context.Background(), g, true)
 		if (fast == nil) != (ref == nil) {
 			t.Fatalf("%s: structure check %v (%s), row check %v (%s)", g.Spec(), fast != nil, why, ref != nil, whyRef)
 		}

@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,12 +63,22 @@ type treeModel struct {
 // g is not a fat tree whose GraphRouter routes it predicts. It checks the structure
 // the model rests on switch by switch (checkStructure): O(vertices + links + hosts x
 // levels) time and O(vertices + hosts x levels) memory, no next-hop table.
-func newTreeModel(g *topo.Graph) (*treeModel, string) { return buildTreeModel(g, false) }
+func newTreeModel(g *topo.Graph) (*treeModel, string) {
+	return buildTreeModel(context.Background(), g, false)
+}
+
+// treeModelEvery is how many switches or hosts the model's build handles between
+// looks at its context (0.3 s for a fat tree of 131,072 hosts).
+const treeModelEvery = 1 << 12
+
+// interruptedReason is buildTreeModel's reason when its context ended.
+const interruptedReason = "interrupted"
 
 // buildTreeModel is newTreeModel; with checkRows it checks every predicted next hop
 // against GraphRouter's rule instead, one leaf switch's breadth-first row at a time
-// (checkRows, the reference of checkStructure in tests).
-func buildTreeModel(g *topo.Graph, checkRows bool) (*treeModel, string) {
+// (checkRows, the reference of checkStructure in tests). When ctx ends it returns
+// nil with interruptedReason.
+func buildTreeModel(ctx context.Context, g *topo.Graph, checkRows bool) (*treeModel, string) {
 	n, nv := g.N(), g.Vertices()
 	tl, reason := g.TreeLevels()
 	if tl == nil {
@@ -83,7 +94,10 @@ func buildTreeModel(g *topo.Graph, checkRows bool) (*treeModel, string) {
 	for l := 0; l <= top; l++ {
 		ids := map[string]int32{}
 		var members [][]int32
-		for _, v := range byLevel[l] {
+		for i, v := range byLevel[l] {
+			if i%treeModelEvery == 0 && ctx.Err() != nil {
+				return nil, interruptedReason
+			}
 			key := ""
 			if l == 0 {
 				key = fmt.Sprint(v)
@@ -152,6 +166,9 @@ func buildTreeModel(g *topo.Graph, checkRows bool) (*treeModel, string) {
 		m.hostGrp[l] = make([]int32, n)
 	}
 	for h := range n {
+		if h%treeModelEvery == 0 && ctx.Err() != nil {
+			return nil, interruptedReason
+		}
 		gr := group[g.Neighbors(h, nb[:0])[0]]
 		for l := 0; l <= top; l++ {
 			m.hostGrp[l][h] = gr
@@ -172,8 +189,14 @@ func buildTreeModel(g *topo.Graph, checkRows bool) (*treeModel, string) {
 	if checkRows {
 		check = m.checkRows
 	}
+	if ctx.Err() != nil {
+		return nil, interruptedReason
+	}
 	if why := check(g, level, group, pos, sw); why != "" {
 		return nil, why
+	}
+	if ctx.Err() != nil {
+		return nil, interruptedReason
 	}
 	m.cnt = make([][]int32, top+1)
 	m.cntStamp = make([][]int32, top+1)

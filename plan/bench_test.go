@@ -200,7 +200,7 @@ func benchReplayParts(b *testing.B, spec string, jobs int, ver Version, parts bo
 	if err := p.checkInputs(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if err := p.order(ctx); err != nil {
+	if err := p.order(ctx, time.Time{}); err != nil {
 		b.Fatal(err)
 	}
 	if err := p.buildDeployments(ctx); err != nil {
@@ -215,7 +215,7 @@ func benchReplayParts(b *testing.B, spec string, jobs int, ver Version, parts bo
 	b.ResetTimer()
 	for range b.N {
 		p.Files, p.Report.Deployments = nil, nil
-		if err := p.replay(ctx); err != nil {
+		if err := p.replay(ctx, ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,7 +109,7 @@ func TestBuildDeploymentsStopsDuringABuild(t *testing.T) {
 	if err := p.checkInputs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.order(context.Background()); err != nil {
+	if err := p.order(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -147,12 +148,62 @@ func TestBuildDeploymentsStopsDuringABuild(t *testing.T) {
 	if err := q.checkInputs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.order(context.Background()); err != nil {
+	if err := q.order(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
 	if err := q.buildDeployments(ctx2); err != nil || len(q.Deployments) != len(kinds) || !q.Deployment(KindTree).Supported {
 		t.Fatalf("%v, %d deployments", err, len(q.Deployments))
+	}
+}
+
+// Ctrl-C while a replay sets up (its emulator, its names' sort: about half a
+// second at 10^5 hosts, in code that takes no context) ends the replays at once
+// with the context's cause.
+func TestReplayStopsDuringItsSetup(t *testing.T) {
+	p := &Plan{opt: sampleOptions(t, true)}
+	p.opt.Weights, p.opt.Version = DefaultWeights(), V2311
+	ctx := context.Background()
+	if err := p.checkInputs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.order(ctx, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.buildDeployments(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, limited := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		held, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		hook := func(k Kind) {
+			if k == KindTree {
+				once.Do(func() { close(held) })
+				<-release
+			}
+		}
+		replaySetup.Store(&hook)
+		rctx := ctx
+		if limited { // with a deadline: every replay at once, in lockstep
+			var c2 context.CancelFunc
+			rctx, c2 = context.WithTimeout(ctx, time.Hour)
+			defer c2()
+		}
+		returned := make(chan error, 1)
+		go func() { returned <- p.replay(ctx, rctx) }()
+		<-held
+		cancel()
+		select {
+		case err := <-returned:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("limited %v: %v, want context.Canceled", limited, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("limited %v: replay still running 20 s after the context ended, waiting for the tree's setup", limited)
+		}
+		replaySetup.Store(nil)
+		close(release)
 	}
 }

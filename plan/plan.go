@@ -64,11 +64,18 @@ type Options struct {
 	VersionSource string // e.g. "--slurm-version" or "scontrol --version"; said in the report
 	// Weights are the weights of the ordering objective F (default list:1,0.5).
 	Weights curves.Weights
-	// TimeLimit bounds the ordering's solve (0: DefaultTimeLimit; negative: no
-	// limit). Above 256 hosts the ordering's local search runs until the limit, so
-	// the ordering (and what follows from it) depends on the machine's speed and load
-	// unless a bound proves it optimal first; without a limit the search does a fixed
-	// amount of work and the plan is the same on every machine.
+	// TimeLimit bounds the plan, from Make's start (0: DefaultTimeLimit; negative:
+	// no limit). The ordering's solve gets at most half of it; the replays stop
+	// when it is reached, and the report then covers the workload's first jobs
+	// that every deployment replayed, saying so (Workload.Stopped, a warning, the
+	// recommendation's words); the predictions files are named for those jobs.
+	// Reading the inputs before Make and writing the files after are outside it,
+	// and so are the deployments' builds (a few seconds at 10^5 hosts). Above 256
+	// hosts the ordering's local search runs until its share, so the ordering (and
+	// what follows from it) depends on the machine's speed and load unless a bound
+	// proves it optimal first; without a limit the search does a fixed amount of
+	// work, the replays run to their end, and the plan is the same on every
+	// machine.
 	TimeLimit time.Duration
 	// Seed seeds the ordering's local search and the synthetic workload.
 	Seed uint64
@@ -161,8 +168,10 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // Make checks every input, orders the compute hosts, replays the workload under
 // every deployment the site's Slurm supports, and returns the plan with its files;
-// nothing is written (the caller writes Plan.Files). ctx stops the ordering's solve
-// (the best ordering so far is kept, as procalloc order does) and the replays.
+// nothing is written (the caller writes Plan.Files). When ctx ends, every phase
+// stops and Make returns ctx's cause, no plan. Options.TimeLimit is not an error:
+// the ordering keeps its best so far, and replays stopped by it give a plan over
+// the jobs every deployment replayed, saying so (Report.Workload.Stopped).
 func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.Machine == nil {
 		return nil, errors.New("plan: no machine")
@@ -190,9 +199,15 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.Deployment != "" && !slices.Contains(kinds, opt.Deployment) {
 		return nil, fmt.Errorf("deployment %q: want one of %s", opt.Deployment, kindList())
 	}
+	start := time.Now()
 	p := &Plan{opt: opt}
 	r := &p.Report
 	r.Threshold = opt.Threshold
+	var deadline time.Time // zero: none
+	if opt.TimeLimit > 0 {
+		deadline = start.Add(opt.TimeLimit)
+		r.TimeLimit = opt.TimeLimit.Seconds()
+	}
 	if opt.Version.IsZero() {
 		opt.Version, opt.VersionSource = DefaultVersion, "default"
 		r.Notes = append(r.Notes, fmt.Sprintf("Slurm version not given (--slurm-version) and scontrol not found: assuming %s", DefaultVersion))
@@ -207,14 +222,24 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 		return nil, err
 	}
 	p.progress("ordering")
-	if err := p.order(ctx); err != nil {
+	if err := p.order(ctx, deadline); err != nil {
 		return nil, err
 	}
 	p.progress("deployments")
 	if err := p.buildDeployments(ctx); err != nil {
 		return nil, err
 	}
-	if err := p.replay(ctx); err != nil {
+	rctx := ctx // the replays' context: ends at the deadline too
+	if replayContext != nil {
+		var cancel context.CancelFunc
+		rctx, cancel = replayContext(ctx)
+		defer cancel()
+	} else if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithDeadlineCause(ctx, deadline, timelimit.Reached{Name: "plan time limit", Limit: opt.TimeLimit})
+		defer cancel()
+	}
+	if err := p.replay(ctx, rctx); err != nil {
 		return nil, err
 	}
 	p.recommend()
@@ -228,6 +253,10 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	}
 	return p, nil
 }
+
+// replayContext, when set (by a test), gives the replays' context in place of
+// the deadline's: one that ends, as a deadline would, while ctx goes on.
+var replayContext func(ctx context.Context) (context.Context, context.CancelFunc)
 
 // progress tells Options.Progress a stage, one call at a time (replays run
 // concurrently).
@@ -717,9 +746,9 @@ func compressed(names []string) string {
 }
 
 // order computes the certified ordering of the compute hosts (order.SolveOrdering,
-// the machinery of procalloc order, within the time limit), name order and the best
-// curve.
-func (p *Plan) order(ctx context.Context) error {
+// the machinery of procalloc order, within half the time limit and before the
+// deadline), name order and the best curve.
+func (p *Plan) order(ctx context.Context, deadline time.Time) error {
 	opt := p.opt
 	if g, ok := p.Machine.(*topo.Graph); ok {
 		// The hop index the ordering's first distance would build, a second or
@@ -733,8 +762,15 @@ func (p *Plan) order(ctx context.Context) error {
 		}
 	}
 	sctx, cancel := ctx, context.CancelFunc(func() {})
-	if opt.TimeLimit > 0 {
-		sctx, cancel = timelimit.WithTimeout(ctx, opt.TimeLimit, "ordering time limit")
+	limit := opt.TimeLimit
+	if limit > 0 {
+		// Half of the plan's limit, so that the replays have the other half at
+		// least; less when the checks took more than half.
+		limit = opt.TimeLimit / 2
+		if !deadline.IsZero() {
+			limit = max(time.Nanosecond, min(limit, time.Until(deadline)))
+		}
+		sctx, cancel = timelimit.WithTimeout(ctx, limit, "ordering time limit")
 	}
 	defer cancel()
 	res, err := order.SolveOrdering(sctx, p.Machine, opt.Weights, order.OrderOptions{Options: order.Options{Method: order.MethodAuto, Seed: opt.Seed}})
@@ -763,7 +799,7 @@ func (p *Plan) order(ctx context.Context) error {
 	o.Status = string(res.Status)
 	o.BoundSource = res.BoundSource
 	o.Seconds = res.Seconds
-	o.TimeLimit = max(0, opt.TimeLimit.Seconds())
+	o.TimeLimit = max(0, limit.Seconds())
 	o.Notes = res.Notes
 	if !math.IsInf(res.Bound, 0) && !math.IsNaN(res.Bound) {
 		b, g := res.Bound, res.Gap

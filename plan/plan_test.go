@@ -558,7 +558,7 @@ func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 	if err := p.checkInputs(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.order(context.Background()); err != nil {
+	if err := p.order(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	err := p.buildDeployments(ctxtest.StopAfter(2))

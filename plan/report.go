@@ -22,6 +22,10 @@ type Report struct {
 	Recommended    string  `json:"recommended"`
 	Recommendation string  `json:"recommendation"` // one sentence: the deployment and its gain, or why to keep the current one
 	Threshold      float64 `json:"threshold"`      // Options.Threshold used: the least relative gain that recommends a change
+	// TimeLimit is the plan's time limit (Options.TimeLimit), seconds; absent
+	// without one. The ordering's share is Ordering.TimeLimit; when the replays
+	// reach it, Workload.Stopped says how much of the workload they cover.
+	TimeLimit float64 `json:"time_limit,omitempty"`
 	// Caveats of the recommendation: what the emulation does not model, what the
 	// change costs.
 	Caveats            []string           `json:"caveats"`
@@ -58,6 +62,10 @@ type Workload struct {
 	// nodes of every partition (jobs that name none, without a default
 	// partition); absent otherwise.
 	Partitions []PartitionJobs `json:"partitions,omitempty"`
+	// Stopped is set when the time limit stopped the replays before every
+	// deployment had replayed all Jobs: the metrics, the predictions and the
+	// recommendation then cover the workload's first Stopped.Jobs jobs only.
+	Stopped *ReplayStop `json:"stopped,omitempty"`
 }
 
 // PartitionJobs is a partition's compute hosts and the jobs replayed in it.
@@ -65,6 +73,15 @@ type PartitionJobs struct {
 	Name  string `json:"name"`  // the PartitionName (or the union's names)
 	Hosts int    `json:"hosts"` // its compute hosts
 	Jobs  int    `json:"jobs"`  // jobs replayed in it
+}
+
+// ReplayStop says where the time limit stopped the replays.
+type ReplayStop struct {
+	// Jobs is how many of the workload's jobs, from its first in trace order,
+	// every deployment replayed: each deployment's metrics and predictions are
+	// over these jobs, the same jobs for every one.
+	Jobs   int    `json:"jobs"`
+	Reason string `json:"reason"` // e.g. "plan time limit 10m0s reached"
 }
 
 // OrderingReport is the ordering's certificate: F of the ordering, its proven
@@ -173,7 +190,10 @@ func (p *Plan) recommend() {
 		}
 	}
 	r.Recommended = string(KindCurrent)
+	stop := r.Workload.Stopped
 	switch {
+	case stop != nil && stop.Jobs == 0:
+		r.Recommendation = "keep the current configuration: the time limit came before any job was replayed under every deployment"
 	case best == nil:
 		r.Recommendation = "keep the current configuration: no other deployment is supported here"
 	case cur == nil || cur.Metrics == nil || cur.Metrics.Jobs == 0:
@@ -189,6 +209,14 @@ func (p *Plan) recommend() {
 		} else {
 			r.Recommendation = fmt.Sprintf("keep the current configuration: no deployment cuts mean pairwise hops (the best, %s, changes them by %+.1f%%)", best.Name, -gain)
 		}
+	}
+	if stop != nil && stop.Jobs > 0 {
+		r.Recommendation += fmt.Sprintf(" (on the first %d of the workload's %d jobs: %s during the replays)", stop.Jobs, r.Workload.Jobs, stop.Reason)
+	}
+	if stop != nil {
+		w := fmt.Sprintf("%s during the replays: every deployment's metrics and predictions, and the recommendation, cover the workload's first %d of %d jobs (in trace order, the same jobs for each); give a longer time limit, or none, to replay all of them", stop.Reason, stop.Jobs, r.Workload.Jobs)
+		r.Warnings = append(r.Warnings, w)
+		r.Caveats = append(r.Caveats, w)
 	}
 	if d := p.Deployment(Kind(r.Recommended)); d != nil {
 		r.Caveats = append(r.Caveats, d.Notes...)
@@ -386,6 +414,9 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	if r.Workload.Description != "" {
 		fmt.Fprintf(w, "<p>%s</p>\n", e(r.Workload.Description))
 	}
+	if st := r.Workload.Stopped; st != nil {
+		fmt.Fprintf(w, "<p class=\"warn\"><b>Partial replays:</b> %s; every figure below is over the workload's first %d of %d jobs only.</p>\n", e(st.Reason), st.Jobs, r.Workload.Jobs)
+	}
 	io.WriteString(w, "<h2>Deployments</h2>\n<table class=\"deploy\"><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
 	var labels []string
 	var vals, oneLeaf []float64
@@ -453,6 +484,9 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	limit := "no time limit"
 	if o.TimeLimit > 0 {
 		limit = fmt.Sprintf("a %.0f s limit", o.TimeLimit)
+		if r.TimeLimit > 0 {
+			limit += fmt.Sprintf(" (the ordering's share of the plan's %.0f s)", r.TimeLimit)
+		}
 	}
 	fmt.Fprintf(w, "</table>\n<p>F = sum over host pairs of w(rank difference) &times; hops, weights %s; solved in %.2f s of %s.</p>\n", e(o.Weights), o.Seconds, limit)
 	if len(r.Warnings) > 0 || len(r.Notes) > 0 {

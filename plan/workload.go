@@ -12,7 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
+	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -187,38 +189,72 @@ func (a *metricAcc) metrics(withLeaves bool) *Metrics {
 	return m
 }
 
-// replay replays the workload under every supported deployment, as many at once
-// as there are CPUs (GOMAXPROCS); results and files in deployment order.
-func (p *Plan) replay(ctx context.Context) error {
+// replay replays the workload under every supported deployment; results and
+// files in deployment order. Without a deadline (rctx == ctx) as many replays run
+// at once as there are CPUs (GOMAXPROCS). With one, rctx ends at it: every
+// replay runs at once, kept within a few jobs of each other (lockstep), and when
+// rctx ends before they have all finished, the report covers the workload's
+// first jobs that every deployment replayed, and says so (Workload.Stopped). ctx
+// ending (Ctrl-C) is an error, as before.
+func (p *Plan) replay(ctx, rctx context.Context) error {
 	withLeaves := p.hasLeaves()
 	reports := make([]DeploymentReport, len(p.Deployments))
-	preds := make([]*File, len(p.Deployments))
+	runs := make([]*replayed, len(p.Deployments))
 	errs := make([]error, len(p.Deployments))
-	ctx, cancel := context.WithCancel(ctx)
+	cctx, cancel := context.WithCancel(rctx)
 	defer cancel()
+	var ls *lockstep
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	if rctx != ctx {
+		ls = newLockstep(cctx, len(p.Deployments), lockstepWindow)
+		defer ls.close()
+		sem = nil
+	}
 	var wg sync.WaitGroup
 	for i, d := range p.Deployments {
 		reports[i] = DeploymentReport{Name: string(d.Kind), Supported: d.Supported, NeedsVersion: d.Kind.NeedsVersion().String(), Reason: d.Why, Settings: d.Settings, Notes: slices.Clone(d.Notes)}
 		if !d.Supported {
+			if ls != nil {
+				ls.finish(i)
+			}
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				errs[i] = context.Cause(ctx)
+			if ls != nil {
+				defer ls.finish(i)
+			}
+			if sem != nil {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+			}
+			if cctx.Err() != nil {
+				if ctx.Err() != nil {
+					errs[i] = context.Cause(ctx)
+				} else {
+					runs[i] = &replayed{} // the deadline came first: nothing replayed
+				}
 				return
 			}
 			p.progress("replaying " + string(d.Kind))
-			if preds[i], errs[i] = p.replayOne(ctx, d, &reports[i], withLeaves); errs[i] != nil {
+			var passed func(n int)
+			if ls != nil {
+				passed = func(n int) { ls.passed(i, n) }
+			}
+			runs[i], errs[i] = p.replayOne(cctx, d, passed)
+			if errs[i] != nil && runs[i] != nil && rctx.Err() != nil && ctx.Err() == nil {
+				errs[i] = nil // the deadline: runs[i] holds what was replayed
+			}
+			if errs[i] != nil {
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
+	if ctx.Err() != nil { // Ctrl-C: nothing to report
+		return context.Cause(ctx)
+	}
 	// The first error in deployment order that is not the cancellation it caused.
 	var first error
 	for _, err := range errs {
@@ -229,68 +265,193 @@ func (p *Plan) replay(ctx context.Context) error {
 	if first != nil {
 		return first
 	}
-	p.Report.Deployments = reports
-	for _, f := range preds {
-		if f != nil {
+	// The jobs every deployment replayed: all of them, or, when the deadline
+	// stopped the replays, the first n (trace order) that every one passed on.
+	total := len(p.Jobs)
+	n := total
+	for i, rp := range runs {
+		if p.Deployments[i].Supported {
+			n = min(n, len(rp.jobs))
+		}
+	}
+	if n < total && rctx.Err() == nil {
+		return fmt.Errorf("plan: internal error: %d of %d jobs replayed under every deployment, and no deadline", n, total)
+	}
+	if n < total {
+		p.Report.Workload.Stopped = &ReplayStop{Jobs: n, Reason: context.Cause(rctx).Error()}
+	}
+	for i, rp := range runs {
+		if rp == nil {
+			continue
+		}
+		if f := p.summarizeReplay(p.Deployments[i], rp, n, &reports[i], withLeaves); f != nil {
 			p.Files = append(p.Files, *f)
 		}
 	}
+	p.Report.Deployments = reports
 	return nil
 }
 
-func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentReport, withLeaves bool) (*File, error) {
-	a, err := d.Allocator()
+// lockstepWindow is how many jobs one replay may pass on ahead of the slowest
+// while a deadline may stop them.
+const lockstepWindow = 64
+
+// lockstep keeps concurrent replays within a window of jobs of each other, so
+// that when a deadline stops them the jobs every one replayed are about as many
+// as the slowest could replay in the time all of them had.
+type lockstep struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	n      []int  // jobs passed on by each replay
+	active []bool // replays not finished
+	window int
+	min    int // least n over active replays
+	wakeAt int // broadcast once min reaches it (math.MaxInt: nobody waits)
+	stop   func() bool
+	ctx    context.Context
+}
+
+func newLockstep(ctx context.Context, replays, window int) *lockstep {
+	l := &lockstep{n: make([]int, replays), active: make([]bool, replays), window: window, wakeAt: math.MaxInt, ctx: ctx}
+	for i := range l.active {
+		l.active[i] = true
+	}
+	l.cond = sync.NewCond(&l.mu)
+	// Waiters wake when ctx ends: the replays then stop at their next look.
+	l.stop = context.AfterFunc(ctx, func() {
+		l.mu.Lock()
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	})
+	return l
+}
+
+func (l *lockstep) close() { l.stop() }
+
+// update recomputes min and wakes the waiters once it reaches wakeAt; l.mu held.
+func (l *lockstep) update() {
+	m := math.MaxInt
+	for i, a := range l.active {
+		if a {
+			m = min(m, l.n[i])
+		}
+	}
+	l.min = m
+	if m >= l.wakeAt {
+		l.wakeAt = math.MaxInt
+		l.cond.Broadcast()
+	}
+}
+
+// passed records that replay i has passed on n jobs, and waits while it is more
+// than the window ahead of the slowest active replay (until ctx ends).
+func (l *lockstep) passed(i, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n[i] = n
+	if l.n[i] > l.min+l.window || n-1 == l.min {
+		l.update()
+	}
+	for n > l.min+l.window && l.ctx.Err() == nil {
+		// Wake at half the window, not at every job the slowest passes on.
+		l.wakeAt = min(l.wakeAt, n-l.window/2)
+		l.cond.Wait()
+	}
+}
+
+// finish takes replay i out of the lockstep (finished, failed or not run).
+func (l *lockstep) finish(i int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active[i] = false
+	l.wakeAt = 0 // the slowest may have gone: every waiter looks again
+	l.update()
+}
+
+// replaySetup, when set (by a test), is called as each replay's setup starts
+// (atomic: an abandoned setup may start after the test has moved on).
+var replaySetup atomic.Pointer[func(k Kind)]
+
+// jobPassed, when set (by a test), is told each job a replay passes on.
+var jobPassed func(k Kind, n int)
+
+// replayed is one deployment's replay: each job it passed on (trace order) and its
+// predictions, to be summarized over the jobs every deployment replayed.
+type replayed struct {
+	jobs    []replayedJob
+	res     *sim.Result  // the replay's summary; nil when stopped before any job
+	pred    bytes.Buffer // the predictions' CSV, when there is a trace
+	predEnd []int        // end of each job's line in pred
+	pending int          // jobs placed although Slurm would leave them pending
+	refused int          // jobs placed although Slurm refuses them at submission
+}
+
+// replayedJob is what the report needs of one job of a replay.
+type replayedJob struct {
+	k, spanned int32   // nodes; leaf switches spanned (k >= 2)
+	hops       float64 // mean pairwise hops (sim.JobResult.AvgL1)
+	wait       int64   // seconds from arrival to start
+	waited     bool    // waited for a release of its partition's nodes (JobResult.WaitedForBlock)
+}
+
+// replayOne replays the workload under deployment d. passed, when set, is told
+// the jobs passed on so far after each (it may wait: lockstep). When ctx ends the
+// replay stops, and what it replayed is returned with ctx's cause.
+func (p *Plan) replayOne(ctx context.Context, d *Deployment, passed func(n int)) (*replayed, error) {
+	rp := &replayed{}
+	var pc *pendingCounter
+	predict := p.opt.Trace != nil
+	var a alloc.Allocator
+	// The predictions' node lists: a job's nodes by their place in natural name
+	// order (byName), sorted, compressed by a Compressor of the names in that order.
+	var byName []int32
+	var comp *hostlist.Compressor
+	// The emulator and the names' sort take about half a second at 10^5 hosts and
+	// look at no context: run where ctx stops the wait (untilDone).
+	err := untilDone(ctx, func() error {
+		if f := replaySetup.Load(); f != nil {
+			(*f)(d.Kind)
+		}
+		var err error
+		if a, err = d.Allocator(); err != nil {
+			return err
+		}
+		if predict {
+			if byName, comp, err = nameRanks(d.names); err != nil {
+				return fmt.Errorf("deployment %s: %w", d.Kind, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return rp, context.Cause(ctx)
+		}
 		return nil, err
 	}
-	var pc *pendingCounter
 	if d.Kind != KindAsRun {
 		pc = newPendingCounter(a)
 		a = pc
 	}
-	var all metricAcc
-	bySize := map[int]*metricAcc{}
-	var pred bytes.Buffer // its bytes become the file: no copy
-	predict := p.opt.Trace != nil
 	if predict {
-		pred.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
+		rp.pred.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
+		rp.predEnd = make([]int, 0, len(p.Jobs))
 	}
+	rp.jobs = make([]replayedJob, 0, len(p.Jobs))
 	maxLeaf := int32(-1)
 	for _, l := range p.leaf {
 		maxLeaf = max(maxLeaf, l)
 	}
 	stamp := make([]int32, maxLeaf+2) // leaf+1 -> the job that last saw it
 	gen := int32(0)
-	// The predictions' node lists: a job's nodes by their place in natural name
-	// order (byName), sorted, compressed by a Compressor of the names in that order.
-	var byName []int32
 	var ranks []int32
 	var rankBits []uint64 // sortRanks' bitmap, one bit a node, zero between jobs
-	var comp *hostlist.Compressor
-	var line, hl []byte
 	if predict {
-		order := make([]int, len(d.names))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return hostlist.NaturalCompare(d.names[a], d.names[b]) })
-		byName = make([]int32, len(order))
-		sortedNames := make([]string, len(order))
-		for i, v := range order {
-			byName[v] = int32(i)
-			sortedNames[i] = d.names[v]
-		}
-		if comp, err = hostlist.NewCompressor(sortedNames); err != nil {
-			return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)
-		}
-		rankBits = make([]uint64, (len(order)+63)/64)
+		rankBits = make([]uint64, (len(byName)+63)/64)
 	}
-	waited := 0
+	var line, hl []byte
 	done := func(r *sim.JobResult) error {
 		k := len(r.Nodes)
-		if r.WaitedForBlock {
-			waited++ // refused by its partition's nodes at its recorded start (sim's partitions)
-		}
 		if predict {
 			ranks = ranks[:0]
 			for _, v := range r.Nodes {
@@ -306,21 +467,83 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 			}
 			hl = comp.Append(hl[:0], ranks)
 			line = append(strconv.AppendQuote(line, string(hl)), '\n')
-			pred.Write(line)
+			rp.pred.Write(line)
+			rp.predEnd = append(rp.predEnd, rp.pred.Len())
 		}
-		if k < 2 {
-			return nil
-		}
-		gen++
-		spanned := 0
-		for _, v := range r.Nodes {
-			l := p.leaf[v] + 1 // -1 (no leaf) counts as one group
-			if stamp[l] != gen {
-				stamp[l] = gen
-				spanned++
+		// WaitedForBlock: refused by its partition's nodes at its recorded start
+		// (sim's partitions).
+		j := replayedJob{k: int32(k), hops: r.AvgL1, wait: r.Wait(), waited: r.WaitedForBlock}
+		if k >= 2 {
+			gen++
+			for _, v := range r.Nodes {
+				l := p.leaf[v] + 1 // -1 (no leaf) counts as one group
+				if stamp[l] != gen {
+					stamp[l] = gen
+					j.spanned++
+				}
 			}
 		}
-		lo, _ := sizeClass(k)
+		rp.jobs = append(rp.jobs, j)
+		if jobPassed != nil {
+			jobPassed(d.Kind, len(rp.jobs))
+		}
+		if passed != nil {
+			passed(len(rp.jobs))
+		}
+		return nil
+	}
+	cfg := sim.Config{Machine: p.Machine, Alloc: a, Sched: p.sched, Metrics: sim.MetricsSched | sim.MetricsDist, DropNodes: true, NoPerJob: true, JobDone: done, Partitions: p.replayParts}
+	rp.res, err = sim.Run(ctx, p.Jobs, cfg)
+	if pc != nil {
+		rp.pending, rp.refused = pc.pending, pc.refused
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return rp, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("replaying deployment %s: %w", d.Kind, err)
+	}
+	return rp, nil
+}
+
+// nameRanks returns each node's place in natural name order and a Compressor of
+// the names in that order.
+func nameRanks(names []string) ([]int32, *hostlist.Compressor, error) {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return hostlist.NaturalCompare(names[a], names[b]) })
+	byName := make([]int32, len(order))
+	sortedNames := make([]string, len(order))
+	for i, v := range order {
+		byName[v] = int32(i)
+		sortedNames[i] = names[v]
+	}
+	comp, err := hostlist.NewCompressor(sortedNames)
+	if err != nil {
+		return nil, nil, err
+	}
+	return byName, comp, nil
+}
+
+// summarizeReplay fills deployment d's report from the first n jobs of its replay
+// rp (every job when n is the workload's) and returns its predictions file, if
+// any.
+func (p *Plan) summarizeReplay(d *Deployment, rp *replayed, n int, dr *DeploymentReport, withLeaves bool) *File {
+	var all metricAcc
+	bySize := map[int]*metricAcc{}
+	wait := 0.0
+	waited := 0
+	for _, j := range rp.jobs[:n] {
+		wait += float64(j.wait)
+		if j.waited {
+			waited++
+		}
+		if j.k < 2 {
+			continue
+		}
+		lo, _ := sizeClass(int(j.k))
 		acc := bySize[lo]
 		if acc == nil {
 			acc = &metricAcc{}
@@ -328,24 +551,21 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		for _, x := range []*metricAcc{&all, acc} {
 			x.jobs++
-			x.hops += r.AvgL1
-			x.leaves += float64(spanned)
-			if spanned == 1 {
+			x.hops += j.hops
+			x.leaves += float64(j.spanned)
+			if j.spanned == 1 {
 				x.oneLeaf++
 			}
 		}
-		return nil
 	}
-	cfg := sim.Config{Machine: p.Machine, Alloc: a, Sched: p.sched, Metrics: sim.MetricsSched | sim.MetricsDist, DropNodes: true, NoPerJob: true, JobDone: done, Partitions: p.replayParts}
-	res, err := sim.Run(ctx, p.Jobs, cfg)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, fmt.Errorf("replaying deployment %s: %w", d.Kind, err)
-	}
+	complete := n == len(p.Jobs)
 	dr.Metrics = all.metrics(withLeaves)
-	dr.Metrics.MeanWait = res.MeanWait
+	switch {
+	case complete && rp.res != nil:
+		dr.Metrics.MeanWait = rp.res.MeanWait
+	case n > 0:
+		dr.Metrics.MeanWait = wait / float64(n)
+	}
 	los := make([]int, 0, len(bySize))
 	for lo := range bySize {
 		los = append(los, lo)
@@ -359,24 +579,36 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, dr *DeploymentRepor
 		}
 		dr.BySize = append(dr.BySize, SizeMetrics{Class: label, MinNodes: l, MaxNodes: h, Metrics: bySize[lo].metrics(withLeaves)})
 	}
-	if pc != nil && pc.refused > 0 {
-		dr.Refused = pc.refused
-		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs have a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", pc.refused))
+	among := ""
+	if !complete {
+		// The emulator counts as it places, not by job: these are the jobs it had
+		// started when the replay stopped, n of them or more.
+		among = fmt.Sprintf(" among the jobs its replay had started when the time limit stopped it (%d or more)", len(rp.jobs))
 	}
-	if pc != nil && pc.pending > 0 {
-		dr.Pending = pc.pending
-		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs found no switch or block holding them: Slurm would leave them pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", pc.pending))
+	if rp.refused > 0 {
+		dr.Refused = rp.refused
+		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs%s have a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", rp.refused, among))
+	}
+	if rp.pending > 0 {
+		dr.Pending = rp.pending
+		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs%s found no switch or block holding them: Slurm would leave them pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", rp.pending, among))
 	}
 	if waited > 0 {
 		dr.Waited = waited
 		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs found too few free nodes in their partition when production started them (other jobs' placements under this deployment took them): they waited for a release, as Slurm would have kept them pending, so this deployment's schedule differs from production's for them", waited))
 	}
-	if predict {
-		name := "predictions/" + string(d.Kind) + ".csv"
-		dr.Predictions = name
-		return &File{Name: name, Data: pred.Bytes()}, nil
+	if p.opt.Trace == nil || n == 0 {
+		return nil
 	}
-	return nil, nil
+	name := "predictions/" + string(d.Kind) + ".csv"
+	data := rp.pred.Bytes()
+	if !complete {
+		// Named so that it is not taken for the whole history's.
+		name = fmt.Sprintf("predictions/%s.first-%d-jobs.csv", d.Kind, n)
+		data = data[:rp.predEnd[n-1]]
+	}
+	dr.Predictions = name
+	return &File{Name: name, Data: data}
 }
 
 // sortRanks sorts distinct ranks (0 to 64 len(bm) - 1): a job of more than a

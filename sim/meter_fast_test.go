@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -43,7 +44,7 @@ func TestMeterFastPathsMatchDefinitions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	fastUsed := 0
 	for _, m := range machines {
-		mt, err := newMeter(m, alloc.CompatDefault, nil, false)
+		mt, err := newMeter(context.Background(), m, alloc.CompatDefault, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestMeterFastPathsMatchDefinitions(t *testing.T) {
 	}
 	// On the fabric: h3, h7 (two switches), h10 and h11 (a host link) are off the
 	// fast path, the others on it.
-	mt, _ := newMeter(multi, alloc.CompatDefault, nil, false)
+	mt, _ := newMeter(context.Background(), multi, alloc.CompatDefault, nil, false)
 	for v := range multi.N() {
 		name := multi.Name(v)
 		off := name == "h3" || name == "h7" || name == "h10" || name == "h11"

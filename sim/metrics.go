@@ -51,7 +51,9 @@ func (m *meter) release(nodes []int) {
 
 // newMeter returns the meter of machine m (a *topo.Grid or a *topo.Graph). Spans are
 // measured on the ranks of ordering span (node of each rank; nil: node indices).
-func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
+// It looks at ctx every meterEvery vertices (a tenth of a second or more at 10^5
+// hosts) and returns its cause when it ends.
+func newMeter(ctx context.Context, m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 	mt := &meter{n: m.N(), dist: dist, mark: make([]int32, m.N())}
 	if span != nil {
 		if len(span) != m.N() {
@@ -71,6 +73,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 		mt.hostSw = make([]int32, g.N())
 		var nb []int
 		for v := range g.Vertices() {
+			if v%meterEvery == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			nb = g.Neighbors(v, nb[:0])
 			for _, w := range nb {
 				mt.adj = append(mt.adj, int32(w))
@@ -98,6 +103,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 		mt.coord[j] = make([]int32, g.N())
 	}
 	for i := range g.N() {
+		if i%meterEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		c0 = g.Coord(i, c0)
 		for j, v := range c0 {
 			mt.coord[j][i] = int32(v)
@@ -112,6 +120,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 	mt.adjOff = make([]int32, g.N()+1)
 	var nb []int
 	for v := range g.N() {
+		if v%meterEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		nb = g.Neighbors(v, nb[:0])
 		for _, w := range nb {
 			mt.adj = append(mt.adj, int32(w))
@@ -120,6 +131,9 @@ func newMeter(m topo.Machine, c Compat, span []int, dist bool) (*meter, error) {
 	}
 	return mt, nil
 }
+
+// meterEvery is how many vertices newMeter handles between looks at its context.
+const meterEvery = 1 << 12
 
 // measuredWrap is which axes of g wrap in the distances the replay measures (its
 // metrics and the exact baseline): g's own, and none under PReMAS, which has
@@ -816,7 +830,7 @@ type routeMeter struct {
 
 // newRouteMeter returns the route meter of cfg, nil when the route metrics are not
 // computed (Config.Metrics).
-func newRouteMeter(cfg Config) (*routeMeter, error) {
+func newRouteMeter(ctx context.Context, cfg Config) (*routeMeter, error) {
 	if !cfg.Metrics.Has(MetricsRoute) {
 		if cfg.Comm != nil {
 			return nil, errors.New("sim: a communication model measures the route metrics: Metrics must include them")
@@ -842,7 +856,10 @@ func newRouteMeter(cfg Config) (*routeMeter, error) {
 	if cfg.Comm != nil {
 		seed = cfg.Comm.Seed
 	}
-	m, err := netsim.NewMachineRouteMeter(cfg.Machine, pat, seed)
+	m, err := netsim.NewMachineRouteMeterContext(ctx, cfg.Machine, pat, seed)
+	if err != nil && ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	if err != nil && cfg.Comm == nil {
 		// They are optional: say so (a 2 x 10^5-host edge list's table is 150 GiB,
 		// and the replay itself needs none).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -123,7 +124,10 @@ func (s *Spec) ResolveContext(ctx context.Context) ([]Warning, error) {
 		if s.MachineSpec == "" {
 			return nil, fieldErr("Machine", "", "required: a machine, or a MachineSpec such as mesh:16x16, or a GraphFile")
 		}
-		m, err := topo.ParseMachine(s.MachineSpec)
+		m, err := topo.ParseMachineContext(ctx, s.MachineSpec, math.MaxInt)
+		if err != nil && ctx.Err() != nil {
+			return nil, context.Cause(ctx) // as for a GraphFile: the spec is not at fault
+		}
 		if err != nil {
 			return nil, fieldErr("MachineSpec", "", "%v", err)
 		}

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // ResolveContext stops reading a GraphFile when its context ends (a topology.conf
@@ -42,5 +46,74 @@ func TestResolveContextStopsReadingTheGraph(t *testing.T) {
 	}
 	if s.Machine == nil || s.Machine.N() != 16384 || s.GraphFile != "" {
 		t.Fatalf("resolved: machine %v, GraphFile %q", s.Machine, s.GraphFile)
+	}
+}
+
+// A MachineSpec's fat tree or dragonfly is built under the context too: a
+// cancelled one returns its cause, not a *FieldError blaming the spec, and
+// leaves the spec as it was.
+func TestResolveContextStopsBuildingTheMachine(t *testing.T) {
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	for _, spec := range []string{"fattree:16,16:16,16:32", "dragonfly:hosts_per_router=4,routers_per_group=16,intergroup_links=2,num_groups=64"} {
+		s := Spec{MachineSpec: spec}
+		_, err := s.ResolveContext(ctx)
+		var fe *FieldError
+		if !errors.Is(err, stop) || errors.As(err, &fe) {
+			t.Fatalf("%s: ResolveContext with a cancelled context: %v, want its cause alone", spec, err)
+		}
+		if s.Machine != nil || s.MachineSpec != spec {
+			t.Fatalf("%s: a stopped ResolveContext changed the spec", spec)
+		}
+		if _, err := s.ResolveContext(context.Background()); err != nil || s.Machine == nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+	}
+}
+
+// The trace is read under the context: a cancelled one returns its cause, not
+// an error naming the file; a live one reads the trace ReadTrace reads.
+func TestReadTraceContextStops(t *testing.T) {
+	s := Spec{Trace: "testdata/sacct-fattree.txt"}
+	stop := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	if tr, err := s.ReadTraceContext(ctx); err != stop || tr != nil {
+		t.Fatalf("a cancelled context: trace %v, error %v; want none and the cause alone", tr != nil, err)
+	}
+	want, err := s.ReadTrace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ReadTraceContext(context.Background())
+	if err != nil || len(got.Jobs) != len(want.Jobs) || len(got.Jobs) == 0 {
+		t.Fatalf("%v: %d jobs, want %d", err, len(got.Jobs), len(want.Jobs))
+	}
+}
+
+// The replay's meter (a network's adjacency and each host's one switch, a grid's
+// coordinates and neighbours: a tenth of a second or more at 10^5 hosts) is
+// built under the replay's context: ended before or at any of its looks, it
+// returns context.Canceled.
+func TestNewMeterStopsWhenCancelled(t *testing.T) {
+	ft, err := topo.FatTree("16,16:16,16:32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []topo.Machine{ft, topo.Torus(128, 128)} {
+		count := ctxtest.NewCounting()
+		if mt, err := newMeter(count, m, alloc.CompatDefault, nil, true); err != nil || mt == nil {
+			t.Fatalf("%s: %v", m.Spec(), err)
+		}
+		looks := count.Looks()
+		if min := int64(m.N() / meterEvery); looks < min {
+			t.Fatalf("%s: %d looks, want at least %d", m.Spec(), looks, min)
+		}
+		for k := range looks {
+			if mt, err := newMeter(ctxtest.StopAfter(k), m, alloc.CompatDefault, nil, true); !errors.Is(err, context.Canceled) || mt != nil {
+				t.Fatalf("%s: ended at look %d of %d: meter %v, error %v", m.Spec(), k+1, looks, mt != nil, err)
+			}
+		}
 	}
 }

@@ -586,11 +586,11 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			return nil, err
 		}
 	}
-	m, err := newMeter(cfg.Machine, cfg.Compat, span, dist)
+	m, err := newMeter(ctx, cfg.Machine, cfg.Compat, span, dist)
 	if err != nil {
 		return nil, err
 	}
-	rm, err := newRouteMeter(cfg)
+	rm, err := newRouteMeter(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

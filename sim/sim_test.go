@@ -204,7 +204,7 @@ func TestJobTooLarge(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	g := topo.Mesh(4, 4)
-	m, _ := newMeter(g, alloc.CompatPReMAS, nil, true)
+	m, _ := newMeter(context.Background(), g, alloc.CompatPReMAS, nil, true)
 	// Nodes (0,0), (1,0), (3,3): pairwise L1 1 + 6 + 5 = 12; box 4x4; 2 components.
 	r := &JobResult{Job: Job{Procs: 3}, Nodes: []int{0, 1, 15}}
 	m.measure(r)
@@ -215,7 +215,7 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("average %v, want 4", r.AvgL1)
 	}
 	tor := topo.Torus(4, 4)
-	m, _ = newMeter(tor, alloc.CompatSST, nil, true)
+	m, _ = newMeter(context.Background(), tor, alloc.CompatSST, nil, true)
 	r = &JobResult{Job: Job{Procs: 2}, Nodes: []int{0, 15}} // (0,0) and (3,3): 2 hops around
 	m.measure(r)
 	if r.TotalL1 != 2 || r.BoxVolume != 4 || r.Components != 2 {

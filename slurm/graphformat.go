@@ -31,9 +31,10 @@ type GraphReadOptions struct {
 	// (Topology.Warnings) and what the ibnetdiscover reader decided (dual-rail
 	// hosts, aggregation nodes); nil drops it.
 	Warn func(string)
-	// Context, when set, stops the reading of a topology.conf or topology.yaml
-	// (looked at every few thousand names): ReadGraphFormat returns its cause. The
-	// other formats are read in one piece.
+	// Context, when set, stops the reading of a network (looked at every few
+	// thousand names, lines, hosts or links; topo.GraphReadOptions.Context for the
+	// formats of package topo): ReadGraphFormat returns its cause. A
+	// topology.yaml's YAML is parsed in one piece.
 	Context context.Context
 	// Include, when set, reads the files of a topology.conf's Include lines
 	// (ParseTopologyConfIncluding), a relative name in Path's directory; nil: an
@@ -65,6 +66,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 		return t.graph(ctx)
 	}
 	return topo.ReadGraphFormat(r, topo.GraphReadOptions{
+		Context:     ctx,
 		Format:      opt.Format,
 		NodeNameMap: opt.NodeNameMap,
 		Warn:        opt.Warn,

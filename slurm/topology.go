@@ -515,7 +515,7 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 	if err := look.stopped(ctxEvery); err != nil {
 		return nil, err
 	}
-	return f.Graph()
+	return f.GraphContext(look.ctx)
 }
 
 func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
@@ -566,7 +566,7 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 	if err := look.stopped(ctxEvery); err != nil {
 		return nil, err
 	}
-	return f.Graph()
+	return f.GraphContext(look.ctx)
 }
 
 func (tr *Torus) graph() (*topo.Graph, error) {

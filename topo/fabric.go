@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"fmt"
 	"slices"
 )
@@ -76,7 +77,12 @@ func (f *Fabric) Link(a, b string) error {
 // fabric cannot run a job with others); hosts are grouped under their switch (the
 // switch of smallest index among a host's neighbours, in practice its only one), so
 // that orderings can go switch by switch (Leung et al. 2002 §2.2).
-func (f *Fabric) Graph() (*Graph, error) {
+func (f *Fabric) Graph() (*Graph, error) { return f.GraphContext(context.Background()) }
+
+// GraphContext is Graph looking at ctx every few thousand hosts or links (a
+// fabric of 10^5 hosts takes a tenth of a second or more); when ctx ends first it
+// returns ctx's cause.
+func (f *Fabric) GraphContext(ctx context.Context) (*Graph, error) {
 	var hosts, sws []int
 	for i, sw := range f.isSw {
 		if sw {
@@ -101,7 +107,7 @@ func (f *Fabric) Graph() (*Graph, error) {
 	for k, l := range f.links {
 		links[k] = linkKey(pos[l>>32], pos[l&(1<<32-1)])
 	}
-	return switchedGraph(names, len(hosts), links)
+	return switchedGraph(ctx, names, len(hosts), links)
 }
 
 // maxVertices bounds the vertices of a graph (indices must fit the hop index's
@@ -111,9 +117,15 @@ const maxVertices = 1 << 24
 // switchedGraph builds the graph of names (hosts 0..hosts-1, then switches) and links
 // (linkKey of vertex indices; repeats count once, links is reordered), and groups the
 // hosts under their leaf switch. A host without a link is an error.
-func switchedGraph(names []string, hosts int, links []uint64) (*Graph, error) {
-	slices.Sort(links)
+func switchedGraph(ctx context.Context, names []string, hosts int, links []uint64) (*Graph, error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	slices.Sort(links) // 20-30 ms for 4 x 10^5 links
 	links = slices.Compact(links)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	g := newGraph(names)
 	g.hosts = hosts
 	deg := make([]int32, len(names))
@@ -128,11 +140,17 @@ func switchedGraph(names []string, hosts int, links []uint64) (*Graph, error) {
 		g.adj[v] = flat[at : at : at+int(d)]
 		at += int(d)
 	}
-	for _, l := range links {
+	for i, l := range links {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		g.addEdge(int(l>>32), int(l&(1<<32-1)))
 	}
 	under := map[int]int{} // switch vertex -> group index
 	for v := range g.hosts {
+		if err := stopped(ctx, v); err != nil {
+			return nil, err
+		}
 		if len(g.adj[v]) == 0 {
 			return nil, fmt.Errorf("host %q has no link", g.names[v])
 		}

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -74,7 +75,11 @@ type groupDecl struct {
 // are then names, not indices; hosts are grouped under their switch unless %group
 // lines say otherwise). Self loops, repeated links and repeated directives are errors
 // naming the line.
-func ReadGraph(r io.Reader) (*Graph, error) {
+func ReadGraph(r io.Reader) (*Graph, error) { return readGraph(context.Background(), r) }
+
+// readGraph is ReadGraph looking at ctx while it builds the network (the lines
+// stop on their own when r is a textin.ContextReader); ctx's cause when it ends.
+func readGraph(ctx context.Context, r io.Reader) (*Graph, error) {
 	var (
 		order    []string
 		seen     = map[string]bool{}
@@ -151,7 +156,7 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 		return nil, fmt.Errorf("no nodes in graph")
 	}
 	if len(switches) > 0 {
-		return edgeListFabric(order, switches, swOrder, edges, groups)
+		return edgeListFabric(ctx, order, switches, swOrder, edges, groups)
 	}
 	// All-integer names are indices 0..max.
 	numeric := true
@@ -188,7 +193,10 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	g := newGraph(names)
 	index := g.nameIndex()
 	linked := linkSet{}
-	for _, e := range edges {
+	for i, e := range edges {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		a, b := index[e.a], index[e.b]
 		if !linked.add(a, b) {
 			return nil, fmt.Errorf("line %d: link %s-%s given twice", e.line, e.a, e.b)
@@ -403,7 +411,7 @@ func (g *Graph) CheckConnected() error {
 
 // edgeListFabric builds an edge list with %switch lines: hosts in order of first
 // appearance, then the switches in the order of their lines.
-func edgeListFabric(order []string, switches map[string]int, swOrder []string, edges []edge, groups []groupDecl) (*Graph, error) {
+func edgeListFabric(ctx context.Context, order []string, switches map[string]int, swOrder []string, edges []edge, groups []groupDecl) (*Graph, error) {
 	f := NewFabric()
 	for _, n := range order {
 		if _, sw := switches[n]; !sw {
@@ -414,7 +422,10 @@ func edgeListFabric(order []string, switches map[string]int, swOrder []string, e
 		f.AddSwitch(n)
 	}
 	seen := map[[2]string]int{}
-	for _, e := range edges {
+	for i, e := range edges {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		key := [2]string{min(e.a, e.b), max(e.a, e.b)}
 		if first, dup := seen[key]; dup {
 			return nil, fmt.Errorf("line %d: link %s-%s given twice (first on line %d)", e.line, e.a, e.b, first)
@@ -424,7 +435,7 @@ func edgeListFabric(order []string, switches map[string]int, swOrder []string, e
 			return nil, fmt.Errorf("line %d: %w", e.line, err)
 		}
 	}
-	g, err := f.Graph()
+	g, err := f.GraphContext(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -36,6 +37,11 @@ type GraphReadOptions struct {
 	// a file's format in place of DetectGraphFormat (and may fall back to it).
 	Extra  map[string]func(data []byte) (*Graph, error)
 	Detect func(data []byte) (string, error) // nil: DetectGraphFormat
+	// Context, when set, stops the reading, the parsing and the network's
+	// construction of the built-in formats when it ends (looked at every few
+	// thousand lines, hosts or links; ReadGraphFormat then returns its cause);
+	// nil: never. Extra readers take their own.
+	Context context.Context
 }
 
 // ReadGraphFormat reads a network in any of GraphFormats (and opt.Extra); with an
@@ -62,22 +68,34 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	if read, ok := opt.Extra[f]; ok {
 		return read(data)
 	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// The line readers read through a ContextReader: each buffer's read looks.
+	in := textin.ContextReader(ctx, bytes.NewReader(data))
+	var g *Graph
 	switch f {
 	case "edges":
-		return ReadGraph(bytes.NewReader(data))
+		g, err = readGraph(ctx, in)
 	case "ibnetdiscover":
-		return readIBNetDiscover(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
+		g, err = readIBNetDiscover(ctx, in, opt.NodeNameMap, opt.Warn)
 	case "subnet-lst":
-		return readSubnetLst(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
+		g, err = readSubnetLst(ctx, in, opt.NodeNameMap, opt.Warn)
 	case "opareport":
-		return readOPAReport(bytes.NewReader(data), opt.NodeNameMap, opt.Warn)
+		g, err = readOPAReport(ctx, in, opt.NodeNameMap, opt.Warn)
+	default:
+		names := slices.Clone(graphFormats)
+		for k := range opt.Extra {
+			names = append(names, k)
+		}
+		slices.Sort(names[len(graphFormats):])
+		return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(names, ", "))
 	}
-	names := slices.Clone(graphFormats)
-	for k := range opt.Extra {
-		names = append(names, k)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx) // not the parser's wording of it
 	}
-	slices.Sort(names[len(graphFormats):])
-	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(names, ", "))
+	return g, err
 }
 
 // guidFormats are the formats whose nodes a NodeNameMap names by GUID.

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -244,10 +245,10 @@ const maxIBNetLine = 16 << 20
 // named by one identical NodeDescription other than a firmware default (one copied
 // onto several hosts: --node-name-map names them).
 func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
-	return readIBNetDiscover(r, names, nil)
+	return readIBNetDiscover(context.Background(), r, names, nil)
 }
 
-func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
+func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxIBNetLine)
 	nodes := map[uint64]*ibNode{}
@@ -441,7 +442,7 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
 		text.unnamedHint = "; in this -p report the GUIDs are ports', so two cabled ports of one such adapter are two hosts (the default form names the adapter)"
 	}
-	g, err := ibFabric(nodes, order, links, names, warn, text)
+	g, err := ibFabric(ctx, nodes, order, links, names, warn, text)
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +474,7 @@ type ibFabricText struct {
 // discovery order, OpenSM's and opareport's GUID order), thus gives one Graph,
 // and the orderings that break ties by node index (rcm, bfs, the local search's
 // starts) one ranking file; the node-name-map, which renames, can renumber.
-func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
+func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
 	// Names: hosts by the map or their description's first word, switches by the map
 	// or their GUID. Aggregation nodes get none: they are left out.
 	f := NewFabric()
@@ -484,7 +485,10 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 	aggregation := 0
 	unnamed, firstUnnamed := 0, (*ibNode)(nil) // CAs without a host name in their description
 	for _, pass := range []bool{false, true} { // hosts first, then switches
-		for _, guid := range order {
+		for i, guid := range order {
+			if err := stopped(ctx, i); err != nil {
+				return nil, err
+			}
 			n := nodes[guid]
 			if n.sw != pass {
 				continue
@@ -586,7 +590,10 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 	}
 	dualRail := map[string]int{} // host -> the line of a cable it does not keep
 	var dualHosts []string
-	for _, l := range links {
+	for i, l := range links {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		if _, ok := nodes[l.b]; !ok {
 			return nil, fmt.Errorf("line %d: link to GUID %016x, which has no Switch or Ca block", l.line, l.b)
 		}
@@ -612,7 +619,7 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 			return nil, fmt.Errorf("line %d: %w", l.line, err)
 		}
 	}
-	g, err := f.Graph()
+	g, err := f.GraphContext(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package topo
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -51,18 +52,18 @@ var opaPartialLinks = map[string]string{"ExtLinkSummary": "extlinks", "ExternalL
 // of type "??", a Link without two Ports, a NodeGUID whose type or NodeDesc
 // changes, and malformed XML.
 func ReadOPAReport(r io.Reader, names NodeNameMap) (*Graph, error) {
-	return readOPAReport(r, names, nil)
+	return readOPAReport(context.Background(), r, names, nil)
 }
 
-func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
+func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
 	data, err := textin.ReadAll(r, MaxGraphBytes, "the file")
 	if err != nil {
 		return nil, err
 	}
 	if t := FirstMeaningfulLine(data); t == "" || t[0] != '<' {
-		return readOPALinksText(data, names, warn)
+		return readOPALinksText(ctx, data, names, warn)
 	}
-	d := xml.NewDecoder(bytes.NewReader(data))
+	d := xml.NewDecoder(textin.ContextReader(ctx, bytes.NewReader(data)))
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
@@ -161,7 +162,7 @@ func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 	case len(links) == 0:
 		return nil, fmt.Errorf("no <Link> in the <LinkSummary>")
 	}
-	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }
 
 // opaNode returns the node of p (adding it to nodes and order when new) and p's
@@ -241,7 +242,7 @@ var (
 // Lines opareport adds only with a topology input (-T: NodeDetails, PortDetails,
 // LinkDetails, Cable and free-text cable details) or a focus (-F) are refused:
 // free text could pass for a port line.
-func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph, error) {
+func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn func(string)) (*Graph, error) {
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
@@ -250,6 +251,9 @@ func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph
 	var fromNum int
 	count, summary := -1, false
 	for i, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		line := i + 1
 		l = strings.TrimRight(l, "\r")
 		t := strings.TrimSpace(l)
@@ -298,5 +302,5 @@ func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph
 	case count >= 0 && count != len(links):
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
 	}
-	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }

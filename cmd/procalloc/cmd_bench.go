@@ -220,7 +220,7 @@ func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sche
 	if err := withoutField(s.Validate(), "Alloc"); err != nil {
 		return bench.Workload{}, specError(err)
 	}
-	if err := readTrace(e, &s); err != nil {
+	if err := readTrace(ctx, e, &s); err != nil {
 		return bench.Workload{}, err
 	}
 	s.Alloc = "mc1x1"

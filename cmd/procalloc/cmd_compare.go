@@ -139,7 +139,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				if err != nil {
 					return err
 				}
-				if err := readTrace(e, &base); err != nil {
+				if err := readTrace(ctx, e, &base); err != nil {
 					return err
 				}
 				// One replay per load factor and allocator, load-major: the trace is

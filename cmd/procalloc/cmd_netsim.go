@@ -238,7 +238,10 @@ procalloc netsim --machine mesh:8x8 --rate 0.2 --engine message --router-delay 2
 				}
 				// The limit goes to the parser: a larger fat tree is refused before
 				// it is built (a million hosts took 326 MB and a second).
-				m, err := topo.ParseMachineMax(*machine, 1<<16)
+				m, err := topo.ParseMachineContext(ctx, *machine, 1<<16)
+				if err != nil && ctx.Err() != nil {
+					return context.Cause(ctx)
+				}
 				if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
 					return usagef("--machine %s: synthetic traffic needs 2 to 65536 nodes; it has %d", *machine, tl.Nodes)
 				}

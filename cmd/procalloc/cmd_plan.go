@@ -39,13 +39,13 @@ func init() {
      else the short name of a host name with a domain): hosts slurm.conf lacks (login,
      storage, service nodes) are listed and left out of the ordering (they still
      route), nodes the network lacks are listed and keep their configuration;
-  2. orders the compute hosts with procalloc order's machinery within --time-limit,
-     reporting F, the proven bound and the gap next to Slurm's name order and the
-     best curve (weights --weights, default list:1,0.5). Above 256 hosts the search
-     runs until the limit unless a bound proves its ordering optimal first (status
-     time_limit), so the ordering and all that follows depend on the machine's speed
-     and load; --time-limit 0 (no limit) does a fixed amount of work instead, and
-     gives the same plan on every machine;
+  2. orders the compute hosts with procalloc order's machinery within half of
+     --time-limit, reporting F, the proven bound and the gap next to Slurm's name
+     order and the best curve (weights --weights, default list:1,0.5). Above 256
+     hosts the search runs until its half unless a bound proves its ordering
+     optimal first (status time_limit), so the ordering and all that follows depend
+     on the machine's speed and load; --time-limit 0 (no limit) does a fixed amount
+     of work instead, and gives the same plan on every machine;
   3. builds every deployment, each with the oldest Slurm that runs it:
        current  the site's configuration as read (weights, topology.conf)
        as-run   where production put the jobs (an sacct --trace with NodeList)
@@ -58,7 +58,12 @@ func init() {
        torus3d  topology.yaml torus3d, for tori (26.05+)
      and replays the history under each through procalloc's emulation of Slurm's
      node selection (the jobs at their recorded starts with an sacct trace; EASY
-     with another trace). Without --trace a seeded synthetic workload stands in
+     with another trace). The replays stop at --time-limit (counted from the
+     plan's start, after the inputs are read): the report then covers the
+     history's first N jobs (trace order) that every deployment replayed, the same
+     jobs for each, and says so (report.json workload.stopped, a warning, the
+     recommendation's words); the predictions are predictions/NAME.first-N-jobs.csv.
+     Without --trace a seeded synthetic workload stands in
      (--jobs, --seed): 20% one-node jobs, the others log-uniform 2 to N/2 nodes (half
      rounded to a power of two), run times log-uniform 1 min to 4 h, Poisson
      arrivals at offered load 0.9, EASY; the report says so. Each job is replayed
@@ -93,7 +98,8 @@ unless every input checked):
   NAME/slurm.conf ...     the files of --deployment NAME as well (also when recommended),
                           with NAME/apply.txt, the steps that deploy them
   predictions/NAME.csv    with --trace: every job's predicted nodes per deployment
-                          (job_id,line,submit,start,end,nodes,node_list)
+                          (job_id,line,submit,start,end,nodes,node_list); named
+                          NAME.first-N-jobs.csv when --time-limit stopped the replays
   report.json             recommended, deployments (name, supported, needs_version,
                           metrics {mean_pairwise_hops, mean_leaves_spanned,
                           pct_one_leaf}, change_vs_current, by_size, pending,
@@ -108,7 +114,7 @@ unless every input checked):
 The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
 a history node the network lacks is an error naming the first few. Ctrl-C stops
-the ordering (keeping its best so far) and the replays; nothing is written then.`,
+every phase; nothing is written then (exit 130).`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
@@ -125,7 +131,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
-			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the ordering's solve (0: none, for an ordering that is the same on every machine)")
+			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan: the ordering gets at most half, the replays stop at it and the report covers the jobs replayed under every deployment, saying so (0: none, for a plan that is the same on every machine)")
 			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
 			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace; at most 2000000, the cap on a trace's jobs)")
 			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")
@@ -349,6 +355,9 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 			ps = append(ps, fmt.Sprintf("%s %d jobs on %d hosts", pt.Name, pt.Jobs, pt.Hosts))
 		}
 		fmt.Fprintf(w, "partitions      %s\n", strings.Join(ps, "; "))
+	}
+	if st := r.Workload.Stopped; st != nil {
+		fmt.Fprintf(w, "replayed        the first %d of %d jobs only (%s during the replays)\n", st.Jobs, r.Workload.Jobs, st.Reason)
 	}
 	o := r.Ordering
 	bound := "none"

@@ -282,14 +282,14 @@ func printWarnings(e *env, ws []sim.Warning) {
 
 // readTrace reads the spec's trace ('-': standard input), says on stderr what the
 // conversion dropped and sacct records skipped, and keeps it in s.TraceData.
-func readTrace(e *env, s *sim.Spec) error {
+func readTrace(ctx context.Context, e *env, s *sim.Spec) error {
 	r, err := openInput(e, s.Trace)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	s.TraceReader = r
-	tr, err := s.ReadTrace()
+	tr, err := s.ReadTraceContext(ctx)
 	s.TraceReader = nil
 	if err != nil {
 		return err
@@ -510,7 +510,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				if err != nil {
 					return err
 				}
-				if err := readTrace(e, &spec); err != nil {
+				if err := readTrace(ctx, e, &spec); err != nil {
 					return err
 				}
 				rp, err := spec.Prepare()

@@ -73,7 +73,10 @@ func loadMachineWarnings(ctx context.Context, e *env, spec string, gf *graphFlag
 				return nil, nil, usagef("%s goes with --graph, not --machine", f.name)
 			}
 		}
-		m, err := topo.ParseMachineMax(spec, limit)
+		m, err := topo.ParseMachineContext(ctx, spec, limit)
+		if err != nil && ctx.Err() != nil {
+			return nil, nil, context.Cause(ctx) // "procalloc CMD: interrupted"
+		}
 		if tl := (*topo.TooLargeError)(nil); errors.As(err, &tl) {
 			return nil, nil, usagef("--machine %s has %d nodes; %s at most %d", spec, tl.Nodes, what, limit)
 		}

@@ -1,0 +1,223 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/internal/timelimit"
+	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
+)
+
+// limitOptions is a 64-host fat tree with a 2,000-job sacct history that
+// Slurm's default selection placed.
+func limitOptions(t *testing.T) Options {
+	t.Helper()
+	m, err := topo.ParseMachine("fattree:8,4:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := hostlist.Expand("n[01-64]")
+	return Options{Machine: m, Hosts: names, MachineSource: "fattree:8,4:8", SlurmConf: []byte("NodeName=n[01-64]\nPartitionName=p Nodes=ALL OverSubscribe=EXCLUSIVE\n"),
+		Trace: syntheticHistory(t, m, names, 2000), TracePath: "history", Version: V2311, VersionSource: "test", TimeLimit: time.Hour, Seed: 1}
+}
+
+// stopReplaysAt makes the replays' context end, as the plan's deadline would,
+// when the first replay has passed on n jobs (n 0: ended before they start); with
+// interrupt the parent context ends instead (Ctrl-C). Cleanup restores the
+// hooks.
+func stopReplaysAt(t *testing.T, n int, interrupt context.CancelCauseFunc) {
+	t.Helper()
+	var mu sync.Mutex
+	var stop context.CancelCauseFunc
+	reached := timelimit.Reached{Name: "plan time limit", Limit: time.Minute}
+	replayContext = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		rctx, cancel := context.WithCancelCause(ctx)
+		if n == 0 {
+			cancel(reached)
+		}
+		mu.Lock()
+		stop = cancel
+		mu.Unlock()
+		return rctx, func() { cancel(context.Canceled) }
+	}
+	jobPassed = func(_ Kind, passed int) {
+		if passed != n {
+			return
+		}
+		if interrupt != nil {
+			interrupt(context.Canceled)
+			return
+		}
+		mu.Lock()
+		stop(reached)
+		mu.Unlock()
+	}
+	t.Cleanup(func() { replayContext, jobPassed = nil, nil })
+}
+
+// When the time limit ends the replays, the report covers the history's first N
+// jobs under every deployment: N is said (report, warning, recommendation), each
+// deployment's metrics are those of exactly these jobs of the whole replay
+// (recomputed here from the complete plan's predictions: hops by the machine's
+// distances, waits from the starts), the predictions files hold the complete
+// plan's first N lines under a name that says so, and the recommendation compares
+// the deployments on them.
+func TestPlanTimeLimitStopsReplays(t *testing.T) {
+	opt := limitOptions(t)
+	opt.TimeLimit = -1
+	full, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(full.Jobs)
+	if full.Report.Workload.Stopped != nil {
+		t.Fatalf("a plan without a limit says it stopped: %+v", full.Report.Workload.Stopped)
+	}
+	const at = 700
+	if total < 2*at {
+		t.Fatalf("the sample history has %d jobs; the test wants more than %d", total, 2*at)
+	}
+	stopReplaysAt(t, at, nil)
+	opt.TimeLimit = time.Hour // lockstep and the ordering's share; the hook ends the replays
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &p.Report
+	st := r.Workload.Stopped
+	if st == nil {
+		t.Fatal("replays stopped: report.json says nothing")
+	}
+	n := st.Jobs
+	// Lockstep: no replay passed on more than the window beyond the slowest.
+	if n < at-lockstepWindow || n > at {
+		t.Errorf("stopped after %d jobs, want between %d and %d (lockstep window %d)", n, at-lockstepWindow, at, lockstepWindow)
+	}
+	if r.Workload.Jobs != total || st.Reason != "plan time limit 1m0s reached" {
+		t.Errorf("workload jobs %d (want %d), reason %q", r.Workload.Jobs, total, st.Reason)
+	}
+	if r.TimeLimit != 3600 || r.Ordering.TimeLimit != 1800 {
+		t.Errorf("time limits: plan %g s, ordering %g s; want 3600 and half", r.TimeLimit, r.Ordering.TimeLimit)
+	}
+	said := fmt.Sprintf("first %d of the workload's %d jobs", n, total)
+	if !strings.Contains(r.Recommendation, said) {
+		t.Errorf("recommendation %q does not say %q", r.Recommendation, said)
+	}
+	warned := fmt.Sprintf("cover the workload's first %d of %d jobs", n, total)
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), warned) || !strings.Contains(strings.Join(r.Caveats, "\n"), warned) {
+		t.Errorf("warnings %q / caveats %q do not say %q", r.Warnings, r.Caveats, warned)
+	}
+	if !strings.Contains(string(file(p, "report.html")), "Partial replays:") {
+		t.Error("report.html does not say the replays are partial")
+	}
+	best, bestHops := "", math.Inf(1)
+	var cur float64
+	for i, d := range r.Deployments {
+		if !d.Supported {
+			continue
+		}
+		fd := full.Report.Deployments[i]
+		if want := fmt.Sprintf("predictions/%s.first-%d-jobs.csv", d.Name, n); d.Predictions != want || file(p, fd.Predictions) != nil {
+			t.Errorf("%s: predictions %q (want %q), and the whole history's name must not be written", d.Name, d.Predictions, want)
+		}
+		got := string(file(p, d.Predictions))
+		lines := strings.SplitAfter(string(file(full, fd.Predictions)), "\n")
+		if want := strings.Join(lines[:n+1], ""); got != want {
+			t.Errorf("%s: the partial predictions are not the complete plan's first %d jobs", d.Name, n)
+			continue
+		}
+		// The metrics of those jobs, from the predictions (in the deployment's
+		// node names).
+		index := map[string]int{}
+		for v, name := range p.Deployment(Kind(d.Name)).NodeNames() {
+			index[name] = v
+		}
+		jobs, hops, wait := 0, 0.0, 0.0
+		for _, l := range lines[1 : n+1] {
+			f := strings.SplitN(strings.TrimSpace(l), ",", 7)
+			submit, _ := strconv.ParseInt(f[2], 10, 64)
+			start, _ := strconv.ParseInt(f[3], 10, 64)
+			wait += float64(start - submit)
+			names, err := hostlist.Expand(strings.Trim(f[6], `"`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(names) < 2 {
+				continue
+			}
+			sum := 0
+			for a := range names {
+				for b := a + 1; b < len(names); b++ {
+					sum += p.Machine.Dist(index[names[a]], index[names[b]])
+				}
+			}
+			jobs++
+			hops += float64(sum) / float64(len(names)*(len(names)-1)/2)
+		}
+		m := d.Metrics
+		if m.Jobs != jobs || math.Abs(m.MeanPairwiseHops-hops/float64(jobs)) > 1e-9 || math.Abs(m.MeanWait-wait/float64(n)) > 1e-6 {
+			t.Errorf("%s: metrics jobs %d, hops %.9f, wait %.3f; the first %d jobs have %d, %.9f, %.3f", d.Name, m.Jobs, m.MeanPairwiseHops, m.MeanWait, n, jobs, hops/float64(jobs), wait/float64(n))
+		}
+		if d.Name == string(KindCurrent) {
+			cur = m.MeanPairwiseHops
+		} else if d.Name != string(KindAsRun) && d.Pending == 0 && d.Refused == 0 && m.MeanPairwiseHops < bestHops {
+			best, bestHops = d.Name, m.MeanPairwiseHops
+		}
+	}
+	want := string(KindCurrent)
+	if best != "" && 1-bestHops/cur >= r.Threshold {
+		want = best
+	}
+	if r.Recommended != want {
+		t.Errorf("recommended %s; on the first %d jobs the rule gives %s", r.Recommended, n, want)
+	}
+}
+
+// A time limit reached before any job was replayed: nothing to compare, the
+// current configuration kept, saying why; no predictions file.
+func TestPlanTimeLimitBeforeReplays(t *testing.T) {
+	opt := limitOptions(t)
+	stopReplaysAt(t, 0, nil)
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &p.Report
+	if st := r.Workload.Stopped; st == nil || st.Jobs != 0 {
+		t.Fatalf("stopped %+v, want 0 jobs", st)
+	}
+	if r.Recommended != string(KindCurrent) || !strings.Contains(r.Recommendation, "before any job was replayed") {
+		t.Errorf("recommended %s: %q", r.Recommended, r.Recommendation)
+	}
+	for _, d := range r.Deployments {
+		if d.Supported && (d.Metrics == nil || d.Metrics.Jobs != 0 || d.Predictions != "") {
+			t.Errorf("%s: metrics %+v, predictions %q", d.Name, d.Metrics, d.Predictions)
+		}
+	}
+	for _, f := range p.Files {
+		if strings.HasPrefix(f.Name, "predictions/") {
+			t.Errorf("wrote %s", f.Name)
+		}
+	}
+}
+
+// Ctrl-C during the replays is an interruption even with a deadline set: Make
+// returns the cause, no plan.
+func TestPlanInterruptDuringLimitedReplays(t *testing.T) {
+	opt := limitOptions(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stopReplaysAt(t, 300, cancel)
+	p, err := Make(ctx, opt)
+	if !errors.Is(err, context.Canceled) || p != nil {
+		t.Fatalf("Make: %v, plan %v; want context.Canceled and none", err, p != nil)
+	}
+}
