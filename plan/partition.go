@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -239,7 +240,7 @@ func (p *Plan) assignPartitions() error {
 		for _, c := range unknown {
 			total += c
 		}
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d jobs of the history ran in partitions %s does not have (%s): they are replayed in the default partition %s, as jobs submitted without -p (Slurm would refuse -p with an unknown partition)", total, p.opt.SlurmConfPath, firstFew(unknownFirst, 5), dkey))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d jobs of the history ran in partitions %s does not have (%s): they are replayed in the default partition %s, as jobs submitted without -p (Slurm would refuse -p with an unknown partition)", total, p.opt.SlurmConfPath, textin.FirstFew(unknownFirst, 5, ", "), dkey))
 	}
 	if unions > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d heterogeneous jobs ran in several partitions: each is replayed on the nodes of all of them (Slurm places each component in its own)", unions))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/order"
 	"github.com/procalloc/procalloc/sim"
@@ -373,7 +374,7 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	slices.SortFunc(r.UnmatchedHosts, hostlist.NaturalCompare)
 	if len(compute) == 0 {
 		return &InputError{opt.SlurmConfPath, fmt.Errorf("none of the %d hosts of %s is a node of the slurm.conf (first hosts: %s; first nodes: %s): are the names the same?",
-			len(names), opt.MachineSource, firstFew(names, 4), firstFew(nodeNames(nodes), 4))}
+			len(names), opt.MachineSource, textin.FirstFew(names, 4, ", "), textin.FirstFew(nodeNames(nodes), 4, ", "))}
 	}
 	if len(compute) < 2 {
 		return fmt.Errorf("only %d host of %s is a node of the slurm.conf: nothing to order", len(compute), opt.MachineSource)
@@ -727,13 +728,6 @@ func nodeNames(ns []slurm.ConfNode) []string {
 		out[i] = n.Name
 	}
 	return out
-}
-
-func firstFew(s []string, k int) string {
-	if len(s) <= k {
-		return strings.Join(s, ", ")
-	}
-	return strings.Join(s[:k], ", ") + ", ..."
 }
 
 func compressed(names []string) string {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -88,7 +89,7 @@ func (p *Plan) checkWorkload() error {
 		}
 	}
 	if len(big) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d jobs need more nodes than the %d compute hosts: %s", len(big), n, firstFew(big, 3))}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d jobs need more nodes than the %d compute hosts: %s", len(big), n, textin.FirstFew(big, 3, ", "))}
 	}
 	if tr.Format != sim.FormatSacct {
 		p.sched = sim.SchedEASY
@@ -152,10 +153,10 @@ func (p *Plan) checkWorkload() error {
 		}
 	}
 	if len(notFabric) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are not hosts of the network %s: %s", len(notFabric), p.opt.MachineSource, firstFew(notFabric, 5))}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are not hosts of the network %s: %s", len(notFabric), p.opt.MachineSource, textin.FirstFew(notFabric, 5, ", "))}
 	}
 	if len(notCompute) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s", len(notCompute), p.opt.SlurmConfPath, firstFew(notCompute, 5))}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s", len(notCompute), p.opt.SlurmConfPath, textin.FirstFew(notCompute, 5, ", "))}
 	}
 	return p.assignPartitions()
 }

@@ -245,7 +245,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 		for _, i := range tops {
 			names = append(names, t.Switches[i].Name)
 		}
-		warn(fmt.Sprintf("%d separate trees (tops %s): Slurm accepts it (\"no switch can reach all nodes through its descendants\") and never places a job across two trees", len(tops), textin.FirstFew(names[:min(len(names), 5)], len(names), ", ")))
+		warn(fmt.Sprintf("%d separate trees (tops %s): Slurm accepts it (\"no switch can reach all nodes through its descendants\") and never places a job across two trees", len(tops), textin.FirstFew(names, 5, ", ")))
 	}
 	leafOf := map[string]int{}
 	var multi []string
@@ -264,7 +264,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 	if len(multi) > 0 {
 		slices.Sort(multi)
 		multi = slices.Compact(multi)
-		warn(fmt.Sprintf("%d node(s) on two leaf switches (%s); Slurm accepts it (\"Multiple leaf switches contain nodes\")", len(multi), textin.FirstFew(multi[:min(len(multi), 5)], len(multi), ", ")))
+		warn(fmt.Sprintf("%d node(s) on two leaf switches (%s); Slurm accepts it (\"Multiple leaf switches contain nodes\")", len(multi), textin.FirstFew(multi, 5, ", ")))
 	}
 	return t, nil
 }

@@ -164,7 +164,7 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 		}
 	}
 	if len(reordered) > 0 {
-		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in its node name order (strnatcmp), not in the order written (with TopologyParam=SwitchAsNodeRank, Slurm 23.02+, in the order of slurm.conf's NodeName lines: list those in ordering order too); %d leaves (%s) list their nodes in another order", len(reordered), textin.FirstFew(reordered[:min(len(reordered), 5)], len(reordered), ", ")))
+		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in its node name order (strnatcmp), not in the order written (with TopologyParam=SwitchAsNodeRank, Slurm 23.02+, in the order of slurm.conf's NodeName lines: list those in ordering order too); %d leaves (%s) list their nodes in another order", len(reordered), textin.FirstFew(reordered, 5, ", ")))
 	}
 	if grouped := slices.Concat(leafHosts...); !slices.Equal(grouped, []int(o)) {
 		warnings = append(warnings, "the ordering goes back and forth between leaf switches; a tree topology keeps each leaf's nodes together, so Slurm follows the ordering grouped by leaf")

@@ -327,11 +327,11 @@ func distinctValues(lines []sweep.Line, key string, keep func(sweep.Params) bool
 
 // listValues quotes at most 6 values, counting the rest.
 func listValues(vs []string) string {
-	clipped := make([]string, min(len(vs), 6))
-	for i := range clipped {
-		clipped[i] = textin.Clip(vs[i])
+	clipped := make([]string, len(vs))
+	for i, v := range vs {
+		clipped[i] = textin.Clip(v)
 	}
-	return textin.FirstFew(clipped, len(vs), ", ")
+	return textin.FirstFew(clipped, 6, ", ")
 }
 
 // whereMisses says, for the --where terms that match no item on their own, which

@@ -394,11 +394,11 @@ func warnResults(w io.Writer, path string, res *sweep.Results) {
 
 // lineList writes the first line numbers of a list.
 func lineList(lines []int) string {
-	shown := make([]string, min(len(lines), 5))
-	for i := range shown {
-		shown[i] = fmt.Sprintf("line %d", lines[i])
+	all := make([]string, len(lines))
+	for i, l := range lines {
+		all[i] = fmt.Sprintf("line %d", l)
 	}
-	return textin.FirstFew(shown, len(lines), ", ")
+	return textin.FirstFew(all, 5, ", ")
 }
 
 // runSweepItems runs the items (sweep.Spec.Run), jobs at a time, appending each
@@ -814,7 +814,7 @@ func warnDamaged(w io.Writer, cmd string, damaged []string) {
 	if len(damaged) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s): their items are missing unless other lines have them\n", cmd, len(damaged), textin.FirstFew(damaged[:min(len(damaged), 5)], len(damaged), "; "))
+	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s): their items are missing unless other lines have them\n", cmd, len(damaged), textin.FirstFew(damaged, 5, "; "))
 }
 
 // resultMetrics reads the numeric top-level metrics of a line's result.

@@ -33,15 +33,13 @@ func (e *LineError) Error() string {
 // Unwrap returns Err.
 func (e *LineError) Unwrap() error { return e.Err }
 
-// FirstFew joins the items shown of a list of n with sep and counts the rest:
-// "a, b, ... 3 more". The one way messages shorten a long list (the items shown are
-// the list's first ones; the caller picks how many).
-func FirstFew(shown []string, n int, sep string) string {
-	s := strings.Join(shown, sep)
-	if n > len(shown) {
-		s += fmt.Sprintf("%s... %d more", sep, n-len(shown))
+// FirstFew joins the first k items with sep and counts the rest: "a, b, ... 3
+// more". The one way messages shorten a long list.
+func FirstFew(items []string, k int, sep string) string {
+	if len(items) <= k {
+		return strings.Join(items, sep)
 	}
-	return s
+	return fmt.Sprintf("%s%s... %d more", strings.Join(items[:k], sep), sep, len(items)-k)
 }
 
 // Clip is a line's text (or a token of it) as an error quotes it: at most 120

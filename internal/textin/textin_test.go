@@ -138,22 +138,23 @@ func TestClip(t *testing.T) {
 	}
 }
 
-// FirstFew shows what it is given and counts exactly the rest, whatever the split.
+// FirstFew shows the first k items and counts exactly the rest.
 func TestFirstFew(t *testing.T) {
 	for _, c := range []struct {
-		shown []string
-		n     int
+		items []string
+		k     int
 		sep   string
 		want  string
 	}{
-		{nil, 0, ", ", ""},
+		{nil, 3, ", ", ""},
 		{[]string{"a"}, 1, ", ", "a"},
 		{[]string{"a", "b"}, 2, "; ", "a; b"},
-		{[]string{"a", "b"}, 5, ", ", "a, b, ... 3 more"},
-		{[]string{"a"}, 2, "; ", "a; ... 1 more"},
+		{[]string{"a", "b", "c", "d", "e"}, 2, ", ", "a, b, ... 3 more"},
+		{[]string{"a", "b"}, 1, "; ", "a; ... 1 more"},
+		{[]string{"a", "b"}, 0, ", ", ", ... 2 more"},
 	} {
-		if got := FirstFew(c.shown, c.n, c.sep); got != c.want {
-			t.Errorf("FirstFew(%q, %d, %q) = %q, want %q", c.shown, c.n, c.sep, got, c.want)
+		if got := FirstFew(c.items, c.k, c.sep); got != c.want {
+			t.Errorf("FirstFew(%q, %d, %q) = %q, want %q", c.items, c.k, c.sep, got, c.want)
 		}
 	}
 }
