@@ -32,8 +32,9 @@ type GraphReadOptions struct {
 	// hosts, aggregation nodes); nil drops it.
 	Warn func(string)
 	// Context, when set, stops the reading of a topology.conf or topology.yaml
-	// (looked at every few thousand names): ReadGraphFormat returns its cause. The
-	// other formats are read in one piece.
+	// (looked at every few thousand names) and of a fabric dump (ibnetdiscover,
+	// subnet-lst, opareport: every few thousand lines and links): ReadGraphFormat
+	// returns its cause. An edge list is read in one piece.
 	Context context.Context
 }
 
@@ -63,6 +64,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 		NodeNameMap: opt.NodeNameMap,
 		Warn:        opt.Warn,
 		Detect:      DetectGraphFormat,
+		Context:     opt.Context,
 		Extra: map[string]func([]byte) (*topo.Graph, error){
 			"slurm-topology": func(data []byte) (*topo.Graph, error) {
 				return graph(parseTopologyConf(ctx, bytes.NewReader(data)))

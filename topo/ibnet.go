@@ -2,6 +2,7 @@ package topo
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -135,11 +136,6 @@ func parseGUID(s string) (uint64, error) {
 
 var (
 	ibNodeRe = regexp.MustCompile(`^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"(.*)$`)
-	// A port line: the local port, with -g its external port "[ext N]" (a chassis
-	// line or spine switch), a CA's port GUID, then the peer's GUID, port and
-	// "[ext N]" (ibnetdiscover.c out_switch_port and out_ca_port).
-	// A peer of unknown node type is "?-GUID" (node_name's default).
-	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`)
 	// A node list (ibnetdiscover -l, -H, -S, -R; ibnetdiscover.c list_node):
 	// "Ca<TAB> : 0x<guid> ports N devid ... "desc"", no links.
 	ibListRe = regexp.MustCompile(`^(Switch|Ca|Router)\s+:\s+0x[0-9a-fA-F]+\s+ports\s`)
@@ -164,6 +160,130 @@ var (
 	// example). It names no host.
 	ibFirmwareDescRe = regexp.MustCompile(`^MT\d{4,5}(\s|$)|\s(Mellanox|NVIDIA|Nvidia) Technologies$`)
 )
+
+// ibDiagCandidate reports whether t may be one of ibDiagMsgRe's messages: each
+// alternative starts "ibwarn: " or "ibpanic: " or holds ": iberror: " or ".c:".
+// (The expression is tried only then: on every line of a large dump it cost more
+// than the rest of the reading.)
+func ibDiagCandidate(t string) bool {
+	return strings.HasPrefix(t, "ib") || strings.Contains(t, ": iberror: ") || strings.Contains(t, ".c:")
+}
+
+// ibPortMatch is what ibPortLine reads of a port line of the default form.
+type ibPortMatch struct {
+	port, peerGUID, peerPort string
+	peerKind                 byte // 'S', 'H', 'R' or '?'
+}
+
+// ibPortLine reads a port line of the default form: "[p]", -g's "[ext N]", a CA's
+// "(portguid)" with or without 0x, blanks, then the peer "K-<guid>"[q] and anything
+// after (the comment). It reads what `^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`
+// matches (TestIBPortLineAsRegexp), without the regular expression's cost on the
+// millions of port lines of a 10^5-host dump.
+func ibPortLine(t string) (m ibPortMatch, ok bool) {
+	i := 0
+	span := func(in func(byte) bool) string {
+		j := i
+		for i < len(t) && in(t[i]) {
+			i++
+		}
+		return t[j:i]
+	}
+	at := func(c byte) bool {
+		if i < len(t) && t[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	if !at('[') {
+		return m, false
+	}
+	if m.port = span(isDigit); m.port == "" || !at(']') {
+		return m, false
+	}
+	if strings.HasPrefix(t[i:], "[ext ") {
+		i += len("[ext ")
+		if span(isDigit) == "" || !at(']') {
+			return m, false // the optional group cannot be skipped either: '"' must follow
+		}
+	}
+	if at('(') {
+		if strings.HasPrefix(t[i:], "0x") && i+2 < len(t) && isHex(t[i+2]) {
+			i += 2
+		}
+		if span(isHex) == "" || !at(')') {
+			return m, false
+		}
+	}
+	span(func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' })
+	if !at('"') || i >= len(t) || !strings.ContainsRune("SHR?", rune(t[i])) {
+		return m, false
+	}
+	m.peerKind = t[i]
+	i++
+	if !at('-') {
+		return m, false
+	}
+	if m.peerGUID = span(isHex); m.peerGUID == "" || !at('"') || !at('[') {
+		return m, false
+	}
+	if m.peerPort = span(isDigit); m.peerPort == "" || !at(']') {
+		return m, false
+	}
+	return m, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// ibPortsLine reads a connected port's line of the -p report in the shape
+// ibnetdiscover prints it ("%2s %5d %2d 0x%016x %s %s - %2s %5d %2d 0x%016x ( '%s' -
+// '%s' )": eleven fields, then the two descriptions joined by the line's only
+// "' -"), returning what ibPRe.FindStringSubmatch would; ok is false for any other
+// shape, which ibPRe then reads (TestIBPortsLineAsRegexp).
+func ibPortsLine(t string) (m []string, ok bool) {
+	k := strings.Index(t, " ( '")
+	if k < 0 {
+		return nil, false
+	}
+	head := t[:k]
+	for i := range len(head) {
+		if c := head[i]; c != ' ' && (c < 0x21 || c > 0x7e) {
+			return nil, false // blanks other than spaces: split as ibPRe splits them
+		}
+	}
+	f := strings.Fields(head)
+	if len(f) != 11 || f[6] != "-" || f[4] == "-" || f[5] == "-" {
+		return nil, false
+	}
+	for _, e := range [2]int{0, 7} {
+		switch f[e] {
+		case "CA", "SW", "RT", "??":
+		default:
+			return nil, false
+		}
+		for _, n := range f[e+1 : e+3] {
+			if strings.IndexFunc(n, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+				return nil, false
+			}
+		}
+		h, ok := strings.CutPrefix(f[e+3], "0x")
+		if !ok || h == "" || strings.IndexFunc(h, func(r rune) bool { return r > 0x7f || !isHex(byte(r)) }) >= 0 {
+			return nil, false
+		}
+	}
+	body, ok := strings.CutSuffix(strings.TrimRight(t[k+len(" ( '"):], " \t\n\f\r"), "' )")
+	if !ok || strings.Count(body, "'") != 2 {
+		return nil, false
+	}
+	d1, d2, ok := strings.Cut(body, "' - '")
+	if !ok {
+		return nil, false
+	}
+	return []string{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}, true
+}
 
 // ibNode is one node of an ibnetdiscover dump.
 type ibNode struct {
@@ -244,10 +364,12 @@ const maxIBNetLine = 16 << 20
 // named by one identical NodeDescription other than a firmware default (one copied
 // onto several hosts: --node-name-map names them).
 func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
-	return readIBNetDiscover(r, names, nil)
+	return readIBNetDiscover(context.Background(), r, names, nil)
 }
 
-func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
+// readIBNetDiscover is ReadIBNetDiscover passing on what it decided to warn (may
+// be nil) and stopped by ctx (its cause returned), looked at every ctxEvery lines.
+func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxIBNetLine)
 	nodes := map[uint64]*ibNode{}
@@ -278,7 +400,9 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			}
 			return n, nil
 		}
-		n = &ibNode{sw: sw, router: router, guid: guid, desc: desc, line: l}
+		// The description is a piece of the line: copied, so that the line is not
+		// kept with it.
+		n = &ibNode{sw: sw, router: router, guid: guid, desc: strings.Clone(desc), line: l}
 		nodes[guid] = n
 		order = append(order, guid)
 		return n, nil
@@ -292,25 +416,40 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	}
 	for sc.Scan() {
 		line++
+		if err := stopped(ctx, line); err != nil {
+			return nil, err
+		}
 		t := sc.Text()
 		if line == 1 {
 			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
 		}
 		t = strings.TrimSpace(t)
-		switch {
-		case t == "" || t[0] == '#':
+		if t == "" || t[0] == '#' {
 			continue
-		case ibDiagMsgRe.MatchString(t):
+		}
+		// Each pattern is tried only on the lines that can start as it does (the
+		// regular expressions are anchored at a literal start): a 10^5-host dump
+		// is millions of port lines, each tried against every pattern before.
+		var nodeM, portsM []string
+		c := t[0]
+		if c == 'S' || c == 'C' || c == 'R' {
+			nodeM = ibNodeRe.FindStringSubmatch(t)
+		}
+		if nodeM == nil && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
+			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
+		}
+		switch {
+		case ibDiagCandidate(t) && ibDiagMsgRe.MatchString(t):
 			// Standard error saved with the dump: what it says of the discovery is
 			// passed on (see the warning below), the line is no fabric.
 			if diagLines++; diagLines == 1 {
 				firstDiag, firstDiagText = line, t
 			}
-		case ibNodeRe.MatchString(t):
+		case nodeM != nil:
 			if err := setForm("default"); err != nil {
 				return nil, err
 			}
-			m := ibNodeRe.FindStringSubmatch(t)
+			m := nodeM
 			guid, err := parseGUID(m[4])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
@@ -326,24 +465,24 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			if err := setForm("default"); err != nil {
 				return nil, err
 			}
-			m := ibPortRe.FindStringSubmatch(t)
-			if m == nil {
+			p, ok := ibPortLine(t)
+			if !ok {
 				return nil, fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, textin.Clip(t))
 			}
 			if cur == nil {
 				return nil, fmt.Errorf("line %d: port line before any Switch or Ca line", line)
 			}
-			peer, err := parseGUID(m[3])
+			peer, err := parseGUID(p.peerGUID)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			aPort, _ := strconv.Atoi(m[1])
-			bPort, _ := strconv.Atoi(m[4])
-			if m[2] == "?" {
+			aPort, _ := strconv.Atoi(p.port)
+			bPort, _ := strconv.Atoi(p.peerPort)
+			if p.peerKind == '?' {
 				unknown(peer)
 			}
 			links = append(links, ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: line})
-		case ibPOpen.MatchString(t):
+		case portsM != nil || (c == 'C' || c == 'S' || c == 'R' || c == '?') && ibPOpen.MatchString(t):
 			if err := setForm("-p"); err != nil {
 				return nil, err
 			}
@@ -353,7 +492,10 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 				// in " )" (730).
 				continue
 			}
-			m := ibPRe.FindStringSubmatch(t)
+			m := portsM
+			if m == nil {
+				m = ibPRe.FindStringSubmatch(t)
+			}
 			if m == nil {
 				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, textin.Clip(t))
 			}
@@ -384,9 +526,9 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 			// ibnetdiscover --diff marks the lines of each fabric "< " and "> "
 			// (ibnetdiscover.c 925-947).
 			return nil, fmt.Errorf("line %d: a difference of two fabrics (ibnetdiscover --diff, lines marked < and >), not a fabric; give ibnetdiscover's output without --diff", line)
-		case ibListRe.MatchString(t):
+		case (c == 'S' || c == 'C' || c == 'R') && ibListRe.MatchString(t):
 			return nil, fmt.Errorf("line %d: a node list (ibnetdiscover -l, -H, -S or -R) names nodes but no links; give ibnetdiscover's output without those options (the default form, or -p)", line)
-		case ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):
+		case (c == 'D' || c == 'L') && ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):
 			// ibnetdiscover -s's progress lines; -g's Xsigo chassis host name.
 		case strings.Contains(t, "="), strings.HasPrefix(t, "Non-Chassis"), strings.HasPrefix(t, "Chassis"):
 			// vendid=, devid=, sysimgguid=, switchguid=, caguid=; grouping headers.
@@ -412,18 +554,28 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 	// no path between others: left out, with a warning. Cabled to several, it may
 	// forward their traffic or not: refused.
 	unknownLeaves := 0
+	// Their peers in link order, from one pass over the links (one per such node
+	// was links x nodes).
+	peersOf := map[uint64][]uint64{}
+	if len(unknownOrder) > 0 {
+		seen := map[[2]uint64]bool{}
+		for _, l := range links {
+			for _, guid := range [2]uint64{l.a, l.b} {
+				if _, u := unknownType[guid]; !u {
+					continue
+				}
+				if p := l.a ^ l.b ^ guid; p != guid && !seen[[2]uint64{guid, p}] {
+					seen[[2]uint64{guid, p}] = true
+					peersOf[guid] = append(peersOf[guid], p)
+				}
+			}
+		}
+	}
 	for _, guid := range unknownOrder {
 		if n, ok := nodes[guid]; ok {
 			return nil, fmt.Errorf("line %d: GUID %016x is of unknown type (ibnetdiscover's ??) here but a %s on line %d", unknownType[guid], guid, kind(n.sw), n.line)
 		}
-		var peers []uint64
-		for _, l := range links {
-			if l.a == guid || l.b == guid {
-				if p := l.a ^ l.b ^ guid; p != guid && !slices.Contains(peers, p) {
-					peers = append(peers, p)
-				}
-			}
-		}
+		peers := peersOf[guid]
 		if len(peers) > 1 {
 			return nil, fmt.Errorf("line %d: node %016x is of unknown type (ibnetdiscover prints ?? or \"?-GUID\" for a NodeInfo NodeType other than CA, switch or router) and is cabled to %d nodes (%016x, %016x, ...), so whether it forwards their traffic cannot be told; fix the device (its firmware reports a reserved node type) and rerun ibnetdiscover, or remove its lines from this file if it is no switch", unknownType[guid], guid, len(peers), peers[0], peers[1])
 		}
@@ -441,7 +593,7 @@ func readIBNetDiscover(r io.Reader, names NodeNameMap, warn func(string)) (*Grap
 		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
 		text.unnamedHint = "; in this -p report the GUIDs are ports', so two cabled ports of one such adapter are two hosts (the default form names the adapter)"
 	}
-	g, err := ibFabric(nodes, order, links, names, warn, text)
+	g, err := ibFabric(ctx, nodes, order, links, names, warn, text)
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +625,7 @@ type ibFabricText struct {
 // discovery order, OpenSM's and opareport's GUID order), thus gives one Graph,
 // and the orderings that break ties by node index (rcm, bfs, the local search's
 // starts) one ranking file; the node-name-map, which renames, can renumber.
-func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
+func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
 	// Names: hosts by the map or their description's first word, switches by the map
 	// or their GUID. Aggregation nodes get none: they are left out.
 	f := NewFabric()
@@ -484,7 +636,10 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 	aggregation := 0
 	unnamed, firstUnnamed := 0, (*ibNode)(nil) // CAs without a host name in their description
 	for _, pass := range []bool{false, true} { // hosts first, then switches
-		for _, guid := range order {
+		for i, guid := range order {
+			if err := stopped(ctx, i); err != nil {
+				return nil, err
+			}
 			n := nodes[guid]
 			if n.sw != pass {
 				continue
@@ -575,7 +730,10 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 	}
 	rail := map[string]railKey{}
 	railSwitch := map[string]uint64{} // host -> the switch its kept cable reaches
-	for _, l := range links {
+	for i, l := range links {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		if k, ok := hostEnd(l); ok {
 			h := vname[k.guid]
 			if r, seen := rail[h]; !seen || less(k, r) {
@@ -586,7 +744,10 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 	}
 	dualRail := map[string]int{} // host -> the line of a cable it does not keep
 	var dualHosts []string
-	for _, l := range links {
+	for i, l := range links {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		if _, ok := nodes[l.b]; !ok {
 			return nil, fmt.Errorf("line %d: link to GUID %016x, which has no Switch or Ca block", l.line, l.b)
 		}
@@ -636,7 +797,11 @@ func ibFabric(nodes map[uint64]*ibNode, order []uint64, links []ibLink, names No
 // so they cannot be joined as one host's adapters).
 func ibNoHostName(desc string) bool {
 	w := strings.Fields(desc)
-	return len(w) == 0 || ibFirmwareDescRe.MatchString(strings.Join(w, " ")) || w[0] == "localhost" || w[0] == "localhost.localdomain"
+	if len(w) == 0 || w[0] == "localhost" || w[0] == "localhost.localdomain" {
+		return true
+	}
+	// ibFirmwareDescRe's two alternatives start "MT" and end "Technologies".
+	return (strings.HasPrefix(w[0], "MT") || w[len(w)-1] == "Technologies") && ibFirmwareDescRe.MatchString(strings.Join(w, " "))
 }
 
 // notHostNameRune reports whether r cannot be in a host name as rdma-ndd writes it

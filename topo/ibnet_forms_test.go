@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -167,7 +168,7 @@ func TestIBNetDiscoverDualRailIsNoShortcut(t *testing.T) {
 		"Ca 1 \"H-00000000000000c3\" # \"y mlx5_0\"\n[1](c4) \"S-00000000000000a2\"[1]\n" +
 		"Ca 1 \"H-00000000000000b3\" # \"dual mlx5_0\"\n[1](b4) \"S-00000000000000a2\"[2]\n"
 	var warned []string
-	g, err := readIBNetDiscover(strings.NewReader(src), nil, func(w string) { warned = append(warned, w) })
+	g, err := readIBNetDiscover(context.Background(), strings.NewReader(src), nil, func(w string) { warned = append(warned, w) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestIBNetDiscoverAggregationNodes(t *testing.T) {
 		"\nvendid=0x2c9\ndevid=0xcf09\ncaguid=0x2c90300e00002\nCa\t1 \"H-0002c90300e00002\"\t\t# \"Mellanox Technologies Aggregation Node\"\n" +
 		"[1](2c90300e00002) \t\"S-0002c90300a00002\"[41]\t\t# lid 51 lmc 0 \"leaf2\" lid 2 4xHDR\n"
 	var warned []string
-	g, err := readIBNetDiscover(strings.NewReader(src), nil, func(w string) { warned = append(warned, w) })
+	g, err := readIBNetDiscover(context.Background(), strings.NewReader(src), nil, func(w string) { warned = append(warned, w) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 func TestIBNetDiscoverUnknownNodeType(t *testing.T) {
 	read := func(src string) (string, []string, error) {
 		var warned []string
-		g, err := readIBNetDiscover(strings.NewReader(src), nil, func(w string) { warned = append(warned, w) })
+		g, err := readIBNetDiscover(context.Background(), strings.NewReader(src), nil, func(w string) { warned = append(warned, w) })
 		if err != nil {
 			return "", warned, err
 		}

@@ -1,8 +1,10 @@
 package topo
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -51,18 +53,25 @@ var opaPartialLinks = map[string]string{"ExtLinkSummary": "extlinks", "ExternalL
 // of type "??", a Link without two Ports, a NodeGUID whose type or NodeDesc
 // changes, and malformed XML.
 func ReadOPAReport(r io.Reader, names NodeNameMap) (*Graph, error) {
-	return readOPAReport(r, names, nil)
+	return readOPAReport(context.Background(), r, names, nil)
 }
 
-func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
-	data, err := textin.ReadAll(r, MaxGraphBytes, "the file")
-	if err != nil {
+func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
+	// The XML is read as it comes (a 10^5-host fabric's is hundreds of
+	// megabytes); the -o links text, a tenth of that, whole.
+	br := bufio.NewReaderSize(r, detectBytes)
+	head, err := br.Peek(detectBytes)
+	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	if t := FirstMeaningfulLine(data); t == "" || t[0] != '<' {
-		return readOPALinksText(data, names, warn)
+	if t := FirstMeaningfulLine(head); t == "" || t[0] != '<' {
+		data, err := textin.ReadAll(br, MaxGraphBytes, "the file")
+		if err != nil {
+			return nil, err
+		}
+		return readOPALinksText(ctx, data, names, warn)
 	}
-	d := xml.NewDecoder(bytes.NewReader(data))
+	d := xml.NewDecoder(br)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
@@ -73,7 +82,10 @@ func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 	summaries, linkCount := 0, -1
 	line := func() int { l, _ := d.InputPos(); return l }
 	linkLine := 0
-	for {
+	for tokens := 0; ; tokens++ {
+		if err := stopped(ctx, tokens); err != nil {
+			return nil, err
+		}
 		tok, err := d.Token()
 		if err == io.EOF {
 			break
@@ -161,7 +173,7 @@ func readOPAReport(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 	case len(links) == 0:
 		return nil, fmt.Errorf("no <Link> in the <LinkSummary>")
 	}
-	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }
 
 // opaNode returns the node of p (adding it to nodes and order when new) and p's
@@ -241,7 +253,7 @@ var (
 // Lines opareport adds only with a topology input (-T: NodeDetails, PortDetails,
 // LinkDetails, Cable and free-text cable details) or a focus (-F) are refused:
 // free text could pass for a port line.
-func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph, error) {
+func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn func(string)) (*Graph, error) {
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
@@ -251,6 +263,9 @@ func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph
 	count, summary := -1, false
 	for i, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
 		line := i + 1
+		if err := stopped(ctx, line); err != nil {
+			return nil, err
+		}
 		l = strings.TrimRight(l, "\r")
 		t := strings.TrimSpace(l)
 		switch m := opaTextPortRe.FindStringSubmatch(strings.TrimLeft(l, " ")); {
@@ -298,5 +313,5 @@ func readOPALinksText(data []byte, names NodeNameMap, warn func(string)) (*Graph
 	case count >= 0 && count != len(links):
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
 	}
-	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"regexp"
@@ -51,10 +52,10 @@ const maxLstLine = 1 << 20
 // between lines, a description whose end cannot be told (one holding "} LID:" and
 // a record's tail) and any other line are errors naming the line.
 func ReadSubnetLst(r io.Reader, names NodeNameMap) (*Graph, error) {
-	return readSubnetLst(r, names, nil)
+	return readSubnetLst(context.Background(), r, names, nil)
 }
 
-func readSubnetLst(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
+func readSubnetLst(ctx context.Context, r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxLstLine)
 	nodes := map[uint64]*ibNode{}
@@ -86,6 +87,9 @@ func readSubnetLst(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 	}
 	for sc.Scan() {
 		line++
+		if err := stopped(ctx, line); err != nil {
+			return nil, err
+		}
 		t := sc.Text()
 		if line == 1 {
 			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
@@ -125,5 +129,5 @@ func readSubnetLst(r io.Reader, names NodeNameMap, warn func(string)) (*Graph, e
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("no link found (an empty subnet.lst: OpenSM writes one line per cabled port)")
 	}
-	return ibFabric(nodes, order, links, names, warn, ibFabricText{tool: "OpenSM or ibdiagnet"})
+	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "OpenSM or ibdiagnet"})
 }
