@@ -669,7 +669,7 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 						return nil, fmt.Errorf("line %d: CA %016x: the NodeDescription %q starts with %q, which holds %q and is no host name (letters, digits, '-', '_', '.'); name the CA by GUID with --node-name-map FILE", n.line, guid, textin.Clip(n.desc), textin.Clip(name), name[i:i+1])
 					}
 					if l, again := descLine[n.desc]; again {
-						return nil, fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are two hosts whose description is unset (the adapter's default) or copied%s; name the CAs by GUID with --node-name-map FILE, or set their descriptions (rdma-ndd) and rerun %s", n.line, guid, textin.Clip(n.desc), l, text.dupHint, text.tool)
+						return nil, ibSharedDescError(nodes, order, n, l, text)
 					}
 					descLine[n.desc] = n.line
 				}
@@ -789,6 +789,49 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 		}
 	}
 	return g, nil
+}
+
+// ibSharedDescError is the error of a NodeDescription naming a host that several
+// CAs carry, n the second met (the first on line first): it names every CA that
+// carries it (GUID and line, the first eight) and counts the other descriptions
+// shared so, since a node-name-map must name them all.
+//
+// Such CAs are not joined as one host's adapters: rdma-ndd describes an adapter by
+// its host and its device ("%h %d"), and one host's devices differ (a DGX's
+// "dgx01 mlx5_0" ... "dgx01 mlx5_7" are one host of eight adapters, joined by the
+// first word). The same whole description on two node GUIDs is two machines
+// described alike (a copied or static description, an image's host name), which
+// cannot be told apart, nor which of them is the named host; joined, they would be
+// one host with both machines' cables, and split by GUID, the named host would
+// vanish from the network unsaid. (An unset description, the firmware's, names no
+// host: ibNoHostName.)
+func ibSharedDescError(nodes map[uint64]*ibNode, order []uint64, n *ibNode, first int, text ibFabricText) error {
+	count := map[string]int{}
+	for _, g := range order {
+		if m := nodes[g]; !m.sw && !ibNoHostName(m.desc) && !strings.Contains(m.desc, ibAggregationNode) {
+			count[m.desc]++
+		}
+	}
+	var cas []string
+	for _, g := range order {
+		if m := nodes[g]; !m.sw && m.desc == n.desc && len(cas) < 8 {
+			cas = append(cas, fmt.Sprintf("%016x (line %d)", g, m.line))
+		}
+	}
+	if count[n.desc] > len(cas) {
+		cas = append(cas, fmt.Sprintf("and %d more", count[n.desc]-len(cas)))
+	}
+	others := 0
+	for d, c := range count {
+		if c > 1 && d != n.desc {
+			others++
+		}
+	}
+	also := ""
+	if others > 0 {
+		also = fmt.Sprintf("; %d other NodeDescriptions are shared so", others)
+	}
+	return fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d: %d CAs carry it, %s%s; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are machines whose description is copied or static%s, and which of them is %s cannot be told; name the CAs by GUID with --node-name-map FILE (a line \"0x%016x name\" each), or set their descriptions (rdma-ndd) and rerun %s", n.line, n.guid, textin.Clip(n.desc), first, count[n.desc], strings.Join(cas, ", "), also, text.dupHint, textin.Clip(strings.Fields(n.desc)[0]), n.guid, text.tool)
 }
 
 // ibNoHostName reports whether a CA's NodeDescription names no host: none, the
