@@ -414,6 +414,34 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		form = f
 		return nil
 	}
+	// -p shows port GUIDs only, but prints a node's ports together, highest first
+	// (ibnetdiscover.c dump_ports_report): lines of one adapter's cabled ports
+	// follow one another. A run of CA lines with one description, ports
+	// descending and port GUIDs apart as their ports (a ConnectX-3's port GUIDs
+	// are its node GUID plus the port) is one dual-port adapter, joined as the
+	// node of its lowest port's GUID; other same-described CAs stay apart.
+	type runPort struct {
+		guid uint64
+		port int
+		line int
+	}
+	var run []runPort
+	runDesc := ""
+	joined := map[uint64]uint64{} // a port GUID -> its adapter's lowest port's
+	joinedAdapters, firstJoin := 0, 0
+	endRun := func() {
+		if len(run) > 1 {
+			low := run[len(run)-1].guid
+			for _, p := range run[:len(run)-1] {
+				joined[p.guid] = low
+			}
+			if joinedAdapters++; joinedAdapters == 1 {
+				firstJoin = run[0].line
+			}
+		}
+		run = run[:0]
+	}
+	prevLine := 0 // the last line that is not blank or a comment
 	for sc.Scan() {
 		line++
 		if err := stopped(ctx, line); err != nil {
@@ -427,6 +455,8 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		if t == "" || t[0] == '#' {
 			continue
 		}
+		prev := prevLine
+		prevLine = line
 		// Each pattern is tried only on the lines that can start as it does (the
 		// regular expressions are anchored at a literal start): a 10^5-host dump
 		// is millions of port lines, each tried against every pattern before.
@@ -522,6 +552,14 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			aPort, _ := strconv.Atoi(m[2])
 			bPort, _ := strconv.Atoi(m[5])
 			links = append(links, ibLink{a: a, b: b, aPort: aPort, bPort: bPort, line: line})
+			if m[1] == "CA" {
+				if k := len(run) - 1; k >= 0 && run[k].line == prev && runDesc == m[7] && aPort < run[k].port && a < run[k].guid && run[k].guid-a == uint64(run[k].port-aPort) {
+					run = append(run, runPort{a, aPort, line})
+				} else {
+					endRun()
+					run, runDesc = append(run, runPort{a, aPort, line}), m[7]
+				}
+			}
 		case strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> "):
 			// ibnetdiscover --diff marks the lines of each fabric "< " and "> "
 			// (ibnetdiscover.c 925-947).
@@ -538,6 +576,21 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	if err := sc.Err(); err != nil {
 		return nil, textin.ScanErr(err, line+1, maxIBNetLine)
+	}
+	endRun()
+	if len(joined) > 0 {
+		for i := range links {
+			if g, ok := joined[links[i].a]; ok {
+				links[i].a = g
+			}
+			if g, ok := joined[links[i].b]; ok {
+				links[i].b = g
+			}
+		}
+		for g := range joined {
+			delete(nodes, g)
+		}
+		order = slices.DeleteFunc(order, func(g uint64) bool { _, ok := joined[g]; return ok })
 	}
 	if len(nodes) == 0 {
 		if diagLines > 0 {
@@ -590,8 +643,8 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	text := ibFabricText{tool: "ibnetdiscover"}
 	if form == "-p" {
-		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
-		text.unnamedHint = "; in this -p report the GUIDs are ports', so two cabled ports of one such adapter are two hosts (the default form names the adapter)"
+		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter whose lines do not show it: give ibnetdiscover's default form)"
+		text.unnamedHint = "; in this -p report the GUIDs are ports': a CA is named by its lowest cabled port's, and two cabled ports of one such adapter are one host only where their lines show it (one after the other, port GUIDs apart as their ports), else two (the default form names the adapter)"
 	}
 	g, err := ibFabric(ctx, nodes, order, links, names, warn, text)
 	if err != nil {
@@ -599,6 +652,9 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	if warn != nil && diagLines > 0 {
 		warn(fmt.Sprintf("messages ibnetdiscover printed on standard error are saved with the dump (lines: %d; the first, line %d: %q): the discovery met errors, so nodes or links beyond a failed port may be missing; rerun ibnetdiscover until it prints none", diagLines, firstDiag, textin.Clip(firstDiagText)))
+	}
+	if warn != nil && joinedAdapters > 0 {
+		warn(fmt.Sprintf("%d adapters of this -p report have two cabled ports, each joined as one node (e.g. line %d): their lines follow one another with one description, ports descending and port GUIDs apart as their ports, as ibnetdiscover prints one dual-port adapter's; each is named by its lowest port's GUID", joinedAdapters, firstJoin))
 	}
 	if warn != nil && unknownLeaves > 0 {
 		first := unknownOrder[0]

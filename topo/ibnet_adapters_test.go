@@ -113,3 +113,66 @@ func TestIBNetDiscoverSharedDescriptionNamesAdapters(t *testing.T) {
 		t.Fatalf("named by the map: %v", err)
 	}
 }
+
+// pLine is one connected port's line of ibnetdiscover -p (ibnetdiscover.c
+// dump_ports_report: "%2s %5d %2d 0x%016x %s %s" and " - %2s %5d %2d 0x%016x ( '%s' -
+// '%s' )").
+func pLine(typ string, lid, port int, guid uint64, desc, peerTyp string, peerLid, peerPort int, peer uint64, peerDesc string) string {
+	return fmt.Sprintf("%2s %5d %2d 0x%016x 4x FDR - %2s %5d %2d 0x%016x ( '%s' - '%s' )\n", typ, lid, port, guid, peerTyp, peerLid, peerPort, peer, desc, peerDesc)
+}
+
+// TestIBNetDiscoverPortsReportDualPortAdapter: -p shows port GUIDs only, no node
+// GUID (dump_ports_report prints port->guid), but prints one node's ports
+// together, highest first. A dual-port ConnectX-3 (port GUIDs its node GUID plus
+// the port) cabled to two leaves is two consecutive lines with one description,
+// ports 2 then 1, GUIDs one apart: one host, named by port 1's GUID and kept on
+// port 1's leaf, as the default form makes it. Before, the firmware-described
+// one was two hosts (H-...c11 and H-...c12) and the one described "node01 mlx4_0"
+// was refused as a description copied onto two CAs. Lines that do not show one
+// adapter (another line between them, GUIDs not apart as their ports, ports
+// ascending) stay two CAs: two hosts, or the refusal.
+func TestIBNetDiscoverPortsReportDualPortAdapter(t *testing.T) {
+	const leaf1, leaf2, spine = 0xa1, 0xa2, 0xb1
+	const fw = "MT27500 ConnectX3 Mellanox Technologies"
+	dual := func(desc string, g1, g2 uint64) string {
+		return pLine("CA", 12, 2, g2, desc, "SW", 2, 1, leaf2, "leaf2") + pLine("CA", 11, 1, g1, desc, "SW", 1, 1, leaf1, "leaf1")
+	}
+	rest := pLine("CA", 21, 1, 0xc21, "node02 mlx4_0", "SW", 1, 2, leaf1, "leaf1") +
+		pLine("CA", 31, 1, 0xc31, "node03 mlx4_0", "SW", 2, 2, leaf2, "leaf2") +
+		pLine("SW", 1, 3, leaf1, "leaf1", "SW", 3, 1, spine, "spine") +
+		pLine("SW", 2, 3, leaf2, "leaf2", "SW", 3, 2, spine, "spine")
+	switches := "switches [S-00000000000000a1 S-00000000000000a2 S-00000000000000b1]\n"
+	for _, c := range []struct {
+		what, src, want, warn, err string
+	}{
+		{"firmware description", dual(fw, 0xc11, 0xc12) + rest,
+			"hosts [H-0000000000000c11 node02 node03]\n" + switches + "links [H-0000000000000c11 S-00000000000000a1 S-00000000000000a1 S-00000000000000b1 S-00000000000000a1 node02 S-00000000000000a2 S-00000000000000b1 S-00000000000000a2 node03]",
+			"1 adapters of this -p report have two cabled ports, each joined as one node (e.g. line 1)", ""},
+		{"rdma-ndd description", dual("node01 mlx4_0", 0xc11, 0xc12) + rest,
+			"hosts [node01 node02 node03]\n" + switches + "links [S-00000000000000a1 S-00000000000000b1 S-00000000000000a1 node01 S-00000000000000a1 node02 S-00000000000000a2 S-00000000000000b1 S-00000000000000a2 node03]",
+			"1 hosts have more than one cable to the fabric (dual rail or dual port), e.g. node01", ""},
+		{"GUIDs not apart as the ports", dual(fw, 0xc11, 0xc19) + rest,
+			"hosts [H-0000000000000c11 H-0000000000000c19 node02 node03]\n", "2 CAs have no host name", ""},
+		{"a line between", pLine("CA", 12, 2, 0xc12, fw, "SW", 2, 1, leaf2, "leaf2") + rest + pLine("CA", 11, 1, 0xc11, fw, "SW", 1, 1, leaf1, "leaf1"),
+			"hosts [H-0000000000000c11 H-0000000000000c12 node02 node03]\n", "2 CAs have no host name", ""},
+		{"ports ascending", pLine("CA", 11, 1, 0xc11, "node01 mlx4_0", "SW", 1, 1, leaf1, "leaf1") + pLine("CA", 12, 2, 0xc12, "node01 mlx4_0", "SW", 2, 1, leaf2, "leaf2") + rest,
+			"", "", "has the NodeDescription \"node01 mlx4_0\" of the CA on line 1: 2 CAs carry it"},
+	} {
+		g, warns, err := readIBNetWarnings(t, c.src, nil)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q", c.what, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		if got := fabricByName(g); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: read\n%s\nwant\n%s", c.what, got, c.want)
+		}
+		if !strings.Contains(strings.Join(warns, "\n"), c.warn) {
+			t.Errorf("%s: warnings %q, want %q", c.what, warns, c.warn)
+		}
+	}
+}

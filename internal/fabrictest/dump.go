@@ -146,7 +146,7 @@ func WriteDump(w io.Writer, d Dump, f DumpForm) error {
 			v := order[i]
 			for p := numPorts(v); p >= 1; p-- {
 				if p > len(nb[v]) {
-					fmt.Fprintf(bw, "%2s %5d %2d 0x%016x ?? ???%36s'%s'\n", pKind(g, v), d.lid(v), p, d.GUID(v), "", d.desc(v))
+					fmt.Fprintf(bw, "%2s %5d %2d 0x%016x 4x ???%36s'%s'\n", pKind(g, v), d.lid(v), p, d.GUID(v), "", d.desc(v))
 					continue
 				}
 				w := nb[v][p-1]
