@@ -339,7 +339,10 @@ const maxIBNetLine = 16 << 20
 // the host, or before it had its name), by "H-<guid>", each such CA its own
 // host, with a warning; a switch by
 // names, else "S-<guid>", a router "R-<guid>". The -p form shows port GUIDs, with
-// which names is then looked up. Parallel cables count once. names may be nil.
+// which names is then looked up; there the lines of one dual-port adapter (one
+// after the other, one description, ports descending, port GUIDs apart as their
+// ports: ibnetdiscover prints a node's ports together) are one node, named by its
+// lowest port's GUID, with a warning. Parallel cables count once. names may be nil.
 // Hosts are numbered first, in Slurm's node name order of their names (node9
 // before node10), then switches and routers in that order of theirs: not in the
 // dump's (discovery) order, so that every dump of one fabric numbers it alike.
@@ -362,7 +365,8 @@ const maxIBNetLine = 16 << 20
 // Errors name the line: a node block given twice, a link to a GUID with no node block
 // (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
 // named by one identical NodeDescription other than a firmware default (one copied
-// onto several hosts: --node-name-map names them).
+// onto several machines: the error names every CA that carries it, and
+// --node-name-map names them).
 func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 	return readIBNetDiscover(context.Background(), r, names, nil)
 }
