@@ -83,12 +83,16 @@ func BenchmarkReadIBNetDiscoverDragonfly102400(b *testing.B) {
 	benchmarkRead(b, benchDragonfly, fabrictest.IBNetDiscover, 102400)
 }
 
+func BenchmarkReadSubnetLstFatTree131072(b *testing.B) {
+	benchmarkRead(b, benchFatTree, fabrictest.SubnetLst, 131072)
+}
+
 func BenchmarkReadOPAReportFatTree131072(b *testing.B) {
 	benchmarkRead(b, benchFatTree, fabrictest.OPAReport, 131072)
 }
 
 // dumpForms are the forms fabrictest.WriteDump writes, by name.
-var dumpForms = map[string]fabrictest.DumpForm{"ibnetdiscover": fabrictest.IBNetDiscover, "ibnetdiscover -p": fabrictest.IBNetDiscoverPorts, "opareport": fabrictest.OPAReport}
+var dumpForms = map[string]fabrictest.DumpForm{"ibnetdiscover": fabrictest.IBNetDiscover, "ibnetdiscover -p": fabrictest.IBNetDiscoverPorts, "opareport": fabrictest.OPAReport, "subnet-lst": fabrictest.SubnetLst}
 
 // A written dump reads back as the network it was written from: the same hosts
 // (by name), switches and links, in every form. (What the benchmarks below read

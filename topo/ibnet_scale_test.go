@@ -15,12 +15,12 @@ import (
 var ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`)
 
 // randomLine assembles a line from pieces, each the first of its alternatives (of
-// the line's form) half the time, else any (near misses), so that random lines
-// reach every branch of a hand-written reader.
-func randomLine(r *rand.Rand, pieces [][]string) string {
+// the line's form) but for one piece in odds, which is any (near misses), so that
+// random lines reach every branch of a hand-written reader.
+func randomLine(r *rand.Rand, pieces [][]string, odds int) string {
 	var b strings.Builder
 	for _, alts := range pieces {
-		if r.IntN(2) == 0 {
+		if r.IntN(odds) != 0 {
 			b.WriteString(alts[0])
 		} else {
 			b.WriteString(alts[r.IntN(len(alts))])
@@ -62,7 +62,7 @@ func TestIBPortLineAsRegexp(t *testing.T) {
 	}
 	seen := 0
 	for range 200000 {
-		line := randomLine(r, pieces)
+		line := randomLine(r, pieces, 2)
 		m, ok := ibPortLine(line)
 		re := ibPortRe.FindStringSubmatch(line)
 		if ok != (re != nil) {
@@ -105,7 +105,7 @@ func TestIBPortsLineAsRegexp(t *testing.T) {
 	}
 	seen := 0
 	for range 200000 {
-		line := randomLine(r, pieces)
+		line := randomLine(r, pieces, 2)
 		m, ok := ibPortsLine(line)
 		if !ok {
 			continue
@@ -119,5 +119,50 @@ func TestIBPortsLineAsRegexp(t *testing.T) {
 	t.Logf("%d lines read", seen)
 	if seen < 1000 {
 		t.Fatalf("only %d of the random lines were read by ibPortsLine", seen)
+	}
+}
+
+// TestLstFastLineAsRegexp: what lstFastLine reads of a subnet.lst line is what
+// lstLazyRe reads, and lstGreedyRe agrees on its descriptions (a line it does not
+// read goes to the expressions), on 200,000 random lines.
+func TestLstFastLineAsRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	record := [][]string{
+		{"{ ", "{", "{  "},
+		{"CA", "SW", "Rt", "**", "Ca", "XX"},
+		{"", "-SM", "-sm"},
+		{" Ports:01", " Ports:", " Ports:1G"},
+		{" SystemGUID:0002c90300c00010", " SystemGUID:00000000000000000", " SystemGUID:"},
+		{" NodeGUID:0002c90300c00010", " NodeGUID:a1", " NodeGUID:00000000000000001", " NodeGUID:x"},
+		{" PortGUID:0002c90300c00011", " PortGUID:"},
+		{" VenID:0002C9", " VenID:000002C9", " VenID:"},
+		{" DevID:101B", " DevID:101B0000", " DevID:Z"},
+		{" Rev:000000A0", " Rev:"},
+		{" {", " {", "{"},
+		{"node01 HCA-1", "leaf {1}", "x} LID:0001 PN:01 } { CA Ports:01 SystemGUID:00 NodeGUID:00 PortGUID:00 VenID:0 DevID:0 Rev:0 {y", "", "a}b", "{"},
+		{"} LID:0015", "} LID:", "}LID:1", "} LID:0015 "},
+		{" PN:01 }", " PN:1 }", " PN: }", " PN:01}"},
+	}
+	var pieces [][]string
+	pieces = append(pieces, record...)
+	pieces = append(pieces, []string{" ", "  ", ""})
+	pieces = append(pieces, record...)
+	pieces = append(pieces, []string{" PHY=4x LOG=ACT SPD=50", " PHY=4x LOG=INI SPD=25", " PHY= LOG=ACT SPD=5", " PHY=4x LOG=ACT SPD=50 ", " PHY=4x\vLOG=ACT SPD=5"})
+	seen := 0
+	for range 200000 {
+		line := randomLine(r, pieces, 20)
+		m, ok := lstFastLine(line)
+		if !ok {
+			continue
+		}
+		seen++
+		lazy, greedy := lstLazyRe.FindStringSubmatch(line), lstGreedyRe.FindStringSubmatch(line)
+		if strings.Join(m, "|") != strings.Join(lazy, "|") || greedy == nil || greedy[4] != m[4] || greedy[9] != m[9] {
+			t.Fatalf("%q: lstFastLine read %q, lstLazyRe %q, lstGreedyRe %q", line, m, lazy, greedy)
+		}
+	}
+	t.Logf("%d lines read", seen)
+	if seen < 1000 {
+		t.Fatalf("only %d of the random lines were read by lstFastLine", seen)
 	}
 }

@@ -16,6 +16,7 @@ const (
 	IBNetDiscover      DumpForm = iota // ibnetdiscover's default form: Switch and Ca blocks
 	IBNetDiscoverPorts                 // ibnetdiscover -p: one line per port
 	OPAReport                          // opareport -o topology's XML (its <LinkSummary>)
+	SubnetLst                          // OpenSM's opensm-subnet.lst: a line per cabled port
 )
 
 // Dump is a network to write as a fabric dump: what the readers' tests and
@@ -180,6 +181,26 @@ func WriteDump(w io.Writer, d Dump, f DumpForm) error {
 			}
 		}
 		bw.WriteString("</LinkSummary>\n</Report>\n")
+	case SubnetLst:
+		// osm_dump.c dump_topology_node, in node GUID order (OpenSM's node table;
+		// the hosts' GUIDs are below the switches', each in vertex order):
+		// the local record (VenID %06X, DevID %04X), the peer's (VenID %08X, its
+		// DevID byte-swapped), "PHY= LOG= SPD=".
+		rec := func(v, port int, peer bool) string {
+			typ, ports, ven, dev := "CA", numPorts(v), fmt.Sprintf("%06X", 0x2c9), fmt.Sprintf("%04X", 0x1021)
+			if g.IsSwitch(v) {
+				typ, dev = "SW", fmt.Sprintf("%04X", 0xd2f0)
+			}
+			if peer {
+				ven, dev = fmt.Sprintf("%08X", 0x2c9), dev+"0000"
+			}
+			return fmt.Sprintf("{ %s Ports:%02X SystemGUID:%016x NodeGUID:%016x PortGUID:%016x VenID:%s DevID:%s Rev:%08X {%s} LID:%04X PN:%02X }", typ, ports, d.GUID(v), d.GUID(v), d.GUID(v), ven, dev, 0xa0, d.desc(v), d.lid(v), port)
+		}
+		for v := range nb {
+			for k, w := range nb[v] {
+				fmt.Fprintf(bw, "%s %s PHY=4x LOG=ACT SPD=25\n", rec(v, k+1, false), rec(w, portAt(w, v), true))
+			}
+		}
 	default:
 		return fmt.Errorf("unknown dump form %d", f)
 	}

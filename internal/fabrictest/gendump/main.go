@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	form := flag.String("form", "ibnetdiscover", "ibnetdiscover, ibnetdiscover-p or opareport")
+	form := flag.String("form", "ibnetdiscover", "ibnetdiscover, ibnetdiscover-p, opareport or subnet-lst")
 	prefix := flag.String("prefix", "n", "host name prefix")
 	digits := flag.Int("digits", 6, "host number digits")
 	ports := flag.Int("ports", 40, "ports a switch reports")
@@ -27,7 +27,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: gendump [-form F] MACHINE-SPEC > DUMP")
 		os.Exit(2)
 	}
-	forms := map[string]fabrictest.DumpForm{"ibnetdiscover": fabrictest.IBNetDiscover, "ibnetdiscover-p": fabrictest.IBNetDiscoverPorts, "opareport": fabrictest.OPAReport}
+	forms := map[string]fabrictest.DumpForm{"ibnetdiscover": fabrictest.IBNetDiscover, "ibnetdiscover-p": fabrictest.IBNetDiscoverPorts, "opareport": fabrictest.OPAReport, "subnet-lst": fabrictest.SubnetLst}
 	f, ok := forms[*form]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "gendump: unknown -form %q\n", *form)
