@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -21,8 +22,20 @@ var graphFormats = []string{"edges", "ibnetdiscover", "subnet-lst", "opareport"}
 func GraphFormats() []string { return slices.Clone(graphFormats) }
 
 // MaxGraphBytes is the largest network file ReadGraphFormat reads whole (in any
-// format, slurm's topology files included).
+// format, slurm's topology files included) but for the fabric dumps it reads line
+// by line (MaxDumpBytes).
 const MaxGraphBytes = 256 << 20
+
+// MaxDumpBytes is the largest fabric dump (ibnetdiscover, subnet-lst, opareport's
+// XML) ReadGraphFormat reads: these are read as they come, in memory of the order
+// of their nodes and links rather than of their bytes (opareport -o topology of a
+// 131,072-host fat tree is 342 MB).
+const MaxDumpBytes = 8 << 30
+
+// detectBytes is how much of a file ReadGraphFormat looks at to tell its format:
+// the first meaningful line is in it unless a megabyte of blanks and comments
+// comes first (then the whole file is read and looked at).
+const detectBytes = 1 << 20
 
 // GraphReadOptions are the settings of ReadGraphFormat.
 type GraphReadOptions struct {
@@ -38,19 +51,38 @@ type GraphReadOptions struct {
 	Extra  map[string]func(data []byte) (*Graph, error)
 	Detect func(data []byte) (string, error) // nil: DetectGraphFormat
 	// Context, when set, stops the reading, the parsing and the network's
-	// construction of the built-in formats when it ends (looked at every few
-	// thousand lines, hosts or links; ReadGraphFormat then returns its cause);
-	// nil: never. Extra readers take their own.
+	// construction of the built-in formats (a fabric dump is read as it comes,
+	// looked at every few thousand lines and links; an edge list is read whole,
+	// then parsed under it): ReadGraphFormat returns its cause; nil: never.
+	// Extra readers take their own.
 	Context context.Context
 }
 
 // ReadGraphFormat reads a network in any of GraphFormats (and opt.Extra); with an
-// empty Format it is detected from the content (DetectGraphFormat, or opt.Detect)
-// and an undecidable file is an error.
+// empty Format it is detected from the content (DetectGraphFormat, or opt.Detect,
+// on the file's first megabyte) and an undecidable file is an error. The fabric
+// dumps are read as they come (at most MaxDumpBytes), the other formats whole (at
+// most MaxGraphBytes).
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
-	data, err := textin.ReadAll(r, MaxGraphBytes, "the file")
-	if err != nil {
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	br := bufio.NewReaderSize(r, detectBytes)
+	head, err := br.Peek(detectBytes)
+	if err != nil && err != io.EOF {
 		return nil, err
+	}
+	whole := err == io.EOF // head is the whole file
+	var data []byte        // the whole file, once read
+	readAll := func() error {
+		if data == nil {
+			var err error
+			if data, err = textin.ReadAll(br, MaxGraphBytes, "the file"); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	f := opt.Format
 	if f == "" {
@@ -58,44 +90,65 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 		if detect == nil {
 			detect = DetectGraphFormat
 		}
-		if f, err = detect(data); err != nil {
+		probe := head
+		if !whole {
+			probe = head[:bytes.LastIndexByte(head, '\n')+1] // whole lines
+		}
+		if f, err = detect(probe); err != nil && !whole {
+			// Nothing to go by in the first megabyte: look at the whole file.
+			if err := readAll(); err != nil {
+				return nil, err
+			}
+			f, err = detect(data)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	if opt.NodeNameMap != nil && !guidFormats[f] {
 		return nil, fmt.Errorf("a node-name-map applies to ibnetdiscover, subnet-lst and opareport files, not %s", f)
 	}
+	if guidFormats[f] {
+		var in io.Reader = textin.Capped(br, MaxDumpBytes, "the file")
+		if data != nil {
+			in = bytes.NewReader(data)
+		}
+		// Each buffer's read looks at ctx too (the readers look every few
+		// thousand lines and links).
+		in = textin.ContextReader(ctx, in)
+		var g *Graph
+		switch f {
+		case "ibnetdiscover":
+			g, err = readIBNetDiscover(ctx, in, opt.NodeNameMap, opt.Warn)
+		case "subnet-lst":
+			g, err = readSubnetLst(ctx, in, opt.NodeNameMap, opt.Warn)
+		default:
+			g, err = readOPAReport(ctx, in, opt.NodeNameMap, opt.Warn)
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx) // not the parser's wording of it
+		}
+		return g, err
+	}
+	if err := readAll(); err != nil {
+		return nil, err
+	}
 	if read, ok := opt.Extra[f]; ok {
 		return read(data)
 	}
-	ctx := opt.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	// The line readers read through a ContextReader: each buffer's read looks.
-	in := textin.ContextReader(ctx, bytes.NewReader(data))
-	var g *Graph
-	switch f {
-	case "edges":
-		g, err = readGraph(ctx, in)
-	case "ibnetdiscover":
-		g, err = readIBNetDiscover(ctx, in, opt.NodeNameMap, opt.Warn)
-	case "subnet-lst":
-		g, err = readSubnetLst(ctx, in, opt.NodeNameMap, opt.Warn)
-	case "opareport":
-		g, err = readOPAReport(ctx, in, opt.NodeNameMap, opt.Warn)
-	default:
-		names := slices.Clone(graphFormats)
-		for k := range opt.Extra {
-			names = append(names, k)
+	if f == "edges" {
+		g, err := readGraph(ctx, textin.ContextReader(ctx, bytes.NewReader(data)))
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx) // not the parser's wording of it
 		}
-		slices.Sort(names[len(graphFormats):])
-		return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(names, ", "))
+		return g, err
 	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx) // not the parser's wording of it
+	names := slices.Clone(graphFormats)
+	for k := range opt.Extra {
+		names = append(names, k)
 	}
-	return g, err
+	slices.Sort(names[len(graphFormats):])
+	return nil, fmt.Errorf("unknown graph format %q (want %s)", f, strings.Join(names, ", "))
 }
 
 // guidFormats are the formats whose nodes a NodeNameMap names by GUID.
@@ -117,9 +170,9 @@ func (e *UndetectedFormatError) Error() string {
 // comment, trimmed ("" when there is none): the line the format detectors look at.
 // A byte-order mark at the start is skipped, as the edge-list reader skips it.
 func FirstMeaningfulLine(data []byte) string {
-	for _, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
-		if t := strings.TrimSpace(l); t != "" && t[0] != '#' {
-			return t
+	for l := range bytes.Lines(bytes.TrimPrefix(data, []byte(textin.BOM))) {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			return string(t)
 		}
 	}
 	return ""
@@ -147,8 +200,8 @@ func DetectGraphFormat(data []byte) (string, error) {
 		// format is the first other line's (ibnetdiscover's when there is none:
 		// its reader says the discovery failed).
 		other := ""
-		for _, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
-			if u := strings.TrimSpace(l); u != "" && u[0] != '#' && !ibDiagMsgRe.MatchString(u) {
+		for l := range bytes.Lines(bytes.TrimPrefix(data, []byte(textin.BOM))) {
+			if u := strings.TrimSpace(string(l)); u != "" && u[0] != '#' && !ibDiagMsgRe.MatchString(u) {
 				other = u
 				break
 			}

@@ -136,11 +136,6 @@ func parseGUID(s string) (uint64, error) {
 
 var (
 	ibNodeRe = regexp.MustCompile(`^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"(.*)$`)
-	// A port line: the local port, with -g its external port "[ext N]" (a chassis
-	// line or spine switch), a CA's port GUID, then the peer's GUID, port and
-	// "[ext N]" (ibnetdiscover.c out_switch_port and out_ca_port).
-	// A peer of unknown node type is "?-GUID" (node_name's default).
-	ibPortRe = regexp.MustCompile(`^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`)
 	// A node list (ibnetdiscover -l, -H, -S, -R; ibnetdiscover.c list_node):
 	// "Ca<TAB> : 0x<guid> ports N devid ... "desc"", no links.
 	ibListRe = regexp.MustCompile(`^(Switch|Ca|Router)\s+:\s+0x[0-9a-fA-F]+\s+ports\s`)
@@ -165,6 +160,130 @@ var (
 	// example). It names no host.
 	ibFirmwareDescRe = regexp.MustCompile(`^MT\d{4,5}(\s|$)|\s(Mellanox|NVIDIA|Nvidia) Technologies$`)
 )
+
+// ibDiagCandidate reports whether t may be one of ibDiagMsgRe's messages: each
+// alternative starts "ibwarn: " or "ibpanic: " or holds ": iberror: " or ".c:".
+// (The expression is tried only then: on every line of a large dump it cost more
+// than the rest of the reading.)
+func ibDiagCandidate(t string) bool {
+	return strings.HasPrefix(t, "ib") || strings.Contains(t, ": iberror: ") || strings.Contains(t, ".c:")
+}
+
+// ibPortMatch is what ibPortLine reads of a port line of the default form.
+type ibPortMatch struct {
+	port, peerGUID, peerPort string
+	peerKind                 byte // 'S', 'H', 'R' or '?'
+}
+
+// ibPortLine reads a port line of the default form: "[p]", -g's "[ext N]", a CA's
+// "(portguid)" with or without 0x, blanks, then the peer "K-<guid>"[q] and anything
+// after (the comment). It reads what `^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`
+// matches (TestIBPortLineAsRegexp), without the regular expression's cost on the
+// millions of port lines of a 10^5-host dump.
+func ibPortLine(t string) (m ibPortMatch, ok bool) {
+	i := 0
+	span := func(in func(byte) bool) string {
+		j := i
+		for i < len(t) && in(t[i]) {
+			i++
+		}
+		return t[j:i]
+	}
+	at := func(c byte) bool {
+		if i < len(t) && t[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	if !at('[') {
+		return m, false
+	}
+	if m.port = span(isDigit); m.port == "" || !at(']') {
+		return m, false
+	}
+	if strings.HasPrefix(t[i:], "[ext ") {
+		i += len("[ext ")
+		if span(isDigit) == "" || !at(']') {
+			return m, false // the optional group cannot be skipped either: '"' must follow
+		}
+	}
+	if at('(') {
+		if strings.HasPrefix(t[i:], "0x") && i+2 < len(t) && isHex(t[i+2]) {
+			i += 2
+		}
+		if span(isHex) == "" || !at(')') {
+			return m, false
+		}
+	}
+	span(func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' })
+	if !at('"') || i >= len(t) || !strings.ContainsRune("SHR?", rune(t[i])) {
+		return m, false
+	}
+	m.peerKind = t[i]
+	i++
+	if !at('-') {
+		return m, false
+	}
+	if m.peerGUID = span(isHex); m.peerGUID == "" || !at('"') || !at('[') {
+		return m, false
+	}
+	if m.peerPort = span(isDigit); m.peerPort == "" || !at(']') {
+		return m, false
+	}
+	return m, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// ibPortsLine reads a connected port's line of the -p report in the shape
+// ibnetdiscover prints it ("%2s %5d %2d 0x%016x %s %s - %2s %5d %2d 0x%016x ( '%s' -
+// '%s' )": eleven fields, then the two descriptions joined by the line's only
+// "' -"), returning what ibPRe.FindStringSubmatch would; ok is false for any other
+// shape, which ibPRe then reads (TestIBPortsLineAsRegexp).
+func ibPortsLine(t string) (m []string, ok bool) {
+	k := strings.Index(t, " ( '")
+	if k < 0 {
+		return nil, false
+	}
+	head := t[:k]
+	for i := range len(head) {
+		if c := head[i]; c != ' ' && (c < 0x21 || c > 0x7e) {
+			return nil, false // blanks other than spaces: split as ibPRe splits them
+		}
+	}
+	f := strings.Fields(head)
+	if len(f) != 11 || f[6] != "-" || f[4] == "-" || f[5] == "-" {
+		return nil, false
+	}
+	for _, e := range [2]int{0, 7} {
+		switch f[e] {
+		case "CA", "SW", "RT", "??":
+		default:
+			return nil, false
+		}
+		for _, n := range f[e+1 : e+3] {
+			if strings.IndexFunc(n, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+				return nil, false
+			}
+		}
+		h, ok := strings.CutPrefix(f[e+3], "0x")
+		if !ok || h == "" || strings.IndexFunc(h, func(r rune) bool { return r > 0x7f || !isHex(byte(r)) }) >= 0 {
+			return nil, false
+		}
+	}
+	body, ok := strings.CutSuffix(strings.TrimRight(t[k+len(" ( '"):], " \t\n\f\r"), "' )")
+	if !ok || strings.Count(body, "'") != 2 {
+		return nil, false
+	}
+	d1, d2, ok := strings.Cut(body, "' - '")
+	if !ok {
+		return nil, false
+	}
+	return []string{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}, true
+}
 
 // ibNode is one node of an ibnetdiscover dump.
 type ibNode struct {
@@ -220,7 +339,10 @@ const maxIBNetLine = 16 << 20
 // the host, or before it had its name), by "H-<guid>", each such CA its own
 // host, with a warning; a switch by
 // names, else "S-<guid>", a router "R-<guid>". The -p form shows port GUIDs, with
-// which names is then looked up. Parallel cables count once. names may be nil.
+// which names is then looked up; there the lines of one dual-port adapter (one
+// after the other, one description, ports descending, port GUIDs apart as their
+// ports: ibnetdiscover prints a node's ports together) are one node, named by its
+// lowest port's GUID, with a warning. Parallel cables count once. names may be nil.
 // Hosts are numbered first, in Slurm's node name order of their names (node9
 // before node10), then switches and routers in that order of theirs: not in the
 // dump's (discovery) order, so that every dump of one fabric numbers it alike.
@@ -243,11 +365,14 @@ const maxIBNetLine = 16 << 20
 // Errors name the line: a node block given twice, a link to a GUID with no node block
 // (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
 // named by one identical NodeDescription other than a firmware default (one copied
-// onto several hosts: --node-name-map names them).
+// onto several machines: the error names every CA that carries it, and
+// --node-name-map names them).
 func ReadIBNetDiscover(r io.Reader, names NodeNameMap) (*Graph, error) {
 	return readIBNetDiscover(context.Background(), r, names, nil)
 }
 
+// readIBNetDiscover is ReadIBNetDiscover passing on what it decided to warn (may
+// be nil) and stopped by ctx (its cause returned), looked at every ctxEvery lines.
 func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxIBNetLine)
@@ -279,7 +404,9 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			}
 			return n, nil
 		}
-		n = &ibNode{sw: sw, router: router, guid: guid, desc: desc, line: l}
+		// The description is a piece of the line: copied, so that the line is not
+		// kept with it.
+		n = &ibNode{sw: sw, router: router, guid: guid, desc: strings.Clone(desc), line: l}
 		nodes[guid] = n
 		order = append(order, guid)
 		return n, nil
@@ -291,27 +418,72 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		form = f
 		return nil
 	}
+	// -p shows port GUIDs only, but prints a node's ports together, highest first
+	// (ibnetdiscover.c dump_ports_report): lines of one adapter's cabled ports
+	// follow one another. A run of CA lines with one description, ports
+	// descending and port GUIDs apart as their ports (a ConnectX-3's port GUIDs
+	// are its node GUID plus the port) is one dual-port adapter, joined as the
+	// node of its lowest port's GUID; other same-described CAs stay apart.
+	type runPort struct {
+		guid uint64
+		port int
+		line int
+	}
+	var run []runPort
+	runDesc := ""
+	joined := map[uint64]uint64{} // a port GUID -> its adapter's lowest port's
+	joinedAdapters, firstJoin := 0, 0
+	endRun := func() {
+		if len(run) > 1 {
+			low := run[len(run)-1].guid
+			for _, p := range run[:len(run)-1] {
+				joined[p.guid] = low
+			}
+			if joinedAdapters++; joinedAdapters == 1 {
+				firstJoin = run[0].line
+			}
+		}
+		run = run[:0]
+	}
+	prevLine := 0 // the last line that is not blank or a comment
 	for sc.Scan() {
 		line++
+		if err := stopped(ctx, line); err != nil {
+			return nil, err
+		}
 		t := sc.Text()
 		if line == 1 {
 			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
 		}
 		t = strings.TrimSpace(t)
-		switch {
-		case t == "" || t[0] == '#':
+		if t == "" || t[0] == '#' {
 			continue
-		case ibDiagMsgRe.MatchString(t):
+		}
+		prev := prevLine
+		prevLine = line
+		// Each pattern is tried only on the lines that can start as it does (the
+		// regular expressions are anchored at a literal start): a 10^5-host dump
+		// is millions of port lines, each tried against every pattern before.
+		var nodeM, portsM []string
+		c := t[0]
+		if c == 'S' || c == 'C' || c == 'R' {
+			nodeM = ibNodeRe.FindStringSubmatch(t)
+		}
+		if nodeM == nil && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
+			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
+		}
+		switch {
+		case ibDiagCandidate(t) && ibDiagMsgRe.MatchString(t):
 			// Standard error saved with the dump: what it says of the discovery is
 			// passed on (see the warning below), the line is no fabric.
 			if diagLines++; diagLines == 1 {
 				firstDiag, firstDiagText = line, t
 			}
-		case ibNodeRe.MatchString(t):
+		case nodeM != nil:
 			if err := setForm("default"); err != nil {
 				return nil, err
 			}
-			m := ibNodeRe.FindStringSubmatch(t)
+			m := nodeM
 			guid, err := parseGUID(m[4])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
@@ -327,24 +499,24 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			if err := setForm("default"); err != nil {
 				return nil, err
 			}
-			m := ibPortRe.FindStringSubmatch(t)
-			if m == nil {
+			p, ok := ibPortLine(t)
+			if !ok {
 				return nil, fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, textin.Clip(t))
 			}
 			if cur == nil {
 				return nil, fmt.Errorf("line %d: port line before any Switch or Ca line", line)
 			}
-			peer, err := parseGUID(m[3])
+			peer, err := parseGUID(p.peerGUID)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			aPort, _ := strconv.Atoi(m[1])
-			bPort, _ := strconv.Atoi(m[4])
-			if m[2] == "?" {
+			aPort, _ := strconv.Atoi(p.port)
+			bPort, _ := strconv.Atoi(p.peerPort)
+			if p.peerKind == '?' {
 				unknown(peer)
 			}
 			links = append(links, ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: line})
-		case ibPOpen.MatchString(t):
+		case portsM != nil || (c == 'C' || c == 'S' || c == 'R' || c == '?') && ibPOpen.MatchString(t):
 			if err := setForm("-p"); err != nil {
 				return nil, err
 			}
@@ -354,7 +526,10 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 				// in " )" (730).
 				continue
 			}
-			m := ibPRe.FindStringSubmatch(t)
+			m := portsM
+			if m == nil {
+				m = ibPRe.FindStringSubmatch(t)
+			}
 			if m == nil {
 				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, textin.Clip(t))
 			}
@@ -381,13 +556,21 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			aPort, _ := strconv.Atoi(m[2])
 			bPort, _ := strconv.Atoi(m[5])
 			links = append(links, ibLink{a: a, b: b, aPort: aPort, bPort: bPort, line: line})
+			if m[1] == "CA" {
+				if k := len(run) - 1; k >= 0 && run[k].line == prev && runDesc == m[7] && aPort < run[k].port && a < run[k].guid && run[k].guid-a == uint64(run[k].port-aPort) {
+					run = append(run, runPort{a, aPort, line})
+				} else {
+					endRun()
+					run, runDesc = append(run, runPort{a, aPort, line}), m[7]
+				}
+			}
 		case strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> "):
 			// ibnetdiscover --diff marks the lines of each fabric "< " and "> "
 			// (ibnetdiscover.c 925-947).
 			return nil, fmt.Errorf("line %d: a difference of two fabrics (ibnetdiscover --diff, lines marked < and >), not a fabric; give ibnetdiscover's output without --diff", line)
-		case ibListRe.MatchString(t):
+		case (c == 'S' || c == 'C' || c == 'R') && ibListRe.MatchString(t):
 			return nil, fmt.Errorf("line %d: a node list (ibnetdiscover -l, -H, -S or -R) names nodes but no links; give ibnetdiscover's output without those options (the default form, or -p)", line)
-		case ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):
+		case (c == 'D' || c == 'L') && ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):
 			// ibnetdiscover -s's progress lines; -g's Xsigo chassis host name.
 		case strings.Contains(t, "="), strings.HasPrefix(t, "Non-Chassis"), strings.HasPrefix(t, "Chassis"):
 			// vendid=, devid=, sysimgguid=, switchguid=, caguid=; grouping headers.
@@ -397,6 +580,21 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	if err := sc.Err(); err != nil {
 		return nil, textin.ScanErr(err, line+1, maxIBNetLine)
+	}
+	endRun()
+	if len(joined) > 0 {
+		for i := range links {
+			if g, ok := joined[links[i].a]; ok {
+				links[i].a = g
+			}
+			if g, ok := joined[links[i].b]; ok {
+				links[i].b = g
+			}
+		}
+		for g := range joined {
+			delete(nodes, g)
+		}
+		order = slices.DeleteFunc(order, func(g uint64) bool { _, ok := joined[g]; return ok })
 	}
 	if len(nodes) == 0 {
 		if diagLines > 0 {
@@ -413,18 +611,28 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	// no path between others: left out, with a warning. Cabled to several, it may
 	// forward their traffic or not: refused.
 	unknownLeaves := 0
+	// Their peers in link order, from one pass over the links (one per such node
+	// was links x nodes).
+	peersOf := map[uint64][]uint64{}
+	if len(unknownOrder) > 0 {
+		seen := map[[2]uint64]bool{}
+		for _, l := range links {
+			for _, guid := range [2]uint64{l.a, l.b} {
+				if _, u := unknownType[guid]; !u {
+					continue
+				}
+				if p := l.a ^ l.b ^ guid; p != guid && !seen[[2]uint64{guid, p}] {
+					seen[[2]uint64{guid, p}] = true
+					peersOf[guid] = append(peersOf[guid], p)
+				}
+			}
+		}
+	}
 	for _, guid := range unknownOrder {
 		if n, ok := nodes[guid]; ok {
 			return nil, fmt.Errorf("line %d: GUID %016x is of unknown type (ibnetdiscover's ??) here but a %s on line %d", unknownType[guid], guid, kind(n.sw), n.line)
 		}
-		var peers []uint64
-		for _, l := range links {
-			if l.a == guid || l.b == guid {
-				if p := l.a ^ l.b ^ guid; p != guid && !slices.Contains(peers, p) {
-					peers = append(peers, p)
-				}
-			}
-		}
+		peers := peersOf[guid]
 		if len(peers) > 1 {
 			return nil, fmt.Errorf("line %d: node %016x is of unknown type (ibnetdiscover prints ?? or \"?-GUID\" for a NodeInfo NodeType other than CA, switch or router) and is cabled to %d nodes (%016x, %016x, ...), so whether it forwards their traffic cannot be told; fix the device (its firmware reports a reserved node type) and rerun ibnetdiscover, or remove its lines from this file if it is no switch", unknownType[guid], guid, len(peers), peers[0], peers[1])
 		}
@@ -439,8 +647,8 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	text := ibFabricText{tool: "ibnetdiscover"}
 	if form == "-p" {
-		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter: give ibnetdiscover's default form)"
-		text.unnamedHint = "; in this -p report the GUIDs are ports', so two cabled ports of one such adapter are two hosts (the default form names the adapter)"
+		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter whose lines do not show it: give ibnetdiscover's default form)"
+		text.unnamedHint = "; in this -p report the GUIDs are ports': a CA is named by its lowest cabled port's, and two cabled ports of one such adapter are one host only where their lines show it (one after the other, port GUIDs apart as their ports), else two (the default form names the adapter)"
 	}
 	g, err := ibFabric(ctx, nodes, order, links, names, warn, text)
 	if err != nil {
@@ -448,6 +656,9 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	if warn != nil && diagLines > 0 {
 		warn(fmt.Sprintf("messages ibnetdiscover printed on standard error are saved with the dump (lines: %d; the first, line %d: %q): the discovery met errors, so nodes or links beyond a failed port may be missing; rerun ibnetdiscover until it prints none", diagLines, firstDiag, textin.Clip(firstDiagText)))
+	}
+	if warn != nil && joinedAdapters > 0 {
+		warn(fmt.Sprintf("%d adapters of this -p report have two cabled ports, each joined as one node (e.g. line %d): their lines follow one another with one description, ports descending and port GUIDs apart as their ports, as ibnetdiscover prints one dual-port adapter's; each is named by its lowest port's GUID", joinedAdapters, firstJoin))
 	}
 	if warn != nil && unknownLeaves > 0 {
 		first := unknownOrder[0]
@@ -518,7 +729,7 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 						return nil, fmt.Errorf("line %d: CA %016x: the NodeDescription %q starts with %q, which holds %q and is no host name (letters, digits, '-', '_', '.'); name the CA by GUID with --node-name-map FILE", n.line, guid, textin.Clip(n.desc), textin.Clip(name), name[i:i+1])
 					}
 					if l, again := descLine[n.desc]; again {
-						return nil, fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are two hosts whose description is unset (the adapter's default) or copied%s; name the CAs by GUID with --node-name-map FILE, or set their descriptions (rdma-ndd) and rerun %s", n.line, guid, textin.Clip(n.desc), l, text.dupHint, text.tool)
+						return nil, ibSharedDescError(nodes, order, n, l, text)
 					}
 					descLine[n.desc] = n.line
 				}
@@ -579,7 +790,10 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 	}
 	rail := map[string]railKey{}
 	railSwitch := map[string]uint64{} // host -> the switch its kept cable reaches
-	for _, l := range links {
+	for i, l := range links {
+		if err := stopped(ctx, i); err != nil {
+			return nil, err
+		}
 		if k, ok := hostEnd(l); ok {
 			h := vname[k.guid]
 			if r, seen := rail[h]; !seen || less(k, r) {
@@ -637,13 +851,60 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 	return g, nil
 }
 
+// ibSharedDescError is the error of a NodeDescription naming a host that several
+// CAs carry, n the second met (the first on line first): it names every CA that
+// carries it (GUID and line, the first eight) and counts the other descriptions
+// shared so, since a node-name-map must name them all.
+//
+// Such CAs are not joined as one host's adapters: rdma-ndd describes an adapter by
+// its host and its device ("%h %d"), and one host's devices differ (a DGX's
+// "dgx01 mlx5_0" ... "dgx01 mlx5_7" are one host of eight adapters, joined by the
+// first word). The same whole description on two node GUIDs is two machines
+// described alike (a copied or static description, an image's host name), which
+// cannot be told apart, nor which of them is the named host; joined, they would be
+// one host with both machines' cables, and split by GUID, the named host would
+// vanish from the network unsaid. (An unset description, the firmware's, names no
+// host: ibNoHostName.)
+func ibSharedDescError(nodes map[uint64]*ibNode, order []uint64, n *ibNode, first int, text ibFabricText) error {
+	count := map[string]int{}
+	for _, g := range order {
+		if m := nodes[g]; !m.sw && !ibNoHostName(m.desc) && !strings.Contains(m.desc, ibAggregationNode) {
+			count[m.desc]++
+		}
+	}
+	var cas []string
+	for _, g := range order {
+		if m := nodes[g]; !m.sw && m.desc == n.desc && len(cas) < 8 {
+			cas = append(cas, fmt.Sprintf("%016x (line %d)", g, m.line))
+		}
+	}
+	if count[n.desc] > len(cas) {
+		cas = append(cas, fmt.Sprintf("and %d more", count[n.desc]-len(cas)))
+	}
+	others := 0
+	for d, c := range count {
+		if c > 1 && d != n.desc {
+			others++
+		}
+	}
+	also := ""
+	if others > 0 {
+		also = fmt.Sprintf("; %d other NodeDescriptions are shared so", others)
+	}
+	return fmt.Errorf("line %d: CA %016x has the NodeDescription %q of the CA on line %d: %d CAs carry it, %s%s; two adapters of one host differ in it (node01 mlx5_0, node01 mlx5_1), so these are machines whose description is copied or static%s, and which of them is %s cannot be told; name the CAs by GUID with --node-name-map FILE (a line \"0x%016x name\" each), or set their descriptions (rdma-ndd) and rerun %s", n.line, n.guid, textin.Clip(n.desc), first, count[n.desc], strings.Join(cas, ", "), also, text.dupHint, textin.Clip(strings.Fields(n.desc)[0]), n.guid, text.tool)
+}
+
 // ibNoHostName reports whether a CA's NodeDescription names no host: none, the
 // adapter firmware's default (ibFirmwareDescRe), or the host name "localhost"
 // (rdma-ndd ran before the host had its name: CAs of several hosts may say so,
 // so they cannot be joined as one host's adapters).
 func ibNoHostName(desc string) bool {
 	w := strings.Fields(desc)
-	return len(w) == 0 || ibFirmwareDescRe.MatchString(strings.Join(w, " ")) || w[0] == "localhost" || w[0] == "localhost.localdomain"
+	if len(w) == 0 || w[0] == "localhost" || w[0] == "localhost.localdomain" {
+		return true
+	}
+	// ibFirmwareDescRe's two alternatives start "MT" and end "Technologies".
+	return (strings.HasPrefix(w[0], "MT") || w[len(w)-1] == "Technologies") && ibFirmwareDescRe.MatchString(strings.Join(w, " "))
 }
 
 // notHostNameRune reports whether r cannot be in a host name as rdma-ndd writes it

@@ -129,7 +129,7 @@ func TestIBNetDiscoverRefusedForms(t *testing.T) {
 		// hosts, whose names cannot be told (the firmware's own default is
 		// named by GUID instead: TestIBNetDiscoverFirmwareDescriptions).
 		{"one description, two CAs", strings.ReplaceAll(ibFormsBase, "node02 mlx5_0", "node01 mlx5_0"),
-			"CA 0002c90300c00020 has the NodeDescription \"node01 mlx5_0\" of the CA on line 37; two adapters of one host differ in it"},
+			"CA 0002c90300c00020 has the NodeDescription \"node01 mlx5_0\" of the CA on line 37: 2 CAs carry it, 0002c90300c00010 (line 37), 0002c90300c00020 (line 44); two adapters of one host differ in it"},
 		{"a quote in the host name", strings.Replace(ibFormsBase, "# \"node01 mlx5_0\"\n", "# \"\"node01\" #1 mlx5_0\"\n", 1),
 			"line 37: CA 0002c90300c00010: the NodeDescription \"\\\"node01\\\" #1 mlx5_0\" starts with \"\\\"node01\\\"\", which holds \"\\\"\""},
 	} {

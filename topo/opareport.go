@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -56,14 +57,21 @@ func ReadOPAReport(r io.Reader, names NodeNameMap) (*Graph, error) {
 }
 
 func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn func(string)) (*Graph, error) {
-	data, err := textin.ReadAll(r, MaxGraphBytes, "the file")
-	if err != nil {
+	// The XML is read as it comes (a 10^5-host fabric's is hundreds of
+	// megabytes); the -o links text, a tenth of that, whole.
+	br := bufio.NewReaderSize(r, detectBytes)
+	head, err := br.Peek(detectBytes)
+	if err != nil && err != io.EOF {
 		return nil, err
 	}
-	if t := FirstMeaningfulLine(data); t == "" || t[0] != '<' {
+	if t := FirstMeaningfulLine(head); t == "" || t[0] != '<' {
+		data, err := textin.ReadAll(br, MaxGraphBytes, "the file")
+		if err != nil {
+			return nil, err
+		}
 		return readOPALinksText(ctx, data, names, warn)
 	}
-	d := xml.NewDecoder(textin.ContextReader(ctx, bytes.NewReader(data)))
+	d := xml.NewDecoder(br)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
@@ -74,7 +82,10 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	summaries, linkCount := 0, -1
 	line := func() int { l, _ := d.InputPos(); return l }
 	linkLine := 0
-	for {
+	for tokens := 0; ; tokens++ {
+		if err := stopped(ctx, tokens); err != nil {
+			return nil, err
+		}
 		tok, err := d.Token()
 		if err == io.EOF {
 			break
@@ -255,6 +266,9 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 			return nil, err
 		}
 		line := i + 1
+		if err := stopped(ctx, line); err != nil {
+			return nil, err
+		}
 		l = strings.TrimRight(l, "\r")
 		t := strings.TrimSpace(l)
 		switch m := opaTextPortRe.FindStringSubmatch(strings.TrimLeft(l, " ")); {

@@ -32,6 +32,105 @@ var (
 	lstOpen = regexp.MustCompile(`^\{ (SW|CA|Rt|\*\*)(-SM)? Ports:[0-9A-Fa-f]+ SystemGUID:`)
 )
 
+// lstFastLine reads a subnet.lst line whose descriptions hold no brace, the form
+// OpenSM writes for rdma-ndd's and switches' descriptions, returning what
+// lstLazyRe.FindStringSubmatch would (lstGreedyRe reads it alike: with no brace in
+// a description, where it ends is the first "} LID:"); ok is false for any other
+// line, which the expressions then read (TestLstFastLineAsRegexp). At 10^5 hosts a
+// subnet.lst is a million lines, each tried against both expressions before.
+func lstFastLine(t string) (m []string, ok bool) {
+	m = make([]string, 11)
+	m[0] = t
+	i := 0
+	lit := func(s string) bool {
+		if strings.HasPrefix(t[i:], s) {
+			i += len(s)
+			return true
+		}
+		return false
+	}
+	hex := func(maxLen int) (string, bool) {
+		j := i
+		for i < len(t) && isHex(t[i]) && i-j < maxLen {
+			i++
+		}
+		if i < len(t) && isHex(t[i]) { // longer than maxLen
+			return "", false
+		}
+		return t[j:i], i > j
+	}
+	record := func(g []string) bool { // g: type, -SM, NodeGUID, desc, PN
+		if !lit("{ ") {
+			return false
+		}
+		switch {
+		case lit("SW"):
+			g[0] = "SW"
+		case lit("CA"):
+			g[0] = "CA"
+		case lit("Rt"):
+			g[0] = "Rt"
+		case lit("**"):
+			g[0] = "**"
+		default:
+			return false
+		}
+		if lit("-SM") {
+			g[1] = "-SM"
+		}
+		for _, f := range []struct {
+			key    string
+			maxLen int
+			into   int
+		}{{" Ports:", len(t), -1}, {" SystemGUID:", 16, -1}, {" NodeGUID:", 16, 2}, {" PortGUID:", 16, -1}, {" VenID:", len(t), -1}, {" DevID:", len(t), -1}, {" Rev:", len(t), -1}} {
+			if !lit(f.key) {
+				return false
+			}
+			v, ok := hex(f.maxLen)
+			if !ok {
+				return false
+			}
+			if f.into >= 0 {
+				g[f.into] = v
+			}
+		}
+		if !lit(" {") {
+			return false
+		}
+		end := strings.Index(t[i:], "} LID:")
+		if end < 0 || strings.ContainsAny(t[i:i+end], "{}") {
+			return false
+		}
+		g[3] = t[i : i+end]
+		i += end + len("} LID:")
+		if _, ok := hex(len(t)); !ok || !lit(" PN:") {
+			return false
+		}
+		pn, ok := hex(len(t))
+		if !ok || !lit(" }") {
+			return false
+		}
+		g[4] = pn
+		return true
+	}
+	if !record(m[1:6]) || !lit(" ") || !record(m[6:11]) {
+		return nil, false
+	}
+	for _, k := range []string{" PHY=", " LOG=", " SPD="} {
+		if !lit(k) {
+			return nil, false
+		}
+		j := i
+		for i < len(t) && !strings.ContainsRune(" \t\n\f\r", rune(t[i])) {
+			i++
+		}
+		if i == j {
+			return nil, false
+		}
+	}
+	return m, i == len(t)
+}
+
 // maxLstLine is the longest subnet.lst line ReadSubnetLst reads (OpenSM's are
 // under 400 bytes; a node-name-map name may be longer).
 const maxLstLine = 1 << 20
@@ -87,6 +186,9 @@ func readSubnetLst(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	}
 	for sc.Scan() {
 		line++
+		if err := stopped(ctx, line); err != nil {
+			return nil, err
+		}
 		t := sc.Text()
 		if line == 1 {
 			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
@@ -95,15 +197,20 @@ func readSubnetLst(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 		if t == "" {
 			continue
 		}
-		m := lstLazyRe.FindStringSubmatch(t)
+		m, fast := lstFastLine(t)
+		if !fast {
+			m = lstLazyRe.FindStringSubmatch(t)
+		}
 		if m == nil {
 			if lstOpen.MatchString(t) {
 				return nil, fmt.Errorf("line %d: malformed subnet.lst line %q (want { TYPE Ports:.. SystemGUID:.. NodeGUID:.. PortGUID:.. VenID:.. DevID:.. Rev:.. {desc} LID:.. PN:.. } twice, then PHY= LOG= SPD=)", line, textin.Clip(t))
 			}
 			return nil, fmt.Errorf("line %d: unrecognised line %q (not an OpenSM or ibdiagnet .lst file?)", line, textin.Clip(t))
 		}
-		if g := lstGreedyRe.FindStringSubmatch(t); g[4] != m[4] || g[9] != m[9] {
-			return nil, fmt.Errorf("line %d: a description holds a record's own syntax (\"} LID:\"), so where it ends cannot be told; set the node's NodeDescription (or its name in OpenSM's node-name-map) and write the file again", line)
+		if !fast {
+			if g := lstGreedyRe.FindStringSubmatch(t); g[4] != m[4] || g[9] != m[9] {
+				return nil, fmt.Errorf("line %d: a description holds a record's own syntax (\"} LID:\"), so where it ends cannot be told; set the node's NodeDescription (or its name in OpenSM's node-name-map) and write the file again", line)
+			}
 		}
 		a, err := node(m[1], m[3], m[4])
 		if err != nil {

@@ -52,8 +52,9 @@ adapter's (NodeDescription order: mlx5_0 before mlx5_1), since a host forwards n
 traffic; a warning says so. A CA whose NodeDescription names no host (none, or the
 adapter firmware's default "MT4129 ConnectX7   Mellanox Technologies": no rdma-ndd)
 is a host named H-<guid>, with a warning: name those CAs with --node-name-map. One
-NodeDescription copied onto two CAs or a first word that is no host name is refused:
-name those CAs with --node-name-map. Messages ibnetdiscover printed on standard
+NodeDescription copied onto two CAs (machines described alike: which is the named
+host cannot be told) or a first word that is no host name is refused, naming every
+such CA: name them with --node-name-map. Messages ibnetdiscover printed on standard
 error (ibwarn:, iberror:, "query_smp.c:195; ...", saved by 2>&1) are skipped with
 a warning: the discovery met errors. CAs described as "Aggregation Node" (SHARP, inside switches) are
 left out with a warning. A node of unknown type (?? in -p, "?-<guid>" as a peer: its
@@ -67,8 +68,13 @@ then the switches and routers in that order of their names; not in the dump's or
 so every dump of one fabric (ibnetdiscover, subnet-lst, opareport) numbers it alike
 and gives the same rankings. A node-name-map renames, so it can renumber.
 The -p form shows port GUIDs: a node-name-map is looked up with them (a switch's port
-GUID is usually its node GUID; hosts are best named by their NodeDescription).
-Lines of ibnetdiscover output are at most 16 MiB, of a node-name-map 64 KiB. A
+GUID is usually its node GUID; hosts are best named by their NodeDescription). Two
+lines of CA ports one after the other, with one description, ports descending and
+port GUIDs apart as their ports, are one dual-port adapter (as ibnetdiscover prints
+one): one node, named by its lowest port's GUID, with a warning.
+Lines of ibnetdiscover output are at most 16 MiB, of a node-name-map 64 KiB; a
+fabric dump (ibnetdiscover, subnet-lst, opareport) is read as it comes, up to 8 GiB,
+other network files whole, up to 256 MiB. A
 topology.conf or topology.yaml lists its first 20 warnings and counts the rest.
 Text inputs are UTF-8; a UTF-16 file (byte-order mark FF FE or FE FF) is refused.`
 
