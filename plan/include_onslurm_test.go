@@ -22,16 +22,7 @@ import (
 // parts.conf as it is, renamed for names, which rewrites it. Not -short; needs
 // root and slurmctld.
 func TestPlanIncludedFilesOnSlurmctld(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts slurmctld")
-	}
-	if os.Getuid() != 0 {
-		t.Skip("slurmctld runs as root here (SlurmUser=root)")
-	}
-	ctlds := slurmtest.Ctlds()
-	if len(ctlds) == 0 {
-		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): the written files are checked against Slurm when it is installed")
-	}
+	ctlds := slurmtest.NeedCtlds(t, "the written files")
 	for _, s := range ctlds {
 		site := t.TempDir()
 		parts := filepath.Join(site, "parts.conf")

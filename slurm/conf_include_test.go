@@ -312,16 +312,7 @@ func TestEditLinesIncluded(t *testing.T) {
 // (Debian's 22.05 on PATH; 26.05 in $PROCALLOC_SLURM_NEW, default
 // /opt/slurm-new, when built).
 func TestReadConfIncludingOnSlurmctld(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts slurmctld")
-	}
-	if os.Getuid() != 0 {
-		t.Skip("slurmctld runs as root here (SlurmUser=root)")
-	}
-	slurms := slurmtest.Ctlds()
-	if len(slurms) == 0 {
-		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): Include lines are checked against Slurm's reader when it is installed")
-	}
+	slurms := slurmtest.NeedCtlds(t, "Include lines")
 	for _, s := range slurms {
 		dir, conf, _ := includeSite(t)
 		// runSlurmctldConf appends ClusterName=t: the Include of part-%c.conf is read

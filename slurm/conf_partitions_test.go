@@ -2,7 +2,6 @@ package slurm
 
 import (
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -182,16 +181,7 @@ func TestConfPartitionsNodes(t *testing.T) {
 // as `scontrol show partition` lists them, or slurmctld's fatal. Not -short; needs
 // root and slurmctld.
 func TestConfPartitionsOnSlurmctld(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts slurmctld")
-	}
-	if os.Getuid() != 0 {
-		t.Skip("slurmctld runs as root here (SlurmUser=root)")
-	}
-	slurms := slurmtest.Ctlds()
-	if len(slurms) == 0 {
-		t.Skip("no slurmctld (Debian: apt-get install slurm-wlm): partitions are checked against Slurm's reader when it is installed")
-	}
+	slurms := slurmtest.NeedCtlds(t, "partitions")
 	for _, s := range slurms {
 		for i, c := range partitionNodeCases {
 			parts, fatal := slurmtest.SlurmctldPartitions(t, s.Slurmctld, s.Scontrol, t.TempDir(), c.conf)

@@ -24,6 +24,25 @@ type Ctld struct {
 	V2311                     bool // 23.11 or later
 }
 
+// NeedCtlds returns the installed Slurms (Ctlds) for a test that starts
+// slurmctld, and skips it, saying why, under -short, without root (SlurmUser=root
+// here) or without any slurmctld; checked names what the test checks against
+// Slurm when it is installed.
+func NeedCtlds(t testing.TB, checked string) []Ctld {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts slurmctld")
+	}
+	if os.Getuid() != 0 {
+		t.Skip("slurmctld runs as root here (SlurmUser=root)")
+	}
+	ctlds := Ctlds()
+	if len(ctlds) == 0 {
+		t.Skipf("no slurmctld (Debian: apt-get install slurm-wlm): %s checked against Slurm when it is installed", checked)
+	}
+	return ctlds
+}
+
 // Ctlds are the installed Slurms: Debian's 22.05 on PATH, and 26.05 in
 // $PROCALLOC_SLURM_NEW (default /opt/slurm-new) when built.
 func Ctlds() []Ctld {
