@@ -40,6 +40,7 @@ import (
 // partitions is a replay's Config.Partitions, checked against its jobs.
 type partitions struct {
 	away  map[string][]int    // partition -> the nodes outside it, ascending; nil when it holds every node
+	out   map[string][]uint64 // partition -> the nodes outside it as a bitmap; nil when it holds every node
 	in    map[string][]uint64 // partition -> its nodes as a bitmap (the as-run placements' check)
 	index map[string]int64    // partition -> its number (the placer's refusal keys)
 	// fixed is the nodes outside the one partition of every job, occupied for
@@ -47,6 +48,11 @@ type partitions struct {
 	fixed  []int
 	perJob bool           // several partitions: each decision keeps its job's outside nodes away
 	jobsIn map[string]int // jobs by partition
+	// perJob only: the mask holding the nodes outside the partition of the last
+	// decision (cur) busy, from one decision to the next
+	mask    *alloc.Mask
+	cur     string
+	entered bool
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -56,7 +62,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		return nil, nil
 	}
 	n := cfg.Machine.N()
-	pt := &partitions{away: map[string][]int{}, in: map[string][]uint64{}, index: map[string]int64{}, jobsIn: map[string]int{}}
+	pt := &partitions{away: map[string][]int{}, out: map[string][]uint64{}, in: map[string][]uint64{}, index: map[string]int64{}, jobsIn: map[string]int{}}
 	names := make([]string, 0, len(cfg.Partitions))
 	for name := range cfg.Partitions {
 		names = append(names, name)
@@ -82,12 +88,14 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		pt.in[name], pt.index[name] = bm, int64(i)
 		if count < n {
 			away := make([]int, 0, n-count)
+			out := make([]uint64, len(bm))
 			for v := range n {
 				if bm[v>>6]>>(v&63)&1 == 0 {
 					away = append(away, v)
+					out[v>>6] |= 1 << (v & 63)
 				}
 			}
-			pt.away[name] = away
+			pt.away[name], pt.out[name] = away, out
 		}
 	}
 	restricted := false
@@ -117,6 +125,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			return nil, fmt.Errorf("sim: jobs of %d partitions: only the as-run schedule replays them (scheduler %s keeps one queue and one free count; each partition would need its own)", len(pt.jobsIn), cfg.Sched)
 		}
 		pt.perJob = true
+		pt.mask = alloc.NewMask(n)
 	}
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
 		return pt, nil // recorded node lists, checked as placed; nothing is chosen
@@ -142,15 +151,54 @@ func (pt *partitions) start(a alloc.Allocator) error {
 	return nil
 }
 
-// end frees what start occupied.
+// end frees what start occupied, or the nodes the mask holds.
 func (pt *partitions) end(a alloc.Allocator) error {
-	if pt == nil || pt.fixed == nil {
+	if pt == nil {
+		return nil
+	}
+	if pt.mask != nil && pt.mask.Held() > 0 {
+		if err := pt.mask.Set(a.(alloc.Occupier), nil); err != nil {
+			return err
+		}
+	}
+	if pt.fixed == nil {
 		return nil
 	}
 	if err := a.Release(pt.fixed); err != nil {
 		return fmt.Errorf("sim: internal error: freeing the nodes outside the partition: %w", err)
 	}
 	return nil
+}
+
+// enter keeps the decisions that follow off the nodes outside partition part
+// (several partitions): the mask changes only when part differs from the last
+// decision's partition.
+func (pt *partitions) enter(a alloc.Allocator, part string) error {
+	if pt == nil || !pt.perJob || (pt.entered && part == pt.cur) {
+		return nil
+	}
+	oc, ok := a.(alloc.Occupier)
+	if !ok {
+		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", a.Name(), alloc.ErrNoRestriction)
+	}
+	if err := pt.mask.Set(oc, pt.out[part]); err != nil {
+		return fmt.Errorf("sim: keeping a job in its partition %s: %w", part, err)
+	}
+	pt.cur, pt.entered = part, true
+	return nil
+}
+
+// release frees a finished job's nodes, those outside the partition of the last
+// decision held (several partitions).
+func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, nodes []int) error {
+	if pt == nil || !pt.perJob {
+		return c.Release(a, nodes)
+	}
+	oc, ok := a.(alloc.Occupier)
+	if !ok { // a Placer: nothing is held
+		return c.Release(a, nodes)
+	}
+	return pt.mask.Release(c, oc, nodes)
 }
 
 // awayOf is the nodes a decision for a job of partition part keeps away (nil: none).
