@@ -1,110 +1,19 @@
-package alloc
+package alloc_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/masktest"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
-// MaskLockstep plays one random history of jobs in random overlapping partitions
-// on two copies of an allocator: the reference keeps each decision off the nodes
-// outside the job's partition with AllocateWithout (occupied for the decision,
-// freed after it), the other with a Mask (held from one decision to the next, a
-// finished job's nodes outside the current partition held). Every decision must
-// give the same nodes or the same error, and at the end, with the mask cleared,
-// the two free states must be equal. It returns the decisions compared.
-func maskLockstep(t *testing.T, rng *rand.Rand, ref, got Occupier, steps int, what string) int {
-	t.Helper()
-	n := ref.Machine().N()
-	type part struct {
-		away []int
-		bm   []uint64
-		size int
-	}
-	var parts []part
-	for range 2 + rng.IntN(3) {
-		var p part
-		p.bm = make([]uint64, (n+63)/64)
-		keep := 0.2 + 0.7*rng.Float64()
-		if rng.IntN(5) == 0 {
-			keep = 1 // a partition of every node: nothing away
-		}
-		for v := range n {
-			if rng.Float64() >= keep {
-				p.away = append(p.away, v)
-				p.bm[v>>6] |= 1 << (v & 63)
-			}
-		}
-		if len(p.away) == n {
-			p.away, p.bm = p.away[1:], nil // keep node 0
-			p.bm = make([]uint64, (n+63)/64)
-			for _, v := range p.away {
-				p.bm[v>>6] |= 1 << (v & 63)
-			}
-		}
-		if len(p.away) == 0 {
-			p.bm = nil
-		}
-		p.size = n - len(p.away)
-		parts = append(parts, p)
-	}
-	mask := NewMask(n)
-	var running [][]int
-	decisions := 0
-	for step := range steps {
-		if len(running) > 0 && rng.IntN(100) < 45 {
-			j := rng.IntN(len(running))
-			nodes := running[j]
-			running = slices.Delete(running, j, j+1)
-			if err := ref.Release(nodes); err != nil {
-				t.Fatalf("%s: step %d: reference release: %v", what, step, err)
-			}
-			if err := mask.Release(nil, got, nodes); err != nil {
-				t.Fatalf("%s: step %d: mask release: %v", what, step, err)
-			}
-			continue
-		}
-		pi := rng.IntN(len(parts))
-		p := parts[pi]
-		k := 1 + rng.IntN(max(1, p.size/2))
-		if rng.IntN(8) == 0 {
-			k = 1
-		}
-		want, _, werr := AllocateWithout(context.Background(), ref, k, p.away, nil)
-		if err := mask.Set(got, p.bm); err != nil {
-			t.Fatalf("%s: step %d: mask set: %v", what, step, err)
-		}
-		have, herr := got.Allocate(k)
-		decisions++
-		if (werr == nil) != (herr == nil) || (werr != nil && werr.Error() != herr.Error()) || !slices.Equal(want, have) {
-			t.Fatalf("%s: step %d, job of %d nodes in partition %d (%d nodes): AllocateWithout %v (%v), mask %v (%v)", what, step, k, pi, p.size, want, werr, have, herr)
-		}
-		if werr == nil {
-			running = append(running, want)
-		}
-	}
-	if err := mask.Set(got, nil); err != nil {
-		t.Fatalf("%s: clearing the mask: %v", what, err)
-	}
-	if mask.Held() != 0 || ref.NumFree() != got.NumFree() {
-		t.Fatalf("%s: after the history %d held, %d free against %d", what, mask.Held(), got.NumFree(), ref.NumFree())
-	}
-	for v := range n {
-		if ref.IsFree(v) != got.IsFree(v) {
-			t.Fatalf("%s: after the history node %d free %v against %v", what, v, got.IsFree(v), ref.IsFree(v))
-		}
-	}
-	return decisions
-}
-
 // A Mask places every job of random multi-partition histories exactly where
-// AllocateWithout does (maskLockstep), for each Slurm emulation: slurm:consec,
+// AllocateWithout does (internal/masktest.Lockstep), for each Slurm emulation: slurm:consec,
 // slurm:tree (one parent per switch, shared descendants, leaves under two roots)
 // with Slurm 22.05's and 26.05's rules (OneNodeByWeight, Tree2411), slurm:block,
 // with every kind of weights.
@@ -121,7 +30,7 @@ func TestMaskMatchesAllocateWithout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := SlurmConfig{Names: slurmNames(n), Weights: randomSlurmWeights(rng, n, rng.IntN(4))}
+		cfg := alloc.SlurmConfig{Names: alloc.SlurmNames(n), Weights: alloc.RandomSlurmWeights(rng, n, rng.IntN(4))}
 		newer := h%2 == 1
 		cfg.OneNodeByWeight, cfg.Tree2411 = newer, newer
 		mode := "consec"
@@ -131,9 +40,9 @@ func TestMaskMatchesAllocateWithout(t *testing.T) {
 			var conf string
 			switch rng.IntN(3) {
 			case 0:
-				conf = twoSpineTree(rng, n)
+				conf = alloc.TwoSpineTree(rng, n)
 			default:
-				conf = randomSharedTree(rng, n, rng.IntN(2) == 0)
+				conf = alloc.RandomSharedTree(rng, n, rng.IntN(2) == 0)
 			}
 			if cfg.Tree, err = slurm.ParseTree(strings.NewReader(conf)); err != nil {
 				t.Fatal(err)
@@ -141,20 +50,20 @@ func TestMaskMatchesAllocateWithout(t *testing.T) {
 		case 3, 4:
 			mode = "block"
 			cfg.OneNodeByWeight, cfg.Tree2411 = false, false
-			conf := randomSlurmBlocks(rng, n, rng.IntN(2) == 0, rng.IntN(3) == 0, func(i int) string { return fmt.Sprintf("n%d", i+1) })
+			conf := alloc.RandomSlurmBlocks(rng, n, rng.IntN(2) == 0, rng.IntN(3) == 0, func(i int) string { return fmt.Sprintf("n%d", i+1) })
 			if cfg.Blocks, err = slurm.ParseBlocks(strings.NewReader(conf)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		ref, err := NewSlurm(m, cfg)
+		ref, err := alloc.NewSlurm(m, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := NewSlurm(m, cfg)
+		got, err := alloc.NewSlurm(m, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		decisions += maskLockstep(t, rng, ref, got, 150, fmt.Sprintf("history %d, slurm:%s on %d nodes, 26.05 rules %v", h, mode, n, newer))
+		decisions += masktest.Lockstep(t, rng, ref, got, 150, fmt.Sprintf("history %d, slurm:%s on %d nodes, 26.05 rules %v", h, mode, n, newer))
 	}
 	t.Logf("%d histories, %d decisions placed alike", histories, decisions)
 }
@@ -163,11 +72,11 @@ func TestMaskMatchesAllocateWithout(t *testing.T) {
 // nothing; Set refuses a bitmap of the wrong size.
 func TestMaskErrors(t *testing.T) {
 	m, _ := topo.ParseSpec("mesh:70")
-	a, err := NewSlurm(m, SlurmConfig{})
+	a, err := alloc.NewSlurm(m, alloc.SlurmConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mask := NewMask(70)
+	mask := alloc.NewMask(70)
 	if err := mask.Set(a, make([]uint64, 1)); err == nil {
 		t.Error("a set of 1 word for 70 nodes accepted")
 	}
