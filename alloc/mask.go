@@ -35,6 +35,13 @@ type Mask struct {
 	held  []uint64 // nodes held busy by the mask
 	nheld int
 	buf   []int
+	diff  []uint64
+}
+
+// freeAppender is an Occupier that lists its free nodes of a bitmap at once
+// (State.AppendFreeIn): Set's bulk path, in place of IsFree node by node.
+type freeAppender interface {
+	AppendFreeIn(dst []int, set []uint64) []int
 }
 
 // NewMask returns a mask of an n-node machine keeping nothing away.
@@ -82,13 +89,22 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 	// the old one kept away are held or busy already).
 	m.buf = m.buf[:0]
 	if away != nil {
-		for w, x := range away {
-			if m.away != nil {
-				x &^= m.away[w]
+		set := away
+		if m.away != nil {
+			m.diff = append(m.diff[:0], away...)
+			for w, x := range m.away {
+				m.diff[w] &^= x
 			}
-			for ; x != 0; x &= x - 1 {
-				if v := w<<6 + bits.TrailingZeros64(x); a.IsFree(v) {
-					m.buf = append(m.buf, v)
+			set = m.diff
+		}
+		if fa, ok := a.(freeAppender); ok {
+			m.buf = fa.AppendFreeIn(m.buf, set)
+		} else {
+			for w, x := range set {
+				for ; x != 0; x &= x - 1 {
+					if v := w<<6 + bits.TrailingZeros64(x); a.IsFree(v) {
+						m.buf = append(m.buf, v)
+					}
 				}
 			}
 		}

@@ -60,6 +60,12 @@ func (pc *pendingCounter) Occupy(nodes []int) error {
 // IsFree reports whether node v is free.
 func (pc *pendingCounter) IsFree(v int) bool { return pc.st.IsFree(v) }
 
+// AppendFreeIn appends the free nodes of set (a bitmap of the nodes) to dst
+// (alloc.Mask's bulk path).
+func (pc *pendingCounter) AppendFreeIn(dst []int, set []uint64) []int {
+	return pc.st.AppendFreeIn(dst, set)
+}
+
 func (pc *pendingCounter) Allocate(k int) ([]int, error) {
 	nodes, err := pc.Allocator.Allocate(k)
 	refused := errors.Is(err, errRefused)
@@ -136,6 +142,10 @@ func (t *torus3D) Occupy(nodes []int) error { return t.st.Take(nodes) }
 
 // IsFree reports whether node v is free.
 func (t *torus3D) IsFree(v int) bool { return t.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of set (a bitmap of the nodes) to dst
+// (alloc.Mask's bulk path).
+func (t *torus3D) AppendFreeIn(dst []int, set []uint64) []int { return t.st.AppendFreeIn(dst, set) }
 
 func (t *torus3D) anchorsOf(i int) [][]int {
 	if a, ok := t.anchors[i]; ok {

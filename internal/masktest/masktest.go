@@ -21,7 +21,8 @@ import (
 // finished job's nodes outside the current partition held). Every decision must
 // give the same nodes or the same error, and at the end, with the mask cleared,
 // the two free states must be equal. It returns the decisions compared.
-// ref and got must be two allocators in the same state (both empty, typically).
+// Half the histories hide got's AppendFreeIn (Set's bulk path), so that both of
+// Set's paths are played. ref and got must be two allocators in the same state (both empty, typically).
 func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
 	t.Helper()
 	n := ref.Machine().N()
@@ -56,6 +57,9 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		}
 		p.size = n - len(p.away)
 		parts = append(parts, p)
+	}
+	if rng.IntN(2) == 0 {
+		got = isFreeOnly{got} // Mask.Set's per-node path (no AppendFreeIn)
 	}
 	mask := alloc.NewMask(n)
 	var running [][]int
@@ -105,3 +109,7 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 	}
 	return decisions
 }
+
+// isFreeOnly hides an allocator's AppendFreeIn: Mask.Set then asks IsFree node by
+// node.
+type isFreeOnly struct{ alloc.Occupier }
