@@ -63,6 +63,9 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 	if away != nil && len(away) != len(m.held) {
 		return fmt.Errorf("mask: a set of %d words for %d nodes", len(away), m.n)
 	}
+	if away == nil && m.away == nil || away != nil && m.away != nil && &away[0] == &m.away[0] {
+		return nil // the current set (the same bitmap): nothing changes
+	}
 	// Free the held nodes the new set allows.
 	m.buf = m.buf[:0]
 	if m.nheld > 0 {

@@ -105,3 +105,50 @@ func TestMaskErrors(t *testing.T) {
 		t.Errorf("cleared: %v, %d held, %d free", err, mask.Held(), a.NumFree())
 	}
 }
+
+// BenchmarkMask: BenchmarkAllocateWithout's decisions (slurm:consec on 131,072
+// nodes, 64 nodes each) kept off half the nodes by a Mask: one set for every
+// decision (a run of jobs of one partition: nothing to change), and the lower and
+// the upper half kept away in turn (every decision changes the set).
+func BenchmarkMask(b *testing.B) {
+	m, err := topo.ParseSpec("mesh:256x512")
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := m.N()
+	lower, upper := make([]uint64, (n+63)/64), make([]uint64, (n+63)/64)
+	for v := range n {
+		if v < n/2 {
+			lower[v>>6] |= 1 << (v & 63)
+		} else {
+			upper[v>>6] |= 1 << (v & 63)
+		}
+	}
+	for _, name := range []string{"one set", "lower and upper in turn"} {
+		b.Run(name, func(b *testing.B) {
+			a, err := alloc.NewSlurm(m, alloc.SlurmConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			mask := alloc.NewMask(n)
+			i := 0
+			for b.Loop() {
+				away := lower
+				if name != "one set" && i%2 == 1 {
+					away = upper
+				}
+				i++
+				if err := mask.Set(a, away); err != nil {
+					b.Fatal(err)
+				}
+				nodes, err := a.Allocate(64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := mask.Release(nil, a, nodes); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
