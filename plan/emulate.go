@@ -19,9 +19,9 @@ import (
 //
 // It is an alloc.Occupier when the emulator is one (every emulator plan builds):
 // the replay keeps a job in its partition by occupying the nodes outside it
-// (alloc.AllocateWithout), and the fallback then takes the partition's lowest
-// free nodes; a partition with fewer free nodes than the job asks for has no
-// fallback: the job waits (sim's partitions).
+// (alloc.Mask, alloc.AllocateWithout), and the fallback then takes the
+// partition's lowest free nodes; a partition with fewer free nodes than the job
+// asks for has no fallback: the job waits (sim's partitions).
 type pendingCounter struct {
 	alloc.Allocator
 	occ     alloc.Occupier

@@ -12,10 +12,9 @@ import (
 // Partitions. Slurm places a job on the nodes of its partition only: the select
 // plugin is given the partition's nodes that are available (node_scheduler.c), and
 // topology/tree and topology/block choose within them. A replay with
-// Config.Partitions does the same through alloc.AllocateWithout: the free nodes
-// outside the job's partition are marked busy for its decision (Occupy) and freed
-// after it, so that every rule of the allocator sees them as Slurm's does, as
-// unavailable. Two forms:
+// Config.Partitions does the same: the free nodes outside the job's partition are
+// marked busy for its decision (Occupy; alloc.AllocateWithout), so that every rule
+// of the allocator sees them as Slurm's does, as unavailable. Two forms:
 //
 //   - every job in one partition (a history without partitions submitted to the
 //     default one, or a site's single partition): the nodes outside it are
@@ -24,9 +23,20 @@ import (
 //     its will-run test, Cplant);
 //   - jobs in several partitions: the as-run schedule only (each job starts when
 //     production started it); each decision keeps the nodes outside the job's
-//     partition away, O(nodes outside) besides the decision. The other schedulers
-//     keep one queue and one free count, and are refused: each partition would need
-//     its own.
+//     partition away through an alloc.Mask: the free nodes outside the partition
+//     of the last decision stay held busy from one decision to the next (a
+//     finished job's nodes outside it are held rather than freed), and only a
+//     decision in another partition changes them (the held nodes the new
+//     partition holds freed, the free ones outside it and not outside the old one
+//     occupied). So a run of jobs of one partition pays nothing, a change of
+//     partition O(n/64) and the nodes that change, and each decision sees the free
+//     state AllocateWithout would give it (the emulations decide from their free
+//     nodes alone: alloc's TestMaskMatchesAllocateWithout and plan's
+//     TestMaskPlanEmulators play both in lockstep). Between decisions the
+//     allocator counts the held nodes busy; the as-run schedule reads no free
+//     count there, and the replay frees them at its end. The other schedulers
+//     keep one queue and one free count, and are refused: each partition would
+//     need its own.
 //
 // In both, a job its partition cannot hold now (fewer free nodes in it than it
 // asks for, or no switch or block in it that holds it) waits for a release, as
