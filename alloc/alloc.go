@@ -92,7 +92,10 @@ var ErrNoRestriction = errors.New("the allocator cannot keep a decision off give
 // decision; the error wraps ErrNotEnoughFree when fewer than k nodes are free
 // outside away. scratch, when given, is reused for the occupied nodes (returned
 // for the next call). With away not empty, an allocator that is not an Occupier
-// fails with ErrNoRestriction. Clock.AllocateWithout measures the decision.
+// fails with ErrNoRestriction. Clock.AllocateWithout measures the decision. A
+// sequence of decisions whose sets change now and then (a replay's partitions)
+// costs less through a Mask, which gives each decision the same free state and
+// pays for the nodes that change only.
 func AllocateWithout(ctx context.Context, a Allocator, k int, away []int, scratch []int) (nodes, held []int, err error) {
 	return (*Clock)(nil).AllocateWithout(ctx, a, k, away, scratch)
 }

@@ -95,6 +95,10 @@ func (a *AsRun) Occupy(nodes []int) error { return a.st.Take(nodes) }
 // IsFree reports whether node v is free.
 func (a *AsRun) IsFree(v int) bool { return a.st.IsFree(v) }
 
+// AppendFreeIn appends the free nodes of set (a bitmap of the nodes) to dst
+// (State.AppendFreeIn; Mask's bulk path).
+func (a *AsRun) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
+
 // Allocate fails: see ErrNoPlacement.
 func (a *AsRun) Allocate(k int) ([]int, error) { return nil, ErrNoPlacement }
 

@@ -31,3 +31,18 @@ func GreedyCounts(a Allocator) map[string]int64 {
 	return map[string]int64{"decided": c.decided, "memo": c.memo, "translated": c.translated,
 		"collected": c.collected, "resumed": c.resumed, "gaveup": c.gaveUp, "taken": c.taken, "slack": c.slack}
 }
+
+// For the Mask's lockstep test (package alloc_test, mask_test.go), which uses
+// internal/masktest, itself importing alloc.
+
+// RandomSlurmWeights is randomSlurmWeights (slurm_free_test.go).
+var RandomSlurmWeights = randomSlurmWeights
+
+// TwoSpineTree is twoSpineTree (slurm_free_test.go).
+var TwoSpineTree = twoSpineTree
+
+// RandomSharedTree is randomSharedTree (slurm_test.go).
+var RandomSharedTree = randomSharedTree
+
+// SlurmNames is slurmNames (slurm_test.go).
+var SlurmNames = slurmNames

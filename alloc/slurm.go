@@ -395,6 +395,12 @@ func (a *SlurmAllocator) Clone() Fragmenting {
 // IsFree reports whether node v is free.
 func (a *SlurmAllocator) IsFree(v int) bool { return a.st.IsFree(v) }
 
+// AppendFreeIn appends the free nodes of set (a bitmap of the nodes) to dst
+// (State.AppendFreeIn; Mask's bulk path).
+func (a *SlurmAllocator) AppendFreeIn(dst []int, set []uint64) []int {
+	return a.st.AppendFreeIn(dst, set)
+}
+
 // Occupy marks the nodes busy without choosing them: for following a real cluster
 // whose placement differed from the emulation's.
 func (a *SlurmAllocator) Occupy(nodes []int) error {

@@ -131,6 +131,18 @@ func (s *State) AppendFree(dst []int) []int {
 	return dst
 }
 
+// AppendFreeIn appends the free nodes of set (a bitmap: bit v of word v/64 for node
+// v; words past the state's are ignored) to dst in node-index order and returns
+// it: O(n/64) besides the nodes appended.
+func (s *State) AppendFreeIn(dst []int, set []uint64) []int {
+	for w, x := range set[:min(len(set), len(s.free))] {
+		for word := x & s.free[w]; word != 0; word &= word - 1 {
+			dst = append(dst, w<<6+bits.TrailingZeros64(word))
+		}
+	}
+	return dst
+}
+
 // AppendFreeInOrder appends the free nodes to dst in the order they appear in order (a
 // permutation of the nodes, such as FreeListOrder) and returns it.
 func (s *State) AppendFreeInOrder(dst []int, order []int) []int {

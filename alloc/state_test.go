@@ -103,3 +103,36 @@ func TestFreeListOrder(t *testing.T) {
 		t.Fatalf("free in order %v", got)
 	}
 }
+
+// AppendFreeIn lists the free nodes of a bitmap, in index order, as IsFree node by
+// node does, on random states and sets (a set shorter or longer than the state's
+// words too).
+func TestStateAppendFreeIn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 12))
+	for range 300 {
+		n := 1 + rng.IntN(300)
+		s := NewState(n)
+		var take []int
+		for v := range n {
+			if rng.IntN(2) == 0 {
+				take = append(take, v)
+			}
+		}
+		if err := s.Take(take); err != nil {
+			t.Fatal(err)
+		}
+		set := make([]uint64, (n+63)/64+rng.IntN(3)-1)
+		var want []int
+		for v := range len(set) * 64 {
+			if rng.IntN(3) == 0 {
+				set[v>>6] |= 1 << (v & 63)
+				if s.IsFree(v) {
+					want = append(want, v)
+				}
+			}
+		}
+		if got := s.AppendFreeIn([]int{-1}, set); !slices.Equal(got, append([]int{-1}, want...)) {
+			t.Fatalf("%d nodes, %d words: %v, node by node %v", n, len(set), got, want)
+		}
+	}
+}

@@ -19,9 +19,9 @@ import (
 //
 // It is an alloc.Occupier when the emulator is one (every emulator plan builds):
 // the replay keeps a job in its partition by occupying the nodes outside it
-// (alloc.AllocateWithout), and the fallback then takes the partition's lowest
-// free nodes; a partition with fewer free nodes than the job asks for has no
-// fallback: the job waits (sim's partitions).
+// (alloc.Mask, alloc.AllocateWithout), and the fallback then takes the
+// partition's lowest free nodes; a partition with fewer free nodes than the job
+// asks for has no fallback: the job waits (sim's partitions).
 type pendingCounter struct {
 	alloc.Allocator
 	occ     alloc.Occupier
@@ -59,6 +59,12 @@ func (pc *pendingCounter) Occupy(nodes []int) error {
 
 // IsFree reports whether node v is free.
 func (pc *pendingCounter) IsFree(v int) bool { return pc.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of set (a bitmap of the nodes) to dst
+// (alloc.Mask's bulk path).
+func (pc *pendingCounter) AppendFreeIn(dst []int, set []uint64) []int {
+	return pc.st.AppendFreeIn(dst, set)
+}
 
 func (pc *pendingCounter) Allocate(k int) ([]int, error) {
 	nodes, err := pc.Allocator.Allocate(k)
@@ -136,6 +142,10 @@ func (t *torus3D) Occupy(nodes []int) error { return t.st.Take(nodes) }
 
 // IsFree reports whether node v is free.
 func (t *torus3D) IsFree(v int) bool { return t.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of set (a bitmap of the nodes) to dst
+// (alloc.Mask's bulk path).
+func (t *torus3D) AppendFreeIn(dst []int, set []uint64) []int { return t.st.AppendFreeIn(dst, set) }
 
 func (t *torus3D) anchorsOf(i int) [][]int {
 	if a, ok := t.anchors[i]; ok {

@@ -12,8 +12,8 @@ import (
 
 // Partitions. Slurm places a job on the nodes of its partition only (the select
 // plugin is given the partition's available nodes), so the replays keep each job
-// in its partition under every deployment (sim.Config.Partitions, through
-// alloc.AllocateWithout): an sacct job in the partition it ran in (sacct's
+// in its partition under every deployment (sim.Config.Partitions: the nodes
+// outside it busy for its decision, alloc.Mask): an sacct job in the partition it ran in (sacct's
 // Partition), a job that names none (SWF and converted traces, the synthetic
 // workload, an sacct trace without the column) in the default partition, where
 // Slurm puts a job submitted without -p. When every partition holds every compute

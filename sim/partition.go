@@ -12,10 +12,9 @@ import (
 // Partitions. Slurm places a job on the nodes of its partition only: the select
 // plugin is given the partition's nodes that are available (node_scheduler.c), and
 // topology/tree and topology/block choose within them. A replay with
-// Config.Partitions does the same through alloc.AllocateWithout: the free nodes
-// outside the job's partition are marked busy for its decision (Occupy) and freed
-// after it, so that every rule of the allocator sees them as Slurm's does, as
-// unavailable. Two forms:
+// Config.Partitions does the same: the free nodes outside the job's partition are
+// marked busy for its decision (Occupy; alloc.AllocateWithout), so that every rule
+// of the allocator sees them as Slurm's does, as unavailable. Two forms:
 //
 //   - every job in one partition (a history without partitions submitted to the
 //     default one, or a site's single partition): the nodes outside it are
@@ -24,9 +23,20 @@ import (
 //     its will-run test, Cplant);
 //   - jobs in several partitions: the as-run schedule only (each job starts when
 //     production started it); each decision keeps the nodes outside the job's
-//     partition away, O(nodes outside) besides the decision. The other schedulers
-//     keep one queue and one free count, and are refused: each partition would need
-//     its own.
+//     partition away through an alloc.Mask: the free nodes outside the partition
+//     of the last decision stay held busy from one decision to the next (a
+//     finished job's nodes outside it are held rather than freed), and only a
+//     decision in another partition changes them (the held nodes the new
+//     partition holds freed, the free ones outside it and not outside the old one
+//     occupied). So a run of jobs of one partition pays nothing, a change of
+//     partition O(n/64) and the nodes that change, and each decision sees the free
+//     state AllocateWithout would give it (the emulations decide from their free
+//     nodes alone: alloc's TestMaskMatchesAllocateWithout and plan's
+//     TestMaskPlanEmulators play both in lockstep). Between decisions the
+//     allocator counts the held nodes busy; the as-run schedule reads no free
+//     count there, and the replay frees them at its end. The other schedulers
+//     keep one queue and one free count, and are refused: each partition would
+//     need its own.
 //
 // In both, a job its partition cannot hold now (fewer free nodes in it than it
 // asks for, or no switch or block in it that holds it) waits for a release, as
@@ -40,6 +50,7 @@ import (
 // partitions is a replay's Config.Partitions, checked against its jobs.
 type partitions struct {
 	away  map[string][]int    // partition -> the nodes outside it, ascending; nil when it holds every node
+	out   map[string][]uint64 // partition -> the nodes outside it as a bitmap; nil when it holds every node
 	in    map[string][]uint64 // partition -> its nodes as a bitmap (the as-run placements' check)
 	index map[string]int64    // partition -> its number (the placer's refusal keys)
 	// fixed is the nodes outside the one partition of every job, occupied for
@@ -47,6 +58,11 @@ type partitions struct {
 	fixed  []int
 	perJob bool           // several partitions: each decision keeps its job's outside nodes away
 	jobsIn map[string]int // jobs by partition
+	// perJob only: the mask holding the nodes outside the partition of the last
+	// decision (cur) busy, from one decision to the next
+	mask    *alloc.Mask
+	cur     string
+	entered bool
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -56,7 +72,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		return nil, nil
 	}
 	n := cfg.Machine.N()
-	pt := &partitions{away: map[string][]int{}, in: map[string][]uint64{}, index: map[string]int64{}, jobsIn: map[string]int{}}
+	pt := &partitions{away: map[string][]int{}, out: map[string][]uint64{}, in: map[string][]uint64{}, index: map[string]int64{}, jobsIn: map[string]int{}}
 	names := make([]string, 0, len(cfg.Partitions))
 	for name := range cfg.Partitions {
 		names = append(names, name)
@@ -82,12 +98,14 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		pt.in[name], pt.index[name] = bm, int64(i)
 		if count < n {
 			away := make([]int, 0, n-count)
+			out := make([]uint64, len(bm))
 			for v := range n {
 				if bm[v>>6]>>(v&63)&1 == 0 {
 					away = append(away, v)
+					out[v>>6] |= 1 << (v & 63)
 				}
 			}
-			pt.away[name] = away
+			pt.away[name], pt.out[name] = away, out
 		}
 	}
 	restricted := false
@@ -117,6 +135,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			return nil, fmt.Errorf("sim: jobs of %d partitions: only the as-run schedule replays them (scheduler %s keeps one queue and one free count; each partition would need its own)", len(pt.jobsIn), cfg.Sched)
 		}
 		pt.perJob = true
+		pt.mask = alloc.NewMask(n)
 	}
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
 		return pt, nil // recorded node lists, checked as placed; nothing is chosen
@@ -142,15 +161,54 @@ func (pt *partitions) start(a alloc.Allocator) error {
 	return nil
 }
 
-// end frees what start occupied.
+// end frees what start occupied, or the nodes the mask holds.
 func (pt *partitions) end(a alloc.Allocator) error {
-	if pt == nil || pt.fixed == nil {
+	if pt == nil {
+		return nil
+	}
+	if pt.mask != nil && pt.mask.Held() > 0 {
+		if err := pt.mask.Set(a.(alloc.Occupier), nil); err != nil {
+			return err
+		}
+	}
+	if pt.fixed == nil {
 		return nil
 	}
 	if err := a.Release(pt.fixed); err != nil {
 		return fmt.Errorf("sim: internal error: freeing the nodes outside the partition: %w", err)
 	}
 	return nil
+}
+
+// enter keeps the decisions that follow off the nodes outside partition part
+// (several partitions): the mask changes only when part differs from the last
+// decision's partition.
+func (pt *partitions) enter(a alloc.Allocator, part string) error {
+	if pt == nil || !pt.perJob || (pt.entered && part == pt.cur) {
+		return nil
+	}
+	oc, ok := a.(alloc.Occupier)
+	if !ok {
+		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", a.Name(), alloc.ErrNoRestriction)
+	}
+	if err := pt.mask.Set(oc, pt.out[part]); err != nil {
+		return fmt.Errorf("sim: keeping a job in its partition %s: %w", part, err)
+	}
+	pt.cur, pt.entered = part, true
+	return nil
+}
+
+// release frees a finished job's nodes, those outside the partition of the last
+// decision held (several partitions).
+func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, nodes []int) error {
+	if pt == nil || !pt.perJob {
+		return c.Release(a, nodes)
+	}
+	oc, ok := a.(alloc.Occupier)
+	if !ok { // a Placer: nothing is held
+		return c.Release(a, nodes)
+	}
+	return pt.mask.Release(c, oc, nodes)
 }
 
 // awayOf is the nodes a decision for a job of partition part keeps away (nil: none).

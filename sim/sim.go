@@ -699,7 +699,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				continue
 			}
 			r := tab.at(e.job)
-			if err := cfg.Clock.Release(cfg.Alloc, r.Nodes); err != nil {
+			if err := pt.release(cfg.Clock, cfg.Alloc, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
 			m.release(r.Nodes)

@@ -150,7 +150,10 @@ func (p *placer) place(i int) ([]int, error) {
 	} else {
 		// A job of a partition may lack free nodes in it although the machine
 		// has enough (it waits); without partitions the scheduler counted them.
-		nodes, p.held, err = p.clock.AllocateWithout(p.ctx, p.a, r.Procs, p.parts.awayOf(r.Partition), p.held)
+		if err = p.parts.enter(p.a, r.Partition); err != nil {
+			return nil, err
+		}
+		nodes, err = p.clock.AllocateContext(p.ctx, p.a, r.Procs)
 	}
 	if err != nil {
 		if (p.frag != nil || p.parts != nil) && refusedForNow(err, p.parts == nil) {

@@ -1,0 +1,115 @@
+// Package masktest checks, in tests, that alloc.Mask keeps an allocator's decisions
+// where alloc.AllocateWithout keeps them: both on one random multi-partition history,
+// in lockstep (alloc's Slurm emulations, plan's torus3d and fallback).
+//
+// It follows no paper.
+package masktest
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+)
+
+// Lockstep plays one random history of jobs in random overlapping partitions
+// on two copies of an allocator: the reference keeps each decision off the nodes
+// outside the job's partition with AllocateWithout (occupied for the decision,
+// freed after it), the other with a Mask (held from one decision to the next, a
+// finished job's nodes outside the current partition held). Every decision must
+// give the same nodes or the same error, and at the end, with the mask cleared,
+// the two free states must be equal. It returns the decisions compared.
+// Half the histories hide got's AppendFreeIn (Set's bulk path), so that both of
+// Set's paths are played. ref and got must be two allocators in the same state (both empty, typically).
+func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
+	t.Helper()
+	n := ref.Machine().N()
+	type part struct {
+		away []int
+		bm   []uint64
+		size int
+	}
+	var parts []part
+	for range 2 + rng.IntN(3) {
+		var p part
+		p.bm = make([]uint64, (n+63)/64)
+		keep := 0.2 + 0.7*rng.Float64()
+		if rng.IntN(5) == 0 {
+			keep = 1 // a partition of every node: nothing away
+		}
+		for v := range n {
+			if rng.Float64() >= keep {
+				p.away = append(p.away, v)
+				p.bm[v>>6] |= 1 << (v & 63)
+			}
+		}
+		if len(p.away) == n {
+			p.away, p.bm = p.away[1:], nil // keep node 0
+			p.bm = make([]uint64, (n+63)/64)
+			for _, v := range p.away {
+				p.bm[v>>6] |= 1 << (v & 63)
+			}
+		}
+		if len(p.away) == 0 {
+			p.bm = nil
+		}
+		p.size = n - len(p.away)
+		parts = append(parts, p)
+	}
+	if rng.IntN(2) == 0 {
+		got = isFreeOnly{got} // Mask.Set's per-node path (no AppendFreeIn)
+	}
+	mask := alloc.NewMask(n)
+	var running [][]int
+	decisions := 0
+	for step := range steps {
+		if len(running) > 0 && rng.IntN(100) < 45 {
+			j := rng.IntN(len(running))
+			nodes := running[j]
+			running = slices.Delete(running, j, j+1)
+			if err := ref.Release(nodes); err != nil {
+				t.Fatalf("%s: step %d: reference release: %v", what, step, err)
+			}
+			if err := mask.Release(nil, got, nodes); err != nil {
+				t.Fatalf("%s: step %d: mask release: %v", what, step, err)
+			}
+			continue
+		}
+		pi := rng.IntN(len(parts))
+		p := parts[pi]
+		k := 1 + rng.IntN(max(1, p.size/2))
+		if rng.IntN(8) == 0 {
+			k = 1
+		}
+		want, _, werr := alloc.AllocateWithout(context.Background(), ref, k, p.away, nil)
+		if err := mask.Set(got, p.bm); err != nil {
+			t.Fatalf("%s: step %d: mask set: %v", what, step, err)
+		}
+		have, herr := got.Allocate(k)
+		decisions++
+		if (werr == nil) != (herr == nil) || (werr != nil && werr.Error() != herr.Error()) || !slices.Equal(want, have) {
+			t.Fatalf("%s: step %d, job of %d nodes in partition %d (%d nodes): AllocateWithout %v (%v), mask %v (%v)", what, step, k, pi, p.size, want, werr, have, herr)
+		}
+		if werr == nil {
+			running = append(running, want)
+		}
+	}
+	if err := mask.Set(got, nil); err != nil {
+		t.Fatalf("%s: clearing the mask: %v", what, err)
+	}
+	if mask.Held() != 0 || ref.NumFree() != got.NumFree() {
+		t.Fatalf("%s: after the history %d held, %d free against %d", what, mask.Held(), got.NumFree(), ref.NumFree())
+	}
+	for v := range n {
+		if ref.IsFree(v) != got.IsFree(v) {
+			t.Fatalf("%s: after the history node %d free %v against %v", what, v, got.IsFree(v), ref.IsFree(v))
+		}
+	}
+	return decisions
+}
+
+// isFreeOnly hides an allocator's AppendFreeIn: Mask.Set then asks IsFree node by
+// node.
+type isFreeOnly struct{ alloc.Occupier }
