@@ -1,0 +1,98 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/internal/fabrictest"
+)
+
+// Partitions and the time limit together: when the limit stops replays whose jobs
+// wait in their partitions, each deployment's predictions are the first N lines
+// of its complete replay's, and its count of jobs that waited (DeploymentReport.
+// Waited) is of those N jobs only. A job waited when its predicted start is later
+// than production's; the complete replay's count is checked against the same
+// definition, so the test holds the count to the jobs, not to the replay's end.
+func TestPartitionsTimeLimitPrefix(t *testing.T) {
+	parts := map[string][]int{"debug": {13, 14, 15, 16}, "left": {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "right": {7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
+	names := []string{"debug", "left", "right"}
+	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\n" +
+		"PartitionName=debug Nodes=node[13-16]\nPartitionName=left Nodes=node[01-10] Default=YES\nPartitionName=right Nodes=node[07-16]\n"
+	rng := rand.New(rand.NewPCG(3, 7))
+	jobs := partHistory(rng, 400, parts, names)
+	opt := Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
+		TimeLimit: -1, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test"}
+	opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
+	full, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// waitedIn counts the rows of a predictions file whose job started later than
+	// production started it.
+	waitedIn := func(data []byte) (rows int, waited int) {
+		recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs[1:] {
+			id, _ := strconv.Atoi(r[0])
+			start, _ := strconv.ParseInt(r[3], 10, 64)
+			if start > jobs[id-1000].start {
+				waited++
+			}
+		}
+		return len(recs) - 1, waited
+	}
+	anyWaited := false
+	for _, d := range full.Report.Deployments {
+		if !d.Supported || d.Predictions == "" {
+			continue
+		}
+		_, w := waitedIn(file(full, d.Predictions))
+		if d.Name != string(KindAsRun) && w != d.Waited {
+			t.Errorf("complete replay, %s: %d jobs started after production, the report says %d waited", d.Name, w, d.Waited)
+		}
+		anyWaited = anyWaited || d.Waited > 0
+	}
+	if !anyWaited {
+		t.Fatal("no job waited under any deployment: the history does not test the count")
+	}
+	const at = 200
+	stopReplaysAt(t, at, nil)
+	opt.TimeLimit = time.Hour
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.Report.Workload.Stopped
+	if st == nil || st.Jobs < at-lockstepWindow || st.Jobs > at {
+		t.Fatalf("stopped: %+v, want about %d jobs", st, at)
+	}
+	n := st.Jobs
+	partialWaits := 0
+	for i, d := range p.Report.Deployments {
+		if !d.Supported || d.Predictions == "" {
+			continue
+		}
+		got := file(p, d.Predictions)
+		lines := strings.SplitAfter(string(file(full, full.Report.Deployments[i].Predictions)), "\n")
+		if want := strings.Join(lines[:n+1], ""); string(got) != want {
+			t.Errorf("%s: the partial predictions are not the complete replay's first %d lines", d.Name, n)
+		}
+		rows, w := waitedIn(got)
+		if rows != n {
+			t.Errorf("%s: %d predictions, want %d", d.Name, rows, n)
+		}
+		if d.Name != string(KindAsRun) && w != d.Waited {
+			t.Errorf("partial replay, %s: %d of the first %d jobs started after production, the report says %d waited", d.Name, w, n, d.Waited)
+		}
+		partialWaits += d.Waited
+	}
+	t.Logf("stopped after %d of %d jobs; waits among them %d", n, len(jobs), partialWaits)
+}
