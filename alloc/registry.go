@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -69,6 +70,11 @@ type Options struct {
 	// SlurmBlocks reads the topology.conf named in a slurm:block spec
 	// (slurm.ParseBlocks of the file); nil: slurm:block is refused.
 	SlurmBlocks func(path string) (*slurm.Blocks, error)
+	// Context, when set, stops the building of a curve allocator's ordering
+	// (curves.GenerateContext: bf:rcm's on a 131,072-host fat tree takes a tenth
+	// of a second or more): Parse then returns its cause, after the spec. nil:
+	// context.Background().
+	Context context.Context
 	// Names are the machine's host names in node-index order, for the allocators
 	// that meet names: Slurm's emulators (the node names of its topology.conf, its
 	// name order) and as-run (recorded node lists). nil: a graph's own node names,
@@ -98,6 +104,9 @@ func (opt Options) nodeNames(m topo.Machine) ([]string, error) {
 // or else what opt.Ranking returns for it.
 func resolveCurve(name string, m topo.Machine, opt Options) (curves.Order, error) {
 	if curves.Summary(name) != "" {
+		if opt.Context != nil {
+			return curves.GenerateContext(opt.Context, name, m)
+		}
 		return curves.Generate(name, m)
 	}
 	if opt.Ranking == nil {

@@ -3,6 +3,7 @@ package curves
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -519,14 +520,20 @@ const (
 )
 
 // ExpandHostNames expands one Slurm hostlist expression (node[0001-1024]) into
-// host names in node-index order; a name given twice is an error naming it.
-func ExpandHostNames(expr string) ([]string, error) {
-	names, err := hostlist.Expand(expr)
+// host names in node-index order; a name given twice is an error naming it. It looks
+// at ctx every few thousand names (hostlist.ExpandContext): a cancelled ctx returns
+// context.Cause(ctx) itself, which the caller wraps with where the expression came
+// from.
+func ExpandHostNames(ctx context.Context, expr string) ([]string, error) {
+	names, err := hostlist.ExpandContext(ctx, expr)
 	if err != nil {
 		return nil, err
 	}
 	seen := make(map[string]int, len(names))
 	for i, name := range names {
+		if i%4096 == 4095 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if j, dup := seen[name]; dup {
 			return nil, fmt.Errorf("host %q is named twice (names %d and %d)", name, j+1, i+1)
 		}

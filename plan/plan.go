@@ -300,7 +300,7 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	for _, w := range conf.RemovedKeys(opt.Version.Major, opt.Version.Minor) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf %s: Slurm %d.%02d stops at it, and so at the deployments' slurm.conf; is the Slurm version (%s) the site's, and the file the one it runs?", w, opt.Version.Major, opt.Version.Minor, opt.VersionSource))
 	}
-	nodes, err := conf.Nodes()
+	nodes, err := conf.NodesContext(ctx)
 	if err != nil {
 		return &InputError{opt.SlurmConfPath, err}
 	}

@@ -139,7 +139,10 @@ func (s *Spec) ResolveContext(ctx context.Context) ([]Warning, error) {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
 	if s.HostsFile != "" || s.Hostlist != "" {
-		hosts, err := s.readHosts()
+		hosts, err := s.readHosts(ctx)
+		if err != nil && ctx.Err() != nil {
+			return nil, context.Cause(ctx) // as for a GraphFile: the names are not at fault
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -184,9 +187,9 @@ func (s *Spec) readGraph(ctx context.Context) (*topo.Graph, []Warning, error) {
 
 // readHosts reads HostsFile or expands Hostlist: distinct names in node-index
 // order (their count is checked against the machine by Prepare).
-func (s *Spec) readHosts() ([]string, error) {
+func (s *Spec) readHosts(ctx context.Context) ([]string, error) {
 	if s.Hostlist != "" {
-		names, err := curves.ExpandHostNames(s.Hostlist)
+		names, err := curves.ExpandHostNames(ctx, s.Hostlist)
 		if err != nil {
 			return nil, &FileError{Field: "Hostlist", Path: s.Hostlist, Err: err}
 		}
@@ -197,7 +200,7 @@ func (s *Spec) readHosts() ([]string, error) {
 		return nil, err
 	}
 	defer r.Close()
-	names, err := curves.ReadHostNames(r)
+	names, err := curves.ReadHostNames(textin.ContextReader(ctx, r))
 	if err != nil {
 		return nil, &FileError{Field: "HostsFile", Path: s.Path(s.HostsFile), Err: err}
 	}

@@ -625,6 +625,13 @@ func asRunAllocOn(spec, name string, tr *Trace) error {
 // names that cannot be read or whose content is refused (*alloc.FileError,
 // *fs.PathError): a failure of the run.
 func (rp *Replay) Config() (Config, error) {
+	return rp.config(context.Background())
+}
+
+// config is Config building the allocator under ctx (alloc.Options.Context): a
+// cancelled ctx returns alloc.Parse's error, which names the allocator and wraps
+// ctx's cause, not a *FieldError.
+func (rp *Replay) config(ctx context.Context) (Config, error) {
 	s, m := &rp.Spec, rp.Machine
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
@@ -632,7 +639,10 @@ func (rp *Replay) Config() (Config, error) {
 	if rp.files == nil {
 		rp.files = &Files{Hosts: s.Hosts, Dir: s.Dir}
 	}
-	a, err := alloc.Parse(s.Alloc, m, rp.files.Options(alloc.Options{Compat: s.Compat, NoMemo: s.NoMemo, Names: s.Hosts}))
+	a, err := alloc.Parse(s.Alloc, m, rp.files.Options(alloc.Options{Compat: s.Compat, NoMemo: s.NoMemo, Names: s.Hosts, Context: ctx}))
+	if err != nil && ctx.Err() != nil {
+		return Config{}, err // interrupted: the spec is not at fault
+	}
 	if err != nil {
 		// A file the allocator names that cannot be read (a missing topology.conf
 		// or ranking file), or whose content is refused, is a failure of the run,
@@ -714,7 +724,7 @@ type Report struct {
 // sim.Run), with ctx's cause as the error; without the slurm:consec replay of
 // BlockWaits.
 func (rp *Replay) Run(ctx context.Context) (*Report, error) {
-	cfg, err := rp.Config()
+	cfg, err := rp.config(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -771,7 +781,7 @@ func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
 	c.Spec.Metrics = MetricsSched
 	c.Spec.PerJob, c.Spec.JobDone, c.Spec.Progress = false, nil, nil
 	c.Spec.Baseline, c.Spec.SpanOrder, c.Spec.TaskOrder = nil, nil, ""
-	cfg, err := c.Config()
+	cfg, err := c.config(ctx)
 	if err != nil {
 		return 0, err
 	}

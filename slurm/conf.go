@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -581,8 +582,12 @@ type ConfNode struct {
 const MaxConfNodes = 1 << 20
 
 // nameBudget expands the hostlists of one file, at most MaxConfNodes names in all,
-// counting each list before making its names.
-type nameBudget struct{ used int }
+// counting each list before making its names; with ctx set it looks at ctx every
+// few thousand names (hostlist.ExpandContext).
+type nameBudget struct {
+	used int
+	ctx  context.Context
+}
 
 func (b *nameBudget) expand(list string) ([]string, error) {
 	n, err := hostlist.Count(list)
@@ -596,6 +601,9 @@ func (b *nameBudget) expand(list string) ([]string, error) {
 		return nil, fmt.Errorf("%d names, %d with the lines before: more than %d, the most a file read here may list (a typo?)", n, b.used+n, MaxConfNodes)
 	}
 	b.used += n
+	if b.ctx != nil {
+		return hostlist.ExpandContext(b.ctx, list)
+	}
 	return hostlist.Expand(list)
 }
 
@@ -608,8 +616,16 @@ var perNodeKeys = []string{"NodeHostname", "NodeAddr", "BcastAddr", "Port"}
 // list whose length is neither 1 nor the number of names, a bad Weight= are
 // *ConfError values naming the line.
 func (c *Conf) Nodes() ([]ConfNode, error) {
+	return c.NodesContext(context.Background())
+}
+
+// NodesContext is Nodes looking at ctx every few thousand nodes (131,072 nodes take
+// a tenth of a second or more): a cancelled ctx returns a *ConfError naming the
+// line being expanded whose Err is context.Cause(ctx).
+func (c *Conf) NodesContext(ctx context.Context) ([]ConfNode, error) {
 	var out []ConfNode
-	var budget nameBudget
+	budget := nameBudget{ctx: ctx}
+	look := looker{ctx: ctx, work: ctxEvery}
 	seen := map[string]string{}   // name -> where its line is
 	dflt := map[string]ConfPair{} // lower-cased key -> pair, of the DEFAULT lines so far
 	dfltLine := map[string]*ConfLine{}
@@ -641,6 +657,9 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 		}
 		if strings.EqualFold(name, "ALL") {
 			return nil, &ConfError{File: l.File, Line: l.First, Msg: "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
+		}
+		if err := look.stopped(1); err != nil {
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", textin.Clip(name), err), Err: err}
 		}
 		names, err := budget.expand(name)
 		if err != nil {
@@ -689,6 +708,9 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 			}
 		}
 		for pos, n := range names {
+			if err := look.stopped(1); err != nil {
+				return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", textin.Clip(name), err), Err: err}
+			}
 			if first, dup := seen[n]; dup {
 				return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("node %s is defined again (first on %s); Slurm refuses a node defined twice", n, first)}
 			}

@@ -76,7 +76,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 				return graph(parseTopologyConf(ctx, bytes.NewReader(data), topologyIncluder(opt.Path, "", opt.Include)))
 			},
 			"slurm-topology-yaml": func(data []byte) (*topo.Graph, error) {
-				return graph(ParseTopologyYAML(bytes.NewReader(data), opt.Topology))
+				return graph(parseTopologyYAML(ctx, bytes.NewReader(data), opt.Topology))
 			},
 		},
 	})

@@ -386,20 +386,33 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 // as BlockSizes= (a list of integers). Aliases (&list ... *list) read as the node they
 // name; merge keys (<<) are unknown keys.
 func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
+	return parseTopologyYAML(context.Background(), r, name)
+}
+
+// parseTopologyYAML is ParseTopologyYAML looking at ctx while the YAML is decoded
+// (each read of its decoder, 512 bytes), at each switch or block and every ctxEvery
+// names; a cancelled ctx returns its cause, not the decoder's wording of it.
+func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology, error) {
 	data, err := textin.ReadAll(r, 64<<20, "the file")
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	look := looker{ctx: ctx, work: ctxEvery}
+	dec := yaml.NewDecoder(textin.ContextReader(ctx, bytes.NewReader(data)))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if err == io.EOF {
 			return nil, fmt.Errorf("empty topology.yaml: it is a list of topologies (- topology: NAME ...)")
 		}
 		return nil, err
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
+	if err := dec.Decode(&extra); ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	} else if err == nil {
 		line := extra.Line
 		if len(extra.Content) > 0 {
 			line = extra.Content[0].Line
@@ -467,7 +480,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 	out := &Topology{}
 	warns := warnCap{list: &out.Warnings}
 	warn := warns.add
-	var lists nameBudget
+	lists := nameBudget{ctx: ctx}
 	switch {
 	case yamlChild(pick, "tree") != nil:
 		sws := yamlChild(yamlChild(pick, "tree"), "switches")
@@ -476,6 +489,9 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 		}
 		var recs []switchRec
 		for _, s := range sws.Content {
+			if err := look.stopped(1); err != nil {
+				return nil, err
+			}
 			sn, _ := yamlScalar(s, "switch")
 			if sn == "" {
 				return nil, fmt.Errorf("line %d: a switch needs \"switch: NAME\"", s.Line)
@@ -487,9 +503,10 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 			if r.children, err = yamlHostlist(&lists, s, "children"); err != nil {
 				return nil, err
 			}
+			look.work += len(r.nodes) + len(r.children)
 			recs = append(recs, r)
 		}
-		if out.Tree, err = newTree(recs, treeRules{yaml: true}, warn, nil); err != nil {
+		if out.Tree, err = newTree(recs, treeRules{yaml: true}, warn, &look); err != nil {
 			return nil, err
 		}
 	case yamlChild(pick, "block") != nil:
@@ -500,6 +517,9 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 		}
 		var recs []blockRec
 		for _, b := range bl.Content {
+			if err := look.stopped(1); err != nil {
+				return nil, err
+			}
 			bn, _ := yamlScalar(b, "block")
 			if bn == "" {
 				return nil, fmt.Errorf("line %d: a block needs \"block: NAME\"", b.Line)
@@ -508,6 +528,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 			if r.nodes, err = yamlHostlist(&lists, b, "nodes"); err != nil {
 				return nil, err
 			}
+			look.work += len(r.nodes)
 			recs = append(recs, r)
 		}
 		var sizes []int
@@ -535,7 +556,7 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 			}
 			t = t.Content[0]
 		}
-		if out.Torus, err = torus3dOf(t); err != nil {
+		if out.Torus, err = torus3dOf(t, &lists); err != nil {
 			return nil, err
 		}
 	case yamlChild(pick, "flat") != nil:
@@ -581,7 +602,7 @@ func yamlBlockSizes(bs *yaml.Node) ([]int, error) {
 	return out, nil
 }
 
-func torus3dOf(t *yaml.Node) (*Torus, error) {
+func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 	if t.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: torus3d is a mapping", t.Line)
 	}
@@ -602,7 +623,7 @@ func torus3dOf(t *yaml.Node) (*Torus, error) {
 		}
 		tor.Dims[j] = v
 	}
-	nodes, err := yamlHostlist(&nameBudget{}, t, "nodes")
+	nodes, err := yamlHostlist(lists, t, "nodes")
 	if err != nil {
 		return nil, err
 	}

@@ -213,7 +213,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				// well as those written.
 				var hostNames []string
 				if hs.given() {
-					if hostNames, err = hs.read(e, m.N()); err != nil {
+					if hostNames, err = hs.read(ctx, e, m.N()); err != nil {
 						return err
 					}
 				}

@@ -197,7 +197,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return usagef("%s: a network read with --graph names its own hosts", hs.flag())
 				}
 				if hs.given() {
-					if opt.Hosts, err = hs.read(e, m.N()); err != nil {
+					if opt.Hosts, err = hs.read(ctx, e, m.N()); err != nil {
 						return err
 					}
 				} else if _, isGraph := m.(*topo.Graph); !isGraph || *machine != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,14 +67,18 @@ func (h hostSource) quoted(err error) string {
 
 // names returns the host names in node-index order, distinct (a name given twice is
 // an error naming it), without checking their count.
-func (h hostSource) names(e *env) ([]string, error) {
+// It looks at ctx while it expands or reads them: interrupted, it returns ctx's
+// cause after the flag and its value (not a usage error).
+func (h hostSource) names(ctx context.Context, e *env) ([]string, error) {
 	var names []string
 	if h.expr != "" {
 		if strings.ContainsAny(h.expr, " \t\n") {
 			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", textin.Clip(h.expr))
 		}
 		var err error
-		if names, err = curves.ExpandHostNames(h.expr); err != nil {
+		if names, err = curves.ExpandHostNames(ctx, h.expr); err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", h, err)
+		} else if err != nil {
 			return nil, usagef("%s: %v", h.quoted(err), err)
 		}
 	} else {
@@ -82,7 +87,7 @@ func (h hostSource) names(e *env) ([]string, error) {
 			return nil, err
 		}
 		defer f.Close()
-		if names, err = curves.ReadHostNames(f); err != nil {
+		if names, err = curves.ReadHostNames(textin.ContextReader(ctx, f)); err != nil {
 			return nil, fmt.Errorf("%s: %w", h, err)
 		}
 	}
@@ -90,8 +95,8 @@ func (h hostSource) names(e *env) ([]string, error) {
 }
 
 // read is names for a machine of n nodes: one name per node.
-func (h hostSource) read(e *env, n int) ([]string, error) {
-	names, err := h.names(e)
+func (h hostSource) read(ctx context.Context, e *env, n int) ([]string, error) {
+	names, err := h.names(ctx, e)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	encodingcsv "encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -159,6 +160,31 @@ func TestSimHostsErrors(t *testing.T) {
 		code, _, stderr := runCLI(t, "", append(base, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want exit %d with %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+// --hostlist and --hosts are read under the command's context: Ctrl-C while 10^5
+// names are expanded (60-70 ms, curve and plan waited for it) ends the reading with
+// the interrupt after the flag, not a usage error blaming the expression (exit 2's
+// "run 'procalloc help'"); a live context reads the names as before.
+func TestHostSourceStopsWhenInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hosts")
+	if err := os.WriteFile(file, []byte("# all of them\nn[000001-131072]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errInterrupted)
+	for _, h := range []hostSource{{expr: "n[000001-131072]"}, {file: file}} {
+		names, err := h.read(ctx, &env{}, 131072)
+		var ue usageError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &ue) || names != nil || !strings.HasPrefix(err.Error(), h.String()+": ") {
+			t.Fatalf("%s with a cancelled context: %d names, error %v; want none and the interrupt after the flag", h, len(names), err)
+		}
+		names, err = h.read(context.Background(), &env{}, 131072)
+		if err != nil || names[0] != "n000001" || names[131071] != "n131072" {
+			t.Fatalf("%s: %v", h, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package hostlist
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -30,18 +31,56 @@ var ErrSyntax = errors.New("invalid hostlist")
 // of more than MaxHosts names and an expression with no name at all (where scontrol
 // prints nothing: an empty list of nodes is always a mistake here).
 func Expand(expr string) ([]string, error) {
-	return ExpandAll([]string{expr})
+	return expandAll(context.Background(), []string{expr})
+}
+
+// ExpandContext is Expand looking at ctx every few thousand names (and items): a
+// 131,072-name list takes tens of milliseconds, a megabyte of names more. A
+// cancelled ctx returns context.Cause(ctx) itself, unwrapped; the caller says what
+// it was expanding.
+func ExpandContext(ctx context.Context, expr string) ([]string, error) {
+	return expandAll(ctx, []string{expr})
 }
 
 // ExpandAll is Expand of every expression, the names concatenated; MaxHosts bounds
 // the total over all of them, so that many expressions of MaxHosts names each are an
 // error and not an exhausted memory.
 func ExpandAll(exprs []string) ([]string, error) {
+	return expandAll(context.Background(), exprs)
+}
+
+// lookEvery is how many names (or items) Expand makes between looks at its context.
+const lookEvery = 1 << 12
+
+// looker looks at a context once every lookEvery units of work.
+type looker struct {
+	ctx  context.Context
+	work int
+}
+
+// stopped adds work done and, every lookEvery of it, returns the context's cause
+// if it has ended.
+func (l *looker) stopped(work int) error {
+	if l.work += work; l.work < lookEvery {
+		return nil
+	}
+	l.work = 0
+	if l.ctx.Err() != nil {
+		return context.Cause(l.ctx)
+	}
+	return nil
+}
+
+func expandAll(ctx context.Context, exprs []string) ([]string, error) {
+	look := &looker{ctx: ctx, work: lookEvery} // looks at once
+	if err := look.stopped(0); err != nil {
+		return nil, err
+	}
 	// Count first (syntax checked, nothing built), so that a list too long in all
 	// is refused before its first name is made.
 	total := 0
 	for _, expr := range exprs {
-		n, err := count(expr, MaxHosts-total)
+		n, err := count(expr, MaxHosts-total, look)
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +89,7 @@ func ExpandAll(exprs []string) ([]string, error) {
 	out := make([]string, 0, total)
 	for _, expr := range exprs {
 		for _, item := range splitTop(expr) {
-			names, _, err := expandOne(item.s, MaxHosts-len(out), false)
+			names, _, err := expandOne(item.s, MaxHosts-len(out), false, look)
 			if err != nil {
 				return nil, inExpr(expr, item, err)
 			}
@@ -69,7 +108,7 @@ func ExpandAll(exprs []string) ([]string, error) {
 func inExpr(expr string, item span, err error) error {
 	var ie *itemError
 	if !errors.As(err, &ie) {
-		return fmt.Errorf("%s: %w", quoteAt(expr, item.at), err)
+		return err // a context's cause (ExpandContext): the caller says what it expanded
 	}
 	where := quoteAt(expr, item.at+ie.at)
 	if item.s != expr && len(item.s) <= maxShort {
@@ -139,18 +178,18 @@ func quoteAt(expr string, at int) string {
 // them: a caller that bounds its own total (a slurm.conf's nodes over all its
 // lines) checks it before building anything.
 func Count(expr string) (int, error) {
-	return count(expr, MaxHosts)
+	return count(expr, MaxHosts, &looker{ctx: context.Background()})
 }
 
-// count is Count with room names left of MaxHosts.
-func count(expr string, room int) (int, error) {
+// count is Count with room names left of MaxHosts, looking at look's context.
+func count(expr string, room int, look *looker) (int, error) {
 	items := splitTop(expr)
 	if len(items) == 0 {
 		return 0, fmt.Errorf("%q: no host names: %w", textin.Clip(expr), ErrSyntax)
 	}
 	total := 0
 	for _, item := range items {
-		_, n, err := expandOne(item.s, room-total, true)
+		_, n, err := expandOne(item.s, room-total, true, look)
 		if err != nil {
 			return 0, inExpr(expr, item, err)
 		}
@@ -198,8 +237,12 @@ func splitTop(s string) []span {
 }
 
 // expandOne expands one name with its brackets, refusing more than room names; with
-// count it only checks and counts them.
-func expandOne(item string, room int, count bool) ([]string, int, error) {
+// count it only checks and counts them. It looks at look's context every lookEvery
+// names or items.
+func expandOne(item string, room int, count bool, look *looker) ([]string, int, error) {
+	if err := look.stopped(1); err != nil {
+		return nil, 0, err
+	}
 	type segment struct {
 		prefix string   // the text before the bracket
 		vals   []string // the bracket's numbers
@@ -231,7 +274,7 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 		if i := strings.IndexByte(body, '['); i >= 0 {
 			return nil, 0, itemErr(base+open+1+i, "nested brackets")
 		}
-		vals, nv, err := rangeList(body, base+open+1, room, count)
+		vals, nv, err := rangeList(body, base+open+1, room, count, look)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -276,6 +319,9 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 			b.WriteString(sg.vals[idx[i]])
 		}
 		names = append(names, b.String())
+		if err := look.stopped(1); err != nil {
+			return nil, 0, err
+		}
 		k := len(order) - 1
 		for ; k >= 0; k-- {
 			d := order[k]
@@ -294,7 +340,7 @@ func expandOne(item string, room int, count bool) ([]string, int, error) {
 // rangeList expands "1-3,007,9" into the numbers as written (padding kept); at is
 // body's offset in its item, for the errors. More than room values are refused; with
 // count only their number is returned.
-func rangeList(body string, at, room int, count bool) ([]string, int, error) {
+func rangeList(body string, at, room int, count bool, look *looker) ([]string, int, error) {
 	if body == "" {
 		return nil, 0, itemErr(at-1, "empty brackets")
 	}
@@ -333,6 +379,9 @@ func rangeList(body string, at, room int, count bool) ([]string, int, error) {
 				s = "0" + s
 			}
 			out = append(out, s)
+			if err := look.stopped(1); err != nil {
+				return nil, 0, err
+			}
 		}
 	}
 	return out, n, nil

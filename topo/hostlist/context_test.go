@@ -1,0 +1,73 @@
+package hostlist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
+)
+
+// Expanding --hostlist 'n[000001-131072]' or a slurm.conf's NodeName list of 10^5
+// names looked at no context (60-70 ms unloaded, more under load, on every command
+// that names hosts). ExpandContext with a cancelled context, or one that ends at any
+// of the looks a whole expansion makes, returns context.Canceled itself (unwrapped,
+// no names); the looks come at least once every lookEvery names or items; a live
+// context expands what Expand does. Sizes of 16,384 names in -short.
+func TestExpandContextStopsWhenCancelled(t *testing.T) {
+	n := 131072
+	if testing.Short() {
+		n = 16384
+	}
+	items := make([]string, n/4)
+	for i := range items {
+		items[i] = fmt.Sprintf("c%d", i)
+	}
+	for _, c := range []struct {
+		name, expr string
+		names      int
+	}{
+		{"one range", fmt.Sprintf("n[%06d-%06d]", 1, n), n},
+		{"three brackets", fmt.Sprintf("a[1-%d]b[1-16]c[01-16]", n/256), n},
+		{"a list of single names", strings.Join(items, ","), n / 4},
+		{"ranges and names", fmt.Sprintf("x[1-%d,%d],y,z[001-%03d]", n/2, n, n/4), n/2 + 1 + 1 + n/4},
+	} {
+		want, err := Expand(c.expr)
+		if err != nil || len(want) != c.names {
+			t.Fatalf("%s: Expand: %d names, %v; want %d", c.name, len(want), err, c.names)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if got, err := ExpandContext(ctx, c.expr); err != context.Canceled || got != nil {
+			t.Fatalf("%s: a cancelled context: %d names, error %v; want none and context.Canceled itself", c.name, len(got), err)
+		}
+		count := ctxtest.NewCounting()
+		got, err := ExpandContext(count, c.expr)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("%s: with a live context: %d names, %v; want Expand's %d", c.name, len(got), err, len(want))
+		}
+		looks := count.Looks()
+		if min := int64(c.names / lookEvery); looks < min {
+			t.Fatalf("%s: %d looks for %d names: want at least one per %d (%d)", c.name, looks, c.names, lookEvery, min)
+		}
+		step := max(1, looks/40) // every look in -short
+		if testing.Short() {
+			step = 1
+		}
+		for k := int64(0); k < looks; k += step {
+			if got, err := ExpandContext(ctxtest.StopAfter(k), c.expr); !errors.Is(err, context.Canceled) || got != nil {
+				t.Fatalf("%s: ended after %d of %d looks: %d names, error %v; want none and context.Canceled", c.name, k, looks, len(got), err)
+			}
+		}
+	}
+	// Syntax errors are Expand's, context or not.
+	for _, bad := range []string{"n[3-1]", "n[1-2", "n[1-5000000]"} {
+		_, want := Expand(bad)
+		if _, err := ExpandContext(context.Background(), bad); err == nil || err.Error() != want.Error() || !errors.Is(err, ErrSyntax) {
+			t.Fatalf("ExpandContext(%q): %v; want Expand's %v", bad, err, want)
+		}
+	}
+}
