@@ -103,29 +103,7 @@ func TestPlanOnSlurm(t *testing.T) {
 		}
 		for ki, kind := range s.kinds {
 			t.Run(s.version+"/"+string(kind), func(t *testing.T) {
-				d := p.Deployment(kind)
-				if d == nil || !d.Supported {
-					t.Fatalf("deployment %s not supported on %s: %+v", kind, s.version, d)
-				}
-				work := t.TempDir()
-				confPath := filepath.Join(work, "slurm.conf")
-				if err := os.WriteFile(confPath, d.SlurmConf, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				// The topology file beside slurm.conf, where Slurm looks for it.
-				for _, name := range []string{"topology.conf", "topology.yaml"} {
-					os.Remove(filepath.Join(s.dir, name))
-				}
-				if d.TopologyName != "" {
-					if err := os.WriteFile(filepath.Join(s.dir, d.TopologyName), d.Topology, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if _, err := ports.RunScript(nil, script, append([]string{"restart", "--dir", s.dir, "--conf", confPath}, prefixArgs...)...); errors.Is(err, ports.ErrNoSlurm) {
-					t.Skip(err)
-				} else if err != nil {
-					t.Fatalf("starting the cluster with the %s deployment: %v\n%s", kind, err, d.SlurmConf)
-				}
+				d, work := deployOn(t, p, kind, s.version, s.dir, script, prefixArgs)
 				a, err := d.Allocator()
 				if err != nil {
 					t.Fatal(err)
@@ -140,6 +118,37 @@ func TestPlanOnSlurm(t *testing.T) {
 	}
 	// The line `make test-slurm` prints beside "slurm: ...".
 	fmt.Printf("plan: %d placements predicted, %d differ\n", total, differ)
+}
+
+// deployOn restarts the cluster in dir (scripts/slurm-cluster.sh restart) with
+// deployment kind of p: its slurm.conf from a work directory it returns, its
+// topology file beside the cluster's slurm.conf, where Slurm looks for it. The
+// test skips when Slurm cannot be started at all (ports.ErrNoSlurm).
+func deployOn(t *testing.T, p *plan.Plan, kind plan.Kind, version, dir, script string, prefixArgs []string) (*plan.Deployment, string) {
+	t.Helper()
+	d := p.Deployment(kind)
+	if d == nil || !d.Supported {
+		t.Fatalf("deployment %s not supported on %s: %+v", kind, version, d)
+	}
+	work := t.TempDir()
+	confPath := filepath.Join(work, "slurm.conf")
+	if err := os.WriteFile(confPath, d.SlurmConf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"topology.conf", "topology.yaml"} {
+		os.Remove(filepath.Join(dir, name))
+	}
+	if d.TopologyName != "" {
+		if err := os.WriteFile(filepath.Join(dir, d.TopologyName), d.Topology, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ports.RunScript(nil, script, append([]string{"restart", "--dir", dir, "--conf", confPath}, prefixArgs...)...); errors.Is(err, ports.ErrNoSlurm) {
+		t.Skip(err)
+	} else if err != nil {
+		t.Fatalf("starting the cluster with the %s deployment: %v\n%s", kind, err, d.SlurmConf)
+	}
+	return d, work
 }
 
 // TestPlanPartitionsOnSlurm: a site of two overlapping partitions, all (every
@@ -214,26 +223,7 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 		t.Logf("Slurm %s: partitions replayed: %+v", s.version, p.Report.Workload.Partitions)
 		for ki, kind := range s.kinds {
 			t.Run(s.version+"/"+string(kind), func(t *testing.T) {
-				d := p.Deployment(kind)
-				if d == nil || !d.Supported {
-					t.Fatalf("deployment %s not supported on %s: %+v", kind, s.version, d)
-				}
-				work := t.TempDir()
-				confPath := filepath.Join(work, "slurm.conf")
-				if err := os.WriteFile(confPath, d.SlurmConf, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				for _, name := range []string{"topology.conf", "topology.yaml"} {
-					os.Remove(filepath.Join(dir, name))
-				}
-				if d.TopologyName != "" {
-					if err := os.WriteFile(filepath.Join(dir, d.TopologyName), d.Topology, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if _, err := ports.RunScript(nil, script, append([]string{"restart", "--dir", dir, "--conf", confPath}, prefixArgs...)...); err != nil {
-					t.Fatalf("starting the cluster with the %s deployment: %v", kind, err)
-				}
+				d, work := deployOn(t, p, kind, s.version, dir, script, prefixArgs)
 				a, err := d.Allocator()
 				if err != nil {
 					t.Fatal(err)
