@@ -3,7 +3,6 @@ package slurm
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,16 +129,8 @@ func TestParseTopologyConfOnSlurmctld(t *testing.T) {
 // refusal.
 func runSlurmctldTopology(t *testing.T, ctld, dir, text string) (switches, fatal string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	conf := fmt.Sprintf("ClusterName=t\nSlurmctldHost=localhost\nSlurmctldPort=%d\nSlurmdPort=%d\n"+
-		"StateSaveLocation=%s\nSlurmctldPidFile=%s\nSlurmUser=root\nAuthType=auth/none\nCredType=cred/none\n"+
-		"TopologyPlugin=topology/tree\nNodeName=n[1-4] NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\nPartitionName=p Nodes=ALL Default=YES\n",
-		port, port+1, dir, filepath.Join(dir, "slurmctld.pid"))
+	conf := slurmtest.LocalCtldSettings(t, dir) +
+		"TopologyPlugin=topology/tree\nNodeName=n[1-4] NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\nPartitionName=p Nodes=ALL Default=YES\n"
 	for name, data := range map[string]string{"slurm.conf": conf, "topology.conf": text} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)

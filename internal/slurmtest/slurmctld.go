@@ -89,24 +89,8 @@ func StartSlurmctld(t testing.TB, ctx context.Context, ctld, conf string, args .
 // conf includes must be in place (relative names in dir).
 func SlurmctldPartitions(t testing.TB, ctld, scontrol, dir, conf string) (parts, fatal string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	host, err := os.Hostname()
-	if err != nil {
-		t.Fatal(err)
-	}
-	host, _, _ = strings.Cut(host, ".")
-	var b strings.Builder
-	b.WriteString(LocalNodeAddr(conf))
-	fmt.Fprintf(&b, "ClusterName=t\nSlurmctldHost=%s(127.0.0.1)\nSlurmctldPort=%d\nSlurmdPort=%d\n"+
-		"StateSaveLocation=%s\nSlurmctldPidFile=%s\nSlurmUser=root\nAuthType=auth/none\nCredType=cred/none\nMailProg=/bin/true\n",
-		host, port, port+1, dir, filepath.Join(dir, "slurmctld.pid"))
 	path := filepath.Join(dir, "slurm.conf")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(LocalNodeAddr(conf)+LocalCtldSettings(t, dir)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -123,6 +107,7 @@ func SlurmctldPartitions(t testing.TB, ctld, scontrol, dir, conf string) (parts,
 		}
 	}
 	var out []byte
+	var err error
 	for range 50 { // it answers once it listens
 		c := exec.CommandContext(ctx, scontrol, "-o", "show", "partition")
 		c.Env = append(os.Environ(), "SLURM_CONF="+path)
@@ -154,6 +139,28 @@ func SlurmctldPartitions(t testing.TB, ctld, scontrol, dir, conf string) (parts,
 		ps = append(ps, name+"="+h)
 	}
 	return strings.Join(ps, " "), ""
+}
+
+// LocalCtldSettings are the slurm.conf lines a slurmctld of a test needs to run
+// alone on this machine: ClusterName=t, this host at 127.0.0.1, a free port (and
+// the next for slurmd), state and pid file in dir, root, auth/none. They go after
+// the site's lines (Slurm takes the last of a repeated key).
+func LocalCtldSettings(t testing.TB, dir string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _, _ = strings.Cut(host, ".")
+	return fmt.Sprintf("ClusterName=t\nSlurmctldHost=%s(127.0.0.1)\nSlurmctldPort=%d\nSlurmdPort=%d\n"+
+		"StateSaveLocation=%s\nSlurmctldPidFile=%s\nSlurmUser=root\nAuthType=auth/none\nCredType=cred/none\nMailProg=/bin/true\n",
+		host, port, port+1, dir, filepath.Join(dir, "slurmctld.pid"))
 }
 
 // LocalNodeAddr puts every node of a slurm.conf's (or an included file's)
