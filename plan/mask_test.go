@@ -23,13 +23,7 @@ import (
 // what Slurm would leave pending (pendingCounter, whose counts must agree too),
 // and torus3d alone on larger tori.
 func TestMaskPlanEmulators(t *testing.T) {
-	parts := map[string][]int{"all": nil, "debug": {13, 14, 15, 16}, "left": {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "right": {7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
-	for v := 1; v <= 16; v++ {
-		parts["all"] = append(parts["all"], v)
-	}
-	names := []string{"all", "debug", "left", "right"}
-	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL\n" +
-		"PartitionName=debug Nodes=node[13-16]\nPartitionName=left Nodes=node[01-10] Default=YES\nPartitionName=right Nodes=node[07-16]\n"
+	parts, names, conf := fourPartitions()
 	torus, err := topo.ParseSpec("torus:4x2x2")
 	if err != nil {
 		t.Fatal(err)

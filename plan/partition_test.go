@@ -192,17 +192,25 @@ func TestPartitionsOverlapping(t *testing.T) {
 	}
 }
 
+// fourPartitions are four overlapping partitions of node01..node16 (1-based node
+// numbers by name), all, debug (node[13-16]), left (node[01-10], the default) and
+// right (node[07-16]), their names and their slurm.conf.
+func fourPartitions() (parts map[string][]int, names []string, conf string) {
+	parts = map[string][]int{"all": nil, "debug": {13, 14, 15, 16}, "left": {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "right": {7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
+	for v := 1; v <= 16; v++ {
+		parts["all"] = append(parts["all"], v)
+	}
+	names = []string{"all", "debug", "left", "right"}
+	conf = "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL\n" +
+		"PartitionName=debug Nodes=node[13-16]\nPartitionName=left Nodes=node[01-10] Default=YES\nPartitionName=right Nodes=node[07-16]\n"
+	return parts, names, conf
+}
+
 // Brute force: random histories in four overlapping partitions (one the
 // default), on the fat tree and on a torus, Slurm 22.05 and 26.05: under every
 // deployment every predicted node list lies in its job's partition.
 func TestPartitionsBruteForce(t *testing.T) {
-	parts := map[string][]int{"all": nil, "debug": {13, 14, 15, 16}, "left": {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "right": {7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
-	for v := 1; v <= 16; v++ {
-		parts["all"] = append(parts["all"], v)
-	}
-	names := []string{"all", "debug", "left", "right"}
-	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL\n" +
-		"PartitionName=debug Nodes=node[13-16]\nPartitionName=left Nodes=node[01-10] Default=YES\nPartitionName=right Nodes=node[07-16]\n"
+	parts, names, conf := fourPartitions()
 	torus, err := topo.ParseSpec("torus:4x2x2")
 	if err != nil {
 		t.Fatal(err)
