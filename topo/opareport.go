@@ -71,35 +71,32 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 		}
 		return readOPALinksText(ctx, data, names, warn)
 	}
-	d := xml.NewDecoder(br)
+	d := newXMLScanner(br)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []ibLink
 	var path []string // the open elements
 	var ports []opaPort
 	var port *opaPort
-	var text strings.Builder
+	var text []byte
 	summaries, linkCount := 0, -1
-	line := func() int { l, _ := d.InputPos(); return l }
+	line := func() int { return d.line }
 	linkLine := 0
 	for tokens := 0; ; tokens++ {
 		if err := stopped(ctx, tokens); err != nil {
 			return nil, err
 		}
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
+		kind, name, data, err := d.next()
 		if err != nil {
-			var se *xml.SyntaxError
+			var se *xmlSyntaxError
 			if errors.As(err, &se) {
 				return nil, fmt.Errorf("line %d: malformed XML: %s", se.Line, textin.Clip(se.Msg))
 			}
-			return nil, fmt.Errorf("line %d: %w", line(), err)
+			return nil, err
 		}
-		switch tok := tok.(type) {
-		case xml.StartElement:
-			name := tok.Name.Local
+		switch kind {
+		case xmlEOF:
+		case xmlStart:
 			depth := len(path)
 			switch {
 			case depth == 0 && !opaRoots[name]:
@@ -118,13 +115,16 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 				port = &ports[len(ports)-1]
 			}
 			path = append(path, name)
-			text.Reset()
-		case xml.CharData:
-			text.Write(tok) // of a leaf: reset at every tag
-		case xml.EndElement:
-			name := tok.Name.Local
+			text = text[:0]
+			continue
+		case xmlText:
+			text = append(text, data...) // of a leaf: reset at every tag
+			continue
+		case xmlOther:
+			continue
+		case xmlEnd:
 			depth := len(path) - 1 // of the element ending
-			v := strings.TrimSpace(text.String())
+			v := string(bytes.TrimSpace(text))
 			switch {
 			case depth == 4 && port != nil:
 				switch name {
@@ -138,7 +138,7 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 					port.typInt = v
 				case "NodeDesc":
 					// The writer escapes the description whole; its blanks are its own.
-					port.desc = text.String()
+					port.desc = string(text)
 				}
 			case depth == 3 && name == "Port":
 				port = nil
@@ -162,8 +162,10 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 				}
 			}
 			path = path[:len(path)-1]
-			text.Reset()
+			text = text[:0]
+			continue
 		}
+		break
 	}
 	switch {
 	case summaries == 0:
