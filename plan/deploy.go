@@ -549,15 +549,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 	}
 	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
 	ranked := p.opt.Version.AtLeast(V2302)
-	if ranked {
-		note := "Slurm " + p.opt.Version.String() + " with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too"
-		if p.opt.Version.AtLeast(V2605) {
-			note += "; a one-node job takes the first free node in that order (26.05's one-node path, select/cons_tres _get_one_res), larger jobs follow the tree selection as in 22.05 (measured on Slurm 26.05.3, plan/realslurm_test.go)"
-		} else {
-			note += "; the tree selection is emulated as Slurm 22.05 does it, one-node jobs included (Slurm's source: 26.05 is the first release that places them outside the plugin); measured on 22.05.8 and 26.05.3, not on this release"
-		}
-		d.Notes = append(d.Notes, note)
-	} else {
+	if !ranked {
 		d.Notes = append(d.Notes, warnings...)
 	}
 	t, err := slurm.ParseTree(bytes.NewReader(d.Topology))
@@ -603,9 +595,16 @@ func (p *Plan) buildTree(d *Deployment) error {
 	if ranked {
 		d.Settings = append(d.Settings, "TopologyParam=SwitchAsNodeRank (Slurm 23.02+: node order = leaf order, then NodeName line order)",
 			"the compute nodes' NodeName lines in ordering order, each in the file that defined it (values they inherited from NodeName=DEFAULT lines made explicit where the move would change them)")
+		note := "Slurm " + p.opt.Version.String() + " with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too"
 		if n, of, files := p.leavesAcrossFiles(t, lineOrder); n > 0 {
-			d.Notes = append(d.Notes, fmt.Sprintf("%d of %d leaves hold nodes of more than one file of slurm.conf (%s): Slurm ranks a leaf's nodes in NodeName line order, so inside those leaves the order is the ordering's file by file (each node stays in the file that defines it; the emulation follows the files written)", n, of, files))
+			note = fmt.Sprintf("Slurm %s with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: the leaves are written in ordering order, and the NodeName lines in ordering order inside each file of slurm.conf (%s); %d of %d leaves hold nodes of more than one of them, and inside those Slurm follows the ordering file by file (each node stays in the file that defines it; the emulation follows the files written)", p.opt.Version, files, n, of)
 		}
+		if p.opt.Version.AtLeast(V2605) {
+			note += "; a one-node job takes the first free node in that order (26.05's one-node path, select/cons_tres _get_one_res), larger jobs follow the tree selection as in 22.05 (measured on Slurm 26.05.3, plan/realslurm_test.go)"
+		} else {
+			note += "; the tree selection is emulated as Slurm 22.05 does it, one-node jobs included (Slurm's source: 26.05 is the first release that places them outside the plugin); measured on 22.05.8 and 26.05.3, not on this release"
+		}
+		d.Notes = append(d.Notes, note)
 		return p.rankedTree(d, t, lineOrder)
 	}
 	d.cfg.Tree = t

@@ -95,7 +95,9 @@ func putTogetherFiles(t *testing.T, data []byte, included []slurm.IncludedFile) 
 func TestPlanFollowsInclude(t *testing.T) {
 	whole := strings.Replace(siteConf, "Include /etc/slurm/nodes-extra.conf\n", "", 1)
 	ver := Version{23, 11, 0}
-	ref, err := Make(context.Background(), versionedOptions(t, ver, 20, whole))
+	refOpt := versionedOptions(t, ver, 20, whole)
+	refOpt.SlurmConfPath = "/etc/site/slurm.conf" // apply.txt's directory, in the report's notes
+	ref, err := Make(context.Background(), refOpt)
 	if err != nil {
 		t.Fatal(err)
 	}

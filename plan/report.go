@@ -238,6 +238,12 @@ func derefOr(p *float64, d float64) float64 {
 // deployment's slurm.conf and topology file, those of Options.Deployment in a
 // directory of its name, apply.txt, report.json, report.html.
 func (p *Plan) files() error {
+	// Where apply.txt installs the files, and why: in the report too.
+	if dir, source := p.SlurmConfDir(); dir != "" {
+		p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("apply.txt installs the files in %s, slurm.conf's directory (%s)", dir, source))
+	} else {
+		p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("slurm.conf's directory is not known (%s): apply.txt installs the files in $SLURM_CONF_DIR, to be set first; give --slurm-conf-dir DIR to name it", source))
+	}
 	var pairs bytes.Buffer
 	meta := curves.RankingMeta{Machine: p.Machine.Spec(), Curve: fmt.Sprintf("optimal-F %s (%s)", p.Report.Ordering.Weights, p.Report.Ordering.Status)}
 	if err := curves.WriteRanking(&pairs, curves.FormatPairs, p.Order, meta, p.Names); err != nil {
