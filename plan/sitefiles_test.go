@@ -200,7 +200,9 @@ func TestPlanKeepsSiteFiles(t *testing.T) {
 				// With node09-16 in the first file every leaf's nodes of the
 				// second file rank first: SwitchAsNodeRank follows the files,
 				// and the note says so (the emulation, checked below, too).
-				note := slices.ContainsFunc(d.Notes, func(n string) bool { return strings.Contains(n, "4 of 4 leaves hold nodes of more than one of them, and inside those Slurm follows the ordering file by file") })
+				note := slices.ContainsFunc(d.Notes, func(n string) bool {
+					return strings.Contains(n, "4 of 4 leaves hold nodes of more than one of them, and inside those Slurm follows the ordering file by file")
+				})
 				if d.Kind == KindTree && ver.AtLeast(V2302) && note != c.swap {
 					t.Errorf("%s: the note on leaves across files: %v, want %v: %q", what, note, c.swap, d.Notes)
 				}
@@ -363,7 +365,9 @@ func TestApplyDestination(t *testing.T) {
 			t.Errorf("--slurm-conf %s: apply.txt names /etc/slurm/:\n%s", c.path, apply)
 		}
 		// The report says it too.
-		if !slices.ContainsFunc(p.Report.Notes, func(n string) bool { return strings.Contains(n, strings.TrimPrefix(strings.SplitN(c.head, " (", 2)[0], "# slurm.conf's directory: ")) }) {
+		if !slices.ContainsFunc(p.Report.Notes, func(n string) bool {
+			return strings.Contains(n, strings.TrimPrefix(strings.SplitN(c.head, " (", 2)[0], "# slurm.conf's directory: "))
+		}) {
 			t.Errorf("--slurm-conf %s: the report's notes do not name the directory: %q", c.path, p.Report.Notes)
 		}
 		if c.dir != "" || c.path[0] == '/' {
