@@ -13,11 +13,10 @@ import (
 
 // IncludedName is the name, relative to a deployment's directory, under which
 // plan writes an included file of slurm.conf (or of topology.conf) that the
-// deployment changes: the
-// name of its Include line when that is relative (to slurm.conf's directory,
-// where Slurm reads it) and stays inside the directory ("nodes.conf",
-// "conf.d/nodes.conf"), else the file's base name (an absolute name, or one with
-// ".."); when that name is taken (by another included file, a file of plan's
+// deployment changes: the name of its Include line when that is relative (to
+// slurm.conf's directory, where Slurm reads it) and stays inside the directory
+// ("nodes.conf", "conf.d/nodes.conf"), else the file's base name (an absolute
+// name, or one with ".."); when that name is taken (by another included file, a file of plan's
 // own such as slurm.conf or apply.txt, or the directory of a deployment), the
 // file's path under "included/" ("included/etc/site/nodes.conf"). apply.txt
 // copies it to where slurmctld reads it (IncludedDest). "" for a file not of
