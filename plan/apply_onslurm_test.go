@@ -31,9 +31,10 @@ import (
 // sample's weights, tree (SwitchAsNodeRank) and block and fattree:4,2:4's block
 // planned for 26.05, and the dragonfly's tree (each cluster on free ports:
 // internal/slurmtest/ports):
-// every command line of the steps is run with /etc/slurm/ standing
-// for the cluster's directory and "systemctl restart slurmctld; then on every node:
-// systemctl restart slurmd" for scripts/slurm-cluster.sh restart (which starts from
+// every command line of the steps is run as written (the plan is given the
+// cluster's slurm.conf by its path, so apply.txt installs into the cluster's
+// directory), with "systemctl restart slurmctld; then on every node:
+// systemctl restart slurmd" standing for scripts/slurm-cluster.sh restart (which starts from
 // an empty state directory, unlike a site's restart). Then the Check line must print
 // what it says, the job recipe (a batch script's SLURM_HOSTFILE along the ordering)
 // must put task r on the r-th of the job's hosts in ordering order, and 40 placements
@@ -139,7 +140,7 @@ func applyOnSlurm(t *testing.T, s applySlurm) (i, total, differ int) {
 	taskRE := regexp.MustCompile(`(?m)^(\d+) (\S+)$`)
 	names := slurmtest.NodeNames(16)
 	for _, mc := range s.machines {
-		opt := Options{MachineSource: mc.spec, SlurmConf: base, SlurmConfPath: "slurm.conf", Version: v, VersionSource: "test",
+		opt := Options{MachineSource: mc.spec, SlurmConf: base, SlurmConfPath: filepath.Join(dir, "slurm.conf"), Version: v, VersionSource: "test",
 			TimeLimit: 10 * time.Second, Seed: 1, SyntheticJobs: 300}
 		if mc.spec == "fattree.ibnetdiscover" {
 			opt.Machine = fabrictest.SampleFabric(t, "../topo/testdata")
@@ -184,7 +185,7 @@ func applyOnSlurm(t *testing.T, s applySlurm) (i, total, differ int) {
 				ran := 0
 				for _, l := range strings.Split(apply, "\n") {
 					if _, after, ok := strings.Cut(l, ". Check: "); ok {
-						out := must(work, strings.ReplaceAll(after, "/etc/slurm/", dir+"/"))
+						out := must(work, after)
 						if kind == KindWeights && strings.TrimSpace(out) != "Weight=1" {
 							t.Fatalf("%s printed %q, the step says Weight=1", after, out)
 						}
@@ -217,7 +218,7 @@ func applyOnSlurm(t *testing.T, s applySlurm) (i, total, differ int) {
 						}
 						ran++
 					default:
-						must(work, strings.ReplaceAll(cmdline, "/etc/slurm/", dir+"/"))
+						must(work, cmdline)
 						if cmdline == "scontrol reconfigure" { // nodes answer again within a second or two
 							for range 100 {
 								if out, _ := sh(work, "sinfo -h -o %t | sort -u"); strings.TrimSpace(out) == "idle" {

@@ -94,6 +94,11 @@ type Deployment struct {
 	// when the deployment has a topology file.
 	TopologyName string
 	Topology     []byte // the topology file's content; nil without one
+	// TopologyIncluded are the files of topology.conf's Include lines when
+	// Topology is the site's topology.conf, as read or edited line by line
+	// (current, names; Changed: it differs from the site's); nil when
+	// Topology is written whole (tree, block) or has none.
+	TopologyIncluded []slurm.IncludedFile
 	// Settings are the slurm.conf settings it changes, for the report and apply.txt.
 	Settings []string
 	// Notes are its caveats.
@@ -288,7 +293,7 @@ func (p *Plan) buildCurrent(d *Deployment) error {
 		if err != nil {
 			return &InputError{p.opt.TopologyConfPath, err}
 		}
-		d.TopologyName, d.Topology = "topology.conf", p.opt.TopologyConf
+		d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", p.opt.TopologyConf, p.siteTopologyIncluded
 		if p.switchAsNodeRank() && p.opt.Version.AtLeast(V2302) {
 			return p.rankedTree(d, t, p.confOrder())
 		}
@@ -301,7 +306,7 @@ func (p *Plan) buildCurrent(d *Deployment) error {
 		if err != nil {
 			return &InputError{p.opt.TopologyConfPath, err}
 		}
-		d.TopologyName, d.Topology = "topology.conf", p.opt.TopologyConf
+		d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", p.opt.TopologyConf, p.siteTopologyIncluded
 		d.cfg.Blocks = b
 	default:
 		d.Notes = append(d.Notes, fmt.Sprintf("TopologyPlugin=%s is not emulated: modelled as no topology plugin", p.conf.Global("TopologyPlugin")))
@@ -331,15 +336,51 @@ func restrictTree(t *slurm.Tree, names []string) (*slurm.Tree, error) {
 // confOrder is the order of the compute nodes' NodeName lines in slurm.conf (the
 // node table's order before slurmctld sorts it).
 func (p *Plan) confOrder() []int {
-	o := make([]int, len(p.Names))
-	for i := range o {
-		o[i] = i
+	o := make([]int, 0, len(p.Names))
+	for _, n := range p.nodes {
+		if v, ok := p.computeSet[n.Name]; ok {
+			o = append(o, v)
+		}
 	}
-	slices.SortStableFunc(o, func(a, b int) int {
-		x, y := p.confNodes[p.Names[a]], p.confNodes[p.Names[b]]
-		return cmp.Or(cmp.Compare(x.Index, y.Index), cmp.Compare(x.Pos, y.Pos))
-	})
 	return o
+}
+
+// leavesAcrossFiles counts the leaves of t whose compute nodes, in lineOrder,
+// are not in ordering order (their nodes are defined in more than one file),
+// out of the leaves, and names the files of slurm.conf that hold compute nodes.
+func (p *Plan) leavesAcrossFiles(t *slurm.Tree, lineOrder []int) (n, of int, files string) {
+	rank := p.Order.Ranks()
+	pos := make([]int, len(lineOrder))
+	for i, v := range lineOrder {
+		pos[v] = i
+	}
+	for _, s := range t.Switches {
+		if s.Level != 0 {
+			continue
+		}
+		of++
+		var vs []int
+		for _, name := range s.Nodes {
+			if v, ok := p.computeSet[name]; ok {
+				vs = append(vs, v)
+			}
+		}
+		slices.SortFunc(vs, func(a, b int) int { return cmp.Compare(pos[a], pos[b]) })
+		if !slices.IsSortedFunc(vs, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) }) {
+			n++
+		}
+	}
+	var names []string
+	for _, v := range lineOrder {
+		f := p.conf.Lines[p.confNodes[p.Names[v]].Index].File
+		if f == "" {
+			f = "slurm.conf"
+		}
+		if !slices.Contains(names, f) {
+			names = append(names, f)
+		}
+	}
+	return n, of, strings.Join(names, ", ")
 }
 
 // rankedTree sets d's emulation to topology/tree with SwitchAsNodeRank (23.02+):
@@ -508,15 +549,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 	}
 	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
 	ranked := p.opt.Version.AtLeast(V2302)
-	if ranked {
-		note := "Slurm " + p.opt.Version.String() + " with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too"
-		if p.opt.Version.AtLeast(V2605) {
-			note += "; a one-node job takes the first free node in that order (26.05's one-node path, select/cons_tres _get_one_res), larger jobs follow the tree selection as in 22.05 (measured on Slurm 26.05.3, plan/realslurm_test.go)"
-		} else {
-			note += "; the tree selection is emulated as Slurm 22.05 does it, one-node jobs included (Slurm's source: 26.05 is the first release that places them outside the plugin); measured on 22.05.8 and 26.05.3, not on this release"
-		}
-		d.Notes = append(d.Notes, note)
-	} else {
+	if !ranked {
 		d.Notes = append(d.Notes, warnings...)
 	}
 	t, err := slurm.ParseTree(bytes.NewReader(d.Topology))
@@ -529,6 +562,7 @@ func (p *Plan) buildTree(d *Deployment) error {
 	}
 	eq, w := p.equalWeights(d)
 	var conf *slurm.ConfFiles
+	var lineOrder []int
 	if ranked {
 		// SwitchAsNodeRank orders a leaf's nodes by their NodeName lines: write
 		// them in ordering order.
@@ -536,10 +570,11 @@ func (p *Plan) buildTree(d *Deployment) error {
 		if eq != nil {
 			extra = eq(nil, nil)
 		}
-		reordered, err := p.reorderNodeLines(p.Order, extra)
+		reordered, lo, err := p.reorderNodeLines(p.Order, extra)
 		if err != nil {
 			return err
 		}
+		lineOrder = lo
 		c, err := reordered.Read()
 		if err != nil {
 			return fmt.Errorf("internal error: the reordered slurm.conf does not read back: %w", err)
@@ -559,43 +594,100 @@ func (p *Plan) buildTree(d *Deployment) error {
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: ws}
 	if ranked {
 		d.Settings = append(d.Settings, "TopologyParam=SwitchAsNodeRank (Slurm 23.02+: node order = leaf order, then NodeName line order)",
-			"the compute nodes' NodeName lines in ordering order (values they inherited from NodeName=DEFAULT lines made explicit where the move would change them)")
-		return p.rankedTree(d, t, p.Order)
+			"the compute nodes' NodeName lines in ordering order, each in the file that defined it (values they inherited from NodeName=DEFAULT lines made explicit where the move would change them)")
+		note := "Slurm " + p.opt.Version.String() + " with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: both written in ordering order, so Slurm follows the ordering inside a leaf too"
+		if n, of, files := p.leavesAcrossFiles(t, lineOrder); n > 0 {
+			note = fmt.Sprintf("Slurm %s with SwitchAsNodeRank ranks nodes by leaf line, then by NodeName line: the leaves are written in ordering order, and the NodeName lines in ordering order inside each file of slurm.conf (%s); %d of %d leaves hold nodes of more than one of them, and inside those Slurm follows the ordering file by file (each node stays in the file that defines it; the emulation follows the files written)", p.opt.Version, files, n, of)
+		}
+		if p.opt.Version.AtLeast(V2605) {
+			note += "; a one-node job takes the first free node in that order (26.05's one-node path, select/cons_tres _get_one_res), larger jobs follow the tree selection as in 22.05 (measured on Slurm 26.05.3, plan/realslurm_test.go)"
+		} else {
+			note += "; the tree selection is emulated as Slurm 22.05 does it, one-node jobs included (Slurm's source: 26.05 is the first release that places them outside the plugin); measured on 22.05.8 and 26.05.3, not on this release"
+		}
+		d.Notes = append(d.Notes, note)
+		return p.rankedTree(d, t, lineOrder)
 	}
 	d.cfg.Tree = t
 	return nil
 }
 
 // reorderNodeLines returns slurm.conf with the compute nodes' NodeName lines in
-// order (node indices of Plan.Machine), at the place of the first NodeName line
-// that defines a compute node, consecutive nodes of one original line kept on one
-// line; the other nodes keep their lines and places. extra are pairs set on every
-// moved line. A moved node that would inherit other NodeName=DEFAULT values at its
-// new place gets the values of its old place written out.
-func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (*slurm.ConfFiles, error) {
+// order (node indices of Plan.Machine) inside each file of the configuration:
+// the compute nodes of one file (the slurm.conf, or an included file) stay in
+// that file, at the place of its first NodeName line that defines a compute
+// node, consecutive nodes of one original line kept on one line; the other nodes
+// keep their lines and places, and a file whose compute nodes are already in
+// order (and get no extra pairs) keeps its lines byte for byte. extra are pairs
+// set on every moved line. A moved node that would inherit other
+// NodeName=DEFAULT values at its new place gets the values of its old place
+// written out. lineOrder is the compute nodes' order in the files written (the
+// order Slurm reads their NodeName lines in).
+func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (files *slurm.ConfFiles, lineOrder []int, err error) {
 	byName := make(map[string]slurm.ConfNode, len(p.nodes))
 	byLine := map[int][]slurm.ConfNode{}
-	first := -1
-	var insertDefaults []slurm.ConfPair
+	type fileNodes struct {
+		first          int              // the index in Lines of its first line defining a compute node
+		insertDefaults []slurm.ConfPair // the NodeName=DEFAULT values there
+		was, want      []int            // its compute nodes in line order, in order
+	}
+	byFile := map[string]*fileNodes{} // by ConfLine.File
 	for k, n := range p.nodes {
 		byName[n.Name] = n
 		byLine[n.Index] = p.nodes[k-n.Pos : k+1 : k+1] // a line's nodes are a run of p.nodes
-		if p.isCompute(n.Name) && (first < 0 || n.Index < first) {
-			first, insertDefaults = n.Index, n.Defaults
+		v, ok := p.computeSet[n.Name]
+		if !ok {
+			continue
+		}
+		file := p.conf.Lines[n.Index].File
+		f := byFile[file]
+		if f == nil {
+			f = &fileNodes{first: n.Index, insertDefaults: n.Defaults}
+			byFile[file] = f
+		}
+		f.was = append(f.was, v)
+	}
+	for _, v := range order {
+		f := byFile[p.conf.Lines[byName[p.Names[v]].Index].File]
+		f.want = append(f.want, v)
+	}
+	moves := func(f *fileNodes) bool { return len(extra) > 0 || !slices.Equal(f.was, f.want) }
+	// Where each compute node is read from: its line and place on it, the
+	// nodes of a file that moves all on its first line, in order.
+	type at struct{ line, pos int }
+	where := make([]at, len(p.Names))
+	for _, f := range byFile {
+		for i, v := range f.want {
+			if moves(f) {
+				where[v] = at{f.first, i}
+			} else {
+				n := byName[p.Names[v]]
+				where[v] = at{n.Index, n.Pos}
+			}
 		}
 	}
+	lineOrder = make([]int, len(p.Names))
+	for i := range lineOrder {
+		lineOrder[i] = i
+	}
+	slices.SortFunc(lineOrder, func(a, b int) int {
+		return cmp.Or(cmp.Compare(where[a].line, where[b].line), cmp.Compare(where[a].pos, where[b].pos))
+	})
 	out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
 		li := ns[0].Index
 		if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 			return nil, nil
 		}
+		f := byFile[l.File]
+		if !moves(f) {
+			return nil, nil // in order already: the file as the site wrote it
+		}
 		lines := []string{}
-		if li == first {
-			for i := 0; i < len(order); {
-				n := byName[p.Names[order[i]]]
+		if li == f.first {
+			for i := 0; i < len(f.want); {
+				n := byName[p.Names[f.want[i]]]
 				j := i + 1
-				for j < len(order) {
-					m := byName[p.Names[order[j]]]
+				for j < len(f.want) {
+					m := byName[p.Names[f.want[j]]]
 					if m.Index != n.Index || m.Pos != n.Pos+(j-i) {
 						break
 					}
@@ -603,7 +695,7 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (*sl
 				}
 				ol := &p.conf.Lines[n.Index]
 				set := slices.Clone(extra)
-				if !slices.Equal(n.Defaults, insertDefaults) {
+				if !slices.Equal(n.Defaults, f.insertDefaults) {
 					for _, dp := range n.Defaults {
 						if _, onLine := ol.Get(dp.Key); !onLine && !slices.ContainsFunc(set, func(q slurm.ConfPair) bool { return strings.EqualFold(q.Key, dp.Key) }) {
 							set = append(set, dp)
@@ -621,9 +713,9 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (*sl
 		return p.splitComputeRuns(lines, l, ns, nil, nil) // the other nodes stay
 	})
 	if err != nil {
-		return nil, &InputError{p.opt.SlurmConfPath, err}
+		return nil, nil, &InputError{p.opt.SlurmConfPath, err}
 	}
-	return out, nil
+	return out, lineOrder, nil
 }
 
 // confWith returns slurm.conf with the global settings set and, when nodeSet is
@@ -856,47 +948,15 @@ func (p *Plan) buildNames(d *Deployment) error {
 		return out, changed, err
 	}
 	out, err = c2.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
-		key := ""
 		switch l.Kind() {
 		case "partitionname", "nodeset":
-			key = "Nodes"
+			return renameNodeList(l, "Nodes", renameList)
 		case "downnodes":
-			key = "DownNodes"
+			return renameNodeList(l, "DownNodes", renameList)
 		case "suspendexcnodes":
-			key = "SuspendExcNodes"
-		default:
-			return nil, nil
+			return renameNodeList(l, "SuspendExcNodes", func(v string) (string, bool, error) { return renameExcNodes(v, renameList) })
 		}
-		changed := false
-		pairs := slices.Clone(l.Pairs)
-		for i := range pairs {
-			if !strings.EqualFold(pairs[i].Key, key) || strings.EqualFold(pairs[i].Value, "ALL") {
-				continue
-			}
-			var v string
-			var ch bool
-			var err error
-			if key == "SuspendExcNodes" {
-				v, ch, err = renameExcNodes(pairs[i].Value, renameList)
-			} else {
-				v, ch, err = renameList(pairs[i].Value)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s=%s: %w", pairs[i].Key, pairs[i].Value, err)
-			}
-			pairs[i].Value, changed = v, changed || ch
-		}
-		if !changed {
-			return nil, nil
-		}
-		s, err := slurm.FormatPairs(pairs)
-		if err != nil {
-			return nil, err
-		}
-		if l.Comment != "" {
-			s += " " + l.Comment
-		}
-		return []string{s}, nil
+		return nil, nil
 	}, nil)
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
@@ -914,12 +974,29 @@ func (p *Plan) buildNames(d *Deployment) error {
 			d.Supported, d.Why = false, "renaming a topology/block configuration is not done: the block file names the old nodes"
 			return nil
 		}
-		var buf bytes.Buffer
-		t, err := writeRenamedTree(&buf, cur.cfg.Tree, rename)
+		// The site's topology.conf line by line: the leaves' node lists renamed
+		// where they are (an included file in place), every other line kept.
+		files, err := p.topology.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
+			if l.Kind() != "switchname" {
+				return nil, nil
+			}
+			return renameNodeList(l, "Nodes", renameList)
+		})
 		if err != nil {
+			return &InputError{p.opt.TopologyConfPath, err}
+		}
+		back, err := files.ReadTopology()
+		if err != nil {
+			return fmt.Errorf("internal error: the renamed topology.conf does not read back: %w", err)
+		}
+		t, err := back.TreeOf()
+		if err != nil {
+			return fmt.Errorf("internal error: the renamed topology.conf: %w", err)
+		}
+		if t, err = restrictTree(t, newName); err != nil {
 			return err
 		}
-		d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
+		d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", files.SlurmConf, files.Included
 		if p.switchAsNodeRank() && p.opt.Version.AtLeast(V2302) {
 			d.Supported, d.Why = false, "the site's SwitchAsNodeRank orders nodes by leaf, not by name: use the tree deployment"
 			return nil
@@ -957,20 +1034,33 @@ func renameExcNodes(v string, renameList func(string) (string, bool, error)) (st
 	return strings.Join(parts, ","), changed, nil
 }
 
-// writeRenamedTree writes tree t with its nodes renamed (its switches and their
-// order kept) and returns it as read back.
-func writeRenamedTree(buf *bytes.Buffer, t *slurm.Tree, rename map[string]string) (*slurm.Tree, error) {
-	fmt.Fprintln(buf, "# topology.conf of the site with the nodes renamed by procalloc plan (names deployment)")
-	renamed := t.RenameNodes(func(n string) string {
-		if r, ok := rename[n]; ok {
-			return r
+// renameNodeList returns line l with the node lists of key renamed by rename
+// (which says whether it changed a name), its comment kept; nil when no name
+// changes (the line kept byte for byte). ALL stays ALL.
+func renameNodeList(l *slurm.ConfLine, key string, rename func(list string) (string, bool, error)) ([]string, error) {
+	changed := false
+	pairs := slices.Clone(l.Pairs)
+	for i := range pairs {
+		if !strings.EqualFold(pairs[i].Key, key) || strings.EqualFold(pairs[i].Value, "ALL") {
+			continue
 		}
-		return n
-	})
-	if err := renamed.WriteConf(buf); err != nil {
+		v, ch, err := rename(pairs[i].Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%s: %w", pairs[i].Key, pairs[i].Value, err)
+		}
+		pairs[i].Value, changed = v, changed || ch
+	}
+	if !changed {
+		return nil, nil
+	}
+	s, err := slurm.FormatPairs(pairs)
+	if err != nil {
 		return nil, err
 	}
-	return slurm.ParseTree(bytes.NewReader(buf.Bytes()))
+	if l.Comment != "" {
+		s += " " + l.Comment
+	}
+	return []string{s}, nil
 }
 
 // buildTorus3D writes a topology.yaml torus3d for a torus of at most three

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -58,14 +57,21 @@ func splitSite(nodesName, partsName string) (conf, nodes, parts string) {
 // with each Include line replaced by the included file's lines.
 func putTogether(t *testing.T, d *Deployment) string {
 	t.Helper()
+	return putTogetherFiles(t, d.SlurmConf, d.Included)
+}
+
+// putTogetherFiles is a file (slurm.conf, topology.conf) with each Include line
+// replaced by the lines of its file among included, nested ones too.
+func putTogetherFiles(t *testing.T, data []byte, included []slurm.IncludedFile) string {
+	t.Helper()
 	var b strings.Builder
-	for _, l := range strings.SplitAfter(string(d.SlurmConf), "\n") {
+	for _, l := range strings.SplitAfter(string(data), "\n") {
 		if name, ok := strings.CutPrefix(strings.TrimSpace(l), "Include "); ok {
-			i := slices.IndexFunc(d.Included, func(f slurm.IncludedFile) bool { return f.Name == name })
+			i := slices.IndexFunc(included, func(f slurm.IncludedFile) bool { return f.Name == name })
 			if i < 0 {
-				t.Fatalf("%s: no included file for %q", d.Kind, l)
+				t.Fatalf("no included file for %q", l)
 			}
-			b.Write(d.Included[i].Data)
+			b.WriteString(putTogetherFiles(t, included[i].Data, included))
 			continue
 		}
 		b.WriteString(l)
@@ -83,12 +89,15 @@ func putTogether(t *testing.T, d *Deployment) string {
 // together, placing jobs as the emulation of the written files does; an
 // unchanged file (the partitions, but for names) is not written and apply.txt
 // says to keep it; apply.txt copies each changed file to where its Include line
-// names it. A warning names the Include lines. Without a way to read the
-// included files the plan is refused, naming the Include line.
+// names it (a relative name in the directory of --slurm-conf). A warning names
+// the Include lines. Without a way to read the included files the plan is
+// refused, naming the Include line.
 func TestPlanFollowsInclude(t *testing.T) {
 	whole := strings.Replace(siteConf, "Include /etc/slurm/nodes-extra.conf\n", "", 1)
 	ver := Version{23, 11, 0}
-	ref, err := Make(context.Background(), versionedOptions(t, ver, 20, whole))
+	refOpt := versionedOptions(t, ver, 20, whole)
+	refOpt.SlurmConfPath = "/etc/site/slurm.conf" // apply.txt's directory, in the report's notes
+	ref, err := Make(context.Background(), refOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +182,9 @@ func TestPlanFollowsInclude(t *testing.T) {
 				t.Errorf("%s: the files written define\n%s\nthe files put together\n%s", what, got, w)
 			}
 			apply := p.applyText(d)
+			// Relative or absolute, in /etc/site: a relative name in the
+			// directory of --slurm-conf (it was /etc/slurm whatever the path).
 			nodesDest := "/etc/site/nodes.conf"
-			if c.nodes == "nodes.conf" {
-				nodesDest = "/etc/slurm/nodes.conf" // beside apply.txt's slurm.conf
-			}
 			for _, s := range []string{"install -m 644 nodes.conf " + nodesDest + "\n", "cp -p " + nodesDest + " " + nodesDest + ".before-procalloc\n"} {
 				if !strings.Contains(apply, s) {
 					t.Errorf("%s: apply.txt has no %q:\n%s", what, s, apply)
@@ -305,10 +313,24 @@ func TestIncludedNames(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("names %v\nwant %v", got, want)
 	}
-	for _, c := range [][2]string{{"0", "/etc/slurm/nodes.conf"}, {"2", "/shared/nodes.conf"}, {"3", "/etc/common/gres.conf"}} {
-		i, _ := strconv.Atoi(c[0])
-		if d := IncludedDest(files[i]); d != c[1] {
-			t.Errorf("%s: destination %s, want %s", files[i].Name, d, c[1])
+	// The destinations: a relative name in slurm.conf's directory (the
+	// directory of an absolute --slurm-conf, or --slurm-conf-dir), an absolute
+	// one as it is; with the directory not known, a relative name has none.
+	for _, c := range []struct{ path, dir, dests string }{
+		{"/etc/slurm/slurm.conf", "", "/etc/slurm/nodes.conf /shared/nodes.conf /etc/common/gres.conf"},
+		{"/etc/slurm-llnl/slurm.conf", "", "/etc/slurm-llnl/nodes.conf /shared/nodes.conf /etc/common/gres.conf"},
+		{"slurm.conf", "/opt/slurm/etc", "/opt/slurm/etc/nodes.conf /shared/nodes.conf /opt/slurm/common/gres.conf"},
+		{"/tmp/copy/slurm.conf", "/usr/local/etc/", "/usr/local/etc/nodes.conf /shared/nodes.conf /usr/local/common/gres.conf"},
+		{"slurm.conf", "", " /shared/nodes.conf "},
+		{"-", "", " /shared/nodes.conf "},
+	} {
+		p := &Plan{opt: Options{SlurmConfPath: c.path, SlurmConfDir: c.dir}}
+		var got []string
+		for _, i := range []int{0, 2, 3} {
+			got = append(got, p.IncludedDest(files[i]))
+		}
+		if g := strings.Join(got, " "); g != c.dests {
+			t.Errorf("--slurm-conf %s --slurm-conf-dir %q: destinations %q, want %q", c.path, c.dir, g, c.dests)
 		}
 	}
 	// Even the fallback taken (one file by two spellings, after a third of its

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,10 @@ type Options struct {
 	// SlurmConf is the site's slurm.conf, SlurmConfPath its name in messages.
 	SlurmConf     []byte
 	SlurmConfPath string // the slurm.conf's name in messages
+	// SlurmConfDir is the directory slurmctld reads slurm.conf from (absolute),
+	// where apply.txt installs the files (Plan.SlurmConfDir); "": the directory
+	// of SlurmConfPath when that is absolute, else not known (apply.txt says so).
+	SlurmConfDir string
 	// ReadIncluded reads the files of the Include lines of slurm.conf and of
 	// topology.conf, by the name slurm.ReadConfIncluding and
 	// slurm.ParseTopologyConfIncluding make (a relative name joined to
@@ -134,7 +139,10 @@ type Plan struct {
 	// siteIncluded are the site's included files as read (unchanged), for the
 	// deployments that keep slurm.conf.
 	siteIncluded []slurm.IncludedFile
-	includedAs   map[string]string // path -> IncludedName
+	// siteTopologyIncluded are the included files of the site's topology.conf
+	// as read, nil when it has none.
+	siteTopologyIncluded []slurm.IncludedFile
+	includedAs           map[string]string // path -> IncludedName (of both files' included files)
 	// topology is the site's topology.conf as read (with its included files),
 	// nil without one.
 	topology   *slurm.Topology
@@ -196,6 +204,9 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	}
 	if opt.SlurmConfPath == "" {
 		opt.SlurmConfPath = "slurm.conf"
+	}
+	if opt.SlurmConfDir != "" && !filepath.IsAbs(opt.SlurmConfDir) {
+		return nil, fmt.Errorf("plan: slurm.conf's directory %q: want an absolute path (where slurmctld reads slurm.conf)", opt.SlurmConfDir)
 	}
 	if opt.Deployment != "" && !slices.Contains(kinds, opt.Deployment) {
 		return nil, fmt.Errorf("deployment %q: want one of %s", opt.Deployment, kindList())
@@ -401,9 +412,6 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		if err != nil {
 			return &InputError{opt.SlurmConfPath, err}
 		}
-		if p.includedAs, err = includedNames(site.Included); err != nil {
-			return &InputError{opt.SlurmConfPath, err}
-		}
 		p.siteIncluded = site.Included
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf's Include lines were followed (%s): a deployment writes each included file it changes under its own name beside its slurm.conf, which keeps its Include lines; apply.txt says where each goes and which files stay as they are", includedFiles(conf)))
 	}
@@ -471,6 +479,17 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		p.topology = t
 		if _, err := p.currentTopology(); err != nil {
 			return err
+		}
+		site, err := t.EditLines(func(int, *slurm.ConfLine) ([]string, error) { return nil, nil })
+		if err != nil {
+			return &InputError{opt.TopologyConfPath, err}
+		}
+		p.siteTopologyIncluded = site.Included
+	}
+	if n := len(p.siteIncluded) + len(p.siteTopologyIncluded); n > 0 {
+		var err error
+		if p.includedAs, err = includedNames(slices.Concat(p.siteIncluded, p.siteTopologyIncluded)); err != nil {
+			return &InputError{opt.SlurmConfPath, err}
 		}
 	}
 	if ctx.Err() != nil {

@@ -177,6 +177,11 @@ func slurmFromFiles(t *testing.T, p *Plan, d *Deployment, ver Version) *alloc.Sl
 	topology := d.Topology
 	if topology == nil {
 		topology = p.opt.TopologyConf // the site's file stays (weights)
+		if p.siteTopologyIncluded != nil {
+			topology = []byte(putTogetherFiles(t, topology, p.siteTopologyIncluded))
+		}
+	} else if d.TopologyIncluded != nil {
+		topology = []byte(putTogetherFiles(t, topology, d.TopologyIncluded)) // as Slurm reads them
 	}
 	switch {
 	case plugin == "topology/tree":

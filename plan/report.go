@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plot"
 )
 
@@ -237,6 +238,12 @@ func derefOr(p *float64, d float64) float64 {
 // deployment's slurm.conf and topology file, those of Options.Deployment in a
 // directory of its name, apply.txt, report.json, report.html.
 func (p *Plan) files() error {
+	// Where apply.txt installs the files, and why: in the report too.
+	if dir, source := p.SlurmConfDir(); dir != "" {
+		p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("apply.txt installs the files in %s, slurm.conf's directory (%s)", dir, source))
+	} else {
+		p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("slurm.conf's directory is not known (%s): apply.txt installs the files in $SLURM_CONF_DIR, to be set first; give --slurm-conf-dir DIR to name it", source))
+	}
 	var pairs bytes.Buffer
 	meta := curves.RankingMeta{Machine: p.Machine.Spec(), Curve: fmt.Sprintf("optimal-F %s (%s)", p.Report.Ordering.Weights, p.Report.Ordering.Status)}
 	if err := curves.WriteRanking(&pairs, curves.FormatPairs, p.Order, meta, p.Names); err != nil {
@@ -304,7 +311,16 @@ func (p *Plan) applyText(d *Deployment) string {
 	} else {
 		fmt.Fprintf(&b, "# procalloc plan: %s\n", r.Recommendation)
 	}
-	fmt.Fprintf(&b, "# Slurm %s (%s)\n\n", r.SlurmVersion, r.SlurmVersionSource)
+	fmt.Fprintf(&b, "# Slurm %s (%s)\n", r.SlurmVersion, r.SlurmVersionSource)
+	dir, source := p.SlurmConfDir()
+	if dir != "" {
+		fmt.Fprintf(&b, "# slurm.conf's directory: %s (%s); slurmctld reads topology.conf and relative Include names there.\n"+
+			"# If slurmctld reads another slurm.conf (its -f, else SLURM_CONF, else its built-in path; scontrol show config | grep SLURM_CONF), plan again with --slurm-conf-dir DIR.\n\n", dir, source)
+	} else {
+		fmt.Fprintf(&b, "# slurm.conf's directory: not known (%s).\n"+
+			"# Set SLURM_CONF_DIR to the directory of the slurm.conf slurmctld reads (its -f, else SLURM_CONF, else its built-in path,\n"+
+			"# e.g. /etc/slurm for Debian's packages; scontrol show config | grep SLURM_CONF prints it) before the steps, or plan again with --slurm-conf-dir DIR.\n\n", source)
+	}
 	if d.Kind == KindCurrent {
 		b.WriteString("Nothing to change: keep the current slurm.conf")
 		if d.Topology != nil {
@@ -317,23 +333,30 @@ func (p *Plan) applyText(d *Deployment) string {
 	for _, s := range d.Settings {
 		fmt.Fprintf(&b, "  - %s\n", s)
 	}
+	at := func(name string) string { return p.confDirArg() + "/" + name }
+	// The site's topology.conf is replaced: back it up (a site without one has
+	// none to back up).
+	backupTopology := d.TopologyName == "topology.conf" && p.opt.TopologyConf != nil
 	b.WriteString("\nSteps (on the controller, as root, in the directory of this file):\n")
-	b.WriteString("  1. Back up the current files:\n       cp -p /etc/slurm/slurm.conf /etc/slurm/slurm.conf.before-procalloc\n")
-	for _, f := range d.Included {
+	fmt.Fprintf(&b, "  1. Back up the current files:\n       cp -p %s %s\n", at("slurm.conf"), at("slurm.conf.before-procalloc"))
+	for _, f := range d.allIncluded() {
 		if f.Changed {
-			fmt.Fprintf(&b, "       cp -p %s %s.before-procalloc\n", IncludedDest(f), IncludedDest(f))
+			fmt.Fprintf(&b, "       cp -p %s %s.before-procalloc\n", p.destArg(f), p.destArg(f))
 		}
 	}
+	if backupTopology {
+		fmt.Fprintf(&b, "       cp -p %s %s\n", at("topology.conf"), at("topology.conf.before-procalloc"))
+	}
 	step := 2
-	fmt.Fprintf(&b, "  %d. Copy the new slurm.conf to every host that reads it (controller, compute nodes; or the configless server):\n       install -m 644 slurm.conf /etc/slurm/slurm.conf\n", step)
+	fmt.Fprintf(&b, "  %d. Copy the new slurm.conf to every host that reads it (controller, compute nodes; or the configless server):\n       install -m 644 slurm.conf %s\n", step, at("slurm.conf"))
 	step++
 	if changed := p.changedIncludedFiles(d, ""); len(changed) > 0 {
-		// slurm.conf keeps its Include lines: each changed file goes where
-		// slurmctld reads it (a relative name beside slurm.conf).
-		fmt.Fprintf(&b, "  %d. Copy the included files it changes to where its Include lines name them (a file shared with other clusters or tools changes for them too):\n", step)
-		for _, f := range d.Included {
+		// slurm.conf and topology.conf keep their Include lines: each changed
+		// file goes where slurmctld reads it (a relative name beside slurm.conf).
+		fmt.Fprintf(&b, "  %d. Copy the included files it changes to where their Include lines name them (a file shared with other clusters or tools changes for them too):\n", step)
+		for _, f := range d.allIncluded() {
 			if f.Changed {
-				fmt.Fprintf(&b, "       install -m 644 %s %s\n", p.IncludedName(f), IncludedDest(f))
+				fmt.Fprintf(&b, "       install -m 644 %s %s\n", textin.ShellWord(p.IncludedName(f)), p.destArg(f))
 			}
 		}
 		step++
@@ -342,7 +365,14 @@ func (p *Plan) applyText(d *Deployment) string {
 		fmt.Fprintf(&b, "     Unchanged, keep as they are: %s\n", strings.Join(same, " "))
 	}
 	if d.Topology != nil {
-		fmt.Fprintf(&b, "  %d. Copy %s next to slurm.conf:\n       install -m 644 %s /etc/slurm/%s\n", step, d.TopologyName, d.TopologyName, d.TopologyName)
+		fmt.Fprintf(&b, "  %d. Copy %s next to slurm.conf:\n       install -m 644 %s %s\n", step, d.TopologyName, d.TopologyName, at(d.TopologyName))
+		if d.TopologyIncluded == nil && d.TopologyName == "topology.conf" && len(p.siteTopologyIncluded) > 0 {
+			var names []string
+			for _, f := range p.siteTopologyIncluded {
+				names = append(names, f.Path)
+			}
+			fmt.Fprintf(&b, "     It is written whole from the network and replaces the site's topology.conf, whose Include lines named %s: Slurm no longer reads those files.\n", strings.Join(names, " "))
+		}
 		step++
 	}
 	switch d.Kind {

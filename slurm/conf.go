@@ -1086,12 +1086,14 @@ func (c *Conf) Edit(nodes []ConfNode, edit func(l *ConfLine, nodes []ConfNode) (
 // every file they include, each as its own file with its own lines (edited) and
 // the Include lines kept as they are: the site's layout.
 type ConfFiles struct {
-	// SlurmConf is the slurm.conf (the file read first).
+	// SlurmConf is the slurm.conf (the file read first; of Topology.EditLines,
+	// the topology.conf).
 	SlurmConf []byte
 	// Included are the included files, in the order first read, each once; nil
 	// when no Include line was followed.
 	Included []IncludedFile
 	inc      *includer
+	topology bool // the files of a topology.conf (Topology.EditLines): read back by ReadTopology
 }
 
 // IncludedFile is one included file of a ConfFiles.
@@ -1111,9 +1113,57 @@ type IncludedFile struct {
 // (ReadConfIncluding with the same directory, the included files from f; ReadConf
 // when its Include lines were not followed).
 func (f *ConfFiles) Read() (*Conf, error) {
+	if f.topology {
+		return nil, fmt.Errorf("the files of a topology.conf: read them with ReadTopology")
+	}
 	if f.inc == nil {
 		return ReadConf(f.SlurmConf)
 	}
+	inc := f.includer()
+	c := &Conf{}
+	if err := c.readFile(f.SlurmConf, checkSlurmConfLine, inc, 0); err != nil {
+		return nil, err
+	}
+	c.inc = inc
+	f.siteData(c)
+	return c, nil
+}
+
+// siteData gives the included files of c, read back from f, the site's content
+// as the one they came from: Changed, after another edit, is against the site's
+// file.
+func (f *ConfFiles) siteData(c *Conf) {
+	for fi := 1; fi < len(c.files); fi++ {
+		for _, x := range f.Included {
+			if x.Path == c.files[fi].path {
+				c.files[fi].data = x.orig
+			}
+		}
+	}
+}
+
+// ReadTopology reads the files of a topology.conf (Topology.EditLines) back as
+// the Topology they came from was read (ParseTopologyConfIncluding with the same
+// directories, the included files from f; ParseTopologyConf when its Include
+// lines were not followed).
+func (f *ConfFiles) ReadTopology() (*Topology, error) {
+	if !f.topology {
+		return nil, fmt.Errorf("the files of a slurm.conf, not of a topology.conf: read them with Read")
+	}
+	var inc *includer
+	if f.inc != nil {
+		inc = f.includer()
+	}
+	t, err := parseTopologyConf(context.Background(), bytes.NewReader(f.SlurmConf), inc)
+	if err != nil {
+		return nil, err
+	}
+	f.siteData(t.conf)
+	return t, nil
+}
+
+// includer is the includer f's files were read with, opening f's files.
+func (f *ConfFiles) includer() *includer {
 	inc := *f.inc
 	inc.open = func(name string) ([]byte, error) {
 		for _, x := range f.Included {
@@ -1123,19 +1173,7 @@ func (f *ConfFiles) Read() (*Conf, error) {
 		}
 		return nil, fmt.Errorf("%s: not a file of the configuration written (an Include line changed?)", name)
 	}
-	c := &Conf{}
-	if err := c.readFile(f.SlurmConf, checkSlurmConfLine, &inc, 0); err != nil {
-		return nil, err
-	}
-	c.inc = &inc
-	for fi := 1; fi < len(c.files); fi++ {
-		for _, x := range f.Included {
-			if x.Path == c.files[fi].path {
-				c.files[fi].data = x.orig // Changed is against the site's file
-			}
-		}
-	}
-	return c, nil
+	return &inc
 }
 
 // EditLines rewrites a Conf line by line: edit is called with every logical line

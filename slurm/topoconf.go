@@ -291,7 +291,29 @@ func parseTopologyConf(ctx context.Context, r io.Reader, inc *includer) (*Topolo
 		return nil, err
 	}
 	warns.done()
+	t.conf = conf
 	return t, nil
+}
+
+// EditLines rewrites the topology.conf t was read from, as Conf.EditLines
+// rewrites a slurm.conf: edit is called with every logical line but the
+// Include lines (its index and the line, whose File names its included file)
+// and returns the lines that replace it (nil: keep it byte for byte); the output
+// is the topology.conf (ConfFiles.SlurmConf) and each file its followed Include
+// lines name, each with its own lines, the Include lines kept: the site's
+// layout. ConfFiles.ReadTopology reads the output back. An error for a
+// Topology not read from a topology.conf (a topology.yaml, one built in
+// memory).
+func (t *Topology) EditLines(edit func(li int, l *ConfLine) ([]string, error)) (*ConfFiles, error) {
+	if t.conf == nil {
+		return nil, fmt.Errorf("a topology/%s configuration not read from a topology.conf: no lines to edit", t.Kind())
+	}
+	out, err := t.conf.EditLines(edit, nil)
+	if err != nil {
+		return nil, err
+	}
+	out.topology = true
+	return out, nil
 }
 
 // The keys of topology.conf, as the options tables of topology/tree's and

@@ -97,3 +97,115 @@ func TestParseTopologyConfIncluding(t *testing.T) {
 		t.Errorf("GraphFile from standard input: %v", err)
 	}
 }
+
+// Topology.EditLines rewrites a topology.conf as the site laid it out: the
+// Include lines kept, each included file under its own path with only the lines
+// the edit changes (nested files too), every other line (comments, blank lines,
+// the switches left alone) byte for byte; the files read back
+// (ConfFiles.ReadTopology) give the edited switches, each naming its file, and
+// Changed says which files differ from the site's. A Topology not read from a
+// topology.conf has no lines to edit, and the files of a topology.conf are not a
+// slurm.conf (ConfFiles.Read refuses them).
+func TestTopologyEditLines(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"leaves.conf": "# leaves of rack 1\nSwitchName=s1 Nodes=n[1-2] # leaf one\r\n\nINCLUDE " + filepath.Join(dir, "s2.conf") + "\n",
+		"s2.conf":     "SwitchName=s2 Nodes=n[3-4]\n",
+		"spare.conf":  "SwitchName=s3 Nodes=m[1-2]\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "topology.conf")
+	text := "# site topology\ninclude leaves.conf\nInclude spare.conf\nSwitchName=top Switches=s[1-3] LinkSpeed=100\n"
+	top, err := ParseTopologyConfIncluding(strings.NewReader(text), path, path, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	out, err := top.EditLines(func(li int, l *ConfLine) ([]string, error) {
+		seen = append(seen, l.Where())
+		nodes, ok := l.Get("Nodes")
+		if !ok || !strings.HasPrefix(nodes, "n") {
+			return nil, nil
+		}
+		return []string{"SwitchName=" + l.Pairs[0].Value + " Nodes=c" + nodes[1:] + " " + l.Comment}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := func(n string) string { return filepath.Join(dir, n) }
+	if w := []string{inc("leaves.conf") + " line 2", inc("s2.conf") + " line 1", inc("spare.conf") + " line 1", "line 4"}; strings.Join(seen, ";") != strings.Join(w, ";") {
+		t.Errorf("edit saw %q, want %q (every line but the Include lines)", seen, w)
+	}
+	if string(out.SlurmConf) != text {
+		t.Errorf("topology.conf written\n%q\nwant the site's byte for byte\n%q", out.SlurmConf, text)
+	}
+	want := map[string]struct {
+		data    string
+		changed bool
+	}{
+		inc("leaves.conf"): {"# leaves of rack 1\nSwitchName=s1 Nodes=c[1-2] # leaf one\r\n\nINCLUDE " + inc("s2.conf") + "\n", true},
+		inc("s2.conf"):     {"SwitchName=s2 Nodes=c[3-4] \n", true},
+		inc("spare.conf"):  {files["spare.conf"], false},
+	}
+	if len(out.Included) != 3 {
+		t.Fatalf("included files %+v, want 3", out.Included)
+	}
+	for _, f := range out.Included {
+		w, ok := want[f.Path]
+		if !ok || string(f.Data) != w.data || f.Changed != w.changed {
+			t.Errorf("%s (Include %s): %q changed %v, want %q changed %v", f.Path, f.Name, f.Data, f.Changed, w.data, w.changed)
+		}
+	}
+	back, err := out.ReadTopology()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := topoSummary(back.Tree); g != "s1:0:c1,c2: s2:0:c3,c4: s3:0:m1,m2: top:1::s1,s2,s3" {
+		t.Errorf("read back: %s", g)
+	}
+	if s := back.Tree.Switches[1]; s.File != inc("s2.conf") || s.Line != 1 {
+		t.Errorf("s2 read back on %s line %d", s.File, s.Line)
+	}
+	// Edited again, read back: Changed is against the site's files.
+	again, err := back.EditLines(func(int, *ConfLine) ([]string, error) { return nil, nil })
+	if err != nil || !again.Included[0].Changed || again.Included[2].Changed {
+		t.Errorf("edited again: %v %+v", err, again)
+	}
+	if _, err := out.Read(); err == nil || !strings.Contains(err.Error(), "ReadTopology") {
+		t.Errorf("Read of a topology.conf's files: %v", err)
+	}
+	// Without Include lines followed (ParseTopologyConf): one file.
+	one, err := ParseTopologyConf(strings.NewReader("SwitchName=s1 Nodes=n[1-2]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := one.EditLines(func(int, *ConfLine) ([]string, error) { return []string{"SwitchName=s1 Nodes=c[1-2]"}, nil })
+	if err != nil || string(o.SlurmConf) != "SwitchName=s1 Nodes=c[1-2]\n" || o.Included != nil {
+		t.Errorf("one file: %v %+v", err, o)
+	}
+	if b, err := o.ReadTopology(); err != nil || topoSummary(b.Tree) != "s1:0:c1,c2:" {
+		t.Errorf("one file read back: %v", err)
+	}
+	yml, err := ReadTopologyFile("../topo/testdata/topology.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := yml.EditLines(func(int, *ConfLine) ([]string, error) { return nil, nil }); err == nil || !strings.Contains(err.Error(), "not read from a topology.conf") {
+		t.Errorf("EditLines of a topology.yaml: %v", err)
+	}
+	c, err := ReadConf([]byte("NodeName=n1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := c.EditLines(func(int, *ConfLine) ([]string, error) { return nil, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cf.ReadTopology(); err == nil {
+		t.Errorf("ReadTopology of a slurm.conf's files: no error")
+	}
+}

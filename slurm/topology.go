@@ -28,6 +28,10 @@ type Topology struct {
 	Torus  *Torus  // topology/torus3d (topology.yaml only)
 	// Warnings are what Slurm accepts but logs, one sentence each, naming the line.
 	Warnings []string
+	// conf is the topology.conf's lines as read (with its included files when
+	// its Include lines were followed), for EditLines; nil for a topology.yaml
+	// or a Topology built in memory.
+	conf *Conf
 }
 
 // Kind names the topology plugin of t: "tree", "block" or "torus3d".

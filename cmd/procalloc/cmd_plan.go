@@ -30,7 +30,7 @@ func init() {
 		name:       "plan",
 		dirOutputs: []string{"o"}, // -o DIR
 		summary:    "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
-		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
+		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--slurm-conf-dir DIR] [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
 		details: `The system engineer's job in one command. plan
   1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
      an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as
@@ -53,7 +53,8 @@ func init() {
        names    nodes renamed cNNN in ordering order, NodeHostname kept (Slurm then
                 does Best Fit along the ordering); partitions renamed along
        tree     topology/tree with the leaves in ordering order (23.02+: with
-                TopologyParam=SwitchAsNodeRank)
+                TopologyParam=SwitchAsNodeRank and the NodeName lines in ordering
+                order, each node in the file that defines it)
        block    topology/block, blocks of --block-size cut along the ordering (23.11+)
        torus3d  topology.yaml torus3d, for tori (26.05+)
      and replays the history under each through procalloc's emulation of Slurm's
@@ -90,11 +91,14 @@ unless every input checked):
   slurm.conf              the recommended deployment's slurm.conf (the site's, every
                           other line and attribute kept, Include lines too); for
                           "current" unchanged
-  nodes.conf ...          each file of slurm.conf's Include lines that the deployment
-                          changes, under its Include name when relative (sub/x.conf),
-                          else its base name; files it leaves unchanged are not
-                          written (apply.txt lists them)
-  topology.conf|.yaml     its topology file, when it has one
+  nodes.conf ...          each file of slurm.conf's (or topology.conf's) Include lines
+                          that the deployment changes, in place (each node line stays
+                          in its file), under its Include name when relative
+                          (sub/x.conf), else its base name; files it leaves unchanged
+                          are not written (apply.txt lists them)
+  topology.conf|.yaml     its topology file, when it has one (names: the site's
+                          topology.conf with the leaves' nodes renamed where they are,
+                          its Include lines kept; tree and block write it whole)
   NAME/slurm.conf ...     the files of --deployment NAME as well (also when recommended),
                           with NAME/apply.txt, the steps that deploy them
   predictions/NAME.csv    with --trace: every job's predicted nodes per deployment
@@ -107,9 +111,21 @@ unless every input checked):
                           {objective, bound, gap, name_order, best_curve}, workload
                           (with partitions: jobs and hosts of each), caveats
   report.html             the report, one self-contained page (inline SVG)
-  apply.txt               the steps: which files to copy where (an included file to
-                          where its Include line names it), reconfigure or restart,
-                          and a job's SLURM_HOSTFILE along the ordering (ordering.hosts)
+  apply.txt               the steps: which files to back up and copy where (into
+                          slurm.conf's directory, topology.conf and relative Include
+                          names too; an absolute Include name where it names),
+                          reconfigure or restart, and a job's SLURM_HOSTFILE along
+                          the ordering (ordering.hosts)
+
+slurm.conf's directory: slurmctld reads slurm.conf from its -f, else $SLURM_CONF,
+else its built-in path ($(sysconfdir)/slurm.conf of its build: /etc/slurm for
+Debian's packages, /etc/slurm-llnl for older ones, /usr/local/etc or PREFIX/etc
+from source; scontrol show config | grep SLURM_CONF prints it), and topology.conf
+and relative Include names in that directory. apply.txt uses --slurm-conf-dir DIR
+when given, else the directory of --slurm-conf when its path is absolute (it then
+is the file slurmctld reads), and says which; for a relative --slurm-conf (a copy?)
+or standard input the directory is not known: apply.txt says so, and its commands
+install into "${SLURM_CONF_DIR:?}", which the shell refuses until it is set.
 
 The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
@@ -118,7 +134,7 @@ every phase; nothing is written then (exit 130).`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
-procalloc plan --machine mesh:4x4 --hosts nodes.txt --slurm-conf plan/testdata/slurm.conf --weights list:1,0.5,0.25 --jobs 5000 --seed 2 --threshold 0.1 --block-size 4 -o out/mesh-plan
+procalloc plan --machine mesh:4x4 --hosts nodes.txt --slurm-conf plan/testdata/slurm.conf --slurm-conf-dir /etc/slurm --weights list:1,0.5,0.25 --jobs 5000 --seed 2 --threshold 0.1 --block-size 4 -o out/mesh-plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf -o out/plan
 procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-conf plan/testdata/slurm.conf -o out/plan`,
 		yourFiles: []yourFile{yourNodes, {"slurm.conf", "your site's slurm.conf, defining the nodes nid[001-512]"}, {"/etc/slurm/slurm.conf", "your site's slurm.conf"}, {"/etc/slurm/topology.conf", "your site's topology.conf"}},
@@ -127,6 +143,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			gf := declareGraphFlags(fs)
 			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
 			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required; its Include lines are read, a relative name in its directory; with - (standard input) a relative Include name is an error: give the path)")
+			confDir := fs.String("slurm-conf-dir", "", "the `DIR`ectory slurmctld reads slurm.conf from, where apply.txt installs the files (default: the directory of --slurm-conf when its path is absolute; needed for a copy, a relative name or standard input, else apply.txt says it is not known)")
 			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one (its Include lines are read as slurm.conf's; a relative name needs it in slurm.conf's directory)")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
@@ -207,6 +224,10 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return err
 				}
 				opt.SlurmConfPath = *slurmConf
+				if *confDir != "" && !filepath.IsAbs(*confDir) {
+					return usagef("--slurm-conf-dir %s: want an absolute path (the directory slurmctld reads slurm.conf from)", *confDir)
+				}
+				opt.SlurmConfDir = *confDir
 				// Include lines (slurm.conf's and topology.conf's): a relative name is
 				// in slurm.conf's directory, as slurmctld reads it
 				// (slurm.ReadConfIncluding); from standard input ("-") it is an

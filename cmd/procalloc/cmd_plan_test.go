@@ -158,3 +158,47 @@ func TestPlanStdinRelativeInclude(t *testing.T) {
 		t.Errorf("absolute Include from standard input: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+// --slurm-conf-dir: apply.txt installs into it (plan read a copy from standard
+// input, whose directory is not known otherwise); without it apply.txt says the
+// directory is not known and names the flag; a relative one is a usage error.
+func TestPlanSlurmConfDir(t *testing.T) {
+	conf, err := os.ReadFile("../../plan/testdata/slurm.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := func(dir string, extra ...string) []string {
+		return append([]string{"plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover", "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+			"--slurm-conf", "-", "--slurm-version", "23.11", "--jobs", "50", "--time-limit", "2s", "--deployment", "weights", "-o", dir}, extra...)
+	}
+	dir := filepath.Join(t.TempDir(), "plan")
+	if code, out, stderr := runCLI(t, string(conf), args(dir, "--slurm-conf-dir", "/etc/slurm-llnl")...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	steps, err := os.ReadFile(filepath.Join(dir, "weights", "apply.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"# slurm.conf's directory: /etc/slurm-llnl (given by --slurm-conf-dir)", "install -m 644 slurm.conf /etc/slurm-llnl/slurm.conf\n"} {
+		if !strings.Contains(string(steps), w) {
+			t.Errorf("apply.txt has no %q:\n%s", w, steps)
+		}
+	}
+	dir2 := filepath.Join(t.TempDir(), "plan")
+	if code, out, stderr := runCLI(t, string(conf), args(dir2)...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	steps, err = os.ReadFile(filepath.Join(dir2, "weights", "apply.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"# slurm.conf's directory: not known (slurm.conf was read from standard input).", "--slurm-conf-dir DIR", `install -m 644 slurm.conf "${SLURM_CONF_DIR:?}"/slurm.conf`} {
+		if !strings.Contains(string(steps), w) {
+			t.Errorf("apply.txt has no %q:\n%s", w, steps)
+		}
+	}
+	dir3 := filepath.Join(t.TempDir(), "plan")
+	if code, _, stderr := runCLI(t, string(conf), args(dir3, "--slurm-conf-dir", "etc/slurm")...); code != 2 || !strings.Contains(stderr, "--slurm-conf-dir etc/slurm: want an absolute path") {
+		t.Errorf("relative --slurm-conf-dir: exit %d\n%s", code, stderr)
+	}
+}

@@ -527,7 +527,7 @@ func sbatchScript(w io.Writer, bin, abs string, spec *sweep.Spec, shards, cpus i
 		}
 		return '_'
 	}, spec.Name)
-	q := shellQuote
+	q := textin.ShellQuote
 	_, err := fmt.Fprintf(w, `#!/bin/bash
 # procalloc sweep %[1]s as a Slurm job array of %[2]d tasks; each task runs the items
 # whose index mod %[2]d is its index and appends them to its own results file
@@ -541,12 +541,6 @@ set -euo pipefail
 exec %[3]s sweep %[5]s -j %[10]d -o %[4]s"${SLURM_ARRAY_TASK_ID}"'.jsonl'
 `, q(spec.Name), shards, q(bin), q(prefix+".shard-"), q(abs), q(prefix+".jsonl"), q(prefix+".csv"), slurmName, shards-1, cpus)
 	return err
-}
-
-// shellQuote writes s as one shell word: in single quotes, a single quote inside
-// written as close quote, backslash and quote, open quote.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // oneLine refuses control characters (a newline) in a value written into a script.

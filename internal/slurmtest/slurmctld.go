@@ -89,38 +89,12 @@ func StartSlurmctld(t testing.TB, ctx context.Context, ctld, conf string, args .
 // conf includes must be in place (relative names in dir).
 func SlurmctldPartitions(t testing.TB, ctld, scontrol, dir, conf string) (parts, fatal string) {
 	t.Helper()
-	path := filepath.Join(dir, "slurm.conf")
-	if err := os.WriteFile(path, []byte(LocalNodeAddr(conf)+LocalCtldSettings(t, dir)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	sc, stop := StartSlurmctld(t, ctx, ctld, path)
-	defer stop()
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.Contains(l, "fatal:") {
-			return "", l
-		}
-		if strings.Contains(l, "Running as primary controller") {
-			break
-		}
-	}
-	var out []byte
-	var err error
-	for range 50 { // it answers once it listens
-		c := exec.CommandContext(ctx, scontrol, "-o", "show", "partition")
-		c.Env = append(os.Environ(), "SLURM_CONF="+path)
-		if out, err = c.Output(); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("scontrol show partition: %v", err)
+	out, fatal := SlurmctldShow(t, ctld, scontrol, dir, conf, "partition")
+	if fatal != "" {
+		return "", fatal
 	}
 	var ps []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(out[0]), "\n") {
 		var name, nodes string
 		for _, f := range strings.Fields(l) {
 			if v, ok := strings.CutPrefix(f, "PartitionName="); ok {
@@ -139,6 +113,47 @@ func SlurmctldPartitions(t testing.TB, ctld, scontrol, dir, conf string) (parts,
 		ps = append(ps, name+"="+h)
 	}
 	return strings.Join(ps, " "), ""
+}
+
+// SlurmctldShow starts slurmctld on conf as SlurmctldPartitions does and
+// returns what `scontrol -o show ENTITY` prints for each entity of show
+// ("partition", "topology", "node"), or slurmctld's fatal line.
+func SlurmctldShow(t testing.TB, ctld, scontrol, dir, conf string, show ...string) (outs []string, fatal string) {
+	t.Helper()
+	path := filepath.Join(dir, "slurm.conf")
+	if err := os.WriteFile(path, []byte(LocalNodeAddr(conf)+LocalCtldSettings(t, dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sc, stop := StartSlurmctld(t, ctx, ctld, path)
+	defer stop()
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.Contains(l, "fatal:") {
+			return nil, l
+		}
+		if strings.Contains(l, "Running as primary controller") {
+			break
+		}
+	}
+	for _, what := range show {
+		var out []byte
+		var err error
+		for range 50 { // it answers once it listens
+			c := exec.CommandContext(ctx, scontrol, "-o", "show", what)
+			c.Env = append(os.Environ(), "SLURM_CONF="+path)
+			if out, err = c.Output(); err == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatalf("scontrol show %s: %v", what, err)
+		}
+		outs = append(outs, string(out))
+	}
+	return outs, ""
 }
 
 // LocalCtldSettings are the slurm.conf lines a slurmctld of a test needs to run
@@ -164,13 +179,18 @@ func LocalCtldSettings(t testing.TB, dir string) string {
 }
 
 // LocalNodeAddr puts every node of a slurm.conf's (or an included file's)
-// NodeName lines at NodeAddr=127.0.0.1: slurmctld resolves node addresses at
-// startup.
+// NodeName lines at NodeAddr=127.0.0.1 (before a comment that ends the line):
+// slurmctld resolves node addresses at startup.
 func LocalNodeAddr(conf string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(conf, "\n") {
 		if strings.HasPrefix(l, "NodeName=") && !strings.HasPrefix(l, "NodeName=DEFAULT") {
-			l = strings.TrimSuffix(l, "\n") + " NodeAddr=127.0.0.1\n"
+			body, comment, hasComment := strings.Cut(strings.TrimSuffix(l, "\n"), "#")
+			l = strings.TrimRight(body, " ") + " NodeAddr=127.0.0.1"
+			if hasComment {
+				l += " #" + comment
+			}
+			l += "\n"
 		}
 		b.WriteString(l)
 	}

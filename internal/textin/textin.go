@@ -42,6 +42,24 @@ func FirstFew(items []string, k int, sep string) string {
 	return fmt.Sprintf("%s%s... %d more", strings.Join(items[:k], sep), sep, len(items)-k)
 }
 
+// ShellQuote writes s as one shell word: in single quotes, a single quote inside
+// written as close quote, backslash and quote, open quote.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellWord is s as one shell word, quoted (ShellQuote) only when it holds a
+// character the shell does not take literally: "/etc/slurm" as it is, "/srv/my
+// conf" quoted.
+func ShellWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@%=", r))
+	}) {
+		return s
+	}
+	return ShellQuote(s)
+}
+
 // Clip is a line's text (or a token of it) as an error quotes it: at most 120
 // bytes, cut at a rune's start so that the message stays valid UTF-8, then "...".
 func Clip(s string) string {

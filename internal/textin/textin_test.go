@@ -2,6 +2,7 @@ package textin
 
 import (
 	"errors"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -155,6 +156,34 @@ func TestFirstFew(t *testing.T) {
 	} {
 		if got := FirstFew(c.items, c.k, c.sep); got != c.want {
 			t.Errorf("FirstFew(%q, %d, %q) = %q, want %q", c.items, c.k, c.sep, got, c.want)
+		}
+	}
+}
+
+// ShellWord leaves a path of literal characters as it is and quotes anything
+// else so that bash reads back the same word (checked with bash's printf when
+// bash is installed); ShellQuote always quotes.
+func TestShellWord(t *testing.T) {
+	for _, c := range [][2]string{
+		{"/etc/slurm", "/etc/slurm"},
+		{"/opt/slurm-26.05/etc", "/opt/slurm-26.05/etc"},
+		{"/srv/my slurm", "'/srv/my slurm'"},
+		{"it's", `'it'\''s'`},
+		{"$HOME", "'$HOME'"},
+		{"", "''"},
+		{"a*b", "'a*b'"},
+	} {
+		if got := ShellWord(c[0]); got != c[1] {
+			t.Errorf("ShellWord(%q) = %s, want %s", c[0], got, c[1])
+		}
+		if _, err := exec.LookPath("bash"); err != nil {
+			continue
+		}
+		for _, w := range []string{ShellWord(c[0]), ShellQuote(c[0])} {
+			out, err := exec.Command("bash", "-c", "printf %s "+w).Output()
+			if err != nil || string(out) != c[0] {
+				t.Errorf("bash reads %s as %q (%v), want %q", w, out, err, c[0])
+			}
 		}
 	}
 }
