@@ -63,6 +63,32 @@ type partitions struct {
 	mask    *alloc.Mask
 	cur     string
 	entered bool
+	// perJob under a queue scheduler (sched.go): the counts it decides by.
+	q *partCounts
+	// scratch of enter with nodes blocked besides the partition's outside
+	// (FCFS and Cplant: the nodes of partitions whose head failed); two, so
+	// that the mask's current set is never the one rewritten
+	blockBuf [2][]uint64
+	blockGen int // the buffer blocked wrote last
+	maskGen  int // the buffer the mask holds as its current set (-1: none)
+}
+
+// partCounts is what a queue scheduler knows of jobs of several partitions
+// (sched.go): the job partitions numbered 0..m-1 (names sorted), the nodes
+// grouped into atoms (nodes in the same job partitions), the free nodes of each
+// atom (free: running no job; the nodes the mask holds are free here), and the
+// overlaps. Starting or ending a job costs O(k + atoms x m).
+type partCounts struct {
+	m         int
+	id        map[string]int // job partition -> number
+	atomOf    []int32        // node -> atom
+	atomParts [][]int        // atom -> the partitions holding it
+	partAtoms [][]int        // partition -> its atoms
+	freeAtom  []int          // free nodes by atom
+	size      []int          // nodes by partition
+	ov        [][]int        // ov[a][b]: nodes in both a and b
+	delta     []int          // scratch: nodes by atom
+	touched   []int          // scratch: atoms of delta set
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -131,11 +157,14 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			pt.fixed = pt.away[name]
 		}
 	} else {
-		if cfg.Sched != SchedAsRun {
-			return nil, fmt.Errorf("sim: jobs of %d partitions: only the as-run schedule replays them (scheduler %s keeps one queue and one free count; each partition would need its own)", len(pt.jobsIn), cfg.Sched)
+		if f, ok := cfg.Alloc.(alloc.Fragmenting); ok && f.MayFragment() && cfg.Sched == SchedEASY {
+			return nil, fmt.Errorf("sim: jobs of %d partitions under EASY with allocator %s, which may refuse a job that fits by count: not replayed (EASY's reservations of several partitions are counted, sched.go; use fcfs, cplant or as-run, or a count-based allocator such as slurm:consec)", len(pt.jobsIn), cfg.Alloc.Name())
 		}
 		pt.perJob = true
-		pt.mask = alloc.NewMask(n)
+		pt.mask, pt.maskGen = alloc.NewMask(n), -1
+		if cfg.Sched != SchedAsRun {
+			pt.q = newPartCounts(pt, n)
+		}
 	}
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
 		return pt, nil // recorded node lists, checked as placed; nothing is chosen
@@ -183,18 +212,29 @@ func (pt *partitions) end(a alloc.Allocator) error {
 // enter keeps the decisions that follow off the nodes outside partition part
 // (several partitions): the mask changes only when part differs from the last
 // decision's partition.
-func (pt *partitions) enter(a alloc.Allocator, part string) error {
-	if pt == nil || !pt.perJob || (pt.entered && part == pt.cur) {
+//
+// block (nil: none), a bitmap from blocked, adds nodes kept away: those of the
+// partitions whose head failed earlier in an FCFS or Cplant pass, as Slurm's
+// _schedule takes them out of avail_node_bitmap.
+func (pt *partitions) enter(a alloc.Allocator, part string, block []uint64) error {
+	if pt == nil || !pt.perJob || (pt.entered && part == pt.cur && block == nil && pt.maskGen < 0) {
 		return nil
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok {
 		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", a.Name(), alloc.ErrNoRestriction)
 	}
-	if err := pt.mask.Set(oc, pt.out[part]); err != nil {
+	away, gen := pt.out[part], -1
+	if block != nil {
+		for w, x := range away {
+			block[w] |= x
+		}
+		away, gen = block, pt.blockGen
+	}
+	if err := pt.mask.Set(oc, away); err != nil {
 		return fmt.Errorf("sim: keeping a job in its partition %s: %w", part, err)
 	}
-	pt.cur, pt.entered = part, true
+	pt.cur, pt.entered, pt.maskGen = part, true, gen
 	return nil
 }
 
@@ -203,6 +243,9 @@ func (pt *partitions) enter(a alloc.Allocator, part string) error {
 func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, nodes []int) error {
 	if pt == nil || !pt.perJob {
 		return c.Release(a, nodes)
+	}
+	if pt.q != nil {
+		pt.q.change(nodes, 1, nil)
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok { // a Placer: nothing is held
@@ -241,4 +284,156 @@ func (pt *partitions) checkPlaced(r *JobResult, nodes []int) error {
 		}
 	}
 	return nil
+}
+
+// newPartCounts numbers the partitions of the jobs and groups the nodes into
+// atoms: O(n x m/64) once.
+func newPartCounts(pt *partitions, n int) *partCounts {
+	names := make([]string, 0, len(pt.jobsIn))
+	for name := range pt.jobsIn {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	m := len(names)
+	c := &partCounts{m: m, id: map[string]int{}, atomOf: make([]int32, n), size: make([]int, m), partAtoms: make([][]int, m)}
+	for i, name := range names {
+		c.id[name] = i
+	}
+	words := (m + 63) / 64
+	sig := make([]byte, 8*words)
+	atoms := map[string]int32{}
+	for v := range n {
+		clear(sig)
+		for i, name := range names {
+			if pt.in[name][v>>6]>>(v&63)&1 != 0 {
+				sig[i>>3] |= 1 << (i & 7)
+			}
+		}
+		a, ok := atoms[string(sig)]
+		if !ok {
+			a = int32(len(c.atomParts))
+			atoms[string(sig)] = a
+			var in []int
+			for i := range names {
+				if sig[i>>3]>>(i&7)&1 != 0 {
+					in = append(in, i)
+					c.partAtoms[i] = append(c.partAtoms[i], int(a))
+				}
+			}
+			c.atomParts = append(c.atomParts, in)
+			c.freeAtom = append(c.freeAtom, 0)
+		}
+		c.atomOf[v] = a
+		c.freeAtom[a]++
+	}
+	c.delta = make([]int, len(c.atomParts))
+	c.ov = make([][]int, m)
+	for i := range c.ov {
+		c.ov[i] = make([]int, m)
+	}
+	for a, in := range c.atomParts {
+		for _, x := range in {
+			c.size[x] += c.freeAtom[a]
+			for _, y := range in {
+				c.ov[x][y] += c.freeAtom[a]
+			}
+		}
+	}
+	return c
+}
+
+// change adds sign to the free count of every node of nodes, and returns, in
+// dst (nil: not wanted), the nodes in each partition.
+func (c *partCounts) change(nodes []int, sign int, dst []int32) []int32 {
+	c.touched = c.touched[:0]
+	for _, v := range nodes {
+		a := c.atomOf[v]
+		if c.delta[a] == 0 {
+			c.touched = append(c.touched, int(a))
+		}
+		c.delta[a]++
+	}
+	if dst != nil {
+		dst = dst[:c.m]
+		clear(dst)
+	}
+	for _, a := range c.touched {
+		d := c.delta[a]
+		c.freeAtom[a] += sign * d
+		if dst != nil {
+			for _, x := range c.atomParts[a] {
+				dst[x] += int32(d)
+			}
+		}
+		c.delta[a] = 0
+	}
+	return dst
+}
+
+// took records that a job started on nodes: its nodes in each partition (a new
+// slice, kept with the running job).
+func (pt *partitions) took(nodes []int) []int32 {
+	if pt == nil || pt.q == nil {
+		return nil
+	}
+	return pt.q.change(nodes, -1, make([]int32, pt.q.m))
+}
+
+// part is the number of job r's partition for a queue scheduler (0 without
+// several partitions).
+func (pt *partitions) part(r *JobResult) int {
+	if pt == nil || pt.q == nil {
+		return 0
+	}
+	return pt.q.id[r.Partition]
+}
+
+// freeIn is the free nodes of partition x outside the partitions failed marks
+// (nil: none).
+func (c *partCounts) freeIn(x int, failed []bool) int {
+	f := 0
+	for _, a := range c.partAtoms[x] {
+		if failed != nil && blockedAtom(c.atomParts[a], failed) {
+			continue
+		}
+		f += c.freeAtom[a]
+	}
+	return f
+}
+
+func blockedAtom(in []int, failed []bool) bool {
+	for _, x := range in {
+		if failed[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// blocked returns the bitmap of the nodes of the partitions failed marks, nil
+// when it marks none.
+func (pt *partitions) blocked(failed []bool) []uint64 {
+	var bm []uint64
+	for name, x := range pt.q.id {
+		if !failed[x] {
+			continue
+		}
+		if bm == nil {
+			// the buffer the mask does not hold as its current set
+			pt.blockGen = 0
+			if pt.maskGen == 0 {
+				pt.blockGen = 1
+			}
+			bm = pt.blockBuf[pt.blockGen]
+			if bm == nil {
+				bm = make([]uint64, len(pt.in[name]))
+				pt.blockBuf[pt.blockGen] = bm
+			}
+			clear(bm)
+		}
+		for w, x := range pt.in[name] {
+			bm[w] |= x
+		}
+	}
+	return bm
 }

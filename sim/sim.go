@@ -568,7 +568,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		tab.recs = make([]JobResult, 0, len(jobs))
 		tab.reach(len(jobs) - 1)
 	}
-	sch, err := newScheduler(string(cfg.Sched), tab)
+	sch, err := newScheduler(string(cfg.Sched), tab, pt)
 	if err != nil {
 		return nil, err
 	}
@@ -734,7 +734,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
-			running.add(i, r.Start+r.EstimateUsed, r.Procs)
+			running.add(i, r.Start+r.EstimateUsed, r.Procs, pt.took(nodes))
 			q.depart(event{time: r.End, depart: true, seq: seq, job: i})
 			seq++
 		}
