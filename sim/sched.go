@@ -265,9 +265,9 @@ type easy struct {
 	m     int         // partitions (1 without)
 	queue []int
 	// A pass's scratch.
-	ends  []runJob  // the running jobs by estimated end (past it: now)
-	cum   []int     // cum[j*m+x]: nodes in partition x of ends[:j]
-	free  []int     // free nodes by partition
+	ends  []runJob // the running jobs by estimated end (past it: now)
+	cum   []int    // cum[j*m+x]: nodes in partition x of ends[:j]
+	free  []int    // free nodes by partition
 	resv  []easyResv
 	has   []bool // the partition has a reservation
 	built bool
