@@ -74,7 +74,8 @@ type partitions struct {
 }
 
 // partCounts is what a queue scheduler knows of jobs of several partitions
-// (sched.go): the job partitions numbered 0..m-1 (names sorted), the nodes
+// (sched.go): the job partitions numbered 0..m-1 (names sorted; partitions of
+// the same nodes share a number), the nodes
 // grouped into atoms (nodes in the same job partitions), the free nodes of each
 // atom (free: running no job; the nodes the mask holds are free here), and the
 // overlaps. Starting or ending a job costs O(k + atoms x m).
@@ -146,13 +147,13 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		pt.jobsIn[j.Partition]++
 		restricted = restricted || pt.away[j.Partition] != nil
 	}
-	if !restricted {
+	if !restricted && !cfg.perJob {
 		return nil, nil
 	}
 	if cfg.Comm != nil || cfg.Baseline != nil {
 		return nil, errors.New("sim: partitions are replayed without a communication model or an exact baseline")
 	}
-	if len(pt.jobsIn) == 1 {
+	if len(pt.jobsIn) == 1 && !cfg.perJob {
 		for name := range pt.jobsIn {
 			pt.fixed = pt.away[name]
 		}
@@ -294,11 +295,22 @@ func newPartCounts(pt *partitions, n int) *partCounts {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	m := len(names)
-	c := &partCounts{m: m, id: map[string]int{}, atomOf: make([]int32, n), size: make([]int, m), partAtoms: make([][]int, m)}
-	for i, name := range names {
-		c.id[name] = i
+	// Partitions of the same nodes are one for the scheduler: one queue of
+	// fronts, one reservation (a replay whose every partition holds every node
+	// is the one without partitions).
+	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n)}
+	var uniq []string
+	for _, name := range names {
+		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) })
+		if x < 0 {
+			x = len(uniq)
+			uniq = append(uniq, name)
+		}
+		c.id[name] = x
 	}
+	names = uniq
+	m := len(names)
+	c.m, c.size, c.partAtoms = m, make([]int, m), make([][]int, m)
 	words := (m + 63) / 64
 	sig := make([]byte, 8*words)
 	atoms := map[string]int32{}
@@ -418,6 +430,8 @@ func (pt *partitions) blocked(failed []bool) []uint64 {
 		if !failed[x] {
 			continue
 		}
+		failed[x] = false // once for partitions of the same nodes
+		defer func() { failed[x] = true }()
 		if bm == nil {
 			// the buffer the mask does not hold as its current set
 			pt.blockGen = 0

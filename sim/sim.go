@@ -90,6 +90,10 @@ type Config struct {
 	// alloc.Occupier (or place recorded node lists, which are checked). A job its
 	// partition cannot hold now waits. nil: every job may have every node.
 	Partitions map[string][]int
+	// perJob replays jobs of one partition (or of partitions holding every
+	// node) as jobs of several are (partition.go): the tests' check that the
+	// two give the same replay.
+	perJob bool
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
