@@ -310,7 +310,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 				return nil, fmt.Errorf("%w at cycle %d", err, now)
 			}
 			r.Start = now
-			running.add(i, r.Start+r.EstimateUsed, r.Procs, nil)
+			running.add(i, r.Start+r.EstimateUsed, r.Procs)
 			if quota[i] == 0 {
 				// Nothing to send: it ends now, and leaves at this time stamp's
 				// next round of departures, as in Run.

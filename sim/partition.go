@@ -81,15 +81,16 @@ type partitions struct {
 // overlaps. Starting or ending a job costs O(k + atoms x m).
 type partCounts struct {
 	m         int
-	id        map[string]int // job partition -> number
-	atomOf    []int32        // node -> atom
-	atomParts [][]int        // atom -> the partitions holding it
-	partAtoms [][]int        // partition -> its atoms
-	freeAtom  []int          // free nodes by atom
-	size      []int          // nodes by partition
-	ov        [][]int        // ov[a][b]: nodes in both a and b
-	delta     []int          // scratch: nodes by atom
-	touched   []int          // scratch: atoms of delta set
+	id        map[string]int  // job partition -> number
+	atomOf    []int32         // node -> atom
+	atomParts [][]int         // atom -> the partitions holding it
+	partAtoms [][]int         // partition -> its atoms
+	freeAtom  []int           // free nodes by atom
+	size      []int           // nodes by partition
+	ov        [][]int         // ov[a][b]: nodes in both a and b
+	delta     []int           // scratch: nodes by atom
+	touched   []int           // scratch: atoms of delta set
+	running   map[int][]int32 // running job -> its nodes in each partition
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -239,14 +240,15 @@ func (pt *partitions) enter(a alloc.Allocator, part string, block []uint64) erro
 	return nil
 }
 
-// release frees a finished job's nodes, those outside the partition of the last
+// release frees finished job i's nodes, those outside the partition of the last
 // decision held (several partitions).
-func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, nodes []int) error {
+func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, i int, nodes []int) error {
 	if pt == nil || !pt.perJob {
 		return c.Release(a, nodes)
 	}
 	if pt.q != nil {
 		pt.q.change(nodes, 1, nil)
+		delete(pt.q.running, i)
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok { // a Placer: nothing is held
@@ -298,7 +300,7 @@ func newPartCounts(pt *partitions, n int) *partCounts {
 	// Partitions of the same nodes are one for the scheduler: one queue of
 	// fronts, one reservation (a replay whose every partition holds every node
 	// is the one without partitions).
-	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n)}
+	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n), running: map[int][]int32{}}
 	var uniq []string
 	for _, name := range names {
 		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) })
@@ -382,13 +384,12 @@ func (c *partCounts) change(nodes []int, sign int, dst []int32) []int32 {
 	return dst
 }
 
-// took records that a job started on nodes: its nodes in each partition (a new
-// slice, kept with the running job).
-func (pt *partitions) took(nodes []int) []int32 {
+// took records that job i started on nodes, and its nodes in each partition.
+func (pt *partitions) took(i int, nodes []int) {
 	if pt == nil || pt.q == nil {
-		return nil
+		return
 	}
-	return pt.q.change(nodes, -1, make([]int32, pt.q.m))
+	pt.q.running[i] = pt.q.change(nodes, -1, make([]int32, pt.q.m))
 }
 
 // part is the number of job r's partition for a queue scheduler (0 without

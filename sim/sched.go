@@ -75,11 +75,10 @@ type runJob struct {
 	job    int
 	estEnd int64
 	procs  int
-	in     []int32 // its nodes in each partition (several partitions; else nil)
 }
 
-func (s *runSet) add(job int, estEnd int64, procs int, in []int32) {
-	s.jobs = append(s.jobs, runJob{job, estEnd, procs, in})
+func (s *runSet) add(job int, estEnd int64, procs int) {
+	s.jobs = append(s.jobs, runJob{job, estEnd, procs})
 }
 
 func (s *runSet) remove(job int) {
@@ -425,12 +424,12 @@ func (s *easy) build(now int64, running *runSet) {
 	clear(s.cum[:m])
 	for j, r := range s.ends {
 		row, prev := s.cum[(j+1)*m:(j+2)*m], s.cum[j*m:(j+1)*m]
-		if r.in == nil {
+		if s.pt == nil {
 			row[0] = prev[0] + r.procs
 			continue
 		}
-		for x := range row {
-			row[x] = prev[x] + int(r.in[x])
+		for x, c := range s.pt.q.running[r.job] {
+			row[x] = prev[x] + int(c)
 		}
 	}
 }

@@ -703,7 +703,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				continue
 			}
 			r := tab.at(e.job)
-			if err := pt.release(cfg.Clock, cfg.Alloc, r.Nodes); err != nil {
+			if err := pt.release(cfg.Clock, cfg.Alloc, e.job, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
 			m.release(r.Nodes)
@@ -738,7 +738,8 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
-			running.add(i, r.Start+r.EstimateUsed, r.Procs, pt.took(nodes))
+			running.add(i, r.Start+r.EstimateUsed, r.Procs)
+			pt.took(i, nodes)
 			q.depart(event{time: r.End, depart: true, seq: seq, job: i})
 			seq++
 		}
