@@ -7,6 +7,10 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // Partitions. Slurm places a job on the nodes of its partition only: the select
@@ -46,6 +50,15 @@ import (
 // instead: a recorded node outside the job's partition is an error. A partition
 // holding every node restricts nothing, and a replay whose jobs are all in such
 // partitions is the replay without Partitions.
+
+// ErrLargerThanPartition is wrapped by Run when a job asks for more processors
+// than its partition has; it is also ErrTooLarge (errors.Is).
+var ErrLargerThanPartition error = largerThanPartition{}
+
+type largerThanPartition struct{}
+
+func (largerThanPartition) Error() string        { return "job larger than its partition" }
+func (largerThanPartition) Is(target error) bool { return target == ErrTooLarge }
 
 // partitions is a replay's Config.Partitions, checked against its jobs.
 type partitions struct {
@@ -143,7 +156,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			return nil, fmt.Errorf("job %d (line %d): partition %q is not one of the replay's partitions (%s)", j.ID, j.Line, j.Partition, strings.Join(names, ", "))
 		}
 		if j.Procs > len(nodes) {
-			return nil, fmt.Errorf("job %d (line %d) needs %d processors, its partition %s has %d: %w", j.ID, j.Line, j.Procs, j.Partition, len(nodes), ErrTooLarge)
+			return nil, fmt.Errorf("job %d (line %d) needs %d processors, its partition %s has %d: %w", j.ID, j.Line, j.Procs, j.Partition, len(nodes), ErrLargerThanPartition)
 		}
 		pt.jobsIn[j.Partition]++
 		restricted = restricted || pt.away[j.Partition] != nil
@@ -451,4 +464,82 @@ func (pt *partitions) blocked(failed []bool) []uint64 {
 		}
 	}
 	return bm
+}
+
+// readPartitions reads SlurmConf's partitions on m's nodes (named by Hosts, or
+// a graph's names) and returns the jobs with those naming no partition put in
+// the Default=YES one (a copy when any is changed).
+func (s *Spec) readPartitions(m topo.Machine, tr *Trace) ([]Job, map[string][]int, error) {
+	path := s.Path(s.SlurmConf)
+	fail := func(err error) error { return &FileError{Field: "SlurmConf", Path: path, Err: err} }
+	r, err := s.open(s.SlurmConf)
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	data, err := textin.ReadAll(r, 64<<20, "the file")
+	r.Close()
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	conf, err := slurm.ReadConfIncluding(data, path, slurm.ReadIncluded)
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	nodes, err := conf.Nodes()
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	cps, err := conf.Partitions(nodes)
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	if len(cps) == 0 {
+		return nil, nil, fail(errors.New("no PartitionName line"))
+	}
+	names := s.Hosts
+	if names == nil {
+		names = curves.NodeNames(m)
+	}
+	if names == nil {
+		return nil, nil, fieldErr("SlurmConf", path, "needs the names of %s's nodes ({HostsFile} or {Hostlist}) to find its partitions' nodes", m.Spec())
+	}
+	index := make(map[string]int, len(names))
+	for v, name := range names {
+		index[name] = v
+	}
+	parts := map[string][]int{}
+	for _, cp := range cps {
+		var in []int
+		if cp.Hosts == nil { // Nodes=ALL
+			in = make([]int, len(names))
+			for v := range in {
+				in[v] = v
+			}
+		}
+		for _, h := range cp.Hosts {
+			if v, ok := index[h]; ok {
+				in = append(in, v)
+			}
+		}
+		if len(in) == 0 {
+			continue // none of its nodes is on the machine: a job of it is refused
+		}
+		parts[cp.Name] = in
+	}
+	jobs := tr.Jobs
+	copied := false
+	for i, j := range jobs {
+		if j.Partition != "" {
+			continue
+		}
+		d := slurm.DefaultPartition(cps)
+		if d < 0 {
+			return nil, nil, fmt.Errorf("job %d (line %d) names no partition and %s has no Default=YES partition", j.ID, j.Line, path)
+		}
+		if !copied {
+			jobs, copied = slices.Clone(jobs), true
+		}
+		jobs[i].Partition = cps[d].Name
+	}
+	return jobs, parts, nil
 }
