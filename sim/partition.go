@@ -25,9 +25,8 @@ import (
 //     occupied once, before the first job, and freed after the last, so that the
 //     free count every scheduler compares with is the partition's (FCFS, EASY and
 //     its will-run test, Cplant);
-//   - jobs in several partitions: the as-run schedule only (each job starts when
-//     production started it); each decision keeps the nodes outside the job's
-//     partition away through an alloc.Mask: the free nodes outside the partition
+//   - jobs in several partitions: each decision keeps the nodes outside the
+//     job's partition away through an alloc.Mask: the free nodes outside the partition
 //     of the last decision stay held busy from one decision to the next (a
 //     finished job's nodes outside it are held rather than freed), and only a
 //     decision in another partition changes them (the held nodes the new
@@ -38,9 +37,12 @@ import (
 //     nodes alone: alloc's TestMaskMatchesAllocateWithout and plan's
 //     TestMaskPlanEmulators play both in lockstep). Between decisions the
 //     allocator counts the held nodes busy; the as-run schedule reads no free
-//     count there, and the replay frees them at its end. The other schedulers
-//     keep one queue and one free count, and are refused: each partition would
-//     need its own.
+//     count there, and the replay frees them at its end. The as-run schedule
+//     starts each job when production started it; FCFS, Cplant and EASY decide
+//     by each partition's free count and queue (partCounts; sched.go, strict
+//     and easy: Slurm's main scheduler's failed partitions, EASY's reservation
+//     for each partition's front), EASY with count-based allocators only (one
+//     that may refuse a job that fits by count is refused).
 //
 // In both, a job its partition cannot hold now (fewer free nodes in it than it
 // asks for, or no switch or block in it that holds it) waits for a release, as

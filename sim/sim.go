@@ -85,8 +85,9 @@ type Config struct {
 	Clock *alloc.Clock
 	// Partitions, when set, keeps every job on the nodes of its partition (node
 	// indices of Machine by partition name; Job.Partition names one, which must be
-	// here), as Slurm does (partition.go): jobs of one partition under any
-	// scheduler, of several under the as-run one only; the allocator must be an
+	// here), as Slurm does (partition.go): jobs of one partition or several
+	// under every scheduler (several under EASY with an allocator that places
+	// every job that fits by count only); the allocator must be an
 	// alloc.Occupier (or place recorded node lists, which are checked). A job its
 	// partition cannot hold now waits. nil: every job may have every node.
 	Partitions map[string][]int
