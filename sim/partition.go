@@ -106,6 +106,7 @@ type partCounts struct {
 	delta     []int           // scratch: nodes by atom
 	touched   []int           // scratch: atoms of delta set
 	running   map[int][]int32 // running job -> its nodes in each partition
+	bits      [][]uint64      // partition -> its nodes as a bitmap
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -327,6 +328,9 @@ func newPartCounts(pt *partitions, n int) *partCounts {
 	}
 	names = uniq
 	m := len(names)
+	for _, name := range names {
+		c.bits = append(c.bits, pt.in[name])
+	}
 	c.m, c.size, c.partAtoms = m, make([]int, m), make([][]int, m)
 	words := (m + 63) / 64
 	sig := make([]byte, 8*words)
@@ -442,12 +446,10 @@ func blockedAtom(in []int, failed []bool) bool {
 // when it marks none.
 func (pt *partitions) blocked(failed []bool) []uint64 {
 	var bm []uint64
-	for name, x := range pt.q.id {
+	for x, in := range pt.q.bits {
 		if !failed[x] {
 			continue
 		}
-		failed[x] = false // once for partitions of the same nodes
-		defer func() { failed[x] = true }()
 		if bm == nil {
 			// the buffer the mask does not hold as its current set
 			pt.blockGen = 0
@@ -456,13 +458,13 @@ func (pt *partitions) blocked(failed []bool) []uint64 {
 			}
 			bm = pt.blockBuf[pt.blockGen]
 			if bm == nil {
-				bm = make([]uint64, len(pt.in[name]))
+				bm = make([]uint64, len(in))
 				pt.blockBuf[pt.blockGen] = bm
 			}
 			clear(bm)
 		}
-		for w, x := range pt.in[name] {
-			bm[w] |= x
+		for w, b := range in {
+			bm[w] |= b
 		}
 	}
 	return bm
