@@ -272,6 +272,9 @@ type easy struct {
 	built bool
 	cand  []int64
 	use   []int32
+	// freeBoth[x*m+y]: free nodes in both x and y now, once a pass
+	freeBoth   []int
+	freeBothOK bool
 	// trial: where the allocator would place a job of a size and partition
 	// (partitions.key), by partition, at the placer's version
 	trial map[int64]easyTrial
@@ -323,7 +326,7 @@ func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int
 		}
 		return s.backfillPlaced(now, free, running, p)
 	}
-	s.resv, s.built = s.resv[:0], false
+	s.resv, s.built, s.freeBothOK = s.resv[:0], false, false
 	clear(s.has)
 	if s.pt == nil {
 		s.free[0] = free
@@ -365,11 +368,20 @@ func (s *easy) startNow(i, x int, now int64, running *runSet, p *placer) ([]int,
 		return p.place(i)
 	}
 	r := s.res.at(i)
-	if s.fits(now, r.EstimateUsed, -1, s.mayTake(x, r.Procs)) {
+	if s.fits(now, r.EstimateUsed, -1, s.mayTakeNow(x, r.Procs)) {
 		return p.place(i)
 	}
 	if s.m == 1 {
 		return nil, nil // what it may take is what it takes
+	}
+	// What it must take of each partition y (its k less the free nodes of x
+	// outside y) delays one already: no need to see where it would go.
+	s.use = s.use[:0]
+	for y := range s.m {
+		s.use = append(s.use, int32(max(0, r.Procs-(s.free[x]-s.freeBoth[x*s.m+y]))))
+	}
+	if !s.fits(now, r.EstimateUsed, -1, s.use) {
+		return nil, nil
 	}
 	// It delays a reservation if it takes all it may: where would it go?
 	key := s.pt.key(r.Procs, r.Partition)
@@ -403,6 +415,32 @@ func (s *easy) mayTake(x, k int) []int32 {
 	}
 	for y := range s.m {
 		s.use = append(s.use, int32(min(k, s.pt.q.ov[x][y])))
+	}
+	return s.use
+}
+
+// mayTakeNow is what a job of k nodes in partition x starting now may take of
+// each partition: no more than the free nodes in both.
+func (s *easy) mayTakeNow(x, k int) []int32 {
+	if s.pt == nil {
+		return s.mayTake(x, k)
+	}
+	if !s.freeBothOK {
+		s.freeBothOK = true
+		c := s.pt.q
+		s.freeBoth = slices.Grow(s.freeBoth[:0], s.m*s.m)[:s.m*s.m]
+		clear(s.freeBoth)
+		for a, in := range c.atomParts {
+			for _, y := range in {
+				for _, z := range in {
+					s.freeBoth[y*s.m+z] += c.freeAtom[a]
+				}
+			}
+		}
+	}
+	s.use = s.use[:0]
+	for y := range s.m {
+		s.use = append(s.use, int32(min(k, s.freeBoth[x*s.m+y])))
 	}
 	return s.use
 }
