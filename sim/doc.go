@@ -12,6 +12,14 @@
 // package slurm); the as-run scheduler and the alloc as-run allocator replay
 // production's recorded start times and node lists (docs/fabric.md).
 //
+// Jobs may be kept on the nodes of their Slurm partitions (Config.Partitions,
+// Spec.SlurmConf; partition.go) under every scheduler: with jobs of several
+// partitions FCFS and Cplant walk the partitions' fronts as Slurm's main
+// scheduler does (job_scheduler.c, _schedule: a front that cannot start holds
+// its partition and keeps later fronts off its nodes), and EASY reserves, by
+// count, for each partition's front and starts a job only if it delays no
+// reservation ahead of it (sched.go; docs/sim.md, "Partitions").
+//
 // Spec is one replay with every choice typed (trace, window and scaling, machine,
 // allocator, scheduler, conventions, network model, baseline): Validate reports every
 // mistake as a FieldError naming its field, Run returns a Report (the summary with

@@ -102,7 +102,7 @@ func (s *guaranteeEASY) pick(now int64, free int, running *runSet) int {
 }
 
 func TestEASYMatchesGuarantee(t *testing.T) {
-	schedulers["easy-guarantee"] = func(res *jobTable) scheduler { return &guaranteeEASY{res: res} }
+	schedulers["easy-guarantee"] = func(res *jobTable, _ *partitions) scheduler { return &guaranteeEASY{res: res} }
 	defer delete(schedulers, "easy-guarantee")
 	rng := rand.New(rand.NewPCG(11, 12))
 	g := topo.Mesh(8, 8)

@@ -7,6 +7,10 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // Partitions. Slurm places a job on the nodes of its partition only: the select
@@ -21,9 +25,8 @@ import (
 //     occupied once, before the first job, and freed after the last, so that the
 //     free count every scheduler compares with is the partition's (FCFS, EASY and
 //     its will-run test, Cplant);
-//   - jobs in several partitions: the as-run schedule only (each job starts when
-//     production started it); each decision keeps the nodes outside the job's
-//     partition away through an alloc.Mask: the free nodes outside the partition
+//   - jobs in several partitions: each decision keeps the nodes outside the
+//     job's partition away through an alloc.Mask: the free nodes outside the partition
 //     of the last decision stay held busy from one decision to the next (a
 //     finished job's nodes outside it are held rather than freed), and only a
 //     decision in another partition changes them (the held nodes the new
@@ -34,9 +37,12 @@ import (
 //     nodes alone: alloc's TestMaskMatchesAllocateWithout and plan's
 //     TestMaskPlanEmulators play both in lockstep). Between decisions the
 //     allocator counts the held nodes busy; the as-run schedule reads no free
-//     count there, and the replay frees them at its end. The other schedulers
-//     keep one queue and one free count, and are refused: each partition would
-//     need its own.
+//     count there, and the replay frees them at its end. The as-run schedule
+//     starts each job when production started it; FCFS, Cplant and EASY decide
+//     by each partition's free count and queue (partCounts; sched.go, strict
+//     and easy: Slurm's main scheduler's failed partitions, EASY's reservation
+//     for each partition's front), EASY with count-based allocators only (one
+//     that may refuse a job that fits by count is refused).
 //
 // In both, a job its partition cannot hold now (fewer free nodes in it than it
 // asks for, or no switch or block in it that holds it) waits for a release, as
@@ -46,6 +52,15 @@ import (
 // instead: a recorded node outside the job's partition is an error. A partition
 // holding every node restricts nothing, and a replay whose jobs are all in such
 // partitions is the replay without Partitions.
+
+// ErrLargerThanPartition is wrapped by Run when a job asks for more processors
+// than its partition has; it is also ErrTooLarge (errors.Is).
+var ErrLargerThanPartition error = largerThanPartition{}
+
+type largerThanPartition struct{}
+
+func (largerThanPartition) Error() string        { return "job larger than its partition" }
+func (largerThanPartition) Is(target error) bool { return target == ErrTooLarge }
 
 // partitions is a replay's Config.Partitions, checked against its jobs.
 type partitions struct {
@@ -63,6 +78,35 @@ type partitions struct {
 	mask    *alloc.Mask
 	cur     string
 	entered bool
+	// perJob under a queue scheduler (sched.go): the counts it decides by.
+	q *partCounts
+	// scratch of enter with nodes blocked besides the partition's outside
+	// (FCFS and Cplant: the nodes of partitions whose head failed); two, so
+	// that the mask's current set is never the one rewritten
+	blockBuf [2][]uint64
+	blockGen int // the buffer blocked wrote last
+	maskGen  int // the buffer the mask holds as its current set (-1: none)
+}
+
+// partCounts is what a queue scheduler knows of jobs of several partitions
+// (sched.go): the job partitions numbered 0..m-1 (names sorted; partitions of
+// the same nodes share a number), the nodes
+// grouped into atoms (nodes in the same job partitions), the free nodes of each
+// atom (free: running no job; the nodes the mask holds are free here), and the
+// overlaps. Starting or ending a job costs O(k + atoms x m).
+type partCounts struct {
+	m         int
+	id        map[string]int  // job partition -> number
+	atomOf    []int32         // node -> atom
+	atomParts [][]int         // atom -> the partitions holding it
+	partAtoms [][]int         // partition -> its atoms
+	freeAtom  []int           // free nodes by atom
+	size      []int           // nodes by partition
+	ov        [][]int         // ov[a][b]: nodes in both a and b
+	delta     []int           // scratch: nodes by atom
+	touched   []int           // scratch: atoms of delta set
+	running   map[int][]int32 // running job -> its nodes in each partition
+	bits      [][]uint64      // partition -> its nodes as a bitmap
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -115,27 +159,30 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			return nil, fmt.Errorf("job %d (line %d): partition %q is not one of the replay's partitions (%s)", j.ID, j.Line, j.Partition, strings.Join(names, ", "))
 		}
 		if j.Procs > len(nodes) {
-			return nil, fmt.Errorf("job %d (line %d) needs %d processors, its partition %s has %d: %w", j.ID, j.Line, j.Procs, j.Partition, len(nodes), ErrTooLarge)
+			return nil, fmt.Errorf("job %d (line %d) needs %d processors, its partition %s has %d: %w", j.ID, j.Line, j.Procs, j.Partition, len(nodes), ErrLargerThanPartition)
 		}
 		pt.jobsIn[j.Partition]++
 		restricted = restricted || pt.away[j.Partition] != nil
 	}
-	if !restricted {
+	if !restricted && !cfg.perJob {
 		return nil, nil
 	}
 	if cfg.Comm != nil || cfg.Baseline != nil {
 		return nil, errors.New("sim: partitions are replayed without a communication model or an exact baseline")
 	}
-	if len(pt.jobsIn) == 1 {
+	if len(pt.jobsIn) == 1 && !cfg.perJob {
 		for name := range pt.jobsIn {
 			pt.fixed = pt.away[name]
 		}
 	} else {
-		if cfg.Sched != SchedAsRun {
-			return nil, fmt.Errorf("sim: jobs of %d partitions: only the as-run schedule replays them (scheduler %s keeps one queue and one free count; each partition would need its own)", len(pt.jobsIn), cfg.Sched)
+		if f, ok := cfg.Alloc.(alloc.Fragmenting); ok && f.MayFragment() && cfg.Sched == SchedEASY {
+			return nil, fmt.Errorf("sim: jobs of %d partitions under EASY with allocator %s, which may refuse a job that fits by count: not replayed (EASY's reservations of several partitions are counted, sched.go; use fcfs, cplant or as-run, or a count-based allocator such as slurm:consec)", len(pt.jobsIn), cfg.Alloc.Name())
 		}
 		pt.perJob = true
-		pt.mask = alloc.NewMask(n)
+		pt.mask, pt.maskGen = alloc.NewMask(n), -1
+		if cfg.Sched != SchedAsRun {
+			pt.q = newPartCounts(pt, n)
+		}
 	}
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
 		return pt, nil // recorded node lists, checked as placed; nothing is chosen
@@ -183,26 +230,41 @@ func (pt *partitions) end(a alloc.Allocator) error {
 // enter keeps the decisions that follow off the nodes outside partition part
 // (several partitions): the mask changes only when part differs from the last
 // decision's partition.
-func (pt *partitions) enter(a alloc.Allocator, part string) error {
-	if pt == nil || !pt.perJob || (pt.entered && part == pt.cur) {
+//
+// block (nil: none), a bitmap from blocked, adds nodes kept away: those of the
+// partitions whose head failed earlier in an FCFS or Cplant pass, as Slurm's
+// _schedule takes them out of avail_node_bitmap.
+func (pt *partitions) enter(a alloc.Allocator, part string, block []uint64) error {
+	if pt == nil || !pt.perJob || (pt.entered && part == pt.cur && block == nil && pt.maskGen < 0) {
 		return nil
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok {
 		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", a.Name(), alloc.ErrNoRestriction)
 	}
-	if err := pt.mask.Set(oc, pt.out[part]); err != nil {
+	away, gen := pt.out[part], -1
+	if block != nil {
+		for w, x := range away {
+			block[w] |= x
+		}
+		away, gen = block, pt.blockGen
+	}
+	if err := pt.mask.Set(oc, away); err != nil {
 		return fmt.Errorf("sim: keeping a job in its partition %s: %w", part, err)
 	}
-	pt.cur, pt.entered = part, true
+	pt.cur, pt.entered, pt.maskGen = part, true, gen
 	return nil
 }
 
-// release frees a finished job's nodes, those outside the partition of the last
+// release frees finished job i's nodes, those outside the partition of the last
 // decision held (several partitions).
-func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, nodes []int) error {
+func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, i int, nodes []int) error {
 	if pt == nil || !pt.perJob {
 		return c.Release(a, nodes)
+	}
+	if pt.q != nil {
+		pt.q.change(nodes, 1, nil)
+		delete(pt.q.running, i)
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok { // a Placer: nothing is held
@@ -241,4 +303,247 @@ func (pt *partitions) checkPlaced(r *JobResult, nodes []int) error {
 		}
 	}
 	return nil
+}
+
+// newPartCounts numbers the partitions of the jobs and groups the nodes into
+// atoms: O(n x m/64) once.
+func newPartCounts(pt *partitions, n int) *partCounts {
+	names := make([]string, 0, len(pt.jobsIn))
+	for name := range pt.jobsIn {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	// Partitions of the same nodes are one for the scheduler: one queue of
+	// fronts, one reservation (a replay whose every partition holds every node
+	// is the one without partitions).
+	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n), running: map[int][]int32{}}
+	var uniq []string
+	for _, name := range names {
+		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) })
+		if x < 0 {
+			x = len(uniq)
+			uniq = append(uniq, name)
+		}
+		c.id[name] = x
+	}
+	names = uniq
+	m := len(names)
+	for _, name := range names {
+		c.bits = append(c.bits, pt.in[name])
+	}
+	c.m, c.size, c.partAtoms = m, make([]int, m), make([][]int, m)
+	words := (m + 63) / 64
+	sig := make([]byte, 8*words)
+	atoms := map[string]int32{}
+	for v := range n {
+		clear(sig)
+		for i, name := range names {
+			if pt.in[name][v>>6]>>(v&63)&1 != 0 {
+				sig[i>>3] |= 1 << (i & 7)
+			}
+		}
+		a, ok := atoms[string(sig)]
+		if !ok {
+			a = int32(len(c.atomParts))
+			atoms[string(sig)] = a
+			var in []int
+			for i := range names {
+				if sig[i>>3]>>(i&7)&1 != 0 {
+					in = append(in, i)
+					c.partAtoms[i] = append(c.partAtoms[i], int(a))
+				}
+			}
+			c.atomParts = append(c.atomParts, in)
+			c.freeAtom = append(c.freeAtom, 0)
+		}
+		c.atomOf[v] = a
+		c.freeAtom[a]++
+	}
+	c.delta = make([]int, len(c.atomParts))
+	c.ov = make([][]int, m)
+	for i := range c.ov {
+		c.ov[i] = make([]int, m)
+	}
+	for a, in := range c.atomParts {
+		for _, x := range in {
+			c.size[x] += c.freeAtom[a]
+			for _, y := range in {
+				c.ov[x][y] += c.freeAtom[a]
+			}
+		}
+	}
+	return c
+}
+
+// change adds sign to the free count of every node of nodes, and returns, in
+// dst (nil: not wanted), the nodes in each partition.
+func (c *partCounts) change(nodes []int, sign int, dst []int32) []int32 {
+	c.touched = c.touched[:0]
+	for _, v := range nodes {
+		a := c.atomOf[v]
+		if c.delta[a] == 0 {
+			c.touched = append(c.touched, int(a))
+		}
+		c.delta[a]++
+	}
+	if dst != nil {
+		dst = dst[:c.m]
+		clear(dst)
+	}
+	for _, a := range c.touched {
+		d := c.delta[a]
+		c.freeAtom[a] += sign * d
+		if dst != nil {
+			for _, x := range c.atomParts[a] {
+				dst[x] += int32(d)
+			}
+		}
+		c.delta[a] = 0
+	}
+	return dst
+}
+
+// took records that job i started on nodes, and its nodes in each partition.
+func (pt *partitions) took(i int, nodes []int) {
+	if pt == nil || pt.q == nil {
+		return
+	}
+	pt.q.running[i] = pt.q.change(nodes, -1, make([]int32, pt.q.m))
+}
+
+// part is the number of job r's partition for a queue scheduler (0 without
+// several partitions).
+func (pt *partitions) part(r *JobResult) int {
+	if pt == nil || pt.q == nil {
+		return 0
+	}
+	return pt.q.id[r.Partition]
+}
+
+// freeIn is the free nodes of partition x outside the partitions failed marks
+// (nil: none).
+func (c *partCounts) freeIn(x int, failed []bool) int {
+	f := 0
+	for _, a := range c.partAtoms[x] {
+		if failed != nil && blockedAtom(c.atomParts[a], failed) {
+			continue
+		}
+		f += c.freeAtom[a]
+	}
+	return f
+}
+
+func blockedAtom(in []int, failed []bool) bool {
+	for _, x := range in {
+		if failed[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// blocked returns the bitmap of the nodes of the partitions failed marks, nil
+// when it marks none.
+func (pt *partitions) blocked(failed []bool) []uint64 {
+	var bm []uint64
+	for x, in := range pt.q.bits {
+		if !failed[x] {
+			continue
+		}
+		if bm == nil {
+			// the buffer the mask does not hold as its current set
+			pt.blockGen = 0
+			if pt.maskGen == 0 {
+				pt.blockGen = 1
+			}
+			bm = pt.blockBuf[pt.blockGen]
+			if bm == nil {
+				bm = make([]uint64, len(in))
+				pt.blockBuf[pt.blockGen] = bm
+			}
+			clear(bm)
+		}
+		for w, b := range in {
+			bm[w] |= b
+		}
+	}
+	return bm
+}
+
+// readPartitions reads SlurmConf's partitions on m's nodes (named by Hosts, or
+// a graph's names) and returns the jobs with those naming no partition put in
+// the Default=YES one (a copy when any is changed).
+func (s *Spec) readPartitions(m topo.Machine, tr *Trace) ([]Job, map[string][]int, error) {
+	path := s.Path(s.SlurmConf)
+	fail := func(err error) error { return &FileError{Field: "SlurmConf", Path: path, Err: err} }
+	r, err := s.open(s.SlurmConf)
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	data, err := textin.ReadAll(r, 64<<20, "the file")
+	r.Close()
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	conf, err := slurm.ReadConfIncluding(data, path, slurm.ReadIncluded)
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	nodes, err := conf.Nodes()
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	cps, err := conf.Partitions(nodes)
+	if err != nil {
+		return nil, nil, fail(err)
+	}
+	if len(cps) == 0 {
+		return nil, nil, fail(errors.New("no PartitionName line"))
+	}
+	names := s.Hosts
+	if names == nil {
+		names = curves.NodeNames(m)
+	}
+	if names == nil {
+		return nil, nil, fieldErr("SlurmConf", path, "needs the names of %s's nodes ({HostsFile} or {Hostlist}) to find its partitions' nodes", m.Spec())
+	}
+	index := make(map[string]int, len(names))
+	for v, name := range names {
+		index[name] = v
+	}
+	parts := map[string][]int{}
+	for _, cp := range cps {
+		var in []int
+		if cp.Hosts == nil { // Nodes=ALL
+			in = make([]int, len(names))
+			for v := range in {
+				in[v] = v
+			}
+		}
+		for _, h := range cp.Hosts {
+			if v, ok := index[h]; ok {
+				in = append(in, v)
+			}
+		}
+		if len(in) == 0 {
+			continue // none of its nodes is on the machine: a job of it is refused
+		}
+		parts[cp.Name] = in
+	}
+	jobs := tr.Jobs
+	copied := false
+	for i, j := range jobs {
+		if j.Partition != "" {
+			continue
+		}
+		d := slurm.DefaultPartition(cps)
+		if d < 0 {
+			return nil, nil, fmt.Errorf("job %d (line %d) names no partition and %s has no Default=YES partition", j.ID, j.Line, path)
+		}
+		if !copied {
+			jobs, copied = slices.Clone(jobs), true
+		}
+		jobs[i].Partition = cps[d].Name
+	}
+	return jobs, parts, nil
 }

@@ -70,12 +70,18 @@ func TestPartitionsKeepJobs(t *testing.T) {
 	check("fcfs, one partition", SchedFCFS, one)
 	check("easy, one partition", SchedEASY, one)
 
-	// Refused: several partitions under EASY; an allocator that cannot keep a
-	// decision off nodes; a job of a partition the replay lacks; a job larger
-	// than its partition.
+	for _, sched := range []Sched{SchedFCFS, SchedEASY, SchedCplant} {
+		check(string(sched)+", two partitions", sched, jobs)
+	}
+
+	// Refused: several partitions under EASY with an allocator that may refuse
+	// a job that fits by count; an allocator that cannot keep a decision off
+	// nodes; a job of a partition the replay lacks; a job larger than its
+	// partition.
 	a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
-	if _, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: SchedEASY, Partitions: parts}); err == nil || !strings.Contains(err.Error(), "only the as-run schedule") {
-		t.Errorf("two partitions under EASY: %v", err)
+	tree := waitAllocator(t, "slurm:tree:t.conf", m, 4)
+	if _, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: tree, Sched: SchedEASY, Partitions: parts}); err == nil || !strings.Contains(err.Error(), "may refuse a job that fits by count") {
+		t.Errorf("two partitions under EASY with slurm:tree: %v", err)
 	}
 	mc, _ := alloc.Parse("mc1x1", m, alloc.Options{})
 	if _, err := Run(context.Background(), one, Config{Machine: m, Alloc: mc, Sched: SchedEASY, Partitions: parts}); !errors.Is(err, alloc.ErrNoRestriction) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -19,11 +20,11 @@ type scheduler interface {
 
 // schedulers builds a scheduler by name: one for each of Scheds
 // (TestSchedulersAreScheds).
-var schedulers = map[string]func(res *jobTable) scheduler{
-	"fcfs":   func(res *jobTable) scheduler { return &fcfs{res: res} },
-	"easy":   func(res *jobTable) scheduler { return &easy{res: res} },
-	"cplant": func(res *jobTable) scheduler { return &cplant{res: res} },
-	"as-run": func(res *jobTable) scheduler { return &asRun{res: res} },
+var schedulers = map[string]func(res *jobTable, pt *partitions) scheduler{
+	"fcfs":   func(res *jobTable, pt *partitions) scheduler { return newStrict(res, pt, false) },
+	"easy":   func(res *jobTable, pt *partitions) scheduler { return newEASY(res, pt) },
+	"cplant": func(res *jobTable, pt *partitions) scheduler { return newStrict(res, pt, true) },
+	"as-run": func(res *jobTable, _ *partitions) scheduler { return &asRun{res: res} },
 }
 
 // asRun starts every job when production started it (Job.Started, from an sacct
@@ -54,7 +55,7 @@ func (s *asRun) next(now int64, _ int, _ *runSet, p *placer) (int, []int, error)
 	return -1, nil, nil
 }
 
-func newScheduler(name string, res *jobTable) (scheduler, error) {
+func newScheduler(name string, res *jobTable, pt *partitions) (scheduler, error) {
 	if name == "" {
 		name = "fcfs"
 	}
@@ -62,7 +63,7 @@ func newScheduler(name string, res *jobTable) (scheduler, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown scheduler %q (want %s)", name, Choices(scheds))
 	}
-	return mk(res), nil
+	return mk(res, pt), nil
 }
 
 // runSet is the running jobs with their estimated end times.
@@ -89,33 +90,136 @@ func (s *runSet) remove(job int) {
 	}
 }
 
-// fcfs is strict first-come first-served: only the head of the queue (arrival order,
-// then trace order) may start, when enough processors are free; no backfilling.
-type fcfs struct {
-	res   *jobTable
-	queue []int
-	head  int
+// strict is FCFS (Cplant false) or the Cplant queue (true). FCFS is strict
+// first-come first-served: only the head of the queue (arrival order, then
+// trace order) may start, when enough processors are free; no backfilling. The
+// Cplant queue of Leung et al. 2002 §3 is kept sorted by requested processors
+// (fewest first), then requested time (shortest first), then arrival order, and
+// jobs leave from its front only.
+//
+// With jobs of several partitions (partition.go) each partition has its queue,
+// and a pass takes the partitions' fronts in the order of the one queue, as
+// Slurm's main scheduler (src/slurmctld/job_scheduler.c, _schedule) walks its
+// queue: a front that does not start (too few free nodes in its partition, or
+// the allocator refuses it) fails its partition (PART_FLAG_SCHED_FAILED: the
+// jobs behind it wait) and takes the partition's nodes out of the nodes the
+// later fronts of the pass may have (bit_and_not(avail_node_bitmap,
+// part_ptr->node_bitmap)), so that a job of an overlapping partition does not
+// start on nodes the failed front waits for. Each call is a pass from the
+// start (the replay calls until none starts): O(m log m) besides the
+// allocator, m the partitions with queued jobs. With one partition (or none)
+// this is the one queue.
+type strict struct {
+	res    *jobTable
+	pt     *partitions // jobs of several partitions; else nil
+	cplant bool
+	qs     []strictQueue // by partition number (one without partitions)
+	seq    int64
+	fronts []int  // scratch: partitions with queued jobs, in queue order
+	failed []bool // scratch: partitions failed in the pass
 }
 
-func (s *fcfs) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
-func (s *fcfs) depart(int64, int, *runSet)              {}
+type strictQueue struct {
+	jobs []queued
+	head int
+}
 
-func (s *fcfs) next(now int64, free int, _ *runSet, p *placer) (int, []int, error) {
-	if s.head == len(s.queue) {
+type queued struct {
+	i   int
+	seq int64 // arrival order
+}
+
+func newStrict(res *jobTable, pt *partitions, cplant bool) *strict {
+	s := &strict{res: res, cplant: cplant, qs: make([]strictQueue, 1)}
+	if pt != nil && pt.q != nil {
+		s.pt = pt
+		s.qs = make([]strictQueue, pt.q.m)
+		s.failed = make([]bool, pt.q.m)
+	}
+	return s
+}
+
+// cmp orders two queued jobs as the one queue does.
+func (s *strict) cmp(a, b queued) int {
+	if s.cplant {
+		ra, rb := s.res.at(a.i), s.res.at(b.i)
+		if ra.Procs != rb.Procs {
+			return ra.Procs - rb.Procs
+		}
+		if ra.EstimateUsed != rb.EstimateUsed {
+			return cmp.Compare(ra.EstimateUsed, rb.EstimateUsed)
+		}
+	}
+	return cmp.Compare(a.seq, b.seq) // earlier arrivals stay ahead
+}
+
+func (s *strict) depart(int64, int, *runSet) {}
+
+func (s *strict) arrive(i int, _ int64, _ int, _ *runSet) {
+	q := &s.qs[s.pt.part(s.res.at(i))]
+	e := queued{i, s.seq}
+	s.seq++
+	if !s.cplant {
+		q.jobs = append(q.jobs, e)
+		return
+	}
+	at, _ := slices.BinarySearchFunc(q.jobs[q.head:], e, s.cmp)
+	q.jobs = slices.Insert(q.jobs, q.head+at, e)
+}
+
+func (s *strict) next(now int64, free int, _ *runSet, p *placer) (int, []int, error) {
+	s.fronts = s.fronts[:0]
+	for x := range s.qs {
+		if q := &s.qs[x]; q.head < len(q.jobs) {
+			s.fronts = append(s.fronts, x)
+		}
+	}
+	if len(s.fronts) == 0 {
 		return -1, nil, nil
 	}
-	i := s.queue[s.head]
+	if s.pt == nil {
+		return s.tryFront(0, free, p)
+	}
+	slices.SortFunc(s.fronts, func(a, b int) int {
+		return s.cmp(s.qs[a].jobs[s.qs[a].head], s.qs[b].jobs[s.qs[b].head])
+	})
+	clear(s.failed)
+	anyFailed := false
+	for _, x := range s.fronts {
+		var f []bool
+		if anyFailed {
+			f = s.failed
+		}
+		p.block = nil
+		if anyFailed {
+			p.block = s.pt.blocked(s.failed)
+		}
+		i, nodes, err := s.tryFront(x, s.pt.q.freeIn(x, f), p)
+		p.block = nil
+		if err != nil || i >= 0 {
+			return i, nodes, err
+		}
+		s.failed[x], anyFailed = true, true
+	}
+	return -1, nil, nil
+}
+
+// tryFront starts the front of queue x when free (the free nodes it may have)
+// holds it and the allocator places it.
+func (s *strict) tryFront(x, free int, p *placer) (int, []int, error) {
+	q := &s.qs[x]
+	i := q.jobs[q.head].i
 	if s.res.at(i).Procs > free {
 		return -1, nil, nil
 	}
 	nodes, err := p.place(i)
 	if err != nil || nodes == nil {
-		return -1, nil, err // refused: the head waits, and the queue behind it
+		return -1, nil, err // refused: the front waits, and its queue behind it
 	}
-	s.head++
-	if s.head > 1024 && s.head*2 > len(s.queue) {
-		s.queue = append(s.queue[:0], s.queue[s.head:]...)
-		s.head = 0
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.jobs) {
+		q.jobs = append(q.jobs[:0], q.jobs[q.head:]...)
+		q.head = 0
 	}
 	return i, nodes, nil
 }
@@ -129,10 +233,76 @@ func (s *fcfs) next(now int64, free int, _ *runSet, p *placer) (int, []int, erro
 // reservation is recomputed on every call; that starts every job when PReMAS's
 // stored guarantee does (TestEASYMatchesGuarantee). A running job past its estimate
 // (possible only under SST's estimates) is taken to end now.
+//
+// Jobs of several partitions (partition.go; docs/sim.md, "Partitions"): the
+// first waiting job of each partition, in queue order, gets a reservation on
+// its partition's nodes, and every job, the later fronts included, starts now
+// only if its partition has the free nodes and it delays no reservation ahead
+// of it in the queue. The reservations are counted, as the one partition's
+// is: a reservation is the partition x, its k nodes and its window [shadow,
+// shadow + estimate); it may take min(k, |x ∩ y|) nodes of every partition y
+// (all it could, whatever the allocator chooses then); the nodes of partition
+// y available at time t are its free ones, those of the running jobs estimated
+// to end by t, less what the reservations whose window holds t may take. A
+// front's shadow is the earliest time (now, an estimated end or a reservation's
+// end) at which its partition has k available and every reservation ahead
+// starting within its window still has its k available at its shadow time
+// with the front's counted in; a job starting now must keep that for every
+// reservation ahead whose shadow time falls in its run (from now to now plus
+// its estimate), counted with its actual nodes in each partition (the
+// allocator places it, and the start is taken back when it would not keep it). So, as Slurm's backfill
+// (src/plugins/sched/backfill/backfill.c, _attempt_backfill) plans each job on
+// its partition's nodes (bit_and(avail_bitmap, part_ptr->node_bitmap)) and
+// keeps a later job off what earlier plans reserved, a job never delays a
+// reservation ahead of it; unlike it, EASY reserves for each partition's front
+// only, counts rather than names the reserved nodes, and a front may be
+// delayed by jobs ahead of it, other partitions' fronts included. With one
+// partition (or none) this is the EASY above, decision for decision.
 type easy struct {
 	res   *jobTable
+	pt    *partitions // jobs of several partitions; else nil
+	m     int         // partitions (1 without)
 	queue []int
-	ends  []runJob
+	// A pass's scratch.
+	ends  []runJob // the running jobs by estimated end (past it: now)
+	cum   []int    // cum[j*m+x]: nodes in partition x of ends[:j]
+	free  []int    // free nodes by partition
+	resv  []easyResv
+	has   []bool // the partition has a reservation
+	built bool
+	cand  []int64
+	use   []int32
+	// freeBoth[x*m+y]: free nodes in both x and y now, once a pass
+	freeBoth   []int
+	freeBothOK bool
+	// trial: where the allocator would place a job of a size and partition
+	// (partitions.key), by partition, at the placer's version
+	trial map[int64]easyTrial
+}
+
+// easyResv is a reservation of a pass: partition part's front of k nodes from
+// start to end (at least one second), which may take use[y] nodes of
+// partition y.
+type easyResv struct {
+	part       int
+	k          int
+	start, end int64
+	use        []int32
+}
+
+type easyTrial struct {
+	version uint64
+	in      []int32
+}
+
+func newEASY(res *jobTable, pt *partitions) *easy {
+	s := &easy{res: res, m: 1}
+	if pt != nil && pt.q != nil {
+		s.pt, s.m = pt, pt.q.m
+		s.trial = map[int64]easyTrial{}
+	}
+	s.free, s.has = make([]int, s.m), make([]bool, s.m)
+	return s
 }
 
 func (s *easy) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
@@ -142,63 +312,246 @@ func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int
 	if len(s.queue) == 0 {
 		return -1, nil, nil
 	}
-	head := s.queue[0]
-	if s.res.at(head).Procs <= free {
-		nodes, err := p.place(head)
-		if err != nil {
-			return -1, nil, err
+	if p.frag != nil { // one partition or none (newPartitions)
+		head := s.queue[0]
+		if s.res.at(head).Procs <= free {
+			nodes, err := p.place(head)
+			if err != nil {
+				return -1, nil, err
+			}
+			if nodes != nil {
+				s.queue = s.queue[1:]
+				return head, nodes, nil
+			}
 		}
-		if nodes != nil {
-			s.queue = s.queue[1:]
-			return head, nodes, nil
-		}
-	}
-	if p.frag != nil {
 		return s.backfillPlaced(now, free, running, p)
 	}
+	s.resv, s.built, s.freeBothOK = s.resv[:0], false, false
+	clear(s.has)
+	if s.pt == nil {
+		s.free[0] = free
+	} else {
+		for x := range s.free {
+			s.free[x] = s.pt.q.freeIn(x, nil)
+		}
+	}
+	for qi, i := range s.queue {
+		r := s.res.at(i)
+		x := s.pt.part(r)
+		if r.Procs <= s.free[x] {
+			nodes, err := s.startNow(i, x, now, running, p)
+			if err != nil {
+				return -1, nil, err
+			}
+			if nodes != nil {
+				if qi == 0 {
+					s.queue = s.queue[1:]
+				} else {
+					s.queue = slices.Delete(s.queue, qi, qi+1)
+				}
+				return i, nodes, nil
+			}
+		}
+		if !s.has[x] {
+			s.build(now, running)
+			s.reserve(x, r.Procs, r.EstimateUsed, now)
+			s.has[x] = true
+		}
+	}
+	return -1, nil, nil
+}
+
+// startNow places job i of partition x, whose partition has the free nodes,
+// when its start delays no reservation of the pass: nil nodes when it does.
+func (s *easy) startNow(i, x int, now int64, running *runSet, p *placer) ([]int, error) {
+	if len(s.resv) == 0 {
+		return p.place(i)
+	}
+	r := s.res.at(i)
+	if s.fits(now, r.EstimateUsed, -1, s.mayTakeNow(x, r.Procs)) {
+		return p.place(i)
+	}
+	if s.m == 1 {
+		return nil, nil // what it may take is what it takes
+	}
+	// What it must take of each partition y (its k less the free nodes of x
+	// outside y) delays one already: no need to see where it would go.
+	s.use = s.use[:0]
+	for y := range s.m {
+		s.use = append(s.use, int32(max(0, r.Procs-(s.free[x]-s.freeBoth[x*s.m+y]))))
+	}
+	if !s.fits(now, r.EstimateUsed, -1, s.use) {
+		return nil, nil
+	}
+	// It delays a reservation if it takes all it may: where would it go?
+	key := s.pt.key(r.Procs, r.Partition)
+	if t, ok := s.trial[key]; ok && t.version == p.version {
+		if !s.fits(now, r.EstimateUsed, -1, t.in) {
+			return nil, nil
+		}
+		return p.place(i) // where the trial went
+	}
+	v0 := p.version
+	nodes, err := p.place(i)
+	if err != nil || nodes == nil {
+		return nodes, err
+	}
+	in := s.pt.q.change(nodes, 0, make([]int32, s.m))
+	if s.fits(now, r.EstimateUsed, -1, in) {
+		return nodes, nil
+	}
+	if err := p.unplace(i, nodes, v0); err != nil {
+		return nil, err
+	}
+	s.trial[key] = easyTrial{version: v0, in: in}
+	return nil, nil
+}
+
+// mayTake is what a job of k nodes in partition x may take of each partition.
+func (s *easy) mayTake(x, k int) []int32 {
+	s.use = s.use[:0]
+	if s.pt == nil {
+		return append(s.use, int32(k))
+	}
+	for y := range s.m {
+		s.use = append(s.use, int32(min(k, s.pt.q.ov[x][y])))
+	}
+	return s.use
+}
+
+// mayTakeNow is what a job of k nodes in partition x starting now may take of
+// each partition: no more than the free nodes in both.
+func (s *easy) mayTakeNow(x, k int) []int32 {
+	if s.pt == nil {
+		return s.mayTake(x, k)
+	}
+	if !s.freeBothOK {
+		s.freeBothOK = true
+		c := s.pt.q
+		s.freeBoth = slices.Grow(s.freeBoth[:0], s.m*s.m)[:s.m*s.m]
+		clear(s.freeBoth)
+		for a, in := range c.atomParts {
+			for _, y := range in {
+				for _, z := range in {
+					s.freeBoth[y*s.m+z] += c.freeAtom[a]
+				}
+			}
+		}
+	}
+	s.use = s.use[:0]
+	for y := range s.m {
+		s.use = append(s.use, int32(min(k, s.freeBoth[x*s.m+y])))
+	}
+	return s.use
+}
+
+// build sorts the running jobs by estimated end and counts their nodes by
+// partition, once a pass.
+func (s *easy) build(now int64, running *runSet) {
+	if s.built {
+		return
+	}
+	s.built = true
 	s.ends = append(s.ends[:0], running.jobs...)
 	for i := range s.ends {
 		s.ends[i].estEnd = max(s.ends[i].estEnd, now)
 	}
 	slices.SortStableFunc(s.ends, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
-	avail := free
-	shadow := int64(-1)
-	for _, r := range s.ends {
-		avail += r.procs
-		if avail >= s.res.at(head).Procs {
-			shadow = r.estEnd
-			break
-		}
-	}
-	if shadow < 0 {
-		return -1, nil, nil // cannot happen: every job fits the empty machine
-	}
-	// Processors left over at the shadow time: every job ending by then counts,
-	// including others that end at the shadow time itself.
-	avail = free
-	for _, r := range s.ends {
-		if r.estEnd > shadow {
-			break
-		}
-		avail += r.procs
-	}
-	extra := avail - s.res.at(head).Procs
-	for qi := 1; qi < len(s.queue); qi++ {
-		i := s.queue[qi]
-		r := s.res.at(i)
-		if r.Procs > free {
+	m := s.m
+	s.cum = slices.Grow(s.cum[:0], (len(s.ends)+1)*m)[:(len(s.ends)+1)*m]
+	clear(s.cum[:m])
+	for j, r := range s.ends {
+		row, prev := s.cum[(j+1)*m:(j+2)*m], s.cum[j*m:(j+1)*m]
+		if s.pt == nil {
+			row[0] = prev[0] + r.procs
 			continue
 		}
-		if now+r.EstimateUsed <= shadow || r.Procs <= extra {
-			nodes, err := p.place(i)
-			if err != nil || nodes == nil {
-				return -1, nil, err // cannot happen: the allocator places what fits by count
-			}
-			s.queue = slices.Delete(s.queue, qi, qi+1)
-			return i, nodes, nil
+		for x, c := range s.pt.q.running[r.job] {
+			row[x] = prev[x] + int(c)
 		}
 	}
-	return -1, nil, nil
+}
+
+// avail is the nodes of partition x available at time t (see easy).
+func (s *easy) avail(x int, t int64) int {
+	j, _ := slices.BinarySearchFunc(s.ends, t+1, func(r runJob, t int64) int { return cmp.Compare(r.estEnd, t) })
+	a := s.free[x] + s.cum[j*s.m+x]
+	for _, h := range s.resv {
+		if h.start <= t && t < h.end {
+			a -= int(h.use[x])
+		}
+	}
+	return a
+}
+
+// fits reports whether a job that may take use[y] nodes of each partition y,
+// running from t for window seconds, keeps every reservation starting in its
+// run (and, with own >= 0, has use[own] nodes of partition own available at
+// t: a reservation's start).
+func (s *easy) fits(t, window int64, own int, use []int32) bool {
+	if own >= 0 && s.avail(own, t) < int(use[own]) {
+		return false
+	}
+	if window <= 0 {
+		return true
+	}
+	if !s.keeps(t, use) {
+		return false
+	}
+	for _, h := range s.resv {
+		if h.start > t && h.start < t+window && !s.keeps(h.start, use) {
+			return false
+		}
+	}
+	return true
+}
+
+// keeps reports whether taking use from the nodes available at t leaves every
+// reservation starting at t its k nodes (a reservation needs them at its start
+// only: once started it holds them).
+func (s *easy) keeps(t int64, use []int32) bool {
+	for _, h := range s.resv {
+		if h.start == t && use[h.part] > 0 && s.avail(h.part, t) < int(use[h.part]) {
+			return false
+		}
+	}
+	return true
+}
+
+// reserve adds the reservation of partition x's front (k nodes, estimate est):
+// at the earliest time now, an estimated end or a reservation's end at which
+// it fits.
+func (s *easy) reserve(x, k int, est, now int64) {
+	window := max(est, 1)
+	use := slices.Clone(s.mayTake(x, k))
+	s.cand = append(s.cand[:0], now)
+	for _, r := range s.ends {
+		if r.estEnd > now {
+			s.cand = append(s.cand, r.estEnd)
+		}
+	}
+	for _, h := range s.resv {
+		if h.end > now {
+			s.cand = append(s.cand, h.end)
+		}
+	}
+	if len(s.resv) > 0 {
+		slices.Sort(s.cand)
+	}
+	last := int64(-1)
+	for _, t := range s.cand {
+		if t == last {
+			continue
+		}
+		last = t
+		if s.fits(t, window, x, use) {
+			s.resv = append(s.resv, easyResv{part: x, k: k, start: t, end: t + window, use: use})
+			return
+		}
+	}
+	// cannot happen: with every job ended and every reservation over, the
+	// partition holds it
+	s.resv = append(s.resv, easyResv{part: x, k: k, start: math.MaxInt64 / 2, end: math.MaxInt64 / 2, use: use})
 }
 
 // backfillPlaced is EASY's backfilling with an allocator that may refuse a job
@@ -237,42 +590,4 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 		}
 	}
 	return -1, nil, nil
-}
-
-// cplant is the Cplant queue of Leung et al. 2002 §3: the queue is kept sorted by
-// requested processors (fewest first), then requested time (shortest first), then
-// arrival order, and jobs leave from its front only.
-type cplant struct {
-	res   *jobTable
-	queue []int
-}
-
-func (s *cplant) depart(int64, int, *runSet) {}
-
-func (s *cplant) arrive(i int, _ int64, _ int, _ *runSet) {
-	r := s.res.at(i)
-	at, _ := slices.BinarySearchFunc(s.queue, i, func(q, _ int) int {
-		o := s.res.at(q)
-		if o.Procs != r.Procs {
-			return o.Procs - r.Procs
-		}
-		if o.EstimateUsed != r.EstimateUsed {
-			return cmp.Compare(o.EstimateUsed, r.EstimateUsed)
-		}
-		return -1 // earlier arrivals stay ahead
-	})
-	s.queue = slices.Insert(s.queue, at, i)
-}
-
-func (s *cplant) next(now int64, free int, _ *runSet, p *placer) (int, []int, error) {
-	if len(s.queue) == 0 || s.res.at(s.queue[0]).Procs > free {
-		return -1, nil, nil
-	}
-	i := s.queue[0]
-	nodes, err := p.place(i)
-	if err != nil || nodes == nil {
-		return -1, nil, err // refused: the front waits, and the queue behind it
-	}
-	s.queue = s.queue[1:]
-	return i, nodes, nil
 }

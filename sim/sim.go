@@ -85,11 +85,16 @@ type Config struct {
 	Clock *alloc.Clock
 	// Partitions, when set, keeps every job on the nodes of its partition (node
 	// indices of Machine by partition name; Job.Partition names one, which must be
-	// here), as Slurm does (partition.go): jobs of one partition under any
-	// scheduler, of several under the as-run one only; the allocator must be an
+	// here), as Slurm does (partition.go): jobs of one partition or several
+	// under every scheduler (several under EASY with an allocator that places
+	// every job that fits by count only); the allocator must be an
 	// alloc.Occupier (or place recorded node lists, which are checked). A job its
 	// partition cannot hold now waits. nil: every job may have every node.
 	Partitions map[string][]int
+	// perJob replays jobs of one partition (or of partitions holding every
+	// node) as jobs of several are (partition.go): the tests' check that the
+	// two give the same replay.
+	perJob bool
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -568,7 +573,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		tab.recs = make([]JobResult, 0, len(jobs))
 		tab.reach(len(jobs) - 1)
 	}
-	sch, err := newScheduler(string(cfg.Sched), tab)
+	sch, err := newScheduler(string(cfg.Sched), tab, pt)
 	if err != nil {
 		return nil, err
 	}
@@ -699,7 +704,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				continue
 			}
 			r := tab.at(e.job)
-			if err := pt.release(cfg.Clock, cfg.Alloc, r.Nodes); err != nil {
+			if err := pt.release(cfg.Clock, cfg.Alloc, e.job, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
 			m.release(r.Nodes)
@@ -735,6 +740,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			}
 			r.Start, r.End = now, now+r.Runtime
 			running.add(i, r.Start+r.EstimateUsed, r.Procs)
+			pt.took(i, nodes)
 			q.depart(event{time: r.End, depart: true, seq: seq, job: i})
 			seq++
 		}

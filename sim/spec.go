@@ -91,6 +91,14 @@ type Spec struct {
 	// (one Slurm hostlist expression), when set, are read into Hosts by Prepare.
 	HostsFile, Hostlist string
 
+	// SlurmConf, when set, is a slurm.conf (its Include lines followed, a
+	// relative name in its directory) whose partitions keep every job on its
+	// partition's nodes (Config.Partitions): an sacct job in the partition it ran
+	// in, a job naming none in the Default=YES partition. Its nodes are matched
+	// by name against Hosts (or a graph's names); a job of a partition it lacks is
+	// an error naming the trace's line.
+	SlurmConf string
+
 	// Alloc is the allocator's spec in alloc's registry (alloc.Parse), e.g.
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
@@ -470,6 +478,8 @@ type Replay struct {
 	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
 	// replay without per-job records then holds the trace once, not its replicas.
 	lazy *replicaStream
+	// partitions are SlurmConf's (Config.Partitions); nil without it
+	partitions map[string][]int
 	// files reads the ranking and topology files the allocator names; copies of
 	// the replay share it, so that each file's warnings are kept once.
 	files *Files
@@ -561,6 +571,11 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
 	rp.Spec.Machine = m
+	if s.SlurmConf != "" {
+		if rp.Jobs, rp.partitions, err = s.readPartitions(m, tr); err != nil {
+			return nil, err
+		}
+	}
 	if s.From != "" || s.To != "" {
 		from, to := int64(0), int64(0)
 		if s.From != "" {
@@ -589,7 +604,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 			return nil, fmt.Errorf("%s: every job is larger than %s", s.Trace, m.Spec())
 		}
 	}
-	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun {
+	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun && rp.partitions == nil {
 		// Replicas generated as the replay goes (same jobs, same order).
 		rs, err := newReplicaStream(rp.Jobs, s.Scale, s.LoadFactor)
 		if err != nil {
@@ -663,7 +678,7 @@ func (rp *Replay) config(ctx context.Context) (Config, error) {
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
 		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
-		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: rp.files.Ranking}
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: rp.files.Ranking, Partitions: rp.partitions}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}

@@ -120,7 +120,7 @@ func TestSchedulersAreScheds(t *testing.T) {
 		t.Errorf("schedulers %v, Scheds %v", keys, names)
 	}
 	_, e1 := ParseSched("lifo")
-	_, e2 := newScheduler("lifo", nil)
+	_, e2 := newScheduler("lifo", nil, nil)
 	for _, err := range []error{e1, e2} {
 		for _, s := range scheds {
 			if err == nil || !strings.Contains(err.Error(), string(s)) {

@@ -80,6 +80,9 @@ type placer struct {
 	refusedBeside map[int][2]uint64
 	// parts keeps jobs in their partitions (partition.go); nil: none
 	parts *partitions
+	// block, when set, is kept away from place's decision besides the
+	// outside of the job's partition (partitions.blocked; FCFS and Cplant)
+	block []uint64
 }
 
 // reservation is EASY's reservation of a refused head: the shadow time and the
@@ -133,7 +136,8 @@ func (p *placer) checkFits(r *Job) error {
 func (p *placer) place(i int) ([]int, error) {
 	r := p.tab.at(i)
 	key := p.parts.key(r.Procs, r.Partition)
-	if p.frag != nil {
+	cache := p.frag != nil && p.block == nil // a refusal depends on the blocked nodes too
+	if cache {
 		if v, ok := p.refused[key]; ok && v == p.version {
 			p.refusedJob(r)
 			return nil, nil
@@ -150,14 +154,14 @@ func (p *placer) place(i int) ([]int, error) {
 	} else {
 		// A job of a partition may lack free nodes in it although the machine
 		// has enough (it waits); without partitions the scheduler counted them.
-		if err = p.parts.enter(p.a, r.Partition); err != nil {
+		if err = p.parts.enter(p.a, r.Partition, p.block); err != nil {
 			return nil, err
 		}
 		nodes, err = p.clock.AllocateContext(p.ctx, p.a, r.Procs)
 	}
 	if err != nil {
 		if (p.frag != nil || p.parts != nil) && refusedForNow(err, p.parts == nil) {
-			if p.frag != nil {
+			if cache {
 				p.refused[key] = p.version
 			}
 			p.refusedJob(r)
@@ -292,4 +296,18 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) (no
 		r.BlockWait = p.now - r.BlockWait // back to the first refusal's time
 	}
 	return nil, nil
+}
+
+// unplace takes back the start of job i on nodes, which place gave it with the
+// placer at version v0: the allocator is back in the state it was in (EASY's
+// trial of a later job of several partitions that would delay a reservation).
+func (p *placer) unplace(i int, nodes []int, v0 uint64) error {
+	if err := p.clock.Release(p.a, nodes); err != nil {
+		return fmt.Errorf("sim: internal error: %w", err)
+	}
+	p.version = v0
+	if r := p.tab.at(i); r.WaitedForBlock {
+		r.BlockWait = p.now - r.BlockWait // back to the first refusal's time
+	}
+	return nil
 }

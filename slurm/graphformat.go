@@ -128,7 +128,7 @@ func (f GraphFile) Read() (*topo.Graph, []string, error) {
 // ReadContext is Read stopped by ctx (GraphReadOptions.Context): a cancelled ctx
 // returns its cause, not a *GraphFileError.
 func (f GraphFile) ReadContext(ctx context.Context) (*topo.Graph, []string, error) {
-	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology, Context: ctx, Path: f.Path, Include: readIncluded}
+	opt := GraphReadOptions{Format: f.Format, Topology: f.Topology, Context: ctx, Path: f.Path, Include: ReadIncluded}
 	if f.Format != "" && !slices.Contains(graphFormats, f.Format) {
 		return nil, nil, fmt.Errorf("graph format %q: want one of %s", f.Format, strings.Join(graphFormats, ", "))
 	}
@@ -166,8 +166,9 @@ func (f GraphFile) ReadContext(ctx context.Context) (*topo.Graph, []string, erro
 	return g, ws, nil
 }
 
-// readIncluded reads a file an Include line names (at most 64 MiB).
-func readIncluded(name string) ([]byte, error) {
+// ReadIncluded reads a file an Include line names (at most 64 MiB): the open
+// function of ReadConfIncluding for files on disk.
+func ReadIncluded(name string) ([]byte, error) {
 	f, err := textin.Open(name)
 	if err != nil {
 		return nil, err
@@ -212,7 +213,7 @@ func ReadTopologyFile(path string) (*Topology, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := readTopology(f, "", topologyIncluder(path, "", readIncluded))
+	t, err := readTopology(f, "", topologyIncluder(path, "", ReadIncluded))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -146,8 +146,8 @@ func specError(err error) error {
 // tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge), with the two
 // ways out the replay commands offer; nil for any other error.
 func tooLargeHint(err error) error {
-	if !errors.Is(err, sim.ErrTooLarge) {
-		return nil
+	if !errors.Is(err, sim.ErrTooLarge) || errors.Is(err, sim.ErrLargerThanPartition) {
+		return nil // a job larger than its partition: the message says it all
 	}
 	return fmt.Errorf("%w: give a --machine of at least that many nodes, or --drop-larger to replay the trace without such jobs", err)
 }
@@ -318,7 +318,7 @@ func init() {
 	register(&command{
 		name:    "sim",
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
-		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
+		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] [--slurm-conf FILE] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
 		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
 estimate", or sacct -P output; gzip read transparently; the first record tells SWF
 from converted; comment lines start with ';' in both, and a '#' line is refused) on a
@@ -370,8 +370,21 @@ Slurm starts all components at one time or defers them all. It has one per-job r
 at its first component's line, with the node lists joined, the run time to the last
 end and the longest limit; stderr counts such jobs. JobID is needed for this (with
 JobIDRaw alone, and in sacct --completion's output, components are separate jobs).
-Partition is read but sim replays every job on the whole machine; procalloc plan
-keeps each job in its partition (help plan).
+Partition is read; without --slurm-conf sim replays every job on the whole machine.
+--slurm-conf FILE keeps each job on the nodes of its partition, as Slurm's select
+plugin does: an sacct job in the partition it ran in, a job naming none (SWF,
+converted, sacct without Partition) in the Default=YES one; slurm.conf's nodes are
+matched by name (--hosts, --hostlist or --graph's names), Include lines followed; a
+job of a partition slurm.conf lacks, or larger than its partition, is an error
+naming its line. The allocator must be Slurm's selection (slurm:...) or as-run.
+With jobs of several partitions, fcfs and cplant take each partition's front in
+queue order as Slurm's main scheduler does (job_scheduler.c _schedule): a front that
+cannot start holds its partition's later jobs and keeps the later fronts off its
+partition's nodes; easy reserves for each partition's front, counted on its
+partition's nodes, and starts a job only if it delays no reservation ahead of it;
+partitions of the same nodes are one. easy with jobs of several partitions takes
+count-based allocators only (slurm:consec; not slurm:tree or slurm:block, which
+may refuse a job that fits by count). docs/sim.md, "Partitions".
 Output of several clusters (sacct -L, -M a,b) is refused, since each cluster numbers
 its jobs and a repeated id would be taken for a requeued job's earlier run: a Cluster
 column naming two clusters, or one id's two records that ran at the same time, tell
@@ -474,6 +487,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:tree:topo/testdata/topology.conf --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topo/testdata/topology.conf:hilbert --sched as-run
+procalloc sim --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hostlist 'node[01-16]' --slurm-conf partitions.conf --alloc slurm:consec --sched easy
 procalloc sim --trace ../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine fattree:4,4:4,4:8 --alloc genalg --span-curve rcm
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=3,num_groups=80 --alloc bf:rcm --replicate 9 --metrics sched
@@ -487,7 +501,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --format sacct --tz America
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --comm random --comm-seed 5 --msgs-per-second 0.01 --cycle-seconds 1e-8 --router-delay 2
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine torus:8x8 --drop-larger --to 1996-10-08 --comm n-body --engine flit --vcs 2 --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
-		yourFiles: []yourFile{yourBlocks, yourNodes},
+		yourFiles: []yourFile{yourBlocks, yourNodes, {"partitions.conf", "your site's slurm.conf, its nodes node[01-16] in partitions batch and debug"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs) // --alloc, --baseline, --json and --by-size included

@@ -292,6 +292,8 @@ func writeYourFile(t *testing.T, dir, name string) bool {
 			t.Fatal(err)
 		}
 		write(string(data))
+	case "partitions.conf": // sim's example: sacct-fattree.txt's two partitions, overlapping
+		write("NodeName=node[01-16] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\nPartitionName=debug Nodes=node[13-16]\n")
 	case "blocks.conf":
 		write("BlockName=b1 Nodes=node[01-04]\nBlockName=b2 Nodes=node[05-08]\nBlockName=b3 Nodes=node[09-12]\nBlockName=b4 Nodes=node[13-16]\nBlockSizes=4,8,16\n")
 	case "opt.pairs":

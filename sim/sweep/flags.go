@@ -179,7 +179,7 @@ const hostsUse = "the names of the machine's nodes in slurm:tree/slurm:block top
 // fileFlags are the replay flags whose value names a file (--span-curve: when it
 // is no built-in curve; --trace, which Parse refuses in a sweep file's flags, for
 // the items a program makes).
-var fileFlags = map[string]bool{"trace": true, "graph": true, "node-name-map": true, "hosts": true, "span-curve": true}
+var fileFlags = map[string]bool{"trace": true, "graph": true, "node-name-map": true, "hosts": true, "span-curve": true, "slurm-conf": true}
 
 // flagFile is a file name given to a flag of fileFlags: flags[at] is prefix
 // ("--hosts=" or "") and the name.
@@ -226,6 +226,8 @@ var replayFlags = func() map[string]replayFlag {
 			with("HostsFile", HostsUsage(hostsUse)),
 		"hostlist": strFlag(func(s *sim.Spec, v string) { s.Hostlist = v }).
 			with("Hostlist", HostlistUsage),
+		"slurm-conf": strFlag(func(s *sim.Spec, v string) { s.SlurmConf = v }).
+			with("SlurmConf", "slurm.conf `FILE` whose partitions keep each job on its partition's nodes (an sacct job in the one it ran in, others in the Default=YES one; nodes matched by name: --hosts, --hostlist or --graph's names); fcfs, cplant, easy and as-run replay jobs of several partitions"),
 		"span-curve": strFlag(func(s *sim.Spec, v string) { s.SpanCurve = v }).
 			with("SpanCurve", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)"),
 		"alloc": strFlag(func(s *sim.Spec, v string) { s.Alloc = v }).

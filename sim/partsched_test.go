@@ -1,0 +1,572 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// Jobs of several partitions under FCFS, Cplant and EASY (sched.go): the fast
+// schedulers against a reference written plainly from their definitions, the
+// invariants on their output, the one-partition replays unchanged, the
+// refusals.
+
+// refSched replays jobs under sched (fcfs, cplant or easy) on m with a fresh
+// slurm:consec, plainly: node owners in a slice, every count by a walk over the
+// nodes, every decision through alloc.AllocateWithout with the nodes the job
+// may not have listed, a pass over the whole queue for each start. It returns
+// each job's start and nodes (sorted).
+func refSched(t *testing.T, m topo.Machine, parts map[string][]int, jobs []Job, sched Sched) ([]int64, [][]int) {
+	t.Helper()
+	n := m.N()
+	a, err := alloc.Parse("slurm:consec", m, alloc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string][]bool{}
+	for name, nodes := range parts {
+		in[name] = make([]bool, n)
+		for _, v := range nodes {
+			in[name][v] = true
+		}
+	}
+	// Partitions of the same nodes are one: each job's is named by the first
+	// name (sorted) of its nodes.
+	canon := map[string]string{}
+	for _, x := range slices.Sorted(func(yield func(string) bool) {
+		for k := range parts {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		canon[x] = x
+		for y, c := range canon {
+			if y < x && c == y && slices.Equal(in[x], in[y]) {
+				canon[x] = y
+			}
+		}
+	}
+	overlap := func(x, y string) int {
+		c := 0
+		for v := range n {
+			if in[x][v] && in[y][v] {
+				c++
+			}
+		}
+		return c
+	}
+	est := func(i int) int64 { return max(jobs[i].Estimate, jobs[i].Runtime) }
+	owner := make([]int, n)
+	for v := range owner {
+		owner[v] = -1
+	}
+	start := make([]int64, len(jobs))
+	nodesOf := make([][]int, len(jobs))
+	started := make([]bool, len(jobs))
+	arrived := make([]bool, len(jobs))
+	var queue []int // arrival order: (arrival, index)
+	var times []int64
+	for _, j := range jobs {
+		times = append(times, j.Arrival)
+	}
+	place := func(i int, blocked []bool) []int {
+		var away []int
+		for v := range n {
+			if !in[jobs[i].Partition][v] || (blocked != nil && blocked[v]) {
+				away = append(away, v)
+			}
+		}
+		nodes, _, err := alloc.AllocateWithout(context.Background(), a, jobs[i].Procs, away, nil)
+		if errors.Is(err, alloc.ErrNotEnoughFree) {
+			return nil
+		}
+		if err != nil {
+			t.Fatalf("reference: job %d: %v", jobs[i].ID, err)
+		}
+		return nodes
+	}
+	unplace := func(nodes []int) {
+		if err := a.Release(nodes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	freeIn := func(x string, blocked []bool) int {
+		c := 0
+		for v := range n {
+			if in[x][v] && owner[v] < 0 && (blocked == nil || !blocked[v]) {
+				c++
+			}
+		}
+		return c
+	}
+	type resv struct {
+		part       string
+		k          int
+		start, end int64
+	}
+	// pass returns the job to start now and its nodes, or -1.
+	pass := func(now int64) (int, []int) {
+		order := slices.Clone(queue)
+		if sched == SchedCplant {
+			slices.SortStableFunc(order, func(a, b int) int {
+				if c := cmp.Compare(jobs[a].Procs, jobs[b].Procs); c != 0 {
+					return c
+				}
+				return cmp.Compare(est(a), est(b))
+			})
+		}
+		if sched != SchedEASY {
+			failed := map[string]bool{}
+			blocked := make([]bool, n)
+			for _, i := range order {
+				x := canon[jobs[i].Partition]
+				if failed[x] {
+					continue
+				}
+				if jobs[i].Procs <= freeIn(x, blocked) {
+					if nodes := place(i, blocked); nodes != nil {
+						return i, nodes
+					}
+				}
+				failed[x] = true
+				for v := range n {
+					if in[x][v] {
+						blocked[v] = true
+					}
+				}
+			}
+			return -1, nil
+		}
+		var rs []resv
+		estEnd := func(v int) int64 { return max(start[owner[v]]+est(owner[v]), now) }
+		// avail: the nodes of x free now or of a job ending by t, less what the
+		// reservations running at t may take of x.
+		avail := func(x string, t int64) int {
+			c := 0
+			for v := range n {
+				if in[x][v] && (owner[v] < 0 || estEnd(v) <= t) {
+					c++
+				}
+			}
+			for _, h := range rs {
+				if h.start <= t && t < h.end {
+					c -= min(h.k, overlap(h.part, x))
+				}
+			}
+			return c
+		}
+		// ok: a job taking use[y] of each partition y, from t for window
+		// seconds, leaves every reservation starting then its k nodes (and has
+		// its own k at t when own is set).
+		ok := func(t, window int64, own string, k int, use map[string]int) bool {
+			if own != "" && avail(own, t) < k {
+				return false
+			}
+			if window <= 0 {
+				return true
+			}
+			for _, h := range rs {
+				if h.start >= t && h.start < t+window && avail(h.part, h.start) < use[h.part] {
+					return false
+				}
+			}
+			return true
+		}
+		has := map[string]bool{}
+		for _, i := range order {
+			x, k := canon[jobs[i].Partition], jobs[i].Procs
+			if k <= freeIn(x, nil) {
+				nodes := place(i, nil)
+				if nodes == nil {
+					t.Fatalf("reference: job %d fits by count and is refused", jobs[i].ID)
+				}
+				use := map[string]int{}
+				for y := range canon {
+					for _, v := range nodes {
+						if in[y][v] {
+							use[y]++
+						}
+					}
+				}
+				if ok(now, est(i), "", 0, use) {
+					return i, nodes
+				}
+				unplace(nodes)
+			}
+			if has[x] {
+				continue
+			}
+			has[x] = true
+			window := max(est(i), 1)
+			use := map[string]int{}
+			for y := range canon {
+				use[y] = min(k, overlap(x, y))
+			}
+			cands := []int64{now}
+			for v := range n {
+				if owner[v] >= 0 && estEnd(v) > now {
+					cands = append(cands, estEnd(v))
+				}
+			}
+			for _, h := range rs {
+				if h.end > now {
+					cands = append(cands, h.end)
+				}
+			}
+			slices.Sort(cands)
+			found := false
+			for _, c := range cands {
+				if ok(c, window, x, k, use) {
+					rs = append(rs, resv{x, k, c, c + window})
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Fatalf("reference: no reservation for job %d", jobs[i].ID)
+			}
+		}
+		return -1, nil
+	}
+	done := 0
+	for done < len(jobs) {
+		slices.Sort(times)
+		now := times[0]
+		for len(times) > 0 && times[0] == now {
+			times = times[1:]
+		}
+		for i := range jobs { // departures first
+			if started[i] && start[i]+jobs[i].Runtime == now && nodesOf[i] != nil && owner[nodesOf[i][0]] == i {
+				for _, v := range nodesOf[i] {
+					owner[v] = -1
+				}
+				unplace(nodesOf[i])
+				done++
+			}
+		}
+		for i := range jobs {
+			if jobs[i].Arrival == now && !arrived[i] {
+				arrived[i] = true
+				queue = append(queue, i)
+			}
+		}
+		for {
+			i, nodes := pass(now)
+			if i < 0 {
+				break
+			}
+			start[i], nodesOf[i], started[i] = now, nodes, true
+			for _, v := range nodes {
+				owner[v] = i
+			}
+			queue = slices.DeleteFunc(queue, func(q int) bool { return q == i })
+			times = append(times, now+jobs[i].Runtime)
+			if jobs[i].Runtime == 0 { // ends now: the next pass of now sees it gone
+				times = append(times, now)
+			}
+		}
+		if len(times) == 0 && done < len(jobs) {
+			t.Fatalf("reference: %d of %d jobs done, nothing left to happen", done, len(jobs))
+		}
+	}
+	for i := range nodesOf {
+		nodesOf[i] = slices.Sorted(slices.Values(nodesOf[i]))
+	}
+	return start, nodesOf
+}
+
+// randomParts draws 2 to 4 overlapping partitions of m's n nodes.
+func randomParts(rng *rand.Rand, n int) map[string][]int {
+	parts := map[string][]int{}
+	for p := range 2 + rng.IntN(3) {
+		var nodes []int
+		switch rng.IntN(3) {
+		case 0: // a range
+			lo := rng.IntN(n / 2)
+			hi := lo + n/4 + rng.IntN(n-lo-n/4+1)
+			for v := lo; v < hi; v++ {
+				nodes = append(nodes, v)
+			}
+		case 1: // every node
+			for v := range n {
+				nodes = append(nodes, v)
+			}
+		default: // scattered
+			for v := range n {
+				if rng.IntN(2) == 0 {
+					nodes = append(nodes, v)
+				}
+			}
+		}
+		if len(nodes) == 0 {
+			nodes = []int{rng.IntN(n)}
+		}
+		parts[fmt.Sprintf("p%d", p)] = nodes
+	}
+	return parts
+}
+
+// randomPartJobs draws jobs in parts, arriving in bursts so that queues form;
+// exact makes every estimate the run time.
+func randomPartJobs(rng *rand.Rand, parts map[string][]int, count int, exact bool) []Job {
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range parts {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	var jobs []Job
+	at := int64(0)
+	for i := range count {
+		at += int64(rng.IntN(4)) * int64(rng.IntN(8))
+		x := names[rng.IntN(len(names))]
+		k := 1 + rng.IntN(min(len(parts[x]), 6))
+		rt := int64(1 + rng.IntN(40))
+		if rng.IntN(10) == 0 {
+			rt = 0
+		}
+		est := rt + int64(rng.IntN(30))
+		if exact {
+			est = rt
+		}
+		jobs = append(jobs, Job{ID: i + 1, Line: i + 1, Arrival: at, Procs: k, Runtime: rt, Estimate: est, Partition: x})
+	}
+	return jobs
+}
+
+// TestPartitionSchedsMatchReference: hundreds of random histories of 2 to 4
+// overlapping partitions on 16 nodes, each under FCFS, Cplant and EASY, started
+// job by job at the reference's times on its nodes.
+func TestPartitionSchedsMatchReference(t *testing.T) {
+	m := topo.Mesh(4, 4)
+	rng := rand.New(rand.NewPCG(41, 42))
+	histories := 300
+	if testing.Short() {
+		histories = 120
+	}
+	for h := range histories {
+		parts := randomParts(rng, m.N())
+		jobs := randomPartJobs(rng, parts, 30+rng.IntN(50), rng.IntN(2) == 0)
+		for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
+			wantStart, wantNodes := refSched(t, m, parts, jobs, sched)
+			a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
+			res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: sched, Metrics: MetricsSched, Partitions: parts})
+			if err != nil {
+				t.Fatalf("history %d, %s: %v", h, sched, err)
+			}
+			for i, r := range res.PerJob {
+				got := slices.Sorted(slices.Values(r.Nodes))
+				if r.Start != wantStart[i] || !slices.Equal(got, wantNodes[i]) {
+					t.Fatalf("history %d (%v), %s: job %d (%s, %d nodes) starts at %d on %v, the reference at %d on %v", h, parts, sched, r.ID, r.Partition, r.Procs, r.Start, got, wantStart[i], wantNodes[i])
+				}
+			}
+		}
+	}
+}
+
+// TestPartitionSchedsInvariants: on random histories of overlapping
+// partitions, no job runs on a node outside its partition or on a node another
+// running job has; under FCFS no job starts before an earlier job of its
+// partition; under EASY with exact run times the first waiting job of the
+// queue always starts by the shadow time counted from the jobs running then
+// (nothing started later delays it).
+func TestPartitionSchedsInvariants(t *testing.T) {
+	m := topo.Mesh(4, 4)
+	n := m.N()
+	rng := rand.New(rand.NewPCG(43, 44))
+	for h := range 150 {
+		parts := randomParts(rng, n)
+		jobs := randomPartJobs(rng, parts, 60, true)
+		for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
+			a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
+			res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: sched, Metrics: MetricsSched, Partitions: parts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := res.PerJob
+			for i, r := range rs {
+				for _, v := range r.Nodes {
+					if !slices.Contains(parts[r.Partition], v) {
+						t.Fatalf("history %d, %s: job %d on node %d, outside its partition %s", h, sched, r.ID, v, r.Partition)
+					}
+				}
+				for _, o := range rs[:i] {
+					if o.Start < r.End && r.Start < o.End && o.Start < o.End && r.Start < r.End {
+						for _, v := range r.Nodes {
+							if slices.Contains(o.Nodes, v) {
+								t.Fatalf("history %d, %s: jobs %d and %d both on node %d", h, sched, o.ID, r.ID, v)
+							}
+						}
+					}
+					if sched == SchedFCFS && o.Partition == r.Partition && r.Start < o.Start {
+						t.Fatalf("history %d, fcfs: job %d of %s starts at %d, before the earlier job %d at %d", h, r.ID, r.Partition, r.Start, o.ID, o.Start)
+					}
+				}
+			}
+			if sched != SchedEASY {
+				continue
+			}
+			var times []int64
+			for _, r := range rs {
+				times = append(times, r.Arrival, r.Start, r.End)
+			}
+			slices.Sort(times)
+			for _, now := range slices.Compact(times) {
+				first := -1
+				for i, r := range rs {
+					if r.Arrival <= now && now < r.Start {
+						first = i
+						break
+					}
+				}
+				if first < 0 {
+					continue
+				}
+				hd := rs[first]
+				// The head's shadow: the earliest end (or now) by which its
+				// partition has its nodes, counting the jobs running at now.
+				shadow := int64(-1)
+				cands := []int64{now}
+				for _, r := range rs {
+					if r.Start <= now && now < r.End {
+						cands = append(cands, r.End)
+					}
+				}
+				slices.Sort(cands)
+				for _, c := range cands {
+					busy := 0
+					for _, r := range rs {
+						if r.Start <= now && now < r.End && r.End > c {
+							for _, v := range r.Nodes {
+								if slices.Contains(parts[hd.Partition], v) {
+									busy++
+								}
+							}
+						}
+					}
+					if len(parts[hd.Partition])-busy >= hd.Procs {
+						shadow = c
+						break
+					}
+				}
+				if hd.Start > shadow {
+					t.Fatalf("history %d, easy: job %d (first waiting at %d, %d nodes of %s) starts at %d, after its shadow time %d", h, hd.ID, now, hd.Procs, hd.Partition, hd.Start, shadow)
+				}
+			}
+		}
+	}
+}
+
+// TestPartitionSchedsOnePartition: every job in one partition (of some nodes
+// or of all), replayed through the machinery of several partitions (a
+// partition's queue, counts and mask), is the replay of one partition byte for
+// byte, per job and summary, under FCFS, Cplant and EASY, on the first 3,000
+// jobs of KTH-SP2 on 100 nodes and on LLNL-T3D's first 2,000 on 128; and the
+// jobs split between two partitions of the same nodes give that replay too (partitions of the same nodes are one).
+func TestPartitionSchedsOnePartition(t *testing.T) {
+	for _, c := range []struct {
+		trace string
+		jobs  int
+		m     topo.Machine
+	}{
+		{"testdata/KTH-SP2-1996-2.converted.txt.gz", 3000, topo.Mesh(10, 10)},
+		{"testdata/LLNL-T3D-1996-2.converted.txt.gz", 2000, topo.Mesh(16, 8)},
+	} {
+		jobs := slices.Clone(loadTrace(t, c.trace).Jobs[:c.jobs])
+		n := c.m.N()
+		all := make([]int, n)
+		for v := range all {
+			all[v] = v
+		}
+		for _, nodes := range [][]int{all, all[n/8:]} {
+			part := map[string][]int{"batch": nodes}
+			var in []Job
+			for _, j := range jobs {
+				if j.Procs <= len(nodes) {
+					j.Partition = "batch"
+					in = append(in, j)
+				}
+			}
+			split := slices.Clone(in)
+			for i := range split {
+				if i%3 == 0 {
+					split[i].Partition = "long"
+				}
+			}
+			replay := func(sched Sched, jobs []Job, parts map[string][]int, perJob bool) []byte {
+				a, err := alloc.Parse("slurm:consec", c.m, alloc.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := Run(context.Background(), jobs, Config{Machine: c.m, Alloc: a, Sched: sched, Partitions: parts, perJob: perJob})
+				if err != nil {
+					t.Fatalf("%s, %s: %v", c.trace, sched, err)
+				}
+				for i := range res.PerJob {
+					res.PerJob[i].Partition = "" // the split's names
+				}
+				b, err := json.Marshal(struct {
+					R     *Result
+					Nodes [][]int
+				}{res, nodesOf(res)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
+				want := replay(sched, in, part, false)
+				if got := replay(sched, in, part, true); string(got) != string(want) {
+					t.Errorf("%s on %d of %d nodes, %s: the several-partition machinery changes the replay", c.trace, len(nodes), n, sched)
+				}
+				two := map[string][]int{"batch": nodes, "long": nodes}
+				if got := replay(sched, split, two, false); string(got) != string(want) {
+					t.Errorf("%s on %d of %d nodes, %s: two partitions of the same nodes change the replay", c.trace, len(nodes), n, sched)
+				}
+			}
+		}
+	}
+}
+
+func nodesOf(res *Result) [][]int {
+	var out [][]int
+	for _, r := range res.PerJob {
+		out = append(out, r.Nodes)
+	}
+	return out
+}
+
+// TestPartitionSchedsRefusals: a job of a partition the replay lacks, or larger
+// than its partition, is an error naming its line under every queue scheduler.
+func TestPartitionSchedsRefusals(t *testing.T) {
+	m := topo.Mesh(4, 4)
+	parts := map[string][]int{"lower": {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "upper": {6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}
+	jobs := []Job{
+		{ID: 1, Line: 12, Procs: 2, Runtime: 5, Estimate: -1, Partition: "lower"},
+		{ID: 2, Line: 13, Procs: 2, Runtime: 5, Estimate: -1, Partition: "upper"},
+	}
+	for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
+		a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
+		bad := slices.Clone(jobs)
+		bad[1].Partition = "gpu"
+		if _, err := Run(context.Background(), bad, Config{Machine: m, Alloc: a, Sched: sched, Partitions: parts}); err == nil || !strings.Contains(err.Error(), `job 2 (line 13): partition "gpu" is not one of the replay's partitions (lower, upper)`) {
+			t.Errorf("%s, unknown partition: %v", sched, err)
+		}
+		bad = slices.Clone(jobs)
+		bad[1].Procs = 11
+		if _, err := Run(context.Background(), bad, Config{Machine: m, Alloc: a, Sched: sched, Partitions: parts}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "job 2 (line 13) needs 11 processors, its partition upper has 10") {
+			t.Errorf("%s, job larger than its partition: %v", sched, err)
+		}
+	}
+}
