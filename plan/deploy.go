@@ -392,7 +392,7 @@ func (p *Plan) rankedTree(d *Deployment, t *slurm.Tree, lineOrder []int) error {
 // topology stays (with weights the weights win: Slurm takes the lowest weights
 // first, and topology/tree only chooses among equal weights).
 func (p *Plan) buildWeights(d *Deployment) error {
-	out, warnings, err := slurm.MergeWeightsConf(p.conf, p.nodes, p.Order, p.Names)
+	out, warnings, err := slurm.MergeWeightsConf(context.Background(), p.conf, p.nodes, p.Order, p.Names)
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}

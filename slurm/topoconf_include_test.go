@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestParseTopologyConfIncluding(t *testing.T) {
 	if err != nil || g.N() != 4 || g.Vertices() != 7 || g.Name(0) != "n1" {
 		t.Errorf("GraphFile: %v %v", g, err)
 	}
-	top, err := ReadTopologyFile(path)
+	top, err := ReadTopologyFile(context.Background(), path)
 	if err != nil || topoSummary(top.Tree) != topoSummary(ref.Tree) {
 		t.Errorf("ReadTopologyFile: %v", err)
 	}
