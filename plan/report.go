@@ -320,7 +320,11 @@ func (p *Plan) applyText(d *Deployment) string {
 		if d.Topology != nil {
 			b.WriteString(" and topology.conf")
 		}
-		b.WriteString(". (slurm.conf here is the current one, unchanged.)\n")
+		if d.SlurmConf != nil {
+			b.WriteString(". (slurm.conf here is the current one, unchanged.)\n")
+		} else { // not built: the time limit came first
+			b.WriteString(".\n")
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "Deployment %s:\n", d.Kind)

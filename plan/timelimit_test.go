@@ -230,14 +230,14 @@ func TestPlanInterruptDuringLimitedReplays(t *testing.T) {
 // configuration, saying so. --deployment of a deployment not built is an error.
 func TestPlanTimeLimitDuringBuilds(t *testing.T) {
 	reached := timelimit.Reached{Name: "plan time limit", Limit: time.Minute}
-	run := func(t *testing.T, opt Options) (*Plan, error) {
+	run := func(t *testing.T, opt Options, at Kind) (*Plan, error) {
 		ctx, stop := context.WithCancelCause(context.Background())
 		defer stop(nil)
 		limited := func(context.Context) (context.Context, context.CancelFunc) { return ctx, func() {} }
 		held, release, resumed := make(chan struct{}), make(chan struct{}), make(chan struct{})
 		buildContext, replayContext = limited, limited
 		buildStarted = func(k Kind) {
-			if k == KindTree {
+			if k == at {
 				stop(reached)
 				close(held)
 				<-release
@@ -268,7 +268,7 @@ func TestPlanTimeLimitDuringBuilds(t *testing.T) {
 		}
 	}
 	opt := limitOptions(t)
-	p, err := run(t, opt)
+	p, err := run(t, opt, KindTree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +310,22 @@ func TestPlanTimeLimitDuringBuilds(t *testing.T) {
 	if !strings.Contains(string(file(p, "report.html")), "not built: "+reached.Error()+" during its build") {
 		t.Error("report.html does not say the tree was not built")
 	}
+	// The limit during the first build: nothing built, and apply.txt does not
+	// speak of a slurm.conf that is not written.
+	p, err = run(t, opt, KindCurrent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range p.Deployments {
+		if d.Kind != KindTorus3D && (d.Supported || !strings.HasPrefix(d.Why, "not built: ")) {
+			t.Errorf("%s: supported %v, why %q; want not built", d.Kind, d.Supported, d.Why)
+		}
+	}
+	if file(p, "slurm.conf") != nil || strings.Contains(string(file(p, "apply.txt")), "slurm.conf here") {
+		t.Errorf("current not built: wrote slurm.conf %v; apply.txt %q", file(p, "slurm.conf") != nil, file(p, "apply.txt"))
+	}
 	opt.Deployment = KindTree
-	if p, err := run(t, opt); err == nil || p != nil || !strings.Contains(err.Error(), "--deployment tree: not built: "+reached.Error()) {
+	if p, err := run(t, opt, KindTree); err == nil || p != nil || !strings.Contains(err.Error(), "--deployment tree: not built: "+reached.Error()) {
 		t.Errorf("--deployment tree not built: plan %v, error %v", p != nil, err)
 	}
 }
