@@ -1,13 +1,16 @@
 package alloc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -62,6 +65,74 @@ func TestParseStopsBuildingTheCurve(t *testing.T) {
 	for k := int64(0); k < looks; k += max(1, looks/40) {
 		if a, err := Parse("bf:rcm", big, Options{Context: ctxtest.StopAfter(k)}); !errors.Is(err, context.Canceled) || a != nil {
 			t.Fatalf("bf:rcm ended after %d of %d looks: allocator %v, error %v; want none and context.Canceled", k, looks, a != nil, err)
+		}
+	}
+}
+
+// Slurm's topology/tree emulator was built with no look at a context (NewSlurm:
+// a second on the 131,072-host fat tree, most of it checking that no switch is
+// reached twice below an upper one). Parse of slurm:tree:FILE with
+// Options.Context cancelled, or ended at any of the looks a whole build makes,
+// returns an error naming the spec that wraps context.Canceled, and no allocator;
+// live, the emulator NewSlurm builds (the same placements). The looks come at
+// least once per treeLookEvery of the nodes listed and switches walked. A fat tree
+// of 4,096 hosts in -short, 32,768 otherwise.
+func TestParseStopsBuildingSlurmsTree(t *testing.T) {
+	spec := "fattree:16,16:16,16:128"
+	if testing.Short() {
+		spec = "fattree:8,8:8,8:64"
+	}
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := curves.Order(make([]int, m.N()))
+	for i := range o {
+		o[i] = i
+	}
+	var buf bytes.Buffer
+	if _, err := slurm.WriteTopology(&buf, m, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := slurm.ParseTree(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := func(ctx context.Context) Options {
+		return Options{Context: ctx, SlurmTree: func(string) (*slurm.Tree, error) { return tree, nil }}
+	}
+	const name = "slurm:tree:topology.conf"
+	want, err := NewSlurm(m, SlurmConfig{Names: curves.NodeNames(m), Tree: tree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := ctxtest.NewCounting()
+	got, err := Parse(name, m, opt(count))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 7, m.N() / 3, 2} {
+		a, errA := got.Allocate(k)
+		b, errB := want.Allocate(k)
+		if !slices.Equal(a, b) || (errA == nil) != (errB == nil) {
+			t.Fatalf("a job of %d: %v, %v; NewSlurm's %v, %v", k, a, errA, b, errB)
+		}
+	}
+	looks := count.Looks()
+	// Each upper switch's walk visits the switches below it: far more than the
+	// hosts on a fat tree.
+	if min := int64(4 * m.N() / treeLookEvery); looks < min {
+		t.Fatalf("%d looks on %s, want at least %d", looks, spec, min)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for k := int64(-1); k < looks; k += max(1, looks/40) {
+		stop := context.Context(ctx)
+		if k >= 0 {
+			stop = ctxtest.StopAfter(k)
+		}
+		if a, err := Parse(name, m, opt(stop)); !errors.Is(err, context.Canceled) || a != nil || !strings.HasPrefix(err.Error(), "allocator \""+name+"\": ") {
+			t.Fatalf("ended after %d of %d looks: allocator %v, error %v; want none and context.Canceled after the spec", k, looks, a != nil, err)
 		}
 	}
 }

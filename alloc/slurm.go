@@ -260,7 +260,11 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 			cfg.Weights[v] = uint32(r + 1)
 		}
 	}
-	a, err := NewSlurm(m, cfg)
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	a, err := newSlurm(ctx, m, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -272,6 +276,16 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 // above). Names must be distinct; every node a leaf switch lists must be a node of
 // the machine (Slurm would ignore it with a warning; here it is taken for a typo).
 func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
+	return newSlurm(context.Background(), m, cfg)
+}
+
+// newSlurm is NewSlurm looking at ctx around its sort of the names and while it
+// builds topology/tree's state (a second on a 131,072-host fat tree): a cancelled
+// ctx returns its cause.
+func newSlurm(ctx context.Context, m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
 	n := m.N()
 	names := cfg.Names
 	if names == nil {
@@ -294,6 +308,9 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 		a.at[i] = int32(i)
 	}
 	slices.SortStableFunc(a.at, func(x, y int32) int { return hostlist.NaturalCompare(names[x], names[y]) })
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
 	for s, v := range a.at {
 		if s > 0 && names[a.at[s-1]] == names[v] {
 			return nil, fmt.Errorf("node name %q given twice", textin.Clip(names[v]))
@@ -305,13 +322,16 @@ func NewSlurm(m topo.Machine, cfg SlurmConfig) (*SlurmAllocator, error) {
 	}
 	a.wo = newWeightOrder(a.w)
 	if cfg.Tree != nil {
-		tr, err := newSlurmTreeState(cfg.Tree, names, a.idx, false)
+		tr, err := newSlurmTreeState(ctx, cfg.Tree, names, a.idx, false)
 		if err != nil {
 			return nil, err
 		}
 		a.setTreeState(tr)
 	}
 	if cfg.Blocks != nil {
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
 		if err := a.initBlocks(cfg.Blocks, names); err != nil {
 			return nil, err
 		}
@@ -583,10 +603,24 @@ func (a *SlurmAllocator) consecScan(k int) []int32 {
 	return picked
 }
 
+// treeLookEvery is how many nodes listed and switches walked newSlurmTreeState
+// takes between looks at its context.
+const treeLookEvery = 1 << 12
+
 // newSlurmTreeState checks the leaves' nodes against the machine (names, Slurm
 // indices idx) and builds the per-switch state; forceRef keeps the per-switch node
-// lists whatever the tree (for the test that compares the two paths).
-func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool) (*slurmTreeState, error) {
+// lists whatever the tree (for the test that compares the two paths). It looks at
+// ctx every treeLookEvery nodes listed and switches walked: a cancelled ctx returns
+// its cause.
+func newSlurmTreeState(ctx context.Context, t *slurm.Tree, names []string, idx []int32, forceRef bool) (*slurmTreeState, error) {
+	work := 0
+	stopped := func(w int) error {
+		if work += w; work < treeLookEvery {
+			return nil
+		}
+		work = 0
+		return context.Cause(ctx)
+	}
 	n, ns := len(names), len(t.Switches)
 	byName := make(map[string]int32, n)
 	for v, nm := range names {
@@ -617,6 +651,9 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 				shared = true
 			}
 		}
+		if err := stopped(1 + len(s.Nodes)); err != nil {
+			return nil, err
+		}
 	}
 	for lv := 0; lv <= maxLevel; lv++ {
 		for i, s := range t.Switches {
@@ -645,6 +682,9 @@ func newSlurmTreeState(t *slurm.Tree, names []string, idx []int32, forceRef bool
 			}
 			stamp[v] = int32(u)
 			stack = append(stack, t.Switches[v].Children...)
+			if err := stopped(1); err != nil {
+				return nil, err
+			}
 		}
 		st.stack = stack[:0]
 	}

@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -177,7 +178,7 @@ func TestSlurmTreeIncrementalMatchesReference(t *testing.T) {
 		w := randomSlurmWeights(rng, n, trial)
 		fast := newSlurmT(t, n, w, conf)
 		ref := newSlurmT(t, n, w, conf)
-		st, err := newSlurmTreeState(ref.tree, slurmNames(n), ref.idx, true)
+		st, err := newSlurmTreeState(context.Background(), ref.tree, slurmNames(n), ref.idx, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +248,7 @@ func TestSlurmTreeFatTreeMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := newSlurmTreeState(ref.tree, names, ref.idx, true)
+			st, err := newSlurmTreeState(context.Background(), ref.tree, names, ref.idx, true)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -465,7 +466,7 @@ func BenchmarkSlurm(b *testing.B) {
 			}
 			a := newSlurmT(&testing.T{}, n, w, tree)
 			if mode == "tree-ref" {
-				st, err := newSlurmTreeState(a.tree, slurmNames(n), a.idx, true)
+				st, err := newSlurmTreeState(context.Background(), a.tree, slurmNames(n), a.idx, true)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -607,7 +608,7 @@ func TestSlurmTreeSumsMatchReference(t *testing.T) {
 		w := randomSlurmWeights(rng, n, []int{0, 1, 0, 2}[trial%4]) // none, few, none, distinct
 		fast := newSlurmT(t, n, w, conf)
 		ref := newSlurmT(t, n, w, conf)
-		st, err := newSlurmTreeState(ref.tree, slurmNames(n), ref.idx, true)
+		st, err := newSlurmTreeState(context.Background(), ref.tree, slurmNames(n), ref.idx, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package curves
 
 import (
 	"bytes"
+	"context"
 	"regexp"
 	"slices"
 	"strconv"
@@ -25,7 +26,7 @@ func FuzzReadHostNames(f *testing.F) {
 		if len(data) > 1<<14 {
 			return
 		}
-		names, err := ReadHostNames(bytes.NewReader(data))
+		names, err := ReadHostNames(context.Background(), bytes.NewReader(data))
 		if err != nil {
 			if m := lineRef.FindStringSubmatch(err.Error()); m != nil {
 				n, _ := strconv.Atoi(m[1])
@@ -51,7 +52,7 @@ func FuzzReadHostNames(f *testing.F) {
 			}
 			seen[h] = true
 		}
-		back, err := ReadHostNames(strings.NewReader(strings.Join(names, "\n") + "\n"))
+		back, err := ReadHostNames(context.Background(), strings.NewReader(strings.Join(names, "\n")+"\n"))
 		if err != nil || !slices.Equal(back, names) {
 			t.Fatalf("written back and read: %q, %v; want %q", back, err, names)
 		}

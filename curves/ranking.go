@@ -187,12 +187,12 @@ func canonicalSpec(s string) string {
 // extension, else from the content (DetectFormat). hosts are the node names for host
 // files (nil: node indices).
 func ReadRankingFile(path string, n int, hosts []string) (Order, error) {
-	return readRankingFile(path, n, "", hosts)
+	return readRankingFile(context.Background(), path, n, "", hosts)
 }
 
 // ReadRankingFileOf is ReadRankingFile for machine m (see ReadRankingOf).
 func ReadRankingFileOf(path string, m topo.Machine, hosts []string) (Order, error) {
-	return readRankingFile(path, m.N(), m.Spec(), hosts)
+	return readRankingFile(context.Background(), path, m.N(), m.Spec(), hosts)
 }
 
 // ReadMachineRanking reads the ranking file at path for machine m, host names matched
@@ -235,14 +235,16 @@ func readRankingData(r io.Reader, n int, name string, limit int64) ([]byte, erro
 	return data, nil
 }
 
-func readRankingFile(path string, n int, spec string, hosts []string) (Order, error) {
+// readRankingFile is ReadRankingFile looking at ctx at each read of the file and
+// of its content while it is parsed.
+func readRankingFile(ctx context.Context, path string, n int, spec string, hosts []string) (Order, error) {
 	file, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
 	f, _ := ReadFormatFromPath(path)
-	o, err := readRankingFrom(file, path, f, n, spec, hosts)
+	o, err := readRankingFrom(ctx, textin.ContextReader(ctx, file), path, f, n, spec, hosts)
 	if errors.Is(err, ErrRanksOrOrder) {
 		return nil, fmt.Errorf("%w; name the file .ranks or .order", err)
 	}
@@ -256,7 +258,7 @@ func readRankingFile(path string, n int, spec string, hosts []string) (Order, er
 // per node (a Flux graph: MaxJGFBytes), for input whose name says nothing of its
 // format (standard input, a file named without the format's extension).
 func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts []string) (Order, error) {
-	return readRankingFrom(r, name, f, m.N(), m.Spec(), hosts)
+	return readRankingFrom(context.Background(), r, name, f, m.N(), m.Spec(), hosts)
 }
 
 // FormatJSONOrJGF is the format of a ranking file named .json when it is read:
@@ -275,7 +277,7 @@ func ReadFormatFromPath(path string) (Format, bool) {
 	return f, ok
 }
 
-func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
+func readRankingFrom(ctx context.Context, r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
 	limit := maxRankingBytes(n)
 	br := bufio.NewReader(r)
 	if f == "" || f == FormatJGF || f == FormatJSONOrJGF {
@@ -301,7 +303,7 @@ func readRankingFrom(r io.Reader, name string, f Format, n int, spec string, hos
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	o, err := readRanking(bytes.NewReader(data), f, n, spec, hosts)
+	o, err := readRanking(textin.ContextReader(ctx, bytes.NewReader(data)), f, n, spec, hosts)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s format): %w", name, f, err)
 	}
@@ -548,10 +550,14 @@ func ExpandHostNames(ctx context.Context, expr string) ([]string, error) {
 //
 // The input is read through caps of 256 MiB (64 bytes for each of the at most 2^22
 // names, hostlist.MaxHosts) and of 1 MiB a line (maxHostNamesBytes, maxHostNamesLine).
-func ReadHostNames(r io.Reader) ([]string, error) {
+// It looks at ctx at each read of r, while it expands a line's hostlist
+// (hostlist.ExpandContext) and every few thousand names: a cancelled ctx returns
+// its cause (errors.Is), after the line whose hostlist it stopped; the caller adds
+// the file's name.
+func ReadHostNames(ctx context.Context, r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
-	lines := textin.NewLinesMax(textin.Capped(r, maxHostNamesBytes, "the host names"), maxHostNamesLine)
+	lines := textin.NewLinesMax(textin.Capped(textin.ContextReader(ctx, r), maxHostNamesBytes, "the host names"), maxHostNamesLine)
 	for lines.Next() {
 		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {
@@ -560,11 +566,14 @@ func ReadHostNames(r io.Reader) ([]string, error) {
 		here := fs[:1]
 		if strings.ContainsAny(fs[0], "[,") {
 			var err error
-			if here, err = hostlist.Expand(fs[0]); err != nil {
+			if here, err = hostlist.ExpandContext(ctx, fs[0]); err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
 		}
-		for _, h := range here {
+		for i, h := range here {
+			if i%4096 == 4095 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			if first, dup := seen[h]; dup {
 				return nil, fmt.Errorf("line %d: host %q already named on line %d", line, h, first)
 			}
@@ -576,6 +585,9 @@ func ReadHostNames(r io.Reader) ([]string, error) {
 		}
 	}
 	if err := lines.Err(); err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		return nil, err
 	}
 	if len(names) == 0 {

@@ -176,22 +176,22 @@ func TestReadRankingFileDetectsFormat(t *testing.T) {
 }
 
 func TestReadHostNames(t *testing.T) {
-	names, err := ReadHostNames(strings.NewReader("# hosts\nalpha\n\nbeta # second\n"))
+	names, err := ReadHostNames(context.Background(), strings.NewReader("# hosts\nalpha\n\nbeta # second\n"))
 	if err != nil || !slices.Equal(names, []string{"alpha", "beta"}) {
 		t.Errorf("%v %v", names, err)
 	}
-	if _, err := ReadHostNames(strings.NewReader("a\nb\na\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+	if _, err := ReadHostNames(context.Background(), strings.NewReader("a\nb\na\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("duplicate: %v", err)
 	}
-	if names, err := ReadHostNames(strings.NewReader("n[1-3]\nm0\nm[001-002],x\n")); err != nil || strings.Join(names, " ") != "n1 n2 n3 m0 m001 m002 x" {
+	if names, err := ReadHostNames(context.Background(), strings.NewReader("n[1-3]\nm0\nm[001-002],x\n")); err != nil || strings.Join(names, " ") != "n1 n2 n3 m0 m001 m002 x" {
 		t.Fatalf("hostlist lines: %v %v", names, err)
 	}
 	for _, bad := range []string{"n[3-1]\n", "n[1-2]\nn2\n", "n[0-99999999999999999999999]\n"} {
-		if _, err := ReadHostNames(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line ") {
+		if _, err := ReadHostNames(context.Background(), strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line ") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	if _, err := ReadHostNames(strings.NewReader("a b\n")); err == nil {
+	if _, err := ReadHostNames(context.Background(), strings.NewReader("a b\n")); err == nil {
 		t.Errorf("two fields accepted")
 	}
 }
@@ -308,5 +308,87 @@ func TestExpandHostNamesStopsWhenCancelled(t *testing.T) {
 	}
 	if _, err := ExpandHostNames(context.Background(), "n[1-3],n2"); err == nil || !strings.Contains(err.Error(), "named twice") {
 		t.Fatalf("a name twice: %v", err)
+	}
+}
+
+// A --hosts file holding 'n[000001-131072]' on one line, or a host ranking file
+// of 10^5 names, was read without a context once its bytes were in (the line's
+// expansion, the names' checks; a ranking file's parse). ReadHostNames and
+// RankingFileFor with a cancelled context, or one that ends at any of the looks a
+// whole read makes, return an error wrapping context.Canceled and no names; live,
+// what they read before. 16,384 names in -short, 131,072 otherwise.
+func TestReadHostNamesAndRankingFilesStopWhenCancelled(t *testing.T) {
+	n := 131072
+	if testing.Short() {
+		n = 16384
+	}
+	m, err := topo.ParseMachine(fmt.Sprintf("mesh:%dx16", n/16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	hosts := filepath.Join(dir, "hosts")
+	if err := os.WriteFile(hosts, []byte(fmt.Sprintf("# one line\nn[%06d-%06d]\n", 1, n)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names, err := ExpandHostNames(context.Background(), fmt.Sprintf("n[%06d-%06d]", 1, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rank bytes.Buffer
+	o := Snake(m.(*topo.Grid))
+	if err := WriteRanking(&rank, FormatHosts, o, RankingMeta{}, names); err != nil {
+		t.Fatal(err)
+	}
+	ranking := filepath.Join(dir, "r.hosts")
+	if err := os.WriteFile(ranking, rank.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		read func(ctx context.Context) (int, error) // what it read
+		want int
+		// minLooks is the least number of looks a whole read makes.
+		minLooks int64
+	}{
+		{"a hostlist line", func(ctx context.Context) (int, error) {
+			f, err := os.Open(hosts)
+			if err != nil {
+				return 0, err
+			}
+			defer f.Close()
+			got, err := ReadHostNames(ctx, f)
+			if err == nil && !slices.Equal(got, names) {
+				return 0, fmt.Errorf("read %d names, not the expansion's %d", len(got), len(names))
+			}
+			return len(got), err
+		}, n, int64(2 * n / 4096)},
+		{"a host ranking file", func(ctx context.Context) (int, error) {
+			got, err := RankingFileFor(ctx, ranking, m, names)
+			if err == nil && !slices.Equal(got, o) {
+				return 0, fmt.Errorf("read an order other than the one written")
+			}
+			return len(got), err
+		}, n, int64(rank.Len() / (64 << 10))},
+	} {
+		count := ctxtest.NewCounting()
+		got, err := c.read(count)
+		if err != nil || got != c.want {
+			t.Fatalf("%s, live: %d, %v; want %d", c.name, got, err, c.want)
+		}
+		looks := count.Looks()
+		if looks < c.minLooks {
+			t.Fatalf("%s: %d looks, want at least %d", c.name, looks, c.minLooks)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if got, err := c.read(ctx); !errors.Is(err, context.Canceled) || got != 0 {
+			t.Fatalf("%s, cancelled: %d, %v; want none and context.Canceled", c.name, got, err)
+		}
+		for k := int64(0); k < looks; k += max(1, looks/40) {
+			if got, err := c.read(ctxtest.StopAfter(k)); !errors.Is(err, context.Canceled) || got != 0 {
+				t.Fatalf("%s, ended after %d of %d looks: %d, %v; want none and context.Canceled", c.name, k, looks, got, err)
+			}
+		}
 	}
 }

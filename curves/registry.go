@@ -156,13 +156,15 @@ func Resolve(ctx context.Context, name string, m topo.Machine, hosts []string) (
 		}
 		return GenerateContext(ctx, name, m)
 	}
-	return RankingFileFor(name, m, hosts)
+	return RankingFileFor(ctx, name, m, hosts)
 }
 
 // RankingFileFor reads the ranking file that a name which is not a built-in curve
 // stands for (alloc.Options.Ranking), host names matched against hosts (nil:
-// NodeNames(m)); a file that does not exist is an *UnknownCurveError.
-func RankingFileFor(path string, m topo.Machine, hosts []string) (Order, error) {
+// NodeNames(m)); a file that does not exist is an *UnknownCurveError. It looks at
+// ctx at each read of the file and of its content while it is parsed (64 KiB at a
+// time): a cancelled ctx returns an error wrapping its cause (errors.Is).
+func RankingFileFor(ctx context.Context, path string, m topo.Machine, hosts []string) (Order, error) {
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &UnknownCurveError{Name: path, Reason: fmt.Sprintf("unknown curve %q (and no such ranking file); valid curves: %s", path, strings.Join(Names(), ", "))}
@@ -172,5 +174,5 @@ func RankingFileFor(path string, m topo.Machine, hosts []string) (Order, error) 
 	if hosts == nil {
 		hosts = NodeNames(m)
 	}
-	return ReadRankingFileOf(path, m, hosts)
+	return readRankingFile(ctx, path, m.N(), m.Spec(), hosts)
 }

@@ -203,7 +203,7 @@ func benchReplayParts(b *testing.B, spec string, jobs int, ver Version, parts bo
 	if err := p.order(ctx, time.Time{}); err != nil {
 		b.Fatal(err)
 	}
-	if err := p.buildDeployments(ctx); err != nil {
+	if err := p.buildDeployments(ctx, ctx); err != nil {
 		b.Fatal(err)
 	}
 	replayed := 0

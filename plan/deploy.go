@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -110,6 +111,9 @@ type Deployment struct {
 	names []string
 	cfg   alloc.SlurmConfig
 	torus *torusConfig
+	// planNotes are notes of the plan's (Report.Notes) the build found, added
+	// when it ends: an abandoned build writes nothing the plan keeps.
+	planNotes []string
 }
 
 // setConf sets the deployment's slurm.conf and included files.
@@ -157,15 +161,23 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 	return a, nil
 }
 
-// buildDeployments makes every deployment with its files and emulation.
-func (p *Plan) buildDeployments(ctx context.Context) error {
+// buildDeployments makes every deployment with its files and emulation. ctx is
+// the plan's (Ctrl-C: Make returns its cause); lctx ends at the plan's time limit
+// too (lctx == ctx without one). A deployment whose build the time limit stops,
+// or that it reaches before its build, is not built: Supported false, Why "not
+// built: ..." saying which of the two, and listed in p.unbuilt; the others are
+// whole.
+func (p *Plan) buildDeployments(ctx, lctx context.Context) error {
+	var cur *Deployment // the current configuration, which later builds read
 	for _, k := range kinds {
-		// Each takes up to a second or two on 131,072 hosts (a topology.conf
-		// written and read back, slurm.conf rewritten), in the slurm package's
-		// writers and readers, which take no context: ctx is looked at between
-		// them, and each is run by untilDone, which returns as soon as ctx ends (as
-		// the ordering and the replays do; Ctrl-C here waited for the build, about
-		// a second, up to the watchdog under load).
+		// Each takes up to a few seconds on 131,072 hosts (a topology.conf
+		// written and read back, slurm.conf rewritten), mostly in the slurm
+		// package's writers and readers, which take no context: ctx is looked at
+		// between them, and each is run by untilDone, which returns as soon as ctx
+		// or the time limit ends (as the ordering and the replays do; Ctrl-C here
+		// waited for the build, about a second, up to the watchdog under load).
+		// Each build makes a Deployment of its own and reads cur, never
+		// p.Deployments: an abandoned build writes nothing the plan keeps.
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
@@ -173,14 +185,27 @@ func (p *Plan) buildDeployments(ctx context.Context) error {
 		if need := k.NeedsVersion(); !need.IsZero() && !p.opt.Version.AtLeast(need) {
 			d.Supported, d.Why = false, fmt.Sprintf("needs Slurm %s or later (the site's is %s)", need, p.opt.Version)
 		}
-		if d.Supported {
-			err := untilDone(ctx, func() error { return p.build(d) })
-			if err != nil && ctx.Err() != nil {
+		if d.Supported && lctx.Err() != nil {
+			d.Supported, d.Why = false, fmt.Sprintf("not built: %v before its build", context.Cause(lctx))
+			p.unbuilt = append(p.unbuilt, k)
+		} else if d.Supported {
+			built := *d
+			err := untilDone(lctx, func() error { return p.build(lctx, &built, cur) })
+			switch {
+			case err != nil && ctx.Err() != nil:
 				return context.Cause(ctx)
-			}
-			if err != nil {
+			case err != nil && lctx.Err() != nil && errors.Is(err, context.Cause(lctx)):
+				d.Supported, d.Why = false, fmt.Sprintf("not built: %v during its build", context.Cause(lctx))
+				p.unbuilt = append(p.unbuilt, k)
+			case err != nil:
 				return fmt.Errorf("deployment %s: %w", k, err)
+			default:
+				d = &built
+				p.Report.Notes = append(p.Report.Notes, d.planNotes...)
 			}
+		}
+		if k == KindCurrent {
+			cur = d
 		}
 		p.Deployments = append(p.Deployments, d)
 	}
@@ -209,10 +234,15 @@ func untilDone(ctx context.Context, f func() error) error {
 }
 
 // build makes deployment d of its kind (Supported on entry; a build may find it
-// unsupported here and say why).
-func (p *Plan) build(d *Deployment) error {
+// unsupported here and say why); cur is the current configuration's deployment
+// (nil when d is it). ctx is looked at as the build starts and by the builds
+// that take it.
+func (p *Plan) build(ctx context.Context, d, cur *Deployment) error {
 	if buildStarted != nil {
 		buildStarted(d.Kind)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	var err error
 	switch d.Kind {
@@ -223,9 +253,9 @@ func (p *Plan) build(d *Deployment) error {
 			d.Supported, d.Why = false, "needs a job history that records where jobs ran (an sacct trace with NodeList)"
 		}
 	case KindWeights:
-		err = p.buildWeights(d)
+		err = p.buildWeights(ctx, d, cur)
 	case KindNames:
-		err = p.buildNames(d)
+		err = p.buildNames(d, cur)
 	case KindTree:
 		err = p.buildTree(d)
 	case KindBlock:
@@ -276,7 +306,7 @@ func (p *Plan) buildCurrent(d *Deployment) error {
 	switch plugin := p.topologyPlugin(); plugin {
 	case "", "topology/none", "topology/flat", "topology/default":
 		if p.opt.TopologyConf != nil {
-			p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("%s is not used by the current configuration: slurm.conf has no TopologyPlugin=topology/tree or topology/block", p.opt.TopologyConfPath))
+			d.planNotes = append(d.planNotes, fmt.Sprintf("%s is not used by the current configuration: slurm.conf has no TopologyPlugin=topology/tree or topology/block", p.opt.TopologyConfPath))
 		}
 	case "topology/tree":
 		if p.opt.TopologyConf == nil {
@@ -432,8 +462,11 @@ func (p *Plan) rankedTree(d *Deployment, t *slurm.Tree, lineOrder []int) error {
 // buildWeights merges Weight=RANK+1 into slurm.conf (MergeWeights); the site's
 // topology stays (with weights the weights win: Slurm takes the lowest weights
 // first, and topology/tree only chooses among equal weights).
-func (p *Plan) buildWeights(d *Deployment) error {
-	out, warnings, err := slurm.MergeWeightsConf(p.conf, p.nodes, p.Order, p.Names)
+func (p *Plan) buildWeights(ctx context.Context, d, cur *Deployment) error {
+	out, warnings, err := slurm.MergeWeightsConf(ctx, p.conf, p.nodes, p.Order, p.Names)
+	if err != nil && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
@@ -448,7 +481,6 @@ func (p *Plan) buildWeights(d *Deployment) error {
 		w[v] = uint32(r + 1)
 	}
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: w}
-	cur := p.Deployment(KindCurrent)
 	if cur != nil && cur.Supported {
 		d.cfg.Tree, d.cfg.Blocks = cur.cfg.Tree, cur.cfg.Blocks
 		if cur.cfg.Tree != nil && !slices.Equal(cur.cfg.Names, p.Names) {
@@ -876,7 +908,7 @@ func (p *Plan) renamePrefix(width int) string {
 // buildNames renames the compute nodes so that natural name order is the ordering:
 // NodeName=cNNN in rank order, NodeHostname the host's (so slurmd and the network
 // stay), partitions' node lists renamed along.
-func (p *Plan) buildNames(d *Deployment) error {
+func (p *Plan) buildNames(d, cur *Deployment) error {
 	n := len(p.Names)
 	width := len(strconv.Itoa(n))
 	pre := p.renamePrefix(width)
@@ -969,7 +1001,7 @@ func (p *Plan) buildNames(d *Deployment) error {
 	}
 	d.cfg = alloc.SlurmConfig{Names: newName, Weights: ws}
 	d.Settings = append(d.Settings, fmt.Sprintf("NodeName=%s%0*d..%s%0*d in ordering order, NodeHostname the host's; partitions' node lists renamed", pre, width, 1, pre, width, n))
-	if cur := p.Deployment(KindCurrent); cur != nil && cur.Topology != nil {
+	if cur != nil && cur.Topology != nil {
 		if cur.cfg.Blocks != nil || cur.cfg.Tree == nil {
 			d.Supported, d.Why = false, "renaming a topology/block configuration is not done: the block file names the old nodes"
 			return nil

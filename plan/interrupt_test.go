@@ -123,7 +123,7 @@ func TestBuildDeploymentsStopsDuringABuild(t *testing.T) {
 	}
 	defer func() { buildStarted = nil }()
 	returned := make(chan error, 1)
-	go func() { returned <- p.buildDeployments(ctx) }()
+	go func() { returned <- p.buildDeployments(ctx, ctx) }()
 	<-held
 	cancel()
 	select {
@@ -153,7 +153,7 @@ func TestBuildDeploymentsStopsDuringABuild(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	if err := q.buildDeployments(ctx2); err != nil || len(q.Deployments) != len(kinds) || !q.Deployment(KindTree).Supported {
+	if err := q.buildDeployments(ctx2, ctx2); err != nil || len(q.Deployments) != len(kinds) || !q.Deployment(KindTree).Supported {
 		t.Fatalf("%v, %d deployments", err, len(q.Deployments))
 	}
 }
@@ -171,7 +171,7 @@ func TestReplayStopsDuringItsSetup(t *testing.T) {
 	if err := p.order(ctx, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.buildDeployments(ctx); err != nil {
+	if err := p.buildDeployments(ctx, ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, limited := range []bool{false, true} {

@@ -75,8 +75,10 @@ type Options struct {
 	// when it is reached, and the report then covers the workload's first jobs
 	// that every deployment replayed, saying so (Workload.Stopped, a warning, the
 	// recommendation's words); the predictions files are named for those jobs.
-	// Reading the inputs before Make and writing the files after are outside it,
-	// and so are the deployments' builds (a few seconds at 10^5 hosts). Above 256
+	// The deployments' builds (a few seconds at 10^5 hosts) stop at it too: a
+	// deployment whose build it stops, and every later one, is not built (not
+	// Supported, Why "not built: ..."), and the replays then cover no job.
+	// Reading the inputs before Make and writing the files after are outside it. Above 256
 	// hosts the ordering's local search runs until its share, so the ordering (and
 	// what follows from it) depends on the machine's speed and load unless a bound
 	// proves it optimal first; without a limit the search does a fixed amount of
@@ -155,6 +157,8 @@ type Plan struct {
 	defaultPart int              // index in parts of the default partition, -1 when none
 	partsMatter bool             // some partition lacks a compute host: the replays keep jobs in theirs
 	replayParts map[string][]int // sim.Config.Partitions; nil when partitions change nothing
+	// unbuilt are the deployments the time limit left unbuilt (buildDeployments).
+	unbuilt []Kind
 }
 
 // File is one output file.
@@ -237,19 +241,25 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if err := p.order(ctx, deadline); err != nil {
 		return nil, err
 	}
-	p.progress("deployments")
-	if err := p.buildDeployments(ctx); err != nil {
-		return nil, err
+	bctx, rctx := ctx, ctx // the builds' and the replays' context: end at the deadline too
+	if !deadline.IsZero() {
+		lctx, cancel := context.WithDeadlineCause(ctx, deadline, timelimit.Reached{Name: "plan time limit", Limit: opt.TimeLimit})
+		defer cancel()
+		bctx, rctx = lctx, lctx
 	}
-	rctx := ctx // the replays' context: ends at the deadline too
-	if replayContext != nil {
-		var cancel context.CancelFunc
-		rctx, cancel = replayContext(ctx)
-		defer cancel()
-	} else if !deadline.IsZero() {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithDeadlineCause(ctx, deadline, timelimit.Reached{Name: "plan time limit", Limit: opt.TimeLimit})
-		defer cancel()
+	for _, h := range []struct {
+		hook func(context.Context) (context.Context, context.CancelFunc)
+		ctx  *context.Context
+	}{{buildContext, &bctx}, {replayContext, &rctx}} {
+		if h.hook != nil {
+			var cancel context.CancelFunc
+			*h.ctx, cancel = h.hook(ctx)
+			defer cancel()
+		}
+	}
+	p.progress("deployments")
+	if err := p.buildDeployments(ctx, bctx); err != nil {
+		return nil, err
 	}
 	if err := p.replay(ctx, rctx); err != nil {
 		return nil, err
@@ -266,9 +276,10 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	return p, nil
 }
 
-// replayContext, when set (by a test), gives the replays' context in place of
-// the deadline's: one that ends, as a deadline would, while ctx goes on.
-var replayContext func(ctx context.Context) (context.Context, context.CancelFunc)
+// buildContext and replayContext, when set (by a test), give the deployments'
+// builds' and the replays' context in place of the deadline's: one that ends, as
+// a deadline would, while ctx goes on.
+var buildContext, replayContext func(ctx context.Context) (context.Context, context.CancelFunc)
 
 // progress tells Options.Progress a stage, one call at a time (replays run
 // concurrently).

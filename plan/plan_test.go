@@ -566,7 +566,7 @@ func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 	if err := p.order(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	err := p.buildDeployments(ctxtest.StopAfter(2))
+	err := p.buildDeployments(ctxtest.StopAfter(2), context.Background())
 	if !errors.Is(err, context.Canceled) || len(p.Deployments) != 2 {
 		t.Errorf("%v after %d deployments, want context.Canceled after 2 of %d", err, len(p.Deployments), len(kinds))
 	}

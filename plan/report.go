@@ -83,6 +83,9 @@ type ReplayStop struct {
 	// over these jobs, the same jobs for every one.
 	Jobs   int    `json:"jobs"`
 	Reason string `json:"reason"` // e.g. "plan time limit 10m0s reached"
+	// During is when: "the replays", or "the deployments' builds" (some were not
+	// built, Jobs is 0).
+	During string `json:"during"`
 }
 
 // OrderingReport is the ordering's certificate: F of the ordering, its proven
@@ -212,10 +215,17 @@ func (p *Plan) recommend() {
 		}
 	}
 	if stop != nil && stop.Jobs > 0 {
-		r.Recommendation += fmt.Sprintf(" (on the first %d of the workload's %d jobs: %s during the replays)", stop.Jobs, r.Workload.Jobs, stop.Reason)
+		r.Recommendation += fmt.Sprintf(" (on the first %d of the workload's %d jobs: %s during %s)", stop.Jobs, r.Workload.Jobs, stop.Reason, stop.During)
 	}
 	if stop != nil {
-		w := fmt.Sprintf("%s during the replays: every deployment's metrics and predictions, and the recommendation, cover the workload's first %d of %d jobs (in trace order, the same jobs for each); give a longer time limit, or none, to replay all of them", stop.Reason, stop.Jobs, r.Workload.Jobs)
+		w := fmt.Sprintf("%s during %s: every deployment's metrics and predictions, and the recommendation, cover the workload's first %d of %d jobs (in trace order, the same jobs for each); give a longer time limit, or none, to replay all of them", stop.Reason, stop.During, stop.Jobs, r.Workload.Jobs)
+		if len(p.unbuilt) > 0 {
+			names := make([]string, len(p.unbuilt))
+			for i, k := range p.unbuilt {
+				names[i] = string(k)
+			}
+			w = fmt.Sprintf("%s during %s: %s not built (no metrics, no files) and no job replayed under any deployment, so nothing is compared; give a longer time limit, or none", stop.Reason, stop.During, strings.Join(names, ", "))
+		}
 		r.Warnings = append(r.Warnings, w)
 		r.Caveats = append(r.Caveats, w)
 	}
@@ -326,7 +336,11 @@ func (p *Plan) applyText(d *Deployment) string {
 		if d.Topology != nil {
 			b.WriteString(" and topology.conf")
 		}
-		b.WriteString(". (slurm.conf here is the current one, unchanged.)\n")
+		if d.SlurmConf != nil {
+			b.WriteString(". (slurm.conf here is the current one, unchanged.)\n")
+		} else { // not built: the time limit came first
+			b.WriteString(".\n")
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "Deployment %s:\n", d.Kind)
@@ -445,7 +459,7 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 		fmt.Fprintf(w, "<p>%s</p>\n", e(r.Workload.Description))
 	}
 	if st := r.Workload.Stopped; st != nil {
-		fmt.Fprintf(w, "<p class=\"warn\"><b>Partial replays:</b> %s; every figure below is over the workload's first %d of %d jobs only.</p>\n", e(st.Reason), st.Jobs, r.Workload.Jobs)
+		fmt.Fprintf(w, "<p class=\"warn\"><b>Partial replays:</b> %s; every figure below is over the workload's first %d of %d jobs only.</p>\n", e(st.Reason+" during "+st.During), st.Jobs, r.Workload.Jobs)
 	}
 	io.WriteString(w, "<h2>Deployments</h2>\n<table class=\"deploy\"><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
 	var labels []string

@@ -221,3 +221,111 @@ func TestPlanInterruptDuringLimitedReplays(t *testing.T) {
 		t.Fatalf("Make: %v, plan %v; want context.Canceled and none", err, p != nil)
 	}
 }
+
+// The time limit did not bound the deployments' builds (seconds at 10^5 hosts:
+// a plan with --time-limit 4s ran 8 s). Now a build the limit stops is abandoned
+// at once (here held until Make has returned) and that deployment, and every one
+// after it, is not built: the report says which and why, no metrics, no files;
+// the replays then have no time, so the plan covers no job and keeps the current
+// configuration, saying so. --deployment of a deployment not built is an error.
+func TestPlanTimeLimitDuringBuilds(t *testing.T) {
+	reached := timelimit.Reached{Name: "plan time limit", Limit: time.Minute}
+	run := func(t *testing.T, opt Options, at Kind) (*Plan, error) {
+		ctx, stop := context.WithCancelCause(context.Background())
+		defer stop(nil)
+		limited := func(context.Context) (context.Context, context.CancelFunc) { return ctx, func() {} }
+		held, release, resumed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		buildContext, replayContext = limited, limited
+		buildStarted = func(k Kind) {
+			if k == at {
+				stop(reached)
+				close(held)
+				<-release
+				close(resumed)
+			}
+		}
+		defer func() {
+			close(release)
+			<-held
+			<-resumed // the abandoned build has read buildStarted
+			buildContext, replayContext, buildStarted = nil, nil, nil
+		}()
+		type made struct {
+			p   *Plan
+			err error
+		}
+		done := make(chan made, 1)
+		go func() {
+			p, err := Make(context.Background(), opt)
+			done <- made{p, err}
+		}()
+		select {
+		case m := <-done:
+			return m.p, m.err
+		case <-time.After(20 * time.Second):
+			t.Fatal("Make still running 20 s after the time limit, waiting for the tree's build")
+			return nil, nil
+		}
+	}
+	opt := limitOptions(t)
+	p, err := run(t, opt, KindTree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &p.Report
+	if st := r.Workload.Stopped; st == nil || *st != (ReplayStop{Jobs: 0, Reason: reached.Error(), During: "the deployments' builds"}) {
+		t.Fatalf("stopped %+v, want 0 jobs during the deployments' builds", st)
+	}
+	want := map[Kind]string{
+		KindTree:  "not built: " + reached.Error() + " during its build",
+		KindBlock: "not built: " + reached.Error() + " before its build",
+	}
+	for _, d := range p.Deployments {
+		if why, ok := want[d.Kind]; ok {
+			if d.Supported || d.Why != why || d.SlurmConf != nil || d.Topology != nil {
+				t.Errorf("%s: supported %v, why %q (want %q), files %v", d.Kind, d.Supported, d.Why, why, d.SlurmConf != nil || d.Topology != nil)
+			}
+			continue
+		}
+		if d.Kind != KindTorus3D && !d.Supported {
+			t.Errorf("%s: not built (%s); the limit came after its build", d.Kind, d.Why)
+		}
+	}
+	for _, d := range r.Deployments {
+		if d.Supported && (d.Metrics == nil || d.Metrics.Jobs != 0 || d.Predictions != "") {
+			t.Errorf("%s: metrics %+v, predictions %q; want none over 0 jobs", d.Name, d.Metrics, d.Predictions)
+		}
+	}
+	if r.Recommended != string(KindCurrent) || !strings.Contains(r.Recommendation, "before any job was replayed") {
+		t.Errorf("recommended %s: %q", r.Recommended, r.Recommendation)
+	}
+	if w := strings.Join(r.Warnings, "\n"); !strings.Contains(w, "during the deployments' builds: tree, block not built") {
+		t.Errorf("warnings %q do not say which deployments were not built", w)
+	}
+	for _, f := range p.Files {
+		if strings.HasPrefix(f.Name, "predictions/") || f.Name == "topology.conf" {
+			t.Errorf("wrote %s", f.Name)
+		}
+	}
+	if !strings.Contains(string(file(p, "report.html")), "not built: "+reached.Error()+" during its build") {
+		t.Error("report.html does not say the tree was not built")
+	}
+	// The limit during the first build: nothing built, and apply.txt does not
+	// speak of a slurm.conf that is not written.
+	p, err = run(t, opt, KindCurrent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range p.Deployments {
+		if d.Kind != KindTorus3D && (d.Supported || !strings.HasPrefix(d.Why, "not built: ")) {
+			t.Errorf("%s: supported %v, why %q; want not built", d.Kind, d.Supported, d.Why)
+		}
+	}
+	if file(p, "slurm.conf") != nil || strings.Contains(string(file(p, "apply.txt")), "slurm.conf here") {
+		t.Errorf("current not built: wrote slurm.conf %v; apply.txt %q", file(p, "slurm.conf") != nil, file(p, "apply.txt"))
+	}
+	opt.Deployment = KindTree
+	if p, err := run(t, opt, KindTree); err == nil || p != nil || !strings.Contains(err.Error(), "--deployment tree: not built: "+reached.Error()) {
+		t.Errorf("--deployment tree not built: plan %v, error %v", p != nil, err)
+	}
+}

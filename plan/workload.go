@@ -275,11 +275,17 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 			n = min(n, len(rp.jobs))
 		}
 	}
+	if len(p.unbuilt) > 0 {
+		n = 0 // the time limit came during the builds: no replay ran
+	}
 	if n < total && rctx.Err() == nil {
 		return fmt.Errorf("plan: internal error: %d of %d jobs replayed under every deployment, and no deadline", n, total)
 	}
 	if n < total {
-		p.Report.Workload.Stopped = &ReplayStop{Jobs: n, Reason: context.Cause(rctx).Error()}
+		p.Report.Workload.Stopped = &ReplayStop{Jobs: n, Reason: context.Cause(rctx).Error(), During: "the replays"}
+		if len(p.unbuilt) > 0 {
+			p.Report.Workload.Stopped.During = "the deployments' builds"
+		}
 	}
 	for i, rp := range runs {
 		if rp == nil {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,17 +33,24 @@ type Files struct {
 	warnings []Warning
 }
 
-// Options returns o with Files' readers of ranking and topology files.
+// Options returns o with Files' readers of ranking and topology files, which read
+// under o.Context (nil: context.Background()).
 func (f *Files) Options(o alloc.Options) alloc.Options {
-	o.Ranking, o.SlurmTree, o.SlurmBlocks = f.Ranking, f.SlurmTree, f.SlurmBlocks
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	o.Ranking = func(path string, m topo.Machine) (curves.Order, error) { return f.Ranking(ctx, path, m) }
+	o.SlurmTree = func(path string) (*slurm.Tree, error) { return f.SlurmTree(ctx, path) }
+	o.SlurmBlocks = func(path string) (*slurm.Blocks, error) { return f.SlurmBlocks(ctx, path) }
 	return o
 }
 
 // Ranking reads the ranking file path of machine m (alloc.Options.Ranking,
-// curves.RankingFileFor), host names matched against Hosts.
-func (f *Files) Ranking(path string, m topo.Machine) (curves.Order, error) {
+// curves.RankingFileFor) under ctx, host names matched against Hosts.
+func (f *Files) Ranking(ctx context.Context, path string, m topo.Machine) (curves.Order, error) {
 	path = inDir(f.Dir, path)
-	o, err := curves.RankingFileFor(path, m, f.Hosts)
+	o, err := curves.RankingFileFor(ctx, path, m, f.Hosts)
 	if uc := (*curves.UnknownCurveError)(nil); err != nil && !errors.As(err, &uc) {
 		return nil, &alloc.FileError{Path: path, Err: err} // a file, read and refused
 	}
@@ -50,9 +58,9 @@ func (f *Files) Ranking(path string, m topo.Machine) (curves.Order, error) {
 }
 
 // SlurmTree reads the topology/tree configuration of a slurm:tree:FILE spec
-// (alloc.Options.SlurmTree).
-func (f *Files) SlurmTree(path string) (*slurm.Tree, error) {
-	t, err := f.topology(path)
+// (alloc.Options.SlurmTree) under ctx.
+func (f *Files) SlurmTree(ctx context.Context, path string) (*slurm.Tree, error) {
+	t, err := f.topology(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -64,9 +72,9 @@ func (f *Files) SlurmTree(path string) (*slurm.Tree, error) {
 }
 
 // SlurmBlocks reads the topology/block configuration of a slurm:block:FILE spec
-// (alloc.Options.SlurmBlocks).
-func (f *Files) SlurmBlocks(path string) (*slurm.Blocks, error) {
-	t, err := f.topology(path)
+// (alloc.Options.SlurmBlocks) under ctx.
+func (f *Files) SlurmBlocks(ctx context.Context, path string) (*slurm.Blocks, error) {
+	t, err := f.topology(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -77,11 +85,11 @@ func (f *Files) SlurmBlocks(path string) (*slurm.Blocks, error) {
 	return b, nil
 }
 
-// topology reads a topology file anew (each allocator gets its own) and keeps its
-// warnings the first time it is read.
-func (f *Files) topology(path string) (*slurm.Topology, error) {
+// topology reads a topology file anew (each allocator gets its own) under ctx
+// (slurm.ReadTopologyFile) and keeps its warnings the first time it is read.
+func (f *Files) topology(ctx context.Context, path string) (*slurm.Topology, error) {
 	path = inDir(f.Dir, path)
-	t, err := slurm.ReadTopologyFile(path)
+	t, err := slurm.ReadTopologyFile(ctx, path)
 	if err != nil {
 		return nil, &alloc.FileError{Path: path, Err: err}
 	}

@@ -35,22 +35,22 @@ func TestFilesErrorsTellFileFromSpec(t *testing.T) {
 	}
 	f := &Files{}
 	for _, name := range []string{"garbage.txt", "empty.pairs", "short.pairs"} {
-		if _, err := f.Ranking(filepath.Join(dir, name), m); !errors.As(err, new(*alloc.FileError)) {
+		if _, err := f.Ranking(context.Background(), filepath.Join(dir, name), m); !errors.As(err, new(*alloc.FileError)) {
 			t.Errorf("ranking %s: %v, want an *alloc.FileError", name, err)
 		}
 	}
-	if _, err := f.Ranking(filepath.Join(dir, "nosuch"), m); !errors.As(err, new(*curves.UnknownCurveError)) || errors.As(err, new(*alloc.FileError)) {
+	if _, err := f.Ranking(context.Background(), filepath.Join(dir, "nosuch"), m); !errors.As(err, new(*curves.UnknownCurveError)) || errors.As(err, new(*alloc.FileError)) {
 		t.Errorf("no such ranking file: %v, want an *UnknownCurveError alone", err)
 	}
 	blocks := filepath.Join(dir, "blocks.conf")
 	for _, path := range []string{blocks, filepath.Join(dir, "nosuch.conf")} {
-		if _, err := f.SlurmBlocks(path); !errors.As(err, new(*alloc.FileError)) {
+		if _, err := f.SlurmBlocks(context.Background(), path); !errors.As(err, new(*alloc.FileError)) {
 			t.Errorf("topology %s: %v, want an *alloc.FileError", filepath.Base(path), err)
 		}
 	}
 	for spec, isSpecMistake := range map[string]bool{"bf:" + filepath.Join(dir, "garbage.txt"): false, "bf:nosuch": true, "slurm:block:" + blocks: false} {
 		rp := &Replay{Spec: Spec{Alloc: spec}, Machine: m}
-		_, err := rp.Config()
+		_, err := rp.Config(context.Background())
 		if fe := (*FieldError)(nil); err == nil || errors.As(err, &fe) != isSpecMistake {
 			t.Errorf("%s: %v (%T), want a FieldError: %v", spec, err, err, isSpecMistake)
 		}
@@ -75,7 +75,7 @@ func TestReplayWarnsNodesInNoBlock(t *testing.T) {
 	}
 	rp := &Replay{Spec: Spec{Alloc: "slurm:block:" + path, Hosts: hosts, Pattern: "all-to-all"}, Machine: m}
 	for range 2 {
-		if _, err := rp.Config(); err != nil {
+		if _, err := rp.Config(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -200,7 +200,7 @@ func (s *Spec) readHosts(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	defer r.Close()
-	names, err := curves.ReadHostNames(textin.ContextReader(ctx, r))
+	names, err := curves.ReadHostNames(ctx, r)
 	if err != nil {
 		return nil, &FileError{Field: "HostsFile", Path: s.Path(s.HostsFile), Err: err}
 	}

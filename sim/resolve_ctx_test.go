@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -163,7 +166,62 @@ func TestRunStopsBuildingTheAllocator(t *testing.T) {
 	if !errors.Is(err, stop) || errors.As(err, &fe) || rep != nil || !strings.Contains(err.Error(), `allocator "bf:rcm"`) {
 		t.Fatalf("Run with a cancelled context: report %v, error %v; want none and the allocator's error wrapping the cause", rep != nil, err)
 	}
-	if _, err := rp.Config(); err != nil {
+	if _, err := rp.Config(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// compare checked every allocator with Replay.Config, which built it without a
+// context, and the files slurm:tree:FILE, slurm:block:FILE and a ranking file name
+// were read without one (1.7 s for slurm:tree on a 131,072-host fat tree). Config
+// with a cancelled context returns an error that wraps the cause and names the
+// allocator, not a *FieldError (the spec is not at fault), for each of these
+// specs; with a live one the configuration it gave before.
+func TestConfigStopsReadingTheAllocatorsFiles(t *testing.T) {
+	dir := t.TempDir()
+	m, err := topo.ParseMachine("fattree:8,4:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := curves.Order(make([]int, m.N()))
+	for i := range o {
+		o[i] = m.N() - 1 - i
+	}
+	names := curves.NodeNames(m)
+	var tree, block, ranking bytes.Buffer
+	if _, err := slurm.WriteTopology(&tree, m, o, names); err != nil {
+		t.Fatal(err)
+	}
+	if err := slurm.WriteBlock(&block, o, names, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := curves.WriteRanking(&ranking, curves.FormatHosts, o, curves.RankingMeta{}, names); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"tree.conf": tree.Bytes(), "block.conf": block.Bytes(), "r.hosts": ranking.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, spec := range []string{"slurm:tree:tree.conf", "slurm:block:block.conf", "bf:r.hosts", "slurm:consec:r.hosts"} {
+		s := DefaultSpec()
+		s.MachineSpec, s.Alloc, s.Dir = "fattree:8,4:8", spec, dir
+		s.Trace, _ = filepath.Abs("testdata/LLNL-T3D-1996-2.converted.txt.gz")
+		s.DropLarger = true
+		rp, err := s.Prepare()
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		stop := errors.New("interrupted")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(stop)
+		_, err = rp.Config(ctx)
+		var fe *FieldError
+		if !errors.Is(err, stop) || errors.As(err, &fe) || !strings.Contains(err.Error(), `allocator "`+spec+`"`) {
+			t.Fatalf("%s: Config with a cancelled context: %v; want the allocator's error wrapping the cause", spec, err)
+		}
+		if cfg, err := rp.Config(context.Background()); err != nil || cfg.Alloc == nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
 	}
 }

@@ -547,7 +547,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 			return nil, err
 		}
 	}
-	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, files.Ranking); err != nil {
+	if _, err := newTaskOrdering(s.TaskOrder, m, s.CommSeed, files.Options(alloc.Options{Context: ctx}).Ranking); err != nil {
 		return nil, fieldErr("TaskOrder", strconv.Quote(textin.Clip(string(s.TaskOrder))), "%v", err)
 	}
 	tr, err := s.ReadTraceContext(ctx)
@@ -635,18 +635,14 @@ func asRunAllocOn(spec, name string, tr *Trace) error {
 	return nil
 }
 
-// Config returns the replay's configuration with a fresh allocator. Errors in the
-// allocator or the baseline are *FieldError values, but for a file the allocator
-// names that cannot be read or whose content is refused (*alloc.FileError,
-// *fs.PathError): a failure of the run.
-func (rp *Replay) Config() (Config, error) {
-	return rp.config(context.Background())
-}
-
-// config is Config building the allocator under ctx (alloc.Options.Context): a
+// Config returns the replay's configuration with a fresh allocator, built under
+// ctx (alloc.Options.Context: a curve's ordering, a topology or ranking file read,
+// Slurm's emulator built). Errors in the allocator or the baseline are *FieldError
+// values, but for a file the allocator names that cannot be read or whose content
+// is refused (*alloc.FileError, *fs.PathError): a failure of the run; and a
 // cancelled ctx returns alloc.Parse's error, which names the allocator and wraps
 // ctx's cause, not a *FieldError.
-func (rp *Replay) config(ctx context.Context) (Config, error) {
+func (rp *Replay) Config(ctx context.Context) (Config, error) {
 	s, m := &rp.Spec, rp.Machine
 	if err := asRunAllocOn(s.Alloc, s.Trace, rp.Trace); err != nil {
 		return Config{}, err
@@ -654,7 +650,8 @@ func (rp *Replay) config(ctx context.Context) (Config, error) {
 	if rp.files == nil {
 		rp.files = &Files{Hosts: s.Hosts, Dir: s.Dir}
 	}
-	a, err := alloc.Parse(s.Alloc, m, rp.files.Options(alloc.Options{Compat: s.Compat, NoMemo: s.NoMemo, Names: s.Hosts, Context: ctx}))
+	opt := rp.files.Options(alloc.Options{Compat: s.Compat, NoMemo: s.NoMemo, Names: s.Hosts, Context: ctx})
+	a, err := alloc.Parse(s.Alloc, m, opt)
 	if err != nil && ctx.Err() != nil {
 		return Config{}, err // interrupted: the spec is not at fault
 	}
@@ -678,7 +675,7 @@ func (rp *Replay) config(ctx context.Context) (Config, error) {
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
 		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
-		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: rp.files.Ranking, Partitions: rp.partitions}
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: opt.Ranking, Partitions: rp.partitions}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}
@@ -739,7 +736,7 @@ type Report struct {
 // sim.Run), with ctx's cause as the error; without the slurm:consec replay of
 // BlockWaits.
 func (rp *Replay) Run(ctx context.Context) (*Report, error) {
-	cfg, err := rp.config(ctx)
+	cfg, err := rp.Config(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -796,7 +793,7 @@ func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
 	c.Spec.Metrics = MetricsSched
 	c.Spec.PerJob, c.Spec.JobDone, c.Spec.Progress = false, nil, nil
 	c.Spec.Baseline, c.Spec.SpanOrder, c.Spec.TaskOrder = nil, nil, ""
-	cfg, err := c.config(ctx)
+	cfg, err := c.Config(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestFieldErrorKeepsCause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = rp.Config()
+	_, err = rp.Config(context.Background())
 	var fe *FieldError
 	if !errors.As(err, &fe) || fe.Field != "Alloc" {
 		t.Fatalf("error %v, want a *FieldError of Alloc", err)

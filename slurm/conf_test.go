@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -147,7 +148,7 @@ func TestMergeWeightsSlurmSyntax(t *testing.T) {
 		{"NodeName=n[1-4] \\\n  CPUs=2\nPartitionName=p Nodes=ALL\n",
 			"NodeName=n1 CPUs=2 Weight=4\nNodeName=n2 CPUs=2 Weight=3\nNodeName=n3 CPUs=2 Weight=2\nNodeName=n4 CPUs=2 Weight=1\nPartitionName=p Nodes=ALL\n"},
 	} {
-		out, warnings, err := MergeWeights([]byte(c.conf), o, hosts)
+		out, warnings, err := MergeWeights(context.Background(), []byte(c.conf), o, hosts)
 		if err != nil || len(warnings) > 0 || string(out) != c.want {
 			t.Errorf("%q:\n got %q %v %v\nwant %q", c.conf, out, warnings, err, c.want)
 			continue
@@ -169,7 +170,7 @@ func TestMergeWeightsSlurmSyntax(t *testing.T) {
 			}
 		}
 	}
-	_, _, err := MergeWeights([]byte("NodeName=n[1-4] NodeAddr=10.0.0.[1-5]\n"), o, hosts)
+	_, _, err := MergeWeights(context.Background(), []byte("NodeName=n[1-4] NodeAddr=10.0.0.[1-5]\n"), o, hosts)
 	if err == nil || !strings.Contains(err.Error(), "line 1: NodeAddr=10.0.0.[1-5] gives 5 values for 4 node names") {
 		t.Errorf("more addresses than names: %v", err)
 	}
@@ -189,7 +190,7 @@ func mustConf(t *testing.T, s string) *Conf {
 func TestMergeWeightsDefaultWeight(t *testing.T) {
 	hosts := []string{"n1", "n2"}
 	o := curves.Order{1, 0}
-	_, warnings, err := MergeWeights([]byte("NodeName=DEFAULT Weight=100\nNodeName=n[1-4]\n"), o, hosts)
+	_, warnings, err := MergeWeights(context.Background(), []byte("NodeName=DEFAULT Weight=100\nNodeName=n[1-4]\n"), o, hosts)
 	if err != nil || len(warnings) != 1 {
 		t.Fatal(warnings, err)
 	}
@@ -197,11 +198,11 @@ func TestMergeWeightsDefaultWeight(t *testing.T) {
 	if strings.Contains(w, "default Weight=1") || !strings.Contains(w, "n[3-4] keep Weight=100 of NodeName=DEFAULT (line 1): after the ordered nodes") {
 		t.Errorf("warning %q", w)
 	}
-	_, warnings, _ = MergeWeights([]byte("NodeName=n[1-4]\nNodeName=DEFAULT Weight=100\n"), o, hosts)
+	_, warnings, _ = MergeWeights(context.Background(), []byte("NodeName=n[1-4]\nNodeName=DEFAULT Weight=100\n"), o, hosts)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "n[3-4] keep Slurm's default Weight=1: before or among the ordered nodes") {
 		t.Errorf("a DEFAULT line after the nodes does not apply: %q", warnings)
 	}
-	_, warnings, _ = MergeWeights([]byte("NodeName=n[1-3]\nNodeName=n4 Weight=2\n"), o, hosts)
+	_, warnings, _ = MergeWeights(context.Background(), []byte("NodeName=n[1-3]\nNodeName=n4 Weight=2\n"), o, hosts)
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "n3 keep Slurm's default Weight=1") || !strings.Contains(warnings[0], "n4 keep Weight=2 of their line: before or among") {
 		t.Errorf("%q", warnings)
 	}

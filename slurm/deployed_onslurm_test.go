@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -370,7 +371,7 @@ func TestWrittenFilesLoadOnSlurm(t *testing.T) {
 		}
 		// debug3: the topology plugin's messages too.
 		base = bytes.Replace(base, []byte("SlurmctldDebug=info\n"), []byte("SlurmctldDebug=debug3\n"), 1)
-		merged, warnings, err := MergeWeights(base, o, hosts)
+		merged, warnings, err := MergeWeights(context.Background(), base, o, hosts)
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("%s: MergeWeights: %v %v", tc.spec, err, warnings)
 		}

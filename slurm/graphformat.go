@@ -182,10 +182,12 @@ func ReadIncluded(name string) ([]byte, error) {
 // cluster_default). It is what the slurm:tree and slurm:block emulators read. An
 // Include line of a topology.conf is an error (ReadTopologyFile follows them).
 func ReadTopology(r io.Reader, name string) (*Topology, error) {
-	return readTopology(r, name, nil)
+	return readTopology(context.Background(), r, name, nil)
 }
 
-func readTopology(r io.Reader, name string, inc *includer) (*Topology, error) {
+// readTopology is ReadTopology looking at ctx while it parses (parseTopologyConf,
+// parseTopologyYAML: a cancelled ctx returns its cause); r is read as it is.
+func readTopology(ctx context.Context, r io.Reader, name string, inc *includer) (*Topology, error) {
 	data, err := textin.ReadAll(r, topo.MaxGraphBytes, "the file")
 	if err != nil {
 		return nil, err
@@ -195,25 +197,27 @@ func readTopology(r io.Reader, name string, inc *includer) (*Topology, error) {
 		return nil, err
 	}
 	if f == "slurm-topology-yaml" {
-		return ParseTopologyYAML(bytes.NewReader(data), name)
+		return parseTopologyYAML(ctx, bytes.NewReader(data), name)
 	}
 	if name != "" {
 		return nil, fmt.Errorf("a topology name (%s) selects a topology of a topology.yaml; this is a topology.conf", name)
 	}
-	return parseTopologyConf(context.Background(), bytes.NewReader(data), inc)
+	return parseTopologyConf(ctx, bytes.NewReader(data), inc)
 }
 
 // ReadTopologyFile is ReadTopology of the file at path (a topology.conf or a
 // topology.yaml's cluster_default topology), its errors naming the file, a
 // topology.conf's Include lines followed (ParseTopologyConfIncluding): what the
-// slurm:tree:FILE and slurm:block:FILE allocator specs read.
-func ReadTopologyFile(path string) (*Topology, error) {
+// slurm:tree:FILE and slurm:block:FILE allocator specs read. It looks at ctx while
+// it reads and parses (every few thousand lines or names): a cancelled ctx returns
+// its cause after the file's name.
+func ReadTopologyFile(ctx context.Context, path string) (*Topology, error) {
 	f, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := readTopology(f, "", topologyIncluder(path, "", ReadIncluded))
+	t, err := readTopology(ctx, textin.ContextReader(ctx, f), "", topologyIncluder(path, "", ReadIncluded))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

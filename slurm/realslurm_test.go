@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -143,7 +144,7 @@ func TestMergedWeightsOnSlurm(t *testing.T) {
 				b.WriteString(l)
 			}
 		}
-		merged, warnings, err := MergeWeights([]byte(b.String()), o, hosts)
+		merged, warnings, err := MergeWeights(context.Background(), []byte(b.String()), o, hosts)
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("%v %v", err, warnings)
 		}

@@ -131,7 +131,18 @@ func parseTopologyConf(ctx context.Context, r io.Reader, inc *includer) (*Topolo
 	}
 	// The lines as s_p_parse_file reads them (slurm.conf's reader): comments,
 	// continuations, escapes, quotes, spaces around '='.
-	conf, err := readConfLines(data, func([]ConfPair) error { return nil }, inc)
+	// The lines are split looking at ctx every ctxEvery/4 lines (a topology.conf
+	// of 10^5 hosts has tens of thousands, a leaf's names each).
+	lines := 0
+	conf, err := readConfLines(data, func([]ConfPair) error {
+		if lines++; lines%(ctxEvery/4) == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	}, inc)
+	if err != nil && ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

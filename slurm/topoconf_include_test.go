@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestParseTopologyConfIncluding(t *testing.T) {
 	if err != nil || g.N() != 4 || g.Vertices() != 7 || g.Name(0) != "n1" {
 		t.Errorf("GraphFile: %v %v", g, err)
 	}
-	top, err := ReadTopologyFile(path)
+	top, err := ReadTopologyFile(context.Background(), path)
 	if err != nil || topoSummary(top.Tree) != topoSummary(ref.Tree) {
 		t.Errorf("ReadTopologyFile: %v", err)
 	}
@@ -190,7 +191,7 @@ func TestTopologyEditLines(t *testing.T) {
 	if b, err := o.ReadTopology(); err != nil || topoSummary(b.Tree) != "s1:0:c1,c2:" {
 		t.Errorf("one file read back: %v", err)
 	}
-	yml, err := ReadTopologyFile("../topo/testdata/topology.yaml")
+	yml, err := ReadTopologyFile(context.Background(), "../topo/testdata/topology.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

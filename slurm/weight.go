@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -103,16 +104,21 @@ func detectWeights(data []byte) bool {
 // name keep their lines and the weight they have (their line's, a DEFAULT line's, or
 // Slurm's default 1); a warning says so, and says whether they come before the
 // ordered hosts (a weight at most the ordering's largest).
-func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warnings []string, err error) {
+//
+// It looks at ctx while it expands the NodeName lines (Conf.NodesContext) and
+// every few thousand nodes it writes (a second for 131,072 nodes of distinct
+// weights): a cancelled ctx returns an error wrapping its cause (errors.Is), which
+// names the line it stopped at.
+func MergeWeights(ctx context.Context, conf []byte, o curves.Order, hosts []string) (out []byte, warnings []string, err error) {
 	c, err := ReadConf(conf)
 	if err != nil {
 		return nil, nil, err
 	}
-	nodes, err := c.Nodes()
+	nodes, err := c.NodesContext(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	files, warnings, err := MergeWeightsConf(c, nodes, o, hosts)
+	files, warnings, err := MergeWeightsConf(ctx, c, nodes, o, hosts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,8 +128,9 @@ func MergeWeights(conf []byte, o curves.Order, hosts []string) (out []byte, warn
 // MergeWeightsConf is MergeWeights on a slurm.conf already read, with its nodes
 // (c.Nodes()'s), for a caller that has them; its output is each file of the
 // configuration (Conf.EditLines: with ReadConfIncluding, the weights of the nodes
-// of an included file are written in that file).
-func MergeWeightsConf(c *Conf, nodes []ConfNode, o curves.Order, hosts []string) (out *ConfFiles, warnings []string, err error) {
+// of an included file are written in that file), looking at ctx as MergeWeights
+// does.
+func MergeWeightsConf(ctx context.Context, c *Conf, nodes []ConfNode, o curves.Order, hosts []string) (out *ConfFiles, warnings []string, err error) {
 	if hosts != nil && len(hosts) != len(o) {
 		return nil, nil, fmt.Errorf("%d host names for %d nodes", len(hosts), len(o))
 	}
@@ -148,9 +155,19 @@ func MergeWeightsConf(c *Conf, nodes []ConfNode, o curves.Order, hosts []string)
 			return nil, nil, fmt.Errorf("host %s (rank %d of the ordering) is not defined by any NodeName line of the slurm.conf%s", h, r, hint)
 		}
 	}
+	if ctx.Err() != nil {
+		return nil, nil, context.Cause(ctx)
+	}
+	written := 0 // nodes written, for the looks at ctx
 	out, err = c.Edit(nodes, func(l *ConfLine, ns []ConfNode) ([]string, error) {
 		var lines []string
 		for _, run := range weightRuns(ns, weight) {
+			if written += run[1] - run[0]; written >= ctxEvery {
+				written = 0
+				if ctx.Err() != nil {
+					return nil, context.Cause(ctx)
+				}
+			}
 			var set []ConfPair
 			if w, ok := weight[ns[run[0]].Name]; ok {
 				set = []ConfPair{{Key: "Weight", Value: strconv.Itoa(w)}}

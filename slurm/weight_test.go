@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -181,7 +182,7 @@ func TestMergeWeights(t *testing.T) {
 		hosts := slurmtest.NodeNames(n)
 		o := curves.Order(rng.Perm(n))
 		conf := randomConf(rng, hosts)
-		out, warnings, err := MergeWeights([]byte(conf), o, hosts)
+		out, warnings, err := MergeWeights(context.Background(), []byte(conf), o, hosts)
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("trial %d: %v %v\n%s", trial, err, warnings, conf)
 		}
@@ -197,18 +198,18 @@ func TestMergeWeights(t *testing.T) {
 				t.Fatalf("trial %d: %s before %+v after %+v (rank %d)\n%s\n---\n%s", trial, h, b, a, ranks[i], conf, out)
 			}
 		}
-		again, _, err := MergeWeights(out, o, hosts)
+		again, _, err := MergeWeights(context.Background(), out, o, hosts)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("trial %d: merging twice changed the file (%v)", trial, err)
 		}
 	}
 	// A line of hosts of one weight stays one line (weights from another ordering's
 	// file can repeat only through MergeWeights' callers; here, one host per line).
-	out, _, err := MergeWeights([]byte("NodeName=n[1-3] CPUs=1\n"), curves.Order{0, 1, 2}, []string{"n1", "n2", "n3"})
+	out, _, err := MergeWeights(context.Background(), []byte("NodeName=n[1-3] CPUs=1\n"), curves.Order{0, 1, 2}, []string{"n1", "n2", "n3"})
 	if err != nil || string(out) != "NodeName=n1 CPUs=1 Weight=1\nNodeName=n2 CPUs=1 Weight=2\nNodeName=n3 CPUs=1 Weight=3\n" {
 		t.Fatalf("split: %q %v", out, err)
 	}
-	out, _, err = MergeWeights([]byte("NodeName=n1 CPUs=1 Weight=5\r\nNodeName=n2 CPUs=1\r\n"), curves.Order{1, 0}, []string{"n1", "n2"})
+	out, _, err = MergeWeights(context.Background(), []byte("NodeName=n1 CPUs=1 Weight=5\r\nNodeName=n2 CPUs=1\r\n"), curves.Order{1, 0}, []string{"n1", "n2"})
 	if err != nil || string(out) != "NodeName=n1 CPUs=1 Weight=2\r\nNodeName=n2 CPUs=1 Weight=1\r\n" {
 		t.Fatalf("CRLF and an existing weight: %q %v", out, err)
 	}
@@ -226,12 +227,12 @@ func TestMergeWeightsBadInput(t *testing.T) {
 		{"NodeName=n[1-3 CPUs=1\n", "line 1: NodeName=n[1-3"},
 		{"Include /etc/slurm/nodes.conf\nNodeName=n[1-2]\n", "not followed"},
 	} {
-		out, _, err := MergeWeights([]byte(c.conf), o, hosts)
+		out, _, err := MergeWeights(context.Background(), []byte(c.conf), o, hosts)
 		if err == nil || out != nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %q %v, want %q", c.conf, out, err, c.want)
 		}
 	}
-	_, warnings, err := MergeWeights([]byte("NodeName=n[0-3] CPUs=1\n"), o, hosts)
+	_, warnings, err := MergeWeights(context.Background(), []byte("NodeName=n[0-3] CPUs=1\n"), o, hosts)
 	if err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "n0 keep Slurm's default Weight=1") {
 		t.Fatalf("extra node: %v %v", warnings, err)
 	}
@@ -245,7 +246,7 @@ func FuzzMergeWeights(f *testing.F) {
 	perms := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 	f.Fuzz(func(t *testing.T, conf string, p uint8) {
 		o := curves.Order(perms[int(p)%len(perms)])
-		out, _, err := MergeWeights([]byte(conf), o, hosts)
+		out, _, err := MergeWeights(context.Background(), []byte(conf), o, hosts)
 		if err != nil {
 			return
 		}

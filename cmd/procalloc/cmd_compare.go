@@ -163,7 +163,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 					for si, a := range specs {
 						r := *rp
 						r.Spec.Alloc = a
-						_, err := r.Config()
+						_, err := r.Config(ctx)
 						printWarnings(e, r.Warnings())
 						if err != nil {
 							return specError(err)

@@ -254,7 +254,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 					return err
 				}
 				if *slurmConf != "" {
-					return curveMergeWeights(e, *slurmConf, o, names, *out, drawing)
+					return curveMergeWeights(ctx, e, *slurmConf, o, names, *out, drawing)
 				}
 				if *fluxGraph != "" {
 					return curveMergeFluxGraph(e, *fluxGraph, o, names, *out, drawing)
@@ -301,17 +301,17 @@ func curveMergeFluxGraph(e *env, path string, o curves.Order, names []string, ou
 // curveMergeWeights writes the slurm.conf confPath with the weights of o merged in
 // (slurm.MergeWeights), and the drawing of o (--svg) with it; on any error neither
 // is written.
-func curveMergeWeights(e *env, confPath string, o curves.Order, names []string, out string, drawing namedOutput) error {
+func curveMergeWeights(ctx context.Context, e *env, confPath string, o curves.Order, names []string, out string, drawing namedOutput) error {
 	r, err := openInput(e, confPath)
 	if err != nil {
 		return err
 	}
-	conf, err := io.ReadAll(r)
+	conf, err := io.ReadAll(textin.ContextReader(ctx, r))
 	r.Close()
 	if err != nil {
 		return fmt.Errorf("--slurm-conf %s: %w", confPath, err)
 	}
-	merged, warnings, err := slurm.MergeWeights(conf, o, names)
+	merged, warnings, err := slurm.MergeWeights(ctx, conf, o, names)
 	if err != nil {
 		return fmt.Errorf("--slurm-conf %s: %w", confPath, err)
 	}

@@ -51,7 +51,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(args) < 2 {
 						return usagef("hostlist expand needs at least one expression")
 					}
-					exprs, fromStdin, err := hostArgs(e, args[1:], func(line string) []string {
+					exprs, fromStdin, err := hostArgs(ctx, e, args[1:], func(line string) []string {
 						if line = strings.TrimSpace(line); line != "" {
 							return []string{line}
 						}
@@ -63,7 +63,10 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(exprs) == 0 {
 						return fmt.Errorf("%s: no hostlist expression", inputName("-"))
 					}
-					names, err := hostlist.ExpandAll(exprs)
+					names, err := hostlist.ExpandContext(ctx, exprs...)
+					if err != nil && ctx.Err() != nil {
+						return err // interrupted
+					}
 					if err != nil {
 						return stdinErr(fromStdin, err)
 					}
@@ -79,7 +82,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(names) == 0 {
 						names = []string{"-"} // names on stdin
 					}
-					names, fromStdin, err := hostArgs(e, names, func(line string) []string {
+					names, fromStdin, err := hostArgs(ctx, e, names, func(line string) []string {
 						return strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 					})
 					if err != nil {
@@ -113,7 +116,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 // the items split from the lines of standard input (none when it is empty), and
 // whether they are those. Without this, "-" was taken as a host name and printed
 // back.
-func hostArgs(e *env, args []string, split func(line string) []string) (items []string, fromStdin bool, err error) {
+func hostArgs(ctx context.Context, e *env, args []string, split func(line string) []string) (items []string, fromStdin bool, err error) {
 	if !slices.Contains(args, "-") {
 		return args, false, nil
 	}
@@ -121,7 +124,7 @@ func hostArgs(e *env, args []string, split func(line string) []string) (items []
 		return nil, false, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
 	}
 	const maxLine = 16 << 20
-	sc := bufio.NewScanner(e.stdin)
+	sc := bufio.NewScanner(textin.ContextReader(ctx, e.stdin))
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0
 	for sc.Scan() {

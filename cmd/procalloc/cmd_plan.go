@@ -64,6 +64,8 @@ func init() {
      history's first N jobs (trace order) that every deployment replayed, the same
      jobs for each, and says so (report.json workload.stopped, a warning, the
      recommendation's words); the predictions are predictions/NAME.first-N-jobs.csv.
+     The deployments' builds stop at it too: a deployment it stops, and every later
+     one, is "not built" (said in the report; no files), and no job is replayed.
      Without --trace a seeded synthetic workload stands in
      (--jobs, --seed): 20% one-node jobs, the others log-uniform 2 to N/2 nodes (half
      rounded to a power of two), run times log-uniform 1 min to 4 h, Poisson
@@ -148,7 +150,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
-			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan: the ordering gets at most half, the replays stop at it and the report covers the jobs replayed under every deployment, saying so (0: none, for a plan that is the same on every machine)")
+			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so (0: none, for a plan that is the same on every machine)")
 			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
 			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace; at most 2000000, the cap on a trace's jobs)")
 			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")
@@ -378,7 +380,7 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		fmt.Fprintf(w, "partitions      %s\n", strings.Join(ps, "; "))
 	}
 	if st := r.Workload.Stopped; st != nil {
-		fmt.Fprintf(w, "replayed        the first %d of %d jobs only (%s during the replays)\n", st.Jobs, r.Workload.Jobs, st.Reason)
+		fmt.Fprintf(w, "replayed        the first %d of %d jobs only (%s during %s)\n", st.Jobs, r.Workload.Jobs, st.Reason, st.During)
 	}
 	o := r.Ordering
 	bound := "none"
@@ -422,6 +424,10 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		return err
 	}
 	for _, n := range notes {
+		if strings.Contains(n, ": not built: ") { // the time limit (plan.Options.TimeLimit)
+			fmt.Fprintf(w, "%s\n", n)
+			continue
+		}
 		fmt.Fprintf(w, "not supported: %s\n", n)
 	}
 	_, err := fmt.Fprintf(w, "\nwritten to %s: %s\n", dir, strings.Join(r.Files, " "))

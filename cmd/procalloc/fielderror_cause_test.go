@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestAllocFieldErrorStaysUsageError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = rp.Config()
+		_, err = rp.Config(context.Background())
 		var fe *sim.FieldError
 		if !errors.As(err, &fe) || fe.Field != "Alloc" || fe.Err == nil || errors.Unwrap(err) != fe.Err {
 			t.Fatalf("%s: error %v, want a *sim.FieldError of Alloc unwrapping to its cause", spec, err)

@@ -87,7 +87,7 @@ func (h hostSource) names(ctx context.Context, e *env) ([]string, error) {
 			return nil, err
 		}
 		defer f.Close()
-		if names, err = curves.ReadHostNames(textin.ContextReader(ctx, f)); err != nil {
+		if names, err = curves.ReadHostNames(ctx, f); err != nil {
 			return nil, fmt.Errorf("%s: %w", h, err)
 		}
 	}

@@ -71,3 +71,37 @@ func TestExpandContextStopsWhenCancelled(t *testing.T) {
 		}
 	}
 }
+
+// procalloc hostlist expand with several expressions expanded them without a
+// context (ExpandAll): ExpandContext takes every expression, MaxHosts over all of
+// them, and stops at any of its looks with context.Canceled; live, the names of
+// each expression in turn.
+func TestExpandContextOfSeveralExpressions(t *testing.T) {
+	n := 65536
+	if testing.Short() {
+		n = 8192
+	}
+	exprs := []string{fmt.Sprintf("a[1-%d]", n), "b,c", fmt.Sprintf("d[%05d-%05d]", 1, n)}
+	var want []string
+	for _, e := range exprs {
+		names, err := Expand(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, names...)
+	}
+	count := ctxtest.NewCounting()
+	got, err := ExpandContext(count, exprs...)
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("live: %d names, %v; want %d", len(got), err, len(want))
+	}
+	looks := count.Looks()
+	if min := int64(2 * n / lookEvery); looks < min {
+		t.Fatalf("%d looks for %d names: want at least %d", looks, len(want), min)
+	}
+	for k := int64(0); k < looks; k += max(1, looks/40) {
+		if got, err := ExpandContext(ctxtest.StopAfter(k), exprs...); err != context.Canceled || got != nil {
+			t.Fatalf("ended after %d of %d looks: %d names, %v; want none and context.Canceled", k, looks, len(got), err)
+		}
+	}
+}

@@ -34,19 +34,14 @@ func Expand(expr string) ([]string, error) {
 	return expandAll(context.Background(), []string{expr})
 }
 
-// ExpandContext is Expand looking at ctx every few thousand names (and items): a
-// 131,072-name list takes tens of milliseconds, a megabyte of names more. A
-// cancelled ctx returns context.Cause(ctx) itself, unwrapped; the caller says what
-// it was expanding.
-func ExpandContext(ctx context.Context, expr string) ([]string, error) {
-	return expandAll(ctx, []string{expr})
-}
-
-// ExpandAll is Expand of every expression, the names concatenated; MaxHosts bounds
-// the total over all of them, so that many expressions of MaxHosts names each are an
-// error and not an exhausted memory.
-func ExpandAll(exprs []string) ([]string, error) {
-	return expandAll(context.Background(), exprs)
+// ExpandContext is Expand of every expression in exprs, the names concatenated,
+// looking at ctx every few thousand names (and items): a 131,072-name list takes
+// tens of milliseconds, a megabyte of names more. MaxHosts bounds the total over
+// all of them, so that many expressions of MaxHosts names each are an error and not
+// an exhausted memory. A cancelled ctx returns context.Cause(ctx) itself,
+// unwrapped; the caller says what it was expanding.
+func ExpandContext(ctx context.Context, exprs ...string) ([]string, error) {
+	return expandAll(ctx, exprs)
 }
 
 // lookEvery is how many names (or items) Expand makes between looks at its context.

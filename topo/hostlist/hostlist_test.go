@@ -1,6 +1,7 @@
 package hostlist
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -151,15 +152,15 @@ func TestAgainstScontrol(t *testing.T) {
 
 // MaxHosts bounds the names of all the expressions together (30 expressions of
 // MaxHosts names each ran out of memory), and a bracket's ranges together.
-func TestExpandAllCap(t *testing.T) {
+func TestExpandContextCap(t *testing.T) {
 	for _, exprs := range [][]string{{"n[1-4194303]", "m[1-2]"}, {"a[1-3000000],b[1-3000000]"}, {"a[1-2048][1-2049]"}} {
-		if _, err := ExpandAll(exprs); err == nil || !errors.Is(err, ErrSyntax) {
-			t.Errorf("ExpandAll(%q): %v", exprs, err)
+		if _, err := ExpandContext(context.Background(), exprs...); err == nil || !errors.Is(err, ErrSyntax) {
+			t.Errorf("ExpandContext(%q): %v", exprs, err)
 		}
 	}
-	names, err := ExpandAll([]string{"a,b", "c d", "n[1-2]"})
+	names, err := ExpandContext(context.Background(), "a,b", "c d", "n[1-2]")
 	if err != nil || strings.Join(names, " ") != "a b c d n1 n2" {
-		t.Errorf("ExpandAll: %v, %v", names, err)
+		t.Errorf("ExpandContext: %v, %v", names, err)
 	}
 }
 
