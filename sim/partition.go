@@ -107,6 +107,7 @@ type partCounts struct {
 	touched   []int           // scratch: atoms of delta set
 	running   map[int][]int32 // running job -> its nodes in each partition
 	bits      [][]uint64      // partition -> its nodes as a bitmap
+	tier      []int           // partition -> its PriorityTier
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -152,7 +153,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			pt.away[name], pt.out[name] = away, out
 		}
 	}
-	restricted := false
+	restricted, tier0, tiers := false, 0, false
 	for _, j := range jobs {
 		nodes, ok := cfg.Partitions[j.Partition]
 		if !ok {
@@ -161,10 +162,17 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		if j.Procs > len(nodes) {
 			return nil, fmt.Errorf("job %d (line %d) needs %d processors, its partition %s has %d: %w", j.ID, j.Line, j.Procs, j.Partition, len(nodes), ErrLargerThanPartition)
 		}
+		if len(pt.jobsIn) == 0 {
+			tier0 = cfg.tier(j.Partition)
+		}
+		tiers = tiers || cfg.tier(j.Partition) != tier0
 		pt.jobsIn[j.Partition]++
 		restricted = restricted || pt.away[j.Partition] != nil
 	}
-	if !restricted && !cfg.perJob {
+	// Jobs of partitions of several tiers are queued by tier (sched.go), even
+	// when every partition holds every node.
+	tiers = tiers && cfg.Sched != SchedAsRun
+	if !restricted && !cfg.perJob && !tiers {
 		return nil, nil
 	}
 	if cfg.Comm != nil || cfg.Baseline != nil {
@@ -181,7 +189,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		pt.perJob = true
 		pt.mask, pt.maskGen = alloc.NewMask(n), -1
 		if cfg.Sched != SchedAsRun {
-			pt.q = newPartCounts(pt, n)
+			pt.q = newPartCounts(pt, n, cfg.tier)
 		}
 	}
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
@@ -305,24 +313,33 @@ func (pt *partitions) checkPlaced(r *JobResult, nodes []int) error {
 	return nil
 }
 
+// tier is partition part's PriorityTier (Config.PartitionTiers; 1 when not given).
+func (cfg *Config) tier(part string) int {
+	if t, ok := cfg.PartitionTiers[part]; ok {
+		return t
+	}
+	return 1
+}
+
 // newPartCounts numbers the partitions of the jobs and groups the nodes into
-// atoms: O(n x m/64) once.
-func newPartCounts(pt *partitions, n int) *partCounts {
+// atoms: O(n x m/64) once. tier is each partition's PriorityTier.
+func newPartCounts(pt *partitions, n int, tier func(string) int) *partCounts {
 	names := make([]string, 0, len(pt.jobsIn))
 	for name := range pt.jobsIn {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	// Partitions of the same nodes are one for the scheduler: one queue of
-	// fronts, one reservation (a replay whose every partition holds every node
-	// is the one without partitions).
+	// Partitions of the same nodes and tier are one for the scheduler: one
+	// queue of fronts, one reservation (a replay whose every partition holds
+	// every node, all of one tier, is the one without partitions).
 	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n), running: map[int][]int32{}}
 	var uniq []string
 	for _, name := range names {
-		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) })
+		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) && tier(u) == tier(name) })
 		if x < 0 {
 			x = len(uniq)
 			uniq = append(uniq, name)
+			c.tier = append(c.tier, tier(name))
 		}
 		c.id[name] = x
 	}
@@ -409,6 +426,15 @@ func (pt *partitions) took(i int, nodes []int) {
 		return
 	}
 	pt.q.running[i] = pt.q.change(nodes, -1, make([]int32, pt.q.m))
+}
+
+// tierOf is the PriorityTier of partition number x (1 without several
+// partitions).
+func (pt *partitions) tierOf(x int) int {
+	if pt == nil || pt.q == nil {
+		return 1
+	}
+	return pt.q.tier[x]
 }
 
 // part is the number of job r's partition for a queue scheduler (0 without
