@@ -1,9 +1,12 @@
 package slurm
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
 // TestConfPartitionLimits: PriorityTier (Priority=, the older name, winning
@@ -113,4 +116,85 @@ func FuzzTimeStrMins(f *testing.F) {
 			t.Fatalf("TimeStrMins(%q) = %d, want %d", s, m, x)
 		}
 	})
+}
+
+// The partitions of TestConfPartitionLimits and more values loaded by slurmctld
+// (22.05 on PATH; 26.05 in $PROCALLOC_SLURM_NEW, default /opt/slurm-new): each
+// partition's PriorityTier, State, MaxNodes, MinNodes and MaxTime as `scontrol
+// show partition` prints them equal ConfPartition's; values refused here are
+// slurmctld's fatal too. Not -short; needs root and slurmctld.
+func TestConfPartitionLimitsOnSlurmctld(t *testing.T) {
+	slurms := slurmtest.NeedCtlds(t, "partition tiers, states and limits")
+	conf := "NodeName=n[1-8]\n" +
+		"PartitionName=plain Nodes=ALL\n" +
+		"PartitionName=DEFAULT PriorityTier=3 MaxTime=30\n" +
+		"PartitionName=tiered Nodes=ALL PriorityTier=7 State=down MaxNodes=4 MinNodes=2\n" +
+		"PartitionName=dflt Nodes=ALL State=DRAINING MaxNodes=UNLIMITED MaxTime=5:30\n" +
+		"PartitionName=old Nodes=ALL Priority=9 PriorityTier=2 MaxTime=1-2:03:04 MaxNodes=0x10\n" +
+		"PartitionName=DEFAULT Priority=5\n" +
+		"PartitionName=odflt Nodes=ALL PriorityTier=2 State=Inactive MaxTime=INFINITE MaxNodes=2k MinNodes=010\n" +
+		"PartitionName=hms Nodes=ALL MaxTime=2:00:01\n"
+	c, err := ReadConf([]byte(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Partitions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range slurms {
+		outs, fatal := slurmtestShow(t, s, conf)
+		if fatal != "" {
+			t.Fatalf("%s: slurmctld: %s", s.Name, fatal)
+		}
+		shown := map[string]map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(outs), "\n") {
+			kv := map[string]string{}
+			for _, f := range strings.Fields(l) {
+				if k, v, ok := strings.Cut(f, "="); ok {
+					kv[k] = v
+				}
+			}
+			shown[kv["PartitionName"]] = kv
+		}
+		for _, p := range ps {
+			kv := shown[p.Name]
+			if kv == nil {
+				t.Errorf("%s: scontrol shows no partition %s", s.Name, p.Name)
+				continue
+			}
+			num := func(x int64) string {
+				if x < 0 {
+					return "UNLIMITED"
+				}
+				return strconv.FormatInt(x, 10)
+			}
+			maxTime, err := TimeStrMins(kv["MaxTime"])
+			if err != nil {
+				t.Errorf("%s: %s MaxTime=%s: %v", s.Name, p.Name, kv["MaxTime"], err)
+			}
+			got := fmt.Sprintf("tier %s state %s max %s min %s time %d", kv["PriorityTier"], kv["State"], kv["MaxNodes"], kv["MinNodes"], maxTime)
+			want := fmt.Sprintf("tier %d state %s max %s min %d time %d", p.PriorityTier, p.State, num(p.MaxNodes), p.MinNodes, p.MaxTime)
+			if got != want {
+				t.Errorf("%s: partition %s: scontrol %s, ConfPartition %s", s.Name, p.Name, got, want)
+			}
+		}
+		t.Logf("%s: %d partitions agree", s.Name, len(ps))
+		for _, bad := range []string{"PriorityTier=65536", "MaxNodes=-3", "MaxTime=1:2:3:4", "MaxTime=abc", "State=open"} {
+			_, fatal := slurmtestShow(t, s, "NodeName=n1\nPartitionName=p Nodes=n1 "+bad+"\n")
+			if fatal == "" {
+				t.Errorf("%s: slurmctld takes %s, ReadConf refuses it", s.Name, bad)
+			}
+		}
+	}
+}
+
+// slurmtestShow is `scontrol -o show partition` of slurmctld s on conf, or its
+// fatal line.
+func slurmtestShow(t *testing.T, s slurmtest.Ctld, conf string) (string, string) {
+	outs, fatal := slurmtest.SlurmctldShow(t, s.Slurmctld, s.Scontrol, t.TempDir(), conf, "partition")
+	if fatal != "" {
+		return "", fatal
+	}
+	return outs[0], ""
 }
