@@ -18,7 +18,10 @@
 // scheduler does (job_scheduler.c, _schedule: a front that cannot start holds
 // its partition and keeps later fronts off its nodes), and EASY reserves, by
 // count, for each partition's front and starts a job only if it delays no
-// reservation ahead of it (sched.go; docs/sim.md, "Partitions").
+// reservation ahead of it (sched.go; docs/sim.md, "Partitions"); the jobs of
+// a partition of a higher PriorityTier come first (Config.PartitionTiers), as
+// Slurm sorts its queue. Jobs slurm.conf's partition State or limits would have
+// kept pending are replayed as the history ran them, with a Warning.
 //
 // Spec is one replay with every choice typed (trace, window and scaling, machine,
 // allocator, scheduler, conventions, network model, baseline): Validate reports every

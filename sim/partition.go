@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -107,6 +108,7 @@ type partCounts struct {
 	touched   []int           // scratch: atoms of delta set
 	running   map[int][]int32 // running job -> its nodes in each partition
 	bits      [][]uint64      // partition -> its nodes as a bitmap
+	tier      []int           // partition -> its PriorityTier
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -152,7 +154,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			pt.away[name], pt.out[name] = away, out
 		}
 	}
-	restricted := false
+	restricted, tier0, tiers := false, 0, false
 	for _, j := range jobs {
 		nodes, ok := cfg.Partitions[j.Partition]
 		if !ok {
@@ -161,10 +163,17 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		if j.Procs > len(nodes) {
 			return nil, fmt.Errorf("job %d (line %d) needs %d processors, its partition %s has %d: %w", j.ID, j.Line, j.Procs, j.Partition, len(nodes), ErrLargerThanPartition)
 		}
+		if len(pt.jobsIn) == 0 {
+			tier0 = cfg.tier(j.Partition)
+		}
+		tiers = tiers || cfg.tier(j.Partition) != tier0
 		pt.jobsIn[j.Partition]++
 		restricted = restricted || pt.away[j.Partition] != nil
 	}
-	if !restricted && !cfg.perJob {
+	// Jobs of partitions of several tiers are queued by tier (sched.go), even
+	// when every partition holds every node.
+	tiers = tiers && cfg.Sched != SchedAsRun
+	if !restricted && !cfg.perJob && !tiers {
 		return nil, nil
 	}
 	if cfg.Comm != nil || cfg.Baseline != nil {
@@ -181,7 +190,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		pt.perJob = true
 		pt.mask, pt.maskGen = alloc.NewMask(n), -1
 		if cfg.Sched != SchedAsRun {
-			pt.q = newPartCounts(pt, n)
+			pt.q = newPartCounts(pt, n, cfg.tier)
 		}
 	}
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
@@ -305,24 +314,33 @@ func (pt *partitions) checkPlaced(r *JobResult, nodes []int) error {
 	return nil
 }
 
+// tier is partition part's PriorityTier (Config.PartitionTiers; 1 when not given).
+func (cfg *Config) tier(part string) int {
+	if t, ok := cfg.PartitionTiers[part]; ok {
+		return t
+	}
+	return 1
+}
+
 // newPartCounts numbers the partitions of the jobs and groups the nodes into
-// atoms: O(n x m/64) once.
-func newPartCounts(pt *partitions, n int) *partCounts {
+// atoms: O(n x m/64) once. tier is each partition's PriorityTier.
+func newPartCounts(pt *partitions, n int, tier func(string) int) *partCounts {
 	names := make([]string, 0, len(pt.jobsIn))
 	for name := range pt.jobsIn {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	// Partitions of the same nodes are one for the scheduler: one queue of
-	// fronts, one reservation (a replay whose every partition holds every node
-	// is the one without partitions).
+	// Partitions of the same nodes and tier are one for the scheduler: one
+	// queue of fronts, one reservation (a replay whose every partition holds
+	// every node, all of one tier, is the one without partitions).
 	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n), running: map[int][]int32{}}
 	var uniq []string
 	for _, name := range names {
-		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) })
+		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) && tier(u) == tier(name) })
 		if x < 0 {
 			x = len(uniq)
 			uniq = append(uniq, name)
+			c.tier = append(c.tier, tier(name))
 		}
 		c.id[name] = x
 	}
@@ -411,6 +429,15 @@ func (pt *partitions) took(i int, nodes []int) {
 	pt.q.running[i] = pt.q.change(nodes, -1, make([]int32, pt.q.m))
 }
 
+// tierOf is the PriorityTier of partition number x (1 without several
+// partitions).
+func (pt *partitions) tierOf(x int) int {
+	if pt == nil || pt.q == nil {
+		return 1
+	}
+	return pt.q.tier[x]
+}
+
 // part is the number of job r's partition for a queue scheduler (0 without
 // several partitions).
 func (pt *partitions) part(r *JobResult) int {
@@ -470,17 +497,25 @@ func (pt *partitions) blocked(failed []bool) []uint64 {
 	return bm
 }
 
+// confParts is what a replay takes of SlurmConf's partitions.
+type confParts struct {
+	nodes map[string][]int      // Config.Partitions
+	tiers map[string]int        // Config.PartitionTiers (nil when every tier is 1)
+	conf  []slurm.ConfPartition // as read, for their states and limits
+	path  string                // the file
+}
+
 // readPartitions reads SlurmConf's partitions on m's nodes (named by Hosts, or
 // a graph's names) and returns the jobs with those naming no partition put in
 // the Default=YES one (a copy when any is changed).
-func (s *Spec) readPartitions(m topo.Machine, tr *Trace) ([]Job, map[string][]int, error) {
+func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, tr *Trace) ([]Job, *confParts, error) {
 	path := s.Path(s.SlurmConf)
 	fail := func(err error) error { return &FileError{Field: "SlurmConf", Path: path, Err: err} }
 	r, err := s.open(s.SlurmConf)
 	if err != nil {
 		return nil, nil, fail(err)
 	}
-	data, err := textin.ReadAll(r, 64<<20, "the file")
+	data, err := textin.ReadAll(textin.ContextReader(ctx, r), 64<<20, "the file")
 	r.Close()
 	if err != nil {
 		return nil, nil, fail(err)
@@ -489,7 +524,7 @@ func (s *Spec) readPartitions(m topo.Machine, tr *Trace) ([]Job, map[string][]in
 	if err != nil {
 		return nil, nil, fail(err)
 	}
-	nodes, err := conf.Nodes()
+	nodes, err := conf.NodesContext(ctx)
 	if err != nil {
 		return nil, nil, fail(err)
 	}
@@ -512,7 +547,14 @@ func (s *Spec) readPartitions(m topo.Machine, tr *Trace) ([]Job, map[string][]in
 		index[name] = v
 	}
 	parts := map[string][]int{}
+	var tiers map[string]int
 	for _, cp := range cps {
+		if cp.PriorityTier != 1 {
+			if tiers == nil {
+				tiers = map[string]int{}
+			}
+			tiers[cp.Name] = cp.PriorityTier
+		}
 		var in []int
 		if cp.Hosts == nil { // Nodes=ALL
 			in = make([]int, len(names))
@@ -545,5 +587,89 @@ func (s *Spec) readPartitions(m topo.Machine, tr *Trace) ([]Job, map[string][]in
 		}
 		jobs[i].Partition = cps[d].Name
 	}
-	return jobs, parts, nil
+	return jobs, &confParts{nodes: parts, tiers: tiers, conf: cps, path: path}, nil
+}
+
+// limitWarnings says which of jobs their partition's State or limits would
+// have kept from running (slurmctld's job_limits_check, job_mgr.c: a job
+// asking for more nodes than MaxNodes or fewer than MinNodes, or a time limit
+// over MaxTime, stays pending, PartitionNodeLimit or PartitionTimeLimit; in a
+// DOWN partition it stays pending, PartitionDown; in an INACTIVE one,
+// PartitionInactive; a DRAIN or INACTIVE partition takes no new job,
+// _alt_part_test). The history ran them: the configuration then was not this
+// one (limits changed, a partition drained or downed since, or an
+// administrator's or a QOS's override, which job_limits_check and
+// _qos_part_check honour). The replay runs them as the history did and says so,
+// one warning per case with the count and the first job: dropping them would
+// change the load without a word, refusing the replay would make a current
+// slurm.conf useless for an older history. Node counts are Job.Procs (nodes),
+// time limits Job.Estimate (seconds; unknown: not checked).
+func (cp *confParts) limitWarnings(jobs []Job) []Warning {
+	if cp == nil {
+		return nil
+	}
+	byName := make(map[string]*slurm.ConfPartition, len(cp.conf))
+	for i := range cp.conf {
+		byName[cp.conf[i].Name] = &cp.conf[i]
+	}
+	type tally struct {
+		count int
+		first string
+	}
+	const (
+		maxNodes = iota
+		minNodes
+		maxTime
+		down
+		inactive
+		drain
+		cases
+	)
+	var t [cases]tally
+	note := func(c int, format string, args ...any) {
+		if t[c].count == 0 {
+			t[c].first = fmt.Sprintf(format, args...)
+		}
+		t[c].count++
+	}
+	for _, j := range jobs {
+		p := byName[j.Partition]
+		if p == nil {
+			continue // refused by Run: not one of the replay's partitions
+		}
+		switch p.State {
+		case "DOWN":
+			note(down, "job %d (line %d) in %s", j.ID, j.Line, p.Name)
+		case "INACTIVE":
+			note(inactive, "job %d (line %d) in %s", j.ID, j.Line, p.Name)
+		case "DRAIN":
+			note(drain, "job %d (line %d) in %s", j.ID, j.Line, p.Name)
+		}
+		if p.MaxNodes >= 0 && int64(j.Procs) > p.MaxNodes {
+			note(maxNodes, "job %d (line %d), %d nodes in %s of MaxNodes=%d", j.ID, j.Line, j.Procs, p.Name, p.MaxNodes)
+		}
+		if int64(j.Procs) < p.MinNodes {
+			note(minNodes, "job %d (line %d), %d nodes in %s of MinNodes=%d", j.ID, j.Line, j.Procs, p.Name, p.MinNodes)
+		}
+		if p.MaxTime >= 0 && j.Estimate > p.MaxTime*60 {
+			note(maxTime, "job %d (line %d), a time limit of %d s in %s of MaxTime=%d min", j.ID, j.Line, j.Estimate, p.Name, p.MaxTime)
+		}
+	}
+	what := [cases]string{
+		maxNodes: "ask for more nodes than their partition's MaxNodes, which slurmctld would leave pending (PartitionNodeLimit)",
+		minNodes: "ask for fewer nodes than their partition's MinNodes, which slurmctld would leave pending (PartitionNodeLimit)",
+		maxTime:  "have a time limit over their partition's MaxTime, which slurmctld would leave pending (PartitionTimeLimit)",
+		down:     "are in a partition of State=DOWN, which slurmctld would leave pending (PartitionDown)",
+		inactive: "are in a partition of State=INACTIVE, which slurmctld would neither take nor start (PartitionInactive)",
+		drain:    "are in a partition of State=DRAIN, which slurmctld would not take (it starts only the jobs queued before the drain)",
+	}
+	var ws []Warning
+	for c := range cases {
+		if t[c].count > 0 {
+			ws = append(ws, Warning{Field: "SlurmConf", File: cp.path, Text: fmt.Sprintf(
+				"%d of the %d jobs replayed %s; the history ran them, so they are replayed as it ran them (first: %s)",
+				t[c].count, len(jobs), what[c], t[c].first)})
+		}
+	}
+	return ws
 }

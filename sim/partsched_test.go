@@ -24,9 +24,24 @@ import (
 // slurm:consec, plainly: node owners in a slice, every count by a walk over the
 // nodes, every decision through alloc.AllocateWithout with the nodes the job
 // may not have listed, a pass over the whole queue for each start. It returns
-// each job's start and nodes (sorted).
-func refSched(t *testing.T, m topo.Machine, parts map[string][]int, jobs []Job, sched Sched) ([]int64, [][]int) {
+// each job's start and nodes (sorted). tiers is the partitions' PriorityTier
+// (missing: 1): the queue is sorted by tier, the higher first, then by its
+// order, as Slurm's sort_job_queue2 sorts by the partition's tier before the
+// job's priority.
+func refSched(t *testing.T, m topo.Machine, parts map[string][]int, tiers map[string]int, jobs []Job, sched Sched) ([]int64, [][]int) {
 	t.Helper()
+	tier := func(i int) int {
+		if x, ok := tiers[jobs[i].Partition]; ok {
+			return x
+		}
+		return 1
+	}
+	tierOf := func(name string) int {
+		if x, ok := tiers[name]; ok {
+			return x
+		}
+		return 1
+	}
 	n := m.N()
 	a, err := alloc.Parse("slurm:consec", m, alloc.Options{})
 	if err != nil {
@@ -39,8 +54,8 @@ func refSched(t *testing.T, m topo.Machine, parts map[string][]int, jobs []Job, 
 			in[name][v] = true
 		}
 	}
-	// Partitions of the same nodes are one: each job's is named by the first
-	// name (sorted) of its nodes.
+	// Partitions of the same nodes and tier are one: each job's is named by
+	// the first name (sorted) of its nodes and tier.
 	canon := map[string]string{}
 	for _, x := range slices.Sorted(func(yield func(string) bool) {
 		for k := range parts {
@@ -51,7 +66,7 @@ func refSched(t *testing.T, m topo.Machine, parts map[string][]int, jobs []Job, 
 	}) {
 		canon[x] = x
 		for y, c := range canon {
-			if y < x && c == y && slices.Equal(in[x], in[y]) {
+			if y < x && c == y && slices.Equal(in[x], in[y]) && tierOf(x) == tierOf(y) && canon[x] == x {
 				canon[x] = y
 			}
 		}
@@ -117,8 +132,12 @@ func refSched(t *testing.T, m topo.Machine, parts map[string][]int, jobs []Job, 
 	// pass returns the job to start now and its nodes, or -1.
 	pass := func(now int64) (int, []int) {
 		order := slices.Clone(queue)
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tier(b), tier(a)) })
 		if sched == SchedCplant {
 			slices.SortStableFunc(order, func(a, b int) int {
+				if c := cmp.Compare(tier(b), tier(a)); c != 0 {
+					return c
+				}
 				if c := cmp.Compare(jobs[a].Procs, jobs[b].Procs); c != 0 {
 					return c
 				}
@@ -347,7 +366,9 @@ func randomPartJobs(rng *rand.Rand, parts map[string][]int, count int, exact boo
 
 // TestPartitionSchedsMatchReference: hundreds of random histories of 2 to 4
 // overlapping partitions on 16 nodes, each under FCFS, Cplant and EASY, started
-// job by job at the reference's times on its nodes.
+// job by job at the reference's times on its nodes. The partitions have random
+// PriorityTiers (1 to 3) in two histories of three, the same tier (1, Slurm's
+// default, or another) in the third, each with the reference's tier-less replay.
 func TestPartitionSchedsMatchReference(t *testing.T) {
 	m := topo.Mesh(4, 4)
 	rng := rand.New(rand.NewPCG(41, 42))
@@ -355,24 +376,49 @@ func TestPartitionSchedsMatchReference(t *testing.T) {
 	if testing.Short() {
 		histories = 120
 	}
+	differ := 0 // histories whose tiers change a start
 	for h := range histories {
 		parts := randomParts(rng, m.N())
 		jobs := randomPartJobs(rng, parts, 30+rng.IntN(50), rng.IntN(2) == 0)
+		tiers := map[string]int{}
+		same := 1 + rng.IntN(2)*4
+		for name := range parts {
+			tiers[name] = same
+			if h%3 != 0 {
+				tiers[name] = 1 + rng.IntN(3)
+			}
+		}
+		changed := false
 		for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
-			wantStart, wantNodes := refSched(t, m, parts, jobs, sched)
+			refTiers := tiers
+			if h%3 == 0 {
+				refTiers = nil // all equal: the replay without tiers
+			}
+			wantStart, wantNodes := refSched(t, m, parts, refTiers, jobs, sched)
+			plainStart, _ := refSched(t, m, parts, nil, jobs, sched)
+			changed = changed || !slices.Equal(wantStart, plainStart)
 			a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
-			res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: sched, Metrics: MetricsSched, Partitions: parts})
+			res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: sched, Metrics: MetricsSched, Partitions: parts, PartitionTiers: tiers})
 			if err != nil {
 				t.Fatalf("history %d, %s: %v", h, sched, err)
 			}
 			for i, r := range res.PerJob {
 				got := slices.Sorted(slices.Values(r.Nodes))
 				if r.Start != wantStart[i] || !slices.Equal(got, wantNodes[i]) {
-					t.Fatalf("history %d (%v), %s: job %d (%s, %d nodes) starts at %d on %v, the reference at %d on %v", h, parts, sched, r.ID, r.Partition, r.Procs, r.Start, got, wantStart[i], wantNodes[i])
+					t.Fatalf("history %d (%v, tiers %v), %s: job %d (%s, %d nodes) starts at %d on %v, the reference at %d on %v", h, parts, tiers, sched, r.ID, r.Partition, r.Procs, r.Start, got, wantStart[i], wantNodes[i])
 				}
 			}
 		}
+		if changed {
+			differ++
+		}
 	}
+	// The tiers must matter in most histories of random tiers, or the test
+	// checks little.
+	if differ < histories/3 {
+		t.Errorf("tiers change a start in %d of %d histories", differ, histories)
+	}
+	t.Logf("tiers change a start in %d of %d histories", differ, histories)
 }
 
 // TestPartitionSchedsInvariants: on random histories of overlapping
@@ -504,12 +550,13 @@ func TestPartitionSchedsOnePartition(t *testing.T) {
 					split[i].Partition = "long"
 				}
 			}
+			var tiers map[string]int
 			replay := func(sched Sched, jobs []Job, parts map[string][]int, perJob bool) []byte {
 				a, err := alloc.Parse("slurm:consec", c.m, alloc.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := Run(context.Background(), jobs, Config{Machine: c.m, Alloc: a, Sched: sched, Partitions: parts, perJob: perJob})
+				res, err := Run(context.Background(), jobs, Config{Machine: c.m, Alloc: a, Sched: sched, Partitions: parts, PartitionTiers: tiers, perJob: perJob})
 				if err != nil {
 					t.Fatalf("%s, %s: %v", c.trace, sched, err)
 				}
@@ -534,6 +581,12 @@ func TestPartitionSchedsOnePartition(t *testing.T) {
 				if got := replay(sched, split, two, false); string(got) != string(want) {
 					t.Errorf("%s on %d of %d nodes, %s: two partitions of the same nodes change the replay", c.trace, len(nodes), n, sched)
 				}
+				// Of one tier (not the default 1) too.
+				tiers = map[string]int{"batch": 4, "long": 4}
+				if got := replay(sched, split, two, false); string(got) != string(want) {
+					t.Errorf("%s on %d of %d nodes, %s: two partitions of the same nodes and tier change the replay", c.trace, len(nodes), n, sched)
+				}
+				tiers = nil
 			}
 		}
 	}
@@ -567,6 +620,47 @@ func TestPartitionSchedsRefusals(t *testing.T) {
 		bad[1].Procs = 11
 		if _, err := Run(context.Background(), bad, Config{Machine: m, Alloc: a, Sched: sched, Partitions: parts}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "job 2 (line 13) needs 11 processors, its partition upper has 10") {
 			t.Errorf("%s, job larger than its partition: %v", sched, err)
+		}
+	}
+}
+
+// TestPartitionTiersByHand: two partitions of every node of 4, "low" of tier 1
+// and "high" of tier 2. Job 1 (low, 4 nodes) runs from 0 to 10; job 2 (low, 2
+// nodes) and job 3 (high, 4 nodes) wait. At 10 Slurm takes the higher tier
+// first: job 3 runs from 10 to 20, then job 2 (under FCFS and Cplant, job 2
+// would otherwise start at 10, being ahead by arrival; under EASY too, job 3's
+// reservation being behind job 2). Without the tiers (or with equal ones) job 2
+// starts at 10.
+func TestPartitionTiersByHand(t *testing.T) {
+	m := topo.Mesh(2, 2)
+	all := []int{0, 1, 2, 3}
+	parts := map[string][]int{"low": all, "high": all}
+	jobs := []Job{
+		{ID: 1, Line: 1, Arrival: 0, Procs: 4, Runtime: 10, Estimate: 10, Partition: "low"},
+		{ID: 2, Line: 2, Arrival: 1, Procs: 2, Runtime: 10, Estimate: 10, Partition: "low"},
+		{ID: 3, Line: 3, Arrival: 2, Procs: 4, Runtime: 10, Estimate: 10, Partition: "high"},
+	}
+	for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
+		for _, c := range []struct {
+			tiers  map[string]int
+			starts []int64
+		}{
+			{map[string]int{"low": 1, "high": 2}, []int64{0, 20, 10}},
+			{map[string]int{"low": 2, "high": 2}, []int64{0, 10, 20}},
+			{nil, []int64{0, 10, 20}},
+		} {
+			a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
+			res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: sched, Partitions: parts, PartitionTiers: c.tiers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, r := range res.PerJob {
+				got = append(got, r.Start)
+			}
+			if !slices.Equal(got, c.starts) {
+				t.Errorf("%s, tiers %v: starts %v, want %v", sched, c.tiers, got, c.starts)
+			}
 		}
 	}
 }

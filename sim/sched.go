@@ -109,6 +109,12 @@ func (s *runSet) remove(job int) {
 // start (the replay calls until none starts): O(m log m) besides the
 // allocator, m the partitions with queued jobs. With one partition (or none)
 // this is the one queue.
+//
+// Partitions' PriorityTier (Config.PartitionTiers): the fronts of a higher
+// tier come first in a pass, then the one queue's order, as Slurm sorts its
+// queue by the partition's tier before the job's priority (job_scheduler.c,
+// sort_job_queue2, which both _schedule and the backfill plugin use). With
+// every tier equal the order is the one above.
 type strict struct {
 	res    *jobTable
 	pt     *partitions // jobs of several partitions; else nil
@@ -181,6 +187,9 @@ func (s *strict) next(now int64, free int, _ *runSet, p *placer) (int, []int, er
 		return s.tryFront(0, free, p)
 	}
 	slices.SortFunc(s.fronts, func(a, b int) int {
+		if ta, tb := s.pt.tierOf(a), s.pt.tierOf(b); ta != tb {
+			return tb - ta // the higher tier first
+		}
 		return s.cmp(s.qs[a].jobs[s.qs[a].head], s.qs[b].jobs[s.qs[b].head])
 	})
 	clear(s.failed)
@@ -258,6 +267,13 @@ func (s *strict) tryFront(x, free int, p *placer) (int, []int, error) {
 // only, counts rather than names the reserved nodes, and a front may be
 // delayed by jobs ahead of it, other partitions' fronts included. With one
 // partition (or none) this is the EASY above, decision for decision.
+//
+// Partitions' PriorityTier (Config.PartitionTiers): the queue holds the jobs
+// of a higher tier ahead of those of a lower one, arrival order within a
+// tier, as Slurm's backfill plugin walks the queue sort_job_queue2 sorted
+// (backfill.c, _attempt_backfill): a job of a higher tier that arrives later
+// passes the waiting jobs of lower tiers and its reservation comes before
+// theirs. With every tier equal the queue is arrival order.
 type easy struct {
 	res   *jobTable
 	pt    *partitions // jobs of several partitions; else nil
@@ -305,8 +321,24 @@ func newEASY(res *jobTable, pt *partitions) *easy {
 	return s
 }
 
-func (s *easy) arrive(i int, _ int64, _ int, _ *runSet) { s.queue = append(s.queue, i) }
-func (s *easy) depart(int64, int, *runSet)              {}
+// arrive queues job i behind the jobs of its partition's tier and of the
+// higher ones, ahead of those of lower tiers (arrival order within a tier).
+func (s *easy) arrive(i int, _ int64, _ int, _ *runSet) {
+	at := len(s.queue)
+	if s.pt != nil {
+		t := s.pt.tierOf(s.pt.part(s.res.at(i)))
+		for at > 0 && s.pt.tierOf(s.pt.part(s.res.at(s.queue[at-1]))) < t {
+			at--
+		}
+	}
+	if at == len(s.queue) {
+		s.queue = append(s.queue, i)
+		return
+	}
+	s.queue = slices.Insert(s.queue, at, i)
+}
+
+func (s *easy) depart(int64, int, *runSet) {}
 
 func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int, error) {
 	if len(s.queue) == 0 {

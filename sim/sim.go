@@ -91,6 +91,12 @@ type Config struct {
 	// alloc.Occupier (or place recorded node lists, which are checked). A job its
 	// partition cannot hold now waits. nil: every job may have every node.
 	Partitions map[string][]int
+	// PartitionTiers, with Partitions, is each partition's PriorityTier
+	// (slurm.ConfPartition): FCFS, Cplant and EASY take the jobs of a higher
+	// tier first, queue order within a tier, as Slurm's schedulers sort their
+	// queue (job_scheduler.c, sort_job_queue2; sched.go). A partition not
+	// here is of tier 1, Slurm's default; nil: every partition's.
+	PartitionTiers map[string]int
 	// perJob replays jobs of one partition (or of partitions holding every
 	// node) as jobs of several are (partition.go): the tests' check that the
 	// two give the same replay.

@@ -478,8 +478,9 @@ type Replay struct {
 	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
 	// replay without per-job records then holds the trace once, not its replicas.
 	lazy *replicaStream
-	// partitions are SlurmConf's (Config.Partitions); nil without it
-	partitions map[string][]int
+	// partitions are SlurmConf's (Config.Partitions, PartitionTiers); nil
+	// without it
+	partitions *confParts
 	// files reads the ranking and topology files the allocator names; copies of
 	// the replay share it, so that each file's warnings are kept once.
 	files *Files
@@ -572,7 +573,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
 	rp.Spec.Machine = m
 	if s.SlurmConf != "" {
-		if rp.Jobs, rp.partitions, err = s.readPartitions(m, tr); err != nil {
+		if rp.Jobs, rp.partitions, err = s.readPartitions(ctx, m, tr); err != nil {
 			return nil, err
 		}
 	}
@@ -604,6 +605,9 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 			return nil, fmt.Errorf("%s: every job is larger than %s", s.Trace, m.Spec())
 		}
 	}
+	// The jobs their partition's state or limits would have kept from running,
+	// before scaling (the history's own sizes and limits).
+	files.keep("SlurmConf limits", rp.partitions.limitWarnings(rp.Jobs))
 	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun && rp.partitions == nil {
 		// Replicas generated as the replay goes (same jobs, same order).
 		rs, err := newReplicaStream(rp.Jobs, s.Scale, s.LoadFactor)
@@ -675,7 +679,10 @@ func (rp *Replay) Config(ctx context.Context) (Config, error) {
 	}
 	cfg := Config{Machine: m, Alloc: a, Sched: s.Sched, Compat: s.Compat, MessageBytes: s.Network.MessageFlits * s.Network.FlitBytes,
 		SpanOrder: s.SpanOrder, SpanName: s.SpanName, Progress: s.Progress, DropNodes: !s.PerJob, NoPerJob: !s.PerJob, JobDone: s.JobDone, Metrics: s.Metrics,
-		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: opt.Ranking, Partitions: rp.partitions}
+		TaskOrder: s.TaskOrder, TaskSeed: s.CommSeed, TaskRanking: opt.Ranking}
+	if rp.partitions != nil {
+		cfg.Partitions, cfg.PartitionTiers = rp.partitions.nodes, rp.partitions.tiers
+	}
 	if cfg.Pattern, err = netsim.ParsePattern(s.Pattern); err != nil {
 		return Config{}, fieldErr("Pattern", "", "%v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -841,6 +842,24 @@ type ConfPartition struct {
 	// without -p go (read_config.c; with none it refuses them: "No partition
 	// specified or system default partition"); DefaultPartition says which.
 	Default bool
+	// PriorityTier orders the queue: slurmctld's schedulers take the jobs of
+	// a higher tier first, whatever their priority (job_scheduler.c,
+	// sort_job_queue2). 1 when not given; the older Priority= sets it (and
+	// PriorityJobFactor) and wins over PriorityTier=, of the line or of a
+	// DEFAULT line, as read_config.c reads them.
+	PriorityTier int
+	// State is UP (not given), DOWN, DRAIN or INACTIVE, read as read_config.c
+	// does (a value that starts with one of them, case-insensitive). DOWN: jobs
+	// are queued and not started; DRAIN: queued jobs start, no new one is
+	// taken; INACTIVE: neither (job_mgr.c, job_limits_check; _alt_part_test).
+	State string
+	// MaxNodes and MinNodes bound a job's node count (job_mgr.c,
+	// _part_access_check): -1 for MaxNodes UNLIMITED (not given, INFINITE or
+	// 4294967295); MinNodes 0 when not given.
+	MaxNodes, MinNodes int64
+	// MaxTime is the longest time limit a job may ask for, in minutes (Slurm's
+	// time_str2mins: seconds rounded up); -1 for UNLIMITED (not given).
+	MaxTime int64
 }
 
 // DefaultPartition is the partition jobs submitted without -p go to: the last of
@@ -854,6 +873,184 @@ func DefaultPartition(parts []ConfPartition) int {
 		}
 	}
 	return d
+}
+
+// readLimits reads the partition's PriorityTier (Priority), State, MaxNodes,
+// MinNodes and MaxTime from get (the line's value, else the DEFAULT line's) as
+// read_config.c's _parse_partitionname does.
+func (p *ConfPartition) readLimits(get func(string) string) error {
+	p.PriorityTier, p.State, p.MaxNodes, p.MinNodes, p.MaxTime = 1, "UP", -1, 0, -1
+	for _, k := range []string{"PriorityTier", "Priority"} { // Priority= last: it wins
+		if v := get(k); v != "" {
+			x, err := confUint(k, v, 0xffff)
+			if err != nil {
+				return err
+			}
+			p.PriorityTier = int(x)
+		}
+	}
+	if v := get("State"); v != "" {
+		p.State = ""
+		for _, s := range []string{"DOWN", "UP", "DRAIN", "INACTIVE"} {
+			if len(v) >= len(s) && strings.EqualFold(v[:len(s)], s) {
+				p.State = s
+				break
+			}
+		}
+		if p.State == "" {
+			return fmt.Errorf("bad value %q for State (want UP, DOWN, DRAIN or INACTIVE)", v)
+		}
+	}
+	if v := get("MaxNodes"); v != "" {
+		x, err := confUint("MaxNodes", v, 0xffffffff)
+		if err != nil {
+			return err
+		}
+		if p.MaxNodes = x; x == 0xffffffff {
+			p.MaxNodes = -1
+		}
+	}
+	if v := get("MinNodes"); v != "" {
+		x, err := confUint("MinNodes", v, 0xffffffff)
+		if err != nil {
+			return err
+		}
+		p.MinNodes = x
+	}
+	if v := get("MaxTime"); v != "" {
+		x, err := TimeStrMins(v)
+		if err != nil {
+			return fmt.Errorf("bad value %q for MaxTime: %w", v, err)
+		}
+		p.MaxTime = x
+	}
+	return nil
+}
+
+// confUint reads an unsigned number of slurm.conf as parse_config.c's
+// s_p_handle_uint16 and s_p_handle_uint32 do (strtoul base 0: decimal, 0x hex,
+// 0 octal; a K suffix multiplies by 1024 for 32 bits), UNLIMITED and INFINITE
+// being max.
+func confUint(key, v string, max uint64) (int64, error) {
+	if strings.EqualFold(v, "UNLIMITED") || strings.EqualFold(v, "INFINITE") {
+		return int64(max), nil
+	}
+	s, mult := v, uint64(1)
+	if max > 0xffff && (strings.HasSuffix(s, "k") || strings.HasSuffix(s, "K")) {
+		s, mult = s[:len(s)-1], 1024
+	}
+	s = strings.TrimPrefix(s, "+")
+	base, digits := 10, s
+	switch {
+	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X"):
+		base, digits = 16, s[2:]
+	case len(s) > 1 && s[0] == '0':
+		base, digits = 8, s[1:]
+	}
+	if strings.HasPrefix(v, "-") {
+		return 0, fmt.Errorf("%s value (%s) is less than zero", key, v)
+	}
+	x, err := strconv.ParseUint(digits, base, 64)
+	if err != nil || digits == "" || strings.ContainsAny(digits, "+-_") {
+		return 0, fmt.Errorf("%s value (%s) is not a valid number", key, v)
+	}
+	if x > max/mult {
+		return 0, fmt.Errorf("%s value (%s) is greater than %d", key, v, max)
+	}
+	return int64(x * mult), nil
+}
+
+// TimeStrMins reads a time limit as Slurm's time_str2mins does (parse_time.c):
+// minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+// days-hours:minutes or days-hours:minutes:seconds, in minutes with the seconds
+// rounded up; -1, INFINITE and UNLIMITED are -1 (no limit).
+func TimeStrMins(v string) (int64, error) {
+	if v == "-1" || strings.EqualFold(v, "INFINITE") || strings.EqualFold(v, "UNLIMITED") {
+		return -1, nil
+	}
+	// _is_valid_timespec
+	digit, dash, colon, inDigit := 0, 0, 0, false
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			if !inDigit {
+				digit++
+				inDigit = true
+			}
+		case c == '-':
+			inDigit = false
+			dash++
+			if colon > 0 {
+				return 0, errors.New("not a time")
+			}
+		case c == ':':
+			inDigit = false
+			colon++
+		default:
+			return 0, errors.New("not a time")
+		}
+	}
+	if digit == 0 || dash > 1 || colon > 2 || (colon == 1 && digit < 2+dash) || (colon == 2 && digit < 3+dash) {
+		return 0, errors.New("not a time")
+	}
+	// sscanf's %d: a sign and digits; the fields after the first that fails stay 0.
+	pos, overflow := 0, false
+	scan := func() (int64, bool) {
+		start := pos
+		if pos < len(v) && (v[pos] == '-' || v[pos] == '+') {
+			pos++
+		}
+		d := pos
+		for pos < len(v) && v[pos] >= '0' && v[pos] <= '9' {
+			pos++
+		}
+		if pos == d {
+			pos = start
+			return 0, false
+		}
+		x, err := strconv.ParseInt(v[start:pos], 10, 32)
+		if err != nil {
+			overflow = true
+		}
+		return x, err == nil
+	}
+	lit := func(c byte) bool {
+		if pos < len(v) && v[pos] == c {
+			pos++
+			return true
+		}
+		return false
+	}
+	// %d-%d:%d:%d with a dash, else %d:%d:%d.
+	var f [4]int64
+	n := 0
+	seps := []byte{'-', ':', ':'}
+	if dash == 0 {
+		seps = seps[1:]
+	}
+	for i := 0; i <= len(seps); i++ {
+		x, ok := scan()
+		if !ok {
+			break
+		}
+		f[i], n = x, n+1
+		if i == len(seps) || !lit(seps[i]) {
+			break
+		}
+	}
+	var secs int64
+	switch {
+	case dash > 0:
+		secs = f[0]*86400 + f[1]*3600 + f[2]*60 + f[3]
+	case n == 3:
+		secs = f[0]*3600 + f[1]*60 + f[2]
+	default: // minutes[:seconds]
+		secs = f[0]*60 + f[1]
+	}
+	if overflow || secs < 0 || secs > math.MaxInt32 {
+		return 0, errors.New("out of range")
+	}
+	return (secs + 59) / 60, nil
 }
 
 // confNodeSet is one NodeSet line: its name, Nodes= and Feature=.
@@ -909,6 +1106,9 @@ func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 		}
 		p.OverSubscribe = strings.ToUpper(os)
 		p.Default = strings.EqualFold(get("Default"), "YES")
+		if err := p.readLimits(get); err != nil {
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("PartitionName=%s: %v", p.Name, err), Err: err}
+		}
 		if p.Nodes != "" && !strings.EqualFold(p.Nodes, "ALL") {
 			if defined == nil {
 				if nodes == nil {

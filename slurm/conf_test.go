@@ -254,6 +254,8 @@ func FuzzReadConf(f *testing.F) {
 	f.Add("NodeName=a[1-2] Feature=gpu,ib State=CLOUD\nNodeName=DEFAULT State=FUTURE\nNodeName=b[1-2]\nNodeSet=gpus Feature=gpu\nNodeSet=bs Nodes=b[1-2]\nNodeSet=all Nodes=ALL\nPartitionName=p Nodes=gpus,bs,all,a1\n")
 	f.Add("NodeName=n[9-11]\nPartitionName=DEFAULT Nodes=n[09-11]\nPartitionName=p\nPartitionName=q Nodes=ALL,n9\n")
 	f.Add("NodeName=a[1-2] Features=gpu\nPartitionName=p Nodes=feature{gpu},a1\nPartitionName=q Nodes=switch{s1},feature{x\n")
+	// Partition tiers, states and limits (ConfPartition.PriorityTier, ...).
+	f.Add("NodeName=n[1-2]\nPartitionName=DEFAULT Priority=4 MaxTime=1-2:03\nPartitionName=p Nodes=ALL PriorityTier=0x10 State=drain MaxNodes=2k MinNodes=INFINITE\nPartitionName=q Nodes=n1 MaxTime=5:30 State=INACTIVE\n")
 	f.Fuzz(func(t *testing.T, conf string) {
 		c, err := ReadConf([]byte(conf))
 		lines := strings.Count(conf, "\n")

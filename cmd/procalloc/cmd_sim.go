@@ -382,9 +382,14 @@ queue order as Slurm's main scheduler does (job_scheduler.c _schedule): a front 
 cannot start holds its partition's later jobs and keeps the later fronts off its
 partition's nodes; easy reserves for each partition's front, counted on its
 partition's nodes, and starts a job only if it delays no reservation ahead of it;
-partitions of the same nodes are one. easy with jobs of several partitions takes
-count-based allocators only (slurm:consec; not slurm:tree or slurm:block, which
-may refuse a job that fits by count). docs/sim.md, "Partitions".
+partitions of the same nodes (and tier) are one. A partition's PriorityTier (or
+the older Priority=) orders the queue as Slurm's sort_job_queue2 does: the jobs
+of a higher tier first, queue order within a tier (every tier equal: no change).
+easy with jobs of several partitions (or tiers) takes count-based allocators only
+(slurm:consec; not slurm:tree or slurm:block, which may refuse a job that fits by
+count). A job its partition's State (DOWN, DRAIN, INACTIVE), MaxNodes, MinNodes or
+MaxTime would have kept pending is replayed as the history ran it, with a warning
+on stderr counting such jobs and naming the first. docs/sim.md, "Partitions".
 Output of several clusters (sacct -L, -M a,b) is refused, since each cluster numbers
 its jobs and a repeated id would be taken for a requeued job's earlier run: a Cluster
 column naming two clusters, or one id's two records that ran at the same time, tell

@@ -87,3 +87,74 @@ func TestSimPartitionsCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestSimPartitionTiersCLI: sim --slurm-conf with partitions' PriorityTier:
+// tiers of one value (3) give the per-job rows of the slurm.conf without
+// PriorityTier byte for byte; tiers that differ change them under fcfs and the
+// replay still keeps every job; and partitions whose State or limits would have
+// kept the history's jobs from running (MaxNodes, MaxTime, State=DOWN) replay
+// them, unchanged, with a warning each naming the count and the first job.
+func TestSimPartitionTiersCLI(t *testing.T) {
+	dir := t.TempDir()
+	base := "NodeName=node[01-16] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES%s\nPartitionName=debug Nodes=node[01-04]%s\nPartitionName=gpu Nodes=node[11-16]%s\n"
+	var b strings.Builder
+	b.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\n")
+	parts := []string{"batch", "debug", "gpu", "batch", ""}
+	debugOver2, firstOver := 0, 0
+	for i := range 60 {
+		p := parts[i%len(parts)]
+		k := 1 + (i*5)%4
+		if p == "debug" && k > 2 {
+			if debugOver2 == 0 {
+				firstOver = 3000 + i
+			}
+			debugOver2++
+		}
+		sub := 20 * i // bursts: queues form
+		fmt.Fprintf(&b, "%d|2026-11-02T08:%02d:%02d|2026-11-02T09:00:00|2026-11-02T10:00:00|%d|30|%d|%d|COMPLETED|%s|node[01-%02d]\n",
+			3000+i, sub/60, sub%60, 600+37*(i%7), k, k, p, k)
+	}
+	trace := filepath.Join(dir, "sacct.txt")
+	os.WriteFile(trace, []byte(b.String()), 0o644)
+	run := func(name string, extra [3]string) (string, string) {
+		conf := filepath.Join(dir, name+".conf")
+		os.WriteFile(conf, []byte(fmt.Sprintf(base, extra[0], extra[1], extra[2])), 0o644)
+		rows := filepath.Join(dir, name+".csv")
+		code, out, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf,
+			"--sched", "fcfs", "--alloc", "slurm:consec", "--per-job", rows, "--json")
+		if code != 0 || !strings.Contains(out, `"jobs": 60`) {
+			t.Fatalf("%s: exit %d, %s %s", name, code, out, stderr)
+		}
+		f, err := os.ReadFile(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(f), stderr
+	}
+	plain, stderr := run("plain", [3]string{})
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("no limits, yet: %s", stderr)
+	}
+	same, _ := run("same", [3]string{" PriorityTier=3", " PriorityTier=3", " Priority=3"})
+	if same != plain {
+		t.Errorf("tiers all 3 change the per-job rows")
+	}
+	tiered, _ := run("tiered", [3]string{" PriorityTier=1", " PriorityTier=5", " PriorityTier=2"})
+	if tiered == plain {
+		t.Errorf("tiers 1, 5, 2 change no row")
+	}
+	limited, stderr := run("limits", [3]string{" MaxTime=20", " MaxNodes=2", " State=DOWN"})
+	if limited != plain {
+		t.Errorf("the limits change the replay; they only warn")
+	}
+	for _, want := range []string{
+		"36 of the 60 jobs replayed have a time limit over their partition's MaxTime",
+		fmt.Sprintf("%d of the 60 jobs replayed ask for more nodes than their partition's MaxNodes", debugOver2),
+		fmt.Sprintf("(first: job %d (line ", firstOver),
+		"12 of the 60 jobs replayed are in a partition of State=DOWN",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %q in: %s", want, stderr)
+		}
+	}
+}
