@@ -187,6 +187,7 @@ type slurmTreeState struct {
 	rows       [][]uint16
 	rowBytes   int
 	rowsMade   int // rows measured one by one (leafDistances), before fillRows
+	passes     int // passes over the switch links measuring rows (a search is one a hop)
 	filled     bool
 	scratchRow []uint16
 	capacity   int // TreeCapacity, once computed
@@ -1048,6 +1049,7 @@ func (st *slurmTreeState) leafDistances(t *slurm.Tree, from int) []uint16 {
 		return st.rows[key]
 	}
 	st.tmp, st.queue = t.DistancesQueue(from, st.tmp, st.queue)
+	st.passes++
 	var row []uint16
 	if st.rowBytes+2*nc <= maxLeafRowBytes {
 		row = make([]uint16, nc)
@@ -1176,7 +1178,7 @@ func (st *slurmTreeState) fillRows(t *slurm.Tree) {
 	seen, front, next := make([]uint64, ns), make([]uint64, ns), make([]uint64, ns)
 	for base := 0; base < nc; base += 64 {
 		srcs := rep[base:min(base+64, nc)]
-		searchClasses(t, srcs, seen, front, next, func(u int32, bitsNew uint64, d int) {
+		st.passes += searchClasses(t, srcs, seen, front, next, func(u int32, bitsNew uint64, d int) {
 			hops := uint16(min(d, noRoute-1)) // Slurm's switch indices are 16 bits
 			k := todoOf[u]
 			for w := bitsNew; w != 0; w &= w - 1 {
@@ -1205,8 +1207,9 @@ func (st *slurmTreeState) fillRows(t *slurm.Tree) {
 // from srcs[b] as bit b: found(u, bits, d) is called for each switch u and the
 // bits of the searches that reach u first at hop distance d (d = 0 at the
 // sources). seen, front and next (one word per switch) are scratch; seen holds,
-// at the end, the searches that reached each switch.
-func searchClasses(t *slurm.Tree, srcs []int32, seen, front, next []uint64, found func(u int32, bits uint64, d int)) {
+// at the end, the searches that reached each switch. It returns the passes over
+// the links it made (one a hop).
+func searchClasses(t *slurm.Tree, srcs []int32, seen, front, next []uint64, found func(u int32, bits uint64, d int)) int {
 	clear(seen)
 	clear(front)
 	clear(next)
@@ -1222,7 +1225,8 @@ func searchClasses(t *slurm.Tree, srcs []int32, seen, front, next []uint64, foun
 		found(s, seen[s], 0)
 	}
 	var reached []int32
-	for d := 1; len(active) > 0; d++ {
+	d := 1
+	for ; len(active) > 0; d++ {
 		reached = reached[:0]
 		for _, v := range active {
 			f := front[v]
@@ -1246,6 +1250,7 @@ func searchClasses(t *slurm.Tree, srcs []int32, seen, front, next []uint64, foun
 			found(u, nw, d)
 		}
 	}
+	return d - 1
 }
 
 // compareSwitches is _topo_compare_switches: 1 when switch i is the better choice,

@@ -82,3 +82,22 @@ func BenchmarkSlurmTreeFillRows(b *testing.B) {
 		})
 	}
 }
+
+// Measuring every switch's row costs fewer passes over the switch links than one
+// search per twin class: after fillAfter(nc) searches, the rest are filled 64
+// classes a pass (before, nc single searches came first, then nc more to fill).
+func TestSlurmTreeRowsFewPasses(t *testing.T) {
+	a := fatTreeSlurm(t, "4,4:4,4:4,4:20")
+	st := a.tr
+	nc := len(st.twins)
+	for i := range a.tree.Switches {
+		st.leafDistances(a.tree, i)
+	}
+	if !st.filled {
+		t.Fatalf("%d twin classes, %d row keys: rows never filled", nc, st.rowKeys)
+	}
+	// a fat tree of four levels: routes of at most 6 hops between switches
+	if limit := fillAfter(nc) + (nc+63)/64*7; st.passes > limit || st.passes >= nc {
+		t.Errorf("%d twin classes: %d passes over the links, want at most %d (and fewer than %d)", nc, st.passes, limit, nc)
+	}
+}
