@@ -187,7 +187,7 @@ type slurmTreeState struct {
 	rows       [][]uint16
 	rowBytes   int
 	rowsMade   int // rows measured one by one (leafDistances), before fillRows
-	passes     int // passes over the switch links measuring rows (a search is one a hop)
+	passes     int // passes over the switch links measuring rows: one a single search, one a hop a batch of 64
 	filled     bool
 	scratchRow []uint16
 	capacity   int // TreeCapacity, once computed
@@ -1121,7 +1121,7 @@ func (a *SlurmAllocator) lowerCounts(i int, x int32, cnt []int32, undo *[]chosen
 // (links go both ways), so nc searches fill the rows of all row keys. The rows are
 // those leafDistances would measure one by one: for a switch's own class, the hops
 // to another member of it. The searches go 64 classes at a time, one bit of a word
-// per class (searchClasses): a pass over the links serves 64 searches, so filling
+// per class (topo.HopRows64): a pass over the links serves 64 searches, so filling
 // costs about nc/64 x (diameter+1) passes instead of nc (on the 196,608-host fat
 // tree's topology.conf, 768 classes and 43,008 switches: 5.9 s -> 0.2 s).
 func (st *slurmTreeState) fillRows(t *slurm.Tree) {
@@ -1178,7 +1178,7 @@ func (st *slurmTreeState) fillRows(t *slurm.Tree) {
 	seen, front, next := make([]uint64, ns), make([]uint64, ns), make([]uint64, ns)
 	for base := 0; base < nc; base += 64 {
 		srcs := rep[base:min(base+64, nc)]
-		st.passes += searchClasses(t, srcs, seen, front, next, func(u int32, bitsNew uint64, d int) {
+		st.passes += topo.HopRows64(t.LinkCSR(), srcs, seen, front, next, func(u int32, bitsNew uint64, d int) {
 			hops := uint16(min(d, noRoute-1)) // Slurm's switch indices are 16 bits
 			k := todoOf[u]
 			for w := bitsNew; w != 0; w &= w - 1 {
@@ -1201,56 +1201,6 @@ func (st *slurmTreeState) fillRows(t *slurm.Tree) {
 			}
 		}
 	}
-}
-
-// searchClasses is up to 64 breadth-first searches over t's switch links at once,
-// from srcs[b] as bit b: found(u, bits, d) is called for each switch u and the
-// bits of the searches that reach u first at hop distance d (d = 0 at the
-// sources). seen, front and next (one word per switch) are scratch; seen holds,
-// at the end, the searches that reached each switch. It returns the passes over
-// the links it made (one a hop).
-func searchClasses(t *slurm.Tree, srcs []int32, seen, front, next []uint64, found func(u int32, bits uint64, d int)) int {
-	clear(seen)
-	clear(front)
-	clear(next)
-	active := make([]int32, 0, len(srcs))
-	for b, s := range srcs {
-		if seen[s] == 0 {
-			active = append(active, s)
-		}
-		seen[s] |= 1 << b
-		front[s] |= 1 << b
-	}
-	for _, s := range active {
-		found(s, seen[s], 0)
-	}
-	var reached []int32
-	d := 1
-	for ; len(active) > 0; d++ {
-		reached = reached[:0]
-		for _, v := range active {
-			f := front[v]
-			front[v] = 0
-			for _, u := range t.Links(int(v)) {
-				if f&^seen[u]&^next[u] != 0 {
-					if next[u] == 0 {
-						reached = append(reached, u)
-					}
-					next[u] |= f &^ seen[u]
-				}
-			}
-		}
-		active = active[:0]
-		for _, u := range reached {
-			nw := next[u]
-			next[u] = 0
-			seen[u] |= nw
-			front[u] = nw
-			active = append(active, u)
-			found(u, nw, d)
-		}
-	}
-	return d - 1
 }
 
 // compareSwitches is _topo_compare_switches: 1 when switch i is the better choice,
