@@ -1123,7 +1123,8 @@ func (a *SlurmAllocator) lowerCounts(i int, x int32, cnt []int32, undo *[]chosen
 // to another member of it. The searches go 64 classes at a time, one bit of a word
 // per class (topo.HopRows64): a pass over the links serves 64 searches, so filling
 // costs about nc/64 x (diameter+1) passes instead of nc (on the 196,608-host fat
-// tree's topology.conf, 768 classes and 43,008 switches: 5.9 s -> 0.2 s).
+// tree's topology.conf, 768 classes and 40,960 switches: 5.9 s -> 0.39 s,
+// BenchmarkSlurmTreeFillRows).
 func (st *slurmTreeState) fillRows(t *slurm.Tree) {
 	st.filled = true
 	nc := len(st.twins)
