@@ -80,8 +80,12 @@ type slurmBlocks struct {
 	retries int
 	noSkip  bool
 	// scan makes every pass count free nodes from the node lists rather than the
-	// incremental counts (blockFree): the reference the tests check them against.
-	scan bool
+	// incremental counts (blockFree), and choose base blocks by the scan of
+	// _choose_best_bblock rather than by count (chooseBBlocks): the reference the
+	// tests check them against. looks counts the base blocks the choices examined
+	// (for tests).
+	scan  bool
+	looks int
 }
 
 type blockAction int
@@ -605,6 +609,9 @@ func (a *SlurmAllocator) fillBlock(k int, p *blockPass, chosen int) ([]int32, bl
 			onLL[i/bpll] += c
 		}
 	}
+	if !useLL && !b.scan {
+		return a.chooseBBlocks(lo, hi, onBB, required, take, &rem, out)
+	}
 	prevRem := rem + 1
 	for prevRem != rem {
 		prevRem = rem
@@ -613,6 +620,7 @@ func (a *SlurmAllocator) fillBlock(k int, p *blockPass, chosen int) ([]int32, bl
 			if required[i-lo] {
 				continue
 			}
+			b.looks++
 			// _choose_best_bblock
 			fit := onBB[i-lo] >= rem
 			if useLL && (bestI < 0 || !sameLL(bestI, i)) {
@@ -663,6 +671,70 @@ func (a *SlurmAllocator) fillBlock(k int, p *blockPass, chosen int) ([]int32, bl
 		}
 		if !bestSame {
 			maxLL--
+		}
+	}
+	return out(), blockRetryHint
+}
+
+// chooseBBlocks is fillBlock's _choose_best_bblock loop without llblocks (every
+// base block of the chosen block may be used), from base blocks bucketed by their
+// candidate count instead of a scan of the block per base block chosen: the scan
+// takes, among the base blocks not yet required, the one of fewest candidates that
+// holds the rem nodes still wanted, else the one of most candidates, the last in
+// index order on ties; a bucket per count, in index order, gives that base block
+// from its end. O(base blocks + chosen x largest count) against O(base blocks x
+// chosen): a job of 10^5 nodes in blocks of 16 chose about 6,000 base blocks, each
+// after a scan of them all (the 196,608-host fat tree's 400-job replay, 11 s of CPU).
+func (a *SlurmAllocator) chooseBBlocks(lo, hi int, onBB []int, required []bool, take func(i int) bool, rem *int, out func() []int32) ([]int32, blockAction) {
+	a.blk.looks += hi - lo
+	most := 0
+	for i := lo; i < hi; i++ {
+		if !required[i-lo] {
+			most = max(most, onBB[i-lo])
+		}
+	}
+	// byCnt[c]: the base blocks of c candidates not required, ascending
+	off := make([]int32, most+2)
+	for i := lo; i < hi; i++ {
+		if !required[i-lo] {
+			off[onBB[i-lo]+1]++
+		}
+	}
+	for c := range most + 1 {
+		off[c+1] += off[c]
+	}
+	end := slices.Clone(off[:most+1]) // the end of each bucket's live part
+	byCnt := make([]int32, off[most+1])
+	for i := lo; i < hi; i++ {
+		if !required[i-lo] {
+			c := onBB[i-lo]
+			byCnt[end[c]] = int32(i)
+			end[c]++
+		}
+	}
+	for prevRem := *rem + 1; prevRem != *rem; {
+		prevRem = *rem
+		a.blk.looks += most + 1
+		c := -1
+		for f := max(*rem, 0); f <= most; f++ { // the fewest that fit
+			if end[f] > off[f] {
+				c = f
+				break
+			}
+		}
+		for f := most; c < 0 && f >= 0; f-- { // else the most
+			if end[f] > off[f] {
+				c = f
+			}
+		}
+		if c < 0 {
+			break
+		}
+		end[c]--
+		best := int(byCnt[end[c]])
+		required[best-lo] = true
+		if take(best) {
+			return out(), blockOK
 		}
 	}
 	return out(), blockRetryHint

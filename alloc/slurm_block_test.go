@@ -547,3 +547,26 @@ func TestSlurmBlockWarnsNodesInNoBlock(t *testing.T) {
 		}
 	}
 }
+
+// A job that takes every base block of its block examines each base block a few
+// times, not once per base block chosen (_choose_best_bblock's scan: 64 base blocks
+// of 4 nodes, 2,080 looks for a 256-node job).
+func TestSlurmBlockChoiceLooksLinear(t *testing.T) {
+	var conf strings.Builder
+	const bbs, base = 64, 4
+	for i := range bbs {
+		fmt.Fprintf(&conf, "BlockName=b%d Nodes=n[%d-%d]\n", i, i*base+1, (i+1)*base)
+	}
+	fmt.Fprintf(&conf, "BlockSizes=%d,%d\n", base, bbs*base)
+	for _, k := range []int{bbs * base, bbs*base - 3} {
+		a := newSlurmBlockT(t, bbs*base, nil, conf.String())
+		a.blk.looks = 0
+		nodes, err := a.Allocate(k)
+		if err != nil || len(nodes) != k {
+			t.Fatalf("k=%d: %d nodes, %v", k, len(nodes), err)
+		}
+		if limit := bbs + (k+base-1)/base*(base+1); a.blk.looks > limit {
+			t.Errorf("k=%d: %d base blocks examined, want at most %d", k, a.blk.looks, limit)
+		}
+	}
+}

@@ -371,6 +371,10 @@ func (t *Tree) holdsNodes() []bool {
 // list it), distinct or not as the file lists them; the slice must not be changed.
 func (t *Tree) Links(i int) []int32 { return t.links.Adj[t.links.Off[i]:t.links.Off[i+1]] }
 
+// LinkCSR returns the switch links as one adjacency (Links(i) is its row i), for
+// searches over them (topo.HopRow, topo.HopRows64); it must not be changed.
+func (t *Tree) LinkCSR() topo.CSR { return t.links }
+
 // Distances returns the hop counts from switch from to every switch along the
 // parent-child links of Switches= (slurmctld's switches_dist), -1 for a switch not
 // connected to it. dst is reused when large enough.

@@ -74,3 +74,59 @@ func TestHopRowMatchesDistRowAndBreadthFirst(t *testing.T) {
 		}
 	}
 }
+
+// HopRows64 gives every source of a batch its HopRow distances, each vertex reported
+// once per source at its distance, on random sparse graphs with several components
+// and up to 64 sources, repeated ones included; it returns its passes: one a hop of
+// the longest of its searches, and the last, which finds nothing.
+func TestHopRows64MatchesHopRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(64, 9))
+	for trial := range 60 {
+		n := 2 + r.IntN(200)
+		var edges [][2]int
+		seen := map[[2]int]bool{}
+		for range r.IntN(3 * n) {
+			a, b := r.IntN(n), r.IntN(n)
+			if k := [2]int{min(a, b), max(a, b)}; a != b && !seen[k] {
+				seen[k] = true
+				edges = append(edges, k)
+			}
+		}
+		g, err := NewGraphFromEdges(n, edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := csrOf(g)
+		srcs := make([]int32, 1+r.IntN(64))
+		for i := range srcs {
+			srcs[i] = int32(r.IntN(n))
+		}
+		got := make([][]int32, len(srcs))
+		for b := range got {
+			got[b] = slices.Repeat([]int32{-1}, n)
+		}
+		s1, s2, s3 := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+		passes := HopRows64(c, srcs, s1, s2, s3, func(v int32, bits uint64, d int) {
+			for b := range srcs {
+				if bits&(1<<b) != 0 {
+					if got[b][v] >= 0 {
+						t.Fatalf("trial %d: vertex %d reported twice to source %d", trial, v, b)
+					}
+					got[b][v] = int32(d)
+				}
+			}
+		})
+		want := make([]int32, n)
+		longest := 0
+		for b, s := range srcs {
+			HopRow(c, s, want, nil)
+			if !slices.Equal(got[b], want) {
+				t.Fatalf("trial %d source %d (%d): %v, HopRow %v", trial, b, s, got[b], want)
+			}
+			longest = max(longest, int(slices.Max(want)))
+		}
+		if passes != longest+1 {
+			t.Errorf("trial %d: %d passes, want %d (the longest distance and one)", trial, passes, longest+1)
+		}
+	}
+}

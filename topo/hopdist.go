@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -536,14 +537,23 @@ func (h *hopIndex) diameterBound() int {
 	return bound
 }
 
-// buildTable fills the key table by one breadth-first search per key, in parallel,
-// and returns ctx's cause when ctx ends first (the table then unfinished).
+// buildTable fills the key table by breadth-first searches of 64 keys at a time
+// (HopRows64: a pass over Q's links serves 64 keys; one search per key made the
+// table O(keys x links), 0.55 s of CPU on the 196,608-host fat tree's 768 keys),
+// batches in parallel, and returns ctx's cause when ctx ends first (the table then
+// unfinished).
 func (h *hopIndex) buildTable(ctx context.Context, bound int) error {
 	nq, nk := len(h.q.Off)-1, h.nkey
 	if bound < unreachable8 {
 		h.t8 = make([]uint8, nk*nk)
+		for i := range h.t8 {
+			h.t8[i] = unreachable8
+		}
 	} else {
 		h.t16 = make([]uint16, nk*nk)
+		for i := range h.t16 {
+			h.t16[i] = unreachable16
+		}
 	}
 	srcs := make([]int32, nk) // key index -> class
 	for c, k := range h.key {
@@ -551,32 +561,33 @@ func (h *hopIndex) buildTable(ctx context.Context, bound int) error {
 			srcs[k] = int32(c)
 		}
 	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), nk))
+	batches := (nk + 63) / 64
+	workers := max(1, min(runtime.GOMAXPROCS(0), batches))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dist := make([]int32, nq)
-			var queue []int32
-			for k := w; k < nk; k += workers {
+			seen, front, next := make([]uint64, nq), make([]uint64, nq), make([]uint64, nq)
+			for b := w; b < batches; b += workers {
 				if ctx.Err() != nil {
 					return
 				}
-				queue = HopRow(h.q, srcs[k], dist, queue)
-				for j, c := range srcs {
-					d := dist[c]
-					switch {
-					case h.t8 != nil && d < 0:
-						h.t8[k*nk+j] = unreachable8
-					case h.t8 != nil:
-						h.t8[k*nk+j] = uint8(d)
-					case d < 0:
-						h.t16[k*nk+j] = unreachable16
-					default:
-						h.t16[k*nk+j] = uint16(d)
+				base := b * 64
+				HopRows64(h.q, srcs[base:min(base+64, nk)], seen, front, next, func(c int32, w uint64, d int) {
+					j := int(h.key[c])
+					if j < 0 {
+						return
 					}
-				}
+					for ; w != 0; w &= w - 1 {
+						k := base + bits.TrailingZeros64(w)
+						if h.t8 != nil {
+							h.t8[k*nk+j] = uint8(d)
+						} else {
+							h.t16[k*nk+j] = uint16(d)
+						}
+					}
+				})
 			}
 		}()
 	}

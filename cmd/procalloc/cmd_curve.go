@@ -218,7 +218,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 					}
 				}
 				if slices.Contains(slurm.NetworkFormats(), nf) {
-					return curveWriteNetwork(ctx, e, nf, m, *curve, rf, *hs, hostNames, *out, *svg, *placements, *blockSize, blockLevels)
+					return curveWriteNetwork(ctx, e, nf, m, gf.file != "", *curve, rf, *hs, hostNames, *out, *svg, *placements, *blockSize, blockLevels)
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
@@ -347,7 +347,10 @@ func warnIndexNames(e *env, f curves.Format, m topo.Machine, names []string) {
 	}
 }
 
-func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, curve string, rf curves.Format, hs hostSource, hostNames []string, out, svg, placements string, blockSize int, blockLevels bool) error {
+// curveWriteNetwork writes the Slurm topology formats; fromGraph: m was read with
+// --graph, whose file names its hosts (a --machine network's h0, h1, ... are
+// replaced by --hosts/--hostlist, as for every other format).
+func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Machine, fromGraph bool, curve string, rf curves.Format, hs hostSource, hostNames []string, out, svg, placements string, blockSize int, blockLevels bool) error {
 	if curve == "" {
 		return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))
 	}
@@ -362,8 +365,8 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 	switch f {
 	case slurm.FormatTopology:
 		var names []string
-		if g, ok := m.(*topo.Graph); ok && hs.given() {
-			return usagef("%s: a network read with --graph names its own hosts (%s)", hs.flag(), g.Spec())
+		if fromGraph && hs.given() {
+			return usagef("%s: a network read with --graph names its own hosts (%s)", hs.flag(), m.Spec())
 		} else if hs.given() {
 			names = hostNames
 		}

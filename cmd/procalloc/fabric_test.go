@@ -183,6 +183,12 @@ func TestFabricTopologyWriters(t *testing.T) {
 	if code != 0 || code2 != 0 || obj(out) != obj(out2) {
 		t.Fatalf("torus3d read back: %s vs %s", obj(out), obj(out2))
 	}
+	// A --machine network's hosts (h0, h1, ...) take the names of --hostlist, as in
+	// every other format (before: refused as if read with --graph).
+	code, out, stderr = runCLI(t, "", "curve", "--machine", "fattree:4,4:4", "--curve", "rcm", "--format", "slurm-topology", "--hostlist", "n[01-16]")
+	if code != 0 || !strings.Contains(out, "Nodes=n") || strings.Contains(out, "Nodes=h") {
+		t.Errorf("slurm-topology of fattree:4,4:4 with --hostlist: exit %d, %q\n%s", code, stderr, out)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
