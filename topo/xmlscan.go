@@ -33,7 +33,6 @@ type xmlScanner struct {
 	stack    []string // open elements' raw names (prefix:local)
 	pending  string   // a self-closing element's name: its end comes next
 	names    map[string]string
-	nameBuf  [2]string // a start element's raw name and local name
 	maxToken int
 }
 
