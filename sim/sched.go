@@ -303,8 +303,9 @@ type easy struct {
 	// placed: the reservations of a pass with an allocator that may refuse
 	// a job that fits by count (passPlaced), in queue order
 	placed []placedResv
-	// placedAt: the placer's version and the time of placed's last pass
-	placedAt [2]uint64
+	// refusedKeeping: the sizes and partitions (partitions.key) the allocator
+	// refused in the pass, by the reservations (of placed, as bits) kept off
+	refusedKeeping map[[2]int64]bool
 }
 
 // placedResv is a front's reservation of passPlaced: job holds nodes (the
@@ -660,25 +661,22 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 // (backfill.c, _attempt_backfill). With one partition this is backfillPlaced,
 // decision for decision.
 func (s *easy) passPlaced(now int64, running *runSet, p *placer) (int, []int, error) {
-	// The reservations of the last pass hold while the allocator and the time
-	// are the same (a pass that started nothing; the queue ahead of each is the
-	// same unless a job arrived ahead of it, checked job by job below).
-	at := [2]uint64{p.version, uint64(now)}
-	reuse := s.placedAt == at
-	s.placedAt = at
-	kept := 0
+	s.placed = s.placed[:0]
 	clear(s.has)
+	if s.refusedKeeping == nil {
+		s.refusedKeeping = map[[2]int64]bool{}
+	}
+	clear(s.refusedKeeping)
 	for qi, i := range s.queue {
 		r := s.res.at(i)
 		x := s.pt.part(r)
 		if r.Procs <= s.pt.q.freeIn(x, nil) {
-			nodes, err := s.placeKeeping(i, now, p, s.placed[:kept])
+			nodes, err := s.placeKeeping(i, now, p, s.placed)
 			if err != nil {
 				return -1, nil, err
 			}
 			if nodes != nil {
 				s.queue = slices.Delete(s.queue, qi, qi+1)
-				s.placedAt = [2]uint64{} // the allocator changed
 				return i, nodes, nil
 			}
 		}
@@ -686,31 +684,41 @@ func (s *easy) passPlaced(now int64, running *runSet, p *placer) (int, []int, er
 			continue
 		}
 		s.has[x] = true
-		if reuse && kept < len(s.placed) && s.placed[kept].job == i {
-			kept++
-			continue
-		}
-		reuse = false
-		h, ok, err := p.willRunIn(i, now, running, s.placed[:kept])
+		h, ok, err := p.willRunIn(i, now, running, s.placed)
 		if err != nil {
 			return -1, nil, err
 		}
 		if !ok {
 			return -1, nil, fmt.Errorf("sim: internal error: job %d (%d nodes) is placed on no emptied partition %s, though it fit the empty one", r.ID, r.Procs, r.Partition)
 		}
-		s.placed = append(s.placed[:kept], h)
-		kept++
+		s.placed = append(s.placed, h)
 	}
-	s.placed = s.placed[:kept]
 	return -1, nil, nil
 }
 
 // placeKeeping places job i now off the nodes of the reservations of ahead
 // that its run overlaps: nil nodes when the allocator refuses it (a refusal
 // for a reservation's sake is not a wait for a block, as in
-// placer.placeBesides).
+// placer.placeBesides). The allocator decides from the free nodes, the
+// partition and the size alone: a job of a size and partition it refused
+// off the same reservations in the pass is refused without asking.
 func (s *easy) placeKeeping(i int, now int64, p *placer, ahead []placedResv) ([]int, error) {
-	end := now + s.res.at(i).EstimateUsed
+	r := s.res.at(i)
+	end := now + r.EstimateUsed
+	var over int64 // the reservations kept off, as bits (the first 63)
+	for j, h := range ahead {
+		if h.start < end && now < h.end && j < 63 {
+			over |= 1 << j
+		}
+	}
+	if over == 0 && len(ahead) <= 63 {
+		return p.place(i)
+	}
+	key := [2]int64{s.pt.key(r.Procs, r.Partition), over}
+	cache := len(ahead) <= 63
+	if cache && s.refusedKeeping[key] {
+		return nil, nil
+	}
 	var bm []uint64
 	for _, h := range ahead {
 		if h.start < end && now < h.end {
@@ -728,5 +736,8 @@ func (s *easy) placeKeeping(i int, now int64, p *placer, ahead []placedResv) ([]
 	p.block, p.quiet = bm, true
 	nodes, err := p.place(i)
 	p.block, p.quiet = nil, false
+	if err == nil && nodes == nil && cache {
+		s.refusedKeeping[key] = true
+	}
 	return nodes, err
 }
