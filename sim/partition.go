@@ -42,8 +42,9 @@ import (
 //     starts each job when production started it; FCFS, Cplant and EASY decide
 //     by each partition's free count and queue (partCounts; sched.go, strict
 //     and easy: Slurm's main scheduler's failed partitions, EASY's reservation
-//     for each partition's front), EASY with count-based allocators only (one
-//     that may refuse a job that fits by count is refused).
+//     for each partition's front: counted with a count-based allocator, placed
+//     by a will-run test on the partition's nodes with one that may refuse a
+//     job that fits by count, easy.passPlaced).
 //
 // In both, a job its partition cannot hold now (fewer free nodes in it than it
 // asks for, or no switch or block in it that holds it) waits for a release, as
@@ -184,9 +185,6 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			pt.fixed = pt.away[name]
 		}
 	} else {
-		if f, ok := cfg.Alloc.(alloc.Fragmenting); ok && f.MayFragment() && cfg.Sched == SchedEASY {
-			return nil, fmt.Errorf("sim: jobs of %d partitions under EASY with allocator %s, which may refuse a job that fits by count: not replayed (EASY's reservations of several partitions are counted, sched.go; use fcfs, cplant or as-run, or a count-based allocator such as slurm:consec)", len(pt.jobsIn), cfg.Alloc.Name())
-		}
 		pt.perJob = true
 		pt.mask, pt.maskGen = alloc.NewMask(n), -1
 		if cfg.Sched != SchedAsRun {
@@ -478,22 +476,28 @@ func (pt *partitions) blocked(failed []bool) []uint64 {
 			continue
 		}
 		if bm == nil {
-			// the buffer the mask does not hold as its current set
-			pt.blockGen = 0
-			if pt.maskGen == 0 {
-				pt.blockGen = 1
-			}
-			bm = pt.blockBuf[pt.blockGen]
-			if bm == nil {
-				bm = make([]uint64, len(in))
-				pt.blockBuf[pt.blockGen] = bm
-			}
-			clear(bm)
+			bm = pt.freshBlock()
 		}
 		for w, b := range in {
 			bm[w] |= b
 		}
 	}
+	return bm
+}
+
+// freshBlock returns an empty bitmap of the nodes for enter's block: the
+// buffer the mask does not hold as its current set.
+func (pt *partitions) freshBlock() []uint64 {
+	pt.blockGen = 0
+	if pt.maskGen == 0 {
+		pt.blockGen = 1
+	}
+	bm := pt.blockBuf[pt.blockGen]
+	if bm == nil {
+		bm = make([]uint64, len(pt.q.bits[0]))
+		pt.blockBuf[pt.blockGen] = bm
+	}
+	clear(bm)
 	return bm
 }
 

@@ -74,15 +74,25 @@ func TestPartitionsKeepJobs(t *testing.T) {
 		check(string(sched)+", two partitions", sched, jobs)
 	}
 
-	// Refused: several partitions under EASY with an allocator that may refuse
-	// a job that fits by count; an allocator that cannot keep a decision off
-	// nodes; a job of a partition the replay lacks; a job larger than its
-	// partition.
-	a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
+	// Several partitions under EASY with an allocator that may refuse a job
+	// that fits by count: replayed (placed reservations, easy.passPlaced),
+	// every job on its partition's nodes.
 	tree := waitAllocator(t, "slurm:tree:t.conf", m, 4)
-	if _, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: tree, Sched: SchedEASY, Partitions: parts}); err == nil || !strings.Contains(err.Error(), "may refuse a job that fits by count") {
+	res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: tree, Sched: SchedEASY, Partitions: parts})
+	if err != nil {
 		t.Errorf("two partitions under EASY with slurm:tree: %v", err)
+	} else {
+		for _, r := range res.PerJob {
+			for _, v := range r.Nodes {
+				if !slices.Contains(parts[r.Partition], v) {
+					t.Fatalf("two partitions under EASY with slurm:tree: job %d on node %d, outside its partition %s", r.ID, v, r.Partition)
+				}
+			}
+		}
 	}
+	// Refused: an allocator that cannot keep a decision off nodes; a job of a
+	// partition the replay lacks; a job larger than its partition.
+	a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
 	mc, _ := alloc.Parse("mc1x1", m, alloc.Options{})
 	if _, err := Run(context.Background(), one, Config{Machine: m, Alloc: mc, Sched: SchedEASY, Partitions: parts}); !errors.Is(err, alloc.ErrNoRestriction) {
 		t.Errorf("mc1x1 with a partition: %v", err)
@@ -104,7 +114,7 @@ func TestPartitionsKeepJobs(t *testing.T) {
 	two := []Job{{ID: 1, Line: 2, Procs: 4, Runtime: 100, Estimate: -1, Partition: "upper"},
 		{ID: 2, Line: 3, Arrival: 1, Started: 1, Procs: 8, Runtime: 10, Estimate: -1, Partition: "lower"}}
 	ca, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
-	res, err := Run(context.Background(), two, Config{Machine: m, Alloc: ca, Sched: SchedAsRun, Partitions: parts})
+	res, err = Run(context.Background(), two, Config{Machine: m, Alloc: ca, Sched: SchedAsRun, Partitions: parts})
 	if err != nil {
 		t.Fatal(err)
 	}

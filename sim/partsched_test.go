@@ -21,14 +21,25 @@ import (
 // refusals.
 
 // refSched replays jobs under sched (fcfs, cplant or easy) on m with a fresh
-// slurm:consec, plainly: node owners in a slice, every count by a walk over the
+// allocator of spec (slurm:consec, or slurm:tree or slurm:block of
+// waitAllocator, which may refuse a job that fits by count), plainly: node owners in a slice, every count by a walk over the
 // nodes, every decision through alloc.AllocateWithout with the nodes the job
 // may not have listed, a pass over the whole queue for each start. It returns
 // each job's start and nodes (sorted). tiers is the partitions' PriorityTier
 // (missing: 1): the queue is sorted by tier, the higher first, then by its
 // order, as Slurm's sort_job_queue2 sorts by the partition's tier before the
 // job's priority.
-func refSched(t *testing.T, m topo.Machine, parts map[string][]int, tiers map[string]int, jobs []Job, sched Sched) ([]int64, [][]int) {
+//
+// EASY's reservations are counted with slurm:consec; with an allocator that
+// may refuse a job that fits by count they are placed: a job whose partition
+// has the free nodes starts if the allocator places it off its partition's
+// outside and off the nodes of every reservation ahead whose window its run
+// overlaps; the first job of each partition that does not start is reserved
+// the nodes a fresh allocator gives it at the first time (now, an estimated
+// end, a reservation's end) at which it places it on the nodes of its
+// partition free then (no job estimated to run then), off the nodes of the
+// reservations ahead whose window overlaps its own.
+func refSched(t *testing.T, m topo.Machine, spec string, parts map[string][]int, tiers map[string]int, jobs []Job, sched Sched) ([]int64, [][]int) {
 	t.Helper()
 	tier := func(i int) int {
 		if x, ok := tiers[jobs[i].Partition]; ok {
@@ -43,10 +54,9 @@ func refSched(t *testing.T, m topo.Machine, parts map[string][]int, tiers map[st
 		return 1
 	}
 	n := m.N()
-	a, err := alloc.Parse("slurm:consec", m, alloc.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := refAlloc(t, spec, m)
+	f, frag := a.(alloc.Fragmenting)
+	frag = frag && f.MayFragment()
 	in := map[string][]bool{}
 	for name, nodes := range parts {
 		in[name] = make([]bool, n)
@@ -102,7 +112,7 @@ func refSched(t *testing.T, m topo.Machine, parts map[string][]int, tiers map[st
 			}
 		}
 		nodes, _, err := alloc.AllocateWithout(context.Background(), a, jobs[i].Procs, away, nil)
-		if errors.Is(err, alloc.ErrNotEnoughFree) {
+		if errors.Is(err, alloc.ErrNotEnoughFree) || errors.Is(err, alloc.ErrFragmented) {
 			return nil
 		}
 		if err != nil {
@@ -128,6 +138,79 @@ func refSched(t *testing.T, m topo.Machine, parts map[string][]int, tiers map[st
 		part       string
 		k          int
 		start, end int64
+	}
+	// placedPass is EASY's pass with placed reservations.
+	wa := refAlloc(t, spec, m) // the will-run test's, empty between tests
+	placedPass := func(now int64, order []int, estEnd func(v int) int64) (int, []int) {
+		type presv struct {
+			start, end int64
+			nodes      []int
+		}
+		var rs []presv
+		has := map[string]bool{}
+		for _, i := range order {
+			x, k := canon[jobs[i].Partition], jobs[i].Procs
+			if k <= freeIn(x, nil) {
+				blocked := make([]bool, n)
+				for _, h := range rs {
+					if h.start < now+est(i) && now < h.end {
+						for _, v := range h.nodes {
+							blocked[v] = true
+						}
+					}
+				}
+				if nodes := place(i, blocked); nodes != nil {
+					return i, nodes
+				}
+			}
+			if has[x] {
+				continue
+			}
+			has[x] = true
+			window := max(est(i), 1)
+			cands := []int64{now}
+			for v := range n {
+				if owner[v] >= 0 {
+					cands = append(cands, estEnd(v))
+				}
+			}
+			for _, h := range rs {
+				cands = append(cands, h.end)
+			}
+			slices.Sort(cands)
+			found := false
+			for _, c := range cands {
+				var away []int
+				for v := range n {
+					kept := false
+					for _, h := range rs {
+						if h.start < c+window && c < h.end && slices.Contains(h.nodes, v) {
+							kept = true
+						}
+					}
+					if !in[jobs[i].Partition][v] || (owner[v] >= 0 && estEnd(v) > c) || kept {
+						away = append(away, v)
+					}
+				}
+				nodes, _, err := alloc.AllocateWithout(context.Background(), wa, k, away, nil)
+				if errors.Is(err, alloc.ErrNotEnoughFree) || errors.Is(err, alloc.ErrFragmented) {
+					continue
+				}
+				if err != nil {
+					t.Fatalf("reference: will-run test of job %d: %v", jobs[i].ID, err)
+				}
+				if err := wa.Release(nodes); err != nil {
+					t.Fatal(err)
+				}
+				rs = append(rs, presv{c, c + window, nodes})
+				found = true
+				break
+			}
+			if !found {
+				t.Fatalf("reference: no reservation for job %d", jobs[i].ID)
+			}
+		}
+		return -1, nil
 	}
 	// pass returns the job to start now and its nodes, or -1.
 	pass := func(now int64) (int, []int) {
@@ -168,6 +251,9 @@ func refSched(t *testing.T, m topo.Machine, parts map[string][]int, tiers map[st
 		}
 		var rs []resv
 		estEnd := func(v int) int64 { return max(start[owner[v]]+est(owner[v]), now) }
+		if frag {
+			return placedPass(now, order, estEnd)
+		}
 		// avail: the nodes of x free now or of a job ending by t, less what the
 		// reservations running at t may take of x.
 		avail := func(x string, t int64) int {
@@ -335,6 +421,46 @@ func randomParts(rng *rand.Rand, n int) map[string][]int {
 	return parts
 }
 
+// refAlloc is a fresh allocator of spec: slurm:consec, or one of
+// waitAllocator's (slurm:tree:t.conf, slurm:block:b.conf) with leaves or blocks
+// of 4 nodes.
+func refAlloc(t *testing.T, spec string, m topo.Machine) alloc.Allocator {
+	t.Helper()
+	if spec == "slurm:consec" {
+		a, err := alloc.Parse(spec, m, alloc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	return waitAllocator(t, spec, m, 4)
+}
+
+// placeable keeps the jobs that an allocator of spec places on their empty
+// partition (the others would never start: Run refuses them, ErrNeverFits).
+func placeable(t *testing.T, spec string, m topo.Machine, parts map[string][]int, jobs []Job) []Job {
+	t.Helper()
+	a := refAlloc(t, spec, m)
+	var kept []Job
+	for _, j := range jobs {
+		var away []int
+		for v := range m.N() {
+			if !slices.Contains(parts[j.Partition], v) {
+				away = append(away, v)
+			}
+		}
+		nodes, _, err := alloc.AllocateWithout(context.Background(), a, j.Procs, away, nil)
+		if err != nil {
+			continue
+		}
+		if err := a.Release(nodes); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, j)
+	}
+	return kept
+}
+
 // randomPartJobs draws jobs in parts, arriving in bursts so that queues form;
 // exact makes every estimate the run time.
 func randomPartJobs(rng *rand.Rand, parts map[string][]int, count int, exact bool) []Job {
@@ -377,6 +503,7 @@ func TestPartitionSchedsMatchReference(t *testing.T) {
 		histories = 120
 	}
 	differ := 0 // histories whose tiers change a start
+	refused := map[string]int{}
 	for h := range histories {
 		parts := randomParts(rng, m.N())
 		jobs := randomPartJobs(rng, parts, 30+rng.IntN(50), rng.IntN(2) == 0)
@@ -394,8 +521,8 @@ func TestPartitionSchedsMatchReference(t *testing.T) {
 			if h%3 == 0 {
 				refTiers = nil // all equal: the replay without tiers
 			}
-			wantStart, wantNodes := refSched(t, m, parts, refTiers, jobs, sched)
-			plainStart, _ := refSched(t, m, parts, nil, jobs, sched)
+			wantStart, wantNodes := refSched(t, m, "slurm:consec", parts, refTiers, jobs, sched)
+			plainStart, _ := refSched(t, m, "slurm:consec", parts, nil, jobs, sched)
 			changed = changed || !slices.Equal(wantStart, plainStart)
 			a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
 			res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: a, Sched: sched, Metrics: MetricsSched, Partitions: parts, PartitionTiers: tiers})
@@ -412,7 +539,40 @@ func TestPartitionSchedsMatchReference(t *testing.T) {
 		if changed {
 			differ++
 		}
+		// Allocators that may refuse a job that fits by count, on the jobs
+		// they place on their empty partition.
+		for _, spec := range []string{"slurm:tree:t.conf", "slurm:block:b.conf"} {
+			fj := placeable(t, spec, m, parts, jobs)
+			for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
+				refTiers := tiers
+				if h%3 == 0 {
+					refTiers = nil
+				}
+				wantStart, wantNodes := refSched(t, m, spec, parts, refTiers, fj, sched)
+				res, err := Run(context.Background(), fj, Config{Machine: m, Alloc: refAlloc(t, spec, m), Sched: sched, Metrics: MetricsSched, Partitions: parts, PartitionTiers: tiers})
+				if err != nil {
+					t.Fatalf("history %d, %s, %s: %v", h, spec, sched, err)
+				}
+				for i, r := range res.PerJob {
+					got := slices.Sorted(slices.Values(r.Nodes))
+					if r.Start != wantStart[i] || !slices.Equal(got, wantNodes[i]) {
+						t.Fatalf("history %d (%v, tiers %v), %s, %s: job %d (%s, %d nodes) starts at %d on %v, the reference at %d on %v", h, parts, tiers, spec, sched, r.ID, r.Partition, r.Procs, r.Start, got, wantStart[i], wantNodes[i])
+					}
+					if sched == SchedEASY && r.WaitedForBlock {
+						refused[spec]++
+					}
+				}
+			}
+		}
 	}
+	// The allocators must refuse jobs that fit by count under EASY, or the
+	// placed reservations are little tested.
+	for _, spec := range []string{"slurm:tree:t.conf", "slurm:block:b.conf"} {
+		if refused[spec] < histories {
+			t.Errorf("%s refuses %d jobs that fit by count under EASY in %d histories", spec, refused[spec], histories)
+		}
+	}
+	t.Logf("jobs refused though they fit by count under EASY: %v", refused)
 	// The tiers must matter in most histories of random tiers, or the test
 	// checks little.
 	if differ < histories/3 {
@@ -520,6 +680,10 @@ func TestPartitionSchedsInvariants(t *testing.T) {
 // byte, per job and summary, under FCFS, Cplant and EASY, on the first 3,000
 // jobs of KTH-SP2 on 100 nodes and on LLNL-T3D's first 2,000 on 128; and the
 // jobs split between two partitions of the same nodes give that replay too (partitions of the same nodes are one).
+// With slurm:consec and with slurm:tree (waitAllocator's, leaves of 4 nodes;
+// the jobs it places on the empty partition): EASY's placed
+// reservations of several partitions (easy.passPlaced) are, with one, the one
+// partition's will-run test and backfilling (backfillPlaced).
 func TestPartitionSchedsOnePartition(t *testing.T) {
 	for _, c := range []struct {
 		trace string
@@ -535,7 +699,11 @@ func TestPartitionSchedsOnePartition(t *testing.T) {
 		for v := range all {
 			all[v] = v
 		}
-		for _, nodes := range [][]int{all, all[n/8:]} {
+		for _, c2 := range []struct {
+			nodes []int
+			spec  string
+		}{{all, "slurm:consec"}, {all[n/8:], "slurm:consec"}, {all, "slurm:tree:t.conf"}, {all[n/8:], "slurm:tree:t.conf"}} {
+			nodes, spec := c2.nodes, c2.spec
 			part := map[string][]int{"batch": nodes}
 			var in []Job
 			for _, j := range jobs {
@@ -544,6 +712,7 @@ func TestPartitionSchedsOnePartition(t *testing.T) {
 					in = append(in, j)
 				}
 			}
+			in = placeable(t, spec, c.m, part, in)
 			split := slices.Clone(in)
 			for i := range split {
 				if i%3 == 0 {
@@ -551,17 +720,19 @@ func TestPartitionSchedsOnePartition(t *testing.T) {
 				}
 			}
 			var tiers map[string]int
+			lastWaited := 0
 			replay := func(sched Sched, jobs []Job, parts map[string][]int, perJob bool) []byte {
-				a, err := alloc.Parse("slurm:consec", c.m, alloc.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				a := refAlloc(t, spec, c.m)
 				res, err := Run(context.Background(), jobs, Config{Machine: c.m, Alloc: a, Sched: sched, Partitions: parts, PartitionTiers: tiers, perJob: perJob})
 				if err != nil {
 					t.Fatalf("%s, %s: %v", c.trace, sched, err)
 				}
+				lastWaited = 0
 				for i := range res.PerJob {
 					res.PerJob[i].Partition = "" // the split's names
+					if res.PerJob[i].WaitedForBlock {
+						lastWaited++
+					}
 				}
 				b, err := json.Marshal(struct {
 					R     *Result
@@ -572,21 +743,33 @@ func TestPartitionSchedsOnePartition(t *testing.T) {
 				}
 				return b
 			}
+			waited := 0
 			for _, sched := range []Sched{SchedFCFS, SchedCplant, SchedEASY} {
 				want := replay(sched, in, part, false)
+				if sched == SchedEASY {
+					waited = lastWaited
+				}
 				if got := replay(sched, in, part, true); string(got) != string(want) {
-					t.Errorf("%s on %d of %d nodes, %s: the several-partition machinery changes the replay", c.trace, len(nodes), n, sched)
+					t.Errorf("%s on %d of %d nodes, %s, %s: the several-partition machinery changes the replay", c.trace, len(nodes), n, spec, sched)
 				}
 				two := map[string][]int{"batch": nodes, "long": nodes}
 				if got := replay(sched, split, two, false); string(got) != string(want) {
-					t.Errorf("%s on %d of %d nodes, %s: two partitions of the same nodes change the replay", c.trace, len(nodes), n, sched)
+					t.Errorf("%s on %d of %d nodes, %s, %s: two partitions of the same nodes change the replay", c.trace, len(nodes), n, spec, sched)
 				}
 				// Of one tier (not the default 1) too.
 				tiers = map[string]int{"batch": 4, "long": 4}
 				if got := replay(sched, split, two, false); string(got) != string(want) {
-					t.Errorf("%s on %d of %d nodes, %s: two partitions of the same nodes and tier change the replay", c.trace, len(nodes), n, sched)
+					t.Errorf("%s on %d of %d nodes, %s, %s: two partitions of the same nodes and tier change the replay", c.trace, len(nodes), n, spec, sched)
 				}
 				tiers = nil
+			}
+			if spec != "slurm:consec" {
+				// The allocator refuses jobs that fit by count, or EASY's
+				// will-run test is not exercised.
+				if waited == 0 {
+					t.Errorf("%s on %d of %d nodes, %s: no job of %d refused by EASY although it fit by count", c.trace, len(nodes), n, spec, len(in))
+				}
+				t.Logf("%s on %d of %d nodes, %s: %d jobs, %d refused by EASY although they fit by count", c.trace, len(nodes), n, spec, len(in), waited)
 			}
 		}
 	}
@@ -660,6 +843,94 @@ func TestPartitionTiersByHand(t *testing.T) {
 			}
 			if !slices.Equal(got, c.starts) {
 				t.Errorf("%s, tiers %v: starts %v, want %v", sched, c.tiers, got, c.starts)
+			}
+		}
+	}
+}
+
+// TestPartitionSchedsPlacedHeadStartsByShadow: EASY of several partitions with
+// slurm:tree and slurm:block (placed reservations, easy.passPlaced), on random
+// histories of 2 to 4 overlapping partitions with exact estimates: every job
+// runs on its partition's nodes, no node is given to two running jobs, and at
+// every event the first waiting job starts by its shadow time, the first time
+// (the event's or the end of a job running then) at which a fresh allocator
+// places it on the nodes of its partition not held then: no job started later,
+// of its partition or another, delays it.
+func TestPartitionSchedsPlacedHeadStartsByShadow(t *testing.T) {
+	m := topo.Mesh(4, 4)
+	n := m.N()
+	rng := rand.New(rand.NewPCG(45, 46))
+	for h := range 60 {
+		parts := randomParts(rng, n)
+		jobs := randomPartJobs(rng, parts, 60, true)
+		for _, spec := range []string{"slurm:tree:t.conf", "slurm:block:b.conf"} {
+			fj := placeable(t, spec, m, parts, jobs)
+			res, err := Run(context.Background(), fj, Config{Machine: m, Alloc: refAlloc(t, spec, m), Sched: SchedEASY, Metrics: MetricsSched, Partitions: parts})
+			if err != nil {
+				t.Fatalf("history %d, %s: %v", h, spec, err)
+			}
+			rs := res.PerJob
+			for i, r := range rs {
+				for _, v := range r.Nodes {
+					if !slices.Contains(parts[r.Partition], v) {
+						t.Fatalf("history %d, %s: job %d on node %d, outside its partition %s", h, spec, r.ID, v, r.Partition)
+					}
+				}
+				for _, o := range rs[:i] {
+					if o.Start < r.End && r.Start < o.End && o.Start < o.End && r.Start < r.End {
+						for _, v := range r.Nodes {
+							if slices.Contains(o.Nodes, v) {
+								t.Fatalf("history %d, %s: jobs %d and %d both on node %d", h, spec, o.ID, r.ID, v)
+							}
+						}
+					}
+				}
+			}
+			wa := refAlloc(t, spec, m)
+			var times []int64
+			for _, r := range rs {
+				times = append(times, r.Arrival, r.Start, r.End)
+			}
+			slices.Sort(times)
+			for _, now := range slices.Compact(times) {
+				first := slices.IndexFunc(rs, func(r JobResult) bool { return r.Arrival <= now && now < r.Start })
+				if first < 0 {
+					continue
+				}
+				hd := rs[first]
+				cands := []int64{now}
+				for _, r := range rs {
+					if r.Start <= now && now < r.End {
+						cands = append(cands, r.End)
+					}
+				}
+				slices.Sort(cands)
+				shadow := int64(-1)
+				for _, c := range cands {
+					var away []int
+					for v := range n {
+						held := !slices.Contains(parts[hd.Partition], v)
+						for _, r := range rs {
+							if r.Start <= now && now < r.End && r.End > c && slices.Contains(r.Nodes, v) {
+								held = true
+							}
+						}
+						if held {
+							away = append(away, v)
+						}
+					}
+					nodes, _, err := alloc.AllocateWithout(context.Background(), wa, hd.Procs, away, nil)
+					if err == nil {
+						if err := wa.Release(nodes); err != nil {
+							t.Fatal(err)
+						}
+						shadow = c
+						break
+					}
+				}
+				if hd.Start > shadow {
+					t.Fatalf("history %d, %s: job %d (first waiting at %d, %d nodes of %s) starts at %d, after its shadow time %d", h, spec, hd.ID, now, hd.Procs, hd.Partition, hd.Start, shadow)
+				}
 			}
 		}
 	}

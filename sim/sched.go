@@ -268,6 +268,12 @@ func (s *strict) tryFront(x, free int, p *placer) (int, []int, error) {
 // delayed by jobs ahead of it, other partitions' fronts included. With one
 // partition (or none) this is the EASY above, decision for decision.
 //
+// With an allocator that may refuse a job that fits by count (slurm:tree,
+// slurm:block) a count cannot say whether a reservation keeps: the
+// reservations of several partitions are then placed, each front's from the
+// will-run test on its partition's nodes (passPlaced, placer.willRunIn), as the
+// one partition's head's is (backfillPlaced).
+//
 // Partitions' PriorityTier (Config.PartitionTiers): the queue holds the jobs
 // of a higher tier ahead of those of a lower one, arrival order within a
 // tier, as Slurm's backfill plugin walks the queue sort_job_queue2 sorted
@@ -294,6 +300,20 @@ type easy struct {
 	// trial: where the allocator would place a job of a size and partition
 	// (partitions.key), by partition, at the placer's version
 	trial map[int64]easyTrial
+	// placed: the reservations of a pass with an allocator that may refuse
+	// a job that fits by count (passPlaced), in queue order
+	placed []placedResv
+	// refusedKeeping: the sizes and partitions (partitions.key) the allocator
+	// refused in the pass, by the reservations (of placed, as bits) kept off
+	refusedKeeping map[[2]int64]bool
+}
+
+// placedResv is a front's reservation of passPlaced: job holds nodes (the
+// will-run test's) from start to end (at least one second).
+type placedResv struct {
+	job        int
+	start, end int64
+	nodes      []int
 }
 
 // easyResv is a reservation of a pass: partition part's front of k nodes from
@@ -344,7 +364,10 @@ func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int
 	if len(s.queue) == 0 {
 		return -1, nil, nil
 	}
-	if p.frag != nil { // one partition or none (newPartitions)
+	if p.frag != nil && s.pt != nil {
+		return s.passPlaced(now, running, p)
+	}
+	if p.frag != nil { // one partition or none
 		head := s.queue[0]
 		if s.res.at(head).Procs <= free {
 			nodes, err := p.place(head)
@@ -622,4 +645,99 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 		}
 	}
 	return -1, nil, nil
+}
+
+// passPlaced is EASY of several partitions with an allocator that may refuse a
+// job that fits by count (wait.go): the reservations are placed, not counted.
+// In queue order, a job whose partition has the free nodes starts now if the
+// allocator places it off the nodes of every reservation ahead of it that its
+// run (from now to now plus its estimate) overlaps, as the one partition's
+// later job starts on nodes other than the head's reserved ones
+// (placer.placeBesides); the first job of each partition that does not start
+// gets its reservation from the will-run test on its partition's nodes, off
+// the nodes of the reservations ahead of it whose window overlaps the one
+// tried (placer.willRunIn). So no job delays a reservation ahead of it, as
+// Slurm's backfill keeps a later job off the nodes earlier plans reserved
+// (backfill.c, _attempt_backfill). With one partition this is backfillPlaced,
+// decision for decision.
+func (s *easy) passPlaced(now int64, running *runSet, p *placer) (int, []int, error) {
+	s.placed = s.placed[:0]
+	clear(s.has)
+	if s.refusedKeeping == nil {
+		s.refusedKeeping = map[[2]int64]bool{}
+	}
+	clear(s.refusedKeeping)
+	for qi, i := range s.queue {
+		r := s.res.at(i)
+		x := s.pt.part(r)
+		if r.Procs <= s.pt.q.freeIn(x, nil) {
+			nodes, err := s.placeKeeping(i, now, p, s.placed)
+			if err != nil {
+				return -1, nil, err
+			}
+			if nodes != nil {
+				s.queue = slices.Delete(s.queue, qi, qi+1)
+				return i, nodes, nil
+			}
+		}
+		if s.has[x] {
+			continue
+		}
+		s.has[x] = true
+		h, ok, err := p.willRunIn(i, now, running, s.placed)
+		if err != nil {
+			return -1, nil, err
+		}
+		if !ok {
+			return -1, nil, fmt.Errorf("sim: internal error: job %d (%d nodes) is placed on no emptied partition %s, though it fit the empty one", r.ID, r.Procs, r.Partition)
+		}
+		s.placed = append(s.placed, h)
+	}
+	return -1, nil, nil
+}
+
+// placeKeeping places job i now off the nodes of the reservations of ahead
+// that its run overlaps: nil nodes when the allocator refuses it (a refusal
+// for a reservation's sake is not a wait for a block, as in
+// placer.placeBesides). The allocator decides from the free nodes, the
+// partition and the size alone: a job of a size and partition it refused
+// off the same reservations in the pass is refused without asking.
+func (s *easy) placeKeeping(i int, now int64, p *placer, ahead []placedResv) ([]int, error) {
+	r := s.res.at(i)
+	end := now + r.EstimateUsed
+	var over int64 // the reservations kept off, as bits (the first 63)
+	for j, h := range ahead {
+		if h.start < end && now < h.end && j < 63 {
+			over |= 1 << j
+		}
+	}
+	if over == 0 && len(ahead) <= 63 {
+		return p.place(i)
+	}
+	key := [2]int64{s.pt.key(r.Procs, r.Partition), over}
+	cache := len(ahead) <= 63
+	if cache && s.refusedKeeping[key] {
+		return nil, nil
+	}
+	var bm []uint64
+	for _, h := range ahead {
+		if h.start < end && now < h.end {
+			if bm == nil {
+				bm = s.pt.freshBlock()
+			}
+			for _, v := range h.nodes {
+				bm[v>>6] |= 1 << (v & 63)
+			}
+		}
+	}
+	if bm == nil {
+		return p.place(i)
+	}
+	p.block, p.quiet = bm, true
+	nodes, err := p.place(i)
+	p.block, p.quiet = nil, false
+	if err == nil && nodes == nil && cache {
+		s.refusedKeeping[key] = true
+	}
+	return nodes, err
 }

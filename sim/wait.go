@@ -34,7 +34,12 @@ import (
 //     job starts only if the head can still be placed at the shadow time on the
 //     copy. A later job the allocator refuses waits (no reservation of its own:
 //     EASY reserves for the head only, where Slurm reserves for every job it
-//     tests up to bf_max_job_test).
+//     tests up to bf_max_job_test). Jobs of several partitions
+//     (easy.passPlaced): each partition's first waiting job gets its
+//     reservation from the will-run test on its partition's nodes, off the
+//     nodes of the reservations ahead of it (willRunIn), and a job starts now
+//     if the allocator places it off the nodes of the reservations ahead that
+//     its run overlaps.
 //   - A job that the allocator cannot place even on the empty machine can never
 //     start: the replay refuses it at the start, naming it (ErrNeverFits).
 //
@@ -83,6 +88,9 @@ type placer struct {
 	// block, when set, is kept away from place's decision besides the
 	// outside of the job's partition (partitions.blocked; FCFS and Cplant)
 	block []uint64
+	// quiet, when set, keeps a refusal from being recorded as a wait for a
+	// block (EASY's job refused off the reserved nodes)
+	quiet bool
 }
 
 // reservation is EASY's reservation of a refused head: the shadow time and the
@@ -175,7 +183,7 @@ func (p *placer) place(i int) ([]int, error) {
 
 // refusedJob records that the allocator refused job r now.
 func (p *placer) refusedJob(r *JobResult) {
-	if !r.WaitedForBlock {
+	if !r.WaitedForBlock && !p.quiet {
 		r.WaitedForBlock, r.BlockWait = true, p.now // the first refusal, until the start
 	}
 }
@@ -226,6 +234,75 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 		}
 	}
 	return reservation{}, false, nil
+}
+
+// willRunIn is the reservation of head, the first waiting job of its
+// partition among several (easy.passPlaced), with the reservations ahead of it
+// kept: the will-run test of willRun on the nodes of head's partition (a copy
+// of the allocator with the nodes outside it held busy, the running jobs'
+// nodes in it freed in order of estimated end), tried at now, at each
+// estimated end and at each end of a reservation ahead, in time order, each
+// time off the nodes of the reservations ahead whose window overlaps head's
+// (from the time tried to it plus head's estimate, at least one second). The
+// first time at which the allocator places head is its start, the nodes it got
+// there its reservation; ok is false when it is not placed even on the emptied
+// partition.
+func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedResv) (placedResv, bool, error) {
+	r := p.tab.at(head)
+	k, window := r.Procs, max(r.EstimateUsed, 1)
+	if err := p.parts.enter(p.a, r.Partition, nil); err != nil {
+		return placedResv{}, false, err
+	}
+	c := p.frag.Clone()
+	in := p.parts.in[r.Partition]
+	p.ends = append(p.ends[:0], running.jobs...)
+	times := []int64{now}
+	for i := range p.ends {
+		p.ends[i].estEnd = max(p.ends[i].estEnd, now)
+		times = append(times, p.ends[i].estEnd)
+	}
+	for _, h := range ahead {
+		times = append(times, max(h.end, now))
+	}
+	slices.SortStableFunc(p.ends, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
+	slices.Sort(times)
+	var away []int
+	j := 0
+	for _, t := range slices.Compact(times) {
+		for ; j < len(p.ends) && p.ends[j].estEnd <= t; j++ {
+			p.held = p.held[:0]
+			for _, v := range p.tab.at(p.ends[j].job).Nodes {
+				if in[v>>6]>>(v&63)&1 != 0 {
+					p.held = append(p.held, v)
+				}
+			}
+			if err := c.Release(p.held); err != nil {
+				return placedResv{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
+			}
+		}
+		away = away[:0]
+		for _, h := range ahead {
+			if h.start < t+window && t < h.end {
+				away = append(away, h.nodes...)
+			}
+		}
+		if len(away) > 0 { // reservations of disjoint windows may share nodes
+			slices.Sort(away)
+			away = slices.Compact(away)
+		}
+		if c.NumFree() < k {
+			continue
+		}
+		nodes, held, err := alloc.AllocateWithout(p.ctx, c, k, away, p.held)
+		p.held = held
+		if err == nil {
+			return placedResv{job: head, start: t, end: t + window, nodes: nodes}, true, nil
+		}
+		if !refusedForNow(err, false) {
+			return placedResv{}, false, fmt.Errorf("sim: will-run test of job %d: %w", r.ID, err)
+		}
+	}
+	return placedResv{}, false, nil
 }
 
 // placeBesides places job i now so that the reservation res of head keeps: with

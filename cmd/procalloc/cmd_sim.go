@@ -385,9 +385,10 @@ partition's nodes, and starts a job only if it delays no reservation ahead of it
 partitions of the same nodes (and tier) are one. A partition's PriorityTier (or
 the older Priority=) orders the queue as Slurm's sort_job_queue2 does: the jobs
 of a higher tier first, queue order within a tier (every tier equal: no change).
-easy with jobs of several partitions (or tiers) takes count-based allocators only
-(slurm:consec; not slurm:tree or slurm:block, which may refuse a job that fits by
-count). A job its partition's State (DOWN, DRAIN, INACTIVE), MaxNodes, MinNodes or
+With slurm:tree or slurm:block, which may refuse a job that fits by count, easy's
+reservations of several partitions are placed: each front's nodes and start come
+from a will-run test on its partition's nodes, off the reservations ahead of it,
+and a job starts now only off the reserved nodes its run overlaps. A job its partition's State (DOWN, DRAIN, INACTIVE), MaxNodes, MinNodes or
 MaxTime would have kept pending is replayed as the history ran it, with a warning
 on stderr counting such jobs and naming the first. docs/sim.md, "Partitions".
 Output of several clusters (sacct -L, -M a,b) is refused, since each cluster numbers

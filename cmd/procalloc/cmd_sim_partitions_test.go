@@ -38,12 +38,21 @@ func TestSimPartitionsCLI(t *testing.T) {
 	}
 	trace := filepath.Join(dir, "sacct.txt")
 	os.WriteFile(trace, []byte(b.String()), 0o644)
-	for _, sched := range []string{"fcfs", "cplant", "easy", "as-run"} {
+	// slurm:tree (leaves of 4 nodes under two spines, no root) too: it may
+	// refuse a job that fits by count, and easy reserves on its partition's
+	// nodes through the will-run test.
+	tree := filepath.Join(dir, "topology.conf")
+	os.WriteFile(tree, []byte("SwitchName=l1 Nodes=node[01-04]\nSwitchName=l2 Nodes=node[05-08]\nSwitchName=l3 Nodes=node[09-12]\nSwitchName=l4 Nodes=node[13-16]\nSwitchName=s1 Switches=l[1-2]\nSwitchName=s2 Switches=l[3-4]\n"), 0o644)
+	for _, c := range []struct{ sched, alloc string }{
+		{"fcfs", "slurm:consec"}, {"cplant", "slurm:consec"}, {"easy", "slurm:consec"}, {"as-run", "slurm:consec"},
+		{"fcfs", "slurm:tree:" + tree}, {"cplant", "slurm:tree:" + tree}, {"easy", "slurm:tree:" + tree},
+	} {
+		sched := c.sched
 		rows := filepath.Join(dir, sched+".csv")
 		code, out, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf,
-			"--sched", sched, "--alloc", "slurm:consec", "--per-job", rows, "--json")
+			"--sched", sched, "--alloc", c.alloc, "--per-job", rows, "--json")
 		if code != 0 || !strings.Contains(out, `"jobs": 60`) {
-			t.Fatalf("%s: exit %d, %s %s", sched, code, out, stderr)
+			t.Fatalf("%s, %s: exit %d, %s %s", sched, c.alloc, code, out, stderr)
 		}
 		f, err := os.ReadFile(rows)
 		if err != nil {
