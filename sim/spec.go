@@ -607,6 +607,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	}
 	// The jobs their partition's state or limits would have kept from running,
 	// before scaling (the history's own sizes and limits).
+	files.keep("SlurmConf default", rp.partitions.defaultWarnings())
 	files.keep("SlurmConf limits", rp.partitions.limitWarnings(rp.Jobs))
 	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun && rp.partitions == nil {
 		// Replicas generated as the replay goes (same jobs, same order).
