@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,25 +26,16 @@ func TestNoDefaultPartitionSimAndPlan(t *testing.T) {
 	os.WriteFile(conf, []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=a Nodes=node[01-06]\nPartitionName=b Nodes=node[05-10]\n"), 0o644)
 	in := map[string][2]int{"a": {1, 6}, "b": {5, 10}, "": {1, 10}}
 	parts := []string{"a", "", "b", "", ""}
-	var b strings.Builder
-	b.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\n")
 	unnamed := 0
 	for i := range 40 {
-		p := parts[i%len(parts)]
-		if p == "" {
+		if parts[i%len(parts)] == "" {
 			unnamed++
 		}
-		lo, hi := in[p][0], in[p][1]
-		k := 1 + (i*7)%min(hi-lo+1, 5)
-		first := lo + (i*3)%(hi-lo+2-k)
-		start := time.Date(2026, 11, 2, 0, 30*i, 0, 0, time.UTC) // one job at a time: the recorded node lists never overlap
-		run := 600 + 97*(i%9)
-		const layout = "2006-01-02T15:04:05"
-		fmt.Fprintf(&b, "%d|%s|%s|%s|%d|%d|%d|%d|COMPLETED|%s|node[%02d-%02d]\n",
-			2000+i, start.Format(layout), start.Format(layout), start.Add(time.Duration(run)*time.Second).Format(layout), run, 30, k, k, p, first, first+k-1)
 	}
+	// One job every 30 minutes (each ends within): the recorded node lists never overlap.
+	history := partHistory(parts, in, 40, 30*time.Minute, func(i, lo, hi, k int) int { return lo + (i*3)%(hi-lo+2-k) })
 	trace := filepath.Join(dir, "sacct.txt")
-	os.WriteFile(trace, []byte(b.String()), 0o644)
+	os.WriteFile(trace, []byte(history), 0o644)
 	warning := slurm.NoDefaultWarning(unnamed)
 
 	rows := filepath.Join(dir, "rows.csv")
@@ -54,27 +44,8 @@ func TestNoDefaultPartitionSimAndPlan(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, warning) {
 		t.Fatalf("sim: exit %d, want 0 and the warning %q: %s", code, warning, stderr)
 	}
-	f, err := os.ReadFile(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(string(f))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	for _, r := range recs[1:] {
-		line, _ := strconv.Atoi(r[col["line"]])
-		p := parts[(line-2)%len(parts)]
-		for _, v := range strings.Fields(r[col["nodes"]]) {
-			node, _ := strconv.Atoi(v)
-			if node+1 < in[p][0] || node+1 > in[p][1] {
-				t.Errorf("sim: job of line %d (partition %q) on node%02d", line, p, node+1)
-			}
-		}
+	for _, bad := range rowsOutside(t, rows, parts, in) {
+		t.Errorf("sim: %s", bad)
 	}
 
 	out := filepath.Join(dir, "plan")
@@ -111,7 +82,7 @@ func TestNoDefaultPartitionSimAndPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err = csv.NewReader(strings.NewReader(string(pred))).ReadAll()
+	recs, err := csv.NewReader(strings.NewReader(string(pred))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
