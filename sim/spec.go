@@ -94,7 +94,8 @@ type Spec struct {
 	// SlurmConf, when set, is a slurm.conf (its Include lines followed, a
 	// relative name in its directory) whose partitions keep every job on its
 	// partition's nodes (Config.Partitions): an sacct job in the partition it ran
-	// in, a job naming none in the Default=YES partition. Its nodes are matched
+	// in, a job naming none in the Default=YES partition (without one, on the
+	// nodes of every partition, with a warning). Its nodes are matched
 	// by name against Hosts (or a graph's names); a job of a partition it lacks is
 	// an error naming the trace's line.
 	SlurmConf string
