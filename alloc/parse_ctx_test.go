@@ -62,8 +62,8 @@ func TestParseStopsBuildingTheCurve(t *testing.T) {
 	if looks < 3 {
 		t.Fatalf("bf:rcm on %s: %d looks at the context; want the curve's searches to look", big.Spec(), looks)
 	}
-	for k := int64(0); k < looks; k += max(1, looks/40) {
-		if a, err := Parse("bf:rcm", big, Options{Context: ctxtest.StopAfter(k)}); !errors.Is(err, context.Canceled) || a != nil {
+	for k, stop := range ctxtest.Stops(looks, 40) {
+		if a, err := Parse("bf:rcm", big, Options{Context: stop}); !errors.Is(err, context.Canceled) || a != nil {
 			t.Fatalf("bf:rcm ended after %d of %d looks: allocator %v, error %v; want none and context.Canceled", k, looks, a != nil, err)
 		}
 	}
@@ -124,13 +124,7 @@ func TestParseStopsBuildingSlurmsTree(t *testing.T) {
 	if min := int64(4 * m.N() / treeLookEvery); looks < min {
 		t.Fatalf("%d looks on %s, want at least %d", looks, spec, min)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for k := int64(-1); k < looks; k += max(1, looks/40) {
-		stop := context.Context(ctx)
-		if k >= 0 {
-			stop = ctxtest.StopAfter(k)
-		}
+	for k, stop := range ctxtest.Stops(looks, 40) {
 		if a, err := Parse(name, m, opt(stop)); !errors.Is(err, context.Canceled) || a != nil || !strings.HasPrefix(err.Error(), "allocator \""+name+"\": ") {
 			t.Fatalf("ended after %d of %d looks: allocator %v, error %v; want none and context.Canceled after the spec", k, looks, a != nil, err)
 		}

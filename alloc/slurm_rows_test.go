@@ -2,7 +2,6 @@ package alloc
 
 import (
 	"bytes"
-	"slices"
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
@@ -51,15 +50,7 @@ func TestSlurmTreeFillRowsManyClasses(t *testing.T) {
 		if nc := len(byClass.tr.twins); nc <= 64 {
 			t.Fatalf("fattree:%s: %d twin classes, want more than 64", shape, nc)
 		}
-		one.tr.filled = true // never fills
-		byClass.tr.rows = make([][]uint16, byClass.tr.rowKeys)
-		byClass.tr.fillRows(byClass.tree)
-		for i, s := range one.tree.Switches {
-			want := slices.Clone(one.tr.leafDistances(one.tree, i))
-			if got := byClass.tr.rows[byClass.tr.rowKey[i]]; !slices.Equal(got, want) {
-				t.Fatalf("fattree:%s, switch %s: rows by class %v, by search %v", shape, s.Name, got, want)
-			}
-		}
+		checkFillRows(t, one, byClass, "fattree:"+shape)
 	}
 }
 

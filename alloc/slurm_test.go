@@ -717,16 +717,21 @@ func TestSlurmTreeFillRowsMatchesSearches(t *testing.T) {
 				n += len(names)
 			}
 		}
-		one := newSlurmT(t, n, nil, conf)     // rows one search at a time
-		byClass := newSlurmT(t, n, nil, conf) // rows by class
-		one.tr.filled = true                  // never fills
-		byClass.tr.rows = make([][]uint16, byClass.tr.rowKeys)
-		byClass.tr.fillRows(byClass.tree)
-		for i, s := range one.tree.Switches {
-			want := slices.Clone(one.tr.leafDistances(one.tree, i))
-			if got := byClass.tr.rows[byClass.tr.rowKey[i]]; !slices.Equal(got, want) {
-				t.Fatalf("tree %d, switch %s: rows by class %v, by search %v\n%s", ci, s.Name, got, want, conf)
-			}
+		checkFillRows(t, newSlurmT(t, n, nil, conf), newSlurmT(t, n, nil, conf), fmt.Sprintf("tree %d (%q)", ci, conf))
+	}
+}
+
+// checkFillRows fails unless the rows fillRows measures on byClass are those
+// leafDistances measures on one (the same tree, read twice), switch by switch.
+func checkFillRows(t *testing.T, one, byClass *SlurmAllocator, what string) {
+	t.Helper()
+	one.tr.filled = true // never fills: rows one search at a time
+	byClass.tr.rows = make([][]uint16, byClass.tr.rowKeys)
+	byClass.tr.fillRows(byClass.tree)
+	for i, s := range one.tree.Switches {
+		want := slices.Clone(one.tr.leafDistances(one.tree, i))
+		if got := byClass.tr.rows[byClass.tr.rowKey[i]]; !slices.Equal(got, want) {
+			t.Fatalf("%s, switch %s: rows by class %v, by search %v", what, s.Name, got, want)
 		}
 	}
 }

@@ -380,13 +380,8 @@ func TestReadHostNamesAndRankingFilesStopWhenCancelled(t *testing.T) {
 		if looks < c.minLooks {
 			t.Fatalf("%s: %d looks, want at least %d", c.name, looks, c.minLooks)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		if got, err := c.read(ctx); !errors.Is(err, context.Canceled) || got != 0 {
-			t.Fatalf("%s, cancelled: %d, %v; want none and context.Canceled", c.name, got, err)
-		}
-		for k := int64(0); k < looks; k += max(1, looks/40) {
-			if got, err := c.read(ctxtest.StopAfter(k)); !errors.Is(err, context.Canceled) || got != 0 {
+		for k, stop := range ctxtest.Stops(looks, 40) { // k -1: cancelled before the call
+			if got, err := c.read(stop); !errors.Is(err, context.Canceled) || got != 0 {
 				t.Fatalf("%s, ended after %d of %d looks: %d, %v; want none and context.Canceled", c.name, k, looks, got, err)
 			}
 		}

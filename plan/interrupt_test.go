@@ -61,8 +61,8 @@ func TestComputeMachineStopsWhenCancelled(t *testing.T) {
 	if looks < 4 {
 		t.Fatalf("computeMachine looked at its context %d times", looks)
 	}
-	for k := int64(0); k < looks; k += max(1, looks/40) {
-		if _, err := computeMachine(ctxtest.StopAfter(k), opt.Machine, opt.Hosts, compute); !errors.Is(err, context.Canceled) {
+	for k, stop := range ctxtest.Stops(looks, 40) {
+		if _, err := computeMachine(stop, opt.Machine, opt.Hosts, compute); !errors.Is(err, context.Canceled) {
 			t.Fatalf("context ended at its look %d of %d: %v, want context.Canceled", k+1, looks, err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -27,33 +28,17 @@ type planPartition struct {
 	in    []bool // by compute node
 }
 
-// unionKey is the replay's name of the nodes of every partition, where jobs that
-// name no partition go when slurm.conf has no default one.
-const unionKey = "(every partition)"
-
 // partitionSets builds p.parts from slurm.conf's partitions on the compute hosts
-// (a partition's nodes that are not compute hosts are left out) and says whether
-// they restrict the replays (p.partsMatter: some partition lacks a compute host).
-func (p *Plan) partitionSets(names []string, all []bool, hosts [][]string, lines []int, dflt int) {
+// (slurm.PartitionsOn: a partition's nodes that are not compute hosts are left
+// out) and says whether they restrict the replays (p.partsMatter: some
+// partition lacks a compute host).
+func (p *Plan) partitionSets(parts []slurm.ConfPartition) {
 	n := len(p.Names)
-	p.defaultPart = dflt
-	for i, name := range names {
-		pp := planPartition{name: name, line: lines[i], in: make([]bool, n)}
-		if all[i] {
-			for v := range n {
-				pp.in[v] = true
-			}
-		} else {
-			for _, h := range hosts[i] {
-				if v, ok := p.computeSet[h]; ok {
-					pp.in[v] = true
-				}
-			}
-		}
-		for v, ok := range pp.in {
-			if ok {
-				pp.nodes = append(pp.nodes, v)
-			}
+	p.mparts = slurm.PartitionsOn(parts, p.Names, p.computeSet)
+	for i, cp := range parts {
+		pp := planPartition{name: cp.Name, line: cp.Line, nodes: p.mparts.Nodes[i], in: make([]bool, n)}
+		for _, v := range pp.nodes {
+			pp.in[v] = true
 		}
 		if len(pp.nodes) < n {
 			p.partsMatter = true
@@ -62,32 +47,12 @@ func (p *Plan) partitionSets(names []string, all []bool, hosts [][]string, lines
 	}
 }
 
-func (p *Plan) partitionIndex(name string) int {
-	for i := range p.parts {
-		if p.parts[i].name == name {
-			return i
-		}
-	}
-	return -1
-}
-
-// defaultNodes is the partition of jobs that name none: the default partition's
-// key and nodes, else (no Default=YES) every partition's nodes, with a warning.
+// defaultNodes is the partition of jobs that name none (slurm's
+// MachinePartitions.DefaultNodes): the default partition's name and nodes,
+// else (no Default=YES) every partition's nodes, with a warning.
 func (p *Plan) defaultNodes() (string, []int) {
-	if p.defaultPart >= 0 {
-		d := &p.parts[p.defaultPart]
-		return d.name, d.nodes
-	}
-	var nodes []int
-	for v := range p.Names {
-		for i := range p.parts {
-			if p.parts[i].in[v] {
-				nodes = append(nodes, v)
-				break
-			}
-		}
-	}
-	return unionKey, nodes
+	name, nodes, _ := p.mparts.DefaultNodes()
+	return name, nodes
 }
 
 // assignPartitions sets each job's partition for the replay (p.Jobs, a copy of
@@ -102,7 +67,7 @@ func (p *Plan) assignPartitions() error {
 	p.Jobs = slices.Clone(p.Jobs)
 	p.replayParts = map[string][]int{}
 	dkey, dnodes := p.defaultNodes()
-	noDefault := p.defaultPart < 0
+	noDefault := p.mparts.Default < 0
 	unknown := map[string]int{} // partitions slurm.conf lacks -> jobs
 	var unknownFirst []string
 	unnamed, unions := 0, 0
@@ -148,7 +113,7 @@ func (p *Plan) assignPartitions() error {
 			if name = strings.TrimSpace(name); name == "" {
 				continue
 			}
-			if k := p.partitionIndex(name); k >= 0 {
+			if k := p.mparts.Index(name); k >= 0 {
 				idx = append(idx, k)
 			} else {
 				if unknown[name] == 0 {
@@ -249,7 +214,7 @@ func (p *Plan) assignPartitions() error {
 		where := "the default partition " + dkey
 		if noDefault {
 			where = "the nodes of every partition"
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no Default=YES partition: Slurm refuses a job submitted without -p (\"No partition specified or system default partition\"); the %d jobs that name no partition are replayed on the nodes of every partition", p.opt.SlurmConfPath, unnamed))
+			r.Warnings = append(r.Warnings, p.opt.SlurmConfPath+": "+slurm.NoDefaultWarning(unnamed))
 		}
 		what := "its jobs name no partition"
 		switch {

@@ -154,9 +154,9 @@ type Plan struct {
 	progressMu sync.Mutex
 	// partitions (partition.go)
 	parts       []planPartition
-	defaultPart int              // index in parts of the default partition, -1 when none
-	partsMatter bool             // some partition lacks a compute host: the replays keep jobs in theirs
-	replayParts map[string][]int // sim.Config.Partitions; nil when partitions change nothing
+	mparts      *slurm.MachinePartitions // slurm.conf's partitions on the compute hosts; nil when not read
+	partsMatter bool                     // some partition lacks a compute host: the replays keep jobs in theirs
+	replayParts map[string][]int         // sim.Config.Partitions; nil when partitions change nothing
 	// unbuilt are the deployments the time limit left unbuilt (buildDeployments).
 	unbuilt []Kind
 }
@@ -701,10 +701,6 @@ func (p *Plan) checkPartitions() error {
 	var shared []string
 	inPart := map[string]bool{}
 	all := false
-	var names []string
-	var isAll []bool
-	var hosts [][]string
-	var lines []int
 	for _, pt := range parts {
 		r.Partitions = append(r.Partitions, pt.Name)
 		ptAll := strings.EqualFold(pt.Nodes, "ALL")
@@ -712,7 +708,6 @@ func (p *Plan) checkPartitions() error {
 		for _, h := range pt.Hosts {
 			inPart[h] = true
 		}
-		names, isAll, hosts, lines = append(names, pt.Name), append(isAll, ptAll), append(hosts, pt.Hosts), append(lines, pt.Line)
 		if whole || strings.HasPrefix(pt.OverSubscribe, "EXCLUSIVE") {
 			continue
 		}
@@ -721,7 +716,7 @@ func (p *Plan) checkPartitions() error {
 	if p.conf.Includes == 0 && len(parts) > 0 {
 		// With Include lines not followed, partitions may be defined elsewhere:
 		// every job may have every compute host, as before partitions were read.
-		p.partitionSets(names, isAll, hosts, lines, slurm.DefaultPartition(parts))
+		p.partitionSets(parts)
 	}
 	if !all && p.conf.Includes == 0 {
 		// Slurm runs no job on a node of no partition, nor do the replays.

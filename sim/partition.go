@@ -507,11 +507,14 @@ type confParts struct {
 	tiers map[string]int        // Config.PartitionTiers (nil when every tier is 1)
 	conf  []slurm.ConfPartition // as read, for their states and limits
 	path  string                // the file
+	warns []Warning             // jobs naming no partition without a default one
 }
 
 // readPartitions reads SlurmConf's partitions on m's nodes (named by Hosts, or
-// a graph's names) and returns the jobs with those naming no partition put in
-// the Default=YES one (a copy when any is changed).
+// a graph's names; slurm.PartitionsOn) and returns the jobs with those naming
+// no partition put in the default one, or without a Default=YES partition on
+// the nodes of every partition with a warning (slurm's DefaultNodes; a copy
+// when any is changed).
 func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, tr *Trace) ([]Job, *confParts, error) {
 	path := s.Path(s.SlurmConf)
 	fail := func(err error) error { return &FileError{Field: "SlurmConf", Path: path, Err: err} }
@@ -546,52 +549,56 @@ func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, tr *Trace) ([
 	if names == nil {
 		return nil, nil, fieldErr("SlurmConf", path, "needs the names of %s's nodes ({HostsFile} or {Hostlist}) to find its partitions' nodes", m.Spec())
 	}
-	index := make(map[string]int, len(names))
-	for v, name := range names {
-		index[name] = v
-	}
+	mp := slurm.PartitionsOn(cps, names, nil)
 	parts := map[string][]int{}
 	var tiers map[string]int
-	for _, cp := range cps {
+	for i, cp := range cps {
 		if cp.PriorityTier != 1 {
 			if tiers == nil {
 				tiers = map[string]int{}
 			}
 			tiers[cp.Name] = cp.PriorityTier
 		}
-		var in []int
-		if cp.Hosts == nil { // Nodes=ALL
-			in = make([]int, len(names))
-			for v := range in {
-				in[v] = v
-			}
-		}
-		for _, h := range cp.Hosts {
-			if v, ok := index[h]; ok {
-				in = append(in, v)
-			}
-		}
-		if len(in) == 0 {
+		if len(mp.Nodes[i]) == 0 {
 			continue // none of its nodes is on the machine: a job of it is refused
 		}
-		parts[cp.Name] = in
+		parts[cp.Name] = mp.Nodes[i]
 	}
 	jobs := tr.Jobs
-	copied := false
+	copied, unnamed := false, 0
+	var warns []Warning
 	for i, j := range jobs {
 		if j.Partition != "" {
 			continue
 		}
-		d := slurm.DefaultPartition(cps)
-		if d < 0 {
-			return nil, nil, fmt.Errorf("job %d (line %d) names no partition and %s has no Default=YES partition", j.ID, j.Line, path)
+		// The default partition, where Slurm puts a job submitted without -p;
+		// without one, every partition's nodes, with a warning (DefaultNodes).
+		name, nodes, union := mp.DefaultNodes()
+		if union && len(nodes) == 0 {
+			return nil, nil, fmt.Errorf("job %d (line %d) names no partition, and %s has no Default=YES partition and no partition holding a node of %s", j.ID, j.Line, path, m.Spec())
+		}
+		if union {
+			parts[name] = nodes
 		}
 		if !copied {
 			jobs, copied = slices.Clone(jobs), true
 		}
-		jobs[i].Partition = cps[d].Name
+		jobs[i].Partition = name
+		unnamed++
 	}
-	return jobs, &confParts{nodes: parts, tiers: tiers, conf: cps, path: path}, nil
+	if unnamed > 0 && mp.Default < 0 {
+		warns = append(warns, Warning{Field: "SlurmConf", File: path, Text: slurm.NoDefaultWarning(unnamed)})
+	}
+	return jobs, &confParts{nodes: parts, tiers: tiers, conf: cps, path: path, warns: warns}, nil
+}
+
+// defaultWarnings says that jobs naming no partition are replayed on the nodes
+// of every partition, slurm.conf having no Default=YES one (nil when not).
+func (cp *confParts) defaultWarnings() []Warning {
+	if cp == nil {
+		return nil
+	}
+	return cp.warns
 }
 
 // limitWarnings says which of jobs their partition's State or limits would

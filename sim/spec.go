@@ -94,7 +94,8 @@ type Spec struct {
 	// SlurmConf, when set, is a slurm.conf (its Include lines followed, a
 	// relative name in its directory) whose partitions keep every job on its
 	// partition's nodes (Config.Partitions): an sacct job in the partition it ran
-	// in, a job naming none in the Default=YES partition. Its nodes are matched
+	// in, a job naming none in the Default=YES partition (without one, on the
+	// nodes of every partition, with a warning). Its nodes are matched
 	// by name against Hosts (or a graph's names); a job of a partition it lacks is
 	// an error naming the trace's line.
 	SlurmConf string
@@ -607,6 +608,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	}
 	// The jobs their partition's state or limits would have kept from running,
 	// before scaling (the history's own sizes and limits).
+	files.keep("SlurmConf default", rp.partitions.defaultWarnings())
 	files.keep("SlurmConf limits", rp.partitions.limitWarnings(rp.Jobs))
 	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun && rp.partitions == nil {
 		// Replicas generated as the replay goes (same jobs, same order).

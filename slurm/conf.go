@@ -875,6 +875,105 @@ func DefaultPartition(parts []ConfPartition) int {
 	return d
 }
 
+// EveryPartition is the name under which MachinePartitions.DefaultNodes gives
+// the nodes of every partition, where the replays put jobs that name no
+// partition when slurm.conf has no Default=YES partition.
+const EveryPartition = "(every partition)"
+
+// MachinePartitions is slurm.conf's partitions on a machine's nodes: the one
+// reading of them that procalloc sim (--slurm-conf) and procalloc plan share.
+type MachinePartitions struct {
+	Conf []ConfPartition // the partitions, as Conf.Partitions read them
+	// Nodes[i] is Conf[i]'s nodes on the machine (indices into the names
+	// PartitionsOn was given), ascending: Nodes=ALL every node, a partition
+	// without Nodes= none (slurmctld's build_part_bitmap: "No nodes in
+	// partition"), else the nodes its Hosts names that the machine has.
+	Nodes [][]int
+	// Default is DefaultPartition(Conf): the index of the default partition,
+	// -1 when no partition has Default=YES.
+	Default int
+}
+
+// PartitionsOn places parts on a machine whose node v is named names[v]
+// (index, when not nil, is names' inverse, name -> v).
+func PartitionsOn(parts []ConfPartition, names []string, index map[string]int) *MachinePartitions {
+	if index == nil {
+		index = make(map[string]int, len(names))
+		for v, name := range names {
+			index[name] = v
+		}
+	}
+	mp := &MachinePartitions{Conf: parts, Nodes: make([][]int, len(parts)), Default: DefaultPartition(parts)}
+	for i := range parts {
+		var in []int
+		if strings.EqualFold(parts[i].Nodes, "ALL") {
+			in = make([]int, len(names))
+			for v := range in {
+				in[v] = v
+			}
+		} else {
+			for _, h := range parts[i].Hosts {
+				if v, ok := index[h]; ok {
+					in = append(in, v)
+				}
+			}
+			slices.Sort(in) // Hosts has no repeat
+		}
+		mp.Nodes[i] = in
+	}
+	return mp
+}
+
+// Index returns the index of partition name, -1 when there is none.
+func (mp *MachinePartitions) Index(name string) int {
+	for i := range mp.Conf {
+		if mp.Conf[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// DefaultNodes is where a job that names no partition goes: the default
+// partition (its name and nodes; union false). Without a Default=YES
+// partition slurmctld refuses such a job (job_mgr.c, _get_job_parts:
+// ESLURM_DEFAULT_PARTITION_NOT_SET, "No partition specified or system default
+// partition") unless a job_submit plugin names its partitions, as
+// job_submit/all_partitions does with every partition; a history whose jobs
+// name none ran so, or is not Slurm's (SWF, a synthetic workload). The replays
+// then put such jobs on the nodes of every partition, under the name
+// EveryPartition (union true), and say so (NoDefaultWarning); nodes is empty
+// when no partition has a node on the machine.
+func (mp *MachinePartitions) DefaultNodes() (name string, nodes []int, union bool) {
+	if mp.Default >= 0 {
+		return mp.Conf[mp.Default].Name, mp.Nodes[mp.Default], false
+	}
+	n := 0
+	for _, in := range mp.Nodes {
+		if len(in) > 0 {
+			n = max(n, in[len(in)-1]+1)
+		}
+	}
+	seen := make([]bool, n)
+	for _, in := range mp.Nodes {
+		for _, v := range in {
+			seen[v] = true
+		}
+	}
+	for v, ok := range seen {
+		if ok {
+			nodes = append(nodes, v)
+		}
+	}
+	return EveryPartition, nodes, true
+}
+
+// NoDefaultWarning is the replays' warning, about a slurm.conf, when jobs jobs
+// name no partition and it has no Default=YES partition (DefaultNodes).
+func NoDefaultWarning(jobs int) string {
+	return fmt.Sprintf("no Default=YES partition: Slurm refuses a job submitted without -p (\"No partition specified or system default partition\") unless a job_submit plugin names its partitions; the %d jobs that name no partition are replayed on the nodes of every partition, as job_submit/all_partitions would submit them", jobs)
+}
+
 // readLimits reads the partition's PriorityTier (Priority), State, MaxNodes,
 // MinNodes and MaxTime from get (the line's value, else the DEFAULT line's) as
 // read_config.c's _parse_partitionname does.

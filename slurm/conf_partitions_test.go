@@ -2,6 +2,8 @@ package slurm
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +12,20 @@ import (
 
 	"github.com/procalloc/procalloc/internal/slurmtest"
 )
+
+// confPartitions is conf's partitions (ReadConf, Conf.Partitions); t fails on an error.
+func confPartitions(t *testing.T, conf string) []ConfPartition {
+	t.Helper()
+	c, err := ReadConf([]byte(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Partitions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
 
 // TestConfPartitionsDefault: PartitionName=DEFAULT sets what the partitions after
 // it (not before) leave out, a partition's own value wins, Shared= is the old name
@@ -26,14 +42,7 @@ func TestConfPartitionsDefault(t *testing.T) {
 		"PartitionName=DEFAULT OverSubscribe=no\n" +
 		"PartitionName=c Shared=EXCLUSIVE\n" +
 		"PartitionName=d Nodes=ALL\n"
-	c, err := ReadConf([]byte(conf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Partitions(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := confPartitions(t, conf)
 	type row struct {
 		name, nodes, over string
 		hosts             []string
@@ -55,7 +64,7 @@ func TestConfPartitionsDefault(t *testing.T) {
 			t.Errorf("partition %d: %+v, want %+v", i, p, w)
 		}
 	}
-	c, err = ReadConf([]byte("PartitionName=p Nodes=n[3-1]\n"))
+	c, err := ReadConf([]byte("PartitionName=p Nodes=n[3-1]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,5 +232,94 @@ func TestConfNodesState(t *testing.T) {
 	}
 	if want := "a1: a2:FUTURE a3:CLOUD a4:UNKNOWN"; strings.Join(got, " ") != want {
 		t.Errorf("states %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// TestPartitionsOn: random slurm.conf partitions (node lists, Nodes=ALL, no
+// Nodes=, Default=YES on none, one or several) on random machines (some of the
+// conf's nodes, in a shuffled order, and names slurm.conf lacks), against a
+// brute force of each partition's nodes, the default (the last Default=YES)
+// and where a job naming no partition goes (without one: every partition's
+// nodes under EveryPartition).
+func TestPartitionsOn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 11))
+	for trial := range 300 {
+		var b strings.Builder
+		b.WriteString("NodeName=n[1-12]\n")
+		lists := map[string]map[string]bool{} // partition -> its nodes; nil: ALL
+		nparts := 1 + rng.IntN(4)
+		lastDefault := -1
+		for i := range nparts {
+			name := fmt.Sprintf("p%d", i)
+			fmt.Fprintf(&b, "PartitionName=%s", name)
+			switch r := rng.IntN(6); {
+			case r == 0:
+				b.WriteString(" Nodes=ALL")
+				lists[name] = nil
+			case r == 1: // no Nodes=: no node
+				lists[name] = map[string]bool{}
+			default:
+				set := map[string]bool{}
+				var hs []string
+				for range 1 + rng.IntN(6) {
+					h := fmt.Sprintf("n%d", 1+rng.IntN(12))
+					set[h] = true
+					hs = append(hs, h)
+				}
+				fmt.Fprintf(&b, " Nodes=%s", strings.Join(hs, ","))
+				lists[name] = set
+			}
+			if rng.IntN(3) == 0 {
+				b.WriteString(" Default=YES")
+				lastDefault = i
+			}
+			b.WriteString("\n")
+		}
+		var names []string
+		for v := range 12 {
+			if rng.IntN(4) > 0 {
+				names = append(names, fmt.Sprintf("n%d", v+1))
+			}
+		}
+		names = append(names, "x1", "x2")
+		rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		ps := confPartitions(t, b.String())
+		mp := PartitionsOn(ps, names, nil)
+		if mp.Default != lastDefault {
+			t.Fatalf("trial %d %q: default %d, want %d", trial, b.String(), mp.Default, lastDefault)
+		}
+		var union []int
+		for v, h := range names {
+			for i := range ps {
+				set := lists[ps[i].Name]
+				if set == nil || set[h] {
+					union = append(union, v)
+					break
+				}
+			}
+		}
+		for i := range ps {
+			set := lists[ps[i].Name]
+			var want []int
+			for v, h := range names {
+				if set == nil || set[h] {
+					want = append(want, v)
+				}
+			}
+			if !slices.Equal(mp.Nodes[i], want) {
+				t.Fatalf("trial %d %q on %v: %s on %v, want %v", trial, b.String(), names, ps[i].Name, mp.Nodes[i], want)
+			}
+			if mp.Index(ps[i].Name) != i {
+				t.Fatalf("Index(%s) = %d, want %d", ps[i].Name, mp.Index(ps[i].Name), i)
+			}
+		}
+		name, nodes, isUnion := mp.DefaultNodes()
+		wantName, wantNodes := EveryPartition, union
+		if lastDefault >= 0 {
+			wantName, wantNodes = ps[lastDefault].Name, mp.Nodes[lastDefault]
+		}
+		if name != wantName || !slices.Equal(nodes, wantNodes) || isUnion != (lastDefault < 0) {
+			t.Fatalf("trial %d %q on %v: jobs naming no partition go to %s %v (union %v), want %s %v", trial, b.String(), names, name, nodes, isUnion, wantName, wantNodes)
+		}
 	}
 }

@@ -9,27 +9,25 @@ import (
 	"github.com/procalloc/procalloc/internal/slurmtest"
 )
 
+// partLimitsConf has partitions of every limit's form: TestConfPartitionLimits
+// says what ReadConf reads of them, TestConfPartitionLimitsOnSlurmctld that
+// slurmctld reads the same.
+const partLimitsConf = "NodeName=n[1-8]\n" +
+	"PartitionName=plain Nodes=ALL\n" +
+	"PartitionName=DEFAULT PriorityTier=3 MaxTime=30\n" +
+	"PartitionName=tiered Nodes=ALL PriorityTier=7 State=down MaxNodes=4 MinNodes=2\n" +
+	"PartitionName=dflt Nodes=ALL State=DRAINING MaxNodes=UNLIMITED MaxTime=5:30\n" +
+	"PartitionName=old Nodes=ALL Priority=9 PriorityTier=2 MaxTime=1-2:03:04 MaxNodes=0x10\n" +
+	"PartitionName=DEFAULT Priority=5\n" +
+	"PartitionName=odflt Nodes=ALL PriorityTier=2 State=Inactive MaxTime=INFINITE MaxNodes=2k MinNodes=010\n" +
+	"PartitionName=hms Nodes=ALL MaxTime=2:00:01\n"
+
 // TestConfPartitionLimits: PriorityTier (Priority=, the older name, winning
 // over it from the line or a DEFAULT line, as read_config.c reads them),
 // State, MaxNodes, MinNodes and MaxTime, with Slurm's defaults (tier 1, UP,
 // unlimited) and its refusals.
 func TestConfPartitionLimits(t *testing.T) {
-	conf := "NodeName=n[1-8]\n" +
-		"PartitionName=plain Nodes=ALL\n" +
-		"PartitionName=DEFAULT PriorityTier=3 MaxTime=30\n" +
-		"PartitionName=tiered Nodes=ALL PriorityTier=7 State=down MaxNodes=4 MinNodes=2\n" +
-		"PartitionName=dflt Nodes=ALL State=DRAINING MaxNodes=UNLIMITED\n" +
-		"PartitionName=old Nodes=ALL Priority=9 PriorityTier=2 MaxTime=1-2:03:04 MaxNodes=0x10\n" +
-		"PartitionName=DEFAULT Priority=5\n" +
-		"PartitionName=odflt Nodes=ALL PriorityTier=2 State=Inactive MaxTime=INFINITE MaxNodes=2k\n"
-	c, err := ReadConf([]byte(conf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Partitions(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := confPartitions(t, partLimitsConf)
 	type row struct {
 		name                string
 		tier                int
@@ -39,9 +37,10 @@ func TestConfPartitionLimits(t *testing.T) {
 	want := []row{
 		{"plain", 1, "UP", -1, 0, -1},
 		{"tiered", 7, "DOWN", 4, 2, 30},
-		{"dflt", 3, "DRAIN", -1, 0, 30},
+		{"dflt", 3, "DRAIN", -1, 0, 6},             // 5:30 (MM:SS) rounded up
 		{"old", 9, "UP", 16, 0, 1*1440 + 2*60 + 4}, // 03:04 rounded up to 4 minutes
-		{"odflt", 5, "INACTIVE", 2048, 0, -1},
+		{"odflt", 5, "INACTIVE", 2048, 8, -1},      // MinNodes=010: octal, strtoul base 0
+		{"hms", 5, "UP", -1, 0, 121},               // 2:00:01 rounded up
 	}
 	if len(ps) != len(want) {
 		t.Fatalf("%d partitions, want %d", len(ps), len(want))
@@ -125,25 +124,9 @@ func FuzzTimeStrMins(f *testing.F) {
 // slurmctld's fatal too. Not -short; needs root and slurmctld.
 func TestConfPartitionLimitsOnSlurmctld(t *testing.T) {
 	slurms := slurmtest.NeedCtlds(t, "partition tiers, states and limits")
-	conf := "NodeName=n[1-8]\n" +
-		"PartitionName=plain Nodes=ALL\n" +
-		"PartitionName=DEFAULT PriorityTier=3 MaxTime=30\n" +
-		"PartitionName=tiered Nodes=ALL PriorityTier=7 State=down MaxNodes=4 MinNodes=2\n" +
-		"PartitionName=dflt Nodes=ALL State=DRAINING MaxNodes=UNLIMITED MaxTime=5:30\n" +
-		"PartitionName=old Nodes=ALL Priority=9 PriorityTier=2 MaxTime=1-2:03:04 MaxNodes=0x10\n" +
-		"PartitionName=DEFAULT Priority=5\n" +
-		"PartitionName=odflt Nodes=ALL PriorityTier=2 State=Inactive MaxTime=INFINITE MaxNodes=2k MinNodes=010\n" +
-		"PartitionName=hms Nodes=ALL MaxTime=2:00:01\n"
-	c, err := ReadConf([]byte(conf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Partitions(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps := confPartitions(t, partLimitsConf)
 	for _, s := range slurms {
-		outs, fatal := slurmtestShow(t, s, conf)
+		outs, fatal := slurmtestShow(t, s, partLimitsConf)
 		if fatal != "" {
 			t.Fatalf("%s: slurmctld: %s", s.Name, fatal)
 		}

@@ -100,13 +100,7 @@ func TestTopologyFileAndMergeWeightsStopWhenCancelled(t *testing.T) {
 		if min := before.Looks() + int64(n/ctxEvery) + 1; looks < min {
 			t.Fatalf("%s: %d looks for %d hosts, want at least %d (%d before)", c.name, looks, n, min, before.Looks())
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		for k := int64(-1); k < looks; k += max(1, looks/40) {
-			stop := context.Context(ctx)
-			if k >= 0 {
-				stop = ctxtest.StopAfter(k)
-			}
+		for k, stop := range ctxtest.Stops(looks, 40) {
 			if got, err := c.call(stop); !errors.Is(err, context.Canceled) || !reflect.ValueOf(got).IsNil() {
 				t.Fatalf("%s: ended after %d of %d looks: %v; want nothing and context.Canceled", c.name, k, looks, err)
 			}

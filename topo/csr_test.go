@@ -19,6 +19,26 @@ func csrOf(g *Graph) CSR {
 	return c
 }
 
+// randomSparse is a graph of n vertices and up to edges random edges (no loop,
+// no repeat; several components, often), and its csrOf.
+func randomSparse(t *testing.T, r *rand.Rand, n, edges int) (*Graph, CSR) {
+	t.Helper()
+	var es [][2]int
+	seen := map[[2]int]bool{}
+	for range edges {
+		a, b := r.IntN(n), r.IntN(n)
+		if k := [2]int{min(a, b), max(a, b)}; a != b && !seen[k] {
+			seen[k] = true
+			es = append(es, k)
+		}
+	}
+	g, err := NewGraphFromEdges(n, es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, csrOf(g)
+}
+
 // TestHopRowMatchesDistRowAndBreadthFirst checks HopRow, in both distance types and
 // with its buffers reused, against DistRow's search over the adjacency lists and the
 // visiting order of BreadthFirst, on random sparse graphs with several components.
@@ -26,20 +46,7 @@ func TestHopRowMatchesDistRowAndBreadthFirst(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for trial := range 40 {
 		n := 2 + r.IntN(60)
-		var edges [][2]int
-		seen := map[[2]int]bool{}
-		for range r.IntN(2 * n) {
-			a, b := r.IntN(n), r.IntN(n)
-			if k := [2]int{min(a, b), max(a, b)}; a != b && !seen[k] {
-				seen[k] = true
-				edges = append(edges, k)
-			}
-		}
-		g, err := NewGraphFromEdges(n, edges)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := csrOf(g)
+		g, c := randomSparse(t, r, n, r.IntN(2*n))
 		if c.Vertices() != n {
 			t.Fatalf("trial %d: %d vertices, want %d", trial, c.Vertices(), n)
 		}
@@ -83,20 +90,7 @@ func TestHopRows64MatchesHopRow(t *testing.T) {
 	r := rand.New(rand.NewPCG(64, 9))
 	for trial := range 60 {
 		n := 2 + r.IntN(200)
-		var edges [][2]int
-		seen := map[[2]int]bool{}
-		for range r.IntN(3 * n) {
-			a, b := r.IntN(n), r.IntN(n)
-			if k := [2]int{min(a, b), max(a, b)}; a != b && !seen[k] {
-				seen[k] = true
-				edges = append(edges, k)
-			}
-		}
-		g, err := NewGraphFromEdges(n, edges)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := csrOf(g)
+		_, c := randomSparse(t, r, n, r.IntN(3*n))
 		srcs := make([]int32, 1+r.IntN(64))
 		for i := range srcs {
 			srcs[i] = int32(r.IntN(n))

@@ -75,7 +75,8 @@ func init() {
      goes to the default one, with a warning; a recorded node outside the job's
      partition is an error naming the line), a job that names none (SWF, converted,
      synthetic, sacct without Partition) in the Default=YES partition, where Slurm
-     puts jobs submitted without -p (N above is that partition's hosts). A job
+     puts jobs submitted without -p (N above is that partition's hosts; without
+     one, on the nodes of every partition, with a warning, as sim does). A job
      whose partition has too few free nodes at its recorded start waits (counted as
      "waited"). With one partition holding every host nothing changes;
   4. reports per deployment and per job-size class the mean pairwise hops of a

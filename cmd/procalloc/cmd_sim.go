@@ -373,7 +373,8 @@ JobIDRaw alone, and in sacct --completion's output, components are separate jobs
 Partition is read; without --slurm-conf sim replays every job on the whole machine.
 --slurm-conf FILE keeps each job on the nodes of its partition, as Slurm's select
 plugin does: an sacct job in the partition it ran in, a job naming none (SWF,
-converted, sacct without Partition) in the Default=YES one; slurm.conf's nodes are
+converted, sacct without Partition) in the Default=YES one (without one, on the
+nodes of every partition, with a warning, as plan does); slurm.conf's nodes are
 matched by name (--hosts, --hostlist or --graph's names), Include lines followed; a
 job of a partition slurm.conf lacks, or larger than its partition, is an error
 naming its line. The allocator must be Slurm's selection (slurm:...) or as-run.

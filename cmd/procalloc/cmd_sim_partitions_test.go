@@ -8,7 +8,68 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
+
+// partHistory is an sacct history of jobs jobs, job i (JobIDRaw 2000+i) in
+// partition parts[i mod len(parts)] on nodes node[first-first+k-1], first from
+// first(i, lo, hi, k) with in[p] = {lo, hi} ({1, 16} for a partition in lacks),
+// submitted every apart from 08:00 and started 30 s later.
+func partHistory(parts []string, in map[string][2]int, jobs int, every time.Duration, first func(i, lo, hi, k int) int) string {
+	var b strings.Builder
+	b.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\n")
+	const layout = "2006-01-02T15:04:05"
+	for i := range jobs {
+		p := parts[i%len(parts)]
+		lo, hi := 1, 16
+		if r, ok := in[p]; ok {
+			lo, hi = r[0], r[1]
+		}
+		k := 1 + (i*7)%min(hi-lo+1, 5)
+		f := first(i, lo, hi, k)
+		sub := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC).Add(time.Duration(i) * every)
+		start := sub.Add(30 * time.Second)
+		run := 600 + 97*(i%9)
+		fmt.Fprintf(&b, "%d|%s|%s|%s|%d|%d|%d|%d|COMPLETED|%s|node[%02d-%02d]\n",
+			2000+i, sub.Format(layout), start.Format(layout), start.Add(time.Duration(run)*time.Second).Format(layout),
+			run, 30, k, k, p, f, f+k-1)
+	}
+	return b.String()
+}
+
+// rowsOutside reads sim's --per-job rows and returns the jobs on a node outside
+// their partition (in: 1-based node numbers; a partition in lacks is not checked).
+func rowsOutside(t *testing.T, rows string, parts []string, in map[string][2]int) []string {
+	t.Helper()
+	f, err := os.ReadFile(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(f))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	var bad []string
+	for _, r := range recs[1:] {
+		line, _ := strconv.Atoi(r[col["line"]])
+		p := parts[(line-2)%len(parts)]
+		lohi, ok := in[p]
+		if !ok {
+			continue
+		}
+		for _, v := range strings.Fields(r[col["nodes"]]) {
+			node, _ := strconv.Atoi(v)
+			if node+1 < lohi[0] || node+1 > lohi[1] {
+				bad = append(bad, fmt.Sprintf("job of line %d (partition %q) on node%02d", line, p, node+1))
+			}
+		}
+	}
+	return bad
+}
 
 // TestSimPartitionsCLI: sim --slurm-conf with an sacct history of three
 // overlapping partitions under fcfs, cplant and easy: exit 0, every job on nodes
@@ -19,25 +80,10 @@ func TestSimPartitionsCLI(t *testing.T) {
 	conf := filepath.Join(dir, "slurm.conf")
 	os.WriteFile(conf, []byte("NodeName=node[01-16] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\nPartitionName=debug Nodes=node[01-04]\nPartitionName=gpu Nodes=node[11-16]\n"), 0o644)
 	in := map[string][2]int{"batch": {1, 16}, "debug": {1, 4}, "gpu": {11, 16}}
-	var b strings.Builder
-	b.WriteString("JobIDRaw|Submit|Start|End|ElapsedRaw|TimelimitRaw|NNodes|NCPUS|State|Partition|NodeList\n")
 	parts := []string{"batch", "debug", "gpu", "batch", ""}
-	for i := range 60 {
-		p := parts[i%len(parts)]
-		lo, hi := in[p][0], in[p][1]
-		if p == "" {
-			lo, hi = 1, 16
-		}
-		k := 1 + (i*7)%min(hi-lo+1, 5)
-		sub := 60 * i
-		start := sub + 30
-		run := 600 + 97*(i%9)
-		fmt.Fprintf(&b, "%d|2026-11-02T%02d:%02d:%02d|2026-11-02T%02d:%02d:%02d|2026-11-02T%02d:%02d:%02d|%d|%d|%d|%d|COMPLETED|%s|node[%02d-%02d]\n",
-			2000+i, 8+sub/3600, sub/60%60, sub%60, 8+start/3600, start/60%60, start%60, 8+(start+run)/3600, (start+run)/60%60, (start+run)%60,
-			run, 30, k, k, p, lo, lo+k-1)
-	}
+	history := partHistory(parts, in, 60, time.Minute, func(i, lo, hi, k int) int { return lo })
 	trace := filepath.Join(dir, "sacct.txt")
-	os.WriteFile(trace, []byte(b.String()), 0o644)
+	os.WriteFile(trace, []byte(history), 0o644)
 	// slurm:tree (leaves of 4 nodes under two spines, no root) too: it may
 	// refuse a job that fits by count, and easy reserves on its partition's
 	// nodes through the will-run test.
@@ -54,30 +100,8 @@ func TestSimPartitionsCLI(t *testing.T) {
 		if code != 0 || !strings.Contains(out, `"jobs": 60`) {
 			t.Fatalf("%s, %s: exit %d, %s %s", sched, c.alloc, code, out, stderr)
 		}
-		f, err := os.ReadFile(rows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, err := csv.NewReader(strings.NewReader(string(f))).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
-		col := map[string]int{}
-		for i, h := range recs[0] {
-			col[h] = i
-		}
-		for _, r := range recs[1:] {
-			line, _ := strconv.Atoi(r[col["line"]])
-			p := parts[(line-2)%len(parts)]
-			if p == "" {
-				continue
-			}
-			for _, v := range strings.Fields(r[col["nodes"]]) {
-				node, _ := strconv.Atoi(v)
-				if node+1 < in[p][0] || node+1 > in[p][1] {
-					t.Errorf("%s: job of line %d (partition %s) on node %d", sched, line, p, node)
-				}
-			}
+		for _, bad := range rowsOutside(t, rows, parts, in) {
+			t.Errorf("%s, %s: %s", sched, c.alloc, bad)
 		}
 	}
 	for _, c := range []struct{ old, new, want string }{
@@ -85,8 +109,8 @@ func TestSimPartitionsCLI(t *testing.T) {
 		{"|1|1|COMPLETED|debug|node[01-01]", "|5|5|COMPLETED|debug|node[01-05]", "needs 5 processors, its partition debug has 4"},
 	} {
 		bad := filepath.Join(dir, "bad.txt")
-		text := strings.Replace(b.String(), c.old, c.new, 1)
-		if text == b.String() {
+		text := strings.Replace(history, c.old, c.new, 1)
+		if text == history {
 			t.Fatalf("%q is not in the trace", c.old)
 		}
 		os.WriteFile(bad, []byte(text), 0o644)

@@ -2,6 +2,7 @@ package ctxtest
 
 import (
 	"context"
+	"iter"
 	"sync/atomic"
 )
 
@@ -45,3 +46,22 @@ func (c *Counting) Err() error {
 
 // Looks returns the calls of Err so far.
 func (c *Counting) Looks() int64 { return c.calls.Load() }
+
+// Stops returns the contexts a test ends a call with, at every point of a
+// call that looks at its context looks times: a context already cancelled
+// (k = -1), then StopAfter(k) for k = 0 and every max(1, looks/parts) looks
+// after, below looks. A call given each must stop with context.Canceled.
+func Stops(looks, parts int64) iter.Seq2[int64, context.Context] {
+	return func(yield func(int64, context.Context) bool) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if !yield(-1, ctx) {
+			return
+		}
+		for k := int64(0); k < looks; k += max(1, looks/parts) {
+			if !yield(k, StopAfter(k)) {
+				return
+			}
+		}
+	}
+}

@@ -227,7 +227,7 @@ var replayFlags = func() map[string]replayFlag {
 		"hostlist": strFlag(func(s *sim.Spec, v string) { s.Hostlist = v }).
 			with("Hostlist", HostlistUsage),
 		"slurm-conf": strFlag(func(s *sim.Spec, v string) { s.SlurmConf = v }).
-			with("SlurmConf", "slurm.conf `FILE` whose partitions keep each job on its partition's nodes (an sacct job in the one it ran in, others in the Default=YES one; nodes matched by name: --hosts, --hostlist or --graph's names); fcfs, cplant, easy and as-run replay jobs of several partitions"),
+			with("SlurmConf", "slurm.conf `FILE` whose partitions keep each job on its partition's nodes (an sacct job in the one it ran in, others in the Default=YES one, else on every partition's nodes with a warning; nodes matched by name: --hosts, --hostlist or --graph's names); fcfs, cplant, easy and as-run replay jobs of several partitions"),
 		"span-curve": strFlag(func(s *sim.Spec, v string) { s.SpanCurve = v }).
 			with("SpanCurve", "measure span, ring span and stretch-span on the ranks of `CURVE` (a curve or ranking file; default: a curve allocator's own ordering, else node indices)"),
 		"alloc": strFlag(func(s *sim.Spec, v string) { s.Alloc = v }).

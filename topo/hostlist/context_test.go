@@ -99,8 +99,8 @@ func TestExpandContextOfSeveralExpressions(t *testing.T) {
 	if min := int64(2 * n / lookEvery); looks < min {
 		t.Fatalf("%d looks for %d names: want at least %d", looks, len(want), min)
 	}
-	for k := int64(0); k < looks; k += max(1, looks/40) {
-		if got, err := ExpandContext(ctxtest.StopAfter(k), exprs...); err != context.Canceled || got != nil {
+	for k, stop := range ctxtest.Stops(looks, 40) {
+		if got, err := ExpandContext(stop, exprs...); err != context.Canceled || got != nil {
 			t.Fatalf("ended after %d of %d looks: %d names, %v; want none and context.Canceled", k, looks, len(got), err)
 		}
 	}
