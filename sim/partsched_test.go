@@ -601,20 +601,9 @@ func TestPartitionSchedsInvariants(t *testing.T) {
 				t.Fatal(err)
 			}
 			rs := res.PerJob
+			checkInPartitionsAlone(t, fmt.Sprintf("history %d, %s", h, sched), rs, parts)
 			for i, r := range rs {
-				for _, v := range r.Nodes {
-					if !slices.Contains(parts[r.Partition], v) {
-						t.Fatalf("history %d, %s: job %d on node %d, outside its partition %s", h, sched, r.ID, v, r.Partition)
-					}
-				}
 				for _, o := range rs[:i] {
-					if o.Start < r.End && r.Start < o.End && o.Start < o.End && r.Start < r.End {
-						for _, v := range r.Nodes {
-							if slices.Contains(o.Nodes, v) {
-								t.Fatalf("history %d, %s: jobs %d and %d both on node %d", h, sched, o.ID, r.ID, v)
-							}
-						}
-					}
 					if sched == SchedFCFS && o.Partition == r.Partition && r.Start < o.Start {
 						t.Fatalf("history %d, fcfs: job %d of %s starts at %d, before the earlier job %d at %d", h, r.ID, r.Partition, r.Start, o.ID, o.Start)
 					}
@@ -870,22 +859,7 @@ func TestPartitionSchedsPlacedHeadStartsByShadow(t *testing.T) {
 				t.Fatalf("history %d, %s: %v", h, spec, err)
 			}
 			rs := res.PerJob
-			for i, r := range rs {
-				for _, v := range r.Nodes {
-					if !slices.Contains(parts[r.Partition], v) {
-						t.Fatalf("history %d, %s: job %d on node %d, outside its partition %s", h, spec, r.ID, v, r.Partition)
-					}
-				}
-				for _, o := range rs[:i] {
-					if o.Start < r.End && r.Start < o.End && o.Start < o.End && r.Start < r.End {
-						for _, v := range r.Nodes {
-							if slices.Contains(o.Nodes, v) {
-								t.Fatalf("history %d, %s: jobs %d and %d both on node %d", h, spec, o.ID, r.ID, v)
-							}
-						}
-					}
-				}
-			}
+			checkInPartitionsAlone(t, fmt.Sprintf("history %d, %s", h, spec), rs, parts)
 			wa := refAlloc(t, spec, m)
 			var times []int64
 			for _, r := range rs {
@@ -930,6 +904,28 @@ func TestPartitionSchedsPlacedHeadStartsByShadow(t *testing.T) {
 				}
 				if hd.Start > shadow {
 					t.Fatalf("history %d, %s: job %d (first waiting at %d, %d nodes of %s) starts at %d, after its shadow time %d", h, spec, hd.ID, now, hd.Procs, hd.Partition, hd.Start, shadow)
+				}
+			}
+		}
+	}
+}
+
+// checkInPartitionsAlone checks that every job of a replay ran on nodes of its
+// partition and that no two jobs that ran at once shared a node.
+func checkInPartitionsAlone(t *testing.T, what string, rs []JobResult, parts map[string][]int) {
+	t.Helper()
+	for i, r := range rs {
+		for _, v := range r.Nodes {
+			if !slices.Contains(parts[r.Partition], v) {
+				t.Fatalf("%s: job %d on node %d, outside its partition %s", what, r.ID, v, r.Partition)
+			}
+		}
+		for _, o := range rs[:i] {
+			if o.Start < r.End && r.Start < o.End && o.Start < o.End && r.Start < r.End {
+				for _, v := range r.Nodes {
+					if slices.Contains(o.Nodes, v) {
+						t.Fatalf("%s: jobs %d and %d both on node %d", what, o.ID, r.ID, v)
+					}
 				}
 			}
 		}
