@@ -3,12 +3,9 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
-	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // Partitions. Slurm places a job on the nodes of its partition only (the select
@@ -24,8 +21,7 @@ import (
 type planPartition struct {
 	name  string
 	line  int
-	nodes []int  // compute nodes (indices of Plan.Machine), ascending
-	in    []bool // by compute node
+	nodes []int // compute nodes (indices of Plan.Machine), ascending
 }
 
 // partitionSets builds p.parts from slurm.conf's partitions on the compute hosts
@@ -36,10 +32,7 @@ func (p *Plan) partitionSets(parts []slurm.ConfPartition) {
 	n := len(p.Names)
 	p.mparts = slurm.PartitionsOn(parts, p.Names, p.computeSet)
 	for i, cp := range parts {
-		pp := planPartition{name: cp.Name, line: cp.Line, nodes: p.mparts.Nodes[i], in: make([]bool, n)}
-		for _, v := range pp.nodes {
-			pp.in[v] = true
-		}
+		pp := planPartition{name: cp.Name, line: cp.Line, nodes: p.mparts.Nodes[i]}
 		if len(pp.nodes) < n {
 			p.partsMatter = true
 		}
@@ -57,162 +50,33 @@ func (p *Plan) defaultNodes() (string, []int) {
 
 // assignPartitions sets each job's partition for the replay (p.Jobs, a copy of
 // the history's jobs) and the replay's partitions (p.replayParts), and fills the
-// report's counts. Only when the partitions restrict the replay (p.partsMatter).
+// report's counts: sim.AssignPartitions, the assignment procalloc sim
+// --slurm-conf makes too. Only when the partitions restrict the replay
+// (p.partsMatter).
 func (p *Plan) assignPartitions() error {
 	if !p.partsMatter || len(p.parts) == 0 {
 		return nil
 	}
 	r := &p.Report
 	tr := p.opt.Trace
+	jp, err := sim.AssignPartitions(p.Jobs, p.mparts, p.computeSet, p.opt.SlurmConfPath)
+	if err != nil {
+		return &InputError{p.opt.TracePath, err}
+	}
 	p.Jobs = slices.Clone(p.Jobs)
-	p.replayParts = map[string][]int{}
-	dkey, dnodes := p.defaultNodes()
-	noDefault := p.mparts.Default < 0
-	unknown := map[string]int{} // partitions slurm.conf lacks -> jobs
-	var unknownFirst []string
-	unnamed, unions := 0, 0
-	// The history's node names by table id -> compute node (-1: none); the jobs
-	// of a trace share one table.
-	var table *hostlist.Table
-	var idNode []int32
-	nodeOf := func(l hostlist.List, id int32) int32 {
-		if t := l.Table(); t != table {
-			table, idNode = t, idNode[:0]
-		}
-		for int(id) >= len(idNode) {
-			v, ok := p.computeSet[table.Name(int32(len(idNode)))]
-			if !ok {
-				v = -1
-			}
-			idNode = append(idNode, int32(v))
-		}
-		return idNode[id]
-	}
-	// outside returns the name of the first recorded node of j for which in is
-	// false (or that is no compute host), "" when there is none.
-	outside := func(j *sim.Job, in func(v int32) bool) string {
-		for first, length := range j.NodeList.Runs() {
-			for id := first; id < first+length; id++ {
-				if v := nodeOf(j.NodeList, id); v < 0 || !in(v) {
-					return j.NodeList.Table().Name(id)
-				}
-			}
-		}
-		return ""
-	}
-	use := func(key string, nodes []int) {
-		if _, ok := p.replayParts[key]; !ok {
-			p.replayParts[key] = nodes
-		}
-	}
-	inDefault := func(v int32) bool { _, ok := slices.BinarySearch(dnodes, int(v)); return ok }
 	for i := range p.Jobs {
-		j := &p.Jobs[i]
-		var idx []int
-		for _, name := range strings.Split(j.Partition, ",") {
-			if name = strings.TrimSpace(name); name == "" {
-				continue
-			}
-			if k := p.mparts.Index(name); k >= 0 {
-				idx = append(idx, k)
-			} else {
-				if unknown[name] == 0 {
-					unknownFirst = append(unknownFirst, fmt.Sprintf("%s (line %d)", name, j.Line))
-				}
-				unknown[name]++
-			}
-		}
-		if len(idx) == 0 {
-			// No partition, or none slurm.conf has: the default one, as Slurm
-			// places a job submitted without -p.
-			if j.Partition == "" {
-				unnamed++
-			}
-			if noDefault && len(dnodes) == 0 {
-				return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d names no partition of %s, which has no Default=YES partition and no partition holding a compute host", j.Line, j.ID, p.opt.SlurmConfPath)}
-			}
-			if tr != nil && j.NodeList.Len() > 0 {
-				if h := outside(j, inDefault); h != "" {
-					what, hint := "names no partition", fmt.Sprintf("add Partition to sacct's -o (sacct -o %s)", sim.SacctFields)
-					if j.Partition != "" {
-						what = fmt.Sprintf("ran in partition %s, which %s lacks", j.Partition, p.opt.SlurmConfPath)
-						hint = "cut the history to the period of this slurm.conf (sacct -S/-E)"
-					}
-					return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d %s, and its node %s is not in the default partition %s where it would be replayed: %s, or give the slurm.conf the history ran under", j.Line, j.ID, what, h, dkey, hint)}
-				}
-			}
-			if j.Procs > len(dnodes) {
-				return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d needs %d nodes, the default partition %s has %d compute hosts", j.Line, j.ID, j.Procs, dkey, len(dnodes))}
-			}
-			j.Partition = dkey
-			use(dkey, dnodes)
-			continue
-		}
-		// The partition that holds the recorded nodes, the first listed (a job
-		// submitted to several ran in one); without a node list, the first.
-		chosen := -1
-		for _, k := range idx {
-			pp := &p.parts[k]
-			if j.NodeList.Len() == 0 || outside(j, func(v int32) bool { return pp.in[v] }) == "" {
-				chosen = k
-				break
-			}
-		}
-		if chosen >= 0 {
-			pp := &p.parts[chosen]
-			if j.Procs > len(pp.nodes) {
-				return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d needs %d nodes, its partition %s has %d compute hosts", j.Line, j.ID, j.Procs, pp.name, len(pp.nodes))}
-			}
-			j.Partition = pp.name
-			use(pp.name, pp.nodes)
-			continue
-		}
-		if len(idx) > 1 {
-			// A heterogeneous job whose components ran in different partitions:
-			// the union of its partitions, if it holds the nodes.
-			inAny := func(v int32) bool {
-				for _, k := range idx {
-					if p.parts[k].in[v] {
-						return true
-					}
-				}
-				return false
-			}
-			if outside(j, inAny) == "" {
-				var names []string
-				var nodes []int
-				for v := range p.Names {
-					if inAny(int32(v)) {
-						nodes = append(nodes, v)
-					}
-				}
-				for _, k := range idx {
-					names = append(names, p.parts[k].name)
-				}
-				key := strings.Join(names, ",")
-				j.Partition = key
-				use(key, nodes)
-				unions++
-				continue
-			}
-		}
-		pp := &p.parts[idx[0]]
-		h := outside(j, func(v int32) bool { return pp.in[v] })
-		return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d ran on %s, which is not in its partition %s (%s line %d): the history is of another configuration; cut it to the period of this slurm.conf (sacct -S/-E) or give the slurm.conf it ran under", j.Line, j.ID, h, pp.name, p.opt.SlurmConfPath, pp.line)}
+		p.Jobs[i].Partition = jp.Keys[i]
 	}
-	if len(unknown) > 0 {
-		total := 0
-		for _, c := range unknown {
-			total += c
-		}
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d jobs of the history ran in partitions %s does not have (%s): they are replayed in the default partition %s, as jobs submitted without -p (Slurm would refuse -p with an unknown partition)", total, p.opt.SlurmConfPath, textin.FirstFew(unknownFirst, 5, ", "), dkey))
+	p.replayParts = jp.Nodes
+	if jp.UnknownWarning != "" {
+		r.Warnings = append(r.Warnings, jp.UnknownWarning)
 	}
-	if unions > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d heterogeneous jobs ran in several partitions: each is replayed on the nodes of all of them (Slurm places each component in its own)", unions))
+	if note := jp.UnionNote(); note != "" {
+		r.Notes = append(r.Notes, note)
 	}
-	if unnamed > 0 {
-		where := "the default partition " + dkey
-		if noDefault {
+	if unnamed := jp.Unnamed; unnamed > 0 {
+		where := "the default partition " + jp.Default
+		if jp.NoDefault {
 			where = "the nodes of every partition"
 			r.Warnings = append(r.Warnings, p.opt.SlurmConfPath+": "+slurm.NoDefaultWarning(unnamed))
 		}
@@ -227,7 +91,7 @@ func (p *Plan) assignPartitions() error {
 		default:
 			what = "the sacct history has no Partition (sacct -o ...,Partition,...)"
 		}
-		r.Notes = append(r.Notes, fmt.Sprintf("%s: replayed in %s (%d compute hosts), where Slurm places jobs submitted without -p", what, where, len(dnodes)))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: replayed in %s (%d compute hosts), where Slurm places jobs submitted without -p", what, where, len(jp.DefaultNodes)))
 	}
 	// The report's counts, in slurm.conf order, then the unions.
 	count := map[string]int{}

@@ -21,7 +21,9 @@
 // reservation ahead of it (sched.go; docs/sim.md, "Partitions"); the jobs of
 // a partition of a higher PriorityTier come first (Config.PartitionTiers), as
 // Slurm sorts its queue. Jobs slurm.conf's partition State or limits would have
-// kept pending are replayed as the history ran them, with a Warning.
+// kept pending are replayed as the history ran them, with a Warning. Each job's
+// partition (sacct's, comma-joined for several; none or a removed one: the
+// default) comes from AssignPartitions, which procalloc plan uses too.
 //
 // Spec is one replay with every choice typed (trace, window and scaling, machine,
 // allocator, scheduler, conventions, network model, baseline): Validate reports every

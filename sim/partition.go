@@ -507,15 +507,14 @@ type confParts struct {
 	tiers map[string]int        // Config.PartitionTiers (nil when every tier is 1)
 	conf  []slurm.ConfPartition // as read, for their states and limits
 	path  string                // the file
-	warns []Warning             // jobs naming no partition without a default one
+	warns []Warning             // AssignPartitions' warnings: unknown partitions, unions, no default
 }
 
 // readPartitions reads SlurmConf's partitions on m's nodes (named by Hosts, or
-// a graph's names; slurm.PartitionsOn) and returns the jobs with those naming
-// no partition put in the default one, or without a Default=YES partition on
-// the nodes of every partition with a warning (slurm's DefaultNodes; a copy
-// when any is changed).
-func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, tr *Trace) ([]Job, *confParts, error) {
+// a graph's names; slurm.PartitionsOn) and returns jobs (a copy) each with the
+// partition it is replayed in (AssignPartitions, as procalloc plan assigns
+// them), and the warnings about them.
+func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, jobs []Job) ([]Job, *confParts, error) {
 	path := s.Path(s.SlurmConf)
 	fail := func(err error) error { return &FileError{Field: "SlurmConf", Path: path, Err: err} }
 	r, err := s.open(s.SlurmConf)
@@ -549,51 +548,44 @@ func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, tr *Trace) ([
 	if names == nil {
 		return nil, nil, fieldErr("SlurmConf", path, "needs the names of %s's nodes ({HostsFile} or {Hostlist}) to find its partitions' nodes", m.Spec())
 	}
-	mp := slurm.PartitionsOn(cps, names, nil)
-	parts := map[string][]int{}
+	index := make(map[string]int, len(names))
+	for v, name := range names {
+		index[name] = v
+	}
+	mp := slurm.PartitionsOn(cps, names, index)
 	var tiers map[string]int
-	for i, cp := range cps {
+	for _, cp := range cps {
 		if cp.PriorityTier != 1 {
 			if tiers == nil {
 				tiers = map[string]int{}
 			}
 			tiers[cp.Name] = cp.PriorityTier
 		}
-		if len(mp.Nodes[i]) == 0 {
-			continue // none of its nodes is on the machine: a job of it is refused
-		}
-		parts[cp.Name] = mp.Nodes[i]
 	}
-	jobs := tr.Jobs
-	copied, unnamed := false, 0
+	jp, err := AssignPartitions(jobs, mp, index, path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Trace, err)
+	}
+	jobs = slices.Clone(jobs)
+	for i := range jobs {
+		jobs[i].Partition = jp.Keys[i]
+	}
 	var warns []Warning
-	for i, j := range jobs {
-		if j.Partition != "" {
-			continue
+	for _, text := range []string{jp.UnknownWarning, jp.UnionNote()} {
+		if text != "" {
+			warns = append(warns, Warning{Field: "SlurmConf", File: path, Text: text})
 		}
-		// The default partition, where Slurm puts a job submitted without -p;
-		// without one, every partition's nodes, with a warning (DefaultNodes).
-		name, nodes, union := mp.DefaultNodes()
-		if union && len(nodes) == 0 {
-			return nil, nil, fmt.Errorf("job %d (line %d) names no partition, and %s has no Default=YES partition and no partition holding a node of %s", j.ID, j.Line, path, m.Spec())
-		}
-		if union {
-			parts[name] = nodes
-		}
-		if !copied {
-			jobs, copied = slices.Clone(jobs), true
-		}
-		jobs[i].Partition = name
-		unnamed++
 	}
-	if unnamed > 0 && mp.Default < 0 {
-		warns = append(warns, Warning{Field: "SlurmConf", File: path, Text: slurm.NoDefaultWarning(unnamed)})
+	if jp.Unnamed > 0 && jp.NoDefault {
+		warns = append(warns, Warning{Field: "SlurmConf", File: path, Text: slurm.NoDefaultWarning(jp.Unnamed)})
 	}
-	return jobs, &confParts{nodes: parts, tiers: tiers, conf: cps, path: path, warns: warns}, nil
+	return jobs, &confParts{nodes: jp.Nodes, tiers: tiers, conf: cps, path: path, warns: warns}, nil
 }
 
-// defaultWarnings says that jobs naming no partition are replayed on the nodes
-// of every partition, slurm.conf having no Default=YES one (nil when not).
+// defaultWarnings is AssignPartitions' warnings: jobs of partitions slurm.conf
+// lacks replayed in the default one, heterogeneous jobs on the union of their
+// partitions, jobs naming no partition on the nodes of every partition when
+// slurm.conf has no Default=YES one (nil when none).
 func (cp *confParts) defaultWarnings() []Warning {
 	if cp == nil {
 		return nil
@@ -646,7 +638,7 @@ func (cp *confParts) limitWarnings(jobs []Job) []Warning {
 	for _, j := range jobs {
 		p := byName[j.Partition]
 		if p == nil {
-			continue // refused by Run: not one of the replay's partitions
+			continue // the union of a heterogeneous job's partitions: no limits of its own
 		}
 		switch p.State {
 		case "DOWN":

@@ -573,11 +573,6 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
 	rp.Spec.Machine = m
-	if s.SlurmConf != "" {
-		if rp.Jobs, rp.partitions, err = s.readPartitions(ctx, m, tr); err != nil {
-			return nil, err
-		}
-	}
 	if s.From != "" || s.To != "" {
 		from, to := int64(0), int64(0)
 		if s.From != "" {
@@ -604,6 +599,13 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 		rp.Jobs, rp.DroppedLarger = DropLarger(rp.Jobs, m.N())
 		if len(rp.Jobs) == 0 {
 			return nil, fmt.Errorf("%s: every job is larger than %s", s.Trace, m.Spec())
+		}
+	}
+	// Each job's partition (AssignPartitions), for the jobs replayed: those of
+	// the window, without the ones larger than the machine that were dropped.
+	if s.SlurmConf != "" {
+		if rp.Jobs, rp.partitions, err = s.readPartitions(ctx, m, rp.Jobs); err != nil {
+			return nil, err
 		}
 	}
 	// The jobs their partition's state or limits would have kept from running,

@@ -372,12 +372,14 @@ end and the longest limit; stderr counts such jobs. JobID is needed for this (wi
 JobIDRaw alone, and in sacct --completion's output, components are separate jobs).
 Partition is read; without --slurm-conf sim replays every job on the whole machine.
 --slurm-conf FILE keeps each job on the nodes of its partition, as Slurm's select
-plugin does: an sacct job in the partition it ran in, a job naming none (SWF,
-converted, sacct without Partition) in the Default=YES one (without one, on the
-nodes of every partition, with a warning, as plan does); slurm.conf's nodes are
+plugin does, and as plan assigns them: an sacct job in the partition it ran in
+(of several, "a,b", the first holding its recorded nodes, else for a heterogeneous
+job all of them), a job naming none (SWF, converted, sacct without Partition) or
+only partitions slurm.conf lacks in the Default=YES one (without one, on the nodes
+of every partition), with warnings counting such jobs; slurm.conf's nodes are
 matched by name (--hosts, --hostlist or --graph's names), Include lines followed; a
-job of a partition slurm.conf lacks, or larger than its partition, is an error
-naming its line. The allocator must be Slurm's selection (slurm:...) or as-run.
+recorded node outside the job's partition, or a job larger than its partition, is
+an error naming its line. The allocator must be Slurm's selection (slurm:...) or as-run.
 With jobs of several partitions, fcfs and cplant take each partition's front in
 queue order as Slurm's main scheduler does (job_scheduler.c _schedule): a front that
 cannot start holds its partition's later jobs and keeps the later fronts off its

@@ -73,8 +73,9 @@ func rowsOutside(t *testing.T, rows string, parts []string, in map[string][2]int
 
 // TestSimPartitionsCLI: sim --slurm-conf with an sacct history of three
 // overlapping partitions under fcfs, cplant and easy: exit 0, every job on nodes
-// of its partition (--per-job), and a job of a partition slurm.conf lacks, or
-// larger than its partition, an error naming the trace's line.
+// of its partition (--per-job); a job that ran outside its partition, or
+// larger than it, an error naming the trace's line; a job of a partition
+// slurm.conf lacks replayed in the default one with a warning.
 func TestSimPartitionsCLI(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "slurm.conf")
@@ -105,8 +106,9 @@ func TestSimPartitionsCLI(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ old, new, want string }{
-		{"|debug|node[01-01]", "|long|node[01-01]", `partition "long" is not one of the replay's partitions`},
-		{"|1|1|COMPLETED|debug|node[01-01]", "|5|5|COMPLETED|debug|node[01-05]", "needs 5 processors, its partition debug has 4"},
+		{"|debug|node[01-01]", "|debug|node[05-05]", "ran on node05, which is not in its partition debug"},
+		{"|1|1|COMPLETED|debug|node[01-01]", "|5|5|COMPLETED|debug|node[01-05]", "ran on node05, which is not in its partition debug"},
+		{"|1|1|COMPLETED|debug|node[01-01]", "|5|5|COMPLETED|debug|", "needs 5 nodes, its partition debug has 4 compute hosts"},
 	} {
 		bad := filepath.Join(dir, "bad.txt")
 		text := strings.Replace(history, c.old, c.new, 1)
@@ -115,9 +117,17 @@ func TestSimPartitionsCLI(t *testing.T) {
 		}
 		os.WriteFile(bad, []byte(text), 0o644)
 		code, _, stderr := runCLI(t, "", "sim", "--trace", bad, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf, "--sched", "easy", "--alloc", "slurm:consec")
-		if code != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "(line ") {
+		if code != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "line ") {
 			t.Errorf("%s: exit %d, %s", c.want, code, stderr)
 		}
+	}
+	// A job of a partition slurm.conf lacks (removed since) whose nodes are in
+	// the default partition: replayed there, with a warning (sim.AssignPartitions).
+	removed := filepath.Join(dir, "removed.txt")
+	os.WriteFile(removed, []byte(strings.Replace(history, "|debug|node[01-01]", "|long|node[01-01]", 1)), 0o644)
+	code, _, stderr := runCLI(t, "", "sim", "--trace", removed, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf, "--sched", "easy", "--alloc", "slurm:consec")
+	if want := "1 jobs of the history ran in partitions " + conf + " does not have (long (line "; code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "replayed in the default partition batch") {
+		t.Errorf("a job of partition long: exit %d, want 0 and %q: %s", code, want, stderr)
 	}
 }
 
@@ -144,8 +154,12 @@ func TestSimPartitionTiersCLI(t *testing.T) {
 			debugOver2++
 		}
 		sub := 20 * i // bursts: queues form
-		fmt.Fprintf(&b, "%d|2026-11-02T08:%02d:%02d|2026-11-02T09:00:00|2026-11-02T10:00:00|%d|30|%d|%d|COMPLETED|%s|node[01-%02d]\n",
-			3000+i, sub/60, sub%60, 600+37*(i%7), k, k, p, k)
+		first := 1    // recorded nodes in the job's partition (gpu: node[11-16])
+		if p == "gpu" {
+			first = 11
+		}
+		fmt.Fprintf(&b, "%d|2026-11-02T08:%02d:%02d|2026-11-02T09:00:00|2026-11-02T10:00:00|%d|30|%d|%d|COMPLETED|%s|node[%02d-%02d]\n",
+			3000+i, sub/60, sub%60, 600+37*(i%7), k, k, p, first, first+k-1)
 	}
 	trace := filepath.Join(dir, "sacct.txt")
 	os.WriteFile(trace, []byte(b.String()), 0o644)
