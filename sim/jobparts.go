@@ -22,14 +22,15 @@ type JobPartitions struct {
 	// Nodes is each key's nodes (indices of the machine, ascending): the
 	// replay's Config.Partitions, for the keys of some job only.
 	Nodes map[string][]int
-	// Default and DefaultNodes are the default partition (DefaultNodes); NoDefault
-	// says slurm.conf has no Default=YES partition (then Default is
-	// slurm.EveryPartition).
-	Default      string
+	// Default is the default partition's name (MachinePartitions.DefaultNodes),
+	// slurm.EveryPartition when slurm.conf has no Default=YES partition.
+	Default string
+	// DefaultNodes is Default's nodes (indices of the machine, ascending).
 	DefaultNodes []int
-	NoDefault    bool
-	Unnamed      int // jobs naming no partition
-	Unions       int // heterogeneous jobs replayed on the union of their partitions
+	// NoDefault says slurm.conf has no Default=YES partition.
+	NoDefault bool
+	Unnamed   int // jobs naming no partition
+	Unions    int // heterogeneous jobs replayed on the union of their partitions
 	// UnknownWarning says how many jobs ran in partitions slurm.conf lacks
 	// (replayed in the default partition); "" when none did.
 	UnknownWarning string
