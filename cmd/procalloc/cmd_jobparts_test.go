@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,18 +65,7 @@ func TestJobPartitionsSimAndPlan(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, unknown) || !strings.Contains(stderr, unions) {
 		t.Fatalf("sim: exit %d, want 0 and %q and %q: %s", code, unknown, unions, stderr)
 	}
-	data, err := os.ReadFile(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
+	recs, col := readCSVColumns(t, rows)
 	if len(recs)-1 != jobs {
 		t.Errorf("sim: %d rows, want %d", len(recs)-1, jobs)
 	}
@@ -105,14 +93,7 @@ func TestJobPartitionsSimAndPlan(t *testing.T) {
 	if !strings.Contains(string(report), unions) {
 		t.Errorf("plan: the report does not say %q", unions)
 	}
-	pred, err := os.ReadFile(filepath.Join(out, "predictions", "tree.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	precs, err := csv.NewReader(strings.NewReader(string(pred))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	precs, _ := readCSVColumns(t, filepath.Join(out, "predictions", "tree.csv"))
 	if len(precs)-1 != jobs {
 		t.Errorf("plan: %d predictions, want %d", len(precs)-1, jobs)
 	}

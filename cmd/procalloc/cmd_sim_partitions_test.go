@@ -41,18 +41,7 @@ func partHistory(parts []string, in map[string][2]int, jobs int, every time.Dura
 // their partition (in: 1-based node numbers; a partition in lacks is not checked).
 func rowsOutside(t *testing.T, rows string, parts []string, in map[string][2]int) []string {
 	t.Helper()
-	f, err := os.ReadFile(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(strings.NewReader(string(f))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
+	recs, col := readCSVColumns(t, rows)
 	var bad []string
 	for _, r := range recs[1:] {
 		line, _ := strconv.Atoi(r[col["line"]])
@@ -204,4 +193,23 @@ func TestSimPartitionTiersCLI(t *testing.T) {
 			t.Errorf("no %q in: %s", want, stderr)
 		}
 	}
+}
+
+// readCSVColumns reads the CSV file path: its records (the header first) and
+// the header's column numbers by name.
+func readCSVColumns(t *testing.T, path string) ([][]string, map[string]int) {
+	t.Helper()
+	f, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(string(f))).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("%s: %d records, %v", path, len(recs), err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	return recs, col
 }
