@@ -60,8 +60,7 @@ func TestJobPartitionsSimAndPlan(t *testing.T) {
 	unions := fmt.Sprintf("%d heterogeneous jobs ran in several partitions", jobs/len(kinds))
 
 	rows := filepath.Join(dir, "rows.csv")
-	code, _, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf,
-		"--sched", "fcfs", "--alloc", "slurm:consec", "--per-job", rows)
+	code, _, stderr := simOnSlurmConf(t, conf, trace, rows)
 	if code != 0 || !strings.Contains(stderr, unknown) || !strings.Contains(stderr, unions) {
 		t.Fatalf("sim: exit %d, want 0 and %q and %q: %s", code, unknown, unions, stderr)
 	}
@@ -81,8 +80,7 @@ func TestJobPartitionsSimAndPlan(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "plan")
-	code, _, stderr = runCLI(t, "", "plan", "--graph", ibSample, "--node-name-map", ibNameMap, "--slurm-conf", conf, "--trace", trace,
-		"--slurm-version", "22.05", "--time-limit", "0", "-o", out)
+	code, _, stderr = planOnSlurmConf(t, conf, trace, out)
 	if code != 0 || !strings.Contains(stderr, unknown) {
 		t.Fatalf("plan: exit %d, want 0 and %q: %s", code, unknown, stderr)
 	}

@@ -39,8 +39,7 @@ func TestNoDefaultPartitionSimAndPlan(t *testing.T) {
 	warning := slurm.NoDefaultWarning(unnamed)
 
 	rows := filepath.Join(dir, "rows.csv")
-	code, _, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf,
-		"--sched", "fcfs", "--alloc", "slurm:consec", "--per-job", rows)
+	code, _, stderr := simOnSlurmConf(t, conf, trace, rows)
 	if code != 0 || !strings.Contains(stderr, warning) {
 		t.Fatalf("sim: exit %d, want 0 and the warning %q: %s", code, warning, stderr)
 	}
@@ -49,8 +48,7 @@ func TestNoDefaultPartitionSimAndPlan(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "plan")
-	code, _, stderr = runCLI(t, "", "plan", "--graph", ibSample, "--node-name-map", ibNameMap, "--slurm-conf", conf, "--trace", trace,
-		"--slurm-version", "22.05", "--time-limit", "0", "-o", out)
+	code, _, stderr = planOnSlurmConf(t, conf, trace, out)
 	if code != 0 || !strings.Contains(stderr, warning) {
 		t.Fatalf("plan: exit %d, want 0 and the warning %q: %s", code, warning, stderr)
 	}

@@ -213,3 +213,20 @@ func readCSVColumns(t *testing.T, path string) ([][]string, map[string]int) {
 	}
 	return recs, col
 }
+
+// simOnSlurmConf replays the sacct history trace of node[01-16] under fcfs with
+// slurm:consec and slurm.conf conf, its per-job rows to rows; plan's twin of
+// it is planOnSlurmConf. Both return the exit code, the output and stderr.
+func simOnSlurmConf(t *testing.T, conf, trace, rows string) (int, string, string) {
+	t.Helper()
+	return runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf,
+		"--sched", "fcfs", "--alloc", "slurm:consec", "--per-job", rows)
+}
+
+// planOnSlurmConf plans the sample fabric (node01-node16) with slurm.conf conf
+// and the history trace into the directory out.
+func planOnSlurmConf(t *testing.T, conf, trace, out string) (int, string, string) {
+	t.Helper()
+	return runCLI(t, "", "plan", "--graph", ibSample, "--node-name-map", ibNameMap, "--slurm-conf", conf, "--trace", trace,
+		"--slurm-version", "22.05", "--time-limit", "0", "-o", out)
+}
