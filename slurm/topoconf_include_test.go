@@ -161,7 +161,7 @@ func TestTopologyEditLines(t *testing.T) {
 			t.Errorf("%s (Include %s): %q changed %v, want %q changed %v", f.Path, f.Name, f.Data, f.Changed, w.data, w.changed)
 		}
 	}
-	back, err := out.ReadTopology()
+	back, err := out.ReadTopology(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestTopologyEditLines(t *testing.T) {
 	if err != nil || string(o.SlurmConf) != "SwitchName=s1 Nodes=c[1-2]\n" || o.Included != nil {
 		t.Errorf("one file: %v %+v", err, o)
 	}
-	if b, err := o.ReadTopology(); err != nil || topoSummary(b.Tree) != "s1:0:c1,c2:" {
+	if b, err := o.ReadTopology(context.Background()); err != nil || topoSummary(b.Tree) != "s1:0:c1,c2:" {
 		t.Errorf("one file read back: %v", err)
 	}
 	yml, err := ReadTopologyFile(context.Background(), "../topo/testdata/topology.yaml")
@@ -206,7 +206,7 @@ func TestTopologyEditLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cf.ReadTopology(); err == nil {
+	if _, err := cf.ReadTopology(context.Background()); err == nil {
 		t.Errorf("ReadTopology of a slurm.conf's files: no error")
 	}
 }
