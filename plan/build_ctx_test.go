@@ -157,3 +157,33 @@ func TestAbandonedBuildStops(t *testing.T) {
 		t.Errorf("not built: %v, want tree, block", plan.unbuilt)
 	}
 }
+
+// Checking the inputs was outside the time limit (a second or two at 10^5
+// hosts, more under load: a plan given --time-limit 6s ran 9.4 s). It stops at
+// the limit now, and that is an error: nothing can be planned without them, so
+// Make returns no plan and an error that says the limit came while the inputs
+// were checked and that nothing was planned, the limit's cause (a deadline, not
+// an interruption).
+func TestPlanTimeLimitWhileCheckingInputs(t *testing.T) {
+	opt, _ := interruptMachine(t)
+	opt.TimeLimit = time.Hour
+	count := ctxtest.NewCounting()
+	if err := (&Plan{opt: opt}).checkInputs(count); err != nil {
+		t.Fatal(err)
+	}
+	looks := count.Looks()
+	for _, at := range []int64{1, 2, looks / 2, looks - 1, looks} {
+		c := &reachedAt{at: at}
+		c.counted.Store(true)
+		checkContext = func(ctx context.Context) (context.Context, context.CancelFunc) {
+			c.Context, c.stop = context.WithCancelCause(ctx)
+			return c, func() { c.stop(context.Canceled) }
+		}
+		p, err := Make(context.Background(), opt)
+		checkContext = nil
+		want := "plan time limit 1m0s reached while checking the inputs (slurm.conf's nodes, the hosts matched to them, the compute hosts' network, the history): nothing planned"
+		if p != nil || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("the limit at look %d of %d: plan %v, error %v; want no plan and %q", at, looks, p != nil, err, want)
+		}
+	}
+}
