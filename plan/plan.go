@@ -493,9 +493,12 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		var t *slurm.Topology
 		var err error
 		if opt.ReadIncluded != nil {
-			t, err = slurm.ParseTopologyConfIncluding(bytes.NewReader(opt.TopologyConf), opt.TopologyConfPath, opt.SlurmConfPath, opt.ReadIncluded)
+			t, err = slurm.ParseTopologyConfIncluding(ctx, bytes.NewReader(opt.TopologyConf), opt.TopologyConfPath, opt.SlurmConfPath, opt.ReadIncluded)
 		} else {
-			t, err = slurm.ParseTopologyConf(bytes.NewReader(opt.TopologyConf))
+			t, err = slurm.ParseTopologyConfContext(ctx, bytes.NewReader(opt.TopologyConf))
+		}
+		if err != nil && ctx.Err() != nil {
+			return context.Cause(ctx)
 		}
 		if err != nil {
 			return &InputError{opt.TopologyConfPath, fmt.Errorf("topology.conf: %w", err)}
