@@ -73,10 +73,15 @@ func TestBuildsStopWhenCancelled(t *testing.T) {
 			t.Fatalf("%s: %v, supported %v (%s), slurm.conf written %v", k, err, d.Supported, d.Why, d.SlurmConf != nil)
 		}
 		looks := count.Looks()
-		// At least a look per 4,096 nodes of slurm.conf's edit and one more
-		// per 4,096 of the other step over every node (the topology.conf written
-		// or read back, the new names chosen), beside the first.
-		if want := 1 + 2*n/ctxEvery; looks < want {
+		// Beside the first, at least a look per 4,096 nodes of slurm.conf's
+		// edit (the weights' in MergeWeightsConf), and for names and tree one
+		// more per 4,096 of their other steps over every node (the names chosen;
+		// the topology.conf written and read back).
+		want := 1 + n/ctxEvery
+		if k == KindNames || k == KindTree {
+			want += n / ctxEvery
+		}
+		if looks < want {
 			t.Errorf("%s: %d looks at its context for %d hosts, want at least %d", k, looks, n, want)
 		}
 		for at, stop := range ctxtest.Stops(looks, 20) {
