@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/sortedset"
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
@@ -308,8 +309,9 @@ func newSlurm(ctx context.Context, m topo.Machine, cfg SlurmConfig) (*SlurmAlloc
 	for i := range a.at {
 		a.at[i] = int32(i)
 	}
-	slices.SortStableFunc(a.at, func(x, y int32) int { return hostlist.NaturalCompare(names[x], names[y]) })
-	if err := context.Cause(ctx); err != nil {
+	// Slurm's node table order; 0.3 s for 131,072 names in no order (a
+	// ranked tree's or renamed nodes), more under load: looking at ctx.
+	if err := sortedset.SortStableContext(ctx, a.at, func(x, y int32) int { return hostlist.NaturalCompare(names[x], names[y]) }); err != nil {
 		return nil, err
 	}
 	for s, v := range a.at {

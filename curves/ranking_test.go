@@ -1,6 +1,7 @@
 package curves
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -344,6 +346,19 @@ func TestReadHostNamesAndRankingFilesStopWhenCancelled(t *testing.T) {
 	if err := os.WriteFile(ranking, rank.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The looks of the ranking file's read alone, as readRankingFrom reads it:
+	// the parse must look more, at least once per 64 KiB of the text it parses
+	// (without its looks, a mutant, it made exactly these).
+	fileCount := ctxtest.NewCounting()
+	f, err := os.Open(ranking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := textin.ReadAll(bufio.NewReader(textin.ContextReader(fileCount, f)), maxRankingBytes(n), "the file"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	fileLooks := fileCount.Looks()
 	for _, c := range []struct {
 		name string
 		read func(ctx context.Context) (int, error) // what it read
@@ -369,7 +384,7 @@ func TestReadHostNamesAndRankingFilesStopWhenCancelled(t *testing.T) {
 				return 0, fmt.Errorf("read an order other than the one written")
 			}
 			return len(got), err
-		}, n, int64(rank.Len() / (64 << 10))},
+		}, n, fileLooks + int64(rank.Len()/(64<<10))},
 	} {
 		count := ctxtest.NewCounting()
 		got, err := c.read(count)

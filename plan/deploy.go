@@ -170,12 +170,13 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 func (p *Plan) buildDeployments(ctx, lctx context.Context) error {
 	var cur *Deployment // the current configuration, which later builds read
 	for _, k := range kinds {
-		// Each takes up to a few seconds on 131,072 hosts (a topology.conf
-		// written and read back, slurm.conf rewritten), mostly in the slurm
-		// package's writers and readers, which take no context: ctx is looked at
-		// between them, and each is run by untilDone, which returns as soon as ctx
-		// or the time limit ends (as the ordering and the replays do; Ctrl-C here
-		// waited for the build, about a second, up to the watchdog under load).
+		// Each takes up to a second or two on 131,072 hosts (a topology.conf
+		// written and read back, slurm.conf rewritten). Each is run by untilDone,
+		// which returns as soon as ctx or the time limit ends (as the ordering
+		// and the replays do; Ctrl-C here waited for the build, about a second,
+		// up to the watchdog under load), and the build itself looks at lctx
+		// every few thousand nodes, so that one abandoned stops within
+		// milliseconds rather than running on in the background.
 		// Each build makes a Deployment of its own and reads cur, never
 		// p.Deployments: an abandoned build writes nothing the plan keeps.
 		if ctx.Err() != nil {
@@ -184,13 +185,23 @@ func (p *Plan) buildDeployments(ctx, lctx context.Context) error {
 		d := &Deployment{Kind: k, plan: p, names: p.Names, Supported: true}
 		if need := k.NeedsVersion(); !need.IsZero() && !p.opt.Version.AtLeast(need) {
 			d.Supported, d.Why = false, fmt.Sprintf("needs Slurm %s or later (the site's is %s)", need, p.opt.Version)
+		} else if why := p.unsupported(k); why != "" {
+			// Known without building: said so even when the time limit comes
+			// before the build (it is the true reason, not "not built").
+			d.Supported, d.Why = false, why
 		}
 		if d.Supported && lctx.Err() != nil {
 			d.Supported, d.Why = false, fmt.Sprintf("not built: %v before its build", context.Cause(lctx))
 			p.unbuilt = append(p.unbuilt, k)
 		} else if d.Supported {
 			built := *d
-			err := untilDone(lctx, func() error { return p.build(lctx, &built, cur) })
+			err := untilDone(lctx, func() error {
+				err := p.build(lctx, &built, cur)
+				if buildEnded != nil {
+					buildEnded(k, err)
+				}
+				return err
+			})
 			switch {
 			case err != nil && ctx.Err() != nil:
 				return context.Cause(ctx)
@@ -212,13 +223,18 @@ func (p *Plan) buildDeployments(ctx, lctx context.Context) error {
 	return nil
 }
 
-// buildStarted, when set (by a test), is called as each deployment's build starts.
-var buildStarted func(Kind)
+// buildStarted and buildEnded, when set (by a test), are called as each
+// deployment's build starts and as it returns (also when abandoned: untilDone).
+var (
+	buildStarted func(Kind)
+	buildEnded   func(Kind, error)
+)
 
 // untilDone runs f in a goroutine of its own and returns its error, or ctx's
-// cause as soon as ctx ends. An abandoned f runs to its end and its result is
-// dropped: it must write nothing its caller reads after an early return (Make then
-// returns the cause, and the plan is never seen).
+// cause as soon as ctx ends. An abandoned f runs until it sees ctx ended (f
+// should look at it often) and its result is dropped: it must write nothing its
+// caller reads after an early return (Make then returns the cause, and the plan
+// is never seen).
 func untilDone(ctx context.Context, f func() error) error {
 	if ctx.Done() == nil { // never ends
 		return f()
@@ -235,8 +251,9 @@ func untilDone(ctx context.Context, f func() error) error {
 
 // build makes deployment d of its kind (Supported on entry; a build may find it
 // unsupported here and say why); cur is the current configuration's deployment
-// (nil when d is it). ctx is looked at as the build starts and by the builds
-// that take it.
+// (nil when d is it). ctx is looked at as the build starts, between its steps
+// and every few thousand nodes inside them (the files written and read back); a
+// build it stops returns its cause.
 func (p *Plan) build(ctx context.Context, d, cur *Deployment) error {
 	if buildStarted != nil {
 		buildStarted(d.Kind)
@@ -249,21 +266,74 @@ func (p *Plan) build(ctx context.Context, d, cur *Deployment) error {
 	case KindCurrent:
 		err = p.buildCurrent(d)
 	case KindAsRun:
-		if !p.hasNodeLists() {
-			d.Supported, d.Why = false, "needs a job history that records where jobs ran (an sacct trace with NodeList)"
-		}
+		// Nothing to build: the replay places the jobs where they ran.
 	case KindWeights:
 		err = p.buildWeights(ctx, d, cur)
 	case KindNames:
-		err = p.buildNames(d, cur)
+		err = p.buildNames(ctx, d, cur)
 	case KindTree:
-		err = p.buildTree(d)
+		err = p.buildTree(ctx, d)
 	case KindBlock:
-		err = p.buildBlock(d)
+		err = p.buildBlock(ctx, d)
 	case KindTorus3D:
 		err = p.buildTorus3D(d)
 	}
+	if err != nil && ctx.Err() != nil {
+		return context.Cause(ctx) // stopped, not an input's error
+	}
 	return err
+}
+
+// looks returns a function that, told of n more nodes (or names) handled, looks
+// at ctx once every ctxEvery of them and returns its cause once it has ended: the
+// builds' loops over 10^5 nodes (the slurm.conf edits, the names) stop within a
+// few milliseconds of it, so that a build the time limit or Ctrl-C abandons
+// (untilDone) ends too instead of running on in the background.
+func looks(ctx context.Context) func(n int) error {
+	work := 0
+	return func(n int) error {
+		if work += n; work < ctxEvery {
+			return nil
+		}
+		work = 0
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	}
+}
+
+// unsupported says why deployment kind k cannot run on this site when that is
+// known without building it (the history, the network, its leaves: cheap
+// checks), "" otherwise; a build may still find it unsupported (names of a
+// topology/block site). Its version is checked apart (Kind.NeedsVersion).
+func (p *Plan) unsupported(k Kind) string {
+	switch k {
+	case KindAsRun:
+		if !p.hasNodeLists() {
+			return "needs a job history that records where jobs ran (an sacct trace with NodeList)"
+		}
+	case KindTree:
+		if _, ok := p.Machine.(*topo.Graph); !ok || !p.hasLeaves() {
+			return "needs a switched network (every host on a leaf switch)"
+		}
+	case KindBlock:
+		if !p.hasLeaves() {
+			return "for switched networks (every host on a leaf switch)"
+		}
+		if p.blockSize() < 2 {
+			return fmt.Sprintf("no block size of 2 or more divides the %d hosts (Slurm wants every block to hold the base size)", len(p.Names))
+		}
+	case KindTorus3D:
+		g, ok := p.Machine.(*topo.Grid)
+		if !ok {
+			return "for tori (a --machine torus:XxYxZ)"
+		}
+		if _, err := slurm.TorusDims(g); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 // Deployment returns the deployment of kind k.
@@ -568,14 +638,10 @@ func (p *Plan) equalWeights(d *Deployment) (func(l *slurm.ConfLine, ns []slurm.C
 
 // buildTree writes a topology.conf with the leaves in ordering order (WriteTopology)
 // and sets TopologyPlugin=topology/tree (and from 23.02 SwitchAsNodeRank).
-func (p *Plan) buildTree(d *Deployment) error {
-	g, ok := p.Machine.(*topo.Graph)
-	if !ok || !p.hasLeaves() {
-		d.Supported, d.Why = false, "needs a switched network (every host on a leaf switch)"
-		return nil
-	}
+func (p *Plan) buildTree(ctx context.Context, d *Deployment) error {
+	g := p.Machine.(*topo.Graph) // unsupported: a switched network
 	var buf bytes.Buffer
-	warnings, err := slurm.WriteTopology(&buf, g, p.Order, nil)
+	warnings, err := slurm.WriteTopologyContext(ctx, &buf, g, p.Order, nil)
 	if err != nil {
 		return err
 	}
@@ -584,9 +650,9 @@ func (p *Plan) buildTree(d *Deployment) error {
 	if !ranked {
 		d.Notes = append(d.Notes, warnings...)
 	}
-	t, err := slurm.ParseTree(bytes.NewReader(d.Topology))
+	t, err := readBack(ctx, d.Topology, (*slurm.Topology).TreeOf)
 	if err != nil {
-		return fmt.Errorf("internal error: the written topology.conf does not read back: %w", err)
+		return err
 	}
 	set := [][2]string{{"TopologyPlugin", "topology/tree"}}
 	if ranked || p.switchAsNodeRank() {
@@ -602,20 +668,29 @@ func (p *Plan) buildTree(d *Deployment) error {
 		if eq != nil {
 			extra = eq(nil, nil)
 		}
-		reordered, lo, err := p.reorderNodeLines(p.Order, extra)
+		reordered, lo, err := p.reorderNodeLines(ctx, p.Order, extra)
 		if err != nil {
 			return err
 		}
 		lineOrder = lo
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		c, err := reordered.Read()
 		if err != nil {
 			return fmt.Errorf("internal error: the reordered slurm.conf does not read back: %w", err)
 		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		if conf, err = setGlobals(c, set, nil); err != nil {
 			return &InputError{p.opt.SlurmConfPath, err}
 		}
-	} else if conf, err = p.confWith(set, eq); err != nil {
+	} else if conf, err = p.confWith(ctx, set, eq); err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	d.setConf(conf)
 	d.Settings = append(d.Settings, "TopologyPlugin=topology/tree")
@@ -643,6 +718,25 @@ func (p *Plan) buildTree(d *Deployment) error {
 	return nil
 }
 
+// readBack reads back the topology.conf a build wrote, under ctx (ParseTree and
+// ParseBlocks do not look at one: 0.6 s for a 131,072-host fat tree's), and
+// returns what of takes from it (the tree, the blocks).
+func readBack[T any](ctx context.Context, data []byte, of func(*slurm.Topology) (T, error)) (T, error) {
+	var none T
+	t, err := slurm.ParseTopologyConfContext(ctx, bytes.NewReader(data))
+	if err != nil && ctx.Err() != nil {
+		return none, context.Cause(ctx)
+	}
+	if err != nil {
+		return none, fmt.Errorf("internal error: the written topology.conf does not read back: %w", err)
+	}
+	x, err := of(t)
+	if err != nil {
+		return none, fmt.Errorf("internal error: the written topology.conf does not read back: %w", err)
+	}
+	return x, nil
+}
+
 // reorderNodeLines returns slurm.conf with the compute nodes' NodeName lines in
 // order (node indices of Plan.Machine) inside each file of the configuration:
 // the compute nodes of one file (the slurm.conf, or an included file) stay in
@@ -654,13 +748,15 @@ func (p *Plan) buildTree(d *Deployment) error {
 // NodeName=DEFAULT values at its new place gets the values of its old place
 // written out. lineOrder is the compute nodes' order in the files written (the
 // order Slurm reads their NodeName lines in).
-func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (files *slurm.ConfFiles, lineOrder []int, err error) {
+func (p *Plan) reorderNodeLines(ctx context.Context, order curves.Order, extra []slurm.ConfPair) (files *slurm.ConfFiles, lineOrder []int, err error) {
+	stopped := looks(ctx)
 	byName := make(map[string]slurm.ConfNode, len(p.nodes))
 	byLine := map[int][]slurm.ConfNode{}
 	type fileNodes struct {
 		first          int              // the index in Lines of its first line defining a compute node
 		insertDefaults []slurm.ConfPair // the NodeName=DEFAULT values there
 		was, want      []int            // its compute nodes in line order, in order
+		moves          bool             // its lines are rewritten: extra pairs, or want differs from was
 	}
 	byFile := map[string]*fileNodes{} // by ConfLine.File
 	for k, n := range p.nodes {
@@ -682,7 +778,12 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (fil
 		f := byFile[p.conf.Lines[byName[p.Names[v]].Index].File]
 		f.want = append(f.want, v)
 	}
-	moves := func(f *fileNodes) bool { return len(extra) > 0 || !slices.Equal(f.was, f.want) }
+	// Once per file: asked per node, slices.Equal of two long equal prefixes was
+	// quadratic (10 s of the tree's build of 131,072 hosts).
+	for _, f := range byFile {
+		f.moves = len(extra) > 0 || !slices.Equal(f.was, f.want)
+	}
+	moves := func(f *fileNodes) bool { return f.moves }
 	// Where each compute node is read from: its line and place on it, the
 	// nodes of a file that moves all on its first line, in order.
 	type at struct{ line, pos int }
@@ -705,6 +806,9 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (fil
 		return cmp.Or(cmp.Compare(where[a].line, where[b].line), cmp.Compare(where[a].pos, where[b].pos))
 	})
 	out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+		if err := stopped(len(ns)); err != nil {
+			return nil, err
+		}
 		li := ns[0].Index
 		if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 			return nil, nil
@@ -738,6 +842,9 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (fil
 				if err != nil {
 					return nil, err
 				}
+				if err := stopped(j - i); err != nil {
+					return nil, err
+				}
 				lines = append(lines, s)
 				i = j
 			}
@@ -754,10 +861,14 @@ func (p *Plan) reorderNodeLines(order curves.Order, extra []slurm.ConfPair) (fil
 // given, the pairs it returns set on the compute nodes of every NodeName line. A
 // line that also defines nodes the network lacks is split so that those keep their
 // values (the report promises they keep their configuration).
-func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair) (*slurm.ConfFiles, error) {
+func (p *Plan) confWith(ctx context.Context, set [][2]string, nodeSet func(l *slurm.ConfLine, ns []slurm.ConfNode) []slurm.ConfPair) (*slurm.ConfFiles, error) {
 	conf := p.conf
 	if nodeSet != nil {
+		stopped := looks(ctx)
 		out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+			if err := stopped(len(ns)); err != nil {
+				return nil, err
+			}
 			if !slices.ContainsFunc(ns, func(n slurm.ConfNode) bool { return p.isCompute(n.Name) }) {
 				return nil, nil
 			}
@@ -766,9 +877,15 @@ func (p *Plan) confWith(set [][2]string, nodeSet func(l *slurm.ConfLine, ns []sl
 		if err != nil {
 			return nil, &InputError{p.opt.SlurmConfPath, err}
 		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if conf, err = out.Read(); err != nil {
 			return nil, err
 		}
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	out, err := setGlobals(conf, set, nil)
 	if err != nil {
@@ -844,16 +961,8 @@ func (p *Plan) blockSize() int {
 
 // buildBlock writes a topology/block topology.conf of blocks cut along the
 // ordering (WriteBlock) and sets TopologyPlugin=topology/block.
-func (p *Plan) buildBlock(d *Deployment) error {
-	if !p.hasLeaves() {
-		d.Supported, d.Why = false, "for switched networks (every host on a leaf switch)"
-		return nil
-	}
-	size := p.blockSize()
-	if size < 2 {
-		d.Supported, d.Why = false, fmt.Sprintf("no block size of 2 or more divides the %d hosts (Slurm wants every block to hold the base size)", len(p.Names))
-		return nil
-	}
+func (p *Plan) buildBlock(ctx context.Context, d *Deployment) error {
+	size := p.blockSize() // unsupported: 2 or more
 	var buf bytes.Buffer
 	write := slurm.WriteBlock
 	if !p.opt.Version.AtLeast(V2405) {
@@ -863,12 +972,12 @@ func (p *Plan) buildBlock(d *Deployment) error {
 		return err
 	}
 	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
-	b, err := slurm.ParseBlocks(bytes.NewReader(d.Topology))
+	b, err := readBack(ctx, d.Topology, (*slurm.Topology).BlocksOf)
 	if err != nil {
-		return fmt.Errorf("internal error: the written topology.conf does not read back: %w", err)
+		return err
 	}
 	eq, w := p.equalWeights(d)
-	conf, err := p.confWith([][2]string{{"TopologyPlugin", "topology/block"}, {"TopologyParam", p.topologyParam(false)}}, eq)
+	conf, err := p.confWith(ctx, [][2]string{{"TopologyPlugin", "topology/block"}, {"TopologyParam", p.topologyParam(false)}}, eq)
 	if err != nil {
 		return err
 	}
@@ -885,33 +994,44 @@ func (p *Plan) buildBlock(d *Deployment) error {
 
 // renamePrefix picks the prefix of the new node names: "c", or the first of "cn",
 // "cx", ... whose names collide with no node or host name of the slurm.conf.
-func (p *Plan) renamePrefix(width int) string {
+func (p *Plan) renamePrefix(ctx context.Context, width int) (string, error) {
 	taken := map[string]bool{}
+	stopped := looks(ctx)
 	for _, n := range p.confNodes {
+		if err := stopped(1); err != nil {
+			return "", err
+		}
 		taken[n.Name], taken[n.Hostname] = true, true
 	}
 	for _, pre := range []string{"c", "cn", "cx", "rank", "ordered"} {
 		ok := true
 		for r := range len(p.Names) {
+			if err := stopped(1); err != nil {
+				return "", err
+			}
 			if taken[fmt.Sprintf("%s%0*d", pre, width, r+1)] {
 				ok = false
 				break
 			}
 		}
 		if ok {
-			return pre
+			return pre, nil
 		}
 	}
-	return "procalloc-rank"
+	return "procalloc-rank", nil
 }
 
 // buildNames renames the compute nodes so that natural name order is the ordering:
 // NodeName=cNNN in rank order, NodeHostname the host's (so slurmd and the network
 // stay), partitions' node lists renamed along.
-func (p *Plan) buildNames(d, cur *Deployment) error {
+func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 	n := len(p.Names)
 	width := len(strconv.Itoa(n))
-	pre := p.renamePrefix(width)
+	pre, err := p.renamePrefix(ctx, width)
+	if err != nil {
+		return err
+	}
+	stopped := looks(ctx)
 	newName := make([]string, n)
 	rank := p.Order.Ranks()
 	rename := make(map[string]string, n)
@@ -921,6 +1041,9 @@ func (p *Plan) buildNames(d, cur *Deployment) error {
 	}
 	eq, w := p.equalWeights(d)
 	out, err := p.conf.Edit(p.nodes, func(l *slurm.ConfLine, ns []slurm.ConfNode) ([]string, error) {
+		if err := stopped(len(ns)); err != nil {
+			return nil, err
+		}
 		if !slices.ContainsFunc(ns, func(x slurm.ConfNode) bool { return p.isCompute(x.Name) }) {
 			return nil, nil
 		}
@@ -930,6 +1053,9 @@ func (p *Plan) buildNames(d, cur *Deployment) error {
 			return rank[p.computeSet[ns[j].Name]] == rank[p.computeSet[ns[i].Name]]+(j-i)
 		}
 		return p.splitComputeRuns(nil, l, ns, consecutive, func(run []slurm.ConfNode) ([]slurm.ConfPair, error) {
+			if err := stopped(len(run)); err != nil {
+				return nil, err
+			}
 			var nn, old []string
 			for _, x := range run {
 				nn = append(nn, rename[x.Name])
@@ -956,16 +1082,22 @@ func (p *Plan) buildNames(d, cur *Deployment) error {
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
 	c2, err := out.Read()
 	if err != nil {
 		return fmt.Errorf("internal error: the renamed slurm.conf does not read back: %w", err)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	// Node lists elsewhere in slurm.conf: partitions, node sets, DownNodes,
 	// SuspendExcNodes (which slurmctld ignores whole when a name is not a node:
 	// power_save.c "Invalid SuspendExcNodes ... ignored", so the excluded nodes
 	// would be powered down).
 	renameList := func(list string) (string, bool, error) {
-		hs, err := hostlist.Expand(list)
+		hs, err := hostlist.ExpandContext(ctx, list)
 		if err != nil {
 			return "", false, err
 		}
@@ -1017,7 +1149,7 @@ func (p *Plan) buildNames(d, cur *Deployment) error {
 		if err != nil {
 			return &InputError{p.opt.TopologyConfPath, err}
 		}
-		back, err := files.ReadTopology()
+		back, err := files.ReadTopology(ctx)
 		if err != nil {
 			return fmt.Errorf("internal error: the renamed topology.conf does not read back: %w", err)
 		}
@@ -1098,15 +1230,10 @@ func renameNodeList(l *slurm.ConfLine, key string, rename func(list string) (str
 // buildTorus3D writes a topology.yaml torus3d for a torus of at most three
 // dimensions (WriteTorus3D, the default placements).
 func (p *Plan) buildTorus3D(d *Deployment) error {
-	g, ok := p.Machine.(*topo.Grid)
-	if !ok {
-		d.Supported, d.Why = false, "for tori (a --machine torus:XxYxZ)"
-		return nil
-	}
+	g := p.Machine.(*topo.Grid) // unsupported: a torus
 	dims, err := slurm.TorusDims(g)
 	if err != nil {
-		d.Supported, d.Why = false, err.Error()
-		return nil
+		return err
 	}
 	placements := slurm.DefaultPlacements(dims)
 	var buf bytes.Buffer

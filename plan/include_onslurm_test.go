@@ -229,7 +229,7 @@ func TestPlanSiteFilesOnSlurmctld(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			top, err := slurm.ParseTopologyConfIncluding(bytes.NewReader(topoText), filepath.Join(dir, "topology.conf"), opt.SlurmConfPath, os.ReadFile)
+			top, err := slurm.ParseTopologyConfIncluding(context.Background(), bytes.NewReader(topoText), filepath.Join(dir, "topology.conf"), opt.SlurmConfPath, os.ReadFile)
 			if err != nil {
 				t.Fatalf("%s %s: the installed topology.conf: %v", s.Name, k, err)
 			}

@@ -78,7 +78,12 @@ type Options struct {
 	// The deployments' builds (a few seconds at 10^5 hosts) stop at it too: a
 	// deployment whose build it stops, and every later one, is not built (not
 	// Supported, Why "not built: ..."), and the replays then cover no job.
-	// Reading the inputs before Make and writing the files after are outside it. Above 256
+	// Checking the inputs (slurm.conf's nodes, the hosts matched to them, the
+	// compute hosts' network: seconds at 10^5 hosts under load) stops at it too,
+	// and that is an error: nothing can be planned without them, so Make
+	// returns an error wrapping the limit's cause (errors.Is
+	// context.DeadlineExceeded) that says so, no plan. Reading the inputs before
+	// Make and writing the files after are outside it. Above 256
 	// hosts the ordering's local search runs until its share, so the ordering (and
 	// what follows from it) depends on the machine's speed and load unless a bound
 	// proves it optimal first; without a limit the search does a fixed amount of
@@ -182,9 +187,10 @@ func (e *InputError) Unwrap() error { return e.Err }
 // Make checks every input, orders the compute hosts, replays the workload under
 // every deployment the site's Slurm supports, and returns the plan with its files;
 // nothing is written (the caller writes Plan.Files). When ctx ends, every phase
-// stops and Make returns ctx's cause, no plan. Options.TimeLimit is not an error:
-// the ordering keeps its best so far, and replays stopped by it give a plan over
-// the jobs every deployment replayed, saying so (Report.Workload.Stopped).
+// stops and Make returns ctx's cause, no plan. Options.TimeLimit is not an error
+// once the inputs are checked: the ordering keeps its best so far, and replays
+// stopped by it give a plan over the jobs every deployment replayed, saying so
+// (Report.Workload.Stopped); reached while they are checked, it is one (no plan).
 func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.Machine == nil {
 		return nil, errors.New("plan: no machine")
@@ -230,32 +236,39 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	}
 	p.opt = opt
 	r.SlurmVersion, r.SlurmVersionSource = opt.Version.String(), opt.VersionSource
+	// The checks', the builds' and the replays' context: ends at the deadline too.
+	ictx, bctx, rctx := ctx, ctx, ctx
+	if !deadline.IsZero() {
+		lctx, cancel := context.WithDeadlineCause(ctx, deadline, timelimit.Reached{Name: "plan time limit", Limit: opt.TimeLimit})
+		defer cancel()
+		ictx, bctx, rctx = lctx, lctx, lctx
+	}
+	for _, h := range []struct {
+		hook func(context.Context) (context.Context, context.CancelFunc)
+		ctx  *context.Context
+	}{{checkContext, &ictx}, {buildContext, &bctx}, {replayContext, &rctx}} {
+		if h.hook != nil {
+			var cancel context.CancelFunc
+			*h.ctx, cancel = h.hook(ctx)
+			defer cancel()
+		}
+	}
 	p.progress("checking inputs")
-	if err := p.checkInputs(ctx); err != nil {
+	if err := p.checkInputs(ictx); err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx) // "interrupted", as the later stages say it
+		}
+		if ictx.Err() != nil {
+			// Without the inputs checked there is nothing to order or build: no
+			// plan, no file (the command exits 1), rather than a run that goes on
+			// seconds past the limit the user gave.
+			return nil, fmt.Errorf("%w while checking the inputs (slurm.conf's nodes, the hosts matched to them, the compute hosts' network, the history): nothing planned; give a longer time limit, or none", context.Cause(ictx))
 		}
 		return nil, err
 	}
 	p.progress("ordering")
 	if err := p.order(ctx, deadline); err != nil {
 		return nil, err
-	}
-	bctx, rctx := ctx, ctx // the builds' and the replays' context: end at the deadline too
-	if !deadline.IsZero() {
-		lctx, cancel := context.WithDeadlineCause(ctx, deadline, timelimit.Reached{Name: "plan time limit", Limit: opt.TimeLimit})
-		defer cancel()
-		bctx, rctx = lctx, lctx
-	}
-	for _, h := range []struct {
-		hook func(context.Context) (context.Context, context.CancelFunc)
-		ctx  *context.Context
-	}{{buildContext, &bctx}, {replayContext, &rctx}} {
-		if h.hook != nil {
-			var cancel context.CancelFunc
-			*h.ctx, cancel = h.hook(ctx)
-			defer cancel()
-		}
 	}
 	p.progress("deployments")
 	if err := p.buildDeployments(ctx, bctx); err != nil {
@@ -276,10 +289,10 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	return p, nil
 }
 
-// buildContext and replayContext, when set (by a test), give the deployments'
-// builds' and the replays' context in place of the deadline's: one that ends, as
-// a deadline would, while ctx goes on.
-var buildContext, replayContext func(ctx context.Context) (context.Context, context.CancelFunc)
+// checkContext, buildContext and replayContext, when set (by a test), give the
+// inputs' checks', the deployments' builds' and the replays' context in place of
+// the deadline's: one that ends, as a deadline would, while ctx goes on.
+var checkContext, buildContext, replayContext func(ctx context.Context) (context.Context, context.CancelFunc)
 
 // progress tells Options.Progress a stage, one call at a time (replays run
 // concurrently).
@@ -480,9 +493,12 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		var t *slurm.Topology
 		var err error
 		if opt.ReadIncluded != nil {
-			t, err = slurm.ParseTopologyConfIncluding(bytes.NewReader(opt.TopologyConf), opt.TopologyConfPath, opt.SlurmConfPath, opt.ReadIncluded)
+			t, err = slurm.ParseTopologyConfIncluding(ctx, bytes.NewReader(opt.TopologyConf), opt.TopologyConfPath, opt.SlurmConfPath, opt.ReadIncluded)
 		} else {
-			t, err = slurm.ParseTopologyConf(bytes.NewReader(opt.TopologyConf))
+			t, err = slurm.ParseTopologyConfContext(ctx, bytes.NewReader(opt.TopologyConf))
+		}
+		if err != nil && ctx.Err() != nil {
+			return context.Cause(ctx)
 		}
 		if err != nil {
 			return &InputError{opt.TopologyConfPath, fmt.Errorf("topology.conf: %w", err)}

@@ -182,7 +182,7 @@ func TestPlanKeepsSiteFiles(t *testing.T) {
 				if len(d.TopologyIncluded) != 1 || !d.TopologyIncluded[0].Changed || d.TopologyIncluded[0].Path != filepath.Join(dir, "leaves.conf") {
 					t.Fatalf("%s: topology.conf's included files %+v, want leaves.conf changed", what, d.TopologyIncluded)
 				}
-				top, err := slurm.ParseTopologyConfIncluding(bytes.NewReader(d.Topology), filepath.Join(dir, "topology.conf"), opt.SlurmConfPath, func(n string) ([]byte, error) { return []byte(written[n]), nil })
+				top, err := slurm.ParseTopologyConfIncluding(context.Background(), bytes.NewReader(d.Topology), filepath.Join(dir, "topology.conf"), opt.SlurmConfPath, func(n string) ([]byte, error) { return []byte(written[n]), nil })
 				if err != nil {
 					t.Fatalf("%s: the written topology.conf: %v", what, err)
 				}

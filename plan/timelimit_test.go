@@ -324,6 +324,23 @@ func TestPlanTimeLimitDuringBuilds(t *testing.T) {
 	if file(p, "slurm.conf") != nil || strings.Contains(string(file(p, "apply.txt")), "slurm.conf here") {
 		t.Errorf("current not built: wrote slurm.conf %v; apply.txt %q", file(p, "slurm.conf") != nil, file(p, "apply.txt"))
 	}
+	// What is known without building is said as it is, not "not built": here
+	// as-run without a history that records nodes (a synthetic workload), and
+	// torus3d, whose Slurm is newer than the site's.
+	synth := opt
+	synth.Trace, synth.TracePath = nil, ""
+	if p, err = run(t, synth, KindCurrent); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[Kind]string{
+		KindAsRun:   "needs a job history that records where jobs ran (an sacct trace with NodeList)",
+		KindTorus3D: "needs Slurm 26.05 or later (the site's is 23.11)",
+		KindTree:    "not built: " + reached.Error() + " before its build",
+	} {
+		if d := p.Deployment(k); d.Supported || d.Why != want {
+			t.Errorf("the limit during current's build: %s supported %v, why %q; want %q", k, d.Supported, d.Why, want)
+		}
+	}
 	opt.Deployment = KindTree
 	if p, err := run(t, opt, KindTree); err == nil || p != nil || !strings.Contains(err.Error(), "--deployment tree: not built: "+reached.Error()) {
 		t.Errorf("--deployment tree not built: plan %v, error %v", p != nil, err)

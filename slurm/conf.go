@@ -1444,8 +1444,8 @@ func (f *ConfFiles) siteData(c *Conf) {
 // ReadTopology reads the files of a topology.conf (Topology.EditLines) back as
 // the Topology they came from was read (ParseTopologyConfIncluding with the same
 // directories, the included files from f; ParseTopologyConf when its Include
-// lines were not followed).
-func (f *ConfFiles) ReadTopology() (*Topology, error) {
+// lines were not followed), looking at ctx as ParseTopologyConfContext does.
+func (f *ConfFiles) ReadTopology(ctx context.Context) (*Topology, error) {
 	if !f.topology {
 		return nil, fmt.Errorf("the files of a slurm.conf, not of a topology.conf: read them with Read")
 	}
@@ -1453,7 +1453,7 @@ func (f *ConfFiles) ReadTopology() (*Topology, error) {
 	if f.inc != nil {
 		inc = f.includer()
 	}
-	t, err := parseTopologyConf(context.Background(), bytes.NewReader(f.SlurmConf), inc)
+	t, err := parseTopologyConf(ctx, bytes.NewReader(f.SlurmConf), inc)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func TestParseTopologyConfIncluding(t *testing.T) {
 	path := filepath.Join(dir, "topology.conf")
 	text := "include leaves.conf\nSwitchName=top Switches=s[1-2]\n"
 	whole := "SwitchName=s1 Nodes=n[1-2] # leaf one\nSwitchName=s2 Nodes=n[3-4]\nSwitchName=top Switches=s[1-2]\n"
-	got, err := ParseTopologyConfIncluding(strings.NewReader(text), path, path, os.ReadFile)
+	got, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader(text), path, path, os.ReadFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestParseTopologyConfIncluding(t *testing.T) {
 		// topology.conf away from slurm.conf: 22.05 and 23.02+ read different files.
 		{"Include x.conf\n", filepath.Join(dir, "sub", "topology.conf"), path, "line 1: Include x.conf: a relative name in a topology.conf that is not in slurm.conf's directory"},
 	} {
-		_, err := ParseTopologyConfIncluding(strings.NewReader(c.text), c.path, c.conf, os.ReadFile)
+		_, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader(c.text), c.path, c.conf, os.ReadFile)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q (%s): %v, want %q", c.text, c.path, err, c.want)
 		}
@@ -68,10 +68,10 @@ func TestParseTopologyConfIncluding(t *testing.T) {
 	// From standard input an absolute name is read; the same file given apart
 	// from slurm.conf reads its relative names in its own directory when
 	// slurm.conf is not given.
-	if top, err := ParseTopologyConfIncluding(strings.NewReader("Include "+filepath.Join(dir, "leaves.conf")+"\nSwitchName=top Switches=s[1-2]\n"), "-", "", os.ReadFile); err != nil || topoSummary(top.Tree) != topoSummary(ref.Tree) {
+	if top, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader("Include "+filepath.Join(dir, "leaves.conf")+"\nSwitchName=top Switches=s[1-2]\n"), "-", "", os.ReadFile); err != nil || topoSummary(top.Tree) != topoSummary(ref.Tree) {
 		t.Errorf("absolute from standard input: %v", err)
 	}
-	if top, err := ParseTopologyConfIncluding(strings.NewReader("Include x.conf\n"), filepath.Join(dir, "sub", "topology.conf"), "", os.ReadFile); err != nil || topoSummary(top.Tree) != "s9:0:n9:" {
+	if top, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader("Include x.conf\n"), filepath.Join(dir, "sub", "topology.conf"), "", os.ReadFile); err != nil || topoSummary(top.Tree) != "s9:0:n9:" {
 		t.Errorf("sub/topology.conf alone: %v", err)
 	}
 	// Without a way to open files (ParseTopologyConf) an Include is refused.
@@ -121,7 +121,7 @@ func TestTopologyEditLines(t *testing.T) {
 	}
 	path := filepath.Join(dir, "topology.conf")
 	text := "# site topology\ninclude leaves.conf\nInclude spare.conf\nSwitchName=top Switches=s[1-3] LinkSpeed=100\n"
-	top, err := ParseTopologyConfIncluding(strings.NewReader(text), path, path, os.ReadFile)
+	top, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader(text), path, path, os.ReadFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestTopologyEditLines(t *testing.T) {
 			t.Errorf("%s (Include %s): %q changed %v, want %q changed %v", f.Path, f.Name, f.Data, f.Changed, w.data, w.changed)
 		}
 	}
-	back, err := out.ReadTopology()
+	back, err := out.ReadTopology(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestTopologyEditLines(t *testing.T) {
 	if err != nil || string(o.SlurmConf) != "SwitchName=s1 Nodes=c[1-2]\n" || o.Included != nil {
 		t.Errorf("one file: %v %+v", err, o)
 	}
-	if b, err := o.ReadTopology(); err != nil || topoSummary(b.Tree) != "s1:0:c1,c2:" {
+	if b, err := o.ReadTopology(context.Background()); err != nil || topoSummary(b.Tree) != "s1:0:c1,c2:" {
 		t.Errorf("one file read back: %v", err)
 	}
 	yml, err := ReadTopologyFile(context.Background(), "../topo/testdata/topology.yaml")
@@ -206,7 +206,7 @@ func TestTopologyEditLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cf.ReadTopology(); err == nil {
+	if _, err := cf.ReadTopology(context.Background()); err == nil {
 		t.Errorf("ReadTopology of a slurm.conf's files: no error")
 	}
 }

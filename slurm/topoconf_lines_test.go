@@ -106,7 +106,7 @@ func TestParseTopologyConfOnSlurmctld(t *testing.T) {
 		switch {
 		case c.include:
 			// Refused without a way to open the included file; followed with it.
-			inc, err := ParseTopologyConfIncluding(strings.NewReader(text), filepath.Join(dir, "topology.conf"), "", os.ReadFile)
+			inc, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader(text), filepath.Join(dir, "topology.conf"), "", os.ReadFile)
 			if ours == nil || fatal != "" || err != nil || topoSummary(inc.Tree) != switches {
 				t.Errorf("case %d %q: ParseTopologyConf %v; ParseTopologyConfIncluding %v; slurmctld %q%s", i, text, ours, err, switches, fatal)
 			}

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -77,6 +78,18 @@ func NetworkFormats() []curves.Format { return slices.Clone(networkFormats) }
 // order the node rank, exists only from Slurm 23.02 (22.05 accepts and ignores it,
 // and the leaf order then only breaks ties between equally good leaves).
 func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) (warnings []string, err error) {
+	return WriteTopologyContext(context.Background(), w, m, o, hosts)
+}
+
+// WriteTopologyContext is WriteTopology looking at ctx every few thousand names
+// (the switches' rules, the lines written: 0.4 s for a 131,072-host fat tree, more
+// under load): a cancelled ctx returns its cause, and what was written to w is
+// partial.
+func WriteTopologyContext(ctx context.Context, w io.Writer, m topo.Machine, o curves.Order, hosts []string) (warnings []string, err error) {
+	look := &looker{ctx: ctx, work: ctxEvery}
+	if err := look.stopped(0); err != nil {
+		return nil, err
+	}
 	n := m.N()
 	if err := o.Validate(n); err != nil {
 		return nil, err
@@ -123,7 +136,10 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 			recs = append(recs, r)
 		}
 		lost = sameLevelLinks(g)
-		t, err := newTree(recs, treeRules{}, func(string) {}, nil)
+		t, err := newTree(recs, treeRules{}, func(string) {}, look)
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("the switches of %s make no topology.conf Slurm accepts: %w", m.Spec(), err)
 		}
@@ -139,7 +155,10 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 	for i := range recs {
 		recs[i].line = i + 1
 	}
-	t, err := newTree(recs, treeRules{}, func(string) {}, nil)
+	t, err := newTree(recs, treeRules{}, func(string) {}, look)
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
 	}
@@ -148,7 +167,7 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/tree and TopologyParam=SwitchAsNodeRank,")
 	fmt.Fprintln(bw, "# so that Slurm ranks nodes by the order of the leaf switches below (Slurm 23.02+;")
 	fmt.Fprintln(bw, "# inside a leaf in the order of slurm.conf's NodeName lines, not the order written).")
-	if err := t.WriteConf(bw); err != nil {
+	if err := t.writeConf(bw, look); err != nil {
 		return nil, err
 	}
 	if lost > 0 {
@@ -196,7 +215,15 @@ func (t *Tree) RenameNodes(rename func(node string) string) *Tree {
 // WriteConf writes the tree's SwitchName lines in its order: a leaf's Nodes= and an
 // upper switch's Switches= as hostlists keeping the order of the names.
 func (t *Tree) WriteConf(w io.Writer) error {
+	return t.writeConf(w, &looker{ctx: context.Background()})
+}
+
+// writeConf is WriteConf looking at look's context every few thousand names.
+func (t *Tree) writeConf(w io.Writer, look *looker) error {
 	for _, s := range t.Switches {
+		if err := look.stopped(1 + len(s.Nodes) + len(s.Children)); err != nil {
+			return err
+		}
 		var names []string
 		key := "Nodes"
 		if s.Level == 0 {

@@ -65,7 +65,12 @@ func init() {
      jobs for each, and says so (report.json workload.stopped, a warning, the
      recommendation's words); the predictions are predictions/NAME.first-N-jobs.csv.
      The deployments' builds stop at it too: a deployment it stops, and every later
-     one, is "not built" (said in the report; no files), and no job is replayed.
+     one, is "not built" (said in the report; no files; one whose site rules it out,
+     e.g. as-run without a history of NodeLists, says that instead), and no job is
+     replayed. The checks of step 1 (slurm.conf's nodes, the hosts matched to them,
+     the compute hosts' network: seconds at 10^5 hosts under load) stop at it too,
+     and then nothing is planned: exit 1, an error saying so, nothing written. Only
+     reading the input files before and writing -o after are outside the limit.
      Without --trace a seeded synthetic workload stands in
      (--jobs, --seed): 20% one-node jobs, the others log-uniform 2 to N/2 nodes (half
      rounded to a power of two), run times log-uniform 1 min to 4 h, Poisson
@@ -151,7 +156,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
-			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so (0: none, for a plan that is the same on every machine)")
+			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan, from after the input files are read to before -o is written: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so; reached while the inputs are checked, nothing is planned (exit 1) (0: none, for a plan that is the same on every machine)")
 			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
 			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace; at most 2000000, the cap on a trace's jobs)")
 			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")

@@ -202,3 +202,24 @@ func TestPlanSlurmConfDir(t *testing.T) {
 		t.Errorf("relative --slurm-conf-dir: exit %d\n%s", code, stderr)
 	}
 }
+
+// A time limit reached while the inputs are checked (here at once) ends the
+// command near the limit: exit 1, an error naming the phase and saying nothing
+// was planned, and no -o directory (before, the checks ran on past the limit).
+func TestPlanTimeLimitWhileCheckingInputs(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "slurm.conf")
+	if err := os.WriteFile(conf, []byte("NodeName=n[01-64] CPUs=1\nPartitionName=p Nodes=ALL\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "plan")
+	code, _, stderr := runCLI(t, "", "plan", "--machine", "fattree:8,4:8", "--hostlist", "n[01-64]", "--slurm-conf", conf,
+		"--slurm-version", "23.11", "--time-limit", "1ns", "-o", out)
+	const want = "procalloc plan: plan time limit 1ns reached while checking the inputs"
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "nothing planned") {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-o %s: %v, want none written", out, err)
+	}
+}
