@@ -52,12 +52,12 @@ func readText(t *testing.T, text string) *topo.Graph {
 }
 
 // irregularGraph is a random network: switches in a random connected mesh of links,
-// hosts on one switch (most), on two switches, on a switch and a host, or on hosts
-// only; with split, a second component with hosts of its own.
+// hosts on one switch (most), on two switches, on a switch and a host, or on one
+// host only, declared in a random order; with split, a second component with hosts of its own.
 func irregularGraph(rng *rand.Rand, split bool) string {
 	var b strings.Builder
 	ns, nh := 2+rng.IntN(8), 4+rng.IntN(30)
-	for i := range nh {
+	for _, i := range rng.Perm(nh) { // host indices in a random order
 		fmt.Fprintf(&b, "%%node h%d\n", i)
 	}
 	for i := range ns {
@@ -95,6 +95,10 @@ func irregularGraph(rng *rand.Rand, split bool) string {
 	}
 	for i := range nh {
 		h := fmt.Sprintf("h%d", i)
+		if rng.IntN(8) == 0 && i > 0 { // pendant on a host
+			link(fmt.Sprintf("h%d", rng.IntN(i)), h)
+			continue
+		}
 		s := rng.IntN(ns)
 		link(h, sw(s))
 		switch r := rng.IntN(10); {
