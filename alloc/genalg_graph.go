@@ -91,6 +91,17 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
+	if k == a.st.NumFree() {
+		// Every center's first k are all the free hosts.
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
+		nodes := a.st.AppendFree(nil)
+		if err := a.st.Take(nodes); err != nil {
+			return nil, err
+		}
+		return nodes, nil
+	}
 	if a.hk == nil {
 		hk, err := a.g.HopKeys(ctx)
 		if err != nil {

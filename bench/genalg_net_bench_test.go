@@ -1,0 +1,88 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// genalgNetworks are the networks BenchmarkGenAlgNetworkDecision times: fat trees of
+// merlin's shape at 4,096, 32,768 and 131,072 hosts (16 hosts a leaf, 16 leaves a
+// pod) and dragonflies of 10,240 hosts (2,560 routers: the hop index's key table) and
+// 100,352 hosts (12,544 routers: no table).
+var genalgNetworks = []string{
+	"fattree:16,16:16,16:16",
+	"fattree:16,16:16,16:128",
+	"fattree:16,16:16,16:16,16:32",
+	"dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=4,num_groups=80",
+	"dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=196",
+}
+
+// fragmentedFree is the free set a stream of jobs leaves: jobs of log-uniform sizes
+// 1..4096 placed by freelist:rcm (consecutive along the network's RCM order) until
+// 75% of the hosts are busy, then a random selection of them ended until half are
+// (seeded): the free hosts scattered over most leaves and routers.
+func fragmentedFree(b *testing.B, m topo.Machine) []int {
+	fl, err := alloc.Parse("freelist:rcm", m, alloc.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := jobsHalfBusy(fl); err != nil {
+		b.Fatal(err)
+	}
+	var free []int
+	busy, err := fl.Allocate(fl.NumFree())
+	if err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(busy)
+	for v := range m.N() {
+		if _, ok := slices.BinarySearch(busy, v); ok {
+			free = append(free, v)
+		}
+	}
+	return free
+}
+
+// BenchmarkGenAlgNetworkDecision times one genalg decision (Allocate(k) and the
+// Release of its hosts) on a network at 50% occupancy after a stream of jobs
+// (fragmentedFree), the state the same before every iteration.
+//
+//	go test -run '^$' -bench GenAlgNetworkDecision -benchtime 3x ./bench
+func BenchmarkGenAlgNetworkDecision(b *testing.B) {
+	for _, spec := range genalgNetworks {
+		for _, k := range []int{16, 256, 4096} {
+			b.Run(fmt.Sprintf("%s/k=%d", spec, k), func(b *testing.B) {
+				m, err := topo.ParseMachine(spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				free := fragmentedFree(b, m)
+				a, err := alloc.Parse("genalg", m, alloc.Options{NoMemo: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := a.Allocate(m.N()); err != nil { // every host, then the free ones back
+					b.Fatal(err)
+				}
+				if err := a.Release(free); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					nodes, err := a.Allocate(k)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := a.Release(nodes); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(free)), "free")
+			})
+		}
+	}
+}
