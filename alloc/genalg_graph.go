@@ -51,7 +51,8 @@ type graphGenAlg struct {
 	// Per key X: the (key, Off) groups of other keys by bucket (distance from X + 1,
 	// 0: unreachable): srcGrp[srcOff[b]:srcOff[b+1]], and their host counts.
 	srcOff, srcGrp []int32
-	srcB           []int32 // scratch: a group's bucket
+	srcB           []int32 // scratch: (group, bucket) pairs
+	cuts           []int32 // per anchor of the key: its cutoff bucket and how many hosts of it
 	cnt            []int64 // hosts per bucket, other keys
 	cum            []int64
 
@@ -207,43 +208,24 @@ func (a *graphGenAlg) decideKey(x int32, row []int32, k int, poll func(int) erro
 	if err := poll(len(a.keys)); err != nil {
 		return err
 	}
-	// The other keys' groups by bucket (distance + 1, 0 unreachable).
-	a.srcB = a.srcB[:0]
-	nb := 5 // x's own hosts are in buckets 1..4
+	// The other keys' hosts by bucket (distance + 1, 0 unreachable; Off adds 1).
+	a.cnt = append(a.cnt[:0], 0, 0, 0, 0, 0) // x's own hosts are in buckets 1..4
 	for _, y := range a.keys {
 		if y == x {
 			continue
 		}
+		c0 := int64(a.grpOff[2*y+1] - a.grpOff[2*y])
+		c1 := int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
 		d := row[y]
-		for o := range int32(2) {
-			if a.grpOff[2*y+o+1] == a.grpOff[2*y+o] {
-				continue
-			}
-			b := int32(0)
-			if d >= 0 {
-				b = d + o + 1
-			}
-			a.srcB = append(a.srcB, 2*y+o, b)
-			nb = max(nb, int(b)+1)
+		if d < 0 {
+			a.cnt[0] += c0 + c1
+			continue
 		}
-	}
-	a.srcOff = resizeZero(a.srcOff, nb+1)
-	a.cnt = slices.Grow(a.cnt[:0], nb)[:nb]
-	clear(a.cnt)
-	for i := 0; i < len(a.srcB); i += 2 {
-		gi, b := a.srcB[i], a.srcB[i+1]
-		a.srcOff[b+1]++
-		a.cnt[b] += int64(a.grpOff[gi+1] - a.grpOff[gi])
-	}
-	for b := range nb {
-		a.srcOff[b+1] += a.srcOff[b]
-	}
-	a.srcGrp = slices.Grow(a.srcGrp[:0], len(a.srcB)/2)[:len(a.srcB)/2]
-	a.fill = append(a.fill[:0], a.srcOff[:nb]...)
-	for i := 0; i < len(a.srcB); i += 2 {
-		gi, b := a.srcB[i], a.srcB[i+1]
-		a.srcGrp[a.fill[b]] = gi
-		a.fill[b]++
+		for int(d)+2 >= len(a.cnt) {
+			a.cnt = append(a.cnt, 0)
+		}
+		a.cnt[d+1] += c0
+		a.cnt[d+2] += c1
 	}
 	ownAll := int64(a.grpOff[2*x+2] - a.grpOff[2*x])
 	var cum4 int64 // hosts in buckets 0..4, the same from every anchor of x
@@ -260,14 +242,56 @@ func (a *graphGenAlg) decideKey(x int32, row []int32, k int, poll func(int) erro
 		own[4] = int64(a.grpOff[2*x+2]-a.grpOff[2*x+1]) - own[2]
 		return own
 	}
-	if cum4+ownAll < int64(k) {
+	classJob := cum4+ownAll < int64(k)
+	// The cutoff of every anchor, and the other keys' (key, Off) groups in the
+	// buckets up to the farthest cutoff, by bucket (srcGrp[srcOff[b]:srcOff[b+1]]).
+	a.cuts = a.cuts[:0]
+	bMax := 0
+	for i, an := range anchors {
+		if classJob && i > 0 {
+			break
+		}
+		bStar, m := a.cutoff(k, own(an))
+		a.cuts = append(a.cuts, int32(bStar), int32(m))
+		bMax = max(bMax, bStar)
+	}
+	nb := bMax + 1
+	a.srcOff = resizeZero(a.srcOff, nb+1)
+	a.srcB = a.srcB[:0]
+	for _, y := range a.keys {
+		if y == x {
+			continue
+		}
+		d := row[y]
+		for o := range int32(2) {
+			b := int32(0)
+			if d >= 0 {
+				b = d + o + 1
+			}
+			if int(b) > bMax || a.grpOff[2*y+o+1] == a.grpOff[2*y+o] {
+				continue
+			}
+			a.srcB = append(a.srcB, 2*y+o, b)
+			a.srcOff[b+1]++
+		}
+	}
+	for b := range nb {
+		a.srcOff[b+1] += a.srcOff[b]
+	}
+	a.srcGrp = slices.Grow(a.srcGrp[:0], len(a.srcB)/2)[:len(a.srcB)/2]
+	a.fill = append(a.fill[:0], a.srcOff[:nb]...)
+	for i := 0; i < len(a.srcB); i += 2 {
+		gi, b := a.srcB[i], a.srcB[i+1]
+		a.srcGrp[a.fill[b]] = gi
+		a.fill[b]++
+	}
+	if classJob {
 		// The first k of every anchor's list hold all of x's hosts: one job for the
 		// key, all its centers in it, the smallest first.
-		bStar, m := a.cutoff(k, own(anchors[0]))
 		if err := poll(k + len(a.srcGrp)); err != nil {
 			return err
 		}
-		a.materialize(x, anchors[0], bStar, m)
+		a.materialize(x, anchors[0], int(a.cuts[0]), int(a.cuts[1]))
 		center := int32(-1)
 		for o := range int32(2) {
 			if g := a.grp(2*x + o); len(g) > 0 && (center < 0 || g[0] < center) {
@@ -277,10 +301,10 @@ func (a *graphGenAlg) decideKey(x int32, row []int32, k int, poll func(int) erro
 		a.candidate(a.score(a.set), int(center), a.set)
 		return nil
 	}
-	for _, an := range anchors {
+	for i, an := range anchors {
 		hosts := a.ancHosts[a.ancOff[an]:a.ancOff[an+1]]
-		bStar, m := a.cutoff(k, own(an))
-		if err := poll(k + int(a.srcOff[min(bStar+1, nb)])); err != nil {
+		bStar, m := int(a.cuts[2*i]), int(a.cuts[2*i+1])
+		if err := poll(k + int(a.srcOff[bStar+1])); err != nil {
 			return err
 		}
 		last := a.materialize(x, an, bStar, m)

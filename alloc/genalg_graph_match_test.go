@@ -325,3 +325,41 @@ func TestGraphGenAlgCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphGenAlgMatchesPlainWithoutTable: on a dragonfly of 4,160 routers (more
+// than the hop index's key table takes: rows in closed form), a few decisions on
+// random free sets are the definition's.
+func TestGraphGenAlgMatchesPlainWithoutTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the definition costs seconds a decision at 4,160 hosts")
+	}
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=1,routers_per_group=65,intergroup_links=1,num_groups=64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.(*topo.Graph)
+	rng := rand.New(rand.NewPCG(11, 12))
+	a := newGraphGenAlg(g)
+	for trial, k := range []int{1, 7, 300} {
+		var free, busy []int
+		for v := range g.N() {
+			if rng.IntN(3) == 0 {
+				busy = append(busy, v)
+			} else {
+				free = append(free, v)
+			}
+		}
+		a.st = NewState(g.N())
+		if err := a.st.Take(busy); err != nil {
+			t.Fatal(err)
+		}
+		want := plainGraphGenAlg(g, free, k)
+		got, err := a.Allocate(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d, k = %d: got %v, the definition %v", trial, k, got, want)
+		}
+	}
+}

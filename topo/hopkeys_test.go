@@ -17,7 +17,8 @@ import (
 func TestHopKeysDist(t *testing.T) {
 	graphs := map[string]*Graph{}
 	for _, spec := range []string{"fattree:4,4:4,4:4", "fattree:3,2:2,2:3",
-		"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5"} {
+		"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=1,routers_per_group=4,intergroup_links=2,num_groups=9"} {
 		m, err := ParseMachine(spec)
 		if err != nil {
 			t.Fatal(err)
@@ -46,9 +47,12 @@ func TestHopKeysDist(t *testing.T) {
 	}
 	for name, g := range graphs {
 		for _, tier := range []string{"", "labels", "rows"} {
-			hk := newHopKeys(mustHopIndex(t, g, tier), g.N())
+			hk := newHopKeys(g, mustHopIndex(t, g, tier))
 			if hk.h.key != nil && tier != "" {
 				t.Fatalf("%s: tier %q has a key table", name, tier)
+			}
+			if df := strings.HasPrefix(name, "dragonfly"); df != (hk.df != nil) && tier != "" {
+				t.Fatalf("%s (%s): closed-form rows %v", name, tier, hk.df != nil)
 			}
 			srcs := make([]int32, hk.NumKeys)
 			for i := range srcs {
@@ -108,7 +112,7 @@ func TestHopKeysRowsCancelled(t *testing.T) {
 		t.Fatalf("HopKeys under an ended context: %v", err)
 	}
 	for _, tier := range []string{"", "rows"} {
-		hk := newHopKeys(mustHopIndex(t, g, tier), g.N())
+		hk := newHopKeys(g, mustHopIndex(t, g, tier))
 		calls := 0
 		err := hk.Rows(ctx, []int32{0, 1, 2}, func(int, []int32) { calls++ })
 		if !errors.Is(err, cause) || calls != 0 {
