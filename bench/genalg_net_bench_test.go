@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -22,29 +24,39 @@ var genalgNetworks = []string{
 }
 
 // fragmentedFree is the free set a stream of jobs leaves: jobs of log-uniform sizes
-// 1..4096 placed by freelist:rcm (consecutive along the network's RCM order) until
-// 75% of the hosts are busy, then a random selection of them ended until half are
-// (seeded): the free hosts scattered over most leaves and routers.
-func fragmentedFree(b *testing.B, m topo.Machine) []int {
+// 1..n/64 placed by freelist:rcm (consecutive along the network's RCM order) until
+// 75% of the hosts are busy, then a random half of them ended (seeded): a few
+// hundred jobs, the free hosts scattered over most leaves and routers.
+func fragmentedFree(b *testing.B, m topo.Machine) ([]int, int) {
 	fl, err := alloc.Parse("freelist:rcm", m, alloc.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := jobsHalfBusy(fl); err != nil {
-		b.Fatal(err)
+	n := m.N()
+	rng := rand.New(rand.NewPCG(3, 4))
+	maxLog := bits.Len(uint(n/64)) - 1
+	var jobs [][]int
+	for fl.NumFree() > n/4 {
+		size := 1 << rng.IntN(maxLog+1)
+		size = min(size+rng.IntN(size), fl.NumFree()-n/4)
+		nodes, err := fl.Allocate(max(size, 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		jobs = append(jobs, nodes)
 	}
-	var free []int
-	busy, err := fl.Allocate(fl.NumFree())
+	rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+	for _, j := range jobs[:len(jobs)/2] {
+		if err := fl.Release(j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	free, err := fl.Allocate(fl.NumFree())
 	if err != nil {
 		b.Fatal(err)
 	}
-	slices.Sort(busy)
-	for v := range m.N() {
-		if _, ok := slices.BinarySearch(busy, v); ok {
-			free = append(free, v)
-		}
-	}
-	return free
+	slices.Sort(free)
+	return free, len(jobs)
 }
 
 // BenchmarkGenAlgNetworkDecision times one genalg decision (Allocate(k) and the
@@ -60,7 +72,7 @@ func BenchmarkGenAlgNetworkDecision(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				free := fragmentedFree(b, m)
+				free, jobs := fragmentedFree(b, m)
 				a, err := alloc.Parse("genalg", m, alloc.Options{NoMemo: true})
 				if err != nil {
 					b.Fatal(err)
@@ -82,6 +94,7 @@ func BenchmarkGenAlgNetworkDecision(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(len(free)), "free")
+				b.ReportMetric(float64(jobs), "jobs")
 			})
 		}
 	}
