@@ -81,8 +81,9 @@ func (a *graphGenAlg) Allocate(k int) ([]int, error) {
 }
 
 // genalgCtxWork is how much work (hosts listed or scored, keys looked at) a decision
-// does between looks at its context: well under a millisecond.
-const genalgCtxWork = 1 << 16
+// does between looks at its context: well under a millisecond (a variable: tests
+// look at every step).
+var genalgCtxWork = 1 << 16
 
 // AllocateContext is Allocate that stops when ctx ends (ContextAllocator), with the
 // state unchanged: ctx is asked before each batch of distance rows and every

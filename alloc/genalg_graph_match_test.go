@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -360,6 +361,64 @@ func TestGraphGenAlgMatchesPlainWithoutTable(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d, k = %d: got %v, the definition %v", trial, k, got, want)
+		}
+	}
+}
+
+// TestGraphGenAlgStopsAtEveryLook: a decision stopped at any of the places it looks
+// at its context (the rows, the keys, the anchors' jobs) returns context.Canceled
+// and leaves the free set as it was; let run, it makes the definition's choice.
+func TestGraphGenAlgStopsAtEveryLook(t *testing.T) {
+	defer func(w int) { genalgCtxWork = w }(genalgCtxWork)
+	genalgCtxWork = 1 // a look at every key and anchor
+	for _, spec := range []string{"fattree:8,8:8,8:16", "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=17"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Graph)
+		if err := g.BuildHopIndex(context.Background()); err != nil { // its looks are not the decision's
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		var free, busy []int
+		for v := range g.N() {
+			if rng.IntN(2) == 0 {
+				busy = append(busy, v)
+			} else {
+				free = append(free, v)
+			}
+		}
+		for _, k := range []int{3, 40, len(free) / 2} {
+			fresh := func() *graphGenAlg {
+				a := newGraphGenAlg(g)
+				if err := a.st.Take(busy); err != nil {
+					t.Fatal(err)
+				}
+				return a
+			}
+			counting := ctxtest.NewCounting()
+			want, err := fresh().AllocateContext(counting, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain := plainGraphGenAlg(g, free, k); !slices.Equal(want, plain) {
+				t.Fatalf("%s k = %d: %v, the definition %v", spec, k, want, plain)
+			}
+			looks := counting.Looks()
+			if looks < 3 {
+				t.Fatalf("%s k = %d: the decision looked at its context %d times", spec, k, looks)
+			}
+			for at, ctx := range ctxtest.Stops(looks, 40) {
+				a := fresh()
+				got, err := a.AllocateContext(ctx, k)
+				if !errors.Is(err, context.Canceled) || got != nil {
+					t.Fatalf("%s k = %d, stopped at look %d of %d: %v, %v", spec, k, at, looks, got, err)
+				}
+				if now := a.st.AppendFree(nil); !slices.Equal(now, free) {
+					t.Fatalf("%s k = %d, stopped at look %d: %d free, want %d", spec, k, at, len(now), len(free))
+				}
+			}
 		}
 	}
 }
