@@ -51,8 +51,12 @@ type graphGenAlg struct {
 	// Per key X: the (key, Off) groups of other keys by bucket (distance from X + 1,
 	// 0: unreachable): srcGrp[srcOff[b]:srcOff[b+1]], and their host counts.
 	srcOff, srcGrp []int32
-	srcB           []int32 // scratch: (group, bucket) pairs
-	cuts           []int32 // per anchor of the key: its cutoff bucket and how many hosts of it
+	srcB           []int32  // scratch: (group, bucket) pairs
+	cuts           []int32  // per anchor of the key: its cutoff bucket and how many hosts of it
+	dist           []int32  // the keys' distances from the key at hand (Rows)
+	marked         []uint32 // key -> mark when it is near the key at hand (or is it)
+	mark           uint32
+	total0, total1 int64   // free hosts with Off 0, 1
 	cnt            []int64 // hosts per bucket, other keys
 	cum            []int64
 
@@ -126,11 +130,22 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		return nil
 	}
 	var stop error
-	err := a.hk.Rows(ctx, a.keys, func(i int, row []int32) {
+	short, err := a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
 		if stop == nil {
-			stop = a.decideKey(a.keys[i], row, k, poll)
+			stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
 		}
 	})
+	if !short && err == nil {
+		err = a.hk.Rows(ctx, a.keys, func(i int, row []int32) {
+			if stop == nil {
+				a.dist = a.dist[:0]
+				for _, y := range a.keys {
+					a.dist = append(a.dist, row[y])
+				}
+				stop = a.decideKey(a.keys[i], a.keys, a.dist, -1, k, poll)
+			}
+		})
+	}
 	if err == nil {
 		err = stop
 	}
@@ -174,8 +189,14 @@ func (a *graphGenAlg) group() {
 		a.ancHosts[af[an]] = int32(v)
 		af[an]++
 	}
+	a.total0, a.total1 = 0, 0
+	if len(a.marked) != hk.NumKeys {
+		a.marked, a.mark = make([]uint32, hk.NumKeys), 0
+	}
 	a.keys = a.keys[:0]
 	for x := range int32(hk.NumKeys) {
+		a.total0 += int64(a.grpOff[2*x+1] - a.grpOff[2*x])
+		a.total1 += int64(a.grpOff[2*x+2] - a.grpOff[2*x+1])
 		if a.grpOff[2*x+2] > a.grpOff[2*x] {
 			a.keys = append(a.keys, x)
 		}
@@ -204,29 +225,44 @@ func (a *graphGenAlg) group() {
 func (a *graphGenAlg) grp(gi int32) []int32 { return a.grpHosts[a.grpOff[gi]:a.grpOff[gi+1]] }
 
 // decideKey makes the candidates of the anchors of key x, whose distances to the
-// other keys are row.
-func (a *graphGenAlg) decideKey(x int32, row []int32, k int, poll func(int) error) error {
-	if err := poll(len(a.keys)); err != nil {
+// keys near are dist, every other key being at distance far (-1: none other).
+func (a *graphGenAlg) decideKey(x int32, near, dist []int32, far int32, k int, poll func(int) error) error {
+	if err := poll(len(near)); err != nil {
 		return err
 	}
+	a.mark++
+	if a.mark == 0 {
+		clear(a.marked)
+		a.mark = 1
+	}
+	a.marked[x] = a.mark
 	// The other keys' hosts by bucket (distance + 1, 0 unreachable; Off adds 1).
 	a.cnt = append(a.cnt[:0], 0, 0, 0, 0, 0) // x's own hosts are in buckets 1..4
-	for _, y := range a.keys {
-		if y == x {
-			continue
-		}
-		c0 := int64(a.grpOff[2*y+1] - a.grpOff[2*y])
-		c1 := int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
-		d := row[y]
+	bucket := func(d int32, c0, c1 int64) {
 		if d < 0 {
 			a.cnt[0] += c0 + c1
-			continue
+			return
 		}
 		for int(d)+2 >= len(a.cnt) {
 			a.cnt = append(a.cnt, 0)
 		}
 		a.cnt[d+1] += c0
 		a.cnt[d+2] += c1
+	}
+	far0 := a.total0 - int64(a.grpOff[2*x+1]-a.grpOff[2*x])
+	far1 := a.total1 - int64(a.grpOff[2*x+2]-a.grpOff[2*x+1])
+	for j, y := range near {
+		if y == x {
+			continue
+		}
+		a.marked[y] = a.mark
+		c0 := int64(a.grpOff[2*y+1] - a.grpOff[2*y])
+		c1 := int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
+		far0, far1 = far0-c0, far1-c1
+		bucket(dist[j], c0, c1)
+	}
+	if far >= 0 {
+		bucket(far, far0, far1)
 	}
 	ownAll := int64(a.grpOff[2*x+2] - a.grpOff[2*x])
 	var cum4 int64 // hosts in buckets 0..4, the same from every anchor of x
@@ -259,11 +295,7 @@ func (a *graphGenAlg) decideKey(x int32, row []int32, k int, poll func(int) erro
 	nb := bMax + 1
 	a.srcOff = resizeZero(a.srcOff, nb+1)
 	a.srcB = a.srcB[:0]
-	for _, y := range a.keys {
-		if y == x {
-			continue
-		}
-		d := row[y]
+	list := func(y, d int32) {
 		for o := range int32(2) {
 			b := int32(0)
 			if d >= 0 {
@@ -274,6 +306,18 @@ func (a *graphGenAlg) decideKey(x int32, row []int32, k int, poll func(int) erro
 			}
 			a.srcB = append(a.srcB, 2*y+o, b)
 			a.srcOff[b+1]++
+		}
+	}
+	for j, y := range near {
+		if y != x {
+			list(y, dist[j])
+		}
+	}
+	if far >= 0 && int(far)+1 <= bMax {
+		for _, y := range a.keys {
+			if a.marked[y] != a.mark {
+				list(y, far)
+			}
 		}
 	}
 	for b := range nb {

@@ -31,7 +31,7 @@ type HopKeys struct {
 
 	h         *hopIndex
 	g         *Graph
-	df        *synthLayout // a dragonfly's, for rows in closed form (else nil)
+	df        *synthLayout // a dragonfly's, for Near (else nil)
 	keyRouter []int32      // key -> router index of df
 	keyClass  []int32      // key -> class of Q
 	classKey  []int32      // class of Q -> key, -1 for a class that no host's anchor is in
@@ -75,9 +75,9 @@ func newHopKeys(g *Graph, h *hopIndex) *HopKeys {
 		hk.Key[v] = hk.classKey[c]
 	}
 	hk.NumAnchors, hk.NumKeys = len(hk.AnchorKey), len(hk.keyClass)
-	if s := g.structLayout(); s != nil && s.span == nil && h.key == nil {
-		// A dragonfly without a key table: its rows in closed form, when its keys
-		// are its routers one to one.
+	if s := g.structLayout(); s != nil && s.span == nil {
+		// A dragonfly: Near in closed form, when its keys are its routers one to
+		// one.
 		R := s.a * s.groups
 		keyRouter, routerKey := make([]int32, hk.NumKeys), make([]int32, R)
 		for i := range keyRouter {
@@ -105,11 +105,10 @@ func newHopKeys(g *Graph, h *hopIndex) *HopKeys {
 // the keys srcs[i] and y != srcs[i] (their anchors' distance in the quotient graph:
 // D above), -1 when they are not connected, and row[srcs[i]] = 0; row is scratch,
 // valid during the call only. On the key table (a fat tree of up to 4,096 keys,
-// a dragonfly of up to 4,096 routers) a row is a slice of it; on a larger dragonfly
-// (built or recognised: structdist.go) it comes in closed form, O(routers) a row;
-// otherwise 64 sources at a time share breadth-first passes over the quotient graph
-// (HopRows64). ctx is looked at every 64 rows at most: its cause is returned when
-// it has ended.
+// a dragonfly of up to 4,096 routers) a row is a slice of it; otherwise 64 sources
+// at a time share breadth-first passes over the quotient graph (HopRows64). ctx is
+// looked at every 64 rows at most: its cause is returned when it has ended. On a
+// dragonfly Near says the same in less.
 func (hk *HopKeys) Rows(ctx context.Context, srcs []int32, fn func(i int, row []int32)) error {
 	h := hk.h
 	nk := hk.NumKeys
@@ -139,9 +138,6 @@ func (hk *HopKeys) Rows(ctx context.Context, srcs []int32, fn func(i int, row []
 			fn(i, row)
 		}
 		return nil
-	}
-	if hk.df != nil {
-		return hk.dragonflyRows(ctx, srcs, row, fn)
 	}
 	nq := h.classes()
 	seen, front, next := make([]uint64, nq), make([]uint64, nq), make([]uint64, nq)
@@ -176,48 +172,70 @@ func (hk *HopKeys) Rows(ctx context.Context, srcs []int32, fn func(i int, row []
 	return nil
 }
 
-// dragonflyRows is Rows from the dragonfly's layout: routers of one group 1 apart,
-// 1 along a global link, 2 from r to the routers of a group r links into, to those
-// linking into r's group and to those two global links away through a third group
-// (structdist.go), 3 from the others.
-func (hk *HopKeys) dragonflyRows(ctx context.Context, srcs []int32, row []int32, fn func(int, []int32)) error {
-	s, g := hk.df, hk.g
+// Near calls fn(i, keys, dist, far) for every srcs[i] (keys) with the keys nearer to
+// it than far, their distances dist (srcs[i] itself at 0), every other key being
+// at distance far; keys and dist are scratch, valid during the call only. It
+// reports false, calling nothing, when it has no such short form: it has one on a
+// dragonfly (built or recognised from a file; structdist.go), where far is 3 and
+// the near keys are the routers of the source's group and those a global link
+// away (1), and the routers of the groups those links reach, those linking into
+// the source's group and those two global links away through a third group (2):
+// about routers a group x (1 + 2 x global links a router) of them, against every
+// router in a row. ctx is looked at every 64 sources: its cause is returned when it
+// has ended.
+func (hk *HopKeys) Near(ctx context.Context, srcs []int32, fn func(i int, keys, dist []int32, far int32)) (bool, error) {
+	s := hk.df
+	if s == nil {
+		return false, nil
+	}
+	g := hk.g
 	s.dfIndex(g)
 	R, a := s.a*s.groups, int32(s.a)
-	byRouter := make([]int8, R)
+	routerKey := make([]int32, R)
+	for x, r := range hk.keyRouter {
+		routerKey[r] = int32(x)
+	}
+	stamp := make([]int32, R) // i+1 when listed for srcs[i]
+	at := make([]int32, R)    // its index in keys
+	var keys, dist []int32
 	for i, x := range srcs {
 		if i%64 == 0 && ctx.Err() != nil {
-			return context.Cause(ctx)
+			return true, context.Cause(ctx)
+		}
+		keys, dist = keys[:0], dist[:0]
+		mark := int32(i + 1)
+		add := func(v, d int32) {
+			if stamp[v] == mark {
+				j := at[v]
+				dist[j] = min(dist[j], d)
+				return
+			}
+			stamp[v], at[v] = mark, int32(len(keys))
+			keys, dist = append(keys, routerKey[v]), append(dist, d)
 		}
 		r := hk.keyRouter[x]
 		A := r / a
-		for j := range byRouter {
-			byRouter[j] = 3
+		add(r, 0)
+		for v := A * a; v < (A+1)*a; v++ {
+			add(v, 1)
+		}
+		for _, v := range s.glob[s.gOff[r]:s.gOff[r+1]] {
+			add(v, 1)
 		}
 		for _, B := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
 			for v := B * a; v < (B+1)*a; v++ {
-				byRouter[v] = 2
+				add(v, 2)
 			}
 		}
 		for u := A * a; u < (A+1)*a; u++ {
 			for _, v := range s.glob[s.gOff[u]:s.gOff[u+1]] {
-				byRouter[v] = 2
+				add(v, 2)
 			}
 		}
 		for _, v := range s.two[s.tOff[r]:s.tOff[r+1]] {
-			byRouter[v] = 2
+			add(v, 2)
 		}
-		for v := A * a; v < (A+1)*a; v++ {
-			byRouter[v] = 1
-		}
-		for _, v := range s.glob[s.gOff[r]:s.gOff[r+1]] {
-			byRouter[v] = 1
-		}
-		byRouter[r] = 0
-		for y, rv := range hk.keyRouter {
-			row[y] = int32(byRouter[rv])
-		}
-		fn(i, row)
+		fn(i, keys, dist, 3)
 	}
-	return nil
+	return true, nil
 }

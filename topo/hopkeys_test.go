@@ -9,7 +9,8 @@ import (
 )
 
 // TestHopKeysDist: Off + D + Off, with D from the anchors (0 on one anchor, 2 between
-// twins) and Rows (other keys), is Dist on every pair of hosts, from the key table
+// twins) and Rows (other keys), is Dist on every pair of hosts, and on dragonflies
+// Near says what Rows says, from the key table
 // and from the 64-source breadth-first rows (the hop index built with the table,
 // labels or rows tier), on fat trees, dragonflies, a dragonfly and a fat tree read
 // from files and irregular networks (hosts on two switches or on hosts, host links,
@@ -51,12 +52,27 @@ func TestHopKeysDist(t *testing.T) {
 			if hk.h.key != nil && tier != "" {
 				t.Fatalf("%s: tier %q has a key table", name, tier)
 			}
-			if df := strings.HasPrefix(name, "dragonfly"); df != (hk.df != nil) && tier != "" {
-				t.Fatalf("%s (%s): closed-form rows %v", name, tier, hk.df != nil)
-			}
 			srcs := make([]int32, hk.NumKeys)
 			for i := range srcs {
 				srcs[i] = int32(len(srcs) - 1 - i) // any order
+			}
+			// Near's short rows, on a dragonfly, as full rows.
+			nearRows := make([][]int32, hk.NumKeys)
+			short, err := hk.Near(context.Background(), srcs, func(i int, keys, dist []int32, far int32) {
+				row := make([]int32, hk.NumKeys)
+				for y := range row {
+					row[y] = far
+				}
+				for j, y := range keys {
+					row[y] = dist[j]
+				}
+				nearRows[srcs[i]] = row
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if df := strings.HasPrefix(name, "dragonfly"); df != short {
+				t.Fatalf("%s (%s): Near's short form %v", name, tier, short)
 			}
 			rows := make([][]int32, hk.NumKeys)
 			if err := hk.Rows(context.Background(), srcs, func(i int, row []int32) {
@@ -80,6 +96,9 @@ func TestHopKeysDist(t *testing.T) {
 						d = 2
 					default:
 						d = int(rows[hk.Key[u]][hk.Key[v]])
+						if short && int(nearRows[hk.Key[u]][hk.Key[v]]) != d {
+							t.Fatalf("%s (%s): keys %d, %d: Near says %d, Rows %d", name, tier, hk.Key[u], hk.Key[v], nearRows[hk.Key[u]][hk.Key[v]], d)
+						}
 					}
 					want := g.Dist(u, v)
 					if d < 0 {
@@ -97,8 +116,8 @@ func TestHopKeysDist(t *testing.T) {
 	}
 }
 
-// TestHopKeysRowsCancelled: Rows under an ended context returns its cause, from the
-// table and from the breadth-first rows.
+// TestHopKeysRowsCancelled: Rows and Near under an ended context return its cause,
+// Rows from the table and from the breadth-first rows.
 func TestHopKeysRowsCancelled(t *testing.T) {
 	m, err := ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5")
 	if err != nil {
@@ -117,6 +136,10 @@ func TestHopKeysRowsCancelled(t *testing.T) {
 		err := hk.Rows(ctx, []int32{0, 1, 2}, func(int, []int32) { calls++ })
 		if !errors.Is(err, cause) || calls != 0 {
 			t.Fatalf("tier %q: Rows under an ended context: %v after %d rows", tier, err, calls)
+		}
+		short, err := hk.Near(ctx, []int32{0, 1, 2}, func(int, []int32, []int32, int32) { calls++ })
+		if !short || !errors.Is(err, cause) || calls != 0 {
+			t.Fatalf("tier %q: Near under an ended context: %v, %v after %d rows", tier, short, err, calls)
 		}
 	}
 }
