@@ -31,11 +31,14 @@ import (
 // Off) bucketed by distance: every host of the nearer buckets and the smallest-index
 // ones of the cutoff bucket (a merge of the per-key lists). When the first k of
 // L_A take in every host of A's key (more than A's key class holds), they are the
-// same for all anchors of that key, and are made once per key. A decision costs
-// O(keys^2) for the buckets (the key table, or 64 breadth-first searches a pass over
-// the quotient graph when there is no table) plus, per anchor (or key) whose job is
-// made, O(k log keys) and the job's PairDistSum. TestGraphGenAlgMatchesPlain checks
-// it against the definition on thousands of random free sets.
+// same for all anchors of that key, and are made once per key. A decision costs,
+// for the buckets, keys x the keys near each (a dragonfly: the routers within 2
+// hops, HopKeys.Near, the rest counted at once) or keys^2 (HopKeys.Rows: the key
+// table, or 64 breadth-first searches a pass over the quotient graph when there is
+// no table), plus, per anchor (or key) whose job is made, O(k log keys) and the
+// job's PairDistSum; O(n) to list the free hosts. TestGraphGenAlgMatchesPlain checks
+// it against the definition (the former code, kept in the test) on thousands of
+// random free sets.
 type graphGenAlg struct {
 	g  *topo.Graph
 	st *State
@@ -313,7 +316,7 @@ func (a *graphGenAlg) decideKey(x int32, near, dist []int32, far int32, k int, p
 			list(y, dist[j])
 		}
 	}
-	if far >= 0 && int(far)+1 <= bMax {
+	if far >= 0 && (far0 > 0 && int(far)+1 <= bMax || far1 > 0 && int(far)+2 <= bMax) {
 		for _, y := range a.keys {
 			if a.marked[y] != a.mark {
 				list(y, far)

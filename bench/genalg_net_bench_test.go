@@ -15,13 +15,16 @@ import (
 // genalgNetworks are the networks BenchmarkGenAlgNetworkDecision times: fat trees of
 // merlin's shape at 4,096, 32,768 and 131,072 hosts (16 hosts a leaf, 16 leaves a
 // pod) and dragonflies of 10,240 hosts (2,560 routers: the hop index's key table) and
-// 100,352 hosts (12,544 routers: no table).
+// 100,352 hosts (12,544 routers: no table), then both at 2 x 10^5 hosts (196,608
+// and 199,680).
 var genalgNetworks = []string{
 	"fattree:16,16:16,16:16",
 	"fattree:16,16:16,16:128",
 	"fattree:16,16:16,16:16,16:32",
 	"dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=4,num_groups=80",
 	"dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=196",
+	"fattree:16,16:16,16:16,16:48",
+	"dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=390",
 }
 
 // fragmentedFree is the free set a stream of jobs leaves: jobs of log-uniform sizes
