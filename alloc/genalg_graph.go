@@ -94,8 +94,9 @@ var genalgCtxWork = 1 << 16
 
 // AllocateContext is Allocate that stops when ctx ends (ContextAllocator), with the
 // state unchanged: ctx is asked before each batch of distance rows and every
-// genalgCtxWork hosts or keys of work after (a decision on 2 x 10^5 hosts stops
-// within milliseconds).
+// genalgCtxWork hosts or keys of work after: at 2 x 10^5 hosts 2-10 ms apart on
+// average (BenchmarkGenAlgNetworkDecision's looks), at most one candidate's listing
+// and score.
 func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
@@ -299,6 +300,9 @@ func (a *graphGenAlg) decideKey(x int32, near, dist []int32, far int32, k int, p
 	a.srcOff = resizeZero(a.srcOff, nb+1)
 	a.srcB = a.srcB[:0]
 	list := func(y, d int32) {
+		if d >= 0 && int(d)+1 > bMax {
+			return
+		}
 		for o := range int32(2) {
 			b := int32(0)
 			if d >= 0 {
