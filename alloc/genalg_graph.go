@@ -2,23 +2,76 @@ package alloc
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/procalloc/procalloc/topo"
 )
 
-// graphGenAlg is Gen-Alg (Krumke et al. 1997; Bunde et al. 2004 §2.2) on a network
-// without coordinates: for every free host as center, the k free hosts nearest to it
-// in hops (ties by node index), scored by their total pairwise hop distance; the
-// lowest score wins, ties to the center of smallest index. Distances are the graph's
-// hop distances (topo.Graph.Dist), switches counted as hops.
+// graphGenAlg is Gen-Alg (Krumke, Marathe, Noltemeier, Radhakrishnan, Ravi,
+// Rosenkrantz, "Compact location problems", Theoretical Computer Science 181 (1997);
+// as an allocator: Bunde, Leung, Mache, "Communication patterns and allocation
+// strategies", 2004, §2.2) on a network without coordinates. Its decision is the
+// definition: for every free host c as center, the k free hosts nearest to c in hops
+// (ties by host index), scored by their total pairwise hop distance
+// (topo.Graph.PairDistSum); the lowest score wins, ties to the center of smallest
+// index. Distances are the graph's hop distances (topo.Graph.Dist), switches counted
+// as hops, and a host another cannot reach is at distance -1 from it, so nearest.
+//
+// It does not sort the free hosts once per center (O(n^2 log n) a decision: 1.5-2.9 s
+// at 4,096 hosts, hours at 2 x 10^5). Hosts on one anchor (topo.HopKeys: the leaf
+// switch or router a host hangs on) are interchangeable but for their index, and
+// every other host's distance from them is Off + D(anchor, its anchor) + its Off, D
+// depending only on the anchors' keys (classes of twins). So for every center c on
+// anchor A the nearest-first list is c, then the list L_A of the free hosts by
+// (Off + D from A, index) without c; its first k are "the first k of L_A" when c is
+// among them, else "c and the first k-1 of L_A", whose score is the same for every
+// such c (W(first k-1) + the sum of their distances from A's hosts). Per anchor the
+// decision therefore makes at most two candidates, each from the hosts per (key,
+// Off) bucketed by distance: every host of the nearer buckets and the smallest-index
+// ones of the cutoff bucket (a merge of the per-key lists). When the first k of
+// L_A take in every host of A's key (more than A's key class holds), they are the
+// same for all anchors of that key, and are made once per key. A decision costs,
+// for the buckets, keys x the keys near each (a dragonfly: the routers within 2
+// hops, HopKeys.Near, the rest counted at once) or keys^2 (HopKeys.Rows: the key
+// table, or 64 breadth-first searches a pass over the quotient graph when there is
+// no table), plus, per anchor (or key) whose job is made, O(k log keys) and the
+// job's PairDistSum; O(n) to list the free hosts. TestGraphGenAlgMatchesPlain checks
+// it against the definition (the former code, kept in the test) on thousands of
+// random free sets.
 type graphGenAlg struct {
-	g    *topo.Graph
-	st   *State
-	free []int
-	cand []int64 // distance<<32 | node, sorted
-	set  []int
-	best []int
+	g  *topo.Graph
+	st *State
+	hk *topo.HopKeys
+
+	free             []int
+	grpOff, grpHosts []int32 // free hosts by (key, Off): group 2*key+Off, ascending
+	ancOff, ancHosts []int32 // free hosts by anchor, ascending
+	keys             []int32 // keys with a free host, ascending
+	kaOff, kaList    []int32 // anchors with a free host, by key
+	fill             []int32
+
+	// Per key X: the (key, Off) groups of other keys by bucket (distance from X + 1,
+	// 0: unreachable): srcGrp[srcOff[b]:srcOff[b+1]], and their host counts.
+	srcOff, srcGrp []int32
+	srcB           []int32  // scratch: (group, bucket) pairs
+	cuts           []int32  // per anchor of the key: its cutoff bucket and how many hosts of it
+	dist           []int32  // the keys' distances from the key at hand (Rows)
+	marked         []uint32 // key -> mark when it is near the key at hand (or is it)
+	mark           uint32
+	total0, total1 int64   // free hosts with Off 0, 1
+	cnt            []int64 // hosts per bucket, other keys
+	cum            []int64
+
+	stamp []uint32 // host -> gen when in the set being scored
+	gen   uint32
+	set   []int
+	heap  []mergeHead
+	srcs  []mergeSrc
+
+	best       []int
+	bestScore  int64
+	bestCenter int
 }
 
 func newGraphGenAlg(g *topo.Graph) *graphGenAlg {
@@ -34,44 +87,74 @@ func (a *graphGenAlg) Allocate(k int) ([]int, error) {
 	return a.AllocateContext(context.Background(), k)
 }
 
+// genalgCtxWork is how much work (hosts listed or scored, keys looked at) a decision
+// does between looks at its context: well under a millisecond (a variable: tests
+// look at every step).
+var genalgCtxWork = 1 << 16
+
 // AllocateContext is Allocate that stops when ctx ends (ContextAllocator), with the
-// state unchanged: a decision sorts the free hosts once per free host, O(n^2 log n),
-// minutes on a 2 x 10^5-host fat tree, so ctx is asked before every center (one sort
-// of the free hosts, about 20 ms at that size).
+// state unchanged: ctx is asked before each batch of distance rows and every
+// genalgCtxWork hosts or keys of work after: at 2 x 10^5 hosts 0.1-4.4 ms apart
+// on average (BenchmarkGenAlgNetworkDecision's looks), at most one candidate's
+// listing and score.
 func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
-	a.free = a.st.AppendFree(a.free[:0])
-	bestScore := int64(-1)
-	for _, c := range a.free {
+	if k == a.st.NumFree() {
+		// Every center's first k are all the free hosts.
 		if err := context.Cause(ctx); err != nil {
 			return nil, err
 		}
-		// Free nodes by distance from c, then index; distances from the hop index.
-		a.cand = a.cand[:0]
-		for _, v := range a.free {
-			a.cand = append(a.cand, int64(a.g.Dist(c, v))<<32|int64(v))
+		nodes := a.st.AppendFree(nil)
+		if err := a.st.Take(nodes); err != nil {
+			return nil, err
 		}
-		slices.Sort(a.cand)
-		set := a.set[:0]
-		for _, key := range a.cand[:k] {
-			set = append(set, int(key&(1<<32-1)))
+		return nodes, nil
+	}
+	if a.hk == nil {
+		hk, err := a.g.HopKeys(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("genalg: %w", err)
 		}
-		a.set = set
-		score, ok := a.g.PairDistSum(set)
-		if !ok {
-			score = 0
-			for i, u := range set {
-				for _, v := range set[i+1:] {
-					score += int64(a.g.Dist(u, v))
+		a.hk = hk
+		a.stamp = make([]uint32, a.g.N())
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	a.group()
+	a.bestScore, a.bestCenter = 0, -1
+	work := 0
+	poll := func(w int) error {
+		if work += w; work >= genalgCtxWork {
+			work = 0
+			return context.Cause(ctx)
+		}
+		return nil
+	}
+	var stop error
+	short, err := a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
+		if stop == nil {
+			stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
+		}
+	})
+	if !short && err == nil {
+		err = a.hk.Rows(ctx, a.keys, func(i int, row []int32) {
+			if stop == nil {
+				a.dist = a.dist[:0]
+				for _, y := range a.keys {
+					a.dist = append(a.dist, row[y])
 				}
+				stop = a.decideKey(a.keys[i], a.keys, a.dist, -1, k, poll)
 			}
-		}
-		if bestScore < 0 || score < bestScore {
-			bestScore = score
-			a.best = append(a.best[:0], set...)
-		}
+		})
+	}
+	if err == nil {
+		err = stop
+	}
+	if err != nil {
+		return nil, err
 	}
 	nodes := slices.Clone(a.best)
 	slices.Sort(nodes)
@@ -79,4 +162,403 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		return nil, err
 	}
 	return nodes, nil
+}
+
+// group lists the free hosts by (key, Off) and by anchor, and the anchors by key
+// (counting sorts: the lists stay in index order).
+func (a *graphGenAlg) group() {
+	hk := a.hk
+	a.free = a.st.AppendFree(a.free[:0])
+	a.grpOff = resizeZero(a.grpOff, 2*hk.NumKeys+1)
+	a.ancOff = resizeZero(a.ancOff, hk.NumAnchors+1)
+	for _, v := range a.free {
+		a.grpOff[2*hk.Key[v]+int32(hk.Off[v])+1]++
+		a.ancOff[hk.Anchor[v]+1]++
+	}
+	for i := range 2 * hk.NumKeys {
+		a.grpOff[i+1] += a.grpOff[i]
+	}
+	for i := range hk.NumAnchors {
+		a.ancOff[i+1] += a.ancOff[i]
+	}
+	a.grpHosts = slices.Grow(a.grpHosts[:0], len(a.free))[:len(a.free)]
+	a.ancHosts = slices.Grow(a.ancHosts[:0], len(a.free))[:len(a.free)]
+	a.fill = append(append(a.fill[:0], a.grpOff[:2*hk.NumKeys]...), a.ancOff[:hk.NumAnchors]...)
+	gf, af := a.fill[:2*hk.NumKeys], a.fill[2*hk.NumKeys:]
+	for _, v := range a.free {
+		g := 2*hk.Key[v] + int32(hk.Off[v])
+		a.grpHosts[gf[g]] = int32(v)
+		gf[g]++
+		an := hk.Anchor[v]
+		a.ancHosts[af[an]] = int32(v)
+		af[an]++
+	}
+	a.total0, a.total1 = 0, 0
+	if len(a.marked) != hk.NumKeys {
+		a.marked, a.mark = make([]uint32, hk.NumKeys), 0
+	}
+	a.keys = a.keys[:0]
+	for x := range int32(hk.NumKeys) {
+		a.total0 += int64(a.grpOff[2*x+1] - a.grpOff[2*x])
+		a.total1 += int64(a.grpOff[2*x+2] - a.grpOff[2*x+1])
+		if a.grpOff[2*x+2] > a.grpOff[2*x] {
+			a.keys = append(a.keys, x)
+		}
+	}
+	a.kaOff = resizeZero(a.kaOff, hk.NumKeys+1)
+	for an := range hk.NumAnchors {
+		if a.ancOff[an+1] > a.ancOff[an] {
+			a.kaOff[hk.AnchorKey[an]+1]++
+		}
+	}
+	for i := range hk.NumKeys {
+		a.kaOff[i+1] += a.kaOff[i]
+	}
+	a.kaList = slices.Grow(a.kaList[:0], int(a.kaOff[hk.NumKeys]))[:a.kaOff[hk.NumKeys]]
+	a.fill = append(a.fill[:0], a.kaOff[:hk.NumKeys]...)
+	for an := range int32(hk.NumAnchors) {
+		if a.ancOff[an+1] > a.ancOff[an] {
+			x := hk.AnchorKey[an]
+			a.kaList[a.fill[x]] = an
+			a.fill[x]++
+		}
+	}
+}
+
+// grp returns the free hosts of group (key, Off) gi.
+func (a *graphGenAlg) grp(gi int32) []int32 { return a.grpHosts[a.grpOff[gi]:a.grpOff[gi+1]] }
+
+// decideKey makes the candidates of the anchors of key x, whose distances to the
+// keys near are dist, every other key being at distance far (-1: none other).
+func (a *graphGenAlg) decideKey(x int32, near, dist []int32, far int32, k int, poll func(int) error) error {
+	if err := poll(len(near)); err != nil {
+		return err
+	}
+	a.mark++
+	if a.mark == 0 {
+		clear(a.marked)
+		a.mark = 1
+	}
+	a.marked[x] = a.mark
+	// The other keys' hosts by bucket (distance + 1, 0 unreachable; Off adds 1).
+	a.cnt = append(a.cnt[:0], 0, 0, 0, 0, 0) // x's own hosts are in buckets 1..4
+	bucket := func(d int32, c0, c1 int64) {
+		if d < 0 {
+			a.cnt[0] += c0 + c1
+			return
+		}
+		for int(d)+2 >= len(a.cnt) {
+			a.cnt = append(a.cnt, 0)
+		}
+		a.cnt[d+1] += c0
+		a.cnt[d+2] += c1
+	}
+	far0 := a.total0 - int64(a.grpOff[2*x+1]-a.grpOff[2*x])
+	far1 := a.total1 - int64(a.grpOff[2*x+2]-a.grpOff[2*x+1])
+	for j, y := range near {
+		if y == x {
+			continue
+		}
+		a.marked[y] = a.mark
+		c0 := int64(a.grpOff[2*y+1] - a.grpOff[2*y])
+		c1 := int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
+		far0, far1 = far0-c0, far1-c1
+		bucket(dist[j], c0, c1)
+	}
+	if far >= 0 {
+		bucket(far, far0, far1)
+	}
+	ownAll := int64(a.grpOff[2*x+2] - a.grpOff[2*x])
+	var cum4 int64 // hosts in buckets 0..4, the same from every anchor of x
+	for b := range 5 {
+		cum4 += a.cnt[b]
+	}
+	anchors := a.kaList[a.kaOff[x]:a.kaOff[x+1]]
+	own := func(an int32) [5]int64 { // x's hosts by bucket as seen from an
+		var own [5]int64
+		for _, v := range a.ancHosts[a.ancOff[an]:a.ancOff[an+1]] {
+			own[1+a.hk.Off[v]]++
+		}
+		own[3] = int64(a.grpOff[2*x+1]-a.grpOff[2*x]) - own[1]
+		own[4] = int64(a.grpOff[2*x+2]-a.grpOff[2*x+1]) - own[2]
+		return own
+	}
+	classJob := cum4+ownAll < int64(k)
+	// The cutoff of every anchor, and the other keys' (key, Off) groups in the
+	// buckets up to the farthest cutoff, by bucket (srcGrp[srcOff[b]:srcOff[b+1]]).
+	a.cuts = a.cuts[:0]
+	bMax := 0
+	for i, an := range anchors {
+		if classJob && i > 0 {
+			break
+		}
+		bStar, m := a.cutoff(k, own(an))
+		a.cuts = append(a.cuts, int32(bStar), int32(m))
+		bMax = max(bMax, bStar)
+	}
+	nb := bMax + 1
+	a.srcOff = resizeZero(a.srcOff, nb+1)
+	a.srcB = a.srcB[:0]
+	list := func(y, d int32) {
+		if d >= 0 && int(d)+1 > bMax {
+			return
+		}
+		for o := range int32(2) {
+			b := int32(0)
+			if d >= 0 {
+				b = d + o + 1
+			}
+			if int(b) > bMax || a.grpOff[2*y+o+1] == a.grpOff[2*y+o] {
+				continue
+			}
+			a.srcB = append(a.srcB, 2*y+o, b)
+			a.srcOff[b+1]++
+		}
+	}
+	for j, y := range near {
+		if y != x {
+			list(y, dist[j])
+		}
+	}
+	if far >= 0 && (far0 > 0 && int(far)+1 <= bMax || far1 > 0 && int(far)+2 <= bMax) {
+		for _, y := range a.keys {
+			if a.marked[y] != a.mark {
+				list(y, far)
+			}
+		}
+	}
+	for b := range nb {
+		a.srcOff[b+1] += a.srcOff[b]
+	}
+	a.srcGrp = slices.Grow(a.srcGrp[:0], len(a.srcB)/2)[:len(a.srcB)/2]
+	a.fill = append(a.fill[:0], a.srcOff[:nb]...)
+	for i := 0; i < len(a.srcB); i += 2 {
+		gi, b := a.srcB[i], a.srcB[i+1]
+		a.srcGrp[a.fill[b]] = gi
+		a.fill[b]++
+	}
+	if classJob {
+		// The first k of every anchor's list hold all of x's hosts: one job for the
+		// key, all its centers in it, the smallest first.
+		if err := poll(k + len(a.srcGrp)); err != nil {
+			return err
+		}
+		a.materialize(x, anchors[0], int(a.cuts[0]), int(a.cuts[1]))
+		center := int32(-1)
+		for o := range int32(2) {
+			if g := a.grp(2*x + o); len(g) > 0 && (center < 0 || g[0] < center) {
+				center = g[0]
+			}
+		}
+		a.candidate(a.score(a.set), int(center), a.set)
+		return nil
+	}
+	for i, an := range anchors {
+		hosts := a.ancHosts[a.ancOff[an]:a.ancOff[an+1]]
+		bStar, m := int(a.cuts[2*i]), int(a.cuts[2*i+1])
+		if err := poll(k + int(a.srcOff[bStar+1])); err != nil {
+			return err
+		}
+		last := a.materialize(x, an, bStar, m)
+		score := a.score(a.set)
+		cIn, cOut := -1, -1
+		for _, v := range hosts {
+			if a.stamp[v] == a.gen {
+				if cIn < 0 {
+					cIn = int(v)
+				}
+			} else if cOut < 0 {
+				cOut = int(v)
+			}
+		}
+		if cIn >= 0 {
+			a.candidate(score, cIn, a.set)
+		}
+		if cOut < 0 {
+			continue
+		}
+		if bStar == 0 {
+			// At least k hosts A cannot reach: they come first in every list.
+			a.candidate(score, cOut, a.set)
+			continue
+		}
+		// c and the first k-1 of A's list: the set without its last (the largest
+		// index of the cutoff bucket) and with c.
+		var dLast, dC int64
+		for _, v := range a.set {
+			if v != last {
+				dLast += int64(a.g.Dist(last, v))
+				dC += int64(a.g.Dist(cOut, v))
+			}
+		}
+		if s := score - dLast + dC; a.better(s, cOut) {
+			i := slices.Index(a.set, last)
+			a.set[i] = cOut
+			a.candidate(s, cOut, a.set)
+		}
+	}
+	return nil
+}
+
+// cutoff returns the bucket the k-th host of the list falls in and how many of its
+// hosts the first k take, the other keys' hosts per bucket being a.cnt and x's own.
+func (a *graphGenAlg) cutoff(k int, own [5]int64) (int, int) {
+	var cum int64
+	for b := range a.cnt {
+		c := a.cnt[b]
+		if b < 5 {
+			c += own[b]
+		}
+		if cum+c >= int64(k) {
+			return b, int(int64(k) - cum)
+		}
+		cum += c
+	}
+	panic("genalg: fewer free hosts than the request") // CheckRequest prevents it
+}
+
+// mergeSrc is a sorted list of free hosts, less those on anchor skip (-1 none) and
+// those whose Off is not off (-1 any).
+type mergeSrc struct {
+	list []int32
+	skip int32
+	off  int8
+}
+
+type mergeHead struct {
+	v   int32
+	src int32
+	pos int32
+}
+
+// next returns the position of the first host at or after i that s keeps.
+func (a *graphGenAlg) next(s *mergeSrc, i int) int {
+	for i < len(s.list) {
+		v := s.list[i]
+		if (s.skip < 0 || a.hk.Anchor[v] != s.skip) && (s.off < 0 || int8(a.hk.Off[v]) == s.off) {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// sources lists bucket b's sorted lists as seen from anchor an of key x.
+func (a *graphGenAlg) sources(x, an int32, b int) []mergeSrc {
+	srcs := a.srcs[:0]
+	if b < len(a.srcOff)-1 {
+		for _, gi := range a.srcGrp[a.srcOff[b]:a.srcOff[b+1]] {
+			srcs = append(srcs, mergeSrc{list: a.grp(gi), skip: -1, off: -1})
+		}
+	}
+	anc := a.ancHosts[a.ancOff[an]:a.ancOff[an+1]]
+	switch b {
+	case 1, 2: // on an, Off 0 or 1
+		srcs = append(srcs, mergeSrc{list: anc, skip: -1, off: int8(b - 1)})
+	case 3, 4: // on x's other anchors (twins: 2 hops), Off 0 or 1
+		srcs = append(srcs, mergeSrc{list: a.grp(2*x + int32(b-3)), skip: an, off: -1})
+	}
+	a.srcs = srcs
+	return srcs
+}
+
+// materialize sets a.set to the first k of anchor an's list: every host of buckets
+// below bStar and the m smallest of bucket bStar (stamped with a new a.gen), and
+// returns the last of those m.
+func (a *graphGenAlg) materialize(x, an int32, bStar, m int) int {
+	a.gen++
+	if a.gen == 0 {
+		clear(a.stamp)
+		a.gen = 1
+	}
+	set := a.set[:0]
+	for b := range bStar {
+		for _, s := range a.sources(x, an, b) {
+			for i := a.next(&s, 0); i < len(s.list); i = a.next(&s, i+1) {
+				set = append(set, int(s.list[i]))
+			}
+		}
+	}
+	srcs := a.sources(x, an, bStar)
+	h := a.heap[:0]
+	for si := range srcs {
+		if i := a.next(&srcs[si], 0); i < len(srcs[si].list) {
+			h = append(h, mergeHead{srcs[si].list[i], int32(si), int32(i)})
+		}
+	}
+	less := func(i, j int) bool { return h[i].v < h[j].v }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			if r := l + 1; r < len(h) && less(r, l) {
+				l = r
+			}
+			if !less(l, i) {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	last := -1
+	for range m {
+		top := h[0]
+		last = int(top.v)
+		set = append(set, last)
+		s := &srcs[top.src]
+		if i := a.next(s, int(top.pos)+1); i < len(s.list) {
+			h[0] = mergeHead{s.list[i], top.src, int32(i)}
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	a.heap = h
+	for _, v := range set {
+		a.stamp[v] = a.gen
+	}
+	a.set = set
+	return last
+}
+
+// score is the total pairwise hop distance of set (PairDistSum, or the sum of Dist
+// when some pair is not connected, each such pair counting -1).
+func (a *graphGenAlg) score(set []int) int64 {
+	if s, ok := a.g.PairDistSum(set); ok {
+		return s
+	}
+	var s int64
+	for i, u := range set {
+		for _, v := range set[i+1:] {
+			s += int64(a.g.Dist(u, v))
+		}
+	}
+	return s
+}
+
+// better reports whether (score, center) beats the best so far: a lower score, or
+// the same from a smaller center.
+func (a *graphGenAlg) better(score int64, center int) bool {
+	return a.bestCenter < 0 || score < a.bestScore || score == a.bestScore && center < a.bestCenter
+}
+
+func (a *graphGenAlg) candidate(score int64, center int, set []int) {
+	if a.better(score, center) {
+		a.bestScore, a.bestCenter = score, center
+		a.best = append(a.best[:0], set...)
+	}
+}
+
+// resizeZero returns b with length n, zeroed, reusing its array when it can.
+func resizeZero(b []int32, n int) []int32 {
+	b = slices.Grow(b[:0], n)[:n]
+	clear(b)
+	return b
 }

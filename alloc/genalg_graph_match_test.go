@@ -1,0 +1,424 @@
+package alloc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// textOf writes g as ReadGraph's text, its hosts declared in the order perm gives
+// (perm[i] the old index of new host i; nil keeps g's order).
+func textOf(g *topo.Graph, perm []int) string {
+	var b strings.Builder
+	if perm == nil {
+		perm = make([]int, g.N())
+		for i := range perm {
+			perm[i] = i
+		}
+	}
+	for _, v := range perm {
+		fmt.Fprintf(&b, "%%node %s\n", g.Name(v))
+	}
+	var nb []int
+	for v := range g.Vertices() {
+		if g.IsSwitch(v) {
+			fmt.Fprintf(&b, "%%switch %s\n", g.Name(v))
+		}
+	}
+	for v := range g.Vertices() {
+		nb = g.Neighbors(v, nb[:0])
+		for _, w := range nb {
+			if v < w {
+				fmt.Fprintf(&b, "%s %s\n", g.Name(v), g.Name(w))
+			}
+		}
+	}
+	return b.String()
+}
+
+func readText(t *testing.T, text string) *topo.Graph {
+	t.Helper()
+	g, err := topo.ReadGraph(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// irregularGraph is a random network: switches in a random connected mesh of links,
+// hosts on one switch (most), on two switches, on a switch and a host, or on one
+// host only, declared in a random order; with split, a second component with hosts of its own.
+func irregularGraph(rng *rand.Rand, split bool) string {
+	var b strings.Builder
+	ns, nh := 2+rng.IntN(8), 4+rng.IntN(30)
+	for _, i := range rng.Perm(nh) { // host indices in a random order
+		fmt.Fprintf(&b, "%%node h%d\n", i)
+	}
+	for i := range ns {
+		fmt.Fprintf(&b, "%%switch s%d\n", i)
+	}
+	comp := ns
+	if split {
+		comp = max(1, ns/2)
+	}
+	linked := map[string]bool{}
+	link := func(x, y string) {
+		if x > y {
+			x, y = y, x
+		}
+		if x != y && !linked[x+" "+y] {
+			linked[x+" "+y] = true
+			fmt.Fprintf(&b, "%s %s\n", x, y)
+		}
+	}
+	sw := func(i int) string { return fmt.Sprintf("s%d", i) }
+	for i := 1; i < ns; i++ { // a spanning tree of each component, then chords
+		lo := 0
+		if i >= comp {
+			lo = comp
+		}
+		if i > lo {
+			link(sw(lo+rng.IntN(i-lo)), sw(i))
+		}
+	}
+	for range rng.IntN(ns + 1) {
+		x, y := rng.IntN(ns), rng.IntN(ns)
+		if (x < comp) == (y < comp) {
+			link(sw(x), sw(y))
+		}
+	}
+	for i := range nh {
+		h := fmt.Sprintf("h%d", i)
+		if rng.IntN(8) == 0 && i > 0 { // pendant on a host
+			link(fmt.Sprintf("h%d", rng.IntN(i)), h)
+			continue
+		}
+		s := rng.IntN(ns)
+		link(h, sw(s))
+		switch r := rng.IntN(10); {
+		case r == 0: // a second switch of the same component
+			if s2 := rng.IntN(ns); (s < comp) == (s2 < comp) {
+				link(h, sw(s2))
+			}
+		case r == 1 && i > 0: // a host link
+			link(fmt.Sprintf("h%d", rng.IntN(i)), h)
+		}
+	}
+	return b.String()
+}
+
+// genalgMachines are the small networks the cross-checks run on.
+func genalgMachines(t *testing.T, rng *rand.Rand) map[string]*topo.Graph {
+	ms := map[string]*topo.Graph{}
+	for _, spec := range []string{
+		"fattree:4,2:4", "fattree:3,3:5", "fattree:4,4:4,4:4", "fattree:2,2:3,3:4", "fattree:3,2:2,2:3",
+		"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=3,routers_per_group=3,intergroup_links=2,num_groups=4",
+		"dragonfly:hosts_per_router=1,routers_per_group=5,intergroup_links=1,num_groups=6",
+	} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(spec, err)
+		}
+		ms[spec] = m.(*topo.Graph)
+	}
+	// A dragonfly and a fat tree read from a file, their hosts declared in a random
+	// order (the dragonfly keeps its recognised layout: PairDistSum's closed form).
+	df := ms["dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5"]
+	g := readText(t, textOf(df, nil))
+	if _, ok := g.Dragonfly(); !ok {
+		t.Fatal("the dragonfly read from a file is not recognised")
+	}
+	ms["dragonfly file"] = g
+	ms["dragonfly file, hosts shuffled"] = readText(t, textOf(df, rng.Perm(df.N())))
+	ft := ms["fattree:3,3:5"]
+	ms["fat tree file, hosts shuffled"] = readText(t, textOf(ft, rng.Perm(ft.N())))
+	for i := range 6 {
+		ms[fmt.Sprintf("irregular %d", i)] = readText(t, irregularGraph(rng, false))
+	}
+	ms["irregular, two components"] = readText(t, irregularGraph(rng, true))
+	hosts, err := topo.NewGraphFromEdges(7, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {2, 4}, {4, 5}, {5, 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms["hosts only"] = hosts
+	return ms
+}
+
+// randomFreeHosts returns a random free set of g's hosts in one of several shapes: every
+// host, one host per anchor (leaf switch, router), a few hosts, or a random share.
+func randomFreeHosts(rng *rand.Rand, g *topo.Graph) []int {
+	n := g.N()
+	var free []int
+	switch rng.IntN(6) {
+	case 0:
+		for v := range n {
+			free = append(free, v)
+		}
+	case 1: // one per switch neighbour set: the first host seen on each anchor
+		seen := map[int]bool{}
+		var nb []int
+		for _, v := range rng.Perm(n) {
+			nb = g.Neighbors(v, nb[:0])
+			a := v
+			if len(nb) == 1 {
+				a = nb[0]
+			}
+			if !seen[a] {
+				seen[a] = true
+				free = append(free, v)
+			}
+		}
+	case 2:
+		free = rng.Perm(n)[:1+rng.IntN(min(n, 3))]
+	default:
+		p := rng.Float64()
+		for v := range n {
+			if rng.Float64() < p {
+				free = append(free, v)
+			}
+		}
+		if len(free) == 0 {
+			free = append(free, rng.IntN(n))
+		}
+	}
+	slices.Sort(free)
+	return free
+}
+
+// TestGraphGenAlgMatchesPlain: on fat trees of 2 and 3 levels, dragonflies (one read
+// from a file, one with its hosts renumbered), a fat tree from a file and irregular
+// networks (hosts on two switches, host-host links, two components), the decision is
+// the node set of the definition (plainGraphGenAlg) on thousands of random free sets
+// and k: every host free, one per anchor, k = 1 and k = the free count included.
+func TestGraphGenAlgMatchesPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 24))
+	ms := genalgMachines(t, rng)
+	names := make([]string, 0, len(ms))
+	for name := range ms {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	trials := 250
+	if testing.Short() {
+		trials = 120
+	}
+	total := 0
+	for _, name := range names {
+		g := ms[name]
+		a := newGraphGenAlg(g)
+		for trial := range trials {
+			free := randomFreeHosts(rng, g)
+			var k int
+			switch rng.IntN(4) {
+			case 0:
+				k = 1
+			case 1:
+				k = len(free)
+			default:
+				k = 1 + rng.IntN(len(free))
+			}
+			busy := make([]int, 0, g.N())
+			for v := range g.N() {
+				if _, ok := slices.BinarySearch(free, v); !ok {
+					busy = append(busy, v)
+				}
+			}
+			a.st = NewState(g.N())
+			if err := a.st.Take(busy); err != nil {
+				t.Fatal(err)
+			}
+			want := plainGraphGenAlg(g, free, k)
+			got, err := a.Allocate(k)
+			if err != nil {
+				t.Fatalf("%s trial %d: %v", name, trial, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s trial %d: free %v, k = %d: got %v, the definition %v", name, trial, free, k, got, want)
+			}
+			total++
+		}
+	}
+	t.Logf("%d decisions on %d networks", total, len(names))
+}
+
+// TestGraphGenAlgSequence: a stream of allocations and releases on a fat tree and a
+// dragonfly, each decision the definition's on the free set it meets.
+func TestGraphGenAlgSequence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, spec := range []string{"fattree:4,4:4,4:4", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=2,num_groups=5"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Graph)
+		a, err := Parse("genalg", g, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jobs [][]int
+		for step := range 300 {
+			if len(jobs) > 0 && rng.IntN(3) == 0 {
+				i := rng.IntN(len(jobs))
+				if err := a.Release(jobs[i]); err != nil {
+					t.Fatal(err)
+				}
+				jobs = slices.Delete(jobs, i, i+1)
+				continue
+			}
+			k := 1 + rng.IntN(12)
+			if k > a.NumFree() {
+				continue
+			}
+			free := a.(*graphGenAlg).st.AppendFree(nil)
+			want := plainGraphGenAlg(g, free, k)
+			got, err := a.Allocate(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s step %d: k = %d got %v, the definition %v", spec, step, k, got, want)
+			}
+			jobs = append(jobs, got)
+		}
+	}
+}
+
+// TestGraphGenAlgCancelled: a decision under an ended context returns its cause and
+// leaves the state as it was, on a network whose hop index is built and on one whose
+// is not yet.
+func TestGraphGenAlgCancelled(t *testing.T) {
+	for _, spec := range []string{"fattree:8,8:8,8:16", "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=9"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Graph)
+		for _, warm := range []bool{false, true} {
+			a := newGraphGenAlg(g)
+			if warm {
+				first, err := a.Allocate(5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := a.Release(first[:2]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := a.st.AppendFree(nil)
+			cause := errors.New("stop here")
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(cause)
+			got, err := a.AllocateContext(ctx, 7)
+			if !errors.Is(err, cause) || got != nil {
+				t.Fatalf("%s (warm %v): AllocateContext under an ended context = %v, %v; want the cause", spec, warm, got, err)
+			}
+			if after := a.st.AppendFree(nil); !slices.Equal(before, after) {
+				t.Fatalf("%s (warm %v): the free set changed: %d free before, %d after", spec, warm, len(before), len(after))
+			}
+		}
+	}
+}
+
+// TestGraphGenAlgMatchesPlainWithoutTable: on a dragonfly of 4,160 routers (more
+// than the hop index's key table takes: rows in closed form), a few decisions on
+// random free sets are the definition's.
+func TestGraphGenAlgMatchesPlainWithoutTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the definition costs seconds a decision at 4,160 hosts")
+	}
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=1,routers_per_group=65,intergroup_links=1,num_groups=64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.(*topo.Graph)
+	rng := rand.New(rand.NewPCG(11, 12))
+	a := newGraphGenAlg(g)
+	for trial, k := range []int{1, 7, 300} {
+		var free, busy []int
+		for v := range g.N() {
+			if rng.IntN(3) == 0 {
+				busy = append(busy, v)
+			} else {
+				free = append(free, v)
+			}
+		}
+		a.st = NewState(g.N())
+		if err := a.st.Take(busy); err != nil {
+			t.Fatal(err)
+		}
+		want := plainGraphGenAlg(g, free, k)
+		got, err := a.Allocate(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d, k = %d: got %v, the definition %v", trial, k, got, want)
+		}
+	}
+}
+
+// TestGraphGenAlgStopsAtEveryLook: a decision stopped at any of the places it looks
+// at its context (the rows, the keys, the anchors' jobs) returns context.Canceled
+// and leaves the free set as it was; let run, it makes the definition's choice.
+func TestGraphGenAlgStopsAtEveryLook(t *testing.T) {
+	defer func(w int) { genalgCtxWork = w }(genalgCtxWork)
+	genalgCtxWork = 1 // a look at every key and anchor
+	for _, spec := range []string{"fattree:8,8:8,8:16", "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=17"} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*topo.Graph)
+		if err := g.BuildHopIndex(context.Background()); err != nil { // its looks are not the decision's
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		var free, busy []int
+		for v := range g.N() {
+			if rng.IntN(2) == 0 {
+				busy = append(busy, v)
+			} else {
+				free = append(free, v)
+			}
+		}
+		for _, k := range []int{3, 40, len(free) / 2} {
+			fresh := func() *graphGenAlg {
+				a := newGraphGenAlg(g)
+				if err := a.st.Take(busy); err != nil {
+					t.Fatal(err)
+				}
+				return a
+			}
+			counting := ctxtest.NewCounting()
+			want, err := fresh().AllocateContext(counting, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plain := plainGraphGenAlg(g, free, k); !slices.Equal(want, plain) {
+				t.Fatalf("%s k = %d: %v, the definition %v", spec, k, want, plain)
+			}
+			looks := counting.Looks()
+			if looks < 3 {
+				t.Fatalf("%s k = %d: the decision looked at its context %d times", spec, k, looks)
+			}
+			for at, ctx := range ctxtest.Stops(looks, 40) {
+				a := fresh()
+				got, err := a.AllocateContext(ctx, k)
+				if !errors.Is(err, context.Canceled) || got != nil {
+					t.Fatalf("%s k = %d, stopped at look %d of %d: %v, %v", spec, k, at, looks, got, err)
+				}
+				if now := a.st.AppendFree(nil); !slices.Equal(now, free) {
+					t.Fatalf("%s k = %d, stopped at look %d: %d free, want %d", spec, k, at, len(now), len(free))
+				}
+			}
+		}
+	}
+}
