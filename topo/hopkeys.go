@@ -26,8 +26,8 @@ type HopKeys struct {
 	Off        []uint8 // host -> 1 when pendant, else 0
 	Key        []int32 // host -> key, 0..NumKeys-1
 	AnchorKey  []int32 // anchor -> key
-	NumAnchors int
-	NumKeys    int
+	NumAnchors int     // anchors: the distinct values of Anchor
+	NumKeys    int     // keys: the distinct values of Key
 
 	h         *hopIndex
 	g         *Graph
