@@ -38,7 +38,7 @@ func ParseSpec(spec string) (*Grid, error) {
 	case "fattree", "dragonfly":
 		return nil, fmt.Errorf("machine spec %q: a %s is a switched network without node coordinates; this needs a grid (mesh or torus)", textin.Clip(spec), textin.Clip(kind))
 	default:
-		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", textin.Clip(spec), textin.Clip(kind))
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)%s", textin.Clip(spec), textin.Clip(kind), textin.DidYouMean(kind, []string{"mesh", "torus"}))
 	}
 	sizes, opts, _ := strings.Cut(rest, ":")
 	dims, err := parseSizes(sizes, "x")

@@ -20,6 +20,7 @@ import (
 	_ "time/tzdata" // trace time zones for sim --from/--to dates
 
 	"github.com/procalloc/procalloc/internal/shared"
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // command is one subcommand. Each lives in its own cmd_*.go file and registers itself
@@ -236,7 +237,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		if len(args) > 1 && args[1] != "help" {
 			c, ok := commands[args[1]]
 			if !ok {
-				fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", args[1])
+				fmt.Fprintf(e.stderr, "procalloc: unknown command %q%s\n", args[1], textin.DidYouMean(args[1], commandNames()))
 				printCommandList(e.stderr)
 				return 2
 			}
@@ -246,7 +247,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", name)
+		fmt.Fprintf(e.stderr, "procalloc: unknown command %q%s\n", name, textin.DidYouMean(name, commandNames()))
 		printCommandList(e.stderr)
 		return 2
 	}
@@ -254,7 +255,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	fs.SetOutput(io.Discard)
 	runFn := c.flags(fs)
 	if dup := repeatedFlag(fs, args[1:]); dup != "" {
-		fmt.Fprintf(e.stderr, "procalloc %s: flag --%s given twice; give it once\nrun 'procalloc help %s' for usage\n", name, dup, name)
+		fmt.Fprintf(e.stderr, "procalloc %s: flag %s given twice; give it once\nrun 'procalloc help %s' for usage\n", name, dashed(dup), name)
 		return 2
 	}
 	// Flags may come before, between or after the arguments ("sweep SPEC -o F").
@@ -386,15 +387,20 @@ func writeHelp(e *env, print func(w io.Writer)) int {
 	return 0
 }
 
-func printCommandList(w io.Writer) {
-	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")
-	fmt.Fprintln(w, "\nusage: procalloc <command> [flags]\n\ncommands:")
+// commandNames returns the commands' names, sorted.
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	for _, n := range names {
+	return names
+}
+
+func printCommandList(w io.Writer) {
+	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")
+	fmt.Fprintln(w, "\nusage: procalloc <command> [flags]\n\ncommands:")
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nrun 'procalloc help <command>' for a command's flags and examples")
@@ -533,8 +539,16 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 			end = len(rest)
 		}
 		name := rest[:end]
-		if name != "o" && !strings.HasPrefix(rest, "-") { // -o, as the help spells it
+		if len(name) > 1 && !strings.HasPrefix(rest, "-") { // -o and -j, as the help spells them
 			msg = msg[:i+len(marker)] + "-" + rest
+		}
+		if marker == "provided but not defined: -" {
+			// A typo of a flag's name: name the flag meant (--trce: --trace).
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if near := textin.Nearest(strings.TrimLeft(name, "-"), names); near != "" {
+				msg += " (did you mean " + dashed(near) + "?)"
+			}
 		}
 		if head, ok := strings.CutSuffix(msg, ": parse error"); ok && marker == "for flag -" {
 			if want := flagValueWant(fs.Lookup(name)); want != "" {
@@ -544,6 +558,14 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 		break
 	}
 	return msg
+}
+
+// dashed is a flag's name as the help spells it: -o, -j, --trace.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // flagValueWant says what a value of flag f looks like, by its type ("" unknown).

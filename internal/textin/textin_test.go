@@ -187,3 +187,56 @@ func TestShellWord(t *testing.T) {
 		}
 	}
 }
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"weight", "wieght", 1},
+		{"selecttyp", "selecttype", 1}, {"kitten", "sitting", 3}, {"ca", "abc", 3},
+	} {
+		if got := EditDistance(c.a, c.b); got != c.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+		if got := EditDistance(c.b, c.a); got != c.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
+		}
+	}
+}
+
+// Nearest names a near miss of a list's name (the typos a user makes of a command,
+// flag, allocator or curve) and nothing for a name far from all of them; the
+// first of equally near names wins.
+func TestNearest(t *testing.T) {
+	cmds := []string{"batch", "bench", "cluster", "compare", "curve", "sim", "sweep"}
+	allocs := []string{"mc", "mc1x1", "mc1x1-greedy", "mm", "mminc", "genalg"}
+	for _, c := range []struct {
+		name  string
+		names []string
+		want  string
+	}{
+		{"simm", cmds, "sim"},
+		{"bnech", cmds, "bench"},      // a swap
+		{"comapre", cmds, "compare"},  // a swap in a long name
+		{"clustre", cmds, "cluster"},  // two edits allowed past 5 letters
+		{"CURVE", cmds, "curve"},      // case ignored
+		{"mc1x2", allocs, "mc1x1"},    // a changed letter
+		{"genalgg", allocs, "genalg"}, // an added one
+		{"bat", cmds, ""},             // two edits of a short name
+		{"plan", cmds, ""},            // nothing near
+		{"", cmds, ""},                // empty
+		{"mn", allocs, "mc"},          // the first of mc and mm
+		{"x", nil, ""},
+	} {
+		if got := Nearest(c.name, c.names); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.name, got, c.want)
+		}
+		want := ""
+		if c.want != "" {
+			want = " (did you mean " + c.want + "?)"
+		}
+		if got := DidYouMean(c.name, c.names); got != want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", c.name, got, want)
+		}
+	}
+}
