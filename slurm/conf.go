@@ -470,6 +470,11 @@ func parsePairs(s string) ([]ConfPair, error) {
 		}
 		if key == "" || j >= len(s) || s[j] != '=' {
 			rest := strings.TrimSpace(s[k:])
+			if strings.HasPrefix(rest, textin.BOM) {
+				// Saved by Windows Notepad. Slurm 22.05 refuses it too (sinfo:
+				// "Parse error in file slurm.conf line 1", fatal).
+				return nil, fmt.Errorf("the file starts with a UTF-8 byte-order mark, which Slurm reads as part of the first line and refuses (parse error); save it without the mark")
+			}
 			return nil, fmt.Errorf("%q is not KEY=VALUE (Slurm: parse error)", textin.Clip(rest))
 		}
 		j++
