@@ -38,8 +38,9 @@ type command struct {
 	yourFiles []yourFile
 	// inPlace names the input flags ("" for the positional arguments) whose file an
 	// output may replace, because the output holds that input updated (merge's
-	// results files; curve's --slurm-conf with its weights merged in). Any other
-	// output naming an input file is a usage error (outputOverInput).
+	// results files; curve's --slurm-conf with its weights merged in): -o, no
+	// other output. Any other output naming an input file is a usage error
+	// (outputOverInput).
 	inPlace []string
 	// dirOutputs names the output flags that name a directory (plan's -o, sweep's
 	// --per-job): the others are checked for writability before the command runs.
