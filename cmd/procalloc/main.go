@@ -297,10 +297,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		if !slices.Contains(outputFlagNames, f.Name) {
 			return
 		}
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
+		dash := strings.TrimSuffix(dashed(f.Name), f.Name)
 		// An output flag given an empty name ("-o $OUT" with OUT unset) would
 		// otherwise write to standard output, or nowhere, without a word.
 		if f.Value.String() == "" && emptyOut == "" {
@@ -417,11 +414,7 @@ func printCommandHelp(w io.Writer, c *command) {
 	fmt.Fprintln(w, "\nflags:")
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
-		dash := "--"
-		if f.Name == "o" || f.Name == "j" {
-			dash = "-" // -o FILE and -j N, as in compilers, make and most Unix tools
-		}
-		head := "  " + dash + f.Name
+		head := "  " + dashed(f.Name)
 		if name != "" {
 			head += " " + name
 		}
@@ -540,7 +533,7 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 			end = len(rest)
 		}
 		name := rest[:end]
-		if len(name) > 1 && !strings.HasPrefix(rest, "-") { // -o and -j, as the help spells them
+		if dashed(name) == "--"+name && !strings.HasPrefix(rest, "-") { // as the help spells it
 			msg = msg[:i+len(marker)] + "-" + rest
 		}
 		if marker == "provided but not defined: -" {
@@ -561,9 +554,11 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 	return msg
 }
 
-// dashed is a flag's name as the help spells it: -o, -j, --trace.
+// dashed is a flag's name as the help spells it: -o FILE and -j N, as in
+// compilers, make and most Unix tools; every other flag with two dashes (--trace,
+// --k).
 func dashed(name string) string {
-	if len(name) == 1 {
+	if name == "o" || name == "j" {
 		return "-" + name
 	}
 	return "--" + name

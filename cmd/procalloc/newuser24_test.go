@@ -58,6 +58,8 @@ func TestRepeatedShortFlagSpelt(t *testing.T) {
 		{[]string{"evaluate", "--machine", "mesh:4x4", "--curve", "snake", "-o", "a", "-o", "b"}, "flag -o given twice"},
 		{[]string{"sweep", "-j", "2", "-j", "3", "x.yaml"}, "flag -j given twice"},
 		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--curve", "hilbert"}, "flag --curve given twice"},
+		{[]string{"cluster", "--k", "3", "--k", "4"}, "flag --k given twice"}, // one letter, two dashes as the help writes it
+		{[]string{"cluster", "--kk", "3"}, "flag provided but not defined: --kk (did you mean --k?)"},
 	} {
 		if code, _, stderr := runCLI(t, "", tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)

@@ -178,7 +178,7 @@ func outputOverInput(c *command, fs *flag.FlagSet, positional []string) error {
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if !slices.Contains(outputFlagNames, f.Name) {
-			add("--"+f.Name+" "+f.Value.String(), f.Value.String(), slices.Contains(c.inPlace, f.Name))
+			add(dashed(f.Name)+" "+f.Value.String(), f.Value.String(), slices.Contains(c.inPlace, f.Name))
 		}
 	})
 	for _, a := range positional {
@@ -199,11 +199,7 @@ func outputOverInput(c *command, fs *flag.FlagSet, positional []string) error {
 		}
 		for _, in := range inputs {
 			if os.SameFile(fi, in.fi) && !(in.inPlace && f.Name == "o") {
-				dash := "--"
-				if len(f.Name) == 1 {
-					dash = "-"
-				}
-				err = usagef("%s%s %s is also the input %s: writing it would replace the input; give the output another file", dash, f.Name, path, in.what)
+				err = usagef("%s %s is also the input %s: writing it would replace the input; give the output another file", dashed(f.Name), path, in.what)
 				return
 			}
 		}
