@@ -131,8 +131,8 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		gz = &gzipErr{r: zr}
 		br = bufio.NewReaderSize(gz, 1<<16)
 	}
-	if start, _ := br.Peek(2); textin.CheckUTF16(string(start)) != nil {
-		return nil, fmt.Errorf("line 1: %w", textin.CheckUTF16(string(start)))
+	if start, _ := br.Peek(2); textin.CheckStart(string(start)) != nil {
+		return nil, fmt.Errorf("line 1: %w", textin.CheckStart(string(start)))
 	}
 	switch opt.Format {
 	case "", "swf", "converted":

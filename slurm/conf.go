@@ -256,7 +256,7 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 	if fi > 0 {
 		path, name = c.Included[fi-1], c.includedNames[fi-1]
 	}
-	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
+	if err := textin.CheckStart(string(data[:min(len(data), 2)])); err != nil {
 		return &ConfError{File: path, Line: 1, Msg: err.Error()}
 	}
 	raw := strings.SplitAfter(string(data), "\n")

@@ -131,10 +131,10 @@ func hostArgs(ctx context.Context, e *env, args []string, split func(line string
 		line++
 		text := sc.Text()
 		if line == 1 {
-			// As every other reader of text (textin.Lines): a UTF-16 file is
+			// As every other reader of text (textin.Lines): UTF-16 and gzip are
 			// refused, a UTF-8 byte-order mark skipped (it was part of the first
 			// host name, compressed to "\ufeffn1,n[2-4]").
-			if err := textin.CheckUTF16(text); err != nil {
+			if err := textin.CheckStart(text); err != nil {
 				return nil, true, fmt.Errorf("%s: line 1: %w", inputName("-"), err)
 			}
 			text = strings.TrimPrefix(text, textin.BOM)

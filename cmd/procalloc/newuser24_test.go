@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -92,5 +94,64 @@ func TestHostlistStdinEncoding(t *testing.T) {
 		if code != tc.code || !strings.Contains(got, tc.want) {
 			t.Errorf("%q on %q: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, tc.stdin, code, stdout, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// TestGzipWhereTextIsRead: a gzip file given where plain text is read (a trace
+// where points, a graph, a QAPLIB instance, host names, a ranking, a sweep file or
+// results are wanted) printed its compressed bytes as the first "number", "GUID"
+// or "format" ("\x1f\x8b\b\x00..." is not a number), or yaml's "control characters
+// are not allowed"; each says it is gzip-compressed now.
+func TestGzipWhereTextIsRead(t *testing.T) {
+	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	data, err := os.ReadFile(llnl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "the input is gzip-compressed (it starts with 1F 8B): gunzip it first"
+	for _, args := range [][]string{
+		{"subset", "--algo", "exact", "--k", "3", "--points", llnl},
+		{"voronoi", "--points", llnl, "--k", "3"},
+		{"order", "--graph", llnl, "--weights", "list:1"},
+		{"order", "--qap", llnl},
+		{"curve", "--machine", "mesh:16x16", "--curve", llnl},
+		{"evaluate", "--machine", "mesh:16x16", "--ranking", llnl},
+		{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--hosts", llnl},
+		{"hostlist", "compress", "-"},
+		{"sweep", llnl, "--list"},
+		{"plot", llnl},
+	} {
+		stdin := ""
+		if args[len(args)-1] == "-" {
+			stdin = string(data)
+		}
+		code, stdout, stderr := runCLI(t, stdin, args...)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, stdout %.40q, stderr %.300q; want 1 and %q", args, code, stdout, stderr, want)
+		}
+	}
+}
+
+// TestResultsByteOrderMark: sweep results saved with a UTF-8 byte-order mark
+// merge and plot as without it (merge took line 1 for damaged and its item for
+// missing, exit 1; plot said "invalid character 'ï'").
+func TestResultsByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"sweep":"s","sweep_id":"a87e9f4725e4cee4","index":0,"key":"39af54dfa5b0964b","params":{"trace":"t","machine":"mesh:4x4","alloc":"mc1x1","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"failed","error":"x","seconds":0.1}` + "\n"
+	plain, bom := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "bom.jsonl")
+	if err := os.WriteFile(plain, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bom, []byte("\ufeff"+strings.ReplaceAll(line, "\n", "\r\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantCode, wantOut, _ := runCLI(t, "", "merge", plain)
+	code, stdout, stderr := runCLI(t, "", "merge", bom)
+	if code != wantCode || stdout != wantOut || strings.Contains(stderr, "damaged") {
+		t.Errorf("merge of results with a byte-order mark: exit %d, %q, %q; want %d, %q", code, stdout, stderr, wantCode, wantOut)
+	}
+	_, _, wantErr := runCLI(t, "", "plot", plain)
+	if _, _, stderr := runCLI(t, "", "plot", bom); strings.ReplaceAll(stderr, bom, plain) != wantErr {
+		t.Errorf("plot of results with a byte-order mark: %q, want %q", stderr, wantErr)
 	}
 }

@@ -120,7 +120,7 @@ func (l *Lines) Next() bool {
 		l.line++
 		text := l.sc.Text()
 		if l.line == 1 {
-			if err := CheckUTF16(text); err != nil {
+			if err := CheckStart(text); err != nil {
 				l.err = fmt.Errorf("line 1: %w", err)
 				return false
 			}
@@ -155,13 +155,23 @@ func (l *Lines) Err() error {
 // ErrUTF16 is wrapped by the error of a text input in UTF-16.
 var ErrUTF16 = errors.New("UTF-16 text")
 
-// CheckUTF16 is an error wrapping ErrUTF16 when start, the start of an input,
-// begins with a UTF-16 byte-order mark (FF FE or FE FF: Windows programs' "Unicode"
-// export), nil otherwise. procalloc reads UTF-8; read as bytes, such a file's first
-// name or number was "\xff\xfe0\x00", a message no user recognises.
-func CheckUTF16(start string) error {
+// ErrGzip is wrapped by the error of a text input that is gzip-compressed where
+// only plain text is read (everything but traces).
+var ErrGzip = errors.New("gzip-compressed")
+
+// CheckStart is an error when start, the start of a text input (its first two
+// bytes at least), is not UTF-8 text as far as they tell, nil otherwise: wrapping
+// ErrUTF16 when it begins with a UTF-16 byte-order mark (FF FE or FE FF: Windows
+// programs' "Unicode" export), ErrGzip with gzip's magic number (1F 8B). procalloc
+// reads UTF-8; read as bytes, such a file's first name or number was
+// "\xff\xfe0\x00", or 100 bytes of compressed data, a message no user recognises.
+// Readers of traces, which read gzip, check what it holds.
+func CheckStart(start string) error {
 	if strings.HasPrefix(start, "\xff\xfe") || strings.HasPrefix(start, "\xfe\xff") {
 		return fmt.Errorf("the input is %w (it starts with the byte-order mark % X); save it as UTF-8", ErrUTF16, start[:2])
+	}
+	if strings.HasPrefix(start, "\x1f\x8b") {
+		return fmt.Errorf("the input is %w (it starts with 1F 8B): gunzip it first (only traces are read compressed)", ErrGzip)
 	}
 	return nil
 }

@@ -240,3 +240,23 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// CheckStart refuses UTF-16 and gzip by their first bytes and nothing else; the
+// lines of a gzip file are refused on line 1, not read as text.
+func TestCheckStart(t *testing.T) {
+	for _, c := range []struct {
+		start string
+		want  error
+	}{
+		{"\xff\xfe", ErrUTF16}, {"\xfe\xff", ErrUTF16}, {"\x1f\x8b", ErrGzip},
+		{"\x1f\x8b\x08\x00", ErrGzip}, {"", nil}, {"\x1f", nil}, {"n1", nil}, {BOM, nil},
+	} {
+		if err := CheckStart(c.start); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("CheckStart(%q) = %v, want %v", c.start, err, c.want)
+		}
+	}
+	l := NewLines(strings.NewReader("\x1f\x8b\x08\x00\x00\x00\x00\x00\n0 1\n"))
+	if l.Next() || !errors.Is(l.Err(), ErrGzip) || !strings.HasPrefix(l.Err().Error(), "line 1: ") {
+		t.Errorf("Lines on gzip: %v", l.Err())
+	}
+}
