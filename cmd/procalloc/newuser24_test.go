@@ -35,6 +35,11 @@ func TestTypoNamesTheNearOne(t *testing.T) {
 		{[]string{"order", "--machine", "mesh:3x3", "--method", "bbb"}, `--method "bbb": want auto, mip, bb, dp, local (did you mean bb?)`},
 		{[]string{"hostlist", "expnad", "n1"}, `hostlist "expnad": want expand or compress (did you mean expand?)`},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "nosuch"}, ""},
+		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "paris"}, `unknown ranking format "paris" (want pairs, ranks, order, json, hosts, hostlist, rankfile, mpich-rank-order, jgf, slurm-weight) (did you mean pairs?)`},
+		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "slurm-topolgy"}, `(or a network format: slurm-topology, slurm-torus3d, slurm-block) (did you mean slurm-topology?)`},
+		{[]string{"netsim", "--machine", "mesh:4x4", "--rate", "0.1", "--traffic", "unifrom"}, `unknown traffic pattern "unifrom" (did you mean uniform?); valid:`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--pattern", "hallo2d"}, `unknown communication pattern "hallo2d" (did you mean halo2d?); valid:`},
+		{[]string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", "../../plan/testdata/slurm.conf", "--deployment", "wieghts", "-o", "x"}, `deployment "wieghts": want one of current, as-run, weights, names, tree, block, torus3d (did you mean weights?)`},
 	} {
 		code, stdout, stderr := runCLI(t, "", tc.args...)
 		if code != 2 || stdout != "" {
