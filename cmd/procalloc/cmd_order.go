@@ -204,7 +204,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 				var form ilp.Formulation
 				if *formulation != "" {
 					if form, err = ilp.ParseFormulation(*formulation); err != nil {
-						return usagef("--formulation %q: want %s", *formulation, joinNames(ilp.Formulations()))
+						return usagef("--formulation %q: want %s%s", *formulation, joinNames(ilp.Formulations()), textin.DidYouMean(*formulation, namesOf(ilp.Formulations())))
 					}
 				}
 				if math.IsNaN(*gap) || *gap < 0 || *gap >= 1 {

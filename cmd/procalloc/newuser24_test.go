@@ -35,6 +35,8 @@ func TestTypoNamesTheNearOne(t *testing.T) {
 		{[]string{"order", "--machine", "mesh:3x3", "--method", "bbb"}, `--method "bbb": want auto, mip, bb, dp, local (did you mean bb?)`},
 		{[]string{"hostlist", "expnad", "n1"}, `hostlist "expnad": want expand or compress (did you mean expand?)`},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "nosuch"}, ""},
+		{[]string{"order", "--machine", "mesh:3x3", "--formulation", "widnow"}, `--formulation "widnow": want window, window3, aj, aj-sym (did you mean window?)`},
+		{[]string{"netsim", "--machine", "mesh:4x4", "--rate", "0.1", "--engine", "flti"}, `--engine "flti": flit or message (did you mean flit?)`},
 		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "paris"}, `unknown ranking format "paris" (want pairs, ranks, order, json, hosts, hostlist, rankfile, mpich-rank-order, jgf, slurm-weight) (did you mean pairs?)`},
 		{[]string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "slurm-topolgy"}, `(or a network format: slurm-topology, slurm-torus3d, slurm-block) (did you mean slurm-topology?)`},
 		{[]string{"netsim", "--machine", "mesh:4x4", "--rate", "0.1", "--traffic", "unifrom"}, `unknown traffic pattern "unifrom" (did you mean uniform?); valid:`},
