@@ -195,10 +195,17 @@ func ScanErr(err error, line, maxLine int) error {
 // and only its first read fails, which a reader then reported as a read error on
 // line 1 ("adir: line 1: read adir: is a directory"). The refusal is a
 // *os.PathError wrapping syscall.EISDIR, like os.Open's own errors: "open adir: is
-// a directory", as a missing file is "open adir: no such file or directory".
+// a directory", as a missing file is "open adir: no such file or directory". A
+// missing name with * or ? says that no file matches it, as a pattern (wrapping the
+// *os.PathError).
 func Open(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && strings.ContainsAny(path, "*?") {
+			// merge bunde.shard-*.jsonl before any shard was written: the shell
+			// passes a pattern that matches nothing as it is.
+			return nil, fmt.Errorf("%w (no file matches the pattern, which the shell passed as it was)", err)
+		}
 		return nil, err
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {

@@ -2,6 +2,8 @@ package textin
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -258,5 +260,25 @@ func TestCheckStart(t *testing.T) {
 	l := NewLines(strings.NewReader("\x1f\x8b\x08\x00\x00\x00\x00\x00\n0 1\n"))
 	if l.Next() || !errors.Is(l.Err(), ErrGzip) || !strings.HasPrefix(l.Err().Error(), "line 1: ") {
 		t.Errorf("Lines on gzip: %v", l.Err())
+	}
+}
+
+// A missing file whose name is a shell pattern (merge bunde.shard-*.jsonl before
+// any shard ran) says that nothing matches it; other missing names do not, and both
+// stay os.ErrNotExist *os.PathErrors.
+func TestOpenUnmatchedPattern(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		pattern bool
+	}{{"shard-*.jsonl", true}, {"r?.txt", true}, {"nodes.txt", false}} {
+		_, err := Open(dir + "/" + c.name)
+		var pe *os.PathError
+		if !errors.Is(err, os.ErrNotExist) || !errors.As(err, &pe) {
+			t.Errorf("%s: %v, want a not-exist *os.PathError", c.name, err)
+		}
+		if got := strings.Contains(fmt.Sprint(err), "no file matches the pattern"); got != c.pattern {
+			t.Errorf("%s: %v; pattern named %v, want %v", c.name, err, got, c.pattern)
+		}
 	}
 }
