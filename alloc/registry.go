@@ -110,7 +110,7 @@ func resolveCurve(name string, m topo.Machine, opt Options) (curves.Order, error
 		return curves.Generate(name, m)
 	}
 	if opt.Ranking == nil {
-		return nil, fmt.Errorf("%q is not a curve (valid: %s)", textin.Clip(name), strings.Join(curves.Names(), ", "))
+		return nil, fmt.Errorf("%q is not a curve%s (valid: %s)", textin.Clip(name), textin.DidYouMean(name, curves.Names()), strings.Join(curves.Names(), ", "))
 	}
 	return opt.Ranking(name, m)
 }
@@ -195,7 +195,7 @@ func Names() []string {
 func CheckFamily(spec string) error {
 	name, _, _ := strings.Cut(spec, ":")
 	if _, ok := families[name]; !ok {
-		return fmt.Errorf("unknown allocator %q; valid: %s", textin.Clip(spec), strings.Join(Names(), ", "))
+		return fmt.Errorf("unknown allocator %q%s; valid: %s", textin.Clip(spec), textin.DidYouMean(name, Names()), strings.Join(Names(), ", "))
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func ParseFormat(s string) (Format, error) {
 	for i, f := range formats {
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("unknown ranking format %q (want %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown ranking format %q (want %s)%s", s, strings.Join(names, ", "), textin.DidYouMean(s, names))
 }
 
 // FormatFromPath returns the format named by a file's extension (.pairs, .ranks,

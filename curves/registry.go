@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -87,7 +88,7 @@ func Summary(name string) string {
 func Why(name string, m topo.Machine) error {
 	c, ok := registry[name]
 	if !ok {
-		return fmt.Errorf("unknown curve %q; valid curves: %s", name, strings.Join(Names(), ", "))
+		return fmt.Errorf("unknown curve %q%s; valid curves: %s", name, textin.DidYouMean(name, Names()), strings.Join(Names(), ", "))
 	}
 	if err := c.Applies(m); err != nil {
 		return fmt.Errorf("curve %q does not apply to %s: %w", name, m.Spec(), err)
@@ -167,7 +168,7 @@ func Resolve(ctx context.Context, name string, m topo.Machine, hosts []string) (
 func RankingFileFor(ctx context.Context, path string, m topo.Machine, hosts []string) (Order, error) {
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &UnknownCurveError{Name: path, Reason: fmt.Sprintf("unknown curve %q (and no such ranking file); valid curves: %s", path, strings.Join(Names(), ", "))}
+			return nil, &UnknownCurveError{Name: path, Reason: fmt.Sprintf("unknown curve %q (and no such ranking file)%s; valid curves: %s", path, textin.DidYouMean(path, Names()), strings.Join(Names(), ", "))}
 		}
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // Pattern is a communication pattern: a job's messages as a cycle of phases over its
@@ -44,7 +46,7 @@ func ParsePattern(name string) (Pattern, error) {
 	case "tree":
 		return binaryTree{}, nil
 	}
-	return nil, fmt.Errorf("unknown communication pattern %q; valid: %s", name, strings.Join(patterns, ", "))
+	return nil, fmt.Errorf("unknown communication pattern %q%s; valid: %s", name, textin.DidYouMean(name, patterns), strings.Join(patterns, ", "))
 }
 
 // allToAll: one phase in which every processor sends to every other; in step s

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -81,7 +82,7 @@ func ParseSynthetic(s string) (Synthetic, error) {
 		}
 	}
 	if kind < 0 {
-		return p, fmt.Errorf("unknown traffic pattern %q; valid: %s (hotspot:NODES[:WEIGHTS], randperm[:SEED])", s, strings.Join(syntheticKinds, ", "))
+		return p, fmt.Errorf("unknown traffic pattern %q%s; valid: %s (hotspot:NODES[:WEIGHTS], randperm[:SEED])", s, textin.DidYouMean(name, syntheticKinds), strings.Join(syntheticKinds, ", "))
 	}
 	p.Kind = SyntheticKind(kind)
 	switch {

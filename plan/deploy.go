@@ -12,6 +12,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -53,7 +54,7 @@ func ParseKind(s string) (Kind, error) {
 	if k := Kind(s); slices.Contains(kinds, k) {
 		return k, nil
 	}
-	return "", fmt.Errorf("deployment %q: want one of %s", s, kindList())
+	return "", fmt.Errorf("deployment %q: want one of %s%s", s, kindList(), textin.DidYouMean(s, strings.Split(kindList(), ", ")))
 }
 
 func kindList() string {

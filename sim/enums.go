@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // Sched names a scheduler: which queued job starts next. The zero value is FCFS.
@@ -46,7 +47,7 @@ func ParseSched(s string) (Sched, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("%q: want %s", s, Choices(scheds))
+	return "", unknownChoice(s, scheds)
 }
 
 // Choices names the values of a closed set for a message, from its table (Scheds,
@@ -60,6 +61,21 @@ func Choices[T fmt.Stringer](vs []T) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// unknownChoice refuses s, not one of vs: `"S": want A, B or C (did you mean B?)`.
+func unknownChoice[T fmt.Stringer](s string, vs []T) error {
+	return fmt.Errorf("%q: %s", s, wantChoice(s, vs))
+}
+
+// wantChoice says what s, not one of vs, should be: "want A, B or C", and the
+// nearest name when s is a near miss (" (did you mean B?)", textin.Nearest).
+func wantChoice[T fmt.Stringer](s string, vs []T) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.String()
+	}
+	return "want " + Choices(vs) + textin.DidYouMean(s, names)
 }
 
 // Format names a trace format. The zero value, FormatDetect, detects it from the
@@ -98,7 +114,7 @@ func ParseFormat(s string) (Format, error) {
 	if s == "detect" {
 		return FormatDetect, nil
 	}
-	return "", fmt.Errorf("%q: want %s", s, Choices(formats))
+	return "", unknownChoice(s, formats)
 }
 
 // ParseCompat reads a compat mode: "premas", "sst", or "" (and "default") for
@@ -156,7 +172,7 @@ func ParseEngine(s string) (Engine, error) {
 	case string(EngineFlit):
 		return EngineFlit, nil
 	}
-	return "", fmt.Errorf("%q: want %s", s, Choices(engines))
+	return "", unknownChoice(s, engines)
 }
 
 // MarshalText writes the engine's name (String).

@@ -61,7 +61,7 @@ func newScheduler(name string, res *jobTable, pt *partitions) (scheduler, error)
 	}
 	mk, ok := schedulers[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (want %s)", name, Choices(scheds))
+		return nil, fmt.Errorf("unknown scheduler %q (%s)", name, wantChoice(name, scheds))
 	}
 	return mk(res, pt), nil
 }

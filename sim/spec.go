@@ -261,7 +261,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Trace", "", "required: a trace file"))
 	}
 	if s.Format != FormatDetect && !slices.Contains(formats, s.Format) {
-		add(fieldErr("Format", strconv.Quote(textin.Clip(string(s.Format))), "want %s", Choices(formats)))
+		add(fieldErr("Format", strconv.Quote(textin.Clip(string(s.Format))), "%s", wantChoice(string(s.Format), formats)))
 	}
 	for _, w := range []struct{ field, v string }{{"From", s.From}, {"To", s.To}} {
 		if w.v != "" {
@@ -310,7 +310,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Alloc", "", "%v", err))
 	}
 	if _, err := ParseSched(string(s.Sched)); err != nil && s.Sched != "" {
-		add(fieldErr("Sched", strconv.Quote(textin.Clip(string(s.Sched))), "want %s", Choices(scheds)))
+		add(fieldErr("Sched", strconv.Quote(textin.Clip(string(s.Sched))), "%s", wantChoice(string(s.Sched), scheds)))
 	}
 	if _, err := ParseCompat(string(s.Compat)); err != nil {
 		add(fieldErr("Compat", strconv.Quote(textin.Clip(string(s.Compat))), "want premas, sst or empty"))

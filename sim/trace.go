@@ -131,16 +131,16 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		gz = &gzipErr{r: zr}
 		br = bufio.NewReaderSize(gz, 1<<16)
 	}
-	if start, _ := br.Peek(2); textin.CheckUTF16(string(start)) != nil {
-		return nil, fmt.Errorf("line 1: %w", textin.CheckUTF16(string(start)))
+	if start, _ := br.Peek(2); textin.CheckStart(string(start)) != nil {
+		return nil, fmt.Errorf("line 1: %w", textin.CheckStart(string(start)))
 	}
 	switch opt.Format {
 	case "", "swf", "converted":
 		if opt.Format == "" && looksLikeSacct(br) {
-			return readSacct(br, opt)
+			return readSacctGzip(br, opt, gz)
 		}
 	case "sacct":
-		return readSacct(br, opt)
+		return readSacctGzip(br, opt, gz)
 	default:
 		return nil, fmt.Errorf("unknown trace format %q (want %s)", opt.Format, Choices(formats))
 	}
@@ -455,6 +455,22 @@ func DropLarger(jobs []Job, n int) ([]Job, int) {
 	return out, len(jobs) - len(out)
 }
 
+// readSacctGzip is readSacct on br, read through gz when it is not nil: a line
+// torn by a truncated or damaged gzip file is reported as what it is, not as a
+// malformed record ("10 fields, the header has 11").
+func readSacctGzip(br *bufio.Reader, opt ReadOptions, gz *gzipErr) (*Trace, error) {
+	t, err := readSacct(br, opt)
+	if gz != nil && gz.err != nil {
+		var le *ParseError
+		lines := -1 // not known
+		if errors.As(err, &le) {
+			lines = le.Line - 1
+		}
+		return nil, gzipError(gz.err, lines)
+	}
+	return t, err
+}
+
 // gzipErr remembers the error of a gzip stream, so that a line torn by a truncated
 // or damaged file is reported as what it is, not as a malformed record.
 type gzipErr struct {
@@ -470,10 +486,18 @@ func (g *gzipErr) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// gzipError says what is wrong with a gzip file, after line lines were read whole.
+// gzipError says what is wrong with a gzip file, after line lines were read whole
+// (-1: not known).
 func gzipError(err error, lines int) error {
+	after := ""
+	if lines >= 0 {
+		after = fmt.Sprintf(" after line %d", lines)
+	}
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		if lines < 0 {
+			return fmt.Errorf("the gzip file is truncated: %w", err)
+		}
 		if lines == 0 {
 			return fmt.Errorf("the gzip file is truncated (it ends inside its header): %w", err)
 		}
@@ -481,7 +505,7 @@ func gzipError(err error, lines int) error {
 	case errors.Is(err, gzip.ErrHeader):
 		return fmt.Errorf("not a valid gzip file (bad header): %w", err)
 	case errors.Is(err, gzip.ErrChecksum):
-		return fmt.Errorf("the gzip file is damaged (checksum mismatch after line %d): %w", lines, err)
+		return fmt.Errorf("the gzip file is damaged (checksum mismatch%s): %w", after, err)
 	}
-	return fmt.Errorf("gzip, after line %d: %w", lines, err)
+	return fmt.Errorf("gzip%s: %w", strings.Replace(after, " after", ", after", 1), err)
 }

@@ -256,7 +256,7 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 	if fi > 0 {
 		path, name = c.Included[fi-1], c.includedNames[fi-1]
 	}
-	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
+	if err := textin.CheckStart(string(data[:min(len(data), 2)])); err != nil {
 		return &ConfError{File: path, Line: 1, Msg: err.Error()}
 	}
 	raw := strings.SplitAfter(string(data), "\n")
@@ -470,6 +470,11 @@ func parsePairs(s string) ([]ConfPair, error) {
 		}
 		if key == "" || j >= len(s) || s[j] != '=' {
 			rest := strings.TrimSpace(s[k:])
+			if strings.HasPrefix(rest, textin.BOM) {
+				// Saved by Windows Notepad. Slurm 22.05 refuses it too (sinfo:
+				// "Parse error in file slurm.conf line 1", fatal).
+				return nil, fmt.Errorf("the file starts with a UTF-8 byte-order mark, which Slurm reads as part of the first line and refuses (parse error); save it without the mark")
+			}
 			return nil, fmt.Errorf("%q is not KEY=VALUE (Slurm: parse error)", textin.Clip(rest))
 		}
 		j++

@@ -73,56 +73,17 @@ func checkConfKeys(pairs []ConfPair) error {
 	return nil
 }
 
-// didYouMean names the key of table nearest to key when it is a near miss: at most
-// one edit (a letter added, dropped, changed, or two neighbours swapped) for keys of
-// up to 5 letters, two for longer ones, case ignored; ties go to the first in the
-// table (alphabetical). "" when none is near.
+// didYouMean names the key of table nearest to key when it is a near miss
+// (textin.Nearest): "; did you mean KEY?", or "".
 func didYouMean(table []confKey, key string) string {
-	limit := 1
-	if len(key) > 5 {
-		limit = 2
+	names := make([]string, len(table))
+	for i, k := range table {
+		names[i] = k.Name
 	}
-	best, bestD := "", limit+1
-	for _, k := range table {
-		// The distance is at least the difference in length: without this test a
-		// 2 MB key took 16 s of CPU against the table's 700 keys.
-		if d := len(key) - len(k.Name); d > limit || -d > limit {
-			continue
-		}
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k.Name)); d < bestD {
-			best, bestD = k.Name, d
-		}
+	if near := textin.Nearest(key, names); near != "" {
+		return "; did you mean " + near + "?"
 	}
-	if best == "" {
-		return ""
-	}
-	return "; did you mean " + best + "?"
-}
-
-// editDistance is the optimal string alignment distance of a and b (insertions,
-// deletions, substitutions and swaps of neighbours, each 1), by bytes.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // knownIn reports whether release v (YYMM, 2211 for 22.11) has k. A release after

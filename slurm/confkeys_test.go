@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/slurmtest"
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // confKeyCases are lines with keys Slurm knows and keys it does not, each after
@@ -75,23 +76,6 @@ func TestReadConfUnknownKeys(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"weight", "wieght", 1},
-		{"selecttyp", "selecttype", 1}, {"kitten", "sitting", 3}, {"ca", "abc", 3},
-	} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-		if got := editDistance(c.b, c.a); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
-		}
-	}
-}
-
 // didYouMean skips table keys whose length differs from the key's by more than
 // the limit (the distance is at least that difference); its answers are those of
 // the plain loop over every key, on near misses of every table key (one and two
@@ -104,7 +88,7 @@ func TestDidYouMeanMatchesPlainLoop(t *testing.T) {
 		}
 		best, bestD := "", limit+1
 		for _, k := range table {
-			if d := editDistance(strings.ToLower(key), strings.ToLower(k.Name)); d < bestD {
+			if d := textin.EditDistance(strings.ToLower(key), strings.ToLower(k.Name)); d < bestD {
 				best, bestD = k.Name, d
 			}
 		}

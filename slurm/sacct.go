@@ -127,7 +127,7 @@ type SacctLineError = textin.LineError
 // LooksLikeSacct reports whether the first non-blank line of data (the start of a
 // file) is a '|'-separated header naming the job id.
 func LooksLikeSacct(data []byte) bool {
-	for _, l := range strings.Split(string(data), "\n") {
+	for _, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" {
 			continue
@@ -255,6 +255,9 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
+		if line == 1 {
+			text = strings.TrimPrefix(text, textin.BOM) // a file saved by Windows Notepad
+		}
 		if strings.TrimSpace(text) == "" {
 			continue
 		}

@@ -188,7 +188,7 @@ func FirstMeaningfulLine(data []byte) string {
 // or a % directive). Anything else is an *UndetectedFormatError asking for
 // --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
-	if err := textin.CheckUTF16(string(data[:min(len(data), 2)])); err != nil {
+	if err := textin.CheckStart(string(data[:min(len(data), 2)])); err != nil {
 		return "", err
 	}
 	t := FirstMeaningfulLine(data)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // IOSide is the side of a 2D mesh along which I/O nodes are attached (Liu, Hsu and
@@ -120,7 +122,7 @@ func parseIOOption(g *Grid, val string) (*Grid, error) {
 		}
 	}
 	if s < 0 {
-		return nil, fmt.Errorf("io=%s: no side %q (want left, right, top or bottom, optionally :COUNT, e.g. io=left or io=top:4)", val, side)
+		return nil, fmt.Errorf("io=%s: no side %q (want left, right, top or bottom, optionally :COUNT, e.g. io=left or io=top:4)%s", val, side, textin.DidYouMean(side, ioSideNames[:]))
 	}
 	count := 0
 	if hasCount {

@@ -38,7 +38,7 @@ func ParseSpec(spec string) (*Grid, error) {
 	case "fattree", "dragonfly":
 		return nil, fmt.Errorf("machine spec %q: a %s is a switched network without node coordinates; this needs a grid (mesh or torus)", textin.Clip(spec), textin.Clip(kind))
 	default:
-		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)", textin.Clip(spec), textin.Clip(kind))
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh or torus)%s", textin.Clip(spec), textin.Clip(kind), textin.DidYouMean(kind, []string{"mesh", "torus"}))
 	}
 	sizes, opts, _ := strings.Cut(rest, ":")
 	dims, err := parseSizes(sizes, "x")
@@ -64,7 +64,7 @@ func ParseSpec(spec string) (*Grid, error) {
 	if opts != "" {
 		key, val, ok := strings.Cut(opts, "=")
 		if !ok || key != "wrap" {
-			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS or io=SIDE)", textin.Clip(spec), textin.Clip(opts))
+			return nil, fmt.Errorf("machine spec %q: unknown option %q (want wrap=LETTERS or io=SIDE)%s", textin.Clip(spec), textin.Clip(opts), textin.DidYouMean(key, []string{"wrap", "io"}))
 		}
 		if val == "" {
 			return nil, fmt.Errorf("machine spec %q: wrap= names no dimension (want letters among %q, e.g. wrap=yz)", textin.Clip(spec), axisLetters[:min(len(dims), len(axisLetters))])
@@ -100,6 +100,10 @@ func parseSizes(s, sep string) ([]int, error) {
 	for i, p := range parts {
 		v, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || v < 1 {
+			if sep == "x" && strings.ContainsAny(p, "X*,×") {
+				// mesh:16X16, mesh:16*16: the separator is a lowercase x.
+				return nil, fmt.Errorf("size %q is not a positive integer (sizes are separated by a lowercase x, e.g. 16x16)", textin.Clip(p))
+			}
 			return nil, fmt.Errorf("size %q is not a positive integer", textin.Clip(p))
 		}
 		dims[i] = v

@@ -148,7 +148,7 @@ func ParseMachineContext(ctx context.Context, spec string, maxNodes int) (Machin
 	}
 	if _, _, colon := strings.Cut(s, ":"); colon && kind != "mesh" && kind != "torus" {
 		// ParseSpec knows the grids only; this parser knows more kinds.
-		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh, torus, fattree or dragonfly)", textin.Clip(spec), textin.Clip(kind))
+		return nil, fmt.Errorf("machine spec %q: unknown kind %q (want mesh, torus, fattree or dragonfly)%s", textin.Clip(spec), textin.Clip(kind), textin.DidYouMean(kind, []string{"mesh", "torus", "fattree", "dragonfly"}))
 	}
 	g, err := ParseSpec(spec)
 	if err != nil {

@@ -222,7 +222,13 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				}
 				f, err := curves.ParseFormat(*format)
 				if err != nil {
-					return usagef("--format: %v (or a network format: %s)", err, formatList(slurm.NetworkFormats()))
+					// The ranking formats' near miss is in err; a network format's here.
+					network := strings.Split(formatList(slurm.NetworkFormats()), ", ")
+					hint := ""
+					if near := textin.Nearest(*format, append(strings.Split(formatList(curves.Formats()), ", "), network...)); slices.Contains(network, near) {
+						hint = " (did you mean " + near + "?)"
+					}
+					return usagef("--format: %v (or a network format: %s)%s", err, formatList(slurm.NetworkFormats()), hint)
 				}
 				if *curve == "" {
 					return usagef("--curve is required (valid: %s)", strings.Join(curves.Names(), ", "))

@@ -106,7 +106,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 						return err
 					})
 				}
-				return usagef("hostlist %q: want expand or compress", args[0])
+				return usagef("hostlist %q: want expand or compress%s", args[0], textin.DidYouMean(args[0], []string{"expand", "compress"}))
 			}
 		},
 	})
@@ -129,7 +129,17 @@ func hostArgs(ctx context.Context, e *env, args []string, split func(line string
 	line := 0
 	for sc.Scan() {
 		line++
-		items = append(items, split(sc.Text())...)
+		text := sc.Text()
+		if line == 1 {
+			// As every other reader of text (textin.Lines): UTF-16 and gzip are
+			// refused, a UTF-8 byte-order mark skipped (it was part of the first
+			// host name, compressed to "\ufeffn1,n[2-4]").
+			if err := textin.CheckStart(text); err != nil {
+				return nil, true, fmt.Errorf("%s: line 1: %w", inputName("-"), err)
+			}
+			text = strings.TrimPrefix(text, textin.BOM)
+		}
+		items = append(items, split(text)...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, true, fmt.Errorf("%s: %w", inputName("-"), textin.ScanErr(err, line+1, maxLine))

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/topo"
@@ -228,7 +229,7 @@ procalloc netsim --machine mesh:8x8 --rate 0.2 --engine message --router-delay 2
 						}
 					}
 				default:
-					return usagef("--engine %q: flit or message", *engine)
+					return usagef("--engine %q: flit or message%s", *engine, textin.DidYouMean(*engine, []string{"flit", "message"}))
 				}
 				if *warmup < 0 || *warmup > 1e8 {
 					return usagef("--warmup %d: must be 0..1e8 cycles", *warmup)

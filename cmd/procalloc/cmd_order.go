@@ -13,6 +13,7 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/ilp"
 	"github.com/procalloc/procalloc/ilp/highs"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/order"
 	"github.com/procalloc/procalloc/qap"
@@ -198,12 +199,12 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 				}
 				meth, err := order.ParseMethod(*method)
 				if err != nil {
-					return usagef("--method %q: want %s", *method, joinNames(order.Methods()))
+					return usagef("--method %q: want %s%s", *method, joinNames(order.Methods()), textin.DidYouMean(*method, namesOf(order.Methods())))
 				}
 				var form ilp.Formulation
 				if *formulation != "" {
 					if form, err = ilp.ParseFormulation(*formulation); err != nil {
-						return usagef("--formulation %q: want %s", *formulation, joinNames(ilp.Formulations()))
+						return usagef("--formulation %q: want %s%s", *formulation, joinNames(ilp.Formulations()), textin.DidYouMean(*formulation, namesOf(ilp.Formulations())))
 					}
 				}
 				if math.IsNaN(*gap) || *gap < 0 || *gap >= 1 {
@@ -371,12 +372,15 @@ func orderNeedHiGHS() error {
 }
 
 // joinNames lists the names of a typed enumeration (methods, formulations).
-func joinNames[T ~string](xs []T) string {
+func joinNames[T ~string](xs []T) string { return strings.Join(namesOf(xs), ", ") }
+
+// namesOf returns the names of a list of choices as strings.
+func namesOf[T ~string](xs []T) []string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
 		s[i] = string(x)
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // verifyGrace is how long the verifier of an ordering's objective may run on after

@@ -516,6 +516,11 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 // looksLikeResults peeks at the first bytes after white space: a results line
 // begins {"sweep", an empty file is results with no lines.
 func looksLikeResults(br *bufio.Reader) (bool, error) {
+	if start, _ := br.Peek(len(textin.BOM)); string(start) == textin.BOM {
+		br.Discard(len(start)) // Windows Notepad's "UTF-8 with BOM"
+	} else if err := textin.CheckStart(string(start)); err != nil {
+		return false, err
+	}
 	for skipped := 0; ; skipped++ {
 		b, err := br.Peek(1)
 		if err == io.EOF {

@@ -120,7 +120,7 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 				}
 				a, ok := subsetAlgos[*algo]
 				if !ok {
-					return usagef("unknown --algo %q; valid: %s", *algo, strings.Join(subsetAlgoNames(), ", "))
+					return usagef("unknown --algo %q%s; valid: %s", *algo, textin.DidYouMean(*algo, subsetAlgoNames()), strings.Join(subsetAlgoNames(), ", "))
 				}
 				// The flags first, before the input is read. A negative --time-limit
 				// meant no limit, where cluster, order and bench refuse it.

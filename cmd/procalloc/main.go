@@ -20,6 +20,7 @@ import (
 	_ "time/tzdata" // trace time zones for sim --from/--to dates
 
 	"github.com/procalloc/procalloc/internal/shared"
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // command is one subcommand. Each lives in its own cmd_*.go file and registers itself
@@ -37,8 +38,9 @@ type command struct {
 	yourFiles []yourFile
 	// inPlace names the input flags ("" for the positional arguments) whose file an
 	// output may replace, because the output holds that input updated (merge's
-	// results files; curve's --slurm-conf with its weights merged in). Any other
-	// output naming an input file is a usage error (outputOverInput).
+	// results files; curve's --slurm-conf with its weights merged in): -o, no
+	// other output. Any other output naming an input file is a usage error
+	// (outputOverInput).
 	inPlace []string
 	// dirOutputs names the output flags that name a directory (plan's -o, sweep's
 	// --per-job): the others are checked for writability before the command runs.
@@ -236,7 +238,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		if len(args) > 1 && args[1] != "help" {
 			c, ok := commands[args[1]]
 			if !ok {
-				fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", args[1])
+				fmt.Fprintf(e.stderr, "procalloc: unknown command %q%s\n", args[1], textin.DidYouMean(args[1], commandNames()))
 				printCommandList(e.stderr)
 				return 2
 			}
@@ -246,7 +248,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(e.stderr, "procalloc: unknown command %q\n", name)
+		fmt.Fprintf(e.stderr, "procalloc: unknown command %q%s\n", name, textin.DidYouMean(name, commandNames()))
 		printCommandList(e.stderr)
 		return 2
 	}
@@ -254,7 +256,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	fs.SetOutput(io.Discard)
 	runFn := c.flags(fs)
 	if dup := repeatedFlag(fs, args[1:]); dup != "" {
-		fmt.Fprintf(e.stderr, "procalloc %s: flag --%s given twice; give it once\nrun 'procalloc help %s' for usage\n", name, dup, name)
+		fmt.Fprintf(e.stderr, "procalloc %s: flag %s given twice; give it once\nrun 'procalloc help %s' for usage\n", name, dashed(dup), name)
 		return 2
 	}
 	// Flags may come before, between or after the arguments ("sweep SPEC -o F").
@@ -295,10 +297,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		if !slices.Contains(outputFlagNames, f.Name) {
 			return
 		}
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
+		dash := strings.TrimSuffix(dashed(f.Name), f.Name)
 		// An output flag given an empty name ("-o $OUT" with OUT unset) would
 		// otherwise write to standard output, or nowhere, without a word.
 		if f.Value.String() == "" && emptyOut == "" {
@@ -386,15 +385,20 @@ func writeHelp(e *env, print func(w io.Writer)) int {
 	return 0
 }
 
-func printCommandList(w io.Writer) {
-	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")
-	fmt.Fprintln(w, "\nusage: procalloc <command> [flags]\n\ncommands:")
+// commandNames returns the commands' names, sorted.
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	for _, n := range names {
+	return names
+}
+
+func printCommandList(w io.Writer) {
+	fmt.Fprintln(w, "procalloc: topology-aware processor allocation toolkit")
+	fmt.Fprintln(w, "\nusage: procalloc <command> [flags]\n\ncommands:")
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nrun 'procalloc help <command>' for a command's flags and examples")
@@ -410,11 +414,7 @@ func printCommandHelp(w io.Writer, c *command) {
 	fmt.Fprintln(w, "\nflags:")
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
-		dash := "--"
-		if f.Name == "o" || f.Name == "j" {
-			dash = "-" // -o FILE and -j N, as in compilers, make and most Unix tools
-		}
-		head := "  " + dash + f.Name
+		head := "  " + dashed(f.Name)
 		if name != "" {
 			head += " " + name
 		}
@@ -533,8 +533,16 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 			end = len(rest)
 		}
 		name := rest[:end]
-		if name != "o" && !strings.HasPrefix(rest, "-") { // -o, as the help spells it
+		if dashed(name) == "--"+name && !strings.HasPrefix(rest, "-") { // as the help spells it
 			msg = msg[:i+len(marker)] + "-" + rest
+		}
+		if marker == "provided but not defined: -" {
+			// A typo of a flag's name: name the flag meant (--trce: --trace).
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if near := textin.Nearest(strings.TrimLeft(name, "-"), names); near != "" {
+				msg += " (did you mean " + dashed(near) + "?)"
+			}
 		}
 		if head, ok := strings.CutSuffix(msg, ": parse error"); ok && marker == "for flag -" {
 			if want := flagValueWant(fs.Lookup(name)); want != "" {
@@ -544,6 +552,16 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 		break
 	}
 	return msg
+}
+
+// dashed is a flag's name as the help spells it: -o FILE and -j N, as in
+// compilers, make and most Unix tools; every other flag with two dashes (--trace,
+// --k).
+func dashed(name string) string {
+	if name == "o" || name == "j" {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // flagValueWant says what a value of flag f looks like, by its type ("" unknown).

@@ -159,30 +159,30 @@ var outputFlagNames = []string{"o", "svg", "svg-relative", "per-job", "csv", "co
 // value or argument; the same file by device and inode, through symlinks and hard
 // links): evaluate --ranking r.txt -o r.txt replaced the ranking by the table, and
 // curve --graph g -o g the network by its ordering. The inputs of c.inPlace may be
-// replaced.
+// replaced by -o, the output that holds them updated, and by no other (merge
+// r.jsonl --csv r.jsonl replaced the results by their CSV table).
 func outputOverInput(c *command, fs *flag.FlagSet, positional []string) error {
 	type input struct {
-		what string
-		fi   os.FileInfo
+		what    string
+		fi      os.FileInfo
+		inPlace bool // -o may replace it
 	}
 	var inputs []input
-	add := func(what, path string) {
+	add := func(what, path string, inPlace bool) {
 		if path == "" || path == "-" {
 			return
 		}
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-			inputs = append(inputs, input{what, fi})
+			inputs = append(inputs, input{what, fi, inPlace})
 		}
 	}
 	fs.Visit(func(f *flag.Flag) {
-		if !slices.Contains(outputFlagNames, f.Name) && !slices.Contains(c.inPlace, f.Name) {
-			add("--"+f.Name+" "+f.Value.String(), f.Value.String())
+		if !slices.Contains(outputFlagNames, f.Name) {
+			add(dashed(f.Name)+" "+f.Value.String(), f.Value.String(), slices.Contains(c.inPlace, f.Name))
 		}
 	})
-	if !slices.Contains(c.inPlace, "") {
-		for _, a := range positional {
-			add("argument "+a, a)
-		}
+	for _, a := range positional {
+		add("argument "+a, a, slices.Contains(c.inPlace, ""))
 	}
 	var err error
 	fs.Visit(func(f *flag.Flag) {
@@ -198,12 +198,8 @@ func outputOverInput(c *command, fs *flag.FlagSet, positional []string) error {
 			return
 		}
 		for _, in := range inputs {
-			if os.SameFile(fi, in.fi) {
-				dash := "--"
-				if len(f.Name) == 1 {
-					dash = "-"
-				}
-				err = usagef("%s%s %s is also the input %s: writing it would replace the input; give the output another file", dash, f.Name, path, in.what)
+			if os.SameFile(fi, in.fi) && !(in.inPlace && f.Name == "o") {
+				err = usagef("%s %s is also the input %s: writing it would replace the input; give the output another file", dashed(f.Name), path, in.what)
 				return
 			}
 		}

@@ -58,6 +58,29 @@ func TestOutputOverInputIsRefused(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "merge", res, "-o", res); strings.Contains(stderr, "is also the input") {
 		t.Errorf("merge -o its input: exit %d, %q", code, stderr)
 	}
+	// But only -o, which holds the input updated: merge's --csv replaced the
+	// results by their table, curve's --svg the slurm.conf by a picture (wt-newuser,
+	// 2026-12-07).
+	kept, _ := os.ReadFile(res)
+	if code, _, stderr := runCLI(t, "", "merge", res, "--csv", res); code != 2 || !strings.Contains(stderr, "--csv "+res+" is also the input argument "+res) {
+		t.Errorf("merge --csv its input: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(res); string(got) != string(kept) {
+		t.Errorf("merge --csv its input changed it")
+	}
+	conf := filepath.Join(dir, "slurm.conf")
+	if err := os.WriteFile(conf, []byte("NodeName=n[1-16] CPUs=1\nPartitionName=p Nodes=ALL\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", "slurm-weight", "--slurm-conf", conf, "--hostlist", "n[1-16]", "--svg", conf); code != 2 || !strings.Contains(stderr, "--svg "+conf+" is also the input --slurm-conf "+conf) {
+		t.Errorf("curve --svg its --slurm-conf: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", "slurm-weight", "--slurm-conf", conf, "--hostlist", "n[1-16]", "-o", conf); code != 0 {
+		t.Errorf("curve -o its --slurm-conf: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(conf); !strings.Contains(string(got), "Weight=") {
+		t.Errorf("curve -o its --slurm-conf: %q, want the weights merged in", got)
+	}
 }
 
 // sweep --list --json is a JSON array of the items (it printed tab-separated lines).

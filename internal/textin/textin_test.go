@@ -2,6 +2,8 @@ package textin
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -184,6 +186,99 @@ func TestShellWord(t *testing.T) {
 			if err != nil || string(out) != c[0] {
 				t.Errorf("bash reads %s as %q (%v), want %q", w, out, err, c[0])
 			}
+		}
+	}
+}
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"", "ab", 2}, {"weight", "wieght", 1},
+		{"selecttyp", "selecttype", 1}, {"kitten", "sitting", 3}, {"ca", "abc", 3},
+	} {
+		if got := EditDistance(c.a, c.b); got != c.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+		if got := EditDistance(c.b, c.a); got != c.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
+		}
+	}
+}
+
+// Nearest names a near miss of a list's name (the typos a user makes of a command,
+// flag, allocator or curve) and nothing for a name far from all of them; the
+// first of equally near names wins.
+func TestNearest(t *testing.T) {
+	cmds := []string{"batch", "bench", "cluster", "compare", "curve", "sim", "sweep"}
+	allocs := []string{"mc", "mc1x1", "mc1x1-greedy", "mm", "mminc", "genalg"}
+	for _, c := range []struct {
+		name  string
+		names []string
+		want  string
+	}{
+		{"simm", cmds, "sim"},
+		{"bnech", cmds, "bench"},      // a swap
+		{"comapre", cmds, "compare"},  // a swap in a long name
+		{"clustre", cmds, "cluster"},  // two edits allowed past 5 letters
+		{"CURVE", cmds, "curve"},      // case ignored
+		{"mc1x2", allocs, "mc1x1"},    // a changed letter
+		{"genalgg", allocs, "genalg"}, // an added one
+		{"bat", cmds, ""},             // two edits of a short name
+		{"plan", cmds, ""},            // nothing near
+		{"", cmds, ""},                // empty
+		{"mn", allocs, "mc"},          // the first of mc and mm
+		{"x", nil, ""},
+	} {
+		if got := Nearest(c.name, c.names); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.name, got, c.want)
+		}
+		want := ""
+		if c.want != "" {
+			want = " (did you mean " + c.want + "?)"
+		}
+		if got := DidYouMean(c.name, c.names); got != want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", c.name, got, want)
+		}
+	}
+}
+
+// CheckStart refuses UTF-16 and gzip by their first bytes and nothing else; the
+// lines of a gzip file are refused on line 1, not read as text.
+func TestCheckStart(t *testing.T) {
+	for _, c := range []struct {
+		start string
+		want  error
+	}{
+		{"\xff\xfe", ErrUTF16}, {"\xfe\xff", ErrUTF16}, {"\x1f\x8b", ErrGzip},
+		{"\x1f\x8b\x08\x00", ErrGzip}, {"", nil}, {"\x1f", nil}, {"n1", nil}, {BOM, nil},
+	} {
+		if err := CheckStart(c.start); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("CheckStart(%q) = %v, want %v", c.start, err, c.want)
+		}
+	}
+	l := NewLines(strings.NewReader("\x1f\x8b\x08\x00\x00\x00\x00\x00\n0 1\n"))
+	if l.Next() || !errors.Is(l.Err(), ErrGzip) || !strings.HasPrefix(l.Err().Error(), "line 1: ") {
+		t.Errorf("Lines on gzip: %v", l.Err())
+	}
+}
+
+// A missing file whose name is a shell pattern (merge bunde.shard-*.jsonl before
+// any shard ran) says that nothing matches it; other missing names do not, and both
+// stay os.ErrNotExist *os.PathErrors.
+func TestOpenUnmatchedPattern(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name    string
+		pattern bool
+	}{{"shard-*.jsonl", true}, {"r?.txt", true}, {"nodes.txt", false}} {
+		_, err := Open(dir + "/" + c.name)
+		var pe *os.PathError
+		if !errors.Is(err, os.ErrNotExist) || !errors.As(err, &pe) {
+			t.Errorf("%s: %v, want a not-exist *os.PathError", c.name, err)
+		}
+		if got := strings.Contains(fmt.Sprint(err), "no file matches the pattern"); got != c.pattern {
+			t.Errorf("%s: %v; pattern named %v, want %v", c.name, err, got, c.pattern)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func TestSpecCheck(t *testing.T) {
 	for _, want := range []string{
 		`machines: entry 1: machine spec "mesh:0x4": size "0" is not a positive integer`,
 		`machines: entry 3: machine spec "hypercube:3": unknown kind "hypercube"`,
-		`allocators: entry 2 "MC1x1": unknown allocator "MC1x1"; valid: `,
+		`allocators: entry 2 "MC1x1": unknown allocator "MC1x1" (did you mean mc1x1?); valid: `,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)

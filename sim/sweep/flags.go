@@ -10,6 +10,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/slurm"
@@ -239,7 +240,11 @@ var replayFlags = func() map[string]replayFlag {
 			}
 			c, err := sim.ParseSched(v)
 			if err != nil {
-				return fmt.Errorf("want %s", sim.Choices(sim.Scheds()))
+				var names []string
+				for _, c := range sim.Scheds() {
+					names = append(names, c.String())
+				}
+				return fmt.Errorf("want %s%s", sim.Choices(sim.Scheds()), textin.DidYouMean(v, names))
 			}
 			s.Sched = c
 			return nil

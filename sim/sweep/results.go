@@ -357,18 +357,28 @@ func (lr *lineReader) next() (line []byte, terminated bool, err error) {
 		case nil:
 			lr.n++
 			lr.off += int64(len(lr.buf))
-			return lr.buf[:len(lr.buf)-1], true, nil
+			return lr.skipBOM(lr.buf[:len(lr.buf)-1]), true, nil
 		case io.EOF:
 			if len(lr.buf) == 0 {
 				return nil, false, io.EOF
 			}
 			lr.n++
 			lr.off += int64(len(lr.buf))
-			return lr.buf, false, nil
+			return lr.skipBOM(lr.buf), false, nil
 		default:
 			return nil, false, fmt.Errorf("%s: %w", lr.name, err)
 		}
 	}
+}
+
+// skipBOM returns line without the UTF-8 byte-order mark an editor put at the
+// start of the file (Windows Notepad's "UTF-8 with BOM"): the first line was
+// damaged for it, and its item missing. The offsets count the mark.
+func (lr *lineReader) skipBOM(line []byte) []byte {
+	if lr.n == 1 {
+		return bytes.TrimPrefix(line, []byte(textin.BOM))
+	}
+	return line
 }
 
 // sizeString writes a cap in bytes, KiB, MiB or GiB.

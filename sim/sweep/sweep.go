@@ -85,6 +85,9 @@ const (
 // or flag, and a sweep of more than MaxItems items. A sweep read from standard input
 // (name "-") is named "stdin" unless it says otherwise.
 func Parse(data []byte, name string) (*Spec, error) {
+	if err := textin.CheckStart(string(data[:min(len(data), 2)])); err != nil {
+		return nil, fmt.Errorf("sweep file: %w", err) // yaml said "control characters are not allowed"
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err)
