@@ -230,6 +230,11 @@ func Parse(spec string, m topo.Machine, opt Options) (Allocator, error) {
 			if arg != "" {
 				return nil, fmt.Errorf("allocator %q: genalg takes no argument", textin.Clip(spec))
 			}
+			// Gen-Alg scores a center's k nearest hosts by their pairwise hop
+			// distances, which a network in several parts leaves undefined.
+			if err := g.CheckConnected(); err != nil {
+				return nil, fmt.Errorf("allocator %q scores hosts by their hop distances and needs a connected network: %s: %w", textin.Clip(spec), m.Spec(), err)
+			}
 			return newGraphGenAlg(g), nil
 		case "freelist", "ff", "bf", "sos", "as-run", "slurm":
 		default:

@@ -596,6 +596,11 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			}
 			return nil, err
 		}
+		// Hosts in different parts have no hop distance: a job across them would
+		// be measured as if its unreachable pairs cost nothing.
+		if err := g.CheckConnected(); err != nil {
+			return nil, fmt.Errorf("%s: %w: the pairwise hop distances are undefined; leave the distance metrics out (procalloc's --metrics sched)", g.Spec(), err)
+		}
 	}
 	m, err := newMeter(ctx, cfg.Machine, cfg.Compat, span, dist)
 	if err != nil {

@@ -389,19 +389,15 @@ func (g *Graph) DistRow(src int) []int32 {
 	return row
 }
 
-// Connected reports whether every node can reach every other.
-func (g *Graph) Connected() bool {
-	for _, d := range g.DistRow(0) {
-		if d < 0 {
-			return false
-		}
-	}
-	return true
-}
+// Connected reports whether every host can reach every other (CheckConnected).
+func (g *Graph) Connected() bool { return g.CheckConnected() == nil }
 
-// CheckConnected returns an error naming an unreachable node when g is disconnected.
+// CheckConnected returns an error naming an unreachable host when some two hosts of
+// g have no path between them: their hop distance, and any job's pairwise sum or
+// route across them, is undefined. A switch no host reaches (a spare in a fabric
+// dump) is no error: it carries no route between hosts.
 func (g *Graph) CheckConnected() error {
-	for i, d := range g.DistRow(0) {
+	for i, d := range g.DistRow(0)[:g.hosts] {
 		if d < 0 {
 			return fmt.Errorf("graph is disconnected: node %q cannot be reached from node %q", g.names[i], g.names[0])
 		}
