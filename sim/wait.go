@@ -250,7 +250,8 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 	r := p.tab.at(head)
 	k, window := r.Procs, max(r.EstimateUsed, 1)
 	memo := p.runIn[r.Partition]
-	if memo.holds(p.version, head, now, window, ahead) {
+	hit := memo.holds(p.version, head, now, window, ahead)
+	if hit && !checkRunInMemo {
 		return memo.res, true, nil
 	}
 	if err := p.parts.enter(p.a, r.Partition, nil); err != nil {
@@ -302,6 +303,13 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 		p.held = held
 		if err == nil {
 			res := placedResv{job: head, start: t, end: t + window, nodes: nodes}
+			if hit { // checkRunInMemo
+				runInMemoHits++
+				if res.start != memo.res.start || res.end != memo.res.end || !slices.Equal(res.nodes, memo.res.nodes) {
+					return placedResv{}, false, fmt.Errorf("sim: internal error: job %d's reserved start %d on %v, the will-run test's %d on %v", r.ID, memo.res.start, memo.res.nodes, res.start, res.nodes)
+				}
+				return memo.res, true, nil
+			}
 			p.remember(res, now, times, ahead)
 			return res, true, nil
 		}
@@ -309,8 +317,19 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 			return placedResv{}, false, fmt.Errorf("sim: will-run test of job %d: %w", r.ID, err)
 		}
 	}
+	if hit {
+		return placedResv{}, false, fmt.Errorf("sim: internal error: job %d's reserved start %d, but the will-run test places it never", r.ID, memo.res.start)
+	}
 	return placedResv{}, false, nil
 }
+
+// checkRunInMemo (tests only) makes willRunIn run the will-run test when its
+// memo holds, fail when the two differ, and count the memo's uses in
+// runInMemoHits.
+var (
+	checkRunInMemo bool
+	runInMemoHits  int
+)
 
 // willRunInMemo is a reservation willRunIn found (res, for job head, at
 // placer version, at time now, having tried times, with the reservations
