@@ -245,7 +245,10 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 // (from the time tried to it plus head's estimate, at least one second). The
 // first time at which the allocator places head is its start, the nodes it got
 // there its reservation; ok is false when it is not placed even on the emptied
-// partition.
+// partition. The reservation an earlier pass found for head is reused while it
+// holds (willRunInMemo.holds: no start or end since, the same reservations
+// ahead, now not past its start): a pass after an arrival then clones no
+// allocator for the fronts that did not change.
 func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedResv) (placedResv, bool, error) {
 	r := p.tab.at(head)
 	k, window := r.Procs, max(r.EstimateUsed, 1)
