@@ -67,13 +67,15 @@ func newScheduler(name string, res *jobTable, pt *partitions) (scheduler, error)
 }
 
 // runSet is the running jobs with their estimated end times: jobs in the
-// order they started, byEnd the same jobs by estimated end (ties in the order
-// they started), kept sorted as jobs start and end so that a scheduler's pass
-// reads them in end order without sorting them (EASY's build, the will-run
-// tests).
+// order they started and, once a scheduler has asked for them
+// (sortedEnds), byEnd: the same jobs by estimated end (ties in the order they
+// started), kept sorted as jobs start and end so that a pass reads them in end
+// order without sorting them (EASY's build, the will-run tests). FCFS and
+// Cplant never ask and pay nothing for it.
 type runSet struct {
 	jobs  []runJob
 	byEnd []runJob
+	track bool // byEnd is kept
 }
 
 type runJob struct {
@@ -85,6 +87,9 @@ type runJob struct {
 func (s *runSet) add(job int, estEnd int64, procs int) {
 	r := runJob{job, estEnd, procs}
 	s.jobs = append(s.jobs, r)
+	if !s.track {
+		return
+	}
 	at := endsAfter(s.byEnd, estEnd)
 	if at == len(s.byEnd) {
 		s.byEnd = append(s.byEnd, r)
@@ -99,6 +104,9 @@ func (s *runSet) remove(job int) {
 			continue
 		}
 		s.jobs = slices.Delete(s.jobs, i, i+1)
+		if !s.track {
+			return
+		}
 		at, _ := slices.BinarySearchFunc(s.byEnd, r.estEnd, func(e runJob, t int64) int { return cmp.Compare(e.estEnd, t) })
 		for ; at < len(s.byEnd); at++ {
 			if s.byEnd[at].job == job {
@@ -115,12 +123,12 @@ func (s *runSet) remove(job int) {
 // within a tie is not a stable sort's of jobs; every user releases or counts
 // the jobs of one end time together.
 func (s *runSet) sortedEnds(dst []runJob, now int64) []runJob {
-	if len(s.byEnd) != len(s.jobs) { // a runSet made without add (tests)
-		dst = append(dst[:0], s.jobs...)
-		slices.SortStableFunc(dst, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
-	} else {
-		dst = append(dst[:0], s.byEnd...)
+	if !s.track || len(s.byEnd) != len(s.jobs) { // the first call, or a runSet made without add (tests)
+		s.byEnd = append(s.byEnd[:0], s.jobs...)
+		slices.SortStableFunc(s.byEnd, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
+		s.track = true
 	}
+	dst = append(dst[:0], s.byEnd...)
 	for i := range dst {
 		if dst[i].estEnd >= now {
 			break
